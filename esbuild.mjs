@@ -1,0 +1,24 @@
+// Bundles the extension host entry, the command-line tool and the webview script.
+import * as esbuild from 'esbuild';
+import fs from 'node:fs';
+
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+
+/** @type {esbuild.BuildOptions[]} */
+const targets = [
+  { entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', banner: { js: '#!/usr/bin/env node' } },
+];
+if (fs.existsSync('src/extension.ts')) {
+  targets.push({ entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', external: ['vscode'] });
+}
+if (fs.existsSync('media/main.ts')) {
+  targets.push({ entryPoints: ['media/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife' });
+}
+
+const common = { bundle: true, target: 'node20', sourcemap: !production, minify: production, logLevel: 'warning' };
+if (watch) {
+  for (const t of targets) await (await esbuild.context({ ...common, ...t })).watch();
+} else {
+  await Promise.all(targets.map((t) => esbuild.build({ ...common, ...t })));
+}

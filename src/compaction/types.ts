@@ -1,0 +1,241 @@
+/**
+ * Canonical data of the compaction core. Plain data only: no `vscode`, no I/O.
+ *
+ * Messages are OpenAI Chat Completions messages. Provider-specific fields (for example DeepSeek's
+ * `reasoning_content`) are kept untouched on the message object; metadata that must never reach the
+ * model lives on the {@link Entry} beside the message, not inside it.
+ */
+import type {
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+  ChatCompletionMessageToolCall,
+} from 'openai/resources/chat/completions';
+
+/** An OpenAI Chat Completions message, sendable as-is. */
+export type ChatMessage = ChatCompletionMessageParam;
+/** A tool (function) schema as sent in the request's `tools` array. */
+export type ToolSchema = ChatCompletionTool;
+/** One entry of an assistant message's `tool_calls`. */
+export type ToolCall = ChatCompletionMessageToolCall;
+
+/** Where an entry came from in a recorded file, for error messages and inspection. */
+export interface EntrySource {
+  /** Path of the file the entry was read from. */
+  file?: string;
+  /** 1-based line (JSONL, Markdown) or array index + 1 (JSON) of the record. */
+  line?: number;
+  /** The record's own id in the source format (uuid, event id, call id). */
+  recordId?: string;
+}
+
+/** Metadata kept beside a message. Never sent to the model. */
+export interface EntryMeta {
+  source?: EntrySource;
+  /** ISO 8601 time the message was produced, when known. */
+  timestamp?: string;
+  /** True when this message is a summary written by an agent's own compaction (imported). */
+  importedSummary?: boolean;
+  /** Pixel sizes of image parts, in part order, when known (used by the image token estimate). */
+  imageSizes?: Array<{ width: number; height: number } | undefined>;
+  /** Prompt tokens reported by the provider for the request that produced this assistant message. */
+  reportedPromptTokens?: number;
+  /** Model that produced this assistant message, when recorded. */
+  model?: string;
+}
+
+/** A raw transcript entry: one message with a stable id. Raw entries are never edited. */
+export interface Entry {
+  /** Stable, unique within a session (for imports: derived from the source record). */
+  id: string;
+  message: ChatMessage;
+  meta?: EntryMeta;
+}
+
+/** How an active-context item came to be. */
+export type ItemKind = 'raw' | 'summary' | 'collapsed' | 'clipped';
+
+/**
+ * One element of the active context (what the model is sent next).
+ *
+ * - `raw`: the raw entry `covers[0]`, sent verbatim (`message` is the raw entry's message object).
+ * - `summary`: stands for the raw entries in `covers`, written by checkpoint `checkpointId`.
+ * - `collapsed` / `clipped`: a shortened form of the single raw tool/user message `covers[0]`.
+ *
+ * Invariant 4 (no loss): every raw entry id appears in `covers` of exactly one active item, or is
+ * covered by a checkpoint whose summary item is itself covered by a later checkpoint.
+ */
+export interface ContextItem {
+  /** Unique id of this item. For `raw` items it equals the raw entry id. */
+  id: string;
+  kind: ItemKind;
+  message: ChatMessage;
+  /** Raw entry ids this item stands for, oldest first. */
+  covers: string[];
+  /** The checkpoint that created this item (absent for `raw`). */
+  checkpointId?: string;
+  /** Pinned items are never summarized, collapsed or clipped. */
+  pinned?: boolean;
+}
+
+export type CheckpointTrigger = 'auto' | 'manual' | 'import';
+export type CheckpointStrategy = 'collapse' | 'summary' | 'extractive' | 'clip';
+
+/** Token usage of the summarizer's model calls for one checkpoint. */
+export interface SummarizerUsage {
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/**
+ * One applied rewrite of the active context. Undoing it puts `replaced` back where `inserted` stand.
+ * Tokens are counted by the session's meter, in tokens, for the whole context before and after.
+ */
+export interface Checkpoint {
+  id: string;
+  /** ISO 8601 time of application. */
+  time: string;
+  trigger: CheckpointTrigger;
+  strategy: CheckpointStrategy;
+  /** Raw entry ids the rewrite stands for (union of `covers` of `replaced`), oldest first. */
+  replacedIds: string[];
+  /** The active items this rewrite removed, in order (may include earlier summary items). */
+  replaced: ContextItem[];
+  /** The items it put in their place, in order. */
+  inserted: ContextItem[];
+  /** Summary text (for `collapse`/`clip`: a description of what was shortened). */
+  summary: string;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Summarizer model name (`extractive` when no model was used). */
+  summarizerModel?: string;
+  usage?: SummarizerUsage;
+  durationMs?: number;
+  /** Number of raw messages dropped without a summary (summarizer batches over `maxSummaryCalls`). */
+  dropped: number;
+  /** Focus text given for a manual compaction. */
+  focus?: string;
+}
+
+/** Token counts of the active context by category, in tokens. */
+export interface TokenBreakdown {
+  system: number;
+  tools: number;
+  user: number;
+  assistant: number;
+  toolResults: number;
+  summaries: number;
+}
+
+/** How a threshold fraction is turned into tokens (see {@link BudgetConfig.thresholdBase}). */
+export type ThresholdBase = 'budget' | 'window';
+
+/** Context-window budget of one model. All sizes in tokens. */
+export interface BudgetConfig {
+  /** The model's context window (resolved: user override > provider metadata > built-in table). */
+  contextWindow: number;
+  /** Output tokens reserved for the reply; clamped (see `budget.ts`). */
+  reservedOutput: number;
+  /** Fraction of the base at which automatic compaction fires. Default 0.8. */
+  compactAt: number;
+  /** Fraction of the base that a compaction aims for. Default 0.5. */
+  compactTo: number;
+  /**
+   * `budget` (default): fractions apply to `contextWindow - reservedOutput`, what the prompt may use.
+   * `window`: fractions apply to the whole `contextWindow`.
+   */
+  thresholdBase?: ThresholdBase;
+}
+
+/** Options of one compaction run. */
+export interface CompactionOptions {
+  budget: BudgetConfig;
+  trigger: CheckpointTrigger;
+  /** Newest agent steps of the current task that are never summarized. Default 1. */
+  keepRecentSteps?: number;
+  /** Upper bound on model calls of one compaction. Default 4. */
+  maxSummaryCalls?: number;
+  /** Target length of one summary, in tokens. Default 1200. */
+  approximateSummaryTokens?: number;
+  /** Manual compaction: run even below the threshold. */
+  force?: boolean;
+  /** Focus text for the summarizer ("focus on the migration"). */
+  focus?: string;
+  /** Emit the summary as a user/assistant pair for chat templates that require alternation. */
+  summaryAsPair?: boolean;
+  /** Skip the collapse tier. */
+  noCollapse?: boolean;
+  /** Clock, for deterministic tests. */
+  now?: () => Date;
+  /** Cancels a running compaction; the context is then left unchanged. */
+  signal?: AbortSignal;
+}
+
+/** A request to a summarizer: the span to replace, rendered for it by the core. */
+export interface SummaryRequest {
+  /** The active items being replaced, oldest first (may include earlier summaries). */
+  items: ContextItem[];
+  /** Real user requests in the span, verbatim, oldest first (for goal/constraint retention). */
+  userRequests: string[];
+  /** Target length, in tokens. */
+  approximateSummaryTokens: number;
+  /** Upper bound on model calls for this request. */
+  maxCalls: number;
+  focus?: string;
+  signal?: AbortSignal;
+  /** Streamed summary text, for progress display. */
+  onDelta?: (text: string) => void;
+}
+
+/** What a summarizer returns. Throws {@link SummarizerError} on any failure. */
+export interface SummaryResult {
+  text: string;
+  model: string;
+  usage: SummarizerUsage;
+  /** Raw messages left out without a summary (batches beyond `maxCalls`). */
+  dropped: number;
+}
+
+/** Writes the summary of a span. Implementations: extractive (no model), OpenAI-compatible. */
+export interface Summarizer {
+  /** Name shown in checkpoints (`extractive`, or the model id). */
+  readonly name: string;
+  /** Its own context window, in tokens (input it can take per call, before its reply). */
+  readonly contextWindow?: number;
+  summarize(request: SummaryRequest): Promise<SummaryResult>;
+}
+
+/** Any failure of a summarizer; `kind` names the fault for the user. */
+export class SummarizerError extends Error {
+  constructor(
+    message: string,
+    readonly kind:
+      | 'http'
+      | 'timeout'
+      | 'aborted'
+      | 'empty'
+      | 'truncated'
+      | 'tool-call'
+      | 'refusal'
+      | 'invalid'
+      | 'no-shrink'
+      | 'overflow',
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'SummarizerError';
+  }
+}
+
+/** Outcome of a compaction attempt. When `applied` is false the context is unchanged. */
+export interface CompactionResult {
+  applied: boolean;
+  /** Why nothing was applied, or what was done, in one sentence for the user. */
+  reason: string;
+  tokensBefore: number;
+  tokensAfter: number;
+  checkpoints: Checkpoint[];
+  /** The active context after the run (same array contents as before when not applied). */
+  context: ContextItem[];
+  error?: SummarizerError;
+}
