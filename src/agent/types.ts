@@ -1,0 +1,96 @@
+/**
+ * Types shared by the agent session, its workspace tools and the hosts that back them.
+ * Plain data only; no `vscode` import (the extension implements {@link ToolHost} and
+ * {@link ApprovalHandler} with VS Code APIs, tests and the command-line tool with Node's).
+ */
+
+/** Kind of a side effect the user may have to approve. */
+export type ApprovalKind = 'edit' | 'command';
+
+/**
+ * A request to approve a file write/edit or a shell command before it runs.
+ * For edits, `before`/`after` hold the whole file text so a host can show a diff.
+ */
+export interface ApprovalRequest {
+  /** Unique per request; answers refer to it. */
+  requestId: string;
+  kind: ApprovalKind;
+  /** Tool call that asks for it. */
+  toolCallId: string;
+  toolName: string;
+  /** One line for a list ("Edit src/a.ts", "Run: npm test"). */
+  title: string;
+  /** Longer text: a unified-diff-like summary or the command with its working folder. */
+  detail: string;
+  /** Workspace-relative path of the file, for edits. */
+  path?: string;
+  /** Current file text (empty string when the file does not exist yet), for edits. */
+  before?: string;
+  /** Proposed file text, for edits. */
+  after?: string;
+  /** The shell command, for `command`. */
+  command?: string;
+}
+
+/**
+ * Decides an {@link ApprovalRequest}. Resolves true to allow. Must settle when `signal` aborts
+ * (resolving false is fine); a rejection counts as a refusal.
+ */
+export type ApprovalHandler = (request: ApprovalRequest, signal: AbortSignal) => Promise<boolean>;
+
+/** Which side effects run without asking. */
+export interface AutoApprove {
+  edits?: boolean;
+  commands?: boolean;
+}
+
+/** One directory entry as a host reports it. */
+export interface DirectoryEntry {
+  name: string;
+  type: 'file' | 'directory' | 'symlink' | 'other';
+}
+
+/** Result of a shell command run by a host. Output sizes in characters. */
+export interface CommandOutcome {
+  /** Exit code, or null when the process was killed. */
+  exitCode: number | null;
+  /** Combined stdout and stderr in arrival order, already capped by the host. */
+  output: string;
+  timedOut: boolean;
+  /** True when output was cut at the cap. */
+  truncated: boolean;
+}
+
+/**
+ * The file system and process access that workspace tools need. Paths passed in are absolute and
+ * already checked to lie inside {@link ToolHost.root}; implementations need not re-check.
+ * Every method may throw; the tool layer turns errors into tool results.
+ */
+export interface ToolHost {
+  /** Absolute workspace root with symlinks resolved. */
+  readonly root: string;
+  /** Resolves symlinks of an existing path (for the containment check). Throws ENOENT-style errors. */
+  realpath(absPath: string): Promise<string>;
+  readFile(absPath: string, signal?: AbortSignal): Promise<string>;
+  writeFile(absPath: string, content: string, signal?: AbortSignal): Promise<void>;
+  readDirectory(absPath: string): Promise<DirectoryEntry[]>;
+  /**
+   * Workspace-relative paths (forward slashes) of files matching a glob, at most `maxResults`,
+   * skipping `node_modules`, `.git` and build output folders.
+   */
+  findFiles(glob: string, maxResults: number, signal?: AbortSignal): Promise<string[]>;
+  /** Runs a shell command in `cwd`; kills it on timeout or abort. */
+  runCommand(
+    command: string,
+    options: { cwd: string; timeoutMs: number; maxOutputChars: number; signal?: AbortSignal },
+  ): Promise<CommandOutcome>;
+}
+
+/** Result of one tool call as appended to the conversation. */
+export interface ToolOutcome {
+  /** Text of the `tool` message (already capped, with a visible marker when cut). */
+  content: string;
+  ok: boolean;
+  /** True when the call was cancelled before it finished. */
+  cancelled?: boolean;
+}

@@ -1,0 +1,354 @@
+/**
+ * Public surface of the context service: what the VS Code views, the commands and the command-line
+ * demo code against. Plain TypeScript (no `vscode` import) so tests and the CLI run it in Node.
+ *
+ * Units: every size here is in tokens unless its name says otherwise; fractions are of the
+ * threshold base (see `BudgetConfig.thresholdBase` in `src/compaction/types.ts`).
+ *
+ * Event discipline follows VS Code's own: one emitter per event, named `onDid*`, subscribing returns a
+ * {@link Disposable}; listeners are called synchronously in subscription order and a throwing
+ * listener does not stop the others.
+ */
+import type OpenAI from 'openai';
+import type { BudgetConfig, Checkpoint, ContextItem, Entry, ChatMessage, Summarizer } from '../compaction/types';
+import type { ApprovalHandler, ApprovalRequest, AutoApprove, ToolHost } from '../agent/types';
+
+export type { ApprovalRequest } from '../agent/types';
+
+/** Something that holds resources until disposed. */
+export interface Disposable {
+  dispose(): void;
+}
+
+/** Subscribe to an event; call `dispose()` on the result to unsubscribe. */
+export type Event<T> = (listener: (event: T) => void) => Disposable;
+
+/** The service's coarse state. Exactly one at a time. */
+export type ServiceState = 'idle' | 'streaming' | 'running-tool' | 'compacting' | 'error';
+
+/** Payload of {@link ContextServiceApi.onDidChangeState}. */
+export interface StateChange {
+  state: ServiceState;
+  /** Human-readable detail: the tool running, "auto compaction", the error message… */
+  detail?: string;
+}
+
+/** A threshold as tokens and as the fraction of the base it was computed from. */
+export interface ThresholdMark {
+  tokens: number;
+  fraction: number;
+}
+
+/** Token counts of the active context by category (they add up to `used`). */
+export interface BudgetBreakdown {
+  /** Leading system/developer messages. */
+  system: number;
+  /** Tool schemas sent with each request. */
+  tools: number;
+  /** Raw messages before the latest real user message (excluding summaries). */
+  history: number;
+  /** Summary items written by checkpoints. */
+  summaries: number;
+  /** The latest real user message and everything after it. */
+  currentTask: number;
+}
+
+/** The budget gauge: what the next request would carry, against the model's window. */
+export interface BudgetSnapshot {
+  /** Tokens the next request would carry (system + tools + messages). */
+  used: number;
+  /** The model's whole context window. */
+  window: number;
+  /** Output tokens reserved for the reply. */
+  reserved: number;
+  /** Tokens a prompt may use: `window - reserved`. */
+  inputBudget: number;
+  /** Level at which automatic compaction fires. */
+  compactAt: ThresholdMark;
+  /** Level a compaction aims for. */
+  compactTo: ThresholdMark;
+  /** `used` as a fraction of the threshold base. */
+  usedFraction: number;
+  breakdown: BudgetBreakdown;
+  /**
+   * True when `used` is anchored on the provider's reported `usage.prompt_tokens` of the last
+   * request (plus counted tokens of what was added since); false when it is a pure estimate.
+   */
+  exact: boolean;
+  /** Model whose window is shown. */
+  model: string;
+  /** Configuration warnings (reservation clamped, trigger below fixed overhead…). */
+  warnings: string[];
+}
+
+/** A checkpoint as listed by the service: the core record plus whether it was undone. */
+export interface CheckpointRecord extends Checkpoint {
+  /** True once the checkpoint was undone by a restore; kept in the list for history. */
+  restored?: boolean;
+  /** ISO 8601 time of the restore. */
+  restoredAt?: string;
+}
+
+/** Payload of {@link ContextServiceApi.onDidRestoreCheckpoint}. */
+export interface CheckpointRestored {
+  /** The checkpoint the user asked to restore. */
+  id: string;
+  /** Every checkpoint undone, newest first (later dependent ones before `id`). */
+  undone: string[];
+}
+
+/** A piece of streamed assistant text. */
+export interface StreamText {
+  /** Entry id the finished assistant message will get. */
+  entryId: string;
+  delta: string;
+}
+
+/** The model asked for a tool call (emitted before it runs). */
+export interface ToolCallEvent {
+  /** Tool call id (`tool_calls[i].id`). */
+  callId: string;
+  name: string;
+  /** Raw JSON arguments as the model wrote them. */
+  arguments: string;
+  /** Entry id of the assistant message carrying the call. */
+  entryId: string;
+}
+
+/** A tool call finished (or was cancelled); its result is now in the transcript. */
+export interface ToolResultEvent {
+  callId: string;
+  name: string;
+  ok: boolean;
+  cancelled: boolean;
+  /** Entry id of the `tool` message. */
+  entryId: string;
+  /** Result text as sent to the model (capped). */
+  content: string;
+  /** Length of `content`, in characters. */
+  size: number;
+  durationMs: number;
+}
+
+/** Payload of {@link ContextServiceApi.onDidAppendEntry}: a raw message was added to the transcript. */
+export interface EntryAppended {
+  entry: Entry;
+}
+
+/** A proposed summary awaiting the user's decision (manual compaction with `preview`). */
+export interface CompactionPreview {
+  /** Proposed summary text (the user may edit it before applying). */
+  summary: string;
+  /** Active items the summary would replace, oldest first. */
+  replaced: ContextItem[];
+  /** Raw entry ids covered by the span. */
+  replacedIds: string[];
+  tokensBefore: number;
+  /** Estimated tokens after applying the summary as proposed. */
+  tokensAfter: number;
+  summarizerModel: string;
+  focus?: string;
+}
+
+/** Options of {@link ContextServiceApi.compactNow}. */
+export interface CompactNowOptions {
+  /** Focus instructions for the summarizer ("keep the migration details"). */
+  focus?: string;
+  /** Return a preview instead of applying; apply later with `applyPreview`. */
+  preview?: boolean;
+}
+
+/** Outcome of a compaction request, whether it ran now or was queued behind a streaming step. */
+export interface CompactOutcome {
+  /** True when a checkpoint was added. */
+  applied: boolean;
+  /** One sentence for the user: what was done or why nothing was. */
+  reason: string;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Checkpoints added by this run (empty when not applied). */
+  checkpoints: CheckpointRecord[];
+  /** Set when `preview` was requested and a summary was proposed. */
+  preview?: CompactionPreview;
+  /** True when the request waited for a streaming step to end before running. */
+  queued?: boolean;
+}
+
+/** How a task ended. */
+export type TaskStatus = 'done' | 'cancelled' | 'step-limit' | 'error';
+
+/** Outcome of {@link ContextServiceApi.runTask}. */
+export interface TaskOutcome {
+  status: TaskStatus;
+  /** Text of the final assistant message (empty when none). */
+  finalText: string;
+  /** Model calls made for this task. */
+  modelCalls: number;
+  /** Tool calls run (including refused and cancelled ones). */
+  toolCalls: number;
+  /** Checkpoints added during the task (automatic compactions). */
+  compactions: number;
+  /** Error message when `status` is `error`. */
+  error?: string;
+}
+
+/** The transcript as the service holds it. */
+export interface TranscriptSnapshot {
+  /** Every raw entry ever appended, oldest first (never edited). */
+  entries: Entry[];
+  /** The active context: what the next request sends, oldest first. */
+  context: ContextItem[];
+  /** Ids of pinned raw entries. */
+  pinned: string[];
+}
+
+/** A conversation brought in from elsewhere (an importer's output). */
+export interface ImportedTranscript {
+  /** Where it came from, shown to the user ("claude-code: session.jsonl"). */
+  source: string;
+  /** Canonical entries, oldest first; ids must be unique. */
+  entries: Entry[];
+}
+
+/** What {@link ContextServiceApi.exportTranscript} writes: enough to rebuild the session elsewhere. */
+export interface ExportedTranscript {
+  format: 'context-keeper/transcript';
+  version: 1;
+  sessionId: string;
+  model: string;
+  exportedAt: string;
+  entries: Entry[];
+  /** The active context as refs (`raw` items by id) and summary items. */
+  context: ContextItem[];
+  checkpoints: CheckpointRecord[];
+  pinned: string[];
+  /** The active context rendered as sendable messages. */
+  messages: ChatMessage[];
+}
+
+/**
+ * The context service: an agent session plus meter, automatic/manual compaction, checkpoints and
+ * persistence. One instance per conversation.
+ *
+ * Concurrency rules: one task at a time (`runTask` rejects while another runs); compaction is
+ * single-flight (concurrent requests share one run and one checkpoint); compaction never runs while a
+ * reply is streaming — a manual request during a step is queued until the step's tool results are in.
+ */
+export interface ContextServiceApi extends Disposable {
+  readonly onDidChangeBudget: Event<BudgetSnapshot>;
+  readonly onDidAddCheckpoint: Event<CheckpointRecord>;
+  readonly onDidRestoreCheckpoint: Event<CheckpointRestored>;
+  readonly onDidChangeState: Event<StateChange>;
+  readonly onDidStreamText: Event<StreamText>;
+  readonly onDidAppendEntry: Event<EntryAppended>;
+  readonly onDidStartToolCall: Event<ToolCallEvent>;
+  readonly onDidFinishToolCall: Event<ToolResultEvent>;
+  /**
+   * An edit or command waits for approval. Answer with {@link ContextServiceApi.resolveApproval}.
+   * Only fired when the service was built without its own approval handler and auto-approve is off.
+   */
+  readonly onDidRequestApproval: Event<ApprovalRequest>;
+  /** The pending preview changed (set, applied or discarded → undefined). */
+  readonly onDidChangePreview: Event<CompactionPreview | undefined>;
+
+  /** Session id (folder name under the storage directory). */
+  readonly sessionId: string;
+  /** Folder holding this session's files, or undefined when persistence is off. */
+  readonly sessionDir: string | undefined;
+
+  /**
+   * Appends `text` as a user message and runs the agent loop until the model answers without tool
+   * calls, the step limit is hit, or the task is cancelled (`signal` or {@link cancel}).
+   * Never rejects for model or tool errors (they end the task with status `error`); rejects only
+   * when another task is already running.
+   */
+  runTask(text: string, signal?: AbortSignal): Promise<TaskOutcome>;
+  /** Cancels the running task and any running compaction; the transcript stays valid. */
+  cancel(): void;
+  /**
+   * Manual compaction (forced: runs below the threshold too). With `preview`, proposes a summary
+   * without applying it. Queued while a reply is streaming. Resolves (never rejects) with the outcome;
+   * a summarizer failure leaves the context unchanged and says why in `reason`.
+   */
+  compactNow(options?: CompactNowOptions, signal?: AbortSignal): Promise<CompactOutcome>;
+  /**
+   * Applies the pending preview, with the user's edited summary text if given. Not applied (and
+   * `reason` says so) when the span changed since the preview was made.
+   */
+  applyPreview(editedText?: string): Promise<CompactOutcome>;
+  /** Drops the pending preview. */
+  discardPreview(): void;
+  /**
+   * Undoes a checkpoint: its replaced items return to the active context. Later checkpoints whose
+   * items depend on it are undone first. Throws when `id` is unknown or already restored.
+   */
+  restoreCheckpoint(id: string): Promise<CheckpointRestored>;
+  /** Pins (or unpins) a raw entry so that it is never summarized, collapsed or clipped. */
+  pin(entryId: string, pinned?: boolean): Promise<void>;
+  /** Answers an approval request fired by {@link onDidRequestApproval}. Unknown ids are ignored. */
+  resolveApproval(requestId: string, approved: boolean): void;
+
+  getState(): StateChange;
+  getBudget(): BudgetSnapshot;
+  /** All checkpoints, oldest first, restored ones included (flagged). */
+  getCheckpoints(): CheckpointRecord[];
+  getTranscript(): TranscriptSnapshot;
+  getPreview(): CompactionPreview | undefined;
+  getPendingApprovals(): ApprovalRequest[];
+  /**
+   * Replaces the conversation with an imported one (a new session folder when persistence is on).
+   * Rejects while a task runs.
+   */
+  importTranscript(imported: ImportedTranscript): Promise<void>;
+  exportTranscript(): ExportedTranscript;
+}
+
+/** Log sink; the extension passes its LogOutputChannel, the CLI stderr. */
+export type LogSink = (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
+
+/**
+ * What a context service is built from. Build with `ContextService.open(options)` (it loads the
+ * session folder when `sessionId` names an existing one).
+ */
+export interface ContextServiceOptions {
+  /** OpenAI-compatible client (any `baseURL`) used for the agent's model calls. */
+  client: OpenAI;
+  /** Model id sent in each request. */
+  model: string;
+  /** Window, reservation and thresholds. */
+  budget: BudgetConfig;
+  /** File system and process access for the workspace tools. */
+  host: ToolHost;
+  /** Writes summaries; default: the extractive summarizer (no model call). */
+  summarizer?: Summarizer;
+  /** System prompt of new sessions (a resumed session keeps its own). */
+  systemPrompt?: string;
+  /** Folder holding one sub-folder per session; persistence is off when undefined. */
+  storageDir?: string;
+  /** Resume this session (when its folder exists) or create it under this id. */
+  sessionId?: string;
+  /** Upper bound on model calls per task. Default 40. */
+  maxSteps?: number;
+  /** Side effects that run without asking. Default: none. */
+  autoApprove?: AutoApprove;
+  /**
+   * Decides approvals (the extension shows a diff). When absent, requests are fired through
+   * `onDidRequestApproval` and answered by `resolveApproval`.
+   */
+  approve?: ApprovalHandler;
+  /**
+   * Margin below `compactAt` (fraction of the base) at which the summary of the next span is prepared
+   * in the background, so that the compaction at the threshold applies without waiting. Default 0.1;
+   * 0 turns preparation off.
+   */
+  prepareAheadMargin?: number;
+  /** A compaction that takes longer is aborted and the context left unchanged. Default 120 000 ms. */
+  compactionTimeoutMs?: number;
+  /** Newest agent steps never summarized. Default 1. */
+  keepRecentSteps?: number;
+  /** Timeout of one tool call, in milliseconds. Default 60 000. */
+  toolTimeoutMs?: number;
+  log?: LogSink;
+  /** Clock, for deterministic tests. */
+  now?: () => Date;
+}
