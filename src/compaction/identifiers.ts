@@ -1,0 +1,275 @@
+/**
+ * Identifier extraction and back-fill for summaries (design: compaction pipeline, step 2).
+ *
+ * A summary may paraphrase, but the exact strings an agent needs to continue work — file paths, URLs,
+ * ids, shell commands, error messages — must survive verbatim. {@link extractIdentifiers} finds them in
+ * the replaced span; {@link appendMissingIdentifiers} appends those a summary left out.
+ *
+ * Pure: no I/O, no model calls.
+ */
+
+/** Longest identifier kept, in characters. Longer matches (an error line, a command) are cut at the end. */
+const MAX_IDENTIFIER_CHARS = 240;
+
+/** File extensions accepted for bare file names without a directory (`report.ts`), lower case. */
+const FILE_EXTENSIONS = new Set([
+  'ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs', 'json', 'jsonl', 'md', 'mdx', 'txt', 'py', 'pyi',
+  'rb', 'go', 'rs', 'java', 'kt', 'kts', 'scala', 'c', 'h', 'cc', 'cpp', 'hpp', 'cs', 'fs', 'swift', 'm',
+  'php', 'sh', 'bash', 'zsh', 'ps1', 'bat', 'cmd', 'sql', 'yml', 'yaml', 'toml', 'ini', 'cfg', 'conf',
+  'env', 'lock', 'xml', 'html', 'htm', 'css', 'scss', 'sass', 'less', 'vue', 'svelte', 'astro', 'graphql',
+  'gql', 'proto', 'csv', 'tsv', 'log', 'diff', 'patch', 'ipynb', 'r', 'lua', 'dart', 'ex', 'exs', 'erl',
+  'hs', 'ml', 'clj', 'zig', 'nim', 'sol', 'tf', 'gradle', 'mk', 'cmake', 'dockerfile', 'png', 'jpg',
+  'jpeg', 'gif', 'svg', 'webp', 'pdf', 'zip', 'gz', 'tgz', 'wasm', 'vsix', 'db', 'sqlite', 'pem', 'crt',
+]);
+
+interface Candidate {
+  start: number;
+  value: string;
+}
+
+/** `http(s)://…` up to whitespace or a closing delimiter. */
+const URL_RE = /\bhttps?:\/\/[^\s<>"'`)\]}]+/g;
+/** RFC 4122-shaped UUIDs (any version). */
+const UUID_RE = /\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b/g;
+/** Hex hashes of 7 to 64 digits (git short and full hashes, sha256); checked for a digit and a letter. */
+const HEX_RE = /\b[0-9a-fA-F]{7,64}\b/g;
+/** Provider tool-call ids: OpenAI `call_…`, Anthropic `toolu_…`, Responses `fc_…`. */
+const TOOL_CALL_ID_RE = /\b(?:call|toolu|fc|tool_call)_[A-Za-z0-9_-]{4,}\b/g;
+/** Ids in the transcript markers written by `renderTranscript` (`[call c1]`, `[result c1]`). */
+const CALL_MARKER_RE = /\[(?:call|result) ([^\s\]]+)\]/g;
+/**
+ * Paths with at least one separator: `/abs/x`, `./x`, `../x`, `~/x`, `src/a/b.ts`, `C:\x\y`.
+ * Segments are word characters, dots, dashes, `@`, `+` and `%`.
+ */
+const PATH_RE =
+  /(?<![\w.@:/\\-])(?:~|\.{1,2}|[A-Za-z]:)?(?:[/\\][\w.@+%-]+)+[/\\]?|(?<![\w.@:/\\-])[\w@+-][\w.@+%-]*(?:[/\\][\w.@+%-]+)+[/\\]?/g;
+/** Bare file names: `name.ext` with an extension from {@link FILE_EXTENSIONS}. */
+const FILE_NAME_RE = /(?<![\w./\\-])[\w-][\w.-]*\.([A-Za-z0-9]{1,10})\b(?![/\\\w])/g;
+/** Shell commands in tool-call arguments: `"command": "…"` / `"cmd": "…"` (JSON string values). */
+const COMMAND_STRING_RE = /"(?:command|cmd|script)"\s*:\s*"((?:[^"\\]|\\.)*)"/g;
+/** Codex-style command arrays: `"command": ["bash", "-lc", "…"]`. */
+const COMMAND_ARRAY_RE = /"(?:command|cmd)"\s*:\s*(\[(?:\s*"(?:[^"\\]|\\.)*"\s*,?)+\])/g;
+/** Shell prompt lines: `$ npm test`. */
+const PROMPT_LINE_RE = /^[ \t]*\$ (\S.*)$/gm;
+/** A line that reports an error (`TypeError: …`, `error TS2304: …`, `Error: …`, `FAILED …`, `panic: …`). */
+const ERROR_LINE_RE =
+  /\b(?:[A-Z]\w*(?:Error|Exception)\b:?|[Ee]rror(?:\[\w+\])?:|error [A-Z]{1,4}\d{2,6}\b|ERROR\b|FAILED\b|FATAL\b|fatal:|panic:|Traceback \(most recent call last\))/;
+
+/**
+ * Finds identifiers in `text`: URLs, file paths and file names, UUIDs, hex hashes (7–64 digits with at
+ * least one digit and one letter), tool-call ids, shell commands (from JSON `command`/`cmd` arguments and
+ * `$ ` prompt lines) and error lines (lines containing `Error:`, `error TS2304`, `FAILED`, `panic:`; for
+ * a Python `Traceback` the exception line that ends it).
+ *
+ * @param text Any text: a rendered transcript, tool-call arguments, tool results.
+ * @returns Distinct identifiers, in order of first appearance, each at most 240 characters (longer error
+ *   lines and commands are cut). Never throws.
+ */
+export function extractIdentifiers(text: string): string[] {
+  const candidates: Candidate[] = [];
+  const push = (start: number, raw: string): void => {
+    const value = tidy(raw);
+    if (value.length > 0) candidates.push({ start, value });
+  };
+
+  // URLs first; their spans are masked so their path parts are not reported again as paths.
+  let masked = text;
+  for (const m of text.matchAll(URL_RE)) {
+    const url = trimTrailingPunctuation(m[0]);
+    push(m.index, url);
+    masked = maskSpan(masked, m.index, m.index + m[0].length);
+  }
+
+  for (const m of text.matchAll(COMMAND_STRING_RE)) {
+    const command = decodeJsonString(m[1] ?? '');
+    if (command !== undefined) push(m.index, command);
+  }
+  for (const m of text.matchAll(COMMAND_ARRAY_RE)) {
+    const command = commandFromArray(m[1] ?? '');
+    if (command !== undefined) push(m.index, command);
+  }
+  for (const m of text.matchAll(PROMPT_LINE_RE)) push(m.index, m[1] ?? '');
+
+  collectErrorLines(text, push);
+
+  for (const m of text.matchAll(UUID_RE)) push(m.index, m[0]);
+  for (const m of text.matchAll(HEX_RE)) {
+    if (/[0-9]/.test(m[0]) && /[a-fA-F]/.test(m[0]) && !isInsideUuid(text, m.index, m[0].length)) {
+      push(m.index, m[0]);
+    }
+  }
+  for (const m of text.matchAll(TOOL_CALL_ID_RE)) push(m.index, m[0]);
+  for (const m of text.matchAll(CALL_MARKER_RE)) push(m.index + m[0].indexOf(' ') + 1, m[1] ?? '');
+
+  for (const m of masked.matchAll(PATH_RE)) {
+    const path = trimTrailingPunctuation(m[0]);
+    if (looksLikePath(path)) push(m.index, path);
+  }
+  for (const m of masked.matchAll(FILE_NAME_RE)) {
+    const ext = (m[1] ?? '').toLowerCase();
+    if (FILE_EXTENSIONS.has(ext)) push(m.index, m[0]);
+  }
+
+  // Stable sort by position; at equal positions the longer (more specific) match first.
+  candidates.sort((a, b) => a.start - b.start || b.value.length - a.value.length);
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const c of candidates) {
+    if (seen.has(c.value)) continue;
+    seen.add(c.value);
+    out.push(c.value);
+  }
+  return out;
+}
+
+/** Result of {@link appendMissingIdentifiers}. */
+export interface IdentifierBackfill {
+  /** The summary with the missing identifiers appended (unchanged when none were missing). */
+  text: string;
+  /** Identifiers appended, in order. */
+  added: string[];
+}
+
+/** Heading of the identifiers section, as the default summary instruction asks for it. */
+export const IDENTIFIERS_HEADING = '## Identifiers';
+
+/**
+ * Appends identifiers found in `sourceText` but absent (verbatim, case-sensitive) from `summary` as list
+ * items `- <identifier>` under the summary's `## Identifiers` section, creating the section at the end
+ * when there is none, or extending the existing one (at its end, before the next `## ` heading).
+ *
+ * @param summary Summary text written by a summarizer.
+ * @param sourceText Text of the span the summary replaces (rendered transcript or raw message text).
+ * @param maxChars Upper bound, in characters (UTF-16 code units), on the text this call adds (heading
+ *   and list items included). Identifiers that do not fit are skipped; later shorter ones may still fit.
+ *   About 4 characters make one token for English text and code.
+ * @returns The new text and the identifiers added. Never throws.
+ */
+export function appendMissingIdentifiers(summary: string, sourceText: string, maxChars: number): IdentifierBackfill {
+  const missing = extractIdentifiers(sourceText).filter((id) => !summary.includes(id));
+  if (missing.length === 0 || maxChars <= 0) return { text: summary, added: [] };
+
+  const section = findIdentifiersSection(summary);
+  const heading = section === undefined ? `${IDENTIFIERS_HEADING}\n` : '';
+  const separator = section === undefined ? (summary.trimEnd().length > 0 ? '\n\n' : '') : '';
+  let budget = maxChars - heading.length - separator.length;
+  const added: string[] = [];
+  const lines: string[] = [];
+  for (const id of missing) {
+    // An identifier spanning lines would break the list; such ids come only from commands.
+    const line = `- ${id.replace(/\r?\n/g, ' ⏎ ')}\n`;
+    if (line.length > budget) continue;
+    budget -= line.length;
+    lines.push(line);
+    added.push(id);
+  }
+  if (added.length === 0) return { text: summary, added: [] };
+
+  const block = lines.join('');
+  if (section === undefined) {
+    return { text: `${summary.trimEnd()}${separator}${heading}${block}`.trimEnd(), added };
+  }
+  const before = summary.slice(0, section.end).replace(/\s*$/, '\n');
+  const after = summary.slice(section.end);
+  const joined = after.length > 0 ? `${before}${block}\n${after.replace(/^\s*/, '')}` : `${before}${block}`;
+  return { text: joined.trimEnd(), added };
+}
+
+/** Locates the `## Identifiers…` section: `end` is the index where the next `#`/`##` heading starts. */
+function findIdentifiersSection(summary: string): { start: number; end: number } | undefined {
+  const heading = /^#{1,3}\s*Identifiers\b.*$/im.exec(summary);
+  if (heading === null) return undefined;
+  const bodyStart = heading.index + heading[0].length;
+  const next = /^#{1,3}\s/m.exec(summary.slice(bodyStart));
+  return { start: heading.index, end: next === null ? summary.length : bodyStart + next.index };
+}
+
+/** Adds error lines: each line matching {@link ERROR_LINE_RE}; a Traceback contributes its last line. */
+function collectErrorLines(text: string, push: (start: number, raw: string) => void): void {
+  const lines = text.split('\n');
+  let offset = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? '';
+    if (ERROR_LINE_RE.test(line)) {
+      if (/Traceback \(most recent call last\)/.test(line)) {
+        // The exception line is the first non-indented, non-empty line after the frames.
+        let off = offset + line.length + 1;
+        for (let j = i + 1; j < lines.length; j++) {
+          const next = lines[j] ?? '';
+          if (next.trim().length > 0 && !/^\s/.test(next)) {
+            push(off, next);
+            break;
+          }
+          off += next.length + 1;
+        }
+      } else {
+        // Transcript markers (`[result c1] `) at the start of a line are not part of the error text.
+        push(offset, line.replace(/^\s*(?:\[[^\]\n]*\]\s*)+/, ''));
+      }
+    }
+    offset += line.length + 1;
+  }
+}
+
+/** Trims, strips the transcript's own line prefixes, and cuts to {@link MAX_IDENTIFIER_CHARS}. */
+function tidy(raw: string): string {
+  const value = raw.trim();
+  if (value.length <= MAX_IDENTIFIER_CHARS) return value;
+  let cut = MAX_IDENTIFIER_CHARS;
+  const code = value.charCodeAt(cut - 1);
+  if (code >= 0xd800 && code <= 0xdbff) cut -= 1; // never end on a lone high surrogate
+  return value.slice(0, cut);
+}
+
+/** Drops sentence punctuation that follows an identifier in prose (`see src/a.ts.` → `src/a.ts`). */
+function trimTrailingPunctuation(s: string): string {
+  return s.replace(/[.,;:!?'"]+$/, '');
+}
+
+function maskSpan(s: string, start: number, end: number): string {
+  return s.slice(0, start) + ' '.repeat(end - start) + s.slice(end);
+}
+
+/** Rejects separator-only and fraction-like matches (`/`, `1/2`, `and/or`). */
+function looksLikePath(p: string): boolean {
+  if (!/[A-Za-z]/.test(p)) return false;
+  const segments = p.split(/[/\\]/).filter((s) => s.length > 0);
+  if (segments.length === 0) return false;
+  // `and/or`, `input/output`: two short plain words with no dot and no leading separator.
+  const anchored = /^(?:~|\.{1,2}|[A-Za-z]:)?[/\\]/.test(p);
+  if (!anchored && segments.length === 2 && !p.includes('.') && segments.every((s) => /^[a-z]+$/.test(s))) {
+    return false;
+  }
+  return true;
+}
+
+function isInsideUuid(text: string, index: number, length: number): boolean {
+  return text[index - 1] === '-' || text[index + length] === '-';
+}
+
+function decodeJsonString(body: string): string | undefined {
+  try {
+    const value: unknown = JSON.parse(`"${body}"`);
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `["bash","-lc","npm test"]` → `npm test`; `["git","status"]` → `git status`. */
+function commandFromArray(json: string): string | undefined {
+  let parts: unknown;
+  try {
+    parts = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(parts) || !parts.every((p): p is string => typeof p === 'string') || parts.length === 0) {
+    return undefined;
+  }
+  const shells = new Set(['bash', 'sh', 'zsh', '/bin/bash', '/bin/sh', 'pwsh', 'powershell']);
+  if (parts.length >= 3 && shells.has(parts[0] as string) && /^-\w*c$/.test(parts[1] as string)) {
+    return parts.slice(2).join(' ');
+  }
+  return parts.join(' ');
+}
