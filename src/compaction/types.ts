@@ -159,6 +159,8 @@ export interface CompactionOptions {
   approximateSummaryTokens?: number;
   /** Manual compaction: run even below the threshold. */
   force?: boolean;
+  /** Summarize every eligible unit, not only enough to reach the target (a full manual compaction). */
+  all?: boolean;
   /** Focus text for the summarizer ("focus on the migration"). */
   focus?: string;
   /** Emit the summary as a user/assistant pair for chat templates that require alternation. */

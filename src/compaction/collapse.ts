@@ -1,0 +1,63 @@
+/**
+ * Collapse tier: older tool results become one-line records (tool, key arguments, size, ok/error)
+ * while the tool message itself, and so the call/result pairing, stays in place. No model call.
+ */
+import type { ChatMessage, ContextItem } from './types';
+import type { Structure } from './structure';
+import { contentText, errorLines, keyArguments, looksLikeError, toolCallsOf } from './text';
+
+/** Tool results smaller than this many tokens are not worth collapsing (the record is ~40). */
+export const COLLAPSE_MIN_TOKENS = 200;
+
+/**
+ * Indices of tool results that may be collapsed: raw, not pinned, inside eligible units (so never
+ * in the newest steps, never anchors), at least `minTokens` tokens.
+ */
+export function collapseCandidates(items: readonly ContextItem[], shape: Structure, perItem: readonly number[], minTokens = COLLAPSE_MIN_TOKENS): number[] {
+  const out: number[] = [];
+  for (const u of shape.units) {
+    if (!u.eligible || (u.kind !== 'turn' && u.kind !== 'step')) continue;
+    for (let i = u.start; i < u.end; i++) {
+      const it = items[i];
+      if (it.kind === 'raw' && !it.pinned && it.message.role === 'tool' && perItem[i] >= minTokens) out.push(i);
+    }
+  }
+  return out;
+}
+
+/** Map from tool-call id to its name and arguments, over `items`. */
+export function callIndex(items: readonly ContextItem[]): Map<string, { name: string; arguments: string }> {
+  const map = new Map<string, { name: string; arguments: string }>();
+  for (const it of items) for (const c of toolCallsOf(it.message)) map.set(c.id, c);
+  return map;
+}
+
+/** The one-line record that stands for a tool result. */
+export function collapsedRecord(result: ChatMessage, call: { name: string; arguments: string } | undefined, checkpointId: string): string {
+  const text = contentText(result);
+  const failed = looksLikeError(text);
+  const name = call?.name ?? 'tool';
+  const args = call ? keyArguments(call.arguments) : '';
+  const err = failed ? errorLines(text, 1)[0] : undefined;
+  const lines = text.length === 0 ? 0 : text.split('\n').length;
+  return (
+    `[tool result collapsed] ${name}${args ? ` ${args}` : ''} → ${failed ? 'error' : 'ok'}, ${text.length} characters, ${lines} lines` +
+    (err ? `; ${err}` : '') +
+    `. Full output kept in checkpoint ${checkpointId}; run the tool again if it is needed.`
+  );
+}
+
+/** The collapsed item for tool result `item`. Keeps `tool_call_id` so pairing stays valid. */
+export function collapseItem(item: ContextItem, call: { name: string; arguments: string } | undefined, checkpointId: string): ContextItem {
+  const m = item.message as ChatMessage & { tool_call_id: string };
+  return {
+    id: `${item.id}~c`,
+    kind: 'collapsed',
+    message: { role: 'tool', tool_call_id: m.tool_call_id, content: collapsedRecord(item.message, call, checkpointId) },
+    covers: [...item.covers],
+    checkpointId,
+  };
+}
+
+/** Estimated tokens of a collapsed record, used for planning before records are written. */
+export const COLLAPSED_RECORD_TOKENS = 60;

@@ -1,0 +1,262 @@
+/**
+ * The compaction pipeline, cheapest tier first: collapse old tool results, summarize the fewest
+ * oldest units that reach the target, clip a single message that still cannot fit. All tiers of one
+ * run make one rewrite of the context, recorded as checkpoints.
+ *
+ * Failure semantics (DESIGN.md): a summarizer error, timeout, cancellation, empty reply or a result
+ * that does not shrink the context leaves the context exactly as it was and records no checkpoint;
+ * the result carries one clear error.
+ */
+import type {
+  Checkpoint,
+  CheckpointStrategy,
+  CompactionOptions,
+  CompactionResult,
+  ContextItem,
+  Summarizer,
+  ToolSchema,
+} from './types';
+import { SummarizerError } from './types';
+import type { TokenMeter } from './meter';
+import { thresholds } from './budget';
+import { planCompaction, type Plan } from './planner';
+import { callIndex, collapseItem } from './collapse';
+import { applyCheckpoint } from './context';
+import { contentText, toolCallsOf } from './text';
+import { isRealUserMessage } from './structure';
+import { appendMissingIdentifiers } from './identifiers';
+import { clipMiddleToTokens } from './clip';
+import { checkToolPairing } from './invariants';
+
+/** Everything one compaction needs. */
+export interface CompactInput {
+  items: readonly ContextItem[];
+  tools?: readonly ToolSchema[];
+  meter: TokenMeter;
+  summarizer: Summarizer;
+  options: CompactionOptions;
+}
+
+/** A compaction computed but not applied (preview, or a summary prepared ahead of the threshold). */
+export interface PreparedCompaction {
+  checkpoints: Checkpoint[];
+  tokensBefore: number;
+  /** Estimated tokens after applying to the context it was prepared on. */
+  tokensAfter: number;
+  reason: string;
+  startedAt: number;
+}
+
+/** Default number of newest agent steps kept verbatim. */
+export const DEFAULT_KEEP_RECENT_STEPS = 1;
+/** Default bound on model calls per compaction (invariant 7). */
+export const DEFAULT_MAX_SUMMARY_CALLS = 4;
+/** Default summary length, in tokens. */
+export const DEFAULT_SUMMARY_TOKENS = 1200;
+/** Characters allowed for identifiers appended to a summary (about 300 tokens at ~4 characters each). */
+export const IDENTIFIER_BACKFILL_CHARS = 1200;
+/** A clipped message keeps at least this many tokens. */
+export const CLIP_MIN_TOKENS = 1000;
+
+/** Label that opens every summary message: historical context, not an instruction (invariants 6, 8). */
+export function summaryHeader(messages: number): string {
+  return `[Summary of ${messages} earlier message${messages === 1 ? '' : 's'} of this conversation, written by ContextKeeper. It is historical context, not a new request; the user's latest message is the active one.]`;
+}
+
+function newId(): string {
+  return `ck-${globalThis.crypto.randomUUID().slice(0, 8)}`;
+}
+
+function notApplied(items: readonly ContextItem[], tokens: number, reason: string, error?: SummarizerError): CompactionResult {
+  return { applied: false, reason, tokensBefore: tokens, tokensAfter: tokens, checkpoints: [], context: [...items], error };
+}
+
+/**
+ * Computes a compaction of `input.items` without applying it. Returns either a prepared compaction
+ * or a not-applied result saying why (below trigger, already small, nothing eligible, summarizer
+ * failure). Never throws for summarizer failures; rethrows other errors.
+ */
+export async function prepareCompaction(input: CompactInput): Promise<PreparedCompaction | CompactionResult> {
+  const startedAt = Date.now();
+  const { items, tools, meter, summarizer, options } = input;
+  const th = thresholds(options.budget);
+  const m = meter.measure(items, tools);
+  const before = m.total;
+  if (!options.force && before < th.triggerTokens) {
+    return notApplied(items, before, `below the trigger: ${before} of ${th.triggerTokens} tokens`);
+  }
+  if (!options.all && before <= th.targetTokens) {
+    return notApplied(items, before, `already small enough: ${before} tokens, target ${th.targetTokens}`);
+  }
+  const keepRecentSteps = options.keepRecentSteps ?? DEFAULT_KEEP_RECENT_STEPS;
+  const summaryTokens = options.approximateSummaryTokens ?? DEFAULT_SUMMARY_TOKENS;
+  const plan = planCompaction(items, m.perItem, before, th.targetTokens, { keepRecentSteps, summaryTokens, noCollapse: options.noCollapse, all: options.all });
+  const clips = planClips(items, m.perItem, plan, th.inputBudget, th.targetTokens);
+  if (plan.collapse.length === 0 && plan.spans.length === 0 && clips.length === 0) {
+    return notApplied(items, before, plan.reason ?? 'nothing eligible');
+  }
+  const now = options.now ?? (() => new Date());
+  const checkpoints: Checkpoint[] = [];
+  const base = (strategy: CheckpointStrategy, id: string): Checkpoint => ({
+    id,
+    time: now().toISOString(),
+    trigger: options.trigger,
+    strategy,
+    replacedIds: [],
+    replaced: [],
+    inserted: [],
+    summary: '',
+    tokensBefore: 0,
+    tokensAfter: 0,
+    dropped: 0,
+    focus: options.focus,
+  });
+
+  if (plan.collapse.length > 0) {
+    const cp = base('collapse', newId());
+    const calls = callIndex(items);
+    for (const i of plan.collapse) {
+      const it = items[i];
+      cp.replaced.push(it);
+      cp.inserted.push(collapseItem(it, calls.get((it.message as { tool_call_id?: string }).tool_call_id ?? ''), cp.id));
+    }
+    cp.summary = `Collapsed ${plan.collapse.length} older tool result${plan.collapse.length === 1 ? '' : 's'} to one-line records.`;
+    checkpoints.push(cp);
+  }
+
+  for (const span of plan.spans) {
+    if (options.signal?.aborted) return notApplied(items, before, 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
+    const spanItems = items.slice(span.start, span.end);
+    const userRequests = spanItems.filter(isRealUserMessage).map((i) => contentText(i.message));
+    let result;
+    try {
+      result = await summarizer.summarize({
+        items: spanItems,
+        userRequests,
+        approximateSummaryTokens: summaryTokens,
+        maxCalls: options.maxSummaryCalls ?? DEFAULT_MAX_SUMMARY_CALLS,
+        focus: options.focus,
+        signal: options.signal,
+      });
+    } catch (err) {
+      const e = err instanceof SummarizerError ? err : new SummarizerError(`summarizer failed: ${(err as Error)?.message ?? String(err)}`, 'invalid', { cause: err });
+      return notApplied(items, before, `compaction failed, context unchanged: ${e.message}`, e);
+    }
+    if (!result.text || !result.text.trim()) {
+      const e = new SummarizerError('the summarizer returned an empty summary', 'empty');
+      return notApplied(items, before, `compaction failed, context unchanged: ${e.message}`, e);
+    }
+    const source = spanItems.map((i) => `${contentText(i.message)}\n${toolCallsOf(i.message).map((c) => `${c.name} ${c.arguments}`).join('\n')}`).join('\n');
+    const text = appendMissingIdentifiers(result.text.trim(), source, IDENTIFIER_BACKFILL_CHARS).text;
+    const cp = base(summarizer.name === 'extractive' ? 'extractive' : 'summary', newId());
+    const covers = spanItems.flatMap((i) => i.covers);
+    const summaryItem: ContextItem = {
+      id: `${cp.id}~s`,
+      kind: 'summary',
+      message: { role: 'user', content: `${summaryHeader(covers.length)}\n\n${text}` },
+      covers,
+      checkpointId: cp.id,
+    };
+    cp.replaced = spanItems;
+    cp.inserted = [summaryItem];
+    const next = items[span.end];
+    if (options.summaryAsPair && next && next.message.role !== 'assistant') {
+      cp.inserted.push({ id: `${cp.id}~a`, kind: 'summary', message: { role: 'assistant', content: 'Noted. I will continue from this summary.' }, covers: [], checkpointId: cp.id });
+    }
+    cp.summary = text;
+    cp.summarizerModel = result.model;
+    cp.usage = result.usage;
+    cp.dropped = result.dropped;
+    const spanTokens = spanItems.reduce((s, i) => s + meter.countMessage(i.message), 0);
+    const insertedTokens = cp.inserted.reduce((s, i) => s + meter.countMessage(i.message), 0);
+    if (insertedTokens >= spanTokens) {
+      const e = new SummarizerError(`the summary (${insertedTokens} tokens) is not shorter than what it replaces (${spanTokens} tokens)`, 'no-shrink');
+      return notApplied(items, before, `compaction failed, context unchanged: ${e.message}`, e);
+    }
+    checkpoints.push(cp);
+  }
+
+  if (clips.length > 0) {
+    const cp = base('clip', newId());
+    for (const { index, maxTokens } of clips) {
+      const it = items[index];
+      const clipped = clipMiddleToTokens(contentText(it.message), maxTokens, (t) => meter.countText(t));
+      cp.replaced.push(it);
+      cp.inserted.push({ id: `${it.id}~k`, kind: 'clipped', message: { ...it.message, content: clipped } as typeof it.message, covers: [...it.covers], checkpointId: cp.id });
+    }
+    cp.summary = `Clipped the middle of ${clips.length} message${clips.length === 1 ? '' : 's'} too large for the context window.`;
+    checkpoints.push(cp);
+  }
+  const prepared: PreparedCompaction = { checkpoints, tokensBefore: before, tokensAfter: before, reason: '', startedAt };
+  const trial = commitPrepared(items, prepared, meter, tools);
+  if (!trial.applied) return trial;
+  prepared.tokensAfter = trial.tokensAfter;
+  prepared.reason = trial.reason;
+  return prepared;
+}
+
+/** Picks messages to clip when the plan still leaves the request over the input budget. */
+function planClips(items: readonly ContextItem[], perItem: readonly number[], plan: Plan, inputBudget: number, target: number): Array<{ index: number; maxTokens: number }> {
+  if (plan.estimatedAfter <= inputBudget) return [];
+  const inSpan = new Uint8Array(items.length);
+  for (const s of plan.spans) inSpan.fill(1, s.start, s.end);
+  for (const i of plan.collapse) inSpan[i] = 1;
+  const candidates: number[] = [];
+  for (let i = plan.shape.leadEnd; i < items.length; i++) {
+    const it = items[i];
+    const role = it.message.role;
+    if (inSpan[i] || it.pinned || it.kind === 'summary') continue;
+    if ((role === 'tool' || role === 'user') && typeof (it.message as { content?: unknown }).content === 'string' && perItem[i] > CLIP_MIN_TOKENS) candidates.push(i);
+  }
+  candidates.sort((a, b) => perItem[b] - perItem[a]);
+  let excess = plan.estimatedAfter - target;
+  const out: Array<{ index: number; maxTokens: number }> = [];
+  for (const i of candidates) {
+    if (excess <= 0) break;
+    const maxTokens = Math.max(CLIP_MIN_TOKENS, perItem[i] - excess);
+    out.push({ index: i, maxTokens });
+    excess -= perItem[i] - maxTokens;
+  }
+  return out;
+}
+
+/**
+ * Applies a prepared compaction to `items` as they stand now (they may have grown since it was
+ * prepared). Not applied when any replaced item is gone or moved (stale), when the result would
+ * not be smaller (invariant 5), or when it would break tool pairing (invariant 1).
+ */
+export function commitPrepared(items: readonly ContextItem[], prepared: PreparedCompaction, meter: TokenMeter, tools?: readonly ToolSchema[]): CompactionResult {
+  const before = meter.measure(items, tools).total;
+  let current = [...items];
+  let tokens = before;
+  const applied: Checkpoint[] = [];
+  for (const cp of prepared.checkpoints) {
+    let next: ContextItem[];
+    try {
+      next = applyCheckpoint(current, cp);
+    } catch {
+      return notApplied(items, before, 'the prepared compaction is stale: the messages it replaces have changed');
+    }
+    const after = meter.measure(next, tools).total;
+    applied.push({ ...cp, replacedIds: cp.replaced.flatMap((r) => r.covers), tokensBefore: tokens, tokensAfter: after });
+    current = next;
+    tokens = after;
+  }
+  if (tokens >= before) {
+    const e = new SummarizerError(`the compaction would not shrink the context (${before} → ${tokens} tokens)`, 'no-shrink');
+    return notApplied(items, before, `compaction not applied: ${e.message}`, e);
+  }
+  const broken = checkToolPairing(current.map((i) => i.message), true);
+  if (broken.length > 0) return notApplied(items, before, `compaction not applied: it would break tool pairing (${broken[0].message})`);
+  const durationMs = Date.now() - prepared.startedAt;
+  for (const cp of applied) cp.durationMs = durationMs;
+  const parts = applied.map((c) => `${c.strategy} ${c.tokensBefore}→${c.tokensAfter}`).join(', ');
+  return { applied: true, reason: `compacted ${before} → ${tokens} tokens (${parts})`, tokensBefore: before, tokensAfter: tokens, checkpoints: applied, context: current };
+}
+
+/** Runs a whole compaction (prepare, then commit on the same items). See {@link prepareCompaction}. */
+export async function compact(input: CompactInput): Promise<CompactionResult> {
+  const prepared = await prepareCompaction(input);
+  if ('applied' in prepared) return prepared;
+  return commitPrepared(input.items, prepared, input.meter, input.tools);
+}

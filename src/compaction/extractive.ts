@@ -1,0 +1,153 @@
+/**
+ * A summarizer that needs no model: it extracts sectioned notes from the replaced span — user
+ * requests and constraints verbatim, files and commands touched with their outcomes, error lines,
+ * the latest task list and verification result, and the last state — bounded in tokens.
+ */
+import type { ContextItem, Summarizer, SummaryRequest, SummaryResult } from './types';
+import { SummarizerError } from './types';
+import { contentText, errorLines, keyArguments, looksLikeError, toolCallsOf } from './text';
+
+/** Section headings shared by every summarizer's notes. */
+export const SECTIONS = {
+  objective: '## Objective',
+  constraints: '## Decisions and constraints',
+  completed: '## Work completed',
+  state: '## Latest state',
+  identifiers: '## Identifiers',
+  unresolved: '## Unresolved and next step',
+} as const;
+
+const CONSTRAINT = /\b(must|never|always|do not|don't|dont|should not|shouldn't|only|avoid|prefer|instead of|make sure|required?|no longer)\b/i;
+const TASK_LIST_TOOL = /todo|task_?list|task_?tracker|plan/i;
+const VERIFY = /\b(test|tests|pytest|jest|vitest|mocha|npm (run )?test|cargo test|go test|tsc|build|lint|check)\b/i;
+const EDIT_TOOL = /write|edit|replace|patch|create|apply|str_replace/i;
+
+function clip(s: string, max: number): string {
+  const t = s.trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+/** Splits earlier notes into their sections (lines under each `## ` heading). */
+function parseSections(text: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  let current = '';
+  for (const line of text.split('\n')) {
+    if (line.startsWith('## ')) {
+      current = line.trim();
+      if (!out.has(current)) out.set(current, []);
+    } else if (current && line.trim()) out.get(current)!.push(line.trim());
+  }
+  return out;
+}
+
+/**
+ * Extractive summarizer. `countText` counts tokens (the meter's); the result is cut to
+ * `approximateSummaryTokens` tokens by dropping the least important lines first.
+ */
+export class ExtractiveSummarizer implements Summarizer {
+  readonly name = 'extractive';
+
+  constructor(private readonly countText: (text: string) => number) {}
+
+  /** Never calls a model. Throws SummarizerError(`aborted`) when the signal is aborted. */
+  async summarize(request: SummaryRequest): Promise<SummaryResult> {
+    if (request.signal?.aborted) throw new SummarizerError('compaction cancelled', 'aborted');
+    const text = this.notes(request.items, request.approximateSummaryTokens, request.focus);
+    return { text, model: 'extractive', usage: { calls: 0, promptTokens: 0, completionTokens: 0 }, dropped: 0 };
+  }
+
+  /** Builds the notes for `items`, at most `maxTokens` tokens. */
+  notes(items: readonly ContextItem[], maxTokens: number, focus?: string): string {
+    const objective: string[] = [];
+    const constraints: string[] = [];
+    const completed: string[] = [];
+    const state: string[] = [];
+    const unresolved: string[] = [];
+    const errors: string[] = [];
+    const calls = new Map<string, { name: string; arguments: string }>();
+    const outcomes = new Map<string, { ok: boolean; text: string }>();
+    let lastAssistant = '';
+    let lastTaskList: string | undefined;
+    let lastVerify: string | undefined;
+
+    for (const it of items) {
+      const m = it.message;
+      if (it.kind === 'summary') {
+        // Fold earlier notes in: constraints verbatim, the rest condensed.
+        const sec = parseSections(contentText(m));
+        for (const l of sec.get(SECTIONS.constraints) ?? []) if (!constraints.includes(l)) constraints.push(l);
+        for (const l of sec.get(SECTIONS.objective) ?? []) if (!objective.includes(l)) objective.push(l);
+        for (const l of sec.get(SECTIONS.completed) ?? []) completed.push(l);
+        continue;
+      }
+      const text = contentText(m);
+      if (m.role === 'user') {
+        const t = text.trim();
+        if (!t) continue;
+        objective.push(`- Earlier request: "${clip(t.split('\n').filter(Boolean).slice(0, 6).join(' '), 400)}"`);
+        for (const sentence of t.split(/(?<=[.!?])\s+|\n+/)) {
+          if (sentence.length > 8 && sentence.length < 300 && CONSTRAINT.test(sentence)) {
+            const line = `- User: "${sentence.trim()}"`;
+            if (!constraints.includes(line)) constraints.push(line);
+          }
+        }
+      } else if (m.role === 'assistant') {
+        if (text.trim()) lastAssistant = text.trim();
+        for (const c of toolCallsOf(m)) {
+          calls.set(c.id, c);
+          if (TASK_LIST_TOOL.test(c.name)) lastTaskList = `${c.name} ${c.arguments}`;
+        }
+      } else if (m.role === 'tool') {
+        const id = (m as { tool_call_id?: string }).tool_call_id ?? '';
+        const ok = !looksLikeError(text);
+        outcomes.set(id, { ok, text });
+        if (!ok) for (const e of errorLines(text, 2)) if (!errors.includes(`- ${e}`)) errors.push(`- ${e}`);
+        const call = calls.get(id);
+        if (call && VERIFY.test(`${call.name} ${call.arguments}`)) {
+          const tail = text.trim().split('\n').slice(-3).join(' | ');
+          lastVerify = `${call.name} ${keyArguments(call.arguments, 100)} → ${ok ? 'ok' : 'failed'}: ${clip(tail, 240)}`;
+        }
+      } else if (m.role === 'system' || m.role === 'developer') {
+        if (text.trim()) state.push(`- System note: ${clip(text, 200)}`);
+      }
+    }
+    const failedOpen = new Map<string, string>();
+    for (const [id, c] of calls) {
+      const o = outcomes.get(id);
+      const key = `${c.name} ${keyArguments(c.arguments, 100)}`;
+      const status = o === undefined ? 'no result' : o.ok ? 'ok' : 'error';
+      const verb = EDIT_TOOL.test(c.name) ? 'changed' : 'ran';
+      completed.push(`- [${id}] ${verb} ${key} → ${status}`);
+      if (status === 'error') failedOpen.set(key, `- ${key} failed${o ? `: ${clip(errorLines(o.text, 1)[0] ?? '', 160)}` : ''}`);
+      else failedOpen.delete(key);
+    }
+    if (lastTaskList) state.push(`- Latest task list (verbatim): ${lastTaskList}`);
+    if (lastVerify) state.push(`- Latest verification: ${lastVerify}`);
+    unresolved.push(...failedOpen.values());
+    if (lastAssistant) unresolved.push(`- Last assistant message in this span: "${clip(lastAssistant, 500)}"`);
+    if (focus) objective.unshift(`- Focus requested for this summary: ${clip(focus, 200)}`);
+
+    // Lowest priority first out: work completed (oldest first), errors, state, objective, constraints.
+    const sections: Array<[string, string[], number]> = [
+      [SECTIONS.objective, objective, 2],
+      [SECTIONS.constraints, constraints, 1],
+      [SECTIONS.completed, completed, 5],
+      [SECTIONS.state, [...state, ...errors.map((e) => e.replace(/^- /, '- Error seen: '))], 3],
+      [SECTIONS.unresolved, unresolved, 4],
+    ];
+    const render = () => sections.filter(([, lines]) => lines.length > 0).map(([h, lines]) => `${h}\n${lines.join('\n')}`).join('\n\n');
+    let out = render();
+    // Trim: drop oldest lines of the least important non-empty section until it fits.
+    let guard = 0;
+    while (this.countText(out) > maxTokens && guard++ < 10_000) {
+      const victim = [...sections].filter(([, l]) => l.length > 0).sort((a, b) => b[2] - a[2])[0];
+      if (!victim) break;
+      // Drop in halves when far over, one line when close: keeps this loop short on huge spans.
+      const over = this.countText(out) / maxTokens;
+      const n = over > 2 ? Math.max(1, Math.floor(victim[1].length / 2)) : 1;
+      victim[1].splice(victim[2] === 5 ? 0 : victim[1].length - n, n);
+      out = render();
+    }
+    return out || `${SECTIONS.completed}\n- ${items.length} earlier messages with no text content.`;
+  }
+}

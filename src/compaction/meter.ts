@@ -1,0 +1,196 @@
+/**
+ * The token meter: counts what a Chat Completions request bills as prompt tokens.
+ *
+ * Per-message overhead follows OpenAI's cookbook "How to count tokens with tiktoken"
+ * (num_tokens_from_messages): 3 tokens per message, 1 more when `name` is set, and 3 tokens that
+ * prime the reply, counted once per request. Tool calls and tool schemas are not covered by that
+ * rule; they are counted as their text (name + arguments, or the schema JSON) plus a small fixed
+ * overhead, and the error is corrected by calibration from `usage.prompt_tokens`.
+ */
+import type { ChatMessage, ContextItem, TokenBreakdown, ToolSchema } from './types';
+import { type TokenCounter, tokenCounterForModel } from './tokenizer';
+import { imageSizeFromDataUrl, imageTokens } from './images';
+
+/** Per-message overhead, in tokens (OpenAI cookbook). */
+export const TOKENS_PER_MESSAGE = 3;
+/** Extra tokens when a message has a `name` field (OpenAI cookbook). */
+export const TOKENS_PER_NAME = 1;
+/** Tokens that prime the assistant's reply, once per request (OpenAI cookbook). */
+export const REPLY_PRIMING_TOKENS = 3;
+/** Overhead per tool call inside an assistant message (estimate; calibrated). */
+export const TOKENS_PER_TOOL_CALL = 3;
+/** Fixed overhead of a non-empty `tools` array plus per-tool framing (estimate; calibrated). */
+export const TOOLS_BASE_TOKENS = 12;
+export const TOKENS_PER_TOOL = 8;
+/** Estimate for a `file` or `input_audio` part whose size cannot be read, in tokens. */
+export const ATTACHMENT_TOKENS = 512;
+
+/** A reading of the meter for one context. */
+export interface Measurement {
+  /** Prompt tokens the next request would bill (tools + messages + reply priming). */
+  total: number;
+  breakdown: TokenBreakdown;
+  /** Tokens of each item, same order as the items. */
+  perItem: number[];
+}
+
+/** What the meter shows: the estimate, or the last reported exact size plus what was added since. */
+export interface MeterReading extends Measurement {
+  /** `exact`: equals the last reported prompt tokens; `exact+new`: that plus counted new messages. */
+  basis: 'exact' | 'exact+new' | 'estimate';
+}
+
+interface Calibration {
+  exact: number;
+  estimate: number;
+  ids: string[];
+}
+
+/** Category of an item in the breakdown. */
+export function categoryOf(item: ContextItem): keyof TokenBreakdown {
+  if (item.kind === 'summary') return 'summaries';
+  switch (item.message.role) {
+    case 'system':
+    case 'developer':
+      return 'system';
+    case 'assistant':
+      return 'assistant';
+    case 'tool':
+    case 'function':
+      return 'toolResults';
+    default:
+      return 'user';
+  }
+}
+
+/** An empty breakdown. */
+export function emptyBreakdown(): TokenBreakdown {
+  return { system: 0, tools: 0, user: 0, assistant: 0, toolResults: 0, summaries: 0 };
+}
+
+/**
+ * Counts messages and tool schemas. Message counts are cached per message object, so re-reading a
+ * context after an append costs only the new message's tokenization (messages are never mutated).
+ */
+export class TokenMeter {
+  readonly counter: TokenCounter;
+  private readonly cache = new WeakMap<object, number>();
+  private toolsCache: { tools: readonly ToolSchema[]; tokens: number } | undefined;
+  private calibration: Calibration | undefined;
+
+  /** @param options.model picks the encoding; `counter` overrides it (tests, other tokenizers). */
+  constructor(options: { model?: string; counter?: TokenCounter } = {}) {
+    this.counter = options.counter ?? tokenCounterForModel(options.model);
+  }
+
+  get encoding(): string {
+    return this.counter.encoding;
+  }
+
+  /** Tokens of plain text. */
+  countText(text: string): number {
+    return this.counter.countText(text);
+  }
+
+  /** Tokens of one message including its overhead. Cached per message object. */
+  countMessage(message: ChatMessage): number {
+    const hit = this.cache.get(message);
+    if (hit !== undefined) return hit;
+    const n = this.countUncached(message);
+    this.cache.set(message, n);
+    return n;
+  }
+
+  private countUncached(message: ChatMessage): number {
+    let n = TOKENS_PER_MESSAGE;
+    const m = message as ChatMessage & { name?: string; tool_calls?: unknown; refusal?: string | null };
+    if (typeof m.name === 'string') n += TOKENS_PER_NAME + this.countText(m.name);
+    n += this.countContent(m.content as unknown);
+    if (typeof m.refusal === 'string') n += this.countText(m.refusal);
+    if (Array.isArray(m.tool_calls)) {
+      for (const call of m.tool_calls as Array<{ function?: { name?: string; arguments?: string }; custom?: { name?: string; input?: string } }>) {
+        const fn = call.function ?? (call.custom ? { name: call.custom.name, arguments: call.custom.input } : undefined);
+        n += TOKENS_PER_TOOL_CALL + this.countText(fn?.name ?? '') + this.countText(fn?.arguments ?? '');
+      }
+    }
+    return n;
+  }
+
+  private countContent(content: unknown): number {
+    if (typeof content === 'string') return this.countText(content);
+    if (!Array.isArray(content)) return 0;
+    let n = 0;
+    for (const part of content as Array<Record<string, unknown>>) {
+      switch (part.type) {
+        case 'text':
+          n += this.countText(String(part.text ?? ''));
+          break;
+        case 'refusal':
+          n += this.countText(String(part.refusal ?? ''));
+          break;
+        case 'image_url': {
+          const img = part.image_url as { url?: string; detail?: string } | undefined;
+          const size = img?.url ? imageSizeFromDataUrl(img.url) : undefined;
+          n += imageTokens(size?.width, size?.height, img?.detail);
+          break;
+        }
+        default:
+          n += ATTACHMENT_TOKENS;
+      }
+    }
+    return n;
+  }
+
+  /** Tokens of the request's `tools` array (0 when empty). Cached for the same array object. */
+  countTools(tools: readonly ToolSchema[] | undefined): number {
+    if (!tools || tools.length === 0) return 0;
+    if (this.toolsCache?.tools === tools) return this.toolsCache.tokens;
+    let n = TOOLS_BASE_TOKENS;
+    for (const t of tools) n += TOKENS_PER_TOOL + this.countText(JSON.stringify((t as { function?: unknown }).function ?? t));
+    this.toolsCache = { tools, tokens: n };
+    return n;
+  }
+
+  /** Estimated prompt tokens of a request with `items` and `tools`. O(items) with cached counts. */
+  measure(items: readonly ContextItem[], tools?: readonly ToolSchema[]): Measurement {
+    const breakdown = emptyBreakdown();
+    breakdown.tools = this.countTools(tools);
+    const perItem = new Array<number>(items.length);
+    let total = breakdown.tools + REPLY_PRIMING_TOKENS;
+    for (let i = 0; i < items.length; i++) {
+      const n = this.countMessage(items[i].message);
+      perItem[i] = n;
+      breakdown[categoryOf(items[i])] += n;
+      total += n;
+    }
+    return { total, breakdown, perItem };
+  }
+
+  /**
+   * Records the provider's `usage.prompt_tokens` for the request that was sent with `items`.
+   * Later readings of the same context plus appended items show exact-plus-new (DESIGN: calibrated).
+   */
+  calibrate(promptTokens: number, items: readonly ContextItem[], tools?: readonly ToolSchema[]): void {
+    if (!(promptTokens > 0)) return;
+    this.calibration = { exact: promptTokens, estimate: this.measure(items, tools).total, ids: items.map((i) => i.id) };
+  }
+
+  /** Ratio of reported to estimated tokens from the last calibration (1 when none), clamped to [0.5, 2]. */
+  get scale(): number {
+    const c = this.calibration;
+    if (!c || c.estimate <= 0) return 1;
+    return Math.min(2, Math.max(0.5, c.exact / c.estimate));
+  }
+
+  /** The meter's reading: exact (plus new messages) when the context only grew since calibration. */
+  read(items: readonly ContextItem[], tools?: readonly ToolSchema[]): MeterReading {
+    const m = this.measure(items, tools);
+    const c = this.calibration;
+    if (c && c.ids.length <= items.length && c.ids.every((id, i) => items[i].id === id)) {
+      let added = 0;
+      for (let i = c.ids.length; i < items.length; i++) added += m.perItem[i];
+      return { ...m, total: c.exact + added, basis: added === 0 ? 'exact' : 'exact+new' };
+    }
+    return { ...m, basis: 'estimate' };
+  }
+}

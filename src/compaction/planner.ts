@@ -1,0 +1,133 @@
+/**
+ * Chooses what one compaction replaces: the fewest oldest units that reach the target, tier by
+ * tier, in time linear in the number of items (DESIGN.md, pipeline step 2).
+ *
+ * Tiers: 1 complete historical turns; 2 earlier historical summaries (two or more); 3 current-task
+ * steps beyond `keepRecentSteps`; 4 current-task summaries (two or more). A summary directly before
+ * a selected span is folded into it, so repeated compaction keeps one summary, not a growing pile.
+ */
+import type { ContextItem } from './types';
+import { analyze, type Structure, type Unit } from './structure';
+import { COLLAPSED_RECORD_TOKENS, collapseCandidates } from './collapse';
+
+/** A contiguous run of items `[start, end)` to replace with one summary. */
+export interface Span {
+  start: number;
+  end: number;
+  tier: 1 | 2 | 3 | 4;
+  /** Estimated tokens of the span as it stands (collapsed sizes where collapse applies). */
+  tokens: number;
+}
+
+/** What a compaction will do. */
+export interface Plan {
+  shape: Structure;
+  /** Indices of tool results to collapse (none inside `spans`). */
+  collapse: number[];
+  spans: Span[];
+  /** Estimated prompt tokens after the plan, in tokens. */
+  estimatedAfter: number;
+  /** Why nothing could be selected, when `collapse` and `spans` are empty. */
+  reason?: string;
+}
+
+/** Planner options. */
+export interface PlanOptions {
+  keepRecentSteps: number;
+  /** Expected size of one summary, in tokens. */
+  summaryTokens: number;
+  noCollapse?: boolean;
+  /** Select every eligible unit (a manual "compact everything"), not just enough to reach the target. */
+  all?: boolean;
+}
+
+/**
+ * Plans a compaction of `items` (with per-item counts `perItem` and current total `total`) down to
+ * `targetTokens`. Pure; O(items).
+ */
+export function planCompaction(items: readonly ContextItem[], perItem: readonly number[], total: number, targetTokens: number, options: PlanOptions): Plan {
+  const shape = analyze(items, options.keepRecentSteps);
+  const size = perItem.slice();
+  const collapsible = options.noCollapse ? [] : collapseCandidates(items, shape, perItem);
+  let afterCollapse = total;
+  for (const i of collapsible) {
+    afterCollapse -= perItem[i] - COLLAPSED_RECORD_TOKENS;
+    size[i] = COLLAPSED_RECORD_TOKENS;
+  }
+  if (afterCollapse <= targetTokens && !options.all) {
+    return { shape, collapse: collapsible, spans: [], estimatedAfter: afterCollapse, reason: collapsible.length ? undefined : 'nothing eligible' };
+  }
+  // Prefix sums over sizes: unit tokens in O(1).
+  const prefix = new Float64Array(items.length + 1);
+  for (let i = 0; i < items.length; i++) prefix[i + 1] = prefix[i] + size[i];
+  const tokensOf = (u: { start: number; end: number }) => prefix[u.end] - prefix[u.start];
+
+  const units = shape.units;
+  const tiers: Unit[][] = [[], [], [], []];
+  const historySummaries = units.filter((u) => u.eligible && u.kind === 'summary' && u.region === 'history');
+  const currentSummaries = units.filter((u) => u.eligible && u.kind === 'summary' && u.region === 'current');
+  for (const u of units) {
+    if (!u.eligible) continue;
+    if (u.kind === 'turn') tiers[0].push(u);
+    else if (u.kind === 'step') tiers[2].push(u);
+  }
+  if (historySummaries.length >= 2) tiers[1] = historySummaries;
+  if (currentSummaries.length >= 2) tiers[3] = currentSummaries;
+
+  const selected = new Set<Unit>();
+  const tierOf = new Map<Unit, 1 | 2 | 3 | 4>();
+  const need = afterCollapse - targetTokens;
+  let saved = 0;
+  let spanCount = 0;
+  const unitIndex = new Map(units.map((u, k) => [u, k]));
+  const isSelected = (k: number) => k >= 0 && k < units.length && selected.has(units[k]);
+  outer: for (let t = 0; t < 4; t++) {
+    for (const u of tiers[t]) {
+      if (!options.all && saved - spanCount * options.summaryTokens >= need) break outer;
+      const k = unitIndex.get(u)!;
+      // A unit joining an existing span adds no new summary; a lone one costs one summary.
+      const joins = isSelected(k - 1) || isSelected(k + 1);
+      selected.add(u);
+      tierOf.set(u, (t + 1) as 1 | 2 | 3 | 4);
+      saved += tokensOf(u);
+      if (!joins) spanCount++;
+    }
+  }
+  // Fold an eligible summary that directly precedes a selected run into it.
+  for (let k = 1; k < units.length; k++) {
+    const u = units[k];
+    const prev = units[k - 1];
+    if (selected.has(u) && !selected.has(prev) && prev.eligible && prev.kind === 'summary') {
+      selected.add(prev);
+      tierOf.set(prev, tierOf.get(u)!);
+      saved += tokensOf(prev);
+    }
+  }
+  const spans: Span[] = [];
+  for (let k = 0; k < units.length; k++) {
+    if (!selected.has(units[k])) continue;
+    const first = units[k];
+    let last = first;
+    while (k + 1 < units.length && selected.has(units[k + 1]) && units[k + 1].start === last.end) last = units[++k];
+    const span = { start: first.start, end: last.end, tier: tierOf.get(first)!, tokens: 0 };
+    span.tokens = tokensOf(span);
+    // A span that is only one summary would be rewritten into itself.
+    if (!(span.end - span.start === 1 && items[span.start].kind === 'summary')) spans.push(span);
+  }
+  const inSpan = new Uint8Array(items.length);
+  for (const s of spans) inSpan.fill(1, s.start, s.end);
+  const collapse = collapsible.filter((i) => !inSpan[i]);
+  let estimatedAfter = total;
+  for (const i of collapse) estimatedAfter -= perItem[i] - COLLAPSED_RECORD_TOKENS;
+  for (const s of spans) {
+    for (let i = s.start; i < s.end; i++) estimatedAfter -= perItem[i];
+    estimatedAfter += Math.min(options.summaryTokens, Math.ceil(s.tokens / 2));
+  }
+  const reason = collapse.length === 0 && spans.length === 0 ? nothingReason(shape) : undefined;
+  return { shape, collapse, spans, estimatedAfter, reason };
+}
+
+function nothingReason(shape: Structure): string {
+  const reasons = new Set(shape.units.filter((u) => !u.eligible && u.reason).map((u) => u.reason!));
+  return `nothing eligible: everything left is ${[...reasons].join(', ') || 'anchored'}`;
+}

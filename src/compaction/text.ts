@@ -1,0 +1,78 @@
+/**
+ * Plain-text views of messages, for summarizers and collapsed records. Images and files become
+ * placeholders; base64 data never appears in text.
+ */
+import type { ChatMessage } from './types';
+import { imageSizeFromDataUrl } from './images';
+
+/** The text of a message's content; image and file parts become placeholders like `[image 800x600]`. */
+export function contentText(message: ChatMessage): string {
+  const content = (message as { content?: unknown }).content;
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  const parts: string[] = [];
+  for (const p of content as Array<Record<string, unknown>>) {
+    if (p.type === 'text') parts.push(String(p.text ?? ''));
+    else if (p.type === 'refusal') parts.push(String(p.refusal ?? ''));
+    else if (p.type === 'image_url') {
+      const url = (p.image_url as { url?: string } | undefined)?.url ?? '';
+      const size = imageSizeFromDataUrl(url);
+      parts.push(size ? `[image ${size.width}x${size.height}]` : url.startsWith('data:') ? '[image]' : `[image ${url.slice(0, 200)}]`);
+    } else if (p.type === 'file') {
+      const f = p.file as { filename?: string } | undefined;
+      parts.push(`[file ${f?.filename ?? ''}]`.replace(' ]', ']'));
+    } else parts.push(`[${String(p.type)}]`);
+  }
+  return parts.join('\n');
+}
+
+/** Tool calls of an assistant message as `{id, name, arguments}` (empty for other roles). */
+export function toolCallsOf(message: ChatMessage): Array<{ id: string; name: string; arguments: string }> {
+  if (message.role !== 'assistant') return [];
+  const calls = (message as { tool_calls?: Array<{ id: string; function?: { name?: string; arguments?: string }; custom?: { name?: string; input?: string } }> }).tool_calls;
+  if (!Array.isArray(calls)) return [];
+  return calls.map((c) => ({ id: c.id, name: c.function?.name ?? c.custom?.name ?? 'tool', arguments: c.function?.arguments ?? c.custom?.input ?? '' }));
+}
+
+const ERROR_LINE = /\b(error|exception|traceback|failed|failure|fatal|panic|cannot|not found|denied|refused|exit code [1-9]|exit_code"?:\s*[1-9])\b/i;
+
+/** True when a tool result reads as a failure (first lines mention an error or a non-zero exit). */
+export function looksLikeError(text: string): boolean {
+  const head = text.slice(0, 400);
+  return /^\s*(error|failed|fatal|traceback)/i.test(head) || /exit(ed)? (with )?code [1-9]|"exit_code":\s*[1-9]|is_error|Process exited with code [1-9]/i.test(head);
+}
+
+/** Lines of `text` that report errors, deduplicated, at most `max`, each at most 240 characters. */
+export function errorLines(text: string, max = 5): string[] {
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    const t = line.trim();
+    if (t.length > 0 && ERROR_LINE.test(t) && !out.includes(t.slice(0, 240))) {
+      out.push(t.slice(0, 240));
+      if (out.length >= max) break;
+    }
+  }
+  return out;
+}
+
+/** A short form of tool-call arguments: the JSON's key string values, at most `max` characters. */
+export function keyArguments(args: string, max = 120): string {
+  let s = args;
+  try {
+    const obj = JSON.parse(args) as unknown;
+    if (obj && typeof obj === 'object' && !Array.isArray(obj)) {
+      const pairs: string[] = [];
+      for (const [k, v] of Object.entries(obj as Record<string, unknown>)) {
+        if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') {
+          const sv = String(v).replace(/\s+/g, ' ');
+          pairs.push(`${k}=${sv.length > 60 ? sv.slice(0, 57) + '…' : sv}`);
+        }
+      }
+      s = pairs.join(' ');
+    }
+  } catch {
+    // Not JSON (free-form tool input): use it as text.
+  }
+  s = s.replace(/\s+/g, ' ').trim();
+  return s.length > max ? s.slice(0, max - 1) + '…' : s;
+}
