@@ -1,0 +1,284 @@
+/**
+ * The agent loop: a tool-calling conversation over the OpenAI Chat Completions API with streaming.
+ *
+ * One run: send the conversation and the tool schemas, stream the reply (text deltas are reported as
+ * they arrive), run the requested tool calls (in parallel when several), append their results in call
+ * order, and repeat until the model answers without tool calls, the step limit is reached, or the run
+ * is cancelled.
+ *
+ * Transcript validity on cancel: a reply cancelled while streaming keeps its text (if any) without
+ * tool calls; once an assistant message with tool calls is appended, every one of its calls gets
+ * exactly one `tool` message — a "cancelled" result for calls that did not finish — so the
+ * transcript always satisfies tool pairing (DESIGN.md invariant 1).
+ *
+ * The conversation itself (ids, storage, what is sent) belongs to a {@link Conversation}; the
+ * context service uses {@link AgentHooks.beforeModelCall} to compact at safe points.
+ */
+import type OpenAI from 'openai';
+import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import type { ChatMessage, Entry, ToolSchema } from '../compaction/types';
+import { CANCELLED_RESULT, type ToolCallRequest } from './tools';
+import type { ToolOutcome } from './types';
+
+/** Where the session reads and appends messages. */
+export interface Conversation {
+  /** The id the next appended entry will get (reported with streamed text before the entry exists). */
+  newEntryId(): string;
+  /** Appends a raw message; resolves once it is stored (persisted when persistence is on). */
+  append(entry: Entry): Promise<void>;
+  /** The messages of the next request: the active context, rendered. */
+  messages(): ChatMessage[];
+}
+
+/** Executes tool calls; {@link WorkspaceTools} is the usual one. */
+export interface ToolExecutor {
+  readonly schemas: ToolSchema[];
+  /** Never throws; an abort yields a `cancelled` outcome. */
+  execute(call: ToolCallRequest, signal: AbortSignal): Promise<ToolOutcome>;
+}
+
+/** Token usage reported by the provider for one model call. */
+export interface ModelUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/** The session's own coarse state. */
+export type AgentState = 'idle' | 'streaming' | 'running-tool';
+
+/** Observers and the safe-point hook. All optional; all called synchronously except the async ones. */
+export interface AgentHooks {
+  /**
+   * Called before every model call, at a point where every tool call is answered. May rewrite the
+   * active context (compaction). A rejection ends the run with status `error` (or `cancelled` when the
+   * signal aborted).
+   */
+  beforeModelCall?(info: { step: number }, signal: AbortSignal): Promise<void>;
+  /** Called after a step's tool results are all appended (or after a reply without tool calls). */
+  afterStep?(info: { step: number; toolCalls: number }, signal: AbortSignal): Promise<void>;
+  /** Usage of the request just made (`usage.prompt_tokens` is the exact size of what was sent). */
+  onUsage?(usage: ModelUsage, sent: { messages: ChatMessage[]; tools: ToolSchema[] }): void;
+  onStateChange?(state: AgentState, detail?: string): void;
+  onTextDelta?(entryId: string, delta: string): void;
+  onToolCall?(call: ToolCallRequest, entryId: string): void;
+  onToolResult?(call: ToolCallRequest, outcome: ToolOutcome, entryId: string, durationMs: number): void;
+}
+
+/** Options of {@link AgentSession}. */
+export interface AgentSessionOptions {
+  client: OpenAI;
+  model: string;
+  tools: ToolExecutor;
+  conversation: Conversation;
+  hooks?: AgentHooks;
+  /** Upper bound on model calls per run. Default 40. */
+  maxSteps?: number;
+  /** Extra request fields (temperature, max_tokens…) merged into every request. */
+  requestOptions?: Partial<Omit<ChatCompletionCreateParamsStreaming, 'model' | 'messages' | 'tools' | 'stream'>>;
+}
+
+/** How a run ended. */
+export type RunStatus = 'done' | 'cancelled' | 'step-limit' | 'error';
+
+/** Outcome of {@link AgentSession.run}. */
+export interface RunResult {
+  status: RunStatus;
+  /** Text of the last assistant message of the run. */
+  finalText: string;
+  modelCalls: number;
+  toolCalls: number;
+  error?: Error;
+}
+
+/** Marker appended to a reply whose stream was cancelled, so neither user nor model takes it as whole. */
+export const CANCELLED_REPLY_MARKER = '\n\n[reply cancelled by the user]';
+
+interface PendingCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** One agent conversation loop. Not re-entrant: one `run` at a time. */
+export class AgentSession {
+  private running = false;
+  private readonly maxSteps: number;
+
+  constructor(private readonly options: AgentSessionOptions) {
+    this.maxSteps = options.maxSteps ?? 40;
+  }
+
+  /** True while a run is in progress. */
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  /** Appends `text` as a user message, then {@link run}s. */
+  async runTask(text: string, signal: AbortSignal): Promise<RunResult> {
+    const { conversation } = this.options;
+    await conversation.append({ id: conversation.newEntryId(), message: { role: 'user', content: text }, meta: { timestamp: new Date().toISOString() } });
+    return this.run(signal);
+  }
+
+  /**
+   * Runs the loop on the conversation as it stands (its last message is normally the user's).
+   * Never rejects for model, tool or hook failures: they end the run with status `error`.
+   * @throws Error when another run is in progress.
+   */
+  async run(signal: AbortSignal): Promise<RunResult> {
+    if (this.running) throw new Error('The agent is already running a task.');
+    this.running = true;
+    const result: RunResult = { status: 'done', finalText: '', modelCalls: 0, toolCalls: 0 };
+    const hooks = this.options.hooks ?? {};
+    try {
+      for (;;) {
+        if (signal.aborted) return { ...result, status: 'cancelled' };
+        if (result.modelCalls >= this.maxSteps) return { ...result, status: 'step-limit' };
+        const step = result.modelCalls + 1;
+        await hooks.beforeModelCall?.({ step }, signal);
+        signal.throwIfAborted();
+        result.modelCalls++;
+        const reply = await this.streamReply(signal);
+        result.finalText = reply.text;
+        if (reply.cancelled) return { ...result, status: 'cancelled' };
+        if (reply.calls.length === 0) {
+          await hooks.afterStep?.({ step, toolCalls: 0 }, signal);
+          return result;
+        }
+        result.toolCalls += reply.calls.length;
+        await this.runTools(reply.calls, reply.entryId, signal);
+        await hooks.afterStep?.({ step, toolCalls: reply.calls.length }, signal);
+      }
+    } catch (error) {
+      if (signal.aborted) return { ...result, status: 'cancelled' };
+      return { ...result, status: 'error', error: error instanceof Error ? error : new Error(String(error)) };
+    } finally {
+      this.running = false;
+      hooks.onStateChange?.('idle');
+    }
+  }
+
+  /** Makes one streaming model call and appends the assistant message. */
+  private async streamReply(signal: AbortSignal): Promise<{ text: string; calls: PendingCall[]; entryId: string; cancelled: boolean }> {
+    const { client, model, tools, conversation, hooks = {}, requestOptions } = this.options;
+    const entryId = conversation.newEntryId();
+    const messages = conversation.messages();
+    const schemas = tools.schemas;
+    hooks.onStateChange?.('streaming');
+    let text = '';
+    const calls: PendingCall[] = [];
+    let usage: ModelUsage | undefined;
+    let cancelled = false;
+    try {
+      const stream = await client.chat.completions.create(
+        {
+          ...requestOptions,
+          model,
+          messages,
+          ...(schemas.length > 0 ? { tools: schemas } : {}),
+          stream: true,
+          stream_options: { include_usage: true },
+        },
+        { signal },
+      );
+      for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
+        if (chunk.usage) usage = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
+        const delta = chunk.choices?.[0]?.delta;
+        if (!delta) continue;
+        if (typeof delta.content === 'string' && delta.content !== '') {
+          text += delta.content;
+          hooks.onTextDelta?.(entryId, delta.content);
+        }
+        for (const part of delta.tool_calls ?? []) {
+          const slot = (calls[part.index] ??= { id: '', name: '', arguments: '' });
+          if (part.id) slot.id = part.id;
+          if (part.function?.name) slot.name += part.function.name;
+          if (part.function?.arguments) slot.arguments += part.function.arguments;
+        }
+      }
+      // The SDK's stream iterator ends quietly on abort instead of throwing, so check here too.
+      if (signal.aborted) cancelled = true;
+    } catch (error) {
+      if (!signal.aborted) throw error;
+      cancelled = true;
+    }
+    if (usage) hooks.onUsage?.(usage, { messages, tools: schemas });
+    if (cancelled) {
+      // Tool calls of a cut-off stream may have partial arguments: they are dropped, never run.
+      if (text !== '') {
+        await conversation.append({ id: entryId, message: { role: 'assistant', content: text + CANCELLED_REPLY_MARKER }, meta: { timestamp: new Date().toISOString(), model } });
+      }
+      return { text, calls: [], entryId, cancelled };
+    }
+    const complete = calls.filter((c) => c !== undefined);
+    complete.forEach((c, i) => {
+      // Some compatible servers omit ids; the pairing invariant needs one per call.
+      if (!c.id) c.id = `call_${entryId}_${i}`;
+    });
+    const message: ChatMessage =
+      complete.length > 0
+        ? {
+            role: 'assistant',
+            content: text === '' ? null : text,
+            tool_calls: complete.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
+          }
+        : { role: 'assistant', content: text };
+    await conversation.append({
+      id: entryId,
+      message,
+      meta: { timestamp: new Date().toISOString(), model, ...(usage ? { reportedPromptTokens: usage.promptTokens } : {}) },
+    });
+    return { text, calls: complete, entryId, cancelled: false };
+  }
+
+  /**
+   * Runs the calls of one assistant message concurrently and appends their results in call order as
+   * soon as each prefix is done, so a crash loses as little as possible and order stays stable.
+   */
+  private async runTools(calls: PendingCall[], assistantEntryId: string, signal: AbortSignal): Promise<void> {
+    const { tools, conversation, hooks = {} } = this.options;
+    hooks.onStateChange?.('running-tool', calls.map((c) => c.name).join(', '));
+    const started = calls.map((call) => {
+      hooks.onToolCall?.(call, assistantEntryId);
+      const t0 = Date.now();
+      return tools
+        .execute(call, signal)
+        .catch((error: unknown): ToolOutcome => (signal.aborted
+          ? { content: CANCELLED_RESULT, ok: false, cancelled: true }
+          : { content: `Error: ${error instanceof Error ? error.message : String(error)}`, ok: false }))
+        .then((outcome) => ({ outcome, durationMs: Date.now() - t0 }));
+    });
+    for (let i = 0; i < calls.length; i++) {
+      const { outcome, durationMs } = await started[i];
+      const entryId = conversation.newEntryId();
+      await conversation.append({
+        id: entryId,
+        message: { role: 'tool', tool_call_id: calls[i].id, content: outcome.content },
+        meta: { timestamp: new Date().toISOString() },
+      });
+      hooks.onToolResult?.(calls[i], outcome, entryId, durationMs);
+    }
+  }
+}
+
+/** A conversation held in memory only: for tests and one-off runs without a context service. */
+export class InMemoryConversation implements Conversation {
+  readonly entries: Entry[] = [];
+  private counter = 0;
+
+  constructor(initial: ChatMessage[] = []) {
+    for (const message of initial) this.entries.push({ id: this.newEntryId(), message });
+  }
+
+  newEntryId(): string {
+    return `m${++this.counter}`;
+  }
+
+  async append(entry: Entry): Promise<void> {
+    this.entries.push(entry);
+  }
+
+  messages(): ChatMessage[] {
+    return this.entries.map((e) => e.message);
+  }
+}
