@@ -1,0 +1,551 @@
+/**
+ * Summaries written by a model behind any OpenAI-compatible Chat Completions endpoint (OpenAI, Azure
+ * OpenAI's v1 endpoint, vLLM, llama.cpp, Ollama, LM Studio…), safe under every failure.
+ *
+ * Safety rules (DESIGN.md failure semantics; cases B10, B13, B14, B16, B52, B55):
+ * - the request never carries `tools`, so the model cannot answer with a tool call by design;
+ * - each call fits the summarizer's own window: the span is rendered as data and batched (oldest
+ *   first, rolling: each call folds in the previous call's notes); batches beyond `maxCalls` are
+ *   dropped, oldest first, and counted;
+ * - a reply is used only when the call ended normally (`finish_reason: stop`), without tool calls or a
+ *   refusal, with non-empty text that is not refusal- or error-shaped; a stream that breaks is discarded;
+ * - every failure becomes a {@link SummarizerError} with a one-line message and a `kind`; the API key
+ *   never appears in messages or logs.
+ *
+ * Retries of 408/409/429/5xx and connection errors, with backoff and `Retry-After`, are the SDK's own
+ * (`maxRetries`); this module adds only what the SDK does not do: an idle timeout on streamed bodies,
+ * and cancellation that does not wait for an SDK back-off sleep.
+ */
+import OpenAI from 'openai';
+import type { ChatCompletionCreateParams, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ContextItem, Summarizer, SummaryRequest, SummaryResult, SummarizerUsage } from '../compaction/types';
+import { SummarizerError } from '../compaction/types';
+import { batchForWindow, DEFAULT_SUMMARY_INSTRUCTION, PREVIOUS_NOTES_CLOSE, PREVIOUS_NOTES_OPEN, USER_REQUESTS_CLOSE, USER_REQUESTS_OPEN, neutraliseDelimiters, wrapTranscript, type RenderOptions } from '../compaction/summaryPrompt';
+import { clipMiddle, clipMiddleToTokens } from '../compaction/clip';
+
+/** Which request field bounds the reply length. */
+export type ReplyLimitParameter = 'max_completion_tokens' | 'max_tokens' | 'none';
+
+/** Options of {@link OpenAISummarizer}. */
+export interface OpenAISummarizerOptions {
+  /** Endpoint base URL, for example `https://api.openai.com/v1` or `http://127.0.0.1:8000/v1`. */
+  baseURL: string;
+  /** API key. Local servers that need none get a placeholder. Never logged. */
+  apiKey?: string;
+  /** Model id sent in the request. */
+  model: string;
+  /** The summarizer model's own context window, in tokens (input and reply of one call). */
+  contextWindow: number;
+  /** Instruction (system message) replacing {@link DEFAULT_SUMMARY_INSTRUCTION}. */
+  instruction?: string;
+  /**
+   * Milliseconds to wait for response headers (per attempt, the SDK's `timeout`) and, when
+   * streaming, the longest silence between two stream events. Default 60 000.
+   */
+  timeoutMs?: number;
+  /** Retries by the SDK on 408/409/429/5xx and connection errors (back-off, `Retry-After`). Default 2. */
+  maxRetries?: number;
+  /**
+   * Upper bound on one model call including the SDK's retries and back-off sleeps, in milliseconds.
+   * Default `(timeoutMs + 60 000) × (maxRetries + 1)`.
+   */
+  callDeadlineMs?: number;
+  /** Stream the reply (deltas go to `SummaryRequest.onDelta`). Default true. */
+  stream?: boolean;
+  /**
+   * Counts tokens as the summarizer model would, used to fit its window. Default: characters / 3,
+   * rounded up — deliberately high for English and code under most tokenizers, since the summarizer's
+   * tokenizer is usually unknown (local models).
+   */
+  countText?: (text: string) => number;
+  /** Tokens reserved for the reply. Default: twice the requested summary length, at most a quarter of the window. */
+  replyTokens?: number;
+  /** Request field bounding the reply. Default `max_completion_tokens` (`max_tokens` for older servers). */
+  replyLimitParameter?: ReplyLimitParameter;
+  /** Sampling temperature; omitted when undefined (some reasoning models reject it). */
+  temperature?: number;
+  /** Extra HTTP headers (for example Azure's `api-key`); never logged. */
+  headers?: Record<string, string>;
+  /** Pixel sizes of image parts for the transcript placeholders. */
+  imageSize?: RenderOptions['imageSize'];
+  /** Debug log lines (requests sizes, retries, outcomes); never contains the key or message text. */
+  log?: (line: string) => void;
+  /** A prebuilt client (tests); when given, `baseURL`, `apiKey`, `headers` are not used to build one. */
+  client?: OpenAI;
+}
+
+/** Share of the window kept free for counting error between our estimate and the model's tokenizer. */
+const WINDOW_SAFETY_SHARE = 0.05;
+/** Share of the window that verbatim user requests may take in each call. */
+const USER_REQUESTS_SHARE = 0.15;
+/** Per-message overhead of the two request messages plus reply priming, in tokens. */
+const REQUEST_OVERHEAD_TOKENS = 16;
+
+/**
+ * Summarizer over an OpenAI-compatible endpoint. See the module comment for its safety rules.
+ *
+ * `summarize` throws {@link SummarizerError} with kind:
+ * `aborted` (the request's signal), `timeout` (no headers or no stream event within `timeoutMs`, or
+ * the call deadline), `http` (status errors after retries, connection failures, a stream that broke),
+ * `overflow` (the window cannot hold the instruction and one batch, or the server reports the context
+ * length exceeded), `truncated` (`finish_reason: length`, or a stream that ended without a finish
+ * reason), `tool-call`, `refusal` (the `refusal` field, `content_filter`, or refusal-shaped text),
+ * `empty` (no text, or only empty sections), `invalid` (error-shaped text, malformed stream events,
+ * another finish reason).
+ */
+export class OpenAISummarizer implements Summarizer {
+  readonly name: string;
+  readonly contextWindow: number;
+  private readonly client: OpenAI;
+  private readonly options: OpenAISummarizerOptions;
+  private readonly countText: (text: string) => number;
+  private readonly endpoint: string;
+
+  constructor(options: OpenAISummarizerOptions) {
+    if (!(options.contextWindow > 0)) throw new RangeError(`summarizer contextWindow must be a positive number of tokens, got ${options.contextWindow}`);
+    if (!options.model) throw new RangeError('summarizer model is required');
+    this.options = options;
+    this.name = options.model;
+    this.contextWindow = options.contextWindow;
+    this.countText = options.countText ?? ((text) => Math.ceil(text.length / 3));
+    this.endpoint = describeEndpoint(options.baseURL);
+    this.client =
+      options.client ??
+      new OpenAI({
+        baseURL: options.baseURL,
+        // Servers without authentication accept any key; the SDK refuses to run without one.
+        apiKey: options.apiKey && options.apiKey.length > 0 ? options.apiKey : 'no-key',
+        timeout: options.timeoutMs ?? 60_000,
+        maxRetries: options.maxRetries ?? 2,
+        defaultHeaders: options.headers,
+        // The SDK's own logging could print request details; this module reports through `log`.
+        logLevel: 'off',
+      });
+  }
+
+  /** Writes the summary of `request.items`. See the class comment for the errors thrown. */
+  async summarize(request: SummaryRequest): Promise<SummaryResult> {
+    if (request.signal?.aborted) throw new SummarizerError('compaction cancelled', 'aborted');
+    if (request.items.length === 0) throw new SummarizerError('nothing to summarize', 'empty');
+    const plan = this.plan(request);
+    const usage: SummarizerUsage = { calls: 0, promptTokens: 0, completionTokens: 0 };
+    let notes: string | undefined;
+    let model = this.options.model;
+    for (let k = 0; k < plan.batches.length; k++) {
+      const batch = plan.batches[k]!;
+      const messages = this.messages(request, plan, batch.text, notes, k, plan.batches.length);
+      const outcome = await this.call(messages, plan.replyTokens, request, usage);
+      notes = outcome.text;
+      model = outcome.model;
+    }
+    if (notes === undefined) throw new SummarizerError('nothing to summarize', 'empty');
+    this.log(`summary done: ${usage.calls} call(s), ${plan.dropped} message(s) dropped`);
+    return { text: notes, model, usage, dropped: plan.dropped };
+  }
+
+  /** Batches the span for the window; drops the oldest batches beyond `maxCalls`. */
+  private plan(request: SummaryRequest): { batches: Array<{ text: string }>; dropped: number; replyTokens: number; requestsBlock: string } {
+    const window = this.contextWindow;
+    const replyTokens = Math.max(
+      64,
+      Math.floor(this.options.replyTokens ?? Math.min(Math.max(2 * request.approximateSummaryTokens, 512), window * 0.25)),
+    );
+    const requestsBlock = this.userRequestsBlock(request.userRequests, Math.floor(window * USER_REQUESTS_SHARE));
+    const fixed =
+      this.countText(this.options.instruction ?? DEFAULT_SUMMARY_INSTRUCTION) +
+      this.countText(this.framing(request, requestsBlock, '', '', 1, 2)) +
+      REQUEST_OVERHEAD_TOKENS;
+    // Previous notes are at most one reply long; the reply itself needs the same room again.
+    const reserved = fixed + 2 * replyTokens + Math.ceil(window * WINDOW_SAFETY_SHARE);
+    let batches;
+    try {
+      batches = batchForWindow(request.items, window, this.countText, reserved, { imageSize: this.options.imageSize });
+    } catch (error) {
+      throw new SummarizerError(
+        `the summarizer's ${window}-token window cannot hold its instructions and a part of the conversation (${reserved} tokens reserved)`,
+        'overflow',
+        { cause: error },
+      );
+    }
+    const maxCalls = Math.max(1, Math.floor(request.maxCalls));
+    let dropped = 0;
+    if (batches.length > maxCalls) {
+      for (const batch of batches.slice(0, batches.length - maxCalls)) dropped += countRaw(batch.items);
+      batches = batches.slice(batches.length - maxCalls);
+    }
+    this.log(`summary plan: ${batches.length} call(s), ${dropped} message(s) dropped, ${reserved} tokens reserved per call`);
+    return { batches, dropped, replyTokens, requestsBlock };
+  }
+
+  /** The request messages of call `k` of `n`. */
+  private messages(
+    request: SummaryRequest,
+    plan: { replyTokens: number; requestsBlock: string },
+    batchText: string,
+    previousNotes: string | undefined,
+    k: number,
+    n: number,
+  ): ChatCompletionMessageParam[] {
+    // The previous reply was bounded by `replyTokens` in the model's tokenizer; bound it in ours too.
+    const notes = previousNotes === undefined ? '' : clipMiddleToTokens(previousNotes, plan.replyTokens, this.countText);
+    return [
+      { role: 'system', content: this.options.instruction ?? DEFAULT_SUMMARY_INSTRUCTION },
+      { role: 'user', content: this.framing(request, plan.requestsBlock, notes, batchText, k + 1, n) },
+    ];
+  }
+
+  /** The user message of one call: focus, user requests, previous notes, the transcript part. */
+  private framing(request: SummaryRequest, requestsBlock: string, notes: string, batchText: string, part: number, parts: number): string {
+    const sections: string[] = [];
+    if (request.focus !== undefined && request.focus.trim().length > 0) {
+      sections.push(`The user asked these notes to focus on: ${neutraliseDelimiters(clipMiddle(request.focus.trim(), 1000))}`);
+    }
+    if (requestsBlock.length > 0) {
+      sections.push(`The user's requests in the conversation being summarized, verbatim and oldest first (data, for the objective and constraints):\n${requestsBlock}`);
+    }
+    if (notes.length > 0) {
+      sections.push(
+        `Notes already written for the earlier parts of this conversation (data; fold them into your notes, which replace them):\n${PREVIOUS_NOTES_OPEN}\n${neutraliseDelimiters(notes)}\n${PREVIOUS_NOTES_CLOSE}`,
+      );
+    }
+    const which = parts > 1 ? `Part ${part} of ${parts} of the conversation to summarize` : 'The conversation to summarize';
+    sections.push(`${which}:\n${wrapTranscript(batchText)}`);
+    sections.push(
+      `Write the notes now, in the sections given in your instructions, in about ${request.approximateSummaryTokens} tokens or fewer.`,
+    );
+    return sections.join('\n\n');
+  }
+
+  /** User requests as a numbered list inside delimiters, each clipped, within `maxTokens`. */
+  private userRequestsBlock(requests: readonly string[], maxTokens: number): string {
+    if (requests.length === 0) return '';
+    const perRequestChars = 2000;
+    const lines = requests.map((r, i) => `${i + 1}. ${neutraliseDelimiters(clipMiddle(r.trim(), perRequestChars))}`);
+    let body = lines.join('\n');
+    if (this.countText(body) > maxTokens) body = clipMiddleToTokens(body, maxTokens, this.countText);
+    return `${USER_REQUESTS_OPEN}\n${body}\n${USER_REQUESTS_CLOSE}`;
+  }
+
+  /** One model call with validation. Adds to `usage`. */
+  private async call(
+    messages: ChatCompletionMessageParam[],
+    replyTokens: number,
+    request: SummaryRequest,
+    usage: SummarizerUsage,
+  ): Promise<{ text: string; model: string }> {
+    const streamed = this.options.stream ?? true;
+    const timeoutMs = this.options.timeoutMs ?? 60_000;
+    const maxRetries = this.options.maxRetries ?? 2;
+    const deadlineMs = this.options.callDeadlineMs ?? (timeoutMs + 60_000) * (maxRetries + 1);
+    const params: ChatCompletionCreateParams = { model: this.options.model, messages };
+    const limit = this.options.replyLimitParameter ?? 'max_completion_tokens';
+    if (limit === 'max_completion_tokens') params.max_completion_tokens = replyTokens;
+    else if (limit === 'max_tokens') params.max_tokens = replyTokens;
+    if (this.options.temperature !== undefined) params.temperature = this.options.temperature;
+
+    const watch = new Watchdog(request.signal);
+    const promptEstimate = messages.reduce((n, m) => n + this.countText(typeof m.content === 'string' ? m.content : ''), REQUEST_OVERHEAD_TOKENS);
+    this.log(`summary call ${usage.calls + 1}: ~${promptEstimate} prompt tokens, reply limit ${replyTokens}, ${streamed ? 'streamed' : 'JSON'}`);
+    usage.calls += 1;
+    const deadline = watch.arm(deadlineMs, 'deadline');
+    try {
+      const reply = await watch.race(
+        streamed ? this.streamedReply(params, watch, timeoutMs, maxRetries, request.onDelta) : this.jsonReply(params, watch, timeoutMs, maxRetries),
+      );
+      usage.promptTokens += reply.promptTokens ?? promptEstimate;
+      usage.completionTokens += reply.completionTokens ?? this.countText(reply.text);
+      const text = validateReply(reply);
+      this.log(`summary call ${usage.calls}: ok, ${text.length} characters`);
+      return { text, model: reply.model ?? this.options.model };
+    } catch (error) {
+      const failure = this.classify(error, watch, timeoutMs, deadlineMs);
+      this.log(`summary call ${usage.calls}: ${failure.kind}: ${failure.message}`);
+      throw failure;
+    } finally {
+      clearTimeout(deadline);
+      watch.dispose();
+    }
+  }
+
+  private async jsonReply(params: ChatCompletionCreateParams, watch: Watchdog, timeoutMs: number, maxRetries: number): Promise<RawReply> {
+    const completion = await this.client.chat.completions.create(
+      { ...params, stream: false },
+      { signal: watch.signal, timeout: timeoutMs, maxRetries },
+    );
+    const choice = completion.choices[0];
+    const message = choice?.message;
+    return {
+      text: typeof message?.content === 'string' ? message.content : '',
+      finishReason: choice?.finish_reason ?? null,
+      toolCalls: message?.tool_calls?.length ?? 0,
+      refusal: message?.refusal ?? '',
+      model: completion.model,
+      promptTokens: completion.usage?.prompt_tokens,
+      completionTokens: completion.usage?.completion_tokens,
+    };
+  }
+
+  private async streamedReply(
+    params: ChatCompletionCreateParams,
+    watch: Watchdog,
+    timeoutMs: number,
+    maxRetries: number,
+    onDelta: ((text: string) => void) | undefined,
+  ): Promise<RawReply> {
+    const stream = await this.client.chat.completions.create(
+      { ...params, stream: true, stream_options: { include_usage: true } },
+      { signal: watch.signal, timeout: timeoutMs, maxRetries },
+    );
+    const reply: RawReply = { text: '', finishReason: null, toolCalls: 0, refusal: '' };
+    // The SDK's timeout ends once headers arrive; a body that stalls needs its own idle timer.
+    let idle = watch.arm(timeoutMs, 'idle');
+    try {
+      for await (const chunk of stream) {
+        clearTimeout(idle);
+        idle = watch.arm(timeoutMs, 'idle');
+        if (chunk.model) reply.model = chunk.model;
+        if (chunk.usage) {
+          reply.promptTokens = chunk.usage.prompt_tokens;
+          reply.completionTokens = chunk.usage.completion_tokens;
+        }
+        const choice = chunk.choices[0];
+        if (choice === undefined) continue;
+        const delta = choice.delta;
+        if (typeof delta.content === 'string' && delta.content.length > 0) {
+          reply.text += delta.content;
+          onDelta?.(delta.content);
+        }
+        if (typeof delta.refusal === 'string') reply.refusal += delta.refusal;
+        if (delta.tool_calls !== undefined && delta.tool_calls.length > 0) reply.toolCalls += delta.tool_calls.filter((c) => c.id !== undefined).length || 1;
+        if (choice.finish_reason) reply.finishReason = choice.finish_reason;
+      }
+    } finally {
+      clearTimeout(idle);
+    }
+    // The SDK ends iteration quietly when the request is aborted; the watchdog knows why.
+    watch.throwIfFired();
+    if (reply.finishReason === null) reply.incomplete = true;
+    return reply;
+  }
+
+  /** Maps anything thrown during a call to a one-line {@link SummarizerError}, without the key. */
+  private classify(error: unknown, watch: Watchdog, timeoutMs: number, deadlineMs: number): SummarizerError {
+    const fired = watch.fired;
+    if (fired === 'aborted') return new SummarizerError('compaction cancelled', 'aborted', { cause: error });
+    if (fired === 'idle') {
+      return new SummarizerError(`the summarizer at ${this.endpoint} sent nothing for ${timeoutMs} ms; the partial summary was discarded`, 'timeout', { cause: error });
+    }
+    if (fired === 'deadline') {
+      return new SummarizerError(`the summarizer at ${this.endpoint} did not finish within ${deadlineMs} ms`, 'timeout', { cause: error });
+    }
+    if (error instanceof SummarizerError) return error;
+    if (error instanceof OpenAI.APIUserAbortError) return new SummarizerError('compaction cancelled', 'aborted', { cause: error });
+    if (error instanceof OpenAI.APIConnectionTimeoutError) {
+      return new SummarizerError(`the summarizer at ${this.endpoint} did not answer within ${timeoutMs} ms`, 'timeout', { cause: error });
+    }
+    if (error instanceof OpenAI.APIConnectionError) {
+      return new SummarizerError(`could not reach the summarizer at ${this.endpoint}: ${this.redact(causeText(error))}`, 'http', { cause: error });
+    }
+    if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
+      const detail = this.redact(apiErrorText(error));
+      const code = typeof error.code === 'string' ? error.code : '';
+      if (code === 'context_length_exceeded' || /context length|context window|too many tokens|maximum context/i.test(detail)) {
+        return new SummarizerError(`the summarizer request exceeded the model's context window (HTTP ${error.status}): ${detail}`, 'overflow', { cause: error });
+      }
+      const what =
+        error.status === 401 || error.status === 403
+          ? 'rejected the API key'
+          : error.status === 404
+            ? `does not know model "${this.options.model}"`
+            : error.status === 429
+              ? 'is rate-limiting requests'
+              : error.status >= 500
+                ? 'had a server error'
+                : 'rejected the request';
+      const retried = error.status === 429 || error.status >= 500 || error.status === 408 || error.status === 409;
+      const attempts = retried ? ` after ${(this.options.maxRetries ?? 2) + 1} attempt(s)` : '';
+      return new SummarizerError(`the summarizer at ${this.endpoint} ${what} (HTTP ${error.status})${attempts}: ${detail}`, 'http', { cause: error });
+    }
+    if (error instanceof SyntaxError) {
+      return new SummarizerError(`the summarizer at ${this.endpoint} sent a malformed stream event; the partial summary was discarded`, 'invalid', { cause: error });
+    }
+    // Errors while reading the body (connection reset, terminated) surface as plain errors.
+    return new SummarizerError(
+      `the connection to the summarizer at ${this.endpoint} broke before the reply was complete (${this.redact(causeText(error))}); the partial summary was discarded`,
+      'http',
+      { cause: error },
+    );
+  }
+
+  /** Removes the API key (and header values) from text that may echo them. */
+  private redact(text: string): string {
+    let out = text;
+    const secrets = [this.options.apiKey, ...Object.values(this.options.headers ?? {})].filter((s): s is string => typeof s === 'string' && s.length >= 6);
+    for (const secret of secrets) out = out.split(secret).join('***');
+    return clipMiddle(out.replace(/\s+/g, ' ').trim(), 300);
+  }
+
+  private log(line: string): void {
+    this.options.log?.(line);
+  }
+}
+
+/** What one call returned before validation. */
+interface RawReply {
+  text: string;
+  finishReason: string | null;
+  toolCalls: number;
+  refusal: string;
+  model?: string;
+  promptTokens?: number;
+  completionTokens?: number;
+  /** The stream ended (the server closed it) without a finish reason. */
+  incomplete?: boolean;
+}
+
+/** Refusal-shaped replies: short text opening with an apology or a statement of inability. */
+const REFUSAL_TEXT =
+  /^(?:i['’]m sorry|i am sorry|sorry[,!.]|i apologi[sz]e|unfortunately,? i|i can(?:['’]t|not)|i won['’]t|i['’]m (?:not able|unable)|i am (?:not able|unable)|as an ai\b)/i;
+/** Error-shaped replies: text that reports a failure instead of summarizing. */
+const ERROR_TEXT =
+  /^(?:error\b|exception\b|traceback\b|an error occurred|request failed|internal server error|failed to (?:generate|summari[sz]e|process)|unable to (?:generate|summari[sz]e)|\{\s*"error"\s*:)|error generating summary/i;
+/** Longest text checked for refusal or error shape, in characters; real summaries are longer. */
+const SHAPE_CHECK_CHARS = 600;
+
+/**
+ * Applies the rules for a usable reply (INV-VALID-SUMMARY in the failure cases) and returns the trimmed
+ * text. Throws SummarizerError (`truncated`, `tool-call`, `refusal`, `empty`, `invalid`).
+ */
+function validateReply(reply: RawReply): string {
+  const text = reply.text.trim();
+  if (reply.incomplete === true) {
+    throw new SummarizerError(`the summarizer's stream ended before the reply was complete (${text.length} characters received); the partial summary was discarded`, 'truncated');
+  }
+  if (reply.toolCalls > 0 || reply.finishReason === 'tool_calls' || reply.finishReason === 'function_call') {
+    throw new SummarizerError('the summarizer answered with a tool call instead of a summary', 'tool-call');
+  }
+  if (reply.refusal.trim().length > 0) {
+    throw new SummarizerError(`the summarizer refused: ${clipMiddle(reply.refusal.trim().replace(/\s+/g, ' '), 200)}`, 'refusal');
+  }
+  if (reply.finishReason === 'content_filter') throw new SummarizerError('the summarizer reply was blocked by a content filter', 'refusal');
+  if (reply.finishReason === 'length') {
+    throw new SummarizerError('the summary was cut off at the reply token limit (finish_reason "length")', 'truncated');
+  }
+  if (reply.finishReason !== 'stop') {
+    throw new SummarizerError(`the summarizer call ended with finish_reason "${String(reply.finishReason)}", not "stop"`, 'invalid');
+  }
+  if (text.length === 0) throw new SummarizerError('the summarizer returned an empty reply', 'empty');
+  if (text.length <= SHAPE_CHECK_CHARS) {
+    const oneLine = clipMiddle(text.replace(/\s+/g, ' '), 160);
+    if (REFUSAL_TEXT.test(text)) throw new SummarizerError(`the summarizer refused: "${oneLine}"`, 'refusal');
+    if (ERROR_TEXT.test(text)) throw new SummarizerError(`the summarizer returned an error message instead of a summary: "${oneLine}"`, 'invalid');
+  }
+  if (isBlankTemplate(text)) throw new SummarizerError('the summarizer returned only empty sections', 'empty');
+  return text;
+}
+
+/** True when, without headings and "none"-like lines, nothing is left (case B15's blank template). */
+function isBlankTemplate(text: string): boolean {
+  const rest = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0 && !/^#{1,6}\s/.test(l) && !/^[-*]?\s*(?:none|n\/a|nothing|not applicable|no(?:ne)? (?:yet|so far)|-|—)\.?$/i.test(l));
+  return rest.join(' ').length < 20;
+}
+
+/** Number of raw messages the items stand for. */
+function countRaw(items: readonly ContextItem[]): number {
+  return items.reduce((n, item) => n + Math.max(1, item.covers.length), 0);
+}
+
+/** `scheme://host[:port]` of a base URL, for messages (no path, no credentials). */
+function describeEndpoint(baseURL: string): string {
+  try {
+    const url = new URL(baseURL);
+    return `${url.protocol}//${url.host}`;
+  } catch {
+    return 'the configured endpoint';
+  }
+}
+
+function causeText(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current !== undefined && current !== null; depth++) {
+    if (current instanceof Error) {
+      const code = (current as { code?: unknown }).code;
+      parts.push(typeof code === 'string' ? `${current.message} (${code})` : current.message);
+      current = current.cause;
+    } else {
+      parts.push(String(current));
+      break;
+    }
+  }
+  return parts.filter((p) => p.length > 0 && p !== 'Connection error.').join(': ') || 'connection error';
+}
+
+function apiErrorText(error: InstanceType<typeof OpenAI.APIError>): string {
+  const body = error.error as { message?: unknown } | undefined;
+  if (body !== undefined && typeof body?.message === 'string') return body.message;
+  return error.message.replace(/^\d{3}\s*/, '') || 'no details';
+}
+
+/** Why a {@link Watchdog} aborted the call. */
+type FiredReason = 'aborted' | 'idle' | 'deadline';
+
+/**
+ * One call's abort controller, linked to the caller's signal, with timers that abort it and remember
+ * why. `race` settles as soon as it fires, even while the SDK sleeps between retries.
+ */
+class Watchdog {
+  private readonly controller = new AbortController();
+  private reason: FiredReason | undefined;
+  private readonly listeners: Array<(reason: FiredReason) => void> = [];
+  private readonly onOuterAbort = (): void => this.fire('aborted');
+
+  constructor(private readonly outer: AbortSignal | undefined) {
+    outer?.addEventListener('abort', this.onOuterAbort, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get fired(): FiredReason | undefined {
+    return this.reason;
+  }
+
+  /** Starts a timer that fires `reason` after `ms`. */
+  arm(ms: number, reason: FiredReason): ReturnType<typeof setTimeout> {
+    return setTimeout(() => this.fire(reason), ms);
+  }
+
+  fire(reason: FiredReason): void {
+    if (this.reason !== undefined) return;
+    this.reason = reason;
+    this.controller.abort();
+    for (const listener of this.listeners) listener(reason);
+  }
+
+  throwIfFired(): void {
+    if (this.reason !== undefined) throw new Error(`summarizer call stopped (${this.reason})`);
+  }
+
+  /** Settles with `work`, or rejects as soon as the watchdog fires. */
+  race<T>(work: Promise<T>): Promise<T> {
+    // The losing promise may still reject later (the SDK notices the abort after its sleep).
+    work.catch(() => undefined);
+    return new Promise<T>((resolve, reject) => {
+      if (this.reason !== undefined) {
+        reject(new Error(`summarizer call stopped (${this.reason})`));
+        return;
+      }
+      this.listeners.push((reason) => reject(new Error(`summarizer call stopped (${reason})`)));
+      work.then(resolve, reject);
+    });
+  }
+
+  dispose(): void {
+    this.outer?.removeEventListener('abort', this.onOuterAbort);
+  }
+}
