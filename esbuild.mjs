@@ -16,6 +16,13 @@ if (fs.existsSync('media/main.ts')) {
   targets.push({ entryPoints: ['media/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife' });
 }
 
+// The webview's icon font ships from dist/ (the package is built with --no-dependencies).
+const codicons = 'node_modules/@vscode/codicons/dist';
+if (fs.existsSync(codicons)) {
+  fs.mkdirSync('dist/codicons', { recursive: true });
+  for (const file of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(`${codicons}/${file}`, `dist/codicons/${file}`);
+}
+
 const common = { bundle: true, target: 'node20', sourcemap: !production, minify: production, logLevel: 'warning' };
 if (watch) {
   for (const t of targets) await (await esbuild.context({ ...common, ...t })).watch();

@@ -1,0 +1,67 @@
+/**
+ * Composition root: builds the logger, settings, key store, session controller, status bar, sidebar,
+ * checkpoint documents, approvals and commands, and registers all of them for disposal. Nothing else
+ * happens here; in particular no tokenizer is loaded and no service is opened until first use.
+ */
+import * as vscode from 'vscode';
+import { ApprovalPresenter } from './views/approvals';
+import { CHECKPOINT_SCHEME, CheckpointDocumentProvider } from './views/checkpoint-documents';
+import { registerCommands } from './views/commands';
+import { KeyStore } from './views/key-store';
+import { createServiceFactory } from './views/service-factory';
+import { SessionController } from './views/session-controller';
+import { Settings } from './views/settings';
+import { SidebarProvider } from './views/sidebar-provider';
+import { StatusBarMeter } from './views/status-bar';
+import { importTranscriptFile } from './views/transcript-import';
+import type { ViewState } from './views/protocol';
+
+/** What other extensions (and the end-to-end tests) can read. */
+export interface ContextKeeperApi {
+  /** The sidebar's current state: budget, checkpoints, transcript. */
+  getViewState(): ViewState;
+  /** Fires after anything in the view state may have changed. */
+  readonly onDidChange: vscode.Event<void>;
+}
+
+/** Called by VS Code on first use of a contribution. */
+export function activate(context: vscode.ExtensionContext): ContextKeeperApi {
+  const log = vscode.window.createOutputChannel('ContextKeeper', { log: true });
+  const settings = new Settings();
+  const keys = new KeyStore(context.secrets);
+  const controller = new SessionController(createServiceFactory(context, log), settings, keys, context.workspaceState, log);
+  const statusBar = new StatusBarMeter();
+  const documents = new CheckpointDocumentProvider((id) => controller.current?.getCheckpoints().find((c) => c.id === id));
+  const openSession = () => void controller.ensure().catch((error: unknown) => log.warn(`Session not opened: ${String(error)}`));
+  const sidebar = new SidebarProvider(context.extensionUri, () => controller.viewState(), log, openSession);
+  const approvals = new ApprovalPresenter(controller);
+
+  const render = () => {
+    const state = controller.viewState();
+    statusBar.update(state.budget, state.state);
+    sidebar.refresh();
+  };
+  render();
+
+  context.subscriptions.push(
+    log,
+    settings,
+    keys,
+    controller,
+    statusBar,
+    documents,
+    sidebar,
+    approvals,
+    vscode.window.registerWebviewViewProvider(SidebarProvider.viewId, sidebar),
+    vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, documents),
+    controller.onDidChange(render),
+    controller.onDidAddCheckpoint(() => documents.refresh()),
+    keys.onDidChange(render),
+    ...registerCommands({ controller, keys, settings, sidebar, documents, importer: importTranscriptFile, log }),
+  );
+  log.info(`ContextKeeper ${String(context.extension.packageJSON.version)} activated.`);
+  return { getViewState: () => controller.viewState(), onDidChange: controller.onDidChange };
+}
+
+/** Everything is disposed through `context.subscriptions`. */
+export function deactivate(): void {}

@@ -1,0 +1,138 @@
+/**
+ * Read-only documents for checkpoints under the `contextkeeper-checkpoint:` scheme:
+ *
+ * - `contextkeeper-checkpoint:/<id>/checkpoint.md` — the record (trigger, strategy, tokens, model,
+ *   dropped messages) followed by the summary;
+ * - `contextkeeper-checkpoint:/<id>/replaced.md` — the span the checkpoint replaced, rendered;
+ * - `contextkeeper-checkpoint:/<id>/summary.md` — what stands in its place.
+ *
+ * The last two feed a diff editor ("what did this summary keep?").
+ */
+import * as vscode from 'vscode';
+import type { ContextItem } from '../compaction/types';
+import type { CheckpointRecord } from '../service/api';
+import { contentText } from './transcript-items';
+
+/** The URI scheme of checkpoint documents. */
+export const CHECKPOINT_SCHEME = 'contextkeeper-checkpoint';
+
+/** Which view of a checkpoint a document shows. */
+export type CheckpointPart = 'checkpoint' | 'replaced' | 'summary';
+
+/** The URI of one part of a checkpoint. */
+export function checkpointUri(id: string, part: CheckpointPart): vscode.Uri {
+  return vscode.Uri.from({ scheme: CHECKPOINT_SCHEME, path: `/${encodeURIComponent(id)}/${part}.md` });
+}
+
+/** Parses a checkpoint URI; undefined when it is not one. */
+export function parseCheckpointUri(uri: vscode.Uri): { id: string; part: CheckpointPart } | undefined {
+  const match = /^\/([^/]+)\/(checkpoint|replaced|summary)\.md$/.exec(uri.path);
+  if (uri.scheme !== CHECKPOINT_SCHEME || !match) return undefined;
+  return { id: decodeURIComponent(match[1]!), part: match[2] as CheckpointPart };
+}
+
+const MAX_TOOL_OUTPUT_CHARS = 4000;
+
+/** Renders active-context items as Markdown, one section per message. */
+export function renderItems(items: readonly ContextItem[]): string {
+  const out: string[] = [];
+  for (const item of items) {
+    const message = item.message;
+    const label = item.kind === 'raw' ? message.role : `${message.role} (${item.kind})`;
+    out.push(`### ${label} · ${item.covers.length > 1 ? `${item.covers.length} messages` : item.id}`, '');
+    let text = contentText(message.content);
+    if (message.role === 'tool' && text.length > MAX_TOOL_OUTPUT_CHARS) {
+      text = `${text.slice(0, MAX_TOOL_OUTPUT_CHARS)}\n… (${text.length - MAX_TOOL_OUTPUT_CHARS} more characters)`;
+    }
+    if (text.trim()) out.push(text, '');
+    if (message.role === 'assistant') {
+      for (const call of message.tool_calls ?? []) {
+        if (call.type === 'function') out.push(`→ \`${call.function.name}\` ${call.function.arguments}`, '');
+      }
+    }
+  }
+  return out.join('\n');
+}
+
+/** Renders a checkpoint record with its summary. */
+export function renderCheckpoint(checkpoint: CheckpointRecord): string {
+  const rows: Array<[string, string]> = [
+    ['Time', checkpoint.time],
+    ['Trigger', checkpoint.trigger],
+    ['Strategy', checkpoint.strategy],
+    ['Tokens', `${checkpoint.tokensBefore} → ${checkpoint.tokensAfter}`],
+    ['Messages replaced', String(checkpoint.replacedIds.length)],
+    ['Summarizer', checkpoint.summarizerModel ?? 'extractive'],
+    ['Dropped without summary', String(checkpoint.dropped)],
+  ];
+  if (checkpoint.usage) rows.push(['Summarizer usage', `${checkpoint.usage.calls} calls, ${checkpoint.usage.promptTokens} in, ${checkpoint.usage.completionTokens} out`]);
+  if (checkpoint.durationMs !== undefined) rows.push(['Duration', `${checkpoint.durationMs} ms`]);
+  if (checkpoint.focus) rows.push(['Focus', checkpoint.focus]);
+  if (checkpoint.restored) rows.push(['Restored', checkpoint.restoredAt ?? 'yes']);
+  return [
+    `# Checkpoint ${checkpoint.id}`,
+    '',
+    '| | |',
+    '|---|---|',
+    ...rows.map(([key, value]) => `| ${key} | ${value.replace(/\|/g, '\\|')} |`),
+    '',
+    '## Summary',
+    '',
+    checkpoint.summary,
+    '',
+  ].join('\n');
+}
+
+/** Looks a checkpoint up by id. */
+export type CheckpointLookup = (id: string) => CheckpointRecord | undefined;
+
+/** Serves checkpoint documents from the current session. */
+export class CheckpointDocumentProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly _onDidChange = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this._onDidChange.event;
+  private readonly open = new Set<string>();
+
+  constructor(private readonly lookup: CheckpointLookup) {}
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    this.open.add(uri.toString());
+    const parsed = parseCheckpointUri(uri);
+    const checkpoint = parsed && this.lookup(parsed.id);
+    if (!parsed || !checkpoint) return `No checkpoint ${parsed?.id ?? uri.path} in this session.\n`;
+    switch (parsed.part) {
+      case 'checkpoint':
+        return renderCheckpoint(checkpoint);
+      case 'replaced':
+        return renderItems(checkpoint.replaced);
+      case 'summary':
+        return `${renderItems(checkpoint.inserted)}\n`;
+    }
+  }
+
+  /** Re-renders open documents (after a restore or a session change). */
+  refresh(): void {
+    for (const uri of this.open) this._onDidChange.fire(vscode.Uri.parse(uri));
+  }
+
+  /** Opens the checkpoint record. */
+  async show(id: string): Promise<void> {
+    const document = await vscode.workspace.openTextDocument(checkpointUri(id, 'checkpoint'));
+    await vscode.window.showTextDocument(document, { preview: true });
+  }
+
+  /** Opens a diff between the replaced span and what stands in its place. */
+  async showDiff(id: string): Promise<void> {
+    await vscode.commands.executeCommand(
+      'vscode.diff',
+      checkpointUri(id, 'replaced'),
+      checkpointUri(id, 'summary'),
+      `Checkpoint ${id}: replaced ↔ summary`,
+      { preview: true },
+    );
+  }
+
+  dispose(): void {
+    this._onDidChange.dispose();
+    this.open.clear();
+  }
+}

@@ -1,0 +1,306 @@
+/**
+ * The extension's commands (category "ContextKeeper"). Each handler is a thin step between a VS Code
+ * surface (palette, sidebar, status bar) and the session controller; long work shows progress and
+ * can be cancelled, which aborts the service call through an AbortSignal.
+ */
+import * as vscode from 'vscode';
+import type { Entry } from '../compaction/types';
+import type { CompactOutcome, ContextServiceApi } from '../service/api';
+import { abortSignalFrom } from './cancellation';
+import type { CheckpointDocumentProvider } from './checkpoint-documents';
+import { Commands } from './command-ids';
+import type { KeyStore } from './key-store';
+import type { SessionController } from './session-controller';
+import type { Settings } from './settings';
+import { SidebarProvider } from './sidebar-provider';
+import { contentText, firstLine } from './transcript-items';
+
+/** What an importer returns for a transcript file. */
+export interface ImportResult {
+  format: string;
+  entries: Entry[];
+}
+
+/** Parses a transcript file's text; throws with file/line/field on malformed input. */
+export type TranscriptImporter = (text: string, fileName: string) => ImportResult | Promise<ImportResult>;
+
+/** What the command handlers work with. */
+export interface CommandDeps {
+  controller: SessionController;
+  keys: KeyStore;
+  settings: Settings;
+  sidebar: SidebarProvider;
+  documents: CheckpointDocumentProvider;
+  importer: TranscriptImporter;
+  log: vscode.LogOutputChannel;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Registers every command; the caller disposes the returned registrations. */
+export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
+  const handlers = new CommandHandlers(deps);
+  const table: Record<string, (...args: never[]) => unknown> = {
+    [Commands.compactConversation]: (arg?: { focus?: string }) => handlers.compact(arg),
+    [Commands.newAgentTask]: (text?: string) => handlers.newTask(text),
+    [Commands.cancel]: () => deps.controller.current?.cancel(),
+    [Commands.setApiKey]: () => handlers.setApiKey(),
+    [Commands.clearApiKey]: () => handlers.clearApiKey(),
+    [Commands.openCheckpoint]: (id?: string) => handlers.openCheckpoint(id),
+    [Commands.diffCheckpoint]: (id?: string) => handlers.diffCheckpoint(id),
+    [Commands.restoreCheckpoint]: (id?: string) => handlers.restoreCheckpoint(id),
+    [Commands.copySummary]: (id?: string) => handlers.copySummary(id),
+    [Commands.pinMessage]: () => handlers.pinMessage(),
+    [Commands.importTranscript]: (uri?: vscode.Uri) => handlers.importTranscript(uri),
+    [Commands.exportTranscript]: () => handlers.exportTranscript(),
+    [Commands.showLog]: () => deps.log.show(),
+    [Commands.showSidebar]: () => deps.sidebar.reveal(),
+    [Commands.applyPreview]: () => handlers.applyPreview(),
+    [Commands.discardPreview]: () => deps.controller.current?.discardPreview(),
+    [Commands.answerApproval]: (requestId: string, approved: boolean) =>
+      deps.controller.current?.resolveApproval(requestId, approved),
+  };
+  return Object.entries(table).map(([id, handler]) =>
+    vscode.commands.registerCommand(id, async (...args: never[]) => {
+      try {
+        return await handler(...args);
+      } catch (error) {
+        deps.log.error(`${id} failed: ${message(error)}`);
+        void vscode.window.showErrorMessage(`ContextKeeper: ${message(error)}`);
+        return undefined;
+      }
+    }),
+  );
+}
+
+/** The command implementations, sharing the dependencies. */
+class CommandHandlers {
+  constructor(private readonly deps: CommandDeps) {}
+
+  private service(): Promise<ContextServiceApi> {
+    return this.deps.controller.ensure();
+  }
+
+  async compact(arg?: { focus?: string }): Promise<CompactOutcome | undefined> {
+    let focus = arg?.focus;
+    if (arg === undefined) {
+      const typed = await vscode.window.showInputBox({
+        title: 'Compact Conversation',
+        prompt: 'What should the summary keep in focus? (optional)',
+        placeHolder: 'e.g. the database migration and its open questions',
+      });
+      if (typed === undefined) return undefined;
+      focus = typed.trim() || undefined;
+    }
+    const service = await this.service();
+    const preview = this.deps.settings.value.previewSummary;
+    this.deps.log.info(`Manual compaction requested${focus ? ' with focus text' : ''}${preview ? ' (preview)' : ''}.`);
+    const outcome = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'ContextKeeper: compacting conversation…', cancellable: true },
+      async (_progress, token) => {
+        const abort = abortSignalFrom(token);
+        try {
+          return await service.compactNow({ focus, preview }, abort.signal);
+        } finally {
+          abort.dispose();
+        }
+      },
+    );
+    if (outcome.preview) {
+      await this.reviewPreview(service, outcome.preview.summary);
+      return outcome;
+    }
+    this.deps.log.info(`Manual compaction: ${outcome.reason}`);
+    const show = outcome.applied ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+    void show(`ContextKeeper: ${outcome.reason} (${outcome.tokensBefore} → ${outcome.tokensAfter} tokens)`);
+    return outcome;
+  }
+
+  /** Shows the proposed summary in an editable document; applies the text as edited, or discards. */
+  private async reviewPreview(service: ContextServiceApi, summary: string): Promise<void> {
+    const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: summary });
+    await vscode.window.showTextDocument(document, { preview: false });
+    const choice = await vscode.window.showInformationMessage(
+      'ContextKeeper: review the proposed summary. Edits in the open document are applied as written.',
+      'Apply Summary',
+      'Discard',
+    );
+    if (choice !== 'Apply Summary') {
+      service.discardPreview();
+      return;
+    }
+    const edited = document.getText();
+    const outcome = await service.applyPreview(edited === summary ? undefined : edited);
+    void vscode.window.showInformationMessage(`ContextKeeper: ${outcome.reason}`);
+  }
+
+  async applyPreview(): Promise<void> {
+    const service = await this.service();
+    const outcome = await service.applyPreview();
+    void vscode.window.showInformationMessage(`ContextKeeper: ${outcome.reason}`);
+  }
+
+  async newTask(text?: string): Promise<void> {
+    let task = text;
+    if (task === undefined) {
+      task = await vscode.window.showInputBox({ title: 'New Agent Task', prompt: 'What should the agent do?' });
+    }
+    if (!task?.trim()) return;
+    const service = await this.service();
+    await this.deps.sidebar.reveal();
+    const outcome = await vscode.window.withProgress(
+      { location: { viewId: SidebarProvider.viewId }, title: 'Agent working', cancellable: true },
+      async (_progress, token) => {
+        const abort = abortSignalFrom(token);
+        try {
+          return await service.runTask(task, abort.signal);
+        } finally {
+          abort.dispose();
+        }
+      },
+    );
+    this.deps.log.info(`Task ended: ${outcome.status} after ${outcome.modelCalls} model calls, ${outcome.toolCalls} tool calls, ${outcome.compactions} compactions.`);
+    if (outcome.status === 'error') void vscode.window.showErrorMessage(`ContextKeeper: the agent stopped: ${outcome.error ?? 'unknown error'}`);
+    if (outcome.status === 'step-limit') void vscode.window.showWarningMessage('ContextKeeper: the agent reached its step limit.');
+  }
+
+  async setApiKey(): Promise<void> {
+    const key = await vscode.window.showInputBox({
+      title: 'Set API Key',
+      prompt: 'API key of the model provider. Stored in VS Code secret storage, never in settings.',
+      password: true,
+      ignoreFocusOut: true,
+      validateInput: (value) => (value.trim().length === 0 ? 'Enter a key, or press Escape.' : undefined),
+    });
+    if (key === undefined) return;
+    await this.deps.keys.set(key.trim());
+    this.deps.log.info('API key stored in secret storage.');
+    void vscode.window.showInformationMessage('ContextKeeper: API key stored.');
+  }
+
+  async clearApiKey(): Promise<void> {
+    await this.deps.keys.clear();
+    this.deps.log.info('API key removed from secret storage.');
+    void vscode.window.showInformationMessage('ContextKeeper: API key cleared.');
+  }
+
+  /** Asks for a checkpoint when none was given; restored ones only when `includeRestored`. */
+  private async pickCheckpoint(id: string | undefined, includeRestored: boolean): Promise<string | undefined> {
+    if (id) return id;
+    const service = await this.service();
+    const items = service
+      .getCheckpoints()
+      .filter((checkpoint) => includeRestored || !checkpoint.restored)
+      .reverse()
+      .map((checkpoint) => ({
+        label: `${checkpoint.trigger} · ${checkpoint.strategy}`,
+        description: `${checkpoint.tokensBefore} → ${checkpoint.tokensAfter} tokens, ${checkpoint.replacedIds.length} messages`,
+        detail: `${new Date(checkpoint.time).toLocaleString()}${checkpoint.restored ? ' (restored)' : ''}`,
+        id: checkpoint.id,
+      }));
+    if (items.length === 0) {
+      void vscode.window.showInformationMessage('ContextKeeper: no checkpoints in this session yet.');
+      return undefined;
+    }
+    return (await vscode.window.showQuickPick(items, { title: 'Choose a checkpoint' }))?.id;
+  }
+
+  async openCheckpoint(id?: string): Promise<void> {
+    const chosen = await this.pickCheckpoint(id, true);
+    if (chosen) await this.deps.documents.show(chosen);
+  }
+
+  async diffCheckpoint(id?: string): Promise<void> {
+    const chosen = await this.pickCheckpoint(id, true);
+    if (chosen) await this.deps.documents.showDiff(chosen);
+  }
+
+  async restoreCheckpoint(id?: string): Promise<void> {
+    const chosen = await this.pickCheckpoint(id, false);
+    if (!chosen) return;
+    const service = await this.service();
+    const before = service.getBudget().used;
+    const restored = await service.restoreCheckpoint(chosen);
+    this.deps.documents.refresh();
+    const after = service.getBudget().used;
+    this.deps.log.info(`Restored checkpoint ${chosen} (undone: ${restored.undone.join(', ')}).`);
+    void vscode.window.showInformationMessage(
+      `ContextKeeper: restored ${restored.undone.length} checkpoint(s); context ${before} → ${after} tokens.`,
+    );
+  }
+
+  async copySummary(id?: string): Promise<void> {
+    const chosen = await this.pickCheckpoint(id, true);
+    const checkpoint = chosen && (await this.service()).getCheckpoints().find((c) => c.id === chosen);
+    if (!checkpoint) return;
+    await vscode.env.clipboard.writeText(checkpoint.summary);
+    void vscode.window.showInformationMessage('ContextKeeper: summary copied.');
+  }
+
+  async pinMessage(): Promise<void> {
+    const service = await this.service();
+    const { context, pinned } = service.getTranscript();
+    const pinnedSet = new Set(pinned);
+    const items = context
+      .filter((item) => item.kind === 'raw' && item.message.role !== 'system' && item.message.role !== 'developer')
+      .reverse()
+      .map((item) => ({
+        label: `${pinnedSet.has(item.id) ? '$(pinned) ' : ''}${item.message.role}`,
+        description: firstLine(contentText(item.message.content), 100),
+        id: item.id,
+        isPinned: pinnedSet.has(item.id),
+      }));
+    const choice = await vscode.window.showQuickPick(items, { title: 'Pin or unpin a message (pinned messages are never summarized)' });
+    if (!choice) return;
+    await service.pin(choice.id, !choice.isPinned);
+    void vscode.window.showInformationMessage(`ContextKeeper: message ${choice.isPinned ? 'unpinned' : 'pinned'}.`);
+  }
+
+  async importTranscript(uri?: vscode.Uri): Promise<void> {
+    let file = uri;
+    if (!file) {
+      const picked = await vscode.window.showOpenDialog({
+        title: 'Import Transcript',
+        canSelectMany: false,
+        openLabel: 'Import',
+        filters: { Transcripts: ['jsonl', 'json', 'traj', 'md'], 'All files': ['*'] },
+      });
+      file = picked?.[0];
+    }
+    if (!file) return;
+    const fileName = file.path.split('/').pop() ?? file.path;
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `ContextKeeper: importing ${fileName}…` },
+      async () => {
+        const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
+        const imported = await this.deps.importer(text, fileName);
+        await this.deps.controller.importTranscript(
+          { source: `${imported.format}: ${fileName}`, entries: imported.entries },
+          `Imported ${fileName} (${imported.format})`,
+        );
+        return imported;
+      },
+    );
+    this.deps.log.info(`Imported ${fileName}: ${result.entries.length} messages, format ${result.format}.`);
+    await this.deps.sidebar.reveal();
+    void vscode.window.showInformationMessage(`ContextKeeper: imported ${result.entries.length} messages (${result.format}).`);
+  }
+
+  async exportTranscript(): Promise<void> {
+    const service = await this.service();
+    const target = await vscode.window.showSaveDialog({
+      title: 'Export Transcript',
+      filters: { JSON: ['json'] },
+      defaultUri: vscode.workspace.workspaceFolders?.[0]
+        ? vscode.Uri.joinPath(vscode.workspace.workspaceFolders[0].uri, `context-keeper-${service.sessionId}.json`)
+        : undefined,
+    });
+    if (!target) return;
+    const exported = service.exportTranscript();
+    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(`${JSON.stringify(exported, null, 2)}\n`));
+    this.deps.log.info(`Exported ${exported.entries.length} entries.`);
+    void vscode.window.showInformationMessage(`ContextKeeper: exported ${exported.entries.length} messages.`);
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Typed access to the `contextKeeper.*` settings. Every key is documented in package.json
+ * (`contributes.configuration`); this module is the only place that reads them. Changes reach the
+ * rest of the extension through one path, {@link Settings.onDidChange}, so nothing needs a reload.
+ */
+import * as vscode from 'vscode';
+
+/** The section all keys live under. */
+export const SETTINGS_SECTION = 'contextKeeper';
+
+/** A resolved snapshot of every setting. */
+export interface ContextKeeperSettings {
+  baseUrl: string;
+  model: string;
+  /** 0 means: use the model's known window. */
+  contextWindow: number;
+  maxOutputTokens: number;
+  summary: {
+    baseUrl: string;
+    model: string;
+    contextWindow: number;
+    instruction: string;
+  };
+  compactAt: number;
+  compactTo: number;
+  keepRecentSteps: number;
+  autoCompact: boolean;
+  previewSummary: boolean;
+  maxSummaryCalls: number;
+  tools: { autoApprove: boolean };
+}
+
+/** Reads the settings from a configuration object; clamps values the service cannot use. */
+export function readSettings(config: vscode.WorkspaceConfiguration): ContextKeeperSettings {
+  const num = (key: string, fallback: number, min: number, max: number): number => {
+    const value = config.get<number>(key, fallback);
+    return typeof value === 'number' && Number.isFinite(value) ? Math.min(max, Math.max(min, value)) : fallback;
+  };
+  const str = (key: string, fallback: string): string => {
+    const value = config.get<string>(key, fallback);
+    return typeof value === 'string' ? value.trim() : fallback;
+  };
+  const compactAt = num('compactAt', 0.8, 0.1, 0.99);
+  const compactTo = Math.min(num('compactTo', 0.5, 0.05, 0.95), compactAt - 0.01);
+  return {
+    baseUrl: str('baseUrl', ''),
+    model: str('model', 'gpt-4o-mini'),
+    contextWindow: num('contextWindow', 0, 0, 10_000_000),
+    maxOutputTokens: num('maxOutputTokens', 4096, 16, 1_000_000),
+    summary: {
+      baseUrl: str('summary.baseUrl', ''),
+      model: str('summary.model', ''),
+      contextWindow: num('summary.contextWindow', 0, 0, 10_000_000),
+      instruction: str('summary.instruction', ''),
+    },
+    compactAt,
+    compactTo,
+    keepRecentSteps: Math.round(num('keepRecentSteps', 1, 0, 100)),
+    autoCompact: config.get<boolean>('autoCompact', true) !== false,
+    previewSummary: config.get<boolean>('previewSummary', false) === true,
+    maxSummaryCalls: Math.round(num('maxSummaryCalls', 4, 1, 64)),
+    tools: { autoApprove: config.get<boolean>('tools.autoApprove', false) === true },
+  };
+}
+
+/** Holds the current settings and announces changes to `contextKeeper.*`. */
+export class Settings implements vscode.Disposable {
+  private readonly _onDidChange = new vscode.EventEmitter<ContextKeeperSettings>();
+  /** Fires with the new settings after any `contextKeeper.*` key changed. */
+  readonly onDidChange = this._onDidChange.event;
+  private readonly subscription: vscode.Disposable;
+  private current: ContextKeeperSettings;
+
+  constructor() {
+    this.current = readSettings(vscode.workspace.getConfiguration(SETTINGS_SECTION));
+    this.subscription = vscode.workspace.onDidChangeConfiguration((event) => {
+      if (!event.affectsConfiguration(SETTINGS_SECTION)) return;
+      this.current = readSettings(vscode.workspace.getConfiguration(SETTINGS_SECTION));
+      this._onDidChange.fire(this.current);
+    });
+  }
+
+  /** The settings in force now. */
+  get value(): ContextKeeperSettings {
+    return this.current;
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this._onDidChange.dispose();
+  }
+}

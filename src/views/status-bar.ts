@@ -1,0 +1,60 @@
+/**
+ * The status bar meter: used tokens against the prompt budget, the state as an icon, and a click
+ * that opens the sidebar. Has an id, a name and accessibility text (read by screen readers in full).
+ */
+import * as vscode from 'vscode';
+import type { BudgetView, SessionState } from './protocol';
+import { Commands } from './command-ids';
+
+/** Compact token count: 950, 12.3k, 1.05M. */
+export function formatTokens(tokens: number): string {
+  if (tokens < 1000) return String(Math.round(tokens));
+  if (tokens < 1_000_000) return `${(tokens / 1000).toFixed(tokens < 10_000 ? 1 : 0)}k`;
+  return `${(tokens / 1_000_000).toFixed(2)}M`;
+}
+
+const STATE_ICONS: Record<SessionState, string> = {
+  idle: '$(dashboard)',
+  streaming: '$(loading~spin)',
+  'running-tool': '$(tools)',
+  compacting: '$(fold)',
+  error: '$(error)',
+};
+
+/** Shows the meter in the status bar. */
+export class StatusBarMeter implements vscode.Disposable {
+  private readonly item: vscode.StatusBarItem;
+
+  constructor() {
+    this.item = vscode.window.createStatusBarItem('contextKeeper.meter', vscode.StatusBarAlignment.Right, 100);
+    this.item.name = 'ContextKeeper Budget';
+    this.item.command = Commands.showSidebar;
+    this.item.show();
+  }
+
+  /** Redraws the item for a budget and state. */
+  update(budget: BudgetView, state: SessionState): void {
+    const percent = budget.inputBudget > 0 ? Math.round((budget.used / budget.inputBudget) * 100) : 0;
+    const approx = budget.exact ? '' : '~';
+    this.item.text = `${STATE_ICONS[state]} ${approx}${formatTokens(budget.used)}/${formatTokens(budget.inputBudget)}`;
+    this.item.tooltip = new vscode.MarkdownString(
+      [
+        `**ContextKeeper** — ${budget.model}`,
+        '',
+        `${budget.used.toLocaleString('en-US')} of ${budget.inputBudget.toLocaleString('en-US')} prompt tokens (${percent}%), ${budget.exact ? 'exact' : 'estimated'}`,
+        `Compacts at ${budget.compactAt.toLocaleString('en-US')}, down to ${budget.compactTo.toLocaleString('en-US')}${budget.autoCompact ? '' : ' (automatic compaction off)'}`,
+        `State: ${state}`,
+      ].join('\n\n'),
+    );
+    this.item.accessibilityInformation = {
+      label: `ContextKeeper: ${percent} percent of the context budget used, ${budget.used} of ${budget.inputBudget} tokens, ${budget.exact ? 'exact' : 'estimated'}, ${state}`,
+      role: 'button',
+    };
+    const warn = budget.used >= budget.compactAt;
+    this.item.backgroundColor = warn ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}

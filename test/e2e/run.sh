@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# End-to-end tests of the extension in a real VS Code: code-server (VS Code 1.100.3 from npm) driven
+# by playwright-core in Debian's chromium. Self-sufficient on a fresh Debian machine as root:
+# installs what it needs (cached in $CK_HOST_DIR), builds the VSIX, starts code-server on 127.0.0.1
+# with fresh folders, installs the VSIX and runs test/e2e/driver/drive.mjs.
+#
+#   npm run test:e2e                       # everything
+#   CK_E2E_VSIX=path.vsix npm run test:e2e # test a VSIX built elsewhere
+#   CK_E2E_KEEP=1 npm run test:e2e         # keep the run folder (logs, settings) for inspection
+#
+# Screenshots, logs and results.json land in test-artifacts/e2e/. Exits non-zero on any failed check.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+HERE="$ROOT/test/e2e"
+export CK_HOST_DIR=${CK_HOST_DIR:-/tmp/ck-vscode-host}
+CS_VERSION=${CS_VERSION:-4.100.3}
+PLAYWRIGHT_VERSION=${PLAYWRIGHT_VERSION:-1.65.1}
+ARTIFACTS="$ROOT/test-artifacts/e2e"
+START=$(date +%s)
+log() { echo "[e2e] $*"; }
+elapsed() { echo "$(( $(date +%s) - START ))s"; }
+
+# ---- 1. host: Debian packages, code-server, playwright-core (cached) -------------------------------
+CS_VERSION=$CS_VERSION PLAYWRIGHT_VERSION=$PLAYWRIGHT_VERSION bash "$HERE/setup-host.sh"
+CS="$CK_HOST_DIR/code-server-$CS_VERSION/node_modules/.bin/code-server"
+PW_DIR="$CK_HOST_DIR/playwright-$PLAYWRIGHT_VERSION"
+log "host ready after $(elapsed)"
+
+# ---- 2. the VSIX --------------------------------------------------------------------------------------
+if [ -n "${CK_E2E_VSIX:-}" ]; then
+  VSIX=$(readlink -f "$CK_E2E_VSIX")
+else
+  (cd "$ROOT" && npm run --silent package </dev/null) > "$CK_HOST_DIR/package.log" 2>&1 \
+    || { tail -30 "$CK_HOST_DIR/package.log"; log "npm run package failed"; exit 1; }
+  VSIX="$ROOT/context-keeper.vsix"
+fi
+test -f "$VSIX" || { log "no VSIX at $VSIX"; exit 1; }
+log "VSIX $(basename "$VSIX"): $(du -k "$VSIX" | cut -f1) KiB, built after $(elapsed)"
+
+# ---- 3. fresh folders, settings, fixtures -------------------------------------------------------------
+mkdir -p "$CK_HOST_DIR/runs"
+RUN=$(mktemp -d "$CK_HOST_DIR/runs/run.XXXXXX")
+mkdir -p "$RUN/ud/User" "$RUN/ext" "$RUN/ws" "$RUN/home" "$RUN/out"
+PORT=${CK_E2E_PORT:-$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')}
+cat > "$RUN/ud/User/settings.json" <<JSON
+{
+  "workbench.startupEditor": "none",
+  "workbench.colorTheme": "Default Dark Modern",
+  "security.workspace.trust.enabled": false,
+  "extensions.autoCheckUpdates": false,
+  "extensions.autoUpdate": false,
+  "telemetry.telemetryLevel": "off",
+  "workbench.tips.enabled": false,
+  "update.mode": "none",
+  "extensions.ignoreRecommendations": true,
+  "chat.disableAIFeatures": true,
+  "workbench.secondarySideBar.defaultVisibility": "hidden",
+  "contextKeeper.model": "gpt-4o-mini",
+  "contextKeeper.contextWindow": 8000,
+  "contextKeeper.maxOutputTokens": 1000
+}
+JSON
+echo "# e2e workspace" > "$RUN/ws/README.md"
+node "$HERE/fixtures/make-transcript.mjs" "$RUN/ws/session.json" >/dev/null
+API_KEY_PROBE="ck-e2e-probe-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+
+# ---- 4. code-server -----------------------------------------------------------------------------------
+export HOME="$RUN/home" XDG_CONFIG_HOME="$RUN/home/.config" XDG_DATA_HOME="$RUN/home/.local/share"
+COMMON=(--config "$RUN/config.yaml" --user-data-dir "$RUN/ud" --extensions-dir "$RUN/ext")
+"$CS" "${COMMON[@]}" --install-extension "$VSIX" > "$RUN/install-extension.log" 2>&1 \
+  || { cat "$RUN/install-extension.log"; exit 1; }
+"$CS" "${COMMON[@]}" --bind-addr "127.0.0.1:$PORT" --auth none --disable-telemetry --disable-update-check \
+  --disable-workspace-trust --disable-getting-started-override --log trace "$RUN/ws" > "$RUN/server.log" 2>&1 &
+CS_PID=$!
+cleanup() {
+  kill "$CS_PID" 2>/dev/null || true
+  wait "$CS_PID" 2>/dev/null || true
+}
+trap cleanup EXIT
+for _ in $(seq 1 120); do curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && break; sleep 0.5; done
+curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null || { tail -20 "$RUN/server.log"; log "code-server did not start"; exit 1; }
+log "code-server on 127.0.0.1:$PORT after $(elapsed)"
+
+# ---- 5. drive the UI ------------------------------------------------------------------------------
+rm -rf "$ARTIFACTS" && mkdir -p "$ARTIFACTS"
+rc=0
+CS_URL="http://127.0.0.1:$PORT/?folder=$RUN/ws" OUT_DIR="$ARTIFACTS" PLAYWRIGHT_DIR="$PW_DIR" \
+  USER_SETTINGS="$RUN/ud/User/settings.json" TRANSCRIPT="$RUN/ws/session.json" API_KEY_PROBE="$API_KEY_PROBE" \
+  node "$HERE/driver/drive.mjs" || rc=$?
+cleanup; trap - EXIT
+
+# ---- 6. checks on what the run left on disk ---------------------------------------------------------
+post_pass=0; post_fail=0
+post() { if eval "$2"; then log "PASS $1"; post_pass=$((post_pass + 1)); else log "FAIL $1"; post_fail=$((post_fail + 1)); fi; }
+EXTHOST_LOGS=$(ls "$RUN"/ud/logs/*/exthost*/remoteexthost.log 2>/dev/null || true)
+post "exthost log shows activation" '[ -n "$EXTHOST_LOGS" ] && grep -q "_doActivateExtension contextkeeper.context-keeper" $EXTHOST_LOGS'
+post "API key not in settings.json" '! grep -q "$API_KEY_PROBE" "$RUN/ud/User/settings.json"'
+post "API key not in any log" '! grep -rqs "$API_KEY_PROBE" "$RUN/ud/logs" "$RUN/server.log" "$ARTIFACTS/browser-console.log"'
+post "no errors from the extension in the exthost log" '! grep -h "contextkeeper" $EXTHOST_LOGS | grep -qiE "\[error\].*(activat|exception)"'
+cp "$RUN/ud/logs"/*/exthost*/remoteexthost.log "$ARTIFACTS/" 2>/dev/null || true
+find "$RUN/ud/logs" -name '*ContextKeeper*.log' -exec cp {} "$ARTIFACTS/contextkeeper.log" \; 2>/dev/null || true
+[ "$post_fail" -eq 0 ] || rc=1
+[ -n "${CK_E2E_KEEP:-}" ] && log "run folder kept: $RUN" || rm -rf "$RUN"
+
+log "post-run: $post_pass passed, $post_fail failed"
+log "screenshots: $(ls "$ARTIFACTS"/*.png 2>/dev/null | xargs -n1 basename | tr '\n' ' ')"
+log "total $(elapsed), exit $rc"
+exit $rc
