@@ -1,0 +1,141 @@
+/**
+ * Collects what a format reader finds (drafts, skipped record types, warnings, tools, compactions) and
+ * turns it into an {@link ImportedTranscript}: pairing repair, unique ids, compaction spans, counts.
+ */
+import type { Entry, EntrySource, ToolSchema } from '../compaction/types';
+import type { BoundaryDraft, Draft, MessageDraft } from './drafts';
+import { pairToolResults, toolCallsOf } from './pairing';
+import type { ImportedCompaction, ImportedTranscript, TranscriptFormat } from './types';
+
+/** A compaction whose forgotten records the file names explicitly (ids are draft ids). */
+export interface ExplicitCompaction {
+  replacedIds: string[];
+  summary: string;
+  summaryEntryId?: string;
+}
+
+export class TranscriptBuilder {
+  readonly drafts: Draft[] = [];
+  readonly skipped: Record<string, number> = {};
+  readonly warnings: string[] = [];
+  readonly tools: ToolSchema[] = [];
+  readonly explicitCompactions: ExplicitCompaction[] = [];
+  model?: string;
+  contextWindow?: number;
+
+  constructor(
+    readonly file: string,
+    readonly format: TranscriptFormat,
+  ) {}
+
+  /** Counts a record or block of `type` that carries no message. */
+  skip(type: string, count = 1): void {
+    if (count > 0) this.skipped[type] = (this.skipped[type] ?? 0) + count;
+  }
+
+  warn(message: string): void {
+    this.warnings.push(message);
+  }
+
+  add(draft: MessageDraft): void {
+    this.drafts.push(draft);
+    if (draft.meta.model && !this.model) this.model = draft.meta.model;
+  }
+
+  boundary(boundary: Omit<BoundaryDraft, 'kind'>): void {
+    this.drafts.push({ kind: 'boundary', ...boundary });
+  }
+
+  /** Source reference for an entry's metadata. */
+  source(line: number, recordId?: string): EntrySource {
+    return recordId === undefined ? { file: this.file, line } : { file: this.file, line, recordId };
+  }
+
+  /** Runs pairing repair and assembles the result. */
+  finish(): ImportedTranscript {
+    const paired = pairToolResults(this.drafts);
+    this.warnings.push(...paired.warnings);
+
+    const entries: Entry[] = [];
+    const finalId = new Map<string, string>();
+    const used = new Set<string>();
+    const boundaries: Array<{ at: number; boundary: BoundaryDraft }> = [];
+    for (const item of paired.items) {
+      if (item.kind === 'boundary') {
+        boundaries.push({ at: entries.length, boundary: item });
+        continue;
+      }
+      let id = item.id;
+      if (used.has(id)) {
+        let n = 2;
+        while (used.has(`${item.id}#${n}`)) n++;
+        id = `${item.id}#${n}`;
+        this.warnings.push(`duplicate entry id ${item.id} renamed to ${id}`);
+      }
+      used.add(id);
+      if (!finalId.has(item.id)) finalId.set(item.id, id);
+      const entry: Entry = { id, message: item.message };
+      if (Object.keys(item.meta).length) entry.meta = item.meta;
+      entries.push(entry);
+    }
+    const resolve = (id: string) => finalId.get(paired.alias.get(id) ?? id);
+
+    const compactions: ImportedCompaction[] = [];
+    let start = 0;
+    while (start < entries.length && isSystem(entries[start])) start++;
+    for (const { at, boundary } of boundaries) {
+      const summaryEntryId = boundary.summaryDraftId !== undefined ? resolve(boundary.summaryDraftId) : undefined;
+      const compaction: ImportedCompaction = {
+        replacedIds: entries.slice(start, at).map((e) => e.id),
+        summary: boundary.summary,
+      };
+      if (summaryEntryId) compaction.summaryEntryId = summaryEntryId;
+      compactions.push(compaction);
+      const next = summaryEntryId ? entries.findIndex((e) => e.id === summaryEntryId) : -1;
+      start = next >= 0 ? next : at;
+    }
+    const position = new Map(entries.map((e, i) => [e.id, i]));
+    for (const explicit of this.explicitCompactions) {
+      const ids = new Set<string>();
+      for (const raw of explicit.replacedIds) {
+        const id = resolve(raw);
+        if (id !== undefined) ids.add(id);
+      }
+      const missing = explicit.replacedIds.filter((raw) => resolve(raw) === undefined).length;
+      if (missing) this.warnings.push(`compaction names ${missing} record(s) that hold no message; ignored`);
+      const replacedIds = [...ids].sort((a, b) => (position.get(a) ?? 0) - (position.get(b) ?? 0));
+      const compaction: ImportedCompaction = { replacedIds, summary: explicit.summary };
+      const summaryEntryId = explicit.summaryEntryId !== undefined ? resolve(explicit.summaryEntryId) : undefined;
+      if (summaryEntryId) compaction.summaryEntryId = summaryEntryId;
+      compactions.push(compaction);
+    }
+
+    const stats = { messages: entries.length, toolCalls: 0, toolResults: 0, images: 0 };
+    for (const entry of entries) {
+      stats.toolCalls += toolCallsOf(entry.message).length;
+      if (entry.message.role === 'tool') stats.toolResults++;
+      const content = entry.message.content;
+      if (Array.isArray(content)) {
+        for (const part of content) if ((part as { type?: string }).type === 'image_url') stats.images++;
+      }
+    }
+
+    const result: ImportedTranscript = {
+      format: this.format,
+      file: this.file,
+      entries,
+      tools: this.tools,
+      skipped: this.skipped,
+      compactions,
+      stats,
+      warnings: this.warnings,
+    };
+    if (this.model) result.model = this.model;
+    if (this.contextWindow) result.contextWindow = this.contextWindow;
+    return result;
+  }
+}
+
+function isSystem(entry: Entry): boolean {
+  return entry.message.role === 'system' || entry.message.role === 'developer';
+}

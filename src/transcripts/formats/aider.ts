@@ -1,0 +1,96 @@
+/**
+ * Aider `.aider.chat.history.md`, see transcripts/README.md.
+ *
+ * Decisions (Aider writes no message objects, so the mapping is ours):
+ * - A run of consecutive `#### ` lines is one user message (the prefix and Markdown's trailing two
+ *   spaces are removed).
+ * - A run that is a slash command is not sent to the model and is counted as `slash-command`, except
+ *   `/ask`, `/code` and `/architect` followed by text, whose text is the user message.
+ * - `> ` lines are Aider's own output (pip noise, confirmations, "Applied edit", commit notices, cost
+ *   lines). They never reached the model, so they are skipped and counted as `aider-output` (lines). A
+ *   `> Tokens: N sent` line ends a model reply and gives that reply's `meta.reportedPromptTokens`; a
+ *   `> Model: name` line gives `meta.model` for the session.
+ * - Everything else is assistant text (prose, whole-file blocks, SEARCH/REPLACE blocks), kept verbatim:
+ *   edits are actions written as text, like SWE-agent's; no tool calls are invented.
+ * - `# aider chat started at …` starts a session (counted as `session`); its time (local, no zone) is
+ *   the `meta.timestamp` of the session's messages.
+ * Entry ids are `L<line>` of a message's first line.
+ */
+import type { EntryMeta } from '../../compaction/types';
+import type { TranscriptBuilder } from '../builder';
+
+const KEEP_COMMANDS = /^\/(ask|code|architect)\s+(\S[\s\S]*)$/;
+
+/** Reads an Aider chat history. Never throws on content: any text is a valid history. */
+export function readAider(text: string, builder: TranscriptBuilder): void {
+  const lines = text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+  let timestamp: string | undefined;
+  let model: string | undefined;
+  let user: { line: number; text: string[] } | undefined;
+  let reply: { line: number; text: string[] } | undefined;
+
+  const meta = (line: number, id: string): EntryMeta => {
+    const m: EntryMeta = { source: builder.source(line, id) };
+    if (timestamp) m.timestamp = timestamp;
+    return m;
+  };
+  const flushUser = () => {
+    if (!user) return;
+    let body = user.text.join('\n');
+    const line = user.line;
+    user = undefined;
+    if (body.startsWith('/')) {
+      const kept = KEEP_COMMANDS.exec(body);
+      if (!kept) {
+        builder.skip('slash-command');
+        return;
+      }
+      body = kept[2];
+    }
+    const id = `L${line}`;
+    builder.add({ kind: 'message', id, meta: meta(line, id), message: { role: 'user', content: body } });
+  };
+  const flushReply = (promptTokens?: number) => {
+    if (!reply) return;
+    const body = reply.text.join('\n').replace(/^\s*\n/, '').trimEnd();
+    const line = reply.line;
+    reply = undefined;
+    if (!body.trim()) return;
+    const id = `L${line}`;
+    const m = meta(line, id);
+    if (model) m.model = model;
+    if (promptTokens !== undefined) m.reportedPromptTokens = promptTokens;
+    builder.add({ kind: 'message', id, meta: m, message: { role: 'assistant', content: body } });
+  };
+
+  lines.forEach((raw, index) => {
+    const line = index + 1;
+    if (raw.startsWith('#### ') || raw === '####') {
+      flushReply();
+      const content = raw.slice(5).replace(/ {2}$/, '');
+      if (user) user.text.push(content);
+      else user = { line, text: [content] };
+      return;
+    }
+    flushUser();
+    const started = /^# aider chat started at (\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)/.exec(raw);
+    if (started) {
+      flushReply();
+      timestamp = `${started[1]}T${started[2]}`;
+      builder.skip('session');
+      return;
+    }
+    if (raw.startsWith('> ') || raw === '>') {
+      builder.skip('aider-output');
+      const modelLine = /^> (?:Main )?[Mm]odel: (\S+)/.exec(raw);
+      if (modelLine) model = modelLine[1];
+      const tokens = /^> Tokens: ([\d.,]+)(k|M)? sent/.exec(raw);
+      if (tokens) flushReply(Math.round(Number(tokens[1].replace(/,/g, '')) * (tokens[2] === 'M' ? 1e6 : tokens[2] === 'k' ? 1e3 : 1)));
+      return;
+    }
+    if (reply) reply.text.push(raw);
+    else if (raw.trim() !== '') reply = { line, text: [raw] };
+  });
+  flushUser();
+  flushReply();
+}

@@ -1,0 +1,181 @@
+/**
+ * Claude Code session JSONL (`~/.claude/projects/<dir>/<session>.jsonl`), see transcripts/README.md.
+ *
+ * - Only `user` and `assistant` records carry messages; every other record type is counted in `skipped`
+ *   by type. Sub-agent records (`isSidechain`) are counted as `sidechain`.
+ * - One API response is written as several `assistant` lines with the same `message.id`; they merge into
+ *   one assistant message (pairing.ts), and `usage` (input + cache read + cache write) becomes
+ *   `meta.reportedPromptTokens` of that message.
+ * - `tool_result` blocks become tool messages; other text in the same user record becomes a user message
+ *   after them.
+ * - Rewinds leave abandoned branches in the `parentUuid` tree: records that are neither on the chain of
+ *   the last message nor part of a response / tool result on it are dropped and counted as
+ *   `abandoned-branch`. When the chain is broken the file order is used as is.
+ * - `system` `compact_boundary` + the following `isCompactSummary` user record make one imported
+ *   compaction; the summary stays as an entry marked `importedSummary`.
+ */
+import type { ChatCompletionContentPart } from 'openai/resources/chat/completions';
+import type { EntryMeta } from '../../compaction/types';
+import { mapAnthropicContent, toolImageMessage, type BlockContext } from '../anthropic';
+import type { TranscriptBuilder } from '../builder';
+import { userContent } from '../drafts';
+import { TranscriptError, fieldPath } from '../errors';
+import { parseJsonLines, type JsonLine } from '../json';
+
+type Rec = Record<string, unknown>;
+
+/** Reads a Claude Code session. @throws TranscriptError (line and field of the bad record) */
+export function readClaudeCode(text: string, builder: TranscriptBuilder): void {
+  const records = parseJsonLines(text, builder.file);
+  const live = liveRecords(records, builder);
+  let pendingBoundary: { id: string } | undefined;
+
+  for (const { line, value: rec } of records) {
+    const type = typeof rec.type === 'string' ? rec.type : 'unknown';
+    const ctx: BlockContext = {
+      fault: (path, detail) => new TranscriptError(builder.file, line, fieldPath(path), detail),
+      skip: (t, n) => builder.skip(t, n),
+    };
+    if (type !== 'user' && type !== 'assistant') {
+      if (type === 'system' && rec.subtype === 'compact_boundary') {
+        pendingBoundary = { id: typeof rec.uuid === 'string' ? rec.uuid : `L${line}` };
+      }
+      builder.skip(type);
+      continue;
+    }
+    if (rec.isSidechain === true) {
+      builder.skip('sidechain');
+      continue;
+    }
+    if (live && !live.has(rec)) {
+      builder.skip('abandoned-branch');
+      continue;
+    }
+    const message = rec.message as Rec | undefined;
+    if (!message || typeof message !== 'object') throw ctx.fault(['message'], 'record has no message object');
+    if (message.role !== type) {
+      throw ctx.fault(['message', 'role'], `unknown role ${JSON.stringify(message.role)} in a ${type} record`);
+    }
+    const id = typeof rec.uuid === 'string' && rec.uuid ? rec.uuid : `L${line}`;
+    const meta: EntryMeta = { source: builder.source(line, id) };
+    if (typeof rec.timestamp === 'string') meta.timestamp = rec.timestamp;
+    const blocks = mapAnthropicContent(message.content, ['message', 'content'], ctx);
+
+    if (type === 'assistant') {
+      if (typeof message.model === 'string') meta.model = message.model;
+      const prompt = promptTokens(message.usage);
+      if (prompt !== undefined) meta.reportedPromptTokens = prompt;
+      const text = blocks.parts.map((p) => (p.type === 'text' ? p.text : '')).filter((t) => t).join('\n\n');
+      builder.add({
+        kind: 'message',
+        id,
+        meta,
+        responseKey: typeof message.id === 'string' ? message.id : undefined,
+        message: blocks.toolCalls.length
+          ? { role: 'assistant', content: text || null, tool_calls: blocks.toolCalls }
+          : { role: 'assistant', content: text },
+      });
+      continue;
+    }
+
+    const single = blocks.toolResults.length === 1 && blocks.parts.length === 0;
+    for (const result of blocks.toolResults) {
+      const resultId = single ? id : `${id}/${result.toolUseId}`;
+      const image = toolImageMessage(result.toolUseId, result.images);
+      builder.add({
+        kind: 'message',
+        id: resultId,
+        meta: { ...meta },
+        message: { role: 'tool', tool_call_id: result.toolUseId, content: result.text },
+        attachment: image && {
+          kind: 'message',
+          id: `${resultId}/images`,
+          meta: { ...meta, imageSizes: image.imageSizes },
+          message: image.message,
+        },
+      });
+    }
+    if (blocks.parts.length === 0) continue;
+    const userId = blocks.toolResults.length ? `${id}/text` : id;
+    if (blocks.imageSizes.length) meta.imageSizes = blocks.imageSizes;
+    if (rec.isCompactSummary === true) {
+      meta.importedSummary = true;
+      builder.boundary({ id: pendingBoundary?.id ?? `${id}/boundary`, summary: textOf(blocks.parts), summaryDraftId: userId });
+      pendingBoundary = undefined;
+    }
+    builder.add({ kind: 'message', id: userId, meta, message: { role: 'user', content: userContent(blocks.parts) } });
+  }
+  if (pendingBoundary) {
+    builder.boundary({ id: pendingBoundary.id, summary: '' });
+    builder.warn('the session ends with a compaction boundary but no summary');
+  }
+}
+
+function textOf(parts: ChatCompletionContentPart[]): string {
+  return parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n\n');
+}
+
+function promptTokens(usage: unknown): number | undefined {
+  if (!usage || typeof usage !== 'object') return undefined;
+  const u = usage as Record<string, unknown>;
+  if (typeof u.input_tokens !== 'number') return undefined;
+  const add = (v: unknown) => (typeof v === 'number' ? v : 0);
+  return u.input_tokens + add(u.cache_read_input_tokens) + add(u.cache_creation_input_tokens);
+}
+
+/**
+ * Records on the live branch: the `parentUuid` chain of the last message, plus lines of the same API
+ * responses and the tool results answering them (parallel calls hang off each other, not off the chain).
+ * Undefined when the chain cannot be followed (resumed sessions reference records of another file).
+ */
+function liveRecords(records: JsonLine[], builder: TranscriptBuilder): Set<Rec> | undefined {
+  const byUuid = new Map<string, Rec>();
+  let last: Rec | undefined;
+  for (const { value } of records) {
+    if (typeof value.uuid === 'string') byUuid.set(value.uuid, value);
+    if ((value.type === 'user' || value.type === 'assistant') && value.isSidechain !== true) last = value;
+  }
+  if (!last) return undefined;
+  const chain = new Set<Rec>();
+  for (let rec: Rec | undefined = last; rec; ) {
+    if (chain.has(rec)) break;
+    chain.add(rec);
+    const parent = (rec.parentUuid ?? rec.logicalParentUuid) as unknown;
+    if (typeof parent !== 'string') break;
+    rec = byUuid.get(parent);
+    if (!rec) {
+      builder.warn(`parent record ${parent} is not in the file; branches are not resolved, file order is used`);
+      return undefined;
+    }
+  }
+  const responses = new Set<string>();
+  const calls = new Set<string>();
+  for (const rec of chain) {
+    const message = rec.message as Rec | undefined;
+    if (rec.type === 'assistant' && message && typeof message.id === 'string') responses.add(message.id);
+  }
+  const live = new Set<Rec>();
+  for (const { value } of records) {
+    const message = value.message as Rec | undefined;
+    if (value.type === 'assistant' && (chain.has(value) || (message && responses.has(message.id as string)))) {
+      live.add(value);
+      if (message && Array.isArray(message.content)) {
+        for (const b of message.content as Rec[]) if (b && b.type === 'tool_use' && typeof b.id === 'string') calls.add(b.id);
+      }
+    }
+  }
+  let dropped = 0;
+  for (const { value } of records) {
+    if (value.type !== 'user' || value.isSidechain === true) continue;
+    const message = value.message as Rec | undefined;
+    const content = message && Array.isArray(message.content) ? (message.content as Rec[]) : [];
+    const answersLive = content.some((b) => b && b.type === 'tool_result' && calls.has(b.tool_use_id as string));
+    if (chain.has(value) || answersLive) live.add(value);
+    else dropped++;
+  }
+  for (const { value } of records) {
+    if (value.type === 'assistant' && value.isSidechain !== true && !live.has(value)) dropped++;
+  }
+  if (dropped) builder.warn(`${dropped} record(s) on abandoned branches (rewinds) were dropped`);
+  return live;
+}

@@ -1,0 +1,64 @@
+/**
+ * Transcript importers: recorded sessions of other coding agents -> canonical entries (OpenAI chat
+ * messages with stable ids), tool schemas and the agents' own compactions. Pure: reads the file it is
+ * given and writes nothing. Formats and their mapping rules are documented in `formats/*.ts`; the
+ * source of the formats is /shared/transcripts/README.md.
+ */
+import { readFile } from 'node:fs/promises';
+import { TranscriptBuilder } from './builder';
+import { decodeUtf8 } from './decode';
+import { detectFormat } from './detect';
+import { TranscriptError } from './errors';
+import { readAider } from './formats/aider';
+import { readClaudeCode } from './formats/claude-code';
+import { readCline } from './formats/cline';
+import { readCodex } from './formats/codex';
+import { readOpenAIChat } from './formats/openai-chat';
+import { readOpenHands } from './formats/openhands';
+import { readSweAgent } from './formats/swe-agent';
+import type { ImportOptions, ImportedTranscript, TranscriptFormat } from './types';
+
+export { detectFormat } from './detect';
+export { TranscriptError } from './errors';
+export { TRANSCRIPT_FORMATS } from './types';
+export type { ImportOptions, ImportedCompaction, ImportedTranscript, TranscriptFormat, TranscriptStats } from './types';
+
+const READERS: Record<TranscriptFormat, (text: string, builder: TranscriptBuilder) => void> = {
+  'claude-code': readClaudeCode,
+  codex: readCodex,
+  openhands: readOpenHands,
+  'swe-agent': readSweAgent,
+  aider: readAider,
+  cline: readCline,
+  'openai-chat': readOpenAIChat,
+};
+
+/**
+ * Imports a recorded transcript from disk.
+ * @param file path of the transcript; also used in error messages and `meta.source.file`
+ * @throws TranscriptError for unreadable content (invalid UTF-8 or JSON, truncated line, unknown role,
+ *   tool result without id, unrecognised format), naming file, line and field
+ */
+export async function importTranscript(file: string, options: ImportOptions = {}): Promise<ImportedTranscript> {
+  const bytes = await readFile(file);
+  return importTranscriptText(bytes, file, options);
+}
+
+/**
+ * Imports a transcript held in memory (the VS Code side reads files through its own file system API).
+ * Same result and errors as {@link importTranscript}; `fileName` only names the source.
+ */
+export async function importTranscriptText(
+  text: string | Uint8Array,
+  fileName: string,
+  options: ImportOptions = {},
+): Promise<ImportedTranscript> {
+  const decoded = decodeUtf8(text, fileName);
+  const format = options.format ?? detectFormat(decoded, fileName);
+  if (!format) {
+    throw new TranscriptError(fileName, 1, '', 'unrecognised transcript format (expected Claude Code, Codex, OpenHands, SWE-agent, Aider, Cline or OpenAI chat)');
+  }
+  const builder = new TranscriptBuilder(fileName, format);
+  READERS[format](decoded, builder);
+  return builder.finish();
+}

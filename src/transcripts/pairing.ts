@@ -1,0 +1,193 @@
+/**
+ * Tool-pairing repair, shared by every format (DESIGN.md invariant 1 starts here): after this pass each
+ * `tool` message sits in the run right after the assistant message whose `tool_calls` holds its id, and
+ * each call id is answered at most once.
+ *
+ * Rules, in order:
+ * - Assistant drafts of one model response (same `responseKey`) merge into the first one, even when
+ *   tool results were written between them (Claude Code, Codex parallel calls).
+ * - An assistant draft also merges into the open step while results of that step's calls are still to
+ *   come before the next user/system message (flattened sessions that split parallel calls).
+ * - A result whose call belongs to an earlier step is moved back to that step, and a result written
+ *   before its call (Claude Code flushes lines out of order) is moved to the call's step (warned).
+ * - A result with no matching call, or for a call already answered, becomes a user text message that
+ *   says so (warned); an orphan `tool` message is never emitted.
+ * - Calls with no recorded result stay unanswered (warned); the core decides what to do with them.
+ */
+import type { ChatMessage, ToolCall } from '../compaction/types';
+import { contentText, type BoundaryDraft, type Draft, type MessageDraft } from './drafts';
+
+/** Result of the pass: messages and boundaries in order, and merged-away ids -> surviving id. */
+export interface PairedDrafts {
+  items: Array<MessageDraft | BoundaryDraft>;
+  alias: Map<string, string>;
+  warnings: string[];
+}
+
+interface Step {
+  assistant: MessageDraft;
+  calls: string[];
+  answered: Set<string>;
+  results: MessageDraft[];
+  attachments: MessageDraft[];
+}
+
+type Item = { step: Step } | { draft: MessageDraft } | { boundary: BoundaryDraft };
+
+/** Repairs tool pairing over drafts in file order. Pure; the drafts are not modified. */
+export function pairToolResults(drafts: readonly Draft[]): PairedDrafts {
+  const warnings: string[] = [];
+  const alias = new Map<string, string>();
+  const resultAt = new Map<string, number>();
+  const callAt = new Map<string, number>();
+  const nextBreak = new Array<number>(drafts.length);
+  for (let i = drafts.length - 1, brk = drafts.length; i >= 0; i--) {
+    const d = drafts[i];
+    nextBreak[i] = brk;
+    if (d.kind === 'boundary' || (d.message.role !== 'assistant' && d.message.role !== 'tool')) brk = i;
+    if (d.kind === 'message' && d.message.role === 'tool') resultAt.set(d.message.tool_call_id, i);
+    if (d.kind === 'message') for (const call of toolCallsOf(d.message)) callAt.set(call.id, i);
+  }
+  // Results met before their call, waiting for it.
+  const early = new Map<string, MessageDraft>();
+
+  const items: Item[] = [];
+  const owner = new Map<string, Step>();
+  let step: Step | undefined;
+  let moved = 0;
+  const orphans: string[] = [];
+  const duplicates: string[] = [];
+
+  const resultsStillComing = (s: Step, i: number) =>
+    s.calls.some((id) => {
+      if (s.answered.has(id)) return false;
+      const at = resultAt.get(id);
+      return at !== undefined && at > i && at < nextBreak[i];
+    });
+
+  for (let i = 0; i < drafts.length; i++) {
+    const d = drafts[i];
+    if (d.kind === 'boundary') {
+      step = undefined;
+      items.push({ boundary: d });
+      continue;
+    }
+    const role = d.message.role;
+    if (role === 'assistant') {
+      const sameResponse = step?.assistant.responseKey !== undefined && step.assistant.responseKey === d.responseKey;
+      if (step && (sameResponse || resultsStillComing(step, i))) {
+        step.assistant = mergeAssistant(step.assistant, d);
+        alias.set(d.id, step.assistant.id);
+        moved += registerCalls(step, d, owner, duplicates, early);
+        continue;
+      }
+      step = { assistant: { ...d }, calls: [], answered: new Set(), results: [], attachments: [] };
+      moved += registerCalls(step, d, owner, duplicates, early);
+      items.push({ step });
+      continue;
+    }
+    if (role === 'tool') {
+      const callId = d.message.tool_call_id;
+      const target = owner.get(callId);
+      if (target && !target.answered.has(callId)) {
+        if (target !== step) moved++;
+        target.answered.add(callId);
+        target.results.push(d);
+        if (d.attachment) target.attachments.push(d.attachment);
+        continue;
+      }
+      const later = callAt.get(callId);
+      if (!target && later !== undefined && later > i && !early.has(callId)) {
+        early.set(callId, d);
+        continue;
+      }
+      orphans.push(callId);
+      const why = target ? 'a tool call that was already answered' : 'a tool call that is not in the transcript';
+      const note: ChatMessage = {
+        role: 'user',
+        content: `[Tool result for ${why} (id ${callId})]\n${contentText(d.message.content)}`,
+      };
+      items.push({ draft: { ...d, message: note } });
+      if (d.attachment) items.push({ draft: d.attachment });
+      step = undefined;
+      continue;
+    }
+    step = undefined;
+    items.push({ draft: d });
+  }
+
+  for (const [callId, d] of early) {
+    orphans.push(callId);
+    items.push({ draft: { ...d, message: { role: 'user', content: `[Tool result for a tool call that is not in the transcript (id ${callId})]\n${contentText(d.message.content)}` } } });
+  }
+
+  const out: Array<MessageDraft | BoundaryDraft> = [];
+  const unanswered: string[] = [];
+  for (const item of items) {
+    if ('boundary' in item) out.push(item.boundary);
+    else if ('draft' in item) out.push(item.draft);
+    else {
+      const s = item.step;
+      out.push(s.assistant, ...s.results, ...s.attachments);
+      for (const id of s.calls) if (!s.answered.has(id)) unanswered.push(id);
+    }
+  }
+  if (moved) warnings.push(`${moved} tool result(s) were recorded out of place and were moved next to their call`);
+  if (orphans.length) warnings.push(`${orphans.length} tool result(s) match no open tool call and were kept as user text: ${sample(orphans)}`);
+  if (duplicates.length) warnings.push(`${duplicates.length} tool call id(s) occur more than once: ${sample(duplicates)}`);
+  if (unanswered.length) warnings.push(`${unanswered.length} tool call(s) have no recorded result: ${sample(unanswered)}`);
+  return { items: out, alias, warnings };
+}
+
+/** Registers the calls of `d` with `step`; claims results met earlier. Returns how many it claimed. */
+function registerCalls(
+  step: Step,
+  d: MessageDraft,
+  owner: Map<string, Step>,
+  duplicates: string[],
+  early: Map<string, MessageDraft>,
+): number {
+  let claimed = 0;
+  for (const call of toolCallsOf(d.message)) {
+    if (owner.has(call.id)) {
+      duplicates.push(call.id);
+      continue;
+    }
+    owner.set(call.id, step);
+    step.calls.push(call.id);
+    const result = early.get(call.id);
+    if (result) {
+      early.delete(call.id);
+      step.answered.add(call.id);
+      step.results.push(result);
+      if (result.attachment) step.attachments.push(result.attachment);
+      claimed++;
+    }
+  }
+  return claimed;
+}
+
+/** The tool calls of an assistant message (empty for other roles). */
+export function toolCallsOf(message: ChatMessage): ToolCall[] {
+  return message.role === 'assistant' && Array.isArray(message.tool_calls) ? message.tool_calls : [];
+}
+
+function mergeAssistant(into: MessageDraft, d: MessageDraft): MessageDraft {
+  const text = [contentText(into.message.content), contentText(d.message.content)].filter((t) => t !== '').join('\n\n');
+  const calls = [...toolCallsOf(into.message), ...toolCallsOf(d.message)];
+  // Provider fields of the first message (e.g. `reasoning_content`) are kept as found.
+  const base = into.message.role === 'assistant' ? into.message : { role: 'assistant' as const };
+  const { tool_calls: _dropped, ...rest } = base;
+  const message: ChatMessage = { ...rest, content: text !== '' ? text : calls.length ? null : '' };
+  if (calls.length) message.tool_calls = calls;
+  const meta = { ...into.meta };
+  meta.reportedPromptTokens ??= d.meta.reportedPromptTokens;
+  meta.model ??= d.meta.model;
+  meta.timestamp ??= d.meta.timestamp;
+  return { ...into, message, meta };
+}
+
+function sample(ids: string[]): string {
+  const head = ids.slice(0, 5).join(', ');
+  return ids.length > 5 ? `${head}, … (${ids.length - 5} more)` : head;
+}
