@@ -40,9 +40,12 @@ export function contextLengthExceeded(promptTokens: number, window: number): Rep
   };
 }
 
-/** Never answers (streamed requests get headers and `chunks` first). */
-export function stall(chunks: string[] = []): Reply {
-  return { type: 'stall', chunks };
+/**
+ * Never finishes. With `chunks` (or `sendHeaders`), a streamed request gets the headers and the chunks
+ * first; otherwise nothing at all is sent.
+ */
+export function stall(chunks: string[] = [], sendHeaders?: boolean): Reply {
+  return { type: 'stall', chunks, sendHeaders };
 }
 
 /** Valid chunks, then a `data:` line that is not JSON. */

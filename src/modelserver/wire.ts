@@ -87,13 +87,15 @@ export interface StatusReply {
 }
 
 /**
- * Never finishes: for a streamed request, the headers and `chunks` are sent first; for a JSON request
- * nothing is sent. The connection stays open until the client gives up or the server closes.
+ * Never finishes. For a streamed request with `sendHeaders` (default: when `chunks` is non-empty), the
+ * status, headers and `chunks` are sent first; otherwise nothing is sent. The connection stays open
+ * until the client gives up or the server closes.
  */
 export interface StallReply {
   type: 'stall';
   chunks?: string[];
   chunkDelayMs?: number;
+  sendHeaders?: boolean;
 }
 
 /** Sends `chunks` as valid SSE, then `raw` verbatim (for example `data: {not json\n\n`), then ends. */
@@ -233,7 +235,7 @@ async function respond(res: ServerResponse, body: ChatRequestBody, reply: Reply,
       return;
     }
     case 'stall': {
-      if (streamed) {
+      if (streamed && (reply.sendHeaders ?? (reply.chunks ?? []).length > 0)) {
         startSse(res);
         for (const piece of reply.chunks ?? []) {
           await sleep(reply.chunkDelayMs ?? 0);
