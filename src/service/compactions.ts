@@ -1,0 +1,458 @@
+/**
+ * Decides when and how the context service compacts, around the pure core in `src/compaction`:
+ *
+ * - single flight: concurrent requests share one run and yield one checkpoint (B54);
+ * - safe points only: the owner calls {@link Compactions.atSafePoint} before each model call, when
+ *   every tool call of the last step is answered (B07, B12); manual requests made while a step runs
+ *   are queued until then (B51);
+ * - hysteresis: automatic compaction fires at `compactAt` and aims at `compactTo` (B23); the
+ *   {@link CompactionGuard} allows one automatic run per model call, backs off after failures and
+ *   pauses on thrashing (B13, B21);
+ * - prepared ahead: when the meter passes `compactAt − margin`, the summary of the span that will be
+ *   replaced is computed in the background so that at the threshold it applies without waiting; it
+ *   is discarded when the context was rewritten in between (stale);
+ * - atomic: cancel and timeout abort the run and leave the context and the store unchanged (B52, B55).
+ */
+import type { BudgetConfig, CompactionResult, ContextItem, Summarizer, ToolSchema, CheckpointTrigger } from '../compaction/types';
+import type { TokenMeter } from '../compaction/meter';
+import { thresholds } from '../compaction/budget';
+import { commitPrepared, prepareCompaction, summaryHeader, type PreparedCompaction } from '../compaction/compactor';
+import type { CheckpointRecord, CompactionPreview, CompactOutcome } from './api';
+import { CompactionGuard } from '../compaction/guard';
+
+/** What the coordinator needs from its owner. */
+export interface CompactionHost {
+  /** The active context as it stands now. */
+  items(): readonly ContextItem[];
+  tools(): readonly ToolSchema[];
+  readonly meter: TokenMeter;
+  readonly summarizer: Summarizer;
+  readonly budget: BudgetConfig;
+  readonly keepRecentSteps: number;
+  /** Counter bumped on every rewrite of the context (compaction, restore, pin, import), not on appends. */
+  version(): number;
+  /**
+   * Persists and applies an applied result; returns the records added. Throws when persisting fails,
+   * in which case nothing was changed.
+   */
+  commit(result: CompactionResult): CheckpointRecord[];
+  /** Reports that a compaction started (`detail`) or ended (undefined). */
+  setBusy(detail: string | undefined): void;
+  log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;
+}
+
+/** Options of {@link Compactions}. */
+export interface CompactionsOptions {
+  /** Fraction of the base below `compactAt` at which a summary is prepared ahead; 0 = off. */
+  prepareAheadMargin: number;
+  /** Milliseconds after which one compaction run is aborted. */
+  timeoutMs: number;
+}
+
+/** A manual request waiting for the next safe point. */
+interface QueuedRequest {
+  focus?: string;
+  preview: boolean;
+  signal?: AbortSignal;
+  resolve: (outcome: CompactOutcome) => void;
+}
+
+interface Prepared {
+  version: number;
+  prepared: PreparedCompaction;
+}
+
+/** Counters for the demo and the tests. */
+export interface CompactionStats {
+  automatic: number;
+  manual: number;
+  /** Automatic compactions applied from a summary prepared ahead. */
+  preparedUsed: number;
+  /** Prepared summaries thrown away because the context was rewritten in between. */
+  preparedDiscarded: number;
+  /** Summarizer runs started (prepare-ahead included). */
+  summarizerRuns: number;
+  failures: number;
+}
+
+function outcomeOf(result: CompactionResult, records: CheckpointRecord[], queued?: boolean): CompactOutcome {
+  return {
+    applied: result.applied,
+    reason: result.reason,
+    tokensBefore: result.tokensBefore,
+    tokensAfter: result.tokensAfter,
+    checkpoints: records,
+    ...(queued ? { queued } : {}),
+  };
+}
+
+function notApplied(reason: string, tokens: number, queued?: boolean): CompactOutcome {
+  return { applied: false, reason, tokensBefore: tokens, tokensAfter: tokens, checkpoints: [], ...(queued ? { queued } : {}) };
+}
+
+/** Rejects as soon as `signal` aborts, without waiting for `work` (a summarizer may ignore the signal). */
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** The compaction coordinator of one context service. */
+export class Compactions {
+  readonly stats: CompactionStats = { automatic: 0, manual: 0, preparedUsed: 0, preparedDiscarded: 0, summarizerRuns: 0, failures: 0 };
+  readonly guard = new CompactionGuard();
+  private inFlight: Promise<CompactOutcome> | undefined;
+  private queue: QueuedRequest[] = [];
+  private ready: Prepared | undefined;
+  private preparing: { version: number; controller: AbortController; promise: Promise<void> } | undefined;
+  private preview: { version: number; prepared: PreparedCompaction; view: CompactionPreview } | undefined;
+  /** Aborts every run in progress (service cancel/dispose). */
+  private lifetime = new AbortController();
+
+  constructor(
+    private readonly host: CompactionHost,
+    private readonly options: CompactionsOptions,
+  ) {}
+
+  /** True while a compaction run (not a background preparation) is in progress. */
+  get busy(): boolean {
+    return this.inFlight !== undefined;
+  }
+
+  /** The pending preview, if any. */
+  get currentPreview(): CompactionPreview | undefined {
+    return this.preview?.view;
+  }
+
+  /** Queues a manual request until the next safe point; resolves when it has run there. */
+  enqueue(request: { focus?: string; preview: boolean; signal?: AbortSignal }): Promise<CompactOutcome> {
+    return new Promise((resolve) => this.queue.push({ ...request, resolve }));
+  }
+
+  /**
+   * The safe point: every tool call is answered and no reply is streaming. Runs queued manual
+   * requests (all queued requests share one run), then the automatic check.
+   * @param auto false at the end of a task, where only queued requests run.
+   */
+  async atSafePoint(signal: AbortSignal, auto = true): Promise<void> {
+    if (this.queue.length > 0) {
+      const waiting = this.queue;
+      this.queue = [];
+      const live = waiting.filter((q) => !q.signal?.aborted);
+      for (const q of waiting) if (q.signal?.aborted) q.resolve(notApplied('compaction cancelled before it started', this.measure(), true));
+      if (live.length > 0) {
+        const first = live[0];
+        const signals = live.map((q) => q.signal).filter((s): s is AbortSignal => s !== undefined);
+        const outcome = await this.manual({ focus: first.focus, preview: first.preview }, signals.length === live.length && signals.length > 0 ? AbortSignal.any(signals) : undefined);
+        for (const q of live) q.resolve({ ...outcome, queued: true });
+      }
+    }
+    if (auto && !signal.aborted) {
+      const th = thresholds(this.host.budget);
+      this.guard.modelCallStarted();
+      this.guard.meterReading(this.measure(), th.triggerTokens);
+      await this.automatic(signal);
+    }
+  }
+
+  /** Resolves queued requests as not applied (task ended without a safe point, or disposal). */
+  flushQueue(reason: string): void {
+    const waiting = this.queue;
+    this.queue = [];
+    for (const q of waiting) q.resolve(notApplied(reason, this.measure(), true));
+  }
+
+  /** A manual compaction now (the caller made sure this is a safe point). Single flight. */
+  manual(request: { focus?: string; preview: boolean }, signal?: AbortSignal): Promise<CompactOutcome> {
+    return this.singleFlight(() => this.runManual(request, signal));
+  }
+
+  /** Applies the pending preview (with edited summary text when given). */
+  applyPreview(editedText?: string): Promise<CompactOutcome> {
+    return this.singleFlight(async () => {
+      const pending = this.preview;
+      if (!pending) return notApplied('there is no summary preview to apply', this.measure());
+      this.preview = undefined;
+      if (pending.version !== this.host.version()) {
+        return notApplied('the preview is stale: the conversation was rewritten since it was made; compact again', this.measure());
+      }
+      const prepared = editedText === undefined ? pending.prepared : withEditedSummary(pending.prepared, editedText);
+      const result = commitPrepared(this.host.items(), prepared, this.host.meter, this.host.tools());
+      return this.finish(result, 'manual');
+    });
+  }
+
+  /** Drops the pending preview. */
+  discardPreview(): void {
+    this.preview = undefined;
+  }
+
+  /** Forgets prepared summaries and previews (the context was rewritten or replaced). */
+  invalidate(): void {
+    if (this.ready) this.stats.preparedDiscarded++;
+    this.ready = undefined;
+    this.preparing?.controller.abort(new Error('context rewritten'));
+    this.preparing = undefined;
+    this.preview = undefined;
+  }
+
+  /** Aborts runs and preparation in progress; queued requests resolve as not applied. */
+  cancel(): void {
+    this.lifetime.abort(new Error('cancelled'));
+    this.lifetime = new AbortController();
+    this.preparing?.controller.abort(new Error('cancelled'));
+    this.preparing = undefined;
+    this.flushQueue('compaction cancelled');
+  }
+
+  /** Waits for background preparation to settle (tests and orderly shutdown). */
+  async idle(): Promise<void> {
+    await this.preparing?.promise;
+    await this.inFlight?.catch(() => undefined);
+  }
+
+  private measure(): number {
+    return this.host.meter.read(this.host.items(), this.host.tools()).total;
+  }
+
+  private singleFlight(run: () => Promise<CompactOutcome>): Promise<CompactOutcome> {
+    if (this.inFlight) return this.inFlight;
+    const promise = run().finally(() => {
+      if (this.inFlight === promise) this.inFlight = undefined;
+    });
+    this.inFlight = promise;
+    return promise;
+  }
+
+  private async automatic(signal: AbortSignal): Promise<void> {
+    if (this.inFlight) {
+      await this.inFlight;
+      return;
+    }
+    const th = thresholds(this.host.budget);
+    const used = this.measure();
+    if (used < th.triggerTokens) {
+      this.maybePrepare(used, th.base, th.triggerTokens);
+      return;
+    }
+    const allowed = this.guard.mayAutoCompact();
+    if (!allowed.allowed) {
+      this.host.log('warn', `automatic compaction skipped: ${allowed.reason}`);
+      return;
+    }
+    await this.singleFlight(() => this.runAutomatic(signal, th.triggerTokens));
+  }
+
+  private async runAutomatic(signal: AbortSignal, triggerTokens: number): Promise<CompactOutcome> {
+    // A summary prepared ahead applies without waiting for the summarizer.
+    let ready = this.ready;
+    if (!ready && this.preparing?.version === this.host.version()) {
+      this.host.setBusy('automatic compaction (finishing the prepared summary)');
+      try {
+        await raceAbort(this.preparing.promise, signal);
+      } catch {
+        // Cancelled: fall through, the fresh run below sees the aborted signal too.
+      }
+      ready = this.ready;
+    }
+    this.ready = undefined;
+    if (ready && ready.version === this.host.version()) {
+      const result = commitPrepared(this.host.items(), ready.prepared, this.host.meter, this.host.tools());
+      if (result.applied) {
+        this.stats.preparedUsed++;
+        const outcome = this.finish({ ...result, reason: `${result.reason}; summary prepared ahead` }, 'auto', triggerTokens);
+        this.host.setBusy(undefined);
+        return outcome;
+      }
+      this.stats.preparedDiscarded++;
+      this.host.log('info', `prepared summary not used: ${result.reason}`);
+    } else if (ready) {
+      this.stats.preparedDiscarded++;
+    }
+    // The service decided from the calibrated reading; the core's own estimate must not veto it.
+    return this.runFresh('auto', { force: true }, signal, triggerTokens);
+  }
+
+  private async runManual(request: { focus?: string; preview: boolean }, signal?: AbortSignal): Promise<CompactOutcome> {
+    this.invalidatePrepared();
+    return this.runFresh('manual', { force: true, all: true, focus: request.focus, preview: request.preview }, signal);
+  }
+
+  private invalidatePrepared(): void {
+    if (this.ready) this.stats.preparedDiscarded++;
+    this.ready = undefined;
+  }
+
+  /** Prepares and commits in one go, under a timeout; preview mode stops after preparing. */
+  private async runFresh(
+    trigger: CheckpointTrigger,
+    options: { force: boolean; all?: boolean; focus?: string; preview?: boolean },
+    external: AbortSignal | undefined,
+    triggerTokens?: number,
+  ): Promise<CompactOutcome> {
+    const signals = [this.lifetime.signal, AbortSignal.timeout(this.options.timeoutMs)];
+    if (external) signals.push(external);
+    const signal = AbortSignal.any(signals);
+    const items = this.host.items();
+    const version = this.host.version();
+    this.host.setBusy(trigger === 'auto' ? 'automatic compaction' : options.preview ? 'preparing a summary preview' : 'compacting');
+    this.stats.summarizerRuns++;
+    try {
+      const prepared = await raceAbort(
+        prepareCompaction({
+          items,
+          tools: this.host.tools(),
+          meter: this.host.meter,
+          summarizer: this.host.summarizer,
+          options: {
+            budget: this.host.budget,
+            trigger,
+            keepRecentSteps: this.host.keepRecentSteps,
+            force: options.force,
+            all: options.all,
+            focus: options.focus,
+            signal,
+          },
+        }),
+        signal,
+      );
+      if ('applied' in prepared) {
+        if (prepared.error) this.noteFailure(trigger, prepared.reason);
+        return outcomeOf(prepared, []);
+      }
+      if (this.host.version() !== version) return notApplied('the conversation was rewritten during the compaction; nothing applied', this.measure());
+      if (options.preview) {
+        const view = previewOf(prepared, options.focus, this.host.summarizer.name);
+        this.preview = { version, prepared, view };
+        return { applied: false, reason: 'summary proposed for review', tokensBefore: prepared.tokensBefore, tokensAfter: prepared.tokensAfter, checkpoints: [], preview: view };
+      }
+      // Items appended while the summarizer ran (a user message sent meanwhile) stay after the span.
+      const result = commitPrepared(this.host.items(), prepared, this.host.meter, this.host.tools());
+      return this.finish(result, trigger, triggerTokens);
+    } catch (error) {
+      const timedOut = signal.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError';
+      const reason = timedOut
+        ? `compaction timed out after ${this.options.timeoutMs} ms; the context is unchanged (try again, or use a faster summarizer)`
+        : signal.aborted
+          ? 'compaction cancelled; the context is unchanged'
+          : `compaction failed, the context is unchanged: ${(error as Error)?.message ?? String(error)}`;
+      if (!signal.aborted || timedOut) this.noteFailure(trigger, reason);
+      return notApplied(reason, this.measure());
+    } finally {
+      this.host.setBusy(undefined);
+    }
+  }
+
+  private noteFailure(trigger: CheckpointTrigger, reason: string): void {
+    this.stats.failures++;
+    this.guard.compactionFailed(trigger);
+    this.host.log('warn', reason);
+  }
+
+  private finish(result: CompactionResult, trigger: CheckpointTrigger, triggerTokens?: number): CompactOutcome {
+    if (!result.applied) {
+      if (result.error) this.noteFailure(trigger, result.reason);
+      return outcomeOf(result, []);
+    }
+    let records: CheckpointRecord[];
+    try {
+      records = this.host.commit(result);
+    } catch (error) {
+      const reason = `compaction not applied: saving the session failed (${(error as Error).message}); the context is unchanged`;
+      this.noteFailure(trigger, reason);
+      return notApplied(reason, result.tokensBefore);
+    }
+    if (trigger === 'auto') this.stats.automatic++;
+    else this.stats.manual++;
+    this.guard.compactionSucceeded(trigger, result.tokensAfter, triggerTokens ?? thresholds(this.host.budget).triggerTokens);
+    return outcomeOf(result, records);
+  }
+
+  /** Starts preparing the next span's summary in the background when close to the trigger. */
+  private maybePrepare(used: number, base: number, triggerTokens: number): void {
+    const margin = this.options.prepareAheadMargin;
+    if (margin <= 0 || used < triggerTokens - margin * base) return;
+    const version = this.host.version();
+    if (this.ready?.version === version || this.preparing?.version === version) return;
+    if (!this.guard.mayAutoCompact().allowed) return;
+    this.preparing?.controller.abort(new Error('stale'));
+    const controller = new AbortController();
+    const budget = this.host.budget;
+    // Aim lower by the distance still to go, so that after the context grows to the trigger the
+    // prepared compaction lands at about `compactTo`.
+    const distance = (triggerTokens - used) / base;
+    const compactTo = Math.max(0.05, Math.min(budget.compactTo - distance, budget.compactAt - 0.01));
+    const items = this.host.items();
+    this.stats.summarizerRuns++;
+    const signal = AbortSignal.any([controller.signal, this.lifetime.signal, AbortSignal.timeout(this.options.timeoutMs)]);
+    const promise = raceAbort(
+      prepareCompaction({
+        items,
+        tools: this.host.tools(),
+        meter: this.host.meter,
+        summarizer: this.host.summarizer,
+        options: { budget: { ...budget, compactTo }, trigger: 'auto', keepRecentSteps: this.host.keepRecentSteps, force: true, signal },
+      }),
+      signal,
+    ).then(
+      (prepared) => {
+        if ('applied' in prepared) {
+          this.host.log('debug', `nothing prepared ahead: ${prepared.reason}`);
+        } else if (this.host.version() === version && !controller.signal.aborted) {
+          this.ready = { version, prepared };
+          this.host.log('debug', `summary prepared ahead: ${prepared.tokensBefore} → ${prepared.tokensAfter} tokens`);
+        } else {
+          this.stats.preparedDiscarded++;
+        }
+      },
+      (error: unknown) => this.host.log('debug', `preparing ahead stopped: ${(error as Error)?.message ?? String(error)}`),
+    ).finally(() => {
+      if (this.preparing?.controller === controller) this.preparing = undefined;
+    });
+    this.preparing = { version, controller, promise };
+  }
+}
+
+/** The summary checkpoint of a prepared compaction (collapse/clip checkpoints have none to edit). */
+function summaryCheckpointIndex(prepared: PreparedCompaction): number {
+  return prepared.checkpoints.findIndex((cp) => cp.strategy === 'summary' || cp.strategy === 'extractive');
+}
+
+function previewOf(prepared: PreparedCompaction, focus: string | undefined, summarizerName: string): CompactionPreview {
+  const k = summaryCheckpointIndex(prepared);
+  const replaced = prepared.checkpoints.flatMap((cp) => cp.replaced);
+  return {
+    summary: k >= 0 ? prepared.checkpoints[k].summary : prepared.checkpoints.map((cp) => cp.summary).join('\n'),
+    replaced,
+    replacedIds: replaced.flatMap((i) => i.covers),
+    tokensBefore: prepared.tokensBefore,
+    tokensAfter: prepared.tokensAfter,
+    summarizerModel: (k >= 0 ? prepared.checkpoints[k].summarizerModel : undefined) ?? summarizerName,
+    ...(focus ? { focus } : {}),
+  };
+}
+
+/** A copy of `prepared` whose summary item carries the user's edited text. */
+function withEditedSummary(prepared: PreparedCompaction, text: string): PreparedCompaction {
+  const k = summaryCheckpointIndex(prepared);
+  if (k < 0 || text.trim() === '') return prepared;
+  const cp = prepared.checkpoints[k];
+  const inserted = cp.inserted.map((item, i) =>
+    i === 0 && item.kind === 'summary' ? { ...item, message: { role: 'user' as const, content: `${summaryHeader(item.covers.length)}\n\n${text.trim()}` } } : item,
+  );
+  const checkpoints = [...prepared.checkpoints];
+  checkpoints[k] = { ...cp, summary: text.trim(), inserted };
+  return { ...prepared, checkpoints };
+}

@@ -1,0 +1,129 @@
+/** Fixtures of the service tests: a service over a temp workspace, a loopback model and stub summarizers. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type { ChatMessage, ContextItem, Summarizer, SummaryRequest, SummaryResult, ToolSchema } from '../../src/compaction/types';
+import { SummarizerError } from '../../src/compaction/types';
+import { TokenMeter } from '../../src/compaction/meter';
+import { NodeToolHost } from '../../src/agent/nodeHost';
+import { ContextService } from '../../src/service/service';
+import type { ContextServiceOptions } from '../../src/service/api';
+import type { ChatRequestBody, Reply, Responder } from '../../src/modelserver/wire';
+import { loopback, tempWorkspace } from '../agent/helpers';
+
+const countingMeter = new TokenMeter({ model: 'gpt-4o' });
+
+/** Prompt tokens of a request body, counted the way the service's meter counts (exact calibration). */
+export function promptTokensOf(body: ChatRequestBody): number {
+  const items: ContextItem[] = ((body.messages ?? []) as ChatMessage[]).map((message, i) => ({ id: `r${i}`, kind: 'raw', message, covers: [`r${i}`] }));
+  return countingMeter.measure(items, (body.tools ?? []) as ToolSchema[]).total;
+}
+
+/** Wraps a responder so every completion reports `usage.prompt_tokens` as the meter counts it. */
+export function withUsage(responder: Responder): Responder {
+  return async (body, count) => {
+    const reply: Reply = await responder(body, count);
+    if (reply.type === undefined || reply.type === 'completion') {
+      return { ...reply, usage: reply.usage ?? { prompt_tokens: promptTokensOf(body), completion_tokens: 5 } };
+    }
+    return reply;
+  };
+}
+
+/** A summarizer that returns scripted text, optionally slowly, and records its requests. */
+export class StubSummarizer implements Summarizer {
+  readonly name = 'stub-model';
+  readonly requests: SummaryRequest[] = [];
+  constructor(
+    private readonly text: string | ((request: SummaryRequest) => string) = 'SUMMARY-OK',
+    private readonly delayMs = 0,
+    private readonly mode: 'normal' | 'never' | 'ignore-abort' = 'normal',
+  ) {}
+
+  async summarize(request: SummaryRequest): Promise<SummaryResult> {
+    this.requests.push(request);
+    if (this.mode === 'never') return new Promise<SummaryResult>(() => {});
+    if (this.delayMs > 0) {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(resolve, this.delayMs);
+        if (this.mode === 'ignore-abort') return;
+        request.signal?.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(new SummarizerError('aborted', 'aborted'));
+        }, { once: true });
+      });
+    }
+    if (request.signal?.aborted && this.mode !== 'ignore-abort') throw new SummarizerError('aborted', 'aborted');
+    const text = typeof this.text === 'function' ? this.text(request) : this.text;
+    return { text, model: this.name, usage: { calls: 1, promptTokens: 10, completionTokens: 5 }, dropped: 0 };
+  }
+}
+
+/** What {@link serviceFixture} builds. */
+export interface ServiceFixture {
+  service: ContextService;
+  root: string;
+  storageDir: string;
+  requests: ChatRequestBody[];
+  /** Opens another service on the same storage and session (a restart). */
+  reopen(overrides?: Partial<ContextServiceOptions>): Promise<ContextService>;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * A context service over a temp workspace with `files`, a loopback model answering with `responder`
+ * (usage reported exactly), persistence in a temp folder, and the given option overrides.
+ */
+export async function serviceFixture(
+  responder: Responder,
+  options: { files?: Record<string, string>; window?: number; compactAt?: number; compactTo?: number; reserved?: number } & Partial<ContextServiceOptions> = {},
+): Promise<ServiceFixture> {
+  const ws = tempWorkspace(options.files ?? {});
+  const storageDir = mkdtempSync(path.join(tmpdir(), 'ck-store-'));
+  const lb = await loopback(withUsage(responder));
+  const { files: _f, window, compactAt, compactTo, reserved, ...overrides } = options;
+  const base: ContextServiceOptions = {
+    client: lb.client,
+    model: 'gpt-4o',
+    budget: { contextWindow: window ?? 16_000, reservedOutput: reserved ?? 1_000, compactAt: compactAt ?? 0.8, compactTo: compactTo ?? 0.5 },
+    host: new NodeToolHost(ws.root),
+    storageDir,
+    systemPrompt: 'You are a test agent.',
+    autoApprove: { edits: true, commands: true },
+    prepareAheadMargin: 0,
+    ...overrides,
+  };
+  const service = await ContextService.open(base);
+  const opened: ContextService[] = [service];
+  return {
+    service,
+    root: ws.root,
+    storageDir,
+    requests: lb.server.requests,
+    reopen: async (more = {}) => {
+      const next = await ContextService.open({ ...base, sessionId: service.sessionId, ...more });
+      opened.push(next);
+      return next;
+    },
+    cleanup: async () => {
+      for (const s of opened) s.dispose();
+      await lb.close();
+      ws.cleanup();
+      rmSync(storageDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `n` lines of filler text, about 11 tokens a line. */
+export function filler(lines: number, tag = 'x'): string {
+  const out: string[] = [];
+  for (let i = 0; i < lines; i++) out.push(`${tag} line ${i}: the quick brown fox jumps over the lazy dog`);
+  return out.join('\n');
+}
+
+/** Occurrences of each tool_call_id among tool messages of a request. */
+export function resultCounts(messages: readonly ChatMessage[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const m of messages) if (m.role === 'tool') counts.set(m.tool_call_id, (counts.get(m.tool_call_id) ?? 0) + 1);
+  return counts;
+}
