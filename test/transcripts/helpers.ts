@@ -111,3 +111,9 @@ export async function transcriptError(fn: () => Promise<unknown>): Promise<{ fil
   }
   assert.fail('expected a TranscriptError');
 }
+
+/** `[id, name, arguments]` of each function tool call of a message. */
+export function calls(message: Entry['message']): Array<[string, string, string]> {
+  if (message.role !== 'assistant') return [];
+  return (message.tool_calls ?? []).map((c) => (c.type === 'function' ? [c.id, c.function.name, c.function.arguments] : [c.id, '', '']));
+}

@@ -1,0 +1,59 @@
+import * as assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { importTranscriptText } from '../../src/transcripts';
+import { assertWellFormed } from './helpers';
+
+const history = [
+  '',
+  '# aider chat started at 2026-02-24 16:53:06',
+  '',
+  '> /opt/homebrew/bin/aider --model xai/grok-code-fast-1  ',
+  '> Model: xai/grok-code-fast-1 with whole edit format  ',
+  '',
+  '#### /add src/app.ts  ',
+  '> Added src/app.ts to the chat  ',
+  '',
+  '#### make the title bold  ',
+  '#### and blue  ',
+  '',
+  'Here is the change:',
+  '',
+  'src/app.ts',
+  '```',
+  '<h1 class="bold blue">Title</h1>',
+  '```',
+  '',
+  '> Tokens: 3.1k sent, 1.5k received. Cost: $0.0029 message, $0.0029 session.  ',
+  '> Applied edit to src/app.ts  ',
+  '',
+  '#### /ask why blue?  ',
+  '',
+  'Because you asked.',
+  '',
+  '> Tokens: 812 sent, 5 received.  ',
+  '',
+  '# aider chat started at 2026-02-25 09:00:00',
+  '',
+  '#### /exit  ',
+  '',
+].join('\n');
+
+test('aider: user runs, slash commands, Aider output and replies', async () => {
+  const t = await importTranscriptText(history, 'notes.md');
+  assert.equal(t.format, 'aider');
+  assertWellFormed(t);
+  assert.deepEqual(
+    t.entries.map((e) => [e.id, e.message.role, e.message.content]),
+    [
+      ['L10', 'user', 'make the title bold\nand blue'],
+      ['L13', 'assistant', 'Here is the change:\n\nsrc/app.ts\n```\n<h1 class="bold blue">Title</h1>\n```'],
+      ['L23', 'user', 'why blue?'],
+      ['L25', 'assistant', 'Because you asked.'],
+    ],
+  );
+  assert.equal(t.entries[1].meta?.reportedPromptTokens, 3100);
+  assert.equal(t.entries[3].meta?.reportedPromptTokens, 812);
+  assert.equal(t.entries[1].meta?.model, 'xai/grok-code-fast-1');
+  assert.equal(t.entries[0].meta?.timestamp, '2026-02-24T16:53:06');
+  assert.deepEqual(t.skipped, { session: 2, 'aider-output': 6, 'slash-command': 2 });
+});
