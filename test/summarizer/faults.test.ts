@@ -7,8 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CompactionResult, ContextItem } from '../../src/compaction/types';
 import { chunked, contextLengthExceeded, malformedSse, refusal, reset, scripted, stall, status, text, toolCalls } from '../../src/modelserver/replies';
-import { TRANSCRIPT_CLOSE, TRANSCRIPT_OPEN } from '../../src/compaction/summaryPrompt';
-import { GOOD_SUMMARY, INJECTION, compactWith, conversation, items, requestText, rig } from './fixtures';
+import { GOOD_SUMMARY, INJECTION, compactWith, conversation, items, requestText, rig, transcriptOf } from './fixtures';
 
 /** Failure: the context is the same array contents, no checkpoint, one error of `kind`. */
 function assertUnchanged(result: CompactionResult, before: readonly ContextItem[], kind: string, message: RegExp): void {
@@ -47,10 +46,10 @@ test('scripted JSON summary is committed as a user message; the request is data-
     const prompt = requestText(body);
     assert.match(prompt, /\[call c1\] read_file \{"path":"src\/part1\.ts"\}/);
     assert.match(prompt, /\[result c1\] line of src\/part1\.ts/);
-    const open = prompt.indexOf(TRANSCRIPT_OPEN);
-    const close = prompt.lastIndexOf(TRANSCRIPT_CLOSE);
-    const injection = prompt.indexOf(INJECTION);
-    assert.ok(open >= 0 && open < injection && injection < close, 'injection sits inside the data delimiters');
+    assert.ok(transcriptOf(body).includes(`${INJECTION}\n`), 'the injection line sits inside the data delimiters (B44)');
+    const user = String((body.messages?.[1] as { content?: unknown }).content);
+    assert.equal(user.split(INJECTION).length, 2, 'and nowhere else');
+    assert.equal((body.messages?.[0] as { role?: string }).role, 'system', 'the instruction is the summarizer request\'s own system message');
     assert.ok((body.messages ?? []).every((m) => (m as { role: string }).role !== 'tool'), 'no tool messages in the summarizer request');
     const cp = result.checkpoints[0]!;
     assert.equal(cp.summarizerModel, 'summary-model');

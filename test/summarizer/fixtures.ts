@@ -8,6 +8,7 @@ import type { TokenCounter } from '../../src/compaction/tokenizer';
 import { compact } from '../../src/compaction/compactor';
 import { start, type ModelServer, type Responder, type ChatRequestBody } from '../../src/modelserver/wire';
 import { OpenAISummarizer, type OpenAISummarizerOptions } from '../../src/summarizers/openai';
+import { TRANSCRIPT_CLOSE, TRANSCRIPT_OPEN } from '../../src/compaction/summaryPrompt';
 
 /** Characters / 4, rounded up: the estimate the failure cases use. */
 export const quarterCount = (text: string): number => Math.ceil(text.length / 4);
@@ -99,6 +100,15 @@ export function requestText(body: ChatRequestBody | undefined): string {
       return typeof content === 'string' ? content : JSON.stringify(content);
     })
     .join('\n');
+}
+
+/** The transcript data of a recorded summarizer request: the text inside the user message's delimiters. */
+export function transcriptOf(body: ChatRequestBody | undefined): string {
+  const user = (body?.messages ?? []).find((m) => (m as { role?: string }).role === 'user') as { content?: unknown } | undefined;
+  const content = typeof user?.content === 'string' ? user.content : '';
+  const open = content.lastIndexOf(TRANSCRIPT_OPEN);
+  const close = content.lastIndexOf(TRANSCRIPT_CLOSE);
+  return open >= 0 && close > open ? content.slice(open + TRANSCRIPT_OPEN.length, close) : '';
 }
 
 /** A short valid summary in the expected sections. */
