@@ -174,7 +174,7 @@ function renderCheckpoint(checkpoint: CheckpointView): HTMLElement {
     checkpoint.summarizerModel ?? 'extractive',
     checkpoint.dropped > 0 ? `${checkpoint.dropped} dropped` : undefined,
   ].filter((fact): fact is string => fact !== undefined);
-  return h('li', { class: `checkpoint${checkpoint.restored ? ' restored' : ''}`, 'data-test': 'checkpoint', 'data-id': checkpoint.id },
+  return h('li', { class: `checkpoint${checkpoint.restored ? ' restored' : ''}`, 'data-test': 'checkpoint', 'data-id': checkpoint.id, 'data-trigger': checkpoint.trigger, 'data-before': String(checkpoint.tokensBefore), 'data-after': String(checkpoint.tokensAfter) },
     h('div', { class: 'checkpoint-head' },
       h('span', { class: `badge trigger-${checkpoint.trigger}` }, checkpoint.trigger),
       h('span', { class: 'strategy' }, checkpoint.strategy),
@@ -247,7 +247,7 @@ class SidebarView {
     document.body.dataset.state = state.state;
     const busy = state.state !== 'idle' && state.state !== 'error';
     this.header.replaceChildren(
-      h('span', { class: `state state-${state.state}`, 'data-test': 'state' }, icon(busy ? 'loading' : state.state === 'error' ? 'error' : 'circle-large-outline', busy ? 'codicon-modifier-spin' : ''), ` ${state.state}`),
+      h('span', { class: `state state-${state.state}`, 'data-test': 'state' }, icon(busy ? 'loading' : state.state === 'error' ? 'error' : 'circle-large-outline', busy ? 'codicon-modifier-spin' : ''), state.state),
       h('span', { class: 'source', 'data-test': 'source', title: state.source }, state.source),
       state.hasApiKey ? h('span', { class: 'key', title: 'API key stored' }, icon('key')) : iconButton('Set API key', 'key', { type: 'setApiKey' }, 'set-key'),
     );

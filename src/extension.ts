@@ -13,7 +13,7 @@ import { SessionController } from './views/session-controller';
 import { Settings } from './views/settings';
 import { SidebarProvider } from './views/sidebar-provider';
 import { StatusBarMeter } from './views/status-bar';
-import { importTranscriptFile } from './views/transcript-import';
+import { importTranscriptText } from './transcripts';
 import type { ViewState } from './views/protocol';
 
 /** What other extensions (and the end-to-end tests) can read. */
@@ -57,7 +57,7 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi {
     controller.onDidChange(render),
     controller.onDidAddCheckpoint(() => documents.refresh()),
     keys.onDidChange(render),
-    ...registerCommands({ controller, keys, settings, sidebar, documents, importer: importTranscriptFile, log }),
+    ...registerCommands({ controller, keys, settings, sidebar, documents, importer: (bytes, fileName) => importTranscriptText(bytes, fileName), log }),
   );
   log.info(`ContextKeeper ${String(context.extension.packageJSON.version)} activated.`);
   return { getViewState: () => controller.viewState(), onDidChange: controller.onDidChange };

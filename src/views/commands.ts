@@ -21,8 +21,8 @@ export interface ImportResult {
   entries: Entry[];
 }
 
-/** Parses a transcript file's text; throws with file/line/field on malformed input. */
-export type TranscriptImporter = (text: string, fileName: string) => ImportResult | Promise<ImportResult>;
+/** Parses a transcript file's bytes; throws with file/line/field on malformed input. */
+export type TranscriptImporter = (bytes: Uint8Array, fileName: string) => Promise<ImportResult>;
 
 /** What the command handlers work with. */
 export interface CommandDeps {
@@ -274,8 +274,7 @@ class CommandHandlers {
     const result = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `ContextKeeper: importing ${fileName}…` },
       async () => {
-        const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
-        const imported = await this.deps.importer(text, fileName);
+        const imported = await this.deps.importer(await vscode.workspace.fs.readFile(file), fileName);
         await this.deps.controller.importTranscript(
           { source: `${imported.format}: ${fileName}`, entries: imported.entries },
           `Imported ${fileName} (${imported.format})`,

@@ -1,13 +1,96 @@
 /**
  * Builds a context service from the settings, the stored API key and the workspace. The only module
  * that knows how the service is constructed; the views see {@link ContextServiceApi} only.
+ *
+ * Everything here runs on first use of the session, never at activation: the OpenAI client, the
+ * summarizer and the tokenizer's rank tables are all loaded from here on.
  */
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
+import { mkdirSync } from 'node:fs';
+import * as path from 'node:path';
+import OpenAI from 'openai';
+import { NodeToolHost } from '../agent/nodeHost';
+import type { ToolHost } from '../agent/types';
+import { resolveContextWindow } from '../compaction/budget';
+import { tokenCounterForModel } from '../compaction/tokenizer';
+import type { LogSink } from '../service/api';
+import { ContextService } from '../service/service';
+import { summarizerFromSettings } from '../summarizers/fromOptions';
 import type { ServiceFactory } from './session-controller';
+import type { ContextKeeperSettings } from './settings';
+import { WorkspaceToolHost } from './workspace-tool-host';
+
+/** Placeholder key for servers that want none (local OpenAI-compatible servers ignore it). */
+const NO_KEY = 'not-set';
+
+/** Service log lines: message bodies only at debug/trace level, never at info. */
+function logSink(log: vscode.LogOutputChannel): LogSink {
+  return (level, message) => {
+    switch (level) {
+      case 'debug':
+        return log.debug(message);
+      case 'info':
+        return log.info(message);
+      case 'warn':
+        return log.warn(message);
+      case 'error':
+        return log.error(message);
+    }
+  };
+}
+
+/** The agent's workspace: the first folder, or a scratch folder when none is open. */
+function toolHost(context: vscode.ExtensionContext): ToolHost {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (folder?.uri.scheme === 'file') return new WorkspaceToolHost(folder.uri);
+  const scratch = path.join(context.globalStorageUri.fsPath, 'scratch');
+  mkdirSync(scratch, { recursive: true });
+  return new NodeToolHost(scratch);
+}
+
+/**
+ * Threshold fractions for the service. With automatic compaction off, the trigger moves to the
+ * whole prompt budget: the context is then compacted only when the next request would not fit.
+ */
+function budgetOf(settings: ContextKeeperSettings) {
+  return {
+    contextWindow: resolveContextWindow(settings.model, settings.contextWindow || undefined),
+    reservedOutput: settings.maxOutputTokens,
+    compactAt: settings.autoCompact ? settings.compactAt : 1,
+    compactTo: settings.compactTo,
+  };
+}
 
 /** A factory bound to this extension's storage and logger. */
-export function createServiceFactory(_context: vscode.ExtensionContext, _log: vscode.LogOutputChannel): ServiceFactory {
-  return async () => {
-    throw new Error('The context service is not part of this build yet.');
+export function createServiceFactory(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): ServiceFactory {
+  return async ({ settings, apiKey, sessionId }) => {
+    const storageDir = path.join((context.storageUri ?? context.globalStorageUri).fsPath, 'sessions');
+    mkdirSync(storageDir, { recursive: true });
+    const counter = tokenCounterForModel(settings.model);
+    const summaryModel = settings.summary.model;
+    const summarizer = summarizerFromSettings({
+      baseUrl: summaryModel ? settings.summary.baseUrl || settings.baseUrl : '',
+      model: summaryModel,
+      apiKey,
+      contextWindow: settings.summary.contextWindow || undefined,
+      instruction: settings.summary.instruction || undefined,
+      countText: (text) => counter.countText(text),
+      extractiveFallback: true,
+      log: (line) => log.debug(line),
+    });
+    const client = new OpenAI({ baseURL: settings.baseUrl || undefined, apiKey: apiKey ?? NO_KEY, maxRetries: 1 });
+    log.info(`Opening the context service: model ${settings.model}${settings.baseUrl ? ` at ${settings.baseUrl}` : ''}, summaries ${summarizer.name}.`);
+    return ContextService.open({
+      client,
+      model: settings.model,
+      budget: budgetOf(settings),
+      host: toolHost(context),
+      summarizer,
+      storageDir,
+      sessionId,
+      keepRecentSteps: settings.keepRecentSteps,
+      autoApprove: settings.tools.autoApprove ? { edits: true, commands: true } : undefined,
+      log: logSink(log),
+    });
   };
 }

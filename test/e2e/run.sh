@@ -43,6 +43,23 @@ mkdir -p "$CK_HOST_DIR/runs"
 RUN=$(mktemp -d "$CK_HOST_DIR/runs/run.XXXXXX")
 mkdir -p "$RUN/ud/User" "$RUN/ext" "$RUN/ws" "$RUN/home" "$RUN/out"
 PORT=${CK_E2E_PORT:-$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')}
+echo "# e2e workspace" > "$RUN/ws/README.md"
+node "$HERE/fixtures/make-transcript.mjs" "$RUN/ws/session.json" >/dev/null
+node "$HERE/fixtures/make-workspace.mjs" "$RUN/ws" >/dev/null
+
+CS_PID="" MODEL_PID=""
+cleanup() {
+  for pid in $CS_PID $MODEL_PID; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+
+# The scripted model the agent talks to (loopback only), bundled from the project's model server.
+"$ROOT/node_modules/.bin/esbuild" "$HERE/model/serve.mjs" --bundle --platform=node --format=esm \
+  --outfile="$RUN/model-server.mjs" --log-level=warning
+node "$RUN/model-server.mjs" "$RUN/model-url" > "$RUN/model-server.log" 2>&1 &
+MODEL_PID=$!
+for _ in $(seq 1 50); do [ -s "$RUN/model-url" ] && break; sleep 0.1; done
+MODEL_URL=$(cat "$RUN/model-url")
 cat > "$RUN/ud/User/settings.json" <<JSON
 {
   "workbench.startupEditor": "none",
@@ -56,13 +73,12 @@ cat > "$RUN/ud/User/settings.json" <<JSON
   "extensions.ignoreRecommendations": true,
   "chat.disableAIFeatures": true,
   "workbench.secondarySideBar.defaultVisibility": "hidden",
-  "contextKeeper.model": "gpt-4o-mini",
+  "contextKeeper.baseUrl": "$MODEL_URL",
+  "contextKeeper.model": "e2e-scripted",
   "contextKeeper.contextWindow": 8000,
   "contextKeeper.maxOutputTokens": 1000
 }
 JSON
-echo "# e2e workspace" > "$RUN/ws/README.md"
-node "$HERE/fixtures/make-transcript.mjs" "$RUN/ws/session.json" >/dev/null
 API_KEY_PROBE="ck-e2e-probe-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
 
 # ---- 4. code-server -----------------------------------------------------------------------------------
@@ -73,11 +89,6 @@ COMMON=(--config "$RUN/config.yaml" --user-data-dir "$RUN/ud" --extensions-dir "
 "$CS" "${COMMON[@]}" --bind-addr "127.0.0.1:$PORT" --auth none --disable-telemetry --disable-update-check \
   --disable-workspace-trust --disable-getting-started-override --log trace "$RUN/ws" > "$RUN/server.log" 2>&1 &
 CS_PID=$!
-cleanup() {
-  kill "$CS_PID" 2>/dev/null || true
-  wait "$CS_PID" 2>/dev/null || true
-}
-trap cleanup EXIT
 for _ in $(seq 1 120); do curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && break; sleep 0.5; done
 curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null || { tail -20 "$RUN/server.log"; log "code-server did not start"; exit 1; }
 log "code-server on 127.0.0.1:$PORT after $(elapsed)"
@@ -86,8 +97,8 @@ log "code-server on 127.0.0.1:$PORT after $(elapsed)"
 rm -rf "$ARTIFACTS" && mkdir -p "$ARTIFACTS"
 rc=0
 CS_URL="http://127.0.0.1:$PORT/?folder=$RUN/ws" OUT_DIR="$ARTIFACTS" PLAYWRIGHT_DIR="$PW_DIR" \
-  USER_SETTINGS="$RUN/ud/User/settings.json" TRANSCRIPT="$RUN/ws/session.json" API_KEY_PROBE="$API_KEY_PROBE" \
-  node "$HERE/driver/drive.mjs" || rc=$?
+  WORKSPACE="$RUN/ws" TRANSCRIPT="$RUN/ws/session.json" API_KEY_PROBE="$API_KEY_PROBE" \
+  MODEL_SERVER="$MODEL_URL" node "$HERE/driver/drive.mjs" || rc=$?
 cleanup; trap - EXIT
 
 # ---- 6. checks on what the run left on disk ---------------------------------------------------------

@@ -1,0 +1,57 @@
+// Scripted OpenAI-compatible model for the end-to-end agent checks, on 127.0.0.1 (a random port).
+// Bundled with esbuild by run.sh (it imports the project's TypeScript loopback server).
+//
+// The script keys on the task (the latest user message that starts with "Task:"), counting the
+// requests made for it, so compaction rewriting older messages cannot change the course of a task:
+// five read_file calls over big workspace files (enough to cross compactAt in an 8k window), one
+// write_file that needs the user's approval, then a final streamed answer. A task that says "quick"
+// gets a direct answer.
+// Writes its base URL to the file named by argv[2]; stops on SIGTERM.
+import fs from 'node:fs';
+import { start } from '../../../src/modelserver/wire';
+
+const READS = 5;
+const served = new Map();
+
+/** The current task's text: the latest user message starting with "Task:". */
+function taskOf(messages) {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const { role, content } = messages[i];
+    if (role === 'user' && typeof content === 'string' && content.startsWith('Task:')) return content;
+  }
+  return '';
+}
+
+function responder(body) {
+  const task = taskOf(body.messages ?? []);
+  const done = served.get(task) ?? 0;
+  served.set(task, done + 1);
+  if (/quick/i.test(task)) {
+    return { content: 'notes.md lists the five parts of the design notes.' };
+  }
+  if (done < READS) {
+    const part = done + 1;
+    return {
+      content: `Reading part ${part} of the design notes.`,
+      toolCalls: [{ id: `call_read_${part}_${Date.now()}`, name: 'read_file', arguments: JSON.stringify({ path: `docs/part${part}.md` }) }],
+    };
+  }
+  if (done === READS) {
+    return {
+      content: 'Writing the summary of the notes.',
+      toolCalls: [{ id: `call_write_${Date.now()}`, name: 'write_file', arguments: JSON.stringify({ path: 'notes.md', content: '# Notes\n\nAll five parts were read.\n' }) }],
+    };
+  }
+  const answer = 'All five parts are read and notes.md is written. The budget held thanks to the checkpoint.';
+  return { content: answer, chunks: answer.match(/.{1,12}/g), chunkDelayMs: 40 };
+}
+
+const server = await start({ responder, models: ['e2e-scripted'] });
+fs.writeFileSync(process.argv[2], server.url);
+console.log(`scripted model on ${server.url}`);
+const stop = async () => {
+  await server.close();
+  process.exit(0);
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
