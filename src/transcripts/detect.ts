@@ -14,10 +14,12 @@ const ANTHROPIC_BLOCKS = new Set(['tool_use', 'tool_result', 'image', 'thinking'
 type Rec = Record<string, unknown>;
 
 /**
- * Detects the format of a transcript from its text.
+ * Detects the format of a transcript from its content (text, or bytes decoded leniently as UTF-8).
+ * @param fileName only breaks ties between formats the content fits equally (an empty array)
  * @returns the format, or undefined when the content matches none
  */
-export function detectFormat(text: string, fileName = ''): TranscriptFormat | undefined {
+export function detectFormat(content: string | Uint8Array, fileName = ''): TranscriptFormat | undefined {
+  const text = typeof content === 'string' ? content : new TextDecoder('utf-8').decode(content);
   const start = text.search(/\S/);
   if (start < 0) return undefined;
   const first = text[start];

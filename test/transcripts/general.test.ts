@@ -38,6 +38,7 @@ test('detectFormat reads content, not names', () => {
   assert.equal(detectFormat('[]', 'api_conversation_history.json'), 'cline', 'the name breaks a tie');
   assert.equal(detectFormat('[]'), 'openai-chat');
   assert.equal(detectFormat('{"a":1}'), undefined);
+  assert.equal(detectFormat(Buffer.from(codex)), 'codex', 'bytes are accepted');
 });
 
 test('image sizes are read from PNG and JPEG headers', () => {

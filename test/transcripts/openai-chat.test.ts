@@ -101,3 +101,25 @@ test('openai-chat: malformed messages name file, line and field', async () => {
   assert.equal(e.field, '');
   assert.match(e.message, /^cut\.json:\d+: invalid JSON/);
 });
+
+test('openai-chat: image parts in a tool message move to a user message after the step', async () => {
+  const url = `data:image/png;base64,${pngBase64(5, 6)}`;
+  const messages = [
+    { role: 'user', content: 'shoot both' },
+    { role: 'assistant', content: null, tool_calls: [call('c1', 'shot'), call('c2', 'shot')] },
+    { role: 'tool', tool_call_id: 'c1', content: [{ type: 'text', text: 'first' }, { type: 'image_url', image_url: { url } }] },
+    { role: 'tool', tool_call_id: 'c2', content: 'second' },
+  ];
+  const t = await importTranscriptText(JSON.stringify(messages), 'chat.json');
+  assertWellFormed(t);
+  assert.deepEqual(t.entries.map((e) => [e.id, e.message.role]), [
+    ['m0', 'user'],
+    ['m1', 'assistant'],
+    ['m2', 'tool'],
+    ['m3', 'tool'],
+    ['m2/images', 'user'],
+  ]);
+  assert.equal(t.entries[2].message.content, 'first\n[1 image(s): attached in the next user message]');
+  assert.deepEqual(t.entries[4].meta?.imageSizes, [{ width: 5, height: 6 }]);
+  assert.equal(t.stats.images, 1);
+});

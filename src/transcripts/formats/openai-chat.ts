@@ -8,12 +8,15 @@
  * - A `system` message starting `[compact_boundary]` is a compaction marker, not a message: it is
  *   counted as `compact_boundary` in `skipped` and becomes an imported compaction whose summary is the
  *   following user message when that one starts "This session is being continued".
+ * - Image parts in a tool message (not valid there) move to a user message after the step's tool
+ *   messages; the tool message keeps its text and a placeholder.
  * - Top-level `tools` become tool schemas; top-level `model` the model. Other top-level fields
  *   (`phases`, …) are annotations and are ignored.
  */
+import type { ChatCompletionContentPart } from 'openai/resources/chat/completions';
 import type { EntryMeta, ToolSchema } from '../../compaction/types';
 import type { TranscriptBuilder } from '../builder';
-import { contentText } from '../drafts';
+import { contentText, type MessageDraft } from '../drafts';
 import { documentFault, parseJsonDocument } from '../json';
 import { checkMessage } from '../openai-messages';
 
@@ -57,9 +60,36 @@ export function readOpenAIChat(text: string, builder: TranscriptBuilder): void {
       continue;
     }
     if (message.role === 'user' && SUMMARY_START.test(contentText(message.content))) meta.importedSummary = true;
+    if (message.role === 'tool' && Array.isArray(message.content) && message.content.some((p) => p.type !== 'text')) {
+      builder.add(splitToolImages(id, meta, message.tool_call_id, message.content as unknown as ChatCompletionContentPart[]));
+      continue;
+    }
     builder.add({ kind: 'message', id, meta, message });
   }
   if (repaired) builder.warn(`${repaired} tool call argument value(s) were objects and were serialised to JSON text`);
+}
+
+/**
+ * Tool messages only take text: image parts move to a user message after the step's tool messages,
+ * and the tool message says where they went.
+ */
+function splitToolImages(id: string, meta: EntryMeta, toolCallId: string, parts: ChatCompletionContentPart[]): MessageDraft {
+  const images = parts.filter((p) => p.type !== 'text');
+  const texts = parts.flatMap((p) => (p.type === 'text' ? [p.text] : []));
+  texts.push(`[${images.length} image(s): attached in the next user message]`);
+  const { imageSizes, ...rest } = meta;
+  return {
+    kind: 'message',
+    id,
+    meta: rest,
+    message: { role: 'tool', tool_call_id: toolCallId, content: texts.join('\n') },
+    attachment: {
+      kind: 'message',
+      id: `${id}/images`,
+      meta: imageSizes ? { ...rest, imageSizes } : rest,
+      message: { role: 'user', content: [{ type: 'text', text: `[Images returned by tool call ${toolCallId}]` }, ...images] },
+    },
+  };
 }
 
 function checkTool(raw: unknown, index: number, fault: ReturnType<typeof documentFault>): ToolSchema {
