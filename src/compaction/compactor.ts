@@ -55,6 +55,8 @@ export const DEFAULT_MAX_SUMMARY_CALLS = 4;
 export const DEFAULT_SUMMARY_TOKENS = 1200;
 /** Characters allowed for identifiers appended to a summary (about 300 tokens at ~4 characters each). */
 export const IDENTIFIER_BACKFILL_CHARS = 1200;
+/** Smallest summary budget, in tokens: below this the notes say nothing useful. */
+export const MIN_SUMMARY_TOKENS = 64;
 /** A clipped message keeps at least this many tokens. */
 export const CLIP_MIN_TOKENS = 1000;
 
@@ -128,12 +130,14 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     if (options.signal?.aborted) return notApplied(items, before, 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
     const spanItems = items.slice(span.start, span.end);
     const userRequests = spanItems.filter(isRealUserMessage).map((i) => contentText(i.message));
+    // A summary must come out well under what it replaces: at most half of the span.
+    const spanBudget = Math.max(MIN_SUMMARY_TOKENS, Math.min(summaryTokens, Math.floor(span.tokens / 2)));
     let result;
     try {
       result = await summarizer.summarize({
         items: spanItems,
         userRequests,
-        approximateSummaryTokens: summaryTokens,
+        approximateSummaryTokens: spanBudget,
         maxCalls: options.maxSummaryCalls ?? DEFAULT_MAX_SUMMARY_CALLS,
         focus: options.focus,
         signal: options.signal,
@@ -147,7 +151,8 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
       return notApplied(items, before, `compaction failed, context unchanged: ${e.message}`, e);
     }
     const source = spanItems.map((i) => `${contentText(i.message)}\n${toolCallsOf(i.message).map((c) => `${c.name} ${c.arguments}`).join('\n')}`).join('\n');
-    const text = appendMissingIdentifiers(result.text.trim(), source, IDENTIFIER_BACKFILL_CHARS).text;
+    // Identifiers appended get at most a quarter of the span's summary budget (about 4 characters a token).
+    const text = appendMissingIdentifiers(result.text.trim(), source, Math.min(IDENTIFIER_BACKFILL_CHARS, spanBudget)).text;
     const cp = base(summarizer.name === 'extractive' ? 'extractive' : 'summary', newId());
     const covers = spanItems.flatMap((i) => i.covers);
     const summaryItem: ContextItem = {

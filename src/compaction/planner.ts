@@ -10,6 +10,12 @@ import type { ContextItem } from './types';
 import { analyze, type Structure, type Unit } from './structure';
 import { COLLAPSED_RECORD_TOKENS, collapseCandidates } from './collapse';
 
+/**
+ * Spans smaller than this many tokens are not summarized: the summary's label and sections alone
+ * take about 60-100 tokens, so such a rewrite would not shrink the context.
+ */
+export const MIN_SPAN_TOKENS = 300;
+
 /** A contiguous run of items `[start, end)` to replace with one summary. */
 export interface Span {
   start: number;
@@ -111,8 +117,8 @@ export function planCompaction(items: readonly ContextItem[], perItem: readonly 
     while (k + 1 < units.length && selected.has(units[k + 1]) && units[k + 1].start === last.end) last = units[++k];
     const span = { start: first.start, end: last.end, tier: tierOf.get(first)!, tokens: 0 };
     span.tokens = tokensOf(span);
-    // A span that is only one summary would be rewritten into itself.
-    if (!(span.end - span.start === 1 && items[span.start].kind === 'summary')) spans.push(span);
+    // A span that is only one summary would be rewritten into itself; a tiny one cannot shrink.
+    if (!(span.end - span.start === 1 && items[span.start].kind === 'summary') && span.tokens >= MIN_SPAN_TOKENS) spans.push(span);
   }
   const inSpan = new Uint8Array(items.length);
   for (const s of spans) inSpan.fill(1, s.start, s.end);

@@ -10,6 +10,7 @@
 import type { ChatMessage, ContextItem } from './types';
 
 /** What a unit is. */
+/** `turn`: a piece of history (a step, or user messages); `step`: a current-task agent step. */
 export type UnitKind = 'system' | 'turn' | 'summary' | 'request' | 'step' | 'other';
 
 /** A run of items `[start, end)` that is replaced whole or not at all. */
@@ -66,7 +67,9 @@ export function analyze(items: readonly ContextItem[], keepRecentSteps = 1): Str
   const units: Unit[] = [];
   if (leadEnd > 0) units.push({ start: 0, end: leadEnd, kind: 'system', region: 'lead', eligible: false, reason: 'leading system messages' });
 
-  // History: a new unit at each real user message and around each summary item.
+  // History: one unit per summary item, per agent step (assistant + its tool results) and per run
+  // of other messages (a user message with what follows it up to the next assistant message).
+  // Step granularity lets a compaction stop close to its target inside a long turn.
   const historyEnd = lastUserIndex < 0 ? leadEnd : lastUserIndex;
   let i = leadEnd;
   while (i < historyEnd) {
@@ -76,7 +79,11 @@ export function analyze(items: readonly ContextItem[], keepRecentSteps = 1): Str
       continue;
     }
     let j = i + 1;
-    while (j < historyEnd && !isRealUserMessage(items[j]) && items[j].kind !== 'summary') j++;
+    if (items[i].message.role === 'assistant') {
+      while (j < historyEnd && items[j].message.role === 'tool') j++;
+    } else {
+      while (j < historyEnd && items[j].kind !== 'summary' && items[j].message.role !== 'assistant') j++;
+    }
     units.push({ start: i, end: j, kind: 'turn', region: 'history', eligible: true });
     i = j;
   }

@@ -42,10 +42,9 @@ function loadEncoder(name: EncodingName): Encoder {
     // Loaded on first use only: the rank tables are megabytes of data.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { Tiktoken: Ctor } = require('js-tiktoken/lite') as { Tiktoken: EncoderCtor };
-    const ranks =
-      name === 'o200k_base'
-        ? (require('js-tiktoken/ranks/o200k_base') as { default: unknown }).default
-        : (require('js-tiktoken/ranks/cl100k_base') as { default: unknown }).default;
+    const mod = (name === 'o200k_base' ? require('js-tiktoken/ranks/o200k_base') : require('js-tiktoken/ranks/cl100k_base')) as { default?: unknown };
+    // The CommonJS build exports the table itself; an ES module build puts it on `default`.
+    const ranks = mod.default ?? mod;
     enc = new Ctor(ranks);
     encoders.set(name, enc);
   }

@@ -1,0 +1,74 @@
+/**
+ * ContextKeeper's command-line tool: the compaction core over recorded transcripts, no VS Code and
+ * no API key needed (`meter`, `compact`, `replay`).
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { compactCommand, meterCommand, replayCommand, type BudgetOptions } from './cli/commands';
+import { parseCount, parseFraction, parseTokens } from './cli/options';
+
+const out = (line: string) => process.stdout.write(line + '\n');
+
+function budgetOptions(cmd: Command): Command {
+  return cmd
+    .requiredOption('--window <tokens>', 'the model context window, in tokens (e.g. 32000 or 32k)', parseTokens)
+    .option('--at <fraction>', 'compact when prompt tokens reach this fraction of the budget', parseFraction, 0.8)
+    .option('--to <fraction>', 'compact down to this fraction of the budget', parseFraction, 0.5)
+    .option('--reserve <tokens>', 'output tokens reserved for the reply (the budget is window minus this)', parseTokens)
+    .option('--keep-steps <n>', 'newest agent steps never summarized', parseCount, 1)
+    .addOption(new Option('--summarizer <name>', 'who writes summaries').choices(['extractive', 'openai']).default('extractive'))
+    .option('--base-url <url>', 'OpenAI-compatible endpoint for --summarizer openai (key from OPENAI_API_KEY or CONTEXT_KEEPER_API_KEY)')
+    .option('--summary-model <model>', 'model for --summarizer openai')
+    .option('--summary-window <tokens>', "the summarizer model's own context window", parseTokens)
+    .option('--max-summary-calls <n>', 'model calls allowed per compaction', parseCount)
+    .option('--model <model>', 'model of the recorded session (picks the tokenizer encoding)')
+    .option('--json', 'print JSON');
+}
+
+/** Builds the program; exported for tests. */
+export function program(): Command {
+  const p = new Command('context-keeper')
+    .description('Meter, compact and replay coding-agent transcripts (Claude Code, Codex, Cline, OpenHands, SWE-agent, Aider, OpenAI chat).')
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  p.command('meter')
+    .description('count the tokens of a recorded session by category')
+    .argument('<file>', 'recorded transcript')
+    .option('--model <model>', 'model id (picks the tokenizer encoding)')
+    .option('--json', 'print JSON')
+    .exitOverride()
+    .action((file: string, o: { model?: string; json?: boolean }) => meterCommand(file, o, out));
+  budgetOptions(
+    p.command('compact')
+      .description('compact the conversation as it stands at the end of FILE, as a manual compaction does')
+      .argument('<file>', 'recorded transcript')
+      .option('--out <file>', 'write the compacted conversation as JSON'),
+  )
+    .exitOverride()
+    .action((file: string, o: BudgetOptions & { out?: string }) => compactCommand(file, o, out));
+  budgetOptions(
+    p.command('replay')
+      .description('play the recording message by message, compacting automatically as the agent would have')
+      .argument('<file>', 'recorded transcript'),
+  )
+    .exitOverride()
+    .action((file: string, o: BudgetOptions) => replayCommand(file, o, out));
+  return p;
+}
+
+async function main(argv: string[]): Promise<void> {
+  try {
+    await program().parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end here with code 0; usage errors were already printed.
+      process.exitCode = err.exitCode === 0 ? 0 : 2;
+      return;
+    }
+    const e = err as NodeJS.ErrnoException;
+    const msg = e?.code === 'ENOENT' ? `cannot read ${e.path}: no such file` : (e?.message ?? String(err));
+    process.stderr.write(`context-keeper: ${msg.split('\n')[0]}\n`);
+    process.exitCode = 2;
+  }
+}
+
+if (require.main === module) void main(process.argv);

@@ -1,0 +1,172 @@
+/**
+ * The command-line tool's commands: `meter`, `compact`, `replay`. Each prints a human report or
+ * JSON and returns nothing; errors propagate to the entry point, which prints one line and exits 2.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { BudgetConfig, Checkpoint, Summarizer } from '../compaction/types';
+import { toMessages } from '../compaction/context';
+import { compact } from '../compaction/compactor';
+import { thresholds } from '../compaction/budget';
+import { checkContext } from '../compaction/invariants';
+import { ExtractiveSummarizer } from '../compaction/extractive';
+import { replay } from '../replay/replay';
+import { loadSession, type LoadedSession } from './load';
+import { gauge, kTokens } from './format';
+
+/** Options shared by `compact` and `replay`. */
+export interface BudgetOptions {
+  window: number;
+  at: number;
+  to: number;
+  reserve?: number;
+  keepSteps: number;
+  summarizer: string;
+  baseUrl?: string;
+  summaryModel?: string;
+  summaryWindow?: number;
+  maxSummaryCalls?: number;
+  model?: string;
+  json?: boolean;
+}
+
+type Out = (line: string) => void;
+
+function budgetOf(o: BudgetOptions): BudgetConfig {
+  return { contextWindow: o.window, reservedOutput: o.reserve ?? 0, compactAt: o.at, compactTo: o.to };
+}
+
+/** Builds the summarizer named by `--summarizer`. Throws Error for an unknown name or a missing key. */
+export async function summarizerFor(o: BudgetOptions, session: LoadedSession): Promise<Summarizer> {
+  if (o.summarizer === 'extractive') return new ExtractiveSummarizer((t) => session.meter.countText(t));
+  if (o.summarizer === 'openai') {
+    throw new Error('--summarizer openai is not available in this build');
+  }
+  throw new Error(`--summarizer must be "extractive" or "openai", got "${o.summarizer}"`);
+}
+
+/** `meter FILE`: format, messages, tool calls and tokens by category. */
+export async function meterCommand(file: string, o: { model?: string; json?: boolean }, out: Out): Promise<void> {
+  const s = await loadSession(file, o.model);
+  const m = s.meter.measure(s.items, s.transcript.tools);
+  const rawTotal = s.meter.measure(s.items.length === s.entries.length ? s.items : s.entries.map((e) => ({ id: e.id, kind: 'raw' as const, message: e.message, covers: [e.id] })), s.transcript.tools).total;
+  const report = {
+    file,
+    format: s.transcript.format,
+    model: s.model,
+    encoding: s.meter.encoding,
+    messages: s.entries.length,
+    activeMessages: s.items.length,
+    toolCalls: s.transcript.stats.toolCalls,
+    toolResults: s.transcript.stats.toolResults,
+    images: s.transcript.stats.images,
+    tokens: m.total,
+    tokensAllMessages: rawTotal,
+    byCategory: m.breakdown,
+    importedCompactions: s.importCheckpoints.length,
+    skipped: s.transcript.skipped,
+    warnings: s.warnings.length,
+  };
+  if (o.json) return out(JSON.stringify(report, null, 2));
+  out(`${path.basename(file)}: ${report.format}, model ${report.model} (encoding ${report.encoding})`);
+  out(`messages ${report.messages} (${report.activeMessages} in the active context), tool calls ${report.toolCalls}, tool results ${report.toolResults}, images ${report.images}`);
+  out(`prompt tokens ${m.total}${s.importCheckpoints.length ? ` after the recording's ${s.importCheckpoints.length} own compaction(s); ${rawTotal} with every message` : ''}`);
+  for (const [k, v] of Object.entries(m.breakdown)) out(`  ${k.padEnd(12)} ${String(v).padStart(9)}`);
+  const skipped = Object.entries(s.transcript.skipped);
+  if (skipped.length) out(`skipped records: ${skipped.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  if (s.warnings.length) out(`${s.warnings.length} warning(s); first: ${s.warnings[0]}`);
+}
+
+function checkpointJson(c: Checkpoint) {
+  return { id: c.id, trigger: c.trigger, strategy: c.strategy, replacedIds: c.replacedIds, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter, summary: c.summary, dropped: c.dropped };
+}
+
+/** `compact FILE --window N`: a manual compaction of the conversation as it stands at the end of FILE. */
+export async function compactCommand(file: string, o: BudgetOptions & { out?: string }, out: Out): Promise<void> {
+  const s = await loadSession(file, o.model);
+  const budget = budgetOf(o);
+  const th = thresholds(budget);
+  const summarizer = await summarizerFor(o, s);
+  const result = await compact({
+    items: s.items,
+    tools: s.transcript.tools,
+    meter: s.meter,
+    summarizer,
+    options: { budget, trigger: 'manual', force: true, keepRecentSteps: o.keepSteps, maxSummaryCalls: o.maxSummaryCalls },
+  });
+  const items = result.context;
+  const violations = checkContext(items, s.entries, { keepRecentSteps: o.keepSteps });
+  const checkpoints = [...s.importCheckpoints, ...result.checkpoints];
+  const doc = {
+    format: s.transcript.format,
+    model: s.model,
+    window: o.window,
+    tokensBefore: result.tokensBefore,
+    tokensAfter: result.tokensAfter,
+    messages: toMessages(items),
+    checkpoints: checkpoints.map(checkpointJson),
+    rawCount: s.entries.length,
+  };
+  if (o.out) writeJsonAtomically(o.out, doc);
+  if (result.error) process.exitCode = 1;
+  if (o.json) {
+    out(JSON.stringify({ applied: result.applied, reason: result.reason, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter, target: th.targetTokens, checkpoints: result.checkpoints.map(checkpointJson), violations, out: o.out }, null, 2));
+    return;
+  }
+  out(`${path.basename(file)}: ${doc.format}, ${doc.rawCount} messages, window ${kTokens(o.window)} (target ${kTokens(th.targetTokens)})`);
+  out(result.applied ? `compacted: ${result.tokensBefore} → ${result.tokensAfter} tokens` : `nothing changed: ${result.reason}`);
+  for (const c of result.checkpoints) out(`  checkpoint ${c.id} ${c.strategy}: ${c.replacedIds.length} messages, ${c.tokensBefore} → ${c.tokensAfter} tokens${c.dropped ? `, ${c.dropped} dropped without summary` : ''}`);
+  if (s.importCheckpoints.length) out(`  (${s.importCheckpoints.length} compaction(s) recorded in the file became import checkpoints)`);
+  if (violations.length) out(`invariant violations: ${violations.length}; first: ${violations[0].message}`);
+  if (o.out) out(`wrote ${o.out}`);
+}
+
+/** `replay FILE --window N`: plays the recording as if the agent were running. */
+export async function replayCommand(file: string, o: BudgetOptions, out: Out): Promise<void> {
+  const s = await loadSession(file, o.model);
+  const budget = budgetOf(o);
+  const th = thresholds(budget);
+  const summarizer = await summarizerFor(o, s);
+  if (!o.json) {
+    out(`${path.basename(file)}: ${s.transcript.format}, ${s.entries.length} messages, window ${kTokens(o.window)}, compact at ${Math.round(o.at * 100)}% → ${Math.round(o.to * 100)}%, summarizer ${summarizer.name}`);
+  }
+  const report = await replay(s.entries, s.meter, summarizer, {
+    budget,
+    keepRecentSteps: o.keepSteps,
+    maxSummaryCalls: o.maxSummaryCalls,
+    tools: s.transcript.tools,
+    onCall: o.json ? undefined : (c) => out(`call ${String(c.index).padStart(4)} ${gauge(c.tokens, th.base, o.at, o.to)}${c.compacted ? '  (after compaction)' : ''}`),
+    onCompaction: o.json ? undefined : (cps, before, after) => out(`  compaction: ${before} → ${after} tokens (${cps.map((c) => `${c.strategy} of ${c.replacedIds.length} messages`).join(', ')})`),
+  });
+  const saved = report.promptTokensUnmanaged - report.promptTokens;
+  const summary = {
+    file,
+    format: s.transcript.format,
+    window: o.window,
+    modelCalls: report.modelCalls,
+    compactions: report.compactions,
+    failedCompactions: report.failedCompactions,
+    summarizerCalls: report.summarizerCalls,
+    peakTokens: report.peakTokens,
+    promptTokens: report.promptTokens,
+    promptTokensWithoutCompaction: report.promptTokensUnmanaged,
+    promptTokensSaved: saved,
+    finalTokens: report.finalTokens,
+    invariantViolations: report.violations.length,
+    errors: report.errors,
+  };
+  if (report.violations.length) process.exitCode = 1;
+  if (o.json) return out(JSON.stringify(summary, null, 2));
+  out(`model calls ${report.modelCalls}, compactions ${report.compactions}${report.failedCompactions ? ` (${report.failedCompactions} failed)` : ''}, summarizer calls ${report.summarizerCalls}`);
+  out(`peak ${report.peakTokens} tokens, final ${report.finalTokens} tokens`);
+  out(`prompt tokens over all calls: ${report.promptTokens} with compaction, ${report.promptTokensUnmanaged} without (${report.promptTokensUnmanaged ? Math.round((saved / report.promptTokensUnmanaged) * 100) : 0}% saved)`);
+  out(`invariant violations: ${report.violations.length}${report.violations.length ? `; first: ${report.violations[0].message}` : ''}`);
+  for (const e of report.errors.slice(0, 5)) out(`error: ${e}`);
+}
+
+/** Writes JSON through a temporary file and a rename, so a reader never sees half a file. */
+function writeJsonAtomically(file: string, value: unknown): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(value, null, 2) + '\n');
+  fs.renameSync(tmp, file);
+}

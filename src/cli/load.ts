@@ -1,0 +1,42 @@
+/**
+ * Loads a recorded transcript for the command-line tool: import, pairing repair, and the
+ * recording agent's own compactions applied as `import` checkpoints.
+ */
+import { importTranscript } from '../transcripts';
+import type { ImportedTranscript } from '../transcripts/types';
+import type { Checkpoint, ContextItem, Entry } from '../compaction/types';
+import { TokenMeter } from '../compaction/meter';
+import { itemsFromEntries } from '../compaction/context';
+import { repairToolPairing } from '../compaction/repair';
+import { applyRecordedCompactions } from '../compaction/imported';
+
+/** A transcript ready for metering, compaction or replay. */
+export interface LoadedSession {
+  transcript: ImportedTranscript;
+  /** Raw entries after pairing repair. */
+  entries: Entry[];
+  /** The active context as the recording agent last had it (its own compactions applied). */
+  items: ContextItem[];
+  importCheckpoints: Checkpoint[];
+  meter: TokenMeter;
+  model: string;
+  warnings: string[];
+}
+
+/** Reads `file`. Throws TranscriptError (file, line, field) for malformed input. */
+export async function loadSession(file: string, model?: string): Promise<LoadedSession> {
+  const transcript = await importTranscript(file);
+  const repaired = repairToolPairing(transcript.entries);
+  const chosen = model ?? transcript.model ?? 'gpt-4o';
+  const meter = new TokenMeter({ model: chosen });
+  const applied = applyRecordedCompactions(itemsFromEntries(repaired.entries), transcript.compactions, meter, transcript.tools);
+  return {
+    transcript,
+    entries: repaired.entries,
+    items: applied.items,
+    importCheckpoints: applied.checkpoints,
+    meter,
+    model: chosen,
+    warnings: [...transcript.warnings, ...repaired.warnings, ...applied.warnings],
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * Replays a recorded conversation as if the agent were running: before each assistant message (a
+ * model call) the meter is read and compaction runs when it crosses the trigger; recorded messages
+ * are then appended. Every context that would be sent is checked against the invariants.
+ */
+import type { BudgetConfig, Checkpoint, ContextItem, Entry, Summarizer, ToolSchema } from '../compaction/types';
+import type { TokenMeter } from '../compaction/meter';
+import { itemsFromEntries } from '../compaction/context';
+import { compact } from '../compaction/compactor';
+import { thresholds } from '../compaction/budget';
+import { checkContext, checkToolPairing, type Violation } from '../compaction/invariants';
+
+/** One model call of a replay. Tokens are prompt tokens of the request. */
+export interface ReplayCall {
+  index: number;
+  /** Prompt tokens sent (after any compaction before this call). */
+  tokens: number;
+  /** Prompt tokens the same call would have sent with no compaction at all. */
+  unmanagedTokens: number;
+  compacted: boolean;
+}
+
+/** Summary of a replay. All token figures are prompt tokens. */
+export interface ReplayReport {
+  modelCalls: number;
+  compactions: number;
+  failedCompactions: number;
+  /** Summarizer invocations (one per summarized span; model calls for a model summarizer). */
+  summarizerCalls: number;
+  peakTokens: number;
+  promptTokens: number;
+  promptTokensUnmanaged: number;
+  finalTokens: number;
+  violations: Violation[];
+  checkpoints: Checkpoint[];
+  calls: ReplayCall[];
+  /** One line per compaction failure. */
+  errors: string[];
+}
+
+/** Replay options. */
+export interface ReplayOptions {
+  budget: BudgetConfig;
+  keepRecentSteps?: number;
+  maxSummaryCalls?: number;
+  approximateSummaryTokens?: number;
+  tools?: readonly ToolSchema[];
+  /** Called after each model call (for a gauge line). */
+  onCall?: (call: ReplayCall, items: readonly ContextItem[]) => void;
+  /** Called after each applied compaction. */
+  onCompaction?: (checkpoints: Checkpoint[], tokensBefore: number, tokensAfter: number) => void;
+  signal?: AbortSignal;
+}
+
+/**
+ * Replays `entries`. A model call happens before each assistant message; the leading system
+ * messages and everything before the first assistant message form the first request.
+ */
+export async function replay(entries: readonly Entry[], meter: TokenMeter, summarizer: Summarizer, options: ReplayOptions): Promise<ReplayReport> {
+  const th = thresholds(options.budget);
+  const keepRecentSteps = options.keepRecentSteps ?? 1;
+  let items: ContextItem[] = [];
+  const raw: Entry[] = [];
+  const report: ReplayReport = {
+    modelCalls: 0, compactions: 0, failedCompactions: 0, summarizerCalls: 0, peakTokens: 0, promptTokens: 0,
+    promptTokensUnmanaged: 0, finalTokens: 0, violations: [], checkpoints: [], calls: [], errors: [],
+  };
+  const tools = options.tools;
+  let unmanaged = meter.countTools(tools) + 3;
+  for (const entry of entries) {
+    if (entry.message.role === 'assistant' && raw.length > 0) {
+      let compacted = false;
+      const before = meter.measure(items, tools).total;
+      if (before >= th.triggerTokens) {
+        const result = await compact({
+          items, tools, meter, summarizer,
+          options: { budget: options.budget, trigger: 'auto', keepRecentSteps, maxSummaryCalls: options.maxSummaryCalls, approximateSummaryTokens: options.approximateSummaryTokens, signal: options.signal },
+        });
+        const spans = result.checkpoints.filter((c) => c.strategy === 'summary' || c.strategy === 'extractive');
+        report.summarizerCalls += spans.reduce((s, c) => s + Math.max(1, c.usage?.calls ?? 0), 0);
+        if (result.applied) {
+          items = result.context;
+          report.compactions++;
+          report.checkpoints.push(...result.checkpoints);
+          compacted = true;
+          options.onCompaction?.(result.checkpoints, result.tokensBefore, result.tokensAfter);
+        } else if (result.error) {
+          report.failedCompactions++;
+          report.errors.push(`call ${report.modelCalls + 1}: ${result.reason}`);
+        }
+      }
+      const tokens = meter.measure(items, tools).total;
+      const call: ReplayCall = { index: report.modelCalls + 1, tokens, unmanagedTokens: unmanaged, compacted };
+      report.modelCalls++;
+      report.promptTokens += tokens;
+      report.promptTokensUnmanaged += unmanaged;
+      report.peakTokens = Math.max(report.peakTokens, tokens);
+      report.calls.push(call);
+      // What would be sent must be valid: no pending calls may remain before a model call.
+      for (const v of [...checkToolPairing(items.map((i) => i.message), false), ...checkContext(items, raw, { keepRecentSteps })]) {
+        report.violations.push({ ...v, message: `call ${call.index}: ${v.message}` });
+      }
+      options.onCall?.(call, items);
+    }
+    raw.push(entry);
+    items.push(...itemsFromEntries([entry]));
+    unmanaged += meter.countMessage(entry.message);
+  }
+  report.finalTokens = meter.measure(items, tools).total;
+  return report;
+}
