@@ -227,7 +227,8 @@ function renderOutcomes(outcomes: readonly CallOutcome[], contradictions: Readon
     lines.push(`- ${hidden} earlier calls not listed (${hidden - errors} ok, ${errors} error)`);
   }
   for (const o of shown) {
-    const args = clipMiddle(o.arguments.replace(/\s+/g, ' '), 100);
+    // Older task lists would contradict the latest one (B39): only the task-list section shows it.
+    const args = TASK_LIST_TOOL.test(o.name) ? '(task list update)' : clipMiddle(o.arguments.replace(/\s+/g, ' '), 100);
     const detail = o.detail.length > 0 ? `: ${o.detail}` : '';
     lines.push(`- ${o.id} ${o.name} ${args} — ${o.status}${detail}`);
   }
