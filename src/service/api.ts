@@ -12,6 +12,7 @@
 import type OpenAI from 'openai';
 import type { BudgetConfig, Checkpoint, ContextItem, Entry, ChatMessage, Summarizer } from '../compaction/types';
 import type { ApprovalHandler, ApprovalRequest, AutoApprove, ToolHost } from '../agent/types';
+import type { TokenCounter } from '../compaction/tokenizer';
 
 export type { ApprovalRequest } from '../agent/types';
 
@@ -348,6 +349,8 @@ export interface ContextServiceOptions {
   keepRecentSteps?: number;
   /** Timeout of one tool call, in milliseconds. Default 60 000. */
   toolTimeoutMs?: number;
+  /** Token counter; default: the exact tokenizer chosen by `model` (its tables load on first use). */
+  tokenCounter?: TokenCounter;
   log?: LogSink;
   /** Clock, for deterministic tests. */
   now?: () => Date;

@@ -199,13 +199,13 @@ export class Compactions {
     this.preview = undefined;
   }
 
-  /** Forgets prepared summaries and previews (the context was rewritten or replaced). */
+  /** Forgets prepared summaries (the context was rewritten or replaced). */
   invalidate(): void {
     if (this.ready) this.stats.preparedDiscarded++;
     this.ready = undefined;
     this.preparing?.controller.abort(new Error('context rewritten'));
     this.preparing = undefined;
-    this.preview = undefined;
+    // A pending preview is kept: applying it reports it stale (its version no longer matches).
   }
 
   /** Aborts runs and preparation in progress; queued requests resolve as not applied. */
@@ -287,7 +287,9 @@ export class Compactions {
 
   private async runManual(request: { focus?: string; preview: boolean }, signal?: AbortSignal): Promise<CompactOutcome> {
     this.invalidatePrepared();
-    return this.runFresh('manual', { force: true, all: true, focus: request.focus, preview: request.preview }, signal);
+    // The user asked for a compaction: summarize everything eligible (the focus only matters to a
+    // summary), rather than stopping at the collapse tier as soon as the target is reached.
+    return this.runFresh('manual', { force: true, all: true, noCollapse: true, focus: request.focus, preview: request.preview }, signal);
   }
 
   private invalidatePrepared(): void {
@@ -298,7 +300,7 @@ export class Compactions {
   /** Prepares and commits in one go, under a timeout; preview mode stops after preparing. */
   private async runFresh(
     trigger: CheckpointTrigger,
-    options: { force: boolean; all?: boolean; focus?: string; preview?: boolean },
+    options: { force: boolean; all?: boolean; noCollapse?: boolean; focus?: string; preview?: boolean },
     external: AbortSignal | undefined,
     triggerTokens?: number,
   ): Promise<CompactOutcome> {
@@ -322,6 +324,7 @@ export class Compactions {
             keepRecentSteps: this.host.keepRecentSteps,
             force: options.force,
             all: options.all,
+            noCollapse: options.noCollapse,
             focus: options.focus,
             signal,
           },

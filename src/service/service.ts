@@ -127,7 +127,7 @@ export class ContextService implements ContextServiceApi {
     this.log = options.log ?? noopLog;
     this.now = options.now ?? (() => new Date());
     this.createdAt = this.now().toISOString();
-    this.meter = new TokenMeter({ model: options.model });
+    this.meter = new TokenMeter({ model: options.model, counter: options.tokenCounter });
     this.summarizer = options.summarizer ?? new ExtractiveSummarizer((text) => this.meter.countText(text));
     const approve: ApprovalHandler = options.approve ?? ((request, signal) => this.askForApproval(request, signal));
     this.tools = new WorkspaceTools(options.host, { approve, autoApprove: options.autoApprove, commandTimeoutMs: options.toolTimeoutMs });
@@ -334,7 +334,7 @@ export class ContextService implements ContextServiceApi {
     this.version++;
     this.compactions.invalidate();
     this.compactions.guard.reset();
-    const event: CheckpointRestored = { id, undone: [...undo.undone].reverse() };
+    const event: CheckpointRestored = { id, undone: undo.undone };
     this._onDidRestoreCheckpoint.fire(event);
     this.fireBudget();
     return event;

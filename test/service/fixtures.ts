@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { ChatMessage, ContextItem, Summarizer, SummaryRequest, SummaryResult, ToolSchema } from '../../src/compaction/types';
+import type { TokenCounter } from '../../src/compaction/tokenizer';
 import { SummarizerError } from '../../src/compaction/types';
 import { TokenMeter } from '../../src/compaction/meter';
 import { NodeToolHost } from '../../src/agent/nodeHost';
@@ -11,20 +12,26 @@ import type { ContextServiceOptions } from '../../src/service/api';
 import type { ChatRequestBody, Reply, Responder } from '../../src/modelserver/wire';
 import { loopback, tempWorkspace } from '../agent/helpers';
 
-const countingMeter = new TokenMeter({ model: 'gpt-4o' });
+/**
+ * A fast approximate counter (4 characters a token). Building the exact tokenizer's tables takes
+ * seconds, which each test file would pay; the exact counter is exercised by the tests that opt in.
+ */
+export const approximateCounter: TokenCounter = { encoding: 'o200k_base', countText: (text) => Math.ceil(text.length / 4) };
+const approximateMeter = new TokenMeter({ counter: approximateCounter });
+const exactMeter = new TokenMeter({ model: 'gpt-4o' });
 
 /** Prompt tokens of a request body, counted the way the service's meter counts (exact calibration). */
-export function promptTokensOf(body: ChatRequestBody): number {
+export function promptTokensOf(body: ChatRequestBody, exact = false): number {
   const items: ContextItem[] = ((body.messages ?? []) as ChatMessage[]).map((message, i) => ({ id: `r${i}`, kind: 'raw', message, covers: [`r${i}`] }));
-  return countingMeter.measure(items, (body.tools ?? []) as ToolSchema[]).total;
+  return (exact ? exactMeter : approximateMeter).measure(items, (body.tools ?? []) as ToolSchema[]).total;
 }
 
 /** Wraps a responder so every completion reports `usage.prompt_tokens` as the meter counts it. */
-export function withUsage(responder: Responder): Responder {
+export function withUsage(responder: Responder, exact = false): Responder {
   return async (body, count) => {
     const reply: Reply = await responder(body, count);
     if (reply.type === undefined || reply.type === 'completion') {
-      return { ...reply, usage: reply.usage ?? { prompt_tokens: promptTokensOf(body), completion_tokens: 5 } };
+      return { ...reply, usage: reply.usage ?? { prompt_tokens: promptTokensOf(body, exact), completion_tokens: 5 } };
     }
     return reply;
   };
@@ -76,12 +83,12 @@ export interface ServiceFixture {
  */
 export async function serviceFixture(
   responder: Responder,
-  options: { files?: Record<string, string>; window?: number; compactAt?: number; compactTo?: number; reserved?: number } & Partial<ContextServiceOptions> = {},
+  options: { files?: Record<string, string>; window?: number; compactAt?: number; compactTo?: number; reserved?: number; exactTokens?: boolean } & Partial<ContextServiceOptions> = {},
 ): Promise<ServiceFixture> {
   const ws = tempWorkspace(options.files ?? {});
   const storageDir = mkdtempSync(path.join(tmpdir(), 'ck-store-'));
-  const lb = await loopback(withUsage(responder));
-  const { files: _f, window, compactAt, compactTo, reserved, ...overrides } = options;
+  const lb = await loopback(withUsage(responder, options.exactTokens));
+  const { files: _f, window, compactAt, compactTo, reserved, exactTokens, ...overrides } = options;
   const base: ContextServiceOptions = {
     client: lb.client,
     model: 'gpt-4o',
@@ -91,6 +98,7 @@ export async function serviceFixture(
     systemPrompt: 'You are a test agent.',
     autoApprove: { edits: true, commands: true },
     prepareAheadMargin: 0,
+    ...(exactTokens ? {} : { tokenCounter: approximateCounter }),
     ...overrides,
   };
   const service = await ContextService.open(base);
