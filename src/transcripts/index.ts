@@ -16,6 +16,7 @@ import { readCodex } from './formats/codex';
 import { readOpenAIChat } from './formats/openai-chat';
 import { readOpenHands } from './formats/openhands';
 import { readSweAgent } from './formats/swe-agent';
+import { parseJsonDocument, parseJsonLines } from './json';
 import type { ImportOptions, ImportedTranscript, TranscriptFormat } from './types';
 
 export { detectFormat } from './detect';
@@ -56,9 +57,32 @@ export async function importTranscriptText(
   const decoded = decodeUtf8(text, fileName);
   const format = options.format ?? detectFormat(decoded, fileName);
   if (!format) {
+    reportSyntaxError(decoded, fileName);
     throw new TranscriptError(fileName, 1, '', 'unrecognised transcript format (expected Claude Code, Codex, OpenHands, SWE-agent, Aider, Cline or OpenAI chat)');
   }
   const builder = new TranscriptBuilder(fileName, format);
   READERS[format](decoded, builder);
   return builder.finish();
+}
+
+/**
+ * Content that looks like JSON but matched no format is usually broken JSON: report where it breaks
+ * rather than "unrecognised format".
+ */
+function reportSyntaxError(text: string, fileName: string): void {
+  const trimmed = text.trimStart();
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return;
+  const lines = trimmed.split('\n').filter((l) => l.trim() !== '');
+  const firstLineIsRecord = lines.length > 1 && lines[0].trim().startsWith('{') && isJson(lines[0]);
+  if (firstLineIsRecord) parseJsonLines(text, fileName);
+  else parseJsonDocument(text, fileName);
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }

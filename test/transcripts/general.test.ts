@@ -52,3 +52,12 @@ test('the format option overrides detection', async () => {
   const e = await transcriptError(() => importTranscriptText('[{"role":"user","content":"x"}]', 'x.json', { format: 'swe-agent' }));
   assert.match(e.message, /trajectory object/);
 });
+
+test('broken JSON that matches no format reports where it breaks', async () => {
+  let e = await transcriptError(() => importTranscriptText('[\n  {"role": "user", "content": "a"},\n  {"role": "assistant" "content": "b"}\n]', 'chat.json'));
+  assert.equal(e.line, 3);
+  assert.match(e.message, /^chat\.json:3: invalid JSON/);
+  e = await transcriptError(() => importTranscriptText('{"a": 1}\n{"b": 2\n{"c": 3}\n', 'log.jsonl'));
+  assert.equal(e.line, 2);
+  assert.match(e.message, /^log\.jsonl:2: invalid JSON/);
+});
