@@ -97,6 +97,19 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   if (plan.collapse.length === 0 && plan.spans.length === 0 && clips.length === 0) {
     return notApplied(items, before, plan.reason ?? 'nothing eligible');
   }
+  // An automatic compaction that cannot get below its own trigger would fire again on the next
+  // model call and rewrite the context (and the provider's prompt cache) every turn: refuse it.
+  // Checked before any summarizer call with summaries counted as free (a lower bound), and again
+  // on the real result.
+  const lowerBound = plan.estimatedAfter - plan.spans.reduce((s, sp) => s + Math.min(summaryTokens, Math.ceil(sp.tokens / 2)), 0);
+  const cannotReach = (after: number) =>
+    notApplied(
+      items,
+      before,
+      `cannot get below the trigger: at best ${after} of ${th.triggerTokens} tokens, because the system prompt, tool schemas, latest request and newest steps hold most of the context; compact by hand, raise the window, or lower keepRecentSteps`,
+    );
+  const auto = options.trigger === 'auto' && clips.length === 0;
+  if (auto && lowerBound >= th.triggerTokens) return cannotReach(lowerBound);
   const now = options.now ?? (() => new Date());
   const checkpoints: Checkpoint[] = [];
   const base = (strategy: CheckpointStrategy, id: string): Checkpoint => ({
@@ -195,6 +208,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   const prepared: PreparedCompaction = { checkpoints, tokensBefore: before, tokensAfter: before, reason: '', startedAt };
   const trial = commitPrepared(items, prepared, meter, tools);
   if (!trial.applied) return trial;
+  if (auto && trial.tokensAfter >= th.triggerTokens) return cannotReach(trial.tokensAfter);
   prepared.tokensAfter = trial.tokensAfter;
   prepared.reason = trial.reason;
   return prepared;
