@@ -43,7 +43,8 @@ export class StubSummarizer implements Summarizer {
   readonly requests: SummaryRequest[] = [];
   constructor(
     private readonly text: string | ((request: SummaryRequest) => string) = 'SUMMARY-OK',
-    private readonly delayMs = 0,
+    /** Delay before answering, in milliseconds; tests may change it between runs. */
+    public delayMs = 0,
     private readonly mode: 'normal' | 'never' | 'ignore-abort' = 'normal',
   ) {}
 
