@@ -28,7 +28,7 @@ interface Candidate {
 }
 
 /** `http(s)://…` up to whitespace or a closing delimiter. */
-const URL_RE = /\bhttps?:\/\/[^\s<>"'`)\]}]+/g;
+const URL_RE = /\bhttps?:\/\/[^\s<>"'`)\]}\\]+/g;
 /** RFC 4122-shaped UUIDs (any version). */
 const UUID_RE = /\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b/g;
 /** Hex hashes of 7 to 64 digits (git short and full hashes, sha256); checked for a digit and a letter. */
@@ -38,11 +38,21 @@ const TOOL_CALL_ID_RE = /\b(?:call|toolu|fc|tool_call)_[A-Za-z0-9_-]{4,}\b/g;
 /** Ids in the transcript markers written by `renderTranscript` (`[call c1]`, `[result c1]`). */
 const CALL_MARKER_RE = /\[(?:call|result) ([^\s\]]+)\]/g;
 /**
- * Paths with at least one separator: `/abs/x`, `./x`, `../x`, `~/x`, `src/a/b.ts`, `C:\x\y`.
- * Segments are word characters, dots, dashes, `@`, `+` and `%`.
+ * POSIX-style paths: anchored (`/abs/x`, `./x`, `../x`, `~/x`) or relative with at least one `/`
+ * (`src/a/b.ts`). Segments are word characters, dots, dashes, `@`, `+` and `%`. Backslashes are not
+ * separators here: in JSON text (tool-call arguments) `\n` is an escape, not a path.
  */
-const PATH_RE =
-  /(?<![\w.@:/\\-])(?:~|\.{1,2}|[A-Za-z]:)?(?:[/\\][\w.@+%-]+)+[/\\]?|(?<![\w.@:/\\-])[\w@+-][\w.@+%-]*(?:[/\\][\w.@+%-]+)+[/\\]?/g;
+const PATH_RE = /(?<![\w.@:/\\-])(?:~|\.{1,2})?(?:\/[\w.@+%-]+)+\/?|(?<![\w.@:/\\-])[\w@+.-][\w.@+%-]*(?:\/[\w.@+%-]+)+\/?/g;
+/** Windows paths with a drive letter (`C:\\Users\\x`, also JSON-escaped `C:\\\\Users\\\\x`). */
+const WINDOWS_PATH_RE = /\b[A-Za-z]:(?:\\{1,2}[\w.@+%-]+(?: [\w.@+%-]+)*(?=\\))*\\{1,2}[\w.@+%-]+/g;
+/** First segments of relative paths that name a directory even without a file extension. */
+const COMMON_DIRECTORIES = new Set([
+  'src', 'lib', 'libs', 'test', 'tests', 'spec', 'docs', 'doc', 'packages', 'apps', 'app', 'scripts', 'bin',
+  'out', 'dist', 'build', 'node_modules', 'config', 'public', 'assets', 'components', 'pages', 'internal',
+  'cmd', 'pkg', 'include', 'examples', 'tools', 'media', 'bench', 'vendor', 'target', 'tmp', 'var', 'etc',
+  'usr', 'home', 'opt',
+]);
+
 /** Bare file names: `name.ext` with an extension from {@link FILE_EXTENSIONS}. */
 const FILE_NAME_RE = /(?<![\w./\\-])[\w-][\w.-]*\.([A-Za-z0-9]{1,10})\b(?![/\\\w])/g;
 /** Shell commands in tool-call arguments: `"command": "…"` / `"cmd": "…"` (JSON string values). */
@@ -73,12 +83,12 @@ export function extractIdentifiers(text: string): string[] {
   };
 
   // URLs first; their spans are masked so their path parts are not reported again as paths.
-  let masked = text;
+  const urlSpans: Array<[number, number]> = [];
   for (const m of text.matchAll(URL_RE)) {
-    const url = trimTrailingPunctuation(m[0]);
-    push(m.index, url);
-    masked = maskSpan(masked, m.index, m.index + m[0].length);
+    push(m.index, trimTrailingPunctuation(m[0]));
+    urlSpans.push([m.index, m.index + m[0].length]);
   }
+  const masked = maskSpans(text, urlSpans);
 
   for (const m of text.matchAll(COMMAND_STRING_RE)) {
     const command = decodeJsonString(m[1] ?? '');
@@ -103,8 +113,10 @@ export function extractIdentifiers(text: string): string[] {
 
   for (const m of masked.matchAll(PATH_RE)) {
     const path = trimTrailingPunctuation(m[0]);
-    if (looksLikePath(path)) push(m.index, path);
+    // `dir/` and `dir` are one identifier; the bare form is found inside either.
+    if (looksLikePath(path)) push(m.index, path.length > 1 ? path.replace(/\/+$/, '') : path);
   }
+  for (const m of masked.matchAll(WINDOWS_PATH_RE)) push(m.index, trimTrailingPunctuation(m[0]));
   for (const m of masked.matchAll(FILE_NAME_RE)) {
     const ext = (m[1] ?? '').toLowerCase();
     if (FILE_EXTENSIONS.has(ext)) push(m.index, m[0]);
@@ -184,30 +196,37 @@ function findIdentifiersSection(summary: string): { start: number; end: number }
   return { start: heading.index, end: next === null ? summary.length : bodyStart + next.index };
 }
 
-/** Adds error lines: each line matching {@link ERROR_LINE_RE}; a Traceback contributes its last line. */
+/**
+ * Adds error lines: each line matching {@link ERROR_LINE_RE}; a Traceback contributes its last line.
+ * Lines end at a newline or at a JSON `\\n` escape (tool-call arguments are JSON text). A line longer
+ * than {@link MAX_IDENTIFIER_CHARS} contributes the text from just before its match.
+ */
 function collectErrorLines(text: string, push: (start: number, raw: string) => void): void {
-  const lines = text.split('\n');
-  let offset = 0;
+  const lines: Array<{ index: number; text: string }> = [];
+  let from = 0;
+  for (const separator of text.matchAll(/\n|\\n/g)) {
+    lines.push({ index: from, text: text.slice(from, separator.index) });
+    from = separator.index + separator[0].length;
+  }
+  lines.push({ index: from, text: text.slice(from) });
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] ?? '';
-    if (ERROR_LINE_RE.test(line)) {
-      if (/Traceback \(most recent call last\)/.test(line)) {
-        // The exception line is the first non-indented, non-empty line after the frames.
-        let off = offset + line.length + 1;
-        for (let j = i + 1; j < lines.length; j++) {
-          const next = lines[j] ?? '';
-          if (next.trim().length > 0 && !/^\s/.test(next)) {
-            push(off, next);
-            break;
-          }
-          off += next.length + 1;
-        }
-      } else {
-        // Transcript markers (`[result c1] `) at the start of a line are not part of the error text.
-        push(offset, line.replace(/^\s*(?:\[[^\]\n]*\]\s*)+/, ''));
-      }
+    const line = lines[i]!;
+    const match = ERROR_LINE_RE.exec(line.text);
+    if (match === null) continue;
+    if (match[0].startsWith('Traceback')) {
+      // The exception line is the first non-indented line after the frames.
+      const end = lines.slice(i + 1).find((next) => !/^\s/.test(next.text) && next.text.trim().length > 0);
+      if (end !== undefined) push(end.index, end.text);
+      continue;
     }
-    offset += line.length + 1;
+    // Transcript markers (`[result c1] `) at the start of a line are not part of the error text.
+    let value = line.text.replace(/^\s*(?:\[[^\]\n]*\]\s*)+/, '');
+    if (value.length > MAX_IDENTIFIER_CHARS) {
+      const at = Math.max(0, match.index - 40);
+      const wordStart = line.text.lastIndexOf(' ', at);
+      value = line.text.slice(wordStart < 0 || at - wordStart > 20 ? at : wordStart + 1);
+    }
+    push(line.index, value);
   }
 }
 
@@ -226,21 +245,36 @@ function trimTrailingPunctuation(s: string): string {
   return s.replace(/[.,;:!?'"]+$/, '');
 }
 
-function maskSpan(s: string, start: number, end: number): string {
-  return s.slice(0, start) + ' '.repeat(end - start) + s.slice(end);
+/** `s` with each `[start, end)` span replaced by spaces (same length, so indices still match). */
+function maskSpans(s: string, spans: ReadonlyArray<[number, number]>): string {
+  if (spans.length === 0) return s;
+  const parts: string[] = [];
+  let at = 0;
+  for (const [start, end] of spans) {
+    parts.push(s.slice(at, start), ' '.repeat(end - start));
+    at = end;
+  }
+  parts.push(s.slice(at));
+  return parts.join('');
 }
 
-/** Rejects separator-only and fraction-like matches (`/`, `1/2`, `and/or`). */
+/**
+ * Rejects prose that merely contains slashes (`and/or`, `HTML/JSON`, `SMS/email/push`, `</thinking>`,
+ * `/task`). Anchored paths need two segments or a file extension; relative ones need a file extension
+ * on the last segment, a trailing `/`, a leading dot directory, or a common first directory (`src/`).
+ */
 function looksLikePath(p: string): boolean {
   if (!/[A-Za-z]/.test(p)) return false;
-  const segments = p.split(/[/\\]/).filter((s) => s.length > 0);
+  const segments = p.split('/').filter((seg) => seg.length > 0 && seg !== '.' && seg !== '..' && seg !== '~');
   if (segments.length === 0) return false;
-  // `and/or`, `input/output`: two short plain words with no dot and no leading separator.
-  const anchored = /^(?:~|\.{1,2}|[A-Za-z]:)?[/\\]/.test(p);
-  if (!anchored && segments.length === 2 && !p.includes('.') && segments.every((s) => /^[a-z]+$/.test(s))) {
-    return false;
+  const last = segments[segments.length - 1]!;
+  const hasExtension = FILE_EXTENSIONS.has((/\.([A-Za-z0-9]{1,10})$/.exec(last)?.[1] ?? '').toLowerCase());
+  if (/^(?:~|\.{1,2})?\//.test(p)) {
+    return segments.length >= 2 || hasExtension || /^(?:~|\.{1,2})\//.test(p);
   }
-  return true;
+  if (hasExtension || p.endsWith('/')) return true;
+  const first = segments[0]!;
+  return first.startsWith('.') || COMMON_DIRECTORIES.has(first.toLowerCase());
 }
 
 function isInsideUuid(text: string, index: number, length: number): boolean {

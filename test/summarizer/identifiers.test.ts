@@ -67,3 +67,17 @@ test('appendMissingIdentifiers stays within its character bound', () => {
   assert.deepEqual(appendMissingIdentifiers('Summary.', source, 0), { text: 'Summary.', added: [] });
   assert.deepEqual(appendMissingIdentifiers('src/a.ts', 'src/a.ts', 100), { text: 'src/a.ts', added: [] });
 });
+
+test('extractIdentifiers skips prose with slashes and JSON escapes, and reads Windows paths', () => {
+  const ids = extractIdentifiers(
+    'Use HTML/JSON or SMS/email/push, see </thinking> and /task.\n{"content":"line one\\nline two\\nError: disk full\\nmore"} C:\\Users\\me\\My Docs\\a.txt. Repo https://example.com/r.git\\" ok',
+  );
+  assert.deepEqual(ids, ['Error: disk full', 'C:\\Users\\me\\My Docs\\a.txt', 'https://example.com/r.git']);
+});
+
+test('extractIdentifiers keeps a long error line from just before its match', () => {
+  const line = `${'word '.repeat(100)}TypeError: x is not a function ${'tail '.repeat(10)}`;
+  const [id] = extractIdentifiers(line);
+  assert.ok(id?.includes('TypeError: x is not a function'), id);
+  assert.ok((id?.length ?? 0) <= 240);
+});
