@@ -43,7 +43,10 @@ export interface OpenAISummarizerOptions {
    * streaming, the longest silence between two stream events. Default 60 000.
    */
   timeoutMs?: number;
-  /** Retries by the SDK on 408/409/429/5xx and connection errors (back-off, `Retry-After`). Default 2. */
+  /**
+   * Retries by the SDK on 408/409/429/5xx, timeouts and connection errors (back-off, `Retry-After`).
+   * Default 2. A retry repeats the same call; it does not count against `SummaryRequest.maxCalls`.
+   */
   maxRetries?: number;
   /**
    * Upper bound on one model call including the SDK's retries and back-off sleeps, in milliseconds.
@@ -313,7 +316,11 @@ export class OpenAISummarizer implements Summarizer {
         const delta = choice.delta;
         if (typeof delta.content === 'string' && delta.content.length > 0) {
           reply.text += delta.content;
-          onDelta?.(delta.content);
+          try {
+            onDelta?.(delta.content);
+          } catch {
+            // Progress display must not break the summary.
+          }
         }
         if (typeof delta.refusal === 'string') reply.refusal += delta.refusal;
         if (delta.tool_calls !== undefined && delta.tool_calls.length > 0) reply.toolCalls += delta.tool_calls.filter((c) => c.id !== undefined).length || 1;
