@@ -169,6 +169,12 @@ export class AgentSession {
     const calls: PendingCall[] = [];
     let usage: ModelUsage | undefined;
     let cancelled = false;
+    // The SDK adds an abort listener to the signal it gets and never removes it; a per-request child
+    // signal keeps listeners from piling up on the task's signal over many steps.
+    const request = new AbortController();
+    const forward = (): void => request.abort(signal.reason);
+    signal.addEventListener('abort', forward, { once: true });
+    if (signal.aborted) forward();
     try {
       const stream = await client.chat.completions.create(
         {
@@ -179,7 +185,7 @@ export class AgentSession {
           stream: true,
           stream_options: { include_usage: true },
         },
-        { signal },
+        { signal: request.signal },
       );
       for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
         if (chunk.usage) usage = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
@@ -201,6 +207,8 @@ export class AgentSession {
     } catch (error) {
       if (!signal.aborted) throw error;
       cancelled = true;
+    } finally {
+      signal.removeEventListener('abort', forward);
     }
     if (usage) hooks.onUsage?.(usage, { messages, tools: schemas });
     if (cancelled) {

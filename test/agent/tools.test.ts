@@ -97,7 +97,7 @@ test('edits need approval: declined leaves the file, approved applies, auto-appr
 test('run_command caps output, reports exit codes and kills on timeout', async (t) => {
   const ws = tempWorkspace({ 'a.txt': 'a' });
   t.after(ws.cleanup);
-  const tools = new WorkspaceTools(new NodeToolHost(ws.root), { autoApprove: { commands: true }, maxResultChars: 500, commandTimeoutMs: 300 });
+  const tools = new WorkspaceTools(new NodeToolHost(ws.root), { autoApprove: { commands: true }, maxResultChars: 500, commandTimeoutMs: 20_000 });
   const ls = await run(tools, 'run_command', { command: 'ls' });
   assert.equal(ls.ok, true);
   assert.match(ls.content, /a\.txt[\s\S]*\[exit code 0\]/);
@@ -108,7 +108,7 @@ test('run_command caps output, reports exit codes and kills on timeout', async (
   assert.ok(noisy.content.length < 1000);
   assert.match(noisy.content, /truncated/);
   const started = Date.now();
-  const slow = await run(tools, 'run_command', { command: 'sleep 5' });
+  const slow = await run(tools, 'run_command', { command: 'sleep 5', timeout_ms: 300 });
   assert.ok(Date.now() - started < 2000);
   assert.match(slow.content, /timed out/);
 });

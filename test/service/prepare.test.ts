@@ -1,0 +1,60 @@
+/** Summaries prepared ahead of the trigger: used without waiting, discarded when stale. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { text, toolCalls } from '../../src/modelserver/replies';
+import { filler, serviceFixture, StubSummarizer } from './fixtures';
+
+/** Each step reads a small file with a long explanation (~1.4k tokens a step), then answers. */
+function steps(count: number) {
+  return (_b: unknown, n: number) =>
+    n <= count ? toolCalls([{ id: `c${n}`, name: 'read_file', arguments: '{"path":"a.txt"}' }], filler(100, `step${n}`)) : text('done');
+}
+
+test('a summary prepared ahead applies at the trigger without waiting for the summarizer', async (t) => {
+  const summarizer = new StubSummarizer('PREPARED SUMMARY', 300);
+  const fx = await serviceFixture(steps(12), { files: { 'a.txt': 'a' }, summarizer, window: 16_000, reserved: 1_000, prepareAheadMargin: 0.25, compactTo: 0.4 });
+  t.after(fx.cleanup);
+  // Slow the model a little so the background preparation finishes between steps.
+  const compactingSpans: number[] = [];
+  let since = 0;
+  fx.service.onDidChangeState((s) => {
+    if (s.state === 'compacting') since = Date.now();
+    else if (since) {
+      compactingSpans.push(Date.now() - since);
+      since = 0;
+    }
+  });
+  const outcome = await fx.service.runTask('work through the steps');
+  await fx.service.whenIdle();
+  assert.equal(outcome.status, 'done');
+  const stats = fx.service.getStats().compaction;
+  if (process.env.CK_DEBUG) console.log(stats, compactingSpans, fx.service.getCheckpoints().map((c) => [c.strategy, c.tokensBefore, c.tokensAfter]));
+  assert.ok(stats.automatic >= 1, 'compacted');
+  assert.ok(stats.preparedUsed >= 1, `a prepared summary was used (${JSON.stringify(stats)})`);
+  const prepared = fx.service.getCheckpoints().find((c) => c.summary.startsWith('PREPARED SUMMARY'));
+  assert.ok(prepared, 'the checkpoint holds the prepared summary');
+  // Applying a prepared summary does not wait for the 300 ms summarizer.
+  assert.ok(compactingSpans.length === 0 || Math.min(...compactingSpans) < 250, `compacting took ${compactingSpans.join(', ')} ms`);
+});
+
+test('a prepared summary is discarded when the span changes before the trigger', async (t) => {
+  const summarizer = new StubSummarizer('PREPARED SUMMARY', 0);
+  let pinTarget: string | undefined;
+  const fx = await serviceFixture(steps(12), { files: { 'a.txt': 'a' }, summarizer, window: 16_000, reserved: 1_000, prepareAheadMargin: 0.25, compactTo: 0.4 });
+  t.after(fx.cleanup);
+  // Pin an old message as soon as the first preparation finished (between two steps).
+  fx.service.onDidFinishToolCall(async () => {
+    const stats = fx.service.getStats().compaction;
+    if (!pinTarget && stats.summarizerRuns >= 1) {
+      await fx.service.whenIdle();
+      pinTarget = fx.service.getTranscript().entries.find((e) => e.message.role === 'assistant')!.id;
+      await fx.service.pin(pinTarget);
+    }
+  });
+  const outcome = await fx.service.runTask('work through the steps');
+  assert.equal(outcome.status, 'done');
+  const stats = fx.service.getStats().compaction;
+  assert.ok(pinTarget, 'pinned during the run');
+  assert.ok(stats.preparedDiscarded >= 1, `stale preparation discarded (${JSON.stringify(stats)})`);
+  for (const cp of fx.service.getCheckpoints()) assert.ok(!cp.replacedIds.includes(pinTarget!), 'the pinned message was not summarized');
+});
