@@ -39,6 +39,14 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Closes the editor of an untitled review document without asking to save it. */
+async function closeDocument(document: vscode.TextDocument): Promise<void> {
+  const editor = vscode.window.visibleTextEditors.find((e) => e.document === document);
+  if (!editor) return;
+  await vscode.window.showTextDocument(document, { preview: false, preserveFocus: false });
+  await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+}
+
 /** Registers every command; the caller disposes the returned registrations. */
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const handlers = new CommandHandlers(deps);
@@ -127,11 +135,12 @@ class CommandHandlers {
       'Apply Summary',
       'Discard',
     );
+    const edited = document.getText();
+    await closeDocument(document);
     if (choice !== 'Apply Summary') {
       service.discardPreview();
       return;
     }
-    const edited = document.getText();
     const outcome = await service.applyPreview(edited === summary ? undefined : edited);
     void vscode.window.showInformationMessage(`ContextKeeper: ${outcome.reason}`);
   }

@@ -44,6 +44,7 @@ RUN=$(mktemp -d "$CK_HOST_DIR/runs/run.XXXXXX")
 mkdir -p "$RUN/ud/User" "$RUN/ext" "$RUN/ws" "$RUN/home" "$RUN/out"
 PORT=${CK_E2E_PORT:-$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')}
 echo "# e2e workspace" > "$RUN/ws/README.md"
+mkdir -p "$RUN/ws/.vscode" && echo '{}' > "$RUN/ws/.vscode/settings.json"
 node "$HERE/fixtures/make-transcript.mjs" "$RUN/ws/session.json" >/dev/null
 node "$HERE/fixtures/make-workspace.mjs" "$RUN/ws" >/dev/null
 
@@ -97,7 +98,7 @@ log "code-server on 127.0.0.1:$PORT after $(elapsed)"
 rm -rf "$ARTIFACTS" && mkdir -p "$ARTIFACTS"
 rc=0
 CS_URL="http://127.0.0.1:$PORT/?folder=$RUN/ws" OUT_DIR="$ARTIFACTS" PLAYWRIGHT_DIR="$PW_DIR" \
-  WORKSPACE="$RUN/ws" TRANSCRIPT="$RUN/ws/session.json" API_KEY_PROBE="$API_KEY_PROBE" \
+  WORKSPACE="$RUN/ws" WORKSPACE_SETTINGS="$RUN/ws/.vscode/settings.json" TRANSCRIPT="$RUN/ws/session.json" API_KEY_PROBE="$API_KEY_PROBE" \
   MODEL_SERVER="$MODEL_URL" node "$HERE/driver/drive.mjs" || rc=$?
 cleanup; trap - EXIT
 

@@ -10,6 +10,7 @@
 //   API_KEY_PROBE   a key to set and clear (run.sh then checks it was never written to disk)
 //   MODEL_SERVER    base URL of the scripted model server the extension is configured with
 //   WORKSPACE       the opened folder
+//   WORKSPACE_SETTINGS  the workspace's .vscode/settings.json (some checks change settings)
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadPlaywright, Workbench } from './workbench.mjs';
@@ -55,6 +56,7 @@ async function check(name, fn, { critical = false } = {}) {
     log(`FAIL ${name}: ${error?.stack ?? error}`);
     await wb.screenshot(`fail-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`).catch(() => {});
     await wb.closeQuickInput().catch(() => {});
+    await wb.clearToasts().catch(() => {});
     if (critical) throw new Abort(name);
     return false;
   }
@@ -62,6 +64,16 @@ async function check(name, fn, { critical = false } = {}) {
 const expect = (condition, message) => {
   if (!condition) throw new Error(message);
 };
+
+/**
+ * Rewrites the workspace's .vscode/settings.json; VS Code watches it and applies changes live
+ * (code-server does not watch the user settings file for outside edits).
+ */
+function updateSettings(patch) {
+  const file = env('WORKSPACE_SETTINGS');
+  const current = JSON.parse(fs.readFileSync(file, 'utf8'));
+  fs.writeFileSync(file, `${JSON.stringify({ ...current, ...patch }, null, 2)}\n`);
+}
 
 try {
   await check('workbench loads', async () => {
@@ -103,6 +115,14 @@ try {
     const item = page.locator('.part.statusbar [aria-label^="ContextKeeper:"]').first();
     await item.waitFor({ timeout: 10_000 });
     return (await item.getAttribute('aria-label')) ?? '';
+  });
+
+  await check('settings change applies without reload', async () => {
+    updateSettings({ 'contextKeeper.contextWindow': 16000 });
+    await sidebar.waitBudget((b) => b.text.includes('16k window'), 'gauge did not follow contextWindow = 16000');
+    updateSettings({ 'contextKeeper.contextWindow': 8000 });
+    const budget = await sidebar.waitBudget((b) => b.text.includes('8.0k window'), 'gauge did not follow contextWindow = 8000');
+    return budget.text;
   });
 
   const probe = env('API_KEY_PROBE');
@@ -157,6 +177,18 @@ try {
     await frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 30_000 });
   });
 
+  await check('cancel a streaming task', async () => {
+    const frame = sidebar.frame;
+    await frame.locator('#task').fill('Task: slow answer please');
+    await frame.locator('[data-test="run-task"]').click();
+    await frame.locator('.turn.assistant.streaming', { hasText: 'word3' }).waitFor({ timeout: 30_000 });
+    await frame.locator('[data-test="cancel"]').click();
+    await frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 15_000 });
+    const last = await frame.locator('.turn.assistant').last().innerText();
+    expect(!last.includes('word59'), 'the answer streamed to the end despite Cancel');
+    return `stopped at "…${last.trim().slice(-24)}"`;
+  });
+
   let compacted;
   await check('compact conversation from the palette with focus text', async () => {
     const before = await sidebar.checkpointCount();
@@ -196,6 +228,38 @@ try {
     return `${compacted.used} → ${restored.used} tokens`;
   });
 
+  await check('summary preview: review, then apply', async () => {
+    updateSettings({ 'contextKeeper.previewSummary': true });
+    await page.waitForTimeout(1_000);
+    const before = await sidebar.checkpointCount();
+    await wb.runCommand('ContextKeeper: Compact Conversation');
+    await wb.answerInput('', { titleContains: 'Compact Conversation' });
+    await wb.toast('review the proposed summary').waitFor({ timeout: 30_000 });
+    const untitled = await page.locator('.tabs-container .tab', { hasText: 'Untitled' }).first().waitFor({ timeout: 10_000 }).then(() => 'summary document open', () => 'no summary document');
+    await wb.screenshot('08-summary-preview');
+    await wb.toast('review the proposed summary').locator('.monaco-button', { hasText: 'Apply Summary' }).click();
+    await sidebar.frame.locator('[data-test="checkpoint"]').nth(before).waitFor({ timeout: 30_000 });
+    updateSettings({ 'contextKeeper.previewSummary': false });
+    await wb.clearToasts();
+    return untitled;
+  });
+
+  await check('export transcript', async () => {
+    await wb.runCommand('ContextKeeper: Export Transcript');
+    // The save dialog proposes context-keeper-<session>.json in the workspace: accept it.
+    await wb.quickInputBox.waitFor({ state: 'visible', timeout: 15_000 });
+    const proposed = await wb.quickInputBox.inputValue();
+    expect(/context-keeper-.+\.json$/.test(proposed), `unexpected proposed file ${proposed}`);
+    await page.keyboard.press('Enter');
+    await wb.waitToast('exported');
+    const target = path.join(env('WORKSPACE'), path.basename(proposed));
+    const exported = JSON.parse(fs.readFileSync(target, 'utf8'));
+    expect(exported.format === 'context-keeper/transcript', `unexpected format ${exported.format}`);
+    expect(exported.checkpoints.length > 0, 'no checkpoints in the export');
+    await wb.clearToasts();
+    return `${exported.entries.length} entries, ${exported.checkpoints.length} checkpoints`;
+  });
+
   let imported;
   await check('import transcript shows its gauge', async () => {
     const file = env('TRANSCRIPT');
@@ -210,7 +274,7 @@ try {
     const source = await sidebar.frame.locator('[data-test="source"]').innerText();
     expect(source.includes(path.basename(file)), `source line "${source}" does not name the file`);
     await wb.clearToasts();
-    await wb.screenshot('08-sidebar-imported');
+    await wb.screenshot('09-sidebar-imported');
     return `${toast}; gauge ${imported.used} tokens`;
   });
 
@@ -228,8 +292,8 @@ try {
   });
 
   for (const [theme, kind, shot] of [
-    ['Light Modern', 'vs', '09-sidebar-light'],
-    ['Dark Modern', 'vs-dark', '10-sidebar-dark'],
+    ['Light Modern', 'vs', '10-sidebar-light'],
+    ['Dark Modern', 'vs-dark', '11-sidebar-dark'],
   ]) {
     await check(`sidebar in ${theme}`, async () => {
       await wb.runCommand('Preferences: Color Theme');
@@ -249,7 +313,7 @@ try {
   await check('show log', async () => {
     await wb.runCommand('ContextKeeper: Show Log');
     await page.locator('.part.panel .view-lines', { hasText: '[info]' }).first().waitFor({ timeout: 15_000 });
-    await wb.screenshot('11-log');
+    await wb.screenshot('12-log');
   });
 } catch (error) {
   if (!(error instanceof Abort)) {

@@ -94,7 +94,7 @@ export class Workbench {
 
   /** A notification toast containing `text`. */
   toast(text) {
-    return this.page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
+    return this.page.locator('.notifications-toasts .notification-toast:visible', { hasText: text }).first();
   }
 
   async waitToast(text, timeout = 30_000) {
@@ -103,15 +103,11 @@ export class Workbench {
     return (await toast.innerText()).split('\n')[0];
   }
 
-  /** Closes every notification toast (keeps the sidebar unobstructed for screenshots). */
+  /** Clears every notification (keeps the sidebar unobstructed and old toasts from matching). */
   async clearToasts() {
-    await this.page.keyboard.press('Escape').catch(() => {});
-    const toasts = this.page.locator('.notifications-toasts .notification-toast');
-    const count = await toasts.count();
-    for (let i = 0; i < count; i++) {
-      await toasts.nth(0).hover().catch(() => {});
-      await this.page.locator('.notifications-toasts .notification-toast .codicon-notifications-clear').first().click({ timeout: 1_000 }).catch(() => {});
-    }
+    await this.closeQuickInput();
+    await this.runCommand('Notifications: Clear All Notifications');
+    await this.page.locator('.notifications-toasts .notification-toast:visible').first().waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => {});
   }
 
   /** The inner frame of the webview whose outer iframe is ready and visible. */
