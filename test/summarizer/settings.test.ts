@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ExtractiveSummarizer } from '../../src/compaction/extractive';
+import { SummarizerError } from '../../src/compaction/types';
 import { OpenAISummarizer } from '../../src/summarizers/openai';
 import { FallbackSummarizer } from '../../src/summarizers/fallback';
 import { UNKNOWN_LOCAL_WINDOW, summarizerFromFlags, summarizerFromSettings } from '../../src/summarizers/fromOptions';
@@ -32,4 +33,13 @@ test('CLI flags: key from CONTEXT_KEEPER_API_KEY or OPENAI_API_KEY, clear errors
   assert.ok(s instanceof OpenAISummarizer);
   const local = summarizerFromFlags({ summarizer: 'openai', baseUrl: 'http://127.0.0.1:1/v1', summaryModel: 'm', summaryWindow: 4096 }, quarterCount, {});
   assert.equal(local.contextWindow, 4096);
+});
+
+test('the fallback chain never falls back after a cancellation', async () => {
+  let secondCalled = false;
+  const cancelled = { name: 'primary', summarize: () => Promise.reject(new SummarizerError('compaction cancelled', 'aborted')) };
+  const second = { name: 'second', summarize: () => { secondCalled = true; return Promise.resolve({ text: 'x', model: 'second', usage: { calls: 1, promptTokens: 1, completionTokens: 1 }, dropped: 0 }); } };
+  const chain = new FallbackSummarizer(cancelled, { session: second });
+  await assert.rejects(chain.summarize({ items: [], userRequests: [], approximateSummaryTokens: 10, maxCalls: 1 }), (e: unknown) => e instanceof SummarizerError && e.kind === 'aborted');
+  assert.equal(secondCalled, false);
 });
