@@ -306,7 +306,8 @@ export class ContextService implements ContextServiceApi {
   /** Applies an applied compaction result: persist first, then memory, then events. */
   private commitCompaction(result: CompactionResult): CheckpointRecord[] {
     const time = this.now().toISOString();
-    const records: CheckpointRecord[] = result.checkpoints.map((cp) => ({ ...cp, time }));
+    // Undefined fields are dropped so a record equals its reloaded form (JSON has no undefined).
+    const records: CheckpointRecord[] = result.checkpoints.map((cp) => definedOnly({ ...cp, time }));
     const context = this.withPins(result.context);
     this.persistState({ context, checkpoints: [...this.checkpoints, ...records] });
     this.items = context;
@@ -582,6 +583,11 @@ export class ContextService implements ContextServiceApi {
     this.state = { state: 'error', detail: reason };
     if (!this.disposed) this._onDidChangeState.fire(this.state);
   }
+}
+
+/** A shallow copy of `value` without the keys whose value is undefined. */
+function definedOnly<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
 /** Adds placeholder results for tool calls of the final assistant message left unanswered by an import. */

@@ -1,0 +1,127 @@
+/** Persistence: resume exactly (B57), crash safety of appends and state writes, damaged files. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { SessionStore } from '../../src/service/store';
+import { checkContext } from '../../src/compaction/invariants';
+import { text, toolCalls } from '../../src/modelserver/replies';
+import { filler, serviceFixture, StubSummarizer } from './fixtures';
+
+const files = { 'f1.txt': filler(60, 'a'), 'f2.txt': filler(60, 'b'), 'f3.txt': filler(60, 'c') };
+const script = (n: number) =>
+  n <= 6 ? (n % 2 === 1 ? toolCalls([{ id: `h${n}`, name: 'read_file', arguments: JSON.stringify({ path: `f${(n + 1) / 2}.txt` }) }]) : text(`Read ${n / 2}.`)) : text(`answer ${n}`);
+
+test('B57: a restart after a compaction, after more messages and after an undo brings back exactly the active context', async (t) => {
+  const fx = await serviceFixture((_b, n) => script(n), { files, summarizer: new StubSummarizer('SUMMARY-OK'), window: 64_000 });
+  t.after(fx.cleanup);
+  for (let i = 1; i <= 3; i++) await fx.service.runTask(`read f${i}.txt`);
+  await fx.service.pin(fx.service.getTranscript().entries[1].id);
+  const compacted = await fx.service.compactNow();
+  assert.equal(compacted.applied, true);
+  const same = async (label: string): Promise<void> => {
+    const reopened = await fx.reopen();
+    assert.deepEqual(reopened.getMessages(), fx.service.getMessages(), `${label}: messages`);
+    assert.deepEqual(reopened.getTranscript(), fx.service.getTranscript(), `${label}: transcript, context, pins`);
+    assert.deepEqual(reopened.getCheckpoints(), fx.service.getCheckpoints(), `${label}: checkpoints`);
+    const { entries, context } = reopened.getTranscript();
+    assert.deepEqual(checkContext(context, entries), [], label);
+    reopened.dispose();
+  };
+  await same('after compaction');
+  await fx.service.runTask('one more request');
+  await same('after more messages');
+  const summary = fx.service.getCheckpoints().find((c) => c.strategy === 'summary')!;
+  await fx.service.restoreCheckpoint(summary.id);
+  await same('after undo');
+  // The undone checkpoint is still listed (flagged), and the pre-compaction messages are back.
+  const reopened = await fx.reopen();
+  assert.equal(reopened.getCheckpoints().find((c) => c.id === summary.id)?.restored, true);
+  for (const id of summary.replacedIds) assert.ok(reopened.getTranscript().context.some((i) => i.id === id));
+});
+
+/** Runs a child process that appends entries (and rewrites the state every few) until killed. */
+function writerUntilKilled(dir: string, killAfterAcks: number): Promise<string[]> {
+  const storeModule = require.resolve('../../src/service/store');
+  const code = `
+    const { SessionStore } = require(${JSON.stringify(storeModule)});
+    const { store, loaded } = SessionStore.open(${JSON.stringify(dir)}, 'crash');
+    const context = loaded.state ? loaded.state.context : [];
+    let n = loaded.entries.length;
+    for (const e of loaded.entries) if (!context.some((i) => i.id === e.id)) context.push({ id: e.id, kind: 'raw', message: e.message, covers: [e.id] });
+    for (;;) {
+      const id = 'e' + (++n);
+      const entry = { id, message: { role: n % 2 ? 'user' : 'assistant', content: 'message ' + n + ' ' + 'x'.repeat((n * 37) % 3000) } };
+      store.append(entry);
+      context.push({ id, kind: 'raw', message: entry.message, covers: [id] });
+      process.stdout.write('ack ' + id + '\\n');
+      if (n % 5 === 0) store.writeState({ sessionId: 'crash', model: 'm', source: 'test', createdAt: 'now', context, pinned: [], checkpoints: [] });
+    }`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const acked: string[] = [];
+    let buffer = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const lines = buffer.split('\n');
+      buffer = lines.pop()!;
+      for (const line of lines) if (line.startsWith('ack ')) acked.push(line.slice(4));
+      if (acked.length >= killAfterAcks) child.kill('SIGKILL');
+    });
+    child.on('error', reject);
+    child.on('exit', () => resolve(acked));
+  });
+}
+
+test('a writer killed (SIGKILL) in the middle of appends and state writes loses no acknowledged message and loads', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ck-crash-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const acked: string[] = [];
+  for (const killAt of [23, 41, 67]) {
+    acked.push(...(await writerUntilKilled(dir, killAt)));
+    const { store, loaded } = SessionStore.open(dir, 'crash');
+    store.close();
+    const ids = new Set(loaded.entries.map((e) => e.id));
+    for (const id of acked) assert.ok(ids.has(id), `acknowledged ${id} survived`);
+    for (const warning of loaded.warnings) assert.match(warning, /incomplete last line|transcript\.jsonl:\d+/);
+    assert.ok(loaded.state, 'a state file loads');
+    // The state's context holds only entries that exist (no dangling references).
+    for (const item of loaded.state!.context) assert.ok(ids.has(item.id));
+  }
+});
+
+test('a damaged transcript loads every good line with a warning naming the line; a damaged state falls back', async (t) => {
+  const fx = await serviceFixture((_b, n) => script(n), { files, summarizer: new StubSummarizer('SUMMARY-OK'), window: 64_000 });
+  t.after(fx.cleanup);
+  for (let i = 1; i <= 3; i++) await fx.service.runTask(`read f${i}.txt`);
+  await fx.service.compactNow();
+  await fx.service.runTask('after the compaction');
+  const expected = fx.service.getMessages();
+  const dir = fx.service.sessionDir!;
+  fx.service.dispose();
+  const transcript = path.join(dir, 'transcript.jsonl');
+  // Damage by other means: garbage appended, a half line at the end.
+  appendFileSync(transcript, '{"id": "broken", "mess');
+  let reopened = await fx.reopen({ log: () => {} });
+  assert.deepEqual(reopened.getMessages(), expected);
+  reopened.dispose();
+  // A line in the middle made unreadable: the rest still loads, and the warning names the line.
+  const lines = readFileSync(transcript, 'utf8').split('\n');
+  const victim = lines.findIndex((l) => l.includes('"after the compaction"'));
+  lines[victim] = '{ not json';
+  writeFileSync(transcript, lines.join('\n'));
+  const warnings: string[] = [];
+  reopened = await fx.reopen({ log: (_l, m) => warnings.push(m) });
+  assert.ok(warnings.some((w) => w.includes(`transcript.jsonl:${victim + 1}`)), warnings.join('\n'));
+  assert.equal(reopened.getTranscript().entries.length, fx.service.getTranscript().entries.length - 1);
+  reopened.dispose();
+  // A damaged state file: the previous state is used, with a warning.
+  writeFileSync(path.join(dir, 'state.json'), '{"format": "context-keeper/sess');
+  warnings.length = 0;
+  reopened = await fx.reopen({ log: (_l, m) => warnings.push(m) });
+  assert.ok(warnings.some((w) => /state\.json/.test(w)), warnings.join('\n'));
+  const { entries, context } = reopened.getTranscript();
+  assert.deepEqual(checkContext(context, entries), []);
+});
