@@ -34,9 +34,17 @@ export function encodingForModel(model: string | undefined, fallback: EncodingNa
   return fallback;
 }
 
-const encoders = new Map<EncodingName, Encoder>();
+interface LoadedEncoding {
+  encoder: Encoder;
+  /** The encoding's pre-tokenizer pattern (tiktoken's `pat_str`). */
+  pieces: RegExp;
+  /** Token count per pre-tokenizer piece, shared by every counter of this encoding. */
+  cache: Map<string, number>;
+}
 
-function loadEncoder(name: EncodingName): Encoder {
+const encoders = new Map<EncodingName, LoadedEncoding>();
+
+function loadEncoder(name: EncodingName): LoadedEncoding {
   let enc = encoders.get(name);
   if (!enc) {
     // Loaded on first use only: the rank tables are megabytes of data.
@@ -44,11 +52,45 @@ function loadEncoder(name: EncodingName): Encoder {
     const { Tiktoken: Ctor } = require('js-tiktoken/lite') as { Tiktoken: EncoderCtor };
     const mod = (name === 'o200k_base' ? require('js-tiktoken/ranks/o200k_base') : require('js-tiktoken/ranks/cl100k_base')) as { default?: unknown };
     // The CommonJS build exports the table itself; an ES module build puts it on `default`.
-    const ranks = mod.default ?? mod;
-    enc = new Ctor(ranks);
+    const ranks = (mod.default ?? mod) as { pat_str: string };
+    enc = { encoder: new Ctor(ranks), pieces: new RegExp(ranks.pat_str, 'gu'), cache: new Map() };
     encoders.set(name, enc);
   }
   return enc;
+}
+
+/**
+ * Pieces longer than this many characters are encoded without caching (long pieces rarely repeat).
+ */
+const MAX_CACHED_PIECE = 48;
+/** The piece cache is cleared when it grows past this many entries (a few MB). */
+const MAX_CACHE_ENTRIES = 200_000;
+
+/**
+ * Counts tokens exactly, piece by piece. tiktoken encodes text by splitting it with the encoding's
+ * pre-tokenizer pattern and running byte-pair merges on each piece independently, so the count of a
+ * text is the sum of the counts of its pieces. Code and prose repeat the same pieces (identifiers,
+ * keywords, words) constantly; caching per piece skips most merges and allocations. Measured on
+ * the recorded transcripts: several times faster than calling `encode` on the whole text.
+ */
+function countPieces(enc: LoadedEncoding, text: string): number {
+  let total = 0;
+  enc.pieces.lastIndex = 0;
+  for (let m = enc.pieces.exec(text); m !== null; m = enc.pieces.exec(text)) {
+    const piece = m[0];
+    if (piece.length > MAX_CACHED_PIECE) {
+      total += enc.encoder.encode(piece, [], []).length;
+      continue;
+    }
+    let n = enc.cache.get(piece);
+    if (n === undefined) {
+      n = enc.encoder.encode(piece, [], []).length;
+      if (enc.cache.size >= MAX_CACHE_ENTRIES) enc.cache.clear();
+      enc.cache.set(piece, n);
+    }
+    total += n;
+  }
+  return total;
 }
 
 /** True once the rank table of `name` has been loaded (used to check lazy loading). */
@@ -62,7 +104,7 @@ export function createTokenCounter(encoding: EncodingName): TokenCounter {
     encoding,
     countText(text: string): number {
       if (text.length === 0) return 0;
-      return loadEncoder(encoding).encode(text, [], []).length;
+      return countPieces(loadEncoder(encoding), text);
     },
   };
 }
