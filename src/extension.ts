@@ -42,6 +42,7 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi {
     sidebar.refresh();
   };
   render();
+  void keys.whenLoaded.then(render);
 
   context.subscriptions.push(
     log,

@@ -11,17 +11,17 @@ export class KeyStore implements vscode.Disposable {
   private readonly subscription: vscode.Disposable;
   private known: boolean | undefined;
   private readonly listeners = new Set<() => void>();
+  /** Settles once the store was read the first time (`hasKey` is meaningful from then on). */
+  readonly whenLoaded: Promise<void>;
 
   constructor(private readonly secrets: vscode.SecretStorage) {
     this.subscription = secrets.onDidChange((event) => {
-      if (event.key !== SECRET_NAME) return;
-      this.known = undefined;
-      void this.refresh();
+      if (event.key === SECRET_NAME) void this.refresh();
     });
-    void this.refresh();
+    this.whenLoaded = this.refresh();
   }
 
-  /** Runs `listener` after the key was set or cleared (also from another window). */
+  /** Runs `listener` after the key was set or cleared (also from another window); not for the first read. */
   onDidChange(listener: () => void): vscode.Disposable {
     this.listeners.add(listener);
     return { dispose: () => this.listeners.delete(listener) };
@@ -51,7 +51,7 @@ export class KeyStore implements vscode.Disposable {
   private async refresh(): Promise<void> {
     const had = this.known;
     this.known = (await this.get()) !== undefined;
-    if (had !== this.known) for (const listener of this.listeners) listener();
+    if (had !== undefined && had !== this.known) for (const listener of this.listeners) listener();
   }
 
   dispose(): void {

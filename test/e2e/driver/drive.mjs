@@ -177,6 +177,14 @@ try {
     await frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 30_000 });
   });
 
+  await check('pin a message from the palette', async () => {
+    await wb.runCommand('ContextKeeper: Pin Message');
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'user' }).first();
+    await row.waitFor({ timeout: 10_000 });
+    await row.click();
+    return wb.waitToast('message pinned');
+  });
+
   await check('cancel a streaming task', async () => {
     const frame = sidebar.frame;
     await frame.locator('#task').fill('Task: slow answer please');
@@ -248,7 +256,11 @@ try {
     await wb.runCommand('ContextKeeper: Export Transcript');
     // The save dialog proposes context-keeper-<session>.json in the workspace: accept it.
     await wb.quickInputBox.waitFor({ state: 'visible', timeout: 15_000 });
-    const proposed = await wb.quickInputBox.inputValue();
+    let proposed = '';
+    for (let i = 0; i < 40 && !proposed.endsWith('.json'); i++) {
+      proposed = await wb.quickInputBox.inputValue();
+      await page.waitForTimeout(150);
+    }
     expect(/context-keeper-.+\.json$/.test(proposed), `unexpected proposed file ${proposed}`);
     await page.keyboard.press('Enter');
     await wb.waitToast('exported');
@@ -309,6 +321,11 @@ try {
       return kind;
     });
   }
+
+  await check('webview content security policy holds', async () => {
+    const violations = consoleLines.filter((line) => /Refused to (load|apply|execute|connect)|Content Security Policy/i.test(line));
+    expect(violations.length === 0, `CSP violations:\n${violations.slice(0, 5).join('\n')}`);
+  });
 
   await check('show log', async () => {
     await wb.runCommand('ContextKeeper: Show Log');
