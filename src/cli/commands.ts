@@ -9,7 +9,7 @@ import { toMessages } from '../compaction/context';
 import { compact } from '../compaction/compactor';
 import { thresholds } from '../compaction/budget';
 import { checkContext } from '../compaction/invariants';
-import { ExtractiveSummarizer } from '../compaction/extractive';
+import { summarizerFromFlags } from '../summarizers/fromOptions';
 import { replay } from '../replay/replay';
 import { loadSession, type LoadedSession } from './load';
 import { gauge, kTokens } from './format';
@@ -37,12 +37,8 @@ function budgetOf(o: BudgetOptions): BudgetConfig {
 }
 
 /** Builds the summarizer named by `--summarizer`. Throws Error for an unknown name or a missing key. */
-export async function summarizerFor(o: BudgetOptions, session: LoadedSession): Promise<Summarizer> {
-  if (o.summarizer === 'extractive') return new ExtractiveSummarizer((t) => session.meter.countText(t));
-  if (o.summarizer === 'openai') {
-    throw new Error('--summarizer openai is not available in this build');
-  }
-  throw new Error(`--summarizer must be "extractive" or "openai", got "${o.summarizer}"`);
+export function summarizerFor(o: BudgetOptions, session: LoadedSession): Summarizer {
+  return summarizerFromFlags({ summarizer: o.summarizer, baseUrl: o.baseUrl, summaryModel: o.summaryModel, summaryWindow: o.summaryWindow }, (t) => session.meter.countText(t));
 }
 
 /** `meter FILE`: format, messages, tool calls and tokens by category. */
@@ -86,7 +82,7 @@ export async function compactCommand(file: string, o: BudgetOptions & { out?: st
   const s = await loadSession(file, o.model);
   const budget = budgetOf(o);
   const th = thresholds(budget);
-  const summarizer = await summarizerFor(o, s);
+  const summarizer = summarizerFor(o, s);
   const result = await compact({
     items: s.items,
     tools: s.transcript.tools,
@@ -126,7 +122,7 @@ export async function replayCommand(file: string, o: BudgetOptions, out: Out): P
   const s = await loadSession(file, o.model);
   const budget = budgetOf(o);
   const th = thresholds(budget);
-  const summarizer = await summarizerFor(o, s);
+  const summarizer = summarizerFor(o, s);
   if (!o.json) {
     out(`${path.basename(file)}: ${s.transcript.format}, ${s.entries.length} messages, window ${kTokens(o.window)}, compact at ${Math.round(o.at * 100)}% → ${Math.round(o.to * 100)}%, summarizer ${summarizer.name}`);
   }

@@ -25,6 +25,7 @@ import { applyCheckpoint } from './context';
 import { contentText, toolCallsOf } from './text';
 import { isRealUserMessage } from './structure';
 import { appendMissingIdentifiers } from './identifiers';
+import { finalizeSummary } from './summaryChecks';
 import { clipMiddleToTokens } from './clip';
 import { checkToolPairing } from './invariants';
 
@@ -69,8 +70,8 @@ function newId(): string {
   return `ck-${globalThis.crypto.randomUUID().slice(0, 8)}`;
 }
 
-function notApplied(items: readonly ContextItem[], tokens: number, reason: string, error?: SummarizerError): CompactionResult {
-  return { applied: false, reason, tokensBefore: tokens, tokensAfter: tokens, checkpoints: [], context: [...items], error };
+function notApplied(items: readonly ContextItem[], tokens: number, outcome: CompactionResult['outcome'], reason: string, error?: SummarizerError): CompactionResult {
+  return { applied: false, outcome, reason, tokensBefore: tokens, tokensAfter: tokens, checkpoints: [], context: [...items], error };
 }
 
 /**
@@ -85,17 +86,17 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   const m = meter.measure(items, tools);
   const before = m.total;
   if (!options.force && before < th.triggerTokens) {
-    return notApplied(items, before, `below the trigger: ${before} of ${th.triggerTokens} tokens`);
+    return notApplied(items, before, 'not-needed', `below the trigger: ${before} of ${th.triggerTokens} tokens`);
   }
   if (!options.all && before <= th.targetTokens) {
-    return notApplied(items, before, `already small enough: ${before} tokens, target ${th.targetTokens}`);
+    return notApplied(items, before, 'not-needed', `already small enough: ${before} tokens, target ${th.targetTokens}`);
   }
   const keepRecentSteps = options.keepRecentSteps ?? DEFAULT_KEEP_RECENT_STEPS;
   const summaryTokens = options.approximateSummaryTokens ?? DEFAULT_SUMMARY_TOKENS;
   const plan = planCompaction(items, m.perItem, before, th.targetTokens, { keepRecentSteps, summaryTokens, noCollapse: options.noCollapse, all: options.all });
   const clips = planClips(items, m.perItem, plan, th.inputBudget, th.targetTokens);
   if (plan.collapse.length === 0 && plan.spans.length === 0 && clips.length === 0) {
-    return notApplied(items, before, plan.reason ?? 'nothing eligible');
+    return notApplied(items, before, 'nothing-eligible', plan.reason ?? 'nothing eligible');
   }
   // An automatic compaction that cannot get below its own trigger would fire again on the next
   // model call and rewrite the context (and the provider's prompt cache) every turn: refuse it.
@@ -106,6 +107,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     notApplied(
       items,
       before,
+      'cannot-reach',
       `cannot get below the trigger: at best ${after} of ${th.triggerTokens} tokens, because the system prompt, tool schemas, latest request and newest steps hold most of the context; compact by hand, raise the window, or lower keepRecentSteps`,
     );
   const auto = options.trigger === 'auto' && clips.length === 0;
@@ -140,7 +142,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   }
 
   for (const span of plan.spans) {
-    if (options.signal?.aborted) return notApplied(items, before, 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
+    if (options.signal?.aborted) return notApplied(items, before, 'failed', 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
     const spanItems = items.slice(span.start, span.end);
     const userRequests = spanItems.filter(isRealUserMessage).map((i) => contentText(i.message));
     // A summary must come out well under what it replaces: at most half of the span.
@@ -154,18 +156,22 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
         maxCalls: options.maxSummaryCalls ?? DEFAULT_MAX_SUMMARY_CALLS,
         focus: options.focus,
         signal: options.signal,
+        onDelta: options.onDelta,
       });
     } catch (err) {
       const e = err instanceof SummarizerError ? err : new SummarizerError(`summarizer failed: ${(err as Error)?.message ?? String(err)}`, 'invalid', { cause: err });
-      return notApplied(items, before, `compaction failed, context unchanged: ${e.message}`, e);
+      return notApplied(items, before, 'failed', `compaction failed, context unchanged: ${e.message}`, e);
     }
     if (!result.text || !result.text.trim()) {
       const e = new SummarizerError('the summarizer returned an empty summary', 'empty');
-      return notApplied(items, before, `compaction failed, context unchanged: ${e.message}`, e);
+      return notApplied(items, before, 'failed', `compaction failed, context unchanged: ${e.message}`, e);
     }
     const source = spanItems.map((i) => `${contentText(i.message)}\n${toolCallsOf(i.message).map((c) => `${c.name} ${c.arguments}`).join('\n')}`).join('\n');
     // Identifiers appended get at most a quarter of the span's summary budget (about 4 characters a token).
-    const text = appendMissingIdentifiers(result.text.trim(), source, Math.min(IDENTIFIER_BACKFILL_CHARS, spanBudget)).text;
+    // A model's notes get the checks the extractive notes do not need: invented user quotes removed,
+    // per-call outcomes, latest task list and verification result appended (they win over claims).
+    const checked = summarizer.name === 'extractive' ? result.text.trim() : finalizeSummary(result.text.trim(), spanItems, { userRequests, maxAppendixChars: spanBudget * 2 }).text;
+    const text = appendMissingIdentifiers(checked, source, Math.min(IDENTIFIER_BACKFILL_CHARS, spanBudget)).text;
     const cp = base(summarizer.name === 'extractive' ? 'extractive' : 'summary', newId());
     const covers = spanItems.flatMap((i) => i.covers);
     const summaryItem: ContextItem = {
@@ -189,7 +195,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     const insertedTokens = cp.inserted.reduce((s, i) => s + meter.countMessage(i.message), 0);
     if (insertedTokens >= spanTokens) {
       const e = new SummarizerError(`the summary (${insertedTokens} tokens) is not shorter than what it replaces (${spanTokens} tokens)`, 'no-shrink');
-      return notApplied(items, before, `compaction failed, context unchanged: ${e.message}`, e);
+      return notApplied(items, before, 'failed', `compaction failed, context unchanged: ${e.message}`, e);
     }
     checkpoints.push(cp);
   }
@@ -254,7 +260,7 @@ export function commitPrepared(items: readonly ContextItem[], prepared: Prepared
     try {
       next = applyCheckpoint(current, cp);
     } catch {
-      return notApplied(items, before, 'the prepared compaction is stale: the messages it replaces have changed');
+      return notApplied(items, before, 'stale', 'the prepared compaction is stale: the messages it replaces have changed');
     }
     const after = meter.measure(next, tools).total;
     applied.push({ ...cp, replacedIds: cp.replaced.flatMap((r) => r.covers), tokensBefore: tokens, tokensAfter: after });
@@ -263,14 +269,14 @@ export function commitPrepared(items: readonly ContextItem[], prepared: Prepared
   }
   if (tokens >= before) {
     const e = new SummarizerError(`the compaction would not shrink the context (${before} → ${tokens} tokens)`, 'no-shrink');
-    return notApplied(items, before, `compaction not applied: ${e.message}`, e);
+    return notApplied(items, before, 'failed', `compaction not applied: ${e.message}`, e);
   }
   const broken = checkToolPairing(current.map((i) => i.message), true);
-  if (broken.length > 0) return notApplied(items, before, `compaction not applied: it would break tool pairing (${broken[0].message})`);
+  if (broken.length > 0) return notApplied(items, before, 'failed', `compaction not applied: it would break tool pairing (${broken[0].message})`);
   const durationMs = Date.now() - prepared.startedAt;
   for (const cp of applied) cp.durationMs = durationMs;
   const parts = applied.map((c) => `${c.strategy} ${c.tokensBefore}→${c.tokensAfter}`).join(', ');
-  return { applied: true, reason: `compacted ${before} → ${tokens} tokens (${parts})`, tokensBefore: before, tokensAfter: tokens, checkpoints: applied, context: current };
+  return { applied: true, outcome: 'applied', reason: `compacted ${before} → ${tokens} tokens (${parts})`, tokensBefore: before, tokensAfter: tokens, checkpoints: applied, context: current };
 }
 
 /** Runs a whole compaction (prepare, then commit on the same items). See {@link prepareCompaction}. */

@@ -171,6 +171,8 @@ export interface CompactionOptions {
   now?: () => Date;
   /** Cancels a running compaction; the context is then left unchanged. */
   signal?: AbortSignal;
+  /** Streamed summary text, for progress display. */
+  onDelta?: (text: string) => void;
 }
 
 /** A request to a summarizer: the span to replace, rendered for it by the core. */
@@ -232,6 +234,12 @@ export class SummarizerError extends Error {
 /** Outcome of a compaction attempt. When `applied` is false the context is unchanged. */
 export interface CompactionResult {
   applied: boolean;
+  /**
+   * `applied`; `not-needed` (below the trigger or already small); `nothing-eligible`; `cannot-reach`
+   * (would not get below the trigger); `stale` (a prepared compaction whose span changed);
+   * `failed` (summarizer failure or a rewrite that would not shrink; see `error`).
+   */
+  outcome: 'applied' | 'not-needed' | 'nothing-eligible' | 'cannot-reach' | 'stale' | 'failed';
   /** Why nothing was applied, or what was done, in one sentence for the user. */
   reason: string;
   tokensBefore: number;

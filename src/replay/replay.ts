@@ -9,6 +9,7 @@ import { itemsFromEntries } from '../compaction/context';
 import { compact } from '../compaction/compactor';
 import { thresholds } from '../compaction/budget';
 import { checkContext, checkToolPairing, type Violation } from '../compaction/invariants';
+import { CompactionGuard } from '../compaction/guard';
 
 /** One model call of a replay. Tokens are prompt tokens of the request. */
 export interface ReplayCall {
@@ -66,12 +67,17 @@ export async function replay(entries: readonly Entry[], meter: TokenMeter, summa
     promptTokensUnmanaged: 0, finalTokens: 0, violations: [], checkpoints: [], calls: [], errors: [],
   };
   const tools = options.tools;
+  // The same guard as a live session: one automatic compaction per model call, back-off after
+  // failures, a breaker after three in a row, thrashing reported.
+  const guard = new CompactionGuard();
   let unmanaged = meter.countTools(tools) + 3;
   for (const entry of entries) {
     if (entry.message.role === 'assistant' && raw.length > 0) {
       let compacted = false;
+      guard.modelCallStarted();
       const before = meter.measure(items, tools).total;
-      if (before >= th.triggerTokens) {
+      guard.meterReading(before, th.triggerTokens);
+      if (before >= th.triggerTokens && guard.mayAutoCompact().allowed) {
         const result = await compact({
           items, tools, meter, summarizer,
           options: { budget: options.budget, trigger: 'auto', keepRecentSteps, maxSummaryCalls: options.maxSummaryCalls, approximateSummaryTokens: options.approximateSummaryTokens, signal: options.signal },
@@ -83,8 +89,10 @@ export async function replay(entries: readonly Entry[], meter: TokenMeter, summa
           report.compactions++;
           report.checkpoints.push(...result.checkpoints);
           compacted = true;
+          guard.compactionSucceeded('auto', result.tokensAfter, th.triggerTokens);
           options.onCompaction?.(result.checkpoints, result.tokensBefore, result.tokensAfter);
-        } else if (result.error) {
+        } else if (result.outcome === 'failed' || result.outcome === 'cannot-reach') {
+          guard.compactionFailed('auto');
           report.failedCompactions++;
           report.errors.push(`call ${report.modelCalls + 1}: ${result.reason}`);
         }
@@ -107,5 +115,7 @@ export async function replay(entries: readonly Entry[], meter: TokenMeter, summa
     unmanaged += meter.countMessage(entry.message);
   }
   report.finalTokens = meter.measure(items, tools).total;
+  const status = guard.status();
+  if (status.advice) report.errors.push(status.advice);
   return report;
 }
