@@ -9,6 +9,9 @@ const production = process.argv.includes('--production');
 const targets = [
   { entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', banner: { js: '#!/usr/bin/env node' } },
 ];
+if (fs.existsSync('src/demo/main.ts')) {
+  targets.push({ entryPoints: ['src/demo/main.ts'], outfile: 'dist/demo.js', platform: 'node', format: 'cjs' });
+}
 if (fs.existsSync('src/extension.ts')) {
   targets.push({ entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', external: ['vscode'] });
 }

@@ -270,14 +270,23 @@ export class Compactions {
     this.ready = undefined;
     if (ready && ready.version === this.host.version()) {
       const result = commitPrepared(this.host.items(), ready.prepared, this.host.meter, this.host.tools());
-      if (result.applied) {
+      // The prepared span was chosen for a context that has grown since; when the growth was larger
+      // than foreseen (one big tool result), applying it would land too close to the trigger and
+      // compact again at once. A fresh plan then does better.
+      const th = thresholds(this.host.budget);
+      const ceiling = th.targetTokens + (th.triggerTokens - th.targetTokens) / 2;
+      if (result.applied && result.tokensAfter > ceiling) {
+        this.stats.preparedDiscarded++;
+        this.host.log('info', `prepared summary not used: it would leave ${result.tokensAfter} tokens, above ${Math.round(ceiling)}`);
+      } else if (result.applied) {
         this.stats.preparedUsed++;
         const outcome = this.finish({ ...result, reason: `${result.reason}; summary prepared ahead` }, 'auto', triggerTokens);
         this.host.setBusy(undefined);
         return outcome;
+      } else {
+        this.stats.preparedDiscarded++;
+        this.host.log('info', `prepared summary not used: ${result.reason}`);
       }
-      this.stats.preparedDiscarded++;
-      this.host.log('info', `prepared summary not used: ${result.reason}`);
     } else if (ready) {
       this.stats.preparedDiscarded++;
     }

@@ -1,0 +1,35 @@
+/** Text rendering of the demo's gauge, checkpoints and totals (plain ASCII, fixed width). */
+import type { BudgetSnapshot, CheckpointRecord } from '../service/api';
+
+const BAR_WIDTH = 40;
+
+/** Formats a whole number of tokens with thousands separators. */
+export function tokens(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+/**
+ * One gauge line: a bar over the whole window with `|` at the trigger, `:` at the target and `#` for
+ * used tokens, then the figures.
+ */
+export function gaugeLine(label: string, budget: BudgetSnapshot): string {
+  const cell = (t: number): number => Math.min(BAR_WIDTH - 1, Math.floor((t / budget.window) * BAR_WIDTH));
+  const used = Math.min(BAR_WIDTH, Math.round((budget.used / budget.window) * BAR_WIDTH));
+  const bar: string[] = Array.from({ length: BAR_WIDTH }, (_, i) => (i < used ? '#' : '.'));
+  bar[cell(budget.compactAt.tokens)] = '|';
+  bar[cell(budget.compactTo.tokens)] = bar[cell(budget.compactTo.tokens)] === '#' ? '#' : ':';
+  const percent = Math.round(budget.usedFraction * 100);
+  return `${label} [${bar.join('')}] ${tokens(budget.used).padStart(6)} / ${tokens(budget.window)} tokens (${percent}% of ${tokens(budget.inputBudget)} input budget, ${budget.exact ? 'exact' : 'estimate'})`;
+}
+
+/** One checkpoint line. */
+export function checkpointLine(cp: CheckpointRecord): string {
+  const how = cp.strategy === 'collapse' ? 'tool results collapsed' : cp.strategy === 'clip' ? 'clipped' : `summary by ${cp.summarizerModel ?? cp.strategy}`;
+  return `  * checkpoint ${cp.id} (${cp.trigger}, ${how}): ${tokens(cp.tokensBefore)} -> ${tokens(cp.tokensAfter)} tokens, ${cp.replacedIds.length} messages replaced`;
+}
+
+/** First line of `text`, cut to `max` characters. */
+export function firstLine(text: string, max = 100): string {
+  const line = text.split('\n', 1)[0] ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
