@@ -7,8 +7,10 @@
  * checkpoint, and the totals; leaves the session folder for inspection.
  *
  * Options: --window N (tokens, default 16000), --storage DIR (default: the OS temp folder),
- * --root DIR (workspace, default: this repository).
+ * --root DIR (workspace, default: this repository), --export FILE (writes the raw transcript as an
+ * OpenAI chat file, the input of `npm run demo:replay`).
  */
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import OpenAI from 'openai';
@@ -26,6 +28,7 @@ interface DemoArgs {
   window: number;
   storage: string;
   root: string;
+  export?: string;
 }
 
 function parseArgs(argv: string[]): DemoArgs {
@@ -35,6 +38,7 @@ function parseArgs(argv: string[]): DemoArgs {
     if (argv[i] === '--window' && value) args.window = Number(value);
     else if (argv[i] === '--storage' && value) args.storage = path.resolve(value);
     else if (argv[i] === '--root' && value) args.root = path.resolve(value);
+    else if (argv[i] === '--export' && value) args.export = path.resolve(value);
     else continue;
     i++;
   }
@@ -109,6 +113,11 @@ async function main(): Promise<void> {
     }
     await service.whenIdle();
     printTotals(service, args.window);
+    if (args.export) {
+      const raw = { format: 'openai-chat', model: MODEL, tools: service.getToolSchemas(), messages: service.getTranscript().entries.map((e) => e.message) };
+      writeFileSync(args.export, `${JSON.stringify(raw, null, 1)}\n`);
+      console.log(`Raw transcript written to ${args.export}`);
+    }
   } finally {
     service.dispose();
     await server.close();
