@@ -12,7 +12,9 @@ import { ExtractiveSummarizer } from '../../src/compaction/extractive';
 import { compact } from '../../src/compaction/compactor';
 import { thresholds, resolveContextWindow } from '../../src/compaction/budget';
 import { checkContext, checkToolPairing } from '../../src/compaction/invariants';
-import { toMessages, itemsFromEntries } from '../../src/compaction/context';
+import { toMessages, itemsFromEntries, undoCheckpoint } from '../../src/compaction/context';
+import { stripImages, contextImageCount } from '../../src/compaction/stripImages';
+import { contentText } from '../../src/compaction/text';
 import { createTokenCounter } from '../../src/compaction/tokenizer';
 import { replay } from '../../src/replay/replay';
 import type { BudgetConfig, ChatMessage, CompactionOptions, ContextItem, Summarizer, SummaryRequest, ToolSchema } from '../../src/compaction/types';
@@ -328,4 +330,28 @@ test('clipping a message too large for the window never splits a character', asy
     const t = typeof m.content === 'string' ? m.content : '';
     assert.ok(!/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(t), 'no lone surrogate');
   }
+});
+
+test('B34/B35: images over the per-request limit are replaced by placeholders, oldest first, even when tokens are fine', async () => {
+  const img = (w: number, h: number) => ({ type: 'image_url' as const, image_url: { url: pngDataUrl(w, h, 2000) } });
+  const msgs: ChatMessage[] = [S('s'), { role: 'user', content: [{ type: 'text', text: 'screenshot' }, img(2500, 1400)] }];
+  for (let k = 0; k < 51; k++) msgs.push(A(`look ${k}`), { role: 'user', content: [{ type: 'text', text: `shot ${k}` }, img(800, 600)] });
+  msgs.push(U('hey'));
+  const ctx = items(msgs);
+  assert.equal(contextImageCount(ctx), 52);
+  const r = stripImages(ctx, 50, meter)!;
+  assert.ok(r);
+  assert.equal(contextImageCount(r.context), 50);
+  assert.match(JSON.stringify(r.context[1].message), /image 2500x1400 removed from the context/, 'the oldest (oversized) image goes first');
+  assert.ok(!JSON.stringify(r.context[1].message).includes('base64'));
+  assert.deepEqual(checkContext(r.context, entries(msgs)), []);
+  // The explicit "strip images" action: every image out, and undo brings them back.
+  const all = stripImages(ctx, 0, meter, undefined, 'manual')!;
+  assert.equal(contextImageCount(all.context), 0);
+  assert.equal(contextImageCount(undoCheckpoint(all.context, [all.checkpoint], all.checkpoint.id).items), 52);
+  // Summarizer input carries no image bytes: the extractive notes only see placeholders.
+  const s = spy();
+  await compact({ items: ctx, meter, summarizer: s, options: { budget: budget(2000), trigger: 'manual', force: true, all: true } });
+  assert.ok(s.requests.length > 0);
+  assert.ok(s.requests.every((q) => q.items.every((i) => !contentText(i.message).includes('base64'))));
 });
