@@ -118,6 +118,7 @@ export class Compactions {
   private ready: Prepared | undefined;
   private preparing: { version: number; controller: AbortController; promise: Promise<void> } | undefined;
   private preview: { version: number; prepared: PreparedCompaction; view: CompactionPreview } | undefined;
+  private stuck: string | undefined;
   /** Aborts every run in progress (service cancel/dispose). */
   private lifetime = new AbortController();
 
@@ -342,6 +343,7 @@ export class Compactions {
       );
       if ('applied' in prepared) {
         if (prepared.error) this.noteFailure(trigger, prepared.reason);
+        else if (trigger === 'auto') this.noteStuck(prepared.reason);
         return outcomeOf(prepared, []);
       }
       if (this.host.version() !== version) return notApplied('the conversation was rewritten during the compaction; nothing applied', this.measure());
@@ -367,6 +369,26 @@ export class Compactions {
     }
   }
 
+  /**
+   * Over the trigger with nothing to compact (everything left is anchored, pinned or too small): the
+   * user is told once per distinct reason, and the gauge carries it until a compaction applies.
+   */
+  private noteStuck(reason: string): void {
+    const advice = /nothing eligible/.test(reason)
+      ? '; the system prompt, tool schemas, pinned messages and the newest step leave too little room: unpin messages, start a new task, lower the reserved output, or use a larger window'
+      : '';
+    const note = `Over the compaction trigger and automatic compaction cannot help: ${reason}${advice}.`;
+    // Logged once per kind of reason: the token figures in it change on every model call.
+    const kind = (text: string | undefined): string | undefined => text?.replace(/\d+/g, '#');
+    if (kind(note) !== kind(this.stuck)) this.host.log('warn', note);
+    this.stuck = note;
+  }
+
+  /** Why automatic compaction cannot help right now, while that holds. */
+  get stuckReason(): string | undefined {
+    return this.stuck;
+  }
+
   private noteFailure(trigger: CheckpointTrigger, reason: string): void {
     this.stats.failures++;
     this.guard.compactionFailed(trigger);
@@ -379,6 +401,7 @@ export class Compactions {
       return outcomeOf(result, []);
     }
     let records: CheckpointRecord[];
+    this.stuck = undefined;
     try {
       records = this.host.commit(result);
     } catch (error) {

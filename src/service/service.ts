@@ -407,8 +407,8 @@ export class ContextService implements ContextServiceApi {
   }
 
   getBudget(): BudgetSnapshot {
-    const advice = this.compactions.guard.status().advice;
-    return budgetSnapshot(this.items, this.tools.schemas, this.meter, this.options.budget, this.options.model, advice ? [advice] : []);
+    const notes = [this.compactions.guard.status().advice, this.compactions.stuckReason].filter((n): n is string => n !== undefined);
+    return budgetSnapshot(this.items, this.tools.schemas, this.meter, this.options.budget, this.options.model, notes);
   }
 
   getCheckpoints(): CheckpointRecord[] {

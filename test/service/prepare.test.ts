@@ -28,7 +28,6 @@ test('a summary prepared ahead applies at the trigger without waiting for the su
   await fx.service.whenIdle();
   assert.equal(outcome.status, 'done');
   const stats = fx.service.getStats().compaction;
-  if (process.env.CK_DEBUG) console.log(stats, compactingSpans, fx.service.getCheckpoints().map((c) => [c.strategy, c.tokensBefore, c.tokensAfter]));
   assert.ok(stats.automatic >= 1, 'compacted');
   assert.ok(stats.preparedUsed >= 1, `a prepared summary was used (${JSON.stringify(stats)})`);
   const prepared = fx.service.getCheckpoints().find((c) => c.summary.startsWith('PREPARED SUMMARY'));
