@@ -186,6 +186,7 @@ function renderCheckpoint(checkpoint: CheckpointView): HTMLElement {
     checkpoint.restored ? h('div', { class: 'checkpoint-restored' }, icon('history'), ' restored') : undefined,
     h('div', { class: 'actions' },
       iconButton('Open checkpoint', 'go-to-file', { type: 'openCheckpoint', id: checkpoint.id }, 'open-checkpoint'),
+      iconButton('Compare replaced messages with the summary', 'diff', { type: 'diffCheckpoint', id: checkpoint.id }, 'diff-checkpoint'),
       checkpoint.restored ? undefined : iconButton('Restore: put the replaced messages back', 'discard', { type: 'restoreCheckpoint', id: checkpoint.id }, 'restore-checkpoint'),
       iconButton('Copy summary', 'copy', { type: 'copySummary', id: checkpoint.id }, 'copy-summary'),
     ),

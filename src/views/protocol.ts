@@ -117,6 +117,7 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('cancel') }),
   z.object({ type: z.literal('compact'), focus: z.string().max(10_000).optional() }),
   z.object({ type: z.literal('openCheckpoint'), id }),
+  z.object({ type: z.literal('diffCheckpoint'), id }),
   z.object({ type: z.literal('restoreCheckpoint'), id }),
   z.object({ type: z.literal('copySummary'), id }),
   z.object({ type: z.literal('approve'), requestId: id, approved: z.boolean() }),

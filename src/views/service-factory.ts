@@ -89,6 +89,7 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
       storageDir,
       sessionId,
       keepRecentSteps: settings.keepRecentSteps,
+      tokenCounter: counter,
       autoApprove: settings.tools.autoApprove ? { edits: true, commands: true } : undefined,
       log: logSink(log),
     });

@@ -100,6 +100,8 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
         return vscode.commands.executeCommand(Commands.compactConversation, { focus: message.focus });
       case 'openCheckpoint':
         return vscode.commands.executeCommand(Commands.openCheckpoint, message.id);
+      case 'diffCheckpoint':
+        return vscode.commands.executeCommand(Commands.diffCheckpoint, message.id);
       case 'restoreCheckpoint':
         return vscode.commands.executeCommand(Commands.restoreCheckpoint, message.id);
       case 'copySummary':

@@ -221,6 +221,10 @@ try {
     await page.locator('.tabs-container .tab', { hasText: 'checkpoint.md' }).first().waitFor({ timeout: 15_000 });
     await page.locator('.editor-instance .view-lines', { hasText: 'Checkpoint' }).first().waitFor({ timeout: 15_000 });
     await wb.screenshot('07-checkpoint-document');
+    await sidebar.frame.locator('[data-test="checkpoint"] [data-test="diff-checkpoint"]').first().click();
+    await page.locator('.tabs-container .tab', { hasText: 'replaced ↔ summary' }).first().waitFor({ timeout: 15_000 });
+    await page.locator('.editor-instance .view-lines', { hasText: 'read_file' }).first().waitFor({ timeout: 15_000 });
+    await wb.screenshot('07-checkpoint-diff');
   });
 
   await check('restore checkpoint raises the gauge', async () => {
