@@ -5,7 +5,7 @@ import type { ChatMessage } from '../../src/compaction/types';
 import { checkToolPairing } from '../../src/compaction/invariants';
 import { checkContext } from '../../src/compaction/invariants';
 import { text, toolCalls } from '../../src/modelserver/replies';
-import { filler, promptTokensOf, resultCounts, serviceFixture } from './fixtures';
+import { filler, promptTokensOf, resultCounts, serviceFixture, StubSummarizer } from './fixtures';
 
 const files = (n: number, lines: number): Record<string, string> => {
   const out: Record<string, string> = {};
@@ -22,7 +22,7 @@ test('B12/B05: one request, 30 tool rounds with parallel calls: compacts mid-tur
             { id: `b${n}`, name: 'read_file', arguments: JSON.stringify({ path: `src/f${2 * n}.txt` }) },
           ])
         : text('All files read.'),
-    { files: files(30, 180), window: 32_000, reserved: 2_000, exactTokens: true },
+    { files: files(30, 180), window: 32_000, reserved: 2_000 },
   );
   t.after(fx.cleanup);
   const outcome = await fx.service.runTask('Read every file under src/ and report.');
@@ -34,7 +34,7 @@ test('B12/B05: one request, 30 tool rounds with parallel calls: compacts mid-tur
     const messages = body.messages as ChatMessage[];
     assert.deepEqual(checkToolPairing(messages), [], `request ${k + 1} pairing`);
     for (const [id, count] of resultCounts(messages)) assert.equal(count, 1, `request ${k + 1}: ${id} answered ${count} times`);
-    assert.ok(promptTokensOf(body, true) <= budget.inputBudget, `request ${k + 1} fits the input budget`);
+    assert.ok(promptTokensOf(body) <= budget.inputBudget, `request ${k + 1} fits the input budget`);
     assert.notEqual(messages.at(-1)?.role, 'assistant');
   }
   const { entries, context } = fx.service.getTranscript();
@@ -73,4 +73,21 @@ test('B49: a new request that crosses the trigger is compacted before sending; i
   assert.equal(sent.filter((m) => m.role === 'system').length, 1);
   assert.equal(sent[0].role, 'system');
   for (const body of fx.requests) assert.notEqual((body.messages as ChatMessage[]).at(-1)?.role, 'assistant');
+});
+
+test('B49 (fallback): when the compaction before the call times out, the request still ends with the new message, verbatim', async (t) => {
+  const fx = await serviceFixture(
+    (_b, n) => (n <= 4 ? toolCalls([{ id: `c${n}`, name: 'read_file', arguments: JSON.stringify({ path: `src/f${n}.txt` }) }], filler(60, `why${n}`)) : text('ok')),
+    { files: files(4, 130), window: 16_000, reserved: 1_000, summarizer: new StubSummarizer('never', 0, 'never'), compactionTimeoutMs: 150 },
+  );
+  t.after(fx.cleanup);
+  await fx.service.runTask('Read the four files.');
+  const big = `Now refactor with these notes:\n${filler(500, 'note')}`;
+  const before = fx.requests.length;
+  const outcome = await fx.service.runTask(big);
+  assert.equal(outcome.status, 'done');
+  const sent = fx.requests[before].messages as ChatMessage[];
+  assert.equal(sent.at(-1)?.role, 'user');
+  assert.equal(sent.at(-1)?.content, big);
+  assert.deepEqual(checkToolPairing(sent), []);
 });

@@ -125,3 +125,29 @@ test('a damaged transcript loads every good line with a warning naming the line;
   const { entries, context } = reopened.getTranscript();
   assert.deepEqual(checkContext(context, entries), []);
 });
+
+test('import replaces the conversation in a new session folder (open calls closed); export carries entries, context and checkpoints', async (t) => {
+  const fx = await serviceFixture(() => text('continuing'), { window: 64_000 });
+  t.after(fx.cleanup);
+  const oldSession = fx.service.sessionId;
+  await fx.service.importTranscript({
+    source: 'test: recorded.json',
+    entries: [
+      { id: 'm0', message: { role: 'system', content: 'Recorded system prompt.' } },
+      { id: 'm1', message: { role: 'user', content: 'Fix the bug.' } },
+      { id: 'm2', message: { role: 'assistant', content: null, tool_calls: [{ id: 'x1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }] } },
+    ],
+  });
+  assert.notEqual(fx.service.sessionId, oldSession);
+  const messages = fx.service.getMessages();
+  assert.equal(messages.length, 4);
+  assert.equal(messages[3].role, 'tool', 'the open call got a placeholder result');
+  const task = await fx.service.runTask('go on');
+  assert.equal(task.status, 'done');
+  const exported = fx.service.exportTranscript();
+  assert.equal(exported.format, 'context-keeper/transcript');
+  assert.deepEqual(exported.entries.map((e) => e.id).slice(0, 3), ['m0', 'm1', 'm2']);
+  assert.deepEqual(exported.messages, fx.service.getMessages());
+  const reopened = await fx.reopen({ sessionId: fx.service.sessionId });
+  assert.deepEqual(reopened.getMessages(), fx.service.getMessages());
+});
