@@ -19,7 +19,9 @@ export const SECTIONS = {
 
 const CONSTRAINT = /\b(must|never|always|do not|don't|dont|should not|shouldn't|only|avoid|prefer|instead of|make sure|required?|no longer)\b/i;
 const TASK_LIST_TOOL = /todo|task_?list|task_?tracker|plan/i;
-const VERIFY = /\b(test|tests|pytest|jest|vitest|mocha|npm (run )?test|cargo test|go test|tsc|build|lint|check)\b/i;
+/** Tools that run commands, and commands that verify work (tests, builds, type checks, linters). */
+const COMMAND_TOOL = /bash|shell|command|exec|terminal|run|python|test/i;
+const VERIFY = /\b(pytest|jest|vitest|mocha|tox|(npm|pnpm|yarn|bun) (run )?(test|build|lint|typecheck|check)|cargo (test|build|check|clippy)|go (test|build|vet)|tsc|eslint|ruff|mypy|make( \w+)?|mvn|gradle|dotnet (test|build)|phpunit|rspec)\b/;
 const EDIT_TOOL = /write|edit|replace|patch|create|apply|str_replace/i;
 
 function clip(s: string, max: number): string {
@@ -103,7 +105,7 @@ export class ExtractiveSummarizer implements Summarizer {
         outcomes.set(id, { ok, text });
         if (!ok) for (const e of errorLines(text, 2)) if (!errors.includes(`- ${e}`)) errors.push(`- ${e}`);
         const call = calls.get(id);
-        if (call && VERIFY.test(`${call.name} ${call.arguments}`)) {
+        if (call && COMMAND_TOOL.test(call.name) && VERIFY.test(call.arguments)) {
           const tail = text.trim().split('\n').slice(-3).join(' | ');
           lastVerify = `${call.name} ${keyArguments(call.arguments, 100)} → ${ok ? 'ok' : 'failed'}: ${clip(tail, 240)}`;
         }
@@ -125,6 +127,8 @@ export class ExtractiveSummarizer implements Summarizer {
     if (lastVerify) state.push(`- Latest verification: ${lastVerify}`);
     unresolved.push(...failedOpen.values());
     if (lastAssistant) unresolved.push(`- Last assistant message in this span: "${clip(lastAssistant, 500)}"`);
+    // Many requests (long sessions): the first ones state the goal, the last ones the current work.
+    if (objective.length > 10) objective.splice(3, objective.length - 10, `- … ${objective.length - 10} more requests in between`);
     if (focus) objective.unshift(`- Focus requested for this summary: ${clip(focus, 200)}`);
 
     // Lowest priority first out: work completed (oldest first), errors, state, objective, constraints.
