@@ -134,7 +134,8 @@ function printTotals(service: ContextService, window: number): void {
   console.log('\nTotals');
   console.log(`  model calls:              ${stats.modelCalls.length}`);
   console.log(`  compactions:              ${stats.compaction.automatic} automatic, ${stats.compaction.manual} manual (${checkpoints.length} checkpoints)`);
-  for (const cp of checkpoints) console.log(`    ${cp.id}: ${tokens(cp.tokensBefore)} -> ${tokens(cp.tokensAfter)} tokens (${cp.strategy})`);
+  for (const cp of checkpoints) console.log(`    ${cp.id}: ${tokens(cp.tokensBefore)} -> ${tokens(cp.tokensAfter)} tokens (${cp.trigger}, ${cp.strategy})`);
+  console.log(`  prepared ahead:           ${stats.compaction.preparedUsed} used at the trigger, ${stats.compaction.preparedDiscarded} discarded`);
   console.log(`  prompt tokens sent:       ${tokens(sent)} (as reported by the server)`);
   console.log(`  without compaction:       ${tokens(without)} (the same requests with nothing compacted, counted by the meter)`);
   console.log(`  saved:                    ${tokens(without - sent)} tokens (${Math.round(((without - sent) / Math.max(1, without)) * 100)}%)`);

@@ -274,17 +274,22 @@ export interface ContextServiceApi extends Disposable {
   compactNow(options?: CompactNowOptions, signal?: AbortSignal): Promise<CompactOutcome>;
   /**
    * Applies the pending preview, with the user's edited summary text if given. Not applied (and
-   * `reason` says so) when the span changed since the preview was made.
+   * `reason` says so) when the conversation was rewritten since the preview was made. Rejects while a
+   * task runs.
    */
   applyPreview(editedText?: string): Promise<CompactOutcome>;
   /** Drops the pending preview. */
   discardPreview(): void;
   /**
    * Undoes a checkpoint: its replaced items return to the active context. Later checkpoints whose
-   * items depend on it are undone first. Throws when `id` is unknown or already restored.
+   * items depend on it are undone first. Rejects when `id` is unknown or already restored, and while
+   * a task or a compaction runs.
    */
   restoreCheckpoint(id: string): Promise<CheckpointRestored>;
-  /** Pins (or unpins) a raw entry so that it is never summarized, collapsed or clipped. */
+  /**
+   * Pins (or unpins) a raw entry so that it is never summarized, collapsed or clipped. Rejects when the
+   * entry is not in the active context as itself (restore the checkpoint that summarized it first).
+   */
   pin(entryId: string, pinned?: boolean): Promise<void>;
   /** Answers an approval request fired by {@link onDidRequestApproval}. Unknown ids are ignored. */
   resolveApproval(requestId: string, approved: boolean): void;

@@ -8,17 +8,16 @@
  * calls the service at safe points; {@link Compactions} decides when to compact and hands applied
  * results back to {@link ContextService.commitCompaction}, which persists before it changes memory.
  */
-import { randomUUID } from 'node:crypto';
 import type { ChatMessage, CompactionResult, ContextItem, Entry, Summarizer, ToolSchema } from '../compaction/types';
 import { TokenMeter } from '../compaction/meter';
 import { itemsFromEntries, toMessages, undoCheckpoint } from '../compaction/context';
 import { ExtractiveSummarizer } from '../compaction/extractive';
-import { repairToolPairing, MISSING_RESULT_TEXT } from '../compaction/repair';
-import { toolCallIds } from '../compaction/structure';
+import { repairToolPairing } from '../compaction/repair';
 import { AgentSession, type AgentState, type Conversation } from '../agent/session';
 import { WorkspaceTools } from '../agent/tools';
 import { DEFAULT_SYSTEM_PROMPT } from '../agent/prompt';
 import type { ApprovalHandler, ApprovalRequest } from '../agent/types';
+import { PendingApprovals } from './approvals';
 import type {
   BudgetSnapshot,
   CheckpointRecord,
@@ -44,6 +43,9 @@ import { Emitter } from './events';
 import { SessionStore, unaccountedEntries, type SessionState } from './store';
 import { Compactions, type CompactionStats } from './compactions';
 import { budgetSnapshot } from './budgetView';
+import { closeTrailingCalls, definedOnly, newSessionId } from './helpers';
+
+export { newSessionId } from './helpers';
 
 /** One model call as measured, for the totals the demo and the CLI print. All in tokens. */
 export interface ModelCallRecord {
@@ -61,12 +63,6 @@ export interface ServiceStats {
   compaction: CompactionStats;
 }
 
-/** Makes a session id: sortable time plus a random suffix, safe as a folder name. */
-export function newSessionId(now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
-  return `${stamp}-${randomUUID().slice(0, 6)}`;
-}
-
 const noopLog: LogSink = () => {};
 
 /** The context service. Build with {@link ContextService.open}. */
@@ -79,7 +75,6 @@ export class ContextService implements ContextServiceApi {
   private readonly _onDidAppendEntry = new Emitter<EntryAppended>();
   private readonly _onDidStartToolCall = new Emitter<ToolCallEvent>();
   private readonly _onDidFinishToolCall = new Emitter<ToolResultEvent>();
-  private readonly _onDidRequestApproval = new Emitter<ApprovalRequest>();
   private readonly _onDidChangePreview = new Emitter<CompactionPreview | undefined>();
   readonly onDidChangeBudget = this._onDidChangeBudget.event;
   readonly onDidAddCheckpoint = this._onDidAddCheckpoint.event;
@@ -89,7 +84,8 @@ export class ContextService implements ContextServiceApi {
   readonly onDidAppendEntry = this._onDidAppendEntry.event;
   readonly onDidStartToolCall = this._onDidStartToolCall.event;
   readonly onDidFinishToolCall = this._onDidFinishToolCall.event;
-  readonly onDidRequestApproval = this._onDidRequestApproval.event;
+  private readonly approvals = new PendingApprovals();
+  readonly onDidRequestApproval = this.approvals.onDidRequest;
   readonly onDidChangePreview = this._onDidChangePreview.event;
 
   readonly meter: TokenMeter;
@@ -119,7 +115,6 @@ export class ContextService implements ContextServiceApi {
   private agentState: AgentState = 'idle';
   private compactingDetail: string | undefined;
   private taskController: AbortController | undefined;
-  private readonly approvals = new Map<string, { request: ApprovalRequest; resolve: (ok: boolean) => void }>();
   private disposed = false;
 
   private constructor(private readonly options: ContextServiceOptions, sessionId: string) {
@@ -129,7 +124,7 @@ export class ContextService implements ContextServiceApi {
     this.createdAt = this.now().toISOString();
     this.meter = new TokenMeter({ model: options.model, counter: options.tokenCounter });
     this.summarizer = options.summarizer ?? new ExtractiveSummarizer((text) => this.meter.countText(text));
-    const approve: ApprovalHandler = options.approve ?? ((request, signal) => this.askForApproval(request, signal));
+    const approve: ApprovalHandler = options.approve ?? ((request, signal) => this.approvals.ask(request, signal));
     this.tools = new WorkspaceTools(options.host, { approve, autoApprove: options.autoApprove, commandTimeoutMs: options.toolTimeoutMs });
     this.agent = new AgentSession({
       client: options.client,
@@ -268,8 +263,7 @@ export class ContextService implements ContextServiceApi {
   cancel(): void {
     this.taskController?.abort(new Error('cancelled by the user'));
     this.compactions.cancel();
-    for (const [, pending] of this.approvals) pending.resolve(false);
-    this.approvals.clear();
+    this.approvals.declineAll();
   }
 
   // ---- compaction ----------------------------------------------------------------------------
@@ -377,27 +371,12 @@ export class ContextService implements ContextServiceApi {
 
   // ---- approvals -----------------------------------------------------------------------------
 
-  private askForApproval(request: ApprovalRequest, signal: AbortSignal): Promise<boolean> {
-    return new Promise((resolve) => {
-      const finish = (ok: boolean): void => {
-        signal.removeEventListener('abort', onAbort);
-        this.approvals.delete(request.requestId);
-        resolve(ok);
-      };
-      const onAbort = (): void => finish(false);
-      if (signal.aborted) return finish(false);
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.approvals.set(request.requestId, { request, resolve: finish });
-      this._onDidRequestApproval.fire(request);
-    });
-  }
-
   resolveApproval(requestId: string, approved: boolean): void {
-    this.approvals.get(requestId)?.resolve(approved);
+    this.approvals.resolve(requestId, approved);
   }
 
   getPendingApprovals(): ApprovalRequest[] {
-    return [...this.approvals.values()].map((a) => a.request);
+    return this.approvals.list();
   }
 
   // ---- reading -------------------------------------------------------------------------------
@@ -491,6 +470,7 @@ export class ContextService implements ContextServiceApi {
     this.cancel();
     this.disposed = true;
     this.store?.close();
+    this.approvals.dispose();
     for (const emitter of [
       this._onDidChangeBudget,
       this._onDidAddCheckpoint,
@@ -500,7 +480,6 @@ export class ContextService implements ContextServiceApi {
       this._onDidAppendEntry,
       this._onDidStartToolCall,
       this._onDidFinishToolCall,
-      this._onDidRequestApproval,
       this._onDidChangePreview,
     ]) {
       emitter.dispose();
@@ -583,21 +562,4 @@ export class ContextService implements ContextServiceApi {
     this.state = { state: 'error', detail: reason };
     if (!this.disposed) this._onDidChangeState.fire(this.state);
   }
-}
-
-/** A shallow copy of `value` without the keys whose value is undefined. */
-function definedOnly<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
-
-/** Adds placeholder results for tool calls of the final assistant message left unanswered by an import. */
-function closeTrailingCalls(entries: Entry[]): Entry[] {
-  let last = entries.length - 1;
-  while (last >= 0 && entries[last].message.role === 'tool') last--;
-  if (last < 0) return entries;
-  const open = new Set(toolCallIds(entries[last].message));
-  for (let i = last + 1; i < entries.length; i++) open.delete((entries[i].message as { tool_call_id?: string }).tool_call_id ?? '');
-  if (open.size === 0) return entries;
-  const base = entries[last].id;
-  return [...entries, ...[...open].map((id): Entry => ({ id: `${base}#${id}`, message: { role: 'tool', tool_call_id: id, content: MISSING_RESULT_TEXT } }))];
 }
