@@ -1,0 +1,120 @@
+/**
+ * Session economics: each session replayed at each window under strategies (a)-(d) (see
+ * strategies.ts), with the extractive summarizer; (d) also with a model summarizer
+ * (OpenAISummarizer against the loopback scripted server, which answers with plausible sectioned
+ * notes and reports exact usage) on the longest session.
+ */
+import { ExtractiveSummarizer } from '../src/compaction/extractive';
+import { extractIdentifiers } from '../src/compaction/identifiers';
+import { OpenAISummarizer } from '../src/summarizers/openai';
+import { start } from '../src/modelserver/wire';
+import { text } from '../src/modelserver/replies';
+import type { ChatRequestBody } from '../src/modelserver/wire';
+import type { Session } from './corpus';
+import { runContextKeeper, runFoldOverflow, runTruncation, runUnmanaged, type StrategyReport } from './strategies';
+import { sig } from './stats';
+
+/** Strategies of one session at one window. */
+export interface EconomicsRow {
+  session: string;
+  window: number;
+  /** (a)'s peak is at least {@link LONG_FACTOR} windows. */
+  long: boolean;
+  reports: StrategyReport[];
+  /** Per strategy: prompt tokens and cost relative to (a). */
+  promptRatio: Record<string, number>;
+  costRatio: Record<string, number>;
+}
+
+/** A session is long at a window when its unmanaged peak is at least this many windows. */
+export const LONG_FACTOR = 4;
+
+function ratios(reports: readonly StrategyReport[]): { promptRatio: Record<string, number>; costRatio: Record<string, number> } {
+  const a = reports[0];
+  const promptRatio: Record<string, number> = {};
+  const costRatio: Record<string, number> = {};
+  for (const r of reports) {
+    promptRatio[r.strategy] = sig(r.promptTokens / a.promptTokens);
+    costRatio[r.strategy] = sig(r.cost / a.cost);
+  }
+  return { promptRatio, costRatio };
+}
+
+/** Plausible notes for a summarizer request: the sections, with identifiers from the transcript it was given. */
+/** Text of each request message (string contents only). */
+function requestTexts(body: ChatRequestBody): string[] {
+  return (body.messages ?? []).map((m) => {
+    const content = (m as { content?: unknown }).content;
+    return typeof content === 'string' ? content : '';
+  });
+}
+
+function scriptedNotes(body: ChatRequestBody): string {
+  const data = requestTexts(body).join('\n');
+  const ids = extractIdentifiers(data).slice(0, 25);
+  const files = ids.filter((i) => /\.\w+$/.test(i)).slice(0, 6);
+  return [
+    '## Objective',
+    'The user asked the agent to finish the feature described in the first request and keep the tests passing.',
+    '## Decisions and constraints',
+    '- The agent kept the existing module layout and changed only the files it had read first.',
+    '## Work completed',
+    `- The agent read and edited ${files.length ? files.join(', ') : 'the source files'}; the edits succeeded.`,
+    '- The agent ran the test suite after the edits.',
+    '## Latest state',
+    '- Tests: the last run passed.',
+    '## Identifiers',
+    ...ids.map((i) => `- ${i.replace(/\n/g, ' ')}`),
+    '## Unresolved and next step',
+    '- Verify the remaining edge cases, then report to the user.',
+  ].join('\n');
+}
+
+/** Runs every strategy for every session and window. */
+export async function benchEconomics(sessions: readonly Session[], windows: readonly number[], log: (line: string) => void): Promise<{ rows: EconomicsRow[]; modelRows: EconomicsRow[] }> {
+  const rows: EconomicsRow[] = [];
+  for (const s of sessions) {
+    const extractive = new ExtractiveSummarizer((t) => s.meter.countText(t));
+    for (const w of windows) {
+      const reports = [
+        await runUnmanaged(s.entries, s.meter, s.tools, w),
+        await runTruncation(s.entries, s.meter, s.tools, w),
+        await runFoldOverflow(s.entries, s.meter, s.tools, w, extractive),
+        await runContextKeeper(s.entries, s.meter, s.tools, w, extractive),
+      ];
+      rows.push({ session: s.name, window: w, long: reports[0].peakTokens >= LONG_FACTOR * w, reports, ...ratios(reports) });
+      log(`  ${s.name} @${w / 1000}k done`);
+    }
+  }
+
+  // The model summarizer on the longest session.
+  const longest = [...sessions].sort((x, y) => y.meter.measure(itemsOfEntries(y), y.tools).total - x.meter.measure(itemsOfEntries(x), x.tools).total)[0];
+  const modelRows: EconomicsRow[] = [];
+  if (longest) {
+    const server = await start({
+      responder: (body) => {
+        const content = scriptedNotes(body);
+        const prompt = requestTexts(body).reduce((n, t) => n + 3 + longest.meter.countText(t), 3);
+        return text(content, { usage: { prompt_tokens: prompt, completion_tokens: longest.meter.countText(content) } });
+      },
+      models: ['loopback-summarizer'],
+    });
+    try {
+      const model = new OpenAISummarizer({ baseURL: server.url, model: 'loopback-summarizer', contextWindow: 128_000, countText: (t) => longest.meter.countText(t), maxRetries: 0 });
+      for (const w of windows) {
+        const base = rows.find((r) => r.session === longest.name && r.window === w)!;
+        const d = await runContextKeeper(longest.entries, longest.meter, longest.tools, w, model, 'd ContextKeeper, model summarizer');
+        const reports = [...base.reports, d];
+        modelRows.push({ ...base, reports, ...ratios(reports) });
+        log(`  ${longest.name} @${w / 1000}k with the model summarizer done`);
+      }
+    } finally {
+      await server.close();
+    }
+  }
+  return { rows, modelRows };
+}
+
+function itemsOfEntries(s: Session) {
+  return s.entries.map((e) => ({ id: e.id, kind: 'raw' as const, message: e.message, covers: [e.id] }));
+}

@@ -1,0 +1,75 @@
+/**
+ * `npm run bench`: every benchmark of ContextKeeper in one run. Prints a table and writes
+ * bench/results.json. Options: `--only=tokenizers,meter,planner,economics,extension` runs a subset;
+ * `--quick` uses fewer repetitions (a smoke run; figures are noisier).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadSessions, messageTexts } from './corpus';
+import { benchTokenizers } from './tokenizers';
+import { benchMeter } from './meter';
+import { benchPlanner } from './planner';
+import { benchEconomics } from './economics';
+import { benchExtension } from './extension';
+import { table, targets, type Collected } from './report';
+
+const args = process.argv.slice(2);
+const only = args.find((a) => a.startsWith('--only='))?.slice(7).split(',');
+const quick = args.includes('--quick');
+const want = (s: string) => !only || only.includes(s);
+/** The repository root (this file runs from out/bench/). */
+const root = path.resolve(__dirname, '../..');
+
+const t0 = Date.now();
+function log(line: string): void {
+  process.stderr.write(`[${Math.round((Date.now() - t0) / 1000)}s] ${line}\n`);
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const { sessions, source } = await loadSessions();
+  const results: Record<string, unknown> = {
+    machine: { node: process.version, platform: `${os.platform()} ${os.arch()}`, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGB: Math.round(os.totalmem() / 2 ** 30), loadAverage: os.loadavg().map((x) => Number(x.toFixed(2))) },
+    date: new Date().toISOString(),
+    input: source,
+  };
+  if (want('tokenizers')) {
+    const texts = sessions.flatMap((s) => s.entries.flatMap((e) => messageTexts(e.message)));
+    // Every third text (about 1.2 MB of the 3.7 MB) keeps the run short; cl100k_base on every ninth.
+    const o200k = texts.filter((_, i) => i % 3 === 0);
+    const cl100k = texts.filter((_, i) => i % 9 === 0);
+    results.tokenizers = [benchTokenizers(o200k, 'o200k_base', quick ? 3 : 7), benchTokenizers(cl100k, 'cl100k_base', quick ? 3 : 5)];
+    log('tokenizers done');
+  }
+  if (want('meter')) {
+    results.meter = benchMeter(sessions, [10_000, 50_000, 200_000, 1_000_000], quick ? 15 : 41);
+    log('meter done');
+  }
+  if (want('planner')) {
+    results.planner = benchPlanner([1000, 10_000, 100_000], quick ? 5 : 15);
+    log('planner done');
+  }
+  if (want('economics')) {
+    results.economics = await benchEconomics(sessions, [32_000, 128_000], log);
+    log('economics done');
+  }
+  if (want('extension')) {
+    results.extension = benchExtension(root, quick ? 3 : 5, !args.includes('--no-package'));
+    log('extension done');
+  }
+  results.seconds = Math.round((Date.now() - started) / 1000);
+  const out = path.join(root, 'bench/results.json');
+  const ts = targets(results as Collected);
+  results.targets = ts;
+  fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+  const m = results.machine as { cpus: number; cpu?: string; node: string; loadAverage: number[] };
+  console.log(`ContextKeeper benchmarks: ${m.cpus} × ${m.cpu ?? 'cpu'}, node ${m.node}, load ${m.loadAverage[0]}, ${results.seconds} s\n`);
+  console.log(table(results as Collected, source, ts));
+  console.log(`\nWrote ${path.relative(process.cwd(), out) || out}.`);
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

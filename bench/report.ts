@@ -1,0 +1,141 @@
+/**
+ * Targets and the printed table. Each target is checked on figures measured side by side in the
+ * same run; the table is Markdown so it can be pasted into the README as is.
+ */
+import type { TokenizerResult } from './tokenizers';
+import type { MeterResult } from './meter';
+import type { PlannerResult } from './planner';
+import type { EconomicsRow } from './economics';
+import type { ExtensionResult } from './extension';
+
+/** One target with its verdict. */
+export interface Target {
+  name: string;
+  met: boolean;
+  /** The measured figure(s), in words. */
+  value: string;
+}
+
+/** Everything `main` collected. */
+export interface Collected {
+  tokenizers?: TokenizerResult[];
+  meter?: MeterResult;
+  planner?: PlannerResult;
+  economics?: { rows: EconomicsRow[]; modelRows: EconomicsRow[] };
+  extension?: ExtensionResult;
+}
+
+const pct = (x: number | null) => (x === null ? '–' : `${Math.round(x * 100)}%`);
+const k = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e4 ? `${Math.round(n / 1000)}k` : String(n));
+const x = (n: number) => `${n.toFixed(2)}x`;
+
+/** Rows where management matters: (a) went over the window at least once. */
+function managed(rows: readonly EconomicsRow[]): EconomicsRow[] {
+  return rows.filter((r) => r.reports[0].overWindowCalls > 0);
+}
+
+/** Checks every target on the collected figures. */
+export function targets(c: Collected): Target[] {
+  const out: Target[] = [];
+  if (c.tokenizers) {
+    for (const t of c.tokenizers) {
+      out.push({ name: `${t.encoding}: our counter ≥ 0.8x the fastest exact tokenizer`, met: t.ratioToFastest >= 0.8, value: `${x(t.ratioToFastest)} of ${t.fastestOther}` });
+      const bad = Object.entries(t.disagreements).filter(([, d]) => d.texts > 0);
+      out.push({ name: `${t.encoding}: every exact tokenizer agrees with ours`, met: bad.length === 0, value: bad.length === 0 ? `${t.texts} texts, 0 differences` : bad.map(([n, d]) => `${n}: ${d.texts} texts differ`).join('; ') });
+    }
+  }
+  if (c.meter) out.push({ name: 'meter update flat: 1M / 10k ≤ 2 (ContextTally.append)', met: c.meter.tallyGrowth <= 2, value: `${x(c.meter.tallyGrowth)} (measure(): ${x(c.meter.measureGrowth)})` });
+  if (c.planner) {
+    const last = c.planner.rows[c.planner.rows.length - 1];
+    const e = c.planner.plannerExponents[c.planner.plannerExponents.length - 1];
+    out.push({ name: `planCompaction at ${k(last.messages)} messages ≤ 100 ms`, met: last.plannerMs <= 100, value: `${last.plannerMs} ms` });
+    out.push({ name: 'planCompaction growth exponent ≤ 1.2 (baseline ~2)', met: e <= 1.2, value: `${c.planner.plannerExponents.join(', ')} (baseline ${c.planner.baselineExponents.join(', ')})` });
+  }
+  if (c.economics) {
+    const rows = managed(c.economics.rows);
+    const long = rows.filter((r) => r.long);
+    const ratio = (r: EconomicsRow, s: string) => r.promptRatio[s];
+    const worst = long.reduce((m, r) => Math.max(m, ratio(r, 'd ContextKeeper')), 0);
+    out.push({ name: '(d) bills ≤ 0.5x the prompt tokens of (a) on long sessions', met: long.length > 0 && worst <= 0.5, value: long.length ? `worst ${x(worst)} over ${long.length} long session/window pairs` : 'no long session' });
+    const costVsA = rows.filter((r) => !(r.costRatio['d ContextKeeper'] < 1));
+    const costVsC = rows.filter((r) => !(r.costRatio['d ContextKeeper'] < r.costRatio['c fold overflow']));
+    const list = (rs: EconomicsRow[]) => rs.map((r) => `${r.session.split('/')[0]}@${r.window / 1000}k ${x(r.costRatio['d ContextKeeper'])}`).join(', ');
+    out.push({ name: '(d) cache-aware cost below (a) at every window', met: costVsA.length === 0, value: costVsA.length === 0 ? `all ${rows.length} managed pairs` : `not on ${list(costVsA)}` });
+    out.push({ name: '(d) cache-aware cost below (c) at every window', met: costVsC.length === 0, value: costVsC.length === 0 ? `all ${rows.length} managed pairs` : `not on ${list(costVsC)}` });
+    const sum = (s: number) => rows.reduce((n, r) => n + r.reports[s].summarizerCalls, 0);
+    const fewer = rows.filter((r) => r.reports[3].summarizerCalls > r.reports[2].summarizerCalls);
+    out.push({ name: '(d) fewer summarizer calls than (c)', met: sum(3) < sum(2) && fewer.length === 0, value: `${sum(3)} vs ${sum(2)} in total${fewer.length ? `; more on ${fewer.map((r) => `${r.session.split('/')[0]}@${r.window / 1000}k`).join(', ')}` : ''}` });
+    const ret = (r: EconomicsRow, s: number) => r.reports[s].identifierRetention ?? 1;
+    const low = rows.filter((r) => ret(r, 3) < ret(r, 1) || ret(r, 3) < ret(r, 2));
+    out.push({
+      name: '(d) identifier retention ≥ (b) and (c)',
+      met: low.length === 0,
+      value: low.length === 0 ? `all ${rows.length} managed pairs` : `lower on ${low.map((r) => `${r.session.split('/')[0]}@${r.window / 1000}k ${pct(ret(r, 3))} vs ${pct(ret(r, 1))}/${pct(ret(r, 2))}`).join(', ')}`,
+    });
+  }
+  if (c.extension) out.push({ name: 'no tokenizer rank table loaded at activation', met: !c.extension.rankTableLoadedAtActivation, value: `${c.extension.activationMapSets} Map.set calls (one encoder build: ${c.extension.encoderMapSets})` });
+  return out;
+}
+
+/** The Markdown report. */
+export function table(c: Collected, source: string, ts: readonly Target[]): string {
+  const lines: string[] = [];
+  const push = (...l: string[]) => lines.push(...l);
+  if (c.tokenizers) {
+    push('### Token counting (same texts, cold caches, median MB/s; ratio to the fastest other exact tokenizer)', '');
+    const names = Object.keys(c.tokenizers[0].mbPerSecond);
+    push(`| encoding | texts | MB | ${names.join(' | ')} | ours warm | ours / fastest | differences | chars/4 error (total, median, p90) |`);
+    push(`|---|---:|---:|${names.map(() => '---:').join('|')}|---:|---:|---:|---|`);
+    for (const t of c.tokenizers) {
+      const diffs = Object.values(t.disagreements).reduce((n, d) => n + d.texts, 0);
+      push(`| ${t.encoding} | ${t.texts} | ${t.megabytes} | ${names.map((n) => String(t.mbPerSecond[n])).join(' | ')} | ${t.oursWarmMbPerSecond} | **${x(t.ratioToFastest)}** | ${diffs} | ${pct(t.charsOver4.totalError)}, ±${pct(t.charsOver4.medianAbsError)}, ±${pct(t.charsOver4.p90AbsError)} |`);
+    }
+    push('');
+  }
+  if (c.meter) {
+    push('### Meter update after appending one message (median µs per update, new message pre-counted)', '');
+    push('| context | items | measure() | ContextTally.append |', '|---:|---:|---:|---:|');
+    for (const r of c.meter.rows) push(`| ${k(r.tokens)} tokens | ${r.items} | ${r.measureMicros} | ${r.tallyMicros} |`);
+    push(`| **1M / 10k** | | ${x(c.meter.measureGrowth)} | **${x(c.meter.tallyGrowth)}** |`, '');
+  }
+  if (c.planner) {
+    push('### Planning a compaction (median ms; baseline recounts the remaining conversation per candidate)', '');
+    push('| messages | planCompaction | recounting baseline | baseline / ours |', '|---:|---:|---:|---:|');
+    for (const r of c.planner.rows) push(`| ${k(r.messages)} | ${r.plannerMs} | ${r.baselineMs}${r.baselineExtrapolated ? ' (extrapolated)' : ''} | ${x(r.baselineMs / r.plannerMs)} |`);
+    push(`| growth exponent | ${c.planner.plannerExponents.join(', ')} | ${c.planner.baselineExponents.join(', ')} | |`);
+    push(`| with the collapse tier, ${k(c.planner.rows[c.planner.rows.length - 1].messages)} | ${c.planner.plannerWithCollapseMs} | | |`, '');
+  }
+  if (c.economics) {
+    push(
+      '### Session economics (extractive summarizer; cost: cache hits at 0.1x, summarizer input 1x and output 4x, relative to (a))',
+      '',
+      '(a) no management, unbounded window · (b) truncate oldest units at the window · (c) fold only the overflow at the window · (d) ContextKeeper defaults (collapse, then summaries; 0.8 → 0.5)',
+      '',
+      '| session | window | strategy | rewrites | summarizer calls | peak | prompt tokens | vs (a) | cache-aware cost vs (a) | identifiers kept |',
+      '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|',
+    );
+    const rows = [...managed(c.economics.rows)];
+    for (const m of c.economics.modelRows) {
+      const i = rows.findIndex((r) => r.session === m.session && r.window === m.window);
+      if (i >= 0) rows[i] = m;
+    }
+    for (const r of rows) {
+      for (const s of r.reports) {
+        push(`| ${r.session}${r.long ? ' (long)' : ''} | ${k(r.window)} | ${s.strategy} | ${s.rewrites} | ${s.summarizerCalls} | ${k(s.peakTokens)}${s.overWindowCalls ? ` (${s.overWindowCalls} calls over)` : ''} | ${k(s.promptTokens)} | ${x(r.promptRatio[s.strategy])} | ${x(r.costRatio[s.strategy])} | ${pct(s.identifierRetention)} |`);
+      }
+    }
+    const quiet = c.economics.rows.filter((r) => r.reports[0].overWindowCalls === 0).map((r) => `${r.session}@${k(r.window)}`);
+    if (quiet.length) push('', `Never over the window, identical under every strategy: ${quiet.join(', ')}.`);
+    push('');
+  }
+  if (c.extension) {
+    const e = c.extension;
+    push('### Extension', '');
+    push('| require dist/extension.js | activate() | vs building one rank table | Map.set calls at activation | bundle | VSIX |', '|---:|---:|---:|---:|---:|---:|');
+    push(`| ${e.requireMs} ms | ${e.activateMs} ms | ${x(e.activationToEncoderLoad)} (${e.encoderLoadMs} ms) | ${e.activationMapSets} (encoder: ${e.encoderMapSets}) | ${(e.bundleBytes / 1e6).toFixed(2)} MB | ${e.vsixBytes === null ? '–' : `${e.vsixBytes} bytes`} |`, '');
+  }
+  push('### Targets', '', '| target | met | measured |', '|---|---|---|');
+  for (const t of ts) push(`| ${t.name} | ${t.met ? 'yes' : '**no**'} | ${t.value} |`);
+  push('', `Input: ${source}.`);
+  return lines.join('\n');
+}

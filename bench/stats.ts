@@ -1,0 +1,60 @@
+/**
+ * Timing helpers. Every figure the benchmarks report is a ratio or a growth exponent between
+ * contenders measured in the same run; contenders are interleaved (round-robin, rotating the
+ * order) so load from other processes affects them alike.
+ */
+
+/** Current time in milliseconds, sub-microsecond resolution. */
+export function nowMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
+
+/** Median of `xs` (NaN when empty). */
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/**
+ * Growth exponent k of t ∝ n^k between two sizes: log(t2/t1) / log(n2/n1).
+ * 1 is linear, 2 quadratic.
+ */
+export function growthExponent(n1: number, t1: number, n2: number, t2: number): number {
+  return Math.log(t2 / t1) / Math.log(n2 / n1);
+}
+
+/** One contender of an interleaved measurement. */
+export interface Contender {
+  name: string;
+  /** Runs once; returns the milliseconds to count (setup may be excluded), or void to time the whole call. */
+  run: () => number | void;
+  /** Untimed, before each run (for example clearing a cache). */
+  before?: () => void;
+}
+
+/**
+ * Runs each contender `reps` times, round-robin with the order rotated every round, and returns
+ * the milliseconds of every run per contender name.
+ */
+export function interleave(contenders: readonly Contender[], reps: number): Map<string, number[]> {
+  const out = new Map<string, number[]>(contenders.map((c) => [c.name, []]));
+  for (let r = 0; r < reps; r++) {
+    for (let k = 0; k < contenders.length; k++) {
+      const c = contenders[(k + r) % contenders.length];
+      c.before?.();
+      const t0 = nowMs();
+      const measured = c.run();
+      const ms = typeof measured === 'number' ? measured : nowMs() - t0;
+      out.get(c.name)!.push(ms);
+    }
+  }
+  return out;
+}
+
+/** Rounds to `digits` significant digits (for the report). */
+export function sig(x: number, digits = 3): number {
+  if (!Number.isFinite(x) || x === 0) return x;
+  return Number(x.toPrecision(digits));
+}

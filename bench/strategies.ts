@@ -1,0 +1,246 @@
+/**
+ * Context-management strategies replayed over a recorded session, and the cost model that prices
+ * them. Strategy (d), ContextKeeper's own policy, is `replay` from src/replay; (a)-(c) are
+ * reference policies written here for comparison:
+ *
+ * - (a) none: the whole conversation every call, as if the window were unbounded;
+ * - (b) truncate: when over the window, drop the oldest whole units (history turns, agent steps;
+ *   never the system prompt, the latest request or the newest step, so tool pairing stays valid);
+ * - (c) fold overflow: when over the window, summarize just enough of the oldest units to get under
+ *   it (the compaction pipeline with its trigger at the window, target one token below, no collapse).
+ *
+ * Cost model (units: uncached input tokens). A provider bills a prompt-cache hit on the prefix a
+ * request shares with the previous one at {@link CACHED_INPUT_PRICE}; a rewrite breaks the cache from
+ * the first changed message on. Summarizer calls are billed with their own input (uncached) and
+ * output ({@link OUTPUT_PRICE} per token). The agent's own output tokens are the same under every
+ * strategy and left out. Provider details (minimum cacheable prefix, cache expiry) are ignored.
+ */
+import { compact } from '../src/compaction/compactor';
+import { analyze } from '../src/compaction/structure';
+import { itemsFromEntries } from '../src/compaction/context';
+import { extractIdentifiers } from '../src/compaction/identifiers';
+import { contentText, toolCallsOf } from '../src/compaction/text';
+import { REPLY_PRIMING_TOKENS, type TokenMeter } from '../src/compaction/meter';
+import { replay } from '../src/replay/replay';
+import type { BudgetConfig, ChatMessage, Checkpoint, ContextItem, Entry, Summarizer, ToolSchema } from '../src/compaction/types';
+
+/** Price of a cached input token relative to an uncached one (a prompt-cache hit). */
+export const CACHED_INPUT_PRICE = 0.1;
+/** Price of an output token relative to an uncached input token (typical of provider price lists). */
+export const OUTPUT_PRICE = 4;
+
+/** Outcome of one strategy over one session. Token figures in tokens; cost in uncached-input-token units. */
+export interface StrategyReport {
+  strategy: string;
+  modelCalls: number;
+  /** Rewrites of the context (compactions or truncations). */
+  rewrites: number;
+  summarizerCalls: number;
+  peakTokens: number;
+  /** Calls whose prompt exceeded the window (the request would have failed). */
+  overWindowCalls: number;
+  /** Prompt tokens billed over the session (sum over model calls). */
+  promptTokens: number;
+  /** Prompt tokens that were a cache hit (prefix unchanged since the previous call). */
+  cachedTokens: number;
+  summarizerInputTokens: number;
+  summarizerOutputTokens: number;
+  /** Cache-aware cost of the agent's requests plus the summarizer's calls. */
+  cost: number;
+  /** Identifiers of replaced messages still present in the final context (found / total), or null when nothing was replaced. */
+  identifierRetention: number | null;
+  identifiersReplaced: number;
+  finalTokens: number;
+}
+
+/** Accumulates per-call prompt tokens and cache hits. */
+class CostRecorder {
+  private previous: ChatMessage[] = [];
+  calls = 0;
+  prompt = 0;
+  cached = 0;
+  peak = 0;
+  over = 0;
+
+  constructor(
+    private readonly meter: TokenMeter,
+    private readonly toolTokens: number,
+    private readonly window: number,
+  ) {}
+
+  /** Records one model call sending `items`. */
+  call(items: readonly ContextItem[]): void {
+    let total = this.toolTokens + REPLY_PRIMING_TOKENS;
+    let cached = this.toolTokens;
+    let sharing = true;
+    const messages = new Array<ChatMessage>(items.length);
+    for (let i = 0; i < items.length; i++) {
+      const m = items[i].message;
+      messages[i] = m;
+      const n = this.meter.countMessage(m);
+      total += n;
+      if (sharing && this.previous[i] === m) cached += n;
+      else sharing = false;
+    }
+    this.previous = messages;
+    this.calls++;
+    this.prompt += total;
+    this.cached += cached;
+    this.peak = Math.max(this.peak, total);
+    if (total > this.window) this.over++;
+  }
+
+  get cost(): number {
+    return this.cached * CACHED_INPUT_PRICE + (this.prompt - this.cached);
+  }
+}
+
+/** Plain text of a message: content and tool calls. */
+function textOf(m: ChatMessage): string {
+  const calls = toolCallsOf(m);
+  const text = contentText(m);
+  return calls.length === 0 ? text : `${text}\n${calls.map((c) => `${c.name} ${c.arguments}`).join('\n')}`;
+}
+
+/**
+ * Share of the identifiers of raw messages no longer in `finalItems` (replaced by summaries,
+ * collapsed, dropped) that still appear verbatim somewhere in the final context.
+ */
+export function identifierRetention(entries: readonly Entry[], finalItems: readonly ContextItem[]): { share: number | null; total: number } {
+  const kept = new Set(finalItems.map((i) => i.message));
+  const replaced = entries.filter((e) => !kept.has(e.message));
+  if (replaced.length === 0) return { share: null, total: 0 };
+  const ids = extractIdentifiers(replaced.map((e) => textOf(e.message)).join('\n'));
+  if (ids.length === 0) return { share: null, total: 0 };
+  const finalText = finalItems.map((i) => textOf(i.message)).join('\n');
+  let found = 0;
+  for (const id of ids) if (finalText.includes(id)) found++;
+  return { share: found / ids.length, total: ids.length };
+}
+
+/** Summarizer input and output tokens of summary checkpoints (model usage when reported). */
+function summarizerTokens(checkpoints: readonly Checkpoint[], meter: TokenMeter): { input: number; output: number } {
+  let input = 0;
+  let output = 0;
+  for (const c of checkpoints) {
+    if (c.strategy !== 'summary' && c.strategy !== 'extractive') continue;
+    if (c.usage && c.usage.calls > 0) {
+      input += c.usage.promptTokens;
+      output += c.usage.completionTokens;
+    } else {
+      // Priced as a model would be: the replaced span in, the summary out.
+      for (const r of c.replaced) input += meter.countMessage(r.message);
+      for (const s of c.inserted) output += meter.countMessage(s.message);
+    }
+  }
+  return { input, output };
+}
+
+/** Summarizer calls of checkpoints, counted as `replay` counts them. */
+function summarizerCalls(checkpoints: readonly Checkpoint[]): number {
+  return checkpoints.filter((c) => c.strategy === 'summary' || c.strategy === 'extractive').reduce((s, c) => s + Math.max(1, c.usage?.calls ?? 0), 0);
+}
+
+function finish(
+  strategy: string,
+  rec: CostRecorder,
+  rewrites: number,
+  calls: number,
+  tokens: { input: number; output: number },
+  entries: readonly Entry[],
+  finalItems: readonly ContextItem[],
+  meter: TokenMeter,
+  tools: readonly ToolSchema[] | undefined,
+): StrategyReport {
+  const ret = identifierRetention(entries, finalItems);
+  return {
+    strategy,
+    modelCalls: rec.calls,
+    rewrites,
+    summarizerCalls: calls,
+    peakTokens: rec.peak,
+    overWindowCalls: rec.over,
+    promptTokens: rec.prompt,
+    cachedTokens: rec.cached,
+    summarizerInputTokens: tokens.input,
+    summarizerOutputTokens: tokens.output,
+    cost: Math.round(rec.cost + tokens.input + tokens.output * OUTPUT_PRICE),
+    identifierRetention: ret.share,
+    identifiersReplaced: ret.total,
+    finalTokens: meter.measure(finalItems, tools).total,
+  };
+}
+
+/** A policy run before each model call: returns the context to send (possibly rewritten). */
+type Policy = (items: ContextItem[]) => Promise<{ items: ContextItem[]; rewrote: boolean; checkpoints?: Checkpoint[] }>;
+
+/** Plays `entries` with a model call before each assistant message, as `replay` does. */
+async function play(strategy: string, entries: readonly Entry[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined, window: number, policy: Policy): Promise<StrategyReport> {
+  const rec = new CostRecorder(meter, meter.countTools(tools), window);
+  let items: ContextItem[] = [];
+  let rewrites = 0;
+  const checkpoints: Checkpoint[] = [];
+  let seen = 0;
+  for (const entry of entries) {
+    if (entry.message.role === 'assistant' && seen > 0) {
+      const r = await policy(items);
+      items = r.items;
+      if (r.rewrote) rewrites++;
+      if (r.checkpoints) checkpoints.push(...r.checkpoints);
+      rec.call(items);
+    }
+    seen++;
+    items.push(...itemsFromEntries([entry]));
+  }
+  return finish(strategy, rec, rewrites, summarizerCalls(checkpoints), summarizerTokens(checkpoints, meter), entries, items, meter, tools);
+}
+
+/** (a) No management: every call sends the whole conversation. */
+export function runUnmanaged(entries: readonly Entry[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined, window: number): Promise<StrategyReport> {
+  return play('a none', entries, meter, tools, window, async (items) => ({ items, rewrote: false }));
+}
+
+/** (b) Truncation: drop oldest whole units while over `window` prompt tokens. */
+export function runTruncation(entries: readonly Entry[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined, window: number): Promise<StrategyReport> {
+  return play('b truncate', entries, meter, tools, window, async (items) => {
+    const m = meter.measure(items, tools);
+    if (m.total <= window) return { items, rewrote: false };
+    const drop = new Uint8Array(items.length);
+    let total = m.total;
+    for (const u of analyze(items, 1).units) {
+      if (total <= window) break;
+      if (!u.eligible) continue;
+      for (let i = u.start; i < u.end; i++) {
+        drop[i] = 1;
+        total -= m.perItem[i];
+      }
+    }
+    return { items: items.filter((_, i) => !drop[i]), rewrote: true };
+  });
+}
+
+/** (c) Fold only the overflow: at the window, summarize the fewest oldest units that get under it. */
+export function runFoldOverflow(entries: readonly Entry[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined, window: number, summarizer: Summarizer): Promise<StrategyReport> {
+  const budget: BudgetConfig = { contextWindow: window, reservedOutput: 0, compactAt: 1, compactTo: 1 - 1e-9 };
+  return play('c fold overflow', entries, meter, tools, window, async (items) => {
+    const r = await compact({ items, tools, meter, summarizer, options: { budget, trigger: 'auto', noCollapse: true, keepRecentSteps: 1 } });
+    return { items: r.applied ? r.context : items, rewrote: r.applied, checkpoints: r.checkpoints };
+  });
+}
+
+/** (d) ContextKeeper's defaults through `replay`: collapse first, then summaries, compact at 0.8 to 0.5. */
+export async function runContextKeeper(entries: readonly Entry[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined, window: number, summarizer: Summarizer, label = 'd ContextKeeper'): Promise<StrategyReport> {
+  const rec = new CostRecorder(meter, meter.countTools(tools), window);
+  let last: readonly ContextItem[] = [];
+  const report = await replay(entries, meter, summarizer, {
+    budget: { contextWindow: window, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 },
+    tools,
+    onCall: (_call, items) => {
+      rec.call(items);
+      last = items;
+    },
+  });
+  if (report.violations.length > 0) throw new Error(`${label}: ${report.violations.length} invariant violations, first: ${report.violations[0].message}`);
+  // The context after the last entry: replay keeps appending to the array it passed last.
+  return finish(label, rec, report.compactions, report.summarizerCalls, summarizerTokens(report.checkpoints, meter), entries, last, meter, tools);
+}
