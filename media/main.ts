@@ -123,6 +123,9 @@ function renderGauge(budget: BudgetView): HTMLElement {
     bar,
     h('div', { class: 'gauge-marks' }, `compact at ${tokens(budget.compactAt)} → ${tokens(budget.compactTo)}${budget.autoCompact ? '' : ' (auto off)'} · ${tokens(budget.reserved)} reserved for reply`),
     legend,
+    budget.used > budget.inputBudget
+      ? h('p', { class: 'warning', 'data-test': 'over-budget' }, icon('warning'), ` ${tokens(budget.used - budget.inputBudget)} over the prompt budget: compact before the next request.`)
+      : undefined,
     ...budget.warnings.map((warning) => h('p', { class: 'warning' }, icon('warning'), ` ${warning}`)),
   );
 }

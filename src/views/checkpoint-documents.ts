@@ -98,7 +98,7 @@ export class CheckpointDocumentProvider implements vscode.TextDocumentContentPro
     this.open.add(uri.toString());
     const parsed = parseCheckpointUri(uri);
     const checkpoint = parsed && this.lookup(parsed.id);
-    if (!parsed || !checkpoint) return `No checkpoint ${parsed?.id ?? uri.path} in this session.\n`;
+    if (!parsed || !checkpoint) return `Checkpoint ${parsed?.id ?? uri.path} is not part of the current session (a transcript was imported or a new session started since).\n`;
     switch (parsed.part) {
       case 'checkpoint':
         return renderCheckpoint(checkpoint);

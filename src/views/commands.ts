@@ -171,7 +171,11 @@ class CommandHandlers {
       },
     );
     this.deps.log.info(`Task ended: ${outcome.status} after ${outcome.modelCalls} model calls, ${outcome.toolCalls} tool calls, ${outcome.compactions} compactions.`);
-    if (outcome.status === 'error') void vscode.window.showErrorMessage(`ContextKeeper: the agent stopped: ${outcome.error ?? 'unknown error'}`);
+    if (outcome.status === 'error') {
+      const reason = outcome.error ?? 'unknown error';
+      this.deps.controller.reportError(`The agent stopped: ${reason}`);
+      void vscode.window.showErrorMessage(`ContextKeeper: the agent stopped: ${reason}`);
+    }
     if (outcome.status === 'step-limit') void vscode.window.showWarningMessage('ContextKeeper: the agent reached its step limit.');
   }
 

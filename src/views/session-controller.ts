@@ -216,6 +216,12 @@ export class SessionController implements vscode.Disposable {
     };
   }
 
+  /** Shows `message` as the sidebar's error banner until the agent starts working again. */
+  reportError(message: string): void {
+    this.lastError = message;
+    this._onDidChange.fire();
+  }
+
   /** The coarse state, `idle` before the service exists. */
   state(): ServiceState {
     return this.service?.getState().state ?? 'idle';

@@ -10,6 +10,7 @@
 //   API_KEY_PROBE   a key to set and clear (run.sh then checks it was never written to disk)
 //   MODEL_SERVER    base URL of the scripted model server the extension is configured with
 //   WORKSPACE       the opened folder
+//   SHARED_TRANSCRIPT  optional: a recorded session from the shared test data to import
 //   WORKSPACE_SETTINGS  the workspace's .vscode/settings.json (some checks change settings)
 import fs from 'node:fs';
 import path from 'node:path';
@@ -197,6 +198,20 @@ try {
     return `stopped at "…${last.trim().slice(-24)}"`;
   });
 
+  await check('a failing model call shows the error once and keeps the session', async () => {
+    const frame = sidebar.frame;
+    const before = await sidebar.budget();
+    await frame.locator('#task').fill('Task: fail on purpose');
+    await frame.locator('[data-test="run-task"]').click();
+    const toast = await wb.waitToast('the agent stopped', 30_000);
+    await frame.locator('.card.error').waitFor({ timeout: 15_000 });
+    const after = await sidebar.budget();
+    expect(after.used >= before.used, 'the session lost messages after a failed call');
+    await wb.screenshot('05-error');
+    await wb.clearToasts();
+    return toast;
+  });
+
   let compacted;
   await check('compact conversation from the palette with focus text', async () => {
     const before = await sidebar.checkpointCount();
@@ -259,14 +274,8 @@ try {
   await check('export transcript', async () => {
     await wb.runCommand('ContextKeeper: Export Transcript');
     // The save dialog proposes context-keeper-<session>.json in the workspace: accept it.
-    await wb.quickInputBox.waitFor({ state: 'visible', timeout: 15_000 });
-    let proposed = '';
-    for (let i = 0; i < 40 && !proposed.endsWith('.json'); i++) {
-      proposed = await wb.quickInputBox.inputValue();
-      await page.waitForTimeout(150);
-    }
+    const proposed = await wb.answerFileDialog(undefined, { accept: true });
     expect(/context-keeper-.+\.json$/.test(proposed), `unexpected proposed file ${proposed}`);
-    await page.keyboard.press('Enter');
     await wb.waitToast('exported');
     const target = path.join(env('WORKSPACE'), path.basename(proposed));
     const exported = JSON.parse(fs.readFileSync(target, 'utf8'));
@@ -281,10 +290,7 @@ try {
     const file = env('TRANSCRIPT');
     await wb.runCommand('ContextKeeper: Import Transcript');
     // code-server uses VS Code's simple file dialog: a quick input that takes a path.
-    await wb.quickInputBox.waitFor({ state: 'visible', timeout: 15_000 });
-    await wb.quickInputBox.fill(file);
-    await page.waitForTimeout(300);
-    await page.keyboard.press('Enter');
+    await wb.answerFileDialog(file);
     const toast = await wb.waitToast('imported');
     imported = await sidebar.waitBudget((b) => b.used > 0 && b.accuracy === 'estimated', 'no estimated gauge after the import');
     const source = await sidebar.frame.locator('[data-test="source"]').innerText();
@@ -306,6 +312,20 @@ try {
     await wb.clearToasts();
     return `${toast}; ${imported.used} → ${budget.used}`;
   });
+
+  const shared = process.env.SHARED_TRANSCRIPT && path.resolve(process.env.SHARED_TRANSCRIPT);
+  if (shared && fs.existsSync(shared)) {
+    await check('import a recorded session from the shared transcripts', async () => {
+      await wb.runCommand('ContextKeeper: Import Transcript');
+      await wb.answerFileDialog(shared);
+      const toast = await wb.waitToast('imported', 60_000);
+      const budget = await sidebar.waitBudget((b) => b.used > imported.used, 'gauge did not show the recorded session');
+      if (budget.used > 7000) await sidebar.frame.locator('[data-test="over-budget"]').waitFor({ timeout: 5_000 });
+      await wb.clearToasts();
+      await wb.screenshot('09-sidebar-imported-recorded');
+      return `${toast}; gauge ${budget.used} tokens`;
+    });
+  }
 
   for (const [theme, kind, shot] of [
     ['Light Modern', 'vs', '10-sidebar-light'],

@@ -92,6 +92,35 @@ export class Workbench {
     await this.page.keyboard.press('Enter');
   }
 
+  /**
+   * Answers VS Code's simple file dialog (a quick input holding a path) with `file`. The dialog fills
+   * in its start folder a moment after it opens; typing before that would be overwritten.
+   */
+  async answerFileDialog(file, { accept = false } = {}) {
+    await this.quickInputBox.waitFor({ state: 'visible', timeout: 15_000 });
+    let value = '';
+    for (let i = 0; i < 50 && !value.startsWith('/'); i++) {
+      value = await this.quickInputBox.inputValue();
+      await this.page.waitForTimeout(100);
+    }
+    if (accept) {
+      // Wait for the proposed file name after the folder.
+      for (let i = 0; i < 40 && value.endsWith('/'); i++) {
+        await this.page.waitForTimeout(100);
+        value = await this.quickInputBox.inputValue();
+      }
+      await this.page.keyboard.press('Enter');
+      return value;
+    }
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await this.quickInputBox.fill(file);
+      await this.page.waitForTimeout(300);
+      if ((await this.quickInputBox.inputValue()) === file) break;
+    }
+    await this.page.keyboard.press('Enter');
+    return file;
+  }
+
   /** A notification toast containing `text`. */
   toast(text) {
     return this.page.locator('.notifications-toasts .notification-toast:visible', { hasText: text }).first();

@@ -5,7 +5,8 @@
 // requests made for it, so compaction rewriting older messages cannot change the course of a task:
 // five read_file calls over big workspace files (enough to cross compactAt in an 8k window), one
 // write_file that needs the user's approval, then a final streamed answer. A task that says "quick"
-// gets a direct answer; one that says "slow" streams its answer slowly (for cancellation).
+// gets a direct answer; one that says "slow" streams its answer slowly (for cancellation); one that
+// says "fail" gets an HTTP 400.
 // Writes its base URL to the file named by argv[2]; stops on SIGTERM.
 import fs from 'node:fs';
 import { start } from '../../../src/modelserver/wire';
@@ -26,6 +27,9 @@ function responder(body) {
   const task = taskOf(body.messages ?? []);
   const done = served.get(task) ?? 0;
   served.set(task, done + 1);
+  if (/fail/i.test(task)) {
+    return { type: 'status', status: 400, message: 'scripted failure: the model refused the request' };
+  }
   if (/slow/i.test(task)) {
     const words = Array.from({ length: 60 }, (_, i) => `word${i} `);
     return { content: words.join(''), chunks: words, chunkDelayMs: 250 };
