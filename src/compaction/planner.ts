@@ -3,8 +3,8 @@
  * tier, in time linear in the number of items (DESIGN.md, pipeline step 2).
  *
  * Tiers: 1 complete historical turns; 2 earlier historical summaries (two or more); 3 current-task
- * steps beyond `keepRecentSteps`; 4 current-task summaries (two or more). A summary directly before
- * a selected span is folded into it, so repeated compaction keeps one summary, not a growing pile.
+ * steps beyond `keepRecentSteps`; 4 current-task summaries (two or more). An earlier summary right
+ * before a selected run is folded into it when the run is at least as large as the summary.
  */
 import type { ContextItem } from './types';
 import { analyze, type Structure, type Unit } from './structure';
@@ -99,14 +99,18 @@ export function planCompaction(items: readonly ContextItem[], perItem: readonly 
       if (!joins) spanCount++;
     }
   }
-  // Fold an eligible summary that directly precedes a selected run into it.
+  // Fold an earlier summary that directly precedes a selected run into it when the run is at least
+  // as large: one summary then stands for both instead of a growing pile. A small run is not worth
+  // re-summarizing the summary (it saves little and costs summarizer input).
   for (let k = 1; k < units.length; k++) {
     const u = units[k];
     const prev = units[k - 1];
-    if (selected.has(u) && !selected.has(prev) && prev.eligible && prev.kind === 'summary') {
+    if (!selected.has(u) || selected.has(prev) || !prev.eligible || prev.kind !== 'summary') continue;
+    let end = k;
+    while (end + 1 < units.length && selected.has(units[end + 1]) && units[end + 1].start === units[end].end) end++;
+    if (prefix[units[end].end] - prefix[u.start] >= tokensOf(prev)) {
       selected.add(prev);
       tierOf.set(prev, tierOf.get(u)!);
-      saved += tokensOf(prev);
     }
   }
   const spans: Span[] = [];
