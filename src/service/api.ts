@@ -11,6 +11,7 @@
  */
 import type OpenAI from 'openai';
 import type { BudgetConfig, Checkpoint, ContextItem, Entry, ChatMessage, Summarizer } from '../compaction/types';
+import type { RecordedCompaction } from '../compaction/imported';
 import type { ApprovalHandler, ApprovalRequest, AutoApprove, ToolHost } from '../agent/types';
 import type { TokenCounter } from '../compaction/tokenizer';
 
@@ -209,6 +210,8 @@ export interface ImportedTranscript {
   source: string;
   /** Canonical entries, oldest first; ids must be unique. */
   entries: Entry[];
+  /** Compactions the recording agent made itself; they become checkpoints with trigger `import`. */
+  compactions?: RecordedCompaction[];
 }
 
 /** What {@link ContextServiceApi.exportTranscript} writes: enough to rebuild the session elsewhere. */

@@ -10,6 +10,7 @@
  */
 import type { ChatMessage, CompactionResult, ContextItem, Entry, Summarizer, ToolSchema } from '../compaction/types';
 import { TokenMeter } from '../compaction/meter';
+import { applyRecordedCompactions } from '../compaction/imported';
 import { itemsFromEntries, toMessages, undoCheckpoint } from '../compaction/context';
 import { ExtractiveSummarizer } from '../compaction/extractive';
 import { repairToolPairing } from '../compaction/repair';
@@ -446,6 +447,12 @@ export class ContextService implements ContextServiceApi {
     this.source = `Imported: ${imported.source}`;
     this.createdAt = this.now().toISOString();
     this.adopt(entries, undefined);
+    if (imported.compactions?.length) {
+      const applied = applyRecordedCompactions(this.items, imported.compactions, this.meter, this.tools.schemas, this.now().toISOString());
+      for (const warning of applied.warnings) this.log('warn', `import: ${warning}`);
+      this.items = applied.items;
+      this.checkpoints = applied.checkpoints;
+    }
     this.persistState();
     this.fireBudget();
   }

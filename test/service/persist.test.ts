@@ -151,3 +151,26 @@ test('import replaces the conversation in a new session folder (open calls close
   const reopened = await fx.reopen({ sessionId: fx.service.sessionId });
   assert.deepEqual(reopened.getMessages(), fx.service.getMessages());
 });
+
+test("an imported transcript's own compactions become import checkpoints that can be undone, and survive a reopen", async (t) => {
+  const fx = await serviceFixture(() => text('continuing'), { window: 64_000 });
+  t.after(fx.cleanup);
+  const entries = [
+    { id: 'm0', message: { role: 'system' as const, content: 'Recorded system prompt.' } },
+    { id: 'm1', message: { role: 'user' as const, content: 'Set up the project.' } },
+    { id: 'm2', message: { role: 'assistant' as const, content: 'Done: created package.json.' } },
+    { id: 'm3', message: { role: 'user' as const, content: 'Now add tests.' } },
+    { id: 'm4', message: { role: 'assistant' as const, content: 'Added tests.' } },
+  ];
+  await fx.service.importTranscript({ source: 'test: compacted.json', entries, compactions: [{ replacedIds: ['m1', 'm2'], summary: 'The user asked to set up the project; package.json was created.' }] });
+  const checkpoints = fx.service.getCheckpoints();
+  assert.equal(checkpoints.length, 1);
+  assert.equal(checkpoints[0].trigger, 'import');
+  assert.deepEqual(checkpoints[0].replacedIds, ['m1', 'm2']);
+  assert.deepEqual(fx.service.getMessages().map((m) => m.content), ['Recorded system prompt.', 'The user asked to set up the project; package.json was created.', 'Now add tests.', 'Added tests.']);
+  const reopened = await fx.reopen({ sessionId: fx.service.sessionId });
+  assert.deepEqual(reopened.getMessages(), fx.service.getMessages());
+  reopened.dispose();
+  await fx.service.restoreCheckpoint(checkpoints[0].id);
+  assert.deepEqual(fx.service.getMessages(), entries.map((e) => e.message));
+});
