@@ -36,13 +36,44 @@ export function encodingForModel(model: string | undefined, fallback: EncodingNa
 
 interface LoadedEncoding {
   encoder: Encoder;
-  /** The encoding's pre-tokenizer pattern (tiktoken's `pat_str`). */
+  /**
+   * js-tiktoken's rank table: token rank by the token's UTF-8 bytes joined with commas ("104,105").
+   * Undefined when this js-tiktoken build does not expose it; pieces are then encoded with `encode`.
+   */
+  ranks: Map<string, number> | undefined;
+  /** The encoding's pre-tokenizer pattern (tiktoken's `pat_str`, groups made non-capturing). */
   pieces: RegExp;
   /** Token count per pre-tokenizer piece, shared by every counter of this encoding. */
   cache: Map<string, number>;
 }
 
 const encoders = new Map<EncodingName, LoadedEncoding>();
+
+/**
+ * The same pattern with every capturing group `(` made non-capturing `(?:`. Matches are identical;
+ * the regex engine just stops recording groups nobody reads.
+ */
+function nonCapturing(pattern: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') {
+      out += c + (pattern[i + 1] ?? '');
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (c === ']') inClass = false;
+    } else if (c === '[') inClass = true;
+    else if (c === '(' && pattern[i + 1] !== '?') {
+      out += '(?:';
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
 
 function loadEncoder(name: EncodingName): LoadedEncoding {
   let enc = encoders.get(name);
@@ -52,11 +83,96 @@ function loadEncoder(name: EncodingName): LoadedEncoding {
     const { Tiktoken: Ctor } = require('js-tiktoken/lite') as { Tiktoken: EncoderCtor };
     const mod = (name === 'o200k_base' ? require('js-tiktoken/ranks/o200k_base') : require('js-tiktoken/ranks/cl100k_base')) as { default?: unknown };
     // The CommonJS build exports the table itself; an ES module build puts it on `default`.
-    const ranks = (mod.default ?? mod) as { pat_str: string };
-    enc = { encoder: new Ctor(ranks), pieces: new RegExp(ranks.pat_str, 'gu'), cache: new Map() };
+    const table = (mod.default ?? mod) as { pat_str: string };
+    const encoder = new Ctor(table);
+    enc = { encoder, ranks: rankMapOf(encoder), pieces: new RegExp(nonCapturing(table.pat_str), 'gu'), cache: new Map() };
     encoders.set(name, enc);
   }
   return enc;
+}
+
+/**
+ * js-tiktoken's rank table, when its build exposes it (an internal field of `Tiktoken`) and merging
+ * with it reproduces `encode` on probe texts; otherwise undefined, and `encode` is used per piece.
+ */
+function rankMapOf(encoder: Encoder): Map<string, number> | undefined {
+  const ranks = (encoder as unknown as { rankMap?: unknown }).rankMap;
+  if (!(ranks instanceof Map) || ranks.size < 1000 || typeof ranks.get('104,105') !== 'number') return undefined;
+  const map = ranks as Map<string, number>;
+  for (const probe of [' tokenizer', 'Übergrößenträger', ' 日本語のテキスト', 'xyzzyqwv', '🙂🙂', '\n\n\t ']) {
+    if (mergeCount(utf8(probe), map) !== encoder.encode(probe, [], []).length) return undefined;
+  }
+  return map;
+}
+
+/** UTF-8 bytes of `text` (a plain array: pieces are short, and `join` builds rank keys). */
+function utf8(text: string): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    let c = text.charCodeAt(i);
+    if (c < 0x80) out.push(c);
+    else if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63));
+    else {
+      if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length) {
+        const d = text.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d < 0xe000) {
+          c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+          i++;
+          out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+          continue;
+        }
+      }
+      // Lone surrogates become U+FFFD, as TextEncoder writes them.
+      if (c >= 0xd800 && c < 0xe000) c = 0xfffd;
+      out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+    }
+  }
+  return out;
+}
+
+function rankOf(bytes: readonly number[], start: number, end: number, ranks: Map<string, number>): number {
+  let key = String(bytes[start]);
+  for (let i = start + 1; i < end; i++) key += `,${bytes[i]}`;
+  return ranks.get(key) ?? Infinity;
+}
+
+/**
+ * Number of tokens tiktoken's byte-pair merge makes of one piece: a piece that is itself a token
+ * is one; otherwise adjacent parts are merged, lowest rank first (leftmost on ties), until no
+ * adjacent pair is a token. Only the pairs next to a merge are looked up again.
+ */
+function mergeCount(bytes: readonly number[], ranks: Map<string, number>): number {
+  const n = bytes.length;
+  if (n <= 1) return n;
+  if (rankOf(bytes, 0, n, ranks) !== Infinity) return 1;
+  // starts[k]: first byte of part k (starts[parts] = n); pair[k]: rank of parts k and k+1 merged.
+  const starts: number[] = [];
+  for (let i = 0; i <= n; i++) starts.push(i);
+  const pair: number[] = [];
+  for (let k = 0; k < n - 1; k++) pair.push(rankOf(bytes, k, k + 2, ranks));
+  let parts = n;
+  while (parts > 1) {
+    let min = Infinity;
+    let at = -1;
+    for (let k = 0; k < parts - 1; k++) {
+      if (pair[k] < min) {
+        min = pair[k];
+        at = k;
+      }
+    }
+    if (at < 0) break;
+    starts.splice(at + 1, 1);
+    pair.splice(at, 1);
+    parts--;
+    if (at < parts - 1) pair[at] = rankOf(bytes, starts[at], starts[at + 2], ranks);
+    if (at > 0) pair[at - 1] = rankOf(bytes, starts[at - 1], starts[at + 1], ranks);
+  }
+  return parts;
+}
+
+/** Tokens of one pre-tokenizer piece. */
+function pieceTokens(enc: LoadedEncoding, piece: string): number {
+  return enc.ranks ? mergeCount(utf8(piece), enc.ranks) : enc.encoder.encode(piece, [], []).length;
 }
 
 /**
@@ -74,19 +190,21 @@ const MAX_CACHE_ENTRIES = 200_000;
  * the recorded transcripts: several times faster than calling `encode` on the whole text.
  */
 function countPieces(enc: LoadedEncoding, text: string): number {
+  const pieces = text.match(enc.pieces);
+  if (pieces === null) return 0;
+  const cache = enc.cache;
   let total = 0;
-  enc.pieces.lastIndex = 0;
-  for (let m = enc.pieces.exec(text); m !== null; m = enc.pieces.exec(text)) {
-    const piece = m[0];
+  for (let i = 0; i < pieces.length; i++) {
+    const piece = pieces[i];
     if (piece.length > MAX_CACHED_PIECE) {
-      total += enc.encoder.encode(piece, [], []).length;
+      total += pieceTokens(enc, piece);
       continue;
     }
-    let n = enc.cache.get(piece);
+    let n = cache.get(piece);
     if (n === undefined) {
-      n = enc.encoder.encode(piece, [], []).length;
-      if (enc.cache.size >= MAX_CACHE_ENTRIES) enc.cache.clear();
-      enc.cache.set(piece, n);
+      n = pieceTokens(enc, piece);
+      if (cache.size >= MAX_CACHE_ENTRIES) cache.clear();
+      cache.set(piece, n);
     }
     total += n;
   }
