@@ -4,8 +4,10 @@
  * happens here; in particular no tokenizer is loaded and no service is opened until first use.
  */
 import * as vscode from 'vscode';
+import { importTranscriptText } from './transcripts';
 import { ApprovalPresenter } from './views/approvals';
 import { CHECKPOINT_SCHEME, CheckpointDocumentProvider } from './views/checkpoint-documents';
+import { coalesce } from './views/coalesce';
 import { registerCommands } from './views/commands';
 import { KeyStore } from './views/key-store';
 import { createServiceFactory } from './views/service-factory';
@@ -13,7 +15,6 @@ import { SessionController } from './views/session-controller';
 import { Settings } from './views/settings';
 import { SidebarProvider } from './views/sidebar-provider';
 import { StatusBarMeter } from './views/status-bar';
-import { importTranscriptText } from './transcripts';
 import type { ViewState } from './views/protocol';
 
 /** What other extensions (and the end-to-end tests) can read. */
@@ -36,13 +37,12 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi {
   const sidebar = new SidebarProvider(context.extensionUri, () => controller.viewState(), log, openSession);
   const approvals = new ApprovalPresenter(controller);
 
-  const render = () => {
-    const state = controller.viewState();
-    statusBar.update(state.budget, state.state);
+  const render = coalesce(() => {
+    statusBar.update(controller.budgetView(), controller.state());
     sidebar.refresh();
-  };
-  render();
-  void keys.whenLoaded.then(render);
+  });
+  render.schedule();
+  void keys.whenLoaded.then(() => render.schedule());
 
   context.subscriptions.push(
     log,
@@ -53,11 +53,12 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi {
     documents,
     sidebar,
     approvals,
+    render,
     vscode.window.registerWebviewViewProvider(SidebarProvider.viewId, sidebar),
     vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, documents),
-    controller.onDidChange(render),
+    controller.onDidChange(() => render.schedule()),
     controller.onDidAddCheckpoint(() => documents.refresh()),
-    keys.onDidChange(render),
+    keys.onDidChange(() => render.schedule()),
     ...registerCommands({ controller, keys, settings, sidebar, documents, importer: (bytes, fileName) => importTranscriptText(bytes, fileName), log }),
   );
   log.info(`ContextKeeper ${String(context.extension.packageJSON.version)} activated.`);

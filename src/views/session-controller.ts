@@ -171,6 +171,12 @@ export class SessionController implements vscode.Disposable {
     await this.rebuild('new session', true);
   }
 
+  /** The gauge alone (cheap: for the status bar, which redraws on every event). */
+  budgetView(): BudgetView {
+    const service = this.service;
+    return service ? toBudgetView(service.getBudget(), this.settings.value.autoCompact) : emptyBudgetView(this.settings.value);
+  }
+
   /** The sidebar's complete state. */
   viewState(): ViewState {
     const settings = this.settings.value;

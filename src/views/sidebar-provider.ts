@@ -25,7 +25,6 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
   private view: vscode.WebviewView | undefined;
   private viewSubscriptions: vscode.Disposable[] = [];
   private ready = false;
-  private pending: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -51,13 +50,9 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
     );
   }
 
-  /** Schedules a snapshot push; bursts (streamed text) collapse into one message per frame. */
+  /** Pushes a fresh snapshot to a visible, ready webview (callers coalesce bursts). */
   refresh(): void {
-    if (!this.view || !this.ready || this.pending) return;
-    this.pending = setTimeout(() => {
-      this.pending = undefined;
-      this.pushNow();
-    }, 50);
+    this.pushNow();
   }
 
   /** Reveals the sidebar. */
@@ -122,8 +117,6 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
   private disposeView(): void {
     for (const subscription of this.viewSubscriptions) subscription.dispose();
     this.viewSubscriptions = [];
-    if (this.pending) clearTimeout(this.pending);
-    this.pending = undefined;
     this.view = undefined;
     this.ready = false;
   }
