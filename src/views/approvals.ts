@@ -12,9 +12,19 @@ import type { SessionController } from './session-controller';
 /** The URI scheme of the two sides of a proposed edit. */
 export const PROPOSAL_SCHEME = 'contextkeeper-proposal';
 
+/** Closes the diff editor tabs whose proposed side is `proposed`. */
+async function closeDiff(proposed: vscode.Uri): Promise<void> {
+  const tabs = vscode.window.tabGroups.all
+    .flatMap((group) => group.tabs)
+    .filter((tab) => tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.toString() === proposed.toString());
+  if (tabs.length > 0) await vscode.window.tabGroups.close(tabs);
+}
+
 /** Shows approval requests and forwards the user's answer to the service. */
 export class ApprovalPresenter implements vscode.Disposable {
   private readonly texts = new Map<string, string>();
+  /** Open requests with the proposed-side URI of their diff (undefined for commands). */
+  private readonly open = new Map<string, vscode.Uri | undefined>();
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(private readonly controller: SessionController) {
@@ -23,16 +33,31 @@ export class ApprovalPresenter implements vscode.Disposable {
         provideTextDocumentContent: (uri) => this.texts.get(uri.toString()) ?? '',
       }),
       controller.onDidRequestApproval((request) => void this.present(request)),
+      controller.onDidChange(() => this.closeAnswered()),
     );
   }
 
+  /** Closes the diffs of requests answered anywhere (notification, sidebar, cancellation). */
+  private closeAnswered(): void {
+    if (this.open.size === 0) return;
+    const pending = new Set((this.controller.current?.getPendingApprovals() ?? []).map((request) => request.requestId));
+    for (const [requestId, proposed] of [...this.open]) {
+      if (pending.has(requestId)) continue;
+      this.open.delete(requestId);
+      for (const key of [...this.texts.keys()]) if (key.includes(`/${requestId}/`)) this.texts.delete(key);
+      if (proposed) void closeDiff(proposed);
+    }
+  }
+
   private async present(request: ApprovalRequest): Promise<void> {
+    this.open.set(request.requestId, undefined);
     if (request.kind === 'edit' && request.after !== undefined) {
       const name = request.path ?? 'file';
       const before = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: `/${request.requestId}/current/${name}` });
       const after = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: `/${request.requestId}/proposed/${name}` });
       this.texts.set(before.toString(), request.before ?? '');
       this.texts.set(after.toString(), request.after);
+      this.open.set(request.requestId, after);
       await vscode.commands.executeCommand('vscode.diff', before, after, `${name}: proposed edit`, { preview: true });
     }
     const answer = await vscode.window.showInformationMessage(
@@ -42,11 +67,11 @@ export class ApprovalPresenter implements vscode.Disposable {
       'Deny',
     );
     if (answer !== undefined) this.controller.current?.resolveApproval(request.requestId, answer === 'Allow');
-    for (const key of [...this.texts.keys()]) if (key.includes(`/${request.requestId}/`)) this.texts.delete(key);
   }
 
   dispose(): void {
     for (const subscription of this.subscriptions) subscription.dispose();
     this.texts.clear();
+    this.open.clear();
   }
 }

@@ -154,6 +154,7 @@ try {
     const diffShown = await proposed.waitFor({ timeout: 10_000 }).then(() => 'diff opened', () => 'no diff tab');
     await wb.screenshot('04-approval');
     await approval.locator('[data-test="approve"]').click();
+    await proposed.waitFor({ state: 'detached', timeout: 10_000 });
     const auto = frame.locator('[data-test="checkpoint"][data-trigger="auto"]').first();
     await auto.waitFor({ timeout: 60_000 });
     const before = Number(await auto.getAttribute('data-before'));
