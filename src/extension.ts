@@ -33,7 +33,11 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi {
   const controller = new SessionController(createServiceFactory(context, log), settings, keys, context.workspaceState, log);
   const statusBar = new StatusBarMeter();
   const documents = new CheckpointDocumentProvider((id) => controller.current?.getCheckpoints().find((c) => c.id === id));
-  const openSession = () => void controller.ensure().catch((error: unknown) => log.warn(`Session not opened: ${String(error)}`));
+  const openSession = () =>
+    void controller.ensure().catch((error: unknown) => {
+      log.error(`Could not open the session: ${error instanceof Error ? error.message : String(error)}`);
+      controller.reportError(`Could not open the session: ${error instanceof Error ? error.message : String(error)}`);
+    });
   const sidebar = new SidebarProvider(context.extensionUri, () => controller.viewState(), log, openSession);
   const approvals = new ApprovalPresenter(controller);
 

@@ -23,6 +23,16 @@ import { WorkspaceToolHost } from './workspace-tool-host';
 /** Placeholder key for servers that want none (local OpenAI-compatible servers ignore it). */
 const NO_KEY = 'not-set';
 
+/** A base URL fit for the log: no user, password, query or fragment. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
 /** Service log lines: message bodies only at debug/trace level, never at info. */
 function logSink(log: vscode.LogOutputChannel): LogSink {
   return (level, message) => {
@@ -79,7 +89,7 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
       log: (line) => log.debug(line),
     });
     const client = new OpenAI({ baseURL: settings.baseUrl || undefined, apiKey: apiKey ?? NO_KEY, maxRetries: 1 });
-    log.info(`Opening the context service: model ${settings.model}${settings.baseUrl ? ` at ${settings.baseUrl}` : ''}, summaries ${summarizer.name}.`);
+    log.info(`Opening the context service: model ${settings.model}${settings.baseUrl ? ` at ${redactUrl(settings.baseUrl)}` : ''}, summaries ${summarizer.name}.`);
     return ContextService.open({
       client,
       model: settings.model,
