@@ -24,20 +24,24 @@ export interface EconomicsRow {
   /** Per strategy: prompt tokens and cost relative to (a). */
   promptRatio: Record<string, number>;
   costRatio: Record<string, number>;
+  /** Per strategy: cost relative to (a) with the extractive summarizer counted as free (it calls no model). */
+  agentCostRatio: Record<string, number>;
 }
 
 /** A session is long at a window when its unmanaged peak is at least this many windows. */
 export const LONG_FACTOR = 4;
 
-function ratios(reports: readonly StrategyReport[]): { promptRatio: Record<string, number>; costRatio: Record<string, number> } {
+function ratios(reports: readonly StrategyReport[]): Pick<EconomicsRow, 'promptRatio' | 'costRatio' | 'agentCostRatio'> {
   const a = reports[0];
   const promptRatio: Record<string, number> = {};
   const costRatio: Record<string, number> = {};
+  const agentCostRatio: Record<string, number> = {};
   for (const r of reports) {
     promptRatio[r.strategy] = sig(r.promptTokens / a.promptTokens);
     costRatio[r.strategy] = sig(r.cost / a.cost);
+    agentCostRatio[r.strategy] = sig(r.agentCost / a.agentCost);
   }
-  return { promptRatio, costRatio };
+  return { promptRatio, costRatio, agentCostRatio };
 }
 
 /** Plausible notes for a summarizer request: the sections, with identifiers from the transcript it was given. */

@@ -59,7 +59,7 @@ export function targets(c: Collected): Target[] {
     out.push({ name: '(d) bills ≤ 0.5x the prompt tokens of (a) on long sessions', met: long.length > 0 && worst <= 0.5, value: long.length ? `worst ${x(worst)} over ${long.length} long session/window pairs` : 'no long session' });
     const costVsA = rows.filter((r) => !(r.costRatio['d ContextKeeper'] < 1));
     const costVsC = rows.filter((r) => !(r.costRatio['d ContextKeeper'] < r.costRatio['c fold overflow']));
-    const list = (rs: EconomicsRow[]) => rs.map((r) => `${r.session.split('/')[0]}@${r.window / 1000}k ${x(r.costRatio['d ContextKeeper'])}`).join(', ');
+    const list = (rs: EconomicsRow[]) => rs.map((r) => `${r.session.split('/')[0]}@${r.window / 1000}k ${x(r.costRatio['d ContextKeeper'])} (${x(r.agentCostRatio['d ContextKeeper'])} with extractive summaries free)`).join(', ');
     out.push({ name: '(d) cache-aware cost below (a) at every window', met: costVsA.length === 0, value: costVsA.length === 0 ? `all ${rows.length} managed pairs` : `not on ${list(costVsA)}` });
     out.push({ name: '(d) cache-aware cost below (c) at every window', met: costVsC.length === 0, value: costVsC.length === 0 ? `all ${rows.length} managed pairs` : `not on ${list(costVsC)}` });
     const sum = (s: number) => rows.reduce((n, r) => n + r.reports[s].summarizerCalls, 0);
@@ -71,6 +71,13 @@ export function targets(c: Collected): Target[] {
       name: '(d) identifier retention ≥ (b) and (c)',
       met: low.length === 0,
       value: low.length === 0 ? `all ${rows.length} managed pairs` : `lower on ${low.map((r) => `${r.session.split('/')[0]}@${r.window / 1000}k ${pct(ret(r, 3))} vs ${pct(ret(r, 1))}/${pct(ret(r, 2))}`).join(', ')}`,
+    });
+    const sess = (r: EconomicsRow, s: number) => r.reports[s].sessionIdentifierRetention;
+    const lowSession = rows.filter((r) => sess(r, 3) < sess(r, 1) || sess(r, 3) < sess(r, 2));
+    out.push({
+      name: '(info) identifiers of the whole session in the final context, (d) ≥ (b) and (c)',
+      met: lowSession.length === 0,
+      value: lowSession.length === 0 ? `all ${rows.length} managed pairs` : `lower on ${lowSession.map((r) => `${r.session.split('/')[0]}@${r.window / 1000}k ${pct(sess(r, 3))} vs ${pct(sess(r, 1))}/${pct(sess(r, 2))}`).join(', ')}`,
     });
   }
   if (c.extension) out.push({ name: 'no tokenizer rank table loaded at activation', met: !c.extension.rankTableLoadedAtActivation, value: `${c.extension.activationMapSets} Map.set calls (one encoder build: ${c.extension.encoderMapSets})` });
@@ -107,12 +114,12 @@ export function table(c: Collected, source: string, ts: readonly Target[]): stri
   }
   if (c.economics) {
     push(
-      '### Session economics (extractive summarizer; cost: cache hits at 0.1x, summarizer input 1x and output 4x, relative to (a))',
+      '### Session economics (extractive summarizer; cost: prompt-cache hits at 0.1x, summarizer input 1x and output 4x as if a model wrote the summaries, relative to (a))',
       '',
       '(a) no management, unbounded window · (b) truncate oldest units at the window · (c) fold only the overflow at the window · (d) ContextKeeper defaults (collapse, then summaries; 0.8 → 0.5)',
       '',
-      '| session | window | strategy | rewrites | summarizer calls | peak | prompt tokens | vs (a) | cache-aware cost vs (a) | identifiers kept |',
-      '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|',
+      '| session | window | strategy | rewrites | summarizer calls | peak | prompt tokens | vs (a) | cost vs (a) | cost vs (a), extractive free | identifiers of replaced messages kept | of the session kept |',
+      '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     );
     const rows = [...managed(c.economics.rows)];
     for (const m of c.economics.modelRows) {
@@ -121,7 +128,7 @@ export function table(c: Collected, source: string, ts: readonly Target[]): stri
     }
     for (const r of rows) {
       for (const s of r.reports) {
-        push(`| ${r.session}${r.long ? ' (long)' : ''} | ${k(r.window)} | ${s.strategy} | ${s.rewrites} | ${s.summarizerCalls} | ${k(s.peakTokens)}${s.overWindowCalls ? ` (${s.overWindowCalls} calls over)` : ''} | ${k(s.promptTokens)} | ${x(r.promptRatio[s.strategy])} | ${x(r.costRatio[s.strategy])} | ${pct(s.identifierRetention)} |`);
+        push(`| ${r.session}${r.long ? ' (long)' : ''} | ${k(r.window)} | ${s.strategy} | ${s.rewrites} | ${s.summarizerCalls} | ${k(s.peakTokens)}${s.overWindowCalls ? ` (${s.overWindowCalls} calls over)` : ''} | ${k(s.promptTokens)} | ${x(r.promptRatio[s.strategy])} | ${x(r.costRatio[s.strategy])} | ${s.summarizerInputTokens > 0 && s.strategy.includes('model') ? '–' : x(r.agentCostRatio[s.strategy])} | ${s.identifierRetention === null ? '–' : `${pct(s.identifierRetention)} (${s.identifiersReplacedKept}/${s.identifiersReplaced})`} | ${pct(s.sessionIdentifierRetention)} |`);
       }
     }
     const quiet = c.economics.rows.filter((r) => r.reports[0].overWindowCalls === 0).map((r) => `${r.session}@${k(r.window)}`);

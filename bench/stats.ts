@@ -44,6 +44,9 @@ export function interleave(contenders: readonly Contender[], reps: number): Map<
     for (let k = 0; k < contenders.length; k++) {
       const c = contenders[(k + r) % contenders.length];
       c.before?.();
+      // Collect garbage left by the previous contender (when node runs with --expose-gc), so no
+      // contender pays for another's allocations.
+      (globalThis as { gc?: () => void }).gc?.();
       const t0 = nowMs();
       const measured = c.run();
       const ms = typeof measured === 'number' ? measured : nowMs() - t0;

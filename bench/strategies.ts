@@ -47,9 +47,14 @@ export interface StrategyReport {
   summarizerOutputTokens: number;
   /** Cache-aware cost of the agent's requests plus the summarizer's calls. */
   cost: number;
+  /** Cache-aware cost of the agent's requests alone (what an extractive summarizer, which calls no model, adds nothing to). */
+  agentCost: number;
   /** Identifiers of replaced messages still present in the final context (found / total), or null when nothing was replaced. */
   identifierRetention: number | null;
   identifiersReplaced: number;
+  identifiersReplacedKept: number;
+  /** Identifiers of the whole session present in the final context (the same denominator for every strategy). */
+  sessionIdentifierRetention: number;
   finalTokens: number;
 }
 
@@ -106,16 +111,17 @@ function textOf(m: ChatMessage): string {
  * Share of the identifiers of raw messages no longer in `finalItems` (replaced by summaries,
  * collapsed, dropped) that still appear verbatim somewhere in the final context.
  */
-export function identifierRetention(entries: readonly Entry[], finalItems: readonly ContextItem[]): { share: number | null; total: number } {
+export function identifierRetention(entries: readonly Entry[], finalItems: readonly ContextItem[]): { share: number | null; total: number; found: number; session: number } {
   const kept = new Set(finalItems.map((i) => i.message));
-  const replaced = entries.filter((e) => !kept.has(e.message));
-  if (replaced.length === 0) return { share: null, total: 0 };
-  const ids = extractIdentifiers(replaced.map((e) => textOf(e.message)).join('\n'));
-  if (ids.length === 0) return { share: null, total: 0 };
   const finalText = finalItems.map((i) => textOf(i.message)).join('\n');
-  let found = 0;
-  for (const id of ids) if (finalText.includes(id)) found++;
-  return { share: found / ids.length, total: ids.length };
+  const present = (ids: readonly string[]) => ids.reduce((n, id) => n + (finalText.includes(id) ? 1 : 0), 0);
+  const all = extractIdentifiers(entries.map((e) => textOf(e.message)).join('\n'));
+  const session = all.length === 0 ? 1 : present(all) / all.length;
+  const replaced = entries.filter((e) => !kept.has(e.message));
+  const ids = replaced.length === 0 ? [] : extractIdentifiers(replaced.map((e) => textOf(e.message)).join('\n'));
+  if (ids.length === 0) return { share: null, total: 0, found: 0, session };
+  const found = present(ids);
+  return { share: found / ids.length, total: ids.length, found, session };
 }
 
 /** Summarizer input and output tokens of summary checkpoints (model usage when reported). */
@@ -165,8 +171,11 @@ function finish(
     summarizerInputTokens: tokens.input,
     summarizerOutputTokens: tokens.output,
     cost: Math.round(rec.cost + tokens.input + tokens.output * OUTPUT_PRICE),
+    agentCost: Math.round(rec.cost),
     identifierRetention: ret.share,
     identifiersReplaced: ret.total,
+    identifiersReplacedKept: ret.found,
+    sessionIdentifierRetention: ret.session,
     finalTokens: meter.measure(finalItems, tools).total,
   };
 }
