@@ -179,6 +179,14 @@ try {
     await frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 30_000 });
   });
 
+  await check('new agent task from the palette', async () => {
+    await wb.runCommand('ContextKeeper: New Agent Task');
+    await wb.answerInput('Task: quick check from the palette', { titleContains: 'New Agent Task' });
+    await sidebar.frame.locator('.turn.user', { hasText: 'quick check from the palette' }).waitFor({ timeout: 15_000 });
+    await sidebar.frame.locator('.turn.assistant', { hasText: 'notes.md lists the five parts' }).last().waitFor({ timeout: 30_000 });
+    await sidebar.frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 30_000 });
+  });
+
   await check('pin a message from the palette', async () => {
     await wb.runCommand('ContextKeeper: Pin Message');
     const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'user' }).first();
