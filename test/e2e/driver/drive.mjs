@@ -322,20 +322,7 @@ try {
     return `${toast}; ${imported.used} → ${budget.used}`;
   });
 
-  const shared = process.env.SHARED_TRANSCRIPT && path.resolve(process.env.SHARED_TRANSCRIPT);
-  if (shared && fs.existsSync(shared)) {
-    await check('import a recorded session from the shared transcripts', async () => {
-      await wb.runCommand('ContextKeeper: Import Transcript');
-      await wb.answerFileDialog(shared);
-      const toast = await wb.waitToast('imported', 60_000);
-      const budget = await sidebar.waitBudget((b) => b.used > imported.used, 'gauge did not show the recorded session');
-      if (budget.used > 7000) await sidebar.frame.locator('[data-test="over-budget"]').waitFor({ timeout: 5_000 });
-      await wb.clearToasts();
-      await wb.screenshot('09-sidebar-imported-recorded');
-      return `${toast}; gauge ${budget.used} tokens`;
-    });
-  }
-
+  await wb.runCommand('View: Close All Editors').catch(() => {});
   for (const [theme, kind, shot] of [
     ['Light Modern', 'vs', '10-sidebar-light'],
     ['Dark Modern', 'vs-dark', '11-sidebar-dark'],
@@ -355,6 +342,20 @@ try {
     });
   }
 
+  const shared = process.env.SHARED_TRANSCRIPT && path.resolve(process.env.SHARED_TRANSCRIPT);
+  if (shared && fs.existsSync(shared)) {
+    await check('import a recorded session from the shared transcripts', async () => {
+      await wb.runCommand('ContextKeeper: Import Transcript');
+      await wb.answerFileDialog(shared);
+      const toast = await wb.waitToast('imported', 60_000);
+      const budget = await sidebar.waitBudget((b) => b.used > imported.used, 'gauge did not show the recorded session');
+      if (budget.used > 7000) await sidebar.frame.locator('[data-test="over-budget"]').waitFor({ timeout: 5_000 });
+      await wb.clearToasts();
+      await wb.screenshot('12-sidebar-imported-recorded');
+      return `${toast}; gauge ${budget.used} tokens`;
+    });
+  }
+
   await check('webview content security policy holds', async () => {
     const violations = consoleLines.filter((line) => /Refused to (load|apply|execute|connect)|Content Security Policy/i.test(line));
     expect(violations.length === 0, `CSP violations:\n${violations.slice(0, 5).join('\n')}`);
@@ -363,7 +364,7 @@ try {
   await check('show log', async () => {
     await wb.runCommand('ContextKeeper: Show Log');
     await page.locator('.part.panel .view-lines', { hasText: '[info]' }).first().waitFor({ timeout: 15_000 });
-    await wb.screenshot('12-log');
+    await wb.screenshot('13-log');
   });
 } catch (error) {
   if (!(error instanceof Abort)) {
