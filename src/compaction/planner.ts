@@ -7,7 +7,7 @@
  * before a selected run is folded into it when the run is at least as large as the summary.
  */
 import type { ContextItem } from './types';
-import { analyze, type Structure, type Unit } from './structure';
+import { analyze, type Structure } from './structure';
 import { COLLAPSED_RECORD_TOKENS, collapseCandidates } from './collapse';
 
 /**
@@ -69,33 +69,34 @@ export function planCompaction(items: readonly ContextItem[], perItem: readonly 
   const tokensOf = (u: { start: number; end: number }) => prefix[u.end] - prefix[u.start];
 
   const units = shape.units;
-  const tiers: Unit[][] = [[], [], [], []];
-  const historySummaries = units.filter((u) => u.eligible && u.kind === 'summary' && u.region === 'history');
-  const currentSummaries = units.filter((u) => u.eligible && u.kind === 'summary' && u.region === 'current');
-  for (const u of units) {
+  // Units are referred to by position; selection lives in an array indexed by position (object-keyed
+  // maps and sets cost several times more at 100k messages).
+  const tiers: number[][] = [[], [], [], []];
+  const historySummaries: number[] = [];
+  const currentSummaries: number[] = [];
+  for (let k = 0; k < units.length; k++) {
+    const u = units[k];
     if (!u.eligible) continue;
-    if (u.kind === 'turn') tiers[0].push(u);
-    else if (u.kind === 'step') tiers[2].push(u);
+    if (u.kind === 'turn') tiers[0].push(k);
+    else if (u.kind === 'step') tiers[2].push(k);
+    else if (u.kind === 'summary') (u.region === 'history' ? historySummaries : currentSummaries).push(k);
   }
   if (historySummaries.length >= 2) tiers[1] = historySummaries;
   if (currentSummaries.length >= 2) tiers[3] = currentSummaries;
 
-  const selected = new Set<Unit>();
-  const tierOf = new Map<Unit, 1 | 2 | 3 | 4>();
+  /** Tier (1-4) that selected each unit, by position; 0 when not selected. */
+  const tierOf = new Uint8Array(units.length);
   const need = afterCollapse - targetTokens;
   let saved = 0;
   let spanCount = 0;
-  const unitIndex = new Map(units.map((u, k) => [u, k]));
-  const isSelected = (k: number) => k >= 0 && k < units.length && selected.has(units[k]);
+  const isSelected = (k: number) => k >= 0 && k < units.length && tierOf[k] !== 0;
   outer: for (let t = 0; t < 4; t++) {
-    for (const u of tiers[t]) {
+    for (const k of tiers[t]) {
       if (!options.all && saved - spanCount * options.summaryTokens >= need) break outer;
-      const k = unitIndex.get(u)!;
       // A unit joining an existing span adds no new summary; a lone one costs one summary.
       const joins = isSelected(k - 1) || isSelected(k + 1);
-      selected.add(u);
-      tierOf.set(u, (t + 1) as 1 | 2 | 3 | 4);
-      saved += tokensOf(u);
+      tierOf[k] = t + 1;
+      saved += tokensOf(units[k]);
       if (!joins) spanCount++;
     }
   }
@@ -105,21 +106,21 @@ export function planCompaction(items: readonly ContextItem[], perItem: readonly 
   for (let k = 1; k < units.length; k++) {
     const u = units[k];
     const prev = units[k - 1];
-    if (!selected.has(u) || selected.has(prev) || !prev.eligible || prev.kind !== 'summary') continue;
+    if (tierOf[k] === 0 || tierOf[k - 1] !== 0 || !prev.eligible || prev.kind !== 'summary') continue;
     let end = k;
-    while (end + 1 < units.length && selected.has(units[end + 1]) && units[end + 1].start === units[end].end) end++;
+    while (end + 1 < units.length && tierOf[end + 1] !== 0 && units[end + 1].start === units[end].end) end++;
     if (prefix[units[end].end] - prefix[u.start] >= tokensOf(prev)) {
-      selected.add(prev);
-      tierOf.set(prev, tierOf.get(u)!);
+      tierOf[k - 1] = tierOf[k];
     }
   }
   const spans: Span[] = [];
   for (let k = 0; k < units.length; k++) {
-    if (!selected.has(units[k])) continue;
+    if (tierOf[k] === 0) continue;
     const first = units[k];
+    const tier = tierOf[k] as 1 | 2 | 3 | 4;
     let last = first;
-    while (k + 1 < units.length && selected.has(units[k + 1]) && units[k + 1].start === last.end) last = units[++k];
-    const span = { start: first.start, end: last.end, tier: tierOf.get(first)!, tokens: 0 };
+    while (k + 1 < units.length && tierOf[k + 1] !== 0 && units[k + 1].start === last.end) last = units[++k];
+    const span = { start: first.start, end: last.end, tier, tokens: 0 };
     span.tokens = tokensOf(span);
     // A span that is only one summary would be rewritten into itself; a tiny one cannot shrink.
     if (!(span.end - span.start === 1 && items[span.start].kind === 'summary') && span.tokens >= MIN_SPAN_TOKENS) spans.push(span);
