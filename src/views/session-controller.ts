@@ -239,10 +239,12 @@ export class SessionController implements vscode.Disposable {
       apiKey: await this.keys.get(),
       sessionId: this.memento.get<string>(SESSION_KEY),
     });
-    this.attach(service);
     await this.memento.update(SESSION_KEY, service.sessionId);
+    // Attached last and synchronously: nobody sees a service that is still being set up.
+    this.attach(service);
     this.log.info(`Context service ready (session ${service.sessionId}).`);
     this._onDidChange.fire();
+    if (this.rebuildPending) void this.rebuild('settings changed while opening');
     return service;
   }
 
@@ -304,6 +306,8 @@ export class SessionController implements vscode.Disposable {
 
   private requestRebuild(reason: string): void {
     if (!this.service) {
+      // A service being opened was built from the old settings: rebuild it once it is there.
+      if (this.opening) this.rebuildPending = true;
       this._onDidChange.fire();
       return;
     }
@@ -317,6 +321,8 @@ export class SessionController implements vscode.Disposable {
 
   private async rebuild(reason: string, force = false): Promise<void> {
     this.rebuildPending = false;
+    // Let an open in flight finish first, so `ensure()` below cannot hand out the old instance.
+    if (this.opening) await this.opening.catch(() => undefined);
     if (!this.service && !force) return;
     this.log.info(`Reloading the context service (${reason}).`);
     this.detach();
