@@ -52,10 +52,25 @@ export function recountingPlan(items: readonly ContextItem[], perItem: readonly 
   return selected;
 }
 
+/**
+ * Control: allocates `count` small objects kept in an array, as `analyze` does for units. Its time
+ * per object grows with the count because of the JavaScript engine's garbage collector, not the
+ * algorithm, and shows that part of any growth exponent.
+ */
+function allocationControl(count: number): number {
+  const kept: Array<{ start: number; end: number; kind: string; eligible: boolean }> = [];
+  for (let i = 0; i < count; i++) kept.push({ start: i, end: i + 1, kind: 'turn', eligible: true });
+  return kept.length;
+}
+
 /** One size. Times in milliseconds (medians). */
 export interface PlannerRow {
   messages: number;
+  /** Units (history turns, steps, summaries) in the context. */
+  units: number;
   plannerMs: number;
+  /** {@link allocationControl} for as many objects as there are units. */
+  controlMs: number;
   baselineMs: number;
   /** True when the baseline time is extrapolated from the smaller sizes, not measured. */
   baselineExtrapolated: boolean;
@@ -67,6 +82,7 @@ export interface PlannerResult {
   /** Growth exponents between consecutive sizes (1 linear, 2 quadratic). */
   plannerExponents: number[];
   baselineExponents: number[];
+  controlExponents: number[];
   /** planCompaction with the collapse tier on, at the largest size, in milliseconds. */
   plannerWithCollapseMs: number;
 }
@@ -88,11 +104,17 @@ export function benchPlanner(sizes: readonly number[], reps: number, maxBaseline
     }
     const extrapolate = predicted > maxBaselineMs;
     const r = n >= 100_000 ? Math.max(3, Math.ceil(reps / 3)) : reps;
-    const contenders = [{ name: 'planner', run: () => void planCompaction(items, perItem, total, target, options) }];
+    const units = analyze(items, 1).units.length;
+    const contenders = [
+      { name: 'planner', run: () => void planCompaction(items, perItem, total, target, options) },
+      { name: 'control', run: () => void allocationControl(units) },
+    ];
     if (!extrapolate && !(n >= 100_000 && predicted * r > maxBaselineMs)) {
       contenders.push({ name: 'baseline', run: () => void recountingPlan(items, perItem, target, SUMMARY) });
     }
-    const times = interleave(contenders, r);
+    // Steady state: no forced collection between runs (see InterleaveOptions.gc); one warm-up run
+    // except for a baseline too slow to repeat.
+    const times = interleave(contenders, r, { gc: false, warmup: contenders.length > 2 && predicted * 2 > maxBaselineMs ? 0 : 1 });
     let baselineMs = times.has('baseline') ? median(times.get('baseline')!) : NaN;
     let extrapolated = false;
     if (Number.isNaN(baselineMs)) {
@@ -106,12 +128,12 @@ export function benchPlanner(sizes: readonly number[], reps: number, maxBaseline
         extrapolated = true;
       }
     }
-    rows.push({ messages: n, plannerMs: sig(median(times.get('planner')!)), baselineMs: sig(baselineMs), baselineExtrapolated: extrapolated });
+    rows.push({ messages: n, units, plannerMs: sig(median(times.get('planner')!)), controlMs: sig(median(times.get('control')!)), baselineMs: sig(baselineMs), baselineExtrapolated: extrapolated });
     if (n === sizes[sizes.length - 1]) {
-      const t = interleave([{ name: 'c', run: () => void planCompaction(items, perItem, total, target, { keepRecentSteps: 1, summaryTokens: SUMMARY }) }], r);
+      const t = interleave([{ name: 'c', run: () => void planCompaction(items, perItem, total, target, { keepRecentSteps: 1, summaryTokens: SUMMARY }) }], r, { gc: false });
       withCollapse = sig(median(t.get('c')!));
     }
   }
-  const exps = (key: 'plannerMs' | 'baselineMs') => rows.slice(1).map((row, k) => sig(growthExponent(rows[k].messages, rows[k][key], row.messages, row[key]), 2));
-  return { rows, plannerExponents: exps('plannerMs'), baselineExponents: exps('baselineMs'), plannerWithCollapseMs: withCollapse };
+  const exps = (key: 'plannerMs' | 'baselineMs' | 'controlMs') => rows.slice(1).map((row, k) => sig(growthExponent(rows[k].messages, rows[k][key], row.messages, row[key]), 2));
+  return { rows, plannerExponents: exps('plannerMs'), baselineExponents: exps('baselineMs'), controlExponents: exps('controlMs'), plannerWithCollapseMs: withCollapse };
 }

@@ -34,19 +34,36 @@ export interface Contender {
   before?: () => void;
 }
 
+/** Options of {@link interleave}. */
+export interface InterleaveOptions {
+  /** Untimed runs of each contender first (JIT warm-up). Default 1. */
+  warmup?: number;
+  /**
+   * Collect garbage before each timed run (needs node --expose-gc), so no contender pays for
+   * another's allocations. Default true. Off for allocation-heavy code measured in steady state:
+   * a full collection also shrinks the young generation, which makes the next run slower.
+   */
+  gc?: boolean;
+}
+
 /**
  * Runs each contender `reps` times, round-robin with the order rotated every round, and returns
  * the milliseconds of every run per contender name.
  */
-export function interleave(contenders: readonly Contender[], reps: number): Map<string, number[]> {
+export function interleave(contenders: readonly Contender[], reps: number, options: InterleaveOptions = {}): Map<string, number[]> {
   const out = new Map<string, number[]>(contenders.map((c) => [c.name, []]));
+  for (let w = 0; w < (options.warmup ?? 1); w++) {
+    for (const c of contenders) {
+      c.before?.();
+      c.run();
+    }
+  }
+  const gc = options.gc === false ? undefined : (globalThis as { gc?: () => void }).gc;
   for (let r = 0; r < reps; r++) {
     for (let k = 0; k < contenders.length; k++) {
       const c = contenders[(k + r) % contenders.length];
       c.before?.();
-      // Collect garbage left by the previous contender (when node runs with --expose-gc), so no
-      // contender pays for another's allocations.
-      (globalThis as { gc?: () => void }).gc?.();
+      gc?.();
       const t0 = nowMs();
       const measured = c.run();
       const ms = typeof measured === 'number' ? measured : nowMs() - t0;
