@@ -5,15 +5,30 @@
 import { Command, CommanderError, Option } from 'commander';
 import { compactCommand, meterCommand, replayCommand, type BudgetOptions } from './cli/commands';
 import { parseCount, parseFraction, parseTokens } from './cli/options';
+import { version as VERSION } from '../package.json';
 
-const out = (line: string) => process.stdout.write(line + '\n');
+/** The smallest window the tool accepts, in tokens: below it no summary can fit beside a request. */
+const MIN_WINDOW = 1000;
+
+/** Hides credentials that an endpoint URL may carry (`https://user:secret@host`). */
+export function redact(text: string): string {
+  return text.replace(/(\/\/)[^/@\s:]+:[^/@\s]+@/g, '$1***@');
+}
+
+const out = (line: string) => process.stdout.write(redact(line) + '\n');
+
+// `context-keeper … | head` closes the pipe early: stop quietly instead of a stack trace.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
 
 function budgetOptions(cmd: Command): Command {
   return cmd
     .requiredOption('--window <tokens>', 'the model context window, in tokens (e.g. 32000 or 32k)', parseTokens)
     .option('--at <fraction>', 'compact when prompt tokens reach this fraction of the budget', parseFraction, 0.8)
     .option('--to <fraction>', 'compact down to this fraction of the budget', parseFraction, 0.5)
-    .option('--reserve <tokens>', 'output tokens reserved for the reply (the budget is window minus this)', parseTokens)
+    .option('--reserve <tokens>', 'output tokens reserved for the reply; the budget is the window minus this (default 0: recordings are measured against the whole window)', parseTokens)
     .option('--keep-steps <n>', 'newest agent steps never summarized', parseCount, 1)
     .addOption(new Option('--summarizer <name>', 'who writes summaries').choices(['extractive', 'openai']).default('extractive'))
     .option('--base-url <url>', 'OpenAI-compatible endpoint for --summarizer openai (key from OPENAI_API_KEY or CONTEXT_KEEPER_API_KEY)')
@@ -29,7 +44,8 @@ export function program(): Command {
   const p = new Command('context-keeper')
     .description('Meter, compact and replay coding-agent transcripts (Claude Code, Codex, Cline, OpenHands, SWE-agent, Aider, OpenAI chat).')
     .exitOverride()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+    .version(VERSION)
+    .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error: ') ? `context-keeper: ${s.slice(7)}` : s) });
   p.command('meter')
     .description('count the tokens of a recorded session by category')
     .argument('<file>', 'recorded transcript')
@@ -44,15 +60,32 @@ export function program(): Command {
       .option('--out <file>', 'write the compacted conversation as JSON'),
   )
     .exitOverride()
-    .action((file: string, o: BudgetOptions & { out?: string }) => compactCommand(file, o, out));
+    .action((file: string, o: BudgetOptions & { out?: string }) => (checkBudgetOptions(o), compactCommand(file, o, out)));
   budgetOptions(
     p.command('replay')
       .description('play the recording message by message, compacting automatically as the agent would have')
       .argument('<file>', 'recorded transcript'),
   )
     .exitOverride()
-    .action((file: string, o: BudgetOptions) => replayCommand(file, o, out));
+    .action((file: string, o: BudgetOptions) => (checkBudgetOptions(o), replayCommand(file, o, out)));
   return p;
+}
+
+/** One line for an error: file-system errors name the file and say what went wrong. */
+function describeError(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  if (e?.code && e.path) {
+    const what = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'it is a directory' : e.code === 'EACCES' ? 'permission denied' : e.code;
+    return `cannot read ${e.path}: ${what}`;
+  }
+  return e?.message ?? String(err);
+}
+
+/** Checks options that depend on each other; throws Error naming them. */
+function checkBudgetOptions(o: BudgetOptions): void {
+  if (o.to >= o.at) throw new Error(`--to (${o.to}) must be below --at (${o.at}), or every model call would compact again`);
+  if (o.window < MIN_WINDOW) throw new Error(`--window ${o.window} is too small: at least ${MIN_WINDOW} tokens`);
+  if (o.reserve !== undefined && o.reserve >= o.window) throw new Error(`--reserve (${o.reserve}) must be below --window (${o.window})`);
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -64,9 +97,7 @@ async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode === 0 ? 0 : 2;
       return;
     }
-    const e = err as NodeJS.ErrnoException;
-    const msg = e?.code === 'ENOENT' ? `cannot read ${e.path}: no such file` : (e?.message ?? String(err));
-    process.stderr.write(`context-keeper: ${msg.split('\n')[0]}\n`);
+    process.stderr.write(`context-keeper: ${redact(describeError(err)).split('\n')[0]}\n`);
     process.exitCode = 2;
   }
 }

@@ -61,16 +61,17 @@ export async function meterCommand(file: string, o: { model?: string; json?: boo
     byCategory: m.breakdown,
     importedCompactions: s.importCheckpoints.length,
     skipped: s.transcript.skipped,
-    warnings: s.warnings.length,
+    warnings: s.warnings,
   };
   if (o.json) return out(JSON.stringify(report, null, 2));
-  out(`${path.basename(file)}: ${report.format}, model ${report.model} (encoding ${report.encoding})`);
+  out(`${path.basename(file)}: ${report.format}, ${s.transcript.model || o.model ? `model ${report.model}` : `model not recorded (counting as ${report.model})`}, encoding ${report.encoding}`);
   out(`messages ${report.messages} (${report.activeMessages} in the active context), tool calls ${report.toolCalls}, tool results ${report.toolResults}, images ${report.images}`);
   out(`prompt tokens ${m.total}${s.importCheckpoints.length ? ` after the recording's ${s.importCheckpoints.length} own compaction(s); ${rawTotal} with every message` : ''}`);
   for (const [k, v] of Object.entries(m.breakdown)) out(`  ${k.padEnd(12)} ${String(v).padStart(9)}`);
   const skipped = Object.entries(s.transcript.skipped);
   if (skipped.length) out(`skipped records: ${skipped.map(([k, v]) => `${k} ${v}`).join(', ')}`);
-  if (s.warnings.length) out(`${s.warnings.length} warning(s); first: ${s.warnings[0]}`);
+  for (const w of s.warnings.slice(0, 10)) out(`warning: ${w}`);
+  if (s.warnings.length > 10) out(`… ${s.warnings.length - 10} more warnings (--json lists all)`);
 }
 
 function checkpointJson(c: Checkpoint) {
@@ -79,6 +80,7 @@ function checkpointJson(c: Checkpoint) {
 
 /** `compact FILE --window N`: a manual compaction of the conversation as it stands at the end of FILE. */
 export async function compactCommand(file: string, o: BudgetOptions & { out?: string }, out: Out): Promise<void> {
+  if (o.out && sameFile(o.out, file)) throw new Error(`--out ${o.out} is the input file; the recording is never overwritten`);
   const s = await loadSession(file, o.model);
   const budget = budgetOf(o);
   const th = thresholds(budget);
@@ -103,18 +105,21 @@ export async function compactCommand(file: string, o: BudgetOptions & { out?: st
     checkpoints: checkpoints.map(checkpointJson),
     rawCount: s.entries.length,
   };
-  if (o.out) writeJsonAtomically(o.out, doc);
-  if (result.error) process.exitCode = 1;
+  // A failed compaction writes nothing: a script that checks for the file must not get the input back.
+  if (o.out && !result.error) writeJsonAtomically(o.out, doc);
+  const fits = result.tokensAfter <= th.inputBudget;
+  if (result.error || !fits) process.exitCode = 1;
   if (o.json) {
-    out(JSON.stringify({ applied: result.applied, reason: result.reason, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter, target: th.targetTokens, checkpoints: result.checkpoints.map(checkpointJson), violations, out: o.out }, null, 2));
+    out(JSON.stringify({ applied: result.applied, outcome: result.outcome, fits, inputBudget: th.inputBudget, reason: result.reason, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter, target: th.targetTokens, checkpoints: result.checkpoints.map(checkpointJson), violations, out: o.out }, null, 2));
     return;
   }
   out(`${path.basename(file)}: ${doc.format}, ${doc.rawCount} messages, window ${kTokens(o.window)} (target ${kTokens(th.targetTokens)})`);
   out(result.applied ? `compacted: ${result.tokensBefore} → ${result.tokensAfter} tokens` : `nothing changed: ${result.reason}`);
   for (const c of result.checkpoints) out(`  checkpoint ${c.id} ${c.strategy}: ${c.replacedIds.length} messages, ${c.tokensBefore} → ${c.tokensAfter} tokens${c.dropped ? `, ${c.dropped} dropped without summary` : ''}`);
   if (s.importCheckpoints.length) out(`  (${s.importCheckpoints.length} compaction(s) recorded in the file became import checkpoints)`);
+  if (!fits) out(`does not fit: ${result.tokensAfter} tokens remain against a budget of ${th.inputBudget}; ${fixedNote(s)}`);
   if (violations.length) out(`invariant violations: ${violations.length}; first: ${violations[0].message}`);
-  if (o.out) out(`wrote ${o.out}`);
+  if (o.out && !result.error) out(`wrote ${o.out}`);
 }
 
 /** `replay FILE --window N`: plays the recording as if the agent were running. */
@@ -135,6 +140,7 @@ export async function replayCommand(file: string, o: BudgetOptions, out: Out): P
     onCompaction: o.json ? undefined : (cps, before, after) => out(`  compaction: ${before} → ${after} tokens (${cps.map((c) => `${c.strategy} of ${c.replacedIds.length} messages`).join(', ')})`),
   });
   const saved = report.promptTokensUnmanaged - report.promptTokens;
+  const fits = report.peakTokens <= th.inputBudget;
   const summary = {
     file,
     format: s.transcript.format,
@@ -149,20 +155,44 @@ export async function replayCommand(file: string, o: BudgetOptions, out: Out): P
     promptTokensSaved: saved,
     finalTokens: report.finalTokens,
     invariantViolations: report.violations.length,
+    fits,
     errors: report.errors,
   };
-  if (report.violations.length) process.exitCode = 1;
+  if (report.violations.length || report.failedCompactions || !fits) process.exitCode = 1;
   if (o.json) return out(JSON.stringify(summary, null, 2));
   out(`model calls ${report.modelCalls}, compactions ${report.compactions}${report.failedCompactions ? ` (${report.failedCompactions} failed)` : ''}, summarizer calls ${report.summarizerCalls}`);
   out(`peak ${report.peakTokens} tokens, final ${report.finalTokens} tokens`);
   out(`prompt tokens over all calls: ${report.promptTokens} with compaction, ${report.promptTokensUnmanaged} without (${report.promptTokensUnmanaged ? Math.round((saved / report.promptTokensUnmanaged) * 100) : 0}% saved)`);
+  if (!fits) out(`does not fit: the peak of ${report.peakTokens} tokens is over the budget of ${th.inputBudget}; ${fixedNote(s)}`);
   out(`invariant violations: ${report.violations.length}${report.violations.length ? `; first: ${report.violations[0].message}` : ''}`);
   for (const e of report.errors.slice(0, 5)) out(`error: ${e}`);
+}
+
+function sameFile(a: string, b: string): boolean {
+  const real = (p: string) => {
+    try {
+      return fs.realpathSync(p);
+    } catch {
+      return path.resolve(p);
+    }
+  };
+  return real(a) === real(b);
+}
+
+/** Names what the compaction may not touch, for a result that does not fit. */
+function fixedNote(s: LoadedSession): string {
+  const m = s.meter.measure(s.items, s.transcript.tools);
+  return `the system prompt and tool schemas alone hold ${m.breakdown.system + m.breakdown.tools} tokens, and the latest request and newest steps are never summarized`;
 }
 
 /** Writes JSON through a temporary file and a rename, so a reader never sees half a file. */
 function writeJsonAtomically(file: string, value: unknown): void {
   const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(value, null, 2) + '\n');
-  fs.renameSync(tmp, file);
+  try {
+    fs.writeFileSync(tmp, JSON.stringify(value, null, 2) + '\n');
+    fs.renameSync(tmp, file);
+  } catch (err) {
+    fs.rmSync(tmp, { force: true });
+    throw new Error(`cannot write ${file}: ${(err as NodeJS.ErrnoException).code === 'EISDIR' ? 'it is a directory' : (err as Error).message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '')}`);
+  }
 }

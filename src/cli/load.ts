@@ -2,6 +2,7 @@
  * Loads a recorded transcript for the command-line tool: import, pairing repair, and the
  * recording agent's own compactions applied as `import` checkpoints.
  */
+import fs from 'node:fs';
 import { importTranscript } from '../transcripts';
 import type { ImportedTranscript } from '../transcripts/types';
 import type { Checkpoint, ContextItem, Entry } from '../compaction/types';
@@ -25,8 +26,10 @@ export interface LoadedSession {
 
 /** Reads `file`. Throws TranscriptError (file, line, field) for malformed input. */
 export async function loadSession(file: string, model?: string): Promise<LoadedSession> {
+  if (fs.statSync(file).isDirectory()) throw new Error(`${file} is a directory; give a transcript file`);
   const transcript = await importTranscript(file);
-  const repaired = repairToolPairing(transcript.entries);
+  // A recording that ended on a tool call gets a placeholder result, so the output is sendable.
+  const repaired = repairToolPairing(transcript.entries, { closeTrailing: true });
   const chosen = model ?? transcript.model ?? 'gpt-4o';
   const meter = new TokenMeter({ model: chosen });
   const applied = applyRecordedCompactions(itemsFromEntries(repaired.entries), transcript.compactions, meter, transcript.tools);

@@ -141,7 +141,11 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     checkpoints.push(cp);
   }
 
-  for (const span of plan.spans) {
+  // The plan's summary sizes are estimates: once the real summaries reach the target, later spans
+  // (newer history) stay as they are, which saves summarizer calls and keeps more detail.
+  let work: ContextItem[] = checkpoints.reduce((acc, cp) => applyCheckpoint(acc, cp), [...items]);
+  for (const [k, span] of plan.spans.entries()) {
+    if (k > 0 && !options.all && meter.measure(work, tools).total <= th.targetTokens) break;
     if (options.signal?.aborted) return notApplied(items, before, 'failed', 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
     const spanItems = items.slice(span.start, span.end);
     const userRequests = spanItems.filter(isRealUserMessage).map((i) => contentText(i.message));
@@ -198,6 +202,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
       return notApplied(items, before, 'failed', `compaction failed, context unchanged: ${e.message}`, e);
     }
     checkpoints.push(cp);
+    work = applyCheckpoint(work, cp);
   }
 
   if (clips.length > 0) {

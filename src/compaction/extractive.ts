@@ -5,7 +5,7 @@
  */
 import type { ContextItem, Summarizer, SummaryRequest, SummaryResult } from './types';
 import { SummarizerError } from './types';
-import { contentText, errorLines, keyArguments, looksLikeError, toolCallsOf } from './text';
+import { contentText, errorLines, isToolOutputText, keyArguments, looksLikeError, toolCallsOf, userWrittenText } from './text';
 
 /** Section headings shared by every summarizer's notes. */
 export const SECTIONS = {
@@ -15,18 +15,30 @@ export const SECTIONS = {
   state: '## Latest state',
   identifiers: '## Identifiers',
   unresolved: '## Unresolved and next step',
+  earlier: '## Earlier summary',
 } as const;
 
 const CONSTRAINT = /\b(must|never|always|do not|don't|dont|should not|shouldn't|only|avoid|prefer|instead of|make sure|required?|no longer)\b/i;
-const TASK_LIST_TOOL = /todo|task_?list|task_?tracker|plan/i;
+const TASK_LIST_TOOL = /todo|task_?list|task_?tracker|update_plan/i;
 /** Tools that run commands, and commands that verify work (tests, builds, type checks, linters). */
 const COMMAND_TOOL = /bash|shell|command|exec|terminal|run|python|test/i;
 const VERIFY = /\b(pytest|jest|vitest|mocha|tox|(npm|pnpm|yarn|bun) (run )?(test|build|lint|typecheck|check)|cargo (test|build|check|clippy)|go (test|build|vet)|tsc|eslint|ruff|mypy|make( \w+)?|mvn|gradle|dotnet (test|build)|phpunit|rspec)\b/;
 const EDIT_TOOL = /write|edit|replace|patch|create|apply|str_replace/i;
 
+/** One line of at most `max` characters (quotes must not bring their own headings or lists along). */
 function clip(s: string, max: number): string {
-  const t = s.trim();
+  const t = s.replace(/\s+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+/** Replies that are not requests (confirmations at a prompt, leaving the tool). */
+const TRIVIAL = /^(y|n|yes|no|ok|okay|exit|quit|continue|go on|<blank>|\/\w+.*)$/i;
+/** Notices an agent harness writes into the user role (Cline, Claude Code), not the user's words. */
+const HARNESS = /^(\[ERROR\]|\[Request interrupted|\[TASK RESUMPTION\]|# TODO LIST|# task_progress|Files attached by the user: # task_progress|The user has provided feedback on the results)/i;
+/** A line that reads as prose a person wrote (not code, a listing, a heading or tool output). */
+function isProse(line: string): boolean {
+  const t = line.trim();
+  return t.length > 8 && t.length < 300 && /^[\p{L}"'(]/u.test(t) && !/^\d+\t/.test(t) && !/[│┌└├]/.test(t) && /\s/.test(t);
 }
 
 /** Splits earlier notes into their sections (lines under each `## ` heading). */
@@ -66,6 +78,7 @@ export class ExtractiveSummarizer implements Summarizer {
     const state: string[] = [];
     const unresolved: string[] = [];
     const errors: string[] = [];
+    const earlier: string[] = [];
     const calls = new Map<string, { name: string; arguments: string }>();
     const outcomes = new Map<string, { ok: boolean; text: string }>();
     let lastAssistant = '';
@@ -76,20 +89,34 @@ export class ExtractiveSummarizer implements Summarizer {
       const m = it.message;
       if (it.kind === 'summary') {
         // Fold earlier notes in: constraints verbatim, the rest condensed.
-        const sec = parseSections(contentText(m));
+        const body = contentText(m);
+        const sec = parseSections(body);
+        const ours = [SECTIONS.constraints, SECTIONS.objective, SECTIONS.completed].some((h) => sec.has(h));
+        if (!ours) {
+          // A summary in another shape (written by a recording agent): keep its opening, whole lines.
+          earlier.push(...body.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('[Summary of')).slice(0, 40).map((l) => `> ${clip(l, 300)}`));
+          continue;
+        }
         for (const l of sec.get(SECTIONS.constraints) ?? []) if (!constraints.includes(l)) constraints.push(l);
         for (const l of sec.get(SECTIONS.objective) ?? []) if (!objective.includes(l)) objective.push(l);
         for (const l of sec.get(SECTIONS.completed) ?? []) completed.push(l);
+        for (const l of sec.get(SECTIONS.earlier) ?? []) earlier.push(l);
         continue;
       }
       const text = contentText(m);
       if (m.role === 'user') {
-        const t = text.trim();
-        if (!t) continue;
-        objective.push(`- Earlier request: "${clip(t.split('\n').filter(Boolean).slice(0, 6).join(' '), 400)}"`);
+        if (isToolOutputText(text)) {
+          // Tool output carried in a user message (SWE-agent observations, Cline results).
+          for (const e of errorLines(text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ''), 2)) if (!errors.includes(`- ${e}`)) errors.push(`- ${e}`);
+          continue;
+        }
+        const t = userWrittenText(text);
+        if (!t || TRIVIAL.test(t) || HARNESS.test(t)) continue;
+        const request = `- Earlier request: "${clip(t.split('\n').filter(Boolean).slice(0, 6).join(' '), 400)}"`;
+        if (!objective.includes(request)) objective.push(request);
         for (const sentence of t.split(/(?<=[.!?])\s+|\n+/)) {
-          if (sentence.length > 8 && sentence.length < 300 && CONSTRAINT.test(sentence)) {
-            const line = `- User: "${sentence.trim()}"`;
+          if (isProse(sentence) && CONSTRAINT.test(sentence)) {
+            const line = `- User: "${clip(sentence, 300)}"`;
             if (!constraints.includes(line)) constraints.push(line);
           }
         }
@@ -97,7 +124,7 @@ export class ExtractiveSummarizer implements Summarizer {
         if (text.trim()) lastAssistant = text.trim();
         for (const c of toolCallsOf(m)) {
           calls.set(c.id, c);
-          if (TASK_LIST_TOOL.test(c.name)) lastTaskList = `${c.name} ${c.arguments}`;
+          if (TASK_LIST_TOOL.test(c.name)) lastTaskList = `${c.name} ${c.arguments.length > 2000 ? `${c.arguments.slice(0, 1999)}…` : c.arguments}`;
         }
       } else if (m.role === 'tool') {
         const id = (m as { tool_call_id?: string }).tool_call_id ?? '';
@@ -127,6 +154,8 @@ export class ExtractiveSummarizer implements Summarizer {
     if (lastVerify) state.push(`- Latest verification: ${lastVerify}`);
     unresolved.push(...failedOpen.values());
     if (lastAssistant) unresolved.push(`- Last assistant message in this span: "${clip(lastAssistant, 500)}"`);
+    // Constraints: the first ones usually set the rules, the latest ones refine them.
+    if (constraints.length > 12) constraints.splice(4, constraints.length - 12);
     // Many requests (long sessions): the first ones state the goal, the last ones the current work.
     if (objective.length > 10) objective.splice(3, objective.length - 10, `- … ${objective.length - 10} more requests in between`);
     if (focus) objective.unshift(`- Focus requested for this summary: ${clip(focus, 200)}`);
@@ -138,14 +167,17 @@ export class ExtractiveSummarizer implements Summarizer {
       [SECTIONS.completed, completed, 5],
       [SECTIONS.state, [...state, ...errors.map((e) => e.replace(/^- /, '- Error seen: '))], 3],
       [SECTIONS.unresolved, unresolved, 4],
+      [SECTIONS.earlier, earlier, 3],
     ];
     const render = () => sections.filter(([, lines]) => lines.length > 0).map(([h, lines]) => `${h}\n${lines.join('\n')}`).join('\n\n');
     let out = render();
     // Trim: drop oldest lines of the least important non-empty section until it fits.
     let guard = 0;
+    const size = (lines: string[]) => lines.reduce((n, l) => n + l.length, 0);
     while (this.countText(out) > maxTokens && guard++ < 10_000) {
-      const victim = [...sections].filter(([, l]) => l.length > 0).sort((a, b) => b[2] - a[2])[0];
-      if (!victim) break;
+      // Shrink the largest section first (constraints last), so no section is wiped out by another.
+      const victim = [...sections].filter(([, l, p]) => l.length > 0 && p > 1).sort((a, b) => size(b[1]) - size(a[1]))[0] ?? sections[1];
+      if (victim[1].length === 0) break;
       // Drop in halves when far over, one line when close: keeps this loop short on huge spans.
       const over = this.countText(out) / maxTokens;
       const n = over > 2 ? Math.max(1, Math.floor(victim[1].length / 2)) : 1;

@@ -21,11 +21,13 @@ export interface PairingRepair {
 }
 
 /**
- * Adds a tool result for each tool call not answered before the next non-tool message (except
- * calls of the final assistant message, which may still be waiting), and turns tool messages that
- * answer no open call into user messages. Entries are otherwise returned as they are.
+ * Adds a tool result for each tool call not answered before the next non-tool message, and turns
+ * tool messages that answer no open call into user messages. Calls of the final assistant message
+ * may still be waiting for their results (an approval pending) and are left open unless
+ * `closeTrailing` is set (a recording that ended there: its request must be sendable as it is).
+ * Entries are otherwise returned as they are.
  */
-export function repairToolPairing(entries: readonly Entry[]): PairingRepair {
+export function repairToolPairing(entries: readonly Entry[], options: { closeTrailing?: boolean } = {}): PairingRepair {
   const out: Entry[] = [];
   const warnings: string[] = [];
   let addedResults = 0;
@@ -64,5 +66,6 @@ export function repairToolPairing(entries: readonly Entry[]): PairingRepair {
       openEntry = e;
     }
   }
+  if (options.closeTrailing) closeOpen();
   return { entries: out, warnings, addedResults, orphanResults };
 }

@@ -39,7 +39,11 @@ const ERROR_LINE = /\b(error|exception|traceback|failed|failure|fatal|panic|cann
 /** True when a tool result reads as a failure (first lines mention an error or a non-zero exit). */
 export function looksLikeError(text: string): boolean {
   const head = text.slice(0, 400);
-  return /^\s*(error|failed|fatal|traceback)/i.test(head) || /exit(ed)? (with )?code [1-9]|"exit_code":\s*[1-9]|is_error|Process exited with code [1-9]/i.test(head);
+  return (
+    /^\s*(error|failed|fatal|traceback)/i.test(head) ||
+    /exit(ed)? (with )?code [1-9]|"exit_code":\s*[1-9]|is_error|Process exited with code [1-9]/i.test(head) ||
+    /error TS\d+|npm ERR!|npm error code|^ERROR:|Traceback \(most recent call last\)|\bFAILED\b|\d+ failed\b(?!, 0)|panicked at/m.test(text.slice(0, 4000).replace(/\b0 failed\b/g, ''))
+  );
 }
 
 /** Lines of `text` that report errors, deduplicated, at most `max`, each at most 240 characters. */
@@ -55,8 +59,13 @@ export function errorLines(text: string, max = 5): string[] {
   return out;
 }
 
-/** A short form of tool-call arguments: the JSON's key string values, at most `max` characters. */
-export function keyArguments(args: string, max = 120): string {
+const WHOLE_KEYS = /path|file|dir|folder|command|cmd|url|uri|pattern|glob|query/i;
+
+/**
+ * A short form of tool-call arguments: the JSON's scalar values as `key=value`, paths and commands
+ * whole (up to 240 characters each), other values cut to 60; at most `max` characters in all.
+ */
+export function keyArguments(args: string, max = 320): string {
   let s = args;
   try {
     const obj = JSON.parse(args) as unknown;
@@ -65,7 +74,9 @@ export function keyArguments(args: string, max = 120): string {
       for (const [k, v] of Object.entries(obj as Record<string, unknown>)) {
         if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') {
           const sv = String(v).replace(/\s+/g, ' ');
-          pairs.push(`${k}=${sv.length > 60 ? sv.slice(0, 57) + '…' : sv}`);
+          // Paths and commands stay whole (an agent must know which file it touched); other values are cut.
+          const limit = WHOLE_KEYS.test(k) ? 240 : 60;
+          pairs.push(`${k}=${sv.length > limit ? sv.slice(0, limit - 3) + '…' : sv}`);
         }
       }
       s = pairs.join(' ');
@@ -75,4 +86,35 @@ export function keyArguments(args: string, max = 120): string {
   }
   s = s.replace(/\s+/g, ' ').trim();
   return s.length > max ? s.slice(0, max - 1) + '…' : s;
+}
+
+/** ANSI terminal escape sequences (colours in captured command output). */
+const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
+/** Blocks that agent harnesses inject into user messages (environment details, reminders, IDE state). */
+const INJECTED_BLOCK = /<(environment_details|system-reminder|system_reminder|ide_opened_file|ide_selection|local-command-stdout|command-message|command-name|explicit_instructions)(?:\s[^>]*)?>[\s\S]*?<\/\1>/gi;
+/** Wrapping tags around what the user wrote (`<task>`, `<feedback>`, `<user_message>`): the text stays. */
+const WRAPPER_TAG = /<\/?(task|feedback|user_message|answer|query)>/gi;
+
+/**
+ * What the user actually wrote in a user message: injected tagged blocks, ANSI codes and
+ * automated notices removed. Empty when nothing is left.
+ */
+export function userWrittenText(text: string): string {
+  return text
+    .replace(INJECTED_BLOCK, ' ')
+    .replace(WRAPPER_TAG, ' ')
+    .replace(ANSI, '')
+    .split('\n')
+    .filter((l) => !/automated message|do not respond to it conversationally/i.test(l))
+    .join('\n')
+    .trim();
+}
+
+/**
+ * True when a user message carries tool or environment output rather than a request: SWE-agent
+ * observations, Cline's `[tool] Result:` blocks, terminal output.
+ */
+export function isToolOutputText(text: string): boolean {
+  const head = text.trimStart().slice(0, 200);
+  return /^(OBSERVATION:|Observation:|Command failed with exit code|\[[^\]\n]{1,200}\] Result:|Here is the output|Exit code:|Command output:|\$ )/.test(head) || /\u001b\[/.test(head);
 }

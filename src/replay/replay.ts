@@ -116,6 +116,6 @@ export async function replay(entries: readonly Entry[], meter: TokenMeter, summa
   }
   report.finalTokens = meter.measure(items, tools).total;
   const status = guard.status();
-  if (status.advice) report.errors.push(status.advice);
+  if (status.paused) report.errors.push(`automatic compaction was paused (${status.pauseReason === 'failures' ? `${status.consecutiveFailures} failed compactions in a row` : `it refilled past the trigger ${status.thrashes} times`})`);
   return report;
 }

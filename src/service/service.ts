@@ -44,7 +44,7 @@ import { Emitter } from './events';
 import { SessionStore, unaccountedEntries, type SessionState } from './store';
 import { Compactions, type CompactionStats } from './compactions';
 import { budgetSnapshot } from './budgetView';
-import { closeTrailingCalls, definedOnly, newSessionId } from './helpers';
+import { definedOnly, newSessionId } from './helpers';
 
 export { newSessionId } from './helpers';
 
@@ -427,9 +427,9 @@ export class ContextService implements ContextServiceApi {
 
   async importTranscript(imported: ImportedTranscript): Promise<void> {
     if (this.taskController || this.compactions.busy) throw new Error('wait for the task to finish before importing');
-    const repaired = repairToolPairing(imported.entries);
+    const repaired = repairToolPairing(imported.entries, { closeTrailing: true });
     for (const warning of repaired.warnings) this.log('warn', `import: ${warning}`);
-    const entries = closeTrailingCalls(repaired.entries);
+    const entries = repaired.entries;
     const ids = new Set<string>();
     for (const e of entries) {
       if (ids.has(e.id)) throw new Error(`import: duplicate entry id ${e.id}`);
