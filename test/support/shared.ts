@@ -12,7 +12,12 @@ import * as path from 'node:path';
  */
 export function sharedDir(): string | undefined {
   const fromEnv = process.env.CONTEXT_KEEPER_SHARED;
-  if (fromEnv) return existsSync(fromEnv) ? fromEnv : undefined;
+  if (fromEnv) {
+    // Either the shared folder itself or its transcripts folder.
+    if (existsSync(path.join(fromEnv, 'transcripts'))) return fromEnv;
+    if (path.basename(path.resolve(fromEnv)) === 'transcripts' && existsSync(fromEnv)) return path.dirname(path.resolve(fromEnv));
+    return undefined;
+  }
   let dir = __dirname;
   for (;;) {
     const candidate = path.join(dir, 'shared');
