@@ -165,8 +165,6 @@ function renderTranscriptItem(item: TranscriptItemView): HTMLElement {
       );
       return h('li', { class: `turn result ${item.ok ? 'ok' : 'failed'}` }, details);
     }
-    case 'notice':
-      return h('li', { class: `turn notice ${item.severity}` }, icon(item.severity === 'error' ? 'error' : 'info'), h('div', { class: 'text' }, item.text));
   }
 }
 

@@ -70,8 +70,7 @@ export type TranscriptItemView =
   | { kind: 'user'; id: string; text: string }
   | { kind: 'assistant'; id: string; text: string; streaming?: boolean }
   | { kind: 'tool-call'; id: string; name: string; argumentsPreview: string; running?: boolean }
-  | { kind: 'tool-result'; id: string; name: string; ok: boolean; preview: string; size: number }
-  | { kind: 'notice'; id: string; text: string; severity: 'info' | 'warning' | 'error' };
+  | { kind: 'tool-result'; id: string; name: string; ok: boolean; preview: string; size: number };
 
 /** An edit or command the agent waits on the user to approve. */
 export interface ApprovalView {

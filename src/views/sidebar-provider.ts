@@ -5,11 +5,10 @@
  * `retainContextWhenHidden` stays off: a hidden webview is dropped and rebuilt from the next snapshot.
  */
 import * as vscode from 'vscode';
-import type { HostMessage, WebviewMessage } from './protocol';
-import { parseWebviewMessage } from './protocol';
-import { renderSidebarHtml, webviewRoots } from './webview-html';
 import { Commands } from './command-ids';
-import type { ViewState } from './protocol';
+import { parseWebviewMessage } from './protocol';
+import type { HostMessage, ViewState, WebviewMessage } from './protocol';
+import { renderSidebarHtml, webviewRoots } from './webview-html';
 
 /** Supplies the current complete view state. */
 export type SnapshotSource = () => ViewState;
