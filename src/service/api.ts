@@ -351,6 +351,12 @@ export interface ContextServiceOptions {
    * 0 turns preparation off.
    */
   prepareAheadMargin?: number;
+  /**
+   * Most images one request may carry; older images beyond it are replaced by placeholders before the
+   * next model call, even when tokens are fine (providers refuse requests past an image count).
+   * Undefined: no limit.
+   */
+  maxImagesPerRequest?: number;
   /** A compaction that takes longer is aborted and the context left unchanged. Default 120 000 ms. */
   compactionTimeoutMs?: number;
   /** Newest agent steps never summarized. Default 1. */

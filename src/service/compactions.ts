@@ -19,6 +19,7 @@ import { thresholds } from '../compaction/budget';
 import { commitPrepared, prepareCompaction, summaryHeader, type PreparedCompaction } from '../compaction/compactor';
 import type { CheckpointRecord, CompactionPreview, CompactOutcome } from './api';
 import { CompactionGuard } from '../compaction/guard';
+import { stripImages } from '../compaction/stripImages';
 
 /** What the coordinator needs from its owner. */
 export interface CompactionHost {
@@ -47,6 +48,8 @@ export interface CompactionsOptions {
   prepareAheadMargin: number;
   /** Milliseconds after which one compaction run is aborted. */
   timeoutMs: number;
+  /** Most images per request (undefined: no limit); see `stripImages`. */
+  maxImages?: number;
 }
 
 /** A manual request waiting for the next safe point. */
@@ -242,6 +245,7 @@ export class Compactions {
       await this.inFlight;
       return;
     }
+    this.evictImages();
     const th = thresholds(this.host.budget);
     const used = this.measure();
     if (used < th.triggerTokens) {
@@ -413,6 +417,22 @@ export class Compactions {
     else this.stats.manual++;
     this.guard.compactionSucceeded(trigger, result.tokensAfter, triggerTokens ?? thresholds(this.host.budget).triggerTokens);
     return outcomeOf(result, records);
+  }
+
+  /** Replaces the oldest images past the per-request limit with placeholders (one undoable checkpoint). */
+  private evictImages(): void {
+    if (this.options.maxImages === undefined) return;
+    const items = this.host.items();
+    const stripped = stripImages(items, this.options.maxImages, this.host.meter, this.host.tools(), 'auto');
+    if (!stripped) return;
+    const { checkpoint, context } = stripped;
+    this.host.log('info', `images over the limit of ${this.options.maxImages} per request: ${checkpoint.summary}`);
+    // Not reported to the guard: it is not a token compaction and must not block one in this call.
+    try {
+      this.host.commit({ applied: true, outcome: 'applied', reason: checkpoint.summary, tokensBefore: checkpoint.tokensBefore, tokensAfter: checkpoint.tokensAfter, checkpoints: [checkpoint], context });
+    } catch (error) {
+      this.host.log('error', `image placeholders not applied: saving the session failed (${(error as Error).message})`);
+    }
   }
 
   /** Starts preparing the next span's summary in the background when close to the trigger. */

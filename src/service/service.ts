@@ -171,7 +171,7 @@ export class ContextService implements ContextServiceApi {
         },
         log: (level, message) => this.log(level, message),
       },
-      { prepareAheadMargin: options.prepareAheadMargin ?? 0.1, timeoutMs: options.compactionTimeoutMs ?? 120_000 },
+      { prepareAheadMargin: options.prepareAheadMargin ?? 0.1, timeoutMs: options.compactionTimeoutMs ?? 120_000, maxImages: options.maxImagesPerRequest },
     );
   }
 

@@ -174,3 +174,30 @@ test("an imported transcript's own compactions become import checkpoints that ca
   await fx.service.restoreCheckpoint(checkpoints[0].id);
   assert.deepEqual(fx.service.getMessages(), entries.map((e) => e.message));
 });
+
+test('images past the per-request limit are replaced by placeholders before the next model call (B35)', async (t) => {
+  const fx = await serviceFixture(() => text('I see the screenshots.'), { window: 64_000, maxImagesPerRequest: 2 });
+  t.after(fx.cleanup);
+  const png = (w: number, h: number) => {
+    const b = Buffer.alloc(33);
+    b.writeUInt32BE(0x89504e47, 0);
+    b.writeUInt32BE(0x0d0a1a0a, 4);
+    b.writeUInt32BE(13, 8);
+    b.write('IHDR', 12, 'latin1');
+    b.writeUInt32BE(w, 16);
+    b.writeUInt32BE(h, 20);
+    return `data:image/png;base64,${b.toString('base64')}`;
+  };
+  const shot = (n: number) => ({ role: 'user' as const, content: [{ type: 'text' as const, text: `screenshot ${n}` }, { type: 'image_url' as const, image_url: { url: png(800 + n, 600) } }] });
+  await fx.service.importTranscript({ source: 'test: shots', entries: [0, 1, 2].flatMap((n) => [{ id: `u${n}`, message: shot(n) }, { id: `a${n}`, message: { role: 'assistant' as const, content: `noted ${n}` } }]) });
+  const task = await fx.service.runTask('what changed between them?');
+  assert.equal(task.status, 'done');
+  const sent = fx.requests.at(-1) as { messages: Array<{ content: unknown }> };
+  const images = sent.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((p: { type?: string }) => p.type === 'image_url');
+  assert.equal(images.length, 2, 'the request carries at most two images');
+  assert.match(JSON.stringify(sent.messages), /image 800x600 removed from the context/);
+  const cp = fx.service.getCheckpoints().at(-1)!;
+  assert.equal(cp.strategy, 'collapse');
+  await fx.service.restoreCheckpoint(cp.id);
+  assert.equal(fx.service.getMessages().filter((m) => JSON.stringify(m).includes('image_url')).length, 3, 'undo brings the image back');
+});
