@@ -49,15 +49,21 @@ node "$HERE/fixtures/make-transcript.mjs" "$RUN/ws/session.json" >/dev/null
 node "$HERE/fixtures/make-workspace.mjs" "$RUN/ws" >/dev/null
 
 CS_PID="" MODEL_PID=""
+# Each server runs in its own process group (setsid), so stopping it also stops its helpers
+# (code-server's language servers, file watchers, extension host).
 cleanup() {
-  for pid in $CS_PID $MODEL_PID; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+  for pid in $CS_PID $MODEL_PID; do
+    kill -TERM -- "-$pid" 2>/dev/null || kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  CS_PID="" MODEL_PID=""
 }
 trap cleanup EXIT
 
 # The scripted model the agent talks to (loopback only), bundled from the project's model server.
 "$ROOT/node_modules/.bin/esbuild" "$HERE/model/serve.mjs" --bundle --platform=node --format=esm \
   --outfile="$RUN/model-server.mjs" --log-level=warning
-node "$RUN/model-server.mjs" "$RUN/model-url" > "$RUN/model-server.log" 2>&1 &
+setsid node "$RUN/model-server.mjs" "$RUN/model-url" > "$RUN/model-server.log" 2>&1 &
 MODEL_PID=$!
 for _ in $(seq 1 50); do [ -s "$RUN/model-url" ] && break; sleep 0.1; done
 MODEL_URL=$(cat "$RUN/model-url")
@@ -87,7 +93,7 @@ export HOME="$RUN/home" XDG_CONFIG_HOME="$RUN/home/.config" XDG_DATA_HOME="$RUN/
 COMMON=(--config "$RUN/config.yaml" --user-data-dir "$RUN/ud" --extensions-dir "$RUN/ext")
 "$CS" "${COMMON[@]}" --install-extension "$VSIX" > "$RUN/install-extension.log" 2>&1 \
   || { cat "$RUN/install-extension.log"; exit 1; }
-"$CS" "${COMMON[@]}" --bind-addr "127.0.0.1:$PORT" --auth none --disable-telemetry --disable-update-check \
+setsid "$CS" "${COMMON[@]}" --bind-addr "127.0.0.1:$PORT" --auth none --disable-telemetry --disable-update-check \
   --disable-workspace-trust --disable-getting-started-override --log trace "$RUN/ws" > "$RUN/server.log" 2>&1 &
 CS_PID=$!
 for _ in $(seq 1 120); do curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && break; sleep 0.5; done
