@@ -124,4 +124,8 @@ find "$RUN/ud/logs" -name '*ContextKeeper*.log' -exec cp {} "$ARTIFACTS/contextk
 log "post-run: $post_pass passed, $post_fail failed"
 log "screenshots: $(ls "$ARTIFACTS"/*.png 2>/dev/null | xargs -n1 basename | tr '\n' ' ')"
 log "total $(elapsed), exit $rc"
+# Closing line for CI: UI checks (results.json) plus the post-run checks.
+read -r ui_pass ui_fail < <(node -e 'try{const r=require(process.argv[1]);console.log(r.filter(x=>x.ok).length, r.filter(x=>!x.ok).length)}catch{console.log("0 1")}' "$ARTIFACTS/results.json")
+[ "$ui_fail" -eq 0 ] || rc=1
+echo "e2e: $((ui_pass + post_pass)) passed, $((ui_fail + post_fail)) failed"
 exit $rc
