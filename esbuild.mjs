@@ -19,6 +19,10 @@ if (fs.existsSync('media/main.ts')) {
   targets.push({ entryPoints: ['media/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife' });
 }
 
+// The tokenizer's rank tables ship as separate files, loaded on the first count (never at activation).
+fs.mkdirSync('dist/ranks', { recursive: true });
+for (const name of ['o200k_base', 'cl100k_base']) fs.copyFileSync(`node_modules/js-tiktoken/dist/ranks/${name}.cjs`, `dist/ranks/${name}.cjs`);
+
 // The webview's icon font ships from dist/ (the package is built with --no-dependencies).
 const codicons = 'node_modules/@vscode/codicons/dist';
 if (fs.existsSync(codicons)) {

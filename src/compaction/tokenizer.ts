@@ -34,6 +34,25 @@ export function encodingForModel(model: string | undefined, fallback: EncodingNa
   return fallback;
 }
 
+/**
+ * The rank table module of `name`. The bundles (extension, command-line tool) ship the tables as
+ * separate files in `dist/ranks/`, loaded only here: bundled in, they made the extension 4 times
+ * larger and slowed its load in the extension host by about 2 s. From sources (tests, benchmarks)
+ * they come from the js-tiktoken package.
+ */
+function loadRankModule(name: EncodingName): { default?: unknown } {
+  // A computed path keeps the bundler from inlining the table.
+  const shipped = `${__dirname}/ranks/${name}.cjs`;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const load = require as (id: string) => unknown;
+  try {
+    return load(shipped) as { default?: unknown };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
+  }
+  return load(`js-tiktoken/ranks/${name}`) as { default?: unknown };
+}
+
 interface LoadedEncoding {
   encoder: Encoder;
   /**
@@ -81,7 +100,7 @@ function loadEncoder(name: EncodingName): LoadedEncoding {
     // Loaded on first use only: the rank tables are megabytes of data.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { Tiktoken: Ctor } = require('js-tiktoken/lite') as { Tiktoken: EncoderCtor };
-    const mod = (name === 'o200k_base' ? require('js-tiktoken/ranks/o200k_base') : require('js-tiktoken/ranks/cl100k_base')) as { default?: unknown };
+    const mod = loadRankModule(name);
     // The CommonJS build exports the table itself; an ES module build puts it on `default`.
     const table = (mod.default ?? mod) as { pat_str: string };
     const encoder = new Ctor(table);
