@@ -361,6 +361,8 @@ export interface ContextServiceOptions {
   compactionTimeoutMs?: number;
   /** Newest agent steps never summarized. Default 1. */
   keepRecentSteps?: number;
+  /** Model calls one compaction may make; older batches beyond it are dropped and counted. Default 4. */
+  maxSummaryCalls?: number;
   /** Timeout of one tool call, in milliseconds. Default 60 000. */
   toolTimeoutMs?: number;
   /** Token counter; default: the exact tokenizer chosen by `model` (its tables load on first use). */

@@ -30,6 +30,8 @@ export interface CompactionHost {
   readonly summarizer: Summarizer;
   readonly budget: BudgetConfig;
   readonly keepRecentSteps: number;
+  /** Model calls one compaction may make (invariant 7). */
+  readonly maxSummaryCalls?: number;
   /** Counter bumped on every rewrite of the context (compaction, restore, pin, import), not on appends. */
   version(): number;
   /**
@@ -336,6 +338,7 @@ export class Compactions {
             budget: this.host.budget,
             trigger,
             keepRecentSteps: this.host.keepRecentSteps,
+            maxSummaryCalls: this.host.maxSummaryCalls,
             force: options.force,
             all: options.all,
             noCollapse: options.noCollapse,
@@ -458,7 +461,7 @@ export class Compactions {
         tools: this.host.tools(),
         meter: this.host.meter,
         summarizer: this.host.summarizer,
-        options: { budget: { ...budget, compactTo }, trigger: 'auto', keepRecentSteps: this.host.keepRecentSteps, force: true, signal },
+        options: { budget: { ...budget, compactTo }, trigger: 'auto', keepRecentSteps: this.host.keepRecentSteps, maxSummaryCalls: this.host.maxSummaryCalls, force: true, signal },
       }),
       signal,
     ).then(

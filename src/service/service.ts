@@ -163,6 +163,7 @@ export class ContextService implements ContextServiceApi {
         summarizer: this.summarizer,
         budget: options.budget,
         keepRecentSteps: options.keepRecentSteps ?? 1,
+        maxSummaryCalls: options.maxSummaryCalls,
         version: () => this.version,
         commit: (result) => this.commitCompaction(result),
         setBusy: (detail) => {

@@ -4,6 +4,7 @@
  * can be cancelled, which aborts the service call through an AbortSignal.
  */
 import * as vscode from 'vscode';
+import type { RecordedCompaction } from '../compaction/imported';
 import type { Entry } from '../compaction/types';
 import type { CompactOutcome, ContextServiceApi } from '../service/api';
 import { abortSignalFrom } from './cancellation';
@@ -19,6 +20,8 @@ import { contentText, firstLine } from './transcript-items';
 export interface ImportResult {
   format: string;
   entries: Entry[];
+  /** Compactions the recording agent made itself; they become `import` checkpoints. */
+  compactions?: RecordedCompaction[];
 }
 
 /** Parses a transcript file's bytes; throws with file/line/field on malformed input. */
@@ -289,7 +292,7 @@ class CommandHandlers {
       async () => {
         const imported = await this.deps.importer(await vscode.workspace.fs.readFile(file), fileName);
         await this.deps.controller.importTranscript(
-          { source: `${imported.format}: ${fileName}`, entries: imported.entries },
+          { source: `${imported.format}: ${fileName}`, entries: imported.entries, compactions: imported.compactions },
           `Imported ${fileName} (${imported.format})`,
         );
         return imported;

@@ -99,6 +99,8 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
       storageDir,
       sessionId,
       keepRecentSteps: settings.keepRecentSteps,
+      maxSummaryCalls: settings.maxSummaryCalls,
+      maxImagesPerRequest: settings.maxImagesPerRequest || undefined,
       tokenCounter: counter,
       autoApprove: settings.tools.autoApprove ? { edits: true, commands: true } : undefined,
       log: logSink(log),

@@ -27,6 +27,8 @@ export interface ContextKeeperSettings {
   autoCompact: boolean;
   previewSummary: boolean;
   maxSummaryCalls: number;
+  /** Most images per request; 0 means no limit. */
+  maxImagesPerRequest: number;
   tools: { autoApprove: boolean };
 }
 
@@ -59,6 +61,7 @@ export function readSettings(config: vscode.WorkspaceConfiguration): ContextKeep
     autoCompact: config.get<boolean>('autoCompact', true) !== false,
     previewSummary: config.get<boolean>('previewSummary', false) === true,
     maxSummaryCalls: Math.round(num('maxSummaryCalls', 4, 1, 64)),
+    maxImagesPerRequest: Math.round(num('maxImagesPerRequest', 0, 0, 1000)),
     tools: { autoApprove: config.get<boolean>('tools.autoApprove', false) === true },
   };
 }
