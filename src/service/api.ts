@@ -297,18 +297,31 @@ export interface ContextServiceApi extends Disposable {
   /** Answers an approval request fired by {@link onDidRequestApproval}. Unknown ids are ignored. */
   resolveApproval(requestId: string, approved: boolean): void;
 
+  /** The coarse state now (`idle`, `streaming`, `running-tool`, `compacting`, `error`) with its detail. */
   getState(): StateChange;
+  /**
+   * The meter now, every figure in tokens: what the next request would carry (`used`, exact when
+   * anchored on the provider's last `usage.prompt_tokens`, else estimated), the window, the reserved
+   * output and the trigger/target marks. Cheap: per-entry counts are cached.
+   */
   getBudget(): BudgetSnapshot;
   /** All checkpoints, oldest first, restored ones included (flagged). */
   getCheckpoints(): CheckpointRecord[];
+  /** Shallow copies of the raw transcript (append-only), the active context and the pinned ids, oldest first. */
   getTranscript(): TranscriptSnapshot;
+  /** The summary proposed by a manual compaction with `preview`, until it is applied or discarded. */
   getPreview(): CompactionPreview | undefined;
+  /** Approval requests the agent is waiting on, oldest first (empty when none or auto-approved). */
   getPendingApprovals(): ApprovalRequest[];
   /**
    * Replaces the conversation with an imported one (a new session folder when persistence is on).
    * Rejects while a task runs.
    */
   importTranscript(imported: ImportedTranscript): Promise<void>;
+  /**
+   * The whole session as plain JSON-ready data: raw entries, active context, checkpoints, pins and the
+   * sendable messages. Message bodies are included verbatim; nothing is redacted.
+   */
   exportTranscript(): ExportedTranscript;
 }
 
