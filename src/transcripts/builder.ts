@@ -14,6 +14,11 @@ export interface ExplicitCompaction {
   summaryEntryId?: string;
 }
 
+/**
+ * Accumulates one file's drafts in file order while a format reader walks it, then {@link finish}
+ * builds the canonical transcript. Not reusable: one builder per file. Nothing here throws for
+ * malformed content; readers throw `TranscriptError` (file, line, field) themselves.
+ */
 export class TranscriptBuilder {
   readonly drafts: Draft[] = [];
   readonly skipped: Record<string, number> = {};
@@ -33,15 +38,18 @@ export class TranscriptBuilder {
     if (count > 0) this.skipped[type] = (this.skipped[type] ?? 0) + count;
   }
 
+  /** Records a warning shown to the user after import (the message names the line when it can). */
   warn(message: string): void {
     this.warnings.push(message);
   }
 
+  /** Appends a message draft; the first draft naming a model sets {@link model}. */
   add(draft: MessageDraft): void {
     this.drafts.push(draft);
     if (draft.meta.model && !this.model) this.model = draft.meta.model;
   }
 
+  /** Marks a compaction the recording agent made at this point of the file, with its summary text. */
   boundary(boundary: Omit<BoundaryDraft, 'kind'>): void {
     this.drafts.push({ kind: 'boundary', ...boundary });
   }
