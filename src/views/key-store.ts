@@ -38,11 +38,13 @@ export class KeyStore implements vscode.Disposable {
     return value && value.length > 0 ? value : undefined;
   }
 
+  /** Stores `key` (the caller trims it); rejects when the secret store cannot be written. */
   async set(key: string): Promise<void> {
     await this.secrets.store(SECRET_NAME, key);
     await this.refresh();
   }
 
+  /** Removes the stored key (no-op when none); rejects when the secret store cannot be written. */
   async clear(): Promise<void> {
     await this.secrets.delete(SECRET_NAME);
     await this.refresh();
