@@ -242,6 +242,8 @@ export class SessionController implements vscode.Disposable {
     await this.memento.update(SESSION_KEY, service.sessionId);
     // Attached last and synchronously: nobody sees a service that is still being set up.
     this.attach(service);
+    // A banner from an earlier failed open no longer holds once a service is open.
+    this.lastError = undefined;
     this.log.info(`Context service ready (session ${service.sessionId}).`);
     this._onDidChange.fire();
     if (this.rebuildPending) void this.rebuild('settings changed while opening');
