@@ -1,0 +1,56 @@
+/**
+ * The sidebar protocol's validator: every message the webview posts goes through
+ * `parseWebviewMessage`; anything malformed must come back undefined (the host logs and drops it).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseWebviewMessage } from '../../src/views/protocol';
+
+test('well-formed messages of every kind are accepted as sent', () => {
+  const valid = [
+    { type: 'ready' },
+    { type: 'runTask', text: 'fix the build' },
+    { type: 'cancel' },
+    { type: 'compact' },
+    { type: 'compact', focus: 'the migration' },
+    { type: 'openCheckpoint', id: 'cp-1' },
+    { type: 'diffCheckpoint', id: 'cp-1' },
+    { type: 'restoreCheckpoint', id: 'cp-1' },
+    { type: 'copySummary', id: 'cp-1' },
+    { type: 'approve', requestId: 'r1', approved: false },
+    { type: 'applyPreview' },
+    { type: 'discardPreview' },
+    { type: 'importTranscript' },
+    { type: 'setApiKey' },
+  ];
+  for (const message of valid) assert.deepEqual(parseWebviewMessage(message), message, JSON.stringify(message));
+});
+
+test('malformed messages are rejected', () => {
+  const malformed: unknown[] = [
+    undefined,
+    null,
+    'ready',
+    42,
+    [],
+    {},
+    { type: 'unknown' },
+    { type: 'runTask' },
+    { type: 'runTask', text: '' },
+    { type: 'runTask', text: 'x'.repeat(100_001) },
+    { type: 'runTask', text: 7 },
+    { type: 'openCheckpoint' },
+    { type: 'openCheckpoint', id: '' },
+    { type: 'restoreCheckpoint', id: 'x'.repeat(201) },
+    { type: 'approve', requestId: 'r1' },
+    { type: 'approve', requestId: 'r1', approved: 'yes' },
+    { type: 'compact', focus: 3 },
+    { type: 'compact', focus: 'x'.repeat(10_001) },
+  ];
+  for (const message of malformed) assert.equal(parseWebviewMessage(message), undefined, JSON.stringify(message)?.slice(0, 80));
+});
+
+test('fields outside the protocol are not passed on to the host', () => {
+  const parsed = parseWebviewMessage({ type: 'openCheckpoint', id: 'cp-1', command: 'workbench.action.terminal.new' });
+  assert.deepEqual(parsed, { type: 'openCheckpoint', id: 'cp-1' });
+});
