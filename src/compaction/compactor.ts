@@ -58,6 +58,8 @@ export const DEFAULT_SUMMARY_TOKENS = 1200;
 export const IDENTIFIER_BACKFILL_CHARS = 1200;
 /** Smallest summary budget, in tokens: below this the notes say nothing useful. */
 export const MIN_SUMMARY_TOKENS = 64;
+/** A summary keeping more than this share of its span's tokens is not applied when other spans are. */
+export const LOW_YIELD = 0.8;
 /** A clipped message keeps at least this many tokens. */
 export const CLIP_MIN_TOKENS = 1000;
 
@@ -201,6 +203,9 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
       const e = new SummarizerError(`the summary (${insertedTokens} tokens) is not shorter than what it replaces (${spanTokens} tokens)`, 'no-shrink');
       return notApplied(items, before, 'failed', `compaction failed, context unchanged: ${e.message}`, e);
     }
+    // A span that shrinks by less than a fifth (already-collapsed records, an earlier summary) is left
+    // as it is: rewriting it would break the provider's prompt cache for almost nothing.
+    if (insertedTokens > spanTokens * LOW_YIELD && plan.spans.length > 1) continue;
     checkpoints.push(cp);
     work = applyCheckpoint(work, cp);
   }
