@@ -71,8 +71,14 @@ export interface ToolHost {
   readonly root: string;
   /** Resolves symlinks of an existing path (for the containment check). Throws ENOENT-style errors. */
   realpath(absPath: string): Promise<string>;
+  /**
+   * The whole file decoded as UTF-8. Callers check containment in {@link root} first. Rejects when the
+   * file is missing or unreadable (the host's own error: ENOENT-style or `FileSystemError`).
+   */
   readFile(absPath: string, signal?: AbortSignal): Promise<string>;
+  /** Writes `content` as UTF-8, replacing the file and creating missing parent folders. Rejects on I/O errors. */
   writeFile(absPath: string, content: string, signal?: AbortSignal): Promise<void>;
+  /** The direct children of a folder, unsorted, symlinks not followed. Rejects when it is not a readable folder. */
   readDirectory(absPath: string): Promise<DirectoryEntry[]>;
   /**
    * Workspace-relative paths (forward slashes) of files matching a glob, at most `maxResults`,
