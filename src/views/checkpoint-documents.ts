@@ -91,8 +91,12 @@ export class CheckpointDocumentProvider implements vscode.TextDocumentContentPro
   private readonly _onDidChange = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this._onDidChange.event;
   private readonly open = new Set<string>();
+  private readonly onClose: vscode.Disposable;
 
-  constructor(private readonly lookup: CheckpointLookup) {}
+  constructor(private readonly lookup: CheckpointLookup) {
+    // Forget closed documents, so refresh() renders only what is on screen.
+    this.onClose = vscode.workspace.onDidCloseTextDocument((doc) => this.open.delete(doc.uri.toString()));
+  }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
     this.open.add(uri.toString());
@@ -132,6 +136,7 @@ export class CheckpointDocumentProvider implements vscode.TextDocumentContentPro
   }
 
   dispose(): void {
+    this.onClose.dispose();
     this._onDidChange.dispose();
     this.open.clear();
   }

@@ -310,6 +310,11 @@ export class SessionController implements vscode.Disposable {
     if (!this.service) {
       // A service being opened was built from the old settings: rebuild it once it is there.
       if (this.opening) this.rebuildPending = true;
+      // The last open failed: the change (a key, an endpoint) may be the fix, so try again.
+      else if (this.lastError) {
+        void this.rebuild(reason, true);
+        return;
+      }
       this._onDidChange.fire();
       return;
     }
