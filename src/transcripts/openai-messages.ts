@@ -21,7 +21,8 @@ export interface CheckedMessage {
 
 /**
  * Checks one message at `path`.
- * @throws TranscriptError for an unknown role, a tool message without `tool_call_id`, a tool call
+ * @throws TranscriptError for an unknown role, a message without content (except an assistant message
+ *   with tool calls), a tool message without `tool_call_id`, a tool call
  *   without id or function name, or content that is neither text, null nor a list of parts
  */
 export function checkMessage(raw: unknown, path: Array<string | number>, fault: Fault): CheckedMessage {
@@ -43,6 +44,10 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
     });
   } else if (content !== null && content !== undefined && typeof content !== 'string') {
     throw fault([...path, 'content'], 'content is neither a string, null nor a list of parts');
+  }
+  // Only an assistant message with tool calls may go without content (the API refuses the rest).
+  if ((content === null || content === undefined) && m.role !== 'tool' && !(m.role === 'assistant' && Array.isArray(m.tool_calls) && m.tool_calls.length > 0)) {
+    throw fault([...path, 'content'], `${m.role} message has no content`);
   }
   if (m.role === 'tool') {
     if (typeof m.tool_call_id !== 'string' || !m.tool_call_id) throw fault([...path, 'tool_call_id'], 'tool result has no tool_call_id');

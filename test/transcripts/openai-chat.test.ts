@@ -123,3 +123,11 @@ test('openai-chat: image parts in a tool message move to a user message after th
   assert.deepEqual(t.entries[4].meta?.imageSizes, [{ width: 5, height: 6 }]);
   assert.equal(t.stats.images, 1);
 });
+
+test('openai-chat: a message with no content is refused, except an assistant message with tool calls', async () => {
+  const e = await transcriptError(() => importTranscriptText(JSON.stringify([{ role: 'user', content: 'hi' }, { role: 'user' }]), 'empty.json'));
+  assert.equal(e.field, '[1].content');
+  assert.match(e.message, /^empty\.json:1: \[1\]\.content: user message has no content$/);
+  const ok = await importTranscriptText(JSON.stringify([{ role: 'user', content: 'go' }, { role: 'assistant', content: null, tool_calls: [call('c1', 'ls')] }, { role: 'tool', tool_call_id: 'c1', content: 'a' }]), 'ok.json');
+  assert.equal(ok.entries.length, 3);
+});
