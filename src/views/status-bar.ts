@@ -36,7 +36,7 @@ export class StatusBarMeter implements vscode.Disposable {
   update(budget: BudgetView, state: SessionState): void {
     const percent = budget.inputBudget > 0 ? Math.round((budget.used / budget.inputBudget) * 100) : 0;
     const approx = budget.exact ? '' : '~';
-    this.item.text = `${STATE_ICONS[state]} ${approx}${formatTokens(budget.used)}/${formatTokens(budget.inputBudget)}`;
+    this.item.text = `${STATE_ICONS[state]} ${percent}% · ${approx}${formatTokens(budget.used)}/${formatTokens(budget.inputBudget)}`;
     this.item.tooltip = new vscode.MarkdownString(
       [
         `**ContextKeeper** — ${budget.model}`,
