@@ -59,6 +59,9 @@ export function detectFormat(content: string | Uint8Array, fileName = ''): Trans
 }
 
 function jsonlFormat(record: Rec): TranscriptFormat | undefined {
+  // ContextKeeper's own session transcript: `{id, message: {role, …}, meta?}` lines.
+  const message = record.message as Rec | undefined;
+  if (typeof record.id === 'string' && message && typeof message === 'object' && typeof message.role === 'string' && !('type' in record)) return 'context-keeper';
   const type = record.type;
   if (typeof type !== 'string') return undefined;
   if (CODEX_TYPES.has(type) && 'payload' in record) return 'codex';

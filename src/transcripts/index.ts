@@ -1,8 +1,7 @@
 /**
  * Transcript importers: recorded sessions of other coding agents -> canonical entries (OpenAI chat
  * messages with stable ids), tool schemas and the agents' own compactions. Pure: reads the file it is
- * given and writes nothing. Formats and their mapping rules are documented in `formats/*.ts`; the
- * source of the formats is /shared/transcripts/README.md.
+ * given and writes nothing. Formats and their mapping rules are documented in `formats/*.ts`.
  */
 import { readFile } from 'node:fs/promises';
 import { TranscriptBuilder } from './builder';
@@ -16,6 +15,7 @@ import { readCodex } from './formats/codex';
 import { readOpenAIChat } from './formats/openai-chat';
 import { readOpenHands } from './formats/openhands';
 import { readSweAgent } from './formats/swe-agent';
+import { readContextKeeper } from './formats/context-keeper';
 import { parseJsonDocument, parseJsonLines } from './json';
 import type { ImportOptions, ImportedTranscript, TranscriptFormat } from './types';
 
@@ -32,6 +32,7 @@ const READERS: Record<TranscriptFormat, (text: string, builder: TranscriptBuilde
   aider: readAider,
   cline: readCline,
   'openai-chat': readOpenAIChat,
+  'context-keeper': readContextKeeper,
 };
 
 /**
@@ -58,7 +59,7 @@ export async function importTranscriptText(
   const format = options.format ?? detectFormat(decoded, fileName);
   if (!format) {
     reportSyntaxError(decoded, fileName);
-    throw new TranscriptError(fileName, 1, '', 'unrecognised transcript format (expected Claude Code, Codex, OpenHands, SWE-agent, Aider, Cline or OpenAI chat)');
+    throw new TranscriptError(fileName, 1, '', 'unrecognised transcript format (expected Claude Code, Codex, OpenHands, SWE-agent, Aider, Cline, OpenAI chat or a ContextKeeper session transcript)');
   }
   const builder = new TranscriptBuilder(fileName, format);
   READERS[format](decoded, builder);

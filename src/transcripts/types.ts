@@ -11,7 +11,8 @@ export type TranscriptFormat =
   | 'swe-agent'
   | 'aider'
   | 'cline'
-  | 'openai-chat';
+  | 'openai-chat'
+  | 'context-keeper';
 
 /** All formats, in detection-report order. */
 export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
@@ -22,6 +23,7 @@ export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
   'aider',
   'cline',
   'openai-chat',
+  'context-keeper',
 ];
 
 /**
