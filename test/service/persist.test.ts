@@ -9,6 +9,7 @@ import { SessionStore } from '../../src/service/store';
 import { checkContext } from '../../src/compaction/invariants';
 import { text, toolCalls } from '../../src/modelserver/replies';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
+import { pngDataUrl } from '../support/generate';
 
 const files = { 'f1.txt': filler(60, 'a'), 'f2.txt': filler(60, 'b'), 'f3.txt': filler(60, 'c') };
 const script = (n: number) =>
@@ -178,17 +179,7 @@ test("an imported transcript's own compactions become import checkpoints that ca
 test('images past the per-request limit are replaced by placeholders before the next model call (B35)', async (t) => {
   const fx = await serviceFixture(() => text('I see the screenshots.'), { window: 64_000, maxImagesPerRequest: 2 });
   t.after(fx.cleanup);
-  const png = (w: number, h: number) => {
-    const b = Buffer.alloc(33);
-    b.writeUInt32BE(0x89504e47, 0);
-    b.writeUInt32BE(0x0d0a1a0a, 4);
-    b.writeUInt32BE(13, 8);
-    b.write('IHDR', 12, 'latin1');
-    b.writeUInt32BE(w, 16);
-    b.writeUInt32BE(h, 20);
-    return `data:image/png;base64,${b.toString('base64')}`;
-  };
-  const shot = (n: number) => ({ role: 'user' as const, content: [{ type: 'text' as const, text: `screenshot ${n}` }, { type: 'image_url' as const, image_url: { url: png(800 + n, 600) } }] });
+  const shot = (n: number) => ({ role: 'user' as const, content: [{ type: 'text' as const, text: `screenshot ${n}` }, { type: 'image_url' as const, image_url: { url: pngDataUrl(800 + n, 600) } }] });
   await fx.service.importTranscript({ source: 'test: shots', entries: [0, 1, 2].flatMap((n) => [{ id: `u${n}`, message: shot(n) }, { id: `a${n}`, message: { role: 'assistant' as const, content: `noted ${n}` } }]) });
   const task = await fx.service.runTask('what changed between them?');
   assert.equal(task.status, 'done');
