@@ -3,7 +3,7 @@
  * while the tool message itself, and so the call/result pairing, stays in place. No model call.
  */
 import type { ChatMessage, ContextItem } from './types';
-import type { Structure } from './structure';
+import { KIND, type UnitTable } from './structure';
 import { contentText, errorLines, keyArguments, looksLikeError, toolCallsOf } from './text';
 
 /** Tool results smaller than this many tokens are not worth collapsing (the record is ~40). */
@@ -13,11 +13,11 @@ export const COLLAPSE_MIN_TOKENS = 200;
  * Indices of tool results that may be collapsed: raw, not pinned, inside eligible units (so never
  * in the newest steps, never anchors), at least `minTokens` tokens.
  */
-export function collapseCandidates(items: readonly ContextItem[], shape: Structure, perItem: readonly number[], minTokens = COLLAPSE_MIN_TOKENS): number[] {
+export function collapseCandidates(items: readonly ContextItem[], table: UnitTable, perItem: readonly number[], minTokens = COLLAPSE_MIN_TOKENS): number[] {
   const out: number[] = [];
-  for (const u of shape.units) {
-    if (!u.eligible || (u.kind !== 'turn' && u.kind !== 'step')) continue;
-    for (let i = u.start; i < u.end; i++) {
+  for (let k = 0; k < table.count; k++) {
+    if (!table.eligible[k] || (table.kind[k] !== KIND.turn && table.kind[k] !== KIND.step)) continue;
+    for (let i = table.start[k]; i < table.end[k]; i++) {
       const it = items[i];
       if (it.kind === 'raw' && !it.pinned && it.message.role === 'tool' && perItem[i] >= minTokens) out.push(i);
     }

@@ -7,7 +7,7 @@
  * before a selected run is folded into it when the run is at least as large as the summary.
  */
 import type { ContextItem } from './types';
-import { analyze, type Structure } from './structure';
+import { analyzeTable, KIND, REGION, UNIT_REASONS, type UnitTable } from './structure';
 import { COLLAPSED_RECORD_TOKENS, collapseCandidates } from './collapse';
 
 /**
@@ -27,7 +27,7 @@ export interface Span {
 
 /** What a compaction will do. */
 export interface Plan {
-  shape: Structure;
+  shape: UnitTable;
   /** Indices of tool results to collapse (none inside `spans`). */
   collapse: number[];
   spans: Span[];
@@ -52,7 +52,7 @@ export interface PlanOptions {
  * `targetTokens`. Pure; O(items).
  */
 export function planCompaction(items: readonly ContextItem[], perItem: readonly number[], total: number, targetTokens: number, options: PlanOptions): Plan {
-  const shape = analyze(items, options.keepRecentSteps);
+  const shape = analyzeTable(items, options.keepRecentSteps);
   const size = perItem.slice();
   const collapsible = options.noCollapse ? [] : collapseCandidates(items, shape, perItem);
   let afterCollapse = total;
@@ -66,62 +66,58 @@ export function planCompaction(items: readonly ContextItem[], perItem: readonly 
   // Prefix sums over sizes: unit tokens in O(1).
   const prefix = new Float64Array(items.length + 1);
   for (let i = 0; i < items.length; i++) prefix[i + 1] = prefix[i] + size[i];
-  const tokensOf = (u: { start: number; end: number }) => prefix[u.end] - prefix[u.start];
-
-  const units = shape.units;
+  const tokensOf = (k: number) => prefix[shape.end[k]] - prefix[shape.start[k]];
+  const count = shape.count;
   // Units are referred to by position; selection lives in an array indexed by position (object-keyed
   // maps and sets cost several times more at 100k messages).
   const tiers: number[][] = [[], [], [], []];
   const historySummaries: number[] = [];
   const currentSummaries: number[] = [];
-  for (let k = 0; k < units.length; k++) {
-    const u = units[k];
-    if (!u.eligible) continue;
-    if (u.kind === 'turn') tiers[0].push(k);
-    else if (u.kind === 'step') tiers[2].push(k);
-    else if (u.kind === 'summary') (u.region === 'history' ? historySummaries : currentSummaries).push(k);
+  for (let k = 0; k < count; k++) {
+    if (!shape.eligible[k]) continue;
+    const kind = shape.kind[k];
+    if (kind === KIND.turn) tiers[0].push(k);
+    else if (kind === KIND.step) tiers[2].push(k);
+    else if (kind === KIND.summary) (shape.region[k] === REGION.history ? historySummaries : currentSummaries).push(k);
   }
   if (historySummaries.length >= 2) tiers[1] = historySummaries;
   if (currentSummaries.length >= 2) tiers[3] = currentSummaries;
 
   /** Tier (1-4) that selected each unit, by position; 0 when not selected. */
-  const tierOf = new Uint8Array(units.length);
+  const tierOf = new Uint8Array(count);
   const need = afterCollapse - targetTokens;
   let saved = 0;
   let spanCount = 0;
-  const isSelected = (k: number) => k >= 0 && k < units.length && tierOf[k] !== 0;
+  const isSelected = (k: number) => k >= 0 && k < count && tierOf[k] !== 0;
   outer: for (let t = 0; t < 4; t++) {
     for (const k of tiers[t]) {
       if (!options.all && saved - spanCount * options.summaryTokens >= need) break outer;
       // A unit joining an existing span adds no new summary; a lone one costs one summary.
       const joins = isSelected(k - 1) || isSelected(k + 1);
       tierOf[k] = t + 1;
-      saved += tokensOf(units[k]);
+      saved += tokensOf(k);
       if (!joins) spanCount++;
     }
   }
   // Fold an earlier summary that directly precedes a selected run into it when the run is at least
   // as large: one summary then stands for both instead of a growing pile. A small run is not worth
   // re-summarizing the summary (it saves little and costs summarizer input).
-  for (let k = 1; k < units.length; k++) {
-    const u = units[k];
-    const prev = units[k - 1];
-    if (tierOf[k] === 0 || tierOf[k - 1] !== 0 || !prev.eligible || prev.kind !== 'summary') continue;
+  for (let k = 1; k < count; k++) {
+    if (tierOf[k] === 0 || tierOf[k - 1] !== 0 || !shape.eligible[k - 1] || shape.kind[k - 1] !== KIND.summary) continue;
     let end = k;
-    while (end + 1 < units.length && tierOf[end + 1] !== 0 && units[end + 1].start === units[end].end) end++;
-    if (prefix[units[end].end] - prefix[u.start] >= tokensOf(prev)) {
+    while (end + 1 < count && tierOf[end + 1] !== 0 && shape.start[end + 1] === shape.end[end]) end++;
+    if (prefix[shape.end[end]] - prefix[shape.start[k]] >= tokensOf(k - 1)) {
       tierOf[k - 1] = tierOf[k];
     }
   }
   const spans: Span[] = [];
-  for (let k = 0; k < units.length; k++) {
+  for (let k = 0; k < count; k++) {
     if (tierOf[k] === 0) continue;
-    const first = units[k];
     const tier = tierOf[k] as 1 | 2 | 3 | 4;
-    let last = first;
-    while (k + 1 < units.length && tierOf[k + 1] !== 0 && units[k + 1].start === last.end) last = units[++k];
-    const span = { start: first.start, end: last.end, tier, tokens: 0 };
-    span.tokens = tokensOf(span);
+    const startItem = shape.start[k];
+    while (k + 1 < count && tierOf[k + 1] !== 0 && shape.start[k + 1] === shape.end[k]) k++;
+    const span = { start: startItem, end: shape.end[k], tier, tokens: 0 };
+    span.tokens = prefix[span.end] - prefix[span.start];
     // A span that is only one summary would be rewritten into itself; a tiny one cannot shrink.
     if (!(span.end - span.start === 1 && items[span.start].kind === 'summary') && span.tokens >= MIN_SPAN_TOKENS) spans.push(span);
   }
@@ -138,7 +134,8 @@ export function planCompaction(items: readonly ContextItem[], perItem: readonly 
   return { shape, collapse, spans, estimatedAfter, reason };
 }
 
-function nothingReason(shape: Structure): string {
-  const reasons = new Set(shape.units.filter((u) => !u.eligible && u.reason).map((u) => u.reason!));
+function nothingReason(shape: UnitTable): string {
+  const reasons = new Set<string>();
+  for (let k = 0; k < shape.count; k++) if (!shape.eligible[k] && shape.reason[k]) reasons.add(UNIT_REASONS[shape.reason[k]]);
   return `nothing eligible: everything left is ${[...reasons].join(', ') || 'anchored'}`;
 }

@@ -50,22 +50,69 @@ function isSystem(item: ContextItem): boolean {
   return item.message.role === 'system' || item.message.role === 'developer';
 }
 
+/** Unit kinds and regions as small integers, for the table form. */
+const KINDS: readonly UnitKind[] = ['system', 'turn', 'summary', 'request', 'step', 'other'];
+const REGIONS: readonly Unit['region'][] = ['lead', 'history', 'current'];
+/** Reasons a unit is not eligible (index 0: none). */
+export const UNIT_REASONS = ['', 'leading system messages', 'latest user message', 'tool calls still waiting for results', 'recent agent step', 'pinned'] as const;
+
 /**
- * Analyses `items`. `keepRecentSteps` newest agent steps of the current task are anchors.
- * Runs in O(items + tool calls).
+ * The units of a context as parallel typed arrays (unit `k` is `[start[k], end[k])`). The planner
+ * reads this form: at 100k messages, one object per unit made garbage collection dominate planning.
  */
-export function analyze(items: readonly ContextItem[], keepRecentSteps = 1): Structure {
+export interface UnitTable {
+  leadEnd: number;
+  lastUserIndex: number;
+  count: number;
+  start: Int32Array;
+  end: Int32Array;
+  /** Index into `['system', 'turn', 'summary', 'request', 'step', 'other']`. */
+  kind: Uint8Array;
+  /** Index into `['lead', 'history', 'current']`. */
+  region: Uint8Array;
+  /** 1 when the unit may be replaced. */
+  eligible: Uint8Array;
+  /** Index into {@link UNIT_REASONS} (0 when eligible). */
+  reason: Uint8Array;
+}
+
+/** Kind codes of {@link UnitTable.kind}. */
+export const KIND = { system: 0, turn: 1, summary: 2, request: 3, step: 4, other: 5 } as const;
+/** Region codes of {@link UnitTable.region}. */
+export const REGION = { lead: 0, history: 1, current: 2 } as const;
+
+/**
+ * Analyses `items` into a {@link UnitTable}. `keepRecentSteps` newest agent steps of the current
+ * task are anchors. O(items + tool calls), with no allocation per unit.
+ */
+export function analyzeTable(items: readonly ContextItem[], keepRecentSteps = 1): UnitTable {
+  const n = items.length;
   let leadEnd = 0;
-  while (leadEnd < items.length && isSystem(items[leadEnd])) leadEnd++;
+  while (leadEnd < n && isSystem(items[leadEnd])) leadEnd++;
   let lastUserIndex = -1;
-  for (let i = items.length - 1; i >= leadEnd; i--) {
+  for (let i = n - 1; i >= leadEnd; i--) {
     if (isRealUserMessage(items[i])) {
       lastUserIndex = i;
       break;
     }
   }
-  const units: Unit[] = [];
-  if (leadEnd > 0) units.push({ start: 0, end: leadEnd, kind: 'system', region: 'lead', eligible: false, reason: 'leading system messages' });
+  // At most one unit per item, plus the lead.
+  const cap = n + 1;
+  const t: UnitTable = {
+    leadEnd, lastUserIndex, count: 0,
+    start: new Int32Array(cap), end: new Int32Array(cap), kind: new Uint8Array(cap),
+    region: new Uint8Array(cap), eligible: new Uint8Array(cap), reason: new Uint8Array(cap),
+  };
+  const push = (a: number, b: number, kind: number, region: number, eligible: boolean, reason = 0) => {
+    const k = t.count++;
+    t.start[k] = a;
+    t.end[k] = b;
+    t.kind[k] = kind;
+    t.region[k] = region;
+    t.eligible[k] = eligible ? 1 : 0;
+    t.reason[k] = eligible ? 0 : reason;
+  };
+  if (leadEnd > 0) push(0, leadEnd, KIND.system, REGION.lead, false, 1);
 
   // History: one unit per summary item, per agent step (assistant + its tool results) and per run
   // of other messages (a user message with what follows it up to the next assistant message).
@@ -74,7 +121,7 @@ export function analyze(items: readonly ContextItem[], keepRecentSteps = 1): Str
   let i = leadEnd;
   while (i < historyEnd) {
     if (items[i].kind === 'summary') {
-      units.push({ start: i, end: i + 1, kind: 'summary', region: 'history', eligible: true });
+      push(i, i + 1, KIND.summary, REGION.history, true);
       i++;
       continue;
     }
@@ -84,55 +131,72 @@ export function analyze(items: readonly ContextItem[], keepRecentSteps = 1): Str
     } else {
       while (j < historyEnd && items[j].kind !== 'summary' && items[j].message.role !== 'assistant') j++;
     }
-    units.push({ start: i, end: j, kind: 'turn', region: 'history', eligible: true });
+    push(i, j, KIND.turn, REGION.history, true);
     i = j;
   }
 
   // Current task: the latest user message, then agent steps.
-  const steps: Unit[] = [];
   i = historyEnd;
   if (lastUserIndex >= 0) {
-    units.push({ start: i, end: i + 1, kind: 'request', region: 'current', eligible: false, reason: 'latest user message' });
+    push(i, i + 1, KIND.request, REGION.current, false, 2);
     i++;
   }
-  while (i < items.length) {
+  let steps = 0;
+  const firstStepUnit = t.count;
+  while (i < n) {
     const item = items[i];
     if (item.message.role === 'assistant') {
-      const ids = new Set(toolCallIds(item.message));
+      const ids = toolCallIds(item.message);
       let j = i + 1;
-      while (j < items.length && items[j].message.role === 'tool') {
-        ids.delete((items[j].message as { tool_call_id?: string }).tool_call_id ?? '');
+      let answered = 0;
+      while (j < n && items[j].message.role === 'tool') {
+        if (ids.includes((items[j].message as { tool_call_id?: string }).tool_call_id ?? '')) answered++;
         j++;
       }
-      const step: Unit = { start: i, end: j, kind: 'step', region: 'current', eligible: true };
-      if (ids.size > 0) {
-        step.eligible = false;
-        step.reason = 'tool calls still waiting for results';
-      }
-      units.push(step);
-      steps.push(step);
+      // Every call answered (ids are unique within a message, results answer each once).
+      push(i, j, KIND.step, REGION.current, answered >= ids.length, 3);
+      steps++;
       i = j;
     } else {
-      const kind: UnitKind = item.kind === 'summary' ? 'summary' : 'other';
-      units.push({ start: i, end: i + 1, kind, region: 'current', eligible: kind === 'summary' });
+      const summary = item.kind === 'summary';
+      push(i, i + 1, summary ? KIND.summary : KIND.other, REGION.current, summary, 0);
       i++;
     }
   }
-  for (let k = Math.max(0, steps.length - keepRecentSteps); k < steps.length; k++) {
-    if (steps[k].eligible) {
-      steps[k].eligible = false;
-      steps[k].reason = 'recent agent step';
+  // The newest steps are anchors.
+  let keep = keepRecentSteps;
+  for (let k = t.count - 1; k >= firstStepUnit && keep > 0 && steps > 0; k--) {
+    if (t.kind[k] !== KIND.step) continue;
+    keep--;
+    if (t.eligible[k]) {
+      t.eligible[k] = 0;
+      t.reason[k] = 4;
     }
   }
-  for (const u of units) {
-    if (!u.eligible) continue;
-    for (let k = u.start; k < u.end; k++) {
-      if (items[k].pinned) {
-        u.eligible = false;
-        u.reason = 'pinned';
+  for (let k = 0; k < t.count; k++) {
+    if (!t.eligible[k]) continue;
+    for (let x = t.start[k]; x < t.end[k]; x++) {
+      if (items[x].pinned) {
+        t.eligible[k] = 0;
+        t.reason[k] = 5;
         break;
       }
     }
   }
-  return { leadEnd, lastUserIndex, units };
+  return t;
+}
+
+/**
+ * Analyses `items` into unit objects (see {@link analyzeTable} for the planner's form).
+ * `keepRecentSteps` newest agent steps of the current task are anchors. O(items + tool calls).
+ */
+export function analyze(items: readonly ContextItem[], keepRecentSteps = 1): Structure {
+  const t = analyzeTable(items, keepRecentSteps);
+  const units: Unit[] = [];
+  for (let k = 0; k < t.count; k++) {
+    const u: Unit = { start: t.start[k], end: t.end[k], kind: KINDS[t.kind[k]], region: REGIONS[t.region[k]], eligible: t.eligible[k] === 1 };
+    if (!u.eligible && t.reason[k]) u.reason = UNIT_REASONS[t.reason[k]];
+    units.push(u);
+  }
+  return { leadEnd: t.leadEnd, lastUserIndex: t.lastUserIndex, units };
 }
