@@ -68,6 +68,7 @@ export async function meterCommand(file: string, o: { model?: string; json?: boo
   out(`messages ${report.messages} (${report.activeMessages} in the active context), tool calls ${report.toolCalls}, tool results ${report.toolResults}, images ${report.images}`);
   out(`prompt tokens ${m.total}${s.importCheckpoints.length ? ` after the recording's ${s.importCheckpoints.length} own compaction(s); ${rawTotal} with every message` : ''}`);
   for (const [k, v] of Object.entries(m.breakdown)) out(`  ${k.padEnd(12)} ${String(v).padStart(9)}`);
+  out(`  ${'reply start'.padEnd(12)} ${String(m.total - Object.values(m.breakdown).reduce((a, b) => a + b, 0)).padStart(9)}  (tokens that prime the reply, once per request)`);
   const skipped = Object.entries(s.transcript.skipped);
   if (skipped.length) out(`skipped records: ${skipped.map(([k, v]) => `${k} ${v}`).join(', ')}`);
   for (const w of s.warnings.slice(0, 10)) out(`warning: ${w}`);
@@ -117,7 +118,8 @@ export async function compactCommand(file: string, o: BudgetOptions & { out?: st
   out(result.applied ? `compacted: ${result.tokensBefore} → ${result.tokensAfter} tokens` : `nothing changed: ${result.reason}`);
   for (const c of result.checkpoints) out(`  checkpoint ${c.id} ${c.strategy}: ${c.replacedIds.length} messages, ${c.tokensBefore} → ${c.tokensAfter} tokens${c.dropped ? `, ${c.dropped} dropped without summary` : ''}`);
   if (s.importCheckpoints.length) out(`  (${s.importCheckpoints.length} compaction(s) recorded in the file became import checkpoints)`);
-  if (!fits) out(`does not fit: ${result.tokensAfter} tokens remain against a budget of ${th.inputBudget}; ${fixedNote(s)}`);
+  if (!fits) out(`does not fit: ${result.tokensAfter} tokens remain against a budget of ${th.inputBudget}${result.error ? '' : `; ${fixedNote(s)}`}`);
+  else if (result.applied && result.tokensAfter > th.targetTokens) out(`note: ${result.tokensAfter} tokens is above the target of ${th.targetTokens}; what remains is anchored (system prompt, tool schemas, latest request, newest steps)`);
   if (violations.length) out(`invariant violations: ${violations.length}; first: ${violations[0].message}`);
   if (o.out && !result.error) out(`wrote ${o.out}`);
 }
@@ -161,7 +163,7 @@ export async function replayCommand(file: string, o: BudgetOptions, out: Out): P
   if (report.violations.length || report.failedCompactions || !fits) process.exitCode = 1;
   if (o.json) return out(JSON.stringify(summary, null, 2));
   out(`model calls ${report.modelCalls}, compactions ${report.compactions}${report.failedCompactions ? ` (${report.failedCompactions} failed)` : ''}, summarizer calls ${report.summarizerCalls}`);
-  out(`peak ${report.peakTokens} tokens, final ${report.finalTokens} tokens`);
+  out(`peak ${report.peakTokens} tokens over the model calls; ${report.finalTokens} tokens at the end of the recording (after its last message)`);
   out(`prompt tokens over all calls: ${report.promptTokens} with compaction, ${report.promptTokensUnmanaged} without (${report.promptTokensUnmanaged ? Math.round((saved / report.promptTokensUnmanaged) * 100) : 0}% saved)`);
   if (!fits) out(`does not fit: the peak of ${report.peakTokens} tokens is over the budget of ${th.inputBudget}; ${fixedNote(s)}`);
   out(`invariant violations: ${report.violations.length}${report.violations.length ? `; first: ${report.violations[0].message}` : ''}`);

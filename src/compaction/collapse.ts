@@ -33,7 +33,7 @@ export function callIndex(items: readonly ContextItem[]): Map<string, { name: st
 }
 
 /** The one-line record that stands for a tool result. */
-export function collapsedRecord(result: ChatMessage, call: { name: string; arguments: string } | undefined, checkpointId: string): string {
+export function collapsedRecord(result: ChatMessage, call: { name: string; arguments: string } | undefined): string {
   const text = contentText(result);
   const failed = looksLikeError(text);
   const name = call?.name ?? 'tool';
@@ -43,7 +43,8 @@ export function collapsedRecord(result: ChatMessage, call: { name: string; argum
   return (
     `[tool result collapsed] ${name}${args ? ` ${args}` : ''} → ${failed ? 'error' : 'ok'}, ${text.length} characters, ${lines} lines` +
     (err ? `; ${err}` : '') +
-    `. Full output kept in checkpoint ${checkpointId}; run the tool again if it is needed.`
+    // No checkpoint id in the text: the record must read the same on every run (prompt caches, diffs).
+    `. The full output is kept in ContextKeeper's checkpoint history; run the tool again if it is needed.`
   );
 }
 
@@ -53,7 +54,7 @@ export function collapseItem(item: ContextItem, call: { name: string; arguments:
   return {
     id: `${item.id}~c`,
     kind: 'collapsed',
-    message: { role: 'tool', tool_call_id: m.tool_call_id, content: collapsedRecord(item.message, call, checkpointId) },
+    message: { role: 'tool', tool_call_id: m.tool_call_id, content: collapsedRecord(item.message, call) },
     covers: [...item.covers],
     checkpointId,
   };

@@ -110,7 +110,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
       items,
       before,
       'cannot-reach',
-      `cannot get below the trigger: at best ${after} of ${th.triggerTokens} tokens, because the system prompt, tool schemas, latest request and newest steps hold most of the context; compact by hand, raise the window, or lower keepRecentSteps`,
+      `cannot get below the trigger: at best ${after} of ${th.triggerTokens} tokens, because the system prompt, tool schemas, latest request and newest steps hold most of the context; a larger window or fewer kept recent steps would help, and a manual compaction still runs`,
     );
   const auto = options.trigger === 'auto' && clips.length === 0;
   if (auto && lowerBound >= th.triggerTokens) return cannotReach(lowerBound);

@@ -98,7 +98,8 @@ export class ExtractiveSummarizer implements Summarizer {
           continue;
         }
         for (const l of sec.get(SECTIONS.constraints) ?? []) if (!constraints.includes(l)) constraints.push(l);
-        for (const l of sec.get(SECTIONS.objective) ?? []) if (!objective.includes(l)) objective.push(l);
+        // A focus line belonged to that compaction only.
+        for (const l of sec.get(SECTIONS.objective) ?? []) if (!objective.includes(l) && !l.startsWith('- Focus requested')) objective.push(l);
         for (const l of sec.get(SECTIONS.completed) ?? []) completed.push(l);
         for (const l of sec.get(SECTIONS.earlier) ?? []) earlier.push(l);
         continue;
@@ -112,7 +113,8 @@ export class ExtractiveSummarizer implements Summarizer {
         }
         const t = userWrittenText(text);
         if (!t || TRIVIAL.test(t) || HARNESS.test(t)) continue;
-        const request = `- Earlier request: "${clip(t.split('\n').filter(Boolean).slice(0, 6).join(' '), 400)}"`;
+        // The first request usually states the goal: it keeps more of its words.
+        const request = `- Earlier request: "${clip(t, objective.length === 0 ? 1500 : 400)}"`;
         if (!objective.includes(request)) objective.push(request);
         for (const sentence of t.split(/(?<=[.!?])\s+|\n+/)) {
           if (isProse(sentence) && CONSTRAINT.test(sentence)) {
@@ -145,7 +147,7 @@ export class ExtractiveSummarizer implements Summarizer {
       const o = outcomes.get(id);
       const key = `${c.name} ${keyArguments(c.arguments, 100)}`;
       const status = o === undefined ? 'no result' : o.ok ? 'ok' : 'error';
-      const verb = EDIT_TOOL.test(c.name) ? 'changed' : 'ran';
+      const verb = EDIT_TOOL.test(c.name) ? (status === 'ok' ? 'changed' : 'tried to change') : 'ran';
       completed.push(`- [${id}] ${verb} ${key} → ${status}`);
       if (status === 'error') failedOpen.set(key, `- ${key} failed${o ? `: ${clip(errorLines(o.text, 1)[0] ?? '', 160)}` : ''}`);
       else failedOpen.delete(key);
@@ -174,6 +176,7 @@ export class ExtractiveSummarizer implements Summarizer {
     // Trim: drop oldest lines of the least important non-empty section until it fits.
     let guard = 0;
     const size = (lines: string[]) => lines.reduce((n, l) => n + l.length, 0);
+    const completedAll = completed.length;
     while (this.countText(out) > maxTokens && guard++ < 10_000) {
       // Shrink the largest section first (constraints last), so no section is wiped out by another.
       const victim = [...sections].filter(([, l, p]) => l.length > 0 && p > 1).sort((a, b) => size(b[1]) - size(a[1]))[0] ?? sections[1];
@@ -182,6 +185,12 @@ export class ExtractiveSummarizer implements Summarizer {
       const over = this.countText(out) / maxTokens;
       const n = over > 2 ? Math.max(1, Math.floor(victim[1].length / 2)) : 1;
       victim[1].splice(victim[2] === 5 ? 0 : victim[1].length - n, n);
+      out = render();
+    }
+    const left = completedAll - completed.length;
+    if (left > 0) {
+      // Say what was left out, so a reader never takes the list for everything that was done.
+      completed.unshift(`- … ${left} earlier tool call${left === 1 ? '' : 's'} not listed`);
       out = render();
     }
     return out || `${SECTIONS.completed}\n- ${items.length} earlier messages with no text content.`;

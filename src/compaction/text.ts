@@ -34,7 +34,8 @@ export function toolCallsOf(message: ChatMessage): Array<{ id: string; name: str
   return calls.map((c) => ({ id: c.id, name: c.function?.name ?? c.custom?.name ?? 'tool', arguments: c.function?.arguments ?? c.custom?.input ?? '' }));
 }
 
-const ERROR_LINE = /\b(error|exception|traceback|failed|failure|fatal|panic|cannot|not found|denied|refused|exit code [1-9]|exit_code"?:\s*[1-9])\b/i;
+/** A line that reports an error (not merely mentions the word, as source code and docs do). */
+const ERROR_LINE = /^\s*(\w*(error|exception)\b|traceback|fatal|panic|failed|failure|FAIL\b|npm ERR!|E\d{3,}:)|\b(\w*Error|\w*Exception|error TS\d+|ERROR)\s*[:\[]|\b(command not found|permission denied|no such file or directory|exit(ed)? (with )?code [1-9]|exit_code"?:\s*[1-9])/i;
 
 /** True when a tool result reads as a failure (first lines mention an error or a non-zero exit). */
 export function looksLikeError(text: string): boolean {
