@@ -172,7 +172,7 @@ function renderCheckpoint(checkpoint: CheckpointView): HTMLElement {
   const time = new Date(checkpoint.time);
   const facts = [
     `${checkpoint.messagesReplaced} messages`,
-    checkpoint.summarizerModel ?? 'extractive',
+    checkpoint.summarizerModel ?? 'no model',
     checkpoint.dropped > 0 ? `${checkpoint.dropped} dropped` : undefined,
   ].filter((fact): fact is string => fact !== undefined);
   return h('li', { class: `checkpoint${checkpoint.restored ? ' restored' : ''}`, 'data-test': 'checkpoint', 'data-id': checkpoint.id, 'data-trigger': checkpoint.trigger, 'data-before': String(checkpoint.tokensBefore), 'data-after': String(checkpoint.tokensAfter) },

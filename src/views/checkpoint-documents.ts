@@ -62,7 +62,7 @@ export function renderCheckpoint(checkpoint: CheckpointRecord): string {
     ['Strategy', checkpoint.strategy],
     ['Tokens', `${checkpoint.tokensBefore} → ${checkpoint.tokensAfter}`],
     ['Messages replaced', String(checkpoint.replacedIds.length)],
-    ['Summarizer', checkpoint.summarizerModel ?? 'extractive'],
+    ['Summarizer', checkpoint.summarizerModel ?? 'none (no model call)'],
     ['Dropped without summary', String(checkpoint.dropped)],
   ];
   if (checkpoint.usage) rows.push(['Summarizer usage', `${checkpoint.usage.calls} calls, ${checkpoint.usage.promptTokens} in, ${checkpoint.usage.completionTokens} out`]);
