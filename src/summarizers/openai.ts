@@ -22,6 +22,8 @@ import type { ContextItem, Summarizer, SummaryRequest, SummaryResult, Summarizer
 import { SummarizerError } from '../compaction/types';
 import { batchForWindow, DEFAULT_SUMMARY_INSTRUCTION, PREVIOUS_NOTES_CLOSE, PREVIOUS_NOTES_OPEN, USER_REQUESTS_CLOSE, USER_REQUESTS_OPEN, neutraliseDelimiters, wrapTranscript, type RenderOptions } from '../compaction/summaryPrompt';
 import { clipMiddle, clipMiddleToTokens } from '../compaction/clip';
+import { validateReply, type RawReply } from './reply';
+import { Watchdog } from './watchdog';
 
 /** Which request field bounds the reply length. */
 export type ReplyLimitParameter = 'max_completion_tokens' | 'max_tokens' | 'none';
@@ -397,69 +399,6 @@ export class OpenAISummarizer implements Summarizer {
   }
 }
 
-/** What one call returned before validation. */
-interface RawReply {
-  text: string;
-  finishReason: string | null;
-  toolCalls: number;
-  refusal: string;
-  model?: string;
-  promptTokens?: number;
-  completionTokens?: number;
-  /** The stream ended (the server closed it) without a finish reason. */
-  incomplete?: boolean;
-}
-
-/** Refusal-shaped replies: short text opening with an apology or a statement of inability. */
-const REFUSAL_TEXT =
-  /^(?:i['’]m sorry|i am sorry|sorry[,!.]|i apologi[sz]e|unfortunately,? i|i can(?:['’]t|not)|i won['’]t|i['’]m (?:not able|unable)|i am (?:not able|unable)|as an ai\b)/i;
-/** Error-shaped replies: text that reports a failure instead of summarizing. */
-const ERROR_TEXT =
-  /^(?:error\b|exception\b|traceback\b|an error occurred|request failed|internal server error|failed to (?:generate|summari[sz]e|process)|unable to (?:generate|summari[sz]e)|\{\s*"error"\s*:)|error generating summary/i;
-/** Longest text checked for refusal or error shape, in characters; real summaries are longer. */
-const SHAPE_CHECK_CHARS = 600;
-
-/**
- * Applies the rules for a usable reply (INV-VALID-SUMMARY in the failure cases) and returns the trimmed
- * text. Throws SummarizerError (`truncated`, `tool-call`, `refusal`, `empty`, `invalid`).
- */
-function validateReply(reply: RawReply): string {
-  const text = reply.text.trim();
-  if (reply.incomplete === true) {
-    throw new SummarizerError(`the summarizer's stream ended before the reply was complete (${text.length} characters received); the partial summary was discarded`, 'truncated');
-  }
-  if (reply.toolCalls > 0 || reply.finishReason === 'tool_calls' || reply.finishReason === 'function_call') {
-    throw new SummarizerError('the summarizer answered with a tool call instead of a summary', 'tool-call');
-  }
-  if (reply.refusal.trim().length > 0) {
-    throw new SummarizerError(`the summarizer refused: ${clipMiddle(reply.refusal.trim().replace(/\s+/g, ' '), 200)}`, 'refusal');
-  }
-  if (reply.finishReason === 'content_filter') throw new SummarizerError('the summarizer reply was blocked by a content filter', 'refusal');
-  if (reply.finishReason === 'length') {
-    throw new SummarizerError('the summary was cut off at the reply token limit (finish_reason "length")', 'truncated');
-  }
-  if (reply.finishReason !== 'stop') {
-    throw new SummarizerError(`the summarizer call ended with finish_reason "${String(reply.finishReason)}", not "stop"`, 'invalid');
-  }
-  if (text.length === 0) throw new SummarizerError('the summarizer returned an empty reply', 'empty');
-  if (text.length <= SHAPE_CHECK_CHARS) {
-    const oneLine = clipMiddle(text.replace(/\s+/g, ' '), 160);
-    if (REFUSAL_TEXT.test(text)) throw new SummarizerError(`the summarizer refused: "${oneLine}"`, 'refusal');
-    if (ERROR_TEXT.test(text)) throw new SummarizerError(`the summarizer returned an error message instead of a summary: "${oneLine}"`, 'invalid');
-  }
-  if (isBlankTemplate(text)) throw new SummarizerError('the summarizer returned only empty sections', 'empty');
-  return text;
-}
-
-/** True when, without headings and "none"-like lines, nothing is left (case B15's blank template). */
-function isBlankTemplate(text: string): boolean {
-  const rest = text
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l.length > 0 && !/^#{1,6}\s/.test(l) && !/^[-*]?\s*(?:none|n\/a|nothing|not applicable|no(?:ne)? (?:yet|so far)|-|—)\.?$/i.test(l));
-  return rest.join(' ').length < 20;
-}
-
 /** Number of raw messages the items stand for. */
 function countRaw(items: readonly ContextItem[]): number {
   return items.reduce((n, item) => n + Math.max(1, item.covers.length), 0);
@@ -495,64 +434,4 @@ function apiErrorText(error: InstanceType<typeof OpenAI.APIError>): string {
   const body = error.error as { message?: unknown } | undefined;
   if (body !== undefined && typeof body?.message === 'string') return body.message;
   return error.message.replace(/^\d{3}\s*/, '') || 'no details';
-}
-
-/** Why a {@link Watchdog} aborted the call. */
-type FiredReason = 'aborted' | 'idle' | 'deadline';
-
-/**
- * One call's abort controller, linked to the caller's signal, with timers that abort it and remember
- * why. `race` settles as soon as it fires, even while the SDK sleeps between retries.
- */
-class Watchdog {
-  private readonly controller = new AbortController();
-  private reason: FiredReason | undefined;
-  private readonly listeners: Array<(reason: FiredReason) => void> = [];
-  private readonly onOuterAbort = (): void => this.fire('aborted');
-
-  constructor(private readonly outer: AbortSignal | undefined) {
-    outer?.addEventListener('abort', this.onOuterAbort, { once: true });
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  get fired(): FiredReason | undefined {
-    return this.reason;
-  }
-
-  /** Starts a timer that fires `reason` after `ms`. */
-  arm(ms: number, reason: FiredReason): ReturnType<typeof setTimeout> {
-    return setTimeout(() => this.fire(reason), ms);
-  }
-
-  fire(reason: FiredReason): void {
-    if (this.reason !== undefined) return;
-    this.reason = reason;
-    this.controller.abort();
-    for (const listener of this.listeners) listener(reason);
-  }
-
-  throwIfFired(): void {
-    if (this.reason !== undefined) throw new Error(`summarizer call stopped (${this.reason})`);
-  }
-
-  /** Settles with `work`, or rejects as soon as the watchdog fires. */
-  race<T>(work: Promise<T>): Promise<T> {
-    // The losing promise may still reject later (the SDK notices the abort after its sleep).
-    work.catch(() => undefined);
-    return new Promise<T>((resolve, reject) => {
-      if (this.reason !== undefined) {
-        reject(new Error(`summarizer call stopped (${this.reason})`));
-        return;
-      }
-      this.listeners.push((reason) => reject(new Error(`summarizer call stopped (${reason})`)));
-      work.then(resolve, reject);
-    });
-  }
-
-  dispose(): void {
-    this.outer?.removeEventListener('abort', this.onOuterAbort);
-  }
 }
