@@ -8,6 +8,7 @@
  * follows.
  */
 import type { ChatMessage, ContextItem } from './types';
+import { isToolOutputText } from './text';
 
 /** What a unit is. */
 /** `turn`: a piece of history (a step, or user messages); `step`: a current-task agent step. */
@@ -43,7 +44,19 @@ export function toolCallIds(message: ChatMessage): string[] {
 
 /** A user message written by the user (not a summary standing for earlier messages). */
 export function isRealUserMessage(item: ContextItem): boolean {
-  return item.message.role === 'user' && item.kind !== 'summary';
+  return item.message.role === 'user' && item.kind !== 'summary' && !isToolOutputMessage(item);
+}
+
+/**
+ * A user message that carries the result of the previous assistant action rather than a request:
+ * agents without native tool calls (SWE-agent observations, Cline results) send tool output in the
+ * user role. Such a message belongs to the agent step before it.
+ */
+export function isToolOutputMessage(item: ContextItem): boolean {
+  if (item.message.role !== 'user' || item.kind === 'summary') return false;
+  const content = (item.message as { content?: unknown }).content;
+  const head = typeof content === 'string' ? content : Array.isArray(content) ? String((content[0] as { text?: unknown })?.text ?? '') : '';
+  return isToolOutputText(head);
 }
 
 function isSystem(item: ContextItem): boolean {
@@ -153,6 +166,8 @@ export function analyzeTable(items: readonly ContextItem[], keepRecentSteps = 1)
         if (ids.includes((items[j].message as { tool_call_id?: string }).tool_call_id ?? '')) answered++;
         j++;
       }
+      // Tool output sent in the user role (agents without native tool calls) ends the step too.
+      while (j < n && isToolOutputMessage(items[j])) j++;
       // Every call answered (ids are unique within a message, results answer each once).
       push(i, j, KIND.step, REGION.current, answered >= ids.length, 3);
       steps++;

@@ -355,3 +355,14 @@ test('B34/B35: images over the per-request limit are replaced by placeholders, o
   assert.ok(s.requests.length > 0);
   assert.ok(s.requests.every((q) => q.items.every((i) => !contentText(i.message).includes('base64'))));
 });
+
+test('tool output sent in the user role (agents without native tool calls) belongs to the step; the real request stays the anchor', async () => {
+  const request = U('I uploaded a repository in /testbed. Make the failing test pass without changing the tests. ' + chars(2000));
+  const msgs: ChatMessage[] = [S('You are an agent.'), request];
+  for (let k = 0; k < 12; k++) msgs.push(A(`<function=bash>cat file${k}.py</function>`), U(`OBSERVATION:\n${chars(1500, k)}`));
+  const { result, out } = await run(msgs, budget(4000), { force: true });
+  assert.ok(result.applied, result.reason);
+  assert.equal(out[1], request, 'the request is kept verbatim');
+  assert.ok(result.checkpoints.some((c) => c.replacedIds.length > 0));
+  assert.deepEqual(checkContext(result.context, entries(msgs)), []);
+});
