@@ -285,8 +285,9 @@ export function commitPrepared(items: readonly ContextItem[], prepared: Prepared
   if (broken.length > 0) return notApplied(items, before, 'failed', `compaction not applied: it would break tool pairing (${broken[0].message})`);
   const durationMs = Date.now() - prepared.startedAt;
   for (const cp of applied) cp.durationMs = durationMs;
-  const parts = applied.map((c) => `${c.strategy} ${c.tokensBefore}→${c.tokensAfter}`).join(', ');
-  return { applied: true, outcome: 'applied', reason: `compacted ${before} → ${tokens} tokens (${parts})`, tokensBefore: before, tokensAfter: tokens, checkpoints: applied, context: current };
+  const n = (x: number) => x.toLocaleString('en-US');
+  const parts = applied.map((c) => `${c.strategy} ${n(c.tokensBefore)} → ${n(c.tokensAfter)}`).join(', ');
+  return { applied: true, outcome: 'applied', reason: `compacted ${n(before)} → ${n(tokens)} tokens (${parts})`, tokensBefore: before, tokensAfter: tokens, checkpoints: applied, context: current };
 }
 
 /** Runs a whole compaction (prepare, then commit on the same items). See {@link prepareCompaction}. */

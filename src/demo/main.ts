@@ -100,7 +100,7 @@ async function main(): Promise<void> {
     for (const [k, task] of DEMO_TASKS.entries()) {
       console.log(`\nuser (task ${k + 1}): ${task}\n`);
       const outcome = await service.runTask(task);
-      console.log(`\n  task ${k + 1} ${outcome.status}: ${outcome.modelCalls} model calls, ${outcome.toolCalls} tool calls, ${outcome.compactions} automatic compactions`);
+      console.log(`\n  task ${k + 1} ${outcome.status}: ${outcome.modelCalls} model calls, ${outcome.toolCalls} tool calls, ${outcome.compactions} automatic checkpoint(s)`);
       if (outcome.error) console.log(`  error: ${outcome.error}`);
       console.log(`  answer: ${outcome.finalText}`);
       if (k === 1) {
