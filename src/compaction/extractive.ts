@@ -16,7 +16,17 @@ export const SECTIONS = {
   identifiers: '## Identifiers',
   unresolved: '## Unresolved and next step',
   earlier: '## Earlier summary',
+  focus: '## On the requested focus',
 } as const;
+
+/** Lines quoted for a focus, at most. */
+const MAX_FOCUS_LINES = 12;
+const FOCUS_STOPWORDS = new Set(['keep', 'focus', 'the', 'that', 'this', 'with', 'and', 'about', 'from', 'into', 'what', 'when', 'only', 'also', 'them', 'their', 'some', 'more', 'most', 'please', 'summary', 'summarize']);
+
+/** Content words of a focus text (4 letters or more, lower case, stop words removed). */
+function focusWords(focus: string): string[] {
+  return [...new Set(focus.toLowerCase().split(/[^\p{L}\p{N}_.-]+/u).filter((w) => w.length >= 4 && !FOCUS_STOPWORDS.has(w)))];
+}
 
 const CONSTRAINT = /\b(must|never|always|do not|don't|dont|should not|shouldn't|only|avoid|prefer|instead of|make sure|required?|no longer)\b/i;
 const TASK_LIST_TOOL = /todo|task_?list|task_?tracker|update_plan/i;
@@ -160,7 +170,24 @@ export class ExtractiveSummarizer implements Summarizer {
     if (constraints.length > 12) constraints.splice(4, constraints.length - 12);
     // Many requests (long sessions): the first ones state the goal, the last ones the current work.
     if (objective.length > 10) objective.splice(3, objective.length - 10, `- … ${objective.length - 10} more requests in between`);
-    if (focus) objective.unshift(`- Focus requested for this summary: ${clip(focus, 200)}`);
+    const focused: string[] = [];
+    if (focus) {
+      objective.unshift(`- Focus requested for this summary: ${clip(focus, 200)}`);
+      // Lines of the span that mention the focus words, verbatim: the extractive answer to
+      // "focus on X" (a model summarizer gets the focus in its instruction instead).
+      const words = focusWords(focus);
+      if (words.length > 0) {
+        for (const it of items) {
+          if (it.kind === 'summary') continue;
+          for (const line of contentText(it.message).split('\n')) {
+            const t = line.trim();
+            if (t.length < 6 || focused.length >= MAX_FOCUS_LINES) continue;
+            const lower = t.toLowerCase();
+            if (words.some((w) => lower.includes(w)) && !focused.includes(`- ${clip(t, 240)}`)) focused.push(`- ${clip(t, 240)}`);
+          }
+        }
+      }
+    }
 
     // Lowest priority first out: work completed (oldest first), errors, state, objective, constraints.
     const sections: Array<[string, string[], number]> = [
@@ -170,6 +197,7 @@ export class ExtractiveSummarizer implements Summarizer {
       [SECTIONS.state, [...state, ...errors.map((e) => e.replace(/^- /, '- Error seen: '))], 3],
       [SECTIONS.unresolved, unresolved, 4],
       [SECTIONS.earlier, earlier, 3],
+      [SECTIONS.focus, focused, 2],
     ];
     const render = () => sections.filter(([, lines]) => lines.length > 0).map(([h, lines]) => `${h}\n${lines.join('\n')}`).join('\n\n');
     let out = render();

@@ -366,3 +366,16 @@ test('tool output sent in the user role (agents without native tool calls) belon
   assert.ok(result.checkpoints.some((c) => c.replacedIds.length > 0));
   assert.deepEqual(checkContext(result.context, entries(msgs)), []);
 });
+
+test('a manual compaction with focus text keeps the lines about that focus verbatim (extractive)', async () => {
+  const msgs: ChatMessage[] = [S('s'), U('set up the database work')];
+  for (let k = 0; k < 8; k++) {
+    msgs.push(Acalls([[`c${k}`, 'read_file', `{"path":"db/${k}.sql"}`]]), T(`c${k}`, `${chars(1200, k)}\n${k === 5 ? 'migration 0042 renames column user_name to username' : 'nothing relevant here'}\n${chars(400, k + 50)}`));
+  }
+  msgs.push(A('read them all'), U('what next?'));
+  const { result } = await run(msgs, budget(3000), { force: true, all: true, trigger: 'manual', focus: 'focus on the migration' });
+  assert.ok(result.applied, result.reason);
+  const summary = result.checkpoints.filter((c) => c.strategy === 'extractive').map((c) => c.summary).join('\n');
+  assert.match(summary, /## On the requested focus\n- migration 0042 renames column user_name to username/);
+  assert.equal(result.checkpoints.find((c) => c.strategy === 'extractive')?.focus, 'focus on the migration');
+});
