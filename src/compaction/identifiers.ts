@@ -142,6 +142,9 @@ export interface IdentifierBackfill {
   added: string[];
 }
 
+/** Identifiers too common to be worth keeping. */
+const NOISE = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '2>&1', '/tmp']);
+
 /** Heading of the identifiers section, as the default summary instruction asks for it. */
 export const IDENTIFIERS_HEADING = '## Identifiers';
 
@@ -158,7 +161,8 @@ export const IDENTIFIERS_HEADING = '## Identifiers';
  * @returns The new text and the identifiers added. Never throws.
  */
 export function appendMissingIdentifiers(summary: string, sourceText: string, maxChars: number): IdentifierBackfill {
-  const missing = extractIdentifiers(sourceText).filter((id) => !summary.includes(id));
+  // Blank or trivial strings and the null device carry no information worth a line.
+  const missing = extractIdentifiers(sourceText).filter((id) => id.trim().length >= 3 && !NOISE.has(id.trim()) && !summary.includes(id));
   if (missing.length === 0 || maxChars <= 0) return { text: summary, added: [] };
 
   const section = findIdentifiersSection(summary);
