@@ -6,16 +6,19 @@ export function kTokens(n: number): string {
 }
 
 /**
- * A gauge line: `[#########.....|...:...] 62% 79k/128k`, with `|` at the trigger and `:` at the
- * target, 40 characters wide.
+ * A bar of `width` cells: `#` for `used` of `base`, `|` at the trigger fraction `at` and `:` at the
+ * target fraction `to`. Shared by the command-line tool and the demo.
  */
+export function gaugeBar(used: number, base: number, at: number, to: number, width = 40): string {
+  const filled = Math.min(width, Math.round((used / base) * width));
+  const cells: string[] = Array.from({ length: width }, (_, k) => (k < filled ? '#' : '.'));
+  const cell = (f: number) => Math.min(width - 1, Math.max(0, Math.round(f * width)));
+  if (cells[cell(to)] !== '#') cells[cell(to)] = ':';
+  cells[cell(at)] = '|';
+  return `[${cells.join('')}]`;
+}
+
+/** A gauge line: `[#########.....|...:...]  62% 79k/128k` (see {@link gaugeBar}). */
 export function gauge(used: number, base: number, at: number, to: number, width = 40): string {
-  const cells: string[] = Array.from({ length: width }, (_, k) => (k < Math.round((used / base) * width) ? '#' : '.'));
-  const mark = (f: number, ch: string) => {
-    const k = Math.min(width - 1, Math.round(f * width));
-    cells[k] = ch;
-  };
-  mark(to, ':');
-  mark(at, '|');
-  return `[${cells.join('')}] ${String(Math.round((used / base) * 100)).padStart(3)}% ${kTokens(used)}/${kTokens(base)}`;
+  return `${gaugeBar(used, base, at, to, width)} ${String(Math.round((used / base) * 100)).padStart(3)}% ${kTokens(used)}/${kTokens(base)}`;
 }

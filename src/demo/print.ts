@@ -1,7 +1,6 @@
 /** Text rendering of the demo's gauge, checkpoints and totals (plain ASCII, fixed width). */
 import type { BudgetSnapshot, CheckpointRecord } from '../service/api';
-
-const BAR_WIDTH = 40;
+import { gaugeBar } from '../cli/format';
 
 /** Formats a whole number of tokens with thousands separators. */
 export function tokens(n: number): string {
@@ -13,13 +12,9 @@ export function tokens(n: number): string {
  * used tokens, then the figures.
  */
 export function gaugeLine(label: string, budget: BudgetSnapshot): string {
-  const cell = (t: number): number => Math.min(BAR_WIDTH - 1, Math.floor((t / budget.window) * BAR_WIDTH));
-  const used = Math.min(BAR_WIDTH, Math.round((budget.used / budget.window) * BAR_WIDTH));
-  const bar: string[] = Array.from({ length: BAR_WIDTH }, (_, i) => (i < used ? '#' : '.'));
-  bar[cell(budget.compactAt.tokens)] = '|';
-  bar[cell(budget.compactTo.tokens)] = bar[cell(budget.compactTo.tokens)] === '#' ? '#' : ':';
+  const bar = gaugeBar(budget.used, budget.window, budget.compactAt.tokens / budget.window, budget.compactTo.tokens / budget.window);
   const percent = Math.round(budget.usedFraction * 100);
-  return `${label} [${bar.join('')}] ${tokens(budget.used).padStart(6)} / ${tokens(budget.window)} tokens (${percent}% of ${tokens(budget.inputBudget)} input budget, ${budget.exact ? 'exact' : 'estimate'})`;
+  return `${label} ${bar} ${tokens(budget.used).padStart(6)} / ${tokens(budget.window)} tokens (${percent}% of ${tokens(budget.inputBudget)} input budget, ${budget.exact ? 'exact' : 'estimate'})`;
 }
 
 /** One checkpoint line. */
