@@ -75,7 +75,15 @@ class Page implements Ui {
     }
     if (applied.kind === 'snapshot') stats.snapshots++;
     if (applied.kind === 'delta') stats.deltas++;
-    if (applied.stateChange) this.announce(`Agent ${applied.stateChange.to === 'idle' ? 'finished' : applied.stateChange.to}.`);
+    const change = applied.stateChange;
+    // Only the changes a listener acts on: work starts, work ends, an error, a compaction starts.
+    if (change) {
+      const idle = (s: string) => s === 'idle' || s === 'error';
+      if (change.to === 'error') this.announce('The agent stopped with an error.');
+      else if (change.to === 'idle') this.announce('The agent finished.');
+      else if (change.to === 'compacting') this.announce('Compacting the context.');
+      else if (idle(change.from)) this.announce('The agent is working.');
+    }
     for (const c of applied.newCompactions) this.announce(compactionAnnouncement(c));
     this.rerender();
   }

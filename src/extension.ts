@@ -52,7 +52,7 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi {
     const service = controller.current;
     contextKeys.update({
       state,
-      configured: keys.hasKey || settings.value.baseUrl !== '',
+      needsSetup: !keys.hasKey && settings.value.baseUrl === '',
       hasApiKey: keys.hasKey,
       hasCheckpoints: (service?.getCheckpoints().length ?? 0) > 0,
       hasPreview: service?.getPreview() !== undefined,

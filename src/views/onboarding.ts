@@ -1,6 +1,6 @@
 /**
  * First run: the "Get Started" view (an empty tree whose `viewsWelcome` content package.json
- * contributes, shown while `contextKeeper.configured` is false), the context keys the manifest's
+ * contributes, shown while `contextKeeper.needsSetup` is true), the context keys the manifest's
  * `when` clauses read, and the endpoint picker (OpenAI, a local server found on its default port,
  * or any OpenAI-compatible URL).
  */

@@ -46,6 +46,8 @@ export async function configuredCheck({ check, wb, page, updateSettings, env }) 
     updateSettings({ 'contextKeeper.baseUrl': env('MODEL_SERVER') });
     await page.locator('.pane-header', { hasText: 'Get Started' }).first().waitFor({ state: 'detached', timeout: 20_000 });
     await wb.activityItem('ContextKeeper').waitFor();
+    // Leave the side bar closed, as the next checks expect to open it with the activity bar.
+    await wb.runCommand('View: Close Primary Side Bar');
   });
 }
 
