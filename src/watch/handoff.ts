@@ -39,13 +39,14 @@ export async function buildHandoff(input: HandoffInput, signal?: AbortSignal): P
   const target = input.targetTokens ?? 16_000;
   const maxChars = input.maxMessageChars ?? 4_000;
   const summarizer = new ExtractiveSummarizer((t) => input.meter.countText(t));
-  // A window whose 0.5 target is `target`: the compactor's thresholds are fractions of the budget.
+  // A window whose 0.5 target is `target` (the compactor's thresholds are fractions of the budget);
+  // the whole history is summarized, since a fresh session needs its gist, not its old tool output.
   const result = await compact({
     items: [...input.items],
     tools: [...input.tools],
     meter: input.meter,
     summarizer,
-    options: { budget: { contextWindow: target * 2, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 }, trigger: 'manual', force: true, keepRecentSteps: 1, signal },
+    options: { budget: { contextWindow: target * 2, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 }, trigger: 'manual', force: true, all: true, noCollapse: true, approximateSummaryTokens: Math.floor(target / 4), keepRecentSteps: 1, signal },
   });
   const items = result.applied ? result.context : [...input.items];
   const lines: string[] = [`# Handoff: ${input.title}`, ''];

@@ -17,6 +17,7 @@ test('handoff: a watched session compacts into Markdown that keeps the latest re
   lines.push(c.user('Keep the old exporter behind a flag until the release'));
   fs.writeFileSync(file, lines.join('\n') + '\n');
   const w = new SessionWatcher(file);
+  w.update();
   const { items, transcript, meter } = w.live.context();
   const handoff = await buildHandoff({ items, tools: transcript.tools, meter, title: 'Claude Code session s.jsonl', targetTokens: 4000 });
   assert.ok(handoff.tokensAfter < handoff.tokensBefore / 3, `${handoff.tokensBefore} → ${handoff.tokensAfter}`);
