@@ -65,7 +65,7 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi {
     keys.onDidChange(() => render.schedule()),
     ...registerCommands({ controller, keys, settings, sidebar, documents, importer: (bytes, fileName) => importTranscriptText(bytes, fileName), log }),
   );
-  log.info(`ContextKeeper ${String(context.extension.packageJSON.version)} activated.`);
+  log.info(`ContextKeeper ${String((context.extension.packageJSON as { version?: unknown }).version)} activated.`);
   return { getViewState: () => controller.viewState(), onDidChange: controller.onDidChange };
 }
 

@@ -216,7 +216,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
       const it = items[index];
       const clipped = clipMiddleToTokens(contentText(it.message), maxTokens, (t) => meter.countText(t));
       cp.replaced.push(it);
-      cp.inserted.push({ id: `${it.id}~k`, kind: 'clipped', message: { ...it.message, content: clipped } as typeof it.message, covers: [...it.covers], checkpointId: cp.id });
+      cp.inserted.push({ id: `${it.id}~k`, kind: 'clipped', message: { ...it.message, content: clipped }, covers: [...it.covers], checkpointId: cp.id });
     }
     cp.summary = `Clipped the middle of ${clips.length} message${clips.length === 1 ? '' : 's'} too large for the context window.`;
     checkpoints.push(cp);

@@ -105,7 +105,7 @@ export class TokenMeter {
     let n = TOKENS_PER_MESSAGE;
     const m = message as ChatMessage & { name?: string; tool_calls?: unknown; refusal?: string | null };
     if (typeof m.name === 'string') n += TOKENS_PER_NAME + this.countText(m.name);
-    n += this.countContent(m.content as unknown);
+    n += this.countContent(m.content);
     if (typeof m.refusal === 'string') n += this.countText(m.refusal);
     if (Array.isArray(m.tool_calls)) {
       for (const call of m.tool_calls as Array<{ function?: { name?: string; arguments?: string }; custom?: { name?: string; input?: string } }>) {
@@ -123,10 +123,10 @@ export class TokenMeter {
     for (const part of content as Array<Record<string, unknown>>) {
       switch (part.type) {
         case 'text':
-          n += this.countText(String(part.text ?? ''));
+          n += this.countText(typeof part.text === 'string' ? part.text : '');
           break;
         case 'refusal':
-          n += this.countText(String(part.refusal ?? ''));
+          n += this.countText(typeof part.refusal === 'string' ? part.refusal : '');
           break;
         case 'image_url': {
           const img = part.image_url as { url?: string; detail?: string } | undefined;
