@@ -7,6 +7,7 @@ import type { MeterResult } from './meter';
 import type { PlannerResult } from './planner';
 import type { EconomicsRow } from './economics';
 import type { ExtensionResult } from './extension';
+import type { SidebarResult } from './sidebar';
 
 /** One target with its verdict. */
 export interface Target {
@@ -23,6 +24,7 @@ export interface Collected {
   planner?: PlannerResult;
   economics?: { rows: EconomicsRow[]; modelRows: EconomicsRow[] };
   extension?: ExtensionResult;
+  sidebar?: SidebarResult;
 }
 
 const pct = (x: number | null) => (x === null ? '–' : `${Math.round(x * 100)}%`);
@@ -80,6 +82,12 @@ export function targets(c: Collected): Target[] {
       value: lowSession.length === 0 ? `all ${rows.length} managed pairs` : `lower on ${lowSession.map((r) => `${r.session.split('/')[0]}@${r.window / 1000}k ${pct(sess(r, 3))} vs ${pct(sess(r, 1))}/${pct(sess(r, 2))}`).join(', ')}`,
     });
   }
+  if (c.sidebar) {
+    const big = c.sidebar.rows[c.sidebar.rows.length - 1];
+    out.push({ name: `sidebar: bytes per streamed delta ≤ 2 KB at ${k(big.tokens)} tokens / ${big.items} lines`, met: big.deltaBytesMax <= 2048, value: `median ${big.deltaBytesMedian} B, max ${big.deltaBytesMax} B` });
+    out.push({ name: `sidebar: host time to build an update ≤ 0.5 ms at ${k(big.tokens)} tokens`, met: big.buildMsP95 <= 0.5, value: `median ${big.buildMsMedian} ms, p95 ${big.buildMsP95} ms` });
+    out.push({ name: 'sidebar: update cost flat, 300k / 20k ≤ 2', met: c.sidebar.buildGrowth <= 2 && c.sidebar.deltaBytesGrowth <= 2, value: `time ${x(c.sidebar.buildGrowth)}, bytes ${x(c.sidebar.deltaBytesGrowth)}` });
+  }
   if (c.extension) out.push({ name: 'no tokenizer rank table loaded at activation', met: !c.extension.rankTableLoadedAtActivation, value: `${c.extension.activationMapSets} Map.set calls (one encoder build: ${c.extension.encoderMapSets})` });
   return out;
 }
@@ -134,6 +142,12 @@ export function table(c: Collected, source: string, ts: readonly Target[]): stri
     const quiet = c.economics.rows.filter((r) => r.reports[0].overWindowCalls === 0).map((r) => `${r.session}@${k(r.window)}`);
     if (quiet.length) push('', `Never over the window, identical under every strategy: ${quiet.join(', ')}.`);
     push('');
+  }
+  if (c.sidebar) {
+    push('### Sidebar updates while a reply streams (real service → feedSidebar → SidebarModel.takeDelta → JSON; one message per event)', '');
+    push('| session | lines | streamed deltas | bytes per delta (median, max) | build ms (median, p95) | largest other update | snapshot bytes | snapshot ms |', '|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const r of c.sidebar.rows) push(`| ${k(r.tokens)} tokens | ${r.items} | ${r.streamedDeltas} | ${r.deltaBytesMedian}, ${r.deltaBytesMax} | ${r.buildMsMedian}, ${r.buildMsP95} | ${r.otherBytesMax} B | ${r.snapshotBytes} | ${r.snapshotMs} |`);
+    push(`| **growth** | | | ${x(c.sidebar.deltaBytesGrowth)} | ${x(c.sidebar.buildGrowth)} | | | |`, '');
   }
   if (c.extension) {
     const e = c.extension;

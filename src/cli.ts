@@ -5,6 +5,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { compactCommand, meterCommand, replayCommand, type BudgetOptions } from './cli/commands';
 import { parseCount, parseFraction, parseTokens } from './cli/options';
+import { modelsCommand, type ModelsOptions } from './cli/models';
 import { version as VERSION } from '../package.json';
 
 /** The smallest window the tool accepts, in tokens: below it no summary can fit beside a request. */
@@ -68,6 +69,14 @@ export function program(): Command {
   )
     .exitOverride()
     .action((file: string, o: BudgetOptions) => (checkBudgetOptions(o), replayCommand(file, o, out)));
+  p.command('models')
+    .description("list an endpoint's models with the context window each is served with")
+    .requiredOption('--base-url <url>', 'the endpoint (for example http://127.0.0.1:11434/v1); key from CONTEXT_KEEPER_API_KEY or OPENAI_API_KEY')
+    .option('--model <model>', 'describe only this model')
+    .option('--window <tokens>', 'use this window instead of the reported one (source "flag")', parseTokens)
+    .option('--json', 'print JSON: an array of {id, window, trainedWindow, source}')
+    .exitOverride()
+    .action((o: ModelsOptions) => modelsCommand(o, out));
   return p;
 }
 
