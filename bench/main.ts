@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark of ContextKeeper in one run. Prints a table and writes
- * bench/results.json. Options: `--only=tokenizers,meter,planner,economics,extension` runs a subset;
+ * bench/results.json. Options: `--only=tokenizers,meter,planner,economics,extension,quality` runs a subset;
  * `--quick` uses fewer repetitions (a smoke run; figures are noisier).
  */
 import fs from 'node:fs';
@@ -12,6 +12,7 @@ import { benchMeter } from './meter';
 import { benchPlanner } from './planner';
 import { benchEconomics } from './economics';
 import { benchExtension } from './extension';
+import { benchQuality } from './quality/index';
 import { table, targets, type Collected } from './report';
 
 const args = process.argv.slice(2);
@@ -56,6 +57,10 @@ async function main(): Promise<void> {
   if (want('extension')) {
     results.extension = benchExtension(root, quick ? 3 : 5, !args.includes('--no-package'));
     log('extension done');
+  }
+  if (want('quality')) {
+    results.quality = await benchQuality(root, log);
+    log('quality done');
   }
   results.seconds = Math.round((Date.now() - started) / 1000);
   const out = path.join(root, 'bench/results.json');

@@ -7,6 +7,7 @@ import type { MeterResult } from './meter';
 import type { PlannerResult } from './planner';
 import type { EconomicsRow } from './economics';
 import type { ExtensionResult } from './extension';
+import { qualityTable, type QualityResult } from './quality/report';
 
 /** One target with its verdict. */
 export interface Target {
@@ -23,6 +24,7 @@ export interface Collected {
   planner?: PlannerResult;
   economics?: { rows: EconomicsRow[]; modelRows: EconomicsRow[] };
   extension?: ExtensionResult;
+  quality?: QualityResult;
 }
 
 const pct = (x: number | null) => (x === null ? '–' : `${Math.round(x * 100)}%`);
@@ -80,6 +82,7 @@ export function targets(c: Collected): Target[] {
       value: lowSession.length === 0 ? `all ${rows.length} managed pairs` : `lower on ${lowSession.map((r) => `${r.session.split('/')[0]}@${r.window / 1000}k ${pct(sess(r, 3))} vs ${pct(sess(r, 1))}/${pct(sess(r, 2))}`).join(', ')}`,
     });
   }
+  if (c.quality) out.push(...c.quality.targets);
   if (c.extension) out.push({ name: 'no tokenizer rank table loaded at activation', met: !c.extension.rankTableLoadedAtActivation, value: `${c.extension.activationMapSets} Map.set calls (one encoder build: ${c.extension.encoderMapSets})` });
   return out;
 }
@@ -141,6 +144,7 @@ export function table(c: Collected, source: string, ts: readonly Target[]): stri
     push('| require dist/extension.js | activate() | vs building one rank table | Map.set calls at activation | bundle | VSIX |', '|---:|---:|---:|---:|---:|---:|');
     push(`| ${e.requireMs} ms | ${e.activateMs} ms | ${x(e.activationToEncoderLoad)} (${e.encoderLoadMs} ms) | ${e.activationMapSets} (encoder: ${e.encoderMapSets}) | ${(e.bundleBytes / 1e6).toFixed(2)} MB | ${e.vsixBytes === null ? '–' : `${e.vsixBytes} bytes`} |`, '');
   }
+  if (c.quality) push(qualityTable(c.quality), '');
   push('### Targets', '', '| target | met | measured |', '|---|---|---|');
   for (const t of ts) push(`| ${t.name} | ${t.met ? 'yes' : '**no**'} | ${t.value} |`);
   push('', `Input: ${source}.`);
