@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark of ContextKeeper in one run. Prints a table and writes
- * bench/results.json. Options: `--only=tokenizers,meter,planner,economics,extension,quality` runs a subset;
+ * bench/results.json. Options: `--only=tokenizers,meter,planner,economics,sidebar,extension,watch,quality` runs a subset;
  * `--quick` uses fewer repetitions (a smoke run; figures are noisier).
  */
 import fs from 'node:fs';
@@ -12,6 +12,8 @@ import { benchMeter } from './meter';
 import { benchPlanner } from './planner';
 import { benchEconomics } from './economics';
 import { benchExtension } from './extension';
+import { benchSidebar } from './sidebar';
+import { benchWatch } from './watch';
 import { benchQuality } from './quality/index';
 import { table, targets, type Collected } from './report';
 
@@ -54,9 +56,17 @@ async function main(): Promise<void> {
     results.economics = await benchEconomics(sessions, [32_000, 128_000], log);
     log('economics done');
   }
+  if (want('sidebar')) {
+    results.sidebar = await benchSidebar([20_000, 300_000], quick ? 100 : 300);
+    log('sidebar done');
+  }
   if (want('extension')) {
     results.extension = benchExtension(root, quick ? 3 : 5, !args.includes('--no-package'));
     log('extension done');
+  }
+  if (want('watch')) {
+    results.watch = await benchWatch(quick ? 9 : 25);
+    log('watch done');
   }
   if (want('quality')) {
     results.quality = await benchQuality(root, log);
