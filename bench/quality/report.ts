@@ -88,7 +88,7 @@ export function qualityTargets(runs: readonly QualityRun[], pooled: QualityResul
   out.push({
     name: 'every compaction ends inside its target (compactTo)',
     met: outside.length === 0,
-    value: outside.length === 0 ? `all ${runs.length} runs` : `outside on ${outside.map((r) => `${r.transcript.split('/')[0]}@${k(r.window)}${r.mode === 'replay' ? ' replay' : ''} (${k(r.mode === 'replay' ? (r.maxAfterCompaction ?? 0) : r.tokensAfter)} > ${k(r.target)})`).join(', ')}`,
+    value: outside.length === 0 ? `all ${runs.length} runs` : `outside on ${outside.map((r) => `${r.transcript.split('/')[0]}@${k(r.window)}${r.mode === 'replay' ? ' replay' : ''} (${r.mode === 'replay' ? (r.maxAfterCompaction ?? 0) : r.tokensAfter} > ${r.target} tokens)`).join(', ')}`,
   });
   return out;
 }
