@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark of ContextKeeper in one run. Prints a table and writes
- * bench/results.json. Options: `--only=tokenizers,meter,planner,economics,sidebar,extension,watch` runs a subset;
+ * bench/results.json. Options: `--only=tokenizers,meter,planner,economics,sidebar,extension,watch,quality` runs a subset;
  * `--quick` uses fewer repetitions (a smoke run; figures are noisier).
  */
 import fs from 'node:fs';
@@ -14,6 +14,7 @@ import { benchEconomics } from './economics';
 import { benchExtension } from './extension';
 import { benchSidebar } from './sidebar';
 import { benchWatch } from './watch';
+import { benchQuality } from './quality/index';
 import { table, targets } from './report';
 
 const args = process.argv.slice(2);
@@ -66,6 +67,10 @@ async function main(): Promise<void> {
   if (want('watch')) {
     results.watch = await benchWatch(quick ? 9 : 25);
     log('watch done');
+  }
+  if (want('quality')) {
+    results.quality = await benchQuality(root, log);
+    log('quality done');
   }
   results.seconds = Math.round((Date.now() - started) / 1000);
   const out = path.join(root, 'bench/results.json');
