@@ -143,6 +143,7 @@ export async function replayCommand(file: string, o: BudgetOptions, out: Out): P
     keepRecentSteps: o.keepSteps,
     maxSummaryCalls: o.maxSummaryCalls,
     tools: s.transcript.tools,
+    keepCheckpointItems: false,
     onCall: o.json ? undefined : (c) => out(`call ${String(c.index).padStart(4)} ${gauge(c.tokens, th.base, o.at, o.to)}${c.compacted ? '  (after compaction)' : ''}`),
     onCompaction: o.json ? undefined : (cps, before, after) => out(`  compaction: ${before} → ${after} tokens (${cps.map((c) => `${c.strategy} of ${c.replacedIds.length} messages`).join(', ')})`),
   });
