@@ -28,6 +28,7 @@ import { appendMissingIdentifiers } from './identifiers';
 import { finalizeSummary } from './summaryChecks';
 import { clipMiddleToTokens } from './clip';
 import { checkToolPairing } from './invariants';
+import { maskSecrets } from './secrets';
 
 /** Everything one compaction needs. */
 export interface CompactInput {
@@ -177,7 +178,8 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     // A model's notes get the checks the extractive notes do not need: invented user quotes removed,
     // per-call outcomes, latest task list and verification result appended (they win over claims).
     const checked = summarizer.name === 'extractive' ? result.text.trim() : finalizeSummary(result.text.trim(), spanItems, { userRequests, maxAppendixChars: spanBudget * 2 }).text;
-    const text = appendMissingIdentifiers(checked, source, Math.min(IDENTIFIER_BACKFILL_CHARS, spanBudget)).text;
+    // Credentials quoted from tool output leave the compactor masked; the raw transcript keeps them.
+    const text = maskSecrets(appendMissingIdentifiers(checked, source, Math.min(IDENTIFIER_BACKFILL_CHARS, spanBudget)).text);
     const cp = base(summarizer.name === 'extractive' ? 'extractive' : 'summary', newId());
     const covers = spanItems.flatMap((i) => i.covers);
     const summaryItem: ContextItem = {
