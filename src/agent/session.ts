@@ -160,7 +160,8 @@ export class AgentSession {
     } catch (error) {
       if (signal.aborted) return { ...result, status: 'cancelled' };
       // Servers echo the key in errors (masked, encoded): the message goes to the user and the log.
-      const message = redactKey(error instanceof Error ? error.message : String(error), this.options.client.apiKey);
+      // An `OpenAI` client carries its key as `apiKey`; other clients have none to redact.
+      const message = redactKey(error instanceof Error ? error.message : String(error), (this.options.client as { apiKey?: unknown }).apiKey as string | undefined);
       return { ...result, status: 'error', error: new Error(message, { cause: error }) };
     } finally {
       this.running = false;
