@@ -28,8 +28,8 @@ function redactArgument(value: unknown, key: string | undefined): unknown {
  */
 export function redactingLog(log: LogOutputChannel, currentKey: () => string | undefined): LogOutputChannel {
   return new Proxy(log, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
       if (typeof value !== 'function') return value;
       if (typeof property === 'string' && WRITERS.has(property)) {
         return (...args: unknown[]) => {

@@ -45,13 +45,13 @@ export function ignoredWorkspaceKeys(config: InspectableConfiguration): string[]
 
 /**
  * A view of `config` whose `get` answers {@link USER_ONLY_KEYS} from user settings only (global value,
- * else default); every other key reads as before.
+ * else default); every other key reads as before. A new object: VS Code's configuration is frozen.
  */
-export function userScoped<C extends InspectableConfiguration>(config: C): C {
+export function userScoped(config: InspectableConfiguration): InspectableConfiguration {
   const only = new Set(USER_ONLY_KEYS);
   const get = ((key: string, fallback?: unknown) =>
-    only.has(key) && hasWorkspaceValue(config.inspect(key)) ? userValue(config, key, fallback) : config.get(key, fallback)) as C['get'];
-  return Object.assign(Object.create(config) as C, { get, inspect: config.inspect.bind(config) });
+    only.has(key) && hasWorkspaceValue(config.inspect(key)) ? userValue(config, key, fallback) : config.get(key, fallback)) as InspectableConfiguration['get'];
+  return { get, inspect: config.inspect.bind(config) };
 }
 
 /**
