@@ -31,6 +31,7 @@ import { buildLedger } from './ledger';
 import { finalizeSummary } from './summaryChecks';
 import { clipMessageToTokens } from './clip';
 import { checkToolPairing } from './invariants';
+import { maskSecrets } from './secrets';
 
 /** Everything one compaction needs. */
 export interface CompactInput {
@@ -210,8 +211,9 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     // each under a heading that says where it came from.
     const moved = buildLedger(actionsOf(spanItems)).moved;
     const notes = backfillIdentifiers(checked, spanItems, Math.min(IDENTIFIER_BACKFILL_CHARS, spanBudget), moved).text;
-    // The requests close the summary, next to the latest request that follows it.
-    const text = section.text ? `${notes}\n\n${section.text}` : notes;
+    // The requests close the summary, next to the latest request that follows it. Credentials quoted
+    // from tool output leave the compactor masked; the raw transcript keeps them.
+    const text = maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes);
     const cp = base(summarizer.name === 'extractive' ? 'extractive' : 'summary', newId());
     const covers = spanItems.flatMap((i) => i.covers);
     const summaryItem: ContextItem = {
