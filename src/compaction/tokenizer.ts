@@ -42,8 +42,7 @@ export function encodingForModel(model: string | undefined, fallback: EncodingNa
  * @throws Error naming the file when a prebuilt table is corrupt.
  */
 export function loadRankTable(name: EncodingName): RankTable {
-  // A computed path keeps the bundler from inlining anything.
-  const shipped = `${__dirname}/ranks/${name}.bin`;
+  const shipped = shippedTable(name);
   let data: Buffer | undefined;
   try {
     data = fs.readFileSync(shipped);
@@ -56,6 +55,11 @@ export function loadRankTable(name: EncodingName): RankTable {
   const mod = load(`js-tiktoken/ranks/${name}`) as { default?: unknown };
   // The CommonJS build exports the table itself; an ES module build puts it on `default`.
   return RankTable.fromTiktokenRanks((mod.default ?? mod) as { pat_str: string; bpe_ranks: string });
+}
+
+/** Path of the prebuilt table next to the bundle (a computed path keeps the bundler from inlining it). */
+function shippedTable(name: EncodingName): string {
+  return `${__dirname}/ranks/${name}.bin`;
 }
 
 interface LoadedEncoding {
@@ -94,14 +98,54 @@ function nonCapturing(pattern: string): string {
   return out;
 }
 
+function encodingOf(table: RankTable): LoadedEncoding {
+  return { table, pieces: new RegExp(nonCapturing(table.pattern), 'gu'), cache: new Map() };
+}
+
 function loadEncoder(name: EncodingName): LoadedEncoding {
   let enc = encoders.get(name);
   if (!enc) {
-    const table = loadRankTable(name);
-    enc = { table, pieces: new RegExp(nonCapturing(table.pattern), 'gu'), cache: new Map() };
+    enc = encodingOf(loadRankTable(name));
     encoders.set(name, enc);
   }
   return enc;
+}
+
+const preloads = new Map<EncodingName, Promise<void>>();
+
+/**
+ * Loads the prebuilt table of `name` without blocking the calling thread for the file read: the
+ * read runs on libuv's thread pool, then the table views and the pre-tokenizer pattern (compiled by
+ * one short match) are set up in separate turns of the event loop. A count asked for before this
+ * settles loads synchronously instead (same result). Resolves without loading when there is no
+ * prebuilt file (running from sources); rejects when the file is unreadable or corrupt.
+ */
+export function preloadEncoding(name: EncodingName): Promise<void> {
+  let p = preloads.get(name);
+  if (!p) {
+    p = (async () => {
+      if (encoders.has(name)) return;
+      const file = shippedTable(name);
+      let data: Buffer;
+      try {
+        data = await fs.promises.readFile(file);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw err;
+      }
+      if (encoders.has(name)) return;
+      const enc = encodingOf(RankTable.deserialize(data, file));
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (encoders.has(name)) return;
+      // The regex engine compiles a pattern on its first use: do that now, not in the first count.
+      enc.pieces.lastIndex = 0;
+      enc.pieces.test('warm up 1');
+      enc.pieces.lastIndex = 0;
+      encoders.set(name, enc);
+    })();
+    preloads.set(name, p);
+  }
+  return p;
 }
 
 /** Reused UTF-8 buffer of the piece being merged (grown on demand). */
@@ -195,8 +239,15 @@ export function isEncodingLoaded(name: EncodingName): boolean {
   return encoders.has(name);
 }
 
-/** Creates a counter for `encoding`. The rank table loads on the first call to `countText`. */
+/**
+ * Creates a counter for `encoding`. The rank table starts loading in the background (see
+ * {@link preloadEncoding}); a `countText` before it is ready loads it synchronously.
+ */
 export function createTokenCounter(encoding: EncodingName): TokenCounter {
+  if (!encoders.has(encoding) && !preloads.has(encoding)) {
+    // Failures surface on the first count, which loads synchronously and throws with the file name.
+    setImmediate(() => void preloadEncoding(encoding).catch(() => undefined));
+  }
   return {
     encoding,
     countText(text: string): number {
