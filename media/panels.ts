@@ -28,7 +28,7 @@ export function header(ui: Ui, view: ViewState): TemplateResult {
     <select id="session-select" class="session-select" data-test="session-select" title=${view.source} ?disabled=${busy}
       @change=${(e: Event) => ui.post({ type: 'switchSession', id: (e.currentTarget as HTMLSelectElement).value })}>
       ${view.sessions.length === 0 ? html`<option value="" selected>${view.source}</option>` : nothing}
-      ${view.sessions.map((s) => html`<option value=${s.id} ?selected=${s.id === view.sessionId}>${s.kind === 'imported' ? '⤓ ' : ''}${s.label}</option>`)}
+      ${view.sessions.map((s) => html`<option value=${s.id} .selected=${s.id === view.sessionId}>${s.kind === 'imported' ? '⤓ ' : ''}${s.label}</option>`)}
     </select>
     ${iconButton(ui, 'New Session', 'add', { type: 'newSession' }, 'new-session')}
     ${view.sessionId ? iconButton(ui, 'Rename Session', 'edit', { type: 'renameSession', id: view.sessionId }, 'rename-session') : nothing}
