@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark of ContextKeeper in one run. Prints a table and writes
- * bench/results.json. Options: `--only=tokenizers,meter,planner,economics,sidebar,extension` runs a subset;
+ * bench/results.json. Options: `--only=tokenizers,meter,planner,economics,sidebar,extension,watch` runs a subset;
  * `--quick` uses fewer repetitions (a smoke run; figures are noisier).
  */
 import fs from 'node:fs';
@@ -13,6 +13,7 @@ import { benchPlanner } from './planner';
 import { benchEconomics } from './economics';
 import { benchExtension } from './extension';
 import { benchSidebar } from './sidebar';
+import { benchWatch } from './watch';
 import { table, targets, type Collected } from './report';
 
 const args = process.argv.slice(2);
@@ -61,6 +62,10 @@ async function main(): Promise<void> {
   if (want('extension')) {
     results.extension = benchExtension(root, quick ? 3 : 5, !args.includes('--no-package'));
     log('extension done');
+  }
+  if (want('watch')) {
+    results.watch = await benchWatch(quick ? 9 : 25);
+    log('watch done');
   }
   results.seconds = Math.round((Date.now() - started) / 1000);
   const out = path.join(root, 'bench/results.json');
