@@ -194,7 +194,7 @@ export class SessionController implements vscode.Disposable {
     this.lastError = {
       message,
       endpoint: fromModelCall ? endpoint : undefined,
-      actions: fromModelCall ? [...(needsKey || /401|key|auth/i.test(message) ? (['setApiKey'] as const) : []), 'testConnection', 'openSettings', 'showLog'] : ['showLog'],
+      actions: fromModelCall ? [...(needsKey || /401|key|auth/i.test(message) ? (['setApiKey'] as const) : []), 'openSettings', 'showLog'] : ['showLog'],
     };
     this.changed();
   }
