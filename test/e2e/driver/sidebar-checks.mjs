@@ -145,7 +145,13 @@ export async function longSessionChecks({ check, expect, wb, sidebar, page, env,
     // Open a tool result while the reply streams: the click lands before the next delta is rendered.
     const result = sidebar.frame.locator('.turn.result [data-test="tool-result"]').last();
     const id = await result.locator('xpath=..').locator('xpath=..').getAttribute('data-id');
-    await result.locator('summary').click();
+    // A real mouse click at the summary's place (no waiting for the page to settle first: it never
+    // does while a reply streams, and waiting is exactly what the check must not do).
+    const target = result.locator('summary');
+    await target.scrollIntoViewIfNeeded();
+    const box = await target.boundingBox();
+    expect(box, 'the tool result has no box on screen');
+    await page.mouse.click(box.x + Math.min(40, box.width / 2), box.y + box.height / 2);
     const start = await webviewStats(page);
     const click = start.clicks.at(-1);
     expect(click && click.rendersBetween === 0, `a render ran between the click and its handler: ${JSON.stringify(click)}`);
