@@ -44,7 +44,7 @@ export function describeWindow(resolved: Pick<ResolvedWindow, 'window' | 'source
  * asked) and the user's setting (0 or undefined: not set).
  */
 export function resolveWindow(model: string, report: EndpointReport | undefined, setting?: number): ResolvedWindow {
-  const found: ModelWindow | undefined = report?.models.find((m) => m.id === model) ?? report?.models[0];
+  const found: ModelWindow | undefined = report?.models.find((m) => m.id === model) ?? (report?.models.length === 1 ? report.models[0] : undefined);
   const known = lookupModel(model);
   const serverWindow = found?.source === 'server' && found.window !== null ? found.window : undefined;
   const trainedWindow = found?.trainedWindow ?? (serverWindow === undefined ? known?.window : undefined) ?? undefined;
