@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark of ContextKeeper in one run. Prints a table and writes
- * bench/results.json. Options: `--only=tokenizers,meter,planner,economics,extension` runs a subset;
+ * bench/results.json. Options: `--only=tokenizers,meter,planner,economics,sidebar,extension,watch` runs a subset;
  * `--quick` uses fewer repetitions (a smoke run; figures are noisier).
  */
 import fs from 'node:fs';
@@ -12,6 +12,8 @@ import { benchMeter } from './meter';
 import { benchPlanner } from './planner';
 import { benchEconomics } from './economics';
 import { benchExtension } from './extension';
+import { benchSidebar } from './sidebar';
+import { benchWatch } from './watch';
 import { table, targets, type Collected } from './report';
 
 const args = process.argv.slice(2);
@@ -53,9 +55,17 @@ async function main(): Promise<void> {
     results.economics = await benchEconomics(sessions, [32_000, 128_000], log);
     log('economics done');
   }
+  if (want('sidebar')) {
+    results.sidebar = await benchSidebar([20_000, 300_000], quick ? 100 : 300);
+    log('sidebar done');
+  }
   if (want('extension')) {
     results.extension = benchExtension(root, quick ? 3 : 5, !args.includes('--no-package'));
     log('extension done');
+  }
+  if (want('watch')) {
+    results.watch = await benchWatch(quick ? 9 : 25);
+    log('watch done');
   }
   results.seconds = Math.round((Date.now() - started) / 1000);
   const out = path.join(root, 'bench/results.json');
