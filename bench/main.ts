@@ -14,7 +14,7 @@ import { benchEconomics } from './economics';
 import { benchExtension } from './extension';
 import { benchSidebar } from './sidebar';
 import { benchWatch } from './watch';
-import { table, targets, type Collected } from './report';
+import { table, targets } from './report';
 
 const args = process.argv.slice(2);
 const only = args.find((a) => a.startsWith('--only='))?.slice(7).split(',');
@@ -69,12 +69,12 @@ async function main(): Promise<void> {
   }
   results.seconds = Math.round((Date.now() - started) / 1000);
   const out = path.join(root, 'bench/results.json');
-  const ts = targets(results as Collected);
+  const ts = targets(results);
   results.targets = ts;
   fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
   const m = results.machine as { cpus: number; cpu?: string; node: string; loadAverage: number[] };
-  console.log(`ContextKeeper benchmarks: ${m.cpus} × ${m.cpu ?? 'cpu'}, node ${m.node}, load ${m.loadAverage[0]}, ${results.seconds} s\n`);
-  console.log(table(results as Collected, source, ts));
+  console.log(`ContextKeeper benchmarks: ${m.cpus} × ${m.cpu ?? 'cpu'}, node ${m.node}, load ${m.loadAverage[0]}, ${String(results.seconds)} s\n`);
+  console.log(table(results, source, ts));
   console.log(`\nWrote ${path.relative(process.cwd(), out) || out}.`);
 }
 

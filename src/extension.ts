@@ -96,7 +96,7 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi {
     vscode.commands.registerCommand('contextKeeper.allowProposedEdit', () => approvals.answerActive(true)),
     vscode.commands.registerCommand('contextKeeper.denyProposedEdit', () => approvals.answerActive(false)),
   );
-  log.info(`ContextKeeper ${String(context.extension.packageJSON.version)} activated.`);
+  log.info(`ContextKeeper ${String((context.extension.packageJSON as { version?: unknown }).version)} activated.`);
   return { getViewState: () => controller.viewState(), onDidChange: controller.onDidChange };
 }
 

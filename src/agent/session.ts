@@ -208,7 +208,7 @@ export class AgentSession {
         },
         { signal: request.signal },
       );
-      for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
+      for await (const chunk of stream) {
         if (chunk.usage) usage = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
         const delta = chunk.choices?.[0]?.delta;
         if (!delta) continue;
