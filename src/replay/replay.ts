@@ -8,7 +8,7 @@ import type { TokenMeter } from '../compaction/meter';
 import { itemsFromEntries } from '../compaction/context';
 import { compact } from '../compaction/compactor';
 import { thresholds } from '../compaction/budget';
-import { checkContext, checkToolPairing, type Violation } from '../compaction/invariants';
+import { checkToolPairing, IncrementalChecker, type Violation } from '../compaction/invariants';
 import { CompactionGuard } from '../compaction/guard';
 
 /** One model call of a replay. Tokens are prompt tokens of the request. */
@@ -61,7 +61,10 @@ export async function replay(entries: readonly Entry[], meter: TokenMeter, summa
   const th = thresholds(options.budget);
   const keepRecentSteps = options.keepRecentSteps ?? 1;
   let items: ContextItem[] = [];
-  const raw: Entry[] = [];
+  // The transcript only grows: invariants are checked incrementally, so a replay stays linear in
+  // the recording's length (a full check per call made it quadratic).
+  const checker = new IncrementalChecker({ keepRecentSteps });
+  const raw = checker.entries;
   const report: ReplayReport = {
     modelCalls: 0, compactions: 0, failedCompactions: 0, summarizerCalls: 0, peakTokens: 0, promptTokens: 0,
     promptTokensUnmanaged: 0, finalTokens: 0, violations: [], checkpoints: [], calls: [], errors: [],
@@ -105,12 +108,12 @@ export async function replay(entries: readonly Entry[], meter: TokenMeter, summa
       report.peakTokens = Math.max(report.peakTokens, tokens);
       report.calls.push(call);
       // What would be sent must be valid: no pending calls may remain before a model call.
-      for (const v of [...checkToolPairing(items.map((i) => i.message), false), ...checkContext(items, raw, { keepRecentSteps })]) {
+      for (const v of [...checkToolPairing(items.map((i) => i.message), false), ...checker.check(items)]) {
         report.violations.push({ ...v, message: `call ${call.index}: ${v.message}` });
       }
       options.onCall?.(call, items);
     }
-    raw.push(entry);
+    checker.append(entry);
     items.push(...itemsFromEntries([entry]));
     unmanaged += meter.countMessage(entry.message);
   }

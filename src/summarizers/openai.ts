@@ -137,7 +137,7 @@ export class OpenAISummarizer implements Summarizer {
     let notes: string | undefined;
     let model = this.options.model;
     for (let k = 0; k < plan.batches.length; k++) {
-      const batch = plan.batches[k]!;
+      const batch = plan.batches[k];
       const messages = this.messages(request, plan, batch.text, notes, k, plan.batches.length);
       const outcome = await this.call(messages, plan.replyTokens, request, usage);
       notes = outcome.text;
@@ -423,15 +423,25 @@ function causeText(error: unknown): string {
       parts.push(typeof code === 'string' ? `${current.message} (${code})` : current.message);
       current = current.cause;
     } else {
-      parts.push(String(current));
+      // A cause that is not an Error (a string from a socket library) is printed as given.
+      parts.push(typeof current === 'string' ? current : plainText(current));
       break;
     }
   }
   return parts.filter((p) => p.length > 0 && p !== 'Connection error.').join(': ') || 'connection error';
 }
 
-function apiErrorText(error: InstanceType<typeof OpenAI.APIError>): string {
-  const body = error.error as { message?: unknown } | undefined;
+function apiErrorText(error: { error?: unknown; message: string }): string {
+  const body = error.error as { message?: unknown } | undefined | null;
   if (body !== undefined && typeof body?.message === 'string') return body.message;
   return error.message.replace(/^\d{3}\s*/, '') || 'no details';
+}
+
+/** A non-Error value as JSON, or its type when it has none (undefined, a function, a cycle). */
+function plainText(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? typeof value;
+  } catch {
+    return typeof value;
+  }
 }

@@ -65,7 +65,7 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
         args = JSON.stringify(args ?? {});
         out.repairedArguments++;
       }
-      return { ...call, id: call.id, type: 'function', function: { ...fn, name: fn.name, arguments: args as string } } as ToolCall;
+      return { ...call, id: call.id, type: 'function', function: { ...fn, name: fn.name, arguments: args as string } };
     });
     if (calls.length) copy.tool_calls = calls;
     else delete copy.tool_calls;
