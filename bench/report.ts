@@ -9,6 +9,7 @@ import type { EconomicsRow } from './economics';
 import type { ExtensionResult } from './extension';
 import type { SidebarResult } from './sidebar';
 import type { WatchResult } from './watch';
+import { qualityTable, type QualityResult } from './quality/report';
 
 /** One target with its verdict. */
 export interface Target {
@@ -30,6 +31,7 @@ export interface Collected {
   extension?: ExtensionResult;
   sidebar?: SidebarResult;
   watch?: WatchResult;
+  quality?: QualityResult;
 }
 
 const pct = (x: number | null) => (x === null ? '–' : `${Math.round(x * 100)}%`);
@@ -115,6 +117,7 @@ export function targets(c: Collected): Target[] {
     out.push({ name: `sidebar: host time to build an update ≤ 0.5 ms at ${k(big.tokens)} tokens`, met: big.buildMsP95 <= 0.5, value: `median ${big.buildMsMedian} ms, p95 ${big.buildMsP95} ms` });
     out.push({ name: 'sidebar: update cost flat, 300k / 20k ≤ 2', met: c.sidebar.buildGrowth <= 2 && c.sidebar.deltaBytesGrowth <= 2, value: `time ${x(c.sidebar.buildGrowth)}, bytes ${x(c.sidebar.deltaBytesGrowth)}` });
   }
+  if (c.quality) out.push(...c.quality.targets);
   if (c.extension) out.push({ name: 'no tokenizer rank table loaded at activation', met: !c.extension.rankTableLoadedAtActivation, value: `${c.extension.activationMapSets} Map.set calls (one encoder build: ${c.extension.encoderMapSets})` });
   if (c.watch) {
     const [small, large] = c.watch.sizes;
@@ -217,6 +220,7 @@ export function table(c: Collected, source: string, ts: readonly Target[]): stri
     for (const r of c.watch.sizes) push(`| ${(r.fileBytes / 1e6).toFixed(0)} MB | ${Math.round(r.firstReadMs)} ms | ${r.appendToGaugeMs.toFixed(1)} ms | ${r.updateMs.toFixed(2)} ms | ${r.bytesReadPerUpdate} / ${r.appendedBytesPerUpdate} |`);
     push(`| **100 MB / 10 MB** | | ${x(c.watch.timeGrowth)} | | ${x(c.watch.bytesGrowth)} |`, '');
   }
+  if (c.quality) push(qualityTable(c.quality), '');
   push('### Targets', '', '| target | met | measured |', '|---|---|---|');
   for (const t of ts) push(`| ${t.name} | ${t.met ? 'yes' : '**no**'} | ${t.value} |`);
   push('', `Input: ${source}.`);
