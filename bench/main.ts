@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark of ContextKeeper in one run. Prints a table and writes
- * bench/results.json. Options: `--only=tokenizers,meter,planner,economics,replay,extension` runs a subset;
+ * bench/results.json. Options: `--only=tokenizers,meter,planner,economics,sidebar,replay,extension,watch` runs a subset;
  * `--quick` uses fewer repetitions (a smoke run; figures are noisier).
  */
 import fs from 'node:fs';
@@ -13,7 +13,9 @@ import { benchPlanner } from './planner';
 import { benchEconomics } from './economics';
 import { benchExtension } from './extension';
 import { benchReplay } from './replay';
-import { table, targets, type Collected } from './report';
+import { benchSidebar } from './sidebar';
+import { benchWatch } from './watch';
+import { table, targets } from './report';
 
 const args = process.argv.slice(2);
 const only = args.find((a) => a.startsWith('--only='))?.slice(7).split(',');
@@ -54,6 +56,10 @@ async function main(): Promise<void> {
     results.economics = await benchEconomics(sessions, [32_000, 128_000], log);
     log('economics done');
   }
+  if (want('sidebar')) {
+    results.sidebar = await benchSidebar([20_000, 300_000], quick ? 100 : 300);
+    log('sidebar done');
+  }
   if (want('replay')) {
     results.replay = await benchReplay([10_000, 30_000, 100_000], quick ? 1 : 3);
     log('replay done');
@@ -62,14 +68,18 @@ async function main(): Promise<void> {
     results.extension = benchExtension(root, quick ? 3 : 5, !args.includes('--no-package'));
     log('extension done');
   }
+  if (want('watch')) {
+    results.watch = await benchWatch(quick ? 9 : 25);
+    log('watch done');
+  }
   results.seconds = Math.round((Date.now() - started) / 1000);
   const out = path.join(root, 'bench/results.json');
-  const ts = targets(results as Collected);
+  const ts = targets(results);
   results.targets = ts;
   fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
   const m = results.machine as { cpus: number; cpu?: string; node: string; loadAverage: number[] };
-  console.log(`ContextKeeper benchmarks: ${m.cpus} × ${m.cpu ?? 'cpu'}, node ${m.node}, load ${m.loadAverage[0]}, ${results.seconds} s\n`);
-  console.log(table(results as Collected, source, ts));
+  console.log(`ContextKeeper benchmarks: ${m.cpus} × ${m.cpu ?? 'cpu'}, node ${m.node}, load ${m.loadAverage[0]}, ${String(results.seconds)} s\n`);
+  console.log(table(results, source, ts));
   if (results.replay) {
     const r = results.replay as { sizes: number[]; ms: number[]; exponents: number[]; exponentOverall: number; violations: number };
     console.log(`\nreplay (growth exponent ≤ 1.2 up to 100k messages): ${r.sizes.map((n, i) => `${n / 1000}k ${r.ms[i]} ms`).join(', ')}; exponent ${r.exponents.join(', ')} (overall ${r.exponentOverall}), ${r.violations} invariant violations; met: ${r.exponentOverall <= 1.2 && r.violations === 0 ? 'yes' : 'no'}`);

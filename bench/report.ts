@@ -7,6 +7,8 @@ import type { MeterResult } from './meter';
 import type { PlannerResult } from './planner';
 import type { EconomicsRow } from './economics';
 import type { ExtensionResult } from './extension';
+import type { SidebarResult } from './sidebar';
+import type { WatchResult } from './watch';
 
 /** One target with its verdict. */
 export interface Target {
@@ -23,6 +25,8 @@ export interface Collected {
   planner?: PlannerResult;
   economics?: { rows: EconomicsRow[]; modelRows: EconomicsRow[] };
   extension?: ExtensionResult;
+  sidebar?: SidebarResult;
+  watch?: WatchResult;
 }
 
 const pct = (x: number | null) => (x === null ? '–' : `${Math.round(x * 100)}%`);
@@ -80,7 +84,18 @@ export function targets(c: Collected): Target[] {
       value: lowSession.length === 0 ? `all ${rows.length} managed pairs` : `lower on ${lowSession.map((r) => `${r.session.split('/')[0]}@${r.window / 1000}k ${pct(sess(r, 3))} vs ${pct(sess(r, 1))}/${pct(sess(r, 2))}`).join(', ')}`,
     });
   }
+  if (c.sidebar) {
+    const big = c.sidebar.rows[c.sidebar.rows.length - 1];
+    out.push({ name: `sidebar: bytes per streamed delta ≤ 2 KB at ${k(big.tokens)} tokens / ${big.items} lines`, met: big.deltaBytesMax <= 2048, value: `median ${big.deltaBytesMedian} B, max ${big.deltaBytesMax} B` });
+    out.push({ name: `sidebar: host time to build an update ≤ 0.5 ms at ${k(big.tokens)} tokens`, met: big.buildMsP95 <= 0.5, value: `median ${big.buildMsMedian} ms, p95 ${big.buildMsP95} ms` });
+    out.push({ name: 'sidebar: update cost flat, 300k / 20k ≤ 2', met: c.sidebar.buildGrowth <= 2 && c.sidebar.deltaBytesGrowth <= 2, value: `time ${x(c.sidebar.buildGrowth)}, bytes ${x(c.sidebar.deltaBytesGrowth)}` });
+  }
   if (c.extension) out.push({ name: 'no tokenizer rank table loaded at activation', met: !c.extension.rankTableLoadedAtActivation, value: `${c.extension.activationMapSets} Map.set calls (one encoder build: ${c.extension.encoderMapSets})` });
+  if (c.watch) {
+    const [small, large] = c.watch.sizes;
+    out.push({ name: 'watching: bytes read per update proportional to the appended bytes (100 MB / 10 MB ≤ 1.1)', met: c.watch.bytesGrowth <= 1.1 && large.bytesReadPerUpdate === large.appendedBytesPerUpdate, value: `${large.bytesReadPerUpdate} bytes read for ${large.appendedBytesPerUpdate} appended at 100 MB; ${x(c.watch.bytesGrowth)} of 10 MB` });
+    out.push({ name: 'watching: append to updated gauge ≤ 1 s and flat (100 MB / 10 MB ≤ 2)', met: large.appendToGaugeMs <= 1000 && c.watch.timeGrowth <= 2, value: `${large.appendToGaugeMs.toFixed(1)} ms at 100 MB, ${small.appendToGaugeMs.toFixed(1)} ms at 10 MB (${x(c.watch.timeGrowth)})` });
+  }
   return out;
 }
 
@@ -135,11 +150,23 @@ export function table(c: Collected, source: string, ts: readonly Target[]): stri
     if (quiet.length) push('', `Never over the window, identical under every strategy: ${quiet.join(', ')}.`);
     push('');
   }
+  if (c.sidebar) {
+    push('### Sidebar updates while a reply streams (real service → feedSidebar → SidebarModel.takeDelta → JSON; one message per event)', '');
+    push('| session | lines | streamed deltas | bytes per delta (median, max) | build ms (median, p95) | largest other update | snapshot bytes | snapshot ms |', '|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const r of c.sidebar.rows) push(`| ${k(r.tokens)} tokens | ${r.items} | ${r.streamedDeltas} | ${r.deltaBytesMedian}, ${r.deltaBytesMax} | ${r.buildMsMedian}, ${r.buildMsP95} | ${r.otherBytesMax} B | ${r.snapshotBytes} | ${r.snapshotMs} |`);
+    push(`| **growth** | | | ${x(c.sidebar.deltaBytesGrowth)} | ${x(c.sidebar.buildGrowth)} | | | |`, '');
+  }
   if (c.extension) {
     const e = c.extension;
     push('### Extension', '');
     push('| require dist/extension.js | activate() | vs building one rank table | Map.set calls at activation | bundle | VSIX |', '|---:|---:|---:|---:|---:|---:|');
     push(`| ${e.requireMs} ms | ${e.activateMs} ms | ${x(e.activationToEncoderLoad)} (${e.encoderLoadMs} ms) | ${e.activationMapSets} (encoder: ${e.encoderMapSets}) | ${(e.bundleBytes / 1e6).toFixed(2)} MB | ${e.vsixBytes === null ? '–' : `${e.vsixBytes} bytes`} |`, '');
+  }
+  if (c.watch) {
+    push('### Watching a growing session file (median per appended line)', '');
+    push('| file | first read | append → gauge (file event) | update alone | bytes read / appended |', '|---:|---:|---:|---:|---:|');
+    for (const r of c.watch.sizes) push(`| ${(r.fileBytes / 1e6).toFixed(0)} MB | ${Math.round(r.firstReadMs)} ms | ${r.appendToGaugeMs.toFixed(1)} ms | ${r.updateMs.toFixed(2)} ms | ${r.bytesReadPerUpdate} / ${r.appendedBytesPerUpdate} |`);
+    push(`| **100 MB / 10 MB** | | ${x(c.watch.timeGrowth)} | | ${x(c.watch.bytesGrowth)} |`, '');
   }
   push('### Targets', '', '| target | met | measured |', '|---|---|---|');
   for (const t of ts) push(`| ${t.name} | ${t.met ? 'yes' : '**no**'} | ${t.value} |`);

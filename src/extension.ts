@@ -10,6 +10,8 @@ import { CHECKPOINT_SCHEME, CheckpointDocumentProvider } from './views/checkpoin
 import { coalesce } from './views/coalesce';
 import { registerCommands } from './views/commands';
 import { KeyStore } from './views/key-store';
+import { ContextKeys } from './views/onboarding';
+import { reviewDocumentText } from './views/preview-review';
 import { createServiceFactory } from './views/service-factory';
 import { SessionController } from './views/session-controller';
 import { Settings } from './views/settings';
@@ -38,15 +40,35 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi {
       log.error(`Could not open the session: ${error instanceof Error ? error.message : String(error)}`);
       controller.reportError(`Could not open the session: ${error instanceof Error ? error.message : String(error)}`);
     });
-  const sidebar = new SidebarProvider(context.extensionUri, () => controller.viewState(), log, openSession);
+  const sidebar = new SidebarProvider(context.extensionUri, () => controller.model, log, openSession);
   const approvals = new ApprovalPresenter(controller);
+  const contextKeys = new ContextKeys();
 
+  // One coalesced redraw: status bar, context keys, then the sidebar (a delta, or a snapshot after a switch).
+  let snapshotDue = false;
   const render = coalesce(() => {
-    statusBar.update(controller.budgetView(), controller.state());
-    sidebar.refresh();
+    const state = controller.state();
+    statusBar.update(controller.budgetView(), state);
+    const service = controller.current;
+    contextKeys.update({
+      state,
+      needsSetup: !keys.hasKey && settings.value.baseUrl === '',
+      hasApiKey: keys.hasKey,
+      hasCheckpoints: (service?.getCheckpoints().length ?? 0) > 0,
+      hasPreview: service?.getPreview() !== undefined,
+      readOnly: controller.readOnly,
+    });
+    controller.syncChrome();
+    if (snapshotDue) sidebar.refresh();
+    else sidebar.flush();
+    snapshotDue = false;
   });
   render.schedule();
   void keys.whenLoaded.then(() => render.schedule());
+  // A session open before the reload: show its real level in the status bar soon after startup.
+  const startup = setTimeout(() => {
+    if (controller.hasStoredSession) openSession();
+  }, 1_500);
 
   context.subscriptions.push(
     log,
@@ -57,15 +79,24 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi {
     documents,
     sidebar,
     approvals,
+    contextKeys,
     render,
+    { dispose: () => clearTimeout(startup) },
+    controller.onDidSwitchSession(() => {
+      snapshotDue = true;
+      render.schedule();
+    }),
     vscode.window.registerWebviewViewProvider(SidebarProvider.viewId, sidebar),
     vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, documents),
     controller.onDidChange(() => render.schedule()),
     controller.onDidAddCheckpoint(() => documents.refresh()),
     keys.onDidChange(() => render.schedule()),
-    ...registerCommands({ controller, keys, settings, sidebar, documents, importer: (bytes, fileName) => importTranscriptText(bytes, fileName), log }),
+    settings.onDidChange(() => render.schedule()),
+    ...registerCommands({ controller, keys, settings, sidebar, documents, importer: (bytes, fileName) => importTranscriptText(bytes, fileName), log, previewText: reviewDocumentText }),
+    vscode.commands.registerCommand('contextKeeper.allowProposedEdit', () => approvals.answerActive(true)),
+    vscode.commands.registerCommand('contextKeeper.denyProposedEdit', () => approvals.answerActive(false)),
   );
-  log.info(`ContextKeeper ${String(context.extension.packageJSON.version)} activated.`);
+  log.info(`ContextKeeper ${String((context.extension.packageJSON as { version?: unknown }).version)} activated.`);
   return { getViewState: () => controller.viewState(), onDidChange: controller.onDidChange };
 }
 

@@ -14,7 +14,6 @@
  * The conversation itself (ids, storage, what is sent) belongs to a {@link Conversation}; the
  * context service uses {@link AgentHooks.beforeModelCall} to compact at safe points.
  */
-import type OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { ChatMessage, Entry, ToolSchema } from '../compaction/types';
 import { CANCELLED_RESULT, type ToolCallRequest } from './tools';
@@ -64,9 +63,17 @@ export interface AgentHooks {
   onToolResult?(call: ToolCallRequest, outcome: ToolOutcome, entryId: string, durationMs: number): void;
 }
 
+/**
+ * The one method of the `openai` client the loop calls. An `OpenAI` instance fits; so does the
+ * VS Code language-model adapter (`src/models/lm/client.ts`).
+ */
+export interface ChatClient {
+  chat: { completions: { create(body: ChatCompletionCreateParamsStreaming, options?: { signal?: AbortSignal }): PromiseLike<AsyncIterable<ChatCompletionChunk>> } };
+}
+
 /** Options of {@link AgentSession}. */
 export interface AgentSessionOptions {
-  client: OpenAI;
+  client: ChatClient;
   model: string;
   tools: ToolExecutor;
   conversation: Conversation;
@@ -187,7 +194,7 @@ export class AgentSession {
         },
         { signal: request.signal },
       );
-      for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
+      for await (const chunk of stream) {
         if (chunk.usage) usage = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
         const delta = chunk.choices?.[0]?.delta;
         if (!delta) continue;

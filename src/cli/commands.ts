@@ -68,7 +68,7 @@ export async function meterCommand(file: string, o: { model?: string; json?: boo
   out(`messages ${report.messages} (${report.activeMessages} in the active context), tool calls ${report.toolCalls}, tool results ${report.toolResults}, images ${report.images}`);
   out(`prompt tokens ${m.total}${s.importCheckpoints.length ? ` after the recording's ${s.importCheckpoints.length} own compaction(s); ${rawTotal} with every message` : ''}`);
   for (const [k, v] of Object.entries(m.breakdown)) out(`  ${k.padEnd(12)} ${String(v).padStart(9)}`);
-  out(`  ${'reply start'.padEnd(12)} ${String(m.total - Object.values(m.breakdown).reduce((a, b) => a + b, 0)).padStart(9)}  (tokens that prime the reply, once per request)`);
+  out(`  ${'reply start'.padEnd(12)} ${String(m.total - (Object.values(m.breakdown) as number[]).reduce((a, b) => a + b, 0)).padStart(9)}  (tokens that prime the reply, once per request)`);
   const skipped = Object.entries(s.transcript.skipped);
   if (skipped.length) out(`skipped records: ${skipped.map(([k, v]) => `${k} ${v}`).join(', ')}`);
   for (const w of s.warnings.slice(0, 10)) out(`warning: ${w}`);

@@ -20,7 +20,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionCreateParams, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ContextItem, Summarizer, SummaryRequest, SummaryResult, SummarizerUsage } from '../compaction/types';
 import { SummarizerError } from '../compaction/types';
-import { batchForWindow, DEFAULT_SUMMARY_INSTRUCTION, PREVIOUS_NOTES_CLOSE, PREVIOUS_NOTES_OPEN, USER_REQUESTS_CLOSE, USER_REQUESTS_OPEN, neutraliseDelimiters, wrapTranscript, type RenderOptions } from '../compaction/summaryPrompt';
+import { batchForWindow, summaryInstruction, PREVIOUS_NOTES_CLOSE, PREVIOUS_NOTES_OPEN, USER_REQUESTS_CLOSE, USER_REQUESTS_OPEN, neutraliseDelimiters, wrapTranscript, type RenderOptions } from '../compaction/summaryPrompt';
 import { clipMiddle, clipMiddleToTokens } from '../compaction/clip';
 import { validateReply, type RawReply } from './reply';
 import { Watchdog } from './watchdog';
@@ -38,7 +38,7 @@ export interface OpenAISummarizerOptions {
   model: string;
   /** The summarizer model's own context window, in tokens (input and reply of one call). */
   contextWindow: number;
-  /** Instruction (system message) replacing {@link DEFAULT_SUMMARY_INSTRUCTION}. */
+  /** Extra instruction added after the built-in one (`summaryInstruction`), never replacing it. */
   instruction?: string;
   /**
    * Milliseconds to wait for response headers (per attempt, the SDK's `timeout`) and, when
@@ -137,7 +137,7 @@ export class OpenAISummarizer implements Summarizer {
     let notes: string | undefined;
     let model = this.options.model;
     for (let k = 0; k < plan.batches.length; k++) {
-      const batch = plan.batches[k]!;
+      const batch = plan.batches[k];
       const messages = this.messages(request, plan, batch.text, notes, k, plan.batches.length);
       const outcome = await this.call(messages, plan.replyTokens, request, usage);
       notes = outcome.text;
@@ -157,7 +157,7 @@ export class OpenAISummarizer implements Summarizer {
     );
     const requestsBlock = this.userRequestsBlock(request.userRequests, Math.floor(window * USER_REQUESTS_SHARE));
     const fixed =
-      this.countText(this.options.instruction ?? DEFAULT_SUMMARY_INSTRUCTION) +
+      this.countText(summaryInstruction(this.options.instruction)) +
       this.countText(this.framing(request, requestsBlock, '', '', 1, 2)) +
       REQUEST_OVERHEAD_TOKENS;
     // Previous notes are at most one reply long; the reply itself needs the same room again.
@@ -194,7 +194,7 @@ export class OpenAISummarizer implements Summarizer {
     // The previous reply was bounded by `replyTokens` in the model's tokenizer; bound it in ours too.
     const notes = previousNotes === undefined ? '' : clipMiddleToTokens(previousNotes, plan.replyTokens, this.countText);
     return [
-      { role: 'system', content: this.options.instruction ?? DEFAULT_SUMMARY_INSTRUCTION },
+      { role: 'system', content: summaryInstruction(this.options.instruction) },
       { role: 'user', content: this.framing(request, plan.requestsBlock, notes, batchText, k + 1, n) },
     ];
   }
@@ -423,15 +423,25 @@ function causeText(error: unknown): string {
       parts.push(typeof code === 'string' ? `${current.message} (${code})` : current.message);
       current = current.cause;
     } else {
-      parts.push(String(current));
+      // A cause that is not an Error (a string from a socket library) is printed as given.
+      parts.push(typeof current === 'string' ? current : plainText(current));
       break;
     }
   }
   return parts.filter((p) => p.length > 0 && p !== 'Connection error.').join(': ') || 'connection error';
 }
 
-function apiErrorText(error: InstanceType<typeof OpenAI.APIError>): string {
-  const body = error.error as { message?: unknown } | undefined;
+function apiErrorText(error: { error?: unknown; message: string }): string {
+  const body = error.error as { message?: unknown } | undefined | null;
   if (body !== undefined && typeof body?.message === 'string') return body.message;
   return error.message.replace(/^\d{3}\s*/, '') || 'no details';
+}
+
+/** A non-Error value as JSON, or its type when it has none (undefined, a function, a cycle). */
+function plainText(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? typeof value;
+  } catch {
+    return typeof value;
+  }
 }

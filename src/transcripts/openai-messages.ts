@@ -85,7 +85,8 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
   const content = m.content;
   if (Array.isArray(content)) {
     const parts = PART_TYPES[m.role];
-    copy.content = content.map((part, k) => {
+    const role = m.role;
+    copy.content = content.map((part: unknown, k): unknown => {
       const p = (part ?? {}) as Rec;
       if (typeof p.type !== 'string') throw fault([...path, 'content', k, 'type'], 'content part has no type');
       if (p.type === 'image_url') {
@@ -94,7 +95,7 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
         if (parts.has('image_url')) out.imageSizes.push(imageSizeFromUrl(url));
       }
       if (parts.has(p.type)) return part;
-      out.cleaned.push(`content part ${k} of type "${p.type}" cannot be sent in a ${m.role} message; replaced by a note`);
+      out.cleaned.push(`content part ${k} of type "${p.type}" cannot be sent in a ${role} message; replaced by a note`);
       return { type: 'text', text: `[${p.type} content left out]` };
     });
   } else if (content !== null && content !== undefined && typeof content !== 'string') {
@@ -120,7 +121,7 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
         args = JSON.stringify(args ?? {});
         out.repairedArguments++;
       }
-      return { ...call, id: call.id, type: 'function', function: { ...fn, name: fn.name, arguments: args as string } } as ToolCall;
+      return { ...call, id: call.id, type: 'function', function: { ...fn, name: fn.name, arguments: args as string } };
     });
     if (calls.length) copy.tool_calls = calls;
     else delete copy.tool_calls;

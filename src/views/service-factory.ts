@@ -50,12 +50,13 @@ function logSink(log: vscode.LogOutputChannel): LogSink {
 }
 
 /** The agent's workspace: the first folder, or a scratch folder when none is open. */
-function toolHost(context: vscode.ExtensionContext): ToolHost {
+function toolHost(context: vscode.ExtensionContext, apiKey: string | undefined): ToolHost {
+  const secrets = () => [apiKey];
   const folder = vscode.workspace.workspaceFolders?.[0];
-  if (folder?.uri.scheme === 'file') return new WorkspaceToolHost(folder.uri);
+  if (folder?.uri.scheme === 'file') return new WorkspaceToolHost(folder.uri, secrets);
   const scratch = path.join(context.globalStorageUri.fsPath, 'scratch');
   mkdirSync(scratch, { recursive: true });
-  return new NodeToolHost(scratch);
+  return new NodeToolHost(scratch, { secrets });
 }
 
 /**
@@ -94,7 +95,7 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
       client,
       model: settings.model,
       budget: budgetOf(settings),
-      host: toolHost(context),
+      host: toolHost(context, apiKey),
       summarizer,
       storageDir,
       sessionId,

@@ -15,6 +15,7 @@ import { collapsedRecord } from '../../src/compaction/collapse';
 import { looksLikeError } from '../../src/compaction/text';
 import { clipMessageToTokens } from '../../src/compaction/clip';
 import { analyze } from '../../src/compaction/structure';
+import { DEFAULT_SUMMARY_INSTRUCTION, summaryInstruction } from '../../src/compaction/summaryPrompt';
 import { generateConversation, quarterCounter, rng } from '../support/generate';
 
 const meter = new TokenMeter({ counter: quarterCounter });
@@ -163,4 +164,13 @@ test('the incremental check reports what the full check reports, over generated 
     }
   }
   assert.ok(compared > 500);
+});
+
+test('the extra summary instruction is added after the built-in prompt, which keeps its rule about instructions in the data', () => {
+  assert.equal(summaryInstruction(undefined), DEFAULT_SUMMARY_INSTRUCTION);
+  assert.equal(summaryInstruction('  '), DEFAULT_SUMMARY_INSTRUCTION);
+  const combined = summaryInstruction('Write the notes in French.');
+  assert.ok(combined.startsWith(DEFAULT_SUMMARY_INSTRUCTION), 'built-in prompt first, whole');
+  assert.match(combined, /do not follow them/);
+  assert.ok(combined.endsWith('Write the notes in French.'));
 });

@@ -105,7 +105,7 @@ rm -rf "$ARTIFACTS" && mkdir -p "$ARTIFACTS"
 rc=0
 CS_URL="http://127.0.0.1:$PORT/?folder=$RUN/ws" OUT_DIR="$ARTIFACTS" PLAYWRIGHT_DIR="$PW_DIR" \
   WORKSPACE="$RUN/ws" WORKSPACE_SETTINGS="$RUN/ws/.vscode/settings.json" TRANSCRIPT="$RUN/ws/session.json" API_KEY_PROBE="$API_KEY_PROBE" \
-  MODEL_SERVER="$MODEL_URL" SHARED_TRANSCRIPT="${CK_E2E_SHARED_TRANSCRIPT:-$ROOT/../shared/transcripts/codex/chatbot-ui-lmstudio.jsonl}" node "$HERE/driver/drive.mjs" || rc=$?
+  MODEL_SERVER="$MODEL_URL" LONG_TRANSCRIPT="${CK_E2E_LONG_TRANSCRIPT:-$ROOT/../shared/transcripts/cline/marine-response.api_conversation_history.json}" SHARED_TRANSCRIPT="${CK_E2E_SHARED_TRANSCRIPT:-$ROOT/../shared/transcripts/codex/chatbot-ui-lmstudio.jsonl}" node "$HERE/driver/drive.mjs" || rc=$?
 cleanup; trap - EXIT
 
 # ---- 6. checks on what the run left on disk ---------------------------------------------------------
