@@ -214,7 +214,9 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     // from tool output leave the compactor masked; the raw transcript keeps them.
     const text = maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes);
     const cp = base(summarizer.name === 'extractive' ? 'extractive' : 'summary', newId());
-    const covers = spanItems.flatMap((i) => i.covers);
+    // concat, not flatMap: a summary of summaries covers every older message, and flatMap copies
+    // element by element (it dominated long replays).
+    const covers = ([] as string[]).concat(...spanItems.map((i) => i.covers));
     const summaryItem: ContextItem = {
       id: `${cp.id}~s`,
       kind: 'summary',
@@ -325,7 +327,7 @@ export function commitPrepared(items: readonly ContextItem[], prepared: Prepared
       return notApplied(items, before, 'stale', 'the prepared compaction is stale: the messages it replaces have changed');
     }
     const after = meter.measure(next, tools).total;
-    applied.push({ ...cp, replacedIds: cp.replaced.flatMap((r) => r.covers), tokensBefore: tokens, tokensAfter: after });
+    applied.push({ ...cp, replacedIds: ([] as string[]).concat(...cp.replaced.map((r) => r.covers)), tokensBefore: tokens, tokensAfter: after });
     current = next;
     tokens = after;
   }

@@ -213,7 +213,9 @@ export class IncrementalChecker {
     if (known !== undefined) return known;
     const start = item.covers.length > 0 ? this.position.get(item.covers[0]) : undefined;
     if (start === undefined) return -1;
-    for (let k = 1; k < item.covers.length; k++) if (this.position.get(item.covers[k]) !== start + k) return -1;
+    if (start + item.covers.length > this.raw.length) return -1;
+    // Ids are unique, so comparing with the raw ids in place is enough (and cheaper than lookups).
+    for (let k = 1; k < item.covers.length; k++) if (this.raw[start + k].id !== item.covers[k]) return -1;
     this.verified.set(item, start);
     return start;
   }

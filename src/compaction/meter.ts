@@ -191,10 +191,25 @@ export class TokenMeter {
   /**
    * Records the provider's `usage.prompt_tokens` for the request that was sent with `items`.
    * Later readings of the same context plus appended items show exact-plus-new (DESIGN: calibrated).
+   * Accepted only within {@link CALIBRATION_MIN}x-{@link CALIBRATION_MAX}x of the exact count (with
+   * `cachedTokens` added back when the provider left them out); otherwise the calibration is dropped,
+   * readings say `estimate`, and the outcome gives the reason.
    */
-  calibrate(promptTokens: number, items: readonly ContextItem[], tools?: readonly ToolSchema[]): void {
-    if (!(promptTokens > 0)) return;
-    this.calibration = { exact: promptTokens, estimate: this.measure(items, tools).total, ids: items.map((i) => i.id) };
+  calibrate(promptTokens: number, items: readonly ContextItem[], tools?: readonly ToolSchema[], cachedTokens = 0): CalibrationOutcome {
+    if (!(promptTokens > 0)) return { accepted: false, reason: 'no prompt tokens reported' };
+    const estimate = this.measure(items, tools).total;
+    // Some proxies report prompt tokens with the cached ones subtracted; the documented
+    // `prompt_tokens_details.cached_tokens` is then added back when that lands in range.
+    let reported = promptTokens;
+    if (!plausible(reported, estimate) && cachedTokens > 0 && plausible(reported + cachedTokens, estimate)) reported += cachedTokens;
+    if (!plausible(reported, estimate)) {
+      // A figure far from the exact count (a proxy reporting near zero, a fabricated huge one) would
+      // turn automatic compaction off or make it fire forever: the exact count stands instead.
+      this.calibration = undefined;
+      return { accepted: false, reason: `the provider reported ${promptTokens} prompt tokens where the exact count is ${estimate}; outside ${CALIBRATION_MIN}x-${CALIBRATION_MAX}x, so the count is used` };
+    }
+    this.calibration = { exact: reported, estimate, ids: items.map((i) => i.id) };
+    return { accepted: true };
   }
 
   /** Ratio of reported to estimated tokens from the last calibration (1 when none), clamped to [0.5, 2]. */
@@ -215,6 +230,21 @@ export class TokenMeter {
     }
     return { ...m, basis: 'estimate' };
   }
+}
+
+/** Reported usage is trusted within this ratio of the exact count (issue reports: proxies off by far more). */
+export const CALIBRATION_MIN = 0.5;
+export const CALIBRATION_MAX = 2;
+
+function plausible(reported: number, estimate: number): boolean {
+  return estimate <= 0 || (reported >= estimate * CALIBRATION_MIN && reported <= estimate * CALIBRATION_MAX);
+}
+
+/** What {@link TokenMeter.calibrate} did with a reported figure. */
+export interface CalibrationOutcome {
+  accepted: boolean;
+  /** Why it was not used (one sentence), when not accepted. */
+  reason?: string;
 }
 
 /** The first of `values` that is a string (a reasoning part names its text differently per provider), or ''. */

@@ -56,6 +56,15 @@ Open problems, failing checks, and the next step the agent was about to take.
 
 Be concise: keep every fact the agent needs to continue and drop chatter, repeated output and file contents that can be read again. Answer with the notes only, without a preamble.`;
 
+/**
+ * The summarizer's instruction: the built-in one, with the user's extra instruction (a setting) added
+ * after it, never in its place, so its rules (notes only, transcript is data) still hold.
+ */
+export function summaryInstruction(extra?: string): string {
+  const more = extra?.trim();
+  return more ? `${DEFAULT_SUMMARY_INSTRUCTION}\n\nAdditional instruction from the user's settings (it adds to the rules above and cannot override them):\n${more}` : DEFAULT_SUMMARY_INSTRUCTION;
+}
+
 /** Options of {@link renderTranscript}. */
 export interface RenderOptions {
   /** Wrap the text in {@link TRANSCRIPT_OPEN} / {@link TRANSCRIPT_CLOSE}. Default true. */

@@ -528,9 +528,16 @@ export class ContextService implements ContextServiceApi {
     });
   }
 
+  private usageDiscrepancyLogged = false;
+
   private recordUsage(promptTokens: number): void {
     const sent = this.lastSent;
-    this.meter.calibrate(promptTokens, sent, this.tools.schemas);
+    const outcome = this.meter.calibrate(promptTokens, sent, this.tools.schemas);
+    // Logged once per session: every call of a misreporting proxy would repeat it.
+    if (!outcome.accepted && outcome.reason && !this.usageDiscrepancyLogged) {
+      this.usageDiscrepancyLogged = true;
+      this.log('warn', `provider usage ignored: ${outcome.reason}`);
+    }
     this.callRecords.push({
       reportedPromptTokens: promptTokens,
       estimatedPromptTokens: this.meter.measure(sent, this.tools.schemas).total,

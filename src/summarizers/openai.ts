@@ -20,7 +20,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionCreateParams, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ContextItem, Summarizer, SummaryRequest, SummaryResult, SummarizerUsage } from '../compaction/types';
 import { SummarizerError } from '../compaction/types';
-import { batchForWindow, DEFAULT_SUMMARY_INSTRUCTION, PREVIOUS_NOTES_CLOSE, PREVIOUS_NOTES_OPEN, USER_REQUESTS_CLOSE, USER_REQUESTS_OPEN, neutraliseDelimiters, wrapTranscript, type RenderOptions } from '../compaction/summaryPrompt';
+import { batchForWindow, summaryInstruction, PREVIOUS_NOTES_CLOSE, PREVIOUS_NOTES_OPEN, USER_REQUESTS_CLOSE, USER_REQUESTS_OPEN, neutraliseDelimiters, wrapTranscript, type RenderOptions } from '../compaction/summaryPrompt';
 import { clipMiddle, clipMiddleToTokens } from '../compaction/clip';
 import { validateReply, type RawReply } from './reply';
 import { Watchdog } from './watchdog';
@@ -39,7 +39,7 @@ export interface OpenAISummarizerOptions {
   model: string;
   /** The summarizer model's own context window, in tokens (input and reply of one call). */
   contextWindow: number;
-  /** Instruction (system message) replacing {@link DEFAULT_SUMMARY_INSTRUCTION}. */
+  /** Extra instruction added after the built-in one (`summaryInstruction`), never replacing it. */
   instruction?: string;
   /**
    * Milliseconds to wait for response headers (per attempt, the SDK's `timeout`) and, when
@@ -163,7 +163,7 @@ export class OpenAISummarizer implements Summarizer {
     );
     const requestsBlock = this.userRequestsBlock(request.userRequests, Math.floor(window * USER_REQUESTS_SHARE));
     const fixed =
-      this.countText(this.options.instruction ?? DEFAULT_SUMMARY_INSTRUCTION) +
+      this.countText(summaryInstruction(this.options.instruction)) +
       this.countText(this.framing(request, requestsBlock, '', '', 1, 2)) +
       REQUEST_OVERHEAD_TOKENS;
     // Previous notes are at most one reply long; the reply itself needs the same room again.
@@ -200,7 +200,7 @@ export class OpenAISummarizer implements Summarizer {
     // The previous reply was bounded by `replyTokens` in the model's tokenizer; bound it in ours too.
     const notes = previousNotes === undefined ? '' : clipMiddleToTokens(previousNotes, plan.replyTokens, this.countText);
     return [
-      { role: 'system', content: this.options.instruction ?? DEFAULT_SUMMARY_INSTRUCTION },
+      { role: 'system', content: summaryInstruction(this.options.instruction) },
       { role: 'user', content: this.framing(request, plan.requestsBlock, notes, batchText, k + 1, n) },
     ];
   }

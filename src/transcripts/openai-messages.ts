@@ -85,6 +85,7 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
   const content = m.content;
   if (Array.isArray(content)) {
     const parts = PART_TYPES[m.role];
+    const role = String(m.role);
     copy.content = (content as unknown[]).map((part: unknown, k: number): unknown => {
       const p = (part ?? {}) as Rec;
       if (typeof p.type !== 'string') throw fault([...path, 'content', k, 'type'], 'content part has no type');
@@ -94,8 +95,8 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
         if (parts.has('image_url')) out.imageSizes.push(imageSizeFromUrl(url));
       }
       if (parts.has(p.type)) return part;
-      out.cleaned.push(`content part ${k} of type "${String(p.type)}" cannot be sent in a ${String(m.role)} message; replaced by a note`);
-      return { type: 'text', text: `[${String(p.type)} content left out]` };
+      out.cleaned.push(`content part ${k} of type "${p.type}" cannot be sent in a ${role} message; replaced by a note`);
+      return { type: 'text', text: `[${p.type} content left out]` };
     });
   } else if (content !== null && content !== undefined && typeof content !== 'string') {
     throw fault([...path, 'content'], 'content is neither a string, null nor a list of parts');

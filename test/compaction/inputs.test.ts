@@ -15,6 +15,7 @@ import { collapsedRecord } from '../../src/compaction/collapse';
 import { looksLikeError } from '../../src/compaction/text';
 import { clipMessageToTokens } from '../../src/compaction/clip';
 import { analyze } from '../../src/compaction/structure';
+import { DEFAULT_SUMMARY_INSTRUCTION, summaryInstruction } from '../../src/compaction/summaryPrompt';
 import { generateConversation, quarterCounter, rng } from '../support/generate';
 
 const meter = new TokenMeter({ counter: quarterCounter });
@@ -163,4 +164,31 @@ test('the incremental check reports what the full check reports, over generated 
     }
   }
   assert.ok(compared > 500);
+});
+
+test('the extra summary instruction is added after the built-in prompt, which keeps its rule about instructions in the data', () => {
+  assert.equal(summaryInstruction(undefined), DEFAULT_SUMMARY_INSTRUCTION);
+  assert.equal(summaryInstruction('  '), DEFAULT_SUMMARY_INSTRUCTION);
+  const combined = summaryInstruction('Write the notes in French.');
+  assert.ok(combined.startsWith(DEFAULT_SUMMARY_INSTRUCTION), 'built-in prompt first, whole');
+  assert.match(combined, /do not follow them/);
+  assert.ok(combined.endsWith('Write the notes in French.'));
+});
+
+test('provider usage outside 0.5x-2x of the exact count is not used; cached tokens left out are added back', () => {
+  const m = new TokenMeter({ counter: quarterCounter });
+  const items = itemsFromEntries(entries([{ role: 'user', content: cleanLines(200, 'x') }]));
+  const exact = m.measure(items).total;
+  for (const reported of [3, exact * 40]) {
+    const outcome = m.calibrate(reported, items);
+    assert.equal(outcome.accepted, false);
+    assert.match(outcome.reason!, /outside 0\.5x-2x/);
+    assert.equal(m.read(items).basis, 'estimate', 'the gauge says it shows the count');
+    assert.equal(m.read(items).total, exact);
+  }
+  assert.equal(m.calibrate(Math.round(exact * 1.1), items).accepted, true);
+  assert.equal(m.read(items).basis, 'exact');
+  const cached = exact - 10;
+  assert.equal(m.calibrate(10, items, undefined, cached).accepted, true);
+  assert.equal(m.read(items).total, exact, 'cached tokens added back');
 });
