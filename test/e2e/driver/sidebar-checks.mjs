@@ -73,6 +73,17 @@ export async function previewApplyCheck({ check, expect, wb, sidebar, page, upda
   await check('summary preview in the sidebar: Apply applies exactly the edited text, the review closes', async () => {
     updateSettings({ 'contextKeeper.previewSummary': true });
     await page.waitForTimeout(1_000);
+    try {
+      return await previewApply({ expect, wb, sidebar });
+    } finally {
+      // Never leave previews on for the checks after this one, whatever happened here.
+      updateSettings({ 'contextKeeper.previewSummary': false });
+    }
+  });
+}
+
+async function previewApply({ expect, wb, sidebar }) {
+  {
     const before = await sidebar.checkpointCount();
     await sidebar.frame.locator('[data-test="compact"]').click();
     const card = sidebar.frame.locator('[data-test="preview"]');
@@ -90,10 +101,9 @@ export async function previewApplyCheck({ check, expect, wb, sidebar, page, upda
     await divider.locator('summary').click();
     const summary = await divider.locator('[data-test="divider-summary"]').innerText({ timeout: 10_000 });
     expect(summary.trim() === edited.trim(), `applied summary differs from the edited text:\n${summary.slice(0, 300)}`);
-    updateSettings({ 'contextKeeper.previewSummary': false });
     await wb.clearToasts();
     return `${edited.length} characters applied as edited`;
-  });
+  }
 }
 
 export async function importChecks({ check, expect, wb, sidebar, env }) {
