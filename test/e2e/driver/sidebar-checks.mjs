@@ -4,6 +4,7 @@
 // streams (clicks before the next delta, focus and an opened tool result surviving 100 deltas).
 // Each function takes the driver's context: { check, expect, wb, sidebar, page, updateSettings, env, log }.
 import fs from 'node:fs';
+import path from 'node:path';
 
 /** The webview's inner frame as a playwright Frame (for evaluate). */
 export async function webviewFrame(page) {
@@ -136,7 +137,8 @@ export async function importChecks({ check, expect, wb, sidebar, env }) {
 }
 
 export async function longSessionChecks({ check, expect, wb, sidebar, page, env, log }) {
-  const file = env('LONG_TRANSCRIPT', false);
+  // Resolved: VS Code's simple file dialog does not take a path with `..` in it.
+  const file = env('LONG_TRANSCRIPT', false) && path.resolve(env('LONG_TRANSCRIPT', false));
   if (!file || !fs.existsSync(file)) {
     log(`SKIP long-session checks: no recorded session at ${file}`);
     return;
