@@ -171,8 +171,10 @@ export async function longSessionChecks({ check, expect, wb, sidebar, page, env,
     const id = await result.locator('xpath=..').locator('xpath=..').getAttribute('data-id');
     // A real mouse click at the summary's place (no waiting for the page to settle first: it never
     // does while a reply streams, and waiting is exactly what the check must not do).
+    // Playwright's own scrolling waits for the element to stand still, which it never does while the
+    // transcript follows the stream; scroll it to the middle from inside the page instead.
     const target = result.locator('summary');
-    await target.scrollIntoViewIfNeeded();
+    await target.evaluate((el) => el.scrollIntoView({ block: 'center' }));
     const box = await target.boundingBox();
     expect(box, 'the tool result has no box on screen');
     await page.mouse.click(box.x + Math.min(40, box.width / 2), box.y + box.height / 2);
