@@ -88,7 +88,15 @@ try {
     await wb.screenshot('01-workbench');
   }, { critical: true });
 
+  const only = process.env.CK_E2E_ONLY;
   const ctx = { check, expect: (c, m) => expect(c, m), wb, sidebar, page, updateSettings: (p) => updateSettings(p), env, log };
+  if (only === 'long') {
+    // A short run of the responsiveness check alone (CK_E2E_ONLY=long).
+    await wb.activityItem('ContextKeeper').click();
+    await sidebar.budget();
+    await longSessionChecks(ctx);
+    throw new Abort('only the long-session check was asked for');
+  }
   await welcomeChecks(ctx);
   await configuredCheck(ctx);
 

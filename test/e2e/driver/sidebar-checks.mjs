@@ -4,6 +4,7 @@
 // streams (clicks before the next delta, focus and an opened tool result surviving 100 deltas).
 // Each function takes the driver's context: { check, expect, wb, sidebar, page, updateSettings, env, log }.
 import fs from 'node:fs';
+import path from 'node:path';
 
 /** The webview's inner frame as a playwright Frame (for evaluate). */
 export async function webviewFrame(page) {
@@ -85,6 +86,17 @@ export async function previewApplyCheck({ check, expect, wb, sidebar, page, upda
   await check('summary preview in the sidebar: Apply applies exactly the edited text, the review closes', async () => {
     updateSettings({ 'contextKeeper.previewSummary': true });
     await page.waitForTimeout(1_000);
+    try {
+      return await previewApply({ expect, wb, sidebar });
+    } finally {
+      // Never leave previews on for the checks after this one, whatever happened here.
+      updateSettings({ 'contextKeeper.previewSummary': false });
+    }
+  });
+}
+
+async function previewApply({ expect, wb, sidebar }) {
+  {
     const before = await sidebar.checkpointCount();
     await sidebar.frame.locator('[data-test="compact"]').click();
     const card = sidebar.frame.locator('[data-test="preview"]');
@@ -102,10 +114,9 @@ export async function previewApplyCheck({ check, expect, wb, sidebar, page, upda
     await divider.locator('summary').click();
     const summary = await divider.locator('[data-test="divider-summary"]').innerText({ timeout: 10_000 });
     expect(summary.trim() === edited.trim(), `applied summary differs from the edited text:\n${summary.slice(0, 300)}`);
-    updateSettings({ 'contextKeeper.previewSummary': false });
     await wb.clearToasts();
     return `${edited.length} characters applied as edited`;
-  });
+  }
 }
 
 export async function importChecks({ check, expect, wb, sidebar, env }) {
@@ -138,7 +149,8 @@ export async function importChecks({ check, expect, wb, sidebar, env }) {
 }
 
 export async function longSessionChecks({ check, expect, wb, sidebar, page, env, log }) {
-  const file = env('LONG_TRANSCRIPT', false);
+  // Resolved: VS Code's simple file dialog does not take a path with `..` in it.
+  const file = env('LONG_TRANSCRIPT', false) && path.resolve(env('LONG_TRANSCRIPT', false));
   if (!file || !fs.existsSync(file)) {
     log(`SKIP long-session checks: no recorded session at ${file}`);
     return;
@@ -159,8 +171,10 @@ export async function longSessionChecks({ check, expect, wb, sidebar, page, env,
     const id = await result.locator('xpath=..').locator('xpath=..').getAttribute('data-id');
     // A real mouse click at the summary's place (no waiting for the page to settle first: it never
     // does while a reply streams, and waiting is exactly what the check must not do).
+    // Playwright's own scrolling waits for the element to stand still, which it never does while the
+    // transcript follows the stream; scroll it to the middle from inside the page instead.
     const target = result.locator('summary');
-    await target.scrollIntoViewIfNeeded();
+    await target.evaluate((el) => el.scrollIntoView({ block: 'center' }));
     const box = await target.boundingBox();
     expect(box, 'the tool result has no box on screen');
     await page.mouse.click(box.x + Math.min(40, box.width / 2), box.y + box.height / 2);
