@@ -1,279 +1,188 @@
 /**
- * Sidebar webview script (bundled by esbuild to dist/webview.js). Vanilla DOM, no framework.
+ * Sidebar webview script (bundled by esbuild to dist/webview.js), rendered with lit-html.
  *
- * Protocol (see src/views/protocol.ts): posts `ready` once, then renders each complete `snapshot` the
- * host sends. All text from the host is inserted with `textContent`, never as HTML. The only local
- * state is the task draft, kept with `setState` so it survives the view being hidden and rebuilt.
+ * Protocol (see src/views/protocol.ts): posts `ready`, renders the complete `snapshot` the host sends,
+ * then patches its copy with each `delta`. Messages are applied to the store at once but rendered at
+ * most once per animation frame, so user input is never queued behind a backlog of renders. lit-html
+ * inserts host text as text, never as HTML, and keeps DOM nodes across renders (keyed transcript
+ * lines), so focus, scroll position and opened items survive updates. One narrow `role=status`
+ * region announces state changes and compactions only.
+ *
+ * Local state kept with `setState` (survives the view being hidden and rebuilt): the task draft and
+ * which tool results and dividers are open.
  */
-import type {
-  ApprovalView,
-  BudgetView,
-  CheckpointView,
-  HostMessage,
-  PreviewView,
-  TranscriptItemView,
-  ViewState,
-  WebviewMessage,
-} from '../src/views/protocol';
+import { html, render } from 'lit-html';
+import type { HostMessage, WebviewMessage } from '../src/views/protocol.js';
+import { banners, gauge, header, history } from './panels.js';
+import { Store } from '../src/views/view-store.js';
+import { compactionAnnouncement, transcript } from './transcript.js';
+import type { Ui } from './transcript.js';
 
+interface Saved {
+  draft?: string;
+  open?: string[];
+}
 interface VsCodeApi {
   postMessage(message: WebviewMessage): void;
-  getState(): { draft?: string } | undefined;
-  setState(state: { draft?: string }): void;
+  getState(): Saved | undefined;
+  setState(state: Saved): void;
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
-const post = (message: WebviewMessage): void => vscode.postMessage(message);
+const saved = vscode.getState() ?? {};
 
-/** Creates an element with attributes and children; strings become text nodes. */
-function h<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  attributes: Record<string, string | undefined> = {},
-  ...children: Array<Node | string | undefined | false>
-): HTMLElementTagNameMap[K] {
-  const element = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value === undefined) continue;
-    // Styles go through the CSSOM: the CSP allows no inline style attributes.
-    if (name === 'style') {
-      for (const declaration of value.split(';')) {
-        const [property, ...rest] = declaration.split(':');
-        if (property && rest.length) element.style.setProperty(property.trim(), rest.join(':').trim());
-      }
-    } else element.setAttribute(name, value);
+/**
+ * Timing figures read by the end-to-end suite (through `#ck-stats`): render times, and for each click
+ * how many renders ran between the input event and its handler (0 means input was never queued).
+ */
+const stats = { snapshots: 0, deltas: 0, renders: 0, renderMs: [] as number[], clicks: [] as Array<{ delayMs: number; rendersBetween: number }> };
+const renderTimes: number[] = [];
+
+class Page implements Ui {
+  readonly store = new Store();
+  readonly open = new Set<string>(saved.open ?? []);
+  private frame = 0;
+  private readonly status = document.getElementById('status')!;
+  private readonly statsNode = document.getElementById('ck-stats')!;
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly taskInput: HTMLTextAreaElement,
+  ) {}
+
+  post(message: WebviewMessage): void {
+    vscode.postMessage(message);
   }
-  for (const child of children) if (child !== undefined && child !== false) element.append(child);
-  return element;
-}
 
-/** A codicon glyph, hidden from screen readers. */
-function icon(name: string, extra = ''): HTMLElement {
-  return h('span', { class: `codicon codicon-${name} ${extra}`.trim(), 'aria-hidden': 'true' });
-}
-
-/** A button that posts `message` when clicked. */
-function button(label: string, codicon: string, message: WebviewMessage, options: { title?: string; secondary?: boolean; test?: string } = {}): HTMLButtonElement {
-  const element = h('button', { class: options.secondary ? 'secondary' : undefined, title: options.title ?? label, 'data-test': options.test }, icon(codicon), h('span', {}, label));
-  element.addEventListener('click', () => post(message));
-  return element;
-}
-
-/** An icon-only button, labelled for screen readers. */
-function iconButton(label: string, codicon: string, message: WebviewMessage, test?: string): HTMLButtonElement {
-  const element = h('button', { class: 'icon-button', title: label, 'aria-label': label, 'data-test': test }, icon(codicon));
-  element.addEventListener('click', () => post(message));
-  return element;
-}
-
-function tokens(n: number): string {
-  if (n < 1000) return String(Math.round(n));
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
-  return `${(n / 1_000_000).toFixed(2)}M`;
-}
-
-function percent(part: number, whole: number): string {
-  return `${whole > 0 ? Math.max(0, Math.min(100, (part / whole) * 100)).toFixed(2) : '0'}%`;
-}
-
-const SEGMENTS: Array<[keyof BudgetView['breakdown'], string]> = [
-  ['system', 'System'],
-  ['tools', 'Tool schemas'],
-  ['history', 'History'],
-  ['summaries', 'Summaries'],
-  ['currentTask', 'Current task'],
-];
-
-function renderGauge(budget: BudgetView): HTMLElement {
-  const bar = h('div', {
-    class: 'gauge-bar',
-    role: 'meter',
-    'aria-label': 'Context budget',
-    'aria-valuemin': '0',
-    'aria-valuemax': String(budget.window),
-    'aria-valuenow': String(budget.used),
-    'aria-valuetext': `${budget.used} of ${budget.inputBudget} prompt tokens`,
-  });
-  for (const [key, label] of SEGMENTS) {
-    const value = budget.breakdown[key];
-    if (value > 0) bar.append(h('div', { class: `segment segment-${key}`, style: `width:${percent(value, budget.window)}`, title: `${label}: ${value} tokens` }));
+  toggle(id: string, open: boolean): void {
+    if (open === this.open.has(id)) return;
+    if (open) this.open.add(id);
+    else this.open.delete(id);
+    this.save();
+    this.rerender();
   }
-  bar.append(
-    h('div', { class: 'reserved', style: `width:${percent(budget.reserved, budget.window)}`, title: `Reserved for the reply: ${budget.reserved} tokens` }),
-    h('div', { class: 'mark mark-at', style: `left:${percent(budget.compactAt, budget.window)}`, title: `Compacts at ${budget.compactAt} tokens (${Math.round(budget.compactAtFraction * 100)}%)` }),
-    h('div', { class: 'mark mark-to', style: `left:${percent(budget.compactTo, budget.window)}`, title: `Compacts down to ${budget.compactTo} tokens (${Math.round(budget.compactToFraction * 100)}%)` }),
-  );
-  const over = budget.used >= budget.compactAt;
-  const legend = h('ul', { class: 'legend' });
-  for (const [key, label] of SEGMENTS) {
-    legend.append(h('li', {}, h('span', { class: `swatch segment-${key}`, 'aria-hidden': 'true' }), h('span', { class: 'legend-label' }, label), h('span', { class: 'legend-value', 'data-test': `breakdown-${key}` }, tokens(budget.breakdown[key]))));
+
+  save(): void {
+    vscode.setState({ draft: this.taskInput.value, open: [...this.open].slice(-200) });
   }
-  return h(
-    'section',
-    { class: `gauge${over ? ' over' : ''}`, 'aria-labelledby': 'gauge-title' },
-    h('div', { class: 'gauge-head' },
-      h('h2', { id: 'gauge-title' }, 'Budget'),
-      h('span', { class: `badge ${budget.exact ? 'exact' : 'estimated'}`, 'data-test': 'gauge-accuracy', title: budget.exact ? 'Anchored on the provider-reported prompt tokens' : 'Counted locally; exact after the next model reply' }, budget.exact ? 'exact' : 'estimated'),
-    ),
-    h('div', { class: 'gauge-numbers' },
-      h('span', { class: 'used', 'data-test': 'gauge-used', 'data-tokens': String(budget.used) }, tokens(budget.used)),
-      h('span', { class: 'of' }, ` / ${tokens(budget.inputBudget)} prompt · ${tokens(budget.window)} window`),
-      h('span', { class: 'model', 'data-test': 'gauge-model' }, budget.model),
-    ),
-    bar,
-    h('div', { class: 'gauge-marks' }, `compact at ${tokens(budget.compactAt)} → ${tokens(budget.compactTo)}${budget.autoCompact ? '' : ' (auto off)'} · ${tokens(budget.reserved)} reserved for reply`),
-    legend,
-    budget.used > budget.inputBudget
-      ? h('p', { class: 'warning', 'data-test': 'over-budget' }, icon('warning'), ` ${tokens(budget.used - budget.inputBudget)} over the prompt budget: compact before the next request.`)
-      : undefined,
-    ...budget.warnings.map((warning) => h('p', { class: 'warning' }, icon('warning'), ` ${warning}`)),
-  );
-}
 
-function renderPreview(preview: PreviewView): HTMLElement {
-  return h('section', { class: 'card preview', 'data-test': 'preview' },
-    h('h2', {}, icon('eye'), ' Proposed summary'),
-    h('p', { class: 'meta' }, `${preview.messagesReplaced} messages, ${tokens(preview.tokensBefore)} → ${tokens(preview.tokensAfter)} tokens`),
-    h('pre', { class: 'summary-text' }, preview.summary),
-    h('div', { class: 'actions' }, button('Apply', 'check', { type: 'applyPreview' }), button('Discard', 'close', { type: 'discardPreview' }, { secondary: true })),
-  );
-}
-
-function renderApproval(approval: ApprovalView): HTMLElement {
-  return h('div', { class: 'card approval', 'data-test': 'approval' },
-    h('div', { class: 'approval-title' }, icon(approval.kind === 'edit' ? 'edit' : 'terminal'), ` ${approval.title}`),
-    h('pre', { class: 'approval-detail' }, approval.detail),
-    h('div', { class: 'actions' },
-      button('Allow', 'check', { type: 'approve', requestId: approval.requestId, approved: true }, { test: 'approve' }),
-      button('Deny', 'close', { type: 'approve', requestId: approval.requestId, approved: false }, { secondary: true, test: 'deny' }),
-    ),
-  );
-}
-
-function renderTranscriptItem(item: TranscriptItemView): HTMLElement {
-  switch (item.kind) {
-    case 'user':
-      return h('li', { class: 'turn user' }, icon('account'), h('div', { class: 'text' }, item.text));
-    case 'assistant':
-      return h('li', { class: `turn assistant${item.streaming ? ' streaming' : ''}` }, icon('hubot'), h('div', { class: 'text' }, item.text));
-    case 'tool-call':
-      return h('li', { class: 'turn tool-call' }, icon(item.running ? 'loading' : 'tools', item.running ? 'codicon-modifier-spin' : ''), h('code', {}, item.name), h('span', { class: 'args' }, ` ${item.argumentsPreview}`));
-    case 'tool-result': {
-      const details = h('details', { class: 'tool-result' },
-        h('summary', {}, icon(item.ok ? 'pass' : 'error'), ` ${item.name} · ${item.size} chars`),
-        h('pre', {}, item.preview),
-      );
-      return h('li', { class: `turn result ${item.ok ? 'ok' : 'failed'}` }, details);
+  receive(message: HostMessage): void {
+    const applied = this.store.apply(message);
+    if (applied.kind === 'gap') {
+      this.post({ type: 'resync' });
+      return;
     }
+    if (applied.kind === 'snapshot') stats.snapshots++;
+    if (applied.kind === 'delta') stats.deltas++;
+    const change = applied.stateChange;
+    // Only the changes a listener acts on: work starts, work ends, an error, a compaction starts.
+    if (change) {
+      const idle = (s: string) => s === 'idle' || s === 'error';
+      if (change.to === 'error') this.announce('The agent stopped with an error.');
+      else if (change.to === 'idle') this.announce('The agent finished.');
+      else if (change.to === 'compacting') this.announce('Compacting the context.');
+      else if (idle(change.from)) this.announce('The agent is working.');
+    }
+    for (const c of applied.newCompactions) this.announce(compactionAnnouncement(c));
+    this.rerender();
   }
-}
 
-function renderCheckpoint(checkpoint: CheckpointView): HTMLElement {
-  const time = new Date(checkpoint.time);
-  const facts = [
-    `${checkpoint.messagesReplaced} messages`,
-    checkpoint.summarizerModel ?? 'no model',
-    checkpoint.dropped > 0 ? `${checkpoint.dropped} dropped` : undefined,
-  ].filter((fact): fact is string => fact !== undefined);
-  return h('li', { class: `checkpoint${checkpoint.restored ? ' restored' : ''}`, 'data-test': 'checkpoint', 'data-id': checkpoint.id, 'data-trigger': checkpoint.trigger, 'data-before': String(checkpoint.tokensBefore), 'data-after': String(checkpoint.tokensAfter) },
-    h('div', { class: 'checkpoint-head' },
-      h('span', { class: `badge trigger-${checkpoint.trigger}` }, checkpoint.trigger),
-      h('span', { class: 'strategy' }, checkpoint.strategy),
-      h('time', { datetime: checkpoint.time, title: time.toLocaleString() }, time.toLocaleTimeString()),
-    ),
-    h('div', { class: 'checkpoint-tokens', 'data-test': 'checkpoint-tokens' }, `${tokens(checkpoint.tokensBefore)} → ${tokens(checkpoint.tokensAfter)} tokens`),
-    h('div', { class: 'checkpoint-facts' }, facts.join(' · ')),
-    checkpoint.focus ? h('div', { class: 'checkpoint-focus' }, icon('target'), ` ${checkpoint.focus}`) : undefined,
-    checkpoint.restored ? h('div', { class: 'checkpoint-restored' }, icon('history'), ' restored') : undefined,
-    h('div', { class: 'actions' },
-      iconButton('Open checkpoint', 'go-to-file', { type: 'openCheckpoint', id: checkpoint.id }, 'open-checkpoint'),
-      iconButton('Compare replaced messages with the summary', 'diff', { type: 'diffCheckpoint', id: checkpoint.id }, 'diff-checkpoint'),
-      checkpoint.restored ? undefined : iconButton('Restore: put the replaced messages back', 'discard', { type: 'restoreCheckpoint', id: checkpoint.id }, 'restore-checkpoint'),
-      iconButton('Copy summary', 'copy', { type: 'copySummary', id: checkpoint.id }, 'copy-summary'),
-    ),
-  );
-}
+  /** Writes to the status region; a short pause lets screen readers see a change of text. */
+  private announce(text: string): void {
+    this.status.textContent = '';
+    setTimeout(() => (this.status.textContent = text), 50);
+  }
 
-/** Static parts built once; dynamic parts re-rendered from each snapshot. */
-class SidebarView {
-  private readonly header = h('header', { class: 'header' });
-  private readonly gauge = h('div', { id: 'gauge' });
-  private readonly banners = h('div', { class: 'banners' });
-  private readonly taskInput = h('textarea', { id: 'task', rows: '3', placeholder: 'Describe a task for the agent…', 'aria-label': 'Agent task' });
-  private readonly runButton = h('button', { type: 'submit', 'data-test': 'run-task' }, icon('play'), h('span', {}, 'Run'));
-  private readonly cancelButton = button('Cancel', 'debug-stop', { type: 'cancel' }, { secondary: true, test: 'cancel' });
-  private readonly transcript = h('ol', { class: 'transcript', 'aria-label': 'Agent transcript' });
-  private readonly checkpoints = h('ol', { class: 'checkpoints', 'aria-label': 'Checkpoints, newest first' });
-  private readonly checkpointCount = h('span', { class: 'count' });
+  rerender(): void {
+    this.frame ||= requestAnimationFrame(() => {
+      this.frame = 0;
+      this.renderNow();
+    });
+  }
 
-  constructor(root: HTMLElement) {
-    const form = h('form', { class: 'task-form' }, this.taskInput, h('div', { class: 'actions' }, this.runButton, this.cancelButton));
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      this.submit();
-    });
-    this.taskInput.value = vscode.getState()?.draft ?? '';
-    this.taskInput.addEventListener('input', () => vscode.setState({ draft: this.taskInput.value }));
-    this.taskInput.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
-        event.preventDefault();
-        this.submit();
-      }
-    });
-    const compactFocus = h('input', { type: 'text', placeholder: 'Focus (optional)', 'aria-label': 'Compaction focus', 'data-test': 'compact-focus' });
-    const compactButton = h('button', { class: 'secondary', 'data-test': 'compact', title: 'Summarize older history into a checkpoint now' }, icon('fold'), h('span', {}, 'Compact'));
-    compactButton.addEventListener('click', () => {
-      const focus = compactFocus.value.trim();
-      post({ type: 'compact', focus: focus || undefined });
-      compactFocus.value = '';
-    });
-    root.replaceChildren(
-      this.header,
-      this.gauge,
-      h('div', { class: 'compact-row' }, compactFocus, compactButton, iconButton('Import transcript…', 'cloud-download', { type: 'importTranscript' }, 'import')),
-      this.banners,
-      h('section', { class: 'task', 'aria-labelledby': 'task-title' }, h('h2', { id: 'task-title' }, 'Agent'), form, this.transcript),
-      h('section', { class: 'history', 'aria-labelledby': 'history-title' }, h('h2', { id: 'history-title' }, 'Checkpoints ', this.checkpointCount), this.checkpoints),
+  private renderNow(): void {
+    const view = this.store.view;
+    if (!view) return;
+    const started = performance.now();
+    const list = this.root.querySelector('.transcript');
+    const stick = !list || list.scrollTop + list.clientHeight >= list.scrollHeight - 8;
+    const busy = view.state !== 'idle' && view.state !== 'error';
+    document.body.dataset.state = view.state;
+    render(
+      html`${header(this, view)}
+        <div id="gauge">${gauge(view.budget)}</div>
+        <div class="compact-row">
+          <input type="text" id="compact-focus" placeholder="Focus (optional)" aria-label="Compaction focus" data-test="compact-focus">
+          <button class="secondary" data-test="compact" title="Summarize older history into a checkpoint now" ?disabled=${busy} @click=${() => this.compact()}><span class="codicon codicon-fold" aria-hidden="true"></span><span>Compact</span></button>
+          <button class="icon-button" title="Import transcript…" aria-label="Import transcript…" data-test="import" @click=${() => this.post({ type: 'importTranscript' })}><span class="codicon codicon-cloud-download" aria-hidden="true"></span></button>
+        </div>
+        ${banners(this, view)}
+        <section class="task" aria-labelledby="task-title">
+          <h2 id="task-title">Agent</h2>
+          <form class="task-form" @submit=${(e: Event) => { e.preventDefault(); this.submit(); }}>
+            ${this.taskInput}
+            <div class="actions">
+              <button type="submit" data-test="run-task" ?disabled=${busy || view.readOnly}><span class="codicon codicon-play" aria-hidden="true"></span><span>Run</span></button>
+              <button type="button" class="secondary" data-test="cancel" ?disabled=${!busy} @click=${() => this.post({ type: 'cancel' })}><span class="codicon codicon-debug-stop" aria-hidden="true"></span><span>Cancel</span></button>
+            </div>
+          </form>
+          ${transcript(this, view)}
+        </section>
+        ${history(this, view.checkpoints)}`,
+      this.root,
     );
+    const after = this.root.querySelector('.transcript');
+    if (after && stick) after.scrollTop = after.scrollHeight;
+    const ms = performance.now() - started;
+    stats.renders++;
+    stats.renderMs.push(Math.round(ms * 100) / 100);
+    if (stats.renderMs.length > 500) stats.renderMs.shift();
+    renderTimes.push(performance.timeOrigin + performance.now());
+    if (renderTimes.length > 50) renderTimes.shift();
+    this.statsNode.dataset.json = JSON.stringify(stats);
   }
 
-  private submit(): void {
+  private compact(): void {
+    const input = this.root.querySelector<HTMLInputElement>('#compact-focus');
+    const focus = input?.value.trim();
+    this.post({ type: 'compact', focus: focus || undefined });
+    if (input) input.value = '';
+  }
+
+  submit(): void {
     const text = this.taskInput.value.trim();
-    if (!text) return;
-    post({ type: 'runTask', text });
+    if (!text || this.store.view?.readOnly) return;
+    this.post({ type: 'runTask', text });
     this.taskInput.value = '';
-    vscode.setState({ draft: '' });
-  }
-
-  render(state: ViewState): void {
-    document.body.dataset.state = state.state;
-    const busy = state.state !== 'idle' && state.state !== 'error';
-    this.header.replaceChildren(
-      h('span', { class: `state state-${state.state}`, 'data-test': 'state' }, icon(busy ? 'loading' : state.state === 'error' ? 'error' : 'circle-large-outline', busy ? 'codicon-modifier-spin' : ''), state.state),
-      h('span', { class: 'source', 'data-test': 'source', title: state.source }, state.source),
-      state.hasApiKey ? h('span', { class: 'key', title: 'API key stored' }, icon('key')) : iconButton('Set API key', 'key', { type: 'setApiKey' }, 'set-key'),
-    );
-    this.gauge.replaceChildren(renderGauge(state.budget));
-    this.banners.replaceChildren(
-      ...(state.error ? [h('div', { class: 'card error', role: 'alert' }, icon('error'), ` ${state.error}`)] : []),
-      ...(state.preview ? [renderPreview(state.preview)] : []),
-      ...state.approvals.map(renderApproval),
-    );
-    this.runButton.disabled = busy;
-    this.cancelButton.disabled = !busy;
-    const stick = this.transcript.scrollTop + this.transcript.clientHeight >= this.transcript.scrollHeight - 8;
-    this.transcript.replaceChildren(...(state.transcript.length ? state.transcript.map(renderTranscriptItem) : [h('li', { class: 'empty' }, 'No messages yet.')]));
-    if (stick) this.transcript.scrollTop = this.transcript.scrollHeight;
-    this.checkpointCount.textContent = `(${state.checkpoints.length})`;
-    this.checkpoints.replaceChildren(...(state.checkpoints.length ? state.checkpoints.map(renderCheckpoint) : [h('li', { class: 'empty' }, 'No checkpoints yet. Compaction writes one each time it rewrites the context.')]));
+    this.save();
   }
 }
 
 const root = document.getElementById('app');
 if (root) {
-  const view = new SidebarView(root);
-  window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
-    if (event.data?.type === 'snapshot') view.render(event.data.state);
+  root.replaceChildren();
+  // The task box is one element kept across renders, so typing is never disturbed by an update.
+  const taskInput = document.createElement('textarea');
+  Object.assign(taskInput, { id: 'task', rows: 3, placeholder: 'Describe a task for the agent… (Ctrl+Enter runs it)', value: saved.draft ?? '' });
+  taskInput.setAttribute('aria-label', 'Agent task');
+  const page = new Page(root, taskInput);
+  taskInput.addEventListener('input', () => page.save());
+  taskInput.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      page.submit();
+    }
   });
-  post({ type: 'ready' });
+  // Capture phase: runs before any handler, to record how long the click waited and whether a render got in first.
+  document.addEventListener('click', (event) => {
+    const created = performance.timeOrigin + event.timeStamp;
+    stats.clicks.push({ delayMs: Math.round(performance.timeOrigin + performance.now() - created), rendersBetween: renderTimes.filter((t) => t > created).length });
+    if (stats.clicks.length > 50) stats.clicks.shift();
+    document.getElementById('ck-stats')!.dataset.json = JSON.stringify(stats);
+  }, true);
+  window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
+    if (event.data && typeof event.data === 'object' && 'type' in event.data) page.receive(event.data);
+  });
+  vscode.postMessage({ type: 'ready' });
 }

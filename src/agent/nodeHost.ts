@@ -5,19 +5,30 @@
 import { spawn } from 'node:child_process';
 import { promises as fs, realpathSync } from 'node:fs';
 import * as path from 'node:path';
+import { childEnvironment } from './childEnv';
 import { globToRegExp } from './glob';
 import { toRelative } from './paths';
+import { readFileInside, writeFileInside } from './safeFs';
 import type { CommandOutcome, DirectoryEntry, ToolHost } from './types';
 
 /** Folders never searched by `findFiles` (dependencies, VCS data, build output). */
 export const SKIPPED_FOLDERS = new Set(['node_modules', '.git', 'dist', 'out', '.vscode-test']);
+
+/** Options of {@link NodeToolHost}. */
+export interface NodeToolHostOptions {
+  /**
+   * Keys the product holds (for example the one from secret storage), read at each command: variables
+   * containing them are removed from commands' environments, with the known key variables.
+   */
+  secrets?: () => readonly (string | undefined)[];
+}
 
 /** Node-backed workspace access rooted at one folder. */
 export class NodeToolHost implements ToolHost {
   readonly root: string;
 
   /** @param root workspace folder; resolved to its real path (throws when it does not exist). */
-  constructor(root: string) {
+  constructor(root: string, private readonly options: NodeToolHostOptions = {}) {
     this.root = realpathSync(path.resolve(root));
   }
 
@@ -25,13 +36,22 @@ export class NodeToolHost implements ToolHost {
     return fs.realpath(absPath);
   }
 
-  readFile(absPath: string): Promise<string> {
-    return fs.readFile(absPath, 'utf8');
+  async readlink(absPath: string): Promise<string | undefined> {
+    try {
+      return await fs.readlink(absPath);
+    } catch {
+      return undefined;
+    }
   }
 
-  async writeFile(absPath: string, content: string): Promise<void> {
-    await fs.mkdir(path.dirname(absPath), { recursive: true });
-    await fs.writeFile(absPath, content, 'utf8');
+  /** Regular files only, at most 10 MiB, real path checked on the opened file (`safeFs.ts`). */
+  readFile(absPath: string): Promise<string> {
+    return readFileInside(this.root, absPath);
+  }
+
+  /** Created with no-follow and exclusive flags, real path checked before writing (`safeFs.ts`). */
+  writeFile(absPath: string, content: string): Promise<void> {
+    return writeFileInside(this.root, absPath, content);
   }
 
   async readDirectory(absPath: string): Promise<DirectoryEntry[]> {
@@ -88,7 +108,7 @@ export class NodeToolHost implements ToolHost {
         shell: true,
         detached: process.platform !== 'win32',
         stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, CI: '1', NO_COLOR: '1' },
+        env: childEnvironment(process.env, (this.options.secrets?.() ?? []).filter((k): k is string => !!k), { CI: '1', NO_COLOR: '1' }),
       });
       let output = '';
       let truncated = false;
@@ -101,8 +121,8 @@ export class NodeToolHost implements ToolHost {
           truncated = true;
         }
       };
-      child.stdout!.on('data', onData);
-      child.stderr!.on('data', onData);
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
       const kill = (): void => {
         try {
           if (child.pid !== undefined && process.platform !== 'win32') process.kill(-child.pid, 'SIGKILL');

@@ -6,13 +6,17 @@
  *   symlinks resolved (`paths.ts`); anything outside is refused;
  * - results are text capped at `maxResultChars` characters with a visible marker (`limits.ts`);
  * - side effects (write_file, edit_file, run_command) run only after approval, unless auto-approved;
+ *   writes to tool-configuration folders (`.git/`, `.vscode/`, `.github/workflows/`...) always ask;
+ * - model-supplied patterns run in a worker under a deadline (`patternWorker.ts`);
+ * - error texts name workspace-relative paths, never the host's folders;
  * - failures become tool results with `ok: false` rather than exceptions, so the model can react;
  * - cancellation (the signal) ends the call with a "cancelled" result.
  */
 import * as path from 'node:path';
 import type { ToolSchema } from '../compaction/types';
 import { capText, DEFAULT_MAX_RESULT_CHARS } from './limits';
-import { resolveInside, toRelative } from './paths';
+import { protectedFolderOf, relativizeMessage, resolveInside, toRelative } from './paths';
+import { DEFAULT_PATTERN_DEADLINE_MS, MATCH_LINE_MAX_CHARS, PatternMatcher } from './patternWorker';
 import { lineDiff } from './diff';
 import type { ApprovalHandler, ApprovalRequest, AutoApprove, ToolHost, ToolOutcome } from './types';
 
@@ -29,6 +33,8 @@ export interface WorkspaceToolsOptions {
   maxSearchResults?: number;
   /** Upper bound on files search_text reads. Default 5 000. */
   maxSearchFiles?: number;
+  /** Wall-clock budget of one search_text pattern over all files, in milliseconds. Default 5 000. */
+  searchDeadlineMs?: number;
 }
 
 /** A tool call to execute: the fields of `tool_calls[i]` that matter here. */
@@ -79,7 +85,7 @@ export const WORKSPACE_TOOL_SCHEMAS: ToolSchema[] = [
   ),
   fn(
     'search_text',
-    'Search file contents with a JavaScript regular expression; returns path:line: text, bounded.',
+    `Search file contents with a JavaScript regular expression (lines are matched on their first ${MATCH_LINE_MAX_CHARS} characters, under a time limit); returns path:line: text, bounded.`,
     {
       pattern: { type: 'string', description: 'Regular expression.' },
       glob: { type: 'string', description: 'Only files matching this glob. Default all files.' },
@@ -177,7 +183,7 @@ export class WorkspaceTools {
       return { content: capText(content, this.maxResultChars, 'narrow the request to see more').text, ok: true };
     } catch (error) {
       if (signal.aborted) return { content: CANCELLED_RESULT, ok: false, cancelled: true };
-      const message = error instanceof Error ? error.message : String(error);
+      const message = relativizeMessage(this.host.root, error instanceof Error ? error.message : String(error));
       return { content: capText(`Error: ${message}`, this.maxResultChars).text, ok: false };
     } finally {
       abort.dispose();
@@ -214,7 +220,8 @@ export class WorkspaceTools {
   }
 
   private resolve(requested: string): Promise<string> {
-    return resolveInside(this.host.root, requested, (p) => this.host.realpath(p));
+    const host = this.host;
+    return resolveInside(host.root, requested, (p) => host.realpath(p), host.readlink ? (p) => host.readlink!(p) : undefined);
   }
 
   private rel(absolute: string): string {
@@ -258,37 +265,42 @@ export class WorkspaceTools {
     const source = stringArg(args, 'pattern')!;
     const glob = stringArg(args, 'glob', false) ?? '**/*';
     const max = Math.min(intArg(args, 'max_results') ?? this.options.maxSearchResults ?? 100, 500);
-    let regex: RegExp;
+    let matcher: PatternMatcher;
     try {
-      regex = new RegExp(source, args['case_sensitive'] === true ? '' : 'i');
+      matcher = new PatternMatcher(source, args['case_sensitive'] === true ? '' : 'i', this.options.searchDeadlineMs ?? DEFAULT_PATTERN_DEADLINE_MS);
     } catch (error) {
       throw new ToolFailure(`Invalid regular expression: ${(error as Error).message}`);
     }
     const maxFiles = this.options.maxSearchFiles ?? 5_000;
-    const files = await this.host.findFiles(glob, maxFiles, signal);
     const hits: string[] = [];
     let more = false;
-    for (const relative of files) {
-      signal.throwIfAborted();
-      let text: string;
-      try {
-        text = await this.host.readFile(path.join(this.host.root, relative));
-      } catch {
-        continue;
-      }
-      // Skip binaries and huge generated files: they flood results and cost a lot to scan.
-      if (text.length > SEARCH_FILE_MAX_BYTES || text.includes('\u0000')) continue;
-      const lines = text.split('\n');
-      for (let i = 0; i < lines.length; i++) {
-        if (!regex.test(lines[i])) continue;
-        if (hits.length >= max) {
-          more = true;
-          break;
+    let files: string[] = [];
+    try {
+      files = await this.host.findFiles(glob, maxFiles, signal);
+      for (const relative of files) {
+        signal.throwIfAborted();
+        let text: string;
+        try {
+          text = await this.host.readFile(path.join(this.host.root, relative));
+        } catch {
+          continue;
         }
-        const line = lines[i].length > SEARCH_LINE_MAX_CHARS ? `${lines[i].slice(0, SEARCH_LINE_MAX_CHARS)}…` : lines[i];
-        hits.push(`${relative}:${i + 1}: ${line}`);
+        // Skip binaries and huge generated files: they flood results and cost a lot to scan.
+        if (text.length > SEARCH_FILE_MAX_BYTES || text.includes('\u0000')) continue;
+        const lines = text.split('\n');
+        const matched = await matcher.matchLines(text, max - hits.length + 1, signal);
+        for (const i of matched) {
+          if (hits.length >= max) {
+            more = true;
+            break;
+          }
+          const line = lines[i].length > SEARCH_LINE_MAX_CHARS ? `${lines[i].slice(0, SEARCH_LINE_MAX_CHARS)}…` : lines[i];
+          hits.push(`${relative}:${i + 1}: ${line}`);
+        }
+        if (more) break;
       }
-      if (more) break;
+    } finally {
+      matcher.dispose();
     }
     if (hits.length === 0) return `No matches for /${source}/ in ${files.length} files.`;
     const tail = more ? `\n[more matches not shown; at most ${max} are returned — narrow the pattern or glob]` : '';
@@ -360,11 +372,14 @@ export class WorkspaceTools {
     request: { kind: ApprovalRequest['kind']; call: ToolCallRequest; title: string; detail: string } & Partial<ApprovalRequest>,
     signal: AbortSignal,
   ): Promise<void> {
+    // Tool configuration runs code later (git hooks, tasks, CI): never written unasked.
+    const guarded = request.path !== undefined ? protectedFolderOf(request.path) : undefined;
     const auto = request.kind === 'edit' ? this.options.autoApprove?.edits : this.options.autoApprove?.commands;
-    if (auto) return;
+    if (auto && guarded === undefined) return;
     const handler = this.options.approve;
     if (!handler) throw new ToolFailure(`${request.title} needs approval and no approver is configured; the action was not run.`);
     const { call, ...rest } = request;
+    if (guarded !== undefined) rest.title = `${rest.title} (${guarded} configures tools that run code: always asks)`;
     const full: ApprovalRequest = { ...rest, requestId: `approval-${++this.requestCounter}-${call.id}`, toolCallId: call.id, toolName: call.name };
     let approved = false;
     try {

@@ -72,11 +72,20 @@ export interface ToolHost {
   /** Resolves symlinks of an existing path (for the containment check). Throws ENOENT-style errors. */
   realpath(absPath: string): Promise<string>;
   /**
+   * The target of a symlink as stored, or undefined when `absPath` is not a link (or missing). Lets the
+   * containment check see dangling links; hosts without it cannot refuse writes through them.
+   */
+  readlink?(absPath: string): Promise<string | undefined>;
+  /**
    * The whole file decoded as UTF-8. Callers check containment in {@link root} first. Rejects when the
    * file is missing or unreadable (the host's own error: ENOENT-style or `FileSystemError`).
    */
   readFile(absPath: string, signal?: AbortSignal): Promise<string>;
-  /** Writes `content` as UTF-8, replacing the file and creating missing parent folders. Rejects on I/O errors. */
+  /**
+   * Writes `content` as UTF-8, replacing the file and creating missing parent folders. Must check the
+   * workspace boundary again on the file it opens (links may change after the path check). Rejects on
+   * I/O errors and on a target outside the root.
+   */
   writeFile(absPath: string, content: string, signal?: AbortSignal): Promise<void>;
   /** The direct children of a folder, unsorted, symlinks not followed. Rejects when it is not a readable folder. */
   readDirectory(absPath: string): Promise<DirectoryEntry[]>;

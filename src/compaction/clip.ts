@@ -124,3 +124,107 @@ function skipLowSurrogate(text: string, start: number): number {
   const code = text.charCodeAt(start);
   return code >= 0xdc00 && code <= 0xdfff ? start + 1 : start;
 }
+
+/** A message with a `content` and, for assistant messages, `tool_calls`; the shape clipping needs. */
+interface ClippableMessage {
+  role: string;
+  content?: unknown;
+  tool_calls?: Array<{ id: string; type?: string; function?: { name?: string; arguments?: string } }>;
+}
+
+/** One clippable piece of a message: its text and how to put a shorter text back. */
+interface Piece {
+  text: string;
+  set: (clipped: string) => void;
+}
+
+/**
+ * Clips one message of any shape to about `maxTokens` (as counted by `countMessage`): string content,
+ * every text part of a content-part array (image and other parts stay as they are) and, in assistant
+ * messages, long string values inside tool-call arguments. Arguments stay valid JSON: each long value
+ * is clipped in its middle with the marker, keys and structure are kept; arguments that are not JSON
+ * are clipped as text. The largest pieces are clipped first. Returns a new message (the input is not
+ * changed), the message itself when it fits or nothing in it can shrink, else the smallest result
+ * reached (pieces keep `minPieceTokens`). Never throws unless the counters throw.
+ *
+ * @param maxTokens Target tokens of the whole message (content, arguments and per-message overhead).
+ * @param countMessage Tokens of a message, as the meter counts it.
+ * @param countText Tokens of a string.
+ * @param minPieceTokens Each clipped piece keeps at least this many tokens.
+ */
+export function clipMessageToTokens<M extends ClippableMessage>(
+  message: M,
+  maxTokens: number,
+  countMessage: (message: M) => number,
+  countText: (text: string) => number,
+  minPieceTokens = 200,
+): M {
+  const original = countMessage(message);
+  let current = original;
+  if (current <= maxTokens) return message;
+  const copy = structuredClone<M>(message);
+  // Re-serialisations of tool-call arguments whose string values were clipped, run after each round.
+  const argumentWriters: Array<() => void> = [];
+  const pieces = piecesOf(copy);
+  // Two rounds: the first removes the estimated excess, the second what overheads left over.
+  for (let round = 0; round < 2 && current > maxTokens; round++) {
+    let excess = current - maxTokens;
+    const sized = pieces.map((p) => ({ p, tokens: countText(p.text) })).sort((a, b) => b.tokens - a.tokens);
+    for (const { p, tokens } of sized) {
+      if (excess <= 0) break;
+      if (tokens <= minPieceTokens) continue;
+      const keep = Math.max(minPieceTokens, tokens - excess - 8);
+      const clipped = clipMiddleToTokens(p.text, keep, countText);
+      excess -= tokens - countText(clipped);
+      p.text = clipped;
+      p.set(clipped);
+    }
+    for (const write of argumentWriters) write();
+    const next = countMessage(copy);
+    if (next >= current) break;
+    current = next;
+  }
+  return current < original ? copy : message;
+
+  function piecesOf(m: ClippableMessage): Piece[] {
+    const out: Piece[] = [];
+    if (typeof m.content === 'string') out.push({ text: m.content, set: (t) => (m.content = t) });
+    else if (Array.isArray(m.content)) {
+      for (const part of m.content as Array<Record<string, unknown>>) {
+        if (part && part.type === 'text' && typeof part.text === 'string') out.push({ text: part.text, set: (t) => (part.text = t) });
+      }
+    }
+    for (const call of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
+      const fn = call.function;
+      if (!fn || typeof fn.arguments !== 'string') continue;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(fn.arguments);
+      } catch {
+        out.push({ text: fn.arguments, set: (t) => (fn.arguments = t) });
+        continue;
+      }
+      const { pieces: leaves, holder } = stringLeaves(parsed);
+      if (leaves.length === 0) continue;
+      argumentWriters.push(() => (fn.arguments = JSON.stringify(holder.value)));
+      out.push(...leaves);
+    }
+    return out;
+  }
+}
+
+/** The string values inside a parsed JSON value, each with a setter; `holder.value` is the (mutated) value. */
+function stringLeaves(root: unknown): { pieces: Piece[]; holder: { value: unknown } } {
+  const pieces: Piece[] = [];
+  const holder = { value: root };
+  // Iterative, so deeply nested arguments cannot overflow the stack.
+  const stack: Array<[Record<string | number, unknown>, string | number]> = [[holder, 'value']];
+  while (stack.length > 0) {
+    const [container, key] = stack.pop()!;
+    const value = container[key];
+    if (typeof value === 'string') pieces.push({ text: value, set: (t) => (container[key] = t) });
+    else if (Array.isArray(value)) value.forEach((_v, k) => stack.push([value as unknown as Record<number, unknown>, k]));
+    else if (value && typeof value === 'object') for (const k of Object.keys(value)) stack.push([value as Record<string, unknown>, k]);
+  }
+  return { pieces, holder };
+}

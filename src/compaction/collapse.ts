@@ -25,10 +25,24 @@ export function collapseCandidates(items: readonly ContextItem[], table: UnitTab
   return out;
 }
 
-/** Map from tool-call id to its name and arguments, over `items`. */
-export function callIndex(items: readonly ContextItem[]): Map<string, { name: string; arguments: string }> {
-  const map = new Map<string, { name: string; arguments: string }>();
-  for (const it of items) for (const c of toolCallsOf(it.message)) map.set(c.id, c);
+/**
+ * The call each tool result answers, by item index (undefined for other items and for results that
+ * answer no call of their step). Calls are looked up in the assistant message that opens the
+ * result's run only: ids may repeat across steps (servers that number calls per reply).
+ */
+export function callIndex(items: readonly ContextItem[]): Map<number, { name: string; arguments: string }> {
+  const map = new Map<number, { name: string; arguments: string }>();
+  let step = new Map<string, { name: string; arguments: string }>();
+  items.forEach((it, i) => {
+    const m = it.message;
+    if (m.role === 'tool') {
+      const call = step.get((m as { tool_call_id?: string }).tool_call_id ?? '');
+      if (call) map.set(i, call);
+      return;
+    }
+    step = new Map();
+    for (const c of toolCallsOf(m)) if (!step.has(c.id)) step.set(c.id, c);
+  });
   return map;
 }
 

@@ -23,14 +23,14 @@ import { planCompaction, spanSummaryEstimate, type Plan } from './planner';
 import { callIndex, collapseItem } from './collapse';
 import { applyCheckpoint } from './context';
 import { analyzeTable } from './structure';
-import { contentText } from './text';
 import { collectRequests, removeRequestsSection, renderRequestsSection, typedRequestOf } from './requests';
 import { backfillIdentifiers } from './backfill';
 import { actionsOf } from './actions';
 import { buildLedger } from './ledger';
 import { finalizeSummary } from './summaryChecks';
-import { clipMiddleToTokens } from './clip';
+import { clipMessageToTokens } from './clip';
 import { checkToolPairing } from './invariants';
+import { maskSecrets } from './secrets';
 
 /** Everything one compaction needs. */
 export interface CompactInput {
@@ -153,7 +153,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     for (const i of plan.collapse) {
       const it = items[i];
       cp.replaced.push(it);
-      cp.inserted.push(collapseItem(it, calls.get((it.message as { tool_call_id?: string }).tool_call_id ?? ''), cp.id));
+      cp.inserted.push(collapseItem(it, calls.get(i), cp.id));
     }
     cp.summary = `Collapsed ${plan.collapse.length} older tool result${plan.collapse.length === 1 ? '' : 's'} to one-line records.`;
     checkpoints.push(cp);
@@ -210,8 +210,9 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     // each under a heading that says where it came from.
     const moved = buildLedger(actionsOf(spanItems)).moved;
     const notes = backfillIdentifiers(checked, spanItems, Math.min(IDENTIFIER_BACKFILL_CHARS, spanBudget), moved).text;
-    // The requests close the summary, next to the latest request that follows it.
-    const text = section.text ? `${notes}\n\n${section.text}` : notes;
+    // The requests close the summary, next to the latest request that follows it. Credentials quoted
+    // from tool output leave the compactor masked; the raw transcript keeps them.
+    const text = maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes);
     const cp = base(summarizer.name === 'extractive' ? 'extractive' : 'summary', newId());
     const covers = spanItems.flatMap((i) => i.covers);
     const summaryItem: ContextItem = {
@@ -249,12 +250,13 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     const cp = base('clip', newId());
     for (const { index, maxTokens } of clips) {
       const it = items[index];
-      const clipped = clipMiddleToTokens(contentText(it.message), maxTokens, (t) => meter.countText(t));
+      const message = clipMessageToTokens(it.message, maxTokens, (m) => meter.countMessage(m), (t) => meter.countText(t));
+      if (message === it.message) continue;
       cp.replaced.push(it);
-      cp.inserted.push({ id: `${it.id}~k`, kind: 'clipped', message: { ...it.message, content: clipped } as typeof it.message, covers: [...it.covers], checkpointId: cp.id });
+      cp.inserted.push({ id: `${it.id}~k`, kind: 'clipped', message, covers: [...it.covers], checkpointId: cp.id });
     }
-    cp.summary = `Clipped the middle of ${clips.length} message${clips.length === 1 ? '' : 's'} too large for the context window.`;
-    checkpoints.push(cp);
+    cp.summary = `Clipped the middle of ${cp.replaced.length} message${cp.replaced.length === 1 ? '' : 's'} too large for the context window.`;
+    if (cp.replaced.length > 0) checkpoints.push(cp);
   }
   const prepared: PreparedCompaction = { checkpoints, tokensBefore: before, tokensAfter: before, reason: '', startedAt };
   const trial = commitPrepared(items, prepared, meter, tools);
@@ -290,7 +292,8 @@ function planClips(items: readonly ContextItem[], perItem: readonly number[], pl
     const it = items[i];
     const role = it.message.role;
     if (inSpan[i] || it.pinned || it.kind === 'summary') continue;
-    if ((role === 'tool' || role === 'user') && typeof (it.message as { content?: unknown }).content === 'string' && perItem[i] > CLIP_MIN_TOKENS) candidates.push(i);
+    // Any shape: string content, text parts, long string values in tool-call arguments.
+    if ((role === 'tool' || role === 'user' || role === 'assistant') && perItem[i] > CLIP_MIN_TOKENS) candidates.push(i);
   }
   candidates.sort((a, b) => perItem[b] - perItem[a]);
   let excess = plan.estimatedAfter - target;

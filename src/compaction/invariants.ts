@@ -3,7 +3,7 @@
  * context it would send, and as a last guard before a compaction commits.
  */
 import type { ChatMessage, ContextItem, Entry } from './types';
-import { analyze, toolCallIds } from './structure';
+import { analyze, isRealUserMessage, toolCallIds } from './structure';
 
 /** One broken invariant, for people: `invariant` is the number in DESIGN.md. */
 export interface Violation {
@@ -17,10 +17,14 @@ export interface Violation {
  * right before its run of tool messages, and each tool call is answered exactly once before the
  * next non-tool message. With `allowPendingTail`, the calls of a final assistant message may still
  * be waiting for results (a step in progress).
+ *
+ * Pairing is a property of one agent step: ids must be unique inside one assistant message, not
+ * across the conversation. Several OpenAI-compatible servers number calls per reply (`call_0` in
+ * every step) and the Chat Completions API accepts that, since a result can only answer the
+ * assistant message right before its run.
  */
 export function checkToolPairing(messages: readonly ChatMessage[], allowPendingTail = false): Violation[] {
   const out: Violation[] = [];
-  const seen = new Set<string>();
   let open: Set<string> | undefined;
   let openAt = -1;
   const close = (at: number) => {
@@ -41,8 +45,9 @@ export function checkToolPairing(messages: readonly ChatMessage[], allowPendingT
     close(i);
     const ids = toolCallIds(m);
     if (ids.length > 0) {
+      const seen = new Set<string>();
       for (const id of ids) {
-        if (seen.has(id)) out.push({ invariant: 1, index: i, message: `tool call id ${id} appears twice` });
+        if (seen.has(id)) out.push({ invariant: 1, index: i, message: `tool call id ${id} appears twice in message ${i}` });
         seen.add(id);
       }
       open = new Set(ids);
@@ -105,4 +110,126 @@ export function checkContext(items: readonly ContextItem[], raw: readonly Entry[
     out.push({ invariant: 2, index: firstReal, message: `first non-system message is ${items[firstReal].message.role}, not user` });
   }
   return out;
+}
+
+/**
+ * {@link checkContext} for a transcript that only grows (replay, a live session): the raw side is kept
+ * incrementally, so one check costs O(items + newest steps) instead of O(raw). Each item's `covers`
+ * is verified once per item object (items are immutable), then only its position is checked.
+ * Reports the same violations as `checkContext(items, raw, options)` (a property test compares them).
+ */
+export class IncrementalChecker {
+  private readonly raw: Entry[] = [];
+  private readonly position = new Map<string, number>();
+  /** Item object -> raw index of its first covered id, once its covers were found contiguous. */
+  private readonly verified = new WeakMap<ContextItem, number>();
+  private leadEnd = 0;
+  private leadOpen = true;
+  private firstReal = -1;
+  private lastUser = -1;
+  /** Raw indices of the assistant messages after {@link lastUser}, oldest first. */
+  private assistants: number[] = [];
+
+  constructor(private readonly options: CheckOptions = {}) {}
+
+  /** Appends raw entries (transcript order). */
+  append(...entries: Entry[]): void {
+    for (const e of entries) {
+      const k = this.raw.length;
+      this.raw.push(e);
+      this.position.set(e.id, k);
+      const role = e.message.role;
+      const system = role === 'system' || role === 'developer';
+      if (this.leadOpen && system) this.leadEnd = k + 1;
+      else this.leadOpen = false;
+      if (!system && this.firstReal < 0) this.firstReal = k;
+      if (!this.leadOpen && isRealUserMessage({ id: e.id, kind: 'raw', message: e.message, covers: [e.id] })) {
+        this.lastUser = k;
+        this.assistants = [];
+      } else if (!this.leadOpen && role === 'assistant') {
+        this.assistants.push(k);
+        // Only the newest steps matter; keep a bounded list.
+        if (this.assistants.length > 64 + (this.options.keepRecentSteps ?? 1)) this.assistants.splice(0, 32);
+      }
+    }
+  }
+
+  /** Raw entries appended so far. */
+  get entries(): readonly Entry[] {
+    return this.raw;
+  }
+
+  /** The violations of `items` against the raw entries appended so far. */
+  check(items: readonly ContextItem[]): Violation[] {
+    const raw = this.raw;
+    const out = checkToolPairing(items.map((i) => i.message), this.options.allowPendingTail ?? true);
+    // Invariants 2 and 4: the covered ids, in item order, are exactly the raw ids in order.
+    let next = 0;
+    let firstDifference = -1;
+    for (const it of items) {
+      const start = this.coveredStart(it);
+      if (start !== next) {
+        firstDifference = next;
+        break;
+      }
+      next += it.covers.length;
+    }
+    if (firstDifference < 0 && next !== raw.length) firstDifference = Math.min(next, raw.length);
+    if (firstDifference >= 0) {
+      const covered = items.reduce((n, it) => n + it.covers.length, 0);
+      out.push({ invariant: 4, message: `covered raw ids differ from the raw transcript (${covered} covered, ${raw.length} raw, first difference at ${firstDifference})` });
+    }
+    // Invariant 3: leading system messages, the latest real user message, the newest complete steps.
+    const mustKeep: number[] = [];
+    for (let k = 0; k < this.leadEnd; k++) mustKeep.push(k);
+    if (this.lastUser >= 0) mustKeep.push(this.lastUser);
+    mustKeep.push(...this.recentStepIndices());
+    if (mustKeep.length > 0) {
+      const byRawId = new Map<string, ContextItem>();
+      const wanted = new Set(mustKeep.map((k) => raw[k].id));
+      for (const it of items) for (const id of it.covers.length === 1 ? it.covers : []) if (wanted.has(id)) byRawId.set(id, it);
+      for (const k of mustKeep) {
+        const it = byRawId.get(raw[k].id);
+        if (!it || it.covers.length !== 1 || (it.kind !== 'raw' && it.kind !== 'clipped') || (it.kind === 'raw' && it.message !== raw[k].message)) {
+          out.push({ invariant: 3, index: k, message: `anchor message ${raw[k].id} (${raw[k].message.role}) is not in the context verbatim` });
+        }
+      }
+    }
+    items.forEach((it, k) => {
+      if (it.kind === 'summary' && (it.message.role === 'system' || it.message.role === 'developer')) {
+        out.push({ invariant: 6, index: k, message: `summary ${it.id} is a ${it.message.role} message` });
+      }
+    });
+    const firstItem = items.findIndex((it) => it.message.role !== 'system' && it.message.role !== 'developer');
+    if (firstItem >= 0 && this.firstReal >= 0 && raw[this.firstReal].message.role === 'user' && items[firstItem].message.role !== 'user') {
+      out.push({ invariant: 2, index: firstItem, message: `first non-system message is ${items[firstItem].message.role}, not user` });
+    }
+    return out;
+  }
+
+  /** Raw index of the first id `item` covers when its covers are contiguous raw ids; else -1. */
+  private coveredStart(item: ContextItem): number {
+    const known = this.verified.get(item);
+    if (known !== undefined) return known;
+    const start = item.covers.length > 0 ? this.position.get(item.covers[0]) : undefined;
+    if (start === undefined) return -1;
+    for (let k = 1; k < item.covers.length; k++) if (this.position.get(item.covers[k]) !== start + k) return -1;
+    this.verified.set(item, start);
+    return start;
+  }
+
+  /**
+   * Raw indices of the newest `keepRecentSteps` complete agent steps of the current task, found the
+   * way {@link analyze} finds them, on the raw slice from the oldest of those steps' assistant messages.
+   */
+  private recentStepIndices(): number[] {
+    const keep = this.options.keepRecentSteps ?? 1;
+    if (keep <= 0 || this.assistants.length === 0) return [];
+    const from = this.assistants[Math.max(0, this.assistants.length - keep)];
+    const slice = this.raw.slice(from).map((e): ContextItem => ({ id: e.id, kind: 'raw', message: e.message, covers: [e.id] }));
+    const shape = analyze(slice, keep);
+    const out: number[] = [];
+    for (const u of shape.units) if (u.reason === 'recent agent step') for (let k = u.start; k < u.end; k++) out.push(from + k);
+    return out;
+  }
 }

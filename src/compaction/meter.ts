@@ -105,14 +105,30 @@ export class TokenMeter {
     let n = TOKENS_PER_MESSAGE;
     const m = message as ChatMessage & { name?: string; tool_calls?: unknown; refusal?: string | null };
     if (typeof m.name === 'string') n += TOKENS_PER_NAME + this.countText(m.name);
-    n += this.countContent(m.content as unknown);
+    n += this.countContent(m.content);
     if (typeof m.refusal === 'string') n += this.countText(m.refusal);
+    n += this.countReasoning(m as unknown as Record<string, unknown>);
     if (Array.isArray(m.tool_calls)) {
       for (const call of m.tool_calls as Array<{ function?: { name?: string; arguments?: string }; custom?: { name?: string; input?: string } }>) {
         const fn = call.function ?? (call.custom ? { name: call.custom.name, arguments: call.custom.input } : undefined);
         n += TOKENS_PER_TOOL_CALL + this.countText(fn?.name ?? '') + this.countText(fn?.arguments ?? '');
       }
     }
+    return n;
+  }
+
+  /**
+   * Reasoning carried on an assistant message (`reasoning_content` as DeepSeek and vLLM return it,
+   * `reasoning` as OpenRouter and Ollama do, `reasoning_details` entries): messages are sent back as
+   * recorded (DeepSeek's tool calling in thinking mode and Anthropic-compatible servers require the
+   * reasoning of the current turn back, unchanged), so whatever they carry is counted.
+   */
+  private countReasoning(m: Record<string, unknown>): number {
+    let n = 0;
+    if (typeof m.reasoning_content === 'string') n += this.countText(m.reasoning_content);
+    if (typeof m.reasoning === 'string') n += this.countText(m.reasoning);
+    else if (m.reasoning && typeof m.reasoning === 'object') n += this.countText(JSON.stringify(m.reasoning));
+    if (Array.isArray(m.reasoning_details)) n += this.countText(JSON.stringify(m.reasoning_details));
     return n;
   }
 
@@ -123,10 +139,10 @@ export class TokenMeter {
     for (const part of content as Array<Record<string, unknown>>) {
       switch (part.type) {
         case 'text':
-          n += this.countText(String(part.text ?? ''));
+          n += this.countText(typeof part.text === 'string' ? part.text : '');
           break;
         case 'refusal':
-          n += this.countText(String(part.refusal ?? ''));
+          n += this.countText(typeof part.refusal === 'string' ? part.refusal : '');
           break;
         case 'image_url': {
           const img = part.image_url as { url?: string; detail?: string } | undefined;
@@ -134,6 +150,12 @@ export class TokenMeter {
           n += imageTokens(size?.width, size?.height, img?.detail);
           break;
         }
+        case 'thinking':
+        case 'reasoning':
+        case 'redacted_thinking':
+          // Reasoning parts are sent back as recorded: their text (and signature) is counted.
+          n += this.countText(firstText(part.thinking, part.text, part.reasoning, part.data)) + (typeof part.signature === 'string' ? this.countText(part.signature) : 0);
+          break;
         default:
           n += ATTACHMENT_TOKENS;
       }
@@ -243,4 +265,10 @@ export class ContextTally {
   get items(): number {
     return this.count;
   }
+}
+
+/** The first of `values` that is a string (a reasoning part names its text differently per provider), or ''. */
+function firstText(...values: unknown[]): string {
+  for (const v of values) if (v !== undefined && v !== null) return typeof v === 'string' ? v : '';
+  return '';
 }

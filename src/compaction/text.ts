@@ -12,8 +12,8 @@ export function contentText(message: ChatMessage): string {
   if (!Array.isArray(content)) return '';
   const parts: string[] = [];
   for (const p of content as Array<Record<string, unknown>>) {
-    if (p.type === 'text') parts.push(String(p.text ?? ''));
-    else if (p.type === 'refusal') parts.push(String(p.refusal ?? ''));
+    if (p.type === 'text') parts.push(typeof p.text === 'string' ? p.text : '');
+    else if (p.type === 'refusal') parts.push(typeof p.refusal === 'string' ? p.refusal : '');
     else if (p.type === 'image_url') {
       const url = (p.image_url as { url?: string } | undefined)?.url ?? '';
       const size = imageSizeFromDataUrl(url);
@@ -37,15 +37,26 @@ export function toolCallsOf(message: ChatMessage): Array<{ id: string; name: str
 /** A line that reports an error (not merely mentions the word, as source code and docs do). */
 const ERROR_LINE = /^\s*(\w*(error|exception)\b|traceback|fatal|panic|failed|failure|FAIL\b|npm ERR!|E\d{3,}:)|\b(\w*Error|\w*Exception|error TS\d+|ERROR)\s*[:\[]|\b(command not found|permission denied|no such file or directory|exit(ed)? (with )?code [1-9]|exit_code"?:\s*[1-9])/i;
 
-/** True when a tool result reads as a failure (first lines mention an error or a non-zero exit). */
+/**
+ * True when a tool result reads as a failure: its first or last lines report an error or a non-zero
+ * exit code (`exit code 2`, `"exit_code": 1`, `returncode=1`, `is_error`). Both ends are read because
+ * build and test tools print their failure last, after long clean output.
+ */
 export function looksLikeError(text: string): boolean {
   const head = text.slice(0, 400);
+  const tail = text.length > 400 ? text.slice(-400) : '';
+  const ends = text.length > 8000 ? `${text.slice(0, 4000)}\n${text.slice(-4000)}` : text;
   return (
     /^\s*(error|failed|fatal|traceback)/i.test(head) ||
-    /exit(ed)? (with )?code [1-9]|"exit_code":\s*[1-9]|is_error|Process exited with code [1-9]/i.test(head) ||
-    /error TS\d+|npm ERR!|npm error code|^ERROR:|Traceback \(most recent call last\)|\bFAILED\b|\d+ failed\b(?!, 0)|panicked at/m.test(text.slice(0, 4000).replace(/\b0 failed\b/g, ''))
+    EXIT_OR_FLAG.test(head) ||
+    EXIT_OR_FLAG.test(tail) ||
+    /^\s*(error|fatal)\b[:!]/im.test(tail) ||
+    /error TS\d+|npm ERR!|npm error code|^ERROR:|Traceback \(most recent call last\)|\bFAILED\b|\d+ failed\b(?!, 0)|panicked at/m.test(ends.replace(/\b0 failed\b/g, ''))
   );
 }
+
+/** A non-zero exit code or an error flag, as shells, agents and tool formats record them. */
+const EXIT_OR_FLAG = /exit(ed)? (with )?(status |code:? )?[1-9]|exit code:? [1-9]|"?exit_?code"?\s*[:=]\s*[1-9]|"?return_?code"?\s*[:=]\s*[1-9]|"is_error"\s*:\s*true|\bis_error\b(?!"?\s*[:=]\s*(false|0)\b)|"error"\s*:\s*\{|Process exited with code [1-9]/i;
 
 /** Lines of `text` that report errors, deduplicated, at most `max`, each at most 240 characters. */
 export function errorLines(text: string, max = 5): string[] {
@@ -117,5 +128,7 @@ export function userWrittenText(text: string): string {
  */
 export function isToolOutputText(text: string): boolean {
   const head = text.trimStart().slice(0, 200);
-  return /^(OBSERVATION:|Observation:|Command failed with exit code|\[[^\]\n]{1,200}\] Result:|Here is the output|Exit code:|Command output:|\$ )/.test(head) || /\u001b\[/.test(head);
+  // The last three: tool results that import or loading kept as user text (no matching call, a call
+  // already answered, images returned by a tool), which are output, never a request.
+  return /^(OBSERVATION:|Observation:|Command failed with exit code|\[[^\]\n]{1,200}\] Result:|Here is the output|Exit code:|Command output:|\$ |\[Tool result for |\[tool result [^\]\n]{0,200} without a matching call\]|\[Images returned by tool call )/.test(head) || /\u001b\[/.test(head);
 }

@@ -8,7 +8,7 @@ import type { TokenMeter } from '../compaction/meter';
 import { itemsFromEntries } from '../compaction/context';
 import { compact } from '../compaction/compactor';
 import { thresholds } from '../compaction/budget';
-import { checkContext, checkToolPairing, type Violation } from '../compaction/invariants';
+import { checkToolPairing, IncrementalChecker, type Violation } from '../compaction/invariants';
 import { CompactionGuard } from '../compaction/guard';
 
 /** One model call of a replay. Tokens are prompt tokens of the request. */
@@ -58,6 +58,12 @@ export interface ReplayOptions {
   /** Called after each applied compaction. */
   onCompaction?: (checkpoints: Checkpoint[], tokensBefore: number, tokensAfter: number) => void;
   signal?: AbortSignal;
+  /**
+   * False: the report's checkpoints keep their metadata but not the replaced and inserted items nor
+   * the replaced ids (each summary of summaries covers every older message, so keeping them all
+   * makes memory grow with the square of the recording). Default true.
+   */
+  keepCheckpointItems?: boolean;
 }
 
 /**
@@ -68,7 +74,10 @@ export async function replay(entries: readonly Entry[], meter: TokenMeter, summa
   const th = thresholds(options.budget);
   const keepRecentSteps = options.keepRecentSteps ?? 1;
   let items: ContextItem[] = [];
-  const raw: Entry[] = [];
+  // The transcript only grows: invariants are checked incrementally, so a replay stays linear in
+  // the recording's length (a full check per call made it quadratic).
+  const checker = new IncrementalChecker({ keepRecentSteps });
+  const raw = checker.entries;
   const report: ReplayReport = {
     modelCalls: 0, compactions: 0, failedCompactions: 0, summarizerCalls: 0, peakTokens: 0, promptTokens: 0,
     promptTokensUnmanaged: 0, finalTokens: 0, finalTokensUnmanaged: 0, finalContext: [], violations: [], checkpoints: [], calls: [], errors: [],
@@ -94,7 +103,7 @@ export async function replay(entries: readonly Entry[], meter: TokenMeter, summa
         if (result.applied) {
           items = result.context;
           report.compactions++;
-          report.checkpoints.push(...result.checkpoints);
+          report.checkpoints.push(...(options.keepCheckpointItems === false ? result.checkpoints.map((c) => ({ ...c, replaced: [], inserted: [], replacedIds: [] })) : result.checkpoints));
           compacted = true;
           guard.compactionSucceeded('auto', result.tokensAfter, th.triggerTokens);
           options.onCompaction?.(result.checkpoints, result.tokensBefore, result.tokensAfter);
@@ -112,12 +121,12 @@ export async function replay(entries: readonly Entry[], meter: TokenMeter, summa
       report.peakTokens = Math.max(report.peakTokens, tokens);
       report.calls.push(call);
       // What would be sent must be valid: no pending calls may remain before a model call.
-      for (const v of [...checkToolPairing(items.map((i) => i.message), false), ...checkContext(items, raw, { keepRecentSteps })]) {
+      for (const v of [...checkToolPairing(items.map((i) => i.message), false), ...checker.check(items)]) {
         report.violations.push({ ...v, message: `call ${call.index}: ${v.message}` });
       }
       options.onCall?.(call, items);
     }
-    raw.push(entry);
+    checker.append(entry);
     items.push(...itemsFromEntries([entry]));
     unmanaged += meter.countMessage(entry.message);
   }

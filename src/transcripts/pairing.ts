@@ -12,6 +12,10 @@
  *   before its call (Claude Code flushes lines out of order) is moved to the call's step (warned).
  * - A result with no matching call, or for a call already answered, becomes a user text message that
  *   says so (warned); an orphan `tool` message is never emitted.
+ * - Pairing is a property of one step: an id may come back in a later step (servers that number
+ *   calls per reply send `call_0` every time), and then it names the newest step's call. Two calls
+ *   with the same id inside one step are made unique (`call_0`, `call_0_2`), results taken in order.
+ *   The Chat Completions API accepts ids reused across steps, so only these in-step duplicates change.
  * - Calls with no recorded result stay unanswered (warned); the core decides what to do with them.
  */
 import type { ChatMessage, ToolCall } from '../compaction/types';
@@ -28,6 +32,8 @@ interface Step {
   assistant: MessageDraft;
   calls: string[];
   answered: Set<string>;
+  /** Original id -> ids given to its later duplicates inside this step, in call order. */
+  renamed: Map<string, string[]>;
   results: MessageDraft[];
   attachments: MessageDraft[];
 }
@@ -38,15 +44,20 @@ type Item = { step: Step } | { draft: MessageDraft } | { boundary: BoundaryDraft
 export function pairToolResults(drafts: readonly Draft[]): PairedDrafts {
   const warnings: string[] = [];
   const alias = new Map<string, string>();
-  const resultAt = new Map<string, number>();
-  const callAt = new Map<string, number>();
+  // Positions (ascending) of the results and of the calls of each id: ids may repeat across steps.
+  const resultAt = new Map<string, number[]>();
+  const callAt = new Map<string, number[]>();
   const nextBreak = new Array<number>(drafts.length);
   for (let i = drafts.length - 1, brk = drafts.length; i >= 0; i--) {
     const d = drafts[i];
     nextBreak[i] = brk;
     if (d.kind === 'boundary' || (d.message.role !== 'assistant' && d.message.role !== 'tool')) brk = i;
-    if (d.kind === 'message' && d.message.role === 'tool') resultAt.set(d.message.tool_call_id, i);
-    if (d.kind === 'message') for (const call of toolCallsOf(d.message)) callAt.set(call.id, i);
+  }
+  for (let i = 0; i < drafts.length; i++) {
+    const d = drafts[i];
+    if (d.kind !== 'message') continue;
+    if (d.message.role === 'tool') push(resultAt, d.message.tool_call_id, i);
+    for (const call of toolCallsOf(d.message)) push(callAt, call.id, i);
   }
   // Results met before their call, waiting for it.
   const early = new Map<string, MessageDraft>();
@@ -61,8 +72,8 @@ export function pairToolResults(drafts: readonly Draft[]): PairedDrafts {
   const resultsStillComing = (s: Step, i: number) =>
     s.calls.some((id) => {
       if (s.answered.has(id)) return false;
-      const at = resultAt.get(id);
-      return at !== undefined && at > i && at < nextBreak[i];
+      const at = firstAfter(resultAt.get(id), i);
+      return at !== undefined && at < nextBreak[i];
     });
 
   for (let i = 0; i < drafts.length; i++) {
@@ -81,7 +92,7 @@ export function pairToolResults(drafts: readonly Draft[]): PairedDrafts {
         moved += registerCalls(step, d, owner, duplicates, early);
         continue;
       }
-      step = { assistant: { ...d }, calls: [], answered: new Set(), results: [], attachments: [] };
+      step = { assistant: { ...d }, calls: [], answered: new Set(), renamed: new Map(), results: [], attachments: [] };
       moved += registerCalls(step, d, owner, duplicates, early);
       items.push({ step });
       continue;
@@ -89,15 +100,18 @@ export function pairToolResults(drafts: readonly Draft[]): PairedDrafts {
     if (role === 'tool') {
       const callId = d.message.tool_call_id;
       const target = owner.get(callId);
-      if (target && !target.answered.has(callId)) {
+      // A second result for an id that occurs twice in its step answers the renamed duplicate.
+      const renamedId = target && target.answered.has(callId) ? target.renamed.get(callId)?.find((id) => !target.answered.has(id)) : undefined;
+      const answerId = renamedId ?? callId;
+      if (target && !target.answered.has(answerId)) {
         if (target !== step) moved++;
-        target.answered.add(callId);
-        target.results.push(d);
+        target.answered.add(answerId);
+        target.results.push(renamedId ? { ...d, message: { ...d.message, tool_call_id: renamedId } } : d);
         if (d.attachment) target.attachments.push(d.attachment);
         continue;
       }
       const later = callAt.get(callId);
-      if (!target && later !== undefined && later > i && !early.has(callId)) {
+      if (!target && later !== undefined && later[later.length - 1] > i && !early.has(callId)) {
         early.set(callId, d);
         continue;
       }
@@ -134,12 +148,16 @@ export function pairToolResults(drafts: readonly Draft[]): PairedDrafts {
   }
   if (moved) warnings.push(`${moved} tool result(s) were recorded out of place and were moved next to their call`);
   if (orphans.length) warnings.push(`${orphans.length} tool result(s) match no open tool call and were kept as user text: ${sample(orphans)}`);
-  if (duplicates.length) warnings.push(`${duplicates.length} tool call id(s) occur more than once: ${sample(duplicates)}`);
+  if (duplicates.length) warnings.push(`${duplicates.length} tool call id(s) occur twice in one step and were made unique: ${sample(duplicates)}`);
   if (unanswered.length) warnings.push(`${unanswered.length} tool call(s) have no recorded result: ${sample(unanswered)}`);
   return { items: out, alias, warnings };
 }
 
-/** Registers the calls of `d` with `step`; claims results met earlier. Returns how many it claimed. */
+/**
+ * Registers the calls of `d` with `step` (whose assistant message already holds them); claims results
+ * met earlier. An id already used inside this step is renamed in the step's assistant message; an id
+ * of an earlier step now names this step's call. Returns how many early results it claimed.
+ */
 function registerCalls(
   step: Step,
   d: MessageDraft,
@@ -149,8 +167,14 @@ function registerCalls(
 ): number {
   let claimed = 0;
   for (const call of toolCallsOf(d.message)) {
-    if (owner.has(call.id)) {
+    if (step.calls.includes(call.id)) {
       duplicates.push(call.id);
+      const unique = uniqueId(call.id, step);
+      renameDuplicateCall(step, call.id, unique);
+      const list = step.renamed.get(call.id) ?? [];
+      list.push(unique);
+      step.renamed.set(call.id, list);
+      step.calls.push(unique);
       continue;
     }
     owner.set(call.id, step);
@@ -165,6 +189,42 @@ function registerCalls(
     }
   }
   return claimed;
+}
+
+function uniqueId(id: string, step: Step): string {
+  let n = 2;
+  while (step.calls.includes(`${id}_${n}`)) n++;
+  return `${id}_${n}`;
+}
+
+/** Renames the second call with id `from` in the step's assistant message (a copy; drafts stay as read). */
+function renameDuplicateCall(step: Step, from: string, to: string): void {
+  const message = step.assistant.message;
+  if (message.role !== 'assistant' || !Array.isArray(message.tool_calls)) return;
+  const calls = [...message.tool_calls];
+  const first = calls.findIndex((c) => c.id === from);
+  const second = calls.findIndex((c, k) => k > first && c.id === from);
+  if (second >= 0) calls[second] = { ...calls[second], id: to };
+  step.assistant = { ...step.assistant, message: { ...message, tool_calls: calls } };
+}
+
+function push(map: Map<string, number[]>, key: string, at: number): void {
+  const list = map.get(key);
+  if (list) list.push(at);
+  else map.set(key, [at]);
+}
+
+/** The first position in ascending `list` greater than `i` (binary search). */
+function firstAfter(list: readonly number[] | undefined, i: number): number | undefined {
+  if (!list) return undefined;
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid] > i) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo < list.length ? list[lo] : undefined;
 }
 
 /** The tool calls of an assistant message (empty for other roles). */

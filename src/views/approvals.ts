@@ -1,9 +1,9 @@
 /**
  * Approval of the agent's side effects. For an edit, the proposed change opens in a diff editor
  * (current file ↔ proposed text, both read-only); for a command, the command line is shown. The user
- * answers from a notification or from the sidebar's buttons, whichever comes first (the service ignores
- * a second answer). A non-modal notification is used on purpose: a modal dialog would lock the sidebar
- * whose transcript explains why the agent asks.
+ * answers from the sidebar's buttons or the diff editor's title bar; a progress notification says that
+ * the agent waits, its Cancel denies, and it closes by itself once the request is answered anywhere.
+ * Non-modal on purpose: a modal dialog would lock the sidebar whose transcript explains why the agent asks.
  */
 import * as vscode from 'vscode';
 import type { ApprovalRequest } from '../agent/types';
@@ -60,13 +60,40 @@ export class ApprovalPresenter implements vscode.Disposable {
       this.open.set(request.requestId, after);
       await vscode.commands.executeCommand('vscode.diff', before, after, `${name}: proposed edit`, { preview: true });
     }
-    const answer = await vscode.window.showInformationMessage(
-      `ContextKeeper: allow the agent to ${request.kind === 'edit' ? 'apply' : 'run'} “${request.title}”?`,
-      { detail: request.detail },
-      'Allow',
-      'Deny',
+    // A progress notification, not a message: it closes by itself once the request is answered anywhere.
+    await vscode.window.withProgress(
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `ContextKeeper: the agent asks to ${request.kind === 'edit' ? 'apply' : 'run'} “${request.title}”. Allow or Deny in the sidebar${request.kind === 'edit' ? ' or the diff editor’s title bar' : ''}; Cancel denies.`,
+        cancellable: true,
+      },
+      (_progress, token) =>
+        new Promise<void>((resolve) => {
+          const pending = () => (this.controller.current?.getPendingApprovals() ?? []).some((r) => r.requestId === request.requestId);
+          const watch = this.controller.onDidChange(() => {
+            if (!pending()) finish();
+          });
+          const cancel = token.onCancellationRequested(() => {
+            this.controller.current?.resolveApproval(request.requestId, false);
+            finish();
+          });
+          function finish(): void {
+            watch.dispose();
+            cancel.dispose();
+            resolve();
+          }
+          if (!pending()) finish();
+        }),
     );
-    if (answer !== undefined) this.controller.current?.resolveApproval(request.requestId, answer === 'Allow');
+  }
+
+  /** Answers the request whose proposed edit is shown in the active diff editor (its title-bar buttons). */
+  answerActive(approved: boolean): void {
+    const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+    const modified = input instanceof vscode.TabInputTextDiff ? input.modified.toString() : undefined;
+    for (const [requestId, proposed] of this.open) {
+      if (proposed && proposed.toString() === modified) this.controller.current?.resolveApproval(requestId, approved);
+    }
   }
 
   dispose(): void {

@@ -19,16 +19,27 @@ export const CHECKPOINT_SCHEME = 'contextkeeper-checkpoint';
 /** Which view of a checkpoint a document shows. */
 export type CheckpointPart = 'checkpoint' | 'replaced' | 'summary';
 
-/** The URI of one part of a checkpoint. */
-export function checkpointUri(id: string, part: CheckpointPart): vscode.Uri {
-  return vscode.Uri.from({ scheme: CHECKPOINT_SCHEME, path: `/${encodeURIComponent(id)}/${part}.md` });
+/**
+ * The URI of one part of a checkpoint. With `title`, the file name is that title (what the editor tab
+ * shows), e.g. `/cp-3/checkpoint/14.02 auto 11.9k → 3.8k.md`.
+ */
+export function checkpointUri(id: string, part: CheckpointPart, title?: string): vscode.Uri {
+  const name = title ? `${part}/${title.replace(/[/\\]/g, '-')}` : part;
+  return vscode.Uri.from({ scheme: CHECKPOINT_SCHEME, path: `/${encodeURIComponent(id)}/${name}.md` });
+}
+
+/** A tab title for a checkpoint: local time, trigger and tokens ("14.02 auto 11.9k → 3.8k"). */
+export function checkpointTitle(checkpoint: CheckpointRecord): string {
+  const k = (n: number) => (n < 1000 ? String(n) : `${(n / 1000).toFixed(1)}k`);
+  const time = new Date(checkpoint.time).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).replace(':', '.');
+  return `${time} ${checkpoint.trigger} ${k(checkpoint.tokensBefore)} → ${k(checkpoint.tokensAfter)}`;
 }
 
 /** Parses a checkpoint URI; undefined when it is not one. */
 export function parseCheckpointUri(uri: vscode.Uri): { id: string; part: CheckpointPart } | undefined {
-  const match = /^\/([^/]+)\/(checkpoint|replaced|summary)\.md$/.exec(uri.path);
+  const match = /^\/([^/]+)\/(checkpoint|replaced|summary)(?:\/[^/]+)?\.md$/.exec(uri.path);
   if (uri.scheme !== CHECKPOINT_SCHEME || !match) return undefined;
-  return { id: decodeURIComponent(match[1]!), part: match[2] as CheckpointPart };
+  return { id: decodeURIComponent(match[1]), part: match[2] as CheckpointPart };
 }
 
 const MAX_TOOL_OUTPUT_CHARS = 4000;
@@ -57,7 +68,7 @@ export function renderItems(items: readonly ContextItem[]): string {
 /** Renders a checkpoint record with its summary. */
 export function renderCheckpoint(checkpoint: CheckpointRecord): string {
   const rows: Array<[string, string]> = [
-    ['Time', checkpoint.time],
+    ['Time', new Date(checkpoint.time).toLocaleString()],
     ['Trigger', checkpoint.trigger],
     ['Strategy', checkpoint.strategy],
     ['Tokens', `${checkpoint.tokensBefore} → ${checkpoint.tokensAfter}`],
@@ -68,6 +79,9 @@ export function renderCheckpoint(checkpoint: CheckpointRecord): string {
   if (checkpoint.usage) rows.push(['Summarizer usage', `${checkpoint.usage.calls} calls, ${checkpoint.usage.promptTokens} in, ${checkpoint.usage.completionTokens} out`]);
   if (checkpoint.durationMs !== undefined) rows.push(['Duration', `${checkpoint.durationMs} ms`]);
   if (checkpoint.focus) rows.push(['Focus', checkpoint.focus]);
+  // What the summary kept of the typed requests (its "Requests, verbatim" section closes the summary).
+  const req = checkpoint.requests;
+  if (req) rows.push(['Typed requests kept', `${req.whole} whole, ${req.shortened} shortened in the middle, ${req.omitted} left out${req.missingFromModel ? `; ${req.missingFromModel} restored after the model left them out` : ''}`]);
   if (checkpoint.restored) rows.push(['Restored', checkpoint.restoredAt ?? 'yes']);
   return [
     `# Checkpoint ${checkpoint.id}`,
@@ -120,7 +134,8 @@ export class CheckpointDocumentProvider implements vscode.TextDocumentContentPro
 
   /** Opens the checkpoint record. */
   async show(id: string): Promise<void> {
-    const document = await vscode.workspace.openTextDocument(checkpointUri(id, 'checkpoint'));
+    const record = this.lookup(id);
+    const document = await vscode.workspace.openTextDocument(checkpointUri(id, 'checkpoint', record && checkpointTitle(record)));
     await vscode.window.showTextDocument(document, { preview: true });
   }
 
@@ -130,7 +145,10 @@ export class CheckpointDocumentProvider implements vscode.TextDocumentContentPro
       'vscode.diff',
       checkpointUri(id, 'replaced'),
       checkpointUri(id, 'summary'),
-      `Checkpoint ${id}: replaced ↔ summary`,
+      `${(() => {
+        const record = this.lookup(id);
+        return record ? `Checkpoint ${checkpointTitle(record)}` : `Checkpoint ${id}`;
+      })()}: replaced ↔ summary`,
       { preview: true },
     );
   }

@@ -16,6 +16,12 @@ export const Commands = {
   showSidebar: 'contextKeeper.showSidebar',
   applyPreview: 'contextKeeper.applyPreview',
   discardPreview: 'contextKeeper.discardPreview',
+  pickEndpoint: 'contextKeeper.pickEndpoint',
+  newSession: 'contextKeeper.newSession',
+  switchSession: 'contextKeeper.switchSession',
+  renameSession: 'contextKeeper.renameSession',
+  deleteSession: 'contextKeeper.deleteSession',
+  continueInNewTask: 'contextKeeper.continueInNewTask',
   /** Internal: the sidebar's approval buttons. Hidden from the palette. */
   answerApproval: 'contextKeeper.answerApproval',
 } as const;

@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { RecordedCompaction } from '../compaction/imported';
+import { maskSecrets, maskStrings } from '../compaction/secrets';
 import type { Entry } from '../compaction/types';
 import type { CompactOutcome, ContextServiceApi } from '../service/api';
 import { abortSignalFrom } from './cancellation';
@@ -14,7 +15,20 @@ import type { KeyStore } from './key-store';
 import type { SessionController } from './session-controller';
 import type { Settings } from './settings';
 import { SidebarProvider } from './sidebar-provider';
+import { reviewPreview } from './preview-review';
+import { sessionCommands } from './session-commands';
 import { contentText, firstLine } from './transcript-items';
+
+/** Why the agent cannot run in this window (Restricted Mode, a virtual folder), or undefined when it can. */
+export function agentUnavailableReason(): string | undefined {
+  if (!vscode.workspace.isTrusted) {
+    return 'the agent is off in Restricted Mode: it runs commands and edits files. Trust the folder to use it; meter, import, export and compaction work meanwhile.';
+  }
+  if (vscode.workspace.workspaceFolders?.some((folder) => folder.uri.scheme !== 'file')) {
+    return 'the agent is off in a virtual workspace: its tools work on local folders only.';
+  }
+  return undefined;
+}
 
 /** What an importer returns for a transcript file. */
 export interface ImportResult {
@@ -36,18 +50,12 @@ export interface CommandDeps {
   documents: CheckpointDocumentProvider;
   importer: TranscriptImporter;
   log: vscode.LogOutputChannel;
+  /** The text of the open summary review document, if one is open. */
+  previewText?: () => string | undefined;
 }
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** Closes the editor of an untitled review document without asking to save it. */
-async function closeDocument(document: vscode.TextDocument): Promise<void> {
-  const editor = vscode.window.visibleTextEditors.find((e) => e.document === document);
-  if (!editor) return;
-  await vscode.window.showTextDocument(document, { preview: false, preserveFocus: false });
-  await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
 }
 
 /** Registers every command; the caller disposes the returned registrations. */
@@ -63,13 +71,14 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [Commands.diffCheckpoint]: (id?: string) => handlers.diffCheckpoint(id),
     [Commands.restoreCheckpoint]: (id?: string) => handlers.restoreCheckpoint(id),
     [Commands.copySummary]: (id?: string) => handlers.copySummary(id),
-    [Commands.pinMessage]: () => handlers.pinMessage(),
+    [Commands.pinMessage]: (entryId?: string) => handlers.pinMessage(entryId),
     [Commands.importTranscript]: (uri?: vscode.Uri) => handlers.importTranscript(uri),
     [Commands.exportTranscript]: () => handlers.exportTranscript(),
     [Commands.showLog]: () => deps.log.show(),
     [Commands.showSidebar]: () => deps.sidebar.reveal(),
-    [Commands.applyPreview]: () => handlers.applyPreview(),
+    [Commands.applyPreview]: (summary?: string) => handlers.applyPreview(summary),
     [Commands.discardPreview]: () => deps.controller.current?.discardPreview(),
+    ...sessionCommands(deps.controller, deps.log),
     [Commands.answerApproval]: (requestId: string, approved: boolean) =>
       deps.controller.current?.resolveApproval(requestId, approved),
   };
@@ -120,7 +129,7 @@ class CommandHandlers {
       },
     );
     if (outcome.preview) {
-      await this.reviewPreview(service, outcome.preview.summary);
+      void reviewPreview(service, outcome.preview.summary, this.deps);
       return outcome;
     }
     this.deps.log.info(`Manual compaction: ${outcome.reason}`);
@@ -129,28 +138,13 @@ class CommandHandlers {
     return outcome;
   }
 
-  /** Shows the proposed summary in an editable document; applies the text as edited, or discards. */
-  private async reviewPreview(service: ContextServiceApi, summary: string): Promise<void> {
-    const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: summary });
-    await vscode.window.showTextDocument(document, { preview: false });
-    const choice = await vscode.window.showInformationMessage(
-      'ContextKeeper: review the proposed summary. Edits in the open document are applied as written.',
-      'Apply Summary',
-      'Discard',
-    );
-    const edited = document.getText();
-    await closeDocument(document);
-    if (choice !== 'Apply Summary') {
-      service.discardPreview();
-      return;
-    }
-    const outcome = await service.applyPreview(edited === summary ? undefined : edited);
-    void vscode.window.showInformationMessage(`ContextKeeper: ${outcome.reason}`);
-  }
-
-  async applyPreview(): Promise<void> {
+  /** Applies the pending preview: `summary` as given (the sidebar's edited text), else the review document's text. */
+  async applyPreview(summary?: string): Promise<void> {
     const service = await this.service();
-    const outcome = await service.applyPreview();
+    const preview = service.getPreview();
+    if (!preview) return;
+    const text = summary ?? this.deps.previewText?.() ?? preview.summary;
+    const outcome = await service.applyPreview(text === preview.summary ? undefined : text);
     void vscode.window.showInformationMessage(`ContextKeeper: ${outcome.reason}`);
   }
 
@@ -160,7 +154,18 @@ class CommandHandlers {
       task = await vscode.window.showInputBox({ title: 'New Agent Task', prompt: 'What should the agent do?' });
     }
     if (!task?.trim()) return;
+    // Restricted Mode and virtual folders: the agent runs commands and edits local files, so it stays off.
+    const limited = agentUnavailableReason();
+    if (limited) {
+      void vscode.window.showWarningMessage(`ContextKeeper: ${limited}`);
+      return;
+    }
     const service = await this.service();
+    if (this.deps.controller.readOnly) {
+      const choice = await vscode.window.showInformationMessage('ContextKeeper: this is an imported recording, opened for inspection. Continue it in a new working session to run tasks.', 'Continue in a New Task');
+      if (choice) await vscode.commands.executeCommand(Commands.continueInNewTask);
+      return;
+    }
     await this.deps.sidebar.reveal();
     const outcome = await vscode.window.withProgress(
       { location: { viewId: SidebarProvider.viewId }, title: 'Agent working', cancellable: true },
@@ -176,8 +181,15 @@ class CommandHandlers {
     this.deps.log.info(`Task ended: ${outcome.status} after ${outcome.modelCalls} model calls, ${outcome.toolCalls} tool calls, ${outcome.compactions} compactions.`);
     if (outcome.status === 'error') {
       const reason = outcome.error ?? 'unknown error';
-      this.deps.controller.reportError(`The agent stopped: ${reason}`);
-      void vscode.window.showErrorMessage(`ContextKeeper: the agent stopped: ${reason}`);
+      const endpoint = this.deps.settings.value.baseUrl || 'https://api.openai.com/v1';
+      this.deps.controller.reportError(`The agent stopped: ${reason}`, true);
+      void vscode.window
+        .showErrorMessage(`ContextKeeper: the agent stopped: ${reason} (endpoint ${endpoint})`, 'Set API Key', 'Open Settings', 'Show Log')
+        .then((choice) => {
+          if (choice === 'Set API Key') void vscode.commands.executeCommand(Commands.setApiKey);
+          if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', '@ext:contextkeeper.context-keeper');
+          if (choice === 'Show Log') this.deps.log.show();
+        });
     }
     if (outcome.status === 'step-limit') void vscode.window.showWarningMessage('ContextKeeper: the agent reached its step limit.');
   }
@@ -237,26 +249,48 @@ class CommandHandlers {
     const chosen = await this.pickCheckpoint(id, false);
     if (!chosen) return;
     const service = await this.service();
-    const before = service.getBudget().used;
+    const record = service.getCheckpoints().find((c) => c.id === chosen);
+    const budget = service.getBudget();
+    const before = budget.used;
+    if (record) {
+      // Later checkpoints built on this one are undone with it; their shrinkage comes back too.
+      const later = service.getCheckpoints().filter((c) => !c.restored && c.time >= record.time);
+      const estimate = before + later.reduce((sum, c) => sum + Math.max(0, c.tokensBefore - c.tokensAfter), 0);
+      const share = Math.round((estimate / budget.inputBudget) * 100);
+      const answer = await vscode.window.showWarningMessage(
+        `Restore the checkpoint of ${new Date(record.time).toLocaleTimeString()} (${record.trigger})?`,
+        { modal: true, detail: `Its ${record.replacedIds.length} replaced messages come back${later.length > 1 ? `, with ${later.length - 1} later checkpoint(s) built on it` : ''}: the context grows from ${before.toLocaleString()} to about ${estimate.toLocaleString()} tokens (${share}% of the ${budget.inputBudget.toLocaleString()}-token budget)${estimate > budget.compactAt.tokens ? ', past the automatic compaction level' : ''}. A new compaction can shrink it again.` },
+        'Restore',
+      );
+      if (answer !== 'Restore') return;
+    }
     const restored = await service.restoreCheckpoint(chosen);
     this.deps.documents.refresh();
     const after = service.getBudget().used;
     this.deps.log.info(`Restored checkpoint ${chosen} (undone: ${restored.undone.join(', ')}).`);
-    void vscode.window.showInformationMessage(
-      `ContextKeeper: restored ${restored.undone.length} checkpoint(s); context ${before} → ${after} tokens.`,
-    );
+    void vscode.window
+      .showInformationMessage(`ContextKeeper: restored ${restored.undone.length} checkpoint(s); context ${before} → ${after} tokens.`, 'Compact Again')
+      .then((choice) => {
+        if (choice) void vscode.commands.executeCommand(Commands.compactConversation, {});
+      });
   }
 
   async copySummary(id?: string): Promise<void> {
     const chosen = await this.pickCheckpoint(id, true);
     const checkpoint = chosen && (await this.service()).getCheckpoints().find((c) => c.id === chosen);
     if (!checkpoint) return;
-    await vscode.env.clipboard.writeText(checkpoint.summary);
+    await vscode.env.clipboard.writeText(maskSecrets(checkpoint.summary));
     void vscode.window.showInformationMessage('ContextKeeper: summary copied.');
   }
 
-  async pinMessage(): Promise<void> {
+  async pinMessage(entryId?: string): Promise<void> {
     const service = await this.service();
+    if (entryId) {
+      const pinned = service.getTranscript().pinned.includes(entryId);
+      await service.pin(entryId, !pinned);
+      this.deps.controller.model.pinsChanged();
+      return;
+    }
     const { context, pinned } = service.getTranscript();
     const pinnedSet = new Set(pinned);
     const items = context
@@ -271,6 +305,7 @@ class CommandHandlers {
     const choice = await vscode.window.showQuickPick(items, { title: 'Pin or unpin a message (pinned messages are never summarized)' });
     if (!choice) return;
     await service.pin(choice.id, !choice.isPinned);
+    this.deps.controller.model.pinsChanged();
     void vscode.window.showInformationMessage(`ContextKeeper: message ${choice.isPinned ? 'unpinned' : 'pinned'}.`);
   }
 
@@ -291,9 +326,11 @@ class CommandHandlers {
       { location: vscode.ProgressLocation.Notification, title: `ContextKeeper: importing ${fileName}…` },
       async () => {
         const imported = await this.deps.importer(await vscode.workspace.fs.readFile(file), fileName);
+        const recordedModel = imported.entries.find((e) => e.meta?.model)?.meta?.model;
         await this.deps.controller.importTranscript(
           { source: `${imported.format}: ${fileName}`, entries: imported.entries, compactions: imported.compactions },
-          `Imported ${fileName} (${imported.format})`,
+          `${fileName} (${imported.format})`,
+          recordedModel,
         );
         return imported;
       },
@@ -313,7 +350,8 @@ class CommandHandlers {
         : undefined,
     });
     if (!target) return;
-    const exported = service.exportTranscript();
+    // The file may be shared: credentials from tool output are masked (the session's own copy keeps them).
+    const exported = maskStrings(service.exportTranscript());
     await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(`${JSON.stringify(exported, null, 2)}\n`));
     this.deps.log.info(`Exported ${exported.entries.length} entries.`);
     void vscode.window.showInformationMessage(`ContextKeeper: exported ${exported.entries.length} messages.`);

@@ -3,9 +3,12 @@
  * the webview with `import type` only (so no validator code reaches the webview bundle), the host for
  * the types and the {@link parseWebviewMessage} validator that every incoming message goes through.
  *
- * Flow: the webview posts `ready`; the host answers with a complete {@link ViewState} snapshot and
- * pushes a fresh complete snapshot on every change and whenever the view becomes visible again.
- * There are no partial updates, so a webview that was disposed while hidden loses nothing.
+ * Flow: the webview posts `ready`; the host answers with a complete {@link ViewState} `snapshot`.
+ * While the session changes (a task streams, a tool runs, the gauge moves) the host posts small
+ * `delta` messages holding only what changed. Every host message carries a sequence number `seq`;
+ * a webview that sees a gap asks for a snapshot (`resync`), and the host sends a complete snapshot
+ * again whenever the view becomes visible. Texts in snapshots and deltas are capped (see
+ * `TEXT_CAP_CHARS` in transcript-items.ts); the full text is fetched on demand (`expandItem`).
  */
 import { z } from 'zod';
 
@@ -46,12 +49,17 @@ export interface BudgetView {
   warnings: string[];
   /** Whether automatic compaction is on. */
   autoCompact: boolean;
+  /**
+   * The level the context reached just before the latest compaction (its `tokensBefore`), with the
+   * ISO time of that compaction; absent when nothing was compacted or the checkpoint was restored.
+   */
+  peak?: { tokens: number; time: string };
 }
 
 /** One row of the checkpoint history. */
 export interface CheckpointView {
   id: string;
-  /** ISO 8601 time of application. */
+  /** ISO 8601 time of application (shown in local time). */
   time: string;
   trigger: 'auto' | 'manual' | 'import';
   strategy: string;
@@ -65,12 +73,61 @@ export interface CheckpointView {
   restored?: boolean;
 }
 
-/** One line of the running transcript. Tool results are shown collapsed (first line + size). */
+/**
+ * A divider at the place in the transcript where one compaction happened. Checkpoints written by one
+ * compaction run (for example tool results collapsed, then a summary) share one divider.
+ */
+export interface CompactionView {
+  /** Id of the first checkpoint of the group (the divider's key). */
+  id: string;
+  checkpointIds: string[];
+  /** Transcript item after which the divider stands; undefined: before the first item. */
+  afterId?: string;
+  time: string;
+  trigger: 'auto' | 'manual' | 'import';
+  /** The automatic trigger level when it fired, in tokens, and as a fraction of the budget. */
+  thresholdTokens?: number;
+  thresholdFraction?: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Tool results shortened to a one-line note. */
+  collapsed: number;
+  /** Summary messages written. */
+  summaries: number;
+  /** Messages clipped to a head and tail. */
+  clipped: number;
+  /** Raw messages the group stands for. */
+  messagesReplaced: number;
+  /** Raw messages dropped without a summary. */
+  dropped: number;
+  summarizerModel?: string;
+  focus?: string;
+  /** True when every checkpoint of the group was restored. */
+  restored?: boolean;
+}
+
+/** Fields every transcript line has. */
+interface ItemCommon {
+  /** Key of the line: the raw entry id, or the tool call id for a tool call. */
+  id: string;
+  /** The raw entry the line shows (pins and compaction apply to entries). */
+  entryId: string;
+  /** Id of the compaction (see {@link CompactionView.id}) that replaced this entry in the context. */
+  compactedBy?: string;
+  /** Pinned entries are never summarized, collapsed or clipped. */
+  pinned?: boolean;
+  /** ISO 8601 time the message was produced, when known. */
+  time?: string;
+  /** Set when `text`/`preview` was capped: the full length, in characters. */
+  fullLength?: number;
+}
+
+/** One line of the running transcript. Long texts are capped; `expandItem` fetches the rest. */
 export type TranscriptItemView =
-  | { kind: 'user'; id: string; text: string }
-  | { kind: 'assistant'; id: string; text: string; streaming?: boolean }
-  | { kind: 'tool-call'; id: string; name: string; argumentsPreview: string; running?: boolean }
-  | { kind: 'tool-result'; id: string; name: string; ok: boolean; preview: string; size: number };
+  | (ItemCommon & { kind: 'user'; text: string })
+  | (ItemCommon & { kind: 'assistant'; text: string; streaming?: boolean })
+  | (ItemCommon & { kind: 'tool-call'; name: string; argumentsPreview: string; running?: boolean })
+  | (ItemCommon & { kind: 'tool-result'; name: string; ok: boolean; preview: string; size: number });
 
 /** An edit or command the agent waits on the user to approve. */
 export interface ApprovalView {
@@ -80,7 +137,7 @@ export interface ApprovalView {
   detail: string;
 }
 
-/** The summary shown for review when `contextKeeper.previewSummary` is on. */
+/** The summary shown for review (`contextKeeper.previewSummary`): what Apply would apply, whole. */
 export interface PreviewView {
   summary: string;
   tokensBefore: number;
@@ -88,7 +145,27 @@ export interface PreviewView {
   messagesReplaced: number;
 }
 
-/** The complete state of the sidebar. Sent whole on every change. */
+/** One conversation of the workspace, as the session list shows it. */
+export interface SessionView {
+  id: string;
+  label: string;
+  /** `working`: the agent's own session; `imported`: a read-only recording opened for inspection. */
+  kind: 'working' | 'imported';
+  /** ISO time of the last change. */
+  updated?: string;
+  /** Model and window the recording was made with (imports only). */
+  recordedModel?: string;
+}
+
+/** An error shown as a banner with the actions that can fix it. */
+export interface ErrorView {
+  message: string;
+  /** The endpoint the failing request went to, when the error came from a model call. */
+  endpoint?: string;
+  actions: Array<'setApiKey' | 'openSettings' | 'showLog' | 'testConnection'>;
+}
+
+/** The complete state of the sidebar, sent on ready, on becoming visible and after a gap. */
 export interface ViewState {
   state: SessionState;
   /** One-line description of where the conversation came from ("Agent session", "Imported: x.jsonl"). */
@@ -96,22 +173,77 @@ export interface ViewState {
   budget: BudgetView;
   /** Newest first. */
   checkpoints: CheckpointView[];
+  /** Compaction dividers, in transcript order. */
+  compactions: CompactionView[];
+  /** The newest transcript lines (a window of the whole transcript), oldest first. */
   transcript: TranscriptItemView[];
+  /** Lines of the transcript before the window (fetched with `loadEarlier`). */
+  earlier: number;
+  /** Most lines the webview keeps: older ones fall out of the window as new ones arrive. */
+  limit: number;
   approvals: ApprovalView[];
   preview?: PreviewView;
   hasApiKey: boolean;
-  /** Last error, shown once as a banner until the next change of state. */
-  error?: string;
+  /** Last error, shown as a banner until the next change of state. */
+  error?: ErrorView;
+  sessions: SessionView[];
+  /** Id of the session shown. */
+  sessionId?: string;
+  /** True when the shown session is an imported recording (read-only: no tasks run in it). */
+  readOnly: boolean;
 }
 
-/** Host → webview. */
-export type HostMessage = { type: 'snapshot'; state: ViewState };
+/**
+ * What changed since the previous host message. Absent fields did not change; `null` clears an
+ * optional field. `items` are replaced by id or appended when new; `text` appends streamed text to
+ * an assistant line.
+ */
+export interface ViewDelta {
+  state?: SessionState;
+  source?: string;
+  budget?: BudgetView;
+  checkpoints?: CheckpointView[];
+  compactions?: CompactionView[];
+  items?: TranscriptItemView[];
+  text?: Array<{ id: string; append: string }>;
+  earlier?: number;
+  approvals?: ApprovalView[];
+  preview?: PreviewView | null;
+  hasApiKey?: boolean;
+  error?: ErrorView | null;
+  sessions?: SessionView[];
+  sessionId?: string;
+  readOnly?: boolean;
+}
+
+/** Host → webview. `seq` rises by one per snapshot or delta. */
+export type HostMessage =
+  | { type: 'snapshot'; seq: number; state: ViewState }
+  | { type: 'delta'; seq: number; delta: ViewDelta }
+  /** Answer to `expandItem`: the item's full text (capped at {@link FULL_TEXT_CAP_CHARS}). */
+  | { type: 'itemText'; id: string; text: string; fullLength: number }
+  /** Answer to `compactionDetail`. */
+  | { type: 'compactionDetail'; id: string; summary: string; replaced: ReplacedItemView[]; more: number };
+
+/** One message a compaction replaced, as listed under its divider. */
+export interface ReplacedItemView {
+  role: string;
+  /** Tool name for tool calls and results. */
+  tool?: string;
+  /** A path named in the tool call's arguments, when there is one. */
+  path?: string;
+  preview: string;
+}
+
+/** Longest text `itemText` returns, in characters. */
+export const FULL_TEXT_CAP_CHARS = 200_000;
 
 const id = z.string().min(1).max(200);
 
 /** Webview → host, validated on arrival. Anything else is dropped and logged. */
 export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
+  z.object({ type: z.literal('resync') }),
   z.object({ type: z.literal('runTask'), text: z.string().min(1).max(100_000) }),
   z.object({ type: z.literal('cancel') }),
   z.object({ type: z.literal('compact'), focus: z.string().max(10_000).optional() }),
@@ -120,10 +252,22 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('restoreCheckpoint'), id }),
   z.object({ type: z.literal('copySummary'), id }),
   z.object({ type: z.literal('approve'), requestId: id, approved: z.boolean() }),
-  z.object({ type: z.literal('applyPreview') }),
+  z.object({ type: z.literal('applyPreview'), summary: z.string().min(1).max(1_000_000).optional() }),
   z.object({ type: z.literal('discardPreview') }),
   z.object({ type: z.literal('importTranscript') }),
   z.object({ type: z.literal('setApiKey') }),
+  z.object({ type: z.literal('openSettings') }),
+  z.object({ type: z.literal('showLog') }),
+  z.object({ type: z.literal('testConnection') }),
+  z.object({ type: z.literal('loadEarlier') }),
+  z.object({ type: z.literal('expandItem'), id }),
+  z.object({ type: z.literal('compactionDetail'), id }),
+  z.object({ type: z.literal('togglePin'), entryId: id }),
+  z.object({ type: z.literal('newSession') }),
+  z.object({ type: z.literal('switchSession'), id }),
+  z.object({ type: z.literal('renameSession'), id }),
+  z.object({ type: z.literal('deleteSession'), id }),
+  z.object({ type: z.literal('continueInNewTask') }),
 ]);
 
 /** Webview → host. */

@@ -50,12 +50,13 @@ function logSink(log: vscode.LogOutputChannel): LogSink {
 }
 
 /** The agent's workspace: the first folder, or a scratch folder when none is open. */
-function toolHost(context: vscode.ExtensionContext): ToolHost {
+function toolHost(context: vscode.ExtensionContext, apiKey: string | undefined): ToolHost {
+  const secrets = () => [apiKey];
   const folder = vscode.workspace.workspaceFolders?.[0];
-  if (folder?.uri.scheme === 'file') return new WorkspaceToolHost(folder.uri);
+  if (folder?.uri.scheme === 'file') return new WorkspaceToolHost(folder.uri, secrets);
   const scratch = path.join(context.globalStorageUri.fsPath, 'scratch');
   mkdirSync(scratch, { recursive: true });
-  return new NodeToolHost(scratch);
+  return new NodeToolHost(scratch, { secrets });
 }
 
 /**
@@ -77,7 +78,8 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
     const storageDir = path.join((context.storageUri ?? context.globalStorageUri).fsPath, 'sessions');
     mkdirSync(storageDir, { recursive: true });
     const counter = tokenCounterForModel(settings.model);
-    const summaryModel = settings.summary.model;
+    // Restricted Mode: no model endpoint is called; summaries are extractive.
+    const summaryModel = vscode.workspace.isTrusted ? settings.summary.model : '';
     const summarizer = summarizerFromSettings({
       baseUrl: summaryModel ? settings.summary.baseUrl || settings.baseUrl : '',
       model: summaryModel,
@@ -86,6 +88,8 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
       instruction: settings.summary.instruction || undefined,
       countText: (text) => counter.countText(text),
       extractiveFallback: true,
+      // A summarizer at another endpoint than the session's own never sees the transcript's credentials.
+      maskSecrets: !!settings.summary.baseUrl && settings.summary.baseUrl !== settings.baseUrl,
       log: (line) => log.debug(line),
     });
     const client = new OpenAI({ baseURL: settings.baseUrl || undefined, apiKey: apiKey ?? NO_KEY, maxRetries: 1 });
@@ -94,11 +98,13 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
       client,
       model: settings.model,
       budget: budgetOf(settings),
-      host: toolHost(context),
+      host: toolHost(context, apiKey),
       summarizer,
       storageDir,
       sessionId,
       keepRecentSteps: settings.keepRecentSteps,
+      userBudget: settings.userBudget,
+      summaryBudget: settings.summaryBudget,
       maxSummaryCalls: settings.maxSummaryCalls,
       maxImagesPerRequest: settings.maxImagesPerRequest || undefined,
       tokenCounter: counter,

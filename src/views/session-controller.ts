@@ -1,27 +1,25 @@
 /**
- * Owns the current context service for the window and adapts it for the views.
+ * Owns the context service of the session shown in this window and adapts it for the views.
  *
- * - Opens the service lazily (first sidebar view or first command), so activation loads no tokenizer.
+ * - Opens the service lazily (first sidebar view, first command, or shortly after startup when a
+ *   session was open before, so the status bar shows its real level), so activation loads no tokenizer.
  * - Rebuilds it when settings or the API key change, resuming the same session from disk; a rebuild
  *   asked for while the agent works waits until the service is idle.
- * - Subscribes to the service's events once per service instance and replaces those listeners cleanly.
- * - Keeps the live state the raw transcript does not hold yet (streamed text, running tools).
- * - Produces the complete {@link ViewState} the sidebar renders.
+ * - Keeps the workspace's session list: New Session, switch, rename, delete; an import opens as its
+ *   own read-only session beside the working ones and can be continued in a new working session.
+ * - Feeds the service's events into the sidebar's {@link SidebarModel} (deltas while a task runs).
  */
 import * as vscode from 'vscode';
-import type {
-  BudgetSnapshot,
-  CheckpointRecord,
-  ContextServiceApi,
-  ImportedTranscript,
-  ServiceState,
-} from '../service/api';
+import type { CheckpointRecord, ContextServiceApi, ImportedTranscript, ServiceState } from '../service/api';
 import type { ApprovalRequest } from '../agent/types';
 import { resolveContextWindow, thresholds } from '../compaction/budget';
-import type { BudgetView, CheckpointView, ViewState } from './protocol';
+import type { BudgetView, ErrorView, ViewState } from './protocol';
 import type { ContextKeeperSettings, Settings } from './settings';
 import type { KeyStore } from './key-store';
-import { transcriptItems } from './transcript-items';
+import { OPENAI_URL } from './onboarding';
+import { SessionList } from './session-list';
+import { feedSidebar } from './sidebar-feed';
+import { SidebarModel, toBudgetView } from './view-model';
 
 /** Everything the factory needs to build one service instance. */
 export interface ServiceInput {
@@ -34,55 +32,10 @@ export interface ServiceInput {
 /** Builds a context service; supplied by the composition root. */
 export type ServiceFactory = (input: ServiceInput) => Promise<ContextServiceApi>;
 
-const SESSION_KEY = 'contextKeeper.sessionId';
-const SOURCE_KEY = 'contextKeeper.sessionSource';
-const MAX_TRANSCRIPT_ITEMS = 200;
-
-/** The service's budget as the gauge shows it. */
-export function toBudgetView(budget: BudgetSnapshot, autoCompact: boolean): BudgetView {
-  return {
-    used: budget.used,
-    window: budget.window,
-    reserved: budget.reserved,
-    inputBudget: budget.inputBudget,
-    compactAt: budget.compactAt.tokens,
-    compactAtFraction: budget.compactAt.fraction,
-    compactTo: budget.compactTo.tokens,
-    compactToFraction: budget.compactTo.fraction,
-    exact: budget.exact,
-    breakdown: { ...budget.breakdown },
-    model: budget.model,
-    warnings: [...budget.warnings],
-    autoCompact,
-  };
-}
-
-/** A checkpoint record as one history row. */
-export function toCheckpointView(checkpoint: CheckpointRecord): CheckpointView {
-  return {
-    id: checkpoint.id,
-    time: checkpoint.time,
-    trigger: checkpoint.trigger,
-    strategy: checkpoint.strategy,
-    tokensBefore: checkpoint.tokensBefore,
-    tokensAfter: checkpoint.tokensAfter,
-    messagesReplaced: checkpoint.replacedIds.length,
-    summarizerModel: checkpoint.summarizerModel,
-    dropped: checkpoint.dropped,
-    focus: checkpoint.focus,
-    restored: checkpoint.restored || undefined,
-  };
-}
-
 /** The gauge before any service exists: an empty conversation against the configured window. */
 export function emptyBudgetView(settings: ContextKeeperSettings): BudgetView {
   const window = resolveContextWindow(settings.model, settings.contextWindow || undefined);
-  const marks = thresholds({
-    contextWindow: window,
-    reservedOutput: settings.maxOutputTokens,
-    compactAt: settings.compactAt,
-    compactTo: settings.compactTo,
-  });
+  const marks = thresholds({ contextWindow: window, reservedOutput: settings.maxOutputTokens, compactAt: settings.compactAt, compactTo: settings.compactTo });
   return {
     used: 0,
     window,
@@ -100,7 +53,7 @@ export function emptyBudgetView(settings: ContextKeeperSettings): BudgetView {
   };
 }
 
-/** The window's one conversation, adapted for the sidebar, the status bar and the commands. */
+/** The window's shown conversation, adapted for the sidebar, the status bar and the commands. */
 export class SessionController implements vscode.Disposable {
   private readonly _onDidChange = new vscode.EventEmitter<void>();
   /** Fires after anything the views show may have changed. */
@@ -111,24 +64,29 @@ export class SessionController implements vscode.Disposable {
   private readonly _onDidRequestApproval = new vscode.EventEmitter<ApprovalRequest>();
   /** Fires when the agent waits for the user to approve an edit or a command. */
   readonly onDidRequestApproval = this._onDidRequestApproval.event;
+  private readonly _onDidSwitchSession = new vscode.EventEmitter<void>();
+  /** Fires when the shown session was opened, closed or replaced (the sidebar then needs a complete snapshot). */
+  readonly onDidSwitchSession = this._onDidSwitchSession.event;
 
+  /** The sidebar's model of the shown session. */
+  readonly model: SidebarModel;
+  readonly sessions: SessionList;
   private service: ContextServiceApi | undefined;
   private opening: Promise<ContextServiceApi> | undefined;
   private serviceListeners: Array<{ dispose(): void }> = [];
   private readonly subscriptions: vscode.Disposable[] = [];
   private rebuildPending = false;
-  private lastError: string | undefined;
-  private readonly streaming = new Map<string, string>();
-  private readonly running = new Set<string>();
-  private readonly outcomes = new Map<string, boolean>();
+  private lastError: ErrorView | undefined;
 
   constructor(
     private readonly factory: ServiceFactory,
     private readonly settings: Settings,
     private readonly keys: KeyStore,
-    private readonly memento: vscode.Memento,
+    memento: vscode.Memento,
     private readonly log: vscode.LogOutputChannel,
   ) {
+    this.sessions = new SessionList(memento);
+    this.model = new SidebarModel(undefined, this.chrome(), () => ({ autoCompact: settings.value.autoCompact, emptyBudget: emptyBudgetView(settings.value) }));
     this.subscriptions.push(
       settings.onDidChange(() => this.requestRebuild('settings changed')),
       keys.onDidChange(() => this.requestRebuild('API key changed')),
@@ -138,6 +96,16 @@ export class SessionController implements vscode.Disposable {
   /** The service if it was opened already. */
   get current(): ContextServiceApi | undefined {
     return this.service;
+  }
+
+  /** True when the shown session is an imported recording (no tasks run in it). */
+  get readOnly(): boolean {
+    return this.sessions.get(this.service?.sessionId ?? this.sessions.currentId)?.kind === 'imported';
+  }
+
+  /** True when a session was open in this workspace before (the status bar should show it at startup). */
+  get hasStoredSession(): boolean {
+    return this.sessions.currentId !== undefined;
   }
 
   /** The service, opened on first use. */
@@ -151,24 +119,56 @@ export class SessionController implements vscode.Disposable {
 
   /** Where the conversation came from, one line. */
   describeSource(): string {
-    return this.memento.get<string>(SOURCE_KEY) ?? 'Agent session';
+    const session = this.sessions.get(this.service?.sessionId ?? this.sessions.currentId);
+    if (!session) return 'Agent session';
+    if (session.kind === 'working') return `Agent session: ${session.label}`;
+    return `Imported recording: ${session.label}${session.recordedModel ? `, recorded with ${session.recordedModel}` : ''}`;
   }
 
-  /** Replaces the conversation with an imported one and remembers where it came from. */
-  async importTranscript(imported: ImportedTranscript, label: string): Promise<void> {
+  /** Opens `imported` as a new read-only session; the working session stays on disk, untouched. */
+  async importTranscript(imported: ImportedTranscript, label: string, recordedModel?: string): Promise<void> {
+    await this.openNew(imported, { label, kind: 'imported', recordedModel });
+  }
+
+  /** Forks the shown (imported) session into a new working session with the same messages. */
+  async continueInNewTask(): Promise<void> {
     const service = await this.ensure();
-    await service.importTranscript(imported);
-    this.resetLive();
-    await this.memento.update(SESSION_KEY, service.sessionId);
-    await this.memento.update(SOURCE_KEY, label);
-    this._onDidChange.fire();
+    const from = this.sessions.get(service.sessionId);
+    const exported = service.exportTranscript();
+    await this.openNew({ source: `continued from ${from?.label ?? service.sessionId}`, entries: exported.entries }, { label: `Continued: ${from?.label ?? 'session'}`, kind: 'working' });
   }
 
-  /** Starts a fresh, empty conversation (the old one stays on disk). */
+  /** Starts a fresh, empty working session (the others stay on disk and in the list). */
   async startNewSession(): Promise<void> {
-    await this.memento.update(SESSION_KEY, undefined);
-    await this.memento.update(SOURCE_KEY, undefined);
+    this.assertIdle();
+    await this.sessions.setCurrent(undefined);
     await this.rebuild('new session', true);
+  }
+
+  /** Shows session `id`. */
+  async switchTo(id: string): Promise<void> {
+    if (id === this.service?.sessionId) return;
+    this.assertIdle();
+    await this.sessions.setCurrent(id);
+    await this.rebuild('switch session', true);
+  }
+
+  /** Forgets session `id` (and deletes its folder); shows another one when it was shown. */
+  async deleteSession(id: string): Promise<void> {
+    const shown = id === this.service?.sessionId;
+    if (shown) this.assertIdle();
+    const dir = this.service?.sessionDir;
+    await this.sessions.remove(id);
+    if (dir) {
+      const target = vscode.Uri.joinPath(vscode.Uri.file(dir), '..', id);
+      await vscode.workspace.fs.delete(target, { recursive: true, useTrash: false }).then(undefined, () => undefined);
+    }
+    if (shown) {
+      const next = this.sessions.all()[0];
+      if (next) await this.switchTo(next.id);
+      else await this.startNewSession();
+    }
+    this.changed();
   }
 
   /** The gauge alone (cheap: for the status bar, which redraws on every event). */
@@ -177,55 +177,28 @@ export class SessionController implements vscode.Disposable {
     return service ? toBudgetView(service.getBudget(), this.settings.value.autoCompact) : emptyBudgetView(this.settings.value);
   }
 
-  /** The sidebar's complete state. */
+  /** The sidebar's complete state, without sending it (for the extension's API and tests). */
   viewState(): ViewState {
-    const settings = this.settings.value;
-    const service = this.service;
-    if (!service) {
-      return {
-        state: 'idle',
-        source: this.describeSource(),
-        budget: emptyBudgetView(settings),
-        checkpoints: [],
-        transcript: [],
-        approvals: [],
-        hasApiKey: this.keys.hasKey,
-        error: this.lastError,
-      };
-    }
-    const preview = service.getPreview();
-    const transcript = transcriptItems(service.getTranscript().entries, {
-      streaming: this.streaming,
-      running: this.running,
-      outcomes: this.outcomes,
-    });
-    return {
-      state: service.getState().state,
-      source: this.describeSource(),
-      budget: toBudgetView(service.getBudget(), settings.autoCompact),
-      checkpoints: service.getCheckpoints().map(toCheckpointView).reverse(),
-      transcript: transcript.slice(-MAX_TRANSCRIPT_ITEMS),
-      approvals: service.getPendingApprovals().map((request) => ({
-        requestId: request.requestId,
-        kind: request.kind,
-        title: request.title,
-        detail: request.detail,
-      })),
-      preview: preview && {
-        summary: preview.summary,
-        tokensBefore: preview.tokensBefore,
-        tokensAfter: preview.tokensAfter,
-        messagesReplaced: preview.replacedIds.length,
-      },
-      hasApiKey: this.keys.hasKey,
-      error: this.lastError,
-    };
+    this.model.setChrome(this.chrome());
+    return this.model.peek();
   }
 
-  /** Shows `message` as the sidebar's error banner until the agent starts working again. */
-  reportError(message: string): void {
-    this.lastError = message;
-    this._onDidChange.fire();
+  /** Brings the chrome (source, key, error, sessions) up to date before a flush. */
+  syncChrome(): void {
+    this.model.setChrome(this.chrome());
+  }
+
+  /** Shows `message` as the sidebar's error banner, naming the endpoint, until the agent works again. */
+  reportError(message: string, fromModelCall = false): void {
+    const settings = this.settings.value;
+    const endpoint = settings.baseUrl || OPENAI_URL;
+    const needsKey = !this.keys.hasKey && !settings.baseUrl;
+    this.lastError = {
+      message,
+      endpoint: fromModelCall ? endpoint : undefined,
+      actions: fromModelCall ? [...(needsKey || /401|key|auth/i.test(message) ? (['setApiKey'] as const) : []), 'openSettings', 'showLog'] : ['showLog'],
+    };
+    this.changed();
   }
 
   /** The coarse state, `idle` before the service exists. */
@@ -233,19 +206,54 @@ export class SessionController implements vscode.Disposable {
     return this.service?.getState().state ?? 'idle';
   }
 
+  private chrome() {
+    return {
+      source: this.describeSource(),
+      hasApiKey: this.keys.hasKey,
+      error: this.lastError,
+      sessions: this.sessions.all(),
+      sessionId: this.service?.sessionId ?? this.sessions.currentId,
+      readOnly: this.readOnly,
+    };
+  }
+
+  private changed(): void {
+    this._onDidChange.fire();
+  }
+
+  private assertIdle(): void {
+    const state = this.state();
+    if (state !== 'idle' && state !== 'error') throw new Error('The agent is working: cancel the task or wait for it to end first.');
+  }
+
+  /** Builds a new session holding `imported` and shows it. */
+  private async openNew(imported: ImportedTranscript, record: { label: string; kind: 'working' | 'imported'; recordedModel?: string }): Promise<void> {
+    this.assertIdle();
+    if (this.opening) await this.opening.catch(() => undefined);
+    const service = await this.factory({ settings: this.settings.value, apiKey: await this.keys.get(), sessionId: undefined });
+    try {
+      await service.importTranscript(imported);
+    } catch (error) {
+      service.dispose();
+      throw error;
+    }
+    await this.sessions.upsert({ id: service.sessionId, ...record, updated: new Date().toISOString() });
+    await this.sessions.setCurrent(service.sessionId);
+    this.attach(service);
+    this.log.info(`Opened ${record.kind} session ${service.sessionId} (${record.label}).`);
+    this.changed();
+  }
+
   private async open(): Promise<ContextServiceApi> {
-    const service = await this.factory({
-      settings: this.settings.value,
-      apiKey: await this.keys.get(),
-      sessionId: this.memento.get<string>(SESSION_KEY),
-    });
-    await this.memento.update(SESSION_KEY, service.sessionId);
+    const service = await this.factory({ settings: this.settings.value, apiKey: await this.keys.get(), sessionId: this.sessions.currentId });
+    await this.sessions.setCurrent(service.sessionId);
+    await this.sessions.ensureListed(service.sessionId, new Date());
     // Attached last and synchronously: nobody sees a service that is still being set up.
     this.attach(service);
     // A banner from an earlier failed open no longer holds once a service is open.
     this.lastError = undefined;
     this.log.info(`Context service ready (session ${service.sessionId}).`);
-    this._onDidChange.fire();
+    this.changed();
     if (this.rebuildPending) void this.rebuild('settings changed while opening');
     return service;
   }
@@ -253,43 +261,20 @@ export class SessionController implements vscode.Disposable {
   private attach(service: ContextServiceApi): void {
     this.detach();
     this.service = service;
-    const changed = () => this._onDidChange.fire();
+    this.model.reset(service);
+    const changed = () => this.changed();
     this.serviceListeners = [
-      service.onDidChangeBudget(changed),
-      service.onDidAddCheckpoint((checkpoint) => {
-        this._onDidAddCheckpoint.fire(checkpoint);
-        changed();
-      }),
-      service.onDidRestoreCheckpoint(changed),
+      feedSidebar(service, this.model, changed),
+      service.onDidAddCheckpoint((checkpoint) => this._onDidAddCheckpoint.fire(checkpoint)),
       service.onDidChangeState((change) => {
-        if (change.state === 'error') this.lastError = change.detail ?? 'The agent stopped with an error.';
+        if (change.state === 'error') this.reportError(change.detail ?? 'The agent stopped with an error.', true);
         else if (change.state !== 'idle') this.lastError = undefined;
+        if (change.state === 'idle') void this.sessions.upsert({ ...this.sessions.get(service.sessionId)!, updated: new Date().toISOString() });
         if (change.state === 'idle' && this.rebuildPending) void this.rebuild('deferred');
-        changed();
       }),
-      service.onDidStreamText((event) => {
-        this.streaming.set(event.entryId, (this.streaming.get(event.entryId) ?? '') + event.delta);
-        changed();
-      }),
-      service.onDidAppendEntry((event) => {
-        this.streaming.delete(event.entry.id);
-        changed();
-      }),
-      service.onDidStartToolCall((event) => {
-        this.running.add(event.callId);
-        changed();
-      }),
-      service.onDidFinishToolCall((event) => {
-        this.running.delete(event.callId);
-        this.outcomes.set(event.callId, event.ok);
-        changed();
-      }),
-      service.onDidRequestApproval((request) => {
-        this._onDidRequestApproval.fire(request);
-        changed();
-      }),
-      service.onDidChangePreview(changed),
+      service.onDidRequestApproval((request) => this._onDidRequestApproval.fire(request)),
     ];
+    this._onDidSwitchSession.fire();
   }
 
   private detach(): void {
@@ -297,13 +282,8 @@ export class SessionController implements vscode.Disposable {
     this.serviceListeners = [];
     this.service?.dispose();
     this.service = undefined;
-    this.resetLive();
-  }
-
-  private resetLive(): void {
-    this.streaming.clear();
-    this.running.clear();
-    this.outcomes.clear();
+    this.model.reset(undefined);
+    this._onDidSwitchSession.fire();
   }
 
   private requestRebuild(reason: string): void {
@@ -315,10 +295,11 @@ export class SessionController implements vscode.Disposable {
         void this.rebuild(reason, true);
         return;
       }
-      this._onDidChange.fire();
+      this.changed();
       return;
     }
-    if (this.service.getState().state !== 'idle' && this.service.getState().state !== 'error') {
+    const state = this.service.getState().state;
+    if (state !== 'idle' && state !== 'error') {
       this.rebuildPending = true;
       this.log.info(`Settings change deferred until the agent is idle (${reason}).`);
       return;
@@ -336,9 +317,8 @@ export class SessionController implements vscode.Disposable {
     try {
       await this.ensure();
     } catch (error) {
-      this.lastError = error instanceof Error ? error.message : String(error);
-      this.log.error(`Could not open the context service: ${this.lastError}`);
-      this._onDidChange.fire();
+      this.reportError(`Could not open the session: ${error instanceof Error ? error.message : String(error)}`);
+      this.log.error(`Could not open the context service: ${this.lastError?.message}`);
     }
   }
 
@@ -348,5 +328,6 @@ export class SessionController implements vscode.Disposable {
     this._onDidChange.dispose();
     this._onDidAddCheckpoint.dispose();
     this._onDidRequestApproval.dispose();
+    this._onDidSwitchSession.dispose();
   }
 }

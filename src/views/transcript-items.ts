@@ -1,23 +1,26 @@
 /**
- * Turns the raw transcript into the sidebar's running-transcript lines. Pure: no `vscode` import.
+ * Turns raw transcript entries into the sidebar's transcript lines, one entry at a time, so the host
+ * can append lines as entries arrive instead of rebuilding the whole list. Pure: no `vscode` import.
  *
- * The raw entries are the single source of truth; live state that is not in the entries yet
- * (streamed text of the reply being written, tools still running) is passed in beside them.
+ * Texts are capped at {@link TEXT_CAP_CHARS} characters (a 40k-character tool result would otherwise
+ * cost 40 KB per snapshot); the line then carries `fullLength` and the webview fetches the rest on
+ * demand (see `expandItem` in protocol.ts).
  */
 import type { Entry } from '../compaction/types';
 import type { TranscriptItemView } from './protocol';
 
-/** Live state layered over the entries. */
-export interface LiveState {
-  /** Streamed text by the entry id the finished assistant message will get. */
-  streaming: ReadonlyMap<string, string>;
+/** Longest text a transcript line carries, in characters. */
+export const TEXT_CAP_CHARS = 1_500;
+/** Longest tool-call argument preview, in characters. */
+const ARGUMENTS_CAP_CHARS = 160;
+
+/** Live facts the entries do not record: tools still running and the outcome of finished ones. */
+export interface ToolLiveState {
   /** Tool calls started and not finished, by call id. */
   running: ReadonlySet<string>;
-  /** Outcome of finished tool calls by call id (the entries do not record ok/error). */
+  /** Outcome of finished tool calls by call id. */
   outcomes: ReadonlyMap<string, boolean>;
 }
-
-const PREVIEW_CHARS = 160;
 
 /** Text of a message's content (string or text parts); other parts become placeholders. */
 export function contentText(content: unknown): string {
@@ -34,58 +37,91 @@ export function contentText(content: unknown): string {
     .join('\n');
 }
 
-/** First line of `text`, cut to a preview length. */
-export function firstLine(text: string, max = PREVIEW_CHARS): string {
+/** First line of `text`, cut to `max` characters. */
+export function firstLine(text: string, max = 160): string {
   const line = text.trimStart().split('\n', 1)[0] ?? '';
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-/** The sidebar lines for `entries` (system messages skipped) followed by replies still streaming. */
-export function transcriptItems(entries: readonly Entry[], live: LiveState): TranscriptItemView[] {
-  const items: TranscriptItemView[] = [];
-  const toolNames = new Map<string, string>();
-  const seen = new Set<string>();
-  for (const entry of entries) {
-    const message = entry.message;
-    seen.add(entry.id);
-    switch (message.role) {
-      case 'user':
-        items.push({ kind: 'user', id: entry.id, text: contentText(message.content) });
-        break;
-      case 'assistant': {
-        const text = contentText(message.content);
-        if (text.trim().length > 0) items.push({ kind: 'assistant', id: entry.id, text });
-        for (const call of message.tool_calls ?? []) {
-          if (call.type !== 'function') continue;
-          toolNames.set(call.id, call.function.name);
-          items.push({
-            kind: 'tool-call',
-            id: call.id,
-            name: call.function.name,
-            argumentsPreview: firstLine(call.function.arguments, 120),
-            running: live.running.has(call.id) || undefined,
-          });
-        }
-        break;
-      }
-      case 'tool': {
-        const text = contentText(message.content);
-        items.push({
-          kind: 'tool-result',
-          id: entry.id,
-          name: toolNames.get(message.tool_call_id) ?? 'tool',
-          ok: live.outcomes.get(message.tool_call_id) ?? !/^error\b/i.test(text.trimStart()),
-          preview: firstLine(text),
-          size: text.length,
-        });
-        break;
-      }
-      default:
-        break;
+/** `text` cut to the cap, with the full length when it was cut. */
+export function capText(text: string, cap = TEXT_CAP_CHARS): { text: string; fullLength?: number } {
+  return text.length > cap ? { text: text.slice(0, cap), fullLength: text.length } : { text };
+}
+
+/**
+ * The lines for one entry: a user line; an assistant line (when it has text) followed by one line per
+ * function tool call; a tool-result line. System and developer messages give none. `toolNames` maps
+ * call ids to tool names and is updated with the calls of assistant entries (results look them up).
+ */
+export function itemsForEntry(entry: Entry, toolNames: Map<string, string>, live: ToolLiveState): TranscriptItemView[] {
+  const message = entry.message;
+  const common = { entryId: entry.id, time: entry.meta?.timestamp };
+  switch (message.role) {
+    case 'user': {
+      const capped = capText(contentText(message.content));
+      return [{ kind: 'user', id: entry.id, ...common, text: capped.text, fullLength: capped.fullLength }];
     }
+    case 'assistant': {
+      const items: TranscriptItemView[] = [];
+      const text = contentText(message.content);
+      if (text.trim().length > 0) {
+        const capped = capText(text);
+        items.push({ kind: 'assistant', id: entry.id, ...common, text: capped.text, fullLength: capped.fullLength });
+      }
+      for (const call of message.tool_calls ?? []) {
+        if (call.type !== 'function') continue;
+        toolNames.set(call.id, call.function.name);
+        items.push({
+          kind: 'tool-call',
+          id: call.id,
+          ...common,
+          name: call.function.name,
+          argumentsPreview: firstLine(call.function.arguments, ARGUMENTS_CAP_CHARS),
+          running: live.running.has(call.id) || undefined,
+        });
+      }
+      return items;
+    }
+    case 'tool': {
+      const text = contentText(message.content);
+      const capped = capText(text);
+      return [{
+        kind: 'tool-result',
+        id: entry.id,
+        ...common,
+        name: toolNames.get(message.tool_call_id) ?? 'tool',
+        ok: live.outcomes.get(message.tool_call_id) ?? !/^error\b/i.test(text.trimStart()),
+        preview: capped.text,
+        size: text.length,
+        fullLength: capped.fullLength,
+      }];
+    }
+    default:
+      return [];
   }
-  for (const [entryId, text] of live.streaming) {
-    if (!seen.has(entryId)) items.push({ kind: 'assistant', id: entryId, text, streaming: true });
+}
+
+/** The full text behind a line (tool-call lines: the whole arguments); undefined for unknown ids. */
+export function fullTextOf(entry: Entry, itemId: string): string | undefined {
+  const message = entry.message;
+  if (message.role === 'assistant' && itemId !== entry.id) {
+    const call = message.tool_calls?.find((c) => c.id === itemId);
+    return call && call.type === 'function' ? call.function.arguments : undefined;
   }
-  return items;
+  return contentText(message.content);
+}
+
+/** A path-like argument of a tool call (`path`, `file`, `filePath`…), for lists of replaced messages. */
+export function pathArgument(argumentsJson: string): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(argumentsJson);
+    if (typeof parsed !== 'object' || parsed === null) return undefined;
+    for (const key of ['path', 'file', 'filePath', 'file_path', 'filename', 'target']) {
+      const value = (parsed as Record<string, unknown>)[key];
+      if (typeof value === 'string' && value.length > 0) return value.slice(0, 200);
+    }
+  } catch {
+    // Arguments the model wrote are not always valid JSON; then there is simply no path to show.
+  }
+  return undefined;
 }

@@ -1,7 +1,9 @@
 /**
  * The sidebar's HTML shell: a strict Content-Security-Policy with a fresh nonce, the bundled script
  * (`dist/webview.js`), its stylesheet and the codicon font. No inline script or style runs without the
- * nonce, nothing may be loaded from outside the extension, and there is no `unsafe-eval`.
+ * nonce, nothing may be loaded from outside the extension, and there is no `unsafe-eval`. The page has
+ * one narrow live region (`#status`, role=status) for state changes and compactions; the app itself
+ * is not live, so streamed text is not read out word by word.
  */
 import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
@@ -42,7 +44,9 @@ export function renderSidebarHtml(webview: vscode.Webview, extensionUri: vscode.
 <title>ContextKeeper</title>
 </head>
 <body>
-<main id="app" aria-live="polite"><p class="loading">Loading…</p></main>
+<div id="status" class="sr-only" role="status" aria-live="polite" aria-atomic="true"></div>
+<main id="app"><p class="loading">Loading…</p></main>
+<div id="ck-stats" hidden></div>
 <script nonce="${nonce}" src="${asset('dist', 'webview.js')}"></script>
 </body>
 </html>`;

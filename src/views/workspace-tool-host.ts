@@ -1,8 +1,7 @@
 /**
- * The agent's workspace access inside VS Code. Files go through `vscode.workspace.fs`, so writes
- * land in open editors' documents' backing files the way VS Code expects and file watchers fire;
- * searching uses `workspace.findFiles` (respecting `files.exclude`). Shell commands and symlink
- * resolution have no VS Code API and use the Node host.
+ * The agent's workspace access inside VS Code. Searching and listing use VS Code's APIs
+ * (`workspace.findFiles` respects `files.exclude`). Reads, writes, shell commands and symlink resolution
+ * use the Node host, which checks the workspace boundary on the opened file (no VS Code API can).
  */
 import * as vscode from 'vscode';
 import { NodeToolHost } from '../agent/nodeHost';
@@ -22,9 +21,10 @@ export class WorkspaceToolHost implements ToolHost {
   private readonly node: NodeToolHost;
   private readonly folder: vscode.Uri;
 
-  constructor(folder: vscode.Uri) {
+  /** @param secrets keys kept out of commands' environments (see `NodeToolHost`). */
+  constructor(folder: vscode.Uri, secrets?: () => readonly (string | undefined)[]) {
     this.folder = folder;
-    this.node = new NodeToolHost(folder.fsPath);
+    this.node = new NodeToolHost(folder.fsPath, { secrets });
   }
 
   get root(): string {
@@ -35,13 +35,19 @@ export class WorkspaceToolHost implements ToolHost {
     return this.node.realpath(absPath);
   }
 
-  async readFile(absPath: string): Promise<string> {
-    return new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(absPath)));
+  readlink(absPath: string): Promise<string | undefined> {
+    return this.node.readlink(absPath);
   }
 
-  async writeFile(absPath: string, content: string): Promise<void> {
-    // writeFile creates missing parent folders.
-    await vscode.workspace.fs.writeFile(vscode.Uri.file(absPath), new TextEncoder().encode(content));
+  // Reads and writes go through the Node host: it checks the real path of the opened file at the moment
+  // of the write and refuses pipes and devices, which vscode.workspace.fs cannot do. File watchers still
+  // see the change on disk.
+  readFile(absPath: string): Promise<string> {
+    return this.node.readFile(absPath);
+  }
+
+  writeFile(absPath: string, content: string): Promise<void> {
+    return this.node.writeFile(absPath, content);
   }
 
   async readDirectory(absPath: string): Promise<DirectoryEntry[]> {

@@ -22,6 +22,20 @@ test('well-formed messages of every kind are accepted as sent', () => {
     { type: 'discardPreview' },
     { type: 'importTranscript' },
     { type: 'setApiKey' },
+    { type: 'resync' },
+    { type: 'applyPreview', summary: 'the edited summary' },
+    { type: 'openSettings' },
+    { type: 'showLog' },
+    { type: 'testConnection' },
+    { type: 'loadEarlier' },
+    { type: 'expandItem', id: 'e-1' },
+    { type: 'compactionDetail', id: 'cp-1' },
+    { type: 'togglePin', entryId: 'e-1' },
+    { type: 'newSession' },
+    { type: 'switchSession', id: 's-1' },
+    { type: 'renameSession', id: 's-1' },
+    { type: 'deleteSession', id: 's-1' },
+    { type: 'continueInNewTask' },
   ];
   for (const message of valid) assert.deepEqual(parseWebviewMessage(message), message, JSON.stringify(message));
 });
@@ -46,6 +60,11 @@ test('malformed messages are rejected', () => {
     { type: 'approve', requestId: 'r1', approved: 'yes' },
     { type: 'compact', focus: 3 },
     { type: 'compact', focus: 'x'.repeat(10_001) },
+    { type: 'applyPreview', summary: '' },
+    { type: 'applyPreview', summary: 5 },
+    { type: 'togglePin' },
+    { type: 'switchSession', id: '' },
+    { type: 'expandItem' },
   ];
   for (const message of malformed) assert.equal(parseWebviewMessage(message), undefined, JSON.stringify(message)?.slice(0, 80));
 });

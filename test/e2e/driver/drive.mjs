@@ -15,11 +15,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadPlaywright, Workbench } from './workbench.mjs';
-import { EXPECTED_COMMANDS, Sidebar } from './sidebar.mjs';
+import { EXPECTED_COMMANDS, HIDDEN_WHEN_IDLE, Sidebar } from './sidebar.mjs';
+import { configuredCheck, dividerDuringTask, importChecks, longSessionChecks, previewApplyCheck, themeShots, welcomeChecks } from './sidebar-checks.mjs';
 
-const env = (name) => {
+const env = (name, required = true) => {
   const value = process.env[name];
-  if (!value) throw new Error(`missing environment variable ${name}`);
+  if (!value && required) throw new Error(`missing environment variable ${name}`);
   return value;
 };
 const outDir = env('OUT_DIR');
@@ -87,6 +88,10 @@ try {
     await wb.screenshot('01-workbench');
   }, { critical: true });
 
+  const ctx = { check, expect: (c, m) => expect(c, m), wb, sidebar, page, updateSettings: (p) => updateSettings(p), env, log };
+  await welcomeChecks(ctx);
+  await configuredCheck(ctx);
+
   await check('palette lists every command', async () => {
     const missing = [];
     await wb.palette('ContextKeeper: ', EXPECTED_COMMANDS[0]);
@@ -98,18 +103,26 @@ try {
       if (!(await row.waitFor({ timeout: 3_000 }).then(() => true, () => false))) missing.push(title);
     }
     await wb.screenshot('02-palette');
+    const shown = [];
+    for (const title of HIDDEN_WHEN_IDLE) {
+      await wb.palette(title);
+      if (await wb.paletteRow(title).waitFor({ timeout: 1_500 }).then(() => true, () => false)) shown.push(title);
+    }
     await wb.closeQuickInput();
     expect(missing.length === 0, `not in the palette: ${missing.join(', ')}`);
-    return `${EXPECTED_COMMANDS.length} commands`;
+    expect(shown.length === 0, `listed although they cannot act now: ${shown.join(', ')}`);
+    return `${EXPECTED_COMMANDS.length} commands; ${HIDDEN_WHEN_IDLE.length} hidden by when clauses`;
   });
 
   await check('sidebar shows the gauge of an empty session', async () => {
     await wb.activityItem('ContextKeeper').click();
     const budget = await sidebar.budget();
-    expect(budget.used === 0, `expected 0 tokens used, got ${budget.used}`);
+    // An empty session carries only the system prompt and the tool schemas.
+    const messages = await Promise.all(['history', 'summaries', 'currentTask'].map((k) => sidebar.frame.locator(`[data-test="breakdown-${k}"]`).innerText()));
+    expect(messages.every((m) => m === '0'), `an empty session shows message tokens: ${messages.join(', ')}`);
     expect(budget.model.length > 0, 'no model name on the gauge');
     await wb.screenshot('03-sidebar-empty');
-    return `0 / ${budget.text} (${budget.accuracy}, ${budget.model})`;
+    return `${budget.used} (system and tools) / ${budget.text} (${budget.accuracy}, ${budget.model})`;
   }, { critical: true });
 
   await check('status bar meter', async () => {
@@ -150,6 +163,7 @@ try {
     await frame.locator('.turn.tool-call', { hasText: 'read_file' }).first().waitFor({ timeout: 30_000 });
     const approval = frame.locator('[data-test="approval"]').first();
     await approval.waitFor({ timeout: 60_000 });
+    const during = await dividerDuringTask(ctx);
     const proposed = page.locator('.tabs-container .tab', { hasText: 'proposed edit' }).first();
     const diffShown = await proposed.waitFor({ timeout: 10_000 }).then(() => 'diff opened', () => 'no diff tab');
     await wb.screenshot('04-approval');
@@ -168,7 +182,8 @@ try {
     expect(fs.existsSync(written), 'notes.md was not written after approval');
     await wb.clearToasts();
     await wb.screenshot('05-sidebar-after-task');
-    return `${diffShown}; auto checkpoint ${before} → ${after}; gauge ${budget.used} (${budget.accuracy})`;
+    const peak = await frame.locator('[data-test="gauge-peak"]').getAttribute('data-tokens').catch(() => null);
+    return `${diffShown}; ${during}; auto checkpoint ${before} → ${after}; gauge ${budget.used} (${budget.accuracy}), peak shown: ${peak ?? 'no'}`;
   });
 
   await check('second task keeps the first as history', async () => {
@@ -242,43 +257,39 @@ try {
   await check('open checkpoint document', async () => {
     expect(compacted, 'needs a checkpoint');
     await sidebar.frame.locator('[data-test="checkpoint"] [data-test="open-checkpoint"]').first().click();
-    await page.locator('.tabs-container .tab', { hasText: 'checkpoint.md' }).first().waitFor({ timeout: 15_000 });
+    // The tab is titled by local time, trigger and tokens ("14.02 manual 5.1k → 2.0k.md").
+    const tab = page.locator('.tabs-container .tab', { hasText: /\d\d\.\d\d (auto|manual) [\d.]+k? → [\d.]+k?/ }).first();
+    await tab.waitFor({ timeout: 15_000 });
+    const title = await tab.innerText();
     await page.locator('.editor-instance .view-lines', { hasText: 'Checkpoint' }).first().waitFor({ timeout: 15_000 });
     await wb.screenshot('07-checkpoint-document');
     await sidebar.frame.locator('[data-test="checkpoint"] [data-test="diff-checkpoint"]').first().click();
     await page.locator('.tabs-container .tab', { hasText: 'replaced ↔ summary' }).first().waitFor({ timeout: 15_000 });
     await page.locator('.editor-instance .view-lines', { hasText: 'read_file' }).first().waitFor({ timeout: 15_000 });
     await wb.screenshot('07-checkpoint-diff');
+    return `tab "${title.trim()}"`;
   });
 
   await check('restore checkpoint raises the gauge', async () => {
     expect(compacted, 'needs a checkpoint');
     await sidebar.frame.locator('[data-test="checkpoint"] [data-test="restore-checkpoint"]').first().click();
-    log('restore clicked');
+    // Restore asks first, with the size the context will have.
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'Restore the checkpoint' });
+    await dialog.waitFor({ timeout: 10_000 });
+    const question = await dialog.innerText();
+    expect(/grows from [\d,]+ to about [\d,]+ tokens/.test(question), `the confirmation does not give the resulting size: ${question}`);
+    await wb.screenshot('07b-restore-confirm');
+    await dialog.locator('.monaco-button', { hasText: 'Restore' }).first().click();
     await wb.waitToast('restored');
     log('restore toast seen');
     const restored = await sidebar.waitBudget((b) => b.used > compacted.used, 'gauge did not rise after restore');
     log('gauge rose');
     await sidebar.frame.locator('[data-test="checkpoint"].restored').first().waitFor({ timeout: 10_000 });
     await wb.clearToasts();
-    return `${compacted.used} → ${restored.used} tokens`;
+    return `${compacted.used} → ${restored.used} tokens; asked: "${question.split('\n').find((l) => l.includes('grows')) ?? ''}"`;
   });
 
-  await check('summary preview: review, then apply', async () => {
-    updateSettings({ 'contextKeeper.previewSummary': true });
-    await page.waitForTimeout(1_000);
-    const before = await sidebar.checkpointCount();
-    await wb.runCommand('ContextKeeper: Compact Conversation');
-    await wb.answerInput('', { titleContains: 'Compact Conversation' });
-    await wb.toast('review the proposed summary').waitFor({ timeout: 30_000 });
-    const untitled = await page.locator('.tabs-container .tab', { hasText: 'Untitled' }).first().waitFor({ timeout: 10_000 }).then(() => 'summary document open', () => 'no summary document');
-    await wb.screenshot('08-summary-preview');
-    await wb.toast('review the proposed summary').locator('.monaco-button', { hasText: 'Apply Summary' }).click();
-    await sidebar.frame.locator('[data-test="checkpoint"]').nth(before).waitFor({ timeout: 30_000 });
-    updateSettings({ 'contextKeeper.previewSummary': false });
-    await wb.clearToasts();
-    return untitled;
-  });
+  await previewApplyCheck(ctx);
 
   await check('export transcript', async () => {
     await wb.runCommand('ContextKeeper: Export Transcript');
@@ -295,18 +306,16 @@ try {
   });
 
   let imported;
-  await check('import transcript shows its gauge', async () => {
-    const file = env('TRANSCRIPT');
-    await wb.runCommand('ContextKeeper: Import Transcript');
-    // code-server uses VS Code's simple file dialog: a quick input that takes a path.
-    await wb.answerFileDialog(file);
-    const toast = await wb.waitToast('imported');
-    imported = await sidebar.waitBudget((b) => b.used > 0 && b.accuracy === 'estimated', 'no estimated gauge after the import');
+  await importChecks(ctx);
+  await check('switch to the imported session', async () => {
+    const select = sidebar.frame.locator('[data-test="session-select"]');
+    const value = await select.locator('option', { hasText: path.basename(env('TRANSCRIPT')) }).first().getAttribute('value');
+    await select.selectOption(value);
+    await sidebar.frame.locator('[data-test="read-only"]').waitFor({ timeout: 30_000 });
+    imported = await sidebar.waitBudget((b) => b.used > 0 && b.accuracy === 'estimated', 'no estimated gauge for the import');
     const source = await sidebar.frame.locator('[data-test="source"]').innerText();
-    expect(source.includes(path.basename(file)), `source line "${source}" does not name the file`);
-    await wb.clearToasts();
-    await wb.screenshot('09-sidebar-imported');
-    return `${toast}; gauge ${imported.used} tokens`;
+    expect(source.includes(path.basename(env('TRANSCRIPT'))), `source line "${source}" does not name the file`);
+    return `gauge ${imported.used} tokens`;
   });
 
   await check('compact the imported transcript with no model', async () => {
@@ -322,24 +331,15 @@ try {
     return `${toast}; ${imported.used} → ${budget.used}`;
   });
 
+  await longSessionChecks(ctx);
+
   await wb.runCommand('View: Close All Editors').catch(() => {});
-  for (const [theme, kind, shot] of [
-    ['Light Modern', 'vs', '10-sidebar-light'],
-    ['Dark Modern', 'vs-dark', '11-sidebar-dark'],
+  for (const [theme, kind, tag] of [
+    ['Light Modern', 'vs', '10-light'],
+    ['Dark Modern', 'vs-dark', '11-dark'],
+    ['Dark High Contrast', 'hc-black', '11b-high-contrast'],
   ]) {
-    await check(`sidebar in ${theme}`, async () => {
-      await wb.runCommand('Preferences: Color Theme');
-      await wb.quickInputBox.fill(theme);
-      await wb.paletteRow(theme).waitFor({ timeout: 10_000 });
-      await page.keyboard.press('Enter');
-      await page.waitForFunction((k) => document.querySelector('.monaco-workbench')?.classList.contains(k), kind, { timeout: 20_000 });
-      await page.keyboard.press('Escape');
-      await wb.activityItem('ContextKeeper').waitFor();
-      await sidebar.budget();
-      await page.waitForTimeout(500);
-      await wb.screenshot(shot);
-      return kind;
-    });
+    await themeShots(ctx, theme, kind, tag);
   }
 
   const shared = process.env.SHARED_TRANSCRIPT && path.resolve(process.env.SHARED_TRANSCRIPT);

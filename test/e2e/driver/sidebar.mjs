@@ -1,18 +1,24 @@
 // Reads the ContextKeeper sidebar (a webview) through the data-test attributes of media/main.ts.
 
-/** Palette titles every build must list. */
+/** Palette titles every build must list (on a fresh profile: idle, no key, no checkpoint yet). */
 export const EXPECTED_COMMANDS = [
   'ContextKeeper: Compact Conversation',
   'ContextKeeper: New Agent Task',
-  'ContextKeeper: Cancel',
   'ContextKeeper: Set API Key',
-  'ContextKeeper: Clear API Key',
-  'ContextKeeper: Open Checkpoint',
-  'ContextKeeper: Restore Checkpoint',
+  'ContextKeeper: Choose Endpoint',
+  'ContextKeeper: New Session',
   'ContextKeeper: Pin Message',
   'ContextKeeper: Import Transcript',
   'ContextKeeper: Export Transcript',
   'ContextKeeper: Show Log',
+];
+
+/** Palette titles hidden by `when` clauses while they cannot act (idle, no key, no checkpoint, no preview). */
+export const HIDDEN_WHEN_IDLE = [
+  'ContextKeeper: Cancel',
+  'ContextKeeper: Clear API Key',
+  'ContextKeeper: Restore Checkpoint',
+  'ContextKeeper: Apply Summary Preview',
 ];
 
 /** The sidebar webview of one workbench. */

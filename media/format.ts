@@ -1,0 +1,47 @@
+/** Number, time and label formatting shared by the sidebar's templates. */
+import type { CompactionView } from '../src/views/protocol.js';
+
+/** Compact token count: 950, 12.3k, 1.05M. */
+export function tokens(n: number): string {
+  if (n < 1000) return String(Math.round(n));
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(2)}M`;
+}
+
+/** `part` as a CSS percentage of `whole`, clamped to 0-100. */
+export function percent(part: number, whole: number): string {
+  return `${whole > 0 ? Math.max(0, Math.min(100, (part / whole) * 100)).toFixed(2) : '0'}%`;
+}
+
+/** Local time of an ISO string: hours and minutes today, else date and time. */
+export function localTime(iso: string | undefined): string {
+  if (!iso) return '';
+  const time = new Date(iso);
+  if (Number.isNaN(time.getTime())) return '';
+  const today = new Date().toDateString() === time.toDateString();
+  return today ? time.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : time.toLocaleString([], { dateStyle: 'short', timeStyle: 'short' });
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/**
+ * The divider's headline, e.g. "Context compacted at 11.2k (80% of budget): 11.9k → 3.8k, 5 tool
+ * results collapsed, 1 summary".
+ */
+export function compactionHeadline(c: CompactionView): string {
+  const opening =
+    c.trigger === 'auto'
+      ? `Context compacted at ${tokens(c.thresholdTokens ?? c.tokensBefore)}${c.thresholdFraction !== undefined ? ` (${Math.round(c.thresholdFraction * 100)}% of budget)` : ''}`
+      : c.trigger === 'manual'
+        ? 'Context compacted on request'
+        : 'Compaction recorded by the original agent';
+  const parts = [
+    c.collapsed > 0 ? `${plural(c.collapsed, 'tool result', 'tool results')} collapsed` : undefined,
+    c.summaries > 0 ? plural(c.summaries, 'summary', 'summaries') : undefined,
+    c.clipped > 0 ? `${plural(c.clipped, 'message', 'messages')} clipped` : undefined,
+    c.dropped > 0 ? `${c.dropped} dropped` : undefined,
+  ].filter((p): p is string => p !== undefined);
+  return `${opening}: ${tokens(c.tokensBefore)} → ${tokens(c.tokensAfter)}${parts.length ? `, ${parts.join(', ')}` : ''}`;
+}

@@ -1,0 +1,160 @@
+/**
+ * Templates of the sidebar's fixed panels: header with the session list, the budget gauge, banners
+ * (error with its fixes, summary preview, approvals) and the checkpoint history.
+ */
+import { html, nothing } from 'lit-html';
+import type { TemplateResult } from 'lit-html';
+import type { ApprovalView, BudgetView, CheckpointView, ErrorView, PreviewView, ViewState, WebviewMessage } from '../src/views/protocol.js';
+import { cssProps } from './css-props.js';
+import { localTime, percent, tokens } from './format.js';
+import type { Ui } from './transcript.js';
+
+const icon = (name: string, extra = '') => html`<span class="codicon codicon-${name} ${extra}" aria-hidden="true"></span>`;
+
+function iconButton(ui: Ui, label: string, codicon: string, message: WebviewMessage, test?: string): TemplateResult {
+  return html`<button class="icon-button" title=${label} aria-label=${label} data-test=${test ?? nothing} @click=${() => ui.post(message)}>${icon(codicon)}</button>`;
+}
+
+function button(ui: Ui, label: string, codicon: string, message: WebviewMessage, options: { secondary?: boolean; test?: string; disabled?: boolean } = {}): TemplateResult {
+  return html`<button class=${options.secondary ? 'secondary' : ''} data-test=${options.test ?? nothing} ?disabled=${options.disabled ?? false} @click=${() => ui.post(message)}>${icon(codicon)}<span>${label}</span></button>`;
+}
+
+/** State, source, session switcher and key. */
+export function header(ui: Ui, view: ViewState): TemplateResult {
+  const busy = view.state !== 'idle' && view.state !== 'error';
+  return html`<header class="header">
+    <span class="state state-${view.state}" data-test="state">${icon(busy ? 'loading' : view.state === 'error' ? 'error' : 'circle-large-outline', busy ? 'codicon-modifier-spin' : '')}${view.state}</span>
+    <label class="sr-only" for="session-select">Session</label>
+    <select id="session-select" class="session-select" data-test="session-select" title=${view.source} ?disabled=${busy}
+      @change=${(e: Event) => ui.post({ type: 'switchSession', id: (e.currentTarget as HTMLSelectElement).value })}>
+      ${view.sessions.length === 0 ? html`<option value="" selected>${view.source}</option>` : nothing}
+      ${view.sessions.map((s) => html`<option value=${s.id} .selected=${s.id === view.sessionId}>${s.kind === 'imported' ? '⤓ ' : ''}${s.label}</option>`)}
+    </select>
+    ${iconButton(ui, 'New Session', 'add', { type: 'newSession' }, 'new-session')}
+    ${view.sessionId ? iconButton(ui, 'Rename Session', 'edit', { type: 'renameSession', id: view.sessionId }, 'rename-session') : nothing}
+    ${view.sessionId ? iconButton(ui, 'Delete Session', 'trash', { type: 'deleteSession', id: view.sessionId }, 'delete-session') : nothing}
+    ${view.hasApiKey ? html`<span class="key" title="API key stored">${icon('key')}</span>` : iconButton(ui, 'Set API Key', 'key', { type: 'setApiKey' }, 'set-key')}
+  </header>
+  <div class="source" data-test="source" title=${view.source}>${view.source}</div>`;
+}
+
+const SEGMENTS: Array<[keyof BudgetView['breakdown'], string]> = [
+  ['system', 'System'],
+  ['tools', 'Tool schemas'],
+  ['history', 'History'],
+  ['summaries', 'Summaries'],
+  ['currentTask', 'Current task'],
+];
+
+/** The budget gauge with its compaction marks and the peak before the latest compaction. */
+export function gauge(budget: BudgetView): TemplateResult {
+  const over = budget.used >= budget.compactAt;
+  const w = (n: number) => percent(n, budget.window);
+  return html`<section class="gauge${over ? ' over' : ''}" aria-labelledby="gauge-title">
+    <div class="gauge-head">
+      <h2 id="gauge-title">Budget</h2>
+      <span class="badge ${budget.exact ? 'exact' : 'estimated'}" data-test="gauge-accuracy" title=${budget.exact ? 'Anchored on the provider-reported prompt tokens' : 'Counted locally; exact after the next model reply'}>${budget.exact ? 'exact' : 'estimated'}</span>
+    </div>
+    <div class="gauge-numbers">
+      <span class="used" data-test="gauge-used" data-tokens=${budget.used}>${tokens(budget.used)}</span>
+      <span class="of"> / ${tokens(budget.inputBudget)} prompt · ${tokens(budget.window)} window</span>
+      <span class="model" data-test="gauge-model">${budget.model}</span>
+    </div>
+    <div class="gauge-bar" role="meter" aria-label="Context budget" aria-valuemin="0" aria-valuemax=${budget.inputBudget} aria-valuenow=${budget.used}
+      aria-valuetext="${budget.used} of ${budget.inputBudget} prompt tokens${budget.peak ? `, peaked at ${budget.peak.tokens} before the last compaction` : ''}">
+      ${SEGMENTS.map(([key, label]) => (budget.breakdown[key] > 0 ? html`<div class="segment segment-${key}" data-css=${cssProps({ width: w(budget.breakdown[key]) })} title="${label}: ${budget.breakdown[key]} tokens"></div>` : nothing))}
+      ${budget.peak ? html`<div class="peak" data-test="gauge-peak" data-tokens=${budget.peak.tokens} data-css=${cssProps({ left: w(budget.used), width: percent(budget.peak.tokens - budget.used, budget.window) })} title="Peaked at ${budget.peak.tokens} tokens before the compaction at ${localTime(budget.peak.time)}"></div>` : nothing}
+      <div class="reserved" data-css=${cssProps({ width: w(budget.reserved) })} title="Reserved for the reply: ${budget.reserved} tokens"></div>
+      <div class="mark mark-at" data-css=${cssProps({ left: w(budget.compactAt) })} title="Compacts at ${budget.compactAt} tokens (${Math.round(budget.compactAtFraction * 100)}%)"></div>
+      <div class="mark mark-to" data-css=${cssProps({ left: w(budget.compactTo) })} title="Compacts down to ${budget.compactTo} tokens (${Math.round(budget.compactToFraction * 100)}%)"></div>
+    </div>
+    <div class="gauge-marks"><span class="key-at" aria-hidden="true"></span> compact at ${tokens(budget.compactAt)} <span class="key-to" aria-hidden="true"></span> down to ${tokens(budget.compactTo)}${budget.autoCompact ? '' : ' (auto off)'} · ${tokens(budget.reserved)} reserved for reply</div>
+    ${budget.peak ? html`<div class="gauge-peak-text" data-test="peak-text"><span class="key-peak" aria-hidden="true"></span> peaked at ${tokens(budget.peak.tokens)} before the compaction at ${localTime(budget.peak.time)}</div>` : nothing}
+    <ul class="legend">${SEGMENTS.map(([key, label]) => html`<li><span class="swatch segment-${key}" aria-hidden="true"></span><span class="legend-label">${label}</span><span class="legend-value" data-test="breakdown-${key}">${tokens(budget.breakdown[key])}</span></li>`)}</ul>
+    ${budget.used > budget.inputBudget ? html`<p class="warning" data-test="over-budget">${icon('warning')} ${tokens(budget.used - budget.inputBudget)} over the prompt budget: compact before the next request.</p>` : nothing}
+    ${budget.warnings.map((warning) => html`<p class="warning">${icon('warning')} ${warning}</p>`)}
+  </section>`;
+}
+
+const FIXES: Record<ErrorView['actions'][number], [string, string, WebviewMessage]> = {
+  setApiKey: ['Set API Key', 'key', { type: 'setApiKey' }],
+  openSettings: ['Open Settings', 'settings-gear', { type: 'openSettings' }],
+  showLog: ['Show Log', 'output', { type: 'showLog' }],
+  testConnection: ['Test Connection', 'plug', { type: 'testConnection' }],
+};
+
+function errorCard(ui: Ui, error: ErrorView): TemplateResult {
+  return html`<div class="card error" role="alert" data-test="error">${icon('error')} ${error.message}
+    ${error.endpoint ? html`<div class="meta" data-test="error-endpoint">Endpoint: ${error.endpoint}</div>` : nothing}
+    <div class="actions">${error.actions.map((a) => button(ui, FIXES[a][0], FIXES[a][1], FIXES[a][2], { secondary: true, test: `fix-${a}` }))}</div>
+  </div>`;
+}
+
+function previewCard(ui: Ui, preview: PreviewView): TemplateResult {
+  const apply = (e: Event) => {
+    const text = ((e.currentTarget as HTMLElement).closest('.preview')?.querySelector('textarea') as HTMLTextAreaElement | null)?.value;
+    ui.post({ type: 'applyPreview', summary: text && text !== preview.summary ? text : undefined });
+  };
+  return html`<section class="card preview" data-test="preview">
+    <h2>${icon('eye')} Proposed summary</h2>
+    <p class="meta">Replaces ${preview.messagesReplaced} messages: ${tokens(preview.tokensBefore)} → ${tokens(preview.tokensAfter)} tokens. This is the whole summary Apply writes; edit it here if needed.</p>
+    <textarea class="summary-edit" data-test="preview-text" aria-label="Proposed summary (editable)" rows="8" .value=${preview.summary}></textarea>
+    <div class="actions">
+      <button data-test="apply-preview" @click=${apply}>${icon('check')}<span>Apply</span></button>
+      ${button(ui, 'Discard', 'close', { type: 'discardPreview' }, { secondary: true, test: 'discard-preview' })}
+    </div>
+  </section>`;
+}
+
+function approvalCard(ui: Ui, approval: ApprovalView): TemplateResult {
+  return html`<div class="card approval" data-test="approval">
+    <div class="approval-title">${icon(approval.kind === 'edit' ? 'edit' : 'terminal')} ${approval.title}</div>
+    <pre class="approval-detail">${approval.detail}</pre>
+    <div class="actions">
+      ${button(ui, 'Allow', 'check', { type: 'approve', requestId: approval.requestId, approved: true }, { test: 'approve' })}
+      ${button(ui, 'Deny', 'close', { type: 'approve', requestId: approval.requestId, approved: false }, { secondary: true, test: 'deny' })}
+    </div>
+  </div>`;
+}
+
+/** Error, preview and approval cards; a read-only note for imported recordings. */
+export function banners(ui: Ui, view: ViewState): TemplateResult {
+  return html`<div class="banners">
+    ${view.error ? errorCard(ui, view.error) : nothing}
+    ${view.readOnly ? html`<div class="card info" data-test="read-only">${icon('lock')} A recording, opened for inspection: compacting it changes only this copy, never the file.
+        <div class="actions">${button(ui, 'Continue in a new task', 'debug-continue', { type: 'continueInNewTask' }, { test: 'continue-in-new-task' })}</div></div>` : nothing}
+    ${view.preview ? previewCard(ui, view.preview) : nothing}
+    ${view.approvals.map((a) => approvalCard(ui, a))}
+  </div>`;
+}
+
+function checkpointRow(ui: Ui, checkpoint: CheckpointView): TemplateResult {
+  const facts = [`${checkpoint.messagesReplaced} messages`, checkpoint.summarizerModel ?? 'no model', checkpoint.dropped > 0 ? `${checkpoint.dropped} dropped` : undefined].filter(Boolean).join(' · ');
+  return html`<li class="checkpoint${checkpoint.restored ? ' restored' : ''}" data-test="checkpoint" data-id=${checkpoint.id} data-trigger=${checkpoint.trigger} data-before=${checkpoint.tokensBefore} data-after=${checkpoint.tokensAfter}>
+    <div class="checkpoint-head">
+      <span class="badge trigger-${checkpoint.trigger}">${checkpoint.trigger}</span>
+      <span class="strategy">${checkpoint.strategy}</span>
+      <time datetime=${checkpoint.time} title=${new Date(checkpoint.time).toLocaleString()}>${localTime(checkpoint.time)}</time>
+    </div>
+    <div class="checkpoint-tokens" data-test="checkpoint-tokens">${tokens(checkpoint.tokensBefore)} → ${tokens(checkpoint.tokensAfter)} tokens</div>
+    <div class="checkpoint-facts">${facts}</div>
+    ${checkpoint.focus ? html`<div class="checkpoint-focus">${icon('target')} ${checkpoint.focus}</div>` : nothing}
+    ${checkpoint.restored ? html`<div class="checkpoint-restored">${icon('history')} restored</div>` : nothing}
+    <div class="actions">
+      ${iconButton(ui, 'Open checkpoint', 'go-to-file', { type: 'openCheckpoint', id: checkpoint.id }, 'open-checkpoint')}
+      ${iconButton(ui, 'Compare replaced messages with the summary', 'diff', { type: 'diffCheckpoint', id: checkpoint.id }, 'diff-checkpoint')}
+      ${checkpoint.restored ? nothing : iconButton(ui, 'Restore: put the replaced messages back', 'discard', { type: 'restoreCheckpoint', id: checkpoint.id }, 'restore-checkpoint')}
+      ${iconButton(ui, 'Copy summary', 'copy', { type: 'copySummary', id: checkpoint.id }, 'copy-summary')}
+    </div>
+  </li>`;
+}
+
+/** The checkpoint history, newest first. */
+export function history(ui: Ui, checkpoints: CheckpointView[]): TemplateResult {
+  return html`<section class="history" aria-labelledby="history-title">
+    <h2 id="history-title">Checkpoints <span class="count">(${checkpoints.length})</span></h2>
+    <ol class="checkpoints" aria-label="Checkpoints, newest first">
+      ${checkpoints.length ? checkpoints.map((c) => checkpointRow(ui, c)) : html`<li class="empty">No checkpoints yet. Compaction writes one each time it rewrites the context.</li>`}
+    </ol>
+  </section>`;
+}

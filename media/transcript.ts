@@ -1,0 +1,134 @@
+/**
+ * Transcript templates: keyed lines (lit-html `repeat`), so a delta re-renders only the lines that
+ * changed and leaves focus, scroll position and opened tool results alone. Each line names its
+ * speaker for screen readers; lines a compaction replaced are dimmed and say so.
+ */
+import { html, nothing } from 'lit-html';
+import type { TemplateResult } from 'lit-html';
+import { repeat } from 'lit-html/directives/repeat.js';
+import type { CompactionView, TranscriptItemView, ViewState, WebviewMessage } from '../src/views/protocol.js';
+import type { Store } from '../src/views/view-store.js';
+import { compactionHeadline, localTime, tokens } from './format.js';
+
+/** What the templates need from the page: posting, and the webview-local open/closed state. */
+export interface Ui {
+  post(message: WebviewMessage): void;
+  store: Store;
+  /** Opened tool results and compaction dividers, by id. */
+  open: Set<string>;
+  toggle(id: string, open: boolean): void;
+  rerender(): void;
+}
+
+const SPEAKER: Record<TranscriptItemView['kind'], string> = {
+  user: 'You',
+  assistant: 'Agent',
+  'tool-call': 'Tool call',
+  'tool-result': 'Tool result',
+};
+
+function moreButton(ui: Ui, item: TranscriptItemView): TemplateResult | typeof nothing {
+  if (item.fullLength === undefined || ui.store.fullTexts.has(item.id)) return nothing;
+  return html`<button class="link" data-test="show-all" @click=${() => ui.post({ type: 'expandItem', id: item.id })}>Show all ${item.fullLength.toLocaleString()} characters</button>`;
+}
+
+function pinButton(ui: Ui, item: TranscriptItemView, readOnly: boolean): TemplateResult | typeof nothing {
+  if (readOnly || item.compactedBy || item.kind === 'tool-call') return nothing;
+  const label = item.pinned ? 'Unpin: may be compacted again' : 'Pin: never summarize this message';
+  return html`<button class="icon-button pin" title=${label} aria-label=${label} aria-pressed=${item.pinned ? 'true' : 'false'} data-test="pin"
+    @click=${() => ui.post({ type: 'togglePin', entryId: item.entryId })}><span class="codicon codicon-${item.pinned ? 'pinned' : 'pin'}" aria-hidden="true"></span></button>`;
+}
+
+function body(ui: Ui, item: TranscriptItemView): TemplateResult {
+  const full = ui.store.fullTexts.get(item.id);
+  switch (item.kind) {
+    case 'user':
+    case 'assistant':
+      return html`<div class="text">${full ?? item.text}</div>${moreButton(ui, item)}`;
+    case 'tool-call':
+      return html`<code>${item.name}</code><span class="args">${full ?? item.argumentsPreview}</span>`;
+    case 'tool-result': {
+      const opened = ui.open.has(item.id);
+      return html`<details class="tool-result" data-test="tool-result" .open=${opened}
+          @toggle=${(e: Event) => ui.toggle(item.id, (e.currentTarget as HTMLDetailsElement).open)}>
+        <summary><span class="codicon codicon-${item.ok ? 'pass' : 'error'}" aria-hidden="true"></span> ${item.name} · ${item.size.toLocaleString()} chars</summary>
+        ${opened ? html`<pre>${full ?? item.preview}</pre>${moreButton(ui, item)}` : nothing}
+      </details>`;
+    }
+  }
+}
+
+const ICONS: Record<TranscriptItemView['kind'], string> = { user: 'account', assistant: 'hubot', 'tool-call': 'tools', 'tool-result': 'output' };
+
+function line(ui: Ui, item: TranscriptItemView, readOnly: boolean): TemplateResult {
+  const running = item.kind === 'tool-call' && item.running;
+  const streaming = item.kind === 'assistant' && item.streaming;
+  const classes = ['turn', item.kind === 'tool-result' ? `result ${item.ok ? 'ok' : 'failed'}` : item.kind, streaming ? 'streaming' : '', item.compactedBy ? 'compacted' : '', item.pinned ? 'pinned' : ''].join(' ');
+  return html`<li class=${classes} data-id=${item.id} data-test="item">
+    <span class="codicon codicon-${running ? 'loading codicon-modifier-spin' : ICONS[item.kind]}" aria-hidden="true"></span>
+    <span class="sr-only">${SPEAKER[item.kind]}${item.compactedBy ? ' (replaced by a compaction)' : ''}${item.pinned ? ' (pinned)' : ''}:</span>
+    <div class="line-body">${body(ui, item)}</div>
+    ${item.pinned ? html`<span class="badge pin-badge" data-test="pinned-badge">pinned</span>` : nothing}
+    ${item.time ? html`<time class="line-time" datetime=${item.time}>${localTime(item.time)}</time>` : nothing}
+    ${pinButton(ui, item, readOnly)}
+  </li>`;
+}
+
+function divider(ui: Ui, c: CompactionView): TemplateResult {
+  const opened = ui.open.has(`c:${c.id}`);
+  const detail = ui.store.details.get(c.id);
+  return html`<li class="divider divider-${c.trigger}${c.restored ? ' restored' : ''}" data-test="compaction-divider" data-id=${c.id} data-trigger=${c.trigger}
+      data-before=${c.tokensBefore} data-after=${c.tokensAfter}>
+    <details .open=${opened} @toggle=${(e: Event) => {
+      const now = (e.currentTarget as HTMLDetailsElement).open;
+      ui.toggle(`c:${c.id}`, now);
+      if (now && !ui.store.details.has(c.id)) ui.post({ type: 'compactionDetail', id: c.id });
+    }}>
+      <summary><span class="codicon codicon-fold" aria-hidden="true"></span>
+        <span class="headline" data-test="divider-text">${compactionHeadline(c)}</span>
+        <time datetime=${c.time}>${localTime(c.time)}</time>${c.restored ? html` <span class="badge">restored</span>` : nothing}</summary>
+      ${opened
+        ? detail
+          ? html`<div class="divider-body">
+              ${c.focus ? html`<p class="meta">Focus: ${c.focus}</p>` : nothing}
+              <h3>Summary</h3><pre class="summary-text" data-test="divider-summary">${detail.summary}</pre>
+              <h3>Replaced (${c.messagesReplaced})</h3>
+              <ul class="replaced" data-test="divider-replaced">${detail.replaced.map((r) => html`<li><span class="role">${r.role}</span>${r.tool ? html` <code>${r.tool}</code>` : nothing}${r.path ? html` <span class="path">${r.path}</span>` : nothing} <span class="meta">${r.preview}</span></li>`)}
+              ${detail.more > 0 ? html`<li class="meta">… and ${detail.more} more</li>` : nothing}</ul>
+              <div class="actions">
+                <button class="secondary" @click=${() => ui.post({ type: 'openCheckpoint', id: c.checkpointIds[c.checkpointIds.length - 1] })}><span class="codicon codicon-go-to-file" aria-hidden="true"></span> Open</button>
+                ${c.restored || c.trigger === 'import' ? nothing : html`<button class="secondary" data-test="divider-restore" @click=${() => ui.post({ type: 'restoreCheckpoint', id: c.id })}><span class="codicon codicon-discard" aria-hidden="true"></span> Restore</button>`}
+              </div></div>`
+          : html`<p class="meta">Loading…</p>`
+        : nothing}
+    </details>
+  </li>`;
+}
+
+/** The transcript list: the window of lines with the dividers at their places. */
+export function transcript(ui: Ui, view: ViewState): TemplateResult {
+  const after = new Map<string, CompactionView[]>();
+  const leading: CompactionView[] = [];
+  const shown = new Set(view.transcript.map((i) => i.id));
+  for (const c of view.compactions) {
+    if (c.afterId && shown.has(c.afterId)) after.set(c.afterId, [...(after.get(c.afterId) ?? []), c]);
+    else if (!c.afterId || view.earlier === 0) leading.push(c);
+  }
+  type Row = { key: string; item?: TranscriptItemView; compaction?: CompactionView };
+  const rows: Row[] = leading.map((c) => ({ key: `c:${c.id}`, compaction: c }));
+  for (const item of view.transcript) {
+    rows.push({ key: item.id, item });
+    for (const c of after.get(item.id) ?? []) rows.push({ key: `c:${c.id}`, compaction: c });
+  }
+  return html`
+    ${view.earlier > 0 ? html`<button class="link earlier" data-test="load-earlier" @click=${() => ui.post({ type: 'loadEarlier' })}>Show earlier messages (${view.earlier.toLocaleString()} not shown)</button>` : nothing}
+    <ol class="transcript" aria-label="Agent transcript">
+      ${rows.length === 0 ? html`<li class="empty">No messages yet.</li>` : nothing}
+      ${repeat(rows, (r) => r.key, (r) => (r.compaction ? divider(ui, r.compaction) : line(ui, r.item!, view.readOnly)))}
+    </ol>`;
+}
+
+/** The text a screen reader hears when a compaction happens. */
+export function compactionAnnouncement(c: CompactionView): string {
+  return `${compactionHeadline(c)}. ${tokens(c.tokensAfter)} tokens now.`;
+}

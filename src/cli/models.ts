@@ -1,0 +1,80 @@
+/**
+ * `models --base-url URL [--model M] [--window N] [--json]`: what an endpoint serves, model by model.
+ * With `--json`, an array of `{id, window, trainedWindow, source}` (plus `reason` when there is one,
+ * always when `window` is null); `source` is `server`, `table` or `flag` (the `--window` flag).
+ */
+import { discoverEndpoint, type DiscoverOptions } from '../models/discover';
+import type { EndpointKind, ModelWindow } from '../models/types';
+
+/** Options of {@link modelsCommand}. */
+export interface ModelsOptions {
+  baseUrl: string;
+  model?: string;
+  /** Window to use instead of the server's, in tokens (reported with source `flag`). */
+  window?: number;
+  json?: boolean;
+  timeoutMs?: number;
+}
+
+type Out = (line: string) => void;
+
+const KIND_NAMES: Record<EndpointKind, string> = {
+  ollama: 'Ollama',
+  'llama.cpp': "llama.cpp's llama-server",
+  vllm: 'vLLM',
+  lmstudio: 'LM Studio',
+  openrouter: 'an OpenRouter-style list',
+  'openai-compatible': 'an OpenAI-compatible server that reports no windows',
+  unknown: 'no answer that names the server',
+};
+
+/** One row as the JSON output prints it. */
+export interface ModelRow {
+  id: string;
+  window: number | null;
+  trainedWindow: number | null;
+  source: 'server' | 'table' | 'flag';
+  reason?: string;
+}
+
+/** Applies `--window` and shapes the rows. A flag above the served window keeps a note saying so. */
+export function modelRows(models: ModelWindow[], flagWindow?: number): ModelRow[] {
+  return models.map((m) => {
+    const row: ModelRow = { id: m.id, window: m.window, trainedWindow: m.trainedWindow, source: m.source };
+    if (m.reason) row.reason = m.reason;
+    if (flagWindow) {
+      const served = m.source === 'server' ? m.window : null;
+      row.window = flagWindow;
+      row.source = 'flag';
+      row.reason = served !== null && flagWindow > served ? `--window ${flagWindow} is larger than the ${served} tokens the server reports` : undefined;
+      if (row.reason === undefined) delete row.reason;
+    }
+    return row;
+  });
+}
+
+/**
+ * Lists the endpoint's models with their windows. Sets `process.exitCode = 1` when the endpoint
+ * answered nothing useful. The key is read from `CONTEXT_KEEPER_API_KEY` or `OPENAI_API_KEY`.
+ * @throws TypeError when `--base-url` is not a URL.
+ */
+export async function modelsCommand(o: ModelsOptions, out: Out, env: NodeJS.ProcessEnv = process.env, fetchImpl?: DiscoverOptions['fetch']): Promise<void> {
+  try {
+    new URL(o.baseUrl);
+  } catch {
+    throw new TypeError(`--base-url "${o.baseUrl}" is not a URL (expected for example http://127.0.0.1:11434/v1)`);
+  }
+  const apiKey = env['CONTEXT_KEEPER_API_KEY'] || env['OPENAI_API_KEY'] || undefined;
+  const report = await discoverEndpoint(o.baseUrl, { apiKey, model: o.model, timeoutMs: o.timeoutMs, fetch: fetchImpl });
+  const rows = modelRows(report.models, o.window);
+  if (report.kind === 'unknown' && !o.model) process.exitCode = 1;
+  if (o.json) return out(JSON.stringify(rows, null, 2));
+  out(`${o.baseUrl}: ${KIND_NAMES[report.kind]}, ${rows.length} model${rows.length === 1 ? '' : 's'}`);
+  const width = Math.min(48, Math.max(8, ...rows.map((r) => r.id.length)));
+  for (const r of rows) {
+    const window = r.window === null ? 'unknown' : `${r.window.toLocaleString('en-US')} tokens`;
+    const trained = r.trainedWindow !== null && r.trainedWindow !== r.window ? `, trained ${r.trainedWindow.toLocaleString('en-US')}` : '';
+    out(`  ${r.id.padEnd(width)}  ${window.padStart(16)}  (${r.source}${trained})${r.reason ? `  ${r.reason}` : ''}`);
+  }
+  for (const note of report.notes) out(`note: ${note}`);
+}

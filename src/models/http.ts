@@ -1,0 +1,77 @@
+/**
+ * Small JSON requests for window discovery: a time limit per request, no retries, no throwing for
+ * ordinary failures (a route a server does not have is an answer, not an error).
+ */
+import type { FetchLike } from './types';
+
+/** Options of {@link getJson}. */
+export interface JsonRequest {
+  fetch: FetchLike;
+  /** Bearer key sent as `Authorization` (OpenAI, OpenRouter, a secured local server). */
+  apiKey?: string;
+  /** Abort after this many milliseconds. Default 3000: discovery must not hold up a session. */
+  timeoutMs?: number;
+  /** POST this value as JSON instead of a GET. */
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+/** The outcome of one request: the parsed body, or why there is none. */
+export type JsonResult = { ok: true; status: number; value: unknown } | { ok: false; status?: number; reason: string };
+
+/** Requests `url` and parses JSON. Never rejects except when `signal` is aborted by the caller. */
+export async function getJson(url: string, request: JsonRequest): Promise<JsonResult> {
+  const timer = new AbortController();
+  const timeout = setTimeout(() => timer.abort(), request.timeoutMs ?? 3000);
+  const signal = request.signal ? AbortSignal.any([request.signal, timer.signal]) : timer.signal;
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (request.apiKey) headers.authorization = `Bearer ${request.apiKey}`;
+  if (request.body !== undefined) headers['content-type'] = 'application/json';
+  try {
+    const response = await request.fetch(url, {
+      method: request.body === undefined ? 'GET' : 'POST',
+      headers,
+      body: request.body === undefined ? undefined : JSON.stringify(request.body),
+      signal,
+    });
+    if (!response.ok) return { ok: false, status: response.status, reason: `HTTP ${response.status}` };
+    try {
+      return { ok: true, status: response.status, value: await response.json() };
+    } catch {
+      return { ok: false, status: response.status, reason: 'the reply is not JSON' };
+    }
+  } catch (error) {
+    if (request.signal?.aborted) throw error;
+    if (timer.signal.aborted) return { ok: false, reason: `no answer within ${request.timeoutMs ?? 3000} ms` };
+    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+  } finally {
+    clearTimeout(timeout);
+  }
+}
+
+/** `value` as a positive integer number of tokens, or undefined. Accepts numeric strings. */
+export function tokens(value: unknown): number | undefined {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : undefined;
+}
+
+/** `value` as a plain object, or undefined. */
+export function record(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/**
+ * The server root and the `/v1` root of a base URL. Users give either
+ * (`http://127.0.0.1:11434` or `http://127.0.0.1:11434/v1`); the native routes live at the root.
+ * @throws TypeError when `baseUrl` is not a URL.
+ */
+export function roots(baseUrl: string): { root: string; v1: string } {
+  const url = new URL(baseUrl);
+  url.search = '';
+  url.hash = '';
+  let path = url.pathname.replace(/\/+$/, '');
+  // OpenRouter's API lives under /api/v1; LM Studio's native one under /api/v0.
+  const v1 = /\/v1$/.test(path) ? `${url.origin}${path}` : `${url.origin}${path}/v1`;
+  if (/\/v1$/.test(path)) path = path.replace(/\/v1$/, '');
+  return { root: `${url.origin}${path}`, v1 };
+}

@@ -1,0 +1,104 @@
+/**
+ * Places compaction dividers in the transcript and works out which entries each one replaced.
+ * Pure: no `vscode` import.
+ *
+ * Place rule: a divider stands after the newest entry that existed when the compaction was applied
+ * (entries carry their production time), and never before the last entry it replaced (imported
+ * entries often carry no time). Checkpoints written by one run (same trigger, same place, applied
+ * within {@link GROUP_WINDOW_MS} of each other: for example tool results collapsed, then a summary)
+ * share one divider, whose figures add up theirs.
+ */
+import type { Entry } from '../compaction/types';
+import type { BudgetSnapshot, CheckpointRecord } from '../service/api';
+import type { CompactionView } from './protocol';
+
+/** Checkpoints of one run are applied within this many milliseconds of each other. */
+export const GROUP_WINDOW_MS = 60_000;
+
+/** Dividers in transcript order and, per replaced raw entry, the id of the divider standing for it. */
+export interface PlacedCompactions {
+  compactions: CompactionView[];
+  /** Raw entry id → divider id, for checkpoints not restored (the newest wins for nested ones). */
+  compactedBy: Map<string, string>;
+}
+
+/** Index of the entry after which a checkpoint applied at `time` stands; -1: before every entry. */
+function placeIndex(checkpoint: CheckpointRecord, order: readonly string[], entries: ReadonlyMap<string, Entry>, position: ReadonlyMap<string, number>): number {
+  let index = -1;
+  for (const id of checkpoint.replacedIds) index = Math.max(index, position.get(id) ?? -1);
+  const applied = Date.parse(checkpoint.time);
+  if (Number.isNaN(applied)) return index;
+  for (let i = order.length - 1; i > index; i--) {
+    const stamp = entries.get(order[i])?.meta?.timestamp;
+    if (stamp !== undefined && Date.parse(stamp) <= applied) return i;
+  }
+  return index;
+}
+
+/**
+ * Groups and places `checkpoints` (oldest first) over the entries in `order`. `lastItemOfEntry`
+ * maps an entry id to its last transcript line (entries without a line, like system messages, are
+ * skipped back to the previous one). `budget` supplies the trigger level shown on automatic ones.
+ */
+export function placeCompactions(
+  checkpoints: readonly CheckpointRecord[],
+  order: readonly string[],
+  entries: ReadonlyMap<string, Entry>,
+  lastItemOfEntry: ReadonlyMap<string, string>,
+  budget: BudgetSnapshot | undefined,
+): PlacedCompactions {
+  const position = new Map<string, number>();
+  order.forEach((id, i) => position.set(id, i));
+  const compactions: CompactionView[] = [];
+  const compactedBy = new Map<string, string>();
+  let previous: { view: CompactionView; index: number; time: number } | undefined;
+  for (const checkpoint of checkpoints) {
+    const index = placeIndex(checkpoint, order, entries, position);
+    const time = Date.parse(checkpoint.time);
+    const inserted = checkpoint.inserted;
+    const counts = {
+      collapsed: inserted.filter((item) => item.kind === 'collapsed').length,
+      summaries: inserted.filter((item) => item.kind === 'summary').length,
+      clipped: inserted.filter((item) => item.kind === 'clipped').length,
+    };
+    const joins = previous && previous.index === index && previous.view.trigger === checkpoint.trigger && Math.abs(time - previous.time) <= GROUP_WINDOW_MS
+      && Boolean(previous.view.restored) === Boolean(checkpoint.restored);
+    let view: CompactionView;
+    if (joins && previous) {
+      view = previous.view;
+      view.checkpointIds.push(checkpoint.id);
+      view.tokensAfter = checkpoint.tokensAfter;
+      view.collapsed += counts.collapsed;
+      view.summaries += counts.summaries;
+      view.clipped += counts.clipped;
+      view.messagesReplaced += checkpoint.replacedIds.length;
+      view.dropped += checkpoint.dropped;
+      view.summarizerModel ??= checkpoint.summarizerModel;
+      view.focus ??= checkpoint.focus;
+    } else {
+      let after: string | undefined;
+      for (let i = index; i >= 0 && after === undefined; i--) after = lastItemOfEntry.get(order[i]);
+      view = {
+        id: checkpoint.id,
+        checkpointIds: [checkpoint.id],
+        afterId: after,
+        time: checkpoint.time,
+        trigger: checkpoint.trigger,
+        thresholdTokens: checkpoint.trigger === 'auto' ? budget?.compactAt.tokens : undefined,
+        thresholdFraction: checkpoint.trigger === 'auto' ? budget?.compactAt.fraction : undefined,
+        tokensBefore: checkpoint.tokensBefore,
+        tokensAfter: checkpoint.tokensAfter,
+        ...counts,
+        messagesReplaced: checkpoint.replacedIds.length,
+        dropped: checkpoint.dropped,
+        summarizerModel: checkpoint.summarizerModel,
+        focus: checkpoint.focus,
+        restored: checkpoint.restored || undefined,
+      };
+      compactions.push(view);
+    }
+    previous = { view, index, time };
+    if (!checkpoint.restored) for (const id of checkpoint.replacedIds) compactedBy.set(id, view.id);
+  }
+  return { compactions, compactedBy };
+}

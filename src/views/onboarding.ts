@@ -1,0 +1,129 @@
+/**
+ * First run: the "Get Started" view (an empty tree whose `viewsWelcome` content package.json
+ * contributes, shown while `contextKeeper.needsSetup` is true), the context keys the manifest's
+ * `when` clauses read, and the endpoint picker (OpenAI, a local server found on its default port,
+ * or any OpenAI-compatible URL).
+ */
+import * as vscode from 'vscode';
+import { discoverEndpoint } from '../models/discover';
+
+/** Local OpenAI-compatible servers and their default base URLs (from each project's documentation). */
+export const LOCAL_SERVERS: ReadonlyArray<{ name: string; url: string }> = [
+  { name: 'Ollama', url: 'http://127.0.0.1:11434/v1' },
+  { name: 'LM Studio', url: 'http://127.0.0.1:1234/v1' },
+  { name: 'llama.cpp server', url: 'http://127.0.0.1:8080/v1' },
+  { name: 'vLLM', url: 'http://127.0.0.1:8000/v1' },
+];
+
+/** The OpenAI API's base URL (what an empty `contextKeeper.baseUrl` means). */
+export const OPENAI_URL = 'https://api.openai.com/v1';
+
+/**
+ * The models a server at `baseUrl` serves, with their windows when it says (through the project's
+ * endpoint discovery); undefined when nothing answers within `timeoutMs`.
+ */
+export async function listModels(baseUrl: string, timeoutMs = 800): Promise<Array<{ id: string; window: number | null }> | undefined> {
+  try {
+    const report = await discoverEndpoint(baseUrl, { timeoutMs });
+    return report.kind === 'unknown' && report.models.length === 0 ? undefined : report.models.map((m) => ({ id: m.id, window: m.window }));
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when `text` is an http(s) URL. */
+export function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+interface EndpointPick extends vscode.QuickPickItem {
+  url?: string;
+  models?: Array<{ id: string; window: number | null }>;
+  custom?: boolean;
+}
+
+/**
+ * `contextKeeper.pickEndpoint`: lists OpenAI, the local servers that answer on their default port
+ * (probed in parallel, under a second) and "Other URL…"; writes `contextKeeper.baseUrl` (and the
+ * model, when the server lists some) to the user settings. Returns the chosen base URL.
+ */
+export async function pickEndpoint(log: vscode.LogOutputChannel): Promise<string | undefined> {
+  const probes = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Window, title: 'ContextKeeper: looking for local model servers' },
+    () => Promise.all(LOCAL_SERVERS.map(async (server) => ({ ...server, models: await listModels(server.url) }))),
+  );
+  const items: EndpointPick[] = [
+    { label: '$(globe) OpenAI', description: OPENAI_URL, detail: 'Needs an API key.', url: '' },
+    ...probes.map((p) => ({
+      label: `$(server) ${p.name}`,
+      description: p.url,
+      detail: p.models ? `Running: ${p.models.length} model(s)${p.models.length ? `, e.g. ${p.models.slice(0, 3).map((m) => m.id).join(', ')}` : ''}.` : 'Not running on this machine.',
+      url: p.url,
+      models: p.models,
+    })),
+    { label: '$(link) Other OpenAI-compatible URL…', detail: 'A gateway, a hosted provider or a server elsewhere.', custom: true },
+  ];
+  const choice = await vscode.window.showQuickPick(items, { title: 'Choose the Model Endpoint', placeHolder: 'Where the agent sends its requests', matchOnDetail: true });
+  if (!choice) return undefined;
+  let url = choice.url;
+  let models = choice.models;
+  if (choice.custom) {
+    url = await vscode.window.showInputBox({
+      title: 'OpenAI-Compatible Base URL',
+      prompt: 'Base URL of the API, usually ending in /v1',
+      placeHolder: 'http://127.0.0.1:11434/v1',
+      ignoreFocusOut: true,
+      validateInput: (value) => (isHttpUrl(value.trim()) ? undefined : 'Enter an http:// or https:// URL.'),
+    });
+    if (url === undefined) return undefined;
+    url = url.trim();
+    models = await listModels(url, 2000);
+  }
+  const config = vscode.workspace.getConfiguration('contextKeeper');
+  await config.update('baseUrl', url, vscode.ConfigurationTarget.Global);
+  log.info(`Endpoint set to ${url || OPENAI_URL}.`);
+  if (models && models.length > 0) {
+    const picks = models.map((m) => ({ label: m.id, description: m.window ? `${Math.round(m.window / 1000)}k-token window` : undefined }));
+    const model = await vscode.window.showQuickPick(picks, { title: 'Choose the Model', placeHolder: `Models served at ${url}` });
+    if (model) await config.update('model', model.label, vscode.ConfigurationTarget.Global);
+  }
+  return url;
+}
+
+/** The "Get Started" view: always empty, so VS Code shows its welcome content. */
+class EmptyTree implements vscode.TreeDataProvider<never> {
+  getTreeItem(element: never): vscode.TreeItem {
+    return element;
+  }
+  getChildren(): never[] {
+    return [];
+  }
+}
+
+/** The context keys the manifest's `when` clauses read; set only when a value changes. */
+export class ContextKeys implements vscode.Disposable {
+  private readonly values = new Map<string, unknown>();
+  private readonly registration: vscode.Disposable;
+
+  constructor() {
+    this.registration = vscode.window.registerTreeDataProvider('contextKeeper.welcome', new EmptyTree());
+  }
+
+  /** Sets `contextKeeper.<key>` for each entry that changed. */
+  update(values: Record<string, string | boolean>): void {
+    for (const [key, value] of Object.entries(values)) {
+      if (this.values.get(key) === value) continue;
+      this.values.set(key, value);
+      void vscode.commands.executeCommand('setContext', `contextKeeper.${key}`, value);
+    }
+  }
+
+  dispose(): void {
+    this.registration.dispose();
+  }
+}

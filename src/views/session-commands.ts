@@ -1,0 +1,56 @@
+/**
+ * Commands of the session list and of onboarding: New Session, Switch, Rename, Delete, Continue in a
+ * New Task, Choose Endpoint. Thin steps between a VS Code surface and the session controller.
+ */
+import * as vscode from 'vscode';
+import { Commands } from './command-ids';
+import { pickEndpoint } from './onboarding';
+import type { SessionController } from './session-controller';
+
+/** Handlers by command id; registered (with error reporting) by `registerCommands`. */
+export function sessionCommands(controller: SessionController, log: vscode.LogOutputChannel): Record<string, (...args: never[]) => unknown> {
+  const pickSession = async (title: string, id?: string): Promise<string | undefined> => {
+    if (id) return id;
+    const items = controller.sessions.all().map((s) => ({
+      label: `${s.kind === 'imported' ? '$(cloud-download) ' : '$(comment-discussion) '}${s.label}`,
+      description: s.id === controller.current?.sessionId ? 'shown' : undefined,
+      detail: `${s.kind === 'imported' ? 'Imported recording' : 'Working session'}${s.updated ? `, last changed ${new Date(s.updated).toLocaleString()}` : ''}${s.recordedModel ? `, recorded with ${s.recordedModel}` : ''}`,
+      id: s.id,
+    }));
+    return (await vscode.window.showQuickPick(items, { title }))?.id;
+  };
+  return {
+    [Commands.pickEndpoint]: () => pickEndpoint(log),
+    [Commands.newSession]: () => controller.startNewSession(),
+    [Commands.switchSession]: async (id?: string) => {
+      const chosen = await pickSession('Switch Session', id);
+      if (chosen) await controller.switchTo(chosen);
+    },
+    [Commands.renameSession]: async (id?: string) => {
+      const chosen = await pickSession('Rename Session', id);
+      const session = controller.sessions.get(chosen);
+      if (!session) return;
+      const label = await vscode.window.showInputBox({ title: 'Rename Session', value: session.label, validateInput: (v) => (v.trim() ? undefined : 'Enter a name.') });
+      if (label?.trim()) {
+        await controller.sessions.rename(session.id, label.trim());
+        controller.syncChrome();
+      }
+    },
+    [Commands.deleteSession]: async (id?: string) => {
+      const chosen = await pickSession('Delete Session', id);
+      const session = controller.sessions.get(chosen);
+      if (!session) return;
+      const answer = await vscode.window.showWarningMessage(
+        `Delete the session “${session.label}”?`,
+        { modal: true, detail: session.kind === 'imported' ? 'Only ContextKeeper’s copy is deleted; the recording file stays.' : 'Its messages and checkpoints are deleted from this workspace’s storage.' },
+        'Delete',
+      );
+      if (answer === 'Delete') await controller.deleteSession(session.id);
+    },
+    [Commands.continueInNewTask]: async () => {
+      if (!controller.readOnly) return;
+      await controller.continueInNewTask();
+      void vscode.window.showInformationMessage('ContextKeeper: continued in a new working session; the recording stays as it was.');
+    },
+  };
+}

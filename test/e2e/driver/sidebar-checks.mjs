@@ -1,0 +1,210 @@
+// Checks of the sidebar as people use it all day: onboarding on a fresh profile, the compaction
+// divider during an automatic compaction, sessions (import beside the working session), the summary
+// preview applied exactly as edited, and responsiveness on a long imported session while a reply
+// streams (clicks before the next delta, focus and an opened tool result surviving 100 deltas).
+// Each function takes the driver's context: { check, expect, wb, sidebar, page, updateSettings, env, log }.
+import fs from 'node:fs';
+
+/** The webview's inner frame as a playwright Frame (for evaluate). */
+export async function webviewFrame(page) {
+  const outer = await (await page.locator('iframe.webview.ready').first().elementHandle()).contentFrame();
+  return (await (await outer.locator('#active-frame').elementHandle()).contentFrame());
+}
+
+/** The webview's timing figures (see `stats` in media/main.ts). */
+export async function webviewStats(page) {
+  const frame = await webviewFrame(page);
+  return frame.evaluate(() => JSON.parse(document.getElementById('ck-stats')?.dataset.json ?? '{}'));
+}
+
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(s.length * q))] : NaN;
+};
+
+/** The "Get Started" view with its welcome content. */
+function welcomeView(page) {
+  return page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Get Started' }) }).locator('.welcome-view-content').first();
+}
+
+// The endpoint is a user-only setting (a repository cannot choose where the key goes): run.sh starts
+// without one, and the endpoint is chosen through the extension's own picker, as a user would.
+export async function welcomeChecks({ check, expect, wb, page }) {
+  await check('welcome view on a fresh profile (no endpoint, no key)', async () => {
+    await wb.activityItem('ContextKeeper').click();
+    const welcome = welcomeView(page);
+    await welcome.waitFor({ timeout: 30_000 });
+    const text = await welcome.innerText();
+    for (const action of ['Choose Endpoint', 'Set API Key', 'Test Connection']) expect(text.includes(action), `welcome view lacks "${action}": ${text}`);
+    await wb.screenshot('00-welcome');
+    return text.split('\n')[0];
+  });
+}
+
+/** Chooses the scripted model server with Choose Endpoint (written to user settings); the welcome view goes away. */
+export async function configuredCheck({ check, wb, page, env }) {
+  await check('welcome view hides once an endpoint is chosen', async () => {
+    await wb.runCommand('ContextKeeper: Choose Endpoint');
+    await wb.paletteRow('Other OpenAI-compatible URL').waitFor({ timeout: 15_000 });
+    await wb.paletteRow('Other OpenAI-compatible URL').click();
+    await wb.answerInput(env('MODEL_SERVER'), { titleContains: 'Base URL' });
+    // The server lists its models: keep the configured one.
+    const modelPick = page.locator('.quick-input-widget .quick-input-title', { hasText: 'Choose the Model' });
+    if (await modelPick.waitFor({ timeout: 5_000 }).then(() => true, () => false)) await wb.closeQuickInput();
+    await page.locator('.pane-header', { hasText: 'Get Started' }).first().waitFor({ state: 'detached', timeout: 20_000 });
+    // Leave the side bar closed, as the next checks expect to open it with the activity bar.
+    await wb.runCommand('View: Close Primary Side Bar');
+    // Start over as a configured profile would: the failed open without an endpoint is retried as soon
+    // as one is chosen, and the next checks expect a session not opened yet.
+    await wb.runCommand('Developer: Reload Window');
+    await page.waitForLoadState('domcontentloaded');
+    await page.locator('.monaco-workbench .part.statusbar').waitFor({ timeout: 90_000 });
+    await wb.activityItem('ContextKeeper').waitFor({ timeout: 60_000 });
+  });
+}
+
+/** While the approval is pending (the task still runs), the divider of the automatic compaction is there. */
+export async function dividerDuringTask({ expect, wb, sidebar }) {
+  const divider = sidebar.frame.locator('[data-test="compaction-divider"][data-trigger="auto"]').first();
+  await divider.waitFor({ timeout: 30_000 });
+  const state = await sidebar.frame.locator('[data-test="state"]').innerText();
+  expect(!/idle/.test(state), `the task already ended (${state}) when the divider was checked`);
+  const text = await divider.locator('[data-test="divider-text"]').innerText();
+  expect(/^Context compacted at [\d.]+k? \(\d+% of budget\): [\d.]+k? → [\d.]+k?/.test(text), `divider text: ${text}`);
+  const dimmed = await sidebar.frame.locator('.turn.compacted').count();
+  expect(dimmed > 0, 'no replaced line is dimmed');
+  await divider.locator('summary').click();
+  await divider.locator('[data-test="divider-summary"]').waitFor({ timeout: 10_000 });
+  const replaced = await divider.locator('[data-test="divider-replaced"] li').count();
+  expect(replaced > 0, 'the opened divider lists no replaced message');
+  await wb.screenshot('04b-divider-during-task');
+  return `"${text}" while ${state.trim()}; ${dimmed} lines dimmed, ${replaced} replaced listed`;
+}
+
+export async function previewApplyCheck({ check, expect, wb, sidebar, page, updateSettings }) {
+  await check('summary preview in the sidebar: Apply applies exactly the edited text, the review closes', async () => {
+    updateSettings({ 'contextKeeper.previewSummary': true });
+    await page.waitForTimeout(1_000);
+    const before = await sidebar.checkpointCount();
+    await sidebar.frame.locator('[data-test="compact"]').click();
+    const card = sidebar.frame.locator('[data-test="preview"]');
+    await card.waitFor({ timeout: 30_000 });
+    const box = card.locator('[data-test="preview-text"]');
+    const proposed = await box.inputValue();
+    const edited = `EDITED BY THE REVIEWER\n\n${proposed.split('\n').slice(0, 3).join('\n')}\n\nKeep the notes.md format.`;
+    await box.fill(edited);
+    await wb.screenshot('08-summary-preview');
+    await card.locator('[data-test="apply-preview"]').click();
+    await sidebar.frame.locator('[data-test="checkpoint"]').nth(before).waitFor({ timeout: 30_000 });
+    await card.waitFor({ state: 'detached', timeout: 10_000 });
+    await wb.toast('proposed summary').waitFor({ state: 'hidden', timeout: 10_000 });
+    const divider = sidebar.frame.locator('[data-test="compaction-divider"][data-trigger="manual"]').last();
+    await divider.locator('summary').click();
+    const summary = await divider.locator('[data-test="divider-summary"]').innerText({ timeout: 10_000 });
+    expect(summary.trim() === edited.trim(), `applied summary differs from the edited text:\n${summary.slice(0, 300)}`);
+    updateSettings({ 'contextKeeper.previewSummary': false });
+    await wb.clearToasts();
+    return `${edited.length} characters applied as edited`;
+  });
+}
+
+export async function importChecks({ check, expect, wb, sidebar, env }) {
+  let first;
+  await check('import opens a second session; the working session stays intact', async () => {
+    const select = sidebar.frame.locator('[data-test="session-select"]');
+    const lines = async () => (await sidebar.frame.locator('[data-test="item"]').count()) + Number((await sidebar.frame.locator('[data-test="load-earlier"]').innerText().catch(() => '(0')).match(/\(([\d,]+)/)?.[1]?.replace(/,/g, '') ?? 0);
+    first = { id: await select.inputValue(), budget: await sidebar.budget(), checkpoints: await sidebar.checkpointCount(), lines: await lines() };
+    const file = env('TRANSCRIPT');
+    await wb.runCommand('ContextKeeper: Import Transcript');
+    await wb.answerFileDialog(file);
+    await wb.waitToast('imported');
+    await sidebar.frame.locator('[data-test="read-only"]').waitFor({ timeout: 30_000 });
+    const imported = await sidebar.waitBudget((b) => b.accuracy === 'estimated' && b.used > 0, 'no gauge for the import');
+    const options = await sidebar.frame.locator('[data-test="session-select"] option').allInnerTexts();
+    expect(options.length >= 2, `session list: ${options.join(' | ')}`);
+    expect((await select.inputValue()) !== first.id, 'the import did not open as its own session');
+    await wb.screenshot('09-sidebar-imported');
+    // Back to the working session: same messages, same checkpoints, the gauge within a rounding of where it was.
+    await select.selectOption(first.id);
+    await sidebar.frame.locator('[data-test="read-only"]').waitFor({ state: 'detached', timeout: 30_000 });
+    const back = await sidebar.waitBudget((b) => Math.abs(b.used - first.budget.used) <= first.budget.used * 0.05, `working session gauge changed (${first.budget.used})`);
+    const checkpoints = await sidebar.checkpointCount();
+    expect(checkpoints === first.checkpoints, `working session had ${first.checkpoints} checkpoints, now ${checkpoints}`);
+    const now = await lines();
+    expect(now === first.lines, `working session had ${first.lines} transcript lines, now ${now}`);
+    await wb.clearToasts();
+    return `${options.length} sessions; import ${imported.used} tokens; working session ${first.budget.used} → ${back.used} tokens, ${checkpoints} checkpoints and ${now} lines kept`;
+  });
+}
+
+export async function longSessionChecks({ check, expect, wb, sidebar, page, env, log }) {
+  const file = env('LONG_TRANSCRIPT', false);
+  if (!file || !fs.existsSync(file)) {
+    log(`SKIP long-session checks: no recorded session at ${file}`);
+    return;
+  }
+  await check('long imported session + streaming task: clicks beat deltas, focus and an opened tool result survive 100 deltas', async () => {
+    await wb.runCommand('ContextKeeper: Import Transcript');
+    await wb.answerFileDialog(file);
+    await wb.waitToast('imported', 120_000);
+    const imported = await sidebar.waitBudget((b) => b.used > 100_000, 'the long session did not load', 120_000);
+    await wb.clearToasts();
+    await sidebar.frame.locator('[data-test="continue-in-new-task"]').click();
+    await sidebar.frame.locator('[data-test="read-only"]').waitFor({ state: 'detached', timeout: 60_000 });
+    await sidebar.frame.locator('#task').fill('Task: long stream please');
+    await sidebar.frame.locator('[data-test="run-task"]').click();
+    await sidebar.frame.locator('.turn.assistant.streaming', { hasText: 'piece3 ' }).waitFor({ timeout: 180_000 });
+    // Open a tool result while the reply streams: the click lands before the next delta is rendered.
+    const result = sidebar.frame.locator('.turn.result [data-test="tool-result"]').last();
+    const id = await result.locator('xpath=..').locator('xpath=..').getAttribute('data-id');
+    // A real mouse click at the summary's place (no waiting for the page to settle first: it never
+    // does while a reply streams, and waiting is exactly what the check must not do).
+    const target = result.locator('summary');
+    await target.scrollIntoViewIfNeeded();
+    const box = await target.boundingBox();
+    expect(box, 'the tool result has no box on screen');
+    await page.mouse.click(box.x + Math.min(40, box.width / 2), box.y + box.height / 2);
+    const start = await webviewStats(page);
+    const click = start.clicks.at(-1);
+    expect(click && click.rendersBetween === 0, `a render ran between the click and its handler: ${JSON.stringify(click)}`);
+    await sidebar.frame.locator(`[data-id="${id}"] details[open]`).waitFor({ timeout: 2_000 });
+    const frame = await webviewFrame(page);
+    const focused = () => frame.evaluate(() => document.activeElement?.closest('[data-id]')?.getAttribute('data-id') ?? document.activeElement?.tagName);
+    expect((await focused()) === id, `focus is not on the clicked tool result (${await focused()})`);
+    let now = start;
+    const deadline = Date.now() + 60_000;
+    while (now.deltas < start.deltas + 100 && Date.now() < deadline) {
+      await page.waitForTimeout(250);
+      now = await webviewStats(page);
+    }
+    expect(now.deltas >= start.deltas + 100, `only ${now.deltas - start.deltas} deltas arrived`);
+    expect((await focused()) === id, `focus moved to ${await focused()} after ${now.deltas - start.deltas} deltas`);
+    expect(await sidebar.frame.locator(`[data-id="${id}"] details[open]`).count() === 1, 'the opened tool result closed');
+    await wb.screenshot('12-long-session-streaming');
+    const ms = now.renderMs;
+    await sidebar.frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 60_000 });
+    return `${imported.used} tokens imported; ${now.deltas - start.deltas} deltas; click input delay ${click.delayMs} ms, 0 renders before it; webview render ms median ${quantile(ms, 0.5)}, p95 ${quantile(ms, 0.95)}, max ${Math.max(...ms)}`;
+  });
+}
+
+/** Screenshots of the sidebar (and the welcome view) in one theme. */
+export async function themeShots({ check, wb, sidebar, page, updateSettings, env }, theme, kind, tag) {
+  await check(`sidebar and welcome view in ${theme}`, async () => {
+    await wb.runCommand('Preferences: Color Theme');
+    await wb.quickInputBox.fill(theme);
+    await wb.paletteRow(theme).waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((k) => document.querySelector('.monaco-workbench')?.classList.contains(k), kind, { timeout: 20_000 });
+    await page.keyboard.press('Escape');
+    await wb.activityItem('ContextKeeper').waitFor();
+    await sidebar.budget();
+    await page.waitForTimeout(500);
+    await wb.screenshot(`${tag}-sidebar`);
+    updateSettings({ 'contextKeeper.baseUrl': '' });
+    await welcomeView(page).waitFor({ timeout: 20_000 });
+    await wb.screenshot(`${tag}-welcome`);
+    updateSettings({ 'contextKeeper.baseUrl': env('MODEL_SERVER') });
+    await page.locator('.pane-header', { hasText: 'Get Started' }).first().waitFor({ state: 'detached', timeout: 20_000 });
+    return kind;
+  });
+}
