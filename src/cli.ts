@@ -32,6 +32,8 @@ function budgetOptions(cmd: Command): Command {
     .option('--to <fraction>', 'compact down to this fraction of the budget', parseFraction, 0.5)
     .option('--reserve <tokens>', 'output tokens reserved for the reply; the budget is the window minus this (default 0: recordings are measured against the whole window)', parseTokens)
     .option('--keep-steps <n>', 'newest agent steps never summarized', parseCount, 1)
+    .option('--user-budget <fraction>', "share of the compaction target for the user's typed requests kept verbatim (at most 20k tokens)", parseFraction, 0.25)
+    .option('--summary-budget <fraction>', "share of the compaction target for a summary's notes and work-state ledger", parseFraction, 0.25)
     .addOption(new Option('--summarizer <name>', 'who writes summaries').choices(['extractive', 'openai']).default('extractive'))
     .option('--base-url <url>', 'OpenAI-compatible endpoint for --summarizer openai (key from OPENAI_API_KEY or CONTEXT_KEEPER_API_KEY)')
     .option('--summary-model <model>', 'model for --summarizer openai')
@@ -66,10 +68,11 @@ export function program(): Command {
   budgetOptions(
     p.command('replay')
       .description('play the recording message by message, compacting automatically as the agent would have')
-      .argument('<file>', 'recorded transcript'),
+      .argument('<file>', 'recorded transcript')
+      .option('--out <file>', 'write the context as it stands after the whole replay as JSON (the shape of compact --out)'),
   )
     .exitOverride()
-    .action((file: string, o: BudgetOptions) => (checkBudgetOptions(o), replayCommand(file, o, out)));
+    .action((file: string, o: BudgetOptions & { out?: string }) => (checkBudgetOptions(o), replayCommand(file, o, out)));
   p.command('models')
     .description("list an endpoint's models with the context window each is served with")
     .requiredOption('--base-url <url>', 'the endpoint (for example http://127.0.0.1:11434/v1); key from CONTEXT_KEEPER_API_KEY or OPENAI_API_KEY')

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { BudgetConfig, Checkpoint, Summarizer } from '../compaction/types';
+import type { BudgetConfig, Checkpoint, ContextItem, Summarizer } from '../compaction/types';
 import { toMessages } from '../compaction/context';
 import { compact } from '../compaction/compactor';
 import { thresholds } from '../compaction/budget';
@@ -21,6 +21,10 @@ export interface BudgetOptions {
   to: number;
   reserve?: number;
   keepSteps: number;
+  /** Share of the compaction target for typed requests (`--user-budget`). */
+  userBudget?: number;
+  /** Share of the compaction target for notes and ledger (`--summary-budget`). */
+  summaryBudget?: number;
   summarizer: string;
   baseUrl?: string;
   summaryModel?: string;
@@ -95,21 +99,12 @@ export async function compactCommand(file: string, o: BudgetOptions & { out?: st
     tools: s.transcript.tools,
     meter: s.meter,
     summarizer,
-    options: { budget, trigger: 'manual', force: true, keepRecentSteps: o.keepSteps, maxSummaryCalls: o.maxSummaryCalls },
+    options: { budget, trigger: 'manual', force: true, keepRecentSteps: o.keepSteps, maxSummaryCalls: o.maxSummaryCalls, userBudget: o.userBudget, summaryBudget: o.summaryBudget },
   });
   const items = result.context;
   const violations = checkContext(items, s.entries, { keepRecentSteps: o.keepSteps });
   const checkpoints = [...s.importCheckpoints, ...result.checkpoints];
-  const doc = {
-    format: s.transcript.format,
-    model: s.model,
-    window: o.window,
-    tokensBefore: result.tokensBefore,
-    tokensAfter: result.tokensAfter,
-    messages: toMessages(items),
-    checkpoints: checkpoints.map(checkpointJson),
-    rawCount: s.entries.length,
-  };
+  const doc = contextDocument(s, o.window, result.tokensBefore, result.tokensAfter, items, checkpoints);
   // A failed compaction writes nothing: a script that checks for the file must not get the input back.
   if (o.out && !result.error) writeJsonAtomically(o.out, doc);
   const fits = result.tokensAfter <= th.inputBudget;
@@ -129,8 +124,23 @@ export async function compactCommand(file: string, o: BudgetOptions & { out?: st
   if (o.out && !result.error) out(`wrote ${o.out}`);
 }
 
+/** The JSON written by `compact --out` and `replay --out`: the context an agent would be sent. */
+function contextDocument(s: LoadedSession, window: number, tokensBefore: number, tokensAfter: number, items: readonly ContextItem[], checkpoints: readonly Checkpoint[]) {
+  return {
+    format: s.transcript.format,
+    model: s.model,
+    window,
+    tokensBefore,
+    tokensAfter,
+    messages: toMessages(items),
+    checkpoints: checkpoints.map(checkpointJson),
+    rawCount: s.entries.length,
+  };
+}
+
 /** `replay FILE --window N`: plays the recording as if the agent were running. */
-export async function replayCommand(file: string, o: BudgetOptions, out: Out): Promise<void> {
+export async function replayCommand(file: string, o: BudgetOptions & { out?: string }, out: Out): Promise<void> {
+  if (o.out && sameFile(o.out, file)) throw new Error(`--out ${o.out} is the input file; the recording is never overwritten`);
   const s = await loadSession(file, o.model);
   const budget = budgetOf(o);
   const th = thresholds(budget);
@@ -142,6 +152,8 @@ export async function replayCommand(file: string, o: BudgetOptions, out: Out): P
     budget,
     keepRecentSteps: o.keepSteps,
     maxSummaryCalls: o.maxSummaryCalls,
+    userBudget: o.userBudget,
+    summaryBudget: o.summaryBudget,
     tools: s.transcript.tools,
     keepCheckpointItems: false,
     onCall: o.json ? undefined : (c) => out(`call ${String(c.index).padStart(4)} ${gauge(c.tokens, th.base, o.at, o.to)}${c.compacted ? '  (after compaction)' : ''}`),
@@ -167,7 +179,8 @@ export async function replayCommand(file: string, o: BudgetOptions, out: Out): P
     errors: report.errors,
   };
   if (report.violations.length || report.failedCompactions || !fits) process.exitCode = 1;
-  if (o.json) return out(JSON.stringify(summary, null, 2));
+  if (o.out) writeJsonAtomically(o.out, contextDocument(s, o.window, report.finalTokensUnmanaged, report.finalTokens, report.finalContext, report.checkpoints));
+  if (o.json) return out(JSON.stringify({ ...summary, out: o.out }, null, 2));
   out(`model calls ${report.modelCalls}, compactions ${report.compactions}${report.failedCompactions ? ` (${report.failedCompactions} failed)` : ''}, summarizer calls ${report.summarizerCalls}`);
   out(`peak ${report.peakTokens} tokens over the model calls; ${report.finalTokens} tokens at the end of the recording (after its last message)`);
   out(`prompt tokens over all calls: ${report.promptTokens} with compaction, ${report.promptTokensUnmanaged} without (${report.promptTokensUnmanaged ? Math.round((saved / report.promptTokensUnmanaged) * 100) : 0}% saved)`);
@@ -175,6 +188,7 @@ export async function replayCommand(file: string, o: BudgetOptions, out: Out): P
   out(`invariant violations: ${report.violations.length}${report.violations.length ? `; first: ${report.violations[0].message}` : ''}`);
   printWarnings(s, out);
   for (const e of report.errors.slice(0, 5)) out(`error: ${e}`);
+  if (o.out) out(`wrote ${o.out} (the context after the whole replay)`);
 }
 
 /**

@@ -32,6 +32,10 @@ export interface ReplayReport {
   promptTokens: number;
   promptTokensUnmanaged: number;
   finalTokens: number;
+  /** Prompt tokens of every recorded message with no compaction, at the end. */
+  finalTokensUnmanaged: number;
+  /** The active context after the last recorded message. */
+  finalContext: ContextItem[];
   violations: Violation[];
   checkpoints: Checkpoint[];
   calls: ReplayCall[];
@@ -45,6 +49,9 @@ export interface ReplayOptions {
   keepRecentSteps?: number;
   maxSummaryCalls?: number;
   approximateSummaryTokens?: number;
+  /** Shares of the compaction target for typed requests and for notes (see `summaryBudgets`). */
+  userBudget?: number;
+  summaryBudget?: number;
   tools?: readonly ToolSchema[];
   /** Called after each model call (for a gauge line). */
   onCall?: (call: ReplayCall, items: readonly ContextItem[]) => void;
@@ -73,7 +80,7 @@ export async function replay(entries: readonly Entry[], meter: TokenMeter, summa
   const raw = checker.entries;
   const report: ReplayReport = {
     modelCalls: 0, compactions: 0, failedCompactions: 0, summarizerCalls: 0, peakTokens: 0, promptTokens: 0,
-    promptTokensUnmanaged: 0, finalTokens: 0, violations: [], checkpoints: [], calls: [], errors: [],
+    promptTokensUnmanaged: 0, finalTokens: 0, finalTokensUnmanaged: 0, finalContext: [], violations: [], checkpoints: [], calls: [], errors: [],
   };
   const tools = options.tools;
   // The same guard as a live session: one automatic compaction per model call, back-off after
@@ -89,7 +96,7 @@ export async function replay(entries: readonly Entry[], meter: TokenMeter, summa
       if (before >= th.triggerTokens && guard.mayAutoCompact().allowed) {
         const result = await compact({
           items, tools, meter, summarizer,
-          options: { budget: options.budget, trigger: 'auto', keepRecentSteps, maxSummaryCalls: options.maxSummaryCalls, approximateSummaryTokens: options.approximateSummaryTokens, signal: options.signal },
+          options: { budget: options.budget, trigger: 'auto', keepRecentSteps, maxSummaryCalls: options.maxSummaryCalls, approximateSummaryTokens: options.approximateSummaryTokens, userBudget: options.userBudget, summaryBudget: options.summaryBudget, signal: options.signal },
         });
         const spans = result.checkpoints.filter((c) => c.strategy === 'summary' || c.strategy === 'extractive');
         report.summarizerCalls += spans.reduce((s, c) => s + Math.max(1, c.usage?.calls ?? 0), 0);
@@ -124,6 +131,8 @@ export async function replay(entries: readonly Entry[], meter: TokenMeter, summa
     unmanaged += meter.countMessage(entry.message);
   }
   report.finalTokens = meter.measure(items, tools).total;
+  report.finalTokensUnmanaged = unmanaged;
+  report.finalContext = items;
   const status = guard.status();
   if (status.paused) report.errors.push(`automatic compaction was paused (${status.pauseReason === 'failures' ? `${status.consecutiveFailures} failed compactions in a row` : `it refilled past the trigger ${status.thrashes} times`})`);
   return report;

@@ -374,6 +374,9 @@ export interface ContextServiceOptions {
   compactionTimeoutMs?: number;
   /** Newest agent steps never summarized. Default 1. */
   keepRecentSteps?: number;
+  /** Shares of the compaction target for typed requests and for a summary's notes (`summaryBudgets`). */
+  userBudget?: number;
+  summaryBudget?: number;
   /** Model calls one compaction may make; older batches beyond it are dropped and counted. Default 4. */
   maxSummaryCalls?: number;
   /** Timeout of one tool call, in milliseconds. Default 60 000. */

@@ -30,6 +30,9 @@ export interface CompactionHost {
   readonly summarizer: Summarizer;
   readonly budget: BudgetConfig;
   readonly keepRecentSteps: number;
+  /** Shares of the compaction target for typed requests and for a summary's notes. */
+  readonly userBudget?: number;
+  readonly summaryBudget?: number;
   /** Model calls one compaction may make (invariant 7). */
   readonly maxSummaryCalls?: number;
   /** Counter bumped on every rewrite of the context (compaction, restore, pin, import), not on appends. */
@@ -339,6 +342,8 @@ export class Compactions {
             trigger,
             keepRecentSteps: this.host.keepRecentSteps,
             maxSummaryCalls: this.host.maxSummaryCalls,
+            userBudget: this.host.userBudget,
+            summaryBudget: this.host.summaryBudget,
             force: options.force,
             all: options.all,
             noCollapse: options.noCollapse,
@@ -461,7 +466,7 @@ export class Compactions {
         tools: this.host.tools(),
         meter: this.host.meter,
         summarizer: this.host.summarizer,
-        options: { budget: { ...budget, compactTo }, trigger: 'auto', keepRecentSteps: this.host.keepRecentSteps, maxSummaryCalls: this.host.maxSummaryCalls, force: true, signal },
+        options: { budget: { ...budget, compactTo }, trigger: 'auto', keepRecentSteps: this.host.keepRecentSteps, maxSummaryCalls: this.host.maxSummaryCalls, userBudget: this.host.userBudget, summaryBudget: this.host.summaryBudget, force: true, signal },
       }),
       signal,
     ).then(

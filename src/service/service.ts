@@ -163,6 +163,8 @@ export class ContextService implements ContextServiceApi {
         summarizer: this.summarizer,
         budget: options.budget,
         keepRecentSteps: options.keepRecentSteps ?? 1,
+        userBudget: options.userBudget,
+        summaryBudget: options.summaryBudget,
         maxSummaryCalls: options.maxSummaryCalls,
         version: () => this.version,
         commit: (result) => this.commitCompaction(result),

@@ -79,6 +79,9 @@ export function renderCheckpoint(checkpoint: CheckpointRecord): string {
   if (checkpoint.usage) rows.push(['Summarizer usage', `${checkpoint.usage.calls} calls, ${checkpoint.usage.promptTokens} in, ${checkpoint.usage.completionTokens} out`]);
   if (checkpoint.durationMs !== undefined) rows.push(['Duration', `${checkpoint.durationMs} ms`]);
   if (checkpoint.focus) rows.push(['Focus', checkpoint.focus]);
+  // What the summary kept of the typed requests (its "Requests, verbatim" section closes the summary).
+  const req = checkpoint.requests;
+  if (req) rows.push(['Typed requests kept', `${req.whole} whole, ${req.shortened} shortened in the middle, ${req.omitted} left out${req.missingFromModel ? `; ${req.missingFromModel} restored after the model left them out` : ''}`]);
   if (checkpoint.restored) rows.push(['Restored', checkpoint.restoredAt ?? 'yes']);
   return [
     `# Checkpoint ${checkpoint.id}`,

@@ -103,6 +103,8 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
       storageDir,
       sessionId,
       keepRecentSteps: settings.keepRecentSteps,
+      userBudget: settings.userBudget,
+      summaryBudget: settings.summaryBudget,
       maxSummaryCalls: settings.maxSummaryCalls,
       maxImagesPerRequest: settings.maxImagesPerRequest || undefined,
       tokenCounter: counter,

@@ -25,6 +25,10 @@ export interface ContextKeeperSettings {
   compactAt: number;
   compactTo: number;
   keepRecentSteps: number;
+  /** Share of the compaction target for typed requests kept verbatim. */
+  userBudget: number;
+  /** Share of the compaction target for a summary's notes and ledger. */
+  summaryBudget: number;
   autoCompact: boolean;
   previewSummary: boolean;
   maxSummaryCalls: number;
@@ -63,6 +67,8 @@ export function readSettings(workspaceConfig: InspectableConfiguration): Context
     compactAt,
     compactTo,
     keepRecentSteps: Math.round(num('keepRecentSteps', 1, 0, 100)),
+    userBudget: num('userBudget', 0.25, 0.01, 1),
+    summaryBudget: num('summaryBudget', 0.25, 0.01, 1),
     autoCompact: config.get<boolean>('autoCompact', true) !== false,
     previewSummary: config.get<boolean>('previewSummary', false) === true,
     maxSummaryCalls: Math.round(num('maxSummaryCalls', 4, 1, 64)),
