@@ -174,9 +174,18 @@ export class AgentSession {
     } catch (error) {
       if (signal.aborted) return { ...result, status: 'cancelled' };
       // Servers echo the key in errors (masked, encoded): the message goes to the user and the log.
-      // An `OpenAI` client carries its key as `apiKey`; other clients have none to redact.
-      const message = redactKey(error instanceof Error ? error.message : String(error), (this.options.client as { apiKey?: unknown }).apiKey as string | undefined);
-      return { ...result, status: 'error', error: new Error(message, { cause: error }) };
+      // An `OpenAI` client carries its key as `apiKey`; other clients have none to redact. The error
+      // keeps its class (callers tell kinds apart); only its text changes.
+      const failure = error instanceof Error ? error : new Error(String(error));
+      const key = (this.options.client as { apiKey?: unknown }).apiKey;
+      if (typeof key === 'string') {
+        const redacted = redactKey(failure.message, key);
+        if (redacted !== failure.message) {
+          failure.message = redacted;
+          failure.stack = failure.stack === undefined ? undefined : redactKey(failure.stack, key);
+        }
+      }
+      return { ...result, status: 'error', error: failure };
     } finally {
       this.running = false;
       hooks.onStateChange?.('idle');

@@ -10,6 +10,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { IgnoredSettingsNotice, USER_ONLY_KEYS, userScoped } from '../../src/views/user-scoped-settings';
+import type { WorkspaceConfiguration } from 'vscode';
+import type * as SettingsModule from '../../src/views/settings';
 import { loadWithVscodeShim } from '../support/vscode-shim';
 
 // The reader's module imports `vscode` for its Settings class; the pure reader is what is tested here.

@@ -55,12 +55,6 @@ export async function configuredCheck({ check, wb, page, env }) {
     await page.locator('.pane-header', { hasText: 'Get Started' }).first().waitFor({ state: 'detached', timeout: 20_000 });
     // Leave the side bar closed, as the next checks expect to open it with the activity bar.
     await wb.runCommand('View: Close Primary Side Bar');
-    // Start over as a configured profile would: the failed open without an endpoint is retried as soon
-    // as one is chosen, and the next checks expect a session not opened yet.
-    await wb.runCommand('Developer: Reload Window');
-    await page.waitForLoadState('domcontentloaded');
-    await page.locator('.monaco-workbench .part.statusbar').waitFor({ timeout: 90_000 });
-    await wb.activityItem('ContextKeeper').waitFor({ timeout: 60_000 });
   });
 }
 
