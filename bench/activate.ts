@@ -99,6 +99,7 @@ function heap(): number {
 
 /** Counts `Map.prototype.set` calls while `fn` runs: building a rank table makes hundreds of thousands. */
 function countMapSets(fn: () => void): number {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the right `this`
   const original = Map.prototype.set;
   let n = 0;
   Map.prototype.set = function (this: Map<unknown, unknown>, k: unknown, v: unknown) {

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark of ContextKeeper in one run. Prints a table and writes
- * bench/results.json. Options: `--only=tokenizers,meter,planner,economics,sidebar,extension,watch,quality` runs a subset;
+ * bench/results.json. Options: `--only=tokenizers,meter,planner,economics,replay,sidebar,extension,watch,quality` runs a subset;
  * `--quick` uses fewer repetitions (a smoke run; figures are noisier).
  */
 import fs from 'node:fs';
@@ -15,7 +15,8 @@ import { benchExtension } from './extension';
 import { benchSidebar } from './sidebar';
 import { benchWatch } from './watch';
 import { benchQuality } from './quality/index';
-import { table, targets, type Collected } from './report';
+import { benchReplay } from './replay';
+import { table, targets } from './report';
 
 const args = process.argv.slice(2);
 const only = args.find((a) => a.startsWith('--only='))?.slice(7).split(',');
@@ -56,6 +57,10 @@ async function main(): Promise<void> {
     results.economics = await benchEconomics(sessions, [32_000, 128_000], log);
     log('economics done');
   }
+  if (want('replay')) {
+    results.replay = await benchReplay([10_000, 30_000, 100_000], quick ? 1 : 3);
+    log('replay done');
+  }
   if (want('sidebar')) {
     results.sidebar = await benchSidebar([20_000, 300_000], quick ? 100 : 300);
     log('sidebar done');
@@ -74,12 +79,16 @@ async function main(): Promise<void> {
   }
   results.seconds = Math.round((Date.now() - started) / 1000);
   const out = path.join(root, 'bench/results.json');
-  const ts = targets(results as Collected);
+  const ts = targets(results);
   results.targets = ts;
   fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
   const m = results.machine as { cpus: number; cpu?: string; node: string; loadAverage: number[] };
-  console.log(`ContextKeeper benchmarks: ${m.cpus} × ${m.cpu ?? 'cpu'}, node ${m.node}, load ${m.loadAverage[0]}, ${results.seconds} s\n`);
-  console.log(table(results as Collected, source, ts));
+  console.log(`ContextKeeper benchmarks: ${m.cpus} × ${m.cpu ?? 'cpu'}, node ${m.node}, load ${m.loadAverage[0]}, ${String(results.seconds)} s\n`);
+  console.log(table(results, source, ts));
+  if (results.replay) {
+    const r = results.replay as { sizes: number[]; ms: number[]; exponents: number[]; exponentOverall: number; violations: number };
+    console.log(`\nreplay (growth exponent ≤ 1.2 up to 100k messages): ${r.sizes.map((n, i) => `${n / 1000}k ${r.ms[i]} ms`).join(', ')}; exponent ${r.exponents.join(', ')} (overall ${r.exponentOverall}), ${r.violations} invariant violations; met: ${r.exponentOverall <= 1.2 && r.violations === 0 ? 'yes' : 'no'}`);
+  }
   console.log(`\nWrote ${path.relative(process.cwd(), out) || out}.`);
 }
 

@@ -141,11 +141,11 @@ async function measure(targetTokens: number, chunks: number): Promise<SidebarRow
 /** Runs the sidebar benchmark at each size in `sizes` (tokens), `chunks` streamed pieces per reply. */
 export async function benchSidebar(sizes: readonly number[], chunks: number): Promise<SidebarResult> {
   // One warm-up run so the first size does not pay for JIT and tokenizer loading.
-  await measure(sizes[0]!, 50);
+  await measure(sizes[0], 50);
   const rows: SidebarRow[] = [];
   for (const size of sizes) rows.push(await measure(size, chunks));
-  const first = rows[0]!;
-  const last = rows[rows.length - 1]!;
+  const first = rows[0];
+  const last = rows[rows.length - 1];
   return {
     rows,
     buildGrowth: Number((last.buildMsMedian / first.buildMsMedian).toFixed(2)),

@@ -50,6 +50,7 @@ function contenders(encoding: EncodingName): Exact[] {
     countTokens(t: string, o?: { disallowedSpecial?: Set<string>; allowedSpecial?: Set<string> }): number;
     clearMergeCache(): void;
   };
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- a free function, despite its typing
   const { get_encoding } = require('tiktoken') as { get_encoding(n: string): { encode_ordinary(t: string): Uint32Array; free(): void } };
   const wasm = get_encoding(encoding);
   /* eslint-enable @typescript-eslint/no-require-imports */

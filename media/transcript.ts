@@ -96,7 +96,7 @@ function divider(ui: Ui, c: CompactionView): TemplateResult {
               <ul class="replaced" data-test="divider-replaced">${detail.replaced.map((r) => html`<li><span class="role">${r.role}</span>${r.tool ? html` <code>${r.tool}</code>` : nothing}${r.path ? html` <span class="path">${r.path}</span>` : nothing} <span class="meta">${r.preview}</span></li>`)}
               ${detail.more > 0 ? html`<li class="meta">… and ${detail.more} more</li>` : nothing}</ul>
               <div class="actions">
-                <button class="secondary" @click=${() => ui.post({ type: 'openCheckpoint', id: c.checkpointIds[c.checkpointIds.length - 1]! })}><span class="codicon codicon-go-to-file" aria-hidden="true"></span> Open</button>
+                <button class="secondary" @click=${() => ui.post({ type: 'openCheckpoint', id: c.checkpointIds[c.checkpointIds.length - 1] })}><span class="codicon codicon-go-to-file" aria-hidden="true"></span> Open</button>
                 ${c.restored || c.trigger === 'import' ? nothing : html`<button class="secondary" data-test="divider-restore" @click=${() => ui.post({ type: 'restoreCheckpoint', id: c.id })}><span class="codicon codicon-discard" aria-hidden="true"></span> Restore</button>`}
               </div></div>`
           : html`<p class="meta">Loading…</p>`

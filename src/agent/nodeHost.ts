@@ -121,8 +121,8 @@ export class NodeToolHost implements ToolHost {
           truncated = true;
         }
       };
-      child.stdout!.on('data', onData);
-      child.stderr!.on('data', onData);
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
       const kill = (): void => {
         try {
           if (child.pid !== undefined && process.platform !== 'win32') process.kill(-child.pid, 'SIGKILL');

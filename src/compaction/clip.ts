@@ -162,7 +162,7 @@ export function clipMessageToTokens<M extends ClippableMessage>(
   const original = countMessage(message);
   let current = original;
   if (current <= maxTokens) return message;
-  const copy = structuredClone(message) as M;
+  const copy = structuredClone<M>(message);
   // Re-serialisations of tool-call arguments whose string values were clipped, run after each round.
   const argumentWriters: Array<() => void> = [];
   const pieces = piecesOf(copy);

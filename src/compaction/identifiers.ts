@@ -143,7 +143,7 @@ export interface IdentifierBackfill {
 }
 
 /** Identifiers too common to be worth keeping. */
-const NOISE = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '2>&1', '/tmp']);
+export const NOISE = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '2>&1', '/tmp']);
 
 /** Heading of the identifiers section, as the default summary instruction asks for it. */
 export const IDENTIFIERS_HEADING = '## Identifiers';
@@ -214,7 +214,7 @@ function collectErrorLines(text: string, push: (start: number, raw: string) => v
   }
   lines.push({ index: from, text: text.slice(from) });
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
+    const line = lines[i];
     const match = ERROR_LINE_RE.exec(line.text);
     if (match === null) continue;
     if (match[0].startsWith('Traceback')) {
@@ -271,13 +271,13 @@ function looksLikePath(p: string): boolean {
   if (!/[A-Za-z]/.test(p)) return false;
   const segments = p.split('/').filter((seg) => seg.length > 0 && seg !== '.' && seg !== '..' && seg !== '~');
   if (segments.length === 0) return false;
-  const last = segments[segments.length - 1]!;
+  const last = segments[segments.length - 1];
   const hasExtension = FILE_EXTENSIONS.has((/\.([A-Za-z0-9]{1,10})$/.exec(last)?.[1] ?? '').toLowerCase());
   if (/^(?:~|\.{1,2})?\//.test(p)) {
     return segments.length >= 2 || hasExtension || /^(?:~|\.{1,2})\//.test(p);
   }
   if (hasExtension || p.endsWith('/')) return true;
-  const first = segments[0]!;
+  const first = segments[0];
   return first.startsWith('.') || COMMON_DIRECTORIES.has(first.toLowerCase());
 }
 
@@ -306,7 +306,7 @@ function commandFromArray(json: string): string | undefined {
     return undefined;
   }
   const shells = new Set(['bash', 'sh', 'zsh', '/bin/bash', '/bin/sh', 'pwsh', 'powershell']);
-  if (parts.length >= 3 && shells.has(parts[0] as string) && /^-\w*c$/.test(parts[1] as string)) {
+  if (parts.length >= 3 && shells.has(parts[0]) && /^-\w*c$/.test(parts[1])) {
     return parts.slice(2).join(' ');
   }
   return parts.join(' ');

@@ -105,7 +105,7 @@ export class TokenMeter {
     let n = TOKENS_PER_MESSAGE;
     const m = message as ChatMessage & { name?: string; tool_calls?: unknown; refusal?: string | null };
     if (typeof m.name === 'string') n += TOKENS_PER_NAME + this.countText(m.name);
-    n += this.countContent(m.content as unknown);
+    n += this.countContent(m.content);
     if (typeof m.refusal === 'string') n += this.countText(m.refusal);
     n += this.countReasoning(m as unknown as Record<string, unknown>);
     if (Array.isArray(m.tool_calls)) {
@@ -139,10 +139,10 @@ export class TokenMeter {
     for (const part of content as Array<Record<string, unknown>>) {
       switch (part.type) {
         case 'text':
-          n += this.countText(String(part.text ?? ''));
+          n += this.countText(typeof part.text === 'string' ? part.text : '');
           break;
         case 'refusal':
-          n += this.countText(String(part.refusal ?? ''));
+          n += this.countText(typeof part.refusal === 'string' ? part.refusal : '');
           break;
         case 'image_url': {
           const img = part.image_url as { url?: string; detail?: string } | undefined;
@@ -154,7 +154,7 @@ export class TokenMeter {
         case 'reasoning':
         case 'redacted_thinking':
           // Reasoning parts are sent back as recorded: their text (and signature) is counted.
-          n += this.countText(String(part.thinking ?? part.text ?? part.reasoning ?? part.data ?? '')) + (typeof part.signature === 'string' ? this.countText(part.signature) : 0);
+          n += this.countText(firstText(part.thinking, part.text, part.reasoning, part.data)) + (typeof part.signature === 'string' ? this.countText(part.signature) : 0);
           break;
         default:
           n += ATTACHMENT_TOKENS;
@@ -265,4 +265,10 @@ export class ContextTally {
   get items(): number {
     return this.count;
   }
+}
+
+/** The first of `values` that is a string (a reasoning part names its text differently per provider), or ''. */
+function firstText(...values: unknown[]): string {
+  for (const v of values) if (v !== undefined && v !== null) return typeof v === 'string' ? v : '';
+  return '';
 }

@@ -55,7 +55,7 @@ export function isRealUserMessage(item: ContextItem): boolean {
 export function isToolOutputMessage(item: ContextItem): boolean {
   if (item.message.role !== 'user' || item.kind === 'summary') return false;
   const content = (item.message as { content?: unknown }).content;
-  const head = typeof content === 'string' ? content : Array.isArray(content) ? String((content[0] as { text?: unknown })?.text ?? '') : '';
+  const head = typeof content === 'string' ? content : Array.isArray(content) ? textOf((content[0] as { text?: unknown } | undefined)?.text) : '';
   return isToolOutputText(head);
 }
 
@@ -214,4 +214,8 @@ export function analyze(items: readonly ContextItem[], keepRecentSteps = 1): Str
     units.push(u);
   }
   return { leadEnd: t.leadEnd, lastUserIndex: t.lastUserIndex, units };
+}
+
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : '';
 }

@@ -12,8 +12,8 @@ export function contentText(message: ChatMessage): string {
   if (!Array.isArray(content)) return '';
   const parts: string[] = [];
   for (const p of content as Array<Record<string, unknown>>) {
-    if (p.type === 'text') parts.push(String(p.text ?? ''));
-    else if (p.type === 'refusal') parts.push(String(p.refusal ?? ''));
+    if (p.type === 'text') parts.push(typeof p.text === 'string' ? p.text : '');
+    else if (p.type === 'refusal') parts.push(typeof p.refusal === 'string' ? p.refusal : '');
     else if (p.type === 'image_url') {
       const url = (p.image_url as { url?: string } | undefined)?.url ?? '';
       const size = imageSizeFromDataUrl(url);

@@ -43,7 +43,6 @@ export function encodingForModel(model: string | undefined, fallback: EncodingNa
 function loadRankModule(name: EncodingName): { default?: unknown } {
   // A computed path keeps the bundler from inlining the table.
   const shipped = `${__dirname}/ranks/${name}.cjs`;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const load = require as (id: string) => unknown;
   try {
     return load(shipped) as { default?: unknown };

@@ -102,8 +102,8 @@ export function demoResponder(root: string, meter: TokenMeter): Responder {
   let stepIndex = 0;
   return (body) => {
     const messages = (body.messages ?? []) as ChatMessage[];
-    const request = [...messages].reverse().find((m) => m.role === 'user' && DEMO_TASKS.includes(String(m.content)));
-    const task = request ? DEMO_TASKS.indexOf(String(request.content)) : 0;
+    const request = [...messages].reverse().find((m) => m.role === 'user' && typeof m.content === 'string' && DEMO_TASKS.includes(m.content));
+    const task = request ? DEMO_TASKS.indexOf(request.content as string) : 0;
     if (task !== currentTask) {
       currentTask = task;
       stepIndex = 0;

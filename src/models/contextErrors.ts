@@ -58,8 +58,8 @@ function fields(error: unknown): { texts: string[]; codes: string[]; numbers: Re
     }
     if (typeof value !== 'object') return;
     const r = value as Record<string, unknown>;
-    for (const key of ['message', 'detail']) if (typeof r[key] === 'string') texts.push(r[key] as string);
-    for (const key of ['code', 'type']) if (typeof r[key] === 'string') codes.push(r[key] as string);
+    for (const key of ['message', 'detail']) if (typeof r[key] === 'string') texts.push(r[key]);
+    for (const key of ['code', 'type']) if (typeof r[key] === 'string') codes.push(r[key]);
     for (const key of ['n_ctx', 'n_prompt_tokens']) if (r[key] !== undefined) numbers[key] = r[key];
     for (const key of ['error', 'body', 'cause']) if (key in r) visit(r[key], depth + 1);
   };

@@ -32,7 +32,7 @@ const OPENAI_HOST = /(^|\.)openai\.com$|(^|\.)openai\.azure\.com$|\.cognitiveser
  * @throws TypeError when `baseUrl` is not a URL; the caller's abort error when `signal` aborts.
  */
 export async function discoverEndpoint(baseUrl: string, options: DiscoverOptions = {}): Promise<EndpointReport> {
-  const fetch = options.fetch ?? (globalThis.fetch as unknown as FetchLike);
+  const fetch = options.fetch ?? (globalThis.fetch);
   const request: JsonRequest = { fetch, apiKey: options.apiKey, timeoutMs: options.timeoutMs, signal: options.signal };
   const { root, v1 } = roots(baseUrl);
   const notes: string[] = [];

@@ -43,7 +43,7 @@ export class FallbackSummarizer implements Summarizer {
       try {
         const result = await summarizer.summarize(request);
         if (failures.length === 0) return result;
-        return { ...result, model: `${result.model} (fallback: ${failures[0]!.error.kind})` };
+        return { ...result, model: `${result.model} (fallback: ${failures[0].error.kind})` };
       } catch (error) {
         const failure =
           error instanceof SummarizerError

@@ -24,6 +24,7 @@ import { batchForWindow, DEFAULT_SUMMARY_INSTRUCTION, PREVIOUS_NOTES_CLOSE, PREV
 import { clipMiddle, clipMiddleToTokens } from '../compaction/clip';
 import { validateReply, type RawReply } from './reply';
 import { Watchdog } from './watchdog';
+import { maskMessageContents, redactKey } from '../compaction/secrets';
 
 /** Which request field bounds the reply length. */
 export type ReplyLimitParameter = 'max_completion_tokens' | 'max_tokens' | 'none';
@@ -77,6 +78,11 @@ export interface OpenAISummarizerOptions {
   log?: (line: string) => void;
   /** A prebuilt client (tests); when given, `baseURL`, `apiKey`, `headers` are not used to build one. */
   client?: OpenAI;
+  /**
+   * Mask credentials (`compaction/secrets.ts`) in everything sent. Set when this endpoint is not the
+   * session's own: the transcript's secrets then never reach a second server. Default false.
+   */
+  maskSecrets?: boolean;
 }
 
 /** Share of the window kept free for counting error between our estimate and the model's tokenizer. */
@@ -137,7 +143,7 @@ export class OpenAISummarizer implements Summarizer {
     let notes: string | undefined;
     let model = this.options.model;
     for (let k = 0; k < plan.batches.length; k++) {
-      const batch = plan.batches[k]!;
+      const batch = plan.batches[k];
       const messages = this.messages(request, plan, batch.text, notes, k, plan.batches.length);
       const outcome = await this.call(messages, plan.replyTokens, request, usage);
       notes = outcome.text;
@@ -242,7 +248,7 @@ export class OpenAISummarizer implements Summarizer {
     const timeoutMs = this.options.timeoutMs ?? 60_000;
     const maxRetries = this.options.maxRetries ?? 2;
     const deadlineMs = this.options.callDeadlineMs ?? (timeoutMs + 60_000) * (maxRetries + 1);
-    const params: ChatCompletionCreateParams = { model: this.options.model, messages };
+    const params: ChatCompletionCreateParams = { model: this.options.model, messages: this.options.maskSecrets ? maskMessageContents(messages) : messages };
     const limit = this.options.replyLimitParameter ?? 'max_completion_tokens';
     if (limit === 'max_completion_tokens') params.max_completion_tokens = replyTokens;
     else if (limit === 'max_tokens') params.max_tokens = replyTokens;
@@ -390,7 +396,7 @@ export class OpenAISummarizer implements Summarizer {
   private redact(text: string): string {
     let out = text;
     const secrets = [this.options.apiKey, ...Object.values(this.options.headers ?? {})].filter((s): s is string => typeof s === 'string' && s.length >= 6);
-    for (const secret of secrets) out = out.split(secret).join('***');
+    for (const secret of secrets) out = redactKey(out, secret);
     return clipMiddle(out.replace(/\s+/g, ' ').trim(), 300);
   }
 
@@ -423,15 +429,25 @@ function causeText(error: unknown): string {
       parts.push(typeof code === 'string' ? `${current.message} (${code})` : current.message);
       current = current.cause;
     } else {
-      parts.push(String(current));
+      // A cause that is not an Error (a string from a socket library) is printed as given.
+      parts.push(typeof current === 'string' ? current : plainText(current));
       break;
     }
   }
   return parts.filter((p) => p.length > 0 && p !== 'Connection error.').join(': ') || 'connection error';
 }
 
-function apiErrorText(error: InstanceType<typeof OpenAI.APIError>): string {
-  const body = error.error as { message?: unknown } | undefined;
+function apiErrorText(error: { error?: unknown; message: string }): string {
+  const body = error.error as { message?: unknown } | undefined | null;
   if (body !== undefined && typeof body?.message === 'string') return body.message;
   return error.message.replace(/^\d{3}\s*/, '') || 'no details';
+}
+
+/** A non-Error value as JSON, or its type when it has none (undefined, a function, a cycle). */
+function plainText(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? typeof value;
+  } catch {
+    return typeof value;
+  }
 }

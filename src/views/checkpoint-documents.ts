@@ -39,7 +39,7 @@ export function checkpointTitle(checkpoint: CheckpointRecord): string {
 export function parseCheckpointUri(uri: vscode.Uri): { id: string; part: CheckpointPart } | undefined {
   const match = /^\/([^/]+)\/(checkpoint|replaced|summary)(?:\/[^/]+)?\.md$/.exec(uri.path);
   if (uri.scheme !== CHECKPOINT_SCHEME || !match) return undefined;
-  return { id: decodeURIComponent(match[1]!), part: match[2] as CheckpointPart };
+  return { id: decodeURIComponent(match[1]), part: match[2] as CheckpointPart };
 }
 
 const MAX_TOOL_OUTPUT_CHARS = 4000;

@@ -29,7 +29,7 @@ function placeIndex(checkpoint: CheckpointRecord, order: readonly string[], entr
   const applied = Date.parse(checkpoint.time);
   if (Number.isNaN(applied)) return index;
   for (let i = order.length - 1; i > index; i--) {
-    const stamp = entries.get(order[i]!)?.meta?.timestamp;
+    const stamp = entries.get(order[i])?.meta?.timestamp;
     if (stamp !== undefined && Date.parse(stamp) <= applied) return i;
   }
   return index;
@@ -77,7 +77,7 @@ export function placeCompactions(
       view.focus ??= checkpoint.focus;
     } else {
       let after: string | undefined;
-      for (let i = index; i >= 0 && after === undefined; i--) after = lastItemOfEntry.get(order[i]!);
+      for (let i = index; i >= 0 && after === undefined; i--) after = lastItemOfEntry.get(order[i]);
       view = {
         id: checkpoint.id,
         checkpointIds: [checkpoint.id],

@@ -156,7 +156,7 @@ export class SidebarModel {
       this.items.splice(index, 1);
       this.itemIndex.delete(entry.id);
       this.pendingText.delete(entry.id);
-      for (let i = index; i < this.items.length; i++) this.itemIndex.set(this.items[i]!.id, i);
+      for (let i = index; i < this.items.length; i++) this.itemIndex.set(this.items[i].id, i);
     }
     this.addEntry(entry, true);
   }
@@ -268,7 +268,7 @@ export class SidebarModel {
       // In transcript order, so new lines are appended in the right order.
       const indices = [...this.dirtyItems].map((id) => this.itemIndex.get(id)).filter((i): i is number => i !== undefined && i >= start);
       indices.sort((a, b) => a - b);
-      for (const i of indices) items.push(this.items[i]!);
+      for (const i of indices) items.push(this.items[i]);
       if (items.length > 0) delta.items = items;
       delta.earlier = start;
     }
@@ -340,7 +340,7 @@ export class SidebarModel {
   private patchItem(itemId: string, change: (item: TranscriptItemView) => TranscriptItemView): void {
     const index = this.itemIndex.get(itemId);
     if (index === undefined) return;
-    const before = this.items[index]!;
+    const before = this.items[index];
     const after = change(before);
     if (after === before) return;
     this.items[index] = after;
@@ -352,7 +352,7 @@ export class SidebarModel {
     const end = last === undefined ? undefined : this.itemIndex.get(last);
     if (end === undefined) return [];
     const out: TranscriptItemView[] = [];
-    for (let i = end; i >= 0 && this.items[i]!.entryId === entryId; i--) out.push(this.items[i]!);
+    for (let i = end; i >= 0 && this.items[i].entryId === entryId; i--) out.push(this.items[i]);
     return out;
   }
 

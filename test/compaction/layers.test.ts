@@ -24,7 +24,7 @@ function sources(dir: string): string[] {
 /** Module specifiers of static imports, re-exports, `require` and dynamic `import()` in `text`. */
 function specifiers(text: string): string[] {
   const found: string[] = [];
-  for (const match of text.matchAll(/(?:\bfrom\s*|\brequire\(\s*|\bimport\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm)) found.push(match[1]!);
+  for (const match of text.matchAll(/(?:\bfrom\s*|\brequire\(\s*|\bimport\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm)) found.push(match[1]);
   return found;
 }
 
@@ -43,7 +43,7 @@ test('the core and the importers import nothing from the layers above them', () 
   for (const file of [...sources('compaction'), ...sources('transcripts')]) {
     for (const specifier of specifiers(fs.readFileSync(path.join(src, file), 'utf8'))) {
       // Paths are relative to the file; normalise them to one level below src/.
-      const resolved = path.relative(path.join(src, PLAIN_NODE[0]!), path.resolve(path.dirname(path.join(src, file)), specifier));
+      const resolved = path.relative(path.join(src, PLAIN_NODE[0]), path.resolve(path.dirname(path.join(src, file)), specifier));
       if (specifier.startsWith('.') && above.test(resolved.split(path.sep).join('/'))) offenders.push(`${file} → ${specifier}`);
     }
   }

@@ -3,7 +3,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { ChatMessage } from '../../src/compaction/types';
 import { checkContext, checkToolPairing } from '../../src/compaction/invariants';
 import { text, toolCalls } from '../../src/modelserver/replies';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
@@ -100,5 +99,5 @@ test('cancel during a tool and during an automatic compaction: nothing lost, tra
   // Everything appended is on disk: a restart sees the same messages.
   const reopened = await fx.reopen();
   assert.deepEqual(reopened.getTranscript().entries.map((e) => e.id), entries.map((e) => e.id));
-  assert.deepEqual(reopened.getMessages(), fx.service.getMessages() as ChatMessage[]);
+  assert.deepEqual(reopened.getMessages(), fx.service.getMessages());
 });

@@ -89,7 +89,7 @@ test('a writer killed (SIGKILL) in the middle of appends and state writes loses 
     for (const warning of loaded.warnings) assert.match(warning, /incomplete last line|transcript\.jsonl:\d+/);
     assert.ok(loaded.state, 'a state file loads');
     // The state's context holds only entries that exist (no dangling references).
-    for (const item of loaded.state!.context) assert.ok(ids.has(item.id));
+    for (const item of loaded.state.context) assert.ok(ids.has(item.id));
   }
 });
 

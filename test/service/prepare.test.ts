@@ -44,18 +44,20 @@ test('a prepared summary is discarded when the span changes before the trigger',
   const fx = await serviceFixture(steps(12), { files: { 'a.txt': 'a' }, summarizer, window: 16_000, reserved: 1_000, prepareAheadMargin: 0.25, compactTo: 0.4 });
   t.after(fx.cleanup);
   // Pin an old message as soon as the first preparation finished (between two steps).
-  fx.service.onDidFinishToolCall(async () => {
+  let pinned: Promise<void> = Promise.resolve();
+  fx.service.onDidFinishToolCall(() => {
     const stats = fx.service.getStats().compaction;
     if (!pinTarget && stats.summarizerRuns >= 1) {
-      await fx.service.whenIdle();
       pinTarget = fx.service.getTranscript().entries.find((e) => e.message.role === 'assistant')!.id;
-      await fx.service.pin(pinTarget);
+      const target = pinTarget;
+      pinned = fx.service.whenIdle().then(() => fx.service.pin(target));
     }
   });
   const outcome = await fx.service.runTask('work through the steps');
+  await pinned;
   assert.equal(outcome.status, 'done');
   const stats = fx.service.getStats().compaction;
   assert.ok(pinTarget, 'pinned during the run');
   assert.ok(stats.preparedDiscarded >= 1, `stale preparation discarded (${JSON.stringify(stats)})`);
-  for (const cp of fx.service.getCheckpoints()) assert.ok(!cp.replacedIds.includes(pinTarget!), 'the pinned message was not summarized');
+  for (const cp of fx.service.getCheckpoints()) assert.ok(!cp.replacedIds.includes(pinTarget), 'the pinned message was not summarized');
 });

@@ -47,7 +47,7 @@ test('B40: the latest verification result survives verbatim', () => {
   const out = finalizeSummary('## Work completed\nThe agent fixed tests.', items(messages));
   const section = out.text.slice(out.text.indexOf(VERIFICATION_HEADING));
   assert.match(section, /c7 run_tests .* — ok\n(?:.*\n)*.*42 passed, 0 failed/);
-  assert.ok(!section.split(OUTCOMES_HEADING)[0]!.includes('2 failed'), 'only the latest run');
+  assert.ok(!section.split(OUTCOMES_HEADING)[0].includes('2 failed'), 'only the latest run');
   assert.equal(isErrorResult('42 passed, 0 failed'), false);
   assert.equal(isErrorResult('3 passed, 2 failed'), true);
   assert.equal(isErrorResult('{"output":"boom","metadata":{"exit_code":1}}'), true);

@@ -39,7 +39,7 @@ test('scripted JSON summary is committed as a user message; the request is data-
     const result = await compactWith(r, context);
     assertApplied(result, context);
     assert.equal(r.server.requests.length, 1);
-    const body = r.server.requests[0]!;
+    const body = r.server.requests[0];
     assert.equal('tools' in body, false);
     assert.equal('tool_choice' in body, false);
     assert.notEqual(body.stream, true);
@@ -51,7 +51,7 @@ test('scripted JSON summary is committed as a user message; the request is data-
     assert.equal(user.split(INJECTION).length, 2, 'and nowhere else');
     assert.equal((body.messages?.[0] as { role?: string }).role, 'system', 'the instruction is the summarizer request\'s own system message');
     assert.ok((body.messages ?? []).every((m) => (m as { role: string }).role !== 'tool'), 'no tool messages in the summarizer request');
-    const cp = result.checkpoints[0]!;
+    const cp = result.checkpoints[0];
     assert.equal(cp.summarizerModel, 'summary-model');
     assert.equal(cp.usage?.calls, 1);
     assert.equal(cp.dropped, 0);
@@ -70,7 +70,7 @@ test('streamed summary in chunks: deltas reach onDelta and the joined text is co
     assert.deepEqual(deltas, pieces);
     assert.equal(direct.text, GOOD_SUMMARY);
     assert.ok(direct.usage.promptTokens > 0 && direct.usage.completionTokens > 0, 'usage from the final chunk');
-    const body = r.server.requests[0]!;
+    const body = r.server.requests[0];
     assert.equal(body.stream, true);
     assert.deepEqual(body.stream_options, { include_usage: true });
 
@@ -102,7 +102,7 @@ test('HTTP 429 with Retry-After is honoured before the retry', async () => {
     const result = await compactWith(r, context);
     assertApplied(result, context);
     assert.equal(r.server.log.length, 2);
-    const gap = r.server.log[1]!.atMs - r.server.log[0]!.atMs;
+    const gap = r.server.log[1].atMs - r.server.log[0].atMs;
     assert.ok(gap >= 950, `waited ${gap} ms for Retry-After: 1`);
   } finally {
     await r.close();
@@ -160,7 +160,7 @@ test('a tool call instead of a summary is rejected (JSON and streamed)', async (
       assertUnchanged(result, context, 'tool-call', /answered with a tool call/);
       assert.ok(!JSON.stringify(result.context).includes('"x"'), 'the stray call never enters the context');
       assert.equal(r.server.requests.length, 1);
-      assert.equal('tools' in r.server.requests[0]!, false);
+      assert.equal('tools' in r.server.requests[0], false);
     } finally {
       await r.close();
     }
@@ -173,7 +173,7 @@ test('finish_reason length is rejected as truncated', async () => {
     const context = items(conversation());
     assertUnchanged(await compactWith(r, context), context, 'truncated', /cut off at the reply token limit/);
     assert.equal(r.server.requests.length, 1);
-    assert.equal(typeof r.server.requests[0]!['max_completion_tokens'], 'number');
+    assert.equal(typeof r.server.requests[0]['max_completion_tokens'], 'number');
   } finally {
     await r.close();
   }

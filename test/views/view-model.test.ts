@@ -55,7 +55,7 @@ test('streamed replies travel as small deltas; the patched webview store equals 
   assert.deepEqual(comparable(store.view!), comparable({ ...fresh.state }));
   const kinds = store.view!.transcript.map((i) => i.kind);
   assert.deepEqual(kinds, ['user', 'tool-call', 'tool-result', 'assistant']);
-  const reply = store.view!.transcript[3]!;
+  const reply = store.view!.transcript[3];
   assert.ok(reply.kind === 'assistant' && reply.text.startsWith('w0 w1') && reply.text.includes('w119') && !reply.streaming);
 });
 
@@ -111,7 +111,7 @@ test('an automatic compaction gets a divider at its place with its figures, and 
   assert.ok(outcome.compactions >= 1);
   const view = store.view!;
   assert.ok(view.compactions.length >= 1, 'a divider');
-  const divider = view.compactions[0]!;
+  const divider = view.compactions[0];
   assert.equal(divider.trigger, 'auto');
   assert.ok(divider.tokensAfter < divider.tokensBefore);
   assert.equal(divider.thresholdTokens, fx.service.getBudget().compactAt.tokens);
@@ -130,7 +130,7 @@ test('an automatic compaction gets a divider at its place with its figures, and 
   const peak = view.budget.peak;
   if (peak) assert.ok(peak.tokens > view.budget.used);
   // Restoring the compaction removes the dimming and marks the divider restored.
-  await fx.service.restoreCheckpoint(divider.checkpointIds[0]!);
-  assert.ok(store.view!.compactions[0]!.restored);
+  await fx.service.restoreCheckpoint(divider.checkpointIds[0]);
+  assert.ok(store.view!.compactions[0].restored);
   assert.equal(store.view!.transcript.filter((i) => i.compactedBy === divider.id).length, 0);
 });

@@ -50,7 +50,7 @@ export function toLmMessages(api: LmApi, messages: readonly ChatCompletionMessag
     flush();
     if (message.role === 'assistant') {
       const parts: Array<LmTextPart | LmToolCallPart> = [];
-      const text = contentText(message.content as ContentLike);
+      const text = contentText(message.content);
       if (text) parts.push(new api.LanguageModelTextPart(text));
       for (const call of message.tool_calls ?? []) {
         if (call.type === 'function') parts.push(new api.LanguageModelToolCallPart(call.id, call.function.name, callInput(call.function.arguments)));
@@ -59,7 +59,7 @@ export function toLmMessages(api: LmApi, messages: readonly ChatCompletionMessag
     } else if (message.role === 'function') {
       out.push(api.LanguageModelChatMessage.User(contentText(message.content)));
     } else {
-      out.push(api.LanguageModelChatMessage.User(contentText(message.content as ContentLike)));
+      out.push(api.LanguageModelChatMessage.User(contentText(message.content)));
     }
   }
   flush();

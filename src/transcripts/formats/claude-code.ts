@@ -140,7 +140,7 @@ function liveRecords(records: JsonLine[], builder: TranscriptBuilder): Set<Rec> 
   for (let rec: Rec | undefined = last; rec; ) {
     if (chain.has(rec)) break;
     chain.add(rec);
-    const parent = (rec.parentUuid ?? rec.logicalParentUuid) as unknown;
+    const parent = (rec.parentUuid ?? rec.logicalParentUuid);
     if (typeof parent !== 'string') break;
     rec = byUuid.get(parent);
     if (!rec) {

@@ -47,6 +47,7 @@ export function readOpenAIChat(text: string, builder: TranscriptBuilder): void {
     const path = [...prefix, i];
     const checked = checkMessage(list[i], path, fault);
     repaired += checked.repairedArguments;
+    for (const note of checked.cleaned) builder.warn(`${builder.file}: message ${i}: ${note}`);
     const id = `m${i}`;
     const meta: EntryMeta = { source: builder.source(i + 1, id) };
     if (checked.imageSizes.length) meta.imageSizes = checked.imageSizes;
@@ -61,7 +62,7 @@ export function readOpenAIChat(text: string, builder: TranscriptBuilder): void {
     }
     if (message.role === 'user' && SUMMARY_START.test(contentText(message.content))) meta.importedSummary = true;
     if (message.role === 'tool' && Array.isArray(message.content) && message.content.some((p) => p.type !== 'text')) {
-      builder.add(splitToolImages(id, meta, message.tool_call_id, message.content as unknown as ChatCompletionContentPart[]));
+      builder.add(splitToolImages(id, meta, message.tool_call_id, message.content));
       continue;
     }
     builder.add({ kind: 'message', id, meta, message });

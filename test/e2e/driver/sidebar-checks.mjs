@@ -27,9 +27,10 @@ function welcomeView(page) {
   return page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Get Started' }) }).locator('.welcome-view-content').first();
 }
 
-export async function welcomeChecks({ check, expect, wb, page, updateSettings }) {
+// The endpoint is a user-only setting (a repository cannot choose where the key goes): run.sh starts
+// without one, and the endpoint is chosen through the extension's own picker, as a user would.
+export async function welcomeChecks({ check, expect, wb, page }) {
   await check('welcome view on a fresh profile (no endpoint, no key)', async () => {
-    updateSettings({ 'contextKeeper.baseUrl': '' });
     await wb.activityItem('ContextKeeper').click();
     const welcome = welcomeView(page);
     await welcome.waitFor({ timeout: 30_000 });
@@ -40,14 +41,25 @@ export async function welcomeChecks({ check, expect, wb, page, updateSettings })
   });
 }
 
-/** Restores the model endpoint after the welcome check; the welcome view goes away. */
-export async function configuredCheck({ check, wb, page, updateSettings, env }) {
-  await check('welcome view hides once an endpoint is set', async () => {
-    updateSettings({ 'contextKeeper.baseUrl': env('MODEL_SERVER') });
+/** Chooses the scripted model server with Choose Endpoint (written to user settings); the welcome view goes away. */
+export async function configuredCheck({ check, wb, page, env }) {
+  await check('welcome view hides once an endpoint is chosen', async () => {
+    await wb.runCommand('ContextKeeper: Choose Endpoint');
+    await wb.paletteRow('Other OpenAI-compatible URL').waitFor({ timeout: 15_000 });
+    await wb.paletteRow('Other OpenAI-compatible URL').click();
+    await wb.answerInput(env('MODEL_SERVER'), { titleContains: 'Base URL' });
+    // The server lists its models: keep the configured one.
+    const modelPick = page.locator('.quick-input-widget .quick-input-title', { hasText: 'Choose the Model' });
+    if (await modelPick.waitFor({ timeout: 5_000 }).then(() => true, () => false)) await wb.closeQuickInput();
     await page.locator('.pane-header', { hasText: 'Get Started' }).first().waitFor({ state: 'detached', timeout: 20_000 });
-    await wb.activityItem('ContextKeeper').waitFor();
     // Leave the side bar closed, as the next checks expect to open it with the activity bar.
     await wb.runCommand('View: Close Primary Side Bar');
+    // Start over as a configured profile would: the failed open without an endpoint is retried as soon
+    // as one is chosen, and the next checks expect a session not opened yet.
+    await wb.runCommand('Developer: Reload Window');
+    await page.waitForLoadState('domcontentloaded');
+    await page.locator('.monaco-workbench .part.statusbar').waitFor({ timeout: 90_000 });
+    await wb.activityItem('ContextKeeper').waitFor({ timeout: 60_000 });
   });
 }
 
