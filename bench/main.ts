@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadSessions, messageTexts } from './corpus';
-import { benchTokenizers } from './tokenizers';
+import { benchClasses, benchFirstCount, benchLongPieces, benchTokenizers, freeTokenizers } from './tokenizers';
 import { benchMeter } from './meter';
 import { benchPlanner } from './planner';
 import { benchEconomics } from './economics';
@@ -43,6 +43,12 @@ async function main(): Promise<void> {
     // Every third text (about 1.2 MB of the 3.7 MB of transcript text) keeps the run short.
     const sample = texts.filter((_, i) => i % 3 === 0);
     results.tokenizers = [benchTokenizers(sample, 'o200k_base', quick ? 3 : 7), benchTokenizers(sample, 'cl100k_base', quick ? 3 : 5)];
+    results.tokenizerClasses = [...benchClasses('o200k_base', quick ? 3 : 7), ...benchClasses('cl100k_base', quick ? 3 : 5)];
+    log('tokenizer classes done');
+    results.longPieces = [benchLongPieces('o200k_base', quick ? 4200 : 8200), benchLongPieces('cl100k_base', quick ? 4200 : 8200)];
+    freeTokenizers();
+    log('long pieces done');
+    results.firstCount = benchFirstCount(root, quick ? 3 : 5);
     log('tokenizers done');
   }
   if (want('meter')) {
