@@ -19,12 +19,16 @@ async function findInEditor(page, text) {
   return (await count.innerText()).trim();
 }
 
-export async function keptDuringTaskChecks({ check, expect, wb, sidebar, page }) {
+export async function keptDuringTaskChecks({ check, expect, wb, sidebar, page, updateSettings }) {
   let divider;
   await check('compaction during an agent task keeps the earlier requests verbatim (sidebar and checkpoint document)', async () => {
     const frame = sidebar.frame;
     const autos = frame.locator('[data-test="compaction-divider"][data-trigger="auto"]');
     const before = await autos.count();
+    // A smaller window for this task, so its compaction summarizes the earlier tasks instead of
+    // only collapsing tool results (at 8k the collapse tier alone reaches the target).
+    updateSettings({ 'contextKeeper.contextWindow': 5000 });
+    await sidebar.waitBudget((b) => b.text.includes('5.0k window'), 'gauge did not follow contextWindow = 5000');
     await frame.locator('#task').fill('Task: read only, go through the design notes in docs/ again for the review');
     await frame.locator('[data-test="run-task"]').click();
     const deadline = Date.now() + 90_000;
@@ -34,12 +38,18 @@ export async function keptDuringTaskChecks({ check, expect, wb, sidebar, page })
     }
     await frame.locator('.turn.assistant', { hasText: 'nothing was written' }).waitFor({ timeout: 60_000 });
     await frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 30_000 });
-    divider = autos.last();
-    await divider.locator('summary').click();
+    updateSettings({ 'contextKeeper.contextWindow': 8000 });
+    // The newest automatic compaction whose summary has the requests section (a collapse-only one has none).
+    let text = '';
+    const count = await autos.count();
+    for (let i = count - 1; i >= before && !/requests, verbatim/i.test(text); i--) {
+      divider = autos.nth(i);
+      await divider.locator('summary').click();
+      await divider.locator('[data-test="divider-summary"]').waitFor({ timeout: 10_000 });
+      text = await divider.locator('[data-test="divider-summary"]').innerText();
+    }
     const summary = divider.locator('[data-test="divider-summary"]');
-    await summary.waitFor({ timeout: 10_000 });
-    const text = await summary.innerText();
-    expect(/requests, verbatim/i.test(text), `the summary has no "Requests, verbatim" section: ${text.slice(0, 300)}`);
+    expect(/requests, verbatim/i.test(text), `no compaction during the task has a "Requests, verbatim" section; the newest summary: ${text.slice(0, 300)}`);
     expect(text.includes(FIRST_TASK), `the first task's request is not in the summary verbatim: ${text.slice(0, 600)}`);
     await summary.evaluate((el) => el.scrollIntoView({ block: 'start' }));
     await wb.screenshot('05b-divider-requests-verbatim');
