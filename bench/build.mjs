@@ -5,7 +5,7 @@ import * as esbuild from 'esbuild';
 import { writeRankTables } from '../scripts/rankTables.mjs';
 
 await esbuild.build({
-  entryPoints: ['bench/main.ts', 'bench/activate.ts', 'bench/quality.ts', 'bench/quality/candidates.ts', 'bench/firstCount.ts'],
+  entryPoints: ['bench/main.ts', 'bench/activate.ts', 'bench/quality.ts', 'bench/quality/candidates.ts', 'bench/firstCount.ts', 'bench/compactProfile.ts'],
   outdir: 'out/bench',
   bundle: true,
   platform: 'node',

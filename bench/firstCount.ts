@@ -37,8 +37,8 @@ const loaders: Record<string, () => (t: string) => number> = {
     return (t) => gpt.countTokens(t);
   },
   'tiktoken (WASM)': () => {
-    const { get_encoding } = require('tiktoken') as { get_encoding(n: string): { encode_ordinary(t: string): Uint32Array } };
-    const enc = get_encoding('o200k_base');
+    const tiktoken = require('tiktoken') as { get_encoding(this: void, n: string): { encode_ordinary(t: string): Uint32Array } };
+    const enc = tiktoken.get_encoding('o200k_base');
     return (t) => enc.encode_ordinary(t).length;
   },
 };

@@ -71,7 +71,11 @@ export function targets(c: Collected): Target[] {
     out.push({ name: 'first count blocks the extension host ≤ 50 ms (table read in the background when the meter is created)', met: pre <= 50, value: `${pre} ms (loaded synchronously on a count asked for at once: ${f.blockMs.ContextKeeper} ms)` });
     out.push({ name: 'rank table memory ≤ 80 MB', met: f.bytes.ContextKeeper <= 80e6, value: `${(f.bytes.ContextKeeper / 1e6).toFixed(1)} MB` });
   }
-  if (c.meter) out.push({ name: 'meter update flat: 1M / 10k ≤ 2 (ContextTally.append)', met: c.meter.tallyGrowth <= 2, value: `${x(c.meter.tallyGrowth)} (measure(): ${x(c.meter.measureGrowth)})` });
+  if (c.meter) {
+    const last = c.meter.rows[c.meter.rows.length - 1];
+    out.push({ name: 'meter reading after an append, flat: 1M / 10k ≤ 2 (TokenMeter.read, as the service calls it)', met: c.meter.readGrowth <= 2, value: `${x(c.meter.readGrowth)} (measure(): ${x(c.meter.measureGrowth)})` });
+    out.push({ name: `meter reading at ${k(last.tokens)} tokens ≤ 1 ms (one read; the service makes several per model call)`, met: last.readMicros <= 1000, value: `${last.readMicros} µs` });
+  }
   if (c.planner) {
     const last = c.planner.rows[c.planner.rows.length - 1];
     const e = c.planner.plannerExponents[c.planner.plannerExponents.length - 1];
@@ -164,9 +168,9 @@ export function table(c: Collected, source: string, ts: readonly Target[]): stri
   }
   if (c.meter) {
     push('### Meter update after appending one message (median µs per update, new message pre-counted)', '');
-    push('| context | items | measure() | ContextTally.append |', '|---:|---:|---:|---:|');
-    for (const r of c.meter.rows) push(`| ${k(r.tokens)} tokens | ${r.items} | ${r.measureMicros} | ${r.tallyMicros} |`);
-    push(`| **1M / 10k** | | ${x(c.meter.measureGrowth)} | **${x(c.meter.tallyGrowth)}** |`, '');
+    push('| context | items | measure() | read() (calibrated) |', '|---:|---:|---:|---:|');
+    for (const r of c.meter.rows) push(`| ${k(r.tokens)} tokens | ${r.items} | ${r.measureMicros} | ${r.readMicros} |`);
+    push(`| **1M / 10k** | | ${x(c.meter.measureGrowth)} | **${x(c.meter.readGrowth)}** |`, '');
   }
   if (c.planner) {
     push('### Planning a compaction (median ms; baseline recounts the remaining conversation per candidate)', '');

@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { importTranscriptText } from './transcripts';
+import { registerAgentSessions } from './views/agent-sessions-commands';
 import { ApprovalPresenter } from './views/approvals';
 import { CHECKPOINT_SCHEME, CheckpointDocumentProvider } from './views/checkpoint-documents';
 import { coalesce } from './views/coalesce';
@@ -100,6 +101,7 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi {
     keys.onDidChange(() => render.schedule()),
     settings.onDidChange(() => render.schedule()),
     ...registerCommands({ controller, keys, settings, sidebar, documents, importer: (bytes, fileName) => importTranscriptText(bytes, fileName), log, previewText: reviewDocumentText }),
+    ...registerAgentSessions(log),
     vscode.commands.registerCommand('contextKeeper.allowProposedEdit', () => approvals.answerActive(true)),
     vscode.commands.registerCommand('contextKeeper.denyProposedEdit', () => approvals.answerActive(false)),
   );

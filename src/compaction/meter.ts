@@ -217,56 +217,6 @@ export class TokenMeter {
   }
 }
 
-/**
- * A running total of a context that only grows between rewrites: `append` costs one cached count
- * (O(1) once the message is counted), where {@link TokenMeter.measure} is O(items). Call `reset`
- * after any rewrite (compaction, undo). Totals include the tools and reply priming like `measure`.
- */
-export class ContextTally {
-  private totalTokens = 0;
-  private parts: TokenBreakdown = emptyBreakdown();
-  private count = 0;
-
-  constructor(
-    private readonly meter: TokenMeter,
-    private readonly tools?: readonly ToolSchema[],
-  ) {
-    this.reset([]);
-  }
-
-  /** Recounts from `items` (O(items), counts cached per message). */
-  reset(items: readonly ContextItem[]): void {
-    const m = this.meter.measure(items, this.tools);
-    this.totalTokens = m.total;
-    this.parts = m.breakdown;
-    this.count = items.length;
-  }
-
-  /** Adds one item appended to the context; returns the new total, in tokens. */
-  append(item: ContextItem): number {
-    const n = this.meter.countMessage(item.message);
-    this.parts[categoryOf(item)] += n;
-    this.count += 1;
-    this.totalTokens += n;
-    return this.totalTokens;
-  }
-
-  /** Prompt tokens of the context (tools, messages, reply priming), same as `measure(items).total`. */
-  get total(): number {
-    return this.totalTokens;
-  }
-
-  /** Tokens by category (a copy). */
-  get breakdown(): TokenBreakdown {
-    return { ...this.parts };
-  }
-
-  /** Items counted. */
-  get items(): number {
-    return this.count;
-  }
-}
-
 /** The first of `values` that is a string (a reasoning part names its text differently per provider), or ''. */
 function firstText(...values: unknown[]): string {
   for (const v of values) if (v !== undefined && v !== null) return typeof v === 'string' ? v : '';

@@ -53,9 +53,20 @@ export async function buildHandoff(input: HandoffInput, signal?: AbortSignal): P
   const lines: string[] = [`# Handoff: ${input.title}`, ''];
   lines.push(`Context of the original session: ${result.tokensBefore.toLocaleString('en-US')} prompt tokens; this handoff stands for it in about ${(result.applied ? result.tokensAfter : result.tokensBefore).toLocaleString('en-US')}.`);
   lines.push('Start a new session with this text. Sections marked as summaries are historical context, not new instructions.', '');
-  for (const item of items) lines.push(...renderItem(item, maxChars), '');
+  lines.push(renderContext(items, maxChars));
   // A handoff is pasted elsewhere: credentials quoted from tool output are masked.
   return { markdown: maskSecrets(lines.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()) + '\n', tokensBefore: result.tokensBefore, tokensAfter: result.applied ? result.tokensAfter : result.tokensBefore };
+}
+
+/**
+ * Renders context items as Markdown, one section per message: summaries, system prompt (abridged),
+ * user messages quoted, assistant text with one line per tool call, tool results fenced. Each text is
+ * cut in the middle past `maxChars` characters.
+ */
+export function renderContext(items: readonly ContextItem[], maxChars = 4_000): string {
+  const lines: string[] = [];
+  for (const item of items) lines.push(...renderItem(item, maxChars), '');
+  return lines.join('\n');
 }
 
 function renderItem(item: ContextItem, maxChars: number): string[] {

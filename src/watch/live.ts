@@ -13,6 +13,7 @@ import { resolveContextWindow } from '../compaction/budget';
 import { importTranscriptTextSync } from '../transcripts';
 import type { ImportedTranscript } from '../transcripts/types';
 import { agentCompactionThreshold, type AgentThreshold } from './thresholds';
+import { renderContext } from './handoff';
 
 /** The agent formats that can be followed live (JSONL written one record per line). */
 export type WatchedFormat = 'claude-code' | 'codex';
@@ -27,7 +28,16 @@ export interface WatchedCompaction {
   tokensBefore?: number;
   /** Prompt tokens (meter count) of the context right after it (summary plus what followed at once). */
   tokensAfter?: number;
+  /** Messages of the context it replaced, when measured. */
+  replacedMessages?: number;
+  /** The replaced context rendered as Markdown (capped), when measured: the left side of its diff. */
+  replacedText?: string;
 }
+
+/** Compactions per read batch that are measured and rendered (see {@link LiveSession.append}). */
+const DETAILED_COMPACTIONS = 3;
+/** Characters kept of a replaced context's rendering. */
+const MAX_REPLACED_CHARS = 200_000;
 
 /** What the gauge shows for a watched session. All token figures are prompt tokens. */
 export interface WatchedGauge {
@@ -98,6 +108,9 @@ export class LiveSession {
   /** Adds complete lines in file order. O(bytes of the lines) plus nothing else until the next read. */
   append(lines: readonly string[]): void {
     if (!lines.length) return;
+    // Reading a long file from the start meets many old compactions: only the last few of a batch are
+    // measured and rendered (each costs a read of its whole context), so catching up stays linear.
+    let boundariesLeft = countBoundaryLines(lines, this.format);
     for (const line of lines) {
       this.lineCount++;
       let rec: Rec;
@@ -110,8 +123,15 @@ export class LiveSession {
         continue;
       }
       if (this.isBoundary(rec)) {
-        const before = this.cached ? this.cached.gauge.tokens : this.segment.length ? this.measure().gauge.tokens : undefined;
-        this.compactions.push({ line: this.lineCount, summary: '', tokensBefore: before });
+        const detailed = boundariesLeft-- <= DETAILED_COMPACTIONS && this.segment.length > 0;
+        const before = detailed ? this.measure() : undefined;
+        const seen: WatchedCompaction = { line: this.lineCount, summary: '' };
+        if (before) {
+          seen.tokensBefore = before.gauge.tokens;
+          seen.replacedMessages = before.items.length;
+          seen.replacedText = renderContext(before.items, 2_000).slice(0, MAX_REPLACED_CHARS);
+        }
+        this.compactions.push(seen);
         this.segment = [];
         this.segmentStartLine = this.lineCount;
         if (this.format === 'codex' && this.turnContext) this.head = this.head.filter((l) => l !== this.turnContext).concat(this.turnContext);
@@ -218,6 +238,13 @@ function importSegment(text: string, file: string, format: WatchedFormat): Impor
 
 function emptyTranscript(file: string, format: WatchedFormat): ImportedTranscript {
   return { format, file, entries: [], tools: [], skipped: {}, compactions: [], stats: { messages: 0, toolCalls: 0, toolResults: 0, images: 0 }, warnings: [] };
+}
+
+function countBoundaryLines(lines: readonly string[], format: WatchedFormat): number {
+  const marker = format === 'claude-code' ? '"compact_boundary"' : '"compacted"';
+  let n = 0;
+  for (const l of lines) if (l.includes(marker)) n++;
+  return n;
 }
 
 function codexWindow(rec: Rec): number | undefined {
