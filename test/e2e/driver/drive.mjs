@@ -17,6 +17,7 @@ import path from 'node:path';
 import { loadPlaywright, Workbench } from './workbench.mjs';
 import { EXPECTED_COMMANDS, HIDDEN_WHEN_IDLE, Sidebar } from './sidebar.mjs';
 import { configuredCheck, dividerDuringTask, importChecks, longSessionChecks, previewApplyCheck, themeShots, welcomeChecks } from './sidebar-checks.mjs';
+import { FIRST_TASK, keptDuringTaskChecks } from './compaction-checks.mjs';
 
 const env = (name, required = true) => {
   const value = process.env[name];
@@ -165,7 +166,7 @@ try {
 
   await check('agent task crosses compactAt: auto checkpoint, approval, gauge drops', async () => {
     const frame = sidebar.frame;
-    await frame.locator('#task').fill('Task: read the five design notes in docs/ and write notes.md');
+    await frame.locator('#task').fill(FIRST_TASK);
     await frame.locator('[data-test="run-task"]').click();
     // The streamed transcript shows tool calls while the agent works.
     await frame.locator('.turn.tool-call', { hasText: 'read_file' }).first().waitFor({ timeout: 30_000 });
@@ -209,6 +210,8 @@ try {
     await sidebar.frame.locator('.turn.assistant', { hasText: 'notes.md lists the five parts' }).last().waitFor({ timeout: 30_000 });
     await sidebar.frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 30_000 });
   });
+
+  await keptDuringTaskChecks(ctx);
 
   await check('pin a message from the palette', async () => {
     await wb.runCommand('ContextKeeper: Pin Message');

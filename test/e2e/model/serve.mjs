@@ -4,7 +4,7 @@
 // The script keys on the task (the latest user message that starts with "Task:"), counting the
 // requests made for it, so compaction rewriting older messages cannot change the course of a task:
 // five read_file calls over big workspace files (enough to cross compactAt in an 8k window), one
-// write_file that needs the user's approval, then a final streamed answer. A task that says "quick"
+// write_file that needs the user's approval, then a final streamed answer ("read only": no write). A task that says "quick"
 // gets a direct answer; one that says "slow" streams its answer slowly (for cancellation); one that
 // says "fail" gets an HTTP 400; one that says "long stream" streams 320 small pieces, 60 ms apart (for the
 // responsiveness checks: clicks and focus while the sidebar applies a delta per piece).
@@ -48,6 +48,10 @@ function responder(body) {
       content: `Reading part ${part} of the design notes.`,
       toolCalls: [{ id: `call_read_${part}_${Date.now()}`, name: 'read_file', arguments: JSON.stringify({ path: `docs/part${part}.md` }) }],
     };
+  }
+  // "read only": the same reads, then an answer without the write (no approval needed).
+  if (done === READS && /read only/i.test(task)) {
+    return { content: 'The design notes are read again; nothing was written.' };
   }
   if (done === READS) {
     return {

@@ -1,0 +1,81 @@
+// What an automatic compaction during an agent task keeps, as the user sees it: the requests typed
+// before it (the summary's "Requests, verbatim" section) in the sidebar's compaction divider and in
+// the checkpoint document, and the files the agent worked on, re-attached after the summary.
+// Each function takes the driver's context: { check, expect, wb, sidebar, page, updateSettings, env, log }.
+
+/** The first task of drive.mjs, typed before this check runs: a later compaction must keep it verbatim. */
+export const FIRST_TASK = 'Task: read the five design notes in docs/ and write notes.md';
+
+/** Searches the active editor with the find widget; returns its match count text ("1 of 3", "No results"). */
+async function findInEditor(page, text) {
+  await page.locator('.editor-instance .view-lines').first().click();
+  await page.keyboard.press('Control+F');
+  const input = page.locator('.editor-instance .find-widget.visible textarea, .editor-instance .find-widget.visible input').first();
+  await input.waitFor({ timeout: 10_000 });
+  await input.fill(text);
+  await page.keyboard.press('Enter');
+  const count = page.locator('.editor-instance .find-widget.visible .matchesCount').first();
+  await page.waitForTimeout(500);
+  return (await count.innerText()).trim();
+}
+
+export async function keptDuringTaskChecks({ check, expect, wb, sidebar, page, updateSettings }) {
+  let divider;
+  await check('compaction during an agent task keeps the earlier requests verbatim (sidebar and checkpoint document)', async () => {
+    const frame = sidebar.frame;
+    const autos = frame.locator('[data-test="compaction-divider"][data-trigger="auto"]');
+    const before = await autos.count();
+    // A smaller window for this task, so its compaction summarizes the earlier tasks instead of
+    // only collapsing tool results (at 8k the collapse tier alone reaches the target).
+    updateSettings({ 'contextKeeper.contextWindow': 5000 });
+    await sidebar.waitBudget((b) => b.text.includes('5.0k window'), 'gauge did not follow contextWindow = 5000');
+    await frame.locator('#task').fill('Task: read only, go through the design notes in docs/ again for the review');
+    await frame.locator('[data-test="run-task"]').click();
+    const deadline = Date.now() + 90_000;
+    while ((await autos.count()) <= before) {
+      expect(Date.now() < deadline, `no automatic compaction during the task (${before} before)`);
+      await page.waitForTimeout(250);
+    }
+    await frame.locator('.turn.assistant', { hasText: 'nothing was written' }).waitFor({ timeout: 60_000 });
+    await frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 30_000 });
+    updateSettings({ 'contextKeeper.contextWindow': 8000 });
+    // The newest automatic compaction whose summary has the requests section (a collapse-only one has none).
+    let text = '';
+    const count = await autos.count();
+    for (let i = count - 1; i >= before && !/requests, verbatim/i.test(text); i--) {
+      divider = autos.nth(i);
+      await divider.locator('summary').click();
+      await divider.locator('[data-test="divider-summary"]').waitFor({ timeout: 10_000 });
+      text = await divider.locator('[data-test="divider-summary"]').innerText();
+    }
+    const summary = divider.locator('[data-test="divider-summary"]');
+    expect(/requests, verbatim/i.test(text), `no compaction during the task has a "Requests, verbatim" section; the newest summary: ${text.slice(0, 300)}`);
+    expect(text.includes(FIRST_TASK), `the first task's request is not in the summary verbatim: ${text.slice(0, 600)}`);
+    await summary.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    await wb.screenshot('05b-divider-requests-verbatim');
+    await divider.locator('.actions button', { hasText: 'Open' }).click();
+    await page.locator('.tabs-container .tab', { hasText: /auto/ }).first().waitFor({ timeout: 15_000 });
+    const heading = await findInEditor(page, 'Requests, verbatim');
+    expect(!/no results/i.test(heading), `the checkpoint document has no "Requests, verbatim" section (${heading})`);
+    const request = await findInEditor(page, FIRST_TASK);
+    expect(!/no results/i.test(request), `the checkpoint document does not quote the first task (${request})`);
+    await wb.screenshot('05c-checkpoint-requests-verbatim');
+    await page.keyboard.press('Escape');
+    return `sidebar divider and checkpoint document quote "${FIRST_TASK}" (${request})`;
+  });
+
+  await check('compaction during an agent task re-attaches the files it read (checkpoint document)', async () => {
+    expect(divider, 'needs the automatic compaction of the previous check');
+    const label = await findInEditor(page, 're-attached');
+    expect(!/no results/i.test(label), `the checkpoint document lists no re-attached files (find "re-attached": ${label})`);
+    const line = (await page.locator('.editor-instance .view-line', { hasText: /re-?attached/i }).first().innerText()).trim();
+    await wb.screenshot('05d-checkpoint-reattached-files');
+    await page.keyboard.press('Escape');
+    // The task read docs/part1.md … docs/part5.md; the newest ones are re-attached from the workspace.
+    const found = await findInEditor(page, 'docs/part5.md');
+    expect(!/no results/i.test(found), 'the most recently read file docs/part5.md is not in the checkpoint document');
+    await page.keyboard.press('Escape');
+    await wb.runCommand('View: Close All Editors').catch(() => {});
+    return line;
+  });
+}
