@@ -4,8 +4,6 @@
  * VS Code ignores them as well.
  */
 import { test } from 'node:test';
-import type * as SettingsModule from '../../src/views/settings';
-import type { WorkspaceConfiguration } from 'vscode';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
