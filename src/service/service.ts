@@ -389,7 +389,8 @@ export class ContextService implements ContextServiceApi {
 
   getBudget(): BudgetSnapshot {
     const notes = [this.compactions.guard.status().advice, this.compactions.stuckReason].filter((n): n is string => n !== undefined);
-    return budgetSnapshot(this.items, this.tools.schemas, this.meter, this.options.budget, this.options.model, notes);
+    const snapshot = budgetSnapshot(this.items, this.tools.schemas, this.meter, this.options.budget, this.options.model, notes);
+    return this.options.windowSource ? { ...snapshot, windowSource: this.options.windowSource } : snapshot;
   }
 
   getCheckpoints(): CheckpointRecord[] {
