@@ -115,6 +115,8 @@ export interface Checkpoint {
   dropped: number;
   /** Focus text given for a manual compaction. */
   focus?: string;
+  /** Why it ran when neither the threshold nor the user asked (the provider refused an oversized request). */
+  cause?: string;
 }
 
 /** Token counts of the active context by category, in tokens. */

@@ -135,6 +135,7 @@ export class ContextService implements ContextServiceApi {
       maxSteps: options.maxSteps ?? 40,
       hooks: {
         beforeModelCall: (_info, signal) => this.compactions.atSafePoint(signal),
+        onContextOverflow: ({ overflow }, signal) => this.compactions.afterOverflow(overflow, signal),
         onUsage: (usage) => this.recordUsage(usage.promptTokens),
         onStateChange: (state, detail) => {
           this.agentState = state;
