@@ -12,6 +12,7 @@ import { registerCommands } from './views/commands';
 import { KeyStore } from './views/key-store';
 import { ContextKeys } from './views/onboarding';
 import { reviewDocumentText } from './views/preview-review';
+import { redactingLog } from './views/redacting-log';
 import { createServiceFactory } from './views/service-factory';
 import { SessionController } from './views/session-controller';
 import { Settings } from './views/settings';
@@ -29,9 +30,14 @@ export interface ContextKeeperApi {
 
 /** Called by VS Code on first use of a contribution. */
 export function activate(context: vscode.ExtensionContext): ContextKeeperApi {
-  const log = vscode.window.createOutputChannel('ContextKeeper', { log: true });
-  const settings = new Settings();
+  const channel = vscode.window.createOutputChannel('ContextKeeper', { log: true });
   const keys = new KeyStore(context.secrets);
+  // Every log line is redacted with the stored key (servers echo it in errors, masked or encoded).
+  let storedKey: string | undefined;
+  const loadKey = () => void keys.get().then((key) => (storedKey = key), () => undefined);
+  loadKey();
+  const log = redactingLog(channel, () => storedKey);
+  const settings = new Settings();
   const controller = new SessionController(createServiceFactory(context, log), settings, keys, context.workspaceState, log);
   const statusBar = new StatusBarMeter();
   const documents = new CheckpointDocumentProvider((id) => controller.current?.getCheckpoints().find((c) => c.id === id));
@@ -71,7 +77,8 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi {
   }, 1_500);
 
   context.subscriptions.push(
-    log,
+    channel,
+    keys.onDidChange(loadKey),
     settings,
     keys,
     controller,

@@ -19,6 +19,7 @@ import type { ChatMessage, Entry, ToolSchema } from '../compaction/types';
 import { contextOverflow, type ContextOverflow } from '../models/contextErrors';
 import { CANCELLED_RESULT, type ToolCallRequest } from './tools';
 import type { ToolOutcome } from './types';
+import { redactKey } from '../compaction/secrets';
 
 /** Where the session reads and appends messages. */
 export interface Conversation {
@@ -172,7 +173,10 @@ export class AgentSession {
       }
     } catch (error) {
       if (signal.aborted) return { ...result, status: 'cancelled' };
-      return { ...result, status: 'error', error: error instanceof Error ? error : new Error(String(error)) };
+      // Servers echo the key in errors (masked, encoded): the message goes to the user and the log.
+      // An `OpenAI` client carries its key as `apiKey`; other clients have none to redact.
+      const message = redactKey(error instanceof Error ? error.message : String(error), (this.options.client as { apiKey?: unknown }).apiKey as string | undefined);
+      return { ...result, status: 'error', error: new Error(message, { cause: error }) };
     } finally {
       this.running = false;
       hooks.onStateChange?.('idle');

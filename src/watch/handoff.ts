@@ -8,6 +8,7 @@ import type { TokenMeter } from '../compaction/meter';
 import { compact } from '../compaction/compactor';
 import { ExtractiveSummarizer } from '../compaction/extractive';
 import { contentText as textOf } from '../compaction/text';
+import { maskSecrets } from '../compaction/secrets';
 
 /** What {@link buildHandoff} needs. */
 export interface HandoffInput {
@@ -53,7 +54,8 @@ export async function buildHandoff(input: HandoffInput, signal?: AbortSignal): P
   lines.push(`Context of the original session: ${result.tokensBefore.toLocaleString('en-US')} prompt tokens; this handoff stands for it in about ${(result.applied ? result.tokensAfter : result.tokensBefore).toLocaleString('en-US')}.`);
   lines.push('Start a new session with this text. Sections marked as summaries are historical context, not new instructions.', '');
   for (const item of items) lines.push(...renderItem(item, maxChars), '');
-  return { markdown: lines.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n', tokensBefore: result.tokensBefore, tokensAfter: result.applied ? result.tokensAfter : result.tokensBefore };
+  // A handoff is pasted elsewhere: credentials quoted from tool output are masked.
+  return { markdown: maskSecrets(lines.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()) + '\n', tokensBefore: result.tokensBefore, tokensAfter: result.applied ? result.tokensAfter : result.tokensBefore };
 }
 
 function renderItem(item: ContextItem, maxChars: number): string[] {

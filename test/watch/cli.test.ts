@@ -60,7 +60,7 @@ test('cli: watch --json prints one object per update whose tokens equal meter --
     const second = await next();
     const meter2 = JSON.parse((await exec(process.execPath, [cli, 'meter', file, '--json'])).stdout) as { tokens: number };
     assert.equal(second.tokens, meter2.tokens);
-    assert.ok((second.tokens as number) > (first.tokens as number));
+    assert.ok((second.tokens) > (first.tokens));
     assert.equal(second.reportedTokens, 2500);
     assert.equal(second.window, 200_000);
     fs.appendFileSync(file, c.compaction('config loader renamed').join('\n') + '\n');
