@@ -57,7 +57,7 @@ export function gauge(budget: BudgetView): TemplateResult {
     </div>
     <div class="gauge-numbers">
       <span class="used" data-test="gauge-used" data-tokens=${budget.used}>${tokens(budget.used)}</span>
-      <span class="of"> / ${tokens(budget.inputBudget)} prompt · ${tokens(budget.window)} window</span>
+      <span class="of"> / ${tokens(budget.inputBudget)} prompt · <span data-test="gauge-window" title=${budget.windowSource ? `Context window: ${budget.windowSource}` : 'Context window'}>${tokens(budget.window)} window</span></span>
       <span class="model" data-test="gauge-model">${budget.model}</span>
     </div>
     <div class="gauge-bar" role="meter" aria-label="Context budget" aria-valuemin="0" aria-valuemax=${budget.inputBudget} aria-valuenow=${budget.used}

@@ -115,6 +115,8 @@ export interface Checkpoint {
   dropped: number;
   /** Focus text given for a manual compaction. */
   focus?: string;
+  /** Why it ran when neither the threshold nor the user asked (the provider refused an oversized request). */
+  cause?: string;
   /** Typed requests the summary keeps: whole, shortened in the middle, left out (summaries only). */
   requests?: { whole: number; shortened: number; omitted: number; missingFromModel?: number };
   /** Files re-attached after the summary (live sessions), with their tokens. */

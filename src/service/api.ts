@@ -9,7 +9,7 @@
  * {@link Disposable}; listeners are called synchronously in subscription order and a throwing
  * listener does not stop the others.
  */
-import type OpenAI from 'openai';
+import type { ChatClient } from '../agent/session';
 import type { BudgetConfig, Checkpoint, ContextItem, Entry, ChatMessage, Summarizer } from '../compaction/types';
 import type { RecordedCompaction } from '../compaction/imported';
 import type { ApprovalHandler, ApprovalRequest, AutoApprove, ToolHost } from '../agent/types';
@@ -81,6 +81,8 @@ export interface BudgetSnapshot {
   model: string;
   /** Configuration warnings (reservation clamped, trigger below fixed overhead…). */
   warnings: string[];
+  /** Where the window came from ("32,768 tokens, reported by the server"), when known. */
+  windowSource?: string;
 }
 
 /** A checkpoint as listed by the service: the core record plus whether it was undone. */
@@ -333,12 +335,14 @@ export type LogSink = (level: 'debug' | 'info' | 'warn' | 'error', message: stri
  * session folder when `sessionId` names an existing one).
  */
 export interface ContextServiceOptions {
-  /** OpenAI-compatible client (any `baseURL`) used for the agent's model calls. */
-  client: OpenAI;
+  /** OpenAI-compatible client (any `baseURL`), or an editor model's adapter, for the agent's model calls. */
+  client: ChatClient;
   /** Model id sent in each request. */
   model: string;
   /** Window, reservation and thresholds. */
   budget: BudgetConfig;
+  /** Where the window came from, for the gauge ("32,768 tokens, reported by the server"). */
+  windowSource?: string;
   /** File system and process access for the workspace tools. */
   host: ToolHost;
   /** Writes summaries; default: the extractive summarizer (no model call). */

@@ -20,6 +20,7 @@ import { commitPrepared, prepareCompaction, summaryHeader, type PreparedCompacti
 import type { CheckpointRecord, CompactionPreview, CompactOutcome } from './api';
 import { CompactionGuard } from '../compaction/guard';
 import { stripImages } from '../compaction/stripImages';
+import type { ContextOverflow } from '../models/contextErrors';
 
 /** What the coordinator needs from its owner. */
 export interface CompactionHost {
@@ -304,6 +305,25 @@ export class Compactions {
     return this.runFresh('auto', { force: true }, signal, triggerTokens);
   }
 
+  /**
+   * The provider refused a request because the prompt does not fit its window. Compacts at once
+   * (automatic, forced; against the window the provider reported when that is smaller), records the
+   * cause in the log and the checkpoint, and resolves true when the context shrank so the agent
+   * retries the request once.
+   */
+  async afterOverflow(overflow: ContextOverflow, signal: AbortSignal): Promise<boolean> {
+    const sizes = overflow.window ? ` (${overflow.promptTokens ? `${overflow.promptTokens} tokens sent, ` : ''}${overflow.window} allowed)` : '';
+    const cause = `the provider refused the request as too long for its context window${sizes}`;
+    this.host.log('warn', `Context-length error from the provider${sizes}: ${overflow.message}. Compacting and retrying the request once.`);
+    this.invalidatePrepared();
+    const budget = this.host.budget;
+    const smaller = overflow.window && overflow.window < budget.contextWindow ? { ...budget, contextWindow: overflow.window } : undefined;
+    const outcome = await this.singleFlight(() => this.runFresh('auto', { force: true, budget: smaller, cause }, signal));
+    if (outcome.applied) this.host.log('info', `Compacted after the context-length error: ${outcome.tokensBefore} -> ${outcome.tokensAfter} tokens; retrying.`);
+    else this.host.log('warn', `Nothing could be compacted after the context-length error (${outcome.reason}); the task stops with the provider's error.`);
+    return outcome.applied;
+  }
+
   private async runManual(request: { focus?: string; preview: boolean }, signal?: AbortSignal): Promise<CompactOutcome> {
     this.invalidatePrepared();
     // The user asked for a compaction: summarize everything eligible (the focus only matters to a
@@ -319,7 +339,7 @@ export class Compactions {
   /** Prepares and commits in one go, under a timeout; preview mode stops after preparing. */
   private async runFresh(
     trigger: CheckpointTrigger,
-    options: { force: boolean; all?: boolean; noCollapse?: boolean; focus?: string; preview?: boolean },
+    options: { force: boolean; all?: boolean; noCollapse?: boolean; focus?: string; preview?: boolean; budget?: BudgetConfig; cause?: string },
     external: AbortSignal | undefined,
     triggerTokens?: number,
   ): Promise<CompactOutcome> {
@@ -338,7 +358,7 @@ export class Compactions {
           meter: this.host.meter,
           summarizer: this.host.summarizer,
           options: {
-            budget: this.host.budget,
+            budget: options.budget ?? this.host.budget,
             trigger,
             keepRecentSteps: this.host.keepRecentSteps,
             maxSummaryCalls: this.host.maxSummaryCalls,
@@ -366,6 +386,7 @@ export class Compactions {
       }
       // Items appended while the summarizer ran (a user message sent meanwhile) stay after the span.
       const result = commitPrepared(this.host.items(), prepared, this.host.meter, this.host.tools());
+      if (options.cause && result.applied) for (const c of result.checkpoints) c.cause = options.cause;
       return this.finish(result, trigger, triggerTokens);
     } catch (error) {
       const timedOut = signal.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError';

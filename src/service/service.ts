@@ -135,6 +135,7 @@ export class ContextService implements ContextServiceApi {
       maxSteps: options.maxSteps ?? 40,
       hooks: {
         beforeModelCall: (_info, signal) => this.compactions.atSafePoint(signal),
+        onContextOverflow: ({ overflow }, signal) => this.compactions.afterOverflow(overflow, signal),
         onUsage: (usage) => this.recordUsage(usage.promptTokens),
         onStateChange: (state, detail) => {
           this.agentState = state;
@@ -391,7 +392,8 @@ export class ContextService implements ContextServiceApi {
 
   getBudget(): BudgetSnapshot {
     const notes = [this.compactions.guard.status().advice, this.compactions.stuckReason].filter((n): n is string => n !== undefined);
-    return budgetSnapshot(this.items, this.tools.schemas, this.meter, this.options.budget, this.options.model, notes);
+    const snapshot = budgetSnapshot(this.items, this.tools.schemas, this.meter, this.options.budget, this.options.model, notes);
+    return this.options.windowSource ? { ...snapshot, windowSource: this.options.windowSource } : snapshot;
   }
 
   getCheckpoints(): CheckpointRecord[] {

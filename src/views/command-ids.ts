@@ -17,6 +17,7 @@ export const Commands = {
   applyPreview: 'contextKeeper.applyPreview',
   discardPreview: 'contextKeeper.discardPreview',
   pickEndpoint: 'contextKeeper.pickEndpoint',
+  testConnection: 'contextKeeper.testConnection',
   newSession: 'contextKeeper.newSession',
   switchSession: 'contextKeeper.switchSession',
   renameSession: 'contextKeeper.renameSession',

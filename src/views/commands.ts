@@ -16,6 +16,7 @@ import type { SessionController } from './session-controller';
 import type { Settings } from './settings';
 import { SidebarProvider } from './sidebar-provider';
 import { reviewPreview } from './preview-review';
+import { runTestConnection } from './test-connection';
 import { sessionCommands } from './session-commands';
 import { contentText, firstLine } from './transcript-items';
 
@@ -78,6 +79,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [Commands.showSidebar]: () => deps.sidebar.reveal(),
     [Commands.applyPreview]: (summary?: string) => handlers.applyPreview(summary),
     [Commands.discardPreview]: () => deps.controller.current?.discardPreview(),
+    [Commands.testConnection]: () =>
+      runTestConnection({ endpoint: () => deps.settings.value, apiKey: () => deps.keys.get(), log: deps.log }),
     ...sessionCommands(deps.controller, deps.log),
     [Commands.answerApproval]: (requestId: string, approved: boolean) =>
       deps.controller.current?.resolveApproval(requestId, approved),

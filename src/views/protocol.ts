@@ -49,6 +49,8 @@ export interface BudgetView {
   warnings: string[];
   /** Whether automatic compaction is on. */
   autoCompact: boolean;
+  /** Where the window came from: "32,768 tokens, reported by the server" / "… from the model table" / "… from settings". */
+  windowSource?: string;
   /**
    * The level the context reached just before the latest compaction (its `tokensBefore`), with the
    * ISO time of that compaction; absent when nothing was compacted or the checkpoint was restored.

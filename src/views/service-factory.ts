@@ -8,20 +8,17 @@
 import * as vscode from 'vscode';
 import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
-import OpenAI from 'openai';
 import { NodeToolHost } from '../agent/nodeHost';
 import type { ToolHost } from '../agent/types';
-import { resolveContextWindow } from '../compaction/budget';
 import { tokenCounterForModel } from '../compaction/tokenizer';
 import type { LogSink } from '../service/api';
 import { ContextService } from '../service/service';
+import { openModelSource, type ModelSource } from './model-source';
 import { summarizerFromSettings } from '../summarizers/fromOptions';
 import type { ServiceFactory } from './session-controller';
 import type { ContextKeeperSettings } from './settings';
 import { WorkspaceToolHost } from './workspace-tool-host';
 
-/** Placeholder key for servers that want none (local OpenAI-compatible servers ignore it). */
-const NO_KEY = 'not-set';
 
 /** A base URL fit for the log: no user, password, query or fragment. */
 export function redactUrl(url: string): string {
@@ -63,10 +60,10 @@ function toolHost(context: vscode.ExtensionContext, apiKey: string | undefined):
  * Threshold fractions for the service. With automatic compaction off, the trigger moves to the
  * whole prompt budget: the context is then compacted only when the next request would not fit.
  */
-function budgetOf(settings: ContextKeeperSettings) {
+function budgetOf(settings: ContextKeeperSettings, source: ModelSource) {
   return {
-    contextWindow: resolveContextWindow(settings.model, settings.contextWindow || undefined),
-    reservedOutput: settings.maxOutputTokens,
+    contextWindow: source.window.window,
+    reservedOutput: source.reservedOutput,
     compactAt: settings.autoCompact ? settings.compactAt : 1,
     compactTo: settings.compactTo,
   };
@@ -92,14 +89,15 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
       maskSecrets: !!settings.summary.baseUrl && settings.summary.baseUrl !== settings.baseUrl,
       log: (line) => log.debug(line),
     });
-    const client = new OpenAI({ baseURL: settings.baseUrl || undefined, apiKey: apiKey ?? NO_KEY, maxRetries: 1 });
-    log.info(`Opening the context service: model ${settings.model}${settings.baseUrl ? ` at ${redactUrl(settings.baseUrl)}` : ''}, summaries ${summarizer.name}.`);
+    const source = await openModelSource(settings, apiKey, log, (text) => counter.countText(text));
+    log.info(`Opening the context service: model ${source.model}${settings.modelSource === 'vscode' ? ' from VS Code' : settings.baseUrl ? ` at ${redactUrl(settings.baseUrl)}` : ''}, summaries ${(source.summarizer ?? summarizer).name}.`);
     return ContextService.open({
-      client,
-      model: settings.model,
-      budget: budgetOf(settings),
+      client: source.client,
+      model: source.model,
+      budget: budgetOf(settings, source),
+      windowSource: source.label,
       host: toolHost(context, apiKey),
-      summarizer,
+      summarizer: source.summarizer ?? summarizer,
       storageDir,
       sessionId,
       keepRecentSteps: settings.keepRecentSteps,

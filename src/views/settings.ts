@@ -13,6 +13,8 @@ export const SETTINGS_SECTION = 'contextKeeper';
 export interface ContextKeeperSettings {
   baseUrl: string;
   model: string;
+  /** `vscode`: a chat model VS Code offers (`vscode.lm`) instead of the endpoint. */
+  modelSource: 'endpoint' | 'vscode';
   /** 0 means: use the model's known window. */
   contextWindow: number;
   maxOutputTokens: number;
@@ -56,6 +58,7 @@ export function readSettings(workspaceConfig: InspectableConfiguration): Context
   return {
     baseUrl: str('baseUrl', ''),
     model: str('model', 'gpt-4o-mini'),
+    modelSource: str('modelSource', 'endpoint') === 'vscode' ? 'vscode' : 'endpoint',
     contextWindow: num('contextWindow', 0, 0, 10_000_000),
     maxOutputTokens: num('maxOutputTokens', 4096, 16, 1_000_000),
     summary: {

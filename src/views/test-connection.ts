@@ -12,7 +12,7 @@ import type { LmApi } from '../models/lm/api';
 /** What the command reads; supplied by the composition root. */
 export interface TestConnectionDeps {
   /** Endpoint settings now in force. `source: 'vscode'` means VS Code's language models. */
-  endpoint(): { source: 'endpoint' | 'vscode'; baseUrl: string; model: string; contextWindow: number };
+  endpoint(): { modelSource: 'endpoint' | 'vscode'; baseUrl: string; model: string; contextWindow: number };
   apiKey(): Promise<string | undefined>;
   log: vscode.LogOutputChannel;
 }
@@ -42,7 +42,7 @@ export async function runTestConnection(deps: TestConnectionDeps): Promise<{ ok:
       const controller = new AbortController();
       const sub = token.onCancellationRequested(() => controller.abort());
       try {
-        if (settings.source === 'vscode') return await testEditorModels(settings.model);
+        if (settings.modelSource === 'vscode') return await testEditorModels(settings.model);
         const r: ConnectionTestResult = await testConnection({ baseUrl: settings.baseUrl, model: settings.model, apiKey: await deps.apiKey(), contextWindow: settings.contextWindow, signal: controller.signal });
         return r;
       } catch (error) {

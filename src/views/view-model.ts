@@ -57,6 +57,7 @@ export function toBudgetView(budget: BudgetSnapshot, autoCompact: boolean): Budg
     model: budget.model,
     warnings: [...budget.warnings],
     autoCompact,
+    ...(budget.windowSource ? { windowSource: budget.windowSource } : {}),
   };
 }
 

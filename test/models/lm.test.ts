@@ -91,10 +91,12 @@ for (const [name, script, kind, message] of errorCases) {
     const { session } = agentOver(model, ws.root);
     const result = await session.runTask('Go', new AbortController().signal);
     assert.equal(result.status, 'error');
-    assert.ok(result.error instanceof LanguageModelSourceError, String(result.error));
-    assert.equal(result.error.kind, kind);
-    assert.match(result.error.message, message);
-    assert.match(result.error.message, /Fake gpt-4o \(copilot\)/);
+    // The agent may wrap the model's error; the adapter's error is it or its cause.
+    const error = result.error instanceof LanguageModelSourceError ? result.error : (result.error as { cause?: unknown } | undefined)?.cause;
+    assert.ok(error instanceof LanguageModelSourceError, String(result.error));
+    assert.equal(error.kind, kind);
+    assert.match(String(result.error?.message), message);
+    assert.match(error.message, /Fake gpt-4o \(copilot\)/);
   });
 }
 

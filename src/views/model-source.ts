@@ -1,0 +1,70 @@
+/**
+ * The agent's model for one session: the OpenAI-compatible endpoint of the settings, or a chat model
+ * VS Code offers (`vscode.lm`). Resolves the context window the session measures against (asking
+ * the endpoint, or the editor model's input limit; the user's setting wins), the reply reserve, and
+ * a label saying where the window came from. Runs when a session opens, which happens again whenever
+ * the model or endpoint settings change.
+ */
+import * as vscode from 'vscode';
+import OpenAI from 'openai';
+import type { ChatClient } from '../agent/session';
+import type { Summarizer } from '../compaction/types';
+import type { LmApi } from '../models/lm/api';
+import { LanguageModelClient, selectLmModel } from '../models/lm/client';
+import { describeWindow, replyReserve, WarnOnce, type ResolvedWindow } from '../models/resolve';
+import { editorModelWindow, sessionWindow } from '../models/session';
+import { ExtractiveSummarizer } from '../compaction/extractive';
+import { FallbackSummarizer } from '../summarizers/fallback';
+import { OpenAISummarizer } from '../summarizers/openai';
+import type { ContextKeeperSettings } from './settings';
+
+/** Placeholder key for servers that want none (local OpenAI-compatible servers ignore it). */
+const NO_KEY = 'not-set';
+
+/** What the service factory needs from the model source. */
+export interface ModelSource {
+  client: ChatClient;
+  /** Model id as requests name it. */
+  model: string;
+  window: ResolvedWindow & { inputOnly?: boolean };
+  /** Output tokens to reserve: the setting, capped by the model's output limit; 0 for an input-only window. */
+  reservedOutput: number;
+  /** "32,768 tokens, reported by the server", for the gauge and the log. */
+  label: string;
+  /** A summarizer over the editor's models when one is configured for them. */
+  summarizer?: Summarizer;
+}
+
+/** Warnings already shown in this window of VS Code (a setting above the served window is said once). */
+const warned = new WarnOnce();
+
+/** Opens the model source of `settings`. Throws with a plain message when an editor model cannot be had. */
+export async function openModelSource(settings: ContextKeeperSettings, apiKey: string | undefined, log: vscode.LogOutputChannel, countText: (text: string) => number): Promise<ModelSource> {
+  let source: Omit<ModelSource, 'label' | 'reservedOutput'>;
+  if (settings.modelSource === 'vscode') {
+    const api: LmApi = vscode;
+    const chat = await selectLmModel(api, settings.model);
+    const client = new LanguageModelClient({ api, model: chat, justification: 'ContextKeeper runs its coding agent with this model.' });
+    source = { client, model: chat.id, window: editorModelWindow(chat, settings.contextWindow) };
+    if (settings.summary.model && !settings.summary.baseUrl) {
+      const summaryChat = await selectLmModel(api, settings.summary.model);
+      const summaryClient = summaryChat === chat ? client : new LanguageModelClient({ api, model: summaryChat, justification: 'ContextKeeper writes summaries of older conversation with this model.' });
+      const primary = new OpenAISummarizer({ baseURL: 'https://vscode.lm.invalid/v1', model: summaryChat.id, contextWindow: settings.summary.contextWindow || summaryChat.maxInputTokens, client: summaryClient as unknown as OpenAI, instruction: settings.summary.instruction || undefined, countText, stream: true, log: (line) => log.debug(line) });
+      source.summarizer = new FallbackSummarizer(primary, { extractive: new ExtractiveSummarizer(countText) });
+    }
+    log.info(`Model from VS Code: ${chat.name} (${chat.vendor}/${chat.family}), ${chat.maxInputTokens} input tokens.`);
+  } else {
+    const client = new OpenAI({ baseURL: settings.baseUrl || undefined, apiKey: apiKey ?? NO_KEY, maxRetries: 1 });
+    const window = await sessionWindow({ baseUrl: settings.baseUrl, model: settings.model, apiKey, setting: settings.contextWindow });
+    source = { client, model: settings.model, window };
+  }
+  const label = describeWindow(source.window);
+  log.info(`Context window of ${source.model}: ${label}.`);
+  for (const warning of warned.filter(source.window.warnings)) {
+    log.warn(warning);
+    void vscode.window.showWarningMessage(`ContextKeeper: ${warning}`);
+  }
+  // An editor model's limit is input only: its reply does not share the window.
+  const reservedOutput = source.window.inputOnly ? 0 : replyReserve(settings.maxOutputTokens, source.window);
+  return { ...source, label, reservedOutput };
+}
