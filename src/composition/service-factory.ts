@@ -16,9 +16,9 @@ import { tokenCounterForModel } from '../compaction/tokenizer';
 import type { LogSink } from '../service/api';
 import { ContextService } from '../service/service';
 import { summarizerFromSettings } from '../summarizers/fromOptions';
-import type { ServiceFactory } from './session-controller';
-import type { ContextKeeperSettings } from './settings';
-import { WorkspaceToolHost } from './workspace-tool-host';
+import type { ServiceFactory } from '../views/session-controller';
+import type { ContextKeeperSettings } from '../settings/settings';
+import { WorkspaceToolHost } from '../workspace/tool-host';
 
 /** Placeholder key for servers that want none (local OpenAI-compatible servers ignore it). */
 const NO_KEY = 'not-set';

@@ -4,6 +4,7 @@
  * rest of the extension through one path, {@link Settings.onDidChange}, so nothing needs a reload.
  */
 import * as vscode from 'vscode';
+import { DisposableStore } from '../lifecycle/disposables';
 
 /** The section all keys live under. */
 export const SETTINGS_SECTION = 'contextKeeper';
@@ -68,19 +69,19 @@ export function readSettings(config: vscode.WorkspaceConfiguration): ContextKeep
 
 /** Holds the current settings and announces changes to `contextKeeper.*`. */
 export class Settings implements vscode.Disposable {
-  private readonly _onDidChange = new vscode.EventEmitter<ContextKeeperSettings>();
+  private readonly store = new DisposableStore();
+  private readonly _onDidChange = this.store.add(new vscode.EventEmitter<ContextKeeperSettings>());
   /** Fires with the new settings after any `contextKeeper.*` key changed. */
   readonly onDidChange = this._onDidChange.event;
-  private readonly subscription: vscode.Disposable;
   private current: ContextKeeperSettings;
 
   constructor() {
     this.current = readSettings(vscode.workspace.getConfiguration(SETTINGS_SECTION));
-    this.subscription = vscode.workspace.onDidChangeConfiguration((event) => {
+    this.store.add(vscode.workspace.onDidChangeConfiguration((event) => {
       if (!event.affectsConfiguration(SETTINGS_SECTION)) return;
       this.current = readSettings(vscode.workspace.getConfiguration(SETTINGS_SECTION));
       this._onDidChange.fire(this.current);
-    });
+    }));
   }
 
   /** The settings in force now. */
@@ -89,7 +90,6 @@ export class Settings implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.subscription.dispose();
-    this._onDidChange.dispose();
+    this.store.dispose();
   }
 }
