@@ -1,6 +1,7 @@
 // Bundles the extension host entry, the command-line tool and the webview script.
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
+import { writeRankTables } from './scripts/rankTables.mjs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -19,9 +20,8 @@ if (fs.existsSync('media/main.ts')) {
   targets.push({ entryPoints: ['media/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife' });
 }
 
-// The tokenizer's rank tables ship as separate files, loaded on the first count (never at activation).
-fs.mkdirSync('dist/ranks', { recursive: true });
-for (const name of ['o200k_base', 'cl100k_base']) fs.copyFileSync(`node_modules/js-tiktoken/dist/ranks/${name}.cjs`, `dist/ranks/${name}.cjs`);
+// The tokenizer's rank tables ship prebuilt as separate files, read on the first count (never at activation).
+await writeRankTables('dist/ranks');
 
 // The webview's icon font ships from dist/ (the package is built with --no-dependencies).
 const codicons = 'node_modules/@vscode/codicons/dist';

@@ -1,10 +1,11 @@
-// Bundles the benchmarks (bench/main.ts, bench/activate.ts and the sources they import) into CommonJS files for
+// Bundles the benchmarks (bench/main.ts, bench/activate.ts, bench/quality.ts, bench/quality/candidates.ts and the sources they import) into CommonJS files for
 // plain node. Packages stay external: they load from node_modules as they would at run time
 // (tiktoken reads its .wasm file next to its own module).
 import * as esbuild from 'esbuild';
+import { writeRankTables } from '../scripts/rankTables.mjs';
 
 await esbuild.build({
-  entryPoints: ['bench/main.ts', 'bench/activate.ts'],
+  entryPoints: ['bench/main.ts', 'bench/activate.ts', 'bench/quality.ts', 'bench/quality/candidates.ts', 'bench/firstCount.ts'],
   outdir: 'out/bench',
   bundle: true,
   platform: 'node',
@@ -15,3 +16,6 @@ await esbuild.build({
   sourcemap: true,
   logLevel: 'warning',
 });
+
+// The counter in the bundle reads its prebuilt rank tables next to itself, as the extension does.
+await writeRankTables('out/bench/ranks');

@@ -1,18 +1,21 @@
 /**
  * `npm run bench`: every benchmark of ContextKeeper in one run. Prints a table and writes
- * bench/results.json. Options: `--only=tokenizers,meter,planner,economics,sidebar,extension` runs a subset;
+ * bench/results.json. Options: `--only=tokenizers,meter,planner,economics,replay,sidebar,extension,watch,quality` runs a subset;
  * `--quick` uses fewer repetitions (a smoke run; figures are noisier).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadSessions, messageTexts } from './corpus';
-import { benchTokenizers } from './tokenizers';
+import { benchClasses, benchFirstCount, benchLongPieces, benchTokenizers, freeTokenizers } from './tokenizers';
 import { benchMeter } from './meter';
 import { benchPlanner } from './planner';
 import { benchEconomics } from './economics';
 import { benchExtension } from './extension';
 import { benchSidebar } from './sidebar';
+import { benchWatch } from './watch';
+import { benchQuality } from './quality/index';
+import { benchReplay } from './replay';
 import { table, targets } from './report';
 
 const args = process.argv.slice(2);
@@ -40,6 +43,12 @@ async function main(): Promise<void> {
     // Every third text (about 1.2 MB of the 3.7 MB of transcript text) keeps the run short.
     const sample = texts.filter((_, i) => i % 3 === 0);
     results.tokenizers = [benchTokenizers(sample, 'o200k_base', quick ? 3 : 7), benchTokenizers(sample, 'cl100k_base', quick ? 3 : 5)];
+    results.tokenizerClasses = [...benchClasses('o200k_base', quick ? 3 : 7), ...benchClasses('cl100k_base', quick ? 3 : 5)];
+    log('tokenizer classes done');
+    results.longPieces = [benchLongPieces('o200k_base', quick ? 4200 : 8200), benchLongPieces('cl100k_base', quick ? 4200 : 8200)];
+    freeTokenizers();
+    log('long pieces done');
+    results.firstCount = benchFirstCount(root, quick ? 3 : 5);
     log('tokenizers done');
   }
   if (want('meter')) {
@@ -54,6 +63,10 @@ async function main(): Promise<void> {
     results.economics = await benchEconomics(sessions, [32_000, 128_000], log);
     log('economics done');
   }
+  if (want('replay')) {
+    results.replay = await benchReplay([10_000, 30_000, 100_000], quick ? 1 : 3);
+    log('replay done');
+  }
   if (want('sidebar')) {
     results.sidebar = await benchSidebar([20_000, 300_000], quick ? 100 : 300);
     log('sidebar done');
@@ -61,6 +74,14 @@ async function main(): Promise<void> {
   if (want('extension')) {
     results.extension = benchExtension(root, quick ? 3 : 5, !args.includes('--no-package'));
     log('extension done');
+  }
+  if (want('watch')) {
+    results.watch = await benchWatch(quick ? 9 : 25);
+    log('watch done');
+  }
+  if (want('quality')) {
+    results.quality = await benchQuality(root, log);
+    log('quality done');
   }
   results.seconds = Math.round((Date.now() - started) / 1000);
   const out = path.join(root, 'bench/results.json');
@@ -70,6 +91,10 @@ async function main(): Promise<void> {
   const m = results.machine as { cpus: number; cpu?: string; node: string; loadAverage: number[] };
   console.log(`ContextKeeper benchmarks: ${m.cpus} × ${m.cpu ?? 'cpu'}, node ${m.node}, load ${m.loadAverage[0]}, ${String(results.seconds)} s\n`);
   console.log(table(results, source, ts));
+  if (results.replay) {
+    const r = results.replay as { sizes: number[]; ms: number[]; exponents: number[]; exponentOverall: number; violations: number };
+    console.log(`\nreplay (growth exponent ≤ 1.2 up to 100k messages): ${r.sizes.map((n, i) => `${n / 1000}k ${r.ms[i]} ms`).join(', ')}; exponent ${r.exponents.join(', ')} (overall ${r.exponentOverall}), ${r.violations} invariant violations; met: ${r.exponentOverall <= 1.2 && r.violations === 0 ? 'yes' : 'no'}`);
+  }
   console.log(`\nWrote ${path.relative(process.cwd(), out) || out}.`);
 }
 

@@ -2,12 +2,14 @@
  * Targets and the printed table. Each target is checked on figures measured side by side in the
  * same run; the table is Markdown so it can be pasted into the README as is.
  */
-import type { TokenizerResult } from './tokenizers';
+import type { FirstCountResult, LongPieceResult, TokenizerResult } from './tokenizers';
 import type { MeterResult } from './meter';
 import type { PlannerResult } from './planner';
 import type { EconomicsRow } from './economics';
 import type { ExtensionResult } from './extension';
 import type { SidebarResult } from './sidebar';
+import type { WatchResult } from './watch';
+import { qualityTable, type QualityResult } from './quality/report';
 
 /** One target with its verdict. */
 export interface Target {
@@ -20,11 +22,16 @@ export interface Target {
 /** Everything `main` collected. */
 export interface Collected {
   tokenizers?: TokenizerResult[];
+  tokenizerClasses?: TokenizerResult[];
+  longPieces?: LongPieceResult[];
+  firstCount?: FirstCountResult;
   meter?: MeterResult;
   planner?: PlannerResult;
   economics?: { rows: EconomicsRow[]; modelRows: EconomicsRow[] };
   extension?: ExtensionResult;
   sidebar?: SidebarResult;
+  watch?: WatchResult;
+  quality?: QualityResult;
 }
 
 const pct = (x: number | null) => (x === null ? '–' : `${Math.round(x * 100)}%`);
@@ -45,6 +52,24 @@ export function targets(c: Collected): Target[] {
       const bad = Object.entries(t.disagreements).filter(([, d]) => d.texts > 0);
       out.push({ name: `${t.encoding}: every exact tokenizer agrees with ours`, met: bad.length === 0, value: bad.length === 0 ? `${t.texts} texts, 0 differences` : bad.map(([n, d]) => `${n}: ${d.texts} texts differ`).join('; ') });
     }
+  }
+  if (c.tokenizerClasses) {
+    const low = c.tokenizerClasses.filter((t) => t.ratioToFastest < 0.8);
+    const worst = c.tokenizerClasses.reduce((a, b) => (a.ratioToFastest <= b.ratioToFastest ? a : b));
+    out.push({ name: 'every class (code, prose, JSON, minified JS, multilingual; both encodings) ≥ 0.8x the fastest exact tokenizer', met: low.length === 0, value: `lowest ${x(worst.ratioToFastest)} (${worst.encoding} ${worst.label}, vs ${worst.fastestOther})` });
+    const diffs = c.tokenizerClasses.reduce((n, t) => n + Object.values(t.disagreements).reduce((m, d) => m + d.texts, 0), 0);
+    out.push({ name: 'generated texts of every class: 0 count differences', met: diffs === 0, value: `${diffs} differences on ${c.tokenizerClasses.reduce((n, t) => n + t.texts, 0)} texts × 3 references` });
+  }
+  if (c.longPieces) {
+    const diffs = c.longPieces.reduce((n, l) => n + Object.values(l.differences).reduce((a, b) => a + b, 0), 0);
+    out.push({ name: 'single pieces of 2k-50k characters: 0 count differences (js-tiktoken up to ~8k bytes, tiktoken WASM all)', met: diffs === 0, value: c.longPieces.map((l) => `${l.encoding}: ${l.pieces} pieces (${l.jsPieces} also vs js-tiktoken), ${Object.values(l.differences).reduce((a, b) => a + b, 0)} differences`).join('; ') });
+  }
+  if (c.firstCount) {
+    const f = c.firstCount;
+    out.push({ name: 'time to first count ≤ 1.5x the fastest exact tokenizer', met: f.ratioToFastest <= 1.5, value: `${x(f.ratioToFastest)} (${f.ms.ContextKeeper} ms vs ${f.fastestOther} ${f.ms[f.fastestOther]} ms)` });
+    const pre = f.blockMs['ContextKeeper (preloaded)'];
+    out.push({ name: 'first count blocks the extension host ≤ 50 ms (table read in the background when the meter is created)', met: pre <= 50, value: `${pre} ms (loaded synchronously on a count asked for at once: ${f.blockMs.ContextKeeper} ms)` });
+    out.push({ name: 'rank table memory ≤ 80 MB', met: f.bytes.ContextKeeper <= 80e6, value: `${(f.bytes.ContextKeeper / 1e6).toFixed(1)} MB` });
   }
   if (c.meter) out.push({ name: 'meter update flat: 1M / 10k ≤ 2 (ContextTally.append)', met: c.meter.tallyGrowth <= 2, value: `${x(c.meter.tallyGrowth)} (measure(): ${x(c.meter.measureGrowth)})` });
   if (c.planner) {
@@ -88,7 +113,13 @@ export function targets(c: Collected): Target[] {
     out.push({ name: `sidebar: host time to build an update ≤ 0.5 ms at ${k(big.tokens)} tokens`, met: big.buildMsP95 <= 0.5, value: `median ${big.buildMsMedian} ms, p95 ${big.buildMsP95} ms` });
     out.push({ name: 'sidebar: update cost flat, 300k / 20k ≤ 2', met: c.sidebar.buildGrowth <= 2 && c.sidebar.deltaBytesGrowth <= 2, value: `time ${x(c.sidebar.buildGrowth)}, bytes ${x(c.sidebar.deltaBytesGrowth)}` });
   }
+  if (c.quality) out.push(...c.quality.targets);
   if (c.extension) out.push({ name: 'no tokenizer rank table loaded at activation', met: !c.extension.rankTableLoadedAtActivation, value: `${c.extension.activationMapSets} Map.set calls (one encoder build: ${c.extension.encoderMapSets})` });
+  if (c.watch) {
+    const [small, large] = c.watch.sizes;
+    out.push({ name: 'watching: bytes read per update proportional to the appended bytes (100 MB / 10 MB ≤ 1.1)', met: c.watch.bytesGrowth <= 1.1 && large.bytesReadPerUpdate === large.appendedBytesPerUpdate, value: `${large.bytesReadPerUpdate} bytes read for ${large.appendedBytesPerUpdate} appended at 100 MB; ${x(c.watch.bytesGrowth)} of 10 MB` });
+    out.push({ name: 'watching: append to updated gauge ≤ 1 s and flat (100 MB / 10 MB ≤ 2)', met: large.appendToGaugeMs <= 1000 && c.watch.timeGrowth <= 2, value: `${large.appendToGaugeMs.toFixed(1)} ms at 100 MB, ${small.appendToGaugeMs.toFixed(1)} ms at 10 MB (${x(c.watch.timeGrowth)})` });
+  }
   return out;
 }
 
@@ -106,6 +137,30 @@ export function table(c: Collected, source: string, ts: readonly Target[]): stri
       push(`| ${t.encoding} | ${t.texts} | ${t.megabytes} | ${names.map((n) => String(t.mbPerSecond[n])).join(' | ')} | ${t.oursWarmMbPerSecond} | **${x(t.ratioToFastest)}** | ${diffs} | ${pct(t.charsOver4.totalError)}, ±${pct(t.charsOver4.medianAbsError)}, ±${pct(t.charsOver4.p90AbsError)} |`);
     }
     push('');
+  }
+  if (c.tokenizerClasses) {
+    push('### Token counting by class of text (generated texts, cold caches, median MB/s)', '');
+    const names = Object.keys(c.tokenizerClasses[0].mbPerSecond);
+    push(`| encoding | class | texts | MB | ${names.join(' | ')} | ours / fastest | differences |`, `|---|---|---:|---:|${names.map(() => '---:').join('|')}|---:|---:|`);
+    for (const t of c.tokenizerClasses) {
+      const diffs = Object.values(t.disagreements).reduce((n, d) => n + d.texts, 0);
+      push(`| ${t.encoding} | ${t.label} | ${t.texts} | ${t.megabytes} | ${names.map((n) => String(t.mbPerSecond[n])).join(' | ')} | **${x(t.ratioToFastest)}** | ${diffs} |`);
+    }
+    push('');
+  }
+  if (c.longPieces) {
+    push('### Single pre-tokenizer pieces of 2k-50k characters (counted whole, exactly)', '');
+    push('| encoding | pieces | lengths | also vs js-tiktoken | differences | ours, all pieces | tiktoken (WASM) |', '|---|---:|---|---:|---|---:|---:|');
+    for (const l of c.longPieces) push(`| ${l.encoding} | ${l.pieces} | ${l.lengths.join(', ')} | ${l.jsPieces} | ${Object.entries(l.differences).map(([n, d]) => `${n} ${d}`).join(', ')} | ${l.oursMs} ms | ${l.wasmMs} ms |`);
+    push('');
+  }
+  if (c.firstCount) {
+    const f = c.firstCount;
+    push('### First exact count in a fresh process (o200k_base: load the tokenizer and its table, count one text)', '');
+    push(`| | ${Object.keys(f.ms).join(' | ')} |`, `|---|${Object.keys(f.ms).map(() => '---:').join('|')}|`);
+    push(`| ms to first count (median of ${f.reps}) | ${Object.values(f.ms).join(' | ')} |`);
+    push(`| longest block of the thread, ms | ${Object.values(f.blockMs).join(' | ')} |`);
+    push(`| memory held | ${Object.values(f.bytes).map((b) => `${(b / 1e6).toFixed(1)} MB`).join(' | ')} |`, '');
   }
   if (c.meter) {
     push('### Meter update after appending one message (median µs per update, new message pre-counted)', '');
@@ -155,6 +210,13 @@ export function table(c: Collected, source: string, ts: readonly Target[]): stri
     push('| require dist/extension.js | activate() | vs building one rank table | Map.set calls at activation | bundle | VSIX |', '|---:|---:|---:|---:|---:|---:|');
     push(`| ${e.requireMs} ms | ${e.activateMs} ms | ${x(e.activationToEncoderLoad)} (${e.encoderLoadMs} ms) | ${e.activationMapSets} (encoder: ${e.encoderMapSets}) | ${(e.bundleBytes / 1e6).toFixed(2)} MB | ${e.vsixBytes === null ? '–' : `${e.vsixBytes} bytes`} |`, '');
   }
+  if (c.watch) {
+    push('### Watching a growing session file (median per appended line)', '');
+    push('| file | first read | append → gauge (file event) | update alone | bytes read / appended |', '|---:|---:|---:|---:|---:|');
+    for (const r of c.watch.sizes) push(`| ${(r.fileBytes / 1e6).toFixed(0)} MB | ${Math.round(r.firstReadMs)} ms | ${r.appendToGaugeMs.toFixed(1)} ms | ${r.updateMs.toFixed(2)} ms | ${r.bytesReadPerUpdate} / ${r.appendedBytesPerUpdate} |`);
+    push(`| **100 MB / 10 MB** | | ${x(c.watch.timeGrowth)} | | ${x(c.watch.bytesGrowth)} |`, '');
+  }
+  if (c.quality) push(qualityTable(c.quality), '');
   push('### Targets', '', '| target | met | measured |', '|---|---|---|');
   for (const t of ts) push(`| ${t.name} | ${t.met ? 'yes' : '**no**'} | ${t.value} |`);
   push('', `Input: ${source}.`);

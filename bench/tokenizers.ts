@@ -8,7 +8,10 @@
  * (caches kept from the previous pass) is reported beside it for ours.
  */
 import { clearTokenCaches, createTokenCounter, type EncodingName } from '../src/compaction/tokenizer';
-import { interleave, median, sig } from './stats';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { classText, longPiece, TEXT_CLASSES } from '../test/support/tokenCorpus';
+import { interleave, median, nowMs, sig } from './stats';
 
 interface Exact {
   name: string;
@@ -22,6 +25,8 @@ interface Exact {
 /** Results of one encoding. */
 export interface TokenizerResult {
   encoding: EncodingName;
+  /** The class of text (code, prose, ...) when measured on generated texts of one class. */
+  label?: string;
   texts: number;
   megabytes: number;
   /** Exact token total of all texts. */
@@ -40,7 +45,25 @@ export interface TokenizerResult {
   reps: number;
 }
 
+const built = new Map<EncodingName, Exact[]>();
+
+/** The contenders of `encoding`, built once per run (js-tiktoken's table takes seconds to build). */
 function contenders(encoding: EncodingName): Exact[] {
+  let cs = built.get(encoding);
+  if (!cs) {
+    cs = makeContenders(encoding);
+    built.set(encoding, cs);
+  }
+  return cs;
+}
+
+/** Releases the contenders' native memory (tiktoken WASM). */
+export function freeTokenizers(): void {
+  for (const cs of built.values()) for (const c of cs) c.free?.();
+  built.clear();
+}
+
+function makeContenders(encoding: EncodingName): Exact[] {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const ours = createTokenCounter(encoding);
   const { Tiktoken } = require('js-tiktoken/lite') as { Tiktoken: new (r: unknown) => { encode(t: string, a: string[], d: string[]): number[] } };
@@ -64,7 +87,7 @@ function contenders(encoding: EncodingName): Exact[] {
 }
 
 /** Measures one encoding on `texts` with `reps` interleaved passes per contender. */
-export function benchTokenizers(texts: readonly string[], encoding: EncodingName, reps: number): TokenizerResult {
+export function benchTokenizers(texts: readonly string[], encoding: EncodingName, reps: number, label?: string): TokenizerResult {
   const cs = contenders(encoding);
   const bytes = texts.reduce((s, t) => s + Buffer.byteLength(t, 'utf8'), 0);
   const megabytes = bytes / 1e6;
@@ -116,7 +139,6 @@ export function benchTokenizers(texts: readonly string[], encoding: EncodingName
   );
   const ours = cs[0];
   const warm = interleave([{ name: 'warm', run: pass(ours) }], Math.max(3, reps), { warmup: 0 });
-  for (const c of cs) c.free?.();
 
   const mbPerSecond: Record<string, number> = {};
   for (const [name, ts] of times) mbPerSecond[name] = sig(megabytes / (median(ts) / 1000));
@@ -124,6 +146,7 @@ export function benchTokenizers(texts: readonly string[], encoding: EncodingName
   const fastestOther = others.reduce((a, b) => (mbPerSecond[a] >= mbPerSecond[b] ? a : b));
   return {
     encoding,
+    label,
     texts: texts.length,
     megabytes: sig(megabytes),
     tokens,
@@ -139,4 +162,92 @@ export function benchTokenizers(texts: readonly string[], encoding: EncodingName
     },
     reps,
   };
+}
+
+/** Generated texts of every class (test/support/tokenCorpus), measured class by class on `encoding`. */
+export function benchClasses(encoding: EncodingName, reps: number): TokenizerResult[] {
+  return TEXT_CLASSES.map((cls) => {
+    const texts = Array.from({ length: 60 }, (_, i) => classText(cls, 1000 + i, 1000 + ((i * 997) % 6000)));
+    return benchTokenizers(texts, encoding, reps, cls);
+  });
+}
+
+/** Count differences on single long pieces, against js-tiktoken (up to `jsMaxBytes` UTF-8 bytes) and tiktoken (WASM, every length). */
+export interface LongPieceResult {
+  encoding: EncodingName;
+  pieces: number;
+  /** Lengths compared, in characters. */
+  lengths: number[];
+  /** Pieces also compared with js-tiktoken (its merge is quadratic: only up to about 8,000 bytes). */
+  jsPieces: number;
+  differences: Record<string, number>;
+  /** Milliseconds for ours to count all the pieces once (cold caches), and for tiktoken (WASM). */
+  oursMs: number;
+  wasmMs: number;
+}
+
+/** Single pieces of 2k-50k characters of every kind: exactness, and our time beside tiktoken's. */
+export function benchLongPieces(encoding: EncodingName, jsMaxBytes: number): LongPieceResult {
+  const cs = contenders(encoding);
+  const ours = cs[0];
+  const js = cs.find((c) => c.name === 'js-tiktoken encode')!;
+  const wasm = cs.find((c) => c.name === 'tiktoken (WASM)')!;
+  const lengths = [2049, 4100, 8000, 20_000, 50_000];
+  const kinds = ['camel', 'letters', 'base64', 'cjk', 'cyrillic', 'spaces'] as const;
+  const pieces = kinds.flatMap((k) => lengths.map((n) => longPiece(k, n + k.length, n)));
+  const differences: Record<string, number> = { 'js-tiktoken encode': 0, 'tiktoken (WASM)': 0 };
+  let oursMs = 0;
+  let wasmMs = 0;
+  let jsPieces = 0;
+  for (const p of pieces) {
+    ours.clear?.();
+    let t0 = nowMs();
+    const n = ours.count(p);
+    oursMs += nowMs() - t0;
+    t0 = nowMs();
+    if (wasm.count(p) !== n) differences['tiktoken (WASM)']++;
+    wasmMs += nowMs() - t0;
+    if (Buffer.byteLength(p, 'utf8') <= jsMaxBytes) {
+      jsPieces++;
+      if (js.count(p) !== n) differences['js-tiktoken encode']++;
+    }
+  }
+  return { encoding, pieces: pieces.length, lengths, jsPieces, differences, oursMs: sig(oursMs), wasmMs: sig(wasmMs) };
+}
+
+/** First exact count in fresh processes (bench/firstCount.ts), o200k_base. Medians over `reps` runs each. */
+export interface FirstCountResult {
+  /** Milliseconds from loading the tokenizer to its first count, per contender. */
+  ms: Record<string, number>;
+  /** Longest block of the thread's event loop while loading and counting, in milliseconds. */
+  blockMs: Record<string, number>;
+  /** Memory the loaded tokenizer holds (heap, external and array buffers after a GC), in bytes. */
+  bytes: Record<string, number>;
+  fastestOther: string;
+  /** Ours / the fastest other exact tokenizer's time to first count. */
+  ratioToFastest: number;
+  reps: number;
+}
+
+/** Runs bench/firstCount.ts for every contender, interleaved, `reps` times. */
+export function benchFirstCount(root: string, reps: number): FirstCountResult {
+  const names = ['ContextKeeper', 'ContextKeeper (preloaded)', 'js-tiktoken encode', 'gpt-tokenizer', 'tiktoken (WASM)'];
+  const runs = new Map<string, Array<{ ms: number; blockMs: number; bytes: number }>>(names.map((n) => [n, []]));
+  for (let r = 0; r < reps; r++) {
+    for (let k = 0; k < names.length; k++) {
+      const name = names[(k + r) % names.length];
+      const out = execFileSync(process.execPath, ['--expose-gc', path.join(root, 'out/bench/firstCount.js'), name], { cwd: root, encoding: 'utf8' });
+      runs.get(name)!.push(JSON.parse(out.trim().split('\n').pop() ?? '{}') as { ms: number; blockMs: number; bytes: number });
+    }
+  }
+  const ms: Record<string, number> = {};
+  const blockMs: Record<string, number> = {};
+  const bytes: Record<string, number> = {};
+  for (const [n, rs] of runs) {
+    ms[n] = sig(median(rs.map((x) => x.ms)));
+    blockMs[n] = sig(median(rs.map((x) => x.blockMs)));
+    bytes[n] = Math.round(median(rs.map((x) => x.bytes)));
+  }
+  const fastestOther = names.slice(2).reduce((a, b) => (ms[a] <= ms[b] ? a : b));
+  return { ms, blockMs, bytes, fastestOther, ratioToFastest: sig(ms.ContextKeeper / ms[fastestOther]), reps };
 }

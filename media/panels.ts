@@ -4,8 +4,8 @@
  */
 import { html, nothing } from 'lit-html';
 import type { TemplateResult } from 'lit-html';
-import { styleMap } from 'lit-html/directives/style-map.js';
 import type { ApprovalView, BudgetView, CheckpointView, ErrorView, PreviewView, ViewState, WebviewMessage } from '../src/views/protocol.js';
+import { cssProps } from './css-props.js';
 import { localTime, percent, tokens } from './format.js';
 import type { Ui } from './transcript.js';
 
@@ -28,7 +28,7 @@ export function header(ui: Ui, view: ViewState): TemplateResult {
     <select id="session-select" class="session-select" data-test="session-select" title=${view.source} ?disabled=${busy}
       @change=${(e: Event) => ui.post({ type: 'switchSession', id: (e.currentTarget as HTMLSelectElement).value })}>
       ${view.sessions.length === 0 ? html`<option value="" selected>${view.source}</option>` : nothing}
-      ${view.sessions.map((s) => html`<option value=${s.id} ?selected=${s.id === view.sessionId}>${s.kind === 'imported' ? '⤓ ' : ''}${s.label}</option>`)}
+      ${view.sessions.map((s) => html`<option value=${s.id} .selected=${s.id === view.sessionId}>${s.kind === 'imported' ? '⤓ ' : ''}${s.label}</option>`)}
     </select>
     ${iconButton(ui, 'New Session', 'add', { type: 'newSession' }, 'new-session')}
     ${view.sessionId ? iconButton(ui, 'Rename Session', 'edit', { type: 'renameSession', id: view.sessionId }, 'rename-session') : nothing}
@@ -62,11 +62,11 @@ export function gauge(budget: BudgetView): TemplateResult {
     </div>
     <div class="gauge-bar" role="meter" aria-label="Context budget" aria-valuemin="0" aria-valuemax=${budget.inputBudget} aria-valuenow=${budget.used}
       aria-valuetext="${budget.used} of ${budget.inputBudget} prompt tokens${budget.peak ? `, peaked at ${budget.peak.tokens} before the last compaction` : ''}">
-      ${SEGMENTS.map(([key, label]) => (budget.breakdown[key] > 0 ? html`<div class="segment segment-${key}" style=${styleMap({ width: w(budget.breakdown[key]) })} title="${label}: ${budget.breakdown[key]} tokens"></div>` : nothing))}
-      ${budget.peak ? html`<div class="peak" data-test="gauge-peak" data-tokens=${budget.peak.tokens} style=${styleMap({ left: w(budget.used), width: percent(budget.peak.tokens - budget.used, budget.window) })} title="Peaked at ${budget.peak.tokens} tokens before the compaction at ${localTime(budget.peak.time)}"></div>` : nothing}
-      <div class="reserved" style=${styleMap({ width: w(budget.reserved) })} title="Reserved for the reply: ${budget.reserved} tokens"></div>
-      <div class="mark mark-at" style=${styleMap({ left: w(budget.compactAt) })} title="Compacts at ${budget.compactAt} tokens (${Math.round(budget.compactAtFraction * 100)}%)"></div>
-      <div class="mark mark-to" style=${styleMap({ left: w(budget.compactTo) })} title="Compacts down to ${budget.compactTo} tokens (${Math.round(budget.compactToFraction * 100)}%)"></div>
+      ${SEGMENTS.map(([key, label]) => (budget.breakdown[key] > 0 ? html`<div class="segment segment-${key}" data-css=${cssProps({ width: w(budget.breakdown[key]) })} title="${label}: ${budget.breakdown[key]} tokens"></div>` : nothing))}
+      ${budget.peak ? html`<div class="peak" data-test="gauge-peak" data-tokens=${budget.peak.tokens} data-css=${cssProps({ left: w(budget.used), width: percent(budget.peak.tokens - budget.used, budget.window) })} title="Peaked at ${budget.peak.tokens} tokens before the compaction at ${localTime(budget.peak.time)}"></div>` : nothing}
+      <div class="reserved" data-css=${cssProps({ width: w(budget.reserved) })} title="Reserved for the reply: ${budget.reserved} tokens"></div>
+      <div class="mark mark-at" data-css=${cssProps({ left: w(budget.compactAt) })} title="Compacts at ${budget.compactAt} tokens (${Math.round(budget.compactAtFraction * 100)}%)"></div>
+      <div class="mark mark-to" data-css=${cssProps({ left: w(budget.compactTo) })} title="Compacts down to ${budget.compactTo} tokens (${Math.round(budget.compactToFraction * 100)}%)"></div>
     </div>
     <div class="gauge-marks"><span class="key-at" aria-hidden="true"></span> compact at ${tokens(budget.compactAt)} <span class="key-to" aria-hidden="true"></span> down to ${tokens(budget.compactTo)}${budget.autoCompact ? '' : ' (auto off)'} · ${tokens(budget.reserved)} reserved for reply</div>
     ${budget.peak ? html`<div class="gauge-peak-text" data-test="peak-text"><span class="key-peak" aria-hidden="true"></span> peaked at ${tokens(budget.peak.tokens)} before the compaction at ${localTime(budget.peak.time)}</div>` : nothing}

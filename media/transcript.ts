@@ -77,7 +77,7 @@ function line(ui: Ui, item: TranscriptItemView, readOnly: boolean): TemplateResu
 function divider(ui: Ui, c: CompactionView): TemplateResult {
   const opened = ui.open.has(`c:${c.id}`);
   const detail = ui.store.details.get(c.id);
-  return html`<li class="divider trigger-${c.trigger}${c.restored ? ' restored' : ''}" data-test="compaction-divider" data-id=${c.id} data-trigger=${c.trigger}
+  return html`<li class="divider divider-${c.trigger}${c.restored ? ' restored' : ''}" data-test="compaction-divider" data-id=${c.id} data-trigger=${c.trigger}
       data-before=${c.tokensBefore} data-after=${c.tokensAfter}>
     <details .open=${opened} @toggle=${(e: Event) => {
       const now = (e.currentTarget as HTMLDetailsElement).open;

@@ -1,11 +1,12 @@
 /**
  * ContextKeeper's command-line tool: the compaction core over recorded transcripts, no VS Code and
- * no API key needed (`meter`, `compact`, `replay`).
+ * no API key needed (`meter`, `compact`, `replay`, `watch`, `sessions`).
  */
 import { Command, CommanderError, Option } from 'commander';
 import { compactCommand, meterCommand, replayCommand, type BudgetOptions } from './cli/commands';
 import { parseCount, parseFraction, parseTokens } from './cli/options';
 import { modelsCommand, type ModelsOptions } from './cli/models';
+import { sessionsCommand, watchCommand } from './cli/watch';
 import { version as VERSION } from '../package.json';
 
 /** The smallest window the tool accepts, in tokens: below it no summary can fit beside a request. */
@@ -77,6 +78,21 @@ export function program(): Command {
     .option('--json', 'print JSON: an array of {id, window, trainedWindow, source}')
     .exitOverride()
     .action((o: ModelsOptions) => modelsCommand(o, out));
+  p.command('watch')
+    .description('follow a Claude Code or Codex session file as it grows: one line per update')
+    .argument('<file>', 'session JSONL file')
+    .option('--json', 'print one JSON object per update')
+    .option('--interval <ms>', 'polling interval in milliseconds, beside file events', parseCount, 250)
+    .option('--idle-exit <ms>', 'stop after this many milliseconds without a change (default: run until interrupted)', parseCount)
+    .exitOverride()
+    .action((file: string, o: { json?: boolean; interval: number; idleExit?: number }) => watchCommand(file, { json: o.json, interval: o.interval, idleExitMs: o.idleExit }, out));
+  p.command('sessions')
+    .description("list the Claude Code and Codex sessions recorded for a workspace folder (default: the current folder)")
+    .argument('[dir]', 'workspace folder')
+    .option('--folder <dir...>', 'more folders holding session files')
+    .option('--json', 'print JSON')
+    .exitOverride()
+    .action((dir: string | undefined, o: { json?: boolean; folder?: string[] }) => sessionsCommand(dir, o, out));
   return p;
 }
 

@@ -48,31 +48,42 @@ parentPort.on('message', (m) => {
  */
 export class PatternMatcher {
   private readonly worker: Worker;
-  private readonly started = Date.now();
+  /** Resolves when the worker runs; the deadline counts from then (start-up is not the pattern's time). */
+  private readonly online: Promise<number>;
   private nextId = 0;
   private dead = false;
 
   /**
    * @param source the pattern as the model wrote it; compile errors surface from the constructor.
    * @param flags RegExp flags (`i` or none; `g`/`y` are stripped: matching is per line).
-   * @param deadlineMs wall-clock budget of all {@link matchLines} calls together, from construction.
+   * @param deadlineMs wall-clock budget of all {@link matchLines} calls together, from the worker's start.
    * @throws SyntaxError when the pattern does not compile (checked on this thread, which is fast).
    */
   constructor(source: string, flags: string, private readonly deadlineMs = DEFAULT_PATTERN_DEADLINE_MS) {
     const clean = flags.replace(/[gy]/g, '');
     new RegExp(source, clean);
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { source, flags: clean } });
-    this.worker.unref();
+    this.online = new Promise<number>((resolve, reject) => {
+      this.worker.once('online', () => resolve(Date.now()));
+      this.worker.once('error', reject);
+      this.worker.once('exit', () => reject(new Error('the pattern worker stopped')));
+    });
+    this.online.catch(() => {});
   }
 
   /**
    * 0-based numbers of the lines of `text` (split on `\n`) the pattern matches, at most `max`.
    * @throws PatternTimeoutError past the deadline; the signal's reason when it aborts. Either ends the worker.
    */
-  matchLines(text: string, max: number, signal?: AbortSignal): Promise<number[]> {
-    if (this.dead) return Promise.reject(new Error('the pattern matcher was disposed'));
+  async matchLines(text: string, max: number, signal?: AbortSignal): Promise<number[]> {
+    if (this.dead) throw new Error('the pattern matcher was disposed');
     signal?.throwIfAborted();
-    const remaining = this.deadlineMs - (Date.now() - this.started);
+    const started = await this.online;
+    signal?.throwIfAborted();
+    return this.post(text, max, this.deadlineMs - (Date.now() - started), signal);
+  }
+
+  private post(text: string, max: number, remaining: number, signal: AbortSignal | undefined): Promise<number[]> {
     if (remaining <= 0) {
       this.dispose();
       return Promise.reject(new PatternTimeoutError(this.deadlineMs));

@@ -16,8 +16,10 @@
  */
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { ChatMessage, Entry, ToolSchema } from '../compaction/types';
+import { contextOverflow, type ContextOverflow } from '../models/contextErrors';
 import { CANCELLED_RESULT, type ToolCallRequest } from './tools';
 import type { ToolOutcome } from './types';
+import { redactKey } from '../compaction/secrets';
 
 /** Where the session reads and appends messages. */
 export interface Conversation {
@@ -53,6 +55,12 @@ export interface AgentHooks {
    * signal aborted).
    */
   beforeModelCall?(info: { step: number }, signal: AbortSignal): Promise<void>;
+  /**
+   * Called when the provider refused a request because the prompt does not fit its context window
+   * (see `src/models/contextErrors.ts`). Resolve true after shrinking the context (compaction) to
+   * have the request retried once; false or a rejection fails the run with the provider's error.
+   */
+  onContextOverflow?(info: { step: number; overflow: ContextOverflow }, signal: AbortSignal): Promise<boolean>;
   /** Called after a step's tool results are all appended (or after a reply without tool calls). */
   afterStep?(info: { step: number; toolCalls: number }, signal: AbortSignal): Promise<void>;
   /** Usage of the request just made (`usage.prompt_tokens` is the exact size of what was sent). */
@@ -145,7 +153,14 @@ export class AgentSession {
         await hooks.beforeModelCall?.({ step }, signal);
         signal.throwIfAborted();
         result.modelCalls++;
-        const reply = await this.streamReply(signal);
+        const reply = await this.streamReply(signal).catch(async (error: unknown) => {
+          // One compaction and one retry per step when the provider says the prompt does not fit.
+          const overflow = signal.aborted ? undefined : contextOverflow(error);
+          if (!overflow || !hooks.onContextOverflow || !(await hooks.onContextOverflow({ step, overflow }, signal))) throw error;
+          signal.throwIfAborted();
+          result.modelCalls++;
+          return this.streamReply(signal);
+        });
         result.finalText = reply.text;
         if (reply.cancelled) return { ...result, status: 'cancelled' };
         if (reply.calls.length === 0) {
@@ -158,7 +173,10 @@ export class AgentSession {
       }
     } catch (error) {
       if (signal.aborted) return { ...result, status: 'cancelled' };
-      return { ...result, status: 'error', error: error instanceof Error ? error : new Error(String(error)) };
+      // Servers echo the key in errors (masked, encoded): the message goes to the user and the log.
+      // An `OpenAI` client carries its key as `apiKey`; other clients have none to redact.
+      const message = redactKey(error instanceof Error ? error.message : String(error), (this.options.client as { apiKey?: unknown }).apiKey as string | undefined);
+      return { ...result, status: 'error', error: new Error(message, { cause: error }) };
     } finally {
       this.running = false;
       hooks.onStateChange?.('idle');

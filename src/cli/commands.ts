@@ -81,8 +81,12 @@ function checkpointJson(c: Checkpoint) {
 
 /** `compact FILE --window N`: a manual compaction of the conversation as it stands at the end of FILE. */
 export async function compactCommand(file: string, o: BudgetOptions & { out?: string }, out: Out): Promise<void> {
+  if (o.out !== undefined) checkOutPath(o.out);
   if (o.out && sameFile(o.out, file)) throw new Error(`--out ${o.out} is the input file; the recording is never overwritten`);
   const s = await loadSession(file, o.model);
+  if (o.out && !s.entries.some((e) => e.message.role !== 'system' && e.message.role !== 'developer')) {
+    throw new Error(`${file}: the conversation holds no user or assistant message; nothing sendable to write to ${o.out}`);
+  }
   const budget = budgetOf(o);
   const th = thresholds(budget);
   const summarizer = summarizerFor(o, s);
@@ -118,6 +122,7 @@ export async function compactCommand(file: string, o: BudgetOptions & { out?: st
   out(result.applied ? `compacted: ${result.tokensBefore} → ${result.tokensAfter} tokens` : `nothing changed: ${result.reason}`);
   for (const c of result.checkpoints) out(`  checkpoint ${c.id} ${c.strategy}: ${c.replacedIds.length} messages, ${c.tokensBefore} → ${c.tokensAfter} tokens${c.dropped ? `, ${c.dropped} dropped without summary` : ''}`);
   if (s.importCheckpoints.length) out(`  (${s.importCheckpoints.length} compaction(s) recorded in the file became import checkpoints)`);
+  printWarnings(s, out);
   if (!fits) out(`does not fit: ${result.tokensAfter} tokens remain against a budget of ${th.inputBudget}${result.error ? '' : `; ${fixedNote(s)}`}`);
   else if (result.applied && result.tokensAfter > th.targetTokens) out(`note: ${result.tokensAfter} tokens is above the target of ${th.targetTokens}; what remains is anchored (system prompt, tool schemas, latest request, newest steps)`);
   if (violations.length) out(`invariant violations: ${violations.length}; first: ${violations[0].message}`);
@@ -138,6 +143,7 @@ export async function replayCommand(file: string, o: BudgetOptions, out: Out): P
     keepRecentSteps: o.keepSteps,
     maxSummaryCalls: o.maxSummaryCalls,
     tools: s.transcript.tools,
+    keepCheckpointItems: false,
     onCall: o.json ? undefined : (c) => out(`call ${String(c.index).padStart(4)} ${gauge(c.tokens, th.base, o.at, o.to)}${c.compacted ? '  (after compaction)' : ''}`),
     onCompaction: o.json ? undefined : (cps, before, after) => out(`  compaction: ${before} → ${after} tokens (${cps.map((c) => `${c.strategy} of ${c.replacedIds.length} messages`).join(', ')})`),
   });
@@ -167,7 +173,27 @@ export async function replayCommand(file: string, o: BudgetOptions, out: Out): P
   out(`prompt tokens over all calls: ${report.promptTokens} with compaction, ${report.promptTokensUnmanaged} without (${report.promptTokensUnmanaged ? Math.round((saved / report.promptTokensUnmanaged) * 100) : 0}% saved)`);
   if (!fits) out(`does not fit: the peak of ${report.peakTokens} tokens is over the budget of ${th.inputBudget}; ${fixedNote(s)}`);
   out(`invariant violations: ${report.violations.length}${report.violations.length ? `; first: ${report.violations[0].message}` : ''}`);
+  printWarnings(s, out);
   for (const e of report.errors.slice(0, 5)) out(`error: ${e}`);
+}
+
+/**
+ * `--out` must name a regular file or a path that does not exist yet: a named pipe, a device, a
+ * symbolic link or a folder is refused (writing through a rename would replace it with a file).
+ * @throws Error naming the path and what it is
+ */
+export function checkOutPath(out: string): void {
+  if (out.trim() === '') throw new Error('--out needs a file path (it was empty)');
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(out);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw new Error(`--out ${out}: ${(err as Error).message}`);
+  }
+  if (st.isFile()) return;
+  const what = st.isSymbolicLink() ? 'a symbolic link' : st.isDirectory() ? 'a folder' : st.isFIFO() ? 'a named pipe' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : st.isSocket() ? 'a socket' : 'not a regular file';
+  throw new Error(`--out ${out} is ${what}; give a regular file or a new path`);
 }
 
 function sameFile(a: string, b: string): boolean {
@@ -179,6 +205,12 @@ function sameFile(a: string, b: string): boolean {
     }
   };
   return real(a) === real(b);
+}
+
+/** What import repaired or cleaned, one line each (at most 10; `meter --json` lists all). */
+function printWarnings(s: LoadedSession, out: Out): void {
+  for (const w of s.warnings.slice(0, 10)) out(`repaired: ${w}`);
+  if (s.warnings.length > 10) out(`… ${s.warnings.length - 10} more (meter --json lists all)`);
 }
 
 /** Names what the compaction may not touch, for a result that does not fit. */

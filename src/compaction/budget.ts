@@ -81,3 +81,43 @@ export function resolveContextWindow(model: string | undefined, override?: numbe
   for (const [re, n] of KNOWN_WINDOWS) if (re.test(m)) return n;
   return DEFAULT_CONTEXT_WINDOW;
 }
+
+/** Default share of the compaction target for typed requests kept verbatim. */
+export const DEFAULT_USER_BUDGET = 0.25;
+/** Most tokens typed requests may take, whatever the window (the size Codex carries user messages in). */
+export const MAX_USER_BUDGET_TOKENS = 20_000;
+/** Default share of the compaction target for a summary's notes and ledger. */
+export const DEFAULT_SUMMARY_BUDGET = 0.25;
+/** Default share of the compaction target for files re-attached after a summary (live sessions). */
+export const DEFAULT_ATTACH_BUDGET = 0.1;
+
+/** Token budgets of one compaction's summaries, derived from its target. */
+export interface SummaryBudgets {
+  /** Typed requests kept verbatim, in tokens. */
+  userTokens: number;
+  /** Notes and work-state ledger, in tokens. */
+  summaryTokens: number;
+  /** Files re-attached in live sessions, in tokens. */
+  attachTokens: number;
+}
+
+/**
+ * Budgets as fractions of `targetTokens` (order of priority inside the target: what is never
+ * summarised, then typed requests, then notes, then re-attached files). Throws RangeError for a
+ * fraction outside (0, 1].
+ */
+export function summaryBudgets(targetTokens: number, fractions: { user?: number; summary?: number; attach?: number } = {}): SummaryBudgets {
+  const f = (name: string, v: number | undefined, d: number) => {
+    const x = v ?? d;
+    if (!(x > 0 && x <= 1)) throw new RangeError(`${name} must be a fraction in (0, 1], got ${v}`);
+    return x;
+  };
+  const user = f('userBudget', fractions.user, DEFAULT_USER_BUDGET);
+  const summary = f('summaryBudget', fractions.summary, DEFAULT_SUMMARY_BUDGET);
+  const attach = f('attachBudget', fractions.attach, DEFAULT_ATTACH_BUDGET);
+  return {
+    userTokens: Math.min(MAX_USER_BUDGET_TOKENS, Math.floor(targetTokens * user)),
+    summaryTokens: Math.floor(targetTokens * summary),
+    attachTokens: Math.floor(targetTokens * attach),
+  };
+}

@@ -46,6 +46,9 @@ export function callIndex(items: readonly ContextItem[]): Map<number, { name: st
   return map;
 }
 
+/** A last line that reports a run's verdict (test counts, build or lint results). */
+const VERDICT = /\b\d+ (passed|failed|tests?|passing|failing|errors?|warnings?)\b|\b(all tests passed|build succeeded|compiled successfully|no errors)\b/i;
+
 /** The one-line record that stands for a tool result. */
 export function collapsedRecord(result: ChatMessage, call: { name: string; arguments: string } | undefined): string {
   const text = contentText(result);
@@ -54,9 +57,13 @@ export function collapsedRecord(result: ChatMessage, call: { name: string; argum
   const args = call ? keyArguments(call.arguments) : '';
   const err = failed ? errorLines(text, 1)[0] : undefined;
   const lines = text.length === 0 ? 0 : text.split('\n').length;
+  // A test or build run's verdict is its last line ("42 passed, 0 failed"): it outlives the output.
+  const last = text.trimEnd().split('\n').at(-1)?.trim() ?? '';
+  const verdict = !failed && VERDICT.test(last) ? last.slice(0, 160) : undefined;
   return (
     `[tool result collapsed] ${name}${args ? ` ${args}` : ''} → ${failed ? 'error' : 'ok'}, ${text.length} characters, ${lines} lines` +
     (err ? `; ${err}` : '') +
+    (verdict ? `; last line: ${verdict}` : '') +
     // No checkpoint id in the text: the record must read the same on every run (prompt caches, diffs).
     `. The full output is kept in ContextKeeper's checkpoint history; run the tool again if it is needed.`
   );

@@ -18,16 +18,20 @@ import type {
 } from './types';
 import { SummarizerError } from './types';
 import type { TokenMeter } from './meter';
-import { thresholds } from './budget';
-import { planCompaction, type Plan } from './planner';
+import { summaryBudgets, thresholds } from './budget';
+import { planCompaction, spanSummaryEstimate, type Plan } from './planner';
 import { callIndex, collapseItem } from './collapse';
 import { applyCheckpoint } from './context';
-import { contentText, toolCallsOf } from './text';
-import { isRealUserMessage } from './structure';
-import { appendMissingIdentifiers } from './identifiers';
+import { analyzeTable } from './structure';
+import { contentText } from './text';
+import { collectRequests, removeRequestsSection, renderRequestsSection, typedRequestOf } from './requests';
+import { backfillIdentifiers } from './backfill';
+import { actionsOf } from './actions';
+import { buildLedger } from './ledger';
 import { finalizeSummary } from './summaryChecks';
 import { clipMessageToTokens } from './clip';
 import { checkToolPairing } from './invariants';
+import { maskSecrets } from './secrets';
 
 /** Everything one compaction needs. */
 export interface CompactInput {
@@ -46,6 +50,10 @@ export interface PreparedCompaction {
   tokensAfter: number;
   reason: string;
   startedAt: number;
+  /** Tokens no compaction may summarise, when the result is above the target (see CompactionResult). */
+  anchoredTokens?: number;
+  /** The target the compaction aimed at, in tokens. */
+  targetTokens?: number;
 }
 
 /** Default number of newest agent steps kept verbatim. */
@@ -56,6 +64,8 @@ export const DEFAULT_MAX_SUMMARY_CALLS = 4;
 export const DEFAULT_SUMMARY_TOKENS = 1200;
 /** Characters allowed for identifiers appended to a summary (about 300 tokens at ~4 characters each). */
 export const IDENTIFIER_BACKFILL_CHARS = 1200;
+/** Smallest budget for the typed requests of one summary, in tokens. */
+export const MIN_REQUEST_TOKENS = 256;
 /** Smallest summary budget, in tokens: below this the notes say nothing useful. */
 export const MIN_SUMMARY_TOKENS = 64;
 /** A summary keeping more than this share of its span's tokens is not applied when other spans are. */
@@ -94,8 +104,14 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     return notApplied(items, before, 'not-needed', `already small enough: ${before} tokens, target ${th.targetTokens}`);
   }
   const keepRecentSteps = options.keepRecentSteps ?? DEFAULT_KEEP_RECENT_STEPS;
-  const summaryTokens = options.approximateSummaryTokens ?? DEFAULT_SUMMARY_TOKENS;
-  const plan = planCompaction(items, m.perItem, before, th.targetTokens, { keepRecentSteps, summaryTokens, noCollapse: options.noCollapse, all: options.all });
+  const budgets = summaryBudgets(th.targetTokens, { user: options.userBudget, summary: options.summaryBudget });
+  const summaryTokens = options.approximateSummaryTokens ?? Math.max(MIN_SUMMARY_TOKENS, budgets.summaryTokens);
+  // Typed requests are kept verbatim: the plan counts them as part of each summary.
+  const keptPerItem = items.map((it) => {
+    const r = typedRequestOf(it);
+    return r ? meter.countText(r) + 2 : 0;
+  });
+  const plan = planCompaction(items, m.perItem, before, th.targetTokens, { keepRecentSteps, summaryTokens, noCollapse: options.noCollapse, all: options.all, keptPerItem, keptCap: budgets.userTokens });
   const clips = planClips(items, m.perItem, plan, th.inputBudget, th.targetTokens);
   if (plan.collapse.length === 0 && plan.spans.length === 0 && clips.length === 0) {
     return notApplied(items, before, 'nothing-eligible', plan.reason ?? 'nothing eligible');
@@ -104,7 +120,8 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   // model call and rewrite the context (and the provider's prompt cache) every turn: refuse it.
   // Checked before any summarizer call with summaries counted as free (a lower bound), and again
   // on the real result.
-  const lowerBound = plan.estimatedAfter - plan.spans.reduce((s, sp) => s + Math.min(summaryTokens, Math.ceil(sp.tokens / 2)), 0);
+  const keptIn = (sp: { start: number; end: number }) => Math.min(budgets.userTokens, keptPerItem.slice(sp.start, sp.end).reduce((a, b) => a + b, 0));
+  const lowerBound = plan.estimatedAfter - plan.spans.reduce((s, sp) => s + spanSummaryEstimate(sp, summaryTokens, keptIn(sp)), 0);
   const cannotReach = (after: number) =>
     notApplied(
       items,
@@ -146,13 +163,24 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   // The plan's summary sizes are estimates: once the real summaries reach the target, later spans
   // (newer history) stay as they are, which saves summarizer calls and keeps more detail.
   let work: ContextItem[] = checkpoints.reduce((acc, cp) => applyCheckpoint(acc, cp), [...items]);
+  // Tokens the summaries may share: the target minus what the plan leaves in place.
+  const spanTotal = Math.max(1, plan.spans.reduce((sum, sp) => sum + sp.tokens, 0));
+  const leftInPlace = lowerBound;
+  const summaryShare = th.targetTokens - leftInPlace;
   for (const [k, span] of plan.spans.entries()) {
     if (k > 0 && !options.all && meter.measure(work, tools).total <= th.targetTokens) break;
     if (options.signal?.aborted) return notApplied(items, before, 'failed', 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
     const spanItems = items.slice(span.start, span.end);
-    const userRequests = spanItems.filter(isRealUserMessage).map((i) => contentText(i.message));
-    // A summary must come out well under what it replaces: at most half of the span.
-    const spanBudget = Math.max(MIN_SUMMARY_TOKENS, Math.min(summaryTokens, Math.floor(span.tokens / 2)));
+    const requests = collectRequests(spanItems);
+    const userRequests = requests;
+    // What this summary may use: its share of the target left by what stays (the rest of the
+    // context after the plan), never more than most of the span it replaces (it must shrink).
+    const available = Math.max(0, Math.floor(summaryShare * (span.tokens / spanTotal)));
+    const mustShrink = Math.floor(span.tokens * 0.8);
+    const requestBudget = Math.max(Math.min(MIN_REQUEST_TOKENS, mustShrink), Math.min(budgets.userTokens, mustShrink, Math.max(available, MIN_REQUEST_TOKENS)));
+    const section = renderRequestsSection(requests, requestBudget, (t) => meter.countText(t));
+    // The notes get the summary budget, at most half of the span, and what the requests left.
+    const spanBudget = Math.max(MIN_SUMMARY_TOKENS, Math.min(summaryTokens, Math.floor(span.tokens / 2), mustShrink - section.tokens, Math.max(available - section.tokens, MIN_SUMMARY_TOKENS)));
     let result;
     try {
       result = await summarizer.summarize({
@@ -172,12 +200,20 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
       const e = new SummarizerError('the summarizer returned an empty summary', 'empty');
       return notApplied(items, before, 'failed', `compaction failed, context unchanged: ${e.message}`, e);
     }
-    const source = spanItems.map((i) => `${contentText(i.message)}\n${toolCallsOf(i.message).map((c) => `${c.name} ${c.arguments}`).join('\n')}`).join('\n');
-    // Identifiers appended get at most a quarter of the span's summary budget (about 4 characters a token).
     // A model's notes get the checks the extractive notes do not need: invented user quotes removed,
     // per-call outcomes, latest task list and verification result appended (they win over claims).
-    const checked = summarizer.name === 'extractive' ? result.text.trim() : finalizeSummary(result.text.trim(), spanItems, { userRequests, maxAppendixChars: spanBudget * 2 }).text;
-    const text = appendMissingIdentifiers(checked, source, Math.min(IDENTIFIER_BACKFILL_CHARS, spanBudget)).text;
+    // Its requests section is replaced by the product's verbatim one: requests the model left out or
+    // reworded are carried forward all the same.
+    const isModel = summarizer.name !== 'extractive';
+    const missingFromModel = isModel ? requests.filter((r) => !result.text.includes(r)).length : undefined;
+    const checked = isModel ? removeRequestsSection(finalizeSummary(result.text.trim(), spanItems, { userRequests, maxAppendixChars: spanBudget * 2 }).text) : result.text.trim();
+    // Identifiers appended get at most a quarter of the notes' budget (about 4 characters a token),
+    // each under a heading that says where it came from.
+    const moved = buildLedger(actionsOf(spanItems)).moved;
+    const notes = backfillIdentifiers(checked, spanItems, Math.min(IDENTIFIER_BACKFILL_CHARS, spanBudget), moved).text;
+    // The requests close the summary, next to the latest request that follows it. Credentials quoted
+    // from tool output leave the compactor masked; the raw transcript keeps them.
+    const text = maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes);
     const cp = base(summarizer.name === 'extractive' ? 'extractive' : 'summary', newId());
     const covers = spanItems.flatMap((i) => i.covers);
     const summaryItem: ContextItem = {
@@ -194,6 +230,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
       cp.inserted.push({ id: `${cp.id}~a`, kind: 'summary', message: { role: 'assistant', content: 'Noted. I will continue from this summary.' }, covers: [], checkpointId: cp.id });
     }
     cp.summary = text;
+    cp.requests = { whole: section.whole, shortened: section.shortened, omitted: section.omitted, ...(missingFromModel !== undefined ? { missingFromModel } : {}) };
     cp.summarizerModel = result.model;
     cp.usage = result.usage;
     cp.dropped = result.dropped;
@@ -227,8 +264,22 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   if (!trial.applied) return trial;
   if (auto && trial.tokensAfter >= th.triggerTokens) return cannotReach(trial.tokensAfter);
   prepared.tokensAfter = trial.tokensAfter;
+  prepared.targetTokens = th.targetTokens;
+  if (trial.tokensAfter > th.targetTokens) prepared.anchoredTokens = anchoredTokens(trial.context, meter, tools, keepRecentSteps);
   prepared.reason = trial.reason;
   return prepared;
+}
+
+/** Tokens of `items` (with `tools`) that no compaction may summarise: the leading system messages, the latest request, the newest steps, pinned items. */
+export function anchoredTokens(items: readonly ContextItem[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined, keepRecentSteps: number): number {
+  const t = analyzeTable(items, keepRecentSteps);
+  const m = meter.measure(items, tools);
+  let sum = m.total - m.perItem.reduce((a, b) => a + b, 0);
+  for (let k = 0; k < t.count; k++) {
+    if (t.eligible[k] || t.kind[k] === 2) continue;
+    for (let i = t.start[k]; i < t.end[k]; i++) sum += m.perItem[i];
+  }
+  return sum;
 }
 
 /** Picks messages to clip when the plan still leaves the request over the input budget. */
@@ -289,7 +340,11 @@ export function commitPrepared(items: readonly ContextItem[], prepared: Prepared
   for (const cp of applied) cp.durationMs = durationMs;
   const n = (x: number) => x.toLocaleString('en-US');
   const parts = applied.map((c) => `${c.strategy} ${n(c.tokensBefore)} → ${n(c.tokensAfter)}`).join(', ');
-  return { applied: true, outcome: 'applied', reason: `compacted ${n(before)} → ${n(tokens)} tokens (${parts})`, tokensBefore: before, tokensAfter: tokens, checkpoints: applied, context: current };
+  const anchored = prepared.anchoredTokens;
+  const target = prepared.targetTokens;
+  // Honest about a target that cannot be met: what may never be summarised alone exceeds it.
+  const over = anchored !== undefined && target !== undefined && anchored > target ? `; the part that is never summarised (system prompt, tool schemas, latest request, newest steps) alone holds ${n(anchored)} tokens, over the target of ${n(target)}` : '';
+  return { applied: true, outcome: 'applied', reason: `compacted ${n(before)} → ${n(tokens)} tokens (${parts})${over}`, tokensBefore: before, tokensAfter: tokens, checkpoints: applied, context: current, ...(anchored !== undefined ? { anchoredTokens: anchored } : {}) };
 }
 
 /** Runs a whole compaction (prepare, then commit on the same items). See {@link prepareCompaction}. */

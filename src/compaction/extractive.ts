@@ -1,22 +1,37 @@
 /**
- * A summarizer that needs no model: it extracts sectioned notes from the replaced span — user
- * requests and constraints verbatim, files and commands touched with their outcomes, error lines,
- * the latest task list and verification result, and the last state — bounded in tokens.
+ * A summarizer that needs no model: it extracts sectioned notes from the replaced span — the user's
+ * standing rules verbatim, the current work and next step (latest request verbatim, latest plan, what
+ * was in progress), errors with their fixes, a work-state ledger of files and commands built from the
+ * tool calls, decisions with their reasons — bounded in tokens. The typed requests themselves are
+ * kept by the compactor in their own section (`requests.ts`), outside these notes.
+ *
+ * Text that came from a tool is never presented as the user's words: it is quoted with the tool (and
+ * path or command) it came from.
  */
 import type { ContextItem, Summarizer, SummaryRequest, SummaryResult } from './types';
 import { SummarizerError } from './types';
-import { contentText, errorLines, isToolOutputText, keyArguments, looksLikeError, toolCallsOf, userWrittenText } from './text';
+import { contentText, errorLines, isToolOutputText, keyArguments, toolCallsOf } from './text';
+import { typedRequestOf } from './requests';
+import { actionsOf } from './actions';
+import { buildLedger, LEDGER, VERIFY } from './ledger';
 
 /** Section headings shared by every summarizer's notes. */
 export const SECTIONS = {
+  rules: "## Standing rules (the user's words, verbatim)",
+  current: '## Current work and next step',
+  decisions: '## Decisions (with reasons)',
+  files: LEDGER.files,
+  commands: LEDGER.commands,
+  errors: LEDGER.errors,
+  state: '## Latest state',
+  identifiers: '## Identifiers',
+  earlier: '## Earlier summary',
+  focus: '## On the requested focus',
+  // Headings of older notes, still read when such notes are folded in.
   objective: '## Objective',
   constraints: '## Decisions and constraints',
   completed: '## Work completed',
-  state: '## Latest state',
-  identifiers: '## Identifiers',
   unresolved: '## Unresolved and next step',
-  earlier: '## Earlier summary',
-  focus: '## On the requested focus',
 } as const;
 
 /** Lines quoted for a focus, at most. */
@@ -28,12 +43,11 @@ function focusWords(focus: string): string[] {
   return [...new Set(focus.toLowerCase().split(/[^\p{L}\p{N}_.-]+/u).filter((w) => w.length >= 4 && !FOCUS_STOPWORDS.has(w)))];
 }
 
-const CONSTRAINT = /\b(must|never|always|do not|don't|dont|should not|shouldn't|only|avoid|prefer|instead of|make sure|required?|no longer)\b/i;
-const TASK_LIST_TOOL = /todo|task_?list|task_?tracker|update_plan/i;
-/** Tools that run commands, and commands that verify work (tests, builds, type checks, linters). */
-const COMMAND_TOOL = /bash|shell|command|exec|terminal|run|python|test/i;
-const VERIFY = /\b(pytest|jest|vitest|mocha|tox|(npm|pnpm|yarn|bun) (run )?(test|build|lint|typecheck|check)|cargo (test|build|check|clippy)|go (test|build|vet)|tsc|eslint|ruff|mypy|make( \w+)?|mvn|gradle|dotnet (test|build)|phpunit|rspec)\b/;
-const EDIT_TOOL = /write|edit|replace|patch|create|apply|str_replace/i;
+/** A sentence that states a rule or preference ("never commit unless asked", "don't over-engineer"). */
+const RULE = /\b(must|never|always|do not|don't|dont|should not|shouldn't|only|avoid|prefer|instead of|make sure|required?|no longer|keep it|stick to|from now on|remember to|without)\b/i;
+/** A sentence that gives a decision with its reason. */
+const DECISION = /\b(because|since|so that|instead of|rather than|decided|switch(ed)? to|chose|went with|due to|in order to|the reason)\b/i;
+const TASK_LIST_TOOL = /todo|task_?list|task_?tracker|update_?plan|^plan$/i;
 
 /** One line of at most `max` characters (quotes must not bring their own headings or lists along). */
 function clip(s: string, max: number): string {
@@ -41,18 +55,18 @@ function clip(s: string, max: number): string {
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 
-/** Replies that are not requests (confirmations at a prompt, leaving the tool). */
-const TRIVIAL = /^(y|n|yes|no|ok|okay|exit|quit|continue|go on|<blank>|\/\w+.*)$/i;
-/** Notices an agent harness writes into the user role (Cline, Claude Code), not the user's words. */
-const HARNESS = /^(\[ERROR\]|\[Request interrupted|\[TASK RESUMPTION\]|# TODO LIST|# task_progress|Files attached by the user: # task_progress|The user has provided feedback on the results)/i;
 /** A line that reads as prose a person wrote (not code, a listing, a heading or tool output). */
 function isProse(line: string): boolean {
   const t = line.trim();
-  return t.length > 8 && t.length < 300 && /^[\p{L}"'(]/u.test(t) && !/^\d+\t/.test(t) && !/[│┌└├]/.test(t) && /\s/.test(t);
+  return t.length > 8 && t.length < 400 && /^[\p{L}"'(]/u.test(t) && !/^\d+\t/.test(t) && !/[│┌└├]/.test(t) && /\s/.test(t);
+}
+
+function sentences(text: string): string[] {
+  return text.split(/(?<=[.!?])\s+|\n+/).map((s) => s.trim()).filter(Boolean);
 }
 
 /** Splits earlier notes into their sections (lines under each `## ` heading). */
-function parseSections(text: string): Map<string, string[]> {
+export function parseSections(text: string): Map<string, string[]> {
   const out = new Map<string, string[]>();
   let current = '';
   for (const line of text.split('\n')) {
@@ -62,6 +76,11 @@ function parseSections(text: string): Map<string, string[]> {
     } else if (current && line.trim()) out.get(current)!.push(line.trim());
   }
   return out;
+}
+
+/** Where a tool result came from, for quoting it: `output of bash \`npm test\``. */
+function toolLabel(call: { name: string; arguments: string } | undefined): string {
+  return call ? `output of ${call.name} ${keyArguments(call.arguments, 100)}` : 'tool output';
 }
 
 /**
@@ -82,145 +101,152 @@ export class ExtractiveSummarizer implements Summarizer {
 
   /** Builds the notes for `items`, at most `maxTokens` tokens. */
   notes(items: readonly ContextItem[], maxTokens: number, focus?: string): string {
-    const objective: string[] = [];
-    const constraints: string[] = [];
-    const completed: string[] = [];
+    const rules: string[] = [];
+    const decisions: string[] = [];
+    const current: string[] = [];
     const state: string[] = [];
-    const unresolved: string[] = [];
-    const errors: string[] = [];
     const earlier: string[] = [];
+    const carried = new Map<string, string[]>();
     const calls = new Map<string, { name: string; arguments: string }>();
-    const outcomes = new Map<string, { ok: boolean; text: string }>();
+    let latestRequest: string | undefined;
     let lastAssistant = '';
+    let lastCall: string | undefined;
     let lastTaskList: string | undefined;
     let lastVerify: string | undefined;
+    let carriedCurrent: string[] = [];
+    const addOnce = (list: string[], line: string) => {
+      if (!list.includes(line)) list.push(line);
+    };
 
     for (const it of items) {
       const m = it.message;
       if (it.kind === 'summary') {
-        // Fold earlier notes in: constraints verbatim, the rest condensed.
         const body = contentText(m);
         const sec = parseSections(body);
-        const ours = [SECTIONS.constraints, SECTIONS.objective, SECTIONS.completed].some((h) => sec.has(h));
+        const ours = [SECTIONS.rules, SECTIONS.current, SECTIONS.files, SECTIONS.constraints, SECTIONS.objective, SECTIONS.completed].some((h) => sec.has(h));
         if (!ours) {
           // A summary in another shape (written by a recording agent): keep its opening, whole lines.
           earlier.push(...body.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('[Summary of')).slice(0, 40).map((l) => `> ${clip(l, 300)}`));
           continue;
         }
-        for (const l of sec.get(SECTIONS.constraints) ?? []) if (!constraints.includes(l)) constraints.push(l);
-        // A focus line belonged to that compaction only.
-        for (const l of sec.get(SECTIONS.objective) ?? []) if (!objective.includes(l) && !l.startsWith('- Focus requested')) objective.push(l);
-        for (const l of sec.get(SECTIONS.completed) ?? []) completed.push(l);
+        for (const l of sec.get(SECTIONS.rules) ?? []) addOnce(rules, l);
+        for (const l of sec.get(SECTIONS.constraints) ?? []) if (l.startsWith('- User:')) addOnce(rules, l);
+        for (const l of sec.get(SECTIONS.decisions) ?? []) addOnce(decisions, l);
+        for (const h of [LEDGER.files, LEDGER.commands, LEDGER.errors]) carried.set(h, [...(carried.get(h) ?? []), ...(sec.get(h) ?? [])]);
+        carriedCurrent = sec.get(SECTIONS.current) ?? carriedCurrent;
         for (const l of sec.get(SECTIONS.earlier) ?? []) earlier.push(l);
         continue;
       }
       const text = contentText(m);
       if (m.role === 'user') {
         if (isToolOutputText(text)) {
-          // Tool output carried in a user message (SWE-agent observations, Cline results).
-          for (const e of errorLines(text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ''), 2)) if (!errors.includes(`- ${e}`)) errors.push(`- ${e}`);
-          continue;
+          // Tool output carried in a user message (SWE-agent observations, Cline results): quoted as such.
+          for (const e of errorLines(text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ''), 2)) addOnce(state, `- Error in tool output (user-role observation): "${clip(e, 240)}"`);
         }
-        const t = userWrittenText(text);
-        if (!t || TRIVIAL.test(t) || HARNESS.test(t)) continue;
-        // The first request usually states the goal: it keeps more of its words.
-        const request = `- Earlier request: "${clip(t, objective.length === 0 ? 1500 : 400)}"`;
-        if (!objective.includes(request)) objective.push(request);
-        for (const sentence of t.split(/(?<=[.!?])\s+|\n+/)) {
-          if (isProse(sentence) && CONSTRAINT.test(sentence)) {
-            const line = `- User: "${clip(sentence, 300)}"`;
-            if (!constraints.includes(line)) constraints.push(line);
-          }
-        }
+        const typed = typedRequestOf(it);
+        if (!typed) continue;
+        latestRequest = typed;
+        for (const s of sentences(typed)) if (isProse(s) && RULE.test(s)) addOnce(rules, `- "${clip(s, 400)}"`);
       } else if (m.role === 'assistant') {
-        if (text.trim()) lastAssistant = text.trim();
+        if (text.trim()) {
+          lastAssistant = text.trim();
+          for (const s of sentences(text)) if (isProse(s) && DECISION.test(s)) addOnce(decisions, `- agent: "${clip(s, 300)}"`);
+          const checklist = text.split('\n').filter((l) => /^\s*(?:[-*] \[[ xX]\]|\d+\.\s+\S)/.test(l));
+          if (checklist.length >= 2) lastTaskList = `(from the agent's message) ${clip(checklist.join(' | '), 1500)}`;
+        }
         for (const c of toolCallsOf(m)) {
           calls.set(c.id, c);
-          if (TASK_LIST_TOOL.test(c.name)) lastTaskList = `${c.name} ${c.arguments.length > 2000 ? `${c.arguments.slice(0, 1999)}…` : c.arguments}`;
+          lastCall = `${c.name} ${keyArguments(c.arguments, 300)}`;
+          if (TASK_LIST_TOOL.test(c.name)) lastTaskList = `(${c.name}) ${c.arguments.length > 2000 ? `${c.arguments.slice(0, 1999)}…` : c.arguments}`;
         }
       } else if (m.role === 'tool') {
-        const id = (m as { tool_call_id?: string }).tool_call_id ?? '';
-        const ok = !looksLikeError(text);
-        outcomes.set(id, { ok, text });
-        if (!ok) for (const e of errorLines(text, 2)) if (!errors.includes(`- ${e}`)) errors.push(`- ${e}`);
-        const call = calls.get(id);
-        if (call && COMMAND_TOOL.test(call.name) && VERIFY.test(call.arguments)) {
-          const tail = text.trim().split('\n').slice(-3).join(' | ');
-          lastVerify = `${call.name} ${keyArguments(call.arguments, 100)} → ${ok ? 'ok' : 'failed'}: ${clip(tail, 240)}`;
+        const call = calls.get((m as { tool_call_id?: string }).tool_call_id ?? '');
+        if (call && VERIFY.test(call.arguments)) {
+          // The end of a run's output holds its verdict ("42 passed, 0 failed"): keep the end.
+          const tail = text.trim().split('\n').slice(-3).join(' | ').replace(/\s+/g, ' ');
+          lastVerify = `${call.name} ${keyArguments(call.arguments, 200)} → ${tail.length > 160 ? `…${tail.slice(-159)}` : tail}`;
         }
       } else if (m.role === 'system' || m.role === 'developer') {
         if (text.trim()) state.push(`- System note: ${clip(text, 200)}`);
       }
     }
-    const failedOpen = new Map<string, string>();
-    for (const [id, c] of calls) {
-      const o = outcomes.get(id);
-      const key = `${c.name} ${keyArguments(c.arguments, 100)}`;
-      const status = o === undefined ? 'no result' : o.ok ? 'ok' : 'error';
-      const verb = EDIT_TOOL.test(c.name) ? (status === 'ok' ? 'changed' : 'tried to change') : 'ran';
-      completed.push(`- [${id}] ${verb} ${key} → ${status}`);
-      if (status === 'error') failedOpen.set(key, `- ${key} failed${o ? `: ${clip(errorLines(o.text, 1)[0] ?? '', 160)}` : ''}`);
-      else failedOpen.delete(key);
-    }
-    if (lastTaskList) state.push(`- Latest task list (verbatim): ${lastTaskList}`);
-    if (lastVerify) state.push(`- Latest verification: ${lastVerify}`);
-    unresolved.push(...failedOpen.values());
-    if (lastAssistant) unresolved.push(`- Last assistant message in this span: "${clip(lastAssistant, 500)}"`);
-    // Constraints: the first ones usually set the rules, the latest ones refine them.
-    if (constraints.length > 12) constraints.splice(4, constraints.length - 12);
-    // Many requests (long sessions): the first ones state the goal, the last ones the current work.
-    if (objective.length > 10) objective.splice(3, objective.length - 10, `- … ${objective.length - 10} more requests in between`);
+
+    const ledger = buildLedger(actionsOf(items), carried);
+    // The latest request is kept whole in the requests section that closes every summary (the
+    // newest request is kept first there): a pointer here instead of a second copy.
+    if (lastVerify) current.push(`- Latest verification: ${lastVerify}`);
+    else current.push(...carriedCurrent.filter((l) => l.startsWith('- Latest verification')));
+    if (lastTaskList) current.push(`- Latest plan or to-do list (verbatim): ${lastTaskList}`);
+    else current.push(...carriedCurrent.filter((l) => l.startsWith('- Latest plan')));
+    if (lastAssistant) current.push(`- In progress (the agent's last message here): "${clip(lastAssistant, 600)}"`);
+    if (ledger.edited.length) current.push(`- Files edited most recently: ${ledger.edited.slice(-3).join(', ')}`);
+    if (lastCall) current.push(`- Last tool call: ${lastCall}`);
+    const open = ledger.errors.filter((l) => l.startsWith('- open:'));
+    current.push(`- Next step: ${open.length ? `resolve ${open.at(-1)!.slice('- open: '.length)}` : 'continue with the latest request'}`);
+    if (latestRequest) current.push(`- Latest request in this part: the last one under "Requests, verbatim" ("${clip(latestRequest, 60)}")`);
+    if (decisions.length > 12) decisions.splice(0, decisions.length - 12);
     const focused: string[] = [];
     if (focus) {
-      objective.unshift(`- Focus requested for this summary: ${clip(focus, 200)}`);
-      // Lines of the span that mention the focus words, verbatim: the extractive answer to
-      // "focus on X" (a model summarizer gets the focus in its instruction instead).
+      current.unshift(`- Focus requested for this summary: ${clip(focus, 200)}`);
+      // Lines of the span that mention the focus words, verbatim, each with where it came from: the
+      // extractive answer to "focus on X" (a model summarizer gets the focus in its instruction).
       const words = focusWords(focus);
       if (words.length > 0) {
         for (const it of items) {
           if (it.kind === 'summary') continue;
+          const role = it.message.role;
+          const from = role === 'tool' ? toolLabel(calls.get((it.message as { tool_call_id?: string }).tool_call_id ?? '')) : role === 'user' && isToolOutputText(contentText(it.message)) ? 'tool output' : role;
           for (const line of contentText(it.message).split('\n')) {
             const t = line.trim();
             if (t.length < 6 || focused.length >= MAX_FOCUS_LINES) continue;
             const lower = t.toLowerCase();
-            if (words.some((w) => lower.includes(w)) && !focused.includes(`- ${clip(t, 240)}`)) focused.push(`- ${clip(t, 240)}`);
+            const quoted = `- (${from}) ${clip(t, 240)}`;
+            if (words.some((w) => lower.includes(w)) && !focused.includes(quoted)) focused.push(quoted);
           }
         }
       }
     }
 
-    // Lowest priority first out: work completed (oldest first), errors, state, objective, constraints.
-    const sections: Array<[string, string[], number]> = [
-      [SECTIONS.objective, objective, 2],
-      [SECTIONS.constraints, constraints, 1],
-      [SECTIONS.completed, completed, 5],
-      [SECTIONS.state, [...state, ...errors.map((e) => e.replace(/^- /, '- Error seen: '))], 3],
-      [SECTIONS.unresolved, unresolved, 4],
-      [SECTIONS.earlier, earlier, 3],
-      [SECTIONS.focus, focused, 2],
+    // [heading, lines, weight, drop from the start (oldest first lists)]: higher weight shrinks first.
+    const sections: Array<[string, string[], number, boolean]> = [
+      [SECTIONS.rules, rules, 1, false],
+      [SECTIONS.current, current, 1, false],
+      [SECTIONS.errors, ledger.errors, 2, true],
+      [SECTIONS.files, ledger.files, 2, true],
+      [SECTIONS.focus, focused, 2, false],
+      [SECTIONS.decisions, decisions, 3, true],
+      [SECTIONS.commands, ledger.commands, 3, true],
+      [SECTIONS.earlier, earlier, 3, false],
+      [SECTIONS.state, state, 4, false],
     ];
     const render = () => sections.filter(([, lines]) => lines.length > 0).map(([h, lines]) => `${h}\n${lines.join('\n')}`).join('\n\n');
     let out = render();
-    // Trim: drop oldest lines of the least important non-empty section until it fits.
-    let guard = 0;
     const size = (lines: string[]) => lines.reduce((n, l) => n + l.length, 0);
-    const completedAll = completed.length;
+    const before = new Map(sections.map(([h, l]) => [h, l.length]));
+    let guard = 0;
     while (this.countText(out) > maxTokens && guard++ < 10_000) {
-      // Shrink the largest section first (constraints last), so no section is wiped out by another.
-      const victim = [...sections].filter(([, l, p]) => l.length > 0 && p > 1).sort((a, b) => size(b[1]) - size(a[1]))[0] ?? sections[1];
-      if (victim[1].length === 0) break;
+      // The section with the most characters per weight loses lines first; rules and current work last.
+      const candidates = sections.filter(([, l, w]) => l.length > 0 && w > 1);
+      const pool = candidates.length ? candidates : sections.filter(([, l]) => l.length > 0);
+      const victim = pool.sort((a, b) => size(b[1]) * b[2] - size(a[1]) * a[2])[0];
+      if (!victim) break;
       // Drop in halves when far over, one line when close: keeps this loop short on huge spans.
       const over = this.countText(out) / maxTokens;
       const n = over > 2 ? Math.max(1, Math.floor(victim[1].length / 2)) : 1;
-      victim[1].splice(victim[2] === 5 ? 0 : victim[1].length - n, n);
+      if (victim[1].length === 1 && victim[1][0].length > 200) victim[1][0] = `${victim[1][0].slice(0, Math.floor(victim[1][0].length / 2))}…`;
+      else victim[1].splice(victim[3] ? 0 : victim[1].length - n, n);
       out = render();
     }
-    const left = completedAll - completed.length;
-    if (left > 0) {
-      // Say what was left out, so a reader never takes the list for everything that was done.
-      completed.unshift(`- … ${left} earlier tool call${left === 1 ? '' : 's'} not listed`);
-      out = render();
+    // Say what was left out, so a reader never takes a list for everything that happened.
+    let noted = false;
+    for (const s of sections) {
+      const left = (before.get(s[0]) ?? 0) - s[1].length;
+      if (left > 0 && s[1].length > 0 && s[3]) {
+        s[1].unshift(`- … ${left} older line${left === 1 ? '' : 's'} not kept`);
+        noted = true;
+      }
     }
-    return out || `${SECTIONS.completed}\n- ${items.length} earlier messages with no text content.`;
+    if (noted) out = render();
+    return out || `${SECTIONS.current}\n- ${items.length} earlier messages with no text content.`;
   }
 }

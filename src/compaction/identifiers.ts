@@ -143,7 +143,7 @@ export interface IdentifierBackfill {
 }
 
 /** Identifiers too common to be worth keeping. */
-const NOISE = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '2>&1', '/tmp']);
+export const NOISE = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '2>&1', '/tmp']);
 
 /** Heading of the identifiers section, as the default summary instruction asks for it. */
 export const IDENTIFIERS_HEADING = '## Identifiers';

@@ -45,6 +45,12 @@ export interface PlanOptions {
   noCollapse?: boolean;
   /** Select every eligible unit (a manual "compact everything"), not just enough to reach the target. */
   all?: boolean;
+  /**
+   * Tokens of each item a summary keeps verbatim (typed requests), and the most a summary keeps of
+   * them, in tokens: a span's summary is estimated as `summaryTokens` plus what it keeps.
+   */
+  keptPerItem?: readonly number[];
+  keptCap?: number;
 }
 
 /**
@@ -66,6 +72,9 @@ export function planCompaction(items: readonly ContextItem[], perItem: readonly 
   // Prefix sums over sizes: unit tokens in O(1).
   const prefix = new Float64Array(items.length + 1);
   for (let i = 0; i < items.length; i++) prefix[i + 1] = prefix[i] + size[i];
+  const keptPrefix = new Float64Array(items.length + 1);
+  for (let i = 0; i < items.length; i++) keptPrefix[i + 1] = keptPrefix[i] + (options.keptPerItem?.[i] ?? 0);
+  const keptCap = options.keptCap ?? 0;
   const tokensOf = (k: number) => prefix[shape.end[k]] - prefix[shape.start[k]];
   const count = shape.count;
   // Units are referred to by position; selection lives in an array indexed by position (object-keyed
@@ -88,14 +97,16 @@ export function planCompaction(items: readonly ContextItem[], perItem: readonly 
   const need = afterCollapse - targetTokens;
   let saved = 0;
   let spanCount = 0;
+  let kept = 0;
   const isSelected = (k: number) => k >= 0 && k < count && tierOf[k] !== 0;
   outer: for (let t = 0; t < 4; t++) {
     for (const k of tiers[t]) {
-      if (!options.all && saved - spanCount * options.summaryTokens >= need) break outer;
+      if (!options.all && saved - spanCount * options.summaryTokens - Math.min(kept, keptCap * Math.max(1, spanCount)) >= need) break outer;
       // A unit joining an existing span adds no new summary; a lone one costs one summary.
       const joins = isSelected(k - 1) || isSelected(k + 1);
       tierOf[k] = t + 1;
       saved += tokensOf(k);
+      kept += keptPrefix[shape.end[k]] - keptPrefix[shape.start[k]];
       if (!joins) spanCount++;
     }
   }
@@ -128,10 +139,18 @@ export function planCompaction(items: readonly ContextItem[], perItem: readonly 
   for (const i of collapse) estimatedAfter -= perItem[i] - COLLAPSED_RECORD_TOKENS;
   for (const s of spans) {
     for (let i = s.start; i < s.end; i++) estimatedAfter -= perItem[i];
-    estimatedAfter += Math.min(options.summaryTokens, Math.ceil(s.tokens / 2));
+    estimatedAfter += spanSummaryEstimate(s, options.summaryTokens, Math.min(keptCap, keptPrefix[s.end] - keptPrefix[s.start]));
   }
   const reason = collapse.length === 0 && spans.length === 0 ? nothingReason(shape) : undefined;
   return { shape, collapse, spans, estimatedAfter, reason };
+}
+
+/**
+ * Estimated tokens of one span's summary: its notes (`summaryTokens`, at most half the span) plus
+ * the requests it keeps verbatim (`kept`), never more than 80% of the span (a summary must shrink).
+ */
+export function spanSummaryEstimate(span: Span, summaryTokens: number, kept: number): number {
+  return Math.min(Math.ceil(span.tokens * 0.8), Math.min(summaryTokens, Math.ceil(span.tokens / 2)) + kept);
 }
 
 function nothingReason(shape: UnitTable): string {

@@ -1,14 +1,13 @@
 /**
- * Exact token counting with js-tiktoken, encoding chosen by model, rank tables loaded lazily.
+ * Exact token counting (tiktoken's encodings), encoding chosen by model, rank tables loaded lazily.
  *
- * Only `js-tiktoken/lite` and the rank table actually used are loaded, and only on the first count,
- * so importing this module (for example at extension activation) costs nothing.
+ * Counts equal js-tiktoken's `encode(text).length` on every text (tested against it and against the
+ * `tiktoken` package); the merge itself is in ./bpe, the table in ./rankTable. Importing this module
+ * (for example at extension activation) loads no table: the first count does.
  */
-/** The part of js-tiktoken's encoder the meter uses. */
-interface Encoder {
-  encode(text: string, allowedSpecial?: string[] | 'all', disallowedSpecial?: string[] | 'all'): number[];
-}
-type EncoderCtor = new (ranks: unknown) => Encoder;
+import fs from 'node:fs';
+import { countPieceBytes } from './bpe';
+import { RankTable } from './rankTable';
 
 /** Encodings the meter can use. */
 export type EncodingName = 'o200k_base' | 'cl100k_base';
@@ -35,30 +34,36 @@ export function encodingForModel(model: string | undefined, fallback: EncodingNa
 }
 
 /**
- * The rank table module of `name`. The bundles (extension, command-line tool) ship the tables as
- * separate files in `dist/ranks/`, loaded only here: bundled in, they made the extension 4 times
- * larger and slowed its load in the extension host by about 2 s. From sources (tests, benchmarks)
- * they come from the js-tiktoken package.
+ * The rank table of `name`. The bundles (extension, command-line tool) ship it prebuilt in
+ * `dist/ranks/<name>.bin` (written by the build from js-tiktoken's table): reading it is one file read
+ * of about 4.5 MB and a few views, a few milliseconds, so the first count never blocks the extension
+ * host, where building js-tiktoken's `Map` took 1-2 s and about 150 MB. From sources (tests) without a
+ * prebuilt file, the table is built from js-tiktoken's rank module (about 0.2 s).
+ * @throws Error naming the file when a prebuilt table is corrupt.
  */
-function loadRankModule(name: EncodingName): { default?: unknown } {
-  // A computed path keeps the bundler from inlining the table.
-  const shipped = `${__dirname}/ranks/${name}.cjs`;
-  const load = require as (id: string) => unknown;
+export function loadRankTable(name: EncodingName): RankTable {
+  const shipped = shippedTable(name);
+  let data: Buffer | undefined;
   try {
-    return load(shipped) as { default?: unknown };
+    data = fs.readFileSync(shipped);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  return load(`js-tiktoken/ranks/${name}`) as { default?: unknown };
+  if (data) return RankTable.deserialize(data, shipped);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const load = require as (id: string) => unknown;
+  const mod = load(`js-tiktoken/ranks/${name}`) as { default?: unknown };
+  // The CommonJS build exports the table itself; an ES module build puts it on `default`.
+  return RankTable.fromTiktokenRanks((mod.default ?? mod) as { pat_str: string; bpe_ranks: string });
+}
+
+/** Path of the prebuilt table next to the bundle (a computed path keeps the bundler from inlining it). */
+function shippedTable(name: EncodingName): string {
+  return `${__dirname}/ranks/${name}.bin`;
 }
 
 interface LoadedEncoding {
-  encoder: Encoder;
-  /**
-   * js-tiktoken's rank table: token rank by the token's UTF-8 bytes joined with commas ("104,105").
-   * Undefined when this js-tiktoken build does not expose it; pieces are then encoded with `encode`.
-   */
-  ranks: Map<string, number> | undefined;
+  table: RankTable;
   /** The encoding's pre-tokenizer pattern (tiktoken's `pat_str`, groups made non-capturing). */
   pieces: RegExp;
   /** Token count per pre-tokenizer piece, shared by every counter of this encoding. */
@@ -93,108 +98,101 @@ function nonCapturing(pattern: string): string {
   return out;
 }
 
+function encodingOf(table: RankTable): LoadedEncoding {
+  return { table, pieces: new RegExp(nonCapturing(table.pattern), 'gu'), cache: new Map() };
+}
+
 function loadEncoder(name: EncodingName): LoadedEncoding {
   let enc = encoders.get(name);
   if (!enc) {
-    // Loaded on first use only: the rank tables are megabytes of data.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { Tiktoken: Ctor } = require('js-tiktoken/lite') as { Tiktoken: EncoderCtor };
-    const mod = loadRankModule(name);
-    // The CommonJS build exports the table itself; an ES module build puts it on `default`.
-    const table = (mod.default ?? mod) as { pat_str: string };
-    const encoder = new Ctor(table);
-    enc = { encoder, ranks: rankMapOf(encoder), pieces: new RegExp(nonCapturing(table.pat_str), 'gu'), cache: new Map() };
+    enc = encodingOf(loadRankTable(name));
     encoders.set(name, enc);
   }
   return enc;
 }
 
+const preloads = new Map<EncodingName, Promise<void>>();
+
 /**
- * js-tiktoken's rank table, when its build exposes it (an internal field of `Tiktoken`) and merging
- * with it reproduces `encode` on probe texts; otherwise undefined, and `encode` is used per piece.
+ * Loads the prebuilt table of `name` without blocking the calling thread for the file read: the
+ * read runs on libuv's thread pool, then the table views and the pre-tokenizer pattern (compiled by
+ * one short match) are set up in separate turns of the event loop. A count asked for before this
+ * settles loads synchronously instead (same result). Resolves without loading when there is no
+ * prebuilt file (running from sources); rejects when the file is unreadable or corrupt.
  */
-function rankMapOf(encoder: Encoder): Map<string, number> | undefined {
-  const ranks = (encoder as unknown as { rankMap?: unknown }).rankMap;
-  if (!(ranks instanceof Map) || ranks.size < 1000 || typeof ranks.get('104,105') !== 'number') return undefined;
-  const map = ranks as Map<string, number>;
-  for (const probe of [' tokenizer', 'Übergrößenträger', ' 日本語のテキスト', 'xyzzyqwv', '🙂🙂', '\n\n\t ']) {
-    if (mergeCount(utf8(probe), map) !== encoder.encode(probe, [], []).length) return undefined;
+export function preloadEncoding(name: EncodingName): Promise<void> {
+  let p = preloads.get(name);
+  if (!p) {
+    p = (async () => {
+      if (encoders.has(name)) return;
+      const file = shippedTable(name);
+      let data: Buffer;
+      try {
+        data = await fs.promises.readFile(file);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw err;
+      }
+      if (encoders.has(name)) return;
+      const enc = encodingOf(RankTable.deserialize(data, file));
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (encoders.has(name)) return;
+      // The regex engine compiles a pattern on its first use: do that now, not in the first count.
+      enc.pieces.lastIndex = 0;
+      enc.pieces.test('warm up 1');
+      enc.pieces.lastIndex = 0;
+      encoders.set(name, enc);
+    })();
+    preloads.set(name, p);
   }
-  return map;
+  return p;
 }
 
-/** UTF-8 bytes of `text` (a plain array: pieces are short, and `join` builds rank keys). */
-function utf8(text: string): number[] {
-  const out: number[] = [];
+/** Reused UTF-8 buffer of the piece being merged (grown on demand). */
+let bytes = new Uint8Array(1024);
+
+/** Writes the UTF-8 bytes of `text` into `bytes`; returns their number. Lone surrogates become U+FFFD. */
+function utf8(text: string): number {
+  if (bytes.length < text.length * 3) bytes = new Uint8Array(text.length * 3 + 16);
+  const out = bytes;
+  let n = 0;
   for (let i = 0; i < text.length; i++) {
     let c = text.charCodeAt(i);
-    if (c < 0x80) out.push(c);
-    else if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63));
-    else {
+    if (c < 0x80) out[n++] = c;
+    else if (c < 0x800) {
+      out[n++] = 0xc0 | (c >> 6);
+      out[n++] = 0x80 | (c & 63);
+    } else {
       if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length) {
         const d = text.charCodeAt(i + 1);
         if (d >= 0xdc00 && d < 0xe000) {
           c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
           i++;
-          out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+          out[n++] = 0xf0 | (c >> 18);
+          out[n++] = 0x80 | ((c >> 12) & 63);
+          out[n++] = 0x80 | ((c >> 6) & 63);
+          out[n++] = 0x80 | (c & 63);
           continue;
         }
       }
-      // Lone surrogates become U+FFFD, as TextEncoder writes them.
       if (c >= 0xd800 && c < 0xe000) c = 0xfffd;
-      out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+      out[n++] = 0xe0 | (c >> 12);
+      out[n++] = 0x80 | ((c >> 6) & 63);
+      out[n++] = 0x80 | (c & 63);
     }
   }
-  return out;
+  return n;
 }
 
-function rankOf(bytes: readonly number[], start: number, end: number, ranks: Map<string, number>): number {
-  let key = String(bytes[start]);
-  for (let i = start + 1; i < end; i++) key += `,${bytes[i]}`;
-  return ranks.get(key) ?? Infinity;
-}
-
-/**
- * Number of tokens tiktoken's byte-pair merge makes of one piece: a piece that is itself a token
- * is one; otherwise adjacent parts are merged, lowest rank first (leftmost on ties), until no
- * adjacent pair is a token. Only the pairs next to a merge are looked up again.
- */
-function mergeCount(bytes: readonly number[], ranks: Map<string, number>): number {
-  const n = bytes.length;
-  if (n <= 1) return n;
-  if (rankOf(bytes, 0, n, ranks) !== Infinity) return 1;
-  // starts[k]: first byte of part k (starts[parts] = n); pair[k]: rank of parts k and k+1 merged.
-  const starts: number[] = [];
-  for (let i = 0; i <= n; i++) starts.push(i);
-  const pair: number[] = [];
-  for (let k = 0; k < n - 1; k++) pair.push(rankOf(bytes, k, k + 2, ranks));
-  let parts = n;
-  while (parts > 1) {
-    let min = Infinity;
-    let at = -1;
-    for (let k = 0; k < parts - 1; k++) {
-      if (pair[k] < min) {
-        min = pair[k];
-        at = k;
-      }
-    }
-    if (at < 0) break;
-    starts.splice(at + 1, 1);
-    pair.splice(at, 1);
-    parts--;
-    if (at < parts - 1) pair[at] = rankOf(bytes, starts[at], starts[at + 2], ranks);
-    if (at > 0) pair[at - 1] = rankOf(bytes, starts[at - 1], starts[at + 1], ranks);
-  }
-  return parts;
-}
-
-/** Tokens of one pre-tokenizer piece. */
+/** Tokens of one pre-tokenizer piece: exact at any length (see ./bpe). */
 function pieceTokens(enc: LoadedEncoding, piece: string): number {
-  return enc.ranks ? mergeCount(utf8(piece), enc.ranks) : enc.encoder.encode(piece, [], []).length;
+  // utf8 may replace the buffer: write first, then read `bytes`.
+  const n = utf8(piece);
+  return countPieceBytes(enc.table, bytes, n);
 }
 
 /**
- * Pieces longer than this many characters are encoded without caching (long pieces rarely repeat).
+ * Pieces longer than this many characters are counted without caching (long pieces rarely repeat).
  */
 const MAX_CACHED_PIECE = 48;
 /** The piece cache is cleared when it grows past this many entries (a few MB). */
@@ -204,8 +202,7 @@ const MAX_CACHE_ENTRIES = 200_000;
  * Counts tokens exactly, piece by piece. tiktoken encodes text by splitting it with the encoding's
  * pre-tokenizer pattern and running byte-pair merges on each piece independently, so the count of a
  * text is the sum of the counts of its pieces. Code and prose repeat the same pieces (identifiers,
- * keywords, words) constantly; caching per piece skips most merges and allocations. Measured on
- * the recorded transcripts: several times faster than calling `encode` on the whole text.
+ * keywords, words) constantly; caching per piece skips most merges.
  */
 function countPieces(enc: LoadedEncoding, text: string): number {
   const pieces = text.match(enc.pieces);
@@ -215,7 +212,7 @@ function countPieces(enc: LoadedEncoding, text: string): number {
   for (let i = 0; i < pieces.length; i++) {
     const piece = pieces[i];
     if (piece.length > MAX_CACHED_PIECE) {
-      total += piece.length > MAX_EXACT_PIECE ? longPieceTokens(enc, piece) : pieceTokens(enc, piece);
+      total += pieceTokens(enc, piece);
       continue;
     }
     let n = cache.get(piece);
@@ -225,28 +222,6 @@ function countPieces(enc: LoadedEncoding, text: string): number {
       cache.set(piece, n);
     }
     total += n;
-  }
-  return total;
-}
-
-/**
- * Byte-pair merging is quadratic in the length of one piece, and a single unbroken run (minified
- * code, base64 pasted as text, a line of 100k identical characters) is one piece: counted whole it
- * takes seconds to minutes. Pieces longer than this many characters are counted in chunks instead;
- * a merge never spans a chunk boundary, so the count is at most one token per chunk above the exact
- * one (under 0.1 % for such text). Every other piece is counted exactly.
- */
-export const MAX_EXACT_PIECE = 2048;
-
-function longPieceTokens(enc: LoadedEncoding, piece: string): number {
-  let total = 0;
-  for (let start = 0; start < piece.length; start += MAX_EXACT_PIECE) {
-    let end = Math.min(piece.length, start + MAX_EXACT_PIECE);
-    // Never cut a surrogate pair: a lone half would be counted as a replacement character.
-    const code = piece.charCodeAt(end - 1);
-    if (end < piece.length && code >= 0xd800 && code <= 0xdbff) end++;
-    total += pieceTokens(enc, piece.slice(start, end));
-    start = end - MAX_EXACT_PIECE;
   }
   return total;
 }
@@ -264,8 +239,15 @@ export function isEncodingLoaded(name: EncodingName): boolean {
   return encoders.has(name);
 }
 
-/** Creates a counter for `encoding`. The rank table loads on the first call to `countText`. */
+/**
+ * Creates a counter for `encoding`. The rank table starts loading in the background (see
+ * {@link preloadEncoding}); a `countText` before it is ready loads it synchronously.
+ */
 export function createTokenCounter(encoding: EncodingName): TokenCounter {
+  if (!encoders.has(encoding) && !preloads.has(encoding)) {
+    // Failures surface on the first count, which loads synchronously and throws with the file name.
+    setImmediate(() => void preloadEncoding(encoding).catch(() => undefined));
+  }
   return {
     encoding,
     countText(text: string): number {

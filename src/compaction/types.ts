@@ -115,6 +115,10 @@ export interface Checkpoint {
   dropped: number;
   /** Focus text given for a manual compaction. */
   focus?: string;
+  /** Typed requests the summary keeps: whole, shortened in the middle, left out (summaries only). */
+  requests?: { whole: number; shortened: number; omitted: number; missingFromModel?: number };
+  /** Files re-attached after the summary (live sessions), with their tokens. */
+  attachedFiles?: Array<{ path: string; tokens: number }>;
 }
 
 /** Token counts of the active context by category, in tokens. */
@@ -155,8 +159,15 @@ export interface CompactionOptions {
   keepRecentSteps?: number;
   /** Upper bound on model calls of one compaction. Default 4. */
   maxSummaryCalls?: number;
-  /** Target length of one summary, in tokens. Default 1200. */
+  /**
+   * Target length of one summary's notes, in tokens. When absent the notes get
+   * `summaryBudget` of the compaction target (see `budget.ts`, {@link summaryBudgets}).
+   */
   approximateSummaryTokens?: number;
+  /** Share of the compaction target for the typed requests kept verbatim (default 0.25, at most 20k tokens). */
+  userBudget?: number;
+  /** Share of the compaction target for a summary's notes and work-state ledger (default 0.25). */
+  summaryBudget?: number;
   /** Manual compaction: run even below the threshold. */
   force?: boolean;
   /** Summarize every eligible unit, not only enough to reach the target (a full manual compaction). */
@@ -248,4 +259,9 @@ export interface CompactionResult {
   /** The active context after the run (same array contents as before when not applied). */
   context: ContextItem[];
   error?: SummarizerError;
+  /**
+   * Tokens of what no compaction may summarise (system prompt, tool schemas, latest request, newest
+   * steps, pinned items), set when the result is above the target because of it.
+   */
+  anchoredTokens?: number;
 }

@@ -9,6 +9,7 @@ import { importTranscriptText } from '../transcripts';
 import { coalesce } from '../lifecycle/coalesce';
 import { DisposableStore, toDisposable } from '../lifecycle/disposables';
 import { KeyStore } from '../secrets/key-store';
+import { redactingLog } from '../secrets/redacting-log';
 import { Settings } from '../settings/settings';
 import { ApprovalPresenter } from '../views/approvals';
 import { CHECKPOINT_SCHEME, CheckpointDocumentProvider } from '../views/checkpoint-documents';
@@ -38,9 +39,15 @@ export interface ComposedExtension {
 /** Builds and wires the extension for `context`. */
 export function composeExtension(context: vscode.ExtensionContext): ComposedExtension {
   const store = new DisposableStore();
-  const log = store.add(vscode.window.createOutputChannel('ContextKeeper', { log: true }));
-  const settings = store.add(new Settings());
+  const channel = store.add(vscode.window.createOutputChannel('ContextKeeper', { log: true }));
   const keys = store.add(new KeyStore(context.secrets));
+  // Every log line is redacted with the stored key (servers echo it in errors, masked or encoded).
+  let storedKey: string | undefined;
+  const loadKey = () => void keys.get().then((key) => (storedKey = key), () => undefined);
+  loadKey();
+  store.add(keys.onDidChange(loadKey));
+  const log = redactingLog(channel, () => storedKey);
+  const settings = store.add(new Settings());
   const controller = store.add(new SessionController(createServiceFactory(context, log), settings, keys, context.workspaceState, log));
   const statusBar = store.add(new StatusBarMeter());
   const documents = store.add(new CheckpointDocumentProvider((id) => controller.current?.getCheckpoints().find((c) => c.id === id)));

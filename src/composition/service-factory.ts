@@ -78,7 +78,8 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
     const storageDir = path.join((context.storageUri ?? context.globalStorageUri).fsPath, 'sessions');
     mkdirSync(storageDir, { recursive: true });
     const counter = tokenCounterForModel(settings.model);
-    const summaryModel = settings.summary.model;
+    // Restricted Mode: no model endpoint is called; summaries are extractive.
+    const summaryModel = vscode.workspace.isTrusted ? settings.summary.model : '';
     const summarizer = summarizerFromSettings({
       baseUrl: summaryModel ? settings.summary.baseUrl || settings.baseUrl : '',
       model: summaryModel,
@@ -87,6 +88,8 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
       instruction: settings.summary.instruction || undefined,
       countText: (text) => counter.countText(text),
       extractiveFallback: true,
+      // A summarizer at another endpoint than the session's own never sees the transcript's credentials.
+      maskSecrets: !!settings.summary.baseUrl && settings.summary.baseUrl !== settings.baseUrl,
       log: (line) => log.debug(line),
     });
     const client = new OpenAI({ baseURL: settings.baseUrl || undefined, apiKey: apiKey ?? NO_KEY, maxRetries: 1 });

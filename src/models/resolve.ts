@@ -34,8 +34,8 @@ export interface ResolvedWindow {
 const fmt = (n: number) => n.toLocaleString('en-US');
 
 /** The gauge's label: "32,768 tokens, reported by the server", "… from the model table", "… from settings". */
-export function describeWindow(resolved: Pick<ResolvedWindow, 'window' | 'source'>): string {
-  const where = { server: 'reported by the server', table: 'from the model table', flag: 'from settings', fallback: 'assumed: nothing reported it' }[resolved.source];
+export function describeWindow(resolved: Pick<ResolvedWindow, 'window' | 'source'> & { inputOnly?: boolean }): string {
+  const where = { server: resolved.inputOnly ? 'reported by VS Code' : 'reported by the server', table: 'from the model table', flag: 'from settings', fallback: 'assumed: nothing reported it' }[resolved.source];
   return `${fmt(resolved.window)} tokens, ${where}`;
 }
 
@@ -44,7 +44,7 @@ export function describeWindow(resolved: Pick<ResolvedWindow, 'window' | 'source
  * asked) and the user's setting (0 or undefined: not set).
  */
 export function resolveWindow(model: string, report: EndpointReport | undefined, setting?: number): ResolvedWindow {
-  const found: ModelWindow | undefined = report?.models.find((m) => m.id === model) ?? report?.models[0];
+  const found: ModelWindow | undefined = report?.models.find((m) => m.id === model) ?? (report?.models.length === 1 ? report.models[0] : undefined);
   const known = lookupModel(model);
   const serverWindow = found?.source === 'server' && found.window !== null ? found.window : undefined;
   const trainedWindow = found?.trainedWindow ?? (serverWindow === undefined ? known?.window : undefined) ?? undefined;

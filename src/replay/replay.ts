@@ -51,6 +51,12 @@ export interface ReplayOptions {
   /** Called after each applied compaction. */
   onCompaction?: (checkpoints: Checkpoint[], tokensBefore: number, tokensAfter: number) => void;
   signal?: AbortSignal;
+  /**
+   * False: the report's checkpoints keep their metadata but not the replaced and inserted items nor
+   * the replaced ids (each summary of summaries covers every older message, so keeping them all
+   * makes memory grow with the square of the recording). Default true.
+   */
+  keepCheckpointItems?: boolean;
 }
 
 /**
@@ -90,7 +96,7 @@ export async function replay(entries: readonly Entry[], meter: TokenMeter, summa
         if (result.applied) {
           items = result.context;
           report.compactions++;
-          report.checkpoints.push(...result.checkpoints);
+          report.checkpoints.push(...(options.keepCheckpointItems === false ? result.checkpoints.map((c) => ({ ...c, replaced: [], inserted: [], replacedIds: [] })) : result.checkpoints));
           compacted = true;
           guard.compactionSucceeded('auto', result.tokensAfter, th.triggerTokens);
           options.onCompaction?.(result.checkpoints, result.tokensBefore, result.tokensAfter);

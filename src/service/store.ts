@@ -2,54 +2,39 @@
  * Persistence of one session: a folder under the storage directory holding
  *
  * - `transcript.jsonl`: every raw entry, one JSON object a line, append-only. Each append is fsynced
- *   before it resolves, so an acknowledged message survives a crash. Existing bytes are never
- *   rewritten; when a crash left a torn last line, the next open starts a fresh line after it.
+ *   before it resolves, so an acknowledged message survives a crash. Complete lines are never
+ *   rewritten; a torn last line (never acknowledged) is cut off when the folder is next opened.
  * - `state.json`: the active context (raw items as references, other items whole), the pins, the
  *   checkpoints and session metadata, written atomically (temp file, fsync, rename, fsync folder).
  *   Checkpoints and the context live in one file so that a compaction commits both or neither
  *   (INV-ATOMIC). The previous version is kept as `state.prev.json` as a fallback for damage.
  *
+ * - `session.json`: the folder's format marker `{format, version}`. Folders written before the marker
+ *   existed are version 1 and open as they are; a folder of a newer version opens read-only.
+ * - `lock`: the process holding the folder for writing (`{pid, host}`). A second window on the same
+ *   session opens it read-only (its writes throw), so two writers never produce the same entry ids.
+ *
  * Loading never fails on a damaged file: bad transcript lines are skipped and reported (file, line,
- * reason), an unreadable state falls back to the previous one and then to "every entry raw".
- * Entries appended after the last state write are not in the state; they are the raw entries
- * neither in the active context nor covered by a checkpoint (invariant 4), appended at the end.
+ * reason), state references to entries that were lost with a damaged line are dropped (the rest of
+ * the context and the checkpoints stay), an unreadable state falls back to the previous one and then
+ * to "every entry raw". Tool calls a stop left unanswered get an "interrupted" result (appended to
+ * the transcript, placed after their step). Entries appended after the last state write are not in
+ * the state; they are the raw entries neither in the active context nor covered by a checkpoint
+ * (invariant 4), appended at the end.
+ *
+ * Writes are checked: a short or failed append is cut back to the last complete line and throws, so a
+ * message is acknowledged only once it is whole on disk, and a torn tail left by a crash is cut off
+ * before the next append.
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ContextItem, Entry } from '../compaction/types';
-import type { CheckpointRecord } from './api';
+import type { Entry } from '../compaction/types';
+import { parseTranscript, resolveState, toStored, type SessionState, type StoredState } from './storeFormat';
+import { insertRepairs, repairInterruptedCalls } from './storeRepair';
 
-/** An active-context item as stored: raw items by reference, derived items whole. */
-export type StoredItem = { ref: string; pinned?: boolean } | (ContextItem & { ref?: undefined });
-
-/** A checkpoint as stored: its replaced/inserted items in {@link StoredItem} form. */
-export type StoredCheckpoint = Omit<CheckpointRecord, 'replaced' | 'inserted'> & { replaced: StoredItem[]; inserted: StoredItem[] };
-
-/** Contents of `state.json`. */
-export interface StoredState {
-  format: 'context-keeper/session-state';
-  version: 1;
-  sessionId: string;
-  model: string;
-  /** Where the conversation came from ("Agent session", "Imported: …"). */
-  source: string;
-  createdAt: string;
-  updatedAt: string;
-  context: StoredItem[];
-  pinned: string[];
-  checkpoints: StoredCheckpoint[];
-}
-
-/** The in-memory form of a session's state. */
-export interface SessionState {
-  sessionId: string;
-  model: string;
-  source: string;
-  createdAt: string;
-  context: ContextItem[];
-  pinned: string[];
-  checkpoints: CheckpointRecord[];
-}
+export type { StoredItem, StoredCheckpoint, StoredState, SessionState } from './storeFormat';
+export { parseTranscript, resolveState, unaccountedEntries } from './storeFormat';
 
 /** What {@link SessionStore.open} loaded. */
 export interface LoadedSession {
@@ -58,11 +43,24 @@ export interface LoadedSession {
   state: SessionState | undefined;
   /** Problems found and worked around, one sentence each (file, line, what was done). */
   warnings: string[];
+  /** Set when the folder is opened read-only (held by another window, or a newer format): why. */
+  readOnly?: string;
 }
+
+/** Format marker of a session folder (`session.json`). */
+export interface SessionFolderFormat {
+  format: 'context-keeper/session';
+  version: number;
+}
+
+/** Version of the session folder layout this release writes and reads. */
+export const SESSION_FOLDER_VERSION = 2;
 
 const TRANSCRIPT = 'transcript.jsonl';
 const STATE = 'state.json';
 const PREVIOUS_STATE = 'state.prev.json';
+const MARKER = 'session.json';
+const LOCK = 'lock';
 
 /** Writes `text` to `file` atomically: temp file in the same folder, fsync, rename, fsync folder. */
 export function writeFileAtomic(file: string, text: string): void {
@@ -92,106 +90,14 @@ function fsyncFolder(folder: string): void {
   }
 }
 
-function toStored(item: ContextItem): StoredItem {
-  if (item.kind === 'raw') return item.pinned ? { ref: item.id, pinned: true } : { ref: item.id };
-  return item;
-}
-
-/** Parses the transcript text; bad lines are skipped and reported. */
-export function parseTranscript(text: string, file: string): { entries: Entry[]; warnings: string[] } {
-  const entries: Entry[] = [];
-  const warnings: string[] = [];
-  const seen = new Set<string>();
-  const lines = text.split('\n');
-  lines.forEach((line, index) => {
-    if (line.trim() === '') return;
-    const where = `${file}:${index + 1}`;
-    const torn = index === lines.length - 1;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      warnings.push(`${where}: ${torn ? 'incomplete last line (interrupted write)' : 'not valid JSON'}; skipped`);
-      return;
-    }
-    const entry = value as Partial<Entry>;
-    if (typeof entry?.id !== 'string' || typeof entry.message !== 'object' || entry.message === null || typeof (entry.message as { role?: unknown }).role !== 'string') {
-      warnings.push(`${where}: field "id" or "message.role" missing; skipped`);
-      return;
-    }
-    if (seen.has(entry.id)) {
-      warnings.push(`${where}: duplicate entry id ${entry.id}; skipped`);
-      return;
-    }
-    seen.add(entry.id);
-    entries.push(entry as Entry);
-  });
-  return { entries, warnings };
-}
-
-/**
- * Rebuilds the in-memory state from a stored one. Throws Error naming the field when the shape is
- * wrong or a reference points at a missing entry (the caller then tries the fallback).
- */
-export function resolveState(stored: StoredState, entries: readonly Entry[]): SessionState {
-  if (stored?.format !== 'context-keeper/session-state' || !Array.isArray(stored.context) || !Array.isArray(stored.checkpoints)) {
-    throw new Error('field "format", "context" or "checkpoints" is missing or wrong');
-  }
-  const byId = new Map(entries.map((e) => [e.id, e]));
-  const resolve = (item: StoredItem, field: string): ContextItem => {
-    if (typeof item.ref === 'string') {
-      const entry = byId.get(item.ref);
-      if (!entry) throw new Error(`${field}: entry ${item.ref} is not in the transcript`);
-      return { id: entry.id, kind: 'raw', message: entry.message, covers: [entry.id], ...(item.pinned ? { pinned: true } : {}) };
-    }
-    const full = item as ContextItem;
-    if (typeof full.id !== 'string' || typeof full.message !== 'object' || !Array.isArray(full.covers)) throw new Error(`${field}: malformed item`);
-    return full;
-  };
-  // Resolve each raw reference to one shared object per id, so identical items compare equal by
-  // reference across the context and the checkpoints (and the meter's cache hits).
-  const shared = new Map<string, ContextItem>();
-  const resolveShared = (item: StoredItem, field: string): ContextItem => {
-    const key = typeof item.ref === 'string' ? `${item.ref}|${item.pinned ? 1 : 0}` : undefined;
-    if (key === undefined) return resolve(item, field);
-    let hit = shared.get(key);
-    if (!hit) shared.set(key, (hit = resolve(item, field)));
-    return hit;
-  };
-  const context = stored.context.map((item, i) => resolveShared(item, `context[${i}]`));
-  const checkpoints: CheckpointRecord[] = stored.checkpoints.map((cp, i) => ({
-    ...cp,
-    replaced: cp.replaced.map((item, k) => resolveShared(item, `checkpoints[${i}].replaced[${k}]`)),
-    inserted: cp.inserted.map((item, k) => resolveShared(item, `checkpoints[${i}].inserted[${k}]`)),
-  }));
-  return {
-    sessionId: stored.sessionId,
-    model: stored.model,
-    source: stored.source,
-    createdAt: stored.createdAt,
-    context,
-    pinned: Array.isArray(stored.pinned) ? stored.pinned.filter((p) => typeof p === 'string') : [],
-    checkpoints,
-  };
-}
-
-/**
- * Raw entries neither in `context` nor covered by an active (not restored) checkpoint: the ones
- * appended after the state was last written. Returned in transcript order.
- */
-export function unaccountedEntries(entries: readonly Entry[], context: readonly ContextItem[], checkpoints: readonly CheckpointRecord[]): Entry[] {
-  const covered = new Set<string>();
-  for (const item of context) for (const id of item.covers) covered.add(id);
-  for (const cp of checkpoints) {
-    if (cp.restored) continue;
-    for (const id of cp.replacedIds) covered.add(id);
-  }
-  return entries.filter((e) => !covered.has(e.id));
-}
-
 /** The files of one session folder. Synchronous I/O: every write must be durable before returning. */
 export class SessionStore {
   private transcriptFd: number | undefined;
+  /** Bytes of the transcript known to end on a complete line. */
+  private transcriptSize = 0;
+  /** Why writes are refused (another window holds the folder, a newer format), or undefined. */
+  private readOnlyReason: string | undefined;
+  private ownsLock = false;
 
   private constructor(readonly folder: string) {}
 
@@ -202,15 +108,26 @@ export class SessionStore {
   }
 
   /**
-   * Opens (creating when missing) the session folder and loads what it holds. Never throws for
-   * damaged content (see the module comment); throws only for I/O errors such as permissions.
+   * Opens (creating when missing) the session folder and loads what it holds. Takes the folder's lock;
+   * when another live process holds it, or the folder was written by a newer release, the store opens
+   * read-only (`loaded.readOnly` says why; writes then throw). Never throws for damaged content (see
+   * the module comment); throws only for I/O errors such as permissions.
    */
   static open(storageDir: string, sessionId: string): { store: SessionStore; loaded: LoadedSession } {
     const folder = SessionStore.folderFor(storageDir, sessionId);
     fs.mkdirSync(folder, { recursive: true });
     const store = new SessionStore(folder);
-    const loaded = store.load();
-    store.openTranscript();
+    store.readOnlyReason = store.checkFormat() ?? store.takeLock();
+    const { loaded, repairs } = store.load();
+    if (store.readOnlyReason) {
+      loaded.readOnly = store.readOnlyReason;
+      loaded.warnings.push(`${folder}: opened read-only: ${store.readOnlyReason}`);
+      return { store, loaded };
+    }
+    store.openTranscript(loaded.warnings);
+    store.writeMarker();
+    // Interrupted results go to disk now, so the repair survives whatever happens next.
+    if (repairs.length) store.append(...repairs);
     return { store, loaded };
   }
 
@@ -224,7 +141,67 @@ export class SessionStore {
     return path.join(this.folder, STATE);
   }
 
-  private load(): LoadedSession {
+  /** Why the store refuses writes, or undefined when it may write. */
+  get readOnly(): string | undefined {
+    return this.readOnlyReason;
+  }
+
+  /** A reason to open read-only when the folder's marker names a newer version (undefined otherwise). */
+  private checkFormat(): string | undefined {
+    const file = path.join(this.folder, MARKER);
+    if (!fs.existsSync(file)) return undefined;
+    try {
+      const marker = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<SessionFolderFormat>;
+      if (typeof marker.version === 'number' && marker.version > SESSION_FOLDER_VERSION) {
+        return `the folder was written by a newer release (format version ${marker.version}; this release writes ${SESSION_FOLDER_VERSION})`;
+      }
+    } catch {
+      // A damaged marker is rewritten on open; the data files decide what loads.
+    }
+    return undefined;
+  }
+
+  private writeMarker(): void {
+    const marker: SessionFolderFormat = { format: 'context-keeper/session', version: SESSION_FOLDER_VERSION };
+    const file = path.join(this.folder, MARKER);
+    try {
+      if (fs.readFileSync(file, 'utf8') === `${JSON.stringify(marker)}\n`) return;
+    } catch {
+      // Missing: written below.
+    }
+    writeFileAtomic(file, `${JSON.stringify(marker)}\n`);
+  }
+
+  /** Takes the folder lock; returns why not when a live process holds it. A stale lock is taken over. */
+  private takeLock(): string | undefined {
+    const file = path.join(this.folder, LOCK);
+    const mine = JSON.stringify({ pid: process.pid, host: os.hostname() });
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        fs.writeFileSync(file, mine, { flag: 'wx' });
+        this.ownsLock = true;
+        return undefined;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      let holder: { pid?: number; host?: string } = {};
+      try {
+        holder = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof holder;
+      } catch {
+        // Unreadable lock (a crash while writing it): stale.
+      }
+      if (typeof holder.pid === 'number' && holder.host === os.hostname() && holder.pid !== process.pid && processAlive(holder.pid)) {
+        return `the session is open in another window (process ${holder.pid})`;
+      }
+      if (typeof holder.pid === 'number' && holder.host !== undefined && holder.host !== os.hostname()) {
+        return `the session is open on ${holder.host} (process ${holder.pid})`;
+      }
+      fs.rmSync(file, { force: true });
+    }
+    return 'the session folder lock could not be taken';
+  }
+
+  private load(): { loaded: LoadedSession; repairs: Entry[] } {
     const warnings: string[] = [];
     let entries: Entry[] = [];
     if (fs.existsSync(this.transcriptPath)) {
@@ -232,12 +209,17 @@ export class SessionStore {
       entries = parsed.entries;
       warnings.push(...parsed.warnings);
     }
+    const repaired = repairInterruptedCalls(entries, this.transcriptPath);
+    entries = repaired.entries;
+    warnings.push(...repaired.warnings);
     let state: SessionState | undefined;
     for (const name of [STATE, PREVIOUS_STATE]) {
       const file = path.join(this.folder, name);
       if (!fs.existsSync(file)) continue;
       try {
-        state = resolveState(JSON.parse(fs.readFileSync(file, 'utf8')) as StoredState, entries);
+        const lost: string[] = [];
+        state = resolveState(JSON.parse(fs.readFileSync(file, 'utf8')) as StoredState, entries, lost);
+        if (lost.length) warnings.push(`${file}: ${new Set(lost).size} entr${new Set(lost).size === 1 ? 'y' : 'ies'} it names (${[...new Set(lost)].slice(0, 5).join(', ')}) were lost with damaged transcript lines; left out, the rest of the context and the checkpoints kept`);
         if (name === PREVIOUS_STATE) warnings.push(`${this.statePath}: unreadable; loaded the previous state ${file} instead`);
         break;
       } catch (error) {
@@ -247,35 +229,78 @@ export class SessionStore {
     if (!state && entries.length > 0 && warnings.some((w) => w.includes(STATE))) {
       warnings.push(`${this.folder}: no usable state; every transcript entry is taken as active (checkpoints lost)`);
     }
-    return { entries, state, warnings };
+    if (state) state.context = insertRepairs(state.context, repaired.all);
+    return { loaded: { entries, state, warnings }, repairs: repaired.added };
   }
 
-  private openTranscript(): void {
+  private openTranscript(warnings: string[]): void {
     const file = this.transcriptPath;
     const fd = fs.openSync(file, 'a+');
-    const size = fs.fstatSync(fd).size;
+    let size = fs.fstatSync(fd).size;
     if (size > 0) {
-      // A torn last line (crash mid-append) must not swallow the next entry: start a new line.
-      const last = Buffer.alloc(1);
-      fs.readSync(fd, last, 0, 1, size - 1);
-      if (last[0] !== 0x0a) {
-        fs.writeSync(fd, '\n');
+      // A torn last line (crash or failed write mid-append) was never acknowledged: cut it off so the
+      // next entry starts on a line of its own. A complete last line only missing its newline is kept.
+      const tailLength = Math.min(size, 1 << 20);
+      const tail = Buffer.alloc(tailLength);
+      fs.readSync(fd, tail, 0, tailLength, size - tailLength);
+      const lastNewline = tail.lastIndexOf(0x0a);
+      if (lastNewline !== tailLength - 1) {
+        const lineStart = lastNewline >= 0 ? size - tailLength + lastNewline + 1 : size > tailLength ? -1 : 0;
+        const fragment = tail.subarray(lastNewline + 1).toString('utf8');
+        if (isJsonObject(fragment) || lineStart < 0) {
+          fs.writeSync(fd, '\n');
+          size += 1;
+        } else {
+          fs.ftruncateSync(fd, lineStart);
+          warnings.push(`${file}: cut off an incomplete last line of ${size - lineStart} bytes left by an interrupted write`);
+          size = lineStart;
+        }
         fs.fsyncSync(fd);
       }
     }
     this.transcriptFd = fd;
+    this.transcriptSize = size;
   }
 
-  /** Appends entries as JSON lines and fsyncs; returns once they are durable. */
-  append(...entries: Entry[]): void {
+  private writable(): number {
+    if (this.readOnlyReason) throw new Error(`cannot write to ${this.folder}: ${this.readOnlyReason}`);
     if (this.transcriptFd === undefined) throw new Error('session store is closed');
-    if (entries.length === 0) return;
-    fs.writeSync(this.transcriptFd, entries.map((e) => `${JSON.stringify(e)}\n`).join(''));
-    fs.fsyncSync(this.transcriptFd);
+    return this.transcriptFd;
   }
 
-  /** Writes the state atomically, keeping the previous version as a fallback. */
+  /**
+   * Appends entries as JSON lines and fsyncs; returns once they are durable. Checked: every byte must
+   * be written; on a short or failed write (disk full, file-size limit) the file is cut back to its
+   * last complete line and an Error naming the file and the cause is thrown (nothing was acknowledged).
+   */
+  append(...entries: Entry[]): void {
+    const fd = this.writable();
+    if (entries.length === 0) return;
+    const bytes = Buffer.from(entries.map((e) => `${JSON.stringify(e)}\n`).join(''), 'utf8');
+    try {
+      let done = 0;
+      while (done < bytes.length) {
+        const n = fs.writeSync(fd, bytes, done, bytes.length - done);
+        if (n <= 0) throw new Error(`short write (${done} of ${bytes.length} bytes)`);
+        done += n;
+      }
+      fs.fsyncSync(fd);
+      this.transcriptSize += bytes.length;
+    } catch (error) {
+      try {
+        fs.ftruncateSync(fd, this.transcriptSize);
+        fs.fsyncSync(fd);
+      } catch {
+        // The next open cuts the torn tail off in any case.
+      }
+      const cause = error as NodeJS.ErrnoException;
+      throw new Error(`could not save to ${this.transcriptPath}: ${cause.code === 'ENOSPC' ? 'the disk is full' : cause.code === 'EFBIG' ? 'the file-size limit was reached' : cause.message}; the message was not recorded`, { cause });
+    }
+  }
+
+  /** Writes the state atomically, keeping the previous version as a fallback. Throws when read-only. */
   writeState(state: SessionState): void {
+    this.writable();
     const stored: StoredState = {
       format: 'context-keeper/session-state',
       version: 1,
@@ -292,9 +317,29 @@ export class SessionStore {
     writeFileAtomic(this.statePath, `${JSON.stringify(stored)}\n`);
   }
 
-  /** Closes the transcript file. Further appends throw. */
+  /** Closes the transcript file and releases the lock. Further appends throw. */
   close(): void {
     if (this.transcriptFd !== undefined) fs.closeSync(this.transcriptFd);
     this.transcriptFd = undefined;
+    if (this.ownsLock) fs.rmSync(path.join(this.folder, LOCK), { force: true });
+    this.ownsLock = false;
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function isJsonObject(text: string): boolean {
+  try {
+    const v = JSON.parse(text) as unknown;
+    return v !== null && typeof v === 'object' && !Array.isArray(v);
+  } catch {
+    return false;
   }
 }

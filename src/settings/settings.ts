@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { DisposableStore } from '../lifecycle/disposables';
+import { IgnoredSettingsNotice, userScoped, type InspectableConfiguration } from './user-scoped-settings';
 
 /** The section all keys live under. */
 export const SETTINGS_SECTION = 'contextKeeper';
@@ -33,8 +34,12 @@ export interface ContextKeeperSettings {
   tools: { autoApprove: boolean };
 }
 
-/** Reads the settings from a configuration object; clamps values the service cannot use. */
-export function readSettings(config: vscode.WorkspaceConfiguration): ContextKeeperSettings {
+/**
+ * Reads the settings from a configuration object; clamps values the service cannot use. Endpoint URLs,
+ * auto-approve and the summary instruction come from user settings only (`user-scoped-settings.ts`).
+ */
+export function readSettings(workspaceConfig: InspectableConfiguration): ContextKeeperSettings {
+  const config = userScoped(workspaceConfig);
   const num = (key: string, fallback: number, min: number, max: number): number => {
     const value = config.get<number>(key, fallback);
     return typeof value === 'number' && Number.isFinite(value) ? Math.min(max, Math.max(min, value)) : fallback;
@@ -75,13 +80,26 @@ export class Settings implements vscode.Disposable {
   readonly onDidChange = this._onDidChange.event;
   private current: ContextKeeperSettings;
 
+  private readonly notice = new IgnoredSettingsNotice((message) => void vscode.window.showWarningMessage(message));
+
   constructor() {
-    this.current = readSettings(vscode.workspace.getConfiguration(SETTINGS_SECTION));
+    this.current = this.read();
     this.store.add(vscode.workspace.onDidChangeConfiguration((event) => {
       if (!event.affectsConfiguration(SETTINGS_SECTION)) return;
-      this.current = readSettings(vscode.workspace.getConfiguration(SETTINGS_SECTION));
+      this.current = this.read();
       this._onDidChange.fire(this.current);
     }));
+    // Trusting the folder turns the agent and the summarizer endpoint on: rebuild as after a change.
+    this.store.add(vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      this.current = this.read();
+      this._onDidChange.fire(this.current);
+    }));
+  }
+
+  private read(): ContextKeeperSettings {
+    const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+    this.notice.check(config);
+    return readSettings(config);
   }
 
   /** The settings in force now. */

@@ -38,6 +38,8 @@ export interface SummarizerSettings {
   session?: Summarizer;
   /** After the model summarizers fail, fall back to the extractive summarizer. Default false. */
   extractiveFallback?: boolean;
+  /** Mask credentials in what is sent (an endpoint other than the session's own). Default false. */
+  maskSecrets?: boolean;
   log?: (line: string) => void;
 }
 
@@ -69,6 +71,7 @@ export function summarizerFromSettings(settings: SummarizerSettings): Summarizer
     headers: settings.headers,
     countText: scaled(settings.countText),
     log: settings.log,
+    maskSecrets: settings.maskSecrets,
   });
   if (settings.session === undefined && settings.extractiveFallback !== true) return primary;
   return new FallbackSummarizer(primary, {

@@ -24,6 +24,7 @@ import { batchForWindow, DEFAULT_SUMMARY_INSTRUCTION, PREVIOUS_NOTES_CLOSE, PREV
 import { clipMiddle, clipMiddleToTokens } from '../compaction/clip';
 import { validateReply, type RawReply } from './reply';
 import { Watchdog } from './watchdog';
+import { maskMessageContents, redactKey } from '../compaction/secrets';
 
 /** Which request field bounds the reply length. */
 export type ReplyLimitParameter = 'max_completion_tokens' | 'max_tokens' | 'none';
@@ -77,6 +78,11 @@ export interface OpenAISummarizerOptions {
   log?: (line: string) => void;
   /** A prebuilt client (tests); when given, `baseURL`, `apiKey`, `headers` are not used to build one. */
   client?: OpenAI;
+  /**
+   * Mask credentials (`compaction/secrets.ts`) in everything sent. Set when this endpoint is not the
+   * session's own: the transcript's secrets then never reach a second server. Default false.
+   */
+  maskSecrets?: boolean;
 }
 
 /** Share of the window kept free for counting error between our estimate and the model's tokenizer. */
@@ -242,7 +248,7 @@ export class OpenAISummarizer implements Summarizer {
     const timeoutMs = this.options.timeoutMs ?? 60_000;
     const maxRetries = this.options.maxRetries ?? 2;
     const deadlineMs = this.options.callDeadlineMs ?? (timeoutMs + 60_000) * (maxRetries + 1);
-    const params: ChatCompletionCreateParams = { model: this.options.model, messages };
+    const params: ChatCompletionCreateParams = { model: this.options.model, messages: this.options.maskSecrets ? maskMessageContents(messages) : messages };
     const limit = this.options.replyLimitParameter ?? 'max_completion_tokens';
     if (limit === 'max_completion_tokens') params.max_completion_tokens = replyTokens;
     else if (limit === 'max_tokens') params.max_tokens = replyTokens;
@@ -390,7 +396,7 @@ export class OpenAISummarizer implements Summarizer {
   private redact(text: string): string {
     let out = text;
     const secrets = [this.options.apiKey, ...Object.values(this.options.headers ?? {})].filter((s): s is string => typeof s === 'string' && s.length >= 6);
-    for (const secret of secrets) out = out.split(secret).join('***');
+    for (const secret of secrets) out = redactKey(out, secret);
     return clipMiddle(out.replace(/\s+/g, ' ').trim(), 300);
   }
 

@@ -55,6 +55,14 @@ export async function importTranscriptText(
   fileName: string,
   options: ImportOptions = {},
 ): Promise<ImportedTranscript> {
+  return Promise.resolve(importTranscriptTextSync(text, fileName, options));
+}
+
+/**
+ * The synchronous form of {@link importTranscriptText}, for callers that re-import a small piece of
+ * a file on every update (the live watcher). Same result and errors.
+ */
+export function importTranscriptTextSync(text: string | Uint8Array, fileName: string, options: ImportOptions = {}): ImportedTranscript {
   const decoded = decodeUtf8(text, fileName);
   const format = options.format ?? detectFormat(decoded, fileName);
   if (!format) {

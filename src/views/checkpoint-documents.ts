@@ -32,7 +32,7 @@ export function checkpointUri(id: string, part: CheckpointPart, title?: string):
 /** A tab title for a checkpoint: local time, trigger and tokens ("14.02 auto 11.9k → 3.8k"). */
 export function checkpointTitle(checkpoint: CheckpointRecord): string {
   const k = (n: number) => (n < 1000 ? String(n) : `${(n / 1000).toFixed(1)}k`);
-  const time = new Date(checkpoint.time).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }).replace(':', '.');
+  const time = new Date(checkpoint.time).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).replace(':', '.');
   return `${time} ${checkpoint.trigger} ${k(checkpoint.tokensBefore)} → ${k(checkpoint.tokensAfter)}`;
 }
 

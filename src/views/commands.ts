@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { RecordedCompaction } from '../compaction/imported';
+import { maskSecrets, maskStrings } from '../compaction/secrets';
 import type { Entry } from '../compaction/types';
 import type { CompactOutcome, ContextServiceApi } from '../service/api';
 import { abortSignalFrom } from '../lifecycle/cancellation';
@@ -17,6 +18,17 @@ import { SidebarProvider } from './sidebar-provider';
 import { reviewPreview } from './preview-review';
 import { sessionCommands } from './session-commands';
 import { contentText, firstLine } from './transcript-items';
+
+/** Why the agent cannot run in this window (Restricted Mode, a virtual folder), or undefined when it can. */
+export function agentUnavailableReason(): string | undefined {
+  if (!vscode.workspace.isTrusted) {
+    return 'the agent is off in Restricted Mode: it runs commands and edits files. Trust the folder to use it; meter, import, export and compaction work meanwhile.';
+  }
+  if (vscode.workspace.workspaceFolders?.some((folder) => folder.uri.scheme !== 'file')) {
+    return 'the agent is off in a virtual workspace: its tools work on local folders only.';
+  }
+  return undefined;
+}
 
 /** What an importer returns for a transcript file. */
 export interface ImportResult {
@@ -142,6 +154,12 @@ class CommandHandlers {
       task = await vscode.window.showInputBox({ title: 'New Agent Task', prompt: 'What should the agent do?' });
     }
     if (!task?.trim()) return;
+    // Restricted Mode and virtual folders: the agent runs commands and edits local files, so it stays off.
+    const limited = agentUnavailableReason();
+    if (limited) {
+      void vscode.window.showWarningMessage(`ContextKeeper: ${limited}`);
+      return;
+    }
     const service = await this.service();
     if (this.deps.controller.readOnly) {
       const choice = await vscode.window.showInformationMessage('ContextKeeper: this is an imported recording, opened for inspection. Continue it in a new working session to run tasks.', 'Continue in a New Task');
@@ -261,7 +279,7 @@ class CommandHandlers {
     const chosen = await this.pickCheckpoint(id, true);
     const checkpoint = chosen && (await this.service()).getCheckpoints().find((c) => c.id === chosen);
     if (!checkpoint) return;
-    await vscode.env.clipboard.writeText(checkpoint.summary);
+    await vscode.env.clipboard.writeText(maskSecrets(checkpoint.summary));
     void vscode.window.showInformationMessage('ContextKeeper: summary copied.');
   }
 
@@ -332,7 +350,8 @@ class CommandHandlers {
         : undefined,
     });
     if (!target) return;
-    const exported = service.exportTranscript();
+    // The file may be shared: credentials from tool output are masked (the session's own copy keeps them).
+    const exported = maskStrings(service.exportTranscript());
     await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(`${JSON.stringify(exported, null, 2)}\n`));
     this.deps.log.info(`Exported ${exported.entries.length} entries.`);
     void vscode.window.showInformationMessage(`ContextKeeper: exported ${exported.entries.length} messages.`);

@@ -5,6 +5,7 @@
  * or any OpenAI-compatible URL).
  */
 import * as vscode from 'vscode';
+import { discoverEndpoint } from '../models/discover';
 
 /** Local OpenAI-compatible servers and their default base URLs (from each project's documentation). */
 export const LOCAL_SERVERS: ReadonlyArray<{ name: string; url: string }> = [
@@ -18,15 +19,13 @@ export const LOCAL_SERVERS: ReadonlyArray<{ name: string; url: string }> = [
 export const OPENAI_URL = 'https://api.openai.com/v1';
 
 /**
- * Model ids a server lists at `GET {baseUrl}/models`; undefined when nothing answers in `timeoutMs`
- * or the answer is not an OpenAI model list.
+ * The models a server at `baseUrl` serves, with their windows when it says (through the project's
+ * endpoint discovery); undefined when nothing answers within `timeoutMs`.
  */
-export async function listModels(baseUrl: string, timeoutMs = 800): Promise<string[] | undefined> {
+export async function listModels(baseUrl: string, timeoutMs = 800): Promise<Array<{ id: string; window: number | null }> | undefined> {
   try {
-    const response = await fetch(`${baseUrl.replace(/\/+$/, '')}/models`, { signal: AbortSignal.timeout(timeoutMs) });
-    if (!response.ok) return undefined;
-    const body = (await response.json()) as { data?: Array<{ id?: unknown }> };
-    return Array.isArray(body.data) ? body.data.map((m) => m.id).filter((id): id is string => typeof id === 'string') : undefined;
+    const report = await discoverEndpoint(baseUrl, { timeoutMs });
+    return report.kind === 'unknown' && report.models.length === 0 ? undefined : report.models.map((m) => ({ id: m.id, window: m.window }));
   } catch {
     return undefined;
   }
@@ -44,7 +43,7 @@ export function isHttpUrl(text: string): boolean {
 
 interface EndpointPick extends vscode.QuickPickItem {
   url?: string;
-  models?: string[];
+  models?: Array<{ id: string; window: number | null }>;
   custom?: boolean;
 }
 
@@ -63,7 +62,7 @@ export async function pickEndpoint(log: vscode.LogOutputChannel): Promise<string
     ...probes.map((p) => ({
       label: `$(server) ${p.name}`,
       description: p.url,
-      detail: p.models ? `Running: ${p.models.length} model(s)${p.models.length ? `, e.g. ${p.models.slice(0, 3).join(', ')}` : ''}.` : 'Not running on this machine.',
+      detail: p.models ? `Running: ${p.models.length} model(s)${p.models.length ? `, e.g. ${p.models.slice(0, 3).map((m) => m.id).join(', ')}` : ''}.` : 'Not running on this machine.',
       url: p.url,
       models: p.models,
     })),
@@ -89,8 +88,9 @@ export async function pickEndpoint(log: vscode.LogOutputChannel): Promise<string
   await config.update('baseUrl', url, vscode.ConfigurationTarget.Global);
   log.info(`Endpoint set to ${url || OPENAI_URL}.`);
   if (models && models.length > 0) {
-    const model = await vscode.window.showQuickPick(models, { title: 'Choose the Model', placeHolder: `Models served at ${url}` });
-    if (model) await config.update('model', model, vscode.ConfigurationTarget.Global);
+    const picks = models.map((m) => ({ label: m.id, description: m.window ? `${Math.round(m.window / 1000)}k-token window` : undefined }));
+    const model = await vscode.window.showQuickPick(picks, { title: 'Choose the Model', placeHolder: `Models served at ${url}` });
+    if (model) await config.update('model', model.label, vscode.ConfigurationTarget.Global);
   }
   return url;
 }

@@ -123,7 +123,9 @@ export class SessionController implements vscode.Disposable {
   /** Where the conversation came from, one line. */
   describeSource(): string {
     const session = this.sessions.get(this.service?.sessionId ?? this.sessions.currentId);
-    return session ? `${session.kind === 'imported' ? 'Imported recording' : 'Agent session'}: ${session.label}` : 'Agent session';
+    if (!session) return 'Agent session';
+    if (session.kind === 'working') return `Agent session: ${session.label}`;
+    return `Imported recording: ${session.label}${session.recordedModel ? `, recorded with ${session.recordedModel}` : ''}`;
   }
 
   /** Opens `imported` as a new read-only session; the working session stays on disk, untouched. */
@@ -197,7 +199,7 @@ export class SessionController implements vscode.Disposable {
     this.lastError = {
       message,
       endpoint: fromModelCall ? endpoint : undefined,
-      actions: fromModelCall ? [...(needsKey || /401|key|auth/i.test(message) ? (['setApiKey'] as const) : []), 'testConnection', 'openSettings', 'showLog'] : ['showLog'],
+      actions: fromModelCall ? [...(needsKey || /401|key|auth/i.test(message) ? (['setApiKey'] as const) : []), 'openSettings', 'showLog'] : ['showLog'],
     };
     this.changed();
   }

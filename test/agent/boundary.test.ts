@@ -13,6 +13,9 @@ import { NodeToolHost } from '../../src/agent/nodeHost';
 import { PathOutsideWorkspaceError } from '../../src/agent/paths';
 import { writeFileInside } from '../../src/agent/safeFs';
 import type { ApprovalRequest } from '../../src/agent/types';
+import OpenAI from 'openai';
+import { AgentSession, InMemoryConversation } from '../../src/agent/session';
+import { start } from '../../src/modelserver/wire';
 import { tempWorkspace } from './helpers';
 
 let ids = 0;
@@ -175,8 +178,8 @@ test('a catastrophic pattern returns within its deadline and the host thread sta
   assert.match(r.content, /ran past the 500 ms limit/);
   assert.ok(took < 3_000, `took ${took} ms`);
   assert.ok(ticks >= 5, `the event loop ticked only ${ticks} times while the pattern ran`);
-  // Ordinary patterns still find lines, and long lines are matched on their head only.
-  const fine = await run(tools, 'search_text', { pattern: '^a+$' });
+  // Ordinary patterns still find lines.
+  const fine = await run(new WorkspaceTools(new NodeToolHost(ws.root)), 'search_text', { pattern: '^a+$' });
   assert.match(fine.content, /ok\.txt:1: aaa/);
 });
 
@@ -190,4 +193,25 @@ test('Cancel stops a catastrophic pattern at once', async (t) => {
   const r = await run(tools, 'search_text', { pattern: '^(a+)+$', case_sensitive: true }, controller.signal);
   assert.equal(r.cancelled, true);
   assert.ok(Date.now() - started < 2_000);
+});
+
+test('a model server echoing the key (masked, URL-encoded, base64) gets it redacted from the error the user sees', async (t) => {
+  const key = 'sk-proj-Live9Key8With7Enough6Length5wxyz';
+  const server = await start({
+    responder: () => ({
+      type: 'status',
+      status: 401,
+      message: `Incorrect API key provided: sk-proj-****wxyz. Sent: ${encodeURIComponent(key)} / ${Buffer.from(key).toString('base64')} / ${key}`,
+    }),
+  });
+  t.after(() => server.close());
+  const ws = tempWorkspace();
+  t.after(ws.cleanup);
+  const client = new OpenAI({ baseURL: server.url, apiKey: key, maxRetries: 0, timeout: 10_000 });
+  const session = new AgentSession({ client, model: 'm', tools: new WorkspaceTools(new NodeToolHost(ws.root)), conversation: new InMemoryConversation() });
+  const result = await session.runTask('hi', new AbortController().signal);
+  assert.equal(result.status, 'error');
+  const message = result.error?.message ?? '';
+  assert.match(message, /Incorrect API key provided: \*\*\*/);
+  for (const form of ['wxyz', encodeURIComponent(key), Buffer.from(key).toString('base64'), 'Live9Key']) assert.ok(!message.includes(form), `${form} in ${message}`);
 });

@@ -43,6 +43,8 @@ export function pairingViolations(messages: readonly ChatMessage[]): string[] {
     }
     if (open && open.size > 0) problems.push(`#${index}: calls ${[...open].join(', ')} unanswered before a ${message.role} message`);
     open = message.role === 'assistant' && message.tool_calls?.length ? new Set(message.tool_calls.map((c) => c.id)) : undefined;
+    // Ids need to be unique within one step only (servers that number calls per reply reuse them).
+    seen.clear();
   });
   if (open && open.size > 0) problems.push(`end: calls ${[...open].join(', ')} unanswered`);
   return problems;

@@ -252,7 +252,8 @@ test('B37: an old request, once summarized, is not re-inserted as a current inst
   assert.deepEqual(realUser.map((i) => i.message.content), ['fix the README typo']);
   const summary = result.context.find((i) => i.kind === 'summary')!;
   assert.match(String(summary.message.content), /historical context, not a new request/);
-  assert.match(String(summary.message.content), /Earlier request: "rebuild the docs index"/);
+  // Kept verbatim in the requests section, which the summary's label marks as history.
+  assert.match(String(summary.message.content), /## Requests, verbatim[^\n]*\n- rebuild the docs index$/);
   assert.equal(out.filter((m) => m.role === 'user').at(-1)?.content, 'fix the README typo');
 });
 
@@ -376,6 +377,7 @@ test('a manual compaction with focus text keeps the lines about that focus verba
   const { result } = await run(msgs, budget(3000), { force: true, all: true, trigger: 'manual', focus: 'focus on the migration' });
   assert.ok(result.applied, result.reason);
   const summary = result.checkpoints.filter((c) => c.strategy === 'extractive').map((c) => c.summary).join('\n');
-  assert.match(summary, /## On the requested focus\n- migration 0042 renames column user_name to username/);
+  // Quoted with the tool and path it came from: tool output is never presented as anyone's words.
+  assert.match(summary, /## On the requested focus\n- \(output of read_file path=db\/5\.sql\) migration 0042 renames column user_name to username/);
   assert.equal(result.checkpoints.find((c) => c.strategy === 'extractive')?.focus, 'focus on the migration');
 });

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { discoverEndpoint } from '../../src/models/discover';
 import { describeWindow, replyReserve, resolveWindow, WarnOnce } from '../../src/models/resolve';
+import { editorModelWindow, sessionWindow } from '../../src/models/session';
 import { fakeServer, llamaCppRoutes, lmStudioRoutes, ollamaRoutes, openRouterRoutes, silentRoutes, vllmRoutes, type Routes } from './fakeServers';
 
 async function withServer<T>(routes: Routes, body: (url: string, log: string[]) => Promise<T>): Promise<T> {
@@ -127,3 +128,24 @@ test('a setting always wins; above the served window it is warned about once', (
     assert.equal(once.filter(resolveWindow('Qwen/Qwen2.5-Coder-7B-Instruct', report, 65536).warnings).length, 0, 'a rebuild does not warn again');
     assert.deepEqual(resolveWindow('Qwen/Qwen2.5-Coder-7B-Instruct', report, 8000).warnings, [], 'a setting below the served window is not warned about');
   }));
+
+test('a session window: from the server for a local endpoint, from the table for the OpenAI API (nothing asked)', async () => {
+  await withServer(llamaCppRoutes(), async (url) => {
+    const w = await sessionWindow({ baseUrl: url, model: 'qwen2.5-coder-7b-instruct-q4_k_m.gguf' });
+    assert.deepEqual([w.window, w.source, w.trainedWindow], [4096, 'server', 32768]);
+  });
+  let asked = false;
+  const w = await sessionWindow({ baseUrl: '', model: 'gpt-4.1', fetch: async () => ((asked = true), Promise.reject(new Error('no network'))) });
+  assert.equal(asked, false);
+  assert.deepEqual([w.window, w.source, w.maxOutput], [1047576, 'table', 32768]);
+});
+
+test("an editor model's window is its maxInputTokens; a larger setting wins with a warning", () => {
+  const chat = { id: 'copilot-gpt-4o', family: 'gpt-4o', maxInputTokens: 63_836 };
+  const w = editorModelWindow(chat);
+  assert.deepEqual([w.window, w.source, w.maxOutput, w.inputOnly], [63_836, 'server', 16384, true]);
+  assert.equal(describeWindow(w), '63,836 tokens, reported by VS Code');
+  const s = editorModelWindow(chat, 100_000);
+  assert.deepEqual([s.window, s.source], [100_000, 'flag']);
+  assert.match(s.warnings[0], /larger than the 63,836 input tokens VS Code reports/);
+});

@@ -7,7 +7,7 @@ import type { ImportedTranscript } from '../../src/transcripts';
 
 /**
  * Invariant 1 on raw entries: every tool message answers a call of the assistant message right before
- * its run of tool messages, and no call id is answered twice.
+ * its run of tool messages, and no call id is answered twice within one step.
  */
 export function assertPairing(entries: readonly Entry[]): void {
   let open: Set<string> | undefined;
@@ -22,6 +22,8 @@ export function assertPairing(entries: readonly Entry[]): void {
       return;
     }
     open = m.role === 'assistant' ? new Set((m.tool_calls ?? []).map((c) => c.id)) : undefined;
+    // Ids need to be unique within one step only (servers that number calls per reply reuse them).
+    answered.clear();
   });
 }
 

@@ -47,6 +47,7 @@ export function readOpenAIChat(text: string, builder: TranscriptBuilder): void {
     const path = [...prefix, i];
     const checked = checkMessage(list[i], path, fault);
     repaired += checked.repairedArguments;
+    for (const note of checked.cleaned) builder.warn(`${builder.file}: message ${i}: ${note}`);
     const id = `m${i}`;
     const meta: EntryMeta = { source: builder.source(i + 1, id) };
     if (checked.imageSizes.length) meta.imageSizes = checked.imageSizes;

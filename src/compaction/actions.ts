@@ -1,0 +1,221 @@
+/**
+ * The actions of a span as data: file operations and commands with their outcomes, read from native
+ * tool calls and, for formats that record actions as text, from SWE-agent `<function=…>` blocks and
+ * Aider SEARCH/REPLACE blocks. The work-state ledger (`ledger.ts`) is built from these.
+ *
+ * Pure: no I/O.
+ */
+import type { ContextItem } from './types';
+import { contentText, errorLines, looksLikeError, toolCallsOf } from './text';
+import { isToolOutputText } from './text';
+
+/** What happened to a file. */
+export type FileOp = 'read' | 'created' | 'edited' | 'deleted' | 'moved';
+
+/** One action, in the order it happened. `ok` is false when its result reads as a failure. */
+export type Action =
+  | { kind: 'file'; op: FileOp; path: string; to?: string; symbols: string[]; ok: boolean; tool: string; error?: string }
+  | { kind: 'command'; command: string; ok: boolean; exit?: number; error?: string; tool: string }
+  | { kind: 'plan'; text: string; tool: string };
+
+const PATH_KEYS = ['file_path', 'path', 'filePath', 'target_file', 'file', 'filename', 'notebook_path', 'absolute_path'];
+const COMMAND_KEYS = ['command', 'cmd', 'script'];
+const PLAN_TOOL = /todo|task_?list|task_?tracker|update_?plan|^plan$/i;
+const READ_TOOL = /^(read|view|open|cat|read_file|readfile|get_file|file_read)$|read_?file|view_?file/i;
+const WRITE_TOOL = /^(write|create)|write_?to_?file|create_?file|write_?file/i;
+const EDIT_TOOL = /edit|replace|patch|insert|str_replace/i;
+const DELETE_TOOL = /delete|remove_?file|rm_?file/i;
+const SHELL_TOOL = /bash|shell|command|exec|terminal|^run|powershell|cmd/i;
+
+/** Exit status stated in a tool result, when it states one. */
+export function exitStatus(text: string): number | undefined {
+  const m = /(?:exit(?:ed)? (?:with )?code|exit status|Exit code:|"exit_code":\s*|Process exited with code)\s*(-?\d+)/i.exec(text.slice(0, 2000)) ?? /(?:exit(?:ed)? (?:with )?code|exit status|Exit code:)\s*(-?\d+)/i.exec(text.slice(-400));
+  return m ? Number(m[1]) : undefined;
+}
+
+/** Names a code edit defines or changes, from the new text it writes (functions, classes, types, endpoints). */
+export function symbolsIn(code: string): string[] {
+  const out: string[] = [];
+  const add = (s: string | undefined) => {
+    if (s && s.length > 1 && !out.includes(s) && !KEYWORDS.has(s)) out.push(s);
+  };
+  for (const re of SYMBOL_RES) for (const m of code.matchAll(re)) add(m[1]);
+  for (const m of code.matchAll(ENDPOINT_RE)) add(`${m[1].toUpperCase()} ${m[2]}`);
+  for (const m of code.matchAll(DECORATOR_ENDPOINT_RE)) add(`${(m[1] ?? 'route').toUpperCase()} ${m[2]}`);
+  return out.slice(0, 40);
+}
+const KEYWORDS = new Set(['if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'constructor', 'else', 'do', 'try', 'with', 'new', 'typeof', 'await', 'super', 'this']);
+const SYMBOL_RES: RegExp[] = [
+  /\b(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*[(<]/g,
+  /\bclass\s+([A-Za-z_$][\w$]*)/g,
+  /\bdef\s+([A-Za-z_]\w*)\s*\(/g,
+  /\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=\n]{1,80})?=\s*(?:async\s*)?(?:\([^()\n]*\)|[A-Za-z_$][\w$]*)\s*(?::[^=\n]{1,80})?=>/g,
+  /\b(?:interface|enum)\s+([A-Za-z_$][\w$]*)/g,
+  /\btype\s+([A-Z][\w$]*)\s*(?:<[^>\n]*>)?\s*=/g,
+  /\bfn\s+([A-Za-z_]\w*)/g,
+  /\bfunc\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)\s*\(/g,
+  /\b(?:struct|trait)\s+([A-Z]\w*)/g,
+  /^[ \t]+(?:(?:public|private|protected|static|async|override|readonly|get|set)\s+)*([A-Za-z_$][\w$]*)\s*\([^()\n]*\)\s*(?::\s*[^{\n]{1,80})?\{/gm,
+];
+const ENDPOINT_RE = /\.(get|post|put|patch|delete)\(\s*['"`](\/[^'"`\s]*)/gi;
+const DECORATOR_ENDPOINT_RE = /@(?:\w+\.)?(?:(get|post|put|patch|delete)|route)\(\s*['"](\/[^'"\s]*)/gi;
+
+function parseArgs(args: string): Record<string, unknown> | undefined {
+  try {
+    const v = JSON.parse(args) as unknown;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function pick(obj: Record<string, unknown>, keys: readonly string[]): string | undefined {
+  for (const k of keys) {
+    const v = obj[k];
+    if (typeof v === 'string' && v.trim()) return v.trim();
+    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return shellArray(v as string[]);
+  }
+  return undefined;
+}
+
+/** `["bash","-lc","npm test"]` → `npm test`. */
+function shellArray(parts: string[]): string {
+  if (parts.length >= 3 && /^(\/bin\/)?(ba|z)?sh$|^pwsh$|^powershell$/.test(parts[0]) && /^-\w*c$/.test(parts[1])) return parts.slice(2).join(' ');
+  return parts.join(' ');
+}
+
+/** New text an edit writes (`new_string`, `content`, a diff's added lines, MultiEdit's edits). */
+function newTextOf(args: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const k of ['new_string', 'new_str', 'content', 'file_text', 'text', 'code', 'insert_text', 'newText']) {
+    if (typeof args[k] === 'string') parts.push(args[k] as string);
+  }
+  if (typeof args.diff === 'string') parts.push(replaceParts(args.diff as string));
+  if (Array.isArray(args.edits)) for (const e of args.edits as Array<Record<string, unknown>>) if (e && typeof e.new_string === 'string') parts.push(e.new_string);
+  return parts.join('\n');
+}
+
+/** The REPLACE halves of SEARCH/REPLACE blocks (Cline diffs, Aider), or the text itself. */
+function replaceParts(diff: string): string {
+  const out: string[] = [];
+  for (const m of diff.matchAll(/=======\r?\n([\s\S]*?)(?:>>>>>>>|\+\+\+\+\+\+\+) ?REPLACE/g)) out.push(m[1]);
+  return out.length ? out.join('\n') : diff;
+}
+
+/** File operations a shell command performs that matter later: moves, deletions, files written. */
+function shellFileOps(command: string): Array<{ op: FileOp; path: string; to?: string }> {
+  const ops: Array<{ op: FileOp; path: string; to?: string }> = [];
+  for (const part of command.split(/&&|\|\||;|\n/)) {
+    const t = part.trim();
+    let m = /^(?:git\s+)?mv\s+(?:-\w+\s+)*(\S+)\s+(\S+)$/.exec(t);
+    if (m) {
+      ops.push({ op: 'moved', path: unquote(m[1]), to: unquote(m[2]) });
+      continue;
+    }
+    m = /^(?:git\s+)?rm\s+(?:-\w+\s+)*(.+)$/.exec(t);
+    if (m) {
+      for (const p of m[1].split(/\s+/)) if (p && !p.startsWith('-')) ops.push({ op: 'deleted', path: unquote(p) });
+      continue;
+    }
+    m = /(?:^|\s)(?:cat|echo|printf)\b[^>]*>\s*(\S+)/.exec(t) ?? /^touch\s+(\S+)/.exec(t);
+    if (m && !m[1].startsWith('/dev/')) ops.push({ op: 'created', path: unquote(m[1]) });
+    m = /^sed\s+-i\S*\s+.*\s(\S+)$/.exec(t);
+    if (m) ops.push({ op: 'edited', path: unquote(m[1]) });
+  }
+  return ops;
+}
+
+function unquote(s: string): string {
+  return s.replace(/^['"]|['"]$/g, '');
+}
+
+/** `*** Add File: p`, `*** Update File: p` (+ `*** Move to: q`), `*** Delete File: p` of an apply_patch input. */
+function patchOps(patch: string): Array<{ op: FileOp; path: string; to?: string; code: string }> {
+  const ops: Array<{ op: FileOp; path: string; to?: string; code: string }> = [];
+  const re = /^\*\*\* (Add|Update|Delete) File: (.+)$/gm;
+  const heads = [...patch.matchAll(re)];
+  heads.forEach((h, i) => {
+    const body = patch.slice(h.index! + h[0].length, i + 1 < heads.length ? heads[i + 1].index : patch.length);
+    const move = /^\*\*\* Move to: (.+)$/m.exec(body);
+    const added = body.split('\n').filter((l) => l.startsWith('+')).map((l) => l.slice(1)).join('\n');
+    const op: FileOp = h[1] === 'Add' ? 'created' : h[1] === 'Delete' ? 'deleted' : move ? 'moved' : 'edited';
+    ops.push({ op, path: h[2].trim(), to: move?.[1].trim(), code: added });
+  });
+  return ops;
+}
+
+/** Actions of one tool call, given its outcome. */
+function callActions(name: string, rawArgs: string, result: string | undefined): Action[] {
+  const ok = result === undefined ? true : !looksLikeError(result);
+  const error = result !== undefined && !ok ? errorLines(result, 1)[0] ?? firstLine(result) : undefined;
+  const args = parseArgs(rawArgs) ?? {};
+  const out: Action[] = [];
+  if (PLAN_TOOL.test(name)) return [{ kind: 'plan', text: rawArgs, tool: name }];
+  const patchText = typeof args.input === 'string' ? (args.input as string) : typeof args.patch === 'string' ? (args.patch as string) : /^\*\*\* Begin Patch/.test(rawArgs) ? rawArgs : undefined;
+  if (patchText && /\*\*\* (Add|Update|Delete) File:/.test(patchText)) {
+    for (const p of patchOps(patchText)) out.push({ kind: 'file', op: p.op, path: p.path, to: p.to, symbols: symbolsIn(p.code), ok, tool: name, error });
+    return out;
+  }
+  const editorCommand = typeof args.command === 'string' && /^(view|create|str_replace|insert|undo_edit|write)$/.test(args.command as string) ? (args.command as string) : undefined;
+  const path = pick(args, PATH_KEYS);
+  if (editorCommand && path) {
+    const op: FileOp = editorCommand === 'view' ? 'read' : editorCommand === 'create' || editorCommand === 'write' ? 'created' : 'edited';
+    return [{ kind: 'file', op, path, symbols: op === 'read' ? [] : symbolsIn(newTextOf(args)), ok, tool: name, error }];
+  }
+  const command = pick(args, COMMAND_KEYS) ?? (SHELL_TOOL.test(name) && !rawArgs.trim().startsWith('{') ? rawArgs.trim() : undefined);
+  if (command && SHELL_TOOL.test(name)) {
+    out.push({ kind: 'command', command, ok: ok && (exitStatus(result ?? '') ?? 0) === 0, exit: result !== undefined ? exitStatus(result) : undefined, error, tool: name });
+    for (const f of shellFileOps(command)) out.push({ kind: 'file', ...f, symbols: [], ok, tool: name });
+    return out;
+  }
+  if (path) {
+    const op: FileOp | undefined = DELETE_TOOL.test(name) ? 'deleted' : WRITE_TOOL.test(name) ? 'created' : EDIT_TOOL.test(name) ? 'edited' : READ_TOOL.test(name) ? 'read' : undefined;
+    if (op) out.push({ kind: 'file', op, path, symbols: op === 'read' || op === 'deleted' ? [] : symbolsIn(newTextOf(args)), ok, tool: name, error });
+  }
+  return out;
+}
+
+function firstLine(text: string): string {
+  return (text.split('\n').find((l) => l.trim()) ?? '').trim().slice(0, 240);
+}
+
+/** SWE-agent text actions: `<function=name>` with `<parameter=key>value</parameter>` blocks. */
+function textFunctionCalls(text: string): Array<{ name: string; args: string }> {
+  const out: Array<{ name: string; args: string }> = [];
+  for (const m of text.matchAll(/<function=([\w.-]+)>([\s\S]*?)(?:<\/function>|$)/g)) {
+    const args: Record<string, string> = {};
+    for (const p of m[2].matchAll(/<parameter=([\w.-]+)>([\s\S]*?)<\/parameter>/g)) args[p[1]] = p[2].replace(/^\n|\n$/g, '');
+    out.push({ name: m[1], args: JSON.stringify(args) });
+  }
+  return out;
+}
+
+/** Aider SEARCH/REPLACE blocks: the path on the line before the fence, the REPLACE half as new code. */
+function aiderEdits(text: string): Array<{ path: string; created: boolean; code: string }> {
+  const out: Array<{ path: string; created: boolean; code: string }> = [];
+  const re = /(?:^|\n)([^\n`]*[\w-]\.[\w]+|[^\n`\s]*\/[^\n`\s]+)[ \t]*\n```[^\n]*\n<<<<<<< SEARCH\n([\s\S]*?)\n?=======\n([\s\S]*?)\n?>>>>>>> REPLACE/g;
+  for (const m of text.matchAll(re)) out.push({ path: m[1].trim(), created: m[2].trim() === '', code: m[3] });
+  return out;
+}
+
+/**
+ * The actions of `items`, in order. A tool call's outcome comes from the tool message answering it;
+ * a text action's (SWE-agent) from the tool-output user message after it. Earlier summaries are
+ * skipped (the ledger carries their lines itself).
+ */
+export function actionsOf(items: readonly ContextItem[]): Action[] {
+  const results = new Map<string, string>();
+  for (const it of items) if (it.message.role === 'tool') results.set((it.message as { tool_call_id?: string }).tool_call_id ?? '', contentText(it.message));
+  const out: Action[] = [];
+  items.forEach((it, index) => {
+    if (it.kind === 'summary' || it.message.role !== 'assistant') return;
+    for (const c of toolCallsOf(it.message)) out.push(...callActions(c.name, c.arguments, results.get(c.id)));
+    const text = contentText(it.message);
+    if (!text) return;
+    const next = items[index + 1];
+    const observation = next && next.message.role === 'user' && isToolOutputText(contentText(next.message)) ? contentText(next.message).replace(/^(OBSERVATION:|Observation:)\s*/, '') : undefined;
+    for (const f of textFunctionCalls(text)) out.push(...callActions(f.name, f.args, observation));
+    for (const e of aiderEdits(text)) out.push({ kind: 'file', op: e.created ? 'created' : 'edited', path: e.path, symbols: symbolsIn(e.code), ok: true, tool: 'edit block' });
+  });
+  return out;
+}

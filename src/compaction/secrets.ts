@@ -1,0 +1,203 @@
+/**
+ * Masks credentials in text that leaves the raw transcript: summaries, exports, the clipboard and
+ * requests to a summarizer at another endpoint than the session's own. Tool output routinely carries
+ * secrets (`cat .env`, `env`, config files, private keys); the raw transcript keeps them, on the user's
+ * disk, but a copy that is pasted, shared or sent elsewhere must not.
+ *
+ * Also redacts every form of a known API key a server may echo back (verbatim, URL-encoded, base64,
+ * masked as `sk-...abcd` or `sk-proj-****abcd`) from messages and logs: {@link redactKey}.
+ *
+ * Rules are conservative patterns for widely used token formats (each documented with its source:
+ * the issuer's published prefix), `.env`-style assignments to names that say key/secret/token/password,
+ * JSON fields with such names, credentials in URLs and PEM private keys. Masking is idempotent.
+ */
+
+/** What replaces a masked value; the kind says what it was, so a summary still makes sense. */
+export function maskLabel(kind: string): string {
+  return `[masked ${kind}]`;
+}
+
+interface Rule {
+  kind: string;
+  pattern: RegExp;
+  /** Index of the group holding the secret (the first that matched, when several); 0 masks the whole match. */
+  group: number | number[];
+}
+
+// Names of variables or fields that hold credentials (API_KEY, client_secret, DB_PASSWORD, authToken...).
+// Bounded repetitions keep every rule linear in the text (tool output is hostile input too).
+const SECRET_NAME = String.raw`[A-Za-z0-9_.-]{0,40}(?:api[_-]?key|secret|token|passw(?:or)?d|pwd|credential|private[_-]?key|access[_-]?key|auth)[A-Za-z0-9_.-]{0,40}`;
+
+const RULES: readonly Rule[] = [
+  // PEM private keys (RFC 7468 labels "PRIVATE KEY", "RSA PRIVATE KEY", "OPENSSH PRIVATE KEY", ...).
+  { kind: 'private key', pattern: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$)/g, group: 0 },
+  // OpenAI (sk-, sk-proj-, sk-svcacct-, sk-admin-) and Anthropic (sk-ant-) keys.
+  { kind: 'API key', pattern: /\bsk-[A-Za-z0-9_-]{20,}/g, group: 0 },
+  // GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_).
+  { kind: 'GitHub token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})/g, group: 0 },
+  // AWS access key ids.
+  { kind: 'AWS key', pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, group: 0 },
+  // Slack tokens.
+  { kind: 'Slack token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, group: 0 },
+  // Google API keys.
+  { kind: 'Google API key', pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g, group: 0 },
+  // Stripe secret and restricted keys.
+  { kind: 'Stripe key', pattern: /\b[sr]k_(?:live|test)_[0-9A-Za-z]{16,}/g, group: 0 },
+  // npm, Hugging Face, GitLab personal tokens.
+  { kind: 'token', pattern: /\b(?:npm_[A-Za-z0-9]{36}|hf_[A-Za-z0-9]{30,}|glpat-[A-Za-z0-9_-]{20,})\b/g, group: 0 },
+  // JSON Web Tokens (header.payload.signature, base64url, header starting {" → eyJ).
+  { kind: 'JWT', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, group: 0 },
+  // Authorization headers.
+  { kind: 'credential', pattern: /\b(?:Bearer|Basic|Token)\s+([A-Za-z0-9._~+/-]{16,}=*)/g, group: 1 },
+  // user:password@ in URLs.
+  { kind: 'password', pattern: /\b[a-z][a-z0-9+.-]{0,30}:\/\/[^\s:/@]{1,200}:([^\s@/]{3,200})@/gi, group: 1 },
+  // .env / shell assignments, at a line start or after a space: NAME=value, export NAME="value",
+  // NAME: 'value' (YAML). Quoted values are masked whole, unquoted ones up to the next space.
+  {
+    kind: 'secret',
+    pattern: new RegExp(String.raw`(?<=^|[\s;,(\[{])(?:export[ \t]+)?${SECRET_NAME}[ \t]*[=:][ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'#,;[][^\s"'#,;]*))`, 'gmi'),
+    group: [1, 2, 3],
+  },
+  // JSON fields: "apiKey": "value".
+  { kind: 'secret', pattern: new RegExp(String.raw`"${SECRET_NAME}"\s*:\s*"([^"\n]{4,})"`, 'gi'), group: 1 },
+];
+
+// The `d` flag gives each group's offsets.
+const INDEXED_RULES: readonly Rule[] = RULES.map((rule) => ({ ...rule, pattern: new RegExp(rule.pattern.source, `${rule.pattern.flags}d`) }));
+
+/** Values that name a secret rather than hold one (references, placeholders, masks, booleans). */
+function isPlaceholder(value: string): boolean {
+  const v = value.trim();
+  if (v.length < 4) return true;
+  if (/^\[masked [^\]]+\]$/.test(v)) return true;
+  if (/^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^>]*>|\{\{[^}]*\}\}|process\.env\.[A-Za-z_][A-Za-z0-9_]*|os\.environ.*|env\(.*\))$/.test(v)) return true;
+  if (/^(?:true|false|null|none|undefined|changeme|required|optional|example|your[_-].*|x{3,}|\*{3,}|\.{3,})$/i.test(v)) return true;
+  return false;
+}
+
+/** One secret found in a text: character offsets [start, end) and its kind. */
+export interface SecretSpan {
+  start: number;
+  end: number;
+  kind: string;
+}
+
+/** The credential-looking spans of `text`, sorted, non-overlapping (the earlier or longer one wins). */
+export function findSecrets(text: string): SecretSpan[] {
+  const spans: SecretSpan[] = [];
+  for (const rule of INDEXED_RULES) {
+    const re = new RegExp(rule.pattern);
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      if (m[0].length === 0) {
+        re.lastIndex++;
+        continue;
+      }
+      const group = typeof rule.group === 'number' ? rule.group : rule.group.find((g) => m![g] !== undefined) ?? 0;
+      const where = m.indices?.[group];
+      const value = m[group];
+      if (value === undefined || where === undefined) continue;
+      if (group > 0 && isPlaceholder(value)) continue;
+      spans.push({ start: where[0], end: where[1], kind: rule.kind });
+    }
+  }
+  spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  const kept: SecretSpan[] = [];
+  for (const span of spans) {
+    const last = kept[kept.length - 1];
+    if (last && span.start < last.end) {
+      last.end = Math.max(last.end, span.end);
+      continue;
+    }
+    kept.push({ ...span });
+  }
+  return kept;
+}
+
+/** `text` with every span of {@link findSecrets} replaced by {@link maskLabel}. Idempotent. */
+export function maskSecrets(text: string): string {
+  const spans = findSecrets(text);
+  if (spans.length === 0) return text;
+  let out = '';
+  let at = 0;
+  for (const span of spans) {
+    out += text.slice(at, span.start) + maskLabel(span.kind);
+    at = span.end;
+  }
+  return out + text.slice(at);
+}
+
+/** Masks the string contents (and text parts) of chat messages; other fields are kept. */
+export function maskMessageContents<M extends { content?: unknown }>(messages: readonly M[]): M[] {
+  return messages.map((message) => {
+    const content = message.content;
+    if (typeof content === 'string') return { ...message, content: maskSecrets(content) };
+    if (Array.isArray(content)) {
+      return {
+        ...message,
+        content: content.map((part: unknown) =>
+          part && typeof part === 'object' && (part as { type?: unknown }).type === 'text' && typeof (part as { text?: unknown }).text === 'string'
+            ? { ...(part as object), text: maskSecrets((part as { text: string }).text) }
+            : part,
+        ),
+      };
+    }
+    return message;
+  });
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Every form of `key` a server or library may print: verbatim, URL-encoded, base64 and base64url (also
+ * of `:key` and `key:` as in Basic auth). Keys shorter than 8 characters give no forms (too likely to
+ * hit ordinary text).
+ */
+export function keyForms(key: string): string[] {
+  if (key.length < 8) return [];
+  const forms = new Set<string>([key, encodeURIComponent(key)]);
+  for (const raw of [key, `:${key}`, `${key}:`]) {
+    const b64 = Buffer.from(raw, 'utf8').toString('base64');
+    forms.add(b64);
+    forms.add(b64.replace(/=+$/, ''));
+    forms.add(b64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''));
+  }
+  return [...forms].filter((f) => f.length >= 8).sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Removes `key` from `text` in every form of {@link keyForms}, and masked echoes of it: a prefix of the
+ * key, a run of `*`, `.`, `…`, `x` or `•`, then its last four characters (OpenAI's "Incorrect API key
+ * provided: sk-proj-****abcd", "sk-...abcd"). Each is replaced with `***`.
+ *
+ * @param key the API key; undefined or shorter than 8 characters leaves `text` as it is.
+ */
+export function redactKey(text: string, key: string | undefined): string {
+  if (!key || key.length < 8) return text;
+  let out = text;
+  for (const form of keyForms(key)) out = out.split(form).join('***');
+  const head = escapeRegExp(key.slice(0, 3));
+  const tail = escapeRegExp(key.slice(-4));
+  // Masked echoes keep a short head of the key (3 to a dozen characters) and its last four.
+  const masked = new RegExp(`${head}[A-Za-z0-9_-]{0,12}(?:\\*{2,}|\\.{2,}|…|x{4,}|•{2,})[A-Za-z0-9_-]{0,12}?${tail}`, 'g');
+  out = out.replace(masked, '***');
+  // A mask run followed by the last four alone.
+  out = out.replace(new RegExp(`(?:\\*{3,}|\\.{3}|…|•{3,})${tail}\\b`, 'g'), '***');
+  return out;
+}
+
+/**
+ * A deep copy of `value` with {@link maskSecrets} applied to every string (object keys are kept). For
+ * exports: the file may be shared, the raw transcript on disk keeps the originals.
+ */
+export function maskStrings<T>(value: T): T {
+  if (typeof value === 'string') return maskSecrets(value) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => maskStrings(v)) as T;
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = maskStrings(v);
+    return out as T;
+  }
+  return value;
+}

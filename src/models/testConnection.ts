@@ -1,0 +1,85 @@
+/**
+ * "Test connection": what an endpoint is, which models it offers with which windows, whether a tiny
+ * chat request to the configured model goes through, and what that means for the session. Shared by
+ * the editor command and usable headless; all I/O through the injected `fetch`.
+ */
+import { discoverEndpoint } from './discover';
+import { getJson, roots } from './http';
+import { describeWindow, resolveWindow, type ResolvedWindow } from './resolve';
+import type { EndpointReport, FetchLike } from './types';
+
+/** Options of {@link testConnection}. */
+export interface ConnectionTestOptions {
+  /** Endpoint; empty means the OpenAI API. */
+  baseUrl: string;
+  /** The model the agent is set to use. */
+  model: string;
+  apiKey?: string;
+  /** The user's window setting (0: none). */
+  contextWindow?: number;
+  fetch?: FetchLike;
+  /** Per request, in milliseconds. Default 10000 (a cold local model may load first). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** The outcome: `ok` when the tiny request succeeded. `lines` is the report, one finding per line. */
+export interface ConnectionTestResult {
+  ok: boolean;
+  lines: string[];
+  endpoint: EndpointReport;
+  window: ResolvedWindow;
+}
+
+const OPENAI_API = 'https://api.openai.com/v1';
+const fmt = (n: number) => n.toLocaleString('en-US');
+const KIND: Record<EndpointReport['kind'], string> = {
+  ollama: 'Ollama',
+  'llama.cpp': "llama.cpp's llama-server",
+  vllm: 'vLLM',
+  lmstudio: 'LM Studio',
+  openrouter: 'an OpenRouter-style API',
+  'openai-compatible': 'an OpenAI-compatible API (reports no windows)',
+  unknown: 'unrecognized (no model list)',
+};
+
+/** Runs the test. Never throws for endpoint failures: they are findings in `lines`. */
+export async function testConnection(options: ConnectionTestOptions): Promise<ConnectionTestResult> {
+  const baseUrl = options.baseUrl.trim() || OPENAI_API;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const fetch = options.fetch ?? (globalThis.fetch as unknown as FetchLike);
+  const lines: string[] = [];
+  const endpoint = await discoverEndpoint(baseUrl, { fetch, apiKey: options.apiKey, timeoutMs, signal: options.signal });
+  lines.push(`Endpoint ${baseUrl}: ${KIND[endpoint.kind]}, ${endpoint.models.length} model${endpoint.models.length === 1 ? '' : 's'}.`);
+  for (const m of endpoint.models.slice(0, 30)) {
+    const window = m.window === null ? 'window unknown' : `${fmt(m.window)} tokens (${m.source === 'server' ? 'served' : 'model table'})`;
+    const trained = m.trainedWindow !== null && m.trainedWindow !== m.window ? `, trained ${fmt(m.trainedWindow)}` : '';
+    lines.push(`  ${m.id}: ${window}${trained}${m.reason ? ` — ${m.reason}` : ''}`);
+  }
+  if (endpoint.models.length > 30) lines.push(`  … and ${endpoint.models.length - 30} more.`);
+  for (const note of endpoint.notes) lines.push(`  note: ${note}`);
+
+  const mine = await discoverEndpoint(baseUrl, { fetch, apiKey: options.apiKey, timeoutMs, signal: options.signal, model: options.model });
+  const window = resolveWindow(options.model, mine, options.contextWindow);
+  lines.push(`Model ${options.model}: ${describeWindow(window)}${window.maxOutput ? `, replies up to ${fmt(window.maxOutput)} tokens` : ''}.`);
+  for (const w of window.warnings) lines.push(`  warning: ${w}`);
+
+  const started = Date.now();
+  const reply = await getJson(`${roots(baseUrl).v1}/chat/completions`, {
+    fetch,
+    apiKey: options.apiKey,
+    timeoutMs,
+    signal: options.signal,
+    body: { model: options.model, messages: [{ role: 'user', content: 'Reply with the word OK.' }], stream: false },
+  });
+  let ok = false;
+  if (reply.ok) {
+    const usage = (reply.value as { usage?: { prompt_tokens?: number } })?.usage;
+    ok = Array.isArray((reply.value as { choices?: unknown })?.choices);
+    lines.push(ok ? `A test request to ${options.model} answered in ${Date.now() - started} ms${usage?.prompt_tokens ? ` (${usage.prompt_tokens} prompt tokens)` : ''}.` : `A test request to ${options.model} got a reply that is not a chat completion.`);
+  } else {
+    const what = reply.status === 401 || reply.status === 403 ? 'the API key was rejected' : reply.status === 404 ? `the endpoint does not know model "${options.model}" (or has no chat route)` : reply.reason;
+    lines.push(`A test request to ${options.model} failed: ${what}.`);
+  }
+  return { ok, lines, endpoint, window };
+}

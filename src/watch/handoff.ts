@@ -1,0 +1,101 @@
+/**
+ * "Compact into a handoff": the watched agent's current context compacted the way ContextKeeper
+ * compacts its own (extractive, no model), rendered as Markdown that a fresh session of any agent can
+ * start from. Pure: takes the context, returns text; writing or copying it is the caller's job.
+ */
+import type { ChatMessage, ContextItem, ToolSchema } from '../compaction/types';
+import type { TokenMeter } from '../compaction/meter';
+import { compact } from '../compaction/compactor';
+import { ExtractiveSummarizer } from '../compaction/extractive';
+import { contentText as textOf } from '../compaction/text';
+import { maskSecrets } from '../compaction/secrets';
+
+/** What {@link buildHandoff} needs. */
+export interface HandoffInput {
+  /** The agent's current context (after its own last compaction). */
+  items: readonly ContextItem[];
+  tools: readonly ToolSchema[];
+  meter: TokenMeter;
+  /** Names the source in the heading, e.g. "Claude Code session abc.jsonl". */
+  title: string;
+  /** Token budget the handoff's context aims at (default 16,000): small enough to paste anywhere. */
+  targetTokens?: number;
+  /** Characters kept of one verbatim message or tool result (default 4,000); the middle is cut. */
+  maxMessageChars?: number;
+}
+
+/** The handoff text and the figures behind it. */
+export interface Handoff {
+  markdown: string;
+  /** Prompt tokens of the agent's context before and of the compacted context. */
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+/**
+ * Compacts `items` down to `targetTokens` (forced, like a manual compaction) and renders the result:
+ * the summary sections first, then the messages kept verbatim (latest request and newest steps).
+ */
+export async function buildHandoff(input: HandoffInput, signal?: AbortSignal): Promise<Handoff> {
+  const target = input.targetTokens ?? 16_000;
+  const maxChars = input.maxMessageChars ?? 4_000;
+  const summarizer = new ExtractiveSummarizer((t) => input.meter.countText(t));
+  // A window whose 0.5 target is `target` (the compactor's thresholds are fractions of the budget);
+  // the whole history is summarized, since a fresh session needs its gist, not its old tool output.
+  const result = await compact({
+    items: [...input.items],
+    tools: [...input.tools],
+    meter: input.meter,
+    summarizer,
+    options: { budget: { contextWindow: target * 2, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 }, trigger: 'manual', force: true, all: true, noCollapse: true, approximateSummaryTokens: Math.floor(target / 4), keepRecentSteps: 1, signal },
+  });
+  const items = result.applied ? result.context : [...input.items];
+  const lines: string[] = [`# Handoff: ${input.title}`, ''];
+  lines.push(`Context of the original session: ${result.tokensBefore.toLocaleString('en-US')} prompt tokens; this handoff stands for it in about ${(result.applied ? result.tokensAfter : result.tokensBefore).toLocaleString('en-US')}.`);
+  lines.push('Start a new session with this text. Sections marked as summaries are historical context, not new instructions.', '');
+  for (const item of items) lines.push(...renderItem(item, maxChars), '');
+  // A handoff is pasted elsewhere: credentials quoted from tool output are masked.
+  return { markdown: maskSecrets(lines.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()) + '\n', tokensBefore: result.tokensBefore, tokensAfter: result.applied ? result.tokensAfter : result.tokensBefore };
+}
+
+function renderItem(item: ContextItem, maxChars: number): string[] {
+  const m = item.message;
+  if (item.kind === 'summary') return ['## Summary of earlier work', '', textOf(m)];
+  switch (m.role) {
+    case 'system':
+    case 'developer':
+      return ['## System prompt of the original agent (abridged)', '', quote(cut(textOf(m), Math.min(maxChars, 1_500)))];
+    case 'user':
+      return ['## User', '', quote(cut(textOf(m), maxChars))];
+    case 'assistant': {
+      const out: string[] = ['## Assistant', ''];
+      const text = textOf(m);
+      if (text) out.push(cut(text, maxChars));
+      for (const call of toolCalls(m)) out.push(`- tool call \`${call.name}\` ${cut(call.arguments, 300)}`);
+      return out;
+    }
+    case 'tool':
+      return ['### Tool result', '', '```text', cut(textOf(m), maxChars).replace(/```/g, '`\u200b``'), '```'];
+    default:
+      return [];
+  }
+}
+
+function toolCalls(m: ChatMessage): Array<{ name: string; arguments: string }> {
+  const calls = (m as { tool_calls?: Array<{ type?: string; function?: { name?: string; arguments?: string } }> }).tool_calls ?? [];
+  return calls.map((c) => ({ name: c.function?.name ?? '?', arguments: c.function?.arguments ?? '' }));
+}
+
+function quote(text: string): string {
+  return text
+    .split('\n')
+    .map((l) => `> ${l}`)
+    .join('\n');
+}
+
+/** Keeps the head and tail of `text` within `max` characters, marking the cut with its size. */
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const keep = Math.floor((max - 40) / 2);
+  return `${text.slice(0, keep)}\n[… ${text.length - 2 * keep} characters left out …]\n${text.slice(text.length - keep)}`;
+}

@@ -1,0 +1,243 @@
+/**
+ * The live view of another agent's session file (Claude Code or Codex JSONL) as it grows. Only the
+ * lines since the agent's last compaction are kept in memory and re-read on an update, because that is
+ * all the agent still sends: an update costs work proportional to the agent's current context, not
+ * to the size of the file. Pure apart from the tokenizer; the file reading is {@link FileTail}'s job.
+ */
+import type { Checkpoint, ContextItem, TokenBreakdown } from '../compaction/types';
+import { TokenMeter } from '../compaction/meter';
+import { itemsFromEntries } from '../compaction/context';
+import { repairToolPairing } from '../compaction/repair';
+import { applyRecordedCompactions } from '../compaction/imported';
+import { resolveContextWindow } from '../compaction/budget';
+import { importTranscriptTextSync } from '../transcripts';
+import type { ImportedTranscript } from '../transcripts/types';
+import { agentCompactionThreshold, type AgentThreshold } from './thresholds';
+
+/** The agent formats that can be followed live (JSONL written one record per line). */
+export type WatchedFormat = 'claude-code' | 'codex';
+
+/** A compaction the watched agent made, as seen so far. */
+export interface WatchedCompaction {
+  /** 1-based line of the file where the agent's compaction record starts. */
+  line: number;
+  /** The agent's summary text ('' until its summary record has arrived). */
+  summary: string;
+  /** Prompt tokens (meter count) of the context just before this compaction, when it was seen live. */
+  tokensBefore?: number;
+  /** Prompt tokens (meter count) of the context right after it (summary plus what followed at once). */
+  tokensAfter?: number;
+}
+
+/** What the gauge shows for a watched session. All token figures are prompt tokens. */
+export interface WatchedGauge {
+  format: WatchedFormat;
+  /** The model named by the recording, or undefined when none is recorded yet. */
+  model?: string;
+  /** Meter count of what the agent sends now: its context since its last compaction. */
+  tokens: number;
+  breakdown: TokenBreakdown;
+  /** The provider's reported prompt tokens of the newest response that recorded usage (exact). */
+  reportedTokens?: number;
+  /** Context window in tokens: recorded by the agent, else from the model table. */
+  window: number;
+  windowSource: 'recording' | 'table';
+  /** Where the agent itself compacts, when known (tokens), with where that figure comes from. */
+  agentCompactsAt?: AgentThreshold;
+  /** Compactions the agent made so far (its own checkpoints). */
+  checkpoints: number;
+  /** Messages in the current context. */
+  messages: number;
+  /** Complete lines read so far. */
+  lines: number;
+  /** Lines that were not valid JSON and were skipped. */
+  badLines: number;
+}
+
+type Rec = Record<string, unknown>;
+
+/**
+ * Follows one session. Feed it complete lines with {@link append}; read the gauge with {@link gauge}.
+ * A line that is not JSON is skipped and counted (an agent crash can leave one), never fatal.
+ */
+export class LiveSession {
+  private head: string[] = [];
+  private segment: string[] = [];
+  private segmentStartLine = 1;
+  private lineCount = 0;
+  private bad = 0;
+  private turnContext: string | undefined;
+  /** Codex records its window in token_count events; the latest one may lie before the segment. */
+  private recordedWindow: number | undefined;
+  private readonly compactions: WatchedCompaction[] = [];
+  private cached: { gauge: WatchedGauge; items: ContextItem[]; transcript: ImportedTranscript; checkpoints: Checkpoint[] } | undefined;
+  private readonly meters = new Map<string, TokenMeter>();
+
+  /**
+   * @param file the session file (named in errors and entry sources)
+   * @param format the agent's format; see {@link detectWatchedFormat}
+   */
+  constructor(
+    readonly file: string,
+    readonly format: WatchedFormat,
+  ) {}
+
+  /** Starts over (the file was replaced or truncated). */
+  reset(): void {
+    this.head = [];
+    this.segment = [];
+    this.segmentStartLine = 1;
+    this.lineCount = 0;
+    this.bad = 0;
+    this.turnContext = undefined;
+    this.recordedWindow = undefined;
+    this.compactions.length = 0;
+    this.cached = undefined;
+  }
+
+  /** Adds complete lines in file order. O(bytes of the lines) plus nothing else until the next read. */
+  append(lines: readonly string[]): void {
+    if (!lines.length) return;
+    for (const line of lines) {
+      this.lineCount++;
+      let rec: Rec;
+      try {
+        const v = JSON.parse(line) as unknown;
+        if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error('not an object');
+        rec = v as Rec;
+      } catch {
+        this.bad++;
+        continue;
+      }
+      if (this.isBoundary(rec)) {
+        const before = this.cached ? this.cached.gauge.tokens : this.segment.length ? this.measure().gauge.tokens : undefined;
+        this.compactions.push({ line: this.lineCount, summary: '', tokensBefore: before });
+        this.segment = [];
+        this.segmentStartLine = this.lineCount;
+        if (this.format === 'codex' && this.turnContext) this.head = this.head.filter((l) => l !== this.turnContext).concat(this.turnContext);
+      }
+      if (this.format === 'codex') {
+        if (rec.type === 'session_meta') {
+          this.head = [line];
+          continue;
+        }
+        if (rec.type === 'turn_context') this.turnContext = line;
+        const window = codexWindow(rec);
+        if (window) this.recordedWindow = window;
+      }
+      this.segment.push(line);
+    }
+    this.cached = undefined;
+  }
+
+  /** The gauge for everything appended so far (re-read only when lines arrived since the last call). */
+  gauge(): WatchedGauge {
+    return this.measure().gauge;
+  }
+
+  /** The agent's compactions seen so far, oldest first, with their summaries. */
+  compactionsSeen(): WatchedCompaction[] {
+    this.measure();
+    return this.compactions.map((c) => ({ ...c }));
+  }
+
+  /** The current context as the agent sends it (after its last compaction), for a handoff. */
+  context(): { items: ContextItem[]; transcript: ImportedTranscript; meter: TokenMeter } {
+    const m = this.measure();
+    return { items: m.items, transcript: m.transcript, meter: this.meterFor(m.gauge.model) };
+  }
+
+  private isBoundary(rec: Rec): boolean {
+    if (this.format === 'claude-code') return rec.type === 'system' && rec.subtype === 'compact_boundary';
+    return rec.type === 'compacted';
+  }
+
+  private meterFor(model: string | undefined): TokenMeter {
+    const key = model ?? 'gpt-4o';
+    let meter = this.meters.get(key);
+    if (!meter) {
+      meter = new TokenMeter({ model: key });
+      this.meters.set(key, meter);
+    }
+    return meter;
+  }
+
+  private measure(): NonNullable<LiveSession['cached']> {
+    if (this.cached) return this.cached;
+    const text = [...this.head, ...this.segment].join('\n') + '\n';
+    const transcript = this.segment.length || this.head.length
+      ? importSegment(text, this.file, this.format)
+      : emptyTranscript(this.file, this.format);
+    const repaired = repairToolPairing(transcript.entries, { closeTrailing: true });
+    const meter = this.meterFor(transcript.model);
+    const applied = applyRecordedCompactions(itemsFromEntries(repaired.entries), transcript.compactions, meter, transcript.tools);
+    const m = meter.measure(applied.items, transcript.tools);
+    let reported: number | undefined;
+    for (let i = transcript.entries.length - 1; i >= 0; i--) {
+      const r = transcript.entries[i].meta?.reportedPromptTokens;
+      if (r !== undefined) {
+        reported = r;
+        break;
+      }
+    }
+    const recorded = transcript.contextWindow ?? this.recordedWindow;
+    const window = recorded ?? resolveContextWindow(transcript.model);
+    const last = this.compactions[this.compactions.length - 1];
+    if (last && transcript.compactions.length) {
+      last.summary = transcript.compactions[transcript.compactions.length - 1].summary;
+      if (last.tokensAfter === undefined && last.summary) last.tokensAfter = m.total;
+    }
+    const gauge: WatchedGauge = {
+      format: this.format,
+      model: transcript.model,
+      tokens: m.total,
+      breakdown: m.breakdown,
+      window,
+      windowSource: recorded ? 'recording' : 'table',
+      checkpoints: this.compactions.length,
+      messages: applied.items.length,
+      lines: this.lineCount,
+      badLines: this.bad,
+    };
+    if (reported !== undefined) gauge.reportedTokens = reported;
+    const threshold = agentCompactionThreshold(this.format, window);
+    if (threshold) gauge.agentCompactsAt = threshold;
+    this.cached = { gauge, items: applied.items, transcript, checkpoints: applied.checkpoints };
+    return this.cached;
+  }
+
+  /** 1-based file line where the current context's records start. */
+  get currentSegmentLine(): number {
+    return this.segmentStartLine;
+  }
+}
+
+function importSegment(text: string, file: string, format: WatchedFormat): ImportedTranscript {
+  return importTranscriptTextSync(text, file, { format });
+}
+
+function emptyTranscript(file: string, format: WatchedFormat): ImportedTranscript {
+  return { format, file, entries: [], tools: [], skipped: {}, compactions: [], stats: { messages: 0, toolCalls: 0, toolResults: 0, images: 0 }, warnings: [] };
+}
+
+function codexWindow(rec: Rec): number | undefined {
+  if (rec.type !== 'event_msg') return undefined;
+  const payload = rec.payload as Rec | undefined;
+  const info = payload?.type === 'token_count' ? (payload.info as Rec | undefined) : undefined;
+  return typeof info?.model_context_window === 'number' ? info.model_context_window : undefined;
+}
+
+/** Tells the format from the first record of a session file; undefined when it is neither agent's. */
+export function detectWatchedFormat(firstLine: string): WatchedFormat | undefined {
+  let rec: unknown;
+  try {
+    rec = JSON.parse(firstLine);
+  } catch {
+    return undefined;
+  }
+  if (!rec || typeof rec !== 'object') return undefined;
+  const r = rec as Rec;
+  if (typeof r.type === 'string' && r.payload && typeof r.payload === 'object') return 'codex';
+  if ('sessionId' in r || 'uuid' in r || r.type === 'summary' || r.type === 'user' || r.type === 'assistant' || r.type === 'system') return 'claude-code';
+  return undefined;
+}

@@ -1,0 +1,173 @@
+/**
+ * What a summary keeps: typed requests verbatim within their budget (and across chained
+ * compactions), standing rules, the work-state ledger, current work, budgets that scale with the
+ * window, provenance of tool text. Small generated conversations only.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { A, Acalls, S, T, U, chars, items } from '../support/conversation';
+import { quarterCounter } from '../support/generate';
+import { TokenMeter } from '../../src/compaction/meter';
+import { ExtractiveSummarizer } from '../../src/compaction/extractive';
+import { compact } from '../../src/compaction/compactor';
+import { summaryBudgets, thresholds } from '../../src/compaction/budget';
+import { itemsFromEntries, toMessages } from '../../src/compaction/context';
+import { collectRequests, parseRequestsSection, renderRequestsSection, typedText, REQUESTS_HEADING } from '../../src/compaction/requests';
+import type { BudgetConfig, ChatMessage, ContextItem, Summarizer, SummaryRequest } from '../../src/compaction/types';
+
+const meter = new TokenMeter({ counter: quarterCounter });
+const count = (t: string) => meter.countText(t);
+const budget = (contextWindow: number): BudgetConfig => ({ contextWindow, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 });
+const extractive = () => new ExtractiveSummarizer(count);
+const textOf = (ctx: readonly ContextItem[]) => toMessages(ctx).map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
+
+test('typed text: harness blocks, tool output, rule files, summaries and trivial replies are not typed; Cline feedback and answers are', () => {
+  assert.equal(typedText('fix the login bug <environment_details>\n# Open tabs\nsrc/a.ts\n</environment_details>'), 'fix the login bug');
+  assert.equal(typedText('<system-reminder>be careful</system-reminder>'), undefined);
+  assert.equal(typedText('OBSERVATION:\nfile not found'), undefined);
+  assert.equal(typedText('[read_file for \'a.ts\'] Result:\nexport const a = 1;'), undefined);
+  assert.equal(typedText('# AGENTS.md instructions for /repo\nUse pnpm.'), undefined);
+  assert.equal(typedText('This session is being continued from a previous conversation that ran out of context.'), undefined);
+  assert.equal(typedText('[Summary of 4 earlier messages of this conversation, written by ContextKeeper.]'), undefined);
+  for (const trivial of ['yes', 'ok', 'continue', '/compact', '/model gpt-4o', 'y']) assert.equal(typedText(trivial), undefined, trivial);
+  assert.equal(
+    typedText('The user has provided feedback on the results.\n<feedback>\nuse the staging bucket instead\n</feedback>\n<environment_details>x</environment_details>'),
+    'use the staging bucket instead',
+  );
+  assert.equal(typedText('[TASK RESUMPTION] resumed.\n\nNew instructions:\n<user_message>\nskip the migration step\n</user_message>'), 'skip the migration step');
+  // Cline's answers come back as the question tool's result.
+  const answer = itemsFromEntries([{ id: 'q', message: { role: 'tool', tool_call_id: 'c1', content: "[ask_followup_question for 'which db?'] Result:\n<answer>\nthe postgres one\n</answer>" } }]);
+  assert.deepEqual(collectRequests(answer), ['the postgres one']);
+});
+
+test('requests section: all fit whole; over budget the first and newest stay whole, older long ones are shortened with a marker and count', () => {
+  const reqs = ['set up the project with a REST API for orders', ...Array.from({ length: 8 }, (_, k) => `step ${k}: ${chars(900, k + 3).trim()}`), 'now add pagination to GET /orders'];
+  const all = renderRequestsSection(reqs, 100_000, count);
+  assert.equal(all.whole, reqs.length);
+  assert.deepEqual(parseRequestsSection(all.text), reqs, 'the section parses back to the same requests');
+  const tight = renderRequestsSection(reqs, 900, count);
+  assert.ok(tight.tokens <= 900, `${tight.tokens} tokens`);
+  const back = parseRequestsSection(tight.text);
+  assert.equal(back[0], reqs[0], 'the first request is whole');
+  assert.equal(back.at(-1), reqs.at(-1), 'the newest request is whole');
+  assert.ok(tight.shortened > 0);
+  assert.match(tight.text, /\[… [\d,]+ characters of this request left out …\]/);
+  assert.equal(tight.whole + tight.shortened + tight.omitted, reqs.length, 'nothing is dropped silently');
+  // So small that even shortened ones do not fit: some are left out, and a line counts them.
+  const tiny = renderRequestsSection(reqs, 160, count);
+  assert.ok(tiny.omitted > 0);
+  assert.match(tiny.text, /\[\d+ earlier requests? \([\d,]+ characters\) left out here to fit the budget\]/);
+  assert.equal(parseRequestsSection(tiny.text)[0], reqs[0]);
+});
+
+test('every typed request survives three chained compactions, in order', async () => {
+  let ctx: ContextItem[] = items([S('You are a coding agent.'), U('build a CLI that converts CSV to JSON')]);
+  const typed = ['build a CLI that converts CSV to JSON'];
+  for (let round = 0; round < 3; round++) {
+    const more: ChatMessage[] = [];
+    for (let k = 0; k < 6; k++) {
+      const request = `round ${round} request ${k}: handle the ${['quoted', 'empty', 'unicode', 'large', 'nested', 'header'][k]} case in src/convert.ts`;
+      typed.push(request);
+      more.push(U(request), Acalls([[`c${round}${k}`, 'read_file', JSON.stringify({ path: `src/f${round}${k}.ts` })]]), T(`c${round}${k}`, chars(1500, round * 10 + k)), A(`done with ${round}.${k}`));
+    }
+    ctx = [...ctx, ...itemsFromEntries(more.map((message, k) => ({ id: `r${round}-${k}`, message })))];
+    const r = await compact({ items: ctx, meter, summarizer: extractive(), options: { budget: budget(3000), trigger: 'manual', force: true } });
+    assert.ok(r.applied, `round ${round}: ${r.reason}`);
+    ctx = r.context;
+  }
+  const text = textOf(ctx);
+  let at = -1;
+  for (const t of typed) {
+    const i = text.indexOf(t, at + 1);
+    assert.ok(i > at, `kept in order: ${t}`);
+    at = i;
+  }
+  const summaries = ctx.filter((i) => i.kind === 'summary');
+  assert.ok(summaries.some((s) => String(s.message.content).includes(REQUESTS_HEADING)));
+});
+
+test('standing rules are carried verbatim by every later summary; tool output is never a rule or a request', async () => {
+  const rule = "Never commit unless I ask you to.";
+  let ctx: ContextItem[] = items([
+    S('s'), U(`set up the repo. ${rule}`),
+    Acalls([['c1', 'read_file', '{"path":"CONTRIBUTING.md"}']]), T('c1', 'You must always squash commits. ' + chars(2000)),
+    A('ok'),
+  ]);
+  for (let round = 0; round < 3; round++) {
+    const more: ChatMessage[] = [];
+    for (let k = 0; k < 5; k++) more.push(U(`task ${round}.${k} ${chars(400, k)}`), A(`did ${round}.${k} ${chars(600, k + 1)}`));
+    ctx = [...ctx, ...itemsFromEntries(more.map((message, k) => ({ id: `s${round}-${k}`, message })))];
+    const r = await compact({ items: ctx, meter, summarizer: extractive(), options: { budget: budget(2000), trigger: 'manual', force: true } });
+    assert.ok(r.applied, r.reason);
+    ctx = r.context;
+    const last = r.checkpoints.filter((c) => c.strategy === 'extractive').at(-1)!;
+    assert.match(last.summary, /## Standing rules \(the user's words, verbatim\)\n- "Never commit unless I ask you to\."/);
+  }
+  const rules = /## Standing rules[^\n]*\n((?:- .*\n?)*)/.exec(textOf(ctx))?.[1] ?? '';
+  assert.doesNotMatch(rules, /squash/, 'text read from a file is not the user\'s rule');
+});
+
+test('ledger: moves say where a file lives now, edits name their symbols, failures clear when fixed', async () => {
+  const msgs: ChatMessage[] = [
+    S('s'), U('refactor the order service'),
+    Acalls([['w1', 'write_file', JSON.stringify({ path: 'src/orders.ts', content: 'export function listOrders() {}\nexport class OrderStore {}\napp.get("/api/orders", h);' })]]), T('w1', 'wrote src/orders.ts'),
+    Acalls([['m1', 'bash', JSON.stringify({ command: 'git mv src/orders.ts src/services/orders.ts' })]]), T('m1', ''),
+    Acalls([['t1', 'bash', JSON.stringify({ command: 'npm test' })]]), T('t1', 'FAIL src/services/orders.test.ts\nError: expected 2 orders, got 0\nexit code 1'),
+    Acalls([['e1', 'edit_file', JSON.stringify({ path: 'src/services/orders.ts', old_string: 'a', new_string: 'def fetch_all(x):\n  pass' })]]), T('e1', 'edited'),
+    Acalls([['t2', 'bash', JSON.stringify({ command: 'npm test' })]]), T('t2', 'Tests: 12 passed, 0 failed'),
+    Acalls([['l1', 'bash', JSON.stringify({ command: 'npm run lint' })]]), T('l1', 'error: no-unused-vars in src/util.ts\nexit code 2'),
+    A('tests pass; lint still fails ' + chars(12_000)),
+    U('fix the lint error'),
+  ];
+  const r = await compact({ items: items(msgs), meter, summarizer: extractive(), options: { budget: budget(40_000), trigger: 'manual', force: true, all: true } });
+  assert.ok(r.applied, r.reason);
+  const s = r.checkpoints.find((c) => c.strategy === 'extractive')!.summary;
+  assert.match(s, /- src\/services\/orders\.ts \(moved from src\/orders\.ts; lives here now\): created, moved, edited; defines or changes: listOrders, OrderStore, GET \/api\/orders, fetch_all/);
+  assert.match(s, /- fixed: `npm test` failed \("[^"]*"\) → after editing src\/services\/orders\.ts, `npm test` passed/);
+  assert.match(s, /- open: `npm run lint` → exit 2: error: no-unused-vars in src\/util\.ts/);
+  assert.doesNotMatch(s, /- open: `npm test`/);
+  assert.match(s, /## Current work and next step[\s\S]*- Files edited most recently: src\/services\/orders\.ts/);
+  // The back-filled identifiers never point at the old path without saying where the file is now.
+  for (const line of s.split('\n').filter((l) => /^- src\/orders\.ts\b/.test(l))) assert.match(line, /moved; now src\/services\/orders\.ts/);
+});
+
+test('budgets are fractions of the target; a larger window keeps more of the same requests', async () => {
+  assert.deepEqual(summaryBudgets(16_000), { userTokens: 4000, summaryTokens: 4000, attachTokens: 1600 });
+  assert.equal(summaryBudgets(1_000_000).userTokens, 20_000, 'typed requests are capped at 20k tokens');
+  assert.equal(summaryBudgets(16_000, { user: 0.5, summary: 0.1 }).userTokens, 8000);
+  assert.throws(() => summaryBudgets(16_000, { user: 1.5 }), RangeError);
+  const msgs: ChatMessage[] = [S('s')];
+  for (let k = 0; k < 30; k++) msgs.push(U(`request ${k}: ${chars(600, k)}`), A(`answer ${k} ${chars(1500, k + 40)}`));
+  msgs.push(U('last one'));
+  const kept = async (window: number, userBudget?: number) => {
+    const r = await compact({ items: items(msgs), meter, summarizer: extractive(), options: { budget: budget(window), trigger: 'manual', force: true, userBudget } });
+    assert.ok(r.applied, r.reason);
+    assert.ok(r.tokensAfter <= thresholds(budget(window)).targetTokens, `${r.tokensAfter} within the target at ${window}`);
+    const cp = r.checkpoints.find((c) => c.requests)!;
+    return { whole: cp.requests!.whole, omitted: cp.requests!.omitted };
+  };
+  const small = await kept(8000);
+  const large = await kept(32_000);
+  assert.ok(large.whole > small.whole, `${large.whole} > ${small.whole}`);
+  const more = await kept(8000, 0.6);
+  assert.ok(more.omitted < small.omitted || more.whole > small.whole, 'a larger --user-budget keeps more');
+});
+
+test('a model summary that leaves out typed requests gets them carried forward verbatim; forged role markers stay data', async () => {
+  const seen: SummaryRequest[] = [];
+  const model: Summarizer = { name: 'test-model', summarize: async (r) => (seen.push(r), { text: '## Objective\nThe user wanted things.', model: 'test-model', usage: { calls: 1, promptTokens: 10, completionTokens: 5 }, dropped: 0 }) };
+  const msgs: ChatMessage[] = [S('s'), U('migrate the billing tables to postgres'), A(chars(2000)), U('keep the old MySQL dump around'), A(chars(2000, 3)), U('and now the invoices')];
+  const r = await compact({ items: items(msgs), meter, summarizer: model, options: { budget: budget(1000), trigger: 'manual', force: true } });
+  assert.ok(r.applied, r.reason);
+  const cp = r.checkpoints.find((c) => c.strategy === 'summary')!;
+  assert.match(cp.summary, /- migrate the billing tables to postgres\n- keep the old MySQL dump around/);
+  assert.equal(cp.requests?.missingFromModel, 2);
+});
+
+test('the result says so when the never-summarised part alone is over the target', async () => {
+  const msgs: ChatMessage[] = [S(chars(9000)), U('old request ' + chars(3000)), A(chars(3000, 2)), U('new request')];
+  const r = await compact({ items: items(msgs), meter, summarizer: extractive(), options: { budget: budget(4000), trigger: 'manual', force: true } });
+  assert.ok(r.applied, r.reason);
+  assert.ok((r.anchoredTokens ?? 0) > thresholds(budget(4000)).targetTokens);
+  assert.match(r.reason, /never summarised .* alone holds [\d,]+ tokens, over the target of [\d,]+/);
+});

@@ -1,0 +1,113 @@
+// End-to-end checks of Restricted Mode: an untrusted folder whose .vscode/settings.json points the
+// endpoints at a hostile server and turns on auto-approve. The limited features work (the sidebar,
+// import, extractive compaction), the agent does not run, New Agent Task is not offered, and the
+// hostile endpoint is never called (run.sh checks its request log afterwards).
+//
+// Environment (set by test/e2e/run.sh): CS_URL, OUT_DIR, PLAYWRIGHT_DIR, TRANSCRIPT (a transcript
+// inside the untrusted folder). Appends its results to OUT_DIR/results.json.
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadPlaywright, Workbench } from './workbench.mjs';
+import { Sidebar } from './sidebar.mjs';
+
+const env = (name) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`missing environment variable ${name}`);
+  return value;
+};
+const outDir = env('OUT_DIR');
+const t0 = Date.now();
+const log = (message) => console.log(`[e2e untrusted +${((Date.now() - t0) / 1000).toFixed(1)}s] ${message}`);
+const { chromium } = loadPlaywright(env('PLAYWRIGHT_DIR'));
+const profile = fs.mkdtempSync(path.join(outDir, '..', 'chrome-profile-'));
+const context = await chromium.launchPersistentContext(profile, {
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  viewport: { width: 1400, height: 900 },
+});
+const page = context.pages()[0] ?? (await context.newPage());
+const wb = new Workbench(page, outDir, log);
+const sidebar = new Sidebar(wb);
+const results = [];
+const expect = (condition, message) => {
+  if (!condition) throw new Error(message);
+};
+async function check(name, fn) {
+  try {
+    const detail = await fn();
+    results.push({ name, ok: true });
+    log(`PASS ${name}${detail ? ` — ${detail}` : ''}`);
+  } catch (error) {
+    results.push({ name, ok: false, error: error?.message ?? String(error) });
+    log(`FAIL ${name}: ${error?.stack ?? error}`);
+    await wb.screenshot(`fail-untrusted-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`).catch(() => {});
+    await wb.closeQuickInput().catch(() => {});
+  }
+}
+
+try {
+  await check('untrusted folder opens in Restricted Mode', async () => {
+    await wb.open(env('CS_URL'));
+    await page.locator('.part.statusbar', { hasText: 'Restricted Mode' }).first().waitFor({ timeout: 60_000 });
+    await wb.activityItem('ContextKeeper').waitFor({ timeout: 60_000 });
+    return 'status bar shows Restricted Mode; ContextKeeper is active';
+  });
+
+  await check('Restricted Mode: New Agent Task is not offered, inspection and import are', async () => {
+    await wb.palette('ContextKeeper: Import Transcript', 'ContextKeeper: Import Transcript');
+    await wb.palette('ContextKeeper: Compact Conversation', 'ContextKeeper: Compact Conversation');
+    await wb.palette('ContextKeeper: New Agent Task');
+    const agent = await wb.paletteRow('ContextKeeper: New Agent Task').waitFor({ timeout: 3_000 }).then(() => true, () => false);
+    await wb.closeQuickInput();
+    expect(!agent, 'New Agent Task is listed in Restricted Mode');
+  });
+
+  await check('Restricted Mode: a task from the sidebar does not run the agent', async () => {
+    await wb.activityItem('ContextKeeper').click();
+    await sidebar.budget();
+    const frame = sidebar.frame;
+    await frame.locator('#task').fill('Task: quick question, what is in notes.md?');
+    await frame.locator('[data-test="run-task"]').click();
+    const toast = await wb.waitToast('Restricted Mode', 20_000);
+    await page.waitForTimeout(1_000);
+    const turns = await frame.locator('.turn.assistant').count();
+    expect(turns === 0, `the agent answered (${turns} assistant turns)`);
+    await wb.screenshot('20-restricted-mode-agent-off');
+    await wb.clearToasts();
+    return toast;
+  });
+
+  await check('Restricted Mode: import and extractive compaction work', async () => {
+    await wb.runCommand('ContextKeeper: Import Transcript');
+    await wb.answerFileDialog(env('TRANSCRIPT'));
+    await wb.waitToast('imported', 60_000);
+    const select = sidebar.frame.locator('[data-test="session-select"]');
+    const option = select.locator('option', { hasText: path.basename(env('TRANSCRIPT')) }).first();
+    if (await option.count()) await select.selectOption(await option.getAttribute('value'));
+    const imported = await sidebar.waitBudget((b) => b.used > 0, 'no gauge for the import', 60_000);
+    await sidebar.frame.locator('[data-test="compact"]').click();
+    const toast = await wb.waitToast('tokens)', 60_000);
+    const row = sidebar.frame.locator('[data-test="checkpoint"][data-trigger="manual"]').first();
+    await row.waitFor({ timeout: 15_000 });
+    const text = await row.innerText();
+    expect(/extractive/.test(text), `the checkpoint does not name the extractive summarizer (the workspace's summary model must not be used): ${text}`);
+    await wb.screenshot('21-restricted-mode-import-compact');
+    await wb.clearToasts();
+    return `${toast}; gauge ${imported.used} tokens before`;
+  });
+} catch (error) {
+  results.push({ name: 'untrusted driver', ok: false, error: error?.message ?? String(error) });
+  log(`driver error: ${error?.stack ?? error}`);
+} finally {
+  await context.close();
+  fs.rmSync(profile, { recursive: true, force: true });
+}
+
+const file = path.join(outDir, 'results.json');
+const earlier = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : [];
+fs.writeFileSync(file, `${JSON.stringify([...earlier, ...results], null, 2)}\n`);
+const failed = results.filter((r) => !r.ok);
+for (const r of failed) console.log(`  failed: ${r.name}: ${r.error}`);
+console.log(`e2e untrusted: ${results.length - failed.length} passed, ${failed.length} failed`);
+process.exit(failed.length ? 1 : 0);

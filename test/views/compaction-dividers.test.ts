@@ -1,0 +1,90 @@
+/** Placement and grouping of compaction dividers, and the session list's records. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ContextItem, Entry } from '../../src/compaction/types';
+import type { CheckpointRecord } from '../../src/service/api';
+import { placeCompactions } from '../../src/views/compaction-dividers';
+import { SessionList } from '../../src/views/session-list';
+
+function entry(id: string, minute: number | undefined): Entry {
+  return { id, message: { role: 'user', content: id }, meta: minute === undefined ? undefined : { timestamp: `2026-01-01T10:${String(minute).padStart(2, '0')}:00.000Z` } };
+}
+
+function item(kind: ContextItem['kind'], covers: string[]): ContextItem {
+  return { id: `i-${covers.join('-')}-${kind}`, kind, message: { role: 'user', content: 'x' }, covers };
+}
+
+function checkpoint(id: string, minute: number, replacedIds: string[], inserted: ContextItem[], extra: Partial<CheckpointRecord> = {}): CheckpointRecord {
+  return {
+    id,
+    time: `2026-01-01T10:${String(minute).padStart(2, '0')}:30.000Z`,
+    trigger: 'auto',
+    strategy: 'summary',
+    replacedIds,
+    replaced: [],
+    inserted,
+    summary: `summary of ${id}`,
+    tokensBefore: 1000,
+    tokensAfter: 400,
+    dropped: 0,
+    ...extra,
+  };
+}
+
+const order = ['e0', 'e1', 'e2', 'e3', 'e4', 'e5'];
+const entries = new Map(order.map((id, i) => [id, entry(id, i)]));
+const lines = new Map(order.map((id) => [id, `line-${id}`]));
+
+test('a divider stands after the newest entry older than the compaction, not right after what it replaced', () => {
+  const placed = placeCompactions([checkpoint('cp1', 3, ['e0', 'e1'], [item('summary', ['e0', 'e1'])])], order, entries, lines, undefined);
+  assert.equal(placed.compactions.length, 1);
+  assert.equal(placed.compactions[0]!.afterId, 'line-e3');
+  assert.deepEqual([...placed.compactedBy.entries()], [['e0', 'cp1'], ['e1', 'cp1']]);
+});
+
+test('without times, a divider stands after the last entry it replaced', () => {
+  const untimed = new Map(order.map((id) => [id, entry(id, undefined)]));
+  const placed = placeCompactions([checkpoint('cp1', 3, ['e0', 'e2'], [item('summary', ['e0', 'e2'])])], order, untimed, lines, undefined);
+  assert.equal(placed.compactions[0]!.afterId, 'line-e2');
+});
+
+test('checkpoints of one run share a divider whose figures add up; a later run gets its own', () => {
+  const run = [
+    checkpoint('cp1', 3, ['e1'], [item('collapsed', ['e1'])], { strategy: 'collapse', tokensBefore: 1200, tokensAfter: 900 }),
+    checkpoint('cp2', 3, ['e0', 'e2'], [item('summary', ['e0', 'e2'])], { tokensBefore: 900, tokensAfter: 300 }),
+    checkpoint('cp3', 5, ['e3'], [item('collapsed', ['e3'])], { trigger: 'manual' }),
+  ];
+  const placed = placeCompactions(run, order, entries, lines, { compactAt: { tokens: 1100, fraction: 0.8 } } as never);
+  assert.equal(placed.compactions.length, 2);
+  const [first, second] = placed.compactions;
+  assert.deepEqual(first!.checkpointIds, ['cp1', 'cp2']);
+  assert.equal(first!.tokensBefore, 1200);
+  assert.equal(first!.tokensAfter, 300);
+  assert.equal(first!.collapsed, 1);
+  assert.equal(first!.summaries, 1);
+  assert.equal(first!.thresholdTokens, 1100);
+  assert.equal(second!.trigger, 'manual');
+  assert.equal(second!.thresholdTokens, undefined);
+  assert.equal(second!.afterId, 'line-e5');
+});
+
+test('a restored checkpoint keeps its divider (marked) but dims nothing', () => {
+  const placed = placeCompactions([checkpoint('cp1', 3, ['e0'], [item('summary', ['e0'])], { restored: true })], order, entries, lines, undefined);
+  assert.equal(placed.compactions[0]!.restored, true);
+  assert.equal(placed.compactedBy.size, 0);
+});
+
+test('the session list keeps imports beside working sessions, renames and removes', async () => {
+  const data = new Map<string, unknown>();
+  const list = new SessionList({ get: <T>(key: string) => data.get(key) as T | undefined, update: async (key, value) => void data.set(key, value) });
+  const working = await list.ensureListed('s1', new Date('2026-01-01T10:00:00Z'));
+  assert.equal(working.kind, 'working');
+  await list.upsert({ id: 's2', label: 'session.json (codex)', kind: 'imported', updated: '2026-01-01T11:00:00Z' });
+  await list.setCurrent('s2');
+  assert.deepEqual(list.all().map((s) => s.id), ['s2', 's1']);
+  await list.rename('s1', 'Refactor');
+  assert.equal(list.get('s1')?.label, 'Refactor');
+  await list.remove('s2');
+  assert.equal(list.currentId, undefined);
+  assert.deepEqual(list.all().map((s) => s.id), ['s1']);
+});
