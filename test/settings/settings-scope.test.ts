@@ -8,10 +8,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { IgnoredSettingsNotice, USER_ONLY_KEYS, userScoped } from '../../src/settings/user-scoped-settings';
+import type { WorkspaceConfiguration } from 'vscode';
+import type * as SettingsModule from '../../src/settings/settings';
 import { loadWithVscodeShim } from '../support/vscode-shim';
 
 // The reader's module imports `vscode` for its Settings class; the pure reader is what is tested here.
-const { readSettings } = loadWithVscodeShim<typeof import('../../src/settings/settings')>(path.join(__dirname, '../../src/settings/settings'));
+const { readSettings } = loadWithVscodeShim<typeof SettingsModule>(path.join(__dirname, '../../src/settings/settings'));
 
 type Layer = { defaultValue?: unknown; globalValue?: unknown; workspaceValue?: unknown; workspaceFolderValue?: unknown };
 
@@ -35,7 +37,7 @@ function fakeConfiguration(layers: Record<string, Layer>) {
     update: async () => {},
   };
   // VS Code's configuration objects are frozen: the reader must not write to them.
-  return Object.freeze(config) as unknown as import('vscode').WorkspaceConfiguration;
+  return Object.freeze(config) as unknown as WorkspaceConfiguration;
 }
 
 // What a hostile repository's .vscode/settings.json sets.
