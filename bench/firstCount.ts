@@ -37,6 +37,7 @@ const loaders: Record<string, () => (t: string) => number> = {
     return (t) => gpt.countTokens(t);
   },
   'tiktoken (WASM)': () => {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- a free function, despite its typing
     const { get_encoding } = require('tiktoken') as { get_encoding(n: string): { encode_ordinary(t: string): Uint32Array } };
     const enc = get_encoding('o200k_base');
     return (t) => enc.encode_ordinary(t).length;

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadSession } from '../../src/cli/load';
 import { transcriptFiles } from '../corpus';
-import { fingerprint, messageText, words, type PlainMessage } from './text';
+import { fingerprint, messageText, words } from './text';
 import { readTypedData, typedDataPath, type TypedData, type TypedRecord, type TypedTranscript } from './typed';
 
 /** A span of an entry's text with the rule's verdict. */
@@ -101,7 +101,7 @@ async function main(): Promise<void> {
       // Cline sends the user's answers to its questions and feedback on denied actions inside tool results.
       const clineTool = s.transcript.format === 'cline' && role === 'tool';
       if (role !== 'user' && !clineTool) return;
-      const text = messageText(e.message as PlainMessage);
+      const text = messageText(e.message);
       const spans = clineTool ? tagged(text) : spansOf(s.transcript.format, text);
       for (const sp of spans) {
         const span = text.slice(sp.start, sp.start + sp.length);

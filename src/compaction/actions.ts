@@ -73,7 +73,7 @@ function pick(obj: Record<string, unknown>, keys: readonly string[]): string | u
   for (const k of keys) {
     const v = obj[k];
     if (typeof v === 'string' && v.trim()) return v.trim();
-    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return shellArray(v as string[]);
+    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return shellArray(v);
   }
   return undefined;
 }
@@ -88,9 +88,9 @@ function shellArray(parts: string[]): string {
 function newTextOf(args: Record<string, unknown>): string {
   const parts: string[] = [];
   for (const k of ['new_string', 'new_str', 'content', 'file_text', 'text', 'code', 'insert_text', 'newText']) {
-    if (typeof args[k] === 'string') parts.push(args[k] as string);
+    if (typeof args[k] === 'string') parts.push(args[k]);
   }
-  if (typeof args.diff === 'string') parts.push(replaceParts(args.diff as string));
+  if (typeof args.diff === 'string') parts.push(replaceParts(args.diff));
   if (Array.isArray(args.edits)) for (const e of args.edits as Array<Record<string, unknown>>) if (e && typeof e.new_string === 'string') parts.push(e.new_string);
   return parts.join('\n');
 }
@@ -135,7 +135,7 @@ function patchOps(patch: string): Array<{ op: FileOp; path: string; to?: string;
   const re = /^\*\*\* (Add|Update|Delete) File: (.+)$/gm;
   const heads = [...patch.matchAll(re)];
   heads.forEach((h, i) => {
-    const body = patch.slice(h.index! + h[0].length, i + 1 < heads.length ? heads[i + 1].index : patch.length);
+    const body = patch.slice(h.index + h[0].length, i + 1 < heads.length ? heads[i + 1].index : patch.length);
     const move = /^\*\*\* Move to: (.+)$/m.exec(body);
     const added = body.split('\n').filter((l) => l.startsWith('+')).map((l) => l.slice(1)).join('\n');
     const op: FileOp = h[1] === 'Add' ? 'created' : h[1] === 'Delete' ? 'deleted' : move ? 'moved' : 'edited';
@@ -151,12 +151,12 @@ function callActions(name: string, rawArgs: string, result: string | undefined):
   const args = parseArgs(rawArgs) ?? {};
   const out: Action[] = [];
   if (PLAN_TOOL.test(name)) return [{ kind: 'plan', text: rawArgs, tool: name }];
-  const patchText = typeof args.input === 'string' ? (args.input as string) : typeof args.patch === 'string' ? (args.patch as string) : /^\*\*\* Begin Patch/.test(rawArgs) ? rawArgs : undefined;
+  const patchText = typeof args.input === 'string' ? (args.input) : typeof args.patch === 'string' ? (args.patch) : /^\*\*\* Begin Patch/.test(rawArgs) ? rawArgs : undefined;
   if (patchText && /\*\*\* (Add|Update|Delete) File:/.test(patchText)) {
     for (const p of patchOps(patchText)) out.push({ kind: 'file', op: p.op, path: p.path, to: p.to, symbols: symbolsIn(p.code), ok, tool: name, error });
     return out;
   }
-  const editorCommand = typeof args.command === 'string' && /^(view|create|str_replace|insert|undo_edit|write)$/.test(args.command as string) ? (args.command as string) : undefined;
+  const editorCommand = typeof args.command === 'string' && /^(view|create|str_replace|insert|undo_edit|write)$/.test(args.command) ? (args.command) : undefined;
   const path = pick(args, PATH_KEYS);
   if (editorCommand && path) {
     const op: FileOp = editorCommand === 'view' ? 'read' : editorCommand === 'create' || editorCommand === 'write' ? 'created' : 'edited';

@@ -23,7 +23,6 @@ import { planCompaction, spanSummaryEstimate, type Plan } from './planner';
 import { callIndex, collapseItem } from './collapse';
 import { applyCheckpoint } from './context';
 import { analyzeTable } from './structure';
-import { contentText } from './text';
 import { collectRequests, removeRequestsSection, renderRequestsSection, typedRequestOf } from './requests';
 import { backfillIdentifiers } from './backfill';
 import { actionsOf } from './actions';

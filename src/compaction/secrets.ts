@@ -92,7 +92,7 @@ export function findSecrets(text: string): SecretSpan[] {
         re.lastIndex++;
         continue;
       }
-      const group = typeof rule.group === 'number' ? rule.group : rule.group.find((g) => m![g] !== undefined) ?? 0;
+      const group = typeof rule.group === 'number' ? rule.group : rule.group.find((g) => m[g] !== undefined) ?? 0;
       const where = m.indices?.[group];
       const value = m[group];
       if (value === undefined || where === undefined) continue;
@@ -136,7 +136,7 @@ export function maskMessageContents<M extends { content?: unknown }>(messages: r
         ...message,
         content: content.map((part: unknown) =>
           part && typeof part === 'object' && (part as { type?: unknown }).type === 'text' && typeof (part as { text?: unknown }).text === 'string'
-            ? { ...(part as object), text: maskSecrets((part as { text: string }).text) }
+            ? { ...(part), text: maskSecrets((part as { text: string }).text) }
             : part,
         ),
       };

@@ -50,7 +50,7 @@ export function loadRankTable(name: EncodingName): RankTable {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
   if (data) return RankTable.deserialize(data, shipped);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+   
   const load = require as (id: string) => unknown;
   const mod = load(`js-tiktoken/ranks/${name}`) as { default?: unknown };
   // The CommonJS build exports the table itself; an ES module build puts it on `default`.

@@ -47,7 +47,7 @@ const KIND: Record<EndpointReport['kind'], string> = {
 export async function testConnection(options: ConnectionTestOptions): Promise<ConnectionTestResult> {
   const baseUrl = options.baseUrl.trim() || OPENAI_API;
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const fetch = options.fetch ?? (globalThis.fetch as unknown as FetchLike);
+  const fetch = options.fetch ?? (globalThis.fetch);
   const lines: string[] = [];
   const endpoint = await discoverEndpoint(baseUrl, { fetch, apiKey: options.apiKey, timeoutMs, signal: options.signal });
   lines.push(`Endpoint ${baseUrl}: ${KIND[endpoint.kind]}, ${endpoint.models.length} model${endpoint.models.length === 1 ? '' : 's'}.`);

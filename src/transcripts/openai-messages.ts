@@ -85,7 +85,7 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
   const content = m.content;
   if (Array.isArray(content)) {
     const parts = PART_TYPES[m.role];
-    copy.content = content.map((part, k) => {
+    copy.content = content.map((part: unknown, k) => {
       const p = (part ?? {}) as Rec;
       if (typeof p.type !== 'string') throw fault([...path, 'content', k, 'type'], 'content part has no type');
       if (p.type === 'image_url') {
@@ -93,9 +93,10 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
         if (typeof url !== 'string') throw fault([...path, 'content', k, 'image_url', 'url'], 'image part has no url');
         if (parts.has('image_url')) out.imageSizes.push(imageSizeFromUrl(url));
       }
-      if (parts.has(p.type)) return part;
-      out.cleaned.push(`content part ${k} of type "${p.type}" cannot be sent in a ${m.role} message; replaced by a note`);
-      return { type: 'text', text: `[${p.type} content left out]` };
+      const type = p.type;
+      if (parts.has(type)) return part;
+      out.cleaned.push(`content part ${k} of type "${type}" cannot be sent in a ${m.role as string} message; replaced by a note`);
+      return { type: 'text', text: `[${type} content left out]` };
     });
   } else if (content !== null && content !== undefined && typeof content !== 'string') {
     throw fault([...path, 'content'], 'content is neither a string, null nor a list of parts');

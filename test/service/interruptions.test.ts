@@ -30,7 +30,7 @@ async function openService(storageDir: string, sessionId: string, root: string, 
     host: new NodeToolHost(root), storageDir, sessionId, systemPrompt: 'You are a test agent.', autoApprove: { edits: true, commands: true },
     prepareAheadMargin: 0, tokenCounter: approximateCounter, log: () => {}, ...more,
   });
-  return { service, requests: lb.server.requests as ChatRequestBody[], close: async () => { service.dispose(); await lb.close(); } };
+  return { service, requests: lb.server.requests, close: async () => { service.dispose(); await lb.close(); } };
 }
 
 /** Runs the child service until `killWhen` says so (then SIGKILL) or it exits; returns the acknowledged ids. */

@@ -38,14 +38,14 @@ const lines = new Map(order.map((id) => [id, `line-${id}`]));
 test('a divider stands after the newest entry older than the compaction, not right after what it replaced', () => {
   const placed = placeCompactions([checkpoint('cp1', 3, ['e0', 'e1'], [item('summary', ['e0', 'e1'])])], order, entries, lines, undefined);
   assert.equal(placed.compactions.length, 1);
-  assert.equal(placed.compactions[0]!.afterId, 'line-e3');
+  assert.equal(placed.compactions[0].afterId, 'line-e3');
   assert.deepEqual([...placed.compactedBy.entries()], [['e0', 'cp1'], ['e1', 'cp1']]);
 });
 
 test('without times, a divider stands after the last entry it replaced', () => {
   const untimed = new Map(order.map((id) => [id, entry(id, undefined)]));
   const placed = placeCompactions([checkpoint('cp1', 3, ['e0', 'e2'], [item('summary', ['e0', 'e2'])])], order, untimed, lines, undefined);
-  assert.equal(placed.compactions[0]!.afterId, 'line-e2');
+  assert.equal(placed.compactions[0].afterId, 'line-e2');
 });
 
 test('checkpoints of one run share a divider whose figures add up; a later run gets its own', () => {
@@ -57,20 +57,20 @@ test('checkpoints of one run share a divider whose figures add up; a later run g
   const placed = placeCompactions(run, order, entries, lines, { compactAt: { tokens: 1100, fraction: 0.8 } } as never);
   assert.equal(placed.compactions.length, 2);
   const [first, second] = placed.compactions;
-  assert.deepEqual(first!.checkpointIds, ['cp1', 'cp2']);
-  assert.equal(first!.tokensBefore, 1200);
-  assert.equal(first!.tokensAfter, 300);
-  assert.equal(first!.collapsed, 1);
-  assert.equal(first!.summaries, 1);
-  assert.equal(first!.thresholdTokens, 1100);
-  assert.equal(second!.trigger, 'manual');
-  assert.equal(second!.thresholdTokens, undefined);
-  assert.equal(second!.afterId, 'line-e5');
+  assert.deepEqual(first.checkpointIds, ['cp1', 'cp2']);
+  assert.equal(first.tokensBefore, 1200);
+  assert.equal(first.tokensAfter, 300);
+  assert.equal(first.collapsed, 1);
+  assert.equal(first.summaries, 1);
+  assert.equal(first.thresholdTokens, 1100);
+  assert.equal(second.trigger, 'manual');
+  assert.equal(second.thresholdTokens, undefined);
+  assert.equal(second.afterId, 'line-e5');
 });
 
 test('a restored checkpoint keeps its divider (marked) but dims nothing', () => {
   const placed = placeCompactions([checkpoint('cp1', 3, ['e0'], [item('summary', ['e0'])], { restored: true })], order, entries, lines, undefined);
-  assert.equal(placed.compactions[0]!.restored, true);
+  assert.equal(placed.compactions[0].restored, true);
   assert.equal(placed.compactedBy.size, 0);
 });
 
