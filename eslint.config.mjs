@@ -3,7 +3,7 @@
 import tseslint from 'typescript-eslint';
 
 /** Layers below the views: plain Node, testable without an editor (see README, "Layout"). */
-const editorFree = ['src/compaction', 'src/models', 'src/transcripts', 'src/summarizers', 'src/replay', 'src/agent', 'src/service', 'src/cli', 'src/modelserver', 'src/demo'];
+const editorFree = ['src/compaction', 'src/models', 'src/transcripts', 'src/summarizers', 'src/replay', 'src/agent', 'src/service', 'src/cli', 'src/modelserver', 'src/demo', 'src/watch'];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', '.vscode-test/**', '**/*.mjs', '**/*.js'] },

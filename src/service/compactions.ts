@@ -13,50 +13,17 @@
  *   is discarded when the context was rewritten in between (stale);
  * - atomic: cancel and timeout abort the run and leave the context and the store unchanged (B52, B55).
  */
-import type { BudgetConfig, CompactionResult, ContextItem, Summarizer, ToolSchema, CheckpointTrigger } from '../compaction/types';
-import type { TokenMeter } from '../compaction/meter';
+import type { BudgetConfig, CompactionResult, CheckpointTrigger } from '../compaction/types';
 import { thresholds } from '../compaction/budget';
-import { commitPrepared, prepareCompaction, summaryHeader, type PreparedCompaction } from '../compaction/compactor';
+import { commitPrepared, prepareCompaction, type PreparedCompaction } from '../compaction/compactor';
 import type { CheckpointRecord, CompactionPreview, CompactOutcome } from './api';
+import type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
+import { notApplied, outcomeOf, previewOf, raceAbort, withEditedSummary } from './compaction-outcomes';
+
+export type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
 import { CompactionGuard } from '../compaction/guard';
 import { stripImages } from '../compaction/stripImages';
 import type { ContextOverflow } from '../models/contextErrors';
-
-/** What the coordinator needs from its owner. */
-export interface CompactionHost {
-  /** The active context as it stands now. */
-  items(): readonly ContextItem[];
-  tools(): readonly ToolSchema[];
-  readonly meter: TokenMeter;
-  readonly summarizer: Summarizer;
-  readonly budget: BudgetConfig;
-  readonly keepRecentSteps: number;
-  /** Shares of the compaction target for typed requests and for a summary's notes. */
-  readonly userBudget?: number;
-  readonly summaryBudget?: number;
-  /** Model calls one compaction may make (invariant 7). */
-  readonly maxSummaryCalls?: number;
-  /** Counter bumped on every rewrite of the context (compaction, restore, pin, import), not on appends. */
-  version(): number;
-  /**
-   * Persists and applies an applied result; returns the records added. Throws when persisting fails,
-   * in which case nothing was changed.
-   */
-  commit(result: CompactionResult): CheckpointRecord[];
-  /** Reports that a compaction started (`detail`) or ended (undefined). */
-  setBusy(detail: string | undefined): void;
-  log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;
-}
-
-/** Options of {@link Compactions}. */
-export interface CompactionsOptions {
-  /** Fraction of the base below `compactAt` at which a summary is prepared ahead; 0 = off. */
-  prepareAheadMargin: number;
-  /** Milliseconds after which one compaction run is aborted. */
-  timeoutMs: number;
-  /** Most images per request (undefined: no limit); see `stripImages`. */
-  maxImages?: number;
-}
 
 /** A manual request waiting for the next safe point. */
 interface QueuedRequest {
@@ -69,53 +36,6 @@ interface QueuedRequest {
 interface Prepared {
   version: number;
   prepared: PreparedCompaction;
-}
-
-/** Counters for the demo and the tests. */
-export interface CompactionStats {
-  automatic: number;
-  manual: number;
-  /** Automatic compactions applied from a summary prepared ahead. */
-  preparedUsed: number;
-  /** Prepared summaries thrown away because the context was rewritten in between. */
-  preparedDiscarded: number;
-  /** Summarizer runs started (prepare-ahead included). */
-  summarizerRuns: number;
-  failures: number;
-}
-
-function outcomeOf(result: CompactionResult, records: CheckpointRecord[], queued?: boolean): CompactOutcome {
-  return {
-    applied: result.applied,
-    reason: result.reason,
-    tokensBefore: result.tokensBefore,
-    tokensAfter: result.tokensAfter,
-    checkpoints: records,
-    ...(queued ? { queued } : {}),
-  };
-}
-
-function notApplied(reason: string, tokens: number, queued?: boolean): CompactOutcome {
-  return { applied: false, reason, tokensBefore: tokens, tokensAfter: tokens, checkpoints: [], ...(queued ? { queued } : {}) };
-}
-
-/** Rejects as soon as `signal` aborts, without waiting for `work` (a summarizer may ignore the signal). */
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /** The compaction coordinator of one context service. */
@@ -507,36 +427,4 @@ export class Compactions {
     });
     this.preparing = { version, controller, promise };
   }
-}
-
-/** The summary checkpoint of a prepared compaction (collapse/clip checkpoints have none to edit). */
-function summaryCheckpointIndex(prepared: PreparedCompaction): number {
-  return prepared.checkpoints.findIndex((cp) => cp.strategy === 'summary' || cp.strategy === 'extractive');
-}
-
-function previewOf(prepared: PreparedCompaction, focus: string | undefined, summarizerName: string): CompactionPreview {
-  const k = summaryCheckpointIndex(prepared);
-  const replaced = prepared.checkpoints.flatMap((cp) => cp.replaced);
-  return {
-    summary: k >= 0 ? prepared.checkpoints[k].summary : prepared.checkpoints.map((cp) => cp.summary).join('\n'),
-    replaced,
-    replacedIds: replaced.flatMap((i) => i.covers),
-    tokensBefore: prepared.tokensBefore,
-    tokensAfter: prepared.tokensAfter,
-    summarizerModel: (k >= 0 ? prepared.checkpoints[k].summarizerModel : undefined) ?? summarizerName,
-    ...(focus ? { focus } : {}),
-  };
-}
-
-/** A copy of `prepared` whose summary item carries the user's edited text. */
-function withEditedSummary(prepared: PreparedCompaction, text: string): PreparedCompaction {
-  const k = summaryCheckpointIndex(prepared);
-  if (k < 0 || text.trim() === '') return prepared;
-  const cp = prepared.checkpoints[k];
-  const inserted = cp.inserted.map((item, i) =>
-    i === 0 && item.kind === 'summary' ? { ...item, message: { role: 'user' as const, content: `${summaryHeader(item.covers.length)}\n\n${text.trim()}` } } : item,
-  );
-  const checkpoints = [...prepared.checkpoints];
-  checkpoints[k] = { ...cp, summary: text.trim(), inserted };
-  return { ...prepared, checkpoints };
 }

@@ -3,15 +3,16 @@
  * compaction, checkpoints, pins and persistence. Implements {@link ContextServiceApi}; see there for
  * the contract. Plain Node: no `vscode` import.
  *
- * Ownership: the service owns the raw transcript (append-only), the active context and the
- * checkpoint list; the {@link AgentSession} only appends through the service's conversation and
- * calls the service at safe points; {@link Compactions} decides when to compact and hands applied
- * results back to {@link ContextService.commitCompaction}, which persists before it changes memory.
+ * Ownership: the conversation's state (raw transcript, active context, checkpoints, pins) lives in a
+ * pure {@link SessionState}; this class orchestrates around it: the {@link AgentSession} appends
+ * through the service's conversation and calls it at safe points, {@link Compactions} decides when to
+ * compact and hands applied results back to {@link ContextService.commitCompaction}, and every rewrite
+ * is planned on the state, persisted by the {@link SessionStore}, then applied, then announced.
  */
 import type { ChatMessage, CompactionResult, ContextItem, Entry, Summarizer, ToolSchema } from '../compaction/types';
 import { TokenMeter } from '../compaction/meter';
 import { applyRecordedCompactions } from '../compaction/imported';
-import { itemsFromEntries, toMessages, undoCheckpoint } from '../compaction/context';
+import { itemsFromEntries, toMessages } from '../compaction/context';
 import { ExtractiveSummarizer } from '../compaction/extractive';
 import { repairToolPairing } from '../compaction/repair';
 import { AgentSession, type AgentState, type Conversation } from '../agent/session';
@@ -28,23 +29,20 @@ import type {
   CompactionPreview,
   ContextServiceApi,
   ContextServiceOptions,
-  EntryAppended,
   ExportedTranscript,
   ImportedTranscript,
   LogSink,
   ServiceState,
   StateChange,
-  StreamText,
   TaskOutcome,
-  ToolCallEvent,
-  ToolResultEvent,
   TranscriptSnapshot,
 } from './api';
-import { Emitter } from './events';
-import { SessionStore, unaccountedEntries, type SessionState } from './store';
+import { ServiceEvents } from './service-events';
+import { SessionState, type ContextState } from './session-state';
+import { SessionStore, type SessionState as StoredSession } from './store';
 import { Compactions, type CompactionStats } from './compactions';
 import { budgetSnapshot } from './budgetView';
-import { definedOnly, newSessionId } from './helpers';
+import { newSessionId } from './helpers';
 
 export { newSessionId } from './helpers';
 
@@ -68,26 +66,18 @@ const noopLog: LogSink = () => {};
 
 /** The context service. Build with {@link ContextService.open}. */
 export class ContextService implements ContextServiceApi {
-  private readonly _onDidChangeBudget = new Emitter<BudgetSnapshot>();
-  private readonly _onDidAddCheckpoint = new Emitter<CheckpointRecord>();
-  private readonly _onDidRestoreCheckpoint = new Emitter<CheckpointRestored>();
-  private readonly _onDidChangeState = new Emitter<StateChange>();
-  private readonly _onDidStreamText = new Emitter<StreamText>();
-  private readonly _onDidAppendEntry = new Emitter<EntryAppended>();
-  private readonly _onDidStartToolCall = new Emitter<ToolCallEvent>();
-  private readonly _onDidFinishToolCall = new Emitter<ToolResultEvent>();
-  private readonly _onDidChangePreview = new Emitter<CompactionPreview | undefined>();
-  readonly onDidChangeBudget = this._onDidChangeBudget.event;
-  readonly onDidAddCheckpoint = this._onDidAddCheckpoint.event;
-  readonly onDidRestoreCheckpoint = this._onDidRestoreCheckpoint.event;
-  readonly onDidChangeState = this._onDidChangeState.event;
-  readonly onDidStreamText = this._onDidStreamText.event;
-  readonly onDidAppendEntry = this._onDidAppendEntry.event;
-  readonly onDidStartToolCall = this._onDidStartToolCall.event;
-  readonly onDidFinishToolCall = this._onDidFinishToolCall.event;
+  private readonly events = new ServiceEvents();
+  readonly onDidChangeBudget = this.events.budget.event;
+  readonly onDidAddCheckpoint = this.events.checkpointAdded.event;
+  readonly onDidRestoreCheckpoint = this.events.checkpointRestored.event;
+  readonly onDidChangeState = this.events.state.event;
+  readonly onDidStreamText = this.events.streamText.event;
+  readonly onDidAppendEntry = this.events.entryAppended.event;
+  readonly onDidStartToolCall = this.events.toolCallStarted.event;
+  readonly onDidFinishToolCall = this.events.toolCallFinished.event;
   private readonly approvals = new PendingApprovals();
   readonly onDidRequestApproval = this.approvals.onDidRequest;
-  readonly onDidChangePreview = this._onDidChangePreview.event;
+  readonly onDidChangePreview = this.events.preview.event;
 
   readonly meter: TokenMeter;
   private readonly summarizer: Summarizer;
@@ -99,16 +89,9 @@ export class ContextService implements ContextServiceApi {
 
   private _sessionId: string;
   private store: SessionStore | undefined;
-  private entries: Entry[] = [];
-  private entryIds = new Set<string>();
-  private items: ContextItem[] = [];
-  private checkpoints: CheckpointRecord[] = [];
-  private pinned = new Set<string>();
+  private readonly session = new SessionState();
   private source = 'Agent session';
   private createdAt: string;
-  /** Bumped on every rewrite of the active context (not on appends); prepared work checks it. */
-  private version = 0;
-  private entryCounter = 0;
   private lastSent: ContextItem[] = [];
   private readonly callRecords: ModelCallRecord[] = [];
 
@@ -141,10 +124,10 @@ export class ContextService implements ContextServiceApi {
           this.agentState = state;
           this.updateState(detail);
         },
-        onTextDelta: (entryId, delta) => this._onDidStreamText.fire({ entryId, delta }),
-        onToolCall: (call, entryId) => this._onDidStartToolCall.fire({ callId: call.id, name: call.name, arguments: call.arguments, entryId }),
+        onTextDelta: (entryId, delta) => this.events.streamText.fire({ entryId, delta }),
+        onToolCall: (call, entryId) => this.events.toolCallStarted.fire({ callId: call.id, name: call.name, arguments: call.arguments, entryId }),
         onToolResult: (call, outcome, entryId, durationMs) =>
-          this._onDidFinishToolCall.fire({
+          this.events.toolCallFinished.fire({
             callId: call.id,
             name: call.name,
             ok: outcome.ok,
@@ -158,7 +141,7 @@ export class ContextService implements ContextServiceApi {
     });
     this.compactions = new Compactions(
       {
-        items: () => this.items,
+        items: () => this.session.items,
         tools: () => this.tools.schemas,
         meter: this.meter,
         summarizer: this.summarizer,
@@ -167,7 +150,7 @@ export class ContextService implements ContextServiceApi {
         userBudget: options.userBudget,
         summaryBudget: options.summaryBudget,
         maxSummaryCalls: options.maxSummaryCalls,
-        version: () => this.version,
+        version: () => this.session.version,
         commit: (result) => this.commitCompaction(result),
         setBusy: (detail) => {
           this.compactingDetail = detail;
@@ -193,7 +176,7 @@ export class ContextService implements ContextServiceApi {
       for (const warning of loaded.warnings) service.log('warn', warning);
       service.adopt(loaded.entries, loaded.state);
     }
-    if (service.entries.length === 0) {
+    if (service.session.entries.length === 0) {
       await service.conversation.append({ id: service.conversation.newEntryId(), message: { role: 'system', content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT } });
       service.persistState();
     }
@@ -211,24 +194,17 @@ export class ContextService implements ContextServiceApi {
   // ---- conversation used by the agent -------------------------------------------------------
 
   private readonly conversation: Conversation = {
-    newEntryId: () => {
-      let id: string;
-      do id = `e${String(++this.entryCounter).padStart(6, '0')}`;
-      while (this.entryIds.has(id));
-      return id;
-    },
+    newEntryId: () => this.session.newEntryId(),
     append: async (entry) => {
       // Durable first: an acknowledged message is on disk before anything else sees it.
       this.store?.append(entry);
-      this.entries.push(entry);
-      this.entryIds.add(entry.id);
-      this.items.push({ id: entry.id, kind: 'raw', message: entry.message, covers: [entry.id] });
-      this._onDidAppendEntry.fire({ entry });
+      this.session.append(entry);
+      this.events.entryAppended.fire({ entry });
       this.fireBudget();
     },
     messages: () => {
-      this.lastSent = [...this.items];
-      return toMessages(this.items);
+      this.lastSent = [...this.session.items];
+      return toMessages(this.session.items);
     },
   };
 
@@ -240,7 +216,7 @@ export class ContextService implements ContextServiceApi {
     const controller = new AbortController();
     this.taskController = controller;
     const taskSignal = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
-    const checkpointsBefore = this.checkpoints.length;
+    const checkpointsBefore = this.session.checkpoints.length;
     try {
       // The new request goes in first, so a compaction before the call keeps it verbatim and last (B49).
       await this.conversation.append({ id: this.conversation.newEntryId(), message: { role: 'user', content: text }, meta: { timestamp: this.now().toISOString() } });
@@ -252,7 +228,7 @@ export class ContextService implements ContextServiceApi {
         finalText: run.finalText,
         modelCalls: run.modelCalls,
         toolCalls: run.toolCalls,
-        compactions: this.checkpoints.slice(checkpointsBefore).filter((c) => c.trigger === 'auto').length,
+        compactions: this.session.checkpoints.slice(checkpointsBefore).filter((c) => c.trigger === 'auto').length,
         ...(run.error ? { error: run.error.message } : {}),
       };
       if (run.error) this.log('error', `task failed: ${run.error.message}`);
@@ -284,7 +260,7 @@ export class ContextService implements ContextServiceApi {
     } else {
       outcome = await this.compactions.manual(request, signal);
     }
-    if (outcome.preview) this._onDidChangePreview.fire(outcome.preview);
+    if (outcome.preview) this.events.preview.fire(outcome.preview);
     if (!outcome.applied && !outcome.preview) this.reportProblem(outcome.reason);
     return outcome;
   }
@@ -292,86 +268,45 @@ export class ContextService implements ContextServiceApi {
   async applyPreview(editedText?: string): Promise<CompactOutcome> {
     if (this.taskController) throw new Error('wait for the task to finish before applying the preview');
     const outcome = await this.compactions.applyPreview(editedText);
-    this._onDidChangePreview.fire(undefined);
+    this.events.preview.fire(undefined);
     if (!outcome.applied) this.reportProblem(outcome.reason);
     return outcome;
   }
 
   discardPreview(): void {
     this.compactions.discardPreview();
-    this._onDidChangePreview.fire(undefined);
+    this.events.preview.fire(undefined);
   }
 
   /** Applies an applied compaction result: persist first, then memory, then events. */
   private commitCompaction(result: CompactionResult): CheckpointRecord[] {
-    const time = this.now().toISOString();
-    // Undefined fields are dropped so a record equals its reloaded form (JSON has no undefined).
-    const records: CheckpointRecord[] = result.checkpoints.map((cp) => definedOnly({ ...cp, time }));
-    const context = this.withPins(result.context);
-    this.persistState({ context, checkpoints: [...this.checkpoints, ...records] });
-    this.items = context;
-    this.checkpoints.push(...records);
-    this.version++;
-    this.compactions.invalidate();
-    for (const record of records) this._onDidAddCheckpoint.fire(record);
+    const { next, records } = this.session.planCommit(result, this.now().toISOString());
+    this.rewrite(next);
+    for (const record of records) this.events.checkpointAdded.fire(record);
     this.fireBudget();
     return records;
   }
 
+  /** Persists a planned state, then takes it over; throws (changing nothing) when the write fails. */
+  private rewrite(next: ContextState): void {
+    this.persistState(next);
+    this.session.apply(next);
+    this.compactions.invalidate();
+  }
+
   async restoreCheckpoint(id: string): Promise<CheckpointRestored> {
     if (this.taskController || this.compactions.busy) throw new Error('wait for the task or compaction to finish before restoring a checkpoint');
-    const record = this.checkpoints.find((c) => c.id === id);
-    if (!record) throw new Error(`no checkpoint with id ${id}`);
-    if (record.restored) throw new Error(`checkpoint ${id} was already restored`);
-    const active = this.checkpoints.filter((c) => !c.restored);
-    const undo = undoCheckpoint(this.items, active, id);
-    const restoredAt = this.now().toISOString();
-    const checkpoints = this.checkpoints.map((c) => (undo.undone.includes(c.id) ? { ...c, restored: true, restoredAt } : c));
-    const context = this.withPins(undo.items);
-    this.persistState({ context, checkpoints });
-    this.items = context;
-    this.checkpoints = checkpoints;
-    this.version++;
-    this.compactions.invalidate();
+    const { next, event } = this.session.planRestore(id, this.now().toISOString());
+    this.rewrite(next);
     this.compactions.guard.reset();
-    const event: CheckpointRestored = { id, undone: undo.undone };
-    this._onDidRestoreCheckpoint.fire(event);
+    this.events.checkpointRestored.fire(event);
     this.fireBudget();
     return event;
   }
 
   async pin(entryId: string, pinned = true): Promise<void> {
-    const index = this.items.findIndex((i) => i.kind === 'raw' && i.id === entryId);
-    if (index < 0) {
-      const holder = this.checkpoints.find((c) => !c.restored && c.replacedIds.includes(entryId));
-      throw new Error(holder ? `message ${entryId} is summarized by checkpoint ${holder.id}; restore it first` : `no message ${entryId} in the active context`);
-    }
-    const next = new Set(this.pinned);
-    if (pinned) next.add(entryId);
-    else next.delete(entryId);
-    const previous = this.pinned;
-    this.pinned = next;
-    const context = this.withPins(this.items);
-    try {
-      this.persistState({ context });
-    } catch (error) {
-      this.pinned = previous;
-      throw error;
-    }
-    this.items = context;
-    this.version++;
-    this.compactions.invalidate();
+    this.rewrite(this.session.planPin(entryId, pinned));
     this.fireBudget();
-  }
-
-  /** Items with `pinned` set exactly for raw items whose id is pinned (new objects where it changes). */
-  private withPins(items: readonly ContextItem[]): ContextItem[] {
-    return items.map((item) => {
-      const want = item.kind === 'raw' && this.pinned.has(item.id);
-      if (Boolean(item.pinned) === want) return item;
-      const { pinned: _drop, ...rest } = item;
-      return want ? { ...rest, pinned: true } : rest;
-    });
   }
 
   // ---- approvals -----------------------------------------------------------------------------
@@ -392,16 +327,16 @@ export class ContextService implements ContextServiceApi {
 
   getBudget(): BudgetSnapshot {
     const notes = [this.compactions.guard.status().advice, this.compactions.stuckReason].filter((n): n is string => n !== undefined);
-    const snapshot = budgetSnapshot(this.items, this.tools.schemas, this.meter, this.options.budget, this.options.model, notes);
+    const snapshot = budgetSnapshot(this.session.items, this.tools.schemas, this.meter, this.options.budget, this.options.model, notes);
     return this.options.windowSource ? { ...snapshot, windowSource: this.options.windowSource } : snapshot;
   }
 
   getCheckpoints(): CheckpointRecord[] {
-    return [...this.checkpoints];
+    return [...this.session.checkpoints];
   }
 
   getTranscript(): TranscriptSnapshot {
-    return { entries: [...this.entries], context: [...this.items], pinned: [...this.pinned] };
+    return { entries: [...this.session.entries], context: [...this.session.items], pinned: [...this.session.pinned] };
   }
 
   getPreview(): CompactionPreview | undefined {
@@ -410,7 +345,7 @@ export class ContextService implements ContextServiceApi {
 
   /** The messages the next request would send. */
   getMessages(): ChatMessage[] {
-    return toMessages(this.items);
+    return toMessages(this.session.items);
   }
 
   /** Tool schemas sent with every request. */
@@ -453,10 +388,9 @@ export class ContextService implements ContextServiceApi {
     this.createdAt = this.now().toISOString();
     this.adopt(entries, undefined);
     if (imported.compactions?.length) {
-      const applied = applyRecordedCompactions(this.items, imported.compactions, this.meter, this.tools.schemas, this.now().toISOString());
+      const applied = applyRecordedCompactions(this.session.items, imported.compactions, this.meter, this.tools.schemas, this.now().toISOString());
       for (const warning of applied.warnings) this.log('warn', `import: ${warning}`);
-      this.items = applied.items;
-      this.checkpoints = applied.checkpoints;
+      this.session.apply({ context: applied.items, checkpoints: applied.checkpoints, pinned: [] });
     }
     this.persistState();
     this.fireBudget();
@@ -469,11 +403,11 @@ export class ContextService implements ContextServiceApi {
       sessionId: this._sessionId,
       model: this.options.model,
       exportedAt: this.now().toISOString(),
-      entries: [...this.entries],
-      context: [...this.items],
-      checkpoints: [...this.checkpoints],
-      pinned: [...this.pinned],
-      messages: toMessages(this.items),
+      entries: [...this.session.entries],
+      context: [...this.session.items],
+      checkpoints: [...this.session.checkpoints],
+      pinned: [...this.session.pinned],
+      messages: toMessages(this.session.items),
     };
   }
 
@@ -483,53 +417,25 @@ export class ContextService implements ContextServiceApi {
     this.disposed = true;
     this.store?.close();
     this.approvals.dispose();
-    for (const emitter of [
-      this._onDidChangeBudget,
-      this._onDidAddCheckpoint,
-      this._onDidRestoreCheckpoint,
-      this._onDidChangeState,
-      this._onDidStreamText,
-      this._onDidAppendEntry,
-      this._onDidStartToolCall,
-      this._onDidFinishToolCall,
-      this._onDidChangePreview,
-    ]) {
-      emitter.dispose();
-    }
+    this.events.dispose();
   }
 
   // ---- internals -----------------------------------------------------------------------------
 
   /** Takes over loaded or imported entries and state; entries not in the state are appended raw. */
-  private adopt(entries: Entry[], state: SessionState | undefined): void {
-    this.entries = [...entries];
-    this.entryIds = new Set(entries.map((e) => e.id));
-    this.entryCounter = entries.length;
-    this.pinned = new Set(state?.pinned ?? []);
-    this.checkpoints = state?.checkpoints ?? [];
+  private adopt(entries: Entry[], state: StoredSession | undefined): void {
+    this.session.adopt(entries, state);
     if (state) {
       this.source = state.source;
       this.createdAt = state.createdAt;
     }
-    const context = state?.context ?? [];
-    const missing = unaccountedEntries(entries, context, this.checkpoints);
-    this.items = this.withPins([...context, ...itemsFromEntries(missing)]);
-    this.version++;
     this.compactions.invalidate();
     this.compactions.guard.reset();
   }
 
-  /** Writes the state (with optional replacements) atomically; throws when the write fails. */
-  private persistState(replace: { context?: ContextItem[]; checkpoints?: CheckpointRecord[] } = {}): void {
-    this.store?.writeState({
-      sessionId: this._sessionId,
-      model: this.options.model,
-      source: this.source,
-      createdAt: this.createdAt,
-      context: replace.context ?? this.items,
-      pinned: [...this.pinned],
-      checkpoints: replace.checkpoints ?? this.checkpoints,
-    });
+  /** Writes the state (or a planned one) atomically; throws when the write fails. */
+  private persistState(next: ContextState = this.session.snapshot()): void {
+    this.store?.writeState({ sessionId: this._sessionId, model: this.options.model, source: this.source, createdAt: this.createdAt, ...next });
   }
 
   private usageDiscrepancyLogged = false;
@@ -545,16 +451,9 @@ export class ContextService implements ContextServiceApi {
     this.callRecords.push({
       reportedPromptTokens: promptTokens,
       estimatedPromptTokens: this.meter.measure(sent, this.tools.schemas).total,
-      withoutCompactionTokens: this.meter.measure(itemsFromEntries(this.entries.slice(0, this.entryCountAt(sent))), this.tools.schemas).total,
+      withoutCompactionTokens: this.meter.measure(itemsFromEntries(this.session.entries.slice(0, this.session.entryCountAt(sent))), this.tools.schemas).total,
     });
     this.fireBudget();
-  }
-
-  /** Number of raw entries that existed when `sent` was the active context (its newest covered entry). */
-  private entryCountAt(sent: readonly ContextItem[]): number {
-    const last = sent[sent.length - 1]?.covers.at(-1);
-    const index = last === undefined ? -1 : this.entries.findIndex((e) => e.id === last);
-    return index + 1;
   }
 
   private budgetCheck(): void {
@@ -564,7 +463,7 @@ export class ContextService implements ContextServiceApi {
 
   private fireBudget(): void {
     if (this.disposed) return;
-    this._onDidChangeBudget.fire(this.getBudget());
+    this.events.budget.fire(this.getBudget());
   }
 
   private updateState(detail?: string): void {
@@ -572,13 +471,13 @@ export class ContextService implements ContextServiceApi {
     const next: StateChange = { state, ...(this.compactingDetail ?? detail ? { detail: this.compactingDetail ?? detail } : {}) };
     if (next.state === this.state.state && next.detail === this.state.detail) return;
     this.state = next;
-    if (!this.disposed) this._onDidChangeState.fire(next);
+    if (!this.disposed) this.events.state.fire(next);
   }
 
   /** Shows a problem once as the `error` state; the next state change clears it. */
   private reportProblem(reason: string): void {
     if (/cancelled|below the trigger|already small|nothing eligible/.test(reason) || this.taskController) return;
     this.state = { state: 'error', detail: reason };
-    if (!this.disposed) this._onDidChangeState.fire(this.state);
+    if (!this.disposed) this.events.state.fire(this.state);
   }
 }

@@ -6,6 +6,7 @@
  * Non-modal on purpose: a modal dialog would lock the sidebar whose transcript explains why the agent asks.
  */
 import * as vscode from 'vscode';
+import { DisposableStore } from '../lifecycle/disposables';
 import type { ApprovalRequest } from '../agent/types';
 import type { SessionController } from './session-controller';
 
@@ -25,10 +26,10 @@ export class ApprovalPresenter implements vscode.Disposable {
   private readonly texts = new Map<string, string>();
   /** Open requests with the proposed-side URI of their diff (undefined for commands). */
   private readonly open = new Map<string, vscode.Uri | undefined>();
-  private readonly subscriptions: vscode.Disposable[] = [];
+  private readonly store = new DisposableStore();
 
   constructor(private readonly controller: SessionController) {
-    this.subscriptions.push(
+    this.store.addAll(
       vscode.workspace.registerTextDocumentContentProvider(PROPOSAL_SCHEME, {
         provideTextDocumentContent: (uri) => this.texts.get(uri.toString()) ?? '',
       }),
@@ -97,7 +98,7 @@ export class ApprovalPresenter implements vscode.Disposable {
   }
 
   dispose(): void {
-    for (const subscription of this.subscriptions) subscription.dispose();
+    this.store.dispose();
     this.texts.clear();
     this.open.clear();
   }

@@ -9,6 +9,7 @@
  * The last two feed a diff editor ("what did this summary keep?").
  */
 import * as vscode from 'vscode';
+import { DisposableStore } from '../lifecycle/disposables';
 import type { ContextItem } from '../compaction/types';
 import type { CheckpointRecord } from '../service/api';
 import { contentText } from './transcript-items';
@@ -102,14 +103,14 @@ export type CheckpointLookup = (id: string) => CheckpointRecord | undefined;
 
 /** Serves checkpoint documents from the current session. */
 export class CheckpointDocumentProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
-  private readonly _onDidChange = new vscode.EventEmitter<vscode.Uri>();
+  private readonly store = new DisposableStore();
+  private readonly _onDidChange = this.store.add(new vscode.EventEmitter<vscode.Uri>());
   readonly onDidChange = this._onDidChange.event;
   private readonly open = new Set<string>();
-  private readonly onClose: vscode.Disposable;
 
   constructor(private readonly lookup: CheckpointLookup) {
     // Forget closed documents, so refresh() renders only what is on screen.
-    this.onClose = vscode.workspace.onDidCloseTextDocument((doc) => this.open.delete(doc.uri.toString()));
+    this.store.add(vscode.workspace.onDidCloseTextDocument((doc) => this.open.delete(doc.uri.toString())));
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
@@ -154,8 +155,7 @@ export class CheckpointDocumentProvider implements vscode.TextDocumentContentPro
   }
 
   dispose(): void {
-    this.onClose.dispose();
-    this._onDidChange.dispose();
+    this.store.dispose();
     this.open.clear();
   }
 }

@@ -6,6 +6,7 @@
  * however the preview ends (applied or discarded anywhere; its Cancel discards).
  */
 import * as vscode from 'vscode';
+import { DisposableStore } from '../lifecycle/disposables';
 import type { ContextServiceApi } from '../service/api';
 
 let reviewDocument: vscode.TextDocument | undefined;
@@ -38,12 +39,12 @@ export async function reviewPreview(service: ContextServiceApi, summary: string,
       },
       (_progress, token) =>
         new Promise<void>((resolve) => {
-          const subscriptions: vscode.Disposable[] = [];
+          const subscriptions = new DisposableStore();
           const done = () => {
-            for (const s of subscriptions) s.dispose();
+            subscriptions.dispose();
             resolve();
           };
-          subscriptions.push(
+          subscriptions.addAll(
             service.onDidChangePreview((preview) => {
               if (!preview) done();
             }),

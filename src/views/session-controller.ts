@@ -10,12 +10,13 @@
  * - Feeds the service's events into the sidebar's {@link SidebarModel} (deltas while a task runs).
  */
 import * as vscode from 'vscode';
+import { DisposableStore } from '../lifecycle/disposables';
 import type { CheckpointRecord, ContextServiceApi, ImportedTranscript, ServiceState } from '../service/api';
 import type { ApprovalRequest } from '../agent/types';
 import { resolveContextWindow, thresholds } from '../compaction/budget';
 import type { BudgetView, ErrorView, ViewState } from './protocol';
-import type { ContextKeeperSettings, Settings } from './settings';
-import type { KeyStore } from './key-store';
+import type { ContextKeeperSettings, Settings } from '../settings/settings';
+import type { KeyStore } from '../secrets/key-store';
 import { OPENAI_URL } from './onboarding';
 import { SessionList } from './session-list';
 import { feedSidebar } from './sidebar-feed';
@@ -55,16 +56,20 @@ export function emptyBudgetView(settings: ContextKeeperSettings): BudgetView {
 
 /** The window's shown conversation, adapted for the sidebar, the status bar and the commands. */
 export class SessionController implements vscode.Disposable {
-  private readonly _onDidChange = new vscode.EventEmitter<void>();
+  /** Subscriptions and emitters of the controller's lifetime. */
+  private readonly store = new DisposableStore();
+  /** Listeners on the attached service; cleared on every switch. */
+  private readonly serviceListeners = new DisposableStore();
+  private readonly _onDidChange = this.store.add(new vscode.EventEmitter<void>());
   /** Fires after anything the views show may have changed. */
   readonly onDidChange = this._onDidChange.event;
-  private readonly _onDidAddCheckpoint = new vscode.EventEmitter<CheckpointRecord>();
+  private readonly _onDidAddCheckpoint = this.store.add(new vscode.EventEmitter<CheckpointRecord>());
   /** Fires for each checkpoint the service adds (automatic or manual). */
   readonly onDidAddCheckpoint = this._onDidAddCheckpoint.event;
-  private readonly _onDidRequestApproval = new vscode.EventEmitter<ApprovalRequest>();
+  private readonly _onDidRequestApproval = this.store.add(new vscode.EventEmitter<ApprovalRequest>());
   /** Fires when the agent waits for the user to approve an edit or a command. */
   readonly onDidRequestApproval = this._onDidRequestApproval.event;
-  private readonly _onDidSwitchSession = new vscode.EventEmitter<void>();
+  private readonly _onDidSwitchSession = this.store.add(new vscode.EventEmitter<void>());
   /** Fires when the shown session was opened, closed or replaced (the sidebar then needs a complete snapshot). */
   readonly onDidSwitchSession = this._onDidSwitchSession.event;
 
@@ -73,8 +78,6 @@ export class SessionController implements vscode.Disposable {
   readonly sessions: SessionList;
   private service: ContextServiceApi | undefined;
   private opening: Promise<ContextServiceApi> | undefined;
-  private serviceListeners: Array<{ dispose(): void }> = [];
-  private readonly subscriptions: vscode.Disposable[] = [];
   private rebuildPending = false;
   private lastError: ErrorView | undefined;
 
@@ -87,7 +90,7 @@ export class SessionController implements vscode.Disposable {
   ) {
     this.sessions = new SessionList(memento);
     this.model = new SidebarModel(undefined, this.chrome(), () => ({ autoCompact: settings.value.autoCompact, emptyBudget: emptyBudgetView(settings.value) }));
-    this.subscriptions.push(
+    this.store.addAll(
       settings.onDidChange(() => this.requestRebuild('settings changed')),
       keys.onDidChange(() => this.requestRebuild('API key changed')),
     );
@@ -263,7 +266,7 @@ export class SessionController implements vscode.Disposable {
     this.service = service;
     this.model.reset(service);
     const changed = () => this.changed();
-    this.serviceListeners = [
+    this.serviceListeners.addAll(
       feedSidebar(service, this.model, changed),
       service.onDidAddCheckpoint((checkpoint) => this._onDidAddCheckpoint.fire(checkpoint)),
       service.onDidChangeState((change) => {
@@ -273,13 +276,12 @@ export class SessionController implements vscode.Disposable {
         if (change.state === 'idle' && this.rebuildPending) void this.rebuild('deferred');
       }),
       service.onDidRequestApproval((request) => this._onDidRequestApproval.fire(request)),
-    ];
+    );
     this._onDidSwitchSession.fire();
   }
 
   private detach(): void {
-    for (const listener of this.serviceListeners) listener.dispose();
-    this.serviceListeners = [];
+    this.serviceListeners.clear();
     this.service?.dispose();
     this.service = undefined;
     this.model.reset(undefined);
@@ -324,10 +326,7 @@ export class SessionController implements vscode.Disposable {
 
   dispose(): void {
     this.detach();
-    for (const subscription of this.subscriptions) subscription.dispose();
-    this._onDidChange.dispose();
-    this._onDidAddCheckpoint.dispose();
-    this._onDidRequestApproval.dispose();
-    this._onDidSwitchSession.dispose();
+    this.serviceListeners.dispose();
+    this.store.dispose();
   }
 }

@@ -3,11 +3,13 @@
  * Pure: no `vscode` import, so the benchmark drives exactly the path the extension runs.
  */
 import type { ContextServiceApi, Disposable } from '../service/api';
+import { DisposableStore } from '../lifecycle/disposables';
 import type { SidebarModel } from './view-model';
 
 /** Subscribes `model` to `service`; `changed` is called after every event (callers coalesce). */
 export function feedSidebar(service: ContextServiceApi, model: SidebarModel, changed: () => void): Disposable {
-  const listeners: Disposable[] = [
+  const listeners = new DisposableStore();
+  listeners.addAll(
     service.onDidStreamText((e) => {
       model.streamText(e.entryId, e.delta);
       changed();
@@ -51,11 +53,6 @@ export function feedSidebar(service: ContextServiceApi, model: SidebarModel, cha
       model.previewChanged();
       changed();
     }),
-  ];
-  return {
-    dispose() {
-      for (const listener of listeners) listener.dispose();
-      listeners.length = 0;
-    },
-  };
+  );
+  return listeners;
 }

@@ -7,6 +7,7 @@
  * next snapshot.
  */
 import * as vscode from 'vscode';
+import { DisposableStore } from '../lifecycle/disposables';
 import { Commands } from './command-ids';
 import { parseWebviewMessage } from './protocol';
 import type { HostMessage, ReplacedItemView, WebviewMessage } from './protocol';
@@ -33,7 +34,8 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
   static readonly viewId = 'contextKeeper.sidebar';
 
   private view: vscode.WebviewView | undefined;
-  private viewSubscriptions: vscode.Disposable[] = [];
+  /** Listeners on the current view; cleared when the view is replaced or disposed. */
+  private readonly viewSubscriptions = new DisposableStore();
   private ready = false;
 
   constructor(
@@ -49,7 +51,7 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
     this.ready = false;
     view.webview.options = { enableScripts: true, localResourceRoots: webviewRoots(this.extensionUri) };
     view.webview.html = renderSidebarHtml(view.webview, this.extensionUri);
-    this.viewSubscriptions.push(
+    this.viewSubscriptions.addAll(
       view.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
       view.onDidChangeVisibility(() => {
         if (view.visible) this.pushSnapshot();
@@ -187,13 +189,13 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
   }
 
   private disposeView(): void {
-    for (const subscription of this.viewSubscriptions) subscription.dispose();
-    this.viewSubscriptions = [];
+    this.viewSubscriptions.clear();
     this.view = undefined;
     this.ready = false;
   }
 
   dispose(): void {
     this.disposeView();
+    this.viewSubscriptions.dispose();
   }
 }

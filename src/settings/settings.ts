@@ -4,6 +4,7 @@
  * rest of the extension through one path, {@link Settings.onDidChange}, so nothing needs a reload.
  */
 import * as vscode from 'vscode';
+import { DisposableStore } from '../lifecycle/disposables';
 import { IgnoredSettingsNotice, userScoped, type InspectableConfiguration } from './user-scoped-settings';
 
 /** The section all keys live under. */
@@ -82,27 +83,26 @@ export function readSettings(workspaceConfig: InspectableConfiguration): Context
 
 /** Holds the current settings and announces changes to `contextKeeper.*`. */
 export class Settings implements vscode.Disposable {
-  private readonly _onDidChange = new vscode.EventEmitter<ContextKeeperSettings>();
+  private readonly store = new DisposableStore();
+  private readonly _onDidChange = this.store.add(new vscode.EventEmitter<ContextKeeperSettings>());
   /** Fires with the new settings after any `contextKeeper.*` key changed. */
   readonly onDidChange = this._onDidChange.event;
-  private readonly subscription: vscode.Disposable;
   private current: ContextKeeperSettings;
 
   private readonly notice = new IgnoredSettingsNotice((message) => void vscode.window.showWarningMessage(message));
-  private readonly trust: vscode.Disposable;
 
   constructor() {
     this.current = this.read();
-    this.subscription = vscode.workspace.onDidChangeConfiguration((event) => {
+    this.store.add(vscode.workspace.onDidChangeConfiguration((event) => {
       if (!event.affectsConfiguration(SETTINGS_SECTION)) return;
       this.current = this.read();
       this._onDidChange.fire(this.current);
-    });
+    }));
     // Trusting the folder turns the agent and the summarizer endpoint on: rebuild as after a change.
-    this.trust = vscode.workspace.onDidGrantWorkspaceTrust(() => {
+    this.store.add(vscode.workspace.onDidGrantWorkspaceTrust(() => {
       this.current = this.read();
       this._onDidChange.fire(this.current);
-    });
+    }));
   }
 
   private read(): ContextKeeperSettings {
@@ -117,8 +117,6 @@ export class Settings implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.subscription.dispose();
-    this.trust.dispose();
-    this._onDidChange.dispose();
+    this.store.dispose();
   }
 }

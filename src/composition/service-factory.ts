@@ -15,9 +15,9 @@ import type { LogSink } from '../service/api';
 import { ContextService } from '../service/service';
 import { openModelSource, type ModelSource } from './model-source';
 import { summarizerFromSettings } from '../summarizers/fromOptions';
-import type { ServiceFactory } from './session-controller';
-import type { ContextKeeperSettings } from './settings';
-import { WorkspaceToolHost } from './workspace-tool-host';
+import type { ServiceFactory } from '../views/session-controller';
+import type { ContextKeeperSettings } from '../settings/settings';
+import { WorkspaceToolHost } from '../workspace/tool-host';
 
 
 /** A base URL fit for the log: no user, password, query or fragment. */

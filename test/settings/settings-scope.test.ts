@@ -7,13 +7,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { IgnoredSettingsNotice, USER_ONLY_KEYS, userScoped } from '../../src/views/user-scoped-settings';
+import { IgnoredSettingsNotice, USER_ONLY_KEYS, userScoped } from '../../src/settings/user-scoped-settings';
 import type { WorkspaceConfiguration } from 'vscode';
-import type * as SettingsModule from '../../src/views/settings';
+import type * as SettingsModule from '../../src/settings/settings';
 import { loadWithVscodeShim } from '../support/vscode-shim';
 
 // The reader's module imports `vscode` for its Settings class; the pure reader is what is tested here.
-const { readSettings } = loadWithVscodeShim<typeof SettingsModule>(path.join(__dirname, '../../src/views/settings'));
+const { readSettings } = loadWithVscodeShim<typeof SettingsModule>(path.join(__dirname, '../../src/settings/settings'));
 
 type Layer = { defaultValue?: unknown; globalValue?: unknown; workspaceValue?: unknown; workspaceFolderValue?: unknown };
 

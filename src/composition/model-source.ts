@@ -16,7 +16,7 @@ import { editorModelWindow, sessionWindow } from '../models/session';
 import { ExtractiveSummarizer } from '../compaction/extractive';
 import { FallbackSummarizer } from '../summarizers/fallback';
 import { OpenAISummarizer } from '../summarizers/openai';
-import type { ContextKeeperSettings } from './settings';
+import type { ContextKeeperSettings } from '../settings/settings';
 
 /** Placeholder key for servers that want none (local OpenAI-compatible servers ignore it). */
 const NO_KEY = 'not-set';

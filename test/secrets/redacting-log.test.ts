@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LogOutputChannel } from 'vscode';
-import { redactingLog } from '../../src/views/redacting-log';
+import { redactingLog } from '../../src/secrets/redacting-log';
 
 test('log lines are redacted with the key in force at write time', () => {
   const written: string[] = [];

@@ -1,0 +1,111 @@
+/**
+ * Composition root: builds the logger, settings, key store, session controller, status bar, sidebar,
+ * checkpoint documents, approvals and commands with plain constructors, wires their events, and puts
+ * every one of them in one {@link DisposableStore}. Nothing else happens here; in particular no
+ * tokenizer is loaded and no service is opened until first use (see ./service-factory).
+ */
+import * as vscode from 'vscode';
+import { importTranscriptText } from '../transcripts';
+import { coalesce } from '../lifecycle/coalesce';
+import { DisposableStore, toDisposable } from '../lifecycle/disposables';
+import { KeyStore } from '../secrets/key-store';
+import { redactingLog } from '../secrets/redacting-log';
+import { Settings } from '../settings/settings';
+import { registerAgentSessions } from '../views/agent-sessions-commands';
+import { ApprovalPresenter } from '../views/approvals';
+import { CHECKPOINT_SCHEME, CheckpointDocumentProvider } from '../views/checkpoint-documents';
+import { registerCommands } from '../views/commands';
+import { ContextKeys } from '../views/onboarding';
+import { reviewDocumentText } from '../views/preview-review';
+import type { ViewState } from '../views/protocol';
+import { SessionController } from '../views/session-controller';
+import { SidebarProvider } from '../views/sidebar-provider';
+import { StatusBarMeter } from '../views/status-bar';
+import { createServiceFactory } from './service-factory';
+
+/** What other extensions (and the end-to-end tests) can read. */
+export interface ContextKeeperApi {
+  /** The sidebar's current state: budget, checkpoints, transcript. */
+  getViewState(): ViewState;
+  /** Fires after anything in the view state may have changed. */
+  readonly onDidChange: vscode.Event<void>;
+}
+
+/** The running extension: its API and everything to dispose on deactivation. */
+export interface ComposedExtension {
+  readonly api: ContextKeeperApi;
+  readonly disposables: DisposableStore;
+}
+
+/** Builds and wires the extension for `context`. */
+export function composeExtension(context: vscode.ExtensionContext): ComposedExtension {
+  const store = new DisposableStore();
+  const channel = store.add(vscode.window.createOutputChannel('ContextKeeper', { log: true }));
+  const keys = store.add(new KeyStore(context.secrets));
+  // Every log line is redacted with the stored key (servers echo it in errors, masked or encoded).
+  let storedKey: string | undefined;
+  const loadKey = () => void keys.get().then((key) => (storedKey = key), () => undefined);
+  loadKey();
+  store.add(keys.onDidChange(loadKey));
+  const log = redactingLog(channel, () => storedKey);
+  const settings = store.add(new Settings());
+  const controller = store.add(new SessionController(createServiceFactory(context, log), settings, keys, context.workspaceState, log));
+  const statusBar = store.add(new StatusBarMeter());
+  const documents = store.add(new CheckpointDocumentProvider((id) => controller.current?.getCheckpoints().find((c) => c.id === id)));
+  const openSession = () =>
+    void controller.ensure().catch((error: unknown) => {
+      log.error(`Could not open the session: ${error instanceof Error ? error.message : String(error)}`);
+      controller.reportError(`Could not open the session: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  const sidebar = store.add(new SidebarProvider(context.extensionUri, () => controller.model, log, openSession));
+  const approvals = store.add(new ApprovalPresenter(controller));
+  const contextKeys = store.add(new ContextKeys());
+
+  // One coalesced redraw: status bar, context keys, then the sidebar (a delta, or a snapshot after a switch).
+  let snapshotDue = false;
+  const render = store.add(
+    coalesce(() => {
+      const state = controller.state();
+      statusBar.update(controller.budgetView(), state);
+      const service = controller.current;
+      contextKeys.update({
+        state,
+        needsSetup: !keys.hasKey && settings.value.baseUrl === '',
+        hasApiKey: keys.hasKey,
+        hasCheckpoints: (service?.getCheckpoints().length ?? 0) > 0,
+        hasPreview: service?.getPreview() !== undefined,
+        readOnly: controller.readOnly,
+      });
+      controller.syncChrome();
+      if (snapshotDue) sidebar.refresh();
+      else sidebar.flush();
+      snapshotDue = false;
+    }),
+  );
+  render.schedule();
+  void keys.whenLoaded.then(() => render.schedule());
+  // A session open before the reload: show its real level in the status bar soon after startup.
+  const startup = setTimeout(() => {
+    if (controller.hasStoredSession) openSession();
+  }, 1_500);
+
+  store.addAll(
+    toDisposable(() => clearTimeout(startup)),
+    controller.onDidSwitchSession(() => {
+      snapshotDue = true;
+      render.schedule();
+    }),
+    vscode.window.registerWebviewViewProvider(SidebarProvider.viewId, sidebar),
+    vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, documents),
+    controller.onDidChange(() => render.schedule()),
+    controller.onDidAddCheckpoint(() => documents.refresh()),
+    keys.onDidChange(() => render.schedule()),
+    settings.onDidChange(() => render.schedule()),
+    ...registerCommands({ controller, keys, settings, sidebar, documents, importer: (bytes, fileName) => importTranscriptText(bytes, fileName), log, previewText: reviewDocumentText }),
+    ...registerAgentSessions(log),
+    vscode.commands.registerCommand('contextKeeper.allowProposedEdit', () => approvals.answerActive(true)),
+    vscode.commands.registerCommand('contextKeeper.denyProposedEdit', () => approvals.answerActive(false)),
+  );
+  log.info(`ContextKeeper ${String((context.extension.packageJSON as { version?: unknown }).version)} activated.`);
+  return { api: { getViewState: () => controller.viewState(), onDidChange: controller.onDidChange }, disposables: store };
+}

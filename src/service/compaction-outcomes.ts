@@ -1,0 +1,73 @@
+/**
+ * Small pure parts of the compaction coordinator: outcome records, racing a run against cancellation,
+ * and the summary preview (its view and the user's edit).
+ */
+import type { CompactionResult } from '../compaction/types';
+import { summaryHeader, type PreparedCompaction } from '../compaction/compactor';
+import type { CheckpointRecord, CompactionPreview, CompactOutcome } from './api';
+
+export function outcomeOf(result: CompactionResult, records: CheckpointRecord[], queued?: boolean): CompactOutcome {
+  return {
+    applied: result.applied,
+    reason: result.reason,
+    tokensBefore: result.tokensBefore,
+    tokensAfter: result.tokensAfter,
+    checkpoints: records,
+    ...(queued ? { queued } : {}),
+  };
+}
+
+export function notApplied(reason: string, tokens: number, queued?: boolean): CompactOutcome {
+  return { applied: false, reason, tokensBefore: tokens, tokensAfter: tokens, checkpoints: [], ...(queued ? { queued } : {}) };
+}
+
+/** Rejects as soon as `signal` aborts, without waiting for `work` (a summarizer may ignore the signal). */
+export function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** The summary checkpoint of a prepared compaction (collapse/clip checkpoints have none to edit). */
+function summaryCheckpointIndex(prepared: PreparedCompaction): number {
+  return prepared.checkpoints.findIndex((cp) => cp.strategy === 'summary' || cp.strategy === 'extractive');
+}
+
+export function previewOf(prepared: PreparedCompaction, focus: string | undefined, summarizerName: string): CompactionPreview {
+  const k = summaryCheckpointIndex(prepared);
+  const replaced = prepared.checkpoints.flatMap((cp) => cp.replaced);
+  return {
+    summary: k >= 0 ? prepared.checkpoints[k].summary : prepared.checkpoints.map((cp) => cp.summary).join('\n'),
+    replaced,
+    replacedIds: replaced.flatMap((i) => i.covers),
+    tokensBefore: prepared.tokensBefore,
+    tokensAfter: prepared.tokensAfter,
+    summarizerModel: (k >= 0 ? prepared.checkpoints[k].summarizerModel : undefined) ?? summarizerName,
+    ...(focus ? { focus } : {}),
+  };
+}
+
+/** A copy of `prepared` whose summary item carries the user's edited text. */
+export function withEditedSummary(prepared: PreparedCompaction, text: string): PreparedCompaction {
+  const k = summaryCheckpointIndex(prepared);
+  if (k < 0 || text.trim() === '') return prepared;
+  const cp = prepared.checkpoints[k];
+  const inserted = cp.inserted.map((item, i) =>
+    i === 0 && item.kind === 'summary' ? { ...item, message: { role: 'user' as const, content: `${summaryHeader(item.covers.length)}\n\n${text.trim()}` } } : item,
+  );
+  const checkpoints = [...prepared.checkpoints];
+  checkpoints[k] = { ...cp, summary: text.trim(), inserted };
+  return { ...prepared, checkpoints };
+}

@@ -1,0 +1,95 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SessionState } from '../../src/service/session-state';
+import type { CompactionResult, ContextItem, Entry } from '../../src/compaction/types';
+
+const entry = (id: string, role: 'user' | 'assistant', content: string): Entry => ({ id, message: { role, content } });
+const summaryOf = (ids: string[], checkpointId: string): ContextItem => ({ id: `s-${checkpointId}`, kind: 'summary', message: { role: 'user', content: `summary of ${ids.join(',')}` }, covers: ids, checkpointId });
+
+/** A compaction that replaces the first `n` items of `state` by one summary. */
+function compactFirst(state: SessionState, n: number, checkpointId: string): CompactionResult {
+  const replaced = state.items.slice(0, n);
+  const summary = summaryOf(replaced.flatMap((i) => i.covers), checkpointId);
+  return {
+    applied: true,
+    outcome: 'applied',
+    reason: 'test',
+    tokensBefore: 100,
+    tokensAfter: 50,
+    checkpoints: [{ id: checkpointId, trigger: 'manual', strategy: 'summary', replaced: [...replaced], inserted: [summary], replacedIds: replaced.flatMap((i) => i.covers), summary: summary.message.content as string, tokensBefore: 100, tokensAfter: 50 } as CompactionResult['checkpoints'][number]],
+    context: [summary, ...state.items.slice(n)],
+  };
+}
+
+function fresh(): SessionState {
+  const state = new SessionState();
+  for (const [i, role] of (['user', 'assistant', 'user', 'assistant'] as const).entries()) state.append(entry(state.newEntryId(), role, `m${i}`));
+  return state;
+}
+
+test('appends go to the transcript and the end of the active context, with fresh ids, without a rewrite', () => {
+  const state = fresh();
+  assert.deepEqual(state.entries.map((e) => e.id), ['e000001', 'e000002', 'e000003', 'e000004']);
+  assert.deepEqual(state.items.map((i) => [i.id, i.kind]), state.entries.map((e) => [e.id, 'raw']));
+  assert.equal(state.version, 0);
+});
+
+test('a planned commit changes nothing until applied; applying stamps the checkpoint and bumps the version', () => {
+  const state = fresh();
+  const { next, records } = state.planCommit(compactFirst(state, 2, 'c1'), '2026-01-01T00:00:00.000Z');
+  assert.equal(state.items.length, 4, 'planning does not touch the state');
+  assert.equal(state.checkpoints.length, 0);
+  state.apply(next);
+  assert.equal(state.version, 1);
+  assert.deepEqual(state.items.map((i) => i.id), ['s-c1', 'e000003', 'e000004']);
+  assert.deepEqual(records.map((r) => [r.id, r.time]), [['c1', '2026-01-01T00:00:00.000Z']]);
+  assert.deepEqual(state.checkpoints, records);
+});
+
+test('restore brings the replaced messages back, marks the checkpoint, and refuses a second restore', () => {
+  const state = fresh();
+  state.apply(state.planCommit(compactFirst(state, 2, 'c1'), 't1').next);
+  const { next, event } = state.planRestore('c1', 't2');
+  state.apply(next);
+  assert.deepEqual(event, { id: 'c1', undone: ['c1'] });
+  assert.deepEqual(state.items.map((i) => i.id), ['e000001', 'e000002', 'e000003', 'e000004']);
+  assert.equal(state.checkpoints[0].restored, true);
+  assert.equal(state.checkpoints[0].restoredAt, 't2');
+  assert.throws(() => state.planRestore('c1', 't3'), /already restored/);
+  assert.throws(() => state.planRestore('nope', 't3'), /no checkpoint with id nope/);
+});
+
+test('restoring a checkpoint whose summary a later one consumed undoes the later one first', () => {
+  const state = fresh();
+  state.apply(state.planCommit(compactFirst(state, 2, 'c1'), 't1').next);
+  state.apply(state.planCommit(compactFirst(state, 2, 'c2'), 't2').next);
+  assert.deepEqual(state.items.map((i) => i.id), ['s-c2', 'e000004']);
+  const { next, event } = state.planRestore('c1', 't3');
+  state.apply(next);
+  assert.deepEqual(event.undone, ['c2', 'c1']);
+  assert.deepEqual(state.items.map((i) => i.id), ['e000001', 'e000002', 'e000003', 'e000004']);
+});
+
+test('pins mark raw items, survive a commit, and are refused for a summarized message', () => {
+  const state = fresh();
+  state.apply(state.planPin('e000003', true));
+  assert.deepEqual([...state.pinned], ['e000003']);
+  assert.equal(state.items.find((i) => i.id === 'e000003')?.pinned, true);
+  state.apply(state.planCommit(compactFirst(state, 2, 'c1'), 't1').next);
+  assert.equal(state.items.find((i) => i.id === 'e000003')?.pinned, true, 'the pin is kept on the committed context');
+  assert.throws(() => state.planPin('e000001', true), /summarized by checkpoint c1; restore it first/);
+  assert.throws(() => state.planPin('e999999', true), /no message e999999/);
+  state.apply(state.planPin('e000003', false));
+  assert.equal(state.items.find((i) => i.id === 'e000003')?.pinned, undefined);
+});
+
+test('adopting saved state keeps unaccounted entries raw and continues ids past the loaded ones', () => {
+  const state = new SessionState();
+  const entries = [entry('e000001', 'user', 'a'), entry('e000002', 'assistant', 'b'), entry('e000003', 'user', 'c')];
+  // The saved context lost the newest entry (a crash between append and state write).
+  state.adopt(entries, { context: [{ id: 'e000001', kind: 'raw', message: entries[0].message, covers: ['e000001'] }, { id: 'e000002', kind: 'raw', message: entries[1].message, covers: ['e000002'] }], checkpoints: [], pinned: ['e000002'] });
+  assert.deepEqual(state.items.map((i) => [i.id, i.pinned === true]), [['e000001', false], ['e000002', true], ['e000003', false]]);
+  assert.equal(state.newEntryId(), 'e000004');
+  assert.equal(state.entryCountAt(state.items.slice(0, 2)), 2);
+  assert.ok(state.version > 0, 'adopting counts as a rewrite');
+});
