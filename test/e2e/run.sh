@@ -47,6 +47,15 @@ echo "# e2e workspace" > "$RUN/ws/README.md"
 mkdir -p "$RUN/ws/.vscode" && echo '{}' > "$RUN/ws/.vscode/settings.json"
 node "$HERE/fixtures/make-transcript.mjs" "$RUN/ws/session.json" >/dev/null
 node "$HERE/fixtures/make-workspace.mjs" "$RUN/ws" >/dev/null
+# A Claude Code session of the workspace, where Claude Code keeps them (HOME is $RUN/home below).
+WS_REAL=$(cd "$RUN/ws" && pwd -P)
+AGENT_DIR="$RUN/home/.claude/projects/$(printf '%s' "$WS_REAL" | sed 's/[^A-Za-z0-9]/-/g')"
+mkdir -p "$AGENT_DIR"
+AGENT_SESSION_FILE="$AGENT_DIR/e2e-session.jsonl"
+printf '%s\n' \
+  '{"type":"user","uuid":"seed-1","parentUuid":null,"sessionId":"e2e","isSidechain":false,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"Add input validation to the request handler"}}' \
+  '{"type":"assistant","uuid":"seed-last","parentUuid":"seed-1","sessionId":"e2e","isSidechain":false,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"assistant","id":"m-seed","model":"claude-sonnet-4-5","content":[{"type":"text","text":"I will read the handler first."}],"usage":{"input_tokens":20000,"output_tokens":8}}}' \
+  > "$AGENT_SESSION_FILE"
 
 CS_PID="" MODEL_PID="" HOSTILE_PID=""
 # Each server runs in its own process group (setsid), so stopping it also stops its helpers
@@ -103,7 +112,7 @@ log "code-server on 127.0.0.1:$PORT after $(elapsed)"
 rm -rf "$ARTIFACTS" && mkdir -p "$ARTIFACTS"
 rc=0
 [ "${CK_E2E_ONLY:-}" = untrusted ] || CS_URL="http://127.0.0.1:$PORT/?folder=$RUN/ws" OUT_DIR="$ARTIFACTS" PLAYWRIGHT_DIR="$PW_DIR" \
-  WORKSPACE="$RUN/ws" WORKSPACE_SETTINGS="$RUN/ws/.vscode/settings.json" TRANSCRIPT="$RUN/ws/session.json" API_KEY_PROBE="$API_KEY_PROBE" \
+  WORKSPACE="$RUN/ws" AGENT_SESSION_FILE="$AGENT_SESSION_FILE" WORKSPACE_SETTINGS="$RUN/ws/.vscode/settings.json" TRANSCRIPT="$RUN/ws/session.json" API_KEY_PROBE="$API_KEY_PROBE" \
   MODEL_SERVER="$MODEL_URL" LONG_TRANSCRIPT="${CK_E2E_LONG_TRANSCRIPT:-$ROOT/../shared/transcripts/cline/marine-response.api_conversation_history.json}" SHARED_TRANSCRIPT="${CK_E2E_SHARED_TRANSCRIPT:-$ROOT/../shared/transcripts/codex/chatbot-ui-lmstudio.jsonl}" node "$HERE/driver/drive.mjs" || rc=$?
 cleanup
 

@@ -18,6 +18,7 @@ import { loadPlaywright, Workbench } from './workbench.mjs';
 import { EXPECTED_COMMANDS, HIDDEN_WHEN_IDLE, Sidebar } from './sidebar.mjs';
 import { configuredCheck, dividerDuringTask, importChecks, longSessionChecks, previewApplyCheck, themeShots, welcomeChecks } from './sidebar-checks.mjs';
 import { FIRST_TASK, keptDuringTaskChecks } from './compaction-checks.mjs';
+import { watchChecks } from './watch-checks.mjs';
 
 const env = (name, required = true) => {
   const value = process.env[name];
@@ -366,6 +367,8 @@ try {
       return `${toast}; gauge ${budget.used} tokens`;
     });
   }
+
+  await watchChecks(ctx);
 
   await check('webview content security policy holds', async () => {
     const violations = consoleLines.filter((line) => /Refused to (load|apply|execute|connect)|Content Security Policy/i.test(line));
