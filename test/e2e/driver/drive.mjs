@@ -99,6 +99,11 @@ try {
     await longSessionChecks(ctx);
     throw new Abort('only the long-session check was asked for');
   }
+  if (only === 'watch') {
+    // The Agent Sessions view alone (CK_E2E_ONLY=watch).
+    await watchChecks(ctx);
+    throw new Abort('only the agent-session checks were asked for');
+  }
   await welcomeChecks(ctx);
   await configuredCheck(ctx);
 
