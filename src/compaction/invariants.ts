@@ -86,17 +86,32 @@ export function checkContext(items: readonly ContextItem[], raw: readonly Entry[
   }
   const rawItems: ContextItem[] = raw.map((e) => ({ id: e.id, kind: 'raw', message: e.message, covers: [e.id] }));
   const rawShape = analyze(rawItems, options.keepRecentSteps ?? 1);
-  const byRawId = new Map<string, ContextItem>();
-  for (const it of items) for (const id of it.covers) byRawId.set(id, it);
   const mustKeep: number[] = [];
   for (let k = 0; k < rawShape.leadEnd; k++) mustKeep.push(k);
   if (rawShape.lastUserIndex >= 0) mustKeep.push(rawShape.lastUserIndex);
   for (const u of rawShape.units) if (u.reason === 'recent agent step') for (let k = u.start; k < u.end; k++) mustKeep.push(k);
-  for (const k of mustKeep) {
-    // A clipped anchor is allowed: clipping happens only when the request could not be sent at all.
-    const it = byRawId.get(raw[k].id);
-    if (!it || it.covers.length !== 1 || (it.kind !== 'raw' && it.kind !== 'clipped') || (it.kind === 'raw' && it.message !== raw[k].message)) {
-      out.push({ invariant: 3, index: k, message: `anchor message ${raw[k].id} (${raw[k].message.role}) is not in the context verbatim` });
+  const rawFirst = raw.findIndex((e) => e.message.role !== 'system' && e.message.role !== 'developer');
+  checkAnchorsAndRoles(items, raw, mustKeep, rawFirst, out);
+  return out;
+}
+
+/**
+ * Invariants 3 (anchors verbatim), 6 (a summary is never a system message) and the first-message half
+ * of 2, shared by the full and the incremental check.
+ * @param mustKeep raw indices of the anchors
+ * @param rawFirst raw index of the first message that is not system/developer (-1 when none)
+ */
+function checkAnchorsAndRoles(items: readonly ContextItem[], raw: readonly Entry[], mustKeep: readonly number[], rawFirst: number, out: Violation[]): void {
+  if (mustKeep.length > 0) {
+    const byRawId = new Map<string, ContextItem>();
+    const wanted = new Set(mustKeep.map((k) => raw[k].id));
+    for (const it of items) for (const id of it.covers.length === 1 ? it.covers : []) if (wanted.has(id)) byRawId.set(id, it);
+    for (const k of mustKeep) {
+      // A clipped anchor is allowed: clipping happens only when the request could not be sent at all.
+      const it = byRawId.get(raw[k].id);
+      if (!it || it.covers.length !== 1 || (it.kind !== 'raw' && it.kind !== 'clipped') || (it.kind === 'raw' && it.message !== raw[k].message)) {
+        out.push({ invariant: 3, index: k, message: `anchor message ${raw[k].id} (${raw[k].message.role}) is not in the context verbatim` });
+      }
     }
   }
   items.forEach((it, k) => {
@@ -104,12 +119,10 @@ export function checkContext(items: readonly ContextItem[], raw: readonly Entry[
       out.push({ invariant: 6, index: k, message: `summary ${it.id} is a ${it.message.role} message` });
     }
   });
-  const firstReal = items.findIndex((it) => it.message.role !== 'system' && it.message.role !== 'developer');
-  const rawFirst = raw.findIndex((e) => e.message.role !== 'system' && e.message.role !== 'developer');
-  if (firstReal >= 0 && rawFirst >= 0 && raw[rawFirst].message.role === 'user' && items[firstReal].message.role !== 'user') {
-    out.push({ invariant: 2, index: firstReal, message: `first non-system message is ${items[firstReal].message.role}, not user` });
+  const firstItem = items.findIndex((it) => it.message.role !== 'system' && it.message.role !== 'developer');
+  if (firstItem >= 0 && rawFirst >= 0 && raw[rawFirst].message.role === 'user' && items[firstItem].message.role !== 'user') {
+    out.push({ invariant: 2, index: firstItem, message: `first non-system message is ${items[firstItem].message.role}, not user` });
   }
-  return out;
 }
 
 /**
@@ -184,26 +197,7 @@ export class IncrementalChecker {
     for (let k = 0; k < this.leadEnd; k++) mustKeep.push(k);
     if (this.lastUser >= 0) mustKeep.push(this.lastUser);
     mustKeep.push(...this.recentStepIndices());
-    if (mustKeep.length > 0) {
-      const byRawId = new Map<string, ContextItem>();
-      const wanted = new Set(mustKeep.map((k) => raw[k].id));
-      for (const it of items) for (const id of it.covers.length === 1 ? it.covers : []) if (wanted.has(id)) byRawId.set(id, it);
-      for (const k of mustKeep) {
-        const it = byRawId.get(raw[k].id);
-        if (!it || it.covers.length !== 1 || (it.kind !== 'raw' && it.kind !== 'clipped') || (it.kind === 'raw' && it.message !== raw[k].message)) {
-          out.push({ invariant: 3, index: k, message: `anchor message ${raw[k].id} (${raw[k].message.role}) is not in the context verbatim` });
-        }
-      }
-    }
-    items.forEach((it, k) => {
-      if (it.kind === 'summary' && (it.message.role === 'system' || it.message.role === 'developer')) {
-        out.push({ invariant: 6, index: k, message: `summary ${it.id} is a ${it.message.role} message` });
-      }
-    });
-    const firstItem = items.findIndex((it) => it.message.role !== 'system' && it.message.role !== 'developer');
-    if (firstItem >= 0 && this.firstReal >= 0 && raw[this.firstReal].message.role === 'user' && items[firstItem].message.role !== 'user') {
-      out.push({ invariant: 2, index: firstItem, message: `first non-system message is ${items[firstItem].message.role}, not user` });
-    }
+    checkAnchorsAndRoles(items, raw, mustKeep, this.firstReal, out);
     return out;
   }
 
