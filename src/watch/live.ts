@@ -77,6 +77,8 @@ export class LiveSession {
   private lineCount = 0;
   private bad = 0;
   private turnContext: string | undefined;
+  /** The newest model named anywhere in the file: the records after a compaction may name none yet. */
+  private lastModel: string | undefined;
   /** Codex records its window in token_count events; the latest one may lie before the segment. */
   private recordedWindow: number | undefined;
   private readonly compactions: WatchedCompaction[] = [];
@@ -101,6 +103,7 @@ export class LiveSession {
     this.bad = 0;
     this.turnContext = undefined;
     this.recordedWindow = undefined;
+    this.lastModel = undefined;
     this.compactions.length = 0;
     this.cached = undefined;
   }
@@ -122,6 +125,8 @@ export class LiveSession {
         this.bad++;
         continue;
       }
+      const model = modelOf(rec, this.format);
+      if (model) this.lastModel = model;
       if (this.isBoundary(rec)) {
         const detailed = boundariesLeft-- <= DETAILED_COMPACTIONS && this.segment.length > 0;
         const before = detailed ? this.measure() : undefined;
@@ -189,7 +194,8 @@ export class LiveSession {
       ? importSegment(text, this.file, this.format)
       : emptyTranscript(this.file, this.format);
     const repaired = repairToolPairing(transcript.entries, { closeTrailing: true });
-    const meter = this.meterFor(transcript.model);
+    const model = transcript.model ?? this.lastModel;
+    const meter = this.meterFor(model);
     const applied = applyRecordedCompactions(itemsFromEntries(repaired.entries), transcript.compactions, meter, transcript.tools);
     const m = meter.measure(applied.items, transcript.tools);
     let reported: number | undefined;
@@ -201,7 +207,7 @@ export class LiveSession {
       }
     }
     const recorded = transcript.contextWindow ?? this.recordedWindow;
-    const window = recorded ?? resolveContextWindow(transcript.model);
+    const window = recorded ?? resolveContextWindow(model);
     const last = this.compactions[this.compactions.length - 1];
     if (last && transcript.compactions.length) {
       last.summary = transcript.compactions[transcript.compactions.length - 1].summary;
@@ -209,7 +215,7 @@ export class LiveSession {
     }
     const gauge: WatchedGauge = {
       format: this.format,
-      model: transcript.model,
+      model,
       tokens: m.total,
       breakdown: m.breakdown,
       window,
@@ -238,6 +244,15 @@ function importSegment(text: string, file: string, format: WatchedFormat): Impor
 
 function emptyTranscript(file: string, format: WatchedFormat): ImportedTranscript {
   return { format, file, entries: [], tools: [], skipped: {}, compactions: [], stats: { messages: 0, toolCalls: 0, toolResults: 0, images: 0 }, warnings: [] };
+}
+
+function modelOf(rec: Rec, format: WatchedFormat): string | undefined {
+  if (format === 'claude-code') {
+    const message = rec.type === 'assistant' ? (rec.message as Rec | undefined) : undefined;
+    return typeof message?.model === 'string' ? message.model : undefined;
+  }
+  const payload = rec.type === 'turn_context' ? (rec.payload as Rec | undefined) : undefined;
+  return typeof payload?.model === 'string' ? payload.model : undefined;
 }
 
 function countBoundaryLines(lines: readonly string[], format: WatchedFormat): number {

@@ -74,6 +74,8 @@ test('watch: a compaction boundary appended live becomes a checkpoint and the ga
   const after = w.update().gauge;
   assert.equal(after.checkpoints, 1);
   assert.ok(after.tokens < peak.tokens / 4, `gauge dropped (${peak.tokens} → ${after.tokens})`);
+  assert.equal(after.model, 'claude-sonnet-4-5', 'the model named before the compaction still applies');
+  assert.equal(after.window, peak.window, 'the window does not fall back to a default after the compaction');
   const full = await fullImportTokens(file);
   assert.equal(after.tokens, full.tokens, 'same count as the full import after the boundary');
   assert.equal(full.checkpoints, 1);
