@@ -196,8 +196,8 @@ export async function longSessionChecks({ check, expect, wb, sidebar, page, env,
 }
 
 /** Screenshots of the sidebar (and the welcome view) in one theme. */
-export async function themeShots({ check, wb, sidebar, page, updateSettings, env }, theme, kind, tag) {
-  await check(`sidebar and welcome view in ${theme}`, async () => {
+export async function themeShots({ check, wb, sidebar, page }, theme, kind, tag) {
+  await check(`sidebar in ${theme}`, async () => {
     await wb.runCommand('Preferences: Color Theme');
     await wb.quickInputBox.fill(theme);
     await wb.paletteRow(theme).waitFor({ timeout: 10_000 });
@@ -208,11 +208,8 @@ export async function themeShots({ check, wb, sidebar, page, updateSettings, env
     await sidebar.budget();
     await page.waitForTimeout(500);
     await wb.screenshot(`${tag}-sidebar`);
-    updateSettings({ 'contextKeeper.baseUrl': '' });
-    await welcomeView(page).waitFor({ timeout: 20_000 });
-    await wb.screenshot(`${tag}-welcome`);
-    updateSettings({ 'contextKeeper.baseUrl': env('MODEL_SERVER') });
-    await page.locator('.pane-header', { hasText: 'Get Started' }).first().waitFor({ state: 'detached', timeout: 20_000 });
+    // The endpoint is a machine setting (a workspace cannot set it), so the welcome view cannot be
+    // brought back from here; it is checked and shot on the fresh profile at the start.
     return kind;
   });
 }
