@@ -18,6 +18,8 @@ export function watchRecord(u: WatchUpdate): Record<string, unknown> {
     model: g.model ?? null,
     tokens: g.tokens,
     reportedTokens: g.reportedTokens ?? null,
+    usedTokens: g.usedTokens,
+    basis: g.basis,
     window: g.window,
     windowSource: g.windowSource,
     agentCompactsAt: g.agentCompactsAt?.tokens ?? null,
@@ -33,10 +35,11 @@ export function watchRecord(u: WatchUpdate): Record<string, unknown> {
 /** One human line per update. */
 export function watchLine(u: WatchUpdate): string {
   const g = u.gauge;
-  const reported = g.reportedTokens !== undefined ? `, provider reported ${kTokens(g.reportedTokens)} (exact)` : '';
+  const reported = g.reportedTokens !== undefined ? ` (provider reported ${kTokens(g.reportedTokens)}, exact, + ${kTokens(g.usedTokens - g.reportedTokens)} since; ${kTokens(g.tokens)} counted in the file)` : ` (counted; the agent's system prompt and tools are not in the file)`;
+  const bad = g.badLines ? `, ${g.badLines} unreadable line(s) skipped` : '';
   const agent = g.agentCompactsAt ? `, agent compacts at about ${kTokens(g.agentCompactsAt.tokens)}` : '';
   const restarted = u.restarted ? ' [file replaced: read again]' : '';
-  return `${new Date().toLocaleTimeString()} ${gaugeText(g.tokens, g.window, 1, 1, 30)}${reported}${agent}, ${g.checkpoints} checkpoint(s), ${g.messages} messages${restarted}`;
+  return `${new Date().toLocaleTimeString()} ${gaugeText(g.usedTokens, g.window, 1, 1, 30)}${reported}${agent}, ${g.checkpoints} checkpoint(s), ${g.messages} messages${bad}${restarted}`;
 }
 
 /**

@@ -139,7 +139,7 @@ export class AgentSessionsView implements vscode.TreeDataProvider<Node>, vscode.
     item.id = s.file;
     item.contextValue = followed ? 'agentSession.followed' : 'agentSession';
     const g = followed ? this.followed?.gauge : undefined;
-    item.description = g ? `${Math.round((g.tokens / g.window) * 100)}% · ${k(g.tokens)} / ${k(g.window)}` : `${(s.size / 1e6).toFixed(1)} MB · ${new Date(s.lastActivity).toLocaleString()}`;
+    item.description = g ? `${Math.round((g.usedTokens / g.window) * 100)}% · ${k(g.usedTokens)} / ${k(g.window)}` : `${(s.size / 1e6).toFixed(1)} MB · ${new Date(s.lastActivity).toLocaleString()}`;
     item.iconPath = new vscode.ThemeIcon(followed ? 'pulse' : 'history');
     item.tooltip = new vscode.MarkdownString(`**${AGENT_NAMES[s.agent]}** session (read-only)\n\n\`${s.file}\`\n\nLast activity ${new Date(s.lastActivity).toLocaleString()}${followed ? '\n\nFollowed live.' : '\n\nSelect *Follow* to watch it live.'}`);
     if (!followed) item.command = { command: 'contextKeeper.agentSessions.follow', title: 'Follow', arguments: [s.file] };
@@ -189,16 +189,22 @@ export class AgentSessionsView implements vscode.TreeDataProvider<Node>, vscode.
 }
 
 function gaugeNode(g: WatchedGauge): Node {
-  const pct = Math.round((g.tokens / g.window) * 100);
-  const reported = g.reportedTokens !== undefined ? `; provider reported ${k(g.reportedTokens)} (exact)` : '';
+  const pct = Math.round((g.usedTokens / g.window) * 100);
+  const basis = g.basis === 'exact+new' ? `provider-reported + ${k(g.usedTokens - (g.reportedTokens ?? 0))} since` : 'counted (no usage recorded)';
   const agent = g.agentCompactsAt ? `; this agent compacts at about ${k(g.agentCompactsAt.tokens)}` : '';
-  const text = `${k(g.tokens)} / ${k(g.window)} (${pct}%)${reported}${agent}`;
+  const bad = g.badLines ? `; ${g.badLines} unreadable line(s) skipped` : '';
+  const text = `${k(g.usedTokens)} / ${k(g.window)} (${pct}%), ${basis}${agent}${bad}`;
   const tooltip = [
-    `Counted: ${g.tokens.toLocaleString()} prompt tokens in ${g.messages} messages (what the agent sends now, since its last compaction).`,
-    g.reportedTokens !== undefined ? `Reported by the provider for the latest request: ${g.reportedTokens.toLocaleString()} tokens (exact; includes the agent's system prompt and tools, which the file does not record).` : 'No provider usage recorded yet.',
+    g.basis === 'exact+new'
+      ? `In use: ${g.usedTokens.toLocaleString()} prompt tokens: the provider's reported ${g.reportedTokens!.toLocaleString()} for the latest request (exact, with the agent's system prompt and tools) plus what was written since.`
+      : `In use: ${g.usedTokens.toLocaleString()} prompt tokens, counted from the file; the agent's system prompt and tool schemas are not recorded, so the real figure is higher.`,
+    `Counted from the file: ${g.tokens.toLocaleString()} prompt tokens in ${g.messages} messages (since the agent's last compaction).`,
     `Window: ${g.window.toLocaleString()} tokens (${g.windowSource === 'recording' ? 'recorded by the agent' : 'from the model table'}${g.model ? `, model ${g.model}` : ''}).`,
     g.agentCompactsAt ? `The agent compacts at about ${g.agentCompactsAt.tokens.toLocaleString()} tokens (${g.agentCompactsAt.source}).` : 'Where this agent compacts is not known.',
     `${g.checkpoints} compaction(s) so far.`,
-  ].join('\n');
+    g.badLines ? `${g.badLines} line(s) of the file were not JSON and were skipped.` : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
   return { kind: 'gauge', text, tooltip };
 }

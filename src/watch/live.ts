@@ -49,6 +49,14 @@ export interface WatchedGauge {
   breakdown: TokenBreakdown;
   /** The provider's reported prompt tokens of the newest response that recorded usage (exact). */
   reportedTokens?: number;
+  /**
+   * What the agent's next request holds, as well as the file tells: the reported prompt tokens plus
+   * the counted messages written since that response (`basis: 'exact+new'`), or the count alone
+   * (`basis: 'counted'`) when no usage is recorded. The count alone misses what the file does not
+   * record (the agent's system prompt and tool schemas), so the reported figure is preferred.
+   */
+  usedTokens: number;
+  basis: 'exact+new' | 'counted';
   /** Context window in tokens: recorded by the agent, else from the model table. */
   window: number;
   windowSource: 'recording' | 'table';
@@ -199,10 +207,12 @@ export class LiveSession {
     const applied = applyRecordedCompactions(itemsFromEntries(repaired.entries), transcript.compactions, meter, transcript.tools);
     const m = meter.measure(applied.items, transcript.tools);
     let reported: number | undefined;
+    let reportedAt = -1;
     for (let i = transcript.entries.length - 1; i >= 0; i--) {
       const r = transcript.entries[i].meta?.reportedPromptTokens;
       if (r !== undefined) {
         reported = r;
+        reportedAt = i;
         break;
       }
     }
@@ -213,10 +223,19 @@ export class LiveSession {
       last.summary = transcript.compactions[transcript.compactions.length - 1].summary;
       if (last.tokensAfter === undefined && last.summary) last.tokensAfter = m.total;
     }
+    // The reported figure is the prompt of the request that produced entry `reportedAt`: that reply
+    // and everything after it come on top.
+    let used = m.total;
+    if (reported !== undefined) {
+      used = reported;
+      for (let i = reportedAt; i < transcript.entries.length; i++) used += meter.countMessage(transcript.entries[i].message);
+    }
     const gauge: WatchedGauge = {
       format: this.format,
       model,
       tokens: m.total,
+      usedTokens: used,
+      basis: reported !== undefined ? 'exact+new' : 'counted',
       breakdown: m.breakdown,
       window,
       windowSource: recorded ? 'recording' : 'table',

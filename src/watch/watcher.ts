@@ -27,12 +27,15 @@ export class SessionWatcher {
 
   /**
    * @param format the agent's format; detected from the first line when omitted
-   * @throws Error naming the file when the format cannot be told (not a Claude Code or Codex session)
+   * @throws the file system's error (ENOENT, EACCES) for a missing or unreadable file; Error naming the
+   *   file when it is not a regular file or the format cannot be told (not a Claude Code or Codex session)
    */
   constructor(
     readonly file: string,
     format?: WatchedFormat,
   ) {
+    // A missing or unreadable file is reported as such, not as an unknown format.
+    if (!fs.statSync(file).isFile()) throw new Error(`${file} is not a regular file`);
     const f = format ?? detectWatchedFormat(firstLineOf(file));
     if (!f) throw new Error(`${file}: line 1: not a Claude Code or Codex session record`);
     this.tail = new FileTail(file);

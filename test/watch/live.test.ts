@@ -25,6 +25,8 @@ test('watch: a Claude Code session followed line by line matches a fresh full im
   const w = new SessionWatcher(file);
   let u = w.update();
   assert.equal(u.gauge.format, 'claude-code');
+  assert.equal(u.gauge.basis, 'counted', 'no usage recorded yet: the count is what the gauge shows');
+  assert.equal(u.gauge.usedTokens, u.gauge.tokens);
   assert.equal(u.gauge.tokens, (await fullImportTokens(file)).tokens);
 
   const steps = [
@@ -39,6 +41,8 @@ test('watch: a Claude Code session followed line by line matches a fresh full im
     assert.equal(u.gauge.tokens, (await fullImportTokens(file)).tokens, 'gauge equals the full import after each appended line');
   }
   assert.equal(u.gauge.reportedTokens, 4321 + 100, 'provider usage (input + cache read) is reported beside the count');
+  assert.equal(u.gauge.basis, 'exact+new');
+  assert.ok(u.gauge.usedTokens > 4421 && u.gauge.usedTokens < 4421 + 40, `in use = reported + the reply written since (${u.gauge.usedTokens})`);
   assert.equal(u.gauge.window, 200_000);
   assert.ok(u.gauge.agentCompactsAt && u.gauge.agentCompactsAt.tokens < 200_000);
 });
