@@ -21,8 +21,9 @@ export async function watchChecks({ check, expect, wb, page, env }) {
   const description = async () => (await row().locator('.label-description').innerText().catch(() => '')).trim();
 
   await check('agent sessions: the workspace Claude Code session is listed and followed', async () => {
-    await wb.activityItem('ContextKeeper').click();
     const header = page.locator('.pane-header', { hasText: 'Agent Sessions' }).first();
+    // Clicking the activity item of an open container closes it: open it only when it is closed.
+    if (!(await header.isVisible())) await wb.activityItem('ContextKeeper').click();
     await header.waitFor({ timeout: 15_000 });
     if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
     await row().waitFor({ timeout: 30_000 });
