@@ -2,6 +2,7 @@
  * The command-line tool's live commands: `watch FILE` follows a Claude Code or Codex session as it
  * grows and prints one line per update; `sessions [DIR]` lists the sessions of a workspace folder.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { SessionWatcher, followFile, type WatchUpdate } from '../watch/watcher';
 import { discoverSessions } from '../watch/discovery';
@@ -78,9 +79,13 @@ export async function watchCommand(file: string, o: { json?: boolean; interval?:
   });
 }
 
-/** `sessions [DIR]`: the Claude Code and Codex sessions recorded for a workspace folder. */
+/**
+ * `sessions [DIR]`: the Claude Code and Codex sessions recorded for a workspace folder.
+ * @throws Error when DIR is not an existing folder
+ */
 export function sessionsCommand(dir: string | undefined, o: { json?: boolean; folder?: string[] }, out: Out): void {
   const workspace = path.resolve(dir ?? process.cwd());
+  if (!fs.existsSync(workspace) || !fs.statSync(workspace).isDirectory()) throw new Error(`${workspace} is not a folder`);
   const found = discoverSessions(workspace, { extraFolders: o.folder });
   if (o.json) {
     out(JSON.stringify(found.map((s) => ({ path: s.file, agent: s.agent, size: s.size, lastActivity: new Date(s.lastActivity).toISOString() })), null, 2));
