@@ -57,7 +57,7 @@ export function gauge(budget: BudgetView): TemplateResult {
     </div>
     <div class="gauge-numbers">
       <span class="used" data-test="gauge-used" data-tokens=${budget.used}>${tokens(budget.used)}</span>
-      <span class="of"> / ${tokens(budget.inputBudget)} prompt · <span data-test="gauge-window" title=${budget.windowSource ? `Context window: ${budget.windowSource}` : 'Context window'}>${tokens(budget.window)} window</span></span>
+      <span class="of"> / ${tokens(budget.inputBudget)} prompt · <span data-test="gauge-window" title=${budget.windowSource ? `Context window: ${budget.windowSource}` : 'Context window'}>${tokens(budget.window)} window${windowOrigin(budget.windowSource)}</span></span>
       <span class="model" data-test="gauge-model">${budget.model}</span>
     </div>
     <div class="gauge-bar" role="meter" aria-label="Context budget" aria-valuemin="0" aria-valuemax=${budget.inputBudget} aria-valuenow=${budget.used}
@@ -157,4 +157,15 @@ export function history(ui: Ui, checkpoints: CheckpointView[]): TemplateResult {
       ${checkpoints.length ? checkpoints.map((c) => checkpointRow(ui, c)) : html`<li class="empty">No checkpoints yet. Compaction writes one each time it rewrites the context.</li>`}
     </ol>
   </section>`;
+}
+
+/** A short visible note of where the window came from ("reported by the server" → " (server)"). */
+function windowOrigin(source: string | undefined): string {
+  if (!source) return '';
+  const where = source.slice(source.indexOf(',') + 1).trim();
+  if (where.startsWith('assumed')) return ' (assumed)';
+  if (where.includes('server') || where.includes('VS Code')) return ' (reported)';
+  if (where.includes('table')) return ' (model table)';
+  if (where.includes('settings')) return ' (settings)';
+  return '';
 }
