@@ -32,6 +32,10 @@ export interface ContextKeeperSettings {
   userBudget: number;
   /** Share of the compaction target for a summary's notes and ledger. */
   summaryBudget: number;
+  /** Share of the compaction target for files re-attached after a summary; 0 turns re-attaching off. */
+  reattachBudget: number;
+  /** Most files re-attached after one summary; 0 turns re-attaching off. */
+  reattachMaxFiles: number;
   autoCompact: boolean;
   previewSummary: boolean;
   maxSummaryCalls: number;
@@ -73,6 +77,8 @@ export function readSettings(workspaceConfig: InspectableConfiguration): Context
     keepRecentSteps: Math.round(num('keepRecentSteps', 1, 0, 100)),
     userBudget: num('userBudget', 0.25, 0.01, 1),
     summaryBudget: num('summaryBudget', 0.25, 0.01, 1),
+    reattachBudget: num('reattachBudget', 0.1, 0, 1),
+    reattachMaxFiles: Math.round(num('reattachMaxFiles', 5, 0, 50)),
     autoCompact: config.get<boolean>('autoCompact', true) !== false,
     previewSummary: config.get<boolean>('previewSummary', false) === true,
     maxSummaryCalls: Math.round(num('maxSummaryCalls', 4, 1, 64)),
