@@ -117,9 +117,11 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     return r ? meter.countText(r) + 2 : 0;
   });
   const plan = planCompaction(items, m.perItem, before, th.targetTokens, { keepRecentSteps, summaryTokens, noCollapse: options.noCollapse, all: options.all, keptPerItem, keptCap: budgets.userTokens });
-  const clips = planClips(items, m.perItem, plan, th.inputBudget, th.targetTokens);
-  // A context over the input budget cannot be sent: the degrade tiers then run whatever the plan.
+  // A context over the input budget cannot be sent: the degrade tiers then run whatever the plan,
+  // unless the system prompt and tool schemas alone are over it (nothing else can make room then).
   const overBudget = before > th.inputBudget;
+  const hopeless = overBudget && tokenHolders(items, meter, tools, keepRecentSteps).systemAndTools >= th.inputBudget;
+  const clips = hopeless ? [] : planClips(items, m.perItem, plan, th.inputBudget, th.targetTokens);
   if (plan.collapse.length === 0 && plan.spans.length === 0 && clips.length === 0 && !overBudget) {
     return notApplied(items, before, 'nothing-eligible', plan.reason ?? 'nothing eligible');
   }
@@ -272,8 +274,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   const prepared: PreparedCompaction = { checkpoints, tokensBefore: before, tokensAfter: before, reason: '', startedAt };
   // Still over the input budget: shorten what is normally kept (see degrade.ts), down to just
   // below the trigger so the next model call does not compact again at once.
-  // Not when the system prompt and tool schemas alone are over it: nothing else can make room then.
-  if (meter.measure(work, tools).total > th.inputBudget && tokenHolders(items, meter, tools, keepRecentSteps).systemAndTools < th.inputBudget) {
+  if (!hopeless && meter.measure(work, tools).total > th.inputBudget) {
     work = checkpoints.reduce((acc, cp) => applyCheckpoint(acc, cp), [...items]);
     const degraded = await degradeToFit({
       items: work, tools, meter, summarizer, options, keepRecentSteps, goal: th.triggerTokens - 1, userTokens: budgets.userTokens,
