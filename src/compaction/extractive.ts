@@ -14,6 +14,7 @@ import { contentText, errorLines, isToolOutputText, keyArguments, toolCallsOf } 
 import { typedRequestOf } from './requests';
 import { actionsOf } from './actions';
 import { buildLedger, LEDGER, VERIFY } from './ledger';
+import { LineCounter } from './lineCount';
 
 /** Section headings shared by every summarizer's notes. */
 export const SECTIONS = {
@@ -90,7 +91,15 @@ function toolLabel(call: { name: string; arguments: string } | undefined): strin
 export class ExtractiveSummarizer implements Summarizer {
   readonly name = 'extractive';
 
-  constructor(private readonly countText: (text: string) => number) {}
+  /**
+   * @param countText Tokens of a text (the meter's).
+   * @param options.lineAdditive True when `countText` is tiktoken's exact count (`TokenCounter.lineAdditive`):
+   *   trimming then counts line by line (lineCount.ts). Other counters count the whole text each time.
+   */
+  constructor(
+    private readonly countText: (text: string) => number,
+    private readonly options: { lineAdditive?: boolean } = {},
+  ) {}
 
   /** Never calls a model. Throws SummarizerError(`aborted`) when the signal is aborted. */
   async summarize(request: SummaryRequest): Promise<SummaryResult> {
@@ -220,23 +229,31 @@ export class ExtractiveSummarizer implements Summarizer {
       [SECTIONS.state, state, 4, false],
     ];
     const render = () => sections.filter(([, lines]) => lines.length > 0).map(([h, lines]) => `${h}\n${lines.join('\n')}`).join('\n\n');
-    let out = render();
-    const size = (lines: string[]) => lines.reduce((n, l) => n + l.length, 0);
+    // The notes are counted after every trim: line by line with counts kept (see lineCount.ts), so a
+    // trim costs the lines it touches, not the whole text again.
+    const lines = new LineCounter(this.countText, this.options.lineAdditive === true);
+    const tokens = () => lines.countBlocks(sections.filter(([, l]) => l.length > 0).map(([h, l]) => [h, ...l])) ?? this.countText(render());
+    const size = (list: string[]) => list.reduce((n, l) => n + l.length, 0);
+    // Characters per section, kept up to date as the victim changes (the sort reads them often).
+    const sizes = new Map(sections.map((sec) => [sec, size(sec[1])]));
     const before = new Map(sections.map(([h, l]) => [h, l.length]));
     let guard = 0;
-    while (this.countText(out) > maxTokens && guard++ < 10_000) {
+    let count = tokens();
+    while (count > maxTokens && guard++ < 10_000) {
       // The section with the most characters per weight loses lines first; rules and current work last.
       const candidates = sections.filter(([, l, w]) => l.length > 0 && w > 1);
       const pool = candidates.length ? candidates : sections.filter(([, l]) => l.length > 0);
-      const victim = pool.sort((a, b) => size(b[1]) * b[2] - size(a[1]) * a[2])[0];
+      const victim = pool.sort((a, b) => sizes.get(b)! * b[2] - sizes.get(a)! * a[2])[0];
       if (!victim) break;
       // Drop in halves when far over, one line when close: keeps this loop short on huge spans.
-      const over = this.countText(out) / maxTokens;
+      const over = count / maxTokens;
       const n = over > 2 ? Math.max(1, Math.floor(victim[1].length / 2)) : 1;
       if (victim[1].length === 1 && victim[1][0].length > 200) victim[1][0] = `${victim[1][0].slice(0, Math.floor(victim[1][0].length / 2))}…`;
       else victim[1].splice(victim[3] ? 0 : victim[1].length - n, n);
-      out = render();
+      sizes.set(victim, size(victim[1]));
+      count = tokens();
     }
+    let out = render();
     // Say what was left out, so a reader never takes a list for everything that happened.
     let noted = false;
     for (const s of sections) {

@@ -87,6 +87,11 @@ export class TokenMeter {
     return this.counter.encoding;
   }
 
+  /** See {@link TokenCounter.lineAdditive}. */
+  get lineAdditive(): boolean {
+    return this.counter.lineAdditive === true;
+  }
+
   /** Tokens of plain text. */
   countText(text: string): number {
     return this.counter.countText(text);

@@ -107,7 +107,7 @@ export class ContextService implements ContextServiceApi {
     this.now = options.now ?? (() => new Date());
     this.createdAt = this.now().toISOString();
     this.meter = new TokenMeter({ model: options.model, counter: options.tokenCounter });
-    this.summarizer = options.summarizer ?? new ExtractiveSummarizer((text) => this.meter.countText(text));
+    this.summarizer = options.summarizer ?? new ExtractiveSummarizer((text) => this.meter.countText(text), { lineAdditive: this.meter.lineAdditive });
     const approve: ApprovalHandler = options.approve ?? ((request, signal) => this.approvals.ask(request, signal));
     this.tools = new WorkspaceTools(options.host, { approve, autoApprove: options.autoApprove, commandTimeoutMs: options.toolTimeoutMs });
     this.agent = new AgentSession({
