@@ -84,6 +84,58 @@ function toolLabel(call: { name: string; arguments: string } | undefined): strin
   return call ? `output of ${call.name} ${keyArguments(call.arguments, 100)}` : 'tool output';
 }
 
+/** What the notes take from one user message (kept per message object: messages are never mutated). */
+interface UserFacts {
+  /** Error lines of tool output sent in the user role, as note lines. */
+  errors: string[];
+  typed: string | undefined;
+  /** Sentences of the typed request that state a rule, as note lines. */
+  rules: string[];
+}
+
+/** What the notes take from one assistant message. */
+interface AssistantFacts {
+  trimmed: string;
+  decisions: string[];
+  /** The message's checklist as the latest plan, when it has one. */
+  checklist: string | undefined;
+}
+
+const userFactsCache = new WeakMap<object, UserFacts>();
+const assistantFactsCache = new WeakMap<object, AssistantFacts>();
+
+function userFacts(it: ContextItem, text: string): UserFacts {
+  const hit = userFactsCache.get(it.message);
+  if (hit) return hit;
+  const errors: string[] = [];
+  if (isToolOutputText(text)) {
+    // Tool output carried in a user message (SWE-agent observations, Cline results): quoted as such.
+    for (const e of errorLines(text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ''), 2)) errors.push(`- Error in tool output (user-role observation): "${clip(e, 240)}"`);
+  }
+  const typed = typedRequestOf(it);
+  const rules: string[] = [];
+  if (typed) for (const s of sentences(typed)) if (isProse(s) && RULE.test(s)) rules.push(`- "${clip(s, 400)}"`);
+  const facts = { errors, typed, rules };
+  userFactsCache.set(it.message, facts);
+  return facts;
+}
+
+function assistantFacts(m: ContextItem['message'], text: string): AssistantFacts {
+  const hit = assistantFactsCache.get(m);
+  if (hit) return hit;
+  const trimmed = text.trim();
+  const decisions: string[] = [];
+  let checklist: string | undefined;
+  if (trimmed) {
+    for (const s of sentences(text)) if (isProse(s) && DECISION.test(s)) decisions.push(`- agent: "${clip(s, 300)}"`);
+    const items = text.split('\n').filter((l) => /^\s*(?:[-*] \[[ xX]\]|\d+\.\s+\S)/.test(l));
+    if (items.length >= 2) checklist = `(from the agent's message) ${clip(items.join(' | '), 1500)}`;
+  }
+  const facts = { trimmed, decisions, checklist };
+  assistantFactsCache.set(m, facts);
+  return facts;
+}
+
 /**
  * Extractive summarizer. `countText` counts tokens (the meter's); the result is cut to
  * `approximateSummaryTokens` tokens by dropping the least important lines first.
@@ -123,9 +175,19 @@ export class ExtractiveSummarizer implements Summarizer {
     let lastTaskList: string | undefined;
     let lastVerify: string | undefined;
     let carriedCurrent: string[] = [];
-    const addOnce = (list: string[], line: string) => {
-      if (!list.includes(line)) list.push(line);
+    // Lists with a set of what they hold: a span of 100k messages adds thousands of lines.
+    const held = new Map<string[], Set<string>>();
+    const push = (list: string[], line: string) => {
+      list.push(line);
+      let set = held.get(list);
+      if (!set) held.set(list, (set = new Set()));
+      set.add(line);
     };
+    const addOnce = (list: string[], line: string) => {
+      if (!held.get(list)?.has(line)) push(list, line);
+    };
+    let lastCallOf: { name: string; arguments: string } | undefined;
+    let lastVerifyOf: { call: { name: string; arguments: string }; text: string } | undefined;
 
     for (const it of items) {
       const m = it.message;
@@ -148,36 +210,37 @@ export class ExtractiveSummarizer implements Summarizer {
       }
       const text = contentText(m);
       if (m.role === 'user') {
-        if (isToolOutputText(text)) {
-          // Tool output carried in a user message (SWE-agent observations, Cline results): quoted as such.
-          for (const e of errorLines(text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ''), 2)) addOnce(state, `- Error in tool output (user-role observation): "${clip(e, 240)}"`);
-        }
-        const typed = typedRequestOf(it);
-        if (!typed) continue;
-        latestRequest = typed;
-        for (const s of sentences(typed)) if (isProse(s) && RULE.test(s)) addOnce(rules, `- "${clip(s, 400)}"`);
+        const facts = userFacts(it, text);
+        for (const e of facts.errors) addOnce(state, e);
+        if (facts.typed === undefined) continue;
+        latestRequest = facts.typed;
+        for (const r of facts.rules) addOnce(rules, r);
       } else if (m.role === 'assistant') {
-        if (text.trim()) {
-          lastAssistant = text.trim();
-          for (const s of sentences(text)) if (isProse(s) && DECISION.test(s)) addOnce(decisions, `- agent: "${clip(s, 300)}"`);
-          const checklist = text.split('\n').filter((l) => /^\s*(?:[-*] \[[ xX]\]|\d+\.\s+\S)/.test(l));
-          if (checklist.length >= 2) lastTaskList = `(from the agent's message) ${clip(checklist.join(' | '), 1500)}`;
+        const facts = assistantFacts(m, text);
+        if (facts.trimmed) {
+          lastAssistant = facts.trimmed;
+          for (const d of facts.decisions) addOnce(decisions, d);
+          if (facts.checklist !== undefined) lastTaskList = facts.checklist;
         }
         for (const c of toolCallsOf(m)) {
           calls.set(c.id, c);
-          lastCall = `${c.name} ${keyArguments(c.arguments, 300)}`;
+          lastCallOf = c;
           if (TASK_LIST_TOOL.test(c.name)) lastTaskList = `(${c.name}) ${c.arguments.length > 2000 ? `${c.arguments.slice(0, 1999)}…` : c.arguments}`;
         }
       } else if (m.role === 'tool') {
         const call = calls.get((m as { tool_call_id?: string }).tool_call_id ?? '');
-        if (call && VERIFY.test(call.arguments)) {
-          // The end of a run's output holds its verdict ("42 passed, 0 failed"): keep the end.
-          const tail = text.trim().split('\n').slice(-3).join(' | ').replace(/\s+/g, ' ');
-          lastVerify = `${call.name} ${keyArguments(call.arguments, 200)} → ${tail.length > 160 ? `…${tail.slice(-159)}` : tail}`;
-        }
+        // Only the last verification run is quoted: its end is read once, below.
+        if (call && VERIFY.test(call.arguments)) lastVerifyOf = { call, text };
       } else if (m.role === 'system' || m.role === 'developer') {
-        if (text.trim()) state.push(`- System note: ${clip(text, 200)}`);
+        if (text.trim()) push(state, `- System note: ${clip(text, 200)}`);
       }
+    }
+    if (lastCallOf) lastCall = `${lastCallOf.name} ${keyArguments(lastCallOf.arguments, 300)}`;
+    if (lastVerifyOf) {
+      // The end of a run's output holds its verdict ("42 passed, 0 failed"): keep the end.
+      const { call, text } = lastVerifyOf;
+      const tail = text.trim().split('\n').slice(-3).join(' | ').replace(/\s+/g, ' ');
+      lastVerify = `${call.name} ${keyArguments(call.arguments, 200)} → ${tail.length > 160 ? `…${tail.slice(-159)}` : tail}`;
     }
 
     const ledger = buildLedger(actionsOf(items), carried);

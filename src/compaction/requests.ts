@@ -197,7 +197,25 @@ export function renderRequestsSection(requests: readonly string[], maxTokens: nu
   // Left out first when nothing else fits: the oldest long middle requests, then the oldest others.
   const middle = requests.map((_, i) => i).slice(1, -1);
   const omitOrder = [...middle.filter((i) => requests[i].length > 240), ...middle.filter((i) => requests[i].length <= 240)];
-  const build = (cap: number, shortLen: number, protectedCap: number, omitCount: number) => {
+  // Each request rendered at each length asked for, once (the same strings, so their counts are kept).
+  const renders = requests.map(() => new Map<number, string>());
+  const rendered = (i: number, limit: number): string => {
+    const r = requests[i];
+    const key = Math.min(limit, r.length);
+    let part = renders[i].get(key);
+    if (part === undefined) {
+      part = renderRequest(shortenMiddle(r, key));
+      renders[i].set(key, part);
+    }
+    return part;
+  };
+  const markers = new Map<number, boolean>();
+  const hasMarker = (i: number): boolean => {
+    let m = markers.get(i);
+    if (m === undefined) markers.set(i, (m = MARKER_RE.test(requests[i])));
+    return m;
+  };
+  const build = (cap: number, shortLen: number, protectedCap: number, omitCount: number): RequestsSection => {
     const parts: string[] = [];
     let whole = 0;
     let shortened = 0;
@@ -218,14 +236,16 @@ export function renderRequestsSection(requests: readonly string[], maxTokens: nu
       flush();
       const r = requests[i];
       const isProtected = i === 0 || i === n - 1;
-      const text = isProtected ? shortenMiddle(r, protectedCap) : r.length <= cap ? r : shortenMiddle(r, shortLen);
-      if (text === r && !MARKER_RE.test(r)) whole++;
+      const limit = isProtected ? protectedCap : r.length <= cap ? r.length : shortLen;
+      if (limit >= r.length && !hasMarker(i)) whole++;
       else shortened++;
-      parts.push(renderRequest(text));
+      parts.push(rendered(i, limit));
     }
     flush();
-    const text = `${heading}\n${parts.join('\n')}`;
-    return { text, whole, shortened, omitted: omitCount, tokens: lines.countBlocks([[heading, ...parts]]) ?? countText(text) };
+    // The text is joined only for the result that is returned; tries are counted part by part.
+    let text: string | undefined;
+    const join = () => (text ??= `${heading}\n${parts.join('\n')}`);
+    return { get text() { return join(); }, whole, shortened, omitted: omitCount, tokens: lines.countBlocks([[heading, ...parts]]) ?? countText(join()) };
   };
   const longest = Math.max(...requests.map((r) => r.length));
   const all = build(longest, longest, longest, 0);
