@@ -88,8 +88,9 @@ export async function compactCommand(file: string, o: BudgetOptions & { out?: st
   if (o.out !== undefined) checkOutPath(o.out);
   if (o.out && sameFile(o.out, file)) throw new Error(`--out ${o.out} is the input file; the recording is never overwritten`);
   const s = await loadSession(file, o.model);
-  if (o.out && !s.entries.some((e) => e.message.role !== 'system' && e.message.role !== 'developer')) {
-    throw new Error(`${file}: the conversation holds no user or assistant message; nothing sendable to write to ${o.out}`);
+  // Nothing to compact is a usage error with or without --out (a script must not read "nothing changed" as success).
+  if (!s.entries.some((e) => e.message.role !== 'system' && e.message.role !== 'developer')) {
+    throw new Error(`${file}: the conversation holds no user or assistant message; nothing to compact${o.out ? ` and nothing sendable to write to ${o.out}` : ''}`);
   }
   const budget = budgetOf(o);
   const th = thresholds(budget);
