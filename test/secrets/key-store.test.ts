@@ -16,6 +16,7 @@ import { KeyStore } from '../../src/secrets/key-store';
 import { commands, host, resetVscodeFake } from '../support/vscode-fake';
 import { changeSecretElsewhere, fakeExtensionContext, secretStorage } from '../support/vscode-fake/context';
 import type { FakeLogChannel } from '../support/vscode-fake/window-parts';
+import { until } from '../support/until';
 
 const KEY = 'sk-test-0123456789abcdefXYZ';
 const SECRET_NAME = 'contextKeeper.apiKey';
@@ -32,14 +33,6 @@ afterEach(() => {
   for (const subscription of context.subscriptions) subscription.dispose();
   rmSync(storage, { recursive: true, force: true });
 });
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 5_000;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** Everything the extension wrote where a user or another extension could read it. */
 function visibleText(): string {

@@ -15,6 +15,7 @@ import { activate, deactivate } from '../../src/extension';
 import { commands, host, liveEmitters, resetVscodeFake, Uri } from '../support/vscode-fake';
 import { fakeExtensionContext, FakeMemento } from '../support/vscode-fake/context';
 import type { FakeStatusBarItem } from '../support/vscode-fake/window-parts';
+import { until } from '../support/until';
 
 const root = path.resolve(__dirname, '../../..');
 const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
@@ -38,15 +39,6 @@ function statusItem(): FakeStatusBarItem {
   const items = host.live('status-bar-item');
   assert.equal(items.length, 1, 'one status bar item');
   return items[0].target as FakeStatusBarItem;
-}
-
-/** Polls until `check` holds (the redraw is coalesced on a timer; a session opens asynchronously). */
-async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 test('activation registers every contributed command, the three document schemes, the views and a visible status bar item', () => {
@@ -96,7 +88,7 @@ test('a session open before a reload shows its level in the status bar shortly a
   activate(first);
   await commands.executeCommand('contextKeeper.importTranscript', Uri.file(path.join(root, 'samples/demo-session.json')));
   assert.match(host.messages.at(-1)?.message ?? '', /imported 46 messages/);
-  await until(() => /[1-9]\d*%/.test(statusItem().text), 'the imported session on the status bar');
+  await until(() => /[1-9]\d*%/.test(statusItem().text), 'the imported session on the status bar', 30_000);
   const shown = statusItem().text;
   shutDown(first);
 
@@ -106,7 +98,7 @@ test('a session open before a reload shows its level in the status bar shortly a
   try {
     await until(() => statusItem().text !== '', 'the first redraw');
     assert.match(statusItem().text, / 0% /, 'the empty gauge until the stored session is read');
-    await until(() => statusItem().text === shown, `the status bar to show "${shown}" again`);
+    await until(() => statusItem().text === shown, `the status bar to show "${shown}" again`, 30_000);
     const budget = api.getViewState().budget;
     assert.equal(budget.used > 0, true);
     assert.match(shown, new RegExp(` ${Math.round((budget.used / budget.inputBudget) * 100)}% `));

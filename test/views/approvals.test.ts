@@ -20,6 +20,7 @@ import { serviceFixture, type ServiceFixture } from '../service/fixtures';
 import { host, resetVscodeFake, TabInputTextDiff, window, workspace } from '../support/vscode-fake';
 import { FakeMemento, secretStorage } from '../support/vscode-fake/context';
 import { FakeLogChannel } from '../support/vscode-fake/window-parts';
+import { until } from '../support/until';
 
 let fx: ServiceFixture;
 let controller: SessionController;
@@ -47,14 +48,6 @@ afterEach(async () => {
   settings.dispose();
   await fx.cleanup();
 });
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** Starts the task and waits until the approval is on screen; returns the task and the diff's input. */
 async function startAndWaitForApproval(): Promise<{ task: Promise<{ status: string }>; diff: TabInputTextDiff }> {

@@ -17,6 +17,7 @@ import { registerAgentSessions } from '../../src/views/agent-sessions-commands';
 import { host, resetVscodeFake, Uri } from '../support/vscode-fake';
 import { FakeLogChannel } from '../support/vscode-fake/window-parts';
 import { ClaudeLines } from './fixtures';
+import { until } from '../support/until';
 
 let base: string;
 let disposables: vscode.Disposable[] = [];
@@ -49,14 +50,6 @@ afterEach(() => {
   for (const [k, v] of Object.entries(savedEnv)) if (v === undefined) delete process.env[k];
   rmSync(base, { recursive: true, force: true });
 });
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const projects = () => path.join(base, 'home', '.claude', 'projects', claudeProjectFolderName(path.join(base, 'ws')));
 
