@@ -1,6 +1,7 @@
 // What an automatic compaction during an agent task keeps, as the user sees it: the requests typed
-// before it (the summary's "Requests, verbatim" section) in the sidebar's compaction divider and in
-// the checkpoint document.
+// before it (the summary's "Requests, verbatim" section) and the files re-attached after the summary
+// (current contents of the files touched last), in the sidebar's compaction divider and in the
+// checkpoint document.
 // Each function takes the driver's context: { check, expect, wb, sidebar, page, updateSettings, env, log }.
 
 /** The first task of drive.mjs, typed before this check runs: a later compaction must keep it verbatim. */
@@ -62,6 +63,29 @@ export async function keptDuringTaskChecks({ check, expect, wb, sidebar, page, u
     await wb.screenshot('05c-checkpoint-requests-verbatim');
     await page.keyboard.press('Escape');
     return `sidebar divider and checkpoint document quote "${FIRST_TASK}" (${request})`;
+  });
+
+  await check('compaction during an agent task re-attaches the files touched last (sidebar and checkpoint document)', async () => {
+    expect(divider, 'needs the compaction of the previous check');
+    await wb.runCommand('View: Close All Editors').catch(() => {});
+    // The first task wrote notes.md: its current contents come back after the summary.
+    const attached = divider.locator('[data-test="divider-attached"]');
+    await attached.waitFor({ timeout: 10_000 });
+    const list = await attached.innerText();
+    expect(list.includes('notes.md'), `the divider lists no notes.md among the re-attached files: ${list}`);
+    const headline = await divider.locator('[data-test="divider-text"]').innerText();
+    expect(/re-attached/.test(headline), `the divider headline does not count the re-attached files: ${headline}`);
+    await attached.evaluate((el) => el.scrollIntoView({ block: 'center' }));
+    await wb.screenshot('05d-divider-files-reattached');
+    await divider.locator('.actions button', { hasText: 'Open' }).click();
+    await page.locator('.tabs-container .tab', { hasText: /auto/ }).first().waitFor({ timeout: 15_000 });
+    const section = await findInEditor(page, 'Files re-attached after the summary');
+    expect(!/no results/i.test(section), `the checkpoint document has no "Files re-attached after the summary" section (${section})`);
+    const file = await findInEditor(page, '`notes.md`');
+    expect(!/no results/i.test(file), `the checkpoint document does not list notes.md (${file})`);
+    await wb.screenshot('05e-checkpoint-files-reattached');
+    await page.keyboard.press('Escape');
+    return `divider: ${list.replace(/\s+/g, ' ').trim()}`;
   });
 
   await wb.runCommand('View: Close All Editors').catch(() => {});
