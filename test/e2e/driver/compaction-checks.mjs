@@ -65,6 +65,15 @@ export async function keptDuringTaskChecks({ check, expect, wb, sidebar, page, u
     return `sidebar divider and checkpoint document quote "${FIRST_TASK}" (${request})`;
   });
 
+  await wb.runCommand('View: Close All Editors').catch(() => {});
+}
+
+/**
+ * A compaction asked for while the agent waits for an approval runs at the task's next safe point and
+ * re-attaches the file the task just wrote (notes.md) after its summary. Runs after the checkpoint
+ * checks, so the context it compacts does not change theirs.
+ */
+export async function reattachedDuringTaskCheck({ check, expect, wb, sidebar, page }) {
   await check('compaction during an agent task re-attaches the files touched last (sidebar and checkpoint document)', async () => {
     await wb.runCommand('View: Close All Editors').catch(() => {});
     const frame = sidebar.frame;
