@@ -147,8 +147,8 @@ export interface AttachOptions {
  * Adds `files` (most relevant first) after the summary of the newest summary checkpoint of `prepared`,
  * as `summary` items with `attachedFile` set and no raw entries covered, and records them in that
  * checkpoint's `attachedFiles`. A file is left out when its latest full text is still in the context
- * after the compaction (`shownBy`), when it does not fit the budget, the room left below the target or
- * the file count. Returns `prepared` unchanged when there is no summary checkpoint or nothing fits;
+ * after the compaction (`shownBy`), when it does not fit the budget, the room left below the target,
+ * half of the tokens the compaction frees, or the file count. Returns `prepared` unchanged when there is no summary checkpoint or nothing fits;
  * otherwise a copy (the input is not modified). Throws Error when the checkpoints do not apply to
  * `items` (a stale compaction; commit would refuse it too).
  */
@@ -164,7 +164,11 @@ export function withAttachedFiles(
   if (index < 0 || files.length === 0 || options.maxFiles <= 0 || options.budgetTokens <= 0) return prepared;
   const after = prepared.checkpoints.reduce((acc, cp) => applyCheckpoint(acc, cp), [...items]);
   const present = new Set(after.map((i) => i.id));
-  const room = Math.min(options.budgetTokens, options.targetTokens - meter.measure(after, tools).total);
+  // Within the budget, below the target, and never more than half of what the compaction frees: it
+  // must still shrink the context (invariant 5) and stay worth the prompt cache it breaks.
+  const afterTokens = meter.measure(after, tools).total;
+  const before = meter.measure(items, tools).total;
+  const room = Math.min(options.budgetTokens, options.targetTokens - afterTokens, Math.floor((before - afterTokens) / 2));
   const cp = prepared.checkpoints[index];
   const added: ContextItem[] = [];
   const record: Array<{ path: string; tokens: number }> = [];

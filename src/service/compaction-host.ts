@@ -5,6 +5,7 @@
 import type { BudgetConfig, CompactionResult, ContextItem, Summarizer, ToolSchema } from '../compaction/types';
 import type { TokenMeter } from '../compaction/meter';
 import type { CheckpointRecord } from './api';
+import type { ReattachConfig } from './reattach-step';
 
 /** What the coordinator needs from its owner. */
 export interface CompactionHost {
@@ -20,6 +21,8 @@ export interface CompactionHost {
   readonly summaryBudget?: number;
   /** Model calls one compaction may make (invariant 7). */
   readonly maxSummaryCalls?: number;
+  /** Files re-attached after a summary (live sessions); absent: none. */
+  readonly reattach?: ReattachConfig;
   /**
    * The meter's reading of the active context with the tools, in tokens: calibrated on the last
    * reported usage when that still applies. Kept up to date by the owner (constant time).

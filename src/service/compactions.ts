@@ -16,6 +16,7 @@
 import type { BudgetConfig, CompactionResult, CheckpointTrigger } from '../compaction/types';
 import { thresholds } from '../compaction/budget';
 import { commitPrepared, prepareCompaction, type PreparedCompaction } from '../compaction/compactor';
+import { applyReattach, planReattach } from './reattach-step';
 import { PrepareAhead } from './prepare-ahead';
 import { ManualQueue } from './manual-queue';
 import type { CheckpointRecord, CompactionPreview, CompactOutcome } from './api';
@@ -98,7 +99,8 @@ export class Compactions {
       if (pending.version !== this.host.version()) {
         return notApplied('the preview is stale: the conversation was rewritten since it was made; compact again', this.measure());
       }
-      const prepared = editedText === undefined ? pending.prepared : withEditedSummary(pending.prepared, editedText);
+      const edited = editedText === undefined ? pending.prepared : withEditedSummary(pending.prepared, editedText);
+      const prepared = await this.withFiles(edited, this.lifetime.signal);
       const result = commitPrepared(this.host.items(), prepared, this.host.meter, this.host.tools());
       return this.finish(result, 'manual');
     });
@@ -176,7 +178,8 @@ export class Compactions {
     }
     const ready = this.ahead.take();
     if (ready && ready.version === this.host.version()) {
-      const result = commitPrepared(this.host.items(), ready.prepared, this.host.meter, this.host.tools());
+      const prepared = await this.withFiles(ready.prepared, signal);
+      const result = commitPrepared(this.host.items(), prepared, this.host.meter, this.host.tools());
       // The prepared span was chosen for a context that has grown since; when the growth was larger
       // than foreseen (one big tool result), applying it would land too close to the trigger and
       // compact again at once. A fresh plan then does better.
@@ -242,14 +245,18 @@ export class Compactions {
     this.host.setBusy(trigger === 'auto' ? 'automatic compaction' : options.preview ? 'preparing a summary preview' : 'compacting');
     this.stats.summarizerRuns++;
     try {
-      const prepared = await raceAbort(
+      const budget = options.budget ?? this.host.budget;
+      // Files to re-attach are read first, so the plan keeps room for them below the target; a
+      // preview gets them when it is applied.
+      const reattach = options.preview ? undefined : await raceAbort(planReattach(this.host.reattach, items, budget, this.host.meter, (m) => this.host.log('warn', m), signal), signal);
+      const planned = await raceAbort(
         prepareCompaction({
           items,
           tools: this.host.tools(),
           meter: this.host.meter,
           summarizer: this.host.summarizer,
           options: {
-            budget: options.budget ?? this.host.budget,
+            budget,
             trigger,
             keepRecentSteps: this.host.keepRecentSteps,
             maxSummaryCalls: this.host.maxSummaryCalls,
@@ -259,11 +266,13 @@ export class Compactions {
             all: options.all,
             noCollapse: options.noCollapse,
             focus: options.focus,
+            reserveTokens: reattach?.reserve,
             signal,
           },
         }),
         signal,
       );
+      const prepared = 'applied' in planned ? planned : applyReattach(planned, items, reattach, this.host.meter, this.host.tools());
       if ('applied' in prepared) {
         if (prepared.error) this.noteFailure(trigger, prepared.reason);
         else if (trigger === 'auto') this.noteStuck(prepared.reason);
@@ -285,6 +294,20 @@ export class Compactions {
       return notApplied(reason, this.measure());
     } finally {
       this.host.setBusy(undefined);
+    }
+  }
+
+  /**
+   * `prepared` with the files to re-attach added after its summary, read now for the context as it
+   * stands (a preview applied, a summary prepared ahead); `prepared` itself when there are none.
+   */
+  private async withFiles(prepared: PreparedCompaction, signal: AbortSignal): Promise<PreparedCompaction> {
+    const items = this.host.items();
+    const plan = await planReattach(this.host.reattach, items, this.host.budget, this.host.meter, (m) => this.host.log('warn', m), signal);
+    try {
+      return applyReattach(prepared, items, plan, this.host.meter, this.host.tools());
+    } catch {
+      return prepared; // stale: the commit that follows reports it
     }
   }
 

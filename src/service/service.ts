@@ -15,6 +15,9 @@ import { TokenMeter } from '../compaction/meter';
 import { applyRecordedCompactions } from '../compaction/imported';
 import { toMessages } from '../compaction/context';
 import { ExtractiveSummarizer } from '../compaction/extractive';
+import { DEFAULT_ATTACH_BUDGET } from '../compaction/budget';
+import { DEFAULT_REATTACH_MAX_FILES } from '../compaction/reattach';
+import { readReattachFiles } from './reattach-files';
 import { AgentSession, type Conversation } from '../agent/session';
 import { WorkspaceTools } from '../agent/tools';
 import { DEFAULT_SYSTEM_PROMPT } from '../agent/prompt';
@@ -90,6 +93,11 @@ export class ContextService extends ServiceEventSurface implements ContextServic
         userBudget: options.userBudget,
         summaryBudget: options.summaryBudget,
         maxSummaryCalls: options.maxSummaryCalls,
+        reattach: {
+          fraction: options.reattachBudget ?? DEFAULT_ATTACH_BUDGET,
+          maxFiles: options.reattachMaxFiles ?? DEFAULT_REATTACH_MAX_FILES,
+          read: (items, limits, signal) => readReattachFiles(options.host, items, limits, (text) => this.meter.countText(text), signal),
+        },
         used: () => {
           this.tally.sync(this.session.items);
           return this.tally.read(this.tools.schemas).total;

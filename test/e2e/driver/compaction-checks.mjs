@@ -1,6 +1,7 @@
 // What an automatic compaction during an agent task keeps, as the user sees it: the requests typed
-// before it (the summary's "Requests, verbatim" section) in the sidebar's compaction divider and in
-// the checkpoint document.
+// before it (the summary's "Requests, verbatim" section) and the files re-attached after the summary
+// (current contents of the files touched last), in the sidebar's compaction divider and in the
+// checkpoint document.
 // Each function takes the driver's context: { check, expect, wb, sidebar, page, updateSettings, env, log }.
 
 /** The first task of drive.mjs, typed before this check runs: a later compaction must keep it verbatim. */
@@ -62,6 +63,59 @@ export async function keptDuringTaskChecks({ check, expect, wb, sidebar, page, u
     await wb.screenshot('05c-checkpoint-requests-verbatim');
     await page.keyboard.press('Escape');
     return `sidebar divider and checkpoint document quote "${FIRST_TASK}" (${request})`;
+  });
+
+  await wb.runCommand('View: Close All Editors').catch(() => {});
+}
+
+/**
+ * A compaction asked for while the agent waits for an approval runs at the task's next safe point and
+ * re-attaches the file the task just wrote (notes.md) after its summary. Runs after the checkpoint
+ * checks, so the context it compacts does not change theirs.
+ */
+export async function reattachedDuringTaskCheck({ check, expect, wb, sidebar, page }) {
+  await check('compaction during an agent task re-attaches the files touched last (sidebar and checkpoint document)', async () => {
+    await wb.runCommand('View: Close All Editors').catch(() => {});
+    const frame = sidebar.frame;
+    const manual = frame.locator('[data-test="compaction-divider"][data-trigger="manual"]');
+    const before = await manual.count();
+    // A task that reads the notes and rewrites notes.md; while its write waits for approval, Compact
+    // Conversation is asked for: it runs at the task's next safe point, after the write.
+    await frame.locator('#task').fill('Task: review the design notes in docs/ and rewrite notes.md');
+    await frame.locator('[data-test="run-task"]').click();
+    const approval = frame.locator('[data-test="approval"]').first();
+    await approval.waitFor({ timeout: 90_000 });
+    await wb.runCommand('ContextKeeper: Compact Conversation');
+    await wb.answerInput('', { titleContains: 'Compact Conversation' });
+    await page.waitForTimeout(500);
+    await approval.locator('[data-test="approve"]').click();
+    await frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 60_000 });
+    const deadline = Date.now() + 30_000;
+    while ((await manual.count()) <= before) {
+      expect(Date.now() < deadline, 'no compaction ran during the task');
+      await page.waitForTimeout(250);
+    }
+    const divider = manual.nth((await manual.count()) - 1);
+    await divider.locator('summary').click();
+    const attached = divider.locator('[data-test="divider-attached"]');
+    await attached.waitFor({ timeout: 10_000 });
+    const list = await attached.innerText();
+    expect(list.includes('notes.md'), `the divider lists no notes.md among the re-attached files: ${list}`);
+    const headline = await divider.locator('[data-test="divider-text"]').innerText();
+    expect(/re-attached/.test(headline), `the divider headline does not count the re-attached files: ${headline}`);
+    const summary = await divider.locator('[data-test="divider-summary"]').innerText();
+    expect(/requests, verbatim/i.test(summary) && summary.includes(FIRST_TASK), `the summary does not keep the first request verbatim: ${summary.slice(0, 400)}`);
+    await attached.evaluate((el) => el.scrollIntoView({ block: 'center' }));
+    await wb.screenshot('05d-divider-files-reattached');
+    await divider.locator('.actions button', { hasText: 'Open' }).click();
+    await page.locator('.tabs-container .tab', { hasText: /manual/ }).first().waitFor({ timeout: 15_000 });
+    const section = await findInEditor(page, 'Files re-attached after the summary');
+    expect(!/no results/i.test(section), `the checkpoint document has no "Files re-attached after the summary" section (${section})`);
+    const file = await findInEditor(page, '`notes.md`');
+    expect(!/no results/i.test(file), `the checkpoint document does not list notes.md (${file})`);
+    await wb.screenshot('05e-checkpoint-files-reattached');
+    await page.keyboard.press('Escape');
+    return `divider: ${headline}; files: ${list.replace(/\s+/g, ' ').trim()}`;
   });
 
   await wb.runCommand('View: Close All Editors').catch(() => {});

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { Abort, checkRunner, expect, launchWorkbench, reportResults } from './workbench.mjs';
 import { Sidebar } from './sidebar.mjs';
 import { configuredCheck, dividerDuringTask, importChecks, longSessionChecks, previewApplyCheck, themeShots, welcomeChecks } from './sidebar-checks.mjs';
-import { FIRST_TASK, keptDuringTaskChecks } from './compaction-checks.mjs';
+import { FIRST_TASK, keptDuringTaskChecks, reattachedDuringTaskCheck } from './compaction-checks.mjs';
 import { watchChecks } from './watch-checks.mjs';
 import { setupChecks } from './setup-checks.mjs';
 import { checkpointChecks } from './checkpoint-checks.mjs';
@@ -165,6 +165,8 @@ try {
   await checkpointChecks(ctx);
 
   await previewApplyCheck(ctx);
+
+  await reattachedDuringTaskCheck(ctx);
 
   await check('export transcript', async () => {
     await wb.runCommand('ContextKeeper: Export Transcript');
