@@ -36,6 +36,8 @@ export interface PrefixRequest {
   promptTokens: number;
   /** The reply limit to send: `maxReplyTokens`, or less where the window has less room left. */
   replyTokens: number;
+  /** The notes' length asked for: the request's, or less where the window has less room left, in tokens. */
+  summaryTokens: number;
 }
 
 /** Why the prefix path was not taken (the framed path applies). */
@@ -43,11 +45,18 @@ export interface PrefixRefusal {
   reason: string;
 }
 
+/** Share of the room left for the reply that the notes are asked to fill (models overshoot a little). */
+const NOTES_SHARE_OF_REPLY = 0.75;
+/** Fewest tokens of notes worth asking for over the prefix, and least share of the planned length. */
+const MIN_NOTES_TOKENS = 512;
+const MIN_NOTES_SHARE = 0.5;
+
 /**
  * Builds the cache-reusing request for `request`, or says why it cannot be used: no context given,
- * or the window less {@link PREFIX_SAFETY_SHARE} leaves less than `request.approximateSummaryTokens`
- * for the reply after the prefix and the instruction (providers refuse a prompt plus reply limit
- * over the window).
+ * or the room the window (less {@link PREFIX_SAFETY_SHARE}) leaves for the reply after the prefix and
+ * the instruction holds fewer notes than half the planned length or 512 tokens (providers refuse a
+ * prompt plus reply limit over the window). Where the room is short of the planned length, shorter
+ * notes are asked for: the compaction then shrinks the context more, never less.
  *
  * @param window The session model's context window, in tokens (prompt and reply of one call).
  * @param countText Tokens of plain text as the session's meter counts them.
@@ -66,18 +75,22 @@ export function prefixRequest(
   if (!(context.start >= 0 && context.end > context.start && context.end <= context.items.length)) {
     return { reason: `the span ${context.start}-${context.end} is not inside the ${context.items.length}-message context` };
   }
-  const instruction = prefixInstruction(context, request, extraInstruction);
-  const promptTokens = context.tokens + countText(instruction) + INSTRUCTION_OVERHEAD_TOKENS;
+  const planned = Math.max(64, Math.ceil(request.approximateSummaryTokens));
+  // The instruction's length hardly depends on the figure it names: measure it once with the plan.
+  const instructionTokens = countText(prefixInstruction(context, request, extraInstruction)) + INSTRUCTION_OVERHEAD_TOKENS;
+  const promptTokens = context.tokens + instructionTokens;
   const limit = Math.floor(window * (1 - PREFIX_SAFETY_SHARE));
-  const minReply = Math.max(64, Math.ceil(request.approximateSummaryTokens));
   const replyTokens = Math.min(maxReplyTokens, limit - promptTokens);
-  if (replyTokens < minReply) {
-    return { reason: `the agent's prefix (${context.tokens} tokens) with the instruction leaves ${Math.max(0, limit - promptTokens)} of ${limit} tokens (${window}-token window) for the reply, below ${minReply}` };
+  const summaryTokens = Math.min(planned, Math.floor(replyTokens * NOTES_SHARE_OF_REPLY));
+  const least = Math.min(planned, Math.max(MIN_NOTES_TOKENS, Math.ceil(planned * MIN_NOTES_SHARE)));
+  if (summaryTokens < least) {
+    return { reason: `the agent's prefix (${context.tokens} tokens) with the instruction leaves ${Math.max(0, limit - promptTokens)} of ${limit} tokens (${window}-token window) for the reply: room for ${Math.max(0, summaryTokens)} tokens of notes, below ${least}` };
   }
+  const instruction = prefixInstruction(context, { ...request, approximateSummaryTokens: summaryTokens }, extraInstruction);
   const messages: ChatMessage[] = context.items.map((item) => item.message);
   messages.push({ role: 'user', content: instruction });
   const tools = context.tools && context.tools.length > 0 ? (context.tools as ChatCompletionTool[]) : undefined;
-  return { messages, tools, instruction, promptTokens, replyTokens };
+  return { messages, tools, instruction, promptTokens, replyTokens, summaryTokens };
 }
 
 /**
