@@ -10,7 +10,7 @@ import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { NodeToolHost } from '../agent/nodeHost';
 import type { ToolHost } from '../agent/types';
-import { tokenCounterForModel } from '../compaction/tokenizer';
+import { deferredCounterForModel } from '../compaction/tokenizer';
 import type { LogSink } from '../service/api';
 import { ContextService } from '../service/service';
 import { openModelSource, type ModelSource } from './model-source';
@@ -74,7 +74,8 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
   return async ({ settings, apiKey, sessionId }) => {
     const storageDir = path.join((context.storageUri ?? context.globalStorageUri).fsPath, 'sessions');
     mkdirSync(storageDir, { recursive: true });
-    const counter = tokenCounterForModel(settings.model);
+    // The gauge shows a labelled estimate until the table is read in the background: no first count blocks the editor.
+    const counter = deferredCounterForModel(settings.model);
     // Restricted Mode: no model endpoint is called; summaries are extractive.
     const summaryModel = vscode.workspace.isTrusted ? settings.summary.model : '';
     const source = await openModelSource(settings, apiKey, log, (text) => counter.countText(text));

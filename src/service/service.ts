@@ -107,6 +107,8 @@ export class ContextService implements ContextServiceApi {
     this.now = options.now ?? (() => new Date());
     this.createdAt = this.now().toISOString();
     this.meter = new TokenMeter({ model: options.model, counter: options.tokenCounter });
+    // The gauge shows a labelled estimate until the tokenizer is loaded, then the exact count.
+    void this.meter.counter.ready?.then(() => this.fireBudget());
     this.summarizer = options.summarizer ?? new ExtractiveSummarizer((text) => this.meter.countText(text));
     const approve: ApprovalHandler = options.approve ?? ((request, signal) => this.approvals.ask(request, signal));
     this.tools = new WorkspaceTools(options.host, { approve, autoApprove: options.autoApprove, commandTimeoutMs: options.toolTimeoutMs });
@@ -117,7 +119,11 @@ export class ContextService implements ContextServiceApi {
       conversation: this.conversation,
       maxSteps: options.maxSteps ?? 40,
       hooks: {
-        beforeModelCall: (_info, signal) => this.compactions.atSafePoint(signal),
+        // Thresholds are checked on exact counts: wait for the tokenizer if it is still loading.
+        beforeModelCall: async (_info, signal) => {
+          await this.meter.counter.ready;
+          return this.compactions.atSafePoint(signal);
+        },
         onContextOverflow: ({ overflow }, signal) => this.compactions.afterOverflow(overflow, signal),
         onUsage: (usage) => this.recordUsage(usage.promptTokens),
         onStateChange: (state, detail) => {
