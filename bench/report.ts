@@ -66,9 +66,9 @@ export function targets(c: Collected): Target[] {
   }
   if (c.firstCount) {
     const f = c.firstCount;
-    out.push({ name: 'time to first count ≤ 1.5x the fastest exact tokenizer', met: f.ratioToFastest <= 1.5, value: `${x(f.ratioToFastest)} (${f.ms.ContextKeeper} ms vs ${f.fastestOther} ${f.ms[f.fastestOther]} ms)` });
-    const pre = f.blockMs['ContextKeeper (preloaded)'];
-    out.push({ name: 'first count blocks the extension host ≤ 50 ms (table read in the background when the meter is created)', met: pre <= 50, value: `${pre} ms (loaded synchronously on a count asked for at once: ${f.blockMs.ContextKeeper} ms)` });
+    const ext = 'ContextKeeper (extension)';
+    out.push({ name: 'time to first exact count ≤ 1.5x the fastest exact tokenizer (a session opening as the extension opens it)', met: f.ratioToFastest <= 1.5, value: `${x(f.ratioToFastest)} (${f.ms[ext]} ms vs ${f.fastestOther} ${f.ms[f.fastestOther]} ms; a labelled estimate after ${f.extensionEstimateMs} ms in ${f.extensionEstimated} of ${f.reps} runs)` });
+    out.push({ name: 'first count blocks the extension host ≤ 50 ms (longest event-loop block while a session opens until its count is exact, every run)', met: f.blockMsMax[ext] <= 50, value: `${f.blockMsMax[ext]} ms at most, ${f.blockMs[ext]} ms median (table loaded synchronously on a count asked for at once: ${f.blockMs.ContextKeeper} ms)` });
     out.push({ name: 'rank table memory ≤ 80 MB', met: f.bytes.ContextKeeper <= 80e6, value: `${(f.bytes.ContextKeeper / 1e6).toFixed(1)} MB` });
   }
   if (c.meter) {
@@ -178,7 +178,7 @@ export function table(c: Collected, source: string, ts: readonly Target[]): stri
     push('### First exact count in a fresh process (o200k_base: load the tokenizer and its table, count one text)', '');
     push(`| | ${Object.keys(f.ms).join(' | ')} |`, `|---|${Object.keys(f.ms).map(() => '---:').join('|')}|`);
     push(`| ms to first count (median of ${f.reps}) | ${Object.values(f.ms).join(' | ')} |`);
-    push(`| longest block of the thread, ms | ${Object.values(f.blockMs).join(' | ')} |`);
+    push(`| longest block of the thread, ms (median; max) | ${Object.keys(f.ms).map((n) => `${f.blockMs[n]}; ${f.blockMsMax?.[n] ?? '–'}`).join(' | ')} |`);
     push(`| memory held | ${Object.values(f.bytes).map((b) => `${(b / 1e6).toFixed(1)} MB`).join(' | ')} |`, '');
   }
   if (c.meter) {

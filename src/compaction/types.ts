@@ -237,6 +237,8 @@ export interface SummaryContext {
   end: number;
   /** Prompt tokens of `items` and `tools` as the session's meter counts them. */
   tokens: number;
+  /** Tokens of each item (same order), so a leading part's size is known without recounting. */
+  itemTokens?: readonly number[];
 }
 
 /** What a summarizer returns. Throws {@link SummarizerError} on any failure. */

@@ -7,7 +7,9 @@
  *
  * Used only for the session's own model at the session's own endpoint (another model or endpoint has
  * no cache of this prefix, and must not see unmasked credentials), and only when the prefix, the
- * instruction and the reply fit that model's window; otherwise the framed path applies.
+ * instruction and the reply fit that model's window. When the whole request does not, its leading
+ * part up to the end of the span may (the newest step that overflowed is after the span): that is a
+ * prefix of what the provider has cached too. Otherwise the framed path applies.
  *
  * Pure: no I/O, no model calls.
  */
@@ -75,6 +77,25 @@ export function prefixRequest(
   if (!(context.start >= 0 && context.end > context.start && context.end <= context.items.length)) {
     return { reason: `the span ${context.start}-${context.end} is not inside the ${context.items.length}-message context` };
   }
+  const whole = fitPrefix(context, request, window, countText, maxReplyTokens, extraInstruction);
+  if ('messages' in whole || context.end === context.items.length || context.itemTokens === undefined) return whole;
+  // The leading part through the span: the same messages, a shorter prefix of the cached request.
+  let after = 0;
+  for (let i = context.end; i < context.items.length; i++) after += context.itemTokens[i] ?? 0;
+  const leading: SummaryContext = { ...context, items: context.items.slice(0, context.end), tokens: context.tokens - after, itemTokens: context.itemTokens.slice(0, context.end) };
+  const part = fitPrefix(leading, request, window, countText, maxReplyTokens, extraInstruction);
+  return 'messages' in part ? part : { reason: `${whole.reason}; through the span alone: ${part.reason}` };
+}
+
+/** {@link prefixRequest} over exactly `context.items`. */
+function fitPrefix(
+  context: SummaryContext,
+  request: SummaryRequest,
+  window: number,
+  countText: (text: string) => number,
+  maxReplyTokens: number,
+  extraInstruction?: string,
+): PrefixRequest | PrefixRefusal {
   const planned = Math.max(64, Math.ceil(request.approximateSummaryTokens));
   // The instruction's length hardly depends on the figure it names: measure it once with the plan.
   const instructionTokens = countText(prefixInstruction(context, request, extraInstruction)) + INSTRUCTION_OVERHEAD_TOKENS;

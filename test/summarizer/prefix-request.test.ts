@@ -64,3 +64,19 @@ test('a span in the middle is named by position and by its first and last messag
   assert.ok('messages' in built);
   assert.match(built.instruction, /messages 4 to 5 of the 6 messages above, from message 4 \(the tool result for call c1, which begins «export function parse/);
 });
+
+test('when the whole request does not fit, its leading part through the span (a shorter cached prefix) is sent', () => {
+  const r = request(9_000);
+  const ctx = r.context!;
+  // The newest two messages hold most of the tokens (a huge tool output after the span).
+  r.context = { ...ctx, start: 1, end: 3, itemTokens: [100, 100, 100, 8_000, 350, 350] };
+  const built = prefixRequest(r, 10_000, count, 2_000);
+  assert.ok('messages' in built, 'reason' in built ? built.reason : '');
+  assert.equal(built.messages.length, 4);
+  ctx.items.slice(0, 3).forEach((item, i) => assert.equal(built.messages[i], item.message));
+  assert.match(built.instruction, /replace messages 2 to 3 of the 3 messages above/);
+  assert.ok(built.promptTokens < 2_500, String(built.promptTokens));
+  // Without per-item tokens the leading part's size is unknown: framed.
+  const unknown = prefixRequest({ ...r, context: { ...r.context, itemTokens: undefined } }, 10_000, count, 2_000);
+  assert.ok('reason' in unknown);
+});
