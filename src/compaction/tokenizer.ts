@@ -24,6 +24,11 @@ export interface TokenCounter {
   readonly exact?: boolean;
   /** Settles once counts are exact (absent: they always are). Never rejects. */
   readonly ready?: Promise<void>;
+  /**
+   * True when counts add up where a line break is followed by a character that starts a piece
+   * (tiktoken's encodings; see lineCount.ts), so texts built from lines can be counted line by line.
+   */
+  readonly lineAdditive?: boolean;
 }
 
 /**
@@ -264,6 +269,7 @@ export function createTokenCounter(encoding: EncodingName): TokenCounter {
   }
   return {
     encoding,
+    lineAdditive: true,
     countText(text: string): number {
       if (text.length === 0) return 0;
       return countPieces(loadEncoder(encoding), text);
@@ -291,6 +297,10 @@ export function createDeferredCounter(encoding: EncodingName): TokenCounter {
   return {
     encoding,
     get exact(): boolean {
+      return encoders.has(encoding) || failed;
+    },
+    // Estimates (rounded up per text) do not add up line by line; exact counts do.
+    get lineAdditive(): boolean {
       return encoders.has(encoding) || failed;
     },
     ready,
