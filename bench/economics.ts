@@ -1,10 +1,11 @@
 /**
  * Session economics: each session replayed at each window under strategies (a)-(d) (see
- * strategies.ts), with the extractive summarizer; (d) also with a model summarizer
+ * strategies.ts), with the extractive summarizer's notes, priced as the session's own model bills
+ * the product's summary requests (summaryPricing.ts: the agent's prefix at the cached rate when it
+ * fits, framed batches otherwise); (d) also with a model summarizer
  * (OpenAISummarizer against the loopback scripted server, which answers with plausible sectioned
  * notes and reports exact usage) on the longest session.
  */
-import { ExtractiveSummarizer } from '../src/compaction/extractive';
 import { extractIdentifiers } from '../src/compaction/identifiers';
 import { OpenAISummarizer } from '../src/summarizers/openai';
 import { start } from '../src/modelserver/wire';
@@ -13,6 +14,7 @@ import type { ChatRequestBody } from '../src/modelserver/wire';
 import type { Session } from './corpus';
 import { runContextKeeper, runFoldOverflow, runTruncation, runUnmanaged, type StrategyReport } from './strategies';
 import { sig } from './stats';
+import { PricedSummarizer, PricingServer } from './summaryPricing';
 
 /** Strategies of one session at one window. */
 export interface EconomicsRow {
@@ -77,18 +79,23 @@ function scriptedNotes(body: ChatRequestBody): string {
 /** Runs every strategy for every session and window. */
 export async function benchEconomics(sessions: readonly Session[], windows: readonly number[], log: (line: string) => void): Promise<{ rows: EconomicsRow[]; modelRows: EconomicsRow[] }> {
   const rows: EconomicsRow[] = [];
-  for (const s of sessions) {
-    const extractive = new ExtractiveSummarizer((t) => s.meter.countText(t));
-    for (const w of windows) {
-      const reports = [
-        await runUnmanaged(s.entries, s.meter, s.tools, w),
-        await runTruncation(s.entries, s.meter, s.tools, w),
-        await runFoldOverflow(s.entries, s.meter, s.tools, w, extractive),
-        await runContextKeeper(s.entries, s.meter, s.tools, w, extractive),
-      ];
-      rows.push({ session: s.name, window: w, long: reports[0].peakTokens >= LONG_FACTOR * w, reports, ...ratios(reports) });
-      log(`  ${s.name} @${w / 1000}k done`);
+  const pricing = new PricingServer();
+  const url = await pricing.start();
+  try {
+    for (const s of sessions) {
+      for (const w of windows) {
+        const reports = [
+          await runUnmanaged(s.entries, s.meter, s.tools, w),
+          await runTruncation(s.entries, s.meter, s.tools, w),
+          await runFoldOverflow(s.entries, s.meter, s.tools, w, new PricedSummarizer(s.meter, w, url, pricing)),
+          await runContextKeeper(s.entries, s.meter, s.tools, w, new PricedSummarizer(s.meter, w, url, pricing)),
+        ];
+        rows.push({ session: s.name, window: w, long: reports[0].peakTokens >= LONG_FACTOR * w, reports, ...ratios(reports) });
+        log(`  ${s.name} @${w / 1000}k done`);
+      }
     }
+  } finally {
+    await pricing.close();
   }
 
   // The model summarizer on the longest session.

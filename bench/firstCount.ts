@@ -4,13 +4,21 @@
  * (reading its prebuilt table, as the extension does), js-tiktoken, gpt-tokenizer and tiktoken (WASM).
  * Run by bench/tokenizers.ts as `node --expose-gc out/bench/firstCount.js <contender>`; prints one
  * JSON line `{ ms, blockMs, bytes, tokens }`. The other contenders load synchronously, so their block
- * is their whole time; `ContextKeeper (preloaded)` is the extension's path (the table read in the
- * background when the meter is created, then the count), its block measured by the event loop's
- * delay monitor.
+ * is their whole time; `ContextKeeper (preloaded)` is the table read in the background when the
+ * meter is created, then the count; `ContextKeeper (extension)` is what the extension runs when a
+ * session opens (the service factory's deferred counter, `ContextService.open`, the gauge's budget:
+ * a labelled estimate at once, the exact count when the table is loaded), timed to the first budget
+ * with an exact count. Blocks are measured by the event loop's delay monitor.
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { createTokenCounter, preloadEncoding } from '../src/compaction/tokenizer';
+import OpenAI from 'openai';
+import { createTokenCounter, deferredCounterForModel, preloadEncoding } from '../src/compaction/tokenizer';
+import { ContextService } from '../src/service/service';
+import { NodeToolHost } from '../src/agent/nodeHost';
 
 const TEXT = 'export function firstCount(text: string): number { return text.length; } // exact, not estimated';
 
@@ -44,7 +52,8 @@ const loaders: Record<string, () => (t: string) => number> = {
 };
 
 const name = process.argv[2] ?? 'ContextKeeper';
-if (name === 'ContextKeeper (preloaded)') {
+if (name === 'ContextKeeper (extension)') void extensionPath();
+else if (name === 'ContextKeeper (preloaded)') {
   const m0 = memory();
   const monitor = monitorEventLoopDelay({ resolution: 1 });
   monitor.enable();
@@ -60,6 +69,36 @@ if (name === 'ContextKeeper (preloaded)') {
     }, 5);
   });
 } else run();
+
+/** A session opened as the extension's service factory opens one, until the gauge's count is exact. */
+async function extensionPath(): Promise<void> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ck-first-count-'));
+  const m0 = memory();
+  const monitor = monitorEventLoopDelay({ resolution: 1 });
+  monitor.enable();
+  const t0 = process.hrtime.bigint();
+  const counter = deferredCounterForModel('gpt-4o');
+  // No model call happens while a session opens; the client only has to exist.
+  const client = new OpenAI({ baseURL: 'http://127.0.0.1:9/v1', apiKey: 'unused', maxRetries: 0 });
+  const service = await ContextService.open({ client, model: 'gpt-4o', budget: { contextWindow: 128_000, reservedOutput: 4_000, compactAt: 0.8, compactTo: 0.5 }, host: new NodeToolHost(dir), storageDir: path.join(dir, 'sessions'), tokenCounter: counter, systemPrompt: TEXT });
+  const first = service.getBudget();
+  const estimateMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  const exact = first.counting ? await new Promise<number>((resolve) => {
+    const sub = service.onDidChangeBudget((b) => {
+      if (b.counting) return;
+      sub.dispose();
+      resolve(b.used);
+    });
+  }) : first.used;
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  setTimeout(() => {
+    monitor.disable();
+    const bytes = memory() - m0;
+    service.dispose();
+    rmSync(dir, { recursive: true, force: true });
+    process.stdout.write(`${JSON.stringify({ ms, blockMs: monitor.max / 1e6, bytes, tokens: exact, estimateMs, estimated: first.counting === true, estimate: first.used })}\n`);
+  }, 5);
+}
 
 function run(): void {
 const load = loaders[name];

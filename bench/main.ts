@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark of ContextKeeper in one run. Prints a table and writes
- * bench/results.json. Options: `--only=tokenizers,meter,service,compact,planner,economics,replay,sidebar,extension,watch,quality` runs a subset;
+ * bench/results.json. Options: `--only=tokenizers,firstcount,meter,service,compact,planner,economics,replay,sidebar,extension,watch,quality` runs a subset;
  * `--quick` uses fewer repetitions (a smoke run; figures are noisier).
  */
 import fs from 'node:fs';
@@ -50,6 +50,8 @@ async function main(): Promise<void> {
     results.longPieces = [benchLongPieces('o200k_base', quick ? 4200 : 8200), benchLongPieces('cl100k_base', quick ? 4200 : 8200)];
     freeTokenizers();
     log('long pieces done');
+  }
+  if (want('tokenizers') || want('firstcount')) {
     results.firstCount = benchFirstCount(root, quick ? 3 : 5);
     log('tokenizers done');
   }

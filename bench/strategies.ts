@@ -11,8 +11,10 @@
  *
  * Cost model (units: uncached input tokens). A provider bills a prompt-cache hit on the prefix a
  * request shares with the previous one at {@link CACHED_INPUT_PRICE}; a rewrite breaks the cache from
- * the first changed message on. Summarizer calls are billed with their own input (uncached) and
- * output ({@link OUTPUT_PRICE} per token). The agent's own output tokens are the same under every
+ * the first changed message on. Summarizer calls are billed with their own input and output
+ * ({@link OUTPUT_PRICE} per token): with a {@link PricedSummarizer}, as the session's own model bills
+ * the product's real summary requests (the agent's prefix at the cached rate where it fits the window,
+ * framed batches uncached otherwise); with another summarizer, the replaced span as uncached input. The agent's own output tokens are the same under every
  * strategy and left out. Provider details (minimum cacheable prefix, cache expiry) are ignored.
  */
 import { compact } from '../src/compaction/compactor';
@@ -23,6 +25,8 @@ import { contentText, toolCallsOf } from '../src/compaction/text';
 import { REPLY_PRIMING_TOKENS, type TokenMeter } from '../src/compaction/meter';
 import { replay } from '../src/replay/replay';
 import type { BudgetConfig, ChatMessage, Checkpoint, ContextItem, Entry, Summarizer, ToolSchema } from '../src/compaction/types';
+import { anchoredTokens } from '../src/compaction/compactor';
+import { PricedSummarizer, type LastRequest } from './summaryPricing';
 
 /** Price of a cached input token relative to an uncached one (a prompt-cache hit). */
 export const CACHED_INPUT_PRICE = 0.1;
@@ -44,7 +48,16 @@ export interface StrategyReport {
   /** Prompt tokens that were a cache hit (prefix unchanged since the previous call). */
   cachedTokens: number;
   summarizerInputTokens: number;
+  /** Summarizer input billed at the cached rate (the agent's prefix, repeated). */
+  summarizerCachedTokens: number;
   summarizerOutputTokens: number;
+  /** Summarizer model calls sent over the agent's prefix (the rest were framed). */
+  summarizerPrefixCalls: number;
+  /**
+   * Largest never-summarised part (system prompt, tool schemas, latest request, newest step) right
+   * after a compaction, in tokens; 0 when nothing was compacted.
+   */
+  anchoredTokens: number;
   /** Cache-aware cost of the agent's requests plus the summarizer's calls. */
   cost: number;
   /** Cache-aware cost of the agent's requests alone (what an extractive summarizer, which calls no model, adds nothing to). */
@@ -69,9 +82,15 @@ class CostRecorder {
 
   constructor(
     private readonly meter: TokenMeter,
-    private readonly toolTokens: number,
+    private readonly tools: readonly ToolSchema[] | undefined,
     private readonly window: number,
+    private readonly toolTokens = meter.countTools(tools),
   ) {}
+
+  /** What the agent sent last: the provider's cached prefix. */
+  lastRequest(): LastRequest {
+    return { messages: this.previous, tools: this.tools };
+  }
 
   /** Records one model call sending `items`. */
   call(items: readonly ContextItem[]): void {
@@ -151,14 +170,22 @@ function finish(
   strategy: string,
   rec: CostRecorder,
   rewrites: number,
-  calls: number,
-  tokens: { input: number; output: number },
+  spanCalls: number,
+  spanTokens: { input: number; output: number },
   entries: readonly Entry[],
   finalItems: readonly ContextItem[],
   meter: TokenMeter,
   tools: readonly ToolSchema[] | undefined,
+  summarizer: Summarizer | undefined,
+  anchored: number,
 ): StrategyReport {
   const ret = identifierRetention(entries, finalItems);
+  const priced = summarizer instanceof PricedSummarizer ? summarizer : undefined;
+  if (priced && priced.failures > 0) throw new Error(`${strategy}: the model summary path failed ${priced.failures} time(s): ${priced.firstError}`);
+  const bill = priced?.bill;
+  const calls = bill ? bill.calls : spanCalls;
+  const tokens = bill ? { input: bill.promptTokens, cached: bill.cachedTokens, output: bill.completionTokens } : { ...spanTokens, cached: 0 };
+  const summaryCost = tokens.input - tokens.cached + tokens.cached * CACHED_INPUT_PRICE + tokens.output * OUTPUT_PRICE;
   return {
     strategy,
     modelCalls: rec.calls,
@@ -169,8 +196,11 @@ function finish(
     promptTokens: rec.prompt,
     cachedTokens: rec.cached,
     summarizerInputTokens: tokens.input,
+    summarizerCachedTokens: tokens.cached,
     summarizerOutputTokens: tokens.output,
-    cost: Math.round(rec.cost + tokens.input + tokens.output * OUTPUT_PRICE),
+    summarizerPrefixCalls: bill?.prefixCalls ?? 0,
+    anchoredTokens: anchored,
+    cost: Math.round(rec.cost + summaryCost),
     agentCost: Math.round(rec.cost),
     identifierRetention: ret.share,
     identifiersReplaced: ret.total,
@@ -184,10 +214,12 @@ function finish(
 type Policy = (items: ContextItem[]) => Promise<{ items: ContextItem[]; rewrote: boolean; checkpoints?: Checkpoint[] }>;
 
 /** Plays `entries` with a model call before each assistant message, as `replay` does. */
-async function play(strategy: string, entries: readonly Entry[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined, window: number, policy: Policy): Promise<StrategyReport> {
-  const rec = new CostRecorder(meter, meter.countTools(tools), window);
+async function play(strategy: string, entries: readonly Entry[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined, window: number, policy: Policy, summarizer?: Summarizer): Promise<StrategyReport> {
+  const rec = new CostRecorder(meter, tools, window);
+  if (summarizer instanceof PricedSummarizer) summarizer.last = () => rec.lastRequest();
   let items: ContextItem[] = [];
   let rewrites = 0;
+  let anchored = 0;
   const checkpoints: Checkpoint[] = [];
   let seen = 0;
   for (const entry of entries) {
@@ -196,12 +228,13 @@ async function play(strategy: string, entries: readonly Entry[], meter: TokenMet
       items = r.items;
       if (r.rewrote) rewrites++;
       if (r.checkpoints) checkpoints.push(...r.checkpoints);
+      if (r.rewrote && r.checkpoints) anchored = Math.max(anchored, anchoredTokens(items, meter, tools, 1));
       rec.call(items);
     }
     seen++;
     items.push(...itemsFromEntries([entry]));
   }
-  return finish(strategy, rec, rewrites, summarizerCalls(checkpoints), summarizerTokens(checkpoints, meter), entries, items, meter, tools);
+  return finish(strategy, rec, rewrites, summarizerCalls(checkpoints), summarizerTokens(checkpoints, meter), entries, items, meter, tools, summarizer, anchored);
 }
 
 /** (a) No management: every call sends the whole conversation. */
@@ -234,22 +267,30 @@ export function runFoldOverflow(entries: readonly Entry[], meter: TokenMeter, to
   return play('c fold overflow', entries, meter, tools, window, async (items) => {
     const r = await compact({ items, tools, meter, summarizer, options: { budget, trigger: 'auto', noCollapse: true, keepRecentSteps: 1 } });
     return { items: r.applied ? r.context : items, rewrote: r.applied, checkpoints: r.checkpoints };
-  });
+  }, summarizer);
 }
 
 /** (d) ContextKeeper's defaults through `replay`: collapse first, then summaries, compact at 0.8 to 0.5. */
 export async function runContextKeeper(entries: readonly Entry[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined, window: number, summarizer: Summarizer, label = 'd ContextKeeper'): Promise<StrategyReport> {
-  const rec = new CostRecorder(meter, meter.countTools(tools), window);
+  const rec = new CostRecorder(meter, tools, window);
+  if (summarizer instanceof PricedSummarizer) summarizer.last = () => rec.lastRequest();
   let last: readonly ContextItem[] = [];
+  let anchored = 0;
+  let compacted = false;
   const report = await replay(entries, meter, summarizer, {
     budget: { contextWindow: window, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 },
     tools,
+    onCompaction: () => {
+      compacted = true;
+    },
     onCall: (_call, items) => {
+      if (compacted) anchored = Math.max(anchored, anchoredTokens(items, meter, tools, 1));
+      compacted = false;
       rec.call(items);
       last = items;
     },
   });
   if (report.violations.length > 0) throw new Error(`${label}: ${report.violations.length} invariant violations, first: ${report.violations[0].message}`);
   // The context after the last entry: replay keeps appending to the array it passed last.
-  return finish(label, rec, report.compactions, report.summarizerCalls, summarizerTokens(report.checkpoints, meter), entries, last, meter, tools);
+  return finish(label, rec, report.compactions, report.summarizerCalls, summarizerTokens(report.checkpoints, meter), entries, last, meter, tools, summarizer, anchored);
 }

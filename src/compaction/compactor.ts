@@ -213,6 +213,9 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
         focus: options.focus,
         signal: options.signal,
         onDelta: options.onDelta,
+        // The context as the agent last sent it (before this run's rewrites): a summarizer on the
+        // session's own model can send it unchanged and hit the provider's prompt cache.
+        context: { items, tools, start: span.start, end: span.end, tokens: before, itemTokens: m.perItem },
       });
     } catch (err) {
       const e = err instanceof SummarizerError ? err : new SummarizerError(`summarizer failed: ${(err as Error)?.message ?? String(err)}`, 'invalid', { cause: err });

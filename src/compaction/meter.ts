@@ -97,11 +97,18 @@ export class TokenMeter {
     return this.counter.countText(text);
   }
 
-  /** Tokens of one message including its overhead. Cached per message object. */
+  /** False while the counter estimates (its rank table is loading); readings are then labelled estimates. */
+  get exact(): boolean {
+    return this.counter.exact !== false;
+  }
+
+  /** Tokens of one message including its overhead. Cached per message object (exact counts only). */
   countMessage(message: ChatMessage): number {
     const hit = this.cache.get(message);
     if (hit !== undefined) return hit;
     const n = this.countUncached(message);
+    // An estimate is not kept: the exact count replaces it once the table is loaded.
+    if (!this.exact) return n;
     this.cache.set(message, n);
     return n;
   }
@@ -174,7 +181,7 @@ export class TokenMeter {
     if (this.toolsCache?.tools === tools) return this.toolsCache.tokens;
     let n = TOOLS_BASE_TOKENS;
     for (const t of tools) n += TOKENS_PER_TOOL + this.countText(JSON.stringify((t as { function?: unknown }).function ?? t));
-    this.toolsCache = { tools, tokens: n };
+    if (this.exact) this.toolsCache = { tools, tokens: n };
     return n;
   }
 

@@ -18,10 +18,25 @@ export interface TokenCounter {
   /** Number of tokens of `text` (special-token strings are counted as ordinary text). */
   countText(text: string): number;
   /**
+   * False while the counter returns estimates because its rank table is still loading (see
+   * {@link createDeferredCounter}); absent or true when every count is exact.
+   */
+  readonly exact?: boolean;
+  /** Settles once counts are exact (absent: they always are). Never rejects. */
+  readonly ready?: Promise<void>;
+  /**
    * True when counts add up where a line break is followed by a character that starts a piece
    * (tiktoken's encodings; see lineCount.ts), so texts built from lines can be counted line by line.
    */
   readonly lineAdditive?: boolean;
+}
+
+/**
+ * The estimate shown before the rank table is loaded, in tokens: one token per four characters
+ * (OpenAI's rule of thumb for English text; code and other scripts differ, hence the label).
+ */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
 }
 
 /**
@@ -260,6 +275,46 @@ export function createTokenCounter(encoding: EncodingName): TokenCounter {
       return countPieces(loadEncoder(encoding), text);
     },
   };
+}
+
+/**
+ * A counter that never loads a table on the calling thread's first count: until the table read in
+ * the background ({@link preloadEncoding}) is ready, `countText` returns {@link estimateTokens} and
+ * `exact` is false, so an editor can show a labelled estimate at once and the exact count a moment
+ * later (when `ready` settles). Running from sources (no prebuilt table) the table is built in a
+ * later turn. When the table cannot be read, counts load synchronously and throw with the file name.
+ */
+export function createDeferredCounter(encoding: EncodingName): TokenCounter {
+  let failed = false;
+  const ready = preloadEncoding(encoding)
+    .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+    .then(() => {
+      if (!encoders.has(encoding)) loadEncoder(encoding);
+    })
+    .catch(() => {
+      failed = true;
+    });
+  return {
+    encoding,
+    get exact(): boolean {
+      return encoders.has(encoding) || failed;
+    },
+    // Estimates (rounded up per text) do not add up line by line; exact counts do.
+    get lineAdditive(): boolean {
+      return encoders.has(encoding) || failed;
+    },
+    ready,
+    countText(text: string): number {
+      if (text.length === 0) return 0;
+      if (!encoders.has(encoding) && !failed) return estimateTokens(text);
+      return countPieces(loadEncoder(encoding), text);
+    },
+  };
+}
+
+/** Deferred counter for a model id (see {@link encodingForModel}, {@link createDeferredCounter}). */
+export function deferredCounterForModel(model?: string, fallback?: EncodingName): TokenCounter {
+  return createDeferredCounter(encodingForModel(model, fallback));
 }
 
 /** Counter for a model id (see {@link encodingForModel}). */

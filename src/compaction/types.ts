@@ -92,6 +92,10 @@ export interface SummarizerUsage {
   calls: number;
   promptTokens: number;
   completionTokens: number;
+  /** Prompt tokens the provider reported as served from its prompt cache (`prompt_tokens_details.cached_tokens`). */
+  cachedPromptTokens?: number;
+  /** Calls that sent the agent's own prefix unchanged (see `SummaryRequest.context`). */
+  prefixCalls?: number;
 }
 
 /**
@@ -214,6 +218,27 @@ export interface SummaryRequest {
   signal?: AbortSignal;
   /** Streamed summary text, for progress display. */
   onDelta?: (text: string) => void;
+  /**
+   * The whole context the span is part of, as the agent sends it now: a summarizer running on the
+   * session's own model may send this prefix unchanged (a provider prompt-cache hit) with its
+   * instruction appended, instead of the span framed as data. Absent for recordings and tests.
+   */
+  context?: SummaryContext;
+}
+
+/** The agent's current request around a span (see {@link SummaryRequest.context}). */
+export interface SummaryContext {
+  /** The active context, in order, exactly as the agent's next request sends it. */
+  items: readonly ContextItem[];
+  /** The request's tool schemas (the same array the agent sends). */
+  tools?: readonly ToolSchema[];
+  /** The span being replaced: `items.slice(start, end)`. */
+  start: number;
+  end: number;
+  /** Prompt tokens of `items` and `tools` as the session's meter counts them. */
+  tokens: number;
+  /** Tokens of each item (same order), so a leading part's size is known without recounting. */
+  itemTokens?: readonly number[];
 }
 
 /** What a summarizer returns. Throws {@link SummarizerError} on any failure. */

@@ -10,11 +10,11 @@ import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { NodeToolHost } from '../agent/nodeHost';
 import type { ToolHost } from '../agent/types';
-import { tokenCounterForModel } from '../compaction/tokenizer';
+import { deferredCounterForModel } from '../compaction/tokenizer';
 import type { LogSink } from '../service/api';
 import { ContextService } from '../service/service';
 import { openModelSource, type ModelSource } from './model-source';
-import { summarizerFromSettings } from '../summarizers/fromOptions';
+import { reusesSessionPrefix, summarizerFromSettings } from '../summarizers/fromOptions';
 import type { ServiceFactory } from '../views/session-controller';
 import type { ContextKeeperSettings } from '../settings/settings';
 import { WorkspaceToolHost } from '../workspace/tool-host';
@@ -74,22 +74,27 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
   return async ({ settings, apiKey, sessionId }) => {
     const storageDir = path.join((context.storageUri ?? context.globalStorageUri).fsPath, 'sessions');
     mkdirSync(storageDir, { recursive: true });
-    const counter = tokenCounterForModel(settings.model);
+    // The gauge shows a labelled estimate until the table is read in the background: no first count blocks the editor.
+    const counter = deferredCounterForModel(settings.model);
     // Restricted Mode: no model endpoint is called; summaries are extractive.
     const summaryModel = vscode.workspace.isTrusted ? settings.summary.model : '';
+    const source = await openModelSource(settings, apiKey, log, (text) => counter.countText(text));
+    // The session's own model at its own endpoint has the agent's prefix in its prompt cache:
+    // summaries then send that prefix unchanged, measured against the session's window.
+    const ownModel = reusesSessionPrefix(settings, { baseUrl: settings.summary.baseUrl, model: summaryModel });
     const summarizer = summarizerFromSettings({
       baseUrl: summaryModel ? settings.summary.baseUrl || settings.baseUrl : '',
       model: summaryModel,
       apiKey,
-      contextWindow: settings.summary.contextWindow || undefined,
+      contextWindow: settings.summary.contextWindow || (ownModel ? source.window.window : undefined),
       instruction: settings.summary.instruction || undefined,
       countText: (text) => counter.countText(text),
       extractiveFallback: true,
       // A summarizer at another endpoint than the session's own never sees the transcript's credentials.
       maskSecrets: !!settings.summary.baseUrl && settings.summary.baseUrl !== settings.baseUrl,
+      reusePrefix: ownModel,
       log: (line) => log.debug(line),
     });
-    const source = await openModelSource(settings, apiKey, log, (text) => counter.countText(text));
     log.info(`Opening the context service: model ${source.model}${settings.modelSource === 'vscode' ? ' from VS Code' : settings.baseUrl ? ` at ${redactUrl(settings.baseUrl)}` : ''}, summaries ${(source.summarizer ?? summarizer).name}.`);
     return ContextService.open({
       client: source.client,

@@ -14,12 +14,18 @@ export interface AgentHookTargets {
   recordUsage: (promptTokens: number) => void;
   status: ServiceStatus;
   events: ServiceEvents;
+  /** Settles when the meter counts exactly (its tokenizer table loaded); undefined when it always does. */
+  tokenizerReady?: () => Promise<void> | undefined;
 }
 
 /** The agent hooks of one context service. */
 export function agentHooks(t: AgentHookTargets): AgentHooks {
   return {
-    beforeModelCall: (_info, signal) => t.compactions().atSafePoint(signal),
+    // Thresholds are checked on exact counts: wait for the tokenizer if it is still loading.
+    beforeModelCall: async (_info, signal) => {
+      await t.tokenizerReady?.();
+      return t.compactions().atSafePoint(signal);
+    },
     onContextOverflow: ({ overflow }, signal) => t.compactions().afterOverflow(overflow, signal),
     onUsage: (usage) => t.recordUsage(usage.promptTokens),
     onStateChange: (state, detail) => t.status.agent(state, detail),

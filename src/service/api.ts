@@ -77,6 +77,11 @@ export interface BudgetSnapshot {
    * request (plus counted tokens of what was added since); false when it is a pure estimate.
    */
   exact: boolean;
+  /**
+   * True while the tokenizer's table is still loading (a moment after a session opens): `used` is
+   * then a character-based estimate, to be labelled as such; the exact count follows.
+   */
+  counting?: boolean;
   /** Model whose window is shown. */
   model: string;
   /** Configuration warnings (reservation clamped, trigger below fixed overhead…). */

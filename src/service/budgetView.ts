@@ -49,7 +49,8 @@ export function budgetSnapshot(
     compactTo: { tokens: th.targetTokens, fraction: budget.compactTo },
     usedFraction: th.base > 0 ? reading.total / th.base : 0,
     breakdown,
-    exact: reading.basis !== 'estimate',
+    exact: reading.basis !== 'estimate' && meter.exact,
+    ...(meter.exact ? {} : { counting: true }),
     model,
     warnings: [...th.warnings, ...extraWarnings],
   };

@@ -71,6 +71,9 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     this.meter = new TokenMeter({ model: options.model, counter: options.tokenCounter });
     this.usage = new UsageRecorder(this.log);
     this.tally = new ContextTally(this.meter);
+    // The gauge shows a labelled estimate until the tokenizer is loaded; then every sum is recounted
+    // exactly (estimates are never cached) and the gauge redrawn.
+    void this.meter.counter.ready?.then(() => this.recountExactly());
     this.summarizer = options.summarizer ?? new ExtractiveSummarizer((text) => this.meter.countText(text), { lineAdditive: this.meter.lineAdditive });
     const approve: ApprovalHandler = options.approve ?? ((request, signal) => this.approvals.ask(request, signal));
     this.tools = new WorkspaceTools(options.host, { approve, autoApprove: options.autoApprove, commandTimeoutMs: options.toolTimeoutMs });
@@ -80,7 +83,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       tools: this.tools,
       conversation: this.conversation,
       maxSteps: options.maxSteps ?? 40,
-      hooks: agentHooks({ compactions: () => this.compactions, recordUsage: (tokens) => this.recordUsage(tokens), status: this.status, events: this.events }),
+      hooks: agentHooks({ compactions: () => this.compactions, recordUsage: (tokens) => this.recordUsage(tokens), status: this.status, events: this.events, tokenizerReady: () => this.meter.counter.ready }),
     });
     this.compactions = new Compactions(
       {
@@ -333,6 +336,15 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   }
 
   // ---- internals -----------------------------------------------------------------------------
+
+  /** Rebuilds the running sums from exact counts once the tokenizer is loaded, and redraws the gauge. */
+  private recountExactly(): void {
+    if (this.disposed) return;
+    this.tally.resetEntries();
+    this.tally.rewrite(this.session.items);
+    this.tally.syncEntries(this.session.entries);
+    this.fireBudget();
+  }
 
   /** Takes over loaded or imported entries and state; entries not in the state are appended raw. */
   private adopt(entries: Entry[], state: StoredSession | undefined): void {

@@ -175,7 +175,9 @@ export class ContextTally {
       compactTo: { tokens: th.targetTokens, fraction: budget.compactTo },
       usedFraction: th.base > 0 ? reading.total / th.base : 0,
       breakdown,
-      exact: reading.exact,
+      exact: reading.exact && this.meter.exact,
+      // The tokenizer is still loading: the figures are character-based estimates, labelled as such.
+      ...(this.meter.exact ? {} : { counting: true }),
       model,
       warnings: [...th.warnings, ...extraWarnings],
     };

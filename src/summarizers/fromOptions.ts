@@ -40,6 +40,11 @@ export interface SummarizerSettings {
   extractiveFallback?: boolean;
   /** Mask credentials in what is sent (an endpoint other than the session's own). Default false. */
   maskSecrets?: boolean;
+  /**
+   * The summary model is the session's own model at the session's own endpoint: summaries then send
+   * the agent's prefix unchanged when it fits (see `OpenAISummarizerOptions.reusePrefix`). Default false.
+   */
+  reusePrefix?: boolean;
   log?: (line: string) => void;
 }
 
@@ -72,6 +77,7 @@ export function summarizerFromSettings(settings: SummarizerSettings): Summarizer
     countText: scaled(settings.countText),
     log: settings.log,
     maskSecrets: settings.maskSecrets,
+    reusePrefix: settings.reusePrefix,
   });
   if (settings.session === undefined && settings.extractiveFallback !== true) return primary;
   return new FallbackSummarizer(primary, {
@@ -79,6 +85,18 @@ export function summarizerFromSettings(settings: SummarizerSettings): Summarizer
     extractive: settings.extractiveFallback === true ? extractive : undefined,
     onFallback: (from, to, error) => settings.log?.(`summarizer ${from} failed (${error.kind}); trying ${to}`),
   });
+}
+
+/**
+ * True when the summary model is the session's own model at the session's own endpoint (summary base
+ * URL empty or the same): only that model has the agent's prefix in its prompt cache, and only that
+ * endpoint has already seen the transcript unmasked. Editor models (`vscode.lm`) report no caching.
+ */
+export function reusesSessionPrefix(session: { baseUrl: string; model: string; modelSource?: string }, summary: { baseUrl?: string; model?: string }): boolean {
+  const model = summary.model?.trim() ?? '';
+  const baseUrl = summary.baseUrl?.trim() ?? '';
+  if (session.modelSource === 'vscode' || model.length === 0) return false;
+  return model === session.model.trim() && (baseUrl.length === 0 || baseUrl === session.baseUrl.trim());
 }
 
 /** Command-line flags of the summarizer (`--summarizer openai --base-url URL --summary-model M`). */

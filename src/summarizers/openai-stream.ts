@@ -24,6 +24,7 @@ export async function jsonReply(client: OpenAI, params: ChatCompletionCreatePara
     model: completion.model,
     promptTokens: completion.usage?.prompt_tokens,
     completionTokens: completion.usage?.completion_tokens,
+    cachedTokens: completion.usage?.prompt_tokens_details?.cached_tokens,
   };
 }
 
@@ -54,6 +55,7 @@ export async function streamedReply(
       if (chunk.usage) {
         reply.promptTokens = chunk.usage.prompt_tokens;
         reply.completionTokens = chunk.usage.completion_tokens;
+        reply.cachedTokens = chunk.usage.prompt_tokens_details?.cached_tokens;
       }
       const choice = chunk.choices[0];
       if (choice === undefined) continue;

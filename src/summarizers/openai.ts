@@ -3,7 +3,9 @@
  * OpenAI's v1 endpoint, vLLM, llama.cpp, Ollama, LM Studio…), safe under every failure.
  *
  * Safety rules (DESIGN.md failure semantics; cases B10, B13, B14, B16, B52, B55):
- * - the request never carries `tools`, so the model cannot answer with a tool call by design;
+ * - the framed request never carries `tools`, so the model cannot answer with a tool call by design;
+ *   the request over the agent's own prefix (./prefixRequest, the session's model only) carries the
+ *   agent's schemas unchanged, for the prompt cache, with `tool_choice: "none"`;
  * - each call fits the summarizer's own window: the span is rendered as data and batched (oldest
  *   first, rolling: each call folds in the previous call's notes); batches beyond `maxCalls` are
  *   dropped, oldest first, and counted;
@@ -17,7 +19,7 @@
  * and cancellation that does not wait for an SDK back-off sleep.
  */
 import OpenAI from 'openai';
-import type { ChatCompletionCreateParams, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ChatCompletionCreateParams, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { ContextItem, Summarizer, SummaryRequest, SummaryResult, SummarizerUsage } from '../compaction/types';
 import { SummarizerError } from '../compaction/types';
 import { batchForWindow, summaryInstruction, PREVIOUS_NOTES_CLOSE, PREVIOUS_NOTES_OPEN, USER_REQUESTS_CLOSE, USER_REQUESTS_OPEN, neutraliseDelimiters, wrapTranscript, type RenderOptions } from '../compaction/summaryPrompt';
@@ -27,6 +29,7 @@ import { Watchdog } from './watchdog';
 import { maskMessageContents } from '../compaction/secrets';
 import { jsonReply, streamedReply } from './openai-stream';
 import { classifyFailure, describeEndpoint, redactSecrets } from './openai-errors';
+import { prefixRequest } from './prefixRequest';
 
 /** Which request field bounds the reply length. */
 export type ReplyLimitParameter = 'max_completion_tokens' | 'max_tokens' | 'none';
@@ -85,6 +88,13 @@ export interface OpenAISummarizerOptions {
    * session's own: the transcript's secrets then never reach a second server. Default false.
    */
   maskSecrets?: boolean;
+  /**
+   * This is the session's own model at the session's own endpoint: when a request carries the
+   * agent's context and it fits `contextWindow`, send that prefix unchanged plus the instruction
+   * (a prompt-cache hit; see ./prefixRequest), with `tool_choice: "none"`. Ignored with
+   * `maskSecrets`. Default false.
+   */
+  reusePrefix?: boolean;
 }
 
 /** Share of the window kept free for counting error between our estimate and the model's tokenizer. */
@@ -140,8 +150,10 @@ export class OpenAISummarizer implements Summarizer {
   async summarize(request: SummaryRequest): Promise<SummaryResult> {
     if (request.signal?.aborted) throw new SummarizerError('compaction cancelled', 'aborted');
     if (request.items.length === 0) throw new SummarizerError('nothing to summarize', 'empty');
-    const plan = this.plan(request);
     const usage: SummarizerUsage = { calls: 0, promptTokens: 0, completionTokens: 0 };
+    const overPrefix = await this.summarizeOverPrefix(request, usage);
+    if (overPrefix !== undefined) return overPrefix;
+    const plan = this.plan(request);
     let notes: string | undefined;
     let model = this.options.model;
     for (let k = 0; k < plan.batches.length; k++) {
@@ -156,13 +168,39 @@ export class OpenAISummarizer implements Summarizer {
     return { text: notes, model, usage, dropped: plan.dropped };
   }
 
+  /**
+   * The cache-reusing path: one call over the agent's prefix. Returns undefined when it does not
+   * apply (not the session's model, no context, does not fit) or the server refused the prompt as
+   * too long; the framed path then runs.
+   */
+  private async summarizeOverPrefix(request: SummaryRequest, usage: SummarizerUsage): Promise<SummaryResult | undefined> {
+    if (this.options.reusePrefix !== true || this.options.maskSecrets === true || request.context === undefined) return undefined;
+    const built = prefixRequest(request, this.contextWindow, this.countText, this.replyTokens(request), this.options.instruction);
+    if (!('messages' in built)) {
+      this.log(`summary over the agent's prefix not used: ${built.reason}; framing the span instead`);
+      return undefined;
+    }
+    try {
+      const outcome = await this.call(built.messages, built.replyTokens, request, usage, { tools: built.tools, promptTokens: built.promptTokens });
+      usage.prefixCalls = (usage.prefixCalls ?? 0) + 1;
+      this.log(`summary done over the agent's prefix: ${usage.calls} call(s), ${usage.cachedPromptTokens ?? 0} prompt tokens reported cached`);
+      return { text: outcome.text, model: outcome.model, usage, dropped: 0 };
+    } catch (error) {
+      if (!(error instanceof SummarizerError) || error.kind !== 'overflow') throw error;
+      this.log(`summary over the agent's prefix refused as too long; framing the span instead`);
+      return undefined;
+    }
+  }
+
+  /** Tokens reserved for the reply: twice the requested length, at least 512, at most a quarter of the window. */
+  private replyTokens(request: SummaryRequest): number {
+    return Math.max(64, Math.floor(this.options.replyTokens ?? Math.min(Math.max(2 * request.approximateSummaryTokens, 512), this.contextWindow * 0.25)));
+  }
+
   /** Batches the span for the window; drops the oldest batches beyond `maxCalls`. */
   private plan(request: SummaryRequest): { batches: Array<{ text: string }>; dropped: number; replyTokens: number; requestsBlock: string } {
     const window = this.contextWindow;
-    const replyTokens = Math.max(
-      64,
-      Math.floor(this.options.replyTokens ?? Math.min(Math.max(2 * request.approximateSummaryTokens, 512), window * 0.25)),
-    );
+    const replyTokens = this.replyTokens(request);
     const requestsBlock = this.userRequestsBlock(request.userRequests, Math.floor(window * USER_REQUESTS_SHARE));
     const fixed =
       this.countText(summaryInstruction(this.options.instruction)) +
@@ -239,12 +277,17 @@ export class OpenAISummarizer implements Summarizer {
     return `${USER_REQUESTS_OPEN}\n${body}\n${USER_REQUESTS_CLOSE}`;
   }
 
-  /** One model call with validation. Adds to `usage`. */
+  /**
+   * One model call with validation. Adds to `usage`. With `extra.tools` (the agent's schemas, sent
+   * so the prefix matches the agent's request) `tool_choice` is `none`; a tool call in the reply is
+   * still refused (`tool-call`) and never run.
+   */
   private async call(
     messages: ChatCompletionMessageParam[],
     replyTokens: number,
     request: SummaryRequest,
     usage: SummarizerUsage,
+    extra: { tools?: ChatCompletionTool[]; promptTokens?: number } = {},
   ): Promise<{ text: string; model: string }> {
     const streamed = this.options.stream ?? true;
     const timeoutMs = this.options.timeoutMs ?? 60_000;
@@ -255,9 +298,13 @@ export class OpenAISummarizer implements Summarizer {
     if (limit === 'max_completion_tokens') params.max_completion_tokens = replyTokens;
     else if (limit === 'max_tokens') params.max_tokens = replyTokens;
     if (this.options.temperature !== undefined) params.temperature = this.options.temperature;
+    if (extra.tools !== undefined) {
+      params.tools = extra.tools;
+      params.tool_choice = 'none';
+    }
 
     const watch = new Watchdog(request.signal);
-    const promptEstimate = messages.reduce((n, m) => n + this.countText(typeof m.content === 'string' ? m.content : ''), REQUEST_OVERHEAD_TOKENS);
+    const promptEstimate = extra.promptTokens ?? messages.reduce((n, m) => n + this.countText(typeof m.content === 'string' ? m.content : ''), REQUEST_OVERHEAD_TOKENS);
     this.log(`summary call ${usage.calls + 1}: ~${promptEstimate} prompt tokens, reply limit ${replyTokens}, ${streamed ? 'streamed' : 'JSON'}`);
     usage.calls += 1;
     const deadline = watch.arm(deadlineMs, 'deadline');
@@ -267,6 +314,7 @@ export class OpenAISummarizer implements Summarizer {
       );
       usage.promptTokens += reply.promptTokens ?? promptEstimate;
       usage.completionTokens += reply.completionTokens ?? this.countText(reply.text);
+      if (reply.cachedTokens !== undefined) usage.cachedPromptTokens = (usage.cachedPromptTokens ?? 0) + reply.cachedTokens;
       const text = validateReply(reply);
       this.log(`summary call ${usage.calls}: ok, ${text.length} characters`);
       return { text, model: reply.model ?? this.options.model };

@@ -15,6 +15,8 @@ export interface RawReply {
   model?: string;
   promptTokens?: number;
   completionTokens?: number;
+  /** Prompt tokens the provider served from its prompt cache, when reported. */
+  cachedTokens?: number;
   /** The stream ended (the server closed it) without a finish reason. */
   incomplete?: boolean;
 }

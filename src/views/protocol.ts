@@ -42,6 +42,8 @@ export interface BudgetView {
   compactToFraction: number;
   /** True when `used` is anchored on the provider's reported usage, false when it is an estimate. */
   exact: boolean;
+  /** True while the tokenizer loads: `used` is a character-based estimate ("≈ 12k (estimate)"). */
+  counting?: boolean;
   breakdown: BreakdownView;
   /** Model whose window is shown. */
   model: string;

@@ -36,19 +36,22 @@ export class StatusBarMeter implements vscode.Disposable {
   update(budget: BudgetView, state: SessionState): void {
     const percent = budget.inputBudget > 0 ? Math.round((budget.used / budget.inputBudget) * 100) : 0;
     const approx = budget.exact ? '' : '~';
-    this.item.text = `${STATE_ICONS[state]} ${percent}% · ${approx}${formatTokens(budget.used)}/${formatTokens(budget.inputBudget)}`;
+    this.item.text = budget.counting
+      ? `${STATE_ICONS[state]} ≈ ${formatTokens(budget.used)} (estimate)`
+      : `${STATE_ICONS[state]} ${percent}% · ${approx}${formatTokens(budget.used)}/${formatTokens(budget.inputBudget)}`;
+    const accuracy = budget.counting ? 'an estimate (about 4 characters a token) while the tokenizer loads' : budget.exact ? 'exact' : 'estimated';
     this.item.tooltip = new vscode.MarkdownString(
       [
         `**ContextKeeper** — ${budget.model}`,
         '',
-        `${budget.used.toLocaleString('en-US')} of ${budget.inputBudget.toLocaleString('en-US')} prompt tokens (${percent}%), ${budget.exact ? 'exact' : 'estimated'}`,
+        `${budget.used.toLocaleString('en-US')} of ${budget.inputBudget.toLocaleString('en-US')} prompt tokens (${percent}%), ${accuracy}`,
         ...(budget.windowSource ? [`Context window: ${budget.windowSource}`] : []),
         `Compacts at ${budget.compactAt.toLocaleString('en-US')}, down to ${budget.compactTo.toLocaleString('en-US')}${budget.autoCompact ? '' : ' (automatic compaction off)'}`,
         `State: ${state}`,
       ].join('\n\n'),
     );
     this.item.accessibilityInformation = {
-      label: `ContextKeeper: ${percent} percent of the context budget used, ${budget.used} of ${budget.inputBudget} tokens, ${budget.exact ? 'exact' : 'estimated'}, ${state}`,
+      label: `ContextKeeper: ${percent} percent of the context budget used, ${budget.used} of ${budget.inputBudget} tokens, ${accuracy}, ${state}`,
       role: 'button',
     };
     const warn = budget.used >= budget.compactAt;

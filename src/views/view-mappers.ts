@@ -20,6 +20,7 @@ export function toBudgetView(budget: BudgetSnapshot, autoCompact: boolean): Budg
     compactTo: budget.compactTo.tokens,
     compactToFraction: budget.compactTo.fraction,
     exact: budget.exact,
+    ...(budget.counting ? { counting: true } : {}),
     breakdown: { ...budget.breakdown },
     model: budget.model,
     warnings: [...budget.warnings],

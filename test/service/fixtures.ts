@@ -1,6 +1,7 @@
 /** Fixtures of the service tests: a service over a temp workspace, a loopback model and stub summarizers. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import type OpenAI from 'openai';
 import * as path from 'node:path';
 import type { ChatMessage, ContextItem, Summarizer, SummaryRequest, SummaryResult, ToolSchema } from '../../src/compaction/types';
 import type { TokenCounter } from '../../src/compaction/tokenizer';
@@ -73,6 +74,8 @@ export interface ServiceFixture {
   root: string;
   storageDir: string;
   requests: ChatRequestBody[];
+  /** The OpenAI client of the loopback model (the agent's), for a summarizer at the same endpoint. */
+  client: OpenAI;
   /** Opens another service on the same storage and session (a restart). */
   reopen(overrides?: Partial<ContextServiceOptions>): Promise<ContextService>;
   cleanup(): Promise<void>;
@@ -109,6 +112,7 @@ export async function serviceFixture(
     root: ws.root,
     storageDir,
     requests: lb.server.requests,
+    client: lb.client,
     reopen: async (more = {}) => {
       const next = await ContextService.open({ ...base, sessionId: service.sessionId, ...more });
       opened.push(next);
