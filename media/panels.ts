@@ -53,7 +53,7 @@ export function gauge(budget: BudgetView): TemplateResult {
   return html`<section class="gauge${over ? ' over' : ''}" aria-labelledby="gauge-title">
     <div class="gauge-head">
       <h2 id="gauge-title">Budget</h2>
-      <span class="badge ${budget.exact ? 'exact' : 'estimated'}" data-test="gauge-accuracy" title=${budget.exact ? 'Anchored on the provider-reported prompt tokens' : 'Counted locally; exact after the next model reply'}>${budget.exact ? 'exact' : 'estimated'}</span>
+      <span class="badge ${budget.exact ? 'exact' : 'estimated'}" data-test="gauge-accuracy" title=${budget.usedSource ?? (budget.exact ? 'Anchored on the provider-reported prompt tokens' : 'Counted locally; exact after the next model reply')}>${budget.exact ? (budget.cachedAdded ? 'exact (with cached)' : 'exact') : 'estimated'}</span>
     </div>
     <div class="gauge-numbers">
       <span class="used" data-test="gauge-used" data-tokens=${budget.used}>${tokens(budget.used)}</span>

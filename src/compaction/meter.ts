@@ -38,12 +38,22 @@ export interface Measurement {
 export interface MeterReading extends Measurement {
   /** `exact`: equals the last reported prompt tokens; `exact+new`: that plus counted new messages. */
   basis: 'exact' | 'exact+new' | 'estimate';
+  /**
+   * Which figure the reading rests on, one sentence for the gauge: the provider's reported prompt
+   * tokens, those plus the cached tokens it reported separately, or the count (with why a reported
+   * figure was not used).
+   */
+  source: string;
+  /** Cached tokens the calibration added to the reported prompt tokens (0 when none). */
+  cachedAdded: number;
 }
 
 interface Calibration {
   exact: number;
   estimate: number;
   ids: string[];
+  /** Cached tokens added to the reported prompt tokens (0 when the figure was used as reported). */
+  cachedAdded: number;
 }
 
 /** Category of an item in the breakdown. */
@@ -206,11 +216,18 @@ export class TokenMeter {
       // A figure far from the exact count (a proxy reporting near zero, a fabricated huge one) would
       // turn automatic compaction off or make it fire forever: the exact count stands instead.
       this.calibration = undefined;
-      return { accepted: false, reason: `the provider reported ${promptTokens} prompt tokens where the exact count is ${estimate}; outside ${CALIBRATION_MIN}x-${CALIBRATION_MAX}x, so the count is used` };
+      const cached = cachedTokens > 0 ? ` (${cachedTokens} of them cached)` : '';
+      this.rejected = `counted locally: the provider reported ${promptTokens} prompt tokens${cached} where the count is ${estimate}, outside ${CALIBRATION_MIN}x-${CALIBRATION_MAX}x`;
+      return { accepted: false, reason: `the provider reported ${promptTokens} prompt tokens${cached} where the exact count is ${estimate}; outside ${CALIBRATION_MIN}x-${CALIBRATION_MAX}x, so the count is used` };
     }
-    this.calibration = { exact: reported, estimate, ids: items.map((i) => i.id) };
-    return { accepted: true };
+    this.rejected = undefined;
+    const cachedAdded = reported - promptTokens;
+    this.calibration = { exact: reported, estimate, ids: items.map((i) => i.id), cachedAdded };
+    return { accepted: true, cachedAdded };
   }
+
+  /** Why the last reported figure was not used, while the reading is a count; undefined otherwise. */
+  private rejected: string | undefined;
 
   /** Ratio of reported to estimated tokens from the last calibration (1 when none), clamped to [0.5, 2]. */
   get scale(): number {
@@ -226,9 +243,12 @@ export class TokenMeter {
     if (c && c.ids.length <= items.length && c.ids.every((id, i) => items[i].id === id)) {
       let added = 0;
       for (let i = c.ids.length; i < items.length; i++) added += m.perItem[i];
-      return { ...m, total: c.exact + added, basis: added === 0 ? 'exact' : 'exact+new' };
+      const reported = c.cachedAdded > 0
+        ? `the provider's reported ${c.exact - c.cachedAdded} prompt tokens plus the ${c.cachedAdded} cached tokens it reported separately (prompt_tokens_details.cached_tokens)`
+        : `the provider's reported ${c.exact} prompt tokens`;
+      return { ...m, total: c.exact + added, basis: added === 0 ? 'exact' : 'exact+new', source: added === 0 ? reported : `${reported}, plus ${added} counted since`, cachedAdded: c.cachedAdded };
     }
-    return { ...m, basis: 'estimate' };
+    return { ...m, basis: 'estimate', source: this.rejected ?? 'counted locally; exact after the next model reply', cachedAdded: 0 };
   }
 }
 
@@ -245,6 +265,8 @@ export interface CalibrationOutcome {
   accepted: boolean;
   /** Why it was not used (one sentence), when not accepted. */
   reason?: string;
+  /** Cached tokens added to the reported prompt tokens to make it plausible (when accepted). */
+  cachedAdded?: number;
 }
 
 /** The first of `values` that is a string (a reasoning part names its text differently per provider), or ''. */

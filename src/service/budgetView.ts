@@ -50,6 +50,8 @@ export function budgetSnapshot(
     usedFraction: th.base > 0 ? reading.total / th.base : 0,
     breakdown,
     exact: reading.basis !== 'estimate',
+    usedSource: reading.source,
+    ...(reading.cachedAdded > 0 ? { cachedAdded: reading.cachedAdded } : {}),
     model,
     warnings: [...th.warnings, ...extraWarnings],
   };

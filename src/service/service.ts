@@ -58,6 +58,8 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   );
   private taskController: AbortController | undefined;
   private disposed = false;
+  /** Raw entry ids brought back by restores, kept out of automatic compaction (see `Compactions`). */
+  private readonly restored = new Set<string>();
 
   private constructor(private readonly options: ContextServiceOptions, sessionId: string) {
     super();
@@ -75,7 +77,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       tools: this.tools,
       conversation: this.conversation,
       maxSteps: options.maxSteps ?? 40,
-      hooks: agentHooks({ compactions: () => this.compactions, recordUsage: (tokens) => this.recordUsage(tokens), status: this.status, events: this.events }),
+      hooks: agentHooks({ compactions: () => this.compactions, recordUsage: (tokens, cached) => this.recordUsage(tokens, cached), status: this.status, events: this.events }),
     });
     this.compactions = new Compactions(
       {
@@ -91,6 +93,10 @@ export class ContextService extends ServiceEventSurface implements ContextServic
         version: () => this.session.version,
         commit: (result) => this.commitCompaction(result),
         setBusy: (detail) => this.status.compacting(detail),
+        restoredIds: () => this.restored,
+        releaseRestored: () => this.restored.clear(),
+        // Nobody to ask (no callback): restored messages are not compacted again.
+        confirmCompactRestored: (info) => options.confirmCompactRestored?.(info) ?? Promise.resolve(false),
         log: (level, message) => this.log(level, message),
       },
       { prepareAheadMargin: options.prepareAheadMargin ?? 0.1, timeoutMs: options.compactionTimeoutMs ?? 120_000, maxImages: options.maxImagesPerRequest },
@@ -228,6 +234,8 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     if (this.taskController || this.compactions.busy) throw new Error('wait for the task or compaction to finish before restoring a checkpoint');
     const { next, event } = this.session.planRestore(id, this.now().toISOString());
     this.rewrite(next);
+    // What came back stays out of the next automatic compaction: a restore is never silently undone.
+    for (const cp of this.session.checkpoints) if (event.undone.includes(cp.id)) for (const rid of cp.replacedIds) this.restored.add(rid);
     this.compactions.guard.reset();
     this.events.checkpointRestored.fire(event);
     this.fireBudget();
@@ -316,6 +324,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   /** Takes over loaded or imported entries and state; entries not in the state are appended raw. */
   private adopt(entries: Entry[], state: StoredSession | undefined): void {
     this.session.adopt(entries, state);
+    this.restored.clear();
     this.compactions.invalidate();
     this.compactions.guard.reset();
   }
@@ -325,9 +334,9 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     this.files.writeState(next);
   }
 
-  private recordUsage(promptTokens: number): void {
+  private recordUsage(promptTokens: number, cachedTokens = 0): void {
     const sent = this.lastSent;
-    this.usage.record(promptTokens, sent, this.tools.schemas, () => itemsFromEntries(this.session.entries.slice(0, this.session.entryCountAt(sent))));
+    this.usage.record(promptTokens, sent, this.tools.schemas, () => itemsFromEntries(this.session.entries.slice(0, this.session.entryCountAt(sent))), cachedTokens);
     this.fireBudget();
   }
 

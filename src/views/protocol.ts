@@ -42,6 +42,10 @@ export interface BudgetView {
   compactToFraction: number;
   /** True when `used` is anchored on the provider's reported usage, false when it is an estimate. */
   exact: boolean;
+  /** Which figure `used` rests on (reported, reported plus cached, or counted and why), one sentence. */
+  usedSource?: string;
+  /** True when the provider's cached tokens were added back to its reported prompt tokens. */
+  cachedAdded?: boolean;
   breakdown: BreakdownView;
   /** Model whose window is shown. */
   model: string;

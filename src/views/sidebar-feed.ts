@@ -19,7 +19,7 @@ export function feedSidebar(service: ContextServiceApi, model: SidebarModel, cha
       changed();
     }),
     service.onDidStartToolCall((e) => {
-      model.startTool(e.callId);
+      model.startTool(e.callId, e.entryId);
       changed();
     }),
     service.onDidFinishToolCall((e) => {
