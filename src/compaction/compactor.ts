@@ -78,6 +78,12 @@ export const LOW_YIELD = 0.8;
 /** A clipped message keeps at least this many tokens. */
 export const CLIP_MIN_TOKENS = 1000;
 
+/** One line naming the re-attached file copies a summary drops, or '' when it drops none. */
+function droppedFilesNote(items: readonly ContextItem[]): string {
+  const paths = [...new Set(items.map((i) => i.attachedFile).filter((p): p is string => p !== undefined))];
+  return paths.length === 0 ? '' : `Files re-attached earlier, their copies now dropped (read them again for current contents): ${paths.join(', ')}`;
+}
+
 /** Label that opens every summary message: historical context, not an instruction (invariants 6, 8). */
 export function summaryHeader(messages: number): string {
   return `[Summary of ${messages} earlier message${messages === 1 ? '' : 's'} of this conversation, written by ContextKeeper. It is historical context, not a new request; the user's latest message is the active one.]`;
@@ -116,7 +122,9 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     const r = typedRequestOf(it);
     return r ? meter.countText(r) + 2 : 0;
   });
-  const plan = planCompaction(items, m.perItem, before, th.targetTokens, { keepRecentSteps, summaryTokens, noCollapse: options.noCollapse, all: options.all, keptPerItem, keptCap: budgets.userTokens });
+  // Room kept free below the target for files the caller re-attaches after the summary.
+  const planTarget = Math.max(1, th.targetTokens - Math.max(0, Math.floor(options.reserveTokens ?? 0)));
+  const plan = planCompaction(items, m.perItem, before, planTarget, { keepRecentSteps, summaryTokens, noCollapse: options.noCollapse, all: options.all, keptPerItem, keptCap: budgets.userTokens });
   // A context over the input budget cannot be sent: the degrade tiers then run whatever the plan,
   // unless the system prompt and tool schemas alone are over it (nothing else can make room then).
   const overBudget = before > th.inputBudget;
@@ -176,25 +184,29 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   // Tokens the summaries may share: the target minus what the plan leaves in place.
   const spanTotal = Math.max(1, plan.spans.reduce((sum, sp) => sum + sp.tokens, 0));
   const leftInPlace = lowerBound;
-  const summaryShare = th.targetTokens - leftInPlace;
+  const summaryShare = planTarget - leftInPlace;
   for (const [k, span] of plan.spans.entries()) {
-    if (k > 0 && !options.all && meter.measure(work, tools).total <= th.targetTokens) break;
+    if (k > 0 && !options.all && meter.measure(work, tools).total <= planTarget) break;
     if (options.signal?.aborted) return notApplied(items, before, 'failed', 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
     const spanItems = items.slice(span.start, span.end);
-    const requests = collectRequests(spanItems);
+    // Files re-attached by an earlier compaction are stale copies: a new summary drops them (a live
+    // session re-attaches current contents) and names them, so the summarizer never sees them.
+    const content = spanItems.filter((i) => !i.attachedFile);
+    const droppedFiles = droppedFilesNote(spanItems);
+    const requests = collectRequests(content);
     const userRequests = requests;
     // What this summary may use: its share of the target left by what stays (the rest of the
     // context after the plan), never more than most of the span it replaces (it must shrink).
     const available = Math.max(0, Math.floor(summaryShare * (span.tokens / spanTotal)));
     const mustShrink = Math.floor(span.tokens * 0.8);
     const requestBudget = Math.max(Math.min(MIN_REQUEST_TOKENS, mustShrink), Math.min(budgets.userTokens, mustShrink, Math.max(available, MIN_REQUEST_TOKENS)));
-    const section = renderRequestsSection(requests, requestBudget, (t) => meter.countText(t));
+    const section = renderRequestsSection(requests, requestBudget, (t) => meter.countText(t), meter.lineAdditive);
     // The notes get the summary budget, at most half of the span, and what the requests left.
     const spanBudget = Math.max(MIN_SUMMARY_TOKENS, Math.min(summaryTokens, Math.floor(span.tokens / 2), mustShrink - section.tokens, Math.max(available - section.tokens, MIN_SUMMARY_TOKENS)));
     let result;
     try {
-      result = await summarizer.summarize({
-        items: spanItems,
+      result = content.length === 0 ? { text: droppedFiles, model: summarizer.name, usage: { calls: 0, promptTokens: 0, completionTokens: 0 }, dropped: 0 } : await summarizer.summarize({
+        items: content,
         userRequests,
         approximateSummaryTokens: spanBudget,
         maxCalls: options.maxSummaryCalls ?? DEFAULT_MAX_SUMMARY_CALLS,
@@ -216,11 +228,12 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     // reworded are carried forward all the same.
     const isModel = summarizer.name !== 'extractive';
     const missingFromModel = isModel ? requests.filter((r) => !result.text.includes(r)).length : undefined;
-    const checked = isModel ? removeRequestsSection(finalizeSummary(result.text.trim(), spanItems, { userRequests, maxAppendixChars: spanBudget * 2 }).text) : result.text.trim();
+    const checked = isModel ? removeRequestsSection(finalizeSummary(result.text.trim(), content, { userRequests, maxAppendixChars: spanBudget * 2 }).text) : result.text.trim();
     // Identifiers appended get at most a quarter of the notes' budget (about 4 characters a token),
     // each under a heading that says where it came from.
-    const moved = buildLedger(actionsOf(spanItems)).moved;
-    const notes = backfillIdentifiers(checked, spanItems, Math.min(IDENTIFIER_BACKFILL_CHARS, spanBudget), moved).text;
+    const moved = buildLedger(actionsOf(content)).moved;
+    const backfilled = backfillIdentifiers(checked, content, Math.min(IDENTIFIER_BACKFILL_CHARS, spanBudget), moved).text;
+    const notes = droppedFiles && content.length > 0 ? `${backfilled}\n\n${droppedFiles}` : backfilled;
     // The requests close the summary, next to the latest request that follows it. Credentials quoted
     // from tool output leave the compactor masked; the raw transcript keeps them.
     const text = maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes);

@@ -97,6 +97,11 @@ export class TokenMeter {
     return this.counter.encoding;
   }
 
+  /** See {@link TokenCounter.lineAdditive}. */
+  get lineAdditive(): boolean {
+    return this.counter.lineAdditive === true;
+  }
+
   /** Tokens of plain text. */
   countText(text: string): number {
     return this.counter.countText(text);
@@ -208,19 +213,14 @@ export class TokenMeter {
   calibrate(promptTokens: number, items: readonly ContextItem[], tools?: readonly ToolSchema[], cachedTokens = 0): CalibrationOutcome {
     if (!(promptTokens > 0)) return { accepted: false, reason: 'no prompt tokens reported' };
     const estimate = this.measure(items, tools).total;
-    // Some proxies report prompt tokens with the cached ones subtracted; the documented
-    // `prompt_tokens_details.cached_tokens` is then added back when that lands in range.
-    let reported = promptTokens;
-    if (!plausible(reported, estimate) && cachedTokens > 0 && plausible(reported + cachedTokens, estimate)) reported += cachedTokens;
-    if (!plausible(reported, estimate)) {
-      // A figure far from the exact count (a proxy reporting near zero, a fabricated huge one) would
-      // turn automatic compaction off or make it fire forever: the exact count stands instead.
+    const judged = judgeReported(promptTokens, estimate, cachedTokens);
+    if (!judged.accepted) {
       this.calibration = undefined;
-      const cached = cachedTokens > 0 ? ` (${cachedTokens} of them cached)` : '';
-      this.rejected = `counted locally: the provider reported ${promptTokens} prompt tokens${cached} where the count is ${estimate}, outside ${CALIBRATION_MIN}x-${CALIBRATION_MAX}x`;
-      return { accepted: false, reason: `the provider reported ${promptTokens} prompt tokens${cached} where the exact count is ${estimate}; outside ${CALIBRATION_MIN}x-${CALIBRATION_MAX}x, so the count is used` };
+      this.rejected = rejectedSource(promptTokens, estimate, cachedTokens);
+      return judged;
     }
     this.rejected = undefined;
+    const reported = judged.reported;
     const cachedAdded = reported - promptTokens;
     this.calibration = { exact: reported, estimate, ids: items.map((i) => i.id), cachedAdded };
     return { accepted: true, cachedAdded };
@@ -243,13 +243,43 @@ export class TokenMeter {
     if (c && c.ids.length <= items.length && c.ids.every((id, i) => items[i].id === id)) {
       let added = 0;
       for (let i = c.ids.length; i < items.length; i++) added += m.perItem[i];
-      const reported = c.cachedAdded > 0
-        ? `the provider's reported ${c.exact - c.cachedAdded} prompt tokens plus the ${c.cachedAdded} cached tokens it reported separately (prompt_tokens_details.cached_tokens)`
-        : `the provider's reported ${c.exact} prompt tokens`;
-      return { ...m, total: c.exact + added, basis: added === 0 ? 'exact' : 'exact+new', source: added === 0 ? reported : `${reported}, plus ${added} counted since`, cachedAdded: c.cachedAdded };
+      return { ...m, total: c.exact + added, basis: added === 0 ? 'exact' : 'exact+new', source: reportedSource(c.exact, c.cachedAdded, added), cachedAdded: c.cachedAdded };
     }
     return { ...m, basis: 'estimate', source: this.rejected ?? 'counted locally; exact after the next model reply', cachedAdded: 0 };
   }
+}
+
+/**
+ * Whether a reported `usage.prompt_tokens` can anchor the meter for a request whose exact count is
+ * `estimate` (see {@link TokenMeter.calibrate}): the figure to use (with `cachedTokens` added back
+ * when the provider left them out), or why not.
+ */
+export function judgeReported(promptTokens: number, estimate: number, cachedTokens = 0): { accepted: true; reported: number } | { accepted: false; reason: string } {
+  if (!(promptTokens > 0)) return { accepted: false, reason: 'no prompt tokens reported' };
+  // Some proxies report prompt tokens with the cached ones subtracted; the documented
+  // `prompt_tokens_details.cached_tokens` is then added back when that lands in range.
+  let reported = promptTokens;
+  if (!plausible(reported, estimate) && cachedTokens > 0 && plausible(reported + cachedTokens, estimate)) reported += cachedTokens;
+  if (!plausible(reported, estimate)) {
+    // A figure far from the exact count (a proxy reporting near zero, a fabricated huge one) would
+    // turn automatic compaction off or make it fire forever: the exact count stands instead.
+    return { accepted: false, reason: `the provider reported ${promptTokens} prompt tokens where the exact count is ${estimate}; outside ${CALIBRATION_MIN}x-${CALIBRATION_MAX}x, so the count is used` };
+  }
+  return { accepted: true, reported };
+}
+
+/** The gauge's sentence for a reading that is a count because the reported figure was not used. */
+export function rejectedSource(promptTokens: number, estimate: number, cachedTokens = 0): string {
+  const cached = cachedTokens > 0 ? ` (${cachedTokens} of them cached)` : '';
+  return `counted locally: the provider reported ${promptTokens} prompt tokens${cached} where the count is ${estimate}, outside ${CALIBRATION_MIN}x-${CALIBRATION_MAX}x`;
+}
+
+/** The gauge's sentence for a reading anchored on a reported figure (`cachedAdded` tokens added back) plus `added` counted since. */
+export function reportedSource(exact: number, cachedAdded: number, added: number): string {
+  const reported = cachedAdded > 0
+    ? `the provider's reported ${exact - cachedAdded} prompt tokens plus the ${cachedAdded} cached tokens it reported separately (prompt_tokens_details.cached_tokens)`
+    : `the provider's reported ${exact} prompt tokens`;
+  return added === 0 ? reported : `${reported}, plus ${added} counted since`;
 }
 
 /** Reported usage is trusted within this ratio of the exact count (issue reports: proxies off by far more). */

@@ -76,6 +76,12 @@ export interface ContextItem {
   checkpointId?: string;
   /** Pinned items are never summarized, collapsed or clipped. */
   pinned?: boolean;
+  /**
+   * Set on a file re-attached after a summary (live sessions): its workspace-relative path. Such an
+   * item is a `summary` item covering no raw entry; a later summary drops it rather than summarising
+   * a stale copy of the file (see `reattach.ts`).
+   */
+  attachedFile?: string;
 }
 
 export type CheckpointTrigger = 'auto' | 'manual' | 'import';
@@ -181,6 +187,11 @@ export interface CompactionOptions {
   summaryAsPair?: boolean;
   /** Skip the collapse tier. */
   noCollapse?: boolean;
+  /**
+   * Tokens the plan leaves free below the target for what the caller adds after the summary (files
+   * re-attached in live sessions), so that the result with them still meets the target. Default 0.
+   */
+  reserveTokens?: number;
   /** Clock, for deterministic tests. */
   now?: () => Date;
   /** Cancels a running compaction; the context is then left unchanged. */

@@ -52,6 +52,8 @@ export const SETTINGS_SCHEMA = {
   keepRecentSteps: { type: 'number', default: 1, minimum: 0, maximum: 100, integer: true },
   userBudget: { type: 'number', default: 0.25, minimum: 0.01, maximum: 1 },
   summaryBudget: { type: 'number', default: 0.25, minimum: 0.01, maximum: 1 },
+  reattachBudget: { type: 'number', default: 0.1, minimum: 0, maximum: 1 },
+  reattachMaxFiles: { type: 'number', default: 5, minimum: 0, maximum: 50, integer: true },
   autoCompact: { type: 'boolean', default: true },
   previewSummary: { type: 'boolean', default: false },
   maxSummaryCalls: { type: 'number', default: 4, minimum: 1, maximum: 64, integer: true },

@@ -33,6 +33,10 @@ export interface ContextKeeperSettings {
   userBudget: number;
   /** Share of the compaction target for a summary's notes and ledger. */
   summaryBudget: number;
+  /** Share of the compaction target for files re-attached after a summary; 0 turns re-attaching off. */
+  reattachBudget: number;
+  /** Most files re-attached after one summary; 0 turns re-attaching off. */
+  reattachMaxFiles: number;
   autoCompact: boolean;
   previewSummary: boolean;
   maxSummaryCalls: number;
@@ -74,6 +78,8 @@ export function readSettings(workspaceConfig: InspectableConfiguration): Context
     keepRecentSteps: num('keepRecentSteps'),
     userBudget: num('userBudget'),
     summaryBudget: num('summaryBudget'),
+    reattachBudget: num('reattachBudget'),
+    reattachMaxFiles: num('reattachMaxFiles'),
     autoCompact: bool('autoCompact'),
     previewSummary: bool('previewSummary'),
     maxSummaryCalls: num('maxSummaryCalls'),
