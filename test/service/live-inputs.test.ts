@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChatMessage, Entry } from '../../src/compaction/types';
+import type { ChatMessage } from '../../src/compaction/types';
 import { checkContext, checkToolPairing } from '../../src/compaction/invariants';
 import { text, toolCalls } from '../../src/modelserver/replies';
 import { modelUsageOf, uniqueCallIds } from '../../src/agent/session';
@@ -94,7 +94,7 @@ test('call_0 in every step: compaction runs, every request is valid, and collaps
   for (const l of lines) if (l.kind === 'tool-result') assert.equal(l.name, callOf.get(l.entryId)!.name, `result ${l.entryId}`);
   // Checkpoint details name each replaced result's own tool.
   const checkpoints = fx.service.getCheckpoints();
-  const detail = compactionDetailOf({ checkpointIds: checkpoints.map((c) => c.id) } as Parameters<typeof compactionDetailOf>[0], checkpoints, byId as Map<string, Entry>, names, 500);
+  const detail = compactionDetailOf({ checkpointIds: checkpoints.map((c) => c.id) } as Parameters<typeof compactionDetailOf>[0], checkpoints, byId, names, 500);
   const toolRows = detail.replaced.filter((r) => r.role === 'tool');
   assert.equal(toolRows.length, new Set(replacedResults).size);
   assert.deepEqual(toolRows.map((r) => r.tool), [...new Set(replacedResults)].map((id) => callOf.get(id)!.name));
