@@ -17,11 +17,14 @@ test('a UTF-8 BOM is accepted', async () => {
 });
 
 test('unrecognised content is an error at line 1', async () => {
-  for (const text of ['{"hello": "world"}', 'just some text', '42', '']) {
+  for (const text of ['{"hello": "world"}', 'just some text', '42']) {
     const e = await transcriptError(() => importTranscriptText(text, 'what.txt'));
     assert.equal(e.line, 1);
     assert.match(e.message, /^what\.txt:1: unrecognised transcript format/);
   }
+  // An empty file is named as such, not as an unknown format.
+  const empty = await transcriptError(() => importTranscriptText('', 'what.txt'));
+  assert.equal(empty.message, 'what.txt:1: the file is empty: a transcript holds at least one message');
 });
 
 test('detectFormat reads content, not names', () => {

@@ -1,0 +1,112 @@
+/**
+ * The faster paths of the compaction core give the plain paths' output: line-by-line counting equals
+ * counting the whole text, identifiers merged from per-message parts equal those of the joined text,
+ * and a compaction over messages already read (cached per message) equals one over fresh copies.
+ */
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { TokenMeter } from '../../src/compaction/meter';
+import { LineCounter, startsPiece } from '../../src/compaction/lineCount';
+import { extractIdentifiers, identifiersOfPart, mergePartIdentifiers } from '../../src/compaction/identifiers';
+import { sourcesOf } from '../../src/compaction/backfill';
+import { compact } from '../../src/compaction/compactor';
+import { ExtractiveSummarizer } from '../../src/compaction/extractive';
+import { itemsFromEntries } from '../../src/compaction/context';
+import { buildLedger } from '../../src/compaction/ledger';
+import { actionsOf } from '../../src/compaction/actions';
+import { rng } from '../support/generate';
+import { workSession } from '../support/workSession';
+
+const PIECES = ['- ', '## Files', 'foo', ' bar', '\t', '/usr/bin', '  indented', '', 'x)', '.', '…', 'naïve', '日本語', '123', "it's", '\r', '\u2028', '"q"', '`npm test`', '->', '  ', '\n', 'A'];
+
+function randomLine(r: () => number): string {
+  const n = Math.floor(r() * 6);
+  return Array.from({ length: n }, () => PIECES[Math.floor(r() * PIECES.length)]).join('');
+}
+
+test('counting line by line equals counting the joined text, for both encodings, on lines of every start', () => {
+  for (const model of ['gpt-4o', 'gpt-4']) {
+    const meter = new TokenMeter({ model });
+    const r = rng(model.length);
+    let additive = 0;
+    for (let k = 0; k < 400; k++) {
+      const blocks = Array.from({ length: 1 + Math.floor(r() * 4) }, () => Array.from({ length: 1 + Math.floor(r() * 5) }, () => randomLine(r)));
+      const lines = new LineCounter((t) => meter.countText(t), true);
+      const counted = lines.countBlocks(blocks);
+      const whole = meter.countText(blocks.map((b) => b.join('\n')).join('\n\n'));
+      if (counted === undefined) {
+        // Only when a line after the first starts inside the piece before it.
+        assert.ok(blocks.flat().slice(1).some((l) => !startsPiece(l)), JSON.stringify(blocks));
+        continue;
+      }
+      additive++;
+      assert.equal(counted, whole, `${model}: ${JSON.stringify(blocks)}`);
+    }
+    assert.ok(additive > 30, `${additive} texts counted line by line`);
+  }
+});
+
+test('a counter that is not additive is never summed line by line', () => {
+  const lines = new LineCounter((t) => Math.ceil(t.length / 4), false);
+  assert.equal(lines.countBlocks([['## a', '- b']]), undefined);
+});
+
+test("identifiers merged from each message's parts equal those of the joined text", () => {
+  for (let seed = 1; seed <= 20; seed++) {
+    const items = itemsFromEntries(workSession(seed, 200));
+    const src = sourcesOf(items);
+    // Per message, as the back-fill reads them.
+    const byKey = { args: [] as string[], conversation: [] as string[], output: [] as string[] };
+    for (const it of items) {
+      const m = it.message;
+      const text = typeof m.content === 'string' ? m.content : '';
+      const out = m.role === 'tool' || (m.role === 'user' && /^OBSERVATION:/.test(text));
+      if (out) byKey.output.push(text);
+      else if (m.role === 'user' || m.role === 'assistant') byKey.conversation.push(text);
+      for (const c of (m as { tool_calls?: Array<{ function: { name: string; arguments: string } }> }).tool_calls ?? []) byKey.args.push(`${c.function.name} ${c.function.arguments}`);
+    }
+    let merged = 0;
+    for (const key of ['args', 'conversation', 'output'] as const) {
+      assert.equal(byKey[key].join('\n'), src[key], `${key} texts as the back-fill joins them`);
+      const list = mergePartIdentifiers(byKey[key].map(identifiersOfPart));
+      if (list === undefined) continue;
+      merged++;
+      assert.deepEqual(list, extractIdentifiers(src[key]), `seed ${seed} ${key}`);
+    }
+    assert.ok(merged >= 1, `seed ${seed}: some source merged`);
+  }
+});
+
+test('a part that ends inside a command string or a Traceback is not sealed (its identifiers may reach into the next)', () => {
+  assert.equal(identifiersOfPart('{"command": "echo a').sealed, false);
+  assert.equal(identifiersOfPart('"cmd": ["bash", "-lc", "ls').sealed, false);
+  assert.equal(identifiersOfPart('run "command"').sealed, false);
+  assert.equal(identifiersOfPart('Traceback (most recent call last):\n  File "a.py", line 1').sealed, false);
+  assert.equal(identifiersOfPart('Traceback (most recent call last):\n  File "a.py", line 1\nValueError: x').sealed, true);
+  assert.equal(identifiersOfPart('{"command": "npm test"}').sealed, true);
+  // A command array split over two parts is one identifier of the joined text: merging must refuse.
+  const parts = ['"cmd": ["bash", "-lc",', '"ls -la"]'];
+  assert.ok(extractIdentifiers(parts.join('\n')).includes('ls -la'));
+  assert.equal(mergePartIdentifiers(parts.map(identifiersOfPart)), undefined);
+});
+
+test('a compaction over messages read before equals one over fresh copies of them', async () => {
+  for (let seed = 1; seed <= 6; seed++) {
+    const entries = workSession(seed, 300);
+    const run = async (items: ReturnType<typeof itemsFromEntries>) => {
+      const meter = new TokenMeter({ model: 'gpt-4o' });
+      const summarizer = new ExtractiveSummarizer((t) => meter.countText(t), { lineAdditive: meter.lineAdditive });
+      const res = await compact({ items, meter, summarizer, options: { budget: { contextWindow: 6000, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 }, trigger: 'manual', force: true, all: seed % 2 === 0 } });
+      return res.checkpoints.map((c) => [c.strategy, c.summary, c.tokensBefore, c.tokensAfter]);
+    };
+    const items = itemsFromEntries(entries);
+    const first = await run(items);
+    const again = await run(items);
+    const fresh = await run(itemsFromEntries(structuredClone(entries)));
+    assert.deepEqual(again, first);
+    assert.deepEqual(fresh, first);
+    assert.ok(first.length > 0);
+    // The ledger of the span, from cached actions, equals the one from fresh messages.
+    assert.deepEqual(buildLedger(actionsOf(items)).errors, buildLedger(actionsOf(itemsFromEntries(structuredClone(entries)))).errors);
+  }
+});
