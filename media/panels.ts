@@ -55,7 +55,7 @@ export function gauge(budget: BudgetView): TemplateResult {
       <h2 id="gauge-title">Budget</h2>
       ${budget.counting
         ? html`<span class="badge estimated" data-test="gauge-accuracy" title="About 4 characters a token while the tokenizer loads; the exact count follows in a moment">≈ ${tokens(budget.used)} (estimate)</span>`
-        : html`<span class="badge ${budget.exact ? 'exact' : 'estimated'}" data-test="gauge-accuracy" title=${budget.exact ? 'Anchored on the provider-reported prompt tokens' : 'Counted locally; exact after the next model reply'}>${budget.exact ? 'exact' : 'estimated'}</span>`}
+        : html`<span class="badge ${budget.exact ? 'exact' : 'estimated'}" data-test="gauge-accuracy" title=${budget.usedSource ?? (budget.exact ? 'Anchored on the provider-reported prompt tokens' : 'Counted locally; exact after the next model reply')}>${budget.exact ? (budget.cachedAdded ? 'exact (with cached)' : 'exact') : 'estimated'}</span>`}
     </div>
     <div class="gauge-numbers">
       <span class="used" data-test="gauge-used" data-tokens=${budget.used}>${tokens(budget.used)}</span>

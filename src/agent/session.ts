@@ -38,10 +38,32 @@ export interface ToolExecutor {
   execute(call: ToolCallRequest, signal: AbortSignal): Promise<ToolOutcome>;
 }
 
-/** Token usage reported by the provider for one model call. */
+/** Token usage reported by the provider for one model call, in tokens. */
 export interface ModelUsage {
   promptTokens: number;
   completionTokens: number;
+  /**
+   * `usage.prompt_tokens_details.cached_tokens` (OpenAI's documented field; 0 when absent): part of
+   * `prompt_tokens` by the API's definition, though some proxies subtract it.
+   */
+  cachedTokens: number;
+}
+
+/**
+ * Reads a reply's `usage` object (a streamed final chunk's or a whole completion's: both have the
+ * same shape). Returns undefined when it carries no prompt token count; fields of the wrong type
+ * count as absent.
+ */
+export function modelUsageOf(usage: unknown): ModelUsage | undefined {
+  if (!usage || typeof usage !== 'object') return undefined;
+  const u = usage as { prompt_tokens?: unknown; completion_tokens?: unknown; prompt_tokens_details?: { cached_tokens?: unknown } | null };
+  if (typeof u.prompt_tokens !== 'number') return undefined;
+  const cached = u.prompt_tokens_details?.cached_tokens;
+  return {
+    promptTokens: u.prompt_tokens,
+    completionTokens: typeof u.completion_tokens === 'number' ? u.completion_tokens : 0,
+    cachedTokens: typeof cached === 'number' && cached > 0 ? cached : 0,
+  };
 }
 
 /** The session's own coarse state. */
@@ -112,6 +134,27 @@ interface PendingCall {
   id: string;
   name: string;
   arguments: string;
+}
+
+/**
+ * Gives every call of one reply an id unique inside that reply, before the reply is stored or any
+ * result is sent back: some compatible servers omit ids (`call_<entry>_<index>` is given), and some
+ * number calls per tool or send one id twice in a reply; a later duplicate becomes `<id>_2`, `<id>_3`…
+ * (the same rule as import, `src/transcripts/pairing.ts`). Ids reused across replies (`call_0` in
+ * every step) are valid and kept: pairing is a property of one step. Mutates and returns `calls`.
+ */
+export function uniqueCallIds<T extends { id: string }>(calls: T[], entryId: string): T[] {
+  const seen = new Set<string>();
+  calls.forEach((c, i) => {
+    if (!c.id) c.id = `call_${entryId}_${i}`;
+    if (seen.has(c.id)) {
+      let n = 2;
+      while (seen.has(`${c.id}_${n}`) || calls.some((o) => o.id === `${c.id}_${n}`)) n++;
+      c.id = `${c.id}_${n}`;
+    }
+    seen.add(c.id);
+  });
+  return calls;
 }
 
 /** One agent conversation loop. Not re-entrant: one `run` at a time. */
@@ -222,7 +265,7 @@ export class AgentSession {
         { signal: request.signal },
       );
       for await (const chunk of stream) {
-        if (chunk.usage) usage = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
+        usage = modelUsageOf(chunk.usage) ?? usage;
         const delta = chunk.choices?.[0]?.delta;
         if (!delta) continue;
         if (typeof delta.content === 'string' && delta.content !== '') {
@@ -252,11 +295,7 @@ export class AgentSession {
       }
       return { text, calls: [], entryId, cancelled };
     }
-    const complete = calls.filter((c) => c !== undefined);
-    complete.forEach((c, i) => {
-      // Some compatible servers omit ids; the pairing invariant needs one per call.
-      if (!c.id) c.id = `call_${entryId}_${i}`;
-    });
+    const complete = uniqueCallIds(calls.filter((c) => c !== undefined), entryId);
     const message: ChatMessage =
       complete.length > 0
         ? {

@@ -38,12 +38,22 @@ export interface Measurement {
 export interface MeterReading extends Measurement {
   /** `exact`: equals the last reported prompt tokens; `exact+new`: that plus counted new messages. */
   basis: 'exact' | 'exact+new' | 'estimate';
+  /**
+   * Which figure the reading rests on, one sentence for the gauge: the provider's reported prompt
+   * tokens, those plus the cached tokens it reported separately, or the count (with why a reported
+   * figure was not used).
+   */
+  source: string;
+  /** Cached tokens the calibration added to the reported prompt tokens (0 when none). */
+  cachedAdded: number;
 }
 
 interface Calibration {
   exact: number;
   estimate: number;
   ids: string[];
+  /** Cached tokens added to the reported prompt tokens (0 when the figure was used as reported). */
+  cachedAdded: number;
 }
 
 /** Category of an item in the breakdown. */
@@ -213,12 +223,18 @@ export class TokenMeter {
     const judged = judgeReported(promptTokens, estimate, cachedTokens);
     if (!judged.accepted) {
       this.calibration = undefined;
+      this.rejected = rejectedSource(promptTokens, estimate, cachedTokens);
       return judged;
     }
+    this.rejected = undefined;
     const reported = judged.reported;
-    this.calibration = { exact: reported, estimate, ids: items.map((i) => i.id) };
-    return { accepted: true };
+    const cachedAdded = reported - promptTokens;
+    this.calibration = { exact: reported, estimate, ids: items.map((i) => i.id), cachedAdded };
+    return { accepted: true, cachedAdded };
   }
+
+  /** Why the last reported figure was not used, while the reading is a count; undefined otherwise. */
+  private rejected: string | undefined;
 
   /** Ratio of reported to estimated tokens from the last calibration (1 when none), clamped to [0.5, 2]. */
   get scale(): number {
@@ -234,9 +250,9 @@ export class TokenMeter {
     if (c && c.ids.length <= items.length && c.ids.every((id, i) => items[i].id === id)) {
       let added = 0;
       for (let i = c.ids.length; i < items.length; i++) added += m.perItem[i];
-      return { ...m, total: c.exact + added, basis: added === 0 ? 'exact' : 'exact+new' };
+      return { ...m, total: c.exact + added, basis: added === 0 ? 'exact' : 'exact+new', source: reportedSource(c.exact, c.cachedAdded, added), cachedAdded: c.cachedAdded };
     }
-    return { ...m, basis: 'estimate' };
+    return { ...m, basis: 'estimate', source: this.rejected ?? 'counted locally; exact after the next model reply', cachedAdded: 0 };
   }
 }
 
@@ -259,6 +275,20 @@ export function judgeReported(promptTokens: number, estimate: number, cachedToke
   return { accepted: true, reported };
 }
 
+/** The gauge's sentence for a reading that is a count because the reported figure was not used. */
+export function rejectedSource(promptTokens: number, estimate: number, cachedTokens = 0): string {
+  const cached = cachedTokens > 0 ? ` (${cachedTokens} of them cached)` : '';
+  return `counted locally: the provider reported ${promptTokens} prompt tokens${cached} where the count is ${estimate}, outside ${CALIBRATION_MIN}x-${CALIBRATION_MAX}x`;
+}
+
+/** The gauge's sentence for a reading anchored on a reported figure (`cachedAdded` tokens added back) plus `added` counted since. */
+export function reportedSource(exact: number, cachedAdded: number, added: number): string {
+  const reported = cachedAdded > 0
+    ? `the provider's reported ${exact - cachedAdded} prompt tokens plus the ${cachedAdded} cached tokens it reported separately (prompt_tokens_details.cached_tokens)`
+    : `the provider's reported ${exact} prompt tokens`;
+  return added === 0 ? reported : `${reported}, plus ${added} counted since`;
+}
+
 /** Reported usage is trusted within this ratio of the exact count (issue reports: proxies off by far more). */
 export const CALIBRATION_MIN = 0.5;
 export const CALIBRATION_MAX = 2;
@@ -272,6 +302,8 @@ export interface CalibrationOutcome {
   accepted: boolean;
   /** Why it was not used (one sentence), when not accepted. */
   reason?: string;
+  /** Cached tokens added to the reported prompt tokens to make it plausible (when accepted). */
+  cachedAdded?: number;
 }
 
 /** The first of `values` that is a string (a reasoning part names its text differently per provider), or ''. */

@@ -172,10 +172,11 @@ function finishReason(reply: CompletionReply): string {
   return reply.toolCalls !== undefined && reply.toolCalls.length > 0 ? 'tool_calls' : 'stop';
 }
 
-function usageOf(body: ChatRequestBody, reply: CompletionReply, content: string): Record<string, number> {
+function usageOf(body: ChatRequestBody, reply: CompletionReply, content: string): Record<string, unknown> {
   const prompt = reply.usage?.prompt_tokens ?? Math.ceil(JSON.stringify(body.messages ?? []).length / 4);
   const completion = reply.usage?.completion_tokens ?? Math.ceil(content.length / 4);
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  const details = reply.usage?.prompt_tokens_details;
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, ...(details ? { prompt_tokens_details: details } : {}) };
 }
 
 /** Splits text into pieces of about {@link DEFAULT_CHUNK_CHARS} without splitting a surrogate pair. */

@@ -35,6 +35,8 @@ export interface ReplyToolCall {
 export interface ReplyUsage {
   prompt_tokens: number;
   completion_tokens: number;
+  /** OpenAI's breakdown of the prompt tokens: `cached_tokens` were read from the provider's prompt cache. */
+  prompt_tokens_details?: { cached_tokens: number };
 }
 
 /** An ordinary completion (HTTP 200). */

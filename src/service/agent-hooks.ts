@@ -11,7 +11,7 @@ import type { ServiceStatus } from './status';
 /** What the hooks reach. `compactions` is read at call time (it is built after the agent). */
 export interface AgentHookTargets {
   compactions: () => Compactions;
-  recordUsage: (promptTokens: number) => void;
+  recordUsage: (promptTokens: number, cachedTokens: number) => void;
   status: ServiceStatus;
   events: ServiceEvents;
   /** Settles when the meter counts exactly (its tokenizer table loaded); undefined when it always does. */
@@ -27,7 +27,7 @@ export function agentHooks(t: AgentHookTargets): AgentHooks {
       return t.compactions().atSafePoint(signal);
     },
     onContextOverflow: ({ overflow }, signal) => t.compactions().afterOverflow(overflow, signal),
-    onUsage: (usage) => t.recordUsage(usage.promptTokens),
+    onUsage: (usage) => t.recordUsage(usage.promptTokens, usage.cachedTokens),
     onStateChange: (state, detail) => t.status.agent(state, detail),
     onTextDelta: (entryId, delta) => t.events.streamText.fire({ entryId, delta }),
     onToolCall: (call, entryId) => t.events.toolCallStarted.fire({ callId: call.id, name: call.name, arguments: call.arguments, entryId }),

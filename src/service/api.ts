@@ -82,12 +82,31 @@ export interface BudgetSnapshot {
    * then a character-based estimate, to be labelled as such; the exact count follows.
    */
   counting?: boolean;
+  /**
+   * Which figure `used` rests on, one sentence: the provider's reported prompt tokens, those plus the
+   * cached tokens it reported separately, or the local count (with why a reported figure was not used).
+   */
+  usedSource?: string;
+  /** Cached tokens added back to the reported prompt tokens (a proxy that leaves them out); 0 or absent when none. */
+  cachedAdded?: number;
   /** Model whose window is shown. */
   model: string;
   /** Configuration warnings (reservation clamped, trigger below fixed overhead…). */
   warnings: string[];
   /** Where the window came from ("32,768 tokens, reported by the server"), when known. */
   windowSource?: string;
+}
+
+/** What the user is asked about when restored messages would have to be compacted again. Tokens. */
+export interface RestoredOverflow {
+  /** Raw messages the restore brought back. */
+  restoredMessages: number;
+  /** Prompt tokens the next request would carry. */
+  used: number;
+  /** Prompt tokens a request may carry. */
+  inputBudget: number;
+  /** True when the provider refused the request as too long (rather than the meter's reading). */
+  providerRefused: boolean;
 }
 
 /** A checkpoint as listed by the service: the core record plus whether it was undone. */
@@ -367,6 +386,13 @@ export interface ContextServiceOptions {
    * `onDidRequestApproval` and answered by `resolveApproval`.
    */
   approve?: ApprovalHandler;
+  /**
+   * Asked when messages a checkpoint restore brought back would have to be compacted again because
+   * the context cannot fit the window (they are otherwise kept out of automatic compaction until a
+   * manual compaction). Resolve true to compact them; false stops the task with a clear error. When
+   * absent, restored messages are never compacted again automatically.
+   */
+  confirmCompactRestored?: (info: RestoredOverflow) => Promise<boolean>;
   /**
    * Margin below `compactAt` (fraction of the base) at which the summary of the next span is prepared
    * in the background, so that the compaction at the threshold applies without waiting. Default 0.1;

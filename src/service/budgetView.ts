@@ -51,6 +51,8 @@ export function budgetSnapshot(
     breakdown,
     exact: reading.basis !== 'estimate' && meter.exact,
     ...(meter.exact ? {} : { counting: true }),
+    usedSource: reading.source,
+    ...(reading.cachedAdded > 0 ? { cachedAdded: reading.cachedAdded } : {}),
     model,
     warnings: [...th.warnings, ...extraWarnings],
   };

@@ -4,7 +4,7 @@
  */
 import type { BudgetConfig, CompactionResult, ContextItem, Summarizer, ToolSchema } from '../compaction/types';
 import type { TokenMeter } from '../compaction/meter';
-import type { CheckpointRecord } from './api';
+import type { CheckpointRecord, RestoredOverflow } from './api';
 import type { ReattachConfig } from './reattach-step';
 
 /** What the coordinator needs from its owner. */
@@ -35,6 +35,18 @@ export interface CompactionHost {
    * in which case nothing was changed.
    */
   commit(result: CompactionResult): CheckpointRecord[];
+  /**
+   * Raw entry ids a checkpoint restore brought back. Automatic compaction keeps them out (as if
+   * pinned) until the user compacts manually or agrees to compact them; absent or empty when none.
+   */
+  restoredIds?(): ReadonlySet<string>;
+  /**
+   * Asks the user whether restored messages may be compacted again because the context cannot fit
+   * the window; resolves false when declined or when nobody can answer.
+   */
+  confirmCompactRestored?(info: RestoredOverflow): Promise<boolean>;
+  /** Forgets the restored ids (the user compacted, or agreed to). */
+  releaseRestored?(): void;
   /** Reports that a compaction started (`detail`) or ended (undefined). */
   setBusy(detail: string | undefined): void;
   log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;

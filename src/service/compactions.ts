@@ -13,7 +13,7 @@
  *   is discarded when the context was rewritten in between (stale);
  * - atomic: cancel and timeout abort the run and leave the context and the store unchanged (B52, B55).
  */
-import type { BudgetConfig, CompactionResult, CheckpointTrigger } from '../compaction/types';
+import type { BudgetConfig, CompactionResult, CheckpointTrigger, ContextItem } from '../compaction/types';
 import { thresholds } from '../compaction/budget';
 import { commitPrepared, prepareCompaction, type PreparedCompaction } from '../compaction/compactor';
 import { applyReattach, planReattach } from './reattach-step';
@@ -44,7 +44,38 @@ export class Compactions {
     private readonly host: CompactionHost,
     private readonly options: CompactionsOptions,
   ) {
-    this.ahead = new PrepareAhead(host, options, this.stats, this.guard, () => this.lifetime.signal);
+    // Summaries prepared ahead feed automatic compaction: they see restored messages as kept out too.
+    this.ahead = new PrepareAhead({ ...host, items: () => this.autoItems() }, options, this.stats, this.guard, () => this.lifetime.signal);
+  }
+
+  /**
+   * The active context as automatic compaction sees it: messages a restore brought back are pinned,
+   * so the next automatic compaction does not silently undo the restore. The pins are not stored
+   * (the service re-applies the user's own pins on commit).
+   */
+  private autoItems(): readonly ContextItem[] {
+    const items = this.host.items();
+    const ids = this.host.restoredIds?.();
+    if (!ids || ids.size === 0) return items;
+    return items.map((it) => (!it.pinned && it.covers.some((id) => ids.has(id)) ? { ...it, pinned: true } : it));
+  }
+
+  /**
+   * Before restored messages are compacted because the context cannot fit (the meter is over the
+   * input budget, or the provider refused the request): asks the user. True when compaction may go
+   * on (nothing restored, or the user agreed, which releases the restored messages).
+   */
+  private async mayCompactRestored(used: number, inputBudget: number, providerRefused: boolean): Promise<boolean> {
+    const ids = this.host.restoredIds?.();
+    if (!ids || ids.size === 0 || (!providerRefused && used <= inputBudget)) return true;
+    const agreed = (await this.host.confirmCompactRestored?.({ restoredMessages: ids.size, used, inputBudget, providerRefused })) === true;
+    if (agreed) {
+      this.host.releaseRestored?.();
+      this.host.log('info', `The restored context does not fit the window (${used} of ${inputBudget} tokens); the user agreed to compact it again.`);
+    } else {
+      this.host.log('warn', `The restored context does not fit the window (${used} of ${inputBudget} tokens); the restored messages were not compacted again.`);
+    }
+    return agreed;
   }
 
   /** True while a compaction run (not a background preparation) is in progress. */
@@ -157,6 +188,9 @@ export class Compactions {
       this.ahead.maybeStart(used, th.base, th.triggerTokens);
       return;
     }
+    if (!(await this.mayCompactRestored(used, th.inputBudget, false))) {
+      throw new Error(`The restored messages do not fit the context window (${used.toLocaleString('en-US')} of ${th.inputBudget.toLocaleString('en-US')} tokens) and were not compacted again. Run Compact Conversation to compact them, restore fewer, or use a model with a larger window.`);
+    }
     const allowed = this.guard.mayAutoCompact();
     if (!allowed.allowed) {
       this.host.log('warn', `automatic compaction skipped: ${allowed.reason}`);
@@ -215,6 +249,7 @@ export class Compactions {
     const cause = `the provider refused the request as too long for its context window${sizes}`;
     this.host.log('warn', `Context-length error from the provider${sizes}: ${overflow.message}. Compacting and retrying the request once.`);
     this.ahead.discardReady();
+    if (!(await this.mayCompactRestored(overflow.promptTokens ?? this.measure(), thresholds(this.host.budget).inputBudget, true))) return false;
     const budget = this.host.budget;
     const smaller = overflow.window && overflow.window < budget.contextWindow ? { ...budget, contextWindow: overflow.window } : undefined;
     const outcome = await this.singleFlight(() => this.runFresh('auto', { force: true, budget: smaller, cause }, signal));
@@ -240,7 +275,7 @@ export class Compactions {
     const signals = [this.lifetime.signal, AbortSignal.timeout(this.options.timeoutMs)];
     if (external) signals.push(external);
     const signal = AbortSignal.any(signals);
-    const items = this.host.items();
+    const items = trigger === 'auto' ? this.autoItems() : this.host.items();
     const version = this.host.version();
     this.host.setBusy(trigger === 'auto' ? 'automatic compaction' : options.preview ? 'preparing a summary preview' : 'compacting');
     this.stats.summarizerRuns++;
@@ -349,6 +384,8 @@ export class Compactions {
     }
     if (trigger === 'auto') this.stats.automatic++;
     else this.stats.manual++;
+    // A compaction the user asked for ends the protection of restored messages.
+    if (trigger === 'manual') this.host.releaseRestored?.();
     this.guard.compactionSucceeded(trigger, result.tokensAfter, triggerTokens ?? thresholds(this.host.budget).triggerTokens);
     return outcomeOf(result, records);
   }

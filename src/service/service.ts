@@ -62,6 +62,8 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   );
   private taskController: AbortController | undefined;
   private disposed = false;
+  /** Raw entry ids brought back by restores, kept out of automatic compaction (see `Compactions`). */
+  private readonly restored = new Set<string>();
 
   private constructor(private readonly options: ContextServiceOptions, sessionId: string) {
     super();
@@ -83,7 +85,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       tools: this.tools,
       conversation: this.conversation,
       maxSteps: options.maxSteps ?? 40,
-      hooks: agentHooks({ compactions: () => this.compactions, recordUsage: (tokens) => this.recordUsage(tokens), status: this.status, events: this.events, tokenizerReady: () => this.meter.counter.ready }),
+      hooks: agentHooks({ compactions: () => this.compactions, recordUsage: (tokens, cached) => this.recordUsage(tokens, cached), status: this.status, events: this.events, tokenizerReady: () => this.meter.counter.ready }),
     });
     this.compactions = new Compactions(
       {
@@ -108,6 +110,10 @@ export class ContextService extends ServiceEventSurface implements ContextServic
         version: () => this.session.version,
         commit: (result) => this.commitCompaction(result),
         setBusy: (detail) => this.status.compacting(detail),
+        restoredIds: () => this.restored,
+        releaseRestored: () => this.restored.clear(),
+        // Nobody to ask (no callback): restored messages are not compacted again.
+        confirmCompactRestored: (info) => options.confirmCompactRestored?.(info) ?? Promise.resolve(false),
         log: (level, message) => this.log(level, message),
       },
       { prepareAheadMargin: options.prepareAheadMargin ?? 0.1, timeoutMs: options.compactionTimeoutMs ?? 120_000, maxImages: options.maxImagesPerRequest },
@@ -250,6 +256,8 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     const { next, event } = this.session.planRestore(id, this.now().toISOString());
     const undone = this.session.checkpoints.filter((c) => event.undone.includes(c.id));
     this.rewrite(next, { removed: undone.flatMap((c) => c.inserted), added: undone.flatMap((c) => c.replaced) });
+    // What came back stays out of the next automatic compaction: a restore is never silently undone.
+    for (const cp of undone) for (const rid of cp.replacedIds) this.restored.add(rid);
     this.compactions.guard.reset();
     this.events.checkpointRestored.fire(event);
     this.fireBudget();
@@ -349,6 +357,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   /** Takes over loaded or imported entries and state; entries not in the state are appended raw. */
   private adopt(entries: Entry[], state: StoredSession | undefined): void {
     this.session.adopt(entries, state);
+    this.restored.clear();
     this.tally.resetEntries();
     this.tally.rewrite(this.session.items);
     this.tally.syncEntries(this.session.entries);
@@ -361,8 +370,8 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     this.files.writeState(next);
   }
 
-  private recordUsage(promptTokens: number): void {
-    this.usage.record(promptTokens, this.tally.calibrate(promptTokens), this.tally.sentReading());
+  private recordUsage(promptTokens: number, cachedTokens = 0): void {
+    this.usage.record(promptTokens, this.tally.calibrate(promptTokens, cachedTokens), this.tally.sentReading(), cachedTokens);
     this.fireBudget();
   }
 

@@ -10,7 +10,7 @@
  * and any rewrite replaces the array (an old array is never changed again).
  */
 import type { BudgetConfig, ContextItem, Entry, ToolSchema } from '../compaction/types';
-import { judgeReported, REPLY_PRIMING_TOKENS, type CalibrationOutcome, type TokenMeter } from '../compaction/meter';
+import { judgeReported, rejectedSource, reportedSource, REPLY_PRIMING_TOKENS, type CalibrationOutcome, type TokenMeter } from '../compaction/meter';
 import { thresholds } from '../compaction/budget';
 import { isRealUserMessage } from '../compaction/structure';
 import type { BudgetBreakdown, BudgetSnapshot } from './api';
@@ -127,27 +127,39 @@ export class ContextTally {
   calibrate(promptTokens: number, cachedTokens = 0): CalibrationOutcome {
     const s = this.sent;
     if (!(promptTokens > 0)) return { accepted: false, reason: 'no prompt tokens reported' };
-    const judged = judgeReported(promptTokens, s ? s.messages + s.tools + REPLY_PRIMING_TOKENS : REPLY_PRIMING_TOKENS, cachedTokens);
+    const estimate = s ? s.messages + s.tools + REPLY_PRIMING_TOKENS : REPLY_PRIMING_TOKENS;
+    const judged = judgeReported(promptTokens, estimate, cachedTokens);
+    this.rejected = judged.accepted ? undefined : rejectedSource(promptTokens, estimate, cachedTokens);
     if (!judged.accepted || !s) {
       this.calibration = undefined;
       this.calibratedPrefix = undefined;
       return judged.accepted ? { accepted: true } : judged;
     }
+    this.cachedAdded = judged.reported - promptTokens;
     this.calibration = { exact: judged.reported, items: s.items, length: s.length };
     this.calibratedPrefix = s.items === this.items ? s.messages : undefined;
     if (s.items !== this.items) this.recheckCalibration();
-    return { accepted: true };
+    return { accepted: true, cachedAdded: this.cachedAdded };
   }
 
-  /** Prompt tokens of the next request with `tools`: exact (plus what was added since) when calibrated on this context. */
-  read(tools: readonly ToolSchema[]): { total: number; exact: boolean; estimate: number } {
+  /** Why the last reported figure was not used (the gauge's sentence), while readings are counts. */
+  private rejected: string | undefined;
+  /** Cached tokens the last accepted calibration added back to the reported prompt tokens. */
+  private cachedAdded = 0;
+
+  /**
+   * Prompt tokens of the next request with `tools`: exact (plus what was added since) when calibrated
+   * on this context; `source` names the figure for the gauge (see `reportedSource`).
+   */
+  read(tools: readonly ToolSchema[]): { total: number; exact: boolean; estimate: number; source: string; cachedAdded: number } {
     const toolTokens = this.meter.countTools(tools);
     const estimate = this.messages + toolTokens + REPLY_PRIMING_TOKENS;
     const c = this.calibration;
     if (c && this.calibratedPrefix !== undefined && c.length <= this.items.length) {
-      return { total: c.exact + (this.messages - this.calibratedPrefix), exact: true, estimate };
+      const added = this.messages - this.calibratedPrefix;
+      return { total: c.exact + added, exact: true, estimate, source: reportedSource(c.exact, this.cachedAdded, added), cachedAdded: this.cachedAdded };
     }
-    return { total: estimate, exact: false, estimate };
+    return { total: estimate, exact: false, estimate, source: this.rejected ?? 'counted locally; exact after the next model reply', cachedAdded: 0 };
   }
 
   /** The gauge's snapshot: as {@link budgetSnapshot} computes it, from the sums. */
@@ -178,6 +190,8 @@ export class ContextTally {
       exact: reading.exact && this.meter.exact,
       // The tokenizer is still loading: the figures are character-based estimates, labelled as such.
       ...(this.meter.exact ? {} : { counting: true }),
+      usedSource: reading.source,
+      ...(reading.cachedAdded > 0 ? { cachedAdded: reading.cachedAdded } : {}),
       model,
       warnings: [...th.warnings, ...extraWarnings],
     };

@@ -12,6 +12,8 @@ import type { CompactionStats } from './compaction-host';
 export interface ModelCallRecord {
   /** `usage.prompt_tokens` reported by the provider (0 when not reported). */
   reportedPromptTokens: number;
+  /** `usage.prompt_tokens_details.cached_tokens` reported by the provider (0 when not reported). */
+  cachedPromptTokens: number;
   /** The meter's count of the request as sent. */
   estimatedPromptTokens: number;
   /** The meter's count of the same request had nothing ever been compacted (the whole raw transcript). */
@@ -28,6 +30,7 @@ export interface ServiceStats {
 export class UsageRecorder {
   readonly calls: ModelCallRecord[] = [];
   private discrepancyLogged = false;
+  private cachedLogged = false;
 
   constructor(private readonly log: LogSink) {}
 
@@ -36,13 +39,19 @@ export class UsageRecorder {
    * @param promptTokens `usage.prompt_tokens` as reported, in tokens.
    * @param outcome What the meter's calibration made of it (logged once when ignored).
    * @param sent The meter's reading of the request as sent, and of the same request without compaction.
+   * @param cachedTokens `usage.prompt_tokens_details.cached_tokens`, in tokens (0 when not reported).
    */
-  record(promptTokens: number, outcome: CalibrationOutcome, sent: SentReading): void {
+  record(promptTokens: number, outcome: CalibrationOutcome, sent: SentReading, cachedTokens = 0): void {
+    // Said once: a proxy that leaves cached tokens out of prompt_tokens does so on every call.
+    if (outcome.accepted && outcome.cachedAdded && !this.cachedLogged) {
+      this.cachedLogged = true;
+      this.log('info', `provider usage: prompt_tokens (${promptTokens}) leaves out the ${outcome.cachedAdded} cached tokens reported in prompt_tokens_details.cached_tokens; the meter adds them back`);
+    }
     // Logged once per session: every call of a misreporting proxy would repeat it.
     if (!outcome.accepted && outcome.reason && !this.discrepancyLogged) {
       this.discrepancyLogged = true;
       this.log('warn', `provider usage ignored: ${outcome.reason}`);
     }
-    this.calls.push({ reportedPromptTokens: promptTokens, estimatedPromptTokens: sent.tokens, withoutCompactionTokens: sent.withoutCompaction });
+    this.calls.push({ reportedPromptTokens: promptTokens, cachedPromptTokens: cachedTokens, estimatedPromptTokens: sent.tokens, withoutCompactionTokens: sent.withoutCompaction });
   }
 }

@@ -262,7 +262,7 @@ class CommandHandlers {
       const share = Math.round((estimate / budget.inputBudget) * 100);
       const answer = await vscode.window.showWarningMessage(
         `Restore the checkpoint of ${new Date(record.time).toLocaleTimeString()} (${record.trigger})?`,
-        { modal: true, detail: `Its ${record.replacedIds.length} replaced messages come back${later.length > 1 ? `, with ${later.length - 1} later checkpoint(s) built on it` : ''}: the context grows from ${before.toLocaleString()} to about ${estimate.toLocaleString()} tokens (${share}% of the ${budget.inputBudget.toLocaleString()}-token budget)${estimate > budget.compactAt.tokens ? ', past the automatic compaction level' : ''}. A new compaction can shrink it again.` },
+        { modal: true, detail: `Its ${record.replacedIds.length} replaced messages come back${later.length > 1 ? `, with ${later.length - 1} later checkpoint(s) built on it` : ''}: the context grows from ${before.toLocaleString()} to about ${estimate.toLocaleString()} tokens (${share}% of the ${budget.inputBudget.toLocaleString()}-token budget)${estimate > budget.inputBudget ? ', more than the window holds: the next request will ask you before compacting them again' : estimate > budget.compactAt.tokens ? ', past the automatic compaction level' : ''}. Restored messages are kept out of automatic compaction until you run Compact Conversation.` },
         'Restore',
       );
       if (answer !== 'Restore') return;

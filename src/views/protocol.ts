@@ -44,6 +44,10 @@ export interface BudgetView {
   exact: boolean;
   /** True while the tokenizer loads: `used` is a character-based estimate ("≈ 12k (estimate)"). */
   counting?: boolean;
+  /** Which figure `used` rests on (reported, reported plus cached, or counted and why), one sentence. */
+  usedSource?: string;
+  /** True when the provider's cached tokens were added back to its reported prompt tokens. */
+  cachedAdded?: boolean;
   breakdown: BreakdownView;
   /** Model whose window is shown. */
   model: string;

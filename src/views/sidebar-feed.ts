@@ -19,7 +19,7 @@ export function feedSidebar(service: ContextServiceApi, model: SidebarModel, cha
     );
   on(service.onDidStreamText, (e) => model.streamText(e.entryId, e.delta));
   on(service.onDidAppendEntry, (e) => model.appendEntry(e.entry));
-  on(service.onDidStartToolCall, (e) => model.startTool(e.callId));
+  on(service.onDidStartToolCall, (e) => model.startTool(e.callId, e.entryId));
   on(service.onDidFinishToolCall, (e) => {
     model.finishTool(e.callId, e.ok, e.entryId);
     // An answered approval ends in a tool run; the card goes with it.

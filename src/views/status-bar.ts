@@ -44,7 +44,7 @@ export class StatusBarMeter implements vscode.Disposable {
       [
         `**ContextKeeper** — ${budget.model}`,
         '',
-        `${budget.used.toLocaleString('en-US')} of ${budget.inputBudget.toLocaleString('en-US')} prompt tokens (${percent}%), ${accuracy}`,
+        `${budget.used.toLocaleString('en-US')} of ${budget.inputBudget.toLocaleString('en-US')} prompt tokens (${percent}%), ${accuracy}${budget.usedSource ? `: ${budget.usedSource}` : ''}`,
         ...(budget.windowSource ? [`Context window: ${budget.windowSource}`] : []),
         `Compacts at ${budget.compactAt.toLocaleString('en-US')}, down to ${budget.compactTo.toLocaleString('en-US')}${budget.autoCompact ? '' : ' (automatic compaction off)'}`,
         `State: ${state}`,

@@ -15,10 +15,13 @@ export const TEXT_CAP_CHARS = 1_500;
 const ARGUMENTS_CAP_CHARS = 160;
 
 /** Live facts the entries do not record: tools still running and the outcome of finished ones. */
+/** Tool calls by call id (the latest step's) and tool results by entry id: the tool's name and the call's line id. */
+export type ToolNames = Map<string, { name: string; lineId: string }>;
+
 export interface ToolLiveState {
-  /** Tool calls started and not finished, by call id. */
+  /** Tool calls started and not finished, by line id ({@link toolCallLineId}). */
   running: ReadonlySet<string>;
-  /** Outcome of finished tool calls by call id. */
+  /** Outcome of finished tool calls by line id. */
   outcomes: ReadonlyMap<string, boolean>;
 }
 
@@ -49,11 +52,20 @@ export function capText(text: string, cap = TEXT_CAP_CHARS): { text: string; ful
 }
 
 /**
+ * The line id of tool call `callId` of assistant entry `entryId`. Call ids repeat across steps
+ * (servers that number calls per reply send `call_0` every time), so a line is keyed by both.
+ */
+export function toolCallLineId(entryId: string, callId: string): string {
+  return `${entryId}#${callId}`;
+}
+
+/**
  * The lines for one entry: a user line; an assistant line (when it has text) followed by one line per
  * function tool call; a tool-result line. System and developer messages give none. `toolNames` maps
- * call ids to tool names and is updated with the calls of assistant entries (results look them up).
+ * call ids to the tool name and line id of the latest step's call (results, which follow their step,
+ * look them up) and, once a result is seen, its entry id to the tool name.
  */
-export function itemsForEntry(entry: Entry, toolNames: Map<string, string>, live: ToolLiveState): TranscriptItemView[] {
+export function itemsForEntry(entry: Entry, toolNames: ToolNames, live: ToolLiveState): TranscriptItemView[] {
   const message = entry.message;
   const common = { entryId: entry.id, time: entry.meta?.timestamp };
   switch (message.role) {
@@ -70,14 +82,15 @@ export function itemsForEntry(entry: Entry, toolNames: Map<string, string>, live
       }
       for (const call of message.tool_calls ?? []) {
         if (call.type !== 'function') continue;
-        toolNames.set(call.id, call.function.name);
+        const lineId = toolCallLineId(entry.id, call.id);
+        toolNames.set(call.id, { name: call.function.name, lineId });
         items.push({
           kind: 'tool-call',
-          id: call.id,
+          id: lineId,
           ...common,
           name: call.function.name,
           argumentsPreview: firstLine(call.function.arguments, ARGUMENTS_CAP_CHARS),
-          running: live.running.has(call.id) || undefined,
+          running: live.running.has(lineId) || undefined,
         });
       }
       return items;
@@ -85,12 +98,14 @@ export function itemsForEntry(entry: Entry, toolNames: Map<string, string>, live
     case 'tool': {
       const text = contentText(message.content);
       const capped = capText(text);
+      const call = toolNames.get(message.tool_call_id);
+      if (call) toolNames.set(entry.id, { name: call.name, lineId: call.lineId });
       return [{
         kind: 'tool-result',
         id: entry.id,
         ...common,
-        name: toolNames.get(message.tool_call_id) ?? 'tool',
-        ok: live.outcomes.get(message.tool_call_id) ?? !/^error\b/i.test(text.trimStart()),
+        name: call?.name ?? 'tool',
+        ok: (call && live.outcomes.get(call.lineId)) ?? !/^error\b/i.test(text.trimStart()),
         preview: capped.text,
         size: text.length,
         fullLength: capped.fullLength,
@@ -105,7 +120,7 @@ export function itemsForEntry(entry: Entry, toolNames: Map<string, string>, live
 export function fullTextOf(entry: Entry, itemId: string): string | undefined {
   const message = entry.message;
   if (message.role === 'assistant' && itemId !== entry.id) {
-    const call = message.tool_calls?.find((c) => c.id === itemId);
+    const call = message.tool_calls?.find((c) => toolCallLineId(entry.id, c.id) === itemId);
     return call && call.type === 'function' ? call.function.arguments : undefined;
   }
   return contentText(message.content);

@@ -21,6 +21,8 @@ export function toBudgetView(budget: BudgetSnapshot, autoCompact: boolean): Budg
     compactToFraction: budget.compactTo.fraction,
     exact: budget.exact,
     ...(budget.counting ? { counting: true } : {}),
+    ...(budget.usedSource ? { usedSource: budget.usedSource } : {}),
+    ...(budget.cachedAdded ? { cachedAdded: true } : {}),
     breakdown: { ...budget.breakdown },
     model: budget.model,
     warnings: [...budget.warnings],
@@ -58,13 +60,13 @@ export function toPreviewView(preview: CompactionPreview | undefined): PreviewVi
 
 /**
  * The summary text (at most 40,000 characters) and the first `max` replaced messages of a compaction
- * divider; `toolNames` maps tool call ids to tool names.
+ * divider; `toolNames` maps tool-result entry ids to tool names (see `transcript-items.ts`).
  */
 export function compactionDetailOf(
   group: CompactionView,
   checkpoints: readonly CheckpointRecord[],
   entries: ReadonlyMap<string, Entry>,
-  toolNames: ReadonlyMap<string, string>,
+  toolNames: ReadonlyMap<string, { name: string }>,
   max: number,
 ): { summary: string; replaced: ReplacedItemView[]; more: number } {
   const records = checkpoints.filter((c) => group.checkpointIds.includes(c.id));
@@ -81,7 +83,8 @@ export function compactionDetailOf(
       }
       continue;
     }
-    const tool = message.role === 'tool' ? toolNames.get(message.tool_call_id) : undefined;
+    // By the result's own entry: call ids repeat across steps, so the id alone may name another step's call.
+    const tool = message.role === 'tool' ? toolNames.get(entryId)?.name : undefined;
     replaced.push({ role: message.role, tool, preview: firstLine(contentText(message.content), 100) });
   }
   return { summary, replaced, more: Math.max(0, ids.length - max) };

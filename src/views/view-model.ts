@@ -26,7 +26,7 @@ import type {
 } from './protocol';
 import { FULL_TEXT_CAP_CHARS } from './protocol';
 import { placeCompactions } from './compaction-dividers';
-import { fullTextOf, itemsForEntry } from './transcript-items';
+import { fullTextOf, itemsForEntry, toolCallLineId, type ToolNames } from './transcript-items';
 import { compactionDetailOf, toApprovalViews, toBudgetView, toCheckpointView, toPreviewView } from './view-mappers';
 
 export { toBudgetView, toCheckpointView } from './view-mappers';
@@ -53,7 +53,7 @@ export class SidebarModel {
   private readonly entries = new Map<string, Entry>();
   private readonly entryOrder: string[] = [];
   private readonly lastItemOfEntry = new Map<string, string>();
-  private readonly toolNames = new Map<string, string>();
+  private readonly toolNames: ToolNames = new Map();
   private readonly running = new Set<string>();
   private readonly outcomes = new Map<string, boolean>();
   private compactions: CompactionView[] = [];
@@ -128,17 +128,24 @@ export class SidebarModel {
     this.addEntry(entry, true);
   }
 
-  /** A tool call started. */
-  startTool(callId: string): void {
-    this.running.add(callId);
-    this.patchItem(callId, (item) => (item.kind === 'tool-call' ? { ...item, running: true } : item));
+  /** Tool call `callId` of assistant entry `entryId` started. */
+  startTool(callId: string, entryId: string): void {
+    const lineId = toolCallLineId(entryId, callId);
+    this.running.add(lineId);
+    this.patchItem(lineId, (item) => (item.kind === 'tool-call' ? { ...item, running: true } : item));
   }
 
-  /** A tool call finished; `resultEntryId` is its result's entry. */
+  /**
+   * A tool call finished; `resultEntryId` is its result's entry. The call is the running one with
+   * that id (one step runs at a time; ids are unique inside a step).
+   */
   finishTool(callId: string, ok: boolean, resultEntryId?: string): void {
-    this.running.delete(callId);
-    this.outcomes.set(callId, ok);
-    this.patchItem(callId, (item) => (item.kind === 'tool-call' ? { ...item, running: undefined } : item));
+    const lineId = [...this.running].find((id) => id.endsWith(`#${callId}`)) ?? this.toolNames.get(callId)?.lineId;
+    if (lineId !== undefined) {
+      this.running.delete(lineId);
+      this.outcomes.set(lineId, ok);
+      this.patchItem(lineId, (item) => (item.kind === 'tool-call' ? { ...item, running: undefined } : item));
+    }
     if (resultEntryId) this.patchItem(resultEntryId, (item) => (item.kind === 'tool-result' ? { ...item, ok } : item));
   }
 
