@@ -296,12 +296,28 @@ export class ContextService implements ContextServiceApi {
 
   async restoreCheckpoint(id: string): Promise<CheckpointRestored> {
     if (this.taskController || this.compactions.busy) throw new Error('wait for the task or compaction to finish before restoring a checkpoint');
+    const before = this.session.snapshot();
     const { next, event } = this.session.planRestore(id, this.now().toISOString());
     this.rewrite(next);
+    this.session.noteRestore(before, event);
     this.compactions.guard.reset();
     this.events.checkpointRestored.fire(event);
     this.fireBudget();
     return event;
+  }
+
+  async undoRestore(): Promise<CheckpointRestored> {
+    if (this.taskController || this.compactions.busy) throw new Error('wait for the task or compaction to finish before undoing a restore');
+    const { next, event } = this.session.planRedo();
+    this.rewrite(next);
+    const undone = { ...event, undo: true };
+    this.events.checkpointRestored.fire(undone);
+    this.fireBudget();
+    return undone;
+  }
+
+  getUndoableRestore(): CheckpointRestored | undefined {
+    return this.session.redoable;
   }
 
   async pin(entryId: string, pinned = true): Promise<void> {

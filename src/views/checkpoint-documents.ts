@@ -83,7 +83,8 @@ export function renderCheckpoint(checkpoint: CheckpointRecord): string {
   // What the summary kept of the typed requests (its "Requests, verbatim" section closes the summary).
   const req = checkpoint.requests;
   if (req) rows.push(['Typed requests kept', `${req.whole} whole, ${req.shortened} shortened in the middle, ${req.omitted} left out${req.missingFromModel ? `; ${req.missingFromModel} restored after the model left them out` : ''}`]);
-  if (checkpoint.restored) rows.push(['Restored', checkpoint.restoredAt ?? 'yes']);
+  // Local time, as every other time the extension shows (the record keeps ISO 8601 UTC).
+  if (checkpoint.restored) rows.push(['Restored', checkpoint.restoredAt ? new Date(checkpoint.restoredAt).toLocaleString() : 'yes']);
   return [
     `# Checkpoint ${checkpoint.id}`,
     '',

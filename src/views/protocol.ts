@@ -73,6 +73,8 @@ export interface CheckpointView {
   focus?: string;
   /** True when the checkpoint was undone (kept in the list, greyed out). */
   restored?: boolean;
+  /** True on the checkpoint whose restore can be undone now (the latest restore, nothing rewritten since). */
+  undoRestore?: boolean;
 }
 
 /**
@@ -252,6 +254,7 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('openCheckpoint'), id }),
   z.object({ type: z.literal('diffCheckpoint'), id }),
   z.object({ type: z.literal('restoreCheckpoint'), id }),
+  z.object({ type: z.literal('undoRestore') }),
   z.object({ type: z.literal('copySummary'), id }),
   z.object({ type: z.literal('approve'), requestId: id, approved: z.boolean() }),
   z.object({ type: z.literal('applyPreview'), summary: z.string().min(1).max(1_000_000).optional() }),

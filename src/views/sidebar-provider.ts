@@ -155,6 +155,8 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
         return vscode.commands.executeCommand(Commands.diffCheckpoint, message.id);
       case 'restoreCheckpoint':
         return vscode.commands.executeCommand(Commands.restoreCheckpoint, message.id);
+      case 'undoRestore':
+        return vscode.commands.executeCommand(Commands.undoRestore);
       case 'copySummary':
         return vscode.commands.executeCommand(Commands.copySummary, message.id);
       case 'approve':

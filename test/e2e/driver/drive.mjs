@@ -65,6 +65,8 @@ async function check(name, fn, { critical = false } = {}) {
     return false;
   }
 }
+/** The notification of an applied compaction: each figure once, in the gauge's formatting ("5.1k → 2.0k tokens"). */
+const COMPACTED_TOAST = /compacted [\d.]+[kM]? → [\d.]+[kM]? tokens/;
 const expect = (condition, message) => {
   if (!condition) throw new Error(message);
 };
@@ -93,7 +95,9 @@ try {
   const only = process.env.CK_E2E_ONLY;
   const ctx = { check, expect: (c, m) => expect(c, m), wb, sidebar, page, updateSettings: (p) => updateSettings(p), env, log };
   if (only === 'long') {
-    // A short run of the responsiveness check alone (CK_E2E_ONLY=long).
+    // A short run of the responsiveness check alone (CK_E2E_ONLY=long); the task needs the scripted
+    // model, chosen as a user would.
+    await configuredCheck(ctx);
     await wb.activityItem('ContextKeeper').click();
     await sidebar.budget();
     await longSessionChecks(ctx);
@@ -260,7 +264,8 @@ try {
     await wb.runCommand('ContextKeeper: Compact Conversation');
     await wb.answerInput('the design notes and notes.md', { titleContains: 'Compact Conversation' });
     const progress = await wb.toast('compacting').waitFor({ timeout: 3_000 }).then(() => 'progress shown', () => 'progress too quick to see');
-    const toast = await wb.waitToast('tokens)', 60_000);
+    const toast = await wb.waitToast(COMPACTED_TOAST, 60_000);
+    expect((toast.match(/→/g) ?? []).length === 1, `the compaction notice repeats its figures: ${toast}`);
     compacted = await sidebar.waitBudget((b) => b.used < start.used, `gauge did not drop after compaction (${toast})`);
     const after = await sidebar.checkpointCount();
     expect(after === before + 1, `expected ${before + 1} checkpoints, found ${after}`);
@@ -297,7 +302,9 @@ try {
     expect(/grows from [\d,]+ to about [\d,]+ tokens/.test(question), `the confirmation does not give the resulting size: ${question}`);
     await wb.screenshot('07b-restore-confirm');
     await dialog.locator('.monaco-button', { hasText: 'Restore' }).first().click();
-    await wb.waitToast('restored');
+    const notice = await wb.waitToast('restored');
+    // The same figures as the gauge: "context 2.0k → 5.1k tokens", never raw "5123".
+    expect(/context [\d.]+[kM]? → [\d.]+[kM]? tokens/.test(notice) && !/\d{4}/.test(notice), `the restore notice is not in the gauge's formatting: ${notice}`);
     log('restore toast seen');
     const restored = await sidebar.waitBudget((b) => b.used > compacted.used, 'gauge did not rise after restore');
     log('gauge rose');
@@ -338,7 +345,7 @@ try {
   await check('compact the imported transcript with no model', async () => {
     expect(imported, 'needs the imported transcript');
     await sidebar.frame.locator('[data-test="compact"]').click();
-    const toast = await wb.waitToast('tokens)', 60_000);
+    const toast = await wb.waitToast(COMPACTED_TOAST, 60_000);
     const row = sidebar.frame.locator('[data-test="checkpoint"][data-trigger="manual"]').first();
     await row.waitFor({ timeout: 15_000 });
     const text = await row.innerText();
@@ -348,8 +355,7 @@ try {
     return `${toast}; ${imported.used} → ${budget.used}`;
   });
 
-  // The long-session responsiveness check does not pass yet (a render can still run between a click
-  // and its handler while a reply streams); it runs alone with CK_E2E_ONLY=long.
+  await longSessionChecks(ctx);
 
   await wb.runCommand('View: Close All Editors').catch(() => {});
   for (const [theme, kind, tag] of [

@@ -19,6 +19,7 @@ export const HIDDEN_WHEN_IDLE = [
   'ContextKeeper: Clear API Key',
   'ContextKeeper: Restore Checkpoint',
   'ContextKeeper: Apply Summary Preview',
+  'ContextKeeper: Undo Last Restore',
 ];
 
 /** The sidebar webview of one workbench. */
