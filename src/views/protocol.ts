@@ -181,7 +181,10 @@ export interface ViewState {
   compactions: CompactionView[];
   /** The newest transcript lines (a window of the whole transcript), oldest first. */
   transcript: TranscriptItemView[];
-  /** Lines of the transcript before the window (fetched with `loadEarlier`). */
+  /**
+   * Messages before the window (fetched with `loadEarlier`): transcript entries with at least one line
+   * whose lines all come before the first line shown. Not lines: one message can give several.
+   */
   earlier: number;
   /** Most lines the webview keeps: older ones fall out of the window as new ones arrive. */
   limit: number;

@@ -62,7 +62,7 @@ export function toBudgetView(budget: BudgetSnapshot, autoCompact: boolean): Budg
 }
 
 /** A checkpoint record as one history row. */
-export function toCheckpointView(checkpoint: CheckpointRecord): CheckpointView {
+export function toCheckpointView(checkpoint: CheckpointRecord, undoableRestore?: string): CheckpointView {
   return {
     id: checkpoint.id,
     time: checkpoint.time,
@@ -75,6 +75,7 @@ export function toCheckpointView(checkpoint: CheckpointRecord): CheckpointView {
     dropped: checkpoint.dropped,
     focus: checkpoint.focus,
     restored: checkpoint.restored || undefined,
+    undoRestore: (checkpoint.restored && checkpoint.id === undoableRestore) || undefined,
   };
 }
 
@@ -87,6 +88,8 @@ export class SidebarModel {
   private readonly entries = new Map<string, Entry>();
   private readonly entryOrder: string[] = [];
   private readonly lastItemOfEntry = new Map<string, string>();
+  /** For entries that give lines: how many such entries come before (the "earlier messages" count). */
+  private readonly messageOrdinal = new Map<string, number>();
   private readonly toolNames = new Map<string, string>();
   private readonly running = new Set<string>();
   private readonly outcomes = new Map<string, boolean>();
@@ -116,6 +119,7 @@ export class SidebarModel {
     this.entries.clear();
     this.entryOrder.length = 0;
     this.lastItemOfEntry.clear();
+    this.messageOrdinal.clear();
     this.toolNames.clear();
     this.running.clear();
     this.outcomes.clear();
@@ -207,7 +211,8 @@ export class SidebarModel {
       for (const item of this.itemsOfEntry(entryId)) this.patchItem(item.id, (line) => ({ ...line, pinned: next.has(entryId) || undefined }));
     }
     this.pinned = next;
-    this.flags.add('budget');
+    // A pin rewrites the context: a restore can no longer be undone (the history rows say so).
+    this.flags.add('budget').add('checkpoints');
   }
 
   /** Replaces the chrome; flags it only when something differs. */
@@ -242,7 +247,7 @@ export class SidebarModel {
       checkpoints: this.checkpointViews(),
       compactions: this.compactions,
       transcript: this.items.slice(start),
-      earlier: start,
+      earlier: this.messagesBefore(start),
       limit: this.limit,
       approvals: this.approvalViews(),
       preview: this.previewView(),
@@ -271,7 +276,7 @@ export class SidebarModel {
       indices.sort((a, b) => a - b);
       for (const i of indices) items.push(this.items[i]);
       if (items.length > 0) delta.items = items;
-      delta.earlier = start;
+      delta.earlier = this.messagesBefore(start);
     }
     if (this.pendingText.size > 0) delta.text = [...this.pendingText].map(([id, append]) => ({ id, append }));
     this.dirtyItems.clear();
@@ -319,7 +324,9 @@ export class SidebarModel {
     if (this.entries.has(entry.id)) return;
     this.entries.set(entry.id, entry);
     this.entryOrder.push(entry.id);
-    for (const item of itemsForEntry(entry, this.toolNames, { running: this.running, outcomes: this.outcomes })) {
+    const lines = itemsForEntry(entry, this.toolNames, { running: this.running, outcomes: this.outcomes });
+    if (lines.length > 0) this.messageOrdinal.set(entry.id, this.messageOrdinal.size);
+    for (const item of lines) {
       if (this.pinned.has(entry.id)) item.pinned = true;
       const by = this.compactedBy.get(entry.id);
       if (by) item.compactedBy = by;
@@ -330,6 +337,13 @@ export class SidebarModel {
       }
       this.lastItemOfEntry.set(entry.id, item.id);
     }
+  }
+
+  /** Messages whose lines all come before line `start`. */
+  private messagesBefore(start: number): number {
+    const first = this.items[start];
+    if (start === 0 || !first) return 0;
+    return this.messageOrdinal.get(first.entryId) ?? this.messageOrdinal.size;
   }
 
   private push(item: TranscriptItemView): void {
@@ -387,7 +401,8 @@ export class SidebarModel {
   }
 
   private checkpointViews(): CheckpointView[] {
-    return this.checkpoints.map(toCheckpointView).reverse();
+    const undoable = this.service?.getUndoableRestore()?.id;
+    return this.checkpoints.map((c) => toCheckpointView(c, undoable)).reverse();
   }
 
   private approvalViews(): ApprovalView[] {

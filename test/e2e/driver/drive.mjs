@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadPlaywright, Workbench } from './workbench.mjs';
 import { EXPECTED_COMMANDS, HIDDEN_WHEN_IDLE, Sidebar } from './sidebar.mjs';
-import { configuredCheck, dividerDuringTask, importChecks, longSessionChecks, previewApplyCheck, themeShots, welcomeChecks } from './sidebar-checks.mjs';
+import { configuredCheck, dividerDuringTask, importChecks, longSessionChecks, previewApplyCheck, restoreChecks, themeShots, welcomeChecks } from './sidebar-checks.mjs';
 import { FIRST_TASK, keptDuringTaskChecks } from './compaction-checks.mjs';
 import { watchChecks } from './watch-checks.mjs';
 
@@ -292,27 +292,7 @@ try {
     return `tab "${title.trim()}"`;
   });
 
-  await check('restore checkpoint raises the gauge', async () => {
-    expect(compacted, 'needs a checkpoint');
-    await sidebar.frame.locator('[data-test="checkpoint"] [data-test="restore-checkpoint"]').first().click();
-    // Restore asks first, with the size the context will have.
-    const dialog = page.locator('.monaco-dialog-box', { hasText: 'Restore the checkpoint' });
-    await dialog.waitFor({ timeout: 10_000 });
-    const question = await dialog.innerText();
-    expect(/grows from [\d,]+ to about [\d,]+ tokens/.test(question), `the confirmation does not give the resulting size: ${question}`);
-    await wb.screenshot('07b-restore-confirm');
-    await dialog.locator('.monaco-button', { hasText: 'Restore' }).first().click();
-    const notice = await wb.waitToast('restored');
-    // The same figures as the gauge: "context 2.0k → 5.1k tokens", never raw "5123".
-    expect(/context [\d.]+[kM]? → [\d.]+[kM]? tokens/.test(notice) && !/\d{4}/.test(notice), `the restore notice is not in the gauge's formatting: ${notice}`);
-    log('restore toast seen');
-    const restored = await sidebar.waitBudget((b) => b.used > compacted.used, 'gauge did not rise after restore');
-    log('gauge rose');
-    await sidebar.frame.locator('[data-test="checkpoint"].restored').first().waitFor({ timeout: 10_000 });
-    await wb.clearToasts();
-    return `${compacted.used} → ${restored.used} tokens; asked: "${question.split('\n').find((l) => l.includes('grows')) ?? ''}"`;
-  });
-
+  await restoreChecks(ctx, compacted);
   await previewApplyCheck(ctx);
 
   await check('export transcript', async () => {

@@ -233,6 +233,12 @@ export async function longSessionChecks(ctx) {
   try {
     await check('long imported session + streaming task: clicks beat deltas, focus and an opened tool result survive 100 deltas', async () => {
       const { imported, t0 } = await streamOn(ctx, file, 100_000);
+      // "Show earlier messages (N not shown)" counts messages, which are fewer than the lines they give.
+      const earlier = Number((await sidebar.frame.locator('[data-test="load-earlier"]').innerText()).match(/\(([\d,]+) not shown/)?.[1]?.replace(/,/g, '') ?? NaN);
+      const parsed = (() => { try { return JSON.parse(fs.readFileSync(file, 'utf8')); } catch { return undefined; } })();
+      const messages = Array.isArray(parsed) ? parsed.length : Infinity;
+      const lines = linesOf(file);
+      expect(earlier > 0 && earlier < messages && (lines === undefined || earlier < lines - 200), `"Show earlier messages" says ${earlier} for ${messages} messages / ${lines} lines`);
       // Open a tool result while the reply streams: the click lands before the next delta is rendered.
       // One some way up the list, as a reader who scrolled back: the view then stops following the
       // stream, so the target stays where it was measured.
@@ -302,4 +308,69 @@ export async function themeShots({ check, wb, sidebar, page }, theme, kind, tag)
     await wb.screenshot(`${tag}-sidebar`);
     return kind;
   });
+}
+
+/** Restores the newest checkpoint from its row in the sidebar, confirming the dialog. */
+async function restoreFromSidebar({ wb, sidebar, page }) {
+  await sidebar.frame.locator('[data-test="checkpoint"] [data-test="restore-checkpoint"]').first().click();
+  const dialog = page.locator('.monaco-dialog-box', { hasText: 'Restore the checkpoint' });
+  await dialog.waitFor({ timeout: 10_000 });
+  await dialog.locator('.monaco-button', { hasText: 'Restore' }).first().click();
+  await wb.waitToast('restored');
+  await wb.clearToasts();
+}
+
+/**
+ * After a restore (the context at `restored` tokens, `compacted` before it): undo it from the
+ * palette, restore again, undo from the sidebar, and restore once more for the checks after this.
+ */
+async function undoRestoreChecks(ctx, compacted, restored) {
+  const { check, expect, wb, sidebar } = ctx;
+  const near = (b, target) => Math.abs(b.used - target) <= Math.max(50, target * 0.02);
+  await check('undo a restore from the palette and from the sidebar: the compacted context comes back', async () => {
+    await wb.runCommand('ContextKeeper: Undo Last Restore');
+    const notice = await wb.waitToast('restore undone');
+    const first = await sidebar.waitBudget((b) => near(b, compacted), `gauge did not return to ${compacted} after Undo Last Restore (palette)`);
+    expect(await sidebar.frame.locator('[data-test="checkpoint"]').first().evaluate((el) => !el.classList.contains('restored')), 'the checkpoint still shows as restored');
+    await wb.clearToasts();
+    await restoreFromSidebar(ctx);
+    await sidebar.waitBudget((b) => b.used > compacted, 'gauge did not rise after the second restore');
+    await sidebar.frame.locator('[data-test="undo-restore"]').first().click();
+    await wb.waitToast('restore undone');
+    const second = await sidebar.waitBudget((b) => near(b, compacted), `gauge did not return to ${compacted} after the sidebar's undo`);
+    await wb.clearToasts();
+    // Leave the session restored, as the checks after this expect.
+    await restoreFromSidebar(ctx);
+    await sidebar.waitBudget((b) => b.used > compacted, 'gauge did not rise after the last restore');
+    return `${notice}; palette ${restored} → ${first.used}, sidebar → ${second.used} (compacted: ${compacted})`;
+  });
+}
+
+/** Restore from the sidebar (confirmation with the resulting size, notice in the gauge's formatting), then its undo. */
+export async function restoreChecks(ctx, compacted) {
+  const { check, expect, wb, sidebar, page, log } = ctx;
+  let restoredTo;
+  await check('restore checkpoint raises the gauge', async () => {
+    expect(compacted, 'needs a checkpoint');
+    await sidebar.frame.locator('[data-test="checkpoint"] [data-test="restore-checkpoint"]').first().click();
+    // Restore asks first, with the size the context will have.
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'Restore the checkpoint' });
+    await dialog.waitFor({ timeout: 10_000 });
+    const question = await dialog.innerText();
+    expect(/grows from [\d,]+ to about [\d,]+ tokens/.test(question), `the confirmation does not give the resulting size: ${question}`);
+    await wb.screenshot('07b-restore-confirm');
+    await dialog.locator('.monaco-button', { hasText: 'Restore' }).first().click();
+    const toast = wb.toast('restored');
+    await toast.waitFor({ timeout: 30_000 });
+    const notice = await toast.innerText();
+    // The same figures as the gauge: "context 2.0k → 5.1k tokens", never raw "5123".
+    expect(/context [\d.]+[kM]? → [\d.]+[kM]? tokens/.test(notice) && !/\d{4}/.test(notice), `the restore notice is not in the gauge's formatting: ${notice}`);
+    log('restore toast seen');
+    const restored = await sidebar.waitBudget((b) => b.used > compacted.used, 'gauge did not rise after restore');
+    await sidebar.frame.locator('[data-test="checkpoint"].restored').first().waitFor({ timeout: 10_000 });
+    await wb.clearToasts();
+    restoredTo = restored.used;
+    return `${compacted.used} → ${restored.used} tokens; asked: "${question.split('\n').find((l) => l.includes('grows')) ?? ''}"; "${notice.split('\n').find((l) => l.includes('restored')) ?? notice}"`;
+  });
+  if (restoredTo) await undoRestoreChecks(ctx, compacted.used, restoredTo);
 }
