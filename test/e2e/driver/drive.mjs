@@ -15,10 +15,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadPlaywright, Workbench } from './workbench.mjs';
-import { EXPECTED_COMMANDS, HIDDEN_WHEN_IDLE, Sidebar } from './sidebar.mjs';
-import { configuredCheck, dividerDuringTask, importChecks, longSessionChecks, previewApplyCheck, restoreChecks, themeShots, welcomeChecks } from './sidebar-checks.mjs';
+import { COMPACTED_TOAST, Sidebar } from './sidebar.mjs';
+import { configuredCheck, dividerDuringTask, importChecks, longSessionChecks, previewApplyCheck, themeShots, welcomeChecks } from './sidebar-checks.mjs';
 import { FIRST_TASK, keptDuringTaskChecks } from './compaction-checks.mjs';
 import { watchChecks } from './watch-checks.mjs';
+import { setupChecks } from './setup-checks.mjs';
+import { checkpointChecks } from './checkpoint-checks.mjs';
 
 const env = (name, required = true) => {
   const value = process.env[name];
@@ -65,8 +67,6 @@ async function check(name, fn, { critical = false } = {}) {
     return false;
   }
 }
-/** The notification of an applied compaction: each figure once, in the gauge's formatting ("5.1k → 2.0k tokens"). */
-const COMPACTED_TOAST = /compacted [\d.]+[kM]? → [\d.]+[kM]? tokens/;
 const expect = (condition, message) => {
   if (!condition) throw new Error(message);
 };
@@ -111,68 +111,7 @@ try {
   await welcomeChecks(ctx);
   await configuredCheck(ctx);
 
-  await check('palette lists every command', async () => {
-    const missing = [];
-    await wb.palette('ContextKeeper: ', EXPECTED_COMMANDS[0]);
-    const listed = new Set(await wb.paletteLabels());
-    for (const title of EXPECTED_COMMANDS) {
-      if (listed.has(title)) continue;
-      await wb.palette(title);
-      const row = wb.paletteRow(title);
-      if (!(await row.waitFor({ timeout: 3_000 }).then(() => true, () => false))) missing.push(title);
-    }
-    await wb.screenshot('02-palette');
-    const shown = [];
-    for (const title of HIDDEN_WHEN_IDLE) {
-      await wb.palette(title);
-      if (await wb.paletteRow(title).waitFor({ timeout: 1_500 }).then(() => true, () => false)) shown.push(title);
-    }
-    await wb.closeQuickInput();
-    expect(missing.length === 0, `not in the palette: ${missing.join(', ')}`);
-    expect(shown.length === 0, `listed although they cannot act now: ${shown.join(', ')}`);
-    return `${EXPECTED_COMMANDS.length} commands; ${HIDDEN_WHEN_IDLE.length} hidden by when clauses`;
-  });
-
-  await check('sidebar shows the gauge of an empty session', async () => {
-    await wb.activityItem('ContextKeeper').click();
-    const budget = await sidebar.budget();
-    // An empty session carries only the system prompt and the tool schemas.
-    const messages = await Promise.all(['history', 'summaries', 'currentTask'].map((k) => sidebar.frame.locator(`[data-test="breakdown-${k}"]`).innerText()));
-    expect(messages.every((m) => m === '0'), `an empty session shows message tokens: ${messages.join(', ')}`);
-    expect(budget.model.length > 0, 'no model name on the gauge');
-    await wb.screenshot('03-sidebar-empty');
-    return `${budget.used} (system and tools) / ${budget.text} (${budget.accuracy}, ${budget.model})`;
-  }, { critical: true });
-
-  await check('status bar meter', async () => {
-    const item = page.locator('.part.statusbar [aria-label^="ContextKeeper:"]').first();
-    await item.waitFor({ timeout: 10_000 });
-    return (await item.getAttribute('aria-label')) ?? '';
-  });
-
-  await check('settings change applies without reload', async () => {
-    updateSettings({ 'contextKeeper.contextWindow': 16000 });
-    await sidebar.waitBudget((b) => b.text.includes('16k window'), 'gauge did not follow contextWindow = 16000');
-    updateSettings({ 'contextKeeper.contextWindow': 8000 });
-    const budget = await sidebar.waitBudget((b) => b.text.includes('8.0k window'), 'gauge did not follow contextWindow = 8000');
-    return budget.text;
-  });
-
-  const probe = env('API_KEY_PROBE');
-  await check('set API key (password input, secret storage)', async () => {
-    await wb.runCommand('ContextKeeper: Set API Key');
-    await wb.quickInputBox.waitFor({ state: 'visible' });
-    expect((await wb.quickInputBox.getAttribute('type')) === 'password', 'the key input is not a password box');
-    await wb.answerInput(probe);
-    await wb.waitToast('API key stored');
-    await sidebar.frame.locator('.header .key').waitFor({ timeout: 10_000 });
-  });
-
-  await check('clear API key', async () => {
-    await wb.runCommand('ContextKeeper: Clear API Key');
-    await wb.waitToast('API key cleared');
-    await sidebar.frame.locator('[data-test="set-key"]').waitFor({ timeout: 10_000 });
-  });
+  await setupChecks(ctx);
 
   await check('agent task crosses compactAt: auto checkpoint, approval, gauge drops', async () => {
     const frame = sidebar.frame;
@@ -257,42 +196,8 @@ try {
     return toast;
   });
 
-  let compacted;
-  await check('compact conversation from the palette with focus text', async () => {
-    const before = await sidebar.checkpointCount();
-    const start = await sidebar.budget();
-    await wb.runCommand('ContextKeeper: Compact Conversation');
-    await wb.answerInput('the design notes and notes.md', { titleContains: 'Compact Conversation' });
-    const progress = await wb.toast('compacting').waitFor({ timeout: 3_000 }).then(() => 'progress shown', () => 'progress too quick to see');
-    const toast = await wb.waitToast(COMPACTED_TOAST, 60_000);
-    expect((toast.match(/→/g) ?? []).length === 1, `the compaction notice repeats its figures: ${toast}`);
-    compacted = await sidebar.waitBudget((b) => b.used < start.used, `gauge did not drop after compaction (${toast})`);
-    const after = await sidebar.checkpointCount();
-    expect(after === before + 1, `expected ${before + 1} checkpoints, found ${after}`);
-    const newest = await sidebar.frame.locator('[data-test="checkpoint"]').first().innerText();
-    expect(newest.includes('the design notes'), 'the newest checkpoint does not show the focus text');
-    await wb.clearToasts();
-    await wb.screenshot('06-sidebar-compacted');
-    return `${progress}; ${toast}; ${start.used} → ${compacted.used} tokens`;
-  });
+  await checkpointChecks(ctx);
 
-  await check('open checkpoint document', async () => {
-    expect(compacted, 'needs a checkpoint');
-    await sidebar.frame.locator('[data-test="checkpoint"] [data-test="open-checkpoint"]').first().click();
-    // The tab is titled by local time, trigger and tokens ("14.02 manual 5.1k → 2.0k.md").
-    const tab = page.locator('.tabs-container .tab', { hasText: /\d\d\.\d\d (auto|manual) [\d.]+k? → [\d.]+k?/ }).first();
-    await tab.waitFor({ timeout: 15_000 });
-    const title = await tab.innerText();
-    await page.locator('.editor-instance .view-lines', { hasText: 'Checkpoint' }).first().waitFor({ timeout: 15_000 });
-    await wb.screenshot('07-checkpoint-document');
-    await sidebar.frame.locator('[data-test="checkpoint"] [data-test="diff-checkpoint"]').first().click();
-    await page.locator('.tabs-container .tab', { hasText: 'replaced ↔ summary' }).first().waitFor({ timeout: 15_000 });
-    await page.locator('.editor-instance .view-lines', { hasText: 'read_file' }).first().waitFor({ timeout: 15_000 });
-    await wb.screenshot('07-checkpoint-diff');
-    return `tab "${title.trim()}"`;
-  });
-
-  await restoreChecks(ctx, compacted);
   await previewApplyCheck(ctx);
 
   await check('export transcript', async () => {
