@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { ContextItem } from '../../src/compaction/types';
 import { compactionNotice, compactionParts, connectionVerdict, endpointChosenNotice, formatTokens, peakMark, restoreNotice } from '../../src/views/notices';
 
-const item = (kind: ContextItem['kind']): ContextItem => ({ id: `i-${kind}`, kind, message: { role: 'user', content: 'x' }, covers: ['e1'] }) as ContextItem;
+const item = (kind: ContextItem['kind']): ContextItem => ({ id: `i-${kind}`, kind, message: { role: 'user', content: 'x' }, covers: ['e1'] });
 
 test('token figures read as on the gauge', () => {
   assert.equal(formatTokens(950), '950');
