@@ -236,8 +236,16 @@ try {
     const text = await row.innerText();
     expect(/extractive/.test(text), `checkpoint does not name the extractive summarizer: ${text}`);
     const budget = await sidebar.waitBudget((b) => b.used < imported.used, 'gauge did not drop');
+    // The peak before the compaction is a mark at its place on the bar, not a fill from the level to it.
+    const peak = sidebar.frame.locator('[data-test="gauge-peak"]');
+    await peak.waitFor({ timeout: 10_000 });
+    const [mark, bar] = await Promise.all([peak.boundingBox(), sidebar.frame.locator('.gauge-bar').boundingBox()]);
+    expect(mark && bar && mark.width <= 4, `the peak mark is ${mark?.width} px wide`);
+    const at = (mark.x - bar.x) / bar.width;
+    const expected = Math.min(1, Number(await peak.getAttribute('data-tokens')) / 8000);
+    expect(Math.abs(at - expected) < 0.05, `the peak mark stands at ${at.toFixed(2)} of the bar, not at ${expected.toFixed(2)}`);
     await wb.clearToasts();
-    return `${toast}; ${imported.used} → ${budget.used}`;
+    return `${toast}; ${imported.used} → ${budget.used}; peak mark at ${(at * 100).toFixed(0)}% of the bar`;
   });
 
   await longSessionChecks(ctx);
