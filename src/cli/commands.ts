@@ -43,7 +43,7 @@ function budgetOf(o: BudgetOptions): BudgetConfig {
 
 /** Builds the summarizer named by `--summarizer`. Throws Error for an unknown name or a missing key. */
 export function summarizerFor(o: BudgetOptions, session: LoadedSession): Summarizer {
-  return summarizerFromFlags({ summarizer: o.summarizer, baseUrl: o.baseUrl, summaryModel: o.summaryModel, summaryWindow: o.summaryWindow }, (t) => session.meter.countText(t));
+  return summarizerFromFlags({ summarizer: o.summarizer, baseUrl: o.baseUrl, summaryModel: o.summaryModel, summaryWindow: o.summaryWindow, lineAdditive: session.meter.lineAdditive }, (t) => session.meter.countText(t));
 }
 
 /** `meter FILE`: format, messages, tool calls and tokens by category. */

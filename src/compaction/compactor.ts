@@ -200,7 +200,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     const available = Math.max(0, Math.floor(summaryShare * (span.tokens / spanTotal)));
     const mustShrink = Math.floor(span.tokens * 0.8);
     const requestBudget = Math.max(Math.min(MIN_REQUEST_TOKENS, mustShrink), Math.min(budgets.userTokens, mustShrink, Math.max(available, MIN_REQUEST_TOKENS)));
-    const section = renderRequestsSection(requests, requestBudget, (t) => meter.countText(t));
+    const section = renderRequestsSection(requests, requestBudget, (t) => meter.countText(t), meter.lineAdditive);
     // The notes get the summary budget, at most half of the span, and what the requests left.
     const spanBudget = Math.max(MIN_SUMMARY_TOKENS, Math.min(summaryTokens, Math.floor(span.tokens / 2), mustShrink - section.tokens, Math.max(available - section.tokens, MIN_SUMMARY_TOKENS)));
     let result;
