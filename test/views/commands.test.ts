@@ -48,7 +48,7 @@ test('Compact Conversation: Escape in the focus prompt compacts nothing', async 
 test('Compact Conversation with a typed focus compacts, reports the tokens and records the focus', async () => {
   host.user.input = () => '  the parser fix  ';
   const before = api.getViewState().budget.used;
-  const outcome = (await commands.executeCommand('contextKeeper.compactConversation')) as { applied: boolean; tokensBefore: number; tokensAfter: number };
+  const outcome = await commands.executeCommand<{ applied: boolean; tokensBefore: number; tokensAfter: number }>('contextKeeper.compactConversation');
   assert.equal(outcome.applied, true);
   assert.equal(outcome.tokensBefore, before);
   assert.ok(outcome.tokensAfter < before);
