@@ -1,12 +1,9 @@
 /** Number, time and label formatting shared by the sidebar's templates. */
 import type { CompactionView } from '../src/views/protocol.js';
+import { formatTokens } from '../src/views/notices.js';
 
-/** Compact token count: 950, 12.3k, 1.05M. */
-export function tokens(n: number): string {
-  if (n < 1000) return String(Math.round(n));
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
-  return `${(n / 1_000_000).toFixed(2)}M`;
-}
+/** Compact token count: 950, 12.3k, 1.05M (the notifications use the same formatting). */
+export const tokens = formatTokens;
 
 /** `part` as a CSS percentage of `whole`, clamped to 0-100. */
 export function percent(part: number, whole: number): string {

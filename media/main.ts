@@ -2,8 +2,9 @@
  * Sidebar webview script (bundled by esbuild to dist/webview.js), rendered with lit-html.
  *
  * Protocol (see src/views/protocol.ts): posts `ready`, renders the complete `snapshot` the host sends,
- * then patches its copy with each `delta`. Messages are applied to the store at once but rendered at
- * most once per animation frame, so user input is never queued behind a backlog of renders. lit-html
+ * then patches its copy with each `delta`. Messages are queued as they arrive and applied once per
+ * animation frame, after any waiting input, and only the regions they touched are rendered again
+ * (see scheduler.ts), so a click is never queued behind rendering. lit-html
  * inserts host text as text, never as HTML, and keeps DOM nodes across renders (keyed transcript
  * lines), so focus, scroll position and opened items survive updates. One narrow `role=status`
  * region announces state changes and compactions only.
@@ -15,8 +16,10 @@ import { html, render } from 'lit-html';
 import type { HostMessage, WebviewMessage } from '../src/views/protocol.js';
 import { banners, gauge, header, history } from './panels.js';
 import { Store } from '../src/views/view-store.js';
+import type { Applied } from '../src/views/view-store.js';
 import { compactionAnnouncement, transcript } from './transcript.js';
 import type { Ui } from './transcript.js';
+import { UpdateScheduler } from './scheduler.js';
 
 interface Saved {
   draft?: string;
@@ -32,24 +35,64 @@ declare function acquireVsCodeApi(): VsCodeApi;
 const vscode = acquireVsCodeApi();
 const saved = vscode.getState() ?? {};
 
-/**
- * Timing figures read by the end-to-end suite (through `#ck-stats`): render times, and for each click
- * how many renders ran between the input event and its handler (0 means input was never queued).
- */
-const stats = { snapshots: 0, deltas: 0, renders: 0, renderMs: [] as number[], clicks: [] as Array<{ delayMs: number; rendersBetween: number }> };
-const renderTimes: number[] = [];
+type Region = 'top' | 'transcript' | 'history';
+
+/** The regions a host message touches (only those are rendered again). */
+function regionsOf(message: HostMessage): Region[] {
+  switch (message.type) {
+    case 'snapshot':
+      return ['top', 'transcript', 'history'];
+    case 'itemText':
+    case 'compactionDetail':
+      return ['transcript'];
+    case 'delta': {
+      const d = message.delta;
+      const regions = new Set<Region>();
+      if (d.text || d.items || d.earlier !== undefined || d.compactions || d.readOnly !== undefined) regions.add('transcript');
+      if (d.checkpoints) regions.add('history');
+      if (d.state !== undefined || d.budget || d.approvals || d.preview !== undefined || d.error !== undefined || d.source !== undefined
+        || d.hasApiKey !== undefined || d.sessions || d.sessionId !== undefined || d.readOnly !== undefined) regions.add('top');
+      return [...regions];
+    }
+  }
+}
 
 class Page implements Ui {
   readonly store = new Store();
   readonly open = new Set<string>(saved.open ?? []);
-  private frame = 0;
+  private readonly queue: HostMessage[] = [];
   private readonly status = document.getElementById('status')!;
   private readonly statsNode = document.getElementById('ck-stats')!;
+  private readonly scheduler = new UpdateScheduler<Region>(
+    ['top', 'transcript', 'history'],
+    () => this.applyQueued(),
+    (region) => this.draw(region),
+    (stats) => (this.statsNode.dataset.json = JSON.stringify(stats)),
+  );
+  // Fixed containers, one lit-html render each: a streamed delta renders the transcript alone.
+  private readonly top = document.createElement('div');
+  private readonly form = document.createElement('div');
+  private readonly list = document.createElement('div');
+  private readonly history = document.createElement('div');
 
   constructor(
-    private readonly root: HTMLElement,
+    root: HTMLElement,
     private readonly taskInput: HTMLTextAreaElement,
-  ) {}
+  ) {
+    const task = document.createElement('section');
+    task.className = 'task';
+    task.setAttribute('aria-labelledby', 'task-title');
+    const title = document.createElement('h2');
+    title.id = 'task-title';
+    title.textContent = 'Agent';
+    task.append(title, this.form, this.list);
+    const loading = document.createElement('p');
+    loading.className = 'loading';
+    loading.textContent = 'Loading…';
+    this.top.append(loading);
+    root.replaceChildren(this.top, task, this.history);
+    document.addEventListener('click', (event) => this.scheduler.noteClick(event), true);
+  }
 
   post(message: WebviewMessage): void {
     vscode.postMessage(message);
@@ -67,14 +110,32 @@ class Page implements Ui {
     vscode.setState({ draft: this.taskInput.value, open: [...this.open].slice(-200) });
   }
 
+  /** Queues a host message; it is applied at the next frame, after any waiting input. */
   receive(message: HostMessage): void {
-    const applied = this.store.apply(message);
-    if (applied.kind === 'gap') {
-      this.post({ type: 'resync' });
-      return;
+    this.queue.push(message);
+    this.scheduler.mark();
+  }
+
+  rerender(): void {
+    this.scheduler.mark('transcript');
+  }
+
+  private applyQueued(): void {
+    for (const message of this.queue.splice(0)) {
+      const applied = this.store.apply(message);
+      if (applied.kind === 'gap') {
+        this.queue.length = 0;
+        this.post({ type: 'resync' });
+        return;
+      }
+      if (applied.kind === 'snapshot') this.scheduler.stats.snapshots++;
+      if (applied.kind === 'delta') this.scheduler.stats.deltas++;
+      this.announceChanges(applied);
+      this.scheduler.mark(...regionsOf(message));
     }
-    if (applied.kind === 'snapshot') stats.snapshots++;
-    if (applied.kind === 'delta') stats.deltas++;
+  }
+
+  private announceChanges(applied: Applied): void {
     const change = applied.stateChange;
     // Only the changes a listener acts on: work starts, work ends, an error, a compaction starts.
     if (change) {
@@ -85,7 +146,6 @@ class Page implements Ui {
       else if (idle(change.from)) this.announce('The agent is working.');
     }
     for (const c of applied.newCompactions) this.announce(compactionAnnouncement(c));
-    this.rerender();
   }
 
   /** Writes to the status region; a short pause lets screen readers see a change of text. */
@@ -94,57 +154,53 @@ class Page implements Ui {
     setTimeout(() => (this.status.textContent = text), 50);
   }
 
-  rerender(): void {
-    this.frame ||= requestAnimationFrame(() => {
-      this.frame = 0;
-      this.renderNow();
-    });
-  }
-
-  private renderNow(): void {
+  private draw(region: Region): void {
     const view = this.store.view;
     if (!view) return;
-    const started = performance.now();
-    const list = this.root.querySelector('.transcript');
-    const stick = !list || list.scrollTop + list.clientHeight >= list.scrollHeight - 8;
     const busy = view.state !== 'idle' && view.state !== 'error';
-    document.body.dataset.state = view.state;
-    render(
-      html`${header(this, view)}
-        <div id="gauge">${gauge(view.budget)}</div>
-        <div class="compact-row">
-          <input type="text" id="compact-focus" placeholder="Focus (optional)" aria-label="Compaction focus" data-test="compact-focus">
-          <button class="secondary" data-test="compact" title="Summarize older history into a checkpoint now" ?disabled=${busy} @click=${() => this.compact()}><span class="codicon codicon-fold" aria-hidden="true"></span><span>Compact</span></button>
-          <button class="icon-button" title="Import transcript…" aria-label="Import transcript…" data-test="import" @click=${() => this.post({ type: 'importTranscript' })}><span class="codicon codicon-cloud-download" aria-hidden="true"></span></button>
-        </div>
-        ${banners(this, view)}
-        <section class="task" aria-labelledby="task-title">
-          <h2 id="task-title">Agent</h2>
-          <form class="task-form" @submit=${(e: Event) => { e.preventDefault(); this.submit(); }}>
+    switch (region) {
+      case 'top':
+        if (this.top.querySelector(':scope > .loading')) this.top.replaceChildren();
+        document.body.dataset.state = view.state;
+        render(
+          html`${header(this, view)}
+            <div id="gauge">${gauge(view.budget)}</div>
+            <div class="compact-row">
+              <input type="text" id="compact-focus" placeholder="Focus (optional)" aria-label="Compaction focus" data-test="compact-focus">
+              <button class="secondary" data-test="compact" title="Summarize older history into a checkpoint now" ?disabled=${busy} @click=${() => this.compact()}><span class="codicon codicon-fold" aria-hidden="true"></span><span>Compact</span></button>
+              <button class="icon-button" title="Import transcript…" aria-label="Import transcript…" data-test="import" @click=${() => this.post({ type: 'importTranscript' })}><span class="codicon codicon-cloud-download" aria-hidden="true"></span></button>
+            </div>
+            ${banners(this, view)}`,
+          this.top,
+        );
+        render(
+          html`<form class="task-form" @submit=${(e: Event) => { e.preventDefault(); this.submit(); }}>
             ${this.taskInput}
             <div class="actions">
               <button type="submit" data-test="run-task" ?disabled=${busy || view.readOnly}><span class="codicon codicon-play" aria-hidden="true"></span><span>Run</span></button>
               <button type="button" class="secondary" data-test="cancel" ?disabled=${!busy} @click=${() => this.post({ type: 'cancel' })}><span class="codicon codicon-debug-stop" aria-hidden="true"></span><span>Cancel</span></button>
             </div>
-          </form>
-          ${transcript(this, view)}
-        </section>
-        ${history(this, view.checkpoints)}`,
-      this.root,
-    );
-    const after = this.root.querySelector('.transcript');
-    if (after && stick) after.scrollTop = after.scrollHeight;
-    const ms = performance.now() - started;
-    stats.renders++;
-    stats.renderMs.push(Math.round(ms * 100) / 100);
-    if (stats.renderMs.length > 500) stats.renderMs.shift();
-    renderTimes.push(performance.timeOrigin + performance.now());
-    if (renderTimes.length > 50) renderTimes.shift();
-    this.statsNode.dataset.json = JSON.stringify(stats);
+          </form>`,
+          this.form,
+        );
+        return;
+      case 'transcript': {
+        // Follow the stream only when the reader is at the bottom already.
+        const list = this.list.querySelector('.transcript');
+        const stick = !list || list.scrollTop + list.clientHeight >= list.scrollHeight - 8;
+        render(transcript(this, view), this.list);
+        const after = this.list.querySelector('.transcript');
+        if (after && stick) after.scrollTop = after.scrollHeight;
+        return;
+      }
+      case 'history':
+        render(history(this, view.checkpoints), this.history);
+        return;
+    }
   }
 
   private compact(): void {
-    const input = this.root.querySelector<HTMLInputElement>('#compact-focus');
+    const input = this.top.querySelector<HTMLInputElement>('#compact-focus');
     const focus = input?.value.trim();
     this.post({ type: 'compact', focus: focus || undefined });
     if (input) input.value = '';
@@ -161,7 +217,6 @@ class Page implements Ui {
 
 const root = document.getElementById('app');
 if (root) {
-  root.replaceChildren();
   // The task box is one element kept across renders, so typing is never disturbed by an update.
   const taskInput = document.createElement('textarea');
   Object.assign(taskInput, { id: 'task', rows: 3, placeholder: 'Describe a task for the agent… (Ctrl+Enter runs it)', value: saved.draft ?? '' });
@@ -174,13 +229,6 @@ if (root) {
       page.submit();
     }
   });
-  // Capture phase: runs before any handler, to record how long the click waited and whether a render got in first.
-  document.addEventListener('click', (event) => {
-    const created = performance.timeOrigin + event.timeStamp;
-    stats.clicks.push({ delayMs: Math.round(performance.timeOrigin + performance.now() - created), rendersBetween: renderTimes.filter((t) => t > created).length });
-    if (stats.clicks.length > 50) stats.clicks.shift();
-    document.getElementById('ck-stats')!.dataset.json = JSON.stringify(stats);
-  }, true);
   window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
     if (event.data && typeof event.data === 'object' && 'type' in event.data) page.receive(event.data);
   });

@@ -7,6 +7,7 @@ import type { TemplateResult } from 'lit-html';
 import type { ApprovalView, BudgetView, CheckpointView, ErrorView, PreviewView, ViewState, WebviewMessage } from '../src/views/protocol.js';
 import { cssProps } from './css-props.js';
 import { localTime, percent, tokens } from './format.js';
+import { peakMark } from '../src/views/notices.js';
 import type { Ui } from './transcript.js';
 
 const icon = (name: string, extra = '') => html`<span class="codicon codicon-${name} ${extra}" aria-hidden="true"></span>`;
@@ -46,6 +47,14 @@ const SEGMENTS: Array<[keyof BudgetView['breakdown'], string]> = [
   ['currentTask', 'Current task'],
 ];
 
+/** The mark where the context stood before the latest compaction (at the right edge when beyond the window). */
+function peakMarkOf(budget: BudgetView): TemplateResult | typeof nothing {
+  if (!budget.peak) return nothing;
+  const mark = peakMark(budget.peak.tokens, budget.window);
+  return html`<div class="mark mark-peak${mark.beyond ? ' beyond' : ''}" data-test="gauge-peak" data-tokens=${budget.peak.tokens} data-css=${cssProps({ left: mark.left })}
+    title="Peaked at ${tokens(budget.peak.tokens)} tokens${mark.beyond ? ' (beyond the window)' : ''} before the compaction at ${localTime(budget.peak.time)}"></div>`;
+}
+
 /** The budget gauge with its compaction marks and the peak before the latest compaction. */
 export function gauge(budget: BudgetView): TemplateResult {
   const over = budget.used >= budget.compactAt;
@@ -65,10 +74,10 @@ export function gauge(budget: BudgetView): TemplateResult {
     <div class="gauge-bar" role="meter" aria-label="Context budget" aria-valuemin="0" aria-valuemax=${budget.inputBudget} aria-valuenow=${budget.used}
       aria-valuetext="${budget.used} of ${budget.inputBudget} prompt tokens${budget.peak ? `, peaked at ${budget.peak.tokens} before the last compaction` : ''}">
       ${SEGMENTS.map(([key, label]) => (budget.breakdown[key] > 0 ? html`<div class="segment segment-${key}" data-css=${cssProps({ width: w(budget.breakdown[key]) })} title="${label}: ${budget.breakdown[key]} tokens"></div>` : nothing))}
-      ${budget.peak ? html`<div class="peak" data-test="gauge-peak" data-tokens=${budget.peak.tokens} data-css=${cssProps({ left: w(budget.used), width: percent(budget.peak.tokens - budget.used, budget.window) })} title="Peaked at ${budget.peak.tokens} tokens before the compaction at ${localTime(budget.peak.time)}"></div>` : nothing}
       <div class="reserved" data-css=${cssProps({ width: w(budget.reserved) })} title="Reserved for the reply: ${budget.reserved} tokens"></div>
       <div class="mark mark-at" data-css=${cssProps({ left: w(budget.compactAt) })} title="Compacts at ${budget.compactAt} tokens (${Math.round(budget.compactAtFraction * 100)}%)"></div>
       <div class="mark mark-to" data-css=${cssProps({ left: w(budget.compactTo) })} title="Compacts down to ${budget.compactTo} tokens (${Math.round(budget.compactToFraction * 100)}%)"></div>
+      ${peakMarkOf(budget)}
     </div>
     <div class="gauge-marks"><span class="key-at" aria-hidden="true"></span> compact at ${tokens(budget.compactAt)} <span class="key-to" aria-hidden="true"></span> down to ${tokens(budget.compactTo)}${budget.autoCompact ? '' : ' (auto off)'} · ${tokens(budget.reserved)} reserved for reply</div>
     ${budget.peak ? html`<div class="gauge-peak-text" data-test="peak-text"><span class="key-peak" aria-hidden="true"></span> peaked at ${tokens(budget.peak.tokens)} before the compaction at ${localTime(budget.peak.time)}</div>` : nothing}
@@ -146,6 +155,7 @@ function checkpointRow(ui: Ui, checkpoint: CheckpointView): TemplateResult {
       ${iconButton(ui, 'Open checkpoint', 'go-to-file', { type: 'openCheckpoint', id: checkpoint.id }, 'open-checkpoint')}
       ${iconButton(ui, 'Compare replaced messages with the summary', 'diff', { type: 'diffCheckpoint', id: checkpoint.id }, 'diff-checkpoint')}
       ${checkpoint.restored ? nothing : iconButton(ui, 'Restore: put the replaced messages back', 'discard', { type: 'restoreCheckpoint', id: checkpoint.id }, 'restore-checkpoint')}
+      ${checkpoint.undoRestore ? iconButton(ui, 'Undo the restore: the compacted context comes back', 'redo', { type: 'undoRestore' }, 'undo-restore') : nothing}
       ${iconButton(ui, 'Copy summary', 'copy', { type: 'copySummary', id: checkpoint.id }, 'copy-summary')}
     </div>
   </li>`;

@@ -5,6 +5,7 @@
  */
 import { html, nothing } from 'lit-html';
 import type { TemplateResult } from 'lit-html';
+import { guard } from 'lit-html/directives/guard.js';
 import { repeat } from 'lit-html/directives/repeat.js';
 import type { CompactionView, TranscriptItemView, ViewState, WebviewMessage } from '../src/views/protocol.js';
 import type { Store } from '../src/views/view-store.js';
@@ -109,6 +110,19 @@ function divider(ui: Ui, c: CompactionView): TemplateResult {
   </li>`;
 }
 
+/**
+ * One row, rebuilt only when what it shows changed (lit-html `guard` compares the inputs by
+ * identity): while a reply streams, a delta re-renders the streaming line and skips the rest.
+ */
+function row(ui: Ui, r: { key: string; item?: TranscriptItemView; compaction?: CompactionView }, readOnly: boolean): unknown {
+  if (r.compaction) {
+    const c = r.compaction;
+    return guard([c, ui.open.has(r.key), ui.store.details.get(c.id)], () => divider(ui, c));
+  }
+  const item = r.item!;
+  return guard([item, ui.open.has(item.id), ui.store.fullTexts.get(item.id), readOnly], () => line(ui, item, readOnly));
+}
+
 /** The transcript list: the window of lines with the dividers at their places. */
 export function transcript(ui: Ui, view: ViewState): TemplateResult {
   const after = new Map<string, CompactionView[]>();
@@ -128,7 +142,7 @@ export function transcript(ui: Ui, view: ViewState): TemplateResult {
     ${view.earlier > 0 ? html`<button class="link earlier" data-test="load-earlier" @click=${() => ui.post({ type: 'loadEarlier' })}>Show earlier messages (${view.earlier.toLocaleString()} not shown)</button>` : nothing}
     <ol class="transcript" aria-label="Agent transcript">
       ${rows.length === 0 ? html`<li class="empty">No messages yet.</li>` : nothing}
-      ${repeat(rows, (r) => r.key, (r) => (r.compaction ? divider(ui, r.compaction) : line(ui, r.item!, view.readOnly)))}
+      ${repeat(rows, (r) => r.key, (r) => row(ui, r, view.readOnly))}
     </ol>`;
 }
 

@@ -74,6 +74,7 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
         hasApiKey: keys.hasKey,
         hasCheckpoints: (service?.getCheckpoints().length ?? 0) > 0,
         hasPreview: service?.getPreview() !== undefined,
+        canUndoRestore: service?.getUndoableRestore() !== undefined,
         readOnly: controller.readOnly,
       });
       controller.syncChrome();

@@ -123,6 +123,8 @@ export interface CheckpointRestored {
   id: string;
   /** Every checkpoint undone, newest first (later dependent ones before `id`). */
   undone: string[];
+  /** True when this undoes a restore: the checkpoints in `undone` are in force again. */
+  undo?: boolean;
 }
 
 /** A piece of streamed assistant text. */
@@ -315,6 +317,15 @@ export interface ContextServiceApi extends Disposable {
    * a task or a compaction runs.
    */
   restoreCheckpoint(id: string): Promise<CheckpointRestored>;
+  /**
+   * Undoes the latest restore: the context it replaced comes back (its checkpoints are in force
+   * again), followed by any message appended since. Fires {@link onDidRestoreCheckpoint} with
+   * `undo: true`. Not kept across a reload. Rejects when no restore can be undone (see
+   * {@link getUndoableRestore}), and while a task or a compaction runs.
+   */
+  undoRestore(): Promise<CheckpointRestored>;
+  /** The restore {@link undoRestore} would undo: the latest one, while nothing rewrote the context after it. */
+  getUndoableRestore(): CheckpointRestored | undefined;
   /**
    * Pins (or unpins) a raw entry so that it is never summarized, collapsed or clipped. Rejects when the
    * entry is not in the active context as itself (restore the checkpoint that summarized it first).

@@ -253,15 +253,32 @@ export class ContextService extends ServiceEventSurface implements ContextServic
 
   async restoreCheckpoint(id: string): Promise<CheckpointRestored> {
     if (this.taskController || this.compactions.busy) throw new Error('wait for the task or compaction to finish before restoring a checkpoint');
+    const before = this.session.snapshot();
     const { next, event } = this.session.planRestore(id, this.now().toISOString());
     const undone = this.session.checkpoints.filter((c) => event.undone.includes(c.id));
     this.rewrite(next, { removed: undone.flatMap((c) => c.inserted), added: undone.flatMap((c) => c.replaced) });
     // What came back stays out of the next automatic compaction: a restore is never silently undone.
     for (const cp of undone) for (const rid of cp.replacedIds) this.restored.add(rid);
+    this.session.noteRestore(before, event);
     this.compactions.guard.reset();
     this.events.checkpointRestored.fire(event);
     this.fireBudget();
     return event;
+  }
+
+  async undoRestore(): Promise<CheckpointRestored> {
+    if (this.taskController || this.compactions.busy) throw new Error('wait for the task or compaction to finish before undoing a restore');
+    const { next, event } = this.session.planRedo();
+    // A full recount of the running tally: an undo is rare, and a nested restore's item sets overlap.
+    this.rewrite(next);
+    const undone = { ...event, undo: true };
+    this.events.checkpointRestored.fire(undone);
+    this.fireBudget();
+    return undone;
+  }
+
+  getUndoableRestore(): CheckpointRestored | undefined {
+    return this.session.redoable;
   }
 
   async pin(entryId: string, pinned = true): Promise<void> {

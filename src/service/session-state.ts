@@ -32,6 +32,8 @@ export class SessionState {
   private checkpointList: CheckpointRecord[] = [];
   private pins = new Set<string>();
   private rewrites = 0;
+  /** The state a restore replaced, while the restore can still be undone (see {@link planRedo}). */
+  private redo: { before: ContextState; event: CheckpointRestored; version: number; length: number } | undefined;
 
   /** The raw transcript: every entry ever appended, in order. */
   get entries(): readonly Entry[] {
@@ -114,6 +116,40 @@ export class SessionState {
     const undo = undoCheckpoint(this.active, this.checkpointList.filter((c) => !c.restored), id);
     const checkpoints = this.checkpointList.map((c) => (undo.undone.includes(c.id) ? { ...c, restored: true, restoredAt: time } : c));
     return { next: { context: this.withPins(undo.items, this.pins), checkpoints, pinned: [...this.pins] }, event: { id, undone: undo.undone } };
+  }
+
+  /**
+   * Remembers what an applied restore replaced (`before`, taken with {@link snapshot} before it), so
+   * that {@link planRedo} can bring it back. Call right after applying the restore.
+   */
+  noteRestore(before: ContextState, event: CheckpointRestored): void {
+    this.redo = { before, event, version: this.rewrites, length: this.active.length };
+  }
+
+  /**
+   * The restore that can be undone now, if any: the latest restore, while nothing rewrote the context
+   * after it (messages appended since are fine; a compaction, a pin or another restore ends it).
+   */
+  get redoable(): CheckpointRestored | undefined {
+    return this.redo && this.redo.version === this.rewrites ? this.redo.event : undefined;
+  }
+
+  /**
+   * The state that undoes the latest restore: the context it replaced comes back (the restored
+   * checkpoints are in force again), followed by the messages appended since the restore.
+   * @throws Error when no restore can be undone (none yet, or the context was rewritten since).
+   */
+  planRedo(): { next: ContextState; event: CheckpointRestored } {
+    const redo = this.redo;
+    if (!redo || redo.version !== this.rewrites) throw new Error('no restore to undo: the context changed since the last restore (a compaction, a pin or another restore)');
+    const appended = this.active.slice(redo.length);
+    const undone = new Set(redo.event.undone);
+    const checkpoints = this.checkpointList.map((c) => {
+      if (!undone.has(c.id)) return c;
+      const { restored: _r, restoredAt: _at, ...rest } = c;
+      return rest;
+    });
+    return { next: { context: this.withPins([...redo.before.context, ...appended], this.pins), checkpoints, pinned: [...this.pins] }, event: redo.event };
   }
 
   /**

@@ -85,7 +85,8 @@ export function renderCheckpoint(checkpoint: CheckpointRecord): string {
   if (req) rows.push(['Typed requests kept', `${req.whole} whole, ${req.shortened} shortened in the middle, ${req.omitted} left out${req.missingFromModel ? `; ${req.missingFromModel} restored after the model left them out` : ''}`]);
   const files = checkpoint.attachedFiles ?? [];
   if (files.length) rows.push(['Files re-attached', `${files.length} (${files.reduce((sum, f) => sum + f.tokens, 0)} tokens, counted in the tokens after)`]);
-  if (checkpoint.restored) rows.push(['Restored', checkpoint.restoredAt ?? 'yes']);
+  // Local time, as every other time the extension shows (the record keeps ISO 8601 UTC).
+  if (checkpoint.restored) rows.push(['Restored', checkpoint.restoredAt ? new Date(checkpoint.restoredAt).toLocaleString() : 'yes']);
   // Current contents of the files touched last, read from the workspace and added after the summary.
   const attached = files.length ? ['', '## Files re-attached after the summary', '', ...files.map((f) => `- \`${f.path}\` (${f.tokens} tokens)`)] : [];
   return [

@@ -7,6 +7,7 @@ export const Commands = {
   clearApiKey: 'contextKeeper.clearApiKey',
   openCheckpoint: 'contextKeeper.openCheckpoint',
   restoreCheckpoint: 'contextKeeper.restoreCheckpoint',
+  undoRestore: 'contextKeeper.undoRestore',
   diffCheckpoint: 'contextKeeper.diffCheckpoint',
   copySummary: 'contextKeeper.copySummary',
   pinMessage: 'contextKeeper.pinMessage',

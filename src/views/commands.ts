@@ -15,6 +15,7 @@ import type { KeyStore } from '../secrets/key-store';
 import type { SessionController } from './session-controller';
 import type { Settings } from '../settings/settings';
 import { SidebarProvider } from './sidebar-provider';
+import { compactionNotice, restoreNotice, undoRestoreNotice } from './notices';
 import { reviewPreview } from './preview-review';
 import { runTestConnection } from './test-connection';
 import { sessionCommands } from './session-commands';
@@ -71,6 +72,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [Commands.openCheckpoint]: (id?: string) => handlers.openCheckpoint(id),
     [Commands.diffCheckpoint]: (id?: string) => handlers.diffCheckpoint(id),
     [Commands.restoreCheckpoint]: (id?: string) => handlers.restoreCheckpoint(id),
+    [Commands.undoRestore]: () => handlers.undoRestore(),
     [Commands.copySummary]: (id?: string) => handlers.copySummary(id),
     [Commands.pinMessage]: (entryId?: string) => handlers.pinMessage(entryId),
     [Commands.importTranscript]: (uri?: vscode.Uri) => handlers.importTranscript(uri),
@@ -137,7 +139,7 @@ class CommandHandlers {
     }
     this.deps.log.info(`Manual compaction: ${outcome.reason}`);
     const show = outcome.applied ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-    void show(`ContextKeeper: ${outcome.reason} (${outcome.tokensBefore} → ${outcome.tokensAfter} tokens)`);
+    void show(compactionNotice(outcome));
     return outcome;
   }
 
@@ -272,10 +274,22 @@ class CommandHandlers {
     const after = service.getBudget().used;
     this.deps.log.info(`Restored checkpoint ${chosen} (undone: ${restored.undone.join(', ')}).`);
     void vscode.window
-      .showInformationMessage(`ContextKeeper: restored ${restored.undone.length} checkpoint(s); context ${before} → ${after} tokens.`, 'Compact Again')
+      .showInformationMessage(restoreNotice(restored.undone.length, before, after), 'Undo Restore', 'Compact Again')
       .then((choice) => {
-        if (choice) void vscode.commands.executeCommand(Commands.compactConversation, {});
+        if (choice === 'Undo Restore') void vscode.commands.executeCommand(Commands.undoRestore);
+        if (choice === 'Compact Again') void vscode.commands.executeCommand(Commands.compactConversation, {});
       });
+  }
+
+  /** Undoes the latest restore: the context it replaced comes back (see ContextServiceApi.undoRestore). */
+  async undoRestore(): Promise<void> {
+    const service = await this.service();
+    const before = service.getBudget().used;
+    const undone = await service.undoRestore();
+    this.deps.documents.refresh();
+    const after = service.getBudget().used;
+    this.deps.log.info(`Undid the restore of checkpoint ${undone.id} (in force again: ${undone.undone.join(', ')}).`);
+    void vscode.window.showInformationMessage(undoRestoreNotice(undone.undone.length, before, after));
   }
 
   async copySummary(id?: string): Promise<void> {

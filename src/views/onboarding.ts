@@ -6,6 +6,8 @@
  */
 import * as vscode from 'vscode';
 import { discoverEndpoint } from '../models/discover';
+import { Commands } from './command-ids';
+import { endpointChosenNotice } from './notices';
 
 /** Local OpenAI-compatible servers and their default base URLs (from each project's documentation). */
 export const LOCAL_SERVERS: ReadonlyArray<{ name: string; url: string }> = [
@@ -87,11 +89,18 @@ export async function pickEndpoint(log: vscode.LogOutputChannel): Promise<string
   const config = vscode.workspace.getConfiguration('contextKeeper');
   await config.update('baseUrl', url, vscode.ConfigurationTarget.Global);
   log.info(`Endpoint set to ${url || OPENAI_URL}.`);
+  let chosenModel: string | undefined;
   if (models && models.length > 0) {
     const picks = models.map((m) => ({ label: m.id, description: m.window ? `${Math.round(m.window / 1000)}k-token window` : undefined }));
     const model = await vscode.window.showQuickPick(picks, { title: 'Choose the Model', placeHolder: `Models served at ${url}` });
     if (model) await config.update('model', model.label, vscode.ConfigurationTarget.Global);
+    chosenModel = model?.label;
   }
+  // Say where requests go now, with the next steps (a hosted endpoint usually needs a key).
+  void vscode.window.showInformationMessage(endpointChosenNotice(url ?? '', chosenModel), 'Test Connection', 'Set API Key').then((action) => {
+    if (action === 'Test Connection') void vscode.commands.executeCommand(Commands.testConnection);
+    if (action === 'Set API Key') void vscode.commands.executeCommand(Commands.setApiKey);
+  });
   return url;
 }
 

@@ -79,6 +79,8 @@ export interface CheckpointView {
   focus?: string;
   /** True when the checkpoint was undone (kept in the list, greyed out). */
   restored?: boolean;
+  /** True on the checkpoint whose restore can be undone now (the latest restore, nothing rewritten since). */
+  undoRestore?: boolean;
 }
 
 /**
@@ -187,7 +189,10 @@ export interface ViewState {
   compactions: CompactionView[];
   /** The newest transcript lines (a window of the whole transcript), oldest first. */
   transcript: TranscriptItemView[];
-  /** Lines of the transcript before the window (fetched with `loadEarlier`). */
+  /**
+   * Messages before the window (fetched with `loadEarlier`): transcript entries with at least one line
+   * whose lines all come before the first line shown. Not lines: one message can give several.
+   */
   earlier: number;
   /** Most lines the webview keeps: older ones fall out of the window as new ones arrive. */
   limit: number;
@@ -260,6 +265,7 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('openCheckpoint'), id }),
   z.object({ type: z.literal('diffCheckpoint'), id }),
   z.object({ type: z.literal('restoreCheckpoint'), id }),
+  z.object({ type: z.literal('undoRestore') }),
   z.object({ type: z.literal('copySummary'), id }),
   z.object({ type: z.literal('approve'), requestId: id, approved: z.boolean() }),
   z.object({ type: z.literal('applyPreview'), summary: z.string().min(1).max(1_000_000).optional() }),

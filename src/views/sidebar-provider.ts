@@ -32,7 +32,7 @@ export type ReadyHook = () => void;
 const PLAIN_ACTIONS: Partial<Record<WebviewMessage['type'], string>> = {
   cancel: Commands.cancel, discardPreview: Commands.discardPreview, importTranscript: Commands.importTranscript,
   setApiKey: Commands.setApiKey, showLog: Commands.showLog, testConnection: Commands.testConnection,
-  newSession: Commands.newSession, continueInNewTask: Commands.continueInNewTask,
+  newSession: Commands.newSession, continueInNewTask: Commands.continueInNewTask, undoRestore: Commands.undoRestore,
 };
 
 /** User actions on one checkpoint or session: the command gets the message's `id`. */

@@ -1,13 +1,16 @@
 /**
  * ContextKeeper: Test Connection. Asks the configured endpoint what it is and which models it serves
  * with which windows, sends one tiny request to the configured model, and says what it found: a
- * notification with the verdict, the whole report in the log. With VS Code's own models as the
+ * notification naming the endpoint tried with the verdict (and, when it failed, Choose Endpoint /
+ * Set API Key / Show Log), the whole report in the log. With VS Code's own models as the
  * source, lists the editor's chat models with their input limits instead.
  */
 import * as vscode from 'vscode';
 import { testConnection, type ConnectionTestResult } from '../models/testConnection';
 import { selectLmModel } from '../models/lm/client';
 import type { LmApi } from '../models/lm/api';
+import { Commands } from './command-ids';
+import { connectionVerdict } from './notices';
 
 /** What the command reads; supplied by the composition root. */
 export interface TestConnectionDeps {
@@ -54,10 +57,11 @@ export async function runTestConnection(deps: TestConnectionDeps): Promise<{ ok:
     },
   );
   if (!result) return undefined;
-  deps.log.info(`Test connection:\n${result.lines.join('\n')}`);
-  const summary = result.lines.find((l) => /^Model /.test(l)) ?? result.lines[0];
-  const verdict = result.ok ? `Connection works. ${summary}` : `Connection problem. ${result.lines.at(-1) ?? ''}`;
-  const choice = await (result.ok ? vscode.window.showInformationMessage(verdict, 'Show Details') : vscode.window.showWarningMessage(verdict, 'Show Details'));
-  if (choice === 'Show Details') deps.log.show(true);
+  deps.log.info(`Test connection (${settings.modelSource === 'vscode' ? 'VS Code language models' : settings.baseUrl.trim() || 'no endpoint chosen: the OpenAI default'}):\n${result.lines.join('\n')}`);
+  const verdict = connectionVerdict(result, settings.modelSource, settings.baseUrl);
+  const choice = await (result.ok ? vscode.window.showInformationMessage(verdict.text, ...verdict.actions) : vscode.window.showWarningMessage(verdict.text, ...verdict.actions));
+  if (choice === 'Show Details' || choice === 'Show Log') deps.log.show(true);
+  if (choice === 'Choose Endpoint') void vscode.commands.executeCommand(Commands.pickEndpoint);
+  if (choice === 'Set API Key') void vscode.commands.executeCommand(Commands.setApiKey);
   return result;
 }

@@ -32,7 +32,7 @@ export function toBudgetView(budget: BudgetSnapshot, autoCompact: boolean): Budg
 }
 
 /** A checkpoint record as one history row. */
-export function toCheckpointView(checkpoint: CheckpointRecord): CheckpointView {
+export function toCheckpointView(checkpoint: CheckpointRecord, undoableRestore?: string): CheckpointView {
   return {
     id: checkpoint.id,
     time: checkpoint.time,
@@ -45,6 +45,7 @@ export function toCheckpointView(checkpoint: CheckpointRecord): CheckpointView {
     dropped: checkpoint.dropped,
     focus: checkpoint.focus,
     restored: checkpoint.restored || undefined,
+    undoRestore: (checkpoint.restored && checkpoint.id === undoableRestore) || undefined,
   };
 }
 

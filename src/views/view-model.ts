@@ -54,6 +54,8 @@ export class SidebarModel {
   private readonly entryOrder: string[] = [];
   private readonly lastItemOfEntry = new Map<string, string>();
   private readonly toolNames: ToolNames = new Map();
+  /** For entries that give lines: how many such entries come before (the "earlier messages" count). */
+  private readonly messageOrdinal = new Map<string, number>();
   private readonly running = new Set<string>();
   private readonly outcomes = new Map<string, boolean>();
   private compactions: CompactionView[] = [];
@@ -82,6 +84,7 @@ export class SidebarModel {
     this.entries.clear();
     this.entryOrder.length = 0;
     this.lastItemOfEntry.clear();
+    this.messageOrdinal.clear();
     this.toolNames.clear();
     this.running.clear();
     this.outcomes.clear();
@@ -180,7 +183,8 @@ export class SidebarModel {
       for (const item of this.itemsOfEntry(entryId)) this.patchItem(item.id, (line) => ({ ...line, pinned: next.has(entryId) || undefined }));
     }
     this.pinned = next;
-    this.flags.add('budget');
+    // A pin rewrites the context: a restore can no longer be undone (the history rows say so).
+    this.flags.add('budget').add('checkpoints');
   }
 
   /** Replaces the chrome; flags it only when something differs. */
@@ -215,7 +219,7 @@ export class SidebarModel {
       checkpoints: this.checkpointViews(),
       compactions: this.compactions,
       transcript: this.items.slice(start),
-      earlier: start,
+      earlier: this.messagesBefore(start),
       limit: this.limit,
       approvals: this.approvalViews(),
       preview: this.previewView(),
@@ -244,7 +248,7 @@ export class SidebarModel {
       indices.sort((a, b) => a - b);
       for (const i of indices) items.push(this.items[i]);
       if (items.length > 0) delta.items = items;
-      delta.earlier = start;
+      delta.earlier = this.messagesBefore(start);
     }
     if (this.pendingText.size > 0) delta.text = [...this.pendingText].map(([id, append]) => ({ id, append }));
     this.dirtyItems.clear();
@@ -274,7 +278,9 @@ export class SidebarModel {
     if (this.entries.has(entry.id)) return;
     this.entries.set(entry.id, entry);
     this.entryOrder.push(entry.id);
-    for (const item of itemsForEntry(entry, this.toolNames, { running: this.running, outcomes: this.outcomes })) {
+    const lines = itemsForEntry(entry, this.toolNames, { running: this.running, outcomes: this.outcomes });
+    if (lines.length > 0) this.messageOrdinal.set(entry.id, this.messageOrdinal.size);
+    for (const item of lines) {
       if (this.pinned.has(entry.id)) item.pinned = true;
       const by = this.compactedBy.get(entry.id);
       if (by) item.compactedBy = by;
@@ -285,6 +291,13 @@ export class SidebarModel {
       }
       this.lastItemOfEntry.set(entry.id, item.id);
     }
+  }
+
+  /** Messages whose lines all come before line `start`. */
+  private messagesBefore(start: number): number {
+    const first = this.items[start];
+    if (start === 0 || !first) return 0;
+    return this.messageOrdinal.get(first.entryId) ?? this.messageOrdinal.size;
   }
 
   private push(item: TranscriptItemView): void {
@@ -342,7 +355,8 @@ export class SidebarModel {
   }
 
   private checkpointViews(): CheckpointView[] {
-    return this.checkpoints.map(toCheckpointView).reverse();
+    const undoable = this.service?.getUndoableRestore()?.id;
+    return this.checkpoints.map((c) => toCheckpointView(c, undoable)).reverse();
   }
 
   private approvalViews(): ApprovalView[] {

@@ -47,6 +47,10 @@ echo "# e2e workspace" > "$RUN/ws/README.md"
 mkdir -p "$RUN/ws/.vscode" && echo '{}' > "$RUN/ws/.vscode/settings.json"
 node "$HERE/fixtures/make-transcript.mjs" "$RUN/ws/session.json" >/dev/null
 node "$HERE/fixtures/make-workspace.mjs" "$RUN/ws" >/dev/null
+# Sessions of the sidebar benchmark's shape (300k tokens / 2,000 lines and 20k) for the webview's figures.
+mkdir -p "$RUN/sessions"
+node "$HERE/fixtures/make-line-session.mjs" "$RUN/sessions/line-300k.json" 300000 >/dev/null
+node "$HERE/fixtures/make-line-session.mjs" "$RUN/sessions/line-20k.json" 20000 >/dev/null
 # A Claude Code session of the workspace, where Claude Code keeps them (HOME is $RUN/home below).
 WS_REAL=$(cd "$RUN/ws" && pwd -P)
 AGENT_DIR="$RUN/home/.claude/projects/$(printf '%s' "$WS_REAL" | sed 's/[^A-Za-z0-9]/-/g')"
@@ -127,13 +131,14 @@ rm -rf "$ARTIFACTS" && mkdir -p "$ARTIFACTS"
 rc=0
 [ "${CK_E2E_ONLY:-}" = untrusted ] || CS_URL="http://127.0.0.1:$PORT/?folder=$RUN/ws" OUT_DIR="$ARTIFACTS" PLAYWRIGHT_DIR="$PW_DIR" \
   WORKSPACE="$RUN/ws" AGENT_SESSION_FILE="$AGENT_SESSION_FILE" WORKSPACE_SETTINGS="$RUN/ws/.vscode/settings.json" TRANSCRIPT="$RUN/ws/session.json" API_KEY_PROBE="$API_KEY_PROBE" \
-  MODEL_SERVER="$MODEL_URL" LONG_TRANSCRIPT="${CK_E2E_LONG_TRANSCRIPT:-$ROOT/../shared/transcripts/cline/marine-response.api_conversation_history.json}" SHARED_TRANSCRIPT="${CK_E2E_SHARED_TRANSCRIPT:-$ROOT/../shared/transcripts/codex/chatbot-ui-lmstudio.jsonl}" node "$HERE/driver/drive.mjs" || rc=$?
+  MODEL_SERVER="$MODEL_URL" LONG_TRANSCRIPT="${CK_E2E_LONG_TRANSCRIPT:-$RUN/sessions/line-300k.json}" MID_TRANSCRIPT="$RUN/sessions/line-20k.json" SHARED_TRANSCRIPT="${CK_E2E_SHARED_TRANSCRIPT:-$ROOT/../shared/transcripts/codex/chatbot-ui-lmstudio.jsonl}" node "$HERE/driver/drive.mjs" || rc=$?
 cleanup
 
 # ---- 5b. Restricted Mode: an untrusted folder with hostile workspace settings --------------------------
 # A second code-server with workspace trust on (the folder is not trusted, no prompt). The folder's
 # .vscode/settings.json points both endpoints at a recorder and turns on auto-approve; the recorder
 # must see no request, and the limited features must work (test/e2e/driver/untrusted.mjs).
+if [ -z "${CK_E2E_ONLY:-}" ] || [ "${CK_E2E_ONLY}" = untrusted ]; then
 mkdir -p "$RUN/ud2/User" "$RUN/untrusted/.vscode"
 start_url_server "$RUN/hostile-requests.log.url" /dev/null node -e '
   const fs = require("fs"); const log = process.argv[1];
@@ -162,6 +167,7 @@ start_code_server "$RUN/ud2" "$RUN/untrusted" "$RUN/server2.log"
 log "Restricted Mode phase: code-server on 127.0.0.1:$PORT after $(elapsed)"
 CS_URL="http://127.0.0.1:$PORT/?folder=$RUN/untrusted" OUT_DIR="$ARTIFACTS" PLAYWRIGHT_DIR="$PW_DIR" \
   TRANSCRIPT="$RUN/untrusted/session.json" node "$HERE/driver/untrusted.mjs" || rc=$?
+fi
 cleanup; trap - EXIT
 
 # ---- 6. checks on what the run left on disk ---------------------------------------------------------

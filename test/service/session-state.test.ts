@@ -93,3 +93,39 @@ test('adopting saved state keeps unaccounted entries raw and continues ids past 
   assert.equal(state.entryCountAt(state.items.slice(0, 2)), 2);
   assert.ok(state.version > 0, 'adopting counts as a rewrite');
 });
+
+test('a restore can be undone: the compacted context comes back, with the messages appended since', () => {
+  const state = fresh();
+  state.apply(state.planCommit(compactFirst(state, 2, 'c1'), 't1').next);
+  const compacted = state.items.map((i) => i.id);
+  assert.equal(state.redoable, undefined, 'nothing to undo before a restore');
+  const before = state.snapshot();
+  const restore = state.planRestore('c1', 't2');
+  state.apply(restore.next);
+  state.noteRestore(before, restore.event);
+  assert.deepEqual(state.redoable, { id: 'c1', undone: ['c1'] });
+  state.append(entry(state.newEntryId(), 'user', 'after the restore'));
+  const { next, event } = state.planRedo();
+  assert.equal(state.items.length, 5, 'planning does not touch the state');
+  state.apply(next);
+  assert.deepEqual(event, { id: 'c1', undone: ['c1'] });
+  assert.deepEqual(state.items.map((i) => i.id), [...compacted, 'e000005']);
+  assert.equal(state.checkpoints[0].restored, undefined);
+  assert.equal(state.checkpoints[0].restoredAt, undefined);
+  assert.equal(state.redoable, undefined, 'the undo is used up');
+  assert.throws(() => state.planRedo(), /no restore to undo/);
+  // The checkpoint is in force again: it can be restored once more.
+  assert.doesNotThrow(() => state.planRestore('c1', 't3'));
+});
+
+test('a restore can no longer be undone once the context was rewritten after it', () => {
+  const state = fresh();
+  state.apply(state.planCommit(compactFirst(state, 2, 'c1'), 't1').next);
+  const before = state.snapshot();
+  const restore = state.planRestore('c1', 't2');
+  state.apply(restore.next);
+  state.noteRestore(before, restore.event);
+  state.apply(state.planPin('e000003', true));
+  assert.equal(state.redoable, undefined);
+  assert.throws(() => state.planRedo(), /the context changed since the last restore/);
+});

@@ -4,6 +4,7 @@
  * typed focus reaches the checkpoint; Restore Checkpoint asks a modal confirmation that names what
  * comes back, and only **Restore** restores; Copy Summary puts the summary on the clipboard.
  */
+import { formatTokens } from '../../src/views/notices';
 import '../support/vscode-fake/register';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -52,7 +53,8 @@ test('Compact Conversation with a typed focus compacts, reports the tokens and r
   assert.equal(outcome.tokensBefore, before);
   assert.ok(outcome.tokensAfter < before);
   assert.equal(lastMessage()?.severity, 'information');
-  assert.match(lastMessage()?.message ?? '', new RegExp(`\\(${before} → ${outcome.tokensAfter} tokens\\)$`));
+  // Each figure once, in the gauge's formatting.
+  assert.match(lastMessage()?.message ?? '', new RegExp(`^ContextKeeper: compacted ${formatTokens(before)} → ${formatTokens(outcome.tokensAfter)} tokens`));
   const checkpoints = api.getViewState().checkpoints;
   assert.ok(checkpoints.length >= 1);
   assert.ok(checkpoints.every((c) => c.trigger === 'manual'));
@@ -74,7 +76,7 @@ test('Restore Checkpoint asks a modal confirmation; dismissing it restores nothi
 
   host.user.message = (shown) => (shown.modal ? 'Restore' : undefined);
   await commands.executeCommand('contextKeeper.restoreCheckpoint', checkpoint.id);
-  assert.match(lastMessage()?.message ?? '', /^ContextKeeper: restored \d+ checkpoint\(s\); context \d+ → \d+ tokens\.$/);
+  assert.match(lastMessage()?.message ?? '', /^ContextKeeper: restored \d+ checkpoints?; context [\d.]+[kM]? → [\d.]+[kM]? tokens\.$/);
   assert.ok(api.getViewState().budget.used > compacted, 'the replaced messages came back');
 });
 

@@ -16,6 +16,7 @@ test('well-formed messages of every kind are accepted as sent', () => {
     { type: 'openCheckpoint', id: 'cp-1' },
     { type: 'diffCheckpoint', id: 'cp-1' },
     { type: 'restoreCheckpoint', id: 'cp-1' },
+    { type: 'undoRestore' },
     { type: 'copySummary', id: 'cp-1' },
     { type: 'approve', requestId: 'r1', approved: false },
     { type: 'applyPreview' },

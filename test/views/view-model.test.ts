@@ -90,6 +90,27 @@ test('long texts are capped in the view and served whole on demand; the transcri
   assert.equal(more.state.transcript.length, 2 * WINDOW_STEP);
 });
 
+test('"earlier" counts the messages before the window, not the lines (a step gives several lines)', async (t) => {
+  const fx = await serviceFixture(() => text('ok'), { window: 2_000_000 });
+  t.after(fx.cleanup);
+  // 150 steps of three lines each (assistant text, its tool call, the tool result) from two messages.
+  const entries: Entry[] = [{ id: 'sys', message: { role: 'system', content: 'no line for this one' } }, { id: 'u0', message: { role: 'user', content: 'start' } }];
+  for (let s = 0; s < 150; s++) {
+    entries.push({ id: `a${s}`, message: { role: 'assistant', content: `step ${s}`, tool_calls: [{ id: `c${s}`, type: 'function', function: { name: 'read_file', arguments: '{}' } }] } });
+    entries.push({ id: `t${s}`, message: { role: 'tool', tool_call_id: `c${s}`, content: `result ${s}` } });
+  }
+  await fx.service.importTranscript({ source: 'test', entries });
+  const model = new SidebarModel(fx.service, chrome, settings);
+  const state = (model.snapshot() as Extract<HostMessage, { type: 'snapshot' }>).state;
+  const lines = 1 + 150 * 3;
+  assert.equal(state.transcript.length, WINDOW_STEP);
+  const firstShown = state.transcript[0].entryId;
+  // Messages that give lines, before the first one shown (the system message gives none).
+  const before = entries.filter((e) => e.id !== 'sys').findIndex((e) => e.id === firstShown);
+  assert.equal(state.earlier, before);
+  assert.ok(state.earlier < lines - WINDOW_STEP, `${state.earlier} messages, fewer than the ${lines - WINDOW_STEP} lines not shown`);
+});
+
 test('an automatic compaction gets a divider at its place with its figures, and dims what it replaced', async (t) => {
   const files: Record<string, string> = {};
   for (let i = 1; i <= 6; i++) files[`src/f${i}.txt`] = filler(130, `f${i}`);

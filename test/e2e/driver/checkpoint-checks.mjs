@@ -1,5 +1,7 @@
 // End-to-end checks of checkpoints: a manual compaction with focus text from the palette, the
-// checkpoint document and its diff, and restoring the checkpoint (with the confirmation).
+// checkpoint document and its diff, restoring the checkpoint (with the confirmation) and undoing
+// the restore from the palette and from the sidebar.
+import { COMPACTED_TOAST } from './sidebar.mjs';
 
 export async function checkpointChecks({ check, expect, wb, sidebar, page, log }) {
   let compacted;
@@ -9,7 +11,8 @@ export async function checkpointChecks({ check, expect, wb, sidebar, page, log }
     await wb.runCommand('ContextKeeper: Compact Conversation');
     await wb.answerInput('the design notes and notes.md', { titleContains: 'Compact Conversation' });
     const progress = await wb.toast('compacting').waitFor({ timeout: 3_000 }).then(() => 'progress shown', () => 'progress too quick to see');
-    const toast = await wb.waitToast('tokens)', 60_000);
+    const toast = await wb.waitToast(COMPACTED_TOAST, 60_000);
+    expect((toast.match(/→/g) ?? []).length === 1, `the compaction notice repeats its figures: ${toast}`);
     compacted = await sidebar.waitBudget((b) => b.used < start.used, `gauge did not drop after compaction (${toast})`);
     const after = await sidebar.checkpointCount();
     expect(after === before + 1, `expected ${before + 1} checkpoints, found ${after}`);
@@ -36,6 +39,49 @@ export async function checkpointChecks({ check, expect, wb, sidebar, page, log }
     return `tab "${title.trim()}"`;
   });
 
+  await restoreChecks({ check, expect, wb, sidebar, page, log }, compacted);
+}
+
+/** Restores the newest checkpoint from its row in the sidebar, confirming the dialog. */
+async function restoreFromSidebar({ wb, sidebar, page }) {
+  await sidebar.frame.locator('[data-test="checkpoint"] [data-test="restore-checkpoint"]').first().click();
+  const dialog = page.locator('.monaco-dialog-box', { hasText: 'Restore the checkpoint' });
+  await dialog.waitFor({ timeout: 10_000 });
+  await dialog.locator('.monaco-button', { hasText: 'Restore' }).first().click();
+  await wb.waitToast('restored');
+  await wb.clearToasts();
+}
+
+/**
+ * After a restore (the context at `restored` tokens, `compacted` before it): undo it from the
+ * palette, restore again, undo from the sidebar, and restore once more for the checks after this.
+ */
+async function undoRestoreChecks(ctx, compacted, restored) {
+  const { check, expect, wb, sidebar } = ctx;
+  const near = (b, target) => Math.abs(b.used - target) <= Math.max(50, target * 0.02);
+  await check('undo a restore from the palette and from the sidebar: the compacted context comes back', async () => {
+    await wb.runCommand('ContextKeeper: Undo Last Restore');
+    const notice = await wb.waitToast('restore undone');
+    const first = await sidebar.waitBudget((b) => near(b, compacted), `gauge did not return to ${compacted} after Undo Last Restore (palette)`);
+    expect(await sidebar.frame.locator('[data-test="checkpoint"]').first().evaluate((el) => !el.classList.contains('restored')), 'the checkpoint still shows as restored');
+    await wb.clearToasts();
+    await restoreFromSidebar(ctx);
+    await sidebar.waitBudget((b) => b.used > compacted, 'gauge did not rise after the second restore');
+    await sidebar.frame.locator('[data-test="undo-restore"]').first().click();
+    await wb.waitToast('restore undone');
+    const second = await sidebar.waitBudget((b) => near(b, compacted), `gauge did not return to ${compacted} after the sidebar's undo`);
+    await wb.clearToasts();
+    // Leave the session restored, as the checks after this expect.
+    await restoreFromSidebar(ctx);
+    await sidebar.waitBudget((b) => b.used > compacted, 'gauge did not rise after the last restore');
+    return `${notice}; palette ${restored} → ${first.used}, sidebar → ${second.used} (compacted: ${compacted})`;
+  });
+}
+
+/** Restore from the sidebar (confirmation with the resulting size, notice in the gauge's formatting), then its undo. */
+async function restoreChecks(ctx, compacted) {
+  const { check, expect, wb, sidebar, page, log } = ctx;
+  let restoredTo;
   await check('restore checkpoint raises the gauge', async () => {
     expect(compacted, 'needs a checkpoint');
     await sidebar.frame.locator('[data-test="checkpoint"] [data-test="restore-checkpoint"]').first().click();
@@ -46,12 +92,17 @@ export async function checkpointChecks({ check, expect, wb, sidebar, page, log }
     expect(/grows from [\d,]+ to about [\d,]+ tokens/.test(question), `the confirmation does not give the resulting size: ${question}`);
     await wb.screenshot('07b-restore-confirm');
     await dialog.locator('.monaco-button', { hasText: 'Restore' }).first().click();
-    await wb.waitToast('restored');
+    const toast = wb.toast('restored');
+    await toast.waitFor({ timeout: 30_000 });
+    const notice = await toast.innerText();
+    // The same figures as the gauge: "context 2.0k → 5.1k tokens", never raw "5123".
+    expect(/context [\d.]+[kM]? → [\d.]+[kM]? tokens/.test(notice) && !/\d{4}/.test(notice), `the restore notice is not in the gauge's formatting: ${notice}`);
     log('restore toast seen');
     const restored = await sidebar.waitBudget((b) => b.used > compacted.used, 'gauge did not rise after restore');
-    log('gauge rose');
     await sidebar.frame.locator('[data-test="checkpoint"].restored').first().waitFor({ timeout: 10_000 });
     await wb.clearToasts();
-    return `${compacted.used} → ${restored.used} tokens; asked: "${question.split('\n').find((l) => l.includes('grows')) ?? ''}"`;
+    restoredTo = restored.used;
+    return `${compacted.used} → ${restored.used} tokens; asked: "${question.split('\n').find((l) => l.includes('grows')) ?? ''}"; "${notice.split('\n').find((l) => l.includes('restored')) ?? notice}"`;
   });
+  if (restoredTo) await undoRestoreChecks(ctx, compacted.used, restoredTo);
 }

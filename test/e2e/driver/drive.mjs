@@ -15,7 +15,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Abort, checkRunner, expect, launchWorkbench, reportResults } from './workbench.mjs';
-import { Sidebar } from './sidebar.mjs';
+import { COMPACTED_TOAST, Sidebar } from './sidebar.mjs';
 import { configuredCheck, dividerDuringTask, importChecks, longSessionChecks, previewApplyCheck, themeShots, welcomeChecks } from './sidebar-checks.mjs';
 import { FIRST_TASK, keptDuringTaskChecks, reattachedDuringTaskCheck } from './compaction-checks.mjs';
 import { watchChecks } from './watch-checks.mjs';
@@ -63,7 +63,9 @@ try {
   const only = process.env.CK_E2E_ONLY;
   const ctx = { check, expect: (c, m) => expect(c, m), wb, sidebar, page, updateSettings: (p) => updateSettings(p), env, log };
   if (only === 'long') {
-    // A short run of the responsiveness check alone (CK_E2E_ONLY=long).
+    // A short run of the responsiveness check alone (CK_E2E_ONLY=long); the task needs the scripted
+    // model, chosen as a user would.
+    await configuredCheck(ctx);
     await wb.activityItem('ContextKeeper').click();
     await sidebar.budget();
     await longSessionChecks(ctx);
@@ -198,18 +200,25 @@ try {
   await check('compact the imported transcript with no model', async () => {
     expect(imported, 'needs the imported transcript');
     await sidebar.frame.locator('[data-test="compact"]').click();
-    const toast = await wb.waitToast('tokens)', 60_000);
+    const toast = await wb.waitToast(COMPACTED_TOAST, 60_000);
     const row = sidebar.frame.locator('[data-test="checkpoint"][data-trigger="manual"]').first();
     await row.waitFor({ timeout: 15_000 });
     const text = await row.innerText();
     expect(/extractive/.test(text), `checkpoint does not name the extractive summarizer: ${text}`);
     const budget = await sidebar.waitBudget((b) => b.used < imported.used, 'gauge did not drop');
+    // The peak before the compaction is a mark at its place on the bar, not a fill from the level to it.
+    const peak = sidebar.frame.locator('[data-test="gauge-peak"]');
+    await peak.waitFor({ timeout: 10_000 });
+    const [mark, bar] = await Promise.all([peak.boundingBox(), sidebar.frame.locator('.gauge-bar').boundingBox()]);
+    expect(mark && bar && mark.width <= 4, `the peak mark is ${mark?.width} px wide`);
+    const at = (mark.x - bar.x) / bar.width;
+    const expected = Math.min(1, Number(await peak.getAttribute('data-tokens')) / 8000);
+    expect(Math.abs(at - expected) < 0.05, `the peak mark stands at ${at.toFixed(2)} of the bar, not at ${expected.toFixed(2)}`);
     await wb.clearToasts();
-    return `${toast}; ${imported.used} → ${budget.used}`;
+    return `${toast}; ${imported.used} → ${budget.used}; peak mark at ${(at * 100).toFixed(0)}% of the bar`;
   });
 
-  // The long-session responsiveness check does not pass yet (a render can still run between a click
-  // and its handler while a reply streams); it runs alone with CK_E2E_ONLY=long.
+  await longSessionChecks(ctx);
 
   await wb.runCommand('View: Close All Editors').catch(() => {});
   for (const [theme, kind, tag] of [

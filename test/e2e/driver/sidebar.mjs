@@ -19,7 +19,11 @@ export const HIDDEN_WHEN_IDLE = [
   'ContextKeeper: Clear API Key',
   'ContextKeeper: Restore Checkpoint',
   'ContextKeeper: Apply Summary Preview',
+  'ContextKeeper: Undo Last Restore',
 ];
+
+/** The notification of an applied compaction: each figure once, in the gauge's formatting ("5.1k → 2.0k tokens"). */
+export const COMPACTED_TOAST = /compacted [\d.]+[kM]? → [\d.]+[kM]? tokens/;
 
 /** The sidebar webview of one workbench. */
 export class Sidebar {

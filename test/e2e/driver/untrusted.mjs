@@ -64,7 +64,7 @@ try {
     await sidebar.frame.locator('[data-test="compact"]').click();
     // The checkpoint row is the proof; the toast can come and go before it is looked for.
     const row = sidebar.frame.locator('[data-test="checkpoint"][data-trigger="manual"]').first();
-    const toast = await wb.waitToast('tokens)', 20_000).catch(() => 'toast not seen');
+    const toast = await wb.waitToast(/compacted [\d.]+[kM]? → [\d.]+[kM]? tokens/, 20_000).catch(() => 'toast not seen');
     await row.waitFor({ timeout: 60_000 });
     const text = await row.innerText();
     expect(/extractive/.test(text), `the checkpoint does not name the extractive summarizer (the workspace's summary model must not be used): ${text}`);

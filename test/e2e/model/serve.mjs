@@ -6,7 +6,7 @@
 // five read_file calls over big workspace files (enough to cross compactAt in an 8k window), one
 // write_file that needs the user's approval, then a final streamed answer ("read only": no write). A task that says "quick"
 // gets a direct answer; one that says "slow" streams its answer slowly (for cancellation); one that
-// says "fail" gets an HTTP 400; one that says "long stream" streams 320 small pieces, 60 ms apart (for the
+// says "fail" gets an HTTP 400; one that says "long stream" streams 800 small pieces, 40 ms apart (for the
 // responsiveness checks: clicks and focus while the sidebar applies a delta per piece).
 // Writes its base URL to the file named by argv[2]; stops on SIGTERM.
 import fs from 'node:fs';
@@ -32,8 +32,8 @@ function responder(body) {
     return { type: 'status', status: 400, message: 'scripted failure: the model refused the request' };
   }
   if (/long stream/i.test(task)) {
-    const pieces = Array.from({ length: 320 }, (_, i) => `piece${i} `);
-    return { content: pieces.join(''), chunks: pieces, chunkDelayMs: 60 };
+    const pieces = Array.from({ length: 800 }, (_, i) => `piece${i} `);
+    return { content: pieces.join(''), chunks: pieces, chunkDelayMs: 40 };
   }
   if (/slow/i.test(task)) {
     const words = Array.from({ length: 60 }, (_, i) => `word${i} `);

@@ -1,0 +1,79 @@
+/**
+ * Notification texts after compaction and restore (each figure once, in the gauge's formatting) and
+ * the gauge's peak mark (a mark at the peak, never a bar filled to the edge).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ContextItem } from '../../src/compaction/types';
+import { compactionNotice, compactionParts, connectionVerdict, endpointChosenNotice, formatTokens, peakMark, restoreNotice } from '../../src/views/notices';
+
+const item = (kind: ContextItem['kind']): ContextItem => ({ id: `i-${kind}`, kind, message: { role: 'user', content: 'x' }, covers: ['e1'] });
+
+test('token figures read as on the gauge', () => {
+  assert.equal(formatTokens(950), '950');
+  assert.equal(formatTokens(5_123), '5.1k');
+  assert.equal(formatTokens(11_900), '12k');
+  assert.equal(formatTokens(1_050_000), '1.05M');
+});
+
+test('an applied compaction is announced with each figure once', () => {
+  const text = compactionNotice({
+    applied: true,
+    reason: 'compacted 11,900 → 3,800 tokens (collapse 11,900 → 9,000, summary 9,000 → 3,800)',
+    tokensBefore: 11_900,
+    tokensAfter: 3_800,
+    checkpoints: [
+      { inserted: [item('collapsed'), item('collapsed')], strategy: 'collapse' },
+      { inserted: [item('summary')], strategy: 'summary' },
+    ] as never,
+  });
+  assert.equal(text, 'ContextKeeper: compacted 12k → 3.8k tokens (2 tool results collapsed, 1 summary).');
+  assert.equal(text.match(/→/g)?.length, 1);
+});
+
+test('a compaction not applied gives its reason, with the size only when the reason lacks it', () => {
+  assert.equal(
+    compactionNotice({ applied: false, reason: 'nothing eligible to compact', tokensBefore: 5_100, tokensAfter: 5_100, checkpoints: [] }),
+    'ContextKeeper: nothing eligible to compact (context 5.1k tokens).',
+  );
+  const withFigures = compactionNotice({ applied: false, reason: 'compaction not applied: the compaction would not shrink the context (1,200 → 1,300 tokens)', tokensBefore: 1_200, tokensAfter: 1_200, checkpoints: [] });
+  assert.equal(withFigures.match(/1,200|1\.2k/g)?.length, 1, withFigures);
+});
+
+test('compaction parts count collapsed results, summaries and clipped messages', () => {
+  assert.equal(compactionParts([{ inserted: [item('clipped')], strategy: 'clip' }] as never), '1 message clipped');
+  assert.equal(compactionParts([]), '');
+});
+
+test('the restore notice uses the gauge formatting', () => {
+  assert.equal(restoreNotice(2, 3_800, 11_900), 'ContextKeeper: restored 2 checkpoints; context 3.8k → 12k tokens.');
+  assert.doesNotMatch(restoreNotice(1, 3_812, 11_934), /\d{4}/);
+});
+
+test('the peak mark stands at the peak, or at the right edge when beyond the window', () => {
+  assert.deepEqual(peakMark(6_000, 8_000), { left: '75.00%', beyond: false });
+  // A heavily compacted or imported session: 300k tokens before compaction in an 8k window.
+  const beyond = peakMark(300_000, 8_000);
+  assert.equal(beyond.beyond, true);
+  assert.equal(beyond.left, 'calc(100% - 3px)');
+  assert.deepEqual(peakMark(100, 0), { left: '0%', beyond: true });
+});
+
+test('a failed Test Connection with no endpoint chosen names the default it tried and offers the fixes', () => {
+  const verdict = connectionVerdict({ ok: false, lines: ['The test stopped: fetch failed'] }, 'endpoint', '');
+  assert.match(verdict.text, /https:\/\/api\.openai\.com\/v1 \(OpenAI, the default: no endpoint chosen yet\): The test stopped: fetch failed/);
+  assert.deepEqual(verdict.actions, ['Choose Endpoint', 'Set API Key', 'Show Log']);
+  const chosen = connectionVerdict({ ok: false, lines: ['Endpoint http://127.0.0.1:1234/v1: unknown', 'HTTP 401'] }, 'endpoint', 'http://127.0.0.1:1234/v1');
+  assert.equal(chosen.text, 'ContextKeeper: connection problem with http://127.0.0.1:1234/v1: HTTP 401');
+});
+
+test('a working connection names the endpoint and the model line', () => {
+  const verdict = connectionVerdict({ ok: true, lines: ['Endpoint http://h/v1: vLLM, 1 model.', 'Model m: 32k tokens.'] }, 'endpoint', 'http://h/v1');
+  assert.equal(verdict.text, 'ContextKeeper: connection to http://h/v1 works. Model m: 32k tokens.');
+  assert.deepEqual(verdict.actions, ['Show Details']);
+});
+
+test('Choose Endpoint confirms where requests go', () => {
+  assert.equal(endpointChosenNotice('http://127.0.0.1:11434/v1', 'qwen3'), 'ContextKeeper: the agent now sends its requests to http://127.0.0.1:11434/v1, model qwen3.');
+  assert.equal(endpointChosenNotice('', undefined), 'ContextKeeper: the agent now sends its requests to OpenAI (https://api.openai.com/v1).');
+});
