@@ -19,10 +19,13 @@ import type {
 import { SummarizerError } from './types';
 import type { TokenMeter } from './meter';
 import { summaryBudgets, thresholds } from './budget';
-import { planCompaction, spanSummaryEstimate, type Plan } from './planner';
+import { anchorReasons, planCompaction, spanSummaryEstimate, type Plan } from './planner';
+import { summarizerFailed, type AnchoredTokens, type CompactionStatus } from './outcome';
+import { anchoredBreakdown } from './anchored';
+
+export { anchoredBreakdown, anchoredTokens } from './anchored';
 import { callIndex, collapseItem } from './collapse';
 import { applyCheckpoint } from './context';
-import { analyzeTable } from './structure';
 import { collectRequests, removeRequestsSection, renderRequestsSection, typedRequestOf } from './requests';
 import { backfillIdentifiers } from './backfill';
 import { actionsOf } from './actions';
@@ -51,6 +54,8 @@ export interface PreparedCompaction {
   startedAt: number;
   /** Tokens no compaction may summarise, when the result is above the target (see CompactionResult). */
   anchoredTokens?: number;
+  /** The same, by what holds them. */
+  anchored?: AnchoredTokens;
   /** The target the compaction aimed at, in tokens. */
   targetTokens?: number;
 }
@@ -81,8 +86,13 @@ function newId(): string {
   return `ck-${globalThis.crypto.randomUUID().slice(0, 8)}`;
 }
 
-function notApplied(items: readonly ContextItem[], tokens: number, outcome: CompactionResult['outcome'], reason: string, error?: SummarizerError): CompactionResult {
-  return { applied: false, outcome, reason, tokensBefore: tokens, tokensAfter: tokens, checkpoints: [], context: [...items], error };
+function notApplied(items: readonly ContextItem[], tokens: number, outcome: CompactionResult['outcome'], reason: string, status: CompactionStatus, error?: SummarizerError): CompactionResult {
+  return { applied: false, outcome, reason, status, tokensBefore: tokens, tokensAfter: tokens, checkpoints: [], context: [...items], error };
+}
+
+/** A not-applied result for a summarizer failure. */
+function failed(items: readonly ContextItem[], tokens: number, reason: string, e: SummarizerError): CompactionResult {
+  return notApplied(items, tokens, 'failed', reason, summarizerFailed(e), e);
 }
 
 /**
@@ -97,10 +107,10 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   const m = meter.measure(items, tools);
   const before = m.total;
   if (!options.force && before < th.triggerTokens) {
-    return notApplied(items, before, 'not-needed', `below the trigger: ${before} of ${th.triggerTokens} tokens`);
+    return notApplied(items, before, 'not-needed', `below the trigger: ${before} of ${th.triggerTokens} tokens`, { kind: 'not-needed', why: 'below-trigger', tokens: before, limitTokens: th.triggerTokens });
   }
   if (!options.all && before <= th.targetTokens) {
-    return notApplied(items, before, 'not-needed', `already small enough: ${before} tokens, target ${th.targetTokens}`);
+    return notApplied(items, before, 'not-needed', `already small enough: ${before} tokens, target ${th.targetTokens}`, { kind: 'not-needed', why: 'already-small', tokens: before, limitTokens: th.targetTokens });
   }
   const keepRecentSteps = options.keepRecentSteps ?? DEFAULT_KEEP_RECENT_STEPS;
   const budgets = summaryBudgets(th.targetTokens, { user: options.userBudget, summary: options.summaryBudget });
@@ -113,7 +123,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   const plan = planCompaction(items, m.perItem, before, th.targetTokens, { keepRecentSteps, summaryTokens, noCollapse: options.noCollapse, all: options.all, keptPerItem, keptCap: budgets.userTokens });
   const clips = planClips(items, m.perItem, plan, th.inputBudget, th.targetTokens);
   if (plan.collapse.length === 0 && plan.spans.length === 0 && clips.length === 0) {
-    return notApplied(items, before, 'nothing-eligible', plan.reason ?? 'nothing eligible');
+    return notApplied(items, before, 'nothing-eligible', plan.reason ?? 'nothing eligible', { kind: 'nothing-eligible', heldBy: anchorReasons(plan.shape) });
   }
   // An automatic compaction that cannot get below its own trigger would fire again on the next
   // model call and rewrite the context (and the provider's prompt cache) every turn: refuse it.
@@ -127,6 +137,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
       before,
       'cannot-reach',
       `cannot get below the trigger: at best ${after} of ${th.triggerTokens} tokens, because the system prompt, tool schemas, latest request and newest steps hold most of the context; a larger window or fewer kept recent steps would help, and a manual compaction still runs`,
+      { kind: 'does-not-fit', bestTokens: after, limitTokens: th.triggerTokens, anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps) },
     );
   const auto = options.trigger === 'auto' && clips.length === 0;
   if (auto && lowerBound >= th.triggerTokens) return cannotReach(lowerBound);
@@ -168,7 +179,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   const summaryShare = th.targetTokens - leftInPlace;
   for (const [k, span] of plan.spans.entries()) {
     if (k > 0 && !options.all && meter.measure(work, tools).total <= th.targetTokens) break;
-    if (options.signal?.aborted) return notApplied(items, before, 'failed', 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
+    if (options.signal?.aborted) return failed(items, before, 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
     const spanItems = items.slice(span.start, span.end);
     const requests = collectRequests(spanItems);
     const userRequests = requests;
@@ -193,11 +204,11 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
       });
     } catch (err) {
       const e = err instanceof SummarizerError ? err : new SummarizerError(`summarizer failed: ${(err as Error)?.message ?? String(err)}`, 'invalid', { cause: err });
-      return notApplied(items, before, 'failed', `compaction failed, context unchanged: ${e.message}`, e);
+      return failed(items, before, `compaction failed, context unchanged: ${e.message}`, e);
     }
     if (!result.text || !result.text.trim()) {
       const e = new SummarizerError('the summarizer returned an empty summary', 'empty');
-      return notApplied(items, before, 'failed', `compaction failed, context unchanged: ${e.message}`, e);
+      return failed(items, before, `compaction failed, context unchanged: ${e.message}`, e);
     }
     // A model's notes get the checks the extractive notes do not need: invented user quotes removed,
     // per-call outcomes, latest task list and verification result appended (they win over claims).
@@ -239,7 +250,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     const insertedTokens = cp.inserted.reduce((s, i) => s + meter.countMessage(i.message), 0);
     if (insertedTokens >= spanTokens) {
       const e = new SummarizerError(`the summary (${insertedTokens} tokens) is not shorter than what it replaces (${spanTokens} tokens)`, 'no-shrink');
-      return notApplied(items, before, 'failed', `compaction failed, context unchanged: ${e.message}`, e);
+      return failed(items, before, `compaction failed, context unchanged: ${e.message}`, e);
     }
     // A span that shrinks by less than a fifth (already-collapsed records, an earlier summary) is left
     // as it is: rewriting it would break the provider's prompt cache for almost nothing.
@@ -266,21 +277,12 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   if (auto && trial.tokensAfter >= th.triggerTokens) return cannotReach(trial.tokensAfter);
   prepared.tokensAfter = trial.tokensAfter;
   prepared.targetTokens = th.targetTokens;
-  if (trial.tokensAfter > th.targetTokens) prepared.anchoredTokens = anchoredTokens(trial.context, meter, tools, keepRecentSteps);
+  if (trial.tokensAfter > th.targetTokens) {
+    prepared.anchored = anchoredBreakdown(trial.context, meter, tools, keepRecentSteps);
+    prepared.anchoredTokens = prepared.anchored.total;
+  }
   prepared.reason = trial.reason;
   return prepared;
-}
-
-/** Tokens of `items` (with `tools`) that no compaction may summarise: the leading system messages, the latest request, the newest steps, pinned items. */
-export function anchoredTokens(items: readonly ContextItem[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined, keepRecentSteps: number): number {
-  const t = analyzeTable(items, keepRecentSteps);
-  const m = meter.measure(items, tools);
-  let sum = m.total - m.perItem.reduce((a, b) => a + b, 0);
-  for (let k = 0; k < t.count; k++) {
-    if (t.eligible[k] || t.kind[k] === 2) continue;
-    for (let i = t.start[k]; i < t.end[k]; i++) sum += m.perItem[i];
-  }
-  return sum;
 }
 
 /** Picks messages to clip when the plan still leaves the request over the input budget. */
@@ -324,7 +326,7 @@ export function commitPrepared(items: readonly ContextItem[], prepared: Prepared
     try {
       next = applyCheckpoint(current, cp);
     } catch {
-      return notApplied(items, before, 'stale', 'the prepared compaction is stale: the messages it replaces have changed');
+      return notApplied(items, before, 'stale', 'the prepared compaction is stale: the messages it replaces have changed', { kind: 'stale' });
     }
     const after = meter.measure(next, tools).total;
     applied.push({ ...cp, replacedIds: ([] as string[]).concat(...cp.replaced.map((r) => r.covers)), tokensBefore: tokens, tokensAfter: after });
@@ -333,10 +335,12 @@ export function commitPrepared(items: readonly ContextItem[], prepared: Prepared
   }
   if (tokens >= before) {
     const e = new SummarizerError(`the compaction would not shrink the context (${before} → ${tokens} tokens)`, 'no-shrink');
-    return notApplied(items, before, 'failed', `compaction not applied: ${e.message}`, e);
+    return failed(items, before, `compaction not applied: ${e.message}`, e);
   }
   const broken = checkToolPairing(current.map((i) => i.message), true);
-  if (broken.length > 0) return notApplied(items, before, 'failed', `compaction not applied: it would break tool pairing (${broken[0].message})`);
+  if (broken.length > 0) {
+    return notApplied(items, before, 'failed', `compaction not applied: it would break tool pairing (${broken[0].message})`, { kind: 'would-break-pairing', detail: broken[0].message });
+  }
   const durationMs = Date.now() - prepared.startedAt;
   for (const cp of applied) cp.durationMs = durationMs;
   const n = (x: number) => x.toLocaleString('en-US');
@@ -345,7 +349,15 @@ export function commitPrepared(items: readonly ContextItem[], prepared: Prepared
   const target = prepared.targetTokens;
   // Honest about a target that cannot be met: what may never be summarised alone exceeds it.
   const over = anchored !== undefined && target !== undefined && anchored > target ? `; the part that is never summarised (system prompt, tool schemas, latest request, newest steps) alone holds ${n(anchored)} tokens, over the target of ${n(target)}` : '';
-  return { applied: true, outcome: 'applied', reason: `compacted ${n(before)} → ${n(tokens)} tokens (${parts})${over}`, tokensBefore: before, tokensAfter: tokens, checkpoints: applied, context: current, ...(anchored !== undefined ? { anchoredTokens: anchored } : {}) };
+  const status: CompactionStatus = {
+    kind: 'applied',
+    tokensBefore: before,
+    tokensAfter: tokens,
+    checkpoints: applied.length,
+    ...(prepared.anchored ? { anchored: prepared.anchored } : {}),
+    ...(target !== undefined ? { targetTokens: target } : {}),
+  };
+  return { applied: true, outcome: 'applied', reason: `compacted ${n(before)} → ${n(tokens)} tokens (${parts})${over}`, status, tokensBefore: before, tokensAfter: tokens, checkpoints: applied, context: current, ...(anchored !== undefined ? { anchoredTokens: anchored } : {}) };
 }
 
 /** Runs a whole compaction (prepare, then commit on the same items). See {@link prepareCompaction}. */

@@ -14,6 +14,7 @@ import type { BudgetConfig, Checkpoint, ContextItem, Entry, ChatMessage, Summari
 import type { RecordedCompaction } from '../compaction/imported';
 import type { ApprovalHandler, ApprovalRequest, AutoApprove, ToolHost } from '../agent/types';
 import type { TokenCounter } from '../compaction/tokenizer';
+import type { CompactOutcomeStatus } from './outcome';
 
 export type { ApprovalRequest } from '../agent/types';
 
@@ -166,8 +167,10 @@ export interface CompactNowOptions {
 export interface CompactOutcome {
   /** True when a checkpoint was added. */
   applied: boolean;
-  /** One sentence for the user: what was done or why nothing was. */
+  /** One sentence for the log: what was done or why nothing was. Render user-facing text from `status`. */
   reason: string;
+  /** What the request came to, as data (see `outcome.ts`): the core's status passed on, or the service's own. */
+  status: CompactOutcomeStatus;
   tokensBefore: number;
   tokensAfter: number;
   /** Checkpoints added by this run (empty when not applied). */

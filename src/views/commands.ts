@@ -8,6 +8,7 @@ import type { RecordedCompaction } from '../compaction/imported';
 import { maskSecrets, maskStrings } from '../compaction/secrets';
 import type { Entry } from '../compaction/types';
 import type { CompactOutcome, ContextServiceApi } from '../service/api';
+import { describeOutcome } from '../service/outcome';
 import { abortSignalFrom } from '../lifecycle/cancellation';
 import type { CheckpointDocumentProvider } from './checkpoint-documents';
 import { Commands } from './command-ids';
@@ -137,7 +138,7 @@ class CommandHandlers {
     }
     this.deps.log.info(`Manual compaction: ${outcome.reason}`);
     const show = outcome.applied ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-    void show(`ContextKeeper: ${outcome.reason} (${outcome.tokensBefore} → ${outcome.tokensAfter} tokens)`);
+    void show(`ContextKeeper: ${describeOutcome(outcome.status)} (${outcome.tokensBefore} → ${outcome.tokensAfter} tokens)`);
     return outcome;
   }
 
@@ -148,7 +149,7 @@ class CommandHandlers {
     if (!preview) return;
     const text = summary ?? this.deps.previewText?.() ?? preview.summary;
     const outcome = await service.applyPreview(text === preview.summary ? undefined : text);
-    void vscode.window.showInformationMessage(`ContextKeeper: ${outcome.reason}`);
+    void vscode.window.showInformationMessage(`ContextKeeper: ${describeOutcome(outcome.status)}`);
   }
 
   async newTask(text?: string): Promise<void> {

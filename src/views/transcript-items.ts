@@ -90,7 +90,7 @@ export function itemsForEntry(entry: Entry, toolNames: Map<string, string>, live
         id: entry.id,
         ...common,
         name: toolNames.get(message.tool_call_id) ?? 'tool',
-        ok: live.outcomes.get(message.tool_call_id) ?? !/^error\b/i.test(text.trimStart()),
+        ok: live.outcomes.get(message.tool_call_id) ?? entry.meta?.toolOk ?? guessOk(text),
         preview: capped.text,
         size: text.length,
         fullLength: capped.fullLength,
@@ -124,4 +124,13 @@ export function pathArgument(argumentsJson: string): string | undefined {
     // Arguments the model wrote are not always valid JSON; then there is simply no path to show.
   }
   return undefined;
+}
+
+/**
+ * Fallback only, for imported recordings whose format records no success flag (`EntryMeta.toolOk`
+ * undefined): a result that opens with "Error" is taken as a failed call. Live calls and recordings
+ * that carry the flag never reach this guess.
+ */
+function guessOk(text: string): boolean {
+  return !/^error\b/i.test(text.trimStart());
 }
