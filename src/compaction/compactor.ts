@@ -34,6 +34,8 @@ import { finalizeSummary } from './summaryChecks';
 import { clipMessageToTokens } from './clip';
 import { checkToolPairing } from './invariants';
 import { maskSecrets } from './secrets';
+import { degradeToFit } from './degrade';
+import { describeHolders, tokenHolders, type TokenHolders } from './holders';
 
 /** Everything one compaction needs. */
 export interface CompactInput {
@@ -58,6 +60,10 @@ export interface PreparedCompaction {
   anchored?: AnchoredTokens;
   /** The target the compaction aimed at, in tokens. */
   targetTokens?: number;
+  /** What holds the tokens, when the result is over the input budget (does not fit the window). */
+  holders?: TokenHolders;
+  /** The input budget (`contextWindow - reservedOutput`), in tokens. */
+  inputBudget?: number;
 }
 
 /** Default number of newest agent steps kept verbatim. */
@@ -76,6 +82,12 @@ export const MIN_SUMMARY_TOKENS = 64;
 export const LOW_YIELD = 0.8;
 /** A clipped message keeps at least this many tokens. */
 export const CLIP_MIN_TOKENS = 1000;
+
+/** One line naming the re-attached file copies a summary drops, or '' when it drops none. */
+function droppedFilesNote(items: readonly ContextItem[]): string {
+  const paths = [...new Set(items.map((i) => i.attachedFile).filter((p): p is string => p !== undefined))];
+  return paths.length === 0 ? '' : `Files re-attached earlier, their copies now dropped (read them again for current contents): ${paths.join(', ')}`;
+}
 
 /** Label that opens every summary message: historical context, not an instruction (invariants 6, 8). */
 export function summaryHeader(messages: number): string {
@@ -120,9 +132,15 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     const r = typedRequestOf(it);
     return r ? meter.countText(r) + 2 : 0;
   });
-  const plan = planCompaction(items, m.perItem, before, th.targetTokens, { keepRecentSteps, summaryTokens, noCollapse: options.noCollapse, all: options.all, keptPerItem, keptCap: budgets.userTokens });
-  const clips = planClips(items, m.perItem, plan, th.inputBudget, th.targetTokens);
-  if (plan.collapse.length === 0 && plan.spans.length === 0 && clips.length === 0) {
+  // Room kept free below the target for files the caller re-attaches after the summary.
+  const planTarget = Math.max(1, th.targetTokens - Math.max(0, Math.floor(options.reserveTokens ?? 0)));
+  const plan = planCompaction(items, m.perItem, before, planTarget, { keepRecentSteps, summaryTokens, noCollapse: options.noCollapse, all: options.all, keptPerItem, keptCap: budgets.userTokens });
+  // A context over the input budget cannot be sent: the degrade tiers then run whatever the plan,
+  // unless the system prompt and tool schemas alone are over it (nothing else can make room then).
+  const overBudget = before > th.inputBudget;
+  const hopeless = overBudget && tokenHolders(items, meter, tools, keepRecentSteps).systemAndTools >= th.inputBudget;
+  const clips = hopeless ? [] : planClips(items, m.perItem, plan, th.inputBudget, th.targetTokens);
+  if (plan.collapse.length === 0 && plan.spans.length === 0 && clips.length === 0 && !overBudget) {
     return notApplied(items, before, 'nothing-eligible', plan.reason ?? 'nothing eligible', { kind: 'nothing-eligible', heldBy: anchorReasons(plan.shape) });
   }
   // An automatic compaction that cannot get below its own trigger would fire again on the next
@@ -140,7 +158,8 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
       { kind: 'does-not-fit', bestTokens: after, limitTokens: th.triggerTokens, anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps) },
     );
   const auto = options.trigger === 'auto' && clips.length === 0;
-  if (auto && lowerBound >= th.triggerTokens) return cannotReach(lowerBound);
+  // Refused only while the context still fits: a refusal over the budget leaves nothing sendable.
+  if (auto && !overBudget && lowerBound >= th.triggerTokens) return cannotReach(lowerBound);
   const now = options.now ?? (() => new Date());
   const checkpoints: Checkpoint[] = [];
   const base = (strategy: CheckpointStrategy, id: string): Checkpoint => ({
@@ -176,25 +195,29 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   // Tokens the summaries may share: the target minus what the plan leaves in place.
   const spanTotal = Math.max(1, plan.spans.reduce((sum, sp) => sum + sp.tokens, 0));
   const leftInPlace = lowerBound;
-  const summaryShare = th.targetTokens - leftInPlace;
+  const summaryShare = planTarget - leftInPlace;
   for (const [k, span] of plan.spans.entries()) {
-    if (k > 0 && !options.all && meter.measure(work, tools).total <= th.targetTokens) break;
+    if (k > 0 && !options.all && meter.measure(work, tools).total <= planTarget) break;
     if (options.signal?.aborted) return failed(items, before, 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
     const spanItems = items.slice(span.start, span.end);
-    const requests = collectRequests(spanItems);
+    // Files re-attached by an earlier compaction are stale copies: a new summary drops them (a live
+    // session re-attaches current contents) and names them, so the summarizer never sees them.
+    const content = spanItems.filter((i) => !i.attachedFile);
+    const droppedFiles = droppedFilesNote(spanItems);
+    const requests = collectRequests(content);
     const userRequests = requests;
     // What this summary may use: its share of the target left by what stays (the rest of the
     // context after the plan), never more than most of the span it replaces (it must shrink).
     const available = Math.max(0, Math.floor(summaryShare * (span.tokens / spanTotal)));
     const mustShrink = Math.floor(span.tokens * 0.8);
     const requestBudget = Math.max(Math.min(MIN_REQUEST_TOKENS, mustShrink), Math.min(budgets.userTokens, mustShrink, Math.max(available, MIN_REQUEST_TOKENS)));
-    const section = renderRequestsSection(requests, requestBudget, (t) => meter.countText(t));
+    const section = renderRequestsSection(requests, requestBudget, (t) => meter.countText(t), meter.lineAdditive);
     // The notes get the summary budget, at most half of the span, and what the requests left.
     const spanBudget = Math.max(MIN_SUMMARY_TOKENS, Math.min(summaryTokens, Math.floor(span.tokens / 2), mustShrink - section.tokens, Math.max(available - section.tokens, MIN_SUMMARY_TOKENS)));
     let result;
     try {
-      result = await summarizer.summarize({
-        items: spanItems,
+      result = content.length === 0 ? { text: droppedFiles, model: summarizer.name, usage: { calls: 0, promptTokens: 0, completionTokens: 0 }, dropped: 0 } : await summarizer.summarize({
+        items: content,
         userRequests,
         approximateSummaryTokens: spanBudget,
         maxCalls: options.maxSummaryCalls ?? DEFAULT_MAX_SUMMARY_CALLS,
@@ -216,11 +239,12 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     // reworded are carried forward all the same.
     const isModel = summarizer.name !== 'extractive';
     const missingFromModel = isModel ? requests.filter((r) => !result.text.includes(r)).length : undefined;
-    const checked = isModel ? removeRequestsSection(finalizeSummary(result.text.trim(), spanItems, { userRequests, maxAppendixChars: spanBudget * 2 }).text) : result.text.trim();
+    const checked = isModel ? removeRequestsSection(finalizeSummary(result.text.trim(), content, { userRequests, maxAppendixChars: spanBudget * 2 }).text) : result.text.trim();
     // Identifiers appended get at most a quarter of the notes' budget (about 4 characters a token),
     // each under a heading that says where it came from.
-    const moved = buildLedger(actionsOf(spanItems)).moved;
-    const notes = backfillIdentifiers(checked, spanItems, Math.min(IDENTIFIER_BACKFILL_CHARS, spanBudget), moved).text;
+    const moved = buildLedger(actionsOf(content)).moved;
+    const backfilled = backfillIdentifiers(checked, content, Math.min(IDENTIFIER_BACKFILL_CHARS, spanBudget), moved).text;
+    const notes = droppedFiles && content.length > 0 ? `${backfilled}\n\n${droppedFiles}` : backfilled;
     // The requests close the summary, next to the latest request that follows it. Credentials quoted
     // from tool output leave the compactor masked; the raw transcript keeps them.
     const text = maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes);
@@ -272,16 +296,36 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     if (cp.replaced.length > 0) checkpoints.push(cp);
   }
   const prepared: PreparedCompaction = { checkpoints, tokensBefore: before, tokensAfter: before, reason: '', startedAt };
+  // Still over the input budget: shorten what is normally kept (see degrade.ts), down to just
+  // below the trigger so the next model call does not compact again at once.
+  if (!hopeless && meter.measure(work, tools).total > th.inputBudget) {
+    work = checkpoints.reduce((acc, cp) => applyCheckpoint(acc, cp), [...items]);
+    const degraded = await degradeToFit({
+      items: work, tools, meter, summarizer, options, keepRecentSteps, goal: th.triggerTokens - 1, userTokens: budgets.userTokens,
+      newCheckpoint: (strategy) => base(strategy, newId()), header: summaryHeader,
+    });
+    if (degraded.error) return failed(items, before, `compaction failed, context unchanged: ${degraded.error.message}`, degraded.error);
+    checkpoints.push(...degraded.checkpoints);
+    work = degraded.items;
+  }
+  if (checkpoints.length === 0) {
+    const holders = tokenHolders(items, meter, tools, keepRecentSteps);
+    const n = (x: number) => x.toLocaleString('en-US');
+    const status: CompactionStatus = { kind: 'does-not-fit', bestTokens: before, limitTokens: th.inputBudget, anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps) };
+    return { ...notApplied(items, before, 'nothing-eligible', `nothing can be shortened; does not fit: ${n(before)} tokens against a budget of ${n(th.inputBudget)}; ${describeHolders(holders, th.inputBudget)}`, status), holders };
+  }
   const trial = commitPrepared(items, prepared, meter, tools);
   if (!trial.applied) return trial;
-  if (auto && trial.tokensAfter >= th.triggerTokens) return cannotReach(trial.tokensAfter);
+  if (auto && !overBudget && trial.tokensAfter >= th.triggerTokens) return cannotReach(trial.tokensAfter);
   prepared.tokensAfter = trial.tokensAfter;
   prepared.targetTokens = th.targetTokens;
   if (trial.tokensAfter > th.targetTokens) {
     prepared.anchored = anchoredBreakdown(trial.context, meter, tools, keepRecentSteps);
     prepared.anchoredTokens = prepared.anchored.total;
   }
-  prepared.reason = trial.reason;
+  prepared.inputBudget = th.inputBudget;
+  if (trial.tokensAfter > th.inputBudget) prepared.holders = tokenHolders(trial.context, meter, tools, keepRecentSteps);
+  prepared.reason = commitPrepared(items, prepared, meter, tools).reason;
   return prepared;
 }
 
@@ -349,6 +393,9 @@ export function commitPrepared(items: readonly ContextItem[], prepared: Prepared
   const target = prepared.targetTokens;
   // Honest about a target that cannot be met: what may never be summarised alone exceeds it.
   const over = anchored !== undefined && target !== undefined && anchored > target ? `; the part that is never summarised (system prompt, tool schemas, latest request, newest steps) alone holds ${n(anchored)} tokens, over the target of ${n(target)}` : '';
+  // Does not fit even after the degrade tiers: say what holds the tokens, with figures.
+  const holders = prepared.holders && prepared.inputBudget !== undefined && tokens > prepared.inputBudget ? prepared.holders : undefined;
+  const noFit = holders ? `; does not fit: ${n(tokens)} tokens against a budget of ${n(prepared.inputBudget!)}; ${describeHolders(holders, prepared.inputBudget)}` : over;
   const status: CompactionStatus = {
     kind: 'applied',
     tokensBefore: before,
@@ -357,7 +404,7 @@ export function commitPrepared(items: readonly ContextItem[], prepared: Prepared
     ...(prepared.anchored ? { anchored: prepared.anchored } : {}),
     ...(target !== undefined ? { targetTokens: target } : {}),
   };
-  return { applied: true, outcome: 'applied', reason: `compacted ${n(before)} → ${n(tokens)} tokens (${parts})${over}`, status, tokensBefore: before, tokensAfter: tokens, checkpoints: applied, context: current, ...(anchored !== undefined ? { anchoredTokens: anchored } : {}) };
+  return { applied: true, outcome: 'applied', reason: `compacted ${n(before)} → ${n(tokens)} tokens (${parts})${noFit}`, status, tokensBefore: before, tokensAfter: tokens, checkpoints: applied, context: current, ...(anchored !== undefined ? { anchoredTokens: anchored } : {}), ...(holders ? { holders } : {}) };
 }
 
 /** Runs a whole compaction (prepare, then commit on the same items). See {@link prepareCompaction}. */

@@ -133,7 +133,7 @@ export class Compactions {
   }
 
   private measure(): number {
-    return this.host.meter.read(this.host.items(), this.host.tools()).total;
+    return this.host.used();
   }
 
   private singleFlight(run: () => Promise<CompactOutcome>): Promise<CompactOutcome> {

@@ -13,7 +13,7 @@
 import type { ChatMessage, CompactionResult, ContextItem, Entry, Summarizer, ToolSchema } from '../compaction/types';
 import { TokenMeter } from '../compaction/meter';
 import { applyRecordedCompactions } from '../compaction/imported';
-import { itemsFromEntries, toMessages } from '../compaction/context';
+import { toMessages } from '../compaction/context';
 import { ExtractiveSummarizer } from '../compaction/extractive';
 import { AgentSession, type Conversation } from '../agent/session';
 import { WorkspaceTools } from '../agent/tools';
@@ -26,7 +26,7 @@ import { SessionState, type ContextState } from './session-state';
 import type { SessionState as StoredSession } from './store';
 import { SessionFiles } from './session-files';
 import { Compactions } from './compactions';
-import { budgetSnapshot } from './budgetView';
+import { ContextTally } from './tally';
 import { newSessionId } from './helpers';
 import { UsageRecorder, type ServiceStats } from './usage';
 import { ServiceStatus } from './status';
@@ -51,8 +51,9 @@ export class ContextService extends ServiceEventSurface implements ContextServic
 
   private readonly files: SessionFiles;
   private readonly session = new SessionState();
-  private lastSent: ContextItem[] = [];
   private readonly usage: UsageRecorder;
+  /** The meter's running reading of the active context (see tally.ts). */
+  private readonly tally: ContextTally;
   private readonly status = new ServiceStatus(
     (change) => this.events.state.fire(change),
     () => !this.disposed,
@@ -66,8 +67,9 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     this.now = options.now ?? (() => new Date());
     this.files = new SessionFiles(options.storageDir, sessionId, options.model, this.now().toISOString());
     this.meter = new TokenMeter({ model: options.model, counter: options.tokenCounter });
-    this.usage = new UsageRecorder(this.meter, this.log);
-    this.summarizer = options.summarizer ?? new ExtractiveSummarizer((text) => this.meter.countText(text));
+    this.usage = new UsageRecorder(this.log);
+    this.tally = new ContextTally(this.meter);
+    this.summarizer = options.summarizer ?? new ExtractiveSummarizer((text) => this.meter.countText(text), { lineAdditive: this.meter.lineAdditive });
     const approve: ApprovalHandler = options.approve ?? ((request, signal) => this.approvals.ask(request, signal));
     this.tools = new WorkspaceTools(options.host, { approve, autoApprove: options.autoApprove, commandTimeoutMs: options.toolTimeoutMs });
     this.agent = new AgentSession({
@@ -89,6 +91,10 @@ export class ContextService extends ServiceEventSurface implements ContextServic
         userBudget: options.userBudget,
         summaryBudget: options.summaryBudget,
         maxSummaryCalls: options.maxSummaryCalls,
+        used: () => {
+          this.tally.sync(this.session.items);
+          return this.tally.read(this.tools.schemas).total;
+        },
         version: () => this.session.version,
         commit: (result) => this.commitCompaction(result),
         setBusy: (detail) => this.status.compacting(detail),
@@ -131,11 +137,14 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       // Durable first: an acknowledged message is on disk before anything else sees it.
       this.files.append(entry);
       this.session.append(entry);
+      this.tally.sync(this.session.items);
+      this.tally.syncEntries(this.session.entries);
       this.events.entryAppended.fire({ entry });
       this.fireBudget();
     },
     messages: () => {
-      this.lastSent = [...this.session.items];
+      this.tally.sync(this.session.items);
+      this.tally.markSent(this.tools.schemas);
       return toMessages(this.session.items);
     },
   };
@@ -212,23 +221,25 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   /** Applies an applied compaction result: persist first, then memory, then events. */
   private commitCompaction(result: CompactionResult): CheckpointRecord[] {
     const { next, records } = this.session.planCommit(result, this.now().toISOString());
-    this.rewrite(next);
+    this.rewrite(next, { removed: result.checkpoints.flatMap((c) => c.replaced), added: result.checkpoints.flatMap((c) => c.inserted) });
     for (const record of records) this.events.checkpointAdded.fire(record);
     this.fireBudget();
     return records;
   }
 
   /** Persists a planned state, then takes it over; throws (changing nothing) when the write fails. */
-  private rewrite(next: ContextState): void {
+  private rewrite(next: ContextState, change?: { removed: readonly ContextItem[]; added: readonly ContextItem[] }): void {
     this.persistState(next);
     this.session.apply(next);
+    this.tally.rewrite(this.session.items, change);
     this.compactions.invalidate();
   }
 
   async restoreCheckpoint(id: string): Promise<CheckpointRestored> {
     if (this.taskController || this.compactions.busy) throw new Error('wait for the task or compaction to finish before restoring a checkpoint');
     const { next, event } = this.session.planRestore(id, this.now().toISOString());
-    this.rewrite(next);
+    const undone = this.session.checkpoints.filter((c) => event.undone.includes(c.id));
+    this.rewrite(next, { removed: undone.flatMap((c) => c.inserted), added: undone.flatMap((c) => c.replaced) });
     this.compactions.guard.reset();
     this.events.checkpointRestored.fire(event);
     this.fireBudget();
@@ -236,7 +247,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   }
 
   async pin(entryId: string, pinned = true): Promise<void> {
-    this.rewrite(this.session.planPin(entryId, pinned));
+    this.rewrite(this.session.planPin(entryId, pinned), { removed: [], added: [] });
     this.fireBudget();
   }
 
@@ -248,7 +259,8 @@ export class ContextService extends ServiceEventSurface implements ContextServic
 
   getBudget(): BudgetSnapshot {
     const notes = [this.compactions.guard.status().advice, this.compactions.stuckReason].filter((n): n is string => n !== undefined);
-    const snapshot = budgetSnapshot(this.session.items, this.tools.schemas, this.meter, this.options.budget, this.options.model, notes);
+    this.tally.sync(this.session.items);
+    const snapshot = this.tally.snapshot(this.tools.schemas, this.options.budget, this.options.model, notes);
     return this.options.windowSource ? { ...snapshot, windowSource: this.options.windowSource } : snapshot;
   }
 
@@ -295,6 +307,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       const applied = applyRecordedCompactions(this.session.items, imported.compactions, this.meter, this.tools.schemas, this.now().toISOString());
       for (const warning of applied.warnings) this.log('warn', `import: ${warning}`);
       this.session.apply({ context: applied.items, checkpoints: applied.checkpoints, pinned: [] });
+      this.tally.rewrite(this.session.items);
     }
     this.persistState();
     this.fireBudget();
@@ -317,6 +330,9 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   /** Takes over loaded or imported entries and state; entries not in the state are appended raw. */
   private adopt(entries: Entry[], state: StoredSession | undefined): void {
     this.session.adopt(entries, state);
+    this.tally.resetEntries();
+    this.tally.rewrite(this.session.items);
+    this.tally.syncEntries(this.session.entries);
     this.compactions.invalidate();
     this.compactions.guard.reset();
   }
@@ -327,8 +343,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   }
 
   private recordUsage(promptTokens: number): void {
-    const sent = this.lastSent;
-    this.usage.record(promptTokens, sent, this.tools.schemas, () => itemsFromEntries(this.session.entries.slice(0, this.session.entryCountAt(sent))));
+    this.usage.record(promptTokens, this.tally.calibrate(promptTokens), this.tally.sentReading());
     this.fireBudget();
   }
 

@@ -3,9 +3,9 @@
  * the per-call figures (reported, estimated, and what the call would have cost without compaction)
  * that the demo and the CLI print.
  */
-import type { ContextItem, ToolSchema } from '../compaction/types';
-import type { TokenMeter } from '../compaction/meter';
+import type { CalibrationOutcome } from '../compaction/meter';
 import type { LogSink } from './api';
+import type { SentReading } from './tally';
 import type { CompactionStats } from './compaction-host';
 
 /** One model call as measured, for the totals the demo and the CLI print. All in tokens. */
@@ -24,33 +24,25 @@ export interface ServiceStats {
   compaction: CompactionStats;
 }
 
-/** Records usage per model call and feeds it to the meter's calibration. */
+/** Records usage per model call (the meter's calibration itself is the tally's, see tally.ts). */
 export class UsageRecorder {
   readonly calls: ModelCallRecord[] = [];
   private discrepancyLogged = false;
 
-  constructor(
-    private readonly meter: TokenMeter,
-    private readonly log: LogSink,
-  ) {}
+  constructor(private readonly log: LogSink) {}
 
   /**
    * Records one call.
    * @param promptTokens `usage.prompt_tokens` as reported, in tokens.
-   * @param sent The items the request carried.
-   * @param uncompacted The raw items the same request would have carried without any compaction (read lazily).
+   * @param outcome What the meter's calibration made of it (logged once when ignored).
+   * @param sent The meter's reading of the request as sent, and of the same request without compaction.
    */
-  record(promptTokens: number, sent: readonly ContextItem[], tools: readonly ToolSchema[], uncompacted: () => ContextItem[]): void {
-    const outcome = this.meter.calibrate(promptTokens, sent, tools);
+  record(promptTokens: number, outcome: CalibrationOutcome, sent: SentReading): void {
     // Logged once per session: every call of a misreporting proxy would repeat it.
     if (!outcome.accepted && outcome.reason && !this.discrepancyLogged) {
       this.discrepancyLogged = true;
       this.log('warn', `provider usage ignored: ${outcome.reason}`);
     }
-    this.calls.push({
-      reportedPromptTokens: promptTokens,
-      estimatedPromptTokens: this.meter.measure(sent, tools).total,
-      withoutCompactionTokens: this.meter.measure(uncompacted(), tools).total,
-    });
+    this.calls.push({ reportedPromptTokens: promptTokens, estimatedPromptTokens: sent.tokens, withoutCompactionTokens: sent.withoutCompaction });
   }
 }
