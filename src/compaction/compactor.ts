@@ -19,9 +19,12 @@ import type {
 import { SummarizerError } from './types';
 import type { TokenMeter } from './meter';
 import { summaryBudgets, thresholds } from './budget';
-import { anchorReasons, planCompaction, spanSummaryEstimate, type Plan } from './planner';
+import { anchorReasons, planCompaction, spanSummaryEstimate } from './planner';
 import { summarizerFailed, type AnchoredTokens, type CompactionStatus } from './outcome';
 import { anchoredBreakdown } from './anchored';
+import { planClips } from './clip-plan';
+
+export { CLIP_MIN_TOKENS } from './clip-plan';
 
 export { anchoredBreakdown, anchoredTokens } from './anchored';
 import { callIndex, collapseItem } from './collapse';
@@ -80,8 +83,6 @@ export const MIN_REQUEST_TOKENS = 256;
 export const MIN_SUMMARY_TOKENS = 64;
 /** A summary keeping more than this share of its span's tokens is not applied when other spans are. */
 export const LOW_YIELD = 0.8;
-/** A clipped message keeps at least this many tokens. */
-export const CLIP_MIN_TOKENS = 1000;
 
 /** One line naming the re-attached file copies a summary drops, or '' when it drops none. */
 function droppedFilesNote(items: readonly ContextItem[]): string {
@@ -327,32 +328,6 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   if (trial.tokensAfter > th.inputBudget) prepared.holders = tokenHolders(trial.context, meter, tools, keepRecentSteps);
   prepared.reason = commitPrepared(items, prepared, meter, tools).reason;
   return prepared;
-}
-
-/** Picks messages to clip when the plan still leaves the request over the input budget. */
-function planClips(items: readonly ContextItem[], perItem: readonly number[], plan: Plan, inputBudget: number, target: number): Array<{ index: number; maxTokens: number }> {
-  if (plan.estimatedAfter <= inputBudget) return [];
-  const inSpan = new Uint8Array(items.length);
-  for (const s of plan.spans) inSpan.fill(1, s.start, s.end);
-  for (const i of plan.collapse) inSpan[i] = 1;
-  const candidates: number[] = [];
-  for (let i = plan.shape.leadEnd; i < items.length; i++) {
-    const it = items[i];
-    const role = it.message.role;
-    if (inSpan[i] || it.pinned || it.kind === 'summary') continue;
-    // Any shape: string content, text parts, long string values in tool-call arguments.
-    if ((role === 'tool' || role === 'user' || role === 'assistant') && perItem[i] > CLIP_MIN_TOKENS) candidates.push(i);
-  }
-  candidates.sort((a, b) => perItem[b] - perItem[a]);
-  let excess = plan.estimatedAfter - target;
-  const out: Array<{ index: number; maxTokens: number }> = [];
-  for (const i of candidates) {
-    if (excess <= 0) break;
-    const maxTokens = Math.max(CLIP_MIN_TOKENS, perItem[i] - excess);
-    out.push({ index: i, maxTokens });
-    excess -= perItem[i] - maxTokens;
-  }
-  return out;
 }
 
 /**

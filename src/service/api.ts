@@ -14,7 +14,6 @@ import type { BudgetConfig, Checkpoint, ContextItem, Entry, ChatMessage, Summari
 import type { RecordedCompaction } from '../compaction/imported';
 import type { ApprovalHandler, ApprovalRequest, AutoApprove, ToolHost } from '../agent/types';
 import type { TokenCounter } from '../compaction/tokenizer';
-import type { CompactOutcomeStatus } from './outcome';
 
 export type { ApprovalRequest } from '../agent/types';
 
@@ -163,23 +162,8 @@ export interface CompactNowOptions {
   preview?: boolean;
 }
 
-/** Outcome of a compaction request, whether it ran now or was queued behind a streaming step. */
-export interface CompactOutcome {
-  /** True when a checkpoint was added. */
-  applied: boolean;
-  /** One sentence for the log: what was done or why nothing was. Render user-facing text from `status`. */
-  reason: string;
-  /** What the request came to, as data (see `outcome.ts`): the core's status passed on, or the service's own. */
-  status: CompactOutcomeStatus;
-  tokensBefore: number;
-  tokensAfter: number;
-  /** Checkpoints added by this run (empty when not applied). */
-  checkpoints: CheckpointRecord[];
-  /** Set when `preview` was requested and a summary was proposed. */
-  preview?: CompactionPreview;
-  /** True when the request waited for a streaming step to end before running. */
-  queued?: boolean;
-}
+import type { CompactOutcome } from './outcome';
+export type { CompactOutcome };
 
 /** How a task ended. */
 export type TaskStatus = 'done' | 'cancelled' | 'step-limit' | 'error';

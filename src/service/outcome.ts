@@ -6,6 +6,7 @@
 import type { CompactionStatus } from '../compaction/outcome';
 import { describeCompaction } from '../compaction/outcome-text';
 import { isQuietStatus } from '../compaction/outcome';
+import type { CheckpointRecord, CompactionPreview } from './api';
 
 /** Outcomes that only the service has. */
 export type ServiceCompactionStatus =
@@ -71,4 +72,22 @@ export function isQuietOutcome(status: CompactOutcomeStatus): boolean {
     default:
       return isQuietStatus(status);
   }
+}
+
+/** Outcome of a compaction request, whether it ran now or was queued behind a streaming step. */
+export interface CompactOutcome {
+  /** True when a checkpoint was added. */
+  applied: boolean;
+  /** One sentence for the log; user-facing text is rendered from `status` (see `outcome.ts`). */
+  reason: string;
+  /** What the request came to, as data: the core's status passed on unchanged, or the service's own. */
+  status: CompactOutcomeStatus;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Checkpoints added by this run (empty when not applied). */
+  checkpoints: CheckpointRecord[];
+  /** Set when `preview` was requested and a summary was proposed. */
+  preview?: CompactionPreview;
+  /** True when the request waited for a streaming step to end before running. */
+  queued?: boolean;
 }
