@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { start } from '../../src/modelserver/wire';
+import { describeCompaction } from '../../src/compaction/outcome-text';
 
 const repo = path.resolve(__dirname, '../../..');
 const cli = path.join(repo, 'dist/cli.js');
@@ -34,17 +35,18 @@ test('compact --json: an applied compaction reports its status with the figures'
   assert.equal(report.status.checkpoints, report.checkpoints.length);
 });
 
-test('compact: nothing eligible is reported as data and as the sentence rendered from it', { skip }, async () => {
+test('compact: a system prompt over the window does not fit, reported as data and as the sentence rendered from it', { skip }, async () => {
   const file = path.join(tmp, 'paste.json');
   // A system prompt larger than the window: it is never summarised or clipped.
   const rules = Array.from({ length: 2000 }, (_, k) => `rule ${k}: keep the build green`).join('\n');
   fs.writeFileSync(file, JSON.stringify({ messages: [{ role: 'system', content: rules }, { role: 'user', content: 'go on' }] }));
   const json = JSON.parse((await run(['compact', file, '--window', '8000', '--json'])).stdout);
   assert.equal(json.applied, false);
-  assert.equal(json.status.kind, 'nothing-eligible');
-  assert.ok(json.status.heldBy.includes('leading system messages'), json.status.heldBy.join(', '));
+  assert.equal(json.status.kind, 'does-not-fit');
+  assert.equal(json.status.limitTokens, json.inputBudget);
+  assert.ok(json.status.anchored.system > json.inputBudget, JSON.stringify(json.status));
   const text = await run(['compact', file, '--window', '8000']);
-  assert.ok(text.stdout.includes(`nothing changed: nothing eligible: everything left is ${json.status.heldBy.join(', ')}`), text.stdout);
+  assert.ok(text.stdout.includes(`nothing changed: ${describeCompaction(json.status)}`), text.stdout);
 });
 
 test('compact --summarizer openai: a rejected key is a summarizer failure of kind auth, with its HTTP status', { skip }, async (t) => {
