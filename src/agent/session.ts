@@ -335,7 +335,7 @@ export class AgentSession {
       await conversation.append({
         id: entryId,
         message: { role: 'tool', tool_call_id: calls[i].id, content: outcome.content },
-        meta: { timestamp: new Date().toISOString() },
+        meta: { timestamp: new Date().toISOString(), toolOk: outcome.ok },
       });
       hooks.onToolResult?.(calls[i], outcome, entryId, durationMs);
     }

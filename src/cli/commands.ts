@@ -7,6 +7,8 @@ import path from 'node:path';
 import type { BudgetConfig, Checkpoint, ContextItem, Summarizer } from '../compaction/types';
 import { toMessages } from '../compaction/context';
 import { compact } from '../compaction/compactor';
+import { describeAnchored, describeCompaction } from '../compaction/outcome-text';
+import type { CompactionStatus } from '../compaction/outcome';
 import { thresholds } from '../compaction/budget';
 import { checkContext } from '../compaction/invariants';
 import { describeHolders, tokenHolders } from '../compaction/holders';
@@ -80,6 +82,11 @@ export async function meterCommand(file: string, o: { model?: string; json?: boo
   if (s.warnings.length > 10) out(`… ${s.warnings.length - 10} more warnings (--json lists all)`);
 }
 
+/** What holds the anchored tokens of an applied compaction, or the kinds of message when not measured. */
+function anchoredText(status: CompactionStatus): string {
+  return status.kind === 'applied' && status.anchored ? `${describeAnchored(status.anchored)} tokens` : 'system prompt, tool schemas, latest request, newest steps';
+}
+
 function checkpointJson(c: Checkpoint) {
   return { id: c.id, trigger: c.trigger, strategy: c.strategy, replacedIds: c.replacedIds, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter, summary: c.summary, dropped: c.dropped };
 }
@@ -112,16 +119,16 @@ export async function compactCommand(file: string, o: BudgetOptions & { out?: st
   const fits = result.tokensAfter <= th.inputBudget;
   if (result.error || !fits) process.exitCode = 1;
   if (o.json) {
-    out(JSON.stringify({ applied: result.applied, outcome: result.outcome, fits, inputBudget: th.inputBudget, ...(fits ? {} : { holders: result.holders ?? tokenHolders(items, s.meter, s.transcript.tools, o.keepSteps) }), reason: result.reason, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter, target: th.targetTokens, checkpoints: result.checkpoints.map(checkpointJson), violations, out: o.out }, null, 2));
+    out(JSON.stringify({ applied: result.applied, outcome: result.outcome, status: result.status, fits, inputBudget: th.inputBudget, ...(fits ? {} : { holders: result.holders ?? tokenHolders(items, s.meter, s.transcript.tools, o.keepSteps) }), reason: result.reason, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter, target: th.targetTokens, checkpoints: result.checkpoints.map(checkpointJson), violations, out: o.out }, null, 2));
     return;
   }
   out(`${path.basename(file)}: ${doc.format}, ${doc.rawCount} messages, window ${kTokens(o.window)} (target ${kTokens(th.targetTokens)})`);
-  out(result.applied ? `compacted: ${result.tokensBefore} → ${result.tokensAfter} tokens` : `nothing changed: ${result.reason}`);
+  out(result.applied ? `compacted: ${result.tokensBefore} → ${result.tokensAfter} tokens` : `nothing changed: ${describeCompaction(result.status)}`);
   for (const c of result.checkpoints) out(`  checkpoint ${c.id} ${c.strategy}: ${c.replacedIds.length} messages, ${c.tokensBefore} → ${c.tokensAfter} tokens${c.dropped ? `, ${c.dropped} dropped without summary` : ''}`);
   if (s.importCheckpoints.length) out(`  (${s.importCheckpoints.length} compaction(s) recorded in the file became import checkpoints)`);
   printWarnings(s, out);
   if (!fits) out(`does not fit: ${result.tokensAfter} tokens remain against a budget of ${th.inputBudget}${result.error ? '' : `; ${describeHolders(result.holders ?? tokenHolders(items, s.meter, s.transcript.tools, o.keepSteps), th.inputBudget)}`}`);
-  else if (result.applied && result.tokensAfter > th.targetTokens) out(`note: ${result.tokensAfter} tokens is above the target of ${th.targetTokens}; what remains is anchored (system prompt, tool schemas, latest request, newest steps)`);
+  else if (result.applied && result.tokensAfter > th.targetTokens) out(`note: ${result.tokensAfter} tokens is above the target of ${th.targetTokens}; what remains is anchored (${anchoredText(result.status)})`);
   if (violations.length) out(`invariant violations: ${violations.length}; first: ${violations[0].message}`);
   if (o.out && !result.error) out(`wrote ${o.out}`);
 }

@@ -19,10 +19,16 @@ import type {
 import { SummarizerError } from './types';
 import type { TokenMeter } from './meter';
 import { summaryBudgets, thresholds } from './budget';
-import { planCompaction, spanSummaryEstimate, type Plan } from './planner';
+import { anchorReasons, planCompaction, spanSummaryEstimate } from './planner';
+import { summarizerFailed, type AnchoredTokens, type CompactionStatus } from './outcome';
+import { anchoredBreakdown } from './anchored';
+import { planClips } from './clip-plan';
+
+export { CLIP_MIN_TOKENS } from './clip-plan';
+
+export { anchoredBreakdown, anchoredTokens } from './anchored';
 import { callIndex, collapseItem } from './collapse';
 import { applyCheckpoint } from './context';
-import { analyzeTable } from './structure';
 import { collectRequests, removeRequestsSection, renderRequestsSection, typedRequestOf } from './requests';
 import { backfillIdentifiers } from './backfill';
 import { actionsOf } from './actions';
@@ -53,6 +59,8 @@ export interface PreparedCompaction {
   startedAt: number;
   /** Tokens no compaction may summarise, when the result is above the target (see CompactionResult). */
   anchoredTokens?: number;
+  /** The same, by what holds them. */
+  anchored?: AnchoredTokens;
   /** The target the compaction aimed at, in tokens. */
   targetTokens?: number;
   /** What holds the tokens, when the result is over the input budget (does not fit the window). */
@@ -75,8 +83,6 @@ export const MIN_REQUEST_TOKENS = 256;
 export const MIN_SUMMARY_TOKENS = 64;
 /** A summary keeping more than this share of its span's tokens is not applied when other spans are. */
 export const LOW_YIELD = 0.8;
-/** A clipped message keeps at least this many tokens. */
-export const CLIP_MIN_TOKENS = 1000;
 
 /** One line naming the re-attached file copies a summary drops, or '' when it drops none. */
 function droppedFilesNote(items: readonly ContextItem[]): string {
@@ -93,8 +99,13 @@ function newId(): string {
   return `ck-${globalThis.crypto.randomUUID().slice(0, 8)}`;
 }
 
-function notApplied(items: readonly ContextItem[], tokens: number, outcome: CompactionResult['outcome'], reason: string, error?: SummarizerError): CompactionResult {
-  return { applied: false, outcome, reason, tokensBefore: tokens, tokensAfter: tokens, checkpoints: [], context: [...items], error };
+function notApplied(items: readonly ContextItem[], tokens: number, outcome: CompactionResult['outcome'], reason: string, status: CompactionStatus, error?: SummarizerError): CompactionResult {
+  return { applied: false, outcome, reason, status, tokensBefore: tokens, tokensAfter: tokens, checkpoints: [], context: [...items], error };
+}
+
+/** A not-applied result for a summarizer failure. */
+function failed(items: readonly ContextItem[], tokens: number, reason: string, e: SummarizerError): CompactionResult {
+  return notApplied(items, tokens, 'failed', reason, summarizerFailed(e), e);
 }
 
 /**
@@ -109,10 +120,10 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   const m = meter.measure(items, tools);
   const before = m.total;
   if (!options.force && before < th.triggerTokens) {
-    return notApplied(items, before, 'not-needed', `below the trigger: ${before} of ${th.triggerTokens} tokens`);
+    return notApplied(items, before, 'not-needed', `below the trigger: ${before} of ${th.triggerTokens} tokens`, { kind: 'not-needed', why: 'below-trigger', tokens: before, limitTokens: th.triggerTokens });
   }
   if (!options.all && before <= th.targetTokens) {
-    return notApplied(items, before, 'not-needed', `already small enough: ${before} tokens, target ${th.targetTokens}`);
+    return notApplied(items, before, 'not-needed', `already small enough: ${before} tokens, target ${th.targetTokens}`, { kind: 'not-needed', why: 'already-small', tokens: before, limitTokens: th.targetTokens });
   }
   const keepRecentSteps = options.keepRecentSteps ?? DEFAULT_KEEP_RECENT_STEPS;
   const budgets = summaryBudgets(th.targetTokens, { user: options.userBudget, summary: options.summaryBudget });
@@ -131,7 +142,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   const hopeless = overBudget && tokenHolders(items, meter, tools, keepRecentSteps).systemAndTools >= th.inputBudget;
   const clips = hopeless ? [] : planClips(items, m.perItem, plan, th.inputBudget, th.targetTokens);
   if (plan.collapse.length === 0 && plan.spans.length === 0 && clips.length === 0 && !overBudget) {
-    return notApplied(items, before, 'nothing-eligible', plan.reason ?? 'nothing eligible');
+    return notApplied(items, before, 'nothing-eligible', plan.reason ?? 'nothing eligible', { kind: 'nothing-eligible', heldBy: anchorReasons(plan.shape) });
   }
   // An automatic compaction that cannot get below its own trigger would fire again on the next
   // model call and rewrite the context (and the provider's prompt cache) every turn: refuse it.
@@ -145,6 +156,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
       before,
       'cannot-reach',
       `cannot get below the trigger: at best ${after} of ${th.triggerTokens} tokens, because the system prompt, tool schemas, latest request and newest steps hold most of the context; a larger window or fewer kept recent steps would help, and a manual compaction still runs`,
+      { kind: 'does-not-fit', bestTokens: after, limitTokens: th.triggerTokens, anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps) },
     );
   const auto = options.trigger === 'auto' && clips.length === 0;
   // Refused only while the context still fits: a refusal over the budget leaves nothing sendable.
@@ -187,7 +199,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   const summaryShare = planTarget - leftInPlace;
   for (const [k, span] of plan.spans.entries()) {
     if (k > 0 && !options.all && meter.measure(work, tools).total <= planTarget) break;
-    if (options.signal?.aborted) return notApplied(items, before, 'failed', 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
+    if (options.signal?.aborted) return failed(items, before, 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
     const spanItems = items.slice(span.start, span.end);
     // Files re-attached by an earlier compaction are stale copies: a new summary drops them (a live
     // session re-attaches current contents) and names them, so the summarizer never sees them.
@@ -219,11 +231,11 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
       });
     } catch (err) {
       const e = err instanceof SummarizerError ? err : new SummarizerError(`summarizer failed: ${(err as Error)?.message ?? String(err)}`, 'invalid', { cause: err });
-      return notApplied(items, before, 'failed', `compaction failed, context unchanged: ${e.message}`, e);
+      return failed(items, before, `compaction failed, context unchanged: ${e.message}`, e);
     }
     if (!result.text || !result.text.trim()) {
       const e = new SummarizerError('the summarizer returned an empty summary', 'empty');
-      return notApplied(items, before, 'failed', `compaction failed, context unchanged: ${e.message}`, e);
+      return failed(items, before, `compaction failed, context unchanged: ${e.message}`, e);
     }
     // A model's notes get the checks the extractive notes do not need: invented user quotes removed,
     // per-call outcomes, latest task list and verification result appended (they win over claims).
@@ -266,7 +278,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     const insertedTokens = cp.inserted.reduce((s, i) => s + meter.countMessage(i.message), 0);
     if (insertedTokens >= spanTokens) {
       const e = new SummarizerError(`the summary (${insertedTokens} tokens) is not shorter than what it replaces (${spanTokens} tokens)`, 'no-shrink');
-      return notApplied(items, before, 'failed', `compaction failed, context unchanged: ${e.message}`, e);
+      return failed(items, before, `compaction failed, context unchanged: ${e.message}`, e);
     }
     // A span that shrinks by less than a fifth (already-collapsed records, an earlier summary) is left
     // as it is: rewriting it would break the provider's prompt cache for almost nothing.
@@ -296,63 +308,29 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
       items: work, tools, meter, summarizer, options, keepRecentSteps, goal: th.triggerTokens - 1, userTokens: budgets.userTokens,
       newCheckpoint: (strategy) => base(strategy, newId()), header: summaryHeader,
     });
-    if (degraded.error) return notApplied(items, before, 'failed', `compaction failed, context unchanged: ${degraded.error.message}`, degraded.error);
+    if (degraded.error) return failed(items, before, `compaction failed, context unchanged: ${degraded.error.message}`, degraded.error);
     checkpoints.push(...degraded.checkpoints);
     work = degraded.items;
   }
   if (checkpoints.length === 0) {
     const holders = tokenHolders(items, meter, tools, keepRecentSteps);
     const n = (x: number) => x.toLocaleString('en-US');
-    return { ...notApplied(items, before, 'nothing-eligible', `nothing can be shortened; does not fit: ${n(before)} tokens against a budget of ${n(th.inputBudget)}; ${describeHolders(holders, th.inputBudget)}`), holders };
+    const status: CompactionStatus = { kind: 'does-not-fit', bestTokens: before, limitTokens: th.inputBudget, anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps) };
+    return { ...notApplied(items, before, 'nothing-eligible', `nothing can be shortened; does not fit: ${n(before)} tokens against a budget of ${n(th.inputBudget)}; ${describeHolders(holders, th.inputBudget)}`, status), holders };
   }
   const trial = commitPrepared(items, prepared, meter, tools);
   if (!trial.applied) return trial;
   if (auto && !overBudget && trial.tokensAfter >= th.triggerTokens) return cannotReach(trial.tokensAfter);
   prepared.tokensAfter = trial.tokensAfter;
   prepared.targetTokens = th.targetTokens;
-  if (trial.tokensAfter > th.targetTokens) prepared.anchoredTokens = anchoredTokens(trial.context, meter, tools, keepRecentSteps);
+  if (trial.tokensAfter > th.targetTokens) {
+    prepared.anchored = anchoredBreakdown(trial.context, meter, tools, keepRecentSteps);
+    prepared.anchoredTokens = prepared.anchored.total;
+  }
   prepared.inputBudget = th.inputBudget;
   if (trial.tokensAfter > th.inputBudget) prepared.holders = tokenHolders(trial.context, meter, tools, keepRecentSteps);
   prepared.reason = commitPrepared(items, prepared, meter, tools).reason;
   return prepared;
-}
-
-/** Tokens of `items` (with `tools`) that no compaction may summarise: the leading system messages, the latest request, the newest steps, pinned items. */
-export function anchoredTokens(items: readonly ContextItem[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined, keepRecentSteps: number): number {
-  const t = analyzeTable(items, keepRecentSteps);
-  const m = meter.measure(items, tools);
-  let sum = m.total - m.perItem.reduce((a, b) => a + b, 0);
-  for (let k = 0; k < t.count; k++) {
-    if (t.eligible[k] || t.kind[k] === 2) continue;
-    for (let i = t.start[k]; i < t.end[k]; i++) sum += m.perItem[i];
-  }
-  return sum;
-}
-
-/** Picks messages to clip when the plan still leaves the request over the input budget. */
-function planClips(items: readonly ContextItem[], perItem: readonly number[], plan: Plan, inputBudget: number, target: number): Array<{ index: number; maxTokens: number }> {
-  if (plan.estimatedAfter <= inputBudget) return [];
-  const inSpan = new Uint8Array(items.length);
-  for (const s of plan.spans) inSpan.fill(1, s.start, s.end);
-  for (const i of plan.collapse) inSpan[i] = 1;
-  const candidates: number[] = [];
-  for (let i = plan.shape.leadEnd; i < items.length; i++) {
-    const it = items[i];
-    const role = it.message.role;
-    if (inSpan[i] || it.pinned || it.kind === 'summary') continue;
-    // Any shape: string content, text parts, long string values in tool-call arguments.
-    if ((role === 'tool' || role === 'user' || role === 'assistant') && perItem[i] > CLIP_MIN_TOKENS) candidates.push(i);
-  }
-  candidates.sort((a, b) => perItem[b] - perItem[a]);
-  let excess = plan.estimatedAfter - target;
-  const out: Array<{ index: number; maxTokens: number }> = [];
-  for (const i of candidates) {
-    if (excess <= 0) break;
-    const maxTokens = Math.max(CLIP_MIN_TOKENS, perItem[i] - excess);
-    out.push({ index: i, maxTokens });
-    excess -= perItem[i] - maxTokens;
-  }
-  return out;
 }
 
 /**
@@ -370,7 +348,7 @@ export function commitPrepared(items: readonly ContextItem[], prepared: Prepared
     try {
       next = applyCheckpoint(current, cp);
     } catch {
-      return notApplied(items, before, 'stale', 'the prepared compaction is stale: the messages it replaces have changed');
+      return notApplied(items, before, 'stale', 'the prepared compaction is stale: the messages it replaces have changed', { kind: 'stale' });
     }
     const after = meter.measure(next, tools).total;
     applied.push({ ...cp, replacedIds: ([] as string[]).concat(...cp.replaced.map((r) => r.covers)), tokensBefore: tokens, tokensAfter: after });
@@ -379,10 +357,12 @@ export function commitPrepared(items: readonly ContextItem[], prepared: Prepared
   }
   if (tokens >= before) {
     const e = new SummarizerError(`the compaction would not shrink the context (${before} → ${tokens} tokens)`, 'no-shrink');
-    return notApplied(items, before, 'failed', `compaction not applied: ${e.message}`, e);
+    return failed(items, before, `compaction not applied: ${e.message}`, e);
   }
   const broken = checkToolPairing(current.map((i) => i.message), true);
-  if (broken.length > 0) return notApplied(items, before, 'failed', `compaction not applied: it would break tool pairing (${broken[0].message})`);
+  if (broken.length > 0) {
+    return notApplied(items, before, 'failed', `compaction not applied: it would break tool pairing (${broken[0].message})`, { kind: 'would-break-pairing', detail: broken[0].message });
+  }
   const durationMs = Date.now() - prepared.startedAt;
   for (const cp of applied) cp.durationMs = durationMs;
   const n = (x: number) => x.toLocaleString('en-US');
@@ -394,7 +374,15 @@ export function commitPrepared(items: readonly ContextItem[], prepared: Prepared
   // Does not fit even after the degrade tiers: say what holds the tokens, with figures.
   const holders = prepared.holders && prepared.inputBudget !== undefined && tokens > prepared.inputBudget ? prepared.holders : undefined;
   const noFit = holders ? `; does not fit: ${n(tokens)} tokens against a budget of ${n(prepared.inputBudget!)}; ${describeHolders(holders, prepared.inputBudget)}` : over;
-  return { applied: true, outcome: 'applied', reason: `compacted ${n(before)} → ${n(tokens)} tokens (${parts})${noFit}`, tokensBefore: before, tokensAfter: tokens, checkpoints: applied, context: current, ...(anchored !== undefined ? { anchoredTokens: anchored } : {}), ...(holders ? { holders } : {}) };
+  const status: CompactionStatus = {
+    kind: 'applied',
+    tokensBefore: before,
+    tokensAfter: tokens,
+    checkpoints: applied.length,
+    ...(prepared.anchored ? { anchored: prepared.anchored } : {}),
+    ...(target !== undefined ? { targetTokens: target } : {}),
+  };
+  return { applied: true, outcome: 'applied', reason: `compacted ${n(before)} → ${n(tokens)} tokens (${parts})${noFit}`, status, tokensBefore: before, tokensAfter: tokens, checkpoints: applied, context: current, ...(anchored !== undefined ? { anchoredTokens: anchored } : {}), ...(holders ? { holders } : {}) };
 }
 
 /** Runs a whole compaction (prepare, then commit on the same items). See {@link prepareCompaction}. */

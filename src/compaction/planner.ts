@@ -154,7 +154,12 @@ export function spanSummaryEstimate(span: Span, summaryTokens: number, kept: num
 }
 
 function nothingReason(shape: UnitTable): string {
+  return `nothing eligible: everything left is ${anchorReasons(shape).join(', ') || 'anchored'}`;
+}
+
+/** What keeps the units that may not be compacted, in words (`UNIT_REASONS`), each once, in first-seen order. */
+export function anchorReasons(shape: UnitTable): string[] {
   const reasons = new Set<string>();
   for (let k = 0; k < shape.count; k++) if (!shape.eligible[k] && shape.reason[k]) reasons.add(UNIT_REASONS[shape.reason[k]]);
-  return `nothing eligible: everything left is ${[...reasons].join(', ') || 'anchored'}`;
+  return [...reasons];
 }

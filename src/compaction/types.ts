@@ -11,6 +11,7 @@ import type {
   ChatCompletionTool,
   ChatCompletionMessageToolCall,
 } from 'openai/resources/chat/completions';
+import type { CompactionStatus } from './outcome';
 
 /** An OpenAI Chat Completions message, sendable as-is. */
 export type ChatMessage = ChatCompletionMessageParam;
@@ -42,6 +43,12 @@ export interface EntryMeta {
   reportedPromptTokens?: number;
   /** Model that produced this assistant message, when recorded. */
   model?: string;
+  /**
+   * For a tool result: whether the tool call succeeded, as the agent's tool host reported it or as an
+   * imported format recorded it (Claude Code's and Cline's `is_error`, Codex's `success` or exit code,
+   * OpenHands' error and rejection events). Undefined when nothing recorded it.
+   */
+  toolOk?: boolean;
 }
 
 /** A raw transcript entry: one message with a stable id. Raw entries are never edited. */
@@ -274,11 +281,15 @@ export class SummarizerError extends Error {
       | 'invalid'
       | 'no-shrink'
       | 'overflow',
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; status?: number },
   ) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'SummarizerError';
+    if (options?.status !== undefined) this.status = options.status;
   }
+
+  /** The HTTP status of an `http` failure, when the server answered with one. */
+  readonly status?: number;
 }
 
 /** Outcome of a compaction attempt. When `applied` is false the context is unchanged. */
@@ -290,6 +301,8 @@ export interface CompactionResult {
    * `failed` (summarizer failure or a rewrite that would not shrink; see `error`).
    */
   outcome: 'applied' | 'not-needed' | 'nothing-eligible' | 'cannot-reach' | 'stale' | 'failed';
+  /** The same outcome as data, with its figures; render text for the user from this (see `outcome.ts`). */
+  status: CompactionStatus;
   /** Why nothing was applied, or what was done, in one sentence for the user. */
   reason: string;
   tokensBefore: number;

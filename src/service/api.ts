@@ -188,21 +188,8 @@ export interface CompactNowOptions {
   preview?: boolean;
 }
 
-/** Outcome of a compaction request, whether it ran now or was queued behind a streaming step. */
-export interface CompactOutcome {
-  /** True when a checkpoint was added. */
-  applied: boolean;
-  /** One sentence for the user: what was done or why nothing was. */
-  reason: string;
-  tokensBefore: number;
-  tokensAfter: number;
-  /** Checkpoints added by this run (empty when not applied). */
-  checkpoints: CheckpointRecord[];
-  /** Set when `preview` was requested and a summary was proposed. */
-  preview?: CompactionPreview;
-  /** True when the request waited for a streaming step to end before running. */
-  queued?: boolean;
-}
+import type { CompactOutcome } from './outcome';
+export type { CompactOutcome };
 
 /** How a task ended. */
 export type TaskStatus = 'done' | 'cancelled' | 'step-limit' | 'error';

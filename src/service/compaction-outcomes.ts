@@ -5,11 +5,15 @@
 import type { CompactionResult } from '../compaction/types';
 import { summaryHeader, type PreparedCompaction } from '../compaction/compactor';
 import type { CheckpointRecord, CompactionPreview, CompactOutcome } from './api';
+import { describeOutcome, type ServiceCompactionStatus } from './outcome';
+import type { CompactionStatus } from '../compaction/outcome';
+import { describeCompaction } from '../compaction/outcome-text';
 
 export function outcomeOf(result: CompactionResult, records: CheckpointRecord[], queued?: boolean): CompactOutcome {
   return {
     applied: result.applied,
     reason: result.reason,
+    status: result.status,
     tokensBefore: result.tokensBefore,
     tokensAfter: result.tokensAfter,
     checkpoints: records,
@@ -17,8 +21,9 @@ export function outcomeOf(result: CompactionResult, records: CheckpointRecord[],
   };
 }
 
-export function notApplied(reason: string, tokens: number, queued?: boolean): CompactOutcome {
-  return { applied: false, reason, tokensBefore: tokens, tokensAfter: tokens, checkpoints: [], ...(queued ? { queued } : {}) };
+/** An outcome that changed nothing (`tokens` before and after), its reason rendered from `status`. */
+export function notApplied(status: ServiceCompactionStatus, tokens: number, queued?: boolean): CompactOutcome {
+  return { applied: false, reason: describeOutcome(status), status, tokensBefore: tokens, tokensAfter: tokens, checkpoints: [], ...(queued ? { queued } : {}) };
 }
 
 /** Rejects as soon as `signal` aborts, without waiting for `work` (a summarizer may ignore the signal). */
@@ -72,23 +77,20 @@ export function withEditedSummary(prepared: PreparedCompaction, text: string): P
   return { ...prepared, checkpoints };
 }
 
-/** Why a run that threw or was aborted ended, and whether it was the run's timeout. */
-export function runFailure(signal: AbortSignal, error: unknown, timeoutMs: number): { reason: string; timedOut: boolean } {
-  const timedOut = signal.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError';
-  const reason = timedOut
-    ? `compaction timed out after ${timeoutMs} ms; the context is unchanged (try again, or use a faster summarizer)`
-    : signal.aborted
-      ? 'compaction cancelled; the context is unchanged'
-      : `compaction failed, the context is unchanged: ${(error as Error)?.message ?? String(error)}`;
-  return { reason, timedOut };
+/** Why a run that threw or was aborted ended: its timeout, a cancellation, or an unexpected error. */
+export function runFailure(signal: AbortSignal, error: unknown, timeoutMs: number): ServiceCompactionStatus {
+  if (signal.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError') return { kind: 'timed-out', timeoutMs };
+  if (signal.aborted) return { kind: 'cancelled' };
+  return { kind: 'error', message: (error as Error)?.message ?? String(error) };
 }
 
 /** The note shown while the meter is over the trigger and automatic compaction cannot help. */
-export function stuckNote(reason: string): string {
-  const advice = /nothing eligible/.test(reason)
-    ? '; the system prompt, tool schemas, pinned messages and the newest step leave too little room: unpin messages, start a new task, lower the reserved output, or use a larger window'
-    : '';
-  return `Over the compaction trigger and automatic compaction cannot help: ${reason}${advice}.`;
+export function stuckNote(status: CompactionStatus): string {
+  const advice =
+    status.kind === 'nothing-eligible'
+      ? '; the system prompt, tool schemas, pinned messages and the newest step leave too little room: unpin messages, start a new task, lower the reserved output, or use a larger window'
+      : '';
+  return `Over the compaction trigger and automatic compaction cannot help: ${describeCompaction(status)}${advice}.`;
 }
 
 /** True when two notes differ only in their figures (token counts change on every model call). */

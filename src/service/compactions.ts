@@ -19,6 +19,8 @@ import { commitPrepared, prepareCompaction, type PreparedCompaction } from '../c
 import { applyReattach, planReattach } from './reattach-step';
 import { PrepareAhead } from './prepare-ahead';
 import { ManualQueue } from './manual-queue';
+import { describeOutcome, type ServiceCompactionStatus } from './outcome';
+import type { CompactionStatus } from '../compaction/outcome';
 import type { CheckpointRecord, CompactionPreview, CompactOutcome } from './api';
 import type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
 import { notApplied, outcomeOf, previewOf, raceAbort, runFailure, sameKind, stuckNote, withEditedSummary } from './compaction-outcomes';
@@ -112,8 +114,8 @@ export class Compactions {
   }
 
   /** Resolves queued requests as not applied (task ended without a safe point, or disposal). */
-  flushQueue(reason: string): void {
-    this.queue.flush(reason, this.measure());
+  flushQueue(status: ServiceCompactionStatus): void {
+    this.queue.flush(status, this.measure());
   }
 
   /** A manual compaction now (the caller made sure this is a safe point). Single flight. */
@@ -125,10 +127,10 @@ export class Compactions {
   applyPreview(editedText?: string): Promise<CompactOutcome> {
     return this.singleFlight(async () => {
       const pending = this.preview;
-      if (!pending) return notApplied('there is no summary preview to apply', this.measure());
+      if (!pending) return notApplied({ kind: 'no-preview' }, this.measure());
       this.preview = undefined;
       if (pending.version !== this.host.version()) {
-        return notApplied('the preview is stale: the conversation was rewritten since it was made; compact again', this.measure());
+        return notApplied({ kind: 'rewritten', during: 'preview' }, this.measure());
       }
       const edited = editedText === undefined ? pending.prepared : withEditedSummary(pending.prepared, editedText);
       const prepared = await this.withFiles(edited, this.lifetime.signal);
@@ -154,7 +156,7 @@ export class Compactions {
     this.lifetime.abort(new Error('cancelled'));
     this.lifetime = new AbortController();
     this.ahead.stop('cancelled');
-    this.flushQueue('compaction cancelled');
+    this.flushQueue({ kind: 'cancelled' });
   }
 
   /** Waits for background preparation to settle (tests and orderly shutdown). */
@@ -310,23 +312,24 @@ export class Compactions {
       const prepared = 'applied' in planned ? planned : applyReattach(planned, items, reattach, this.host.meter, this.host.tools());
       if ('applied' in prepared) {
         if (prepared.error) this.noteFailure(trigger, prepared.reason);
-        else if (trigger === 'auto') this.noteStuck(prepared.reason);
+        else if (trigger === 'auto') this.noteStuck(prepared.status);
         return outcomeOf(prepared, []);
       }
-      if (this.host.version() !== version) return notApplied('the conversation was rewritten during the compaction; nothing applied', this.measure());
+      if (this.host.version() !== version) return notApplied({ kind: 'rewritten', during: 'run' }, this.measure());
       if (options.preview) {
         const view = previewOf(prepared, options.focus, this.host.summarizer.name);
         this.preview = { version, prepared, view };
-        return { applied: false, reason: 'summary proposed for review', tokensBefore: prepared.tokensBefore, tokensAfter: prepared.tokensAfter, checkpoints: [], preview: view };
+        return { applied: false, reason: describeOutcome({ kind: 'proposed' }), status: { kind: 'proposed' }, tokensBefore: prepared.tokensBefore, tokensAfter: prepared.tokensAfter, checkpoints: [], preview: view };
       }
       // Items appended while the summarizer ran (a user message sent meanwhile) stay after the span.
       const result = commitPrepared(this.host.items(), prepared, this.host.meter, this.host.tools());
       if (options.cause && result.applied) for (const c of result.checkpoints) c.cause = options.cause;
       return this.finish(result, trigger, triggerTokens);
     } catch (error) {
-      const { reason, timedOut } = runFailure(signal, error, this.options.timeoutMs);
-      if (!signal.aborted || timedOut) this.noteFailure(trigger, reason);
-      return notApplied(reason, this.measure());
+      const status = runFailure(signal, error, this.options.timeoutMs);
+      const outcome = notApplied(status, this.measure());
+      if (status.kind !== 'cancelled') this.noteFailure(trigger, outcome.reason);
+      return outcome;
     } finally {
       this.host.setBusy(undefined);
     }
@@ -350,8 +353,8 @@ export class Compactions {
    * Over the trigger with nothing to compact (everything left is anchored, pinned or too small): the
    * user is told once per distinct reason, and the gauge carries it until a compaction applies.
    */
-  private noteStuck(reason: string): void {
-    const note = stuckNote(reason);
+  private noteStuck(status: CompactionStatus): void {
+    const note = stuckNote(status);
     // Logged once per kind of reason: the token figures in it change on every model call.
     if (!sameKind(note, this.stuck)) this.host.log('warn', note);
     this.stuck = note;
@@ -378,9 +381,9 @@ export class Compactions {
     try {
       records = this.host.commit(result);
     } catch (error) {
-      const reason = `compaction not applied: saving the session failed (${(error as Error).message}); the context is unchanged`;
-      this.noteFailure(trigger, reason);
-      return notApplied(reason, result.tokensBefore);
+      const outcome = notApplied({ kind: 'save-failed', message: (error as Error).message }, result.tokensBefore);
+      this.noteFailure(trigger, outcome.reason);
+      return outcome;
     }
     if (trigger === 'auto') this.stats.automatic++;
     else this.stats.manual++;
@@ -400,7 +403,8 @@ export class Compactions {
     this.host.log('info', `images over the limit of ${this.options.maxImages} per request: ${checkpoint.summary}`);
     // Not reported to the guard: it is not a token compaction and must not block one in this call.
     try {
-      this.host.commit({ applied: true, outcome: 'applied', reason: checkpoint.summary, tokensBefore: checkpoint.tokensBefore, tokensAfter: checkpoint.tokensAfter, checkpoints: [checkpoint], context });
+      const status = { kind: 'applied', tokensBefore: checkpoint.tokensBefore, tokensAfter: checkpoint.tokensAfter, checkpoints: 1 } as const;
+      this.host.commit({ applied: true, outcome: 'applied', reason: checkpoint.summary, status, tokensBefore: checkpoint.tokensBefore, tokensAfter: checkpoint.tokensAfter, checkpoints: [checkpoint], context });
     } catch (error) {
       this.host.log('error', `image placeholders not applied: saving the session failed (${(error as Error).message})`);
     }

@@ -4,6 +4,7 @@
  */
 import type { CompactOutcome } from './api';
 import { notApplied } from './compaction-outcomes';
+import type { ServiceCompactionStatus } from './outcome';
 
 /** What a manual request asks for. */
 export interface ManualRequest {
@@ -36,7 +37,7 @@ export class ManualQueue {
     const waiting = this.queue;
     this.queue = [];
     const live = waiting.filter((q) => !q.signal?.aborted);
-    for (const q of waiting) if (q.signal?.aborted) q.resolve(notApplied('compaction cancelled before it started', tokens(), true));
+    for (const q of waiting) if (q.signal?.aborted) q.resolve(notApplied({ kind: 'cancelled' }, tokens(), true));
     if (live.length === 0) return;
     const first = live[0];
     const signals = live.map((q) => q.signal).filter((s): s is AbortSignal => s !== undefined);
@@ -44,10 +45,10 @@ export class ManualQueue {
     for (const q of live) q.resolve({ ...outcome, queued: true });
   }
 
-  /** Resolves every waiting request as not applied with `reason`. */
-  flush(reason: string, tokens: number): void {
+  /** Resolves every waiting request as not applied with `status`. */
+  flush(status: ServiceCompactionStatus, tokens: number): void {
     const waiting = this.queue;
     this.queue = [];
-    for (const q of waiting) q.resolve(notApplied(reason, tokens, true));
+    for (const q of waiting) q.resolve(notApplied(status, tokens, true));
   }
 }

@@ -35,6 +35,7 @@ import { UsageRecorder, type ServiceStats } from './usage';
 import { ServiceStatus } from './status';
 import { agentHooks } from './agent-hooks';
 import { exportOf, importedEntries } from './transfer';
+import { describeOutcome, isQuietOutcome, type CompactOutcomeStatus } from './outcome';
 
 export { newSessionId } from './helpers';
 export type { ModelCallRecord, ServiceStats } from './usage';
@@ -192,7 +193,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       return outcome;
     } finally {
       this.taskController = undefined;
-      this.compactions.flushQueue('the task ended before the compaction could run');
+      this.compactions.flushQueue({ kind: 'task-ended' });
       this.status.agent('idle');
     }
   }
@@ -217,7 +218,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       outcome = await this.compactions.manual(request, signal);
     }
     if (outcome.preview) this.events.preview.fire(outcome.preview);
-    if (!outcome.applied && !outcome.preview) this.reportProblem(outcome.reason);
+    if (!outcome.applied && !outcome.preview) this.reportProblem(outcome.status);
     return outcome;
   }
 
@@ -225,7 +226,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     if (this.taskController) throw new Error('wait for the task to finish before applying the preview');
     const outcome = await this.compactions.applyPreview(editedText);
     this.events.preview.fire(undefined);
-    if (!outcome.applied) this.reportProblem(outcome.reason);
+    if (!outcome.applied) this.reportProblem(outcome.status);
     return outcome;
   }
 
@@ -403,8 +404,8 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   }
 
   /** Shows a problem once as the `error` state; the next state change clears it. */
-  private reportProblem(reason: string): void {
-    if (/cancelled|below the trigger|already small|nothing eligible/.test(reason) || this.taskController) return;
-    this.status.problem(reason);
+  private reportProblem(status: CompactOutcomeStatus): void {
+    if (isQuietOutcome(status) || this.taskController) return;
+    this.status.problem(describeOutcome(status));
   }
 }

@@ -59,6 +59,6 @@ export class FallbackSummarizer implements Summarizer {
     if (first === undefined) throw new SummarizerError('no summarizer configured', 'invalid');
     if (failures.length === 1) throw first.error;
     const message = failures.map((f) => `${f.name}: ${f.error.message}`).join('; ');
-    throw new SummarizerError(`every summarizer failed — ${message}`, first.error.kind, { cause: first.error });
+    throw new SummarizerError(`every summarizer failed — ${message}`, first.error.kind, { cause: first.error, status: first.error.status });
   }
 }

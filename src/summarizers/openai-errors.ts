@@ -54,7 +54,7 @@ export function classifyFailure(error: unknown, fired: FiredReason | undefined, 
     const detail = redact(apiErrorText(error));
     const code = typeof error.code === 'string' ? error.code : '';
     if (code === 'context_length_exceeded' || /context length|context window|too many tokens|maximum context/i.test(detail)) {
-      return new SummarizerError(`the summarizer request exceeded the model's context window (HTTP ${error.status}): ${detail}`, 'overflow', { cause: error });
+      return new SummarizerError(`the summarizer request exceeded the model's context window (HTTP ${error.status}): ${detail}`, 'overflow', { cause: error, status: error.status });
     }
     const what =
       error.status === 401 || error.status === 403
@@ -68,7 +68,7 @@ export function classifyFailure(error: unknown, fired: FiredReason | undefined, 
               : 'rejected the request';
     const retried = error.status === 429 || error.status >= 500 || error.status === 408 || error.status === 409;
     const attempts = retried ? ` after ${call.maxRetries + 1} attempt(s)` : '';
-    return new SummarizerError(`the summarizer at ${endpoint} ${what} (HTTP ${error.status})${attempts}: ${detail}`, 'http', { cause: error });
+    return new SummarizerError(`the summarizer at ${endpoint} ${what} (HTTP ${error.status})${attempts}: ${detail}`, 'http', { cause: error, status: error.status });
   }
   if (error instanceof SyntaxError) {
     return new SummarizerError(`the summarizer at ${endpoint} sent a malformed stream event; the partial summary was discarded`, 'invalid', { cause: error });

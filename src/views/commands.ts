@@ -8,6 +8,7 @@ import type { RecordedCompaction } from '../compaction/imported';
 import { maskSecrets, maskStrings } from '../compaction/secrets';
 import type { Entry } from '../compaction/types';
 import type { CompactOutcome, ContextServiceApi } from '../service/api';
+import { describeOutcome } from '../service/outcome';
 import { abortSignalFrom } from '../lifecycle/cancellation';
 import type { CheckpointDocumentProvider } from './checkpoint-documents';
 import { Commands } from './command-ids';
@@ -150,7 +151,7 @@ class CommandHandlers {
     if (!preview) return;
     const text = summary ?? this.deps.previewText?.() ?? preview.summary;
     const outcome = await service.applyPreview(text === preview.summary ? undefined : text);
-    void vscode.window.showInformationMessage(`ContextKeeper: ${outcome.reason}`);
+    void vscode.window.showInformationMessage(`ContextKeeper: ${describeOutcome(outcome.status)}`);
   }
 
   async newTask(text?: string): Promise<void> {

@@ -105,7 +105,7 @@ export function itemsForEntry(entry: Entry, toolNames: ToolNames, live: ToolLive
         id: entry.id,
         ...common,
         name: call?.name ?? 'tool',
-        ok: (call && live.outcomes.get(call.lineId)) ?? !/^error\b/i.test(text.trimStart()),
+        ok: (call && live.outcomes.get(call.lineId)) ?? entry.meta?.toolOk ?? guessOk(text),
         preview: capped.text,
         size: text.length,
         fullLength: capped.fullLength,
@@ -139,4 +139,13 @@ export function pathArgument(argumentsJson: string): string | undefined {
     // Arguments the model wrote are not always valid JSON; then there is simply no path to show.
   }
   return undefined;
+}
+
+/**
+ * Fallback only, for imported recordings whose format records no success flag (`EntryMeta.toolOk`
+ * undefined): a result that opens with "Error" is taken as a failed call. Live calls and recordings
+ * that carry the flag never reach this guess.
+ */
+function guessOk(text: string): boolean {
+  return !/^error\b/i.test(text.trimStart());
 }

@@ -13,6 +13,7 @@ function compactFirst(state: SessionState, n: number, checkpointId: string): Com
   return {
     applied: true,
     outcome: 'applied',
+    status: { kind: 'applied', tokensBefore: 100, tokensAfter: 50, checkpoints: 1 },
     reason: 'test',
     tokensBefore: 100,
     tokensAfter: 50,

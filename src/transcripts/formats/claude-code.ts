@@ -92,7 +92,7 @@ export function readClaudeCode(text: string, builder: TranscriptBuilder): void {
       builder.add({
         kind: 'message',
         id: resultId,
-        meta: { ...meta },
+        meta: { ...meta, toolOk: !result.isError },
         message: { role: 'tool', tool_call_id: result.toolUseId, content: result.text },
         attachment: image && {
           kind: 'message',

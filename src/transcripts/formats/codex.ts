@@ -145,7 +145,8 @@ export function readCodex(text: string, builder: TranscriptBuilder): void {
       case 'local_shell_call_output': {
         inResponse = false;
         if (typeof payload.call_id !== 'string' || !payload.call_id) throw fault(['payload', 'call_id'], 'tool result has no call_id');
-        builder.add({ kind: 'message', id, meta: meta(id), message: { role: 'tool', tool_call_id: payload.call_id, content: outputText(payload.output) } });
+        const ok = outputOk(payload.output);
+        builder.add({ kind: 'message', id, meta: ok === undefined ? meta(id) : { ...meta(id), toolOk: ok }, message: { role: 'tool', tool_call_id: payload.call_id, content: outputText(payload.output) } });
         continue;
       }
       default:
@@ -175,6 +176,21 @@ function messageParts(content: unknown, fault: (path: Array<string | number>, de
 }
 
 /** Tool output as text: strings verbatim, block lists joined, anything else as JSON. */
+/**
+ * Whether a tool call succeeded, where the output records it: a `success` flag on an output object,
+ * or `metadata.exit_code` in the JSON text shell outputs carry. Undefined otherwise.
+ */
+function outputOk(output: unknown): boolean | undefined {
+  if (output && typeof output === 'object' && typeof (output as Rec).success === 'boolean') return (output as Rec).success as boolean;
+  if (typeof output !== 'string' || !output.startsWith('{')) return undefined;
+  try {
+    const exit = ((JSON.parse(output) as Rec)?.metadata as Rec | undefined)?.exit_code;
+    return typeof exit === 'number' ? exit === 0 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function outputText(output: unknown): string {
   if (typeof output === 'string') return output;
   if (Array.isArray(output)) {

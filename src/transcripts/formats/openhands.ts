@@ -101,11 +101,14 @@ export function readOpenHands(text: string, builder: TranscriptBuilder): void {
           return;
         }
         let body: string;
+        // Rejections and error events are failures; an observation says so in `is_error` when it records it.
+        let toolOk: boolean | undefined = false;
         let images: { parts: ChatCompletionContentPart[]; sizes: Array<ImageSize | undefined> } = { parts: [], sizes: [] };
         if (kind === 'ObservationEvent') {
           const observation = (ev.observation ?? {}) as Rec;
           const mapped = contentParts(observation.content);
           body = joinText(mapped.parts);
+          toolOk = typeof observation.is_error === 'boolean' ? !observation.is_error : undefined;
           images = { parts: mapped.parts.filter((p) => p.type === 'image_url'), sizes: mapped.sizes };
           if (images.parts.length) body += `\n[${images.parts.length} image(s): attached in the next user message]`;
         } else if (kind === 'UserRejectObservation') {
@@ -116,7 +119,7 @@ export function readOpenHands(text: string, builder: TranscriptBuilder): void {
         builder.add({
           kind: 'message',
           id,
-          meta,
+          meta: toolOk === undefined ? meta : { ...meta, toolOk },
           message: { role: 'tool', tool_call_id: callId, content: body },
           attachment: images.parts.length
             ? {

@@ -1,0 +1,75 @@
+/**
+ * One sentence for the user from a {@link CompactionStatus}: what a compaction did, or why it did
+ * not. The sidebar, the notifications and the command line all render from here, so the words
+ * follow the data rather than the other way round.
+ */
+import type { AnchoredTokens, CompactionStatus, SummarizerFailureKind } from './outcome';
+
+const n = (x: number): string => x.toLocaleString('en-US');
+
+/** Short label of each summarizer failure, leading the summarizer's own message. */
+export const FAILURE_LABELS: Record<SummarizerFailureKind, string> = {
+  network: 'the summarizer could not be reached',
+  auth: 'the summarizer rejected the API key',
+  'model-not-found': 'the summarizer does not know the model',
+  'rate-limit': 'the summarizer is rate-limiting requests',
+  server: 'the summarizer had a server error',
+  rejected: 'the summarizer rejected the request',
+  timeout: 'the summarizer did not answer in time',
+  'context-length': "the request exceeded the summarizer's context window",
+  'bad-reply': 'the summarizer sent a reply that cannot be used',
+  refusal: 'the summarizer refused',
+  'no-shrink': 'the summary would not shrink the context',
+  cancelled: 'compaction cancelled',
+};
+
+/** What holds the anchored tokens, largest first, for example "tool schemas 3,400, system prompt 1,200". */
+export function describeAnchored(anchored: AnchoredTokens): string {
+  const parts: Array<[string, number]> = [
+    ['system prompt', anchored.system],
+    ['tool schemas', anchored.tools],
+    ['latest request', anchored.latestRequest],
+    ['newest steps', anchored.recentSteps],
+    ['pinned messages', anchored.pinned],
+  ];
+  return parts
+    .filter(([, tokens]) => tokens > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([what, tokens]) => `${what} ${n(tokens)}`)
+    .join(', ');
+}
+
+/** The sentence for `status`. Token figures are formatted with thousands separators. */
+export function describeCompaction(status: CompactionStatus): string {
+  switch (status.kind) {
+    case 'applied': {
+      const head = `compacted ${n(status.tokensBefore)} → ${n(status.tokensAfter)} tokens`;
+      const a = status.anchored;
+      if (a === undefined || status.targetTokens === undefined || a.total <= status.targetTokens) return head;
+      return `${head}; what is never summarised holds ${n(a.total)} tokens (${describeAnchored(a)}), over the target of ${n(status.targetTokens)}`;
+    }
+    case 'not-needed':
+      return status.why === 'below-trigger'
+        ? `below the trigger: ${n(status.tokens)} of ${n(status.limitTokens)} tokens`
+        : `already small enough: ${n(status.tokens)} tokens, target ${n(status.limitTokens)}`;
+    case 'nothing-eligible':
+      return `nothing eligible: everything left is ${status.heldBy.join(', ') || 'anchored'}`;
+    case 'would-break-pairing':
+      return `compaction not applied: it would break tool pairing (${status.detail})`;
+    case 'does-not-fit': {
+      const held = status.anchored ? `; it is held by ${describeAnchored(status.anchored)} tokens` : '';
+      return `cannot get below ${n(status.limitTokens)} tokens: at best ${n(status.bestTokens)}${held}; a larger window, fewer kept recent steps or fewer pinned messages would help`;
+    }
+    case 'stale':
+      return 'the prepared compaction is stale: the messages it replaces have changed';
+    case 'summarizer-failed':
+      if (status.failure === 'cancelled') return 'compaction cancelled; the context is unchanged';
+      return `compaction failed, the context is unchanged: ${FAILURE_LABELS[status.failure]} (${status.message})`;
+    default:
+      return unreachable(status);
+  }
+}
+
+function unreachable(status: never): string {
+  return `compaction ended: ${(status as { kind?: string }).kind ?? 'unknown outcome'}`;
+}
