@@ -31,6 +31,8 @@ import { finalizeSummary } from './summaryChecks';
 import { clipMessageToTokens } from './clip';
 import { checkToolPairing } from './invariants';
 import { maskSecrets } from './secrets';
+import { degradeToFit } from './degrade';
+import { describeHolders, tokenHolders, type TokenHolders } from './holders';
 
 /** Everything one compaction needs. */
 export interface CompactInput {
@@ -53,6 +55,10 @@ export interface PreparedCompaction {
   anchoredTokens?: number;
   /** The target the compaction aimed at, in tokens. */
   targetTokens?: number;
+  /** What holds the tokens, when the result is over the input budget (does not fit the window). */
+  holders?: TokenHolders;
+  /** The input budget (`contextWindow - reservedOutput`), in tokens. */
+  inputBudget?: number;
 }
 
 /** Default number of newest agent steps kept verbatim. */
@@ -119,8 +125,12 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   // Room kept free below the target for files the caller re-attaches after the summary.
   const planTarget = Math.max(1, th.targetTokens - Math.max(0, Math.floor(options.reserveTokens ?? 0)));
   const plan = planCompaction(items, m.perItem, before, planTarget, { keepRecentSteps, summaryTokens, noCollapse: options.noCollapse, all: options.all, keptPerItem, keptCap: budgets.userTokens });
-  const clips = planClips(items, m.perItem, plan, th.inputBudget, th.targetTokens);
-  if (plan.collapse.length === 0 && plan.spans.length === 0 && clips.length === 0) {
+  // A context over the input budget cannot be sent: the degrade tiers then run whatever the plan,
+  // unless the system prompt and tool schemas alone are over it (nothing else can make room then).
+  const overBudget = before > th.inputBudget;
+  const hopeless = overBudget && tokenHolders(items, meter, tools, keepRecentSteps).systemAndTools >= th.inputBudget;
+  const clips = hopeless ? [] : planClips(items, m.perItem, plan, th.inputBudget, th.targetTokens);
+  if (plan.collapse.length === 0 && plan.spans.length === 0 && clips.length === 0 && !overBudget) {
     return notApplied(items, before, 'nothing-eligible', plan.reason ?? 'nothing eligible');
   }
   // An automatic compaction that cannot get below its own trigger would fire again on the next
@@ -137,7 +147,8 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
       `cannot get below the trigger: at best ${after} of ${th.triggerTokens} tokens, because the system prompt, tool schemas, latest request and newest steps hold most of the context; a larger window or fewer kept recent steps would help, and a manual compaction still runs`,
     );
   const auto = options.trigger === 'auto' && clips.length === 0;
-  if (auto && lowerBound >= th.triggerTokens) return cannotReach(lowerBound);
+  // Refused only while the context still fits: a refusal over the budget leaves nothing sendable.
+  if (auto && !overBudget && lowerBound >= th.triggerTokens) return cannotReach(lowerBound);
   const now = options.now ?? (() => new Date());
   const checkpoints: Checkpoint[] = [];
   const base = (strategy: CheckpointStrategy, id: string): Checkpoint => ({
@@ -274,13 +285,32 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     if (cp.replaced.length > 0) checkpoints.push(cp);
   }
   const prepared: PreparedCompaction = { checkpoints, tokensBefore: before, tokensAfter: before, reason: '', startedAt };
+  // Still over the input budget: shorten what is normally kept (see degrade.ts), down to just
+  // below the trigger so the next model call does not compact again at once.
+  if (!hopeless && meter.measure(work, tools).total > th.inputBudget) {
+    work = checkpoints.reduce((acc, cp) => applyCheckpoint(acc, cp), [...items]);
+    const degraded = await degradeToFit({
+      items: work, tools, meter, summarizer, options, keepRecentSteps, goal: th.triggerTokens - 1, userTokens: budgets.userTokens,
+      newCheckpoint: (strategy) => base(strategy, newId()), header: summaryHeader,
+    });
+    if (degraded.error) return notApplied(items, before, 'failed', `compaction failed, context unchanged: ${degraded.error.message}`, degraded.error);
+    checkpoints.push(...degraded.checkpoints);
+    work = degraded.items;
+  }
+  if (checkpoints.length === 0) {
+    const holders = tokenHolders(items, meter, tools, keepRecentSteps);
+    const n = (x: number) => x.toLocaleString('en-US');
+    return { ...notApplied(items, before, 'nothing-eligible', `nothing can be shortened; does not fit: ${n(before)} tokens against a budget of ${n(th.inputBudget)}; ${describeHolders(holders, th.inputBudget)}`), holders };
+  }
   const trial = commitPrepared(items, prepared, meter, tools);
   if (!trial.applied) return trial;
-  if (auto && trial.tokensAfter >= th.triggerTokens) return cannotReach(trial.tokensAfter);
+  if (auto && !overBudget && trial.tokensAfter >= th.triggerTokens) return cannotReach(trial.tokensAfter);
   prepared.tokensAfter = trial.tokensAfter;
   prepared.targetTokens = th.targetTokens;
   if (trial.tokensAfter > th.targetTokens) prepared.anchoredTokens = anchoredTokens(trial.context, meter, tools, keepRecentSteps);
-  prepared.reason = trial.reason;
+  prepared.inputBudget = th.inputBudget;
+  if (trial.tokensAfter > th.inputBudget) prepared.holders = tokenHolders(trial.context, meter, tools, keepRecentSteps);
+  prepared.reason = commitPrepared(items, prepared, meter, tools).reason;
   return prepared;
 }
 
@@ -358,7 +388,10 @@ export function commitPrepared(items: readonly ContextItem[], prepared: Prepared
   const target = prepared.targetTokens;
   // Honest about a target that cannot be met: what may never be summarised alone exceeds it.
   const over = anchored !== undefined && target !== undefined && anchored > target ? `; the part that is never summarised (system prompt, tool schemas, latest request, newest steps) alone holds ${n(anchored)} tokens, over the target of ${n(target)}` : '';
-  return { applied: true, outcome: 'applied', reason: `compacted ${n(before)} → ${n(tokens)} tokens (${parts})${over}`, tokensBefore: before, tokensAfter: tokens, checkpoints: applied, context: current, ...(anchored !== undefined ? { anchoredTokens: anchored } : {}) };
+  // Does not fit even after the degrade tiers: say what holds the tokens, with figures.
+  const holders = prepared.holders && prepared.inputBudget !== undefined && tokens > prepared.inputBudget ? prepared.holders : undefined;
+  const noFit = holders ? `; does not fit: ${n(tokens)} tokens against a budget of ${n(prepared.inputBudget!)}; ${describeHolders(holders, prepared.inputBudget)}` : over;
+  return { applied: true, outcome: 'applied', reason: `compacted ${n(before)} → ${n(tokens)} tokens (${parts})${noFit}`, tokensBefore: before, tokensAfter: tokens, checkpoints: applied, context: current, ...(anchored !== undefined ? { anchoredTokens: anchored } : {}), ...(holders ? { holders } : {}) };
 }
 
 /** The raw entry ids `items` cover, in order (a loop: any number of items and ids). */

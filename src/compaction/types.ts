@@ -5,6 +5,7 @@
  * `reasoning_content`) are kept untouched on the message object; metadata that must never reach the
  * model lives on the {@link Entry} beside the message, not inside it.
  */
+import type { TokenHolders } from './holders';
 import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
@@ -277,4 +278,6 @@ export interface CompactionResult {
    * steps, pinned items), set when the result is above the target because of it.
    */
   anchoredTokens?: number;
+  /** What holds the tokens (see `holders.ts`), set when the result is still over the input budget. */
+  holders?: TokenHolders;
 }

@@ -14,7 +14,7 @@
 //   WORKSPACE_SETTINGS  the workspace's .vscode/settings.json (some checks change settings)
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadPlaywright, Workbench } from './workbench.mjs';
+import { Abort, checkRunner, expect, launchWorkbench, reportResults } from './workbench.mjs';
 import { Sidebar } from './sidebar.mjs';
 import { configuredCheck, dividerDuringTask, importChecks, longSessionChecks, previewApplyCheck, themeShots, welcomeChecks } from './sidebar-checks.mjs';
 import { FIRST_TASK, keptDuringTaskChecks } from './compaction-checks.mjs';
@@ -32,44 +32,12 @@ fs.mkdirSync(outDir, { recursive: true });
 const t0 = Date.now();
 const log = (message) => console.log(`[e2e +${((Date.now() - t0) / 1000).toFixed(1)}s] ${message}`);
 
-const { chromium } = loadPlaywright(env('PLAYWRIGHT_DIR'));
-const profile = fs.mkdtempSync(path.join(outDir, '..', 'chrome-profile-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  viewport: { width: 1400, height: 900 },
-});
-const page = context.pages()[0] ?? (await context.newPage());
+const { page, wb, close } = await launchWorkbench(env('PLAYWRIGHT_DIR'), outDir, log);
 const consoleLines = [];
 page.on('console', (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
 page.on('pageerror', (e) => consoleLines.push(`[pageerror] ${e.message}`));
-const wb = new Workbench(page, outDir, log);
 const sidebar = new Sidebar(wb);
-
-const results = [];
-class Abort extends Error {}
-/** Runs one named check; `critical` stops the run when it fails. */
-async function check(name, fn, { critical = false } = {}) {
-  const started = Date.now();
-  try {
-    const detail = await fn();
-    results.push({ name, ok: true });
-    log(`PASS ${name}${detail ? ` — ${detail}` : ''} (${((Date.now() - started) / 1000).toFixed(1)}s)`);
-    return true;
-  } catch (error) {
-    results.push({ name, ok: false, error: error?.message ?? String(error) });
-    log(`FAIL ${name}: ${error?.stack ?? error}`);
-    await wb.screenshot(`fail-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`).catch(() => {});
-    await wb.closeQuickInput().catch(() => {});
-    await wb.clearToasts().catch(() => {});
-    if (critical) throw new Abort(name);
-    return false;
-  }
-}
-const expect = (condition, message) => {
-  if (!condition) throw new Error(message);
-};
+const { results, check } = checkRunner(wb, log);
 
 /**
  * Rewrites the workspace's .vscode/settings.json; VS Code watches it and applies changes live
@@ -284,12 +252,7 @@ try {
   }
 } finally {
   fs.writeFileSync(path.join(outDir, 'browser-console.log'), `${consoleLines.join('\n')}\n`);
-  await context.close();
-  fs.rmSync(profile, { recursive: true, force: true });
+  await close();
 }
 
-const failed = results.filter((r) => !r.ok);
-fs.writeFileSync(path.join(outDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
-for (const r of failed) console.log(`  failed: ${r.name}: ${r.error}`);
-console.log(`e2e: ${results.length - failed.length} passed, ${failed.length} failed`);
-process.exit(failed.length ? 1 : 0);
+process.exit(reportResults(outDir, results, 'e2e'));

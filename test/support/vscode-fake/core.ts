@@ -86,50 +86,19 @@ export class CancellationTokenSource implements vscode.CancellationTokenSource {
   }
 }
 
-export enum StatusBarAlignment {
-  Left = 1,
-  Right = 2,
-}
+export enum StatusBarAlignment { Left = 1, Right = 2 }
 
-export enum ProgressLocation {
-  SourceControl = 1,
-  Window = 10,
-  Notification = 15,
-}
+export enum ProgressLocation { SourceControl = 1, Window = 10, Notification = 15 }
 
-export enum ConfigurationTarget {
-  Global = 1,
-  Workspace = 2,
-  WorkspaceFolder = 3,
-}
+export enum ConfigurationTarget { Global = 1, Workspace = 2, WorkspaceFolder = 3 }
 
-export enum TreeItemCollapsibleState {
-  None = 0,
-  Collapsed = 1,
-  Expanded = 2,
-}
+export enum TreeItemCollapsibleState { None = 0, Collapsed = 1, Expanded = 2 }
 
-export enum FileType {
-  Unknown = 0,
-  File = 1,
-  Directory = 2,
-  SymbolicLink = 64,
-}
+export enum FileType { Unknown = 0, File = 1, Directory = 2, SymbolicLink = 64 }
 
-export enum ViewColumn {
-  Active = -1,
-  Beside = -2,
-  One = 1,
-}
+export enum ViewColumn { Active = -1, Beside = -2, One = 1 }
 
-export enum LogLevel {
-  Off = 0,
-  Trace = 1,
-  Debug = 2,
-  Info = 3,
-  Warning = 4,
-  Error = 5,
-}
+export enum LogLevel { Off = 0, Trace = 1, Debug = 2, Info = 3, Warning = 4, Error = 5 }
 
 export class ThemeColor implements vscode.ThemeColor {
   constructor(readonly id: string) {}
