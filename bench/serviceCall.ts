@@ -107,13 +107,14 @@ async function measure(targetTokens: number, steps: number): Promise<ServiceCall
       recordUsage(tokens);
       times.usage.push(performance.now() - t0);
     };
-    const atSafePoint = Compactions.prototype.atSafePoint;
-    Compactions.prototype.atSafePoint = async function (this: Compactions, signal: AbortSignal, auto?: boolean) {
+    const proto = Compactions.prototype as unknown as { atSafePoint: (this: Compactions, signal: AbortSignal, auto?: boolean) => Promise<void> };
+    const atSafePoint = proto.atSafePoint;
+    proto.atSafePoint = async function (this: Compactions, signal: AbortSignal, auto?: boolean) {
       const t0 = performance.now();
       await atSafePoint.call(this, signal, auto);
       times.check.push(performance.now() - t0);
     };
-    restore.push(() => (Compactions.prototype.atSafePoint = atSafePoint), () => feed.dispose());
+    restore.push(() => (proto.atSafePoint = atSafePoint), () => feed.dispose());
     const outcome = await service.runTask('Read the notes, one step at a time.');
     if (outcome.status !== 'done') throw new Error(`bench task ended ${outcome.status}: ${outcome.error ?? ''}`);
     const calls = outcome.modelCalls;

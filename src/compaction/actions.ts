@@ -204,6 +204,18 @@ function aiderEdits(text: string): Array<{ path: string; created: boolean; code:
  * skipped (the ledger carries their lines itself).
  */
 export function actionsOf(items: readonly ContextItem[]): Action[] {
+  // The notes and the compactor both ask for the same span: answered once (arrays of items only
+  // ever grow at the end, so the length and the last item tell that it is the same list).
+  const memo = listMemo.get(items);
+  if (memo && memo.length === items.length && memo.last === items[items.length - 1]) return memo.actions;
+  const actions = computeActions(items);
+  listMemo.set(items, { length: items.length, last: items[items.length - 1], actions });
+  return actions;
+}
+
+const listMemo = new WeakMap<readonly ContextItem[], { length: number; last: ContextItem | undefined; actions: Action[] }>();
+
+function computeActions(items: readonly ContextItem[]): Action[] {
   // The last tool message answering each id (ids repeat in some recordings: the latest answer wins).
   const results = new Map<string, ChatMessage>();
   for (const it of items) if (it.message.role === 'tool') results.set((it.message as { tool_call_id?: string }).tool_call_id ?? '', it.message);

@@ -212,7 +212,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     const available = Math.max(0, Math.floor(summaryShare * (span.tokens / spanTotal)));
     const mustShrink = Math.floor(span.tokens * 0.8);
     const requestBudget = Math.max(Math.min(MIN_REQUEST_TOKENS, mustShrink), Math.min(budgets.userTokens, mustShrink, Math.max(available, MIN_REQUEST_TOKENS)));
-    const section = renderRequestsSection(requests, requestBudget, (t) => meter.countText(t), meter.lineAdditive);
+    const section = renderRequestsSection(requests, requestBudget, (t) => meter.countText(t), meter.lineAdditive, meter.encoding);
     // The notes get the summary budget, at most half of the span, and what the requests left.
     const spanBudget = Math.max(MIN_SUMMARY_TOKENS, Math.min(summaryTokens, Math.floor(span.tokens / 2), mustShrink - section.tokens, Math.max(available - section.tokens, MIN_SUMMARY_TOKENS)));
     let result;
@@ -253,9 +253,9 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     // from tool output leave the compactor masked; the raw transcript keeps them.
     const text = maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes);
     const cp = base(summarizer.name === 'extractive' ? 'extractive' : 'summary', newId());
-    // concat, not flatMap: a summary of summaries covers every older message, and flatMap copies
-    // element by element (it dominated long replays).
-    const covers = ([] as string[]).concat(...spanItems.map((i) => i.covers));
+    // A summary of summaries covers every older message: collected by a plain loop (flatMap was
+    // slow on long replays, and spreading a span of 100k+ items into concat overflows the stack).
+    const covers = coversOf(spanItems);
     const summaryItem: ContextItem = {
       id: `${cp.id}~s`,
       kind: 'summary',
@@ -351,7 +351,7 @@ export function commitPrepared(items: readonly ContextItem[], prepared: Prepared
       return notApplied(items, before, 'stale', 'the prepared compaction is stale: the messages it replaces have changed', { kind: 'stale' });
     }
     const after = meter.measure(next, tools).total;
-    applied.push({ ...cp, replacedIds: ([] as string[]).concat(...cp.replaced.map((r) => r.covers)), tokensBefore: tokens, tokensAfter: after });
+    applied.push({ ...cp, replacedIds: coversOf(cp.replaced), tokensBefore: tokens, tokensAfter: after });
     current = next;
     tokens = after;
   }
@@ -383,6 +383,13 @@ export function commitPrepared(items: readonly ContextItem[], prepared: Prepared
     ...(target !== undefined ? { targetTokens: target } : {}),
   };
   return { applied: true, outcome: 'applied', reason: `compacted ${n(before)} → ${n(tokens)} tokens (${parts})${noFit}`, status, tokensBefore: before, tokensAfter: tokens, checkpoints: applied, context: current, ...(anchored !== undefined ? { anchoredTokens: anchored } : {}), ...(holders ? { holders } : {}) };
+}
+
+/** The raw entry ids `items` cover, in order (a loop: any number of items and ids). */
+function coversOf(items: readonly ContextItem[]): string[] {
+  const out: string[] = [];
+  for (const it of items) for (const id of it.covers) out.push(id);
+  return out;
 }
 
 /** Runs a whole compaction (prepare, then commit on the same items). See {@link prepareCompaction}. */

@@ -81,6 +81,6 @@ export function undoCheckpoint(
 /** Raw entry ids covered by the active context, in order. */
 export function coveredIds(items: readonly ContextItem[]): string[] {
   const out: string[] = [];
-  for (const i of items) out.push(...i.covers);
+  for (const i of items) for (const id of i.covers) out.push(id);
   return out;
 }

@@ -26,14 +26,32 @@ export function startsPiece(line: string): boolean {
  * lines were counted; otherwise every count reads the whole text.
  */
 export class LineCounter {
-  private readonly withBreak = new Map<string, number>();
-  private readonly withGap = new Map<string, number>();
-  private readonly bare = new Map<string, number>();
+  private readonly withBreak: Map<string, number>;
+  private readonly withGap: Map<string, number>;
+  private readonly bare: Map<string, number>;
 
+  /**
+   * @param shared Name of the encoding when line counts may be kept across counters of it (the
+   *   same lines come back in every compaction of a session); at most {@link SHARED_LINES} are kept.
+   */
   constructor(
     private readonly countText: (text: string) => number,
     readonly additive: boolean,
-  ) {}
+    shared?: string,
+  ) {
+    if (shared && additive) {
+      let store = sharedStores.get(shared);
+      if (!store || store.bare.size + store.withBreak.size + store.withGap.size > SHARED_LINES) {
+        store = { withBreak: new Map(), withGap: new Map(), bare: new Map() };
+        sharedStores.set(shared, store);
+      }
+      ({ withBreak: this.withBreak, withGap: this.withGap, bare: this.bare } = store);
+    } else {
+      this.withBreak = new Map();
+      this.withGap = new Map();
+      this.bare = new Map();
+    }
+  }
 
   /** Tokens of `text`. */
   count(text: string): number {
@@ -71,3 +89,8 @@ export class LineCounter {
     return n;
   }
 }
+
+/** Line counts kept across counters, per encoding (cleared past {@link SHARED_LINES}). */
+const sharedStores = new Map<string, { withBreak: Map<string, number>; withGap: Map<string, number>; bare: Map<string, number> }>();
+/** Most lines whose counts are kept across counters (a few MB). */
+export const SHARED_LINES = 100_000;

@@ -185,13 +185,14 @@ const SHORTENED_CHARS = [200, 120, 60] as const;
  * then 60 when needed) with a marker counting what was left out; when even that does not fit, the
  * oldest middle requests are left out and one line counts them. The first and newest are shortened
  * only when they alone exceed the budget. `lineAdditive`: `countText` is tiktoken's exact count
- * (`TokenCounter.lineAdditive`), so tries are counted request by request (same result, much faster).
+ * (`TokenCounter.lineAdditive`), so tries are counted request by request (same result, much faster);
+ * with `encoding` (its name) the counts of rendered requests are kept for later sections too.
  */
-export function renderRequestsSection(requests: readonly string[], maxTokens: number, countText: (text: string) => number, lineAdditive = false): RequestsSection {
+export function renderRequestsSection(requests: readonly string[], maxTokens: number, countText: (text: string) => number, lineAdditive = false, encoding?: string): RequestsSection {
   if (requests.length === 0) return { text: '', whole: 0, shortened: 0, omitted: 0, tokens: 0 };
   // Each try below is counted request by request, with counts kept (lineCount.ts): the search
   // re-renders the section many times, mostly from the same requests.
-  const lines = new LineCounter(countText, lineAdditive);
+  const lines = new LineCounter(countText, lineAdditive, encoding);
   const heading = `${REQUESTS_HEADING} (oldest first; the user's own words)`;
   const n = requests.length;
   // Left out first when nothing else fits: the oldest long middle requests, then the oldest others.
@@ -247,7 +248,7 @@ export function renderRequestsSection(requests: readonly string[], maxTokens: nu
     const join = () => (text ??= `${heading}\n${parts.join('\n')}`);
     return { get text() { return join(); }, whole, shortened, omitted: omitCount, tokens: lines.countBlocks([[heading, ...parts]]) ?? countText(join()) };
   };
-  const longest = Math.max(...requests.map((r) => r.length));
+  const longest = requests.reduce((m, r) => Math.max(m, r.length), -Infinity);
   const all = build(longest, longest, longest, 0);
   if (all.tokens <= maxTokens) return all;
   // Largest whole-length cap that fits with long ones shortened to `shortLen` (binary search).
