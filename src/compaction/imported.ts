@@ -7,6 +7,7 @@ import type { Checkpoint, ContextItem, ToolSchema } from './types';
 import type { TokenMeter } from './meter';
 import { applyCheckpoint } from './context';
 import { analyze } from './structure';
+import { collectRequests } from './requests';
 
 /** An agent's own compaction found in a recorded file. */
 export interface RecordedCompaction {
@@ -76,6 +77,9 @@ export function applyRecordedCompactions(
       const id = `import-${n + 1}${runs.length > 1 ? `-${r + 1}` : ''}`;
       const text = r === 0 ? rc.summary : `[Earlier messages removed by the recording agent's own compaction; see its summary (checkpoint import-${n + 1}).]`;
       const covers = replaced.flatMap((i) => i.covers);
+      // The agent's summary paraphrases what the user typed: the typed requests it stands for are
+      // kept beside it, so a later compaction carries them forward verbatim.
+      const requests = collectRequests(replaced.filter((i) => !rc.summaryEntryId || !i.covers.includes(rc.summaryEntryId)));
       return {
         id,
         time,
@@ -83,7 +87,7 @@ export function applyRecordedCompactions(
         strategy: 'summary',
         replacedIds: covers,
         replaced,
-        inserted: [{ id: `${id}~s`, kind: 'summary', message: { role: 'user', content: text }, covers, checkpointId: id }],
+        inserted: [{ id: `${id}~s`, kind: 'summary', message: { role: 'user', content: text }, covers, checkpointId: id, ...(requests.length ? { requests } : {}) }],
         summary: text,
         tokensBefore: 0,
         tokensAfter: 0,

@@ -75,6 +75,12 @@ export interface ContextItem {
   checkpointId?: string;
   /** Pinned items are never summarized, collapsed or clipped. */
   pinned?: boolean;
+  /**
+   * Typed requests of the raw messages a summary stands for, oldest first, when its own text does
+   * not hold them verbatim (a recorded agent's summary, imported): a later compaction of this summary
+   * carries them forward in its requests section. Never sent to the model.
+   */
+  requests?: string[];
 }
 
 export type CheckpointTrigger = 'auto' | 'manual' | 'import';
