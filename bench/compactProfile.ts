@@ -20,9 +20,9 @@ async function main(): Promise<void> {
   let t0 = nowMs();
   const total = meter.measure(items).total;
   console.log(`${items.length} items, ${total} tokens, count ${Math.round(nowMs() - t0)} ms`);
-  for (let r = 0; r < 3; r++) {
+  for (let r = 0; r < Number(process.argv[4] ?? 3); r++) {
     t0 = nowMs();
-    const res = await compact({ items, meter, summarizer: new ExtractiveSummarizer((t) => meter.countText(t)), options: { budget: { contextWindow: Number(process.argv[3] ?? 128_000), compactAt: 0.8, compactTo: 0.5, reservedOutput: 4096 }, trigger: 'auto' } });
+    const res = await compact({ items, meter, summarizer: new ExtractiveSummarizer((t) => meter.countText(t), { lineAdditive: meter.lineAdditive }), options: { budget: { contextWindow: Number(process.argv[3] ?? 128_000), compactAt: 0.8, compactTo: 0.5, reservedOutput: 4096 }, trigger: 'auto' } });
     console.log(`compact ${Math.round(nowMs() - t0)} ms`, res.outcome, res.tokensBefore, res.tokensAfter, res.reason.slice(0, 300));
   }
 }

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark of ContextKeeper in one run. Prints a table and writes
- * bench/results.json. Options: `--only=tokenizers,meter,planner,economics,replay,sidebar,extension,watch,quality` runs a subset;
+ * bench/results.json. Options: `--only=tokenizers,meter,service,compact,planner,economics,replay,sidebar,extension,watch,quality` runs a subset;
  * `--quick` uses fewer repetitions (a smoke run; figures are noisier).
  */
 import fs from 'node:fs';
@@ -16,6 +16,8 @@ import { benchSidebar } from './sidebar';
 import { benchWatch } from './watch';
 import { benchQuality } from './quality/index';
 import { benchReplay } from './replay';
+import { benchServiceCall } from './serviceCall';
+import { benchCliMemory, benchCompact } from './compact';
 import { table, targets } from './report';
 
 const args = process.argv.slice(2);
@@ -54,6 +56,15 @@ async function main(): Promise<void> {
   if (want('meter')) {
     results.meter = benchMeter(sessions, [10_000, 50_000, 200_000, 1_000_000], quick ? 15 : 41);
     log('meter done');
+  }
+  if (want('service')) {
+    results.serviceCall = await benchServiceCall([10_000, 1_000_000], quick ? 10 : 25);
+    log('service bookkeeping done');
+  }
+  if (want('compact')) {
+    results.compact = await benchCompact([10_000, 100_000], quick ? 1 : 2, log);
+    results.cliMemory = benchCliMemory(root, 300_000);
+    log('compact done');
   }
   if (want('planner')) {
     results.planner = benchPlanner([1000, 10_000, 100_000], quick ? 5 : 15);

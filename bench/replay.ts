@@ -64,7 +64,7 @@ export async function benchReplay(sizes: readonly number[], reps: number): Promi
       const meter = new TokenMeter({ model: 'gpt-4o' });
       meter.countText('warm the rank table');
       const t = cpuMs();
-      const report = await replay(entries, meter, new ExtractiveSummarizer((s) => meter.countText(s)), { budget: { contextWindow: 32_000, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 }, keepCheckpointItems: false });
+      const report = await replay(entries, meter, new ExtractiveSummarizer((s) => meter.countText(s), { lineAdditive: meter.lineAdditive }), { budget: { contextWindow: 32_000, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 }, keepCheckpointItems: false });
       times.push(cpuMs() - t);
       violations += report.violations.length;
       if (k === 0) compactions.push(report.compactions);

@@ -42,6 +42,7 @@ export function compactionHeadline(c: CompactionView): string {
     c.summaries > 0 ? plural(c.summaries, 'summary', 'summaries') : undefined,
     c.clipped > 0 ? `${plural(c.clipped, 'message', 'messages')} clipped` : undefined,
     c.dropped > 0 ? `${c.dropped} dropped` : undefined,
+    c.attachedFiles?.length ? `${plural(c.attachedFiles.length, 'file', 'files')} re-attached` : undefined,
   ].filter((p): p is string => p !== undefined);
   return `${opening}: ${tokens(c.tokensBefore)} → ${tokens(c.tokensAfter)}${parts.length ? `, ${parts.join(', ')}` : ''}`;
 }

@@ -92,6 +92,10 @@ function divider(ui: Ui, c: CompactionView): TemplateResult {
           ? html`<div class="divider-body">
               ${c.focus ? html`<p class="meta">Focus: ${c.focus}</p>` : nothing}
               <h3>Summary</h3><pre class="summary-text" data-test="divider-summary">${detail.summary}</pre>
+              ${c.attachedFiles?.length
+                ? html`<h3>Files re-attached after the summary (${c.attachedFiles.length})</h3>
+                  <ul class="replaced" data-test="divider-attached">${c.attachedFiles.map((f) => html`<li><span class="codicon codicon-file" aria-hidden="true"></span> <span class="path">${f.path}</span> <span class="meta">${f.tokens} tokens, current contents</span></li>`)}</ul>`
+                : nothing}
               <h3>Replaced (${c.messagesReplaced})</h3>
               <ul class="replaced" data-test="divider-replaced">${detail.replaced.map((r) => html`<li><span class="role">${r.role}</span>${r.tool ? html` <code>${r.tool}</code>` : nothing}${r.path ? html` <span class="path">${r.path}</span>` : nothing} <span class="meta">${r.preview}</span></li>`)}
               ${detail.more > 0 ? html`<li class="meta">… and ${detail.more} more</li>` : nothing}</ul>

@@ -59,7 +59,7 @@ export function program(): Command {
     .action((file: string, o: { model?: string; json?: boolean }) => meterCommand(file, o, out));
   budgetOptions(
     p.command('compact')
-      .description('compact the conversation as it stands at the end of FILE, as a manual compaction does')
+      .description("compact the conversation as it stands at the end of FILE down to --to of the budget, as an automatic compaction does (the extension's manual Compact Conversation summarizes everything eligible instead)")
       .argument('<file>', 'recorded transcript')
       .option('--out <file>', 'write the compacted conversation as JSON'),
   )

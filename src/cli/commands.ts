@@ -9,6 +9,7 @@ import { toMessages } from '../compaction/context';
 import { compact } from '../compaction/compactor';
 import { thresholds } from '../compaction/budget';
 import { checkContext } from '../compaction/invariants';
+import { describeHolders, tokenHolders } from '../compaction/holders';
 import { summarizerFromFlags } from '../summarizers/fromOptions';
 import { replay } from '../replay/replay';
 import { loadSession, type LoadedSession } from './load';
@@ -42,7 +43,7 @@ function budgetOf(o: BudgetOptions): BudgetConfig {
 
 /** Builds the summarizer named by `--summarizer`. Throws Error for an unknown name or a missing key. */
 export function summarizerFor(o: BudgetOptions, session: LoadedSession): Summarizer {
-  return summarizerFromFlags({ summarizer: o.summarizer, baseUrl: o.baseUrl, summaryModel: o.summaryModel, summaryWindow: o.summaryWindow }, (t) => session.meter.countText(t));
+  return summarizerFromFlags({ summarizer: o.summarizer, baseUrl: o.baseUrl, summaryModel: o.summaryModel, summaryWindow: o.summaryWindow, lineAdditive: session.meter.lineAdditive }, (t) => session.meter.countText(t));
 }
 
 /** `meter FILE`: format, messages, tool calls and tokens by category. */
@@ -88,8 +89,9 @@ export async function compactCommand(file: string, o: BudgetOptions & { out?: st
   if (o.out !== undefined) checkOutPath(o.out);
   if (o.out && sameFile(o.out, file)) throw new Error(`--out ${o.out} is the input file; the recording is never overwritten`);
   const s = await loadSession(file, o.model);
-  if (o.out && !s.entries.some((e) => e.message.role !== 'system' && e.message.role !== 'developer')) {
-    throw new Error(`${file}: the conversation holds no user or assistant message; nothing sendable to write to ${o.out}`);
+  // Nothing to compact is a usage error with or without --out (a script must not read "nothing changed" as success).
+  if (!s.entries.some((e) => e.message.role !== 'system' && e.message.role !== 'developer')) {
+    throw new Error(`${file}: the conversation holds no user or assistant message; nothing to compact${o.out ? ` and nothing sendable to write to ${o.out}` : ''}`);
   }
   const budget = budgetOf(o);
   const th = thresholds(budget);
@@ -110,7 +112,7 @@ export async function compactCommand(file: string, o: BudgetOptions & { out?: st
   const fits = result.tokensAfter <= th.inputBudget;
   if (result.error || !fits) process.exitCode = 1;
   if (o.json) {
-    out(JSON.stringify({ applied: result.applied, outcome: result.outcome, fits, inputBudget: th.inputBudget, reason: result.reason, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter, target: th.targetTokens, checkpoints: result.checkpoints.map(checkpointJson), violations, out: o.out }, null, 2));
+    out(JSON.stringify({ applied: result.applied, outcome: result.outcome, fits, inputBudget: th.inputBudget, ...(fits ? {} : { holders: result.holders ?? tokenHolders(items, s.meter, s.transcript.tools, o.keepSteps) }), reason: result.reason, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter, target: th.targetTokens, checkpoints: result.checkpoints.map(checkpointJson), violations, out: o.out }, null, 2));
     return;
   }
   out(`${path.basename(file)}: ${doc.format}, ${doc.rawCount} messages, window ${kTokens(o.window)} (target ${kTokens(th.targetTokens)})`);
@@ -118,7 +120,7 @@ export async function compactCommand(file: string, o: BudgetOptions & { out?: st
   for (const c of result.checkpoints) out(`  checkpoint ${c.id} ${c.strategy}: ${c.replacedIds.length} messages, ${c.tokensBefore} → ${c.tokensAfter} tokens${c.dropped ? `, ${c.dropped} dropped without summary` : ''}`);
   if (s.importCheckpoints.length) out(`  (${s.importCheckpoints.length} compaction(s) recorded in the file became import checkpoints)`);
   printWarnings(s, out);
-  if (!fits) out(`does not fit: ${result.tokensAfter} tokens remain against a budget of ${th.inputBudget}${result.error ? '' : `; ${fixedNote(s)}`}`);
+  if (!fits) out(`does not fit: ${result.tokensAfter} tokens remain against a budget of ${th.inputBudget}${result.error ? '' : `; ${describeHolders(result.holders ?? tokenHolders(items, s.meter, s.transcript.tools, o.keepSteps), th.inputBudget)}`}`);
   else if (result.applied && result.tokensAfter > th.targetTokens) out(`note: ${result.tokensAfter} tokens is above the target of ${th.targetTokens}; what remains is anchored (system prompt, tool schemas, latest request, newest steps)`);
   if (violations.length) out(`invariant violations: ${violations.length}; first: ${violations[0].message}`);
   if (o.out && !result.error) out(`wrote ${o.out}`);
@@ -176,6 +178,7 @@ export async function replayCommand(file: string, o: BudgetOptions & { out?: str
     finalTokens: report.finalTokens,
     invariantViolations: report.violations.length,
     fits,
+    ...(report.peakHolders ? { peakHolders: report.peakHolders } : {}),
     errors: report.errors,
   };
   if (report.violations.length || report.failedCompactions || !fits) process.exitCode = 1;
@@ -184,7 +187,7 @@ export async function replayCommand(file: string, o: BudgetOptions & { out?: str
   out(`model calls ${report.modelCalls}, compactions ${report.compactions}${report.failedCompactions ? ` (${report.failedCompactions} failed)` : ''}, summarizer calls ${report.summarizerCalls}`);
   out(`peak ${report.peakTokens} tokens over the model calls; ${report.finalTokens} tokens at the end of the recording (after its last message)`);
   out(`prompt tokens over all calls: ${report.promptTokens} with compaction, ${report.promptTokensUnmanaged} without (${report.promptTokensUnmanaged ? Math.round((saved / report.promptTokensUnmanaged) * 100) : 0}% saved)`);
-  if (!fits) out(`does not fit: the peak of ${report.peakTokens} tokens is over the budget of ${th.inputBudget}; ${fixedNote(s)}`);
+  if (!fits) out(`does not fit: the peak of ${report.peakTokens} tokens is over the budget of ${th.inputBudget}${report.peakHolders ? `; at that call ${describeHolders(report.peakHolders, th.inputBudget)}` : ''}`);
   out(`invariant violations: ${report.violations.length}${report.violations.length ? `; first: ${report.violations[0].message}` : ''}`);
   printWarnings(s, out);
   for (const e of report.errors.slice(0, 5)) out(`error: ${e}`);
@@ -225,12 +228,6 @@ function sameFile(a: string, b: string): boolean {
 function printWarnings(s: LoadedSession, out: Out): void {
   for (const w of s.warnings.slice(0, 10)) out(`repaired: ${w}`);
   if (s.warnings.length > 10) out(`… ${s.warnings.length - 10} more (meter --json lists all)`);
-}
-
-/** Names what the compaction may not touch, for a result that does not fit. */
-function fixedNote(s: LoadedSession): string {
-  const m = s.meter.measure(s.items, s.transcript.tools);
-  return `the system prompt and tool schemas alone hold ${m.breakdown.system + m.breakdown.tools} tokens, and the latest request and newest steps are never summarized`;
 }
 
 /** Writes JSON through a temporary file and a rename, so a reader never sees half a file. */

@@ -4,6 +4,7 @@
  * always when `window` is null); `source` is `server`, `table` or `flag` (the `--window` flag).
  */
 import { discoverEndpoint, type DiscoverOptions } from '../models/discover';
+import { lookupModel } from '../models/table';
 import type { EndpointKind, ModelWindow } from '../models/types';
 
 /** Options of {@link modelsCommand}. */
@@ -56,7 +57,8 @@ export function modelRows(models: ModelWindow[], flagWindow?: number): ModelRow[
 /**
  * Lists the endpoint's models with their windows. Sets `process.exitCode = 1` when the endpoint
  * answered nothing useful. The key is read from `CONTEXT_KEEPER_API_KEY` or `OPENAI_API_KEY`.
- * @throws TypeError when `--base-url` is not a URL.
+ * @throws TypeError when `--base-url` is not a URL; Error naming the model when `--model` is listed
+ *   neither by the endpoint nor in the model table (the entry point exits 2).
  */
 export async function modelsCommand(o: ModelsOptions, out: Out, env: NodeJS.ProcessEnv = process.env, fetchImpl?: DiscoverOptions['fetch']): Promise<void> {
   try {
@@ -66,6 +68,11 @@ export async function modelsCommand(o: ModelsOptions, out: Out, env: NodeJS.Proc
   }
   const apiKey = env['CONTEXT_KEEPER_API_KEY'] || env['OPENAI_API_KEY'] || undefined;
   const report = await discoverEndpoint(o.baseUrl, { apiKey, model: o.model, timeoutMs: o.timeoutMs, fetch: fetchImpl });
+  // A model neither the endpoint nor the model table knows is most likely a typo: say so instead of a row of nulls.
+  if (o.model && !report.modelListed && lookupModel(o.model) === undefined) {
+    const endpoint = report.kind === 'unknown' ? `${o.baseUrl} answered with no model list` : `${o.baseUrl} does not list it`;
+    throw new Error(`unknown model "${o.model}": ${endpoint} and the model table has no entry for it`);
+  }
   const rows = modelRows(report.models, o.window);
   if (report.kind === 'unknown' && !o.model) process.exitCode = 1;
   if (o.json) return out(JSON.stringify(rows, null, 2));

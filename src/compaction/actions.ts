@@ -5,7 +5,7 @@
  *
  * Pure: no I/O.
  */
-import type { ContextItem } from './types';
+import type { ChatMessage, ContextItem } from './types';
 import { contentText, errorLines, looksLikeError, toolCallsOf } from './text';
 import { isToolOutputText } from './text';
 
@@ -213,18 +213,44 @@ const WHOLE_FILE_BLOCK = /^([\w@~./-]{1,250}\.[A-Za-z]\w{0,9})[ \t]*\n```[^\n]*\
  * skipped (the ledger carries their lines itself).
  */
 export function actionsOf(items: readonly ContextItem[]): Action[] {
-  const results = new Map<string, string>();
-  for (const it of items) if (it.message.role === 'tool') results.set((it.message as { tool_call_id?: string }).tool_call_id ?? '', contentText(it.message));
+  // The last tool message answering each id (ids repeat in some recordings: the latest answer wins).
+  const results = new Map<string, ChatMessage>();
+  for (const it of items) if (it.message.role === 'tool') results.set((it.message as { tool_call_id?: string }).tool_call_id ?? '', it.message);
   const out: Action[] = [];
   items.forEach((it, index) => {
     if (it.kind === 'summary' || it.message.role !== 'assistant') return;
-    for (const c of toolCallsOf(it.message)) out.push(...callActions(c.name, c.arguments, results.get(c.id)));
-    const text = contentText(it.message);
-    if (!text) return;
-    const next = items[index + 1];
-    const observation = next && next.message.role === 'user' && isToolOutputText(contentText(next.message)) ? contentText(next.message).replace(/^(OBSERVATION:|Observation:)\s*/, '') : undefined;
+    const calls = toolCallsOf(it.message);
+    const next = items[index + 1]?.message;
+    const deps: Array<ChatMessage | undefined> = calls.map((c) => results.get(c.id));
+    deps.push(next);
+    for (const a of messageActions(it.message, calls, deps)) out.push(a);
+  });
+  return out;
+}
+
+/**
+ * Actions of one assistant message, cached per message object: messages are never mutated, so the
+ * actions change only when what answered them (`deps`: the result of each call, then the next
+ * message) is another message. A compaction then reads each call's result once, not once per run.
+ */
+const actionCache = new WeakMap<object, { deps: Array<ChatMessage | undefined>; actions: Action[] }>();
+
+function messageActions(message: ChatMessage, calls: ReadonlyArray<{ id: string; name: string; arguments: string }>, deps: Array<ChatMessage | undefined>): Action[] {
+  const hit = actionCache.get(message);
+  if (hit && hit.deps.length === deps.length && hit.deps.every((d, i) => d === deps[i])) return hit.actions;
+  const out: Action[] = [];
+  calls.forEach((c, k) => {
+    const result = deps[k];
+    out.push(...callActions(c.name, c.arguments, result ? contentText(result) : undefined));
+  });
+  const text = contentText(message);
+  const next = deps[deps.length - 1];
+  if (text) {
+    const nextText = next ? contentText(next) : '';
+    const observation = next && next.role === 'user' && isToolOutputText(nextText) ? nextText.replace(/^(OBSERVATION:|Observation:)\s*/, '') : undefined;
     for (const f of textFunctionCalls(text)) out.push(...callActions(f.name, f.args, observation));
     for (const e of aiderEdits(text)) out.push({ kind: 'file', op: e.created ? 'created' : 'edited', path: e.path, symbols: symbolsIn(e.code), ok: true, tool: 'edit block' });
-  });
+  }
+  actionCache.set(message, { deps, actions: out });
   return out;
 }

@@ -8,7 +8,7 @@
  */
 import type { ContextItem } from './types';
 import { contentText, isToolOutputText, toolCallsOf } from './text';
-import { extractIdentifiers, NOISE } from './identifiers';
+import { extractIdentifiers, identifiersOfPart, mergePartIdentifiers, NOISE, type PartIdentifiers } from './identifiers';
 
 /** Headings of the back-filled identifiers, by source, in order of priority. */
 export const BACKFILL_HEADINGS = {
@@ -33,27 +33,77 @@ export function sourcesOf(items: readonly ContextItem[]): { args: string; conver
   return { args: args.join('\n'), conversation: conversation.join('\n'), output: output.join('\n') };
 }
 
+/** Identifiers of one message, by source: one part per tool call, and its text (see {@link sourcesOf}). */
+interface MessageParts {
+  args: PartIdentifiers[];
+  source: 'output' | 'conversation' | undefined;
+  text: PartIdentifiers | undefined;
+}
+
+/** Per message object (messages are never mutated): each message's text is read for identifiers once. */
+const partCache = new WeakMap<object, MessageParts>();
+
+function partsOf(item: ContextItem): MessageParts {
+  const m = item.message;
+  const hit = partCache.get(m);
+  if (hit) return hit;
+  const text = contentText(m);
+  const source = m.role === 'tool' || (m.role === 'user' && isToolOutputText(text)) ? 'output' : m.role === 'user' || m.role === 'assistant' ? 'conversation' : undefined;
+  const parts: MessageParts = { args: toolCallsOf(m).map((c) => identifiersOfPart(`${c.name} ${c.arguments}`)), source, text: source ? identifiersOfPart(text) : undefined };
+  partCache.set(m, parts);
+  return parts;
+}
+
+/**
+ * `extractIdentifiers` of each source text of {@link sourcesOf}, built from per-message results
+ * (cached) when the joins are sealed, else from the joined text. Same lists either way.
+ */
+function identifiersBySource(items: readonly ContextItem[]): Record<'args' | 'conversation' | 'output', string[]> {
+  const lists = { args: [] as PartIdentifiers[], conversation: [] as PartIdentifiers[], output: [] as PartIdentifiers[] };
+  for (const it of items) {
+    if (it.kind === 'summary') continue;
+    const p = partsOf(it);
+    if (p.source && p.text) lists[p.source].push(p.text);
+    for (const a of p.args) lists.args.push(a);
+  }
+  let joined: ReturnType<typeof sourcesOf> | undefined;
+  const of = (key: 'args' | 'conversation' | 'output') => mergePartIdentifiers(lists[key]) ?? extractIdentifiers((joined ??= sourcesOf(items))[key]);
+  return { args: of('args'), conversation: of('conversation'), output: of('output') };
+}
+
+/** Smallest cost of one back-filled line: `- ` and an identifier of at least 3 characters, and a newline. */
+const MIN_LINE_COST = 6;
+
 /**
  * Appends identifiers of `items` missing from `summary`, at most `maxChars` characters in all
  * (about 4 characters make a token). `moved` maps old paths to where the files live now.
  * Returns the new text and the identifiers added. Never throws.
  */
 export function backfillIdentifiers(summary: string, items: readonly ContextItem[], maxChars: number, moved: ReadonlyMap<string, string> = new Map()): { text: string; added: string[] } {
-  const src = sourcesOf(items);
+  const src = identifiersBySource(items);
   const added: string[] = [];
   const seen = new Set<string>();
+  const inSummary = new SummaryIndex(summary);
   let budget = maxChars;
   const blocks: string[] = [];
   for (const key of ['args', 'conversation', 'output'] as const) {
     const lines: string[] = [];
     const heading = BACKFILL_HEADINGS[key];
-    for (const id of extractIdentifiers(src[key])) {
-      if (id.trim().length < 3 || NOISE.has(id.trim()) || seen.has(id) || summary.includes(id)) continue;
-      seen.add(id);
+    for (const id of src[key]) {
+      // Nothing more fits: every later identifier would be skipped for its cost.
+      if (budget < MIN_LINE_COST) break;
+      if (id.trim().length < 3 || NOISE.has(id.trim()) || seen.has(id)) continue;
       const now = moved.get(id);
       const line = `- ${id.replace(/\r?\n/g, ' ⏎ ')}${now ? ` (moved; now ${now})` : ''}`;
       const cost = line.length + 1 + (lines.length === 0 ? heading.length + 2 : 0);
-      if (cost > budget) continue;
+      // Too long for what is left: skipped, and never offered again (whether or not the summary
+      // has it, it would be skipped later too), so the summary is searched only for those that fit.
+      if (cost > budget) {
+        seen.add(id);
+        continue;
+      }
+      if (inSummary.has(id)) continue;
+      seen.add(id);
       budget -= cost;
       lines.push(line);
       added.push(id);
@@ -63,3 +113,24 @@ export function backfillIdentifiers(summary: string, items: readonly ContextItem
   if (blocks.length === 0) return { text: summary, added };
   return { text: `${summary.trimEnd()}\n\n${blocks.join('\n\n')}`, added };
 }
+
+/**
+ * `summary.includes(id)` for many identifiers: an identifier of at least {@link GRAM} characters can
+ * only occur where its first {@link GRAM} characters do, so a set of the summary's substrings of that
+ * length rejects most absent identifiers without a search.
+ */
+class SummaryIndex {
+  private grams: Set<string> | undefined;
+
+  constructor(private readonly summary: string) {}
+
+  has(id: string): boolean {
+    if (id.length < GRAM) return this.summary.includes(id);
+    if (!this.grams) {
+      this.grams = new Set();
+      for (let i = 0; i + GRAM <= this.summary.length; i++) this.grams.add(this.summary.slice(i, i + GRAM));
+    }
+    return this.grams.has(id.slice(0, GRAM)) && this.summary.includes(id);
+  }
+}
+const GRAM = 8;

@@ -31,6 +31,8 @@ import { finalizeSummary } from './summaryChecks';
 import { clipMessageToTokens } from './clip';
 import { checkToolPairing } from './invariants';
 import { composeSummary, SUMMARY_FRAME_TOKENS } from './composeSummary';
+import { degradeToFit } from './degrade';
+import { describeHolders, tokenHolders, type TokenHolders } from './holders';
 
 /** Everything one compaction needs. */
 export interface CompactInput {
@@ -53,6 +55,10 @@ export interface PreparedCompaction {
   anchoredTokens?: number;
   /** The target the compaction aimed at, in tokens. */
   targetTokens?: number;
+  /** What holds the tokens, when the result is over the input budget (does not fit the window). */
+  holders?: TokenHolders;
+  /** The input budget (`contextWindow - reservedOutput`), in tokens. */
+  inputBudget?: number;
 }
 
 /** Default number of newest agent steps kept verbatim. */
@@ -75,6 +81,12 @@ function backfillTokens(notesBudget: number): number {
 }
 /** A clipped message keeps at least this many tokens. */
 export const CLIP_MIN_TOKENS = 1000;
+
+/** One line naming the re-attached file copies a summary drops, or '' when it drops none. */
+function droppedFilesNote(items: readonly ContextItem[]): string {
+  const paths = [...new Set(items.map((i) => i.attachedFile).filter((p): p is string => p !== undefined))];
+  return paths.length === 0 ? '' : `Files re-attached earlier, their copies now dropped (read them again for current contents): ${paths.join(', ')}`;
+}
 
 /** Label that opens every summary message: historical context, not an instruction (invariants 6, 8). */
 export function summaryHeader(messages: number): string {
@@ -114,9 +126,15 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     const r = typedRequestOf(it);
     return r ? meter.countText(r) + 2 : 0;
   });
-  const plan = planCompaction(items, m.perItem, before, th.targetTokens, { keepRecentSteps, summaryTokens, noCollapse: options.noCollapse, all: options.all, keptPerItem, keptCap: budgets.userTokens });
-  const clips = planClips(items, m.perItem, plan, th.inputBudget, th.targetTokens);
-  if (plan.collapse.length === 0 && plan.spans.length === 0 && clips.length === 0) {
+  // Room kept free below the target for files the caller re-attaches after the summary.
+  const planTarget = Math.max(1, th.targetTokens - Math.max(0, Math.floor(options.reserveTokens ?? 0)));
+  const plan = planCompaction(items, m.perItem, before, planTarget, { keepRecentSteps, summaryTokens, noCollapse: options.noCollapse, all: options.all, keptPerItem, keptCap: budgets.userTokens });
+  // A context over the input budget cannot be sent: the degrade tiers then run whatever the plan,
+  // unless the system prompt and tool schemas alone are over it (nothing else can make room then).
+  const overBudget = before > th.inputBudget;
+  const hopeless = overBudget && tokenHolders(items, meter, tools, keepRecentSteps).systemAndTools >= th.inputBudget;
+  const clips = hopeless ? [] : planClips(items, m.perItem, plan, th.inputBudget, th.targetTokens);
+  if (plan.collapse.length === 0 && plan.spans.length === 0 && clips.length === 0 && !overBudget) {
     return notApplied(items, before, 'nothing-eligible', plan.reason ?? 'nothing eligible');
   }
   // An automatic compaction that cannot get below its own trigger would fire again on the next
@@ -133,7 +151,8 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
       `cannot get below the trigger: at best ${after} of ${th.triggerTokens} tokens, because the system prompt, tool schemas, latest request and newest steps hold most of the context; a larger window or fewer kept recent steps would help, and a manual compaction still runs`,
     );
   const auto = options.trigger === 'auto' && clips.length === 0;
-  if (auto && lowerBound >= th.triggerTokens) return cannotReach(lowerBound);
+  // Refused only while the context still fits: a refusal over the budget leaves nothing sendable.
+  if (auto && !overBudget && lowerBound >= th.triggerTokens) return cannotReach(lowerBound);
   const now = options.now ?? (() => new Date());
   const checkpoints: Checkpoint[] = [];
   const base = (strategy: CheckpointStrategy, id: string): Checkpoint => ({
@@ -169,12 +188,16 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   // Tokens the summaries may share: the target minus what the plan leaves in place.
   const spanTotal = Math.max(1, plan.spans.reduce((sum, sp) => sum + sp.tokens, 0));
   const leftInPlace = lowerBound;
-  const summaryShare = th.targetTokens - leftInPlace;
+  const summaryShare = planTarget - leftInPlace;
   for (const [k, span] of plan.spans.entries()) {
-    if (k > 0 && !options.all && meter.measure(work, tools).total <= th.targetTokens) break;
+    if (k > 0 && !options.all && meter.measure(work, tools).total <= planTarget) break;
     if (options.signal?.aborted) return notApplied(items, before, 'failed', 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
     const spanItems = items.slice(span.start, span.end);
-    const requests = collectRequests(spanItems);
+    // Files re-attached by an earlier compaction are stale copies: a new summary drops them (a live
+    // session re-attaches current contents) and names them, so the summarizer never sees them.
+    const content = spanItems.filter((i) => !i.attachedFile);
+    const droppedFiles = droppedFilesNote(spanItems);
+    const requests = collectRequests(content);
     const userRequests = requests;
     // concat, not flatMap: a summary of summaries covers every older message, and flatMap copies
     // element by element (it dominated long replays).
@@ -186,14 +209,14 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     const mustShrink = Math.floor(span.tokens * 0.8);
     const limit = Math.min(mustShrink, Math.floor(summaryShare * (span.tokens / spanTotal)));
     const room = limit - meter.countText(header) - SUMMARY_FRAME_TOKENS;
-    const share = splitRoom(room, budgets, span.tokens, Math.min(MIN_REQUEST_TOKENS, mustShrink));
+    const share = splitRoom(room, { ...budgets, summaryTokens }, span.tokens, Math.min(MIN_REQUEST_TOKENS, mustShrink));
     const countText = (t: string) => meter.countText(t);
-    let section = renderRequestsSection(requests, share.requests, countText);
+    let section = renderRequestsSection(requests, share.requests, countText, meter.lineAdditive);
     const spanBudget = Math.max(MIN_SUMMARY_TOKENS, Math.min(share.notes, room - section.tokens));
     let result;
     try {
-      result = await summarizer.summarize({
-        items: spanItems,
+      result = content.length === 0 ? { text: droppedFiles, model: summarizer.name, usage: { calls: 0, promptTokens: 0, completionTokens: 0 }, dropped: 0 } : await summarizer.summarize({
+        items: content,
         userRequests,
         // A quarter of the notes' budget is left for the identifiers back-filled below.
         approximateSummaryTokens: Math.max(MIN_SUMMARY_TOKENS, spanBudget - backfillTokens(spanBudget)),
@@ -216,19 +239,20 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     // reworded are carried forward all the same.
     const isModel = summarizer.name !== 'extractive';
     const missingFromModel = isModel ? requests.filter((r) => !result.text.includes(r)).length : undefined;
-    const checked = isModel ? removeRequestsSection(finalizeSummary(result.text.trim(), spanItems, { userRequests, maxAppendixChars: spanBudget * 2 }).text) : result.text.trim();
+    const checked = isModel ? removeRequestsSection(finalizeSummary(result.text.trim(), content, { userRequests, maxAppendixChars: spanBudget * 2 }).text) : result.text.trim();
     // Identifiers appended get what the notes left of their budget (about 4 characters a token),
     // each under a heading that says where it came from.
-    const moved = buildLedger(actionsOf(spanItems)).moved;
+    const moved = buildLedger(actionsOf(content)).moved;
     const checkedTokens = meter.countText(checked);
     let backfillChars = Math.min(IDENTIFIER_BACKFILL_CHARS, Math.max(0, spanBudget - checkedTokens) * 4);
-    let notes = backfillIdentifiers(checked, spanItems, backfillChars, moved).text;
+    let backfilled = backfillIdentifiers(checked, content, backfillChars, moved).text;
     // Paths and ids run denser than 4 characters a token: scale the characters down to the tokens left.
-    for (let k = 0, t = meter.countText(notes); k < 3 && t > Math.max(spanBudget, checkedTokens) && backfillChars > 0; k++, t = meter.countText(notes)) {
+    for (let k = 0, t = meter.countText(backfilled); k < 3 && t > Math.max(spanBudget, checkedTokens) && backfillChars > 0; k++, t = meter.countText(backfilled)) {
       backfillChars = Math.floor((backfillChars * Math.max(0, spanBudget - checkedTokens)) / (t - checkedTokens));
-      notes = backfillIdentifiers(checked, spanItems, backfillChars, moved).text;
+      backfilled = backfillIdentifiers(checked, content, backfillChars, moved).text;
     }
-    const composed = composeSummary({ header, notes, requests, section, limit, minRequests: share.min, countText });
+    const notes = droppedFiles && content.length > 0 ? `${backfilled}\n\n${droppedFiles}` : backfilled;
+    const composed = composeSummary({ header, notes, requests, section, limit, minRequests: share.min, countText, lineAdditive: meter.lineAdditive });
     const { text } = composed;
     section = composed.section;
     const cp = base(summarizer.name === 'extractive' ? 'extractive' : 'summary', newId());
@@ -276,13 +300,32 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     if (cp.replaced.length > 0) checkpoints.push(cp);
   }
   const prepared: PreparedCompaction = { checkpoints, tokensBefore: before, tokensAfter: before, reason: '', startedAt };
+  // Still over the input budget: shorten what is normally kept (see degrade.ts), down to just
+  // below the trigger so the next model call does not compact again at once.
+  if (!hopeless && meter.measure(work, tools).total > th.inputBudget) {
+    work = checkpoints.reduce((acc, cp) => applyCheckpoint(acc, cp), [...items]);
+    const degraded = await degradeToFit({
+      items: work, tools, meter, summarizer, options, keepRecentSteps, goal: th.triggerTokens - 1, userTokens: budgets.userTokens,
+      newCheckpoint: (strategy) => base(strategy, newId()), header: summaryHeader,
+    });
+    if (degraded.error) return notApplied(items, before, 'failed', `compaction failed, context unchanged: ${degraded.error.message}`, degraded.error);
+    checkpoints.push(...degraded.checkpoints);
+    work = degraded.items;
+  }
+  if (checkpoints.length === 0) {
+    const holders = tokenHolders(items, meter, tools, keepRecentSteps);
+    const n = (x: number) => x.toLocaleString('en-US');
+    return { ...notApplied(items, before, 'nothing-eligible', `nothing can be shortened; does not fit: ${n(before)} tokens against a budget of ${n(th.inputBudget)}; ${describeHolders(holders, th.inputBudget)}`), holders };
+  }
   const trial = commitPrepared(items, prepared, meter, tools);
   if (!trial.applied) return trial;
-  if (auto && trial.tokensAfter >= th.triggerTokens) return cannotReach(trial.tokensAfter);
+  if (auto && !overBudget && trial.tokensAfter >= th.triggerTokens) return cannotReach(trial.tokensAfter);
   prepared.tokensAfter = trial.tokensAfter;
   prepared.targetTokens = th.targetTokens;
   if (trial.tokensAfter > th.targetTokens) prepared.anchoredTokens = anchoredTokens(trial.context, meter, tools, keepRecentSteps);
-  prepared.reason = trial.reason;
+  prepared.inputBudget = th.inputBudget;
+  if (trial.tokensAfter > th.inputBudget) prepared.holders = tokenHolders(trial.context, meter, tools, keepRecentSteps);
+  prepared.reason = commitPrepared(items, prepared, meter, tools).reason;
   return prepared;
 }
 
@@ -360,7 +403,10 @@ export function commitPrepared(items: readonly ContextItem[], prepared: Prepared
   const target = prepared.targetTokens;
   // Honest about a target that cannot be met: what may never be summarised alone exceeds it.
   const over = anchored !== undefined && target !== undefined && anchored > target ? `; the part that is never summarised (system prompt, tool schemas, latest request, newest steps) alone holds ${n(anchored)} tokens, over the target of ${n(target)}` : '';
-  return { applied: true, outcome: 'applied', reason: `compacted ${n(before)} → ${n(tokens)} tokens (${parts})${over}`, tokensBefore: before, tokensAfter: tokens, checkpoints: applied, context: current, ...(anchored !== undefined ? { anchoredTokens: anchored } : {}) };
+  // Does not fit even after the degrade tiers: say what holds the tokens, with figures.
+  const holders = prepared.holders && prepared.inputBudget !== undefined && tokens > prepared.inputBudget ? prepared.holders : undefined;
+  const noFit = holders ? `; does not fit: ${n(tokens)} tokens against a budget of ${n(prepared.inputBudget!)}; ${describeHolders(holders, prepared.inputBudget)}` : over;
+  return { applied: true, outcome: 'applied', reason: `compacted ${n(before)} → ${n(tokens)} tokens (${parts})${noFit}`, tokensBefore: before, tokensAfter: tokens, checkpoints: applied, context: current, ...(anchored !== undefined ? { anchoredTokens: anchored } : {}), ...(holders ? { holders } : {}) };
 }
 
 /** Runs a whole compaction (prepare, then commit on the same items). See {@link prepareCompaction}. */

@@ -14,6 +14,7 @@ import { contentText, errorLines, isToolOutputText, keyArguments, toolCallsOf } 
 import { typedRequestOf } from './requests';
 import { actionsOf } from './actions';
 import { buildLedger, LEDGER, VERIFY } from './ledger';
+import { LineCounter } from './lineCount';
 
 /** Section headings shared by every summarizer's notes. */
 export const SECTIONS = {
@@ -103,6 +104,58 @@ function toolLabel(call: { name: string; arguments: string } | undefined): strin
   return call ? `output of ${call.name} ${keyArguments(call.arguments, 100)}` : 'tool output';
 }
 
+/** What the notes take from one user message (kept per message object: messages are never mutated). */
+interface UserFacts {
+  /** Error lines of tool output sent in the user role, as note lines. */
+  errors: string[];
+  typed: string | undefined;
+  /** Sentences of the typed request that state a rule, as note lines. */
+  rules: string[];
+}
+
+/** What the notes take from one assistant message. */
+interface AssistantFacts {
+  trimmed: string;
+  decisions: string[];
+  /** The message's checklist as the latest plan, when it has one. */
+  checklist: string | undefined;
+}
+
+const userFactsCache = new WeakMap<object, UserFacts>();
+const assistantFactsCache = new WeakMap<object, AssistantFacts>();
+
+function userFacts(it: ContextItem, text: string): UserFacts {
+  const hit = userFactsCache.get(it.message);
+  if (hit) return hit;
+  const errors: string[] = [];
+  if (isToolOutputText(text)) {
+    // Tool output carried in a user message (SWE-agent observations, Cline results): quoted as such.
+    for (const e of errorLines(text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ''), 2)) errors.push(`- Error in tool output (user-role observation): "${clip(e, 240)}"`);
+  }
+  const typed = typedRequestOf(it);
+  const rules: string[] = [];
+  if (typed) for (const s of sentences(typed)) if (isProse(s) && RULE.test(s)) rules.push(`- "${clip(s, 400)}"`);
+  const facts = { errors, typed, rules };
+  userFactsCache.set(it.message, facts);
+  return facts;
+}
+
+function assistantFacts(m: ContextItem['message'], text: string): AssistantFacts {
+  const hit = assistantFactsCache.get(m);
+  if (hit) return hit;
+  const trimmed = text.trim();
+  const decisions: string[] = [];
+  let checklist: string | undefined;
+  if (trimmed) {
+    for (const s of sentences(text)) if (isProse(s) && DECISION.test(s)) decisions.push(`- agent: "${clip(s, 300)}"`);
+    const items = text.split('\n').filter((l) => /^\s*(?:[-*] \[[ xX]\]|\d+\.\s+\S)/.test(l));
+    if (items.length >= 2) checklist = `(from the agent's message) ${clip(items.join(' | '), 1500)}`;
+  }
+  const facts = { trimmed, decisions, checklist };
+  assistantFactsCache.set(m, facts);
+  return facts;
+}
+
 /**
  * Extractive summarizer. `countText` counts tokens (the meter's); the result is cut to
  * `approximateSummaryTokens` tokens by dropping the least important lines first.
@@ -110,7 +163,15 @@ function toolLabel(call: { name: string; arguments: string } | undefined): strin
 export class ExtractiveSummarizer implements Summarizer {
   readonly name = 'extractive';
 
-  constructor(private readonly countText: (text: string) => number) {}
+  /**
+   * @param countText Tokens of a text (the meter's).
+   * @param options.lineAdditive True when `countText` is tiktoken's exact count (`TokenCounter.lineAdditive`):
+   *   trimming then counts line by line (lineCount.ts). Other counters count the whole text each time.
+   */
+  constructor(
+    private readonly countText: (text: string) => number,
+    private readonly options: { lineAdditive?: boolean } = {},
+  ) {}
 
   /** Never calls a model. Throws SummarizerError(`aborted`) when the signal is aborted. */
   async summarize(request: SummaryRequest): Promise<SummaryResult> {
@@ -135,9 +196,19 @@ export class ExtractiveSummarizer implements Summarizer {
     let lastVerify: string | undefined;
     let lastCommandError: string | undefined;
     let carriedCurrent: string[] = [];
-    const addOnce = (list: string[], line: string) => {
-      if (!list.includes(line)) list.push(line);
+    // Lists with a set of what they hold: a span of 100k messages adds thousands of lines.
+    const held = new Map<string[], Set<string>>();
+    const push = (list: string[], line: string) => {
+      list.push(line);
+      let set = held.get(list);
+      if (!set) held.set(list, (set = new Set()));
+      set.add(line);
     };
+    const addOnce = (list: string[], line: string) => {
+      if (!held.get(list)?.has(line)) push(list, line);
+    };
+    let lastCallOf: { name: string; arguments: string } | undefined;
+    let lastVerifyOf: { call: { name: string; arguments: string }; text: string } | undefined;
 
     for (const it of items) {
       const m = it.message;
@@ -160,24 +231,21 @@ export class ExtractiveSummarizer implements Summarizer {
       }
       const text = contentText(m);
       if (m.role === 'user') {
-        if (isToolOutputText(text)) {
-          // Tool output carried in a user message (SWE-agent observations, Cline results): quoted as such.
-          for (const e of errorLines(text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ''), 2)) addOnce(state, `- Error in tool output (user-role observation): "${clip(e, 240)}"`);
-        }
-        const typed = typedRequestOf(it);
-        if (!typed) continue;
-        latestRequest = typed;
-        for (const s of sentences(typed)) if (isProse(s) && RULE.test(s)) addOnce(rules, `- "${clip(s, 400)}"`);
+        const facts = userFacts(it, text);
+        for (const e of facts.errors) addOnce(state, e);
+        if (facts.typed === undefined) continue;
+        latestRequest = facts.typed;
+        for (const r of facts.rules) addOnce(rules, r);
       } else if (m.role === 'assistant') {
-        if (text.trim()) {
-          lastAssistant = text.trim();
-          for (const s of sentences(text)) if (isProse(s) && DECISION.test(s)) addOnce(decisions, `- agent: "${clip(s, 300)}"`);
-          const checklist = text.split('\n').filter((l) => /^\s*(?:[-*] \[[ xX]\]|\d+\.\s+\S)/.test(l));
-          if (checklist.length >= 2) lastTaskList = `(from the agent's message) ${clip(checklist.join(' | '), 1500)}`;
+        const facts = assistantFacts(m, text);
+        if (facts.trimmed) {
+          lastAssistant = facts.trimmed;
+          for (const d of facts.decisions) addOnce(decisions, d);
+          if (facts.checklist !== undefined) lastTaskList = facts.checklist;
         }
         for (const c of toolCallsOf(m)) {
           calls.set(c.id, c);
-          lastCall = `${c.name} ${keyArguments(c.arguments, 300)}`;
+          lastCallOf = c;
           if (TASK_LIST_TOOL.test(c.name)) lastTaskList = `(${c.name}) ${c.arguments.length > 2000 ? `${c.arguments.slice(0, 1999)}…` : c.arguments}`;
         }
       } else if (m.role === 'tool') {
@@ -186,14 +254,18 @@ export class ExtractiveSummarizer implements Summarizer {
           const lines = commandErrorLines(text);
           if (lines.length) lastCommandError = `(\`${clip(keyArguments(call.arguments, 120), 140)}\`): ${lines.map((l) => `"${l}"`).join(' | ')}`;
         }
-        if (call && VERIFY.test(call.arguments)) {
-          // The end of a run's output holds its verdict ("42 passed, 0 failed"): keep the end.
-          const tail = text.trim().split('\n').slice(-3).join(' | ').replace(/\s+/g, ' ');
-          lastVerify = `${call.name} ${keyArguments(call.arguments, 200)} → ${tail.length > 160 ? `…${tail.slice(-159)}` : tail}`;
-        }
+        // Only the last verification run is quoted: its end is read once, below.
+        if (call && VERIFY.test(call.arguments)) lastVerifyOf = { call, text };
       } else if (m.role === 'system' || m.role === 'developer') {
-        if (text.trim()) state.push(`- System note: ${clip(text, 200)}`);
+        if (text.trim()) push(state, `- System note: ${clip(text, 200)}`);
       }
+    }
+    if (lastCallOf) lastCall = `${lastCallOf.name} ${keyArguments(lastCallOf.arguments, 300)}`;
+    if (lastVerifyOf) {
+      // The end of a run's output holds its verdict ("42 passed, 0 failed"): keep the end.
+      const { call, text } = lastVerifyOf;
+      const tail = text.trim().split('\n').slice(-3).join(' | ').replace(/\s+/g, ' ');
+      lastVerify = `${call.name} ${keyArguments(call.arguments, 200)} → ${tail.length > 160 ? `…${tail.slice(-159)}` : tail}`;
     }
 
     const ledger = buildLedger(actionsOf(items), carried);
@@ -249,33 +321,42 @@ export class ExtractiveSummarizer implements Summarizer {
       [SECTIONS.state, state, 4, false],
     ];
     const render = () => sections.filter(([, lines]) => lines.length > 0).map(([h, lines]) => `${h}\n${lines.join('\n')}`).join('\n\n');
-    let out = render();
-    const size = (lines: string[]) => lines.reduce((n, l) => n + l.length, 0);
+    // The notes are counted after every trim: line by line with counts kept (see lineCount.ts), so a
+    // trim costs the lines it touches, not the whole text again.
+    const lines = new LineCounter(this.countText, this.options.lineAdditive === true);
+    const tokens = () => lines.countBlocks(sections.filter(([, l]) => l.length > 0).map(([h, l]) => [h, ...l])) ?? this.countText(render());
+    const size = (list: string[]) => list.reduce((n, l) => n + l.length, 0);
+    // Characters per section, kept up to date as the victim changes (the sort reads them often).
+    const sizes = new Map(sections.map((sec) => [sec, size(sec[1])]));
     const before = new Map(sections.map(([h, l]) => [h, l.length]));
     let guard = 0;
-    while (this.countText(out) > maxTokens && guard++ < 10_000) {
+    let count = tokens();
+    while (count > maxTokens && guard++ < 10_000) {
       // The section with the most characters per weight loses lines first; rules and current work last.
       const candidates = sections.filter(([, l, w]) => l.length > 0 && w > 1);
       // Current-state lines stay whatever the budget: the section loses its other lines first.
       const removable = (l: string[]) => (l === current ? l.filter((x) => !CURRENT_STATE.test(x)) : l);
       const pool = candidates.length ? candidates : sections.filter(([, l]) => removable(l).length > 0);
-      const victim = pool.sort((a, b) => size(b[1]) * b[2] - size(a[1]) * a[2])[0];
+      const victim = pool.sort((a, b) => sizes.get(b)! * b[2] - sizes.get(a)! * a[2])[0];
       if (!victim) break;
       if (victim[1] === current) {
         let k = current.length - 1;
         while (k > 0 && CURRENT_STATE.test(current[k])) k--;
         if (current[k].length > 200) current[k] = `${current[k].slice(0, Math.floor(current[k].length / 2))}…`;
         else current.splice(k, 1);
-        out = render();
+        sizes.set(victim, size(victim[1]));
+        count = tokens();
         continue;
       }
       // Drop in halves when far over, one line when close: keeps this loop short on huge spans.
-      const over = this.countText(out) / maxTokens;
+      const over = count / maxTokens;
       const n = over > 2 ? Math.max(1, Math.floor(victim[1].length / 2)) : 1;
       if (victim[1].length === 1 && victim[1][0].length > 200) victim[1][0] = `${victim[1][0].slice(0, Math.floor(victim[1][0].length / 2))}…`;
       else victim[1].splice(victim[3] ? 0 : victim[1].length - n, n);
-      out = render();
+      sizes.set(victim, size(victim[1]));
+      count = tokens();
     }
+    let out = render();
     // Say what was left out, so a reader never takes a list for everything that happened.
     let noted = false;
     for (const s of sections) {

@@ -75,7 +75,15 @@ export function applyRecordedCompactions(
     const cps: Checkpoint[] = runs.map(([s, e], r) => {
       const replaced = current.slice(s, e);
       const id = `import-${n + 1}${runs.length > 1 ? `-${r + 1}` : ''}`;
-      const text = r === 0 ? rc.summary : `[Earlier messages removed by the recording agent's own compaction; see its summary (checkpoint import-${n + 1}).]`;
+      // The summary entry alone after messages the agent kept (Claude Code's preserved segment): the
+      // summary itself stands before them, where the oldest replaced message was.
+      const onlySummary = replaced.length === 1 && rc.summaryEntryId !== undefined && replaced[0].covers.length === 1 && replaced[0].covers[0] === rc.summaryEntryId;
+      const text =
+        r === 0
+          ? rc.summary
+          : onlySummary
+            ? `[The recording agent's summary was here; it now stands before the messages that agent kept (checkpoint import-${n + 1}).]`
+            : `[Earlier messages removed by the recording agent's own compaction; see its summary (checkpoint import-${n + 1}).]`;
       const covers = replaced.flatMap((i) => i.covers);
       // The agent's summary paraphrases what the user typed: the typed requests it stands for are
       // kept beside it, so a later compaction carries them forward verbatim.

@@ -107,9 +107,10 @@ function checkAnchorsAndRoles(items: readonly ContextItem[], raw: readonly Entry
     const wanted = new Set(mustKeep.map((k) => raw[k].id));
     for (const it of items) for (const id of it.covers.length === 1 ? it.covers : []) if (wanted.has(id)) byRawId.set(id, it);
     for (const k of mustKeep) {
-      // A clipped anchor is allowed: clipping happens only when the request could not be sent at all.
+      // A clipped or collapsed anchor is allowed: that happens only when the request could not be
+      // sent at all otherwise (the degrade tiers, degrade.ts).
       const it = byRawId.get(raw[k].id);
-      if (!it || it.covers.length !== 1 || (it.kind !== 'raw' && it.kind !== 'clipped') || (it.kind === 'raw' && it.message !== raw[k].message)) {
+      if (!it || it.covers.length !== 1 || it.kind === 'summary' || (it.kind === 'raw' && it.message !== raw[k].message)) {
         out.push({ invariant: 3, index: k, message: `anchor message ${raw[k].id} (${raw[k].message.role}) is not in the context verbatim` });
       }
     }

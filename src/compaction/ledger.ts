@@ -103,9 +103,13 @@ export function buildLedger(actions: readonly Action[], earlier: ReadonlyMap<str
   fileLines.push(...carriedFiles);
   const carriedRead = (earlier.get(LEDGER.files) ?? []).find((l) => l.startsWith('- read only:'));
   if (carriedRead) readOnly.push(...carriedRead.slice('- read only:'.length).split(',').map((s) => s.trim()).filter((p) => p && !files.has(p)));
+  const listedRead = new Set(readOnly);
   for (const st of [...files.values()].sort((a, b) => a.last - b.last)) {
     if (st.ops.every((o) => o === 'read')) {
-      if (!readOnly.includes(st.path)) readOnly.push(st.path);
+      if (!listedRead.has(st.path)) {
+        listedRead.add(st.path);
+        readOnly.push(st.path);
+      }
       continue;
     }
     const where = st.ops.at(-1) === 'deleted' ? ' (deleted; no longer exists)' : st.from ? ` (moved from ${st.from}; lives here now)` : '';
@@ -138,52 +142,162 @@ export function buildLedger(actions: readonly Action[], earlier: ReadonlyMap<str
     commandLines.push(`- \`${cmd}\` → ${status}${history}`);
   }
 
-  // Failures and their fixes.
+  // Failures and their fixes. Every "the first later action that…" question is answered from
+  // indexes built in one pass from the end, so the section costs time linear in the actions.
+  const next = laterIndexes(actions);
   const fixed: string[] = [];
-  const open: string[] = [];
+  const open = new OpenLines();
   const carriedErrors = earlier.get(LEDGER.errors) ?? [];
   for (const l of carriedErrors) {
     if (l.startsWith('- open:')) {
       const key = lineKey(l);
-      const later = actions.findIndex((a) => (a.kind === 'command' && commandKey(a.command) === key && a.ok) || (a.kind === 'file' && a.path === key && a.ok && a.op !== 'read'));
-      const laterVerify = actions.some((a, j) => a.kind === 'command' && a.ok && VERIFY.test(a.command) && actions.slice(0, j).some((b) => b.kind === 'file' && b.ok && b.op !== 'read'));
-      if (later >= 0 || laterVerify) fixed.push(`- fixed: ${l.slice('- open: '.length).split(' → ')[0]} → resolved in later work (${later >= 0 ? 'it succeeded later' : 'edits, then a passing check'})`);
+      const later = next.okCommandKeys.has(key) || next.okEditPaths.has(key);
+      if (later || next.verifiedAfterEdit) fixed.push(`- fixed: ${l.slice('- open: '.length).split(' → ')[0]} → resolved in later work (${later ? 'it succeeded later' : 'edits, then a passing check'})`);
       else open.push(l);
     } else fixed.push(l);
   }
   actions.forEach((a, i) => {
     if (a.kind === 'plan' || a.ok) return;
-    const rest = actions.slice(i + 1);
     if (a.kind === 'command') {
-      const key = commandKey(a.command);
-      const again = rest.findIndex((b) => b.kind === 'command' && commandKey(b.command) === key && b.ok);
-      const editAt = rest.findIndex((b) => b.kind === 'file' && b.ok && b.op !== 'read');
-      const verifyAt = editAt < 0 ? -1 : rest.findIndex((b, j) => j > editAt && b.kind === 'command' && b.ok && VERIFY.test(b.command));
+      const key = next.keys[i];
+      const again = next.sameKeyOk[i];
+      const editAt = next.edit[i + 1];
+      const verifyAt = editAt >= actions.length ? actions.length : next.verify[editAt + 1];
       const what = `\`${key}\` failed${a.error ? ` ("${clipLine(a.error)}")` : ''}`;
-      if (again >= 0 || verifyAt >= 0) {
-        const end = again >= 0 ? again : verifyAt;
-        const fixes = [...new Set(rest.slice(0, end).flatMap((b) => (b.kind === 'file' && b.ok && b.op !== 'read' ? [b.to ?? b.path] : [])))];
-        const passed = rest[end] as Extract<Action, { kind: 'command' }>;
-        fixed.push(`- fixed: ${what} → ${fixes.length ? `after editing ${fixes.slice(0, 4).join(', ')}, ` : ''}\`${commandKey(passed.command)}\` passed`);
+      if (again < actions.length || verifyAt < actions.length) {
+        const end = again < actions.length ? again : verifyAt;
+        const fixes = next.firstEdits[i + 1].filter((f) => f.at < end).map((f) => f.path);
+        const passed = actions[end] as Extract<Action, { kind: 'command' }>;
+        fixed.push(`- fixed: ${what} → ${fixes.length ? `after editing ${fixes.join(', ')}, ` : ''}\`${commandKey(passed.command)}\` passed`);
       } else {
         // Repeated failures of one command are one open item (the newest error).
         const prefix = `- open: \`${key}\``;
-        const k = open.findIndex((l) => l.startsWith(prefix));
-        if (k >= 0) open.splice(k, 1);
+        open.removeFirstStartingWith(prefix);
         open.push(`${prefix} → ${a.exit !== undefined ? `exit ${a.exit}: ` : ''}${clipLine(a.error ?? 'failed')}`);
       }
     } else if (a.kind === 'file') {
-      const again = rest.some((b) => b.kind === 'file' && b.path === a.path && b.ok && b.op !== 'read');
-      const what = `${a.op === 'read' ? 'reading' : 'changing'} ${a.path} failed${a.error ? ` ("${clipLine(a.error)}")` : ''}`;
       if (a.op === 'read') return;
-      if (again) fixed.push(`- fixed: ${what} → a later ${a.tool} of the same file succeeded`);
+      const what = `changing ${a.path} failed${a.error ? ` ("${clipLine(a.error)}")` : ''}`;
+      if (next.editPathAfter[i]) fixed.push(`- fixed: ${what} → a later ${a.tool} of the same file succeeded`);
       else open.push(`- open: ${a.path}: ${a.tool} failed: ${clipLine(a.error ?? 'failed')}`);
     }
   });
-  return { files: fileLines, commands: commandLines, errors: [...fixed, ...open], moved, edited };
+  return { files: fileLines, commands: commandLines, errors: [...fixed, ...open.lines()], moved, edited };
 }
 
 function clipLine(s: string): string {
   const t = s.replace(/\s+/g, ' ').trim();
   return t.length > 200 ? `${t.slice(0, 199)}…` : t;
+}
+
+/** A successful file change (not a read). */
+function isEdit(a: Action): a is Extract<Action, { kind: 'file' }> {
+  return a.kind === 'file' && a.ok && a.op !== 'read';
+}
+
+/**
+ * For each action index `i`, the first later actions the errors section asks about (the length of
+ * `actions` when there is none): built in one pass from the end.
+ */
+function laterIndexes(actions: readonly Action[]) {
+  const n = actions.length;
+  const keys: string[] = new Array<string>(n);
+  /** First index ≥ i of a successful file change. */
+  const edit = new Int32Array(n + 2).fill(n);
+  /** First index ≥ i of a passing verification command. */
+  const verify = new Int32Array(n + 2).fill(n);
+  /** For a command at i: first index > i of a passing run of the same command. */
+  const sameKeyOk = new Int32Array(n).fill(n);
+  /** For a file action at i: whether a later successful change of the same path exists. */
+  const editPathAfter = new Uint8Array(n);
+  /** The first four distinct paths changed at or after i, with the index where each first appears. */
+  const firstEdits: Array<Array<{ path: string; at: number }>> = new Array<Array<{ path: string; at: number }>>(n + 2);
+  firstEdits[n] = firstEdits[n + 1] = [];
+  const okAt = new Map<string, number>();
+  const editedLater = new Set<string>();
+  const okCommandKeys = new Set<string>();
+  const okEditPaths = new Set<string>();
+  for (let i = n - 1; i >= 0; i--) {
+    const a = actions[i];
+    edit[i] = edit[i + 1];
+    verify[i] = verify[i + 1];
+    firstEdits[i] = firstEdits[i + 1];
+    if (a.kind === 'command') {
+      const key = commandKey(a.command);
+      keys[i] = key;
+      sameKeyOk[i] = okAt.get(key) ?? n;
+      if (a.ok) {
+        okAt.set(key, i);
+        okCommandKeys.add(key);
+        if (VERIFY.test(a.command)) verify[i] = i;
+      }
+    } else if (a.kind === 'file') {
+      editPathAfter[i] = editedLater.has(a.path) ? 1 : 0;
+      if (isEdit(a)) {
+        edit[i] = i;
+        editedLater.add(a.path);
+        okEditPaths.add(a.path);
+        const path = a.to ?? a.path;
+        firstEdits[i] = [{ path, at: i }, ...firstEdits[i + 1].filter((f) => f.path !== path)].slice(0, 4);
+      }
+    }
+  }
+  // A passing verification after any successful change resolves carried open errors.
+  let verifiedAfterEdit = false;
+  for (let j = 0, sawEdit = false; j < n && !verifiedAfterEdit; j++) {
+    const a = actions[j];
+    if (a.kind === 'command' && a.ok && VERIFY.test(a.command) && sawEdit) verifiedAfterEdit = true;
+    if (isEdit(a)) sawEdit = true;
+  }
+  return { keys, edit, verify, sameKeyOk, editPathAfter, firstEdits, okCommandKeys, okEditPaths, verifiedAfterEdit };
+}
+
+/**
+ * The open errors, in order, with "remove the first line starting with this prefix" in constant time
+ * for the prefixes the ledger uses (\`- open: \`key\`\` with no backtick inside the key): lines are
+ * indexed by their text up to the backtick that closes the key.
+ */
+class OpenLines {
+  private readonly all: Array<{ line: string; live: boolean }> = [];
+  private readonly byKey = new Map<string, { at: number[]; head: number }>();
+
+  push(line: string): void {
+    const index = this.all.length;
+    this.all.push({ line, live: true });
+    const key = OpenLines.keyOf(line);
+    if (key === undefined) return;
+    const bucket = this.byKey.get(key);
+    if (bucket) bucket.at.push(index);
+    else this.byKey.set(key, { at: [index], head: 0 });
+  }
+
+  removeFirstStartingWith(prefix: string): void {
+    const key = OpenLines.keyOf(prefix);
+    if (key !== prefix) {
+      // A key with a backtick inside: search in order, as a list would.
+      const hit = this.all.find((r) => r.live && r.line.startsWith(prefix));
+      if (hit) hit.live = false;
+      return;
+    }
+    const bucket = this.byKey.get(key);
+    while (bucket && bucket.head < bucket.at.length) {
+      const r = this.all[bucket.at[bucket.head++]];
+      if (r.live) {
+        r.live = false;
+        return;
+      }
+    }
+  }
+
+  lines(): string[] {
+    return this.all.filter((r) => r.live).map((r) => r.line);
+  }
+
+  /** `- open: \`key\`` for a line that starts so (up to the first backtick after the opening one). */
+  private static keyOf(line: string): string | undefined {
+    const head = '- open: `';
+    if (!line.startsWith(head)) return undefined;
+    const close = line.indexOf('`', head.length);
+    return close < 0 ? undefined : line.slice(0, close + 1);
+  }
 }

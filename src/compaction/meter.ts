@@ -87,6 +87,11 @@ export class TokenMeter {
     return this.counter.encoding;
   }
 
+  /** See {@link TokenCounter.lineAdditive}. */
+  get lineAdditive(): boolean {
+    return this.counter.lineAdditive === true;
+  }
+
   /** Tokens of plain text. */
   countText(text: string): number {
     return this.counter.countText(text);
@@ -198,16 +203,12 @@ export class TokenMeter {
   calibrate(promptTokens: number, items: readonly ContextItem[], tools?: readonly ToolSchema[], cachedTokens = 0): CalibrationOutcome {
     if (!(promptTokens > 0)) return { accepted: false, reason: 'no prompt tokens reported' };
     const estimate = this.measure(items, tools).total;
-    // Some proxies report prompt tokens with the cached ones subtracted; the documented
-    // `prompt_tokens_details.cached_tokens` is then added back when that lands in range.
-    let reported = promptTokens;
-    if (!plausible(reported, estimate) && cachedTokens > 0 && plausible(reported + cachedTokens, estimate)) reported += cachedTokens;
-    if (!plausible(reported, estimate)) {
-      // A figure far from the exact count (a proxy reporting near zero, a fabricated huge one) would
-      // turn automatic compaction off or make it fire forever: the exact count stands instead.
+    const judged = judgeReported(promptTokens, estimate, cachedTokens);
+    if (!judged.accepted) {
       this.calibration = undefined;
-      return { accepted: false, reason: `the provider reported ${promptTokens} prompt tokens where the exact count is ${estimate}; outside ${CALIBRATION_MIN}x-${CALIBRATION_MAX}x, so the count is used` };
+      return judged;
     }
+    const reported = judged.reported;
     this.calibration = { exact: reported, estimate, ids: items.map((i) => i.id) };
     return { accepted: true };
   }
@@ -230,6 +231,25 @@ export class TokenMeter {
     }
     return { ...m, basis: 'estimate' };
   }
+}
+
+/**
+ * Whether a reported `usage.prompt_tokens` can anchor the meter for a request whose exact count is
+ * `estimate` (see {@link TokenMeter.calibrate}): the figure to use (with `cachedTokens` added back
+ * when the provider left them out), or why not.
+ */
+export function judgeReported(promptTokens: number, estimate: number, cachedTokens = 0): { accepted: true; reported: number } | { accepted: false; reason: string } {
+  if (!(promptTokens > 0)) return { accepted: false, reason: 'no prompt tokens reported' };
+  // Some proxies report prompt tokens with the cached ones subtracted; the documented
+  // `prompt_tokens_details.cached_tokens` is then added back when that lands in range.
+  let reported = promptTokens;
+  if (!plausible(reported, estimate) && cachedTokens > 0 && plausible(reported + cachedTokens, estimate)) reported += cachedTokens;
+  if (!plausible(reported, estimate)) {
+    // A figure far from the exact count (a proxy reporting near zero, a fabricated huge one) would
+    // turn automatic compaction off or make it fire forever: the exact count stands instead.
+    return { accepted: false, reason: `the provider reported ${promptTokens} prompt tokens where the exact count is ${estimate}; outside ${CALIBRATION_MIN}x-${CALIBRATION_MAX}x, so the count is used` };
+  }
+  return { accepted: true, reported };
 }
 
 /** Reported usage is trusted within this ratio of the exact count (issue reports: proxies off by far more). */

@@ -16,6 +16,7 @@
  */
 import type { ContextItem } from './types';
 import { contentText, isToolOutputText } from './text';
+import { LineCounter } from './lineCount';
 
 /** Heading of the section; chained compactions find the section of an earlier summary by it. */
 export const REQUESTS_HEADING = '## Requests, verbatim';
@@ -69,6 +70,18 @@ export function typedText(raw: string): string | undefined {
 /** The typed request of an active-context item, or undefined (not a user message, a summary, not typed). */
 export function typedRequestOf(item: ContextItem): string | undefined {
   if (item.kind === 'summary') return undefined;
+  // Read once per message object (messages are never mutated): every compaction asks again.
+  const hit = typedCache.get(item.message);
+  if (hit !== undefined) return hit ?? undefined;
+  const typed = typedRequestOfMessage(item.message);
+  typedCache.set(item.message, typed ?? null);
+  return typed;
+}
+
+const typedCache = new WeakMap<object, string | null>();
+
+function typedRequestOfMessage(message: ContextItem['message']): string | undefined {
+  const item = { message };
   const role = item.message.role;
   if (role === 'tool') {
     // Cline's answers to the agent's questions come back as the question tool's result, whose
@@ -180,15 +193,39 @@ const SHORTENED_CHARS = [200, 120, 60] as const;
  * characters (the length that keeps the most requests whole) with a marker counting what was left out; when even that does not fit, the
  * oldest middle requests are left out and one line counts them. The first and newest are shortened
  * only when they alone leave no room for any other request (then to 400 characters each, so short
- * replies between them still fit) or alone exceed the budget.
+ * replies between them still fit) or alone exceed the budget. `lineAdditive`: `countText` is
+ * tiktoken's exact count (`TokenCounter.lineAdditive`), so tries are counted request by request
+ * (same result, much faster).
  */
-export function renderRequestsSection(requests: readonly string[], maxTokens: number, countText: (text: string) => number): RequestsSection {
+export function renderRequestsSection(requests: readonly string[], maxTokens: number, countText: (text: string) => number, lineAdditive = false): RequestsSection {
   if (requests.length === 0) return { text: '', whole: 0, shortened: 0, omitted: 0, tokens: 0 };
+  // Each try below is counted request by request, with counts kept (lineCount.ts): the search
+  // re-renders the section many times, mostly from the same requests.
+  const lines = new LineCounter(countText, lineAdditive);
+  const heading = `${REQUESTS_HEADING} (oldest first; the user's own words)`;
   const n = requests.length;
   // Left out first when nothing else fits: the oldest long middle requests, then the oldest others.
   const middle = requests.map((_, i) => i).slice(1, -1);
   const omitOrder = [...middle.filter((i) => requests[i].length > 240), ...middle.filter((i) => requests[i].length <= 240)];
-  const build = (cap: number, shortLen: number, protectedCap: number, omitCount: number) => {
+  // Each request rendered at each length asked for, once (the same strings, so their counts are kept).
+  const renders = requests.map(() => new Map<number, string>());
+  const rendered = (i: number, limit: number): string => {
+    const r = requests[i];
+    const key = Math.min(limit, r.length);
+    let part = renders[i].get(key);
+    if (part === undefined) {
+      part = renderRequest(shortenMiddle(r, key));
+      renders[i].set(key, part);
+    }
+    return part;
+  };
+  const markers = new Map<number, boolean>();
+  const hasMarker = (i: number): boolean => {
+    let m = markers.get(i);
+    if (m === undefined) markers.set(i, (m = MARKER_RE.test(requests[i])));
+    return m;
+  };
+  const build = (cap: number, shortLen: number, protectedCap: number, omitCount: number): RequestsSection => {
     const parts: string[] = [];
     let whole = 0;
     let shortened = 0;
@@ -209,14 +246,16 @@ export function renderRequestsSection(requests: readonly string[], maxTokens: nu
       flush();
       const r = requests[i];
       const isProtected = i === 0 || i === n - 1;
-      const text = isProtected ? shortenMiddle(r, protectedCap) : r.length <= cap ? r : shortenMiddle(r, shortLen);
-      if (text === r && !MARKER_RE.test(r)) whole++;
+      const limit = isProtected ? protectedCap : r.length <= cap ? r.length : shortLen;
+      if (limit >= r.length && !hasMarker(i)) whole++;
       else shortened++;
-      parts.push(renderRequest(text));
+      parts.push(rendered(i, limit));
     }
     flush();
-    const text = `${REQUESTS_HEADING} (oldest first; the user's own words)\n${parts.join('\n')}`;
-    return { text, whole, shortened, omitted: omitCount, tokens: countText(text) };
+    // The text is joined only for the result that is returned; tries are counted part by part.
+    let text: string | undefined;
+    const join = () => (text ??= `${heading}\n${parts.join('\n')}`);
+    return { get text() { return join(); }, whole, shortened, omitted: omitCount, tokens: lines.countBlocks([[heading, ...parts]]) ?? countText(join()) };
   };
   const longest = Math.max(...requests.map((r) => r.length));
   const all = build(longest, longest, longest, 0);

@@ -17,6 +17,11 @@ export interface TokenCounter {
   readonly encoding: EncodingName;
   /** Number of tokens of `text` (special-token strings are counted as ordinary text). */
   countText(text: string): number;
+  /**
+   * True when counts add up where a line break is followed by a character that starts a piece
+   * (tiktoken's encodings; see lineCount.ts), so texts built from lines can be counted line by line.
+   */
+  readonly lineAdditive?: boolean;
 }
 
 /**
@@ -249,6 +254,7 @@ export function createTokenCounter(encoding: EncodingName): TokenCounter {
   }
   return {
     encoding,
+    lineAdditive: true,
     countText(text: string): number {
       if (text.length === 0) return 0;
       return countPieces(loadEncoder(encoding), text);

@@ -5,6 +5,7 @@
  * `reasoning_content`) are kept untouched on the message object; metadata that must never reach the
  * model lives on the {@link Entry} beside the message, not inside it.
  */
+import type { TokenHolders } from './holders';
 import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
@@ -81,6 +82,12 @@ export interface ContextItem {
    * carries them forward in its requests section. Never sent to the model.
    */
   requests?: string[];
+  /**
+   * Set on a file re-attached after a summary (live sessions): its workspace-relative path. Such an
+   * item is a `summary` item covering no raw entry; a later summary drops it rather than summarising
+   * a stale copy of the file (see `reattach.ts`).
+   */
+  attachedFile?: string;
 }
 
 export type CheckpointTrigger = 'auto' | 'manual' | 'import';
@@ -186,6 +193,11 @@ export interface CompactionOptions {
   summaryAsPair?: boolean;
   /** Skip the collapse tier. */
   noCollapse?: boolean;
+  /**
+   * Tokens the plan leaves free below the target for what the caller adds after the summary (files
+   * re-attached in live sessions), so that the result with them still meets the target. Default 0.
+   */
+  reserveTokens?: number;
   /** Clock, for deterministic tests. */
   now?: () => Date;
   /** Cancels a running compaction; the context is then left unchanged. */
@@ -272,4 +284,6 @@ export interface CompactionResult {
    * steps, pinned items), set when the result is above the target because of it.
    */
   anchoredTokens?: number;
+  /** What holds the tokens (see `holders.ts`), set when the result is still over the input budget. */
+  holders?: TokenHolders;
 }

@@ -103,6 +103,8 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
       keepRecentSteps: settings.keepRecentSteps,
       userBudget: settings.userBudget,
       summaryBudget: settings.summaryBudget,
+      reattachBudget: settings.reattachBudget,
+      reattachMaxFiles: settings.reattachMaxFiles,
       maxSummaryCalls: settings.maxSummaryCalls,
       maxImagesPerRequest: settings.maxImagesPerRequest || undefined,
       tokenCounter: counter,

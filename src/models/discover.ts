@@ -59,6 +59,7 @@ export async function discoverEndpoint(baseUrl: string, options: DiscoverOptions
   if (options.model) {
     const wanted = options.model;
     const hit = report.models.find((m) => m.id === wanted || (report.kind === 'ollama' && sameOllamaModel(m.id, wanted)));
+    report.modelListed = hit !== undefined;
     report.models = [hit ?? { id: options.model, window: null, trainedWindow: null, source: 'server', reason: report.models.length ? NOT_LISTED : NOTHING_REPORTED }];
   }
   report.models = report.models.map(fillFromTable);

@@ -36,6 +36,8 @@ export interface EndpointReport {
   models: ModelWindow[];
   /** Problems met on the way (unreachable route, malformed payload…), one line each. */
   notes: string[];
+  /** With a wanted model (`DiscoverOptions.model`): whether the endpoint itself lists or serves it. */
+  modelListed?: boolean;
 }
 
 /**

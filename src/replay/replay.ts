@@ -10,6 +10,7 @@ import { compact } from '../compaction/compactor';
 import { thresholds } from '../compaction/budget';
 import { checkToolPairing, IncrementalChecker, type Violation } from '../compaction/invariants';
 import { CompactionGuard } from '../compaction/guard';
+import { tokenHolders, type TokenHolders } from '../compaction/holders';
 
 /** One model call of a replay. Tokens are prompt tokens of the request. */
 export interface ReplayCall {
@@ -41,6 +42,8 @@ export interface ReplayReport {
   calls: ReplayCall[];
   /** One line per compaction failure. */
   errors: string[];
+  /** What held the tokens at the peak call, when the peak was over the input budget. */
+  peakHolders?: TokenHolders;
 }
 
 /** Replay options. */
@@ -93,7 +96,10 @@ export async function replay(entries: readonly Entry[], meter: TokenMeter, summa
       guard.modelCallStarted();
       const before = meter.measure(items, tools).total;
       guard.meterReading(before, th.triggerTokens);
-      if (before >= th.triggerTokens && guard.mayAutoCompact().allowed) {
+      // Over the input budget the provider refuses the request, and a live session compacts at once
+      // whatever the guard says (the service's context-length path): the replay does the same.
+      const overflow = before > th.inputBudget;
+      if (before >= th.triggerTokens && (overflow || guard.mayAutoCompact().allowed)) {
         const result = await compact({
           items, tools, meter, summarizer,
           options: { budget: options.budget, trigger: 'auto', keepRecentSteps, maxSummaryCalls: options.maxSummaryCalls, approximateSummaryTokens: options.approximateSummaryTokens, userBudget: options.userBudget, summaryBudget: options.summaryBudget, signal: options.signal },
@@ -118,6 +124,7 @@ export async function replay(entries: readonly Entry[], meter: TokenMeter, summa
       report.modelCalls++;
       report.promptTokens += tokens;
       report.promptTokensUnmanaged += unmanaged;
+      if (tokens > report.peakTokens && tokens > th.inputBudget) report.peakHolders = tokenHolders(items, meter, tools, keepRecentSteps);
       report.peakTokens = Math.max(report.peakTokens, tokens);
       report.calls.push(call);
       // What would be sent must be valid: no pending calls may remain before a model call.

@@ -381,6 +381,12 @@ export interface ContextServiceOptions {
   /** Shares of the compaction target for typed requests and for a summary's notes (`summaryBudgets`). */
   userBudget?: number;
   summaryBudget?: number;
+  /**
+   * Files re-attached after a summary (see `reattach.ts`): share of the compaction target they may take
+   * (default 0.1; 0 = off) and most files (default 5; 0 = off). Read through `host`.
+   */
+  reattachBudget?: number;
+  reattachMaxFiles?: number;
   /** Model calls one compaction may make; older batches beyond it are dropped and counted. Default 4. */
   maxSummaryCalls?: number;
   /** Timeout of one tool call, in milliseconds. Default 60 000. */

@@ -20,6 +20,11 @@ export interface CompactionHost {
   readonly summaryBudget?: number;
   /** Model calls one compaction may make (invariant 7). */
   readonly maxSummaryCalls?: number;
+  /**
+   * The meter's reading of the active context with the tools, in tokens: calibrated on the last
+   * reported usage when that still applies. Kept up to date by the owner (constant time).
+   */
+  used(): number;
   /** Counter bumped on every rewrite of the context (compaction, restore, pin, import), not on appends. */
   version(): number;
   /**

@@ -71,3 +71,28 @@ export function withEditedSummary(prepared: PreparedCompaction, text: string): P
   checkpoints[k] = { ...cp, summary: text.trim(), inserted };
   return { ...prepared, checkpoints };
 }
+
+/** Why a run that threw or was aborted ended, and whether it was the run's timeout. */
+export function runFailure(signal: AbortSignal, error: unknown, timeoutMs: number): { reason: string; timedOut: boolean } {
+  const timedOut = signal.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError';
+  const reason = timedOut
+    ? `compaction timed out after ${timeoutMs} ms; the context is unchanged (try again, or use a faster summarizer)`
+    : signal.aborted
+      ? 'compaction cancelled; the context is unchanged'
+      : `compaction failed, the context is unchanged: ${(error as Error)?.message ?? String(error)}`;
+  return { reason, timedOut };
+}
+
+/** The note shown while the meter is over the trigger and automatic compaction cannot help. */
+export function stuckNote(reason: string): string {
+  const advice = /nothing eligible/.test(reason)
+    ? '; the system prompt, tool schemas, pinned messages and the newest step leave too little room: unpin messages, start a new task, lower the reserved output, or use a larger window'
+    : '';
+  return `Over the compaction trigger and automatic compaction cannot help: ${reason}${advice}.`;
+}
+
+/** True when two notes differ only in their figures (token counts change on every model call). */
+export function sameKind(a: string | undefined, b: string | undefined): boolean {
+  const kind = (text: string | undefined): string | undefined => text?.replace(/\d+/g, '#');
+  return kind(a) === kind(b);
+}

@@ -16,45 +16,35 @@
 import type { BudgetConfig, CompactionResult, CheckpointTrigger } from '../compaction/types';
 import { thresholds } from '../compaction/budget';
 import { commitPrepared, prepareCompaction, type PreparedCompaction } from '../compaction/compactor';
+import { PrepareAhead } from './prepare-ahead';
+import { ManualQueue } from './manual-queue';
 import type { CheckpointRecord, CompactionPreview, CompactOutcome } from './api';
 import type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
-import { notApplied, outcomeOf, previewOf, raceAbort, withEditedSummary } from './compaction-outcomes';
+import { notApplied, outcomeOf, previewOf, raceAbort, runFailure, sameKind, stuckNote, withEditedSummary } from './compaction-outcomes';
 
 export type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
 import { CompactionGuard } from '../compaction/guard';
 import { stripImages } from '../compaction/stripImages';
 import type { ContextOverflow } from '../models/contextErrors';
 
-/** A manual request waiting for the next safe point. */
-interface QueuedRequest {
-  focus?: string;
-  preview: boolean;
-  signal?: AbortSignal;
-  resolve: (outcome: CompactOutcome) => void;
-}
-
-interface Prepared {
-  version: number;
-  prepared: PreparedCompaction;
-}
-
 /** The compaction coordinator of one context service. */
 export class Compactions {
   readonly stats: CompactionStats = { automatic: 0, manual: 0, preparedUsed: 0, preparedDiscarded: 0, summarizerRuns: 0, failures: 0 };
   readonly guard = new CompactionGuard();
   private inFlight: Promise<CompactOutcome> | undefined;
-  private queue: QueuedRequest[] = [];
-  private ready: Prepared | undefined;
-  private preparing: { version: number; controller: AbortController; promise: Promise<void> } | undefined;
+  private readonly queue = new ManualQueue();
   private preview: { version: number; prepared: PreparedCompaction; view: CompactionPreview } | undefined;
   private stuck: string | undefined;
   /** Aborts every run in progress (service cancel/dispose). */
   private lifetime = new AbortController();
+  private readonly ahead: PrepareAhead;
 
   constructor(
     private readonly host: CompactionHost,
     private readonly options: CompactionsOptions,
-  ) {}
+  ) {
+    this.ahead = new PrepareAhead(host, options, this.stats, this.guard, () => this.lifetime.signal);
+  }
 
   /** True while a compaction run (not a background preparation) is in progress. */
   get busy(): boolean {
@@ -68,7 +58,7 @@ export class Compactions {
 
   /** Queues a manual request until the next safe point; resolves when it has run there. */
   enqueue(request: { focus?: string; preview: boolean; signal?: AbortSignal }): Promise<CompactOutcome> {
-    return new Promise((resolve) => this.queue.push({ ...request, resolve }));
+    return this.queue.add(request);
   }
 
   /**
@@ -77,18 +67,10 @@ export class Compactions {
    * @param auto false at the end of a task, where only queued requests run.
    */
   async atSafePoint(signal: AbortSignal, auto = true): Promise<void> {
-    if (this.queue.length > 0) {
-      const waiting = this.queue;
-      this.queue = [];
-      const live = waiting.filter((q) => !q.signal?.aborted);
-      for (const q of waiting) if (q.signal?.aborted) q.resolve(notApplied('compaction cancelled before it started', this.measure(), true));
-      if (live.length > 0) {
-        const first = live[0];
-        const signals = live.map((q) => q.signal).filter((s): s is AbortSignal => s !== undefined);
-        const outcome = await this.manual({ focus: first.focus, preview: first.preview }, signals.length === live.length && signals.length > 0 ? AbortSignal.any(signals) : undefined);
-        for (const q of live) q.resolve({ ...outcome, queued: true });
-      }
-    }
+    await this.queue.drain(
+      (request, queuedSignal) => this.manual(request, queuedSignal),
+      () => this.measure(),
+    );
     if (auto && !signal.aborted) {
       const th = thresholds(this.host.budget);
       this.guard.modelCallStarted();
@@ -99,9 +81,7 @@ export class Compactions {
 
   /** Resolves queued requests as not applied (task ended without a safe point, or disposal). */
   flushQueue(reason: string): void {
-    const waiting = this.queue;
-    this.queue = [];
-    for (const q of waiting) q.resolve(notApplied(reason, this.measure(), true));
+    this.queue.flush(reason, this.measure());
   }
 
   /** A manual compaction now (the caller made sure this is a safe point). Single flight. */
@@ -131,10 +111,8 @@ export class Compactions {
 
   /** Forgets prepared summaries (the context was rewritten or replaced). */
   invalidate(): void {
-    if (this.ready) this.stats.preparedDiscarded++;
-    this.ready = undefined;
-    this.preparing?.controller.abort(new Error('context rewritten'));
-    this.preparing = undefined;
+    this.ahead.discardReady();
+    this.ahead.stop('context rewritten');
     // A pending preview is kept: applying it reports it stale (its version no longer matches).
   }
 
@@ -142,19 +120,18 @@ export class Compactions {
   cancel(): void {
     this.lifetime.abort(new Error('cancelled'));
     this.lifetime = new AbortController();
-    this.preparing?.controller.abort(new Error('cancelled'));
-    this.preparing = undefined;
+    this.ahead.stop('cancelled');
     this.flushQueue('compaction cancelled');
   }
 
   /** Waits for background preparation to settle (tests and orderly shutdown). */
   async idle(): Promise<void> {
-    await this.preparing?.promise;
+    await this.ahead.preparing?.promise;
     await this.inFlight?.catch(() => undefined);
   }
 
   private measure(): number {
-    return this.host.meter.read(this.host.items(), this.host.tools()).total;
+    return this.host.used();
   }
 
   private singleFlight(run: () => Promise<CompactOutcome>): Promise<CompactOutcome> {
@@ -175,7 +152,7 @@ export class Compactions {
     const th = thresholds(this.host.budget);
     const used = this.measure();
     if (used < th.triggerTokens) {
-      this.maybePrepare(used, th.base, th.triggerTokens);
+      this.ahead.maybeStart(used, th.base, th.triggerTokens);
       return;
     }
     const allowed = this.guard.mayAutoCompact();
@@ -188,17 +165,16 @@ export class Compactions {
 
   private async runAutomatic(signal: AbortSignal, triggerTokens: number): Promise<CompactOutcome> {
     // A summary prepared ahead applies without waiting for the summarizer.
-    let ready = this.ready;
-    if (!ready && this.preparing?.version === this.host.version()) {
+    const preparing = this.ahead.preparing;
+    if (!this.ahead.ready && preparing?.version === this.host.version()) {
       this.host.setBusy('automatic compaction (finishing the prepared summary)');
       try {
-        await raceAbort(this.preparing.promise, signal);
+        await raceAbort(preparing.promise, signal);
       } catch {
         // Cancelled: fall through, the fresh run below sees the aborted signal too.
       }
-      ready = this.ready;
     }
-    this.ready = undefined;
+    const ready = this.ahead.take();
     if (ready && ready.version === this.host.version()) {
       const result = commitPrepared(this.host.items(), ready.prepared, this.host.meter, this.host.tools());
       // The prepared span was chosen for a context that has grown since; when the growth was larger
@@ -235,7 +211,7 @@ export class Compactions {
     const sizes = overflow.window ? ` (${overflow.promptTokens ? `${overflow.promptTokens} tokens sent, ` : ''}${overflow.window} allowed)` : '';
     const cause = `the provider refused the request as too long for its context window${sizes}`;
     this.host.log('warn', `Context-length error from the provider${sizes}: ${overflow.message}. Compacting and retrying the request once.`);
-    this.invalidatePrepared();
+    this.ahead.discardReady();
     const budget = this.host.budget;
     const smaller = overflow.window && overflow.window < budget.contextWindow ? { ...budget, contextWindow: overflow.window } : undefined;
     const outcome = await this.singleFlight(() => this.runFresh('auto', { force: true, budget: smaller, cause }, signal));
@@ -245,15 +221,10 @@ export class Compactions {
   }
 
   private async runManual(request: { focus?: string; preview: boolean }, signal?: AbortSignal): Promise<CompactOutcome> {
-    this.invalidatePrepared();
+    this.ahead.discardReady();
     // The user asked for a compaction: summarize everything eligible (the focus only matters to a
     // summary), rather than stopping at the collapse tier as soon as the target is reached.
     return this.runFresh('manual', { force: true, all: true, noCollapse: true, focus: request.focus, preview: request.preview }, signal);
-  }
-
-  private invalidatePrepared(): void {
-    if (this.ready) this.stats.preparedDiscarded++;
-    this.ready = undefined;
   }
 
   /** Prepares and commits in one go, under a timeout; preview mode stops after preparing. */
@@ -309,12 +280,7 @@ export class Compactions {
       if (options.cause && result.applied) for (const c of result.checkpoints) c.cause = options.cause;
       return this.finish(result, trigger, triggerTokens);
     } catch (error) {
-      const timedOut = signal.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError';
-      const reason = timedOut
-        ? `compaction timed out after ${this.options.timeoutMs} ms; the context is unchanged (try again, or use a faster summarizer)`
-        : signal.aborted
-          ? 'compaction cancelled; the context is unchanged'
-          : `compaction failed, the context is unchanged: ${(error as Error)?.message ?? String(error)}`;
+      const { reason, timedOut } = runFailure(signal, error, this.options.timeoutMs);
       if (!signal.aborted || timedOut) this.noteFailure(trigger, reason);
       return notApplied(reason, this.measure());
     } finally {
@@ -327,13 +293,9 @@ export class Compactions {
    * user is told once per distinct reason, and the gauge carries it until a compaction applies.
    */
   private noteStuck(reason: string): void {
-    const advice = /nothing eligible/.test(reason)
-      ? '; the system prompt, tool schemas, pinned messages and the newest step leave too little room: unpin messages, start a new task, lower the reserved output, or use a larger window'
-      : '';
-    const note = `Over the compaction trigger and automatic compaction cannot help: ${reason}${advice}.`;
+    const note = stuckNote(reason);
     // Logged once per kind of reason: the token figures in it change on every model call.
-    const kind = (text: string | undefined): string | undefined => text?.replace(/\d+/g, '#');
-    if (kind(note) !== kind(this.stuck)) this.host.log('warn', note);
+    if (!sameKind(note, this.stuck)) this.host.log('warn', note);
     this.stuck = note;
   }
 
@@ -382,49 +344,5 @@ export class Compactions {
     } catch (error) {
       this.host.log('error', `image placeholders not applied: saving the session failed (${(error as Error).message})`);
     }
-  }
-
-  /** Starts preparing the next span's summary in the background when close to the trigger. */
-  private maybePrepare(used: number, base: number, triggerTokens: number): void {
-    const margin = this.options.prepareAheadMargin;
-    if (margin <= 0 || used < triggerTokens - margin * base) return;
-    const version = this.host.version();
-    if (this.ready?.version === version || this.preparing?.version === version) return;
-    if (!this.guard.mayAutoCompact().allowed) return;
-    this.preparing?.controller.abort(new Error('stale'));
-    const controller = new AbortController();
-    const budget = this.host.budget;
-    // Aim lower by the distance still to go, so that after the context grows to the trigger the
-    // prepared compaction lands at about `compactTo`.
-    const distance = (triggerTokens - used) / base;
-    const compactTo = Math.max(0.05, Math.min(budget.compactTo - distance, budget.compactAt - 0.01));
-    const items = this.host.items();
-    this.stats.summarizerRuns++;
-    const signal = AbortSignal.any([controller.signal, this.lifetime.signal, AbortSignal.timeout(this.options.timeoutMs)]);
-    const promise = raceAbort(
-      prepareCompaction({
-        items,
-        tools: this.host.tools(),
-        meter: this.host.meter,
-        summarizer: this.host.summarizer,
-        options: { budget: { ...budget, compactTo }, trigger: 'auto', keepRecentSteps: this.host.keepRecentSteps, maxSummaryCalls: this.host.maxSummaryCalls, userBudget: this.host.userBudget, summaryBudget: this.host.summaryBudget, force: true, signal },
-      }),
-      signal,
-    ).then(
-      (prepared) => {
-        if ('applied' in prepared) {
-          this.host.log('debug', `nothing prepared ahead: ${prepared.reason}`);
-        } else if (this.host.version() === version && !controller.signal.aborted) {
-          this.ready = { version, prepared };
-          this.host.log('debug', `summary prepared ahead: ${prepared.tokensBefore} → ${prepared.tokensAfter} tokens`);
-        } else {
-          this.stats.preparedDiscarded++;
-        }
-      },
-      (error: unknown) => this.host.log('debug', `preparing ahead stopped: ${(error as Error)?.message ?? String(error)}`),
-    ).finally(() => {
-      if (this.preparing?.controller === controller) this.preparing = undefined;
-    });
-    this.preparing = { version, controller, promise };
   }
 }

@@ -4,7 +4,9 @@
  * {@link ContextServiceApi} are these emitters' `event`s.
  */
 import type { BudgetSnapshot, CheckpointRecord, CheckpointRestored, CompactionPreview, EntryAppended, StateChange, StreamText, ToolCallEvent, ToolResultEvent } from './api';
+import type { ApprovalRequest } from '../agent/types';
 import { Emitter } from './events';
+import { PendingApprovals } from './approvals';
 
 /** Every emitter of a context service except approvals (owned by `PendingApprovals`). */
 export class ServiceEvents {
@@ -33,5 +35,38 @@ export class ServiceEvents {
     ]) {
       emitter.dispose();
     }
+  }
+}
+
+/**
+ * The event and approval surface of a context service: the public `onDid*` events of
+ * {@link ContextServiceApi} and the pending approvals. The service extends it and fires `events`.
+ */
+export abstract class ServiceEventSurface {
+  protected readonly events = new ServiceEvents();
+  protected readonly approvals = new PendingApprovals();
+  readonly onDidChangeBudget = this.events.budget.event;
+  readonly onDidAddCheckpoint = this.events.checkpointAdded.event;
+  readonly onDidRestoreCheckpoint = this.events.checkpointRestored.event;
+  readonly onDidChangeState = this.events.state.event;
+  readonly onDidStreamText = this.events.streamText.event;
+  readonly onDidAppendEntry = this.events.entryAppended.event;
+  readonly onDidStartToolCall = this.events.toolCallStarted.event;
+  readonly onDidFinishToolCall = this.events.toolCallFinished.event;
+  readonly onDidRequestApproval = this.approvals.onDidRequest;
+  readonly onDidChangePreview = this.events.preview.event;
+
+  resolveApproval(requestId: string, approved: boolean): void {
+    this.approvals.resolve(requestId, approved);
+  }
+
+  getPendingApprovals(): ApprovalRequest[] {
+    return this.approvals.list();
+  }
+
+  /** Drops every listener and pending approval. */
+  protected disposeEvents(): void {
+    this.approvals.dispose();
+    this.events.dispose();
   }
 }

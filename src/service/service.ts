@@ -7,78 +7,39 @@
  * pure {@link SessionState}; this class orchestrates around it: the {@link AgentSession} appends
  * through the service's conversation and calls it at safe points, {@link Compactions} decides when to
  * compact and hands applied results back to {@link ContextService.commitCompaction}, and every rewrite
- * is planned on the state, persisted by the {@link SessionStore}, then applied, then announced.
+ * is planned on the state, persisted through {@link SessionFiles}, then applied, then announced.
+ * Event plumbing lives in {@link ServiceEventSurface}, usage records in {@link UsageRecorder}.
  */
 import type { ChatMessage, CompactionResult, ContextItem, Entry, Summarizer, ToolSchema } from '../compaction/types';
 import { TokenMeter } from '../compaction/meter';
 import { applyRecordedCompactions } from '../compaction/imported';
-import { itemsFromEntries, toMessages } from '../compaction/context';
+import { toMessages } from '../compaction/context';
 import { ExtractiveSummarizer } from '../compaction/extractive';
-import { repairToolPairing } from '../compaction/repair';
-import { AgentSession, type AgentState, type Conversation } from '../agent/session';
+import { AgentSession, type Conversation } from '../agent/session';
 import { WorkspaceTools } from '../agent/tools';
 import { DEFAULT_SYSTEM_PROMPT } from '../agent/prompt';
-import type { ApprovalHandler, ApprovalRequest } from '../agent/types';
-import { PendingApprovals } from './approvals';
-import type {
-  BudgetSnapshot,
-  CheckpointRecord,
-  CheckpointRestored,
-  CompactNowOptions,
-  CompactOutcome,
-  CompactionPreview,
-  ContextServiceApi,
-  ContextServiceOptions,
-  ExportedTranscript,
-  ImportedTranscript,
-  LogSink,
-  ServiceState,
-  StateChange,
-  TaskOutcome,
-  TranscriptSnapshot,
-} from './api';
-import { ServiceEvents } from './service-events';
+import type { ApprovalHandler } from '../agent/types';
+import type { BudgetSnapshot, CheckpointRecord, CheckpointRestored, CompactNowOptions, CompactOutcome, CompactionPreview, ContextServiceApi, ContextServiceOptions } from './api';
+import type { ExportedTranscript, ImportedTranscript, LogSink, StateChange, TaskOutcome, TranscriptSnapshot } from './api';
+import { ServiceEventSurface } from './service-events';
 import { SessionState, type ContextState } from './session-state';
-import { SessionStore, type SessionState as StoredSession } from './store';
-import { Compactions, type CompactionStats } from './compactions';
-import { budgetSnapshot } from './budgetView';
+import type { SessionState as StoredSession } from './store';
+import { SessionFiles } from './session-files';
+import { Compactions } from './compactions';
+import { ContextTally } from './tally';
 import { newSessionId } from './helpers';
+import { UsageRecorder, type ServiceStats } from './usage';
+import { ServiceStatus } from './status';
+import { agentHooks } from './agent-hooks';
+import { exportOf, importedEntries } from './transfer';
 
 export { newSessionId } from './helpers';
-
-/** One model call as measured, for the totals the demo and the CLI print. All in tokens. */
-export interface ModelCallRecord {
-  /** `usage.prompt_tokens` reported by the provider (0 when not reported). */
-  reportedPromptTokens: number;
-  /** The meter's count of the request as sent. */
-  estimatedPromptTokens: number;
-  /** The meter's count of the same request had nothing ever been compacted (the whole raw transcript). */
-  withoutCompactionTokens: number;
-}
-
-/** Running totals of a service, for the demo and the CLI. */
-export interface ServiceStats {
-  modelCalls: ModelCallRecord[];
-  compaction: CompactionStats;
-}
+export type { ModelCallRecord, ServiceStats } from './usage';
 
 const noopLog: LogSink = () => {};
 
 /** The context service. Build with {@link ContextService.open}. */
-export class ContextService implements ContextServiceApi {
-  private readonly events = new ServiceEvents();
-  readonly onDidChangeBudget = this.events.budget.event;
-  readonly onDidAddCheckpoint = this.events.checkpointAdded.event;
-  readonly onDidRestoreCheckpoint = this.events.checkpointRestored.event;
-  readonly onDidChangeState = this.events.state.event;
-  readonly onDidStreamText = this.events.streamText.event;
-  readonly onDidAppendEntry = this.events.entryAppended.event;
-  readonly onDidStartToolCall = this.events.toolCallStarted.event;
-  readonly onDidFinishToolCall = this.events.toolCallFinished.event;
-  private readonly approvals = new PendingApprovals();
-  readonly onDidRequestApproval = this.approvals.onDidRequest;
-  readonly onDidChangePreview = this.events.preview.event;
-
+export class ContextService extends ServiceEventSurface implements ContextServiceApi {
   readonly meter: TokenMeter;
   private readonly summarizer: Summarizer;
   private readonly tools: WorkspaceTools;
@@ -87,27 +48,27 @@ export class ContextService implements ContextServiceApi {
   private readonly log: LogSink;
   private readonly now: () => Date;
 
-  private _sessionId: string;
-  private store: SessionStore | undefined;
+  private readonly files: SessionFiles;
   private readonly session = new SessionState();
-  private source = 'Agent session';
-  private createdAt: string;
-  private lastSent: ContextItem[] = [];
-  private readonly callRecords: ModelCallRecord[] = [];
-
-  private state: StateChange = { state: 'idle' };
-  private agentState: AgentState = 'idle';
-  private compactingDetail: string | undefined;
+  private readonly usage: UsageRecorder;
+  /** The meter's running reading of the active context (see tally.ts). */
+  private readonly tally: ContextTally;
+  private readonly status = new ServiceStatus(
+    (change) => this.events.state.fire(change),
+    () => !this.disposed,
+  );
   private taskController: AbortController | undefined;
   private disposed = false;
 
   private constructor(private readonly options: ContextServiceOptions, sessionId: string) {
-    this._sessionId = sessionId;
+    super();
     this.log = options.log ?? noopLog;
     this.now = options.now ?? (() => new Date());
-    this.createdAt = this.now().toISOString();
+    this.files = new SessionFiles(options.storageDir, sessionId, options.model, this.now().toISOString());
     this.meter = new TokenMeter({ model: options.model, counter: options.tokenCounter });
-    this.summarizer = options.summarizer ?? new ExtractiveSummarizer((text) => this.meter.countText(text));
+    this.usage = new UsageRecorder(this.log);
+    this.tally = new ContextTally(this.meter);
+    this.summarizer = options.summarizer ?? new ExtractiveSummarizer((text) => this.meter.countText(text), { lineAdditive: this.meter.lineAdditive });
     const approve: ApprovalHandler = options.approve ?? ((request, signal) => this.approvals.ask(request, signal));
     this.tools = new WorkspaceTools(options.host, { approve, autoApprove: options.autoApprove, commandTimeoutMs: options.toolTimeoutMs });
     this.agent = new AgentSession({
@@ -116,28 +77,7 @@ export class ContextService implements ContextServiceApi {
       tools: this.tools,
       conversation: this.conversation,
       maxSteps: options.maxSteps ?? 40,
-      hooks: {
-        beforeModelCall: (_info, signal) => this.compactions.atSafePoint(signal),
-        onContextOverflow: ({ overflow }, signal) => this.compactions.afterOverflow(overflow, signal),
-        onUsage: (usage) => this.recordUsage(usage.promptTokens),
-        onStateChange: (state, detail) => {
-          this.agentState = state;
-          this.updateState(detail);
-        },
-        onTextDelta: (entryId, delta) => this.events.streamText.fire({ entryId, delta }),
-        onToolCall: (call, entryId) => this.events.toolCallStarted.fire({ callId: call.id, name: call.name, arguments: call.arguments, entryId }),
-        onToolResult: (call, outcome, entryId, durationMs) =>
-          this.events.toolCallFinished.fire({
-            callId: call.id,
-            name: call.name,
-            ok: outcome.ok,
-            cancelled: outcome.cancelled === true,
-            entryId,
-            content: outcome.content,
-            size: outcome.content.length,
-            durationMs,
-          }),
-      },
+      hooks: agentHooks({ compactions: () => this.compactions, recordUsage: (tokens) => this.recordUsage(tokens), status: this.status, events: this.events }),
     });
     this.compactions = new Compactions(
       {
@@ -150,12 +90,13 @@ export class ContextService implements ContextServiceApi {
         userBudget: options.userBudget,
         summaryBudget: options.summaryBudget,
         maxSummaryCalls: options.maxSummaryCalls,
+        used: () => {
+          this.tally.sync(this.session.items);
+          return this.tally.read(this.tools.schemas).total;
+        },
         version: () => this.session.version,
         commit: (result) => this.commitCompaction(result),
-        setBusy: (detail) => {
-          this.compactingDetail = detail;
-          this.updateState(detail);
-        },
+        setBusy: (detail) => this.status.compacting(detail),
         log: (level, message) => this.log(level, message),
       },
       { prepareAheadMargin: options.prepareAheadMargin ?? 0.1, timeoutMs: options.compactionTimeoutMs ?? 120_000, maxImages: options.maxImagesPerRequest },
@@ -170,12 +111,8 @@ export class ContextService implements ContextServiceApi {
   static async open(options: ContextServiceOptions): Promise<ContextService> {
     const service = new ContextService(options, options.sessionId ?? newSessionId());
     service.budgetCheck();
-    if (options.storageDir) {
-      const { store, loaded } = SessionStore.open(options.storageDir, service._sessionId);
-      service.store = store;
-      for (const warning of loaded.warnings) service.log('warn', warning);
-      service.adopt(loaded.entries, loaded.state);
-    }
+    const loaded = service.files.load(service.log);
+    if (loaded) service.adopt(loaded.entries, loaded.state);
     if (service.session.entries.length === 0) {
       await service.conversation.append({ id: service.conversation.newEntryId(), message: { role: 'system', content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT } });
       service.persistState();
@@ -184,11 +121,11 @@ export class ContextService implements ContextServiceApi {
   }
 
   get sessionId(): string {
-    return this._sessionId;
+    return this.files.sessionId;
   }
 
   get sessionDir(): string | undefined {
-    return this.store?.folder;
+    return this.files.folder;
   }
 
   // ---- conversation used by the agent -------------------------------------------------------
@@ -197,13 +134,16 @@ export class ContextService implements ContextServiceApi {
     newEntryId: () => this.session.newEntryId(),
     append: async (entry) => {
       // Durable first: an acknowledged message is on disk before anything else sees it.
-      this.store?.append(entry);
+      this.files.append(entry);
       this.session.append(entry);
+      this.tally.sync(this.session.items);
+      this.tally.syncEntries(this.session.entries);
       this.events.entryAppended.fire({ entry });
       this.fireBudget();
     },
     messages: () => {
-      this.lastSent = [...this.session.items];
+      this.tally.sync(this.session.items);
+      this.tally.markSent(this.tools.schemas);
       return toMessages(this.session.items);
     },
   };
@@ -236,8 +176,7 @@ export class ContextService implements ContextServiceApi {
     } finally {
       this.taskController = undefined;
       this.compactions.flushQueue('the task ended before the compaction could run');
-      this.agentState = 'idle';
-      this.updateState();
+      this.status.agent('idle');
     }
   }
 
@@ -281,23 +220,25 @@ export class ContextService implements ContextServiceApi {
   /** Applies an applied compaction result: persist first, then memory, then events. */
   private commitCompaction(result: CompactionResult): CheckpointRecord[] {
     const { next, records } = this.session.planCommit(result, this.now().toISOString());
-    this.rewrite(next);
+    this.rewrite(next, { removed: result.checkpoints.flatMap((c) => c.replaced), added: result.checkpoints.flatMap((c) => c.inserted) });
     for (const record of records) this.events.checkpointAdded.fire(record);
     this.fireBudget();
     return records;
   }
 
   /** Persists a planned state, then takes it over; throws (changing nothing) when the write fails. */
-  private rewrite(next: ContextState): void {
+  private rewrite(next: ContextState, change?: { removed: readonly ContextItem[]; added: readonly ContextItem[] }): void {
     this.persistState(next);
     this.session.apply(next);
+    this.tally.rewrite(this.session.items, change);
     this.compactions.invalidate();
   }
 
   async restoreCheckpoint(id: string): Promise<CheckpointRestored> {
     if (this.taskController || this.compactions.busy) throw new Error('wait for the task or compaction to finish before restoring a checkpoint');
     const { next, event } = this.session.planRestore(id, this.now().toISOString());
-    this.rewrite(next);
+    const undone = this.session.checkpoints.filter((c) => event.undone.includes(c.id));
+    this.rewrite(next, { removed: undone.flatMap((c) => c.inserted), added: undone.flatMap((c) => c.replaced) });
     this.compactions.guard.reset();
     this.events.checkpointRestored.fire(event);
     this.fireBudget();
@@ -305,29 +246,20 @@ export class ContextService implements ContextServiceApi {
   }
 
   async pin(entryId: string, pinned = true): Promise<void> {
-    this.rewrite(this.session.planPin(entryId, pinned));
+    this.rewrite(this.session.planPin(entryId, pinned), { removed: [], added: [] });
     this.fireBudget();
-  }
-
-  // ---- approvals -----------------------------------------------------------------------------
-
-  resolveApproval(requestId: string, approved: boolean): void {
-    this.approvals.resolve(requestId, approved);
-  }
-
-  getPendingApprovals(): ApprovalRequest[] {
-    return this.approvals.list();
   }
 
   // ---- reading -------------------------------------------------------------------------------
 
   getState(): StateChange {
-    return this.state;
+    return this.status.current;
   }
 
   getBudget(): BudgetSnapshot {
     const notes = [this.compactions.guard.status().advice, this.compactions.stuckReason].filter((n): n is string => n !== undefined);
-    const snapshot = budgetSnapshot(this.session.items, this.tools.schemas, this.meter, this.options.budget, this.options.model, notes);
+    this.tally.sync(this.session.items);
+    const snapshot = this.tally.snapshot(this.tools.schemas, this.options.budget, this.options.model, notes);
     return this.options.windowSource ? { ...snapshot, windowSource: this.options.windowSource } : snapshot;
   }
 
@@ -355,7 +287,7 @@ export class ContextService implements ContextServiceApi {
 
   /** Totals for the demo and the CLI. */
   getStats(): ServiceStats {
-    return { modelCalls: [...this.callRecords], compaction: { ...this.compactions.stats } };
+    return { modelCalls: [...this.usage.calls], compaction: { ...this.compactions.stats } };
   }
 
   /** Waits until background summary preparation has settled (tests, orderly shutdown). */
@@ -367,57 +299,29 @@ export class ContextService implements ContextServiceApi {
 
   async importTranscript(imported: ImportedTranscript): Promise<void> {
     if (this.taskController || this.compactions.busy) throw new Error('wait for the task to finish before importing');
-    const repaired = repairToolPairing(imported.entries, { closeTrailing: true });
-    for (const warning of repaired.warnings) this.log('warn', `import: ${warning}`);
-    const entries = repaired.entries;
-    const ids = new Set<string>();
-    for (const e of entries) {
-      if (ids.has(e.id)) throw new Error(`import: duplicate entry id ${e.id}`);
-      ids.add(e.id);
-    }
-    const sessionId = newSessionId(this.now());
-    let store: SessionStore | undefined;
-    if (this.options.storageDir) {
-      store = SessionStore.open(this.options.storageDir, sessionId).store;
-      store.append(...entries);
-    }
-    this.store?.close();
-    this.store = store;
-    this._sessionId = sessionId;
-    this.source = `Imported: ${imported.source}`;
-    this.createdAt = this.now().toISOString();
+    const entries = importedEntries(imported, this.log);
+    this.files.startNew(newSessionId(this.now()), `Imported: ${imported.source}`, this.now().toISOString(), entries);
     this.adopt(entries, undefined);
     if (imported.compactions?.length) {
       const applied = applyRecordedCompactions(this.session.items, imported.compactions, this.meter, this.tools.schemas, this.now().toISOString());
       for (const warning of applied.warnings) this.log('warn', `import: ${warning}`);
       this.session.apply({ context: applied.items, checkpoints: applied.checkpoints, pinned: [] });
+      this.tally.rewrite(this.session.items);
     }
     this.persistState();
     this.fireBudget();
   }
 
   exportTranscript(): ExportedTranscript {
-    return {
-      format: 'context-keeper/transcript',
-      version: 1,
-      sessionId: this._sessionId,
-      model: this.options.model,
-      exportedAt: this.now().toISOString(),
-      entries: [...this.session.entries],
-      context: [...this.session.items],
-      checkpoints: [...this.session.checkpoints],
-      pinned: [...this.session.pinned],
-      messages: toMessages(this.session.items),
-    };
+    return exportOf(this.session, this.files.sessionId, this.options.model, this.now().toISOString());
   }
 
   dispose(): void {
     if (this.disposed) return;
     this.cancel();
     this.disposed = true;
-    this.store?.close();
-    this.approvals.dispose();
-    this.events.dispose();
+    this.files.close();
+    this.disposeEvents();
   }
 
   // ---- internals -----------------------------------------------------------------------------
@@ -425,34 +329,20 @@ export class ContextService implements ContextServiceApi {
   /** Takes over loaded or imported entries and state; entries not in the state are appended raw. */
   private adopt(entries: Entry[], state: StoredSession | undefined): void {
     this.session.adopt(entries, state);
-    if (state) {
-      this.source = state.source;
-      this.createdAt = state.createdAt;
-    }
+    this.tally.resetEntries();
+    this.tally.rewrite(this.session.items);
+    this.tally.syncEntries(this.session.entries);
     this.compactions.invalidate();
     this.compactions.guard.reset();
   }
 
   /** Writes the state (or a planned one) atomically; throws when the write fails. */
   private persistState(next: ContextState = this.session.snapshot()): void {
-    this.store?.writeState({ sessionId: this._sessionId, model: this.options.model, source: this.source, createdAt: this.createdAt, ...next });
+    this.files.writeState(next);
   }
 
-  private usageDiscrepancyLogged = false;
-
   private recordUsage(promptTokens: number): void {
-    const sent = this.lastSent;
-    const outcome = this.meter.calibrate(promptTokens, sent, this.tools.schemas);
-    // Logged once per session: every call of a misreporting proxy would repeat it.
-    if (!outcome.accepted && outcome.reason && !this.usageDiscrepancyLogged) {
-      this.usageDiscrepancyLogged = true;
-      this.log('warn', `provider usage ignored: ${outcome.reason}`);
-    }
-    this.callRecords.push({
-      reportedPromptTokens: promptTokens,
-      estimatedPromptTokens: this.meter.measure(sent, this.tools.schemas).total,
-      withoutCompactionTokens: this.meter.measure(itemsFromEntries(this.session.entries.slice(0, this.session.entryCountAt(sent))), this.tools.schemas).total,
-    });
+    this.usage.record(promptTokens, this.tally.calibrate(promptTokens), this.tally.sentReading());
     this.fireBudget();
   }
 
@@ -466,18 +356,9 @@ export class ContextService implements ContextServiceApi {
     this.events.budget.fire(this.getBudget());
   }
 
-  private updateState(detail?: string): void {
-    const state: ServiceState = this.compactingDetail ? 'compacting' : this.agentState;
-    const next: StateChange = { state, ...(this.compactingDetail ?? detail ? { detail: this.compactingDetail ?? detail } : {}) };
-    if (next.state === this.state.state && next.detail === this.state.detail) return;
-    this.state = next;
-    if (!this.disposed) this.events.state.fire(next);
-  }
-
   /** Shows a problem once as the `error` state; the next state change clears it. */
   private reportProblem(reason: string): void {
     if (/cancelled|below the trigger|already small|nothing eligible/.test(reason) || this.taskController) return;
-    this.state = { state: 'error', detail: reason };
-    if (!this.disposed) this.events.state.fire(this.state);
+    this.status.problem(reason);
   }
 }

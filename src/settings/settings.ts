@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { DisposableStore } from '../lifecycle/disposables';
+import { readBoolean, readNumber, readString, readStrings, type KeysOfType } from './schema';
 import { IgnoredSettingsNotice, userScoped, type InspectableConfiguration } from './user-scoped-settings';
 
 /** The section all keys live under. */
@@ -32,52 +33,59 @@ export interface ContextKeeperSettings {
   userBudget: number;
   /** Share of the compaction target for a summary's notes and ledger. */
   summaryBudget: number;
+  /** Share of the compaction target for files re-attached after a summary; 0 turns re-attaching off. */
+  reattachBudget: number;
+  /** Most files re-attached after one summary; 0 turns re-attaching off. */
+  reattachMaxFiles: number;
   autoCompact: boolean;
   previewSummary: boolean;
   maxSummaryCalls: number;
   /** Most images per request; 0 means no limit. */
   maxImagesPerRequest: number;
   tools: { autoApprove: boolean };
+  /** The Agent Sessions view: whether it looks for sessions, and more folders to look in. */
+  watch: { enabled: boolean; extraFolders: string[] };
 }
 
 /**
- * Reads the settings from a configuration object; clamps values the service cannot use. Endpoint URLs,
- * auto-approve and the summary instruction come from user settings only (`user-scoped-settings.ts`).
+ * Reads the settings from a configuration object. Defaults, ranges and choices come from
+ * {@link SETTINGS_SCHEMA} (the same as package.json declares); values out of range are clamped, and
+ * `compactTo` is kept below `compactAt`. Endpoint URLs, auto-approve and the summary instruction come
+ * from user settings only (`user-scoped-settings.ts`).
  */
 export function readSettings(workspaceConfig: InspectableConfiguration): ContextKeeperSettings {
   const config = userScoped(workspaceConfig);
-  const num = (key: string, fallback: number, min: number, max: number): number => {
-    const value = config.get<number>(key, fallback);
-    return typeof value === 'number' && Number.isFinite(value) ? Math.min(max, Math.max(min, value)) : fallback;
-  };
-  const str = (key: string, fallback: string): string => {
-    const value = config.get<string>(key, fallback);
-    return typeof value === 'string' ? value.trim() : fallback;
-  };
-  const compactAt = num('compactAt', 0.8, 0.1, 0.99);
-  const compactTo = Math.min(num('compactTo', 0.5, 0.05, 0.95), compactAt - 0.01);
+  const num = (key: KeysOfType<'number'>) => readNumber(config, key);
+  const str = (key: KeysOfType<'string'>) => readString(config, key);
+  const bool = (key: KeysOfType<'boolean'>) => readBoolean(config, key);
+  const compactAt = num('compactAt');
+  // A target at or above the trigger would compact again on every model call.
+  const compactTo = Math.min(num('compactTo'), compactAt - 0.01);
   return {
-    baseUrl: str('baseUrl', ''),
-    model: str('model', 'gpt-4o-mini'),
-    modelSource: str('modelSource', 'endpoint') === 'vscode' ? 'vscode' : 'endpoint',
-    contextWindow: num('contextWindow', 0, 0, 10_000_000),
-    maxOutputTokens: num('maxOutputTokens', 4096, 16, 1_000_000),
+    baseUrl: str('baseUrl'),
+    model: str('model'),
+    modelSource: str('modelSource') === 'vscode' ? 'vscode' : 'endpoint',
+    contextWindow: num('contextWindow'),
+    maxOutputTokens: num('maxOutputTokens'),
     summary: {
-      baseUrl: str('summary.baseUrl', ''),
-      model: str('summary.model', ''),
-      contextWindow: num('summary.contextWindow', 0, 0, 10_000_000),
-      instruction: str('summary.instruction', ''),
+      baseUrl: str('summary.baseUrl'),
+      model: str('summary.model'),
+      contextWindow: num('summary.contextWindow'),
+      instruction: str('summary.instruction'),
     },
     compactAt,
     compactTo,
-    keepRecentSteps: Math.round(num('keepRecentSteps', 1, 0, 100)),
-    userBudget: num('userBudget', 0.25, 0.01, 1),
-    summaryBudget: num('summaryBudget', 0.25, 0.01, 1),
-    autoCompact: config.get<boolean>('autoCompact', true) !== false,
-    previewSummary: config.get<boolean>('previewSummary', false) === true,
-    maxSummaryCalls: Math.round(num('maxSummaryCalls', 4, 1, 64)),
-    maxImagesPerRequest: Math.round(num('maxImagesPerRequest', 0, 0, 1000)),
-    tools: { autoApprove: config.get<boolean>('tools.autoApprove', false) === true },
+    keepRecentSteps: num('keepRecentSteps'),
+    userBudget: num('userBudget'),
+    summaryBudget: num('summaryBudget'),
+    reattachBudget: num('reattachBudget'),
+    reattachMaxFiles: num('reattachMaxFiles'),
+    autoCompact: bool('autoCompact'),
+    previewSummary: bool('previewSummary'),
+    maxSummaryCalls: num('maxSummaryCalls'),
+    maxImagesPerRequest: num('maxImagesPerRequest'),
+    tools: { autoApprove: bool('tools.autoApprove') },
+    watch: { enabled: bool('watch.enabled'), extraFolders: readStrings(config, 'watch.extraFolders') },
   };
 }
 

@@ -90,6 +90,8 @@ export interface SummarizerFlags {
   /** The summary model's window, in tokens. */
   summaryWindow?: number;
   timeoutMs?: number;
+  /** The counter is tiktoken's exact one (`TokenMeter.lineAdditive`): extractive notes count line by line. */
+  lineAdditive?: boolean;
 }
 
 /**
@@ -106,7 +108,7 @@ export function summarizerFromFlags(
   log?: (line: string) => void,
 ): Summarizer {
   const kind = (flags.summarizer ?? 'extractive').toLowerCase();
-  if (kind === 'extractive') return new ExtractiveSummarizer(countText);
+  if (kind === 'extractive') return new ExtractiveSummarizer(countText, { lineAdditive: flags.lineAdditive });
   if (kind !== 'openai') throw new Error(`unknown summarizer "${flags.summarizer}": use "openai" or "extractive"`);
   const model = flags.summaryModel?.trim();
   if (!model) throw new Error('--summarizer openai needs --summary-model <model>');

@@ -22,9 +22,11 @@ import type { ContextItem, Summarizer, SummaryRequest, SummaryResult, Summarizer
 import { SummarizerError } from '../compaction/types';
 import { batchForWindow, summaryInstruction, PREVIOUS_NOTES_CLOSE, PREVIOUS_NOTES_OPEN, USER_REQUESTS_CLOSE, USER_REQUESTS_OPEN, neutraliseDelimiters, wrapTranscript, type RenderOptions } from '../compaction/summaryPrompt';
 import { clipMiddle, clipMiddleToTokens } from '../compaction/clip';
-import { validateReply, type RawReply } from './reply';
+import { validateReply } from './reply';
 import { Watchdog } from './watchdog';
-import { maskMessageContents, redactKey } from '../compaction/secrets';
+import { maskMessageContents } from '../compaction/secrets';
+import { jsonReply, streamedReply } from './openai-stream';
+import { classifyFailure, describeEndpoint, redactSecrets } from './openai-errors';
 
 /** Which request field bounds the reply length. */
 export type ReplyLimitParameter = 'max_completion_tokens' | 'max_tokens' | 'none';
@@ -261,7 +263,7 @@ export class OpenAISummarizer implements Summarizer {
     const deadline = watch.arm(deadlineMs, 'deadline');
     try {
       const reply = await watch.race(
-        streamed ? this.streamedReply(params, watch, timeoutMs, maxRetries, request.onDelta) : this.jsonReply(params, watch, timeoutMs, maxRetries),
+        streamed ? streamedReply(this.client, params, watch, timeoutMs, maxRetries, request.onDelta) : jsonReply(this.client, params, watch, timeoutMs, maxRetries),
       );
       usage.promptTokens += reply.promptTokens ?? promptEstimate;
       usage.completionTokens += reply.completionTokens ?? this.countText(reply.text);
@@ -269,135 +271,20 @@ export class OpenAISummarizer implements Summarizer {
       this.log(`summary call ${usage.calls}: ok, ${text.length} characters`);
       return { text, model: reply.model ?? this.options.model };
     } catch (error) {
-      const failure = this.classify(error, watch, timeoutMs, deadlineMs);
+      const failure = classifyFailure(error, watch.fired, {
+        endpoint: this.endpoint,
+        model: this.options.model,
+        timeoutMs,
+        deadlineMs,
+        maxRetries,
+        redact: (text) => redactSecrets(text, [this.options.apiKey, ...Object.values(this.options.headers ?? {})]),
+      });
       this.log(`summary call ${usage.calls}: ${failure.kind}: ${failure.message}`);
       throw failure;
     } finally {
       clearTimeout(deadline);
       watch.dispose();
     }
-  }
-
-  private async jsonReply(params: ChatCompletionCreateParams, watch: Watchdog, timeoutMs: number, maxRetries: number): Promise<RawReply> {
-    const completion = await this.client.chat.completions.create(
-      { ...params, stream: false },
-      { signal: watch.signal, timeout: timeoutMs, maxRetries },
-    );
-    const choice = completion.choices[0];
-    const message = choice?.message;
-    return {
-      text: typeof message?.content === 'string' ? message.content : '',
-      finishReason: choice?.finish_reason ?? null,
-      toolCalls: message?.tool_calls?.length ?? 0,
-      refusal: message?.refusal ?? '',
-      model: completion.model,
-      promptTokens: completion.usage?.prompt_tokens,
-      completionTokens: completion.usage?.completion_tokens,
-    };
-  }
-
-  private async streamedReply(
-    params: ChatCompletionCreateParams,
-    watch: Watchdog,
-    timeoutMs: number,
-    maxRetries: number,
-    onDelta: ((text: string) => void) | undefined,
-  ): Promise<RawReply> {
-    const stream = await this.client.chat.completions.create(
-      { ...params, stream: true, stream_options: { include_usage: true } },
-      { signal: watch.signal, timeout: timeoutMs, maxRetries },
-    );
-    const reply: RawReply = { text: '', finishReason: null, toolCalls: 0, refusal: '' };
-    // The SDK's timeout ends once headers arrive; a body that stalls needs its own idle timer.
-    let idle = watch.arm(timeoutMs, 'idle');
-    try {
-      for await (const chunk of stream) {
-        clearTimeout(idle);
-        idle = watch.arm(timeoutMs, 'idle');
-        if (chunk.model) reply.model = chunk.model;
-        if (chunk.usage) {
-          reply.promptTokens = chunk.usage.prompt_tokens;
-          reply.completionTokens = chunk.usage.completion_tokens;
-        }
-        const choice = chunk.choices[0];
-        if (choice === undefined) continue;
-        const delta = choice.delta;
-        if (typeof delta.content === 'string' && delta.content.length > 0) {
-          reply.text += delta.content;
-          try {
-            onDelta?.(delta.content);
-          } catch {
-            // Progress display must not break the summary.
-          }
-        }
-        if (typeof delta.refusal === 'string') reply.refusal += delta.refusal;
-        if (delta.tool_calls !== undefined && delta.tool_calls.length > 0) reply.toolCalls += delta.tool_calls.filter((c) => c.id !== undefined).length || 1;
-        if (choice.finish_reason) reply.finishReason = choice.finish_reason;
-      }
-    } finally {
-      clearTimeout(idle);
-    }
-    // The SDK ends iteration quietly when the request is aborted; the watchdog knows why.
-    watch.throwIfFired();
-    if (reply.finishReason === null) reply.incomplete = true;
-    return reply;
-  }
-
-  /** Maps anything thrown during a call to a one-line {@link SummarizerError}, without the key. */
-  private classify(error: unknown, watch: Watchdog, timeoutMs: number, deadlineMs: number): SummarizerError {
-    const fired = watch.fired;
-    if (fired === 'aborted') return new SummarizerError('compaction cancelled', 'aborted', { cause: error });
-    if (fired === 'idle') {
-      return new SummarizerError(`the summarizer at ${this.endpoint} sent nothing for ${timeoutMs} ms; the partial summary was discarded`, 'timeout', { cause: error });
-    }
-    if (fired === 'deadline') {
-      return new SummarizerError(`the summarizer at ${this.endpoint} did not finish within ${deadlineMs} ms`, 'timeout', { cause: error });
-    }
-    if (error instanceof SummarizerError) return error;
-    if (error instanceof OpenAI.APIUserAbortError) return new SummarizerError('compaction cancelled', 'aborted', { cause: error });
-    if (error instanceof OpenAI.APIConnectionTimeoutError) {
-      return new SummarizerError(`the summarizer at ${this.endpoint} did not answer within ${timeoutMs} ms`, 'timeout', { cause: error });
-    }
-    if (error instanceof OpenAI.APIConnectionError) {
-      return new SummarizerError(`could not reach the summarizer at ${this.endpoint}: ${this.redact(causeText(error))}`, 'http', { cause: error });
-    }
-    if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
-      const detail = this.redact(apiErrorText(error));
-      const code = typeof error.code === 'string' ? error.code : '';
-      if (code === 'context_length_exceeded' || /context length|context window|too many tokens|maximum context/i.test(detail)) {
-        return new SummarizerError(`the summarizer request exceeded the model's context window (HTTP ${error.status}): ${detail}`, 'overflow', { cause: error });
-      }
-      const what =
-        error.status === 401 || error.status === 403
-          ? 'rejected the API key'
-          : error.status === 404
-            ? `does not know model "${this.options.model}"`
-            : error.status === 429
-              ? 'is rate-limiting requests'
-              : error.status >= 500
-                ? 'had a server error'
-                : 'rejected the request';
-      const retried = error.status === 429 || error.status >= 500 || error.status === 408 || error.status === 409;
-      const attempts = retried ? ` after ${(this.options.maxRetries ?? 2) + 1} attempt(s)` : '';
-      return new SummarizerError(`the summarizer at ${this.endpoint} ${what} (HTTP ${error.status})${attempts}: ${detail}`, 'http', { cause: error });
-    }
-    if (error instanceof SyntaxError) {
-      return new SummarizerError(`the summarizer at ${this.endpoint} sent a malformed stream event; the partial summary was discarded`, 'invalid', { cause: error });
-    }
-    // Errors while reading the body (connection reset, terminated) surface as plain errors.
-    return new SummarizerError(
-      `the connection to the summarizer at ${this.endpoint} broke before the reply was complete (${this.redact(causeText(error))}); the partial summary was discarded`,
-      'http',
-      { cause: error },
-    );
-  }
-
-  /** Removes the API key (and header values) from text that may echo them. */
-  private redact(text: string): string {
-    let out = text;
-    const secrets = [this.options.apiKey, ...Object.values(this.options.headers ?? {})].filter((s): s is string => typeof s === 'string' && s.length >= 6);
-    for (const secret of secrets) out = redactKey(out, secret);
-    return clipMiddle(out.replace(/\s+/g, ' ').trim(), 300);
   }
 
   private log(line: string): void {
@@ -408,46 +295,4 @@ export class OpenAISummarizer implements Summarizer {
 /** Number of raw messages the items stand for. */
 function countRaw(items: readonly ContextItem[]): number {
   return items.reduce((n, item) => n + Math.max(1, item.covers.length), 0);
-}
-
-/** `scheme://host[:port]` of a base URL, for messages (no path, no credentials). */
-function describeEndpoint(baseURL: string): string {
-  try {
-    const url = new URL(baseURL);
-    return `${url.protocol}//${url.host}`;
-  } catch {
-    return 'the configured endpoint';
-  }
-}
-
-function causeText(error: unknown): string {
-  const parts: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current !== undefined && current !== null; depth++) {
-    if (current instanceof Error) {
-      const code = (current as { code?: unknown }).code;
-      parts.push(typeof code === 'string' ? `${current.message} (${code})` : current.message);
-      current = current.cause;
-    } else {
-      // A cause that is not an Error (a string from a socket library) is printed as given.
-      parts.push(typeof current === 'string' ? current : plainText(current));
-      break;
-    }
-  }
-  return parts.filter((p) => p.length > 0 && p !== 'Connection error.').join(': ') || 'connection error';
-}
-
-function apiErrorText(error: { error?: unknown; message: string }): string {
-  const body = error.error as { message?: unknown } | undefined | null;
-  if (body !== undefined && typeof body?.message === 'string') return body.message;
-  return error.message.replace(/^\d{3}\s*/, '') || 'no details';
-}
-
-/** A non-Error value as JSON, or its type when it has none (undefined, a function, a cycle). */
-function plainText(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? typeof value;
-  } catch {
-    return typeof value;
-  }
 }

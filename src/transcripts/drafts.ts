@@ -31,6 +31,11 @@ export interface BoundaryDraft {
   id: string;
   summary: string;
   summaryDraftId?: string;
+  /**
+   * Record ids (the source's own, `EntrySource.recordId`) of messages before the boundary that the
+   * recording agent kept in its context (Claude Code's preserved segment); they are not replaced.
+   */
+  keepRecordIds?: string[];
 }
 
 export type Draft = MessageDraft | BoundaryDraft;

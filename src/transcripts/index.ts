@@ -66,6 +66,8 @@ export function importTranscriptTextSync(text: string | Uint8Array, fileName: st
   const decoded = decodeUtf8(text, fileName);
   const format = options.format ?? detectFormat(decoded, fileName);
   if (!format) {
+    // An empty file is a common mistake (a redirect that failed): say so instead of "unrecognised".
+    if (decoded.trim() === '') throw new TranscriptError(fileName, 1, '', decoded.length === 0 ? 'the file is empty: a transcript holds at least one message' : 'the file holds only white space: a transcript holds at least one message');
     reportSyntaxError(decoded, fileName);
     throw new TranscriptError(fileName, 1, '', 'unrecognised transcript format (expected Claude Code, Codex, OpenHands, SWE-agent, Aider, Cline, OpenAI chat or a ContextKeeper session transcript)');
   }

@@ -8,6 +8,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { readSettings, SETTINGS_SECTION } from '../settings/settings';
 import { discoverSessions, type DiscoveredSession } from '../watch/discovery';
 import { SessionWatcher, followFile, type Follow, type WatchUpdate } from '../watch/watcher';
 import type { WatchedCompaction, WatchedGauge } from '../watch/live';
@@ -40,14 +41,13 @@ export class AgentSessionsView implements vscode.TreeDataProvider<Node>, vscode.
 
   /** Lists the sessions again and follows the chosen or most recent one. */
   discover(): void {
-    const config = vscode.workspace.getConfiguration('contextKeeper.watch');
-    if (!config.get<boolean>('enabled', true)) {
+    const { enabled, extraFolders } = readSettings(vscode.workspace.getConfiguration(SETTINGS_SECTION)).watch;
+    if (!enabled) {
       this.sessions = [];
       this.stopFollowing();
       this._onDidChangeTreeData.fire(undefined);
       return;
     }
-    const extraFolders = config.get<string[]>('extraFolders', []);
     const found = new Map<string, DiscoveredSession>();
     for (const folder of vscode.workspace.workspaceFolders ?? []) {
       if (folder.uri.scheme !== 'file') continue;

@@ -50,7 +50,7 @@ export function renderItems(items: readonly ContextItem[]): string {
   const out: string[] = [];
   for (const item of items) {
     const message = item.message;
-    const label = item.kind === 'raw' ? message.role : `${message.role} (${item.kind})`;
+    const label = item.attachedFile ? `${message.role} (file re-attached: ${item.attachedFile})` : item.kind === 'raw' ? message.role : `${message.role} (${item.kind})`;
     out.push(`### ${label} · ${item.covers.length > 1 ? `${item.covers.length} messages` : item.id}`, '');
     let text = contentText(message.content);
     if (message.role === 'tool' && text.length > MAX_TOOL_OUTPUT_CHARS) {
@@ -83,7 +83,11 @@ export function renderCheckpoint(checkpoint: CheckpointRecord): string {
   // What the summary kept of the typed requests (its "Requests, verbatim" section closes the summary).
   const req = checkpoint.requests;
   if (req) rows.push(['Typed requests kept', `${req.whole} whole, ${req.shortened} shortened in the middle, ${req.omitted} left out${req.missingFromModel ? `; ${req.missingFromModel} restored after the model left them out` : ''}`]);
+  const files = checkpoint.attachedFiles ?? [];
+  if (files.length) rows.push(['Files re-attached', `${files.length} (${files.reduce((sum, f) => sum + f.tokens, 0)} tokens, counted in the tokens after)`]);
   if (checkpoint.restored) rows.push(['Restored', checkpoint.restoredAt ?? 'yes']);
+  // Current contents of the files touched last, read from the workspace and added after the summary.
+  const attached = files.length ? ['', '## Files re-attached after the summary', '', ...files.map((f) => `- \`${f.path}\` (${f.tokens} tokens)`)] : [];
   return [
     `# Checkpoint ${checkpoint.id}`,
     '',
@@ -94,6 +98,7 @@ export function renderCheckpoint(checkpoint: CheckpointRecord): string {
     '## Summary',
     '',
     checkpoint.summary,
+    ...attached,
     '',
   ].join('\n');
 }

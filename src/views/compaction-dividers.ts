@@ -58,7 +58,7 @@ export function placeCompactions(
     const inserted = checkpoint.inserted;
     const counts = {
       collapsed: inserted.filter((item) => item.kind === 'collapsed').length,
-      summaries: inserted.filter((item) => item.kind === 'summary').length,
+      summaries: inserted.filter((item) => item.kind === 'summary' && !item.attachedFile).length,
       clipped: inserted.filter((item) => item.kind === 'clipped').length,
     };
     const joins = previous && previous.index === index && previous.view.trigger === checkpoint.trigger && Math.abs(time - previous.time) <= GROUP_WINDOW_MS
@@ -75,6 +75,7 @@ export function placeCompactions(
       view.dropped += checkpoint.dropped;
       view.summarizerModel ??= checkpoint.summarizerModel;
       view.focus ??= checkpoint.focus;
+      if (checkpoint.attachedFiles?.length) view.attachedFiles = [...(view.attachedFiles ?? []), ...checkpoint.attachedFiles];
     } else {
       let after: string | undefined;
       for (let i = index; i >= 0 && after === undefined; i--) after = lastItemOfEntry.get(order[i]);
@@ -94,6 +95,7 @@ export function placeCompactions(
         summarizerModel: checkpoint.summarizerModel,
         focus: checkpoint.focus,
         restored: checkpoint.restored || undefined,
+        ...(checkpoint.attachedFiles?.length ? { attachedFiles: [...checkpoint.attachedFiles] } : {}),
       };
       compactions.push(view);
     }

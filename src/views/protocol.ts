@@ -106,6 +106,8 @@ export interface CompactionView {
   focus?: string;
   /** True when every checkpoint of the group was restored. */
   restored?: boolean;
+  /** Files re-attached after the summary (current contents from the workspace), with their tokens. */
+  attachedFiles?: Array<{ path: string; tokens: number }>;
 }
 
 /** Fields every transcript line has. */

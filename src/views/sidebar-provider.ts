@@ -28,6 +28,20 @@ export type SidebarSourceGetter = () => SidebarSource;
 /** Called when a webview instance said `ready` (the first one opens the session). */
 export type ReadyHook = () => void;
 
+/** User actions that run a command without arguments. */
+const PLAIN_ACTIONS: Partial<Record<WebviewMessage['type'], string>> = {
+  cancel: Commands.cancel, discardPreview: Commands.discardPreview, importTranscript: Commands.importTranscript,
+  setApiKey: Commands.setApiKey, showLog: Commands.showLog, testConnection: Commands.testConnection,
+  newSession: Commands.newSession, continueInNewTask: Commands.continueInNewTask,
+};
+
+/** User actions on one checkpoint or session: the command gets the message's `id`. */
+const ID_ACTIONS: Partial<Record<WebviewMessage['type'], string>> = {
+  openCheckpoint: Commands.openCheckpoint, diffCheckpoint: Commands.diffCheckpoint, restoreCheckpoint: Commands.restoreCheckpoint,
+  copySummary: Commands.copySummary, switchSession: Commands.switchSession, renameSession: Commands.renameSession,
+  deleteSession: Commands.deleteSession,
+};
+
 /** Provides the `contextKeeper.sidebar` view. */
 export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   /** The view id, as contributed in package.json. */
@@ -135,56 +149,27 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
     }
   }
 
+  /** Runs the command a user action stands for, with its arguments from the message. */
   private async dispatch(message: WebviewMessage): Promise<unknown> {
+    const plain = PLAIN_ACTIONS[message.type];
+    if (plain) return vscode.commands.executeCommand(plain);
+    const byId = ID_ACTIONS[message.type];
+    if (byId && 'id' in message) return vscode.commands.executeCommand(byId, message.id);
     switch (message.type) {
-      case 'ready':
-      case 'resync':
-      case 'loadEarlier':
-      case 'expandItem':
-      case 'compactionDetail':
-        return undefined;
       case 'runTask':
         return vscode.commands.executeCommand(Commands.newAgentTask, message.text);
-      case 'cancel':
-        return vscode.commands.executeCommand(Commands.cancel);
       case 'compact':
         return vscode.commands.executeCommand(Commands.compactConversation, { focus: message.focus });
-      case 'openCheckpoint':
-        return vscode.commands.executeCommand(Commands.openCheckpoint, message.id);
-      case 'diffCheckpoint':
-        return vscode.commands.executeCommand(Commands.diffCheckpoint, message.id);
-      case 'restoreCheckpoint':
-        return vscode.commands.executeCommand(Commands.restoreCheckpoint, message.id);
-      case 'copySummary':
-        return vscode.commands.executeCommand(Commands.copySummary, message.id);
       case 'approve':
         return vscode.commands.executeCommand(Commands.answerApproval, message.requestId, message.approved);
       case 'applyPreview':
         return vscode.commands.executeCommand(Commands.applyPreview, message.summary);
-      case 'discardPreview':
-        return vscode.commands.executeCommand(Commands.discardPreview);
-      case 'importTranscript':
-        return vscode.commands.executeCommand(Commands.importTranscript);
-      case 'setApiKey':
-        return vscode.commands.executeCommand(Commands.setApiKey);
-      case 'openSettings':
-        return vscode.commands.executeCommand('workbench.action.openSettings', '@ext:contextkeeper.context-keeper');
-      case 'showLog':
-        return vscode.commands.executeCommand(Commands.showLog);
-      case 'testConnection':
-        return vscode.commands.executeCommand('contextKeeper.testConnection');
       case 'togglePin':
         return vscode.commands.executeCommand(Commands.pinMessage, message.entryId);
-      case 'newSession':
-        return vscode.commands.executeCommand(Commands.newSession);
-      case 'switchSession':
-        return vscode.commands.executeCommand(Commands.switchSession, message.id);
-      case 'renameSession':
-        return vscode.commands.executeCommand(Commands.renameSession, message.id);
-      case 'deleteSession':
-        return vscode.commands.executeCommand(Commands.deleteSession, message.id);
-      case 'continueInNewTask':
-        return vscode.commands.executeCommand(Commands.continueInNewTask);
+      case 'openSettings':
+        return vscode.commands.executeCommand('workbench.action.openSettings', '@ext:contextkeeper.context-keeper');
+      default:
+        return undefined;
     }
   }
 

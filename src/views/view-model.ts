@@ -8,7 +8,7 @@
  * message; only checkpoint changes walk the transcript (they are rare and the result is cached).
  */
 import type { Entry } from '../compaction/types';
-import type { BudgetSnapshot, CheckpointRecord, ContextServiceApi } from '../service/api';
+import type { CheckpointRecord, ContextServiceApi } from '../service/api';
 import type {
   ApprovalView,
   BudgetView,
@@ -26,7 +26,10 @@ import type {
 } from './protocol';
 import { FULL_TEXT_CAP_CHARS } from './protocol';
 import { placeCompactions } from './compaction-dividers';
-import { contentText, firstLine, fullTextOf, itemsForEntry, pathArgument } from './transcript-items';
+import { fullTextOf, itemsForEntry } from './transcript-items';
+import { compactionDetailOf, toApprovalViews, toBudgetView, toCheckpointView, toPreviewView } from './view-mappers';
+
+export { toBudgetView, toCheckpointView } from './view-mappers';
 
 /** Lines shown at first; `loadEarlier` adds this many more each time. */
 export const WINDOW_STEP = 200;
@@ -39,43 +42,6 @@ export interface Chrome {
   sessions: SessionView[];
   sessionId?: string;
   readOnly: boolean;
-}
-
-/** The service's budget as the gauge shows it (without the peak, which the model adds). */
-export function toBudgetView(budget: BudgetSnapshot, autoCompact: boolean): BudgetView {
-  return {
-    used: budget.used,
-    window: budget.window,
-    reserved: budget.reserved,
-    inputBudget: budget.inputBudget,
-    compactAt: budget.compactAt.tokens,
-    compactAtFraction: budget.compactAt.fraction,
-    compactTo: budget.compactTo.tokens,
-    compactToFraction: budget.compactTo.fraction,
-    exact: budget.exact,
-    breakdown: { ...budget.breakdown },
-    model: budget.model,
-    warnings: [...budget.warnings],
-    autoCompact,
-    ...(budget.windowSource ? { windowSource: budget.windowSource } : {}),
-  };
-}
-
-/** A checkpoint record as one history row. */
-export function toCheckpointView(checkpoint: CheckpointRecord): CheckpointView {
-  return {
-    id: checkpoint.id,
-    time: checkpoint.time,
-    trigger: checkpoint.trigger,
-    strategy: checkpoint.strategy,
-    tokensBefore: checkpoint.tokensBefore,
-    tokensAfter: checkpoint.tokensAfter,
-    messagesReplaced: checkpoint.replacedIds.length,
-    summarizerModel: checkpoint.summarizerModel,
-    dropped: checkpoint.dropped,
-    focus: checkpoint.focus,
-    restored: checkpoint.restored || undefined,
-  };
 }
 
 type Flag = 'state' | 'budget' | 'checkpoints' | 'approvals' | 'preview' | 'chrome' | 'window';
@@ -292,25 +258,7 @@ export class SidebarModel {
   /** The summary text and replaced messages of a compaction divider (first `max` messages). */
   compactionDetail(id: string, max = 300): { summary: string; replaced: ReplacedItemView[]; more: number } | undefined {
     const group = this.compactions.find((c) => c.id === id);
-    if (!group) return undefined;
-    const records = this.checkpoints.filter((c) => group.checkpointIds.includes(c.id));
-    const summary = records.map((c) => c.summary).join('\n\n---\n\n').slice(0, 40_000);
-    const ids = [...new Set(records.flatMap((c) => c.replacedIds))];
-    const replaced: ReplacedItemView[] = [];
-    for (const entryId of ids.slice(0, max)) {
-      const entry = this.entries.get(entryId);
-      if (!entry) continue;
-      const message = entry.message;
-      if (message.role === 'assistant' && message.tool_calls?.length) {
-        for (const call of message.tool_calls) {
-          if (call.type === 'function') replaced.push({ role: 'tool call', tool: call.function.name, path: pathArgument(call.function.arguments), preview: firstLine(call.function.arguments, 100) });
-        }
-        continue;
-      }
-      const tool = message.role === 'tool' ? this.toolNames.get(message.tool_call_id) : undefined;
-      replaced.push({ role: message.role, tool, preview: firstLine(contentText(message.content), 100) });
-    }
-    return { summary, replaced, more: Math.max(0, ids.length - max) };
+    return group && compactionDetailOf(group, this.checkpoints, this.entries, this.toolNames, max);
   }
 
   // ---- internals ---------------------------------------------------------------------------------
@@ -391,12 +339,11 @@ export class SidebarModel {
   }
 
   private approvalViews(): ApprovalView[] {
-    return (this.service?.getPendingApprovals() ?? []).map((r) => ({ requestId: r.requestId, kind: r.kind, title: r.title, detail: r.detail }));
+    return toApprovalViews(this.service?.getPendingApprovals() ?? []);
   }
 
   private previewView(): PreviewView | undefined {
-    const preview = this.service?.getPreview();
-    return preview && { summary: preview.summary, tokensBefore: preview.tokensBefore, tokensAfter: preview.tokensAfter, messagesReplaced: preview.replacedIds.length };
+    return toPreviewView(this.service?.getPreview());
   }
 
   private chromeFields(): Omit<Chrome, 'error'> & { error?: ErrorView } {

@@ -39,7 +39,7 @@ export interface Handoff {
 export async function buildHandoff(input: HandoffInput, signal?: AbortSignal): Promise<Handoff> {
   const target = input.targetTokens ?? 16_000;
   const maxChars = input.maxMessageChars ?? 4_000;
-  const summarizer = new ExtractiveSummarizer((t) => input.meter.countText(t));
+  const summarizer = new ExtractiveSummarizer((t) => input.meter.countText(t), { lineAdditive: input.meter.lineAdditive });
   // A window whose 0.5 target is `target` (the compactor's thresholds are fractions of the budget);
   // the whole history is summarized, since a fresh session needs its gist, not its old tool output.
   const result = await compact({

@@ -69,6 +69,30 @@ test('an empty conversation is refused instead of written as sendable', { skip }
   }
 });
 
+test('compact without --out refuses an empty conversation too: exit 2 with the file named', { skip }, async () => {
+  for (const [name, value] of [['empty-no-out.json', []], ['only-system-no-out.json', [{ role: 'system', content: 'You are an agent.' }]]] as const) {
+    const file = write(name, value);
+    for (const extra of [[], ['--json']]) {
+      const r = await run(['compact', file, '--window', '8000', ...extra]);
+      assert.equal(r.code, 2, r.stdout);
+      assert.equal(r.stdout, '', 'no report that could read as "nothing changed"');
+      assert.equal(r.stderr.trim(), `context-keeper: ${file}: the conversation holds no user or assistant message; nothing to compact`);
+    }
+  }
+});
+
+test('meter and compact of an empty or blank file say that the file is empty, naming it', { skip }, async () => {
+  for (const [name, text, what] of [['empty.jsonl', '', 'the file is empty'], ['blank.json', '\n  \n', 'the file holds only white space']] as const) {
+    const file = write(name, text);
+    for (const args of [['meter', file], ['compact', file, '--window', '8000']]) {
+      const r = await run(args);
+      assert.equal(r.code, 2, r.stdout);
+      assert.equal(r.stderr.trim(), `context-keeper: ${file}:1: ${what}: a transcript holds at least one message`);
+      assert.doesNotMatch(r.stderr, /unrecognised/);
+    }
+  }
+});
+
 test('stray keys, tool_calls on a user message and unknown part types are cleaned and reported; the output is sendable', { skip }, async () => {
   const input = write('dirty.json', {
     messages: [

@@ -69,13 +69,21 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# start_url_server URL_FILE LOG COMMAND...: runs COMMAND (a loopback server that writes its base URL to
+# URL_FILE) in its own process group; sets SERVER_PID, and SERVER_URL once the file is written (5 s at most).
+start_url_server() {
+  local url_file=$1 server_log=$2; shift 2
+  setsid "$@" > "$server_log" 2>&1 &
+  SERVER_PID=$!
+  for _ in $(seq 1 50); do [ -s "$url_file" ] && break; sleep 0.1; done
+  SERVER_URL=$(cat "$url_file")
+}
+
 # The scripted model the agent talks to (loopback only), bundled from the project's model server.
 "$ROOT/node_modules/.bin/esbuild" "$HERE/model/serve.mjs" --bundle --platform=node --format=esm \
   --outfile="$RUN/model-server.mjs" --log-level=warning
-setsid node "$RUN/model-server.mjs" "$RUN/model-url" > "$RUN/model-server.log" 2>&1 &
-MODEL_PID=$!
-for _ in $(seq 1 50); do [ -s "$RUN/model-url" ] && break; sleep 0.1; done
-MODEL_URL=$(cat "$RUN/model-url")
+start_url_server "$RUN/model-url" "$RUN/model-server.log" node "$RUN/model-server.mjs" "$RUN/model-url"
+MODEL_PID=$SERVER_PID MODEL_URL=$SERVER_URL
 cat > "$RUN/ud/User/settings.json" <<JSON
 {
   "workbench.startupEditor": "none",
@@ -101,11 +109,17 @@ export HOME="$RUN/home" XDG_CONFIG_HOME="$RUN/home/.config" XDG_DATA_HOME="$RUN/
 COMMON=(--config "$RUN/config.yaml" --user-data-dir "$RUN/ud" --extensions-dir "$RUN/ext")
 "$CS" "${COMMON[@]}" --install-extension "$VSIX" > "$RUN/install-extension.log" 2>&1 \
   || { cat "$RUN/install-extension.log"; exit 1; }
-setsid "$CS" "${COMMON[@]}" --bind-addr "127.0.0.1:$PORT" --auth none --disable-telemetry --disable-update-check \
-  --disable-workspace-trust --disable-getting-started-override --log trace "$RUN/ws" > "$RUN/server.log" 2>&1 &
-CS_PID=$!
-for _ in $(seq 1 120); do curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && break; sleep 0.5; done
-curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null || { tail -20 "$RUN/server.log"; log "code-server did not start"; exit 1; }
+# start_code_server USER_DATA_DIR FOLDER LOG [FLAG...]: code-server on $PORT in its own process group
+# (CS_PID), serving FOLDER; returns once it answers its health check, or stops the run.
+start_code_server() {
+  local ud=$1 folder=$2 server_log=$3; shift 3
+  setsid "$CS" --config "$RUN/config.yaml" --user-data-dir "$ud" --extensions-dir "$RUN/ext" --bind-addr "127.0.0.1:$PORT" \
+    --auth none --disable-telemetry --disable-update-check --disable-getting-started-override --log trace "$@" "$folder" > "$server_log" 2>&1 &
+  CS_PID=$!
+  for _ in $(seq 1 120); do curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && return 0; sleep 0.5; done
+  tail -20 "$server_log"; log "code-server did not start"; exit 1
+}
+start_code_server "$RUN/ud" "$RUN/ws" "$RUN/server.log" --disable-workspace-trust
 log "code-server on 127.0.0.1:$PORT after $(elapsed)"
 
 # ---- 5. drive the UI ------------------------------------------------------------------------------
@@ -121,14 +135,12 @@ cleanup
 # .vscode/settings.json points both endpoints at a recorder and turns on auto-approve; the recorder
 # must see no request, and the limited features must work (test/e2e/driver/untrusted.mjs).
 mkdir -p "$RUN/ud2/User" "$RUN/untrusted/.vscode"
-setsid node -e '
+start_url_server "$RUN/hostile-requests.log.url" /dev/null node -e '
   const fs = require("fs"); const log = process.argv[1];
   const s = require("http").createServer((q, r) => { fs.appendFileSync(log, q.method + " " + q.url + "\n"); r.writeHead(500); r.end(); });
   s.listen(0, "127.0.0.1", () => fs.writeFileSync(log + ".url", "http://127.0.0.1:" + s.address().port + "/v1"));
-' "$RUN/hostile-requests.log" > /dev/null 2>&1 &
-HOSTILE_PID=$!
-for _ in $(seq 1 50); do [ -s "$RUN/hostile-requests.log.url" ] && break; sleep 0.1; done
-HOSTILE_URL=$(cat "$RUN/hostile-requests.log.url")
+' "$RUN/hostile-requests.log"
+HOSTILE_PID=$SERVER_PID HOSTILE_URL=$SERVER_URL
 cat > "$RUN/untrusted/.vscode/settings.json" <<JSON
 {
   "contextKeeper.baseUrl": "$HOSTILE_URL",
@@ -146,11 +158,7 @@ node -e '
   Object.assign(s, { "security.workspace.trust.enabled": true, "security.workspace.trust.startupPrompt": "never", "contextKeeper.baseUrl": url });
   fs.writeFileSync(to, JSON.stringify(s, null, 2));
 ' "$RUN/ud/User/settings.json" "$RUN/ud2/User/settings.json" "$MODEL_URL"
-COMMON2=(--config "$RUN/config.yaml" --user-data-dir "$RUN/ud2" --extensions-dir "$RUN/ext")
-setsid "$CS" "${COMMON2[@]}" --bind-addr "127.0.0.1:$PORT" --auth none --disable-telemetry --disable-update-check \
-  --disable-getting-started-override --log trace "$RUN/untrusted" > "$RUN/server2.log" 2>&1 &
-CS_PID=$!
-for _ in $(seq 1 120); do curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && break; sleep 0.5; done
+start_code_server "$RUN/ud2" "$RUN/untrusted" "$RUN/server2.log"
 log "Restricted Mode phase: code-server on 127.0.0.1:$PORT after $(elapsed)"
 CS_URL="http://127.0.0.1:$PORT/?folder=$RUN/untrusted" OUT_DIR="$ARTIFACTS" PLAYWRIGHT_DIR="$PW_DIR" \
   TRANSCRIPT="$RUN/untrusted/session.json" node "$HERE/driver/untrusted.mjs" || rc=$?

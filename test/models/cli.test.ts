@@ -60,3 +60,41 @@ test('models on an endpoint that answers nothing exits 1', { skip }, async () =>
   assert.equal(code, 1);
   assert.deepEqual(JSON.parse(stdout), []);
 });
+
+test('models --model with a name neither the endpoint nor the model table knows exits 2 naming it', { skip }, async () => {
+  const server = await fakeServer(vllmRoutes());
+  try {
+    const failed = await run(process.execPath, [cli, 'models', '--base-url', `${server.url}/v1`, '--model', 'nope'], { env: { PATH: process.env.PATH } }).then(
+      () => undefined,
+      (error: { code: number; stderr: string; stdout: string }) => error,
+    );
+    assert.ok(failed, 'an unknown model is an error');
+    assert.equal(failed.code, 2);
+    assert.match(failed.stderr, /unknown model "nope": http:\/\/127\.0\.0\.1:\d+\/v1 does not list it and the model table has no entry for it/);
+    assert.equal(failed.stdout, '');
+  } finally {
+    await server.close();
+  }
+  // What the endpoint lists is known even when no table has it; what the table knows is known even when the endpoint is silent.
+  const listed = await models(vllmRoutes(), ['--model', 'Qwen/Qwen2.5-Coder-7B-Instruct', '--json']);
+  assert.equal(listed.code, 0);
+  assert.equal((JSON.parse(listed.stdout) as Array<{ window: number }>)[0].window, 16384);
+  const fromTable = await models(silentRoutes(), ['--model', 'gpt-4o-mini', '--json']);
+  assert.equal(fromTable.code, 0);
+  assert.deepEqual((JSON.parse(fromTable.stdout) as Array<{ source: string }>)[0].source, 'table');
+  const ollama = await models(ollamaRoutes(), ['--model', 'mistral', '--json']);
+  assert.equal(ollama.code, 0, 'an Ollama tag without ":latest" is the listed model');
+});
+
+test('models --model on an endpoint that answers nothing names the model and the silence', { skip }, async () => {
+  const server = await fakeServer({});
+  try {
+    await assert.rejects(run(process.execPath, [cli, 'models', '--base-url', `${server.url}/v1`, '--model', 'my-finetune'], { env: { PATH: process.env.PATH } }), (error: { code: number; stderr: string }) => {
+      assert.equal(error.code, 2);
+      assert.match(error.stderr, /unknown model "my-finetune": .* answered with no model list/);
+      return true;
+    });
+  } finally {
+    await server.close();
+  }
+});

@@ -17,6 +17,7 @@ import { compact } from '../../src/compaction/compactor';
 import { ExtractiveSummarizer } from '../../src/compaction/extractive';
 import { checkContext, checkToolPairing } from '../../src/compaction/invariants';
 import { replay } from '../../src/replay/replay';
+import { describeHolders } from '../../src/compaction/holders';
 import { loadSession } from '../../src/cli/load';
 import { sharedTranscriptsDir } from '../support/shared';
 import { quarterCounter } from '../support/generate';
@@ -117,7 +118,7 @@ if (!dir) test('recorded transcripts with reused ids', (t) => t.skip('../shared/
 
 for (const file of files) {
   const name = path.relative(dir!, file);
-  test(`${name}: replay at 8k, 32k and 128k, as recorded and with ids reused in every step, sends only valid contexts`, async () => {
+  test(`${name}: replay at 8k, 32k and 128k, as recorded and with ids reused in every step, sends only valid contexts that fit the window`, async () => {
     const s = await loadSession(file);
     const rewritten = reuseIdsPerStep(toMessages(s.items.length === s.entries.length ? s.items : itemsFromEntries(s.entries)));
     const again = await importMessages(rewritten);
@@ -127,6 +128,9 @@ for (const file of files) {
       for (const window of [8000, 32_000, 128_000]) {
         const report = await replay(entries, s.meter, new ExtractiveSummarizer((t) => s.meter.countText(t)), { budget: { contextWindow: window, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 }, tools: s.transcript.tools });
         assert.deepEqual(report.violations.slice(0, 3), [], `${name} (${label}) @${window}`);
+        // Every call fits the window, unless the system prompt and tool schemas alone do not.
+        const fixed = report.peakHolders?.systemAndTools ?? 0;
+        assert.ok(report.peakTokens <= window || fixed >= window, `${name} (${label}) @${window}: peak ${report.peakTokens}; ${report.peakHolders ? describeHolders(report.peakHolders, window) : ''}`);
         if (label === 'reused ids' && window === 8000) assert.ok(report.compactions > 0 || report.peakTokens < 6400, `${name}: compaction still runs with reused ids`);
       }
     }

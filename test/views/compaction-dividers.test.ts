@@ -88,3 +88,14 @@ test('the session list keeps imports beside working sessions, renames and remove
   assert.equal(list.currentId, undefined);
   assert.deepEqual(list.all().map((s) => s.id), ['s1']);
 });
+
+test('files re-attached after a summary are listed on its divider and are not counted as summaries', () => {
+  const attached: ContextItem = { id: 'cp1~f1', kind: 'summary', message: { role: 'user', content: '[File re-attached …]' }, covers: [], checkpointId: 'cp1', attachedFile: 'src/app.ts' };
+  const placed = placeCompactions(
+    [checkpoint('cp1', 3, ['e0', 'e1'], [item('summary', ['e0', 'e1']), attached], { attachedFiles: [{ path: 'src/app.ts', tokens: 120 }] })],
+    order, entries, lines, undefined,
+  );
+  const [view] = placed.compactions;
+  assert.equal(view.summaries, 1);
+  assert.deepEqual(view.attachedFiles, [{ path: 'src/app.ts', tokens: 120 }]);
+});

@@ -12,7 +12,13 @@
  *   the last message nor part of a response / tool result on it are dropped and counted as
  *   `abandoned-branch`. When the chain is broken the file order is used as is.
  * - `system` `compact_boundary` + the following `isCompactSummary` user record make one imported
- *   compaction; the summary stays as an entry marked `importedSummary`.
+ *   compaction; the summary stays as an entry marked `importedSummary`. Messages the agent kept at the
+ *   boundary (newer versions: `compactMetadata.preservedSegment` names the first and last kept record,
+ *   written before the boundary; the records after the summary continue from the last) stay in the
+ *   imported context; the boundary and its summary are live when the record they follow is.
+ * - A new root (`parentUuid: null`) that no boundary or rewind explains (a line appended to the file,
+ *   a session continued into the same file) continues the records before it rather than abandoning
+ *   them: only a record that points at an earlier parent makes a branch.
  */
 import type { ChatCompletionContentPart } from 'openai/resources/chat/completions';
 import type { EntryMeta } from '../../compaction/types';
@@ -28,7 +34,7 @@ type Rec = Record<string, unknown>;
 export function readClaudeCode(text: string, builder: TranscriptBuilder): void {
   const records = parseJsonLines(text, builder.file);
   const live = liveRecords(records, builder);
-  let pendingBoundary: { id: string } | undefined;
+  let pendingBoundary: { id: string; keep?: string[] } | undefined;
 
   for (const { line, value: rec } of records) {
     const type = typeof rec.type === 'string' ? rec.type : 'unknown';
@@ -38,7 +44,8 @@ export function readClaudeCode(text: string, builder: TranscriptBuilder): void {
     };
     if (type !== 'user' && type !== 'assistant') {
       if (type === 'system' && rec.subtype === 'compact_boundary') {
-        pendingBoundary = { id: typeof rec.uuid === 'string' ? rec.uuid : `L${line}` };
+        const keep = preservedRecords(records, rec);
+        pendingBoundary = { id: typeof rec.uuid === 'string' ? rec.uuid : `L${line}`, ...(keep.length ? { keep } : {}) };
       }
       builder.skip(type);
       continue;
@@ -100,7 +107,7 @@ export function readClaudeCode(text: string, builder: TranscriptBuilder): void {
     if (blocks.imageSizes.length) meta.imageSizes = blocks.imageSizes;
     if (rec.isCompactSummary === true) {
       meta.importedSummary = true;
-      builder.boundary({ id: pendingBoundary?.id ?? `${id}/boundary`, summary: textOf(blocks.parts), summaryDraftId: userId });
+      builder.boundary({ id: pendingBoundary?.id ?? `${id}/boundary`, summary: textOf(blocks.parts), summaryDraftId: userId, ...(pendingBoundary?.keep ? { keepRecordIds: pendingBoundary.keep } : {}) });
       pendingBoundary = undefined;
     }
     builder.add({ kind: 'message', id: userId, meta, message: { role: 'user', content: userContent(blocks.parts) } });
@@ -130,23 +137,51 @@ function promptTokens(usage: unknown): number | undefined {
  */
 function liveRecords(records: JsonLine[], builder: TranscriptBuilder): Set<Rec> | undefined {
   const byUuid = new Map<string, Rec>();
+  const position = new Map<Rec, number>();
+  const messages: Rec[] = [];
   let last: Rec | undefined;
   for (const { value } of records) {
     if (typeof value.uuid === 'string') byUuid.set(value.uuid, value);
-    if ((value.type === 'user' || value.type === 'assistant') && value.isSidechain !== true) last = value;
+    if ((value.type === 'user' || value.type === 'assistant') && value.isSidechain !== true) {
+      last = value;
+      position.set(value, messages.length);
+      messages.push(value);
+    }
   }
   if (!last) return undefined;
   const chain = new Set<Rec>();
+  let continued = 0;
   for (let rec: Rec | undefined = last; rec; ) {
     if (chain.has(rec)) break;
     chain.add(rec);
-    const parent = (rec.parentUuid ?? rec.logicalParentUuid);
-    if (typeof parent !== 'string') break;
+    const parent = rec.parentUuid ?? rec.logicalParentUuid;
+    if (typeof parent !== 'string') {
+      // A new root mid-file with nothing marking a rewind: it continues the message before it.
+      const at = position.get(rec);
+      const before = at !== undefined && at > 0 ? messages[at - 1] : undefined;
+      if (!before || chain.has(before)) break;
+      continued++;
+      rec = before;
+      continue;
+    }
     rec = byUuid.get(parent);
     if (!rec) {
       builder.warn(`parent record ${parent} is not in the file; branches are not resolved, file order is used`);
       return undefined;
     }
+  }
+  if (continued) builder.warn(`${continued} record(s) start a new chain without a parent; read as continuing the records before them`);
+  // With a preserved segment the records after the summary continue from the segment's tail, so the
+  // walk passes the boundary and its summary by: they are live when what they follow is.
+  for (const { value } of records) {
+    if (value.type !== 'system' || value.subtype !== 'compact_boundary') continue;
+    const follows = preservedSegment(value)?.tailUuid ?? value.logicalParentUuid;
+    const before = typeof follows === 'string' ? byUuid.get(follows) : undefined;
+    if (before && chain.has(before)) chain.add(value);
+  }
+  for (const rec of messages) {
+    const boundary = rec.isCompactSummary === true && typeof rec.parentUuid === 'string' ? byUuid.get(rec.parentUuid) : undefined;
+    if (boundary && chain.has(boundary)) chain.add(rec);
   }
   const responses = new Set<string>();
   const calls = new Set<string>();
@@ -178,4 +213,37 @@ function liveRecords(records: JsonLine[], builder: TranscriptBuilder): Set<Rec> 
   }
   if (dropped) builder.warn(`${dropped} record(s) on abandoned branches (rewinds) were dropped`);
   return live;
+}
+
+/** `compactMetadata.preservedSegment` of a compact boundary record, when it names its head. */
+function preservedSegment(rec: Rec): { headUuid: string; anchorUuid?: string; tailUuid?: string } | undefined {
+  if (rec.type !== 'system' || rec.subtype !== 'compact_boundary') return undefined;
+  const meta = rec.compactMetadata as Rec | undefined;
+  const seg = meta && typeof meta === 'object' ? (meta.preservedSegment as Rec | undefined) : undefined;
+  if (!seg || typeof seg !== 'object' || typeof seg.headUuid !== 'string') return undefined;
+  return {
+    headUuid: seg.headUuid,
+    ...(typeof seg.anchorUuid === 'string' ? { anchorUuid: seg.anchorUuid } : {}),
+    ...(typeof seg.tailUuid === 'string' ? { tailUuid: seg.tailUuid } : {}),
+  };
+}
+
+/**
+ * Record ids of the messages a compact boundary kept: the user and assistant records from its
+ * preserved segment's head to its tail, in file order (they were written before the boundary, in
+ * sequence; parallel tool results hang off each other, so file order is more reliable than the
+ * chain). Empty when the boundary keeps nothing or its head is not in the file.
+ */
+function preservedRecords(records: JsonLine[], boundary: Rec): string[] {
+  const seg = preservedSegment(boundary);
+  if (!seg) return [];
+  const out: string[] = [];
+  let inside = false;
+  for (const { value } of records) {
+    if (value === boundary) break;
+    if (value.uuid === seg.headUuid) inside = true;
+    if (inside && (value.type === 'user' || value.type === 'assistant') && value.isSidechain !== true && typeof value.uuid === 'string') out.push(value.uuid);
+    if (inside && seg.tailUuid !== undefined && value.uuid === seg.tailUuid) break;
+  }
+  return out;
 }

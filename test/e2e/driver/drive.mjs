@@ -14,11 +14,13 @@
 //   WORKSPACE_SETTINGS  the workspace's .vscode/settings.json (some checks change settings)
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadPlaywright, Workbench } from './workbench.mjs';
-import { EXPECTED_COMMANDS, HIDDEN_WHEN_IDLE, Sidebar } from './sidebar.mjs';
+import { Abort, checkRunner, expect, launchWorkbench, reportResults } from './workbench.mjs';
+import { Sidebar } from './sidebar.mjs';
 import { configuredCheck, dividerDuringTask, importChecks, longSessionChecks, previewApplyCheck, themeShots, welcomeChecks } from './sidebar-checks.mjs';
 import { FIRST_TASK, keptDuringTaskChecks } from './compaction-checks.mjs';
 import { watchChecks } from './watch-checks.mjs';
+import { setupChecks } from './setup-checks.mjs';
+import { checkpointChecks } from './checkpoint-checks.mjs';
 
 const env = (name, required = true) => {
   const value = process.env[name];
@@ -30,44 +32,12 @@ fs.mkdirSync(outDir, { recursive: true });
 const t0 = Date.now();
 const log = (message) => console.log(`[e2e +${((Date.now() - t0) / 1000).toFixed(1)}s] ${message}`);
 
-const { chromium } = loadPlaywright(env('PLAYWRIGHT_DIR'));
-const profile = fs.mkdtempSync(path.join(outDir, '..', 'chrome-profile-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  viewport: { width: 1400, height: 900 },
-});
-const page = context.pages()[0] ?? (await context.newPage());
+const { page, wb, close } = await launchWorkbench(env('PLAYWRIGHT_DIR'), outDir, log);
 const consoleLines = [];
 page.on('console', (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
 page.on('pageerror', (e) => consoleLines.push(`[pageerror] ${e.message}`));
-const wb = new Workbench(page, outDir, log);
 const sidebar = new Sidebar(wb);
-
-const results = [];
-class Abort extends Error {}
-/** Runs one named check; `critical` stops the run when it fails. */
-async function check(name, fn, { critical = false } = {}) {
-  const started = Date.now();
-  try {
-    const detail = await fn();
-    results.push({ name, ok: true });
-    log(`PASS ${name}${detail ? ` — ${detail}` : ''} (${((Date.now() - started) / 1000).toFixed(1)}s)`);
-    return true;
-  } catch (error) {
-    results.push({ name, ok: false, error: error?.message ?? String(error) });
-    log(`FAIL ${name}: ${error?.stack ?? error}`);
-    await wb.screenshot(`fail-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`).catch(() => {});
-    await wb.closeQuickInput().catch(() => {});
-    await wb.clearToasts().catch(() => {});
-    if (critical) throw new Abort(name);
-    return false;
-  }
-}
-const expect = (condition, message) => {
-  if (!condition) throw new Error(message);
-};
+const { results, check } = checkRunner(wb, log);
 
 /**
  * Rewrites the workspace's .vscode/settings.json; VS Code watches it and applies changes live
@@ -107,68 +77,7 @@ try {
   await welcomeChecks(ctx);
   await configuredCheck(ctx);
 
-  await check('palette lists every command', async () => {
-    const missing = [];
-    await wb.palette('ContextKeeper: ', EXPECTED_COMMANDS[0]);
-    const listed = new Set(await wb.paletteLabels());
-    for (const title of EXPECTED_COMMANDS) {
-      if (listed.has(title)) continue;
-      await wb.palette(title);
-      const row = wb.paletteRow(title);
-      if (!(await row.waitFor({ timeout: 3_000 }).then(() => true, () => false))) missing.push(title);
-    }
-    await wb.screenshot('02-palette');
-    const shown = [];
-    for (const title of HIDDEN_WHEN_IDLE) {
-      await wb.palette(title);
-      if (await wb.paletteRow(title).waitFor({ timeout: 1_500 }).then(() => true, () => false)) shown.push(title);
-    }
-    await wb.closeQuickInput();
-    expect(missing.length === 0, `not in the palette: ${missing.join(', ')}`);
-    expect(shown.length === 0, `listed although they cannot act now: ${shown.join(', ')}`);
-    return `${EXPECTED_COMMANDS.length} commands; ${HIDDEN_WHEN_IDLE.length} hidden by when clauses`;
-  });
-
-  await check('sidebar shows the gauge of an empty session', async () => {
-    await wb.activityItem('ContextKeeper').click();
-    const budget = await sidebar.budget();
-    // An empty session carries only the system prompt and the tool schemas.
-    const messages = await Promise.all(['history', 'summaries', 'currentTask'].map((k) => sidebar.frame.locator(`[data-test="breakdown-${k}"]`).innerText()));
-    expect(messages.every((m) => m === '0'), `an empty session shows message tokens: ${messages.join(', ')}`);
-    expect(budget.model.length > 0, 'no model name on the gauge');
-    await wb.screenshot('03-sidebar-empty');
-    return `${budget.used} (system and tools) / ${budget.text} (${budget.accuracy}, ${budget.model})`;
-  }, { critical: true });
-
-  await check('status bar meter', async () => {
-    const item = page.locator('.part.statusbar [aria-label^="ContextKeeper:"]').first();
-    await item.waitFor({ timeout: 10_000 });
-    return (await item.getAttribute('aria-label')) ?? '';
-  });
-
-  await check('settings change applies without reload', async () => {
-    updateSettings({ 'contextKeeper.contextWindow': 16000 });
-    await sidebar.waitBudget((b) => b.text.includes('16k window'), 'gauge did not follow contextWindow = 16000');
-    updateSettings({ 'contextKeeper.contextWindow': 8000 });
-    const budget = await sidebar.waitBudget((b) => b.text.includes('8.0k window'), 'gauge did not follow contextWindow = 8000');
-    return budget.text;
-  });
-
-  const probe = env('API_KEY_PROBE');
-  await check('set API key (password input, secret storage)', async () => {
-    await wb.runCommand('ContextKeeper: Set API Key');
-    await wb.quickInputBox.waitFor({ state: 'visible' });
-    expect((await wb.quickInputBox.getAttribute('type')) === 'password', 'the key input is not a password box');
-    await wb.answerInput(probe);
-    await wb.waitToast('API key stored');
-    await sidebar.frame.locator('.header .key').waitFor({ timeout: 10_000 });
-  });
-
-  await check('clear API key', async () => {
-    await wb.runCommand('ContextKeeper: Clear API Key');
-    await wb.waitToast('API key cleared');
-    await sidebar.frame.locator('[data-test="set-key"]').waitFor({ timeout: 10_000 });
-  });
+  await setupChecks(ctx);
 
   await check('agent task crosses compactAt: auto checkpoint, approval, gauge drops', async () => {
     const frame = sidebar.frame;
@@ -253,58 +162,7 @@ try {
     return toast;
   });
 
-  let compacted;
-  await check('compact conversation from the palette with focus text', async () => {
-    const before = await sidebar.checkpointCount();
-    const start = await sidebar.budget();
-    await wb.runCommand('ContextKeeper: Compact Conversation');
-    await wb.answerInput('the design notes and notes.md', { titleContains: 'Compact Conversation' });
-    const progress = await wb.toast('compacting').waitFor({ timeout: 3_000 }).then(() => 'progress shown', () => 'progress too quick to see');
-    const toast = await wb.waitToast('tokens)', 60_000);
-    compacted = await sidebar.waitBudget((b) => b.used < start.used, `gauge did not drop after compaction (${toast})`);
-    const after = await sidebar.checkpointCount();
-    expect(after === before + 1, `expected ${before + 1} checkpoints, found ${after}`);
-    const newest = await sidebar.frame.locator('[data-test="checkpoint"]').first().innerText();
-    expect(newest.includes('the design notes'), 'the newest checkpoint does not show the focus text');
-    await wb.clearToasts();
-    await wb.screenshot('06-sidebar-compacted');
-    return `${progress}; ${toast}; ${start.used} → ${compacted.used} tokens`;
-  });
-
-  await check('open checkpoint document', async () => {
-    expect(compacted, 'needs a checkpoint');
-    await sidebar.frame.locator('[data-test="checkpoint"] [data-test="open-checkpoint"]').first().click();
-    // The tab is titled by local time, trigger and tokens ("14.02 manual 5.1k → 2.0k.md").
-    const tab = page.locator('.tabs-container .tab', { hasText: /\d\d\.\d\d (auto|manual) [\d.]+k? → [\d.]+k?/ }).first();
-    await tab.waitFor({ timeout: 15_000 });
-    const title = await tab.innerText();
-    await page.locator('.editor-instance .view-lines', { hasText: 'Checkpoint' }).first().waitFor({ timeout: 15_000 });
-    await wb.screenshot('07-checkpoint-document');
-    await sidebar.frame.locator('[data-test="checkpoint"] [data-test="diff-checkpoint"]').first().click();
-    await page.locator('.tabs-container .tab', { hasText: 'replaced ↔ summary' }).first().waitFor({ timeout: 15_000 });
-    await page.locator('.editor-instance .view-lines', { hasText: 'read_file' }).first().waitFor({ timeout: 15_000 });
-    await wb.screenshot('07-checkpoint-diff');
-    return `tab "${title.trim()}"`;
-  });
-
-  await check('restore checkpoint raises the gauge', async () => {
-    expect(compacted, 'needs a checkpoint');
-    await sidebar.frame.locator('[data-test="checkpoint"] [data-test="restore-checkpoint"]').first().click();
-    // Restore asks first, with the size the context will have.
-    const dialog = page.locator('.monaco-dialog-box', { hasText: 'Restore the checkpoint' });
-    await dialog.waitFor({ timeout: 10_000 });
-    const question = await dialog.innerText();
-    expect(/grows from [\d,]+ to about [\d,]+ tokens/.test(question), `the confirmation does not give the resulting size: ${question}`);
-    await wb.screenshot('07b-restore-confirm');
-    await dialog.locator('.monaco-button', { hasText: 'Restore' }).first().click();
-    await wb.waitToast('restored');
-    log('restore toast seen');
-    const restored = await sidebar.waitBudget((b) => b.used > compacted.used, 'gauge did not rise after restore');
-    log('gauge rose');
-    await sidebar.frame.locator('[data-test="checkpoint"].restored').first().waitFor({ timeout: 10_000 });
-    await wb.clearToasts();
-    return `${compacted.used} → ${restored.used} tokens; asked: "${question.split('\n').find((l) => l.includes('grows')) ?? ''}"`;
-  });
+  await checkpointChecks(ctx);
 
   await previewApplyCheck(ctx);
 
@@ -394,12 +252,7 @@ try {
   }
 } finally {
   fs.writeFileSync(path.join(outDir, 'browser-console.log'), `${consoleLines.join('\n')}\n`);
-  await context.close();
-  fs.rmSync(profile, { recursive: true, force: true });
+  await close();
 }
 
-const failed = results.filter((r) => !r.ok);
-fs.writeFileSync(path.join(outDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
-for (const r of failed) console.log(`  failed: ${r.name}: ${r.error}`);
-console.log(`e2e: ${results.length - failed.length} passed, ${failed.length} failed`);
-process.exit(failed.length ? 1 : 0);
+process.exit(reportResults(outDir, results, 'e2e'));

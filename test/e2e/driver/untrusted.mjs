@@ -5,9 +5,8 @@
 //
 // Environment (set by test/e2e/run.sh): CS_URL, OUT_DIR, PLAYWRIGHT_DIR, TRANSCRIPT (a transcript
 // inside the untrusted folder). Appends its results to OUT_DIR/results.json.
-import fs from 'node:fs';
 import path from 'node:path';
-import { loadPlaywright, Workbench } from './workbench.mjs';
+import { checkRunner, expect, launchWorkbench, reportResults } from './workbench.mjs';
 import { Sidebar } from './sidebar.mjs';
 
 const env = (name) => {
@@ -18,33 +17,9 @@ const env = (name) => {
 const outDir = env('OUT_DIR');
 const t0 = Date.now();
 const log = (message) => console.log(`[e2e untrusted +${((Date.now() - t0) / 1000).toFixed(1)}s] ${message}`);
-const { chromium } = loadPlaywright(env('PLAYWRIGHT_DIR'));
-const profile = fs.mkdtempSync(path.join(outDir, '..', 'chrome-profile-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  viewport: { width: 1400, height: 900 },
-});
-const page = context.pages()[0] ?? (await context.newPage());
-const wb = new Workbench(page, outDir, log);
+const { page, wb, close } = await launchWorkbench(env('PLAYWRIGHT_DIR'), outDir, log);
 const sidebar = new Sidebar(wb);
-const results = [];
-const expect = (condition, message) => {
-  if (!condition) throw new Error(message);
-};
-async function check(name, fn) {
-  try {
-    const detail = await fn();
-    results.push({ name, ok: true });
-    log(`PASS ${name}${detail ? ` — ${detail}` : ''}`);
-  } catch (error) {
-    results.push({ name, ok: false, error: error?.message ?? String(error) });
-    log(`FAIL ${name}: ${error?.stack ?? error}`);
-    await wb.screenshot(`fail-untrusted-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`).catch(() => {});
-    await wb.closeQuickInput().catch(() => {});
-  }
-}
+const { results, check } = checkRunner(wb, log, 'fail-untrusted-');
 
 try {
   await check('untrusted folder opens in Restricted Mode', async () => {
@@ -101,14 +76,7 @@ try {
   results.push({ name: 'untrusted driver', ok: false, error: error?.message ?? String(error) });
   log(`driver error: ${error?.stack ?? error}`);
 } finally {
-  await context.close();
-  fs.rmSync(profile, { recursive: true, force: true });
+  await close();
 }
 
-const file = path.join(outDir, 'results.json');
-const earlier = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : [];
-fs.writeFileSync(file, `${JSON.stringify([...earlier, ...results], null, 2)}\n`);
-const failed = results.filter((r) => !r.ok);
-for (const r of failed) console.log(`  failed: ${r.name}: ${r.error}`);
-console.log(`e2e untrusted: ${results.length - failed.length} passed, ${failed.length} failed`);
-process.exit(failed.length ? 1 : 0);
+process.exit(reportResults(outDir, results, 'e2e untrusted', { append: true }));

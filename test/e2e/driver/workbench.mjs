@@ -1,6 +1,7 @@
 // Page helpers for driving a VS Code workbench (code-server) in headless chromium with playwright-core.
 // Selectors follow the workbench's DOM in VS Code 1.100; webviews are nested iframes
 // (iframe.webview.ready → #active-frame) that are same-origin in code-server.
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -8,6 +9,72 @@ import path from 'node:path';
 export function loadPlaywright(playwrightDir) {
   const require = createRequire(path.join(playwrightDir, 'package.json'));
   return require('playwright-core');
+}
+
+/**
+ * Starts headless Chromium with a fresh profile beside `outDir` and wraps its page in a {@link Workbench}.
+ * `close()` ends the browser and removes the profile.
+ */
+export async function launchWorkbench(playwrightDir, outDir, log) {
+  const { chromium } = loadPlaywright(playwrightDir);
+  const profile = fs.mkdtempSync(path.join(outDir, '..', 'chrome-profile-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1400, height: 900 },
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const close = async () => {
+    await context.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  };
+  return { page, wb: new Workbench(page, outDir, log), close };
+}
+
+/** Thrown by a failed critical check: the run stops there. */
+export class Abort extends Error {}
+
+/** Throws `message` unless `condition` holds. */
+export function expect(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+/**
+ * Named checks run in order: each is reported as PASS or FAIL in `results`; a failed one takes a
+ * screenshot named `<shotPrefix><name>`, closes what it left open, and throws {@link Abort} when `critical`.
+ */
+export function checkRunner(wb, log, shotPrefix = 'fail-') {
+  const results = [];
+  async function check(name, fn, { critical = false } = {}) {
+    const started = Date.now();
+    try {
+      const detail = await fn();
+      results.push({ name, ok: true });
+      log(`PASS ${name}${detail ? ` — ${detail}` : ''} (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+      return true;
+    } catch (error) {
+      results.push({ name, ok: false, error: error?.message ?? String(error) });
+      log(`FAIL ${name}: ${error?.stack ?? error}`);
+      await wb.screenshot(`${shotPrefix}${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`).catch(() => {});
+      await wb.closeQuickInput().catch(() => {});
+      await wb.clearToasts().catch(() => {});
+      if (critical) throw new Abort(name);
+      return false;
+    }
+  }
+  return { results, check };
+}
+
+/** Writes `results` to OUT_DIR/results.json (after what an earlier driver wrote, with `append`), prints the failures; returns the exit code. */
+export function reportResults(outDir, results, label, { append = false } = {}) {
+  const file = path.join(outDir, 'results.json');
+  const earlier = append && fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : [];
+  fs.writeFileSync(file, `${JSON.stringify([...earlier, ...results], null, 2)}\n`);
+  const failed = results.filter((r) => !r.ok);
+  for (const r of failed) console.log(`  failed: ${r.name}: ${r.error}`);
+  console.log(`${label}: ${results.length - failed.length} passed, ${failed.length} failed`);
+  return failed.length ? 1 : 0;
 }
 
 /** A thin wrapper over one workbench page. */

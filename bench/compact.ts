@@ -1,0 +1,150 @@
+/**
+ * `compact()` on the generated heavy conversation (bench/corpus.ts `generateSession`, about 255
+ * tokens a message: 10k messages hold 2.5M tokens, 100k hold 25.5M) at a 128k window: an automatic
+ * compaction with the extractive summarizer, as the service and the CLI run it (the meter's counts
+ * taken beforehand, as the service has them).
+ *
+ * Two figures per size: the first compaction over messages never read before ("first sight": each
+ * message's actions, identifiers and typed request are read once and kept per message object), and a
+ * compaction over the same messages again (what the next compaction, a prepared-ahead summary or a
+ * preview pays). CPU time of this process (user + system): on a shared machine wall time mostly
+ * measures the neighbours.
+ *
+ * Also the command-line tool's peak memory on a generated 300k-message recording, in a child
+ * process (`/usr/bin/time -v`, else the child's own `resourceUsage().maxRSS`).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { generateSession } from './corpus';
+import { TokenMeter } from '../src/compaction/meter';
+import { itemsFromEntries } from '../src/compaction/context';
+import { compact } from '../src/compaction/compactor';
+import { ExtractiveSummarizer } from '../src/compaction/extractive';
+import { growthExponent, median, sig } from './stats';
+import { rng } from '../test/support/generate';
+import type { ChatMessage } from '../src/compaction/types';
+
+/** One size; times in milliseconds of CPU. */
+export interface CompactRow {
+  messages: number;
+  tokens: number;
+  firstSightMs: number;
+  againMs: number;
+  tokensAfter: number;
+}
+
+export interface CompactBench {
+  rows: CompactRow[];
+  /** Growth exponent of `againMs` and of `firstSightMs` between the sizes (1 linear). */
+  againExponent: number;
+  firstSightExponent: number;
+}
+
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/** Runs `compact()` at each size (messages), `reps` repeated compactions after the first. */
+export async function benchCompact(sizes: readonly number[], reps: number, log: (line: string) => void): Promise<CompactBench> {
+  const rows: CompactRow[] = [];
+  for (const n of sizes) {
+    const items = itemsFromEntries(generateSession(5, n * 300).slice(0, n));
+    const meter = new TokenMeter({ model: 'gpt-4o' });
+    const tokens = meter.measure(items).total;
+    const summarizer = new ExtractiveSummarizer((t) => meter.countText(t), { lineAdditive: meter.lineAdditive });
+    const run = async () => {
+      global.gc?.();
+      const t0 = cpuMs();
+      const r = await compact({ items, meter, summarizer, options: { budget: { contextWindow: 128_000, compactAt: 0.8, compactTo: 0.5, reservedOutput: 4096 }, trigger: 'auto' } });
+      if (!r.applied) throw new Error(`bench compaction not applied: ${r.reason}`);
+      return { ms: cpuMs() - t0, after: r.tokensAfter };
+    };
+    const first = await run();
+    const again: number[] = [];
+    for (let k = 0; k < reps; k++) again.push((await run()).ms);
+    rows.push({ messages: n, tokens, firstSightMs: Math.round(first.ms), againMs: Math.round(median(again)), tokensAfter: first.after });
+    log(`compact ${n} messages: first sight ${Math.round(first.ms)} ms, again ${Math.round(median(again))} ms`);
+  }
+  const a = rows[0];
+  const b = rows[rows.length - 1];
+  return { rows, againExponent: sig(growthExponent(a.messages, a.againMs, b.messages, b.againMs)), firstSightExponent: sig(growthExponent(a.messages, a.firstSightMs, b.messages, b.firstSightMs)) };
+}
+
+/** Peak memory of one CLI run. */
+export interface CliMemory {
+  messages: number;
+  fileMB: number;
+  /** Tokens of the recording as `meter` counts them. */
+  tokens: number;
+  command: string;
+  peakMB: number;
+  /** How the peak was read. */
+  source: string;
+  seconds: number;
+}
+
+const WORDS = 'the build test file src/app.ts error fixed function returns value config npm run lint passes module import path parser token meter window'.split(' ');
+
+/**
+ * A recording of `n` messages of about 57 tokens each (300k messages: about 17M tokens, 70 MB of
+ * JSON): user requests, agent steps with one tool call, tool results of 10-70 words.
+ */
+export function cliRecording(n: number, seed = 17): ChatMessage[] {
+  const r = rng(seed);
+  const words = (k: number) => Array.from({ length: k }, () => WORDS[Math.floor(r() * WORDS.length)]).join(' ');
+  const msgs: ChatMessage[] = [{ role: 'system', content: `You are a coding agent. ${words(60)}` }];
+  let call = 0;
+  while (msgs.length < n) {
+    msgs.push({ role: 'user', content: `${words(20)}. Keep the public API.` });
+    const steps = 2 + Math.floor(r() * 30);
+    for (let s = 0; s < steps && msgs.length < n - 2; s++) {
+      const id = `call_${call++}`;
+      msgs.push({ role: 'assistant', content: r() < 0.5 ? null : words(12), tool_calls: [{ id, type: 'function', function: { name: r() < 0.5 ? 'read_file' : 'run_command', arguments: JSON.stringify({ path: `src/f${call}.ts` }) } }] });
+      msgs.push({ role: 'tool', tool_call_id: id, content: words(10 + Math.floor(r() * 60)) });
+    }
+    msgs.push({ role: 'assistant', content: words(30) });
+  }
+  return msgs.slice(0, n);
+}
+
+/**
+ * Writes the generated recording of `messages` messages ({@link cliRecording}, JSON) and runs
+ * `node dist/cli.js compact FILE --window 128000 --json` on it in a child process.
+ */
+export function benchCliMemory(root: string, messages: number): CliMemory {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ck-bench-cli-'));
+  try {
+    const file = path.join(dir, 'session.json');
+    const msgs = cliRecording(messages);
+    const text = JSON.stringify(msgs);
+    writeFileSync(file, text);
+    const cli = path.join(root, 'dist/cli.js');
+    if (!existsSync(cli)) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'ignore' });
+    const args = [cli, 'compact', file, '--window', '128000', '--json'];
+    const started = Date.now();
+    let peakMB: number;
+    let source: string;
+    let stdout: string;
+    if (existsSync('/usr/bin/time')) {
+      const r = spawnSync('/usr/bin/time', ['-v', process.execPath, ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
+      const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr);
+      if (!m) throw new Error(`no peak in /usr/bin/time output: ${r.stderr.slice(-300)}`);
+      peakMB = Number(m[1]) / 1024;
+      source = '/usr/bin/time -v (maximum resident set size)';
+      stdout = r.stdout;
+    } else {
+      // The child reports its own peak (kilobytes) on exit.
+      const r = spawnSync(process.execPath, ['-e', `process.on('exit',()=>process.stderr.write('\\nPEAK '+process.resourceUsage().maxRSS+'\\n'));process.argv.splice(1,0,${JSON.stringify(cli)});require(${JSON.stringify(cli)})`, ...args.slice(1)], { encoding: 'utf8', maxBuffer: 1 << 28 });
+      peakMB = Number(/PEAK (\d+)/.exec(r.stderr)?.[1] ?? NaN) / 1024;
+      source = 'process.resourceUsage().maxRSS of the child';
+      stdout = r.stdout;
+    }
+    const report = JSON.parse(stdout) as { tokensBefore: number };
+    return { messages, fileMB: sig(Buffer.byteLength(text) / 1e6), tokens: report.tokensBefore, command: `node dist/cli.js compact <${messages / 1000}k messages> --window 128000 --json`, peakMB: Math.round(peakMB), source, seconds: Math.round((Date.now() - started) / 1000) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Exact token counts of texts assembled from lines, without re-reading the whole text each time a
+ * line changes (summaries are trimmed line by line until they fit, and each try used to be counted
+ * from scratch, which cost time quadratic in the notes).
+ *
+ * Why it is exact: tiktoken's encodings split text into pieces with their pre-tokenizer pattern and
+ * merge each piece on its own, so a text's count is the sum of its pieces' counts. In both patterns
+ * (cl100k_base, o200k_base) a piece that holds a line break ends at the last line break of a run
+ * unless the next character is a line break, other white space or `/` (o200k_base's `[\r\n/]*`), and
+ * no piece looks behind its start. So where a line break is followed by any other character, the
+ * text splits into pieces exactly there, and the count of `a + b` is the count of `a` plus that of
+ * `b`. Lines that start otherwise are counted with their neighbours, whole.
+ */
+
+/** True when a text that follows a line break starts a new pre-tokenizer piece whatever precedes it. */
+export function startsPiece(line: string): boolean {
+  if (line.length === 0) return false;
+  const c = line.charCodeAt(0);
+  // White space (ASCII and the Unicode classes \s covers) and `/` continue the piece before.
+  return c !== 0x2f && !/^\s/.test(line);
+}
+
+/**
+ * Counts texts made of lines joined by `\n`, remembering the count of each line. With an
+ * `additive` counter (tiktoken's, see the module comment) a text costs one lookup per line once its
+ * lines were counted; otherwise every count reads the whole text.
+ */
+export class LineCounter {
+  private readonly withBreak = new Map<string, number>();
+  private readonly withGap = new Map<string, number>();
+  private readonly bare = new Map<string, number>();
+
+  constructor(
+    private readonly countText: (text: string) => number,
+    readonly additive: boolean,
+  ) {}
+
+  /** Tokens of `text`. */
+  count(text: string): number {
+    return this.countText(text);
+  }
+
+  /**
+   * Tokens of `blocks.map((b) => b.join('\n')).join('\n\n')`, exactly; `undefined` when a line starts
+   * in a way that does not split (then count the text itself). Empty blocks are not skipped here.
+   */
+  countBlocks(blocks: ReadonlyArray<readonly string[]>): number | undefined {
+    if (!this.additive) return undefined;
+    let total = 0;
+    for (let b = 0; b < blocks.length; b++) {
+      const lines = blocks[b];
+      const lastBlock = b === blocks.length - 1;
+      for (let i = 0; i < lines.length; i++) {
+        const line = lines[i];
+        if ((b > 0 || i > 0) && !startsPiece(line)) return undefined;
+        if (i < lines.length - 1) total += this.memo(this.withBreak, line, '\n');
+        else total += lastBlock ? this.memo(this.bare, line, '') : this.memo(this.withGap, line, '\n\n');
+      }
+      // An empty block would put two separators together.
+      if (lines.length === 0) return undefined;
+    }
+    return total;
+  }
+
+  private memo(map: Map<string, number>, line: string, after: string): number {
+    let n = map.get(line);
+    if (n === undefined) {
+      n = this.countText(line + after);
+      map.set(line, n);
+    }
+    return n;
+  }
+}

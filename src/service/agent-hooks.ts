@@ -1,0 +1,40 @@
+/**
+ * How the context service listens to its agent: the safe point and context-length hooks go to the
+ * compaction coordinator, usage to the meter, state to the service status, and the rest become the
+ * service's events.
+ */
+import type { AgentHooks } from '../agent/session';
+import type { Compactions } from './compactions';
+import type { ServiceEvents } from './service-events';
+import type { ServiceStatus } from './status';
+
+/** What the hooks reach. `compactions` is read at call time (it is built after the agent). */
+export interface AgentHookTargets {
+  compactions: () => Compactions;
+  recordUsage: (promptTokens: number) => void;
+  status: ServiceStatus;
+  events: ServiceEvents;
+}
+
+/** The agent hooks of one context service. */
+export function agentHooks(t: AgentHookTargets): AgentHooks {
+  return {
+    beforeModelCall: (_info, signal) => t.compactions().atSafePoint(signal),
+    onContextOverflow: ({ overflow }, signal) => t.compactions().afterOverflow(overflow, signal),
+    onUsage: (usage) => t.recordUsage(usage.promptTokens),
+    onStateChange: (state, detail) => t.status.agent(state, detail),
+    onTextDelta: (entryId, delta) => t.events.streamText.fire({ entryId, delta }),
+    onToolCall: (call, entryId) => t.events.toolCallStarted.fire({ callId: call.id, name: call.name, arguments: call.arguments, entryId }),
+    onToolResult: (call, outcome, entryId, durationMs) =>
+      t.events.toolCallFinished.fire({
+        callId: call.id,
+        name: call.name,
+        ok: outcome.ok,
+        cancelled: outcome.cancelled === true,
+        entryId,
+        content: outcome.content,
+        size: outcome.content.length,
+        durationMs,
+      }),
+  };
+}

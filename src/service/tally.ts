@@ -1,0 +1,254 @@
+/**
+ * The meter's reading of the service's active context, kept up to date as the context changes
+ * instead of recomputed on every event: an append costs the new message's count, a budget read and
+ * the usage report cost a few additions, and a compaction or restore adjusts the sums by the items
+ * it removed and added (plus a scan of the leading system messages and of the current task, whose
+ * bounds may move). The result equals {@link budgetSnapshot} over a meter calibrated the same way
+ * (tested over random sequences of appends, compactions, restores, pins and usage reports).
+ *
+ * Plain Node; relies on two facts of {@link SessionState}: an append pushes onto the active array,
+ * and any rewrite replaces the array (an old array is never changed again).
+ */
+import type { BudgetConfig, ContextItem, Entry, ToolSchema } from '../compaction/types';
+import { judgeReported, REPLY_PRIMING_TOKENS, type CalibrationOutcome, type TokenMeter } from '../compaction/meter';
+import { thresholds } from '../compaction/budget';
+import { isRealUserMessage } from '../compaction/structure';
+import type { BudgetBreakdown, BudgetSnapshot } from './api';
+
+/** What the meter read when a request was sent, for the usage report that answers it. All in tokens. */
+export interface SentReading {
+  /** The meter's count of the request (messages, tools, reply priming). */
+  tokens: number;
+  /** The same request had nothing ever been compacted (every raw entry up to the newest one it carried). */
+  withoutCompaction: number;
+}
+
+interface Calibration {
+  exact: number;
+  /** The active array the figure was reported for, and its length then (it may have grown since). */
+  items: readonly ContextItem[];
+  length: number;
+}
+
+function isSystem(item: ContextItem): boolean {
+  return item.message.role === 'system' || item.message.role === 'developer';
+}
+
+/** The running tally of one service's context. */
+export class ContextTally {
+  private items: readonly ContextItem[] = [];
+  /** Items of `items` already in the sums. */
+  private counted = 0;
+  /** Tokens of all items (messages only). */
+  private messages = 0;
+  /** Tokens of the leading system messages, of summary items (anywhere; `leadSummaries` of them in the lead), of the current task (non-summary items from the latest real user message on). */
+  private lead = 0;
+  private summariesAll = 0;
+  private leadSummaries = 0;
+  private current = 0;
+  private leadEnd = 0;
+  private lastUser = -1;
+  /** Raw transcript: entries counted, and tokens of the first k entries at `rawPrefix[k]`. */
+  private rawPrefix: number[] = [0];
+  private rawIndex = new Map<string, number>();
+  private calibration: Calibration | undefined;
+  /** Tokens of the calibrated prefix as the active array holds it now; undefined when the calibration does not apply to it. */
+  private calibratedPrefix: number | undefined;
+  private sent: { items: readonly ContextItem[]; length: number; messages: number; tools: number; entries: number } | undefined;
+
+  constructor(private readonly meter: TokenMeter) {}
+
+  /** Brings the sums up to `items` (the session's active array): appended items are counted. */
+  sync(items: readonly ContextItem[]): void {
+    if (items !== this.items) {
+      this.rewrite(items);
+      return;
+    }
+    for (; this.counted < items.length; this.counted++) this.add(this.counted);
+  }
+
+  /** Counts raw entries appended since the last call (the transcript only grows). */
+  syncEntries(entries: readonly Entry[]): void {
+    for (let k = this.rawPrefix.length - 1; k < entries.length; k++) {
+      this.rawPrefix.push(this.rawPrefix[k] + this.meter.countMessage(entries[k].message));
+      this.rawIndex.set(entries[k].id, k);
+    }
+  }
+
+  /** Forgets the counted raw entries (the transcript was replaced by a load or an import). */
+  resetEntries(): void {
+    this.rawPrefix = [0];
+    this.rawIndex.clear();
+    this.sent = undefined;
+  }
+
+  /**
+   * Takes over a rewritten context. With `change` (what the rewrite removed and added, e.g. a
+   * checkpoint's replaced and inserted items, or the reverse for a restore) the sums move by the
+   * difference; without it (a load, an import) they are rebuilt from the messages' cached counts.
+   */
+  rewrite(items: readonly ContextItem[], change?: { removed: readonly ContextItem[]; added: readonly ContextItem[] }): void {
+    for (; this.counted < this.items.length; this.counted++) this.add(this.counted);
+    if (!change) {
+      this.items = items;
+      this.counted = 0;
+      this.messages = this.lead = this.summariesAll = this.leadSummaries = this.current = 0;
+      this.leadEnd = 0;
+      this.lastUser = -1;
+      for (; this.counted < items.length; this.counted++) this.add(this.counted);
+    } else {
+      for (const it of change.removed) this.move(it, -1);
+      for (const it of change.added) this.move(it, 1);
+      this.items = items;
+      this.counted = items.length;
+      this.rescanEnds();
+    }
+    this.recheckCalibration();
+  }
+
+  /** Records what the next request carries (call when its messages are taken). */
+  markSent(tools: readonly ToolSchema[]): void {
+    const last = this.items[this.items.length - 1]?.covers.at(-1);
+    const entries = last === undefined ? 0 : (this.rawIndex.get(last) ?? -1) + 1;
+    this.sent = { items: this.items, length: this.items.length, messages: this.messages, tools: this.meter.countTools(tools), entries };
+  }
+
+  /** The reading of the last request marked sent (zeros when none). */
+  sentReading(): SentReading {
+    const s = this.sent;
+    if (!s) return { tokens: 0, withoutCompaction: 0 };
+    return { tokens: s.messages + s.tools + REPLY_PRIMING_TOKENS, withoutCompaction: this.rawPrefix[Math.min(s.entries, this.rawPrefix.length - 1)] + s.tools + REPLY_PRIMING_TOKENS };
+  }
+
+  /**
+   * The provider's `usage.prompt_tokens` for the last request marked sent: anchors the reading when
+   * plausible (same rule and reason as {@link TokenMeter.calibrate}); otherwise readings are estimates.
+   */
+  calibrate(promptTokens: number, cachedTokens = 0): CalibrationOutcome {
+    const s = this.sent;
+    if (!(promptTokens > 0)) return { accepted: false, reason: 'no prompt tokens reported' };
+    const judged = judgeReported(promptTokens, s ? s.messages + s.tools + REPLY_PRIMING_TOKENS : REPLY_PRIMING_TOKENS, cachedTokens);
+    if (!judged.accepted || !s) {
+      this.calibration = undefined;
+      this.calibratedPrefix = undefined;
+      return judged.accepted ? { accepted: true } : judged;
+    }
+    this.calibration = { exact: judged.reported, items: s.items, length: s.length };
+    this.calibratedPrefix = s.items === this.items ? s.messages : undefined;
+    if (s.items !== this.items) this.recheckCalibration();
+    return { accepted: true };
+  }
+
+  /** Prompt tokens of the next request with `tools`: exact (plus what was added since) when calibrated on this context. */
+  read(tools: readonly ToolSchema[]): { total: number; exact: boolean; estimate: number } {
+    const toolTokens = this.meter.countTools(tools);
+    const estimate = this.messages + toolTokens + REPLY_PRIMING_TOKENS;
+    const c = this.calibration;
+    if (c && this.calibratedPrefix !== undefined && c.length <= this.items.length) {
+      return { total: c.exact + (this.messages - this.calibratedPrefix), exact: true, estimate };
+    }
+    return { total: estimate, exact: false, estimate };
+  }
+
+  /** The gauge's snapshot: as {@link budgetSnapshot} computes it, from the sums. */
+  snapshot(tools: readonly ToolSchema[], budget: BudgetConfig, model: string, extraWarnings: readonly string[] = []): BudgetSnapshot {
+    const reading = this.read(tools);
+    const th = thresholds(budget);
+    const summaries = this.summariesAll - this.leadSummaries;
+    const history = this.messages - this.lead - summaries - this.current;
+    const breakdown: BudgetBreakdown = { system: this.lead, tools: this.meter.countTools(tools), history, summaries, currentTask: this.current };
+    const keys = Object.keys(breakdown) as Array<keyof BudgetBreakdown>;
+    const estimated = keys.reduce((s, k) => s + breakdown[k], 0);
+    if (estimated > 0 && estimated !== reading.total) {
+      const scale = reading.total / estimated;
+      for (const k of keys) breakdown[k] = Math.round(breakdown[k] * scale);
+      const drift = reading.total - keys.reduce((s, k) => s + breakdown[k], 0);
+      const largest = keys.reduce((a, b) => (breakdown[b] > breakdown[a] ? b : a));
+      breakdown[largest] += drift;
+    }
+    return {
+      used: reading.total,
+      window: budget.contextWindow,
+      reserved: th.reservedOutput,
+      inputBudget: th.inputBudget,
+      compactAt: { tokens: th.triggerTokens, fraction: budget.compactAt },
+      compactTo: { tokens: th.targetTokens, fraction: budget.compactTo },
+      usedFraction: th.base > 0 ? reading.total / th.base : 0,
+      breakdown,
+      exact: reading.exact,
+      model,
+      warnings: [...th.warnings, ...extraWarnings],
+    };
+  }
+
+  /** Adds item `i` (the next one after the counted ones) to the sums. */
+  private add(i: number): void {
+    const item = this.items[i];
+    const n = this.meter.countMessage(item.message);
+    this.messages += n;
+    if (item.kind === 'summary') this.summariesAll += n;
+    if (i === this.leadEnd && isSystem(item)) {
+      this.leadEnd++;
+      this.lead += n;
+      if (item.kind === 'summary') this.leadSummaries += n;
+    } else if (item.kind === 'summary') {
+      // Summaries count as summaries wherever they stand.
+    } else if (isRealUserMessage(item)) {
+      // A new request: the task before it becomes history.
+      this.lastUser = i;
+      this.current = n;
+    } else if (this.lastUser >= 0) this.current += n;
+  }
+
+  /** Adds (`sign` 1) or removes (-1) an item's tokens from the totals that do not depend on its position. */
+  private move(item: ContextItem, sign: 1 | -1): void {
+    const n = this.meter.countMessage(item.message) * sign;
+    this.messages += n;
+    if (item.kind === 'summary') this.summariesAll += n;
+  }
+
+  /** Recomputes the lead and the current task after a rewrite (their bounds may have moved). */
+  private rescanEnds(): void {
+    const items = this.items;
+    this.leadEnd = 0;
+    this.lead = this.leadSummaries = 0;
+    while (this.leadEnd < items.length && isSystem(items[this.leadEnd])) {
+      const it = items[this.leadEnd++];
+      const n = this.meter.countMessage(it.message);
+      this.lead += n;
+      if (it.kind === 'summary') this.leadSummaries += n;
+    }
+    this.lastUser = -1;
+    this.current = 0;
+    for (let i = items.length - 1; i >= this.leadEnd; i--) {
+      if (isRealUserMessage(items[i])) {
+        this.lastUser = i;
+        break;
+      }
+    }
+    if (this.lastUser < 0) return;
+    for (let i = this.lastUser; i < items.length; i++) if (items[i].kind !== 'summary') this.current += this.meter.countMessage(items[i].message);
+  }
+
+  /**
+   * After the active array changed: the calibration applies while the calibrated items (by id) are
+   * still the prefix of the context, as {@link TokenMeter.read} decides; the prefix is re-summed.
+   */
+  private recheckCalibration(): void {
+    const c = this.calibration;
+    this.calibratedPrefix = undefined;
+    if (!c || c.length > this.items.length) return;
+    if (c.items === this.items) {
+      this.calibratedPrefix = this.prefixTokens(c.length);
+      return;
+    }
+    for (let i = 0; i < c.length; i++) if (this.items[i].id !== c.items[i].id) return;
+    this.calibratedPrefix = this.prefixTokens(c.length);
+  }
+
+  private prefixTokens(length: number): number {
+    let sum = 0;
+    for (let i = 0; i < length; i++) sum += this.meter.countMessage(this.items[i].message);
+    return sum;
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The declared shape of every `contextKeeper.*` setting: type, default, and the range or choices the
+ * reader accepts. The one source `readSettings()` takes its fallbacks and clamps from; package.json's
+ * `contributes.configuration` must say the same (test/settings/schema.test.ts compares the two key by
+ * key, so changing one without the other fails). No `vscode` import: plain data.
+ */
+
+/** A number setting; values outside [minimum, maximum] are clamped, non-numbers read as the default. */
+export interface NumberSpec {
+  readonly type: 'number';
+  readonly default: number;
+  readonly minimum: number;
+  readonly maximum: number;
+  /** Rounded to a whole number when read (counts of steps, calls, images). */
+  readonly integer?: boolean;
+}
+
+/** A string setting, trimmed when read; with `enum`, anything else reads as the default. */
+export interface StringSpec {
+  readonly type: 'string';
+  readonly default: string;
+  readonly enum?: readonly string[];
+}
+
+/** A boolean setting; anything but the opposite of the default reads as the default. */
+export interface BooleanSpec {
+  readonly type: 'boolean';
+  readonly default: boolean;
+}
+
+/** A list of strings. */
+export interface StringArraySpec {
+  readonly type: 'array';
+  readonly default: readonly string[];
+}
+
+/** One setting's declaration. */
+export type SettingSpec = NumberSpec | StringSpec | BooleanSpec | StringArraySpec;
+
+/** Largest window a setting may name, in tokens (no served model comes near it). */
+const MAX_WINDOW = 10_000_000;
+
+/** Every setting, keyed by its name under `contextKeeper.`. Units: windows and budgets in tokens. */
+export const SETTINGS_SCHEMA = {
+  baseUrl: { type: 'string', default: '' },
+  model: { type: 'string', default: 'gpt-4o-mini' },
+  modelSource: { type: 'string', default: 'endpoint', enum: ['endpoint', 'vscode'] },
+  contextWindow: { type: 'number', default: 0, minimum: 0, maximum: MAX_WINDOW },
+  maxOutputTokens: { type: 'number', default: 4096, minimum: 16, maximum: 1_000_000 },
+  compactAt: { type: 'number', default: 0.8, minimum: 0.1, maximum: 0.99 },
+  compactTo: { type: 'number', default: 0.5, minimum: 0.05, maximum: 0.95 },
+  keepRecentSteps: { type: 'number', default: 1, minimum: 0, maximum: 100, integer: true },
+  userBudget: { type: 'number', default: 0.25, minimum: 0.01, maximum: 1 },
+  summaryBudget: { type: 'number', default: 0.25, minimum: 0.01, maximum: 1 },
+  reattachBudget: { type: 'number', default: 0.1, minimum: 0, maximum: 1 },
+  reattachMaxFiles: { type: 'number', default: 5, minimum: 0, maximum: 50, integer: true },
+  autoCompact: { type: 'boolean', default: true },
+  previewSummary: { type: 'boolean', default: false },
+  maxSummaryCalls: { type: 'number', default: 4, minimum: 1, maximum: 64, integer: true },
+  maxImagesPerRequest: { type: 'number', default: 0, minimum: 0, maximum: 1000, integer: true },
+  'summary.baseUrl': { type: 'string', default: '' },
+  'summary.model': { type: 'string', default: '' },
+  'summary.contextWindow': { type: 'number', default: 0, minimum: 0, maximum: MAX_WINDOW },
+  'summary.instruction': { type: 'string', default: '' },
+  'tools.autoApprove': { type: 'boolean', default: false },
+  'watch.enabled': { type: 'boolean', default: true },
+  'watch.extraFolders': { type: 'array', default: [] },
+} as const satisfies Record<string, SettingSpec>;
+
+/** A setting's name under `contextKeeper.`. */
+export type SettingKey = keyof typeof SETTINGS_SCHEMA;
+
+/** Names of the settings of one type. */
+export type KeysOfType<T extends SettingSpec['type']> = { [K in SettingKey]: (typeof SETTINGS_SCHEMA)[K]['type'] extends T ? K : never }[SettingKey];
+
+/** The reader's part of a configuration: `get` as VS Code's `WorkspaceConfiguration` has it. */
+export interface ConfigurationGetter {
+  get<T>(key: string, defaultValue: T): T;
+}
+
+/** Reads number `key`: clamped into its range, rounded when whole, the default when not a finite number. */
+export function readNumber(config: ConfigurationGetter, key: KeysOfType<'number'>): number {
+  const spec: NumberSpec = SETTINGS_SCHEMA[key];
+  const value = config.get<unknown>(key, spec.default);
+  if (typeof value !== 'number' || !Number.isFinite(value)) return spec.default;
+  const clamped = Math.min(spec.maximum, Math.max(spec.minimum, value));
+  return spec.integer ? Math.round(clamped) : clamped;
+}
+
+/** Reads string `key`, trimmed; the default when not a string or (with `enum`) not one of the choices. */
+export function readString(config: ConfigurationGetter, key: KeysOfType<'string'>): string {
+  const spec: StringSpec = SETTINGS_SCHEMA[key];
+  const value = config.get<unknown>(key, spec.default);
+  if (typeof value !== 'string') return spec.default;
+  const trimmed = value.trim();
+  return spec.enum && !spec.enum.includes(trimmed) ? spec.default : trimmed;
+}
+
+/** Reads boolean `key`: only the opposite of the default, given as a boolean, changes it. */
+export function readBoolean(config: ConfigurationGetter, key: KeysOfType<'boolean'>): boolean {
+  const spec: BooleanSpec = SETTINGS_SCHEMA[key];
+  return config.get<unknown>(key, spec.default) === !spec.default ? !spec.default : spec.default;
+}
+
+/** Reads string-list `key`: its strings, trimmed and non-empty; the default when not a list. */
+export function readStrings(config: ConfigurationGetter, key: KeysOfType<'array'>): string[] {
+  const spec: StringArraySpec = SETTINGS_SCHEMA[key];
+  const value = config.get<unknown>(key, spec.default);
+  if (!Array.isArray(value)) return [...spec.default];
+  return value.filter((v): v is string => typeof v === 'string' && v.trim() !== '').map((v) => v.trim());
+}

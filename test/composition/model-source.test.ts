@@ -1,0 +1,64 @@
+/**
+ * The model source with `contextKeeper.modelSource` = `vscode` (typed `vscode` fake, chat models from
+ * the Language Model API fake): the configured model is found by id, family or vendor/family; its input
+ * limit is the window, no output is reserved from it; a setting above that limit warns once; a missing
+ * model is a plain error naming what is offered.
+ */
+import '../support/vscode-fake/register';
+import { beforeEach, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openModelSource } from '../../src/composition/model-source';
+import { readSettings } from '../../src/settings/settings';
+import { chatModels, host, resetVscodeFake, workspace } from '../support/vscode-fake';
+import { FakeLogChannel } from '../support/vscode-fake/window-parts';
+import { FakeChat } from '../models/lmFake';
+
+const countText = (text: string) => Math.ceil(text.length / 4);
+
+beforeEach(() => {
+  resetVscodeFake();
+  host.setSetting('contextKeeper.modelSource', 'vscode');
+  chatModels.push(new FakeChat('copilot-gpt-4o', 'gpt-4o', 63_000, [{ parts: [] }]), new FakeChat('claude-x', 'claude-sonnet-4', 90_000, [{ parts: [] }], 'anthropic'));
+});
+
+const settings = () => readSettings(workspace.getConfiguration('contextKeeper'));
+
+test('the editor model named by family is used, its input limit is the window and nothing is reserved', async () => {
+  host.setSetting('contextKeeper.model', 'gpt-4o');
+  const log = new FakeLogChannel('test');
+  const source = await openModelSource(settings(), undefined, log, countText);
+  assert.equal(source.model, 'copilot-gpt-4o');
+  assert.equal(source.window.window, 63_000);
+  assert.equal(source.window.inputOnly, true);
+  assert.equal(source.reservedOutput, 0);
+  assert.match(source.label, /63,000/);
+  assert.ok(log.lines.some((l) => l.startsWith('[info] Model from VS Code: Fake gpt-4o (copilot/gpt-4o), 63000 input tokens.')));
+  assert.equal(source.summarizer, undefined, 'no summary model configured');
+});
+
+test('vendor/family picks among vendors; a summary model of the editor gets its own summarizer', async () => {
+  host.setSetting('contextKeeper.model', 'anthropic/claude-sonnet-4');
+  host.setSetting('contextKeeper.summary.model', 'gpt-4o');
+  const source = await openModelSource(settings(), undefined, new FakeLogChannel('test'), countText);
+  assert.equal(source.model, 'claude-x');
+  assert.ok(source.summarizer, 'a summarizer over the editor model');
+});
+
+test('a window setting above the model limit wins and warns once per window of VS Code', async () => {
+  host.setSetting('contextKeeper.model', 'claude-x');
+  host.setSetting('contextKeeper.contextWindow', 200_000);
+  const first = await openModelSource(settings(), undefined, new FakeLogChannel('test'), countText);
+  assert.equal(first.window.window, 200_000);
+  const warnings = host.messages.filter((m) => m.severity === 'warning');
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0].message, /larger than the 90,000 input tokens VS Code reports for claude-x/);
+  await openModelSource(settings(), undefined, new FakeLogChannel('test'), countText);
+  assert.equal(host.messages.filter((m) => m.severity === 'warning').length, 1, 'said once');
+});
+
+test('a model VS Code does not offer is an error naming what is offered', async () => {
+  host.setSetting('contextKeeper.model', 'gpt-9');
+  await assert.rejects(openModelSource(settings(), undefined, new FakeLogChannel('test'), countText), /VS Code offers no chat model matching "gpt-9"\. Offered: copilot\/gpt-4o, anthropic\/claude-sonnet-4\./);
+  chatModels.length = 0;
+  await assert.rejects(openModelSource(settings(), undefined, new FakeLogChannel('test'), countText), /VS Code offers no chat models: sign in to GitHub Copilot/);
+});

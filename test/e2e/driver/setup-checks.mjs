@@ -1,0 +1,69 @@
+// End-to-end checks of the extension's set-up surface in a fresh workspace: every command in the
+// palette (and the ones hidden while idle), the empty session's gauge, the status bar meter, settings
+// applied live, and the API key stored in and cleared from secret storage.
+import { EXPECTED_COMMANDS, HIDDEN_WHEN_IDLE } from './sidebar.mjs';
+
+export async function setupChecks({ check, expect, wb, sidebar, page, updateSettings, env }) {
+  await check('palette lists every command', async () => {
+    const missing = [];
+    await wb.palette('ContextKeeper: ', EXPECTED_COMMANDS[0]);
+    const listed = new Set(await wb.paletteLabels());
+    for (const title of EXPECTED_COMMANDS) {
+      if (listed.has(title)) continue;
+      await wb.palette(title);
+      const row = wb.paletteRow(title);
+      if (!(await row.waitFor({ timeout: 3_000 }).then(() => true, () => false))) missing.push(title);
+    }
+    await wb.screenshot('02-palette');
+    const shown = [];
+    for (const title of HIDDEN_WHEN_IDLE) {
+      await wb.palette(title);
+      if (await wb.paletteRow(title).waitFor({ timeout: 1_500 }).then(() => true, () => false)) shown.push(title);
+    }
+    await wb.closeQuickInput();
+    expect(missing.length === 0, `not in the palette: ${missing.join(', ')}`);
+    expect(shown.length === 0, `listed although they cannot act now: ${shown.join(', ')}`);
+    return `${EXPECTED_COMMANDS.length} commands; ${HIDDEN_WHEN_IDLE.length} hidden by when clauses`;
+  });
+
+  await check('sidebar shows the gauge of an empty session', async () => {
+    await wb.activityItem('ContextKeeper').click();
+    const budget = await sidebar.budget();
+    // An empty session carries only the system prompt and the tool schemas.
+    const messages = await Promise.all(['history', 'summaries', 'currentTask'].map((k) => sidebar.frame.locator(`[data-test="breakdown-${k}"]`).innerText()));
+    expect(messages.every((m) => m === '0'), `an empty session shows message tokens: ${messages.join(', ')}`);
+    expect(budget.model.length > 0, 'no model name on the gauge');
+    await wb.screenshot('03-sidebar-empty');
+    return `${budget.used} (system and tools) / ${budget.text} (${budget.accuracy}, ${budget.model})`;
+  }, { critical: true });
+
+  await check('status bar meter', async () => {
+    const item = page.locator('.part.statusbar [aria-label^="ContextKeeper:"]').first();
+    await item.waitFor({ timeout: 10_000 });
+    return (await item.getAttribute('aria-label')) ?? '';
+  });
+
+  await check('settings change applies without reload', async () => {
+    updateSettings({ 'contextKeeper.contextWindow': 16000 });
+    await sidebar.waitBudget((b) => b.text.includes('16k window'), 'gauge did not follow contextWindow = 16000');
+    updateSettings({ 'contextKeeper.contextWindow': 8000 });
+    const budget = await sidebar.waitBudget((b) => b.text.includes('8.0k window'), 'gauge did not follow contextWindow = 8000');
+    return budget.text;
+  });
+
+  const probe = env('API_KEY_PROBE');
+  await check('set API key (password input, secret storage)', async () => {
+    await wb.runCommand('ContextKeeper: Set API Key');
+    await wb.quickInputBox.waitFor({ state: 'visible' });
+    expect((await wb.quickInputBox.getAttribute('type')) === 'password', 'the key input is not a password box');
+    await wb.answerInput(probe);
+    await wb.waitToast('API key stored');
+    await sidebar.frame.locator('.header .key').waitFor({ timeout: 10_000 });
+  });
+
+  await check('clear API key', async () => {
+    await wb.runCommand('ContextKeeper: Clear API Key');
+    await wb.waitToast('API key cleared');
+    await sidebar.frame.locator('[data-test="set-key"]').waitFor({ timeout: 10_000 });
+  });
+}

@@ -1,0 +1,116 @@
+/**
+ * The extension as VS Code runs it, against the typed `vscode` fake: activation registers every
+ * contributed command, the views and the status bar; deactivation (disposing `context.subscriptions`)
+ * releases every registration, listener and emitter; a session open before a reload shows its level
+ * in the status bar shortly after start, without any click.
+ */
+import '../support/vscode-fake/register';
+import { afterEach, beforeEach, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type * as vscode from 'vscode';
+import { activate, deactivate } from '../../src/extension';
+import { commands, host, liveEmitters, resetVscodeFake, Uri } from '../support/vscode-fake';
+import { fakeExtensionContext, FakeMemento } from '../support/vscode-fake/context';
+import type { FakeStatusBarItem } from '../support/vscode-fake/window-parts';
+
+const root = path.resolve(__dirname, '../../..');
+const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+  contributes: { commands: Array<{ command: string }>; views: Record<string, Array<{ id: string; type?: string }>> };
+};
+let storage: string;
+
+beforeEach(() => {
+  resetVscodeFake();
+  storage = mkdtempSync(path.join(tmpdir(), 'ck-activation-'));
+});
+afterEach(() => rmSync(storage, { recursive: true, force: true }));
+
+/** What VS Code does on deactivation: dispose every subscription, then call `deactivate`. */
+function shutDown(context: vscode.ExtensionContext): void {
+  for (const subscription of context.subscriptions) subscription.dispose();
+  deactivate();
+}
+
+function statusItem(): FakeStatusBarItem {
+  const items = host.live('status-bar-item');
+  assert.equal(items.length, 1, 'one status bar item');
+  return items[0].target as FakeStatusBarItem;
+}
+
+/** Polls until `check` holds (the redraw is coalesced on a timer; a session opens asynchronously). */
+async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+test('activation registers every contributed command, the three document schemes, the views and a visible status bar item', () => {
+  const context = fakeExtensionContext(storage);
+  const api = activate(context);
+  try {
+    const registered = new Set(host.live('command').map((r) => r.id));
+    for (const { command } of manifest.contributes.commands) assert.ok(registered.has(command), `${command} is contributed but not registered`);
+    // Commands only the sidebar and the diff editor's buttons run are registered too, and named like the rest.
+    for (const id of registered) assert.match(id, /^contextKeeper\./);
+    assert.deepEqual(host.live('content-provider').map((r) => r.id).sort(), ['contextkeeper-agent', 'contextkeeper-checkpoint', 'contextkeeper-proposal']);
+    const views = Object.values(manifest.contributes.views).flat();
+    for (const view of views) {
+      const kind = view.type === 'webview' ? 'webview-view' : 'tree';
+      assert.ok(host.live(kind).some((r) => r.id === view.id), `view ${view.id} has a provider`);
+    }
+    const item = statusItem();
+    assert.equal(item.visible, true);
+    assert.equal(item.command, 'contextKeeper.showSidebar');
+    assert.equal(api.getViewState().budget.used, 0, 'no session opened at activation');
+  } finally {
+    shutDown(context);
+  }
+});
+
+test('deactivation releases every command, provider, view, status bar item, channel, listener and emitter', async () => {
+  const context = fakeExtensionContext(storage);
+  activate(context);
+  // Let the first redraw and the key store's first read run, so their listeners exist too.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.ok(host.live().length > 20);
+  assert.ok(host.editorListenerCount() > 0);
+  shutDown(context);
+  assert.deepEqual(host.live().map((r) => `${r.kind} ${r.id}`), []);
+  assert.equal(host.editorListenerCount(), 0, 'listeners on the editor events');
+  assert.equal(liveEmitters.size, 0, 'emitters the extension created and did not dispose');
+  // A command run after deactivation reaches nothing of the extension.
+  host.user.input = () => assert.fail('no command may prompt after deactivation');
+  assert.equal(await commands.executeCommand('contextKeeper.setApiKey'), undefined);
+  assert.deepEqual(host.executed.at(-1), { id: 'contextKeeper.setApiKey', args: [] });
+});
+
+test('a session open before a reload shows its level in the status bar shortly after start', async () => {
+  host.setSetting('contextKeeper.contextWindow', 100_000);
+  const workspaceState = new FakeMemento();
+  const first = fakeExtensionContext(storage, workspaceState);
+  activate(first);
+  await commands.executeCommand('contextKeeper.importTranscript', Uri.file(path.join(root, 'samples/demo-session.json')));
+  assert.match(host.messages.at(-1)?.message ?? '', /imported 46 messages/);
+  await until(() => /[1-9]\d*%/.test(statusItem().text), 'the imported session on the status bar');
+  const shown = statusItem().text;
+  shutDown(first);
+
+  // A reload: the same workspace state and storage, a new extension instance.
+  const second = fakeExtensionContext(storage, workspaceState);
+  const api = activate(second);
+  try {
+    await until(() => statusItem().text !== '', 'the first redraw');
+    assert.match(statusItem().text, / 0% /, 'the empty gauge until the stored session is read');
+    await until(() => statusItem().text === shown, `the status bar to show "${shown}" again`);
+    const budget = api.getViewState().budget;
+    assert.equal(budget.used > 0, true);
+    assert.match(shown, new RegExp(` ${Math.round((budget.used / budget.inputBudget) * 100)}% `));
+  } finally {
+    shutDown(second);
+  }
+});

@@ -1,0 +1,100 @@
+/**
+ * Checkpoint documents over a real manual compaction of the demo recording: the record renders its
+ * rows and the summary, the replaced span and what stands in its place render one section per
+ * message, `show` and `showDiff` open them in editors, and `refresh` re-renders only open documents.
+ */
+import '../support/vscode-fake/register';
+import { after, before, beforeEach, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { importTranscript } from '../../src/transcripts';
+import { text } from '../../src/modelserver/replies';
+import type { CheckpointRecord } from '../../src/service/api';
+import { CHECKPOINT_SCHEME, CheckpointDocumentProvider, checkpointUri, parseCheckpointUri } from '../../src/views/checkpoint-documents';
+import { serviceFixture, StubSummarizer, type ServiceFixture } from '../service/fixtures';
+import { host, resetVscodeFake, window, workspace, type Uri } from '../support/vscode-fake';
+
+let fx: ServiceFixture;
+let checkpoint: CheckpointRecord;
+let provider: CheckpointDocumentProvider;
+
+before(async () => {
+  fx = await serviceFixture(() => text('ok'), { window: 32_000, summarizer: new StubSummarizer('SUMMARY: the parser was fixed; tests pass.') });
+  const imported = await importTranscript(path.resolve(__dirname, '../../../samples/demo-session.json'));
+  await fx.service.importTranscript({ source: 'demo', entries: imported.entries });
+  const outcome = await fx.service.compactNow({ focus: 'the parser' });
+  assert.equal(outcome.applied, true, outcome.reason);
+  checkpoint = fx.service.getCheckpoints().find((c) => c.strategy === 'summary')!;
+  assert.ok(checkpoint, 'the compaction wrote a summary checkpoint');
+});
+after(() => fx.cleanup());
+
+beforeEach(() => {
+  provider?.dispose();
+  resetVscodeFake();
+  provider = new CheckpointDocumentProvider((id) => fx.service.getCheckpoints().find((c) => c.id === id));
+  workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, provider);
+});
+
+const render = (id: string, part: 'checkpoint' | 'replaced' | 'summary') => provider.provideTextDocumentContent(checkpointUri(id, part));
+
+test('the checkpoint record lists trigger, tokens, replaced messages, summarizer and focus, then the summary', () => {
+  const doc = render(checkpoint.id, 'checkpoint');
+  const lines = doc.split('\n');
+  assert.equal(lines[0], `# Checkpoint ${checkpoint.id}`);
+  const row = (key: string) => lines.find((l) => l.startsWith(`| ${key} |`));
+  assert.equal(row('Trigger'), '| Trigger | manual |');
+  assert.equal(row('Strategy'), '| Strategy | summary |');
+  assert.equal(row('Tokens'), `| Tokens | ${checkpoint.tokensBefore} → ${checkpoint.tokensAfter} |`);
+  assert.equal(row('Messages replaced'), `| Messages replaced | ${checkpoint.replacedIds.length} |`);
+  assert.equal(row('Focus'), '| Focus | the parser |');
+  assert.ok(checkpoint.replacedIds.length > 5);
+  const summaryAt = lines.indexOf('## Summary');
+  assert.ok(summaryAt > 0);
+  assert.match(lines.slice(summaryAt).join('\n'), /SUMMARY: the parser was fixed; tests pass\./);
+});
+
+test('the replaced span has one section per replaced message; the summary side shows what stands in its place', () => {
+  const replaced = render(checkpoint.id, 'replaced');
+  const headings = replaced.split('\n').filter((l) => l.startsWith('### '));
+  assert.equal(headings.length, checkpoint.replaced.length);
+  assert.equal(checkpoint.replaced.reduce((n, item) => n + item.covers.length, 0), checkpoint.replacedIds.length);
+  assert.match(headings[0], /^### (user|assistant|tool)/);
+  const summary = render(checkpoint.id, 'summary');
+  assert.match(summary, /^### \w+ \(summary\)/m);
+  assert.match(summary, /SUMMARY: the parser was fixed/);
+});
+
+test('a checkpoint not in the session says so instead of failing', () => {
+  assert.match(render('cp-gone', 'checkpoint'), /^Checkpoint cp-gone is not part of the current session/);
+  assert.equal(parseCheckpointUri(checkpointUri('a/b', 'summary', 'x'))?.id, 'a/b');
+});
+
+test('show opens the record in an editor titled by time, trigger and tokens; showDiff opens replaced ↔ summary', async () => {
+  await provider.show(checkpoint.id);
+  const editor = window.visibleTextEditors[0];
+  assert.equal(editor.document.uri.scheme, CHECKPOINT_SCHEME);
+  assert.match(editor.document.uri.path, new RegExp(`/checkpoint/\\d\\d\\.\\d\\d manual [\\d.]+k → [\\d.]+k\\.md$`));
+  assert.equal(editor.document.getText(), render(checkpoint.id, 'checkpoint'));
+  await provider.showDiff(checkpoint.id);
+  const diff = host.executed.find((e) => e.id === 'vscode.diff')!;
+  const [left, right, title] = diff.args as [Uri, Uri, string];
+  assert.deepEqual(parseCheckpointUri(left), { id: checkpoint.id, part: 'replaced' });
+  assert.deepEqual(parseCheckpointUri(right), { id: checkpoint.id, part: 'summary' });
+  assert.match(title, /^Checkpoint .* manual .*: replaced ↔ summary$/);
+});
+
+test('refresh re-renders the documents that are open, and forgets closed ones', async () => {
+  const changed: string[] = [];
+  provider.onDidChange((uri) => changed.push(uri.toString()));
+  const record = await workspace.openTextDocument(checkpointUri(checkpoint.id, 'checkpoint'));
+  await workspace.openTextDocument(checkpointUri(checkpoint.id, 'summary'));
+  provider.refresh();
+  assert.deepEqual(changed.sort(), [checkpointUri(checkpoint.id, 'checkpoint').toString(), checkpointUri(checkpoint.id, 'summary').toString()].sort());
+  host.onDidCloseTextDocument.fire(record);
+  changed.length = 0;
+  provider.refresh();
+  assert.deepEqual(changed, [checkpointUri(checkpoint.id, 'summary').toString()]);
+  provider.dispose();
+  assert.equal(host.editorListenerCount(), 0, 'the close listener is released on dispose');
+});

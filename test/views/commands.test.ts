@@ -1,0 +1,89 @@
+/**
+ * The palette commands over the running extension (typed `vscode` fake, real context service, the
+ * demo recording imported): Compact Conversation asks for a focus and Escape compacts nothing; a
+ * typed focus reaches the checkpoint; Restore Checkpoint asks a modal confirmation that names what
+ * comes back, and only **Restore** restores; Copy Summary puts the summary on the clipboard.
+ */
+import '../support/vscode-fake/register';
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type * as vscode from 'vscode';
+import { activate, type ContextKeeperApi } from '../../src/extension';
+import { commands, host, resetVscodeFake, Uri } from '../support/vscode-fake';
+import { fakeExtensionContext } from '../support/vscode-fake/context';
+
+let storage: string;
+let context: vscode.ExtensionContext;
+let api: ContextKeeperApi;
+
+before(async () => {
+  resetVscodeFake();
+  host.setSetting('contextKeeper.contextWindow', 100_000);
+  storage = mkdtempSync(path.join(tmpdir(), 'ck-commands-'));
+  context = fakeExtensionContext(storage);
+  api = activate(context);
+  await commands.executeCommand('contextKeeper.importTranscript', Uri.file(path.resolve(__dirname, '../../../samples/demo-session.json')));
+});
+after(() => {
+  for (const subscription of context.subscriptions) subscription.dispose();
+  rmSync(storage, { recursive: true, force: true });
+});
+
+const lastMessage = () => host.messages.at(-1);
+
+test('Compact Conversation: Escape in the focus prompt compacts nothing', async () => {
+  let asked: vscode.InputBoxOptions | undefined;
+  host.user.input = (options) => ((asked = options), undefined);
+  const before = api.getViewState().budget.used;
+  assert.equal(await commands.executeCommand('contextKeeper.compactConversation'), undefined);
+  assert.equal(asked?.title, 'Compact Conversation');
+  assert.equal(api.getViewState().checkpoints.length, 0);
+  assert.equal(api.getViewState().budget.used, before);
+});
+
+test('Compact Conversation with a typed focus compacts, reports the tokens and records the focus', async () => {
+  host.user.input = () => '  the parser fix  ';
+  const before = api.getViewState().budget.used;
+  const outcome = (await commands.executeCommand('contextKeeper.compactConversation')) as { applied: boolean; tokensBefore: number; tokensAfter: number };
+  assert.equal(outcome.applied, true);
+  assert.equal(outcome.tokensBefore, before);
+  assert.ok(outcome.tokensAfter < before);
+  assert.equal(lastMessage()?.severity, 'information');
+  assert.match(lastMessage()?.message ?? '', new RegExp(`\\(${before} → ${outcome.tokensAfter} tokens\\)$`));
+  const checkpoints = api.getViewState().checkpoints;
+  assert.ok(checkpoints.length >= 1);
+  assert.ok(checkpoints.every((c) => c.trigger === 'manual'));
+  assert.ok(checkpoints.some((c) => c.focus === 'the parser fix'), 'the trimmed focus is on the checkpoint');
+  assert.ok(host.progress.length === 0, 'the progress notification closed');
+});
+
+test('Restore Checkpoint asks a modal confirmation; dismissing it restores nothing, Restore restores', async () => {
+  const [checkpoint] = api.getViewState().checkpoints;
+  const compacted = api.getViewState().budget.used;
+  host.user.message = () => undefined;
+  await commands.executeCommand('contextKeeper.restoreCheckpoint', checkpoint.id);
+  const asked = lastMessage()!;
+  assert.equal(asked.severity, 'warning');
+  assert.equal(asked.modal, true);
+  assert.deepEqual(asked.items, ['Restore']);
+  assert.match(asked.message, /^Restore the checkpoint of .* \(manual\)\?$/);
+  assert.equal(api.getViewState().budget.used, compacted, 'nothing restored without an answer');
+
+  host.user.message = (shown) => (shown.modal ? 'Restore' : undefined);
+  await commands.executeCommand('contextKeeper.restoreCheckpoint', checkpoint.id);
+  assert.match(lastMessage()?.message ?? '', /^ContextKeeper: restored \d+ checkpoint\(s\); context \d+ → \d+ tokens\.$/);
+  assert.ok(api.getViewState().budget.used > compacted, 'the replaced messages came back');
+});
+
+test('Copy Summary puts the chosen checkpoint summary on the clipboard', async () => {
+  host.user.input = () => '';
+  await commands.executeCommand('contextKeeper.compactConversation');
+  const newest = api.getViewState().checkpoints.filter((c) => !c.restored).at(-1)!;
+  host.clipboard = '';
+  await commands.executeCommand('contextKeeper.copySummary', newest.id);
+  assert.ok(host.clipboard.length > 50, 'the summary text');
+  assert.equal(lastMessage()?.message, 'ContextKeeper: summary copied.');
+});

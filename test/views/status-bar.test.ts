@@ -1,0 +1,69 @@
+/**
+ * The status bar meter against the typed `vscode` fake: percent of the prompt budget and tokens, the
+ * state icon, a tooltip and screen-reader label with the same figures, the warning colour from the
+ * compaction level on, and the item gone on dispose.
+ */
+import '../support/vscode-fake/register';
+import { beforeEach, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { BudgetView } from '../../src/views/protocol';
+import { formatTokens, StatusBarMeter } from '../../src/views/status-bar';
+import { host, MarkdownString, resetVscodeFake, ThemeColor } from '../support/vscode-fake';
+import type { FakeStatusBarItem } from '../support/vscode-fake/window-parts';
+
+beforeEach(() => resetVscodeFake());
+
+function budget(used: number, over: Partial<BudgetView> = {}): BudgetView {
+  return {
+    used,
+    window: 32_768,
+    reserved: 4_096,
+    inputBudget: 28_672,
+    compactAt: 22_938,
+    compactAtFraction: 0.8,
+    compactTo: 14_336,
+    compactToFraction: 0.5,
+    exact: true,
+    breakdown: { system: 0, tools: 0, history: used, summaries: 0, currentTask: 0 },
+    model: 'qwen2.5-coder:7b',
+    warnings: [],
+    autoCompact: true,
+    ...over,
+  };
+}
+
+const item = () => host.live('status-bar-item')[0]?.target as FakeStatusBarItem | undefined;
+
+test('shows percent and tokens of the prompt budget with the state icon; approximate counts are marked', () => {
+  const meter = new StatusBarMeter();
+  assert.equal(item()?.visible, true);
+  assert.equal(item()?.command, 'contextKeeper.showSidebar');
+  meter.update(budget(12_345), 'idle');
+  assert.equal(item()?.text, '$(dashboard) 43% · 12k/29k');
+  meter.update(budget(950, { exact: false }), 'streaming');
+  assert.equal(item()?.text, '$(loading~spin) 3% · ~950/29k');
+  meter.update(budget(0, { inputBudget: 0 }), 'error');
+  assert.equal(item()?.text, '$(error) 0% · 0/0', 'no division by zero before a window is known');
+  meter.dispose();
+});
+
+test('tooltip and accessibility label carry the same figures; the warning colour starts at the compaction level', () => {
+  const meter = new StatusBarMeter();
+  meter.update(budget(22_937, { windowSource: '32,768 tokens, reported by the server', autoCompact: false }), 'running-tool');
+  const tooltip = item()!.tooltip as MarkdownString;
+  assert.ok(tooltip instanceof MarkdownString);
+  assert.match(tooltip.value, /\*\*ContextKeeper\*\* — qwen2\.5-coder:7b/);
+  assert.match(tooltip.value, /22,937 of 28,672 prompt tokens \(80%\), exact/);
+  assert.match(tooltip.value, /Context window: 32,768 tokens, reported by the server/);
+  assert.match(tooltip.value, /Compacts at 22,938, down to 14,336 \(automatic compaction off\)/);
+  assert.equal(item()!.accessibilityInformation?.label, 'ContextKeeper: 80 percent of the context budget used, 22937 of 28672 tokens, exact, running-tool');
+  assert.equal(item()!.backgroundColor, undefined, 'below the compaction level');
+  meter.update(budget(22_938), 'idle');
+  assert.deepEqual(item()!.backgroundColor, new ThemeColor('statusBarItem.warningBackground'));
+  meter.dispose();
+  assert.equal(item(), undefined, 'disposed with the meter');
+});
+
+test('token counts read 950, 1.2k, 12k, 1.05M', () => {
+  assert.deepEqual([950, 1_234, 12_345, 1_050_000].map(formatTokens), ['950', '1.2k', '12k', '1.05M']);
+});
