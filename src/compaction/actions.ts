@@ -18,7 +18,7 @@ export type Action =
   | { kind: 'command'; command: string; ok: boolean; exit?: number; error?: string; tool: string }
   | { kind: 'plan'; text: string; tool: string };
 
-const PATH_KEYS = ['file_path', 'path', 'filePath', 'target_file', 'file', 'filename', 'notebook_path', 'absolute_path'];
+const PATH_KEYS = ['file_path', 'path', 'filePath', 'target_file', 'file', 'filename', 'notebook_path', 'absolute_path', 'absolutePath'];
 const COMMAND_KEYS = ['command', 'cmd', 'script'];
 const PLAN_TOOL = /todo|task_?list|task_?tracker|update_?plan|^plan$/i;
 const READ_TOOL = /^(read|view|open|cat|read_file|readfile|get_file|file_read)$|read_?file|view_?file/i;
@@ -190,13 +190,22 @@ function textFunctionCalls(text: string): Array<{ name: string; args: string }> 
   return out;
 }
 
-/** Aider SEARCH/REPLACE blocks: the path on the line before the fence, the REPLACE half as new code. */
+/**
+ * Aider's edits: SEARCH/REPLACE blocks (the path on the line before the fence, the REPLACE half as
+ * new code; an empty SEARCH creates the file) and whole-file blocks (`whole` edit format: a line that
+ * is only the file's path, then a fence holding the file's new content).
+ */
 function aiderEdits(text: string): Array<{ path: string; created: boolean; code: string }> {
   const out: Array<{ path: string; created: boolean; code: string }> = [];
   const re = /(?:^|\n)([^\n`]*[\w-]\.[\w]+|[^\n`\s]*\/[^\n`\s]+)[ \t]*\n```[^\n]*\n<<<<<<< SEARCH\n([\s\S]*?)\n?=======\n([\s\S]*?)\n?>>>>>>> REPLACE/g;
   for (const m of text.matchAll(re)) out.push({ path: m[1].trim(), created: m[2].trim() === '', code: m[3] });
+  for (const m of text.matchAll(WHOLE_FILE_BLOCK)) {
+    if (!m[2].includes('<<<<<<< SEARCH')) out.push({ path: m[1], created: false, code: m[2] });
+  }
   return out;
 }
+/** A whole-file block: a line holding only a path with an extension, then a fenced block up to its closing fence (bounded: no backtracking blow-up on long lines). */
+const WHOLE_FILE_BLOCK = /^([\w@~./-]{1,250}\.[A-Za-z]\w{0,9})[ \t]*\n```[^\n]*\n([\s\S]*?)^```[ \t]*$/gm;
 
 /**
  * The actions of `items`, in order. A tool call's outcome comes from the tool message answering it;

@@ -121,3 +121,28 @@ export function summaryBudgets(targetTokens: number, fractions: { user?: number;
     attachTokens: Math.floor(targetTokens * attach),
   };
 }
+
+/** How one summary's room is shared, in tokens. */
+export interface RoomShares {
+  /** Most tokens the verbatim requests section may take. */
+  requests: number;
+  /** Most tokens the notes and ledger may take (they get less when the requests leave less). */
+  notes: number;
+  /** Fewest tokens the requests section is given, whatever the room. */
+  min: number;
+}
+
+/**
+ * Shares the tokens one summary may use (`room`: its part of the target, less its framing) between
+ * its verbatim requests and its notes, in the order of priority inside the target (README, "What a
+ * summary keeps"): the requests first, with their share of the target (`budgets.userTokens`, at
+ * least `minRequests`) and whatever the room holds beyond the notes' share; the notes get their
+ * share (`budgets.summaryTokens`, at most half of the span of `spanTokens` tokens) from what is left.
+ * The requests never get more than {@link MAX_USER_BUDGET_TOKENS} unless their own share is larger.
+ */
+export function splitRoom(room: number, budgets: SummaryBudgets, spanTokens: number, minRequests = 256): RoomShares {
+  const notes = Math.min(budgets.summaryTokens, Math.ceil(spanTokens / 2));
+  const beyondNotes = Math.min(Math.max(budgets.userTokens, MAX_USER_BUDGET_TOKENS), room - notes);
+  const requests = Math.max(minRequests, Math.min(room, Math.max(budgets.userTokens, beyondNotes)));
+  return { requests, notes, min: minRequests };
+}

@@ -18,8 +18,8 @@ import type {
 } from './types';
 import { SummarizerError } from './types';
 import type { TokenMeter } from './meter';
-import { summaryBudgets, thresholds } from './budget';
-import { anchorReasons, planCompaction, spanSummaryEstimate } from './planner';
+import { splitRoom, summaryBudgets, thresholds } from './budget';
+import { anchorReasons, planCompaction, spanSummaryEstimate, type Plan } from './planner';
 import { summarizerFailed, type AnchoredTokens, type CompactionStatus } from './outcome';
 import { anchoredBreakdown } from './anchored';
 import { planClips } from './clip-plan';
@@ -36,7 +36,7 @@ import { buildLedger } from './ledger';
 import { finalizeSummary } from './summaryChecks';
 import { clipMessageToTokens } from './clip';
 import { checkToolPairing } from './invariants';
-import { maskSecrets } from './secrets';
+import { composeSummary, SUMMARY_FRAME_TOKENS } from './composeSummary';
 import { degradeToFit } from './degrade';
 import { describeHolders, tokenHolders, type TokenHolders } from './holders';
 
@@ -83,6 +83,10 @@ export const MIN_REQUEST_TOKENS = 256;
 export const MIN_SUMMARY_TOKENS = 64;
 /** A summary keeping more than this share of its span's tokens is not applied when other spans are. */
 export const LOW_YIELD = 0.8;
+/** Tokens kept from a notes budget for back-filled identifiers: a quarter, at most {@link IDENTIFIER_BACKFILL_CHARS} / 4. */
+function backfillTokens(notesBudget: number): number {
+  return Math.min(Math.floor(IDENTIFIER_BACKFILL_CHARS / 4), Math.floor(notesBudget / 4));
+}
 
 /** One line naming the re-attached file copies a summary drops, or '' when it drops none. */
 function droppedFilesNote(items: readonly ContextItem[]): string {
@@ -207,20 +211,27 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     const droppedFiles = droppedFilesNote(spanItems);
     const requests = collectRequests(content);
     const userRequests = requests;
+    // A summary of summaries covers every older message: collected by a plain loop (flatMap was
+    // slow on long replays, and spreading a span of 100k+ items into concat overflows the stack).
+    const covers = coversOf(spanItems);
+    const header = summaryHeader(covers.length);
     // What this summary may use: its share of the target left by what stays (the rest of the
-    // context after the plan), never more than most of the span it replaces (it must shrink).
-    const available = Math.max(0, Math.floor(summaryShare * (span.tokens / spanTotal)));
+    // context after the plan), never more than most of the span it replaces (it must shrink), less
+    // the summary's own framing (its header and the message's overhead).
     const mustShrink = Math.floor(span.tokens * 0.8);
-    const requestBudget = Math.max(Math.min(MIN_REQUEST_TOKENS, mustShrink), Math.min(budgets.userTokens, mustShrink, Math.max(available, MIN_REQUEST_TOKENS)));
-    const section = renderRequestsSection(requests, requestBudget, (t) => meter.countText(t), meter.lineAdditive, meter.encoding);
-    // The notes get the summary budget, at most half of the span, and what the requests left.
-    const spanBudget = Math.max(MIN_SUMMARY_TOKENS, Math.min(summaryTokens, Math.floor(span.tokens / 2), mustShrink - section.tokens, Math.max(available - section.tokens, MIN_SUMMARY_TOKENS)));
+    const limit = Math.min(mustShrink, Math.floor(summaryShare * (span.tokens / spanTotal)));
+    const room = limit - meter.countText(header) - SUMMARY_FRAME_TOKENS;
+    const share = splitRoom(room, { ...budgets, summaryTokens }, span.tokens, Math.min(MIN_REQUEST_TOKENS, mustShrink));
+    const countText = (t: string) => meter.countText(t);
+    let section = renderRequestsSection(requests, share.requests, countText, meter.lineAdditive, meter.encoding);
+    const spanBudget = Math.max(MIN_SUMMARY_TOKENS, Math.min(share.notes, room - section.tokens));
     let result;
     try {
       result = content.length === 0 ? { text: droppedFiles, model: summarizer.name, usage: { calls: 0, promptTokens: 0, completionTokens: 0 }, dropped: 0 } : await summarizer.summarize({
         items: content,
         userRequests,
-        approximateSummaryTokens: spanBudget,
+        // A quarter of the notes' budget is left for the identifiers back-filled below.
+        approximateSummaryTokens: Math.max(MIN_SUMMARY_TOKENS, spanBudget - backfillTokens(spanBudget)),
         maxCalls: options.maxSummaryCalls ?? DEFAULT_MAX_SUMMARY_CALLS,
         focus: options.focus,
         signal: options.signal,
@@ -244,22 +255,26 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     const isModel = summarizer.name !== 'extractive';
     const missingFromModel = isModel ? requests.filter((r) => !result.text.includes(r)).length : undefined;
     const checked = isModel ? removeRequestsSection(finalizeSummary(result.text.trim(), content, { userRequests, maxAppendixChars: spanBudget * 2 }).text) : result.text.trim();
-    // Identifiers appended get at most a quarter of the notes' budget (about 4 characters a token),
+    // Identifiers appended get what the notes left of their budget (about 4 characters a token),
     // each under a heading that says where it came from.
     const moved = buildLedger(actionsOf(content)).moved;
-    const backfilled = backfillIdentifiers(checked, content, Math.min(IDENTIFIER_BACKFILL_CHARS, spanBudget), moved).text;
+    const checkedTokens = meter.countText(checked);
+    let backfillChars = Math.min(IDENTIFIER_BACKFILL_CHARS, Math.max(0, spanBudget - checkedTokens) * 4);
+    let backfilled = backfillIdentifiers(checked, content, backfillChars, moved).text;
+    // Paths and ids run denser than 4 characters a token: scale the characters down to the tokens left.
+    for (let k = 0, t = meter.countText(backfilled); k < 3 && t > Math.max(spanBudget, checkedTokens) && backfillChars > 0; k++, t = meter.countText(backfilled)) {
+      backfillChars = Math.floor((backfillChars * Math.max(0, spanBudget - checkedTokens)) / (t - checkedTokens));
+      backfilled = backfillIdentifiers(checked, content, backfillChars, moved).text;
+    }
     const notes = droppedFiles && content.length > 0 ? `${backfilled}\n\n${droppedFiles}` : backfilled;
-    // The requests close the summary, next to the latest request that follows it. Credentials quoted
-    // from tool output leave the compactor masked; the raw transcript keeps them.
-    const text = maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes);
+    const composed = composeSummary({ header, notes, requests, section, limit, minRequests: share.min, countText, lineAdditive: meter.lineAdditive });
+    const { text } = composed;
+    section = composed.section;
     const cp = base(summarizer.name === 'extractive' ? 'extractive' : 'summary', newId());
-    // A summary of summaries covers every older message: collected by a plain loop (flatMap was
-    // slow on long replays, and spreading a span of 100k+ items into concat overflows the stack).
-    const covers = coversOf(spanItems);
     const summaryItem: ContextItem = {
       id: `${cp.id}~s`,
       kind: 'summary',
-      message: { role: 'user', content: `${summaryHeader(covers.length)}\n\n${text}` },
+      message: { role: 'user', content: `${header}\n\n${text}` },
       covers,
       checkpointId: cp.id,
     };

@@ -35,6 +35,26 @@ export const SECTIONS = {
   unresolved: '## Unresolved and next step',
 } as const;
 
+/** Files named in "Files edited most recently". */
+const RECENT_FILES = 5;
+/** Tools that run commands (their output's error lines are current state). */
+const SHELL_CALL = /bash|shell|command|exec|terminal|^run|powershell|^python$/i;
+/** A line naming an error or exception class ("BusinessException", "TypeError"), beyond `errorLines`' patterns. */
+const EXCEPTION_MENTION = /\b[A-Z]\w*(?:Error|Exception)\b/;
+/** Lines of current state that the budget never removes: what an agent needs to pick the work up. */
+const CURRENT_STATE = /^- (Files edited most recently|Last tool call|Latest error line in command output|Latest verification)(:| \()/;
+
+/**
+ * The first error lines of a command's output (at most two, verbatim, each at most 300 characters):
+ * `errorLines`' failure patterns, else lines that name an error or exception class.
+ */
+function commandErrorLines(text: string): string[] {
+  const found = errorLines(text, 2);
+  if (found.length) return found.map((l) => clip(l, 300));
+  const named = text.split('\n').map((l) => l.trim()).filter((l) => l.length >= 12 && l.length <= 400 && EXCEPTION_MENTION.test(l));
+  return named.slice(0, 2).map((l) => clip(l, 300));
+}
+
 /** Lines quoted for a focus, at most. */
 const MAX_FOCUS_LINES = 12;
 const FOCUS_STOPWORDS = new Set(['keep', 'focus', 'the', 'that', 'this', 'with', 'and', 'about', 'from', 'into', 'what', 'when', 'only', 'also', 'them', 'their', 'some', 'more', 'most', 'please', 'summary', 'summarize']);
@@ -174,6 +194,7 @@ export class ExtractiveSummarizer implements Summarizer {
     let lastCall: string | undefined;
     let lastTaskList: string | undefined;
     let lastVerify: string | undefined;
+    let lastCommandError: string | undefined;
     let carriedCurrent: string[] = [];
     // Lists with a set of what they hold: a span of 100k messages adds thousands of lines.
     const held = new Map<string[], Set<string>>();
@@ -229,6 +250,10 @@ export class ExtractiveSummarizer implements Summarizer {
         }
       } else if (m.role === 'tool') {
         const call = calls.get((m as { tool_call_id?: string }).tool_call_id ?? '');
+        if (call && SHELL_CALL.test(call.name)) {
+          const lines = commandErrorLines(text);
+          if (lines.length) lastCommandError = `(\`${clip(keyArguments(call.arguments, 120), 140)}\`): ${lines.map((l) => `"${l}"`).join(' | ')}`;
+        }
         // Only the last verification run is quoted: its end is read once, below.
         if (call && VERIFY.test(call.arguments)) lastVerifyOf = { call, text };
       } else if (m.role === 'system' || m.role === 'developer') {
@@ -251,8 +276,12 @@ export class ExtractiveSummarizer implements Summarizer {
     if (lastTaskList) current.push(`- Latest plan or to-do list (verbatim): ${lastTaskList}`);
     else current.push(...carriedCurrent.filter((l) => l.startsWith('- Latest plan')));
     if (lastAssistant) current.push(`- In progress (the agent's last message here): "${clip(lastAssistant, 600)}"`);
-    if (ledger.edited.length) current.push(`- Files edited most recently: ${ledger.edited.slice(-3).join(', ')}`);
+    if (ledger.edited.length) current.push(`- Files edited most recently: ${ledger.edited.slice(-RECENT_FILES).join(', ')}`);
+    else current.push(...carriedCurrent.filter((l) => l.startsWith('- Files edited most recently')));
     if (lastCall) current.push(`- Last tool call: ${lastCall}`);
+    else current.push(...carriedCurrent.filter((l) => l.startsWith('- Last tool call')));
+    if (lastCommandError) current.push(`- Latest error line in command output ${lastCommandError}`);
+    else current.push(...carriedCurrent.filter((l) => l.startsWith('- Latest error line in command output')));
     const open = ledger.errors.filter((l) => l.startsWith('- open:'));
     current.push(`- Next step: ${open.length ? `resolve ${open.at(-1)!.slice('- open: '.length)}` : 'continue with the latest request'}`);
     if (latestRequest) current.push(`- Latest request in this part: the last one under "Requests, verbatim" ("${clip(latestRequest, 60)}")`);
@@ -305,9 +334,20 @@ export class ExtractiveSummarizer implements Summarizer {
     while (count > maxTokens && guard++ < 10_000) {
       // The section with the most characters per weight loses lines first; rules and current work last.
       const candidates = sections.filter(([, l, w]) => l.length > 0 && w > 1);
-      const pool = candidates.length ? candidates : sections.filter(([, l]) => l.length > 0);
+      // Current-state lines stay whatever the budget: the section loses its other lines first.
+      const removable = (l: string[]) => (l === current ? l.filter((x) => !CURRENT_STATE.test(x)) : l);
+      const pool = candidates.length ? candidates : sections.filter(([, l]) => removable(l).length > 0);
       const victim = pool.sort((a, b) => sizes.get(b)! * b[2] - sizes.get(a)! * a[2])[0];
       if (!victim) break;
+      if (victim[1] === current) {
+        let k = current.length - 1;
+        while (k > 0 && CURRENT_STATE.test(current[k])) k--;
+        if (current[k].length > 200) current[k] = `${current[k].slice(0, Math.floor(current[k].length / 2))}…`;
+        else current.splice(k, 1);
+        sizes.set(victim, size(victim[1]));
+        count = tokens();
+        continue;
+      }
       // Drop in halves when far over, one line when close: keeps this loop short on huge spans.
       const over = count / maxTokens;
       const n = over > 2 ? Math.max(1, Math.floor(victim[1].length / 2)) : 1;

@@ -7,6 +7,7 @@ import type { Checkpoint, ContextItem, ToolSchema } from './types';
 import type { TokenMeter } from './meter';
 import { applyCheckpoint } from './context';
 import { analyze } from './structure';
+import { collectRequests } from './requests';
 
 /** An agent's own compaction found in a recorded file. */
 export interface RecordedCompaction {
@@ -84,6 +85,9 @@ export function applyRecordedCompactions(
             ? `[The recording agent's summary was here; it now stands before the messages that agent kept (checkpoint import-${n + 1}).]`
             : `[Earlier messages removed by the recording agent's own compaction; see its summary (checkpoint import-${n + 1}).]`;
       const covers = replaced.flatMap((i) => i.covers);
+      // The agent's summary paraphrases what the user typed: the typed requests it stands for are
+      // kept beside it, so a later compaction carries them forward verbatim.
+      const requests = collectRequests(replaced.filter((i) => !rc.summaryEntryId || !i.covers.includes(rc.summaryEntryId)));
       return {
         id,
         time,
@@ -91,7 +95,7 @@ export function applyRecordedCompactions(
         strategy: 'summary',
         replacedIds: covers,
         replaced,
-        inserted: [{ id: `${id}~s`, kind: 'summary', message: { role: 'user', content: text }, covers, checkpointId: id }],
+        inserted: [{ id: `${id}~s`, kind: 'summary', message: { role: 'user', content: text }, covers, checkpointId: id, ...(requests.length ? { requests } : {}) }],
         summary: text,
         tokensBefore: 0,
         tokensAfter: 0,

@@ -34,6 +34,9 @@ const HARNESS_MESSAGE =
 /** Replies that carry no request: confirmations at a prompt, leaving the tool, slash commands. */
 const TRIVIAL = /^(.*\(Y\)es\/\(N\)o.*\]: \w+|y|n|yes|no|ok|okay|k|sure|thanks|thank you|exit|quit|continue|go on|go ahead|proceed|done|<blank>|\/\S+( \S+)?)[.!]?$/i;
 
+/** Header of a Cline tool result: `[tool_name]` or `[tool_name for '…argument, any length…']`, then ` Result:`. */
+const CLINE_RESULT = /^\[[\w-]+(?: for [\s\S]*?)?\] Result:/;
+
 /** Marker put where the middle of a long request was left out. */
 export function shortenedMarker(removedChars: number): string {
   return `[… ${removedChars.toLocaleString('en-US')} characters of this request left out …]`;
@@ -81,9 +84,10 @@ function typedRequestOfMessage(message: ContextItem['message']): string | undefi
   const item = { message };
   const role = item.message.role;
   if (role === 'tool') {
-    // Cline's answers to the agent's questions come back as the question tool's result.
+    // Cline's answers to the agent's questions come back as the question tool's result, whose
+    // header quotes the whole question (many lines, brackets and all): `[ask_followup_question for '…'] Result:`.
     const text = contentText(item.message);
-    return /^\[[^\]\n]{1,200}\] Result:/.test(text) && /<(answer|feedback|user_message)>/.test(text) ? typedText(text) : undefined;
+    return CLINE_RESULT.test(text) && /<(answer|feedback|user_message)>/.test(text) ? typedText(text) : undefined;
   }
   if (role !== 'user') return undefined;
   return typedText(contentText(item.message));
@@ -104,6 +108,8 @@ export function collectRequests(items: readonly ContextItem[]): string[] {
   };
   for (const it of items) {
     if (it.kind === 'summary') {
+      // A recorded agent's own summary does not hold the requests verbatim: the import keeps them beside it.
+      for (const r of it.requests ?? []) add(r);
       for (const r of parseRequestsSection(contentText(it.message))) add(r);
       continue;
     }
@@ -174,6 +180,8 @@ export interface RequestsSection {
   tokens: number;
 }
 
+/** Length the first and newest requests are shortened to when they alone would fill the budget, in characters. */
+const PROTECTED_SHORTENED_CHARS = 400;
 /** Lengths a long request is shortened to, in characters, tried in order (with its marker it stays readable). */
 const SHORTENED_CHARS = [200, 120, 60] as const;
 
@@ -181,12 +189,14 @@ const SHORTENED_CHARS = [200, 120, 60] as const;
  * Renders `requests` (oldest first) as the requests section within `maxTokens` tokens, as counted
  * by `countText`. Priority (the product's retention rule, README "What a summary keeps"): the first
  * request and the newest are whole first; every other request is whole up to a length cap, chosen as
- * large as the budget allows, and a longer one is shortened in the middle to 200 characters (120,
- * then 60 when needed) with a marker counting what was left out; when even that does not fit, the
+ * large as the budget allows, and a longer one is shortened in the middle to 200, 120 or 60
+ * characters (the length that keeps the most requests whole) with a marker counting what was left out; when even that does not fit, the
  * oldest middle requests are left out and one line counts them. The first and newest are shortened
- * only when they alone exceed the budget. `lineAdditive`: `countText` is tiktoken's exact count
- * (`TokenCounter.lineAdditive`), so tries are counted request by request (same result, much faster);
- * with `encoding` (its name) the counts of rendered requests are kept for later sections too.
+ * only when they alone leave no room for any other request (then to 400 characters each, so short
+ * replies between them still fit) or alone exceed the budget. `lineAdditive`: `countText` is
+ * tiktoken's exact count (`TokenCounter.lineAdditive`), so tries are counted request by request
+ * (same result, much faster); with `encoding` (its name) the counts of rendered requests are kept for
+ * later sections too.
  */
 export function renderRequestsSection(requests: readonly string[], maxTokens: number, countText: (text: string) => number, lineAdditive = false, encoding?: string): RequestsSection {
   if (requests.length === 0) return { text: '', whole: 0, shortened: 0, omitted: 0, tokens: 0 };
@@ -267,15 +277,19 @@ export function renderRequestsSection(requests: readonly string[], maxTokens: nu
     }
     return found;
   };
+  // The shortened length that keeps the most requests whole wins (ties: the longer shortened form).
+  let chosen: RequestsSection | undefined;
   for (const len of SHORTENED_CHARS) {
     const r = fitCap(len);
-    if (r) return r;
+    if (r && (!chosen || r.whole > chosen.whole)) chosen = r;
   }
+  if (chosen) return chosen;
   // Leave out the fewest middle requests that makes the rest fit (binary search on the count).
   const shortest = SHORTENED_CHARS[SHORTENED_CHARS.length - 1];
-  const fitsWith = (omit: number) => build(shortest, shortest, longest, omit);
-  if (n > 2 && fitsWith(n - 2).tokens <= maxTokens) {
-    let lo = 1;
+  const fewestOmitted = (protectedCap: number): RequestsSection | undefined => {
+    const fitsWith = (omit: number) => build(shortest, shortest, protectedCap, omit);
+    if (n <= 2 || fitsWith(n - 2).tokens > maxTokens) return undefined;
+    let lo = 0;
     let hi = n - 2;
     while (lo < hi) {
       const mid = Math.floor((lo + hi) / 2);
@@ -283,8 +297,12 @@ export function renderRequestsSection(requests: readonly string[], maxTokens: nu
       else lo = mid + 1;
     }
     return fitsWith(lo);
-  }
-  // Only the first and newest remain and they alone are over: shorten them too.
+  };
+  // The first and newest whole; when they alone leave no room for the others, shortened to
+  // PROTECTED_SHORTENED_CHARS each so the short replies between them still fit.
+  const found = fewestOmitted(longest) ?? fewestOmitted(PROTECTED_SHORTENED_CHARS);
+  if (found) return found;
+  // Only the first and newest remain and they alone are over: shorten them further.
   const omit = Math.max(0, n - 2);
   let protectedCap = longest;
   let best = build(shortest, shortest, protectedCap, omit);

@@ -84,6 +84,12 @@ export interface ContextItem {
   /** Pinned items are never summarized, collapsed or clipped. */
   pinned?: boolean;
   /**
+   * Typed requests of the raw messages a summary stands for, oldest first, when its own text does
+   * not hold them verbatim (a recorded agent's summary, imported): a later compaction of this summary
+   * carries them forward in its requests section. Never sent to the model.
+   */
+  requests?: string[];
+  /**
    * Set on a file re-attached after a summary (live sessions): its workspace-relative path. Such an
    * item is a `summary` item covering no raw entry; a later summary drops it rather than summarising
    * a stale copy of the file (see `reattach.ts`).

@@ -36,9 +36,16 @@ test('typed text: harness blocks, tool output, rule files, summaries and trivial
     'use the staging bucket instead',
   );
   assert.equal(typedText('[TASK RESUMPTION] resumed.\n\nNew instructions:\n<user_message>\nskip the migration step\n</user_message>'), 'skip the migration step');
-  // Cline's answers come back as the question tool's result.
+  // Cline's answers come back as the question tool's result, whose header quotes the whole
+  // question: many lines, brackets, hundreds of characters.
   const answer = itemsFromEntries([{ id: 'q', message: { role: 'tool', tool_call_id: 'c1', content: "[ask_followup_question for 'which db?'] Result:\n<answer>\nthe postgres one\n</answer>" } }]);
   assert.deepEqual(collectRequests(answer), ['the postgres one']);
+  const question = `## Phase 1 done\n\n**Changed** [src/a.ts](src/a.ts) and \`b\`:\n${'- a detail line about the change\n'.repeat(12)}\nProceed to phase 2?`;
+  const long = itemsFromEntries([{ id: 'q2', message: { role: 'tool', tool_call_id: 'c2', content: `[ask_followup_question for '${question}'] Result:\n<answer>\nApproved - proceed to phase 2\n</answer>\n\n<file_content path="src/a.ts">x</file_content>` } }]);
+  assert.deepEqual(collectRequests(long), ['Approved - proceed to phase 2']);
+  // Plain tool output in the same shape, without an answer, is not typed.
+  const output = itemsFromEntries([{ id: 'q3', message: { role: 'tool', tool_call_id: 'c3', content: `[execute_command for '${question}'] Result:\nCommand executed.` } }]);
+  assert.deepEqual(collectRequests(output), []);
 });
 
 test('requests section: all fit whole; over budget the first and newest stay whole, older long ones are shortened with a marker and count', () => {
@@ -145,13 +152,51 @@ test('budgets are fractions of the target; a larger window keeps more of the sam
     assert.ok(r.applied, r.reason);
     assert.ok(r.tokensAfter <= thresholds(budget(window)).targetTokens, `${r.tokensAfter} within the target at ${window}`);
     const cp = r.checkpoints.find((c) => c.requests)!;
-    return { whole: cp.requests!.whole, omitted: cp.requests!.omitted };
+    return { whole: cp.requests!.whole, omitted: cp.requests!.omitted, tokens: count(cp.summary.slice(cp.summary.indexOf(REQUESTS_HEADING))) };
   };
   const small = await kept(8000);
   const large = await kept(32_000);
   assert.ok(large.whole > small.whole, `${large.whole} > ${small.whole}`);
+  // The requests' share counts when what stays holds most of the target: here a long system prompt.
+  msgs[0] = S(`system rules ${chars(7000, 99)}`);
+  const held = await kept(8000);
   const more = await kept(8000, 0.6);
-  assert.ok(more.omitted < small.omitted || more.whole > small.whole, 'a larger --user-budget keeps more');
+  assert.ok(more.tokens > held.tokens * 1.2 && more.omitted <= held.omitted, `a larger --user-budget keeps more of the requests (${more.tokens} > ${held.tokens} tokens)`);
+});
+
+test('requests come first inside the target: room the notes leave unused goes to the requests, and the result stays inside the target', async () => {
+  // Many long requests and little else: the notes need far less than their share.
+  const msgs: ChatMessage[] = [S('s')];
+  for (let k = 0; k < 40; k++) msgs.push(U(`request ${k}: ${chars(k % 3 ? 300 : 900, k)}`), A(`ok ${k}`));
+  msgs.push(U('last one'));
+  const run = async (window: number) => {
+    const r = await compact({ items: items(msgs), meter, summarizer: extractive(), options: { budget: budget(window), trigger: 'manual', force: true } });
+    assert.ok(r.applied, r.reason);
+    const target = thresholds(budget(window)).targetTokens;
+    assert.ok(r.tokensAfter <= target, `${r.tokensAfter} within the target of ${target}`);
+    return { cp: r.checkpoints.find((c) => c.requests)!, target, after: r.tokensAfter };
+  };
+  const { cp, target, after } = await run(8000);
+  const section = cp.summary.slice(cp.summary.indexOf(REQUESTS_HEADING));
+  // The requests' own share is a quarter of the target; unused room raises it well past that.
+  assert.ok(count(section) > summaryBudgets(target).userTokens * 1.5, `${count(section)} tokens of requests`);
+  assert.ok(after > target * 0.85, `the room is used: ${after} of ${target}`);
+  assert.ok(cp.requests!.whole > 10, `${cp.requests!.whole} whole`);
+});
+
+test('over budget, the shortened length that keeps the most requests whole is chosen; short replies fit between a long first and newest', () => {
+  const long = (k: number) => `step ${k}: ${chars(1200, k).trim()}`;
+  const reqs = [long(0), ...Array.from({ length: 12 }, (_, k) => (k % 2 ? long(k + 1) : `reply ${k}: use the staging bucket`)), long(99)];
+  const section = renderRequestsSection(reqs, 520, count);
+  assert.ok(section.tokens <= 520);
+  // All six short replies are whole: the long ones were shortened to make room, not the other way round.
+  for (let k = 0; k < 12; k += 2) assert.ok(section.text.includes(`reply ${k}: use the staging bucket`), `reply ${k}`);
+  // A first and newest request that alone fill the budget are shortened so the short replies still fit.
+  const two = [`task: ${chars(4000, 1)}`, 'yes use postgres 16 please', 'and keep the old dump', `latest: ${chars(4000, 2)}`];
+  const s2 = renderRequestsSection(two, 300, count);
+  assert.ok(s2.tokens <= 300, `${s2.tokens}`);
+  assert.ok(s2.text.includes('yes use postgres 16 please') && s2.text.includes('and keep the old dump'));
+  assert.match(s2.text, /^- task: [\s\S]*\[… [\d,]+ characters of this request left out …\]/m);
 });
 
 test('a model summary that leaves out typed requests gets them carried forward verbatim; forged role markers stay data', async () => {
