@@ -4,14 +4,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { itemsForEntry } from '../../src/views/transcript-items';
+import { itemsForEntry, toolCallLineId, type ToolNames } from '../../src/views/transcript-items';
 import type { Entry } from '../../src/compaction/types';
 
 const call: Entry = { id: 'a1', message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'run_command', arguments: '{}' } }] } };
 const result = (content: string, toolOk?: boolean): Entry => ({ id: 'r1', message: { role: 'tool', tool_call_id: 'c1', content }, ...(toolOk === undefined ? {} : { meta: { toolOk } }) });
 
 function okOf(entry: Entry, outcomes = new Map<string, boolean>()): boolean | undefined {
-  const names = new Map<string, string>();
+  const names: ToolNames = new Map();
   itemsForEntry(call, names, { running: new Set(), outcomes });
   const [line] = itemsForEntry(entry, names, { running: new Set(), outcomes });
   return line?.kind === 'tool-result' ? line.ok : undefined;
@@ -23,7 +23,7 @@ test('the stored flag wins over the text', () => {
 });
 
 test('the live outcome of this session wins over the stored flag', () => {
-  assert.equal(okOf(result('done', true), new Map([['c1', false]])), false);
+  assert.equal(okOf(result('done', true), new Map([[toolCallLineId('a1', 'c1'), false]])), false);
 });
 
 test('without a flag (a recording that stores none) the text decides', () => {
