@@ -8,7 +8,8 @@
  */
 import type { ContextItem } from './types';
 import { contentText, isToolOutputText, toolCallsOf } from './text';
-import { extractIdentifiers, identifiersOfPart, mergePartIdentifiers, NOISE, type PartIdentifiers } from './identifiers';
+import { extractIdentifiers, NOISE } from './identifiers';
+import { identifiersOfPart, mergePartIdentifiers, type PartIdentifiers } from './identifierParts';
 
 /** Headings of the back-filled identifiers, by source, in order of priority. */
 export const BACKFILL_HEADINGS = {

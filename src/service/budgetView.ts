@@ -21,7 +21,6 @@ export function budgetSnapshot(
   extraWarnings: readonly string[] = [],
 ): BudgetSnapshot {
   const reading = meter.read(items, tools);
-  const th = thresholds(budget);
   const shape = analyze(items, 0);
   const breakdown: BudgetBreakdown = { system: 0, tools: reading.breakdown.tools, history: 0, summaries: 0, currentTask: 0 };
   items.forEach((item, i) => {
@@ -31,6 +30,43 @@ export function budgetSnapshot(
     else if (shape.lastUserIndex >= 0 && i >= shape.lastUserIndex) breakdown.currentTask += n;
     else breakdown.history += n;
   });
+  return fillSnapshot(breakdown, {
+    total: reading.total,
+    exact: reading.basis !== 'estimate',
+    source: reading.source,
+    cachedAdded: reading.cachedAdded,
+  }, meter.exact, budget, model, extraWarnings);
+}
+
+/** A reading of the active context, as {@link fillSnapshot} needs it. */
+export interface SnapshotReading {
+  /** Prompt tokens of the active context (anchored on reported usage where there is one), in tokens. */
+  total: number;
+  /** Whether `total` rests on reported usage rather than on the meter's estimate alone. */
+  exact: boolean;
+  /** Where `total` comes from, in words (shown under the gauge). */
+  source: string;
+  /** Tokens counted locally on top of the cached report (0 when none), in tokens. */
+  cachedAdded: number;
+}
+
+/**
+ * Completes a {@link BudgetSnapshot} from the per-category estimates and the reading: the categories
+ * are scaled (in place) so they add up to `reading.total`, rounding going to the largest one, and the
+ * thresholds come from `budget` ({@link thresholds}). Shared by {@link budgetSnapshot} and the
+ * service's incremental tally, so both show the same figures.
+ *
+ * @param meterExact Whether the tokenizer is loaded (otherwise the figures are character estimates).
+ */
+export function fillSnapshot(
+  breakdown: BudgetBreakdown,
+  reading: SnapshotReading,
+  meterExact: boolean,
+  budget: BudgetConfig,
+  model: string,
+  extraWarnings: readonly string[] = [],
+): BudgetSnapshot {
+  const th = thresholds(budget);
   const keys = Object.keys(breakdown) as Array<keyof BudgetBreakdown>;
   const estimated = keys.reduce((s, k) => s + breakdown[k], 0);
   if (estimated > 0 && estimated !== reading.total) {
@@ -49,8 +85,9 @@ export function budgetSnapshot(
     compactTo: { tokens: th.targetTokens, fraction: budget.compactTo },
     usedFraction: th.base > 0 ? reading.total / th.base : 0,
     breakdown,
-    exact: reading.basis !== 'estimate' && meter.exact,
-    ...(meter.exact ? {} : { counting: true }),
+    exact: reading.exact && meterExact,
+    // The tokenizer is still loading: the figures are character-based estimates, labelled as such.
+    ...(meterExact ? {} : { counting: true }),
     usedSource: reading.source,
     ...(reading.cachedAdded > 0 ? { cachedAdded: reading.cachedAdded } : {}),
     model,

@@ -16,7 +16,7 @@
 import type { BudgetConfig, CompactionResult, CheckpointTrigger, ContextItem } from '../compaction/types';
 import { thresholds } from '../compaction/budget';
 import { commitPrepared, prepareCompaction, type PreparedCompaction } from '../compaction/compactor';
-import { applyReattach, planReattach } from './reattach-step';
+import { applyReattach, planReattach, reattachFiles } from './reattach-step';
 import { PrepareAhead } from './prepare-ahead';
 import { ManualQueue } from './manual-queue';
 import { describeOutcome, type ServiceCompactionStatus } from './outcome';
@@ -27,7 +27,7 @@ import { notApplied, outcomeOf, previewOf, raceAbort, runFailure, sameKind, stuc
 
 export type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
 import { CompactionGuard } from '../compaction/guard';
-import { stripImages } from '../compaction/stripImages';
+import { evictImages } from './image-eviction';
 import type { ContextOverflow } from '../models/contextErrors';
 
 /** The compaction coordinator of one context service. */
@@ -133,7 +133,7 @@ export class Compactions {
         return notApplied({ kind: 'rewritten', during: 'preview' }, this.measure());
       }
       const edited = editedText === undefined ? pending.prepared : withEditedSummary(pending.prepared, editedText);
-      const prepared = await this.withFiles(edited, this.lifetime.signal);
+      const prepared = await reattachFiles(this.host, edited, this.lifetime.signal);
       const result = commitPrepared(this.host.items(), prepared, this.host.meter, this.host.tools());
       return this.finish(result, 'manual');
     });
@@ -183,7 +183,7 @@ export class Compactions {
       await this.inFlight;
       return;
     }
-    this.evictImages();
+    evictImages(this.host, this.options.maxImages);
     const th = thresholds(this.host.budget);
     const used = this.measure();
     if (used < th.triggerTokens) {
@@ -214,7 +214,7 @@ export class Compactions {
     }
     const ready = this.ahead.take();
     if (ready && ready.version === this.host.version()) {
-      const prepared = await this.withFiles(ready.prepared, signal);
+      const prepared = await reattachFiles(this.host, ready.prepared, signal);
       const result = commitPrepared(this.host.items(), prepared, this.host.meter, this.host.tools());
       // The prepared span was chosen for a context that has grown since; when the growth was larger
       // than foreseen (one big tool result), applying it would land too close to the trigger and
@@ -336,20 +336,6 @@ export class Compactions {
   }
 
   /**
-   * `prepared` with the files to re-attach added after its summary, read now for the context as it
-   * stands (a preview applied, a summary prepared ahead); `prepared` itself when there are none.
-   */
-  private async withFiles(prepared: PreparedCompaction, signal: AbortSignal): Promise<PreparedCompaction> {
-    const items = this.host.items();
-    const plan = await planReattach(this.host.reattach, items, this.host.budget, this.host.meter, (m) => this.host.log('warn', m), signal);
-    try {
-      return applyReattach(prepared, items, plan, this.host.meter, this.host.tools());
-    } catch {
-      return prepared; // stale: the commit that follows reports it
-    }
-  }
-
-  /**
    * Over the trigger with nothing to compact (everything left is anchored, pinned or too small): the
    * user is told once per distinct reason, and the gauge carries it until a compaction applies.
    */
@@ -391,22 +377,5 @@ export class Compactions {
     if (trigger === 'manual') this.host.releaseRestored?.();
     this.guard.compactionSucceeded(trigger, result.tokensAfter, triggerTokens ?? thresholds(this.host.budget).triggerTokens);
     return outcomeOf(result, records);
-  }
-
-  /** Replaces the oldest images past the per-request limit with placeholders (one undoable checkpoint). */
-  private evictImages(): void {
-    if (this.options.maxImages === undefined) return;
-    const items = this.host.items();
-    const stripped = stripImages(items, this.options.maxImages, this.host.meter, this.host.tools(), 'auto');
-    if (!stripped) return;
-    const { checkpoint, context } = stripped;
-    this.host.log('info', `images over the limit of ${this.options.maxImages} per request: ${checkpoint.summary}`);
-    // Not reported to the guard: it is not a token compaction and must not block one in this call.
-    try {
-      const status = { kind: 'applied', tokensBefore: checkpoint.tokensBefore, tokensAfter: checkpoint.tokensAfter, checkpoints: 1 } as const;
-      this.host.commit({ applied: true, outcome: 'applied', reason: checkpoint.summary, status, tokensBefore: checkpoint.tokensBefore, tokensAfter: checkpoint.tokensAfter, checkpoints: [checkpoint], context });
-    } catch (error) {
-      this.host.log('error', `image placeholders not applied: saving the session failed (${(error as Error).message})`);
-    }
   }
 }

@@ -10,6 +10,7 @@ import type { PreparedCompaction } from '../compaction/compactor';
 import { summaryBudgets, thresholds } from '../compaction/budget';
 import { attachReserve, withAttachedFiles, type AttachedFile, type AttachOptions } from '../compaction/reattach';
 import type { ReattachLimits } from './reattach-files';
+import type { CompactionHost } from './compaction-host';
 
 /** How a service re-attaches files; absent or with a 0 share or count: it does not. */
 export interface ReattachConfig {
@@ -67,4 +68,19 @@ export function applyReattach(
   tools: readonly ToolSchema[],
 ): PreparedCompaction {
   return plan ? withAttachedFiles(prepared, items, plan.files, meter, tools, plan.options) : prepared;
+}
+
+/**
+ * `prepared` with the files to re-attach added after its summary, read now for the context as it
+ * stands (a preview applied, a summary prepared ahead); `prepared` itself when there are none, or
+ * when the context changed so that it no longer applies (the commit that follows reports it).
+ */
+export async function reattachFiles(host: CompactionHost, prepared: PreparedCompaction, signal: AbortSignal): Promise<PreparedCompaction> {
+  const items = host.items();
+  const plan = await planReattach(host.reattach, items, host.budget, host.meter, (m) => host.log('warn', m), signal);
+  try {
+    return applyReattach(prepared, items, plan, host.meter, host.tools());
+  } catch {
+    return prepared; // stale: the commit that follows reports it
+  }
 }

@@ -15,9 +15,6 @@ import { TokenMeter } from '../compaction/meter';
 import { applyRecordedCompactions } from '../compaction/imported';
 import { toMessages } from '../compaction/context';
 import { ExtractiveSummarizer } from '../compaction/extractive';
-import { DEFAULT_ATTACH_BUDGET } from '../compaction/budget';
-import { DEFAULT_REATTACH_MAX_FILES } from '../compaction/reattach';
-import { readReattachFiles } from './reattach-files';
 import { AgentSession, type Conversation } from '../agent/session';
 import { WorkspaceTools } from '../agent/tools';
 import { DEFAULT_SYSTEM_PROMPT } from '../agent/prompt';
@@ -28,7 +25,8 @@ import { ServiceEventSurface } from './service-events';
 import { SessionState, type ContextState } from './session-state';
 import type { SessionState as StoredSession } from './store';
 import { SessionFiles } from './session-files';
-import { Compactions } from './compactions';
+import type { Compactions } from './compactions';
+import { serviceCompactions } from './service-compactions';
 import { ContextTally } from './tally';
 import { newSessionId } from './helpers';
 import { UsageRecorder, type ServiceStats } from './usage';
@@ -88,37 +86,22 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       maxSteps: options.maxSteps ?? 40,
       hooks: agentHooks({ compactions: () => this.compactions, recordUsage: (tokens, cached) => this.recordUsage(tokens, cached), status: this.status, events: this.events, tokenizerReady: () => this.meter.counter.ready }),
     });
-    this.compactions = new Compactions(
-      {
-        items: () => this.session.items,
-        tools: () => this.tools.schemas,
-        meter: this.meter,
-        summarizer: this.summarizer,
-        budget: options.budget,
-        keepRecentSteps: options.keepRecentSteps ?? 1,
-        userBudget: options.userBudget,
-        summaryBudget: options.summaryBudget,
-        maxSummaryCalls: options.maxSummaryCalls,
-        reattach: {
-          fraction: options.reattachBudget ?? DEFAULT_ATTACH_BUDGET,
-          maxFiles: options.reattachMaxFiles ?? DEFAULT_REATTACH_MAX_FILES,
-          read: (items, limits, signal) => readReattachFiles(options.host, items, limits, (text) => this.meter.countText(text), signal),
-        },
-        used: () => {
-          this.tally.sync(this.session.items);
-          return this.tally.read(this.tools.schemas).total;
-        },
-        version: () => this.session.version,
-        commit: (result) => this.commitCompaction(result),
-        setBusy: (detail) => this.status.compacting(detail),
-        restoredIds: () => this.restored,
-        releaseRestored: () => this.restored.clear(),
-        // Nobody to ask (no callback): restored messages are not compacted again.
-        confirmCompactRestored: (info) => options.confirmCompactRestored?.(info) ?? Promise.resolve(false),
-        log: (level, message) => this.log(level, message),
+    this.compactions = serviceCompactions(options, {
+      items: () => this.session.items,
+      tools: () => this.tools.schemas,
+      meter: this.meter,
+      summarizer: this.summarizer,
+      used: () => {
+        this.tally.sync(this.session.items);
+        return this.tally.read(this.tools.schemas).total;
       },
-      { prepareAheadMargin: options.prepareAheadMargin ?? 0.1, timeoutMs: options.compactionTimeoutMs ?? 120_000, maxImages: options.maxImagesPerRequest },
-    );
+      version: () => this.session.version,
+      commit: (result) => this.commitCompaction(result),
+      setBusy: (detail) => this.status.compacting(detail),
+      restoredIds: () => this.restored,
+      releaseRestored: () => this.restored.clear(),
+      log: (level, message) => this.log(level, message),
+    });
   }
 
   /**

@@ -11,7 +11,7 @@
  */
 import type { BudgetConfig, ContextItem, Entry, ToolSchema } from '../compaction/types';
 import { judgeReported, rejectedSource, reportedSource, REPLY_PRIMING_TOKENS, type CalibrationOutcome, type TokenMeter } from '../compaction/meter';
-import { thresholds } from '../compaction/budget';
+import { fillSnapshot } from './budgetView';
 import { isRealUserMessage } from '../compaction/structure';
 import type { BudgetBreakdown, BudgetSnapshot } from './api';
 
@@ -165,36 +165,10 @@ export class ContextTally {
   /** The gauge's snapshot: as {@link budgetSnapshot} computes it, from the sums. */
   snapshot(tools: readonly ToolSchema[], budget: BudgetConfig, model: string, extraWarnings: readonly string[] = []): BudgetSnapshot {
     const reading = this.read(tools);
-    const th = thresholds(budget);
     const summaries = this.summariesAll - this.leadSummaries;
     const history = this.messages - this.lead - summaries - this.current;
     const breakdown: BudgetBreakdown = { system: this.lead, tools: this.meter.countTools(tools), history, summaries, currentTask: this.current };
-    const keys = Object.keys(breakdown) as Array<keyof BudgetBreakdown>;
-    const estimated = keys.reduce((s, k) => s + breakdown[k], 0);
-    if (estimated > 0 && estimated !== reading.total) {
-      const scale = reading.total / estimated;
-      for (const k of keys) breakdown[k] = Math.round(breakdown[k] * scale);
-      const drift = reading.total - keys.reduce((s, k) => s + breakdown[k], 0);
-      const largest = keys.reduce((a, b) => (breakdown[b] > breakdown[a] ? b : a));
-      breakdown[largest] += drift;
-    }
-    return {
-      used: reading.total,
-      window: budget.contextWindow,
-      reserved: th.reservedOutput,
-      inputBudget: th.inputBudget,
-      compactAt: { tokens: th.triggerTokens, fraction: budget.compactAt },
-      compactTo: { tokens: th.targetTokens, fraction: budget.compactTo },
-      usedFraction: th.base > 0 ? reading.total / th.base : 0,
-      breakdown,
-      exact: reading.exact && this.meter.exact,
-      // The tokenizer is still loading: the figures are character-based estimates, labelled as such.
-      ...(this.meter.exact ? {} : { counting: true }),
-      usedSource: reading.source,
-      ...(reading.cachedAdded > 0 ? { cachedAdded: reading.cachedAdded } : {}),
-      model,
-      warnings: [...th.warnings, ...extraWarnings],
-    };
+    return fillSnapshot(breakdown, reading, this.meter.exact, budget, model, extraWarnings);
   }
 
   /** Adds item `i` (the next one after the counted ones) to the sums. */

@@ -77,25 +77,28 @@ export function prefixRequest(
   if (!(context.start >= 0 && context.end > context.start && context.end <= context.items.length)) {
     return { reason: `the span ${context.start}-${context.end} is not inside the ${context.items.length}-message context` };
   }
-  const whole = fitPrefix(context, request, window, countText, maxReplyTokens, extraInstruction);
+  const limits: PrefixLimits = { window, countText, maxReplyTokens, extraInstruction };
+  const whole = fitPrefix(context, request, limits);
   if ('messages' in whole || context.end === context.items.length || context.itemTokens === undefined) return whole;
   // The leading part through the span: the same messages, a shorter prefix of the cached request.
   let after = 0;
   for (let i = context.end; i < context.items.length; i++) after += context.itemTokens[i] ?? 0;
   const leading: SummaryContext = { ...context, items: context.items.slice(0, context.end), tokens: context.tokens - after, itemTokens: context.itemTokens.slice(0, context.end) };
-  const part = fitPrefix(leading, request, window, countText, maxReplyTokens, extraInstruction);
+  const part = fitPrefix(leading, request, limits);
   return 'messages' in part ? part : { reason: `${whole.reason}; through the span alone: ${part.reason}` };
 }
 
+/** The window and reply limits {@link prefixRequest} was given, as its parameters describe them. */
+interface PrefixLimits {
+  window: number;
+  countText: (text: string) => number;
+  maxReplyTokens: number;
+  extraInstruction?: string;
+}
+
 /** {@link prefixRequest} over exactly `context.items`. */
-function fitPrefix(
-  context: SummaryContext,
-  request: SummaryRequest,
-  window: number,
-  countText: (text: string) => number,
-  maxReplyTokens: number,
-  extraInstruction?: string,
-): PrefixRequest | PrefixRefusal {
+function fitPrefix(context: SummaryContext, request: SummaryRequest, limits: PrefixLimits): PrefixRequest | PrefixRefusal {
+  const { window, countText, maxReplyTokens, extraInstruction } = limits;
   const planned = Math.max(64, Math.ceil(request.approximateSummaryTokens));
   // The instruction's length hardly depends on the figure it names: measure it once with the plan.
   const instructionTokens = countText(prefixInstruction(context, request, extraInstruction)) + INSTRUCTION_OVERHEAD_TOKENS;
