@@ -19,8 +19,8 @@ import type {
 import { SummarizerError } from './types';
 import type { TokenMeter } from './meter';
 import { splitRoom, summaryBudgets, thresholds } from './budget';
-import { anchorReasons, planCompaction, spanSummaryEstimate, type Plan } from './planner';
-import { summarizerFailed, type AnchoredTokens, type CompactionStatus } from './outcome';
+import { anchorReasons, planCompaction, spanSummaryEstimate } from './planner';
+import type { AnchoredTokens, CompactionStatus } from './outcome';
 import { anchoredBreakdown } from './anchored';
 import { planClips } from './clip-plan';
 import { commitPrepared, coversOf, failed, notApplied } from './commit';
@@ -37,7 +37,6 @@ import { actionsOf } from './actions';
 import { buildLedger } from './ledger';
 import { finalizeSummary } from './summaryChecks';
 import { clipMessageToTokens } from './clip';
-import { checkToolPairing } from './invariants';
 import { composeSummary, SUMMARY_FRAME_TOKENS } from './composeSummary';
 import { degradeToFit } from './degrade';
 import { describeHolders, tokenHolders, type TokenHolders } from './holders';
