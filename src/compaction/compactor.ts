@@ -19,7 +19,7 @@ import type {
 import { SummarizerError } from './types';
 import type { TokenMeter } from './meter';
 import { splitRoom, summaryBudgets, thresholds } from './budget';
-import { anchorReasons, planCompaction, spanSummaryEstimate, type Plan } from './planner';
+import { anchorReasons, planCompaction, spanSummaryEstimate } from './planner';
 import { summarizerFailed, type AnchoredTokens, type CompactionStatus } from './outcome';
 import { anchoredBreakdown } from './anchored';
 import { planClips } from './clip-plan';
