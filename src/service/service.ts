@@ -33,6 +33,7 @@ import { UsageRecorder, type ServiceStats } from './usage';
 import { ServiceStatus } from './status';
 import { agentHooks } from './agent-hooks';
 import { exportOf, importedEntries } from './transfer';
+import { protectedRestoredIds } from './restored-ids';
 import { describeOutcome, isQuietOutcome, type CompactOutcomeStatus } from './outcome';
 
 export { newSessionId } from './helpers';
@@ -359,6 +360,8 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   private adopt(entries: Entry[], state: StoredSession | undefined): void {
     this.session.adopt(entries, state);
     this.restored.clear();
+    // Restores made before a reload keep their messages out of automatic compaction.
+    for (const id of protectedRestoredIds(this.session.checkpoints)) this.restored.add(id);
     this.tally.resetEntries();
     this.tally.rewrite(this.session.items);
     this.tally.syncEntries(this.session.entries);

@@ -3,6 +3,7 @@
  * the sidebar's gauge, so a figure reads the same everywhere ("11.9k"). Pure: no `vscode` import.
  */
 import type { CheckpointRecord, CompactOutcome } from '../service/api';
+import { describeOutcome, type CompactOutcomeStatus } from '../service/outcome';
 
 /**
  * Compact token count as the gauge shows it: 950, 9.5k, 12k, 1.05M. `n` is a count of tokens;
@@ -37,16 +38,21 @@ export function compactionParts(checkpoints: readonly Pick<CheckpointRecord, 'in
 /**
  * The notification after a manual compaction: each figure once, in gauge formatting, e.g.
  * "ContextKeeper: compacted 11.9k → 3.8k tokens (5 tool results collapsed, 1 summary)". A compaction
- * that was not applied gives its reason, with the context size when the reason does not state it.
+ * that was not applied gives the sentence for its typed status ({@link describeOutcome}), with the
+ * context size added for the kinds whose sentence states no token figures.
  */
-export function compactionNotice(outcome: Pick<CompactOutcome, 'applied' | 'reason' | 'tokensBefore' | 'tokensAfter' | 'checkpoints'>): string {
+export function compactionNotice(outcome: Pick<CompactOutcome, 'applied' | 'status' | 'tokensBefore' | 'tokensAfter' | 'checkpoints'>): string {
   if (outcome.applied) {
     const parts = compactionParts(outcome.checkpoints);
     return `ContextKeeper: compacted ${formatTokens(outcome.tokensBefore)} → ${formatTokens(outcome.tokensAfter)} tokens${parts ? ` (${parts})` : ''}.`;
   }
-  // Reasons that carry figures already ("would not shrink the context (1,200 → 1,300 tokens)") keep them alone.
-  const hasFigures = /\d[\d,.]*\s*(k\b|tokens)/.test(outcome.reason);
-  return `ContextKeeper: ${outcome.reason}${hasFigures ? '' : ` (context ${formatTokens(outcome.tokensBefore)} tokens)`}.`;
+  const sentence = describeOutcome(outcome.status);
+  return `ContextKeeper: ${sentence}${statesFigures(outcome.status) ? '' : ` (context ${formatTokens(outcome.tokensBefore)} tokens)`}.`;
+}
+
+/** Kinds whose sentence already gives the context's tokens (see `describeCompaction`). */
+function statesFigures(status: CompactOutcomeStatus): boolean {
+  return status.kind === 'applied' || status.kind === 'not-needed' || status.kind === 'does-not-fit';
 }
 
 /** The notification after a restore: "ContextKeeper: restored 2 checkpoints; context 3.8k → 11.9k tokens." */

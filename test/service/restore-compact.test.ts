@@ -108,3 +108,19 @@ test('with nobody to ask, a restored context over the window is never compacted 
   assert.equal(outcome.status, 'error');
   assert.equal(fx.service.getCheckpoints().length, checkpoints);
 });
+
+test('after a reload, messages a restore brought back are still kept out of automatic compaction', async (t) => {
+  const fx = await fixture(undefined, 6);
+  t.after(fx.cleanup);
+  const last = fx.service.getCheckpoints().filter((c) => !c.restored).at(-1)!;
+  const restored = await fx.service.restoreCheckpoint(last.id);
+  const ids = fx.service.getCheckpoints().filter((c) => restored.undone.includes(c.id)).flatMap((c) => c.replacedIds);
+  fx.service.dispose();
+  const service = await fx.reopen();
+  const before = service.getCheckpoints().length;
+  const outcome = await service.runTask('Now list what each file holds.');
+  assert.equal(outcome.status, 'done');
+  for (const cp of service.getCheckpoints().slice(before)) assert.deepEqual(cp.replacedIds.filter((id) => ids.includes(id)), [], `checkpoint ${cp.id}`);
+  const raw = new Set(service.getTranscript().context.filter((i) => i.kind === 'raw').map((i) => i.id));
+  assert.deepEqual(ids.filter((id) => !raw.has(id)), [], 'every restored message is still raw after the reload');
+});

@@ -15,6 +15,7 @@ import type * as vscode from 'vscode';
 import { activate, type ContextKeeperApi } from '../../src/extension';
 import { commands, host, resetVscodeFake, Uri } from '../support/vscode-fake';
 import { fakeExtensionContext } from '../support/vscode-fake/context';
+import { until } from '../support/until';
 
 let storage: string;
 let context: vscode.ExtensionContext;
@@ -47,6 +48,8 @@ test('Compact Conversation: Escape in the focus prompt compacts nothing', async 
 
 test('Compact Conversation with a typed focus compacts, reports the tokens and records the focus', async () => {
   host.user.input = () => '  the parser fix  ';
+  // The gauge shows a labelled estimate until the tokenizer's table has loaded; compare exact counts.
+  await until(() => api.getViewState().budget.counting !== true, 'the exact count');
   const before = api.getViewState().budget.used;
   const outcome = await commands.executeCommand<{ applied: boolean; tokensBefore: number; tokensAfter: number }>('contextKeeper.compactConversation');
   assert.equal(outcome.applied, true);

@@ -19,7 +19,7 @@ test('token figures read as on the gauge', () => {
 test('an applied compaction is announced with each figure once', () => {
   const text = compactionNotice({
     applied: true,
-    reason: 'compacted 11,900 → 3,800 tokens (collapse 11,900 → 9,000, summary 9,000 → 3,800)',
+    status: { kind: 'applied', tokensBefore: 11_900, tokensAfter: 3_800 } as never,
     tokensBefore: 11_900,
     tokensAfter: 3_800,
     checkpoints: [
@@ -31,12 +31,13 @@ test('an applied compaction is announced with each figure once', () => {
   assert.equal(text.match(/→/g)?.length, 1);
 });
 
-test('a compaction not applied gives its reason, with the size only when the reason lacks it', () => {
+test('a compaction not applied gives the sentence of its status, with the size only when the sentence lacks it', () => {
   assert.equal(
-    compactionNotice({ applied: false, reason: 'nothing eligible to compact', tokensBefore: 5_100, tokensAfter: 5_100, checkpoints: [] }),
-    'ContextKeeper: nothing eligible to compact (context 5.1k tokens).',
+    compactionNotice({ applied: false, status: { kind: 'nothing-eligible', heldBy: ['the latest request'] } as never, tokensBefore: 5_100, tokensAfter: 5_100, checkpoints: [] }),
+    'ContextKeeper: nothing eligible: everything left is the latest request (context 5.1k tokens).',
   );
-  const withFigures = compactionNotice({ applied: false, reason: 'compaction not applied: the compaction would not shrink the context (1,200 → 1,300 tokens)', tokensBefore: 1_200, tokensAfter: 1_200, checkpoints: [] });
+  const withFigures = compactionNotice({ applied: false, status: { kind: 'not-needed', why: 'below-trigger', tokens: 1_200, limitTokens: 8_000 } as never, tokensBefore: 1_200, tokensAfter: 1_200, checkpoints: [] });
+  assert.equal(withFigures, 'ContextKeeper: below the trigger: 1,200 of 8,000 tokens.');
   assert.equal(withFigures.match(/1,200|1\.2k/g)?.length, 1, withFigures);
 });
 
