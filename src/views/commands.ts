@@ -39,6 +39,8 @@ export interface ImportResult {
   entries: Entry[];
   /** Compactions the recording agent made itself; they become `import` checkpoints. */
   compactions?: RecordedCompaction[];
+  /** Model the recording names for the whole session (Aider's header, a trajectory's config), when it does. */
+  model?: string;
 }
 
 /** Parses a transcript file's bytes; throws with file/line/field on malformed input. */
@@ -344,7 +346,7 @@ class CommandHandlers {
       { location: vscode.ProgressLocation.Notification, title: `ContextKeeper: importing ${fileName}…` },
       async () => {
         const imported = await this.deps.importer(await vscode.workspace.fs.readFile(file), fileName);
-        const recordedModel = imported.entries.find((e) => e.meta?.model)?.meta?.model;
+        const recordedModel = imported.model ?? imported.entries.find((e) => e.meta?.model)?.meta?.model;
         await this.deps.controller.importTranscript(
           { source: `${imported.format}: ${fileName}`, entries: imported.entries, compactions: imported.compactions },
           `${fileName} (${imported.format})`,
