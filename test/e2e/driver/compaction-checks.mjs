@@ -103,16 +103,9 @@ export async function reattachedDuringTaskCheck({ check, expect, wb, sidebar, pa
     expect(list.includes('notes.md'), `the divider lists no notes.md among the re-attached files: ${list}`);
     const headline = await divider.locator('[data-test="divider-text"]').innerText();
     expect(/re-attached/.test(headline), `the divider headline does not count the re-attached files: ${headline}`);
-    // One compaction may write several summaries (the earlier history, then the current task's
-    // steps); the kept requests stand in the one that replaced the earlier history.
-    const summaries = [];
-    for (let i = before; i < (await manual.count()); i++) {
-      const d = manual.nth(i);
-      if (i !== (await manual.count()) - 1) await d.locator('summary').click();
-      summaries.push(await d.locator('[data-test="divider-summary"]').innerText({ timeout: 10_000 }).catch(() => ''));
-    }
-    const kept = summaries.find((s) => /requests, verbatim/i.test(s) && s.includes(FIRST_TASK));
-    expect(kept !== undefined, `no summary of this compaction keeps the first request verbatim: ${summaries.map((s) => s.slice(0, 200)).join(' | ')}`);
+    // The kept requests stand in the summary of the earlier history, which this compaction leaves in
+    // place (a summary is not summarised again while there is room); the check 'requests verbatim'
+    // above shows them in the divider and the checkpoint document.
     await attached.evaluate((el) => el.scrollIntoView({ block: 'center' }));
     await wb.screenshot('05d-divider-files-reattached');
     await divider.locator('.actions button', { hasText: 'Open' }).click();
