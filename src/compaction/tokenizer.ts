@@ -258,6 +258,17 @@ export function isEncodingLoaded(name: EncodingName): boolean {
   return encoders.has(name);
 }
 
+/** Counters made by this module: their counts are tiktoken's for their encoding (once exact). */
+const ownCounters = new WeakSet<TokenCounter>();
+
+/**
+ * The encoding of `counter` when it is one of this module's counters, whose exact counts any thread
+ * can reproduce by loading the same table (a compaction worker does); undefined for other counters.
+ */
+export function tiktokenEncodingOf(counter: TokenCounter): EncodingName | undefined {
+  return ownCounters.has(counter) ? counter.encoding : undefined;
+}
+
 /**
  * Creates a counter for `encoding`. The rank table starts loading in the background (see
  * {@link preloadEncoding}); a `countText` before it is ready loads it synchronously.
@@ -267,14 +278,19 @@ export function createTokenCounter(encoding: EncodingName): TokenCounter {
     // Failures surface on the first count, which loads synchronously and throws with the file name.
     setImmediate(() => void preloadEncoding(encoding).catch(() => undefined));
   }
-  return {
+  return own({
     encoding,
     lineAdditive: true,
     countText(text: string): number {
       if (text.length === 0) return 0;
       return countPieces(loadEncoder(encoding), text);
     },
-  };
+  });
+}
+
+function own(counter: TokenCounter): TokenCounter {
+  ownCounters.add(counter);
+  return counter;
 }
 
 /**
@@ -294,7 +310,7 @@ export function createDeferredCounter(encoding: EncodingName): TokenCounter {
     .catch(() => {
       failed = true;
     });
-  return {
+  return own({
     encoding,
     get exact(): boolean {
       return encoders.has(encoding) || failed;
@@ -309,7 +325,7 @@ export function createDeferredCounter(encoding: EncodingName): TokenCounter {
       if (!encoders.has(encoding) && !failed) return estimateTokens(text);
       return countPieces(loadEncoder(encoding), text);
     },
-  };
+  });
 }
 
 /** Deferred counter for a model id (see {@link encodingForModel}, {@link createDeferredCounter}). */

@@ -126,7 +126,11 @@ export interface CompactNowOptions {
   focus?: string;
   /** Return a preview instead of applying; apply later with `applyPreview`. */
   preview?: boolean;
+  /** Progress of a large compaction (run in a worker thread): messages summarized of the context's. */
+  onProgress?: (progress: CompactionProgress) => void;
 }
+import type { CompactionProgress } from './compaction-worker/runner';
+export type { CompactionProgress };
 
 import type { CompactOutcome } from './outcome';
 export type { CompactOutcome };

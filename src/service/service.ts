@@ -192,7 +192,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
 
   async compactNow(options: CompactNowOptions = {}, signal?: AbortSignal): Promise<CompactOutcome> {
     if (this.disposed) throw new Error('the context service was disposed');
-    const request = { focus: options.focus, preview: options.preview === true };
+    const request = { focus: options.focus, preview: options.preview === true, onProgress: options.onProgress };
     let outcome: CompactOutcome;
     if (this.taskController) {
       // Never while a reply streams or tool results are outstanding (B07, B51): wait for the safe point.
