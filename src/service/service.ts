@@ -70,13 +70,14 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     this.log = options.log ?? noopLog;
     this.now = options.now ?? (() => new Date());
     this.files = new SessionFiles(options.storageDir, sessionId, options.model, this.now().toISOString());
-    this.meter = new TokenMeter({ model: options.model, counter: options.tokenCounter });
+    const meter = (this.meter = new TokenMeter({ model: options.model, counter: options.tokenCounter }));
     this.usage = new UsageRecorder(this.log);
     this.tally = new ContextTally(this.meter);
     // The gauge shows a labelled estimate until the tokenizer is loaded; then every sum is recounted
     // exactly (estimates are never cached) and the gauge redrawn.
     void this.meter.counter.ready?.then(() => this.recountExactly());
-    this.summarizer = options.summarizer ?? new ExtractiveSummarizer((text) => this.meter.countText(text), { lineAdditive: this.meter.lineAdditive });
+    // lineAdditive is read at each summary: a deferred counter becomes exact (and additive) later.
+    this.summarizer = options.summarizer ?? new ExtractiveSummarizer((text) => this.meter.countText(text), { get lineAdditive() { return meter.lineAdditive; } });
     const approve: ApprovalHandler = options.approve ?? ((request, signal) => this.approvals.ask(request, signal));
     this.tools = new WorkspaceTools(options.host, { approve, autoApprove: options.autoApprove, commandTimeoutMs: options.toolTimeoutMs });
     this.agent = new AgentSession({
