@@ -349,6 +349,8 @@ export interface ContextServiceOptions {
   maxImagesPerRequest?: number;
   /** A compaction that takes longer is aborted and the context left unchanged. Default 120 000 ms. */
   compactionTimeoutMs?: number;
+  /** Where compactions run: `auto` (default: large extractive ones in a worker thread), or always `inline`/`worker` (benchmarks). */
+  compactionThread?: 'auto' | 'inline' | 'worker';
   /** Newest agent steps never summarized. Default 1. */
   keepRecentSteps?: number;
   /** Shares of the compaction target for typed requests and for a summary's notes (`summaryBudgets`). */

@@ -308,7 +308,7 @@ export class Compactions {
             reserveTokens: reattach?.reserve,
             signal,
           },
-        }, { onProgress: options.onProgress, onRoute: (route, why) => this.host.log('debug', `compaction runs ${route === 'worker' ? 'in a worker' : 'inline'}: ${why}`) }),
+        }, { mode: this.options.thread, onProgress: options.onProgress, onRoute: (route, why) => this.host.log('debug', `compaction runs ${route === 'worker' ? 'in a worker' : 'inline'}: ${why}`) }),
         signal,
       );
       const prepared = 'applied' in planned ? planned : applyReattach(planned, items, reattach, this.host.meter, this.host.tools());

@@ -58,6 +58,8 @@ type ItemRef = number | ContextItem;
 
 interface EncodedCheckpoint extends Omit<Checkpoint, 'replaced'> {
   replaced: ItemRef[];
+  /** Tokens of each inserted item's message, as the worker's meter counted them. */
+  insertedTokens: number[];
 }
 
 interface EncodedError {
@@ -75,7 +77,7 @@ export type EncodedResult =
  * Encodes what `prepareCompaction` returned for `items` (the worker's copy of the context). A
  * not-applied result leaves the context as it was, so its `context` is not sent back.
  */
-export function encodeResult(result: PreparedCompaction | CompactionResult, items: readonly ContextItem[]): EncodedResult {
+export function encodeResult(result: PreparedCompaction | CompactionResult, items: readonly ContextItem[], countMessage: (message: ContextItem['message']) => number): EncodedResult {
   if ('applied' in result) {
     const { context: _context, error, ...rest } = result;
     void _context;
@@ -83,21 +85,26 @@ export function encodeResult(result: PreparedCompaction | CompactionResult, item
   }
   const index = new Map<ContextItem, number>();
   items.forEach((it, k) => index.set(it, k));
-  const checkpoints = result.checkpoints.map((cp) => ({ ...cp, replaced: cp.replaced.map((it): ItemRef => index.get(it) ?? it) }));
+  const checkpoints = result.checkpoints.map((cp) => ({ ...cp, replaced: cp.replaced.map((it): ItemRef => index.get(it) ?? it), insertedTokens: cp.inserted.map((it) => countMessage(it.message)) }));
   return { prepared: { ...result, checkpoints } };
 }
 
 /**
- * The result an inline run over `items` (the caller's objects) would have returned.
+ * The result an inline run over `items` (the caller's objects) would have returned. `remember` gets
+ * each inserted message with the worker's count of it (to spare the caller counting it again).
  * @throws Error when a replaced item's index is outside `items` (worker and caller disagree).
  */
-export function decodeResult(encoded: EncodedResult, items: readonly ContextItem[]): PreparedCompaction | CompactionResult {
+export function decodeResult(encoded: EncodedResult, items: readonly ContextItem[], remember?: (message: ContextItem['message'], tokens: number) => void): PreparedCompaction | CompactionResult {
   if ('notApplied' in encoded) {
     const { error, ...rest } = encoded.notApplied;
     return { ...rest, context: [...items], ...(error ? { error: new SummarizerError(error.message, error.kind, error.status !== undefined ? { status: error.status } : undefined) } : {}) };
   }
-  const checkpoints: Checkpoint[] = encoded.prepared.checkpoints.map((cp) => ({
+  const checkpoints: Checkpoint[] = encoded.prepared.checkpoints.map(({ insertedTokens, ...cp }) => ({
     ...cp,
+    inserted: cp.inserted.map((item, k) => {
+      if (insertedTokens[k] !== undefined) remember?.(item.message, insertedTokens[k]);
+      return item;
+    }),
     replaced: cp.replaced.map((ref) => {
       if (typeof ref !== 'number') return ref;
       const item = items[ref];

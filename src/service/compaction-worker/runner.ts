@@ -17,13 +17,19 @@ import type { CompactionResult } from '../../compaction/types';
 import { decodeResult, type FromWorker, type ToWorker } from './protocol';
 
 /**
- * Contexts of at least this many prompt tokens are compacted in a worker. Below it an inline run is
- * cheaper than starting a worker (about 30-60 ms of start-up and table load, off this thread) and
- * blocks the thread for little: measured by `npm run bench -- --only=worker` (bench/worker.ts).
+ * Contexts of at least this many prompt tokens are compacted in a worker. Measured by
+ * `npm run bench -- --only=worker` (bench/worker.ts, two shared cores): inline, the longest block of
+ * the thread was about 40 ms at 9k tokens, 46 ms at 28k, 82 ms at 51k and 1.4 s at 1M; with the
+ * worker 11-35 ms whatever the size (starting it, copying the context in slices, applying and
+ * saving the result), but 0.1-0.4 s more to the outcome (start-up, table load, each message read
+ * afresh). Below this size an inline run stays near 50 ms and answers sooner.
  */
-export const WORKER_MIN_TOKENS = 100_000;
-/** Items per message to the worker: each message's copy is made on this thread, in its own turn. */
-export const ITEMS_PER_MESSAGE = 2_000;
+export const WORKER_MIN_TOKENS = 30_000;
+/**
+ * Characters of message content per message to the worker (about 50k tokens): each message's copy is
+ * made on this thread in its own turn of the event loop, a few milliseconds each.
+ */
+export const CHARS_PER_MESSAGE = 200_000;
 
 /** Progress of a compaction: `done` of `total` messages summarized so far. */
 export interface CompactionProgress {
@@ -110,8 +116,9 @@ function runInWorker(input: CompactInput, encoding: EncodingName, file: string, 
       if (settled) return;
       settled = true;
       signal?.removeEventListener('abort', onAbort);
-      void worker.terminate();
       end();
+      // Stopping a thread takes a few milliseconds: after the caller has its answer, in a later turn.
+      setImmediate(() => void worker.terminate());
     };
     const onAbort = (): void => finish(() => reject(signal?.reason));
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -121,7 +128,7 @@ function runInWorker(input: CompactInput, encoding: EncodingName, file: string, 
       else {
         finish(() => {
           try {
-            resolve(decodeResult(message.result, items));
+            resolve(decodeResult(message.result, items, (m, tokens) => input.meter.remember(m, tokens)));
           } catch (error) {
             reject(error);
           }
@@ -136,13 +143,30 @@ function runInWorker(input: CompactInput, encoding: EncodingName, file: string, 
   });
 }
 
-/** Posts the items in slices, one per turn of the event loop (each copy is made on this thread), then the run. */
+/** Posts the items in slices of about {@link CHARS_PER_MESSAGE}, one per turn of the event loop, then the run. */
 async function send(worker: Worker, items: CompactInput['items'], run: ToWorker, stopped: () => boolean): Promise<void> {
-  for (let at = 0; at < items.length; at += ITEMS_PER_MESSAGE) {
+  let at = 0;
+  while (at < items.length) {
+    // The worker's start-up work on this thread ends this turn; each slice gets one of its own.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     if (stopped()) return;
-    const message: ToWorker = { type: 'items', items: items.slice(at, at + ITEMS_PER_MESSAGE) };
+    let end = at;
+    for (let chars = 0; end < items.length && (end === at || chars < CHARS_PER_MESSAGE); end++) chars += roughSize(items[end]);
+    const message: ToWorker = { type: 'items', items: items.slice(at, end) };
     worker.postMessage(message);
-    if (at + ITEMS_PER_MESSAGE < items.length) await new Promise<void>((resolve) => setImmediate(resolve));
+    at = end;
   }
   if (!stopped()) worker.postMessage(run);
+}
+
+/** Characters of an item's message content and tool calls (images counted by their data URL), roughly. */
+function roughSize(item: CompactInput['items'][number]): number {
+  const m = item.message as { content?: unknown; tool_calls?: Array<{ function?: { arguments?: string } }> };
+  let n = 64;
+  if (typeof m.content === 'string') n += m.content.length;
+  else if (Array.isArray(m.content)) {
+    for (const part of m.content as Array<{ text?: string; image_url?: { url?: string } }>) n += (part.text?.length ?? 0) + (part.image_url?.url?.length ?? 0) + 32;
+  }
+  for (const call of m.tool_calls ?? []) n += (call.function?.arguments?.length ?? 0) + 64;
+  return n;
 }

@@ -35,7 +35,7 @@ async function run(message: RunMessage): Promise<void> {
   };
   post({ type: 'progress', message: `planning over ${total.toLocaleString('en-US')} messages`, done, total });
   const result = await prepareCompaction({ items, tools: message.tools, meter, summarizer, options: message.options });
-  post({ type: 'done', result: encodeResult(result, items) });
+  post({ type: 'done', result: encodeResult(result, items, (m) => meter.countMessage(m)) });
 }
 
 port.on('message', (message: ToWorker) => {
