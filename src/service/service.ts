@@ -28,6 +28,7 @@ import { SessionFiles } from './session-files';
 import type { Compactions } from './compactions';
 import { serviceCompactions } from './service-compactions';
 import { ContextTally } from './tally';
+import { countInSlices } from './count-slices';
 import { newSessionId } from './helpers';
 import { UsageRecorder, type ServiceStats } from './usage';
 import { ServiceStatus } from './status';
@@ -75,7 +76,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     this.tally = new ContextTally(this.meter);
     // The gauge shows a labelled estimate until the tokenizer is loaded; then every sum is recounted
     // exactly (estimates are never cached) and the gauge redrawn.
-    void this.meter.counter.ready?.then(() => this.recountExactly());
+    void this.meter.counter.ready?.then(() => countInSlices(this.meter, () => [this.session.items, this.session.entries], () => this.disposed, () => this.tools.schemas)).then(() => this.recountExactly());
     // lineAdditive is read at each summary: a deferred counter becomes exact (and additive) later.
     this.summarizer = options.summarizer ?? new ExtractiveSummarizer((text) => this.meter.countText(text), { get lineAdditive() { return meter.lineAdditive; } });
     const approve: ApprovalHandler = options.approve ?? ((request, signal) => this.approvals.ask(request, signal));
