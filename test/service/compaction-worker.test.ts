@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { itemsFromEntries } from '../../src/compaction/context';
@@ -134,4 +134,19 @@ test('the service compacts a large context in the worker with progress; a cancel
   assert.equal(applied.applied, true, applied.reason);
   assert.ok(progress.length >= 2 && progress.at(-1)! > 0, `progress reported (${progress.join(', ')})`);
   assert.ok(applied.tokensAfter < applied.tokensBefore);
+});
+
+test('the build ships the worker: dist/compaction-worker.js runs the same compaction and the package includes it', async (t) => {
+  const root = path.resolve(__dirname, '../../..');
+  const bundle = path.join(root, 'dist/compaction-worker.js');
+  if (!existsSync(bundle)) {
+    t.skip('dist/compaction-worker.js is missing: run `npm run build` first');
+    return;
+  }
+  assert.match(readFileSync(path.join(root, '.vscodeignore'), 'utf8'), /^!dist\/compaction-worker\.js$/m, 'the VSIX keeps the worker script');
+  const input = { items: itemsFromEntries(session(9, 80)), tools, meter, summarizer, options: { budget: budget(16_000), trigger: 'auto' as const } };
+  const inline = await prepareOffThread(input, { mode: 'inline' });
+  const bundled = await prepareOffThread(input, { mode: 'worker', workerFile: bundle });
+  assert.ok(!('applied' in bundled), 'a compaction was prepared');
+  assert.equal(normalized(bundled), normalized(inline));
 });
