@@ -175,6 +175,9 @@ export function history(ui: Ui, checkpoints: CheckpointView[]): TemplateResult {
 function windowOrigin(source: string | undefined): string {
   if (!source) return '';
   const where = source.slice(source.indexOf(',') + 1).trim();
+  // An imported recording: its own model's window, or the configured one standing in (see recorded.ts).
+  if (where.startsWith('window of configured model')) return ' (window of configured model)';
+  if (where.includes("recording's model")) return " (recording's model)";
   if (where.startsWith('assumed')) return ' (assumed)';
   if (where.includes('server') || where.includes('VS Code')) return ' (reported)';
   if (where.includes('table')) return ' (model table)';

@@ -18,6 +18,7 @@ import type { BudgetView, ErrorView, ViewState } from './protocol';
 import type { ContextKeeperSettings, Settings } from '../settings/settings';
 import type { KeyStore } from '../secrets/key-store';
 import { OPENAI_URL } from './onboarding';
+import { recordingWindow } from '../models/recorded';
 import { SessionList } from './session-list';
 import { feedSidebar } from './sidebar-feed';
 import { SidebarModel, toBudgetView } from './view-model';
@@ -28,6 +29,11 @@ export interface ServiceInput {
   apiKey: string | undefined;
   /** Session to resume, or undefined for a new one. */
   sessionId: string | undefined;
+  /**
+   * Set for an imported recording: the model it was recorded with (undefined when it names none).
+   * Its gauge measures against that model's window (see `recordingWindow`).
+   */
+  recording?: { model: string | undefined };
 }
 
 /** Builds a context service; supplied by the composition root. */
@@ -125,7 +131,10 @@ export class SessionController implements vscode.Disposable {
     const session = this.sessions.get(this.service?.sessionId ?? this.sessions.currentId);
     if (!session) return 'Agent session';
     if (session.kind === 'working') return `Agent session: ${session.label}`;
-    return `Imported recording: ${session.label}${session.recordedModel ? `, recorded with ${session.recordedModel}` : ''}`;
+    const configured = emptyBudgetView(this.settings.value);
+    const budget = this.service?.getBudget();
+    const shown = recordingWindow(session.recordedModel, { model: budget?.model ?? configured.model, window: budget?.window ?? configured.window });
+    return `Imported recording: ${session.label}, ${shown.note}`;
   }
 
   /** Opens `imported` as a new read-only session; the working session stays on disk, untouched. */
@@ -233,7 +242,8 @@ export class SessionController implements vscode.Disposable {
   private async openNew(imported: ImportedTranscript, record: { label: string; kind: 'working' | 'imported'; recordedModel?: string }): Promise<void> {
     this.assertIdle();
     if (this.opening) await this.opening.catch(() => undefined);
-    const service = await this.factory({ settings: this.settings.value, apiKey: await this.keys.get(), sessionId: undefined });
+    const recording = record.kind === 'imported' ? { model: record.recordedModel } : undefined;
+    const service = await this.factory({ settings: this.settings.value, apiKey: await this.keys.get(), sessionId: undefined, recording });
     try {
       await service.importTranscript(imported);
     } catch (error) {
@@ -248,7 +258,9 @@ export class SessionController implements vscode.Disposable {
   }
 
   private async open(): Promise<ContextServiceApi> {
-    const service = await this.factory({ settings: this.settings.value, apiKey: await this.keys.get(), sessionId: this.sessions.currentId });
+    const record = this.sessions.get(this.sessions.currentId);
+    const recording = record?.kind === 'imported' ? { model: record.recordedModel } : undefined;
+    const service = await this.factory({ settings: this.settings.value, apiKey: await this.keys.get(), sessionId: this.sessions.currentId, recording });
     await this.sessions.setCurrent(service.sessionId);
     await this.sessions.ensureListed(service.sessionId, new Date());
     // Attached last and synchronously: nobody sees a service that is still being set up.
