@@ -60,17 +60,6 @@ export function restoreNotice(undone: number, before: number, after: number): st
   return `ContextKeeper: restored ${plural(undone, 'checkpoint', 'checkpoints')}; context ${formatTokens(before)} → ${formatTokens(after)} tokens.`;
 }
 
-/**
- * Where the gauge draws the peak mark: a 2-pixel mark at the peak's share of the window (`peak` and
- * `window` in tokens), as a CSS `left`. A peak beyond the window (a long imported session, or one
- * compacted many times over) stands at the right edge, flagged `beyond`, instead of filling the bar.
- */
-export function peakMark(peak: number, window: number): { left: string; beyond: boolean } {
-  if (!(window > 0)) return { left: '0%', beyond: peak > 0 };
-  if (peak >= window) return { left: 'calc(100% - 3px)', beyond: true };
-  return { left: `${Math.max(0, (peak / window) * 100).toFixed(2)}%`, beyond: false };
-}
-
 /** The notification after undoing a restore: "ContextKeeper: restore undone, 1 checkpoint in force again; context 11.9k → 3.8k tokens." */
 export function undoRestoreNotice(checkpoints: number, before: number, after: number): string {
   return `ContextKeeper: restore undone, ${plural(checkpoints, 'checkpoint', 'checkpoints')} in force again; context ${formatTokens(before)} → ${formatTokens(after)} tokens.`;

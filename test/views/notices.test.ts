@@ -1,11 +1,10 @@
 /**
- * Notification texts after compaction and restore (each figure once, in the gauge's formatting) and
- * the gauge's peak mark (a mark at the peak, never a bar filled to the edge).
+ * Notification texts after compaction and restore (each figure once, in the gauge's formatting).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ContextItem } from '../../src/compaction/types';
-import { compactionNotice, compactionParts, connectionVerdict, endpointChosenNotice, formatTokens, peakMark, restoreNotice } from '../../src/views/notices';
+import { compactionNotice, compactionParts, connectionVerdict, endpointChosenNotice, formatTokens, restoreNotice } from '../../src/views/notices';
 
 const item = (kind: ContextItem['kind']): ContextItem => ({ id: `i-${kind}`, kind, message: { role: 'user', content: 'x' }, covers: ['e1'] });
 
@@ -49,15 +48,6 @@ test('compaction parts count collapsed results, summaries and clipped messages',
 test('the restore notice uses the gauge formatting', () => {
   assert.equal(restoreNotice(2, 3_800, 11_900), 'ContextKeeper: restored 2 checkpoints; context 3.8k → 12k tokens.');
   assert.doesNotMatch(restoreNotice(1, 3_812, 11_934), /\d{4}/);
-});
-
-test('the peak mark stands at the peak, or at the right edge when beyond the window', () => {
-  assert.deepEqual(peakMark(6_000, 8_000), { left: '75.00%', beyond: false });
-  // A heavily compacted or imported session: 300k tokens before compaction in an 8k window.
-  const beyond = peakMark(300_000, 8_000);
-  assert.equal(beyond.beyond, true);
-  assert.equal(beyond.left, 'calc(100% - 3px)');
-  assert.deepEqual(peakMark(100, 0), { left: '0%', beyond: true });
 });
 
 test('a failed Test Connection with no endpoint chosen names the default it tried and offers the fixes', () => {
