@@ -34,7 +34,8 @@ import { ServiceStatus } from './status';
 import { agentHooks } from './agent-hooks';
 import { exportOf, importedEntries } from './transfer';
 import { protectedRestoredIds } from './restored-ids';
-import { describeOutcome, isQuietOutcome, type CompactOutcomeStatus } from './outcome';
+import { describeOutcome, failureOfOutcome, isQuietOutcome, type CompactOutcomeStatus } from './outcome';
+import { modelFailureOf } from '../summarizers/openai-errors';
 
 export { newSessionId } from './helpers';
 export type { ModelCallRecord, ServiceStats } from './usage';
@@ -171,7 +172,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
         modelCalls: run.modelCalls,
         toolCalls: run.toolCalls,
         compactions: this.session.checkpoints.slice(checkpointsBefore).filter((c) => c.trigger === 'auto').length,
-        ...(run.error ? { error: run.error.message } : {}),
+        ...(run.error ? { error: run.error.message, failure: modelFailureOf(run.error) } : {}),
       };
       if (run.error) this.log('error', `task failed: ${run.error.message}`);
       return outcome;
@@ -392,6 +393,6 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   /** Shows a problem once as the `error` state; the next state change clears it. */
   private reportProblem(status: CompactOutcomeStatus): void {
     if (isQuietOutcome(status) || this.taskController) return;
-    this.status.problem(describeOutcome(status));
+    this.status.problem(describeOutcome(status), failureOfOutcome(status));
   }
 }

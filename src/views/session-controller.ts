@@ -19,6 +19,8 @@ import type { ContextKeeperSettings, Settings } from '../settings/settings';
 import type { KeyStore } from '../secrets/key-store';
 import { OPENAI_URL } from './onboarding';
 import { recordingWindow } from '../models/recorded';
+import type { ModelFailure } from '../compaction/outcome';
+import { modelErrorFixes } from './notices';
 import { SessionList } from './session-list';
 import { feedSidebar } from './sidebar-feed';
 import { SidebarModel, toBudgetView } from './view-model';
@@ -200,17 +202,24 @@ export class SessionController implements vscode.Disposable {
     this.model.setChrome(this.chrome());
   }
 
-  /** Shows `message` as the sidebar's error banner, naming the endpoint, until the agent works again. */
-  reportError(message: string, fromModelCall = false): void {
-    const settings = this.settings.value;
-    const endpoint = settings.baseUrl || OPENAI_URL;
-    const needsKey = !this.keys.hasKey && !settings.baseUrl;
+  /**
+   * Shows `message` as the sidebar's error banner, naming the endpoint, until the agent works again.
+   * For a failed model call, the fixes are decided from `failure` (kind and HTTP status), never from
+   * the message's words (see `modelErrorFixes`).
+   */
+  reportError(message: string, fromModelCall = false, failure?: ModelFailure): void {
+    const endpoint = this.settings.value.baseUrl || OPENAI_URL;
     this.lastError = {
       message,
       endpoint: fromModelCall ? endpoint : undefined,
-      actions: fromModelCall ? [...(needsKey || /401|key|auth/i.test(message) ? (['setApiKey'] as const) : []), 'openSettings', 'showLog'] : ['showLog'],
+      actions: fromModelCall ? modelErrorFixes(failure, this.needsKey) : ['showLog'],
     };
     this.changed();
+  }
+
+  /** True when no key is stored and the endpoint is the OpenAI default, which needs one. */
+  get needsKey(): boolean {
+    return !this.keys.hasKey && !this.settings.value.baseUrl;
   }
 
   /** The coarse state, `idle` before the service exists. */
@@ -282,7 +291,7 @@ export class SessionController implements vscode.Disposable {
       feedSidebar(service, this.model, changed),
       service.onDidAddCheckpoint((checkpoint) => this._onDidAddCheckpoint.fire(checkpoint)),
       service.onDidChangeState((change) => {
-        if (change.state === 'error') this.reportError(change.detail ?? 'The agent stopped with an error.', true);
+        if (change.state === 'error') this.reportError(change.detail ?? 'The agent stopped with an error.', true, change.failure);
         else if (change.state !== 'idle') this.lastError = undefined;
         if (change.state === 'idle') void this.sessions.upsert({ ...this.sessions.get(service.sessionId)!, updated: new Date().toISOString() });
         if (change.state === 'idle' && this.rebuildPending) void this.rebuild('deferred');
