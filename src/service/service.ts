@@ -27,7 +27,7 @@ import type { SessionState as StoredSession } from './store';
 import { SessionFiles } from './session-files';
 import type { Compactions } from './compactions';
 import { serviceCompactions } from './service-compactions';
-import { ContextTally } from './tally';
+import { ContextTally, type SavedCalibration } from './tally';
 import { newSessionId } from './helpers';
 import { UsageRecorder, type ServiceStats } from './usage';
 import { ServiceStatus } from './status';
@@ -115,7 +115,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     const service = new ContextService(options, options.sessionId ?? newSessionId());
     service.budgetCheck();
     const loaded = service.files.load(service.log);
-    if (loaded) service.adopt(loaded.entries, loaded.state);
+    if (loaded) service.adopt(loaded.entries, loaded.state, loaded.calibration);
     if (service.session.entries.length === 0) {
       await service.conversation.append({ id: service.conversation.newEntryId(), message: { role: 'system', content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT } });
       service.persistState();
@@ -357,8 +357,8 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     this.fireBudget();
   }
 
-  /** Takes over loaded or imported entries and state; entries not in the state are appended raw. */
-  private adopt(entries: Entry[], state: StoredSession | undefined): void {
+  /** Takes over loaded or imported entries and state (and a saved calibration); entries not in the state are appended raw. */
+  private adopt(entries: Entry[], state: StoredSession | undefined, calibration?: SavedCalibration): void {
     this.session.adopt(entries, state);
     this.restored.clear();
     // Restores made before a reload keep their messages out of automatic compaction.
@@ -366,6 +366,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     this.tally.resetEntries();
     this.tally.rewrite(this.session.items);
     this.tally.syncEntries(this.session.entries);
+    if (calibration) this.tally.restoreCalibration(calibration);
     this.compactions.invalidate();
     this.compactions.guard.reset();
   }
@@ -377,6 +378,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
 
   private recordUsage(promptTokens: number, cachedTokens = 0): void {
     this.usage.record(promptTokens, this.tally.calibrate(promptTokens, cachedTokens), this.tally.sentReading(), cachedTokens);
+    this.files.saveCalibration(this.tally.savedCalibration(), this.log);
     this.fireBudget();
   }
 
