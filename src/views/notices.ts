@@ -114,25 +114,18 @@ export const NOTICE_MAX_CHARS = 90;
 /**
  * Splits a notification text that would not fit a toast into a short message and the whole text as
  * detail (shown on "Show Details"), so a toast is never cut mid-word. The short message ends at the
- * last clause boundary (": ", "; ", ". ", " (" or ", ") within `max` characters after the
- * "ContextKeeper: " prefix, else at the last whole word, marked with "…". Texts of `max` characters or
- * fewer come back whole, without detail.
+ * last sentence or clause end (": ", "; ", ". ") within `max` characters that leaves at least a few
+ * words after the "ContextKeeper: " prefix; without one it ends at the last whole word, marked "…"
+ * (a list cut at a comma would read as complete). Texts of `max` characters or fewer come back whole.
  */
 export function splitNotice(text: string, max = NOTICE_MAX_CHARS): { short: string; detail?: string } {
   const whole = text.trim();
   if (whole.length <= max) return { short: whole };
   const prefix = /^ContextKeeper: /.test(whole) ? 'ContextKeeper: '.length : 0;
-  let cut = -1;
-  for (const boundary of [': ', '; ', '. ', ' (', ', ']) {
-    const at = whole.lastIndexOf(boundary, max - 1);
-    if (at > prefix + 8) {
-      cut = at;
-      break;
-    }
-  }
-  if (cut > 0) return { short: `${whole.slice(0, cut).replace(/[.,;:]$/, '')}.`, detail: whole };
+  const cut = Math.max(...[': ', '; ', '. '].map((boundary) => whole.lastIndexOf(boundary, max - 1)));
+  if (cut >= prefix + 12) return { short: `${whole.slice(0, cut).replace(/[.,;:]$/, '')}.`, detail: whole };
   const space = whole.lastIndexOf(' ', max - 1);
-  return { short: `${whole.slice(0, space > prefix ? space : max - 1)}…`, detail: whole };
+  return { short: `${whole.slice(0, space > prefix ? space : max - 1).replace(/[.,;:(]$/, '')}…`, detail: whole };
 }
 
 /** A fix the error banner and notification offer for a failed model call. */
