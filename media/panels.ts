@@ -7,7 +7,7 @@ import type { TemplateResult } from 'lit-html';
 import type { ApprovalView, BudgetView, CheckpointView, ErrorView, PreviewView, ViewState, WebviewMessage } from '../src/views/protocol.js';
 import { cssProps } from './css-props.js';
 import { localTime, tokens } from './format.js';
-import { gaugeGeometry, type GaugeGeometry } from '../src/views/gauge-geometry.js';
+import { gaugeGeometry, windowOriginNote, type GaugeGeometry } from '../src/views/gauge-geometry.js';
 import type { Ui } from './transcript.js';
 
 const icon = (name: string, extra = '') => html`<span class="codicon codicon-${name} ${extra}" aria-hidden="true"></span>`;
@@ -75,7 +75,7 @@ export function gauge(budget: BudgetView): TemplateResult {
     </div>
     <div class="gauge-numbers">
       <span class="used" data-test="gauge-used" data-tokens=${budget.used}>${tokens(budget.used)}</span>
-      <span class="of"> / ${tokens(budget.inputBudget)} prompt · <span data-test="gauge-window" title=${budget.windowSource ? `Context window: ${budget.windowSource}` : 'Context window'}>${tokens(budget.window)} window${windowOrigin(budget.windowSource)}</span></span>
+      <span class="of"> / ${tokens(budget.inputBudget)} prompt · <span data-test="gauge-window" title=${budget.windowSource ? `Context window: ${budget.windowSource}` : 'Context window'}>${tokens(budget.window)} window${windowOriginNote(budget.windowSource)}</span></span>
       ${g.over ? html`<span class="badge over-label" data-test="over-label">${icon('warning')} over budget · ${g.usedPercent}%</span>` : nothing}
       <span class="model" data-test="gauge-model">${budget.model}</span>
     </div>
@@ -179,18 +179,4 @@ export function history(ui: Ui, checkpoints: CheckpointView[]): TemplateResult {
       ${checkpoints.length ? checkpoints.map((c) => checkpointRow(ui, c)) : html`<li class="empty">No checkpoints yet. Compaction writes one each time it rewrites the context.</li>`}
     </ol>
   </section>`;
-}
-
-/** A short visible note of where the window came from ("reported by the server" → " (server)"). */
-function windowOrigin(source: string | undefined): string {
-  if (!source) return '';
-  const where = source.slice(source.indexOf(',') + 1).trim();
-  // An imported recording: its own model's window, or the configured one standing in (see recorded.ts).
-  if (where.startsWith('window of configured model')) return ' (window of configured model)';
-  if (where.includes("recording's model")) return " (recording's model)";
-  if (where.startsWith('assumed')) return ' (assumed)';
-  if (where.includes('server') || where.includes('VS Code')) return ' (reported)';
-  if (where.includes('table')) return ' (model table)';
-  if (where.includes('settings')) return ' (settings)';
-  return '';
 }

@@ -59,3 +59,22 @@ export function gaugeGeometry(budget: Pick<BudgetView, 'used' | 'window' | 'inpu
     ...(budget.peak ? { peak: at(budget.peak.tokens) } : {}),
   };
 }
+
+/**
+ * The short note after the window on the gauge, from the window's source sentence (see
+ * `describeWindow` and `recordingWindow`): " (reported)", " (model table)", " (settings)",
+ * " (assumed)", " (recording's model)" or " (window of configured model)"; '' when unknown.
+ */
+export function windowOriginNote(source: string | undefined): string {
+  if (!source) return '';
+  // An imported recording: its own model's window, or the configured one standing in.
+  if (source.includes('window of configured model')) return ' (window of configured model)';
+  if (source.includes("recording's model")) return " (recording's model)";
+  // What follows "N tokens," (N itself holds commas: "32,768 tokens, reported by the server").
+  const where = source.slice(source.indexOf('tokens,') + 'tokens,'.length).trim();
+  if (where.startsWith('assumed')) return ' (assumed)';
+  if (where.includes('server') || where.includes('VS Code')) return ' (reported)';
+  if (where.includes('table')) return ' (model table)';
+  if (where.includes('settings')) return ' (settings)';
+  return '';
+}

@@ -5,7 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gaugeGeometry } from '../../src/views/gauge-geometry';
+import { gaugeGeometry, windowOriginNote } from '../../src/views/gauge-geometry';
+import { recordingWindow } from '../../src/models/recorded';
+import { describeWindow } from '../../src/models/resolve';
 
 const breakdown = (history: number) => ({ system: 1_000, tools: 1_000, history, summaries: 0, currentTask: 2_000 });
 // A 128k window with 4k reserved: 124k prompt budget, compact at 80% (99.2k) down to 50% (62k).
@@ -53,4 +55,16 @@ test('a peak beyond the window widens the scale so the peak mark stands at its p
   const inside = gaugeGeometry({ ...base, used: 40_000, breakdown: breakdown(36_000), peak: { tokens: 102_400, time: '2026-01-01T10:00:00Z' } });
   assert.equal(inside.peak, '80.00%');
   assert.equal(inside.scale, 128_000);
+});
+
+test("the window's note names where it came from, also for windows with thousands separators and recordings", () => {
+  const configured = { model: 'gpt-4o-mini', window: 8_000 };
+  assert.equal(windowOriginNote(recordingWindow('house-model-x', configured).label), ' (window of configured model)');
+  assert.equal(windowOriginNote(recordingWindow(undefined, configured).label), ' (window of configured model)');
+  assert.equal(windowOriginNote(recordingWindow('gpt-4.1', configured).label), " (recording's model)");
+  assert.equal(windowOriginNote(describeWindow({ window: 32_768, source: 'server' })), ' (reported)');
+  assert.equal(windowOriginNote(describeWindow({ window: 128_000, source: 'table' })), ' (model table)');
+  assert.equal(windowOriginNote(describeWindow({ window: 128_000, source: 'flag' })), ' (settings)');
+  assert.equal(windowOriginNote(describeWindow({ window: 128_000, source: 'fallback' })), ' (assumed)');
+  assert.equal(windowOriginNote(undefined), '');
 });
