@@ -27,7 +27,7 @@ import type { SessionState as StoredSession } from './store';
 import { SessionFiles } from './session-files';
 import type { Compactions } from './compactions';
 import { serviceCompactions } from './service-compactions';
-import { ContextTally } from './tally';
+import { ContextTally, type SavedCalibration } from './tally';
 import { countInSlices } from './count-slices';
 import { newSessionId } from './helpers';
 import { UsageRecorder, type ServiceStats } from './usage';
@@ -35,7 +35,8 @@ import { ServiceStatus } from './status';
 import { agentHooks } from './agent-hooks';
 import { exportOf, importedEntries } from './transfer';
 import { protectedRestoredIds } from './restored-ids';
-import { describeOutcome, isQuietOutcome, type CompactOutcomeStatus } from './outcome';
+import { describeOutcome, failureOfOutcome, isQuietOutcome, type CompactOutcomeStatus } from './outcome';
+import { modelFailureOf } from '../summarizers/openai-errors';
 
 export { newSessionId } from './helpers';
 export type { ModelCallRecord, ServiceStats } from './usage';
@@ -74,11 +75,10 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     const meter = (this.meter = new TokenMeter({ model: options.model, counter: options.tokenCounter }));
     this.usage = new UsageRecorder(this.log);
     this.tally = new ContextTally(this.meter);
-    // The gauge shows a labelled estimate until the tokenizer is loaded; then every sum is recounted
-    // exactly (estimates are never cached) and the gauge redrawn.
+    // A labelled estimate until the tokenizer is loaded, then every sum recounted exactly, in slices (estimates are never
+    // cached); the extractive summarizer reads lineAdditive per summary, as the counter turns exact (and additive) then.
     void this.meter.counter.ready?.then(() => countInSlices(this.meter, () => [this.session.items, this.session.entries], () => this.disposed, () => this.tools.schemas)).then(() => this.recountExactly());
-    // lineAdditive is read at each summary: a deferred counter becomes exact (and additive) later.
-    this.summarizer = options.summarizer ?? new ExtractiveSummarizer((text) => this.meter.countText(text), { get lineAdditive() { return meter.lineAdditive; } });
+    this.summarizer = options.summarizer ?? new ExtractiveSummarizer((text) => meter.countText(text), { get lineAdditive() { return meter.lineAdditive; } });
     const approve: ApprovalHandler = options.approve ?? ((request, signal) => this.approvals.ask(request, signal));
     this.tools = new WorkspaceTools(options.host, { approve, autoApprove: options.autoApprove, commandTimeoutMs: options.toolTimeoutMs });
     this.agent = new AgentSession({
@@ -116,7 +116,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     const service = new ContextService(options, options.sessionId ?? newSessionId());
     service.budgetCheck();
     const loaded = service.files.load(service.log);
-    if (loaded) service.adopt(loaded.entries, loaded.state);
+    if (loaded) service.adopt(loaded.entries, loaded.state, loaded.calibration);
     if (service.session.entries.length === 0) {
       await service.conversation.append({ id: service.conversation.newEntryId(), message: { role: 'system', content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT } });
       service.persistState();
@@ -173,7 +173,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
         modelCalls: run.modelCalls,
         toolCalls: run.toolCalls,
         compactions: this.session.checkpoints.slice(checkpointsBefore).filter((c) => c.trigger === 'auto').length,
-        ...(run.error ? { error: run.error.message } : {}),
+        ...(run.error ? { error: run.error.message, failure: modelFailureOf(run.error) } : {}),
       };
       if (run.error) this.log('error', `task failed: ${run.error.message}`);
       return outcome;
@@ -358,8 +358,8 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     this.fireBudget();
   }
 
-  /** Takes over loaded or imported entries and state; entries not in the state are appended raw. */
-  private adopt(entries: Entry[], state: StoredSession | undefined): void {
+  /** Takes over loaded or imported entries and state (and a saved calibration); entries not in the state are appended raw. */
+  private adopt(entries: Entry[], state: StoredSession | undefined, calibration?: SavedCalibration): void {
     this.session.adopt(entries, state);
     this.restored.clear();
     // Restores made before a reload keep their messages out of automatic compaction.
@@ -367,6 +367,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     this.tally.resetEntries();
     this.tally.rewrite(this.session.items);
     this.tally.syncEntries(this.session.entries);
+    if (calibration) this.tally.restoreCalibration(calibration);
     this.compactions.invalidate();
     this.compactions.guard.reset();
   }
@@ -378,6 +379,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
 
   private recordUsage(promptTokens: number, cachedTokens = 0): void {
     this.usage.record(promptTokens, this.tally.calibrate(promptTokens, cachedTokens), this.tally.sentReading(), cachedTokens);
+    this.files.saveCalibration(this.tally.savedCalibration(), this.log);
     this.fireBudget();
   }
 
@@ -394,6 +396,6 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   /** Shows a problem once as the `error` state; the next state change clears it. */
   private reportProblem(status: CompactOutcomeStatus): void {
     if (isQuietOutcome(status) || this.taskController) return;
-    this.status.problem(describeOutcome(status));
+    this.status.problem(describeOutcome(status), failureOfOutcome(status));
   }
 }
