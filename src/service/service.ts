@@ -75,8 +75,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     const meter = (this.meter = new TokenMeter({ model: options.model, counter: options.tokenCounter }));
     this.usage = new UsageRecorder(this.log);
     this.tally = new ContextTally(this.meter);
-    // A labelled estimate until the tokenizer is loaded, then every sum recounted exactly, in slices (estimates are never
-    // cached); the extractive summarizer reads lineAdditive per summary, as the counter turns exact (and additive) then.
+    // Labelled estimates (never cached) until the tokenizer loads, then an exact recount in slices; lineAdditive is read per summary.
     void this.meter.counter.ready?.then(() => countInSlices(this.meter, () => [this.session.items, this.session.entries], () => this.disposed, () => this.tools.schemas)).then(() => this.recountExactly());
     this.summarizer = options.summarizer ?? new ExtractiveSummarizer((text) => meter.countText(text), { get lineAdditive() { return meter.lineAdditive; } });
     const approve: ApprovalHandler = options.approve ?? ((request, signal) => this.approvals.ask(request, signal));
