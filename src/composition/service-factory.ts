@@ -89,6 +89,7 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
       contextWindow: settings.summary.contextWindow || (ownModel ? source.window.window : undefined),
       instruction: settings.summary.instruction || undefined,
       countText: (text) => counter.countText(text),
+      lineAdditive: () => counter.lineAdditive === true,
       extractiveFallback: true,
       // A summarizer at another endpoint than the session's own never sees the transcript's credentials.
       maskSecrets: !!settings.summary.baseUrl && settings.summary.baseUrl !== settings.baseUrl,

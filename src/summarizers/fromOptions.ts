@@ -34,6 +34,12 @@ export interface SummarizerSettings {
   headers?: Record<string, string>;
   /** Token counter (the meter's `countText`); used by the extractive summarizer and to fit the window. */
   countText: (text: string) => number;
+  /**
+   * Whether `countText` is exact tiktoken counting at the moment (`TokenCounter.lineAdditive`; a
+   * deferred counter becomes exact once its table is read): the extractive notes are then counted
+   * line by line. Default: never.
+   */
+  lineAdditive?: () => boolean;
   /** The session's own model as a summarizer, tried once when the configured one fails. */
   session?: Summarizer;
   /** After the model summarizers fail, fall back to the extractive summarizer. Default false. */
@@ -58,7 +64,12 @@ export interface SummarizerSettings {
 export function summarizerFromSettings(settings: SummarizerSettings): Summarizer {
   const baseUrl = settings.baseUrl?.trim() ?? '';
   const model = settings.model?.trim() ?? '';
-  const extractive = new ExtractiveSummarizer(settings.countText);
+  const lineAdditive = settings.lineAdditive;
+  const extractive = new ExtractiveSummarizer(settings.countText, {
+    get lineAdditive() {
+      return lineAdditive?.() === true;
+    },
+  });
   if (baseUrl.length === 0 && model.length === 0) return extractive;
   if (model.length === 0) throw new RangeError(`a summary model is required for the summarizer endpoint ${safeUrl(baseUrl)}`);
   const url = baseUrl.length > 0 ? baseUrl : OPENAI_BASE_URL;

@@ -7,6 +7,9 @@ import { OpenAISummarizer } from '../../src/summarizers/openai';
 import { FallbackSummarizer } from '../../src/summarizers/fallback';
 import { UNKNOWN_LOCAL_WINDOW, summarizerFromFlags, summarizerFromSettings } from '../../src/summarizers/fromOptions';
 import { quarterCount } from './fixtures';
+import { TokenMeter } from '../../src/compaction/meter';
+import { itemsFromEntries } from '../../src/compaction/context';
+import { workSession } from '../support/workSession';
 
 test('no endpoint → extractive; an endpoint → OpenAI summarizer; fallbacks wrap it', () => {
   assert.ok(summarizerFromSettings({ countText: quarterCount }) instanceof ExtractiveSummarizer);
@@ -42,4 +45,26 @@ test('the fallback chain never falls back after a cancellation', async () => {
   const chain = new FallbackSummarizer(cancelled, { session: second });
   await assert.rejects(chain.summarize({ items: [], userRequests: [], approximateSummaryTokens: 10, maxCalls: 1 }), (e: unknown) => e instanceof SummarizerError && e.kind === 'aborted');
   assert.equal(secondCalled, false);
+});
+
+test("the settings' extractive summarizer counts its notes line by line once the counter is exact, with the same notes", () => {
+  const meter = new TokenMeter({ model: 'gpt-4o' });
+  const items = itemsFromEntries(workSession(3, 120));
+  let exact = false;
+  let longest = 0;
+  const countText = (t: string) => {
+    longest = Math.max(longest, t.length);
+    return meter.countText(t);
+  };
+  const summarizer = summarizerFromSettings({ countText, lineAdditive: () => exact });
+  assert.ok(summarizer instanceof ExtractiveSummarizer);
+  const whole = (summarizer as ExtractiveSummarizer).notes(items, 300);
+  const longestWhole = longest;
+  // The counter turns exact (a deferred table finished loading): the next notes are counted by line.
+  exact = true;
+  longest = 0;
+  const byLine = (summarizer as ExtractiveSummarizer).notes(items, 300);
+  assert.equal(byLine, whole);
+  assert.ok(longestWhole >= whole.length, 'before: the whole notes were counted');
+  assert.ok(longest < whole.length, `after: no text as long as the notes was counted (${longest} of ${whole.length} characters)`);
 });
