@@ -58,12 +58,12 @@ test("the settings' extractive summarizer counts its notes line by line once the
   };
   const summarizer = summarizerFromSettings({ countText, lineAdditive: () => exact });
   assert.ok(summarizer instanceof ExtractiveSummarizer);
-  const whole = (summarizer as ExtractiveSummarizer).notes(items, 300);
+  const whole = summarizer.notes(items, 300);
   const longestWhole = longest;
   // The counter turns exact (a deferred table finished loading): the next notes are counted by line.
   exact = true;
   longest = 0;
-  const byLine = (summarizer as ExtractiveSummarizer).notes(items, 300);
+  const byLine = summarizer.notes(items, 300);
   assert.equal(byLine, whole);
   assert.ok(longestWhole >= whole.length, 'before: the whole notes were counted');
   assert.ok(longest < whole.length, `after: no text as long as the notes was counted (${longest} of ${whole.length} characters)`);
