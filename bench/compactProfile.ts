@@ -1,9 +1,14 @@
 /**
  * `compact()` on a generated conversation of N messages (bench/corpus.ts `generateSession`, about 255
- * tokens a message), for profiling: `node --cpu-prof out/bench/compactProfile.js [N] [window]`
- * prints the first count of the whole context and three automatic compactions with the extractive
- * summarizer, in milliseconds. Not part of `npm run bench` (one run at 100k messages takes minutes).
+ * tokens a message), for profiling: `node out/bench/compactProfile.js [N] [window] [runs] [profiled run]`
+ * prints the first count of the whole context and `runs` automatic compactions (default 3) with the
+ * extractive summarizer, in milliseconds. With a profiled run (1-based), that run alone is written as
+ * a CPU profile to `compact-run<k>.cpuprofile` in the working directory (run 1 is "first sight":
+ * messages never read before; later runs reuse what was kept per message). Not part of `npm run
+ * bench` (one run at 100k messages takes seconds to minutes).
  */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { generateSession } from './corpus';
 import { TokenMeter } from '../src/compaction/meter';
 import { itemsFromEntries } from '../src/compaction/context';
@@ -13,6 +18,8 @@ import { nowMs } from './stats';
 
 async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 100_000);
+  const runs = Number(process.argv[4] ?? 3);
+  const profiled = Number(process.argv[5] ?? 0);
   let entries = generateSession(5, n * 300);
   entries = entries.slice(0, n);
   const items = itemsFromEntries(entries);
@@ -20,11 +27,23 @@ async function main(): Promise<void> {
   let t0 = nowMs();
   const total = meter.measure(items).total;
   console.log(`${items.length} items, ${total} tokens, count ${Math.round(nowMs() - t0)} ms`);
-  for (let r = 0; r < Number(process.argv[4] ?? 3); r++) {
+  const session = new Session();
+  session.connect();
+  for (let r = 1; r <= runs; r++) {
+    if (r === profiled) {
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+    }
     t0 = nowMs();
     const res = await compact({ items, meter, summarizer: new ExtractiveSummarizer((t) => meter.countText(t), { lineAdditive: meter.lineAdditive }), options: { budget: { contextWindow: Number(process.argv[3] ?? 128_000), compactAt: 0.8, compactTo: 0.5, reservedOutput: 4096 }, trigger: 'auto' } });
-    console.log(`compact ${Math.round(nowMs() - t0)} ms`, res.outcome, res.tokensBefore, res.tokensAfter, res.reason.slice(0, 300));
+    const ms = nowMs() - t0;
+    if (r === profiled) {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(`compact-run${r}.cpuprofile`, JSON.stringify(profile));
+    }
+    console.log(`compact ${Math.round(ms)} ms`, res.outcome, res.tokensBefore, res.tokensAfter, res.reason.slice(0, 300));
   }
+  session.disconnect();
 }
 void main().catch((e: unknown) => {
   console.error(e);

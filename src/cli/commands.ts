@@ -39,6 +39,9 @@ export interface BudgetOptions {
 
 type Out = (line: string) => void;
 
+/** Notes beside the result (what import repaired): standard error, so standard output holds only the result. */
+const toStderr: Out = (line) => process.stderr.write(`${line}\n`);
+
 function budgetOf(o: BudgetOptions): BudgetConfig {
   return { contextWindow: o.window, reservedOutput: o.reserve ?? 0, compactAt: o.at, compactTo: o.to };
 }
@@ -92,7 +95,7 @@ function checkpointJson(c: Checkpoint) {
 }
 
 /** `compact FILE --window N`: a manual compaction of the conversation as it stands at the end of FILE. */
-export async function compactCommand(file: string, o: BudgetOptions & { out?: string }, out: Out): Promise<void> {
+export async function compactCommand(file: string, o: BudgetOptions & { out?: string }, out: Out, note: Out = toStderr): Promise<void> {
   if (o.out !== undefined) checkOutPath(o.out);
   if (o.out && sameFile(o.out, file)) throw new Error(`--out ${o.out} is the input file; the recording is never overwritten`);
   const s = await loadSession(file, o.model);
@@ -126,7 +129,7 @@ export async function compactCommand(file: string, o: BudgetOptions & { out?: st
   out(result.applied ? `compacted: ${result.tokensBefore} → ${result.tokensAfter} tokens` : `nothing changed: ${describeCompaction(result.status)}`);
   for (const c of result.checkpoints) out(`  checkpoint ${c.id} ${c.strategy}: ${c.replacedIds.length} messages, ${c.tokensBefore} → ${c.tokensAfter} tokens${c.dropped ? `, ${c.dropped} dropped without summary` : ''}`);
   if (s.importCheckpoints.length) out(`  (${s.importCheckpoints.length} compaction(s) recorded in the file became import checkpoints)`);
-  printWarnings(s, out);
+  printWarnings(s, note);
   if (!fits) out(`does not fit: ${result.tokensAfter} tokens remain against a budget of ${th.inputBudget}${result.error ? '' : `; ${describeHolders(result.holders ?? tokenHolders(items, s.meter, s.transcript.tools, o.keepSteps), th.inputBudget)}`}`);
   else if (result.applied && result.tokensAfter > th.targetTokens) out(`note: ${result.tokensAfter} tokens is above the target of ${th.targetTokens}; what remains is anchored (${anchoredText(result.status)})`);
   if (violations.length) out(`invariant violations: ${violations.length}; first: ${violations[0].message}`);
@@ -148,7 +151,7 @@ function contextDocument(s: LoadedSession, window: number, tokensBefore: number,
 }
 
 /** `replay FILE --window N`: plays the recording as if the agent were running. */
-export async function replayCommand(file: string, o: BudgetOptions & { out?: string }, out: Out): Promise<void> {
+export async function replayCommand(file: string, o: BudgetOptions & { out?: string }, out: Out, note: Out = toStderr): Promise<void> {
   if (o.out && sameFile(o.out, file)) throw new Error(`--out ${o.out} is the input file; the recording is never overwritten`);
   const s = await loadSession(file, o.model);
   const budget = budgetOf(o);
@@ -196,7 +199,7 @@ export async function replayCommand(file: string, o: BudgetOptions & { out?: str
   out(`prompt tokens over all calls: ${report.promptTokens} with compaction, ${report.promptTokensUnmanaged} without (${report.promptTokensUnmanaged ? Math.round((saved / report.promptTokensUnmanaged) * 100) : 0}% saved)`);
   if (!fits) out(`does not fit: the peak of ${report.peakTokens} tokens is over the budget of ${th.inputBudget}${report.peakHolders ? `; at that call ${describeHolders(report.peakHolders, th.inputBudget)}` : ''}`);
   out(`invariant violations: ${report.violations.length}${report.violations.length ? `; first: ${report.violations[0].message}` : ''}`);
-  printWarnings(s, out);
+  printWarnings(s, note);
   for (const e of report.errors.slice(0, 5)) out(`error: ${e}`);
   if (o.out) out(`wrote ${o.out} (the context after the whole replay)`);
 }
@@ -231,7 +234,7 @@ function sameFile(a: string, b: string): boolean {
   return real(a) === real(b);
 }
 
-/** What import repaired or cleaned, one line each (at most 10; `meter --json` lists all). */
+/** What import repaired or cleaned, one line each (at most 10; `meter --json` lists all), to `note` (standard error). */
 function printWarnings(s: LoadedSession, out: Out): void {
   for (const w of s.warnings.slice(0, 10)) out(`repaired: ${w}`);
   if (s.warnings.length > 10) out(`… ${s.warnings.length - 10} more (meter --json lists all)`);

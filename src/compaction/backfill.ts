@@ -9,7 +9,7 @@
 import type { ContextItem } from './types';
 import { contentText, isToolOutputText, toolCallsOf } from './text';
 import { extractIdentifiers, NOISE } from './identifiers';
-import { identifiersOfPart, mergePartIdentifiers, type PartIdentifiers } from './identifierParts';
+import { identifiersOfPart, type PartIdentifiers } from './identifierParts';
 
 /** Headings of the back-filled identifiers, by source, in order of priority. */
 export const BACKFILL_HEADINGS = {
@@ -34,42 +34,88 @@ export function sourcesOf(items: readonly ContextItem[]): { args: string; conver
   return { args: args.join('\n'), conversation: conversation.join('\n'), output: output.join('\n') };
 }
 
-/** Identifiers of one message, by source: one part per tool call, and its text (see {@link sourcesOf}). */
+/** What the back-fill reads of one message: its source, and the identifiers of its parts once read. */
 interface MessageParts {
-  args: PartIdentifiers[];
   source: 'output' | 'conversation' | undefined;
-  text: PartIdentifiers | undefined;
+  /** One part per tool call (see {@link sourcesOf}), read on first use. */
+  args?: PartIdentifiers[];
+  /** The message's text, read on first use (only when it has a source). */
+  text?: PartIdentifiers;
 }
 
 /** Per message object (messages are never mutated): each message's text is read for identifiers once. */
 const partCache = new WeakMap<object, MessageParts>();
 
-function partsOf(item: ContextItem): MessageParts {
+function entryOf(item: ContextItem): MessageParts {
   const m = item.message;
-  const hit = partCache.get(m);
-  if (hit) return hit;
-  const text = contentText(m);
-  const source = m.role === 'tool' || (m.role === 'user' && isToolOutputText(text)) ? 'output' : m.role === 'user' || m.role === 'assistant' ? 'conversation' : undefined;
-  const parts: MessageParts = { args: toolCallsOf(m).map((c) => identifiersOfPart(`${c.name} ${c.arguments}`)), source, text: source ? identifiersOfPart(text) : undefined };
-  partCache.set(m, parts);
-  return parts;
+  let hit = partCache.get(m);
+  if (!hit) {
+    const source = m.role === 'tool' || (m.role === 'user' && isToolOutputText(contentText(m))) ? 'output' : m.role === 'user' || m.role === 'assistant' ? 'conversation' : undefined;
+    hit = { source };
+    partCache.set(m, hit);
+  }
+  return hit;
+}
+
+/** One part of a source text: its text, and its identifiers (read once, kept per message). */
+interface SourcePart {
+  text: string;
+  read: () => PartIdentifiers;
+}
+
+/** The parts of `items` that make up the `key` source text of {@link sourcesOf}, in order. */
+function* partsOfSource(items: readonly ContextItem[], key: 'args' | 'conversation' | 'output'): Generator<SourcePart> {
+  for (const it of items) {
+    if (it.kind === 'summary') continue;
+    const m = it.message;
+    if (key === 'args') {
+      const calls = toolCallsOf(m);
+      for (let k = 0; k < calls.length; k++) {
+        const text = `${calls[k].name} ${calls[k].arguments}`;
+        yield { text, read: () => (entryOf(it).args ??= calls.map((c) => identifiersOfPart(`${c.name} ${c.arguments}`)))[k] };
+      }
+      continue;
+    }
+    const entry = entryOf(it);
+    if (entry.source !== key) continue;
+    const text = contentText(m);
+    yield { text, read: () => (entry.text ??= identifiersOfPart(text)) };
+  }
 }
 
 /**
- * `extractIdentifiers` of each source text of {@link sourcesOf}, built from per-message results
- * (cached) when the joins are sealed, else from the joined text. Same lists either way.
+ * `extractIdentifiers(sourcesOf(items)[key])`, in the same order, read lazily: each part's
+ * identifiers (cached per message) while the joins before it are sealed (see identifierParts.ts);
+ * from the first part whose join is not sealed, the rest of the text joined and read whole. A caller
+ * that stops early (the back-fill's budget is spent) reads no more of the span than it used.
  */
-function identifiersBySource(items: readonly ContextItem[]): Record<'args' | 'conversation' | 'output', string[]> {
-  const lists = { args: [] as PartIdentifiers[], conversation: [] as PartIdentifiers[], output: [] as PartIdentifiers[] };
-  for (const it of items) {
-    if (it.kind === 'summary') continue;
-    const p = partsOf(it);
-    if (p.source && p.text) lists[p.source].push(p.text);
-    for (const a of p.args) lists.args.push(a);
+export function* sourceIdentifiers(items: readonly ContextItem[], key: 'args' | 'conversation' | 'output'): Generator<string> {
+  const seen = new Set<string>();
+  const parts = partsOfSource(items, key);
+  let cur = parts.next();
+  while (!cur.done) {
+    const part = cur.value;
+    const read = part.read();
+    const next = parts.next();
+    if (!read.sealed && !next.done) {
+      // An identifier may run across this join: what is left is read as one text. Matches in it
+      // cannot start earlier (the joins before are sealed) and start of text reads as a line start.
+      const rest = [part.text];
+      for (let n: IteratorResult<SourcePart> = next; !n.done; n = parts.next()) rest.push(n.value.text);
+      for (const id of extractIdentifiers(rest.join('\n'))) {
+        if (seen.has(id)) continue;
+        seen.add(id);
+        yield id;
+      }
+      return;
+    }
+    for (const id of read.ids) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      yield id;
+    }
+    cur = next;
   }
-  let joined: ReturnType<typeof sourcesOf> | undefined;
-  const of = (key: 'args' | 'conversation' | 'output') => mergePartIdentifiers(lists[key]) ?? extractIdentifiers((joined ??= sourcesOf(items))[key]);
-  return { args: of('args'), conversation: of('conversation'), output: of('output') };
 }
 
 /** Smallest cost of one back-filled line: `- ` and an identifier of at least 3 characters, and a newline. */
@@ -81,7 +127,6 @@ const MIN_LINE_COST = 6;
  * Returns the new text and the identifiers added. Never throws.
  */
 export function backfillIdentifiers(summary: string, items: readonly ContextItem[], maxChars: number, moved: ReadonlyMap<string, string> = new Map()): { text: string; added: string[] } {
-  const src = identifiersBySource(items);
   const added: string[] = [];
   const seen = new Set<string>();
   const inSummary = new SummaryIndex(summary);
@@ -90,7 +135,7 @@ export function backfillIdentifiers(summary: string, items: readonly ContextItem
   for (const key of ['args', 'conversation', 'output'] as const) {
     const lines: string[] = [];
     const heading = BACKFILL_HEADINGS[key];
-    for (const id of src[key]) {
+    for (const id of sourceIdentifiers(items, key)) {
       // Nothing more fits: every later identifier would be skipped for its cost.
       if (budget < MIN_LINE_COST) break;
       if (id.trim().length < 3 || NOISE.has(id.trim()) || seen.has(id)) continue;

@@ -34,7 +34,8 @@ import { applyCheckpoint } from './context';
 import { collectRequests, removeRequestsSection, renderRequestsSection, typedRequestOf } from './requests';
 import { backfillIdentifiers } from './backfill';
 import { actionsOf } from './actions';
-import { buildLedger } from './ledger';
+import { movedPaths } from './ledger';
+import { LineCounter } from './lineCount';
 import { finalizeSummary } from './summaryChecks';
 import { clipMessageToTokens } from './clip';
 import { composeSummary, SUMMARY_FRAME_TOKENS } from './composeSummary';
@@ -100,6 +101,17 @@ export function summaryHeader(messages: number): string {
   return `[Summary of ${messages} earlier message${messages === 1 ? '' : 's'} of this conversation, written by ContextKeeper. It is historical context, not a new request; the user's latest message is the active one.]`;
 }
 
+/** Tokens an item's typed request takes in a summary (its text and list framing), kept per message and encoding (exact counts only). */
+function keptTokens(item: ContextItem, meter: TokenMeter): number {
+  const hit = keptCache.get(item.message);
+  if (hit && hit.encoding === meter.encoding) return hit.tokens;
+  const r = typedRequestOf(item);
+  const tokens = r ? meter.countText(r) + 2 : 0;
+  if (meter.exact) keptCache.set(item.message, { encoding: meter.encoding, tokens });
+  return tokens;
+}
+const keptCache = new WeakMap<object, { encoding: string; tokens: number }>();
+
 function newId(): string {
   return `ck-${globalThis.crypto.randomUUID().slice(0, 8)}`;
 }
@@ -125,10 +137,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   const budgets = summaryBudgets(th.targetTokens, { user: options.userBudget, summary: options.summaryBudget });
   const summaryTokens = options.approximateSummaryTokens ?? Math.max(MIN_SUMMARY_TOKENS, budgets.summaryTokens);
   // Typed requests are kept verbatim: the plan counts them as part of each summary.
-  const keptPerItem = items.map((it) => {
-    const r = typedRequestOf(it);
-    return r ? meter.countText(r) + 2 : 0;
-  });
+  const keptPerItem = items.map((it) => keptTokens(it, meter));
   // Room kept free below the target for files the caller re-attaches after the summary.
   const planTarget = Math.max(1, th.targetTokens - Math.max(0, Math.floor(options.reserveTokens ?? 0)));
   const plan = planCompaction(items, m.perItem, before, planTarget, { keepRecentSteps, summaryTokens, noCollapse: options.noCollapse, all: options.all, keptPerItem, keptCap: budgets.userTokens });
@@ -214,7 +223,9 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     const limit = Math.min(mustShrink, Math.floor(summaryShare * (span.tokens / spanTotal)));
     const room = limit - meter.countText(header) - SUMMARY_FRAME_TOKENS;
     const share = splitRoom(room, { ...budgets, summaryTokens }, span.tokens, Math.min(MIN_REQUEST_TOKENS, mustShrink));
-    const countText = (t: string) => meter.countText(t);
+    // Summaries are counted many times as they are put together, from mostly the same lines.
+    const lineCounter = new LineCounter((t) => meter.countText(t), meter.lineAdditive, meter.encoding);
+    const countText = (t: string) => lineCounter.countLines(t);
     let section = renderRequestsSection(requests, share.requests, countText, meter.lineAdditive, meter.encoding);
     const spanBudget = Math.max(MIN_SUMMARY_TOKENS, Math.min(share.notes, room - section.tokens));
     let result;
@@ -249,17 +260,17 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     const checked = isModel ? removeRequestsSection(finalizeSummary(result.text.trim(), content, { userRequests, maxAppendixChars: spanBudget * 2 }).text) : result.text.trim();
     // Identifiers appended get what the notes left of their budget (about 4 characters a token),
     // each under a heading that says where it came from.
-    const moved = buildLedger(actionsOf(content)).moved;
-    const checkedTokens = meter.countText(checked);
+    const moved = movedPaths(actionsOf(content));
+    const checkedTokens = countText(checked);
     let backfillChars = Math.min(IDENTIFIER_BACKFILL_CHARS, Math.max(0, spanBudget - checkedTokens) * 4);
     let backfilled = backfillIdentifiers(checked, content, backfillChars, moved).text;
     // Paths and ids run denser than 4 characters a token: scale the characters down to the tokens left.
-    for (let k = 0, t = meter.countText(backfilled); k < 3 && t > Math.max(spanBudget, checkedTokens) && backfillChars > 0; k++, t = meter.countText(backfilled)) {
+    for (let k = 0, t = countText(backfilled); k < 3 && t > Math.max(spanBudget, checkedTokens) && backfillChars > 0; k++, t = countText(backfilled)) {
       backfillChars = Math.floor((backfillChars * Math.max(0, spanBudget - checkedTokens)) / (t - checkedTokens));
       backfilled = backfillIdentifiers(checked, content, backfillChars, moved).text;
     }
     const notes = droppedFiles && content.length > 0 ? `${backfilled}\n\n${droppedFiles}` : backfilled;
-    const composed = composeSummary({ header, notes, requests, section, limit, minRequests: share.min, countText, lineAdditive: meter.lineAdditive });
+    const composed = composeSummary({ header, notes, requests, section, limit, minRequests: share.min, countText, lineAdditive: meter.lineAdditive, encoding: meter.encoding });
     const { text } = composed;
     section = composed.section;
     const cp = base(summarizer.name === 'extractive' ? 'extractive' : 'summary', newId());

@@ -31,6 +31,8 @@ export interface ComposeInput {
   countText: (text: string) => number;
   /** The counter is tiktoken's exact count (see `renderRequestsSection`). */
   lineAdditive?: boolean;
+  /** Name of the counter's encoding: line counts are then kept across sections (see `renderRequestsSection`). */
+  encoding?: string;
 }
 
 /**
@@ -43,17 +45,17 @@ export interface ComposeInput {
  * stays in the context alone is over the target, and the result says so).
  */
 export function composeSummary(input: ComposeInput): { text: string; section: RequestsSection } {
-  const { header, requests, limit, minRequests, countText, lineAdditive } = input;
+  const { header, requests, limit, minRequests, countText, lineAdditive, encoding } = input;
   let { notes, section } = input;
   const frame = countText(header) + SUMMARY_FRAME_TOKENS;
   const spare = limit - frame - countText(notes) - section.tokens - 2;
-  if ((section.shortened > 0 || section.omitted > 0) && spare > 8) section = renderRequestsSection(requests, section.tokens + spare, countText, lineAdditive);
+  if ((section.shortened > 0 || section.omitted > 0) && spare > 8) section = renderRequestsSection(requests, section.tokens + spare, countText, lineAdditive, encoding);
   const compose = () => maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes);
   let text = compose();
   if (limit < frame + minRequests + 64) return { text, section };
   const overBy = () => countText(`${header}\n\n${text}`) + SUMMARY_FRAME_TOKENS - limit;
   for (let over = overBy(), k = 0; over > 0 && k < 3 && section.tokens > minRequests; k++, over = overBy()) {
-    section = renderRequestsSection(requests, Math.max(minRequests, section.tokens - over - 2), countText, lineAdditive);
+    section = renderRequestsSection(requests, Math.max(minRequests, section.tokens - over - 2), countText, lineAdditive, encoding);
     text = compose();
   }
   // Only a small excess is trimmed from the notes: a reply far over its budget is not cut to fit

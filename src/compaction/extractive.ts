@@ -209,6 +209,7 @@ export class ExtractiveSummarizer implements Summarizer {
     };
     let lastCallOf: { name: string; arguments: string } | undefined;
     let lastVerifyOf: { call: { name: string; arguments: string }; text: string } | undefined;
+    const commandOutputs: Array<{ call: { name: string; arguments: string }; text: string }> = [];
 
     for (const it of items) {
       const m = it.message;
@@ -250,15 +251,18 @@ export class ExtractiveSummarizer implements Summarizer {
         }
       } else if (m.role === 'tool') {
         const call = calls.get((m as { tool_call_id?: string }).tool_call_id ?? '');
-        if (call && SHELL_CALL.test(call.name)) {
-          const lines = commandErrorLines(text);
-          if (lines.length) lastCommandError = `(\`${clip(keyArguments(call.arguments, 120), 140)}\`): ${lines.map((l) => `"${l}"`).join(' | ')}`;
-        }
+        // Only the newest command output with error lines is quoted: read from the end, below.
+        if (call && SHELL_CALL.test(call.name)) commandOutputs.push({ call, text });
         // Only the last verification run is quoted: its end is read once, below.
         if (call && VERIFY.test(call.arguments)) lastVerifyOf = { call, text };
       } else if (m.role === 'system' || m.role === 'developer') {
         if (text.trim()) push(state, `- System note: ${clip(text, 200)}`);
       }
+    }
+    for (let k = commandOutputs.length - 1; k >= 0 && lastCommandError === undefined; k--) {
+      const { call, text } = commandOutputs[k];
+      const lines = commandErrorLines(text);
+      if (lines.length) lastCommandError = `(\`${clip(keyArguments(call.arguments, 120), 140)}\`): ${lines.map((l) => `"${l}"`).join(' | ')}`;
     }
     if (lastCallOf) lastCall = `${lastCallOf.name} ${keyArguments(lastCallOf.arguments, 300)}`;
     if (lastVerifyOf) {

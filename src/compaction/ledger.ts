@@ -182,8 +182,18 @@ export function buildLedger(actions: readonly Action[], earlier: ReadonlyMap<str
       else open.push(`- open: ${a.path}: ${a.tool} failed: ${clipLine(a.error ?? 'failed')}`);
     }
   });
+  movedCache.set(actions, moved);
   return { files: fileLines, commands: commandLines, errors: [...fixed, ...open.lines()], moved, edited };
 }
+
+/**
+ * `buildLedger(actions).moved` (old path → where the file lives now), which depends on the actions
+ * alone: kept per actions array, so the back-fill after the notes does not build the ledger again.
+ */
+export function movedPaths(actions: readonly Action[]): ReadonlyMap<string, string> {
+  return movedCache.get(actions) ?? buildLedger(actions).moved;
+}
+const movedCache = new WeakMap<readonly Action[], Map<string, string>>();
 
 function clipLine(s: string): string {
   const t = s.replace(/\s+/g, ' ').trim();

@@ -80,6 +80,16 @@ export class LineCounter {
     return total;
   }
 
+  /**
+   * Tokens of any `text`, exactly: split at its blank lines and line breaks and counted with
+   * {@link countBlocks} (line counts kept), else counted whole. Summaries are counted again and again
+   * as they are trimmed and put together, mostly from the same lines.
+   */
+  countLines(text: string): number {
+    if (!this.additive || text.length === 0) return this.countText(text);
+    return this.countBlocks(text.split('\n\n').map((b) => b.split('\n'))) ?? this.countText(text);
+  }
+
   private memo(map: Map<string, number>, line: string, after: string): number {
     let n = map.get(line);
     if (n === undefined) {

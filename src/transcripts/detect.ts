@@ -19,7 +19,21 @@ type Rec = Record<string, unknown>;
  * @returns the format, or undefined when the content matches none
  */
 export function detectFormat(content: string | Uint8Array, fileName = ''): TranscriptFormat | undefined {
-  const text = typeof content === 'string' ? content : new TextDecoder('utf-8').decode(content);
+  return detectWithDocument(typeof content === 'string' ? content : new TextDecoder('utf-8').decode(content), fileName).format;
+}
+
+/**
+ * {@link detectFormat} of `text`, with the whole document when detection parsed it as one JSON
+ * document: a reader then uses it instead of parsing the text a second time (a recording of 300k
+ * messages is hundreds of MB of parsed objects).
+ */
+export function detectWithDocument(text: string, fileName = ''): { format: TranscriptFormat | undefined; document?: unknown } {
+  let parsed: unknown;
+  const format = detectText(text, fileName, (doc) => (parsed = doc));
+  return parsed === undefined ? { format } : { format, document: parsed };
+}
+
+function detectText(text: string, fileName: string, keep: (doc: unknown) => void): TranscriptFormat | undefined {
   const start = text.search(/\S/);
   if (start < 0) return undefined;
   const first = text[start];
@@ -36,6 +50,7 @@ export function detectFormat(content: string | Uint8Array, fileName = ''): Trans
     }
   }
   const doc = tryParse(text);
+  if (doc !== undefined) keep(doc);
   if (doc === undefined) {
     // Not one document: a JSONL file whose first record is broken still shows its format in later lines.
     for (const line of text.split('\n').slice(1, 20)) {

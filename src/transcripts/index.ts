@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { TranscriptBuilder } from './builder';
 import { decodeUtf8 } from './decode';
-import { detectFormat } from './detect';
+import { detectWithDocument } from './detect';
 import { TranscriptError } from './errors';
 import { readAider } from './formats/aider';
 import { readClaudeCode } from './formats/claude-code';
@@ -24,7 +24,8 @@ export { TranscriptError } from './errors';
 export { TRANSCRIPT_FORMATS } from './types';
 export type { ImportOptions, ImportedCompaction, ImportedTranscript, TranscriptFormat, TranscriptStats } from './types';
 
-const READERS: Record<TranscriptFormat, (text: string, builder: TranscriptBuilder) => void> = {
+/** Readers by format; `document` is the text already parsed as one JSON document, when detection did. */
+const READERS: Record<TranscriptFormat, (text: string, builder: TranscriptBuilder, document?: unknown) => void> = {
   'claude-code': readClaudeCode,
   codex: readCodex,
   openhands: readOpenHands,
@@ -42,8 +43,9 @@ const READERS: Record<TranscriptFormat, (text: string, builder: TranscriptBuilde
  *   tool result without id, unrecognised format), naming file, line and field
  */
 export async function importTranscript(file: string, options: ImportOptions = {}): Promise<ImportedTranscript> {
-  const bytes = await readFile(file);
-  return importTranscriptText(bytes, file, options);
+  // The bytes are let go once decoded, and the text and its parsed form once read: a large
+  // recording is then not held two or three times over while its entries are assembled.
+  return readTranscript(decodeUtf8(await readFile(file), file), file, options).finish();
 }
 
 /**
@@ -63,8 +65,14 @@ export async function importTranscriptText(
  * a file on every update (the live watcher). Same result and errors.
  */
 export function importTranscriptTextSync(text: string | Uint8Array, fileName: string, options: ImportOptions = {}): ImportedTranscript {
+  return readTranscript(text, fileName, options).finish();
+}
+
+/** Decodes, detects and reads `text` into a builder (see {@link importTranscriptTextSync}). */
+function readTranscript(text: string | Uint8Array, fileName: string, options: ImportOptions): TranscriptBuilder {
   const decoded = decodeUtf8(text, fileName);
-  const format = options.format ?? detectFormat(decoded, fileName);
+  const detected = options.format ? { format: options.format } : detectWithDocument(decoded, fileName);
+  const format = detected.format;
   if (!format) {
     // An empty file is a common mistake (a redirect that failed): say so instead of "unrecognised".
     if (decoded.trim() === '') throw new TranscriptError(fileName, 1, '', decoded.length === 0 ? 'the file is empty: a transcript holds at least one message' : 'the file holds only white space: a transcript holds at least one message');
@@ -72,8 +80,8 @@ export function importTranscriptTextSync(text: string | Uint8Array, fileName: st
     throw new TranscriptError(fileName, 1, '', 'unrecognised transcript format (expected Claude Code, Codex, OpenHands, SWE-agent, Aider, Cline, OpenAI chat or a ContextKeeper session transcript)');
   }
   const builder = new TranscriptBuilder(fileName, format);
-  READERS[format](decoded, builder);
-  return builder.finish();
+  READERS[format](decoded, builder, detected.document);
+  return builder;
 }
 
 /**

@@ -107,8 +107,11 @@ test('stray keys, tool_calls on a user message and unknown part types are cleane
   assert.deepEqual(doc.messages[0], { role: 'user', content: 'Go.' });
   assert.deepEqual(Object.keys(doc.messages[1]).sort(), ['content', 'role']);
   assert.deepEqual(doc.messages[1].content, [{ type: 'text', text: 'Working.' }, { type: 'text', text: '[video content left out]' }]);
-  assert.match(r.stdout, /repaired: .*field "tool_calls" is not part of a user message; dropped/);
-  assert.match(r.stdout, /repaired: .*content part 1 of type "video"/);
+  // What import repaired is a note beside the result: standard error, never among the result lines.
+  assert.match(r.stderr, /repaired: .*field "tool_calls" is not part of a user message; dropped/);
+  assert.match(r.stderr, /repaired: .*content part 1 of type "video"/);
+  assert.doesNotMatch(r.stdout, /repaired:/);
+  assert.match(r.stdout, /^dirty\.json: /);
 });
 
 test('a value nested 20,000 levels deep is refused with the file, line and field', { skip }, async () => {

@@ -9,13 +9,14 @@ import { TokenMeter } from '../../src/compaction/meter';
 import { LineCounter, startsPiece } from '../../src/compaction/lineCount';
 import { extractIdentifiers } from '../../src/compaction/identifiers';
 import { identifiersOfPart, mergePartIdentifiers } from '../../src/compaction/identifierParts';
-import { sourcesOf } from '../../src/compaction/backfill';
+import { sourceIdentifiers, sourcesOf } from '../../src/compaction/backfill';
 import { compact } from '../../src/compaction/compactor';
 import { ExtractiveSummarizer } from '../../src/compaction/extractive';
 import { itemsFromEntries } from '../../src/compaction/context';
 import { buildLedger } from '../../src/compaction/ledger';
 import { actionsOf } from '../../src/compaction/actions';
 import { rng } from '../support/generate';
+import type { ChatMessage } from '../../src/compaction/types';
 import { workSession } from '../support/workSession';
 
 const PIECES = ['- ', '## Files', 'foo', ' bar', '\t', '/usr/bin', '  indented', '', 'x)', '.', '…', 'naïve', '日本語', '123', "it's", '\r', '\u2028', '"q"', '`npm test`', '->', '  ', '\n', 'A'];
@@ -75,6 +76,39 @@ test("identifiers merged from each message's parts equal those of the joined tex
       assert.deepEqual(list, extractIdentifiers(src[key]), `seed ${seed} ${key}`);
     }
     assert.ok(merged >= 1, `seed ${seed}: some source merged`);
+  }
+});
+
+test('identifiers read lazily source by source equal those of the joined text, also past a join that is not sealed', () => {
+  // Work sessions, and the same with parts that end inside a command array or a Traceback spliced in.
+  const splices: ChatMessage[][] = [
+    [{ role: 'tool', tool_call_id: 'call_x1', content: '"cmd": ["bash", "-lc",' }, { role: 'tool', tool_call_id: 'call_x2', content: '"ls -la src/a.ts"]' }],
+    [{ role: 'tool', tool_call_id: 'call_x3', content: 'Traceback (most recent call last):\n  File "app/x.py", line 3' }, { role: 'tool', tool_call_id: 'call_x4', content: 'KeyError: missing /srv/data.json' }],
+    [{ role: 'assistant', content: 'I ran {"command": "echo one' }, { role: 'assistant', content: 'two" } on src/b.ts' }],
+  ];
+  for (let seed = 1; seed <= 12; seed++) {
+    const entries = workSession(seed, 150);
+    const r = rng(seed);
+    for (const pair of seed % 4 === 0 ? [] : splices) entries.splice(1 + Math.floor(r() * (entries.length - 1)), 0, ...pair.map((message, k) => ({ id: `x${seed}-${k}-${entries.length}`, message: { ...message } })));
+    const items = itemsFromEntries(entries);
+    const src = sourcesOf(items);
+    for (const key of ['args', 'conversation', 'output'] as const) {
+      assert.deepEqual([...sourceIdentifiers(items, key)], extractIdentifiers(src[key]), `seed ${seed} ${key}`);
+      // Read again (parts now cached per message): the same list.
+      assert.deepEqual([...sourceIdentifiers(items, key)], extractIdentifiers(src[key]), `seed ${seed} ${key}, cached`);
+    }
+  }
+});
+
+test('a text counted line by line (counts kept across counters) equals the text counted whole', () => {
+  const meter = new TokenMeter({ model: 'gpt-4o' });
+  const r = rng(7);
+  for (let k = 0; k < 300; k++) {
+    const text = Array.from({ length: 1 + Math.floor(r() * 12) }, () => randomLine(r)).join(r() < 0.3 ? '\n\n' : '\n');
+    const shared = new LineCounter((t) => meter.countText(t), true, meter.encoding);
+    assert.equal(shared.countLines(text), meter.countText(text), JSON.stringify(text));
+    // A second counter of the encoding reads the kept line counts: the same figure.
+    assert.equal(new LineCounter((t) => meter.countText(t), true, meter.encoding).countLines(text), meter.countText(text));
   }
 });
 

@@ -27,8 +27,8 @@ type Rec = Record<string, unknown>;
 const RESULT = /^\[([A-Za-z0-9_.:-]+)(?: for '[\s\S]*?')?\] Result:/;
 
 /** Reads a Cline history. @throws TranscriptError (line where the bad value starts, field path) */
-export function readCline(text: string, builder: TranscriptBuilder): void {
-  const doc = parseJsonDocument(text, builder.file);
+export function readCline(text: string, builder: TranscriptBuilder, parsed?: unknown): void {
+  const doc = parsed ?? parseJsonDocument(text, builder.file);
   const fault = documentFault(text, builder.file);
   if (!Array.isArray(doc)) throw fault([], 'expected a JSON array of messages');
   const ctx: BlockContext = { fault, skip: (t, n) => builder.skip(t, n) };

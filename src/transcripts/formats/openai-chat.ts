@@ -23,8 +23,8 @@ import { checkMessage } from '../openai-messages';
 const SUMMARY_START = /^This session is being continued from a previous conversation/;
 
 /** Reads OpenAI chat messages. @throws TranscriptError (line where the bad value starts, field path) */
-export function readOpenAIChat(text: string, builder: TranscriptBuilder): void {
-  const doc = parseJsonDocument(text, builder.file);
+export function readOpenAIChat(text: string, builder: TranscriptBuilder, parsed?: unknown): void {
+  const doc = parsed ?? parseJsonDocument(text, builder.file);
   const fault = documentFault(text, builder.file);
   let messages: unknown;
   let prefix: Array<string | number> = [];
@@ -46,6 +46,8 @@ export function readOpenAIChat(text: string, builder: TranscriptBuilder): void {
   for (let i = 0; i < list.length; i++) {
     const path = [...prefix, i];
     const checked = checkMessage(list[i], path, fault);
+    // The checked copy is what stays: the parsed original can go (only later ones are looked at).
+    list[i] = undefined;
     repaired += checked.repairedArguments;
     for (const note of checked.cleaned) builder.warn(`${builder.file}: message ${i}: ${note}`);
     const id = `m${i}`;

@@ -21,8 +21,8 @@ import { documentFault, parseJsonDocument } from '../json';
 type Rec = Record<string, unknown>;
 
 /** Reads an OpenHands event list. @throws TranscriptError (line of the event, field path `[i].…`) */
-export function readOpenHands(text: string, builder: TranscriptBuilder): void {
-  const events = parseJsonDocument(text, builder.file);
+export function readOpenHands(text: string, builder: TranscriptBuilder, parsed?: unknown): void {
+  const events = parsed ?? parseJsonDocument(text, builder.file);
   const fault = documentFault(text, builder.file);
   if (!Array.isArray(events)) throw fault([], 'expected a JSON array of events');
 

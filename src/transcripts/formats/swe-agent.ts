@@ -18,8 +18,8 @@ import { checkMessage } from '../openai-messages';
 const KEEP = new Set(['role', 'content', 'tool_calls', 'tool_call_id', 'name']);
 
 /** Reads a SWE-agent trajectory. @throws TranscriptError (line where the bad value starts, field path) */
-export function readSweAgent(text: string, builder: TranscriptBuilder): void {
-  const doc = parseJsonDocument(text, builder.file);
+export function readSweAgent(text: string, builder: TranscriptBuilder, parsed?: unknown): void {
+  const doc = parsed ?? parseJsonDocument(text, builder.file);
   const fault = documentFault(text, builder.file);
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw fault([], 'expected a trajectory object');
   const traj = doc as Record<string, unknown>;
