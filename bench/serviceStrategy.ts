@@ -29,7 +29,10 @@ import { PricedSummarizer } from './summaryPricing';
 import { CostRecorder, finish, type StrategyReport } from './strategies';
 
 /** ContextKeeper's default thresholds (README, "Settings"): compact at 0.8 of the window, down to 0.5. */
-export const DEFAULT_BUDGET = { compactAt: 0.8, compactTo: 0.5 } as const;
+export const DEFAULT_BUDGET = { compactAt: 0.8, compactTo: Number(process.env.CK_TO ?? 0.5) } as const;
+
+/** Set CK_ECON_TRACE=1 to print each compaction and summary request (stderr). */
+const TRACE = process.env.CK_ECON_TRACE === '1';
 
 /** Passes every request to `inner` and adds up the model calls and tokens of every reply. */
 class CountingSummarizer implements Summarizer {
@@ -45,6 +48,7 @@ class CountingSummarizer implements Summarizer {
   }
   async summarize(request: SummaryRequest): Promise<SummaryResult> {
     const result = await this.inner.summarize(request);
+    if (TRACE) console.error(`    summarize ${request.items.length} items, asked ${request.approximateSummaryTokens} tokens: ${result.usage?.calls ?? 0} call(s), ${result.usage?.prefixCalls ?? 0} over the prefix`);
     this.calls += Math.max(1, result.usage?.calls ?? 0);
     this.input += result.usage?.promptTokens ?? 0;
     this.output += result.usage?.completionTokens ?? 0;
@@ -81,10 +85,13 @@ export async function runContextKeeper(entries: readonly Entry[], meter: TokenMe
         rewrites++;
         compacted = true;
         checkpoints.push(...result.checkpoints);
+        if (TRACE) console.error(`  call ${rec.calls + 1}: ${result.tokensBefore} -> ${result.tokensAfter} (${result.checkpoints.map((c) => `${c.strategy}:${c.replaced.length}=>${c.inserted.reduce((n, i) => n + meter.countMessage(i.message), 0)}t req=${c.requests?.whole ?? '-'}/${c.requests?.shortened ?? '-'}`).join(' ')}) ${result.reason}`);
         return [];
       },
       setBusy: () => undefined,
-      log: () => undefined,
+      log: (level, message) => {
+        if (TRACE && level !== 'debug') console.error(`  call ${rec.calls + 1}: ${message}`);
+      },
     },
   );
   const signal = new AbortController().signal;

@@ -154,6 +154,9 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
       `cannot get below the trigger: at best ${after} of ${th.triggerTokens} tokens, because the system prompt, tool schemas, latest request and newest steps hold most of the context; a larger window or fewer kept recent steps would help, and a manual compaction still runs`,
       { kind: 'does-not-fit', bestTokens: after, limitTokens: th.triggerTokens, anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps) },
     );
+  if (options.maxEstimatedAfter !== undefined && plan.estimatedAfter > options.maxEstimatedAfter && !overBudget) {
+    return notApplied(items, before, 'cannot-reach', `not worth preparing: the plan leaves about ${Math.round(plan.estimatedAfter)} tokens, above ${Math.round(options.maxEstimatedAfter)}`, { kind: 'does-not-fit', bestTokens: Math.round(plan.estimatedAfter), limitTokens: Math.round(options.maxEstimatedAfter), anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps) });
+  }
   const auto = options.trigger === 'auto' && clips.length === 0;
   // Refused only while the context still fits: a refusal over the budget leaves nothing sendable.
   if (auto && !overBudget && lowerBound >= th.triggerTokens) return cannotReach(lowerBound);
