@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { NodeToolHost } from '../src/agent/nodeHost';
 import { itemsFromEntries } from '../src/compaction/context';
-import { thresholds } from '../src/compaction/budget';
+import { DEFAULT_COMPACT_AT, DEFAULT_COMPACT_TO, thresholds } from '../src/compaction/budget';
 import { anchoredTokens } from '../src/compaction/anchored';
 import { checkToolPairing } from '../src/compaction/invariants';
 import type { TokenMeter } from '../src/compaction/meter';
@@ -28,8 +28,8 @@ import { serviceCompactions } from '../src/service/service-compactions';
 import { PricedSummarizer } from './summaryPricing';
 import { CostRecorder, finish, type StrategyReport } from './strategies';
 
-/** ContextKeeper's default thresholds (README, "Settings"): compact at 0.8 of the window, down to 0.5. */
-export const DEFAULT_BUDGET = { compactAt: 0.8, compactTo: Number(process.env.CK_TO ?? 0.5) } as const;
+/** ContextKeeper's default thresholds (`compaction/budget.ts`). */
+export const DEFAULT_BUDGET = { compactAt: DEFAULT_COMPACT_AT, compactTo: DEFAULT_COMPACT_TO } as const;
 
 /** Set CK_ECON_TRACE=1 to print each compaction and summary request (stderr). */
 const TRACE = process.env.CK_ECON_TRACE === '1';
