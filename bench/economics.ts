@@ -12,7 +12,8 @@ import { start } from '../src/modelserver/wire';
 import { text } from '../src/modelserver/replies';
 import type { ChatRequestBody } from '../src/modelserver/wire';
 import type { Session } from './corpus';
-import { runContextKeeper, runFoldOverflow, runTruncation, runUnmanaged, type StrategyReport } from './strategies';
+import { runFoldOverflow, runTruncation, runUnmanaged, type StrategyReport } from './strategies';
+import { runContextKeeper } from './serviceStrategy';
 import { sig } from './stats';
 import { PricedSummarizer, PricingServer } from './summaryPricing';
 

@@ -1,7 +1,7 @@
 /**
  * Context-management strategies replayed over a recorded session, and the cost model that prices
- * them. Strategy (d), ContextKeeper's own policy, is `replay` from src/replay; (a)-(c) are
- * reference policies written here for comparison:
+ * them. Strategy (d), ContextKeeper's own policy, is the context service's compaction coordinator
+ * (serviceStrategy.ts); (a)-(c) are reference policies written here for comparison:
  *
  * - (a) none: the whole conversation every call, as if the window were unbounded;
  * - (b) truncate: when over the window, drop the oldest whole units (history turns, agent steps;
@@ -23,7 +23,6 @@ import { itemsFromEntries } from '../src/compaction/context';
 import { extractIdentifiers } from '../src/compaction/identifiers';
 import { contentText, toolCallsOf } from '../src/compaction/text';
 import { REPLY_PRIMING_TOKENS, type TokenMeter } from '../src/compaction/meter';
-import { replay } from '../src/replay/replay';
 import type { BudgetConfig, ChatMessage, Checkpoint, ContextItem, Entry, Summarizer, ToolSchema } from '../src/compaction/types';
 import { anchoredTokens } from '../src/compaction/compactor';
 import { PricedSummarizer, type LastRequest } from './summaryPricing';
@@ -72,7 +71,7 @@ export interface StrategyReport {
 }
 
 /** Accumulates per-call prompt tokens and cache hits. */
-class CostRecorder {
+export class CostRecorder {
   private previous: ChatMessage[] = [];
   calls = 0;
   prompt = 0;
@@ -144,7 +143,7 @@ export function identifierRetention(entries: readonly Entry[], finalItems: reado
 }
 
 /** Summarizer input and output tokens of summary checkpoints (model usage when reported). */
-function summarizerTokens(checkpoints: readonly Checkpoint[], meter: TokenMeter): { input: number; output: number } {
+export function summarizerTokens(checkpoints: readonly Checkpoint[], meter: TokenMeter): { input: number; output: number } {
   let input = 0;
   let output = 0;
   for (const c of checkpoints) {
@@ -162,11 +161,11 @@ function summarizerTokens(checkpoints: readonly Checkpoint[], meter: TokenMeter)
 }
 
 /** Summarizer calls of checkpoints, counted as `replay` counts them. */
-function summarizerCalls(checkpoints: readonly Checkpoint[]): number {
+export function summarizerCalls(checkpoints: readonly Checkpoint[]): number {
   return checkpoints.filter((c) => c.strategy === 'summary' || c.strategy === 'extractive').reduce((s, c) => s + Math.max(1, c.usage?.calls ?? 0), 0);
 }
 
-function finish(
+export function finish(
   strategy: string,
   rec: CostRecorder,
   rewrites: number,
@@ -268,29 +267,4 @@ export function runFoldOverflow(entries: readonly Entry[], meter: TokenMeter, to
     const r = await compact({ items, tools, meter, summarizer, options: { budget, trigger: 'auto', noCollapse: true, keepRecentSteps: 1 } });
     return { items: r.applied ? r.context : items, rewrote: r.applied, checkpoints: r.checkpoints };
   }, summarizer);
-}
-
-/** (d) ContextKeeper's defaults through `replay`: collapse first, then summaries, compact at 0.8 to 0.5. */
-export async function runContextKeeper(entries: readonly Entry[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined, window: number, summarizer: Summarizer, label = 'd ContextKeeper'): Promise<StrategyReport> {
-  const rec = new CostRecorder(meter, tools, window);
-  if (summarizer instanceof PricedSummarizer) summarizer.last = () => rec.lastRequest();
-  let last: readonly ContextItem[] = [];
-  let anchored = 0;
-  let compacted = false;
-  const report = await replay(entries, meter, summarizer, {
-    budget: { contextWindow: window, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 },
-    tools,
-    onCompaction: () => {
-      compacted = true;
-    },
-    onCall: (_call, items) => {
-      if (compacted) anchored = Math.max(anchored, anchoredTokens(items, meter, tools, 1));
-      compacted = false;
-      rec.call(items);
-      last = items;
-    },
-  });
-  if (report.violations.length > 0) throw new Error(`${label}: ${report.violations.length} invariant violations, first: ${report.violations[0].message}`);
-  // The context after the last entry: replay keeps appending to the array it passed last.
-  return finish(label, rec, report.compactions, report.summarizerCalls, summarizerTokens(report.checkpoints, meter), entries, last, meter, tools, summarizer, anchored);
 }

@@ -33,6 +33,7 @@ import { callIndex, collapseItem } from './collapse';
 import { applyCheckpoint } from './context';
 import { collectRequests, removeRequestsSection, renderRequestsSection, typedRequestOf } from './requests';
 import { backfillIdentifiers } from './backfill';
+import { carryIdentifiers } from './carryIdentifiers';
 import { actionsOf } from './actions';
 import { movedPaths } from './ledger';
 import { LineCounter } from './lineCount';
@@ -77,7 +78,10 @@ export const DEFAULT_KEEP_RECENT_STEPS = 1;
 export const DEFAULT_MAX_SUMMARY_CALLS = 4;
 /** Default summary length, in tokens. */
 export const DEFAULT_SUMMARY_TOKENS = 1200;
-/** Characters allowed for identifiers appended to a summary (about 300 tokens at ~4 characters each). */
+/**
+ * Characters allowed for identifiers appended to a summary (about 300 tokens at ~4 characters each);
+ * more when the typed requests leave room (see {@link backfillChars}).
+ */
 export const IDENTIFIER_BACKFILL_CHARS = 1200;
 /** Smallest budget for the typed requests of one summary, in tokens. */
 export const MIN_REQUEST_TOKENS = 256;
@@ -88,6 +92,22 @@ export const LOW_YIELD = 0.8;
 /** Tokens kept from a notes budget for back-filled identifiers: a quarter, at most {@link IDENTIFIER_BACKFILL_CHARS} / 4. */
 function backfillTokens(notesBudget: number): number {
   return Math.min(Math.floor(IDENTIFIER_BACKFILL_CHARS / 4), Math.floor(notesBudget / 4));
+}
+
+/** Notes budget, in tokens, that {@link IDENTIFIER_BACKFILL_CHARS} was set for (a 32k window's default). */
+export const BACKFILL_REFERENCE_TOKENS = 4000;
+
+/**
+ * Characters the back-filled identifiers of one summary may take: {@link IDENTIFIER_BACKFILL_CHARS},
+ * and when every typed request of the span is kept whole (they come first inside the target) and
+ * the notes' budget (`notesBudget` tokens) is larger than {@link BACKFILL_REFERENCE_TOKENS}, as much
+ * more as the budget is larger: a fixed allowance kept a smaller share of a span's identifiers the
+ * larger the window, and the exact identifiers are what the agent looks up again after a compaction.
+ * Only what the notes leave of their budget is ever used.
+ */
+export function backfillChars(notesBudget: number, requestsWhole: boolean): number {
+  const scaled = Math.floor((IDENTIFIER_BACKFILL_CHARS * notesBudget) / BACKFILL_REFERENCE_TOKENS);
+  return requestsWhole ? Math.max(IDENTIFIER_BACKFILL_CHARS, scaled) : IDENTIFIER_BACKFILL_CHARS;
 }
 
 /** One line naming the re-attached file copies a summary drops, or '' when it drops none. */
@@ -163,6 +183,9 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
       `cannot get below the trigger: at best ${after} of ${th.triggerTokens} tokens, because the system prompt, tool schemas, latest request and newest steps hold most of the context; a larger window or fewer kept recent steps would help, and a manual compaction still runs`,
       { kind: 'does-not-fit', bestTokens: after, limitTokens: th.triggerTokens, anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps) },
     );
+  if (options.maxEstimatedAfter !== undefined && plan.estimatedAfter > options.maxEstimatedAfter && !overBudget) {
+    return notApplied(items, before, 'cannot-reach', `not worth preparing: the plan leaves about ${Math.round(plan.estimatedAfter)} tokens, above ${Math.round(options.maxEstimatedAfter)}`, { kind: 'does-not-fit', bestTokens: Math.round(plan.estimatedAfter), limitTokens: Math.round(options.maxEstimatedAfter), anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps) });
+  }
   const auto = options.trigger === 'auto' && clips.length === 0;
   // Refused only while the context still fits: a refusal over the budget leaves nothing sendable.
   if (auto && !overBudget && lowerBound >= th.triggerTokens) return cannotReach(lowerBound);
@@ -262,13 +285,16 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     // each under a heading that says where it came from.
     const moved = movedPaths(actionsOf(content));
     const checkedTokens = countText(checked);
-    let backfillChars = Math.min(IDENTIFIER_BACKFILL_CHARS, Math.max(0, spanBudget - checkedTokens) * 4);
-    let backfilled = backfillIdentifiers(checked, content, backfillChars, moved).text;
+    let allowChars = Math.min(backfillChars(spanBudget, section.shortened === 0 && section.omitted === 0), Math.max(0, spanBudget - checkedTokens) * 4);
+    let backfilled = backfillIdentifiers(checked, content, allowChars, moved).text;
     // Paths and ids run denser than 4 characters a token: scale the characters down to the tokens left.
-    for (let k = 0, t = countText(backfilled); k < 3 && t > Math.max(spanBudget, checkedTokens) && backfillChars > 0; k++, t = countText(backfilled)) {
-      backfillChars = Math.floor((backfillChars * Math.max(0, spanBudget - checkedTokens)) / (t - checkedTokens));
-      backfilled = backfillIdentifiers(checked, content, backfillChars, moved).text;
+    for (let k = 0, t = countText(backfilled); k < 3 && t > Math.max(spanBudget, checkedTokens) && allowChars > 0; k++, t = countText(backfilled)) {
+      allowChars = Math.floor((allowChars * Math.max(0, spanBudget - checkedTokens)) / (t - checkedTokens));
+      backfilled = backfillIdentifiers(checked, content, allowChars, moved).text;
     }
+    // What the allowance leaves goes to the identifiers an earlier summary in the span kept.
+    const carried = carryIdentifiers(backfilled, content, allowChars - (backfilled.length - checked.length));
+    if (carried !== backfilled && countText(carried) <= Math.max(spanBudget, checkedTokens)) backfilled = carried;
     const notes = droppedFiles && content.length > 0 ? `${backfilled}\n\n${droppedFiles}` : backfilled;
     const composed = composeSummary({ header, notes, requests, section, limit, minRequests: share.min, countText, lineAdditive: meter.lineAdditive, encoding: meter.encoding });
     const { text } = composed;

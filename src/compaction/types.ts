@@ -209,6 +209,12 @@ export interface CompactionOptions {
    * re-attached in live sessions), so that the result with them still meets the target. Default 0.
    */
   reserveTokens?: number;
+  /**
+   * Most prompt tokens the plan may be estimated to leave, before any summarizer call; a plan that
+   * leaves more is not run (outcome `cannot-reach`). A summary prepared ahead sets it to what it can
+   * still be used at, so that a summary bound to be thrown away costs no model call.
+   */
+  maxEstimatedAfter?: number;
   /** Clock, for deterministic tests. */
   now?: () => Date;
   /** Cancels a running compaction; the context is then left unchanged. */

@@ -18,7 +18,7 @@ import { thresholds } from '../compaction/budget';
 import { commitPrepared, type PreparedCompaction } from '../compaction/compactor';
 import { prepareOffThread, type CompactionProgress } from './compaction-worker/runner';
 import { applyReattach, planReattach, reattachFiles } from './reattach-step';
-import { PrepareAhead } from './prepare-ahead';
+import { PrepareAhead, preparedCeiling } from './prepare-ahead';
 import { ManualQueue } from './manual-queue';
 import { describeOutcome, type ServiceCompactionStatus } from './outcome';
 import type { CompactionStatus } from '../compaction/outcome';
@@ -220,8 +220,7 @@ export class Compactions {
       // The prepared span was chosen for a context that has grown since; when the growth was larger
       // than foreseen (one big tool result), applying it would land too close to the trigger and
       // compact again at once. A fresh plan then does better.
-      const th = thresholds(this.host.budget);
-      const ceiling = th.targetTokens + (th.triggerTokens - th.targetTokens) / 2;
+      const ceiling = preparedCeiling(thresholds(this.host.budget));
       if (result.applied && result.tokensAfter > ceiling) {
         this.stats.preparedDiscarded++;
         this.host.log('info', `prepared summary not used: it would leave ${result.tokensAfter} tokens, above ${Math.round(ceiling)}`);

@@ -9,6 +9,16 @@ import { prepareOffThread } from './compaction-worker/runner';
 import type { CompactionGuard } from '../compaction/guard';
 import type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
 import { raceAbort } from './compaction-outcomes';
+import { thresholds, type Thresholds } from '../compaction/budget';
+
+/**
+ * Most prompt tokens a summary prepared ahead may leave when it is applied at the trigger: halfway
+ * between the target and the trigger. Above that the next compaction would come too soon, and a
+ * fresh plan does better (see `Compactions.runAutomatic`).
+ */
+export function preparedCeiling(th: Pick<Thresholds, 'targetTokens' | 'triggerTokens'>): number {
+  return th.targetTokens + (th.triggerTokens - th.targetTokens) / 2;
+}
 
 /** A summary prepared for the context at `version`. */
 export interface Prepared {
@@ -66,6 +76,9 @@ export class PrepareAhead {
     const distance = (triggerTokens - used) / base;
     const compactTo = Math.max(0.05, Math.min(budget.compactTo - distance, budget.compactAt - 0.01));
     const items = this.host.items();
+    // The context grows by at least the distance to the trigger before the summary applies: a plan
+    // that leaves more than the ceiling less that growth would be thrown away, so it is not run.
+    const maxEstimatedAfter = preparedCeiling(thresholds(budget)) - (triggerTokens - used);
     this.stats.summarizerRuns++;
     const signal = AbortSignal.any([controller.signal, this.lifetime(), AbortSignal.timeout(this.options.timeoutMs)]);
     const promise = raceAbort(
@@ -74,7 +87,7 @@ export class PrepareAhead {
         tools: this.host.tools(),
         meter: this.host.meter,
         summarizer: this.host.summarizer,
-        options: { budget: { ...budget, compactTo }, trigger: 'auto', keepRecentSteps: this.host.keepRecentSteps, maxSummaryCalls: this.host.maxSummaryCalls, userBudget: this.host.userBudget, summaryBudget: this.host.summaryBudget, force: true, signal },
+        options: { budget: { ...budget, compactTo }, trigger: 'auto', keepRecentSteps: this.host.keepRecentSteps, maxSummaryCalls: this.host.maxSummaryCalls, userBudget: this.host.userBudget, summaryBudget: this.host.summaryBudget, force: true, maxEstimatedAfter, signal },
       }, { mode: this.options.thread }),
       signal,
     ).then(

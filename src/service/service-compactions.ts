@@ -16,13 +16,19 @@ export type ServiceCompactionParts = Pick<
   'items' | 'tools' | 'meter' | 'summarizer' | 'used' | 'version' | 'commit' | 'setBusy' | 'restoredIds' | 'releaseRestored' | 'log'
 >;
 
+/** The options {@link serviceCompactions} reads. */
+export type CompactionSettings = Pick<
+  ContextServiceOptions,
+  'budget' | 'host' | 'keepRecentSteps' | 'userBudget' | 'summaryBudget' | 'maxSummaryCalls' | 'reattachBudget' | 'reattachMaxFiles' | 'confirmCompactRestored' | 'prepareAheadMargin' | 'compactionTimeoutMs' | 'maxImagesPerRequest' | 'compactionThread'
+>;
+
 /**
  * A {@link Compactions} for a service opened with `options`. Defaults: 1 newest step kept verbatim,
  * a prepare-ahead margin of 0.1 of the threshold base, a 120 s timeout per compaction, the default
  * re-attach share and file count (`compaction/budget.ts`, `compaction/reattach.ts`). Without a
  * `confirmCompactRestored` callback nobody can be asked, so restored messages are not compacted again.
  */
-export function serviceCompactions(options: ContextServiceOptions, parts: ServiceCompactionParts): Compactions {
+export function serviceCompactions(options: CompactionSettings, parts: ServiceCompactionParts): Compactions {
   return new Compactions(
     {
       ...parts,
