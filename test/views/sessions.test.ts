@@ -2,7 +2,8 @@
  * The session list over real context services stored in a temp folder: "Continue in a new task"
  * forks an imported, compacted recording into a working session that starts from the compacted
  * context with its checkpoints; imports and forks leave no unlisted session folder; renaming the
- * shown session shows the new name at once.
+ * shown session shows the new name at once; an open checkpoint document keeps its checkpoint whatever
+ * session is shown.
  */
 import '../support/vscode-fake/register';
 import { afterEach, beforeEach, test } from 'node:test';
@@ -12,9 +13,11 @@ import type { Entry } from '../../src/compaction/types';
 import { text } from '../../src/modelserver/replies';
 import { KeyStore } from '../../src/secrets/key-store';
 import { Settings } from '../../src/settings/settings';
+import { CHECKPOINT_SCHEME, CheckpointDocumentProvider, parseCheckpointUri } from '../../src/views/checkpoint-documents';
+import { checkpointLookup } from '../../src/views/checkpoint-lookup';
 import { SessionController } from '../../src/views/session-controller';
 import { filler, serviceFixture, type ServiceFixture } from '../service/fixtures';
-import { resetVscodeFake } from '../support/vscode-fake';
+import { resetVscodeFake, window, workspace } from '../support/vscode-fake';
 import { FakeMemento, secretStorage } from '../support/vscode-fake/context';
 import { FakeLogChannel } from '../support/vscode-fake/window-parts';
 
@@ -91,4 +94,31 @@ test('renaming the shown session shows the new name in the list and the header a
   const state = controller.viewState();
   assert.equal(state.sessions.find((s) => s.id === id)?.label, 'Parser refactor');
   assert.match(state.source, /Parser refactor/);
+});
+
+test('an open checkpoint document keeps showing its checkpoint after a switch, an import and a new session', async () => {
+  await controller.importTranscript({ source: 'test: recording', entries: recording(60) }, 'recording.jsonl', 'gpt-4o');
+  const owner = controller.current!.sessionId;
+  assert.equal((await controller.current!.compactNow()).applied, true);
+  const id = controller.current!.getCheckpoints()[0].id;
+  const provider = new CheckpointDocumentProvider(checkpointLookup(controller, fx.storageDir), () => controller.current?.sessionId);
+  const registration = workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, provider);
+  try {
+    await provider.show(id);
+    const uri = window.visibleTextEditors[0].document.uri;
+    assert.equal(parseCheckpointUri(uri)?.sessionId, owner, 'the document names the session it belongs to');
+    const shown = provider.provideTextDocumentContent(uri);
+    assert.match(shown, new RegExp(`^# Checkpoint ${id}`));
+
+    await controller.startNewSession();
+    assert.notEqual(controller.current!.sessionId, owner);
+    assert.equal(provider.provideTextDocumentContent(uri), shown, 'after a new session');
+    await controller.importTranscript({ source: 'test: other', entries: recording(3) }, 'other.jsonl');
+    assert.equal(provider.provideTextDocumentContent(uri), shown, 'after another import');
+    await controller.switchTo(owner);
+    assert.equal(provider.provideTextDocumentContent(uri), shown, 'back in its own session');
+  } finally {
+    registration.dispose();
+    provider.dispose();
+  }
 });
