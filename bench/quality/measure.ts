@@ -123,10 +123,12 @@ function latestFailure(r: Recording): string | undefined {
 
 /**
  * Measures `context` (the messages a model would be sent next) against the recording. `replaced`
- * holds the indexes of the entries the compaction(s) replaced: the typed messages and identifiers
- * counted are theirs.
+ * holds the indexes of the entries the compaction(s) replaced: the typed messages counted are
+ * theirs. The identifiers counted are those of `idReplaced` (default `replaced`): a compaction of an
+ * imported session replaces a recorded summary, and the messages behind it were never in the
+ * context it read (their typed requests were: the import keeps them beside the recorded summary).
  */
-export function measure(r: Recording, replaced: ReadonlySet<number>, context: readonly PlainMessage[]): QualityFigures {
+export function measure(r: Recording, replaced: ReadonlySet<number>, context: readonly PlainMessage[], idReplaced: ReadonlySet<number> = replaced): QualityFigures {
   const view = new ContextView(context);
   const f: QualityFigures = {
     typedReplaced: { kept: 0, total: 0 },
@@ -150,13 +152,13 @@ export function measure(r: Recording, replaced: ReadonlySet<number>, context: re
     typedByIndex.set(t.index, [...(typedByIndex.get(t.index) ?? []), t]);
   }
   const ids = emptyIdentifiers();
-  for (const i of replaced) {
+  for (const i of idReplaced) {
     const m = r.entries[i]?.message;
     if (!m) continue;
     for (const t of typedByIndex.get(i) ?? []) fromWrittenText(t.text, ids);
     if (m.role === 'assistant') fromWrittenText(messageText(m), ids);
   }
-  for (const a of r.actions) if (replaced.has(a.index)) fromAction(a, ids);
+  for (const a of r.actions) if (idReplaced.has(a.index)) fromAction(a, ids);
   for (const c of CLASSES) {
     for (const id of ids[c]) {
       f.identifiers[c].total++;
