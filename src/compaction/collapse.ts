@@ -5,13 +5,22 @@
 import type { ChatMessage, ContextItem } from './types';
 import { KIND, type UnitTable } from './structure';
 import { contentText, errorLines, keyArguments, looksLikeError, toolCallsOf } from './text';
+import { typedRequestOf } from './requests';
 
 /** Tool results smaller than this many tokens are not worth collapsing (the record is ~40). */
 export const COLLAPSE_MIN_TOKENS = 200;
 
 /**
+ * Longest typed answer, in characters, a collapsed record carries (see {@link collapseItem}). A result
+ * with a longer one is not collapsed: it waits for a summary, whose requests section keeps it whole
+ * or shortened by the requests rule, and the planner's estimate of a record stays right.
+ */
+export const MAX_COLLAPSED_ANSWER_CHARS = 300;
+
+/**
  * Indices of tool results that may be collapsed: raw, not pinned, inside eligible units (so never
- * in the newest steps, never anchors), at least `minTokens` tokens.
+ * in the newest steps, never anchors), at least `minTokens` tokens, not carrying a typed answer
+ * longer than {@link MAX_COLLAPSED_ANSWER_CHARS}.
  */
 export function collapseCandidates(items: readonly ContextItem[], table: UnitTable, perItem: readonly number[], minTokens = COLLAPSE_MIN_TOKENS): number[] {
   const out: number[] = [];
@@ -19,7 +28,7 @@ export function collapseCandidates(items: readonly ContextItem[], table: UnitTab
     if (!table.eligible[k] || (table.kind[k] !== KIND.turn && table.kind[k] !== KIND.step)) continue;
     for (let i = table.start[k]; i < table.end[k]; i++) {
       const it = items[i];
-      if (it.kind === 'raw' && !it.pinned && it.message.role === 'tool' && perItem[i] >= minTokens) out.push(i);
+      if (it.kind === 'raw' && !it.pinned && it.message.role === 'tool' && perItem[i] >= minTokens && (typedRequestOf(it)?.length ?? 0) <= MAX_COLLAPSED_ANSWER_CHARS) out.push(i);
     }
   }
   return out;
@@ -69,13 +78,20 @@ export function collapsedRecord(result: ChatMessage, call: { name: string; argum
   );
 }
 
-/** The collapsed item for tool result `item`. Keeps `tool_call_id` so pairing stays valid. */
+/**
+ * The collapsed item for tool result `item`. Keeps `tool_call_id` so pairing stays valid. A result
+ * that carries what the user typed (Cline's answers to the agent's questions and feedback on a
+ * result) keeps those words verbatim after the record, in an `<answer>` block, so later summaries
+ * still find them as typed requests (`requests.ts`).
+ */
 export function collapseItem(item: ContextItem, call: { name: string; arguments: string } | undefined, checkpointId: string): ContextItem {
   const m = item.message as ChatMessage & { tool_call_id: string };
+  const typed = typedRequestOf(item);
+  const record = collapsedRecord(item.message, call);
   return {
     id: `${item.id}~c`,
     kind: 'collapsed',
-    message: { role: 'tool', tool_call_id: m.tool_call_id, content: collapsedRecord(item.message, call) },
+    message: { role: 'tool', tool_call_id: m.tool_call_id, content: typed ? `${record}\nThe user's words in this result, verbatim:\n<answer>\n${typed}\n</answer>` : record },
     covers: [...item.covers],
     checkpointId,
   };

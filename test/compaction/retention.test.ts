@@ -48,6 +48,26 @@ test('typed text: harness blocks, tool output, rule files, summaries and trivial
   assert.deepEqual(collectRequests(output), []);
 });
 
+test("a collapsed tool result that carried the user's answer keeps the answer as a typed request; a compaction after the collapse still carries it", async () => {
+  const question = `## Phase 1 done\n${'- a detail line about the change that was made here\n'.repeat(40)}Proceed to phase 2?`;
+  const msgs: ChatMessage[] = [
+    S('s'),
+    U('<task>\nmove storage from firebase to cloud storage in phases\n</task>'),
+    Acalls([['q1', 'ask_followup_question', JSON.stringify({ question })]]),
+    T('q1', `[ask_followup_question for '${question}'] Result:\n<answer>\nApproved - proceed to phase 2\n</answer>`),
+    ...Array.from({ length: 6 }, (_, k) => [Acalls([[`c${k}`, 'read_file', JSON.stringify({ path: `src/f${k}.ts` })]]), T(`c${k}`, chars(1200, k + 1))]).flat(),
+  ];
+  const collapsed = await compact({ items: items(msgs), meter, summarizer: extractive(), options: { budget: budget(4000), trigger: 'manual', force: true } });
+  const record = collapsed.context.find((i) => i.kind === 'collapsed' && (i.message as { tool_call_id?: string }).tool_call_id === 'q1');
+  assert.ok(record, `the answer's result is collapsed: ${collapsed.reason}`);
+  assert.deepEqual(collectRequests([record]), ['Approved - proceed to phase 2'], 'the collapsed record still holds the answer as typed');
+  assert.ok(String(record.message.content).length < 600, 'the question quoted in the result is not kept whole');
+  // A later compaction summarises what the collapse left: the answer is in its requests section.
+  const later = await compact({ items: collapsed.context, meter, summarizer: extractive(), options: { budget: budget(2000), trigger: 'manual', force: true } });
+  assert.ok(later.applied, later.reason);
+  assert.ok(parseRequestsSection(textOf(later.context)).includes('Approved - proceed to phase 2'), textOf(later.context));
+});
+
 test('requests section: all fit whole; over budget the first and newest stay whole, older long ones are shortened with a marker and count', () => {
   const reqs = ['set up the project with a REST API for orders', ...Array.from({ length: 8 }, (_, k) => `step ${k}: ${chars(900, k + 3).trim()}`), 'now add pagination to GET /orders'];
   const all = renderRequestsSection(reqs, 100_000, count);
