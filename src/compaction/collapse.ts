@@ -5,22 +5,21 @@
 import type { ChatMessage, ContextItem } from './types';
 import { KIND, type UnitTable } from './structure';
 import { contentText, errorLines, keyArguments, looksLikeError, toolCallsOf } from './text';
-import { typedRequestOf } from './requests';
+import { shortenMiddle, typedRequestOf } from './requests';
 
 /** Tool results smaller than this many tokens are not worth collapsing (the record is ~40). */
 export const COLLAPSE_MIN_TOKENS = 200;
 
 /**
- * Longest typed answer, in characters, a collapsed record carries (see {@link collapseItem}). A result
- * with a longer one is not collapsed: it waits for a summary, whose requests section keeps it whole
- * or shortened by the requests rule, and the planner's estimate of a record stays right.
+ * Longest typed answer, in characters, a collapsed record carries whole (see {@link collapseItem});
+ * a longer one is shortened in the middle with the requests' marker, so a record stays about the
+ * size the planner counts for it (the whole answer stays in the checkpoint, restorable).
  */
 export const MAX_COLLAPSED_ANSWER_CHARS = 300;
 
 /**
  * Indices of tool results that may be collapsed: raw, not pinned, inside eligible units (so never
- * in the newest steps, never anchors), at least `minTokens` tokens, not carrying a typed answer
- * longer than {@link MAX_COLLAPSED_ANSWER_CHARS}.
+ * in the newest steps, never anchors), at least `minTokens` tokens.
  */
 export function collapseCandidates(items: readonly ContextItem[], table: UnitTable, perItem: readonly number[], minTokens = COLLAPSE_MIN_TOKENS): number[] {
   const out: number[] = [];
@@ -28,7 +27,7 @@ export function collapseCandidates(items: readonly ContextItem[], table: UnitTab
     if (!table.eligible[k] || (table.kind[k] !== KIND.turn && table.kind[k] !== KIND.step)) continue;
     for (let i = table.start[k]; i < table.end[k]; i++) {
       const it = items[i];
-      if (it.kind === 'raw' && !it.pinned && it.message.role === 'tool' && perItem[i] >= minTokens && (typedRequestOf(it)?.length ?? 0) <= MAX_COLLAPSED_ANSWER_CHARS) out.push(i);
+      if (it.kind === 'raw' && !it.pinned && it.message.role === 'tool' && perItem[i] >= minTokens) out.push(i);
     }
   }
   return out;
@@ -82,11 +81,13 @@ export function collapsedRecord(result: ChatMessage, call: { name: string; argum
  * The collapsed item for tool result `item`. Keeps `tool_call_id` so pairing stays valid. A result
  * that carries what the user typed (Cline's answers to the agent's questions and feedback on a
  * result) keeps those words verbatim after the record, in an `<answer>` block, so later summaries
- * still find them as typed requests (`requests.ts`).
+ * still find them as typed requests (`requests.ts`); a long answer is shortened in the middle with
+ * a marker ({@link MAX_COLLAPSED_ANSWER_CHARS}).
  */
 export function collapseItem(item: ContextItem, call: { name: string; arguments: string } | undefined, checkpointId: string): ContextItem {
   const m = item.message as ChatMessage & { tool_call_id: string };
-  const typed = typedRequestOf(item);
+  const answer = typedRequestOf(item);
+  const typed = answer === undefined ? undefined : shortenMiddle(answer, MAX_COLLAPSED_ANSWER_CHARS);
   const record = collapsedRecord(item.message, call);
   return {
     id: `${item.id}~c`,

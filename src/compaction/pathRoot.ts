@@ -115,3 +115,16 @@ export function expandRoots(roots: PathRoots, text: string): string {
   if (!roots.list.length) return text;
   return text.replace(/(?<![\w$])(\$[A-Z])\//g, (m, name: string) => roots.list.find((r) => r.name === name)?.dir ?? m);
 }
+
+/** The folders named in `text` (a summary), by its roots line, or none. */
+export function rootsIn(text: string): PathRoots {
+  const at = text.indexOf(ROOTS_LINE_PREFIX);
+  if (at < 0) return NO_ROOTS;
+  const end = text.indexOf('\n', at);
+  return parseRootsLine(text.slice(at, end < 0 ? undefined : end)) ?? NO_ROOTS;
+}
+
+/** `text` with the paths written from its named folders written out in full (for verbatim searches). */
+export function withFullPaths(text: string): string {
+  return expandRoots(rootsIn(text), text);
+}

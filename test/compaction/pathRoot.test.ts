@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Acalls, T, U, items } from '../support/conversation';
-import { chooseRoots, expandRoots, fullPath, parseRootsLine, rootsLine, shortPath } from '../../src/compaction/pathRoot';
+import { chooseRoots, expandRoots, fullPath, parseRootsLine, rootsLine, shortPath, withFullPaths } from '../../src/compaction/pathRoot';
+import { backfillIdentifiers } from '../../src/compaction/backfill';
 import { ExtractiveSummarizer, parseSections, SECTIONS } from '../../src/compaction/extractive';
 import { actionsOf } from '../../src/compaction/actions';
 import { buildLedger } from '../../src/compaction/ledger';
@@ -67,4 +68,16 @@ test('a chained summary keeps the first summary\'s folder names and its carried 
   assert.deepEqual(named.list[0], parseRootsLine((parseSections(firstNotes).get(SECTIONS.current) ?? []).find((l) => parseRootsLine(l))!)!.list[0]);
   const files = (sec.get(SECTIONS.files) ?? []).join('\n');
   for (const p of [...first, `${JAVA}service/OrderService.java`]) assert.ok(files.split('\n').some((l) => fullPath(named, l.slice(2).split(':')[0]) === p), `${p} in\n${files}`);
+});
+
+test('back-fill does not add a path the summary already writes from a named folder; full-path searches read the names', () => {
+  const paths = ['Order', 'Item', 'Customer', 'Invoice'].map((n) => `${JAVA}entity/${n}.java`);
+  const roots = chooseRoots(paths);
+  const summary = `## Current work and next step\n${rootsLine(roots)}\n\n## Files (what happened to each; where it lives now)\n${paths.map((p) => `- ${shortPath(roots, p)}: created`).join('\n')}`;
+  const span = writes(paths).map((m, i) => ({ id: `e${i}`, kind: 'raw' as const, message: m, covers: [`e${i}`] }));
+  const filled = backfillIdentifiers(summary, span, 4000);
+  for (const p of paths) assert.ok(!filled.added.includes(p), `${p} is not added again`);
+  for (const p of paths) assert.ok(withFullPaths(summary).includes(p), p);
+  // Without the roots line the same paths are missing and are added.
+  assert.ok(backfillIdentifiers(paths.map((p) => `- ${p.slice(-20)}`).join('\n'), span, 4000).added.includes(paths[0]));
 });

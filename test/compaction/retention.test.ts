@@ -14,6 +14,7 @@ import { summaryBudgets, thresholds } from '../../src/compaction/budget';
 import { itemsFromEntries, toMessages } from '../../src/compaction/context';
 import { collectRequests, parseRequestsSection, renderRequestsSection, typedText, REQUESTS_HEADING } from '../../src/compaction/requests';
 import { renderTranscript } from '../../src/compaction/summaryPrompt';
+import { collapseItem } from '../../src/compaction/collapse';
 import type { BudgetConfig, ChatMessage, ContextItem, Summarizer, SummaryRequest } from '../../src/compaction/types';
 
 const meter = new TokenMeter({ counter: quarterCounter });
@@ -62,6 +63,12 @@ test("a collapsed tool result that carried the user's answer keeps the answer as
   assert.ok(record, `the answer's result is collapsed: ${collapsed.reason}`);
   assert.deepEqual(collectRequests([record]), ['Approved - proceed to phase 2'], 'the collapsed record still holds the answer as typed');
   assert.ok(String(record.message.content).length < 600, 'the question quoted in the result is not kept whole');
+  // A long answer is shortened in the middle with the requests' marker, so the record stays small.
+  const longAnswer = `${chars(2000, 9).trim()} and then deploy it`;
+  const longItem = items([Acalls([['q9', 'ask_followup_question', '{}']]), T('q9', `[ask_followup_question for 'next?'] Result:\n<answer>\n${longAnswer}\n</answer>`)])[1];
+  const [kept] = collectRequests([collapseItem(longItem, { name: 'ask_followup_question', arguments: '{}' }, 'ck')]);
+  assert.match(kept, /\[… [\d,]+ characters of this request left out …\]/);
+  assert.ok(kept.length < 400 && kept.endsWith('deploy it'), kept);
   // A later compaction summarises what the collapse left: the answer is in its requests section.
   const later = await compact({ items: collapsed.context, meter, summarizer: extractive(), options: { budget: budget(2000), trigger: 'manual', force: true } });
   assert.ok(later.applied, later.reason);
