@@ -11,14 +11,7 @@
  * read. Timed apart: the durable write of each appended entry (a JSON line and an fsync). Not timed: building and sending the request (the messages array handed to the client), the
  * model server, the tool itself. The window is far above the session, so no compaction runs.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import OpenAI from 'openai';
-import { NodeToolHost } from '../src/agent/nodeHost';
-import { start } from '../src/modelserver/wire';
 import { toolCalls } from '../src/modelserver/replies';
-import { ContextService } from '../src/service/service';
 import { Compactions } from '../src/service/compactions';
 import { feedSidebar } from '../src/views/sidebar-feed';
 import { SidebarModel } from '../src/views/view-model';
@@ -27,6 +20,7 @@ import type { Conversation } from '../src/agent/session';
 import type { Entry } from '../src/compaction/types';
 import { lineSession } from './sidebar';
 import { median } from './stats';
+import { openBenchService } from './serviceHarness';
 
 /** One session size. Times in milliseconds per model call (median over the task's calls). */
 export interface ServiceCallRow {
@@ -53,29 +47,16 @@ const emptyBudget = { used: 0 } as BudgetView;
 
 async function measure(targetTokens: number, steps: number): Promise<ServiceCallRow> {
   let call = 0;
-  const server = await start({
-    responder: (body) => {
-      const last = (body.messages ?? []).at(-1) as { role?: string } | undefined;
+  let baseTools = 0;
+  const { service, close } = await openBenchService(
+    (body) => {
       const toolResults = (body.messages ?? []).filter((m) => (m as { role?: string }).role === 'tool').length;
-      void last;
       // One tool call per step until `steps` results of this task are in, then the final answer.
       return toolResults - baseTools < steps ? toolCalls([{ id: `call_b${call++}`, name: 'read_file', arguments: JSON.stringify({ path: 'notes.txt' }) }]) : { content: 'Done: the notes are read.' };
     },
-    models: ['bench'],
-  });
-  let baseTools = 0;
-  const workspace = mkdtempSync(path.join(tmpdir(), 'ck-bench-ws-'));
-  writeFileSync(path.join(workspace, 'notes.txt'), 'The parser reads each token; the meter counts what the next request carries.\n');
-  const storage = mkdtempSync(path.join(tmpdir(), 'ck-bench-store-'));
-  const service = await ContextService.open({
-    client: new OpenAI({ baseURL: server.url, apiKey: 'bench', maxRetries: 0 }),
-    model: 'gpt-4o',
-    budget: { contextWindow: 40_000_000, reservedOutput: 4_000, compactAt: 0.95, compactTo: 0.5 },
-    host: new NodeToolHost(workspace),
-    storageDir: storage,
-    systemPrompt: 'You are a coding agent.',
-    prepareAheadMargin: 0,
-  });
+    40_000_000,
+    { 'notes.txt': 'The parser reads each token; the meter counts what the next request carries.\n' },
+  );
   const times = { append: [] as number[], check: [] as number[], usage: [] as number[], write: [] as number[] };
   const restore: Array<() => void> = [];
   try {
@@ -136,10 +117,7 @@ async function measure(targetTokens: number, steps: number): Promise<ServiceCall
     };
   } finally {
     for (const r of restore) r();
-    service.dispose();
-    await server.close();
-    rmSync(workspace, { recursive: true, force: true });
-    rmSync(storage, { recursive: true, force: true });
+    await close();
   }
 }
 

@@ -8,18 +8,12 @@
  *
  * Figures at two session sizes side by side (20k and 300k tokens) show whether the cost is flat.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import OpenAI from 'openai';
-import { NodeToolHost } from '../src/agent/nodeHost';
-import { start } from '../src/modelserver/wire';
-import { ContextService } from '../src/service/service';
 import { feedSidebar } from '../src/views/sidebar-feed';
 import { SidebarModel } from '../src/views/view-model';
 import type { BudgetView } from '../src/views/protocol';
 import type { Entry } from '../src/compaction/types';
 import { median } from './stats';
+import { openBenchService } from './serviceHarness';
 
 /** Figures for one session size. Bytes are UTF-8 bytes of the JSON message; times in milliseconds. */
 export interface SidebarRow {
@@ -70,19 +64,8 @@ export function lineSession(tokens: number): Entry[] {
 
 async function measure(targetTokens: number, chunks: number): Promise<SidebarRow> {
   const words = Array.from({ length: chunks }, (_, i) => `word${i} `);
-  const server = await start({ responder: () => ({ content: words.join(''), chunks: words, chunkDelayMs: 1 }), models: ['bench'] });
-  const workspace = mkdtempSync(path.join(tmpdir(), 'ck-bench-ws-'));
-  const storage = mkdtempSync(path.join(tmpdir(), 'ck-bench-store-'));
-  const service = await ContextService.open({
-    client: new OpenAI({ baseURL: server.url, apiKey: 'bench', maxRetries: 0 }),
-    model: 'gpt-4o',
-    // A window far above the session: the bench measures updates, not compaction.
-    budget: { contextWindow: 4_000_000, reservedOutput: 4_000, compactAt: 0.95, compactTo: 0.5 },
-    host: new NodeToolHost(workspace),
-    storageDir: storage,
-    systemPrompt: 'You are a coding agent.',
-    prepareAheadMargin: 0,
-  });
+  // A window far above the session: the bench measures updates, not compaction.
+  const { service, close } = await openBenchService(() => ({ content: words.join(''), chunks: words, chunkDelayMs: 1 }), 4_000_000);
   try {
     const entries = lineSession(targetTokens);
     await service.importTranscript({ source: 'bench', entries });
@@ -131,10 +114,7 @@ async function measure(targetTokens: number, chunks: number): Promise<SidebarRow
       snapshotMs: Number(snapshotMs.toFixed(2)),
     };
   } finally {
-    service.dispose();
-    await server.close();
-    rmSync(workspace, { recursive: true, force: true });
-    rmSync(storage, { recursive: true, force: true });
+    await close();
   }
 }
 
