@@ -35,8 +35,12 @@ function isProsePath(p: string): boolean {
 }
 const DEFINITION = /\b(?:function\*?|def|class|interface|enum|struct|trait|fn|func|type)\s+([A-Za-z_$][\w$]*)|\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?(?:\([^)]*\)|[A-Za-z_$][\w$]*)\s*=>/g;
 const CALLED_IN_PROSE = /`([A-Za-z_$][\w$.]*)\(\)?[^`]*`/g;
-/** A line that reports a failure: error class names, `error:` prefixes, test failures, tool errors. */
-export const ERROR_LINE = /\b[A-Z]\w*(?:Error|Exception)\b|(?:^|\s)(?:error|ERROR|Error|fatal|FATAL)(?:\[\w+\])?:|Traceback \(most recent call last\)|\bFAIL(?:ED)?\b|npm ERR!|command not found|No such file or directory|Cannot find module|\bexit(?:ed with)? code:? ?[1-9]/;
+/**
+ * A line that reports a failure: an error or exception class reporting (`TypeError: …`,
+ * `Exception in thread …`, pytest's `E   AssertionError`), `error:` prefixes, test failures, tool
+ * errors. A class name merely mentioned (`import …BusinessException;` in a file shown by `cat`) is not one.
+ */
+export const ERROR_LINE = /\b[A-Z]\w*(?:Error|Exception)(?::|\s+in thread\b)|^E\s+[\w.]*(?:Error|Exception)\b|(?:^|\s)(?:error|ERROR|Error|fatal|FATAL)(?:\[\w+\])?:|Traceback \(most recent call last\)|\bFAIL(?:ED)?\b|npm ERR!|command not found|No such file or directory|Cannot find module|\bexit(?:ed with)? code:? ?[1-9]/;
 const NOT_NAMES = new Set(['if', 'for', 'while', 'switch', 'return', 'function', 'catch', 'new', 'await', 'async', 'require', 'import', 'export', 'default', 'props', 'main', 'test', 'data', 'self', 'this', 'the', 'and']);
 
 /** Whitespace-collapsed and cut to 100 characters: the part of a long line a summary must keep. */

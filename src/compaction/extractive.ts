@@ -11,6 +11,7 @@
 import type { ContextItem, Summarizer, SummaryRequest, SummaryResult } from './types';
 import { SummarizerError } from './types';
 import { contentText, errorLines, isToolOutputText, keyArguments, toolCallsOf } from './text';
+import { failureLines } from './commandErrors';
 import { typedRequestOf } from './requests';
 import { actionsOf } from './actions';
 import { buildLedger, LEDGER, VERIFY } from './ledger';
@@ -40,21 +41,8 @@ export const SECTIONS = {
 const RECENT_FILES = 5;
 /** Tools that run commands (their output's error lines are current state). */
 const SHELL_CALL = /bash|shell|command|exec|terminal|^run|powershell|^python$/i;
-/** A line naming an error or exception class ("BusinessException", "TypeError"), beyond `errorLines`' patterns. */
-const EXCEPTION_MENTION = /\b[A-Z]\w*(?:Error|Exception)\b/;
 /** Lines of current state that the budget never removes: what an agent needs to pick the work up. */
 const CURRENT_STATE = /^- (Files edited most recently|Last tool call|Latest error line in command output|Latest verification|Path roots)(:| \()/;
-
-/**
- * The first error lines of a command's output (at most two, verbatim, each at most 300 characters):
- * `errorLines`' failure patterns, else lines that name an error or exception class.
- */
-function commandErrorLines(text: string): string[] {
-  const found = errorLines(text, 2);
-  if (found.length) return found.map((l) => clip(l, 300));
-  const named = text.split('\n').map((l) => l.trim()).filter((l) => l.length >= 12 && l.length <= 400 && EXCEPTION_MENTION.test(l));
-  return named.slice(0, 2).map((l) => clip(l, 300));
-}
 
 /** Lines quoted for a focus, at most. */
 const MAX_FOCUS_LINES = 12;
@@ -262,7 +250,7 @@ export class ExtractiveSummarizer implements Summarizer {
       } else if (m.role === 'tool') {
         const call = calls.get((m as { tool_call_id?: string }).tool_call_id ?? '');
         if (call && SHELL_CALL.test(call.name)) {
-          const lines = commandErrorLines(text);
+          const lines = failureLines(call.arguments, text).map((l) => clip(l, 300));
           if (lines.length) lastCommandError = `(\`${clip(keyArguments(call.arguments, 120), 140)}\`): ${lines.map((l) => `"${l}"`).join(' | ')}`;
         }
         // Only the last verification run is quoted: its end is read once, below. Only commands
