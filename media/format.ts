@@ -5,11 +5,6 @@ import { formatTokens } from '../src/views/notices.js';
 /** Compact token count: 950, 12.3k, 1.05M (the notifications use the same formatting). */
 export const tokens = formatTokens;
 
-/** `part` as a CSS percentage of `whole`, clamped to 0-100. */
-export function percent(part: number, whole: number): string {
-  return `${whole > 0 ? Math.max(0, Math.min(100, (part / whole) * 100)).toFixed(2) : '0'}%`;
-}
-
 /** Local time of an ISO string: hours and minutes today, else date and time. */
 export function localTime(iso: string | undefined): string {
   if (!iso) return '';

@@ -6,8 +6,8 @@ import { html, nothing } from 'lit-html';
 import type { TemplateResult } from 'lit-html';
 import type { ApprovalView, BudgetView, CheckpointView, ErrorView, PreviewView, ViewState, WebviewMessage } from '../src/views/protocol.js';
 import { cssProps } from './css-props.js';
-import { localTime, percent, tokens } from './format.js';
-import { peakMark } from '../src/views/notices.js';
+import { localTime, tokens } from './format.js';
+import { gaugeGeometry, windowOriginNote, type GaugeGeometry } from '../src/views/gauge-geometry.js';
 import type { Ui } from './transcript.js';
 
 const icon = (name: string, extra = '') => html`<span class="codicon codicon-${name} ${extra}" aria-hidden="true"></span>`;
@@ -47,19 +47,26 @@ const SEGMENTS: Array<[keyof BudgetView['breakdown'], string]> = [
   ['currentTask', 'Current task'],
 ];
 
-/** The mark where the context stood before the latest compaction (at the right edge when beyond the window). */
-function peakMarkOf(budget: BudgetView): TemplateResult | typeof nothing {
-  if (!budget.peak) return nothing;
-  const mark = peakMark(budget.peak.tokens, budget.window);
-  return html`<div class="mark mark-peak${mark.beyond ? ' beyond' : ''}" data-test="gauge-peak" data-tokens=${budget.peak.tokens} data-css=${cssProps({ left: mark.left })}
-    title="Peaked at ${tokens(budget.peak.tokens)} tokens${mark.beyond ? ' (beyond the window)' : ''} before the compaction at ${localTime(budget.peak.time)}"></div>`;
+/** A mark's CSS `left`: at `left`, but never past the bar's right edge (a mark `width` px wide stays visible). */
+const markLeft = (left: string, width: number) => `min(${left}, calc(100% - ${width}px))`;
+
+/** The mark where the context stood before the latest compaction run, on the bar's scale. */
+function peakMarkOf(budget: BudgetView, geometry: GaugeGeometry): TemplateResult | typeof nothing {
+  if (!budget.peak || !geometry.peak) return nothing;
+  const beyond = budget.peak.tokens > budget.window;
+  return html`<div class="mark mark-peak${beyond ? ' beyond' : ''}" data-test="gauge-peak" data-tokens=${budget.peak.tokens} data-css=${cssProps({ left: markLeft(geometry.peak, 3) })}
+    title="Peaked at ${tokens(budget.peak.tokens)} tokens${beyond ? ' (beyond the window)' : ''} before the compaction at ${localTime(budget.peak.time)}"></div>`;
 }
 
-/** The budget gauge with its compaction marks and the peak before the latest compaction. */
+/**
+ * The budget gauge with its compaction marks and the peak before the latest compaction. Over the
+ * prompt budget the bar's scale widens to the context (see gauge-geometry.ts): the overflow is its
+ * own hatched segment, the window's end a mark, and an "over budget" label says by how much.
+ */
 export function gauge(budget: BudgetView): TemplateResult {
+  const g = gaugeGeometry(budget);
   const over = budget.used >= budget.compactAt;
-  const w = (n: number) => percent(n, budget.window);
-  return html`<section class="gauge${over ? ' over' : ''}" aria-labelledby="gauge-title">
+  return html`<section class="gauge${over ? ' over' : ''}${g.over ? ' over-budget' : ''}" aria-labelledby="gauge-title">
     <div class="gauge-head">
       <h2 id="gauge-title">Budget</h2>
       ${budget.counting
@@ -68,21 +75,24 @@ export function gauge(budget: BudgetView): TemplateResult {
     </div>
     <div class="gauge-numbers">
       <span class="used" data-test="gauge-used" data-tokens=${budget.used}>${tokens(budget.used)}</span>
-      <span class="of"> / ${tokens(budget.inputBudget)} prompt · <span data-test="gauge-window" title=${budget.windowSource ? `Context window: ${budget.windowSource}` : 'Context window'}>${tokens(budget.window)} window${windowOrigin(budget.windowSource)}</span></span>
+      <span class="of"> / ${tokens(budget.inputBudget)} prompt · <span data-test="gauge-window" title=${budget.windowSource ? `Context window: ${budget.windowSource}` : 'Context window'}>${tokens(budget.window)} window${windowOriginNote(budget.windowSource)}</span></span>
+      ${g.over ? html`<span class="badge over-label" data-test="over-label">${icon('warning')} over budget · ${g.usedPercent}%</span>` : nothing}
       <span class="model" data-test="gauge-model">${budget.model}</span>
     </div>
     <div class="gauge-bar" role="meter" aria-label="Context budget" aria-valuemin="0" aria-valuemax=${budget.inputBudget} aria-valuenow=${budget.used}
-      aria-valuetext="${budget.used} of ${budget.inputBudget} prompt tokens${budget.peak ? `, peaked at ${budget.peak.tokens} before the last compaction` : ''}">
-      ${SEGMENTS.map(([key, label]) => (budget.breakdown[key] > 0 ? html`<div class="segment segment-${key}" data-css=${cssProps({ width: w(budget.breakdown[key]) })} title="${label}: ${budget.breakdown[key]} tokens"></div>` : nothing))}
-      <div class="reserved" data-css=${cssProps({ width: w(budget.reserved) })} title="Reserved for the reply: ${budget.reserved} tokens"></div>
-      <div class="mark mark-at" data-css=${cssProps({ left: w(budget.compactAt) })} title="Compacts at ${budget.compactAt} tokens (${Math.round(budget.compactAtFraction * 100)}%)"></div>
-      <div class="mark mark-to" data-css=${cssProps({ left: w(budget.compactTo) })} title="Compacts down to ${budget.compactTo} tokens (${Math.round(budget.compactToFraction * 100)}%)"></div>
-      ${peakMarkOf(budget)}
+      aria-valuetext="${budget.used} of ${budget.inputBudget} prompt tokens${g.over ? `, ${g.overTokens} over budget` : ''}${budget.peak ? `, peaked at ${budget.peak.tokens} before the last compaction` : ''}">
+      ${SEGMENTS.map(([key, label]) => (budget.breakdown[key] > 0 ? html`<div class="segment segment-${key}" data-css=${cssProps({ width: g.segments[key] })} title="${label}: ${budget.breakdown[key]} tokens"></div>` : nothing))}
+      <div class="reserved" data-css=${cssProps({ left: g.reserved.left, width: g.reserved.width })} title="Reserved for the reply: ${budget.reserved} tokens"></div>
+      ${g.overflow ? html`<div class="overflow" data-test="gauge-overflow" data-css=${cssProps({ left: g.overflow.left, width: g.overflow.width })} title="${g.overTokens} tokens over the prompt budget"></div>` : nothing}
+      ${g.windowEnd ? html`<div class="mark mark-window" data-test="gauge-window-end" data-css=${cssProps({ left: markLeft(g.windowEnd, 2) })} title="End of the ${budget.window}-token window"></div>` : nothing}
+      <div class="mark mark-at" data-test="gauge-mark-at" data-css=${cssProps({ left: markLeft(g.at, 2) })} title="Compacts at ${budget.compactAt} tokens (${Math.round(budget.compactAtFraction * 100)}%)"></div>
+      <div class="mark mark-to" data-test="gauge-mark-to" data-css=${cssProps({ left: markLeft(g.to, 2) })} title="Compacts down to ${budget.compactTo} tokens (${Math.round(budget.compactToFraction * 100)}%)"></div>
+      ${peakMarkOf(budget, g)}
     </div>
-    <div class="gauge-marks"><span class="key-at" aria-hidden="true"></span> compact at ${tokens(budget.compactAt)} <span class="key-to" aria-hidden="true"></span> down to ${tokens(budget.compactTo)}${budget.autoCompact ? '' : ' (auto off)'} · ${tokens(budget.reserved)} reserved for reply</div>
+    <div class="gauge-marks"><span class="key-at" aria-hidden="true"></span> compact at ${tokens(budget.compactAt)} <span class="key-to" aria-hidden="true"></span> down to ${tokens(budget.compactTo)}${budget.autoCompact ? '' : ' (auto off)'} · ${tokens(budget.reserved)} reserved for reply${g.windowEnd ? html` <span class="key-window" aria-hidden="true"></span> window ends` : nothing}</div>
     ${budget.peak ? html`<div class="gauge-peak-text" data-test="peak-text"><span class="key-peak" aria-hidden="true"></span> peaked at ${tokens(budget.peak.tokens)} before the compaction at ${localTime(budget.peak.time)}</div>` : nothing}
-    <ul class="legend">${SEGMENTS.map(([key, label]) => html`<li><span class="swatch segment-${key}" aria-hidden="true"></span><span class="legend-label">${label}</span><span class="legend-value" data-test="breakdown-${key}">${tokens(budget.breakdown[key])}</span></li>`)}</ul>
-    ${budget.used > budget.inputBudget ? html`<p class="warning" data-test="over-budget">${icon('warning')} ${tokens(budget.used - budget.inputBudget)} over the prompt budget: compact before the next request.</p>` : nothing}
+    <ul class="legend">${SEGMENTS.map(([key, label]) => html`<li><span class="swatch segment-${key}" aria-hidden="true"></span><span class="legend-label">${label}</span><span class="legend-value" data-test="breakdown-${key}">${tokens(budget.breakdown[key])}</span></li>`)}${g.over ? html`<li><span class="swatch overflow" aria-hidden="true"></span><span class="legend-label">Over budget</span><span class="legend-value">${tokens(g.overTokens)}</span></li>` : nothing}</ul>
+    ${g.over ? html`<p class="warning" data-test="over-budget">${icon('warning')} ${tokens(g.overTokens)} over the prompt budget: compact before the next request.</p>` : nothing}
     ${budget.warnings.map((warning) => html`<p class="warning">${icon('warning')} ${warning}</p>`)}
   </section>`;
 }
@@ -169,15 +179,4 @@ export function history(ui: Ui, checkpoints: CheckpointView[]): TemplateResult {
       ${checkpoints.length ? checkpoints.map((c) => checkpointRow(ui, c)) : html`<li class="empty">No checkpoints yet. Compaction writes one each time it rewrites the context.</li>`}
     </ol>
   </section>`;
-}
-
-/** A short visible note of where the window came from ("reported by the server" → " (server)"). */
-function windowOrigin(source: string | undefined): string {
-  if (!source) return '';
-  const where = source.slice(source.indexOf(',') + 1).trim();
-  if (where.startsWith('assumed')) return ' (assumed)';
-  if (where.includes('server') || where.includes('VS Code')) return ' (reported)';
-  if (where.includes('table')) return ' (model table)';
-  if (where.includes('settings')) return ' (settings)';
-  return '';
 }

@@ -33,6 +33,16 @@ export type SummarizerFailureKind =
   /** The run was cancelled. */
   | 'cancelled';
 
+/**
+ * What a failed model call (the agent's or a summarizer's) came to, as the views decide on it (for
+ * example: offer Set API Key only for `auth`). `unknown` when the error carries no kind or status.
+ */
+export interface ModelFailure {
+  kind: SummarizerFailureKind | 'unknown';
+  /** HTTP status, when the server answered with one. */
+  status?: number;
+}
+
 /** What holds the tokens that no compaction may summarise, in tokens. */
 export interface AnchoredTokens {
   /** Everything below together. */

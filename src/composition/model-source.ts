@@ -17,6 +17,7 @@ import { ExtractiveSummarizer } from '../compaction/extractive';
 import { FallbackSummarizer } from '../summarizers/fallback';
 import { OpenAISummarizer } from '../summarizers/openai';
 import type { ContextKeeperSettings } from '../settings/settings';
+import { notify } from '../views/notify';
 
 /** Placeholder key for servers that want none (local OpenAI-compatible servers ignore it). */
 const NO_KEY = 'not-set';
@@ -62,7 +63,7 @@ export async function openModelSource(settings: ContextKeeperSettings, apiKey: s
   log.info(`Context window of ${source.model}: ${label}.`);
   for (const warning of warned.filter(source.window.warnings)) {
     log.warn(warning);
-    void vscode.window.showWarningMessage(`ContextKeeper: ${warning}`);
+    void notify('warning', `ContextKeeper: ${warning}`, [], log);
   }
   // An editor model's limit is input only: its reply does not share the window.
   const reservedOutput = source.window.inputOnly ? 0 : replyReserve(settings.maxOutputTokens, source.window);

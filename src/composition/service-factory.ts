@@ -14,6 +14,9 @@ import { deferredCounterForModel } from '../compaction/tokenizer';
 import type { LogSink } from '../service/api';
 import { ContextService } from '../service/service';
 import { openModelSource, type ModelSource } from './model-source';
+import { recordingWindow } from '../models/recorded';
+import { replyReserve } from '../models/resolve';
+import { lookupModel } from '../models/table';
 import { reusesSessionPrefix, summarizerFromSettings } from '../summarizers/fromOptions';
 import type { ServiceFactory } from '../views/session-controller';
 import type { ContextKeeperSettings } from '../settings/settings';
@@ -60,7 +63,7 @@ function toolHost(context: vscode.ExtensionContext, apiKey: string | undefined):
  * Threshold fractions for the service. With automatic compaction off, the trigger moves to the
  * whole prompt budget: the context is then compacted only when the next request would not fit.
  */
-function budgetOf(settings: ContextKeeperSettings, source: ModelSource) {
+function budgetOf(settings: ContextKeeperSettings, source: Pick<ModelSource, 'reservedOutput'> & { window: { window: number } }) {
   return {
     contextWindow: source.window.window,
     reservedOutput: source.reservedOutput,
@@ -71,11 +74,12 @@ function budgetOf(settings: ContextKeeperSettings, source: ModelSource) {
 
 /** A factory bound to this extension's storage and logger. */
 export function createServiceFactory(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): ServiceFactory {
-  return async ({ settings, apiKey, sessionId }) => {
+  return async ({ settings, apiKey, sessionId, recording }) => {
     const storageDir = path.join((context.storageUri ?? context.globalStorageUri).fsPath, 'sessions');
     mkdirSync(storageDir, { recursive: true });
     // The gauge shows a labelled estimate until the table is read in the background: no first count blocks the editor.
-    const counter = deferredCounterForModel(settings.model);
+    // A recording is counted with its own model's encoding when the table knows that model.
+    const counter = deferredCounterForModel(recording?.model && lookupModel(recording.model) ? recording.model : settings.model);
     // Restricted Mode: no model endpoint is called; summaries are extractive.
     const summaryModel = vscode.workspace.isTrusted ? settings.summary.model : '';
     const source = await openModelSource(settings, apiKey, log, (text) => counter.countText(text));
@@ -95,12 +99,18 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
       reusePrefix: ownModel,
       log: (line) => log.debug(line),
     });
+    // An imported recording is measured against the window of the model it was recorded with.
+    const shown = recording ? recordingWindow(recording.model, { model: source.model, window: source.window.window, maxOutput: source.window.maxOutput }) : undefined;
+    const measured = shown && !shown.configured
+      ? { model: shown.model, window: { window: shown.window }, reservedOutput: replyReserve(settings.maxOutputTokens, shown), label: shown.label }
+      : { model: source.model, window: source.window, reservedOutput: source.reservedOutput, label: shown?.label ?? source.label };
+    if (shown) log.info(`Imported recording: ${shown.note}.`);
     log.info(`Opening the context service: model ${source.model}${settings.modelSource === 'vscode' ? ' from VS Code' : settings.baseUrl ? ` at ${redactUrl(settings.baseUrl)}` : ''}, summaries ${(source.summarizer ?? summarizer).name}.`);
     return ContextService.open({
       client: source.client,
-      model: source.model,
-      budget: budgetOf(settings, source),
-      windowSource: source.label,
+      model: measured.model,
+      budget: budgetOf(settings, measured),
+      windowSource: measured.label,
       host: toolHost(context, apiKey),
       summarizer: source.summarizer ?? summarizer,
       storageDir,

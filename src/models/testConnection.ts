@@ -5,6 +5,7 @@
  */
 import { discoverEndpoint } from './discover';
 import { getJson, roots } from './http';
+import type { ModelFailure } from '../compaction/outcome';
 import { describeWindow, resolveWindow, type ResolvedWindow } from './resolve';
 import type { EndpointReport, FetchLike } from './types';
 
@@ -27,6 +28,10 @@ export interface ConnectionTestOptions {
 export interface ConnectionTestResult {
   ok: boolean;
   lines: string[];
+  /** The line about the configured model and its window (also in `lines`). */
+  modelLine: string;
+  /** Why the test request failed (from its HTTP status), when it did. */
+  failure?: ModelFailure;
   endpoint: EndpointReport;
   window: ResolvedWindow;
 }
@@ -61,7 +66,8 @@ export async function testConnection(options: ConnectionTestOptions): Promise<Co
 
   const mine = await discoverEndpoint(baseUrl, { fetch, apiKey: options.apiKey, timeoutMs, signal: options.signal, model: options.model });
   const window = resolveWindow(options.model, mine, options.contextWindow);
-  lines.push(`Model ${options.model}: ${describeWindow(window)}${window.maxOutput ? `, replies up to ${fmt(window.maxOutput)} tokens` : ''}.`);
+  const modelLine = `Model ${options.model}: ${describeWindow(window)}${window.maxOutput ? `, replies up to ${fmt(window.maxOutput)} tokens` : ''}.`;
+  lines.push(modelLine);
   for (const w of window.warnings) lines.push(`  warning: ${w}`);
 
   const started = Date.now();
@@ -73,13 +79,23 @@ export async function testConnection(options: ConnectionTestOptions): Promise<Co
     body: { model: options.model, messages: [{ role: 'user', content: 'Reply with the word OK.' }], stream: false },
   });
   let ok = false;
+  let failure: ModelFailure | undefined;
   if (reply.ok) {
     const usage = (reply.value as { usage?: { prompt_tokens?: number } })?.usage;
     ok = Array.isArray((reply.value as { choices?: unknown })?.choices);
     lines.push(ok ? `A test request to ${options.model} answered in ${Date.now() - started} ms${usage?.prompt_tokens ? ` (${usage.prompt_tokens} prompt tokens)` : ''}.` : `A test request to ${options.model} got a reply that is not a chat completion.`);
+    if (!ok) failure = { kind: 'bad-reply', status: reply.status };
   } else {
+    failure = failureOfStatus(reply.status);
     const what = reply.status === 401 || reply.status === 403 ? 'the API key was rejected' : reply.status === 404 ? `the endpoint does not know model "${options.model}" (or has no chat route)` : reply.reason;
     lines.push(`A test request to ${options.model} failed: ${what}.`);
   }
-  return { ok, lines, endpoint, window };
+  return { ok, lines, modelLine, ...(failure ? { failure } : {}), endpoint, window };
+}
+
+/** The failure kind of a test request from its HTTP status (none: the server was not reached). */
+function failureOfStatus(status: number | undefined): ModelFailure {
+  if (status === undefined) return { kind: 'network' };
+  const kind = status === 401 || status === 403 ? 'auth' : status === 404 ? 'model-not-found' : status === 429 ? 'rate-limit' : status >= 500 ? 'server' : 'rejected';
+  return { kind, status };
 }

@@ -12,6 +12,7 @@
 import type { ChatClient } from '../agent/session';
 import type { BudgetConfig, Checkpoint, ContextItem, Entry, ChatMessage, Summarizer } from '../compaction/types';
 import type { RecordedCompaction } from '../compaction/imported';
+import type { ModelFailure } from '../compaction/outcome';
 import type { ApprovalHandler, ApprovalRequest, AutoApprove, ToolHost } from '../agent/types';
 import type { TokenCounter } from '../compaction/tokenizer';
 import type { BudgetSnapshot } from './budgetTypes';
@@ -35,6 +36,8 @@ export interface StateChange {
   state: ServiceState;
   /** Human-readable detail: the tool running, "auto compaction", the error message… */
   detail?: string;
+  /** For an `error` from a failed model call (a summarizer's): its kind and HTTP status. */
+  failure?: ModelFailure;
 }
 
 /** What the user is asked about when restored messages would have to be compacted again. Tokens. */
@@ -147,6 +150,8 @@ export interface TaskOutcome {
   compactions: number;
   /** Error message when `status` is `error`. */
   error?: string;
+  /** What kind of failure the error was (from its class and HTTP status), when `status` is `error`. */
+  failure?: ModelFailure;
 }
 
 /** The transcript as the service holds it. */

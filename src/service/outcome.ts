@@ -3,7 +3,7 @@
  * passed on unchanged, or one of the outcomes only the service can have (cancelled, timed out,
  * overtaken by a rewrite, not saved, a preview). Add new kinds here and to {@link describeOutcome}.
  */
-import type { CompactionStatus } from '../compaction/outcome';
+import type { CompactionStatus, ModelFailure } from '../compaction/outcome';
 import { describeCompaction } from '../compaction/outcome-text';
 import { isQuietStatus } from '../compaction/outcome';
 import type { CheckpointRecord, CompactionPreview } from './api';
@@ -90,4 +90,10 @@ export interface CompactOutcome {
   preview?: CompactionPreview;
   /** True when the request waited for a streaming step to end before running. */
   queued?: boolean;
+}
+
+/** The model failure behind `status` (a summarizer's failed call), or undefined for any other outcome. */
+export function failureOfOutcome(status: CompactOutcomeStatus): ModelFailure | undefined {
+  if (status.kind !== 'summarizer-failed') return undefined;
+  return { kind: status.failure, ...(status.status !== undefined ? { status: status.status } : {}) };
 }

@@ -27,14 +27,15 @@ import type { SessionState as StoredSession } from './store';
 import { SessionFiles } from './session-files';
 import type { Compactions } from './compactions';
 import { serviceCompactions } from './service-compactions';
-import { ContextTally } from './tally';
+import { ContextTally, type SavedCalibration } from './tally';
 import { newSessionId } from './helpers';
 import { UsageRecorder, type ServiceStats } from './usage';
 import { ServiceStatus } from './status';
 import { agentHooks } from './agent-hooks';
 import { exportOf, importedEntries } from './transfer';
 import { protectedRestoredIds } from './restored-ids';
-import { describeOutcome, isQuietOutcome, type CompactOutcomeStatus } from './outcome';
+import { describeOutcome, failureOfOutcome, isQuietOutcome, type CompactOutcomeStatus } from './outcome';
+import { modelFailureOf } from '../summarizers/openai-errors';
 
 export { newSessionId } from './helpers';
 export type { ModelCallRecord, ServiceStats } from './usage';
@@ -114,7 +115,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     const service = new ContextService(options, options.sessionId ?? newSessionId());
     service.budgetCheck();
     const loaded = service.files.load(service.log);
-    if (loaded) service.adopt(loaded.entries, loaded.state);
+    if (loaded) service.adopt(loaded.entries, loaded.state, loaded.calibration);
     if (service.session.entries.length === 0) {
       await service.conversation.append({ id: service.conversation.newEntryId(), message: { role: 'system', content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT } });
       service.persistState();
@@ -171,7 +172,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
         modelCalls: run.modelCalls,
         toolCalls: run.toolCalls,
         compactions: this.session.checkpoints.slice(checkpointsBefore).filter((c) => c.trigger === 'auto').length,
-        ...(run.error ? { error: run.error.message } : {}),
+        ...(run.error ? { error: run.error.message, failure: modelFailureOf(run.error) } : {}),
       };
       if (run.error) this.log('error', `task failed: ${run.error.message}`);
       return outcome;
@@ -356,8 +357,8 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     this.fireBudget();
   }
 
-  /** Takes over loaded or imported entries and state; entries not in the state are appended raw. */
-  private adopt(entries: Entry[], state: StoredSession | undefined): void {
+  /** Takes over loaded or imported entries and state (and a saved calibration); entries not in the state are appended raw. */
+  private adopt(entries: Entry[], state: StoredSession | undefined, calibration?: SavedCalibration): void {
     this.session.adopt(entries, state);
     this.restored.clear();
     // Restores made before a reload keep their messages out of automatic compaction.
@@ -365,6 +366,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     this.tally.resetEntries();
     this.tally.rewrite(this.session.items);
     this.tally.syncEntries(this.session.entries);
+    if (calibration) this.tally.restoreCalibration(calibration);
     this.compactions.invalidate();
     this.compactions.guard.reset();
   }
@@ -376,6 +378,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
 
   private recordUsage(promptTokens: number, cachedTokens = 0): void {
     this.usage.record(promptTokens, this.tally.calibrate(promptTokens, cachedTokens), this.tally.sentReading(), cachedTokens);
+    this.files.saveCalibration(this.tally.savedCalibration(), this.log);
     this.fireBudget();
   }
 
@@ -392,6 +395,6 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   /** Shows a problem once as the `error` state; the next state change clears it. */
   private reportProblem(status: CompactOutcomeStatus): void {
     if (isQuietOutcome(status) || this.taskController) return;
-    this.status.problem(describeOutcome(status));
+    this.status.problem(describeOutcome(status), failureOfOutcome(status));
   }
 }

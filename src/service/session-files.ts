@@ -6,7 +6,13 @@
 import type { Entry } from '../compaction/types';
 import type { LogSink } from './api';
 import type { ContextState } from './session-state';
-import { SessionStore, type SessionState as StoredSession } from './store';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { SessionStore, writeFileAtomic, type SessionState as StoredSession } from './store';
+import { isSavedCalibration, type SavedCalibration } from './tally';
+
+/** The meter's calibration on reported usage, written after each model reply (see {@link SavedCalibration}). */
+const CALIBRATION = 'calibration.json';
 
 /** The persistence side of one context service. */
 export class SessionFiles {
@@ -34,7 +40,7 @@ export class SessionFiles {
    * Opens (or creates) the session folder; load warnings go to `log`. Returns what was persisted, or
    * undefined without a storage directory. Throws for I/O errors other than damaged content.
    */
-  load(log: LogSink): { entries: Entry[]; state: StoredSession | undefined } | undefined {
+  load(log: LogSink): { entries: Entry[]; state: StoredSession | undefined; calibration?: SavedCalibration } | undefined {
     if (!this.storageDir) return undefined;
     const { store, loaded } = SessionStore.open(this.storageDir, this.id);
     this.store = store;
@@ -43,7 +49,45 @@ export class SessionFiles {
       this.source = loaded.state.source;
       this.createdAt = loaded.state.createdAt;
     }
-    return { entries: loaded.entries, state: loaded.state };
+    const calibration = this.readCalibration(log);
+    return { entries: loaded.entries, state: loaded.state, ...(calibration ? { calibration } : {}) };
+  }
+
+  /**
+   * Saves the meter's calibration (undefined: none in force, the file is removed). Best effort: a
+   * failed write is logged and costs only the reported figure after a reopen, never the task.
+   */
+  saveCalibration(saved: SavedCalibration | undefined, log: LogSink): void {
+    const folder = this.store?.folder;
+    if (!folder || this.store?.readOnly) return;
+    const file = path.join(folder, CALIBRATION);
+    try {
+      if (saved) writeFileAtomic(file, `${JSON.stringify(saved)}\n`);
+      else fs.rmSync(file, { force: true });
+    } catch (error) {
+      log('warn', `${file}: could not save the calibration on reported usage (${error instanceof Error ? error.message : String(error)})`);
+    }
+  }
+
+  /** The saved calibration, or undefined when there is none; a damaged file is reported and ignored. */
+  private readCalibration(log: LogSink): SavedCalibration | undefined {
+    const folder = this.store?.folder;
+    if (!folder) return undefined;
+    const file = path.join(folder, CALIBRATION);
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch {
+      return undefined;
+    }
+    try {
+      const value: unknown = JSON.parse(text);
+      if (isSavedCalibration(value)) return value;
+      log('warn', `${file}: fields "tokens", "cachedAdded" or "ids" missing or of the wrong type; the gauge shows an estimate until the next model reply`);
+    } catch {
+      log('warn', `${file}: not valid JSON; the gauge shows an estimate until the next model reply`);
+    }
+    return undefined;
   }
 
   /** Appends entries durably (before anything else sees them). */

@@ -4,6 +4,7 @@
  */
 import type { AgentState } from '../agent/session';
 import type { ServiceState, StateChange } from './api';
+import type { ModelFailure } from '../compaction/outcome';
 
 /** Tracks and announces the service state; fires only on a real change. */
 export class ServiceStatus {
@@ -37,8 +38,8 @@ export class ServiceStatus {
   }
 
   /** Shows a problem as the `error` state; the next state change clears it. */
-  problem(reason: string): void {
-    this.state = { state: 'error', detail: reason };
+  problem(reason: string, failure?: ModelFailure): void {
+    this.state = { state: 'error', detail: reason, ...(failure ? { failure } : {}) };
     if (this.live()) this.fire(this.state);
   }
 

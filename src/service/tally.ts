@@ -26,8 +26,29 @@ export interface SentReading {
 interface Calibration {
   exact: number;
   /** The active array the figure was reported for, and its length then (it may have grown since). */
-  items: readonly ContextItem[];
+  items?: readonly ContextItem[];
+  /** Instead of `items`, for a calibration restored from disk: the ids of the items it was reported for. */
+  ids?: readonly string[];
   length: number;
+}
+
+/**
+ * A calibration as saved with the session, so a reopened or switched-to session shows the reported
+ * figure again instead of falling back to the estimate: the tokens (reported prompt tokens, plus the
+ * cached ones added back), the cached tokens added, and the ids of the context items the request
+ * carried (it applies while they are still the context's prefix).
+ */
+export interface SavedCalibration {
+  tokens: number;
+  cachedAdded: number;
+  ids: string[];
+}
+
+/** True when `value` has the shape of a {@link SavedCalibration}. */
+export function isSavedCalibration(value: unknown): value is SavedCalibration {
+  const v = value as Partial<SavedCalibration> | null;
+  return typeof v === 'object' && v !== null && Number.isFinite(v.tokens) && (v.tokens as number) > 0 && Number.isFinite(v.cachedAdded)
+    && Array.isArray(v.ids) && v.ids.every((id) => typeof id === 'string');
 }
 
 function isSystem(item: ContextItem): boolean {
@@ -142,6 +163,21 @@ export class ContextTally {
     return { accepted: true, cachedAdded: this.cachedAdded };
   }
 
+  /** The calibration in force, in its saved form; undefined when readings are estimates. */
+  savedCalibration(): SavedCalibration | undefined {
+    const c = this.calibration;
+    if (!c) return undefined;
+    return { tokens: c.exact, cachedAdded: this.cachedAdded, ids: c.ids ? [...c.ids] : c.items!.slice(0, c.length).map((item) => item.id) };
+  }
+
+  /** Takes over a saved calibration (a reopened session); it applies while its items are the context's prefix. */
+  restoreCalibration(saved: SavedCalibration): void {
+    this.calibration = { exact: saved.tokens, ids: saved.ids, length: saved.ids.length };
+    this.cachedAdded = saved.cachedAdded;
+    this.rejected = undefined;
+    this.recheckCalibration();
+  }
+
   /** Why the last reported figure was not used (the gauge's sentence), while readings are counts. */
   private rejected: string | undefined;
   /** Cached tokens the last accepted calibration added back to the reported prompt tokens. */
@@ -232,7 +268,7 @@ export class ContextTally {
       this.calibratedPrefix = this.prefixTokens(c.length);
       return;
     }
-    for (let i = 0; i < c.length; i++) if (this.items[i].id !== c.items[i].id) return;
+    for (let i = 0; i < c.length; i++) if (this.items[i].id !== (c.ids ? c.ids[i] : c.items![i].id)) return;
     this.calibratedPrefix = this.prefixTokens(c.length);
   }
 

@@ -4,6 +4,7 @@
  */
 import OpenAI from 'openai';
 import { SummarizerError } from '../compaction/types';
+import { summarizerFailed, type ModelFailure } from '../compaction/outcome';
 import { clipMiddle } from '../compaction/clip';
 import { redactKey } from '../compaction/secrets';
 import type { FiredReason } from './watchdog';
@@ -121,4 +122,32 @@ function plainText(value: unknown): string {
   } catch {
     return typeof value;
   }
+}
+
+/**
+ * The kind of failure of a model call from the error's class and HTTP status (never from its text):
+ * the `openai` client's errors by status (401/403 `auth`, 404 `model-not-found`, 429 `rate-limit`,
+ * 5xx `server`, a context-length code `context-length`, other statuses `rejected`), connection and
+ * timeout errors, a {@link SummarizerError} by its own kind. Anything else is `unknown`.
+ */
+export function modelFailureOf(error: unknown): ModelFailure {
+  if (error instanceof SummarizerError) {
+    const failed = summarizerFailed(error);
+    return { kind: failed.failure, ...(failed.status !== undefined ? { status: failed.status } : {}) };
+  }
+  if (error instanceof OpenAI.APIUserAbortError) return { kind: 'cancelled' };
+  if (error instanceof OpenAI.APIConnectionTimeoutError) return { kind: 'timeout' };
+  if (error instanceof OpenAI.APIConnectionError) return { kind: 'network' };
+  if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
+    const status = error.status;
+    const kind: ModelFailure['kind'] =
+      error.code === 'context_length_exceeded' ? 'context-length'
+        : status === 401 || status === 403 ? 'auth'
+          : status === 404 ? 'model-not-found'
+            : status === 429 ? 'rate-limit'
+              : status >= 500 ? 'server'
+                : 'rejected';
+    return { kind, status };
+  }
+  return { kind: 'unknown' };
 }

@@ -16,9 +16,13 @@ import type { KeyStore } from '../secrets/key-store';
 import type { SessionController } from './session-controller';
 import type { Settings } from '../settings/settings';
 import { SidebarProvider } from './sidebar-provider';
-import { compactionNotice, restoreNotice, undoRestoreNotice } from './notices';
+import { compactionNotice, modelErrorFixes, restoreNotice, undoRestoreNotice, type ModelErrorFix } from './notices';
+
+/** Button labels of the fixes a model error offers. */
+const FIX_LABELS: Record<ModelErrorFix, string> = { setApiKey: 'Set API Key', openSettings: 'Open Settings', showLog: 'Show Log' };
 import { reviewPreview } from './preview-review';
 import { runTestConnection } from './test-connection';
+import { notify } from './notify';
 import { sessionCommands } from './session-commands';
 import { contentText, firstLine } from './transcript-items';
 
@@ -96,7 +100,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         return await handler(...args);
       } catch (error) {
         deps.log.error(`${id} failed: ${message(error)}`);
-        void vscode.window.showErrorMessage(`ContextKeeper: ${message(error)}`);
+        void notify('error', `ContextKeeper: ${message(error)}`, [], deps.log);
         return undefined;
       }
     }),
@@ -141,8 +145,7 @@ class CommandHandlers {
       return outcome;
     }
     this.deps.log.info(`Manual compaction: ${outcome.reason}`);
-    const show = outcome.applied ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-    void show(compactionNotice(outcome));
+    void notify(outcome.applied ? 'info' : 'warning', compactionNotice(outcome), [], this.deps.log);
     return outcome;
   }
 
@@ -153,7 +156,7 @@ class CommandHandlers {
     if (!preview) return;
     const text = summary ?? this.deps.previewText?.() ?? preview.summary;
     const outcome = await service.applyPreview(text === preview.summary ? undefined : text);
-    void vscode.window.showInformationMessage(`ContextKeeper: ${describeOutcome(outcome.status)}`);
+    void notify(outcome.applied ? 'info' : 'warning', `ContextKeeper: ${describeOutcome(outcome.status)}`, [], this.deps.log);
   }
 
   async newTask(text?: string): Promise<void> {
@@ -165,7 +168,7 @@ class CommandHandlers {
     // Restricted Mode and virtual folders: the agent runs commands and edits local files, so it stays off.
     const limited = agentUnavailableReason();
     if (limited) {
-      void vscode.window.showWarningMessage(`ContextKeeper: ${limited}`);
+      void notify('warning', `ContextKeeper: ${limited}`, [], this.deps.log);
       return;
     }
     const service = await this.service();
@@ -190,9 +193,9 @@ class CommandHandlers {
     if (outcome.status === 'error') {
       const reason = outcome.error ?? 'unknown error';
       const endpoint = this.deps.settings.value.baseUrl || 'https://api.openai.com/v1';
-      this.deps.controller.reportError(`The agent stopped: ${reason}`, true);
-      void vscode.window
-        .showErrorMessage(`ContextKeeper: the agent stopped: ${reason} (endpoint ${endpoint})`, 'Set API Key', 'Open Settings', 'Show Log')
+      this.deps.controller.reportError(`The agent stopped: ${reason}`, true, outcome.failure);
+      const fixes = modelErrorFixes(outcome.failure, this.deps.controller.needsKey).map((fix) => FIX_LABELS[fix]);
+      void notify('error', `ContextKeeper: the agent stopped: ${reason} (endpoint ${endpoint})`, fixes, this.deps.log)
         .then((choice) => {
           if (choice === 'Set API Key') void vscode.commands.executeCommand(Commands.setApiKey);
           if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', '@ext:contextkeeper.context-keeper');
@@ -357,7 +360,7 @@ class CommandHandlers {
     );
     this.deps.log.info(`Imported ${fileName}: ${result.entries.length} messages, format ${result.format}.`);
     await this.deps.sidebar.reveal();
-    void vscode.window.showInformationMessage(`ContextKeeper: imported ${result.entries.length} messages (${result.format}).`);
+    void notify('info', `ContextKeeper: imported ${result.entries.length} messages (${result.format}).`);
   }
 
   async exportTranscript(): Promise<void> {

@@ -68,6 +68,7 @@ export function placeCompactions(
       view = previous.view;
       view.checkpointIds.push(checkpoint.id);
       view.tokensAfter = checkpoint.tokensAfter;
+      view.tokensBefore = Math.max(view.tokensBefore, checkpoint.tokensBefore);
       view.collapsed += counts.collapsed;
       view.summaries += counts.summaries;
       view.clipped += counts.clipped;
@@ -103,4 +104,29 @@ export function placeCompactions(
     if (!checkpoint.restored) for (const id of checkpoint.replacedIds) compactedBy.set(id, view.id);
   }
   return { compactions, compactedBy };
+}
+
+/**
+ * The level the context reached before the latest compaction run, in tokens, with the time the run
+ * began: the largest `tokensBefore` over the run's checkpoints (a run that collapses, summarizes and
+ * re-attaches files writes several, each starting where the previous one left off, so the last one's
+ * `before` is not the peak). A run is the newest checkpoints not restored and not imported, of one
+ * trigger, applied within {@link GROUP_WINDOW_MS} of each other. Undefined when there is none.
+ * O(checkpoints of the run).
+ */
+export function latestRunPeak(checkpoints: readonly CheckpointRecord[]): { tokens: number; time: string } | undefined {
+  let i = checkpoints.length - 1;
+  while (i >= 0 && (checkpoints[i].restored || checkpoints[i].trigger === 'import')) i--;
+  if (i < 0) return undefined;
+  const last = checkpoints[i];
+  let peak = { tokens: last.tokensBefore, time: last.time };
+  let time = Date.parse(last.time);
+  for (let j = i - 1; j >= 0; j--) {
+    const c = checkpoints[j];
+    const t = Date.parse(c.time);
+    if (c.restored || c.trigger !== last.trigger || !(Math.abs(time - t) <= GROUP_WINDOW_MS)) break;
+    peak = { tokens: Math.max(peak.tokens, c.tokensBefore), time: c.time };
+    time = t;
+  }
+  return peak;
 }

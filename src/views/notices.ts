@@ -4,6 +4,7 @@
  */
 import type { CheckpointRecord, CompactOutcome } from '../service/api';
 import { describeOutcome, type CompactOutcomeStatus } from '../service/outcome';
+import type { ModelFailure } from '../compaction/outcome';
 
 /**
  * Compact token count as the gauge shows it: 950, 9.5k, 12k, 1.05M. `n` is a count of tokens;
@@ -60,17 +61,6 @@ export function restoreNotice(undone: number, before: number, after: number): st
   return `ContextKeeper: restored ${plural(undone, 'checkpoint', 'checkpoints')}; context ${formatTokens(before)} → ${formatTokens(after)} tokens.`;
 }
 
-/**
- * Where the gauge draws the peak mark: a 2-pixel mark at the peak's share of the window (`peak` and
- * `window` in tokens), as a CSS `left`. A peak beyond the window (a long imported session, or one
- * compacted many times over) stands at the right edge, flagged `beyond`, instead of filling the bar.
- */
-export function peakMark(peak: number, window: number): { left: string; beyond: boolean } {
-  if (!(window > 0)) return { left: '0%', beyond: peak > 0 };
-  if (peak >= window) return { left: 'calc(100% - 3px)', beyond: true };
-  return { left: `${Math.max(0, (peak / window) * 100).toFixed(2)}%`, beyond: false };
-}
-
 /** The notification after undoing a restore: "ContextKeeper: restore undone, 1 checkpoint in force again; context 11.9k → 3.8k tokens." */
 export function undoRestoreNotice(checkpoints: number, before: number, after: number): string {
   return `ContextKeeper: restore undone, ${plural(checkpoints, 'checkpoint', 'checkpoints')} in force again; context ${formatTokens(before)} → ${formatTokens(after)} tokens.`;
@@ -85,21 +75,68 @@ export type ConnectionAction = 'Show Details' | 'Choose Endpoint' | 'Set API Key
 /**
  * The Test Connection notification: names the endpoint that was tried (and says when it is only the
  * default because none was chosen), and offers the fixes when it failed. `baseUrl` is the setting as
- * configured ('' when none was chosen); `lines` the test's report, whose last line says what failed.
+ * configured ('' when none was chosen); `result` the test's report; `hasKey` whether a key is stored.
+ * Set API Key is offered from typed data: the key was rejected, or none is stored for the default.
  */
-export function connectionVerdict(result: { ok: boolean; lines: readonly string[] }, source: 'endpoint' | 'vscode', baseUrl: string): { text: string; actions: ConnectionAction[] } {
+export function connectionVerdict(result: ConnectionReport, source: 'endpoint' | 'vscode', baseUrl: string, hasKey: boolean): { text: string; actions: ConnectionAction[] } {
   const chosen = baseUrl.trim();
   const where = source === 'vscode' ? "VS Code's language models" : chosen || `${DEFAULT_ENDPOINT} (OpenAI, the default: no endpoint chosen yet)`;
   if (result.ok) {
-    const summary = result.lines.find((l) => /^Model /.test(l)) ?? result.lines[0] ?? '';
+    const summary = result.modelLine ?? result.lines[0] ?? '';
     return { text: `ContextKeeper: connection to ${where} works. ${summary}`, actions: ['Show Details'] };
   }
   const failure = result.lines.at(-1) ?? 'no answer';
-  return { text: `ContextKeeper: connection problem with ${where}: ${failure}`, actions: source === 'vscode' ? ['Show Log'] : ['Choose Endpoint', 'Set API Key', 'Show Log'] };
+  // Set API Key when the key was rejected, or none is stored for the OpenAI default (which needs one).
+  const keyFix = result.failure?.kind === 'auth' || (!hasKey && !chosen);
+  return { text: `ContextKeeper: connection problem with ${where}: ${failure}`, actions: source === 'vscode' ? ['Show Log'] : ['Choose Endpoint', ...(keyFix ? (['Set API Key'] as const) : []), 'Show Log'] };
+}
+
+/** What a connection test found, as {@link connectionVerdict} reads it. */
+export interface ConnectionReport {
+  ok: boolean;
+  /** The report, one line each; the last one says what failed. */
+  lines: readonly string[];
+  /** The line about the configured model and its window, when the test got that far. */
+  modelLine?: string;
+  /** Why it failed, when it did and the kind is known. */
+  failure?: ModelFailure;
 }
 
 /** The confirmation after Choose Endpoint: where requests go now, and with which model when one was picked. */
 export function endpointChosenNotice(baseUrl: string, model: string | undefined): string {
   const where = baseUrl.trim() || `OpenAI (${DEFAULT_ENDPOINT})`;
   return `ContextKeeper: the agent now sends its requests to ${where}${model ? `, model ${model}` : ''}.`;
+}
+
+/** Longest notification text shown as it is, in characters: longer ones are split (see {@link splitNotice}). */
+export const NOTICE_MAX_CHARS = 90;
+
+/**
+ * Splits a notification text that would not fit a toast into a short message and the whole text as
+ * detail (shown on "Show Details"), so a toast is never cut mid-word. The short message ends at the
+ * last sentence or clause end (": ", "; ", ". ") within `max` characters that leaves at least a few
+ * words after the "ContextKeeper: " prefix; without one it ends at the last whole word, marked "…"
+ * (a list cut at a comma would read as complete). Texts of `max` characters or fewer come back whole.
+ */
+export function splitNotice(text: string, max = NOTICE_MAX_CHARS): { short: string; detail?: string } {
+  const whole = text.trim();
+  if (whole.length <= max) return { short: whole };
+  const prefix = /^ContextKeeper: /.test(whole) ? 'ContextKeeper: '.length : 0;
+  const cut = Math.max(...[': ', '; ', '. '].map((boundary) => whole.lastIndexOf(boundary, max - 1)));
+  if (cut >= prefix + 12) return { short: `${whole.slice(0, cut).replace(/[.,;:]$/, '')}.`, detail: whole };
+  const space = whole.lastIndexOf(' ', max - 1);
+  return { short: `${whole.slice(0, space > prefix ? space : max - 1).replace(/[.,;:(]$/, '')}…`, detail: whole };
+}
+
+/** A fix the error banner and notification offer for a failed model call. */
+export type ModelErrorFix = 'setApiKey' | 'openSettings' | 'showLog';
+
+/**
+ * The fixes offered after a model call failed, decided from typed data only: Set API Key when the
+ * server rejected the key (`failure.kind` `auth`, HTTP 401/403) or when no key is stored for an
+ * endpoint that needs one (`needsKey`); Open Settings and Show Log always. The error's text is never
+ * searched for words like "key" (a 500 that mentions a "key" is no key problem).
+ */
+export function modelErrorFixes(failure: ModelFailure | undefined, needsKey: boolean): ModelErrorFix[] {
+  return [...(needsKey || failure?.kind === 'auth' ? (['setApiKey'] as const) : []), 'openSettings', 'showLog'];
 }

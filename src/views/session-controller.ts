@@ -18,6 +18,9 @@ import type { BudgetView, ErrorView, ViewState } from './protocol';
 import type { ContextKeeperSettings, Settings } from '../settings/settings';
 import type { KeyStore } from '../secrets/key-store';
 import { OPENAI_URL } from './onboarding';
+import { recordingWindow } from '../models/recorded';
+import type { ModelFailure } from '../compaction/outcome';
+import { modelErrorFixes } from './notices';
 import { SessionList } from './session-list';
 import { feedSidebar } from './sidebar-feed';
 import { SidebarModel, toBudgetView } from './view-model';
@@ -28,6 +31,11 @@ export interface ServiceInput {
   apiKey: string | undefined;
   /** Session to resume, or undefined for a new one. */
   sessionId: string | undefined;
+  /**
+   * Set for an imported recording: the model it was recorded with (undefined when it names none).
+   * Its gauge measures against that model's window (see `recordingWindow`).
+   */
+  recording?: { model: string | undefined };
 }
 
 /** Builds a context service; supplied by the composition root. */
@@ -125,7 +133,10 @@ export class SessionController implements vscode.Disposable {
     const session = this.sessions.get(this.service?.sessionId ?? this.sessions.currentId);
     if (!session) return 'Agent session';
     if (session.kind === 'working') return `Agent session: ${session.label}`;
-    return `Imported recording: ${session.label}${session.recordedModel ? `, recorded with ${session.recordedModel}` : ''}`;
+    const configured = emptyBudgetView(this.settings.value);
+    const budget = this.service?.getBudget();
+    const shown = recordingWindow(session.recordedModel, { model: budget?.model ?? configured.model, window: budget?.window ?? configured.window });
+    return `Imported recording: ${session.label}, ${shown.note}`;
   }
 
   /** Opens `imported` as a new read-only session; the working session stays on disk, untouched. */
@@ -191,17 +202,24 @@ export class SessionController implements vscode.Disposable {
     this.model.setChrome(this.chrome());
   }
 
-  /** Shows `message` as the sidebar's error banner, naming the endpoint, until the agent works again. */
-  reportError(message: string, fromModelCall = false): void {
-    const settings = this.settings.value;
-    const endpoint = settings.baseUrl || OPENAI_URL;
-    const needsKey = !this.keys.hasKey && !settings.baseUrl;
+  /**
+   * Shows `message` as the sidebar's error banner, naming the endpoint, until the agent works again.
+   * For a failed model call, the fixes are decided from `failure` (kind and HTTP status), never from
+   * the message's words (see `modelErrorFixes`).
+   */
+  reportError(message: string, fromModelCall = false, failure?: ModelFailure): void {
+    const endpoint = this.settings.value.baseUrl || OPENAI_URL;
     this.lastError = {
       message,
       endpoint: fromModelCall ? endpoint : undefined,
-      actions: fromModelCall ? [...(needsKey || /401|key|auth/i.test(message) ? (['setApiKey'] as const) : []), 'openSettings', 'showLog'] : ['showLog'],
+      actions: fromModelCall ? modelErrorFixes(failure, this.needsKey) : ['showLog'],
     };
     this.changed();
+  }
+
+  /** True when no key is stored and the endpoint is the OpenAI default, which needs one. */
+  get needsKey(): boolean {
+    return !this.keys.hasKey && !this.settings.value.baseUrl;
   }
 
   /** The coarse state, `idle` before the service exists. */
@@ -233,7 +251,8 @@ export class SessionController implements vscode.Disposable {
   private async openNew(imported: ImportedTranscript, record: { label: string; kind: 'working' | 'imported'; recordedModel?: string }): Promise<void> {
     this.assertIdle();
     if (this.opening) await this.opening.catch(() => undefined);
-    const service = await this.factory({ settings: this.settings.value, apiKey: await this.keys.get(), sessionId: undefined });
+    const recording = record.kind === 'imported' ? { model: record.recordedModel } : undefined;
+    const service = await this.factory({ settings: this.settings.value, apiKey: await this.keys.get(), sessionId: undefined, recording });
     try {
       await service.importTranscript(imported);
     } catch (error) {
@@ -248,7 +267,9 @@ export class SessionController implements vscode.Disposable {
   }
 
   private async open(): Promise<ContextServiceApi> {
-    const service = await this.factory({ settings: this.settings.value, apiKey: await this.keys.get(), sessionId: this.sessions.currentId });
+    const record = this.sessions.get(this.sessions.currentId);
+    const recording = record?.kind === 'imported' ? { model: record.recordedModel } : undefined;
+    const service = await this.factory({ settings: this.settings.value, apiKey: await this.keys.get(), sessionId: this.sessions.currentId, recording });
     await this.sessions.setCurrent(service.sessionId);
     await this.sessions.ensureListed(service.sessionId, new Date());
     // Attached last and synchronously: nobody sees a service that is still being set up.
@@ -270,7 +291,7 @@ export class SessionController implements vscode.Disposable {
       feedSidebar(service, this.model, changed),
       service.onDidAddCheckpoint((checkpoint) => this._onDidAddCheckpoint.fire(checkpoint)),
       service.onDidChangeState((change) => {
-        if (change.state === 'error') this.reportError(change.detail ?? 'The agent stopped with an error.', true);
+        if (change.state === 'error') this.reportError(change.detail ?? 'The agent stopped with an error.', true, change.failure);
         else if (change.state !== 'idle') this.lastError = undefined;
         if (change.state === 'idle') void this.sessions.upsert({ ...this.sessions.get(service.sessionId)!, updated: new Date().toISOString() });
         if (change.state === 'idle' && this.rebuildPending) void this.rebuild('deferred');

@@ -10,7 +10,8 @@ import { testConnection, type ConnectionTestResult } from '../models/testConnect
 import { selectLmModel } from '../models/lm/client';
 import type { LmApi } from '../models/lm/api';
 import { Commands } from './command-ids';
-import { connectionVerdict } from './notices';
+import { connectionVerdict, type ConnectionReport } from './notices';
+import { notify } from './notify';
 
 /** What the command reads; supplied by the composition root. */
 export interface TestConnectionDeps {
@@ -21,15 +22,16 @@ export interface TestConnectionDeps {
 }
 
 /** Lines about the editor's chat models, and whether the configured one is there. */
-async function testEditorModels(model: string): Promise<{ ok: boolean; lines: string[] }> {
+async function testEditorModels(model: string): Promise<ConnectionReport> {
   const api: LmApi = vscode;
   const models = await vscode.lm.selectChatModels();
   const lines = [`VS Code offers ${models.length} chat model${models.length === 1 ? '' : 's'}.`];
   for (const m of models) lines.push(`  ${m.vendor}/${m.family} (${m.id}): ${m.maxInputTokens.toLocaleString('en-US')} input tokens`);
   try {
     const chosen = await selectLmModel(api, model);
-    lines.push(`Model ${model || '(first offered)'}: ${chosen.name}, ${chosen.maxInputTokens.toLocaleString('en-US')} tokens, reported by VS Code.`);
-    return { ok: true, lines };
+    const modelLine = `Model ${model || '(first offered)'}: ${chosen.name}, ${chosen.maxInputTokens.toLocaleString('en-US')} tokens, reported by VS Code.`;
+    lines.push(modelLine);
+    return { ok: true, lines, modelLine };
   } catch (error) {
     lines.push(error instanceof Error ? error.message : String(error));
     return { ok: false, lines };
@@ -37,11 +39,11 @@ async function testEditorModels(model: string): Promise<{ ok: boolean; lines: st
 }
 
 /** Runs the test with progress and reports it. Resolves to the result (tests and the welcome view use it). */
-export async function runTestConnection(deps: TestConnectionDeps): Promise<{ ok: boolean; lines: string[] } | undefined> {
+export async function runTestConnection(deps: TestConnectionDeps): Promise<ConnectionReport | undefined> {
   const settings = deps.endpoint();
   const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'ContextKeeper: testing the connection', cancellable: true },
-    async (_progress, token): Promise<{ ok: boolean; lines: string[] } | undefined> => {
+    async (_progress, token): Promise<ConnectionReport | undefined> => {
       const controller = new AbortController();
       const sub = token.onCancellationRequested(() => controller.abort());
       try {
@@ -50,7 +52,7 @@ export async function runTestConnection(deps: TestConnectionDeps): Promise<{ ok:
         return r;
       } catch (error) {
         if (controller.signal.aborted) return undefined;
-        return { ok: false, lines: [`The test stopped: ${error instanceof Error ? error.message : String(error)}`] };
+        return { ok: false, lines: [`The test stopped: ${error instanceof Error ? error.message : String(error)}`], failure: { kind: 'unknown' } };
       } finally {
         sub.dispose();
       }
@@ -58,8 +60,9 @@ export async function runTestConnection(deps: TestConnectionDeps): Promise<{ ok:
   );
   if (!result) return undefined;
   deps.log.info(`Test connection (${settings.modelSource === 'vscode' ? 'VS Code language models' : settings.baseUrl.trim() || 'no endpoint chosen: the OpenAI default'}):\n${result.lines.join('\n')}`);
-  const verdict = connectionVerdict(result, settings.modelSource, settings.baseUrl);
-  const choice = await (result.ok ? vscode.window.showInformationMessage(verdict.text, ...verdict.actions) : vscode.window.showWarningMessage(verdict.text, ...verdict.actions));
+  const key = await deps.apiKey();
+  const verdict = connectionVerdict(result, settings.modelSource, settings.baseUrl, !!key);
+  const choice = await notify(result.ok ? 'info' : 'warning', verdict.text, verdict.actions);
   if (choice === 'Show Details' || choice === 'Show Log') deps.log.show(true);
   if (choice === 'Choose Endpoint') void vscode.commands.executeCommand(Commands.pickEndpoint);
   if (choice === 'Set API Key') void vscode.commands.executeCommand(Commands.setApiKey);

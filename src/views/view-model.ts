@@ -25,7 +25,7 @@ import type {
   ViewState,
 } from './protocol';
 import { FULL_TEXT_CAP_CHARS } from './protocol';
-import { placeCompactions } from './compaction-dividers';
+import { latestRunPeak, placeCompactions } from './compaction-dividers';
 import { fullTextOf, itemsForEntry, toolCallLineId, type ToolNames } from './transcript-items';
 import { compactionDetailOf, toApprovalViews, toBudgetView, toCheckpointView, toPreviewView } from './view-mappers';
 
@@ -349,8 +349,8 @@ export class SidebarModel {
     const settings = this.settings();
     if (!this.service) return settings.emptyBudget;
     const view = toBudgetView(this.service.getBudget(), settings.autoCompact);
-    const latest = [...this.compactions].reverse().find((c) => !c.restored && c.trigger !== 'import');
-    if (latest && latest.tokensBefore > view.used) view.peak = { tokens: latest.tokensBefore, time: latest.time };
+    const peak = latestRunPeak(this.checkpoints);
+    if (peak && peak.tokens > view.used) view.peak = peak;
     return view;
   }
 

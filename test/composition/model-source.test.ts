@@ -47,13 +47,17 @@ test('vendor/family picks among vendors; a summary model of the editor gets its 
 test('a window setting above the model limit wins and warns once per window of VS Code', async () => {
   host.setSetting('contextKeeper.model', 'claude-x');
   host.setSetting('contextKeeper.contextWindow', 200_000);
+  // The warning is longer than a toast: a short message whose Show Details opens the whole text.
+  host.user.message = (shown) => (shown.modal ? undefined : 'Show Details');
   const first = await openModelSource(settings(), undefined, new FakeLogChannel('test'), countText);
   assert.equal(first.window.window, 200_000);
-  const warnings = host.messages.filter((m) => m.severity === 'warning');
-  assert.equal(warnings.length, 1);
-  assert.match(warnings[0].message, /larger than the 90,000 input tokens VS Code reports for claude-x/);
+  await new Promise((resolve) => setImmediate(resolve));
+  const toasts = () => host.messages.filter((m) => m.severity === 'warning' && !m.modal);
+  assert.equal(toasts().length, 1);
+  assert.match(toasts()[0].message, /^ContextKeeper: The contextKeeper\.contextWindow setting /);
+  assert.match(host.messages.find((m) => m.modal)?.detail ?? '', /larger than the 90,000 input tokens VS Code reports for claude-x/);
   await openModelSource(settings(), undefined, new FakeLogChannel('test'), countText);
-  assert.equal(host.messages.filter((m) => m.severity === 'warning').length, 1, 'said once');
+  assert.equal(toasts().length, 1, 'said once');
 });
 
 test('a model VS Code does not offer is an error naming what is offered', async () => {

@@ -31,4 +31,16 @@ test('a setting above the served window is reported; a refused request says why'
   assert.match(text, /32,768 tokens, from settings/);
   assert.match(text, /larger than the 16,384 tokens the server reports/);
   assert.match(text, /failed: the API key was rejected/);
+  assert.deepEqual(result.failure, { kind: 'auth', status: 401 });
+});
+
+test("the failure is typed from the status, whatever the server's text says; the model line is given apart", async (t) => {
+  // A server error whose text talks about a "key": no key problem.
+  const server = await fakeServer({ ...vllmRoutes(), 'POST /v1/chat/completions': () => ({ status: 500, json: { error: { message: 'cache key lookup failed (401 auth backend)' } } }) });
+  t.after(() => server.close());
+  const result = await testConnection({ baseUrl: server.url, model: 'Qwen/Qwen2.5-Coder-7B-Instruct', apiKey: 'k' });
+  assert.equal(result.ok, false);
+  assert.deepEqual(result.failure, { kind: 'server', status: 500 });
+  assert.match(result.modelLine, /^Model Qwen\/Qwen2\.5-Coder-7B-Instruct: /);
+  assert.ok(result.lines.includes(result.modelLine));
 });

@@ -45,7 +45,7 @@ test('summarizer failed: the core status reaches the caller unchanged, and the s
   t.after(fx.cleanup);
   const outcome = await fx.service.compactNow();
   assert.deepEqual(outcome.status, { kind: 'summarizer-failed', failure: 'auth', status: 401, message: error.message });
-  assert.deepEqual(fx.service.getState(), { state: 'error', detail: describeOutcome(outcome.status) });
+  assert.deepEqual(fx.service.getState(), { state: 'error', detail: describeOutcome(outcome.status), failure: { kind: 'auth', status: 401 } });
   assert.ok(states.some((s) => s.state === 'error' && s.detail?.includes('the summarizer rejected the API key')));
 });
 
@@ -88,4 +88,25 @@ test('preview: proposed, then no preview to apply, and a stale preview', async (
   const none = await fx.service.applyPreview();
   assert.deepEqual(none.status, { kind: 'no-preview' });
   assert.equal(none.reason, 'there is no summary preview to apply');
+});
+
+test('a task the model refuses carries the failure kind and HTTP status, not only its text', async (t) => {
+  const fx = await serviceFixture((_body) => ({ type: 'status', status: 401, message: 'Incorrect API key provided' }));
+  t.after(fx.cleanup);
+  const outcome = await fx.service.runTask('Say hi.');
+  assert.equal(outcome.status, 'error');
+  assert.deepEqual(outcome.failure, { kind: 'auth', status: 401 });
+  const server = await serviceFixture((_body) => ({ type: 'status', status: 500, message: 'key-value store unavailable (auth cache)' }));
+  t.after(server.cleanup);
+  const failed = await server.service.runTask('Say hi.');
+  assert.deepEqual(failed.failure?.kind, 'server');
+});
+
+test('a summarizer that rejects the key shows the error state with its typed failure', async (t) => {
+  const error = new SummarizerError('the summarizer rejected the request (HTTP 403): forbidden', 'http', { status: 403 });
+  const { fx, states } = await withHistory({ name: 'failing', summarize: () => Promise.reject(error) });
+  t.after(fx.cleanup);
+  await fx.service.compactNow();
+  const shown = states.find((s) => s.state === 'error');
+  assert.deepEqual(shown?.failure, { kind: 'auth', status: 403 });
 });

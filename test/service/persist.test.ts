@@ -192,3 +192,28 @@ test('images past the per-request limit are replaced by placeholders before the 
   await fx.service.restoreCheckpoint(cp.id);
   assert.equal(fx.service.getMessages().filter((m) => JSON.stringify(m).includes('image_url')).length, 3, 'undo brings the image back');
 });
+
+test('the calibration on reported usage is kept with the session: a reopened session shows the reported figure, not an estimate', async (t) => {
+  const fx = await serviceFixture((_body, n) => (n === 1 ? toolCalls([{ id: 'c1', name: 'read_file', arguments: JSON.stringify({ path: 'a.txt' }) }]) : text('Done.')), { files: { 'a.txt': filler(30) } });
+  t.after(fx.cleanup);
+  await fx.service.runTask('Read a.txt.');
+  await fx.service.meter.counter.ready;
+  const live = fx.service.getBudget();
+  assert.equal(live.exact, true, 'calibrated on the reported prompt tokens');
+  fx.service.dispose();
+  const reopened = await fx.reopen();
+  await reopened.meter.counter.ready;
+  const again = reopened.getBudget();
+  assert.equal(again.exact, true, `reopened: ${again.usedSource}`);
+  assert.equal(again.used, live.used);
+  assert.equal(again.usedSource, live.usedSource);
+  reopened.dispose();
+
+  // A damaged calibration file is reported (file named) and the gauge falls back to the estimate.
+  writeFileSync(path.join(fx.service.sessionDir!, 'calibration.json'), '{"tokens": "many"}');
+  const warnings: string[] = [];
+  const damaged = await fx.reopen({ log: (level, message) => void (level === 'warn' && warnings.push(message)) });
+  t.after(() => damaged.dispose());
+  assert.equal(damaged.getBudget().exact, false);
+  assert.ok(warnings.some((w) => /calibration\.json: fields "tokens"/.test(w)), warnings.join('\n'));
+});

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ContextItem, Entry } from '../../src/compaction/types';
 import type { CheckpointRecord } from '../../src/service/api';
-import { placeCompactions } from '../../src/views/compaction-dividers';
+import { latestRunPeak, placeCompactions } from '../../src/views/compaction-dividers';
 import { SessionList } from '../../src/views/session-list';
 
 function entry(id: string, minute: number | undefined): Entry {
@@ -98,4 +98,23 @@ test('files re-attached after a summary are listed on its divider and are not co
   const [view] = placed.compactions;
   assert.equal(view.summaries, 1);
   assert.deepEqual(view.attachedFiles, [{ path: 'src/app.ts', tokens: 120 }]);
+});
+
+test('the peak of the latest run is the largest "before" over its checkpoints, not the last one\'s', () => {
+  const at = (second: number) => `2026-01-01T10:05:${String(second).padStart(2, '0')}.000Z`;
+  const run = [
+    // An earlier run, over a minute before: not part of the latest one.
+    checkpoint('old', 1, ['e0'], [], { tokensBefore: 50_000, tokensAfter: 20_000 }),
+    checkpoint('collapse', 5, ['e1'], [], { time: at(0), strategy: 'collapse', tokensBefore: 12_000, tokensAfter: 9_000 }),
+    checkpoint('summary', 5, ['e2'], [], { time: at(0), tokensBefore: 9_000, tokensAfter: 4_000 }),
+    checkpoint('reattach', 5, ['e3'], [], { time: at(2), tokensBefore: 4_000, tokensAfter: 4_600 }),
+  ];
+  assert.deepEqual(latestRunPeak(run), { tokens: 12_000, time: at(0) });
+  // Restored and imported checkpoints are no peak; a restored one also ends the run.
+  assert.deepEqual(latestRunPeak([...run, checkpoint('undone', 6, ['e4'], [], { restored: true, tokensBefore: 99_000 })]), { tokens: 12_000, time: at(0) });
+  assert.equal(latestRunPeak([checkpoint('imp', 1, ['e0'], [], { trigger: 'import' })]), undefined);
+  // Another trigger is another run.
+  const manualAfter = [...run, checkpoint('manual', 5, ['e4'], [], { time: at(30), trigger: 'manual', tokensBefore: 4_600, tokensAfter: 3_000 })];
+  assert.deepEqual(latestRunPeak(manualAfter), { tokens: 4_600, time: at(30) });
+  assert.equal(latestRunPeak([]), undefined);
 });

@@ -1,11 +1,10 @@
 /**
- * Notification texts after compaction and restore (each figure once, in the gauge's formatting) and
- * the gauge's peak mark (a mark at the peak, never a bar filled to the edge).
+ * Notification texts after compaction and restore (each figure once, in the gauge's formatting).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ContextItem } from '../../src/compaction/types';
-import { compactionNotice, compactionParts, connectionVerdict, endpointChosenNotice, formatTokens, peakMark, restoreNotice } from '../../src/views/notices';
+import { compactionNotice, compactionParts, connectionVerdict, endpointChosenNotice, formatTokens, modelErrorFixes, NOTICE_MAX_CHARS, restoreNotice, splitNotice } from '../../src/views/notices';
 
 const item = (kind: ContextItem['kind']): ContextItem => ({ id: `i-${kind}`, kind, message: { role: 'user', content: 'x' }, covers: ['e1'] });
 
@@ -51,25 +50,37 @@ test('the restore notice uses the gauge formatting', () => {
   assert.doesNotMatch(restoreNotice(1, 3_812, 11_934), /\d{4}/);
 });
 
-test('the peak mark stands at the peak, or at the right edge when beyond the window', () => {
-  assert.deepEqual(peakMark(6_000, 8_000), { left: '75.00%', beyond: false });
-  // A heavily compacted or imported session: 300k tokens before compaction in an 8k window.
-  const beyond = peakMark(300_000, 8_000);
-  assert.equal(beyond.beyond, true);
-  assert.equal(beyond.left, 'calc(100% - 3px)');
-  assert.deepEqual(peakMark(100, 0), { left: '0%', beyond: true });
-});
-
 test('a failed Test Connection with no endpoint chosen names the default it tried and offers the fixes', () => {
-  const verdict = connectionVerdict({ ok: false, lines: ['The test stopped: fetch failed'] }, 'endpoint', '');
+  const verdict = connectionVerdict({ ok: false, lines: ['The test stopped: fetch failed'] }, 'endpoint', '', false);
   assert.match(verdict.text, /https:\/\/api\.openai\.com\/v1 \(OpenAI, the default: no endpoint chosen yet\): The test stopped: fetch failed/);
   assert.deepEqual(verdict.actions, ['Choose Endpoint', 'Set API Key', 'Show Log']);
-  const chosen = connectionVerdict({ ok: false, lines: ['Endpoint http://127.0.0.1:1234/v1: unknown', 'HTTP 401'] }, 'endpoint', 'http://127.0.0.1:1234/v1');
+  const chosen = connectionVerdict({ ok: false, lines: ['Endpoint http://127.0.0.1:1234/v1: unknown', 'HTTP 401'], failure: { kind: 'auth', status: 401 } }, 'endpoint', 'http://127.0.0.1:1234/v1', true);
   assert.equal(chosen.text, 'ContextKeeper: connection problem with http://127.0.0.1:1234/v1: HTTP 401');
+  assert.deepEqual(chosen.actions, ['Choose Endpoint', 'Set API Key', 'Show Log']);
+});
+
+test('Test Connection offers Set API Key from the typed failure, never from the words of the report', () => {
+  const local = 'http://127.0.0.1:8000/v1';
+  // A server error whose text mentions a key and 401: not a key problem.
+  const server = connectionVerdict({ ok: false, lines: ['failed: cache key lookup failed (401 auth backend)'], failure: { kind: 'server', status: 500 } }, 'endpoint', local, true);
+  assert.deepEqual(server.actions, ['Choose Endpoint', 'Show Log']);
+  // A rejected key whose text says nothing about keys: still Set API Key.
+  const auth = connectionVerdict({ ok: false, lines: ['failed: forbidden'], failure: { kind: 'auth', status: 403 } }, 'endpoint', local, true);
+  assert.deepEqual(auth.actions, ['Choose Endpoint', 'Set API Key', 'Show Log']);
+  // The model line is the one the test gave, not a line that happens to start with "Model ".
+  const ok = connectionVerdict({ ok: true, lines: ['Model list: 3 entries', 'Model m: 32k tokens.'], modelLine: 'Model m: 32k tokens.' }, 'endpoint', local, true);
+  assert.equal(ok.text, `ContextKeeper: connection to ${local} works. Model m: 32k tokens.`);
+});
+
+test('model error fixes: Set API Key for a rejected key or a missing one, decided from the failure kind', () => {
+  assert.deepEqual(modelErrorFixes({ kind: 'auth', status: 401 }, false), ['setApiKey', 'openSettings', 'showLog']);
+  assert.deepEqual(modelErrorFixes({ kind: 'server', status: 500 }, false), ['openSettings', 'showLog']);
+  assert.deepEqual(modelErrorFixes({ kind: 'network' }, true), ['setApiKey', 'openSettings', 'showLog']);
+  assert.deepEqual(modelErrorFixes(undefined, false), ['openSettings', 'showLog']);
 });
 
 test('a working connection names the endpoint and the model line', () => {
-  const verdict = connectionVerdict({ ok: true, lines: ['Endpoint http://h/v1: vLLM, 1 model.', 'Model m: 32k tokens.'] }, 'endpoint', 'http://h/v1');
+  const verdict = connectionVerdict({ ok: true, lines: ['Endpoint http://h/v1: vLLM, 1 model.', 'Model m: 32k tokens.'], modelLine: 'Model m: 32k tokens.' }, 'endpoint', 'http://h/v1', true);
   assert.equal(verdict.text, 'ContextKeeper: connection to http://h/v1 works. Model m: 32k tokens.');
   assert.deepEqual(verdict.actions, ['Show Details']);
 });
@@ -77,4 +88,20 @@ test('a working connection names the endpoint and the model line', () => {
 test('Choose Endpoint confirms where requests go', () => {
   assert.equal(endpointChosenNotice('http://127.0.0.1:11434/v1', 'qwen3'), 'ContextKeeper: the agent now sends its requests to http://127.0.0.1:11434/v1, model qwen3.');
   assert.equal(endpointChosenNotice('', undefined), 'ContextKeeper: the agent now sends its requests to OpenAI (https://api.openai.com/v1).');
+});
+
+test('long notifications are split into a short message and the whole text as detail, never cut mid-word', () => {
+  const long = 'ContextKeeper: nothing eligible: everything left is leading system messages, the latest user request, 1 pinned message and the newest agent step kept verbatim (context 41k tokens).';
+  const split = splitNotice(long);
+  assert.equal(split.short, 'ContextKeeper: nothing eligible.');
+  assert.equal(split.detail, long);
+  // Every sentence the product writes fits once split: short, ends at a boundary, nothing lost.
+  for (const text of [long, `ContextKeeper: ${'a'.repeat(40)} ${'b'.repeat(70)} c`, 'ContextKeeper: cannot get below 99,200 tokens: at best 120,000; it is held by 80,000 tokens of pinned messages; a larger window would help']) {
+    const { short, detail } = splitNotice(text);
+    assert.ok(short.length <= NOTICE_MAX_CHARS + 1, `${short.length} characters: ${short}`);
+    assert.equal(detail, text);
+    const lastWord = short.replace(/[.…]$/, '').split(' ').at(-1)!;
+    assert.ok(text.split(/[\s(]+/).some((w) => w.replace(/[.,;:]$/, '') === lastWord.replace(/[.,;:]$/, '')), `"${lastWord}" is a whole word of the text`);
+  }
+  assert.deepEqual(splitNotice('ContextKeeper: compacted 12k → 3.8k tokens.'), { short: 'ContextKeeper: compacted 12k → 3.8k tokens.' });
 });

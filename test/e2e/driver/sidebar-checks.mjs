@@ -4,6 +4,7 @@
 // streams (clicks before the next delta, focus and an opened tool result surviving 100 deltas).
 // Each function takes the driver's context: { check, expect, wb, sidebar, page, updateSettings, env, log }.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 /** The webview's inner frame as a playwright Frame (for evaluate). */
@@ -152,7 +153,7 @@ async function previewApply({ expect, wb, sidebar }) {
   }
 }
 
-export async function importChecks({ check, expect, wb, sidebar, env }) {
+export async function importChecks({ check, expect, wb, sidebar, env, page }) {
   let first;
   await check('import opens a second session; the working session stays intact', async () => {
     const select = sidebar.frame.locator('[data-test="session-select"]');
@@ -171,16 +172,79 @@ export async function importChecks({ check, expect, wb, sidebar, env }) {
     // Back to the working session: same messages, same checkpoints, the gauge within a rounding of where it was.
     await select.selectOption(first.id);
     await sidebar.frame.locator('[data-test="read-only"]').waitFor({ state: 'detached', timeout: 30_000 });
-    // The provider's reported usage anchors the gauge only in the service that received it: a
-    // session opened again shows its local count, labelled "estimated", until the next model call.
-    const sameBasis = (b) => b.accuracy === first.budget.accuracy;
-    const back = await sidebar.waitBudget((b) => (sameBasis(b) ? Math.abs(b.used - first.budget.used) <= first.budget.used * 0.05 : b.accuracy === 'estimated' && b.used > 0), `working session gauge changed (${first.budget.used} ${first.budget.accuracy})`);
+    // The calibration on the provider's reported usage is saved with the session: the session opened
+    // again shows the same figure on the same basis ("exact" stays "exact").
+    const back = await sidebar.waitBudget((b) => b.accuracy === first.budget.accuracy && Math.abs(b.used - first.budget.used) <= first.budget.used * 0.05, `working session gauge changed (${first.budget.used} ${first.budget.accuracy})`);
     const checkpoints = await sidebar.checkpointCount();
     expect(checkpoints === first.checkpoints, `working session had ${first.checkpoints} checkpoints, now ${checkpoints}`);
     const now = await lines();
     expect(now === first.lines, `working session had ${first.lines} transcript lines, now ${now}`);
     await wb.clearToasts();
     return `${options.length} sessions; import ${imported.used} tokens; working session ${first.budget.used} (${first.budget.accuracy}) → ${back.used} (${back.accuracy}) tokens, ${checkpoints} checkpoints and ${now} lines kept`;
+  });
+  await recordedWindowChecks({ check, expect, wb, sidebar, page });
+}
+
+/** An Aider chat history naming `model`, with `turns` requests and replies of `words` words each. */
+function aiderHistory(model, turns, words) {
+  const vocabulary = ['parser', 'token', 'budget', 'window', 'module', 'config', 'error', 'request', 'summary', 'checkpoint'];
+  const text = (seed) => Array.from({ length: words }, (_, i) => vocabulary[(seed * 7 + i * 3) % vocabulary.length]).join(' ');
+  const lines = ['# aider chat started at 2026-02-24 16:53:06', '', `> Model: ${model} with diff edit format  `, ''];
+  for (let t = 0; t < turns; t++) lines.push(`#### request ${t}: ${text(t).slice(0, 60)}  `, '', `Reply ${t}: ${text(t + 1)}`, '', '> Tokens: 1k sent, 100 received.  ', '');
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * An imported Aider recording is measured against its own model's window (gpt-4.1: 1,047,576 tokens,
+ * from the model table), not the configured 8k one; a recording of an unknown model falls back to the
+ * configured window, says so, and being far over that budget shows the overflow segment and label.
+ */
+export async function recordedWindowChecks({ check, expect, wb, sidebar, page }) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ck-aider-'));
+  const importAider = async (name, text) => {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, text);
+    await wb.runCommand('ContextKeeper: Import Transcript');
+    await wb.answerFileDialog(file);
+    await wb.waitToast('imported');
+    await sidebar.frame.locator('[data-test="read-only"]').waitFor({ timeout: 30_000 });
+  };
+  await check("an imported Aider recording shows the recording's model and window", async () => {
+    await importAider('known.aider.chat.history.md', aiderHistory('gpt-4.1', 4, 60));
+    const budget = await sidebar.waitBudget((b) => b.model === 'gpt-4.1', 'the gauge does not name the recording\'s model');
+    const window = await sidebar.frame.locator('[data-test="gauge-window"]').innerText();
+    expect(/1\.05M window \(recording's model\)/.test(window), `gauge window: "${window}"`);
+    const source = await sidebar.frame.locator('[data-test="source"]').innerText();
+    expect(/recorded with gpt-4\.1, 1,047,576-token window/.test(source), `source line: "${source}"`);
+    expect((await sidebar.frame.locator('[data-test="gauge-overflow"]').count()) === 0, 'an overflow segment within budget');
+    await wb.clearToasts();
+    return `${budget.used} tokens of ${window}; ${source}`;
+  });
+  await check('a recording of an unknown model: configured window, labelled; over budget the bar shows the overflow', async () => {
+    await importAider('unknown.aider.chat.history.md', aiderHistory('house-model-x', 40, 400));
+    const budget = await sidebar.waitBudget((b) => b.used > 8000, 'the long recording did not fill the gauge');
+    const window = await sidebar.frame.locator('[data-test="gauge-window"]').innerText();
+    expect(/\(window of configured model\)/.test(window), `gauge window: "${window}"`);
+    const source = await sidebar.frame.locator('[data-test="source"]').innerText();
+    expect(/house-model-x, a model of unknown window: measured against the window of configured model/.test(source), `source line: "${source}"`);
+    const label = await sidebar.frame.locator('[data-test="over-label"]').innerText();
+    expect(/over budget · \d+%/.test(label), `over-budget label: "${label}"`);
+    // The overflow segment starts where the prompt budget ends and runs to the bar's end; the
+    // compaction marks stand left of it, at their tokens on the widened scale.
+    const [bar, overflow, at] = await Promise.all(['.gauge-bar', '[data-test="gauge-overflow"]', '[data-test="gauge-mark-at"]'].map((s) => sidebar.frame.locator(s).boundingBox()));
+    expect(bar && overflow && at, 'gauge parts missing');
+    expect(Math.abs(overflow.x + overflow.width - (bar.x + bar.width)) < 3, 'the overflow does not reach the end of the bar');
+    expect(at.x < overflow.x, `the trigger mark (${at.x}) is not left of the overflow (${overflow.x})`);
+    const colour = await sidebar.frame.locator('[data-test="gauge-overflow"]').evaluate((el) => getComputedStyle(el).backgroundImage);
+    expect(/repeating-linear-gradient/.test(colour), `overflow not hatched: ${colour}`);
+    await wb.clearToasts();
+    for (const [theme, kind, tag] of THEMES) {
+      await setTheme({ wb, page }, theme, kind);
+      await page.waitForTimeout(300);
+      await wb.screenshot(`09b-sidebar-over-budget-${tag}`);
+    }
+    await setTheme({ wb, page }, 'Dark Modern', 'vs-dark');
+    return `${budget.used} tokens, ${label}; overflow from ${(((overflow.x - bar.x) / bar.width) * 100).toFixed(0)}% of the bar; ${window}`;
   });
 }
 

@@ -15,6 +15,8 @@ export interface ShownMessage {
   /** Button titles (strings or the items' titles). */
   items: string[];
   modal: boolean;
+  /** The dialog's detail text (modal messages), when given. */
+  detail?: string;
 }
 
 /** A running `withProgress` task: its title, and the Cancel button of a cancellable notification. */
@@ -127,7 +129,7 @@ export class FakeHost {
   show(severity: ShownMessage['severity'], message: string, rest: unknown[]): string | vscode.MessageItem | undefined {
     const options = typeof rest[0] === 'object' && rest[0] !== null && !('title' in rest[0]) ? (rest.shift() as vscode.MessageOptions) : undefined;
     const items = rest as Array<string | vscode.MessageItem>;
-    const shown: ShownMessage = { severity, message, items: items.map((i) => (typeof i === 'string' ? i : i.title)), modal: options?.modal === true };
+    const shown: ShownMessage = { severity, message, items: items.map((i) => (typeof i === 'string' ? i : i.title)), modal: options?.modal === true, ...(options?.detail ? { detail: options.detail } : {}) };
     this.messages.push(shown);
     const answer = this.user.message(shown);
     return answer === undefined ? undefined : items.find((i) => (typeof i === 'string' ? i : i.title) === answer);

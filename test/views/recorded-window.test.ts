@@ -1,0 +1,98 @@
+/**
+ * An imported recording is measured against the window of the model it was recorded with (model
+ * table), not the configured model's; a recording naming no model, or an unknown one, says so and
+ * falls back to the configured window with a visible label. Checked on the pure resolution and over
+ * the running extension (typed `vscode` fake, real context service): import, switch away and back.
+ */
+import '../support/vscode-fake/register';
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type * as vscode from 'vscode';
+import { activate, type ContextKeeperApi } from '../../src/extension';
+import { recordingWindow } from '../../src/models/recorded';
+import { lookupModel } from '../../src/models/table';
+import { commands, host, resetVscodeFake, Uri } from '../support/vscode-fake';
+import { fakeExtensionContext } from '../support/vscode-fake/context';
+
+const configured = { model: 'gpt-4o-mini', window: 128_000, maxOutput: 16_384 };
+
+test('recordingWindow: a model the table knows gives its own window and output limit', () => {
+  const shown = recordingWindow('gpt-4.1', configured);
+  assert.equal(shown.model, 'gpt-4.1');
+  assert.equal(shown.window, lookupModel('gpt-4.1')!.window);
+  assert.equal(shown.maxOutput, lookupModel('gpt-4.1')!.maxOutput);
+  assert.equal(shown.configured, false);
+  assert.match(shown.label, /^1,047,576 tokens, from the model table for the recording's model gpt-4\.1$/);
+  // A vendor prefix (Aider writes `anthropic/claude-…`) is matched as the table matches it.
+  assert.equal(recordingWindow('anthropic/claude-3-5-sonnet-20241022', configured).window, lookupModel('claude-3-5-sonnet')!.window);
+});
+
+test('recordingWindow: no model or an unknown one falls back to the configured window, labelled', () => {
+  const none = recordingWindow(undefined, configured);
+  assert.deepEqual([none.model, none.window, none.configured], ['gpt-4o-mini', 128_000, true]);
+  assert.match(none.label, /window of configured model gpt-4o-mini \(the recording names no model\)/);
+  assert.match(none.note, /^no model recorded: measured against the window of configured model gpt-4o-mini$/);
+  const unknown = recordingWindow('scripted-coder', configured);
+  assert.equal(unknown.window, 128_000);
+  assert.match(unknown.label, /window of configured model gpt-4o-mini \(scripted-coder is not in the model table\)/);
+  assert.match(unknown.note, /recorded with scripted-coder, a model of unknown window: measured against the window of configured model/);
+  assert.equal(recordingWindow('  ', configured).configured, true);
+});
+
+let storage: string;
+let context: vscode.ExtensionContext;
+let api: ContextKeeperApi;
+
+const aider = [
+  '# aider chat started at 2026-02-24 16:53:06',
+  '',
+  '> Model: gpt-4.1 with diff edit format  ',
+  '',
+  '#### make the title bold  ',
+  '',
+  'Here is the change.',
+  '',
+  '> Tokens: 3.1k sent, 1.5k received.  ',
+  '',
+].join('\n');
+
+before(() => {
+  resetVscodeFake();
+  host.setSetting('contextKeeper.model', 'gpt-4o-mini');
+  storage = mkdtempSync(path.join(tmpdir(), 'ck-recorded-'));
+  writeFileSync(path.join(storage, 'aider.md'), aider);
+  context = fakeExtensionContext(storage);
+  api = activate(context);
+});
+after(() => {
+  for (const subscription of context.subscriptions) subscription.dispose();
+  rmSync(storage, { recursive: true, force: true });
+});
+
+test('an imported Aider recording is measured against its own model, also after switching away and back', async () => {
+  await commands.executeCommand('contextKeeper.importTranscript', Uri.file(path.join(storage, 'aider.md')));
+  const view = api.getViewState();
+  assert.equal(view.budget.model, 'gpt-4.1');
+  assert.equal(view.budget.window, 1_047_576);
+  assert.match(view.budget.windowSource ?? '', /recording's model gpt-4\.1/);
+  assert.match(view.source, /recorded with gpt-4\.1, 1,047,576-token window/);
+  const imported = view.sessionId!;
+
+  await commands.executeCommand('contextKeeper.newSession');
+  assert.equal(api.getViewState().budget.window, 128_000, 'a working session measures against the configured model');
+  await commands.executeCommand('contextKeeper.switchSession', imported);
+  assert.equal(api.getViewState().budget.window, 1_047_576, 'the recording keeps its window when shown again');
+  assert.equal(api.getViewState().budget.model, 'gpt-4.1');
+});
+
+test('a recording naming an unknown model uses the configured window and says so in the header', async () => {
+  await commands.executeCommand('contextKeeper.importTranscript', Uri.file(path.resolve(__dirname, '../../../samples/demo-session.json')));
+  const view = api.getViewState();
+  assert.equal(view.budget.window, 128_000);
+  assert.equal(view.budget.model, 'gpt-4o-mini');
+  assert.match(view.budget.windowSource ?? '', /window of configured model gpt-4o-mini/);
+  assert.match(view.source, /measured against the window of configured model gpt-4o-mini/);
+});
