@@ -13,6 +13,8 @@ const targets = [
 if (fs.existsSync('src/demo/main.ts')) {
   targets.push({ entryPoints: ['src/demo/main.ts'], outfile: 'dist/demo.js', platform: 'node', format: 'cjs' });
 }
+// Large compactions run in a worker thread; its script ships beside the bundles that start it.
+targets.push({ entryPoints: ['src/service/compaction-worker/worker-main.ts'], outfile: 'dist/compaction-worker.js', platform: 'node', format: 'cjs' });
 if (fs.existsSync('src/extension.ts')) {
   targets.push({ entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', external: ['vscode'] });
 }

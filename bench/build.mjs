@@ -17,5 +17,19 @@ await esbuild.build({
   logLevel: 'warning',
 });
 
+// The service in the bundles starts its compaction worker from beside itself, as the extension does.
+await esbuild.build({
+  entryPoints: ['src/service/compaction-worker/worker-main.ts'],
+  outfile: 'out/bench/compaction-worker.js',
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  packages: 'external',
+  tsconfig: 'tsconfig.json',
+  sourcemap: true,
+  logLevel: 'warning',
+});
+
 // The counter in the bundle reads its prebuilt rank tables next to itself, as the extension does.
 await writeRankTables('out/bench/ranks');

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark of ContextKeeper in one run. Prints a table and writes
- * bench/results.json. Options: `--only=tokenizers,firstcount,meter,service,compact,planner,economics,replay,sidebar,extension,watch,quality` runs a subset;
+ * bench/results.json. Options: `--only=tokenizers,firstcount,meter,service,compact,worker,planner,economics,replay,sidebar,extension,watch,quality` runs a subset;
  * `--quick` uses fewer repetitions (a smoke run; figures are noisier).
  */
 import fs from 'node:fs';
@@ -18,6 +18,7 @@ import { benchQuality } from './quality/index';
 import { benchReplay } from './replay';
 import { benchServiceCall } from './serviceCall';
 import { benchCliMemory, benchCompact } from './compact';
+import { benchWorker } from './worker';
 import { table, targets } from './report';
 
 const args = process.argv.slice(2);
@@ -67,6 +68,10 @@ async function main(): Promise<void> {
     results.compact = await benchCompact([10_000, 100_000], quick ? 1 : 2, log);
     results.cliMemory = benchCliMemory(root, 300_000);
     log('compact done');
+  }
+  if (want('worker')) {
+    results.worker = await benchWorker([10_000, 30_000, 100_000, 1_000_000], quick ? 1 : 3, log);
+    log('worker done');
   }
   if (want('planner')) {
     results.planner = benchPlanner([1000, 10_000, 100_000], quick ? 5 : 15);

@@ -31,6 +31,7 @@ export async function loadSession(file: string, model?: string): Promise<LoadedS
   // A recording that ended on a tool call gets a placeholder result, so the output is sendable.
   const repaired = repairToolPairing(transcript.entries, { closeTrailing: true });
   const chosen = model ?? transcript.model ?? 'gpt-4o';
+  // A short-lived process: the first count may load the tokenizer's table synchronously (nothing else waits on this thread).
   const meter = new TokenMeter({ model: chosen });
   const applied = applyRecordedCompactions(itemsFromEntries(repaired.entries), transcript.compactions, meter, transcript.tools);
   return {

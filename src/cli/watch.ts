@@ -49,6 +49,8 @@ export function watchLine(u: WatchUpdate): string {
  * @throws Error naming the file when it is not a Claude Code or Codex session
  */
 export async function watchCommand(file: string, o: { json?: boolean; interval?: number; idleExitMs?: number }, out: Out): Promise<void> {
+  // Counted synchronously: the first count loads the tokenizer's table on this thread, which only
+  // delays this short-lived process's first line (the extension host passes deferred counters).
   const watcher = new SessionWatcher(file);
   await new Promise<void>((resolve) => {
     let idle: NodeJS.Timeout | undefined;

@@ -112,6 +112,14 @@ export class TokenMeter {
     return this.counter.exact !== false;
   }
 
+  /**
+   * Keeps `tokens` as the count of `message` (a copy of a message counted elsewhere with the same
+   * exact counter: a compaction worker's summaries), so it is not counted again. Ignored while estimating.
+   */
+  remember(message: ChatMessage, tokens: number): void {
+    if (this.exact) this.cache.set(message, tokens);
+  }
+
   /** Tokens of one message including its overhead. Cached per message object (exact counts only). */
   countMessage(message: ChatMessage): number {
     const hit = this.cache.get(message);

@@ -133,10 +133,23 @@ function loadEncoder(name: EncodingName): LoadedEncoding {
 const preloads = new Map<EncodingName, Promise<void>>();
 
 /**
- * Loads the prebuilt table of `name` without blocking the calling thread for the file read: the
- * read runs on libuv's thread pool, then the table views and the pre-tokenizer pattern (compiled by
- * one short match) are set up in separate turns of the event loop. A count asked for before this
- * settles loads synchronously instead (same result). Resolves without loading when there is no
+ * Texts the pre-tokenizer pattern is run on before the first count. V8 compiles a pattern lazily and
+ * in stages: bytecode on its first run, native code on its second, and again for the first subject
+ * string that is not one-byte (any character above U+00FF). Each stage took 2-20 ms on two shared
+ * cores (measured in fresh processes); one per turn of the event loop, none is left to the first count.
+ */
+const WARM_UP = ['warm up', 'warm up', 'w\u00e4rm \u2018up\u2019'];
+
+/** Resolves in a later turn of the event loop. */
+function nextTurn(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Loads the prebuilt table of `name` without blocking the calling thread for long: the file read
+ * runs on libuv's thread pool, then the table views, the pattern's parse and each stage of its
+ * compilation ({@link WARM_UP}) run in separate turns of the event loop. A count asked for before
+ * this settles loads synchronously instead (same result). Resolves without loading when there is no
  * prebuilt file (running from sources); rejects when the file is unreadable or corrupt.
  */
 export function preloadEncoding(name: EncodingName): Promise<void> {
@@ -153,12 +166,16 @@ export function preloadEncoding(name: EncodingName): Promise<void> {
         throw err;
       }
       if (encoders.has(name)) return;
-      const enc = encodingOf(RankTable.deserialize(data, file));
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      const table = RankTable.deserialize(data, file);
+      await nextTurn();
       if (encoders.has(name)) return;
-      // The regex engine compiles a pattern on its first use: do that now, not in the first count.
-      enc.pieces.lastIndex = 0;
-      enc.pieces.test('warm up 1');
+      const enc = encodingOf(table);
+      for (const sample of WARM_UP) {
+        await nextTurn();
+        if (encoders.has(name)) return;
+        enc.pieces.lastIndex = 0;
+        enc.pieces.test(sample);
+      }
       enc.pieces.lastIndex = 0;
       encoders.set(name, enc);
     })();
@@ -258,6 +275,17 @@ export function isEncodingLoaded(name: EncodingName): boolean {
   return encoders.has(name);
 }
 
+/** Counters made by this module: their counts are tiktoken's for their encoding (once exact). */
+const ownCounters = new WeakSet<TokenCounter>();
+
+/**
+ * The encoding of `counter` when it is one of this module's counters, whose exact counts any thread
+ * can reproduce by loading the same table (a compaction worker does); undefined for other counters.
+ */
+export function tiktokenEncodingOf(counter: TokenCounter): EncodingName | undefined {
+  return ownCounters.has(counter) ? counter.encoding : undefined;
+}
+
 /**
  * Creates a counter for `encoding`. The rank table starts loading in the background (see
  * {@link preloadEncoding}); a `countText` before it is ready loads it synchronously.
@@ -267,14 +295,19 @@ export function createTokenCounter(encoding: EncodingName): TokenCounter {
     // Failures surface on the first count, which loads synchronously and throws with the file name.
     setImmediate(() => void preloadEncoding(encoding).catch(() => undefined));
   }
-  return {
+  return own({
     encoding,
     lineAdditive: true,
     countText(text: string): number {
       if (text.length === 0) return 0;
       return countPieces(loadEncoder(encoding), text);
     },
-  };
+  });
+}
+
+function own(counter: TokenCounter): TokenCounter {
+  ownCounters.add(counter);
+  return counter;
 }
 
 /**
@@ -294,7 +327,7 @@ export function createDeferredCounter(encoding: EncodingName): TokenCounter {
     .catch(() => {
       failed = true;
     });
-  return {
+  return own({
     encoding,
     get exact(): boolean {
       return encoders.has(encoding) || failed;
@@ -309,7 +342,7 @@ export function createDeferredCounter(encoding: EncodingName): TokenCounter {
       if (!encoders.has(encoding) && !failed) return estimateTokens(text);
       return countPieces(loadEncoder(encoding), text);
     },
-  };
+  });
 }
 
 /** Deferred counter for a model id (see {@link encodingForModel}, {@link createDeferredCounter}). */

@@ -15,6 +15,7 @@ import { describeWindow, replyReserve, WarnOnce, type ResolvedWindow } from '../
 import { editorModelWindow, sessionWindow } from '../models/session';
 import { ExtractiveSummarizer } from '../compaction/extractive';
 import { FallbackSummarizer } from '../summarizers/fallback';
+import { lineAdditiveOption } from '../summarizers/fromOptions';
 import { OpenAISummarizer } from '../summarizers/openai';
 import type { ContextKeeperSettings } from '../settings/settings';
 import { notify } from '../views/notify';
@@ -40,7 +41,7 @@ export interface ModelSource {
 const warned = new WarnOnce();
 
 /** Opens the model source of `settings`. Throws with a plain message when an editor model cannot be had. */
-export async function openModelSource(settings: ContextKeeperSettings, apiKey: string | undefined, log: vscode.LogOutputChannel, countText: (text: string) => number): Promise<ModelSource> {
+export async function openModelSource(settings: ContextKeeperSettings, apiKey: string | undefined, log: vscode.LogOutputChannel, countText: (text: string) => number, lineAdditive?: () => boolean): Promise<ModelSource> {
   let source: Omit<ModelSource, 'label' | 'reservedOutput'>;
   if (settings.modelSource === 'vscode') {
     const api: LmApi = vscode;
@@ -51,7 +52,7 @@ export async function openModelSource(settings: ContextKeeperSettings, apiKey: s
       const summaryChat = await selectLmModel(api, settings.summary.model);
       const summaryClient = summaryChat === chat ? client : new LanguageModelClient({ api, model: summaryChat, justification: 'ContextKeeper writes summaries of older conversation with this model.' });
       const primary = new OpenAISummarizer({ baseURL: 'https://vscode.lm.invalid/v1', model: summaryChat.id, contextWindow: settings.summary.contextWindow || summaryChat.maxInputTokens, client: summaryClient as unknown as OpenAI, instruction: settings.summary.instruction || undefined, countText, stream: true, log: (line) => log.debug(line) });
-      source.summarizer = new FallbackSummarizer(primary, { extractive: new ExtractiveSummarizer(countText) });
+      source.summarizer = new FallbackSummarizer(primary, { extractive: new ExtractiveSummarizer(countText, lineAdditiveOption(lineAdditive)) });
     }
     log.info(`Model from VS Code: ${chat.name} (${chat.vendor}/${chat.family}), ${chat.maxInputTokens} input tokens.`);
   } else {

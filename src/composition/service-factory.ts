@@ -82,7 +82,7 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
     const counter = deferredCounterForModel(recording?.model && lookupModel(recording.model) ? recording.model : settings.model);
     // Restricted Mode: no model endpoint is called; summaries are extractive.
     const summaryModel = vscode.workspace.isTrusted ? settings.summary.model : '';
-    const source = await openModelSource(settings, apiKey, log, (text) => counter.countText(text));
+    const source = await openModelSource(settings, apiKey, log, (text) => counter.countText(text), () => counter.lineAdditive === true);
     // The session's own model at its own endpoint has the agent's prefix in its prompt cache:
     // summaries then send that prefix unchanged, measured against the session's window.
     const ownModel = reusesSessionPrefix(settings, { baseUrl: settings.summary.baseUrl, model: summaryModel });
@@ -93,6 +93,7 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
       contextWindow: settings.summary.contextWindow || (ownModel ? source.window.window : undefined),
       instruction: settings.summary.instruction || undefined,
       countText: (text) => counter.countText(text),
+      lineAdditive: () => counter.lineAdditive === true,
       extractiveFallback: true,
       // A summarizer at another endpoint than the session's own never sees the transcript's credentials.
       maskSecrets: !!settings.summary.baseUrl && settings.summary.baseUrl !== settings.baseUrl,

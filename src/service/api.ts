@@ -129,7 +129,11 @@ export interface CompactNowOptions {
   focus?: string;
   /** Return a preview instead of applying; apply later with `applyPreview`. */
   preview?: boolean;
+  /** Progress of a large compaction (run in a worker thread): messages summarized of the context's. */
+  onProgress?: (progress: CompactionProgress) => void;
 }
+import type { CompactionProgress } from './compaction-worker/runner';
+export type { CompactionProgress };
 
 import type { CompactOutcome } from './outcome';
 export type { CompactOutcome };
@@ -350,6 +354,8 @@ export interface ContextServiceOptions {
   maxImagesPerRequest?: number;
   /** A compaction that takes longer is aborted and the context left unchanged. Default 120 000 ms. */
   compactionTimeoutMs?: number;
+  /** Where compactions run: `auto` (default: large extractive ones in a worker thread), or always `inline`/`worker` (benchmarks). */
+  compactionThread?: 'auto' | 'inline' | 'worker';
   /** Newest agent steps never summarized. Default 1. */
   keepRecentSteps?: number;
   /** Shares of the compaction target for typed requests and for a summary's notes (`summaryBudgets`). */

@@ -60,6 +60,8 @@ export interface CompactionsOptions {
   timeoutMs: number;
   /** Most images per request (undefined: no limit); see `stripImages`. */
   maxImages?: number;
+  /** Where compactions run (`prepareOffThread`'s mode); default `auto`. */
+  thread?: 'auto' | 'inline' | 'worker';
 }
 
 /** Counters for the demo and the tests. */

@@ -15,7 +15,8 @@
  */
 import type { BudgetConfig, CompactionResult, CheckpointTrigger, ContextItem } from '../compaction/types';
 import { thresholds } from '../compaction/budget';
-import { commitPrepared, prepareCompaction, type PreparedCompaction } from '../compaction/compactor';
+import { commitPrepared, type PreparedCompaction } from '../compaction/compactor';
+import { prepareOffThread, type CompactionProgress } from './compaction-worker/runner';
 import { applyReattach, planReattach, reattachFiles } from './reattach-step';
 import { PrepareAhead } from './prepare-ahead';
 import { ManualQueue } from './manual-queue';
@@ -91,7 +92,7 @@ export class Compactions {
   }
 
   /** Queues a manual request until the next safe point; resolves when it has run there. */
-  enqueue(request: { focus?: string; preview: boolean; signal?: AbortSignal }): Promise<CompactOutcome> {
+  enqueue(request: { focus?: string; preview: boolean; signal?: AbortSignal; onProgress?: (p: CompactionProgress) => void }): Promise<CompactOutcome> {
     return this.queue.add(request);
   }
 
@@ -119,7 +120,7 @@ export class Compactions {
   }
 
   /** A manual compaction now (the caller made sure this is a safe point). Single flight. */
-  manual(request: { focus?: string; preview: boolean }, signal?: AbortSignal): Promise<CompactOutcome> {
+  manual(request: { focus?: string; preview: boolean; onProgress?: (p: CompactionProgress) => void }, signal?: AbortSignal): Promise<CompactOutcome> {
     return this.singleFlight(() => this.runManual(request, signal));
   }
 
@@ -260,17 +261,17 @@ export class Compactions {
     return outcome.applied;
   }
 
-  private async runManual(request: { focus?: string; preview: boolean }, signal?: AbortSignal): Promise<CompactOutcome> {
+  private async runManual(request: { focus?: string; preview: boolean; onProgress?: (p: CompactionProgress) => void }, signal?: AbortSignal): Promise<CompactOutcome> {
     this.ahead.discardReady();
     // The user asked for a compaction: summarize everything eligible (the focus only matters to a
     // summary), rather than stopping at the collapse tier as soon as the target is reached.
-    return this.runFresh('manual', { force: true, all: true, noCollapse: true, focus: request.focus, preview: request.preview }, signal);
+    return this.runFresh('manual', { force: true, all: true, noCollapse: true, focus: request.focus, preview: request.preview, onProgress: request.onProgress }, signal);
   }
 
   /** Prepares and commits in one go, under a timeout; preview mode stops after preparing. */
   private async runFresh(
     trigger: CheckpointTrigger,
-    options: { force: boolean; all?: boolean; noCollapse?: boolean; focus?: string; preview?: boolean; budget?: BudgetConfig; cause?: string },
+    options: { force: boolean; all?: boolean; noCollapse?: boolean; focus?: string; preview?: boolean; budget?: BudgetConfig; cause?: string; onProgress?: (p: CompactionProgress) => void },
     external: AbortSignal | undefined,
     triggerTokens?: number,
   ): Promise<CompactOutcome> {
@@ -286,8 +287,9 @@ export class Compactions {
       // Files to re-attach are read first, so the plan keeps room for them below the target; a
       // preview gets them when it is applied.
       const reattach = options.preview ? undefined : await raceAbort(planReattach(this.host.reattach, items, budget, this.host.meter, (m) => this.host.log('warn', m), signal), signal);
+      // Large extractive compactions run in a worker thread; cancel terminates it (./compaction-worker).
       const planned = await raceAbort(
-        prepareCompaction({
+        prepareOffThread({
           items,
           tools: this.host.tools(),
           meter: this.host.meter,
@@ -306,7 +308,7 @@ export class Compactions {
             reserveTokens: reattach?.reserve,
             signal,
           },
-        }),
+        }, { mode: this.options.thread, onProgress: options.onProgress, onRoute: (route, why) => this.host.log('debug', `compaction runs ${route === 'worker' ? 'in a worker' : 'inline'}: ${why}`) }),
         signal,
       );
       const prepared = 'applied' in planned ? planned : applyReattach(planned, items, reattach, this.host.meter, this.host.tools());

@@ -5,11 +5,14 @@
 import type { CompactOutcome } from './api';
 import { notApplied } from './compaction-outcomes';
 import type { ServiceCompactionStatus } from './outcome';
+import type { CompactionProgress } from './compaction-worker/runner';
 
 /** What a manual request asks for. */
 export interface ManualRequest {
   focus?: string;
   preview: boolean;
+  /** Progress of the run, when it runs in a worker. */
+  onProgress?: (progress: CompactionProgress) => void;
 }
 
 /** A manual request waiting for the next safe point. */
@@ -41,7 +44,7 @@ export class ManualQueue {
     if (live.length === 0) return;
     const first = live[0];
     const signals = live.map((q) => q.signal).filter((s): s is AbortSignal => s !== undefined);
-    const outcome = await run({ focus: first.focus, preview: first.preview }, signals.length === live.length && signals.length > 0 ? AbortSignal.any(signals) : undefined);
+    const outcome = await run({ focus: first.focus, preview: first.preview, onProgress: first.onProgress }, signals.length === live.length && signals.length > 0 ? AbortSignal.any(signals) : undefined);
     for (const q of live) q.resolve({ ...outcome, queued: true });
   }
 

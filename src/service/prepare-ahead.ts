@@ -4,7 +4,8 @@
  * without waiting for the summarizer. A prepared summary belongs to one version of the context and
  * is discarded when the context was rewritten in between (stale).
  */
-import { prepareCompaction, type PreparedCompaction } from '../compaction/compactor';
+import type { PreparedCompaction } from '../compaction/compactor';
+import { prepareOffThread } from './compaction-worker/runner';
 import type { CompactionGuard } from '../compaction/guard';
 import type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
 import { raceAbort } from './compaction-outcomes';
@@ -68,13 +69,13 @@ export class PrepareAhead {
     this.stats.summarizerRuns++;
     const signal = AbortSignal.any([controller.signal, this.lifetime(), AbortSignal.timeout(this.options.timeoutMs)]);
     const promise = raceAbort(
-      prepareCompaction({
+      prepareOffThread({
         items,
         tools: this.host.tools(),
         meter: this.host.meter,
         summarizer: this.host.summarizer,
         options: { budget: { ...budget, compactTo }, trigger: 'auto', keepRecentSteps: this.host.keepRecentSteps, maxSummaryCalls: this.host.maxSummaryCalls, userBudget: this.host.userBudget, summaryBudget: this.host.summaryBudget, force: true, signal },
-      }),
+      }, { mode: this.options.thread }),
       signal,
     ).then(
       (prepared) => {

@@ -38,6 +38,6 @@ export function serviceCompactions(options: ContextServiceOptions, parts: Servic
       },
       confirmCompactRestored: (info) => options.confirmCompactRestored?.(info) ?? Promise.resolve(false),
     },
-    { prepareAheadMargin: options.prepareAheadMargin ?? 0.1, timeoutMs: options.compactionTimeoutMs ?? 120_000, maxImages: options.maxImagesPerRequest },
+    { prepareAheadMargin: options.prepareAheadMargin ?? 0.1, timeoutMs: options.compactionTimeoutMs ?? 120_000, maxImages: options.maxImagesPerRequest, thread: options.compactionThread },
   );
 }

@@ -28,6 +28,7 @@ import { SessionFiles } from './session-files';
 import type { Compactions } from './compactions';
 import { serviceCompactions } from './service-compactions';
 import { ContextTally, type SavedCalibration } from './tally';
+import { countInSlices } from './count-slices';
 import { newSessionId } from './helpers';
 import { UsageRecorder, type ServiceStats } from './usage';
 import { ServiceStatus } from './status';
@@ -71,13 +72,12 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     this.log = options.log ?? noopLog;
     this.now = options.now ?? (() => new Date());
     this.files = new SessionFiles(options.storageDir, sessionId, options.model, this.now().toISOString());
-    this.meter = new TokenMeter({ model: options.model, counter: options.tokenCounter });
+    const meter = (this.meter = new TokenMeter({ model: options.model, counter: options.tokenCounter }));
     this.usage = new UsageRecorder(this.log);
     this.tally = new ContextTally(this.meter);
-    // The gauge shows a labelled estimate until the tokenizer is loaded; then every sum is recounted
-    // exactly (estimates are never cached) and the gauge redrawn.
-    void this.meter.counter.ready?.then(() => this.recountExactly());
-    this.summarizer = options.summarizer ?? new ExtractiveSummarizer((text) => this.meter.countText(text), { lineAdditive: this.meter.lineAdditive });
+    // Labelled estimates (never cached) until the tokenizer loads, then an exact recount in slices; lineAdditive is read per summary.
+    void this.meter.counter.ready?.then(() => countInSlices(this.meter, () => [this.session.items, this.session.entries], () => this.disposed, () => this.tools.schemas)).then(() => this.recountExactly());
+    this.summarizer = options.summarizer ?? new ExtractiveSummarizer((text) => meter.countText(text), { get lineAdditive() { return meter.lineAdditive; } });
     const approve: ApprovalHandler = options.approve ?? ((request, signal) => this.approvals.ask(request, signal));
     this.tools = new WorkspaceTools(options.host, { approve, autoApprove: options.autoApprove, commandTimeoutMs: options.toolTimeoutMs });
     this.agent = new AgentSession({
@@ -193,7 +193,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
 
   async compactNow(options: CompactNowOptions = {}, signal?: AbortSignal): Promise<CompactOutcome> {
     if (this.disposed) throw new Error('the context service was disposed');
-    const request = { focus: options.focus, preview: options.preview === true };
+    const request = { focus: options.focus, preview: options.preview === true, onProgress: options.onProgress };
     let outcome: CompactOutcome;
     if (this.taskController) {
       // Never while a reply streams or tool results are outstanding (B07, B51): wait for the safe point.

@@ -77,7 +77,12 @@ export class ContextTally {
   private calibratedPrefix: number | undefined;
   private sent: { items: readonly ContextItem[]; length: number; messages: number; tools: number; entries: number } | undefined;
 
-  constructor(private readonly meter: TokenMeter) {}
+  /** False while a sum holds an estimate (counted before the tokenizer's table was loaded), until a full recount. */
+  private sumsExact: boolean;
+
+  constructor(private readonly meter: TokenMeter) {
+    this.sumsExact = meter.exact;
+  }
 
   /** Brings the sums up to `items` (the session's active array): appended items are counted. */
   sync(items: readonly ContextItem[]): void {
@@ -113,6 +118,7 @@ export class ContextTally {
     if (!change) {
       this.items = items;
       this.counted = 0;
+      this.sumsExact = this.meter.exact;
       this.messages = this.lead = this.summariesAll = this.leadSummaries = this.current = 0;
       this.leadEnd = 0;
       this.lastUser = -1;
@@ -204,13 +210,15 @@ export class ContextTally {
     const summaries = this.summariesAll - this.leadSummaries;
     const history = this.messages - this.lead - summaries - this.current;
     const breakdown: BudgetBreakdown = { system: this.lead, tools: this.meter.countTools(tools), history, summaries, currentTask: this.current };
-    return fillSnapshot(breakdown, reading, this.meter.exact, budget, model, extraWarnings);
+    // Counting goes on until the sums are recounted exactly (see the service's recount in slices).
+    return fillSnapshot(breakdown, reading, this.meter.exact && this.sumsExact, budget, model, extraWarnings);
   }
 
   /** Adds item `i` (the next one after the counted ones) to the sums. */
   private add(i: number): void {
     const item = this.items[i];
     const n = this.meter.countMessage(item.message);
+    if (!this.meter.exact) this.sumsExact = false;
     this.messages += n;
     if (item.kind === 'summary') this.summariesAll += n;
     if (i === this.leadEnd && isSystem(item)) {

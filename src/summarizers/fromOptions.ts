@@ -34,6 +34,12 @@ export interface SummarizerSettings {
   headers?: Record<string, string>;
   /** Token counter (the meter's `countText`); used by the extractive summarizer and to fit the window. */
   countText: (text: string) => number;
+  /**
+   * True while `countText` is tiktoken's exact count (`TokenCounter.lineAdditive`): the extractive
+   * notes are then counted line by line. Read at each summary, since a deferred counter becomes
+   * exact after the summarizer is built. Absent: whole texts are counted.
+   */
+  lineAdditive?: () => boolean;
   /** The session's own model as a summarizer, tried once when the configured one fails. */
   session?: Summarizer;
   /** After the model summarizers fail, fall back to the extractive summarizer. Default false. */
@@ -58,7 +64,7 @@ export interface SummarizerSettings {
 export function summarizerFromSettings(settings: SummarizerSettings): Summarizer {
   const baseUrl = settings.baseUrl?.trim() ?? '';
   const model = settings.model?.trim() ?? '';
-  const extractive = new ExtractiveSummarizer(settings.countText);
+  const extractive = new ExtractiveSummarizer(settings.countText, lineAdditiveOption(settings.lineAdditive));
   if (baseUrl.length === 0 && model.length === 0) return extractive;
   if (model.length === 0) throw new RangeError(`a summary model is required for the summarizer endpoint ${safeUrl(baseUrl)}`);
   const url = baseUrl.length > 0 ? baseUrl : OPENAI_BASE_URL;
@@ -85,6 +91,15 @@ export function summarizerFromSettings(settings: SummarizerSettings): Summarizer
     extractive: settings.extractiveFallback === true ? extractive : undefined,
     onFallback: (from, to, error) => settings.log?.(`summarizer ${from} failed (${error.kind}); trying ${to}`),
   });
+}
+
+/** The extractive summarizer's option, read when a summary is made (see `SummarizerSettings.lineAdditive`). */
+export function lineAdditiveOption(lineAdditive: (() => boolean) | undefined): { readonly lineAdditive: boolean } {
+  return {
+    get lineAdditive(): boolean {
+      return lineAdditive?.() === true;
+    },
+  };
 }
 
 /**
@@ -135,7 +150,7 @@ export function summarizerFromFlags(
   if (apiKey === undefined && /^https:\/\/api\.openai\.com\b/i.test(baseUrl)) {
     throw new Error('no API key for the OpenAI endpoint: set CONTEXT_KEEPER_API_KEY or OPENAI_API_KEY');
   }
-  return summarizerFromSettings({ baseUrl, model, apiKey, contextWindow: flags.summaryWindow, timeoutMs: flags.timeoutMs, countText, log });
+  return summarizerFromSettings({ baseUrl, model, apiKey, contextWindow: flags.summaryWindow, timeoutMs: flags.timeoutMs, countText, lineAdditive: () => flags.lineAdditive === true, log });
 }
 
 /** The known window of `model`; a conservative one for unknown models off OpenAI's endpoint. */

@@ -11,6 +11,7 @@ import * as vscode from 'vscode';
 import { readSettings, SETTINGS_SECTION } from '../settings/settings';
 import { discoverSessions, type DiscoveredSession } from '../watch/discovery';
 import { SessionWatcher, followFile, type Follow, type WatchUpdate } from '../watch/watcher';
+import { deferredCounterForModel } from '../compaction/tokenizer';
 import type { WatchedCompaction, WatchedGauge } from '../watch/live';
 
 /** URI scheme of the read-only documents of an agent's compactions. */
@@ -84,7 +85,8 @@ export class AgentSessionsView implements vscode.TreeDataProvider<Node>, vscode.
     this.stopFollowing();
     let watcher: SessionWatcher;
     try {
-      watcher = new SessionWatcher(file);
+      // The tokenizer's table is read in the background: the gauge is a labelled estimate until then.
+      watcher = new SessionWatcher(file, undefined, { counter: (model) => deferredCounterForModel(model) });
     } catch (err) {
       this.log.warn(`Cannot follow ${file}: ${(err as Error).message}`);
       return;
@@ -193,8 +195,10 @@ function gaugeNode(g: WatchedGauge): Node {
   const basis = g.basis === 'exact+new' ? `provider-reported + ${k(g.usedTokens - (g.reportedTokens ?? 0))} since` : 'counted (no usage recorded)';
   const agent = g.agentCompactsAt ? `; this agent compacts at about ${k(g.agentCompactsAt.tokens)}` : '';
   const bad = g.badLines ? `; ${g.badLines} unreadable line(s) skipped` : '';
-  const text = `${k(g.usedTokens)} / ${k(g.window)} (${pct}%), ${basis}${agent}${bad}`;
+  const estimate = g.estimated ? ' (estimate: the tokenizer is loading)' : '';
+  const text = `${g.estimated ? '≈ ' : ''}${k(g.usedTokens)} / ${k(g.window)} (${pct}%), ${basis}${agent}${bad}${estimate}`;
   const tooltip = [
+    g.estimated ? 'Counts are estimates (4 characters a token) until the tokenizer has loaded, a moment after the session is opened.' : '',
     g.basis === 'exact+new'
       ? `In use: ${g.usedTokens.toLocaleString()} prompt tokens: the provider's reported ${g.reportedTokens!.toLocaleString()} for the latest request (exact, with the agent's system prompt and tools) plus what was written since.`
       : `In use: ${g.usedTokens.toLocaleString()} prompt tokens, counted from the file; the agent's system prompt and tool schemas are not recorded, so the real figure is higher.`,

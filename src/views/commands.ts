@@ -131,10 +131,17 @@ class CommandHandlers {
     this.deps.log.info(`Manual compaction requested${focus ? ' with focus text' : ''}${preview ? ' (preview)' : ''}.`);
     const outcome = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'ContextKeeper: compacting conversation…', cancellable: true },
-      async (_progress, token) => {
+      async (progress, token) => {
         const abort = abortSignalFrom(token);
+        // A large compaction runs in a worker and reports the share of the messages summarized so far.
+        let shown = 0;
+        const onProgress = (p: { message: string; done: number; total: number }): void => {
+          const percent = p.total > 0 ? Math.min(100, (100 * p.done) / p.total) : 0;
+          progress.report({ message: p.message, increment: Math.max(0, percent - shown) });
+          shown = Math.max(shown, percent);
+        };
         try {
-          return await service.compactNow({ focus, preview }, abort.signal);
+          return await service.compactNow({ focus, preview, onProgress }, abort.signal);
         } finally {
           abort.dispose();
         }

@@ -39,6 +39,8 @@ export interface Handoff {
 export async function buildHandoff(input: HandoffInput, signal?: AbortSignal): Promise<Handoff> {
   const target = input.targetTokens ?? 16_000;
   const maxChars = input.maxMessageChars ?? 4_000;
+  // A watcher's deferred counter estimates until its table is read: the handoff counts exactly.
+  await input.meter.counter.ready;
   const summarizer = new ExtractiveSummarizer((t) => input.meter.countText(t), { lineAdditive: input.meter.lineAdditive });
   // A window whose 0.5 target is `target` (the compactor's thresholds are fractions of the budget);
   // the whole history is summarized, since a fresh session needs its gist, not its old tool output.

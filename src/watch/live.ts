@@ -6,6 +6,7 @@
  */
 import type { Checkpoint, ContextItem, TokenBreakdown } from '../compaction/types';
 import { TokenMeter } from '../compaction/meter';
+import type { TokenCounter } from '../compaction/tokenizer';
 import { itemsFromEntries } from '../compaction/context';
 import { repairToolPairing } from '../compaction/repair';
 import { applyRecordedCompactions } from '../compaction/imported';
@@ -70,6 +71,21 @@ export interface WatchedGauge {
   lines: number;
   /** Lines that were not valid JSON and were skipped. */
   badLines: number;
+  /**
+   * True while the token counts are estimates (4 characters a token) because the tokenizer's table
+   * is still loading in the background (a watcher made with deferred counters); absent when exact.
+   */
+  estimated?: boolean;
+}
+
+/** Options of a {@link LiveSession}. */
+export interface LiveSessionOptions {
+  /**
+   * The counter for a model id. Default: `tokenCounterForModel`, whose first count loads the table
+   * synchronously (fine for a short-lived command-line process). In the extension host pass
+   * `deferredCounterForModel`: estimates until the table is read in the background, never a block.
+   */
+  counter?: (model: string) => TokenCounter;
 }
 
 type Rec = Record<string, unknown>;
@@ -100,7 +116,20 @@ export class LiveSession {
   constructor(
     readonly file: string,
     readonly format: WatchedFormat,
+    private readonly options: LiveSessionOptions = {},
   ) {}
+
+  /**
+   * Settles when the counts of the newest gauge, now estimates, can be made exact (call
+   * {@link gauge} again then); undefined when they are exact already.
+   */
+  exactCounts(): Promise<void> | undefined {
+    const meter = this.cached ? this.meterFor(this.cached.gauge.model) : undefined;
+    if (!meter || meter.exact) return undefined;
+    return (meter.counter.ready ?? Promise.resolve()).then(() => {
+      this.cached = undefined;
+    });
+  }
 
   /** Starts over (the file was replaced or truncated). */
   reset(): void {
@@ -189,7 +218,7 @@ export class LiveSession {
     const key = model ?? 'gpt-4o';
     let meter = this.meters.get(key);
     if (!meter) {
-      meter = new TokenMeter({ model: key });
+      meter = new TokenMeter({ model: key, counter: this.options.counter?.(key) });
       this.meters.set(key, meter);
     }
     return meter;
@@ -245,6 +274,7 @@ export class LiveSession {
       badLines: this.bad,
     };
     if (reported !== undefined) gauge.reportedTokens = reported;
+    if (!meter.exact) gauge.estimated = true;
     const threshold = agentCompactionThreshold(this.format, window);
     if (threshold) gauge.agentCompactsAt = threshold;
     this.cached = { gauge, items: applied.items, transcript, checkpoints: applied.checkpoints };

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { FileTail } from './tail';
-import { LiveSession, detectWatchedFormat, type WatchedFormat, type WatchedGauge } from './live';
+import { LiveSession, detectWatchedFormat, type LiveSessionOptions, type WatchedFormat, type WatchedGauge } from './live';
 import { firstLineOf } from './discovery';
 
 /** The result of one {@link SessionWatcher.update}. */
@@ -27,19 +27,21 @@ export class SessionWatcher {
 
   /**
    * @param format the agent's format; detected from the first line when omitted
+   * @param options how tokens are counted (see {@link LiveSessionOptions}: deferred in the extension host)
    * @throws the file system's error (ENOENT, EACCES) for a missing or unreadable file; Error naming the
    *   file when it is not a regular file or the format cannot be told (not a Claude Code or Codex session)
    */
   constructor(
     readonly file: string,
     format?: WatchedFormat,
+    options?: LiveSessionOptions,
   ) {
     // A missing or unreadable file is reported as such, not as an unknown format.
     if (!fs.statSync(file).isFile()) throw new Error(`${file} is not a regular file`);
     const f = format ?? detectWatchedFormat(firstLineOf(file));
     if (!f) throw new Error(`${file}: line 1: not a Claude Code or Codex session record`);
     this.tail = new FileTail(file);
-    this.live = new LiveSession(file, f);
+    this.live = new LiveSession(file, f, options);
   }
 
   /** Reads what was appended and returns the gauge. @throws the file system's error when unreadable */
@@ -74,12 +76,22 @@ export function followFile(
 ): Follow {
   let disposed = false;
   let fsWatcher: fs.FSWatcher | undefined;
+  let awaitingExact = false;
   const tick = (first = false) => {
     if (disposed) return;
     try {
       const u = watcher.update();
       if (u.restarted) watch();
       if (first || u.changed) onUpdate(u);
+      // Estimated counts (the tokenizer still loading off this thread): update again once exact.
+      const exact = awaitingExact ? undefined : watcher.live.exactCounts();
+      if (exact) {
+        awaitingExact = true;
+        void exact.then(() => {
+          awaitingExact = false;
+          tick(true);
+        });
+      }
     } catch (err) {
       onError(err);
     }

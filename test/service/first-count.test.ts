@@ -36,12 +36,14 @@ test('a session opens with a labelled estimate; the exact count follows without 
   const budgets: BudgetSnapshot[] = [];
   const fx = await serviceFixture(() => text('ok'), { tokenCounter: counter, systemPrompt: SAMPLE });
   t.after(fx.cleanup);
-  fx.service.onDidChangeBudget((b) => budgets.push(b));
+  // The exact count arrives as a budget update (the recount runs in slices after the table loads).
+  const exactUpdate = new Promise<void>((resolve) => fx.service.onDidChangeBudget((b) => (budgets.push(b), b.counting ? undefined : resolve())));
   const first = fx.service.getBudget();
   assert.equal(first.counting, true);
   assert.equal(first.exact, false);
   await counter.ready;
-  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(fx.service.getBudget().counting, true, 'still counting until the sums are recounted');
+  await exactUpdate;
   const last = budgets.at(-1);
   assert.ok(last, 'a budget update once the table is loaded');
   assert.equal(last.counting, undefined);

@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ExtractiveSummarizer } from '../../src/compaction/extractive';
-import { SummarizerError } from '../../src/compaction/types';
+import { SummarizerError, type ContextItem } from '../../src/compaction/types';
+import { createTokenCounter } from '../../src/compaction/tokenizer';
 import { OpenAISummarizer } from '../../src/summarizers/openai';
 import { FallbackSummarizer } from '../../src/summarizers/fallback';
 import { UNKNOWN_LOCAL_WINDOW, summarizerFromFlags, summarizerFromSettings } from '../../src/summarizers/fromOptions';
@@ -42,4 +43,31 @@ test('the fallback chain never falls back after a cancellation', async () => {
   const chain = new FallbackSummarizer(cancelled, { session: second });
   await assert.rejects(chain.summarize({ items: [], userRequests: [], approximateSummaryTokens: 10, maxCalls: 1 }), (e: unknown) => e instanceof SummarizerError && e.kind === 'aborted');
   assert.equal(secondCalled, false);
+});
+
+test('the extractive summarizer built from settings counts its notes line by line once the counter is exact, as the service\'s own does', async () => {
+  const counter = createTokenCounter('o200k_base');
+  const counted: string[] = [];
+  const countText = (t: string) => {
+    counted.push(t);
+    return counter.countText(t);
+  };
+  // A deferred counter: estimates (not line-additive) when the summarizer is built, exact later.
+  let exact = false;
+  const summarizer = summarizerFromSettings({ countText, lineAdditive: () => exact });
+  const items: ContextItem[] = [
+    { id: 'u', kind: 'raw', message: { role: 'user', content: 'Fix the parser. Never change the public API because clients depend on it.' }, covers: ['u'] },
+    { id: 'a', kind: 'raw', message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'edit_file', arguments: '{"path":"src/parser.ts"}' } }] }, covers: ['a'] },
+    { id: 't', kind: 'raw', message: { role: 'tool', tool_call_id: 'c1', content: 'Error: TypeError: x is undefined\n    at parse (src/parser.ts:10)' }, covers: ['t'] },
+    { id: 'b', kind: 'raw', message: { role: 'assistant', content: 'Decided to switch to a table-driven parser because the old one backtracks.' }, covers: ['b'] },
+  ];
+  const request = { items, userRequests: [], approximateSummaryTokens: 400, maxCalls: 1 };
+  const whole = await summarizer.summarize(request);
+  assert.ok(whole.text.includes('\n'), 'notes of several lines');
+  assert.ok(counted.includes(whole.text), 'while estimating, the whole notes are counted');
+  counted.length = 0;
+  exact = true;
+  const byLine = await summarizer.summarize(request);
+  assert.equal(byLine.text, whole.text, 'the same notes either way');
+  assert.ok(counted.length > 0 && !counted.includes(byLine.text), 'once exact, line by line: the whole notes are never counted');
 });

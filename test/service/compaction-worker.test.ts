@@ -1,0 +1,152 @@
+/**
+ * Compaction in a worker thread (src/service/compaction-worker): the same result as an inline run,
+ * cancel leaves the context unchanged, a worker that crashes or throws gives an error, never a hang.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { itemsFromEntries } from '../../src/compaction/context';
+import { ExtractiveSummarizer } from '../../src/compaction/extractive';
+import { TokenMeter } from '../../src/compaction/meter';
+import { createTokenCounter } from '../../src/compaction/tokenizer';
+import type { CompactionOptions, ContextItem, Entry, ToolSchema } from '../../src/compaction/types';
+import { prepareOffThread, WORKER_MIN_TOKENS } from '../../src/service/compaction-worker/runner';
+import { generateConversation, rng } from '../support/generate';
+import { text } from '../../src/modelserver/replies';
+import { serviceFixture } from './fixtures';
+
+const meter = new TokenMeter({ counter: createTokenCounter('o200k_base') });
+const summarizer = new ExtractiveSummarizer((t) => meter.countText(t), { lineAdditive: meter.lineAdditive });
+const tools: ToolSchema[] = [{ type: 'function', function: { name: 'read_file', description: 'Reads a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } } }];
+
+/** A coding session of `turns` turns (requests, tool calls, long tool results), ids `m0`, `m1`, … */
+function session(seed: number, turns: number): Entry[] {
+  const r = rng(seed);
+  const words = ['parser', 'token', 'window', 'fix', 'the', 'failing', 'test', 'src/app.ts', 'refactor', 'because', 'error', 'never', 'export', 'function', 'value'];
+  const line = (n: number) => Array.from({ length: n }, () => words[Math.floor(r() * words.length)]).join(' ');
+  const out: Entry['message'][] = [{ role: 'system', content: `You are a coding agent. ${line(40)}` }];
+  for (let t = 0; t < turns; t++) {
+    out.push({ role: 'user', content: `Please ${line(12)}. Never change the public API.` });
+    const id = `call_${t}`;
+    out.push({ role: 'assistant', content: line(10), tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path: `src/f${t}.ts` }) } }] });
+    out.push({ role: 'tool', tool_call_id: id, content: Array.from({ length: 30 }, () => line(14)).join('\n') });
+    out.push({ role: 'assistant', content: `Done: ${line(20)}` });
+  }
+  return out.map((message, i) => ({ id: `m${i}`, message }));
+}
+
+/** A result as JSON with what differs between any two runs (checkpoint ids, clock) made positional. */
+function normalized(value: unknown): string {
+  const ids = new Map<string, string>();
+  return JSON.stringify(value, (key, v: unknown) => (key === 'time' || key === 'startedAt' ? '<clock>' : v)).replace(/ck-[0-9a-f]{8}/g, (id) => {
+    if (!ids.has(id)) ids.set(id, `ck-#${ids.size}`);
+    return ids.get(id)!;
+  });
+}
+
+const budget = (contextWindow: number) => ({ contextWindow, reservedOutput: 1_000, compactAt: 0.8, compactTo: 0.5 });
+
+test('a compaction in the worker returns what the same compaction returns inline, with the caller\'s own items as replaced', async () => {
+  const cases: Array<{ items: ContextItem[]; options: CompactionOptions }> = [
+    { items: itemsFromEntries(session(1, 60)), options: { budget: budget(16_000), trigger: 'auto' } },
+    { items: itemsFromEntries(session(2, 40)), options: { budget: budget(32_000), trigger: 'manual', force: true, all: true, noCollapse: true, focus: 'the parser' } },
+    { items: itemsFromEntries(session(3, 200)), options: { budget: budget(8_000), trigger: 'auto', keepRecentSteps: 2 } },
+  ];
+  for (let seed = 1; seed <= 3; seed++) {
+    cases.push({ items: itemsFromEntries(generateConversation(seed, { turns: 12, maxSteps: 6 })), options: { budget: budget(4_000), trigger: seed % 2 ? 'auto' : 'manual', force: true } });
+  }
+  let prepared = 0;
+  for (const [k, c] of cases.entries()) {
+    const input = { items: c.items, tools, meter, summarizer, options: c.options };
+    const inline = await prepareOffThread(input, { mode: 'inline' });
+    const routes: string[] = [];
+    const inWorker = await prepareOffThread(input, { mode: 'worker', onRoute: (route) => routes.push(route) });
+    assert.deepEqual(routes, ['worker'], `case ${k} ran in the worker`);
+    assert.equal(normalized(inWorker), normalized(inline), `case ${k}: same result`);
+    if ('checkpoints' in inWorker && !('applied' in inWorker)) {
+      prepared++;
+      const own = new Set(c.items);
+      for (const cp of inWorker.checkpoints) for (const it of cp.replaced) assert.ok(own.has(it), `case ${k}: replaced item ${it.id} is the caller's object`);
+    }
+  }
+  assert.ok(prepared >= 3, `most cases prepared a compaction (${prepared})`);
+});
+
+test('small contexts are compacted inline, large ones in the worker', async () => {
+  const small = { items: itemsFromEntries(session(4, 10)), tools, meter, summarizer, options: { budget: budget(2_000), trigger: 'auto' as const } };
+  assert.ok(meter.measure(small.items, tools).total < WORKER_MIN_TOKENS);
+  const routes: string[] = [];
+  await prepareOffThread(small, { onRoute: (route) => routes.push(route) });
+  const large = { ...small, items: itemsFromEntries(session(5, 120)) };
+  assert.ok(meter.measure(large.items, tools).total >= WORKER_MIN_TOKENS);
+  await prepareOffThread(large, { onRoute: (route) => routes.push(route) });
+  // A counter a worker cannot rebuild (not tiktoken's) keeps the run inline whatever the size.
+  const other = new TokenMeter({ counter: { encoding: 'o200k_base', countText: (t) => Math.ceil(t.length / 4) } });
+  await prepareOffThread({ ...large, meter: other }, { onRoute: (route) => routes.push(route) });
+  assert.deepEqual(routes, ['inline', 'worker', 'inline']);
+});
+
+test('cancel terminates the worker and rejects with the reason; the items are untouched', async () => {
+  const items = itemsFromEntries(session(6, 200));
+  const before = JSON.stringify(items);
+  const controller = new AbortController();
+  let progressed = 0;
+  const run = prepareOffThread({ items, tools, meter, summarizer, options: { budget: budget(16_000), trigger: 'manual', force: true, all: true, signal: controller.signal } }, {
+    mode: 'worker',
+    onProgress: () => {
+      progressed++;
+      controller.abort(new Error('user cancelled'));
+    },
+  });
+  await assert.rejects(run, /user cancelled/);
+  assert.ok(progressed >= 1, 'the worker reported progress before the cancel');
+  assert.equal(JSON.stringify(items), before);
+});
+
+test('a worker that crashes or exits early is reported as an error, never a hang', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ck-worker-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const input = { items: itemsFromEntries(session(7, 20)), tools, meter, summarizer, options: { budget: budget(4_000), trigger: 'auto' as const } };
+  const throwing = path.join(dir, 'throws.js');
+  writeFileSync(throwing, "require('node:worker_threads').parentPort.on('message', (m) => { if (m.type === 'run') throw new Error('boom in the worker'); });\n");
+  await assert.rejects(prepareOffThread(input, { mode: 'worker', workerFile: throwing }), /compaction worker crashed: boom in the worker/);
+  const exiting = path.join(dir, 'exits.js');
+  writeFileSync(exiting, "require('node:worker_threads').parentPort.on('message', (m) => { if (m.type === 'run') process.exit(7); });\n");
+  await assert.rejects(prepareOffThread(input, { mode: 'worker', workerFile: exiting }), /stopped \(exit code 7\) before it finished/);
+});
+
+test('the service compacts a large context in the worker with progress; a cancel leaves the context as it was', async (t) => {
+  const fx = await serviceFixture(() => text('ok'), { exactTokens: true, tokenCounter: createTokenCounter('o200k_base'), window: 200_000, reserved: 4_000 });
+  t.after(fx.cleanup);
+  await fx.service.importTranscript({ source: 'test: large session', entries: session(8, 150) });
+  assert.ok(fx.service.getBudget().used >= WORKER_MIN_TOKENS, 'large enough for the worker');
+  const before = fx.service.getTranscript().context;
+  const controller = new AbortController();
+  const cancelled = await fx.service.compactNow({ onProgress: () => controller.abort() }, controller.signal);
+  assert.equal(cancelled.applied, false);
+  assert.equal(cancelled.status.kind, 'cancelled');
+  assert.deepEqual(fx.service.getTranscript().context, before);
+  assert.equal(fx.service.getCheckpoints().length, 0);
+  const progress: number[] = [];
+  const applied = await fx.service.compactNow({ onProgress: (p) => progress.push(p.done / p.total) });
+  assert.equal(applied.applied, true, applied.reason);
+  assert.ok(progress.length >= 2 && progress.at(-1)! > 0, `progress reported (${progress.join(', ')})`);
+  assert.ok(applied.tokensAfter < applied.tokensBefore);
+});
+
+test('the build ships the worker: dist/compaction-worker.js runs the same compaction and the package includes it', async (t) => {
+  const root = path.resolve(__dirname, '../../..');
+  const bundle = path.join(root, 'dist/compaction-worker.js');
+  if (!existsSync(bundle)) {
+    t.skip('dist/compaction-worker.js is missing: run `npm run build` first');
+    return;
+  }
+  assert.match(readFileSync(path.join(root, '.vscodeignore'), 'utf8'), /^!dist\/compaction-worker\.js$/m, 'the VSIX keeps the worker script');
+  const input = { items: itemsFromEntries(session(9, 80)), tools, meter, summarizer, options: { budget: budget(16_000), trigger: 'auto' as const } };
+  const inline = await prepareOffThread(input, { mode: 'inline' });
+  const bundled = await prepareOffThread(input, { mode: 'worker', workerFile: bundle });
+  assert.ok(!('applied' in bundled), 'a compaction was prepared');
+  assert.equal(normalized(bundled), normalized(inline));
+});
