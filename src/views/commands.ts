@@ -25,6 +25,7 @@ import { runTestConnection } from './test-connection';
 import { notify } from './notify';
 import { sessionCommands } from './session-commands';
 import { contentText, firstLine } from './transcript-items';
+import { latestReportedPrompt } from '../transcripts/reported';
 
 /** Why the agent cannot run in this window (Restricted Mode, a virtual folder), or undefined when it can. */
 export function agentUnavailableReason(): string | undefined {
@@ -361,6 +362,7 @@ class CommandHandlers {
           { source: `${imported.format}: ${fileName}`, entries: imported.entries, compactions: imported.compactions },
           `${fileName} (${imported.format})`,
           recordedModel,
+          latestReportedPrompt(imported.entries)?.tokens,
         );
         return imported;
       },
