@@ -26,6 +26,7 @@ import { notify } from './notify';
 import { sessionCommands } from './session-commands';
 import { contentText, firstLine } from './transcript-items';
 import { latestReportedPrompt } from '../transcripts/reported';
+import { describeImportCount, importCount } from './import-count';
 
 /** Why the agent cannot run in this window (Restricted Mode, a virtual folder), or undefined when it can. */
 export function agentUnavailableReason(): string | undefined {
@@ -367,9 +368,11 @@ class CommandHandlers {
         return imported;
       },
     );
-    this.deps.log.info(`Imported ${fileName}: ${result.entries.length} messages, format ${result.format}.`);
+    const counted = importCount(result.entries);
+    const count = describeImportCount(counted);
+    this.deps.log.info(`Imported ${fileName}: ${count}, format ${result.format}.${counted.placeholders ? ' Placeholder results answer tool calls the recording never answered; checkpoints count them too.' : ''}`);
     await this.deps.sidebar.reveal();
-    void notify('info', `ContextKeeper: imported ${result.entries.length} messages (${result.format}).`);
+    void notify('info', `ContextKeeper: imported ${count} (${result.format}).`);
   }
 
   async exportTranscript(): Promise<void> {
