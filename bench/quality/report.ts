@@ -58,8 +58,8 @@ function sizes(runs: readonly QualityRun[]): string {
 const runName = (r: QualityRun) => `${r.transcript.split('/')[0]}@${k(r.window)}${r.mode === 'replay' ? ' replay' : ''}`;
 
 /**
- * Checks the issue's targets on the measured runs. Runs where the never-summarised part alone
- * exceeded the target are exempt (the issue: "the targets below do not apply to that recording"):
+ * Checks the quality targets on the measured runs. Runs where the never-summarised part alone
+ * exceeded the target are exempt (the targets do not apply to that recording):
  * judged apart, listed by name with their figures, never silently dropped.
  */
 export function qualityTargets(all: readonly QualityRun[], pooled: QualityResult['pooled'], replayWindow: number): QualityTarget[] {

@@ -41,7 +41,7 @@ export interface QualityRun extends Sizes {
   maxAfterCompaction?: number;
   /**
    * Set when the part no compaction may summarise (system prompt, tool schemas, latest request,
-   * newest steps) alone exceeded the target: the issue's targets do not apply to such a run, which is
+   * newest steps) alone exceeded the target: the quality targets do not apply to such a run, which is
    * reported apart with its figures. Says the tokens against the target.
    */
   exempt?: string;

@@ -17,6 +17,7 @@ import { actionsOf } from './actions';
 import { buildLedger, LEDGER, VERIFY } from './ledger';
 import { chooseRoots, expandRoots, parseRootsLine, rootsLine, shortPath, type PathRoots } from './pathRoot';
 import { LineCounter } from './lineCount';
+import { DECISION, isProse, ruleSentences, sentences } from './prose';
 
 /** Section headings shared by every summarizer's notes. */
 export const SECTIONS = {
@@ -53,26 +54,12 @@ function focusWords(focus: string): string[] {
   return [...new Set(focus.toLowerCase().split(/[^\p{L}\p{N}_.-]+/u).filter((w) => w.length >= 4 && !FOCUS_STOPWORDS.has(w)))];
 }
 
-/** A sentence that states a rule or preference ("never commit unless asked", "don't over-engineer"). */
-const RULE = /\b(must|never|always|do not|don't|dont|should not|shouldn't|only|avoid|prefer|instead of|make sure|required?|no longer|keep it|stick to|from now on|remember to|without)\b/i;
-/** A sentence that gives a decision with its reason. */
-const DECISION = /\b(because|since|so that|instead of|rather than|decided|switch(ed)? to|chose|went with|due to|in order to|the reason)\b/i;
 const TASK_LIST_TOOL = /todo|task_?list|task_?tracker|update_?plan|^plan$/i;
 
 /** One line of at most `max` characters (quotes must not bring their own headings or lists along). */
 function clip(s: string, max: number): string {
   const t = s.replace(/\s+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
-}
-
-/** A line that reads as prose a person wrote (not code, a listing, a heading or tool output). */
-function isProse(line: string): boolean {
-  const t = line.trim();
-  return t.length > 8 && t.length < 400 && /^[\p{L}"'(]/u.test(t) && !/^\d+\t/.test(t) && !/[│┌└├]/.test(t) && /\s/.test(t);
-}
-
-function sentences(text: string): string[] {
-  return text.split(/(?<=[.!?])\s+|\n+/).map((s) => s.trim()).filter(Boolean);
 }
 
 /** Splits earlier notes into their sections (lines under each `## ` heading). */
@@ -123,7 +110,7 @@ function userFacts(it: ContextItem, text: string): UserFacts {
   }
   const typed = typedRequestOf(it);
   const rules: string[] = [];
-  if (typed) for (const s of sentences(typed)) if (isProse(s) && RULE.test(s)) rules.push(`- "${clip(s, 400)}"`);
+  if (typed) for (const s of ruleSentences(typed)) rules.push(`- "${clip(s, 400)}"`);
   const facts = { errors, typed, rules };
   userFactsCache.set(it.message, facts);
   return facts;
