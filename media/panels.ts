@@ -7,7 +7,7 @@ import type { TemplateResult } from 'lit-html';
 import type { ApprovalView, BudgetView, CheckpointView, ErrorView, PreviewView, ViewState, WebviewMessage } from '../src/views/protocol.js';
 import { cssProps } from './css-props.js';
 import { localTime, tokens } from './format.js';
-import { gaugeGeometry, windowOriginNote, type GaugeGeometry } from '../src/views/gauge-geometry.js';
+import { gaugeGeometry, recordedPromptNote, windowOriginNote, type GaugeGeometry } from '../src/views/gauge-geometry.js';
 import type { Ui } from './transcript.js';
 
 const icon = (name: string, extra = '') => html`<span class="codicon codicon-${name} ${extra}" aria-hidden="true"></span>`;
@@ -90,11 +90,18 @@ export function gauge(budget: BudgetView): TemplateResult {
       ${peakMarkOf(budget, g)}
     </div>
     <div class="gauge-marks"><span class="key-at" aria-hidden="true"></span> compact at ${tokens(budget.compactAt)} <span class="key-to" aria-hidden="true"></span> down to ${tokens(budget.compactTo)}${budget.autoCompact ? '' : ' (auto off)'} · ${tokens(budget.reserved)} reserved for reply${g.windowEnd ? html` <span class="key-window" aria-hidden="true"></span> window ends` : nothing}</div>
+    ${recordedNoteOf(budget)}
     ${budget.peak ? html`<div class="gauge-peak-text" data-test="peak-text"><span class="key-peak" aria-hidden="true"></span> peaked at ${tokens(budget.peak.tokens)} before the compaction at ${localTime(budget.peak.time)}</div>` : nothing}
     <ul class="legend">${SEGMENTS.map(([key, label]) => html`<li><span class="swatch segment-${key}" aria-hidden="true"></span><span class="legend-label">${label}</span><span class="legend-value" data-test="breakdown-${key}">${tokens(budget.breakdown[key])}</span></li>`)}${g.over ? html`<li><span class="swatch overflow" aria-hidden="true"></span><span class="legend-label">Over budget</span><span class="legend-value">${tokens(g.overTokens)}</span></li>` : nothing}</ul>
     ${g.over ? html`<p class="warning" data-test="over-budget">${icon('warning')} ${tokens(g.overTokens)} over the prompt budget: compact before the next request.</p>` : nothing}
     ${budget.warnings.map((warning) => html`<p class="warning">${icon('warning')} ${warning}</p>`)}
   </section>`;
+}
+
+/** The provider's figure for an imported recording, under the gauge's numbers (see recordedPromptNote). */
+function recordedNoteOf(budget: BudgetView): TemplateResult | typeof nothing {
+  const note = recordedPromptNote(budget);
+  return note ? html`<p class="gauge-recorded" data-test="gauge-recorded" data-tokens=${budget.recordedPromptTokens ?? 0}>${icon('info')} ${note}</p>` : nothing;
 }
 
 const FIXES: Record<ErrorView['actions'][number], [string, string, WebviewMessage]> = {

@@ -16,6 +16,7 @@ import { summarizerFromFlags } from '../summarizers/fromOptions';
 import { replay } from '../replay/replay';
 import { loadSession, type LoadedSession } from './load';
 import { gauge, kTokens } from './format';
+import { latestReportedPrompt } from '../transcripts/reported';
 
 /** Options shared by `compact` and `replay`. */
 export interface BudgetOptions {
@@ -70,6 +71,8 @@ export async function meterCommand(file: string, o: { model?: string; json?: boo
     tokensAllMessages: rawTotal,
     byCategory: m.breakdown,
     importedCompactions: s.importCheckpoints.length,
+    // The provider's figure for the newest recorded request (as `watch` reports it), or null.
+    reportedTokens: latestReportedPrompt(s.transcript.entries)?.tokens ?? null,
     skipped: s.transcript.skipped,
     warnings: s.warnings,
   };
@@ -77,12 +80,22 @@ export async function meterCommand(file: string, o: { model?: string; json?: boo
   out(`${path.basename(file)}: ${report.format}, ${s.transcript.model || o.model ? `model ${report.model}` : `model not recorded (counting as ${report.model})`}, encoding ${report.encoding}`);
   out(`messages ${report.messages} (${report.activeMessages} in the active context), tool calls ${report.toolCalls}, tool results ${report.toolResults}, images ${report.images}`);
   out(`prompt tokens ${m.total}${s.importCheckpoints.length ? ` after the recording's ${s.importCheckpoints.length} own compaction(s); ${rawTotal} with every message` : ''}`);
+  if (report.reportedTokens !== null) out(recordedByProvider(report.reportedTokens));
   for (const [k, v] of Object.entries(m.breakdown)) out(`  ${k.padEnd(12)} ${String(v).padStart(9)}`);
   out(`  ${'reply start'.padEnd(12)} ${String(m.total - (Object.values(m.breakdown) as number[]).reduce((a, b) => a + b, 0)).padStart(9)}  (tokens that prime the reply, once per request)`);
   const skipped = Object.entries(s.transcript.skipped);
   if (skipped.length) out(`skipped records: ${skipped.map(([k, v]) => `${k} ${v}`).join(', ')}`);
   for (const w of s.warnings.slice(0, 10)) out(`warning: ${w}`);
   if (s.warnings.length > 10) out(`… ${s.warnings.length - 10} more warnings (--json lists all)`);
+}
+
+/**
+ * The provider's reported prompt tokens of the recording's newest request, as one line beside the
+ * meter's own count: it holds what the recording does not (the agent's system prompt, tool schemas,
+ * hidden reasoning) and is counted with the provider's tokenizer, so it can be far above the count.
+ */
+export function recordedByProvider(tokens: number): string {
+  return `recorded by the provider: ${(tokens / 1000).toFixed(1)}k prompt tokens (${tokens}) for the newest request, including what the recording does not hold (system prompt, tool schemas, hidden reasoning); the count above is what ContextKeeper sends`;
 }
 
 /** What holds the anchored tokens of an applied compaction, or the kinds of message when not measured. */

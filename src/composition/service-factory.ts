@@ -117,6 +117,7 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
       model: measured.model,
       budget: budgetOf(settings, measured),
       windowSource: measured.label,
+      ...(recording?.promptTokens !== undefined ? { recordedPromptTokens: recording.promptTokens } : {}),
       host: toolHost(context, apiKey),
       summarizer: source.summarizer ?? summarizer,
       storageDir,

@@ -320,6 +320,8 @@ export interface ContextServiceOptions {
   budget: BudgetConfig;
   /** Where the window came from, for the gauge ("32,768 tokens, reported by the server"). */
   windowSource?: string;
+  /** An imported recording's provider-reported prompt tokens of its newest request, shown beside the count. */
+  recordedPromptTokens?: number;
   /** File system and process access for the workspace tools. */
   host: ToolHost;
   /** Writes summaries; default: the extractive summarizer (no model call). */

@@ -65,4 +65,6 @@ export interface BudgetSnapshot {
   warnings: string[];
   /** Where the window came from ("32,768 tokens, reported by the server"), when known. */
   windowSource?: string;
+  /** An imported recording's provider-reported prompt tokens of its newest request, when recorded. */
+  recordedPromptTokens?: number;
 }

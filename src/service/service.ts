@@ -282,7 +282,11 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     const notes = [this.compactions.guard.status().advice, this.compactions.stuckReason].filter((n): n is string => n !== undefined);
     this.tally.sync(this.session.items);
     const snapshot = this.tally.snapshot(this.tools.schemas, this.options.budget, this.options.model, notes);
-    return this.options.windowSource ? { ...snapshot, windowSource: this.options.windowSource } : snapshot;
+    return {
+      ...snapshot,
+      ...(this.options.windowSource ? { windowSource: this.options.windowSource } : {}),
+      ...(this.options.recordedPromptTokens !== undefined ? { recordedPromptTokens: this.options.recordedPromptTokens } : {}),
+    };
   }
 
   getCheckpoints(): CheckpointRecord[] {

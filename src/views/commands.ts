@@ -25,6 +25,8 @@ import { runTestConnection } from './test-connection';
 import { notify } from './notify';
 import { sessionCommands } from './session-commands';
 import { contentText, firstLine } from './transcript-items';
+import { latestReportedPrompt } from '../transcripts/reported';
+import { describeImportCount, importCount } from './import-count';
 
 /** Why the agent cannot run in this window (Restricted Mode, a virtual folder), or undefined when it can. */
 export function agentUnavailableReason(): string | undefined {
@@ -361,13 +363,16 @@ class CommandHandlers {
           { source: `${imported.format}: ${fileName}`, entries: imported.entries, compactions: imported.compactions },
           `${fileName} (${imported.format})`,
           recordedModel,
+          latestReportedPrompt(imported.entries)?.tokens,
         );
         return imported;
       },
     );
-    this.deps.log.info(`Imported ${fileName}: ${result.entries.length} messages, format ${result.format}.`);
+    const counted = importCount(result.entries);
+    const count = describeImportCount(counted);
+    this.deps.log.info(`Imported ${fileName}: ${count}, format ${result.format}.${counted.placeholders ? ' Placeholder results answer tool calls the recording never answered; checkpoints count them too.' : ''}`);
     await this.deps.sidebar.reveal();
-    void notify('info', `ContextKeeper: imported ${result.entries.length} messages (${result.format}).`);
+    void notify('info', `ContextKeeper: imported ${count} (${result.format}).`);
   }
 
   async exportTranscript(): Promise<void> {

@@ -78,3 +78,17 @@ export function windowOriginNote(source: string | undefined): string {
   if (where.includes('settings')) return ' (settings)';
   return '';
 }
+
+/**
+ * The line under an imported recording's gauge naming the provider's own figure for its newest
+ * request ("recorded by the provider: 135.5k prompt tokens, …"), or undefined when the recording
+ * holds no usage. The figure includes what the recording does not (system prompt, tool schemas,
+ * hidden reasoning), so beside a much smaller count it says why; the gauge's own figure stays what
+ * ContextKeeper sends, which is what compaction acts on.
+ */
+export function recordedPromptNote(budget: { used: number; recordedPromptTokens?: number }): string | undefined {
+  const recorded = budget.recordedPromptTokens;
+  if (recorded === undefined) return undefined;
+  const k = `${(recorded / 1000).toFixed(1)}k`;
+  return `Recorded by the provider: ${k} prompt tokens for the recording's newest request, including what the recording does not hold (system prompt, tool schemas). The gauge counts what ContextKeeper sends: ${budget.used.toLocaleString('en-US')} tokens.`;
+}

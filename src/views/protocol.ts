@@ -58,6 +58,11 @@ export interface BudgetView {
   /** Where the window came from: "32,768 tokens, reported by the server" / "… from the model table" / "… from settings". */
   windowSource?: string;
   /**
+   * An imported recording's newest request as the provider measured it (prompt tokens, with the
+   * system prompt and tool schemas the recording does not hold); `used` stays what ContextKeeper sends.
+   */
+  recordedPromptTokens?: number;
+  /**
    * The level the context reached just before the latest compaction (its `tokensBefore`), with the
    * ISO time of that compaction; absent when nothing was compacted or the checkpoint was restored.
    */
@@ -167,6 +172,8 @@ export interface SessionView {
   updated?: string;
   /** Model and window the recording was made with (imports only). */
   recordedModel?: string;
+  /** The provider's reported prompt tokens of the recording's newest request (imports that record usage). */
+  recordedPromptTokens?: number;
 }
 
 /** An error shown as a banner with the actions that can fix it. */

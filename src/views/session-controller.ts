@@ -33,9 +33,15 @@ export interface ServiceInput {
   sessionId: string | undefined;
   /**
    * Set for an imported recording: the model it was recorded with (undefined when it names none).
-   * Its gauge measures against that model's window (see `recordingWindow`).
+   * Its gauge measures against that model's window (see `recordingWindow`); `promptTokens`, the
+   * provider's reported prompt tokens of its newest request, is shown beside the gauge's count.
    */
-  recording?: { model: string | undefined };
+  recording?: { model: string | undefined; promptTokens?: number };
+}
+
+/** What the factory needs to know of an imported recording's session record. */
+function recordingOf(record: { recordedModel?: string; recordedPromptTokens?: number }): NonNullable<ServiceInput['recording']> {
+  return { model: record.recordedModel, ...(record.recordedPromptTokens !== undefined ? { promptTokens: record.recordedPromptTokens } : {}) };
 }
 
 /** Builds a context service; supplied by the composition root. */
@@ -140,8 +146,8 @@ export class SessionController implements vscode.Disposable {
   }
 
   /** Opens `imported` as a new read-only session; the working session stays on disk, untouched. */
-  async importTranscript(imported: ImportedTranscript, label: string, recordedModel?: string): Promise<void> {
-    await this.openNew(imported, { label, kind: 'imported', recordedModel });
+  async importTranscript(imported: ImportedTranscript, label: string, recordedModel?: string, recordedPromptTokens?: number): Promise<void> {
+    await this.openNew(imported, { label, kind: 'imported', recordedModel, ...(recordedPromptTokens !== undefined ? { recordedPromptTokens } : {}) });
   }
 
   /**
@@ -259,10 +265,10 @@ export class SessionController implements vscode.Disposable {
   }
 
   /** Builds a new session holding `imported` and shows it. */
-  private async openNew(imported: ImportedTranscript, record: { label: string; kind: 'working' | 'imported'; recordedModel?: string }): Promise<void> {
+  private async openNew(imported: ImportedTranscript, record: { label: string; kind: 'working' | 'imported'; recordedModel?: string; recordedPromptTokens?: number }): Promise<void> {
     this.assertIdle();
     if (this.opening) await this.opening.catch(() => undefined);
-    const recording = record.kind === 'imported' ? { model: record.recordedModel } : undefined;
+    const recording = record.kind === 'imported' ? recordingOf(record) : undefined;
     const service = await this.factory({ settings: this.settings.value, apiKey: await this.keys.get(), sessionId: undefined, recording });
     try {
       await service.importTranscript(imported);
@@ -279,7 +285,7 @@ export class SessionController implements vscode.Disposable {
 
   private async open(): Promise<ContextServiceApi> {
     const record = this.sessions.get(this.sessions.currentId);
-    const recording = record?.kind === 'imported' ? { model: record.recordedModel } : undefined;
+    const recording = record?.kind === 'imported' ? recordingOf(record) : undefined;
     const service = await this.factory({ settings: this.settings.value, apiKey: await this.keys.get(), sessionId: this.sessions.currentId, recording });
     await this.sessions.setCurrent(service.sessionId);
     await this.sessions.ensureListed(service.sessionId, new Date());

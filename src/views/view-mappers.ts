@@ -28,6 +28,7 @@ export function toBudgetView(budget: BudgetSnapshot, autoCompact: boolean): Budg
     warnings: [...budget.warnings],
     autoCompact,
     ...(budget.windowSource ? { windowSource: budget.windowSource } : {}),
+    ...(budget.recordedPromptTokens !== undefined ? { recordedPromptTokens: budget.recordedPromptTokens } : {}),
   };
 }
 

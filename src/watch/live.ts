@@ -13,6 +13,7 @@ import { applyRecordedCompactions } from '../compaction/imported';
 import { resolveContextWindow } from '../compaction/budget';
 import { importTranscriptTextSync } from '../transcripts';
 import type { ImportedTranscript } from '../transcripts/types';
+import { latestReportedPrompt } from '../transcripts/reported';
 import { agentCompactionThreshold, type AgentThreshold } from './thresholds';
 import { renderContext } from './handoff';
 
@@ -235,16 +236,9 @@ export class LiveSession {
     const meter = this.meterFor(model);
     const applied = applyRecordedCompactions(itemsFromEntries(repaired.entries), transcript.compactions, meter, transcript.tools);
     const m = meter.measure(applied.items, transcript.tools);
-    let reported: number | undefined;
-    let reportedAt = -1;
-    for (let i = transcript.entries.length - 1; i >= 0; i--) {
-      const r = transcript.entries[i].meta?.reportedPromptTokens;
-      if (r !== undefined) {
-        reported = r;
-        reportedAt = i;
-        break;
-      }
-    }
+    const latest = latestReportedPrompt(transcript.entries);
+    const reported = latest?.tokens;
+    const reportedAt = latest?.index ?? -1;
     const recorded = transcript.contextWindow ?? this.recordedWindow;
     const window = recorded ?? resolveContextWindow(model);
     const last = this.compactions[this.compactions.length - 1];

@@ -57,3 +57,47 @@ test('aider: user runs, slash commands, Aider output and replies', async () => {
   assert.equal(t.entries[0].meta?.timestamp, '2026-02-24T16:53:06');
   assert.deepEqual(t.skipped, { session: 2, 'aider-output': 6, 'slash-command': 2 });
 });
+
+test('aider: an empty input (`<blank>`, blank lines) is no message; typed "y" and "exit" stay user messages', async () => {
+  const text = [
+    '# aider chat started at 2026-02-24 16:53:06',
+    '',
+    '> Would you like to see what\'s new in this version? (Y)es/(N)o [Yes]: y  ',
+    '',
+    '#### y  ',
+    '',
+    'Yes?',
+    '',
+    '> Tokens: 900 sent, 2 received.  ',
+    '',
+    '#### <blank>  ',
+    '',
+    '####   ',
+    '####   ',
+    '',
+    '#### exit  ',
+    '',
+    'Goodbye.',
+    '',
+    '> Tokens: 950 sent, 2 received.  ',
+    '',
+    '#### fix the header  ',
+    '####   ',
+    '#### and the footer  ',
+    '',
+  ].join('\n');
+  const t = await importTranscriptText(text, 'history.md', { format: 'aider' });
+  assertWellFormed(t);
+  assert.deepEqual(
+    t.entries.map((e) => [e.message.role, e.message.content]),
+    [
+      ['user', 'y'],
+      ['assistant', 'Yes?'],
+      ['user', 'exit'],
+      ['assistant', 'Goodbye.'],
+      ['user', 'fix the header\n\nand the footer'],
+    ],
+  );
+  assert.equal(t.skipped['blank-input'], 2);
+  assert.equal(t.stats.messages, 5);
+});

@@ -88,9 +88,11 @@ const EXPECTED: Record<string, Expected> = {
   'aider/waterfront.aider.chat.history.md': {
     format: 'aider',
     check(t) {
-      // README: 98 user messages, 17 of them slash commands (not sent to the model: skipped here).
-      assert.equal(roles(t).user + t.skipped['slash-command'], 98);
+      // README: 98 user messages, 17 of them slash commands and 11 empty inputs (`#### <blank>`); neither
+      // was sent to the model, so both are skipped here.
+      assert.equal(roles(t).user + t.skipped['slash-command'] + t.skipped['blank-input'], 98);
       assert.equal(t.skipped['slash-command'], 17);
+      assert.equal(t.skipped['blank-input'], 11);
       assert.equal(t.skipped.session, 28);
       // 67 "> Tokens:" lines, each ending one model reply.
       assert.equal(t.entries.filter((e) => e.meta?.reportedPromptTokens !== undefined).length, 67);

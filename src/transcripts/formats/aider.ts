@@ -6,6 +6,10 @@
  *   spaces are removed).
  * - A run that is a slash command is not sent to the model and is counted as `slash-command`, except
  *   `/ask`, `/code` and `/architect` followed by text, whose text is the user message.
+ * - An empty input (Aider writes it as `#### <blank>`, or a run of blank `####` lines) was never sent
+ *   (Aider returns to its prompt), so it is no message and is counted as `blank-input`. Typed replies
+ *   such as `y` or `exit` at Aider's chat prompt did reach the model and stay user messages; the
+ *   summarizer treats them as trivial (compaction/requests.ts), so no rule here drops them.
  * - `> ` lines are Aider's own output (pip noise, confirmations, "Applied edit", commit notices, cost
  *   lines). They never reached the model, so they are skipped and counted as `aider-output` (lines). A
  *   `> Tokens: N sent` line ends a model reply and gives that reply's `meta.reportedPromptTokens`; a
@@ -39,6 +43,10 @@ export function readAider(text: string, builder: TranscriptBuilder): void {
     let body = user.text.join('\n');
     const line = user.line;
     user = undefined;
+    if (body.trim() === '' || body.trim() === '<blank>') {
+      builder.skip('blank-input');
+      return;
+    }
     if (body.startsWith('/')) {
       const kept = KEEP_COMMANDS.exec(body);
       if (!kept) {

@@ -1,0 +1,34 @@
+/**
+ * How many messages an import gives, counted as the session stores them: the recorded messages plus
+ * the placeholder results added for tool calls the recording never answered (the same repair the
+ * context service applies, `importedEntries`). The checkpoint rows count the same stored messages,
+ * so the import notice and a later "N replaced" agree.
+ */
+import type { Entry } from '../compaction/types';
+import { repairToolPairing } from '../compaction/repair';
+
+/** Counts of one import, in messages. */
+export interface ImportCount {
+  /** Messages the session stores (what checkpoints count). */
+  stored: number;
+  /** Messages read from the recording. */
+  recorded: number;
+  /** Placeholder tool results added for calls with no recorded result. */
+  placeholders: number;
+}
+
+/** Counts the messages `entries` (an importer's output) become once stored. */
+export function importCount(entries: readonly Entry[]): ImportCount {
+  const repaired = repairToolPairing(entries, { closeTrailing: true });
+  return { stored: repaired.entries.length, recorded: entries.length, placeholders: repaired.addedResults };
+}
+
+/**
+ * "674 messages (666 recorded + 8 placeholder results)", or "12 messages" when nothing was added
+ * (short: it goes in a toast; the log says what the placeholders are).
+ */
+export function describeImportCount(c: ImportCount): string {
+  const messages = `${c.stored} message${c.stored === 1 ? '' : 's'}`;
+  if (!c.placeholders) return messages;
+  return `${messages} (${c.recorded} recorded + ${c.placeholders} placeholder result${c.placeholders === 1 ? '' : 's'})`;
+}

@@ -1,0 +1,69 @@
+/**
+ * An imported recording that holds the provider's usage shows the provider's prompt tokens of its
+ * newest request beside the gauge's own count (which stays what ContextKeeper sends), also after
+ * switching away and back; a recording without usage shows no such figure. Over the running
+ * extension (typed `vscode` fake, real context service) and on the gauge's note text.
+ */
+import '../support/vscode-fake/register';
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type * as vscode from 'vscode';
+import { activate, type ContextKeeperApi } from '../../src/extension';
+import { recordedPromptNote } from '../../src/views/gauge-geometry';
+import { commands, host, resetVscodeFake, Uri } from '../support/vscode-fake';
+import { fakeExtensionContext } from '../support/vscode-fake/context';
+
+const base = { sessionId: 's1', cwd: '/w', version: '2.1.0', isSidechain: false, timestamp: '2026-01-01T00:00:00.000Z' };
+const line = (o: Record<string, unknown>) => JSON.stringify({ ...base, ...o });
+const usage = (input: number, read: number, write: number) => ({ input_tokens: input, cache_read_input_tokens: read, cache_creation_input_tokens: write, output_tokens: 5 });
+/** A Claude Code session whose newest response reports 1 + 135,291 + 236 = 135,528 prompt tokens. */
+const claudeCode = [
+  line({ type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'list the files' } }),
+  line({ type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { role: 'assistant', id: 'm1', model: 'claude-sonnet-4-5', content: [{ type: 'tool_use', id: 'c1', name: 'Bash', input: { command: 'ls' } }], usage: usage(6, 15_907, 12_043) } }),
+  line({ type: 'user', uuid: 'r1', parentUuid: 'a1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'a.txt' }] } }),
+  line({ type: 'assistant', uuid: 'a2', parentUuid: 'r1', message: { role: 'assistant', id: 'm2', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'One file.' }], usage: usage(1, 135_291, 236) } }),
+].join('\n');
+
+let storage: string;
+let context: vscode.ExtensionContext;
+let api: ContextKeeperApi;
+
+before(() => {
+  resetVscodeFake();
+  host.setSetting('contextKeeper.model', 'gpt-4o-mini');
+  storage = mkdtempSync(path.join(tmpdir(), 'ck-recorded-prompt-'));
+  writeFileSync(path.join(storage, 'session.jsonl'), claudeCode);
+  context = fakeExtensionContext(storage);
+  api = activate(context);
+});
+after(() => {
+  for (const subscription of context.subscriptions) subscription.dispose();
+  rmSync(storage, { recursive: true, force: true });
+});
+
+test('recordedPromptNote names the provider figure, what it includes, and the gauge figure as what is sent', () => {
+  assert.equal(recordedPromptNote({ used: 54_301 }), undefined);
+  const note = recordedPromptNote({ used: 54_301, recordedPromptTokens: 135_528 }) ?? '';
+  assert.match(note, /^Recorded by the provider: 135\.5k prompt tokens for the recording's newest request, including what the recording does not hold \(system prompt, tool schemas\)\./);
+  assert.match(note, /The gauge counts what ContextKeeper sends: 54,301 tokens\.$/);
+});
+
+test('an imported Claude Code recording carries its newest reported prompt tokens beside the count, after switching too', async () => {
+  await commands.executeCommand('contextKeeper.importTranscript', Uri.file(path.join(storage, 'session.jsonl')));
+  const view = api.getViewState();
+  assert.equal(view.budget.recordedPromptTokens, 135_528);
+  assert.ok(view.budget.used < 1000, `the gauge's own figure is the counted context: ${view.budget.used}`);
+  const imported = view.sessionId!;
+  await commands.executeCommand('contextKeeper.newSession');
+  assert.equal(api.getViewState().budget.recordedPromptTokens, undefined, 'a working session has no recorded figure');
+  await commands.executeCommand('contextKeeper.switchSession', imported);
+  assert.equal(api.getViewState().budget.recordedPromptTokens, 135_528, 'the recording keeps its figure when shown again');
+});
+
+test('a recording without usage shows no recorded figure', async () => {
+  await commands.executeCommand('contextKeeper.importTranscript', Uri.file(path.resolve(__dirname, '../../../samples/demo-session.json')));
+  assert.equal(api.getViewState().budget.recordedPromptTokens, undefined);
+});
