@@ -19,8 +19,7 @@ import { AgentSession, type Conversation } from '../agent/session';
 import { WorkspaceTools } from '../agent/tools';
 import { DEFAULT_SYSTEM_PROMPT } from '../agent/prompt';
 import type { ApprovalHandler } from '../agent/types';
-import type { BudgetSnapshot, CheckpointRecord, CheckpointRestored, CompactNowOptions, CompactOutcome, CompactionPreview, ContextServiceApi, ContextServiceOptions } from './api';
-import type { ExportedTranscript, ImportedTranscript, LogSink, StateChange, TaskOutcome, TranscriptSnapshot } from './api';
+import type { BudgetSnapshot, CheckpointRecord, CheckpointRestored, CompactNowOptions, CompactOutcome, CompactionPreview, ContextServiceApi, ContextServiceOptions, ExportedTranscript, ImportedTranscript, LogSink, StateChange, TaskOutcome, TranscriptSnapshot } from './api';
 import { ServiceEventSurface } from './service-events';
 import { SessionState, type ContextState } from './session-state';
 import type { SessionState as StoredSession } from './store';
@@ -282,11 +281,8 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     const notes = [this.compactions.guard.status().advice, this.compactions.stuckReason].filter((n): n is string => n !== undefined);
     this.tally.sync(this.session.items);
     const snapshot = this.tally.snapshot(this.tools.schemas, this.options.budget, this.options.model, notes);
-    return {
-      ...snapshot,
-      ...(this.options.windowSource ? { windowSource: this.options.windowSource } : {}),
-      ...(this.options.recordedPromptTokens !== undefined ? { recordedPromptTokens: this.options.recordedPromptTokens } : {}),
-    };
+    const { windowSource, recordedPromptTokens } = this.options;
+    return { ...snapshot, ...(windowSource ? { windowSource } : {}), ...(recordedPromptTokens !== undefined ? { recordedPromptTokens } : {}) };
   }
 
   getCheckpoints(): CheckpointRecord[] {
