@@ -18,6 +18,7 @@
  * strategy and left out. Provider details (minimum cacheable prefix, cache expiry) are ignored.
  */
 import { compact } from '../src/compaction/compactor';
+import { withFullPaths } from '../src/compaction/pathRoot';
 import { analyze } from '../src/compaction/structure';
 import { itemsFromEntries } from '../src/compaction/context';
 import { extractIdentifiers } from '../src/compaction/identifiers';
@@ -131,7 +132,8 @@ function textOf(m: ChatMessage): string {
  */
 export function identifierRetention(entries: readonly Entry[], finalItems: readonly ContextItem[]): { share: number | null; total: number; found: number; session: number } {
   const kept = new Set(finalItems.map((i) => i.message));
-  const finalText = finalItems.map((i) => textOf(i.message)).join('\n');
+  // Paths a summary writes from a named folder (`$A/src/x.ts`, see pathRoot.ts) are searched written out in full.
+  const finalText = finalItems.map((i) => withFullPaths(textOf(i.message))).join('\n');
   const present = (ids: readonly string[]) => ids.reduce((n, id) => n + (finalText.includes(id) ? 1 : 0), 0);
   const all = extractIdentifiers(entries.map((e) => textOf(e.message)).join('\n'));
   const session = all.length === 0 ? 1 : present(all) / all.length;

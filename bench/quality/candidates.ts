@@ -4,7 +4,7 @@
  * already in the file (the human review) are kept for spans whose id and fingerprint did not change.
  * The rules only propose: the file is reviewed and corrected by hand before it is committed.
  *
- * Rules (from the issue that defines "typed"): harness blocks (reminders, environment details,
+ * Rules (the definition of "typed"): harness blocks (reminders, environment details,
  * repository rule files, command output, interruption notices, confirmation prompts), tool output
  * sent in the user role, earlier summaries, one-word replies and slash commands are not typed;
  * Cline's <task>/<feedback>/<user_message>/<answer>, Aider's chat lines and SWE-agent's task

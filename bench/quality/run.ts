@@ -39,6 +39,12 @@ export interface QualityRun extends Sizes {
   compactions: number;
   /** Highest tokens right after a compaction (replay), for the target check. */
   maxAfterCompaction?: number;
+  /**
+   * Set when the part no compaction may summarise (system prompt, tool schemas, latest request,
+   * newest steps) alone exceeded the target: the quality targets do not apply to such a run, which is
+   * reported apart with its figures. Says the tokens against the target.
+   */
+  exempt?: string;
   figures: QualityFigures;
   seconds: number;
 }
@@ -73,6 +79,7 @@ function indexesOf(r: Recording, ids: Iterable<string>): Set<number> {
 
 interface CompactJson {
   applied: boolean;
+  status?: { anchored?: { total: number } };
   outcome: string;
   fits: boolean;
   inputBudget: number;
@@ -91,8 +98,13 @@ export function compactRun(cli: string, t: Loaded, window: number): QualityRun {
     const p = spawnSync(process.execPath, [cli, 'compact', t.file, '--window', String(window), '--json', '--out', out], { encoding: 'utf8', maxBuffer: 1 << 28 });
     if (p.status !== 0 && p.status !== 1) throw new Error(`compact ${t.name} --window ${window} exited with ${p.status}: ${p.stderr.trim()}`);
     const j = JSON.parse(p.stdout) as CompactJson;
-    const context = fs.existsSync(out) ? (JSON.parse(fs.readFileSync(out, 'utf8')) as { messages: PlainMessage[] }).messages : [];
+    const doc = fs.existsSync(out) ? (JSON.parse(fs.readFileSync(out, 'utf8')) as { messages: PlainMessage[]; checkpoints: Array<{ trigger: string; replacedIds: string[] }> }) : undefined;
+    const context = doc?.messages ?? [];
     const replaced = indexesOf(t.recording, j.checkpoints.flatMap((c) => c.replacedIds));
+    // Messages the recording's own compaction had already replaced were not in the context this
+    // compaction read (it read the recorded summary instead): their identifiers are not counted.
+    const before = indexesOf(t.recording, (doc?.checkpoints ?? []).filter((c) => c.trigger === 'import').flatMap((c) => c.replacedIds));
+    const anchored = j.status?.anchored?.total;
     return {
       transcript: t.name,
       mode: 'compact',
@@ -104,7 +116,8 @@ export function compactRun(cli: string, t: Loaded, window: number): QualityRun {
       insideTarget: j.tokensAfter <= j.target,
       outcome: j.applied ? (j.fits ? 'applied' : 'applied, does not fit') : `not applied: ${j.reason ?? j.outcome}`,
       compactions: j.applied ? 1 : 0,
-      figures: measure(t.recording, replaced, context),
+      ...(anchored !== undefined && anchored > j.target ? { exempt: `never-summarised part ${anchored} > target ${j.target} tokens` } : {}),
+      figures: measure(t.recording, replaced, context, new Set([...replaced].filter((i) => !before.has(i)))),
       seconds: (Date.now() - t0) / 1000,
     };
   } finally {
@@ -127,13 +140,17 @@ export async function replayRun(t: Loaded, window: number): Promise<QualityRun> 
   const summarizer = summarizerFor({ window, ...CLI_DEFAULTS, summarizer: 'extractive' }, s);
   let items: ReadonlyArray<{ message: unknown }> = [];
   let maxAfter = 0;
+  let exempt: string | undefined;
   const report = await replay(s.entries, s.meter, summarizer, {
     budget,
     keepRecentSteps: CLI_DEFAULTS.keepSteps,
     tools: s.transcript.tools,
     // The loop appends the remaining recorded messages to the array it last passed here.
     onCall: (_c, current) => (items = current),
-    onCompaction: (_cps, _before, after) => (maxAfter = Math.max(maxAfter, after)),
+    onCompaction: (_cps, _before, after, anchored) => {
+      maxAfter = Math.max(maxAfter, after);
+      if (anchored !== undefined && anchored > th.targetTokens && after > th.targetTokens) exempt ??= `never-summarised part ${anchored} > target ${th.targetTokens} tokens at a compaction`;
+    },
   });
   const replaced = indexesOf(t.recording, report.checkpoints.flatMap((c) => c.replacedIds));
   return {
@@ -148,6 +165,7 @@ export async function replayRun(t: Loaded, window: number): Promise<QualityRun> 
     maxAfterCompaction: maxAfter,
     outcome: `${report.compactions} compactions${report.failedCompactions ? `, ${report.failedCompactions} failed` : ''}, peak ${report.peakTokens}${report.peakTokens > th.inputBudget ? ' (over the budget)' : ''}`,
     compactions: report.compactions,
+    ...(exempt ? { exempt } : {}),
     figures: measure(t.recording, replaced, items.map((i) => i.message as PlainMessage)),
     seconds: (Date.now() - t0) / 1000,
   };

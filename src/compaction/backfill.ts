@@ -10,6 +10,7 @@ import type { ContextItem } from './types';
 import { contentText, isToolOutputText, toolCallsOf } from './text';
 import { extractIdentifiers, NOISE } from './identifiers';
 import { identifiersOfPart, type PartIdentifiers } from './identifierParts';
+import { rootsIn, shortPath } from './pathRoot';
 
 /** Headings of the back-filled identifiers, by source, in order of priority. */
 export const BACKFILL_HEADINGS = {
@@ -123,13 +124,21 @@ const MIN_LINE_COST = 6;
 
 /**
  * Appends identifiers of `items` missing from `summary`, at most `maxChars` characters in all
- * (about 4 characters make a token). `moved` maps old paths to where the files live now.
+ * (about 4 characters make a token). A path the summary writes from a named folder (`pathRoot.ts`)
+ * is not missing. `moved` maps old paths to where the files live now.
  * Returns the new text and the identifiers added. Never throws.
  */
 export function backfillIdentifiers(summary: string, items: readonly ContextItem[], maxChars: number, moved: ReadonlyMap<string, string> = new Map()): { text: string; added: string[] } {
   const added: string[] = [];
   const seen = new Set<string>();
   const inSummary = new SummaryIndex(summary);
+  // A path the ledger wrote from a named folder (`$A/src/x.ts`) is in the summary already.
+  const roots = rootsIn(summary);
+  const has = (id: string) => {
+    if (inSummary.has(id)) return true;
+    const short = roots.list.length ? shortPath(roots, id) : id;
+    return short !== id && inSummary.has(short);
+  };
   let budget = maxChars;
   const blocks: string[] = [];
   for (const key of ['args', 'conversation', 'output'] as const) {
@@ -148,7 +157,7 @@ export function backfillIdentifiers(summary: string, items: readonly ContextItem
         seen.add(id);
         continue;
       }
-      if (inSummary.has(id)) continue;
+      if (has(id)) continue;
       seen.add(id);
       budget -= cost;
       lines.push(line);

@@ -5,9 +5,17 @@
 import type { ChatMessage, ContextItem } from './types';
 import { KIND, type UnitTable } from './structure';
 import { contentText, errorLines, keyArguments, looksLikeError, toolCallsOf } from './text';
+import { shortenMiddle, typedRequestOf } from './requests';
 
 /** Tool results smaller than this many tokens are not worth collapsing (the record is ~40). */
 export const COLLAPSE_MIN_TOKENS = 200;
+
+/**
+ * Longest typed answer, in characters, a collapsed record carries whole (see {@link collapseItem});
+ * a longer one is shortened in the middle with the requests' marker, so a record stays about the
+ * size the planner counts for it (the whole answer stays in the checkpoint, restorable).
+ */
+export const MAX_COLLAPSED_ANSWER_CHARS = 300;
 
 /**
  * Indices of tool results that may be collapsed: raw, not pinned, inside eligible units (so never
@@ -69,13 +77,22 @@ export function collapsedRecord(result: ChatMessage, call: { name: string; argum
   );
 }
 
-/** The collapsed item for tool result `item`. Keeps `tool_call_id` so pairing stays valid. */
+/**
+ * The collapsed item for tool result `item`. Keeps `tool_call_id` so pairing stays valid. A result
+ * that carries what the user typed (Cline's answers to the agent's questions and feedback on a
+ * result) keeps those words verbatim after the record, in an `<answer>` block, so later summaries
+ * still find them as typed requests (`requests.ts`); a long answer is shortened in the middle with
+ * a marker ({@link MAX_COLLAPSED_ANSWER_CHARS}).
+ */
 export function collapseItem(item: ContextItem, call: { name: string; arguments: string } | undefined, checkpointId: string): ContextItem {
   const m = item.message as ChatMessage & { tool_call_id: string };
+  const answer = typedRequestOf(item);
+  const typed = answer === undefined ? undefined : shortenMiddle(answer, MAX_COLLAPSED_ANSWER_CHARS);
+  const record = collapsedRecord(item.message, call);
   return {
     id: `${item.id}~c`,
     kind: 'collapsed',
-    message: { role: 'tool', tool_call_id: m.tool_call_id, content: collapsedRecord(item.message, call) },
+    message: { role: 'tool', tool_call_id: m.tool_call_id, content: typed ? `${record}\nThe user's words in this result, verbatim:\n<answer>\n${typed}\n</answer>` : record },
     covers: [...item.covers],
     checkpointId,
   };

@@ -11,10 +11,13 @@
 import type { ContextItem, Summarizer, SummaryRequest, SummaryResult } from './types';
 import { SummarizerError } from './types';
 import { contentText, errorLines, isToolOutputText, keyArguments, toolCallsOf } from './text';
+import { failureLines } from './commandErrors';
 import { typedRequestOf } from './requests';
 import { actionsOf } from './actions';
 import { buildLedger, LEDGER, VERIFY } from './ledger';
+import { chooseRoots, expandRoots, parseRootsLine, rootsLine, shortPath, type PathRoots } from './pathRoot';
 import { LineCounter } from './lineCount';
+import { DECISION, isProse, ruleSentences, sentences } from './prose';
 
 /** Section headings shared by every summarizer's notes. */
 export const SECTIONS = {
@@ -39,21 +42,8 @@ export const SECTIONS = {
 const RECENT_FILES = 5;
 /** Tools that run commands (their output's error lines are current state). */
 const SHELL_CALL = /bash|shell|command|exec|terminal|^run|powershell|^python$/i;
-/** A line naming an error or exception class ("BusinessException", "TypeError"), beyond `errorLines`' patterns. */
-const EXCEPTION_MENTION = /\b[A-Z]\w*(?:Error|Exception)\b/;
 /** Lines of current state that the budget never removes: what an agent needs to pick the work up. */
-const CURRENT_STATE = /^- (Files edited most recently|Last tool call|Latest error line in command output|Latest verification)(:| \()/;
-
-/**
- * The first error lines of a command's output (at most two, verbatim, each at most 300 characters):
- * `errorLines`' failure patterns, else lines that name an error or exception class.
- */
-function commandErrorLines(text: string): string[] {
-  const found = errorLines(text, 2);
-  if (found.length) return found.map((l) => clip(l, 300));
-  const named = text.split('\n').map((l) => l.trim()).filter((l) => l.length >= 12 && l.length <= 400 && EXCEPTION_MENTION.test(l));
-  return named.slice(0, 2).map((l) => clip(l, 300));
-}
+const CURRENT_STATE = /^- (Files edited most recently|Last tool call|Latest error line in command output|Latest verification|Path roots)(:| \()/;
 
 /** Lines quoted for a focus, at most. */
 const MAX_FOCUS_LINES = 12;
@@ -64,26 +54,12 @@ function focusWords(focus: string): string[] {
   return [...new Set(focus.toLowerCase().split(/[^\p{L}\p{N}_.-]+/u).filter((w) => w.length >= 4 && !FOCUS_STOPWORDS.has(w)))];
 }
 
-/** A sentence that states a rule or preference ("never commit unless asked", "don't over-engineer"). */
-const RULE = /\b(must|never|always|do not|don't|dont|should not|shouldn't|only|avoid|prefer|instead of|make sure|required?|no longer|keep it|stick to|from now on|remember to|without)\b/i;
-/** A sentence that gives a decision with its reason. */
-const DECISION = /\b(because|since|so that|instead of|rather than|decided|switch(ed)? to|chose|went with|due to|in order to|the reason)\b/i;
 const TASK_LIST_TOOL = /todo|task_?list|task_?tracker|update_?plan|^plan$/i;
 
 /** One line of at most `max` characters (quotes must not bring their own headings or lists along). */
 function clip(s: string, max: number): string {
   const t = s.replace(/\s+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
-}
-
-/** A line that reads as prose a person wrote (not code, a listing, a heading or tool output). */
-function isProse(line: string): boolean {
-  const t = line.trim();
-  return t.length > 8 && t.length < 400 && /^[\p{L}"'(]/u.test(t) && !/^\d+\t/.test(t) && !/[│┌└├]/.test(t) && /\s/.test(t);
-}
-
-function sentences(text: string): string[] {
-  return text.split(/(?<=[.!?])\s+|\n+/).map((s) => s.trim()).filter(Boolean);
 }
 
 /** Splits earlier notes into their sections (lines under each `## ` heading). */
@@ -134,7 +110,7 @@ function userFacts(it: ContextItem, text: string): UserFacts {
   }
   const typed = typedRequestOf(it);
   const rules: string[] = [];
-  if (typed) for (const s of sentences(typed)) if (isProse(s) && RULE.test(s)) rules.push(`- "${clip(s, 400)}"`);
+  if (typed) for (const s of ruleSentences(typed)) rules.push(`- "${clip(s, 400)}"`);
   const facts = { errors, typed, rules };
   userFactsCache.set(it.message, facts);
   return facts;
@@ -196,6 +172,8 @@ export class ExtractiveSummarizer implements Summarizer {
     let lastVerify: string | undefined;
     let lastCommandError: string | undefined;
     let carriedCurrent: string[] = [];
+    // Named folders the ledger's paths are written from: the first earlier summary's, more chosen below.
+    let carriedRoots: PathRoots | undefined;
     // Lists with a set of what they hold: a span of 100k messages adds thousands of lines.
     const held = new Map<string[], Set<string>>();
     const push = (list: string[], line: string) => {
@@ -225,8 +203,16 @@ export class ExtractiveSummarizer implements Summarizer {
         for (const l of sec.get(SECTIONS.rules) ?? []) addOnce(rules, l);
         for (const l of sec.get(SECTIONS.constraints) ?? []) if (l.startsWith('- User:')) addOnce(rules, l);
         for (const l of sec.get(SECTIONS.decisions) ?? []) addOnce(decisions, l);
-        for (const h of [LEDGER.files, LEDGER.commands, LEDGER.errors]) carried.set(h, [...(carried.get(h) ?? []), ...(sec.get(h) ?? [])]);
-        carriedCurrent = sec.get(SECTIONS.current) ?? carriedCurrent;
+        const theirs = (sec.get(SECTIONS.current) ?? []).map(parseRootsLine).find((r) => r !== undefined);
+        carriedRoots ??= theirs;
+        // Lines written from other folder names are written out in full: they stay right whatever this summary names.
+        const other = theirs && theirs !== carriedRoots ? theirs : undefined;
+        for (const h of [LEDGER.files, LEDGER.commands, LEDGER.errors]) {
+          const lines = sec.get(h) ?? [];
+          carried.set(h, [...(carried.get(h) ?? []), ...(other && h !== LEDGER.commands ? lines.map((l) => expandRoots(other, l)) : lines)]);
+        }
+        const cur = sec.get(SECTIONS.current);
+        if (cur) carriedCurrent = cur.filter((l) => parseRootsLine(l) === undefined).map((l) => (other ? expandRoots(other, l) : l));
         for (const l of sec.get(SECTIONS.earlier) ?? []) earlier.push(l);
         continue;
       }
@@ -251,17 +237,18 @@ export class ExtractiveSummarizer implements Summarizer {
         }
       } else if (m.role === 'tool') {
         const call = calls.get((m as { tool_call_id?: string }).tool_call_id ?? '');
-        // Only the newest command output with error lines is quoted: read from the end, below.
+        // Only the newest command output with failure lines is quoted: read from the end, below.
         if (call && SHELL_CALL.test(call.name)) commandOutputs.push({ call, text });
-        // Only the last verification run is quoted: its end is read once, below.
-        if (call && VERIFY.test(call.arguments)) lastVerifyOf = { call, text };
+        // Only the last verification run is quoted: its end is read once, below. Only commands
+        // verify: a file written with "npm test" in it is not a test run.
+        if (call && SHELL_CALL.test(call.name) && VERIFY.test(call.arguments)) lastVerifyOf = { call, text };
       } else if (m.role === 'system' || m.role === 'developer') {
         if (text.trim()) push(state, `- System note: ${clip(text, 200)}`);
       }
     }
     for (let k = commandOutputs.length - 1; k >= 0 && lastCommandError === undefined; k--) {
       const { call, text } = commandOutputs[k];
-      const lines = commandErrorLines(text);
+      const lines = failureLines(call.arguments, text).map((l) => clip(l, 300));
       if (lines.length) lastCommandError = `(\`${clip(keyArguments(call.arguments, 120), 140)}\`): ${lines.map((l) => `"${l}"`).join(' | ')}`;
     }
     if (lastCallOf) lastCall = `${lastCallOf.name} ${keyArguments(lastCallOf.arguments, 300)}`;
@@ -272,7 +259,11 @@ export class ExtractiveSummarizer implements Summarizer {
       lastVerify = `${call.name} ${keyArguments(call.arguments, 200)} → ${tail.length > 160 ? `…${tail.slice(-159)}` : tail}`;
     }
 
-    const ledger = buildLedger(actionsOf(items), carried);
+    const actions = actionsOf(items);
+    const roots = chooseRoots(actions.flatMap((a) => (a.kind === 'file' ? [a.path, ...(a.to ? [a.to] : [])] : [])), carriedRoots);
+    const ledger = buildLedger(actions, carried, roots);
+    const named = rootsLine(roots);
+    if (named) current.push(named);
     // The latest request is kept whole in the requests section that closes every summary (the
     // newest request is kept first there): a pointer here instead of a second copy.
     if (lastVerify) current.push(`- Latest verification: ${lastVerify}`);
@@ -280,7 +271,7 @@ export class ExtractiveSummarizer implements Summarizer {
     if (lastTaskList) current.push(`- Latest plan or to-do list (verbatim): ${lastTaskList}`);
     else current.push(...carriedCurrent.filter((l) => l.startsWith('- Latest plan')));
     if (lastAssistant) current.push(`- In progress (the agent's last message here): "${clip(lastAssistant, 600)}"`);
-    if (ledger.edited.length) current.push(`- Files edited most recently: ${ledger.edited.slice(-RECENT_FILES).join(', ')}`);
+    if (ledger.edited.length) current.push(`- Files edited most recently: ${ledger.edited.slice(-RECENT_FILES).map((p) => shortPath(roots, p)).join(', ')}`);
     else current.push(...carriedCurrent.filter((l) => l.startsWith('- Files edited most recently')));
     if (lastCall) current.push(`- Last tool call: ${lastCall}`);
     else current.push(...carriedCurrent.filter((l) => l.startsWith('- Last tool call')));

@@ -14,6 +14,7 @@
  * Pure: no I/O.
  */
 import type { Action, FileOp } from './actions';
+import { fullPath, NO_ROOTS, shortPath, type PathRoots } from './pathRoot';
 
 /** Section headings of the ledger. */
 export const LEDGER = {
@@ -33,7 +34,7 @@ export interface LedgerLines {
   errors: string[];
   /** Paths that moved away: old path → where the file lives now. */
   moved: Map<string, string>;
-  /** Files edited or created, newest last (current paths). */
+  /** Files edited or created, newest last (current paths, as the tool calls gave them). */
   edited: string[];
 }
 
@@ -65,11 +66,22 @@ function lineKey(line: string): string {
   return path ? path[1] : line;
 }
 
+/** The name of a file without its folder and extension (`src/OrderStore.java` → `OrderStore`). */
+function baseName(path: string): string {
+  const name = path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
+  const dot = name.indexOf('.');
+  return dot > 0 ? name.slice(0, dot) : name;
+}
+
 /**
  * Builds the ledger of `actions` (in order), carrying `earlier` lines (by section heading) of the
- * summaries folded in. Pure.
+ * summaries folded in. With `roots` (named folders, see `pathRoot.ts`), paths under them are written
+ * from their names, and carried lines are read as written against them; a symbol named like its file
+ * (`class OrderStore` in `OrderStore.java`) is not repeated after the path. Pure.
  */
-export function buildLedger(actions: readonly Action[], earlier: ReadonlyMap<string, readonly string[]> = new Map()): LedgerLines {
+export function buildLedger(actions: readonly Action[], earlier: ReadonlyMap<string, readonly string[]> = new Map(), roots: PathRoots = NO_ROOTS): LedgerLines {
+  const rel = (p: string) => shortPath(roots, p);
+  const key = (l: string) => fullPath(roots, lineKey(l));
   const files = new Map<string, FileState>();
   const moved = new Map<string, string>();
   actions.forEach((a, i) => {
@@ -99,22 +111,25 @@ export function buildLedger(actions: readonly Action[], earlier: ReadonlyMap<str
   const fileLines: string[] = [];
   const readOnly: string[] = [];
   const edited: string[] = [];
-  const carriedFiles = (earlier.get(LEDGER.files) ?? []).filter((l) => !files.has(lineKey(l)) && !moved.has(lineKey(l)) && !l.startsWith('- read only:'));
+  const carriedFiles = (earlier.get(LEDGER.files) ?? []).filter((l) => !files.has(key(l)) && !moved.has(key(l)) && !l.startsWith('- read only:') && !l.startsWith('- …'));
   fileLines.push(...carriedFiles);
   const carriedRead = (earlier.get(LEDGER.files) ?? []).find((l) => l.startsWith('- read only:'));
-  if (carriedRead) readOnly.push(...carriedRead.slice('- read only:'.length).split(',').map((s) => s.trim()).filter((p) => p && !files.has(p)));
+  if (carriedRead) readOnly.push(...carriedRead.slice('- read only:'.length).split(',').map((s) => s.trim()).filter((p) => p && !files.has(fullPath(roots, p))));
   const listedRead = new Set(readOnly);
   for (const st of [...files.values()].sort((a, b) => a.last - b.last)) {
     if (st.ops.every((o) => o === 'read')) {
-      if (!listedRead.has(st.path)) {
-        listedRead.add(st.path);
-        readOnly.push(st.path);
+      const p = rel(st.path);
+      if (!listedRead.has(p)) {
+        listedRead.add(p);
+        readOnly.push(p);
       }
       continue;
     }
-    const where = st.ops.at(-1) === 'deleted' ? ' (deleted; no longer exists)' : st.from ? ` (moved from ${st.from}; lives here now)` : '';
-    const sym = st.symbols.length ? `; defines or changes: ${st.symbols.slice(0, 24).join(', ')}` : '';
-    fileLines.push(`- ${st.path}${where}: ${opsText(st.ops)}${sym}`);
+    const where = st.ops.at(-1) === 'deleted' ? ' (deleted; no longer exists)' : st.from ? ` (moved from ${rel(st.from)}; lives here now)` : '';
+    const own = baseName(st.path);
+    const symbols = st.symbols.filter((s) => s !== own).slice(0, 24);
+    const sym = symbols.length ? `; defines or changes: ${symbols.join(', ')}` : '';
+    fileLines.push(`- ${rel(st.path)}${where}: ${opsText(st.ops)}${sym}`);
     if (st.ops.at(-1) !== 'deleted') edited.push(st.path);
   }
   if (readOnly.length) fileLines.unshift(`- read only: ${readOnly.join(', ')}`);
@@ -133,7 +148,7 @@ export function buildLedger(actions: readonly Action[], earlier: ReadonlyMap<str
     }
     runs.set(key, r);
   });
-  const commandLines = (earlier.get(LEDGER.commands) ?? []).filter((l) => !runs.has(lineKey(l)));
+  const commandLines = (earlier.get(LEDGER.commands) ?? []).filter((l) => !runs.has(lineKey(l)) && !l.startsWith('- …'));
   for (const [cmd, r] of [...runs].sort((a, b) => a[1].last - b[1].last)) {
     const last = r.oks.at(-1)!;
     const failed = r.oks.filter((o) => !o).length;
@@ -147,11 +162,12 @@ export function buildLedger(actions: readonly Action[], earlier: ReadonlyMap<str
   const next = laterIndexes(actions);
   const fixed: string[] = [];
   const open = new OpenLines();
-  const carriedErrors = earlier.get(LEDGER.errors) ?? [];
+  // "… older lines not kept" notes of an earlier summary are written again for this one.
+  const carriedErrors = (earlier.get(LEDGER.errors) ?? []).filter((l) => !l.startsWith('- …'));
   for (const l of carriedErrors) {
     if (l.startsWith('- open:')) {
       const key = lineKey(l);
-      const later = next.okCommandKeys.has(key) || next.okEditPaths.has(key);
+      const later = next.okCommandKeys.has(key) || next.okEditPaths.has(fullPath(roots, key));
       if (later || next.verifiedAfterEdit) fixed.push(`- fixed: ${l.slice('- open: '.length).split(' → ')[0]} → resolved in later work (${later ? 'it succeeded later' : 'edits, then a passing check'})`);
       else open.push(l);
     } else fixed.push(l);
@@ -166,7 +182,7 @@ export function buildLedger(actions: readonly Action[], earlier: ReadonlyMap<str
       const what = `\`${key}\` failed${a.error ? ` ("${clipLine(a.error)}")` : ''}`;
       if (again < actions.length || verifyAt < actions.length) {
         const end = again < actions.length ? again : verifyAt;
-        const fixes = next.firstEdits[i + 1].filter((f) => f.at < end).map((f) => f.path);
+        const fixes = next.firstEdits[i + 1].filter((f) => f.at < end).map((f) => rel(f.path));
         const passed = actions[end] as Extract<Action, { kind: 'command' }>;
         fixed.push(`- fixed: ${what} → ${fixes.length ? `after editing ${fixes.join(', ')}, ` : ''}\`${commandKey(passed.command)}\` passed`);
       } else {
@@ -177,9 +193,9 @@ export function buildLedger(actions: readonly Action[], earlier: ReadonlyMap<str
       }
     } else if (a.kind === 'file') {
       if (a.op === 'read') return;
-      const what = `changing ${a.path} failed${a.error ? ` ("${clipLine(a.error)}")` : ''}`;
+      const what = `changing ${rel(a.path)} failed${a.error ? ` ("${clipLine(a.error)}")` : ''}`;
       if (next.editPathAfter[i]) fixed.push(`- fixed: ${what} → a later ${a.tool} of the same file succeeded`);
-      else open.push(`- open: ${a.path}: ${a.tool} failed: ${clipLine(a.error ?? 'failed')}`);
+      else open.push(`- open: ${rel(a.path)}: ${a.tool} failed: ${clipLine(a.error ?? 'failed')}`);
     }
   });
   movedCache.set(actions, moved);

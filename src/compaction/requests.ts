@@ -37,6 +37,9 @@ const TRIVIAL = /^(.*\(Y\)es\/\(N\)o.*\]: \w+|y|n|yes|no|ok|okay|k|sure|thanks|t
 /** Header of a Cline tool result: `[tool_name]` or `[tool_name for '…argument, any length…']`, then ` Result:`. */
 const CLINE_RESULT = /^\[[\w-]+(?: for [\s\S]*?)?\] Result:/;
 
+/** Opening of a collapsed tool result's record (collapse.ts). */
+const COLLAPSED_RECORD = '[tool result collapsed] ';
+
 /** Marker put where the middle of a long request was left out. */
 export function shortenedMarker(removedChars: number): string {
   return `[… ${removedChars.toLocaleString('en-US')} characters of this request left out …]`;
@@ -87,7 +90,8 @@ function typedRequestOfMessage(message: ContextItem['message']): string | undefi
     // Cline's answers to the agent's questions come back as the question tool's result, whose
     // header quotes the whole question (many lines, brackets and all): `[ask_followup_question for '…'] Result:`.
     const text = contentText(item.message);
-    return CLINE_RESULT.test(text) && /<(answer|feedback|user_message)>/.test(text) ? typedText(text) : undefined;
+    // A collapsed record of such a result keeps the user's words in an `<answer>` block (collapse.ts).
+    return (CLINE_RESULT.test(text) || text.startsWith(COLLAPSED_RECORD)) && /<(answer|feedback|user_message)>/.test(text) ? typedText(text) : undefined;
   }
   if (role !== 'user') return undefined;
   return typedText(contentText(item.message));

@@ -59,7 +59,8 @@ export interface ReplayOptions {
   /** Called after each model call (for a gauge line). */
   onCall?: (call: ReplayCall, items: readonly ContextItem[]) => void;
   /** Called after each applied compaction. */
-  onCompaction?: (checkpoints: Checkpoint[], tokensBefore: number, tokensAfter: number) => void;
+  /** `anchoredTokens`: what may never be summarised, measured when the result is above its target. */
+  onCompaction?: (checkpoints: Checkpoint[], tokensBefore: number, tokensAfter: number, anchoredTokens?: number) => void;
   signal?: AbortSignal;
   /**
    * False: the report's checkpoints keep their metadata but not the replaced and inserted items nor
@@ -112,7 +113,7 @@ export async function replay(entries: readonly Entry[], meter: TokenMeter, summa
           report.checkpoints.push(...(options.keepCheckpointItems === false ? result.checkpoints.map((c) => ({ ...c, replaced: [], inserted: [], replacedIds: [] })) : result.checkpoints));
           compacted = true;
           guard.compactionSucceeded('auto', result.tokensAfter, th.triggerTokens);
-          options.onCompaction?.(result.checkpoints, result.tokensBefore, result.tokensAfter);
+          options.onCompaction?.(result.checkpoints, result.tokensBefore, result.tokensAfter, result.anchoredTokens);
         } else if (result.outcome === 'failed' || result.outcome === 'cannot-reach') {
           guard.compactionFailed('auto');
           report.failedCompactions++;

@@ -14,6 +14,7 @@ import { summaryBudgets, thresholds } from '../../src/compaction/budget';
 import { itemsFromEntries, toMessages } from '../../src/compaction/context';
 import { collectRequests, parseRequestsSection, renderRequestsSection, typedText, REQUESTS_HEADING } from '../../src/compaction/requests';
 import { renderTranscript } from '../../src/compaction/summaryPrompt';
+import { collapseItem } from '../../src/compaction/collapse';
 import type { BudgetConfig, ChatMessage, ContextItem, Summarizer, SummaryRequest } from '../../src/compaction/types';
 
 const meter = new TokenMeter({ counter: quarterCounter });
@@ -46,6 +47,32 @@ test('typed text: harness blocks, tool output, rule files, summaries and trivial
   // Plain tool output in the same shape, without an answer, is not typed.
   const output = itemsFromEntries([{ id: 'q3', message: { role: 'tool', tool_call_id: 'c3', content: `[execute_command for '${question}'] Result:\nCommand executed.` } }]);
   assert.deepEqual(collectRequests(output), []);
+});
+
+test("a collapsed tool result that carried the user's answer keeps the answer as a typed request; a compaction after the collapse still carries it", async () => {
+  const question = `## Phase 1 done\n${'- a detail line about the change that was made here\n'.repeat(40)}Proceed to phase 2?`;
+  const msgs: ChatMessage[] = [
+    S('s'),
+    U('<task>\nmove storage from firebase to cloud storage in phases\n</task>'),
+    Acalls([['q1', 'ask_followup_question', JSON.stringify({ question })]]),
+    T('q1', `[ask_followup_question for '${question}'] Result:\n<answer>\nApproved - proceed to phase 2\n</answer>`),
+    ...Array.from({ length: 6 }, (_, k) => [Acalls([[`c${k}`, 'read_file', JSON.stringify({ path: `src/f${k}.ts` })]]), T(`c${k}`, chars(1200, k + 1))]).flat(),
+  ];
+  const collapsed = await compact({ items: items(msgs), meter, summarizer: extractive(), options: { budget: budget(4000), trigger: 'manual', force: true } });
+  const record = collapsed.context.find((i) => i.kind === 'collapsed' && (i.message as { tool_call_id?: string }).tool_call_id === 'q1');
+  assert.ok(record, `the answer's result is collapsed: ${collapsed.reason}`);
+  assert.deepEqual(collectRequests([record]), ['Approved - proceed to phase 2'], 'the collapsed record still holds the answer as typed');
+  assert.ok(String(record.message.content).length < 600, 'the question quoted in the result is not kept whole');
+  // A long answer is shortened in the middle with the requests' marker, so the record stays small.
+  const longAnswer = `${chars(2000, 9).trim()} and then deploy it`;
+  const longItem = items([Acalls([['q9', 'ask_followup_question', '{}']]), T('q9', `[ask_followup_question for 'next?'] Result:\n<answer>\n${longAnswer}\n</answer>`)])[1];
+  const [kept] = collectRequests([collapseItem(longItem, { name: 'ask_followup_question', arguments: '{}' }, 'ck')]);
+  assert.match(kept, /\[… [\d,]+ characters of this request left out …\]/);
+  assert.ok(kept.length < 400 && kept.endsWith('deploy it'), kept);
+  // A later compaction summarises what the collapse left: the answer is in its requests section.
+  const later = await compact({ items: collapsed.context, meter, summarizer: extractive(), options: { budget: budget(2000), trigger: 'manual', force: true } });
+  assert.ok(later.applied, later.reason);
+  assert.ok(parseRequestsSection(textOf(later.context)).includes('Approved - proceed to phase 2'), textOf(later.context));
 });
 
 test('requests section: all fit whole; over budget the first and newest stay whole, older long ones are shortened with a marker and count', () => {

@@ -14,6 +14,7 @@ import { compact } from '../../src/compaction/compactor';
 import { applyRecordedCompactions } from '../../src/compaction/imported';
 import { actionsOf } from '../../src/compaction/actions';
 import { buildLedger } from '../../src/compaction/ledger';
+import { failureLines } from '../../src/compaction/commandErrors';
 import { parseRequestsSection } from '../../src/compaction/requests';
 import type { BudgetConfig, ChatMessage } from '../../src/compaction/types';
 
@@ -61,7 +62,7 @@ test('current state survives any budget: last tool call, files edited most recen
   for (let k = 0; k < 6; k++) {
     msgs.push(Acalls([[`w${k}`, 'edit', JSON.stringify({ path: `src/mod${k}.ts`, new_string: `export function f${k}() {}` })]], `step ${k}: ${chars(400, k)}`), T(`w${k}`, 'ok'));
   }
-  msgs.push(Acalls([['b1', 'bash', JSON.stringify({ command: 'javac -d out src/Main.java' })]]), T('b1', `[INFO] scanning\nsrc/Main.java:3: import com.shop.OrderNotFoundException;\n${'[INFO] compiled one more module\n'.repeat(12)}`));
+  msgs.push(Acalls([['b1', 'bash', JSON.stringify({ command: 'javac -d out src/Main.java' })]]), T('b1', `[INFO] scanning\nsrc/Main.java:3: import com.shop.OrderNotFoundException;\n${'[INFO] compiled one more module\n'.repeat(12)}Process exited with code 1`));
   msgs.push(Acalls([['b2', 'bash', JSON.stringify({ command: 'grep -rn TODO src' })]]), T('b2', 'src/mod1.ts:1: TODO tidy'));
   const notes = new ExtractiveSummarizer(count).notes(items(msgs), 40);
   assert.match(notes, /- Last tool call: bash command=grep -rn TODO src/);
@@ -71,4 +72,24 @@ test('current state survives any budget: last tool call, files edited most recen
   // A later summary that folds this one in, with no commands of its own, carries the lines forward.
   const again = new ExtractiveSummarizer(count).notes([{ id: 's1', kind: 'summary', message: { role: 'user', content: notes }, covers: ['e0'] }, ...items([U('and the tests'), A('will do')])], 400);
   for (const line of ['- Last tool call: bash', '- Files edited most recently: src/mod1.ts', '- Latest error line in command output']) assert.ok(again.includes(line), line);
+});
+
+test('the latest failure line comes from a run that failed: a file shown by cat that names an exception or a FAILED value is not one', () => {
+  const cat = JSON.stringify({ command: 'cat src/main/java/app/UserService.java' });
+  const source = 'package app;\nimport app.exception.BusinessException;\nenum Status { PENDING, FAILED }\nthrow new BusinessException("User not found");';
+  assert.deepEqual(failureLines(cat, source), []);
+  assert.deepEqual(failureLines(cat, 'cat: src/main/java/app/UserService.java: No such file or directory'), ['cat: src/main/java/app/UserService.java: No such file or directory']);
+  const build = JSON.stringify({ command: 'mvn -q test' });
+  assert.deepEqual(failureLines(build, 'Tests run: 3, Failures: 1\nError: expected 200 but was 500\nexit code 1'), ['Error: expected 200 but was 500']);
+  assert.deepEqual(failureLines(build, 'Tests run: 3, Failures: 0\nBUILD SUCCESS'), []);
+  // In the notes: the later cat of a source file does not replace the real failure before it.
+  const msgs: ChatMessage[] = [
+    U('fix the build'),
+    Acalls([['c1', 'bash', build]]),
+    T('c1', 'Error: expected 200 but was 500\nexit code 1'),
+    Acalls([['c2', 'bash', cat]]),
+    T('c2', source),
+  ];
+  const notes = new ExtractiveSummarizer(count).notes(items(msgs), 2000);
+  assert.match(notes, /- Latest error line in command output \(`command=mvn -q test`\): "Error: expected 200 but was 500"/);
 });

@@ -54,6 +54,18 @@ test('the checkpoint record lists trigger, tokens, replaced messages, summarizer
   assert.match(lines.slice(summaryAt).join('\n'), /SUMMARY: the parser was fixed; tests pass\./);
 });
 
+test("the checkpoint record shows what the summary kept of the typed requests, and the summary's verbatim requests section", () => {
+  const doc = render(checkpoint.id, 'checkpoint');
+  const lines = doc.split('\n');
+  const r = checkpoint.requests!;
+  assert.ok(r && r.whole + r.shortened > 0, 'the replaced span holds typed requests');
+  // The stub model's summary has no requests of its own: the product restores them verbatim, and says so.
+  assert.equal(r.missingFromModel, r.whole + r.shortened);
+  assert.equal(lines.find((l) => l.startsWith('| Typed requests kept |')), `| Typed requests kept | ${r.whole} whole, ${r.shortened} shortened in the middle, ${r.omitted} left out; ${r.missingFromModel} restored after the model left them out |`);
+  const summary = lines.slice(lines.indexOf('## Summary')).join('\n');
+  assert.match(summary, /## Requests, verbatim \(oldest first; the user's own words\)\n- /);
+});
+
 test('the replaced span has one section per replaced message; the summary side shows what stands in its place', () => {
   const replaced = render(checkpoint.id, 'replaced');
   const headings = replaced.split('\n').filter((l) => l.startsWith('### '));

@@ -1,0 +1,130 @@
+/**
+ * Shorter file paths in a summary's ledger: a few folders named once (`$A = /home/u/app/`), the
+ * paths under them written from that name (`$A/src/x.ts`), as in a shell. Recorded agents give
+ * absolute paths, and a ledger of a hundred files repeats the same 40–90-character prefixes a hundred
+ * times; written this way the same notes budget holds three to four times as many files.
+ *
+ * A shortened path keeps at least its parent folder and its name (`$A/src/x.ts`, never `$A/x.ts`
+ * for a file directly in a named folder's parent), so names stay recognisable on their own.
+ *
+ * Pure: no I/O.
+ */
+
+/** Named folders, deepest first when shortening. */
+export interface PathRoots {
+  /** Name (`$A`) and absolute folder ending with `/`. */
+  list: ReadonlyArray<{ name: string; dir: string }>;
+}
+
+export const NO_ROOTS: PathRoots = { list: [] };
+
+/** Start of the line that names the folders; chained compactions read it back with {@link parseRootsLine}. */
+export const ROOTS_LINE_PREFIX = '- Path roots (a path starting with one is under that folder): ';
+
+/** The line naming `roots`, or undefined when there are none. */
+export function rootsLine(roots: PathRoots): string | undefined {
+  return roots.list.length ? `${ROOTS_LINE_PREFIX}${roots.list.map((r) => `${r.name} = ${r.dir}`).join(', ')}` : undefined;
+}
+
+/** The roots a line written by {@link rootsLine} names, or undefined. */
+export function parseRootsLine(line: string): PathRoots | undefined {
+  const t = line.trim();
+  if (!t.startsWith(ROOTS_LINE_PREFIX)) return undefined;
+  const list: Array<{ name: string; dir: string }> = [];
+  for (const m of t.slice(ROOTS_LINE_PREFIX.length).matchAll(/(\$[A-Z]) = (\S+\/)(?:,|$)/g)) list.push({ name: m[1], dir: m[2] });
+  return list.length ? { list } : undefined;
+}
+
+/** Most folders named in one summary. */
+const MAX_ROOTS = 4;
+/** Fewest characters a folder must save over the paths it shortens to be named (its own line costs about this). */
+const MIN_SAVING = 120;
+const NAMES = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+/** Folders of an absolute POSIX path (`/a/b/c/d.ts` → `/a/b/`), at least two levels deep, not its own folder. */
+function ancestors(path: string): string[] {
+  if (!/^(?:\/|~\/)/.test(path) || path.includes('//')) return [];
+  const out: string[] = [];
+  for (let at = path.indexOf('/', 1); at > 0; at = path.indexOf('/', at + 1)) {
+    const dir = path.slice(0, at + 1);
+    if (dir.split('/').filter(Boolean).length >= 2) out.push(dir);
+  }
+  // A file directly in a folder is not shortened by it (it keeps its parent folder).
+  return out.slice(0, -1);
+}
+
+/**
+ * Chooses up to four folders to name, greedily by characters saved over `paths` (each path is
+ * written from the deepest chosen folder that holds it). `keep` are folders already named by an earlier summary:
+ * they keep their names and come first. Only absolute POSIX paths (`/…`, `~/…`) are shortened.
+ *
+ * @param paths File paths as the tool calls gave them.
+ * @returns The named folders (possibly none).
+ */
+export function chooseRoots(paths: Iterable<string>, keep: PathRoots = NO_ROOTS): PathRoots {
+  const list = [...keep.list];
+  const all = [...new Set(paths)];
+  // Folders are nested freely: a deeper one saves what it shortens beyond the folder already named.
+  const costs = all.map((p) => shortPath({ list }, p).length);
+  while (list.length < MAX_ROOTS) {
+    const gains = new Map<string, number>();
+    all.forEach((p, i) => {
+      for (const d of ancestors(p)) {
+        const gain = costs[i] - (3 + p.length - d.length);
+        if (gain > 0) gains.set(d, (gains.get(d) ?? 0) + gain);
+      }
+    });
+    let best: string | undefined;
+    let bestSaving = MIN_SAVING;
+    for (const [d, g] of gains) {
+      const saving = g - d.length - 8;
+      if (saving > bestSaving || (saving === bestSaving && best !== undefined && d.length < best.length)) {
+        best = d;
+        bestSaving = saving;
+      }
+    }
+    const name = NAMES.split('').map((c) => `$${c}`).find((x) => !list.some((r) => r.name === x));
+    if (!best || !name) break;
+    list.push({ name, dir: best });
+    all.forEach((p, i) => (costs[i] = shortPath({ list }, p).length));
+  }
+  return { list };
+}
+
+/** True when `dir` shortens `path` (the path lies at least one folder below it). */
+function covers(dir: string, path: string): boolean {
+  return path.startsWith(dir) && path.indexOf('/', dir.length) > dir.length;
+}
+
+/** `path` written from the deepest named folder that shortens it, else unchanged. */
+export function shortPath(roots: PathRoots, path: string): string {
+  let best: { name: string; dir: string } | undefined;
+  for (const r of roots.list) if (covers(r.dir, path) && (!best || r.dir.length > best.dir.length)) best = r;
+  return best ? `${best.name}/${path.slice(best.dir.length)}` : path;
+}
+
+/** `path` with a leading folder name (`$A/`) replaced by the folder, else unchanged. */
+export function fullPath(roots: PathRoots, path: string): string {
+  const m = /^(\$[A-Z])\//.exec(path);
+  const r = m && roots.list.find((x) => x.name === m[1]);
+  return r ? `${r.dir}${path.slice(3)}` : path;
+}
+
+/** Every `$A/`-style folder name of `roots` in `text` replaced by its folder (for lines carried between summaries with other roots). */
+export function expandRoots(roots: PathRoots, text: string): string {
+  if (!roots.list.length) return text;
+  return text.replace(/(?<![\w$])(\$[A-Z])\//g, (m, name: string) => roots.list.find((r) => r.name === name)?.dir ?? m);
+}
+
+/** The folders named in `text` (a summary), by its roots line, or none. */
+export function rootsIn(text: string): PathRoots {
+  const at = text.indexOf(ROOTS_LINE_PREFIX);
+  if (at < 0) return NO_ROOTS;
+  const end = text.indexOf('\n', at);
+  return parseRootsLine(text.slice(at, end < 0 ? undefined : end)) ?? NO_ROOTS;
+}
+
+/** `text` with the paths written from its named folders written out in full (for verbatim searches). */
+export function withFullPaths(text: string): string {
+  return expandRoots(rootsIn(text), text);
+}
