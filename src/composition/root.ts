@@ -21,7 +21,8 @@ import type { ViewState } from '../views/protocol';
 import { SessionController } from '../views/session-controller';
 import { SidebarProvider } from '../views/sidebar-provider';
 import { StatusBarMeter } from '../views/status-bar';
-import { createServiceFactory } from './service-factory';
+import { createServiceFactory, sessionsDir } from './service-factory';
+import { checkpointLookup } from '../views/checkpoint-lookup';
 
 /** What other extensions (and the end-to-end tests) can read. */
 export interface ContextKeeperApi {
@@ -51,7 +52,7 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
   const settings = store.add(new Settings());
   const controller = store.add(new SessionController(createServiceFactory(context, log), settings, keys, context.workspaceState, log));
   const statusBar = store.add(new StatusBarMeter());
-  const documents = store.add(new CheckpointDocumentProvider((id) => controller.current?.getCheckpoints().find((c) => c.id === id)));
+  const documents = store.add(new CheckpointDocumentProvider(checkpointLookup(controller, sessionsDir(context)), () => controller.current?.sessionId));
   const openSession = () =>
     void controller.ensure().catch((error: unknown) => {
       log.error(`Could not open the session: ${error instanceof Error ? error.message : String(error)}`);

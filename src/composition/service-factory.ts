@@ -72,10 +72,15 @@ function budgetOf(settings: ContextKeeperSettings, source: Pick<ModelSource, 're
   };
 }
 
+/** The folder holding this workspace's session folders. */
+export function sessionsDir(context: vscode.ExtensionContext): string {
+  return path.join((context.storageUri ?? context.globalStorageUri).fsPath, 'sessions');
+}
+
 /** A factory bound to this extension's storage and logger. */
 export function createServiceFactory(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): ServiceFactory {
   return async ({ settings, apiKey, sessionId, recording }) => {
-    const storageDir = path.join((context.storageUri ?? context.globalStorageUri).fsPath, 'sessions');
+    const storageDir = sessionsDir(context);
     mkdirSync(storageDir, { recursive: true });
     // The gauge shows a labelled estimate until the table is read in the background: no first count blocks the editor.
     // A recording is counted with its own model's encoding when the table knows that model.

@@ -176,6 +176,12 @@ export interface ImportedTranscript {
   entries: Entry[];
   /** Compactions the recording agent made itself; they become checkpoints with trigger `import`. */
   compactions?: RecordedCompaction[];
+  /**
+   * A fork of another session: its active context, checkpoints and pins, taken over as they stand
+   * (raw items refer to `entries` by id) instead of rebuilding the context from `entries`;
+   * `compactions` is then ignored.
+   */
+  state?: { context: ContextItem[]; checkpoints: CheckpointRecord[]; pinned: string[] };
 }
 
 /** What {@link ContextServiceApi.exportTranscript} writes: enough to rebuild the session elsewhere. */

@@ -33,7 +33,7 @@ import { newSessionId } from './helpers';
 import { UsageRecorder, type ServiceStats } from './usage';
 import { ServiceStatus } from './status';
 import { agentHooks } from './agent-hooks';
-import { exportOf, importedEntries } from './transfer';
+import { exportOf, forkedState, importedEntries } from './transfer';
 import { protectedRestoredIds } from './restored-ids';
 import { describeOutcome, failureOfOutcome, isQuietOutcome, type CompactOutcomeStatus } from './outcome';
 import { modelFailureOf } from '../summarizers/openai-errors';
@@ -323,8 +323,8 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     if (this.taskController || this.compactions.busy) throw new Error('wait for the task to finish before importing');
     const entries = importedEntries(imported, this.log);
     this.files.startNew(newSessionId(this.now()), `Imported: ${imported.source}`, this.now().toISOString(), entries);
-    this.adopt(entries, undefined);
-    if (imported.compactions?.length) {
+    this.adopt(entries, forkedState(imported, { sessionId: this.sessionId, model: this.options.model, source: this.files.source, createdAt: this.files.createdAt }));
+    if (!imported.state && imported.compactions?.length) {
       const applied = applyRecordedCompactions(this.session.items, imported.compactions, this.meter, this.tools.schemas, this.now().toISOString());
       for (const warning of applied.warnings) this.log('warn', `import: ${warning}`);
       this.session.apply({ context: applied.items, checkpoints: applied.checkpoints, pinned: [] });

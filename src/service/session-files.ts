@@ -19,6 +19,8 @@ export class SessionFiles {
   private store: SessionStore | undefined;
   /** Where the session came from, shown in the sidebar ("Agent session", "Imported: file.jsonl"). */
   source = 'Agent session';
+  /** Entries appended since this instance created the folder empty; undefined when it held a session already. */
+  private appendedToNew: number | undefined;
 
   constructor(
     private readonly storageDir: string | undefined,
@@ -44,6 +46,7 @@ export class SessionFiles {
     if (!this.storageDir) return undefined;
     const { store, loaded } = SessionStore.open(this.storageDir, this.id);
     this.store = store;
+    if (loaded.entries.length === 0 && !loaded.state && !loaded.readOnly) this.appendedToNew = 0;
     for (const warning of loaded.warnings) log('warn', warning);
     if (loaded.state) {
       this.source = loaded.state.source;
@@ -93,6 +96,7 @@ export class SessionFiles {
   /** Appends entries durably (before anything else sees them). */
   append(entry: Entry): void {
     this.store?.append(entry);
+    if (this.appendedToNew !== undefined) this.appendedToNew++;
   }
 
   /** Writes the state atomically; throws when the write fails. */
@@ -100,7 +104,11 @@ export class SessionFiles {
     this.store?.writeState({ sessionId: this.id, model: this.model, source: this.source, createdAt: this.createdAt, ...next });
   }
 
-  /** Switches to a new session folder holding `entries` (an import); the old folder is closed. */
+  /**
+   * Switches to a new session folder holding `entries` (an import); the old folder is closed, and
+   * deleted when this instance created it and wrote nothing but the opening system prompt to it (so an
+   * import leaves no empty session behind; a folder with anything else in it is kept).
+   */
   startNew(sessionId: string, source: string, createdAt: string, entries: Entry[]): void {
     let store: SessionStore | undefined;
     if (this.storageDir) {
@@ -108,6 +116,9 @@ export class SessionFiles {
       store.append(...entries);
     }
     this.store?.close();
+    const oldFolder = this.store?.folder;
+    if (oldFolder && this.appendedToNew !== undefined && this.appendedToNew <= 1) fs.rmSync(oldFolder, { recursive: true, force: true });
+    this.appendedToNew = undefined;
     this.store = store;
     this.id = sessionId;
     this.source = source;

@@ -7,6 +7,7 @@ import { repairToolPairing } from '../compaction/repair';
 import { toMessages } from '../compaction/context';
 import type { ExportedTranscript, ImportedTranscript, LogSink } from './api';
 import type { SessionState } from './session-state';
+import type { SessionState as StoredSession } from './storeFormat';
 
 /**
  * The entries of an imported transcript, with tool pairing repaired (warnings go to `log`).
@@ -37,4 +38,13 @@ export function exportOf(session: SessionState, sessionId: string, model: string
     pinned: [...session.pinned],
     messages: toMessages(session.items),
   };
+}
+
+/**
+ * The state a fork takes over from `imported.state` (copied lists, stamped with the new session's
+ * `meta`), or undefined for a plain import, whose context is rebuilt from its entries.
+ */
+export function forkedState(imported: ImportedTranscript, meta: Pick<StoredSession, 'sessionId' | 'model' | 'source' | 'createdAt'>): StoredSession | undefined {
+  const state = imported.state;
+  return state && { ...meta, context: [...state.context], checkpoints: [...state.checkpoints], pinned: [...state.pinned] };
 }

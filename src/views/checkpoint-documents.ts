@@ -22,11 +22,14 @@ export type CheckpointPart = 'checkpoint' | 'replaced' | 'summary';
 
 /**
  * The URI of one part of a checkpoint. With `title`, the file name is that title (what the editor tab
- * shows), e.g. `/cp-3/checkpoint/14.02 auto 11.9k → 3.8k.md`.
+ * shows), e.g. `/cp-3/checkpoint/14.02 auto 11.9k → 3.8k.md`. With `sessionId`, the query names the
+ * session the checkpoint belongs to (`?session=<id>`), so the document shows it whatever session is
+ * shown later.
  */
-export function checkpointUri(id: string, part: CheckpointPart, title?: string): vscode.Uri {
+export function checkpointUri(id: string, part: CheckpointPart, title?: string, sessionId?: string): vscode.Uri {
   const name = title ? `${part}/${title.replace(/[/\\]/g, '-')}` : part;
-  return vscode.Uri.from({ scheme: CHECKPOINT_SCHEME, path: `/${encodeURIComponent(id)}/${name}.md` });
+  const query = sessionId ? `session=${encodeURIComponent(sessionId)}` : '';
+  return vscode.Uri.from({ scheme: CHECKPOINT_SCHEME, path: `/${encodeURIComponent(id)}/${name}.md`, query });
 }
 
 /** A tab title for a checkpoint: local time, trigger and tokens ("14.02 auto 11.9k → 3.8k"). */
@@ -36,11 +39,12 @@ export function checkpointTitle(checkpoint: CheckpointRecord): string {
   return `${time} ${checkpoint.trigger} ${k(checkpoint.tokensBefore)} → ${k(checkpoint.tokensAfter)}`;
 }
 
-/** Parses a checkpoint URI; undefined when it is not one. */
-export function parseCheckpointUri(uri: vscode.Uri): { id: string; part: CheckpointPart } | undefined {
+/** Parses a checkpoint URI (`sessionId` undefined when the URI names none); undefined when it is not one. */
+export function parseCheckpointUri(uri: vscode.Uri): { id: string; part: CheckpointPart; sessionId?: string } | undefined {
   const match = /^\/([^/]+)\/(checkpoint|replaced|summary)(?:\/[^/]+)?\.md$/.exec(uri.path);
   if (uri.scheme !== CHECKPOINT_SCHEME || !match) return undefined;
-  return { id: decodeURIComponent(match[1]), part: match[2] as CheckpointPart };
+  const session = /(?:^|&)session=([^&]+)/.exec(uri.query)?.[1];
+  return { id: decodeURIComponent(match[1]), part: match[2] as CheckpointPart, ...(session ? { sessionId: decodeURIComponent(session) } : {}) };
 }
 
 const MAX_TOOL_OUTPUT_CHARS = 4000;
@@ -104,17 +108,24 @@ export function renderCheckpoint(checkpoint: CheckpointRecord): string {
   ].join('\n');
 }
 
-/** Looks a checkpoint up by id. */
-export type CheckpointLookup = (id: string) => CheckpointRecord | undefined;
+/**
+ * Looks a checkpoint up by id in session `sessionId` (the shown session when undefined), whether that
+ * session is shown or not.
+ */
+export type CheckpointLookup = (id: string, sessionId?: string) => CheckpointRecord | undefined;
 
-/** Serves checkpoint documents from the current session. */
+/** Serves checkpoint documents, each from the session it belongs to (named in its URI). */
 export class CheckpointDocumentProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly store = new DisposableStore();
   private readonly _onDidChange = this.store.add(new vscode.EventEmitter<vscode.Uri>());
   readonly onDidChange = this._onDidChange.event;
   private readonly open = new Set<string>();
 
-  constructor(private readonly lookup: CheckpointLookup) {
+  /** `currentSession` names the shown session, written into the URIs `show` and `showDiff` open. */
+  constructor(
+    private readonly lookup: CheckpointLookup,
+    private readonly currentSession: () => string | undefined = () => undefined,
+  ) {
     // Forget closed documents, so refresh() renders only what is on screen.
     this.store.add(vscode.workspace.onDidCloseTextDocument((doc) => this.open.delete(doc.uri.toString())));
   }
@@ -122,8 +133,8 @@ export class CheckpointDocumentProvider implements vscode.TextDocumentContentPro
   provideTextDocumentContent(uri: vscode.Uri): string {
     this.open.add(uri.toString());
     const parsed = parseCheckpointUri(uri);
-    const checkpoint = parsed && this.lookup(parsed.id);
-    if (!parsed || !checkpoint) return `Checkpoint ${parsed?.id ?? uri.path} is not part of the current session (a transcript was imported or a new session started since).\n`;
+    const checkpoint = parsed && this.lookup(parsed.id, parsed.sessionId);
+    if (!parsed || !checkpoint) return `Checkpoint ${parsed?.id ?? uri.path} was not found${parsed?.sessionId ? ` in session ${parsed.sessionId} (the session was deleted)` : ''}.\n`;
     switch (parsed.part) {
       case 'checkpoint':
         return renderCheckpoint(checkpoint);
@@ -141,23 +152,18 @@ export class CheckpointDocumentProvider implements vscode.TextDocumentContentPro
 
   /** Opens the checkpoint record. */
   async show(id: string): Promise<void> {
-    const record = this.lookup(id);
-    const document = await vscode.workspace.openTextDocument(checkpointUri(id, 'checkpoint', record && checkpointTitle(record)));
+    const session = this.currentSession();
+    const record = this.lookup(id, session);
+    const document = await vscode.workspace.openTextDocument(checkpointUri(id, 'checkpoint', record && checkpointTitle(record), session));
     await vscode.window.showTextDocument(document, { preview: true });
   }
 
   /** Opens a diff between the replaced span and what stands in its place. */
   async showDiff(id: string): Promise<void> {
-    await vscode.commands.executeCommand(
-      'vscode.diff',
-      checkpointUri(id, 'replaced'),
-      checkpointUri(id, 'summary'),
-      `${(() => {
-        const record = this.lookup(id);
-        return record ? `Checkpoint ${checkpointTitle(record)}` : `Checkpoint ${id}`;
-      })()}: replaced ↔ summary`,
-      { preview: true },
-    );
+    const session = this.currentSession();
+    const record = this.lookup(id, session);
+    const title = `Checkpoint ${record ? checkpointTitle(record) : id}: replaced ↔ summary`;
+    await vscode.commands.executeCommand('vscode.diff', checkpointUri(id, 'replaced', undefined, session), checkpointUri(id, 'summary', undefined, session), title, { preview: true });
   }
 
   dispose(): void {

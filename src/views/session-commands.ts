@@ -32,8 +32,7 @@ export function sessionCommands(controller: SessionController, log: vscode.LogOu
       if (!session) return;
       const label = await vscode.window.showInputBox({ title: 'Rename Session', value: session.label, validateInput: (v) => (v.trim() ? undefined : 'Enter a name.') });
       if (label?.trim()) {
-        await controller.sessions.rename(session.id, label.trim());
-        controller.syncChrome();
+        await controller.renameSession(session.id, label.trim());
       }
     },
     [Commands.deleteSession]: async (id?: string) => {

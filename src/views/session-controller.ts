@@ -144,12 +144,23 @@ export class SessionController implements vscode.Disposable {
     await this.openNew(imported, { label, kind: 'imported', recordedModel });
   }
 
-  /** Forks the shown (imported) session into a new working session with the same messages. */
+  /**
+   * Forks the shown (imported) session into a new working session that starts from its current
+   * context (compacted as it stands), with its checkpoints, pins and every raw entry, so what the
+   * summaries replaced stays inspectable and restorable there.
+   */
   async continueInNewTask(): Promise<void> {
     const service = await this.ensure();
     const from = this.sessions.get(service.sessionId);
-    const exported = service.exportTranscript();
-    await this.openNew({ source: `continued from ${from?.label ?? service.sessionId}`, entries: exported.entries }, { label: `Continued: ${from?.label ?? 'session'}`, kind: 'working' });
+    const { entries, context, checkpoints, pinned } = service.exportTranscript();
+    const source = `continued from ${from?.label ?? service.sessionId}`;
+    await this.openNew({ source, entries, state: { context, checkpoints, pinned } }, { label: `Continued: ${from?.label ?? 'session'}`, kind: 'working' });
+  }
+
+  /** Renames session `id` and shows the new name at once (list, header). */
+  async renameSession(id: string, label: string): Promise<void> {
+    await this.sessions.rename(id, label);
+    this.changed();
   }
 
   /** Starts a fresh, empty working session (the others stay on disk and in the list). */

@@ -78,7 +78,7 @@ test('the replaced span has one section per replaced message; the summary side s
 });
 
 test('a checkpoint not in the session says so instead of failing', () => {
-  assert.match(render('cp-gone', 'checkpoint'), /^Checkpoint cp-gone is not part of the current session/);
+  assert.match(render('cp-gone', 'checkpoint'), /^Checkpoint cp-gone was not found/);
   assert.equal(parseCheckpointUri(checkpointUri('a/b', 'summary', 'x'))?.id, 'a/b');
 });
 

@@ -1,0 +1,71 @@
+/**
+ * Forking a session (what "Continue in a new task" does): the new session starts from the source's
+ * current, compacted context with its checkpoints and every raw entry, also after a reopen from disk,
+ * and a checkpoint restores there. An import into a fresh service leaves no empty session folder.
+ */
+import { afterEach, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync } from 'node:fs';
+import * as path from 'node:path';
+import { text } from '../../src/modelserver/replies';
+import type { Entry } from '../../src/compaction/types';
+import { filler, serviceFixture, type ServiceFixture } from './fixtures';
+
+let fx: ServiceFixture | undefined;
+afterEach(async () => {
+  await fx?.cleanup();
+  fx = undefined;
+});
+
+/** `turns` user/assistant turns of about 120 tokens each, behind a system prompt. */
+function conversation(turns: number): Entry[] {
+  const out: Entry['message'][] = [{ role: 'system', content: 'You are a recorded agent.' }];
+  for (let t = 0; t < turns; t++) {
+    out.push({ role: 'user', content: `Step ${t}: ${filler(5, `u${t}`)}` });
+    out.push({ role: 'assistant', content: `Done ${t}: ${filler(5, `a${t}`)}` });
+  }
+  return out.map((message, i) => ({ id: `m${i}`, message }));
+}
+
+test('a fork starts from the compacted context with the checkpoints and raw entries, also after a reopen', async () => {
+  fx = await serviceFixture(() => text('ok'), { window: 200_000 });
+  await fx.service.importTranscript({ source: 'test: recording', entries: conversation(60) });
+  const outcome = await fx.service.compactNow();
+  assert.equal(outcome.applied, true);
+  const source = fx.service.exportTranscript();
+  assert.ok(source.checkpoints.length > 0);
+  assert.ok(source.context.length < source.entries.length, 'the source context is compacted');
+
+  const fork = await fx.reopen({ sessionId: undefined });
+  await fork.importTranscript({ source: 'continued', entries: source.entries, state: { context: source.context, checkpoints: source.checkpoints, pinned: source.pinned } });
+  assert.notEqual(fork.sessionId, fx.service.sessionId);
+  assert.deepEqual(fork.getMessages(), fx.service.getMessages(), 'the fork sends the compacted context');
+  assert.equal(fork.getBudget().used, fx.service.getBudget().used);
+  assert.deepEqual(fork.getCheckpoints().map((c) => c.id), source.checkpoints.map((c) => c.id));
+  assert.equal(fork.getTranscript().entries.length, source.entries.length, 'every raw entry is kept');
+
+  const reopened = await fx.reopen({ sessionId: fork.sessionId });
+  fork.dispose();
+  assert.deepEqual(reopened.getMessages(), fx.service.getMessages(), 'the fork persisted its context');
+  assert.equal(reopened.getCheckpoints().length, source.checkpoints.length);
+  assert.equal(reopened.getTranscript().entries.length, source.entries.length);
+  await reopened.restoreCheckpoint(source.checkpoints[0].id);
+  assert.ok(reopened.getMessages().length > fx.service.getMessages().length, 'the replaced messages come back in the fork');
+  assert.equal(fx.service.getCheckpoints()[0].restored, undefined, 'the source is untouched');
+});
+
+test('an import into a fresh service removes the folder it had opened empty; one with messages stays', async () => {
+  fx = await serviceFixture(() => text('Done.'), { window: 200_000 });
+  const blank = fx.service.sessionDir!;
+  assert.ok(existsSync(blank));
+  await fx.service.importTranscript({ source: 'test: recording', entries: conversation(3) });
+  assert.equal(existsSync(blank), false, 'the empty folder is gone');
+  assert.deepEqual(readdirSync(fx.storageDir), [fx.service.sessionId]);
+
+  const used = await fx.reopen({ sessionId: undefined });
+  await used.runTask('Say done');
+  const kept = used.sessionDir!;
+  await used.importTranscript({ source: 'test: second', entries: conversation(2) });
+  assert.ok(existsSync(path.join(kept, 'transcript.jsonl')), 'a session with a task keeps its folder');
+  assert.equal(readdirSync(fx.storageDir).length, 3);
+});

@@ -1,0 +1,124 @@
+/**
+ * The session list over real context services stored in a temp folder: "Continue in a new task"
+ * forks an imported, compacted recording into a working session that starts from the compacted
+ * context with its checkpoints; imports and forks leave no unlisted session folder; renaming the
+ * shown session shows the new name at once; an open checkpoint document keeps its checkpoint whatever
+ * session is shown.
+ */
+import '../support/vscode-fake/register';
+import { afterEach, beforeEach, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import type { Entry } from '../../src/compaction/types';
+import { text } from '../../src/modelserver/replies';
+import { KeyStore } from '../../src/secrets/key-store';
+import { Settings } from '../../src/settings/settings';
+import { CHECKPOINT_SCHEME, CheckpointDocumentProvider, parseCheckpointUri } from '../../src/views/checkpoint-documents';
+import { checkpointLookup } from '../../src/views/checkpoint-lookup';
+import { SessionController } from '../../src/views/session-controller';
+import { filler, serviceFixture, type ServiceFixture } from '../service/fixtures';
+import { resetVscodeFake, window, workspace } from '../support/vscode-fake';
+import { FakeMemento, secretStorage } from '../support/vscode-fake/context';
+import { FakeLogChannel } from '../support/vscode-fake/window-parts';
+
+let fx: ServiceFixture;
+let controller: SessionController;
+let settings: Settings;
+let keys: KeyStore;
+
+beforeEach(async () => {
+  resetVscodeFake();
+  fx = await serviceFixture(() => text('ok'), { window: 200_000 });
+  settings = new Settings();
+  keys = new KeyStore(secretStorage);
+  let first = true;
+  // The first open is the fixture's service; later ones open (or create) sessions in its storage.
+  const factory = async (input: { sessionId: string | undefined }) => {
+    if (first && !input.sessionId) {
+      first = false;
+      return fx.service;
+    }
+    return fx.reopen({ sessionId: input.sessionId });
+  };
+  controller = new SessionController(factory, settings, keys, new FakeMemento(), new FakeLogChannel('test'));
+  await controller.ensure();
+});
+
+afterEach(async () => {
+  controller.dispose();
+  keys.dispose();
+  settings.dispose();
+  await fx.cleanup();
+});
+
+/** A recorded conversation of `turns` user/assistant turns behind a system prompt. */
+function recording(turns: number): Entry[] {
+  const out: Entry['message'][] = [{ role: 'system', content: 'You are a recorded agent.' }];
+  for (let t = 0; t < turns; t++) out.push({ role: 'user', content: `Step ${t}: ${filler(5, `u${t}`)}` }, { role: 'assistant', content: `Done ${t}: ${filler(5, `a${t}`)}` });
+  return out.map((message, i) => ({ id: `m${i}`, message }));
+}
+
+test('Continue in a new task starts from the compacted context, with checkpoints and every raw entry', async () => {
+  const entries = recording(60);
+  await controller.importTranscript({ source: 'test: recording', entries }, 'recording.jsonl', 'gpt-4o');
+  const imported = controller.current!;
+  assert.equal(controller.readOnly, true);
+  assert.equal((await imported.compactNow()).applied, true);
+  const compacted = imported.exportTranscript().messages;
+  const checkpoints = imported.getCheckpoints().map((c) => c.id);
+  const used = imported.getBudget().used;
+  assert.ok(compacted.length < entries.length);
+
+  await controller.continueInNewTask();
+  const fork = controller.current!;
+  assert.notEqual(fork.sessionId, imported.sessionId);
+  assert.equal(controller.readOnly, false);
+  assert.deepEqual(fork.exportTranscript().messages, compacted, 'the working session sends the compacted context');
+  assert.equal(fork.getBudget().used, used);
+  assert.deepEqual(fork.getCheckpoints().map((c) => c.id), checkpoints);
+  assert.equal(fork.getTranscript().entries.length, entries.length, 'the raw transcript is kept');
+  await fork.restoreCheckpoint(checkpoints[0]);
+  assert.ok(fork.exportTranscript().messages.length > compacted.length, 'the replaced messages can be brought back in the fork');
+
+  const listed = controller.sessions.all().map((s) => s.id).sort();
+  assert.deepEqual(readdirSync(fx.storageDir).sort(), listed, 'every session folder is in the list (no empty leftovers)');
+});
+
+test('renaming the shown session shows the new name in the list and the header at once', async () => {
+  const id = controller.current!.sessionId;
+  let changes = 0;
+  const sub = controller.onDidChange(() => changes++);
+  await controller.renameSession(id, 'Parser refactor');
+  sub.dispose();
+  assert.ok(changes > 0, 'the views are told to redraw');
+  const state = controller.viewState();
+  assert.equal(state.sessions.find((s) => s.id === id)?.label, 'Parser refactor');
+  assert.match(state.source, /Parser refactor/);
+});
+
+test('an open checkpoint document keeps showing its checkpoint after a switch, an import and a new session', async () => {
+  await controller.importTranscript({ source: 'test: recording', entries: recording(60) }, 'recording.jsonl', 'gpt-4o');
+  const owner = controller.current!.sessionId;
+  assert.equal((await controller.current!.compactNow()).applied, true);
+  const id = controller.current!.getCheckpoints()[0].id;
+  const provider = new CheckpointDocumentProvider(checkpointLookup(controller, fx.storageDir), () => controller.current?.sessionId);
+  const registration = workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, provider);
+  try {
+    await provider.show(id);
+    const uri = window.visibleTextEditors[0].document.uri;
+    assert.equal(parseCheckpointUri(uri)?.sessionId, owner, 'the document names the session it belongs to');
+    const shown = provider.provideTextDocumentContent(uri);
+    assert.match(shown, new RegExp(`^# Checkpoint ${id}`));
+
+    await controller.startNewSession();
+    assert.notEqual(controller.current!.sessionId, owner);
+    assert.equal(provider.provideTextDocumentContent(uri), shown, 'after a new session');
+    await controller.importTranscript({ source: 'test: other', entries: recording(3) }, 'other.jsonl');
+    assert.equal(provider.provideTextDocumentContent(uri), shown, 'after another import');
+    await controller.switchTo(owner);
+    assert.equal(provider.provideTextDocumentContent(uri), shown, 'back in its own session');
+  } finally {
+    registration.dispose();
+    provider.dispose();
+  }
+});
