@@ -17,6 +17,7 @@ import type { HostMessage, WebviewMessage } from '../src/views/protocol.js';
 import { banners, gauge, header, history } from './panels.js';
 import { Store } from '../src/views/view-store.js';
 import type { Applied } from '../src/views/view-store.js';
+import { announcementFor } from '../src/views/announcements.js';
 import { compactionAnnouncement, transcript } from './transcript.js';
 import type { Ui } from './transcript.js';
 import { UpdateScheduler } from './scheduler.js';
@@ -62,6 +63,8 @@ class Page implements Ui {
   readonly open = new Set<string>(saved.open ?? []);
   private readonly queue: HostMessage[] = [];
   private readonly status = document.getElementById('status')!;
+  private cancelRequested = false;
+  private readonly pending: ReturnType<typeof setTimeout>[] = [];
   private readonly statsNode = document.getElementById('ck-stats')!;
   private readonly scheduler = new UpdateScheduler<Region>(
     ['top', 'transcript', 'history'],
@@ -136,22 +139,26 @@ class Page implements Ui {
   }
 
   private announceChanges(applied: Applied): void {
-    const change = applied.stateChange;
-    // Only the changes a listener acts on: work starts, work ends, an error, a compaction starts.
-    if (change) {
-      const idle = (s: string) => s === 'idle' || s === 'error';
-      if (change.to === 'error') this.announce('The agent stopped with an error.');
-      else if (change.to === 'idle') this.announce('The agent finished.');
-      else if (change.to === 'compacting') this.announce('Compacting the context.');
-      else if (idle(change.from)) this.announce('The agent is working.');
+    const { clear, texts } = announcementFor(applied, this.cancelRequested, compactionAnnouncement);
+    if (applied.stateChange && (applied.stateChange.to === 'idle' || applied.stateChange.to === 'error')) this.cancelRequested = false;
+    if (clear) {
+      // A text still waiting to be written belongs to the session left behind.
+      for (const t of this.pending.splice(0)) clearTimeout(t);
+      this.status.textContent = '';
     }
-    for (const c of applied.newCompactions) this.announce(compactionAnnouncement(c));
+    for (const text of texts) this.announce(text);
+  }
+
+  /** Asks the host to cancel the run; its end is then announced as cancelled. */
+  private cancel(): void {
+    this.cancelRequested = true;
+    this.post({ type: 'cancel' });
   }
 
   /** Writes to the status region; a short pause lets screen readers see a change of text. */
   private announce(text: string): void {
     this.status.textContent = '';
-    setTimeout(() => (this.status.textContent = text), 50);
+    this.pending.push(setTimeout(() => (this.status.textContent = text), 50));
   }
 
   private draw(region: Region): void {
@@ -178,7 +185,7 @@ class Page implements Ui {
             ${this.taskInput}
             <div class="actions">
               <button type="submit" data-test="run-task" ?disabled=${busy || view.readOnly}><span class="codicon codicon-play" aria-hidden="true"></span><span>Run</span></button>
-              <button type="button" class="secondary" data-test="cancel" ?disabled=${!busy} @click=${() => this.post({ type: 'cancel' })}><span class="codicon codicon-debug-stop" aria-hidden="true"></span><span>Cancel</span></button>
+              <button type="button" class="secondary" data-test="cancel" ?disabled=${!busy} @click=${() => this.cancel()}><span class="codicon codicon-debug-stop" aria-hidden="true"></span><span>Cancel</span></button>
             </div>
           </form>`,
           this.form,

@@ -9,6 +9,7 @@ import { guard } from 'lit-html/directives/guard.js';
 import { repeat } from 'lit-html/directives/repeat.js';
 import type { CompactionView, TranscriptItemView, ViewState, WebviewMessage } from '../src/views/protocol.js';
 import type { Store } from '../src/views/view-store.js';
+import { pinLabel } from '../src/views/item-labels.js';
 import { compactionHeadline, localTime, tokens } from './format.js';
 
 /** What the templates need from the page: posting, and the webview-local open/closed state. */
@@ -35,8 +36,9 @@ function moreButton(ui: Ui, item: TranscriptItemView): TemplateResult | typeof n
 
 function pinButton(ui: Ui, item: TranscriptItemView, readOnly: boolean): TemplateResult | typeof nothing {
   if (readOnly || item.compactedBy || item.kind === 'tool-call') return nothing;
-  const label = item.pinned ? 'Unpin: may be compacted again' : 'Pin: never summarize this message';
-  return html`<button class="icon-button pin" title=${label} aria-label=${label} aria-pressed=${item.pinned ? 'true' : 'false'} data-test="pin"
+  const label = pinLabel(item.kind, item.pinned === true);
+  const hint = item.pinned ? 'Unpin: may be compacted again' : 'Pin: never summarize this message';
+  return html`<button class="icon-button pin" title=${hint} aria-label=${label} aria-pressed=${item.pinned ? 'true' : 'false'} data-test="pin"
     @click=${() => ui.post({ type: 'togglePin', entryId: item.entryId })}><span class="codicon codicon-${item.pinned ? 'pinned' : 'pin'}" aria-hidden="true"></span></button>`;
 }
 
@@ -69,9 +71,13 @@ function line(ui: Ui, item: TranscriptItemView, readOnly: boolean): TemplateResu
     <span class="codicon codicon-${running ? 'loading codicon-modifier-spin' : ICONS[item.kind]}" aria-hidden="true"></span>
     <span class="sr-only">${SPEAKER[item.kind]}${item.compactedBy ? ' (replaced by a compaction)' : ''}${item.pinned ? ' (pinned)' : ''}:</span>
     <div class="line-body">${body(ui, item)}</div>
-    ${item.pinned ? html`<span class="badge pin-badge" data-test="pinned-badge">pinned</span>` : nothing}
-    ${item.time ? html`<time class="line-time" datetime=${item.time}>${localTime(item.time)}</time>` : nothing}
     ${pinButton(ui, item, readOnly)}
+    ${item.pinned || item.time
+      ? html`<div class="line-meta">
+          ${item.pinned ? html`<span class="badge pin-badge" data-test="pinned-badge">pinned</span>` : nothing}
+          ${item.time ? html`<time class="line-time" datetime=${item.time}>${localTime(item.time)}</time>` : nothing}
+        </div>`
+      : nothing}
   </li>`;
 }
 

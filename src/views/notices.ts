@@ -111,21 +111,51 @@ export function endpointChosenNotice(baseUrl: string, model: string | undefined)
 /** Longest notification text shown as it is, in characters: longer ones are split (see {@link splitNotice}). */
 export const NOTICE_MAX_CHARS = 90;
 
+const OPENERS: Record<string, string> = { '(': ')', '[': ']', '{': '}', '"': '"', '“': '”', '«': '»' };
+
+/**
+ * For each character index of `text`, whether it lies outside every bracket and quote, so a cut there
+ * leaves none open. An unmatched closer is ignored; an opener never closed keeps the rest inside.
+ */
+function outsideBrackets(text: string): boolean[] {
+  const open: string[] = [];
+  const outside: boolean[] = [];
+  for (const ch of text) {
+    const closer = open.at(-1);
+    if (closer !== undefined && ch === closer) {
+      open.pop();
+      outside.push(false);
+      continue;
+    }
+    outside.push(open.length === 0 && OPENERS[ch] === undefined);
+    if (OPENERS[ch] !== undefined) open.push(OPENERS[ch]);
+  }
+  return outside;
+}
+
 /**
  * Splits a notification text that would not fit a toast into a short message and the whole text as
- * detail (shown on "Show Details"), so a toast is never cut mid-word. The short message ends at the
- * last sentence or clause end (": ", "; ", ". ") within `max` characters that leaves at least a few
- * words after the "ContextKeeper: " prefix; without one it ends at the last whole word, marked "…"
- * (a list cut at a comma would read as complete). Texts of `max` characters or fewer come back whole.
+ * detail (shown on "Show Details"), so a toast is never cut mid-word nor inside a parenthesis or
+ * quote (it ends before the opening bracket or after its closing one). The short message ends at the
+ * last sentence or clause end (": ", "; ", ". ") outside brackets within `max` characters that leaves
+ * at least a few words after the "ContextKeeper: " prefix; without one it ends at the last whole word
+ * outside brackets, marked "…" (a list cut at a comma would read as complete). Texts of `max`
+ * characters or fewer come back whole.
  */
 export function splitNotice(text: string, max = NOTICE_MAX_CHARS): { short: string; detail?: string } {
   const whole = text.trim();
   if (whole.length <= max) return { short: whole };
   const prefix = /^ContextKeeper: /.test(whole) ? 'ContextKeeper: '.length : 0;
-  const cut = Math.max(...[': ', '; ', '. '].map((boundary) => whole.lastIndexOf(boundary, max - 1)));
-  if (cut >= prefix + 12) return { short: `${whole.slice(0, cut).replace(/[.,;:]$/, '')}.`, detail: whole };
-  const space = whole.lastIndexOf(' ', max - 1);
-  return { short: `${whole.slice(0, space > prefix ? space : max - 1).replace(/[.,;:(]$/, '')}…`, detail: whole };
+  const outside = outsideBrackets(whole);
+  const lastOutside = (from: number, test: (i: number) => boolean): number => {
+    for (let i = Math.min(from, whole.length - 1); i > prefix; i--) if (outside[i] && test(i)) return i;
+    return -1;
+  };
+  const boundary = lastOutside(max - 2, (i) => /[:;.]/.test(whole[i]) && whole[i + 1] === ' ');
+  if (boundary >= prefix + 12) return { short: `${whole.slice(0, boundary)}.`, detail: whole };
+  const space = lastOutside(max - 1, (i) => whole[i] === ' ');
+  const end = space > prefix ? space : max - 1;
+  return { short: `${whole.slice(0, end).replace(/[\s.,;:]+$/, '')}…`, detail: whole };
 }
 
 /** A fix the error banner and notification offer for a failed model call. */

@@ -96,6 +96,13 @@ export async function pickEndpoint(log: vscode.LogOutputChannel): Promise<string
     if (model) await config.update('model', model.label, vscode.ConfigurationTarget.Global);
     chosenModel = model?.label;
   }
+  // A custom URL was typed, not found answering: check it in the background (cancellable progress
+  // in the notification area) and warn, naming it, when it fails. Saving it is not held up.
+  if (choice.custom) {
+    void vscode.window.showInformationMessage(endpointChosenNotice(url ?? '', chosenModel));
+    void vscode.commands.executeCommand(Commands.testConnection);
+    return url;
+  }
   // Say where requests go now, with the next steps (a hosted endpoint usually needs a key).
   void vscode.window.showInformationMessage(endpointChosenNotice(url ?? '', chosenModel), 'Test Connection', 'Set API Key').then((action) => {
     if (action === 'Test Connection') void vscode.commands.executeCommand(Commands.testConnection);

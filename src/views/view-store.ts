@@ -19,6 +19,8 @@ export interface Applied {
   stateChange?: { from: string; to: string };
   /** Compactions added by this message. */
   newCompactions: ViewState['compactions'];
+  /** True when this message shows another session than before, or is the first state after a (re)load. */
+  sessionChanged?: boolean;
 }
 
 /** The webview's state: the host's view plus what only the webview knows (texts fetched on demand). */
@@ -42,7 +44,8 @@ export class Store {
         return {
           kind: 'snapshot',
           stateChange: before && before.state !== message.state.state ? { from: before.state, to: message.state.state } : undefined,
-          newCompactions: before ? message.state.compactions.filter((c) => !before.compactions.some((b) => b.id === c.id)) : [],
+          newCompactions: before && before.sessionId === message.state.sessionId ? message.state.compactions.filter((c) => !before.compactions.some((b) => b.id === c.id)) : [],
+          sessionChanged: !before || before.sessionId !== message.state.sessionId,
         };
       }
       case 'delta': {
@@ -77,7 +80,12 @@ export class Store {
     if (delta.source !== undefined) view.source = delta.source;
     if (delta.hasApiKey !== undefined) view.hasApiKey = delta.hasApiKey;
     if (delta.sessions) view.sessions = delta.sessions;
-    if (delta.sessionId !== undefined) view.sessionId = delta.sessionId;
+    if (delta.sessionId !== undefined && delta.sessionId !== view.sessionId) {
+      view.sessionId = delta.sessionId;
+      applied.sessionChanged = true;
+      // Another session's compactions are no news to announce.
+      applied.newCompactions = [];
+    }
     if (delta.readOnly !== undefined) view.readOnly = delta.readOnly;
     if (delta.items) this.upsert(view, delta.items);
     if (delta.text) {

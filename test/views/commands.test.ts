@@ -81,11 +81,17 @@ test('Restore Checkpoint asks a modal confirmation; dismissing it restores nothi
   await commands.executeCommand('contextKeeper.restoreCheckpoint', checkpoint.id);
   assert.match(lastMessage()?.message ?? '', /^ContextKeeper: restored \d+ checkpoints?; context [\d.]+[kM]? → [\d.]+[kM]? tokens\.$/);
   assert.ok(api.getViewState().budget.used > compacted, 'the replaced messages came back');
+  // Undo Last Restore is offered in the palette (its `when` key) and on the restored checkpoint's row.
+  await until(() => host.contextKeys.get('contextKeeper.canUndoRestore') === true, 'the canUndoRestore context key');
+  assert.equal(api.getViewState().checkpoints.find((c) => c.id === checkpoint.id)?.undoRestore, true);
 });
 
 test('Copy Summary puts the chosen checkpoint summary on the clipboard', async () => {
   host.user.input = () => '';
   await commands.executeCommand('contextKeeper.compactConversation');
+  // A new compaction rewrote the context: the restore can no longer be undone, so the command hides.
+  await until(() => host.contextKeys.get('contextKeeper.canUndoRestore') === false, 'canUndoRestore cleared');
+  assert.ok(api.getViewState().checkpoints.every((c) => c.undoRestore !== true));
   const newest = api.getViewState().checkpoints.filter((c) => !c.restored).at(-1)!;
   host.clipboard = '';
   await commands.executeCommand('contextKeeper.copySummary', newest.id);

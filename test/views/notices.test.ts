@@ -105,3 +105,22 @@ test('long notifications are split into a short message and the whole text as de
   }
   assert.deepEqual(splitNotice('ContextKeeper: compacted 12k → 3.8k tokens.'), { short: 'ContextKeeper: compacted 12k → 3.8k tokens.' });
 });
+
+test('a shortened notification never ends inside a parenthesis or quote', () => {
+  const verdict = connectionVerdict({ ok: false, lines: ['fetch failed: getaddrinfo ENOTFOUND api.openai.com'] }, 'endpoint', '', false);
+  const { short, detail } = splitNotice(verdict.text);
+  assert.equal(detail, verdict.text);
+  // The bracket does not fit the toast whole, so the short message ends before it.
+  assert.equal(short, 'ContextKeeper: connection problem with https://api.openai.com/v1…');
+  for (const text of [
+    `ContextKeeper: the summary (${'word '.repeat(30)}) was too long`,
+    `ContextKeeper: quoted "${'x '.repeat(50)}" end`,
+    `ContextKeeper: nothing left (context 41k tokens; ${'pinned '.repeat(20)}) and more text after it here.`,
+  ]) {
+    const cut = splitNotice(text).short;
+    const depth = [...cut].reduce((d, ch) => d + (ch === '(' ? 1 : ch === ')' ? -1 : 0), 0);
+    assert.equal(depth, 0, `brackets balanced in: ${cut}`);
+    assert.equal((cut.match(/"/g) ?? []).length % 2, 0, `quotes closed in: ${cut}`);
+    assert.ok(cut.length <= NOTICE_MAX_CHARS + 1, cut);
+  }
+});
