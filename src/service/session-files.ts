@@ -13,6 +13,8 @@ import { isSavedCalibration, type SavedCalibration } from './tally';
 
 /** The meter's calibration on reported usage, written after each model reply (see {@link SavedCalibration}). */
 const CALIBRATION = 'calibration.json';
+/** Longest wait, in milliseconds, before a new calibration is written. */
+const CALIBRATION_DELAY_MS = 1000;
 
 /** The persistence side of one context service. */
 export class SessionFiles {
@@ -21,6 +23,8 @@ export class SessionFiles {
   source = 'Agent session';
   /** Entries appended since this instance created the folder empty; undefined when it held a session already. */
   private appendedToNew: number | undefined;
+  private pendingCalibration: { folder: string; saved: SavedCalibration | undefined; log: LogSink } | undefined;
+  private calibrationTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly storageDir: string | undefined,
@@ -57,18 +61,32 @@ export class SessionFiles {
   }
 
   /**
-   * Saves the meter's calibration (undefined: none in force, the file is removed). Best effort: a
-   * failed write is logged and costs only the reported figure after a reopen, never the task.
+   * Saves the meter's calibration (undefined: none in force, the file is removed), at most once per
+   * {@link CALIBRATION_DELAY_MS} and on close or a switch of folder: the write (an fsync, 5-15 ms on
+   * this kind of disk) stays out of the reply's path. Best effort: a failed write is logged and costs
+   * only the reported figure after a reopen, never the task.
    */
   saveCalibration(saved: SavedCalibration | undefined, log: LogSink): void {
     const folder = this.store?.folder;
     if (!folder || this.store?.readOnly) return;
-    const file = path.join(folder, CALIBRATION);
+    this.pendingCalibration = { folder, saved, log };
+    this.calibrationTimer ??= setTimeout(() => this.flushCalibration(), CALIBRATION_DELAY_MS);
+    this.calibrationTimer.unref?.();
+  }
+
+  /** Writes a calibration saved since the last write, if any. */
+  flushCalibration(): void {
+    if (this.calibrationTimer) clearTimeout(this.calibrationTimer);
+    this.calibrationTimer = undefined;
+    const pending = this.pendingCalibration;
+    this.pendingCalibration = undefined;
+    if (!pending) return;
+    const file = path.join(pending.folder, CALIBRATION);
     try {
-      if (saved) writeFileAtomic(file, `${JSON.stringify(saved)}\n`);
+      if (pending.saved) writeFileAtomic(file, `${JSON.stringify(pending.saved)}\n`);
       else fs.rmSync(file, { force: true });
     } catch (error) {
-      log('warn', `${file}: could not save the calibration on reported usage (${error instanceof Error ? error.message : String(error)})`);
+      pending.log('warn', `${file}: could not save the calibration on reported usage (${error instanceof Error ? error.message : String(error)})`);
     }
   }
 
@@ -110,6 +128,7 @@ export class SessionFiles {
    * import leaves no empty session behind; a folder with anything else in it is kept).
    */
   startNew(sessionId: string, source: string, createdAt: string, entries: Entry[]): void {
+    this.flushCalibration();
     let store: SessionStore | undefined;
     if (this.storageDir) {
       store = SessionStore.open(this.storageDir, sessionId).store;
@@ -126,6 +145,7 @@ export class SessionFiles {
   }
 
   close(): void {
+    this.flushCalibration();
     this.store?.close();
   }
 }
