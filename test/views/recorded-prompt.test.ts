@@ -15,17 +15,7 @@ import { activate, type ContextKeeperApi } from '../../src/extension';
 import { recordedPromptNote } from '../../src/views/gauge-geometry';
 import { commands, host, resetVscodeFake, Uri } from '../support/vscode-fake';
 import { fakeExtensionContext } from '../support/vscode-fake/context';
-
-const base = { sessionId: 's1', cwd: '/w', version: '2.1.0', isSidechain: false, timestamp: '2026-01-01T00:00:00.000Z' };
-const line = (o: Record<string, unknown>) => JSON.stringify({ ...base, ...o });
-const usage = (input: number, read: number, write: number) => ({ input_tokens: input, cache_read_input_tokens: read, cache_creation_input_tokens: write, output_tokens: 5 });
-/** A Claude Code session whose newest response reports 1 + 135,291 + 236 = 135,528 prompt tokens. */
-const claudeCode = [
-  line({ type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'list the files' } }),
-  line({ type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { role: 'assistant', id: 'm1', model: 'claude-sonnet-4-5', content: [{ type: 'tool_use', id: 'c1', name: 'Bash', input: { command: 'ls' } }], usage: usage(6, 15_907, 12_043) } }),
-  line({ type: 'user', uuid: 'r1', parentUuid: 'a1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'a.txt' }] } }),
-  line({ type: 'assistant', uuid: 'a2', parentUuid: 'r1', message: { role: 'assistant', id: 'm2', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'One file.' }], usage: usage(1, 135_291, 236) } }),
-].join('\n');
+import { claudeCodeWithUsage as claudeCode } from '../support/claudeCodeUsage';
 
 let storage: string;
 let context: vscode.ExtensionContext;
