@@ -23,7 +23,7 @@ import { anchorReasons, planCompaction, spanSummaryEstimate } from './planner';
 import type { AnchoredTokens, CompactionStatus } from './outcome';
 import { anchoredBreakdown } from './anchored';
 import { planClips } from './clip-plan';
-import { commitPrepared, coversOf, failed, notApplied } from './commit';
+import { appliedResult, applyPrepared, commitPrepared, coversOf, failed, keepApplied, notApplied } from './commit';
 
 export { CLIP_MIN_TOKENS } from './clip-plan';
 export { commitPrepared } from './commit';
@@ -41,7 +41,7 @@ import { finalizeSummary } from './summaryChecks';
 import { clipMessageToTokens } from './clip';
 import { composeSummary, SUMMARY_FRAME_TOKENS } from './composeSummary';
 import { degradeToFit } from './degrade';
-import { describeHolders, tokenHolders, type TokenHolders } from './holders';
+import { describeHolders, systemAndToolsTokens, tokenHolders, type TokenHolders } from './holders';
 
 /** Everything one compaction needs. */
 export interface CompactInput {
@@ -164,7 +164,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   // A context over the input budget cannot be sent: the degrade tiers then run whatever the plan,
   // unless the system prompt and tool schemas alone are over it (nothing else can make room then).
   const overBudget = before > th.inputBudget;
-  const hopeless = overBudget && tokenHolders(items, meter, tools, keepRecentSteps).systemAndTools >= th.inputBudget;
+  const hopeless = overBudget && systemAndToolsTokens(items, m.perItem, meter, tools) >= th.inputBudget;
   const clips = hopeless ? [] : planClips(items, m.perItem, plan, th.inputBudget, th.targetTokens);
   if (plan.collapse.length === 0 && plan.spans.length === 0 && clips.length === 0 && !overBudget) {
     return notApplied(items, before, 'nothing-eligible', plan.reason ?? 'nothing eligible', { kind: 'nothing-eligible', heldBy: anchorReasons(plan.shape) });
@@ -362,8 +362,9 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     const status: CompactionStatus = { kind: 'does-not-fit', bestTokens: before, limitTokens: th.inputBudget, anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps) };
     return { ...notApplied(items, before, 'nothing-eligible', `nothing can be shortened; does not fit: ${n(before)} tokens against a budget of ${n(th.inputBudget)}; ${describeHolders(holders, th.inputBudget)}`, status), holders };
   }
-  const trial = commitPrepared(items, prepared, meter, tools);
-  if (!trial.applied) return trial;
+  // Applied once here: the commit that follows on the same context uses this application.
+  const trial = applyPrepared(items, prepared, meter, tools, before);
+  if ('applied' in trial) return trial;
   if (auto && !overBudget && trial.tokensAfter >= th.triggerTokens) return cannotReach(trial.tokensAfter);
   prepared.tokensAfter = trial.tokensAfter;
   prepared.targetTokens = th.targetTokens;
@@ -373,7 +374,8 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   }
   prepared.inputBudget = th.inputBudget;
   if (trial.tokensAfter > th.inputBudget) prepared.holders = tokenHolders(trial.context, meter, tools, keepRecentSteps);
-  prepared.reason = commitPrepared(items, prepared, meter, tools).reason;
+  prepared.reason = appliedResult(trial, prepared).reason;
+  keepApplied(prepared, items, trial);
   return prepared;
 }
 

@@ -81,6 +81,17 @@ export class LineCounter {
   }
 
   /**
+   * Tokens of one item of a text whose items are joined by `\n` (an item may hold line breaks
+   * itself): the item with its line break after it, or bare when it is the `last`. Exact in the sum
+   * when every item starts a piece ({@link startsPiece}; then the text splits between items), which
+   * is checked here; `undefined` when it does not start one or the counter is not additive.
+   */
+  itemTokens(item: string, last: boolean): number | undefined {
+    if (!this.additive || !startsPiece(item)) return undefined;
+    return last ? this.memo(this.bare, item, '') : this.memo(this.withBreak, item, '\n');
+  }
+
+  /**
    * Tokens of any `text`, exactly: split at its blank lines and line breaks and counted with
    * {@link countBlocks} (line counts kept), else counted whole. Summaries are counted again and again
    * as they are trimmed and put together, mostly from the same lines.
