@@ -27,6 +27,8 @@ async function main(): Promise<void> {
   let t0 = nowMs();
   const total = meter.measure(items).total;
   console.log(`${items.length} items, ${total} tokens, count ${Math.round(nowMs() - t0)} ms`);
+  // One summarizer for every run, as the service keeps one (and bench/compact.ts does).
+  const summarizer = new ExtractiveSummarizer((t) => meter.countText(t), { lineAdditive: meter.lineAdditive });
   const session = new Session();
   session.connect();
   for (let r = 1; r <= runs; r++) {
@@ -36,7 +38,7 @@ async function main(): Promise<void> {
     }
     t0 = nowMs();
     const cpu0 = process.cpuUsage();
-    const res = await compact({ items, meter, summarizer: new ExtractiveSummarizer((t) => meter.countText(t), { lineAdditive: meter.lineAdditive }), options: { budget: { contextWindow: Number(process.argv[3] ?? 128_000), compactAt: 0.8, compactTo: 0.5, reservedOutput: 4096 }, trigger: 'auto' } });
+    const res = await compact({ items, meter, summarizer, options: { budget: { contextWindow: Number(process.argv[3] ?? 128_000), compactAt: 0.8, compactTo: 0.5, reservedOutput: 4096 }, trigger: 'auto' } });
     const ms = nowMs() - t0;
     const cpu = process.cpuUsage(cpu0);
     if (r === profiled) {

@@ -29,7 +29,7 @@ export { CLIP_MIN_TOKENS } from './clip-plan';
 export { commitPrepared } from './commit';
 
 export { anchoredBreakdown, anchoredTokens } from './anchored';
-import { callIndex, collapseItem } from './collapse';
+import { callOf, collapseItem } from './collapse';
 import { applyCheckpoint } from './context';
 import { collectRequests, removeRequestsSection, renderRequestsSection, typedRequestOf } from './requests';
 import { backfillIdentifiers } from './backfill';
@@ -173,7 +173,11 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   // model call and rewrite the context (and the provider's prompt cache) every turn: refuse it.
   // Checked before any summarizer call with summaries counted as free (a lower bound), and again
   // on the real result.
-  const keptIn = (sp: { start: number; end: number }) => Math.min(budgets.userTokens, keptPerItem.slice(sp.start, sp.end).reduce((a, b) => a + b, 0));
+  const keptIn = (sp: { start: number; end: number }) => {
+    let sum = 0;
+    for (let i = sp.start; i < sp.end; i++) sum += keptPerItem[i];
+    return Math.min(budgets.userTokens, sum);
+  };
   const lowerBound = plan.estimatedAfter - plan.spans.reduce((s, sp) => s + spanSummaryEstimate(sp, summaryTokens, keptIn(sp)), 0);
   const cannotReach = (after: number) =>
     notApplied(
@@ -208,11 +212,10 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
 
   if (plan.collapse.length > 0) {
     const cp = base('collapse', newId());
-    const calls = callIndex(items);
     for (const i of plan.collapse) {
       const it = items[i];
       cp.replaced.push(it);
-      cp.inserted.push(collapseItem(it, calls.get(i), cp.id));
+      cp.inserted.push(collapseItem(it, callOf(items, i), cp.id));
     }
     cp.summary = `Collapsed ${plan.collapse.length} older tool result${plan.collapse.length === 1 ? '' : 's'} to one-line records.`;
     checkpoints.push(cp);
@@ -318,7 +321,9 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     cp.summarizerModel = result.model;
     cp.usage = result.usage;
     cp.dropped = result.dropped;
-    const spanTokens = spanItems.reduce((s, i) => s + meter.countMessage(i.message), 0);
+    // The meter's counts of the span, as read at the start (the same messages).
+    let spanTokens = 0;
+    for (let i = span.start; i < span.end; i++) spanTokens += m.perItem[i];
     const insertedTokens = cp.inserted.reduce((s, i) => s + meter.countMessage(i.message), 0);
     if (insertedTokens >= spanTokens) {
       const e = new SummarizerError(`the summary (${insertedTokens} tokens) is not shorter than what it replaces (${spanTokens} tokens)`, 'no-shrink');
