@@ -9,7 +9,7 @@ import { guard } from 'lit-html/directives/guard.js';
 import { repeat } from 'lit-html/directives/repeat.js';
 import type { CompactionView, TranscriptItemView, ViewState, WebviewMessage } from '../src/views/protocol.js';
 import type { Store } from '../src/views/view-store.js';
-import { pinLabel } from '../src/views/item-labels.js';
+import { heldLabel, pinLabel, pinOffered } from '../src/views/item-labels.js';
 import { compactionHeadline, localTime, tokens } from './format.js';
 
 /** What the templates need from the page: posting, and the webview-local open/closed state. */
@@ -35,11 +35,17 @@ function moreButton(ui: Ui, item: TranscriptItemView): TemplateResult | typeof n
 }
 
 function pinButton(ui: Ui, item: TranscriptItemView, readOnly: boolean): TemplateResult | typeof nothing {
-  if (readOnly || item.compactedBy || item.kind === 'tool-call') return nothing;
+  if (!pinOffered(item, readOnly)) return nothing;
   const label = pinLabel(item.kind, item.pinned === true);
   const hint = item.pinned ? 'Unpin: may be compacted again' : 'Pin: never summarize this message';
   return html`<button class="icon-button pin" title=${hint} aria-label=${label} aria-pressed=${item.pinned ? 'true' : 'false'} data-test="pin"
     @click=${() => ui.post({ type: 'togglePin', entryId: item.entryId })}><span class="codicon codicon-${item.pinned ? 'pinned' : 'pin'}" aria-hidden="true"></span></button>`;
+}
+
+/** The state of a line a compaction replaced, where a live line has its pin button. */
+function heldBadge(item: TranscriptItemView): TemplateResult {
+  const held = heldLabel(item.compactedAs);
+  return html`<span class="badge held-badge" title=${held.hint} data-test="held-badge">${held.text}</span>`;
 }
 
 function body(ui: Ui, item: TranscriptItemView): TemplateResult {
@@ -69,12 +75,13 @@ function line(ui: Ui, item: TranscriptItemView, readOnly: boolean): TemplateResu
   const classes = ['turn', item.kind === 'tool-result' ? `result ${item.ok ? 'ok' : 'failed'}` : item.kind, streaming ? 'streaming' : '', item.compactedBy ? 'compacted' : '', item.pinned ? 'pinned' : ''].join(' ');
   return html`<li class=${classes} data-id=${item.id} data-test="item">
     <span class="codicon codicon-${running ? 'loading codicon-modifier-spin' : ICONS[item.kind]}" aria-hidden="true"></span>
-    <span class="sr-only">${SPEAKER[item.kind]}${item.compactedBy ? ' (replaced by a compaction)' : ''}${item.pinned ? ' (pinned)' : ''}:</span>
+    <span class="sr-only">${SPEAKER[item.kind]}${item.compactedBy ? ` (${heldLabel(item.compactedAs).text} by a compaction)` : ''}${item.pinned ? ' (pinned)' : ''}:</span>
     <div class="line-body">${body(ui, item)}</div>
     ${pinButton(ui, item, readOnly)}
-    ${item.pinned || item.time
+    ${item.pinned || item.time || item.compactedBy
       ? html`<div class="line-meta">
           ${item.pinned ? html`<span class="badge pin-badge" data-test="pinned-badge">pinned</span>` : nothing}
+          ${item.compactedBy && item.kind !== 'tool-call' ? heldBadge(item) : nothing}
           ${item.time ? html`<time class="line-time" datetime=${item.time}>${localTime(item.time)}</time>` : nothing}
         </div>`
       : nothing}
