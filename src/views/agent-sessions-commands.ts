@@ -23,7 +23,7 @@ export function registerAgentSessions(log: vscode.LogOutputChannel): vscode.Disp
       return;
     }
     const abort = new AbortController();
-    const result: Handoff | undefined = await vscode.window.withProgress<Handoff | undefined>({ location: vscode.ProgressLocation.Notification, title: 'Compacting into a handoff', cancellable: true }, (progress, token) => {
+    const result: Handoff | undefined = await vscode.window.withProgress<Handoff | undefined>({ location: vscode.ProgressLocation.Notification, title: 'Compacting into a handoff', cancellable: true }, async (progress, token) => {
       const sub = token.onCancellationRequested(() => abort.abort(new Error('handoff cancelled')));
       const { items, transcript, meter } = watcher.live.context();
       let shown = 0;
@@ -33,13 +33,15 @@ export function registerAgentSessions(log: vscode.LogOutputChannel): vscode.Disp
         shown = Math.max(shown, percent);
       };
       const title = `${watcher.live.format === 'codex' ? 'Codex' : 'Claude Code'} session ${path.basename(watcher.file)}`;
-      return buildHandoff({ items, tools: transcript.tools, meter, title }, abort.signal, { worker, onProgress }).then(
-        (h) => h,
-        (err: unknown) => {
-          if (abort.signal.aborted) return undefined;
-          throw err;
-        },
-      ).finally(() => sub.dispose());
+      try {
+        return await buildHandoff({ items, tools: transcript.tools, meter, title }, abort.signal, { worker, onProgress });
+      } catch (err) {
+        // Cancelled by the user: no handoff, no error.
+        if (abort.signal.aborted) return undefined;
+        throw err;
+      } finally {
+        sub.dispose();
+      }
     });
     if (!result) return;
     log.info(`Handoff of ${watcher.file}: ${result.tokensBefore} → ${result.tokensAfter} tokens`);
