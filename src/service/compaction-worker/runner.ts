@@ -23,8 +23,9 @@ export { CompactionWorker, type CompactionProgress } from './session-worker';
  * `npm run bench -- --only=worker` (bench/worker.ts, two shared cores): inline, the longest block of
  * the thread was about 40 ms at 9k tokens, 46 ms at 28k, 82 ms at 51k and 1.4 s at 1M; with the
  * worker 11-35 ms whatever the size (starting it, copying the context in slices, applying and
- * saving the result), but 0.1-0.4 s more to the outcome (start-up, table load, each message read
- * afresh). Below this size an inline run stays near 50 ms and answers sooner.
+ * saving the result). The session's first run in the worker takes 0.1-0.9 s more to the outcome
+ * (start-up, table load, every message sent); later runs on the warm worker are about as fast as
+ * inline. Below this size an inline run stays near 50 ms and answers sooner.
  */
 export const WORKER_MIN_TOKENS = 30_000;
 
