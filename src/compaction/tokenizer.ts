@@ -2,7 +2,8 @@
  * Exact token counting (tiktoken's encodings), encoding chosen by model, rank tables loaded lazily.
  *
  * Counts equal js-tiktoken's `encode(text).length` on every text (tested against it and against the
- * `tiktoken` package); the merge itself is in ./bpe, the table in ./rankTable. Importing this module
+ * `tiktoken` package); the merge itself is in ./bpe, the table in ./rankTable, the split of ASCII
+ * text in ./pieces, the per-piece cache in ./pieceCache. Importing this module
  * (for example at extension activation) loads no table: the first count does.
  */
 import fs from 'node:fs';
