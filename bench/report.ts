@@ -175,7 +175,7 @@ export function table(c: Collected, source: string, ts: readonly Target[]): stri
   const lines: string[] = [];
   const push = (...l: string[]) => lines.push(...l);
   if (c.tokenizers) {
-    push('### Token counting (same texts, cold caches, median MB/s; ratio to the fastest other exact tokenizer)', '');
+    push('### Token counting (same texts, cold caches, MB per CPU second, median over rounds; ratio to the fastest other exact tokenizer: median of per-round ratios)', '');
     const names = Object.keys(c.tokenizers[0].mbPerSecond);
     push(`| encoding | texts | MB | ${names.join(' | ')} | ours warm | ours / fastest | differences | chars/4 error (total, median, p90) |`);
     push(`|---|---:|---:|${names.map(() => '---:').join('|')}|---:|---:|---:|---|`);
@@ -186,12 +186,12 @@ export function table(c: Collected, source: string, ts: readonly Target[]): stri
     push('');
   }
   if (c.tokenizerClasses) {
-    push('### Token counting by class of text (generated texts, cold caches, median MB/s)', '');
+    push('### Token counting by class of text (generated texts, cold caches, MB per CPU second, median over rounds; ratio: median of per-round ratios, lowest-highest round)', '');
     const names = Object.keys(c.tokenizerClasses[0].mbPerSecond);
     push(`| encoding | class | texts | MB | ${names.join(' | ')} | ours / fastest | differences |`, `|---|---|---:|---:|${names.map(() => '---:').join('|')}|---:|---:|`);
     for (const t of c.tokenizerClasses) {
       const diffs = Object.values(t.disagreements).reduce((n, d) => n + d.texts, 0);
-      push(`| ${t.encoding} | ${t.label} | ${t.texts} | ${t.megabytes} | ${names.map((n) => String(t.mbPerSecond[n])).join(' | ')} | **${x(t.ratioToFastest)}** | ${diffs} |`);
+      push(`| ${t.encoding} | ${t.label} | ${t.texts} | ${t.megabytes} | ${names.map((n) => String(t.mbPerSecond[n])).join(' | ')} | **${x(t.ratioToFastest)}** (${x(t.ratioRange[0])}-${x(t.ratioRange[1])}) vs ${t.fastestOther} | ${diffs} |`);
     }
     push('');
   }
