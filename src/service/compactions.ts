@@ -19,6 +19,7 @@ import { commitPrepared, type PreparedCompaction } from '../compaction/compactor
 import { prepareOffThread, type CompactionProgress } from './compaction-worker/runner';
 import { applyReattach, planReattach, reattachFiles } from './reattach-step';
 import { PrepareAhead, preparedCeiling } from './prepare-ahead';
+import { reachableBudget } from './reachable-target';
 import { ManualQueue } from './manual-queue';
 import { describeOutcome, type ServiceCompactionStatus } from './outcome';
 import type { CompactionStatus } from '../compaction/outcome';
@@ -282,7 +283,9 @@ export class Compactions {
     this.host.setBusy(trigger === 'auto' ? 'automatic compaction' : options.preview ? 'preparing a summary preview' : 'compacting');
     this.stats.summarizerRuns++;
     try {
-      const budget = options.budget ?? this.host.budget;
+      const configured = options.budget ?? this.host.budget;
+      // An automatic run aims above what it may never summarise, so its summaries get real room.
+      const budget = trigger === 'auto' ? reachableBudget(configured, items, this.host.meter, this.host.tools(), this.host.keepRecentSteps) : configured;
       // Files to re-attach are read first, so the plan keeps room for them below the target; a
       // preview gets them when it is applied.
       const reattach = options.preview ? undefined : await raceAbort(planReattach(this.host.reattach, items, budget, this.host.meter, (m) => this.host.log('warn', m), signal), signal);

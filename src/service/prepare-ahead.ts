@@ -10,6 +10,7 @@ import type { CompactionGuard } from '../compaction/guard';
 import type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
 import { raceAbort } from './compaction-outcomes';
 import { thresholds, type Thresholds } from '../compaction/budget';
+import { reachableBudget } from './reachable-target';
 
 /**
  * Most prompt tokens a summary prepared ahead may leave when it is applied at the trigger: halfway
@@ -79,6 +80,8 @@ export class PrepareAhead {
     // The context grows by at least the distance to the trigger before the summary applies: a plan
     // that leaves more than the ceiling less that growth would be thrown away, so it is not run.
     const maxEstimatedAfter = preparedCeiling(thresholds(budget)) - (triggerTokens - used);
+    // Above what may never be summarised, as the run at the trigger would aim (./reachable-target).
+    const aimed = reachableBudget({ ...budget, compactTo }, items, this.host.meter, this.host.tools(), this.host.keepRecentSteps, maxEstimatedAfter);
     this.stats.summarizerRuns++;
     const signal = AbortSignal.any([controller.signal, this.lifetime(), AbortSignal.timeout(this.options.timeoutMs)]);
     const promise = raceAbort(
@@ -87,7 +90,7 @@ export class PrepareAhead {
         tools: this.host.tools(),
         meter: this.host.meter,
         summarizer: this.host.summarizer,
-        options: { budget: { ...budget, compactTo }, trigger: 'auto', keepRecentSteps: this.host.keepRecentSteps, maxSummaryCalls: this.host.maxSummaryCalls, userBudget: this.host.userBudget, summaryBudget: this.host.summaryBudget, force: true, maxEstimatedAfter, signal },
+        options: { budget: aimed, trigger: 'auto', keepRecentSteps: this.host.keepRecentSteps, maxSummaryCalls: this.host.maxSummaryCalls, userBudget: this.host.userBudget, summaryBudget: this.host.summaryBudget, force: true, maxEstimatedAfter, signal },
       }, { mode: this.options.thread }),
       signal,
     ).then(
