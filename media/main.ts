@@ -20,6 +20,7 @@ import type { Applied } from '../src/views/view-store.js';
 import { announcementFor } from '../src/views/announcements.js';
 import { compactionAnnouncement, transcript } from './transcript.js';
 import type { Ui } from './transcript.js';
+import { RovingRows } from './roving.js';
 import { UpdateScheduler } from './scheduler.js';
 
 interface Saved {
@@ -77,6 +78,7 @@ class Page implements Ui {
   private readonly form = document.createElement('div');
   private readonly list = document.createElement('div');
   private readonly history = document.createElement('div');
+  private readonly rows = new RovingRows(this.list);
 
   constructor(
     root: HTMLElement,
@@ -196,6 +198,7 @@ class Page implements Ui {
         const list = this.list.querySelector('.transcript');
         const stick = !list || list.scrollTop + list.clientHeight >= list.scrollHeight - 8;
         render(transcript(this, view), this.list);
+        this.rows.sync();
         const after = this.list.querySelector('.transcript');
         if (after && stick) after.scrollTop = after.scrollHeight;
         return;

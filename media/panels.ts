@@ -4,7 +4,7 @@
  */
 import { html, nothing } from 'lit-html';
 import type { TemplateResult } from 'lit-html';
-import type { ApprovalView, BudgetView, CheckpointView, ErrorView, PreviewView, ViewState, WebviewMessage } from '../src/views/protocol.js';
+import type { ApprovalView, BudgetView, CheckpointView, ErrorView, PreviewView, SessionView, ViewState, WebviewMessage } from '../src/views/protocol.js';
 import { cssProps } from './css-props.js';
 import { localTime, tokens } from './format.js';
 import { gaugeGeometry, recordedPromptNote, windowOriginNote, type GaugeGeometry } from '../src/views/gauge-geometry.js';
@@ -20,17 +20,25 @@ function button(ui: Ui, label: string, codicon: string, message: WebviewMessage,
   return html`<button class=${options.secondary ? 'secondary' : ''} data-test=${options.test ?? nothing} ?disabled=${options.disabled ?? false} @click=${() => ui.post(message)}>${icon(codicon)}<span>${label}</span></button>`;
 }
 
+/** A session's whole name as its hover text says it ("Imported recording: …" for an import). */
+function sessionName(s: SessionView): string {
+  return s.kind === 'imported' ? `Imported recording: ${s.label}` : s.label;
+}
+
 /** State, source, session switcher and key. */
 export function header(ui: Ui, view: ViewState): TemplateResult {
   const busy = view.state !== 'idle' && view.state !== 'error';
+  const shown = view.sessions.find((s) => s.id === view.sessionId);
+  // The select shows the session's whole name on hover and takes the header's first row whole;
+  // state and buttons wrap below it when the sidebar is narrow.
   return html`<header class="header">
-    <span class="state state-${view.state}" data-test="state">${icon(busy ? 'loading' : view.state === 'error' ? 'error' : 'circle-large-outline', busy ? 'codicon-modifier-spin' : '')}${view.state}</span>
     <label class="sr-only" for="session-select">Session</label>
-    <select id="session-select" class="session-select" data-test="session-select" title=${view.source} ?disabled=${busy}
+    <select id="session-select" class="session-select" data-test="session-select" title=${shown ? sessionName(shown) : view.source} ?disabled=${busy}
       @change=${(e: Event) => ui.post({ type: 'switchSession', id: (e.currentTarget as HTMLSelectElement).value })}>
       ${view.sessions.length === 0 ? html`<option value="" selected>${view.source}</option>` : nothing}
-      ${view.sessions.map((s) => html`<option value=${s.id} .selected=${s.id === view.sessionId}>${s.kind === 'imported' ? '⤓ ' : ''}${s.label}</option>`)}
+      ${view.sessions.map((s) => html`<option value=${s.id} title=${sessionName(s)} .selected=${s.id === view.sessionId}>${s.kind === 'imported' ? '⤓ ' : ''}${s.label}</option>`)}
     </select>
+    <span class="state state-${view.state}" data-test="state">${icon(busy ? 'loading' : view.state === 'error' ? 'error' : 'circle-large-outline', busy ? 'codicon-modifier-spin' : '')}${view.state}</span>
     ${iconButton(ui, 'New Session', 'add', { type: 'newSession' }, 'new-session')}
     ${view.sessionId ? iconButton(ui, 'Rename Session', 'edit', { type: 'renameSession', id: view.sessionId }, 'rename-session') : nothing}
     ${view.sessionId ? iconButton(ui, 'Delete Session', 'trash', { type: 'deleteSession', id: view.sessionId }, 'delete-session') : nothing}

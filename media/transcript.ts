@@ -9,7 +9,7 @@ import { guard } from 'lit-html/directives/guard.js';
 import { repeat } from 'lit-html/directives/repeat.js';
 import type { CompactionView, TranscriptItemView, ViewState, WebviewMessage } from '../src/views/protocol.js';
 import type { Store } from '../src/views/view-store.js';
-import { pinLabel } from '../src/views/item-labels.js';
+import { heldLabel, pinLabel, pinOffered } from '../src/views/item-labels.js';
 import { compactionHeadline, localTime, tokens } from './format.js';
 
 /** What the templates need from the page: posting, and the webview-local open/closed state. */
@@ -31,15 +31,21 @@ const SPEAKER: Record<TranscriptItemView['kind'], string> = {
 
 function moreButton(ui: Ui, item: TranscriptItemView): TemplateResult | typeof nothing {
   if (item.fullLength === undefined || ui.store.fullTexts.has(item.id)) return nothing;
-  return html`<button class="link" data-test="show-all" @click=${() => ui.post({ type: 'expandItem', id: item.id })}>Show all ${item.fullLength.toLocaleString()} characters</button>`;
+  return html`<button class="link" tabindex="-1" data-test="show-all" @click=${() => ui.post({ type: 'expandItem', id: item.id })}>Show all ${item.fullLength.toLocaleString()} characters</button>`;
 }
 
 function pinButton(ui: Ui, item: TranscriptItemView, readOnly: boolean): TemplateResult | typeof nothing {
-  if (readOnly || item.compactedBy || item.kind === 'tool-call') return nothing;
+  if (!pinOffered(item, readOnly)) return nothing;
   const label = pinLabel(item.kind, item.pinned === true);
   const hint = item.pinned ? 'Unpin: may be compacted again' : 'Pin: never summarize this message';
-  return html`<button class="icon-button pin" title=${hint} aria-label=${label} aria-pressed=${item.pinned ? 'true' : 'false'} data-test="pin"
+  return html`<button class="icon-button pin" tabindex="-1" title=${hint} aria-label=${label} aria-pressed=${item.pinned ? 'true' : 'false'} data-test="pin"
     @click=${() => ui.post({ type: 'togglePin', entryId: item.entryId })}><span class="codicon codicon-${item.pinned ? 'pinned' : 'pin'}" aria-hidden="true"></span></button>`;
+}
+
+/** The state of a line a compaction replaced, where a live line has its pin button. */
+function heldBadge(item: TranscriptItemView): TemplateResult {
+  const held = heldLabel(item.compactedAs);
+  return html`<span class="badge held-badge" title=${held.hint} data-test="held-badge">${held.text}</span>`;
 }
 
 function body(ui: Ui, item: TranscriptItemView): TemplateResult {
@@ -54,7 +60,7 @@ function body(ui: Ui, item: TranscriptItemView): TemplateResult {
       const opened = ui.open.has(item.id);
       return html`<details class="tool-result" data-test="tool-result" .open=${opened}
           @toggle=${(e: Event) => ui.toggle(item.id, (e.currentTarget as HTMLDetailsElement).open)}>
-        <summary><span class="codicon codicon-${item.ok ? 'pass' : 'error'}" aria-hidden="true"></span> ${item.name} · ${item.size.toLocaleString()} chars</summary>
+        <summary tabindex="-1"><span class="codicon codicon-${item.ok ? 'pass' : 'error'}" aria-hidden="true"></span> ${item.name} · ${item.size.toLocaleString()} chars</summary>
         ${opened ? html`<pre>${full ?? item.preview}</pre>${moreButton(ui, item)}` : nothing}
       </details>`;
     }
@@ -67,14 +73,15 @@ function line(ui: Ui, item: TranscriptItemView, readOnly: boolean): TemplateResu
   const running = item.kind === 'tool-call' && item.running;
   const streaming = item.kind === 'assistant' && item.streaming;
   const classes = ['turn', item.kind === 'tool-result' ? `result ${item.ok ? 'ok' : 'failed'}` : item.kind, streaming ? 'streaming' : '', item.compactedBy ? 'compacted' : '', item.pinned ? 'pinned' : ''].join(' ');
-  return html`<li class=${classes} data-id=${item.id} data-test="item">
+  return html`<li class=${classes} data-id=${item.id} data-row=${item.id} tabindex="-1" data-test="item">
     <span class="codicon codicon-${running ? 'loading codicon-modifier-spin' : ICONS[item.kind]}" aria-hidden="true"></span>
-    <span class="sr-only">${SPEAKER[item.kind]}${item.compactedBy ? ' (replaced by a compaction)' : ''}${item.pinned ? ' (pinned)' : ''}:</span>
+    <span class="sr-only">${SPEAKER[item.kind]}${item.compactedBy ? ` (${heldLabel(item.compactedAs).text} by a compaction)` : ''}${item.pinned ? ' (pinned)' : ''}:</span>
     <div class="line-body">${body(ui, item)}</div>
     ${pinButton(ui, item, readOnly)}
-    ${item.pinned || item.time
+    ${item.pinned || item.time || item.compactedBy
       ? html`<div class="line-meta">
           ${item.pinned ? html`<span class="badge pin-badge" data-test="pinned-badge">pinned</span>` : nothing}
+          ${item.compactedBy && item.kind !== 'tool-call' ? heldBadge(item) : nothing}
           ${item.time ? html`<time class="line-time" datetime=${item.time}>${localTime(item.time)}</time>` : nothing}
         </div>`
       : nothing}
@@ -84,14 +91,14 @@ function line(ui: Ui, item: TranscriptItemView, readOnly: boolean): TemplateResu
 function divider(ui: Ui, c: CompactionView): TemplateResult {
   const opened = ui.open.has(`c:${c.id}`);
   const detail = ui.store.details.get(c.id);
-  return html`<li class="divider divider-${c.trigger}${c.restored ? ' restored' : ''}" data-test="compaction-divider" data-id=${c.id} data-trigger=${c.trigger}
+  return html`<li class="divider divider-${c.trigger}${c.restored ? ' restored' : ''}" data-test="compaction-divider" data-id=${c.id} data-row=${`c:${c.id}`} tabindex="-1" data-trigger=${c.trigger}
       data-before=${c.tokensBefore} data-after=${c.tokensAfter}>
     <details .open=${opened} @toggle=${(e: Event) => {
       const now = (e.currentTarget as HTMLDetailsElement).open;
       ui.toggle(`c:${c.id}`, now);
       if (now && !ui.store.details.has(c.id)) ui.post({ type: 'compactionDetail', id: c.id });
     }}>
-      <summary><span class="codicon codicon-fold" aria-hidden="true"></span>
+      <summary tabindex="-1"><span class="codicon codicon-fold" aria-hidden="true"></span>
         <span class="headline" data-test="divider-text">${compactionHeadline(c)}</span>
         <time datetime=${c.time}>${localTime(c.time)}</time>${c.restored ? html` <span class="badge">restored</span>` : nothing}</summary>
       ${opened
@@ -107,8 +114,8 @@ function divider(ui: Ui, c: CompactionView): TemplateResult {
               <ul class="replaced" data-test="divider-replaced">${detail.replaced.map((r) => html`<li><span class="role">${r.role}</span>${r.tool ? html` <code>${r.tool}</code>` : nothing}${r.path ? html` <span class="path">${r.path}</span>` : nothing} <span class="meta">${r.preview}</span></li>`)}
               ${detail.more > 0 ? html`<li class="meta">… and ${detail.more} more</li>` : nothing}</ul>
               <div class="actions">
-                <button class="secondary" @click=${() => ui.post({ type: 'openCheckpoint', id: c.checkpointIds[c.checkpointIds.length - 1] })}><span class="codicon codicon-go-to-file" aria-hidden="true"></span> Open</button>
-                ${c.restored || c.trigger === 'import' ? nothing : html`<button class="secondary" data-test="divider-restore" @click=${() => ui.post({ type: 'restoreCheckpoint', id: c.id })}><span class="codicon codicon-discard" aria-hidden="true"></span> Restore</button>`}
+                <button class="secondary" tabindex="-1" @click=${() => ui.post({ type: 'openCheckpoint', id: c.checkpointIds[c.checkpointIds.length - 1] })}><span class="codicon codicon-go-to-file" aria-hidden="true"></span> Open</button>
+                ${c.restored || c.trigger === 'import' ? nothing : html`<button class="secondary" tabindex="-1" data-test="divider-restore" @click=${() => ui.post({ type: 'restoreCheckpoint', id: c.id })}><span class="codicon codicon-discard" aria-hidden="true"></span> Restore</button>`}
               </div></div>`
           : html`<p class="meta">Loading…</p>`
         : nothing}
@@ -146,7 +153,8 @@ export function transcript(ui: Ui, view: ViewState): TemplateResult {
   }
   return html`
     ${view.earlier > 0 ? html`<button class="link earlier" data-test="load-earlier" @click=${() => ui.post({ type: 'loadEarlier' })}>Show earlier messages (${view.earlier.toLocaleString()} not shown)</button>` : nothing}
-    <ol class="transcript" aria-label="Agent transcript">
+    <p id="transcript-keys" class="sr-only">Up and Down arrows move between messages, Home and End to the first and last, Enter to a message's buttons, Escape back.</p>
+    <ol class="transcript" aria-label="Agent transcript" aria-describedby="transcript-keys">
       ${rows.length === 0 ? html`<li class="empty">No messages yet.</li>` : nothing}
       ${repeat(rows, (r) => r.key, (r) => row(ui, r, view.readOnly))}
     </ol>`;

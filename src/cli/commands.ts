@@ -16,7 +16,7 @@ import { summarizerFromFlags } from '../summarizers/fromOptions';
 import { replay } from '../replay/replay';
 import { loadSession, type LoadedSession } from './load';
 import { gauge, kTokens } from './format';
-import { latestReportedPrompt } from '../transcripts/reported';
+import { latestReportedPrompt, recordedK, recordedReason } from '../transcripts/reported';
 
 /** Options shared by `compact` and `replay`. */
 export interface BudgetOptions {
@@ -80,7 +80,7 @@ export async function meterCommand(file: string, o: { model?: string; json?: boo
   out(`${path.basename(file)}: ${report.format}, ${s.transcript.model || o.model ? `model ${report.model}` : `model not recorded (counting as ${report.model})`}, encoding ${report.encoding}`);
   out(`messages ${report.messages} (${report.activeMessages} in the active context), tool calls ${report.toolCalls}, tool results ${report.toolResults}, images ${report.images}`);
   out(`prompt tokens ${m.total}${s.importCheckpoints.length ? ` after the recording's ${s.importCheckpoints.length} own compaction(s); ${rawTotal} with every message` : ''}`);
-  if (report.reportedTokens !== null) out(recordedByProvider(report.reportedTokens));
+  if (report.reportedTokens !== null) out(recordedByProvider(report.reportedTokens, m.total));
   for (const [k, v] of Object.entries(m.breakdown)) out(`  ${k.padEnd(12)} ${String(v).padStart(9)}`);
   out(`  ${'reply start'.padEnd(12)} ${String(m.total - (Object.values(m.breakdown) as number[]).reduce((a, b) => a + b, 0)).padStart(9)}  (tokens that prime the reply, once per request)`);
   const skipped = Object.entries(s.transcript.skipped);
@@ -91,11 +91,12 @@ export async function meterCommand(file: string, o: { model?: string; json?: boo
 
 /**
  * The provider's reported prompt tokens of the recording's newest request, as one line beside the
- * meter's own count: it holds what the recording does not (the agent's system prompt, tool schemas,
- * hidden reasoning) and is counted with the provider's tokenizer, so it can be far above the count.
+ * meter's own count `counted`, saying why they differ (see `recordedReason`): above the count, the
+ * request held what the recording does not (system prompt, tool schemas, hidden reasoning); well
+ * below it, the agent had condensed or cut its own context.
  */
-export function recordedByProvider(tokens: number): string {
-  return `recorded by the provider: ${(tokens / 1000).toFixed(1)}k prompt tokens (${tokens}) for the newest request, including what the recording does not hold (system prompt, tool schemas, hidden reasoning); the count above is what ContextKeeper sends`;
+export function recordedByProvider(tokens: number, counted: number): string {
+  return `recorded by the provider: ${recordedK(tokens)} prompt tokens (${tokens}) for the newest request, ${recordedReason(tokens, counted)}; the count above is what ContextKeeper sends`;
 }
 
 /** What holds the anchored tokens of an applied compaction, or the kinds of message when not measured. */

@@ -170,7 +170,7 @@ export interface TranscriptSnapshot {
 
 /** A conversation brought in from elsewhere (an importer's output). */
 export interface ImportedTranscript {
-  /** Where it came from, shown to the user ("claude-code: session.jsonl"). */
+  /** Where it came from, shown to the user ("claude-code: session.jsonl"; for a fork, the source session's name). */
   source: string;
   /** Canonical entries, oldest first; ids must be unique. */
   entries: Entry[];

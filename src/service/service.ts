@@ -32,7 +32,7 @@ import { newSessionId } from './helpers';
 import { UsageRecorder, type ServiceStats } from './usage';
 import { ServiceStatus } from './status';
 import { agentHooks } from './agent-hooks';
-import { exportOf, forkedState, importedEntries } from './transfer';
+import { exportOf, forkedSession, importedEntries, importSource } from './transfer';
 import { protectedRestoredIds } from './restored-ids';
 import { describeOutcome, failureOfOutcome, isQuietOutcome, type CompactOutcomeStatus } from './outcome';
 import { modelFailureOf } from '../summarizers/openai-errors';
@@ -321,9 +321,9 @@ export class ContextService extends ServiceEventSurface implements ContextServic
 
   async importTranscript(imported: ImportedTranscript): Promise<void> {
     if (this.taskController || this.compactions.busy) throw new Error('wait for the task to finish before importing');
-    const entries = importedEntries(imported, this.log);
-    this.files.startNew(newSessionId(this.now()), `Imported: ${imported.source}`, this.now().toISOString(), entries);
-    this.adopt(entries, forkedState(imported, { sessionId: this.sessionId, model: this.options.model, source: this.files.source, createdAt: this.files.createdAt }));
+    const { entries, state } = forkedSession(imported, importedEntries(imported, this.log), this.options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
+    this.files.startNew(newSessionId(this.now()), importSource(imported), this.now().toISOString(), entries);
+    this.adopt(entries, state && { sessionId: this.sessionId, model: this.options.model, source: this.files.source, createdAt: this.files.createdAt, ...state });
     if (!imported.state && imported.compactions?.length) {
       const applied = applyRecordedCompactions(this.session.items, imported.compactions, this.meter, this.tools.schemas, this.now().toISOString());
       for (const warning of applied.warnings) this.log('warn', `import: ${warning}`);

@@ -6,8 +6,7 @@ import type { Entry } from '../compaction/types';
 import { repairToolPairing } from '../compaction/repair';
 import { toMessages } from '../compaction/context';
 import type { ExportedTranscript, ImportedTranscript, LogSink } from './api';
-import type { SessionState } from './session-state';
-import type { SessionState as StoredSession } from './storeFormat';
+import type { ContextState, SessionState } from './session-state';
 
 /**
  * The entries of an imported transcript, with tool pairing repaired (warnings go to `log`).
@@ -40,11 +39,39 @@ export function exportOf(session: SessionState, sessionId: string, model: string
   };
 }
 
+/** What a fork or an import is built from: its raw entries and, for a fork, the state it takes over. */
+export interface ForkedSession {
+  entries: Entry[];
+  /** Undefined for a plain import, whose context is rebuilt from its entries. */
+  state: ContextState | undefined;
+}
+
 /**
- * The state a fork takes over from `imported.state` (copied lists, stamped with the new session's
- * `meta`), or undefined for a plain import, whose context is rebuilt from its entries.
+ * The entries and state a fork takes over from `imported.state` (copied lists), or the entries alone
+ * for a plain import. A fork works as a fresh agent session would: when its context does not start
+ * with a system (or developer) message, as an imported recording without one, `systemPrompt` (the
+ * agent's own, see src/agent/prompt.ts) is put at the front of the context and of the raw transcript
+ * as a new entry, so the meter counts it and the agent's next request sends it.
  */
-export function forkedState(imported: ImportedTranscript, meta: Pick<StoredSession, 'sessionId' | 'model' | 'source' | 'createdAt'>): StoredSession | undefined {
+export function forkedSession(imported: ImportedTranscript, entries: Entry[], systemPrompt: string): ForkedSession {
   const state = imported.state;
-  return state && { ...meta, context: [...state.context], checkpoints: [...state.checkpoints], pinned: [...state.pinned] };
+  if (!state) return { entries, state: undefined };
+  const copied: ContextState = { context: [...state.context], checkpoints: [...state.checkpoints], pinned: [...state.pinned] };
+  const lead = copied.context[0]?.message.role;
+  if (lead === 'system' || lead === 'developer') return { entries, state: copied };
+  const entry: Entry = { id: unusedId('system-prompt', entries), message: { role: 'system', content: systemPrompt } };
+  return { entries: [entry, ...entries], state: { ...copied, context: [{ id: entry.id, kind: 'raw', message: entry.message, covers: [entry.id] }, ...copied.context] } };
+}
+
+/** The source line stored with an imported session: "Continued from …" for a fork, "Imported: …" otherwise. */
+export function importSource(imported: ImportedTranscript): string {
+  return imported.state ? `Continued from ${imported.source}` : `Imported: ${imported.source}`;
+}
+
+/** `base`, or `base-2`, `base-3`, … : the first that no entry of `entries` uses as its id. */
+function unusedId(base: string, entries: readonly Entry[]): string {
+  const used = new Set(entries.map((e) => e.id));
+  let id = base;
+  for (let n = 2; used.has(id); n++) id = `${base}-${n}`;
+  return id;
 }

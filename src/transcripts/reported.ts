@@ -25,3 +25,45 @@ export function latestReportedPrompt(entries: readonly Pick<Entry, 'meta'>[]): R
   }
   return undefined;
 }
+
+/**
+ * How the provider's figure for a recording's newest request compares with ContextKeeper's count of
+ * the recording: `above` (the request held what the file does not: system prompt, tool schemas,
+ * hidden reasoning), `close`, or `below` (the agent's own last request held less than the recording
+ * keeps: it condensed or cut its context, as Cline and Aider do, while the file keeps every message).
+ */
+export type RecordedComparison = 'above' | 'close' | 'below';
+
+/**
+ * Under this fraction of the count a recorded figure is `below`. Tokenizers of different providers
+ * differ by some percent on the same text (about 10-20% between OpenAI's and Anthropic's on code),
+ * so only a wider gap means context the agent left out of its request.
+ */
+export const BELOW_FRACTION = 0.8;
+
+/** Compares `recorded` with `counted` (both prompt tokens); see {@link RecordedComparison}. */
+export function compareRecorded(recorded: number, counted: number): RecordedComparison {
+  if (recorded >= counted) return 'above';
+  return recorded < counted * BELOW_FRACTION ? 'below' : 'close';
+}
+
+/**
+ * Why the provider's figure `recorded` differs from the count `counted` (prompt tokens), as a clause
+ * to follow "…prompt tokens for the newest request," (lower case, no final stop). Shared by the
+ * gauge, the status bar and the CLI `meter` so they say the same thing.
+ */
+export function recordedReason(recorded: number, counted: number): string {
+  switch (compareRecorded(recorded, counted)) {
+    case 'above':
+      return 'including what the recording does not hold (system prompt, tool schemas, hidden reasoning)';
+    case 'close':
+      return 'close to the count (the provider counts with its own tokenizer)';
+    case 'below':
+      return 'less than the whole recording: the agent condensed or cut its own context, so its last request held only part of the messages the recording keeps';
+  }
+}
+
+/** A recorded figure as the notes show it: "69.4k" (one decimal, thousands). */
+export function recordedK(tokens: number): string {
+  return `${(tokens / 1000).toFixed(1)}k`;
+}

@@ -8,9 +8,9 @@
  * within {@link GROUP_WINDOW_MS} of each other: for example tool results collapsed, then a summary)
  * share one divider, whose figures add up theirs.
  */
-import type { Entry } from '../compaction/types';
+import type { Entry, ItemKind } from '../compaction/types';
 import type { BudgetSnapshot, CheckpointRecord } from '../service/api';
-import type { CompactionView } from './protocol';
+import type { CompactedAs, CompactionView } from './protocol';
 
 /** Checkpoints of one run are applied within this many milliseconds of each other. */
 export const GROUP_WINDOW_MS = 60_000;
@@ -20,7 +20,12 @@ export interface PlacedCompactions {
   compactions: CompactionView[];
   /** Raw entry id → divider id, for checkpoints not restored (the newest wins for nested ones). */
   compactedBy: Map<string, string>;
+  /** Raw entry id → what holds it in the context now (same entries as `compactedBy`). */
+  compactedAs: Map<string, CompactedAs>;
 }
+
+/** The state a replaced entry's line shows, by the kind of item that stands for it. */
+const HELD_AS: Record<Exclude<ItemKind, 'raw'>, CompactedAs> = { summary: 'summarized', collapsed: 'collapsed', clipped: 'clipped' };
 
 /** Index of the entry after which a checkpoint applied at `time` stands; -1: before every entry. */
 function placeIndex(checkpoint: CheckpointRecord, order: readonly string[], entries: ReadonlyMap<string, Entry>, position: ReadonlyMap<string, number>): number {
@@ -51,6 +56,7 @@ export function placeCompactions(
   order.forEach((id, i) => position.set(id, i));
   const compactions: CompactionView[] = [];
   const compactedBy = new Map<string, string>();
+  const compactedAs = new Map<string, CompactedAs>();
   let previous: { view: CompactionView; index: number; time: number } | undefined;
   for (const checkpoint of checkpoints) {
     const index = placeIndex(checkpoint, order, entries, position);
@@ -101,9 +107,14 @@ export function placeCompactions(
       compactions.push(view);
     }
     previous = { view, index, time };
-    if (!checkpoint.restored) for (const id of checkpoint.replacedIds) compactedBy.set(id, view.id);
+    if (checkpoint.restored) continue;
+    for (const id of checkpoint.replacedIds) {
+      compactedBy.set(id, view.id);
+      compactedAs.set(id, 'summarized');
+    }
+    for (const item of inserted) if (item.kind !== 'raw') for (const id of item.covers) if (compactedBy.get(id) === view.id) compactedAs.set(id, HELD_AS[item.kind]);
   }
-  return { compactions, compactedBy };
+  return { compactions, compactedBy, compactedAs };
 }
 
 /**

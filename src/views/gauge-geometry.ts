@@ -8,6 +8,7 @@
  * true places on the same scale (instead of every mark crowding inside a bar filled to the edge).
  */
 import type { BudgetView } from './protocol';
+import { recordedK, recordedReason } from '../transcripts/reported';
 
 /** Positions on the bar, each a CSS percentage string ("42.00%"). */
 export interface GaugeGeometry {
@@ -82,13 +83,13 @@ export function windowOriginNote(source: string | undefined): string {
 /**
  * The line under an imported recording's gauge naming the provider's own figure for its newest
  * request ("recorded by the provider: 135.5k prompt tokens, …"), or undefined when the recording
- * holds no usage. The figure includes what the recording does not (system prompt, tool schemas,
- * hidden reasoning), so beside a much smaller count it says why; the gauge's own figure stays what
+ * holds no usage. It says why the figure differs from the count: above it, the request held what the
+ * recording does not (system prompt, tool schemas, hidden reasoning); well below it, the agent had
+ * condensed or cut its own context (see `recordedReason`). The gauge's own figure stays what
  * ContextKeeper sends, which is what compaction acts on.
  */
 export function recordedPromptNote(budget: { used: number; recordedPromptTokens?: number }): string | undefined {
   const recorded = budget.recordedPromptTokens;
   if (recorded === undefined) return undefined;
-  const k = `${(recorded / 1000).toFixed(1)}k`;
-  return `Recorded by the provider: ${k} prompt tokens for the recording's newest request, including what the recording does not hold (system prompt, tool schemas). The gauge counts what ContextKeeper sends: ${budget.used.toLocaleString('en-US')} tokens.`;
+  return `Recorded by the provider: ${recordedK(recorded)} prompt tokens for the recording's newest request, ${recordedReason(recorded, budget.used)}. The gauge counts what ContextKeeper sends: ${budget.used.toLocaleString('en-US')} tokens.`;
 }

@@ -1,5 +1,8 @@
+import type { CompactedAs } from './protocol';
+
 /**
- * Accessible names of the sidebar transcript's per-item buttons. Pure, shared by the webview and tests.
+ * Accessible names of the sidebar transcript's per-item buttons, and which lines offer them. Pure,
+ * shared by the webview and tests.
  * Rule (WAI-ARIA APG, "Providing accessible names"): a button's name says what it does and to what,
  * because a screen-reader user reaching it by Tab hears the name alone.
  */
@@ -15,4 +18,20 @@ const AUTHOR: Record<'user' | 'assistant' | 'tool-call' | 'tool-result', string>
 /** "Pin message from user" / "Unpin message from agent": the pin button's name for an item of `kind`. */
 export function pinLabel(kind: keyof typeof AUTHOR, pinned: boolean): string {
   return `${pinned ? 'Unpin' : 'Pin'} message from ${AUTHOR[kind]}`;
+}
+
+/**
+ * True when a transcript line offers a pin button: a message (not a tool call, which is pinned with
+ * its step's assistant message) that is live in the context of a working session. A message a
+ * compaction replaced cannot be pinned until its checkpoint is restored, so its line shows that
+ * state ({@link heldLabel}) instead of a button that would only fail.
+ */
+export function pinOffered(item: { kind: keyof typeof AUTHOR; compactedBy?: string }, readOnly: boolean): boolean {
+  return !readOnly && item.kind !== 'tool-call' && item.compactedBy === undefined;
+}
+
+/** The badge and its hint on a line a compaction replaced ("summarized", "collapsed", "clipped"). */
+export function heldLabel(as: CompactedAs | undefined): { text: string; hint: string } {
+  const text = as ?? 'summarized';
+  return { text, hint: `This message is ${text} by a compaction; restore its checkpoint to see it whole in the context or to pin it` };
 }

@@ -123,6 +123,9 @@ export interface CompactionView {
   attachedFiles?: Array<{ path: string; tokens: number }>;
 }
 
+/** How a compaction holds a replaced message: inside a summary, as a one-line record, or clipped. */
+export type CompactedAs = 'summarized' | 'collapsed' | 'clipped';
+
 /** Fields every transcript line has. */
 interface ItemCommon {
   /** Key of the line: the raw entry id, or the tool call id for a tool call. */
@@ -131,6 +134,8 @@ interface ItemCommon {
   entryId: string;
   /** Id of the compaction (see {@link CompactionView.id}) that replaced this entry in the context. */
   compactedBy?: string;
+  /** Set with `compactedBy`: what stands for the entry in the context now (the line shows it instead of a pin). */
+  compactedAs?: CompactedAs;
   /** Pinned entries are never summarized, collapsed or clipped. */
   pinned?: boolean;
   /** ISO 8601 time the message was produced, when known. */

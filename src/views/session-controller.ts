@@ -159,7 +159,7 @@ export class SessionController implements vscode.Disposable {
     const service = await this.ensure();
     const from = this.sessions.get(service.sessionId);
     const { entries, context, checkpoints, pinned } = service.exportTranscript();
-    const source = `continued from ${from?.label ?? service.sessionId}`;
+    const source = from?.label ?? service.sessionId;
     await this.openNew({ source, entries, state: { context, checkpoints, pinned } }, { label: `Continued: ${from?.label ?? 'session'}`, kind: 'working' });
   }
 

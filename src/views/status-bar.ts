@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { BudgetView, SessionState } from './protocol';
 import { Commands } from './command-ids';
+import { recordedK, recordedReason } from '../transcripts/reported';
 
 /** Compact token count: 950, 12.3k, 1.05M. */
 export function formatTokens(tokens: number): string {
@@ -46,6 +47,9 @@ export class StatusBarMeter implements vscode.Disposable {
         '',
         `${budget.used.toLocaleString('en-US')} of ${budget.inputBudget.toLocaleString('en-US')} prompt tokens (${percent}%), ${accuracy}${budget.usedSource ? `: ${budget.usedSource}` : ''}`,
         ...(budget.windowSource ? [`Context window: ${budget.windowSource}`] : []),
+        ...(budget.recordedPromptTokens !== undefined
+          ? [`Recorded by the provider: ${recordedK(budget.recordedPromptTokens)} prompt tokens for the recording's newest request, ${recordedReason(budget.recordedPromptTokens, budget.used)}`]
+          : []),
         `Compacts at ${budget.compactAt.toLocaleString('en-US')}, down to ${budget.compactTo.toLocaleString('en-US')}${budget.autoCompact ? '' : ' (automatic compaction off)'}`,
         `State: ${state}`,
       ].join('\n\n'),

@@ -13,6 +13,7 @@ import type {
   ApprovalView,
   BudgetView,
   CheckpointView,
+  CompactedAs,
   CompactionView,
   ErrorView,
   HostMessage,
@@ -61,6 +62,7 @@ export class SidebarModel {
   private compactions: CompactionView[] = [];
   private checkpoints: CheckpointRecord[] = [];
   private compactedBy = new Map<string, string>();
+  private compactedAs = new Map<string, CompactedAs>();
   private pinned = new Set<string>();
   private limit = WINDOW_STEP;
   private seq = 0;
@@ -283,7 +285,10 @@ export class SidebarModel {
     for (const item of lines) {
       if (this.pinned.has(entry.id)) item.pinned = true;
       const by = this.compactedBy.get(entry.id);
-      if (by) item.compactedBy = by;
+      if (by) {
+        item.compactedBy = by;
+        item.compactedAs = this.compactedAs.get(entry.id);
+      }
       if (live) this.push(item);
       else {
         this.itemIndex.set(item.id, this.items.length);
@@ -330,13 +335,19 @@ export class SidebarModel {
     const placed = placeCompactions(this.checkpoints, this.entryOrder, this.entries, this.lastItemOfEntry, budget);
     this.compactions = placed.compactions;
     const previous = this.compactedBy;
+    const previousAs = this.compactedAs;
     this.compactedBy = placed.compactedBy;
+    this.compactedAs = placed.compactedAs;
     for (const entryId of new Set([...previous.keys(), ...placed.compactedBy.keys()])) {
       const by = placed.compactedBy.get(entryId);
-      if (previous.get(entryId) === by) continue;
+      const as = placed.compactedAs.get(entryId);
+      if (previous.get(entryId) === by && previousAs.get(entryId) === as) continue;
       for (const item of this.itemsOfEntry(entryId)) {
-        if (markDirty) this.patchItem(item.id, (line) => ({ ...line, compactedBy: by }));
-        else item.compactedBy = by;
+        if (markDirty) this.patchItem(item.id, (line) => ({ ...line, compactedBy: by, compactedAs: as }));
+        else {
+          item.compactedBy = by;
+          item.compactedAs = as;
+        }
       }
     }
   }

@@ -69,3 +69,28 @@ test('an import into a fresh service removes the folder it had opened empty; one
   assert.ok(existsSync(path.join(kept, 'transcript.jsonl')), 'a session with a task keeps its folder');
   assert.equal(readdirSync(fx.storageDir).length, 3);
 });
+
+test('a fork of a context without a system message starts with the agent system prompt, counted and persisted', async () => {
+  fx = await serviceFixture(() => text('ok'), { window: 200_000 });
+  const fresh = fx.service.getBudget().breakdown.system;
+  const entries = conversation(3).slice(1);
+  const state = { context: entries.map((e) => ({ id: e.id, kind: 'raw' as const, message: e.message, covers: [e.id] })), checkpoints: [], pinned: [] };
+  const fork = await fx.reopen({ sessionId: undefined });
+  await fork.importTranscript({ source: 'no system', entries, state });
+  assert.deepEqual(fork.getMessages()[0], { role: 'system', content: 'You are a test agent.' });
+  assert.equal(fork.getMessages().length, entries.length + 1);
+  assert.equal(fork.getBudget().breakdown.system, fresh, 'the breakdown counts it as a fresh session does');
+  const reopened = await fx.reopen({ sessionId: fork.sessionId });
+  fork.dispose();
+  assert.deepEqual(reopened.getMessages(), [{ role: 'system', content: 'You are a test agent.' }, ...entries.map((e) => e.message)], 'persisted in the fork');
+  reopened.dispose();
+
+  // A context led by a developer message keeps it as its system prompt; a plain import gets none added.
+  const led = await fx.reopen({ sessionId: undefined });
+  const developer: Entry = { id: 'dev', message: { role: 'developer', content: 'Recorded instructions.' } };
+  await led.importTranscript({ source: 'developer', entries: [developer, ...entries], state: { ...state, context: [{ id: 'dev', kind: 'raw', message: developer.message, covers: ['dev'] }, ...state.context] } });
+  assert.equal(led.getMessages().filter((m) => m.role === 'system').length, 0);
+  await led.importTranscript({ source: 'plain', entries });
+  assert.equal(led.getMessages()[0].role, 'user', 'a plain import of a recording is shown as recorded');
+  led.dispose();
+});

@@ -68,6 +68,19 @@ test('checkpoints of one run share a divider whose figures add up; a later run g
   assert.equal(second.afterId, 'line-e5');
 });
 
+test('each replaced entry says what holds it now: collapsed, clipped, or summarized (the newest checkpoint wins)', () => {
+  const run = [
+    checkpoint('cp1', 1, ['e1'], [item('collapsed', ['e1'])], { strategy: 'collapse' }),
+    checkpoint('cp2', 2, ['e2'], [item('clipped', ['e2'])], { strategy: 'clip', trigger: 'manual' }),
+    checkpoint('cp3', 4, ['e0', 'e1'], [item('summary', ['e0', 'e1'])]),
+  ];
+  const placed = placeCompactions(run, order, entries, lines, undefined);
+  assert.deepEqual(Object.fromEntries(placed.compactedAs), { e0: 'summarized', e1: 'summarized', e2: 'clipped' });
+  const collapsedOnly = placeCompactions(run.slice(0, 1), order, entries, lines, undefined);
+  assert.deepEqual(Object.fromEntries(collapsedOnly.compactedAs), { e1: 'collapsed' });
+  assert.equal(placeCompactions([{ ...run[0], restored: true }], order, entries, lines, undefined).compactedAs.size, 0);
+});
+
 test('a restored checkpoint keeps its divider (marked) but dims nothing', () => {
   const placed = placeCompactions([checkpoint('cp1', 3, ['e0'], [item('summary', ['e0'])], { restored: true })], order, entries, lines, undefined);
   assert.equal(placed.compactions[0].restored, true);

@@ -37,8 +37,15 @@ after(() => {
 test('recordedPromptNote names the provider figure, what it includes, and the gauge figure as what is sent', () => {
   assert.equal(recordedPromptNote({ used: 54_301 }), undefined);
   const note = recordedPromptNote({ used: 54_301, recordedPromptTokens: 135_528 }) ?? '';
-  assert.match(note, /^Recorded by the provider: 135\.5k prompt tokens for the recording's newest request, including what the recording does not hold \(system prompt, tool schemas\)\./);
+  assert.match(note, /^Recorded by the provider: 135\.5k prompt tokens for the recording's newest request, including what the recording does not hold \(system prompt, tool schemas, hidden reasoning\)\./);
   assert.match(note, /The gauge counts what ContextKeeper sends: 54,301 tokens\.$/);
+});
+
+test('recordedPromptNote says a figure far below the count is a last request the agent had condensed or cut', () => {
+  const note = recordedPromptNote({ used: 365_000, recordedPromptTokens: 69_400 }) ?? '';
+  assert.match(note, /^Recorded by the provider: 69\.4k prompt tokens for the recording's newest request, less than the whole recording: the agent condensed or cut its own context/);
+  assert.doesNotMatch(note, /does not hold/);
+  assert.match(note, /The gauge counts what ContextKeeper sends: 365,000 tokens\.$/);
 });
 
 test('an imported Claude Code recording carries its newest reported prompt tokens beside the count, after switching too', async () => {

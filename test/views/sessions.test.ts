@@ -8,7 +8,8 @@
 import '../support/vscode-fake/register';
 import { afterEach, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import type { Entry } from '../../src/compaction/types';
 import { text } from '../../src/modelserver/replies';
 import { KeyStore } from '../../src/secrets/key-store';
@@ -82,6 +83,27 @@ test('Continue in a new task starts from the compacted context, with checkpoints
 
   const listed = controller.sessions.all().map((s) => s.id).sort();
   assert.deepEqual(readdirSync(fx.storageDir).sort(), listed, 'every session folder is in the list (no empty leftovers)');
+});
+
+test('a task continued from a recording without a system message gets the agent system prompt, counted, and reads "Continued from"', async () => {
+  const fresh = controller.current!.getBudget().breakdown.system;
+  assert.ok(fresh > 0, 'a fresh session counts its system prompt');
+  const entries = recording(4).slice(1);
+  await controller.importTranscript({ source: 'test: recording', entries }, 'no-system.jsonl', 'gpt-4o');
+  assert.equal(controller.current!.getBudget().breakdown.system, 0, 'the recording itself has none');
+
+  await controller.continueInNewTask();
+  const fork = controller.current!;
+  const messages = fork.exportTranscript().messages;
+  assert.deepEqual(messages[0], { role: 'system', content: 'You are a test agent.' }, 'the agent system prompt leads the context');
+  assert.deepEqual(messages.slice(1), entries.map((e) => e.message), 'the recording follows unchanged');
+  assert.equal(fork.getBudget().breakdown.system, fresh, 'counted as in a fresh session');
+  assert.equal(fork.getTranscript().entries.length, entries.length + 1, 'the prompt is a raw entry of the new session');
+  const stored = JSON.parse(readFileSync(path.join(fork.sessionDir!, 'state.json'), 'utf8')) as { source: string };
+  assert.equal(stored.source, 'Continued from no-system.jsonl');
+
+  await controller.continueInNewTask();
+  assert.equal(controller.current!.exportTranscript().messages.filter((m) => m.role === 'system').length, 1, 'a second fork adds no second prompt');
 });
 
 test('renaming the shown session shows the new name in the list and the header at once', async () => {

@@ -67,3 +67,15 @@ test('tooltip and accessibility label carry the same figures; the warning colour
 test('token counts read 950, 1.2k, 12k, 1.05M', () => {
   assert.deepEqual([950, 1_234, 12_345, 1_050_000].map(formatTokens), ['950', '1.2k', '12k', '1.05M']);
 });
+
+test('an imported recording\'s tooltip shows the provider\'s recorded figure and why it differs from the count', () => {
+  const meter = new StatusBarMeter();
+  meter.update(budget(365_000, { inputBudget: 1_000_000, recordedPromptTokens: 69_400 }), 'idle');
+  const below = (item()!.tooltip as MarkdownString).value;
+  assert.match(below, /Recorded by the provider: 69\.4k prompt tokens for the recording's newest request, less than the whole recording: the agent condensed or cut its own context/);
+  meter.update(budget(300, { recordedPromptTokens: 135_528 }), 'idle');
+  assert.match((item()!.tooltip as MarkdownString).value, /Recorded by the provider: 135\.5k prompt tokens for the recording's newest request, including what the recording does not hold/);
+  meter.update(budget(300), 'idle');
+  assert.doesNotMatch((item()!.tooltip as MarkdownString).value, /Recorded by the provider/, 'none without a recorded figure');
+  meter.dispose();
+});

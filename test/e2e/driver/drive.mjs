@@ -21,6 +21,7 @@ import { FIRST_TASK, keptDuringTaskChecks, reattachedDuringTaskCheck } from './c
 import { watchChecks } from './watch-checks.mjs';
 import { setupChecks } from './setup-checks.mjs';
 import { checkpointChecks } from './checkpoint-checks.mjs';
+import { sessionSelectChecks, transcriptKeyboardChecks } from './keyboard-checks.mjs';
 
 const env = (name, required = true) => {
   const value = process.env[name];
@@ -120,6 +121,8 @@ try {
     await frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 30_000 });
   });
 
+  await transcriptKeyboardChecks(ctx);
+
   await check('new agent task from the palette', async () => {
     await wb.runCommand('ContextKeeper: New Agent Task');
     await wb.answerInput('Task: quick check from the palette', { titleContains: 'New Agent Task' });
@@ -196,6 +199,8 @@ try {
     expect(source.includes(path.basename(env('TRANSCRIPT'))), `source line "${source}" does not name the file`);
     return `gauge ${imported.used} tokens`;
   });
+
+  await sessionSelectChecks(ctx);
 
   await check('compact the imported transcript with no model', async () => {
     expect(imported, 'needs the imported transcript');
