@@ -8,9 +8,12 @@
  * - hysteresis: automatic compaction fires at `compactAt` and aims at `compactTo` (B23); the
  *   {@link CompactionGuard} allows one automatic run per model call, backs off after failures and
  *   pauses on thrashing (B13, B21);
- * - prepared ahead: when the meter passes `compactAt − margin`, the summary of the span that will be
- *   replaced is computed in the background so that at the threshold it applies without waiting; it
- *   is discarded when the context was rewritten in between (stale);
+ * - prepared ahead: when the meter passes `compactAt − margin` and the next model call may reach the
+ *   threshold, the summary of the span that will be replaced is computed in the background so that
+ *   at the threshold it applies without waiting; it is discarded when the context was rewritten in
+ *   between (stale);
+ * - reachable: an automatic run whose never-summarised part fills the target aims just above it
+ *   (./reachable-target);
  * - atomic: cancel and timeout abort the run and leave the context and the store unchanged (B52, B55).
  */
 import type { BudgetConfig, CompactionResult, CheckpointTrigger, ContextItem } from '../compaction/types';

@@ -1,8 +1,10 @@
 /**
- * Summaries prepared ahead: when the meter passes `compactAt − margin`, the summary of the span that
+ * Summaries prepared ahead: when the meter passes `compactAt − margin` and the next model call may
+ * reach the threshold (the largest growth of recent calls says so), the summary of the span that
  * will be replaced is computed in the background, so that at the threshold the compaction applies
- * without waiting for the summarizer. A prepared summary belongs to one version of the context and
- * is discarded when the context was rewritten in between (stale).
+ * without waiting for the summarizer. Started earlier than that, a summary is made for a threshold
+ * the session may never reach, or planned for less growth than comes. A prepared summary belongs
+ * to one version of the context and is discarded when the context was rewritten in between (stale).
  */
 import type { PreparedCompaction } from '../compaction/compactor';
 import { prepareOffThread } from './compaction-worker/runner';
