@@ -6,8 +6,9 @@
  * `compactTo`, the guard, a summary prepared ahead from `compactAt − 0.1` once the next call may
  * reach the trigger), and a request still over the window goes through the service's
  * context-length path (`afterOverflow`), as a provider refusal would. Only the coordinator's owner
- * is replaced: the context lives in an array, a commit replaces it, and files to re-attach are read from an empty workspace (a recording has none, so none are
- * re-attached; the plan keeps no room for them).
+ * is replaced: the context lives in an array, a commit replaces it, and files to re-attach are read
+ * from an empty workspace (a recording has none, so none are re-attached; the plan keeps no room for
+ * them).
  *
  * A summary prepared ahead is taken to finish before the next model call (the preparation runs
  * while the agent's model answers); it is billed against the agent's previous request, so the
