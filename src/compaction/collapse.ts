@@ -54,6 +54,21 @@ export function callIndex(items: readonly ContextItem[]): Map<number, { name: st
   return map;
 }
 
+/**
+ * The tool call that the tool message at `index` answers, as {@link callIndex} finds it (the calls
+ * of the nearest message before its run of tool messages; the first call with its id), reading only
+ * that step: for a few indexes of a long context. Undefined when it answers none or is not a tool message.
+ */
+export function callOf(items: readonly ContextItem[], index: number): { name: string; arguments: string } | undefined {
+  const m = items[index]?.message;
+  if (m?.role !== 'tool') return undefined;
+  let j = index - 1;
+  while (j >= 0 && items[j].message.role === 'tool') j--;
+  if (j < 0) return undefined;
+  const id = (m as { tool_call_id?: string }).tool_call_id ?? '';
+  return toolCallsOf(items[j].message).find((c) => c.id === id);
+}
+
 /** A last line that reports a run's verdict (test counts, build or lint results). */
 const VERDICT = /\b\d+ (passed|failed|tests?|passing|failing|errors?|warnings?)\b|\b(all tests passed|build succeeded|compiled successfully|no errors)\b/i;
 

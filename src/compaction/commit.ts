@@ -24,14 +24,26 @@ export function failed(items: readonly ContextItem[], tokens: number, reason: st
   return notApplied(items, tokens, 'failed', reason, summarizerFailed(e), e);
 }
 
+/** A prepared compaction applied to a context: the checks passed, the result not yet described. */
+export interface AppliedCompaction {
+  /** The context after every checkpoint. */
+  context: ContextItem[];
+  /** Prompt tokens of the context before and after, as the meter counts them. */
+  tokensBefore: number;
+  tokensAfter: number;
+  /** The checkpoints with their replaced ids and token figures filled in. */
+  checkpoints: Checkpoint[];
+}
+
 /**
- * Applies a prepared compaction to `items` as they stand now (they may have grown since it was
- * prepared). Not applied when any replaced item is gone or moved (stale), when the result would
- * not be smaller (invariant 5), or when it would break tool pairing (invariant 1).
+ * Applies the checkpoints of `prepared` to `items` once, with the checks of {@link commitPrepared}.
+ * Token figures are kept up to date from what each checkpoint removes and inserts (the meter's
+ * total is a sum over messages, so this equals measuring the whole context again, at the cost of
+ * the span). `before`: the meter's total of `items`, when the caller has it.
+ * Returns the applied compaction, or a not-applied result saying why.
  */
-export function commitPrepared(items: readonly ContextItem[], prepared: PreparedCompaction, meter: TokenMeter, tools?: readonly ToolSchema[]): CompactionResult {
-  const before = meter.measure(items, tools).total;
-  let current = [...items];
+export function applyPrepared(items: readonly ContextItem[], prepared: PreparedCompaction, meter: TokenMeter, tools?: readonly ToolSchema[], before = meter.measure(items, tools).total): AppliedCompaction | CompactionResult {
+  let current: ContextItem[] = [...items];
   let tokens = before;
   const applied: Checkpoint[] = [];
   for (const cp of prepared.checkpoints) {
@@ -41,7 +53,9 @@ export function commitPrepared(items: readonly ContextItem[], prepared: Prepared
     } catch {
       return notApplied(items, before, 'stale', 'the prepared compaction is stale: the messages it replaces have changed', { kind: 'stale' });
     }
-    const after = meter.measure(next, tools).total;
+    let after = tokens;
+    for (const it of cp.replaced) after -= meter.countMessage(it.message);
+    for (const it of cp.inserted) after += meter.countMessage(it.message);
     applied.push({ ...cp, replacedIds: coversOf(cp.replaced), tokensBefore: tokens, tokensAfter: after });
     current = next;
     tokens = after;
@@ -54,8 +68,17 @@ export function commitPrepared(items: readonly ContextItem[], prepared: Prepared
   if (broken.length > 0) {
     return notApplied(items, before, 'failed', `compaction not applied: it would break tool pairing (${broken[0].message})`, { kind: 'would-break-pairing', detail: broken[0].message });
   }
+  return { context: current, tokensBefore: before, tokensAfter: tokens, checkpoints: applied };
+}
+
+/**
+ * The result of an applied compaction: its checkpoints (with their duration), the reason text and
+ * the status, with what `prepared` knows about anchored tokens and holders.
+ */
+export function appliedResult(done: AppliedCompaction, prepared: PreparedCompaction): CompactionResult {
+  const { tokensBefore: before, tokensAfter: tokens } = done;
   const durationMs = Date.now() - prepared.startedAt;
-  for (const cp of applied) cp.durationMs = durationMs;
+  const applied = done.checkpoints.map((cp) => ({ ...cp, durationMs }));
   const n = (x: number) => x.toLocaleString('en-US');
   const parts = applied.map((c) => `${c.strategy} ${n(c.tokensBefore)} → ${n(c.tokensAfter)}`).join(', ');
   const anchored = prepared.anchoredTokens;
@@ -73,7 +96,35 @@ export function commitPrepared(items: readonly ContextItem[], prepared: Prepared
     ...(prepared.anchored ? { anchored: prepared.anchored } : {}),
     ...(target !== undefined ? { targetTokens: target } : {}),
   };
-  return { applied: true, outcome: 'applied', reason: `compacted ${n(before)} → ${n(tokens)} tokens (${parts})${noFit}`, status, tokensBefore: before, tokensAfter: tokens, checkpoints: applied, context: current, ...(anchored !== undefined ? { anchoredTokens: anchored } : {}), ...(holders ? { holders } : {}) };
+  return { applied: true, outcome: 'applied', reason: `compacted ${n(before)} → ${n(tokens)} tokens (${parts})${noFit}`, status, tokensBefore: before, tokensAfter: tokens, checkpoints: applied, context: [...done.context], ...(anchored !== undefined ? { anchoredTokens: anchored } : {}), ...(holders ? { holders } : {}) };
+}
+
+/**
+ * What preparing a compaction already applied, per prepared object: committing it on the same
+ * context (the same array, same length and last item, the same checkpoints) uses it once instead of
+ * applying the checkpoints again. Outside the prepared object, so it never travels with it (worker
+ * messages, copies).
+ */
+const appliedWhenPrepared = new WeakMap<PreparedCompaction, { items: readonly ContextItem[]; length: number; last: ContextItem | undefined; checkpoints: readonly Checkpoint[]; done: AppliedCompaction }>();
+
+/** Keeps `done` (the application of `prepared` to `items`) for the commit that follows on the same context. */
+export function keepApplied(prepared: PreparedCompaction, items: readonly ContextItem[], done: AppliedCompaction): void {
+  appliedWhenPrepared.set(prepared, { items, length: items.length, last: items[items.length - 1], checkpoints: prepared.checkpoints, done });
+}
+
+/**
+ * Applies a prepared compaction to `items` as they stand now (they may have grown since it was
+ * prepared). Not applied when any replaced item is gone or moved (stale), when the result would
+ * not be smaller (invariant 5), or when it would break tool pairing (invariant 1).
+ */
+export function commitPrepared(items: readonly ContextItem[], prepared: PreparedCompaction, meter: TokenMeter, tools?: readonly ToolSchema[]): CompactionResult {
+  const kept = appliedWhenPrepared.get(prepared);
+  if (kept) {
+    appliedWhenPrepared.delete(prepared);
+    if (kept.items === items && kept.length === items.length && kept.last === items[items.length - 1] && kept.checkpoints === prepared.checkpoints) return appliedResult(kept.done, prepared);
+  }
+  const done = applyPrepared(items, prepared, meter, tools);
+  return 'applied' in done ? done : appliedResult(done, prepared);
 }
 
 /** The raw entry ids `items` cover, in order (a loop: any number of items and ids). */

@@ -23,13 +23,13 @@ import { anchorReasons, planCompaction, spanSummaryEstimate } from './planner';
 import type { AnchoredTokens, CompactionStatus } from './outcome';
 import { anchoredBreakdown } from './anchored';
 import { planClips } from './clip-plan';
-import { commitPrepared, coversOf, failed, notApplied } from './commit';
+import { appliedResult, applyPrepared, commitPrepared, coversOf, failed, keepApplied, notApplied } from './commit';
 
 export { CLIP_MIN_TOKENS } from './clip-plan';
 export { commitPrepared } from './commit';
 
 export { anchoredBreakdown, anchoredTokens } from './anchored';
-import { callIndex, collapseItem } from './collapse';
+import { callOf, collapseItem } from './collapse';
 import { applyCheckpoint } from './context';
 import { collectRequests, removeRequestsSection, renderRequestsSection, typedRequestOf } from './requests';
 import { backfillIdentifiers } from './backfill';
@@ -41,7 +41,7 @@ import { finalizeSummary } from './summaryChecks';
 import { clipMessageToTokens } from './clip';
 import { composeSummary, SUMMARY_FRAME_TOKENS } from './composeSummary';
 import { degradeToFit } from './degrade';
-import { describeHolders, tokenHolders, type TokenHolders } from './holders';
+import { describeHolders, systemAndToolsTokens, tokenHolders, type TokenHolders } from './holders';
 
 /** Everything one compaction needs. */
 export interface CompactInput {
@@ -164,7 +164,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   // A context over the input budget cannot be sent: the degrade tiers then run whatever the plan,
   // unless the system prompt and tool schemas alone are over it (nothing else can make room then).
   const overBudget = before > th.inputBudget;
-  const hopeless = overBudget && tokenHolders(items, meter, tools, keepRecentSteps).systemAndTools >= th.inputBudget;
+  const hopeless = overBudget && systemAndToolsTokens(items, m.perItem, meter, tools) >= th.inputBudget;
   const clips = hopeless ? [] : planClips(items, m.perItem, plan, th.inputBudget, th.targetTokens);
   if (plan.collapse.length === 0 && plan.spans.length === 0 && clips.length === 0 && !overBudget) {
     return notApplied(items, before, 'nothing-eligible', plan.reason ?? 'nothing eligible', { kind: 'nothing-eligible', heldBy: anchorReasons(plan.shape) });
@@ -173,7 +173,11 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   // model call and rewrite the context (and the provider's prompt cache) every turn: refuse it.
   // Checked before any summarizer call with summaries counted as free (a lower bound), and again
   // on the real result.
-  const keptIn = (sp: { start: number; end: number }) => Math.min(budgets.userTokens, keptPerItem.slice(sp.start, sp.end).reduce((a, b) => a + b, 0));
+  const keptIn = (sp: { start: number; end: number }) => {
+    let sum = 0;
+    for (let i = sp.start; i < sp.end; i++) sum += keptPerItem[i];
+    return Math.min(budgets.userTokens, sum);
+  };
   const lowerBound = plan.estimatedAfter - plan.spans.reduce((s, sp) => s + spanSummaryEstimate(sp, summaryTokens, keptIn(sp)), 0);
   const cannotReach = (after: number) =>
     notApplied(
@@ -208,11 +212,10 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
 
   if (plan.collapse.length > 0) {
     const cp = base('collapse', newId());
-    const calls = callIndex(items);
     for (const i of plan.collapse) {
       const it = items[i];
       cp.replaced.push(it);
-      cp.inserted.push(collapseItem(it, calls.get(i), cp.id));
+      cp.inserted.push(collapseItem(it, callOf(items, i), cp.id));
     }
     cp.summary = `Collapsed ${plan.collapse.length} older tool result${plan.collapse.length === 1 ? '' : 's'} to one-line records.`;
     checkpoints.push(cp);
@@ -318,7 +321,9 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     cp.summarizerModel = result.model;
     cp.usage = result.usage;
     cp.dropped = result.dropped;
-    const spanTokens = spanItems.reduce((s, i) => s + meter.countMessage(i.message), 0);
+    // The meter's counts of the span, as read at the start (the same messages).
+    let spanTokens = 0;
+    for (let i = span.start; i < span.end; i++) spanTokens += m.perItem[i];
     const insertedTokens = cp.inserted.reduce((s, i) => s + meter.countMessage(i.message), 0);
     if (insertedTokens >= spanTokens) {
       const e = new SummarizerError(`the summary (${insertedTokens} tokens) is not shorter than what it replaces (${spanTokens} tokens)`, 'no-shrink');
@@ -362,8 +367,9 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     const status: CompactionStatus = { kind: 'does-not-fit', bestTokens: before, limitTokens: th.inputBudget, anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps) };
     return { ...notApplied(items, before, 'nothing-eligible', `nothing can be shortened; does not fit: ${n(before)} tokens against a budget of ${n(th.inputBudget)}; ${describeHolders(holders, th.inputBudget)}`, status), holders };
   }
-  const trial = commitPrepared(items, prepared, meter, tools);
-  if (!trial.applied) return trial;
+  // Applied once here: the commit that follows on the same context uses this application.
+  const trial = applyPrepared(items, prepared, meter, tools, before);
+  if ('applied' in trial) return trial;
   if (auto && !overBudget && trial.tokensAfter >= th.triggerTokens) return cannotReach(trial.tokensAfter);
   prepared.tokensAfter = trial.tokensAfter;
   prepared.targetTokens = th.targetTokens;
@@ -373,7 +379,8 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   }
   prepared.inputBudget = th.inputBudget;
   if (trial.tokensAfter > th.inputBudget) prepared.holders = tokenHolders(trial.context, meter, tools, keepRecentSteps);
-  prepared.reason = commitPrepared(items, prepared, meter, tools).reason;
+  prepared.reason = appliedResult(trial, prepared).reason;
+  keepApplied(prepared, items, trial);
   return prepared;
 }
 

@@ -16,7 +16,7 @@ import { typedRequestOf } from './requests';
 import { actionsOf } from './actions';
 import { buildLedger, LEDGER, VERIFY } from './ledger';
 import { chooseRoots, expandRoots, parseRootsLine, rootsLine, shortPath, type PathRoots } from './pathRoot';
-import { LineCounter } from './lineCount';
+import { LineCounter, newLineStore, SHARED_LINES, storedLines, type LineStore } from './lineCount';
 import { DECISION, isProse, ruleSentences, sentences } from './prose';
 
 /** Section headings shared by every summarizer's notes. */
@@ -148,6 +148,9 @@ export class ExtractiveSummarizer implements Summarizer {
     private readonly countText: (text: string) => number,
     private readonly options: { lineAdditive?: boolean } = {},
   ) {}
+
+  /** Line counts of this summarizer's exact counter, kept across summaries (lineCount.ts). */
+  private lineStore: LineStore = newLineStore();
 
   /** Never calls a model. Throws SummarizerError(`aborted`) when the signal is aborted. */
   async summarize(request: SummaryRequest): Promise<SummaryResult> {
@@ -318,8 +321,36 @@ export class ExtractiveSummarizer implements Summarizer {
     const render = () => sections.filter(([, lines]) => lines.length > 0).map(([h, lines]) => `${h}\n${lines.join('\n')}`).join('\n\n');
     // The notes are counted after every trim: line by line with counts kept (see lineCount.ts), so a
     // trim costs the lines it touches, not the whole text again.
-    const lines = new LineCounter(this.countText, this.options.lineAdditive === true);
-    const tokens = () => lines.countBlocks(sections.filter(([, l]) => l.length > 0).map(([h, l]) => [h, ...l])) ?? this.countText(render());
+    const additive = this.options.lineAdditive === true;
+    // The same lines (ledger, decisions) come back in every summary of a session: counted once.
+    if (additive && storedLines(this.lineStore) > SHARED_LINES) this.lineStore = newLineStore();
+    const lines = new LineCounter(this.countText, additive, this.lineStore);
+    // A trim changes one section: the others' counts are kept; the sum is `countBlocks`'s over all.
+    type Section = (typeof sections)[number];
+    const counted = new Map<Section, { sum: number; last: string } | undefined>();
+    const sectionPart = (sec: Section) => {
+      if (counted.has(sec)) return counted.get(sec);
+      const all = [sec[0], ...sec[1]];
+      let sum: number | undefined = 0;
+      for (let i = 0; i < all.length - 1 && sum !== undefined; i++) {
+        const t = lines.itemTokens(all[i], false);
+        sum = t === undefined ? undefined : sum + t;
+      }
+      const part = sum === undefined ? undefined : { sum, last: all[all.length - 1] };
+      counted.set(sec, part);
+      return part;
+    };
+    const tokens = (): number => {
+      const live = sections.filter(([, l]) => l.length > 0);
+      let total = 0;
+      for (let b = 0; b < live.length; b++) {
+        const part = sectionPart(live[b]);
+        const end = part && lines.blockEndTokens(part.last, b === live.length - 1);
+        if (part === undefined || end === undefined) return this.countText(render());
+        total += part.sum + end;
+      }
+      return total;
+    };
     const size = (list: string[]) => list.reduce((n, l) => n + l.length, 0);
     // Characters per section, kept up to date as the victim changes (the sort reads them often).
     const sizes = new Map(sections.map((sec) => [sec, size(sec[1])]));
@@ -340,6 +371,7 @@ export class ExtractiveSummarizer implements Summarizer {
         if (current[k].length > 200) current[k] = `${current[k].slice(0, Math.floor(current[k].length / 2))}…`;
         else current.splice(k, 1);
         sizes.set(victim, size(victim[1]));
+        counted.delete(victim);
         count = tokens();
         continue;
       }
@@ -349,6 +381,7 @@ export class ExtractiveSummarizer implements Summarizer {
       if (victim[1].length === 1 && victim[1][0].length > 200) victim[1][0] = `${victim[1][0].slice(0, Math.floor(victim[1][0].length / 2))}…`;
       else victim[1].splice(victim[3] ? 0 : victim[1].length - n, n);
       sizes.set(victim, size(victim[1]));
+      counted.delete(victim);
       count = tokens();
     }
     let out = render();

@@ -47,6 +47,21 @@ export function tokenHolders(items: readonly ContextItem[], meter: TokenMeter, t
 }
 
 /**
+ * `tokenHolders(...).systemAndTools` alone, from the leading system/developer messages (summaries
+ * among them count as summaries there) and the tool schemas, in tokens, without reading the rest
+ * of the context. `perItem`: the meter's counts of `items`.
+ */
+export function systemAndToolsTokens(items: readonly ContextItem[], perItem: readonly number[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined): number {
+  let n = meter.countTools(tools);
+  for (let i = 0; i < items.length; i++) {
+    const role = items[i].message.role;
+    if (role !== 'system' && role !== 'developer') break;
+    if (items[i].kind !== 'summary') n += perItem[i];
+  }
+  return n;
+}
+
+/**
  * One sentence naming what holds the tokens, largest part first, with figures: "the system prompt
  * and tool schemas hold 1,200 tokens, summaries 5,400, the newest agent step 2,100, the latest request
  * 300". Parts holding nothing are left out; a context with no system prompt or tools says so, and

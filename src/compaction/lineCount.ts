@@ -33,13 +33,16 @@ export class LineCounter {
   /**
    * @param shared Name of the encoding when line counts may be kept across counters of it (the
    *   same lines come back in every compaction of a session); at most {@link SHARED_LINES} are kept.
+   *   Or a store of the caller's ({@link newLineStore}) for one counting function.
    */
   constructor(
     private readonly countText: (text: string) => number,
     readonly additive: boolean,
-    shared?: string,
+    shared?: string | LineStore,
   ) {
-    if (shared && additive) {
+    if (typeof shared === 'object' && additive) {
+      ({ withBreak: this.withBreak, withGap: this.withGap, bare: this.bare } = shared);
+    } else if (typeof shared === 'string' && shared && additive) {
       let store = sharedStores.get(shared);
       if (!store || store.bare.size + store.withBreak.size + store.withGap.size > SHARED_LINES) {
         store = { withBreak: new Map(), withGap: new Map(), bare: new Map() };
@@ -81,6 +84,26 @@ export class LineCounter {
   }
 
   /**
+   * Tokens of one item of a text whose items are joined by `\n` (an item may hold line breaks
+   * itself): the item with its line break after it, or bare when it is the `last`. Exact in the sum
+   * when every item starts a piece ({@link startsPiece}; then the text splits between items), which
+   * is checked here; `undefined` when it does not start one or the counter is not additive.
+   */
+  itemTokens(item: string, last: boolean): number | undefined {
+    if (!this.additive || !startsPiece(item)) return undefined;
+    return last ? this.memo(this.bare, item, '') : this.memo(this.withBreak, item, '\n');
+  }
+
+  /**
+   * Tokens of the last line of a block in a text counted as by {@link countBlocks}: followed by the
+   * blank line before the next block, or bare in the `lastBlock`. `undefined` as in {@link itemTokens}.
+   */
+  blockEndTokens(line: string, lastBlock: boolean): number | undefined {
+    if (!this.additive || !startsPiece(line)) return undefined;
+    return lastBlock ? this.memo(this.bare, line, '') : this.memo(this.withGap, line, '\n\n');
+  }
+
+  /**
    * Tokens of any `text`, exactly: split at its blank lines and line breaks and counted with
    * {@link countBlocks} (line counts kept), else counted whole. Summaries are counted again and again
    * as they are trimmed and put together, mostly from the same lines.
@@ -98,6 +121,23 @@ export class LineCounter {
     }
     return n;
   }
+}
+
+/** Line counts a caller keeps across counters of one counting function (see {@link LineCounter}). */
+export interface LineStore {
+  readonly withBreak: Map<string, number>;
+  readonly withGap: Map<string, number>;
+  readonly bare: Map<string, number>;
+}
+
+/** An empty {@link LineStore}. */
+export function newLineStore(): LineStore {
+  return { withBreak: new Map(), withGap: new Map(), bare: new Map() };
+}
+
+/** Lines a {@link LineStore} holds. */
+export function storedLines(store: LineStore): number {
+  return store.withBreak.size + store.withGap.size + store.bare.size;
 }
 
 /** Line counts kept across counters, per encoding (cleared past {@link SHARED_LINES}). */

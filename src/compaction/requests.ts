@@ -16,10 +16,9 @@
  */
 import type { ContextItem } from './types';
 import { contentText, isToolOutputText } from './text';
-import { LineCounter } from './lineCount';
+import { REQUESTS_HEADING } from './requestsSection';
 
-/** Heading of the section; chained compactions find the section of an earlier summary by it. */
-export const REQUESTS_HEADING = '## Requests, verbatim';
+export { groupDigits, REQUESTS_HEADING, renderRequestsSection, shortenedMarker, shortenMiddle, type RequestsSection } from './requestsSection';
 
 /** Harness blocks inside user messages, removed whole (tag and body). */
 const INJECTED =
@@ -39,12 +38,6 @@ const CLINE_RESULT = /^\[[\w-]+(?: for [\s\S]*?)?\] Result:/;
 
 /** Opening of a collapsed tool result's record (collapse.ts). */
 const COLLAPSED_RECORD = '[tool result collapsed] ';
-
-/** Marker put where the middle of a long request was left out. */
-export function shortenedMarker(removedChars: number): string {
-  return `[… ${removedChars.toLocaleString('en-US')} characters of this request left out …]`;
-}
-const MARKER_RE = /\[… [\d,]+ characters of this request left out …\]/;
 
 /**
  * The typed text of one user message, or undefined when it holds nothing a person typed. Harness
@@ -123,14 +116,6 @@ export function collectRequests(items: readonly ContextItem[]): string[] {
   return out;
 }
 
-/** Renders one request as a list item: `- ` then its lines, each continuation indented two spaces. */
-function renderRequest(text: string): string {
-  return text
-    .split('\n')
-    .map((line, i) => (i === 0 ? `- ${line}` : `  ${line}`))
-    .join('\n');
-}
-
 /**
  * Parses the requests section of an earlier summary (written by {@link renderRequestsSection}).
  * Returns the requests, oldest first; a request that was shortened keeps its marker. Lines that say
@@ -158,163 +143,6 @@ export function parseRequestsSection(summary: string): string[] {
   }
   if (current) out.push(current.join('\n'));
   return out.map((r) => r.replace(/\n+$/, '')).filter((r) => r.length > 0);
-}
-
-/** Keeps `max` characters of `text`: its start and end, the middle replaced by the marker. */
-export function shortenMiddle(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const keep = Math.max(2, max);
-  const head = Math.ceil(keep * 0.6);
-  const tail = keep - head;
-  const removed = text.length - head - tail;
-  return `${text.slice(0, head).trimEnd()} ${shortenedMarker(removed)} ${text.slice(text.length - tail).trimStart()}`;
-}
-
-/** What {@link renderRequestsSection} produced. */
-export interface RequestsSection {
-  /** The section (heading and list), or '' when there are no requests. */
-  text: string;
-  /** Requests in the section whole. */
-  whole: number;
-  /** Requests shortened in the middle. */
-  shortened: number;
-  /** Requests left out (only when even shortened ones would not fit). */
-  omitted: number;
-  /** Tokens of `text`, by the counter given. */
-  tokens: number;
-}
-
-/** Length the first and newest requests are shortened to when they alone would fill the budget, in characters. */
-const PROTECTED_SHORTENED_CHARS = 400;
-/** Lengths a long request is shortened to, in characters, tried in order (with its marker it stays readable). */
-const SHORTENED_CHARS = [200, 120, 60] as const;
-
-/**
- * Renders `requests` (oldest first) as the requests section within `maxTokens` tokens, as counted
- * by `countText`. Priority (the product's retention rule, README "What a summary keeps"): the first
- * request and the newest are whole first; every other request is whole up to a length cap, chosen as
- * large as the budget allows, and a longer one is shortened in the middle to 200, 120 or 60
- * characters (the length that keeps the most requests whole) with a marker counting what was left out; when even that does not fit, the
- * oldest middle requests are left out and one line counts them. The first and newest are shortened
- * only when they alone leave no room for any other request (then to 400 characters each, so short
- * replies between them still fit) or alone exceed the budget. `lineAdditive`: `countText` is
- * tiktoken's exact count (`TokenCounter.lineAdditive`), so tries are counted request by request
- * (same result, much faster); with `encoding` (its name) the counts of rendered requests are kept for
- * later sections too.
- */
-export function renderRequestsSection(requests: readonly string[], maxTokens: number, countText: (text: string) => number, lineAdditive = false, encoding?: string): RequestsSection {
-  if (requests.length === 0) return { text: '', whole: 0, shortened: 0, omitted: 0, tokens: 0 };
-  // Each try below is counted request by request, with counts kept (lineCount.ts): the search
-  // re-renders the section many times, mostly from the same requests.
-  const lines = new LineCounter(countText, lineAdditive, encoding);
-  const heading = `${REQUESTS_HEADING} (oldest first; the user's own words)`;
-  const n = requests.length;
-  // Left out first when nothing else fits: the oldest long middle requests, then the oldest others.
-  const middle = requests.map((_, i) => i).slice(1, -1);
-  const omitOrder = [...middle.filter((i) => requests[i].length > 240), ...middle.filter((i) => requests[i].length <= 240)];
-  // Each request rendered at each length asked for, once (the same strings, so their counts are kept).
-  const renders = requests.map(() => new Map<number, string>());
-  const rendered = (i: number, limit: number): string => {
-    const r = requests[i];
-    const key = Math.min(limit, r.length);
-    let part = renders[i].get(key);
-    if (part === undefined) {
-      part = renderRequest(shortenMiddle(r, key));
-      renders[i].set(key, part);
-    }
-    return part;
-  };
-  const markers = new Map<number, boolean>();
-  const hasMarker = (i: number): boolean => {
-    let m = markers.get(i);
-    if (m === undefined) markers.set(i, (m = MARKER_RE.test(requests[i])));
-    return m;
-  };
-  const build = (cap: number, shortLen: number, protectedCap: number, omitCount: number): RequestsSection => {
-    const parts: string[] = [];
-    let whole = 0;
-    let shortened = 0;
-    const omitted = new Set(omitOrder.slice(0, omitCount));
-    let pending = 0;
-    let pendingChars = 0;
-    const flush = () => {
-      if (pending > 0) parts.push(`[${pending} earlier request${pending === 1 ? '' : 's'} (${pendingChars.toLocaleString('en-US')} characters) left out here to fit the budget]`);
-      pending = 0;
-      pendingChars = 0;
-    };
-    for (let i = 0; i < n; i++) {
-      if (omitted.has(i)) {
-        pending++;
-        pendingChars += requests[i].length;
-        continue;
-      }
-      flush();
-      const r = requests[i];
-      const isProtected = i === 0 || i === n - 1;
-      const limit = isProtected ? protectedCap : r.length <= cap ? r.length : shortLen;
-      if (limit >= r.length && !hasMarker(i)) whole++;
-      else shortened++;
-      parts.push(rendered(i, limit));
-    }
-    flush();
-    // The text is joined only for the result that is returned; tries are counted part by part.
-    let text: string | undefined;
-    const join = () => (text ??= `${heading}\n${parts.join('\n')}`);
-    return { get text() { return join(); }, whole, shortened, omitted: omitCount, tokens: lines.countBlocks([[heading, ...parts]]) ?? countText(join()) };
-  };
-  const longest = requests.reduce((m, r) => Math.max(m, r.length), -Infinity);
-  const all = build(longest, longest, longest, 0);
-  if (all.tokens <= maxTokens) return all;
-  // Largest whole-length cap that fits with long ones shortened to `shortLen` (binary search).
-  const fitCap = (shortLen: number) => {
-    let found = build(shortLen, shortLen, longest, 0);
-    if (found.tokens > maxTokens) return undefined;
-    let lo = shortLen;
-    let hi = longest;
-    while (hi - lo > 8) {
-      const mid = Math.floor((lo + hi) / 2);
-      const r = build(mid, shortLen, longest, 0);
-      if (r.tokens <= maxTokens) {
-        found = r;
-        lo = mid;
-      } else hi = mid;
-    }
-    return found;
-  };
-  // The shortened length that keeps the most requests whole wins (ties: the longer shortened form).
-  let chosen: RequestsSection | undefined;
-  for (const len of SHORTENED_CHARS) {
-    const r = fitCap(len);
-    if (r && (!chosen || r.whole > chosen.whole)) chosen = r;
-  }
-  if (chosen) return chosen;
-  // Leave out the fewest middle requests that makes the rest fit (binary search on the count).
-  const shortest = SHORTENED_CHARS[SHORTENED_CHARS.length - 1];
-  const fewestOmitted = (protectedCap: number): RequestsSection | undefined => {
-    const fitsWith = (omit: number) => build(shortest, shortest, protectedCap, omit);
-    if (n <= 2 || fitsWith(n - 2).tokens > maxTokens) return undefined;
-    let lo = 0;
-    let hi = n - 2;
-    while (lo < hi) {
-      const mid = Math.floor((lo + hi) / 2);
-      if (fitsWith(mid).tokens <= maxTokens) hi = mid;
-      else lo = mid + 1;
-    }
-    return fitsWith(lo);
-  };
-  // The first and newest whole; when they alone leave no room for the others, shortened to
-  // PROTECTED_SHORTENED_CHARS each so the short replies between them still fit.
-  const found = fewestOmitted(longest) ?? fewestOmitted(PROTECTED_SHORTENED_CHARS);
-  if (found) return found;
-  // Only the first and newest remain and they alone are over: shorten them further.
-  const omit = Math.max(0, n - 2);
-  let protectedCap = longest;
-  let best = build(shortest, shortest, protectedCap, omit);
-  while (best.tokens > maxTokens && protectedCap > 80) {
-    protectedCap = Math.floor(protectedCap * 0.7);
-    best = build(shortest, shortest, protectedCap, omit);
-  }
-  return best;
 }
 
 /** Removes the requests section (heading to the next heading) from `text`. */
