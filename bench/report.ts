@@ -80,7 +80,9 @@ export function targets(c: Collected): Target[] {
   }
   if (c.worker) {
     const big = c.worker.rows[c.worker.rows.length - 1];
-    out.push({ name: `a large compaction in the worker blocks the extension host ≤ 50 ms (longest event-loop block, every run; ${k(big.tokens)} tokens)`, met: big.blockMsMax.worker <= 50, value: `${big.blockMsMax.worker} ms at most, ${big.blockMs.worker} ms median, against ${big.blockMs.inline} ms inline (wall ${big.wallMs.worker} vs ${big.wallMs.inline} ms)` });
+    const blockMax = Math.max(big.blockMsMax.worker, big.warm.blockMsMax.worker);
+    out.push({ name: `a large compaction in the worker blocks the extension host ≤ 50 ms (longest event-loop block, every run, first and warm job; ${k(big.tokens)} tokens)`, met: blockMax <= 50, value: `${blockMax} ms at most; medians ${big.blockMs.worker} ms (first) and ${big.warm.blockMs.worker} ms (warm) against ${big.blockMs.inline} ms inline` });
+    out.push({ name: `a compaction on the warm worker reaches its outcome about as soon as inline (wall time, ${k(big.tokens)} tokens; ≤ 1.25x)`, met: big.warm.wallMs.worker <= 1.25 * big.warm.wallMs.inline, value: `${big.warm.wallMs.worker} vs ${big.warm.wallMs.inline} ms (${x(big.warm.wallMs.worker / big.warm.wallMs.inline)}); first job, worker starting: ${big.wallMs.worker} vs ${big.wallMs.inline} ms` });
     out.push({ name: 'the worker gives the inline result (tokens after, summaries) at every size', met: c.worker.rows.every((r) => r.sameResult), value: c.worker.rows.map((r) => `${k(r.tokens)}: ${r.sameResult ? 'same' : 'DIFFERENT'}`).join(', ') });
   }
   if (c.meter) {
@@ -173,7 +175,7 @@ export function table(c: Collected, source: string, ts: readonly Target[]): stri
   const lines: string[] = [];
   const push = (...l: string[]) => lines.push(...l);
   if (c.tokenizers) {
-    push('### Token counting (same texts, cold caches, median MB/s; ratio to the fastest other exact tokenizer)', '');
+    push('### Token counting (same texts, cold caches, MB per CPU second, median over rounds; ratio to the fastest other exact tokenizer: median of per-round ratios)', '');
     const names = Object.keys(c.tokenizers[0].mbPerSecond);
     push(`| encoding | texts | MB | ${names.join(' | ')} | ours warm | ours / fastest | differences | chars/4 error (total, median, p90) |`);
     push(`|---|---:|---:|${names.map(() => '---:').join('|')}|---:|---:|---:|---|`);
@@ -184,12 +186,12 @@ export function table(c: Collected, source: string, ts: readonly Target[]): stri
     push('');
   }
   if (c.tokenizerClasses) {
-    push('### Token counting by class of text (generated texts, cold caches, median MB/s)', '');
+    push('### Token counting by class of text (generated texts, cold caches, MB per CPU second, median over rounds; ratio: median of per-round ratios, lowest-highest round)', '');
     const names = Object.keys(c.tokenizerClasses[0].mbPerSecond);
     push(`| encoding | class | texts | MB | ${names.join(' | ')} | ours / fastest | differences |`, `|---|---|---:|---:|${names.map(() => '---:').join('|')}|---:|---:|`);
     for (const t of c.tokenizerClasses) {
       const diffs = Object.values(t.disagreements).reduce((n, d) => n + d.texts, 0);
-      push(`| ${t.encoding} | ${t.label} | ${t.texts} | ${t.megabytes} | ${names.map((n) => String(t.mbPerSecond[n])).join(' | ')} | **${x(t.ratioToFastest)}** | ${diffs} |`);
+      push(`| ${t.encoding} | ${t.label} | ${t.texts} | ${t.megabytes} | ${names.map((n) => String(t.mbPerSecond[n])).join(' | ')} | **${x(t.ratioToFastest)}** (${x(t.ratioRange[0])}-${x(t.ratioRange[1])}) vs ${t.fastestOther} | ${diffs} |`);
     }
     push('');
   }
@@ -208,9 +210,12 @@ export function table(c: Collected, source: string, ts: readonly Target[]): stri
     push(`| memory held | ${Object.values(f.bytes).map((b) => `${(b / 1e6).toFixed(1)} MB`).join(' | ')} |`, '');
   }
   if (c.worker) {
-    push(`### A manual compaction by the service: on the extension host's thread or in the worker (median of ${c.worker.reps}; the service uses the worker from ${k(c.worker.workerMinTokens)} tokens)`, '');
-    push('| context | messages | longest block inline, ms (median; max) | longest block with the worker, ms (median; max) | wall inline, ms | wall worker, ms | tokens after | same result | progress reports |', '|---:|---:|---:|---:|---:|---:|---:|---|---:|');
-    for (const r of c.worker.rows) push(`| ${k(r.tokens)} tokens | ${k(r.messages)} | ${r.blockMs.inline}; ${r.blockMsMax.inline} | **${r.blockMs.worker}; ${r.blockMsMax.worker}** | ${r.wallMs.inline} | ${r.wallMs.worker} | ${k(r.tokensAfter)} | ${r.sameResult ? 'yes' : 'no'} | ${r.progressReports} |`);
+    push(`### A manual compaction by the service: on the extension host's thread or in the session's worker (median of ${c.worker.reps}; the service uses the worker from ${k(c.worker.workerMinTokens)} tokens)`, '');
+    push('First job: the worker starts, builds its table and is sent the whole context. Warm job: the checkpoint restored, the same context compacted again on the same service (the worker holds the messages: nothing is sent but the run).', '');
+    push('| context | messages | job | longest block inline, ms (median; max) | longest block with the worker, ms (median; max) | wall inline, ms | wall worker, ms | tokens after | same result | progress reports |', '|---:|---:|---|---:|---:|---:|---:|---:|---|---:|');
+    for (const r of c.worker.rows) {
+      for (const [name, j] of [['first', r], ['warm', r.warm]] as const) push(`| ${k(r.tokens)} tokens | ${k(r.messages)} | ${name} | ${j.blockMs.inline}; ${j.blockMsMax.inline} | **${j.blockMs.worker}; ${j.blockMsMax.worker}** | ${j.wallMs.inline} | **${j.wallMs.worker}** | ${k(r.tokensAfter)} | ${r.sameResult ? 'yes' : 'no'} | ${r.progressReports} |`);
+    }
     push('');
   }
   if (c.meter) {

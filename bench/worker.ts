@@ -1,14 +1,15 @@
 /**
  * A large manual compaction run by the context service as the extension runs it, with the
- * compaction on the extension host's thread (`compactionThread: 'inline'`) and in the worker thread
- * (`'worker'`, what `auto` picks at this size), side by side in one run: the longest block of the
- * calling thread's event loop while the compaction runs (`perf_hooks.monitorEventLoopDelay`, 1 ms
- * resolution), the wall time to the outcome, and whether both give the same result (tokens after,
- * checkpoint summaries). Each run gets a fresh service over freshly generated messages (the same
- * seed), so no run profits from what an earlier one cached per message. Contenders are interleaved.
- *
- * Also the smallest sizes: the wall time of a compaction inline and in a worker at a few context
- * sizes, behind `WORKER_MIN_TOKENS` (the size from which `auto` uses the worker).
+ * compaction on the extension host's thread (`compactionThread: 'inline'`) and in the session's
+ * worker thread (`'worker'`, what `auto` picks at this size), side by side in one run. Each run is
+ * two jobs on one service: the first compaction (the worker starts, loads its table and is sent the
+ * whole context), then the checkpoint is restored (the same messages come back) and the context is
+ * compacted again (the worker is warm: its table is built, it holds the messages and their counts,
+ * and is sent only what it has not seen). For each job: the longest block of the calling thread's
+ * event loop (`perf_hooks.monitorEventLoopDelay`, 1 ms resolution), the wall time to the outcome,
+ * and whether every run gives the same result (tokens after, checkpoint summaries). Each run gets a
+ * fresh service over freshly generated messages (the same seed), so no run profits from what an
+ * earlier one cached per message. Contenders are interleaved.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,27 +24,42 @@ import { generateSession } from './corpus';
 import { median, sig } from './stats';
 
 type Thread = 'inline' | 'worker';
+type Job = 'first' | 'second';
 
-/** One run: ms of the longest event-loop block, ms to the outcome, and the result to compare. */
-interface Run {
+/** One job: ms of the longest event-loop block, ms to the outcome, and the result to compare. */
+interface JobRun {
   blockMs: number;
   wallMs: number;
-  tokensBefore: number;
   tokensAfter: number;
   summaries: string;
-  route: string;
   progressReports: number;
+}
+
+/** One run: both jobs on one service. */
+interface Run {
+  tokensBefore: number;
+  route: string;
+  jobs: Record<Job, JobRun>;
+}
+
+/** Medians (and the largest block) of one job over the runs, per thread. */
+export interface WorkerJobFigures {
+  blockMs: Record<Thread, number>;
+  blockMsMax: Record<Thread, number>;
+  wallMs: Record<Thread, number>;
 }
 
 export interface WorkerBenchRow {
   tokens: number;
   messages: number;
-  /** Medians over the runs, per thread. */
+  /** The first job (the worker starts cold). */
   blockMs: Record<Thread, number>;
   blockMsMax: Record<Thread, number>;
   wallMs: Record<Thread, number>;
+  /** The second job on the same service (the worker is warm). */
+  warm: WorkerJobFigures;
   tokensAfter: number;
-  /** Every worker run gave the inline run's tokens and summaries. */
+  /** Every run's first and second job gave the inline run's tokens and summaries of that job. */
   sameResult: boolean;
   /** Where the service said each run went (from its log). */
   routes: Record<Thread, string>;
@@ -54,6 +70,23 @@ export interface WorkerBench {
   rows: WorkerBenchRow[];
   reps: number;
   workerMinTokens: number;
+}
+
+/** Compacts now, measuring the longest block of this thread's event loop and the time to the outcome. */
+async function job(service: ContextService): Promise<JobRun> {
+  global.gc?.();
+  let progressReports = 0;
+  const monitor = monitorEventLoopDelay({ resolution: 1 });
+  monitor.enable();
+  const t0 = process.hrtime.bigint();
+  const outcome = await service.compactNow({ onProgress: () => progressReports++ });
+  const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  // One more turn, so the monitor sees the end of the last block.
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  monitor.disable();
+  if (!outcome.applied) throw new Error(`bench compaction not applied: ${outcome.reason}`);
+  const summaries = service.getCheckpoints().filter((c) => !c.restored).map((c) => c.summary).join('\n---\n');
+  return { blockMs: monitor.max / 1e6, wallMs, tokensAfter: outcome.tokensAfter, summaries, progressReports };
 }
 
 async function once(thread: Thread, tokens: number): Promise<Run> {
@@ -70,25 +103,20 @@ async function once(thread: Thread, tokens: number): Promise<Run> {
       tokenCounter: createTokenCounter('o200k_base'),
       compactionThread: thread,
       log: (_level, message) => {
-        if (message.startsWith('compaction runs')) route = message;
+        if (message.startsWith('compaction runs') && !route) route = message;
       },
     });
     try {
       await service.importTranscript({ source: 'bench: generated session', entries: generateSession(7, tokens) });
-      const before = service.getBudget().used;
-      global.gc?.();
-      let progressReports = 0;
-      const monitor = monitorEventLoopDelay({ resolution: 1 });
-      monitor.enable();
-      const t0 = process.hrtime.bigint();
-      const outcome = await service.compactNow({ onProgress: () => progressReports++ });
-      const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
-      // One more turn, so the monitor sees the end of the last block.
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      monitor.disable();
-      if (!outcome.applied) throw new Error(`bench compaction not applied: ${outcome.reason}`);
-      const summaries = service.getCheckpoints().map((c) => c.summary).join('\n---\n');
-      return { blockMs: monitor.max / 1e6, wallMs, tokensBefore: before, tokensAfter: outcome.tokensAfter, summaries, route, progressReports };
+      const tokensBefore = service.getBudget().used;
+      const first = await job(service);
+      // The same messages back (the user restores the checkpoint), then the same compaction again.
+      for (let cp = service.getCheckpoints().find((c) => !c.restored); cp; cp = service.getCheckpoints().find((c) => !c.restored)) await service.restoreCheckpoint(cp.id);
+      // The restore's own bookkeeping (saving, recounting) settles before the second job is timed.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      if (service.getBudget().used !== tokensBefore) throw new Error(`the restore did not bring the context back (${service.getBudget().used} tokens, not ${tokensBefore})`);
+      const second = await job(service);
+      return { tokensBefore, route, jobs: { first, second } };
     } finally {
       service.dispose();
     }
@@ -106,22 +134,25 @@ export async function benchWorker(sizes: readonly number[], reps: number, log: (
       const order: Thread[] = k % 2 === 0 ? ['inline', 'worker'] : ['worker', 'inline'];
       for (const thread of order) runs[thread].push(await once(thread, tokens));
     }
-    const ref = runs.inline[0];
-    const sameResult = [...runs.inline, ...runs.worker].every((r) => r.tokensAfter === ref.tokensAfter && r.summaries === ref.summaries);
-    const pick = (f: (r: Run) => number) => ({ inline: sig(median(runs.inline.map(f))), worker: sig(median(runs.worker.map(f))) });
+    const ref = runs.inline[0].jobs.first;
+    const both = [...runs.inline, ...runs.worker];
+    const sameResult = (['first', 'second'] as const).every((j) => both.every((r) => r.jobs[j].tokensAfter === runs.inline[0].jobs[j].tokensAfter && r.jobs[j].summaries === runs.inline[0].jobs[j].summaries));
+    const figures = (j: Job): WorkerJobFigures => {
+      const pick = (f: (r: JobRun) => number, over: (xs: number[]) => number) => ({ inline: sig(over(runs.inline.map((r) => f(r.jobs[j])))), worker: sig(over(runs.worker.map((r) => f(r.jobs[j])))) });
+      return { blockMs: pick((r) => r.blockMs, median), blockMsMax: pick((r) => r.blockMs, (xs) => Math.max(...xs)), wallMs: pick((r) => r.wallMs, median) };
+    };
     const row: WorkerBenchRow = {
-      tokens: ref.tokensBefore,
+      tokens: runs.inline[0].tokensBefore,
       messages: generateSession(7, tokens).length,
-      blockMs: pick((r) => r.blockMs),
-      blockMsMax: { inline: sig(Math.max(...runs.inline.map((r) => r.blockMs))), worker: sig(Math.max(...runs.worker.map((r) => r.blockMs))) },
-      wallMs: pick((r) => r.wallMs),
+      ...figures('first'),
+      warm: figures('second'),
       tokensAfter: ref.tokensAfter,
       sameResult,
       routes: { inline: runs.inline[0].route, worker: runs.worker[0].route },
-      progressReports: runs.worker[0].progressReports,
+      progressReports: runs.worker[0].jobs.first.progressReports,
     };
     rows.push(row);
-    log(`worker ${row.tokens} tokens: block inline ${row.blockMs.inline} ms, worker ${row.blockMs.worker} ms; wall ${row.wallMs.inline} / ${row.wallMs.worker} ms; same result ${sameResult}`);
+    log(`worker ${row.tokens} tokens: block inline ${row.blockMs.inline} ms, worker ${row.blockMs.worker} / warm ${row.warm.blockMs.worker} ms; wall inline ${row.wallMs.inline} / ${row.warm.wallMs.inline}, worker ${row.wallMs.worker} / warm ${row.warm.wallMs.worker} ms; same result ${sameResult}`);
   }
   return { rows, reps, workerMinTokens: WORKER_MIN_TOKENS };
 }

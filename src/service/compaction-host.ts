@@ -6,6 +6,7 @@ import type { BudgetConfig, CompactionResult, ContextItem, Summarizer, ToolSchem
 import type { TokenMeter } from '../compaction/meter';
 import type { CheckpointRecord, RestoredOverflow } from './api';
 import type { ReattachConfig } from './reattach-step';
+import type { CompactionWorker } from './compaction-worker/session-worker';
 
 /** What the coordinator needs from its owner. */
 export interface CompactionHost {
@@ -62,6 +63,8 @@ export interface CompactionsOptions {
   maxImages?: number;
   /** Where compactions run (`prepareOffThread`'s mode); default `auto`. */
   thread?: 'auto' | 'inline' | 'worker';
+  /** The session's compaction worker (kept warm between runs); without it each run starts its own. */
+  worker?: CompactionWorker;
 }
 
 /** Counters for the demo and the tests. */

@@ -160,6 +160,12 @@ export class Compactions {
     this.flushQueue({ kind: 'cancelled' });
   }
 
+  /** Cancels everything and stops the compaction worker (service dispose). */
+  dispose(): void {
+    this.cancel();
+    this.options.worker?.dispose();
+  }
+
   /** Waits for background preparation to settle (tests and orderly shutdown). */
   async idle(): Promise<void> {
     await this.ahead.preparing?.promise;
@@ -307,7 +313,7 @@ export class Compactions {
             reserveTokens: reattach?.reserve,
             signal,
           },
-        }, { mode: this.options.thread, onProgress: options.onProgress, onRoute: (route, why) => this.host.log('debug', `compaction runs ${route === 'worker' ? 'in a worker' : 'inline'}: ${why}`) }),
+        }, { mode: this.options.thread, worker: this.options.worker, onProgress: options.onProgress, onRoute: (route, why) => this.host.log('debug', `compaction runs ${route === 'worker' ? 'in a worker' : 'inline'}: ${why}`) }),
         signal,
       );
       const prepared = 'applied' in planned ? planned : applyReattach(planned, items, reattach, this.host.meter, this.host.tools());

@@ -88,7 +88,7 @@ export class PrepareAhead {
         meter: this.host.meter,
         summarizer: this.host.summarizer,
         options: { budget: { ...budget, compactTo }, trigger: 'auto', keepRecentSteps: this.host.keepRecentSteps, maxSummaryCalls: this.host.maxSummaryCalls, userBudget: this.host.userBudget, summaryBudget: this.host.summaryBudget, force: true, maxEstimatedAfter, signal },
-      }, { mode: this.options.thread }),
+      }, { mode: this.options.thread, worker: this.options.worker }),
       signal,
     ).then(
       (prepared) => {

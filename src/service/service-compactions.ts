@@ -9,6 +9,7 @@ import type { ContextServiceOptions } from './api';
 import type { CompactionHost } from './compaction-host';
 import { Compactions } from './compactions';
 import { readReattachFiles } from './reattach-files';
+import { compactionWorkerFile, CompactionWorker } from './compaction-worker/runner';
 
 /** The parts of a {@link CompactionHost} that the service holds (state, meter, summarizer, events). */
 export type ServiceCompactionParts = Pick<
@@ -29,6 +30,8 @@ export type CompactionSettings = Pick<
  * `confirmCompactRestored` callback nobody can be asked, so restored messages are not compacted again.
  */
 export function serviceCompactions(options: CompactionSettings, parts: ServiceCompactionParts): Compactions {
+  // The session's compaction worker: started by the first large compaction, stopped on dispose or idle.
+  const workerFile = options.compactionThread === 'inline' ? undefined : compactionWorkerFile();
   return new Compactions(
     {
       ...parts,
@@ -44,6 +47,6 @@ export function serviceCompactions(options: CompactionSettings, parts: ServiceCo
       },
       confirmCompactRestored: (info) => options.confirmCompactRestored?.(info) ?? Promise.resolve(false),
     },
-    { prepareAheadMargin: options.prepareAheadMargin ?? 0.1, timeoutMs: options.compactionTimeoutMs ?? 120_000, maxImages: options.maxImagesPerRequest, thread: options.compactionThread },
+    { prepareAheadMargin: options.prepareAheadMargin ?? 0.1, timeoutMs: options.compactionTimeoutMs ?? 120_000, maxImages: options.maxImagesPerRequest, thread: options.compactionThread, worker: workerFile ? new CompactionWorker(workerFile) : undefined },
   );
 }

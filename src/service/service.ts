@@ -342,6 +342,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     if (this.disposed) return;
     this.cancel();
     this.disposed = true;
+    this.compactions.dispose();
     this.files.close();
     this.disposeEvents();
   }

@@ -1,11 +1,13 @@
 /**
  * "Compact into a handoff": the watched agent's current context compacted the way ContextKeeper
  * compacts its own (extractive, no model), rendered as Markdown that a fresh session of any agent can
- * start from. Pure: takes the context, returns text; writing or copying it is the caller's job.
+ * start from. Takes the context, returns text; writing or copying it is the caller's job. A large
+ * context is compacted in a worker thread (`prepareOffThread`), with progress and cancel.
  */
 import type { ChatMessage, ContextItem, ToolSchema } from '../compaction/types';
 import type { TokenMeter } from '../compaction/meter';
-import { compact } from '../compaction/compactor';
+import { commitPrepared, type CompactInput } from '../compaction/compactor';
+import { prepareOffThread, type OffThreadOptions } from '../service/compaction-worker/runner';
 import { ExtractiveSummarizer } from '../compaction/extractive';
 import { contentText as textOf } from '../compaction/text';
 import { maskSecrets } from '../compaction/secrets';
@@ -35,8 +37,12 @@ export interface Handoff {
 /**
  * Compacts `items` down to `targetTokens` (forced, like a manual compaction) and renders the result:
  * the summary sections first, then the messages kept verbatim (latest request and newest steps).
+ * From `WORKER_MIN_TOKENS` prompt tokens the compaction runs in a worker thread (`run.worker` when
+ * given, kept warm by its owner; else one of its own), reporting progress to `run.onProgress`.
+ * @throws the signal's reason when `signal` is aborted before the handoff is ready; Error when the
+ *   worker fails (nothing is written: the caller has no handoff)
  */
-export async function buildHandoff(input: HandoffInput, signal?: AbortSignal): Promise<Handoff> {
+export async function buildHandoff(input: HandoffInput, signal?: AbortSignal, run: Pick<OffThreadOptions, 'worker' | 'onProgress' | 'onRoute' | 'mode'> = {}): Promise<Handoff> {
   const target = input.targetTokens ?? 16_000;
   const maxChars = input.maxMessageChars ?? 4_000;
   // A watcher's deferred counter estimates until its table is read: the handoff counts exactly.
@@ -44,13 +50,17 @@ export async function buildHandoff(input: HandoffInput, signal?: AbortSignal): P
   const summarizer = new ExtractiveSummarizer((t) => input.meter.countText(t), { lineAdditive: input.meter.lineAdditive });
   // A window whose 0.5 target is `target` (the compactor's thresholds are fractions of the budget);
   // the whole history is summarized, since a fresh session needs its gist, not its old tool output.
-  const result = await compact({
+  const compactInput: CompactInput = {
     items: [...input.items],
     tools: [...input.tools],
     meter: input.meter,
     summarizer,
     options: { budget: { contextWindow: target * 2, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 }, trigger: 'manual', force: true, all: true, noCollapse: true, approximateSummaryTokens: Math.floor(target / 4), keepRecentSteps: 1, signal },
-  });
+  };
+  const planned = await prepareOffThread(compactInput, run);
+  // Cancelled inline, the core returns the context unchanged: no handoff either way.
+  signal?.throwIfAborted();
+  const result = 'applied' in planned ? planned : commitPrepared(compactInput.items, planned, input.meter, compactInput.tools);
   const items = result.applied ? result.context : [...input.items];
   const lines: string[] = [`# Handoff: ${input.title}`, ''];
   lines.push(`Context of the original session: ${result.tokensBefore.toLocaleString('en-US')} prompt tokens; this handoff stands for it in about ${(result.applied ? result.tokensAfter : result.tokensBefore).toLocaleString('en-US')}.`);

@@ -8,45 +8,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { itemsFromEntries } from '../../src/compaction/context';
-import { ExtractiveSummarizer } from '../../src/compaction/extractive';
 import { TokenMeter } from '../../src/compaction/meter';
 import { createTokenCounter } from '../../src/compaction/tokenizer';
-import type { CompactionOptions, ContextItem, Entry, ToolSchema } from '../../src/compaction/types';
+import type { CompactionOptions, ContextItem } from '../../src/compaction/types';
 import { prepareOffThread, WORKER_MIN_TOKENS } from '../../src/service/compaction-worker/runner';
-import { generateConversation, rng } from '../support/generate';
+import { generateConversation } from '../support/generate';
+import { budget, meter, normalized, session, summarizer, tools } from './worker-fixtures';
 import { text } from '../../src/modelserver/replies';
 import { serviceFixture } from './fixtures';
-
-const meter = new TokenMeter({ counter: createTokenCounter('o200k_base') });
-const summarizer = new ExtractiveSummarizer((t) => meter.countText(t), { lineAdditive: meter.lineAdditive });
-const tools: ToolSchema[] = [{ type: 'function', function: { name: 'read_file', description: 'Reads a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } } }];
-
-/** A coding session of `turns` turns (requests, tool calls, long tool results), ids `m0`, `m1`, … */
-function session(seed: number, turns: number): Entry[] {
-  const r = rng(seed);
-  const words = ['parser', 'token', 'window', 'fix', 'the', 'failing', 'test', 'src/app.ts', 'refactor', 'because', 'error', 'never', 'export', 'function', 'value'];
-  const line = (n: number) => Array.from({ length: n }, () => words[Math.floor(r() * words.length)]).join(' ');
-  const out: Entry['message'][] = [{ role: 'system', content: `You are a coding agent. ${line(40)}` }];
-  for (let t = 0; t < turns; t++) {
-    out.push({ role: 'user', content: `Please ${line(12)}. Never change the public API.` });
-    const id = `call_${t}`;
-    out.push({ role: 'assistant', content: line(10), tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path: `src/f${t}.ts` }) } }] });
-    out.push({ role: 'tool', tool_call_id: id, content: Array.from({ length: 30 }, () => line(14)).join('\n') });
-    out.push({ role: 'assistant', content: `Done: ${line(20)}` });
-  }
-  return out.map((message, i) => ({ id: `m${i}`, message }));
-}
-
-/** A result as JSON with what differs between any two runs (checkpoint ids, clock) made positional. */
-function normalized(value: unknown): string {
-  const ids = new Map<string, string>();
-  return JSON.stringify(value, (key, v: unknown) => (key === 'time' || key === 'startedAt' ? '<clock>' : v)).replace(/ck-[0-9a-f]{8}/g, (id) => {
-    if (!ids.has(id)) ids.set(id, `ck-#${ids.size}`);
-    return ids.get(id)!;
-  });
-}
-
-const budget = (contextWindow: number) => ({ contextWindow, reservedOutput: 1_000, compactAt: 0.8, compactTo: 0.5 });
 
 test('a compaction in the worker returns what the same compaction returns inline, with the caller\'s own items as replaced', async () => {
   const cases: Array<{ items: ContextItem[]; options: CompactionOptions }> = [
@@ -88,7 +57,7 @@ test('small contexts are compacted inline, large ones in the worker', async () =
   assert.deepEqual(routes, ['inline', 'worker', 'inline']);
 });
 
-test('cancel terminates the worker and rejects with the reason; the items are untouched', async () => {
+test('cancel rejects at once with the reason; the items are untouched', async () => {
   const items = itemsFromEntries(session(6, 200));
   const before = JSON.stringify(items);
   const controller = new AbortController();

@@ -15,18 +15,29 @@ import { SummarizerError } from '../../compaction/types';
 /** The options of a run that can cross a thread (no signal, clock or callbacks). */
 export type WorkerCompactionOptions = Omit<CompactionOptions, 'signal' | 'now' | 'onDelta'>;
 
-/** Host → worker: a slice of the context, in order (large contexts are sent in several turns). */
+/**
+ * Host → worker: items the worker has not seen yet, each with the key the host gave it (`keys[k]`
+ * names `items[k]`). A large batch is sent in several messages, one per turn of the host's loop.
+ */
 export interface ItemsMessage {
   type: 'items';
+  keys: number[];
   items: ContextItem[];
 }
 
-/** Host → worker: run the compaction of the items sent so far with the extractive summarizer. */
+/**
+ * Host → worker: run job `job` over the items named by `order` (keys, in context order) with the
+ * extractive summarizer. The worker forgets every item not in `order`. `cancel[0]` becomes 1 when
+ * the host no longer wants the answer (checked before each summarized span).
+ */
 export interface RunMessage {
   type: 'run';
+  job: number;
+  order: number[];
   encoding: EncodingName;
   tools: ToolSchema[] | undefined;
   options: WorkerCompactionOptions;
+  cancel: Int32Array;
 }
 
 export type ToWorker = ItemsMessage | RunMessage;
@@ -34,6 +45,7 @@ export type ToWorker = ItemsMessage | RunMessage;
 /** Worker → host: `done` messages of the span summarized so far out of `total` (both in messages). */
 export interface ProgressMessage {
   type: 'progress';
+  job: number;
   message: string;
   done: number;
   total: number;
@@ -42,12 +54,14 @@ export interface ProgressMessage {
 /** Worker → host: the result (see {@link encodeResult}). */
 export interface DoneMessage {
   type: 'done';
+  job: number;
   result: EncodedResult;
 }
 
 /** Worker → host: the run threw (a defect, not a summarizer failure); `message` says what. */
 export interface ErrorMessage {
   type: 'error';
+  job: number;
   message: string;
 }
 

@@ -1,7 +1,8 @@
 /**
  * Runs `prepareCompaction` off the caller's thread when that is worth it: large compactions with the
  * extractive summarizer and an exact tiktoken meter go to a worker thread (./worker-main), so the
- * extension host stays responsive, reports progress and can cancel by terminating the worker. Small
+ * extension host stays responsive, reports progress and can cancel; a session's worker stays warm
+ * between runs and is sent only the messages it has not seen (./session-worker). Small
  * compactions, model summarizers (their wait is the network, already asynchronous) and counters a
  * worker cannot rebuild (estimates while the table loads, test counters) run inline. Either way the
  * result is the same: the worker runs the same core on a copy of the same items, and the replaced
@@ -9,34 +10,24 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { prepareCompaction, type CompactInput, type PreparedCompaction } from '../../compaction/compactor';
 import { ExtractiveSummarizer } from '../../compaction/extractive';
 import { tiktokenEncodingOf, type EncodingName } from '../../compaction/tokenizer';
 import type { CompactionResult } from '../../compaction/types';
-import { decodeResult, type FromWorker, type ToWorker } from './protocol';
+import { CompactionWorker, type CompactionProgress } from './session-worker';
+
+export { CompactionWorker, type CompactionProgress } from './session-worker';
 
 /**
  * Contexts of at least this many prompt tokens are compacted in a worker. Measured by
  * `npm run bench -- --only=worker` (bench/worker.ts, two shared cores): inline, the longest block of
  * the thread was about 40 ms at 9k tokens, 46 ms at 28k, 82 ms at 51k and 1.4 s at 1M; with the
  * worker 11-35 ms whatever the size (starting it, copying the context in slices, applying and
- * saving the result), but 0.1-0.4 s more to the outcome (start-up, table load, each message read
- * afresh). Below this size an inline run stays near 50 ms and answers sooner.
+ * saving the result). The session's first run in the worker takes 0.1-0.9 s more to the outcome
+ * (start-up, table load, every message sent); later runs on the warm worker are about as fast as
+ * inline. Below this size an inline run stays near 50 ms and answers sooner.
  */
 export const WORKER_MIN_TOKENS = 30_000;
-/**
- * Characters of message content per message to the worker (about 50k tokens): each message's copy is
- * made on this thread in its own turn of the event loop, a few milliseconds each.
- */
-export const CHARS_PER_MESSAGE = 200_000;
-
-/** Progress of a compaction: `done` of `total` messages summarized so far. */
-export interface CompactionProgress {
-  message: string;
-  done: number;
-  total: number;
-}
 
 /** How {@link prepareOffThread} runs. */
 export interface OffThreadOptions {
@@ -46,7 +37,12 @@ export interface OffThreadOptions {
   mode?: 'auto' | 'worker' | 'inline';
   /** Called once with where the run went and why (for the log). */
   onRoute?: (route: 'worker' | 'inline', why: string) => void;
-  /** The worker script (tests); default {@link compactionWorkerFile}. */
+  /**
+   * The session's long-lived worker (see ./session-worker): kept warm between runs and sent only
+   * the messages it has not seen. Without it a run gets a worker of its own, stopped after it.
+   */
+  worker?: CompactionWorker;
+  /** The worker script of a run without `worker` (tests); default {@link compactionWorkerFile}. */
   workerFile?: string;
 }
 
@@ -76,13 +72,13 @@ function workerEncoding(input: CompactInput): { encoding: EncodingName } | { why
 
 /**
  * `prepareCompaction(input)`, in a worker when the context is large (see the module comment).
- * Cancelling (`input.options.signal`) terminates the worker and rejects with the signal's reason;
- * the caller's context is never touched by the worker either way.
+ * Cancelling (`input.options.signal`) rejects at once with the signal's reason (the worker drops
+ * the run at its next span); the caller's context is never touched by the worker either way.
  * @throws Error when the worker fails or stops before answering (the context is unchanged).
  */
 export async function prepareOffThread(input: CompactInput, options: OffThreadOptions = {}): Promise<PreparedCompaction | CompactionResult> {
   const mode = options.mode ?? 'auto';
-  const file = options.workerFile ?? compactionWorkerFile();
+  const file = options.worker?.file ?? options.workerFile ?? compactionWorkerFile();
   const route = mode === 'inline' ? { why: 'inline run requested' } : file ? workerEncoding(input) : { why: 'the worker script is missing' };
   if ('why' in route || file === undefined) {
     const why = 'why' in route ? route.why : 'the worker script is missing';
@@ -99,74 +95,27 @@ export async function prepareOffThread(input: CompactInput, options: OffThreadOp
     }
   }
   options.onRoute?.('worker', `${input.items.length} messages`);
-  return runInWorker(input, route.encoding, file, options.onProgress);
+  return runInWorker(input, route.encoding, file, options);
 }
 
-/** One compaction in a fresh worker; see {@link prepareOffThread}. */
-function runInWorker(input: CompactInput, encoding: EncodingName, file: string, onProgress?: (p: CompactionProgress) => void): Promise<PreparedCompaction | CompactionResult> {
-  const { signal, now: _now, onDelta: _onDelta, ...options } = input.options;
+/** One compaction on `worker`, or on a worker of its own; see {@link prepareOffThread}. */
+async function runInWorker(input: CompactInput, encoding: EncodingName, file: string, options: OffThreadOptions): Promise<PreparedCompaction | CompactionResult> {
+  const { signal, now: _now, onDelta: _onDelta, ...rest } = input.options;
   void _now;
   void _onDelta;
-  const items = input.items;
-  signal?.throwIfAborted();
-  const worker = new Worker(file);
-  return new Promise<PreparedCompaction | CompactionResult>((resolve, reject) => {
-    let settled = false;
-    const finish = (end: () => void): void => {
-      if (settled) return;
-      settled = true;
-      signal?.removeEventListener('abort', onAbort);
-      end();
-      // Stopping a thread takes a few milliseconds: after the caller has its answer, in a later turn.
-      setImmediate(() => void worker.terminate());
-    };
-    const onAbort = (): void => finish(() => reject(signal?.reason));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    worker.on('message', (message: FromWorker) => {
-      if (message.type === 'progress') onProgress?.({ message: message.message, done: message.done, total: message.total });
-      else if (message.type === 'error') finish(() => reject(new Error(`the compaction worker failed: ${message.message}`)));
-      else {
-        finish(() => {
-          try {
-            resolve(decodeResult(message.result, items, (m, tokens) => input.meter.remember(m, tokens)));
-          } catch (error) {
-            reject(error);
-          }
-        });
-      }
+  const worker = options.worker ?? new CompactionWorker(file);
+  try {
+    return await worker.run({
+      items: input.items,
+      encoding,
+      tools: input.tools ? [...input.tools] : undefined,
+      options: rest,
+      signal,
+      onProgress: options.onProgress,
+      remember: (m, tokens) => input.meter.remember(m, tokens),
     });
-    worker.on('error', (error) => finish(() => reject(new Error(`the compaction worker crashed: ${error.message}`))));
-    worker.on('exit', (code) => finish(() => reject(new Error(`the compaction worker stopped (exit code ${code}) before it finished`))));
-    void send(worker, items, { type: 'run', encoding, tools: input.tools ? [...input.tools] : undefined, options: options }, () => settled).catch((error: unknown) =>
-      finish(() => reject(error)),
-    );
-  });
-}
-
-/** Posts the items in slices of about {@link CHARS_PER_MESSAGE}, one per turn of the event loop, then the run. */
-async function send(worker: Worker, items: CompactInput['items'], run: ToWorker, stopped: () => boolean): Promise<void> {
-  let at = 0;
-  while (at < items.length) {
-    // The worker's start-up work on this thread ends this turn; each slice gets one of its own.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    if (stopped()) return;
-    let end = at;
-    for (let chars = 0; end < items.length && (end === at || chars < CHARS_PER_MESSAGE); end++) chars += roughSize(items[end]);
-    const message: ToWorker = { type: 'items', items: items.slice(at, end) };
-    worker.postMessage(message);
-    at = end;
+  } finally {
+    // Stopping a thread takes a few milliseconds: after the caller has its answer, in a later turn.
+    if (!options.worker) setImmediate(() => worker.dispose());
   }
-  if (!stopped()) worker.postMessage(run);
-}
-
-/** Characters of an item's message content and tool calls (images counted by their data URL), roughly. */
-function roughSize(item: CompactInput['items'][number]): number {
-  const m = item.message as { content?: unknown; tool_calls?: Array<{ function?: { arguments?: string } }> };
-  let n = 64;
-  if (typeof m.content === 'string') n += m.content.length;
-  else if (Array.isArray(m.content)) {
-    for (const part of m.content as Array<{ text?: string; image_url?: { url?: string } }>) n += (part.text?.length ?? 0) + (part.image_url?.url?.length ?? 0) + 32;
-  }
-  for (const call of m.tool_calls ?? []) n += (call.function?.arguments?.length ?? 0) + 64;
-  return n;
 }
