@@ -6,7 +6,9 @@
  * (the reference cost activation must not pay); with `--count` it counts `Map.prototype.set` calls
  * instead of timing (building a rank table makes about 200,000; activation should make few).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import Module from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 /** A value for any API the stub does not model: callable, constructible, every property another stub. */
@@ -71,6 +73,9 @@ function vscodeStub(): Record<string, unknown> {
   return stub;
 }
 
+const storageFolder = mkdtempSync(path.join(tmpdir(), 'ck-bench-storage-'));
+process.on('exit', () => rmSync(storageFolder, { recursive: true, force: true }));
+
 function context(extensionPath: string): unknown {
   const memento = { get: (_k: string, d?: unknown) => d, update: async () => {}, keys: () => [], setKeysForSync: () => {} };
   return new Proxy(
@@ -82,7 +87,8 @@ function context(extensionPath: string): unknown {
       extension: { packageJSON: { version: '0.0.0-bench' } },
       extensionPath,
       extensionUri: anything('extensionUri'),
-      globalStorageUri: anything('globalStorageUri'),
+      // A real folder: activation derives the sessions folder from it.
+      globalStorageUri: { fsPath: storageFolder, scheme: 'file' },
       storageUri: undefined,
       logUri: anything('logUri'),
     },
