@@ -7,6 +7,7 @@ import type { TemplateResult } from 'lit-html';
 import type { ApprovalView, BudgetView, CheckpointView, ErrorView, PreviewView, SessionView, ViewState, WebviewMessage } from '../src/views/protocol.js';
 import { cssProps } from './css-props.js';
 import { localTime, tokens } from './format.js';
+import { READ_ONLY_NOTICE } from '../src/views/item-labels.js';
 import { gaugeGeometry, recordedPromptNote, windowOriginNote, type GaugeGeometry } from '../src/views/gauge-geometry.js';
 import type { Ui } from './transcript.js';
 
@@ -157,7 +158,7 @@ function approvalCard(ui: Ui, approval: ApprovalView): TemplateResult {
 export function banners(ui: Ui, view: ViewState): TemplateResult {
   return html`<div class="banners">
     ${view.error ? errorCard(ui, view.error) : nothing}
-    ${view.readOnly ? html`<div class="card info" data-test="read-only">${icon('lock')} A recording, opened for inspection: compacting it changes only this copy, never the file.
+    ${view.readOnly ? html`<div class="card info" data-test="read-only">${icon('lock')} ${READ_ONLY_NOTICE}
         <div class="actions">${button(ui, 'Continue in a new task', 'debug-continue', { type: 'continueInNewTask' }, { test: 'continue-in-new-task' })}</div></div>` : nothing}
     ${view.preview ? previewCard(ui, view.preview) : nothing}
     ${view.approvals.map((a) => approvalCard(ui, a))}
