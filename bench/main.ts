@@ -45,8 +45,8 @@ async function main(): Promise<void> {
     const texts = sessions.flatMap((s) => s.entries.flatMap((e) => messageTexts(e.message)));
     // Every third text (about 1.2 MB of the 3.7 MB of transcript text) keeps the run short.
     const sample = texts.filter((_, i) => i % 3 === 0);
-    results.tokenizers = [benchTokenizers(sample, 'o200k_base', quick ? 3 : 7), benchTokenizers(sample, 'cl100k_base', quick ? 3 : 5)];
-    results.tokenizerClasses = [...benchClasses('o200k_base', quick ? 3 : 7), ...benchClasses('cl100k_base', quick ? 3 : 5)];
+    results.tokenizers = [benchTokenizers(sample, 'o200k_base', quick ? 3 : 7), benchTokenizers(sample, 'cl100k_base', quick ? 3 : 7)];
+    results.tokenizerClasses = [...benchClasses('o200k_base', quick ? 3 : 9), ...benchClasses('cl100k_base', quick ? 3 : 9)];
     log('tokenizer classes done');
     results.longPieces = [benchLongPieces('o200k_base', quick ? 4200 : 8200), benchLongPieces('cl100k_base', quick ? 4200 : 8200)];
     freeTokenizers();

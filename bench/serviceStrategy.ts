@@ -3,11 +3,12 @@
  * is played call by call through the context service's own compaction coordinator
  * (`serviceCompactions`, the same factory and defaults `ContextService` uses): at every model call
  * the agent's safe point runs (the automatic trigger at `compactAt`, the hysteresis target
- * `compactTo`, the guard, a summary prepared ahead from `compactAt − 0.1`), and a request still over
- * the window goes through the service's context-length path (`afterOverflow`), as a provider refusal
- * would. Only the coordinator's owner is replaced: the context lives in an array, a commit replaces
- * it, and files to re-attach are read from an empty workspace (a recording has none, so none are
- * re-attached; the plan keeps no room for them).
+ * `compactTo`, the guard, a summary prepared ahead from `compactAt − 0.1` once the next call may
+ * reach the trigger), and a request still over the window goes through the service's
+ * context-length path (`afterOverflow`), as a provider refusal would. Only the coordinator's owner
+ * is replaced: the context lives in an array, a commit replaces it, and files to re-attach are read
+ * from an empty workspace (a recording has none, so none are re-attached; the plan keeps no room for
+ * them).
  *
  * A summary prepared ahead is taken to finish before the next model call (the preparation runs
  * while the agent's model answers); it is billed against the agent's previous request, so the
@@ -32,7 +33,9 @@ import { CostRecorder, finish, type StrategyReport } from './strategies';
 export const DEFAULT_BUDGET = { compactAt: DEFAULT_COMPACT_AT, compactTo: DEFAULT_COMPACT_TO } as const;
 
 /** Set CK_ECON_TRACE=1 to print each compaction and summary request (stderr). */
-const TRACE = process.env.CK_ECON_TRACE === '1';
+const TRACE = process.env.CK_ECON_TRACE === '1' || process.env.CK_ECON_TRACE === '2';
+/** CK_ECON_TRACE=2 adds the coordinator's debug lines. */
+const TRACE_DEBUG = process.env.CK_ECON_TRACE === '2';
 
 /** Passes every request to `inner` and adds up the model calls and tokens of every reply. */
 class CountingSummarizer implements Summarizer {
@@ -47,8 +50,14 @@ class CountingSummarizer implements Summarizer {
     return this.inner.contextWindow;
   }
   async summarize(request: SummaryRequest): Promise<SummaryResult> {
+    const priced = this.inner instanceof PricedSummarizer ? this.inner.bill : undefined;
+    const before = priced ? { calls: priced.calls, prefix: priced.prefixCalls } : undefined;
     const result = await this.inner.summarize(request);
-    if (TRACE) console.error(`    summarize ${request.items.length} items, asked ${request.approximateSummaryTokens} tokens: ${result.usage?.calls ?? 0} call(s), ${result.usage?.prefixCalls ?? 0} over the prefix`);
+    if (TRACE) {
+      const calls = priced && before ? priced.calls - before.calls : (result.usage?.calls ?? 0);
+      const prefix = priced && before ? priced.prefixCalls - before.prefix : (result.usage?.prefixCalls ?? 0);
+      console.error(`    summarize ${request.items.length} items, asked ${request.approximateSummaryTokens} tokens: ${calls} call(s), ${prefix} over the prefix`);
+    }
     this.calls += Math.max(1, result.usage?.calls ?? 0);
     this.input += result.usage?.promptTokens ?? 0;
     this.output += result.usage?.completionTokens ?? 0;
@@ -90,7 +99,7 @@ export async function runContextKeeper(entries: readonly Entry[], meter: TokenMe
       },
       setBusy: () => undefined,
       log: (level, message) => {
-        if (TRACE && level !== 'debug') console.error(`  call ${rec.calls + 1}: ${message}`);
+        if (TRACE && (TRACE_DEBUG || level !== 'debug')) console.error(`  call ${rec.calls + 1}: ${message}`);
       },
     },
   );

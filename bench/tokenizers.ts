@@ -6,12 +6,18 @@
  * Throughput is measured cold: every cache (ours, gpt-tokenizer's merge cache) is emptied before
  * each pass, and each pass counts every text once, as when a transcript is opened. A warm pass
  * (caches kept from the previous pass) is reported beside it for ours.
+ *
+ * Timing is robust to other work on a shared machine: the contenders run in alternating rounds
+ * (order rotated every round), each round timing every contender on the same passes in process CPU
+ * time (not wall time, so a preempted pass is not charged for the wait), and the ratio reported is the
+ * median over rounds of that round's ratio, so a neighbour's burst during one round moves one sample,
+ * not one side of the comparison.
  */
 import { clearTokenCaches, createTokenCounter, type EncodingName } from '../src/compaction/tokenizer';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { classText, longPiece, TEXT_CLASSES } from '../test/support/tokenCorpus';
-import { interleave, median, nowMs, sig } from './stats';
+import { median, nowMs, sig } from './stats';
 
 interface Exact {
   name: string;
@@ -31,18 +37,25 @@ export interface TokenizerResult {
   megabytes: number;
   /** Exact token total of all texts. */
   tokens: number;
-  /** Median MB/s (UTF-8 megabytes of text per second) per contender, cold caches. */
+  /** MB/s (UTF-8 megabytes of text per CPU second) per contender, cold caches: median over rounds. */
   mbPerSecond: Record<string, number>;
-  /** Our counter with its cache warm from the previous pass, MB/s. */
+  /** Our counter with its cache warm from the previous pass, MB/s of CPU time. */
   oursWarmMbPerSecond: number;
+  /** The other exact tokenizer with the lowest {@link ratioTo} (the fastest against ours). */
   fastestOther: string;
-  /** Ours (cold) / fastest other exact tokenizer (cold). */
+  /** Our speed / the fastest other's (cold caches): the median over rounds of the round's ratio. */
   ratioToFastest: number;
+  /** Lowest and highest per-round ratio against {@link fastestOther}. */
+  ratioRange: [number, number];
+  /** Median per-round ratio of our speed to each other contender's. */
+  ratioTo: Record<string, number>;
+  /** Rounds, and the least CPU time each contender ran per round, in milliseconds. */
+  rounds: number;
+  minRoundMs: number;
   /** Texts whose count differs from ours, per contender, with the total absolute difference in tokens. */
   disagreements: Record<string, { texts: number; tokens: number; example?: string }>;
   /** characters / 4 (rounded up, per text): total relative error and median absolute per-text error. */
   charsOver4: { totalError: number; medianAbsError: number; p90AbsError: number };
-  reps: number;
 }
 
 const built = new Map<EncodingName, Exact[]>();
@@ -126,24 +139,29 @@ export function benchTokenizers(texts: readonly string[], encoding: EncodingName
   }
   errs.sort((a, b) => a - b);
 
-  const pass = (c: Exact) => () => {
+  const pass = (c: Exact): void => {
     let n = 0;
     for (let i = 0; i < texts.length; i++) n += c.count(texts[i]);
     if (n < 0) throw new Error('unreachable');
   };
-  const times = interleave(
-    cs.map((c) => ({ name: c.name, run: pass(c), before: c.clear })),
-    reps,
-    // The correctness pass above already ran every contender once.
-    { warmup: 0 },
-  );
+  // The correctness pass above already ran every contender once (JIT warm-up, tables loaded).
+  const perPass = rounds(cs, pass, reps);
   const ours = cs[0];
-  const warm = interleave([{ name: 'warm', run: pass(ours) }], Math.max(3, reps), { warmup: 0 });
+  const warm = rounds([{ name: 'warm', count: ours.count }], pass, Math.max(3, reps)).get('warm')!;
 
   const mbPerSecond: Record<string, number> = {};
-  for (const [name, ts] of times) mbPerSecond[name] = sig(megabytes / (median(ts) / 1000));
-  const others = cs.slice(1).map((c) => c.name);
-  const fastestOther = others.reduce((a, b) => (mbPerSecond[a] >= mbPerSecond[b] ? a : b));
+  for (const [name, ts] of perPass) mbPerSecond[name] = sig(megabytes / (median(ts) / 1000));
+  const ourTimes = perPass.get(ours.name)!;
+  const ratioTo: Record<string, number> = {};
+  const perRound = new Map<string, number[]>();
+  for (const c of cs.slice(1)) {
+    const theirs = perPass.get(c.name)!;
+    const rs = ourTimes.map((t, r) => theirs[r] / t);
+    perRound.set(c.name, rs);
+    ratioTo[c.name] = sig(median(rs));
+  }
+  const fastestOther = cs.slice(1).map((c) => c.name).reduce((a, b) => (ratioTo[a] <= ratioTo[b] ? a : b));
+  const fastestRounds = perRound.get(fastestOther)!;
   return {
     encoding,
     label,
@@ -151,17 +169,57 @@ export function benchTokenizers(texts: readonly string[], encoding: EncodingName
     megabytes: sig(megabytes),
     tokens,
     mbPerSecond,
-    oursWarmMbPerSecond: sig(megabytes / (median(warm.get('warm')!) / 1000)),
+    oursWarmMbPerSecond: sig(megabytes / (median(warm) / 1000)),
     fastestOther,
-    ratioToFastest: sig(mbPerSecond.ContextKeeper / mbPerSecond[fastestOther]),
+    ratioToFastest: ratioTo[fastestOther],
+    ratioRange: [sig(Math.min(...fastestRounds)), sig(Math.max(...fastestRounds))],
+    ratioTo,
+    rounds: reps,
+    minRoundMs: MIN_ROUND_MS,
     disagreements,
     charsOver4: {
       totalError: sig((est - tokens) / tokens),
       medianAbsError: sig(errs[Math.floor(errs.length / 2)] ?? 0),
       p90AbsError: sig(errs[Math.floor(errs.length * 0.9)] ?? 0),
     },
-    reps,
   };
+}
+
+/** Least CPU time per contender per round: short passes are repeated up to it, so timer and scheduler granularity stay small against it. */
+const MIN_ROUND_MS = 40;
+
+/** Process CPU time (user + system, every thread of the process) in milliseconds. */
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/**
+ * Runs `reps` rounds; in each, every contender (order rotated per round) runs `pass` after an
+ * untimed GC, repeated (with its caches cleared before each pass, untimed) until it has used at
+ * least {@link MIN_ROUND_MS} of CPU time. Returns per contender its CPU milliseconds per pass in each
+ * round (index = round), so rounds can be compared contender against contender.
+ */
+function rounds(cs: readonly Exact[], pass: (c: Exact) => void, reps: number): Map<string, number[]> {
+  const out = new Map<string, number[]>(cs.map((c) => [c.name, []]));
+  const gc = (globalThis as { gc?: () => void }).gc;
+  for (let r = 0; r < reps; r++) {
+    for (let k = 0; k < cs.length; k++) {
+      const c = cs[(k + r) % cs.length];
+      gc?.();
+      let spent = 0;
+      let passes = 0;
+      while (spent < MIN_ROUND_MS) {
+        c.clear?.();
+        const t0 = cpuMs();
+        pass(c);
+        spent += cpuMs() - t0;
+        passes++;
+      }
+      out.get(c.name)!.push(spent / passes);
+    }
+  }
+  return out;
 }
 
 /** Generated texts of every class (test/support/tokenCorpus), measured class by class on `encoding`. */

@@ -8,6 +8,7 @@
 import type { ChatMessage, ContextItem } from './types';
 import { contentText, errorLines, looksLikeError, toolCallsOf } from './text';
 import { isToolOutputText } from './text';
+import { SpanMemo } from './spanMemo';
 
 /** What happened to a file. */
 export type FileOp = 'read' | 'created' | 'edited' | 'deleted' | 'moved';
@@ -217,12 +218,16 @@ export function actionsOf(items: readonly ContextItem[]): Action[] {
   // ever grow at the end, so the length and the last item tell that it is the same list).
   const memo = listMemo.get(items);
   if (memo && memo.length === items.length && memo.last === items[items.length - 1]) return memo.actions;
-  const actions = computeActions(items);
+  // A new array holding the same span as the last one read (the next compaction over the same
+  // messages) gets the same actions for one comparison pass. Short lists (a re-attached file's
+  // call) are cheap to read and would push the long span out.
+  const actions = items.length < 256 ? computeActions(items) : lastSpan.get(items) ?? lastSpan.set(items, computeActions(items));
   listMemo.set(items, { length: items.length, last: items[items.length - 1], actions });
   return actions;
 }
 
 const listMemo = new WeakMap<readonly ContextItem[], { length: number; last: ContextItem | undefined; actions: Action[] }>();
+const lastSpan = new SpanMemo<Action[]>();
 
 function computeActions(items: readonly ContextItem[]): Action[] {
   // The last tool message answering each id (ids repeat in some recordings: the latest answer wins).

@@ -10,14 +10,14 @@
  */
 import type { ContextItem, Summarizer, SummaryRequest, SummaryResult } from './types';
 import { SummarizerError } from './types';
-import { contentText, errorLines, isToolOutputText, keyArguments, toolCallsOf } from './text';
+import { contentText, isToolOutputText, keyArguments, toolCallsOf } from './text';
 import { failureLines } from './commandErrors';
-import { typedRequestOf } from './requests';
-import { actionsOf } from './actions';
-import { buildLedger, LEDGER, VERIFY } from './ledger';
+import { assistantFacts, clip, userFacts } from './messageFacts';
+import { actionsOf, type Action } from './actions';
+import { SpanMemo } from './spanMemo';
+import { buildLedger, LEDGER, VERIFY, type LedgerLines } from './ledger';
 import { chooseRoots, expandRoots, parseRootsLine, rootsLine, shortPath, type PathRoots } from './pathRoot';
 import { LineCounter, newLineStore, SHARED_LINES, storedLines, type LineStore } from './lineCount';
-import { DECISION, isProse, ruleSentences, sentences } from './prose';
 
 /** Section headings shared by every summarizer's notes. */
 export const SECTIONS = {
@@ -56,12 +56,6 @@ function focusWords(focus: string): string[] {
 
 const TASK_LIST_TOOL = /todo|task_?list|task_?tracker|update_?plan|^plan$/i;
 
-/** One line of at most `max` characters (quotes must not bring their own headings or lists along). */
-function clip(s: string, max: number): string {
-  const t = s.replace(/\s+/g, ' ').trim();
-  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
-}
-
 /** Splits earlier notes into their sections (lines under each `## ` heading). */
 export function parseSections(text: string): Map<string, string[]> {
   const out = new Map<string, string[]>();
@@ -80,56 +74,111 @@ function toolLabel(call: { name: string; arguments: string } | undefined): strin
   return call ? `output of ${call.name} ${keyArguments(call.arguments, 100)}` : 'tool output';
 }
 
-/** What the notes take from one user message (kept per message object: messages are never mutated). */
-interface UserFacts {
-  /** Error lines of tool output sent in the user role, as note lines. */
-  errors: string[];
-  typed: string | undefined;
-  /** Sentences of the typed request that state a rule, as note lines. */
-  rules: string[];
-}
-
-/** What the notes take from one assistant message. */
-interface AssistantFacts {
-  trimmed: string;
-  decisions: string[];
-  /** The message's checklist as the latest plan, when it has one. */
-  checklist: string | undefined;
-}
-
-const userFactsCache = new WeakMap<object, UserFacts>();
-const assistantFactsCache = new WeakMap<object, AssistantFacts>();
-
-function userFacts(it: ContextItem, text: string): UserFacts {
-  const hit = userFactsCache.get(it.message);
-  if (hit) return hit;
-  const errors: string[] = [];
-  if (isToolOutputText(text)) {
-    // Tool output carried in a user message (SWE-agent observations, Cline results): quoted as such.
-    for (const e of errorLines(text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ''), 2)) errors.push(`- Error in tool output (user-role observation): "${clip(e, 240)}"`);
-  }
-  const typed = typedRequestOf(it);
+/**
+ * One reading of a span for the notes: what every message adds (rules, decisions, state, earlier
+ * summaries' lines, the latest request, call and verification). Pure in `items`.
+ */
+function scanSpan(items: readonly ContextItem[]) {
   const rules: string[] = [];
-  if (typed) for (const s of ruleSentences(typed)) rules.push(`- "${clip(s, 400)}"`);
-  const facts = { errors, typed, rules };
-  userFactsCache.set(it.message, facts);
-  return facts;
-}
-
-function assistantFacts(m: ContextItem['message'], text: string): AssistantFacts {
-  const hit = assistantFactsCache.get(m);
-  if (hit) return hit;
-  const trimmed = text.trim();
   const decisions: string[] = [];
-  let checklist: string | undefined;
-  if (trimmed) {
-    for (const s of sentences(text)) if (isProse(s) && DECISION.test(s)) decisions.push(`- agent: "${clip(s, 300)}"`);
-    const items = text.split('\n').filter((l) => /^\s*(?:[-*] \[[ xX]\]|\d+\.\s+\S)/.test(l));
-    if (items.length >= 2) checklist = `(from the agent's message) ${clip(items.join(' | '), 1500)}`;
+  const state: string[] = [];
+  const earlier: string[] = [];
+  const carried = new Map<string, string[]>();
+  const calls = new Map<string, { name: string; arguments: string }>();
+  let latestRequest: string | undefined;
+  let lastAssistant = '';
+  let lastTaskList: string | undefined;
+  let lastVerify: string | undefined;
+  let lastCommandError: string | undefined;
+  let carriedCurrent: string[] = [];
+  // Named folders the ledger's paths are written from: the first earlier summary's, more chosen below.
+  let carriedRoots: PathRoots | undefined;
+  // Lists with a set of what they hold: a span of 100k messages adds thousands of lines.
+  const held = new Map<string[], Set<string>>();
+  const push = (list: string[], line: string) => {
+    list.push(line);
+    let set = held.get(list);
+    if (!set) held.set(list, (set = new Set()));
+    set.add(line);
+  };
+  const addOnce = (list: string[], line: string) => {
+    if (!held.get(list)?.has(line)) push(list, line);
+  };
+  let lastCallOf: { name: string; arguments: string } | undefined;
+  let lastVerifyOf: { call: { name: string; arguments: string }; text: string } | undefined;
+  const commandOutputs: Array<{ call: { name: string; arguments: string }; text: string }> = [];
+
+  for (const it of items) {
+    const m = it.message;
+    if (it.kind === 'summary') {
+      const body = contentText(m);
+      const sec = parseSections(body);
+      const ours = [SECTIONS.rules, SECTIONS.current, SECTIONS.files, SECTIONS.constraints, SECTIONS.objective, SECTIONS.completed].some((h) => sec.has(h));
+      if (!ours) {
+        // A summary in another shape (written by a recording agent): keep its opening, whole lines.
+        earlier.push(...body.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('[Summary of')).slice(0, 40).map((l) => `> ${clip(l, 300)}`));
+        continue;
+      }
+      for (const l of sec.get(SECTIONS.rules) ?? []) addOnce(rules, l);
+      for (const l of sec.get(SECTIONS.constraints) ?? []) if (l.startsWith('- User:')) addOnce(rules, l);
+      for (const l of sec.get(SECTIONS.decisions) ?? []) addOnce(decisions, l);
+      const theirs = (sec.get(SECTIONS.current) ?? []).map(parseRootsLine).find((r) => r !== undefined);
+      carriedRoots ??= theirs;
+      // Lines written from other folder names are written out in full: they stay right whatever this summary names.
+      const other = theirs && theirs !== carriedRoots ? theirs : undefined;
+      for (const h of [LEDGER.files, LEDGER.commands, LEDGER.errors]) {
+        const lines = sec.get(h) ?? [];
+        carried.set(h, [...(carried.get(h) ?? []), ...(other && h !== LEDGER.commands ? lines.map((l) => expandRoots(other, l)) : lines)]);
+      }
+      const cur = sec.get(SECTIONS.current);
+      if (cur) carriedCurrent = cur.filter((l) => parseRootsLine(l) === undefined).map((l) => (other ? expandRoots(other, l) : l));
+      for (const l of sec.get(SECTIONS.earlier) ?? []) earlier.push(l);
+      continue;
+    }
+    const text = contentText(m);
+    if (m.role === 'user') {
+      const facts = userFacts(it, text);
+      for (const e of facts.errors) addOnce(state, e);
+      if (facts.typed === undefined) continue;
+      latestRequest = facts.typed;
+      for (const r of facts.rules) addOnce(rules, r);
+    } else if (m.role === 'assistant') {
+      const facts = assistantFacts(m, text);
+      if (facts.trimmed) {
+        lastAssistant = facts.trimmed;
+        for (const d of facts.decisions) addOnce(decisions, d);
+        if (facts.checklist !== undefined) lastTaskList = facts.checklist;
+      }
+      for (const c of toolCallsOf(m)) {
+        calls.set(c.id, c);
+        lastCallOf = c;
+        if (TASK_LIST_TOOL.test(c.name)) lastTaskList = `(${c.name}) ${c.arguments.length > 2000 ? `${c.arguments.slice(0, 1999)}…` : c.arguments}`;
+      }
+    } else if (m.role === 'tool') {
+      const call = calls.get((m as { tool_call_id?: string }).tool_call_id ?? '');
+      // Only the newest command output with failure lines is quoted: read from the end, below.
+      if (call && SHELL_CALL.test(call.name)) commandOutputs.push({ call, text });
+      // Only the last verification run is quoted: its end is read once, below. Only commands
+      // verify: a file written with "npm test" in it is not a test run.
+      if (call && SHELL_CALL.test(call.name) && VERIFY.test(call.arguments)) lastVerifyOf = { call, text };
+    } else if (m.role === 'system' || m.role === 'developer') {
+      if (text.trim()) push(state, `- System note: ${clip(text, 200)}`);
+    }
   }
-  const facts = { trimmed, decisions, checklist };
-  assistantFactsCache.set(m, facts);
-  return facts;
+  for (let k = commandOutputs.length - 1; k >= 0 && lastCommandError === undefined; k--) {
+    const { call, text } = commandOutputs[k];
+    const lines = failureLines(call.arguments, text).map((l) => clip(l, 300));
+    if (lines.length) lastCommandError = `(\`${clip(keyArguments(call.arguments, 120), 140)}\`): ${lines.map((l) => `"${l}"`).join(' | ')}`;
+  }
+  const lastCall = lastCallOf ? `${lastCallOf.name} ${keyArguments(lastCallOf.arguments, 300)}` : undefined;
+  if (lastVerifyOf) {
+    // The end of a run's output holds its verdict ("42 passed, 0 failed"): keep the end.
+    const { call, text } = lastVerifyOf;
+    const tail = text.trim().split('\n').slice(-3).join(' | ').replace(/\s+/g, ' ');
+    lastVerify = `${call.name} ${keyArguments(call.arguments, 200)} → ${tail.length > 160 ? `…${tail.slice(-159)}` : tail}`;
+  }
+
+  return { rules, decisions, state, earlier, carried, calls, latestRequest, lastAssistant, lastCall, lastTaskList, lastVerify, lastCommandError, carriedCurrent, carriedRoots };
 }
 
 /**
@@ -152,6 +201,29 @@ export class ExtractiveSummarizer implements Summarizer {
   /** Line counts of this summarizer's exact counter, kept across summaries (lineCount.ts). */
   private lineStore: LineStore = newLineStore();
 
+  /** The last span read for notes (see spanMemo.ts). */
+  private readonly scans = new SpanMemo<ReturnType<typeof scanSpan>>();
+
+  /** The last ledger built, with what it was built from (the same span again reuses it). */
+  private ledgerMemo?: { actions: readonly Action[]; carried: ReadonlyMap<string, readonly string[]>; carriedRoots: PathRoots | undefined; roots: PathRoots; ledger: LedgerLines };
+
+  /** The span's ledger and path roots; the lists are copies (the budget trims them). */
+  private ledgerOf(actions: readonly Action[], carried: ReadonlyMap<string, readonly string[]>, carriedRoots: PathRoots | undefined): LedgerLines & { roots: PathRoots } {
+    let memo = this.ledgerMemo;
+    if (!memo || memo.actions !== actions || memo.carried !== carried || memo.carriedRoots !== carriedRoots) {
+      const paths: string[] = [];
+      for (const a of actions) {
+        if (a.kind !== 'file') continue;
+        paths.push(a.path);
+        if (a.to) paths.push(a.to);
+      }
+      const roots = chooseRoots(paths, carriedRoots);
+      memo = this.ledgerMemo = { actions, carried, carriedRoots, roots, ledger: buildLedger(actions, carried, roots) };
+    }
+    const { ledger, roots } = memo;
+    return { files: ledger.files.slice(), commands: ledger.commands.slice(), errors: ledger.errors.slice(), moved: new Map(ledger.moved), edited: ledger.edited.slice(), roots };
+  }
+
   /** Never calls a model. Throws SummarizerError(`aborted`) when the signal is aborted. */
   async summarize(request: SummaryRequest): Promise<SummaryResult> {
     if (request.signal?.aborted) throw new SummarizerError('compaction cancelled', 'aborted');
@@ -161,110 +233,15 @@ export class ExtractiveSummarizer implements Summarizer {
 
   /** Builds the notes for `items`, at most `maxTokens` tokens. */
   notes(items: readonly ContextItem[], maxTokens: number, focus?: string): string {
-    const rules: string[] = [];
-    const decisions: string[] = [];
+    // The same span again (the next compaction over read messages) is read once; the lists the
+    // budget trims below are copies.
+    const scan = this.scans.get(items) ?? this.scans.set(items, scanSpan(items));
+    const { carried, calls, latestRequest, lastAssistant, lastCall, lastTaskList, lastVerify, lastCommandError, carriedCurrent, carriedRoots } = scan;
+    const [rules, decisions, state, earlier] = [scan.rules.slice(), scan.decisions.slice(), scan.state.slice(), scan.earlier.slice()];
     const current: string[] = [];
-    const state: string[] = [];
-    const earlier: string[] = [];
-    const carried = new Map<string, string[]>();
-    const calls = new Map<string, { name: string; arguments: string }>();
-    let latestRequest: string | undefined;
-    let lastAssistant = '';
-    let lastCall: string | undefined;
-    let lastTaskList: string | undefined;
-    let lastVerify: string | undefined;
-    let lastCommandError: string | undefined;
-    let carriedCurrent: string[] = [];
-    // Named folders the ledger's paths are written from: the first earlier summary's, more chosen below.
-    let carriedRoots: PathRoots | undefined;
-    // Lists with a set of what they hold: a span of 100k messages adds thousands of lines.
-    const held = new Map<string[], Set<string>>();
-    const push = (list: string[], line: string) => {
-      list.push(line);
-      let set = held.get(list);
-      if (!set) held.set(list, (set = new Set()));
-      set.add(line);
-    };
-    const addOnce = (list: string[], line: string) => {
-      if (!held.get(list)?.has(line)) push(list, line);
-    };
-    let lastCallOf: { name: string; arguments: string } | undefined;
-    let lastVerifyOf: { call: { name: string; arguments: string }; text: string } | undefined;
-    const commandOutputs: Array<{ call: { name: string; arguments: string }; text: string }> = [];
-
-    for (const it of items) {
-      const m = it.message;
-      if (it.kind === 'summary') {
-        const body = contentText(m);
-        const sec = parseSections(body);
-        const ours = [SECTIONS.rules, SECTIONS.current, SECTIONS.files, SECTIONS.constraints, SECTIONS.objective, SECTIONS.completed].some((h) => sec.has(h));
-        if (!ours) {
-          // A summary in another shape (written by a recording agent): keep its opening, whole lines.
-          earlier.push(...body.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('[Summary of')).slice(0, 40).map((l) => `> ${clip(l, 300)}`));
-          continue;
-        }
-        for (const l of sec.get(SECTIONS.rules) ?? []) addOnce(rules, l);
-        for (const l of sec.get(SECTIONS.constraints) ?? []) if (l.startsWith('- User:')) addOnce(rules, l);
-        for (const l of sec.get(SECTIONS.decisions) ?? []) addOnce(decisions, l);
-        const theirs = (sec.get(SECTIONS.current) ?? []).map(parseRootsLine).find((r) => r !== undefined);
-        carriedRoots ??= theirs;
-        // Lines written from other folder names are written out in full: they stay right whatever this summary names.
-        const other = theirs && theirs !== carriedRoots ? theirs : undefined;
-        for (const h of [LEDGER.files, LEDGER.commands, LEDGER.errors]) {
-          const lines = sec.get(h) ?? [];
-          carried.set(h, [...(carried.get(h) ?? []), ...(other && h !== LEDGER.commands ? lines.map((l) => expandRoots(other, l)) : lines)]);
-        }
-        const cur = sec.get(SECTIONS.current);
-        if (cur) carriedCurrent = cur.filter((l) => parseRootsLine(l) === undefined).map((l) => (other ? expandRoots(other, l) : l));
-        for (const l of sec.get(SECTIONS.earlier) ?? []) earlier.push(l);
-        continue;
-      }
-      const text = contentText(m);
-      if (m.role === 'user') {
-        const facts = userFacts(it, text);
-        for (const e of facts.errors) addOnce(state, e);
-        if (facts.typed === undefined) continue;
-        latestRequest = facts.typed;
-        for (const r of facts.rules) addOnce(rules, r);
-      } else if (m.role === 'assistant') {
-        const facts = assistantFacts(m, text);
-        if (facts.trimmed) {
-          lastAssistant = facts.trimmed;
-          for (const d of facts.decisions) addOnce(decisions, d);
-          if (facts.checklist !== undefined) lastTaskList = facts.checklist;
-        }
-        for (const c of toolCallsOf(m)) {
-          calls.set(c.id, c);
-          lastCallOf = c;
-          if (TASK_LIST_TOOL.test(c.name)) lastTaskList = `(${c.name}) ${c.arguments.length > 2000 ? `${c.arguments.slice(0, 1999)}…` : c.arguments}`;
-        }
-      } else if (m.role === 'tool') {
-        const call = calls.get((m as { tool_call_id?: string }).tool_call_id ?? '');
-        // Only the newest command output with failure lines is quoted: read from the end, below.
-        if (call && SHELL_CALL.test(call.name)) commandOutputs.push({ call, text });
-        // Only the last verification run is quoted: its end is read once, below. Only commands
-        // verify: a file written with "npm test" in it is not a test run.
-        if (call && SHELL_CALL.test(call.name) && VERIFY.test(call.arguments)) lastVerifyOf = { call, text };
-      } else if (m.role === 'system' || m.role === 'developer') {
-        if (text.trim()) push(state, `- System note: ${clip(text, 200)}`);
-      }
-    }
-    for (let k = commandOutputs.length - 1; k >= 0 && lastCommandError === undefined; k--) {
-      const { call, text } = commandOutputs[k];
-      const lines = failureLines(call.arguments, text).map((l) => clip(l, 300));
-      if (lines.length) lastCommandError = `(\`${clip(keyArguments(call.arguments, 120), 140)}\`): ${lines.map((l) => `"${l}"`).join(' | ')}`;
-    }
-    if (lastCallOf) lastCall = `${lastCallOf.name} ${keyArguments(lastCallOf.arguments, 300)}`;
-    if (lastVerifyOf) {
-      // The end of a run's output holds its verdict ("42 passed, 0 failed"): keep the end.
-      const { call, text } = lastVerifyOf;
-      const tail = text.trim().split('\n').slice(-3).join(' | ').replace(/\s+/g, ' ');
-      lastVerify = `${call.name} ${keyArguments(call.arguments, 200)} → ${tail.length > 160 ? `…${tail.slice(-159)}` : tail}`;
-    }
-
     const actions = actionsOf(items);
-    const roots = chooseRoots(actions.flatMap((a) => (a.kind === 'file' ? [a.path, ...(a.to ? [a.to] : [])] : [])), carriedRoots);
-    const ledger = buildLedger(actions, carried, roots);
+    const ledger = this.ledgerOf(actions, carried, carriedRoots);
+    const roots = ledger.roots;
     const named = rootsLine(roots);
     if (named) current.push(named);
     // The latest request is kept whole in the requests section that closes every summary (the

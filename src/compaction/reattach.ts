@@ -67,44 +67,75 @@ function isPartialRead(args: string): boolean {
  * The files the context touched, most recently touched first: successful reads, writes and edits of
  * the agent's tool calls (through {@link actionsOf}, so other agents' tool names count too) and files
  * re-attached by earlier compactions. A file deleted after its last touch is left out; a moved file
- * counts under its new path. Linear in the context.
+ * counts under its new path. Linear in the context; {@link CandidateScan} does the same in slices.
  */
 export function reattachCandidates(items: readonly ContextItem[]): ReattachCandidate[] {
-  const last = new Map<string, { order: number; candidate: ReattachCandidate }>();
-  let order = 0;
-  const touch = (p: string, lastOp: ReattachCandidate['lastOp'], shownBy?: string) => {
+  const scan = new CandidateScan(items);
+  scan.step(items.length);
+  return scan.candidates();
+}
+
+/**
+ * {@link reattachCandidates} in slices, so a caller on a busy thread can yield between them (at 1M
+ * tokens the whole pass takes tens of milliseconds, mostly reading tool results for errors). The
+ * outcome equals {@link reattachCandidates} over the same items.
+ */
+export class CandidateScan {
+  private readonly last = new Map<string, { order: number; candidate: ReattachCandidate }>();
+  private readonly results = new Map<string, ContextItem>();
+  private order = 0;
+  private at = 0;
+
+  constructor(private readonly items: readonly ContextItem[]) {
+    // Tool results by the call they answer: a cheap pass over roles only.
+    for (const it of items) {
+      if (it.message.role === 'tool') this.results.set((it.message as { tool_call_id?: string }).tool_call_id ?? '', it);
+    }
+  }
+
+  /** True once every item has been scanned. */
+  get done(): boolean {
+    return this.at >= this.items.length;
+  }
+
+  /** Scans up to `count` more items (in context order). */
+  step(count: number): void {
+    const end = Math.min(this.items.length, this.at + Math.max(1, count));
+    for (; this.at < end; this.at++) this.scanItem(this.items[this.at]);
+  }
+
+  /** The candidates of the items scanned so far, most recently touched first. */
+  candidates(): ReattachCandidate[] {
+    return [...this.last.values()].sort((a, b) => b.order - a.order).map((v) => v.candidate);
+  }
+
+  private touch(p: string, lastOp: ReattachCandidate['lastOp'], shownBy?: string): void {
     const key = normalizeToolPath(p);
     if (!key) return;
-    last.set(key, { order: order++, candidate: { path: key, lastOp, ...(shownBy ? { shownBy } : {}) } });
-  };
-  const resultIds = new Map<string, string>();
-  for (const it of items) {
-    if (it.message.role === 'tool') resultIds.set((it.message as { tool_call_id?: string }).tool_call_id ?? '', it.id);
+    this.last.set(key, { order: this.order++, candidate: { path: key, lastOp, ...(shownBy ? { shownBy } : {}) } });
   }
-  const byId = new Map(items.map((it) => [it.id, it] as const));
-  for (const it of items) {
+
+  private scanItem(it: ContextItem): void {
     if (it.attachedFile) {
-      touch(it.attachedFile, 'attached', it.id);
-      continue;
+      this.touch(it.attachedFile, 'attached', it.id);
+      return;
     }
-    if (it.kind === 'summary' || it.message.role !== 'assistant') continue;
+    if (it.kind === 'summary' || it.message.role !== 'assistant') return;
     for (const call of toolCallsOf(it.message)) {
       // One call at a time, with the result that answers it, so each touch keeps its own order.
-      const resultId = resultIds.get(call.id);
-      const result = resultId ? byId.get(resultId) : undefined;
+      const result = this.results.get(call.id);
       const single: ContextItem = { ...it, message: { role: 'assistant', content: null, tool_calls: [{ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }] } };
       for (const action of actionsOf(result ? [single, result] : [single])) {
         if (action.kind !== 'file' || !action.ok) continue;
-        if (action.op === 'deleted') last.delete(normalizeToolPath(action.path));
+        if (action.op === 'deleted') this.last.delete(normalizeToolPath(action.path));
         else if (action.op === 'moved') {
-          last.delete(normalizeToolPath(action.path));
-          if (action.to) touch(action.to, 'moved');
-        } else if (action.op === 'read') touch(action.path, 'read', result && !isPartialRead(call.arguments) ? result.id : undefined);
-        else touch(action.path, action.op);
+          this.last.delete(normalizeToolPath(action.path));
+          if (action.to) this.touch(action.to, 'moved');
+        } else if (action.op === 'read') this.touch(action.path, 'read', result && !isPartialRead(call.arguments) ? result.id : undefined);
+        else this.touch(action.path, action.op);
       }
     }
   }
-  return [...last.values()].sort((a, b) => b.order - a.order).map((v) => v.candidate);
 }
 
 /** The longest run of backticks in `text`, so a fence around it can be longer. */

@@ -2,11 +2,14 @@
  * Exact token counting (tiktoken's encodings), encoding chosen by model, rank tables loaded lazily.
  *
  * Counts equal js-tiktoken's `encode(text).length` on every text (tested against it and against the
- * `tiktoken` package); the merge itself is in ./bpe, the table in ./rankTable. Importing this module
+ * `tiktoken` package); the merge itself is in ./bpe, the table in ./rankTable, the split of ASCII
+ * text in ./pieces, the per-piece cache in ./pieceCache. Importing this module
  * (for example at extension activation) loads no table: the first count does.
  */
 import fs from 'node:fs';
 import { countPieceBytes } from './bpe';
+import { MAX_CACHED_CHARS, PieceCache } from './pieceCache';
+import { scanFor, type PieceScan } from './pieces';
 import { RankTable } from './rankTable';
 
 /** Encodings the meter can use. */
@@ -83,10 +86,12 @@ function shippedTable(name: EncodingName): string {
 
 interface LoadedEncoding {
   table: RankTable;
-  /** The encoding's pre-tokenizer pattern (tiktoken's `pat_str`, groups made non-capturing). */
+  /** The encoding's pre-tokenizer pattern (tiktoken's `pat_str`, groups made non-capturing), sticky. */
   pieces: RegExp;
+  /** The same split without the regex on ASCII text (./pieces), when the pattern is a known one. */
+  scan: PieceScan | undefined;
   /** Token count per pre-tokenizer piece, shared by every counter of this encoding. */
-  cache: Map<string, number>;
+  cache: PieceCache;
 }
 
 const encoders = new Map<EncodingName, LoadedEncoding>();
@@ -118,7 +123,7 @@ function nonCapturing(pattern: string): string {
 }
 
 function encodingOf(table: RankTable): LoadedEncoding {
-  return { table, pieces: new RegExp(nonCapturing(table.pattern), 'gu'), cache: new Map() };
+  return { table, pieces: new RegExp(nonCapturing(table.pattern), 'uy'), scan: scanFor(table.pattern), cache: new PieceCache() };
 }
 
 function loadEncoder(name: EncodingName): LoadedEncoding {
@@ -187,19 +192,22 @@ export function preloadEncoding(name: EncodingName): Promise<void> {
 /** Reused UTF-8 buffer of the piece being merged (grown on demand). */
 let bytes = new Uint8Array(1024);
 
-/** Writes the UTF-8 bytes of `text` into `bytes`; returns their number. Lone surrogates become U+FFFD. */
-function utf8(text: string): number {
-  if (bytes.length < text.length * 3) bytes = new Uint8Array(text.length * 3 + 16);
+/**
+ * Writes the UTF-8 bytes of `text[start .. end)` into `bytes`; returns their number. Lone surrogates
+ * become U+FFFD.
+ */
+function utf8(text: string, start: number, end: number): number {
+  if (bytes.length < (end - start) * 3) bytes = new Uint8Array((end - start) * 3 + 16);
   const out = bytes;
   let n = 0;
-  for (let i = 0; i < text.length; i++) {
+  for (let i = start; i < end; i++) {
     let c = text.charCodeAt(i);
     if (c < 0x80) out[n++] = c;
     else if (c < 0x800) {
       out[n++] = 0xc0 | (c >> 6);
       out[n++] = 0x80 | (c & 63);
     } else {
-      if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length) {
+      if (c >= 0xd800 && c < 0xdc00 && i + 1 < end) {
         const d = text.charCodeAt(i + 1);
         if (d >= 0xdc00 && d < 0xe000) {
           c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
@@ -220,44 +228,47 @@ function utf8(text: string): number {
   return n;
 }
 
-/** Tokens of one pre-tokenizer piece: exact at any length (see ./bpe). */
-function pieceTokens(enc: LoadedEncoding, piece: string): number {
+/** Tokens of the pre-tokenizer piece `text[start .. end)`: exact at any length (see ./bpe). */
+function pieceTokens(enc: LoadedEncoding, text: string, start: number, end: number): number {
   // utf8 may replace the buffer: write first, then read `bytes`.
-  const n = utf8(piece);
+  const n = utf8(text, start, end);
   return countPieceBytes(enc.table, bytes, n);
 }
 
 /**
- * Pieces longer than this many characters are counted without caching (long pieces rarely repeat).
- */
-const MAX_CACHED_PIECE = 48;
-/** The piece cache is cleared when it grows past this many entries (a few MB). */
-const MAX_CACHE_ENTRIES = 200_000;
-
-/**
  * Counts tokens exactly, piece by piece. tiktoken encodes text by splitting it with the encoding's
  * pre-tokenizer pattern and running byte-pair merges on each piece independently, so the count of a
- * text is the sum of the counts of its pieces. Code and prose repeat the same pieces (identifiers,
- * keywords, words) constantly; caching per piece skips most merges.
+ * text is the sum of the counts of its pieces. The split runs without the regex wherever the text is
+ * ASCII (./pieces) and with it, one piece at a time, elsewhere; pieces are never copied out of the
+ * text. A piece of one ASCII character is one token (every byte is one); other short pieces are
+ * looked up in the cache (code and prose repeat the same ones constantly), so most skip the merge.
  */
 function countPieces(enc: LoadedEncoding, text: string): number {
-  const pieces = text.match(enc.pieces);
-  if (pieces === null) return 0;
-  const cache = enc.cache;
+  const { cache, scan, pieces } = enc;
+  const n = text.length;
   let total = 0;
-  for (let i = 0; i < pieces.length; i++) {
-    const piece = pieces[i];
-    if (piece.length > MAX_CACHED_PIECE) {
-      total += pieceTokens(enc, piece);
-      continue;
+  let i = 0;
+  while (i < n) {
+    let end = scan === undefined ? -1 : scan(text, i);
+    if (end < 0) {
+      pieces.lastIndex = i;
+      const m = pieces.exec(text);
+      // The patterns match at every position; no match would be a bug, and would loop forever.
+      if (m === null) throw new Error(`tokenizer: the ${enc.table.size}-token encoding's pattern matched nothing at character ${i}`);
+      end = i + m[0].length;
     }
-    let n = cache.get(piece);
-    if (n === undefined) {
-      n = pieceTokens(enc, piece);
-      if (cache.size >= MAX_CACHE_ENTRIES) cache.clear();
-      cache.set(piece, n);
+    const len = end - i;
+    if (len === 1 && text.charCodeAt(i) < 0x80) total++;
+    else if (len > MAX_CACHED_CHARS) total += pieceTokens(enc, text, i, end);
+    else {
+      let c = cache.get(text, i, end);
+      if (c < 0) {
+        c = pieceTokens(enc, text, i, end);
+        cache.set(text, i, end, c);
+      }
+      total += c;
     }
-    total += n;
+    i = end;
   }
   return total;
 }

@@ -350,8 +350,9 @@ export interface ContextServiceOptions {
   confirmCompactRestored?: (info: RestoredOverflow) => Promise<boolean>;
   /**
    * Margin below `compactAt` (fraction of the base) at which the summary of the next span is prepared
-   * in the background, so that the compaction at the threshold applies without waiting. Default 0.1;
-   * 0 turns preparation off.
+   * in the background, so that the compaction at the threshold applies without waiting; inside the
+   * margin it starts once the next model call may reach the threshold (by recent growth). Default
+   * 0.1; 0 turns preparation off.
    */
   prepareAheadMargin?: number;
   /**

@@ -8,9 +8,12 @@
  * - hysteresis: automatic compaction fires at `compactAt` and aims at `compactTo` (B23); the
  *   {@link CompactionGuard} allows one automatic run per model call, backs off after failures and
  *   pauses on thrashing (B13, B21);
- * - prepared ahead: when the meter passes `compactAt − margin`, the summary of the span that will be
- *   replaced is computed in the background so that at the threshold it applies without waiting; it
- *   is discarded when the context was rewritten in between (stale);
+ * - prepared ahead: when the meter passes `compactAt − margin` and the next model call may reach the
+ *   threshold, the summary of the span that will be replaced is computed in the background so that
+ *   at the threshold it applies without waiting; it is discarded when the context was rewritten in
+ *   between (stale);
+ * - reachable: an automatic run whose never-summarised part fills the target aims just above it
+ *   (./reachable-target);
  * - atomic: cancel and timeout abort the run and leave the context and the store unchanged (B52, B55).
  */
 import type { BudgetConfig, CompactionResult, CheckpointTrigger, ContextItem } from '../compaction/types';
@@ -19,6 +22,7 @@ import { commitPrepared, type PreparedCompaction } from '../compaction/compactor
 import { prepareOffThread, type CompactionProgress } from './compaction-worker/runner';
 import { applyReattach, planReattach, reattachFiles } from './reattach-step';
 import { PrepareAhead, preparedCeiling } from './prepare-ahead';
+import { reachableBudget } from './reachable-target';
 import { ManualQueue } from './manual-queue';
 import { describeOutcome, type ServiceCompactionStatus } from './outcome';
 import type { CompactionStatus } from '../compaction/outcome';
@@ -288,7 +292,9 @@ export class Compactions {
     this.host.setBusy(trigger === 'auto' ? 'automatic compaction' : options.preview ? 'preparing a summary preview' : 'compacting');
     this.stats.summarizerRuns++;
     try {
-      const budget = options.budget ?? this.host.budget;
+      const configured = options.budget ?? this.host.budget;
+      // An automatic run aims above what it may never summarise, so its summaries get real room.
+      const budget = trigger === 'auto' ? reachableBudget(configured, items, this.host.meter, this.host.tools(), this.host.keepRecentSteps) : configured;
       // Files to re-attach are read first, so the plan keeps room for them below the target; a
       // preview gets them when it is applied.
       const reattach = options.preview ? undefined : await raceAbort(planReattach(this.host.reattach, items, budget, this.host.meter, (m) => this.host.log('warn', m), signal), signal);

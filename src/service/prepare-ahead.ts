@@ -1,8 +1,10 @@
 /**
- * Summaries prepared ahead: when the meter passes `compactAt − margin`, the summary of the span that
+ * Summaries prepared ahead: when the meter passes `compactAt − margin` and the next model call may
+ * reach the threshold (the largest growth of recent calls says so), the summary of the span that
  * will be replaced is computed in the background, so that at the threshold the compaction applies
- * without waiting for the summarizer. A prepared summary belongs to one version of the context and
- * is discarded when the context was rewritten in between (stale).
+ * without waiting for the summarizer. Started earlier than that, a summary is made for a threshold
+ * the session may never reach, or planned for less growth than comes. A prepared summary belongs
+ * to one version of the context and is discarded when the context was rewritten in between (stale).
  */
 import type { PreparedCompaction } from '../compaction/compactor';
 import { prepareOffThread } from './compaction-worker/runner';
@@ -10,6 +12,7 @@ import type { CompactionGuard } from '../compaction/guard';
 import type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
 import { raceAbort } from './compaction-outcomes';
 import { thresholds, type Thresholds } from '../compaction/budget';
+import { reachableBudget } from './reachable-target';
 
 /**
  * Most prompt tokens a summary prepared ahead may leave when it is applied at the trigger: halfway
@@ -30,6 +33,8 @@ export interface Prepared {
 export class PrepareAhead {
   /** The prepared summary waiting to be used, if any. */
   ready: Prepared | undefined;
+  /** Growth of the context between safe points, to start a preparation one model call ahead. */
+  private readonly growth = new GrowthWatch();
   /** The preparation in progress, if any. */
   preparing: { version: number; controller: AbortController; promise: Promise<void> } | undefined;
 
@@ -61,24 +66,35 @@ export class PrepareAhead {
     this.preparing = undefined;
   }
 
-  /** Starts preparing the next span's summary in the background when close to the trigger (all in tokens). */
+  /**
+   * Starts preparing the next span's summary in the background when close to the trigger (all in
+   * tokens): within the margin, and, once growth has been seen, when the next model call may reach
+   * the trigger (see {@link GrowthWatch}). Called at every safe point below the trigger.
+   */
   maybeStart(used: number, base: number, triggerTokens: number): void {
     const margin = this.options.prepareAheadMargin;
-    if (margin <= 0 || used < triggerTokens - margin * base) return;
     const version = this.host.version();
+    const nextCall = this.growth.next(used, version);
+    if (margin <= 0 || used < triggerTokens - margin * base) return;
+    // A summary made calls before it is needed is thrown away when the session stops short of the
+    // trigger, or made too early when a large step overshoots what it planned for (then re-made).
+    if (nextCall !== undefined && used + nextCall < triggerTokens) return;
     if (this.ready?.version === version || this.preparing?.version === version) return;
     if (!this.guard.mayAutoCompact().allowed) return;
     this.preparing?.controller.abort(new Error('stale'));
     const controller = new AbortController();
     const budget = this.host.budget;
-    // Aim lower by the distance still to go, so that after the context grows to the trigger the
-    // prepared compaction lands at about `compactTo`.
-    const distance = (triggerTokens - used) / base;
+    // Aim lower by the growth expected before the summary applies (the distance still to go, or
+    // more when recent calls grew by more), so that it lands at about `compactTo` then.
+    const ahead = Math.max(triggerTokens - used, nextCall ?? 0);
+    const distance = ahead / base;
     const compactTo = Math.max(0.05, Math.min(budget.compactTo - distance, budget.compactAt - 0.01));
     const items = this.host.items();
-    // The context grows by at least the distance to the trigger before the summary applies: a plan
-    // that leaves more than the ceiling less that growth would be thrown away, so it is not run.
-    const maxEstimatedAfter = preparedCeiling(thresholds(budget)) - (triggerTokens - used);
+    // The context grows by at least that before the summary applies: a plan that leaves more than
+    // the ceiling less that growth would be thrown away, so it is not run.
+    const maxEstimatedAfter = preparedCeiling(thresholds(budget)) - ahead;
+    // Above what may never be summarised, as the run at the trigger would aim (./reachable-target).
+    const aimed = reachableBudget({ ...budget, compactTo }, items, this.host.meter, this.host.tools(), this.host.keepRecentSteps, maxEstimatedAfter);
     this.stats.summarizerRuns++;
     const signal = AbortSignal.any([controller.signal, this.lifetime(), AbortSignal.timeout(this.options.timeoutMs)]);
     const promise = raceAbort(
@@ -87,7 +103,7 @@ export class PrepareAhead {
         tools: this.host.tools(),
         meter: this.host.meter,
         summarizer: this.host.summarizer,
-        options: { budget: { ...budget, compactTo }, trigger: 'auto', keepRecentSteps: this.host.keepRecentSteps, maxSummaryCalls: this.host.maxSummaryCalls, userBudget: this.host.userBudget, summaryBudget: this.host.summaryBudget, force: true, maxEstimatedAfter, signal },
+        options: { budget: aimed, trigger: 'auto', keepRecentSteps: this.host.keepRecentSteps, maxSummaryCalls: this.host.maxSummaryCalls, userBudget: this.host.userBudget, summaryBudget: this.host.summaryBudget, force: true, maxEstimatedAfter, signal },
       }, { mode: this.options.thread, worker: this.options.worker }),
       signal,
     ).then(
@@ -106,5 +122,30 @@ export class PrepareAhead {
       if (this.preparing?.controller === controller) this.preparing = undefined;
     });
     this.preparing = { version, controller, promise };
+  }
+}
+
+/** Model calls whose growth {@link GrowthWatch} remembers. */
+export const GROWTH_WINDOW = 4;
+
+/**
+ * Growth of the context between consecutive safe points of one context version (a rewrite starts
+ * afresh), in tokens. {@link GrowthWatch.next} records a reading and says how much the next model
+ * call may add: the largest growth of the last {@link GROWTH_WINDOW} calls (a step that reads a large
+ * file or runs a long command comes in one call), undefined until one growth has been seen.
+ */
+export class GrowthWatch {
+  private last: { used: number; version: number } | undefined;
+  private readonly recent: number[] = [];
+
+  next(used: number, version: number): number | undefined {
+    if (this.last?.version === version) {
+      this.recent.push(Math.max(0, used - this.last.used));
+      if (this.recent.length > GROWTH_WINDOW) this.recent.shift();
+    } else {
+      this.recent.length = 0;
+    }
+    this.last = { used, version };
+    return this.recent.length === 0 ? undefined : Math.max(...this.recent);
   }
 }

@@ -5,7 +5,7 @@
  * pure core (`compaction/reattach.ts`); this module only reads.
  */
 import type { ContextItem } from '../compaction/types';
-import { reattachCandidates, type AttachedFile } from '../compaction/reattach';
+import { CandidateScan, type AttachedFile, type ReattachCandidate } from '../compaction/reattach';
 import { resolveInside, toRelative } from '../agent/paths';
 import type { ToolHost } from '../agent/types';
 
@@ -24,7 +24,31 @@ export interface ReattachLimits {
 const MAX_CHARS_PER_TOKEN = 8;
 
 /**
- * Reads the most recently touched files of `items` (see {@link reattachCandidates}) that exist, lie
+ * Milliseconds of scanning per turn of the event loop: the scan of a 1M-token context takes tens of
+ * milliseconds on the extension host's thread, so it yields (setImmediate) after each such slice.
+ */
+export const SCAN_SLICE_MS = 8;
+
+/**
+ * {@link CandidateScan} over `items`, yielding to the event loop every {@link SCAN_SLICE_MS}; the
+ * same candidates as `reattachCandidates(items)`. Stops early (returns none) when `signal` aborts.
+ */
+export async function scanCandidates(items: readonly ContextItem[], signal?: AbortSignal): Promise<ReattachCandidate[]> {
+  const scan = new CandidateScan(items);
+  let sliceStart = performance.now();
+  while (!scan.done) {
+    scan.step(32);
+    if (!scan.done && performance.now() - sliceStart >= SCAN_SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (signal?.aborted) return [];
+      sliceStart = performance.now();
+    }
+  }
+  return scan.candidates();
+}
+
+/**
+ * Reads the most recently touched files of `items` (see `reattachCandidates`, scanned in slices by {@link scanCandidates}) that exist, lie
  * inside the workspace (real paths, symlinks resolved), are text, and alone fit `budgetTokens`
  * (`countTokens` counts a file's text, in tokens); at most `maxFiles`, most recent first, with
  * workspace-relative paths. Missing (deleted), unreadable and outside files are skipped; at most
@@ -42,7 +66,7 @@ export async function readReattachFiles(
   const out: AttachedFile[] = [];
   const seen = new Set<string>();
   let tries = 0;
-  for (const candidate of reattachCandidates(items)) {
+  for (const candidate of await scanCandidates(items, signal)) {
     if (out.length >= limits.maxFiles || tries >= limits.maxFiles * 3 || signal?.aborted) break;
     tries++;
     let absolute: string;

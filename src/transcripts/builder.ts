@@ -65,10 +65,15 @@ export class TranscriptBuilder {
     this.warnings.push(...paired.warnings);
 
     const entries: Entry[] = [];
-    const finalId = new Map<string, string>();
+    // Final ids in use; only first occurrences that had to be renamed, and the ids made by renaming,
+    // are listed apart (a recording with unique ids, the usual case, keeps no second map).
     const used = new Set<string>();
+    const renamedFirst = new Map<string, string>();
+    const madeByRename = new Set<string>();
     const boundaries: Array<{ at: number; boundary: BoundaryDraft }> = [];
-    for (const item of paired.items) {
+    const items = paired.items;
+    for (let k = 0; k < items.length; k++) {
+      const item = items[k];
       if (item.kind === 'boundary') {
         boundaries.push({ at: entries.length, boundary: item });
         continue;
@@ -79,14 +84,18 @@ export class TranscriptBuilder {
         while (used.has(`${item.id}#${n}`)) n++;
         id = `${item.id}#${n}`;
         this.warnings.push(`duplicate entry id ${item.id} renamed to ${id}`);
+        madeByRename.add(id);
+        // The first draft of this id was renamed only when its id had been made by an earlier rename.
+        if (madeByRename.has(item.id) && !renamedFirst.has(item.id)) renamedFirst.set(item.id, id);
       }
       used.add(id);
-      if (!finalId.has(item.id)) finalId.set(item.id, id);
       const entry: Entry = { id, message: item.message };
       if (Object.keys(item.meta).length) entry.meta = item.meta;
       entries.push(entry);
     }
-    const resolve = (id: string) => finalId.get(paired.alias.get(id) ?? id);
+    // Draft id -> final id of its first occurrence (undefined when no message has that draft id).
+    const firstFinal = (id: string) => renamedFirst.get(id) ?? (used.has(id) && !madeByRename.has(id) ? id : undefined);
+    const resolve = (id: string) => firstFinal(paired.alias.get(id) ?? id);
 
     const compactions: ImportedCompaction[] = [];
     let start = 0;
@@ -105,7 +114,7 @@ export class TranscriptBuilder {
       const firstKept = kept.size ? entries.findIndex((e, i) => i >= start && i < at && kept.has(e.meta?.source?.recordId ?? '')) : -1;
       start = firstKept >= 0 ? firstKept : next >= 0 ? next : at;
     }
-    const position = new Map(entries.map((e, i) => [e.id, i]));
+    const position = this.explicitCompactions.length ? positions(entries) : new Map<string, number>();
     for (const explicit of this.explicitCompactions) {
       const ids = new Set<string>();
       for (const raw of explicit.replacedIds) {
@@ -145,6 +154,13 @@ export class TranscriptBuilder {
     if (this.contextWindow) result.contextWindow = this.contextWindow;
     return result;
   }
+}
+
+/** Entry id -> index. */
+function positions(entries: readonly Entry[]): Map<string, number> {
+  const map = new Map<string, number>();
+  for (let i = 0; i < entries.length; i++) map.set(entries[i].id, i);
+  return map;
 }
 
 function isSystem(entry: Entry): boolean {

@@ -49,15 +49,56 @@ export const MAX_MESSAGE_DEPTH = 64;
  * Iterative, so hostile nesting cannot overflow the stack.
  */
 export function tooDeep(value: unknown, max = MAX_MESSAGE_DEPTH): Array<string | number> | undefined {
-  const stack: Array<{ v: unknown; path: Array<string | number> }> = [{ v: value, path: [] }];
-  while (stack.length > 0) {
-    const { v, path } = stack.pop()!;
+  // Depth first with an explicit stack of values and their depths; the path is built only for a
+  // value found too deep (most messages are a few levels deep and allocate nothing here).
+  const values: unknown[] = [value];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const v = values.pop();
+    const depth = depths.pop()!;
     if (!v || typeof v !== 'object') continue;
-    if (path.length >= max) return path;
-    if (Array.isArray(v)) v.forEach((x, k) => stack.push({ v: x, path: [...path, k] }));
-    else for (const [k, x] of Object.entries(v as Rec)) stack.push({ v: x, path: [...path, k] });
+    if (depth >= max) return pathTo(value, v, max);
+    if (Array.isArray(v)) {
+      for (let k = 0; k < v.length; k++) if (v[k] && typeof v[k] === 'object') { values.push(v[k]); depths.push(depth + 1); }
+    } else {
+      for (const k in v) {
+        if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+        const x = (v as Rec)[k];
+        if (x && typeof x === 'object') { values.push(x); depths.push(depth + 1); }
+      }
+    }
   }
   return undefined;
+}
+
+/**
+ * A copy of `m` with the fields `allowed` for its role (in their order), `changes` put in their
+ * place, and empty or null `tool_calls` left out.
+ */
+function cleanCopy(m: Rec, allowed: ReadonlySet<string>, changes: Rec): ChatMessage {
+  const copy: Rec = {};
+  for (const key of Object.keys(m)) if (allowed.has(key)) copy[key] = key in changes ? changes[key] : m[key];
+  if ('content' in changes && !('content' in copy)) copy.content = changes.content;
+  if (copy.tool_calls === null || (Array.isArray(copy.tool_calls) && copy.tool_calls.length === 0)) delete copy.tool_calls;
+  return copy as unknown as ChatMessage;
+}
+
+/** The path from `root` down to `target`, which sits `depth` levels below it. */
+function pathTo(root: unknown, target: unknown, depth: number): Array<string | number> {
+  const path: Array<string | number> = [];
+  const walk = (v: unknown, left: number): boolean => {
+    if (v === target) return left === 0;
+    if (left === 0 || !v || typeof v !== 'object') return false;
+    const keys: Array<string | number> = Array.isArray(v) ? v.map((_, k) => k) : Object.keys(v);
+    for (const k of keys) {
+      path.push(k);
+      if (walk((v as Rec)[k as string], left - 1)) return true;
+      path.pop();
+    }
+    return false;
+  };
+  walk(root, depth);
+  return path;
 }
 
 /**
@@ -75,18 +116,24 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
   if (typeof m.role !== 'string' || !ROLES.has(m.role)) throw fault([...path, 'role'], `unknown role ${JSON.stringify(m.role)}`);
   const deep = tooDeep(m);
   if (deep) throw fault([...path, ...deep.slice(0, 6)], `nested more than ${MAX_MESSAGE_DEPTH} levels deep${deep.length > 6 ? ` (at ${deep.length} levels; path shortened)` : ''}`);
-  const copy: Rec = {};
-  const out: CheckedMessage = { message: copy as unknown as ChatMessage, imageSizes: [], repairedArguments: 0, cleaned: [] };
+  // The parsed message is kept as it is when it is already clean (the usual case); a copy is made
+  // only when something is dropped, replaced or filled in, so the file's object stays as read.
+  const out: CheckedMessage = { message: m as unknown as ChatMessage, imageSizes: [], repairedArguments: 0, cleaned: [] };
+  const changes: Rec = {};
+  let changed = false;
   const allowed = FIELDS[m.role];
-  for (const [key, value] of Object.entries(m)) {
-    if (allowed.has(key)) copy[key] = value;
-    else if (value !== undefined && value !== null) out.cleaned.push(`field "${key}" is not part of a ${m.role} message; dropped`);
+  for (const key in m) {
+    if (!Object.prototype.hasOwnProperty.call(m, key) || allowed.has(key)) continue;
+    changed = true;
+    const value = m[key];
+    if (value !== undefined && value !== null) out.cleaned.push(`field "${key}" is not part of a ${m.role} message; dropped`);
   }
   const content = m.content;
   if (Array.isArray(content)) {
     const parts = PART_TYPES[m.role];
     const role = String(m.role);
-    copy.content = (content as unknown[]).map((part: unknown, k: number): unknown => {
+    let replaced = false;
+    const checked = (content as unknown[]).map((part: unknown, k: number): unknown => {
       const p = (part ?? {}) as Rec;
       if (typeof p.type !== 'string') throw fault([...path, 'content', k, 'type'], 'content part has no type');
       if (p.type === 'image_url') {
@@ -95,9 +142,14 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
         if (parts.has('image_url')) out.imageSizes.push(imageSizeFromUrl(url));
       }
       if (parts.has(p.type)) return part;
+      replaced = true;
       out.cleaned.push(`content part ${k} of type "${p.type}" cannot be sent in a ${role} message; replaced by a note`);
       return { type: 'text', text: `[${p.type} content left out]` };
     });
+    if (replaced) {
+      changes.content = checked;
+      changed = true;
+    }
   } else if (content !== null && content !== undefined && typeof content !== 'string') {
     throw fault([...path, 'content'], 'content is neither a string, null nor a list of parts');
   }
@@ -107,10 +159,14 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
   }
   if (m.role === 'tool') {
     if (typeof m.tool_call_id !== 'string' || !m.tool_call_id) throw fault([...path, 'tool_call_id'], 'tool result has no tool_call_id');
-    if (content === null || content === undefined) copy.content = '';
+    if (content === null || content === undefined) {
+      changes.content = '';
+      changed = true;
+    }
   }
   if (m.role === 'assistant' && m.tool_calls !== undefined && m.tool_calls !== null) {
     if (!Array.isArray(m.tool_calls)) throw fault([...path, 'tool_calls'], 'tool_calls is not a list');
+    let callsChanged = false;
     const calls: ToolCall[] = m.tool_calls.map((c, k) => {
       const call = (c ?? {}) as Rec;
       const fn = (call.function ?? {}) as Rec;
@@ -120,13 +176,18 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
       if (typeof args !== 'string') {
         args = JSON.stringify(args ?? {});
         out.repairedArguments++;
-      }
+      } else if (call.type === 'function') return call as unknown as ToolCall;
+      callsChanged = true;
       return { ...call, id: call.id, type: 'function', function: { ...fn, name: fn.name, arguments: args as string } };
     });
-    if (calls.length) copy.tool_calls = calls;
-    else delete copy.tool_calls;
+    if (!calls.length) changed = true;
+    else if (callsChanged) {
+      changes.tool_calls = calls;
+      changed = true;
+    }
   } else if (m.role === 'assistant' && m.tool_calls === null) {
-    delete copy.tool_calls;
+    changed = true;
   }
+  if (changed) out.message = cleanCopy(m, allowed, changes);
   return out;
 }

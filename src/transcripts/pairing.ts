@@ -28,37 +28,38 @@ export interface PairedDrafts {
   warnings: string[];
 }
 
+/**
+ * One agent step: an assistant message with calls and the results that answer them. Kept small (a
+ * recording has one per model call): the sets and maps are made only for a step that needs them.
+ */
 interface Step {
+  kind: 'step';
   assistant: MessageDraft;
   calls: string[];
-  answered: Set<string>;
+  /** Call ids answered so far: undefined until the first result, a list while short (most steps have a few calls), then a set. */
+  answered?: string[] | Set<string>;
   /** Original id -> ids given to its later duplicates inside this step, in call order. */
-  renamed: Map<string, string[]>;
+  renamed?: Map<string, string[]>;
   results: MessageDraft[];
-  attachments: MessageDraft[];
+  attachments?: MessageDraft[];
 }
 
-type Item = { step: Step } | { draft: MessageDraft } | { boundary: BoundaryDraft };
+type Item = Step | MessageDraft | BoundaryDraft;
+
+/** Positions of the results and of the calls of each id (ascending; ids may repeat across steps), and the next user/system message or boundary after each draft. */
+interface Positions {
+  resultAt: Map<string, number | number[]>;
+  callAt: Map<string, number | number[]>;
+  nextBreak: Int32Array;
+}
 
 /** Repairs tool pairing over drafts in file order. Pure; the drafts are not modified. */
 export function pairToolResults(drafts: readonly Draft[]): PairedDrafts {
   const warnings: string[] = [];
   const alias = new Map<string, string>();
-  // Positions (ascending) of the results and of the calls of each id: ids may repeat across steps.
-  const resultAt = new Map<string, number[]>();
-  const callAt = new Map<string, number[]>();
-  const nextBreak = new Array<number>(drafts.length);
-  for (let i = drafts.length - 1, brk = drafts.length; i >= 0; i--) {
-    const d = drafts[i];
-    nextBreak[i] = brk;
-    if (d.kind === 'boundary' || (d.message.role !== 'assistant' && d.message.role !== 'tool')) brk = i;
-  }
-  for (let i = 0; i < drafts.length; i++) {
-    const d = drafts[i];
-    if (d.kind !== 'message') continue;
-    if (d.message.role === 'tool') push(resultAt, d.message.tool_call_id, i);
-    for (const call of toolCallsOf(d.message)) push(callAt, call.id, i);
-  }
+  // Only a recording whose pairing needs repair looks ahead, so the position index is built then.
+  let index: Positions | undefined;
+  const positions = () => (index ??= indexPositions(drafts));
   // Results met before their call, waiting for it.
   const early = new Map<string, MessageDraft>();
 
@@ -71,7 +72,8 @@ export function pairToolResults(drafts: readonly Draft[]): PairedDrafts {
 
   const resultsStillComing = (s: Step, i: number) =>
     s.calls.some((id) => {
-      if (s.answered.has(id)) return false;
+      if (isAnswered(s, id)) return false;
+      const { resultAt, nextBreak } = positions();
       const at = firstAfter(resultAt.get(id), i);
       return at !== undefined && at < nextBreak[i];
     });
@@ -80,7 +82,7 @@ export function pairToolResults(drafts: readonly Draft[]): PairedDrafts {
     const d = drafts[i];
     if (d.kind === 'boundary') {
       step = undefined;
-      items.push({ boundary: d });
+      items.push(d);
       continue;
     }
     const role = d.message.role;
@@ -92,26 +94,25 @@ export function pairToolResults(drafts: readonly Draft[]): PairedDrafts {
         moved += registerCalls(step, d, owner, duplicates, early);
         continue;
       }
-      step = { assistant: { ...d }, calls: [], answered: new Set(), renamed: new Map(), results: [], attachments: [] };
+      // The draft itself is the step's message until a merge or a rename replaces it with a copy.
+      step = { kind: 'step', assistant: d, calls: [], results: [] };
       moved += registerCalls(step, d, owner, duplicates, early);
-      items.push({ step });
+      items.push(step);
       continue;
     }
     if (role === 'tool') {
       const callId = d.message.tool_call_id;
       const target = owner.get(callId);
       // A second result for an id that occurs twice in its step answers the renamed duplicate.
-      const renamedId = target && target.answered.has(callId) ? target.renamed.get(callId)?.find((id) => !target.answered.has(id)) : undefined;
+      const renamedId = target && isAnswered(target, callId) ? target.renamed?.get(callId)?.find((id) => !isAnswered(target, id)) : undefined;
       const answerId = renamedId ?? callId;
-      if (target && !target.answered.has(answerId)) {
+      if (target && !isAnswered(target, answerId)) {
         if (target !== step) moved++;
-        target.answered.add(answerId);
-        target.results.push(renamedId ? { ...d, message: { ...d.message, tool_call_id: renamedId } } : d);
-        if (d.attachment) target.attachments.push(d.attachment);
+        answer(target, answerId, renamedId ? { ...d, message: { ...d.message, tool_call_id: renamedId } } : d);
         continue;
       }
-      const later = callAt.get(callId);
-      if (!target && later !== undefined && later[later.length - 1] > i && !early.has(callId)) {
+      const later = target ? undefined : positions().callAt.get(callId);
+      if (!target && later !== undefined && last(later) > i && !early.has(callId)) {
         early.set(callId, d);
         continue;
       }
@@ -121,29 +122,29 @@ export function pairToolResults(drafts: readonly Draft[]): PairedDrafts {
         role: 'user',
         content: `[Tool result for ${why} (id ${callId})]\n${contentText(d.message.content)}`,
       };
-      items.push({ draft: { ...d, message: note } });
-      if (d.attachment) items.push({ draft: d.attachment });
+      items.push({ ...d, message: note });
+      if (d.attachment) items.push(d.attachment);
       step = undefined;
       continue;
     }
     step = undefined;
-    items.push({ draft: d });
+    items.push(d);
   }
 
   for (const [callId, d] of early) {
     orphans.push(callId);
-    items.push({ draft: { ...d, message: { role: 'user', content: `[Tool result for a tool call that is not in the transcript (id ${callId})]\n${contentText(d.message.content)}` } } });
+    items.push({ ...d, message: { role: 'user', content: `[Tool result for a tool call that is not in the transcript (id ${callId})]\n${contentText(d.message.content)}` } });
   }
 
   const out: Array<MessageDraft | BoundaryDraft> = [];
   const unanswered: string[] = [];
   for (const item of items) {
-    if ('boundary' in item) out.push(item.boundary);
-    else if ('draft' in item) out.push(item.draft);
+    if (item.kind !== 'step') out.push(item);
     else {
-      const s = item.step;
-      out.push(s.assistant, ...s.results, ...s.attachments);
-      for (const id of s.calls) if (!s.answered.has(id)) unanswered.push(id);
+      out.push(item.assistant);
+      for (const r of item.results) out.push(r);
+      if (item.attachments) for (const a of item.attachments) out.push(a);
+      for (const id of item.calls) if (!isAnswered(item, id)) unanswered.push(id);
     }
   }
   if (moved) warnings.push(`${moved} tool result(s) were recorded out of place and were moved next to their call`);
@@ -151,6 +152,53 @@ export function pairToolResults(drafts: readonly Draft[]): PairedDrafts {
   if (duplicates.length) warnings.push(`${duplicates.length} tool call id(s) occur twice in one step and were made unique: ${sample(duplicates)}`);
   if (unanswered.length) warnings.push(`${unanswered.length} tool call(s) have no recorded result: ${sample(unanswered)}`);
   return { items: out, alias, warnings };
+}
+
+/** Records `result` as the answer to call `id` of `step`, with the user message of images it carries. */
+function answer(step: Step, id: string, result: MessageDraft): void {
+  const answered = step.answered;
+  if (answered === undefined) step.answered = [id];
+  else if (Array.isArray(answered)) {
+    answered.push(id);
+    if (answered.length > 16) step.answered = new Set(answered);
+  } else answered.add(id);
+  step.results = append(step.results, result);
+  if (result.attachment) step.attachments = append(step.attachments ?? [], result.attachment);
+}
+
+/**
+ * `list` with `x` appended. An empty list is replaced by a one-element one: a list that grows by
+ * `push` from empty reserves room for 16, and a recording has hundreds of thousands of steps with
+ * one call and one result each.
+ */
+function append<T>(list: T[], x: T): T[] {
+  if (list.length === 0) return [x];
+  list.push(x);
+  return list;
+}
+
+function isAnswered(step: Step, id: string): boolean {
+  const answered = step.answered;
+  return answered === undefined ? false : Array.isArray(answered) ? answered.includes(id) : answered.has(id);
+}
+
+/** Where each call id is called and answered, and where each draft's run of assistant and tool messages ends. */
+function indexPositions(drafts: readonly Draft[]): Positions {
+  const resultAt = new Map<string, number | number[]>();
+  const callAt = new Map<string, number | number[]>();
+  const nextBreak = new Int32Array(drafts.length);
+  for (let i = drafts.length - 1, brk = drafts.length; i >= 0; i--) {
+    const d = drafts[i];
+    nextBreak[i] = brk;
+    if (d.kind === 'boundary' || (d.message.role !== 'assistant' && d.message.role !== 'tool')) brk = i;
+  }
+  for (let i = 0; i < drafts.length; i++) {
+    const d = drafts[i];
+    if (d.kind !== 'message') continue;
+    if (d.message.role === 'tool') push(resultAt, d.message.tool_call_id, i);
+    for (const call of toolCallsOf(d.message)) push(callAt, call.id, i);
+  }
+  return { resultAt, callAt, nextBreak };
 }
 
 /**
@@ -171,20 +219,19 @@ function registerCalls(
       duplicates.push(call.id);
       const unique = uniqueId(call.id, step);
       renameDuplicateCall(step, call.id, unique);
+      step.renamed ??= new Map();
       const list = step.renamed.get(call.id) ?? [];
       list.push(unique);
       step.renamed.set(call.id, list);
-      step.calls.push(unique);
+      step.calls = append(step.calls, unique);
       continue;
     }
     owner.set(call.id, step);
-    step.calls.push(call.id);
+    step.calls = append(step.calls, call.id);
     const result = early.get(call.id);
     if (result) {
       early.delete(call.id);
-      step.answered.add(call.id);
-      step.results.push(result);
-      if (result.attachment) step.attachments.push(result.attachment);
+      answer(step, call.id, result);
       claimed++;
     }
   }
@@ -208,15 +255,23 @@ function renameDuplicateCall(step: Step, from: string, to: string): void {
   step.assistant = { ...step.assistant, message: { ...message, tool_calls: calls } };
 }
 
-function push(map: Map<string, number[]>, key: string, at: number): void {
-  const list = map.get(key);
-  if (list) list.push(at);
-  else map.set(key, [at]);
+/** Adds position `at` under `key`: a single position is kept as a number, more as an ascending list. */
+function push(map: Map<string, number | number[]>, key: string, at: number): void {
+  const held = map.get(key);
+  if (held === undefined) map.set(key, at);
+  else if (typeof held === 'number') map.set(key, [held, at]);
+  else held.push(at);
 }
 
-/** The first position in ascending `list` greater than `i` (binary search). */
-function firstAfter(list: readonly number[] | undefined, i: number): number | undefined {
-  if (!list) return undefined;
+function last(held: number | readonly number[]): number {
+  return typeof held === 'number' ? held : held[held.length - 1];
+}
+
+/** The first position in ascending `held` greater than `i` (binary search). */
+function firstAfter(held: number | readonly number[] | undefined, i: number): number | undefined {
+  if (held === undefined) return undefined;
+  if (typeof held === 'number') return held > i ? held : undefined;
+  const list = held;
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {

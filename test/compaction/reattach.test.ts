@@ -7,7 +7,7 @@ import { ExtractiveSummarizer } from '../../src/compaction/extractive';
 import { commitPrepared, prepareCompaction, type PreparedCompaction } from '../../src/compaction/compactor';
 import { undoCheckpoint } from '../../src/compaction/context';
 import { checkContext } from '../../src/compaction/invariants';
-import { attachmentText, attachReserve, reattachCandidates, withAttachedFiles, type AttachedFile } from '../../src/compaction/reattach';
+import { attachmentText, attachReserve, CandidateScan, reattachCandidates, withAttachedFiles, type AttachedFile } from '../../src/compaction/reattach';
 import { Acalls, A, S, T, U, chars, entries, items } from '../support/conversation';
 import { quarterCounter } from '../support/generate';
 
@@ -54,6 +54,35 @@ test('candidates: a file re-attached by an earlier compaction counts as read, sh
   const attached: ContextItem = { id: 'ck-1~f1', kind: 'summary', message: U('[File re-attached ...]'), covers: [], checkpointId: 'ck-1', attachedFile: 'src/a.ts' };
   const ctx = [...items([S('sys'), U('Go on.')]), attached, ...items([Acalls([['c1', 'edit_file', args({ path: 'src/b.ts', old_text: 'x', new_text: 'y' })]]), T('c1', 'ok')]).map((i) => ({ ...i, id: `z${i.id}`, covers: [`z${i.id}`] }))];
   assert.deepEqual(reattachCandidates(ctx).map((c) => [c.path, c.lastOp, c.shownBy]), [['src/b.ts', 'edited', undefined], ['src/a.ts', 'attached', 'ck-1~f1']]);
+});
+
+test('candidates: a scan in slices of any size gives the one-pass candidates, partial ones along the way', () => {
+  const ctx = items([
+    S('sys'),
+    U('Go.'),
+    Acalls([['c1', 'read_file', args({ path: 'src/a.ts' })]]),
+    T('c1', 'export const a = 1;'),
+    Acalls([['c2', 'edit_file', args({ path: 'src/b.ts', old_text: 'x', new_text: 'y' })]]),
+    T('c2', 'Edited src/b.ts'),
+    Acalls([['c3', 'run_command', args({ command: 'rm src/a.ts' })]]),
+    T('c3', 'Exit code: 0'),
+    Acalls([['c4', 'read_file', args({ path: 'src/c.ts' })]]),
+    T('c4', 'Error: ENOENT: no such file or directory'),
+  ]);
+  const whole = reattachCandidates(ctx);
+  assert.deepEqual(whole.map((c) => c.path), ['src/b.ts']);
+  for (const size of [1, 2, 3, 7]) {
+    const scan = new CandidateScan(ctx);
+    let steps = 0;
+    while (!scan.done) {
+      scan.step(size);
+      steps++;
+      // After the first read and its result, before the deletion: the file is a candidate.
+      if (size === 1 && steps === 4) assert.deepEqual(scan.candidates().map((c) => c.path), ['src/a.ts']);
+    }
+    assert.equal(steps, Math.ceil(ctx.length / size));
+    assert.deepEqual(scan.candidates(), whole);
+  }
 });
 
 test('attachment text: labelled as current workspace contents, fenced past any backtick run, secrets masked', () => {

@@ -1,0 +1,50 @@
+/**
+ * The span kept for the next compaction: the same span again gives the notes a fresh summarizer
+ * writes (the budget's trims never reach the kept lists), and a span with one message replaced is
+ * read again, not answered from what was kept.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { TokenMeter } from '../../src/compaction/meter';
+import { ExtractiveSummarizer } from '../../src/compaction/extractive';
+import { itemsFromEntries } from '../../src/compaction/context';
+import { SpanMemo } from '../../src/compaction/spanMemo';
+import { generateSession } from '../../bench/corpus';
+
+const meter = new TokenMeter({ model: 'gpt-4o' });
+const count = (t: string) => meter.countText(t);
+
+test('notes: the same span again, at a tight then a loose budget, equals what a fresh summarizer writes', () => {
+  const items = itemsFromEntries(generateSession(5, 600 * 300).slice(0, 600));
+  const kept = new ExtractiveSummarizer(count, { lineAdditive: meter.lineAdditive });
+  // A tight budget first: its trims must not shorten what the next summary reads.
+  kept.notes(items, 300);
+  for (const budget of [300, 4000, 20_000]) {
+    const fresh = new ExtractiveSummarizer(count, { lineAdditive: meter.lineAdditive }).notes([...items], budget);
+    assert.equal(kept.notes([...items], budget), fresh, `budget ${budget}`);
+  }
+});
+
+test('notes: a span with one message replaced is read again', () => {
+  const items = itemsFromEntries(generateSession(7, 400 * 300).slice(0, 400));
+  const s = new ExtractiveSummarizer(count, { lineAdditive: meter.lineAdditive });
+  s.notes(items, 20_000);
+  const at = items.map((it) => it.message.role).lastIndexOf('assistant');
+  const changed = items.slice();
+  changed[at] = { ...items[at], message: { role: 'assistant', content: 'We decided to use SQLite because the data is small. Ran `npm test`.' } };
+  const fresh = new ExtractiveSummarizer(count, { lineAdditive: meter.lineAdditive }).notes(changed, 20_000);
+  assert.equal(s.notes(changed, 20_000), fresh);
+  assert.notEqual(fresh, s.notes(items, 20_000));
+});
+
+test('SpanMemo: answers only for the same items, messages and kinds in the same order', () => {
+  const items = itemsFromEntries(generateSession(3, 50 * 300).slice(0, 50));
+  const memo = new SpanMemo<string>();
+  memo.set(items, 'kept');
+  assert.equal(memo.get(items.slice()), 'kept');
+  assert.equal(memo.get(items.slice(0, 49)), undefined);
+  assert.equal(memo.get([...items.slice(1), items[0]]), undefined);
+  const other = items.slice();
+  other[10] = { ...items[10] };
+  assert.equal(memo.get(other), undefined);
+});
