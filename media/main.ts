@@ -79,6 +79,8 @@ class Page implements Ui {
   private readonly list = document.createElement('div');
   private readonly history = document.createElement('div');
   private readonly rows = new RovingRows(this.list);
+  // The checkpoint history as one Tab stop too (newest first), instead of one per button.
+  private readonly checkpointRows = new RovingRows(this.history, 'first');
 
   constructor(
     root: HTMLElement,
@@ -205,6 +207,7 @@ class Page implements Ui {
       }
       case 'history':
         render(history(this, view.checkpoints), this.history);
+        this.checkpointRows.sync();
         return;
     }
   }

@@ -7,13 +7,15 @@ import type { TemplateResult } from 'lit-html';
 import type { ApprovalView, BudgetView, CheckpointView, ErrorView, PreviewView, SessionView, ViewState, WebviewMessage } from '../src/views/protocol.js';
 import { cssProps } from './css-props.js';
 import { localTime, tokens } from './format.js';
+import { READ_ONLY_NOTICE } from '../src/views/item-labels.js';
 import { gaugeGeometry, recordedPromptNote, windowOriginNote, type GaugeGeometry } from '../src/views/gauge-geometry.js';
 import type { Ui } from './transcript.js';
 
 const icon = (name: string, extra = '') => html`<span class="codicon codicon-${name} ${extra}" aria-hidden="true"></span>`;
 
-function iconButton(ui: Ui, label: string, codicon: string, message: WebviewMessage, test?: string): TemplateResult {
-  return html`<button class="icon-button" title=${label} aria-label=${label} data-test=${test ?? nothing} @click=${() => ui.post(message)}>${icon(codicon)}</button>`;
+/** An icon button; `roving` ones (inside a roving row) are out of the Tab order, reached by Enter/Right. */
+function iconButton(ui: Ui, label: string, codicon: string, message: WebviewMessage, test?: string, roving = false): TemplateResult {
+  return html`<button class="icon-button" tabindex=${roving ? '-1' : nothing} title=${label} aria-label=${label} data-test=${test ?? nothing} @click=${() => ui.post(message)}>${icon(codicon)}</button>`;
 }
 
 function button(ui: Ui, label: string, codicon: string, message: WebviewMessage, options: { secondary?: boolean; test?: string; disabled?: boolean } = {}): TemplateResult {
@@ -157,7 +159,7 @@ function approvalCard(ui: Ui, approval: ApprovalView): TemplateResult {
 export function banners(ui: Ui, view: ViewState): TemplateResult {
   return html`<div class="banners">
     ${view.error ? errorCard(ui, view.error) : nothing}
-    ${view.readOnly ? html`<div class="card info" data-test="read-only">${icon('lock')} A recording, opened for inspection: compacting it changes only this copy, never the file.
+    ${view.readOnly ? html`<div class="card info" data-test="read-only">${icon('lock')} ${READ_ONLY_NOTICE}
         <div class="actions">${button(ui, 'Continue in a new task', 'debug-continue', { type: 'continueInNewTask' }, { test: 'continue-in-new-task' })}</div></div>` : nothing}
     ${view.preview ? previewCard(ui, view.preview) : nothing}
     ${view.approvals.map((a) => approvalCard(ui, a))}
@@ -166,7 +168,8 @@ export function banners(ui: Ui, view: ViewState): TemplateResult {
 
 function checkpointRow(ui: Ui, checkpoint: CheckpointView): TemplateResult {
   const facts = [`${checkpoint.messagesReplaced} messages`, checkpoint.summarizerModel ?? 'no model', checkpoint.dropped > 0 ? `${checkpoint.dropped} dropped` : undefined].filter(Boolean).join(' · ');
-  return html`<li class="checkpoint${checkpoint.restored ? ' restored' : ''}" data-test="checkpoint" data-id=${checkpoint.id} data-trigger=${checkpoint.trigger} data-before=${checkpoint.tokensBefore} data-after=${checkpoint.tokensAfter}>
+  return html`<li class="checkpoint${checkpoint.restored ? ' restored' : ''}" data-test="checkpoint" data-id=${checkpoint.id} data-row=${`cp:${checkpoint.id}`} tabindex="-1"
+    aria-label="${checkpoint.trigger} ${checkpoint.strategy} checkpoint, ${checkpoint.tokensBefore} to ${checkpoint.tokensAfter} tokens${checkpoint.restored ? ', restored' : ''}" data-trigger=${checkpoint.trigger} data-before=${checkpoint.tokensBefore} data-after=${checkpoint.tokensAfter}>
     <div class="checkpoint-head">
       <span class="badge trigger-${checkpoint.trigger}">${checkpoint.trigger}</span>
       <span class="strategy">${checkpoint.strategy}</span>
@@ -177,11 +180,11 @@ function checkpointRow(ui: Ui, checkpoint: CheckpointView): TemplateResult {
     ${checkpoint.focus ? html`<div class="checkpoint-focus">${icon('target')} ${checkpoint.focus}</div>` : nothing}
     ${checkpoint.restored ? html`<div class="checkpoint-restored">${icon('history')} restored</div>` : nothing}
     <div class="actions">
-      ${iconButton(ui, 'Open checkpoint', 'go-to-file', { type: 'openCheckpoint', id: checkpoint.id }, 'open-checkpoint')}
-      ${iconButton(ui, 'Compare replaced messages with the summary', 'diff', { type: 'diffCheckpoint', id: checkpoint.id }, 'diff-checkpoint')}
-      ${checkpoint.restored ? nothing : iconButton(ui, 'Restore: put the replaced messages back', 'discard', { type: 'restoreCheckpoint', id: checkpoint.id }, 'restore-checkpoint')}
-      ${checkpoint.undoRestore ? iconButton(ui, 'Undo the restore: the compacted context comes back', 'redo', { type: 'undoRestore' }, 'undo-restore') : nothing}
-      ${iconButton(ui, 'Copy summary', 'copy', { type: 'copySummary', id: checkpoint.id }, 'copy-summary')}
+      ${iconButton(ui, 'Open checkpoint', 'go-to-file', { type: 'openCheckpoint', id: checkpoint.id }, 'open-checkpoint', true)}
+      ${iconButton(ui, 'Compare replaced messages with the summary', 'diff', { type: 'diffCheckpoint', id: checkpoint.id }, 'diff-checkpoint', true)}
+      ${checkpoint.restored ? nothing : iconButton(ui, 'Restore: put the replaced messages back', 'discard', { type: 'restoreCheckpoint', id: checkpoint.id }, 'restore-checkpoint', true)}
+      ${checkpoint.undoRestore ? iconButton(ui, 'Undo the restore: the compacted context comes back', 'redo', { type: 'undoRestore' }, 'undo-restore', true) : nothing}
+      ${iconButton(ui, 'Copy summary', 'copy', { type: 'copySummary', id: checkpoint.id }, 'copy-summary', true)}
     </div>
   </li>`;
 }
@@ -190,7 +193,7 @@ function checkpointRow(ui: Ui, checkpoint: CheckpointView): TemplateResult {
 export function history(ui: Ui, checkpoints: CheckpointView[]): TemplateResult {
   return html`<section class="history" aria-labelledby="history-title">
     <h2 id="history-title">Checkpoints <span class="count">(${checkpoints.length})</span></h2>
-    <ol class="checkpoints" aria-label="Checkpoints, newest first">
+    <ol class="checkpoints" aria-label="Checkpoints, newest first: Up and Down move, Enter or Right reaches the buttons, Escape or Left comes back">
       ${checkpoints.length ? checkpoints.map((c) => checkpointRow(ui, c)) : html`<li class="empty">No checkpoints yet. Compaction writes one each time it rewrites the context.</li>`}
     </ol>
   </section>`;

@@ -1,7 +1,8 @@
 /**
- * The transcript list as one Tab stop: a roving tabindex over its rows (see src/views/roving.ts for
- * the keys). Rows are `[data-row]` elements rendered with `tabindex="-1"`, and so are the buttons
- * inside them; this keeps exactly one row at `tabindex="0"` (the one focused last, else the newest)
+ * A list as one Tab stop (the transcript, the checkpoint history): a roving tabindex over its rows
+ * (see src/views/roving.ts for the keys). Rows are `[data-row]` elements rendered with
+ * `tabindex="-1"`, and so are the buttons inside them; this keeps exactly one row at `tabindex="0"`
+ * (the one focused last, else the newest: the last row, or the first in a newest-first list)
  * and moves focus on the keys. Attached once to the container the list renders into, so re-renders
  * keep it.
  */
@@ -16,7 +17,11 @@ export class RovingRows {
   /** Key (`data-row`) of the row that takes Tab, once the reader has been on one. */
   private active: string | undefined;
 
-  constructor(private readonly host: HTMLElement) {
+  /** `newest` says where the newest row is: `last` (the transcript) or `first` (the history). */
+  constructor(
+    private readonly host: HTMLElement,
+    private readonly newest: 'first' | 'last' = 'last',
+  ) {
     host.addEventListener('keydown', (event) => this.key(event));
     host.addEventListener('focusin', (event) => this.focused(event));
   }
@@ -32,7 +37,7 @@ export class RovingRows {
     const chosen = this.active === undefined ? null : this.host.querySelector<HTMLElement>(`${ROW}[data-row="${CSS.escape(this.active)}"]`);
     if (chosen) return chosen;
     const rows = this.host.querySelectorAll<HTMLElement>(ROW);
-    return rows[rows.length - 1];
+    return this.newest === 'first' ? rows[0] : rows[rows.length - 1];
   }
 
   private focused(event: FocusEvent): void {

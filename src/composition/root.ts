@@ -53,8 +53,11 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
   const controller = store.add(new SessionController(createServiceFactory(context, log), settings, keys, context.workspaceState, log));
   const statusBar = store.add(new StatusBarMeter());
   const documents = store.add(new CheckpointDocumentProvider(checkpointLookup(controller, sessionsDir(context)), () => controller.current?.sessionId));
+  // Set when opening the stored session failed: the status bar stops saying it is loading.
+  let openFailed = false;
   const openSession = () =>
     void controller.ensure().catch((error: unknown) => {
+      openFailed = true;
       log.error(`Could not open the session: ${error instanceof Error ? error.message : String(error)}`);
       controller.reportError(`Could not open the session: ${error instanceof Error ? error.message : String(error)}`);
     });
@@ -67,7 +70,7 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
   const render = store.add(
     coalesce(() => {
       const state = controller.state();
-      statusBar.update(controller.budgetView(), state);
+      statusBar.update(controller.budgetView(), state, !controller.current && controller.hasStoredSession && !openFailed);
       const service = controller.current;
       contextKeys.update({
         state,

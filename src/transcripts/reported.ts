@@ -51,8 +51,21 @@ export function compareRecorded(recorded: number, counted: number): RecordedComp
  * Why the provider's figure `recorded` differs from the count `counted` (prompt tokens), as a clause
  * to follow "…prompt tokens for the newest request," (lower case, no final stop). Shared by the
  * gauge, the status bar and the CLI `meter` so they say the same thing.
+ *
+ * `imported` is the count of the recording as imported (prompt tokens, before any ContextKeeper
+ * checkpoint), given once ContextKeeper's own compaction has changed the context: the recorded figure
+ * measured the recording, not the compacted context, so it is compared with `imported` and the
+ * clause says the gauge now counts the compacted context. Comparing with the compacted count would
+ * call a recording the agent had condensed "above" the count, blaming the system prompt.
  */
-export function recordedReason(recorded: number, counted: number): string {
+export function recordedReason(recorded: number, counted: number, imported?: number): string {
+  if (imported !== undefined) {
+    return `${reasonAgainst(recorded, imported)}; that compares it with the recording as imported (${imported.toLocaleString('en-US')} tokens): ContextKeeper has compacted the context since, and the count is now ${counted.toLocaleString('en-US')}`;
+  }
+  return reasonAgainst(recorded, counted);
+}
+
+function reasonAgainst(recorded: number, counted: number): string {
   switch (compareRecorded(recorded, counted)) {
     case 'above':
       return 'including what the recording does not hold (system prompt, tool schemas, hidden reasoning)';

@@ -13,6 +13,7 @@ import { DisposableStore } from '../lifecycle/disposables';
 import type { ContextItem } from '../compaction/types';
 import type { CheckpointRecord } from '../service/api';
 import { contentText } from './transcript-items';
+import { escapeHeadings, nestSummary } from './summary-markdown';
 
 /** The URI scheme of checkpoint documents. */
 export const CHECKPOINT_SCHEME = 'contextkeeper-checkpoint';
@@ -60,7 +61,8 @@ export function renderItems(items: readonly ContextItem[]): string {
     if (message.role === 'tool' && text.length > MAX_TOOL_OUTPUT_CHARS) {
       text = `${text.slice(0, MAX_TOOL_OUTPUT_CHARS)}\n… (${text.length - MAX_TOOL_OUTPUT_CHARS} more characters)`;
     }
-    if (text.trim()) out.push(text, '');
+    // The message's own Markdown headings would become the document's (its outline lists the "### role" lines).
+    if (text.trim()) out.push(escapeHeadings(text), '');
     if (message.role === 'assistant') {
       for (const call of message.tool_calls ?? []) {
         if (call.type === 'function') out.push(`→ \`${call.function.name}\` ${call.function.arguments}`, '');
@@ -99,10 +101,8 @@ export function renderCheckpoint(checkpoint: CheckpointRecord): string {
     '| | |',
     '|---|---|',
     ...rows.map(([key, value]) => `| ${key} | ${value.replace(/\|/g, '\\|')} |`),
-    '',
-    '## Summary',
-    '',
-    checkpoint.summary,
+    // No empty section: a checkpoint that only collapsed or dropped messages has no summary text.
+    ...(checkpoint.summary.trim() ? ['', '## Summary', '', nestSummary(checkpoint.summary)] : []),
     ...attached,
     '',
   ].join('\n');

@@ -85,11 +85,12 @@ export function windowOriginNote(source: string | undefined): string {
  * request ("recorded by the provider: 135.5k prompt tokens, …"), or undefined when the recording
  * holds no usage. It says why the figure differs from the count: above it, the request held what the
  * recording does not (system prompt, tool schemas, hidden reasoning); well below it, the agent had
- * condensed or cut its own context (see `recordedReason`). The gauge's own figure stays what
+ * condensed or cut its own context (see `recordedReason`); after ContextKeeper compacted the context,
+ * the figure is compared with the recording as imported (`importedTokens`). The gauge's own figure stays what
  * ContextKeeper sends, which is what compaction acts on.
  */
-export function recordedPromptNote(budget: { used: number; recordedPromptTokens?: number }): string | undefined {
+export function recordedPromptNote(budget: { used: number; recordedPromptTokens?: number; importedTokens?: number }): string | undefined {
   const recorded = budget.recordedPromptTokens;
   if (recorded === undefined) return undefined;
-  return `Recorded by the provider: ${recordedK(recorded)} prompt tokens for the recording's newest request, ${recordedReason(recorded, budget.used)}. The gauge counts what ContextKeeper sends: ${budget.used.toLocaleString('en-US')} tokens.`;
+  return `Recorded by the provider: ${recordedK(recorded)} prompt tokens for the recording's newest request, ${recordedReason(recorded, budget.used, budget.importedTokens)}. The gauge counts what ContextKeeper sends: ${budget.used.toLocaleString('en-US')} tokens.`;
 }

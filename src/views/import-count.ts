@@ -5,6 +5,7 @@
  * so the import notice and a later "N replaced" agree.
  */
 import type { Entry } from '../compaction/types';
+import type { CheckpointRecord } from '../service/api';
 import { repairToolPairing } from '../compaction/repair';
 
 /** Counts of one import, in messages. */
@@ -31,4 +32,16 @@ export function describeImportCount(c: ImportCount): string {
   const messages = `${c.stored} message${c.stored === 1 ? '' : 's'}`;
   if (!c.placeholders) return messages;
   return `${messages} (${c.recorded} recorded + ${c.placeholders} placeholder result${c.placeholders === 1 ? '' : 's'})`;
+}
+
+/**
+ * The prompt tokens of an imported recording as imported, once ContextKeeper's own compaction has
+ * changed its context: the `tokensBefore` of the first ContextKeeper checkpoint (the recording's own
+ * compactions, trigger `import`, are part of it as imported; nothing is added to a recording, so
+ * that checkpoint started from the imported context). Undefined while no ContextKeeper checkpoint is
+ * in force (all restored, or none): the count is then the recording's own. O(checkpoints).
+ */
+export function countAsImported(checkpoints: readonly Pick<CheckpointRecord, 'trigger' | 'restored' | 'tokensBefore'>[]): number | undefined {
+  const own = checkpoints.filter((c) => c.trigger !== 'import');
+  return own.some((c) => !c.restored) ? own[0].tokensBefore : undefined;
 }

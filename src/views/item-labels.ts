@@ -35,3 +35,11 @@ export function heldLabel(as: CompactedAs | undefined): { text: string; hint: st
   const text = as ?? 'summarized';
   return { text, hint: `This message is ${text} by a compaction; restore its checkpoint to see it whole in the context or to pin it` };
 }
+
+/**
+ * The notice over an imported recording: it is a copy for inspection, and why its lines offer no pin
+ * button ({@link pinOffered}): pins steer a working session's compactions, and a recording runs no
+ * tasks; "Continue in a new task" makes a working session from it, where messages can be pinned.
+ */
+export const READ_ONLY_NOTICE =
+  'A recording, opened for inspection: compacting it changes only this copy, never the file. Pins apply to working sessions: use Continue in a new task to pin messages.';

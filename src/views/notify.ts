@@ -12,13 +12,20 @@ export type NoticeLevel = 'info' | 'warning' | 'error';
 const SHOW_DETAILS = 'Show Details';
 
 /**
- * Shows `text` at `level` with the given action buttons; resolves to the action chosen (never
- * "Show Details": that one opens the detail, then the dialog's own buttons offer the actions again).
+ * Shows `text` at `level` with the given action buttons; resolves to the action chosen. A long text
+ * gets a "Show Details" button that opens the detail (then the dialog's own buttons offer the actions
+ * again, never a second "Show Details") and is not returned. When `actions` holds "Show Details"
+ * itself, the caller has its own details (the log, say): the toast shows that one button only and
+ * returns it when chosen.
  */
 export async function notify(level: NoticeLevel, text: string, actions: readonly string[] = [], log?: vscode.LogOutputChannel): Promise<string | undefined> {
   const show = level === 'error' ? vscode.window.showErrorMessage : level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
   const { short, detail } = splitNotice(text);
   if (!detail) return show(text, ...actions);
+  if (actions.includes(SHOW_DETAILS)) {
+    log?.info(detail);
+    return show(short, ...actions);
+  }
   const choice = await show(short, ...actions, SHOW_DETAILS);
   if (choice !== SHOW_DETAILS) return choice;
   log?.info(detail);

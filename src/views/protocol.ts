@@ -63,6 +63,11 @@ export interface BudgetView {
    */
   recordedPromptTokens?: number;
   /**
+   * With `recordedPromptTokens`: the count of the recording as imported (prompt tokens), present once
+   * ContextKeeper's compaction has changed the context, so the recorded figure is compared with it.
+   */
+  importedTokens?: number;
+  /**
    * The level the context reached just before the latest compaction (its `tokensBefore`), with the
    * ISO time of that compaction; absent when nothing was compacted or the checkpoint was restored.
    */

@@ -39,6 +39,13 @@ export function sessionCommands(controller: SessionController, log: vscode.LogOu
       const chosen = await pickSession('Delete Session', id);
       const session = controller.sessions.get(chosen);
       if (!session) return;
+      // Refuse before asking: a confirmed delete that then fails would waste the answer.
+      const state = controller.state();
+      if (session.id === controller.current?.sessionId && state !== 'idle' && state !== 'error') {
+        const action = await vscode.window.showWarningMessage(`ContextKeeper: the agent is working in “${session.label}”: cancel the task or wait for it to end before deleting the session.`, 'Cancel Task');
+        if (action === 'Cancel Task') await vscode.commands.executeCommand(Commands.cancel);
+        return;
+      }
       const answer = await vscode.window.showWarningMessage(
         `Delete the session “${session.label}”?`,
         { modal: true, detail: session.kind === 'imported' ? 'Only ContextKeeper’s copy is deleted; the recording file stays.' : 'Its messages and checkpoints are deleted from this workspace’s storage.' },

@@ -24,6 +24,7 @@ import { modelErrorFixes } from './notices';
 import { SessionList } from './session-list';
 import { feedSidebar } from './sidebar-feed';
 import { SidebarModel, toBudgetView } from './view-model';
+import { countAsImported } from './import-count';
 
 /** Everything the factory needs to build one service instance. */
 export interface ServiceInput {
@@ -205,7 +206,11 @@ export class SessionController implements vscode.Disposable {
   /** The gauge alone (cheap: for the status bar, which redraws on every event). */
   budgetView(): BudgetView {
     const service = this.service;
-    return service ? toBudgetView(service.getBudget(), this.settings.value.autoCompact) : emptyBudgetView(this.settings.value);
+    if (!service) return emptyBudgetView(this.settings.value);
+    const view = toBudgetView(service.getBudget(), this.settings.value.autoCompact);
+    // As the gauge: the recorded figure is compared with the recording as imported once compacted.
+    const imported = view.recordedPromptTokens !== undefined ? countAsImported(service.getCheckpoints()) : undefined;
+    return imported !== undefined ? { ...view, importedTokens: imported } : view;
   }
 
   /** The sidebar's complete state, without sending it (for the extension's API and tests). */

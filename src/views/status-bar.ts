@@ -33,8 +33,19 @@ export class StatusBarMeter implements vscode.Disposable {
     this.item.show();
   }
 
-  /** Redraws the item for a budget and state. */
-  update(budget: BudgetView, state: SessionState): void {
+  /**
+   * Redraws the item for a budget and state. `loading` is true while the session saved in the
+   * workspace is still being opened (some seconds after a window reload): the item then says so
+   * instead of the empty conversation's "0%", which would be a false figure.
+   */
+  update(budget: BudgetView, state: SessionState, loading = false): void {
+    if (loading) {
+      this.item.text = '$(sync~spin) ContextKeeper';
+      this.item.tooltip = 'ContextKeeper: loading the session saved in this workspace; its token count follows.';
+      this.item.accessibilityInformation = { label: 'ContextKeeper: loading the session, token count not known yet', role: 'button' };
+      this.item.backgroundColor = undefined;
+      return;
+    }
     const percent = budget.inputBudget > 0 ? Math.round((budget.used / budget.inputBudget) * 100) : 0;
     const approx = budget.exact ? '' : '~';
     this.item.text = budget.counting
@@ -48,7 +59,7 @@ export class StatusBarMeter implements vscode.Disposable {
         `${budget.used.toLocaleString('en-US')} of ${budget.inputBudget.toLocaleString('en-US')} prompt tokens (${percent}%), ${accuracy}${budget.usedSource ? `: ${budget.usedSource}` : ''}`,
         ...(budget.windowSource ? [`Context window: ${budget.windowSource}`] : []),
         ...(budget.recordedPromptTokens !== undefined
-          ? [`Recorded by the provider: ${recordedK(budget.recordedPromptTokens)} prompt tokens for the recording's newest request, ${recordedReason(budget.recordedPromptTokens, budget.used)}`]
+          ? [`Recorded by the provider: ${recordedK(budget.recordedPromptTokens)} prompt tokens for the recording's newest request, ${recordedReason(budget.recordedPromptTokens, budget.used, budget.importedTokens)}`]
           : []),
         `Compacts at ${budget.compactAt.toLocaleString('en-US')}, down to ${budget.compactTo.toLocaleString('en-US')}${budget.autoCompact ? '' : ' (automatic compaction off)'}`,
         `State: ${state}`,

@@ -62,7 +62,8 @@ export async function runTestConnection(deps: TestConnectionDeps): Promise<Conne
   deps.log.info(`Test connection (${settings.modelSource === 'vscode' ? 'VS Code language models' : settings.baseUrl.trim() || 'no endpoint chosen: the OpenAI default'}):\n${result.lines.join('\n')}`);
   const key = await deps.apiKey();
   const verdict = connectionVerdict(result, settings.modelSource, settings.baseUrl, !!key);
-  const choice = await notify(result.ok ? 'info' : 'warning', verdict.text, verdict.actions);
+  // Success offers one "Show Details" (the log with the whole report), not a second one from notify.
+  const choice = await notify(result.ok ? 'info' : 'warning', verdict.text, verdict.actions, deps.log);
   if (choice === 'Show Details' || choice === 'Show Log') deps.log.show(true);
   if (choice === 'Choose Endpoint') void vscode.commands.executeCommand(Commands.pickEndpoint);
   if (choice === 'Set API Key') void vscode.commands.executeCommand(Commands.setApiKey);

@@ -29,6 +29,7 @@ import { FULL_TEXT_CAP_CHARS } from './protocol';
 import { latestRunPeak, placeCompactions } from './compaction-dividers';
 import { fullTextOf, itemsForEntry, toolCallLineId, type ToolNames } from './transcript-items';
 import { compactionDetailOf, toApprovalViews, toBudgetView, toCheckpointView, toPreviewView } from './view-mappers';
+import { countAsImported } from './import-count';
 
 export { toBudgetView, toCheckpointView } from './view-mappers';
 
@@ -362,6 +363,8 @@ export class SidebarModel {
     const view = toBudgetView(this.service.getBudget(), settings.autoCompact);
     const peak = latestRunPeak(this.checkpoints);
     if (peak && peak.tokens > view.used) view.peak = peak;
+    const imported = view.recordedPromptTokens !== undefined ? countAsImported(this.checkpoints) : undefined;
+    if (imported !== undefined) view.importedTokens = imported;
     return view;
   }
 

@@ -30,3 +30,8 @@ test('the newest reported figure is the one shown', () => {
   assert.deepEqual(latestReportedPrompt([{ meta: { reportedPromptTokens: 5 } }, {}, { meta: { reportedPromptTokens: 9 } }, {}]), { tokens: 9, index: 2 });
   assert.equal(latestReportedPrompt([{}]), undefined);
 });
+
+test('recordedReason compares with the count as imported when given, and says the count is now compacted', () => {
+  assert.match(recordedReason(24_000, 17_000, 292_000), /^less than the whole recording: .*recording as imported \(292,000 tokens\).*count is now 17,000$/);
+  assert.match(recordedReason(135_528, 9_000, 54_301), /^including what the recording does not hold/);
+});

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { importTranscript } from '../../src/transcripts';
 import { text } from '../../src/modelserver/replies';
 import type { CheckpointRecord } from '../../src/service/api';
-import { CHECKPOINT_SCHEME, CheckpointDocumentProvider, checkpointUri, parseCheckpointUri } from '../../src/views/checkpoint-documents';
+import { CHECKPOINT_SCHEME, CheckpointDocumentProvider, checkpointUri, parseCheckpointUri, renderCheckpoint, renderItems } from '../../src/views/checkpoint-documents';
 import { serviceFixture, StubSummarizer, type ServiceFixture } from '../service/fixtures';
 import { host, resetVscodeFake, window, workspace, type Uri } from '../support/vscode-fake';
 
@@ -109,4 +109,18 @@ test('refresh re-renders the documents that are open, and forgets closed ones', 
   assert.deepEqual(changed, [checkpointUri(checkpoint.id, 'summary').toString()]);
   provider.dispose();
   assert.equal(host.editorListenerCount(), 0, 'the close listener is released on dispose');
+});
+
+test('headings inside verbatim requests and messages stay text; summary headings nest under Summary; no empty Summary section', () => {
+  const summary = '## Task state\nparser fixed\n## Requests, verbatim (oldest first)\n- # Waterfront project\n  ## Error Message\n  ```\n  # a shell comment\n  ```\n- plain';
+  const doc = renderCheckpoint({ ...checkpoint, summary });
+  const headings = doc.split('\n').filter((line) => /^#{1,6}\s/.test(line));
+  assert.deepEqual(headings, [`# Checkpoint ${checkpoint.id}`, '## Summary', '### Task state', '### Requests, verbatim (oldest first)']);
+  assert.match(doc, /^- \\# Waterfront project$/m);
+  assert.match(doc, /^ {2}\\## Error Message$/m);
+  assert.match(doc, /^ {2}# a shell comment$/m, 'fenced code is left as written');
+  assert.doesNotMatch(renderCheckpoint({ ...checkpoint, summary: '' }), /## Summary/);
+  const items = renderItems([{ id: 'u1', kind: 'raw', covers: ['u1'], message: { role: 'user', content: '# Waterfront project\n## Error Message\ntext' } }]);
+  assert.deepEqual(items.split('\n').filter((line) => /^#{1,6}\s/.test(line)), ['### user · u1']);
+  assert.match(items, /^\\# Waterfront project$/m);
 });

@@ -54,3 +54,14 @@ test('a long notification shows a short message; Show Details opens the whole te
   assert.equal(await notify('info', 'ContextKeeper: compacted 12k → 3.8k tokens.', ['Open Settings']), 'Open Settings');
   assert.deepEqual(host.messages.at(-1)?.items, ['Open Settings']);
 });
+
+test('a long notification whose caller offers its own Show Details shows that one button only, and returns it', async () => {
+  resetVscodeFake();
+  // The successful Test Connection verdict: long, with "Show Details" (the log) as its action.
+  const long = 'ContextKeeper: connection to http://127.0.0.1:8080/v1 works. Model m: 32k tokens, reported by the server; the server serves 14 other models with windows from 8k to 200k tokens.';
+  host.user.message = () => 'Show Details';
+  assert.equal(await notify('info', long, ['Show Details']), 'Show Details');
+  assert.equal(host.messages.length, 1, 'no dialog opened');
+  assert.deepEqual(host.messages[0].items, ['Show Details']);
+  assert.ok(!host.messages[0].modal, 'a toast, not a modal');
+});

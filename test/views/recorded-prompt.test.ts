@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import type * as vscode from 'vscode';
 import { activate, type ContextKeeperApi } from '../../src/extension';
 import { recordedPromptNote } from '../../src/views/gauge-geometry';
+import { countAsImported } from '../../src/views/import-count';
 import { commands, host, resetVscodeFake, Uri } from '../support/vscode-fake';
 import { fakeExtensionContext } from '../support/vscode-fake/context';
 import { claudeCodeWithUsage as claudeCode } from '../support/claudeCodeUsage';
@@ -63,4 +64,32 @@ test('an imported Claude Code recording carries its newest reported prompt token
 test('a recording without usage shows no recorded figure', async () => {
   await commands.executeCommand('contextKeeper.importTranscript', Uri.file(path.resolve(__dirname, '../../../samples/demo-session.json')));
   assert.equal(api.getViewState().budget.recordedPromptTokens, undefined);
+});
+
+test('after ContextKeeper compacted a recording the agent had condensed, the note still says condensed, against the count as imported', () => {
+  // Aider-like: recorded 24.0k, 292k counted as imported, 17k after Compact.
+  const note = recordedPromptNote({ used: 17_000, recordedPromptTokens: 24_000, importedTokens: 292_000 }) ?? '';
+  assert.match(note, /newest request, less than the whole recording: the agent condensed or cut its own context/);
+  assert.doesNotMatch(note, /does not hold/);
+  assert.match(note, /compares it with the recording as imported \(292,000 tokens\): ContextKeeper has compacted the context since, and the count is now 17,000/);
+  // Without the imported count the compacted figure would have flipped the reason.
+  assert.match(recordedPromptNote({ used: 17_000, recordedPromptTokens: 24_000 }) ?? '', /does not hold/);
+});
+
+test('after ContextKeeper compacted a recording whose figure was above its count, the note still says above, not condensed', () => {
+  const note = recordedPromptNote({ used: 9_000, recordedPromptTokens: 135_528, importedTokens: 54_301 }) ?? '';
+  assert.match(note, /newest request, including what the recording does not hold/);
+  assert.match(note, /recording as imported \(54,301 tokens\)/);
+});
+
+test('countAsImported is the first ContextKeeper checkpoint\'s count before, only while one is in force', () => {
+  assert.equal(countAsImported([]), undefined);
+  assert.equal(countAsImported([{ trigger: 'import', tokensBefore: 400_000 }]), undefined, "the recording's own compactions are part of it as imported");
+  const own = [
+    { trigger: 'import' as const, tokensBefore: 400_000 },
+    { trigger: 'manual' as const, tokensBefore: 292_000 },
+    { trigger: 'manual' as const, tokensBefore: 40_000 },
+  ];
+  assert.equal(countAsImported(own), 292_000);
+  assert.equal(countAsImported(own.map((c) => ({ ...c, restored: c.trigger !== 'import' }))), undefined, 'all restored: the count is the recording again');
 });

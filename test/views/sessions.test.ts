@@ -11,14 +11,17 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Entry } from '../../src/compaction/types';
-import { text } from '../../src/modelserver/replies';
+import { stall, text } from '../../src/modelserver/replies';
+import { Commands } from '../../src/views/command-ids';
+import { sessionCommands } from '../../src/views/session-commands';
+import { until } from '../support/until';
 import { KeyStore } from '../../src/secrets/key-store';
 import { Settings } from '../../src/settings/settings';
 import { CHECKPOINT_SCHEME, CheckpointDocumentProvider, parseCheckpointUri } from '../../src/views/checkpoint-documents';
 import { checkpointLookup } from '../../src/views/checkpoint-lookup';
 import { SessionController } from '../../src/views/session-controller';
 import { filler, serviceFixture, type ServiceFixture } from '../service/fixtures';
-import { resetVscodeFake, window, workspace } from '../support/vscode-fake';
+import { host, resetVscodeFake, window, workspace } from '../support/vscode-fake';
 import { FakeMemento, secretStorage } from '../support/vscode-fake/context';
 import { FakeLogChannel } from '../support/vscode-fake/window-parts';
 
@@ -142,5 +145,31 @@ test('an open checkpoint document keeps showing its checkpoint after a switch, a
   } finally {
     registration.dispose();
     provider.dispose();
+  }
+});
+
+test('deleting the shown session while a task runs refuses before asking, and offers to cancel the task', async () => {
+  resetVscodeFake();
+  const slow = await serviceFixture(() => stall(), { window: 200_000 });
+  const busy = new SessionController(async () => slow.service, settings, keys, new FakeMemento(), new FakeLogChannel('test'));
+  try {
+    await busy.ensure();
+    const abort = new AbortController();
+    const task = slow.service.runTask('do it', abort.signal).catch(() => undefined);
+    await until(() => busy.state() !== 'idle', 'the task to start');
+    host.user.message = () => undefined;
+    const id = slow.service.sessionId;
+    assert.ok(busy.sessions.get(id), 'the shown session is listed');
+    await sessionCommands(busy, new FakeLogChannel('test'))[Commands.deleteSession](id as never);
+    assert.equal(host.messages.length, 1, 'one notice, no confirmation');
+    assert.ok(!host.messages[0].modal);
+    assert.match(host.messages[0].message, /agent is working .*cancel the task or wait/);
+    assert.deepEqual(host.messages[0].items, ['Cancel Task']);
+    assert.ok(busy.sessions.get(id), 'the session is kept');
+    abort.abort();
+    await task;
+  } finally {
+    busy.dispose();
+    await slow.cleanup();
   }
 });

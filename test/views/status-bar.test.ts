@@ -79,3 +79,15 @@ test('an imported recording\'s tooltip shows the provider\'s recorded figure and
   assert.doesNotMatch((item()!.tooltip as MarkdownString).value, /Recorded by the provider/, 'none without a recorded figure');
   meter.dispose();
 });
+
+test('while the saved session loads it shows a loading state, never a false 0%; the real figure follows', () => {
+  const meter = new StatusBarMeter();
+  meter.update(budget(0), 'idle', true);
+  assert.equal(item()?.text, '$(sync~spin) ContextKeeper');
+  assert.doesNotMatch(item()?.text ?? '', /0%/);
+  assert.match(String(item()?.tooltip), /loading the session/);
+  assert.match(item()?.accessibilityInformation?.label ?? '', /not known yet/);
+  meter.update(budget(12_345), 'idle');
+  assert.equal(item()?.text, '$(dashboard) 43% · 12k/29k');
+  meter.dispose();
+});

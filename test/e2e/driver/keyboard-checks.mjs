@@ -79,6 +79,28 @@ export async function transcriptKeyboardChecks({ check, expect, sidebar, page })
     expect((await focusedOf(frame)).row === pinned.at(-1), 'Shift+Tab did not come back to the row last used');
     return `${rows.length} rows, 1 Tab stop, ${presses} Tab press(es) from Run; pin reached with ${steps} arrow press(es) + Enter (named "${onPin.label}")`;
   });
+
+  await check('the checkpoint list is one Tab stop; Down moves between rows, Right reaches the buttons, Left comes back', async () => {
+    const frame = await webviewFrame(page);
+    const stops = await frame.evaluate(() => [...document.querySelectorAll('.checkpoints, .checkpoints *')].filter((el) => el.tabIndex >= 0 && !el.disabled).length);
+    expect(stops === 1, `${stops} Tab stops in the checkpoint list`);
+    const rows = await frame.evaluate(() => [...document.querySelectorAll('.checkpoints [data-row]')].map((el) => el.getAttribute('data-row')));
+    expect(rows.length >= 1, 'no checkpoint rows');
+    await frame.locator('.checkpoints [data-row][tabindex="0"]').focus();
+    expect((await focusedOf(frame)).row === rows[0], 'the Tab stop is not the newest checkpoint');
+    if (rows.length > 1) {
+      await page.keyboard.press('ArrowDown');
+      expect((await focusedOf(frame)).row === rows[1], 'Down did not go to the next checkpoint');
+      await page.keyboard.press('ArrowUp');
+    }
+    await page.keyboard.press('ArrowRight');
+    const onButton = await focusedOf(frame);
+    expect(onButton.row === rows[0] && onButton.tag === 'BUTTON', `Right led to ${JSON.stringify(onButton)}`);
+    await page.keyboard.press('ArrowLeft');
+    const back = await focusedOf(frame);
+    expect(back.isRow && back.row === rows[0], `Left led to ${JSON.stringify(back)}`);
+    return `${rows.length} checkpoint rows, 1 Tab stop; Right reached "${onButton.label}"`;
+  });
 }
 
 export async function sessionSelectChecks({ check, expect, sidebar, page }) {
