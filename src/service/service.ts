@@ -117,7 +117,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     if (loaded) service.adopt(loaded.entries, loaded.state, loaded.calibration);
     if (service.session.entries.length === 0) {
       await service.conversation.append({ id: service.conversation.newEntryId(), message: { role: 'system', content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT } });
-      service.persistState();
+      service.files.writeState(service.session.snapshot());
     }
     return service;
   }
@@ -230,7 +230,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
 
   /** Persists a planned state, then takes it over; throws (changing nothing) when the write fails. */
   private rewrite(next: ContextState, change?: { removed: readonly ContextItem[]; added: readonly ContextItem[] }): void {
-    this.persistState(next);
+    this.files.writeState(next);
     this.session.apply(next);
     this.tally.rewrite(this.session.items, change);
     this.compactions.invalidate();
@@ -330,7 +330,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       this.session.apply({ context: applied.items, checkpoints: applied.checkpoints, pinned: [] });
       this.tally.rewrite(this.session.items);
     }
-    this.persistState();
+    this.files.writeState(this.session.snapshot());
     this.fireBudget();
   }
 
@@ -370,11 +370,6 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     if (calibration) this.tally.restoreCalibration(calibration);
     this.compactions.invalidate();
     this.compactions.guard.reset();
-  }
-
-  /** Writes the state (or a planned one) atomically; throws when the write fails. */
-  private persistState(next: ContextState = this.session.snapshot()): void {
-    this.files.writeState(next);
   }
 
   private recordUsage(promptTokens: number, cachedTokens = 0): void {
