@@ -59,6 +59,8 @@ test('a message array is read element by element with the result of the whole-te
   const t = await importTranscript(file);
   assert.equal(t.compactions.length, 1);
   assert.match(t.compactions[0].summary, /^This session is being continued/);
+  assert.equal(t.compactions[0].summaryEntryId, 'm5');
+  assert.deepEqual(t.compactions[0].replacedIds, ['m1', 'm2', 'm3']);
   assert.ok(t.warnings.some((w) => /serialised to JSON text/.test(w)));
 });
 

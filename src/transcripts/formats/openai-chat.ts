@@ -31,6 +31,8 @@ const SUMMARY_START = /^This session is being continued from a previous conversa
 export function readOpenAIChat(text: string, builder: TranscriptBuilder, parsed?: unknown): void {
   const doc = parsed ?? parseJsonDocument(text, builder.file);
   const fault = documentFault(text, builder.file);
+  // Ids are `m<index>` and `m<index>/images`: none can repeat.
+  builder.idsUnique = true;
   let messages: unknown;
   let prefix: Array<string | number> = [];
   if (Array.isArray(doc)) messages = doc;
@@ -67,6 +69,8 @@ export function readOpenAIChat(text: string, builder: TranscriptBuilder, parsed?
  */
 export async function streamOpenAIChat(file: string, known: boolean): Promise<TranscriptBuilder | undefined> {
   const builder = new TranscriptBuilder(file, 'openai-chat');
+  // Ids are `m<index>` and `m<index>/images`: none can repeat.
+  builder.idsUnique = true;
   // Elements wait here until detection has seen enough of them; then each waits for the next (a
   // compaction marker reads the message after it).
   const waiting: unknown[] = [];
