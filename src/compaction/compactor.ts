@@ -121,12 +121,14 @@ export function summaryHeader(messages: number): string {
   return `[Summary of ${messages} earlier message${messages === 1 ? '' : 's'} of this conversation, written by ContextKeeper. It is historical context, not a new request; the user's latest message is the active one.]`;
 }
 
-/** Tokens an item's typed request takes in a summary (its text and list framing), kept per message and encoding (exact counts only). */
+/** Tokens an item's typed request takes in a summary (its text and list framing), kept per message holding one and encoding (exact counts only). */
 function keptTokens(item: ContextItem, meter: TokenMeter): number {
   const hit = keptCache.get(item.message);
   if (hit && hit.encoding === meter.encoding) return hit.tokens;
   const r = typedRequestOf(item);
-  const tokens = r ? meter.countText(r) + 2 : 0;
+  if (!r) return 0;
+  // Only messages holding a request are kept (the lookup above answers the rest without counting).
+  const tokens = meter.countText(r) + 2;
   if (meter.exact) keptCache.set(item.message, { encoding: meter.encoding, tokens });
   return tokens;
 }

@@ -4,6 +4,7 @@
  */
 import type { ChatMessage, ContextItem, Entry } from './types';
 import { analyze, isRealUserMessage, toolCallIds } from './structure';
+import { coveredIds } from './context';
 
 /** One broken invariant, for people: `invariant` is the number in DESIGN.md. */
 export interface Violation {
@@ -83,8 +84,7 @@ export interface CheckOptions {
  */
 export function checkContext(items: readonly ContextItem[], raw: readonly Entry[], options: CheckOptions = {}): Violation[] {
   const out = checkToolPairing(items.map((i) => i.message), options.allowPendingTail ?? true);
-  const covered: string[] = [];
-  for (const it of items) for (const id of it.covers) covered.push(id);
+  const covered = coveredIds(items);
   if (covered.length !== raw.length || covered.some((id, k) => raw[k].id !== id)) {
     const k = covered.findIndex((id, n) => raw[n]?.id !== id);
     out.push({ invariant: 4, message: `covered raw ids differ from the raw transcript (${covered.length} covered, ${raw.length} raw, first difference at ${k < 0 ? covered.length : k})` });
