@@ -370,7 +370,14 @@ export class SidebarModel {
 
   private checkpointViews(): CheckpointView[] {
     const undoable = this.service?.getUndoableRestore()?.id;
-    return this.checkpoints.map((c) => toCheckpointView(c, undoable)).reverse();
+    const runOf = new Map<string, string>();
+    for (const group of this.compactions) for (const id of group.checkpointIds) if (id !== group.id) runOf.set(id, group.id);
+    return this.checkpoints.map((c) => {
+      const view = toCheckpointView(c, undoable);
+      const run = runOf.get(c.id);
+      if (run) view.run = run;
+      return view;
+    }).reverse();
   }
 
   private approvalViews(): ApprovalView[] {

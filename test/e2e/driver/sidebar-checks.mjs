@@ -41,7 +41,7 @@ export async function welcomeChecks({ check, expect, wb, page }) {
     await wb.screenshot('00-welcome');
     return text.split('\n')[0];
   });
-  // The endpoint is a machine setting (a workspace cannot set it), so once chosen the welcome view
+  // The endpoint is a user-only setting (a workspace cannot set it), so once chosen the welcome view
   // cannot come back in this host: it is shot in each theme now, on the fresh profile.
   await check('welcome view in light, dark and high-contrast themes', async () => {
     const shots = [];
