@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { discoverEndpoint } from '../models/discover';
 import { Commands } from './command-ids';
 import { endpointChosenNotice } from './notices';
+import { checkEndpoint } from './endpoint-check';
 
 /** Local OpenAI-compatible servers and their default base URLs (from each project's documentation). */
 export const LOCAL_SERVERS: ReadonlyArray<{ name: string; url: string }> = [
@@ -50,6 +51,41 @@ interface EndpointPick extends vscode.QuickPickItem {
 }
 
 /**
+ * The "Other URL…" path: asks for the URL, checks it as Test Connection does (see
+ * {@link checkEndpoint}) and, when nothing answers there, says so and offers to keep it anyway or to
+ * enter another. Resolves to the URL to save, or undefined when the user gave up (nothing saved).
+ */
+async function askCustomUrl(log: vscode.LogOutputChannel): Promise<string | undefined> {
+  let value: string | undefined;
+  for (;;) {
+    const typed = await vscode.window.showInputBox({
+      title: 'OpenAI-Compatible Base URL',
+      prompt: 'Base URL of the API, usually ending in /v1',
+      placeHolder: 'http://127.0.0.1:11434/v1',
+      value,
+      ignoreFocusOut: true,
+      validateInput: (text) => (isHttpUrl(text.trim()) ? undefined : 'Enter an http:// or https:// URL.'),
+    });
+    if (typed === undefined) return undefined;
+    const url = typed.trim();
+    const model = vscode.workspace.getConfiguration('contextKeeper').get<string>('model', '');
+    const check = await checkEndpoint(url, model);
+    if (!check) return undefined;
+    log.info(`Checked ${url} before saving it:\n${check.lines.join('\n')}`);
+    if (check.reachable) return url;
+    const answer = await vscode.window.showWarningMessage(
+      `ContextKeeper: nothing answers at ${url}. Keep it anyway?`,
+      { modal: true, detail: `${check.lines.at(-1) ?? 'No answer.'} Keep it if the server is not started yet; requests fail until it answers.` },
+      'Keep Anyway',
+      'Enter Another URL',
+    );
+    if (answer === 'Keep Anyway') return url;
+    if (answer !== 'Enter Another URL') return undefined;
+    value = url;
+  }
+}
+
+/**
  * `contextKeeper.pickEndpoint`: lists OpenAI, the local servers that answer on their default port
  * (probed in parallel, under a second) and "Other URL…"; writes `contextKeeper.baseUrl` (and the
  * model, when the server lists some) to the user settings. Returns the chosen base URL.
@@ -75,15 +111,8 @@ export async function pickEndpoint(log: vscode.LogOutputChannel): Promise<string
   let url = choice.url;
   let models = choice.models;
   if (choice.custom) {
-    url = await vscode.window.showInputBox({
-      title: 'OpenAI-Compatible Base URL',
-      prompt: 'Base URL of the API, usually ending in /v1',
-      placeHolder: 'http://127.0.0.1:11434/v1',
-      ignoreFocusOut: true,
-      validateInput: (value) => (isHttpUrl(value.trim()) ? undefined : 'Enter an http:// or https:// URL.'),
-    });
+    url = await askCustomUrl(log);
     if (url === undefined) return undefined;
-    url = url.trim();
     models = await listModels(url, 2000);
   }
   const config = vscode.workspace.getConfiguration('contextKeeper');
@@ -95,13 +124,6 @@ export async function pickEndpoint(log: vscode.LogOutputChannel): Promise<string
     const model = await vscode.window.showQuickPick(picks, { title: 'Choose the Model', placeHolder: `Models served at ${url}` });
     if (model) await config.update('model', model.label, vscode.ConfigurationTarget.Global);
     chosenModel = model?.label;
-  }
-  // A custom URL was typed, not found answering: check it in the background (cancellable progress
-  // in the notification area) and warn, naming it, when it fails. Saving it is not held up.
-  if (choice.custom) {
-    void vscode.window.showInformationMessage(endpointChosenNotice(url ?? '', chosenModel));
-    void vscode.commands.executeCommand(Commands.testConnection);
-    return url;
   }
   // Say where requests go now, with the next steps (a hosted endpoint usually needs a key).
   void vscode.window.showInformationMessage(endpointChosenNotice(url ?? '', chosenModel), 'Test Connection', 'Set API Key').then((action) => {
