@@ -105,7 +105,7 @@ export async function dividerDuringTask({ expect, wb, sidebar }) {
   const state = await sidebar.frame.locator('[data-test="state"]').innerText();
   expect(!/idle/.test(state), `the task already ended (${state}) when the divider was checked`);
   const text = await divider.locator('[data-test="divider-text"]').innerText();
-  expect(/^Context compacted at [\d.]+k? \(\d+% of budget\): [\d.]+k? → [\d.]+k?/.test(text), `divider text: ${text}`);
+  expect(/^Compacted automatically: the context passed the [\d.]+k?-token trigger \(\d+% of budget\) and went from [\d.]+k? to [\d.]+k? tokens/.test(text), `divider text: ${text}`);
   const dimmed = await sidebar.frame.locator('.turn.compacted').count();
   expect(dimmed > 0, 'no replaced line is dimmed');
   await divider.locator('summary').click();
