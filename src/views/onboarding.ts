@@ -118,6 +118,9 @@ export async function pickEndpoint(log: vscode.LogOutputChannel): Promise<string
   const config = vscode.workspace.getConfiguration('contextKeeper');
   await config.update('baseUrl', url, vscode.ConfigurationTarget.Global);
   log.info(`Endpoint set to ${url || OPENAI_URL}.`);
+  // Ticks the walkthrough's endpoint step however this ran: VS Code sees only commands run from its
+  // own UI (palette, links), not those the extension runs itself (notification and sidebar buttons).
+  void vscode.commands.executeCommand('setContext', WALKTHROUGH_KEYS.endpointChosen, true);
   let chosenModel: string | undefined;
   if (models && models.length > 0) {
     const picks = models.map((m) => ({ label: m.id, description: m.window ? `${Math.round(m.window / 1000)}k-token window` : undefined }));
@@ -142,6 +145,16 @@ class EmptyTree implements vscode.TreeDataProvider<never> {
     return [];
   }
 }
+
+/**
+ * Context keys the walkthrough's `completionEvents` watch (`onContext:`), set once the step is done.
+ * Not a command event alone: VS Code counts a command only when its own UI ran it, and a key already
+ * true when the walkthrough registers is never counted, so these start unset and turn true.
+ */
+export const WALKTHROUGH_KEYS = {
+  endpointChosen: 'contextKeeper.endpointChosen',
+  connectionTested: 'contextKeeper.connectionTested',
+} as const;
 
 /** The context keys the manifest's `when` clauses read; set only when a value changes. */
 export class ContextKeys implements vscode.Disposable {
