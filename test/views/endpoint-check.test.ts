@@ -16,7 +16,6 @@ import type * as vscode from 'vscode';
 import { activate } from '../../src/extension';
 import { commands, host, resetVscodeFake } from '../support/vscode-fake';
 import { fakeExtensionContext } from '../support/vscode-fake/context';
-import { until } from '../support/until';
 
 let storage: string;
 let context: vscode.ExtensionContext;
