@@ -19,7 +19,7 @@ import { COMPACTED_TOAST, Sidebar } from './sidebar.mjs';
 import { configuredCheck, dividerDuringTask, importChecks, longSessionChecks, previewApplyCheck, themeShots, welcomeChecks } from './sidebar-checks.mjs';
 import { FIRST_TASK, keptDuringTaskChecks, reattachedDuringTaskCheck } from './compaction-checks.mjs';
 import { watchChecks } from './watch-checks.mjs';
-import { setupChecks, walkthroughChecks } from './setup-checks.mjs';
+import { openWalkthrough, setupChecks, walkthroughChecks } from './setup-checks.mjs';
 import { checkpointChecks } from './checkpoint-checks.mjs';
 import { checkpointKeyboardChecks, sessionSelectChecks, transcriptKeyboardChecks } from './keyboard-checks.mjs';
 
@@ -78,6 +78,7 @@ try {
     throw new Abort('only the agent-session checks were asked for');
   }
   await welcomeChecks(ctx);
+  await openWalkthrough(ctx).catch((error) => log(`walkthrough not opened early: ${error.message}`));
   await configuredCheck(ctx);
 
   await setupChecks(ctx);

@@ -93,8 +93,11 @@ export async function checkpointKeyboardChecks({ check, expect, page }) {
     expect(stops === 1, `${stops} Tab stops in the checkpoint list`);
     const rows = await frame.evaluate(() => [...document.querySelectorAll('.checkpoints [data-row]')].map((el) => el.getAttribute('data-row')));
     expect(rows.length >= 3, `only ${rows.length} checkpoint rows: the arrows need at least three`);
+    // The Tab stop is the row used last (earlier checks clicked buttons in the list): Home goes to the newest.
     await frame.locator('.checkpoints [data-row][tabindex="0"]').focus();
-    expect((await focusedOf(frame)).row === rows[0], 'the Tab stop is not the newest checkpoint');
+    expect((await focusedOf(frame)).isRow, 'the Tab stop is not a checkpoint row');
+    await page.keyboard.press('Home');
+    expect((await focusedOf(frame)).row === rows[0], 'Home did not go to the newest checkpoint');
     await page.keyboard.press('ArrowDown');
     expect((await focusedOf(frame)).row === rows[1], 'Down did not go to the second checkpoint');
     await page.keyboard.press('ArrowDown');

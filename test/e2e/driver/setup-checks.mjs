@@ -69,6 +69,19 @@ export async function setupChecks({ check, expect, wb, sidebar, page, updateSett
 }
 
 /**
+ * Opens the walkthrough once early: VS Code creates its walkthrough service only when something
+ * needs it, and events from before that are not counted.
+ */
+export async function openWalkthrough({ wb }) {
+  await wb.runCommand('Welcome: Open Walkthrough...');
+  const row = wb.paletteRow('Get Started with ContextKeeper');
+  await row.waitFor({ timeout: 15_000 });
+  await row.click();
+  await wb.page.waitForTimeout(1_000);
+  await wb.runCommand('View: Close All Editors').catch(() => {});
+}
+
+/**
  * The walkthrough ticks what the run did: the endpoint chosen, the key set, a task run from the
  * sidebar (its buttons run the extension's own code, which VS Code's command events do not see).
  */

@@ -224,7 +224,8 @@ export async function recordedWindowChecks({ check, expect, wb, sidebar, page })
     await importAider('unknown.aider.chat.history.md', aiderHistory('house-model-x', 40, 400));
     const budget = await sidebar.waitBudget((b) => b.used > 8000, 'the long recording did not fill the gauge');
     const window = await sidebar.frame.locator('[data-test="gauge-window"]').innerText();
-    expect(/\(window of configured model\)/.test(window), `gauge window: "${window}"`);
+    expect(/\(configured model's\)/.test(window) && !/window.*window/.test(window), `gauge window: "${window}"`);
+    expect(budget.model === 'house-model-x', `the gauge names ${budget.model}, not the recording's model`);
     const source = await sidebar.frame.locator('[data-test="source"]').innerText();
     expect(/house-model-x, a model of unknown window: measured against the window of configured model/.test(source), `source line: "${source}"`);
     const label = await sidebar.frame.locator('[data-test="over-label"]').innerText();
