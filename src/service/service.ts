@@ -374,7 +374,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
 
   private recordUsage(promptTokens: number, cachedTokens = 0): void {
     this.usage.record(promptTokens, this.tally.calibrate(promptTokens, cachedTokens), this.tally.sentReading(), cachedTokens);
-    this.files.saveCalibration(this.tally.savedCalibration(), this.log);
+    this.files.saveCalibration(this.tally.calibrationSaver(), this.log);
     this.fireBudget();
   }
 

@@ -23,7 +23,7 @@ export class SessionFiles {
   source = 'Agent session';
   /** Entries appended since this instance created the folder empty; undefined when it held a session already. */
   private appendedToNew: number | undefined;
-  private pendingCalibration: { folder: string; saved: SavedCalibration | undefined; log: LogSink } | undefined;
+  private pendingCalibration: { folder: string; saved: () => SavedCalibration | undefined; log: LogSink } | undefined;
   private calibrationTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -63,10 +63,11 @@ export class SessionFiles {
   /**
    * Saves the meter's calibration (undefined: none in force, the file is removed), at most once per
    * {@link CALIBRATION_DELAY_MS} and on close or a switch of folder: the write (an fsync, 5-15 ms on
-   * this kind of disk) stays out of the reply's path. Best effort: a failed write is logged and costs
-   * only the reported figure after a reopen, never the task.
+   * this kind of disk) stays out of the reply's path, and so does listing the calibrated items' ids
+   * (`saved` is called at write time). Best effort: a failed write is logged and costs only the
+   * reported figure after a reopen, never the task.
    */
-  saveCalibration(saved: SavedCalibration | undefined, log: LogSink): void {
+  saveCalibration(saved: () => SavedCalibration | undefined, log: LogSink): void {
     const folder = this.store?.folder;
     if (!folder || this.store?.readOnly) return;
     this.pendingCalibration = { folder, saved, log };
@@ -83,7 +84,8 @@ export class SessionFiles {
     if (!pending) return;
     const file = path.join(pending.folder, CALIBRATION);
     try {
-      if (pending.saved) writeFileAtomic(file, `${JSON.stringify(pending.saved)}\n`);
+      const saved = pending.saved();
+      if (saved) writeFileAtomic(file, `${JSON.stringify(saved)}\n`);
       else fs.rmSync(file, { force: true });
     } catch (error) {
       pending.log('warn', `${file}: could not save the calibration on reported usage (${error instanceof Error ? error.message : String(error)})`);
