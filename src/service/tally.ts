@@ -101,6 +101,13 @@ export class ContextTally {
     }
   }
 
+  /** Recounts the active context `items` and the raw transcript `entries` (a load, an import, exact counts). */
+  recount(items: readonly ContextItem[], entries: readonly Entry[]): void {
+    this.resetEntries();
+    this.rewrite(items);
+    this.syncEntries(entries);
+  }
+
   /** Forgets the counted raw entries (the transcript was replaced by a load or an import). */
   resetEntries(): void {
     this.rawPrefix = [0];
