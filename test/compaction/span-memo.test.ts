@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { TokenMeter } from '../../src/compaction/meter';
 import { ExtractiveSummarizer } from '../../src/compaction/extractive';
 import { itemsFromEntries } from '../../src/compaction/context';
-import { SpanMemo } from '../../src/compaction/spanMemo';
+import { GrowingSpan } from '../../src/compaction/spanMemo';
 import { generateSession } from '../../bench/corpus';
 
 const meter = new TokenMeter({ model: 'gpt-4o' });
@@ -37,14 +37,23 @@ test('notes: a span with one message replaced is read again', () => {
   assert.notEqual(fresh, s.notes(items, 20_000));
 });
 
-test('SpanMemo: answers only for the same items, messages and kinds in the same order', () => {
+test('GrowingSpan: answers for the same span or one grown at its end, with where the new items start', () => {
   const items = itemsFromEntries(generateSession(3, 50 * 300).slice(0, 50));
-  const memo = new SpanMemo<string>();
-  memo.set(items, 'kept');
-  assert.equal(memo.get(items.slice()), 'kept');
-  assert.equal(memo.get(items.slice(0, 49)), undefined);
+  const memo = new GrowingSpan<string>();
+  memo.set(items.slice(0, 40), 'kept');
+  assert.deepEqual(memo.get(items.slice(0, 40)), { state: 'kept', from: 40 });
+  assert.deepEqual(memo.get(items), { state: 'kept', from: 40 });
+  assert.equal(memo.get(items.slice(0, 39)), undefined);
   assert.equal(memo.get([...items.slice(1), items[0]]), undefined);
   const other = items.slice();
   other[10] = { ...items[10] };
   assert.equal(memo.get(other), undefined);
+  const reworded = items.slice();
+  reworded[10] = { ...items[10], message: { ...items[10].message } };
+  assert.equal(memo.get(reworded), undefined);
+  // Extended: the kept items are the grown span's.
+  memo.set(items, 'kept', 40);
+  assert.deepEqual(memo.get(items), { state: 'kept', from: 50 });
+  memo.set(items.slice(0, 20), 'new');
+  assert.deepEqual(memo.get(items), { state: 'new', from: 20 });
 });
