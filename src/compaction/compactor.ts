@@ -23,7 +23,7 @@ import { anchorReasons, planCompaction, spanSummaryEstimate } from './planner';
 import type { AnchoredTokens, CompactionStatus } from './outcome';
 import { anchoredBreakdown } from './anchored';
 import { planClips } from './clip-plan';
-import { appliedResult, applyPrepared, commitPrepared, coversOf, failed, keepApplied, notApplied } from './commit';
+import { appliedResult, applyPrepared, commitPrepared, coversOf, failed, keepApplied, notApplied, noteReplaced } from './commit';
 
 export { CLIP_MIN_TOKENS } from './clip-plan';
 export { commitPrepared } from './commit';
@@ -332,6 +332,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     // A span that shrinks by less than a fifth (already-collapsed records, an earlier summary) is left
     // as it is: rewriting it would break the provider's prompt cache for almost nothing.
     if (insertedTokens > spanTokens * LOW_YIELD && plan.spans.length > 1) continue;
+    noteReplaced(cp, meter, spanTokens, covers);
     checkpoints.push(cp);
     work = applyCheckpoint(work, cp);
   }
