@@ -254,8 +254,15 @@ class SpanActions {
   /** Calls read without an answer: id → index of the first message making it. */
   private pending = new Map<string, number>();
 
-  /** The actions of `items`, of which the first `from` were read into this state before. A new array. */
+  /** The array last returned, while no message was read since. */
+  private returned: Action[] | undefined;
+
+  /**
+   * The actions of `items`, of which the first `from` were read into this state before: the array
+   * returned last when nothing is new (the ledger built from it is then reused), else a new array.
+   */
   read(items: readonly ContextItem[], from: number): Action[] {
+    if (from > 0 && from === items.length && this.returned) return this.returned;
     let redo = from > 0 ? from - 1 : 0;
     for (let i = from; i < items.length && redo > 0; i++) {
       const m = items[i].message;
@@ -288,7 +295,7 @@ class SpanActions {
       deps.push(items[index + 1]?.message);
       for (const a of messageActions(it.message, calls, deps)) this.actions.push(a);
     }
-    return this.actions.slice();
+    return (this.returned = this.actions.slice());
   }
 }
 
