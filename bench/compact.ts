@@ -2,13 +2,18 @@
  * `compact()` on the generated heavy conversation (bench/corpus.ts `generateSession`, about 255
  * tokens a message: 10k messages hold 2.5M tokens, 100k hold 25.5M) at a 128k window: an automatic
  * compaction with the extractive summarizer, as the service and the CLI run it (the meter's counts
- * taken beforehand, as the service has them).
+ * taken beforehand, as the service has them; one summarizer for every run, as the service keeps one).
  *
- * Two figures per size: the first compaction over messages never read before ("first sight": each
- * message's actions, identifiers and typed request are read once and kept per message object), and a
- * compaction over the same messages again (what the next compaction, a prepared-ahead summary or a
- * preview pays). CPU time of this process (user + system): on a shared machine wall time mostly
- * measures the neighbours.
+ * Three figures per size, CPU time of this process (user + system, GC threads included: on a shared
+ * machine wall time mostly measures the neighbours):
+ * - grown span (held against the 500 ms target): the previous compaction ran on the same
+ *   conversation {@link GROWTH} messages shorter, as in the product, where each compaction covers a
+ *   span that grew since the last one (or since the summary prepared ahead, or a preview); the
+ *   median of `reps` runs, each on a span {@link GROWTH} messages longer than the one before, the
+ *   last at the size itself;
+ * - first sight: messages never read before (each message's actions, identifiers and typed request
+ *   are read once and kept per message object; the first compaction of a session imported whole);
+ * - same span again: the previous compaction ran on exactly these messages (a repeated preview).
  *
  * Also the command-line tool's peak memory on a generated 300k-message recording, in a child
  * process (`/usr/bin/time -v`, else the child's own `resourceUsage().maxRSS`).
@@ -24,20 +29,27 @@ import { compact } from '../src/compaction/compactor';
 import { ExtractiveSummarizer } from '../src/compaction/extractive';
 import { growthExponent, median, sig } from './stats';
 import { rng } from '../test/support/generate';
-import type { ChatMessage } from '../src/compaction/types';
+import type { ChatMessage, ContextItem } from '../src/compaction/types';
+
+/** Messages a span grows by between two compactions in the grown-span figure. */
+export const GROWTH = 1000;
 
 /** One size; times in milliseconds of CPU. */
 export interface CompactRow {
   messages: number;
   tokens: number;
+  /** The figure held against the target: the previous compaction ran on {@link GROWTH} fewer messages. */
+  grownMs: number;
   firstSightMs: number;
+  /** The previous compaction ran on exactly these messages. */
   againMs: number;
   tokensAfter: number;
 }
 
 export interface CompactBench {
   rows: CompactRow[];
-  /** Growth exponent of `againMs` and of `firstSightMs` between the sizes (1 linear). */
+  /** Growth exponent of `grownMs`, `againMs` and `firstSightMs` between the sizes (1 linear). */
+  grownExponent: number;
   againExponent: number;
   firstSightExponent: number;
 }
@@ -47,30 +59,48 @@ function cpuMs(): number {
   return (u.user + u.system) / 1000;
 }
 
-/** Runs `compact()` at each size (messages), `reps` repeated compactions after the first. */
+const BUDGET = { contextWindow: 128_000, compactAt: 0.8, compactTo: 0.5, reservedOutput: 4096 };
+
+/** The generated conversation of `n` messages as context items, counted by `meter` (new message objects each call). */
+function conversation(n: number, meter: TokenMeter) {
+  const items = itemsFromEntries(generateSession(5, n * 300).slice(0, n));
+  return { items, tokens: meter.measure(items).total };
+}
+
+/**
+ * Runs `compact()` at each size (messages): first sight, then `reps` grown spans and `reps` runs
+ * of the same span again (medians).
+ */
 export async function benchCompact(sizes: readonly number[], reps: number, log: (line: string) => void): Promise<CompactBench> {
   const rows: CompactRow[] = [];
   for (const n of sizes) {
-    const items = itemsFromEntries(generateSession(5, n * 300).slice(0, n));
     const meter = new TokenMeter({ model: 'gpt-4o' });
-    const tokens = meter.measure(items).total;
     const summarizer = new ExtractiveSummarizer((t) => meter.countText(t), { lineAdditive: meter.lineAdditive });
-    const run = async () => {
+    const run = async (items: readonly ContextItem[]) => {
       global.gc?.();
       const t0 = cpuMs();
-      const r = await compact({ items, meter, summarizer, options: { budget: { contextWindow: 128_000, compactAt: 0.8, compactTo: 0.5, reservedOutput: 4096 }, trigger: 'auto' } });
+      const r = await compact({ items, meter, summarizer, options: { budget: BUDGET, trigger: 'auto' } });
       if (!r.applied) throw new Error(`bench compaction not applied: ${r.reason}`);
       return { ms: cpuMs() - t0, after: r.tokensAfter };
     };
-    const first = await run();
+    // First sight on one copy of the conversation; the grown spans on another (new message
+    // objects: nothing read at first sight helps them), its first compaction untimed.
+    const { items: unread, tokens } = conversation(n, meter);
+    const first = await run(unread);
+    const { items } = conversation(n, meter);
+    await run(items.slice(0, n - GROWTH * reps));
+    const grown: number[] = [];
+    for (let k = reps - 1; k >= 0; k--) grown.push((await run(k === 0 ? items : items.slice(0, n - GROWTH * k))).ms);
     const again: number[] = [];
-    for (let k = 0; k < reps; k++) again.push((await run()).ms);
-    rows.push({ messages: n, tokens, firstSightMs: Math.round(first.ms), againMs: Math.round(median(again)), tokensAfter: first.after });
-    log(`compact ${n} messages: first sight ${Math.round(first.ms)} ms, again ${Math.round(median(again))} ms`);
+    for (let k = 0; k < reps; k++) again.push((await run(items)).ms);
+    const row = { messages: n, tokens, grownMs: Math.round(median(grown)), firstSightMs: Math.round(first.ms), againMs: Math.round(median(again)), tokensAfter: first.after };
+    rows.push(row);
+    log(`compact ${n} messages: grown span ${row.grownMs} ms (runs ${grown.map(Math.round).join(', ')}), first sight ${row.firstSightMs} ms, same span again ${row.againMs} ms`);
   }
   const a = rows[0];
   const b = rows[rows.length - 1];
-  return { rows, againExponent: sig(growthExponent(a.messages, a.againMs, b.messages, b.againMs)), firstSightExponent: sig(growthExponent(a.messages, a.firstSightMs, b.messages, b.firstSightMs)) };
+  const exp = (f: (r: CompactRow) => number) => sig(growthExponent(a.messages, f(a), b.messages, f(b)));
+  return { rows, grownExponent: exp((r) => r.grownMs), againExponent: exp((r) => r.againMs), firstSightExponent: exp((r) => r.firstSightMs) };
 }
 
 /** Peak memory of one CLI run. */

@@ -65,7 +65,7 @@ async function main(): Promise<void> {
     log('service bookkeeping done');
   }
   if (want('compact')) {
-    results.compact = await benchCompact([10_000, 100_000], quick ? 1 : 2, log);
+    results.compact = await benchCompact([10_000, 100_000], quick ? 1 : 3, log);
     results.cliMemory = benchCliMemory(root, 300_000);
     log('compact done');
   }

@@ -97,8 +97,8 @@ export function targets(c: Collected): Target[] {
   }
   if (c.compact) {
     const big = c.compact.rows[c.compact.rows.length - 1];
-    out.push({ name: `compact() at ${k(big.messages)} messages ≤ 500 ms (CPU; messages read before, as by an earlier compaction or a prepared summary)`, met: big.againMs <= 500, value: `${big.againMs} ms (${k(big.tokens)} tokens); first sight of the messages ${big.firstSightMs} ms` });
-    out.push({ name: 'compact() linear in the span: growth exponent 10k → 100k messages ≤ 1.2', met: c.compact.againExponent <= 1.2 && c.compact.firstSightExponent <= 1.2, value: `again ${c.compact.againExponent}, first sight ${c.compact.firstSightExponent}` });
+    out.push({ name: `compact() at ${k(big.messages)} messages ≤ 500 ms (CPU; a span grown by 1k messages since the previous compaction, as in the product)`, met: big.grownMs <= 500, value: `${big.grownMs} ms (${k(big.tokens)} tokens); first sight of the messages ${big.firstSightMs} ms; the same span again ${big.againMs} ms` });
+    out.push({ name: 'compact() linear in the span: growth exponent 10k → 100k messages ≤ 1.2', met: c.compact.grownExponent <= 1.2 && c.compact.againExponent <= 1.2 && c.compact.firstSightExponent <= 1.2, value: `grown span ${c.compact.grownExponent}, again ${c.compact.againExponent}, first sight ${c.compact.firstSightExponent}` });
   }
   if (c.cliMemory) {
     const m = c.cliMemory;

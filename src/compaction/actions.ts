@@ -8,7 +8,7 @@
 import type { ChatMessage, ContextItem } from './types';
 import { contentText, errorLines, looksLikeError, toolCallsOf } from './text';
 import { isToolOutputText } from './text';
-import { SpanMemo } from './spanMemo';
+import { GrowingSpan } from './spanMemo';
 
 /** What happened to a file. */
 export type FileOp = 'read' | 'created' | 'edited' | 'deleted' | 'moved';
@@ -30,6 +30,8 @@ const SHELL_TOOL = /bash|shell|command|exec|terminal|^run|powershell|cmd/i;
 
 /** Exit status stated in a tool result, when it states one. */
 export function exitStatus(text: string): number | undefined {
+  // Every pattern names an exit: a text without the word has none (one cheap scan for most results).
+  if (!/exit/i.test(text.length > 2400 ? `${text.slice(0, 2000)}\n${text.slice(-400)}` : text)) return undefined;
   const m = /(?:exit(?:ed)? (?:with )?code|exit status|Exit code:|"exit_code":\s*|Process exited with code)\s*(-?\d+)/i.exec(text.slice(0, 2000)) ?? /(?:exit(?:ed)? (?:with )?code|exit status|Exit code:)\s*(-?\d+)/i.exec(text.slice(-400));
   return m ? Number(m[1]) : undefined;
 }
@@ -165,7 +167,8 @@ function callActions(name: string, rawArgs: string, result: string | undefined):
   }
   const command = pick(args, COMMAND_KEYS) ?? (SHELL_TOOL.test(name) && !rawArgs.trim().startsWith('{') ? rawArgs.trim() : undefined);
   if (command && SHELL_TOOL.test(name)) {
-    out.push({ kind: 'command', command, ok: ok && (exitStatus(result ?? '') ?? 0) === 0, exit: result !== undefined ? exitStatus(result) : undefined, error, tool: name });
+    const exit = result !== undefined ? exitStatus(result) : undefined;
+    out.push({ kind: 'command', command, ok: ok && (exit ?? 0) === 0, exit, error, tool: name });
     for (const f of shellFileOps(command)) out.push({ kind: 'file', ...f, symbols: [], ok, tool: name });
     return out;
   }
@@ -218,31 +221,82 @@ export function actionsOf(items: readonly ContextItem[]): Action[] {
   // ever grow at the end, so the length and the last item tell that it is the same list).
   const memo = listMemo.get(items);
   if (memo && memo.length === items.length && memo.last === items[items.length - 1]) return memo.actions;
-  // A new array holding the same span as the last one read (the next compaction over the same
-  // messages) gets the same actions for one comparison pass. Short lists (a re-attached file's
-  // call) are cheap to read and would push the long span out.
-  const actions = items.length < 256 ? computeActions(items) : lastSpan.get(items) ?? lastSpan.set(items, computeActions(items));
+  // The same span as the last one read, or that span grown at its end (the next compaction over
+  // read messages), reads only what is new. Short lists (a re-attached file's call) are cheap to
+  // read and would push the long span out.
+  let actions: Action[];
+  if (items.length < 256) actions = new SpanActions().read(items, 0);
+  else {
+    const kept = lastSpan.get(items);
+    const reading = kept?.state ?? new SpanActions();
+    actions = reading.read(items, kept?.from ?? 0);
+    lastSpan.set(items, reading, kept?.from ?? 0);
+  }
   listMemo.set(items, { length: items.length, last: items[items.length - 1], actions });
   return actions;
 }
 
 const listMemo = new WeakMap<readonly ContextItem[], { length: number; last: ContextItem | undefined; actions: Action[] }>();
-const lastSpan = new SpanMemo<Action[]>();
+const lastSpan = new GrowingSpan<SpanActions>();
 
-function computeActions(items: readonly ContextItem[]): Action[] {
-  // The last tool message answering each id (ids repeat in some recordings: the latest answer wins).
-  const results = new Map<string, ChatMessage>();
-  for (const it of items) if (it.message.role === 'tool') results.set((it.message as { tool_call_id?: string }).tool_call_id ?? '', it.message);
-  const out: Action[] = [];
-  items.forEach((it, index) => {
-    if (it.kind === 'summary' || it.message.role !== 'assistant') return;
-    const calls = toolCallsOf(it.message);
-    const next = items[index + 1]?.message;
-    const deps: Array<ChatMessage | undefined> = calls.map((c) => results.get(c.id));
-    deps.push(next);
-    for (const a of messageActions(it.message, calls, deps)) out.push(a);
-  });
-  return out;
+/**
+ * The running actions of a span that grows at its end. An assistant message's actions depend on the
+ * tool messages answering its calls (the last answer of an id, wherever it stands) and on the
+ * message after it, so new messages can change the actions of the last message read and of a call
+ * whose answer arrives only now; an id answered twice makes the whole span read again.
+ */
+class SpanActions {
+  /** The last tool message answering each id. */
+  private results = new Map<string, ChatMessage>();
+  private actions: Action[] = [];
+  /** `starts[i]`: where item i's actions begin in `actions`. */
+  private starts: number[] = [];
+  /** Calls read without an answer: id → index of the first message making it. */
+  private pending = new Map<string, number>();
+
+  /** The array last returned, while no message was read since. */
+  private returned: Action[] | undefined;
+
+  /**
+   * The actions of `items`, of which the first `from` were read into this state before: the array
+   * returned last when nothing is new (the ledger built from it is then reused), else a new array.
+   */
+  read(items: readonly ContextItem[], from: number): Action[] {
+    if (from > 0 && from === items.length && this.returned) return this.returned;
+    let redo = from > 0 ? from - 1 : 0;
+    for (let i = from; i < items.length && redo > 0; i++) {
+      const m = items[i].message;
+      if (m.role !== 'tool') continue;
+      const id = (m as { tool_call_id?: string }).tool_call_id ?? '';
+      if (this.results.has(id)) redo = 0;
+      else redo = Math.min(redo, this.pending.get(id) ?? redo);
+    }
+    if (redo === 0) {
+      this.results = new Map();
+      this.pending = new Map();
+      from = 0;
+    }
+    for (let i = from; i < items.length; i++) {
+      const m = items[i].message;
+      if (m.role === 'tool') this.results.set((m as { tool_call_id?: string }).tool_call_id ?? '', m);
+    }
+    if (redo < this.starts.length) this.actions.length = this.starts[redo];
+    this.starts.length = redo;
+    for (let index = redo; index < items.length; index++) {
+      const it = items[index];
+      this.starts.push(this.actions.length);
+      if (it.kind === 'summary' || it.message.role !== 'assistant') continue;
+      const calls = toolCallsOf(it.message);
+      const deps: Array<ChatMessage | undefined> = calls.map((c) => this.results.get(c.id));
+      for (const c of calls) {
+        if (this.results.has(c.id)) continue;
+        if (!this.pending.has(c.id)) this.pending.set(c.id, index);
+      }
+      deps.push(items[index + 1]?.message);
+      for (const a of messageActions(it.message, calls, deps)) this.actions.push(a);
+    }
+    return (this.returned = this.actions.slice());
+  }
 }
 
 /**

@@ -54,9 +54,11 @@ export function applyPrepared(items: readonly ContextItem[], prepared: PreparedC
       return notApplied(items, before, 'stale', 'the prepared compaction is stale: the messages it replaces have changed', { kind: 'stale' });
     }
     let after = tokens;
-    for (const it of cp.replaced) after -= meter.countMessage(it.message);
+    const known = knownReplaced.get(cp);
+    if (known && known.meter === meter) after -= known.tokens;
+    else for (const it of cp.replaced) after -= meter.countMessage(it.message);
     for (const it of cp.inserted) after += meter.countMessage(it.message);
-    applied.push({ ...cp, replacedIds: coversOf(cp.replaced), tokensBefore: tokens, tokensAfter: after });
+    applied.push({ ...cp, replacedIds: known ? known.ids.slice() : coversOf(cp.replaced), tokensBefore: tokens, tokensAfter: after });
     current = next;
     tokens = after;
   }
@@ -69,6 +71,18 @@ export function applyPrepared(items: readonly ContextItem[], prepared: PreparedC
     return notApplied(items, before, 'failed', `compaction not applied: it would break tool pairing (${broken[0].message})`, { kind: 'would-break-pairing', detail: broken[0].message });
   }
   return { context: current, tokensBefore: before, tokensAfter: tokens, checkpoints: applied };
+}
+
+/**
+ * What the compactor already has of a checkpoint's replaced items: their tokens as `meter` counts
+ * them (the sum of its counts read at the start) and the ids they cover. {@link applyPrepared} then
+ * does not read every replaced message again (a summary of 100k messages replaces 100k).
+ */
+const knownReplaced = new WeakMap<Checkpoint, { meter: TokenMeter; tokens: number; ids: readonly string[] }>();
+
+/** Records what the compactor has of `cp`'s replaced items (see {@link knownReplaced}); `ids` is not changed later. */
+export function noteReplaced(cp: Checkpoint, meter: TokenMeter, tokens: number, ids: readonly string[]): void {
+  knownReplaced.set(cp, { meter, tokens, ids });
 }
 
 /**

@@ -23,7 +23,7 @@ import { anchorReasons, planCompaction, spanSummaryEstimate } from './planner';
 import type { AnchoredTokens, CompactionStatus } from './outcome';
 import { anchoredBreakdown } from './anchored';
 import { planClips } from './clip-plan';
-import { appliedResult, applyPrepared, commitPrepared, coversOf, failed, keepApplied, notApplied } from './commit';
+import { appliedResult, applyPrepared, commitPrepared, coversOf, failed, keepApplied, notApplied, noteReplaced } from './commit';
 
 export { CLIP_MIN_TOKENS } from './clip-plan';
 export { commitPrepared } from './commit';
@@ -31,7 +31,8 @@ export { commitPrepared } from './commit';
 export { anchoredBreakdown, anchoredTokens } from './anchored';
 import { callOf, collapseItem } from './collapse';
 import { applyCheckpoint } from './context';
-import { collectRequests, removeRequestsSection, renderRequestsSection, typedRequestOf } from './requests';
+import { collectRequests, removeRequestsSection, renderRequestsSection } from './requests';
+import { keptTokensOf } from './keptTokens';
 import { backfillIdentifiers } from './backfill';
 import { carryIdentifiers } from './carryIdentifiers';
 import { actionsOf } from './actions';
@@ -121,19 +122,6 @@ export function summaryHeader(messages: number): string {
   return `[Summary of ${messages} earlier message${messages === 1 ? '' : 's'} of this conversation, written by ContextKeeper. It is historical context, not a new request; the user's latest message is the active one.]`;
 }
 
-/** Tokens an item's typed request takes in a summary (its text and list framing), kept per message holding one and encoding (exact counts only). */
-function keptTokens(item: ContextItem, meter: TokenMeter): number {
-  const hit = keptCache.get(item.message);
-  if (hit && hit.encoding === meter.encoding) return hit.tokens;
-  const r = typedRequestOf(item);
-  if (!r) return 0;
-  // Only messages holding a request are kept (the lookup above answers the rest without counting).
-  const tokens = meter.countText(r) + 2;
-  if (meter.exact) keptCache.set(item.message, { encoding: meter.encoding, tokens });
-  return tokens;
-}
-const keptCache = new WeakMap<object, { encoding: string; tokens: number }>();
-
 function newId(): string {
   return `ck-${globalThis.crypto.randomUUID().slice(0, 8)}`;
 }
@@ -159,7 +147,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   const budgets = summaryBudgets(th.targetTokens, { user: options.userBudget, summary: options.summaryBudget });
   const summaryTokens = options.approximateSummaryTokens ?? Math.max(MIN_SUMMARY_TOKENS, budgets.summaryTokens);
   // Typed requests are kept verbatim: the plan counts them as part of each summary.
-  const keptPerItem = items.map((it) => keptTokens(it, meter));
+  const keptPerItem = keptTokensOf(items, meter);
   // Room kept free below the target for files the caller re-attaches after the summary.
   const planTarget = Math.max(1, th.targetTokens - Math.max(0, Math.floor(options.reserveTokens ?? 0)));
   const plan = planCompaction(items, m.perItem, before, planTarget, { keepRecentSteps, summaryTokens, noCollapse: options.noCollapse, all: options.all, keptPerItem, keptCap: budgets.userTokens });
@@ -334,6 +322,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     // A span that shrinks by less than a fifth (already-collapsed records, an earlier summary) is left
     // as it is: rewriting it would break the provider's prompt cache for almost nothing.
     if (insertedTokens > spanTokens * LOW_YIELD && plan.spans.length > 1) continue;
+    noteReplaced(cp, meter, spanTokens, covers);
     checkpoints.push(cp);
     work = applyCheckpoint(work, cp);
   }

@@ -10,38 +10,19 @@
  */
 import type { ContextItem, Summarizer, SummaryRequest, SummaryResult } from './types';
 import { SummarizerError } from './types';
-import { contentText, isToolOutputText, keyArguments, toolCallsOf } from './text';
-import { failureLines } from './commandErrors';
-import { assistantFacts, clip, userFacts } from './messageFacts';
+import { contentText, isToolOutputText, keyArguments } from './text';
+import { clip } from './messageFacts';
 import { actionsOf, type Action } from './actions';
-import { SpanMemo } from './spanMemo';
-import { buildLedger, LEDGER, VERIFY, type LedgerLines } from './ledger';
-import { chooseRoots, expandRoots, parseRootsLine, rootsLine, shortPath, type PathRoots } from './pathRoot';
+import { GrowingSpan } from './spanMemo';
+import { SECTIONS, SpanScan } from './spanScan';
+import { buildLedger, type LedgerLines } from './ledger';
+import { chooseRoots, rootsLine, shortPath, type PathRoots } from './pathRoot';
 import { LineCounter, newLineStore, SHARED_LINES, storedLines, type LineStore } from './lineCount';
 
-/** Section headings shared by every summarizer's notes. */
-export const SECTIONS = {
-  rules: "## Standing rules (the user's words, verbatim)",
-  current: '## Current work and next step',
-  decisions: '## Decisions (with reasons)',
-  files: LEDGER.files,
-  commands: LEDGER.commands,
-  errors: LEDGER.errors,
-  state: '## Latest state',
-  identifiers: '## Identifiers',
-  earlier: '## Earlier summary',
-  focus: '## On the requested focus',
-  // Headings of older notes, still read when such notes are folded in.
-  objective: '## Objective',
-  constraints: '## Decisions and constraints',
-  completed: '## Work completed',
-  unresolved: '## Unresolved and next step',
-} as const;
+export { parseSections, SECTIONS } from './spanScan';
 
 /** Files named in "Files edited most recently". */
 const RECENT_FILES = 5;
-/** Tools that run commands (their output's error lines are current state). */
-const SHELL_CALL = /bash|shell|command|exec|terminal|^run|powershell|^python$/i;
 /** Lines of current state that the budget never removes: what an agent needs to pick the work up. */
 const CURRENT_STATE = /^- (Files edited most recently|Last tool call|Latest error line in command output|Latest verification|Path roots)(:| \()/;
 
@@ -54,131 +35,9 @@ function focusWords(focus: string): string[] {
   return [...new Set(focus.toLowerCase().split(/[^\p{L}\p{N}_.-]+/u).filter((w) => w.length >= 4 && !FOCUS_STOPWORDS.has(w)))];
 }
 
-const TASK_LIST_TOOL = /todo|task_?list|task_?tracker|update_?plan|^plan$/i;
-
-/** Splits earlier notes into their sections (lines under each `## ` heading). */
-export function parseSections(text: string): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  let current = '';
-  for (const line of text.split('\n')) {
-    if (line.startsWith('## ')) {
-      current = line.trim();
-      if (!out.has(current)) out.set(current, []);
-    } else if (current && line.trim()) out.get(current)!.push(line.trim());
-  }
-  return out;
-}
-
 /** Where a tool result came from, for quoting it: `output of bash \`npm test\``. */
 function toolLabel(call: { name: string; arguments: string } | undefined): string {
   return call ? `output of ${call.name} ${keyArguments(call.arguments, 100)}` : 'tool output';
-}
-
-/**
- * One reading of a span for the notes: what every message adds (rules, decisions, state, earlier
- * summaries' lines, the latest request, call and verification). Pure in `items`.
- */
-function scanSpan(items: readonly ContextItem[]) {
-  const rules: string[] = [];
-  const decisions: string[] = [];
-  const state: string[] = [];
-  const earlier: string[] = [];
-  const carried = new Map<string, string[]>();
-  const calls = new Map<string, { name: string; arguments: string }>();
-  let latestRequest: string | undefined;
-  let lastAssistant = '';
-  let lastTaskList: string | undefined;
-  let lastVerify: string | undefined;
-  let lastCommandError: string | undefined;
-  let carriedCurrent: string[] = [];
-  // Named folders the ledger's paths are written from: the first earlier summary's, more chosen below.
-  let carriedRoots: PathRoots | undefined;
-  // Lists with a set of what they hold: a span of 100k messages adds thousands of lines.
-  const held = new Map<string[], Set<string>>();
-  const push = (list: string[], line: string) => {
-    list.push(line);
-    let set = held.get(list);
-    if (!set) held.set(list, (set = new Set()));
-    set.add(line);
-  };
-  const addOnce = (list: string[], line: string) => {
-    if (!held.get(list)?.has(line)) push(list, line);
-  };
-  let lastCallOf: { name: string; arguments: string } | undefined;
-  let lastVerifyOf: { call: { name: string; arguments: string }; text: string } | undefined;
-  const commandOutputs: Array<{ call: { name: string; arguments: string }; text: string }> = [];
-
-  for (const it of items) {
-    const m = it.message;
-    if (it.kind === 'summary') {
-      const body = contentText(m);
-      const sec = parseSections(body);
-      const ours = [SECTIONS.rules, SECTIONS.current, SECTIONS.files, SECTIONS.constraints, SECTIONS.objective, SECTIONS.completed].some((h) => sec.has(h));
-      if (!ours) {
-        // A summary in another shape (written by a recording agent): keep its opening, whole lines.
-        earlier.push(...body.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('[Summary of')).slice(0, 40).map((l) => `> ${clip(l, 300)}`));
-        continue;
-      }
-      for (const l of sec.get(SECTIONS.rules) ?? []) addOnce(rules, l);
-      for (const l of sec.get(SECTIONS.constraints) ?? []) if (l.startsWith('- User:')) addOnce(rules, l);
-      for (const l of sec.get(SECTIONS.decisions) ?? []) addOnce(decisions, l);
-      const theirs = (sec.get(SECTIONS.current) ?? []).map(parseRootsLine).find((r) => r !== undefined);
-      carriedRoots ??= theirs;
-      // Lines written from other folder names are written out in full: they stay right whatever this summary names.
-      const other = theirs && theirs !== carriedRoots ? theirs : undefined;
-      for (const h of [LEDGER.files, LEDGER.commands, LEDGER.errors]) {
-        const lines = sec.get(h) ?? [];
-        carried.set(h, [...(carried.get(h) ?? []), ...(other && h !== LEDGER.commands ? lines.map((l) => expandRoots(other, l)) : lines)]);
-      }
-      const cur = sec.get(SECTIONS.current);
-      if (cur) carriedCurrent = cur.filter((l) => parseRootsLine(l) === undefined).map((l) => (other ? expandRoots(other, l) : l));
-      for (const l of sec.get(SECTIONS.earlier) ?? []) earlier.push(l);
-      continue;
-    }
-    const text = contentText(m);
-    if (m.role === 'user') {
-      const facts = userFacts(it, text);
-      for (const e of facts.errors) addOnce(state, e);
-      if (facts.typed === undefined) continue;
-      latestRequest = facts.typed;
-      for (const r of facts.rules) addOnce(rules, r);
-    } else if (m.role === 'assistant') {
-      const facts = assistantFacts(m, text);
-      if (facts.trimmed) {
-        lastAssistant = facts.trimmed;
-        for (const d of facts.decisions) addOnce(decisions, d);
-        if (facts.checklist !== undefined) lastTaskList = facts.checklist;
-      }
-      for (const c of toolCallsOf(m)) {
-        calls.set(c.id, c);
-        lastCallOf = c;
-        if (TASK_LIST_TOOL.test(c.name)) lastTaskList = `(${c.name}) ${c.arguments.length > 2000 ? `${c.arguments.slice(0, 1999)}…` : c.arguments}`;
-      }
-    } else if (m.role === 'tool') {
-      const call = calls.get((m as { tool_call_id?: string }).tool_call_id ?? '');
-      // Only the newest command output with failure lines is quoted: read from the end, below.
-      if (call && SHELL_CALL.test(call.name)) commandOutputs.push({ call, text });
-      // Only the last verification run is quoted: its end is read once, below. Only commands
-      // verify: a file written with "npm test" in it is not a test run.
-      if (call && SHELL_CALL.test(call.name) && VERIFY.test(call.arguments)) lastVerifyOf = { call, text };
-    } else if (m.role === 'system' || m.role === 'developer') {
-      if (text.trim()) push(state, `- System note: ${clip(text, 200)}`);
-    }
-  }
-  for (let k = commandOutputs.length - 1; k >= 0 && lastCommandError === undefined; k--) {
-    const { call, text } = commandOutputs[k];
-    const lines = failureLines(call.arguments, text).map((l) => clip(l, 300));
-    if (lines.length) lastCommandError = `(\`${clip(keyArguments(call.arguments, 120), 140)}\`): ${lines.map((l) => `"${l}"`).join(' | ')}`;
-  }
-  const lastCall = lastCallOf ? `${lastCallOf.name} ${keyArguments(lastCallOf.arguments, 300)}` : undefined;
-  if (lastVerifyOf) {
-    // The end of a run's output holds its verdict ("42 passed, 0 failed"): keep the end.
-    const { call, text } = lastVerifyOf;
-    const tail = text.trim().split('\n').slice(-3).join(' | ').replace(/\s+/g, ' ');
-    lastVerify = `${call.name} ${keyArguments(call.arguments, 200)} → ${tail.length > 160 ? `…${tail.slice(-159)}` : tail}`;
-  }
-
-  return { rules, decisions, state, earlier, carried, calls, latestRequest, lastAssistant, lastCall, lastTaskList, lastVerify, lastCommandError, carriedCurrent, carriedRoots };
 }
 
 /**
@@ -201,8 +60,8 @@ export class ExtractiveSummarizer implements Summarizer {
   /** Line counts of this summarizer's exact counter, kept across summaries (lineCount.ts). */
   private lineStore: LineStore = newLineStore();
 
-  /** The last span read for notes (see spanMemo.ts). */
-  private readonly scans = new SpanMemo<ReturnType<typeof scanSpan>>();
+  /** The reading of the last span read for notes, which a grown span extends (see spanMemo.ts). */
+  private readonly scans = new GrowingSpan<SpanScan>();
 
   /** The last ledger built, with what it was built from (the same span again reuses it). */
   private ledgerMemo?: { actions: readonly Action[]; carried: ReadonlyMap<string, readonly string[]>; carriedRoots: PathRoots | undefined; roots: PathRoots; ledger: LedgerLines };
@@ -233,9 +92,12 @@ export class ExtractiveSummarizer implements Summarizer {
 
   /** Builds the notes for `items`, at most `maxTokens` tokens. */
   notes(items: readonly ContextItem[], maxTokens: number, focus?: string): string {
-    // The same span again (the next compaction over read messages) is read once; the lists the
-    // budget trims below are copies.
-    const scan = this.scans.get(items) ?? this.scans.set(items, scanSpan(items));
+    // The same span again, or one grown at its end (the next compaction over read messages), reads
+    // only its new messages; the lists the budget trims below are copies.
+    const kept = this.scans.get(items);
+    const reading = kept?.state ?? new SpanScan();
+    for (let i = kept?.from ?? 0; i < items.length; i++) reading.add(items[i]);
+    const scan = this.scans.set(items, reading, kept?.from ?? 0).result();
     const { carried, calls, latestRequest, lastAssistant, lastCall, lastTaskList, lastVerify, lastCommandError, carriedCurrent, carriedRoots } = scan;
     const [rules, decisions, state, earlier] = [scan.rules.slice(), scan.decisions.slice(), scan.state.slice(), scan.earlier.slice()];
     const current: string[] = [];

@@ -48,9 +48,19 @@ interface FileState {
 
 /** One line per command text (whitespace collapsed), at most 300 characters. */
 export function commandKey(command: string): string {
-  const t = command.replace(/\s+/g, ' ').trim();
-  return t.length > 300 ? `${t.slice(0, 299)}…` : t;
+  // Every ledger reads every command of its span again: the keys are kept (bounded).
+  let key = commandKeys.get(command);
+  if (key === undefined) {
+    const t = command.replace(/\s+/g, ' ').trim();
+    key = t.length > 300 ? `${t.slice(0, 299)}…` : t;
+    if (commandKeys.size >= KEPT_COMMAND_KEYS) commandKeys.clear();
+    commandKeys.set(command, key);
+  }
+  return key;
 }
+const commandKeys = new Map<string, string>();
+/** Most command keys kept. */
+const KEPT_COMMAND_KEYS = 50_000;
 
 function opsText(ops: FileOp[]): string {
   const counts = new Map<FileOp, number>();

@@ -232,16 +232,54 @@ export function renderRequestsSection(requests: readonly string[], maxTokens: nu
   // Leave out the fewest middle requests that makes the rest fit (binary search on the count).
   const shortest = SHORTENED_CHARS[SHORTENED_CHARS.length - 1];
   const fewestOmitted = (protectedCap: number): RequestsSection | undefined => {
-    const fitsWith = (omit: number) => build(shortest, shortest, protectedCap, omit);
-    if (n <= 2 || fitsWith(n - 2).tokens > maxTokens) return undefined;
+    if (n <= 2) return undefined;
+    const tokensWith = omittedSum(protectedCap) ?? ((omit: number) => build(shortest, shortest, protectedCap, omit).tokens);
+    if (tokensWith(n - 2) > maxTokens) return undefined;
     let lo = 0;
     let hi = n - 2;
     while (lo < hi) {
       const mid = Math.floor((lo + hi) / 2);
-      if (fitsWith(mid).tokens <= maxTokens) hi = mid;
+      if (tokensWith(mid) <= maxTokens) hi = mid;
       else lo = mid + 1;
     }
-    return fitsWith(lo);
+    return build(shortest, shortest, protectedCap, lo);
+  };
+  // The tokens `build(shortest, shortest, protectedCap, omit)` sums, from each request's count read
+  // once: the search above tries a dozen counts of left-out requests over thousands of requests.
+  // Undefined when a count is not additive (then `build` counts the whole text).
+  const omittedSum = (protectedCap: number): ((omit: number) => number) | undefined => {
+    if (headingTokens === undefined) return undefined;
+    const each = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const len = requests[i].length;
+      const t = itemTokens(i, Math.min(i === 0 || i === n - 1 ? protectedCap : shortest, len));
+      if (t === undefined) return undefined;
+      each[i] = t;
+    }
+    const mark = new Uint8Array(n);
+    return (omit: number) => {
+      mark.fill(0);
+      for (let k = 0; k < omit; k++) mark[omitOrder[k]] = 1;
+      let total = headingTokens;
+      let pending = 0;
+      let pendingChars = 0;
+      for (let i = 0; i < n; i++) {
+        if (mark[i] === 1) {
+          pending++;
+          pendingChars += requests[i].length;
+          continue;
+        }
+        if (pending > 0) {
+          const t = omittedTokens(pending, pendingChars);
+          if (t === undefined) return build(shortest, shortest, protectedCap, omit).tokens;
+          total += t;
+          pending = 0;
+          pendingChars = 0;
+        }
+        total += each[i];
+      }
+      return total;
+    };
   };
   // The first and newest whole; when they alone leave no room for the others, shortened to
   // PROTECTED_SHORTENED_CHARS each so the short replies between them still fit.

@@ -1,36 +1,57 @@
 /**
- * The last span a pure computation over items ran on, with its value: the next compaction over the
- * same messages (a repeated compaction, a prepared-ahead summary, a preview) gets the value for one
- * comparison pass instead of a new reading of every message.
+ * The last span a reading over items ran on, with the reading's running state: the next compaction
+ * over the same messages, or over a span that grew at its end (the product's case: messages arrived
+ * since the last compaction, a prepared-ahead summary or a preview), gets the state after one
+ * comparison pass and reads only the messages after it.
  *
- * A span counts as the same when it holds the same item objects, with the same message objects and
- * kinds, in the same order (messages are never mutated; see the per-message caches of `actions.ts`
- * and `extractive.ts`, which rest on the same rule). Pure: no I/O.
+ * A kept span is a prefix of a new one when the new one starts with the same item objects, with the
+ * same message objects and kinds, in the same order (messages are never mutated; see the per-message
+ * caches of `actions.ts` and `messageFacts.ts`, which rest on the same rule). Pure: no I/O.
  */
 import type { ChatMessage, ContextItem } from './types';
 
-export class SpanMemo<T> {
-  private items: readonly ContextItem[] = [];
+export class GrowingSpan<S> {
+  private items: ContextItem[] = [];
   private messages: ChatMessage[] = [];
   private kinds: string[] = [];
-  private value: T | undefined;
+  private state: S | undefined;
 
-  /** The value kept for a span equal to `items`, else undefined. */
-  get(items: readonly ContextItem[]): T | undefined {
-    if (this.value === undefined || items.length !== this.messages.length) return undefined;
-    for (let i = 0; i < items.length; i++) {
+  /**
+   * The kept state when the span it read is a prefix of `items` (or all of it), with the number of
+   * items it read (`from`: the caller reads `items[from..]` into it); else undefined.
+   */
+  get(items: readonly ContextItem[]): { state: S; from: number } | undefined {
+    const n = this.items.length;
+    if (this.state === undefined || items.length < n) return undefined;
+    for (let i = 0; i < n; i++) {
       const it = items[i];
       if (it !== this.items[i] || it.message !== this.messages[i] || it.kind !== this.kinds[i]) return undefined;
     }
-    return this.value;
+    return { state: this.state, from: n };
   }
 
-  /** Keeps `value` for `items` (the item references are copied; the array may change later). Returns `value`. */
-  set(items: readonly ContextItem[], value: T): T {
-    this.items = items.slice();
-    this.messages = items.map((it) => it.message);
-    this.kinds = items.map((it) => it.kind);
-    this.value = value;
-    return value;
+  /**
+   * Keeps `state` as the reading of `items`, of which the first `from` were read before (as
+   * {@link get} returned them; 0 for a new state). The item references are copied: the array may
+   * change later. Returns `state`.
+   */
+  set(items: readonly ContextItem[], state: S, from = 0): S {
+    if (from === 0 || state !== this.state) {
+      this.items = [];
+      this.messages = [];
+      this.kinds = [];
+      from = 0;
+    }
+    this.items.length = from;
+    this.messages.length = from;
+    this.kinds.length = from;
+    for (let i = from; i < items.length; i++) {
+      const it = items[i];
+      this.items.push(it);
+      this.messages.push(it.message);
+      this.kinds.push(it.kind);
+    }
+    this.state = state;
+    return state;
   }
 }

@@ -45,16 +45,28 @@ const ERROR_LINE = /^\s*(\w*(error|exception)\b|traceback|fatal|panic|failed|fai
 export function looksLikeError(text: string): boolean {
   const head = text.slice(0, 400);
   const tail = text.length > 400 ? text.slice(-400) : '';
+  if (HEAD_ERROR.test(head) || EXIT_OR_FLAG.test(head) || EXIT_OR_FLAG.test(tail) || TAIL_ERROR.test(tail)) return true;
   const ends = text.length > 8000 ? `${text.slice(0, 4000)}\n${text.slice(-4000)}` : text;
-  return (
-    /^\s*(error|failed|fatal|traceback)/i.test(head) ||
-    EXIT_OR_FLAG.test(head) ||
-    EXIT_OR_FLAG.test(tail) ||
-    /^\s*(error|fatal)\b[:!]/im.test(tail) ||
-    /error TS\d+|npm ERR!|npm error code|^ERROR:|Traceback \(most recent call last\)|\bFAILED\b|\d+ failed\b(?!, 0)|panicked at/m.test(ends.replace(/\b0 failed\b/g, ''))
-  );
+  // A plain search first: copying every result to remove a phrase that is rarely there cost more
+  // than the patterns themselves.
+  return FAILURE_MARKER.test(ends.includes('0 failed') ? ends.replace(/\b0 failed\b/g, '') : ends);
 }
 
+/**
+ * The reference reading of {@link looksLikeError}: the same patterns without its shortcuts
+ * (exported for the test that the shortcuts never change a decision).
+ */
+export function matchesErrorPatterns(text: string): boolean {
+  const head = text.slice(0, 400);
+  const tail = text.length > 400 ? text.slice(-400) : '';
+  const ends = text.length > 8000 ? `${text.slice(0, 4000)}\n${text.slice(-4000)}` : text;
+  return HEAD_ERROR.test(head) || EXIT_OR_FLAG.test(head) || EXIT_OR_FLAG.test(tail) || TAIL_ERROR.test(tail) || FAILURE_MARKER.test(ends.replace(/\b0 failed\b/g, ''));
+}
+
+const HEAD_ERROR = /^\s*(error|failed|fatal|traceback)/i;
+const TAIL_ERROR = /^\s*(error|fatal)\b[:!]/im;
+/** Failure markers anywhere in the ends of a result (case matters). */
+const FAILURE_MARKER = /error TS\d+|npm ERR!|npm error code|^ERROR:|Traceback \(most recent call last\)|\bFAILED\b|\d+ failed\b(?!, 0)|panicked at/m;
 /** A non-zero exit code or an error flag, as shells, agents and tool formats record them. */
 const EXIT_OR_FLAG = /exit(ed)? (with )?(status |code:? )?[1-9]|exit code:? [1-9]|"?exit_?code"?\s*[:=]\s*[1-9]|"?return_?code"?\s*[:=]\s*[1-9]|"is_error"\s*:\s*true|\bis_error\b(?!"?\s*[:=]\s*(false|0)\b)|"error"\s*:\s*\{|Process exited with code [1-9]/i;
 
