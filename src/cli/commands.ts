@@ -16,6 +16,7 @@ import { summarizerFromFlags } from '../summarizers/fromOptions';
 import { replay } from '../replay/replay';
 import { loadSession, type LoadedSession } from './load';
 import { gauge, kTokens } from './format';
+import { writeJsonLines } from './jsonLines';
 import { latestReportedPrompt, recordedK, recordedReason } from '../transcripts/reported';
 
 /** Options shared by `compact` and `replay`. */
@@ -129,17 +130,17 @@ export async function compactCommand(file: string, o: BudgetOptions & { out?: st
   });
   const items = result.context;
   const violations = checkContext(items, s.entries, { keepRecentSteps: o.keepSteps, rawItems: s.rawItems });
-  const checkpoints = [...s.importCheckpoints, ...result.checkpoints];
-  const doc = contextDocument(s, o.window, result.tokensBefore, result.tokensAfter, items, checkpoints);
   // A failed compaction writes nothing: a script that checks for the file must not get the input back.
-  if (o.out && !result.error) writeJsonAtomically(o.out, doc);
+  // The document is built only to be written: without --out its copy of every message is not needed.
+  if (o.out && !result.error) writeJsonAtomically(o.out, contextDocument(s, o.window, result.tokensBefore, result.tokensAfter, items, [...s.importCheckpoints, ...result.checkpoints]));
   const fits = result.tokensAfter <= th.inputBudget;
   if (result.error || !fits) process.exitCode = 1;
   if (o.json) {
-    out(JSON.stringify({ applied: result.applied, outcome: result.outcome, status: result.status, fits, inputBudget: th.inputBudget, ...(fits ? {} : { holders: result.holders ?? tokenHolders(items, s.meter, s.transcript.tools, o.keepSteps) }), reason: result.reason, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter, target: th.targetTokens, checkpoints: result.checkpoints.map(checkpointJson), violations, out: o.out }, null, 2));
+    // Written in pieces: the report lists every replaced message id (megabytes for a long recording).
+    writeJsonLines({ applied: result.applied, outcome: result.outcome, status: result.status, fits, inputBudget: th.inputBudget, ...(fits ? {} : { holders: result.holders ?? tokenHolders(items, s.meter, s.transcript.tools, o.keepSteps) }), reason: result.reason, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter, target: th.targetTokens, checkpoints: result.checkpoints.map(checkpointJson), violations, out: o.out }, out);
     return;
   }
-  out(`${path.basename(file)}: ${doc.format}, ${doc.rawCount} messages, window ${kTokens(o.window)} (target ${kTokens(th.targetTokens)})`);
+  out(`${path.basename(file)}: ${s.transcript.format}, ${s.entries.length} messages, window ${kTokens(o.window)} (target ${kTokens(th.targetTokens)})`);
   out(result.applied ? `compacted: ${result.tokensBefore} → ${result.tokensAfter} tokens` : `nothing changed: ${describeCompaction(result.status)}`);
   for (const c of result.checkpoints) out(`  checkpoint ${c.id} ${c.strategy}: ${c.replacedIds.length} messages, ${c.tokensBefore} → ${c.tokensAfter} tokens${c.dropped ? `, ${c.dropped} dropped without summary` : ''}`);
   if (s.importCheckpoints.length) out(`  (${s.importCheckpoints.length} compaction(s) recorded in the file became import checkpoints)`);
