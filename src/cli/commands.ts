@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { BudgetConfig, Checkpoint, ContextItem, Summarizer } from '../compaction/types';
 import { toMessages } from '../compaction/context';
 import { compact } from '../compaction/compactor';
+import { keepMessageActions } from '../compaction/actions';
 import { describeAnchored, describeCompaction } from '../compaction/outcome-text';
 import type { CompactionStatus } from '../compaction/outcome';
 import { thresholds } from '../compaction/budget';
@@ -121,6 +122,8 @@ export async function compactCommand(file: string, o: BudgetOptions & { out?: st
   const budget = budgetOf(o);
   const th = thresholds(budget);
   const summarizer = summarizerFor(o, s);
+  // One compaction per process: per-message actions kept for a next one would only raise the peak.
+  keepMessageActions(false);
   const result = await compact({
     items: s.items,
     tools: s.transcript.tools,

@@ -304,10 +304,19 @@ class SpanActions {
  * actions change only when what answered them (`deps`: the result of each call, then the next
  * message) is another message. A compaction then reads each call's result once, not once per run.
  */
-const actionCache = new WeakMap<object, { deps: Array<ChatMessage | undefined>; actions: Action[] }>();
+let actionCache: WeakMap<object, { deps: Array<ChatMessage | undefined>; actions: Action[] }> | undefined = new WeakMap();
+
+/**
+ * Whether each message's actions are kept for later compactions of the same messages (on by
+ * default). A process that compacts once (the command-line tool) turns it off: the kept actions
+ * (about 50 MB for a 300k-message recording) would only add to its peak memory.
+ */
+export function keepMessageActions(keep: boolean): void {
+  actionCache = keep ? (actionCache ?? new WeakMap()) : undefined;
+}
 
 function messageActions(message: ChatMessage, calls: ReadonlyArray<{ id: string; name: string; arguments: string }>, deps: Array<ChatMessage | undefined>): Action[] {
-  const hit = actionCache.get(message);
+  const hit = actionCache?.get(message);
   if (hit && hit.deps.length === deps.length && hit.deps.every((d, i) => d === deps[i])) return hit.actions;
   const out: Action[] = [];
   calls.forEach((c, k) => {
@@ -322,6 +331,6 @@ function messageActions(message: ChatMessage, calls: ReadonlyArray<{ id: string;
     for (const f of textFunctionCalls(text)) out.push(...callActions(f.name, f.args, observation));
     for (const e of aiderEdits(text)) out.push({ kind: 'file', op: e.created ? 'created' : 'edited', path: e.path, symbols: symbolsIn(e.code), ok: true, tool: 'edit block' });
   }
-  actionCache.set(message, { deps, actions: out });
+  actionCache?.set(message, { deps, actions: out });
   return out;
 }
