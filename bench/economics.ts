@@ -8,6 +8,7 @@
  */
 import { extractIdentifiers } from '../src/compaction/identifiers';
 import { OpenAISummarizer } from '../src/summarizers/openai';
+import { formatParts } from '../src/summarizers/multiSpan';
 import { start } from '../src/modelserver/wire';
 import { text } from '../src/modelserver/replies';
 import type { ChatRequestBody } from '../src/modelserver/wire';
@@ -105,7 +106,10 @@ export async function benchEconomics(sessions: readonly Session[], windows: read
   if (longest) {
     const server = await start({
       responder: (body) => {
-        const content = scriptedNotes(body);
+        // A request for several spans is answered in its parts layout, one set of notes per part.
+        const asked = requestTexts(body).at(-1)?.match(/"# Notes for part \d+"/g)?.length ?? 0;
+        const notes = scriptedNotes(body);
+        const content = asked > 1 ? formatParts(Array.from({ length: asked }, () => notes)) : notes;
         const prompt = requestTexts(body).reduce((n, t) => n + 3 + longest.meter.countText(t), 3);
         return text(content, { usage: { prompt_tokens: prompt, completion_tokens: longest.meter.countText(content) } });
       },

@@ -14,6 +14,8 @@ import type {
   CompactionResult,
   ContextItem,
   Summarizer,
+  SummaryRequest,
+  SummaryResult,
   ToolSchema,
 } from './types';
 import { SummarizerError } from './types';
@@ -228,9 +230,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   const spanTotal = Math.max(1, plan.spans.reduce((sum, sp) => sum + sp.tokens, 0));
   const leftInPlace = lowerBound;
   const summaryShare = planTarget - leftInPlace;
-  for (const [k, span] of plan.spans.entries()) {
-    if (k > 0 && !options.all && meter.measure(work, tools).total <= planTarget) break;
-    if (options.signal?.aborted) return failed(items, before, 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
+  const spanInput = (span: (typeof plan.spans)[number]) => {
     const spanItems = items.slice(span.start, span.end);
     // Files re-attached by an earlier compaction are stale copies: a new summary drops them (a live
     // session re-attaches current contents) and names them, so the summarizer never sees them.
@@ -252,23 +252,46 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     // Summaries are counted many times as they are put together, from mostly the same lines.
     const lineCounter = new LineCounter((t) => meter.countText(t), meter.lineAdditive, meter.encoding);
     const countText = (t: string) => lineCounter.countLines(t);
-    let section = renderRequestsSection(requests, share.requests, countText, meter.lineAdditive, meter.encoding);
+    const section = renderRequestsSection(requests, share.requests, countText, meter.lineAdditive, meter.encoding);
     const spanBudget = Math.max(MIN_SUMMARY_TOKENS, Math.min(share.notes, room - section.tokens));
+    const request: SummaryRequest = {
+      items: content,
+      userRequests,
+      // A quarter of the notes' budget is left for the identifiers back-filled below.
+      approximateSummaryTokens: Math.max(MIN_SUMMARY_TOKENS, spanBudget - backfillTokens(spanBudget)),
+      maxCalls: options.maxSummaryCalls ?? DEFAULT_MAX_SUMMARY_CALLS,
+      focus: options.focus,
+      signal: options.signal,
+      onDelta: options.onDelta,
+      // The context as the agent last sent it (before this run's rewrites): a summarizer on the
+      // session's own model can send it unchanged and hit the provider's prompt cache.
+      context: { items, tools, start: span.start, end: span.end, tokens: before, itemTokens: m.perItem },
+    };
+    return { spanItems, content, droppedFiles, requests, userRequests, covers, header, limit, share, countText, section, spanBudget, request };
+  };
+  // Built when first needed: spans left after the target is reached are never read.
+  const inputs: Array<ReturnType<typeof spanInput>> = [];
+  const inputOf = (k: number) => (inputs[k] ??= spanInput(plan.spans[k]));
+  // Several spans go to the summarizer as one request where it can (one call, a part per span).
+  let together: SummaryResult[] | undefined;
+  const asked = summarizer.summarizeSpans && plan.spans.length > 1 ? plan.spans.map((_, k) => inputOf(k)).filter((i) => i.content.length > 0).map((i) => i.request) : [];
+  if (asked.length > 1 && summarizer.summarizeSpans) {
+    try {
+      together = await summarizer.summarizeSpans(asked);
+    } catch (err) {
+      const e = err instanceof SummarizerError ? err : new SummarizerError(`summarizer failed: ${(err as Error)?.message ?? String(err)}`, 'invalid', { cause: err });
+      return failed(items, before, `compaction failed, context unchanged: ${e.message}`, e);
+    }
+  }
+  for (const [k, span] of plan.spans.entries()) {
+    if (k > 0 && !options.all && meter.measure(work, tools).total <= planTarget) break;
+    if (options.signal?.aborted) return failed(items, before, 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
+    const input = inputOf(k);
+    const { spanItems, content, droppedFiles, requests, userRequests, covers, header, limit, share, countText, spanBudget } = input;
+    let section = input.section;
     let result;
     try {
-      result = content.length === 0 ? { text: droppedFiles, model: summarizer.name, usage: { calls: 0, promptTokens: 0, completionTokens: 0 }, dropped: 0 } : await summarizer.summarize({
-        items: content,
-        userRequests,
-        // A quarter of the notes' budget is left for the identifiers back-filled below.
-        approximateSummaryTokens: Math.max(MIN_SUMMARY_TOKENS, spanBudget - backfillTokens(spanBudget)),
-        maxCalls: options.maxSummaryCalls ?? DEFAULT_MAX_SUMMARY_CALLS,
-        focus: options.focus,
-        signal: options.signal,
-        onDelta: options.onDelta,
-        // The context as the agent last sent it (before this run's rewrites): a summarizer on the
-        // session's own model can send it unchanged and hit the provider's prompt cache.
-        context: { items, tools, start: span.start, end: span.end, tokens: before, itemTokens: m.perItem },
-      });
+      result = content.length === 0 ? { text: droppedFiles, model: summarizer.name, usage: { calls: 0, promptTokens: 0, completionTokens: 0 }, dropped: 0 } : together ? together[asked.indexOf(input.request)] : await summarizer.summarize(input.request);
     } catch (err) {
       const e = err instanceof SummarizerError ? err : new SummarizerError(`summarizer failed: ${(err as Error)?.message ?? String(err)}`, 'invalid', { cause: err });
       return failed(items, before, `compaction failed, context unchanged: ${e.message}`, e);

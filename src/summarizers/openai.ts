@@ -30,6 +30,7 @@ import { maskMessageContents } from '../compaction/secrets';
 import { jsonReply, streamedReply } from './openai-stream';
 import { classifyFailure, describeEndpoint, redactSecrets } from './openai-errors';
 import { prefixRequest } from './prefixRequest';
+import { summarizeSpansWith } from './spans';
 
 /** Which request field bounds the reply length. */
 export type ReplyLimitParameter = 'max_completion_tokens' | 'max_tokens' | 'none';
@@ -119,6 +120,7 @@ const REQUEST_OVERHEAD_TOKENS = 16;
 export class OpenAISummarizer implements Summarizer {
   readonly name: string;
   readonly contextWindow: number;
+  readonly reusesPrefix: boolean;
   private readonly client: OpenAI;
   private readonly options: OpenAISummarizerOptions;
   private readonly countText: (text: string) => number;
@@ -130,6 +132,7 @@ export class OpenAISummarizer implements Summarizer {
     this.options = options;
     this.name = options.model;
     this.contextWindow = options.contextWindow;
+    this.reusesPrefix = options.reusePrefix === true && options.maskSecrets !== true;
     this.countText = options.countText ?? ((text) => Math.ceil(text.length / 3));
     this.endpoint = describeEndpoint(options.baseURL);
     this.client =
@@ -169,12 +172,30 @@ export class OpenAISummarizer implements Summarizer {
   }
 
   /**
+   * The summaries of several spans of one compaction in one call where one request holds them (over
+   * the agent's prefix, else framed); undefined otherwise (./spans). Throws as {@link summarize}.
+   */
+  summarizeSpans(requests: readonly SummaryRequest[]): Promise<SummaryResult[] | undefined> {
+    return summarizeSpansWith(requests, {
+      window: this.contextWindow,
+      countText: this.countText,
+      reusePrefix: this.reusesPrefix,
+      instruction: this.options.instruction,
+      imageSize: this.options.imageSize,
+      replyTokens: (r) => this.replyTokens(r),
+      call: (messages, replyTokens, request, usage, extra) => this.call(messages, replyTokens, request, usage, extra),
+      single: (r) => this.summarize(r),
+      log: (line) => this.log(line),
+    });
+  }
+
+  /**
    * The cache-reusing path: one call over the agent's prefix. Returns undefined when it does not
    * apply (not the session's model, no context, does not fit) or the server refused the prompt as
    * too long; the framed path then runs.
    */
   private async summarizeOverPrefix(request: SummaryRequest, usage: SummarizerUsage): Promise<SummaryResult | undefined> {
-    if (this.options.reusePrefix !== true || this.options.maskSecrets === true || request.context === undefined) return undefined;
+    if (!this.reusesPrefix || request.context === undefined) return undefined;
     const built = prefixRequest(request, this.contextWindow, this.countText, this.replyTokens(request), this.options.instruction);
     if (!('messages' in built)) {
       this.log(`summary over the agent's prefix not used: ${built.reason}; framing the span instead`);
