@@ -84,7 +84,10 @@ export async function benchEconomics(sessions: readonly Session[], windows: read
   const pricing = new PricingServer();
   const url = await pricing.start();
   try {
+    // CK_ECON_SESSIONS=name,… plays only the sessions whose name contains one of them (for tracing).
+    const only = process.env.CK_ECON_SESSIONS?.split(',').filter((x) => x.length > 0);
     for (const s of sessions) {
+      if (only && !only.some((o) => s.name.includes(o))) continue;
       for (const w of windows) {
         const reports = [
           await runUnmanaged(s.entries, s.meter, s.tools, w),
@@ -101,7 +104,7 @@ export async function benchEconomics(sessions: readonly Session[], windows: read
   }
 
   // The model summarizer on the longest session.
-  const longest = [...sessions].sort((x, y) => y.meter.measure(itemsOfEntries(y), y.tools).total - x.meter.measure(itemsOfEntries(x), x.tools).total)[0];
+  const longest = [...sessions].filter((s) => rows.some((r) => r.session === s.name)).sort((x, y) => y.meter.measure(itemsOfEntries(y), y.tools).total - x.meter.measure(itemsOfEntries(x), x.tools).total)[0];
   const modelRows: EconomicsRow[] = [];
   if (longest) {
     const server = await start({

@@ -163,6 +163,11 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   // Room kept free below the target for files the caller re-attaches after the summary.
   const planTarget = Math.max(1, th.targetTokens - Math.max(0, Math.floor(options.reserveTokens ?? 0)));
   const plan = planCompaction(items, m.perItem, before, planTarget, { keepRecentSteps, summaryTokens, noCollapse: options.noCollapse, all: options.all, keptPerItem, keptCap: budgets.userTokens });
+  // A compaction that calls the summarizer anyway may aim deeper (see `deeperCompactTo`).
+  const deeper = options.deeperCompactTo;
+  if (deeper !== undefined && deeper < options.budget.compactTo && plan.spans.length > 0) {
+    return prepareCompaction({ ...input, options: { ...options, budget: { ...options.budget, compactTo: deeper }, deeperCompactTo: undefined } });
+  }
   // A context over the input budget cannot be sent: the degrade tiers then run whatever the plan,
   // unless the system prompt and tool schemas alone are over it (nothing else can make room then).
   const overBudget = before > th.inputBudget;

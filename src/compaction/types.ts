@@ -215,6 +215,13 @@ export interface CompactionOptions {
    * still be used at, so that a summary bound to be thrown away costs no model call.
    */
   maxEstimatedAfter?: number;
+  /**
+   * A lower `compactTo` (fraction of the base) to aim at instead when the plan at the budget's own
+   * target summarises anyway; a compaction the collapse tier alone completes keeps the budget's
+   * target. Set by callers whose summaries cost about the same whatever they replace (a summary
+   * over the agent's cached prefix, `src/service/landing.ts`).
+   */
+  deeperCompactTo?: number;
   /** Clock, for deterministic tests. */
   now?: () => Date;
   /** Cancels a running compaction; the context is then left unchanged. */
