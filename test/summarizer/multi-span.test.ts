@@ -11,7 +11,8 @@ import { text } from '../../src/modelserver/replies';
 import type { ChatRequestBody } from '../../src/modelserver/wire';
 import { formatParts, multiFramedRequest, multiPrefixRequest, parseParts, partHeading } from '../../src/summarizers/multiSpan';
 import { FallbackSummarizer } from '../../src/summarizers/fallback';
-import { items, quarterCount, quarterMeter, rig } from './fixtures';
+import { summaryInstruction } from '../../src/compaction/summaryPrompt';
+import { items, quarterCount, quarterMeter, requestText, rig } from './fixtures';
 
 const NOTES_A = '## Objective\nThe user asked for CSV export.\n## Work completed\n- PART-A: the agent read the history files.';
 const NOTES_B = '## Objective\nThe user asked for tests.\n## Work completed\n- PART-B: the agent read the test helpers.';
@@ -132,4 +133,42 @@ test('the fallback chain passes several spans to its primary in one call', async
   assert.ok(result.applied, result.reason);
   assert.equal(result.checkpoints.filter((c) => c.strategy === 'summary').length, 2);
   assert.equal(r.server.requests.length, 1);
+});
+
+test('framed: a span that fits one call without room for earlier notes is one call; with notes at half length if need be; larger spans are batched', async (t) => {
+  const window = 6_000;
+  const fixed = quarterCount(summaryInstruction()) + 120;
+  const reply = 1_000; // twice the 500 tokens of notes asked, at most a quarter of the window
+  const safety = window * 0.05;
+  const sizes = {
+    // Over the old reserve (room for the reply and for earlier notes), within one call's.
+    full: window - fixed - reply - safety - 150,
+    // Only within one call with the reply halved.
+    half: window - fixed - 512 - safety - 150,
+    batched: 2 * window,
+  };
+  const asked: Array<{ calls: number; limit: number[]; text: string }> = [];
+  for (const [name, tokens] of Object.entries(sizes)) {
+    const r = await rig(() => text(NOTES_A), { contextWindow: window });
+    t.after(() => r.close());
+    const span = items([
+      { role: 'user', content: 'Read the log.' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_log', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'log line '.repeat(Math.floor((tokens * 4) / 9)) },
+      { role: 'assistant', content: 'The log shows one warning.' },
+    ]);
+    await r.summarizer.summarize({ items: span, userRequests: ['Read the log.'], approximateSummaryTokens: 500, maxCalls: 8 });
+    asked.push({ calls: r.server.requests.length, limit: r.server.requests.map((b) => Number(b.max_completion_tokens)), text: requestText(r.server.requests[0]) });
+    assert.ok(name.length > 0);
+  }
+  const [full, half, batched] = asked;
+  assert.equal(full.calls, 1);
+  assert.deepEqual(full.limit, [reply]);
+  assert.match(full.text, /in about 500 tokens or fewer/);
+  assert.equal(half.calls, 1);
+  // Half the reply limit, at least 512 tokens; the notes asked for, half of that.
+  assert.deepEqual(half.limit, [512]);
+  assert.match(half.text, /in about 256 tokens or fewer/);
+  assert.ok(batched.calls > 2, `${batched.calls} calls`);
+  assert.ok(batched.limit.every((l) => l === reply));
 });
