@@ -8,6 +8,7 @@ import type { ApprovalView, BudgetView, CheckpointView, ErrorView, PreviewView, 
 import { cssProps } from './css-props.js';
 import { localTime, tokens } from './format.js';
 import { READ_ONLY_NOTICE } from '../src/views/item-labels.js';
+import { groupCheckpointRuns, type CheckpointRunView } from '../src/views/checkpoint-runs.js';
 import { gaugeGeometry, recordedPromptNote, windowOriginNote, type GaugeGeometry } from '../src/views/gauge-geometry.js';
 import type { Ui } from './transcript.js';
 
@@ -166,35 +167,56 @@ export function banners(ui: Ui, view: ViewState): TemplateResult {
   </div>`;
 }
 
-function checkpointRow(ui: Ui, checkpoint: CheckpointView): TemplateResult {
+/** One step of a run: what it did, and the buttons to inspect it (document, diff, summary). */
+function checkpointStep(ui: Ui, checkpoint: CheckpointView, single: boolean): TemplateResult {
   const facts = [`${checkpoint.messagesReplaced} messages`, checkpoint.summarizerModel ?? 'no model', checkpoint.dropped > 0 ? `${checkpoint.dropped} dropped` : undefined].filter(Boolean).join(' · ');
-  return html`<li class="checkpoint${checkpoint.restored ? ' restored' : ''}" data-test="checkpoint" data-id=${checkpoint.id} data-row=${`cp:${checkpoint.id}`} tabindex="-1"
-    aria-label="${checkpoint.trigger} ${checkpoint.strategy} checkpoint, ${checkpoint.tokensBefore} to ${checkpoint.tokensAfter} tokens${checkpoint.restored ? ', restored' : ''}" data-trigger=${checkpoint.trigger} data-before=${checkpoint.tokensBefore} data-after=${checkpoint.tokensAfter}>
+  return html`<div class="checkpoint-step${checkpoint.restored ? ' restored' : ''}" data-test="checkpoint-step" data-id=${checkpoint.id} data-trigger=${checkpoint.trigger} data-before=${checkpoint.tokensBefore} data-after=${checkpoint.tokensAfter}>
     <div class="checkpoint-head">
-      <span class="badge trigger-${checkpoint.trigger}">${checkpoint.trigger}</span>
       <span class="strategy">${checkpoint.strategy}</span>
-      <time datetime=${checkpoint.time} title=${new Date(checkpoint.time).toLocaleString()}>${localTime(checkpoint.time)}</time>
+      ${single ? nothing : html`<span class="step-tokens">${tokens(checkpoint.tokensBefore)} → ${tokens(checkpoint.tokensAfter)}</span>`}
     </div>
-    <div class="checkpoint-tokens" data-test="checkpoint-tokens">${tokens(checkpoint.tokensBefore)} → ${tokens(checkpoint.tokensAfter)} tokens</div>
     <div class="checkpoint-facts">${facts}</div>
-    ${checkpoint.focus ? html`<div class="checkpoint-focus">${icon('target')} ${checkpoint.focus}</div>` : nothing}
-    ${checkpoint.restored ? html`<div class="checkpoint-restored">${icon('history')} restored</div>` : nothing}
     <div class="actions">
-      ${iconButton(ui, 'Open checkpoint', 'go-to-file', { type: 'openCheckpoint', id: checkpoint.id }, 'open-checkpoint', true)}
+      ${iconButton(ui, `Open checkpoint (${checkpoint.strategy})`, 'go-to-file', { type: 'openCheckpoint', id: checkpoint.id }, 'open-checkpoint', true)}
       ${iconButton(ui, 'Compare replaced messages with the summary', 'diff', { type: 'diffCheckpoint', id: checkpoint.id }, 'diff-checkpoint', true)}
-      ${checkpoint.restored ? nothing : iconButton(ui, 'Restore: put the replaced messages back', 'discard', { type: 'restoreCheckpoint', id: checkpoint.id }, 'restore-checkpoint', true)}
-      ${checkpoint.undoRestore ? iconButton(ui, 'Undo the restore: the compacted context comes back', 'redo', { type: 'undoRestore' }, 'undo-restore', true) : nothing}
       ${iconButton(ui, 'Copy summary', 'copy', { type: 'copySummary', id: checkpoint.id }, 'copy-summary', true)}
+    </div>
+  </div>`;
+}
+
+/**
+ * One compaction run: its trigger, time and token change, one Restore (to before the run: restoring
+ * its first checkpoint undoes the later ones built on it) and its steps, each inspectable.
+ */
+function checkpointRow(ui: Ui, run: CheckpointRunView): TemplateResult {
+  const first = run.steps[0];
+  const focus = run.steps.find((step) => step.focus)?.focus;
+  const stepCount = run.steps.length > 1 ? `, ${run.steps.length} steps` : '';
+  return html`<li class="checkpoint${run.restored ? ' restored' : ''}" data-test="checkpoint" data-id=${run.id} data-row=${`cp:${run.id}`} data-steps=${run.steps.length} tabindex="-1"
+    aria-label="${run.trigger} compaction${stepCount}, ${run.tokensBefore} to ${run.tokensAfter} tokens${run.restored ? ', restored' : ''}" data-trigger=${run.trigger} data-before=${run.tokensBefore} data-after=${run.tokensAfter}>
+    <div class="checkpoint-head">
+      <span class="badge trigger-${run.trigger}">${run.trigger}</span>
+      <span class="strategy">${run.steps.length > 1 ? `${run.steps.length} steps` : first.strategy}</span>
+      <time datetime=${run.time} title=${new Date(run.time).toLocaleString()}>${localTime(run.time)}</time>
+    </div>
+    <div class="checkpoint-tokens" data-test="checkpoint-tokens">${tokens(run.tokensBefore)} → ${tokens(run.tokensAfter)} tokens</div>
+    ${focus ? html`<div class="checkpoint-focus">${icon('target')} ${focus}</div>` : nothing}
+    ${run.restored ? html`<div class="checkpoint-restored">${icon('history')} restored</div>` : nothing}
+    ${run.steps.map((step) => checkpointStep(ui, step, run.steps.length === 1))}
+    <div class="actions">
+      ${run.restored ? nothing : iconButton(ui, run.steps.length > 1 ? 'Restore: put back what this compaction replaced (all its steps)' : 'Restore: put the replaced messages back', 'discard', { type: 'restoreCheckpoint', id: run.id }, 'restore-checkpoint', true)}
+      ${run.undoRestore ? iconButton(ui, 'Undo the restore: the compacted context comes back', 'redo', { type: 'undoRestore' }, 'undo-restore', true) : nothing}
     </div>
   </li>`;
 }
 
 /** The checkpoint history, newest first. */
 export function history(ui: Ui, checkpoints: CheckpointView[]): TemplateResult {
+  const runs = groupCheckpointRuns(checkpoints);
   return html`<section class="history" aria-labelledby="history-title">
-    <h2 id="history-title">Checkpoints <span class="count">(${checkpoints.length})</span></h2>
+    <h2 id="history-title">Checkpoints <span class="count" title="${checkpoints.length} checkpoints">(${runs.length})</span></h2>
     <ol class="checkpoints" aria-label="Checkpoints, newest first: Up and Down move, Enter or Right reaches the buttons, Escape or Left comes back">
-      ${checkpoints.length ? checkpoints.map((c) => checkpointRow(ui, c)) : html`<li class="empty">No checkpoints yet. Compaction writes one each time it rewrites the context.</li>`}
+      ${runs.length ? runs.map((run) => checkpointRow(ui, run)) : html`<li class="empty">No checkpoints yet. Compaction writes one each time it rewrites the context.</li>`}
     </ol>
   </section>`;
 }

@@ -2,8 +2,10 @@
  * Settings a repository must not choose. A cloned repository's `.vscode/settings.json` (or a folder's)
  * could otherwise point the endpoint at its own server (the next request carries the user's API key
  * there, and that server then plays the model), turn on auto-approve (that model's commands then run
- * unasked) or add instructions to every summary prompt. These keys are declared `machine`/`application`
- * scoped in package.json, so VS Code itself ignores workspace values for them; this module enforces the
+ * unasked) or add instructions to every summary prompt. These keys are declared `application` scoped in
+ * package.json, so VS Code itself ignores workspace values for them. Not `machine`: on a remote host
+ * (code-server, Remote-SSH) VS Code ignores a `machine` key's User value without a word, so what the
+ * settings' descriptions tell users to do would not work there; this module enforces the
  * same rule in the reader (older hosts, forks, restricted configurations) and tells the user once.
  *
  * No runtime `vscode` import: the reader is unit-tested with a fake configuration.

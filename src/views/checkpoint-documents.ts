@@ -62,7 +62,10 @@ export function renderItems(items: readonly ContextItem[]): string {
       text = `${text.slice(0, MAX_TOOL_OUTPUT_CHARS)}\n… (${text.length - MAX_TOOL_OUTPUT_CHARS} more characters)`;
     }
     // The message's own Markdown headings would become the document's (its outline lists the "### role" lines).
-    if (text.trim()) out.push(escapeHeadings(text), '');
+    // A summary is the product's own Markdown: its headings nest under the label and stay headings
+    // (escaped, "\## Goal" would show as literal text in the replaced ↔ summary diff).
+    const summary = item.kind === 'summary' && !item.attachedFile;
+    if (text.trim()) out.push(summary ? nestSummary(text, 3) : escapeHeadings(text), '');
     if (message.role === 'assistant') {
       for (const call of message.tool_calls ?? []) {
         if (call.type === 'function') out.push(`→ \`${call.function.name}\` ${call.function.arguments}`, '');

@@ -10,19 +10,22 @@ import { splitNotice } from './notices';
 export type NoticeLevel = 'info' | 'warning' | 'error';
 
 const SHOW_DETAILS = 'Show Details';
+/** A caller's button that opens the log: with `log` given, the whole text goes there, so it is the details button. */
+const SHOW_LOG = 'Show Log';
 
 /**
  * Shows `text` at `level` with the given action buttons; resolves to the action chosen. A long text
  * gets a "Show Details" button that opens the detail (then the dialog's own buttons offer the actions
  * again, never a second "Show Details") and is not returned. When `actions` holds "Show Details"
- * itself, the caller has its own details (the log, say): the toast shows that one button only and
- * returns it when chosen.
+ * itself, or "Show Log" and `log` is given, the caller has its own details (the log, where the whole
+ * text is written): the toast shows the caller's buttons only (one set, no second details button)
+ * and returns the one chosen.
  */
 export async function notify(level: NoticeLevel, text: string, actions: readonly string[] = [], log?: vscode.LogOutputChannel): Promise<string | undefined> {
   const show = level === 'error' ? vscode.window.showErrorMessage : level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
   const { short, detail } = splitNotice(text);
   if (!detail) return show(text, ...actions);
-  if (actions.includes(SHOW_DETAILS)) {
+  if (actions.includes(SHOW_DETAILS) || (log && actions.includes(SHOW_LOG))) {
     log?.info(detail);
     return show(short, ...actions);
   }

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { discoverEndpoint } from '../models/discover';
 import { Commands } from './command-ids';
 import { endpointChosenNotice } from './notices';
+import { checkEndpoint } from './endpoint-check';
 
 /** Local OpenAI-compatible servers and their default base URLs (from each project's documentation). */
 export const LOCAL_SERVERS: ReadonlyArray<{ name: string; url: string }> = [
@@ -50,6 +51,41 @@ interface EndpointPick extends vscode.QuickPickItem {
 }
 
 /**
+ * The "Other URL…" path: asks for the URL, checks it as Test Connection does (see
+ * {@link checkEndpoint}) and, when nothing answers there, says so and offers to keep it anyway or to
+ * enter another. Resolves to the URL to save, or undefined when the user gave up (nothing saved).
+ */
+async function askCustomUrl(log: vscode.LogOutputChannel): Promise<string | undefined> {
+  let value: string | undefined;
+  for (;;) {
+    const typed = await vscode.window.showInputBox({
+      title: 'OpenAI-Compatible Base URL',
+      prompt: 'Base URL of the API, usually ending in /v1',
+      placeHolder: 'http://127.0.0.1:11434/v1',
+      value,
+      ignoreFocusOut: true,
+      validateInput: (text) => (isHttpUrl(text.trim()) ? undefined : 'Enter an http:// or https:// URL.'),
+    });
+    if (typed === undefined) return undefined;
+    const url = typed.trim();
+    const model = vscode.workspace.getConfiguration('contextKeeper').get<string>('model', '');
+    const check = await checkEndpoint(url, model);
+    if (!check) return undefined;
+    log.info(`Checked ${url} before saving it:\n${check.lines.join('\n')}`);
+    if (check.reachable) return url;
+    const answer = await vscode.window.showWarningMessage(
+      `ContextKeeper: nothing answers at ${url}. Keep it anyway?`,
+      { modal: true, detail: `${check.lines.at(-1) ?? 'No answer.'} Keep it if the server is not started yet; requests fail until it answers.` },
+      'Keep Anyway',
+      'Enter Another URL',
+    );
+    if (answer === 'Keep Anyway') return url;
+    if (answer !== 'Enter Another URL') return undefined;
+    value = url;
+  }
+}
+
+/**
  * `contextKeeper.pickEndpoint`: lists OpenAI, the local servers that answer on their default port
  * (probed in parallel, under a second) and "Other URL…"; writes `contextKeeper.baseUrl` (and the
  * model, when the server lists some) to the user settings. Returns the chosen base URL.
@@ -75,33 +111,22 @@ export async function pickEndpoint(log: vscode.LogOutputChannel): Promise<string
   let url = choice.url;
   let models = choice.models;
   if (choice.custom) {
-    url = await vscode.window.showInputBox({
-      title: 'OpenAI-Compatible Base URL',
-      prompt: 'Base URL of the API, usually ending in /v1',
-      placeHolder: 'http://127.0.0.1:11434/v1',
-      ignoreFocusOut: true,
-      validateInput: (value) => (isHttpUrl(value.trim()) ? undefined : 'Enter an http:// or https:// URL.'),
-    });
+    url = await askCustomUrl(log);
     if (url === undefined) return undefined;
-    url = url.trim();
     models = await listModels(url, 2000);
   }
   const config = vscode.workspace.getConfiguration('contextKeeper');
   await config.update('baseUrl', url, vscode.ConfigurationTarget.Global);
   log.info(`Endpoint set to ${url || OPENAI_URL}.`);
+  // Ticks the walkthrough's endpoint step however this ran: VS Code sees only commands run from its
+  // own UI (palette, links), not those the extension runs itself (notification and sidebar buttons).
+  void vscode.commands.executeCommand('setContext', WALKTHROUGH_KEYS.endpointChosen, true);
   let chosenModel: string | undefined;
   if (models && models.length > 0) {
     const picks = models.map((m) => ({ label: m.id, description: m.window ? `${Math.round(m.window / 1000)}k-token window` : undefined }));
     const model = await vscode.window.showQuickPick(picks, { title: 'Choose the Model', placeHolder: `Models served at ${url}` });
     if (model) await config.update('model', model.label, vscode.ConfigurationTarget.Global);
     chosenModel = model?.label;
-  }
-  // A custom URL was typed, not found answering: check it in the background (cancellable progress
-  // in the notification area) and warn, naming it, when it fails. Saving it is not held up.
-  if (choice.custom) {
-    void vscode.window.showInformationMessage(endpointChosenNotice(url ?? '', chosenModel));
-    void vscode.commands.executeCommand(Commands.testConnection);
-    return url;
   }
   // Say where requests go now, with the next steps (a hosted endpoint usually needs a key).
   void vscode.window.showInformationMessage(endpointChosenNotice(url ?? '', chosenModel), 'Test Connection', 'Set API Key').then((action) => {
@@ -120,6 +145,16 @@ class EmptyTree implements vscode.TreeDataProvider<never> {
     return [];
   }
 }
+
+/**
+ * Context keys the walkthrough's `completionEvents` watch (`onContext:`), set once the step is done.
+ * Not a command event alone: VS Code counts a command only when its own UI ran it, and a key already
+ * true when the walkthrough registers is never counted, so these start unset and turn true.
+ */
+export const WALKTHROUGH_KEYS = {
+  endpointChosen: 'contextKeeper.endpointChosen',
+  connectionTested: 'contextKeeper.connectionTested',
+} as const;
 
 /** The context keys the manifest's `when` clauses read; set only when a value changes. */
 export class ContextKeys implements vscode.Disposable {

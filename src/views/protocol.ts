@@ -91,6 +91,11 @@ export interface CheckpointView {
   restored?: boolean;
   /** True on the checkpoint whose restore can be undone now (the latest restore, nothing rewritten since). */
   undoRestore?: boolean;
+  /**
+   * Id of the first checkpoint of the compaction run that wrote this one (the run's divider id; see
+   * compaction-dividers.ts); the history shows one entry per run. Absent: a run of its own.
+   */
+  run?: string;
 }
 
 /**

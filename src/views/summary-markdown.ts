@@ -26,12 +26,14 @@ export function escapeHeadings(text: string): string {
 }
 
 /**
- * A summary placed under the document's "## Summary" heading: its own headings move one level down
- * (so they nest under "Summary" in the outline, never beside it), and the requests quoted verbatim
+ * A summary placed under the document's "## Summary" heading: its own headings move `levels` levels
+ * down (1 by default; at most to level 6), so they nest under "Summary" (or under a "### role"
+ * label with `levels` 2) in the outline, never beside it, and still read as headings, not as
+ * escaped text; and the requests quoted verbatim
  * under {@link REQUESTS_HEADING} (a list of the user's own text) get their heading marks escaped
  * (see {@link escapeHeadings}). Fenced code is left alone. O(characters).
  */
-export function nestSummary(summary: string): string {
+export function nestSummary(summary: string, levels = 1): string {
   let fenced = false;
   let inRequests = false;
   return summary
@@ -39,11 +41,11 @@ export function nestSummary(summary: string): string {
     .map((line) => {
       if (FENCE_RE.test(line)) fenced = !fenced;
       if (fenced && !FENCE_RE.test(line)) return line;
-      const heading = /^(#{1,5})(\s)/.exec(line);
+      const heading = /^(#{1,6})(\s)/.exec(line);
       if (heading) {
         // A heading at the line's start ends the list of requests (their lines start "- " or "  ").
         inRequests = line.startsWith(REQUESTS_HEADING);
-        return `#${line}`;
+        return `${'#'.repeat(Math.min(6, heading[1].length + levels))}${line.slice(heading[1].length)}`;
       }
       return inRequests ? line.replace(HEADING_RE, '$1\\$2$3') : line;
     })

@@ -12,6 +12,7 @@ import type { LmApi } from '../models/lm/api';
 import { Commands } from './command-ids';
 import { connectionVerdict, type ConnectionReport } from './notices';
 import { notify } from './notify';
+import { WALKTHROUGH_KEYS } from './onboarding';
 
 /** What the command reads; supplied by the composition root. */
 export interface TestConnectionDeps {
@@ -59,6 +60,8 @@ export async function runTestConnection(deps: TestConnectionDeps): Promise<Conne
     },
   );
   if (!result) return undefined;
+  // The walkthrough's test step (see WALKTHROUGH_KEYS): the endpoint answered the test request.
+  if (result.ok) void vscode.commands.executeCommand('setContext', WALKTHROUGH_KEYS.connectionTested, true);
   deps.log.info(`Test connection (${settings.modelSource === 'vscode' ? 'VS Code language models' : settings.baseUrl.trim() || 'no endpoint chosen: the OpenAI default'}):\n${result.lines.join('\n')}`);
   const key = await deps.apiKey();
   const verdict = connectionVerdict(result, settings.modelSource, settings.baseUrl, !!key);

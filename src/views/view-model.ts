@@ -194,7 +194,7 @@ export class SidebarModel {
   setChrome(chrome: Chrome): void {
     if (JSON.stringify(chrome) === JSON.stringify(this.chrome)) return;
     this.chrome = chrome;
-    this.flags.add('chrome');
+    this.flags.add('chrome').add('budget'); // the gauge names an imported recording's model
   }
 
   /** Shows `WINDOW_STEP` more lines before the window (answered with a snapshot). */
@@ -361,6 +361,11 @@ export class SidebarModel {
     const settings = this.settings();
     if (!this.service) return settings.emptyBudget;
     const view = toBudgetView(this.service.getBudget(), settings.autoCompact);
+    // An imported recording: the header names the model it was recorded with, also when its window is
+    // unknown and the configured model's stands in (the window's note says so).
+    const session = this.chrome.sessions.find((s) => s.id === this.chrome.sessionId);
+    const recorded = session?.kind === 'imported' ? session.recordedModel?.trim() : undefined;
+    if (recorded) view.model = recorded;
     const peak = latestRunPeak(this.checkpoints);
     if (peak && peak.tokens > view.used) view.peak = peak;
     const imported = view.recordedPromptTokens !== undefined ? countAsImported(this.checkpoints) : undefined;
@@ -370,7 +375,14 @@ export class SidebarModel {
 
   private checkpointViews(): CheckpointView[] {
     const undoable = this.service?.getUndoableRestore()?.id;
-    return this.checkpoints.map((c) => toCheckpointView(c, undoable)).reverse();
+    const runOf = new Map<string, string>();
+    for (const group of this.compactions) for (const id of group.checkpointIds) if (id !== group.id) runOf.set(id, group.id);
+    return this.checkpoints.map((c) => {
+      const view = toCheckpointView(c, undoable);
+      const run = runOf.get(c.id);
+      if (run) view.run = run;
+      return view;
+    }).reverse();
   }
 
   private approvalViews(): ApprovalView[] {

@@ -98,7 +98,11 @@ test('package.json scopes the guarded keys to the user and declares limited trus
   const properties = manifest.contributes.configuration.properties;
   for (const key of USER_ONLY_KEYS) {
     const scope = properties[`contextKeeper.${key}`]?.scope;
-    assert.ok(scope === 'application' || scope === 'machine', `contextKeeper.${key} has scope ${scope}`);
+    // Not `machine`: on a remote host (code-server, Remote-SSH) VS Code drops a machine key's User value
+    // silently, while the descriptions send users to User settings.
+    assert.equal(scope, 'application', `contextKeeper.${key} has scope ${scope}`);
+    const description = String(properties[`contextKeeper.${key}`].markdownDescription ?? properties[`contextKeeper.${key}`].description ?? '');
+    if (key.endsWith('baseUrl')) assert.match(description, /User\*{0,2} settings only/, `contextKeeper.${key} says where it must be set`);
   }
   const trust = manifest.capabilities.untrustedWorkspaces;
   assert.equal(trust.supported, 'limited');

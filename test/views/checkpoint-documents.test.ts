@@ -124,3 +124,13 @@ test('headings inside verbatim requests and messages stay text; summary headings
   assert.deepEqual(items.split('\n').filter((line) => /^#{1,6}\s/.test(line)), ['### user · u1']);
   assert.match(items, /^\\# Waterfront project$/m);
 });
+
+test('the summary side of the replaced ↔ summary diff shows the summary\'s headings as headings, nested under its label', () => {
+  const summary = '## Task state\nparser fixed\n## Requests, verbatim (oldest first)\n- # Waterfront project\n- plain';
+  const side = renderItems([{ id: 's1', kind: 'summary', covers: ['u1', 'a1'], message: { role: 'user', content: summary } }]);
+  assert.doesNotMatch(side, /\\## Task state/, 'no escaped heading shows as literal text');
+  const headings = side.split('\n').filter((line) => /^#{1,6}\s/.test(line));
+  assert.deepEqual(headings, ['### user (summary) · 2 messages', '##### Task state', '##### Requests, verbatim (oldest first)']);
+  // The user's own words quoted in the summary still cannot become headings.
+  assert.match(side, /^- \\# Waterfront project$/m);
+});

@@ -59,8 +59,8 @@ test('a peak beyond the window widens the scale so the peak mark stands at its p
 
 test("the window's note names where it came from, also for windows with thousands separators and recordings", () => {
   const configured = { model: 'gpt-4o-mini', window: 8_000 };
-  assert.equal(windowOriginNote(recordingWindow('house-model-x', configured).label), ' (window of configured model)');
-  assert.equal(windowOriginNote(recordingWindow(undefined, configured).label), ' (window of configured model)');
+  assert.equal(windowOriginNote(recordingWindow('house-model-x', configured).label), " (configured model's)");
+  assert.equal(windowOriginNote(recordingWindow(undefined, configured).label), " (configured model's)");
   assert.equal(windowOriginNote(recordingWindow('gpt-4.1', configured).label), " (recording's model)");
   assert.equal(windowOriginNote(describeWindow({ window: 32_768, source: 'server' })), ' (reported)');
   assert.equal(windowOriginNote(describeWindow({ window: 128_000, source: 'table' })), ' (model table)');

@@ -7,6 +7,7 @@ import '../support/vscode-fake/register';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
+import type { LogOutputChannel } from 'vscode';
 import { modelFailureOf } from '../../src/summarizers/openai-errors';
 import { SummarizerError } from '../../src/compaction/types';
 import { notify } from '../../src/views/notify';
@@ -64,4 +65,17 @@ test('a long notification whose caller offers its own Show Details shows that on
   assert.equal(host.messages.length, 1, 'no dialog opened');
   assert.deepEqual(host.messages[0].items, ['Show Details']);
   assert.ok(!host.messages[0].modal, 'a toast, not a modal');
+});
+
+test('a long failed Test Connection toast shows its own buttons only; Show Log holds the whole text', async () => {
+  resetVscodeFake();
+  const long = 'ContextKeeper: connection problem with http://127.0.0.1:8080/v1: A test request to gpt-4o-mini failed: the endpoint does not know model "gpt-4o-mini" (or has no chat route).';
+  const logged: string[] = [];
+  const log = { info: (line: string) => logged.push(line) } as unknown as LogOutputChannel;
+  host.user.message = () => 'Show Log';
+  assert.equal(await notify('warning', long, ['Choose Endpoint', 'Set API Key', 'Show Log'], log), 'Show Log');
+  assert.equal(host.messages.length, 1, 'no dialog opened');
+  assert.deepEqual(host.messages[0].items, ['Choose Endpoint', 'Set API Key', 'Show Log'], 'one set of buttons, no generic Show Details');
+  assert.ok(host.messages[0].message.length < long.length);
+  assert.deepEqual(logged, [long], 'the whole text is in the log');
 });

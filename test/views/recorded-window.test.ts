@@ -14,6 +14,7 @@ import type * as vscode from 'vscode';
 import { activate, type ContextKeeperApi } from '../../src/extension';
 import { recordingWindow } from '../../src/models/recorded';
 import { lookupModel } from '../../src/models/table';
+import { windowOriginNote } from '../../src/views/gauge-geometry';
 import { commands, host, resetVscodeFake, Uri } from '../support/vscode-fake';
 import { fakeExtensionContext } from '../support/vscode-fake/context';
 
@@ -92,7 +93,9 @@ test('a recording naming an unknown model uses the configured window and says so
   await commands.executeCommand('contextKeeper.importTranscript', Uri.file(path.resolve(__dirname, '../../../samples/demo-session.json')));
   const view = api.getViewState();
   assert.equal(view.budget.window, 128_000);
-  assert.equal(view.budget.model, 'gpt-4o-mini');
+  // The header names the recording's model; the window's note says whose window stands in.
+  assert.equal(view.budget.model, 'scripted-coder');
+  assert.equal(windowOriginNote(view.budget.windowSource), " (configured model's)");
   assert.match(view.budget.windowSource ?? '', /window of configured model gpt-4o-mini/);
   assert.match(view.source, /measured against the window of configured model gpt-4o-mini/);
 });

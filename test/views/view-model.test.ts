@@ -10,6 +10,7 @@ import type { Entry } from '../../src/compaction/types';
 import { text, toolCalls } from '../../src/modelserver/replies';
 import type { Reply } from '../../src/modelserver/wire';
 import type { BudgetView, HostMessage, ViewState } from '../../src/views/protocol';
+import { groupCheckpointRuns } from '../../src/views/checkpoint-runs';
 import { feedSidebar } from '../../src/views/sidebar-feed';
 import { SidebarModel, WINDOW_STEP } from '../../src/views/view-model';
 import { Store } from '../../src/views/view-store';
@@ -150,6 +151,11 @@ test('an automatic compaction gets a divider at its place with its figures, and 
   // The peak: the gauge remembers where it was before dropping, unless it climbed past it again.
   const peak = view.budget.peak;
   if (peak) assert.ok(peak.tokens > view.budget.used);
+  // The history shows one entry per run, as the transcript shows one divider: same ids, same steps.
+  const runs = groupCheckpointRuns(view.checkpoints);
+  assert.deepEqual(runs.map((r) => r.id), view.compactions.map((c) => c.id).reverse());
+  assert.deepEqual(runs.map((r) => r.steps.map((s) => s.id)), view.compactions.map((c) => c.checkpointIds).reverse());
+  assert.equal(runs.reduce((n, r) => n + r.steps.length, 0), view.checkpoints.length, 'every checkpoint stays inspectable');
   // Restoring the compaction removes the dimming and marks the divider restored.
   await fx.service.restoreCheckpoint(divider.checkpointIds[0]);
   assert.ok(store.view!.compactions[0].restored);

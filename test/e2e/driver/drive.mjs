@@ -19,9 +19,9 @@ import { COMPACTED_TOAST, Sidebar } from './sidebar.mjs';
 import { configuredCheck, dividerDuringTask, importChecks, longSessionChecks, previewApplyCheck, themeShots, welcomeChecks } from './sidebar-checks.mjs';
 import { FIRST_TASK, keptDuringTaskChecks, reattachedDuringTaskCheck } from './compaction-checks.mjs';
 import { watchChecks } from './watch-checks.mjs';
-import { setupChecks } from './setup-checks.mjs';
+import { openWalkthrough, setupChecks, walkthroughChecks } from './setup-checks.mjs';
 import { checkpointChecks } from './checkpoint-checks.mjs';
-import { sessionSelectChecks, transcriptKeyboardChecks } from './keyboard-checks.mjs';
+import { checkpointKeyboardChecks, sessionSelectChecks, transcriptKeyboardChecks } from './keyboard-checks.mjs';
 
 const env = (name, required = true) => {
   const value = process.env[name];
@@ -78,6 +78,7 @@ try {
     throw new Abort('only the agent-session checks were asked for');
   }
   await welcomeChecks(ctx);
+  await openWalkthrough(ctx).catch((error) => log(`walkthrough not opened early: ${error.message}`));
   await configuredCheck(ctx);
 
   await setupChecks(ctx);
@@ -173,6 +174,8 @@ try {
 
   await reattachedDuringTaskCheck(ctx);
 
+  await checkpointKeyboardChecks(ctx);
+
   await check('export transcript', async () => {
     await wb.runCommand('ContextKeeper: Export Transcript');
     // The save dialog proposes context-keeper-<session>.json in the workspace: accept it.
@@ -224,6 +227,8 @@ try {
   });
 
   await longSessionChecks(ctx);
+
+  await walkthroughChecks(ctx);
 
   await wb.runCommand('View: Close All Editors').catch(() => {});
   for (const [theme, kind, tag] of [

@@ -79,27 +79,46 @@ export async function transcriptKeyboardChecks({ check, expect, sidebar, page })
     expect((await focusedOf(frame)).row === pinned.at(-1), 'Shift+Tab did not come back to the row last used');
     return `${rows.length} rows, 1 Tab stop, ${presses} Tab press(es) from Run; pin reached with ${steps} arrow press(es) + Enter (named "${onPin.label}")`;
   });
+}
 
-  await check('the checkpoint list is one Tab stop; Down moves between rows, Right reaches the buttons, Left comes back', async () => {
+/**
+ * The checkpoint history as one Tab stop, run once the session has at least three compaction runs
+ * (the automatic one of the first task, the manual ones, the one during the re-attach task), so the
+ * arrows are checked across rows, not on a single one.
+ */
+export async function checkpointKeyboardChecks({ check, expect, page }) {
+  await check('the checkpoint list is one Tab stop; Up/Down/Home/End move between rows, Right reaches the buttons, Left comes back', async () => {
     const frame = await webviewFrame(page);
     const stops = await frame.evaluate(() => [...document.querySelectorAll('.checkpoints, .checkpoints *')].filter((el) => el.tabIndex >= 0 && !el.disabled).length);
     expect(stops === 1, `${stops} Tab stops in the checkpoint list`);
     const rows = await frame.evaluate(() => [...document.querySelectorAll('.checkpoints [data-row]')].map((el) => el.getAttribute('data-row')));
-    expect(rows.length >= 1, 'no checkpoint rows');
+    expect(rows.length >= 3, `only ${rows.length} checkpoint rows: the arrows need at least three`);
+    // The Tab stop is the row used last (earlier checks clicked buttons in the list): Home goes to the newest.
     await frame.locator('.checkpoints [data-row][tabindex="0"]').focus();
-    expect((await focusedOf(frame)).row === rows[0], 'the Tab stop is not the newest checkpoint');
-    if (rows.length > 1) {
-      await page.keyboard.press('ArrowDown');
-      expect((await focusedOf(frame)).row === rows[1], 'Down did not go to the next checkpoint');
-      await page.keyboard.press('ArrowUp');
-    }
+    expect((await focusedOf(frame)).isRow, 'the Tab stop is not a checkpoint row');
+    await page.keyboard.press('Home');
+    expect((await focusedOf(frame)).row === rows[0], 'Home did not go to the newest checkpoint');
+    await page.keyboard.press('ArrowDown');
+    expect((await focusedOf(frame)).row === rows[1], 'Down did not go to the second checkpoint');
+    await page.keyboard.press('ArrowDown');
+    expect((await focusedOf(frame)).row === rows[2], 'a second Down did not go to the third checkpoint');
+    await page.keyboard.press('ArrowUp');
+    expect((await focusedOf(frame)).row === rows[1], 'Up did not come back to the second checkpoint');
+    await page.keyboard.press('End');
+    expect((await focusedOf(frame)).row === rows.at(-1), 'End did not go to the oldest checkpoint');
+    await page.keyboard.press('Home');
+    expect((await focusedOf(frame)).row === rows[0], 'Home did not go back to the newest checkpoint');
+    await page.keyboard.press('ArrowDown');
     await page.keyboard.press('ArrowRight');
     const onButton = await focusedOf(frame);
-    expect(onButton.row === rows[0] && onButton.tag === 'BUTTON', `Right led to ${JSON.stringify(onButton)}`);
+    expect(onButton.row === rows[1] && onButton.tag === 'BUTTON', `Right led to ${JSON.stringify(onButton)}`);
     await page.keyboard.press('ArrowLeft');
     const back = await focusedOf(frame);
-    expect(back.isRow && back.row === rows[0], `Left led to ${JSON.stringify(back)}`);
-    return `${rows.length} checkpoint rows, 1 Tab stop; Right reached "${onButton.label}"`;
+    expect(back.isRow && back.row === rows[1], `Left led to ${JSON.stringify(back)}`);
+    // One Tab stop still, and it is the row used last.
+    const after = await frame.evaluate(() => [...document.querySelectorAll('.checkpoints [data-row][tabindex="0"]')].map((el) => el.getAttribute('data-row')));
+    expect(after.length === 1 && after[0] === rows[1], `Tab stops after moving: ${JSON.stringify(after)}`);
+    return `${rows.length} checkpoint rows, 1 Tab stop; Down, Down, Up, End, Home moved between them; Right reached "${onButton.label}"`;
   });
 }
 

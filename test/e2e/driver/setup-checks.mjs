@@ -67,3 +67,39 @@ export async function setupChecks({ check, expect, wb, sidebar, page, updateSett
     await sidebar.frame.locator('[data-test="set-key"]').waitFor({ timeout: 10_000 });
   });
 }
+
+/**
+ * Opens the walkthrough once early: VS Code creates its walkthrough service only when something
+ * needs it, and events from before that are not counted.
+ */
+export async function openWalkthrough({ wb }) {
+  await wb.runCommand('Welcome: Open Walkthrough...');
+  const row = wb.paletteRow('Get Started with ContextKeeper');
+  await row.waitFor({ timeout: 15_000 });
+  await row.click();
+  await wb.page.waitForTimeout(1_000);
+  await wb.runCommand('View: Close All Editors').catch(() => {});
+}
+
+/**
+ * The walkthrough ticks what the run did: the endpoint chosen, the key set, a task run from the
+ * sidebar (its buttons run the extension's own code, which VS Code's command events do not see).
+ */
+export async function walkthroughChecks({ check, expect, wb, page }) {
+  await check('the walkthrough ticks the steps the run did', async () => {
+    await wb.runCommand('Welcome: Open Walkthrough...');
+    const row = wb.paletteRow('Get Started with ContextKeeper');
+    await row.waitFor({ timeout: 15_000 });
+    await row.click();
+    const prefix = 'contextkeeper.context-keeper#contextKeeper.gettingStarted#';
+    await page.locator(`[data-done-step-id="${prefix}endpoint"]`).first().waitFor({ timeout: 15_000 });
+    const states = {};
+    for (const step of ['endpoint', 'key', 'test', 'task']) {
+      states[step] = (await page.locator(`[data-done-step-id="${prefix}${step}"]`).first().getAttribute('aria-checked')) === 'true';
+    }
+    await wb.screenshot('09-walkthrough');
+    await wb.runCommand('View: Close All Editors').catch(() => {});
+    for (const step of ['endpoint', 'key', 'task']) expect(states[step], `the "${step}" step is not ticked: ${JSON.stringify(states)}`);
+    return `ticked: ${Object.entries(states).filter(([, done]) => done).map(([step]) => step).join(', ')}`;
+  });
+}

@@ -41,7 +41,7 @@ export async function welcomeChecks({ check, expect, wb, page }) {
     await wb.screenshot('00-welcome');
     return text.split('\n')[0];
   });
-  // The endpoint is a machine setting (a workspace cannot set it), so once chosen the welcome view
+  // The endpoint is a user-only setting (a workspace cannot set it), so once chosen the welcome view
   // cannot come back in this host: it is shot in each theme now, on the fresh profile.
   await check('welcome view in light, dark and high-contrast themes', async () => {
     const shots = [];
@@ -105,7 +105,7 @@ export async function dividerDuringTask({ expect, wb, sidebar }) {
   const state = await sidebar.frame.locator('[data-test="state"]').innerText();
   expect(!/idle/.test(state), `the task already ended (${state}) when the divider was checked`);
   const text = await divider.locator('[data-test="divider-text"]').innerText();
-  expect(/^Context compacted at [\d.]+k? \(\d+% of budget\): [\d.]+k? → [\d.]+k?/.test(text), `divider text: ${text}`);
+  expect(/^Compacted automatically: the context passed the [\d.]+k?-token trigger \(\d+% of budget\) and went from [\d.]+k? to [\d.]+k? tokens/.test(text), `divider text: ${text}`);
   const dimmed = await sidebar.frame.locator('.turn.compacted').count();
   expect(dimmed > 0, 'no replaced line is dimmed');
   await divider.locator('summary').click();
@@ -224,7 +224,8 @@ export async function recordedWindowChecks({ check, expect, wb, sidebar, page })
     await importAider('unknown.aider.chat.history.md', aiderHistory('house-model-x', 40, 400));
     const budget = await sidebar.waitBudget((b) => b.used > 8000, 'the long recording did not fill the gauge');
     const window = await sidebar.frame.locator('[data-test="gauge-window"]').innerText();
-    expect(/\(window of configured model\)/.test(window), `gauge window: "${window}"`);
+    expect(/\(configured model's\)/.test(window) && !/window.*window/.test(window), `gauge window: "${window}"`);
+    expect(budget.model === 'house-model-x', `the gauge names ${budget.model}, not the recording's model`);
     const source = await sidebar.frame.locator('[data-test="source"]').innerText();
     expect(/house-model-x, a model of unknown window: measured against the window of configured model/.test(source), `source line: "${source}"`);
     const label = await sidebar.frame.locator('[data-test="over-label"]').innerText();
