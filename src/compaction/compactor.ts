@@ -15,7 +15,6 @@ import type {
   ContextItem,
   Summarizer,
   SummaryRequest,
-  SummaryResult,
   ToolSchema,
 } from './types';
 import { SummarizerError } from './types';
@@ -33,7 +32,8 @@ export { commitPrepared } from './commit';
 export { anchoredBreakdown, anchoredTokens } from './anchored';
 import { callOf, collapseItem } from './collapse';
 import { applyCheckpoint } from './context';
-import { collectRequests, removeRequestsSection, renderRequestsSection, typedRequestOf } from './requests';
+import { collectRequests, removeRequestsSection, renderRequestsSection } from './requests';
+import { droppedFilesNote, keptTokens, newId } from './spanParts';
 import { backfillIdentifiers } from './backfill';
 import { carryIdentifiers } from './carryIdentifiers';
 import { actionsOf } from './actions';
@@ -112,31 +112,11 @@ export function backfillChars(notesBudget: number, requestsWhole: boolean): numb
   return requestsWhole ? Math.max(IDENTIFIER_BACKFILL_CHARS, scaled) : IDENTIFIER_BACKFILL_CHARS;
 }
 
-/** One line naming the re-attached file copies a summary drops, or '' when it drops none. */
-function droppedFilesNote(items: readonly ContextItem[]): string {
-  const paths = [...new Set(items.map((i) => i.attachedFile).filter((p): p is string => p !== undefined))];
-  return paths.length === 0 ? '' : `Files re-attached earlier, their copies now dropped (read them again for current contents): ${paths.join(', ')}`;
-}
-
 /** Label that opens every summary message: historical context, not an instruction (invariants 6, 8). */
 export function summaryHeader(messages: number): string {
   return `[Summary of ${messages} earlier message${messages === 1 ? '' : 's'} of this conversation, written by ContextKeeper. It is historical context, not a new request; the user's latest message is the active one.]`;
 }
 
-/** Tokens an item's typed request takes in a summary (its text and list framing), kept per message and encoding (exact counts only). */
-function keptTokens(item: ContextItem, meter: TokenMeter): number {
-  const hit = keptCache.get(item.message);
-  if (hit && hit.encoding === meter.encoding) return hit.tokens;
-  const r = typedRequestOf(item);
-  const tokens = r ? meter.countText(r) + 2 : 0;
-  if (meter.exact) keptCache.set(item.message, { encoding: meter.encoding, tokens });
-  return tokens;
-}
-const keptCache = new WeakMap<object, { encoding: string; tokens: number }>();
-
-function newId(): string {
-  return `ck-${globalThis.crypto.randomUUID().slice(0, 8)}`;
-}
 
 /**
  * Computes a compaction of `input.items` without applying it. Returns either a prepared compaction
@@ -278,16 +258,9 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   const inputs: Array<ReturnType<typeof spanInput>> = [];
   const inputOf = (k: number) => (inputs[k] ??= spanInput(plan.spans[k]));
   // Several spans go to the summarizer as one request where it can (one call, a part per span).
-  let together: SummaryResult[] | undefined;
   const asked = summarizer.summarizeSpans && plan.spans.length > 1 ? plan.spans.map((_, k) => inputOf(k)).filter((i) => i.content.length > 0).map((i) => i.request) : [];
-  if (asked.length > 1 && summarizer.summarizeSpans) {
-    try {
-      together = await summarizer.summarizeSpans(asked);
-    } catch (err) {
-      const e = err instanceof SummarizerError ? err : new SummarizerError(`summarizer failed: ${(err as Error)?.message ?? String(err)}`, 'invalid', { cause: err });
-      return failed(items, before, `compaction failed, context unchanged: ${e.message}`, e);
-    }
-  }
+  const together = asked.length > 1 && summarizer.summarizeSpans ? summarizer.summarizeSpans(asked) : undefined;
+  together?.catch(() => undefined); // awaited in the loop below, where a failure is reported
   for (const [k, span] of plan.spans.entries()) {
     if (k > 0 && !options.all && meter.measure(work, tools).total <= planTarget) break;
     if (options.signal?.aborted) return failed(items, before, 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
@@ -296,7 +269,8 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     let section = input.section;
     let result;
     try {
-      result = content.length === 0 ? { text: droppedFiles, model: summarizer.name, usage: { calls: 0, promptTokens: 0, completionTokens: 0 }, dropped: 0 } : together ? together[asked.indexOf(input.request)] : await summarizer.summarize(input.request);
+      const all = content.length === 0 ? undefined : await together;
+      result = content.length === 0 ? { text: droppedFiles, model: summarizer.name, usage: { calls: 0, promptTokens: 0, completionTokens: 0 }, dropped: 0 } : all ? all[asked.indexOf(input.request)] : await summarizer.summarize(input.request);
     } catch (err) {
       const e = err instanceof SummarizerError ? err : new SummarizerError(`summarizer failed: ${(err as Error)?.message ?? String(err)}`, 'invalid', { cause: err });
       return failed(items, before, `compaction failed, context unchanged: ${e.message}`, e);
