@@ -13,6 +13,9 @@ await esbuild.build({
   outdir: 'out/bench',
 });
 
+// The service bookkeeping bench runs its model server in a worker thread (its own heap).
+await esbuild.build({ ...common, entryPoints: ['bench/modelServerWorker.ts'], outfile: 'out/bench/modelServerWorker.js' });
+
 // The service in the bundles starts its compaction worker from beside itself, as the extension does.
 await esbuild.build({ ...common, entryPoints: ['src/service/compaction-worker/worker-main.ts'], outfile: 'out/bench/compaction-worker.js' });
 

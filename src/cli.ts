@@ -2,7 +2,6 @@
  * ContextKeeper's command-line tool: the compaction core over recorded transcripts, no VS Code and
  * no API key needed (`meter`, `compact`, `replay`, `watch`, `sessions`).
  */
-import { setFlagsFromString } from 'node:v8';
 import { Command, CommanderError, Option } from 'commander';
 import { compactCommand, meterCommand, replayCommand, type BudgetOptions } from './cli/commands';
 import { parseCount, parseFraction, parseTokens } from './cli/options';
@@ -131,17 +130,4 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-/**
- * How far the heap may grow past what is live before a full garbage collection, in percent. V8's
- * default lets a fast-allocating process grow to about four times its live memory; reading a large
- * recording and compacting it then peaks at 0.9 GB where 0.35 GB is live. A short-lived batch run
- * trades a few more collections (CPU time measured unchanged in `npm run bench`) for a peak near
- * 1.5x what it holds.
- */
-const HEAP_GROWING_PERCENT = 50;
-
-if (require.main === module) {
-  // Read by V8 each time it sets the next collection's threshold, so setting it here takes effect.
-  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
-  void main(process.argv);
-}
+if (require.main === module) void main(process.argv);

@@ -56,7 +56,7 @@ export function summarizerFor(o: BudgetOptions, session: LoadedSession): Summari
 export async function meterCommand(file: string, o: { model?: string; json?: boolean }, out: Out): Promise<void> {
   const s = await loadSession(file, o.model);
   const m = s.meter.measure(s.items, s.transcript.tools);
-  const rawTotal = s.meter.measure(s.items.length === s.entries.length ? s.items : s.entries.map((e) => ({ id: e.id, kind: 'raw' as const, message: e.message, covers: [e.id] })), s.transcript.tools).total;
+  const rawTotal = s.meter.measure(s.rawItems, s.transcript.tools).total;
   const report = {
     file,
     format: s.transcript.format,
@@ -128,7 +128,7 @@ export async function compactCommand(file: string, o: BudgetOptions & { out?: st
     options: { budget, trigger: 'manual', force: true, keepRecentSteps: o.keepSteps, maxSummaryCalls: o.maxSummaryCalls, userBudget: o.userBudget, summaryBudget: o.summaryBudget },
   });
   const items = result.context;
-  const violations = checkContext(items, s.entries, { keepRecentSteps: o.keepSteps });
+  const violations = checkContext(items, s.entries, { keepRecentSteps: o.keepSteps, rawItems: s.rawItems });
   const checkpoints = [...s.importCheckpoints, ...result.checkpoints];
   const doc = contextDocument(s, o.window, result.tokensBefore, result.tokensAfter, items, checkpoints);
   // A failed compaction writes nothing: a script that checks for the file must not get the input back.

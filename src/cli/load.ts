@@ -16,6 +16,8 @@ export interface LoadedSession {
   transcript: ImportedTranscript;
   /** Raw entries after pairing repair. */
   entries: Entry[];
+  /** The raw entries as `raw` items, in order (the active context before the recording's own compactions). */
+  rawItems: ContextItem[];
   /** The active context as the recording agent last had it (its own compactions applied). */
   items: ContextItem[];
   importCheckpoints: Checkpoint[];
@@ -33,10 +35,12 @@ export async function loadSession(file: string, model?: string): Promise<LoadedS
   const chosen = model ?? transcript.model ?? 'gpt-4o';
   // A short-lived process: the first count may load the tokenizer's table synchronously (nothing else waits on this thread).
   const meter = new TokenMeter({ model: chosen });
-  const applied = applyRecordedCompactions(itemsFromEntries(repaired.entries), transcript.compactions, meter, transcript.tools);
+  const rawItems = itemsFromEntries(repaired.entries);
+  const applied = applyRecordedCompactions(rawItems, transcript.compactions, meter, transcript.tools);
   return {
     transcript,
     entries: repaired.entries,
+    rawItems,
     items: applied.items,
     importCheckpoints: applied.checkpoints,
     meter,

@@ -9,7 +9,7 @@ import type { Checkpoint, CompactionResult, ContextItem, ToolSchema } from './ty
 import { SummarizerError } from './types';
 import type { TokenMeter } from './meter';
 import { summarizerFailed, type CompactionStatus } from './outcome';
-import { applyCheckpoint } from './context';
+import { applyCheckpoint, coveredIds } from './context';
 import { checkToolPairing } from './invariants';
 import { describeHolders } from './holders';
 import type { PreparedCompaction } from './compactor';
@@ -129,7 +129,5 @@ export function commitPrepared(items: readonly ContextItem[], prepared: Prepared
 
 /** The raw entry ids `items` cover, in order (a loop: any number of items and ids). */
 export function coversOf(items: readonly ContextItem[]): string[] {
-  const out: string[] = [];
-  for (const it of items) for (const id of it.covers) out.push(id);
-  return out;
+  return coveredIds(items);
 }

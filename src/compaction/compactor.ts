@@ -117,7 +117,6 @@ export function summaryHeader(messages: number): string {
   return `[Summary of ${messages} earlier message${messages === 1 ? '' : 's'} of this conversation, written by ContextKeeper. It is historical context, not a new request; the user's latest message is the active one.]`;
 }
 
-
 /**
  * Computes a compaction of `input.items` without applying it. Returns either a prepared compaction
  * or a not-applied result saying why (below trigger, already small, nothing eligible, summarizer

@@ -4,6 +4,7 @@
  */
 import type { ChatMessage, ContextItem, Entry } from './types';
 import { analyze, isRealUserMessage, toolCallIds } from './structure';
+import { coveredIds } from './context';
 
 /** One broken invariant, for people: `invariant` is the number in DESIGN.md. */
 export interface Violation {
@@ -67,6 +68,11 @@ function lastAssistantIndex(messages: readonly ChatMessage[]): number {
 export interface CheckOptions {
   keepRecentSteps?: number;
   allowPendingTail?: boolean;
+  /**
+   * `raw` as `raw` items (one per entry, in order, as `itemsFromEntries` makes them), when the
+   * caller holds them already: the check then does not build them again (300k items are about 34 MB).
+   */
+  rawItems?: readonly ContextItem[];
 }
 
 /**
@@ -78,13 +84,12 @@ export interface CheckOptions {
  */
 export function checkContext(items: readonly ContextItem[], raw: readonly Entry[], options: CheckOptions = {}): Violation[] {
   const out = checkToolPairing(items.map((i) => i.message), options.allowPendingTail ?? true);
-  const covered: string[] = [];
-  for (const it of items) for (const id of it.covers) covered.push(id);
+  const covered = coveredIds(items);
   if (covered.length !== raw.length || covered.some((id, k) => raw[k].id !== id)) {
     const k = covered.findIndex((id, n) => raw[n]?.id !== id);
     out.push({ invariant: 4, message: `covered raw ids differ from the raw transcript (${covered.length} covered, ${raw.length} raw, first difference at ${k < 0 ? covered.length : k})` });
   }
-  const rawItems: ContextItem[] = raw.map((e) => ({ id: e.id, kind: 'raw', message: e.message, covers: [e.id] }));
+  const rawItems: readonly ContextItem[] = options.rawItems ?? raw.map((e) => ({ id: e.id, kind: 'raw', message: e.message, covers: [e.id] }));
   const rawShape = analyze(rawItems, options.keepRecentSteps ?? 1);
   const mustKeep: number[] = [];
   for (let k = 0; k < rawShape.leadEnd; k++) mustKeep.push(k);

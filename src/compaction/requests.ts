@@ -65,7 +65,8 @@ export function typedText(raw: string): string | undefined {
 
 /** The typed request of an active-context item, or undefined (not a user message, a summary, not typed). */
 export function typedRequestOf(item: ContextItem): string | undefined {
-  if (item.kind === 'summary') return undefined;
+  // Only user messages and tool results (a Cline answer) can hold one: others are not cached.
+  if (item.kind === 'summary' || (item.message.role !== 'user' && item.message.role !== 'tool')) return undefined;
   // Read once per message object (messages are never mutated): every compaction asks again.
   const hit = typedCache.get(item.message);
   if (hit !== undefined) return hit ?? undefined;

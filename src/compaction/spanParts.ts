@@ -12,12 +12,14 @@ export function droppedFilesNote(items: readonly ContextItem[]): string {
   return paths.length === 0 ? '' : `Files re-attached earlier, their copies now dropped (read them again for current contents): ${paths.join(', ')}`;
 }
 
-/** Tokens an item's typed request takes in a summary (its text and list framing), kept per message and encoding (exact counts only). */
+/** Tokens an item's typed request takes in a summary (its text and list framing), kept per message holding one and encoding (exact counts only). */
 export function keptTokens(item: ContextItem, meter: TokenMeter): number {
   const hit = keptCache.get(item.message);
   if (hit && hit.encoding === meter.encoding) return hit.tokens;
   const r = typedRequestOf(item);
-  const tokens = r ? meter.countText(r) + 2 : 0;
+  if (!r) return 0;
+  // Only messages holding a request are kept (the lookup above answers the rest without counting).
+  const tokens = meter.countText(r) + 2;
   if (meter.exact) keptCache.set(item.message, { encoding: meter.encoding, tokens });
   return tokens;
 }

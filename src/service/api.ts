@@ -302,6 +302,11 @@ export interface ContextServiceApi extends Disposable {
    * sendable messages. Message bodies are included verbatim; nothing is redacted.
    */
   exportTranscript(): ExportedTranscript;
+  /**
+   * Resolves once every state save so far is on disk (a rewrite's state is saved after it returns, in
+   * order; `dispose()` writes what is pending). Rejects with the error naming the file when a save fails.
+   */
+  whenSaved(): Promise<void>;
 }
 
 /** Log sink; the extension passes its LogOutputChannel, the CLI stderr. */

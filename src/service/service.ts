@@ -7,7 +7,8 @@
  * pure {@link SessionState}; this class orchestrates around it: the {@link AgentSession} appends
  * through the service's conversation and calls it at safe points, {@link Compactions} decides when to
  * compact and hands applied results back to {@link ContextService.commitCompaction}, and every rewrite
- * is planned on the state, persisted through {@link SessionFiles}, then applied, then announced.
+ * is planned on the state, applied, announced, and saved (in order, off the editor's thread) through
+ * {@link SessionFiles}, whose `saveState` says why this order is safe; appends are on disk first.
  * Event plumbing lives in {@link ServiceEventSurface}, usage records in {@link UsageRecorder}.
  */
 import type { ChatMessage, CompactionResult, ContextItem, Entry, Summarizer, ToolSchema } from '../compaction/types';
@@ -40,8 +41,6 @@ import { modelFailureOf } from '../summarizers/openai-errors';
 export { newSessionId } from './helpers';
 export type { ModelCallRecord, ServiceStats } from './usage';
 
-const noopLog: LogSink = () => {};
-
 /** The context service. Build with {@link ContextService.open}. */
 export class ContextService extends ServiceEventSurface implements ContextServiceApi {
   readonly meter: TokenMeter;
@@ -68,9 +67,9 @@ export class ContextService extends ServiceEventSurface implements ContextServic
 
   private constructor(private readonly options: ContextServiceOptions, sessionId: string) {
     super();
-    this.log = options.log ?? noopLog;
+    this.log = options.log ?? (() => {});
     this.now = options.now ?? (() => new Date());
-    this.files = new SessionFiles(options.storageDir, sessionId, options.model, this.now().toISOString());
+    this.files = new SessionFiles(options.storageDir, sessionId, options.model, this.now().toISOString(), () => this.session.snapshot(), (error) => this.saveFailed(error));
     const meter = (this.meter = new TokenMeter({ model: options.model, counter: options.tokenCounter }));
     this.usage = new UsageRecorder(this.log);
     this.tally = new ContextTally(this.meter);
@@ -112,12 +111,12 @@ export class ContextService extends ServiceEventSurface implements ContextServic
    */
   static async open(options: ContextServiceOptions): Promise<ContextService> {
     const service = new ContextService(options, options.sessionId ?? newSessionId());
-    service.budgetCheck();
+    for (const warning of service.getBudget().warnings) service.log('warn', `budget: ${warning}`);
     const loaded = service.files.load(service.log);
     if (loaded) service.adopt(loaded.entries, loaded.state, loaded.calibration);
     if (service.session.entries.length === 0) {
       await service.conversation.append({ id: service.conversation.newEntryId(), message: { role: 'system', content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT } });
-      service.files.writeState(service.session.snapshot());
+      service.files.saveState();
     }
     return service;
   }
@@ -228,12 +227,13 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     return records;
   }
 
-  /** Persists a planned state, then takes it over; throws (changing nothing) when the write fails. */
+  /** Takes over a planned state and queues its save; throws (changing nothing) when the folder is read-only. */
   private rewrite(next: ContextState, change?: { removed: readonly ContextItem[]; added: readonly ContextItem[] }): void {
-    this.files.writeState(next);
+    this.files.checkWritable();
     this.session.apply(next);
     this.tally.rewrite(this.session.items, change);
     this.compactions.invalidate();
+    this.files.saveState();
   }
 
   async restoreCheckpoint(id: string): Promise<CheckpointRestored> {
@@ -317,6 +317,11 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     return this.compactions.idle();
   }
 
+  /** Resolves once every state save so far is on disk (retrying a failed one); rejects when it fails. */
+  whenSaved(): Promise<void> {
+    return this.files.whenSaved();
+  }
+
   // ---- import / export -----------------------------------------------------------------------
 
   async importTranscript(imported: ImportedTranscript): Promise<void> {
@@ -330,7 +335,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       this.session.apply({ context: applied.items, checkpoints: applied.checkpoints, pinned: [] });
       this.tally.rewrite(this.session.items);
     }
-    this.files.writeState(this.session.snapshot());
+    this.files.saveState();
     this.fireBudget();
   }
 
@@ -352,9 +357,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   /** Rebuilds the running sums from exact counts once the tokenizer is loaded, and redraws the gauge. */
   private recountExactly(): void {
     if (this.disposed) return;
-    this.tally.resetEntries();
-    this.tally.rewrite(this.session.items);
-    this.tally.syncEntries(this.session.entries);
+    this.tally.recount(this.session.items, this.session.entries);
     this.fireBudget();
   }
 
@@ -364,9 +367,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     this.restored.clear();
     // Restores made before a reload keep their messages out of automatic compaction.
     for (const id of protectedRestoredIds(this.session.checkpoints)) this.restored.add(id);
-    this.tally.resetEntries();
-    this.tally.rewrite(this.session.items);
-    this.tally.syncEntries(this.session.entries);
+    this.tally.recount(this.session.items, this.session.entries);
     if (calibration) this.tally.restoreCalibration(calibration);
     this.compactions.invalidate();
     this.compactions.guard.reset();
@@ -374,18 +375,19 @@ export class ContextService extends ServiceEventSurface implements ContextServic
 
   private recordUsage(promptTokens: number, cachedTokens = 0): void {
     this.usage.record(promptTokens, this.tally.calibrate(promptTokens, cachedTokens), this.tally.sentReading(), cachedTokens);
-    this.files.saveCalibration(this.tally.savedCalibration(), this.log);
+    this.files.saveCalibration(this.tally.calibrationSaver(), this.log);
     this.fireBudget();
-  }
-
-  private budgetCheck(): void {
-    const warnings = this.getBudget().warnings;
-    for (const warning of warnings) this.log('warn', `budget: ${warning}`);
   }
 
   private fireBudget(): void {
     if (this.disposed) return;
     this.events.budget.fire(this.getBudget());
+  }
+
+  /** A state save failed: an error in the log and the `error` state; the state is kept and saved again later. */
+  private saveFailed(error: Error): void {
+    this.log('error', error.message);
+    this.status.problem(`${error.message}. The session keeps working; its state is saved again on the next change and on close.`);
   }
 
   /** Shows a problem once as the `error` state; the next state change clears it. */

@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SessionStore, writeFileAtomic, type SessionState as StoredSession } from './store';
 import { isSavedCalibration, type SavedCalibration } from './tally';
+import { SaveQueue } from './save-queue';
 
 /** The meter's calibration on reported usage, written after each model reply (see {@link SavedCalibration}). */
 const CALIBRATION = 'calibration.json';
@@ -23,8 +24,10 @@ export class SessionFiles {
   source = 'Agent session';
   /** Entries appended since this instance created the folder empty; undefined when it held a session already. */
   private appendedToNew: number | undefined;
-  private pendingCalibration: { folder: string; saved: SavedCalibration | undefined; log: LogSink } | undefined;
+  private pendingCalibration: { folder: string; saved: () => SavedCalibration | undefined; log: LogSink } | undefined;
   private calibrationTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Saves of the current folder's state (see {@link saveState}); made on the first save. */
+  private saves: SaveQueue | undefined;
 
   constructor(
     private readonly storageDir: string | undefined,
@@ -32,6 +35,10 @@ export class SessionFiles {
     private readonly model: string,
     /** ISO time the session was created. */
     public createdAt: string,
+    /** The state to save, as it is when a save starts (the newest state wins). */
+    private readonly stateOf: () => ContextState,
+    /** Told about every failed state save (with the file and the cause); the state is saved again later. */
+    private readonly onSaveError: (error: Error) => void,
   ) {}
 
   get sessionId(): string {
@@ -63,10 +70,11 @@ export class SessionFiles {
   /**
    * Saves the meter's calibration (undefined: none in force, the file is removed), at most once per
    * {@link CALIBRATION_DELAY_MS} and on close or a switch of folder: the write (an fsync, 5-15 ms on
-   * this kind of disk) stays out of the reply's path. Best effort: a failed write is logged and costs
-   * only the reported figure after a reopen, never the task.
+   * this kind of disk) stays out of the reply's path, and so does listing the calibrated items' ids
+   * (`saved` is called at write time). Best effort: a failed write is logged and costs only the
+   * reported figure after a reopen, never the task.
    */
-  saveCalibration(saved: SavedCalibration | undefined, log: LogSink): void {
+  saveCalibration(saved: () => SavedCalibration | undefined, log: LogSink): void {
     const folder = this.store?.folder;
     if (!folder || this.store?.readOnly) return;
     this.pendingCalibration = { folder, saved, log };
@@ -83,7 +91,8 @@ export class SessionFiles {
     if (!pending) return;
     const file = path.join(pending.folder, CALIBRATION);
     try {
-      if (pending.saved) writeFileAtomic(file, `${JSON.stringify(pending.saved)}\n`);
+      const saved = pending.saved();
+      if (saved) writeFileAtomic(file, `${JSON.stringify(saved)}\n`);
       else fs.rmSync(file, { force: true });
     } catch (error) {
       pending.log('warn', `${file}: could not save the calibration on reported usage (${error instanceof Error ? error.message : String(error)})`);
@@ -117,9 +126,65 @@ export class SessionFiles {
     if (this.appendedToNew !== undefined) this.appendedToNew++;
   }
 
-  /** Writes the state atomically; throws when the write fails. */
-  writeState(next: ContextState): void {
-    this.store?.writeState({ sessionId: this.id, model: this.model, source: this.source, createdAt: this.createdAt, ...next });
+  /**
+   * Saves the state (from `stateOf`) atomically, after this returns: ordered after every earlier save,
+   * coalesced with saves requested before it starts, off this thread but for serializing the state
+   * (see {@link SaveQueue}). A failed save goes to `onSaveError` and is retried on the next save, on
+   * {@link whenSaved} and on close (synchronously). O(1) here.
+   *
+   * Why the state may be saved after memory changed (a rewrite: compaction, restore, pin, import)
+   * while appends are written first: an appended message is acknowledged, so it is on disk before
+   * anything sees it. Any state file a crash leaves (the one before a rewrite or after it) is whole
+   * (atomic replacement), names only messages already on disk, and loads with every later message
+   * raw (invariant 4: each raw entry is in the context or under exactly one checkpoint). A crash can
+   * thus undo a rewrite made just before it, never lose a message or a checkpoint's replaced ones.
+   * @throws Error, synchronously, when the folder may not be written (read-only, closed).
+   */
+  saveState(): void {
+    const store = this.store;
+    if (!store) return;
+    store.checkWritable();
+    (this.saves ??= this.queueFor(store)).request();
+  }
+
+  /** Throws (naming the folder and why) when the folder may not be written; nothing without a folder. */
+  checkWritable(): void {
+    this.store?.checkWritable();
+  }
+
+  /** Resolves once every state save requested so far is on disk; rejects with the error of a failed one. */
+  whenSaved(): Promise<void> {
+    return this.saves?.flush() ?? Promise.resolve();
+  }
+
+  private queueFor(store: SessionStore): SaveQueue {
+    const file = store.statePath;
+    const failed = (error: unknown) => new Error(`could not save the session state to ${file}: ${describeIoError(error)}`, { cause: error });
+    return new SaveQueue(
+      {
+        serialize: () => store.stateText({ sessionId: this.id, model: this.model, source: this.source, createdAt: this.createdAt, ...this.stateOf() }),
+        write: (text, stillWanted) => store.writeStateTextAsync(text, stillWanted).catch((error: unknown) => Promise.reject(failed(error))),
+        writeSync: (text) => {
+          try {
+            store.writeStateText(text);
+          } catch (error) {
+            throw failed(error);
+          }
+        },
+      },
+      this.onSaveError,
+    );
+  }
+
+  /** Writes the pending state save of the current folder now, and ends its queue; a failure is reported. */
+  private closeSaves(): void {
+    const saves = this.saves;
+    this.saves = undefined;
+    try {
+      saves?.close();
+    } catch (error) {
+      this.onSaveError(error as Error);
+    }
   }
 
   /**
@@ -129,6 +194,7 @@ export class SessionFiles {
    */
   startNew(sessionId: string, source: string, createdAt: string, entries: Entry[]): void {
     this.flushCalibration();
+    this.closeSaves();
     let store: SessionStore | undefined;
     if (this.storageDir) {
       store = SessionStore.open(this.storageDir, sessionId).store;
@@ -144,8 +210,17 @@ export class SessionFiles {
     this.createdAt = createdAt;
   }
 
+  /** Writes what is not saved yet (synchronously: closing cannot wait), then closes the folder. */
   close(): void {
+    this.closeSaves();
     this.flushCalibration();
     this.store?.close();
   }
+}
+
+function describeIoError(error: unknown): string {
+  const cause = error as NodeJS.ErrnoException;
+  if (cause?.code === 'ENOSPC') return 'the disk is full';
+  if (cause?.code === 'EFBIG') return 'the file-size limit was reached';
+  return error instanceof Error ? error.message : String(error);
 }

@@ -31,6 +31,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Entry } from '../compaction/types';
 import { parseTranscript, resolveState, toStored, type SessionState, type StoredState } from './storeFormat';
+import { writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
 import { insertRepairs, repairInterruptedCalls } from './storeRepair';
 
 export type { StoredItem, StoredCheckpoint, StoredState, SessionState } from './storeFormat';
@@ -62,33 +63,7 @@ const PREVIOUS_STATE = 'state.prev.json';
 const MARKER = 'session.json';
 const LOCK = 'lock';
 
-/** Writes `text` to `file` atomically: temp file in the same folder, fsync, rename, fsync folder. */
-export function writeFileAtomic(file: string, text: string): void {
-  const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  const fd = fs.openSync(temp, 'w');
-  try {
-    fs.writeSync(fd, text);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(temp, file);
-  fsyncFolder(path.dirname(file));
-}
-
-function fsyncFolder(folder: string): void {
-  // Makes the rename itself durable; not supported on every platform (Windows), hence best effort.
-  try {
-    const fd = fs.openSync(folder, 'r');
-    try {
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    // Ignored: the data file itself was fsynced.
-  }
-}
+export { writeFileAtomic } from './atomic-file';
 
 /** The files of one session folder. Synchronous I/O: every write must be durable before returning. */
 export class SessionStore {
@@ -300,7 +275,16 @@ export class SessionStore {
 
   /** Writes the state atomically, keeping the previous version as a fallback. Throws when read-only. */
   writeState(state: SessionState): void {
+    this.writeStateText(this.stateText(state));
+  }
+
+  /** Throws (naming the folder and why) when the store may not write: read-only or closed. */
+  checkWritable(): void {
     this.writable();
+  }
+
+  /** The text of `state.json` for `state` (its raw items as references). O(state). */
+  stateText(state: SessionState): string {
     const stored: StoredState = {
       format: 'context-keeper/session-state',
       version: 1,
@@ -313,8 +297,22 @@ export class SessionStore {
       pinned: state.pinned,
       checkpoints: state.checkpoints.map((cp) => ({ ...cp, replaced: cp.replaced.map(toStored), inserted: cp.inserted.map(toStored) })),
     };
-    if (fs.existsSync(this.statePath)) fs.copyFileSync(this.statePath, path.join(this.folder, PREVIOUS_STATE));
-    writeFileAtomic(this.statePath, `${JSON.stringify(stored)}\n`);
+    return `${JSON.stringify(stored)}\n`;
+  }
+
+  /** Writes state text (from {@link stateText}) atomically, keeping the previous file as a fallback. */
+  writeStateText(text: string): void {
+    this.writable();
+    writeFileAtomic(this.statePath, text, { keepPreviousAs: path.join(this.folder, PREVIOUS_STATE) });
+  }
+
+  /**
+   * As {@link writeStateText}, with the write and fsyncs off this thread; the file is replaced only
+   * when `stillWanted()` holds right before the rename. Resolves whether it was replaced.
+   */
+  async writeStateTextAsync(text: string, stillWanted: () => boolean): Promise<boolean> {
+    this.writable();
+    return writeFileAtomicAsync(this.statePath, text, () => stillWanted() && this.transcriptFd !== undefined, { keepPreviousAs: path.join(this.folder, PREVIOUS_STATE) });
   }
 
   /** Closes the transcript file and releases the lock. Further appends throw. */

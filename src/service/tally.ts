@@ -101,6 +101,13 @@ export class ContextTally {
     }
   }
 
+  /** Recounts the active context `items` and the raw transcript `entries` (a load, an import, exact counts). */
+  recount(items: readonly ContextItem[], entries: readonly Entry[]): void {
+    this.resetEntries();
+    this.rewrite(items);
+    this.syncEntries(entries);
+  }
+
   /** Forgets the counted raw entries (the transcript was replaced by a load or an import). */
   resetEntries(): void {
     this.rawPrefix = [0];
@@ -169,11 +176,17 @@ export class ContextTally {
     return { accepted: true, cachedAdded: this.cachedAdded };
   }
 
-  /** The calibration in force, in its saved form; undefined when readings are estimates. */
-  savedCalibration(): SavedCalibration | undefined {
+  /**
+   * The calibration in force now, to be put in its saved form later (undefined when readings are
+   * estimates): O(1) here, the ids (one per calibrated item) are listed when the result is called, so
+   * a usage report costs the same at any context size. Exact at any later time: the calibrated items are a prefix of an array that is only
+   * ever appended to (see the module comment), and a new calibration replaces the object captured.
+   */
+  calibrationSaver(): () => SavedCalibration | undefined {
     const c = this.calibration;
-    if (!c) return undefined;
-    return { tokens: c.exact, cachedAdded: this.cachedAdded, ids: c.ids ? [...c.ids] : c.items!.slice(0, c.length).map((item) => item.id) };
+    const cachedAdded = this.cachedAdded;
+    if (!c) return () => undefined;
+    return () => ({ tokens: c.exact, cachedAdded, ids: c.ids ? [...c.ids] : c.items!.slice(0, c.length).map((item) => item.id) });
   }
 
   /** Takes over a saved calibration (a reopened session); it applies while its items are the context's prefix. */

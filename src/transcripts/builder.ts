@@ -27,6 +27,12 @@ export class TranscriptBuilder {
   readonly explicitCompactions: ExplicitCompaction[] = [];
   model?: string;
   contextWindow?: number;
+  /**
+   * Set by a reader whose draft ids cannot repeat (ids made from array positions): {@link finish}
+   * then keeps no set of the ids it has given out (a set of 300k ids is about 17 MB), unless a
+   * compaction's ids must be looked up.
+   */
+  idsUnique = false;
 
   constructor(
     readonly file: string,
@@ -67,7 +73,8 @@ export class TranscriptBuilder {
     const entries: Entry[] = [];
     // Final ids in use; only first occurrences that had to be renamed, and the ids made by renaming,
     // are listed apart (a recording with unique ids, the usual case, keeps no second map).
-    const used = new Set<string>();
+    const unique = this.idsUnique;
+    let used = new Set<string>();
     const renamedFirst = new Map<string, string>();
     const madeByRename = new Set<string>();
     const boundaries: Array<{ at: number; boundary: BoundaryDraft }> = [];
@@ -79,7 +86,7 @@ export class TranscriptBuilder {
         continue;
       }
       let id = item.id;
-      if (used.has(id)) {
+      if (!unique && used.has(id)) {
         let n = 2;
         while (used.has(`${item.id}#${n}`)) n++;
         id = `${item.id}#${n}`;
@@ -88,11 +95,12 @@ export class TranscriptBuilder {
         // The first draft of this id was renamed only when its id had been made by an earlier rename.
         if (madeByRename.has(item.id) && !renamedFirst.has(item.id)) renamedFirst.set(item.id, id);
       }
-      used.add(id);
+      if (!unique) used.add(id);
       const entry: Entry = { id, message: item.message };
       if (Object.keys(item.meta).length) entry.meta = item.meta;
       entries.push(entry);
     }
+    if (unique && (boundaries.length || this.explicitCompactions.length)) used = new Set(entries.map((e) => e.id));
     // Draft id -> final id of its first occurrence (undefined when no message has that draft id).
     const firstFinal = (id: string) => renamedFirst.get(id) ?? (used.has(id) && !madeByRename.has(id) ? id : undefined);
     const resolve = (id: string) => firstFinal(paired.alias.get(id) ?? id);

@@ -86,7 +86,8 @@ function jsonlFormat(record: Rec): TranscriptFormat | undefined {
   return undefined;
 }
 
-function arrayFormat(items: unknown[], fileName: string): TranscriptFormat | undefined {
+/** Format of a JSON array document from its first 50 objects (`fileName` breaks ties for one without objects). */
+export function arrayFormat(items: unknown[], fileName: string): TranscriptFormat | undefined {
   const objects = items.filter((x): x is Rec => !!x && typeof x === 'object' && !Array.isArray(x)).slice(0, 50);
   if (!objects.length) {
     if (/\.events\.json$|events/i.test(fileName)) return items.length ? undefined : 'openhands';

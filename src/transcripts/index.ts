@@ -12,7 +12,7 @@ import { readAider } from './formats/aider';
 import { readClaudeCode } from './formats/claude-code';
 import { readCline } from './formats/cline';
 import { readCodex } from './formats/codex';
-import { readOpenAIChat } from './formats/openai-chat';
+import { readOpenAIChat, streamOpenAIChat } from './formats/openai-chat';
 import { readOpenHands } from './formats/openhands';
 import { readSweAgent } from './formats/swe-agent';
 import { readContextKeeper } from './formats/context-keeper';
@@ -43,6 +43,12 @@ const READERS: Record<TranscriptFormat, (text: string, builder: TranscriptBuilde
  *   tool result without id, unrecognised format), naming file, line and field
  */
 export async function importTranscript(file: string, options: ImportOptions = {}): Promise<ImportedTranscript> {
+  // A plain array of chat messages (the largest recordings) is read element by element; any other
+  // content, and any fault, is read whole.
+  if (options.format === undefined || options.format === 'openai-chat') {
+    const streamed = await streamOpenAIChat(file, options.format !== undefined);
+    if (streamed) return streamed.finish();
+  }
   // The bytes are let go once decoded, and the text and its parsed form once read: a large
   // recording is then not held two or three times over while its entries are assembled.
   return readTranscript(decodeUtf8(await readFile(file), file), file, options).finish();

@@ -23,7 +23,7 @@ import { contentText, type BoundaryDraft, type Draft, type MessageDraft } from '
 
 /** Result of the pass: messages and boundaries in order, and merged-away ids -> surviving id. */
 export interface PairedDrafts {
-  items: Array<MessageDraft | BoundaryDraft>;
+  items: ReadonlyArray<MessageDraft | BoundaryDraft>;
   alias: Map<string, string>;
   warnings: string[];
 }
@@ -53,8 +53,16 @@ interface Positions {
   nextBreak: Int32Array;
 }
 
-/** Repairs tool pairing over drafts in file order. Pure; the drafts are not modified. */
+/**
+ * Repairs tool pairing over drafts in file order. Pure; the drafts are not modified. A recording
+ * that needs no repair (see {@link pairedAsRecorded}) gets `drafts` itself back as `items`.
+ */
 export function pairToolResults(drafts: readonly Draft[]): PairedDrafts {
+  return pairedAsRecorded(drafts) ? { items: drafts, alias: new Map(), warnings: [] } : repairPairing(drafts);
+}
+
+/** The repair pass itself (see the rules above), for any drafts. Pure; the drafts are not modified. */
+export function repairPairing(drafts: readonly Draft[]): PairedDrafts {
   const warnings: string[] = [];
   const alias = new Map<string, string>();
   // Only a recording whose pairing needs repair looks ahead, so the position index is built then.
@@ -152,6 +160,45 @@ export function pairToolResults(drafts: readonly Draft[]): PairedDrafts {
   if (duplicates.length) warnings.push(`${duplicates.length} tool call id(s) occur twice in one step and were made unique: ${sample(duplicates)}`);
   if (unanswered.length) warnings.push(`${unanswered.length} tool call(s) have no recorded result: ${sample(unanswered)}`);
   return { items: out, alias, warnings };
+}
+
+/**
+ * True when {@link repairPairing} would return the drafts as they are, with no warning: every tool result
+ * answers an open call of the step right before it, in a run that answers all of that step's calls
+ * before the next message or boundary, no step repeats a call id, no assistant draft continues the
+ * response before it (same `responseKey`), and no result carries an image attachment. Checked in
+ * one pass with only the open step's ids held, so a well-formed recording (the usual case) builds
+ * no step records at all.
+ */
+export function pairedAsRecorded(drafts: readonly Draft[]): boolean {
+  let open: string[] = [];
+  let responseKey: string | undefined;
+  for (const d of drafts) {
+    if (d.kind === 'boundary') {
+      if (open.length) return false;
+      responseKey = undefined;
+      continue;
+    }
+    const role = d.message.role;
+    if (role === 'tool') {
+      const at = open.indexOf(d.message.tool_call_id);
+      if (at < 0 || d.attachment) return false;
+      open.splice(at, 1);
+      continue;
+    }
+    if (open.length) return false;
+    if (role !== 'assistant') {
+      responseKey = undefined;
+      continue;
+    }
+    if (d.responseKey !== undefined && d.responseKey === responseKey) return false;
+    responseKey = d.responseKey;
+    const calls = toolCallsOf(d.message);
+    if (calls.length === 0) continue;
+    open = calls.map((c) => c.id);
+    for (let k = 1; k < open.length; k++) if (open.indexOf(open[k]) < k) return false;
+  }
+  return open.length === 0;
 }
 
 /** Records `result` as the answer to call `id` of `step`, with the user message of images it carries. */

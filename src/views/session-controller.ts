@@ -190,15 +190,17 @@ export class SessionController implements vscode.Disposable {
     const shown = id === this.service?.sessionId;
     if (shown) this.assertIdle();
     const dir = this.service?.sessionDir;
+    if (shown) {
+      // Leave the session before its folder goes: disposing its service writes any pending save,
+      // and nothing can write into the folder after it is deleted.
+      const next = this.sessions.all().find((s) => s.id !== id);
+      if (next) await this.switchTo(next.id);
+      else await this.startNewSession();
+    }
     await this.sessions.remove(id);
     if (dir) {
       const target = vscode.Uri.joinPath(vscode.Uri.file(dir), '..', id);
       await vscode.workspace.fs.delete(target, { recursive: true, useTrash: false }).then(undefined, () => undefined);
-    }
-    if (shown) {
-      const next = this.sessions.all()[0];
-      if (next) await this.switchTo(next.id);
-      else await this.startNewSession();
     }
     this.changed();
   }

@@ -114,11 +114,15 @@ export async function serviceFixture(
     requests: lb.server.requests,
     client: lb.client,
     reopen: async (more = {}) => {
+      // The state is saved after a rewrite returns: what a reopen reads is what was saved.
+      for (const s of opened) await s.whenSaved();
       const next = await ContextService.open({ ...base, sessionId: service.sessionId, ...more });
       opened.push(next);
       return next;
     },
     cleanup: async () => {
+      // Saves end before the folder is removed (a save in flight writes a temp file into it).
+      for (const s of opened) await s.whenSaved().catch(() => undefined);
       for (const s of opened) s.dispose();
       await lb.close();
       ws.cleanup();

@@ -102,6 +102,7 @@ test('a task continued from a recording without a system message gets the agent 
   assert.deepEqual(messages.slice(1), entries.map((e) => e.message), 'the recording follows unchanged');
   assert.equal(fork.getBudget().breakdown.system, fresh, 'counted as in a fresh session');
   assert.equal(fork.getTranscript().entries.length, entries.length + 1, 'the prompt is a raw entry of the new session');
+  await fork.whenSaved();
   const stored = JSON.parse(readFileSync(path.join(fork.sessionDir!, 'state.json'), 'utf8')) as { source: string };
   assert.equal(stored.source, 'Continued from no-system.jsonl');
 

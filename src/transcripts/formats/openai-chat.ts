@@ -15,10 +15,15 @@
  */
 import type { ChatCompletionContentPart } from 'openai/resources/chat/completions';
 import type { EntryMeta, ToolSchema } from '../../compaction/types';
-import type { TranscriptBuilder } from '../builder';
+import { TranscriptBuilder } from '../builder';
+import { arrayFormat } from '../detect';
 import { contentText, type MessageDraft } from '../drafts';
+import { TranscriptError, fieldPath } from '../errors';
 import { documentFault, parseJsonDocument } from '../json';
+import { readJsonArray } from '../jsonArrayStream';
 import { checkMessage } from '../openai-messages';
+
+type Fault = (path: Array<string | number>, detail: string) => TranscriptError;
 
 const SUMMARY_START = /^This session is being continued from a previous conversation/;
 
@@ -26,6 +31,8 @@ const SUMMARY_START = /^This session is being continued from a previous conversa
 export function readOpenAIChat(text: string, builder: TranscriptBuilder, parsed?: unknown): void {
   const doc = parsed ?? parseJsonDocument(text, builder.file);
   const fault = documentFault(text, builder.file);
+  // Ids are `m<index>` and `m<index>/images`: none can repeat.
+  builder.idsUnique = true;
   let messages: unknown;
   let prefix: Array<string | number> = [];
   if (Array.isArray(doc)) messages = doc;
@@ -44,32 +51,94 @@ export function readOpenAIChat(text: string, builder: TranscriptBuilder, parsed?
   const list = messages as unknown[];
   let repaired = 0;
   for (let i = 0; i < list.length; i++) {
-    const path = [...prefix, i];
-    const checked = checkMessage(list[i], path, fault);
+    const raw = list[i];
     // The checked copy is what stays: the parsed original can go (only later ones are looked at).
     list[i] = undefined;
-    repaired += checked.repairedArguments;
-    for (const note of checked.cleaned) builder.warn(`${builder.file}: message ${i}: ${note}`);
-    const id = `m${i}`;
-    const meta: EntryMeta = { source: builder.source(i + 1, id) };
-    if (checked.imageSizes.length) meta.imageSizes = checked.imageSizes;
-    const message = checked.message;
-    if (message.role === 'system' && contentText(message.content).startsWith('[compact_boundary]')) {
-      builder.skip('compact_boundary');
-      const next = list[i + 1] as { role?: unknown; content?: unknown } | undefined;
-      const summary = next && next.role === 'user' ? contentText(next.content) : '';
-      if (SUMMARY_START.test(summary)) builder.boundary({ id, summary, summaryDraftId: `m${i + 1}` });
-      else builder.boundary({ id, summary: '' });
-      continue;
-    }
-    if (message.role === 'user' && SUMMARY_START.test(contentText(message.content))) meta.importedSummary = true;
-    if (message.role === 'tool' && Array.isArray(message.content) && message.content.some((p) => p.type !== 'text')) {
-      builder.add(splitToolImages(id, meta, message.tool_call_id, message.content));
-      continue;
-    }
-    builder.add({ kind: 'message', id, meta, message });
+    repaired += readMessage(raw, i, list[i + 1], [...prefix, i], builder, fault);
   }
   if (repaired) builder.warn(`${repaired} tool call argument value(s) were objects and were serialised to JSON text`);
+}
+
+/**
+ * Reads `file` when it holds a plain JSON array of messages, one element at a time (see
+ * jsonArrayStream.ts): same result as {@link readOpenAIChat} on the whole text, without holding the
+ * file's text or all parsed elements at once. Unless `known` says the format, the array must be
+ * detected as OpenAI chat from its first 50 objects (as detection does on the whole document).
+ * @returns the filled builder, or undefined when the file is not such an array or holds any fault
+ *   (the caller then reads it whole, which reports the fault with its line)
+ */
+export async function streamOpenAIChat(file: string, known: boolean): Promise<TranscriptBuilder | undefined> {
+  const builder = new TranscriptBuilder(file, 'openai-chat');
+  // Ids are `m<index>` and `m<index>/images`: none can repeat.
+  builder.idsUnique = true;
+  // Elements wait here until detection has seen enough of them; then each waits for the next (a
+  // compaction marker reads the message after it).
+  const waiting: unknown[] = [];
+  let objects = 0;
+  let detected = known;
+  let next = 0;
+  let repaired = 0;
+  const fault = (path: Array<string | number>, detail: string) => new TranscriptError(file, 0, fieldPath(path), detail);
+  const readUpTo = (end: number) => {
+    for (; next < end; next++) {
+      const raw = waiting[0];
+      waiting.shift();
+      repaired += readMessage(raw, next, waiting[0], [next], builder, fault);
+    }
+  };
+  try {
+    const result = await readJsonArray(file, ({ value, index }) => {
+      waiting.push(value);
+      if (!detected) {
+        if (value && typeof value === 'object' && !Array.isArray(value)) objects++;
+        if (objects < DETECTION_OBJECTS) return;
+        if (arrayFormat(waiting, file) !== 'openai-chat') return false;
+        detected = true;
+      }
+      readUpTo(index);
+    });
+    if (result !== 'ok') return undefined;
+    // A short array is detected once it is whole; one without objects is left to the whole read.
+    if (!detected && (objects === 0 || arrayFormat(waiting, file) !== 'openai-chat')) return undefined;
+    readUpTo(next + waiting.length);
+  } catch (err) {
+    if (err instanceof TranscriptError) return undefined;
+    throw err;
+  }
+  if (repaired) builder.warn(`${repaired} tool call argument value(s) were objects and were serialised to JSON text`);
+  return builder;
+}
+
+/** Objects that format detection looks at in a JSON array (see detect.ts). */
+const DETECTION_OBJECTS = 50;
+
+/**
+ * Checks the message `raw` at index `i` (path `path`) and adds it to `builder`; `next` is the raw
+ * element after it (a compaction marker takes its summary from there). Returns the number of tool
+ * call arguments serialised. @throws TranscriptError from `fault`
+ */
+function readMessage(raw: unknown, i: number, next: unknown, path: Array<string | number>, builder: TranscriptBuilder, fault: Fault): number {
+  const checked = checkMessage(raw, path, fault);
+  for (const note of checked.cleaned) builder.warn(`${builder.file}: message ${i}: ${note}`);
+  const id = `m${i}`;
+  const meta: EntryMeta = { source: builder.source(i + 1, id) };
+  if (checked.imageSizes.length) meta.imageSizes = checked.imageSizes;
+  const message = checked.message;
+  if (message.role === 'system' && contentText(message.content).startsWith('[compact_boundary]')) {
+    builder.skip('compact_boundary');
+    const after = next as { role?: unknown; content?: unknown } | undefined;
+    const summary = after && after.role === 'user' ? contentText(after.content) : '';
+    if (SUMMARY_START.test(summary)) builder.boundary({ id, summary, summaryDraftId: `m${i + 1}` });
+    else builder.boundary({ id, summary: '' });
+    return checked.repairedArguments;
+  }
+  if (message.role === 'user' && SUMMARY_START.test(contentText(message.content))) meta.importedSummary = true;
+  if (message.role === 'tool' && Array.isArray(message.content) && message.content.some((p) => p.type !== 'text')) {
+    builder.add(splitToolImages(id, meta, message.tool_call_id, message.content));
+    return checked.repairedArguments;
+  }
+  builder.add({ kind: 'message', id, meta, message });
+  return checked.repairedArguments;
 }
 
 /**

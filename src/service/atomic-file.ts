@@ -1,0 +1,128 @@
+/**
+ * Atomic replacement of a small file (the session state, the saved calibration): the new text goes
+ * to a temp file in the same folder, is fsynced, and only then renamed over the old file, and the
+ * folder is fsynced so the rename itself is durable. A crash or a failed write at any point leaves
+ * either the old file or the new one whole, never a torn one: the rename is the only step that
+ * touches the real name.
+ *
+ * Two forms: {@link writeFileAtomic} (synchronous, for opening a folder and for the last save on
+ * close) and {@link writeFileAtomicAsync}, which does the write and both fsyncs off the calling
+ * thread (libuv's pool) and only the rename on it, so that a caller can decide, in the same
+ * synchronous step as the rename, whether the text is still the one to put in place.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+let tempCounter = 0;
+
+/** A temp name beside `file`, unique within this process and across processes (pid). */
+function tempNameFor(file: string): string {
+  return `${file}.${process.pid}.${Date.now()}.${++tempCounter}.tmp`;
+}
+
+/** Options of an atomic replacement. */
+export interface AtomicWriteOptions {
+  /** Keeps the file being replaced under this name (a fallback for damage); best effort. */
+  keepPreviousAs?: string;
+}
+
+/**
+ * Puts the old file aside as `previous` (a hard link, a copy where links are not supported), then
+ * renames `temp` over `file`. Synchronous: a few metadata operations, no data written on this thread
+ * except by the copy fallback.
+ */
+function replace(temp: string, file: string, previous: string | undefined): void {
+  if (previous && fs.existsSync(file)) {
+    try {
+      fs.rmSync(previous, { force: true });
+      fs.linkSync(file, previous);
+    } catch {
+      try {
+        fs.copyFileSync(file, previous);
+      } catch {
+        // The previous version is a fallback only; the new file is what matters.
+      }
+    }
+  }
+  fs.renameSync(temp, file);
+}
+
+/**
+ * Writes `text` to `file` atomically: temp file in the same folder, fsync, rename, fsync folder.
+ * Throws the I/O error (the temp file is removed; `file` is untouched).
+ */
+export function writeFileAtomic(file: string, text: string, options: AtomicWriteOptions = {}): void {
+  const temp = tempNameFor(file);
+  try {
+    const fd = fs.openSync(temp, 'w');
+    try {
+      fs.writeFileSync(fd, text);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    replace(temp, file, options.keepPreviousAs);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+  fsyncFolder(path.dirname(file));
+}
+
+/**
+ * As {@link writeFileAtomic}, with the write and the fsyncs off this thread. `stillWanted` is called
+ * on this thread right before the rename: when it returns false (a newer text was put in place
+ * meanwhile, or the file's owner closed it), the temp file is removed and `file` is left as it is.
+ * Resolves whether `file` was replaced; rejects with the I/O error (the temp file is removed; `file`
+ * is untouched).
+ */
+export async function writeFileAtomicAsync(file: string, text: string, stillWanted: () => boolean = () => true, options: AtomicWriteOptions = {}): Promise<boolean> {
+  const temp = tempNameFor(file);
+  try {
+    const handle = await fs.promises.open(temp, 'w');
+    try {
+      await handle.writeFile(text);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    if (!stillWanted()) {
+      await fs.promises.rm(temp, { force: true });
+      return false;
+    }
+    // Decided and done in one synchronous step: nothing can put a newer file in place in between.
+    replace(temp, file, options.keepPreviousAs);
+  } catch (error) {
+    await fs.promises.rm(temp, { force: true }).catch(() => undefined);
+    throw error;
+  }
+  await fsyncFolderAsync(path.dirname(file));
+  return true;
+}
+
+/** Makes a rename durable; not supported on every platform (Windows), hence best effort. */
+export function fsyncFolder(folder: string): void {
+  try {
+    const fd = fs.openSync(folder, 'r');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    // Ignored: the data file itself was fsynced.
+  }
+}
+
+async function fsyncFolderAsync(folder: string): Promise<void> {
+  try {
+    const handle = await fs.promises.open(folder, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // As in fsyncFolder.
+  }
+}
