@@ -215,7 +215,7 @@ export function history(ui: Ui, checkpoints: CheckpointView[]): TemplateResult {
   const runs = groupCheckpointRuns(checkpoints);
   return html`<section class="history" aria-labelledby="history-title">
     <h2 id="history-title">Checkpoints <span class="count" title="${checkpoints.length} checkpoints">(${runs.length})</span></h2>
-    <ol class="checkpoints" aria-label="Checkpoints, newest first: Up and Down move, Enter or Right reaches the buttons, Escape or Left comes back">
+    <ol class="checkpoints" aria-label="Checkpoints, newest first: Up and Down move, Enter or Right reaches the buttons, Left and Right move between them, Escape comes back">
       ${runs.length ? runs.map((run) => checkpointRow(ui, run)) : html`<li class="empty">No checkpoints yet. Compaction writes one each time it rewrites the context.</li>`}
     </ol>
   </section>`;
