@@ -8,6 +8,7 @@
  */
 import { extractIdentifiers } from '../src/compaction/identifiers';
 import { OpenAISummarizer } from '../src/summarizers/openai';
+import { formatParts } from '../src/summarizers/multiSpan';
 import { start } from '../src/modelserver/wire';
 import { text } from '../src/modelserver/replies';
 import type { ChatRequestBody } from '../src/modelserver/wire';
@@ -83,7 +84,10 @@ export async function benchEconomics(sessions: readonly Session[], windows: read
   const pricing = new PricingServer();
   const url = await pricing.start();
   try {
+    // CK_ECON_SESSIONS=name,… plays only the sessions whose name contains one of them (for tracing).
+    const only = process.env.CK_ECON_SESSIONS?.split(',').filter((x) => x.length > 0);
     for (const s of sessions) {
+      if (only && !only.some((o) => s.name.includes(o))) continue;
       for (const w of windows) {
         const reports = [
           await runUnmanaged(s.entries, s.meter, s.tools, w),
@@ -100,12 +104,15 @@ export async function benchEconomics(sessions: readonly Session[], windows: read
   }
 
   // The model summarizer on the longest session.
-  const longest = [...sessions].sort((x, y) => y.meter.measure(itemsOfEntries(y), y.tools).total - x.meter.measure(itemsOfEntries(x), x.tools).total)[0];
+  const longest = [...sessions].filter((s) => rows.some((r) => r.session === s.name)).sort((x, y) => y.meter.measure(itemsOfEntries(y), y.tools).total - x.meter.measure(itemsOfEntries(x), x.tools).total)[0];
   const modelRows: EconomicsRow[] = [];
   if (longest) {
     const server = await start({
       responder: (body) => {
-        const content = scriptedNotes(body);
+        // A request for several spans is answered in its parts layout, one set of notes per part.
+        const asked = requestTexts(body).at(-1)?.match(/"# Notes for part \d+"/g)?.length ?? 0;
+        const notes = scriptedNotes(body);
+        const content = asked > 1 ? formatParts(Array.from({ length: asked }, () => notes)) : notes;
         const prompt = requestTexts(body).reduce((n, t) => n + 3 + longest.meter.countText(t), 3);
         return text(content, { usage: { prompt_tokens: prompt, completion_tokens: longest.meter.countText(content) } });
       },

@@ -49,6 +49,27 @@ class CountingSummarizer implements Summarizer {
   get contextWindow(): number | undefined {
     return this.inner.contextWindow;
   }
+  get reusesPrefix(): boolean | undefined {
+    return this.inner.reusesPrefix;
+  }
+  async summarizeSpans(requests: readonly SummaryRequest[]): Promise<SummaryResult[] | undefined> {
+    if (!this.inner.summarizeSpans) return undefined;
+    const priced = this.inner instanceof PricedSummarizer ? this.inner.bill : undefined;
+    const before = priced ? { calls: priced.calls, prefix: priced.prefixCalls } : undefined;
+    const results = await this.inner.summarizeSpans(requests);
+    if (results === undefined) return undefined;
+    if (TRACE) {
+      const calls = priced && before ? priced.calls - before.calls : results.reduce((n, r) => n + (r.usage?.calls ?? 0), 0);
+      const prefix = priced && before ? priced.prefixCalls - before.prefix : results.reduce((n, r) => n + (r.usage?.prefixCalls ?? 0), 0);
+      console.error(`    summarize ${requests.length} spans (${requests.map((r) => r.items.length).join('+')} items), asked ${requests.map((r) => r.approximateSummaryTokens).join('+')} tokens: ${calls} call(s), ${prefix} over the prefix`);
+    }
+    this.calls += Math.max(1, results.reduce((n, r) => n + (r.usage?.calls ?? 0), 0));
+    for (const r of results) {
+      this.input += r.usage?.promptTokens ?? 0;
+      this.output += r.usage?.completionTokens ?? 0;
+    }
+    return results;
+  }
   async summarize(request: SummaryRequest): Promise<SummaryResult> {
     const priced = this.inner instanceof PricedSummarizer ? this.inner.bill : undefined;
     const before = priced ? { calls: priced.calls, prefix: priced.prefixCalls } : undefined;

@@ -14,6 +14,7 @@ import type { ChatMessage, Summarizer, SummaryRequest, SummaryResult, ToolSchema
 import { start, type ChatRequestBody, type ModelServer } from '../src/modelserver/wire';
 import { text } from '../src/modelserver/replies';
 import { summarizerFromSettings } from '../src/summarizers/fromOptions';
+import { formatParts } from '../src/summarizers/multiSpan';
 
 /** What the agent sent last (the provider's cached prefix). */
 export interface LastRequest {
@@ -74,6 +75,8 @@ export class PricingServer {
 export class PricedSummarizer implements Summarizer {
   readonly name = 'extractive';
   readonly contextWindow: number;
+  /** Its requests go over the agent's prefix where that fits, as the session's own model's do. */
+  readonly reusesPrefix = true;
   readonly bill: SummaryBill = { calls: 0, prefixCalls: 0, promptTokens: 0, cachedTokens: 0, completionTokens: 0 };
   /** Summaries the model path failed on (the extractive notes were used all the same), with the first error. */
   failures = 0;
@@ -107,6 +110,26 @@ export class PricedSummarizer implements Summarizer {
       this.firstError ??= (error as Error).message;
     }
     return result;
+  }
+
+  /**
+   * Several spans: extractive notes for each, sent through the model path's one request for them
+   * all, which the server answers in the parts layout; undefined when no single request holds them
+   * (the compactor then asks span by span).
+   */
+  async summarizeSpans(requests: readonly SummaryRequest[]): Promise<SummaryResult[] | undefined> {
+    const results: SummaryResult[] = [];
+    for (const r of requests) results.push(await this.extractive.summarize(r));
+    this.notes = formatParts(results.map((r) => r.text));
+    try {
+      const billed = await this.server.serve(this, async () => (this.model.summarizeSpans ? this.model.summarizeSpans(requests) : undefined));
+      if (billed === undefined) return undefined;
+      for (const b of billed) this.bill.prefixCalls += b.usage.prefixCalls ?? 0;
+    } catch (error) {
+      this.failures++;
+      this.firstError ??= (error as Error).message;
+    }
+    return results;
   }
 
   /** The server side: bills one request and answers with the extractive notes. */

@@ -169,12 +169,16 @@ export function banners(ui: Ui, view: ViewState): TemplateResult {
 
 /** One step of a run: what it did, and the buttons to inspect it (document, diff, summary). */
 function checkpointStep(ui: Ui, checkpoint: CheckpointView, single: boolean): TemplateResult {
-  const facts = [`${checkpoint.messagesReplaced} messages`, checkpoint.summarizerModel ?? 'no model', checkpoint.dropped > 0 ? `${checkpoint.dropped} dropped` : undefined].filter(Boolean).join(' · ');
+  // The summarizer is named unless the strategy already says it (the extractive one).
+  const summarizer = checkpoint.summarizerModel === checkpoint.strategy ? undefined : (checkpoint.summarizerModel ?? 'no model');
+  const facts = [`${checkpoint.messagesReplaced} messages`, summarizer, checkpoint.dropped > 0 ? `${checkpoint.dropped} dropped` : undefined].filter(Boolean).join(' · ');
   return html`<div class="checkpoint-step${checkpoint.restored ? ' restored' : ''}" data-test="checkpoint-step" data-id=${checkpoint.id} data-trigger=${checkpoint.trigger} data-before=${checkpoint.tokensBefore} data-after=${checkpoint.tokensAfter}>
-    <div class="checkpoint-head">
-      <span class="strategy">${checkpoint.strategy}</span>
-      ${single ? nothing : html`<span class="step-tokens">${tokens(checkpoint.tokensBefore)} → ${tokens(checkpoint.tokensAfter)}</span>`}
-    </div>
+    ${single
+      ? nothing // the run's head already names the strategy and the tokens
+      : html`<div class="checkpoint-head">
+          <span class="strategy">${checkpoint.strategy}</span>
+          <span class="step-tokens">${tokens(checkpoint.tokensBefore)} → ${tokens(checkpoint.tokensAfter)}</span>
+        </div>`}
     <div class="checkpoint-facts">${facts}</div>
     <div class="actions">
       ${iconButton(ui, `Open checkpoint (${checkpoint.strategy})`, 'go-to-file', { type: 'openCheckpoint', id: checkpoint.id }, 'open-checkpoint', true)}
@@ -215,7 +219,7 @@ export function history(ui: Ui, checkpoints: CheckpointView[]): TemplateResult {
   const runs = groupCheckpointRuns(checkpoints);
   return html`<section class="history" aria-labelledby="history-title">
     <h2 id="history-title">Checkpoints <span class="count" title="${checkpoints.length} checkpoints">(${runs.length})</span></h2>
-    <ol class="checkpoints" aria-label="Checkpoints, newest first: Up and Down move, Enter or Right reaches the buttons, Escape or Left comes back">
+    <ol class="checkpoints" aria-label="Checkpoints, newest first: Up and Down move, Enter or Right reaches the buttons, Left and Right move between them, Escape comes back">
       ${runs.length ? runs.map((run) => checkpointRow(ui, run)) : html`<li class="empty">No checkpoints yet. Compaction writes one each time it rewrites the context.</li>`}
     </ol>
   </section>`;

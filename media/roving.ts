@@ -6,7 +6,7 @@
  * and moves focus on the keys. Attached once to the container the list renders into, so re-renders
  * keep it.
  */
-import { rovingAction, rovingIndex } from '../src/views/roving.js';
+import { controlIndex, rovingAction, rovingIndex } from '../src/views/roving.js';
 
 const ROW = '[data-row]';
 /** What can take focus inside a row, in the order Enter reaches it. */
@@ -66,6 +66,13 @@ export class RovingRows {
       if (!control) return;
       event.preventDefault();
       control.focus();
+    } else if ('control' in action) {
+      const controls = [...row.querySelectorAll<HTMLElement>(CONTROLS)].filter((c) => c.offsetParent !== null);
+      const at = controls.findIndex((c) => c === target || c.contains(target));
+      if (at < 0) return;
+      event.preventDefault();
+      const next = controlIndex(action.control, at, controls.length);
+      (next < 0 ? row : controls[next]).focus();
     } else {
       event.preventDefault();
       row.focus();

@@ -14,6 +14,7 @@ import type {
   CompactionResult,
   ContextItem,
   Summarizer,
+  SummaryRequest,
   ToolSchema,
 } from './types';
 import { SummarizerError } from './types';
@@ -33,6 +34,7 @@ import { callOf, collapseItem } from './collapse';
 import { applyCheckpoint } from './context';
 import { collectRequests, removeRequestsSection, renderRequestsSection } from './requests';
 import { keptTokensOf } from './keptTokens';
+import { droppedFilesNote, newId } from './spanParts';
 import { backfillIdentifiers } from './backfill';
 import { carryIdentifiers } from './carryIdentifiers';
 import { actionsOf } from './actions';
@@ -111,19 +113,9 @@ export function backfillChars(notesBudget: number, requestsWhole: boolean): numb
   return requestsWhole ? Math.max(IDENTIFIER_BACKFILL_CHARS, scaled) : IDENTIFIER_BACKFILL_CHARS;
 }
 
-/** One line naming the re-attached file copies a summary drops, or '' when it drops none. */
-function droppedFilesNote(items: readonly ContextItem[]): string {
-  const paths = [...new Set(items.map((i) => i.attachedFile).filter((p): p is string => p !== undefined))];
-  return paths.length === 0 ? '' : `Files re-attached earlier, their copies now dropped (read them again for current contents): ${paths.join(', ')}`;
-}
-
 /** Label that opens every summary message: historical context, not an instruction (invariants 6, 8). */
 export function summaryHeader(messages: number): string {
   return `[Summary of ${messages} earlier message${messages === 1 ? '' : 's'} of this conversation, written by ContextKeeper. It is historical context, not a new request; the user's latest message is the active one.]`;
-}
-
-function newId(): string {
-  return `ck-${globalThis.crypto.randomUUID().slice(0, 8)}`;
 }
 
 /**
@@ -151,6 +143,11 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   // Room kept free below the target for files the caller re-attaches after the summary.
   const planTarget = Math.max(1, th.targetTokens - Math.max(0, Math.floor(options.reserveTokens ?? 0)));
   const plan = planCompaction(items, m.perItem, before, planTarget, { keepRecentSteps, summaryTokens, noCollapse: options.noCollapse, all: options.all, keptPerItem, keptCap: budgets.userTokens });
+  // A compaction that calls the summarizer anyway may aim deeper (see `deeperCompactTo`).
+  const deeper = options.deeperCompactTo;
+  if (deeper !== undefined && deeper < options.budget.compactTo && plan.spans.length > 0) {
+    return prepareCompaction({ ...input, options: { ...options, budget: { ...options.budget, compactTo: deeper }, deeperCompactTo: undefined } });
+  }
   // A context over the input budget cannot be sent: the degrade tiers then run whatever the plan,
   // unless the system prompt and tool schemas alone are over it (nothing else can make room then).
   const overBudget = before > th.inputBudget;
@@ -218,9 +215,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   const spanTotal = Math.max(1, plan.spans.reduce((sum, sp) => sum + sp.tokens, 0));
   const leftInPlace = lowerBound;
   const summaryShare = planTarget - leftInPlace;
-  for (const [k, span] of plan.spans.entries()) {
-    if (k > 0 && !options.all && meter.measure(work, tools).total <= planTarget) break;
-    if (options.signal?.aborted) return failed(items, before, 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
+  const spanInput = (span: (typeof plan.spans)[number]) => {
     const spanItems = items.slice(span.start, span.end);
     // Files re-attached by an earlier compaction are stale copies: a new summary drops them (a live
     // session re-attaches current contents) and names them, so the summarizer never sees them.
@@ -242,23 +237,40 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     // Summaries are counted many times as they are put together, from mostly the same lines.
     const lineCounter = new LineCounter((t) => meter.countText(t), meter.lineAdditive, meter.encoding);
     const countText = (t: string) => lineCounter.countLines(t);
-    let section = renderRequestsSection(requests, share.requests, countText, meter.lineAdditive, meter.encoding);
+    const section = renderRequestsSection(requests, share.requests, countText, meter.lineAdditive, meter.encoding);
     const spanBudget = Math.max(MIN_SUMMARY_TOKENS, Math.min(share.notes, room - section.tokens));
+    const request: SummaryRequest = {
+      items: content,
+      userRequests,
+      // A quarter of the notes' budget is left for the identifiers back-filled below.
+      approximateSummaryTokens: Math.max(MIN_SUMMARY_TOKENS, spanBudget - backfillTokens(spanBudget)),
+      maxCalls: options.maxSummaryCalls ?? DEFAULT_MAX_SUMMARY_CALLS,
+      focus: options.focus,
+      signal: options.signal,
+      onDelta: options.onDelta,
+      // The context as the agent last sent it (before this run's rewrites): a summarizer on the
+      // session's own model can send it unchanged and hit the provider's prompt cache.
+      context: { items, tools, start: span.start, end: span.end, tokens: before, itemTokens: m.perItem },
+    };
+    return { spanItems, content, droppedFiles, requests, userRequests, covers, header, limit, share, countText, section, spanBudget, request };
+  };
+  // Built when first needed: spans left after the target is reached are never read.
+  const inputs: Array<ReturnType<typeof spanInput>> = [];
+  const inputOf = (k: number) => (inputs[k] ??= spanInput(plan.spans[k]));
+  // Several spans go to the summarizer as one request where it can (one call, a part per span).
+  const asked = summarizer.summarizeSpans && plan.spans.length > 1 ? plan.spans.map((_, k) => inputOf(k)).filter((i) => i.content.length > 0).map((i) => i.request) : [];
+  const together = asked.length > 1 && summarizer.summarizeSpans ? summarizer.summarizeSpans(asked) : undefined;
+  together?.catch(() => undefined); // awaited in the loop below, where a failure is reported
+  for (const [k, span] of plan.spans.entries()) {
+    if (k > 0 && !options.all && meter.measure(work, tools).total <= planTarget) break;
+    if (options.signal?.aborted) return failed(items, before, 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
+    const input = inputOf(k);
+    const { spanItems, content, droppedFiles, requests, userRequests, covers, header, limit, share, countText, spanBudget } = input;
+    let section = input.section;
     let result;
     try {
-      result = content.length === 0 ? { text: droppedFiles, model: summarizer.name, usage: { calls: 0, promptTokens: 0, completionTokens: 0 }, dropped: 0 } : await summarizer.summarize({
-        items: content,
-        userRequests,
-        // A quarter of the notes' budget is left for the identifiers back-filled below.
-        approximateSummaryTokens: Math.max(MIN_SUMMARY_TOKENS, spanBudget - backfillTokens(spanBudget)),
-        maxCalls: options.maxSummaryCalls ?? DEFAULT_MAX_SUMMARY_CALLS,
-        focus: options.focus,
-        signal: options.signal,
-        onDelta: options.onDelta,
-        // The context as the agent last sent it (before this run's rewrites): a summarizer on the
-        // session's own model can send it unchanged and hit the provider's prompt cache.
-        context: { items, tools, start: span.start, end: span.end, tokens: before, itemTokens: m.perItem },
-      });
+      const all = content.length === 0 ? undefined : await together;
+      result = content.length === 0 ? { text: droppedFiles, model: summarizer.name, usage: { calls: 0, promptTokens: 0, completionTokens: 0 }, dropped: 0 } : all ? all[asked.indexOf(input.request)] : await summarizer.summarize(input.request);
     } catch (err) {
       const e = err instanceof SummarizerError ? err : new SummarizerError(`summarizer failed: ${(err as Error)?.message ?? String(err)}`, 'invalid', { cause: err });
       return failed(items, before, `compaction failed, context unchanged: ${e.message}`, e);

@@ -215,6 +215,13 @@ export interface CompactionOptions {
    * still be used at, so that a summary bound to be thrown away costs no model call.
    */
   maxEstimatedAfter?: number;
+  /**
+   * A lower `compactTo` (fraction of the base) to aim at instead when the plan at the budget's own
+   * target summarises anyway; a compaction the collapse tier alone completes keeps the budget's
+   * target. Set by callers whose summaries cost about the same whatever they replace (a summary
+   * over the agent's cached prefix, `src/service/landing.ts`).
+   */
+  deeperCompactTo?: number;
   /** Clock, for deterministic tests. */
   now?: () => Date;
   /** Cancels a running compaction; the context is then left unchanged. */
@@ -275,7 +282,20 @@ export interface Summarizer {
   readonly name: string;
   /** Its own context window, in tokens (input it can take per call, before its reply). */
   readonly contextWindow?: number;
+  /**
+   * True when its requests are sent to the session's own model over the agent's prefix where that
+   * fits (a prompt-cache hit: the input costs the cached rate whatever the span's size).
+   */
+  readonly reusesPrefix?: boolean;
   summarize(request: SummaryRequest): Promise<SummaryResult>;
+  /**
+   * Optional: the summaries of several spans of one compaction (the same `context`, spans in order,
+   * not overlapping) in one model call, when one request can hold them all. Returns one result per
+   * request, in the same order (the shared call's usage on the first), or undefined, before any
+   * call, when no single request can: the caller then asks span by span. Throws
+   * {@link SummarizerError} as `summarize` does.
+   */
+  summarizeSpans?(requests: readonly SummaryRequest[]): Promise<SummaryResult[] | undefined>;
 }
 
 /** Any failure of a summarizer; `kind` names the fault for the user. */

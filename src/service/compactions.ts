@@ -22,7 +22,9 @@ import { commitPrepared, type PreparedCompaction } from '../compaction/compactor
 import { prepareOffThread, type CompactionProgress } from './compaction-worker/runner';
 import { applyReattach, planReattach, reattachFiles } from './reattach-step';
 import { PrepareAhead, preparedCeiling } from './prepare-ahead';
-import { reachableBudget } from './reachable-target';
+import { mayCompactRestored } from './restored-overflow';
+import { automaticAim } from './landing';
+import { anchoredTokens } from '../compaction/anchored';
 import { ManualQueue } from './manual-queue';
 import { describeOutcome, type ServiceCompactionStatus } from './outcome';
 import type { CompactionStatus } from '../compaction/outcome';
@@ -67,22 +69,9 @@ export class Compactions {
     return items.map((it) => (!it.pinned && it.covers.some((id) => ids.has(id)) ? { ...it, pinned: true } : it));
   }
 
-  /**
-   * Before restored messages are compacted because the context cannot fit (the meter is over the
-   * input budget, or the provider refused the request): asks the user. True when compaction may go
-   * on (nothing restored, or the user agreed, which releases the restored messages).
-   */
-  private async mayCompactRestored(used: number, inputBudget: number, providerRefused: boolean): Promise<boolean> {
-    const ids = this.host.restoredIds?.();
-    if (!ids || ids.size === 0 || (!providerRefused && used <= inputBudget)) return true;
-    const agreed = (await this.host.confirmCompactRestored?.({ restoredMessages: ids.size, used, inputBudget, providerRefused })) === true;
-    if (agreed) {
-      this.host.releaseRestored?.();
-      this.host.log('info', `The restored context does not fit the window (${used} of ${inputBudget} tokens); the user agreed to compact it again.`);
-    } else {
-      this.host.log('warn', `The restored context does not fit the window (${used} of ${inputBudget} tokens); the restored messages were not compacted again.`);
-    }
-    return agreed;
+  /** See {@link mayCompactRestored}. */
+  private mayCompactRestored(used: number, inputBudget: number, providerRefused: boolean): Promise<boolean> {
+    return mayCompactRestored(this.host, used, inputBudget, providerRefused);
   }
 
   /** True while a compaction run (not a background preparation) is in progress. */
@@ -293,8 +282,10 @@ export class Compactions {
     this.stats.summarizerRuns++;
     try {
       const configured = options.budget ?? this.host.budget;
-      // An automatic run aims above what it may never summarise, so its summaries get real room.
-      const budget = trigger === 'auto' ? reachableBudget(configured, items, this.host.meter, this.host.tools(), this.host.keepRecentSteps) : configured;
+      // An automatic run lands deeper where that saves a compaction (./landing), and above what it
+      // may never summarise, so its summaries get real room.
+      const aim = trigger === 'auto' ? automaticAim(configured, anchoredTokens(items, this.host.meter, this.host.tools(), this.host.keepRecentSteps), { growth: this.ahead.expectedGrowth, reusesPrefix: this.host.summarizer.reusesPrefix }) : { budget: configured };
+      const budget = aim.budget;
       // Files to re-attach are read first, so the plan keeps room for them below the target; a
       // preview gets them when it is applied.
       const reattach = options.preview ? undefined : await raceAbort(planReattach(this.host.reattach, items, budget, this.host.meter, (m) => this.host.log('warn', m), signal), signal);
@@ -317,6 +308,7 @@ export class Compactions {
             noCollapse: options.noCollapse,
             focus: options.focus,
             reserveTokens: reattach?.reserve,
+            deeperCompactTo: aim.deeperCompactTo,
             signal,
           },
         }, { mode: this.options.thread, worker: this.options.worker, onProgress: options.onProgress, onRoute: (route, why) => this.host.log('debug', `compaction runs ${route === 'worker' ? 'in a worker' : 'inline'}: ${why}`) }),

@@ -12,7 +12,8 @@ import type { CompactionGuard } from '../compaction/guard';
 import type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
 import { raceAbort } from './compaction-outcomes';
 import { thresholds, type Thresholds } from '../compaction/budget';
-import { reachableBudget } from './reachable-target';
+import { automaticAim } from './landing';
+import { anchoredTokens } from '../compaction/anchored';
 
 /**
  * Most prompt tokens a summary prepared ahead may leave when it is applied at the trigger: halfway
@@ -35,6 +36,8 @@ export class PrepareAhead {
   ready: Prepared | undefined;
   /** Growth of the context between safe points, to start a preparation one model call ahead. */
   private readonly growth = new GrowthWatch();
+  /** The most one model call added lately, in tokens, as of the last safe point below the trigger (see {@link GrowthWatch}). */
+  expectedGrowth: number | undefined;
   /** The preparation in progress, if any. */
   preparing: { version: number; controller: AbortController; promise: Promise<void> } | undefined;
 
@@ -75,6 +78,7 @@ export class PrepareAhead {
     const margin = this.options.prepareAheadMargin;
     const version = this.host.version();
     const nextCall = this.growth.next(used, version);
+    this.expectedGrowth = nextCall;
     if (margin <= 0 || used < triggerTokens - margin * base) return;
     // A summary made calls before it is needed is thrown away when the session stops short of the
     // trigger, or made too early when a large step overshoots what it planned for (then re-made).
@@ -88,13 +92,15 @@ export class PrepareAhead {
     // more when recent calls grew by more), so that it lands at about `compactTo` then.
     const ahead = Math.max(triggerTokens - used, nextCall ?? 0);
     const distance = ahead / base;
-    const compactTo = Math.max(0.05, Math.min(budget.compactTo - distance, budget.compactAt - 0.01));
     const items = this.host.items();
     // The context grows by at least that before the summary applies: a plan that leaves more than
     // the ceiling less that growth would be thrown away, so it is not run.
     const maxEstimatedAfter = preparedCeiling(thresholds(budget)) - ahead;
-    // Above what may never be summarised, as the run at the trigger would aim (./reachable-target).
-    const aimed = reachableBudget({ ...budget, compactTo }, items, this.host.meter, this.host.tools(), this.host.keepRecentSteps, maxEstimatedAfter);
+    // As the run at the trigger would aim (./landing), lower by that growth, and above what may
+    // never be summarised (./reachable-target).
+    const anchored = anchoredTokens(items, this.host.meter, this.host.tools(), this.host.keepRecentSteps);
+    const aim = automaticAim(budget, anchored, { growth: nextCall, reusesPrefix: this.host.summarizer.reusesPrefix, lower: Math.max(distance, 1e-9), cap: maxEstimatedAfter });
+    const aimed = aim.budget;
     this.stats.summarizerRuns++;
     const signal = AbortSignal.any([controller.signal, this.lifetime(), AbortSignal.timeout(this.options.timeoutMs)]);
     const promise = raceAbort(
@@ -103,7 +109,7 @@ export class PrepareAhead {
         tools: this.host.tools(),
         meter: this.host.meter,
         summarizer: this.host.summarizer,
-        options: { budget: aimed, trigger: 'auto', keepRecentSteps: this.host.keepRecentSteps, maxSummaryCalls: this.host.maxSummaryCalls, userBudget: this.host.userBudget, summaryBudget: this.host.summaryBudget, force: true, maxEstimatedAfter, signal },
+        options: { budget: aimed, trigger: 'auto', keepRecentSteps: this.host.keepRecentSteps, maxSummaryCalls: this.host.maxSummaryCalls, userBudget: this.host.userBudget, summaryBudget: this.host.summaryBudget, force: true, maxEstimatedAfter, deeperCompactTo: aim.deeperCompactTo, signal },
       }, { mode: this.options.thread, worker: this.options.worker }),
       signal,
     ).then(

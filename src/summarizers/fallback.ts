@@ -26,6 +26,7 @@ export interface FallbackOptions {
 export class FallbackSummarizer implements Summarizer {
   readonly name: string;
   readonly contextWindow?: number;
+  readonly reusesPrefix?: boolean;
 
   constructor(
     private readonly primary: Summarizer,
@@ -33,17 +34,39 @@ export class FallbackSummarizer implements Summarizer {
   ) {
     this.name = primary.name;
     this.contextWindow = primary.contextWindow;
+    this.reusesPrefix = primary.reusesPrefix;
   }
 
-  async summarize(request: SummaryRequest): Promise<SummaryResult> {
+  /**
+   * Several spans in one call: the primary's `summarizeSpans` (undefined when it has none or no
+   * single request holds them; the caller then asks span by span, through {@link summarize}). When
+   * that call fails, the rest of the chain summarises the spans one by one, as {@link summarize} would.
+   */
+  async summarizeSpans(requests: readonly SummaryRequest[]): Promise<SummaryResult[] | undefined> {
+    const primary = this.primary;
+    if (!primary.summarizeSpans) return undefined;
+    return this.run(
+      requests[0],
+      (s) => (s === primary ? primary.summarizeSpans!(requests) : spanBySpan(s, requests)),
+      (results, label) => results?.map((r) => ({ ...r, model: label(r.model) })),
+    );
+  }
+
+  summarize(request: SummaryRequest): Promise<SummaryResult> {
+    return this.run(request, (s) => s.summarize(request), (result, label) => ({ ...result, model: label(result.model) }));
+  }
+
+  /** Runs `work` on each summarizer of the chain until one succeeds; `relabel` marks a fallback's result. */
+  private async run<T>(request: SummaryRequest, work: (s: Summarizer) => Promise<T>, relabel: (result: T, label: (model: string) => string) => T): Promise<T> {
     const chain = [this.primary, this.options.session, this.options.extractive].filter((s): s is Summarizer => s !== undefined);
     const failures: Array<{ name: string; error: SummarizerError }> = [];
     for (const summarizer of chain) {
       if (request.signal?.aborted) throw new SummarizerError('compaction cancelled', 'aborted');
       try {
-        const result = await summarizer.summarize(request);
+        const result = await work(summarizer);
         if (failures.length === 0) return result;
-        return { ...result, model: `${result.model} (fallback: ${failures[0].error.kind})` };
+        const kind = failures[0].error.kind;
+        return relabel(result, (model) => `${model} (fallback: ${kind})`);
       } catch (error) {
         const failure =
           error instanceof SummarizerError
@@ -61,4 +84,11 @@ export class FallbackSummarizer implements Summarizer {
     const message = failures.map((f) => `${f.name}: ${f.error.message}`).join('; ');
     throw new SummarizerError(`every summarizer failed — ${message}`, first.error.kind, { cause: first.error, status: first.error.status });
   }
+}
+
+/** `summarizer.summarize` for each request in order. */
+async function spanBySpan(summarizer: Summarizer, requests: readonly SummaryRequest[]): Promise<SummaryResult[]> {
+  const out: SummaryResult[] = [];
+  for (const r of requests) out.push(await summarizer.summarize(r));
+  return out;
 }

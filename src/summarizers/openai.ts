@@ -30,6 +30,7 @@ import { maskMessageContents } from '../compaction/secrets';
 import { jsonReply, streamedReply } from './openai-stream';
 import { classifyFailure, describeEndpoint, redactSecrets } from './openai-errors';
 import { prefixRequest } from './prefixRequest';
+import { summarizeSpansWith } from './spans';
 
 /** Which request field bounds the reply length. */
 export type ReplyLimitParameter = 'max_completion_tokens' | 'max_tokens' | 'none';
@@ -101,6 +102,8 @@ export interface OpenAISummarizerOptions {
 const WINDOW_SAFETY_SHARE = 0.05;
 /** Share of the window that verbatim user requests may take in each call. */
 const USER_REQUESTS_SHARE = 0.15;
+/** Fewest reply tokens a shortened framed call is given (as `replyTokens`' floor). */
+const MIN_REPLY_TOKENS = 512;
 /** Per-message overhead of the two request messages plus reply priming, in tokens. */
 const REQUEST_OVERHEAD_TOKENS = 16;
 
@@ -119,6 +122,7 @@ const REQUEST_OVERHEAD_TOKENS = 16;
 export class OpenAISummarizer implements Summarizer {
   readonly name: string;
   readonly contextWindow: number;
+  readonly reusesPrefix: boolean;
   private readonly client: OpenAI;
   private readonly options: OpenAISummarizerOptions;
   private readonly countText: (text: string) => number;
@@ -130,6 +134,7 @@ export class OpenAISummarizer implements Summarizer {
     this.options = options;
     this.name = options.model;
     this.contextWindow = options.contextWindow;
+    this.reusesPrefix = options.reusePrefix === true && options.maskSecrets !== true;
     this.countText = options.countText ?? ((text) => Math.ceil(text.length / 3));
     this.endpoint = describeEndpoint(options.baseURL);
     this.client =
@@ -154,11 +159,12 @@ export class OpenAISummarizer implements Summarizer {
     const overPrefix = await this.summarizeOverPrefix(request, usage);
     if (overPrefix !== undefined) return overPrefix;
     const plan = this.plan(request);
+    const asked = plan.summaryTokens === request.approximateSummaryTokens ? request : { ...request, approximateSummaryTokens: plan.summaryTokens };
     let notes: string | undefined;
     let model = this.options.model;
     for (let k = 0; k < plan.batches.length; k++) {
       const batch = plan.batches[k];
-      const messages = this.messages(request, plan, batch.text, notes, k, plan.batches.length);
+      const messages = this.messages(asked, plan, batch.text, notes, k, plan.batches.length);
       const outcome = await this.call(messages, plan.replyTokens, request, usage);
       notes = outcome.text;
       model = outcome.model;
@@ -169,12 +175,30 @@ export class OpenAISummarizer implements Summarizer {
   }
 
   /**
+   * The summaries of several spans of one compaction in one call where one request holds them (over
+   * the agent's prefix, else framed); undefined otherwise (./spans). Throws as {@link summarize}.
+   */
+  summarizeSpans(requests: readonly SummaryRequest[]): Promise<SummaryResult[] | undefined> {
+    return summarizeSpansWith(requests, {
+      window: this.contextWindow,
+      countText: this.countText,
+      reusePrefix: this.reusesPrefix,
+      instruction: this.options.instruction,
+      imageSize: this.options.imageSize,
+      replyTokens: (r) => this.replyTokens(r),
+      call: (messages, replyTokens, request, usage, extra) => this.call(messages, replyTokens, request, usage, extra),
+      single: (r) => this.summarize(r),
+      log: (line) => this.log(line),
+    });
+  }
+
+  /**
    * The cache-reusing path: one call over the agent's prefix. Returns undefined when it does not
    * apply (not the session's model, no context, does not fit) or the server refused the prompt as
    * too long; the framed path then runs.
    */
   private async summarizeOverPrefix(request: SummaryRequest, usage: SummarizerUsage): Promise<SummaryResult | undefined> {
-    if (this.options.reusePrefix !== true || this.options.maskSecrets === true || request.context === undefined) return undefined;
+    if (!this.reusesPrefix || request.context === undefined) return undefined;
     const built = prefixRequest(request, this.contextWindow, this.countText, this.replyTokens(request), this.options.instruction);
     if (!('messages' in built)) {
       this.log(`summary over the agent's prefix not used: ${built.reason}; framing the span instead`);
@@ -198,7 +222,7 @@ export class OpenAISummarizer implements Summarizer {
   }
 
   /** Batches the span for the window; drops the oldest batches beyond `maxCalls`. */
-  private plan(request: SummaryRequest): { batches: Array<{ text: string }>; dropped: number; replyTokens: number; requestsBlock: string } {
+  private plan(request: SummaryRequest): { batches: Array<{ text: string }>; dropped: number; replyTokens: number; summaryTokens: number; requestsBlock: string } {
     const window = this.contextWindow;
     const replyTokens = this.replyTokens(request);
     const requestsBlock = this.userRequestsBlock(request.userRequests, Math.floor(window * USER_REQUESTS_SHARE));
@@ -206,6 +230,17 @@ export class OpenAISummarizer implements Summarizer {
       this.countText(summaryInstruction(this.options.instruction)) +
       this.countText(this.framing(request, requestsBlock, '', '', 1, 2)) +
       REQUEST_OVERHEAD_TOKENS;
+    // One call needs no room for earlier notes; failing that, notes down to half the planned length
+    // (as over the prefix, ./prefixRequest) may still let the whole span fit one call.
+    const safety = Math.ceil(window * WINDOW_SAFETY_SHARE);
+    const shorter = Math.max(MIN_REPLY_TOKENS, Math.ceil(replyTokens / 2));
+    for (const reply of shorter < replyTokens ? [replyTokens, shorter] : [replyTokens]) {
+      const one = this.oneBatch(request, window, fixed + reply + safety);
+      if (one === undefined) continue;
+      const summaryTokens = reply === replyTokens ? request.approximateSummaryTokens : Math.min(request.approximateSummaryTokens, Math.floor(reply / 2));
+      this.log(`summary plan: 1 call, reply limit ${reply}`);
+      return { batches: [one], dropped: 0, replyTokens: reply, summaryTokens, requestsBlock };
+    }
     // Previous notes are at most one reply long; the reply itself needs the same room again.
     const reserved = fixed + 2 * replyTokens + Math.ceil(window * WINDOW_SAFETY_SHARE);
     let batches;
@@ -225,7 +260,14 @@ export class OpenAISummarizer implements Summarizer {
       batches = batches.slice(batches.length - maxCalls);
     }
     this.log(`summary plan: ${batches.length} call(s), ${dropped} message(s) dropped, ${reserved} tokens reserved per call`);
-    return { batches, dropped, replyTokens, requestsBlock };
+    return { batches, dropped, replyTokens, summaryTokens: request.approximateSummaryTokens, requestsBlock };
+  }
+
+  /** The span as one batch within `window − reserved` tokens, nothing clipped; undefined when it does not fit. */
+  private oneBatch(request: SummaryRequest, window: number, reserved: number): { text: string } | undefined {
+    if (window - reserved < 64) return undefined;
+    const batches = batchForWindow(request.items, window, this.countText, reserved, { imageSize: this.options.imageSize });
+    return batches.length === 1 && batches[0].clipped === 0 ? batches[0] : undefined;
   }
 
   /** The request messages of call `k` of `n`. */

@@ -55,12 +55,13 @@ export function compareRecorded(recorded: number, counted: number): RecordedComp
  * `imported` is the count of the recording as imported (prompt tokens, before any ContextKeeper
  * checkpoint), given once ContextKeeper's own compaction has changed the context: the recorded figure
  * measured the recording, not the compacted context, so it is compared with `imported` and the
- * clause says the gauge now counts the compacted context. Comparing with the compacted count would
+ * clause says ContextKeeper has compacted it since (the gauge shows the compacted count). Comparing with the compacted count would
  * call a recording the agent had condensed "above" the count, blaming the system prompt.
  */
 export function recordedReason(recorded: number, counted: number, imported?: number): string {
   if (imported !== undefined) {
-    return `${reasonAgainst(recorded, imported)}; that compares it with the recording as imported (${imported.toLocaleString('en-US')} tokens): ContextKeeper has compacted the context since, and the count is now ${counted.toLocaleString('en-US')}`;
+    // The compacted count itself is on the gauge beside the note: said once, there.
+    return `${reasonAgainst(recorded, imported)} (compared with the recording as imported, ${imported.toLocaleString('en-US')} tokens; ContextKeeper has compacted it since)`;
   }
   return reasonAgainst(recorded, counted);
 }

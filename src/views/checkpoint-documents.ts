@@ -81,7 +81,7 @@ export function renderCheckpoint(checkpoint: CheckpointRecord): string {
     ['Time', new Date(checkpoint.time).toLocaleString()],
     ['Trigger', checkpoint.trigger],
     ['Strategy', checkpoint.strategy],
-    ['Tokens', `${checkpoint.tokensBefore} → ${checkpoint.tokensAfter}`],
+    ['Tokens', `${checkpoint.tokensBefore.toLocaleString('en-US')} → ${checkpoint.tokensAfter.toLocaleString('en-US')}`],
     ['Messages replaced', String(checkpoint.replacedIds.length)],
     ['Summarizer', checkpoint.summarizerModel ?? 'none (no model call)'],
     ['Dropped without summary', String(checkpoint.dropped)],
@@ -101,7 +101,7 @@ export function renderCheckpoint(checkpoint: CheckpointRecord): string {
   return [
     `# Checkpoint ${checkpoint.id}`,
     '',
-    '| | |',
+    '| Field | Value |',
     '|---|---|',
     ...rows.map(([key, value]) => `| ${key} | ${value.replace(/\|/g, '\\|')} |`),
     // No empty section: a checkpoint that only collapsed or dropped messages has no summary text.

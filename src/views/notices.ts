@@ -88,7 +88,26 @@ export function connectionVerdict(result: ConnectionReport, source: 'endpoint' |
   const failure = result.lines.at(-1) ?? 'no answer';
   // Set API Key when the key was rejected, or none is stored for the OpenAI default (which needs one).
   const keyFix = result.failure?.kind === 'auth' || (!hasKey && !chosen);
-  return { text: `ContextKeeper: connection problem with ${where}: ${failure}`, actions: source === 'vscode' ? ['Show Log'] : ['Choose Endpoint', ...(keyFix ? (['Set API Key'] as const) : []), 'Show Log'] };
+  return { text: `ContextKeeper: ${failureLead(result.failure, where)}: ${failure}`, actions: source === 'vscode' ? ['Show Log'] : ['Choose Endpoint', ...(keyFix ? (['Set API Key'] as const) : []), 'Show Log'] };
+}
+
+/**
+ * The opening words of a failed test, from the typed failure: what went wrong comes first because a
+ * long notification is cut (see {@link splitNotice}) and the rest lives in the log.
+ */
+function failureLead(failure: ModelFailure | undefined, where: string): string {
+  switch (failure?.kind) {
+    case 'network':
+      return `nothing answers at ${where}`;
+    case 'auth':
+      return `${where} rejected the API key`;
+    case 'model-not-found':
+      return `${where} does not serve the model`;
+    case 'timeout':
+      return `${where} did not answer in time`;
+    default:
+      return `connection problem with ${where}`;
+  }
 }
 
 /** What a connection test found, as {@link connectionVerdict} reads it. */

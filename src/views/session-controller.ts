@@ -209,7 +209,11 @@ export class SessionController implements vscode.Disposable {
   budgetView(): BudgetView {
     const service = this.service;
     if (!service) return emptyBudgetView(this.settings.value);
-    const view = toBudgetView(service.getBudget(), this.settings.value.autoCompact);
+    const budget = toBudgetView(service.getBudget(), this.settings.value.autoCompact);
+    // As the gauge: an imported recording is named by the model it was recorded with.
+    const record = this.sessions.get(service.sessionId);
+    const recorded = record?.kind === 'imported' ? record.recordedModel?.trim() : undefined;
+    const view = recorded ? { ...budget, model: recorded } : budget;
     // As the gauge: the recorded figure is compared with the recording as imported once compacted.
     const imported = view.recordedPromptTokens !== undefined ? countAsImported(service.getCheckpoints()) : undefined;
     return imported !== undefined ? { ...view, importedTokens: imported } : view;

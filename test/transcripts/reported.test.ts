@@ -31,7 +31,7 @@ test('the newest reported figure is the one shown', () => {
   assert.equal(latestReportedPrompt([{}]), undefined);
 });
 
-test('recordedReason compares with the count as imported when given, and says the count is now compacted', () => {
-  assert.match(recordedReason(24_000, 17_000, 292_000), /^less than the whole recording: .*recording as imported \(292,000 tokens\).*count is now 17,000$/);
+test('recordedReason compares with the count as imported when given, and says the context was compacted since', () => {
+  assert.match(recordedReason(24_000, 17_000, 292_000), /^less than the whole recording: .*\(compared with the recording as imported, 292,000 tokens; ContextKeeper has compacted it since\)$/);
   assert.match(recordedReason(135_528, 9_000, 54_301), /^including what the recording does not hold/);
 });

@@ -45,7 +45,9 @@ test('the checkpoint record lists trigger, tokens, replaced messages, summarizer
   const row = (key: string) => lines.find((l) => l.startsWith(`| ${key} |`));
   assert.equal(row('Trigger'), '| Trigger | manual |');
   assert.equal(row('Strategy'), '| Strategy | summary |');
-  assert.equal(row('Tokens'), `| Tokens | ${checkpoint.tokensBefore} → ${checkpoint.tokensAfter} |`);
+  assert.equal(lines[2], '| Field | Value |', 'the table has a header row, not an empty one');
+  const grouped = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, ',');
+  assert.equal(row('Tokens'), `| Tokens | ${grouped(checkpoint.tokensBefore)} → ${grouped(checkpoint.tokensAfter)} |`);
   assert.equal(row('Messages replaced'), `| Messages replaced | ${checkpoint.replacedIds.length} |`);
   assert.equal(row('Focus'), '| Focus | the parser |');
   assert.ok(checkpoint.replacedIds.length > 5);

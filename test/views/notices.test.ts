@@ -55,7 +55,9 @@ test('a failed Test Connection with no endpoint chosen names the default it trie
   assert.match(verdict.text, /https:\/\/api\.openai\.com\/v1 \(OpenAI, the default: no endpoint chosen yet\): The test stopped: fetch failed/);
   assert.deepEqual(verdict.actions, ['Choose Endpoint', 'Set API Key', 'Show Log']);
   const chosen = connectionVerdict({ ok: false, lines: ['Endpoint http://127.0.0.1:1234/v1: unknown', 'HTTP 401'], failure: { kind: 'auth', status: 401 } }, 'endpoint', 'http://127.0.0.1:1234/v1', true);
-  assert.equal(chosen.text, 'ContextKeeper: connection problem with http://127.0.0.1:1234/v1: HTTP 401');
+  assert.equal(chosen.text, 'ContextKeeper: http://127.0.0.1:1234/v1 rejected the API key: HTTP 401', 'what went wrong comes first');
+  const unreachable = connectionVerdict({ ok: false, lines: ['A test request to m failed: fetch failed'], failure: { kind: 'network' } }, 'endpoint', 'http://127.0.0.1:19/v1', false);
+  assert.match(splitNotice(unreachable.text).short, /^ContextKeeper: nothing answers at http:\/\/127\.0\.0\.1:19\/v1/);
   assert.deepEqual(chosen.actions, ['Choose Endpoint', 'Set API Key', 'Show Log']);
 });
 

@@ -95,6 +95,9 @@ test('a recording naming an unknown model uses the configured window and says so
   assert.equal(view.budget.window, 128_000);
   // The header names the recording's model; the window's note says whose window stands in.
   assert.equal(view.budget.model, 'scripted-coder');
+  await new Promise((resolve) => setTimeout(resolve, 50)); // the status bar redraws on the next tick
+  const tooltip = (host.live('status-bar-item')[0]?.target as { tooltip?: { value: string } } | undefined)?.tooltip?.value ?? '';
+  assert.match(tooltip, /^\*\*ContextKeeper\*\* — scripted-coder/, 'the status bar names the recording\'s model as the gauge does');
   assert.equal(windowOriginNote(view.budget.windowSource), " (configured model's)");
   assert.match(view.budget.windowSource ?? '', /window of configured model gpt-4o-mini/);
   assert.match(view.source, /measured against the window of configured model gpt-4o-mini/);

@@ -49,6 +49,11 @@ test('each walkthrough step listens to documented events naming what exists, one
     }
     assert.ok(step.completionEvents.some((e) => /^(onContext|onSettingChanged|onView):/.test(e)), `${step.id} ticks only when VS Code's own UI runs its command`);
   }
+  const byId = new Map(walkthrough.steps.map((s) => [s.id, s.completionEvents]));
+  // Opening the picker and dismissing it chooses nothing: the step waits for a choice.
+  assert.ok(!byId.get('endpoint')!.includes('onCommand:contextKeeper.pickEndpoint'), 'the endpoint step ticks on a cancelled picker');
+  // A server that needs no key never gets one: a working connection completes the key step too.
+  assert.ok(byId.get('key')!.includes('onContext:contextKeeper.connectionTested'), 'the key step cannot tick for a local server');
 });
 
 let storage: string;

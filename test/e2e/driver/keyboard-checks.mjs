@@ -87,7 +87,7 @@ export async function transcriptKeyboardChecks({ check, expect, sidebar, page })
  * arrows are checked across rows, not on a single one.
  */
 export async function checkpointKeyboardChecks({ check, expect, page }) {
-  await check('the checkpoint list is one Tab stop; Up/Down/Home/End move between rows, Right reaches the buttons, Left comes back', async () => {
+  await check('the checkpoint list is one Tab stop; Up/Down/Home/End move between rows, Right reaches the buttons and moves between them, Left comes back', async () => {
     const frame = await webviewFrame(page);
     const stops = await frame.evaluate(() => [...document.querySelectorAll('.checkpoints, .checkpoints *')].filter((el) => el.tabIndex >= 0 && !el.disabled).length);
     expect(stops === 1, `${stops} Tab stops in the checkpoint list`);
@@ -112,13 +112,19 @@ export async function checkpointKeyboardChecks({ check, expect, page }) {
     await page.keyboard.press('ArrowRight');
     const onButton = await focusedOf(frame);
     expect(onButton.row === rows[1] && onButton.tag === 'BUTTON', `Right led to ${JSON.stringify(onButton)}`);
+    await page.keyboard.press('ArrowRight');
+    const second = await focusedOf(frame);
+    expect(second.row === rows[1] && second.tag === 'BUTTON' && second.label !== onButton.label, `a second Right led to ${JSON.stringify(second)}`);
+    await page.keyboard.press('ArrowLeft');
+    const first = await focusedOf(frame);
+    expect(first.label === onButton.label, `Left from the second button led to ${JSON.stringify(first)}`);
     await page.keyboard.press('ArrowLeft');
     const back = await focusedOf(frame);
-    expect(back.isRow && back.row === rows[1], `Left led to ${JSON.stringify(back)}`);
+    expect(back.isRow && back.row === rows[1], `Left from the first button led to ${JSON.stringify(back)}`);
     // One Tab stop still, and it is the row used last.
     const after = await frame.evaluate(() => [...document.querySelectorAll('.checkpoints [data-row][tabindex="0"]')].map((el) => el.getAttribute('data-row')));
     expect(after.length === 1 && after[0] === rows[1], `Tab stops after moving: ${JSON.stringify(after)}`);
-    return `${rows.length} checkpoint rows, 1 Tab stop; Down, Down, Up, End, Home moved between them; Right reached "${onButton.label}"`;
+    return `${rows.length} checkpoint rows, 1 Tab stop; Down, Down, Up, End, Home moved between them; Right reached "${onButton.label}", then "${second.label}"`;
   });
 }
 
