@@ -16,6 +16,7 @@ import { actionsOf, type Action } from './actions';
 import { GrowingSpan } from './spanMemo';
 import { SECTIONS, SpanScan } from './spanScan';
 import { buildLedger, type LedgerLines } from './ledger';
+import { LedgerFold } from './ledgerFold';
 import { chooseRoots, rootsLine, shortPath, type PathRoots } from './pathRoot';
 import { LineCounter, newLineStore, SHARED_LINES, storedLines, type LineStore } from './lineCount';
 
@@ -70,13 +71,9 @@ export class ExtractiveSummarizer implements Summarizer {
   private ledgerOf(actions: readonly Action[], carried: ReadonlyMap<string, readonly string[]>, carriedRoots: PathRoots | undefined): LedgerLines & { roots: PathRoots } {
     let memo = this.ledgerMemo;
     if (!memo || memo.actions !== actions || memo.carried !== carried || memo.carriedRoots !== carriedRoots) {
-      const paths: string[] = [];
-      for (const a of actions) {
-        if (a.kind !== 'file') continue;
-        paths.push(a.path);
-        if (a.to) paths.push(a.to);
-      }
-      const roots = chooseRoots(paths, carriedRoots);
+      // The distinct paths of the file actions, in order, from the ledger's forward reading (kept
+      // for a span that grew at its end; buildLedger below continues the same reading).
+      const roots = chooseRoots(LedgerFold.of(actions).paths, carriedRoots);
       memo = this.ledgerMemo = { actions, carried, carriedRoots, roots, ledger: buildLedger(actions, carried, roots) };
     }
     const { ledger, roots } = memo;

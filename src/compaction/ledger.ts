@@ -15,6 +15,7 @@
  */
 import type { Action, FileOp } from './actions';
 import { fullPath, NO_ROOTS, shortPath, type PathRoots } from './pathRoot';
+import { LedgerFold } from './ledgerFold';
 
 /** Section headings of the ledger. */
 export const LEDGER = {
@@ -26,6 +27,18 @@ export const LEDGER = {
 /** Commands that verify work (tests, builds, type checks, linters). */
 export const VERIFY = /\b(pytest|jest|vitest|mocha|tox|unittest|(npm|pnpm|yarn|bun|npx) (run )?(test|build|lint|typecheck|check|tsc)|cargo (test|build|check|clippy)|go (test|build|vet)|tsc|eslint|ruff|mypy|make( \w+)?|mvn|gradle|dotnet (test|build)|phpunit|rspec|python -m pytest)\b/;
 
+/** {@link VERIFY} tested on `command`, kept per command text (bounded): every ledger asks again for every run. */
+function isVerify(command: string): boolean {
+  let v = verifies.get(command);
+  if (v === undefined) {
+    v = VERIFY.test(command);
+    if (verifies.size >= KEPT_COMMAND_KEYS) verifies.clear();
+    verifies.set(command, v);
+  }
+  return v;
+}
+const verifies = new Map<string, boolean>();
+
 /** Lines of the three ledger sections, oldest first. */
 export interface LedgerLines {
   files: string[];
@@ -36,14 +49,6 @@ export interface LedgerLines {
   moved: Map<string, string>;
   /** Files edited or created, newest last (current paths, as the tool calls gave them). */
   edited: string[];
-}
-
-interface FileState {
-  path: string;
-  from?: string;
-  ops: FileOp[];
-  symbols: string[];
-  last: number;
 }
 
 /** One line per command text (whitespace collapsed), at most 300 characters. */
@@ -62,9 +67,7 @@ const commandKeys = new Map<string, string>();
 /** Most command keys kept. */
 const KEPT_COMMAND_KEYS = 50_000;
 
-function opsText(ops: FileOp[]): string {
-  const counts = new Map<FileOp, number>();
-  for (const o of ops) counts.set(o, (counts.get(o) ?? 0) + 1);
+function opsText(counts: ReadonlyMap<FileOp, number>): string {
   return [...counts].map(([o, n]) => (n > 1 ? `${o} ${n}×` : o)).join(', ');
 }
 
@@ -92,32 +95,10 @@ function baseName(path: string): string {
 export function buildLedger(actions: readonly Action[], earlier: ReadonlyMap<string, readonly string[]> = new Map(), roots: PathRoots = NO_ROOTS): LedgerLines {
   const rel = (p: string) => shortPath(roots, p);
   const key = (l: string) => fullPath(roots, lineKey(l));
-  const files = new Map<string, FileState>();
-  const moved = new Map<string, string>();
-  actions.forEach((a, i) => {
-    if (a.kind !== 'file') return;
-    if (!a.ok && a.op !== 'read') return;
-    let path = moved.get(a.path) ?? a.path;
-    let st = files.get(path);
-    if (a.op === 'moved' && a.to) {
-      const prev = st ?? { path, ops: [], symbols: [], last: i };
-      files.delete(path);
-      moved.set(path, a.to);
-      for (const [k, v] of moved) if (v === path) moved.set(k, a.to);
-      path = a.to;
-      st = { ...prev, path, from: prev.from ?? a.path, ops: [...prev.ops, 'moved'], last: i };
-      files.set(path, st);
-      return;
-    }
-    if (!st) {
-      st = { path, ops: [], symbols: [], last: i };
-      files.set(path, st);
-    }
-    if (a.op === 'read' && st.ops.includes('read')) st.last = Math.max(st.last, i);
-    else st.ops.push(a.op);
-    for (const s of a.symbols) if (!st.symbols.includes(s)) st.symbols.push(s);
-    st.last = i;
-  });
+  // The forward reading of files and commands continues the last one when the actions grew at their end.
+  const fold = LedgerFold.of(actions);
+  const { files } = fold;
+  const moved = new Map(fold.moved);
   const fileLines: string[] = [];
   const readOnly: string[] = [];
   const edited: string[] = [];
@@ -127,7 +108,7 @@ export function buildLedger(actions: readonly Action[], earlier: ReadonlyMap<str
   if (carriedRead) readOnly.push(...carriedRead.slice('- read only:'.length).split(',').map((s) => s.trim()).filter((p) => p && !files.has(fullPath(roots, p))));
   const listedRead = new Set(readOnly);
   for (const st of [...files.values()].sort((a, b) => a.last - b.last)) {
-    if (st.ops.every((o) => o === 'read')) {
+    if (st.onlyRead) {
       const p = rel(st.path);
       if (!listedRead.has(p)) {
         listedRead.add(p);
@@ -135,35 +116,21 @@ export function buildLedger(actions: readonly Action[], earlier: ReadonlyMap<str
       }
       continue;
     }
-    const where = st.ops.at(-1) === 'deleted' ? ' (deleted; no longer exists)' : st.from ? ` (moved from ${rel(st.from)}; lives here now)` : '';
+    const where = st.lastOp === 'deleted' ? ' (deleted; no longer exists)' : st.from ? ` (moved from ${rel(st.from)}; lives here now)` : '';
     const own = baseName(st.path);
     const symbols = st.symbols.filter((s) => s !== own).slice(0, 24);
     const sym = symbols.length ? `; defines or changes: ${symbols.join(', ')}` : '';
     fileLines.push(`- ${rel(st.path)}${where}: ${opsText(st.ops)}${sym}`);
-    if (st.ops.at(-1) !== 'deleted') edited.push(st.path);
+    if (st.lastOp !== 'deleted') edited.push(st.path);
   }
   if (readOnly.length) fileLines.unshift(`- read only: ${readOnly.join(', ')}`);
 
   // Commands: one line per distinct command, newest last, with its runs' outcomes.
-  const runs = new Map<string, { oks: boolean[]; exit?: number; error?: string; last: number }>();
-  actions.forEach((a, i) => {
-    if (a.kind !== 'command') return;
-    const key = commandKey(a.command);
-    const r = runs.get(key) ?? { oks: [], last: i };
-    r.oks.push(a.ok);
-    r.last = i;
-    if (!a.ok) {
-      r.exit = a.exit;
-      r.error = a.error;
-    }
-    runs.set(key, r);
-  });
+  const { runs } = fold;
   const commandLines = (earlier.get(LEDGER.commands) ?? []).filter((l) => !runs.has(lineKey(l)) && !l.startsWith('- …'));
   for (const [cmd, r] of [...runs].sort((a, b) => a[1].last - b[1].last)) {
-    const last = r.oks.at(-1)!;
-    const failed = r.oks.filter((o) => !o).length;
-    const status = last ? 'ok' : `failed${r.exit !== undefined ? ` (exit ${r.exit})` : ''}${r.error ? `: ${clipLine(r.error)}` : ''}`;
-    const history = r.oks.length > 1 ? ` (ran ${r.oks.length}×, ${failed} failed)` : '';
+    const status = r.lastOk ? 'ok' : `failed${r.exit !== undefined ? ` (exit ${r.exit})` : ''}${r.error ? `: ${clipLine(r.error)}` : ''}`;
+    const history = r.runs > 1 ? ` (ran ${r.runs}×, ${r.failed} failed)` : '';
     commandLines.push(`- \`${cmd}\` → ${status}${history}`);
   }
 
@@ -265,7 +232,7 @@ function laterIndexes(actions: readonly Action[]) {
       if (a.ok) {
         okAt.set(key, i);
         okCommandKeys.add(key);
-        if (VERIFY.test(a.command)) verify[i] = i;
+        if (isVerify(a.command)) verify[i] = i;
       }
     } else if (a.kind === 'file') {
       editPathAfter[i] = editedLater.has(a.path) ? 1 : 0;
@@ -282,7 +249,7 @@ function laterIndexes(actions: readonly Action[]) {
   let verifiedAfterEdit = false;
   for (let j = 0, sawEdit = false; j < n && !verifiedAfterEdit; j++) {
     const a = actions[j];
-    if (a.kind === 'command' && a.ok && VERIFY.test(a.command) && sawEdit) verifiedAfterEdit = true;
+    if (a.kind === 'command' && a.ok && isVerify(a.command) && sawEdit) verifiedAfterEdit = true;
     if (isEdit(a)) sawEdit = true;
   }
   return { keys, edit, verify, sameKeyOk, editPathAfter, firstEdits, okCommandKeys, okEditPaths, verifiedAfterEdit };

@@ -17,6 +17,7 @@
 import type { ContextItem } from './types';
 import { contentText, isToolOutputText } from './text';
 import { REQUESTS_HEADING } from './requestsSection';
+import { GrowingSpan } from './spanMemo';
 
 export { groupDigits, REQUESTS_HEADING, renderRequestsSection, shortenedMarker, shortenMiddle, type RequestsSection } from './requestsSection';
 
@@ -97,24 +98,44 @@ function typedRequestOfMessage(message: ContextItem['message']): string | undefi
  * row, or a request an earlier summary already carries) appear once.
  */
 export function collectRequests(items: readonly ContextItem[]): string[] {
-  const out: string[] = [];
-  const seen = new Set<string>();
-  const add = (t: string) => {
-    if (seen.has(t)) return;
-    seen.add(t);
-    out.push(t);
-  };
-  for (const it of items) {
-    if (it.kind === 'summary') {
-      // A recorded agent's own summary does not hold the requests verbatim: the import keeps them beside it.
-      for (const r of it.requests ?? []) add(r);
-      for (const r of parseRequestsSection(contentText(it.message))) add(r);
-      continue;
+  // A span grown at its end (the next compaction) continues the last long span's reading.
+  if (items.length < KEEP_FROM) return new RequestsReading().read(items, 0).out;
+  const kept = lastSpan.get(items);
+  const reading = kept?.state ?? new RequestsReading();
+  reading.read(items, kept?.from ?? 0);
+  lastSpan.set(items, reading, kept?.from ?? 0);
+  return reading.out.slice();
+}
+
+/** Spans shorter than this are read whole (cheap), so they do not push the long span's reading out. */
+const KEEP_FROM = 256;
+const lastSpan = new GrowingSpan<RequestsReading>();
+
+/** The requests of the items read so far, each once, in order. */
+class RequestsReading {
+  readonly out: string[] = [];
+  private readonly seen = new Set<string>();
+
+  read(items: readonly ContextItem[], from: number): this {
+    for (let i = from; i < items.length; i++) {
+      const it = items[i];
+      if (it.kind === 'summary') {
+        // A recorded agent's own summary does not hold the requests verbatim: the import keeps them beside it.
+        for (const r of it.requests ?? []) this.add(r);
+        for (const r of parseRequestsSection(contentText(it.message))) this.add(r);
+        continue;
+      }
+      const t = typedRequestOf(it);
+      if (t) this.add(t);
     }
-    const t = typedRequestOf(it);
-    if (t) add(t);
+    return this;
   }
-  return out;
+
+  private add(t: string): void {
+    if (this.seen.has(t)) return;
+    this.seen.add(t);
+    this.out.push(t);
+  }
 }
 
 /**

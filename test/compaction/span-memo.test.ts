@@ -12,6 +12,7 @@ import { itemsFromEntries } from '../../src/compaction/context';
 import { GrowingSpan } from '../../src/compaction/spanMemo';
 import { generateSession } from '../../bench/corpus';
 import { actionsOf } from '../../src/compaction/actions';
+import { collectRequests } from '../../src/compaction/requests';
 import type { ContextItem } from '../../src/compaction/types';
 
 const meter = new TokenMeter({ model: 'gpt-4o' });
@@ -93,3 +94,21 @@ test('actions: a call answered only in the grown part, and an id answered twice,
 function freshActions(items: readonly ContextItem[]) {
   return actionsOf(items.map((it) => ({ ...it, message: { ...it.message } })));
 }
+
+test('requests: a span grown at its end gives the requests of a fresh reading, and a changed span is read again', () => {
+  const all = itemsFromEntries(generateSession(11, 1500 * 300).slice(0, 1500));
+  for (const cut of [700, 1100, 1400]) collectRequests(all.slice(0, cut));
+  const grown = collectRequests(all.slice());
+  assert.ok(grown.length > 3, `${grown.length} requests`);
+  assert.deepEqual(grown, collectRequests(structuredClone(all)));
+  // The list returned is a copy: changing it does not change the next reading.
+  grown.push('not a request');
+  assert.deepEqual(collectRequests(all.slice()), collectRequests(structuredClone(all)));
+  // An earlier message replaced by a new request: read again, the request in its place.
+  const changed = all.slice();
+  const at = changed.findIndex((it) => it.message.role === 'user');
+  changed[at] = { ...changed[at], message: { role: 'user', content: 'Please rename the config loader to loadSettings.' } };
+  const again = collectRequests(changed);
+  assert.deepEqual(again, collectRequests(structuredClone(changed)));
+  assert.ok(again.includes('Please rename the config loader to loadSettings.'));
+});

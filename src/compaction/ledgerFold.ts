@@ -1,0 +1,135 @@
+/**
+ * The forward reading of a ledger's actions (`ledger.ts`): per file what happened to it and where it
+ * lives now, per command its runs, and the distinct paths named (for the path roots). It depends on
+ * the actions alone, in order, so a list that grew at its end (the next compaction over a span that
+ * grew: `actions.ts` keeps the action objects of messages read before) continues the last reading
+ * instead of reading every action again.
+ *
+ * A kept reading is continued when the new list starts with the same action objects (compared by
+ * identity; actions are never mutated); any other list is read from its start. Pure: no I/O.
+ */
+import type { Action, FileOp } from './actions';
+import { commandKey } from './ledger';
+
+/** What happened to one file, in order (the ops as counts by first appearance). */
+export interface FileFold {
+  path: string;
+  from?: string;
+  /** Op → number of times, in order of first appearance. */
+  ops: Map<FileOp, number>;
+  lastOp: FileOp | undefined;
+  /** True while every op is a read. */
+  onlyRead: boolean;
+  symbols: string[];
+  symbolSet: Set<string>;
+  /** Index of the last action about the file. */
+  last: number;
+}
+
+/** The runs of one command (by {@link commandKey}). */
+export interface RunFold {
+  runs: number;
+  failed: number;
+  lastOk: boolean;
+  exit?: number;
+  error?: string;
+  last: number;
+}
+
+/** Lists shorter than this are read whole (cheap), so they do not push the long span's reading out. */
+const KEEP_FROM = 256;
+
+export class LedgerFold {
+  /** Current path → its state, in order of first appearance. */
+  readonly files = new Map<string, FileFold>();
+  /** Old path → where the file lives now. */
+  readonly moved = new Map<string, string>();
+  /** Command key → its runs, in order of first run. */
+  readonly runs = new Map<string, RunFold>();
+  /** Every path and move target of the file actions (failed ones too), in order of first appearance. */
+  readonly paths = new Set<string>();
+  private actions: readonly Action[] = [];
+
+  /**
+   * The reading of `actions`: the kept one continued when it read a prefix of them, else a new one.
+   * The returned fold is changed by the next call: read what is needed from it first.
+   */
+  static of(actions: readonly Action[]): LedgerFold {
+    if (actions.length < KEEP_FROM) return new LedgerFold().read(actions);
+    const k = kept;
+    let from = k ? k.actions.length : 0;
+    if (!k || from > actions.length) from = -1;
+    else for (let i = 0; i < from; i++) if (k.actions[i] !== actions[i]) { from = -1; break; }
+    kept = from < 0 ? new LedgerFold().read(actions) : k!.read(actions, from);
+    return kept;
+  }
+
+  private read(actions: readonly Action[], from = 0): LedgerFold {
+    for (let i = from; i < actions.length; i++) {
+      const a = actions[i];
+      if (a.kind === 'file') this.file(a, i);
+      else if (a.kind === 'command') this.command(a, i);
+    }
+    this.actions = actions;
+    return this;
+  }
+
+  private file(a: Extract<Action, { kind: 'file' }>, i: number): void {
+    this.paths.add(a.path);
+    if (a.to) this.paths.add(a.to);
+    if (!a.ok && a.op !== 'read') return;
+    const { files, moved } = this;
+    let path = moved.get(a.path) ?? a.path;
+    let st = files.get(path);
+    if (a.op === 'moved' && a.to) {
+      const prev = st ?? newFile(path, i);
+      files.delete(path);
+      moved.set(path, a.to);
+      for (const [k, v] of moved) if (v === path) moved.set(k, a.to);
+      path = a.to;
+      st = { ...prev, path, from: prev.from ?? a.path, ops: new Map(prev.ops), last: i };
+      addOp(st, 'moved');
+      files.set(path, st);
+      return;
+    }
+    if (!st) {
+      st = newFile(path, i);
+      files.set(path, st);
+    }
+    if (a.op !== 'read' || !st.ops.has('read')) addOp(st, a.op);
+    for (const s of a.symbols) {
+      if (st.symbolSet.has(s)) continue;
+      st.symbolSet.add(s);
+      st.symbols.push(s);
+    }
+    st.last = i;
+  }
+
+  private command(a: Extract<Action, { kind: 'command' }>, i: number): void {
+    const key = commandKey(a.command);
+    let r = this.runs.get(key);
+    if (!r) {
+      r = { runs: 0, failed: 0, lastOk: true, last: i };
+      this.runs.set(key, r);
+    }
+    r.runs++;
+    r.lastOk = a.ok;
+    r.last = i;
+    if (!a.ok) {
+      r.failed++;
+      r.exit = a.exit;
+      r.error = a.error;
+    }
+  }
+}
+let kept: LedgerFold | undefined;
+
+function newFile(path: string, last: number): FileFold {
+  return { path, ops: new Map(), lastOp: undefined, onlyRead: true, symbols: [], symbolSet: new Set(), last };
+}
+
+function addOp(st: FileFold, op: FileOp): void {
+  st.ops.set(op, (st.ops.get(op) ?? 0) + 1);
+  st.lastOp = op;
+  if (op !== 'read') st.onlyRead = false;
+}
