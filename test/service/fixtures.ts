@@ -126,7 +126,9 @@ export async function serviceFixture(
       for (const s of opened) s.dispose();
       await lb.close();
       ws.cleanup();
-      rmSync(storageDir, { recursive: true, force: true });
+      // A write that was in flight at dispose ends on its own and removes its temp file: retried
+      // (Node's documented backoff on ENOTEMPTY) rather than racing it.
+      rmSync(storageDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
     },
   };
 }
