@@ -17,7 +17,7 @@ import type { ChatMessage, SummaryContext, SummaryRequest } from '../compaction/
 import { batchForWindow, neutraliseDelimiters, summaryInstruction, wrapTranscript, SUMMARY_RULES, type RenderOptions } from '../compaction/summaryPrompt';
 import { clipMiddle } from '../compaction/clip';
 import { isBlankTemplate } from './reply';
-import { describeSpan, PREFIX_DATA_RULE, PREFIX_OPENING, PREFIX_SAFETY_SHARE, type PrefixRefusal } from './prefixRequest';
+import { describeSpan, NOTES_SHARE_OF_REPLY, PREFIX_DATA_RULE, PREFIX_OPENING, PREFIX_SAFETY_SHARE, replyRoom, type PrefixRefusal } from './prefixRequest';
 
 /** The line that opens the notes of part `k` (1-based) in a reply covering several spans. */
 export function partHeading(k: number): string {
@@ -75,10 +75,6 @@ export interface MultiPrefixRequest {
   partTokens: number[];
 }
 
-/** Share of the reply limit the notes are asked to fill, and the least worth asking for (as ./prefixRequest). */
-const NOTES_SHARE_OF_REPLY = 0.75;
-const MIN_NOTES_TOKENS = 512;
-const MIN_NOTES_SHARE = 0.5;
 /** Per-message overhead of the appended instruction and reply priming, in tokens. */
 const INSTRUCTION_OVERHEAD_TOKENS = 6;
 
@@ -122,11 +118,7 @@ function fitMulti(context: SummaryContext, requests: readonly SummaryRequest[], 
   const planned = requests.map((r) => Math.max(64, Math.ceil(r.approximateSummaryTokens)));
   const total = planned.reduce((a, b) => a + b, 0);
   const instructionTokens = countText(multiPrefixInstruction(context, requests, planned, extra)) + INSTRUCTION_OVERHEAD_TOKENS;
-  const promptTokens = context.tokens + instructionTokens;
-  const limit = Math.floor(window * (1 - PREFIX_SAFETY_SHARE));
-  const replyTokens = Math.min(maxReplyTokens, limit - promptTokens);
-  const notes = Math.min(total, Math.floor(replyTokens * NOTES_SHARE_OF_REPLY));
-  const least = Math.min(total, Math.max(MIN_NOTES_TOKENS, Math.ceil(total * MIN_NOTES_SHARE)));
+  const { promptTokens, limit, replyTokens, notes, least } = replyRoom(context.tokens + instructionTokens, window, maxReplyTokens, total);
   if (notes < least) {
     return { reason: `the agent's prefix (${context.tokens} tokens) with the instruction leaves ${Math.max(0, limit - promptTokens)} of ${limit} tokens for the reply: room for ${Math.max(0, notes)} tokens of notes for ${requests.length} parts, below ${least}` };
   }

@@ -48,10 +48,36 @@ export interface PrefixRefusal {
 }
 
 /** Share of the room left for the reply that the notes are asked to fill (models overshoot a little). */
-const NOTES_SHARE_OF_REPLY = 0.75;
+export const NOTES_SHARE_OF_REPLY = 0.75;
 /** Fewest tokens of notes worth asking for over the prefix, and least share of the planned length. */
 const MIN_NOTES_TOKENS = 512;
 const MIN_NOTES_SHARE = 0.5;
+
+/** The room a request over the agent's prefix leaves for its reply, in tokens ({@link replyRoom}). */
+export interface ReplyRoom {
+  /** Prefix plus instruction. */
+  promptTokens: number;
+  /** The window less its safety share ({@link PREFIX_SAFETY_SHARE}). */
+  limit: number;
+  /** Reply limit: what the window leaves, at most the model's own output limit. */
+  replyTokens: number;
+  /** Notes to ask for: the planned length, at most {@link NOTES_SHARE_OF_REPLY} of the reply. */
+  notes: number;
+  /** Fewest notes worth asking for; below it the prefix path is refused. */
+  least: number;
+}
+
+/**
+ * The reply room of a request of `promptTokens` (prefix and instruction) in a `window`-token window,
+ * for notes planned at `planned` tokens, with a reply of at most `maxReplyTokens`. Pure.
+ */
+export function replyRoom(promptTokens: number, window: number, maxReplyTokens: number, planned: number): ReplyRoom {
+  const limit = Math.floor(window * (1 - PREFIX_SAFETY_SHARE));
+  const replyTokens = Math.min(maxReplyTokens, limit - promptTokens);
+  const notes = Math.min(planned, Math.floor(replyTokens * NOTES_SHARE_OF_REPLY));
+  const least = Math.min(planned, Math.max(MIN_NOTES_TOKENS, Math.ceil(planned * MIN_NOTES_SHARE)));
+  return { promptTokens, limit, replyTokens, notes, least };
+}
 
 /**
  * Builds the cache-reusing request for `request`, or says why it cannot be used: no context given,
@@ -102,11 +128,7 @@ function fitPrefix(context: SummaryContext, request: SummaryRequest, limits: Pre
   const planned = Math.max(64, Math.ceil(request.approximateSummaryTokens));
   // The instruction's length hardly depends on the figure it names: measure it once with the plan.
   const instructionTokens = countText(prefixInstruction(context, request, extraInstruction)) + INSTRUCTION_OVERHEAD_TOKENS;
-  const promptTokens = context.tokens + instructionTokens;
-  const limit = Math.floor(window * (1 - PREFIX_SAFETY_SHARE));
-  const replyTokens = Math.min(maxReplyTokens, limit - promptTokens);
-  const summaryTokens = Math.min(planned, Math.floor(replyTokens * NOTES_SHARE_OF_REPLY));
-  const least = Math.min(planned, Math.max(MIN_NOTES_TOKENS, Math.ceil(planned * MIN_NOTES_SHARE)));
+  const { promptTokens, limit, replyTokens, notes: summaryTokens, least } = replyRoom(context.tokens + instructionTokens, window, maxReplyTokens, planned);
   if (summaryTokens < least) {
     return { reason: `the agent's prefix (${context.tokens} tokens) with the instruction leaves ${Math.max(0, limit - promptTokens)} of ${limit} tokens (${window}-token window) for the reply: room for ${Math.max(0, summaryTokens)} tokens of notes, below ${least}` };
   }
