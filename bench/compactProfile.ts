@@ -20,7 +20,7 @@ import { itemsFromEntries } from '../src/compaction/context';
 import { compact } from '../src/compaction/compactor';
 import { ExtractiveSummarizer } from '../src/compaction/extractive';
 import type { CompactionResult } from '../src/compaction/types';
-import { nowMs } from './stats';
+import { nowMs, threadCpuMs } from './stats';
 
 /** A short hash of what a compaction did (its checkpoints' summaries, replaced ids and inserted messages, tokens after). */
 export function resultHash(r: CompactionResult): string {
@@ -56,14 +56,16 @@ async function main(): Promise<void> {
     global.gc?.();
     t0 = nowMs();
     const cpu0 = process.cpuUsage();
+    const thread0 = threadCpuMs() ?? NaN;
     const res = await compact({ items: span, meter, summarizer, options: { budget: { contextWindow: Number(process.argv[3] ?? 128_000), compactAt: 0.8, compactTo: 0.5, reservedOutput: 4096 }, trigger: 'auto' } });
     const ms = nowMs() - t0;
     const cpu = process.cpuUsage(cpu0);
+    const thread = (threadCpuMs() ?? NaN) - thread0;
     if (r === profiled) {
       const { profile } = await session.post('Profiler.stop');
       writeFileSync(`compact-run${r}.cpuprofile`, JSON.stringify(profile));
     }
-    console.log(`compact ${span.length} messages: ${Math.round(ms)} ms (CPU ${Math.round((cpu.user + cpu.system) / 1000)} ms) hash ${resultHash(res)}`, res.outcome, res.tokensBefore, res.tokensAfter, res.reason.slice(0, 120));
+    console.log(`compact ${span.length} messages: ${Math.round(ms)} ms (CPU ${Math.round((cpu.user + cpu.system) / 1000)} ms, main thread ${Math.round(thread)} ms) hash ${resultHash(res)}`, res.outcome, res.tokensBefore, res.tokensAfter, res.reason.slice(0, 120));
   }
   session.disconnect();
 }

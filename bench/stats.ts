@@ -4,9 +4,25 @@
  * order) so load from other processes affects them alike.
  */
 
+import { readFileSync } from 'node:fs';
+
 /** Current time in milliseconds, sub-microsecond resolution. */
 export function nowMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
+}
+
+/**
+ * CPU time of the calling thread so far, in milliseconds (nanosecond resolution), from Linux's
+ * `/proc/thread-self/schedstat` (its first field: time spent running, in nanoseconds); undefined
+ * where that file is missing. Unlike `process.cpuUsage()` it leaves out V8's helper threads
+ * (concurrent compilation, parallel and concurrent garbage collection), which do not hold the caller.
+ */
+export function threadCpuMs(): number | undefined {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Median of `xs` (NaN when empty). */

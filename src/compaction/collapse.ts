@@ -100,18 +100,26 @@ export function collapsedRecord(result: ChatMessage, call: { name: string; argum
  * a marker ({@link MAX_COLLAPSED_ANSWER_CHARS}).
  */
 export function collapseItem(item: ContextItem, call: { name: string; arguments: string } | undefined, checkpointId: string): ContextItem {
+  return { id: `${item.id}~c`, kind: 'collapsed', message: collapsedMessage(item, call), covers: [...item.covers], checkpointId };
+}
+
+/**
+ * The collapsed message for `item`, the same object for the same result and call: a compaction
+ * that collapses the same result again (a span that grew, a preview, a summary prepared ahead)
+ * then finds its token count in the meter's per-message cache instead of counting the record again.
+ */
+function collapsedMessage(item: ContextItem, call: { name: string; arguments: string } | undefined): ChatMessage {
+  const hit = recordCache.get(item.message);
+  if (hit && hit.name === call?.name && hit.arguments === call?.arguments) return hit.message;
   const m = item.message as ChatMessage & { tool_call_id: string };
   const answer = typedRequestOf(item);
   const typed = answer === undefined ? undefined : shortenMiddle(answer, MAX_COLLAPSED_ANSWER_CHARS);
   const record = collapsedRecord(item.message, call);
-  return {
-    id: `${item.id}~c`,
-    kind: 'collapsed',
-    message: { role: 'tool', tool_call_id: m.tool_call_id, content: typed ? `${record}\nThe user's words in this result, verbatim:\n<answer>\n${typed}\n</answer>` : record },
-    covers: [...item.covers],
-    checkpointId,
-  };
+  const message: ChatMessage = { role: 'tool', tool_call_id: m.tool_call_id, content: typed ? `${record}\nThe user's words in this result, verbatim:\n<answer>\n${typed}\n</answer>` : record };
+  recordCache.set(item.message, { name: call?.name, arguments: call?.arguments, message });
+  return message;
 }
+const recordCache = new WeakMap<object, { name: string | undefined; arguments: string | undefined; message: ChatMessage }>();
 
 /** Estimated tokens of a collapsed record, used for planning before records are written. */
 export const COLLAPSED_RECORD_TOKENS = 60;

@@ -197,20 +197,25 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     focus: options.focus,
   });
 
+  // The context's tokens after each rewrite (see below).
+  let workTokens = before;
   if (plan.collapse.length > 0) {
     const cp = base('collapse', newId());
     for (const i of plan.collapse) {
       const it = items[i];
+      const collapsed = collapseItem(it, callOf(items, i), cp.id);
       cp.replaced.push(it);
-      cp.inserted.push(collapseItem(it, callOf(items, i), cp.id));
+      cp.inserted.push(collapsed);
+      workTokens += meter.countMessage(collapsed.message) - m.perItem[i];
     }
     cp.summary = `Collapsed ${plan.collapse.length} older tool result${plan.collapse.length === 1 ? '' : 's'} to one-line records.`;
     checkpoints.push(cp);
   }
 
   // The plan's summary sizes are estimates: once the real summaries reach the target, later spans
-  // (newer history) stay as they are, which saves summarizer calls and keeps more detail.
-  let work: ContextItem[] = checkpoints.reduce((acc, cp) => applyCheckpoint(acc, cp), [...items]);
+  // (newer history) stay as they are, which saves summarizer calls and keeps more detail. The
+  // context's tokens after each rewrite: the meter's total is a sum over messages, so the counts
+  // of what a checkpoint removes and inserts give it without reading the whole context again.
   // Tokens the summaries may share: the target minus what the plan leaves in place.
   const spanTotal = Math.max(1, plan.spans.reduce((sum, sp) => sum + sp.tokens, 0));
   const leftInPlace = lowerBound;
@@ -262,7 +267,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   const together = asked.length > 1 && summarizer.summarizeSpans ? summarizer.summarizeSpans(asked) : undefined;
   together?.catch(() => undefined); // awaited in the loop below, where a failure is reported
   for (const [k, span] of plan.spans.entries()) {
-    if (k > 0 && !options.all && meter.measure(work, tools).total <= planTarget) break;
+    if (k > 0 && !options.all && workTokens <= planTarget) break;
     if (options.signal?.aborted) return failed(items, before, 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
     const input = inputOf(k);
     const { spanItems, content, droppedFiles, requests, userRequests, covers, header, limit, share, countText, spanBudget } = input;
@@ -336,7 +341,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     if (insertedTokens > spanTokens * LOW_YIELD && plan.spans.length > 1) continue;
     noteReplaced(cp, meter, spanTokens, covers);
     checkpoints.push(cp);
-    work = applyCheckpoint(work, cp);
+    workTokens += insertedTokens - spanTokens;
   }
 
   if (clips.length > 0) {
@@ -354,15 +359,15 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   const prepared: PreparedCompaction = { checkpoints, tokensBefore: before, tokensAfter: before, reason: '', startedAt };
   // Still over the input budget: shorten what is normally kept (see degrade.ts), down to just
   // below the trigger so the next model call does not compact again at once.
-  if (!hopeless && meter.measure(work, tools).total > th.inputBudget) {
-    work = checkpoints.reduce((acc, cp) => applyCheckpoint(acc, cp), [...items]);
+  // Clips are left out of this check, as they are of the tokens above.
+  if (!hopeless && workTokens > th.inputBudget) {
+    const work = checkpoints.reduce((acc, cp) => applyCheckpoint(acc, cp), [...items]);
     const degraded = await degradeToFit({
       items: work, tools, meter, summarizer, options, keepRecentSteps, goal: th.triggerTokens - 1, userTokens: budgets.userTokens,
       newCheckpoint: (strategy) => base(strategy, newId()), header: summaryHeader,
     });
     if (degraded.error) return failed(items, before, `compaction failed, context unchanged: ${degraded.error.message}`, degraded.error);
     checkpoints.push(...degraded.checkpoints);
-    work = degraded.items;
   }
   if (checkpoints.length === 0) {
     const holders = tokenHolders(items, meter, tools, keepRecentSteps);

@@ -24,6 +24,12 @@ export { parseSections, SECTIONS } from './spanScan';
 
 /** Files named in "Files edited most recently". */
 const RECENT_FILES = 5;
+/**
+ * Characters per token of budget above which a line being halved is halved again without a count
+ * in between: 16 is four times the usual ~4 characters a token, so such a line could not fit.
+ */
+const UNCOUNTED_HALVING_CHARS_PER_TOKEN = 16;
+
 /** Lines of current state that the budget never removes: what an agent needs to pick the work up. */
 const CURRENT_STATE = /^- (Files edited most recently|Last tool call|Latest error line in command output|Latest verification|Path roots)(:| \()/;
 
@@ -214,8 +220,15 @@ export class ExtractiveSummarizer implements Summarizer {
       // Drop in halves when far over, one line when close: keeps this loop short on huge spans.
       const over = count / maxTokens;
       const n = over > 2 ? Math.max(1, Math.floor(victim[1].length / 2)) : 1;
-      if (victim[1].length === 1 && victim[1][0].length > 200) victim[1][0] = `${victim[1][0].slice(0, Math.floor(victim[1][0].length / 2))}…`;
-      else victim[1].splice(victim[3] ? 0 : victim[1].length - n, n);
+      if (victim[1].length === 1 && victim[1][0].length > 200) {
+        // A line many times the whole budget (a ledger line naming 40k files) is halved again
+        // without counting each half: counting 478k, 239k, 120k... characters cost more than all
+        // the rest of a 100k-message summary, and no such half could fit.
+        let line = victim[1][0];
+        do line = `${line.slice(0, Math.floor(line.length / 2))}…`;
+        while (line.length > UNCOUNTED_HALVING_CHARS_PER_TOKEN * maxTokens);
+        victim[1][0] = line;
+      } else victim[1].splice(victim[3] ? 0 : victim[1].length - n, n);
       sizes.set(victim, size(victim[1]));
       counted.delete(victim);
       count = tokens();

@@ -10,6 +10,7 @@
 import type { ChatMessage, ContextItem, TokenBreakdown, ToolSchema } from './types';
 import { type TokenCounter, tokenCounterForModel } from './tokenizer';
 import { imageSizeFromDataUrl, imageTokens } from './images';
+import { GrowingSpan } from './spanMemo';
 
 /** Per-message overhead, in tokens (OpenAI cookbook). */
 export const TOKENS_PER_MESSAGE = 3;
@@ -86,6 +87,8 @@ export class TokenMeter {
   readonly counter: TokenCounter;
   private readonly cache = new WeakMap<object, number>();
   private toolsCache: { tools: readonly ToolSchema[]; tokens: number } | undefined;
+  /** The last list of items measured, with each item's tokens and the sums by category (tools excluded). */
+  private readonly lastMeasured = new GrowingSpan<{ perItem: number[]; sums: TokenBreakdown }>();
   private calibration: Calibration | undefined;
 
   /** @param options.model picks the encoding; `counter` overrides it (tests, other tokenizers). */
@@ -203,19 +206,29 @@ export class TokenMeter {
     return n;
   }
 
-  /** Estimated prompt tokens of a request with `items` and `tools`. O(items) with cached counts. */
+  /**
+   * Estimated prompt tokens of a request with `items` and `tools`. O(items) with cached counts; the
+   * last list measured is kept with its counts and sums, so measuring it again, or the same list
+   * grown at its end (messages appended since), reads only the new items after one identity pass
+   * (see spanMemo.ts): the per-message cache lookups were most of a compaction's measuring at 100k
+   * messages. Exact counts only are kept.
+   */
   measure(items: readonly ContextItem[], tools?: readonly ToolSchema[]): Measurement {
-    const breakdown = emptyBreakdown();
-    breakdown.tools = this.countTools(tools);
-    const perItem = new Array<number>(items.length);
-    let total = breakdown.tools + REPLY_PRIMING_TOKENS;
-    for (let i = 0; i < items.length; i++) {
+    const toolsTokens = this.countTools(tools);
+    const kept = this.exact ? this.lastMeasured.get(items) : undefined;
+    const from = kept?.from ?? 0;
+    const state = kept?.state ?? { perItem: [], sums: emptyBreakdown() };
+    const { perItem, sums } = state;
+    perItem.length = from;
+    for (let i = from; i < items.length; i++) {
       const n = this.countMessage(items[i].message);
-      perItem[i] = n;
-      breakdown[categoryOf(items[i])] += n;
-      total += n;
+      perItem.push(n);
+      sums[categoryOf(items[i])] += n;
     }
-    return { total, breakdown, perItem };
+    if (this.exact) this.lastMeasured.set(items, state, from);
+    const breakdown = { ...sums, tools: toolsTokens };
+    const total = toolsTokens + REPLY_PRIMING_TOKENS + sums.system + sums.user + sums.assistant + sums.toolResults + sums.summaries;
+    return { total, breakdown, perItem: perItem.slice() };
   }
 
   /**
