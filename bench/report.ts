@@ -97,7 +97,9 @@ export function targets(c: Collected): Target[] {
   }
   if (c.compact) {
     const big = c.compact.rows[c.compact.rows.length - 1];
-    out.push({ name: `compact() at ${k(big.messages)} messages ≤ 500 ms (CPU; a span grown by 1k messages since the previous compaction, as in the product)`, met: big.grownMs <= 500, value: `${big.grownMs} ms (${k(big.tokens)} tokens); first sight of the messages ${big.firstSightMs} ms; the same span again ${big.againMs} ms` });
+    const clock = big.thread ? 'CPU of the calling thread' : 'CPU of the process';
+    const beside = `; process CPU ${big.grownProcessMs} ms (V8's helper threads included), wall ${big.grownWallMs} ms`;
+    out.push({ name: `compact() at ${k(big.messages)} messages ≤ 500 ms (${clock}; a span grown by 1k messages since the previous compaction, as in the product)`, met: big.grownMs <= 500, value: `${big.grownMs} ms (${k(big.tokens)} tokens)${beside}; first sight of the messages ${big.firstSightMs} ms; the same span again ${big.againMs} ms` });
     out.push({ name: 'compact() linear in the span: growth exponent 10k → 100k messages ≤ 1.2', met: c.compact.grownExponent <= 1.2 && c.compact.againExponent <= 1.2 && c.compact.firstSightExponent <= 1.2, value: `grown span ${c.compact.grownExponent}, again ${c.compact.againExponent}, first sight ${c.compact.firstSightExponent}` });
   }
   if (c.cliMemory) {
