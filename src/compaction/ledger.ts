@@ -67,7 +67,7 @@ const commandKeys = new Map<string, string>();
 /** Most command keys kept. */
 const KEPT_COMMAND_KEYS = 50_000;
 
-function opsText(counts: ReadonlyMap<FileOp, number>): string {
+function opsText(counts: Iterable<[FileOp, number]>): string {
   return [...counts].map(([o, n]) => (n > 1 ? `${o} ${n}×` : o)).join(', ');
 }
 

@@ -16,14 +16,54 @@ export interface FileFold {
   path: string;
   from?: string;
   /** Op → number of times, in order of first appearance. */
-  ops: Map<FileOp, number>;
+  ops: OpCounts;
   lastOp: FileOp | undefined;
   /** True while every op is a read. */
   onlyRead: boolean;
   symbols: string[];
-  symbolSet: Set<string>;
+  /** The symbols as a set, made at the second symbol (most files name none or one). */
+  symbolSet?: Set<string>;
   /** Index of the last action about the file. */
   last: number;
+}
+
+/** First letter of each op (they differ), for the order of first appearance. */
+const INITIAL: Readonly<Record<FileOp, string>> = { read: 'r', created: 'c', edited: 'e', deleted: 'd', moved: 'm' };
+const OP_OF: Readonly<Record<string, FileOp>> = { r: 'read', c: 'created', e: 'edited', d: 'deleted', m: 'moved' };
+
+/**
+ * How many times each op happened to one file, iterated as `[op, count]` in order of first
+ * appearance (as a `Map` would be). Five counters and a short string instead of a `Map` per file:
+ * a long span names tens of thousands of files, and a one-file `Map` costs several times more.
+ */
+export class OpCounts implements Iterable<[FileOp, number]> {
+  private order = '';
+  private read = 0;
+  private created = 0;
+  private edited = 0;
+  private deleted = 0;
+  private moved = 0;
+
+  has(op: FileOp): boolean {
+    return this[op] > 0;
+  }
+
+  /** Counts one more `op`. */
+  add(op: FileOp): void {
+    if (this[op] === 0) this.order += INITIAL[op];
+    this[op]++;
+  }
+
+  copy(): OpCounts {
+    const c = new OpCounts();
+    c.order = this.order;
+    for (const op of ['read', 'created', 'edited', 'deleted', 'moved'] as const) c[op] = this[op];
+    return c;
+  }
+
+  *[Symbol.iterator](): Iterator<[FileOp, number]> {
+    for (const ch of this.order) yield [OP_OF[ch], this[OP_OF[ch]]];
+  }
 }
 
 /** The runs of one command (by {@link commandKey}). */
@@ -87,7 +127,7 @@ export class LedgerFold {
       moved.set(path, a.to);
       for (const [k, v] of moved) if (v === path) moved.set(k, a.to);
       path = a.to;
-      st = { ...prev, path, from: prev.from ?? a.path, ops: new Map(prev.ops), last: i };
+      st = { ...prev, path, from: prev.from ?? a.path, ops: prev.ops.copy(), last: i };
       addOp(st, 'moved');
       files.set(path, st);
       return;
@@ -97,11 +137,7 @@ export class LedgerFold {
       files.set(path, st);
     }
     if (a.op !== 'read' || !st.ops.has('read')) addOp(st, a.op);
-    for (const s of a.symbols) {
-      if (st.symbolSet.has(s)) continue;
-      st.symbolSet.add(s);
-      st.symbols.push(s);
-    }
+    for (const s of a.symbols) addSymbol(st, s);
     st.last = i;
   }
 
@@ -125,11 +161,23 @@ export class LedgerFold {
 let kept: LedgerFold | undefined;
 
 function newFile(path: string, last: number): FileFold {
-  return { path, ops: new Map(), lastOp: undefined, onlyRead: true, symbols: [], symbolSet: new Set(), last };
+  return { path, ops: new OpCounts(), lastOp: undefined, onlyRead: true, symbols: [], symbolSet: undefined, last };
+}
+
+function addSymbol(st: FileFold, s: string): void {
+  const { symbols } = st;
+  if (symbols.length === 0) {
+    symbols.push(s);
+    return;
+  }
+  const set = (st.symbolSet ??= new Set(symbols));
+  if (set.has(s)) return;
+  set.add(s);
+  symbols.push(s);
 }
 
 function addOp(st: FileFold, op: FileOp): void {
-  st.ops.set(op, (st.ops.get(op) ?? 0) + 1);
+  st.ops.add(op);
   st.lastOp = op;
   if (op !== 'read') st.onlyRead = false;
 }

@@ -26,11 +26,12 @@ export interface UserFacts {
 /** What the notes take from one assistant message. */
 export interface AssistantFacts {
   trimmed: string;
-  decisions: string[];
+  decisions: readonly string[];
   /** The message's checklist as the latest plan, when it has one. */
   checklist: string | undefined;
 }
 
+const NO_LINES: readonly string[] = Object.freeze([]);
 const userFactsCache = new WeakMap<object, UserFacts>();
 const assistantFactsCache = new WeakMap<object, AssistantFacts>();
 
@@ -63,7 +64,8 @@ export function assistantFacts(m: ContextItem['message'], text: string): Assista
     const items = text.split('\n').filter((l) => /^\s*(?:[-*] \[[ xX]\]|\d+\.\s+\S)/.test(l));
     if (items.length >= 2) checklist = `(from the agent's message) ${clip(items.join(' | '), 1500)}`;
   }
-  const facts = { trimmed, decisions, checklist };
+  // Most messages state no decision: one shared empty list instead of one per message kept.
+  const facts = { trimmed, decisions: decisions.length ? decisions : NO_LINES, checklist };
   assistantFactsCache.set(m, facts);
   return facts;
 }

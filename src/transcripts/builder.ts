@@ -96,9 +96,8 @@ export class TranscriptBuilder {
         if (madeByRename.has(item.id) && !renamedFirst.has(item.id)) renamedFirst.set(item.id, id);
       }
       if (!unique) used.add(id);
-      const entry: Entry = { id, message: item.message };
-      if (Object.keys(item.meta).length) entry.meta = item.meta;
-      entries.push(entry);
+      // One literal per shape: adding `meta` afterwards would give every entry a separate property store.
+      entries.push(hasKeys(item.meta) ? { id, message: item.message, meta: item.meta } : { id, message: item.message });
     }
     if (unique && (boundaries.length || this.explicitCompactions.length)) used = new Set(entries.map((e) => e.id));
     // Draft id -> final id of its first occurrence (undefined when no message has that draft id).
@@ -173,4 +172,10 @@ function positions(entries: readonly Entry[]): Map<string, number> {
 
 function isSystem(entry: Entry): boolean {
   return entry.message.role === 'system' || entry.message.role === 'developer';
+}
+
+/** True when `o` has an own enumerable property (as `Object.keys(o).length > 0`, without the array). */
+function hasKeys(o: object): boolean {
+  for (const k in o) if (Object.prototype.hasOwnProperty.call(o, k)) return true;
+  return false;
 }
