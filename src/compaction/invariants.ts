@@ -3,8 +3,7 @@
  * context it would send, and as a last guard before a compaction commits.
  */
 import type { ChatMessage, ContextItem, Entry } from './types';
-import { analyze, isRealUserMessage, toolCallIds } from './structure';
-import { coveredIds } from './context';
+import { analyze, analyzeTable, isRealUserMessage, toolCallIds, UNIT_REASONS } from './structure';
 
 /** One broken invariant, for people: `invariant` is the number in DESIGN.md. */
 export interface Violation {
@@ -84,21 +83,31 @@ export interface CheckOptions {
  */
 export function checkContext(items: readonly ContextItem[], raw: readonly Entry[], options: CheckOptions = {}): Violation[] {
   const out = checkToolPairing(items.map((i) => i.message), options.allowPendingTail ?? true);
-  const covered = coveredIds(items);
-  if (covered.length !== raw.length || covered.some((id, k) => raw[k].id !== id)) {
-    const k = covered.findIndex((id, n) => raw[n]?.id !== id);
-    out.push({ invariant: 4, message: `covered raw ids differ from the raw transcript (${covered.length} covered, ${raw.length} raw, first difference at ${k < 0 ? covered.length : k})` });
+  // The covered ids are compared as they are read: no list of every id (it runs while memory peaks).
+  let covered = 0;
+  let difference = -1;
+  for (const it of items) {
+    for (const id of it.covers) {
+      if (difference < 0 && raw[covered]?.id !== id) difference = covered;
+      covered++;
+    }
+  }
+  if (difference >= 0 || covered !== raw.length) {
+    out.push({ invariant: 4, message: `covered raw ids differ from the raw transcript (${covered} covered, ${raw.length} raw, first difference at ${difference < 0 ? covered : difference})` });
   }
   const rawItems: readonly ContextItem[] = options.rawItems ?? raw.map((e) => ({ id: e.id, kind: 'raw', message: e.message, covers: [e.id] }));
-  const rawShape = analyze(rawItems, options.keepRecentSteps ?? 1);
+  // The unit table, not unit objects: only the anchors are needed.
+  const rawShape = analyzeTable(rawItems, options.keepRecentSteps ?? 1);
   const mustKeep: number[] = [];
   for (let k = 0; k < rawShape.leadEnd; k++) mustKeep.push(k);
   if (rawShape.lastUserIndex >= 0) mustKeep.push(rawShape.lastUserIndex);
-  for (const u of rawShape.units) if (u.reason === 'recent agent step') for (let k = u.start; k < u.end; k++) mustKeep.push(k);
+  for (let u = 0; u < rawShape.count; u++) if (rawShape.reason[u] === RECENT_STEP) for (let k = rawShape.start[u]; k < rawShape.end[u]; k++) mustKeep.push(k);
   const rawFirst = raw.findIndex((e) => e.message.role !== 'system' && e.message.role !== 'developer');
   checkAnchorsAndRoles(items, raw, mustKeep, rawFirst, out);
   return out;
 }
+
+const RECENT_STEP = UNIT_REASONS.indexOf('recent agent step');
 
 /**
  * Invariants 3 (anchors verbatim), 6 (a summary is never a system message) and the first-message half
