@@ -18,6 +18,8 @@ export function redact(text: string): string {
 }
 
 const out = (line: string) => process.stdout.write(redact(line) + '\n');
+/** Warnings and notes beside the result: standard error, so standard output holds only the result. */
+const note = (line: string) => process.stderr.write(redact(line) + '\n');
 
 // `context-keeper … | head` closes the pipe early: stop quietly instead of a stack trace.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -56,7 +58,7 @@ export function program(): Command {
     .option('--model <model>', 'model id (picks the tokenizer encoding)')
     .option('--json', 'print JSON')
     .exitOverride()
-    .action((file: string, o: { model?: string; json?: boolean }) => meterCommand(file, o, out));
+    .action((file: string, o: { model?: string; json?: boolean }) => meterCommand(file, o, out, note));
   budgetOptions(
     p.command('compact')
       .description("compact the conversation as it stands at the end of FILE down to --to of the budget, as an automatic compaction does (the extension's manual Compact Conversation summarizes everything eligible instead)")
@@ -64,7 +66,7 @@ export function program(): Command {
       .option('--out <file>', 'write the compacted conversation as JSON'),
   )
     .exitOverride()
-    .action((file: string, o: BudgetOptions & { out?: string }) => (checkBudgetOptions(o), compactCommand(file, o, out)));
+    .action((file: string, o: BudgetOptions & { out?: string }) => (checkBudgetOptions(o), compactCommand(file, o, out, note)));
   budgetOptions(
     p.command('replay')
       .description('play the recording message by message, compacting automatically as the agent would have')
@@ -72,7 +74,7 @@ export function program(): Command {
       .option('--out <file>', 'write the context as it stands after the whole replay as JSON (the shape of compact --out)'),
   )
     .exitOverride()
-    .action((file: string, o: BudgetOptions & { out?: string }) => (checkBudgetOptions(o), replayCommand(file, o, out)));
+    .action((file: string, o: BudgetOptions & { out?: string }) => (checkBudgetOptions(o), replayCommand(file, o, out, note)));
   p.command('models')
     .description("list an endpoint's models with the context window each is served with")
     .requiredOption('--base-url <url>', 'the endpoint (for example http://127.0.0.1:11434/v1); key from CONTEXT_KEEPER_API_KEY or OPENAI_API_KEY')
@@ -80,7 +82,7 @@ export function program(): Command {
     .option('--window <tokens>', 'use this window instead of the reported one (source "flag")', parseTokens)
     .option('--json', 'print JSON: an array of {id, window, trainedWindow, source}')
     .exitOverride()
-    .action((o: ModelsOptions) => modelsCommand(o, out));
+    .action((o: ModelsOptions) => modelsCommand(o, out, process.env, undefined, note));
   p.command('watch')
     .description('follow a Claude Code or Codex session file as it grows: one line per update')
     .argument('<file>', 'session JSONL file')
