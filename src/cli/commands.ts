@@ -123,7 +123,12 @@ function checkpointJson(c: Checkpoint) {
   return { id: c.id, trigger: c.trigger, strategy: c.strategy, replacedIds: c.replacedIds, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter, summary: c.summary, dropped: c.dropped };
 }
 
-/** `compact FILE --window N`: a manual compaction of the conversation as it stands at the end of FILE. */
+/**
+ * `compact FILE --window N`: a compaction on request of the conversation as it stands at the end of
+ * FILE, with an automatic compaction's plan (collapse first, stop at `--to`). Its checkpoints are
+ * labelled `manual`: run whatever the level, it applies even when the result stays above `--at`,
+ * where an automatic compaction refuses (see `prepareCompaction`).
+ */
 export async function compactCommand(file: string, o: BudgetOptions & { out?: string }, out: Out, note: Out = toStderr): Promise<void> {
   if (o.out !== undefined) checkOutPath(o.out);
   if (o.out && sameFile(o.out, file)) throw new Error(`--out ${o.out} is the input file; the recording is never overwritten`);
@@ -160,7 +165,7 @@ export async function compactCommand(file: string, o: BudgetOptions & { out?: st
   }
   out(`${path.basename(file)}: ${s.transcript.format}, ${s.entries.length} messages, window ${kTokens(o.window)} (target ${kTokens(th.targetTokens)})`);
   out(result.applied ? `compacted: ${result.tokensBefore} → ${result.tokensAfter} tokens` : `nothing changed: ${describeCompaction(result.status)}`);
-  for (const c of result.checkpoints) out(`  checkpoint ${c.id} ${c.strategy}: ${c.replacedIds.length} messages, ${c.tokensBefore} → ${c.tokensAfter} tokens${c.dropped ? `, ${c.dropped} dropped without summary` : ''}`);
+  for (const c of result.checkpoints) out(`  checkpoint ${c.id} ${c.strategy} (${c.trigger}): ${c.replacedIds.length} messages, ${c.tokensBefore} → ${c.tokensAfter} tokens${c.dropped ? `, ${c.dropped} dropped without summary` : ''}`);
   if (s.importCheckpoints.length) out(`  (${s.importCheckpoints.length} compaction(s) recorded in the file became import checkpoints)`);
   printWarnings(s, encodingNote, note);
   if (!fits) out(`does not fit: ${result.tokensAfter} tokens remain against a budget of ${th.inputBudget}${result.error ? '' : `; ${describeHolders(result.holders ?? tokenHolders(items, s.meter, s.transcript.tools, o.keepSteps), th.inputBudget)}`}`);
