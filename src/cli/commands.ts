@@ -160,7 +160,7 @@ export async function compactCommand(file: string, o: BudgetOptions & { out?: st
   if (o.json) {
     if (encodingNote) note(`warning: ${encodingNote}`);
     // Written in pieces: the report lists every replaced message id (megabytes for a long recording).
-    writeJsonLines({ applied: result.applied, outcome: result.outcome, status: result.status, fits, inputBudget: th.inputBudget, ...(fits ? {} : { holders: result.holders ?? tokenHolders(items, s.meter, s.transcript.tools, o.keepSteps) }), reason: result.reason, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter, target: th.targetTokens, checkpoints: result.checkpoints.map(checkpointJson), violations, out: o.out, ...modelFields(s, encodingNote) }, out);
+    writeJsonLines({ applied: result.applied, outcome: result.outcome, status: result.status, fits, inputBudget: th.inputBudget, ...(fits ? {} : { holders: result.holders ?? tokenHolders(items, s.meter, s.transcript.tools, o.keepSteps) }), reason: result.reason, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter, target: th.targetTokens, checkpoints: result.checkpoints.map(checkpointJson), importedCompactions: s.importCheckpoints.length, violations, out: o.out, ...modelFields(s, encodingNote) }, out);
     return;
   }
   out(`${path.basename(file)}: ${s.transcript.format}, ${s.entries.length} messages, window ${kTokens(o.window)} (target ${kTokens(th.targetTokens)})`);

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { compactCommand, meterCommand, replayCommand, type BudgetOptions } from '../../src/cli/commands';
 import { modelsCommand } from '../../src/cli/models';
 import { fakeServer } from '../models/fakeServers';
+import { sharedTranscriptsDir } from '../support/shared';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ck-cli-warnings-'));
 test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -117,4 +118,14 @@ test('models --json: what the probes found wrong goes to standard error; standar
   assert.deepEqual(JSON.parse(r.out), []);
   assert.ok(r.notes.length > 0, 'the notes are not lost');
   assert.match(r.notes[0], /^note: GET http:\/\/127\.0\.0\.1:\d+\/v1\/models: /);
+});
+
+const shared = sharedTranscriptsDir();
+test('compact --json counts the compactions recorded in the file, as the text output says them', { skip: shared ? false : '../shared/transcripts not found beside the repository' }, async () => {
+  const recording = path.join(shared!, 'openai-chat', fs.readdirSync(path.join(shared!, 'openai-chat'))[0]);
+  const text = await run((out, note) => compactCommand(recording, budget({ window: 128_000 }), out, note));
+  const said = /\((\d+) compaction\(s\) recorded in the file became import checkpoints\)/.exec(text.out);
+  assert.ok(said, text.out);
+  const json = await run((out, note) => compactCommand(recording, budget({ window: 128_000, json: true }), out, note));
+  assert.equal((JSON.parse(json.out) as { importedCompactions: number }).importedCompactions, Number(said[1]));
 });
