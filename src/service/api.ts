@@ -237,6 +237,12 @@ export interface ContextServiceApi extends Disposable {
    * when another task is already running.
    */
   runTask(text: string, signal?: AbortSignal): Promise<TaskOutcome>;
+  /**
+   * True from a {@link runTask} call until it settles. The state is never `idle` meanwhile (the
+   * moments between model calls show as `streaming`), but it may show `error` (a failed save) while
+   * the task goes on: ask this, not the state, before anything a running task forbids.
+   */
+  readonly taskRunning: boolean;
   /** Cancels the running task and any running compaction; the transcript stays valid. */
   cancel(): void;
   /**
