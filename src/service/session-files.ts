@@ -8,13 +8,13 @@ import type { LogSink } from './api';
 import type { ContextState } from './session-state';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { SessionStore, type SessionState as StoredSession } from './store';
+import { CALIBRATION_FILE, SessionStore, type SessionState as StoredSession } from './store';
 import { writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
 import { isSavedCalibration, type SavedCalibration } from './tally';
 import { SaveQueue } from './save-queue';
 
 /** The meter's calibration on reported usage, written after each model reply (see {@link SavedCalibration}). */
-const CALIBRATION = 'calibration.json';
+const CALIBRATION = CALIBRATION_FILE;
 /** Longest wait, in milliseconds, before a new calibration is written. */
 const CALIBRATION_DELAY_MS = 1000;
 
@@ -65,6 +65,7 @@ export class SessionFiles {
     this.store = store;
     if (loaded.entries.length === 0 && !loaded.state && !loaded.readOnly) this.appendedToNew = 0;
     for (const warning of loaded.warnings) log('warn', warning);
+    if (loaded.removedTemps) log('info', `${store.folder}: removed ${loaded.removedTemps.length} temp file(s) an interrupted save left: ${loaded.removedTemps.join(', ')}`);
     if (loaded.state) {
       this.source = loaded.state.source;
       this.createdAt = loaded.state.createdAt;
