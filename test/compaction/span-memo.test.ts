@@ -13,6 +13,7 @@ import { GrowingSpan } from '../../src/compaction/spanMemo';
 import { generateSession } from '../../bench/corpus';
 import { actionsOf } from '../../src/compaction/actions';
 import { collectRequests } from '../../src/compaction/requests';
+import { callOf, collapseItem } from '../../src/compaction/collapse';
 import type { ContextItem } from '../../src/compaction/types';
 
 const meter = new TokenMeter({ model: 'gpt-4o' });
@@ -111,4 +112,55 @@ test('requests: a span grown at its end gives the requests of a fresh reading, a
   const again = collectRequests(changed);
   assert.deepEqual(again, collectRequests(structuredClone(changed)));
   assert.ok(again.includes('Please rename the config loader to loadSettings.'));
+});
+
+test('meter: measuring the same list, a list grown at its end, and a list with an item replaced equals a fresh meter', () => {
+  const all = itemsFromEntries(generateSession(13, 900 * 300).slice(0, 900));
+  const kept = new TokenMeter({ model: 'gpt-4o' });
+  const fresh = (items: readonly ContextItem[]) => new TokenMeter({ model: 'gpt-4o' }).measure(items);
+  for (const n of [300, 300, 600, 900]) assert.deepEqual(kept.measure(all.slice(0, n)), fresh(all.slice(0, n)), `${n} items`);
+  // The returned counts are a copy: changing them does not change the next reading.
+  kept.measure(all).perItem.fill(0);
+  assert.deepEqual(kept.measure(all), fresh(all));
+  const changed = all.slice();
+  const at = changed.findIndex((it) => it.message.role === 'assistant');
+  changed[at] = { ...changed[at], kind: 'summary', message: { role: 'user', content: 'A much shorter message.' } };
+  const after = kept.measure(changed);
+  assert.deepEqual(after, fresh(changed));
+  assert.ok(after.total < kept.measure(all).total);
+  assert.ok(after.breakdown.summaries > 0, 'the replaced item counts in its new category');
+  // A shorter list (a prefix) is read again, not answered from the longer one.
+  assert.deepEqual(kept.measure(all.slice(0, 100)), fresh(all.slice(0, 100)));
+});
+
+test('collapse: the same tool result collapsed again gives the same message object; another call gives a new record', () => {
+  const items = itemsFromEntries(generateSession(17, 300 * 300).slice(0, 300));
+  const at = items.findIndex((it, i) => it.message.role === 'tool' && callOf(items, i) !== undefined);
+  const call = callOf(items, at)!;
+  const a = collapseItem(items[at], call, 'cp-1');
+  const b = collapseItem(items[at], { ...call }, 'cp-2');
+  assert.equal(a.message, b.message, 'one message object for the same result and call');
+  assert.equal(b.checkpointId, 'cp-2');
+  const other = collapseItem(items[at], { name: 'another_tool', arguments: call.arguments }, 'cp-3');
+  assert.notEqual(other.message, a.message);
+  assert.match(String(other.message.content), /another_tool/);
+});
+
+test('notes: a line many times the budget is halved to fit without counting each half on the way', () => {
+  // A ledger line naming thousands of files read once each.
+  const files = Array.from({ length: 6000 }, (_, i) => `src/mod${i % 50}/file${i}.ts`);
+  const items: ContextItem[] = [{ id: 'u', kind: 'raw', covers: ['u'], message: { role: 'user', content: 'Read every module and list what each exports.' } }];
+  for (const [i, path] of files.entries()) {
+    items.push({ id: `a${i}`, kind: 'raw', covers: [`a${i}`], message: { role: 'assistant', content: null, tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path }) } }] } });
+    items.push({ id: `t${i}`, kind: 'raw', covers: [`t${i}`], message: { role: 'tool', tool_call_id: `c${i}`, content: `export const value${i} = ${i};` } });
+  }
+  const counted: number[] = [];
+  const s = new ExtractiveSummarizer((t) => (counted.push(t.length), meter.countText(t)), { lineAdditive: meter.lineAdditive });
+  const budget = 400;
+  const notes = s.notes(items, budget);
+  assert.ok(meter.countText(notes) <= budget, `${meter.countText(notes)} tokens`);
+  assert.match(notes, /file\d+\.ts/, 'the halved line still names files');
+  // The whole line is counted once; its halves are not counted until one could fit (16 characters a token).
+  const huge = counted.filter((n) => n > 16 * budget);
+  assert.equal(huge.length, 1, `texts over ${16 * budget} characters counted: ${huge.join(', ')}`);
 });
