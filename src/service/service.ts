@@ -242,7 +242,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     this.files.saveState();
   }
 
-  async restoreCheckpoint(id: string): Promise<CheckpointRestored> {
+  async restoreCheckpoint(id: string | readonly string[]): Promise<CheckpointRestored> {
     if (this.taskController || this.compactions.busy) throw new Error('wait for the task or compaction to finish before restoring a checkpoint');
     const before = this.session.snapshot();
     const { next, event } = this.session.planRestore(id, this.now().toISOString());
