@@ -222,6 +222,8 @@ try {
     await sidebar.frame.locator('[data-test="compact-focus"]').fill('the parser fix');
     await select.selectOption(value);
     await sidebar.frame.locator('[data-test="read-only"]').waitFor({ timeout: 30_000 });
+    // The session shown before may be another import (read-only too): wait for this one's source line.
+    await sidebar.frame.locator('[data-test="source"]', { hasText: path.basename(env('TRANSCRIPT')) }).waitFor({ timeout: 30_000 });
     const focus = await sidebar.frame.locator('[data-test="compact-focus"]').inputValue();
     expect(focus === '', `the focus typed for the working session is offered for the import: "${focus}"`);
     imported = await sidebar.waitBudget((b) => b.used > 0 && b.accuracy === 'estimated', 'no estimated gauge for the import');
