@@ -9,8 +9,8 @@
  * lines), so focus, scroll position and opened items survive updates. One narrow `role=status`
  * region announces state changes and compactions only.
  *
- * Local state kept with `setState` (survives the view being hidden and rebuilt): the task draft and
- * which tool results and dividers are open.
+ * Local state kept with `setState` (survives the view being hidden and rebuilt): the task draft,
+ * the Compact focus text of each session (see focus-drafts.ts) and which tool results and dividers are open.
  */
 import { html, render } from 'lit-html';
 import type { HostMessage, WebviewMessage } from '../src/views/protocol.js';
@@ -22,10 +22,13 @@ import { compactionAnnouncement, transcript } from './transcript.js';
 import type { Ui } from './transcript.js';
 import { RovingRows } from './roving.js';
 import { UpdateScheduler } from './scheduler.js';
+import { FocusDrafts } from '../src/views/focus-drafts.js';
 
 interface Saved {
   draft?: string;
   open?: string[];
+  /** Compact focus text by session id. */
+  focus?: Record<string, string>;
 }
 interface VsCodeApi {
   postMessage(message: WebviewMessage): void;
@@ -62,6 +65,9 @@ function regionsOf(message: HostMessage): Region[] {
 class Page implements Ui {
   readonly store = new Store();
   readonly open = new Set<string>(saved.open ?? []);
+  private readonly focusDrafts = new FocusDrafts(saved.focus);
+  /** The session whose draft the focus box shows; the box is refilled when the shown session changes. */
+  private focusSession: string | undefined | null = null;
   private readonly queue: HostMessage[] = [];
   private readonly status = document.getElementById('status')!;
   private cancelRequested = false;
@@ -114,7 +120,7 @@ class Page implements Ui {
   }
 
   save(): void {
-    vscode.setState({ draft: this.taskInput.value, open: [...this.open].slice(-200) });
+    vscode.setState({ draft: this.taskInput.value, open: [...this.open].slice(-200), focus: this.focusDrafts.saved() });
   }
 
   /** Queues a host message; it is applied at the next frame, after any waiting input. */
@@ -177,13 +183,14 @@ class Page implements Ui {
           html`${header(this, view)}
             <div id="gauge">${gauge(view.budget)}</div>
             <div class="compact-row">
-              <input type="text" id="compact-focus" placeholder="Focus (optional)" aria-label="Compaction focus" data-test="compact-focus">
+              <input type="text" id="compact-focus" placeholder="Focus (optional)" aria-label="Compaction focus" data-test="compact-focus" @input=${(e: Event) => this.noteFocus(view.sessionId, (e.target as HTMLInputElement).value)}>
               <button class="secondary" data-test="compact" title="Summarize older history into a checkpoint now" ?disabled=${busy} @click=${() => this.compact()}><span class="codicon codicon-fold" aria-hidden="true"></span><span>Compact</span></button>
               <button class="icon-button" title="Import transcript…" aria-label="Import transcript…" data-test="import" @click=${() => this.post({ type: 'importTranscript' })}><span class="codicon codicon-cloud-download" aria-hidden="true"></span></button>
             </div>
             ${banners(this, view)}`,
           this.top,
         );
+        this.showFocusOf(view.sessionId);
         render(
           html`<form class="task-form" @submit=${(e: Event) => { e.preventDefault(); this.submit(); }}>
             ${this.taskInput}
@@ -217,6 +224,21 @@ class Page implements Ui {
     const focus = input?.value.trim();
     this.post({ type: 'compact', focus: focus || undefined });
     if (input) input.value = '';
+    this.noteFocus(this.store.view?.sessionId, '');
+  }
+
+  /** Keeps the focus text typed for session `id`. */
+  private noteFocus(id: string | undefined, text: string): void {
+    this.focusDrafts.set(id, text);
+    this.save();
+  }
+
+  /** Fills the focus box with session `id`'s own draft when the shown session changed (typing is never disturbed). */
+  private showFocusOf(id: string | undefined): void {
+    if (id === this.focusSession) return;
+    this.focusSession = id;
+    const input = this.top.querySelector<HTMLInputElement>('#compact-focus');
+    if (input) input.value = this.focusDrafts.get(id);
   }
 
   submit(): void {

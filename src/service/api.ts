@@ -237,6 +237,12 @@ export interface ContextServiceApi extends Disposable {
    * when another task is already running.
    */
   runTask(text: string, signal?: AbortSignal): Promise<TaskOutcome>;
+  /**
+   * True from a {@link runTask} call until it settles. The state is never `idle` meanwhile (the
+   * moments between model calls show as `streaming`), but it may show `error` (a failed save) while
+   * the task goes on: ask this, not the state, before anything a running task forbids.
+   */
+  readonly taskRunning: boolean;
   /** Cancels the running task and any running compaction; the transcript stays valid. */
   cancel(): void;
   /**
@@ -255,10 +261,11 @@ export interface ContextServiceApi extends Disposable {
   discardPreview(): void;
   /**
    * Undoes a checkpoint: its replaced items return to the active context. Later checkpoints whose
-   * items depend on it are undone first. Rejects when `id` is unknown or already restored, and while
-   * a task or a compaction runs.
+   * items depend on it are undone first. Several ids (the steps of one compaction run) are undone as
+   * one restore, which one {@link undoRestore} takes back; the event is named by the first. Rejects
+   * when an id is unknown or already restored, and while a task or a compaction runs.
    */
-  restoreCheckpoint(id: string): Promise<CheckpointRestored>;
+  restoreCheckpoint(id: string | readonly string[]): Promise<CheckpointRestored>;
   /**
    * Undoes the latest restore: the context it replaced comes back (its checkpoints are in force
    * again), followed by any message appended since. Fires {@link onDidRestoreCheckpoint} with

@@ -14,10 +14,60 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 let tempCounter = 0;
+/** Temp files this process is writing now (absolute paths): never stale, whoever asks. */
+const inFlight = new Set<string>();
 
-/** A temp name beside `file`, unique within this process and across processes (pid). */
+/** A temp name beside `file`, unique within this process and across processes (pid); registered as in flight. */
 function tempNameFor(file: string): string {
-  return `${file}.${process.pid}.${Date.now()}.${++tempCounter}.tmp`;
+  const temp = `${file}.${process.pid}.${Date.now()}.${++tempCounter}.tmp`;
+  inFlight.add(temp);
+  return temp;
+}
+
+/** The parts of a temp name made by {@link tempNameFor}: `<file>.<pid>.<ms>.<n>.tmp`. */
+const TEMP_NAME = /^(.+)\.(\d+)\.(\d+)\.(\d+)\.tmp$/;
+
+/** True when process `pid` runs on this machine (a process we may not signal runs too). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the temp files an interrupted atomic write left in `folder` (a crash between writing the
+ * temp file and its rename): only names this module makes for one of `files` (`<file>.<pid>.<ms>.<n>.tmp`),
+ * and only stale ones: never one this process is writing now, never one of another live process
+ * (its write may be in flight). Call it where no other process writes the folder (its lock held).
+ * Best effort: a file that cannot be removed is left. Returns the names removed.
+ * @param isAlive Whether a process id is running (tests stand in for the system).
+ */
+export function removeStaleTempFiles(folder: string, files: readonly string[], isAlive: (pid: number) => boolean = processAlive): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(folder);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const match = TEMP_NAME.exec(name);
+    if (!match || !files.includes(match[1])) continue;
+    const full = path.join(folder, name);
+    if (inFlight.has(full)) continue;
+    const pid = Number(match[2]);
+    if (pid !== process.pid && isAlive(pid)) continue;
+    try {
+      fs.rmSync(full, { force: true });
+      removed.push(name);
+    } catch {
+      // Left for the next open.
+    }
+  }
+  return removed;
 }
 
 /** Options of an atomic replacement. */
@@ -65,6 +115,8 @@ export function writeFileAtomic(file: string, text: string, options: AtomicWrite
   } catch (error) {
     fs.rmSync(temp, { force: true });
     throw error;
+  } finally {
+    inFlight.delete(temp);
   }
   fsyncFolder(path.dirname(file));
 }
@@ -95,6 +147,8 @@ export async function writeFileAtomicAsync(file: string, text: string, stillWant
   } catch (error) {
     await fs.promises.rm(temp, { force: true }).catch(() => undefined);
     throw error;
+  } finally {
+    inFlight.delete(temp);
   }
   await fsyncFolderAsync(path.dirname(file));
   return true;

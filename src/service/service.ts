@@ -156,6 +156,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     if (this.taskController) throw new Error('a task is already running; cancel it or wait for it to finish');
     const controller = new AbortController();
     this.taskController = controller;
+    this.status.task(true);
     const taskSignal = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
     const checkpointsBefore = this.session.checkpoints.length;
     try {
@@ -178,7 +179,12 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       this.taskController = undefined;
       this.compactions.flushQueue({ kind: 'task-ended' });
       this.status.agent('idle');
+      this.status.task(false);
     }
+  }
+
+  get taskRunning(): boolean {
+    return this.taskController !== undefined;
   }
 
   cancel(): void {
@@ -236,7 +242,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     this.files.saveState();
   }
 
-  async restoreCheckpoint(id: string): Promise<CheckpointRestored> {
+  async restoreCheckpoint(id: string | readonly string[]): Promise<CheckpointRestored> {
     if (this.taskController || this.compactions.busy) throw new Error('wait for the task or compaction to finish before restoring a checkpoint');
     const before = this.session.snapshot();
     const { next, event } = this.session.planRestore(id, this.now().toISOString());

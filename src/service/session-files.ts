@@ -8,12 +8,13 @@ import type { LogSink } from './api';
 import type { ContextState } from './session-state';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { SessionStore, writeFileAtomic, type SessionState as StoredSession } from './store';
+import { CALIBRATION_FILE, SessionStore, type SessionState as StoredSession } from './store';
+import { writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
 import { isSavedCalibration, type SavedCalibration } from './tally';
 import { SaveQueue } from './save-queue';
 
 /** The meter's calibration on reported usage, written after each model reply (see {@link SavedCalibration}). */
-const CALIBRATION = 'calibration.json';
+const CALIBRATION = CALIBRATION_FILE;
 /** Longest wait, in milliseconds, before a new calibration is written. */
 const CALIBRATION_DELAY_MS = 1000;
 
@@ -24,8 +25,13 @@ export class SessionFiles {
   source = 'Agent session';
   /** Entries appended since this instance created the folder empty; undefined when it held a session already. */
   private appendedToNew: number | undefined;
-  private pendingCalibration: { folder: string; saved: () => SavedCalibration | undefined; log: LogSink } | undefined;
+  /** The calibration to write next (read when its write starts) and where to report a failure. */
+  private calibrationSource: { saved: () => SavedCalibration | undefined; log: LogSink } | undefined;
   private calibrationTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A calibration was saved since the last write was requested. */
+  private calibrationDirty = false;
+  /** Saves of the current folder's calibration (see {@link saveCalibration}); made on the first save. */
+  private calibrationSaves: SaveQueue | undefined;
   /** Saves of the current folder's state (see {@link saveState}); made on the first save. */
   private saves: SaveQueue | undefined;
 
@@ -59,6 +65,7 @@ export class SessionFiles {
     this.store = store;
     if (loaded.entries.length === 0 && !loaded.state && !loaded.readOnly) this.appendedToNew = 0;
     for (const warning of loaded.warnings) log('warn', warning);
+    if (loaded.removedTemps) log('info', `${store.folder}: removed ${loaded.removedTemps.length} temp file(s) an interrupted save left: ${loaded.removedTemps.join(', ')}`);
     if (loaded.state) {
       this.source = loaded.state.source;
       this.createdAt = loaded.state.createdAt;
@@ -69,34 +76,80 @@ export class SessionFiles {
 
   /**
    * Saves the meter's calibration (undefined: none in force, the file is removed), at most once per
-   * {@link CALIBRATION_DELAY_MS} and on close or a switch of folder: the write (an fsync, 5-15 ms on
-   * this kind of disk) stays out of the reply's path, and so does listing the calibrated items' ids
-   * (`saved` is called at write time). Best effort: a failed write is logged and costs only the
-   * reported figure after a reopen, never the task.
+   * {@link CALIBRATION_DELAY_MS} and on close or a switch of folder: listing the calibrated items' ids
+   * (`saved` is called when a write starts) stays out of the reply's path, and the write itself (an
+   * fsync, 5-15 ms on this kind of disk) runs off this thread through a {@link SaveQueue}, as the
+   * state's saves do: in order, the newest calibration wins, atomic replacement (never a torn file),
+   * a pending one written synchronously on close. Best effort: a failed write is logged and costs only
+   * the reported figure after a reopen, never the task.
    */
   saveCalibration(saved: () => SavedCalibration | undefined, log: LogSink): void {
-    const folder = this.store?.folder;
-    if (!folder || this.store?.readOnly) return;
-    this.pendingCalibration = { folder, saved, log };
-    this.calibrationTimer ??= setTimeout(() => this.flushCalibration(), CALIBRATION_DELAY_MS);
+    const store = this.store;
+    if (!store || store.readOnly) return;
+    this.calibrationSource = { saved, log };
+    this.calibrationDirty = true;
+    this.calibrationTimer ??= setTimeout(() => this.requestCalibration(), CALIBRATION_DELAY_MS);
     this.calibrationTimer.unref?.();
   }
 
-  /** Writes a calibration saved since the last write, if any. */
-  flushCalibration(): void {
+  /** Starts the write of a calibration saved since the last write (off this thread); nothing when none was. */
+  private requestCalibration(): void {
     if (this.calibrationTimer) clearTimeout(this.calibrationTimer);
     this.calibrationTimer = undefined;
-    const pending = this.pendingCalibration;
-    this.pendingCalibration = undefined;
-    if (!pending) return;
-    const file = path.join(pending.folder, CALIBRATION);
+    const store = this.store;
+    if (!store || !this.calibrationDirty) return;
+    this.calibrationDirty = false;
+    (this.calibrationSaves ??= this.calibrationQueueFor(store.folder)).request();
+  }
+
+  /** Resolves once the calibrations saved so far are on disk (the one waiting for its delay is written now). */
+  async whenCalibrationSaved(): Promise<void> {
+    this.requestCalibration();
+    await this.calibrationSaves?.flush().catch(() => undefined);
+  }
+
+  /** Writes a pending calibration now, synchronously, and ends the folder's calibration queue. */
+  flushCalibration(): void {
+    this.requestCalibration();
+    const saves = this.calibrationSaves;
+    this.calibrationSaves = undefined;
     try {
-      const saved = pending.saved();
-      if (saved) writeFileAtomic(file, `${JSON.stringify(saved)}\n`);
-      else fs.rmSync(file, { force: true });
-    } catch (error) {
-      pending.log('warn', `${file}: could not save the calibration on reported usage (${error instanceof Error ? error.message : String(error)})`);
+      saves?.close();
+    } catch {
+      // Reported to the log by the queue's target; the calibration is a convenience only.
     }
+  }
+
+  private calibrationQueueFor(folder: string): SaveQueue {
+    const file = path.join(folder, CALIBRATION);
+    // The content is a calibration's JSON, or NONE: no calibration in force, so the file is removed.
+    const NONE = '';
+    const warn = (error: unknown) =>
+      this.calibrationSource?.log('warn', `${file}: could not save the calibration on reported usage (${error instanceof Error ? error.message : String(error)})`);
+    return new SaveQueue(
+      {
+        serialize: () => {
+          const saved = this.calibrationSource?.saved();
+          return saved ? `${JSON.stringify(saved)}\n` : NONE;
+        },
+        write: async (text, stillWanted) => {
+          if (text !== NONE) return writeFileAtomicAsync(file, text, stillWanted);
+          if (!stillWanted()) return false;
+          fs.rmSync(file, { force: true });
+          return true;
+        },
+        writeSync: (text) => {
+          try {
+            if (text !== NONE) writeFileAtomic(file, text);
+            else fs.rmSync(file, { force: true });
+          } catch (error) {
+            warn(error);
+            throw error;
+          }
+        },
+      },
+      warn,
+    );
   }
 
   /** The saved calibration, or undefined when there is none; a damaged file is reported and ignored. */
@@ -152,9 +205,13 @@ export class SessionFiles {
     this.store?.checkWritable();
   }
 
-  /** Resolves once every state save requested so far is on disk; rejects with the error of a failed one. */
-  whenSaved(): Promise<void> {
-    return this.saves?.flush() ?? Promise.resolve();
+  /**
+   * Resolves once every state save requested so far is on disk, and the calibration too (see
+   * {@link whenCalibrationSaved}); rejects with the error of a failed state save.
+   */
+  async whenSaved(): Promise<void> {
+    await this.saves?.flush();
+    await this.whenCalibrationSaved();
   }
 
   private queueFor(store: SessionStore): SaveQueue {

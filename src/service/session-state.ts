@@ -105,17 +105,28 @@ export class SessionState {
   }
 
   /**
-   * The state after restoring checkpoint `id` at `time`: its replaced messages come back, and so do
-   * those of later checkpoints that consumed its summary (they are undone first).
+   * The state after restoring checkpoint `id` at `time` (or several at once: the steps of one
+   * compaction run, as one restore that one undo takes back): their replaced messages come back, and
+   * so do those of later checkpoints that consumed their summaries (they are undone first). The
+   * event is named by the first id.
    * @throws Error when there is no such checkpoint or it was restored already.
    */
-  planRestore(id: string, time: string): { next: ContextState; event: CheckpointRestored } {
-    const record = this.checkpointList.find((c) => c.id === id);
-    if (!record) throw new Error(`no checkpoint with id ${id}`);
-    if (record.restored) throw new Error(`checkpoint ${id} was already restored`);
-    const undo = undoCheckpoint(this.active, this.checkpointList.filter((c) => !c.restored), id);
-    const checkpoints = this.checkpointList.map((c) => (undo.undone.includes(c.id) ? { ...c, restored: true, restoredAt: time } : c));
-    return { next: { context: this.withPins(undo.items, this.pins), checkpoints, pinned: [...this.pins] }, event: { id, undone: undo.undone } };
+  planRestore(id: string | readonly string[], time: string): { next: ContextState; event: CheckpointRestored } {
+    const ids = typeof id === 'string' ? [id] : id;
+    if (ids.length === 0) throw new Error('no checkpoint to restore');
+    let items: ContextItem[] = [...this.active];
+    const undone: string[] = [];
+    for (const one of ids) {
+      if (undone.includes(one)) continue;
+      const record = this.checkpointList.find((c) => c.id === one);
+      if (!record) throw new Error(`no checkpoint with id ${one}`);
+      if (record.restored) throw new Error(`checkpoint ${one} was already restored`);
+      const undo = undoCheckpoint(items, this.checkpointList.filter((c) => !c.restored && !undone.includes(c.id)), one);
+      items = undo.items;
+      undone.push(...undo.undone);
+    }
+    const checkpoints = this.checkpointList.map((c) => (undone.includes(c.id) ? { ...c, restored: true, restoredAt: time } : c));
+    return { next: { context: this.withPins(items, this.pins), checkpoints, pinned: [...this.pins] }, event: { id: ids[0], undone } };
   }
 
   /**

@@ -1,6 +1,10 @@
 /**
  * The service's visible state ({@link StateChange}): the agent's own state, overridden while a
- * compaction runs, and a problem shown once as `error` until the next change clears it.
+ * compaction runs, and a problem shown once as `error` until the next change clears it. While a task
+ * runs the state is never `idle`: the agent is idle before its first request (the user's message is
+ * written, the tokenizer loads, a compaction runs at the safe point) and after its last reply (queued
+ * compactions at the end of the task); those moments show as `streaming` ("between model calls"),
+ * so the views never offer what an idle session allows (delete, switch, rebuild) while the task runs.
  */
 import type { AgentState } from '../agent/session';
 import type { ServiceState, StateChange } from './api';
@@ -11,6 +15,7 @@ export class ServiceStatus {
   private state: StateChange = { state: 'idle' };
   private agentState: AgentState = 'idle';
   private compactingDetail: string | undefined;
+  private taskRunning = false;
 
   /**
    * @param fire Announces a new state.
@@ -31,6 +36,12 @@ export class ServiceStatus {
     this.update(detail);
   }
 
+  /** A task started (true) or settled (false). */
+  task(running: boolean): void {
+    this.taskRunning = running;
+    this.update();
+  }
+
   /** A compaction started (`detail`) or ended (undefined). */
   compacting(detail: string | undefined): void {
     this.compactingDetail = detail;
@@ -44,8 +55,10 @@ export class ServiceStatus {
   }
 
   private update(detail?: string): void {
-    const state: ServiceState = this.compactingDetail ? 'compacting' : this.agentState;
-    const next: StateChange = { state, ...(this.compactingDetail ?? detail ? { detail: this.compactingDetail ?? detail } : {}) };
+    const between = !this.compactingDetail && this.agentState === 'idle' && this.taskRunning;
+    const state: ServiceState = this.compactingDetail ? 'compacting' : between ? 'streaming' : this.agentState;
+    const shown = this.compactingDetail ?? (between ? 'between model calls' : detail);
+    const next: StateChange = { state, ...(shown ? { detail: shown } : {}) };
     if (next.state === this.state.state && next.detail === this.state.detail) return;
     this.state = next;
     if (this.live()) this.fire(next);

@@ -31,7 +31,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Entry } from '../compaction/types';
 import { parseTranscript, resolveState, toStored, type SessionState, type StoredState } from './storeFormat';
-import { writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
+import { removeStaleTempFiles, writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
 import { insertRepairs, repairInterruptedCalls } from './storeRepair';
 
 export type { StoredItem, StoredCheckpoint, StoredState, SessionState } from './storeFormat';
@@ -46,6 +46,8 @@ export interface LoadedSession {
   warnings: string[];
   /** Set when the folder is opened read-only (held by another window, or a newer format): why. */
   readOnly?: string;
+  /** Temp files an interrupted save left, removed on open (housekeeping: nothing of the session was lost). */
+  removedTemps?: string[];
 }
 
 /** Format marker of a session folder (`session.json`). */
@@ -62,6 +64,8 @@ const STATE = 'state.json';
 const PREVIOUS_STATE = 'state.prev.json';
 const MARKER = 'session.json';
 const LOCK = 'lock';
+/** The saved calibration's file, written atomically by session-files.ts (named here for the temp-file sweep). */
+export const CALIBRATION_FILE = 'calibration.json';
 
 export { writeFileAtomic } from './atomic-file';
 
@@ -99,6 +103,10 @@ export class SessionStore {
       loaded.warnings.push(`${folder}: opened read-only: ${store.readOnlyReason}`);
       return { store, loaded };
     }
+    // With the lock held no other process writes here: temp files of an interrupted save are stale
+    // (those this process writes now, for a service of this session still closing, are kept).
+    const stale = removeStaleTempFiles(folder, [STATE, CALIBRATION_FILE, MARKER]);
+    if (stale.length) loaded.removedTemps = stale;
     store.openTranscript(loaded.warnings);
     store.writeMarker();
     // Interrupted results go to disk now, so the repair survives whatever happens next.

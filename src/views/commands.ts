@@ -22,6 +22,7 @@ import { compactionNotice, modelErrorFixes, restoreNotice, undoRestoreNotice, ty
 const FIX_LABELS: Record<ModelErrorFix, string> = { setApiKey: 'Set API Key', openSettings: 'Open Settings', showLog: 'Show Log' };
 import { reviewPreview } from './preview-review';
 import { runTestConnection } from './test-connection';
+import { restoreRun } from './restore-run';
 import { notify } from './notify';
 import { sessionCommands } from './session-commands';
 import { contentText, firstLine } from './transcript-items';
@@ -266,28 +267,14 @@ class CommandHandlers {
   }
 
   async restoreCheckpoint(id?: string): Promise<void> {
-    const chosen = await this.pickCheckpoint(id, false);
-    if (!chosen) return;
     const service = await this.service();
-    const record = service.getCheckpoints().find((c) => c.id === chosen);
-    const budget = service.getBudget();
-    const before = budget.used;
-    if (record) {
-      // Later checkpoints built on this one are undone with it; their shrinkage comes back too.
-      const later = service.getCheckpoints().filter((c) => !c.restored && c.time >= record.time);
-      const estimate = before + later.reduce((sum, c) => sum + Math.max(0, c.tokensBefore - c.tokensAfter), 0);
-      const share = Math.round((estimate / budget.inputBudget) * 100);
-      const answer = await vscode.window.showWarningMessage(
-        `Restore the checkpoint of ${new Date(record.time).toLocaleTimeString()} (${record.trigger})?`,
-        { modal: true, detail: `Its ${record.replacedIds.length} replaced messages come back${later.length > 1 ? `, with ${later.length - 1} later checkpoint(s) built on it` : ''}: the context grows from ${before.toLocaleString()} to about ${estimate.toLocaleString()} tokens (${share}% of the ${budget.inputBudget.toLocaleString()}-token budget)${estimate > budget.inputBudget ? ', more than the window holds: the next request will ask you before compacting them again' : estimate > budget.compactAt.tokens ? ', past the automatic compaction level' : ''}. Restored messages are kept out of automatic compaction until you run Compact Conversation.` },
-        'Restore',
-      );
-      if (answer !== 'Restore') return;
-    }
-    const restored = await service.restoreCheckpoint(chosen);
+    const before = service.getBudget().used;
+    const done = await restoreRun({ checkpoints: () => this.deps.controller.model.checkpointViews(), budget: () => service.getBudget(), restore: (ids) => service.restoreCheckpoint(ids) }, id);
+    if (!done) return;
+    const { restored } = done;
     this.deps.documents.refresh();
     const after = service.getBudget().used;
-    this.deps.log.info(`Restored checkpoint ${chosen} (undone: ${restored.undone.join(', ')}).`);
+    this.deps.log.info(`Restored the compaction run ${restored.id} (undone: ${restored.undone.join(', ')}).`);
     void vscode.window
       .showInformationMessage(restoreNotice(restored.undone.length, before, after), 'Undo Restore', 'Compact Again')
       .then((choice) => {

@@ -39,11 +39,17 @@ export function sessionCommands(controller: SessionController, log: vscode.LogOu
       const chosen = await pickSession('Delete Session', id);
       const session = controller.sessions.get(chosen);
       if (!session) return;
-      // Refuse before asking: a confirmed delete that then fails would waste the answer.
-      const state = controller.state();
-      if (session.id === controller.current?.sessionId && state !== 'idle' && state !== 'error') {
-        const action = await vscode.window.showWarningMessage(`ContextKeeper: the agent is working in “${session.label}”: cancel the task or wait for it to end before deleting the session.`, 'Cancel Task');
-        if (action === 'Cancel Task') await vscode.commands.executeCommand(Commands.cancel);
+      // A running task is never left to write into a deleted folder: the user cancels it first or
+      // keeps the session. Modal, so the answer is seen even with notifications silenced.
+      if (session.id === controller.current?.sessionId && controller.busy) {
+        const action = await vscode.window.showWarningMessage(
+          `The agent is working in “${session.label}”.`,
+          { modal: true, detail: 'Cancel Task and Delete stops the task, then deletes the session’s messages and checkpoints from this workspace’s storage. Or keep the session and let the task end.' },
+          'Cancel Task and Delete',
+        );
+        if (action !== 'Cancel Task and Delete') return;
+        await controller.cancelTask();
+        await controller.deleteSession(session.id);
         return;
       }
       const answer = await vscode.window.showWarningMessage(

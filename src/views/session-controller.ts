@@ -255,6 +255,38 @@ export class SessionController implements vscode.Disposable {
     return this.service?.getState().state ?? 'idle';
   }
 
+  /**
+   * True while the shown session's task or a compaction runs: then it may not be deleted, left or
+   * rebuilt. Asks the task itself, not the state alone: a failed save shows `error` while a task goes on.
+   */
+  get busy(): boolean {
+    const state = this.state();
+    return this.service?.taskRunning === true || (state !== 'idle' && state !== 'error');
+  }
+
+  /**
+   * Cancels the shown session's task (and any compaction) and resolves once it has ended, so what a
+   * running task forbids can follow at once. Resolves at once when nothing runs.
+   * @throws Error when the task has not ended within `timeoutMs` milliseconds of the cancel.
+   */
+  async cancelTask(timeoutMs = 10_000): Promise<void> {
+    const service = this.service;
+    if (!service || !this.busy) return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        sub.dispose();
+        reject(new Error(`the task did not stop within ${timeoutMs / 1000} s of the cancel`));
+      }, timeoutMs);
+      const sub = service.onDidChangeState(() => {
+        if (this.busy) return;
+        clearTimeout(timer);
+        sub.dispose();
+        resolve();
+      });
+      service.cancel();
+    });
+  }
+
   private chrome() {
     return {
       source: this.describeSource(),
@@ -271,8 +303,7 @@ export class SessionController implements vscode.Disposable {
   }
 
   private assertIdle(): void {
-    const state = this.state();
-    if (state !== 'idle' && state !== 'error') throw new Error('The agent is working: cancel the task or wait for it to end first.');
+    if (this.busy) throw new Error('The agent is working: cancel the task or wait for it to end first.');
   }
 
   /** Builds a new session holding `imported` and shows it. */
@@ -322,7 +353,7 @@ export class SessionController implements vscode.Disposable {
         if (change.state === 'error') this.reportError(change.detail ?? 'The agent stopped with an error.', true, change.failure);
         else if (change.state !== 'idle') this.lastError = undefined;
         if (change.state === 'idle') void this.sessions.upsert({ ...this.sessions.get(service.sessionId)!, updated: new Date().toISOString() });
-        if (change.state === 'idle' && this.rebuildPending) void this.rebuild('deferred');
+        if (change.state === 'idle' && this.rebuildPending && !service.taskRunning) void this.rebuild('deferred');
       }),
       service.onDidRequestApproval((request) => this._onDidRequestApproval.fire(request)),
     );
@@ -349,8 +380,7 @@ export class SessionController implements vscode.Disposable {
       this.changed();
       return;
     }
-    const state = this.service.getState().state;
-    if (state !== 'idle' && state !== 'error') {
+    if (this.busy) {
       this.rebuildPending = true;
       this.log.info(`Settings change deferred until the agent is idle (${reason}).`);
       return;

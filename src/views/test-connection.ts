@@ -39,9 +39,25 @@ async function testEditorModels(model: string): Promise<ConnectionReport> {
   }
 }
 
-/** Runs the test with progress and reports it. Resolves to the result (tests and the welcome view use it). */
+/**
+ * Runs the test with progress and reports it. Resolves to the result (tests and the welcome view use it).
+ * With no endpoint chosen and no API key stored (the setup the welcome view asks for), nothing is
+ * sent: the OpenAI default cannot answer without a key, so the user is told no endpoint is chosen
+ * and offered Choose Endpoint and Set API Key; resolves to undefined then.
+ */
 export async function runTestConnection(deps: TestConnectionDeps): Promise<ConnectionReport | undefined> {
   const settings = deps.endpoint();
+  if (settings.modelSource === 'endpoint' && !settings.baseUrl.trim() && !(await deps.apiKey())) {
+    deps.log.info('Test connection: no endpoint chosen and no API key stored; nothing sent.');
+    const choice = await vscode.window.showInformationMessage(
+      'ContextKeeper: no endpoint is chosen yet (OpenAI, the default, needs an API key).',
+      'Choose Endpoint',
+      'Set API Key',
+    );
+    if (choice === 'Choose Endpoint') void vscode.commands.executeCommand(Commands.pickEndpoint);
+    if (choice === 'Set API Key') void vscode.commands.executeCommand(Commands.setApiKey);
+    return undefined;
+  }
   const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'ContextKeeper: testing the connection', cancellable: true },
     async (_progress, token): Promise<ConnectionReport | undefined> => {

@@ -30,7 +30,6 @@ import { latestRunPeak, placeCompactions } from './compaction-dividers';
 import { fullTextOf, itemsForEntry, toolCallLineId, type ToolNames } from './transcript-items';
 import { compactionDetailOf, toApprovalViews, toBudgetView, toCheckpointView, toPreviewView } from './view-mappers';
 import { countAsImported } from './import-count';
-
 export { toBudgetView, toCheckpointView } from './view-mappers';
 
 /** Lines shown at first; `loadEarlier` adds this many more each time. */
@@ -373,7 +372,8 @@ export class SidebarModel {
     return view;
   }
 
-  private checkpointViews(): CheckpointView[] {
+  /** The history's checkpoints, newest first, each with the run that wrote it (see checkpoint-runs.ts). */
+  checkpointViews(): CheckpointView[] {
     const undoable = this.service?.getUndoableRestore()?.id;
     const runOf = new Map<string, string>();
     for (const group of this.compactions) for (const id of group.checkpointIds) if (id !== group.id) runOf.set(id, group.id);

@@ -130,3 +130,28 @@ test('a restore can no longer be undone once the context was rewritten after it'
   assert.equal(state.redoable, undefined);
   assert.throws(() => state.planRedo(), /the context changed since the last restore/);
 });
+
+test('the steps of one run are restored together, as one restore that one undo takes back', () => {
+  const state = fresh();
+  state.apply(state.planCommit(compactFirst(state, 2, 'c1'), 't1').next);
+  // A second step of the same run over other messages (it does not consume c1's summary).
+  const rest = state.items.slice(1);
+  const second = compactFirst(state, 0, 'c2');
+  const summary = summaryOf(rest.flatMap((i) => i.covers), 'c2');
+  second.checkpoints[0] = { ...second.checkpoints[0], replaced: [...rest], inserted: [summary], replacedIds: rest.flatMap((i) => i.covers) };
+  second.context = [state.items[0], summary];
+  state.apply(state.planCommit(second, 't1').next);
+  assert.deepEqual(state.items.map((i) => i.id), ['s-c1', 's-c2']);
+  // The first step alone leaves the second in force: not "before the run".
+  assert.deepEqual(state.planRestore('c1', 't2').event.undone, ['c1']);
+  const before = state.snapshot();
+  const { next, event } = state.planRestore(['c1', 'c2'], 't2');
+  state.apply(next);
+  state.noteRestore(before, event);
+  assert.deepEqual(event, { id: 'c1', undone: ['c1', 'c2'] });
+  assert.deepEqual(state.items.map((i) => i.id), ['e000001', 'e000002', 'e000003', 'e000004']);
+  assert.ok(state.checkpoints.every((c) => c.restored));
+  state.apply(state.planRedo().next);
+  assert.deepEqual(state.items.map((i) => i.id), ['s-c1', 's-c2'], 'one undo brings the whole run back');
+  assert.ok(state.checkpoints.every((c) => !c.restored));
+});

@@ -74,7 +74,7 @@ test('Restore Checkpoint asks a modal confirmation; dismissing it restores nothi
   assert.equal(asked.severity, 'warning');
   assert.equal(asked.modal, true);
   assert.deepEqual(asked.items, ['Restore']);
-  assert.match(asked.message, /^Restore the checkpoint of .* \(manual\)\?$/);
+  assert.match(asked.message, /^Restore the context to before the manual compaction of .* \([\d.]+[kM]? → [\d.]+[kM]? tokens\)\?$/);
   assert.equal(api.getViewState().budget.used, compacted, 'nothing restored without an answer');
 
   host.user.message = (shown) => (shown.modal ? 'Restore' : undefined);

@@ -8,7 +8,7 @@
 import '../support/vscode-fake/register';
 import { afterEach, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Entry } from '../../src/compaction/types';
 import { stall, text } from '../../src/modelserver/replies';
@@ -149,26 +149,46 @@ test('an open checkpoint document keeps showing its checkpoint after a switch, a
   }
 });
 
-test('deleting the shown session while a task runs refuses before asking, and offers to cancel the task', async () => {
+test('deleting the shown session while a task runs asks first (modal), and Cancel Task and Delete stops the task, then deletes the session', async () => {
   resetVscodeFake();
   const slow = await serviceFixture(() => stall(), { window: 200_000 });
-  const busy = new SessionController(async () => slow.service, settings, keys, new FakeMemento(), new FakeLogChannel('test'));
+  let first = true;
+  const factory = async (input: { sessionId: string | undefined }) => {
+    if (first) {
+      first = false;
+      return slow.service;
+    }
+    return slow.reopen({ sessionId: input.sessionId });
+  };
+  const busy = new SessionController(factory, settings, keys, new FakeMemento(), new FakeLogChannel('test'));
   try {
     await busy.ensure();
-    const abort = new AbortController();
-    const task = slow.service.runTask('do it', abort.signal).catch(() => undefined);
-    await until(() => busy.state() !== 'idle', 'the task to start');
-    host.user.message = () => undefined;
+    const task = slow.service.runTask('do it');
+    await until(() => busy.state() === 'streaming', 'the task to stream');
     const id = slow.service.sessionId;
+    const folder = slow.service.sessionDir!;
     assert.ok(busy.sessions.get(id), 'the shown session is listed');
-    await sessionCommands(busy, new FakeLogChannel('test'))[Commands.deleteSession](id as never);
-    assert.equal(host.messages.length, 1, 'one notice, no confirmation');
-    assert.ok(!host.messages[0].modal);
-    assert.match(host.messages[0].message, /agent is working .*cancel the task or wait/);
-    assert.deepEqual(host.messages[0].items, ['Cancel Task']);
+    const remove = sessionCommands(busy, new FakeLogChannel('test'))[Commands.deleteSession];
+
+    // Dismissed: nothing changes, the task goes on.
+    host.user.message = () => undefined;
+    await remove(id as never);
+    assert.equal(host.messages.length, 1, 'one question, no delete confirmation after it');
+    assert.ok(host.messages[0].modal, 'modal: seen even with notifications silenced');
+    assert.match(host.messages[0].message, /agent is working in/);
+    assert.deepEqual(host.messages[0].items, ['Cancel Task and Delete']);
     assert.ok(busy.sessions.get(id), 'the session is kept');
-    abort.abort();
-    await task;
+    assert.equal(slow.service.taskRunning, true, 'the task goes on');
+    assert.notEqual(busy.state(), 'idle');
+
+    // Answered: the task is cancelled, then the session goes, without a second question.
+    host.user.message = (shown) => (shown.items.includes('Cancel Task and Delete') ? 'Cancel Task and Delete' : assert.fail(`asked again: ${shown.message}`));
+    await remove(id as never);
+    assert.equal((await task).status, 'cancelled');
+    assert.equal(busy.sessions.get(id), undefined, 'the session is deleted');
+    assert.ok(!existsSync(folder), 'its folder is deleted');
+    assert.notEqual(busy.current?.sessionId, id, 'another session is shown');
+    assert.equal(busy.state(), 'idle');
   } finally {
     busy.dispose();
     await slow.cleanup();

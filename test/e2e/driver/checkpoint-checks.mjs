@@ -45,7 +45,7 @@ export async function checkpointChecks({ check, expect, wb, sidebar, page, log }
 /** Restores the newest checkpoint from its row in the sidebar, confirming the dialog. */
 async function restoreFromSidebar({ wb, sidebar, page }) {
   await sidebar.frame.locator('[data-test="checkpoint"] [data-test="restore-checkpoint"]').first().click();
-  const dialog = page.locator('.monaco-dialog-box', { hasText: 'Restore the checkpoint' });
+  const dialog = page.locator('.monaco-dialog-box', { hasText: 'Restore the context to before' });
   await dialog.waitFor({ timeout: 10_000 });
   await dialog.locator('.monaco-button', { hasText: 'Restore' }).first().click();
   await wb.waitToast('restored');
@@ -86,10 +86,12 @@ async function restoreChecks(ctx, compacted) {
     expect(compacted, 'needs a checkpoint');
     await sidebar.frame.locator('[data-test="checkpoint"] [data-test="restore-checkpoint"]').first().click();
     // Restore asks first, with the size the context will have.
-    const dialog = page.locator('.monaco-dialog-box', { hasText: 'Restore the checkpoint' });
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'Restore the context to before' });
     await dialog.waitFor({ timeout: 10_000 });
     const question = await dialog.innerText();
     expect(/grows from [\d,]+ to about [\d,]+ tokens/.test(question), `the confirmation does not give the resulting size: ${question}`);
+    // It names the run as the history shows it: trigger, time, tokens before → after.
+    expect(/before the \w+ compaction of .+ \([\d.]+[kM]? → [\d.]+[kM]? tokens\)\?/.test(question), `the confirmation does not name the compaction run: ${question}`);
     await wb.screenshot('07b-restore-confirm');
     await dialog.locator('.monaco-button', { hasText: 'Restore' }).first().click();
     const toast = wb.toast('restored');

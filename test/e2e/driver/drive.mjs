@@ -154,6 +154,29 @@ try {
     return `stopped at "…${last.trim().slice(-24)}"`;
   });
 
+  await check('deleting the session while a task runs asks to cancel it first; the state stays true', async () => {
+    const frame = sidebar.frame;
+    await frame.locator('#task').fill('Task: slow answer once more');
+    await frame.locator('[data-test="run-task"]').click();
+    await frame.locator('.turn.assistant.streaming', { hasText: 'word3' }).waitFor({ timeout: 30_000 });
+    await frame.locator('[data-test="delete-session"]').click();
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'The agent is working' });
+    await dialog.waitFor({ timeout: 10_000 });
+    const question = await dialog.innerText();
+    expect(/Cancel Task and Delete/.test(question), `the question offers no Cancel Task and Delete: ${question}`);
+    const during = await frame.locator('[data-test="state"]').innerText();
+    expect(!/idle/.test(during), `the sidebar says "${during}" while the task runs`);
+    await wb.screenshot('05c-delete-during-task');
+    // Keep the session (the checks after this use it): dismiss, the task goes on, then cancel it.
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden', timeout: 10_000 });
+    const after = await frame.locator('[data-test="state"]').innerText();
+    expect(!/idle/.test(after), `the sidebar says "${after}" after the question, with the task running`);
+    await frame.locator('[data-test="cancel"]').click();
+    await frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 15_000 });
+    return `asked "${question.split('\n')[0]}"; state ${during.trim()} → ${after.trim()} → idle after Cancel`;
+  });
+
   await check('a failing model call shows the error once and keeps the session', async () => {
     const frame = sidebar.frame;
     const before = await sidebar.budget();
@@ -195,8 +218,14 @@ try {
   await check('switch to the imported session', async () => {
     const select = sidebar.frame.locator('[data-test="session-select"]');
     const value = await select.locator('option', { hasText: path.basename(env('TRANSCRIPT')) }).first().getAttribute('value');
+    // A Compact focus typed for this session is not offered for the other one.
+    await sidebar.frame.locator('[data-test="compact-focus"]').fill('the parser fix');
     await select.selectOption(value);
     await sidebar.frame.locator('[data-test="read-only"]').waitFor({ timeout: 30_000 });
+    // The session shown before may be another import (read-only too): wait for this one's source line.
+    await sidebar.frame.locator('[data-test="source"]', { hasText: path.basename(env('TRANSCRIPT')) }).waitFor({ timeout: 30_000 });
+    const focus = await sidebar.frame.locator('[data-test="compact-focus"]').inputValue();
+    expect(focus === '', `the focus typed for the working session is offered for the import: "${focus}"`);
     imported = await sidebar.waitBudget((b) => b.used > 0 && b.accuracy === 'estimated', 'no estimated gauge for the import');
     const source = await sidebar.frame.locator('[data-test="source"]').innerText();
     expect(source.includes(path.basename(env('TRANSCRIPT'))), `source line "${source}" does not name the file`);

@@ -1,0 +1,68 @@
+/**
+ * Restore from the history or the palette names the compaction run the history shows (trigger, time,
+ * tokens before → after) and restores every step of it still in force, so the context goes back to
+ * before the run; dismissing restores nothing.
+ */
+import '../support/vscode-fake/register';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { BudgetSnapshot, CheckpointRestored } from '../../src/service/api';
+import type { CheckpointView } from '../../src/views/protocol';
+import { restoreRun } from '../../src/views/restore-run';
+import { host, resetVscodeFake } from '../support/vscode-fake';
+
+function view(id: string, minute: number, before: number, after: number, extra: Partial<CheckpointView> = {}): CheckpointView {
+  return { id, time: new Date(Date.UTC(2026, 0, 1, 10, minute)).toISOString(), trigger: 'manual', strategy: 'summary', tokensBefore: before, tokensAfter: after, messagesReplaced: 3, dropped: 0, ...extra };
+}
+
+// Newest first, as the history lists them: a manual run of two steps, then an automatic one.
+const history = [view('auto1', 9, 6000, 5000, { trigger: 'auto' }), view('summary1', 2, 7000, 3000, { run: 'collapse1' }), view('collapse1', 2, 9000, 7000, { strategy: 'collapse' })];
+const budget = { used: 5000, inputBudget: 100_000, compactAt: { tokens: 80_000 } } as unknown as BudgetSnapshot;
+
+function target(restored: string[][]) {
+  return {
+    checkpoints: () => history,
+    budget: () => budget,
+    restore: async (ids: readonly string[]): Promise<CheckpointRestored> => {
+      restored.push([...ids]);
+      return { id: ids[0], undone: [...ids] };
+    },
+  };
+}
+
+test('the confirmation names the run, and Restore restores all its steps under the run id', async () => {
+  resetVscodeFake();
+  const restored: string[][] = [];
+  host.user.message = () => undefined;
+  assert.equal(await restoreRun(target(restored), 'collapse1'), undefined, 'dismissed');
+  assert.deepEqual(restored, []);
+  const asked = host.messages[0];
+  assert.equal(asked.modal, true);
+  assert.deepEqual(asked.items, ['Restore']);
+  const time = new Date(history[2].time).toLocaleTimeString();
+  assert.equal(asked.message, `Restore the context to before the manual compaction of ${time} (9.0k → 3.0k tokens)?`);
+  assert.match(asked.detail ?? '', /all 2 of its steps/);
+  assert.doesNotMatch(asked.message, /checkpoint/);
+
+  host.user.message = (shown) => (shown.modal ? 'Restore' : undefined);
+  // The history entry's id, or any step's id: the same run, restored whole.
+  const done = await restoreRun(target(restored), 'summary1');
+  assert.equal(done?.run.id, 'collapse1');
+  assert.deepEqual(restored, [['collapse1', 'summary1']]);
+});
+
+test('from the palette the user picks among runs, not checkpoints', async () => {
+  resetVscodeFake();
+  const restored: string[][] = [];
+  let offered: string[] = [];
+  host.user.quickPick = (items) => {
+    offered = items.map((i) => `${i.label} | ${i.description}`);
+    return items[1];
+  };
+  host.user.message = (shown) => (shown.modal ? 'Restore' : undefined);
+  await restoreRun(target(restored), undefined);
+  assert.equal(offered.length, 2, 'one item per run');
+  assert.match(offered[0], /^automatic compaction · .* \| 6.0k → 5.0k tokens$/);
+  assert.match(offered[1], /^manual compaction · .* \| 9.0k → 3.0k tokens, 2 steps$/);
+  assert.deepEqual(restored, [['collapse1', 'summary1']]);
+});
