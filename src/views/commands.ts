@@ -27,6 +27,7 @@ import { sessionCommands } from './session-commands';
 import { contentText, firstLine } from './transcript-items';
 import { latestReportedPrompt } from '../transcripts/reported';
 import { describeImportCount, importCount } from './import-count';
+import { refuseWithoutEndpoint } from './task-setup';
 
 /** Why the agent cannot run in this window (Restricted Mode, a virtual folder), or undefined when it can. */
 export function agentUnavailableReason(): string | undefined {
@@ -169,17 +170,16 @@ class CommandHandlers {
   }
 
   async newTask(text?: string): Promise<void> {
-    let task = text;
-    if (task === undefined) {
-      task = await vscode.window.showInputBox({ title: 'New Agent Task', prompt: 'What should the agent do?' });
-    }
-    if (!task?.trim()) return;
     // Restricted Mode and virtual folders: the agent runs commands and edits local files, so it stays off.
     const limited = agentUnavailableReason();
     if (limited) {
       void notify('warning', `ContextKeeper: ${limited}`, [], this.deps.log);
       return;
     }
+    // Before asking for (or taking) a task: without an endpoint it would only fail after the fact.
+    if (await refuseWithoutEndpoint(this.deps.keys, this.deps.settings.value.baseUrl, this.deps.log)) return;
+    const task = text ?? (await vscode.window.showInputBox({ title: 'New Agent Task', prompt: 'What should the agent do?' }));
+    if (!task?.trim()) return;
     const service = await this.service();
     if (this.deps.controller.readOnly) {
       const choice = await vscode.window.showInformationMessage('ContextKeeper: this is an imported recording, opened for inspection. Continue it in a new working session to run tasks.', 'Continue in a New Task');
