@@ -157,7 +157,8 @@ interface ItemCommon {
 /** One line of the running transcript. Long texts are capped; `expandItem` fetches the rest. */
 export type TranscriptItemView =
   | (ItemCommon & { kind: 'user'; text: string })
-  | (ItemCommon & { kind: 'assistant'; text: string; streaming?: boolean })
+  /** `interrupted`: the reply was cut short by a cancel (its text ends with the cancel marker, `agent/cancelled-reply.ts`). */
+  | (ItemCommon & { kind: 'assistant'; text: string; streaming?: boolean; interrupted?: boolean })
   | (ItemCommon & { kind: 'tool-call'; name: string; argumentsPreview: string; running?: boolean })
   | (ItemCommon & { kind: 'tool-result'; name: string; ok: boolean; preview: string; size: number });
 
