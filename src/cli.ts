@@ -18,6 +18,8 @@ export function redact(text: string): string {
 }
 
 const out = (line: string) => process.stdout.write(redact(line) + '\n');
+/** Warnings and notes beside the result: standard error, so standard output holds only the result. */
+const note = (line: string) => process.stderr.write(redact(line) + '\n');
 
 // `context-keeper … | head` closes the pipe early: stop quietly instead of a stack trace.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -27,60 +29,77 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 
 function budgetOptions(cmd: Command): Command {
   return cmd
-    .requiredOption('--window <tokens>', 'the model context window, in tokens (e.g. 32000 or 32k)', parseTokens)
+    .requiredOption('--window <tokens>', 'the model context window, in tokens (e.g. 32000 or 32k; required)', parseTokens)
     .option('--at <fraction>', 'compact when prompt tokens reach this fraction of the budget', parseFraction, 0.8)
     .option('--to <fraction>', 'compact down to this fraction of the budget', parseFraction, 0.5)
-    .option('--reserve <tokens>', 'output tokens reserved for the reply; the budget is the window minus this (default 0: recordings are measured against the whole window)', parseTokens)
+    .option('--reserve <tokens>', 'output tokens reserved for the reply; the budget is the window minus this (default: 0, since a recording already holds its replies)', parseTokens)
     .option('--keep-steps <n>', 'newest agent steps never summarized', parseCount, 1)
-    .option('--user-budget <fraction>', "share of the compaction target for the user's typed requests kept verbatim (at most 20k tokens)", parseFraction, 0.25)
+    .option('--user-budget <fraction>', "share of the compaction target for the user's typed requests kept verbatim, at most 20k tokens", parseFraction, 0.25)
     .option('--summary-budget <fraction>', "share of the compaction target for a summary's notes and work-state ledger", parseFraction, 0.25)
-    .addOption(new Option('--summarizer <name>', 'who writes summaries').choices(['extractive', 'openai']).default('extractive'))
+    .addOption(new Option('--summarizer <name>', 'who writes summaries: extractive (no model) or openai (any OpenAI-compatible endpoint)').choices(['extractive', 'openai']).default('extractive'))
     .option('--base-url <url>', 'OpenAI-compatible endpoint for --summarizer openai (key from OPENAI_API_KEY or CONTEXT_KEEPER_API_KEY)')
     .option('--summary-model <model>', 'model for --summarizer openai')
-    .option('--summary-window <tokens>', "the summarizer model's own context window", parseTokens)
-    .option('--max-summary-calls <n>', 'model calls allowed per compaction', parseCount)
-    .option('--model <model>', 'model of the recorded session (picks the tokenizer encoding)')
-    .option('--json', 'print JSON');
+    .option('--summary-window <tokens>', "the summarizer model's own context window, in tokens", parseTokens)
+    .option('--max-summary-calls <n>', 'model calls allowed per compaction (default: 4)', parseCount)
+    .option('--model <model>', MODEL_HELP)
+    .option('--json', 'print the report as JSON, with every repair and warning');
 }
+
+const MODEL_HELP = 'model of the recorded session, which picks the tokenizer encoding (default: the recorded model, else gpt-4o; a name with no known encoding is counted with o200k_base, with a warning)';
+
+/** What the exit codes mean, after each command's help. */
+const EXIT_CODES = [
+  '',
+  'Exit codes: 0 done; 1 the result does not fit the budget, a compaction failed or',
+  '(replay) an invariant check failed; 2 bad input or usage, said in one line that',
+  'names the file, line and field.',
+].join('\n');
 
 /** Builds the program; exported for tests. */
 export function program(): Command {
   const p = new Command('context-keeper')
-    .description('Meter, compact and replay coding-agent transcripts (Claude Code, Codex, Cline, OpenHands, SWE-agent, Aider, OpenAI chat).')
+    .description("Meter, compact and replay recorded coding-agent sessions (Claude Code, Codex, Cline, OpenHands, SWE-agent, Aider, OpenAI chat messages, ContextKeeper's own transcripts), list an endpoint's models, and watch live Claude Code and Codex sessions.")
     .exitOverride()
     .version(VERSION)
     .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error: ') ? `context-keeper: ${s.slice(7)}` : s) });
   p.command('meter')
     .description('count the tokens of a recorded session by category')
     .argument('<file>', 'recorded transcript')
-    .option('--model <model>', 'model id (picks the tokenizer encoding)')
-    .option('--json', 'print JSON')
+    .option('--model <model>', MODEL_HELP)
+    .option('--json', 'print the report as JSON, with every repair and warning')
     .exitOverride()
-    .action((file: string, o: { model?: string; json?: boolean }) => meterCommand(file, o, out));
+    .action((file: string, o: { model?: string; json?: boolean }) => meterCommand(file, o, out, note));
   budgetOptions(
     p.command('compact')
-      .description("compact the conversation as it stands at the end of FILE down to --to of the budget, as an automatic compaction does (the extension's manual Compact Conversation summarizes everything eligible instead)")
-      .argument('<file>', 'recorded transcript')
-      .option('--out <file>', 'write the compacted conversation as JSON'),
+      .summary('compact the conversation at the end of FILE now, down to --to of the budget')
+      .description(
+        'compact the conversation as it stands at the end of FILE now, whatever its level, down to --to of the budget: old tool results are collapsed first, then the oldest history is summarized, as an automatic compaction plans it. ' +
+          'You asked for it, so its checkpoints are labelled "manual" and it also applies when the result stays above --at (an automatic compaction refuses then, as the next model call would compact again). ' +
+          "The extension's Compact Conversation goes further: it summarizes everything eligible, even below the target.",
+      )
+      .argument('<file>', 'recorded transcript'),
   )
+    .option('--out <file>', 'write the compacted conversation as JSON (messages, checkpoints, tokens)')
+    .addHelpText('after', EXIT_CODES)
     .exitOverride()
-    .action((file: string, o: BudgetOptions & { out?: string }) => (checkBudgetOptions(o), compactCommand(file, o, out)));
+    .action((file: string, o: BudgetOptions & { out?: string }) => (checkBudgetOptions(o), compactCommand(file, o, out, note)));
   budgetOptions(
     p.command('replay')
       .description('play the recording message by message, compacting automatically as the agent would have')
-      .argument('<file>', 'recorded transcript')
-      .option('--out <file>', 'write the context as it stands after the whole replay as JSON (the shape of compact --out)'),
+      .argument('<file>', 'recorded transcript'),
   )
+    .option('--out <file>', 'write the context as it stands after the whole replay as JSON (the shape of compact --out)')
+    .addHelpText('after', EXIT_CODES)
     .exitOverride()
-    .action((file: string, o: BudgetOptions & { out?: string }) => (checkBudgetOptions(o), replayCommand(file, o, out)));
+    .action((file: string, o: BudgetOptions & { out?: string }) => (checkBudgetOptions(o), replayCommand(file, o, out, note)));
   p.command('models')
     .description("list an endpoint's models with the context window each is served with")
-    .requiredOption('--base-url <url>', 'the endpoint (for example http://127.0.0.1:11434/v1); key from CONTEXT_KEEPER_API_KEY or OPENAI_API_KEY')
+    .requiredOption('--base-url <url>', 'the endpoint (required; for example http://127.0.0.1:11434/v1); key from CONTEXT_KEEPER_API_KEY or OPENAI_API_KEY')
     .option('--model <model>', 'describe only this model')
-    .option('--window <tokens>', 'use this window instead of the reported one (source "flag")', parseTokens)
-    .option('--json', 'print JSON: an array of {id, window, trainedWindow, source}')
+    .option('--window <tokens>', 'use this window, in tokens, instead of the reported one (source "flag")', parseTokens)
+    .option('--json', 'print JSON: an array of {id, window, trainedWindow, source, reason?}; notes go to standard error')
     .exitOverride()
-    .action((o: ModelsOptions) => modelsCommand(o, out));
+    .action((o: ModelsOptions) => modelsCommand(o, out, process.env, undefined, note));
   p.command('watch')
     .description('follow a Claude Code or Codex session file as it grows: one line per update')
     .argument('<file>', 'session JSONL file')
@@ -93,7 +112,7 @@ export function program(): Command {
     .description("list the Claude Code and Codex sessions recorded for a workspace folder (default: the current folder)")
     .argument('[dir]', 'workspace folder')
     .option('--folder <dir...>', 'more folders holding session files')
-    .option('--json', 'print JSON')
+    .option('--json', 'print JSON: an array of {path, agent, size, lastActivity}')
     .exitOverride()
     .action((dir: string | undefined, o: { json?: boolean; folder?: string[] }) => sessionsCommand(dir, o, out));
   return p;

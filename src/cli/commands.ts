@@ -18,6 +18,7 @@ import { replay } from '../replay/replay';
 import { loadSession, type LoadedSession } from './load';
 import { gauge, kTokens } from './format';
 import { writeJsonLines } from './jsonLines';
+import { encodingWarning } from './encoding';
 import { latestReportedPrompt, recordedK, recordedReason } from '../transcripts/reported';
 
 /** Options shared by `compact` and `replay`. */
@@ -54,9 +55,18 @@ export function summarizerFor(o: BudgetOptions, session: LoadedSession): Summari
   return summarizerFromFlags({ summarizer: o.summarizer, baseUrl: o.baseUrl, summaryModel: o.summaryModel, summaryWindow: o.summaryWindow, lineAdditive: session.meter.lineAdditive }, (t) => session.meter.countText(t));
 }
 
-/** `meter FILE`: format, messages, tool calls and tokens by category. */
-export async function meterCommand(file: string, o: { model?: string; json?: boolean }, out: Out): Promise<void> {
+/**
+ * The warning for a model whose tokenizer encoding is not known (see {@link encodingWarning}):
+ * `flagModel` is `--model`, else the name is the recording's. Null when the encoding is known.
+ */
+function sessionEncodingWarning(s: LoadedSession, flagModel: string | undefined): string | null {
+  return encodingWarning(s.model, s.meter.encoding, flagModel !== undefined ? 'flag' : 'recording');
+}
+
+/** `meter FILE`: format, messages, tool calls and tokens by category. `note` gets the encoding warning (standard error). */
+export async function meterCommand(file: string, o: { model?: string; json?: boolean }, out: Out, note: Out = toStderr): Promise<void> {
   const s = await loadSession(file, o.model);
+  const encodingNote = sessionEncodingWarning(s, o.model);
   const m = s.meter.measure(s.items, s.transcript.tools);
   const rawTotal = s.meter.measure(s.rawItems, s.transcript.tools).total;
   const report = {
@@ -64,6 +74,8 @@ export async function meterCommand(file: string, o: { model?: string; json?: boo
     format: s.transcript.format,
     model: s.model,
     encoding: s.meter.encoding,
+    // The sentence printed as a warning when the model's own encoding is not known, else null.
+    encodingWarning: encodingNote,
     messages: s.entries.length,
     activeMessages: s.items.length,
     toolCalls: s.transcript.stats.toolCalls,
@@ -78,6 +90,7 @@ export async function meterCommand(file: string, o: { model?: string; json?: boo
     skipped: s.transcript.skipped,
     warnings: s.warnings,
   };
+  if (encodingNote) note(`warning: ${encodingNote}`);
   if (o.json) return out(JSON.stringify(report, null, 2));
   out(`${path.basename(file)}: ${report.format}, ${s.transcript.model || o.model ? `model ${report.model}` : `model not recorded (counting as ${report.model})`}, encoding ${report.encoding}`);
   out(`messages ${report.messages} (${report.activeMessages} in the active context), tool calls ${report.toolCalls}, tool results ${report.toolResults}, images ${report.images}`);
@@ -110,7 +123,12 @@ function checkpointJson(c: Checkpoint) {
   return { id: c.id, trigger: c.trigger, strategy: c.strategy, replacedIds: c.replacedIds, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter, summary: c.summary, dropped: c.dropped };
 }
 
-/** `compact FILE --window N`: a manual compaction of the conversation as it stands at the end of FILE. */
+/**
+ * `compact FILE --window N`: a compaction on request of the conversation as it stands at the end of
+ * FILE, with an automatic compaction's plan (collapse first, stop at `--to`). Its checkpoints are
+ * labelled `manual`: run whatever the level, it applies even when the result stays above `--at`,
+ * where an automatic compaction refuses (see `prepareCompaction`).
+ */
 export async function compactCommand(file: string, o: BudgetOptions & { out?: string }, out: Out, note: Out = toStderr): Promise<void> {
   if (o.out !== undefined) checkOutPath(o.out);
   if (o.out && sameFile(o.out, file)) throw new Error(`--out ${o.out} is the input file; the recording is never overwritten`);
@@ -138,16 +156,18 @@ export async function compactCommand(file: string, o: BudgetOptions & { out?: st
   if (o.out && !result.error) writeJsonAtomically(o.out, contextDocument(s, o.window, result.tokensBefore, result.tokensAfter, items, [...s.importCheckpoints, ...result.checkpoints]));
   const fits = result.tokensAfter <= th.inputBudget;
   if (result.error || !fits) process.exitCode = 1;
+  const encodingNote = sessionEncodingWarning(s, o.model);
   if (o.json) {
+    if (encodingNote) note(`warning: ${encodingNote}`);
     // Written in pieces: the report lists every replaced message id (megabytes for a long recording).
-    writeJsonLines({ applied: result.applied, outcome: result.outcome, status: result.status, fits, inputBudget: th.inputBudget, ...(fits ? {} : { holders: result.holders ?? tokenHolders(items, s.meter, s.transcript.tools, o.keepSteps) }), reason: result.reason, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter, target: th.targetTokens, checkpoints: result.checkpoints.map(checkpointJson), violations, out: o.out }, out);
+    writeJsonLines({ applied: result.applied, outcome: result.outcome, status: result.status, fits, inputBudget: th.inputBudget, ...(fits ? {} : { holders: result.holders ?? tokenHolders(items, s.meter, s.transcript.tools, o.keepSteps) }), reason: result.reason, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter, target: th.targetTokens, checkpoints: result.checkpoints.map(checkpointJson), importedCompactions: s.importCheckpoints.length, violations, out: o.out, ...modelFields(s, encodingNote) }, out);
     return;
   }
   out(`${path.basename(file)}: ${s.transcript.format}, ${s.entries.length} messages, window ${kTokens(o.window)} (target ${kTokens(th.targetTokens)})`);
   out(result.applied ? `compacted: ${result.tokensBefore} → ${result.tokensAfter} tokens` : `nothing changed: ${describeCompaction(result.status)}`);
-  for (const c of result.checkpoints) out(`  checkpoint ${c.id} ${c.strategy}: ${c.replacedIds.length} messages, ${c.tokensBefore} → ${c.tokensAfter} tokens${c.dropped ? `, ${c.dropped} dropped without summary` : ''}`);
+  for (const c of result.checkpoints) out(`  checkpoint ${c.id} ${c.strategy} (${c.trigger}): ${c.replacedIds.length} messages, ${c.tokensBefore} → ${c.tokensAfter} tokens${c.dropped ? `, ${c.dropped} dropped without summary` : ''}`);
   if (s.importCheckpoints.length) out(`  (${s.importCheckpoints.length} compaction(s) recorded in the file became import checkpoints)`);
-  printWarnings(s, note);
+  printWarnings(s, encodingNote, note);
   if (!fits) out(`does not fit: ${result.tokensAfter} tokens remain against a budget of ${th.inputBudget}${result.error ? '' : `; ${describeHolders(result.holders ?? tokenHolders(items, s.meter, s.transcript.tools, o.keepSteps), th.inputBudget)}`}`);
   else if (result.applied && result.tokensAfter > th.targetTokens) out(`note: ${result.tokensAfter} tokens is above the target of ${th.targetTokens}; what remains is anchored (${anchoredText(result.status)})`);
   if (violations.length) out(`invariant violations: ${violations.length}; first: ${violations[0].message}`);
@@ -210,14 +230,18 @@ export async function replayCommand(file: string, o: BudgetOptions & { out?: str
     errors: report.errors,
   };
   if (report.violations.length || report.failedCompactions || !fits) process.exitCode = 1;
+  const encodingNote = sessionEncodingWarning(s, o.model);
   if (o.out) writeJsonAtomically(o.out, contextDocument(s, o.window, report.finalTokensUnmanaged, report.finalTokens, report.finalContext, report.checkpoints));
-  if (o.json) return out(JSON.stringify({ ...summary, out: o.out }, null, 2));
+  if (o.json) {
+    if (encodingNote) note(`warning: ${encodingNote}`);
+    return out(JSON.stringify({ ...summary, out: o.out, ...modelFields(s, encodingNote) }, null, 2));
+  }
   out(`model calls ${report.modelCalls}, compactions ${report.compactions}${report.failedCompactions ? ` (${report.failedCompactions} failed)` : ''}, summarizer calls ${report.summarizerCalls}`);
   out(`peak ${report.peakTokens} tokens over the model calls; ${report.finalTokens} tokens at the end of the recording (after its last message)`);
   out(`prompt tokens over all calls: ${report.promptTokens} with compaction, ${report.promptTokensUnmanaged} without (${report.promptTokensUnmanaged ? Math.round((saved / report.promptTokensUnmanaged) * 100) : 0}% saved)`);
   if (!fits) out(`does not fit: the peak of ${report.peakTokens} tokens is over the budget of ${th.inputBudget}${report.peakHolders ? `; at that call ${describeHolders(report.peakHolders, th.inputBudget)}` : ''}`);
   out(`invariant violations: ${report.violations.length}${report.violations.length ? `; first: ${report.violations[0].message}` : ''}`);
-  printWarnings(s, note);
+  printWarnings(s, encodingNote, note);
   for (const e of report.errors.slice(0, 5)) out(`error: ${e}`);
   if (o.out) out(`wrote ${o.out} (the context after the whole replay)`);
 }
@@ -252,10 +276,23 @@ function sameFile(a: string, b: string): boolean {
   return real(a) === real(b);
 }
 
-/** What import repaired or cleaned, one line each (at most 10; `meter --json` lists all), to `note` (standard error). */
-function printWarnings(s: LoadedSession, out: Out): void {
+/**
+ * The encoding warning, then what import repaired or cleaned, one line each (at most 10; `--json`
+ * lists all), to `note` (standard error).
+ */
+function printWarnings(s: LoadedSession, encodingNote: string | null, out: Out): void {
+  if (encodingNote) out(`warning: ${encodingNote}`);
   for (const w of s.warnings.slice(0, 10)) out(`repaired: ${w}`);
-  if (s.warnings.length > 10) out(`… ${s.warnings.length - 10} more (meter --json lists all)`);
+  if (s.warnings.length > 10) out(`… ${s.warnings.length - 10} more (--json lists all)`);
+}
+
+/**
+ * Fields of `compact --json` and `replay --json` beside the figures: the model and encoding that
+ * counted, the encoding warning (null when the encoding is known) and every repair import made
+ * (the `repaired:` lines of the text output; tool pairing, reused ids, interruptions, cleaned fields).
+ */
+function modelFields(s: LoadedSession, encodingNote: string | null) {
+  return { model: s.model, encoding: s.meter.encoding, encodingWarning: encodingNote, warnings: s.warnings };
 }
 
 /** Writes JSON through a temporary file and a rename, so a reader never sees half a file. */

@@ -57,10 +57,12 @@ export function modelRows(models: ModelWindow[], flagWindow?: number): ModelRow[
 /**
  * Lists the endpoint's models with their windows. Sets `process.exitCode = 1` when the endpoint
  * answered nothing useful. The key is read from `CONTEXT_KEEPER_API_KEY` or `OPENAI_API_KEY`.
+ * What the probes found wrong (the `note:` lines) goes to `note` (standard error) with `--json`,
+ * whose standard output stays the documented array.
  * @throws TypeError when `--base-url` is not a URL; Error naming the model when `--model` is listed
  *   neither by the endpoint nor in the model table (the entry point exits 2).
  */
-export async function modelsCommand(o: ModelsOptions, out: Out, env: NodeJS.ProcessEnv = process.env, fetchImpl?: DiscoverOptions['fetch']): Promise<void> {
+export async function modelsCommand(o: ModelsOptions, out: Out, env: NodeJS.ProcessEnv = process.env, fetchImpl?: DiscoverOptions['fetch'], note: Out = (line) => process.stderr.write(`${line}\n`)): Promise<void> {
   try {
     new URL(o.baseUrl);
   } catch {
@@ -75,7 +77,10 @@ export async function modelsCommand(o: ModelsOptions, out: Out, env: NodeJS.Proc
   }
   const rows = modelRows(report.models, o.window);
   if (report.kind === 'unknown' && !o.model) process.exitCode = 1;
-  if (o.json) return out(JSON.stringify(rows, null, 2));
+  if (o.json) {
+    for (const n of report.notes) note(`note: ${n}`);
+    return out(JSON.stringify(rows, null, 2));
+  }
   out(`${o.baseUrl}: ${KIND_NAMES[report.kind]}, ${rows.length} model${rows.length === 1 ? '' : 's'}`);
   const width = Math.min(48, Math.max(8, ...rows.map((r) => r.id.length)));
   for (const r of rows) {

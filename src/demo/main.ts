@@ -20,7 +20,7 @@ import { start } from '../modelserver/wire';
 import { ContextService } from '../service/service';
 import type { ApprovalRequest } from '../agent/types';
 import { DEMO_FOCUS, DEMO_TASKS, demoResponder } from './script';
-import { checkpointLine, firstLine, gaugeLine, tokens } from './print';
+import { checkpointLine, compactionsLine, firstLine, gaugeLine, tokens } from './print';
 
 const MODEL = 'scripted-coder';
 
@@ -133,7 +133,7 @@ function printTotals(service: ContextService, window: number): void {
   const checkpoints = service.getCheckpoints();
   console.log('\nTotals');
   console.log(`  model calls:              ${stats.modelCalls.length}`);
-  console.log(`  compactions:              ${stats.compaction.automatic} automatic, ${stats.compaction.manual} manual (${checkpoints.length} checkpoints)`);
+  console.log(`  compactions:              ${compactionsLine(stats.compaction, checkpoints)}`);
   for (const cp of checkpoints) console.log(`    ${cp.id}: ${tokens(cp.tokensBefore)} -> ${tokens(cp.tokensAfter)} tokens (${cp.trigger}, ${cp.strategy})`);
   console.log(`  prepared ahead:           ${stats.compaction.preparedUsed} used at the trigger, ${stats.compaction.preparedDiscarded} discarded`);
   console.log(`  prompt tokens sent:       ${tokens(sent)} (as reported by the server)`);

@@ -23,6 +23,27 @@ export function checkpointLine(cp: CheckpointRecord): string {
   return `  * checkpoint ${cp.id} (${cp.trigger}, ${how}): ${tokens(cp.tokensBefore)} -> ${tokens(cp.tokensAfter)} tokens, ${cp.replacedIds.length} messages replaced`;
 }
 
+/**
+ * The totals' compactions line: how many ran (automatic and manual) and, since one compaction
+ * writes a checkpoint for each step it takes (old tool results collapsed, then the oldest history
+ * summarized, and clipped when still too large), how many checkpoints that made of each kind.
+ */
+export function compactionsLine(counts: { automatic: number; manual: number }, checkpoints: readonly Pick<CheckpointRecord, 'strategy'>[]): string {
+  const runs = counts.automatic + counts.manual;
+  const head = `${runs} (${counts.automatic} automatic, ${counts.manual} manual)`;
+  const n = (k: number, one: string, many: string) => `${k} ${k === 1 ? one : many}`;
+  if (checkpoints.length === runs) return `${head}, one checkpoint each`;
+  const collapses = checkpoints.filter((c) => c.strategy === 'collapse').length;
+  const clips = checkpoints.filter((c) => c.strategy === 'clip').length;
+  const summaries = checkpoints.length - collapses - clips;
+  const kinds = [
+    collapses ? n(collapses, 'collapse of old tool results', 'collapses of old tool results') : '',
+    summaries ? n(summaries, 'summary', 'summaries') : '',
+    clips ? n(clips, 'clip of oversized messages', 'clips of oversized messages') : '',
+  ].filter(Boolean);
+  return `${head} wrote ${n(checkpoints.length, 'checkpoint', 'checkpoints')} (${kinds.join(', ')}): a compaction writes one for each step it takes`;
+}
+
 /** First line of `text`, cut to `max` characters. */
 export function firstLine(text: string, max = 100): string {
   const line = text.split('\n', 1)[0] ?? '';
