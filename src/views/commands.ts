@@ -16,7 +16,7 @@ import type { KeyStore } from '../secrets/key-store';
 import type { SessionController } from './session-controller';
 import type { Settings } from '../settings/settings';
 import { SidebarProvider } from './sidebar-provider';
-import { compactionNotice, modelErrorFixes, restoreNotice, undoRestoreNotice, type ModelErrorFix } from './notices';
+import { compactionNotice, modelErrorFixes, plural, restoreNotice, undoRestoreNotice, type ModelErrorFix } from './notices';
 
 /** Button labels of the fixes a model error offers. */
 const FIX_LABELS: Record<ModelErrorFix, string> = { setApiKey: 'Set API Key', openSettings: 'Open Settings', showLog: 'Show Log' };
@@ -245,7 +245,7 @@ class CommandHandlers {
       .reverse()
       .map((checkpoint) => ({
         label: `${checkpoint.trigger} · ${checkpoint.strategy}`,
-        description: `${checkpoint.tokensBefore} → ${checkpoint.tokensAfter} tokens, ${checkpoint.replacedIds.length} messages`,
+        description: `${checkpoint.tokensBefore} → ${checkpoint.tokensAfter} tokens, ${plural(checkpoint.replacedIds.length, 'message', 'messages')}`,
         detail: `${new Date(checkpoint.time).toLocaleString()}${checkpoint.restored ? ' (restored)' : ''}`,
         id: checkpoint.id,
       }));
@@ -390,6 +390,6 @@ class CommandHandlers {
     const exported = maskStrings(service.exportTranscript());
     await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(`${JSON.stringify(exported, null, 2)}\n`));
     this.deps.log.info(`Exported ${exported.entries.length} entries.`);
-    void vscode.window.showInformationMessage(`ContextKeeper: exported ${exported.entries.length} messages.`);
+    void vscode.window.showInformationMessage(`ContextKeeper: exported ${plural(exported.entries.length, 'message', 'messages')}.`);
   }
 }
