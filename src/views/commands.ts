@@ -177,7 +177,10 @@ class CommandHandlers {
       return;
     }
     // Before asking for (or taking) a task: without an endpoint it would only fail after the fact.
-    if (await refuseWithoutEndpoint(this.deps.keys, this.deps.settings.value.baseUrl, this.deps.log)) return;
+    if (await refuseWithoutEndpoint(this.deps.keys, this.deps.settings.value.baseUrl, this.deps.log)) {
+      if (text !== undefined) this.deps.sidebar.restoreTask(text); // Run cleared the sidebar's box
+      return;
+    }
     const task = text ?? (await vscode.window.showInputBox({ title: 'New Agent Task', prompt: 'What should the agent do?' }));
     if (!task?.trim()) return;
     const service = await this.service();

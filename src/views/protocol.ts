@@ -261,7 +261,9 @@ export type HostMessage =
   /** Answer to `expandItem`: the item's full text (capped at {@link FULL_TEXT_CAP_CHARS}). */
   | { type: 'itemText'; id: string; text: string; fullLength: number }
   /** Answer to `compactionDetail`. */
-  | { type: 'compactionDetail'; id: string; summary: string; replaced: ReplacedItemView[]; more: number };
+  | { type: 'compactionDetail'; id: string; summary: string; replaced: ReplacedItemView[]; more: number }
+  /** A task from the box that was not taken (no endpoint set up): back into the box, which Run cleared. */
+  | { type: 'restoreTask'; text: string };
 
 /** One message a compaction replaced, as listed under its divider. */
 export interface ReplacedItemView {

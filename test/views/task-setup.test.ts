@@ -54,10 +54,14 @@ test("the sidebar's Run is refused the same way, no request is added, and Set AP
   const asked: Array<string | undefined> = [];
   host.user.input = (options) => (asked.push(options?.title), undefined);
   host.user.message = (shown) => (shown.items.includes('Set API Key') ? 'Set API Key' : undefined);
+  const sidebar = host.live('webview-view')[0]?.target as { restoreTask(text: string): void };
+  const restored: string[] = [];
+  sidebar.restoreTask = (text) => void restored.push(text);
   await commands.executeCommand('contextKeeper.newAgentTask', 'Fix the parser');
   assert.match(host.messages.find((m) => m.severity === 'warning')?.message ?? '', /no endpoint is set up yet/);
   assert.equal(api.getViewState().transcript.filter((item) => item.kind === 'user').length, 0, 'the task was not taken');
   await until(() => asked.includes('Set API Key'), 'the Set API Key prompt');
+  assert.deepEqual(restored, ['Fix the parser'], 'the task goes back into the box Run cleared');
   assert.ok(!host.messages.some((m) => m.severity === 'error'), 'no error toast');
 });
 
