@@ -50,6 +50,8 @@ function regionsOf(message: HostMessage): Region[] {
     case 'itemText':
     case 'compactionDetail':
       return ['transcript'];
+    case 'restoreTask':
+      return [];
     case 'delta': {
       const d = message.delta;
       const regions = new Set<Region>();
@@ -241,6 +243,13 @@ class Page implements Ui {
     if (input) input.value = this.focusDrafts.get(id);
   }
 
+  /** A task Run sent that the host did not take: back into the box, unless something new was typed. */
+  restoreTask(text: string): void {
+    if (this.taskInput.value.trim()) return;
+    this.taskInput.value = text;
+    this.save();
+  }
+
   submit(): void {
     const text = this.taskInput.value.trim();
     if (!text || this.store.view?.readOnly) return;
@@ -265,7 +274,9 @@ if (root) {
     }
   });
   window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
-    if (event.data && typeof event.data === 'object' && 'type' in event.data) page.receive(event.data);
+    if (!event.data || typeof event.data !== 'object' || !('type' in event.data)) return;
+    if (event.data.type === 'restoreTask') page.restoreTask(event.data.text);
+    else page.receive(event.data);
   });
   vscode.postMessage({ type: 'ready' });
 }

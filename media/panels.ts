@@ -8,7 +8,8 @@ import type { ApprovalView, BudgetView, CheckpointView, ErrorView, PreviewView, 
 import { cssProps } from './css-props.js';
 import { localTime, tokens } from './format.js';
 import { READ_ONLY_NOTICE } from '../src/views/item-labels.js';
-import { groupCheckpointRuns, type CheckpointRunView } from '../src/views/checkpoint-runs.js';
+import { checkpointCountTitle, groupCheckpointRuns, type CheckpointRunView } from '../src/views/checkpoint-runs.js';
+import { plural } from '../src/views/notices.js';
 import { gaugeGeometry, recordedPromptNote, windowOriginNote, type GaugeGeometry } from '../src/views/gauge-geometry.js';
 import type { Ui } from './transcript.js';
 
@@ -136,7 +137,7 @@ function previewCard(ui: Ui, preview: PreviewView): TemplateResult {
   };
   return html`<section class="card preview" data-test="preview">
     <h2>${icon('eye')} Proposed summary</h2>
-    <p class="meta">Replaces ${preview.messagesReplaced} messages: ${tokens(preview.tokensBefore)} → ${tokens(preview.tokensAfter)} tokens. This is the whole summary Apply writes; edit it here if needed.</p>
+    <p class="meta">Replaces ${plural(preview.messagesReplaced, 'message', 'messages')}: ${tokens(preview.tokensBefore)} → ${tokens(preview.tokensAfter)} tokens. This is the whole summary Apply writes; edit it here if needed.</p>
     <textarea class="summary-edit" data-test="preview-text" aria-label="Proposed summary (editable)" rows="8" .value=${preview.summary}></textarea>
     <div class="actions">
       <button data-test="apply-preview" @click=${apply}>${icon('check')}<span>Apply</span></button>
@@ -171,7 +172,7 @@ export function banners(ui: Ui, view: ViewState): TemplateResult {
 function checkpointStep(ui: Ui, checkpoint: CheckpointView, single: boolean): TemplateResult {
   // The summarizer is named unless the strategy already says it (the extractive one).
   const summarizer = checkpoint.summarizerModel === checkpoint.strategy ? undefined : (checkpoint.summarizerModel ?? 'no model');
-  const facts = [`${checkpoint.messagesReplaced} messages`, summarizer, checkpoint.dropped > 0 ? `${checkpoint.dropped} dropped` : undefined].filter(Boolean).join(' · ');
+  const facts = [plural(checkpoint.messagesReplaced, 'message', 'messages'), summarizer, checkpoint.dropped > 0 ? `${checkpoint.dropped} dropped` : undefined].filter(Boolean).join(' · ');
   return html`<div class="checkpoint-step${checkpoint.restored ? ' restored' : ''}" data-test="checkpoint-step" data-id=${checkpoint.id} data-trigger=${checkpoint.trigger} data-before=${checkpoint.tokensBefore} data-after=${checkpoint.tokensAfter}>
     ${single
       ? nothing // the run's head already names the strategy and the tokens
@@ -218,7 +219,7 @@ function checkpointRow(ui: Ui, run: CheckpointRunView): TemplateResult {
 export function history(ui: Ui, checkpoints: CheckpointView[]): TemplateResult {
   const runs = groupCheckpointRuns(checkpoints);
   return html`<section class="history" aria-labelledby="history-title">
-    <h2 id="history-title">Checkpoints <span class="count" title="${checkpoints.length} checkpoints">(${runs.length})</span></h2>
+    <h2 id="history-title">Checkpoints <span class="count" title=${checkpointCountTitle(checkpoints.length, runs.length)}>(${runs.length})</span></h2>
     <ol class="checkpoints" aria-label="Checkpoints, newest first: Up and Down move, Enter or Right reaches the buttons, Left and Right move between them, Escape comes back">
       ${runs.length ? runs.map((run) => checkpointRow(ui, run)) : html`<li class="empty">No checkpoints yet. Compaction writes one each time it rewrites the context.</li>`}
     </ol>

@@ -72,14 +72,16 @@ const ICONS: Record<TranscriptItemView['kind'], string> = { user: 'account', ass
 function line(ui: Ui, item: TranscriptItemView, readOnly: boolean): TemplateResult {
   const running = item.kind === 'tool-call' && item.running;
   const streaming = item.kind === 'assistant' && item.streaming;
+  const interrupted = item.kind === 'assistant' && item.interrupted === true;
   const classes = ['turn', item.kind === 'tool-result' ? `result ${item.ok ? 'ok' : 'failed'}` : item.kind, streaming ? 'streaming' : '', item.compactedBy ? 'compacted' : '', item.pinned ? 'pinned' : ''].join(' ');
   return html`<li class=${classes} data-id=${item.id} data-row=${item.id} tabindex="-1" data-test="item">
     <span class="codicon codicon-${running ? 'loading codicon-modifier-spin' : ICONS[item.kind]}" aria-hidden="true"></span>
-    <span class="sr-only">${SPEAKER[item.kind]}${item.compactedBy ? ` (${heldLabel(item.compactedAs).text} by a compaction)` : ''}${item.pinned ? ' (pinned)' : ''}:</span>
+    <span class="sr-only">${SPEAKER[item.kind]}${interrupted ? ' (interrupted)' : ''}${item.compactedBy ? ` (${heldLabel(item.compactedAs).text} by a compaction)` : ''}${item.pinned ? ' (pinned)' : ''}:</span>
     <div class="line-body">${body(ui, item)}</div>
     ${pinButton(ui, item, readOnly)}
-    ${item.pinned || item.time || item.compactedBy
+    ${item.pinned || item.time || item.compactedBy || interrupted
       ? html`<div class="line-meta">
+          ${interrupted ? html`<span class="badge interrupted-badge" title="Cancelled while the agent replied: the reply stops where it was cut off" data-test="interrupted-badge">interrupted</span>` : nothing}
           ${item.pinned ? html`<span class="badge pin-badge" data-test="pinned-badge">pinned</span>` : nothing}
           ${item.compactedBy && item.kind !== 'tool-call' ? heldBadge(item) : nothing}
           ${item.time ? html`<time class="line-time" datetime=${item.time}>${localTime(item.time)}</time>` : nothing}

@@ -18,6 +18,7 @@ import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'o
 import type { ChatMessage, Entry, ToolSchema } from '../compaction/types';
 import { contextOverflow, type ContextOverflow } from '../models/contextErrors';
 import { CANCELLED_RESULT, type ToolCallRequest } from './tools';
+import { CANCELLED_REPLY_MARKER } from './cancelled-reply';
 import type { ToolOutcome } from './types';
 import { redactKey } from '../compaction/secrets';
 
@@ -127,8 +128,7 @@ export interface RunResult {
   error?: Error;
 }
 
-/** Marker appended to a reply whose stream was cancelled, so neither user nor model takes it as whole. */
-export const CANCELLED_REPLY_MARKER = '\n\n[reply cancelled by the user]';
+export { CANCELLED_REPLY_MARKER } from './cancelled-reply';
 
 interface PendingCall {
   id: string;

@@ -13,6 +13,7 @@ import { discoverSessions, type DiscoveredSession } from '../watch/discovery';
 import { SessionWatcher, followFile, type Follow, type WatchUpdate } from '../watch/watcher';
 import { deferredCounterForModel } from '../compaction/tokenizer';
 import type { WatchedCompaction, WatchedGauge } from '../watch/live';
+import { plural } from './notices';
 
 /** URI scheme of the read-only documents of an agent's compactions. */
 export const AGENT_CHECKPOINT_SCHEME = 'contextkeeper-agent';
@@ -179,7 +180,7 @@ export class AgentSessionsView implements vscode.TreeDataProvider<Node>, vscode.
     if (!match || !c) return 'This compaction is no longer followed.';
     if (match[2] === 'summary') return c.summary ? `# Summary written by the agent\n\n${c.summary}\n` : '(the agent has not written its summary yet)\n';
     if (c.replacedText === undefined) return `# Replaced context\n\nThe context before this compaction was read while catching up with an older part of the file and was not kept; only the last compactions read at once are rendered.\n`;
-    return `# Replaced context (${c.replacedMessages ?? '?'} messages, ${c.tokensBefore?.toLocaleString() ?? '?'} tokens)\n\n${c.replacedText}\n`;
+    return `# Replaced context (${c.replacedMessages === undefined ? '? messages' : plural(c.replacedMessages, 'message', 'messages')}, ${c.tokensBefore?.toLocaleString() ?? '?'} tokens)\n\n${c.replacedText}\n`;
   }
 
   dispose(): void {
@@ -202,7 +203,7 @@ function gaugeNode(g: WatchedGauge): Node {
     g.basis === 'exact+new'
       ? `In use: ${g.usedTokens.toLocaleString()} prompt tokens: the provider's reported ${g.reportedTokens!.toLocaleString()} for the latest request (exact, with the agent's system prompt and tools) plus what was written since.`
       : `In use: ${g.usedTokens.toLocaleString()} prompt tokens, counted from the file; the agent's system prompt and tool schemas are not recorded, so the real figure is higher.`,
-    `Counted from the file: ${g.tokens.toLocaleString()} prompt tokens in ${g.messages} messages (since the agent's last compaction).`,
+    `Counted from the file: ${g.tokens.toLocaleString()} prompt tokens in ${plural(g.messages, 'message', 'messages')} (since the agent's last compaction).`,
     `Window: ${g.window.toLocaleString()} tokens (${g.windowSource === 'recording' ? 'recorded by the agent' : 'from the model table'}${g.model ? `, model ${g.model}` : ''}).`,
     g.agentCompactsAt ? `The agent compacts at about ${g.agentCompactsAt.tokens.toLocaleString()} tokens (${g.agentCompactsAt.source}).` : 'Where this agent compacts is not known.',
     `${g.checkpoints} compaction(s) so far.`,

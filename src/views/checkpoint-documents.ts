@@ -68,7 +68,7 @@ export function renderItems(items: readonly ContextItem[]): string {
     if (text.trim()) out.push(summary ? nestSummary(text, 3) : escapeHeadings(text), '');
     if (message.role === 'assistant') {
       for (const call of message.tool_calls ?? []) {
-        if (call.type === 'function') out.push(`→ \`${call.function.name}\` ${call.function.arguments}`, '');
+        if (call.type === 'function') out.push(escapeHeadings(`→ \`${call.function.name}\` ${call.function.arguments}`), '');
       }
     }
   }
@@ -103,7 +103,8 @@ export function renderCheckpoint(checkpoint: CheckpointRecord): string {
     '',
     '| Field | Value |',
     '|---|---|',
-    ...rows.map(([key, value]) => `| ${key} | ${value.replace(/\|/g, '\\|')} |`),
+    // A cell is one line: a line break in a value (a typed focus) would end the table and start text.
+    ...rows.map(([key, value]) => `| ${key} | ${value.replace(/\|/g, '\\|').replace(/\s*\r?\n\s*/g, ' ')} |`),
     // No empty section: a checkpoint that only collapsed or dropped messages has no summary text.
     ...(checkpoint.summary.trim() ? ['', '## Summary', '', nestSummary(checkpoint.summary)] : []),
     ...attached,

@@ -5,6 +5,7 @@
  * its steps inside. Pure: no `vscode` import; the webview imports it.
  */
 import type { CheckpointView } from './protocol';
+import { plural } from './notices';
 
 /** One entry of the history: a run and its checkpoints (steps), oldest step first. */
 export interface CheckpointRunView {
@@ -54,4 +55,13 @@ export function groupCheckpointRuns(checkpoints: readonly CheckpointView[]): Che
     run.tokensAfter = (inForce.length ? inForce[inForce.length - 1] : run.steps[run.steps.length - 1]).tokensAfter;
   }
   return runs;
+}
+
+/**
+ * The tooltip of the sidebar's checkpoint count, which shows the number of runs: "1 checkpoint", or
+ * "5 checkpoints in 3 compactions" when runs group several checkpoints.
+ */
+export function checkpointCountTitle(checkpoints: number, runs: number): string {
+  const count = plural(checkpoints, 'checkpoint', 'checkpoints');
+  return runs === checkpoints ? count : `${count} in ${plural(runs, 'compaction', 'compactions')}`;
 }

@@ -16,7 +16,7 @@ import type { KeyStore } from '../secrets/key-store';
 import type { SessionController } from './session-controller';
 import type { Settings } from '../settings/settings';
 import { SidebarProvider } from './sidebar-provider';
-import { compactionNotice, modelErrorFixes, restoreNotice, undoRestoreNotice, type ModelErrorFix } from './notices';
+import { compactionNotice, modelErrorFixes, plural, restoreNotice, undoRestoreNotice, type ModelErrorFix } from './notices';
 
 /** Button labels of the fixes a model error offers. */
 const FIX_LABELS: Record<ModelErrorFix, string> = { setApiKey: 'Set API Key', openSettings: 'Open Settings', showLog: 'Show Log' };
@@ -28,6 +28,7 @@ import { sessionCommands } from './session-commands';
 import { contentText, firstLine } from './transcript-items';
 import { latestReportedPrompt } from '../transcripts/reported';
 import { describeImportCount, importCount } from './import-count';
+import { refuseWithoutEndpoint } from './task-setup';
 
 /** Why the agent cannot run in this window (Restricted Mode, a virtual folder), or undefined when it can. */
 export function agentUnavailableReason(): string | undefined {
@@ -170,17 +171,19 @@ class CommandHandlers {
   }
 
   async newTask(text?: string): Promise<void> {
-    let task = text;
-    if (task === undefined) {
-      task = await vscode.window.showInputBox({ title: 'New Agent Task', prompt: 'What should the agent do?' });
-    }
-    if (!task?.trim()) return;
     // Restricted Mode and virtual folders: the agent runs commands and edits local files, so it stays off.
     const limited = agentUnavailableReason();
     if (limited) {
       void notify('warning', `ContextKeeper: ${limited}`, [], this.deps.log);
       return;
     }
+    // Before asking for (or taking) a task: without an endpoint it would only fail after the fact.
+    if (await refuseWithoutEndpoint(this.deps.keys, this.deps.settings.value.baseUrl, this.deps.log)) {
+      if (text !== undefined) this.deps.sidebar.restoreTask(text); // Run cleared the sidebar's box
+      return;
+    }
+    const task = text ?? (await vscode.window.showInputBox({ title: 'New Agent Task', prompt: 'What should the agent do?' }));
+    if (!task?.trim()) return;
     const service = await this.service();
     if (this.deps.controller.readOnly) {
       const choice = await vscode.window.showInformationMessage('ContextKeeper: this is an imported recording, opened for inspection. Continue it in a new working session to run tasks.', 'Continue in a New Task');
@@ -212,6 +215,7 @@ class CommandHandlers {
           if (choice === 'Show Log') this.deps.log.show();
         });
     }
+    if (outcome.status === 'cancelled') void notify('info', 'ContextKeeper: task cancelled. What the agent did so far is kept; a reply cut short is marked “interrupted”.');
     if (outcome.status === 'step-limit') void vscode.window.showWarningMessage('ContextKeeper: the agent reached its step limit.');
   }
 
@@ -245,7 +249,7 @@ class CommandHandlers {
       .reverse()
       .map((checkpoint) => ({
         label: `${checkpoint.trigger} · ${checkpoint.strategy}`,
-        description: `${checkpoint.tokensBefore} → ${checkpoint.tokensAfter} tokens, ${checkpoint.replacedIds.length} messages`,
+        description: `${checkpoint.tokensBefore} → ${checkpoint.tokensAfter} tokens, ${plural(checkpoint.replacedIds.length, 'message', 'messages')}`,
         detail: `${new Date(checkpoint.time).toLocaleString()}${checkpoint.restored ? ' (restored)' : ''}`,
         id: checkpoint.id,
       }));
@@ -376,6 +380,6 @@ class CommandHandlers {
     const exported = maskStrings(service.exportTranscript());
     await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(`${JSON.stringify(exported, null, 2)}\n`));
     this.deps.log.info(`Exported ${exported.entries.length} entries.`);
-    void vscode.window.showInformationMessage(`ContextKeeper: exported ${exported.entries.length} messages.`);
+    void vscode.window.showInformationMessage(`ContextKeeper: exported ${plural(exported.entries.length, 'message', 'messages')}.`);
   }
 }

@@ -17,7 +17,8 @@ export function formatTokens(n: number): string {
   return `${(n / 1_000_000).toFixed(2)}M`;
 }
 
-function plural(n: number, one: string, many: string): string {
+/** `n` with the noun in its singular or plural form: "1 checkpoint", "3 checkpoints" (English, no locale grouping). */
+export function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 

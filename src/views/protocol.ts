@@ -157,7 +157,8 @@ interface ItemCommon {
 /** One line of the running transcript. Long texts are capped; `expandItem` fetches the rest. */
 export type TranscriptItemView =
   | (ItemCommon & { kind: 'user'; text: string })
-  | (ItemCommon & { kind: 'assistant'; text: string; streaming?: boolean })
+  /** `interrupted`: the reply was cut short by a cancel (its text ends with the cancel marker, `agent/cancelled-reply.ts`). */
+  | (ItemCommon & { kind: 'assistant'; text: string; streaming?: boolean; interrupted?: boolean })
   | (ItemCommon & { kind: 'tool-call'; name: string; argumentsPreview: string; running?: boolean })
   | (ItemCommon & { kind: 'tool-result'; name: string; ok: boolean; preview: string; size: number });
 
@@ -260,7 +261,9 @@ export type HostMessage =
   /** Answer to `expandItem`: the item's full text (capped at {@link FULL_TEXT_CAP_CHARS}). */
   | { type: 'itemText'; id: string; text: string; fullLength: number }
   /** Answer to `compactionDetail`. */
-  | { type: 'compactionDetail'; id: string; summary: string; replaced: ReplacedItemView[]; more: number };
+  | { type: 'compactionDetail'; id: string; summary: string; replaced: ReplacedItemView[]; more: number }
+  /** A task from the box that was not taken (no endpoint set up): back into the box, which Run cleared. */
+  | { type: 'restoreTask'; text: string };
 
 /** One message a compaction replaced, as listed under its divider. */
 export interface ReplacedItemView {

@@ -24,7 +24,16 @@ export function sessionCommands(controller: SessionController, log: vscode.LogOu
     [Commands.newSession]: () => controller.startNewSession(),
     [Commands.switchSession]: async (id?: string) => {
       const chosen = await pickSession('Switch Session', id);
-      if (chosen) await controller.switchTo(chosen);
+      if (!chosen) return;
+      // Refused as Delete Session is: a warning with the way out, not an error (nothing failed).
+      const state = controller.state();
+      if (chosen !== controller.current?.sessionId && state !== 'idle' && state !== 'error') {
+        log.warn('Switch Session refused: a task is running.');
+        const action = await vscode.window.showWarningMessage('ContextKeeper: the agent is working in this session: cancel the task or wait for it to end before switching sessions.', 'Cancel Task');
+        if (action === 'Cancel Task') await vscode.commands.executeCommand(Commands.cancel);
+        return;
+      }
+      await controller.switchTo(chosen);
     },
     [Commands.renameSession]: async (id?: string) => {
       const chosen = await pickSession('Rename Session', id);

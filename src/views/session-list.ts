@@ -38,11 +38,16 @@ export class SessionList {
     await this.store.update(CURRENT_KEY, id);
   }
 
-  /** Adds `session` or updates the record with its id (label kept unless given). */
+  /**
+   * Adds `session` or updates the record with its id (label kept unless given). A new session whose
+   * label another one has gets a number ("log.jsonl (codex) (2)"), so two imports of one recording
+   * can be told apart in the pickers.
+   */
   async upsert(session: SessionView): Promise<void> {
     const list = this.store.get<SessionView[]>(LIST_KEY) ?? [];
     const i = list.findIndex((s) => s.id === session.id);
-    const next = i >= 0 ? list.map((s, j) => (j === i ? { ...s, ...session } : s)) : [...list, session];
+    const added = () => ({ ...session, label: distinctLabel(session.label, list.map((s) => s.label)) });
+    const next = i >= 0 ? list.map((s, j) => (j === i ? { ...s, ...session } : s)) : [...list, added()];
     await this.store.update(LIST_KEY, next);
   }
 
@@ -70,4 +75,13 @@ export class SessionList {
     await this.store.update(LIST_KEY, (this.store.get<SessionView[]>(LIST_KEY) ?? []).filter((s) => s.id !== id));
     if (this.currentId === id) await this.setCurrent(undefined);
   }
+}
+
+/** `label`, or `label (n)` with the smallest n from 2 up that no label in `taken` has. */
+export function distinctLabel(label: string, taken: readonly string[]): string {
+  const used = new Set(taken);
+  if (!used.has(label)) return label;
+  let n = 2;
+  while (used.has(`${label} (${n})`)) n++;
+  return `${label} (${n})`;
 }

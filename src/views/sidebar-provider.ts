@@ -89,6 +89,11 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
     this.pushSnapshot();
   }
 
+  /** Puts `text`, a task Run sent that was not taken, back into the task box (when it is empty). */
+  restoreTask(text: string): void {
+    this.post({ type: 'restoreTask', text });
+  }
+
   /** Reveals the sidebar. */
   async reveal(): Promise<void> {
     await vscode.commands.executeCommand(`${SidebarProvider.viewId}.focus`);

@@ -6,6 +6,7 @@
  * cost 40 KB per snapshot); the line then carries `fullLength` and the webview fetches the rest on
  * demand (see `expandItem` in protocol.ts).
  */
+import { isCancelledReply } from '../agent/cancelled-reply';
 import type { Entry } from '../compaction/types';
 import type { TranscriptItemView } from './protocol';
 
@@ -78,7 +79,8 @@ export function itemsForEntry(entry: Entry, toolNames: ToolNames, live: ToolLive
       const text = contentText(message.content);
       if (text.trim().length > 0) {
         const capped = capText(text);
-        items.push({ kind: 'assistant', id: entry.id, ...common, text: capped.text, fullLength: capped.fullLength });
+        // Flagged so the view marks it even when the marker at the text's end is past the cap.
+        items.push({ kind: 'assistant', id: entry.id, ...common, text: capped.text, fullLength: capped.fullLength, ...(isCancelledReply(text) ? { interrupted: true } : {}) });
       }
       for (const call of message.tool_calls ?? []) {
         if (call.type !== 'function') continue;

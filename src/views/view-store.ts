@@ -59,6 +59,9 @@ export class Store {
       case 'compactionDetail':
         this.details.set(message.id, { summary: message.summary, replaced: message.replaced, more: message.more });
         return { kind: 'reply', newCompactions: [] };
+      case 'restoreTask':
+        // Handled by the page's task box, not the view state.
+        return { kind: 'reply', newCompactions: [] };
     }
   }
 

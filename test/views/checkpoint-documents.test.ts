@@ -136,3 +136,63 @@ test('the summary side of the replaced ↔ summary diff shows the summary\'s hea
   // The user's own words quoted in the summary still cannot become headings.
   assert.match(side, /^- \\# Waterfront project$/m);
 });
+
+/**
+ * The headings an outline would list (CommonMark rules, enough for these documents): `#` lines
+ * (also as a list item's first line) and setext headings (a line of `=` or `-` under a text line),
+ * outside fenced code. Escaped marks (`\#`, `\---`) are text.
+ */
+function outline(doc: string): string[] {
+  const found: string[] = [];
+  let fence: string | undefined;
+  let previous = '';
+  for (const line of doc.split('\n')) {
+    const marker = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
+    if (fence !== undefined) {
+      if (marker && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = undefined;
+    } else if (marker) {
+      fence = marker;
+    } else if (/^\s{0,3}(?:[-*+] \s{0,3})?#{1,6}(\s|$)/.test(line)) {
+      found.push(line.trim());
+    } else if (/^\s*(=+|-+)\s*$/.test(line) && previous.trim() !== '' && !/^\s*(`{3,}|~{3,})/.test(previous)) {
+      found.push(`setext: ${previous.trim()}`);
+    }
+    previous = line;
+  }
+  return found;
+}
+
+test('a quoted line of dashes or equals signs under a text line never becomes a heading of the checkpoint document', () => {
+  const summary = [
+    '## Task state',
+    'the build fails',
+    '## Requests, verbatim (oldest first)',
+    '- Fix the build. The log says:',
+    '  To help make Turbopack better, report this error',
+    '  -----',
+    '  Title of a note',
+    '  ====',
+    '- plain',
+  ].join('\n');
+  const doc = renderCheckpoint({ ...checkpoint, summary, focus: 'the build\n# and its log' });
+  assert.deepEqual(outline(doc), [`# Checkpoint ${checkpoint.id}`, '## Summary', '### Task state', '### Requests, verbatim (oldest first)']);
+  assert.match(doc, /^ {2}\\-----$/m, 'the dashes show as written');
+  assert.match(doc, /^ {2}\\====$/m);
+  assert.match(doc, /^\| Focus \| the build # and its log \|$/m, 'a line break in a value stays inside its cell');
+  // The model's own summary text: an underline would make a heading beside "Summary".
+  const model = renderCheckpoint({ ...checkpoint, summary: 'Progress\n---\n\n---\nnext steps' });
+  assert.deepEqual(outline(model), [`# Checkpoint ${checkpoint.id}`, '## Summary']);
+  assert.match(model, /^\n?---$/m, 'a dash line after a blank line (a rule, not a heading) is left as it is');
+});
+
+test('messages in the replaced span: setext underlines are escaped, fenced code is kept, and an unclosed fence is closed', () => {
+  const items = renderItems([
+    { id: 'u1', kind: 'raw', covers: ['u1'], message: { role: 'user', content: 'Error report\n=============\nstack:\n```\nline\n---\n```\nEnd\n-' } },
+    { id: 'a1', kind: 'raw', covers: ['a1'], message: { role: 'assistant', content: 'Here is the start:\n````js\nconst a = 1;\n```\nstill code' } },
+    { id: 't1', kind: 'raw', covers: ['t1'], message: { role: 'tool', tool_call_id: 'c1', content: 'done\n---' } },
+  ]);
+  assert.deepEqual(outline(items), ['### user · u1', '### assistant · a1', '### tool · t1']);
+  assert.match(items, /^\\=============$/m);
+  assert.match(items, /^line\n---\n```$/m, 'inside fenced code nothing is escaped');
+  assert.match(items, /^still code\n````$/m, 'the open four-backtick fence is closed with its own marker');
+});

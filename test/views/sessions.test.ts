@@ -194,3 +194,45 @@ test('deleting the shown session while a task runs asks first (modal), and Cance
     await slow.cleanup();
   }
 });
+
+test('switching sessions while a task runs is a warning that offers Cancel Task, not an error', async () => {
+  resetVscodeFake();
+  const slow = await serviceFixture(() => stall(), { window: 200_000 });
+  const busy = new SessionController(async () => slow.service, settings, keys, new FakeMemento(), new FakeLogChannel('test'));
+  try {
+    await busy.ensure();
+    const other = 'another-session';
+    const shown = busy.current!.sessionId;
+    const abort = new AbortController();
+    const task = busy.current!.runTask('do it', abort.signal).catch(() => undefined);
+    await until(() => busy.state() !== 'idle', 'the task to start');
+    host.user.message = (shown) => (shown.items.includes('Cancel Task') ? 'Cancel Task' : undefined);
+    const log = new FakeLogChannel('test');
+    await sessionCommands(busy, log)[Commands.switchSession](other as never);
+    assert.equal(host.messages.length, 1, 'one notice');
+    assert.equal(host.messages[0].severity, 'warning');
+    assert.match(host.messages[0].message, /agent is working .*cancel the task or wait .*switching/);
+    assert.deepEqual(host.messages[0].items, ['Cancel Task']);
+    assert.equal(busy.current!.sessionId, shown, 'still the same session');
+    await until(() => host.executed.some((c) => c.id === Commands.cancel), 'Cancel Task to run the cancel command');
+    assert.ok(log.lines.some((l) => l.startsWith('[warn]') && /Switch Session refused/.test(l)), log.lines.join('\n'));
+    assert.ok(!log.lines.some((l) => l.startsWith('[error]')), 'nothing logged as an error');
+    abort.abort();
+    await task;
+  } finally {
+    busy.dispose();
+    await slow.cleanup();
+  }
+});
+
+test('two imports of the same recording get labels that tell them apart', async () => {
+  await controller.importTranscript({ source: 'test: log', entries: recording(2) }, 'log.jsonl (codex)');
+  await controller.importTranscript({ source: 'test: log', entries: recording(2) }, 'log.jsonl (codex)');
+  await controller.importTranscript({ source: 'test: log', entries: recording(2) }, 'log.jsonl (codex)');
+  const labels = controller.sessions.all().filter((s) => s.kind === 'imported').map((s) => s.label).sort();
+  assert.deepEqual(labels, ['log.jsonl (codex)', 'log.jsonl (codex) (2)', 'log.jsonl (codex) (3)']);
+  // A rename may give a label another session has: the user chose it.
+  const [first] = controller.sessions.all();
+  await controller.renameSession(first.id, 'log.jsonl (codex)');
+  assert.equal(controller.sessions.get(first.id)?.label, 'log.jsonl (codex)');
+});

@@ -151,3 +151,14 @@ test('each user action runs its command with the arguments taken from the messag
   }
   p.dispose();
 });
+
+test('a task Run sent that was not taken goes back to the webview, once it is ready', () => {
+  const p = provider();
+  const { view, posted, send } = fakeView();
+  resolve(p, view);
+  p.restoreTask('Fix the parser');
+  assert.deepEqual(posted, [], 'not ready yet');
+  send({ type: 'ready' });
+  p.restoreTask('Fix the parser');
+  assert.deepEqual(posted.at(-1), { type: 'restoreTask', text: 'Fix the parser' });
+});

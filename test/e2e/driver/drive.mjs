@@ -151,6 +151,9 @@ try {
     await frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 15_000 });
     const last = await frame.locator('.turn.assistant').last().innerText();
     expect(!last.includes('word59'), 'the answer streamed to the end despite Cancel');
+    await frame.locator('.turn.assistant').last().locator('[data-test="interrupted-badge"]').waitFor({ timeout: 10_000 });
+    await wb.waitToast('task cancelled', 10_000);
+    await wb.clearToasts();
     return `stopped at "…${last.trim().slice(-24)}"`;
   });
 

@@ -31,7 +31,7 @@ function welcomeView(page) {
 
 // The endpoint is a user-only setting (a repository cannot choose where the key goes): run.sh starts
 // without one, and the endpoint is chosen through the extension's own picker, as a user would.
-export async function welcomeChecks({ check, expect, wb, page }) {
+export async function welcomeChecks({ check, expect, wb, page, sidebar }) {
   await check('welcome view on a fresh profile (no endpoint, no key)', async () => {
     await wb.activityItem('ContextKeeper').click();
     const welcome = welcomeView(page);
@@ -54,6 +54,28 @@ export async function welcomeChecks({ check, expect, wb, page }) {
     }
     await setTheme({ wb, page }, 'Dark Modern', 'vs-dark');
     return shots.join(', ');
+  });
+  await check('without an endpoint, New Agent Task says so before taking a task (palette and sidebar Run)', async () => {
+    const lead = 'no endpoint is set up yet';
+    await wb.runCommand('ContextKeeper: New Agent Task');
+    const shown = await wb.waitToast(lead, 15_000);
+    for (const action of ['Choose Endpoint', 'Set API Key']) {
+      expect(await wb.toast(lead).locator('.monaco-button', { hasText: action }).count() > 0, `the notice offers no "${action}"`);
+    }
+    expect(!(await page.locator('.quick-input-widget .quick-input-title', { hasText: 'New Agent Task' }).isVisible()), 'the task prompt opened although no endpoint is set up');
+    await wb.clearToasts();
+    const task = 'Task: sent before any endpoint';
+    const box = sidebar.frame.locator('#task');
+    await box.fill(task);
+    await sidebar.frame.locator('[data-test="run-task"]').click();
+    await wb.waitToast(lead, 15_000);
+    // The box Run cleared gets the task back; the transcript gets no request.
+    for (let i = 0; i < 50 && (await box.inputValue()) !== task; i++) await page.waitForTimeout(100);
+    expect((await box.inputValue()) === task, 'the refused task is not back in the task box');
+    expect((await sidebar.frame.locator('.turn.user').count()) === 0, 'the refused task reached the transcript');
+    await box.fill('');
+    await wb.clearToasts();
+    return shown;
   });
 }
 
