@@ -36,7 +36,7 @@ import { agentHooks } from './agent-hooks';
 import { exportOf, forkedSession, importedEntries, importSource } from './transfer';
 import { protectedRestoredIds } from './restored-ids';
 import { describeOutcome, failureOfOutcome, isQuietOutcome, type CompactOutcomeStatus } from './outcome';
-import { modelFailureOf } from '../summarizers/openai-errors';
+import { taskOutcomeOf } from './task-outcome';
 
 export { newSessionId } from './helpers';
 export type { ModelCallRecord, ServiceStats } from './usage';
@@ -165,14 +165,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       const run = await this.agent.run(taskSignal);
       // End of task: a safe point for manual compactions queued during the last step.
       await this.compactions.atSafePoint(taskSignal, false);
-      const outcome: TaskOutcome = {
-        status: run.status,
-        finalText: run.finalText,
-        modelCalls: run.modelCalls,
-        toolCalls: run.toolCalls,
-        compactions: this.session.checkpoints.slice(checkpointsBefore).filter((c) => c.trigger === 'auto').length,
-        ...(run.error ? { error: run.error.message, failure: modelFailureOf(run.error) } : {}),
-      };
+      const outcome = taskOutcomeOf(run, this.session.checkpoints.slice(checkpointsBefore));
       if (run.error) this.log('error', `task failed: ${run.error.message}`);
       return outcome;
     } finally {

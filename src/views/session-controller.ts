@@ -25,6 +25,7 @@ import { SessionList } from './session-list';
 import { feedSidebar } from './sidebar-feed';
 import { SidebarModel, toBudgetView } from './view-model';
 import { countAsImported } from './import-count';
+import { cancelAndWait } from './task-cancel';
 
 /** Everything the factory needs to build one service instance. */
 export interface ServiceInput {
@@ -270,21 +271,7 @@ export class SessionController implements vscode.Disposable {
    * @throws Error when the task has not ended within `timeoutMs` milliseconds of the cancel.
    */
   async cancelTask(timeoutMs = 10_000): Promise<void> {
-    const service = this.service;
-    if (!service || !this.busy) return;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        sub.dispose();
-        reject(new Error(`the task did not stop within ${timeoutMs / 1000} s of the cancel`));
-      }, timeoutMs);
-      const sub = service.onDidChangeState(() => {
-        if (this.busy) return;
-        clearTimeout(timer);
-        sub.dispose();
-        resolve();
-      });
-      service.cancel();
-    });
+    if (this.service) await cancelAndWait(this.service, () => this.busy, timeoutMs);
   }
 
   private chrome() {
