@@ -197,7 +197,8 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     focus: options.focus,
   });
 
-  // The context's tokens after each rewrite (see below).
+  // The context's tokens after each rewrite: the meter's total is a sum over messages, so the counts
+  // of what a checkpoint removes and inserts give it without measuring the whole context again.
   let workTokens = before;
   if (plan.collapse.length > 0) {
     const cp = base('collapse', newId());
@@ -213,9 +214,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   }
 
   // The plan's summary sizes are estimates: once the real summaries reach the target, later spans
-  // (newer history) stay as they are, which saves summarizer calls and keeps more detail. The
-  // context's tokens after each rewrite: the meter's total is a sum over messages, so the counts
-  // of what a checkpoint removes and inserts give it without reading the whole context again.
+  // (newer history) stay as they are, which saves summarizer calls and keeps more detail.
   // Tokens the summaries may share: the target minus what the plan leaves in place.
   const spanTotal = Math.max(1, plan.spans.reduce((sum, sp) => sum + sp.tokens, 0));
   const leftInPlace = lowerBound;
