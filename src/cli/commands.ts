@@ -183,6 +183,8 @@ function contextDocument(s: LoadedSession, window: number, tokensBefore: number,
     tokensBefore,
     tokensAfter,
     messages: toMessages(items),
+    // The tool schemas go with the messages: they are sent with every request and counted in `tokensAfter`.
+    ...(s.transcript.tools.length > 0 ? { tools: s.transcript.tools } : {}),
     checkpoints: checkpoints.map(checkpointJson),
     rawCount: s.entries.length,
   };

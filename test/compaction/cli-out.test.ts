@@ -38,3 +38,21 @@ test('--user-budget and --summary-budget take fractions and change what is kept'
   const size = (r: { checkpoints: Array<{ summary: string; strategy: string }> }) => r.checkpoints.filter((c) => c.strategy !== 'collapse').reduce((n, c) => n + c.summary.length, 0);
   assert.ok(size(large) >= size(small), `${size(large)} >= ${size(small)}`);
 });
+
+test('compact --out keeps the recording\'s tool schemas: meter on the output counts what compact reported', { skip }, async (t) => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ck-out-tools-'));
+  t.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  const recorded = JSON.parse(fs.readFileSync(sample, 'utf8')) as { messages: unknown[] };
+  const tools = ['read_file', 'run_command', 'edit_file'].map((name) => ({
+    type: 'function',
+    function: { name, description: `The ${name.replace('_', ' ')} tool of the agent, with a long description so its schema holds tokens.`, parameters: { type: 'object', properties: { path: { type: 'string', description: 'A path relative to the workspace root.' } }, required: ['path'] } },
+  }));
+  const input = path.join(tmp, 'with-tools.json');
+  fs.writeFileSync(input, JSON.stringify({ model: 'gpt-4o', tools, messages: recorded.messages }));
+  const out = path.join(tmp, 'out.json');
+  const report = JSON.parse((await exec(process.execPath, [cli, 'compact', input, '--window', '16000', '--json', '--out', out])).stdout);
+  const doc = JSON.parse(fs.readFileSync(out, 'utf8'));
+  assert.deepEqual(doc.tools, tools);
+  const metered = JSON.parse((await exec(process.execPath, [cli, 'meter', out, '--json'])).stdout);
+  assert.equal(metered.tokens, report.tokensAfter);
+});
