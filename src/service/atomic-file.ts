@@ -28,7 +28,7 @@ function tempNameFor(file: string): string {
 const TEMP_NAME = /^(.+)\.(\d+)\.(\d+)\.(\d+)\.tmp$/;
 
 /** True when process `pid` runs on this machine (a process we may not signal runs too). */
-function processAlive(pid: number): boolean {
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

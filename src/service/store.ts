@@ -31,7 +31,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Entry } from '../compaction/types';
 import { parseTranscript, resolveState, toStored, type SessionState, type StoredState } from './storeFormat';
-import { removeStaleTempFiles, writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
+import { processAlive, removeStaleTempFiles, writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
 import { insertRepairs, repairInterruptedCalls } from './storeRepair';
 
 export type { StoredItem, StoredCheckpoint, StoredState, SessionState } from './storeFormat';
@@ -329,15 +329,6 @@ export class SessionStore {
     this.transcriptFd = undefined;
     if (this.ownsLock) fs.rmSync(path.join(this.folder, LOCK), { force: true });
     this.ownsLock = false;
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
