@@ -76,7 +76,11 @@ test('node dist/cli.js compact --window 32000 --out writes the documented docume
       const out = path.join(tmp, `${path.basename(file)}.json`);
       await exec(process.execPath, [cli, 'compact', file, '--window', '32000', '--out', out], { maxBuffer: 16 << 20 });
       const doc = JSON.parse(fs.readFileSync(out, 'utf8'));
-      assert.deepEqual(Object.keys(doc), ['format', 'model', 'window', 'tokensBefore', 'tokensAfter', 'messages', 'checkpoints', 'rawCount']);
+      // `tools` is there exactly when the recording has tool schemas (they are sent with every request).
+      const { transcript } = await loadSession(file);
+      const withTools = transcript.tools.length > 0;
+      assert.deepEqual(Object.keys(doc), ['format', 'model', 'window', 'tokensBefore', 'tokensAfter', 'messages', ...(withTools ? ['tools'] : []), 'checkpoints', 'rawCount']);
+      if (withTools) assert.deepEqual(doc.tools, JSON.parse(JSON.stringify(transcript.tools)));
       assert.equal(doc.window, 32000);
       assert.deepEqual(checkToolPairing(doc.messages, true), []);
       for (const c of doc.checkpoints) {
