@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every benchmark of ContextKeeper in one run. Prints a table and writes
  * bench/results.json. Options: `--only=tokenizers,firstcount,meter,service,compact,worker,planner,economics,replay,sidebar,extension,watch,quality` runs a subset;
- * `--quick` uses fewer repetitions (a smoke run; figures are noisier).
+ * `--quick` uses fewer repetitions (a smoke run; figures are noisier). A subset or a quick run writes
+ * bench/results.partial.json instead, so the complete run's figures, measured side by side, stay whole.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -102,7 +103,7 @@ async function main(): Promise<void> {
     log('quality done');
   }
   results.seconds = Math.round((Date.now() - started) / 1000);
-  const out = path.join(root, 'bench/results.json');
+  const out = path.join(root, only || quick ? 'bench/results.partial.json' : 'bench/results.json');
   const ts = targets(results);
   results.targets = ts;
   fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);

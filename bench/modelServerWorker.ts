@@ -5,7 +5,8 @@
  * (`src/modelserver/wire.ts`), on its own heap.
  *
  * Script (`workerData`, a {@link ToolStepsScript}): one tool call per step until `steps` tool results
- * follow the latest user message (the task's request), then the final answer. Posts `{ url }` once
+ * follow the latest user message (the task's request), then the final answer, each reply starting
+ * `delayMs` after its request. Posts `{ url }` once
  * listening; on the message `'close'` it stops the server and posts `'closed'`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
@@ -18,6 +19,8 @@ export interface ToolStepsScript {
   name: string;
   arguments: string;
   final: string;
+  /** Time before each reply starts, in milliseconds (a model's time to first token). Default 0. */
+  delayMs?: number;
 }
 
 async function main(): Promise<void> {
@@ -32,7 +35,8 @@ async function main(): Promise<void> {
       server.log.length = 0;
       let results = 0;
       for (let i = messages.length - 1; i >= 0 && messages[i].role !== 'user'; i--) if (messages[i].role === 'tool') results++;
-      return results < script.steps ? toolCalls([{ id: `call_b${call++}`, name: script.name, arguments: script.arguments }]) : text(script.final);
+      const reply = results < script.steps ? toolCalls([{ id: `call_b${call++}`, name: script.name, arguments: script.arguments }]) : text(script.final);
+      return { ...reply, delayMs: script.delayMs ?? 0 };
     },
   });
   parentPort!.on('message', (message) => {

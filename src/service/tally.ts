@@ -77,6 +77,10 @@ export class ContextTally {
   private calibratedPrefix: number | undefined;
   private sent: { items: readonly ContextItem[]; length: number; messages: number; tools: number; entries: number } | undefined;
 
+  /** Bumped by every change of what {@link snapshot} reads from the sums or the calibration. */
+  private version = 0;
+  private lastSnapshot: { key: readonly unknown[]; snapshot: BudgetSnapshot } | undefined;
+
   /** False while a sum holds an estimate (counted before the tokenizer's table was loaded), until a full recount. */
   private sumsExact: boolean;
 
@@ -122,6 +126,7 @@ export class ContextTally {
    */
   rewrite(items: readonly ContextItem[], change?: { removed: readonly ContextItem[]; added: readonly ContextItem[] }): void {
     for (; this.counted < this.items.length; this.counted++) this.add(this.counted);
+    this.version++;
     if (!change) {
       this.items = items;
       this.counted = 0;
@@ -160,6 +165,7 @@ export class ContextTally {
    */
   calibrate(promptTokens: number, cachedTokens = 0): CalibrationOutcome {
     const s = this.sent;
+    this.version++;
     if (!(promptTokens > 0)) return { accepted: false, reason: 'no prompt tokens reported' };
     const estimate = s ? s.messages + s.tools + REPLY_PRIMING_TOKENS : REPLY_PRIMING_TOKENS;
     const judged = judgeReported(promptTokens, estimate, cachedTokens);
@@ -191,6 +197,7 @@ export class ContextTally {
 
   /** Takes over a saved calibration (a reopened session); it applies while its items are the context's prefix. */
   restoreCalibration(saved: SavedCalibration): void {
+    this.version++;
     this.calibration = { exact: saved.tokens, ids: saved.ids, length: saved.ids.length };
     this.cachedAdded = saved.cachedAdded;
     this.rejected = undefined;
@@ -217,8 +224,23 @@ export class ContextTally {
     return { total: estimate, exact: false, estimate, source: this.rejected ?? 'counted locally; exact after the next model reply', cachedAdded: 0 };
   }
 
-  /** The gauge's snapshot: as {@link budgetSnapshot} computes it, from the sums. */
+  /**
+   * The gauge's snapshot: as {@link budgetSnapshot} computes it, from the sums. The same object is
+   * returned until the sums, the calibration or an argument change (an append and the sidebar's read
+   * of the budget it announces cost one snapshot); callers must not change it.
+   */
   snapshot(tools: readonly ToolSchema[], budget: BudgetConfig, model: string, extraWarnings: readonly string[] = []): BudgetSnapshot {
+    const key = [this.version, this.meter.exact, tools, budget, model, ...extraWarnings];
+    const last = this.lastSnapshot;
+    if (last && last.key.length === key.length && last.key.every((k, i) => k === key[i])) return last.snapshot;
+    const snapshot = this.computeSnapshot(tools, budget, model, extraWarnings);
+    // Shared by every reader until the next change: frozen, so a reader that changed it would throw.
+    for (const part of [snapshot.breakdown, snapshot.warnings, snapshot.compactAt, snapshot.compactTo, snapshot]) Object.freeze(part);
+    this.lastSnapshot = { key, snapshot };
+    return snapshot;
+  }
+
+  private computeSnapshot(tools: readonly ToolSchema[], budget: BudgetConfig, model: string, extraWarnings: readonly string[]): BudgetSnapshot {
     const reading = this.read(tools);
     const summaries = this.summariesAll - this.leadSummaries;
     const history = this.messages - this.lead - summaries - this.current;
@@ -229,6 +251,7 @@ export class ContextTally {
 
   /** Adds item `i` (the next one after the counted ones) to the sums. */
   private add(i: number): void {
+    this.version++;
     const item = this.items[i];
     const n = this.meter.countMessage(item.message);
     if (!this.meter.exact) this.sumsExact = false;

@@ -90,3 +90,37 @@ test('the running tally equals a full recount after random appends, usage report
     assert.ok(ops.includes('compact') && ops.includes('append'), `seed ${seed} ran ${[...new Set(ops.map((o) => o.split(' ')[0]))].join(', ')}`);
   }
 });
+
+test('the gauge snapshot is computed once per change: the same frozen object until an append, a usage report or a rewrite', () => {
+  const source = workSession(3, 20);
+  const meter = new TokenMeter({ model: 'gpt-4o' });
+  const session = new SessionState();
+  const tally = new ContextTally(meter);
+  for (const entry of source.slice(0, 8)) session.append(entry);
+  tally.sync(session.items);
+  const first = tally.snapshot(tools, budget, 'gpt-4o');
+  assert.equal(tally.snapshot(tools, budget, 'gpt-4o'), first, 'nothing changed: the same snapshot');
+  assert.ok(Object.isFrozen(first) && Object.isFrozen(first.breakdown) && Object.isFrozen(first.warnings), 'shared snapshots are frozen');
+  assert.throws(() => {
+    (first.breakdown as { history: number }).history = 0;
+  }, TypeError);
+
+  assert.notEqual(tally.snapshot(tools, budget, 'gpt-4o', ['a note']), first, 'another warning: another snapshot');
+  assert.notEqual(tally.snapshot([], budget, 'gpt-4o'), first, 'other tools: another snapshot');
+
+  session.append(source[8]);
+  tally.sync(session.items);
+  const appended = tally.snapshot(tools, budget, 'gpt-4o');
+  assert.notEqual(appended, first);
+  assert.ok(appended.used > first.used, 'the append is in the new snapshot');
+
+  tally.markSent(tools);
+  tally.calibrate(appended.used + 50);
+  const calibrated = tally.snapshot(tools, budget, 'gpt-4o');
+  assert.notEqual(calibrated, appended);
+  assert.equal(calibrated.used, appended.used + 50, 'the usage report is in the new snapshot');
+
+  session.apply(session.planPin(session.items[1].id, true));
+  tally.rewrite(session.items, { removed: [], added: [] });
+  assert.notEqual(tally.snapshot(tools, budget, 'gpt-4o'), calibrated, 'a rewrite: another snapshot');
+});
