@@ -63,7 +63,7 @@ function sessionEncodingWarning(s: LoadedSession, flagModel: string | undefined)
   return encodingWarning(s.model, s.meter.encoding, flagModel !== undefined ? 'flag' : 'recording');
 }
 
-/** `meter FILE`: format, messages, tool calls and tokens by category. `note` gets the encoding warning (standard error). */
+/** `meter FILE`: format, messages, tool calls and tokens by category. `note` gets the encoding warning and what import repaired (standard error), as `compact` and `replay` do. */
 export async function meterCommand(file: string, o: { model?: string; json?: boolean }, out: Out, note: Out = toStderr): Promise<void> {
   const s = await loadSession(file, o.model);
   const encodingNote = sessionEncodingWarning(s, o.model);
@@ -90,8 +90,11 @@ export async function meterCommand(file: string, o: { model?: string; json?: boo
     skipped: s.transcript.skipped,
     warnings: s.warnings,
   };
-  if (encodingNote) note(`warning: ${encodingNote}`);
-  if (o.json) return out(JSON.stringify(report, null, 2));
+  if (o.json) {
+    if (encodingNote) note(`warning: ${encodingNote}`);
+    return out(JSON.stringify(report, null, 2));
+  }
+  printWarnings(s, encodingNote, note);
   out(`${path.basename(file)}: ${report.format}, ${s.transcript.model || o.model ? `model ${report.model}` : `model not recorded (counting as ${report.model})`}, encoding ${report.encoding}`);
   out(`messages ${report.messages} (${report.activeMessages} in the active context), tool calls ${report.toolCalls}, tool results ${report.toolResults}, images ${report.images}`);
   out(`prompt tokens ${m.total}${s.importCheckpoints.length ? ` after the recording's ${s.importCheckpoints.length} own compaction(s); ${rawTotal} with every message` : ''}`);
@@ -100,8 +103,6 @@ export async function meterCommand(file: string, o: { model?: string; json?: boo
   out(`  ${'reply start'.padEnd(12)} ${String(m.total - (Object.values(m.breakdown) as number[]).reduce((a, b) => a + b, 0)).padStart(9)}  (tokens that prime the reply, once per request)`);
   const skipped = Object.entries(s.transcript.skipped);
   if (skipped.length) out(`skipped records: ${skipped.map(([k, v]) => `${k} ${v}`).join(', ')}`);
-  for (const w of s.warnings.slice(0, 10)) out(`warning: ${w}`);
-  if (s.warnings.length > 10) out(`… ${s.warnings.length - 10} more warnings (--json lists all)`);
 }
 
 /**
@@ -230,6 +231,7 @@ export async function replayCommand(file: string, o: BudgetOptions & { out?: str
     fits,
     ...(report.peakHolders ? { peakHolders: report.peakHolders } : {}),
     errors: report.errors,
+    notices: report.notices,
   };
   if (report.violations.length || report.failedCompactions || !fits) process.exitCode = 1;
   const encodingNote = sessionEncodingWarning(s, o.model);
@@ -245,6 +247,7 @@ export async function replayCommand(file: string, o: BudgetOptions & { out?: str
   out(`invariant violations: ${report.violations.length}${report.violations.length ? `; first: ${report.violations[0].message}` : ''}`);
   printWarnings(s, encodingNote, note);
   for (const e of report.errors.slice(0, 5)) out(`error: ${e}`);
+  for (const n of report.notices) out(`note: ${n}`);
   if (o.out) out(`wrote ${o.out} (the context after the whole replay)`);
 }
 

@@ -40,8 +40,10 @@ export interface ReplayReport {
   violations: Violation[];
   checkpoints: Checkpoint[];
   calls: ReplayCall[];
-  /** One line per compaction failure. */
+  /** One line per compaction failure, and the pause that failures in a row cause. */
   errors: string[];
+  /** What the replay did that is not a failure: automatic compaction paused because it kept refilling. */
+  notices: string[];
   /** What held the tokens at the peak call, when the peak was over the input budget. */
   peakHolders?: TokenHolders;
 }
@@ -84,7 +86,7 @@ export async function replay(entries: readonly Entry[], meter: TokenMeter, summa
   const raw = checker.entries;
   const report: ReplayReport = {
     modelCalls: 0, compactions: 0, failedCompactions: 0, summarizerCalls: 0, peakTokens: 0, promptTokens: 0,
-    promptTokensUnmanaged: 0, finalTokens: 0, finalTokensUnmanaged: 0, finalContext: [], violations: [], checkpoints: [], calls: [], errors: [],
+    promptTokensUnmanaged: 0, finalTokens: 0, finalTokensUnmanaged: 0, finalContext: [], violations: [], checkpoints: [], calls: [], errors: [], notices: [],
   };
   const tools = options.tools;
   // The same guard as a live session: one automatic compaction per model call, back-off after
@@ -142,6 +144,7 @@ export async function replay(entries: readonly Entry[], meter: TokenMeter, summa
   report.finalTokensUnmanaged = unmanaged;
   report.finalContext = items;
   const status = guard.status();
-  if (status.paused) report.errors.push(`automatic compaction was paused (${status.pauseReason === 'failures' ? `${status.consecutiveFailures} failed compactions in a row` : `it refilled past the trigger ${status.thrashes} times`})`);
+  if (status.paused && status.pauseReason === 'failures') report.errors.push(`automatic compaction was paused (${status.consecutiveFailures} failed compactions in a row)`);
+  else if (status.paused) report.notices.push(`automatic compaction was paused (it refilled past the trigger ${status.thrashes} times)`);
   return report;
 }

@@ -5,6 +5,7 @@
 import type { ChatMessage, ToolCall } from '../compaction/types';
 import type { TranscriptError } from './errors';
 import { imageSizeFromUrl, type ImageSize } from './images';
+import { withArticle } from './article';
 
 type Rec = Record<string, unknown>;
 type Fault = (path: Array<string | number>, detail: string) => TranscriptError;
@@ -126,7 +127,7 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
     if (!Object.prototype.hasOwnProperty.call(m, key) || allowed.has(key)) continue;
     changed = true;
     const value = m[key];
-    if (value !== undefined && value !== null) out.cleaned.push(`field "${key}" is not part of a ${m.role} message; dropped`);
+    if (value !== undefined && value !== null) out.cleaned.push(`field "${key}" is not part of ${withArticle(m.role)} message; dropped`);
   }
   const content = m.content;
   if (Array.isArray(content)) {
@@ -143,7 +144,7 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
       }
       if (parts.has(p.type)) return part;
       replaced = true;
-      out.cleaned.push(`content part ${k} of type "${p.type}" cannot be sent in a ${role} message; replaced by a note`);
+      out.cleaned.push(`content part ${k} of type "${p.type}" cannot be sent in ${withArticle(role)} message; replaced by a note`);
       return { type: 'text', text: `[${p.type} content left out]` };
     });
     if (replaced) {

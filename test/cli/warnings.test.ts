@@ -2,8 +2,8 @@
  * What the command-line tool says beside its result: a model whose tokenizer encoding is not known
  * is named with the encoding that counts instead (a warning on standard error and `encodingWarning`
  * in `--json`, for every command that takes `--model`), and the repairs import made (tool pairing,
- * reused ids, interrupted calls) are in the `--json` report of `compact` and `replay` as `meter`
- * has them. `models --json` writes its notes to standard error, its output staying the array.
+ * reused ids, interrupted calls) are `repaired:` lines on standard error in the text output of
+ * `meter`, `compact` and `replay`, and listed in full in their `--json` reports. `models --json` writes its notes to standard error, its output staying the array.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -92,10 +92,11 @@ test('a recorded model with no known encoding is named too, as the recording\'s'
   assert.match((JSON.parse(r.out) as { encodingWarning: string }).encodingWarning, /recorded model "claude-opus-4-7"/);
 });
 
-for (const name of ['compact', 'replay'] as const) {
+for (const name of ['meter', 'compact', 'replay'] as const) {
   test(`${name} --json lists every repair the text output prints as "repaired:" lines`, async () => {
     const text = await commands[name](undefined, false);
     const printed = text.notes.filter((l) => l.startsWith('repaired: ')).map((l) => l.slice('repaired: '.length));
+    assert.doesNotMatch(text.out, /repaired:|warning:/, 'repairs are notes on standard error, never among the result lines');
     for (const re of REPAIRS) assert.ok(printed.some((w) => re.test(w)), `${re} printed:\n${text.notes.join('\n')}`);
     const json = await commands[name](undefined, true);
     const report = JSON.parse(json.out) as { warnings: string[] };

@@ -33,7 +33,7 @@ test('a clean message is kept as the parsed object; one that needs cleaning is a
     ],
   });
   assert.equal(checked.repairedArguments, 1);
-  assert.deepEqual(checked.cleaned, ['field "extra" is not part of a assistant message; dropped']);
+  assert.deepEqual(checked.cleaned, ['field "extra" is not part of an assistant message; dropped']);
 });
 
 test('cleaning keeps field order and fills what the API needs', () => {

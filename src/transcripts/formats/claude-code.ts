@@ -27,6 +27,7 @@ import type { TranscriptBuilder } from '../builder';
 import { userContent } from '../drafts';
 import { TranscriptError, fieldPath } from '../errors';
 import { parseJsonLines, type JsonLine } from '../json';
+import { withArticle } from '../article';
 
 type Rec = Record<string, unknown>;
 
@@ -61,7 +62,7 @@ export function readClaudeCode(text: string, builder: TranscriptBuilder): void {
     const message = rec.message as Rec | undefined;
     if (!message || typeof message !== 'object') throw ctx.fault(['message'], 'record has no message object');
     if (message.role !== type) {
-      throw ctx.fault(['message', 'role'], `unknown role ${JSON.stringify(message.role)} in a ${type} record`);
+      throw ctx.fault(['message', 'role'], `unknown role ${JSON.stringify(message.role)} in ${withArticle(type)} record`);
     }
     const id = typeof rec.uuid === 'string' && rec.uuid ? rec.uuid : `L${line}`;
     const meta: EntryMeta = { source: builder.source(line, id) };
