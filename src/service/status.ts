@@ -36,10 +36,14 @@ export class ServiceStatus {
     this.update(detail);
   }
 
-  /** A task started (true) or settled (false). */
+  /** A task started (true) or settled (false); a problem held back while it ran is shown now. */
   task(running: boolean): void {
     this.taskRunning = running;
     this.update();
+    const held = this.heldProblem;
+    if (running || !held) return;
+    this.heldProblem = undefined;
+    this.problem(held.reason, held.failure);
   }
 
   /** A compaction started (`detail`) or ended (undefined). */
@@ -48,11 +52,25 @@ export class ServiceStatus {
     this.update(detail);
   }
 
-  /** Shows a problem as the `error` state; the next state change clears it. */
+  /**
+   * Shows a problem as the `error` state; the next state change clears it. While a task runs (a
+   * failed save does not stop it) the state stays the task's, with the problem as its detail, and the
+   * problem is shown as `error` once the task settles, so the views never show a running task as
+   * failed nor lose the message.
+   */
   problem(reason: string, failure?: ModelFailure): void {
+    if (this.taskRunning) {
+      this.heldProblem = { reason, ...(failure ? { failure } : {}) };
+      this.state = { state: this.state.state === 'error' ? 'streaming' : this.state.state, detail: reason };
+      if (this.live()) this.fire(this.state);
+      return;
+    }
     this.state = { state: 'error', detail: reason, ...(failure ? { failure } : {}) };
     if (this.live()) this.fire(this.state);
   }
+
+  /** A problem met while a task ran, shown when it settles. */
+  private heldProblem: { reason: string; failure?: ModelFailure } | undefined;
 
   private update(detail?: string): void {
     const between = !this.compactingDetail && this.agentState === 'idle' && this.taskRunning;
