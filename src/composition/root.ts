@@ -21,6 +21,7 @@ import type { ViewState } from '../views/protocol';
 import { SessionController } from '../views/session-controller';
 import { SidebarProvider } from '../views/sidebar-provider';
 import { StatusBarMeter } from '../views/status-bar';
+import { LastBudgetMemory } from '../views/last-budget';
 import { createServiceFactory, sessionsDir } from './service-factory';
 import { checkpointLookup } from '../views/checkpoint-lookup';
 
@@ -52,6 +53,7 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
   const settings = store.add(new Settings());
   const controller = store.add(new SessionController(createServiceFactory(context, log), settings, keys, context.workspaceState, log));
   const statusBar = store.add(new StatusBarMeter());
+  const lastBudget = new LastBudgetMemory(context.workspaceState);
   const documents = store.add(new CheckpointDocumentProvider(checkpointLookup(controller, sessionsDir(context)), () => controller.current?.sessionId));
   // Set when opening the stored session failed: the status bar stops saying it is loading.
   let openFailed = false;
@@ -70,8 +72,11 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
   const render = store.add(
     coalesce(() => {
       const state = controller.state();
-      statusBar.update(controller.budgetView(), state, !controller.current && controller.hasStoredSession && !openFailed);
+      const budget = controller.budgetView();
       const service = controller.current;
+      const loading = !service && controller.storedSessionId !== undefined && !openFailed;
+      if (service?.sessionId) lastBudget.remember(service.sessionId, budget);
+      statusBar.update(budget, state, loading, loading ? lastBudget.get(controller.storedSessionId) : undefined);
       contextKeys.update({
         state,
         needsSetup: !keys.hasKey && settings.value.baseUrl === '',
@@ -91,7 +96,7 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
   void keys.whenLoaded.then(() => render.schedule());
   // A session open before the reload: show its real level in the status bar soon after startup.
   const startup = setTimeout(() => {
-    if (controller.hasStoredSession) openSession();
+    if (controller.storedSessionId !== undefined) openSession();
   }, 1_500);
 
   store.addAll(

@@ -122,9 +122,9 @@ export class SessionController implements vscode.Disposable {
     return this.sessions.get(this.service?.sessionId ?? this.sessions.currentId)?.kind === 'imported';
   }
 
-  /** True when a session was open in this workspace before (the status bar should show it at startup). */
-  get hasStoredSession(): boolean {
-    return this.sessions.currentId !== undefined;
+  /** The session open in this workspace before, if any (the status bar shows it at startup). */
+  get storedSessionId(): string | undefined {
+    return this.sessions.currentId;
   }
 
   /** The service, opened on first use. */

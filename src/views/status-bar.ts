@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { BudgetView, SessionState } from './protocol';
 import { Commands } from './command-ids';
 import { recordedK, recordedReason } from '../transcripts/reported';
+import type { LastBudget } from './last-budget';
 
 /** Compact token count: 950, 12.3k, 1.05M. */
 export function formatTokens(tokens: number): string {
@@ -36,14 +37,23 @@ export class StatusBarMeter implements vscode.Disposable {
   /**
    * Redraws the item for a budget and state. `loading` is true while the session saved in the
    * workspace is still being opened (some seconds after a window reload): the item then says so
-   * instead of the empty conversation's "0%", which would be a false figure.
+   * instead of the empty conversation's "0%", which would be a false figure, and shows `last`, the
+   * figure last shown for that session (remembered in workspace state), labelled as such.
    */
-  update(budget: BudgetView, state: SessionState, loading = false): void {
+  update(budget: BudgetView, state: SessionState, loading = false, last?: LastBudget): void {
     if (loading) {
-      this.item.text = '$(sync~spin) ContextKeeper';
-      this.item.tooltip = 'ContextKeeper: loading the session saved in this workspace; its token count follows.';
-      this.item.accessibilityInformation = { label: 'ContextKeeper: loading the session, token count not known yet', role: 'button' };
       this.item.backgroundColor = undefined;
+      if (!last) {
+        this.item.text = '$(sync~spin) ContextKeeper';
+        this.item.tooltip = 'ContextKeeper: loading the session saved in this workspace; its token count follows.';
+        this.item.accessibilityInformation = { label: 'ContextKeeper: loading the session, token count not known yet', role: 'button' };
+        return;
+      }
+      const percent = last.inputBudget > 0 ? Math.round((last.used / last.inputBudget) * 100) : 0;
+      const when = new Date(last.time).toLocaleString('en-US');
+      this.item.text = `$(sync~spin) ${percent}% · ~${formatTokens(last.used)}/${formatTokens(last.inputBudget)} (last known)`;
+      this.item.tooltip = `ContextKeeper: loading the session saved in this workspace. Last known: ${last.used.toLocaleString('en-US')} of ${last.inputBudget.toLocaleString('en-US')} prompt tokens (${percent}%), shown ${when}; the current count follows.`;
+      this.item.accessibilityInformation = { label: `ContextKeeper: loading the session; last known ${percent} percent of the context budget, ${last.used} of ${last.inputBudget} tokens`, role: 'button' };
       return;
     }
     const percent = budget.inputBudget > 0 ? Math.round((budget.used / budget.inputBudget) * 100) : 0;

@@ -81,7 +81,7 @@ test('deactivation releases every command, provider, view, status bar item, chan
   assert.deepEqual(host.executed.at(-1), { id: 'contextKeeper.setApiKey', args: [] });
 });
 
-test('a session open before a reload shows its level in the status bar shortly after start', async () => {
+test('a session open before a reload shows its last known level while it loads, then its level', async () => {
   host.setSetting('contextKeeper.contextWindow', 100_000);
   const workspaceState = new FakeMemento();
   const first = fakeExtensionContext(storage, workspaceState);
@@ -97,7 +97,9 @@ test('a session open before a reload shows its level in the status bar shortly a
   const api = activate(second);
   try {
     await until(() => statusItem().text !== '', 'the first redraw');
-    assert.equal(statusItem().text, '$(sync~spin) ContextKeeper', 'a loading state, not a false 0%, until the stored session is read');
+    // Until the stored session is read: a loading state with the figure last shown, labelled as such.
+    const [, percent, tokens] = /(\d+%) · ~?(\S+)$/.exec(shown) ?? [];
+    assert.equal(statusItem().text, `$(sync~spin) ${percent} · ~${tokens} (last known)`);
     await until(() => statusItem().text === shown, `the status bar to show "${shown}" again`, 30_000);
     const budget = api.getViewState().budget;
     assert.equal(budget.used > 0, true);

@@ -91,3 +91,15 @@ test('while the saved session loads it shows a loading state, never a false 0%; 
   assert.equal(item()?.text, '$(dashboard) 43% · 12k/29k');
   meter.dispose();
 });
+
+test('while the saved session loads, the figure last shown for it is on the item, labelled as last known', () => {
+  const meter = new StatusBarMeter();
+  meter.update(budget(0), 'idle', true, { sessionId: 's1', used: 22_000, inputBudget: 28_672, exact: true, time: '2026-11-30T09:15:00.000Z' });
+  assert.equal(item()?.text, '$(sync~spin) 77% · ~22k/29k (last known)');
+  assert.match(String(item()?.tooltip), /loading the session .*Last known: 22,000 of 28,672 prompt tokens \(77%\)/);
+  assert.match(item()?.accessibilityInformation?.label ?? '', /loading the session; last known 77 percent/);
+  assert.equal(item()?.backgroundColor, undefined, 'no warning colour for a figure that is not current');
+  meter.update(budget(12_345), 'idle');
+  assert.equal(item()?.text, '$(dashboard) 43% · 12k/29k', 'the current figure replaces it');
+  meter.dispose();
+});
