@@ -63,6 +63,8 @@ async function main(): Promise<void> {
   }
   if (want('service')) {
     results.serviceCall = await benchServiceCall([10_000, 1_000_000], quick ? 10 : 25);
+    // Beside it, for comparison: the same with the model replying at once (see bench/serviceCall.ts).
+    results.serviceCallInstant = await benchServiceCall([10_000, 1_000_000], quick ? 10 : 25, 3, 0);
     log('service bookkeeping done');
   }
   if (want('compact')) {

@@ -30,6 +30,8 @@ export interface Collected {
   firstCount?: FirstCountResult;
   meter?: MeterResult;
   serviceCall?: ServiceCallResult;
+  /** The same with the model replying at once (information: sending a 1M request's body slows what runs right after it). */
+  serviceCallInstant?: ServiceCallResult;
   compact?: CompactBench;
   cliMemory?: CliMemory;
   worker?: WorkerBench;
@@ -93,7 +95,11 @@ export function targets(c: Collected): Target[] {
     const rows = c.serviceCall.rows;
     const big = rows[rows.length - 1];
     out.push({ name: `the service's own bookkeeping per model call at ${k(big.targetTokens)} tokens ≤ 1 ms (appends, budget reads, compaction check, usage report, sidebar update)`, met: big.bookkeepingMs <= 1, value: `${big.bookkeepingMs} ms (appends ${big.appendMs}, check ${big.checkMs}, usage ${big.usageMs}; durable writes apart: ${big.writeMs} ms)` });
-    out.push({ name: 'service bookkeeping per model call flat: 1M / 10k ≤ 2', met: c.serviceCall.growth <= 2, value: `${x(c.serviceCall.growth)} (${rows.map((r) => `${k(r.targetTokens)}: ${r.bookkeepingMs} ms`).join(', ')})` });
+    out.push({ name: `service bookkeeping per model call flat: 1M / 10k ≤ 2 (the model waits ${c.serviceCall.timeToFirstTokenMs} ms before each reply)`, met: c.serviceCall.growth <= 2, value: `${x(c.serviceCall.growth)} (${rows.map((r) => `${k(r.targetTokens)}: ${r.bookkeepingMs} ms`).join(', ')})` });
+  }
+  if (c.serviceCallInstant) {
+    const rows = c.serviceCallInstant.rows;
+    out.push({ name: '(info) the same with the model replying at once: 1M / 10k ≤ 2 (the 1M appends then follow right after the 4 MB request is sent)', met: c.serviceCallInstant.growth <= 2, value: `${x(c.serviceCallInstant.growth)} (${rows.map((r) => `${k(r.targetTokens)}: ${r.bookkeepingMs} ms`).join(', ')})` });
   }
   if (c.compact) {
     const big = c.compact.rows[c.compact.rows.length - 1];

@@ -47,6 +47,8 @@ export interface ServiceCallRow {
 }
 
 export interface ServiceCallResult {
+  /** The model's wait before each reply, in milliseconds. */
+  timeToFirstTokenMs: number;
   rows: ServiceCallRow[];
   /** bookkeepingMs at the largest size / at the smallest (1 is flat). */
   growth: number;
@@ -71,12 +73,12 @@ interface TaskSamples {
   write: number[];
 }
 
-async function measure(targetTokens: number, steps: number): Promise<TaskSamples> {
+async function measure(targetTokens: number, steps: number, timeToFirstTokenMs: number): Promise<TaskSamples> {
   // The model runs in a worker thread: as with a remote model, parsing each request (4 MB at 1M
   // tokens) is not work of this heap. One tool call per step until `steps` results of this task are
   // in, then the final answer.
   const { service, close } = await openBenchService(
-    { worker: { steps, name: 'read_file', arguments: JSON.stringify({ path: 'notes.txt' }), final: 'Done: the notes are read.', delayMs: TIME_TO_FIRST_TOKEN_MS } },
+    { worker: { steps, name: 'read_file', arguments: JSON.stringify({ path: 'notes.txt' }), final: 'Done: the notes are read.', delayMs: timeToFirstTokenMs } },
     40_000_000,
     { 'notes.txt': 'The parser reads each token; the meter counts what the next request carries.\n' },
   );
@@ -146,19 +148,19 @@ async function measure(targetTokens: number, steps: number): Promise<TaskSamples
 const round = (ms: number) => Number(ms.toFixed(4));
 
 /**
- * Runs the benchmark at each size (tokens), `steps` tool-call steps per task, `rounds` tasks per size
- * interleaved (the order alternates each round) so load from other processes falls on every size
+ * Runs the benchmark at each size (tokens), `steps` tool-call steps per task, `rounds` tasks per size,
+ * the model waiting `timeToFirstTokenMs` before each reply (0: at once), interleaved (the order alternates each round) so load from other processes falls on every size
  * alike. Each part is the median over the model calls of every round: per call, its appends (the
  * assistant message and its tool results, with the budget reads and sidebar updates they trigger;
  * the task's request goes to the first call), the compaction check before it, and its usage report.
  */
-export async function benchServiceCall(sizes: readonly number[], steps: number, rounds = 3): Promise<ServiceCallResult> {
-  await measure(sizes[0], 5);
+export async function benchServiceCall(sizes: readonly number[], steps: number, rounds = 3, timeToFirstTokenMs = TIME_TO_FIRST_TOKEN_MS): Promise<ServiceCallResult> {
+  await measure(sizes[0], 5, timeToFirstTokenMs);
   const samples = sizes.map(() => [] as TaskSamples[]);
   for (let r = 0; r < rounds; r++) {
     const order = sizes.map((_, i) => i);
     if (r % 2 === 1) order.reverse();
-    for (const i of order) samples[i].push(await measure(sizes[i], steps));
+    for (const i of order) samples[i].push(await measure(sizes[i], steps, timeToFirstTokenMs));
   }
   const rows = sizes.map((targetTokens, i): ServiceCallRow => {
     const all = (key: 'append' | 'check' | 'usage' | 'write') => samples[i].flatMap((t) => t[key]);
@@ -176,5 +178,5 @@ export async function benchServiceCall(sizes: readonly number[], steps: number, 
       writeMs: round(median(all('write'))),
     };
   });
-  return { rows, growth: Number((rows[rows.length - 1].bookkeepingMs / rows[0].bookkeepingMs).toFixed(2)) };
+  return { timeToFirstTokenMs, rows, growth: Number((rows[rows.length - 1].bookkeepingMs / rows[0].bookkeepingMs).toFixed(2)) };
 }
