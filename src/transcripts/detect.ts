@@ -3,6 +3,7 @@
  * formats (an empty array, say), never a reason to read a file as a format its content contradicts.
  */
 import type { TranscriptFormat } from './types';
+import { EXPORT_FORMAT } from './formats/context-keeper';
 
 const CLAUDE_TYPES = new Set([
   'user', 'assistant', 'system', 'attachment', 'queue-operation', 'last-prompt', 'ai-title',
@@ -66,6 +67,8 @@ function detectText(text: string, fileName: string, keep: (doc: unknown) => void
   if (doc && typeof doc === 'object') {
     const obj = doc as Rec;
     if (Array.isArray(obj.history) && ('trajectory' in obj || 'info' in obj)) return 'swe-agent';
+    // ContextKeeper's Export Transcript: its `messages` are only the compacted context; `entries` hold every message.
+    if (obj.format === EXPORT_FORMAT && Array.isArray(obj.entries)) return 'context-keeper';
     if (obj.format === 'openai-chat' || Array.isArray(obj.messages)) return 'openai-chat';
     const jsonl = jsonlFormat(obj);
     if (jsonl) return jsonl;

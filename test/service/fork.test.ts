@@ -2,6 +2,7 @@
  * Forking a session (what "Continue in a new task" does): the new session starts from the source's
  * current, compacted context with its checkpoints and every raw entry, also after a reopen from disk,
  * and a checkpoint restores there. An import into a fresh service leaves no empty session folder.
+ * A session's Export Transcript document imports back with every message.
  */
 import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import * as path from 'node:path';
 import { text } from '../../src/modelserver/replies';
 import type { Entry } from '../../src/compaction/types';
 import { filler, serviceFixture, type ServiceFixture } from './fixtures';
+import { importTranscriptText } from '../../src/transcripts';
 
 let fx: ServiceFixture | undefined;
 afterEach(async () => {
@@ -93,4 +95,27 @@ test('a fork of a context without a system message starts with the agent system 
   await led.importTranscript({ source: 'plain', entries });
   assert.equal(led.getMessages()[0].role, 'user', 'a plain import of a recording is shown as recorded');
   led.dispose();
+});
+
+test('Export Transcript of a compacted session imports back with every message, ids kept, and says its checkpoints are not taken over', async () => {
+  fx = await serviceFixture(() => text('ok'), { window: 200_000 });
+  await fx.service.importTranscript({ source: 'test: recording', entries: conversation(60) });
+  assert.equal((await fx.service.compactNow()).applied, true);
+  const exported = fx.service.exportTranscript();
+  assert.ok(exported.messages.length < exported.entries.length, 'the exported context is compacted');
+
+  const read = await importTranscriptText(JSON.stringify(exported, null, 2), 'session.export.json');
+  assert.equal(read.format, 'context-keeper');
+  assert.equal(read.model, exported.model);
+  assert.deepEqual(read.entries.map((e) => e.id), exported.entries.map((e) => e.id), 'every entry, in order, with its id');
+  assert.deepEqual(read.entries.map((e) => e.message), exported.entries.map((e) => e.message));
+  assert.ok(read.warnings.some((w) => /an exported session; its \d+ checkpoint\(s\) are not taken over/.test(w)), read.warnings.join('\n'));
+
+  const again = await fx.reopen({ sessionId: undefined });
+  await again.importTranscript({ source: 'session.export.json', entries: read.entries });
+  assert.equal(again.getTranscript().entries.length, exported.entries.length, 'nothing lost');
+
+  // A malformed entry in the document is named by its field path.
+  const broken = { ...exported, entries: [...exported.entries.slice(0, 2), { id: 'x', message: { role: 'robot', content: 'hi' } }] };
+  await assert.rejects(importTranscriptText(JSON.stringify(broken), 'broken.json'), /broken\.json:1: entries\[2\]\.message\.role|broken\.json:1: entries\.2\.message\.role/);
 });
