@@ -193,11 +193,13 @@ class Page implements Ui {
           this.top,
         );
         this.showFocusOf(view.sessionId);
+        // A recording takes no task: say why Run is off, and where to go instead.
+        this.taskInput.placeholder = view.readOnly ? 'A recording is read-only: “Continue in a new task” (above) starts a working session from it.' : 'Describe a task for the agent… (Ctrl+Enter runs it)';
         render(
           html`<form class="task-form" @submit=${(e: Event) => { e.preventDefault(); this.submit(); }}>
             ${this.taskInput}
             <div class="actions">
-              <button type="submit" data-test="run-task" ?disabled=${busy || view.readOnly}><span class="codicon codicon-play" aria-hidden="true"></span><span>Run</span></button>
+              <button type="submit" data-test="run-task" title=${view.readOnly ? 'A recording is read-only: use “Continue in a new task” to run a task from it' : 'Run the task (Ctrl+Enter)'} ?disabled=${busy || view.readOnly}><span class="codicon codicon-play" aria-hidden="true"></span><span>Run</span></button>
               <button type="button" class="secondary" data-test="cancel" ?disabled=${!busy} @click=${() => this.cancel()}><span class="codicon codicon-debug-stop" aria-hidden="true"></span><span>Cancel</span></button>
             </div>
           </form>`,

@@ -215,7 +215,9 @@ class CommandHandlers {
           if (choice === 'Show Log') this.deps.log.show();
         });
     }
-    if (outcome.status === 'cancelled') void notify('info', 'ContextKeeper: task cancelled. What the agent did so far is kept; a reply cut short is marked “interrupted”.');
+    // A task cancelled to delete its session: the delete command says what happened.
+    const deleted = !this.deps.controller.sessions.get(service.sessionId);
+    if (outcome.status === 'cancelled' && !deleted) void notify('info', 'ContextKeeper: task cancelled. What the agent did so far is kept; a reply cut short is marked “interrupted”.');
     if (outcome.status === 'step-limit') void vscode.window.showWarningMessage('ContextKeeper: the agent reached its step limit.');
   }
 

@@ -59,6 +59,7 @@ export function sessionCommands(controller: SessionController, log: vscode.LogOu
         if (action !== 'Cancel Task and Delete') return;
         await controller.cancelTask();
         await controller.deleteSession(session.id);
+        void vscode.window.showInformationMessage(`ContextKeeper: the task was cancelled and the session “${session.label}” deleted.`);
         return;
       }
       const answer = await vscode.window.showWarningMessage(

@@ -182,10 +182,11 @@ test('deleting the shown session while a task runs asks first (modal), and Cance
     assert.notEqual(busy.state(), 'idle');
 
     // Answered: the task is cancelled, then the session goes, without a second question.
-    host.user.message = (shown) => (shown.items.includes('Cancel Task and Delete') ? 'Cancel Task and Delete' : assert.fail(`asked again: ${shown.message}`));
+    host.user.message = (shown) => (shown.items.includes('Cancel Task and Delete') ? 'Cancel Task and Delete' : shown.items.length ? assert.fail(`asked again: ${shown.message}`) : undefined);
     await remove(id as never);
     assert.equal((await task).status, 'cancelled');
     assert.equal(busy.sessions.get(id), undefined, 'the session is deleted');
+    assert.match(host.messages.at(-1)?.message ?? '', /^ContextKeeper: the task was cancelled and the session “.*” deleted\.$/, 'says what happened');
     assert.ok(!existsSync(folder), 'its folder is deleted');
     assert.notEqual(busy.current?.sessionId, id, 'another session is shown');
     assert.equal(busy.state(), 'idle');

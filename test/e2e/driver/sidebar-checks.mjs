@@ -186,6 +186,11 @@ export async function importChecks({ check, expect, wb, sidebar, env, page }) {
     await wb.answerFileDialog(file);
     await wb.waitToast('imported');
     await sidebar.frame.locator('[data-test="read-only"]').waitFor({ timeout: 30_000 });
+    // A recording takes no task: Run is off and says why, and so does the task box.
+    const run = sidebar.frame.locator('[data-test="run-task"]');
+    expect(await run.isDisabled(), 'Run is enabled in a recording');
+    expect(/read-only.*Continue in a new task/.test((await run.getAttribute('title')) ?? ''), `Run's title: "${await run.getAttribute('title')}"`);
+    expect(/read-only/.test((await sidebar.frame.locator('#task').getAttribute('placeholder')) ?? ''), 'the task box does not say the recording is read-only');
     const imported = await sidebar.waitBudget((b) => b.accuracy === 'estimated' && b.used > 0, 'no gauge for the import');
     const options = await sidebar.frame.locator('[data-test="session-select"] option').allInnerTexts();
     expect(options.length >= 2, `session list: ${options.join(' | ')}`);
