@@ -10,6 +10,7 @@ import type { Entry } from '../compaction/types';
 import type { CompactOutcome, ContextServiceApi } from '../service/api';
 import { describeOutcome } from '../service/outcome';
 import { abortSignalFrom } from '../lifecycle/cancellation';
+import { OneAtATime } from '../lifecycle/one-at-a-time';
 import type { CheckpointDocumentProvider } from './checkpoint-documents';
 import { Commands } from './command-ids';
 import type { KeyStore } from '../secrets/key-store';
@@ -119,7 +120,16 @@ class CommandHandlers {
     return this.deps.controller.ensure();
   }
 
+  /** One Compact Conversation at a time: a second (a double click) would ask for a second summary. */
+  private readonly compactions = new OneAtATime();
+
   async compact(arg?: { focus?: string }): Promise<CompactOutcome | undefined> {
+    const busy = (why: string) => (void notify('info', `ContextKeeper: ${why}`), undefined);
+    if (this.deps.controller.current?.getPreview()) return busy('a summary preview is waiting; apply or discard it first.');
+    return this.compactions.run(() => this.compactOnce(arg), () => busy('a compaction is already running.'));
+  }
+
+  private async compactOnce(arg?: { focus?: string }): Promise<CompactOutcome | undefined> {
     let focus = arg?.focus;
     if (arg === undefined) {
       const typed = await vscode.window.showInputBox({

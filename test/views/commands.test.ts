@@ -2,7 +2,8 @@
  * The palette commands over the running extension (typed `vscode` fake, real context service, the
  * demo recording imported): Compact Conversation asks for a focus and Escape compacts nothing; a
  * typed focus reaches the checkpoint; Restore Checkpoint asks a modal confirmation that names what
- * comes back, and only **Restore** restores; Copy Summary puts the summary on the clipboard.
+ * comes back, and only **Restore** restores; Copy Summary puts the summary on the clipboard. A
+ * second Compact while one runs or while a summary preview waits starts nothing and says why.
  */
 import { formatTokens } from '../../src/views/notices';
 import '../support/vscode-fake/register';
@@ -97,4 +98,40 @@ test('Copy Summary puts the chosen checkpoint summary on the clipboard', async (
   await commands.executeCommand('contextKeeper.copySummary', newest.id);
   assert.ok(host.clipboard.length > 50, 'the summary text');
   assert.equal(lastMessage()?.message, 'ContextKeeper: summary copied.');
+});
+
+test('Compact Conversation clicked again while one runs asks no second summary: it says one is running', async () => {
+  // A fresh copy of the recording: the earlier tests compacted the first one.
+  await commands.executeCommand('contextKeeper.importTranscript', Uri.file(path.resolve(__dirname, '../../../samples/demo-session.json')));
+  await until(() => api.getViewState().budget.counting !== true, 'the exact count');
+  const before = api.getViewState().checkpoints.length;
+  let asked = 0;
+  host.user.input = () => (asked++, '');
+  const first = commands.executeCommand<{ applied: boolean }>('contextKeeper.compactConversation');
+  const second = await commands.executeCommand('contextKeeper.compactConversation');
+  assert.equal(second, undefined);
+  assert.match(lastMessage()?.message ?? '', /^ContextKeeper: a compaction is already running\.$/);
+  assert.equal((await first).applied, true);
+  assert.equal(asked, 1, 'one focus prompt');
+  const made = api.getViewState().checkpoints.length - before;
+  // One compaction run: its checkpoints all carry one run's time.
+  assert.ok(made >= 1);
+  assert.equal(new Set(api.getViewState().checkpoints.slice(0, made).map((c) => c.time)).size, 1, 'one run of checkpoints');
+});
+
+test('Compact Conversation while a summary preview waits asks for no second one: it says to apply or discard it first', async () => {
+  await commands.executeCommand('contextKeeper.importTranscript', Uri.file(path.resolve(__dirname, '../../../samples/demo-session.json')));
+  await until(() => api.getViewState().budget.counting !== true, 'the exact count');
+  host.setSetting('contextKeeper.previewSummary', true);
+  try {
+    host.user.input = () => '';
+    const previewed = await commands.executeCommand<{ applied: boolean; preview?: unknown }>('contextKeeper.compactConversation');
+    assert.ok(previewed.preview, 'a preview waits');
+    const checkpoints = api.getViewState().checkpoints.length;
+    assert.equal(await commands.executeCommand('contextKeeper.compactConversation'), undefined);
+    assert.ok(host.messages.some((m) => /^ContextKeeper: a summary preview is waiting; apply or discard it first\.$/.test(m.message)), host.messages.map((m) => m.message).join('\n'));
+    assert.equal(api.getViewState().checkpoints.length, checkpoints, 'nothing compacted');
+  } finally {
+    host.setSetting('contextKeeper.previewSummary', false);
+  }
 });
