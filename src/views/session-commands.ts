@@ -33,6 +33,12 @@ export function sessionCommands(controller: SessionController, log: vscode.LogOu
         if (action === 'Cancel Task') await vscode.commands.executeCommand(Commands.cancel);
         return;
       }
+      // A waiting summary preview belongs to this session: leaving would orphan its editor.
+      if (chosen !== controller.current?.sessionId && controller.current?.getPreview()) {
+        const action = await vscode.window.showWarningMessage('ContextKeeper: a summary preview is waiting in this session: apply or discard it before switching sessions.', 'Discard Preview');
+        if (action !== 'Discard Preview') return;
+        await vscode.commands.executeCommand(Commands.discardPreview);
+      }
       await controller.switchTo(chosen);
     },
     [Commands.renameSession]: async (id?: string) => {

@@ -237,3 +237,28 @@ test('two imports of the same recording get labels that tell them apart', async 
   await controller.renameSession(first.id, 'log.jsonl (codex)');
   assert.equal(controller.sessions.get(first.id)?.label, 'log.jsonl (codex)');
 });
+
+test('switching sessions while a summary preview waits asks first; Discard Preview discards it, then switches', async () => {
+  // A working session with history, and a second session to switch to.
+  await controller.importTranscript({ source: 'test: recording', entries: recording(40) }, 'recording.jsonl', 'gpt-4o');
+  await controller.continueInNewTask();
+  const working = controller.current!;
+  const other = controller.sessions.all().find((s) => s.id !== working.sessionId)!.id;
+  const previewed = await working.compactNow({ preview: true });
+  assert.ok(previewed.preview && working.getPreview(), 'a preview waits');
+  const switchTo = sessionCommands(controller, new FakeLogChannel('test'))[Commands.switchSession];
+
+  // Dismissed: nothing changes.
+  host.user.message = () => undefined;
+  await switchTo(other as never);
+  assert.match(host.messages.at(-1)?.message ?? '', /a summary preview is waiting in this session: apply or discard it before switching sessions/);
+  assert.deepEqual(host.messages.at(-1)?.items, ['Discard Preview']);
+  assert.equal(controller.current!.sessionId, working.sessionId, 'still the same session');
+  assert.ok(working.getPreview(), 'the preview still waits');
+
+  // Discard Preview: the preview goes through its own command, then the switch happens.
+  host.user.message = (shown) => (shown.items.includes('Discard Preview') ? 'Discard Preview' : undefined);
+  await switchTo(other as never);
+  assert.ok(host.executed.some((c) => c.id === Commands.discardPreview), 'the discard command ran');
+  await until(() => controller.current?.sessionId === other, 'the switch');
+});
