@@ -132,6 +132,7 @@ export interface CompactNowOptions {
   /** Progress of a large compaction (run in a worker thread): messages summarized of the context's. */
   onProgress?: (progress: CompactionProgress) => void;
 }
+import type { RestorePlan } from './restore-plan';
 import type { CompactionProgress } from './compaction-worker/runner';
 export type { CompactionProgress };
 
@@ -237,11 +238,7 @@ export interface ContextServiceApi extends Disposable {
    * when another task is already running.
    */
   runTask(text: string, signal?: AbortSignal): Promise<TaskOutcome>;
-  /**
-   * True from a {@link runTask} call until it settles. The state is never `idle` meanwhile (the
-   * moments between model calls show as `streaming`), but it may show `error` (a failed save) while
-   * the task goes on: ask this, not the state, before anything a running task forbids.
-   */
+  /** True from a {@link runTask} call until it settles (the state is never `idle` meanwhile): ask this before anything a running task forbids. */
   readonly taskRunning: boolean;
   /** Cancels the running task and any running compaction; the transcript stays valid. */
   cancel(): void;
@@ -266,6 +263,8 @@ export interface ContextServiceApi extends Disposable {
    * when an id is unknown or already restored, and while a task or a compaction runs.
    */
   restoreCheckpoint(id: string | readonly string[]): Promise<CheckpointRestored>;
+  /** What {@link restoreCheckpoint} of `id` would undo and the prompt tokens after it, changing nothing; throws where it would reject for the id. */
+  planRestore(id: string | readonly string[]): RestorePlan;
   /**
    * Undoes the latest restore: the context it replaced comes back (its checkpoints are in force
    * again), followed by any message appended since. Fires {@link onDidRestoreCheckpoint} with

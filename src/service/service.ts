@@ -37,6 +37,7 @@ import { exportOf, forkedSession, importedEntries, importSource } from './transf
 import { protectedRestoredIds } from './restored-ids';
 import { describeOutcome, failureOfOutcome, isQuietOutcome, type CompactOutcomeStatus } from './outcome';
 import { taskOutcomeOf } from './task-outcome';
+import { planRestoreOf, type RestorePlan } from './restore-plan';
 
 export { newSessionId } from './helpers';
 export type { ModelCallRecord, ServiceStats } from './usage';
@@ -56,10 +57,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   private readonly usage: UsageRecorder;
   /** The meter's running reading of the active context (see tally.ts). */
   private readonly tally: ContextTally;
-  private readonly status = new ServiceStatus(
-    (change) => this.events.state.fire(change),
-    () => !this.disposed,
-  );
+  private readonly status = new ServiceStatus((change) => this.events.state.fire(change), () => !this.disposed);
   private taskController: AbortController | undefined;
   private disposed = false;
   /** Raw entry ids brought back by restores, kept out of automatic compaction (see `Compactions`). */
@@ -248,6 +246,10 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     this.events.checkpointRestored.fire(event);
     this.fireBudget();
     return event;
+  }
+
+  planRestore(id: string | readonly string[]): RestorePlan {
+    return planRestoreOf(this.session, this.meter, this.getBudget().used, id, this.now().toISOString());
   }
 
   async undoRestore(): Promise<CheckpointRestored> {

@@ -285,7 +285,7 @@ class CommandHandlers {
   async restoreCheckpoint(id?: string): Promise<void> {
     const service = await this.service();
     const before = service.getBudget().used;
-    const done = await restoreRun({ checkpoints: () => this.deps.controller.model.checkpointViews(), budget: () => service.getBudget(), restore: (ids) => service.restoreCheckpoint(ids) }, id);
+    const done = await restoreRun({ checkpoints: () => this.deps.controller.model.checkpointViews(), budget: () => service.getBudget(), plan: (ids) => service.planRestore(ids), restore: (ids) => service.restoreCheckpoint(ids) }, id);
     if (!done) return;
     const { restored } = done;
     this.deps.documents.refresh();

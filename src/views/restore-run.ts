@@ -7,6 +7,7 @@
  */
 import * as vscode from 'vscode';
 import type { BudgetSnapshot, CheckpointRestored } from '../service/api';
+import type { RestorePlan } from '../service/restore-plan';
 import type { CheckpointView } from './protocol';
 import { groupCheckpointRuns, type CheckpointRunView } from './checkpoint-runs';
 import { formatTokens } from './notices';
@@ -16,6 +17,8 @@ export interface RestoreTarget {
   /** The history's checkpoints, newest first, with their runs (`SidebarModel.checkpointViews`). */
   checkpoints(): CheckpointView[];
   budget(): BudgetSnapshot;
+  /** What restoring `ids` would undo and the tokens after it (the service's `planRestore`). */
+  plan(ids: readonly string[]): RestorePlan;
   restore(ids: readonly string[]): Promise<CheckpointRestored>;
 }
 
@@ -61,17 +64,17 @@ export async function restoreRun(target: RestoreTarget, id: string | undefined):
   const steps = run.steps.filter((step) => !step.restored).map((step) => step.id);
   const budget = target.budget();
   const before = budget.used;
-  // Later compactions built on this one may be undone with it; their shrinkage comes back too.
-  const later = checkpoints.filter((c) => !c.restored && c.time >= run.time);
-  const estimate = before + later.reduce((sum, c) => sum + Math.max(0, c.tokensBefore - c.tokensAfter), 0);
+  // Later compactions built on this one are undone with it: the service plans exactly what goes and comes back.
+  const plan = target.plan(steps);
+  const estimate = plan.tokens;
   const share = Math.round((estimate / budget.inputBudget) * 100);
-  const others = later.length - steps.length;
+  const others = plan.undone.length - steps.length;
   const over = estimate > budget.inputBudget ? ', more than the window holds: the next request will ask you before compacting them again' : estimate > budget.compactAt.tokens ? ', past the automatic compaction level' : '';
   const answer = await vscode.window.showWarningMessage(
     `Restore the context to before ${describeRun(run)}?`,
     {
       modal: true,
-      detail: `What it replaced comes back${run.steps.length > 1 ? ` (all ${run.steps.length} of its steps)` : ''}${others > 0 ? `, with later compactions built on it` : ''}: the context grows from ${before.toLocaleString()} to about ${estimate.toLocaleString()} tokens (${share}% of the ${budget.inputBudget.toLocaleString()}-token budget)${over}. Restored messages are kept out of automatic compaction until you run Compact Conversation.`,
+      detail: `What it replaced comes back${run.steps.length > 1 ? ` (all ${run.steps.length} of its steps)` : ''}${others > 0 ? `, with ${others} later compaction${others > 1 ? 's' : ''} built on it` : ''}: the context grows from ${before.toLocaleString()} to about ${estimate.toLocaleString()} tokens (${share}% of the ${budget.inputBudget.toLocaleString()}-token budget)${over}. Restored messages are kept out of automatic compaction until you run Compact Conversation.`,
     },
     'Restore',
   );

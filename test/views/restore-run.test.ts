@@ -23,6 +23,8 @@ function target(restored: string[][]) {
   return {
     checkpoints: () => history,
     budget: () => budget,
+    // The service's plan: here the two steps alone, bringing the context to 11,000 tokens.
+    plan: (ids: readonly string[]) => ({ undone: [...ids], tokens: 11_000 }),
     restore: async (ids: readonly string[]): Promise<CheckpointRestored> => {
       restored.push([...ids]);
       return { id: ids[0], undone: [...ids] };
@@ -42,6 +44,8 @@ test('the confirmation names the run, and Restore restores all its steps under t
   const time = new Date(history[2].time).toLocaleTimeString();
   assert.equal(asked.message, `Restore the context to before the manual compaction of ${time} (9.0k → 3.0k tokens)?`);
   assert.match(asked.detail ?? '', /all 2 of its steps/);
+  assert.match(asked.detail ?? '', /grows from 5,000 to about 11,000 tokens \(11% of the 100,000-token budget\)/, 'the figure is the service plan\'s');
+  assert.doesNotMatch(asked.detail ?? '', /later compaction/, 'the later automatic run is not built on it, so it is not named');
   assert.doesNotMatch(asked.message, /checkpoint/);
 
   host.user.message = (shown) => (shown.modal ? 'Restore' : undefined);
