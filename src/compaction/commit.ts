@@ -98,7 +98,7 @@ export function appliedResult(done: AppliedCompaction, prepared: PreparedCompact
   const anchored = prepared.anchoredTokens;
   const target = prepared.targetTokens;
   // Honest about a target that cannot be met: what may never be summarised alone exceeds it.
-  const over = anchored !== undefined && target !== undefined && anchored > target ? `; the part that is never summarised (system prompt, tool schemas, latest request, newest steps) alone holds ${n(anchored)} tokens, over the target of ${n(target)}` : '';
+  const over = anchored !== undefined && target !== undefined && anchored > target ? `; the part that is never summarized (system prompt, tool schemas, latest request, newest steps) alone holds ${n(anchored)} tokens, over the target of ${n(target)}` : '';
   // Does not fit even after the degrade tiers: say what holds the tokens, with figures.
   const holders = prepared.holders && prepared.inputBudget !== undefined && tokens > prepared.inputBudget ? prepared.holders : undefined;
   const noFit = holders ? `; does not fit: ${n(tokens)} tokens against a budget of ${n(prepared.inputBudget!)}; ${describeHolders(holders, prepared.inputBudget)}` : over;

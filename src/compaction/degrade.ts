@@ -205,7 +205,7 @@ async function resummarize(input: DegradeInput, spanItems: ContextItem[], budget
     cp.inserted.push({ id: `${cp.id}~a`, kind: 'summary', message: { role: 'assistant', content: 'Noted. I will continue from this summary.' }, covers: [], checkpointId: cp.id });
   }
   cp.summary = text;
-  cp.cause = 'the context did not fit its window: earlier summaries were summarised again';
+  cp.cause = 'the context did not fit its window: earlier summaries were summarized again';
   cp.requests = { whole: section.whole, shortened: section.shortened, omitted: section.omitted };
   cp.summarizerModel = result.model;
   cp.usage = result.usage;

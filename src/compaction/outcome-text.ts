@@ -46,7 +46,7 @@ export function describeCompaction(status: CompactionStatus): string {
       const head = `compacted ${n(status.tokensBefore)} → ${n(status.tokensAfter)} tokens`;
       const a = status.anchored;
       if (a === undefined || status.targetTokens === undefined || a.total <= status.targetTokens) return head;
-      return `${head}; what is never summarised holds ${n(a.total)} tokens (${describeAnchored(a)}), over the target of ${n(status.targetTokens)}`;
+      return `${head}; what is never summarized holds ${n(a.total)} tokens (${describeAnchored(a)}), over the target of ${n(status.targetTokens)}`;
     }
     case 'not-needed':
       return status.why === 'below-trigger'

@@ -135,7 +135,7 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
         const n = (x: number) => x.toLocaleString('en-US');
         const answer = await vscode.window.showWarningMessage(
           'ContextKeeper: the restored messages do not fit the context window. Compact them again?',
-          { modal: true, detail: `${info.providerRefused ? 'The provider refused the request as too long' : `The next request would carry ${n(info.used)} prompt tokens; ${n(info.inputBudget)} fit`}. ${n(info.restoredMessages)} restored messages are kept out of automatic compaction. Compact lets ContextKeeper summarise them again; otherwise the task stops and nothing is compacted.` },
+          { modal: true, detail: `${info.providerRefused ? 'The provider refused the request as too long' : `The next request would carry ${n(info.used)} prompt tokens; ${n(info.inputBudget)} fit`}. ${n(info.restoredMessages)} restored messages are kept out of automatic compaction. Compact lets ContextKeeper summarize them again; otherwise the task stops and nothing is compacted.` },
           'Compact',
         );
         return answer === 'Compact';

@@ -54,7 +54,7 @@ export async function summarizeSpansWith(requests: readonly SummaryRequest[], ca
         usage.prefixCalls = (usage.prefixCalls ?? 0) + 1;
         const parts = parseParts(outcome.text, requests.length);
         if (parts) return split(parts, outcome.model, usage);
-        caller.log(`the reply for ${requests.length} spans over the agent's prefix did not split into its parts; summarising span by span`);
+        caller.log(`the reply for ${requests.length} spans over the agent's prefix did not split into its parts; summarizing span by span`);
         return sequential(requests, caller, usage);
       } catch (error) {
         if (!(error instanceof SummarizerError) || error.kind !== 'overflow') throw error;
@@ -70,7 +70,7 @@ export async function summarizeSpansWith(requests: readonly SummaryRequest[], ca
     const outcome = await caller.call(framed.messages, framed.replyTokens, first, usage);
     const parts = parseParts(outcome.text, requests.length);
     if (parts) return split(parts, outcome.model, usage);
-    caller.log(`the framed reply for ${requests.length} spans did not split into its parts; summarising span by span`);
+    caller.log(`the framed reply for ${requests.length} spans did not split into its parts; summarizing span by span`);
     return sequential(requests, caller, usage);
   }
   // No single request holds them: the caller asks span by span (and may stop early).

@@ -56,7 +56,7 @@ test('applied above the target: the status says what holds the anchored tokens',
   assert.equal(r.status.anchored.total, r.anchoredTokens);
   assert.equal(r.status.targetTokens, 2000);
   assert.equal(r.status.anchored.total, r.status.anchored.system + r.status.anchored.tools + r.status.anchored.latestRequest + r.status.anchored.recentSteps + r.status.anchored.pinned);
-  assert.match(describeCompaction(r.status), /what is never summarised holds [\d,]+ tokens \(system prompt [\d,]+.*\), over the target of [\d,]+/);
+  assert.match(describeCompaction(r.status), /what is never summarized holds [\d,]+ tokens \(system prompt [\d,]+.*\), over the target of [\d,]+/);
 });
 
 test('not needed: below the trigger and already small carry the limit they were measured against', async () => {

@@ -242,7 +242,7 @@ test('the result says so when the never-summarised part alone is over the target
   const r = await compact({ items: items(msgs), meter, summarizer: extractive(), options: { budget: budget(4000), trigger: 'manual', force: true } });
   assert.ok(r.applied, r.reason);
   assert.ok((r.anchoredTokens ?? 0) > thresholds(budget(4000)).targetTokens);
-  assert.match(r.reason, /never summarised .* alone holds [\d,]+ tokens, over the target of [\d,]+/);
+  assert.match(r.reason, /never summarized .* alone holds [\d,]+ tokens, over the target of [\d,]+/);
 });
 
 test('forged role markers in tool output stay data in what the model summarizer is sent', () => {
