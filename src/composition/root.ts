@@ -76,7 +76,8 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
       const service = controller.current;
       const loading = !service && controller.storedSessionId !== undefined && !openFailed;
       if (service?.sessionId) lastBudget.remember(service.sessionId, budget);
-      statusBar.update(budget, state, loading, loading ? lastBudget.get(controller.storedSessionId) : undefined);
+      if (!service && controller.storedSessionId === undefined) statusBar.showNoSession();
+      else statusBar.update(budget, state, loading, loading ? lastBudget.get(controller.storedSessionId) : undefined);
       contextKeys.update({
         state,
         needsSetup: !keys.hasKey && settings.value.baseUrl === '',

@@ -83,6 +83,17 @@ export class StatusBarMeter implements vscode.Disposable {
     this.item.backgroundColor = warn ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
   }
 
+  /**
+   * No conversation in this workspace yet (a fresh start, before the sidebar or a task opens one):
+   * the item names itself instead of a "0%" for a session that does not exist.
+   */
+  showNoSession(): void {
+    this.item.text = '$(dashboard) ContextKeeper';
+    this.item.tooltip = 'ContextKeeper: no conversation in this workspace yet. Open the sidebar or start a task; its token budget shows here.';
+    this.item.accessibilityInformation = { label: 'ContextKeeper: no conversation yet', role: 'button' };
+    this.item.backgroundColor = undefined;
+  }
+
   dispose(): void {
     this.item.dispose();
   }

@@ -41,7 +41,7 @@ function statusItem(): FakeStatusBarItem {
   return items[0].target as FakeStatusBarItem;
 }
 
-test('activation registers every contributed command, the three document schemes, the views and a visible status bar item', () => {
+test('activation registers every contributed command, the three document schemes, the views and a visible status bar item', async () => {
   const context = fakeExtensionContext(storage);
   const api = activate(context);
   try {
@@ -59,6 +59,9 @@ test('activation registers every contributed command, the three document schemes
     assert.equal(item.visible, true);
     assert.equal(item.command, 'contextKeeper.showSidebar');
     assert.equal(api.getViewState().budget.used, 0, 'no session opened at activation');
+    await until(() => item.text !== '', 'the first redraw');
+    assert.equal(item.text, '$(dashboard) ContextKeeper', 'no conversation yet: no "0%" for a session that does not exist');
+    assert.match(String(item.tooltip), /no conversation in this workspace yet/);
   } finally {
     shutDown(context);
   }

@@ -103,3 +103,15 @@ test('while the saved session loads, the figure last shown for it is on the item
   assert.equal(item()?.text, '$(dashboard) 43% · 12k/29k', 'the current figure replaces it');
   meter.dispose();
 });
+
+test('with no conversation in the workspace yet it names itself, with no figure', () => {
+  const meter = new StatusBarMeter();
+  meter.showNoSession();
+  assert.equal(item()?.text, '$(dashboard) ContextKeeper');
+  assert.doesNotMatch(item()?.text ?? '', /%/);
+  assert.match(String(item()?.tooltip), /no conversation in this workspace yet/);
+  assert.equal(item()?.accessibilityInformation?.label, 'ContextKeeper: no conversation yet');
+  meter.update(budget(777), 'idle');
+  assert.equal(item()?.text, '$(dashboard) 3% · 777/29k', 'the real figure once a session is open');
+  meter.dispose();
+});
