@@ -1,0 +1,51 @@
+/**
+ * A task that fails at the model (an HTTP 400 from a loopback server) over the running extension:
+ * the sidebar's view state keeps the failure with its reason and endpoint until the next change, the
+ * notification says the same, and the log has it.
+ */
+import '../support/vscode-fake/register';
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type * as vscode from 'vscode';
+import { activate, type ContextKeeperApi } from '../../src/extension';
+import { start, type ModelServer } from '../../src/modelserver/wire';
+import { commands, host, resetVscodeFake } from '../support/vscode-fake';
+import { fakeExtensionContext } from '../support/vscode-fake/context';
+import { until } from '../support/until';
+
+let storage: string;
+let context: vscode.ExtensionContext;
+let server: ModelServer;
+let api: ContextKeeperApi;
+
+before(async () => {
+  resetVscodeFake();
+  server = await start({ responder: () => ({ type: 'status', status: 400, message: 'scripted failure: the request is malformed' }) });
+  host.setSetting('contextKeeper.baseUrl', server.url);
+  host.setSetting('contextKeeper.model', 'loopback-model');
+  host.setSetting('contextKeeper.contextWindow', 100_000);
+  storage = mkdtempSync(path.join(tmpdir(), 'ck-task-failure-'));
+  context = fakeExtensionContext(storage);
+  api = activate(context);
+});
+after(async () => {
+  for (const subscription of context.subscriptions) subscription.dispose();
+  await server.close();
+  rmSync(storage, { recursive: true, force: true });
+});
+
+test('a task refused by the model leaves its reason and endpoint in the sidebar, the notification and the log', async () => {
+  await commands.executeCommand('contextKeeper.newAgentTask', 'Fix the parser');
+  await until(() => host.messages.some((m) => m.severity === 'error'), 'the error notification');
+  const shown = host.messages.find((m) => m.severity === 'error')!;
+  assert.match(shown.message, /the agent stopped: .*scripted failure/);
+  // The sidebar's banner: after the task's last state change, still there.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const error = api.getViewState().error;
+  assert.ok(error, `the sidebar shows the failure (state ${api.getViewState().state})`);
+  assert.match(error.message, /scripted failure/);
+  assert.equal(error.endpoint, server.url);
+});
