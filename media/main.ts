@@ -151,7 +151,11 @@ class Page implements Ui {
   }
 
   private announceChanges(applied: Applied): void {
-    const { clear, texts } = announcementFor(applied, this.cancelRequested, compactionAnnouncement);
+    // A cancel from outside the sidebar (palette, notification) shows as the newest reply cut short.
+    const newest = this.store.view?.transcript.at(-1);
+    const fromRun = applied.stateChange?.from === 'streaming' || applied.stateChange?.from === 'running-tool';
+    const cancelled = this.cancelRequested || (fromRun && newest?.kind === 'assistant' && newest.interrupted === true);
+    const { clear, texts } = announcementFor(applied, cancelled, compactionAnnouncement);
     if (applied.stateChange && (applied.stateChange.to === 'idle' || applied.stateChange.to === 'error')) this.cancelRequested = false;
     if (clear) {
       // A text still waiting to be written belongs to the session left behind.

@@ -157,6 +157,21 @@ try {
     return `stopped at "…${last.trim().slice(-24)}"`;
   });
 
+  await check('a cancel from the command palette is announced to screen readers as a cancel', async () => {
+    const frame = sidebar.frame;
+    await frame.locator('#task').fill('Task: slow answer, cancelled from the palette');
+    await frame.locator('[data-test="run-task"]').click();
+    await frame.locator('.turn.assistant.streaming', { hasText: 'word3' }).waitFor({ timeout: 30_000 });
+    await wb.runCommand('ContextKeeper: Cancel');
+    await frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 15_000 });
+    await frame.locator('#status', { hasText: /./ }).waitFor({ state: 'attached', timeout: 5_000 });
+    await page.waitForTimeout(300);
+    const said = (await frame.locator('#status').textContent()) ?? '';
+    expect(/cancelled/.test(said), `the status line says "${said}" after a cancel`);
+    await wb.clearToasts();
+    return said;
+  });
+
   await check('deleting the session while a task runs asks to cancel it first; the state stays true', async () => {
     const frame = sidebar.frame;
     await frame.locator('#task').fill('Task: slow answer once more');
