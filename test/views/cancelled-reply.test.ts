@@ -7,41 +7,27 @@
 import '../support/vscode-fake/register';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
-import type * as vscode from 'vscode';
 import { CANCELLED_REPLY_MARKER } from '../../src/agent/cancelled-reply';
-import { activate, type ContextKeeperApi } from '../../src/extension';
+import type { ContextKeeperApi } from '../../src/extension';
 import { chunked, text } from '../../src/modelserver/replies';
 import { start, type ModelServer } from '../../src/modelserver/wire';
 import { itemsForEntry } from '../../src/views/transcript-items';
-import { commands, host, resetVscodeFake } from '../support/vscode-fake';
-import { fakeExtensionContext } from '../support/vscode-fake/context';
+import { commands, host } from '../support/vscode-fake';
+import { activateWithModel, type ExtensionWithModel } from '../support/vscode-fake/extension-with-model';
 import { until } from '../support/until';
 
-let storage: string;
-let context: vscode.ExtensionContext;
 let server: ModelServer;
+let extension: ExtensionWithModel;
 let api: ContextKeeperApi;
 let calls = 0;
 
 before(async () => {
-  resetVscodeFake();
   // First task: a slow reply that is cancelled; second task: a quick complete one.
   server = await start({ responder: () => (++calls === 1 ? chunked(Array.from({ length: 200 }, (_, i) => `word${i} `), 20) : text('All done.')) });
-  host.setSetting('contextKeeper.baseUrl', server.url);
-  host.setSetting('contextKeeper.model', 'loopback-model');
-  host.setSetting('contextKeeper.contextWindow', 100_000);
-  storage = mkdtempSync(path.join(tmpdir(), 'ck-cancelled-reply-'));
-  context = fakeExtensionContext(storage);
-  api = activate(context);
+  extension = activateWithModel(server, 'ck-cancelled-reply-');
+  api = extension.api;
 });
-after(async () => {
-  for (const subscription of context.subscriptions) subscription.dispose();
-  await server.close();
-  rmSync(storage, { recursive: true, force: true });
-});
+after(() => extension.close());
 
 const assistantLines = () => api.getViewState().transcript.filter((item) => item.kind === 'assistant');
 

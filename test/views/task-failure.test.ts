@@ -6,36 +6,22 @@
 import '../support/vscode-fake/register';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
-import type * as vscode from 'vscode';
-import { activate, type ContextKeeperApi } from '../../src/extension';
+import type { ContextKeeperApi } from '../../src/extension';
 import { start, type ModelServer } from '../../src/modelserver/wire';
-import { commands, host, resetVscodeFake } from '../support/vscode-fake';
-import { fakeExtensionContext } from '../support/vscode-fake/context';
+import { commands, host } from '../support/vscode-fake';
+import { activateWithModel, type ExtensionWithModel } from '../support/vscode-fake/extension-with-model';
 import { until } from '../support/until';
 
-let storage: string;
-let context: vscode.ExtensionContext;
 let server: ModelServer;
+let extension: ExtensionWithModel;
 let api: ContextKeeperApi;
 
 before(async () => {
-  resetVscodeFake();
   server = await start({ responder: () => ({ type: 'status', status: 400, message: 'scripted failure: the request is malformed' }) });
-  host.setSetting('contextKeeper.baseUrl', server.url);
-  host.setSetting('contextKeeper.model', 'loopback-model');
-  host.setSetting('contextKeeper.contextWindow', 100_000);
-  storage = mkdtempSync(path.join(tmpdir(), 'ck-task-failure-'));
-  context = fakeExtensionContext(storage);
-  api = activate(context);
+  extension = activateWithModel(server, 'ck-task-failure-');
+  api = extension.api;
 });
-after(async () => {
-  for (const subscription of context.subscriptions) subscription.dispose();
-  await server.close();
-  rmSync(storage, { recursive: true, force: true });
-});
+after(() => extension.close());
 
 test('a task refused by the model leaves its reason and endpoint in the sidebar, the notification and the log', async () => {
   await commands.executeCommand('contextKeeper.newAgentTask', 'Fix the parser');
