@@ -1,8 +1,10 @@
 /**
  * The running extension (typed `vscode` fake) pointed at a loopback model server: settings for its
  * endpoint, model and window, a fresh storage folder, and activation. For view tests that drive the
- * agent as the user does.
+ * agent as the user does. Registers the fake first, so the module also loads on its own (the test
+ * runner loads every file under the test folder).
  */
+import './register';
 import type * as vscode from 'vscode';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
