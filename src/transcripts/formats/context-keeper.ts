@@ -72,7 +72,7 @@ function readEntry(value: unknown, line: number, at: Array<string | number>, see
     return;
   }
   seen.add(record.id);
-  const checked = checkMessage(record.message, ['message'], (path, detail) => fault(path, detail));
+  const checked = checkMessage(record.message, ['message'], fault);
   for (const note of checked.cleaned) builder.warn(`${where}: ${note}`);
   const recorded = record.meta && typeof record.meta === 'object' ? (record.meta as EntryMeta) : {};
   const meta: EntryMeta = { ...recorded, source: builder.source(line, record.id) };

@@ -142,11 +142,16 @@ try {
     return wb.waitToast('message pinned');
   });
 
+  /** Runs a task the scripted model answers slowly, and waits until its reply streams. */
+  const startSlowTask = async (text) => {
+    await sidebar.frame.locator('#task').fill(text);
+    await sidebar.frame.locator('[data-test="run-task"]').click();
+    await sidebar.frame.locator('.turn.assistant.streaming', { hasText: 'word3' }).waitFor({ timeout: 30_000 });
+  };
+
   await check('cancel a streaming task', async () => {
     const frame = sidebar.frame;
-    await frame.locator('#task').fill('Task: slow answer please');
-    await frame.locator('[data-test="run-task"]').click();
-    await frame.locator('.turn.assistant.streaming', { hasText: 'word3' }).waitFor({ timeout: 30_000 });
+    await startSlowTask('Task: slow answer please');
     await frame.locator('[data-test="cancel"]').click();
     await frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 15_000 });
     const last = await frame.locator('.turn.assistant').last().innerText();
@@ -159,9 +164,7 @@ try {
 
   await check('a cancel from the command palette is announced to screen readers as a cancel', async () => {
     const frame = sidebar.frame;
-    await frame.locator('#task').fill('Task: slow answer, cancelled from the palette');
-    await frame.locator('[data-test="run-task"]').click();
-    await frame.locator('.turn.assistant.streaming', { hasText: 'word3' }).waitFor({ timeout: 30_000 });
+    await startSlowTask('Task: slow answer, cancelled from the palette');
     await wb.runCommand('ContextKeeper: Cancel');
     await frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 15_000 });
     await frame.locator('#status', { hasText: /./ }).waitFor({ state: 'attached', timeout: 5_000 });
@@ -174,9 +177,7 @@ try {
 
   await check('deleting the session while a task runs asks to cancel it first; the state stays true', async () => {
     const frame = sidebar.frame;
-    await frame.locator('#task').fill('Task: slow answer once more');
-    await frame.locator('[data-test="run-task"]').click();
-    await frame.locator('.turn.assistant.streaming', { hasText: 'word3' }).waitFor({ timeout: 30_000 });
+    await startSlowTask('Task: slow answer once more');
     await frame.locator('[data-test="delete-session"]').click();
     const dialog = page.locator('.monaco-dialog-box', { hasText: 'The agent is working' });
     await dialog.waitFor({ timeout: 10_000 });
