@@ -84,7 +84,8 @@ async function main(): Promise<void> {
 
   let call = 0;
   service.onDidChangeState((s) => {
-    if (s.state === 'streaming') console.log(gaugeLine(`call ${String(++call).padStart(2)}`, service.getBudget()));
+    // One line per model call: the service also shows "streaming" between the calls of a task.
+    if (s.state === 'streaming' && s.detail !== 'between model calls') console.log(gaugeLine(`call ${String(++call).padStart(2)}`, service.getBudget()));
   });
   service.onDidAddCheckpoint((cp) => console.log(checkpointLine(cp)));
   service.onDidAppendEntry(({ entry }) => {

@@ -145,6 +145,7 @@ export async function replay(entries: readonly Entry[], meter: TokenMeter, summa
   report.finalContext = items;
   const status = guard.status();
   if (status.paused && status.pauseReason === 'failures') report.errors.push(`automatic compaction was paused (${status.consecutiveFailures} failed compactions in a row)`);
-  else if (status.paused) report.notices.push(`automatic compaction was paused (it refilled past the trigger ${status.thrashes} times)`);
+  // Over the input budget the replay compacts anyway (as a live session does), so say what the pause held back.
+  else if (status.paused) report.notices.push(`automatic compaction was paused (it refilled past the trigger ${status.thrashes} times); requests over the input budget were still compacted`);
   return report;
 }
