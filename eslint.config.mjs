@@ -1,9 +1,9 @@
-// Lint rules for every TypeScript file (src, media, test, bench). Type-aware: the parser asks the
-// TypeScript project service for types, so the nearest tsconfig.json decides (media/ has its own, with DOM).
+// Lint rules for every TypeScript file (src, test, bench). Type-aware: the parser asks the
+// TypeScript project service for types, so the nearest tsconfig.json decides (src/webview/ has its own, with DOM).
 import tseslint from 'typescript-eslint';
 
 /** Layers below the views: plain Node, testable without an editor (see README, "Layout"). */
-const editorFree = ['src/compaction', 'src/models', 'src/transcripts', 'src/summarizers', 'src/replay', 'src/agent', 'src/service', 'src/cli', 'src/modelserver', 'src/demo', 'src/watch'];
+const editorFree = ['src/tokenizer', 'src/compaction', 'src/models', 'src/transcripts', 'src/summarizers', 'src/replay', 'src/agent', 'src/service', 'src/cli', 'src/demo', 'src/watch'];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', '.vscode-test/**', '**/*.mjs', '**/*.js'] },

@@ -9,15 +9,15 @@ const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20'
 
 await esbuild.build({
   ...common,
-  entryPoints: ['bench/main.ts', 'bench/activate.ts', 'bench/quality.ts', 'bench/quality/candidates.ts', 'bench/firstCount.ts', 'bench/compactProfile.ts'],
+  entryPoints: ['bench/main.ts', 'bench/activate.ts', 'bench/quality.ts', 'bench/quality/candidates.ts', 'bench/first-count.ts', 'bench/compact-profile.ts'],
   outdir: 'out/bench',
 });
 
 // The service bookkeeping bench runs its model server in a worker thread (its own heap).
-await esbuild.build({ ...common, entryPoints: ['bench/modelServerWorker.ts'], outfile: 'out/bench/modelServerWorker.js' });
+await esbuild.build({ ...common, entryPoints: ['bench/model-server-worker.ts'], outfile: 'out/bench/model-server-worker.js' });
 
 // The service in the bundles starts its compaction worker from beside itself, as the extension does.
-await esbuild.build({ ...common, entryPoints: ['src/service/compaction-worker/worker-main.ts'], outfile: 'out/bench/compaction-worker.js' });
+await esbuild.build({ ...common, entryPoints: ['src/service/compaction/worker/worker-main.ts'], outfile: 'out/bench/compaction-worker.js' });
 
 // The counter in the bundle reads its prebuilt rank tables next to itself, as the extension does.
 await writeRankTables('out/bench/ranks');

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { sharedTranscriptsDir } from '../test/support/shared';
 import { rng } from '../test/support/generate';
 import { loadSession, type LoadedSession } from '../src/cli/load';
-import { TokenMeter } from '../src/compaction/meter';
+import { TokenMeter } from '../src/compaction/meter/meter';
 import { itemsFromEntries } from '../src/compaction/context';
 import { contentText, toolCallsOf } from '../src/compaction/text';
 import type { ChatMessage, Entry, ToolSchema } from '../src/compaction/types';

@@ -1,22 +1,22 @@
 /**
  * Session economics: each session replayed at each window under strategies (a)-(d) (see
  * strategies.ts), with the extractive summarizer's notes, priced as the session's own model bills
- * the product's summary requests (summaryPricing.ts: the agent's prefix at the cached rate when it
+ * the product's summary requests (summary-pricing.ts: the agent's prefix at the cached rate when it
  * fits, framed batches otherwise); (d) also with a model summarizer
  * (OpenAISummarizer against the loopback scripted server, which answers with plausible sectioned
  * notes and reports exact usage) on the longest session.
  */
-import { extractIdentifiers } from '../src/compaction/identifiers';
+import { extractIdentifiers } from '../src/compaction/summary/identifiers/identifiers';
 import { OpenAISummarizer } from '../src/summarizers/openai';
-import { formatParts } from '../src/summarizers/multiSpan';
-import { start } from '../src/modelserver/wire';
-import { text } from '../src/modelserver/replies';
-import type { ChatRequestBody } from '../src/modelserver/wire';
+import { formatParts } from '../src/summarizers/multi-span';
+import { start } from '../src/demo/modelserver/wire';
+import { text } from '../src/demo/modelserver/replies';
+import type { ChatRequestBody } from '../src/demo/modelserver/wire';
 import type { Session } from './corpus';
 import { runFoldOverflow, runTruncation, runUnmanaged, type StrategyReport } from './strategies';
-import { runContextKeeper } from './serviceStrategy';
+import { runContextKeeper } from './service-strategy';
 import { sig } from './stats';
-import { PricedSummarizer, PricingServer } from './summaryPricing';
+import { PricedSummarizer, PricingServer } from './summary-pricing';
 
 /** Strategies of one session at one window. */
 export interface EconomicsRow {

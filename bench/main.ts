@@ -17,7 +17,7 @@ import { benchSidebar } from './sidebar';
 import { benchWatch } from './watch';
 import { benchQuality } from './quality/index';
 import { benchReplay } from './replay';
-import { benchServiceCall } from './serviceCall';
+import { benchServiceCall } from './service-call';
 import { benchCliMemory, benchCompact } from './compact';
 import { benchWorker } from './worker';
 import { table, targets } from './report';
@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   }
   if (want('service')) {
     results.serviceCall = await benchServiceCall([10_000, 1_000_000], quick ? 10 : 25);
-    // Beside it, for comparison: the same with the model replying at once (see bench/serviceCall.ts).
+    // Beside it, for comparison: the same with the model replying at once (see bench/service-call.ts).
     results.serviceCallInstant = await benchServiceCall([10_000, 1_000_000], quick ? 10 : 25, 3, 0);
     log('service bookkeeping done');
   }

@@ -5,7 +5,7 @@
  * only the update itself is timed. The service reads the meter several times per model call, so its
  * bookkeeping per call is a multiple of this.
  */
-import { TokenMeter } from '../src/compaction/meter';
+import { TokenMeter } from '../src/compaction/meter/meter';
 import type { ContextItem } from '../src/compaction/types';
 import type { Session } from './corpus';
 import { interleave, median, nowMs, sig } from './stats';

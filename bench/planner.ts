@@ -4,8 +4,8 @@
  * quadratic shape of a common reference implementation). Both select the oldest eligible units
  * until the conversation fits the target; summaries only (no collapse tier) so they do the same work.
  */
-import { planCompaction } from '../src/compaction/planner';
-import { analyze } from '../src/compaction/structure';
+import { planCompaction } from '../src/compaction/plan/planner';
+import { analyze } from '../src/compaction/plan/structure';
 import type { ChatMessage, ContextItem } from '../src/compaction/types';
 import { rng } from '../test/support/generate';
 import { growthExponent, interleave, median, nowMs, sig } from './stats';

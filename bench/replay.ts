@@ -6,8 +6,8 @@
  * (1 linear, 2 quadratic); the invariant violations found are reported alongside (must be 0).
  */
 import type { ChatMessage, Entry } from '../src/compaction/types';
-import { TokenMeter } from '../src/compaction/meter';
-import { ExtractiveSummarizer } from '../src/compaction/extractive';
+import { TokenMeter } from '../src/compaction/meter/meter';
+import { ExtractiveSummarizer } from '../src/compaction/summary/extractive';
 import { replay } from '../src/replay/replay';
 import { rng } from '../test/support/generate';
 import { growthExponent, median, sig } from './stats';

@@ -4,7 +4,7 @@
  */
 import type { FirstCountResult, LongPieceResult, TokenizerResult } from './tokenizers';
 import type { MeterResult } from './meter';
-import type { ServiceCallResult } from './serviceCall';
+import type { ServiceCallResult } from './service-call';
 import type { CliMemory, CompactBench } from './compact';
 import type { WorkerBench } from './worker';
 import type { PlannerResult } from './planner';

@@ -8,12 +8,12 @@
  *
  * Figures at two session sizes side by side (20k and 300k tokens) show whether the cost is flat.
  */
-import { feedSidebar } from '../src/views/sidebar-feed';
-import { SidebarModel } from '../src/views/view-model';
-import type { BudgetView } from '../src/views/protocol';
+import { feedSidebar } from '../src/views/sidebar/sidebar-feed';
+import { SidebarModel } from '../src/views/sidebar/view-model';
+import type { BudgetView } from '../src/webview/shared/protocol';
 import type { Entry } from '../src/compaction/types';
 import { median } from './stats';
-import { openBenchService } from './serviceHarness';
+import { openBenchService } from './service-harness';
 
 /** Figures for one session size. Bytes are UTF-8 bytes of the JSON message; times in milliseconds. */
 export interface SidebarRow {

@@ -1,7 +1,7 @@
 /**
  * Context-management strategies replayed over a recorded session, and the cost model that prices
  * them. Strategy (d), ContextKeeper's own policy, is the context service's compaction coordinator
- * (serviceStrategy.ts); (a)-(c) are reference policies written here for comparison:
+ * (service-strategy.ts); (a)-(c) are reference policies written here for comparison:
  *
  * - (a) none: the whole conversation every call, as if the window were unbounded;
  * - (b) truncate: when over the window, drop the oldest whole units (history turns, agent steps;
@@ -17,16 +17,16 @@
  * framed batches uncached otherwise); with another summarizer, the replaced span as uncached input. The agent's own output tokens are the same under every
  * strategy and left out. Provider details (minimum cacheable prefix, cache expiry) are ignored.
  */
-import { compact } from '../src/compaction/compactor';
-import { withFullPaths } from '../src/compaction/pathRoot';
-import { analyze } from '../src/compaction/structure';
+import { compact } from '../src/compaction/rewrite/compactor';
+import { withFullPaths } from '../src/compaction/summary/ledger/path-root';
+import { analyze } from '../src/compaction/plan/structure';
 import { itemsFromEntries } from '../src/compaction/context';
-import { extractIdentifiers } from '../src/compaction/identifiers';
+import { extractIdentifiers } from '../src/compaction/summary/identifiers/identifiers';
 import { contentText, toolCallsOf } from '../src/compaction/text';
-import { REPLY_PRIMING_TOKENS, type TokenMeter } from '../src/compaction/meter';
+import { REPLY_PRIMING_TOKENS, type TokenMeter } from '../src/compaction/meter/meter';
 import type { BudgetConfig, ChatMessage, Checkpoint, ContextItem, Entry, Summarizer, ToolSchema } from '../src/compaction/types';
-import { anchoredTokens } from '../src/compaction/compactor';
-import { PricedSummarizer, type LastRequest } from './summaryPricing';
+import { anchoredTokens } from '../src/compaction/rewrite/compactor';
+import { PricedSummarizer, type LastRequest } from './summary-pricing';
 
 /** Price of a cached input token relative to an uncached one (a prompt-cache hit). */
 export const CACHED_INPUT_PRICE = 0.1;
@@ -132,7 +132,7 @@ function textOf(m: ChatMessage): string {
  */
 export function identifierRetention(entries: readonly Entry[], finalItems: readonly ContextItem[]): { share: number | null; total: number; found: number; session: number } {
   const kept = new Set(finalItems.map((i) => i.message));
-  // Paths a summary writes from a named folder (`$A/src/x.ts`, see pathRoot.ts) are searched written out in full.
+  // Paths a summary writes from a named folder (`$A/src/x.ts`, see path-root.ts) are searched written out in full.
   const finalText = finalItems.map((i) => withFullPaths(textOf(i.message))).join('\n');
   const present = (ids: readonly string[]) => ids.reduce((n, id) => n + (finalText.includes(id) ? 1 : 0), 0);
   const all = extractIdentifiers(entries.map((e) => textOf(e.message)).join('\n'));

@@ -13,10 +13,10 @@
  * median over rounds of that round's ratio, so a neighbour's burst during one round moves one sample,
  * not one side of the comparison.
  */
-import { clearTokenCaches, createTokenCounter, type EncodingName } from '../src/compaction/tokenizer';
+import { clearTokenCaches, createTokenCounter, type EncodingName } from '../src/tokenizer/tokenizer';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { classText, longPiece, TEXT_CLASSES } from '../test/support/tokenCorpus';
+import { classText, longPiece, TEXT_CLASSES } from '../test/support/token-corpus';
 import { median, nowMs, sig } from './stats';
 
 interface Exact {
@@ -273,7 +273,7 @@ export function benchLongPieces(encoding: EncodingName, jsMaxBytes: number): Lon
   return { encoding, pieces: pieces.length, lengths, jsPieces, differences, oursMs: sig(oursMs), wasmMs: sig(wasmMs) };
 }
 
-/** First exact count in fresh processes (bench/firstCount.ts), o200k_base. Medians over `reps` runs each. */
+/** First exact count in fresh processes (bench/first-count.ts), o200k_base. Medians over `reps` runs each. */
 export interface FirstCountResult {
   /** Milliseconds from loading the tokenizer to its first count, per contender. */
   ms: Record<string, number>;
@@ -293,7 +293,7 @@ export interface FirstCountResult {
   reps: number;
 }
 
-/** Runs bench/firstCount.ts for every contender, interleaved, `reps` times. */
+/** Runs bench/first-count.ts for every contender, interleaved, `reps` times. */
 export function benchFirstCount(root: string, reps: number): FirstCountResult {
   const names = ['ContextKeeper', 'ContextKeeper (preloaded)', 'ContextKeeper (extension)', 'js-tiktoken encode', 'gpt-tokenizer', 'tiktoken (WASM)'];
   const runs = new Map<string, Array<{ ms: number; blockMs: number; bytes: number; estimateMs?: number; estimated?: boolean }>>(names.map((n) => [n, []]));

@@ -16,10 +16,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import OpenAI from 'openai';
-import { NodeToolHost } from '../src/agent/nodeHost';
-import { createTokenCounter } from '../src/compaction/tokenizer';
+import { NodeToolHost } from '../src/agent/node-host';
+import { createTokenCounter } from '../src/tokenizer/tokenizer';
 import { ContextService } from '../src/service/service';
-import { WORKER_MIN_TOKENS } from '../src/service/compaction-worker/runner';
+import { WORKER_MIN_TOKENS } from '../src/service/compaction/worker/runner';
 import { generateSession } from './corpus';
 import { median, sig } from './stats';
 

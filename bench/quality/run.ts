@@ -10,7 +10,7 @@ import path from 'node:path';
 import { loadSession } from '../../src/cli/load';
 import { replay } from '../../src/replay/replay';
 import { summarizerFor } from '../../src/cli/commands';
-import { thresholds } from '../../src/compaction/budget';
+import { thresholds } from '../../src/compaction/plan/budget';
 import { measure, recordingOf, type QualityFigures, type Recording } from './measure';
 import type { PlainMessage } from './text';
 import { resolveTyped, type TypedTranscript } from './typed';

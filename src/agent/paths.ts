@@ -4,7 +4,7 @@
  * target does not exist yet (dangling links, followed by hand through chains), because creating a file
  * through such a link lands at the link's target. `..`, absolute paths elsewhere and links pointing out
  * are all refused. This check runs before approval; the hosts repeat it on the opened file at the
- * moment of the write (`nodeHost.ts`), so a link swapped in between cannot redirect the write.
+ * moment of the write (`node-host.ts`), so a link swapped in between cannot redirect the write.
  */
 import * as path from 'node:path';
 

@@ -16,7 +16,7 @@
  */
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { ChatMessage, Entry, ToolSchema } from '../compaction/types';
-import { contextOverflow, type ContextOverflow } from '../models/contextErrors';
+import { contextOverflow, type ContextOverflow } from '../models/context-errors';
 import { CANCELLED_RESULT, type ToolCallRequest } from './tools';
 import { CANCELLED_REPLY_MARKER } from './cancelled-reply';
 import type { ToolOutcome } from './types';
@@ -80,7 +80,7 @@ export interface AgentHooks {
   beforeModelCall?(info: { step: number }, signal: AbortSignal): Promise<void>;
   /**
    * Called when the provider refused a request because the prompt does not fit its context window
-   * (see `src/models/contextErrors.ts`). Resolve true after shrinking the context (compaction) to
+   * (see `src/models/context-errors.ts`). Resolve true after shrinking the context (compaction) to
    * have the request retried once; false or a rejection fails the run with the provider's error.
    */
   onContextOverflow?(info: { step: number; overflow: ContextOverflow }, signal: AbortSignal): Promise<boolean>;

@@ -7,7 +7,7 @@
  * - results are text capped at `maxResultChars` characters with a visible marker (`limits.ts`);
  * - side effects (write_file, edit_file, run_command) run only after approval, unless auto-approved;
  *   writes to tool-configuration folders (`.git/`, `.vscode/`, `.github/workflows/`...) always ask;
- * - model-supplied patterns run in a worker under a deadline (`patternWorker.ts`);
+ * - model-supplied patterns run in a worker under a deadline (`pattern-worker.ts`);
  * - error texts name workspace-relative paths, never the host's folders;
  * - failures become tool results with `ok: false` rather than exceptions, so the model can react;
  * - cancellation (the signal) ends the call with a "cancelled" result.
@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import type { ToolSchema } from '../compaction/types';
 import { capText, DEFAULT_MAX_RESULT_CHARS } from './limits';
 import { protectedFolderOf, relativizeMessage, resolveInside, toRelative } from './paths';
-import { DEFAULT_PATTERN_DEADLINE_MS, MATCH_LINE_MAX_CHARS, PatternMatcher } from './patternWorker';
+import { DEFAULT_PATTERN_DEADLINE_MS, MATCH_LINE_MAX_CHARS, PatternMatcher } from './pattern-worker';
 import { lineDiff } from './diff';
 import type { ApprovalHandler, ApprovalRequest, AutoApprove, ToolHost, ToolOutcome } from './types';
 

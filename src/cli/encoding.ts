@@ -1,5 +1,5 @@
 /** What the command-line tool says when the model it counts for has no known tokenizer encoding. */
-import { encodingForModel } from '../compaction/tokenizer';
+import { encodingForModel } from '../tokenizer/tokenizer';
 
 /**
  * One line naming `model` and the `encoding` that counts for it when the model's own encoding is

@@ -6,10 +6,10 @@ import fs from 'node:fs';
 import { importTranscript } from '../transcripts';
 import type { ImportedTranscript } from '../transcripts/types';
 import type { Checkpoint, ContextItem, Entry } from '../compaction/types';
-import { TokenMeter } from '../compaction/meter';
+import { TokenMeter } from '../compaction/meter/meter';
 import { itemsFromEntries } from '../compaction/context';
-import { repairToolPairing } from '../compaction/repair';
-import { applyRecordedCompactions } from '../compaction/imported';
+import { repairToolPairing } from '../compaction/plan/repair';
+import { applyRecordedCompactions } from '../compaction/rewrite/imported';
 
 /** A transcript ready for metering, compaction or replay. */
 export interface LoadedSession {

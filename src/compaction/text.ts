@@ -3,7 +3,7 @@
  * placeholders; base64 data never appears in text.
  */
 import type { ChatMessage } from './types';
-import { imageSizeFromDataUrl } from './images';
+import { imageSizeFromDataUrl } from './meter/images';
 
 /** The text of a message's content; image and file parts become placeholders like `[image 800x600]`. */
 export function contentText(message: ChatMessage): string {

@@ -5,7 +5,7 @@
  * `reasoning_content`) are kept untouched on the message object; metadata that must never reach the
  * model lives on the {@link Entry} beside the message, not inside it.
  */
-import type { TokenHolders } from './holders';
+import type { TokenHolders } from './plan/holders';
 import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
@@ -219,7 +219,7 @@ export interface CompactionOptions {
    * A lower `compactTo` (fraction of the base) to aim at instead when the plan at the budget's own
    * target summarises anyway; a compaction the collapse tier alone completes keeps the budget's
    * target. Set by callers whose summaries cost about the same whatever they replace (a summary
-   * over the agent's cached prefix, `src/service/landing.ts`).
+   * over the agent's cached prefix, `src/service/compaction/landing.ts`).
    */
   deeperCompactTo?: number;
   /** Clock, for deterministic tests. */

@@ -11,19 +11,19 @@ import { DisposableStore, toDisposable } from '../lifecycle/disposables';
 import { KeyStore } from '../secrets/key-store';
 import { redactingLog } from '../secrets/redacting-log';
 import { Settings } from '../settings/settings';
-import { registerAgentSessions } from '../views/agent-sessions-commands';
+import { registerAgentSessions } from '../views/commands/agent-sessions-commands';
 import { ApprovalPresenter } from '../views/approvals';
-import { CHECKPOINT_SCHEME, CheckpointDocumentProvider } from '../views/checkpoint-documents';
-import { registerCommands } from '../views/commands';
+import { CHECKPOINT_SCHEME, CheckpointDocumentProvider } from '../views/documents/checkpoint-documents';
+import { registerCommands } from '../views/commands/commands';
 import { ContextKeys } from '../views/onboarding';
-import { reviewDocumentText } from '../views/preview-review';
-import type { ViewState } from '../views/protocol';
+import { reviewDocumentText } from '../views/documents/preview-review';
+import type { ViewState } from '../webview/shared/protocol';
 import { SessionController } from '../views/session-controller';
-import { SidebarProvider } from '../views/sidebar-provider';
+import { SidebarProvider } from '../views/sidebar/sidebar-provider';
 import { StatusBarMeter } from '../views/status-bar';
-import { LastBudgetMemory } from '../views/last-budget';
+import { LastBudgetMemory } from '../views/sidebar/last-budget';
 import { createServiceFactory, sessionsDir } from './service-factory';
-import { checkpointLookup } from '../views/checkpoint-lookup';
+import { checkpointLookup } from '../views/documents/checkpoint-lookup';
 
 /** What other extensions (and the end-to-end tests) can read. */
 export interface ContextKeeperApi {

@@ -14,8 +14,8 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ChatMessage, ContextItem, ToolSchema } from '../compaction/types';
-import type { TokenMeter } from '../compaction/meter';
-import type { ChatRequestBody, Reply, ReplyToolCall, Responder } from '../modelserver/wire';
+import type { TokenMeter } from '../compaction/meter/meter';
+import type { ChatRequestBody, Reply, ReplyToolCall, Responder } from './modelserver/wire';
 
 /** The two user requests of the demo, in order. */
 export const DEMO_TASKS = [
@@ -40,30 +40,30 @@ function lineContaining(root: string, file: string, needle: string): string | un
 
 /** The scripted steps of both tasks; the edit is built against the file on disk. */
 function steps(root: string): Step[][] {
-  const target = 'src/compaction/budget.ts';
+  const target = 'src/compaction/plan/budget.ts';
   const anchor = lineContaining(root, target, 'DEFAULT_COMPACT_TO') ?? lineContaining(root, target, 'compactTo') ?? 'export';
   return [
     [
       { say: "I'll start by getting my bearings in the repository.", calls: [['list_directory', { path: '.' }], ['find_files', { pattern: 'src/compaction/*.ts' }]] },
       { say: 'Let me find where compactAt and compactTo are used.', calls: [['search_text', { pattern: 'compactAt|compactTo', glob: 'src/**/*.ts', max_results: 40 }]] },
       { say: 'The thresholds are computed in budget.ts; reading it and the types.', calls: [['read_file', { path: target }], ['read_file', { path: 'src/compaction/types.ts' }]] },
-      { say: 'Now the compactor, which consumes the thresholds.', calls: [['read_file', { path: 'src/compaction/compactor.ts' }]] },
-      { say: 'And the planner that picks what to summarize.', calls: [['read_file', { path: 'src/compaction/planner.ts' }]] },
+      { say: 'Now the compactor, which consumes the thresholds.', calls: [['read_file', { path: 'src/compaction/rewrite/compactor.ts' }]] },
+      { say: 'And the planner that picks what to summarize.', calls: [['read_file', { path: 'src/compaction/plan/planner.ts' }]] },
       { say: 'Checking the folder and file sizes.', calls: [['run_command', { command: 'ls src/compaction && wc -l src/compaction/*.ts' }]] },
-      { say: 'Let me look at the meter, since the trigger compares against its reading.', calls: [['read_file', { path: 'src/compaction/meter.ts' }]] },
+      { say: 'Let me look at the meter, since the trigger compares against its reading.', calls: [['read_file', { path: 'src/compaction/meter/meter.ts' }]] },
       {
         say: 'I have enough context. Proposing the doc comment.',
         calls: [['edit_file', { path: target, old_text: anchor, new_text: `/** Far below compactAt on purpose: one compaction then buys many turns, and the provider's prompt cache is invalidated seldom. */\n${anchor}` }]],
       },
       {
         answer:
-          'The thresholds are computed in `src/compaction/budget.ts` (`thresholds()`), as fractions of the input budget (window minus reserved output). `compactTo` defaults to 0.5 against `compactAt` 0.8 so that one compaction buys many turns. I proposed a doc comment on the default; it was not applied.',
+          'The thresholds are computed in `src/compaction/plan/budget.ts` (`thresholds()`), as fractions of the input budget (window minus reserved output). `compactTo` defaults to 0.5 against `compactAt` 0.8 so that one compaction buys many turns. I proposed a doc comment on the default; it was not applied.',
       },
     ],
     [
       { say: 'Looking at the service side.', calls: [['search_text', { pattern: 'thresholds\\(', glob: 'src/**/*.ts' }]] },
-      { say: 'Reading the compaction coordinator.', calls: [['read_file', { path: 'src/service/compactions.ts' }]] },
-      { say: 'And the gauge.', calls: [['read_file', { path: 'src/service/budgetView.ts' }], ['read_file', { path: 'src/service/api.ts', start_line: 1, end_line: 120 }]] },
+      { say: 'Reading the compaction coordinator.', calls: [['read_file', { path: 'src/service/compaction/compactions.ts' }]] },
+      { say: 'And the gauge.', calls: [['read_file', { path: 'src/service/meter/budget-view.ts' }], ['read_file', { path: 'src/service/api.ts', start_line: 1, end_line: 120 }]] },
       { say: 'One more: the agent loop, to see when the check runs.', calls: [['read_file', { path: 'src/agent/session.ts' }]] },
       {
         answer:
@@ -72,10 +72,10 @@ function steps(root: string): Step[][] {
     ],
     [
       { say: 'Finding the summarizer code.', calls: [['find_files', { pattern: 'src/compaction/*.ts' }], ['search_text', { pattern: 'class ExtractiveSummarizer|export function analyze', glob: 'src/**/*.ts' }]] },
-      { say: 'Reading the extractive summarizer.', calls: [['read_file', { path: 'src/compaction/extractive.ts' }]] },
-      { say: 'It relies on the structure analysis; reading that too.', calls: [['read_file', { path: 'src/compaction/structure.ts' }]] },
-      { say: 'And the collapse tier and the post-summary checks.', calls: [['read_file', { path: 'src/compaction/collapse.ts' }], ['read_file', { path: 'src/compaction/summaryChecks.ts' }]] },
-      { say: 'Finally the identifier back-fill.', calls: [['read_file', { path: 'src/compaction/identifiers.ts' }]] },
+      { say: 'Reading the extractive summarizer.', calls: [['read_file', { path: 'src/compaction/summary/extractive.ts' }]] },
+      { say: 'It relies on the structure analysis; reading that too.', calls: [['read_file', { path: 'src/compaction/plan/structure.ts' }]] },
+      { say: 'And the collapse tier and the post-summary checks.', calls: [['read_file', { path: 'src/compaction/rewrite/collapse.ts' }], ['read_file', { path: 'src/compaction/summary/summary-checks.ts' }]] },
+      { say: 'Finally the identifier back-fill.', calls: [['read_file', { path: 'src/compaction/summary/identifiers/identifiers.ts' }]] },
       {
         answer:
           'The extractive summarizer needs no model: it walks the replaced span, keeps the user requests and constraints verbatim, records each tool call with its outcome, carries the latest task list and verification result, and cuts the least important lines first to fit its token budget; identifiers missing from the notes are appended verbatim afterwards.',

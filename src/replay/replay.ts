@@ -4,13 +4,13 @@
  * are then appended. Every context that would be sent is checked against the invariants.
  */
 import type { BudgetConfig, Checkpoint, ContextItem, Entry, Summarizer, ToolSchema } from '../compaction/types';
-import type { TokenMeter } from '../compaction/meter';
+import type { TokenMeter } from '../compaction/meter/meter';
 import { itemsFromEntries } from '../compaction/context';
-import { compact } from '../compaction/compactor';
-import { thresholds } from '../compaction/budget';
-import { checkToolPairing, IncrementalChecker, type Violation } from '../compaction/invariants';
-import { CompactionGuard } from '../compaction/guard';
-import { tokenHolders, type TokenHolders } from '../compaction/holders';
+import { compact } from '../compaction/rewrite/compactor';
+import { thresholds } from '../compaction/plan/budget';
+import { checkToolPairing, IncrementalChecker, type Violation } from '../compaction/plan/invariants';
+import { CompactionGuard } from '../compaction/rewrite/guard';
+import { tokenHolders, type TokenHolders } from '../compaction/plan/holders';
 
 /** One model call of a replay. Tokens are prompt tokens of the request. */
 export interface ReplayCall {

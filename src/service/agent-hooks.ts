@@ -4,7 +4,7 @@
  * service's events.
  */
 import type { AgentHooks } from '../agent/session';
-import type { Compactions } from './compactions';
+import type { Compactions } from './compaction/compactions';
 import type { ServiceEvents } from './service-events';
 import type { ServiceStatus } from './status';
 

@@ -11,14 +11,14 @@
  */
 import type { ChatClient } from '../agent/session';
 import type { BudgetConfig, Checkpoint, ContextItem, Entry, ChatMessage, Summarizer } from '../compaction/types';
-import type { RecordedCompaction } from '../compaction/imported';
+import type { RecordedCompaction } from '../compaction/rewrite/imported';
 import type { ModelFailure } from '../compaction/outcome';
 import type { ApprovalHandler, ApprovalRequest, AutoApprove, ToolHost } from '../agent/types';
-import type { TokenCounter } from '../compaction/tokenizer';
-import type { BudgetSnapshot } from './budgetTypes';
+import type { TokenCounter } from '../tokenizer/tokenizer';
+import type { BudgetSnapshot } from './meter/budget-types';
 
 export type { ApprovalRequest } from '../agent/types';
-export type { BudgetBreakdown, BudgetSnapshot, ThresholdMark } from './budgetTypes';
+export type { BudgetBreakdown, BudgetSnapshot, ThresholdMark } from './meter/budget-types';
 
 /** Something that holds resources until disposed. */
 export interface Disposable {
@@ -132,11 +132,11 @@ export interface CompactNowOptions {
   /** Progress of a large compaction (run in a worker thread): messages summarized of the context's. */
   onProgress?: (progress: CompactionProgress) => void;
 }
-import type { RestorePlan } from './restore-plan';
-import type { CompactionProgress } from './compaction-worker/runner';
+import type { RestorePlan } from './session/restore-plan';
+import type { CompactionProgress } from './compaction/worker/runner';
 export type { CompactionProgress };
 
-import type { CompactOutcome } from './outcome';
+import type { CompactOutcome } from './compaction/outcome';
 export type { CompactOutcome };
 
 /** How a task ended. */

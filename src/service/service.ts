@@ -12,35 +12,35 @@
  * Event plumbing lives in {@link ServiceEventSurface}, usage records in {@link UsageRecorder}.
  */
 import type { ChatMessage, CompactionResult, ContextItem, Entry, Summarizer, ToolSchema } from '../compaction/types';
-import { TokenMeter } from '../compaction/meter';
-import { applyRecordedCompactions } from '../compaction/imported';
+import { TokenMeter } from '../compaction/meter/meter';
+import { applyRecordedCompactions } from '../compaction/rewrite/imported';
 import { toMessages } from '../compaction/context';
-import { ExtractiveSummarizer } from '../compaction/extractive';
+import { ExtractiveSummarizer } from '../compaction/summary/extractive';
 import { AgentSession, type Conversation } from '../agent/session';
 import { WorkspaceTools } from '../agent/tools';
 import { DEFAULT_SYSTEM_PROMPT } from '../agent/prompt';
 import type { ApprovalHandler } from '../agent/types';
 import type { BudgetSnapshot, CheckpointRecord, CheckpointRestored, CompactNowOptions, CompactOutcome, CompactionPreview, ContextServiceApi, ContextServiceOptions, ExportedTranscript, ImportedTranscript, LogSink, StateChange, TaskOutcome, TranscriptSnapshot } from './api';
 import { ServiceEventSurface } from './service-events';
-import { SessionState, type ContextState } from './session-state';
-import type { SessionState as StoredSession } from './store';
-import { SessionFiles } from './session-files';
-import type { Compactions } from './compactions';
-import { serviceCompactions } from './service-compactions';
-import { ContextTally, type SavedCalibration } from './tally';
-import { countInSlices } from './count-slices';
+import { SessionState, type ContextState } from './session/session-state';
+import type { SessionState as StoredSession } from './session/store';
+import { SessionFiles } from './session/session-files';
+import type { Compactions } from './compaction/compactions';
+import { serviceCompactions } from './compaction/service-compactions';
+import { ContextTally, type SavedCalibration } from './meter/tally';
+import { countInSlices } from './meter/count-slices';
 import { newSessionId } from './helpers';
-import { UsageRecorder, type ServiceStats } from './usage';
+import { UsageRecorder, type ServiceStats } from './meter/usage';
 import { ServiceStatus } from './status';
 import { agentHooks } from './agent-hooks';
-import { exportOf, forkedSession, importedEntries, importSource } from './transfer';
-import { protectedRestoredIds } from './restored-ids';
-import { describeOutcome, failureOfOutcome, isQuietOutcome, type CompactOutcomeStatus } from './outcome';
+import { exportOf, forkedSession, importedEntries, importSource } from './session/transfer';
+import { protectedRestoredIds } from './session/restored-ids';
+import { describeOutcome, failureOfOutcome, isQuietOutcome, type CompactOutcomeStatus } from './compaction/outcome';
 import { taskOutcomeOf } from './task-outcome';
-import { planRestoreOf, type RestorePlan } from './restore-plan';
+import { planRestoreOf, type RestorePlan } from './session/restore-plan';
 
 export { newSessionId } from './helpers';
-export type { ModelCallRecord, ServiceStats } from './usage';
+export type { ModelCallRecord, ServiceStats } from './meter/usage';
 
 /** The context service. Build with {@link ContextService.open}. */
 export class ContextService extends ServiceEventSurface implements ContextServiceApi {

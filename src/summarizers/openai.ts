@@ -22,14 +22,14 @@ import OpenAI from 'openai';
 import type { ChatCompletionCreateParams, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { ContextItem, Summarizer, SummaryRequest, SummaryResult, SummarizerUsage } from '../compaction/types';
 import { SummarizerError } from '../compaction/types';
-import { batchForWindow, summaryInstruction, PREVIOUS_NOTES_CLOSE, PREVIOUS_NOTES_OPEN, USER_REQUESTS_CLOSE, USER_REQUESTS_OPEN, neutraliseDelimiters, wrapTranscript, type RenderOptions } from '../compaction/summaryPrompt';
+import { batchForWindow, summaryInstruction, PREVIOUS_NOTES_CLOSE, PREVIOUS_NOTES_OPEN, USER_REQUESTS_CLOSE, USER_REQUESTS_OPEN, neutraliseDelimiters, wrapTranscript, type RenderOptions } from '../compaction/summary/summary-prompt';
 import { clipMiddle, clipMiddleToTokens } from '../compaction/clip';
 import { validateReply } from './reply';
 import { Watchdog } from './watchdog';
 import { maskMessageContents } from '../compaction/secrets';
 import { jsonReply, streamedReply } from './openai-stream';
 import { classifyFailure, describeEndpoint, redactSecrets } from './openai-errors';
-import { prefixRequest } from './prefixRequest';
+import { prefixRequest } from './prefix-request';
 import { summarizeSpansWith } from './spans';
 
 /** Which request field bounds the reply length. */

@@ -7,8 +7,8 @@
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { SummaryRequest, SummaryResult, SummarizerUsage } from '../compaction/types';
 import { SummarizerError } from '../compaction/types';
-import type { RenderOptions } from '../compaction/summaryPrompt';
-import { multiFramedRequest, multiPrefixRequest, parseParts } from './multiSpan';
+import type { RenderOptions } from '../compaction/summary/summary-prompt';
+import { multiFramedRequest, multiPrefixRequest, parseParts } from './multi-span';
 
 /** What {@link summarizeSpansWith} needs from a model summarizer (`OpenAISummarizer`). */
 export interface SpanCaller {

@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import { readSettings, SETTINGS_SECTION } from '../settings/settings';
 import { discoverSessions, type DiscoveredSession } from '../watch/discovery';
 import { SessionWatcher, followFile, type Follow, type WatchUpdate } from '../watch/watcher';
-import { deferredCounterForModel } from '../compaction/tokenizer';
+import { deferredCounterForModel } from '../tokenizer/tokenizer';
 import type { WatchedCompaction, WatchedGauge } from '../watch/live';
 import { plural } from './notices';
 

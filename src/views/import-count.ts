@@ -6,7 +6,7 @@
  */
 import type { Entry } from '../compaction/types';
 import type { CheckpointRecord } from '../service/api';
-import { repairToolPairing } from '../compaction/repair';
+import { repairToolPairing } from '../compaction/plan/repair';
 
 /** Counts of one import, in messages. */
 export interface ImportCount {

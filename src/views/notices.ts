@@ -3,7 +3,7 @@
  * the sidebar's gauge, so a figure reads the same everywhere ("11.9k"). Pure: no `vscode` import.
  */
 import type { CheckpointRecord, CompactOutcome } from '../service/api';
-import { describeOutcome, type CompactOutcomeStatus } from '../service/outcome';
+import { describeOutcome, type CompactOutcomeStatus } from '../service/compaction/outcome';
 import type { ModelFailure } from '../compaction/outcome';
 
 /**

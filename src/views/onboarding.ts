@@ -6,9 +6,9 @@
  */
 import * as vscode from 'vscode';
 import { discoverEndpoint } from '../models/discover';
-import { Commands } from './command-ids';
+import { Commands } from './commands/command-ids';
 import { endpointChosenNotice } from './notices';
-import { checkEndpoint } from './endpoint-check';
+import { checkEndpoint } from './commands/endpoint-check';
 
 /** Local OpenAI-compatible servers and their default base URLs (from each project's documentation). */
 export const LOCAL_SERVERS: ReadonlyArray<{ name: string; url: string }> = [

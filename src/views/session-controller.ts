@@ -13,8 +13,8 @@ import * as vscode from 'vscode';
 import { DisposableStore } from '../lifecycle/disposables';
 import type { CheckpointRecord, ContextServiceApi, ImportedTranscript, ServiceState } from '../service/api';
 import type { ApprovalRequest } from '../agent/types';
-import { resolveContextWindow, thresholds } from '../compaction/budget';
-import type { BudgetView, ErrorView, ViewState } from './protocol';
+import { resolveContextWindow, thresholds } from '../compaction/plan/budget';
+import type { BudgetView, ErrorView, ViewState } from '../webview/shared/protocol';
 import type { ContextKeeperSettings, Settings } from '../settings/settings';
 import type { KeyStore } from '../secrets/key-store';
 import { OPENAI_URL } from './onboarding';
@@ -22,10 +22,10 @@ import { recordingWindow } from '../models/recorded';
 import type { ModelFailure } from '../compaction/outcome';
 import { modelErrorFixes } from './notices';
 import { SessionList } from './session-list';
-import { feedSidebar } from './sidebar-feed';
-import { SidebarModel, toBudgetView } from './view-model';
+import { feedSidebar } from './sidebar/sidebar-feed';
+import { SidebarModel, toBudgetView } from './sidebar/view-model';
 import { countAsImported } from './import-count';
-import { cancelAndWait } from './task-cancel';
+import { cancelAndWait } from './commands/task-cancel';
 
 /** Everything the factory needs to build one service instance. */
 export interface ServiceInput {

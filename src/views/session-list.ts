@@ -3,7 +3,7 @@
  * (a Memento) as a small list of records; each session's data lives in its own folder under the
  * service's storage directory. Imports are their own sessions and never replace a working one.
  */
-import type { SessionView } from './protocol';
+import type { SessionView } from '../webview/shared/protocol';
 
 /** The storage a list lives in (VS Code's `Memento`, or a Map in tests). */
 export interface ListStore {

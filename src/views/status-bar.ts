@@ -3,10 +3,10 @@
  * that opens the sidebar. Has an id, a name and accessibility text (read by screen readers in full).
  */
 import * as vscode from 'vscode';
-import type { BudgetView, SessionState } from './protocol';
-import { Commands } from './command-ids';
+import type { BudgetView, SessionState } from '../webview/shared/protocol';
+import { Commands } from './commands/command-ids';
 import { recordedK, recordedReason } from '../transcripts/reported';
-import type { LastBudget } from './last-budget';
+import type { LastBudget } from './sidebar/last-budget';
 
 /** Compact token count: 950, 12.3k, 1.05M. */
 export function formatTokens(tokens: number): string {

@@ -5,10 +5,10 @@
  * context is compacted in a worker thread (`prepareOffThread`), with progress and cancel.
  */
 import type { ChatMessage, ContextItem, ToolSchema } from '../compaction/types';
-import type { TokenMeter } from '../compaction/meter';
-import { commitPrepared, type CompactInput } from '../compaction/compactor';
-import { prepareOffThread, type OffThreadOptions } from '../service/compaction-worker/runner';
-import { ExtractiveSummarizer } from '../compaction/extractive';
+import type { TokenMeter } from '../compaction/meter/meter';
+import { commitPrepared, type CompactInput } from '../compaction/rewrite/compactor';
+import { prepareOffThread, type OffThreadOptions } from '../service/compaction/worker/runner';
+import { ExtractiveSummarizer } from '../compaction/summary/extractive';
 import { contentText as textOf } from '../compaction/text';
 import { maskSecrets } from '../compaction/secrets';
 

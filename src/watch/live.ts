@@ -5,12 +5,12 @@
  * to the size of the file. Pure apart from the tokenizer; the file reading is {@link FileTail}'s job.
  */
 import type { Checkpoint, ContextItem, TokenBreakdown } from '../compaction/types';
-import { TokenMeter } from '../compaction/meter';
-import type { TokenCounter } from '../compaction/tokenizer';
+import { TokenMeter } from '../compaction/meter/meter';
+import type { TokenCounter } from '../tokenizer/tokenizer';
 import { itemsFromEntries } from '../compaction/context';
-import { repairToolPairing } from '../compaction/repair';
-import { applyRecordedCompactions } from '../compaction/imported';
-import { resolveContextWindow } from '../compaction/budget';
+import { repairToolPairing } from '../compaction/plan/repair';
+import { applyRecordedCompactions } from '../compaction/rewrite/imported';
+import { resolveContextWindow } from '../compaction/plan/budget';
 import { importTranscriptTextSync } from '../transcripts';
 import type { ImportedTranscript } from '../transcripts/types';
 import { latestReportedPrompt } from '../transcripts/reported';

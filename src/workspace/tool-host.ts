@@ -4,7 +4,7 @@
  * use the Node host, which checks the workspace boundary on the opened file (no VS Code API can).
  */
 import * as vscode from 'vscode';
-import { NodeToolHost } from '../agent/nodeHost';
+import { NodeToolHost } from '../agent/node-host';
 import type { CommandOutcome, DirectoryEntry, ToolHost } from '../agent/types';
 
 const EXCLUDE = '**/{node_modules,.git,dist,out,.vscode-test}/**';

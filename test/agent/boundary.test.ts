@@ -9,13 +9,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { WorkspaceTools } from '../../src/agent/tools';
-import { NodeToolHost } from '../../src/agent/nodeHost';
+import { NodeToolHost } from '../../src/agent/node-host';
 import { PathOutsideWorkspaceError } from '../../src/agent/paths';
-import { writeFileInside } from '../../src/agent/safeFs';
+import { writeFileInside } from '../../src/agent/safe-fs';
 import type { ApprovalRequest } from '../../src/agent/types';
 import OpenAI from 'openai';
 import { AgentSession, InMemoryConversation } from '../../src/agent/session';
-import { start } from '../../src/modelserver/wire';
+import { start } from '../../src/demo/modelserver/wire';
 import { tempWorkspace } from './helpers';
 
 let ids = 0;

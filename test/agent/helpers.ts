@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import OpenAI from 'openai';
 import type { ChatMessage } from '../../src/compaction/types';
-import { start, type ModelServer, type Responder } from '../../src/modelserver/wire';
+import { start, type ModelServer, type Responder } from '../../src/demo/modelserver/wire';
 
 /** A temp folder with the given files (relative path → text); `cleanup` removes it. */
 export function tempWorkspace(files: Record<string, string> = {}): { root: string; cleanup: () => void } {

@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AgentSession, CANCELLED_REPLY_MARKER, InMemoryConversation } from '../../src/agent/session';
 import { WorkspaceTools, CANCELLED_RESULT } from '../../src/agent/tools';
-import { NodeToolHost } from '../../src/agent/nodeHost';
-import { chunked, scripted, text, toolCalls } from '../../src/modelserver/replies';
+import { NodeToolHost } from '../../src/agent/node-host';
+import { chunked, scripted, text, toolCalls } from '../../src/demo/modelserver/replies';
 import { loopback, pairingViolations, sleep, tempWorkspace } from './helpers';
 
 const call = (id: string, name: string, args: object) => ({ id, name, arguments: JSON.stringify(args) });

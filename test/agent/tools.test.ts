@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { symlinkSync, readFileSync, existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { WorkspaceTools } from '../../src/agent/tools';
-import { NodeToolHost } from '../../src/agent/nodeHost';
+import { NodeToolHost } from '../../src/agent/node-host';
 import { globToRegExp } from '../../src/agent/glob';
 import type { ApprovalRequest } from '../../src/agent/types';
 import { tempWorkspace } from './helpers';

@@ -12,9 +12,9 @@ import type { Command } from 'commander';
 import { program } from '../../src/cli';
 import { compactCommand } from '../../src/cli/commands';
 import { loadSession } from '../../src/cli/load';
-import { compact } from '../../src/compaction/compactor';
-import { thresholds } from '../../src/compaction/budget';
-import { summarizerFromFlags } from '../../src/summarizers/fromOptions';
+import { compact } from '../../src/compaction/rewrite/compactor';
+import { thresholds } from '../../src/compaction/plan/budget';
+import { summarizerFromFlags } from '../../src/summarizers/from-options';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ck-cli-help-'));
 test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { meterCommand } from '../../src/cli/commands';
-import { claudeCodeWithUsage as claudeCode } from '../support/claudeCodeUsage';
+import { claudeCodeWithUsage as claudeCode } from '../support/claude-code-usage';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ck-meter-reported-'));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
-import { start } from '../../src/modelserver/wire';
+import { start } from '../../src/demo/modelserver/wire';
 import { describeCompaction } from '../../src/compaction/outcome-text';
 
 const repo = path.resolve(__dirname, '../../..');

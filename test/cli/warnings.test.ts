@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { compactCommand, meterCommand, replayCommand, type BudgetOptions } from '../../src/cli/commands';
 import { modelsCommand } from '../../src/cli/models';
-import { fakeServer } from '../models/fakeServers';
+import { fakeServer } from '../models/fake-servers';
 import { sharedTranscriptsDir } from '../support/shared';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ck-cli-warnings-'));

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { itemsFromEntries } from '../../src/compaction/context';
 import { generateSession } from '../../bench/corpus';
-import { actionsOf, keepMessageActions } from '../../src/compaction/actions';
+import { actionsOf, keepMessageActions } from '../../src/compaction/summary/ledger/actions';
 
 test('actions without kept per-message actions equal those with them, and are read afresh', () => {
   const items = itemsFromEntries(generateSession(11, 200 * 300).slice(0, 200));

@@ -6,10 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { A, S, U, chars, items } from '../support/conversation';
 import { quarterCounter } from '../support/generate';
-import { TokenMeter } from '../../src/compaction/meter';
-import { ExtractiveSummarizer } from '../../src/compaction/extractive';
-import { BACKFILL_REFERENCE_TOKENS, IDENTIFIER_BACKFILL_CHARS, backfillChars, compact } from '../../src/compaction/compactor';
-import { CARRIED_HEADING, carryIdentifiers } from '../../src/compaction/carryIdentifiers';
+import { TokenMeter } from '../../src/compaction/meter/meter';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
+import { BACKFILL_REFERENCE_TOKENS, IDENTIFIER_BACKFILL_CHARS, backfillChars, compact } from '../../src/compaction/rewrite/compactor';
+import { CARRIED_HEADING, carryIdentifiers } from '../../src/compaction/summary/identifiers/carry-identifiers';
 import type { ContextItem } from '../../src/compaction/types';
 
 const meter = new TokenMeter({ counter: quarterCounter });

@@ -7,13 +7,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatMessage, Checkpoint, ContextItem, Entry } from '../../src/compaction/types';
-import { TokenMeter } from '../../src/compaction/meter';
+import { TokenMeter } from '../../src/compaction/meter/meter';
 import { itemsFromEntries, undoCheckpoint } from '../../src/compaction/context';
-import { compact } from '../../src/compaction/compactor';
-import { ExtractiveSummarizer } from '../../src/compaction/extractive';
-import { checkContext } from '../../src/compaction/invariants';
-import { describeHolders, tokenHolders } from '../../src/compaction/holders';
-import { applyRecordedCompactions } from '../../src/compaction/imported';
+import { compact } from '../../src/compaction/rewrite/compactor';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
+import { checkContext } from '../../src/compaction/plan/invariants';
+import { describeHolders, tokenHolders } from '../../src/compaction/plan/holders';
+import { applyRecordedCompactions } from '../../src/compaction/rewrite/imported';
 import { quarterCounter } from '../support/generate';
 
 const meter = new TokenMeter({ counter: quarterCounter });

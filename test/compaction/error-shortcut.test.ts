@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { contentText, looksLikeError, matchesErrorPatterns } from '../../src/compaction/text';
-import { exitStatus } from '../../src/compaction/actions';
+import { exitStatus } from '../../src/compaction/summary/ledger/actions';
 import { loadSession } from '../../src/cli/load';
 import { generateSession } from '../../bench/corpus';
 import { itemsFromEntries } from '../../src/compaction/context';

@@ -6,16 +6,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatMessage, ContextItem, Entry } from '../../src/compaction/types';
-import { TokenMeter } from '../../src/compaction/meter';
+import { TokenMeter } from '../../src/compaction/meter/meter';
 import { itemsFromEntries, toMessages } from '../../src/compaction/context';
-import { compact } from '../../src/compaction/compactor';
-import { ExtractiveSummarizer } from '../../src/compaction/extractive';
-import { checkContext, IncrementalChecker } from '../../src/compaction/invariants';
-import { collapsedRecord } from '../../src/compaction/collapse';
+import { compact } from '../../src/compaction/rewrite/compactor';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
+import { checkContext, IncrementalChecker } from '../../src/compaction/plan/invariants';
+import { collapsedRecord } from '../../src/compaction/rewrite/collapse';
 import { looksLikeError } from '../../src/compaction/text';
 import { clipMessageToTokens } from '../../src/compaction/clip';
-import { analyze } from '../../src/compaction/structure';
-import { DEFAULT_SUMMARY_INSTRUCTION, summaryInstruction } from '../../src/compaction/summaryPrompt';
+import { analyze } from '../../src/compaction/plan/structure';
+import { DEFAULT_SUMMARY_INSTRUCTION, summaryInstruction } from '../../src/compaction/summary/summary-prompt';
 import { generateConversation, quarterCounter, rng } from '../support/generate';
 
 const meter = new TokenMeter({ counter: quarterCounter });

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateConversation, rng } from '../support/generate';
 import { itemsFromEntries } from '../../src/compaction/context';
-import { checkContext } from '../../src/compaction/invariants';
+import { checkContext } from '../../src/compaction/plan/invariants';
 import type { ContextItem } from '../../src/compaction/types';
 
 test('checkContext gives the same violations with the raw items passed in', () => {

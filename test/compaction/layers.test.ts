@@ -28,7 +28,7 @@ function specifiers(text: string): string[] {
   return found;
 }
 
-const PLAIN_NODE = ['compaction', 'transcripts', 'service', 'agent', 'summarizers', 'cli', 'replay', 'modelserver'];
+const PLAIN_NODE = ['compaction', 'tokenizer', 'transcripts', 'service', 'agent', 'summarizers', 'cli', 'replay', 'demo'];
 
 test('only the extension front end imports vscode', () => {
   const files = PLAIN_NODE.flatMap(sources);

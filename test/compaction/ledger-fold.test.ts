@@ -5,12 +5,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildLedger, LEDGER } from '../../src/compaction/ledger';
-import { LedgerFold } from '../../src/compaction/ledgerFold';
-import { actionsOf } from '../../src/compaction/actions';
+import { buildLedger, LEDGER } from '../../src/compaction/summary/ledger/ledger';
+import { LedgerFold } from '../../src/compaction/summary/ledger/ledger-fold';
+import { actionsOf } from '../../src/compaction/summary/ledger/actions';
 import { itemsFromEntries } from '../../src/compaction/context';
 import { generateSession } from '../../bench/corpus';
-import type { Action } from '../../src/compaction/actions';
+import type { Action } from '../../src/compaction/summary/ledger/actions';
 import { rng } from '../support/generate';
 
 /** Actions with reads, edits, moves (also of moved files), deletes, and passing and failing commands. */

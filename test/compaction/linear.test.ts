@@ -5,19 +5,19 @@
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { TokenMeter } from '../../src/compaction/meter';
-import { LineCounter, startsPiece } from '../../src/compaction/lineCount';
-import { extractIdentifiers } from '../../src/compaction/identifiers';
-import { identifiersOfPart, mergePartIdentifiers } from '../../src/compaction/identifierParts';
-import { sourceIdentifiers, sourcesOf } from '../../src/compaction/backfill';
-import { compact } from '../../src/compaction/compactor';
-import { ExtractiveSummarizer } from '../../src/compaction/extractive';
+import { TokenMeter } from '../../src/compaction/meter/meter';
+import { LineCounter, startsPiece } from '../../src/tokenizer/line-count';
+import { extractIdentifiers } from '../../src/compaction/summary/identifiers/identifiers';
+import { identifiersOfPart, mergePartIdentifiers } from '../../src/compaction/summary/identifiers/identifier-parts';
+import { sourceIdentifiers, sourcesOf } from '../../src/compaction/summary/identifiers/backfill';
+import { compact } from '../../src/compaction/rewrite/compactor';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { itemsFromEntries } from '../../src/compaction/context';
-import { buildLedger } from '../../src/compaction/ledger';
-import { actionsOf } from '../../src/compaction/actions';
+import { buildLedger } from '../../src/compaction/summary/ledger/ledger';
+import { actionsOf } from '../../src/compaction/summary/ledger/actions';
 import { rng } from '../support/generate';
 import type { ChatMessage } from '../../src/compaction/types';
-import { workSession } from '../support/workSession';
+import { workSession } from '../support/work-session';
 
 const PIECES = ['- ', '## Files', 'foo', ' bar', '\t', '/usr/bin', '  indented', '', 'x)', '.', '…', 'naïve', '日本語', '123', "it's", '\r', '\u2028', '"q"', '`npm test`', '->', '  ', '\n', 'A'];
 

@@ -6,9 +6,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { A, S, U, chars, items } from '../support/conversation';
 import { quarterCounter } from '../support/generate';
-import { TokenMeter } from '../../src/compaction/meter';
-import { ExtractiveSummarizer } from '../../src/compaction/extractive';
-import { prepareCompaction } from '../../src/compaction/compactor';
+import { TokenMeter } from '../../src/compaction/meter/meter';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
+import { prepareCompaction } from '../../src/compaction/rewrite/compactor';
 import type { ChatMessage, Summarizer, SummaryRequest } from '../../src/compaction/types';
 
 const meter = new TokenMeter({ counter: quarterCounter });

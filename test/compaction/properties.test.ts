@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateConversation, quarterCounter, rng } from '../support/generate';
-import { TokenMeter } from '../../src/compaction/meter';
+import { TokenMeter } from '../../src/compaction/meter/meter';
 import { itemsFromEntries, undoCheckpoint, coveredIds } from '../../src/compaction/context';
-import { compact } from '../../src/compaction/compactor';
-import { checkContext } from '../../src/compaction/invariants';
-import { ExtractiveSummarizer } from '../../src/compaction/extractive';
+import { compact } from '../../src/compaction/rewrite/compactor';
+import { checkContext } from '../../src/compaction/plan/invariants';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import type { Checkpoint, ContextItem, Entry } from '../../src/compaction/types';
 
 const CASES = Number(process.env.CK_PROPERTY_CASES ?? 1000);

@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { A, S, U, items } from '../support/conversation';
 import { quarterCounter } from '../support/generate';
-import { ExtractiveSummarizer } from '../../src/compaction/extractive';
-import { DECISION, isProse, ruleSentences } from '../../src/compaction/prose';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
+import { DECISION, isProse, ruleSentences } from '../../src/compaction/summary/prose';
 
 test('a rule that ends in a colon is quoted with the list that follows it', () => {
   const typed = 'Set up the broker client.\nThe mqtt.connect options must include:\n- clientId from the env\n- keepalive 30\n\nThanks.';

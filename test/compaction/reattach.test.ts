@@ -2,12 +2,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ContextItem } from '../../src/compaction/types';
-import { TokenMeter } from '../../src/compaction/meter';
-import { ExtractiveSummarizer } from '../../src/compaction/extractive';
-import { commitPrepared, prepareCompaction, type PreparedCompaction } from '../../src/compaction/compactor';
+import { TokenMeter } from '../../src/compaction/meter/meter';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
+import { commitPrepared, prepareCompaction, type PreparedCompaction } from '../../src/compaction/rewrite/compactor';
 import { undoCheckpoint } from '../../src/compaction/context';
-import { checkContext } from '../../src/compaction/invariants';
-import { attachmentText, attachReserve, CandidateScan, reattachCandidates, withAttachedFiles, type AttachedFile } from '../../src/compaction/reattach';
+import { checkContext } from '../../src/compaction/plan/invariants';
+import { attachmentText, attachReserve, CandidateScan, reattachCandidates, withAttachedFiles, type AttachedFile } from '../../src/compaction/rewrite/reattach';
 import { Acalls, A, S, T, U, chars, entries, items } from '../support/conversation';
 import { quarterCounter } from '../support/generate';
 

@@ -6,11 +6,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TokenMeter } from '../../src/compaction/meter';
-import { groupDigits, renderRequestsSection } from '../../src/compaction/requests';
-import { callIndex, callOf } from '../../src/compaction/collapse';
-import { compact, commitPrepared, prepareCompaction } from '../../src/compaction/compactor';
-import { ExtractiveSummarizer } from '../../src/compaction/extractive';
+import { TokenMeter } from '../../src/compaction/meter/meter';
+import { groupDigits, renderRequestsSection } from '../../src/compaction/summary/requests';
+import { callIndex, callOf } from '../../src/compaction/rewrite/collapse';
+import { compact, commitPrepared, prepareCompaction } from '../../src/compaction/rewrite/compactor';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { itemsFromEntries } from '../../src/compaction/context';
 import { generateSession } from '../../bench/corpus';
 import { rng } from '../support/generate';

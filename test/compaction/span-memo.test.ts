@@ -6,14 +6,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TokenMeter } from '../../src/compaction/meter';
-import { ExtractiveSummarizer } from '../../src/compaction/extractive';
+import { TokenMeter } from '../../src/compaction/meter/meter';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { itemsFromEntries } from '../../src/compaction/context';
-import { GrowingSpan } from '../../src/compaction/spanMemo';
+import { GrowingSpan } from '../../src/compaction/meter/span-memo';
 import { generateSession } from '../../bench/corpus';
-import { actionsOf } from '../../src/compaction/actions';
-import { collectRequests } from '../../src/compaction/requests';
-import { callOf, collapseItem } from '../../src/compaction/collapse';
+import { actionsOf } from '../../src/compaction/summary/ledger/actions';
+import { collectRequests } from '../../src/compaction/summary/requests';
+import { callOf, collapseItem } from '../../src/compaction/rewrite/collapse';
 import type { ContextItem } from '../../src/compaction/types';
 
 const meter = new TokenMeter({ model: 'gpt-4o' });

@@ -1,14 +1,14 @@
 /**
- * The counter's pre-tokenizer split without the regex (src/compaction/pieces.ts) against the
- * encodings' patterns themselves, and its bounded piece cache (src/compaction/pieceCache.ts): the
+ * The counter's pre-tokenizer split without the regex (src/tokenizer/pieces.ts) against the
+ * encodings' patterns themselves, and its bounded piece cache (src/tokenizer/piece-cache.ts): the
  * split must give the regex's pieces exactly, and counts must stay exact when the cache starts over.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scanFor } from '../../src/compaction/pieces';
-import { MAX_CACHED_CHARS, PieceCache } from '../../src/compaction/pieceCache';
-import { createTokenCounter, type EncodingName } from '../../src/compaction/tokenizer';
-import { classText, TEXT_CLASSES } from '../support/tokenCorpus';
+import { scanFor } from '../../src/tokenizer/pieces';
+import { MAX_CACHED_CHARS, PieceCache } from '../../src/tokenizer/piece-cache';
+import { createTokenCounter, type EncodingName } from '../../src/tokenizer/tokenizer';
+import { classText, TEXT_CLASSES } from '../support/token-corpus';
 import { rng } from '../support/generate';
 
 /* eslint-disable @typescript-eslint/no-require-imports */

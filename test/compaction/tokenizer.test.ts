@@ -7,9 +7,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createTokenCounter, type EncodingName } from '../../src/compaction/tokenizer';
-import { RankTable } from '../../src/compaction/rankTable';
-import { classText, longPiece, TEXT_CLASSES } from '../support/tokenCorpus';
+import { createTokenCounter, type EncodingName } from '../../src/tokenizer/tokenizer';
+import { RankTable } from '../../src/tokenizer/rank-table';
+import { classText, longPiece, TEXT_CLASSES } from '../support/token-corpus';
 import { sharedTranscriptsDir } from '../support/shared';
 
 /* eslint-disable @typescript-eslint/no-require-imports */

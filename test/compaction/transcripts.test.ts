@@ -11,13 +11,13 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { sharedTranscriptsDir } from '../support/shared';
 import { loadSession } from '../../src/cli/load';
-import { compact } from '../../src/compaction/compactor';
-import { ExtractiveSummarizer } from '../../src/compaction/extractive';
-import { checkContext, checkToolPairing } from '../../src/compaction/invariants';
+import { compact } from '../../src/compaction/rewrite/compactor';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
+import { checkContext, checkToolPairing } from '../../src/compaction/plan/invariants';
 import { toMessages } from '../../src/compaction/context';
 import { replay } from '../../src/replay/replay';
-import { analyze } from '../../src/compaction/structure';
-import { thresholds } from '../../src/compaction/budget';
+import { analyze } from '../../src/compaction/plan/structure';
+import { thresholds } from '../../src/compaction/plan/budget';
 
 const dir = sharedTranscriptsDir();
 const files = dir

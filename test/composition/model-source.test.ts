@@ -11,7 +11,7 @@ import { openModelSource } from '../../src/composition/model-source';
 import { readSettings } from '../../src/settings/settings';
 import { chatModels, host, resetVscodeFake, workspace } from '../support/vscode-fake';
 import { FakeLogChannel } from '../support/vscode-fake/window-parts';
-import { FakeChat } from '../models/lmFake';
+import { FakeChat } from '../models/lm-fake';
 
 const countText = (text: string) => Math.ceil(text.length / 4);
 

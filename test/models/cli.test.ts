@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { fakeServer, ollamaRoutes, silentRoutes, vllmRoutes, type Routes } from './fakeServers';
+import { fakeServer, ollamaRoutes, silentRoutes, vllmRoutes, type Routes } from './fake-servers';
 
 const repo = path.resolve(__dirname, '../../..');
 const cli = path.join(repo, 'dist/cli.js');

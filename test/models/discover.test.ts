@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { discoverEndpoint } from '../../src/models/discover';
 import { describeWindow, replyReserve, resolveWindow, WarnOnce } from '../../src/models/resolve';
 import { editorModelWindow, sessionWindow } from '../../src/models/session';
-import { fakeServer, llamaCppRoutes, lmStudioRoutes, ollamaRoutes, openRouterRoutes, silentRoutes, vllmRoutes, type Routes } from './fakeServers';
+import { fakeServer, llamaCppRoutes, lmStudioRoutes, ollamaRoutes, openRouterRoutes, silentRoutes, vllmRoutes, type Routes } from './fake-servers';
 
 async function withServer<T>(routes: Routes, body: (url: string, log: string[]) => Promise<T>): Promise<T> {
   const server = await fakeServer(routes);

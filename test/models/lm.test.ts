@@ -4,13 +4,13 @@ import assert from 'node:assert/strict';
 import type OpenAI from 'openai';
 import { AgentSession, InMemoryConversation } from '../../src/agent/session';
 import { WorkspaceTools } from '../../src/agent/tools';
-import { NodeToolHost } from '../../src/agent/nodeHost';
+import { NodeToolHost } from '../../src/agent/node-host';
 import { LanguageModelClient, selectLmModel } from '../../src/models/lm/client';
 import { LanguageModelSourceError } from '../../src/models/lm/errors';
 import { OpenAISummarizer } from '../../src/summarizers/openai';
 import { pairingViolations, tempWorkspace } from '../agent/helpers';
-import { ChatMessage, FakeChat, LanguageModelError, TextPart, ToolCallPart, ToolResultPart, fakeApi, type Script } from './lmFake';
-import { realApiFits } from './lmApiShape';
+import { ChatMessage, FakeChat, LanguageModelError, TextPart, ToolCallPart, ToolResultPart, fakeApi, type Script } from './lm-fake';
+import { realApiFits } from './lm-api-shape';
 
 function agentOver(model: FakeChat, root: string, conversation = new InMemoryConversation([{ role: 'system', content: 'You are a coding agent.' }]), usages: number[] = []) {
   const api = fakeApi([model]);

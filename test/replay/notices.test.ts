@@ -6,8 +6,8 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { replay } from '../../src/replay/replay';
-import { TokenMeter } from '../../src/compaction/meter';
-import { ExtractiveSummarizer } from '../../src/compaction/extractive';
+import { TokenMeter } from '../../src/compaction/meter/meter';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import type { Entry } from '../../src/compaction/types';
 
 /** `steps` tool steps, each result about `words` words, under one request. */

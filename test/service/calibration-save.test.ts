@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { SessionFiles } from '../../src/service/session-files';
-import type { SavedCalibration } from '../../src/service/tally';
+import { SessionFiles } from '../../src/service/session/session-files';
+import type { SavedCalibration } from '../../src/service/meter/tally';
 
 function openFiles(t: { after(fn: () => void): void }): { files: SessionFiles; file: string; folder: string } {
   const storage = mkdtempSync(path.join(tmpdir(), 'ck-calibration-'));

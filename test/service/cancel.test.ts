@@ -3,8 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { checkContext, checkToolPairing } from '../../src/compaction/invariants';
-import { text, toolCalls } from '../../src/modelserver/replies';
+import { checkContext, checkToolPairing } from '../../src/compaction/plan/invariants';
+import { text, toolCalls } from '../../src/demo/modelserver/replies';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
 
 const files = { 'f1.txt': filler(60, 'a'), 'f2.txt': filler(60, 'b') };

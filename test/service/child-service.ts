@@ -6,7 +6,7 @@
  */
 import OpenAI from 'openai';
 import { ContextService } from '../../src/service/service';
-import { NodeToolHost } from '../../src/agent/nodeHost';
+import { NodeToolHost } from '../../src/agent/node-host';
 
 async function main(): Promise<void> {
   const env = process.env;

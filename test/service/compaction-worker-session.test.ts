@@ -1,5 +1,5 @@
 /**
- * The session's compaction worker (src/service/compaction-worker/session-worker): one warm thread
+ * The session's compaction worker (src/service/compaction/worker/session-worker): one warm thread
  * for many jobs, sent only the messages it has not seen, each job's result the same as an inline
  * run's; a replaced context is sent again; a crash fails one job and the next starts a new thread;
  * a cancelled job leaves the thread warm; idle and dispose stop it.
@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { commitPrepared, type PreparedCompaction } from '../../src/compaction/compactor';
+import { commitPrepared, type PreparedCompaction } from '../../src/compaction/rewrite/compactor';
 import { itemsFromEntries } from '../../src/compaction/context';
 import type { CompactionOptions, CompactionResult, ContextItem } from '../../src/compaction/types';
-import { compactionWorkerFile, CompactionWorker, prepareOffThread } from '../../src/service/compaction-worker/runner';
+import { compactionWorkerFile, CompactionWorker, prepareOffThread } from '../../src/service/compaction/worker/runner';
 import { budget, meter, normalized, session, summarizer, tools } from './worker-fixtures';
 
 const file = compactionWorkerFile();

@@ -1,5 +1,5 @@
 /**
- * Compaction in a worker thread (src/service/compaction-worker): the same result as an inline run,
+ * Compaction in a worker thread (src/service/compaction/worker): the same result as an inline run,
  * cancel leaves the context unchanged, a worker that crashes or throws gives an error, never a hang.
  */
 import { test } from 'node:test';
@@ -8,13 +8,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { itemsFromEntries } from '../../src/compaction/context';
-import { TokenMeter } from '../../src/compaction/meter';
-import { createTokenCounter } from '../../src/compaction/tokenizer';
+import { TokenMeter } from '../../src/compaction/meter/meter';
+import { createTokenCounter } from '../../src/tokenizer/tokenizer';
 import type { CompactionOptions, ContextItem } from '../../src/compaction/types';
-import { prepareOffThread, WORKER_MIN_TOKENS } from '../../src/service/compaction-worker/runner';
+import { prepareOffThread, WORKER_MIN_TOKENS } from '../../src/service/compaction/worker/runner';
 import { generateConversation } from '../support/generate';
 import { budget, meter, normalized, session, summarizer, tools } from './worker-fixtures';
-import { text } from '../../src/modelserver/replies';
+import { text } from '../../src/demo/modelserver/replies';
 import { serviceFixture } from './fixtures';
 
 test('a compaction in the worker returns what the same compaction returns inline, with the caller\'s own items as replaced', async () => {

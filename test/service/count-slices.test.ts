@@ -1,10 +1,10 @@
-/** The exact recount after the tokenizer loads runs in slices, one per turn (src/service/count-slices.ts). */
+/** The exact recount after the tokenizer loads runs in slices, one per turn (src/service/meter/count-slices.ts). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TokenMeter } from '../../src/compaction/meter';
-import type { TokenCounter } from '../../src/compaction/tokenizer';
+import { TokenMeter } from '../../src/compaction/meter/meter';
+import type { TokenCounter } from '../../src/tokenizer/tokenizer';
 import type { ChatMessage } from '../../src/compaction/types';
-import { CHARS_PER_TURN, countInSlices } from '../../src/service/count-slices';
+import { CHARS_PER_TURN, countInSlices } from '../../src/service/meter/count-slices';
 
 test('every message is counted once into the meter\'s cache, at most about CHARS_PER_TURN characters a turn', async () => {
   const turns: number[] = [];

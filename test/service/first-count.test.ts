@@ -5,9 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BudgetSnapshot } from '../../src/service/api';
-import { createDeferredCounter, createTokenCounter, estimateTokens, isEncodingLoaded } from '../../src/compaction/tokenizer';
-import { TokenMeter } from '../../src/compaction/meter';
-import { text } from '../../src/modelserver/replies';
+import { createDeferredCounter, createTokenCounter, estimateTokens, isEncodingLoaded } from '../../src/tokenizer/tokenizer';
+import { TokenMeter } from '../../src/compaction/meter/meter';
+import { text } from '../../src/demo/modelserver/replies';
 import { serviceFixture } from './fixtures';
 
 const SAMPLE = 'export function parse(input: string): Result { return { ok: true, value: input.trim() }; } // 日本語のテキスト';

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import type OpenAI from 'openai';
 import * as path from 'node:path';
 import type { ChatMessage, ContextItem, Summarizer, SummaryRequest, SummaryResult, ToolSchema } from '../../src/compaction/types';
-import type { TokenCounter } from '../../src/compaction/tokenizer';
+import type { TokenCounter } from '../../src/tokenizer/tokenizer';
 import { SummarizerError } from '../../src/compaction/types';
-import { TokenMeter } from '../../src/compaction/meter';
-import { NodeToolHost } from '../../src/agent/nodeHost';
+import { TokenMeter } from '../../src/compaction/meter/meter';
+import { NodeToolHost } from '../../src/agent/node-host';
 import { ContextService } from '../../src/service/service';
 import type { ContextServiceOptions } from '../../src/service/api';
-import type { ChatRequestBody, Reply, Responder } from '../../src/modelserver/wire';
+import type { ChatRequestBody, Reply, Responder } from '../../src/demo/modelserver/wire';
 import { loopback, tempWorkspace } from '../agent/helpers';
 
 /**

@@ -8,7 +8,7 @@ import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
-import { text } from '../../src/modelserver/replies';
+import { text } from '../../src/demo/modelserver/replies';
 import type { Entry } from '../../src/compaction/types';
 import { filler, serviceFixture, type ServiceFixture } from './fixtures';
 import { importTranscriptText } from '../../src/transcripts';

@@ -1,7 +1,7 @@
 /** Configuration checks and the loop guard at service level (B21). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { text, toolCalls } from '../../src/modelserver/replies';
+import { text, toolCalls } from '../../src/demo/modelserver/replies';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
 
 test('B21: an output reservation of most of the window is clamped and flagged; a short task does not compact', async (t) => {

@@ -11,12 +11,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { A, Acalls, S, T, U, chars } from '../support/conversation';
 import { quarterCounter } from '../support/generate';
-import { TokenMeter } from '../../src/compaction/meter';
-import { ExtractiveSummarizer } from '../../src/compaction/extractive';
+import { TokenMeter } from '../../src/compaction/meter/meter';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { itemsFromEntries } from '../../src/compaction/context';
-import { thresholds } from '../../src/compaction/budget';
-import { NodeToolHost } from '../../src/agent/nodeHost';
-import { serviceCompactions } from '../../src/service/service-compactions';
+import { thresholds } from '../../src/compaction/plan/budget';
+import { NodeToolHost } from '../../src/agent/node-host';
+import { serviceCompactions } from '../../src/service/compaction/service-compactions';
 import type { BudgetConfig, ChatMessage, ContextItem } from '../../src/compaction/types';
 
 const meter = new TokenMeter({ counter: quarterCounter });

@@ -13,12 +13,12 @@ import * as path from 'node:path';
 import type { ChatMessage, Entry } from '../../src/compaction/types';
 import { ContextService } from '../../src/service/service';
 import type { ContextServiceOptions } from '../../src/service/api';
-import { SessionStore, SESSION_FOLDER_VERSION } from '../../src/service/store';
-import { INTERRUPTED_RESULT_TEXT } from '../../src/service/storeRepair';
-import { NodeToolHost } from '../../src/agent/nodeHost';
-import type { ChatRequestBody, Responder } from '../../src/modelserver/wire';
-import { text, toolCalls } from '../../src/modelserver/replies';
-import { checkContext } from '../../src/compaction/invariants';
+import { SessionStore, SESSION_FOLDER_VERSION } from '../../src/service/session/store';
+import { INTERRUPTED_RESULT_TEXT } from '../../src/service/session/store-repair';
+import { NodeToolHost } from '../../src/agent/node-host';
+import type { ChatRequestBody, Responder } from '../../src/demo/modelserver/wire';
+import { text, toolCalls } from '../../src/demo/modelserver/replies';
+import { checkContext } from '../../src/compaction/plan/invariants';
 import { loopback, pairingViolations, tempWorkspace } from '../agent/helpers';
 import { approximateCounter, filler, serviceFixture, StubSummarizer } from './fixtures';
 
@@ -168,7 +168,7 @@ test('one garbage line keeps the checkpoints and the rest of the context, and sa
 test('a write that hits the file-size limit is an error, leaves no torn line, and what was acknowledged loads', { skip: process.platform === 'win32' ? 'needs ulimit' : false }, async (t) => {
   const storage = mkdtempSync(path.join(tmpdir(), 'ck-efbig-'));
   t.after(() => rmSync(storage, { recursive: true, force: true }));
-  const storeModule = require.resolve('../../src/service/store');
+  const storeModule = require.resolve('../../src/service/session/store');
   const code = `
     const { SessionStore } = require(${JSON.stringify(storeModule)});
     const { store } = SessionStore.open(${JSON.stringify(storage)}, 'full');
@@ -200,7 +200,7 @@ test('a write that hits the file-size limit is an error, leaves no torn line, an
 test('a second window on the same session opens read-only and says so; once the first is gone it may write', async (t) => {
   const storage = mkdtempSync(path.join(tmpdir(), 'ck-lock-'));
   t.after(() => rmSync(storage, { recursive: true, force: true }));
-  const storeModule = require.resolve('../../src/service/store');
+  const storeModule = require.resolve('../../src/service/session/store');
   const holder = spawn(process.execPath, ['-e', `const { SessionStore } = require(${JSON.stringify(storeModule)}); SessionStore.open(${JSON.stringify(storage)}, 'shared'); console.log('held'); setTimeout(() => {}, 60000);`], { stdio: ['ignore', 'pipe', 'inherit'] });
   t.after(() => holder.kill('SIGKILL'));
   await new Promise<void>((resolve) => holder.stdout.on('data', (d: Buffer) => d.toString().includes('held') && resolve()));

@@ -6,11 +6,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatMessage } from '../../src/compaction/types';
-import { checkContext, checkToolPairing } from '../../src/compaction/invariants';
-import { text, toolCalls } from '../../src/modelserver/replies';
+import { checkContext, checkToolPairing } from '../../src/compaction/plan/invariants';
+import { text, toolCalls } from '../../src/demo/modelserver/replies';
 import { modelUsageOf, uniqueCallIds } from '../../src/agent/session';
-import { itemsForEntry, type ToolNames } from '../../src/views/transcript-items';
-import { compactionDetailOf } from '../../src/views/view-mappers';
+import { itemsForEntry, type ToolNames } from '../../src/views/sidebar/transcript-items';
+import { compactionDetailOf } from '../../src/views/sidebar/view-mappers';
 import { filler, promptTokensOf, serviceFixture } from './fixtures';
 import { loopback } from '../agent/helpers';
 

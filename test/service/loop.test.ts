@@ -2,9 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatMessage } from '../../src/compaction/types';
-import { checkToolPairing } from '../../src/compaction/invariants';
-import { checkContext } from '../../src/compaction/invariants';
-import { text, toolCalls } from '../../src/modelserver/replies';
+import { checkToolPairing } from '../../src/compaction/plan/invariants';
+import { checkContext } from '../../src/compaction/plan/invariants';
+import { text, toolCalls } from '../../src/demo/modelserver/replies';
 import { filler, promptTokensOf, resultCounts, serviceFixture, StubSummarizer } from './fixtures';
 
 const files = (n: number, lines: number): Record<string, string> => {

@@ -2,9 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatMessage } from '../../src/compaction/types';
-import { checkContext, checkToolPairing } from '../../src/compaction/invariants';
-import { chunked, text, toolCalls } from '../../src/modelserver/replies';
-import type { Responder } from '../../src/modelserver/wire';
+import { checkContext, checkToolPairing } from '../../src/compaction/plan/invariants';
+import { chunked, text, toolCalls } from '../../src/demo/modelserver/replies';
+import type { Responder } from '../../src/demo/modelserver/wire';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
 
 /** Three earlier tasks, each reading one file, then whatever `then` answers. */

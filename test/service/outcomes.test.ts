@@ -5,10 +5,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { text, toolCalls } from '../../src/modelserver/replies';
-import type { Responder } from '../../src/modelserver/wire';
+import { text, toolCalls } from '../../src/demo/modelserver/replies';
+import type { Responder } from '../../src/demo/modelserver/wire';
 import { SummarizerError, type Summarizer } from '../../src/compaction/types';
-import { describeOutcome } from '../../src/service/outcome';
+import { describeOutcome } from '../../src/service/compaction/outcome';
 import type { StateChange } from '../../src/service/api';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
 

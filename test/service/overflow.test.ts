@@ -1,8 +1,8 @@
 /** A provider's context-length error mid-task: compact, retry once, record it (log and checkpoint). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Reply } from '../../src/modelserver/wire';
-import { text, toolCalls } from '../../src/modelserver/replies';
+import type { Reply } from '../../src/demo/modelserver/wire';
+import { text, toolCalls } from '../../src/demo/modelserver/replies';
 import { filler, promptTokensOf, serviceFixture, StubSummarizer } from './fixtures';
 
 /** llama.cpp's answer to a prompt over its `-c`, with the sizes it reports. */

@@ -5,9 +5,9 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { SessionStore } from '../../src/service/store';
-import { checkContext } from '../../src/compaction/invariants';
-import { text, toolCalls } from '../../src/modelserver/replies';
+import { SessionStore } from '../../src/service/session/store';
+import { checkContext } from '../../src/compaction/plan/invariants';
+import { text, toolCalls } from '../../src/demo/modelserver/replies';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
 import { pngDataUrl } from '../support/generate';
 
@@ -45,7 +45,7 @@ test('B57: a restart after a compaction, after more messages and after an undo b
 
 /** Runs a child process that appends entries (and rewrites the state every few) until killed. */
 function writerUntilKilled(dir: string, killAfterAcks: number): Promise<string[]> {
-  const storeModule = require.resolve('../../src/service/store');
+  const storeModule = require.resolve('../../src/service/session/store');
   const code = `
     const { SessionStore } = require(${JSON.stringify(storeModule)});
     const { store, loaded } = SessionStore.open(${JSON.stringify(dir)}, 'crash');

@@ -9,10 +9,10 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ChatMessage } from '../../src/compaction/types';
 import { OpenAISummarizer } from '../../src/summarizers/openai';
-import { reusesSessionPrefix, summarizerFromSettings } from '../../src/summarizers/fromOptions';
-import { contextLengthExceeded, text, toolCalls } from '../../src/modelserver/replies';
-import { start, type ChatRequestBody, type Responder } from '../../src/modelserver/wire';
-import { TRANSCRIPT_OPEN } from '../../src/compaction/summaryPrompt';
+import { reusesSessionPrefix, summarizerFromSettings } from '../../src/summarizers/from-options';
+import { contextLengthExceeded, text, toolCalls } from '../../src/demo/modelserver/replies';
+import { start, type ChatRequestBody, type Responder } from '../../src/demo/modelserver/wire';
+import { TRANSCRIPT_OPEN } from '../../src/compaction/summary/summary-prompt';
 import { approximateCounter, filler, serviceFixture } from './fixtures';
 
 const NOTES = '## Objective\nThe user asked the agent to read three files.\n## Work completed\n- The agent read f1.txt, f2.txt and f3.txt.';

@@ -1,7 +1,7 @@
 /** Summaries prepared ahead of the trigger: used without waiting, discarded when stale. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { text, toolCalls } from '../../src/modelserver/replies';
+import { text, toolCalls } from '../../src/demo/modelserver/replies';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
 
 /** Each step reads a small file with a long explanation (~1.4k tokens a step), then answers. */

@@ -9,18 +9,18 @@ import { symlinkSync, unlinkSync, writeFileSync, mkdtempSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { ChatMessage, ContextItem } from '../../src/compaction/types';
-import { checkContext } from '../../src/compaction/invariants';
-import { NodeToolHost } from '../../src/agent/nodeHost';
-import { readReattachFiles } from '../../src/service/reattach-files';
+import { checkContext } from '../../src/compaction/plan/invariants';
+import { NodeToolHost } from '../../src/agent/node-host';
+import { readReattachFiles } from '../../src/service/compaction/reattach-files';
 import type { CheckpointRecord } from '../../src/service/api';
-import type * as CheckpointDocuments from '../../src/views/checkpoint-documents';
-import { text, toolCalls } from '../../src/modelserver/replies';
-import type { ChatRequestBody, Responder } from '../../src/modelserver/wire';
+import type * as CheckpointDocuments from '../../src/views/documents/checkpoint-documents';
+import { text, toolCalls } from '../../src/demo/modelserver/replies';
+import type { ChatRequestBody, Responder } from '../../src/demo/modelserver/wire';
 import { loadWithVscodeShim } from '../support/vscode-shim';
 import { tempWorkspace } from '../agent/helpers';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
 
-const { renderCheckpoint, renderItems } = loadWithVscodeShim<typeof CheckpointDocuments>(path.join(__dirname, '../../src/views/checkpoint-documents'));
+const { renderCheckpoint, renderItems } = loadWithVscodeShim<typeof CheckpointDocuments>(path.join(__dirname, '../../src/views/documents/checkpoint-documents'));
 
 const KEY = 'sk-proj-abcdefghijklmnopqrstuvwx0123456789';
 const files = {

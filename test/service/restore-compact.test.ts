@@ -8,8 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatMessage } from '../../src/compaction/types';
 import type { RestoredOverflow } from '../../src/service/api';
-import { checkContext, checkToolPairing } from '../../src/compaction/invariants';
-import { text, toolCalls } from '../../src/modelserver/replies';
+import { checkContext, checkToolPairing } from '../../src/compaction/plan/invariants';
+import { text, toolCalls } from '../../src/demo/modelserver/replies';
 import { filler, promptTokensOf, serviceFixture } from './fixtures';
 
 const READS = 8;

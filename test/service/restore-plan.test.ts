@@ -5,7 +5,7 @@
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { text } from '../../src/modelserver/replies';
+import { text } from '../../src/demo/modelserver/replies';
 import type { Entry } from '../../src/compaction/types';
 import { filler, serviceFixture } from './fixtures';
 

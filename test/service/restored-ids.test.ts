@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { protectedRestoredIds } from '../../src/service/restored-ids';
+import { protectedRestoredIds } from '../../src/service/session/restored-ids';
 import type { CheckpointRecord } from '../../src/service/api';
 
 function cp(id: string, time: string, trigger: 'auto' | 'manual', replacedIds: string[], restoredAt?: string): CheckpointRecord {

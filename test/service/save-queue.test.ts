@@ -10,9 +10,9 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { SaveQueue, type SaveTarget } from '../../src/service/save-queue';
-import { SessionStore } from '../../src/service/store';
-import { text } from '../../src/modelserver/replies';
+import { SaveQueue, type SaveTarget } from '../../src/service/session/save-queue';
+import { SessionStore } from '../../src/service/session/store';
+import { text } from '../../src/demo/modelserver/replies';
 import { serviceFixture } from './fixtures';
 
 /** A target whose writes end when the test says so; records what each write was given and when. */
@@ -108,7 +108,7 @@ test('a failed write is reported, keeps the state pending, and the next flush wr
 test('a state write torn by the file-size limit never replaces the good state file', { skip: process.platform === 'win32' ? 'needs ulimit' : false }, async (t) => {
   const storage = mkdtempSync(path.join(tmpdir(), 'ck-torn-state-'));
   t.after(() => rmSync(storage, { recursive: true, force: true }));
-  const storeModule = require.resolve('../../src/service/store');
+  const storeModule = require.resolve('../../src/service/session/store');
   // A small state is written, then a state over the 64 KiB limit: its temp file is cut at the limit.
   const code = `
     const { SessionStore } = require(${JSON.stringify(storeModule)});
@@ -137,7 +137,7 @@ test('a state write torn by the file-size limit never replaces the good state fi
 
 /** Runs a child that saves ever larger states asynchronously, back to back, until killed. */
 function asyncSaverUntilKilled(storage: string, killAfterMs: number): Promise<void> {
-  const storeModule = require.resolve('../../src/service/store');
+  const storeModule = require.resolve('../../src/service/session/store');
   const code = `
     const { SessionStore } = require(${JSON.stringify(storeModule)});
     const { store } = SessionStore.open(${JSON.stringify(storage)}, 'kill');

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SessionState } from '../../src/service/session-state';
+import { SessionState } from '../../src/service/session/session-state';
 import type { CompactionResult, ContextItem, Entry } from '../../src/compaction/types';
 
 const entry = (id: string, role: 'user' | 'assistant', content: string): Entry => ({ id, message: { role, content } });

@@ -10,8 +10,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { spawn } from 'node:child_process';
-import { removeStaleTempFiles, writeFileAtomicAsync } from '../../src/service/atomic-file';
-import { SessionStore } from '../../src/service/store';
+import { removeStaleTempFiles, writeFileAtomicAsync } from '../../src/service/session/atomic-file';
+import { SessionStore } from '../../src/service/session/store';
 
 /** A process id that runs no process now: a child that has exited. */
 async function deadPid(): Promise<number> {

@@ -5,16 +5,16 @@
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { TokenMeter } from '../../src/compaction/meter';
-import { compact } from '../../src/compaction/compactor';
-import { ExtractiveSummarizer } from '../../src/compaction/extractive';
+import { TokenMeter } from '../../src/compaction/meter/meter';
+import { compact } from '../../src/compaction/rewrite/compactor';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { itemsFromEntries } from '../../src/compaction/context';
 import type { BudgetConfig, ContextItem, ToolSchema } from '../../src/compaction/types';
-import { SessionState } from '../../src/service/session-state';
-import { ContextTally } from '../../src/service/tally';
-import { budgetSnapshot } from '../../src/service/budgetView';
+import { SessionState } from '../../src/service/session/session-state';
+import { ContextTally } from '../../src/service/meter/tally';
+import { budgetSnapshot } from '../../src/service/meter/budget-view';
 import { rng } from '../support/generate';
-import { workSession } from '../support/workSession';
+import { workSession } from '../support/work-session';
 
 const tools: ToolSchema[] = [{ type: 'function', function: { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } } }];
 const budget: BudgetConfig = { contextWindow: 3000, reservedOutput: 200, compactAt: 0.8, compactTo: 0.5 };

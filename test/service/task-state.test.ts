@@ -6,8 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chunked } from '../../src/modelserver/replies';
-import type { TokenCounter } from '../../src/compaction/tokenizer';
+import { chunked } from '../../src/demo/modelserver/replies';
+import type { TokenCounter } from '../../src/tokenizer/tokenizer';
 import { serviceFixture } from './fixtures';
 import { until } from '../support/until';
 

@@ -1,8 +1,8 @@
 /** Tool results of the agent carry the tool host's success flag, stored with them and read back after a restart. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { text, toolCalls } from '../../src/modelserver/replies';
-import type { Responder } from '../../src/modelserver/wire';
+import { text, toolCalls } from '../../src/demo/modelserver/replies';
+import type { Responder } from '../../src/demo/modelserver/wire';
 import { serviceFixture } from './fixtures';
 
 const responder: Responder = (_body, n) =>

@@ -5,9 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkContext } from '../../src/compaction/invariants';
-import { text, toolCalls } from '../../src/modelserver/replies';
-import type { Responder } from '../../src/modelserver/wire';
+import { checkContext } from '../../src/compaction/plan/invariants';
+import { text, toolCalls } from '../../src/demo/modelserver/replies';
+import type { Responder } from '../../src/demo/modelserver/wire';
 import type { CheckpointRestored } from '../../src/service/api';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
 

@@ -2,9 +2,9 @@
  * Shared inputs of the compaction worker tests: an exact o200k meter with its extractive summarizer,
  * a generated coding session, and a result made comparable between two runs.
  */
-import { ExtractiveSummarizer } from '../../src/compaction/extractive';
-import { TokenMeter } from '../../src/compaction/meter';
-import { createTokenCounter } from '../../src/compaction/tokenizer';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
+import { TokenMeter } from '../../src/compaction/meter/meter';
+import { createTokenCounter } from '../../src/tokenizer/tokenizer';
 import type { Entry, ToolSchema } from '../../src/compaction/types';
 import { rng } from '../support/generate';
 

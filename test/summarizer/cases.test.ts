@@ -5,14 +5,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatMessage, ContextItem, ToolSchema } from '../../src/compaction/types';
-import { chunked, contextLengthExceeded, reset, scripted, stall, status, text } from '../../src/modelserver/replies';
-import type { ChatRequestBody } from '../../src/modelserver/wire';
-import { PREVIOUS_NOTES_OPEN } from '../../src/compaction/summaryPrompt';
-import { CompactionGuard } from '../../src/compaction/guard';
+import { chunked, contextLengthExceeded, reset, scripted, stall, status, text } from '../../src/demo/modelserver/replies';
+import type { ChatRequestBody } from '../../src/demo/modelserver/wire';
+import { PREVIOUS_NOTES_OPEN } from '../../src/compaction/summary/summary-prompt';
+import { CompactionGuard } from '../../src/compaction/rewrite/guard';
 import { FallbackSummarizer } from '../../src/summarizers/fallback';
-import { ExtractiveSummarizer } from '../../src/compaction/extractive';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { pngDataUrl } from '../support/generate';
-import { compact } from '../../src/compaction/compactor';
+import { compact } from '../../src/compaction/rewrite/compactor';
 import { FIRST_REQUEST, GOOD_SUMMARY, budgetFor, compactWith, conversation, items, quarterCount, quarterMeter, requestText, rig, transcriptOf } from './fixtures';
 
 /** Prompt size of a recorded request as the B10 stub provider measures it (characters / 4). */

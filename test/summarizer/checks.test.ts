@@ -1,8 +1,8 @@
-/** Post-summary checks (summaryChecks.ts): cases B39, B40, B42, B43. */
+/** Post-summary checks (summary-checks.ts): cases B39, B40, B42, B43. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatMessage } from '../../src/compaction/types';
-import { OUTCOMES_HEADING, TASK_LIST_HEADING, VERIFICATION_HEADING, callOutcomes, finalizeSummary, isErrorResult } from '../../src/compaction/summaryChecks';
+import { OUTCOMES_HEADING, TASK_LIST_HEADING, VERIFICATION_HEADING, callOutcomes, finalizeSummary, isErrorResult } from '../../src/compaction/summary/summary-checks';
 import { items } from './fixtures';
 
 function call(id: string, name: string, args: unknown): ChatMessage {

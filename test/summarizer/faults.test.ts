@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CompactionResult, ContextItem } from '../../src/compaction/types';
-import { chunked, contextLengthExceeded, malformedSse, refusal, reset, scripted, stall, status, text, toolCalls } from '../../src/modelserver/replies';
+import { chunked, contextLengthExceeded, malformedSse, refusal, reset, scripted, stall, status, text, toolCalls } from '../../src/demo/modelserver/replies';
 import { GOOD_SUMMARY, INJECTION, compactWith, conversation, items, requestText, rig, transcriptOf } from './fixtures';
 
 /** Failure: the context is the same array contents, no checkpoint, one error of `kind`. */

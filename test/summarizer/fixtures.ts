@@ -3,12 +3,12 @@
  * (characters / 4), a loopback server with an {@link OpenAISummarizer} on it, and a compaction runner.
  */
 import type { ChatMessage, CompactionOptions, CompactionResult, ContextItem, Summarizer } from '../../src/compaction/types';
-import { TokenMeter } from '../../src/compaction/meter';
-import type { TokenCounter } from '../../src/compaction/tokenizer';
-import { compact } from '../../src/compaction/compactor';
-import { start, type ModelServer, type Responder, type ChatRequestBody } from '../../src/modelserver/wire';
+import { TokenMeter } from '../../src/compaction/meter/meter';
+import type { TokenCounter } from '../../src/tokenizer/tokenizer';
+import { compact } from '../../src/compaction/rewrite/compactor';
+import { start, type ModelServer, type Responder, type ChatRequestBody } from '../../src/demo/modelserver/wire';
 import { OpenAISummarizer, type OpenAISummarizerOptions } from '../../src/summarizers/openai';
-import { TRANSCRIPT_CLOSE, TRANSCRIPT_OPEN } from '../../src/compaction/summaryPrompt';
+import { TRANSCRIPT_CLOSE, TRANSCRIPT_OPEN } from '../../src/compaction/summary/summary-prompt';
 
 /** Characters / 4, rounded up: the estimate the failure cases use. */
 export const quarterCount = (text: string): number => Math.ceil(text.length / 4);

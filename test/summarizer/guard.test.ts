@@ -1,7 +1,7 @@
 /** CompactionGuard: one automatic compaction per model call, back-off, breaker, thrashing. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CompactionGuard, THRASH_ADVICE } from '../../src/compaction/guard';
+import { CompactionGuard, THRASH_ADVICE } from '../../src/compaction/rewrite/guard';
 
 test('at most one automatic compaction per model call; manual is not limited by the guard', () => {
   const guard = new CompactionGuard();

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendMissingIdentifiers, extractIdentifiers } from '../../src/compaction/identifiers';
+import { appendMissingIdentifiers, extractIdentifiers } from '../../src/compaction/summary/identifiers/identifiers';
 
 test('extractIdentifiers finds paths, URLs, ids, commands and error lines in order', () => {
   const text = [

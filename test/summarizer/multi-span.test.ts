@@ -6,12 +6,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatMessage, ContextItem, SummaryRequest } from '../../src/compaction/types';
-import { compact } from '../../src/compaction/compactor';
-import { text } from '../../src/modelserver/replies';
-import type { ChatRequestBody } from '../../src/modelserver/wire';
-import { formatParts, multiFramedRequest, multiPrefixRequest, parseParts, partHeading } from '../../src/summarizers/multiSpan';
+import { compact } from '../../src/compaction/rewrite/compactor';
+import { text } from '../../src/demo/modelserver/replies';
+import type { ChatRequestBody } from '../../src/demo/modelserver/wire';
+import { formatParts, multiFramedRequest, multiPrefixRequest, parseParts, partHeading } from '../../src/summarizers/multi-span';
 import { FallbackSummarizer } from '../../src/summarizers/fallback';
-import { summaryInstruction } from '../../src/compaction/summaryPrompt';
+import { summaryInstruction } from '../../src/compaction/summary/summary-prompt';
 import { items, quarterCount, quarterMeter, requestText, rig } from './fixtures';
 
 const NOTES_A = '## Objective\nThe user asked for CSV export.\n## Work completed\n- PART-A: the agent read the history files.';

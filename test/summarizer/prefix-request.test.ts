@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ContextItem, SummaryRequest, ToolSchema } from '../../src/compaction/types';
-import { PREFIX_SAFETY_SHARE, prefixRequest } from '../../src/summarizers/prefixRequest';
+import { PREFIX_SAFETY_SHARE, prefixRequest } from '../../src/summarizers/prefix-request';
 
 const count = (text: string) => Math.ceil(text.length / 4);
 const tools: ToolSchema[] = [{ type: 'function', function: { name: 'read_file', description: 'Reads a file.', parameters: { type: 'object', properties: { path: { type: 'string' } } } } }];

@@ -1,8 +1,8 @@
-/** Transcript rendering and batching for summarizers (summaryPrompt.ts). */
+/** Transcript rendering and batching for summarizers (summary-prompt.ts). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatMessage, ContextItem } from '../../src/compaction/types';
-import { DEFAULT_SUMMARY_INSTRUCTION, TRANSCRIPT_CLOSE, TRANSCRIPT_OPEN, batchForWindow, renderTranscript, stripReasoning } from '../../src/compaction/summaryPrompt';
+import { DEFAULT_SUMMARY_INSTRUCTION, TRANSCRIPT_CLOSE, TRANSCRIPT_OPEN, batchForWindow, renderTranscript, stripReasoning } from '../../src/compaction/summary/summary-prompt';
 import { pngDataUrl } from '../support/generate';
 import { items, quarterCount } from './fixtures';
 

@@ -1,12 +1,12 @@
-/** Building the summarizer from settings and CLI flags (fromOptions.ts). */
+/** Building the summarizer from settings and CLI flags (from-options.ts). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ExtractiveSummarizer } from '../../src/compaction/extractive';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { SummarizerError, type ContextItem } from '../../src/compaction/types';
-import { createTokenCounter } from '../../src/compaction/tokenizer';
+import { createTokenCounter } from '../../src/tokenizer/tokenizer';
 import { OpenAISummarizer } from '../../src/summarizers/openai';
 import { FallbackSummarizer } from '../../src/summarizers/fallback';
-import { UNKNOWN_LOCAL_WINDOW, summarizerFromFlags, summarizerFromSettings } from '../../src/summarizers/fromOptions';
+import { UNKNOWN_LOCAL_WINDOW, summarizerFromFlags, summarizerFromSettings } from '../../src/summarizers/from-options';
 import { quarterCount } from './fixtures';
 
 test('no endpoint → extractive; an endpoint → OpenAI summarizer; fallbacks wrap it', () => {

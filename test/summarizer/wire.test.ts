@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
-import { start } from '../../src/modelserver/wire';
-import { chunked, malformedSse, reset, scripted, stall, status, text, toolCalls } from '../../src/modelserver/replies';
+import { start } from '../../src/demo/modelserver/wire';
+import { chunked, malformedSse, reset, scripted, stall, status, text, toolCalls } from '../../src/demo/modelserver/replies';
 
 function client(url: string, extra: Partial<ConstructorParameters<typeof OpenAI>[0]> = {}): OpenAI {
   return new OpenAI({ baseURL: url, apiKey: 'test-key', maxRetries: 0, timeout: 2000, logLevel: 'off', ...extra });

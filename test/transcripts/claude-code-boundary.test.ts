@@ -5,10 +5,10 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { importTranscriptText } from '../../src/transcripts';
-import { applyRecordedCompactions } from '../../src/compaction/imported';
+import { applyRecordedCompactions } from '../../src/compaction/rewrite/imported';
 import { itemsFromEntries } from '../../src/compaction/context';
-import { TokenMeter } from '../../src/compaction/meter';
-import { checkContext } from '../../src/compaction/invariants';
+import { TokenMeter } from '../../src/compaction/meter/meter';
+import { checkContext } from '../../src/compaction/plan/invariants';
 import { assertWellFormed } from './helpers';
 
 const base = { sessionId: 's1', cwd: '/w', version: '2.1.126', isSidechain: false, timestamp: '2026-01-01T00:00:00.000Z' };

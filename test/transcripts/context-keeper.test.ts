@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { importTranscript, importTranscriptText } from '../../src/transcripts';
-import { SessionStore } from '../../src/service/store';
+import { SessionStore } from '../../src/service/session/store';
 import type { Entry } from '../../src/compaction/types';
 import { transcriptError } from './helpers';
 

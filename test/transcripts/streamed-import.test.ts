@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { importTranscript, importTranscriptText } from '../../src/transcripts';
-import { readJsonArray } from '../../src/transcripts/jsonArrayStream';
+import { readJsonArray } from '../../src/transcripts/json-array-stream';
 import { streamOpenAIChat } from '../../src/transcripts/formats/openai-chat';
 import { transcriptError } from './helpers';
 

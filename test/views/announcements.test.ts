@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { announcementFor } from '../../src/views/announcements';
-import type { CompactionView, ViewState } from '../../src/views/protocol';
-import { Store } from '../../src/views/view-store';
+import { announcementFor } from '../../src/webview/shared/announcements';
+import type { CompactionView, ViewState } from '../../src/webview/shared/protocol';
+import { Store } from '../../src/webview/shared/view-store';
 
 const describe = (c: CompactionView) => `compaction ${c.id}`;
 

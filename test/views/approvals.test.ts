@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
-import { text, toolCalls } from '../../src/modelserver/replies';
+import { text, toolCalls } from '../../src/demo/modelserver/replies';
 import { KeyStore } from '../../src/secrets/key-store';
 import { Settings } from '../../src/settings/settings';
 import { ApprovalPresenter } from '../../src/views/approvals';

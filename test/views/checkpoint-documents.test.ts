@@ -8,9 +8,9 @@ import { after, before, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { importTranscript } from '../../src/transcripts';
-import { text } from '../../src/modelserver/replies';
+import { text } from '../../src/demo/modelserver/replies';
 import type { CheckpointRecord } from '../../src/service/api';
-import { CHECKPOINT_SCHEME, CheckpointDocumentProvider, checkpointUri, parseCheckpointUri, renderCheckpoint, renderItems } from '../../src/views/checkpoint-documents';
+import { CHECKPOINT_SCHEME, CheckpointDocumentProvider, checkpointUri, parseCheckpointUri, renderCheckpoint, renderItems } from '../../src/views/documents/checkpoint-documents';
 import { serviceFixture, StubSummarizer, type ServiceFixture } from '../service/fixtures';
 import { host, resetVscodeFake, window, workspace, type Uri } from '../support/vscode-fake';
 

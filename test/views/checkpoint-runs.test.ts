@@ -5,8 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { groupCheckpointRuns } from '../../src/views/checkpoint-runs';
-import type { CheckpointView } from '../../src/views/protocol';
+import { groupCheckpointRuns } from '../../src/webview/shared/checkpoint-runs';
+import type { CheckpointView } from '../../src/webview/shared/protocol';
 
 function view(id: string, minute: number, before: number, after: number, extra: Partial<CheckpointView> = {}): CheckpointView {
   return { id, time: new Date(Date.UTC(2026, 0, 1, 10, minute)).toISOString(), trigger: 'manual', strategy: 'summary', tokensBefore: before, tokensAfter: after, messagesReplaced: 3, dropped: 0, ...extra };

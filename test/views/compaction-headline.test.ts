@@ -4,8 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compactionHeadline } from '../../src/views/compaction-headline';
-import type { CompactionView } from '../../src/views/protocol';
+import { compactionHeadline } from '../../src/webview/shared/compaction-headline';
+import type { CompactionView } from '../../src/webview/shared/protocol';
 
 const base: CompactionView = {
   id: 'cp1', checkpointIds: ['cp1'], time: '2026-01-01T10:00:00.000Z', trigger: 'auto', thresholdTokens: 5_600, thresholdFraction: 0.8,

@@ -1,7 +1,7 @@
 /** The Compact focus text is kept per session and survives the webview's saved state. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FocusDrafts, MAX_FOCUS_DRAFTS } from '../../src/views/focus-drafts';
+import { FocusDrafts, MAX_FOCUS_DRAFTS } from '../../src/webview/shared/focus-drafts';
 
 test('a focus typed for one session is offered for that session only', () => {
   const drafts = new FocusDrafts();

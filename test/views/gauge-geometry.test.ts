@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gaugeGeometry, windowOriginNote } from '../../src/views/gauge-geometry';
+import { gaugeGeometry, windowOriginNote } from '../../src/webview/shared/gauge-geometry';
 import { recordingWindow } from '../../src/models/recorded';
 import { describeWindow } from '../../src/models/resolve';
 

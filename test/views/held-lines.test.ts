@@ -6,10 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Entry } from '../../src/compaction/types';
-import { text } from '../../src/modelserver/replies';
-import type { BudgetView, HostMessage, ViewState } from '../../src/views/protocol';
-import { heldLabel, pinOffered } from '../../src/views/item-labels';
-import { SidebarModel } from '../../src/views/view-model';
+import { text } from '../../src/demo/modelserver/replies';
+import type { BudgetView, HostMessage, ViewState } from '../../src/webview/shared/protocol';
+import { heldLabel, pinOffered } from '../../src/webview/shared/item-labels';
+import { SidebarModel } from '../../src/views/sidebar/view-model';
 import { filler, serviceFixture } from '../service/fixtures';
 
 const chrome = { source: 'test', hasApiKey: true, sessions: [], readOnly: false };

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import type * as vscode from 'vscode';
 import { activate } from '../../src/extension';
 import { importTranscriptTextSync } from '../../src/transcripts';
-import { importedEntries } from '../../src/service/transfer';
+import { importedEntries } from '../../src/service/session/transfer';
 import { describeImportCount, importCount } from '../../src/views/import-count';
 import { commands, host, resetVscodeFake, Uri } from '../support/vscode-fake';
 import { fakeExtensionContext } from '../support/vscode-fake/context';

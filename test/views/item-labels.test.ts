@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pinLabel, pinOffered, READ_ONLY_NOTICE } from '../../src/views/item-labels';
+import { pinLabel, pinOffered, READ_ONLY_NOTICE } from '../../src/webview/shared/item-labels';
 
 test('pin buttons are named by action and author', () => {
   assert.equal(pinLabel('user', false), 'Pin message from user');

@@ -5,8 +5,8 @@
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { LastBudgetMemory } from '../../src/views/last-budget';
-import type { BudgetView } from '../../src/views/protocol';
+import { LastBudgetMemory } from '../../src/views/sidebar/last-budget';
+import type { BudgetView } from '../../src/webview/shared/protocol';
 
 /** A Map-backed workspace state that counts writes. */
 function memento() {

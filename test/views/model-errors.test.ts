@@ -12,7 +12,7 @@ import { modelFailureOf } from '../../src/summarizers/openai-errors';
 import { SummarizerError } from '../../src/compaction/types';
 import { notify } from '../../src/views/notify';
 import { host, resetVscodeFake } from '../support/vscode-fake';
-import { fakeServer } from '../models/fakeServers';
+import { fakeServer } from '../models/fake-servers';
 
 async function failureFrom(status: number, message: string): Promise<ReturnType<typeof modelFailureOf>> {
   const server = await fakeServer({ 'POST /v1/chat/completions': () => ({ status, json: { error: { message } } }) });

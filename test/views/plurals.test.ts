@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkpointCountTitle } from '../../src/views/checkpoint-runs';
+import { checkpointCountTitle } from '../../src/webview/shared/checkpoint-runs';
 import { plural } from '../../src/views/notices';
 
 test('the checkpoint count tooltip uses the singular for one and names the runs when they group checkpoints', () => {

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseWebviewMessage } from '../../src/views/protocol';
+import { parseWebviewMessage } from '../../src/webview/shared/protocol';
 
 test('well-formed messages of every kind are accepted as sent', () => {
   const valid = [

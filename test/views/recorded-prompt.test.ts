@@ -12,11 +12,11 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
 import { activate, type ContextKeeperApi } from '../../src/extension';
-import { recordedPromptNote } from '../../src/views/gauge-geometry';
+import { recordedPromptNote } from '../../src/webview/shared/gauge-geometry';
 import { countAsImported } from '../../src/views/import-count';
 import { commands, host, resetVscodeFake, Uri } from '../support/vscode-fake';
 import { fakeExtensionContext } from '../support/vscode-fake/context';
-import { claudeCodeWithUsage as claudeCode } from '../support/claudeCodeUsage';
+import { claudeCodeWithUsage as claudeCode } from '../support/claude-code-usage';
 
 let storage: string;
 let context: vscode.ExtensionContext;

@@ -14,7 +14,7 @@ import type * as vscode from 'vscode';
 import { activate, type ContextKeeperApi } from '../../src/extension';
 import { recordingWindow } from '../../src/models/recorded';
 import { lookupModel } from '../../src/models/table';
-import { windowOriginNote } from '../../src/views/gauge-geometry';
+import { windowOriginNote } from '../../src/webview/shared/gauge-geometry';
 import { commands, host, resetVscodeFake, Uri } from '../support/vscode-fake';
 import { fakeExtensionContext } from '../support/vscode-fake/context';
 

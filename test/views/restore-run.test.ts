@@ -7,8 +7,8 @@ import '../support/vscode-fake/register';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BudgetSnapshot, CheckpointRestored } from '../../src/service/api';
-import type { CheckpointView } from '../../src/views/protocol';
-import { restoreRun } from '../../src/views/restore-run';
+import type { CheckpointView } from '../../src/webview/shared/protocol';
+import { restoreRun } from '../../src/views/commands/restore-run';
 import { host, resetVscodeFake } from '../support/vscode-fake';
 
 function view(id: string, minute: number, before: number, after: number, extra: Partial<CheckpointView> = {}): CheckpointView {

@@ -1,7 +1,7 @@
 /** The transcript list's keys: one Tab stop, arrows and Home/End between rows, Enter into a row's buttons and Escape back. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { controlIndex, rovingAction, rovingIndex } from '../../src/views/roving';
+import { controlIndex, rovingAction, rovingIndex } from '../../src/webview/shared/roving';
 
 test('Up/Down/Home/End move between rows, clamped at both ends', () => {
   assert.deepEqual(rovingAction('ArrowDown', true), { move: 'next' });

@@ -8,9 +8,9 @@ import '../support/vscode-fake/register';
 import { beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type * as vscode from 'vscode';
-import { Commands } from '../../src/views/command-ids';
-import type { HostMessage, WebviewMessage } from '../../src/views/protocol';
-import { SidebarProvider, type SidebarSource } from '../../src/views/sidebar-provider';
+import { Commands } from '../../src/views/commands/command-ids';
+import type { HostMessage, WebviewMessage } from '../../src/webview/shared/protocol';
+import { SidebarProvider, type SidebarSource } from '../../src/views/sidebar/sidebar-provider';
 import { commands, EventEmitter, host, resetVscodeFake, Uri } from '../support/vscode-fake';
 import { FakeLogChannel } from '../support/vscode-fake/window-parts';
 

@@ -7,7 +7,7 @@ import '../support/vscode-fake/register';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ContextKeeperApi } from '../../src/extension';
-import { start, type ModelServer } from '../../src/modelserver/wire';
+import { start, type ModelServer } from '../../src/demo/modelserver/wire';
 import { commands, host } from '../support/vscode-fake';
 import { activateWithModel, type ExtensionWithModel } from '../support/vscode-fake/extension-with-model';
 import { until } from '../support/until';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
 import { activate } from '../../src/extension';
-import { missingEndpointNotice } from '../../src/views/task-setup';
+import { missingEndpointNotice } from '../../src/views/commands/task-setup';
 import { commands, host, resetVscodeFake } from '../support/vscode-fake';
 import { fakeExtensionContext } from '../support/vscode-fake/context';
 import { until } from '../support/until';

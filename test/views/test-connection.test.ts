@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { createServer } from 'node:http';
-import { Commands } from '../../src/views/command-ids';
-import { runTestConnection } from '../../src/views/test-connection';
+import { Commands } from '../../src/views/commands/command-ids';
+import { runTestConnection } from '../../src/views/commands/test-connection';
 import { host, resetVscodeFake } from '../support/vscode-fake';
 import { FakeLogChannel } from '../support/vscode-fake/window-parts';
 

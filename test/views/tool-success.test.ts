@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { itemsForEntry, toolCallLineId, type ToolNames } from '../../src/views/transcript-items';
+import { itemsForEntry, toolCallLineId, type ToolNames } from '../../src/views/sidebar/transcript-items';
 import type { Entry } from '../../src/compaction/types';
 
 const call: Entry = { id: 'a1', message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'run_command', arguments: '{}' } }] } };

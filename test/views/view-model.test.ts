@@ -7,13 +7,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Entry } from '../../src/compaction/types';
-import { text, toolCalls } from '../../src/modelserver/replies';
-import type { Reply } from '../../src/modelserver/wire';
-import type { BudgetView, HostMessage, ViewState } from '../../src/views/protocol';
-import { groupCheckpointRuns } from '../../src/views/checkpoint-runs';
-import { feedSidebar } from '../../src/views/sidebar-feed';
-import { SidebarModel, WINDOW_STEP } from '../../src/views/view-model';
-import { Store } from '../../src/views/view-store';
+import { text, toolCalls } from '../../src/demo/modelserver/replies';
+import type { Reply } from '../../src/demo/modelserver/wire';
+import type { BudgetView, HostMessage, ViewState } from '../../src/webview/shared/protocol';
+import { groupCheckpointRuns } from '../../src/webview/shared/checkpoint-runs';
+import { feedSidebar } from '../../src/views/sidebar/sidebar-feed';
+import { SidebarModel, WINDOW_STEP } from '../../src/views/sidebar/view-model';
+import { Store } from '../../src/webview/shared/view-store';
 import { filler, serviceFixture } from '../service/fixtures';
 
 const chrome = { source: 'test', hasApiKey: true, sessions: [], readOnly: false };

@@ -16,7 +16,7 @@ import { activate } from '../../src/extension';
 import { WALKTHROUGH_KEYS } from '../../src/views/onboarding';
 import { commands, host, resetVscodeFake } from '../support/vscode-fake';
 import { fakeExtensionContext } from '../support/vscode-fake/context';
-import { fakeServer, vllmRoutes } from '../models/fakeServers';
+import { fakeServer, vllmRoutes } from '../models/fake-servers';
 
 const root = path.join(__dirname, '../../..');
 const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import type * as vscode from 'vscode';
 import { claudeProjectFolderName } from '../../src/watch/discovery';
 import { AgentSessionsView } from '../../src/views/agent-sessions';
-import { registerAgentSessions } from '../../src/views/agent-sessions-commands';
+import { registerAgentSessions } from '../../src/views/commands/agent-sessions-commands';
 import { host, resetVscodeFake, Uri } from '../support/vscode-fake';
 import { FakeLogChannel } from '../support/vscode-fake/window-parts';
 import { ClaudeLines } from './fixtures';

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { deferredCounterForModel, isEncodingLoaded } from '../../src/compaction/tokenizer';
+import { deferredCounterForModel, isEncodingLoaded } from '../../src/tokenizer/tokenizer';
 import { SessionWatcher, followFile, type WatchUpdate } from '../../src/watch/watcher';
 import { ClaudeLines } from './fixtures';
 

@@ -5,7 +5,7 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { itemsFromEntries } from '../../src/compaction/context';
-import { compactionWorkerFile, CompactionWorker, WORKER_MIN_TOKENS } from '../../src/service/compaction-worker/runner';
+import { compactionWorkerFile, CompactionWorker, WORKER_MIN_TOKENS } from '../../src/service/compaction/worker/runner';
 import { buildHandoff } from '../../src/watch/handoff';
 import { meter, session, tools } from '../service/worker-fixtures';
 

@@ -3,7 +3,7 @@
  * a user can follow. Source of the kinds: `vscode.LanguageModelError` (codes `NoPermissions`,
  * `Blocked`, `NotFound`; anything else carries the model's own error in `cause`).
  */
-import { contextOverflow } from '../contextErrors';
+import { contextOverflow } from '../context-errors';
 
 /** Why a request to an editor-provided model failed. */
 export type LmErrorKind = 'no-consent' | 'blocked' | 'not-found' | 'no-models' | 'overflow' | 'cancelled' | 'other';

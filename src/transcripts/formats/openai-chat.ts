@@ -20,7 +20,7 @@ import { arrayFormat } from '../detect';
 import { contentText, type MessageDraft } from '../drafts';
 import { TranscriptError, fieldPath } from '../errors';
 import { documentFault, parseJsonDocument } from '../json';
-import { readJsonArray } from '../jsonArrayStream';
+import { readJsonArray } from '../json-array-stream';
 import { checkMessage } from '../openai-messages';
 
 type Fault = (path: Array<string | number>, detail: string) => TranscriptError;
@@ -61,7 +61,7 @@ export function readOpenAIChat(text: string, builder: TranscriptBuilder, parsed?
 
 /**
  * Reads `file` when it holds a plain JSON array of messages, one element at a time (see
- * jsonArrayStream.ts): same result as {@link readOpenAIChat} on the whole text, without holding the
+ * json-array-stream.ts): same result as {@link readOpenAIChat} on the whole text, without holding the
  * file's text or all parsed elements at once. Unless `known` says the format, the array must be
  * detected as OpenAI chat from its first 50 objects (as detection does on the whole document).
  * @returns the filled builder, or undefined when the file is not such an array or holds any fault

@@ -13,7 +13,7 @@ export async function webviewFrame(page) {
   return (await (await outer.locator('#active-frame').elementHandle()).contentFrame());
 }
 
-/** The webview's timing figures (see `stats` in media/main.ts). */
+/** The webview's timing figures (see `stats` in src/webview/main.ts). */
 export async function webviewStats(page) {
   const frame = await webviewFrame(page);
   return frame.evaluate(() => JSON.parse(document.getElementById('ck-stats')?.dataset.json ?? '{}'));

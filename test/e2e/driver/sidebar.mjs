@@ -1,4 +1,4 @@
-// Reads the ContextKeeper sidebar (a webview) through the data-test attributes of media/main.ts.
+// Reads the ContextKeeper sidebar (a webview) through the data-test attributes of src/webview/main.ts.
 
 /** Palette titles every build must list (on a fresh profile: idle, no key, no checkpoint yet). */
 export const EXPECTED_COMMANDS = [

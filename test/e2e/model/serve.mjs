@@ -10,7 +10,7 @@
 // responsiveness checks: clicks and focus while the sidebar applies a delta per piece).
 // Writes its base URL to the file named by argv[2]; stops on SIGTERM.
 import fs from 'node:fs';
-import { start } from '../../../src/modelserver/wire';
+import { start } from '../../../src/demo/modelserver/wire';
 
 const READS = 5;
 const served = new Map();

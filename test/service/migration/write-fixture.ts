@@ -7,7 +7,7 @@
  */
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { text, toolCalls } from '../../../src/modelserver/replies';
+import { text, toolCalls } from '../../../src/demo/modelserver/replies';
 import { filler, serviceFixture, StubSummarizer } from '../fixtures';
 
 async function main(target: string): Promise<void> {

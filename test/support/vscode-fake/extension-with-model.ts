@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { activate, type ContextKeeperApi } from '../../../src/extension';
-import type { ModelServer } from '../../../src/modelserver/wire';
-import { host, resetVscodeFake } from './index';
+import type { ModelServer } from '../../../src/demo/modelserver/wire';
+import { host, resetVscodeFake } from '.';
 import { fakeExtensionContext } from './context';
 
 /** An activated extension; `close()` disposes it, stops the server and removes the storage folder. */

@@ -11,7 +11,7 @@ import type * as vscode from 'vscode';
 import { CancellationTokenSource, Disposable, EventEmitter, FileType, TabInputTextDiff, Uri } from './core';
 import { host, resetHost, type FakeHost } from './host';
 import { FakeLogChannel, FakeStatusBarItem, FakeTextDocument, tabGroups } from './window-parts';
-import { ChatMessage, LanguageModelError, TextPart, ToolCallPart, ToolResultPart } from '../../models/lmFake';
+import { ChatMessage, LanguageModelError, TextPart, ToolCallPart, ToolResultPart } from '../../models/lm-fake';
 import type { LmChat } from '../../../src/models/lm/api';
 
 export * from './core';

@@ -1,0 +1,77 @@
+/**
+ * `compact()` on a generated conversation of N messages (bench/corpus.ts `generateSession`, about 255
+ * tokens a message), for profiling: `node out/bench/compactProfile.js [N] [window] [runs] [profiled run] [grown]`
+ * prints the first count of the whole context and `runs` automatic compactions (default 3) with the
+ * extractive summarizer, in milliseconds (wall and CPU), and a hash of each result (the summaries'
+ * text, what each checkpoint replaced, the tokens after: equal hashes mean equal compactions). With
+ * a profiled run (1-based), that run alone is written as a CPU profile to `compact-run<k>.cpuprofile`
+ * in the working directory (run 1 is "first sight": messages never read before; later runs reuse
+ * what was kept per message). With `grown` (the fifth argument, messages), run r of R compacts the
+ * first N - grown*(R-r) messages: every run after the first sees a span that grew by `grown`
+ * messages, as the product does. Not part of `npm run bench` (one run at 100k messages takes
+ * seconds).
+ */
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { generateSession } from './corpus';
+import { TokenMeter } from '../src/compaction/meter/meter';
+import { itemsFromEntries } from '../src/compaction/context';
+import { compact } from '../src/compaction/rewrite/compactor';
+import { ExtractiveSummarizer } from '../src/compaction/summary/extractive';
+import type { CompactionResult } from '../src/compaction/types';
+import { nowMs, threadCpuMs } from './stats';
+
+/** A short hash of what a compaction did (its checkpoints' summaries, replaced ids and inserted messages, tokens after). */
+export function resultHash(r: CompactionResult): string {
+  const h = createHash('sha256');
+  h.update(`${r.outcome} ${r.tokensBefore} ${r.tokensAfter}\n`);
+  for (const cp of r.checkpoints) {
+    h.update(`${cp.strategy}\n${cp.summary}\n${cp.replaced.map((i) => i.id).join(',')}\n`);
+    for (const i of cp.inserted) h.update(JSON.stringify(i.message));
+  }
+  return h.digest('hex').slice(0, 12);
+}
+
+async function main(): Promise<void> {
+  const n = Number(process.argv[2] ?? 100_000);
+  const runs = Number(process.argv[4] ?? 3);
+  const profiled = Number(process.argv[5] ?? 0);
+  const grown = Number(process.argv[6] ?? 0);
+  const items = itemsFromEntries(generateSession(5, n * 300).slice(0, n));
+  const meter = new TokenMeter({ model: 'gpt-4o' });
+  let t0 = nowMs();
+  const total = meter.measure(items).total;
+  console.log(`${items.length} items, ${total} tokens, count ${Math.round(nowMs() - t0)} ms`);
+  // One summarizer for every run, as the service keeps one (and bench/compact.ts does).
+  const summarizer = new ExtractiveSummarizer((t) => meter.countText(t), { lineAdditive: meter.lineAdditive });
+  const session = new Session();
+  session.connect();
+  for (let r = 1; r <= runs; r++) {
+    const span = grown > 0 ? items.slice(0, items.length - grown * (runs - r)) : items;
+    if (r === profiled) {
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+    }
+    global.gc?.();
+    t0 = nowMs();
+    const cpu0 = process.cpuUsage();
+    const thread0 = threadCpuMs() ?? NaN;
+    const res = await compact({ items: span, meter, summarizer, options: { budget: { contextWindow: Number(process.argv[3] ?? 128_000), compactAt: 0.8, compactTo: 0.5, reservedOutput: 4096 }, trigger: 'auto' } });
+    const ms = nowMs() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    const thread = (threadCpuMs() ?? NaN) - thread0;
+    if (r === profiled) {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(`compact-run${r}.cpuprofile`, JSON.stringify(profile));
+    }
+    console.log(`compact ${span.length} messages: ${Math.round(ms)} ms (CPU ${Math.round((cpu.user + cpu.system) / 1000)} ms, main thread ${Math.round(thread)} ms) hash ${resultHash(res)}`, res.outcome, res.tokensBefore, res.tokensAfter, res.reason.slice(0, 120));
+  }
+  session.disconnect();
+}
+if (require.main === module) {
+  void main().catch((e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,156 @@
+/**
+ * {@link ToolHost} over Node's file system and child processes, for tests, the command-line tool and
+ * the demo. The extension provides its own host over VS Code's workspace APIs.
+ */
+import { spawn } from 'node:child_process';
+import { promises as fs, realpathSync } from 'node:fs';
+import * as path from 'node:path';
+import { childEnvironment } from './child-env';
+import { globToRegExp } from './glob';
+import { toRelative } from './paths';
+import { readFileInside, writeFileInside } from './safe-fs';
+import type { CommandOutcome, DirectoryEntry, ToolHost } from './types';
+
+/** Folders never searched by `findFiles` (dependencies, VCS data, build output). */
+export const SKIPPED_FOLDERS = new Set(['node_modules', '.git', 'dist', 'out', '.vscode-test']);
+
+/** Options of {@link NodeToolHost}. */
+export interface NodeToolHostOptions {
+  /**
+   * Keys the product holds (for example the one from secret storage), read at each command: variables
+   * containing them are removed from commands' environments, with the known key variables.
+   */
+  secrets?: () => readonly (string | undefined)[];
+}
+
+/** Node-backed workspace access rooted at one folder. */
+export class NodeToolHost implements ToolHost {
+  readonly root: string;
+
+  /** @param root workspace folder; resolved to its real path (throws when it does not exist). */
+  constructor(root: string, private readonly options: NodeToolHostOptions = {}) {
+    this.root = realpathSync(path.resolve(root));
+  }
+
+  realpath(absPath: string): Promise<string> {
+    return fs.realpath(absPath);
+  }
+
+  async readlink(absPath: string): Promise<string | undefined> {
+    try {
+      return await fs.readlink(absPath);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Regular files only, at most 10 MiB, real path checked on the opened file (`safe-fs.ts`). */
+  readFile(absPath: string): Promise<string> {
+    return readFileInside(this.root, absPath);
+  }
+
+  /** Created with no-follow and exclusive flags, real path checked before writing (`safe-fs.ts`). */
+  writeFile(absPath: string, content: string): Promise<void> {
+    return writeFileInside(this.root, absPath, content);
+  }
+
+  async readDirectory(absPath: string): Promise<DirectoryEntry[]> {
+    const dirents = await fs.readdir(absPath, { withFileTypes: true });
+    return dirents.map((d) => ({
+      name: d.name,
+      type: d.isFile() ? 'file' : d.isDirectory() ? 'directory' : d.isSymbolicLink() ? 'symlink' : 'other',
+    }));
+  }
+
+  async findFiles(glob: string, maxResults: number, signal?: AbortSignal): Promise<string[]> {
+    const matcher = globToRegExp(glob);
+    const found: string[] = [];
+    // Breadth-first, sorted, so results are stable and shallow files come first.
+    const queue = [this.root];
+    while (queue.length > 0 && found.length < maxResults) {
+      signal?.throwIfAborted();
+      const dir = queue.shift()!;
+      let dirents;
+      try {
+        dirents = await fs.readdir(dir, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      dirents.sort((a, b) => a.name.localeCompare(b.name));
+      for (const d of dirents) {
+        const abs = path.join(dir, d.name);
+        if (d.isDirectory()) {
+          if (!SKIPPED_FOLDERS.has(d.name)) queue.push(abs);
+        } else if (d.isFile()) {
+          const rel = toRelative(this.root, abs);
+          if (matcher.test(rel)) {
+            found.push(rel);
+            if (found.length >= maxResults) break;
+          }
+        }
+      }
+    }
+    return found;
+  }
+
+  runCommand(
+    command: string,
+    options: { cwd: string; timeoutMs: number; maxOutputChars: number; signal?: AbortSignal },
+  ): Promise<CommandOutcome> {
+    return new Promise((resolve, reject) => {
+      if (options.signal?.aborted) {
+        reject(options.signal.reason ?? new Error('aborted'));
+        return;
+      }
+      // Own process group (detached) so a timeout or cancel kills the shell and its children.
+      const child = spawn(command, {
+        cwd: options.cwd,
+        shell: true,
+        detached: process.platform !== 'win32',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: childEnvironment(process.env, (this.options.secrets?.() ?? []).filter((k): k is string => !!k), { CI: '1', NO_COLOR: '1' }),
+      });
+      let output = '';
+      let truncated = false;
+      let timedOut = false;
+      const onData = (chunk: Buffer): void => {
+        if (truncated) return;
+        output += chunk.toString('utf8');
+        if (output.length > options.maxOutputChars) {
+          output = output.slice(0, options.maxOutputChars);
+          truncated = true;
+        }
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      const kill = (): void => {
+        try {
+          if (child.pid !== undefined && process.platform !== 'win32') process.kill(-child.pid, 'SIGKILL');
+          else child.kill('SIGKILL');
+        } catch {
+          // Already gone.
+        }
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        kill();
+      }, options.timeoutMs);
+      const onAbort = (): void => kill();
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      child.on('error', (error) => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+        reject(error);
+      });
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+        if (options.signal?.aborted) {
+          reject(options.signal.reason ?? new Error('aborted'));
+          return;
+        }
+        resolve({ exitCode: code, output, timedOut, truncated });
+      });
+    });
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * What holds the tokens of a context, by the parts a compaction treats differently: the system prompt
+ * and tool schemas (never touched), summaries (earlier and imported ones), the latest request, the
+ * newest agent steps (kept verbatim unless the context cannot fit) and the rest of the history. Used
+ * to say truthfully why a context does not fit its window.
+ */
+import type { ContextItem, ToolSchema } from '../types';
+import type { TokenMeter } from '../meter/meter';
+import { analyzeTable, KIND, REGION } from './structure';
+
+/** Tokens of a context by part, in tokens; `total` is the meter's total (their sum plus reply priming). */
+export interface TokenHolders {
+  /** Leading system/developer messages plus the tool schemas. */
+  systemAndTools: number;
+  /** Summary items (this product's and those imported from a recording), wherever they stand. */
+  summaries: number;
+  /** The latest real user message. */
+  latestRequest: number;
+  /** The newest `keepRecentSteps` agent steps of the current task (and steps still waiting for results). */
+  newestSteps: number;
+  /** Everything else: older history, collapsed records, clipped messages outside the newest steps. */
+  history: number;
+  total: number;
+}
+
+/**
+ * Splits the tokens of `items` (with `tools`) into {@link TokenHolders}. O(items).
+ * @param keepRecentSteps newest agent steps counted as `newestSteps`
+ */
+export function tokenHolders(items: readonly ContextItem[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined, keepRecentSteps: number): TokenHolders {
+  const m = meter.measure(items, tools);
+  const t = analyzeTable(items, keepRecentSteps);
+  const h: TokenHolders = { systemAndTools: m.breakdown.tools, summaries: 0, latestRequest: 0, newestSteps: 0, history: 0, total: m.total };
+  for (let k = 0; k < t.count; k++) {
+    let sum = 0;
+    for (let i = t.start[k]; i < t.end[k]; i++) {
+      // A summary counts as a summary wherever the structure puts it.
+      if (items[i].kind === 'summary') h.summaries += m.perItem[i];
+      else sum += m.perItem[i];
+    }
+    if (t.kind[k] === KIND.system) h.systemAndTools += sum;
+    else if (t.kind[k] === KIND.request) h.latestRequest += sum;
+    else if (t.kind[k] === KIND.step && t.region[k] === REGION.current && !t.eligible[k]) h.newestSteps += sum;
+    else h.history += sum;
+  }
+  return h;
+}
+
+/**
+ * `tokenHolders(...).systemAndTools` alone, from the leading system/developer messages (summaries
+ * among them count as summaries there) and the tool schemas, in tokens, without reading the rest
+ * of the context. `perItem`: the meter's counts of `items`.
+ */
+export function systemAndToolsTokens(items: readonly ContextItem[], perItem: readonly number[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined): number {
+  let n = meter.countTools(tools);
+  for (let i = 0; i < items.length; i++) {
+    const role = items[i].message.role;
+    if (role !== 'system' && role !== 'developer') break;
+    if (items[i].kind !== 'summary') n += perItem[i];
+  }
+  return n;
+}
+
+/**
+ * One sentence naming what holds the tokens, largest part first, with figures: "the system prompt
+ * and tool schemas hold 1,200 tokens, summaries 5,400, the newest agent step 2,100, the latest request
+ * 300". Parts holding nothing are left out; a context with no system prompt or tools says so, and
+ * one whose system prompt and tool schemas alone reach `inputBudget` (tokens) says that nothing can help.
+ */
+export function describeHolders(h: TokenHolders, inputBudget?: number): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  const parts: Array<[string, number]> = [
+    ['the system prompt and tool schemas', h.systemAndTools],
+    ['summaries (earlier and imported)', h.summaries],
+    ['the latest request', h.latestRequest],
+    ['the newest agent steps', h.newestSteps],
+    ['other history', h.history],
+  ];
+  const held = parts.filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
+  if (held.length === 0) return 'the context holds no messages';
+  const text = held.map(([name, v], k) => (k === 0 ? `${name} hold${name.startsWith('the latest') || name.startsWith('other') ? 's' : ''} ${n(v)} tokens` : `${name} ${n(v)}`)).join(', ');
+  if (h.systemAndTools === 0) return `${text} (there is no system prompt or tool schema)`;
+  // Nothing a compaction may rewrite can help then: say so rather than blame the messages.
+  if (inputBudget !== undefined && h.systemAndTools >= inputBudget) return `${text}; the system prompt and tool schemas alone are over the budget of ${n(inputBudget)}, so no compaction can make the request fit`;
+  return text;
+}

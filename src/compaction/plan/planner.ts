@@ -1,0 +1,165 @@
+/**
+ * Chooses what one compaction replaces: the fewest oldest units that reach the target, tier by
+ * tier, in time linear in the number of items (DESIGN.md, pipeline step 2).
+ *
+ * Tiers: 1 complete historical turns; 2 earlier historical summaries (two or more); 3 current-task
+ * steps beyond `keepRecentSteps`; 4 current-task summaries (two or more). An earlier summary right
+ * before a selected run is folded into it when the run is at least as large as the summary.
+ */
+import type { ContextItem } from '../types';
+import { analyzeTable, KIND, REGION, UNIT_REASONS, type UnitTable } from './structure';
+import { COLLAPSED_RECORD_TOKENS, collapseCandidates } from '../rewrite/collapse';
+
+/**
+ * Spans smaller than this many tokens are not summarized: the summary's label and sections alone
+ * take about 60-100 tokens, so such a rewrite would not shrink the context.
+ */
+export const MIN_SPAN_TOKENS = 300;
+
+/** A contiguous run of items `[start, end)` to replace with one summary. */
+export interface Span {
+  start: number;
+  end: number;
+  tier: 1 | 2 | 3 | 4;
+  /** Estimated tokens of the span as it stands (collapsed sizes where collapse applies). */
+  tokens: number;
+}
+
+/** What a compaction will do. */
+export interface Plan {
+  shape: UnitTable;
+  /** Indices of tool results to collapse (none inside `spans`). */
+  collapse: number[];
+  spans: Span[];
+  /** Estimated prompt tokens after the plan, in tokens. */
+  estimatedAfter: number;
+  /** Why nothing could be selected, when `collapse` and `spans` are empty. */
+  reason?: string;
+}
+
+/** Planner options. */
+export interface PlanOptions {
+  keepRecentSteps: number;
+  /** Expected size of one summary, in tokens. */
+  summaryTokens: number;
+  noCollapse?: boolean;
+  /** Select every eligible unit (a manual "compact everything"), not just enough to reach the target. */
+  all?: boolean;
+  /**
+   * Tokens of each item a summary keeps verbatim (typed requests), and the most a summary keeps of
+   * them, in tokens: a span's summary is estimated as `summaryTokens` plus what it keeps.
+   */
+  keptPerItem?: readonly number[];
+  keptCap?: number;
+}
+
+/**
+ * Plans a compaction of `items` (with per-item counts `perItem` and current total `total`) down to
+ * `targetTokens`. Pure; O(items).
+ */
+export function planCompaction(items: readonly ContextItem[], perItem: readonly number[], total: number, targetTokens: number, options: PlanOptions): Plan {
+  const shape = analyzeTable(items, options.keepRecentSteps);
+  const size = perItem.slice();
+  const collapsible = options.noCollapse ? [] : collapseCandidates(items, shape, perItem);
+  let afterCollapse = total;
+  for (const i of collapsible) {
+    afterCollapse -= perItem[i] - COLLAPSED_RECORD_TOKENS;
+    size[i] = COLLAPSED_RECORD_TOKENS;
+  }
+  if (afterCollapse <= targetTokens && !options.all) {
+    return { shape, collapse: collapsible, spans: [], estimatedAfter: afterCollapse, reason: collapsible.length ? undefined : 'nothing eligible' };
+  }
+  // Prefix sums over sizes: unit tokens in O(1).
+  const prefix = new Float64Array(items.length + 1);
+  for (let i = 0; i < items.length; i++) prefix[i + 1] = prefix[i] + size[i];
+  const keptPrefix = new Float64Array(items.length + 1);
+  for (let i = 0; i < items.length; i++) keptPrefix[i + 1] = keptPrefix[i] + (options.keptPerItem?.[i] ?? 0);
+  const keptCap = options.keptCap ?? 0;
+  const tokensOf = (k: number) => prefix[shape.end[k]] - prefix[shape.start[k]];
+  const count = shape.count;
+  // Units are referred to by position; selection lives in an array indexed by position (object-keyed
+  // maps and sets cost several times more at 100k messages).
+  const tiers: number[][] = [[], [], [], []];
+  const historySummaries: number[] = [];
+  const currentSummaries: number[] = [];
+  for (let k = 0; k < count; k++) {
+    if (!shape.eligible[k]) continue;
+    const kind = shape.kind[k];
+    if (kind === KIND.turn) tiers[0].push(k);
+    else if (kind === KIND.step) tiers[2].push(k);
+    else if (kind === KIND.summary) (shape.region[k] === REGION.history ? historySummaries : currentSummaries).push(k);
+  }
+  if (historySummaries.length >= 2) tiers[1] = historySummaries;
+  if (currentSummaries.length >= 2) tiers[3] = currentSummaries;
+
+  /** Tier (1-4) that selected each unit, by position; 0 when not selected. */
+  const tierOf = new Uint8Array(count);
+  const need = afterCollapse - targetTokens;
+  let saved = 0;
+  let spanCount = 0;
+  let kept = 0;
+  const isSelected = (k: number) => k >= 0 && k < count && tierOf[k] !== 0;
+  outer: for (let t = 0; t < 4; t++) {
+    for (const k of tiers[t]) {
+      if (!options.all && saved - spanCount * options.summaryTokens - Math.min(kept, keptCap * Math.max(1, spanCount)) >= need) break outer;
+      // A unit joining an existing span adds no new summary; a lone one costs one summary.
+      const joins = isSelected(k - 1) || isSelected(k + 1);
+      tierOf[k] = t + 1;
+      saved += tokensOf(k);
+      kept += keptPrefix[shape.end[k]] - keptPrefix[shape.start[k]];
+      if (!joins) spanCount++;
+    }
+  }
+  // Fold an earlier summary that directly precedes a selected run into it when the run is at least
+  // as large: one summary then stands for both instead of a growing pile. A small run is not worth
+  // re-summarizing the summary (it saves little and costs summarizer input).
+  for (let k = 1; k < count; k++) {
+    if (tierOf[k] === 0 || tierOf[k - 1] !== 0 || !shape.eligible[k - 1] || shape.kind[k - 1] !== KIND.summary) continue;
+    let end = k;
+    while (end + 1 < count && tierOf[end + 1] !== 0 && shape.start[end + 1] === shape.end[end]) end++;
+    if (prefix[shape.end[end]] - prefix[shape.start[k]] >= tokensOf(k - 1)) {
+      tierOf[k - 1] = tierOf[k];
+    }
+  }
+  const spans: Span[] = [];
+  for (let k = 0; k < count; k++) {
+    if (tierOf[k] === 0) continue;
+    const tier = tierOf[k] as 1 | 2 | 3 | 4;
+    const startItem = shape.start[k];
+    while (k + 1 < count && tierOf[k + 1] !== 0 && shape.start[k + 1] === shape.end[k]) k++;
+    const span = { start: startItem, end: shape.end[k], tier, tokens: 0 };
+    span.tokens = prefix[span.end] - prefix[span.start];
+    // A span that is only one summary would be rewritten into itself; a tiny one cannot shrink.
+    if (!(span.end - span.start === 1 && items[span.start].kind === 'summary') && span.tokens >= MIN_SPAN_TOKENS) spans.push(span);
+  }
+  const inSpan = new Uint8Array(items.length);
+  for (const s of spans) inSpan.fill(1, s.start, s.end);
+  const collapse = collapsible.filter((i) => !inSpan[i]);
+  let estimatedAfter = total;
+  for (const i of collapse) estimatedAfter -= perItem[i] - COLLAPSED_RECORD_TOKENS;
+  for (const s of spans) {
+    for (let i = s.start; i < s.end; i++) estimatedAfter -= perItem[i];
+    estimatedAfter += spanSummaryEstimate(s, options.summaryTokens, Math.min(keptCap, keptPrefix[s.end] - keptPrefix[s.start]));
+  }
+  const reason = collapse.length === 0 && spans.length === 0 ? nothingReason(shape) : undefined;
+  return { shape, collapse, spans, estimatedAfter, reason };
+}
+
+/**
+ * Estimated tokens of one span's summary: its notes (`summaryTokens`, at most half the span) plus
+ * the requests it keeps verbatim (`kept`), never more than 80% of the span (a summary must shrink).
+ */
+export function spanSummaryEstimate(span: Span, summaryTokens: number, kept: number): number {
+  return Math.min(Math.ceil(span.tokens * 0.8), Math.min(summaryTokens, Math.ceil(span.tokens / 2)) + kept);
+}
+
+function nothingReason(shape: UnitTable): string {
+  return `nothing eligible: everything left is ${anchorReasons(shape).join(', ') || 'anchored'}`;
+}
+
+/** What keeps the units that may not be compacted, in words (`UNIT_REASONS`), each once, in first-seen order. */
+export function anchorReasons(shape: UnitTable): string[] {
+  const reasons = new Set<string>();
+  for (let k = 0; k < shape.count; k++) if (!shape.eligible[k] && shape.reason[k]) reasons.add(UNIT_REASONS[shape.reason[k]]);
+  return [...reasons];
+}

@@ -1,0 +1,125 @@
+/**
+ * Collapse tier: older tool results become one-line records (tool, key arguments, size, ok/error)
+ * while the tool message itself, and so the call/result pairing, stays in place. No model call.
+ */
+import type { ChatMessage, ContextItem } from '../types';
+import { KIND, type UnitTable } from '../plan/structure';
+import { contentText, errorLines, keyArguments, looksLikeError, toolCallsOf } from '../text';
+import { shortenMiddle, typedRequestOf } from '../summary/requests';
+
+/** Tool results smaller than this many tokens are not worth collapsing (the record is ~40). */
+export const COLLAPSE_MIN_TOKENS = 200;
+
+/**
+ * Longest typed answer, in characters, a collapsed record carries whole (see {@link collapseItem});
+ * a longer one is shortened in the middle with the requests' marker, so a record stays about the
+ * size the planner counts for it (the whole answer stays in the checkpoint, restorable).
+ */
+export const MAX_COLLAPSED_ANSWER_CHARS = 300;
+
+/**
+ * Indices of tool results that may be collapsed: raw, not pinned, inside eligible units (so never
+ * in the newest steps, never anchors), at least `minTokens` tokens.
+ */
+export function collapseCandidates(items: readonly ContextItem[], table: UnitTable, perItem: readonly number[], minTokens = COLLAPSE_MIN_TOKENS): number[] {
+  const out: number[] = [];
+  for (let k = 0; k < table.count; k++) {
+    if (!table.eligible[k] || (table.kind[k] !== KIND.turn && table.kind[k] !== KIND.step)) continue;
+    for (let i = table.start[k]; i < table.end[k]; i++) {
+      const it = items[i];
+      if (it.kind === 'raw' && !it.pinned && it.message.role === 'tool' && perItem[i] >= minTokens) out.push(i);
+    }
+  }
+  return out;
+}
+
+/**
+ * The call each tool result answers, by item index (undefined for other items and for results that
+ * answer no call of their step). Calls are looked up in the assistant message that opens the
+ * result's run only: ids may repeat across steps (servers that number calls per reply).
+ */
+export function callIndex(items: readonly ContextItem[]): Map<number, { name: string; arguments: string }> {
+  const map = new Map<number, { name: string; arguments: string }>();
+  let step = new Map<string, { name: string; arguments: string }>();
+  items.forEach((it, i) => {
+    const m = it.message;
+    if (m.role === 'tool') {
+      const call = step.get((m as { tool_call_id?: string }).tool_call_id ?? '');
+      if (call) map.set(i, call);
+      return;
+    }
+    step = new Map();
+    for (const c of toolCallsOf(m)) if (!step.has(c.id)) step.set(c.id, c);
+  });
+  return map;
+}
+
+/**
+ * The tool call that the tool message at `index` answers, as {@link callIndex} finds it (the calls
+ * of the nearest message before its run of tool messages; the first call with its id), reading only
+ * that step: for a few indexes of a long context. Undefined when it answers none or is not a tool message.
+ */
+export function callOf(items: readonly ContextItem[], index: number): { name: string; arguments: string } | undefined {
+  const m = items[index]?.message;
+  if (m?.role !== 'tool') return undefined;
+  let j = index - 1;
+  while (j >= 0 && items[j].message.role === 'tool') j--;
+  if (j < 0) return undefined;
+  const id = (m as { tool_call_id?: string }).tool_call_id ?? '';
+  return toolCallsOf(items[j].message).find((c) => c.id === id);
+}
+
+/** A last line that reports a run's verdict (test counts, build or lint results). */
+const VERDICT = /\b\d+ (passed|failed|tests?|passing|failing|errors?|warnings?)\b|\b(all tests passed|build succeeded|compiled successfully|no errors)\b/i;
+
+/** The one-line record that stands for a tool result. */
+export function collapsedRecord(result: ChatMessage, call: { name: string; arguments: string } | undefined): string {
+  const text = contentText(result);
+  const failed = looksLikeError(text);
+  const name = call?.name ?? 'tool';
+  const args = call ? keyArguments(call.arguments) : '';
+  const err = failed ? errorLines(text, 1)[0] : undefined;
+  const lines = text.length === 0 ? 0 : text.split('\n').length;
+  // A test or build run's verdict is its last line ("42 passed, 0 failed"): it outlives the output.
+  const last = text.trimEnd().split('\n').at(-1)?.trim() ?? '';
+  const verdict = !failed && VERDICT.test(last) ? last.slice(0, 160) : undefined;
+  return (
+    `[tool result collapsed] ${name}${args ? ` ${args}` : ''} → ${failed ? 'error' : 'ok'}, ${text.length} characters, ${lines} lines` +
+    (err ? `; ${err}` : '') +
+    (verdict ? `; last line: ${verdict}` : '') +
+    // No checkpoint id in the text: the record must read the same on every run (prompt caches, diffs).
+    `. The full output is kept in ContextKeeper's checkpoint history; run the tool again if it is needed.`
+  );
+}
+
+/**
+ * The collapsed item for tool result `item`. Keeps `tool_call_id` so pairing stays valid. A result
+ * that carries what the user typed (Cline's answers to the agent's questions and feedback on a
+ * result) keeps those words verbatim after the record, in an `<answer>` block, so later summaries
+ * still find them as typed requests (`requests.ts`); a long answer is shortened in the middle with
+ * a marker ({@link MAX_COLLAPSED_ANSWER_CHARS}).
+ */
+export function collapseItem(item: ContextItem, call: { name: string; arguments: string } | undefined, checkpointId: string): ContextItem {
+  return { id: `${item.id}~c`, kind: 'collapsed', message: collapsedMessage(item, call), covers: [...item.covers], checkpointId };
+}
+
+/**
+ * The collapsed message for `item`, the same object for the same result and call: a compaction
+ * that collapses the same result again (a span that grew, a preview, a summary prepared ahead)
+ * then finds its token count in the meter's per-message cache instead of counting the record again.
+ */
+function collapsedMessage(item: ContextItem, call: { name: string; arguments: string } | undefined): ChatMessage {
+  const hit = recordCache.get(item.message);
+  if (hit && hit.name === call?.name && hit.arguments === call?.arguments) return hit.message;
+  const m = item.message as ChatMessage & { tool_call_id: string };
+  const answer = typedRequestOf(item);
+  const typed = answer === undefined ? undefined : shortenMiddle(answer, MAX_COLLAPSED_ANSWER_CHARS);
+  const record = collapsedRecord(item.message, call);
+  const message: ChatMessage = { role: 'tool', tool_call_id: m.tool_call_id, content: typed ? `${record}\nThe user's words in this result, verbatim:\n<answer>\n${typed}\n</answer>` : record };
+  recordCache.set(item.message, { name: call?.name, arguments: call?.arguments, message });
+  return message;
+}
+const recordCache = new WeakMap<object, { name: string | undefined; arguments: string | undefined; message: ChatMessage }>();
+
+/** Estimated tokens of a collapsed record, used for planning before records are written. */
+export const COLLAPSED_RECORD_TOKENS = 60;

@@ -1,0 +1,147 @@
+/**
+ * The last step of a compaction: applying a prepared one to the context as it stands now, with the
+ * checks that keep a bad rewrite out (stale span, no shrink, broken tool pairing), and the
+ * not-applied results the pipeline returns. See `compactor.ts` for the pipeline.
+ *
+ * Pure: no I/O, no model calls.
+ */
+import type { Checkpoint, CompactionResult, ContextItem, ToolSchema } from '../types';
+import { SummarizerError } from '../types';
+import type { TokenMeter } from '../meter/meter';
+import { summarizerFailed, type CompactionStatus } from '../outcome';
+import { applyCheckpoint, coveredIds } from '../context';
+import { checkToolPairing } from '../plan/invariants';
+import { describeHolders } from '../plan/holders';
+import type { PreparedCompaction } from './compactor';
+
+/** A result that leaves `items` as they are, with the outcome, reason and status given. */
+export function notApplied(items: readonly ContextItem[], tokens: number, outcome: CompactionResult['outcome'], reason: string, status: CompactionStatus, error?: SummarizerError): CompactionResult {
+  return { applied: false, outcome, reason, status, tokensBefore: tokens, tokensAfter: tokens, checkpoints: [], context: [...items], error };
+}
+
+/** A not-applied result for a summarizer failure. */
+export function failed(items: readonly ContextItem[], tokens: number, reason: string, e: SummarizerError): CompactionResult {
+  return notApplied(items, tokens, 'failed', reason, summarizerFailed(e), e);
+}
+
+/** A prepared compaction applied to a context: the checks passed, the result not yet described. */
+export interface AppliedCompaction {
+  /** The context after every checkpoint. */
+  context: ContextItem[];
+  /** Prompt tokens of the context before and after, as the meter counts them. */
+  tokensBefore: number;
+  tokensAfter: number;
+  /** The checkpoints with their replaced ids and token figures filled in. */
+  checkpoints: Checkpoint[];
+}
+
+/**
+ * Applies the checkpoints of `prepared` to `items` once, with the checks of {@link commitPrepared}.
+ * Token figures are kept up to date from what each checkpoint removes and inserts (the meter's
+ * total is a sum over messages, so this equals measuring the whole context again, at the cost of
+ * the span). `before`: the meter's total of `items`, when the caller has it.
+ * Returns the applied compaction, or a not-applied result saying why.
+ */
+export function applyPrepared(items: readonly ContextItem[], prepared: PreparedCompaction, meter: TokenMeter, tools?: readonly ToolSchema[], before = meter.measure(items, tools).total): AppliedCompaction | CompactionResult {
+  let current: ContextItem[] = [...items];
+  let tokens = before;
+  const applied: Checkpoint[] = [];
+  for (const cp of prepared.checkpoints) {
+    let next: ContextItem[];
+    try {
+      next = applyCheckpoint(current, cp);
+    } catch {
+      return notApplied(items, before, 'stale', 'the prepared compaction is stale: the messages it replaces have changed', { kind: 'stale' });
+    }
+    let after = tokens;
+    const known = knownReplaced.get(cp);
+    if (known && known.meter === meter) after -= known.tokens;
+    else for (const it of cp.replaced) after -= meter.countMessage(it.message);
+    for (const it of cp.inserted) after += meter.countMessage(it.message);
+    applied.push({ ...cp, replacedIds: known ? known.ids.slice() : coversOf(cp.replaced), tokensBefore: tokens, tokensAfter: after });
+    current = next;
+    tokens = after;
+  }
+  if (tokens >= before) {
+    const e = new SummarizerError(`the compaction would not shrink the context (${before} → ${tokens} tokens)`, 'no-shrink');
+    return failed(items, before, `compaction not applied: ${e.message}`, e);
+  }
+  const broken = checkToolPairing(current.map((i) => i.message), true);
+  if (broken.length > 0) {
+    return notApplied(items, before, 'failed', `compaction not applied: it would break tool pairing (${broken[0].message})`, { kind: 'would-break-pairing', detail: broken[0].message });
+  }
+  return { context: current, tokensBefore: before, tokensAfter: tokens, checkpoints: applied };
+}
+
+/**
+ * What the compactor already has of a checkpoint's replaced items: their tokens as `meter` counts
+ * them (the sum of its counts read at the start) and the ids they cover. {@link applyPrepared} then
+ * does not read every replaced message again (a summary of 100k messages replaces 100k).
+ */
+const knownReplaced = new WeakMap<Checkpoint, { meter: TokenMeter; tokens: number; ids: readonly string[] }>();
+
+/** Records what the compactor has of `cp`'s replaced items (see {@link knownReplaced}); `ids` is not changed later. */
+export function noteReplaced(cp: Checkpoint, meter: TokenMeter, tokens: number, ids: readonly string[]): void {
+  knownReplaced.set(cp, { meter, tokens, ids });
+}
+
+/**
+ * The result of an applied compaction: its checkpoints (with their duration), the reason text and
+ * the status, with what `prepared` knows about anchored tokens and holders.
+ */
+export function appliedResult(done: AppliedCompaction, prepared: PreparedCompaction): CompactionResult {
+  const { tokensBefore: before, tokensAfter: tokens } = done;
+  const durationMs = Date.now() - prepared.startedAt;
+  const applied = done.checkpoints.map((cp) => ({ ...cp, durationMs }));
+  const n = (x: number) => x.toLocaleString('en-US');
+  const parts = applied.map((c) => `${c.strategy} ${n(c.tokensBefore)} → ${n(c.tokensAfter)}`).join(', ');
+  const anchored = prepared.anchoredTokens;
+  const target = prepared.targetTokens;
+  // Honest about a target that cannot be met: what may never be summarised alone exceeds it.
+  const over = anchored !== undefined && target !== undefined && anchored > target ? `; the part that is never summarized (system prompt, tool schemas, latest request, newest steps) alone holds ${n(anchored)} tokens, over the target of ${n(target)}` : '';
+  // Does not fit even after the degrade tiers: say what holds the tokens, with figures.
+  const holders = prepared.holders && prepared.inputBudget !== undefined && tokens > prepared.inputBudget ? prepared.holders : undefined;
+  const noFit = holders ? `; does not fit: ${n(tokens)} tokens against a budget of ${n(prepared.inputBudget!)}; ${describeHolders(holders, prepared.inputBudget)}` : over;
+  const status: CompactionStatus = {
+    kind: 'applied',
+    tokensBefore: before,
+    tokensAfter: tokens,
+    checkpoints: applied.length,
+    ...(prepared.anchored ? { anchored: prepared.anchored } : {}),
+    ...(target !== undefined ? { targetTokens: target } : {}),
+  };
+  return { applied: true, outcome: 'applied', reason: `compacted ${n(before)} → ${n(tokens)} tokens (${parts})${noFit}`, status, tokensBefore: before, tokensAfter: tokens, checkpoints: applied, context: [...done.context], ...(anchored !== undefined ? { anchoredTokens: anchored } : {}), ...(holders ? { holders } : {}) };
+}
+
+/**
+ * What preparing a compaction already applied, per prepared object: committing it on the same
+ * context (the same array, same length and last item, the same checkpoints) uses it once instead of
+ * applying the checkpoints again. Outside the prepared object, so it never travels with it (worker
+ * messages, copies).
+ */
+const appliedWhenPrepared = new WeakMap<PreparedCompaction, { items: readonly ContextItem[]; length: number; last: ContextItem | undefined; checkpoints: readonly Checkpoint[]; done: AppliedCompaction }>();
+
+/** Keeps `done` (the application of `prepared` to `items`) for the commit that follows on the same context. */
+export function keepApplied(prepared: PreparedCompaction, items: readonly ContextItem[], done: AppliedCompaction): void {
+  appliedWhenPrepared.set(prepared, { items, length: items.length, last: items[items.length - 1], checkpoints: prepared.checkpoints, done });
+}
+
+/**
+ * Applies a prepared compaction to `items` as they stand now (they may have grown since it was
+ * prepared). Not applied when any replaced item is gone or moved (stale), when the result would
+ * not be smaller (invariant 5), or when it would break tool pairing (invariant 1).
+ */
+export function commitPrepared(items: readonly ContextItem[], prepared: PreparedCompaction, meter: TokenMeter, tools?: readonly ToolSchema[]): CompactionResult {
+  const kept = appliedWhenPrepared.get(prepared);
+  if (kept) {
+    appliedWhenPrepared.delete(prepared);
+    if (kept.items === items && kept.length === items.length && kept.last === items[items.length - 1] && kept.checkpoints === prepared.checkpoints) return appliedResult(kept.done, prepared);
+  }
+  const done = applyPrepared(items, prepared, meter, tools);
+  return 'applied' in done ? done : appliedResult(done, prepared);
+}
+
+/** The raw entry ids `items` cover, in order (a loop: any number of items and ids). */
+export function coversOf(items: readonly ContextItem[]): string[] {
+  return coveredIds(items);
+}

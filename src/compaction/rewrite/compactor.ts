@@ -1,0 +1,399 @@
+/**
+ * The compaction pipeline, cheapest tier first: collapse old tool results, summarize the fewest
+ * oldest units that reach the target, clip a single message that still cannot fit. All tiers of one
+ * run make one rewrite of the context, recorded as checkpoints.
+ *
+ * Failure semantics (DESIGN.md): a summarizer error, timeout, cancellation, empty reply or a result
+ * that does not shrink the context leaves the context exactly as it was and records no checkpoint;
+ * the result carries one clear error.
+ */
+import type {
+  Checkpoint,
+  CheckpointStrategy,
+  CompactionOptions,
+  CompactionResult,
+  ContextItem,
+  Summarizer,
+  SummaryRequest,
+  ToolSchema,
+} from '../types';
+import { SummarizerError } from '../types';
+import type { TokenMeter } from '../meter/meter';
+import { splitRoom, summaryBudgets, thresholds } from '../plan/budget';
+import { anchorReasons, planCompaction, spanSummaryEstimate } from '../plan/planner';
+import type { AnchoredTokens, CompactionStatus } from '../outcome';
+import { anchoredBreakdown } from '../plan/anchored';
+import { planClips } from '../plan/clip-plan';
+import { appliedResult, applyPrepared, commitPrepared, coversOf, failed, keepApplied, notApplied, noteReplaced } from './commit';
+
+export { CLIP_MIN_TOKENS } from '../plan/clip-plan';
+export { commitPrepared } from './commit';
+
+export { anchoredBreakdown, anchoredTokens } from '../plan/anchored';
+import { callOf, collapseItem } from './collapse';
+import { applyCheckpoint } from '../context';
+import { collectRequests, removeRequestsSection, renderRequestsSection } from '../summary/requests';
+import { keptTokensOf } from '../plan/kept-tokens';
+import { droppedFilesNote, newId } from './span-parts';
+import { backfillIdentifiers } from '../summary/identifiers/backfill';
+import { carryIdentifiers } from '../summary/identifiers/carry-identifiers';
+import { actionsOf } from '../summary/ledger/actions';
+import { movedPaths } from '../summary/ledger/ledger';
+import { LineCounter } from '../../tokenizer/line-count';
+import { finalizeSummary } from '../summary/summary-checks';
+import { clipMessageToTokens } from '../clip';
+import { composeSummary, SUMMARY_FRAME_TOKENS } from '../summary/compose-summary';
+import { degradeToFit } from './degrade';
+import { describeHolders, systemAndToolsTokens, tokenHolders, type TokenHolders } from '../plan/holders';
+
+/** Everything one compaction needs. */
+export interface CompactInput {
+  items: readonly ContextItem[];
+  tools?: readonly ToolSchema[];
+  meter: TokenMeter;
+  summarizer: Summarizer;
+  options: CompactionOptions;
+}
+
+/** A compaction computed but not applied (preview, or a summary prepared ahead of the threshold). */
+export interface PreparedCompaction {
+  checkpoints: Checkpoint[];
+  tokensBefore: number;
+  /** Estimated tokens after applying to the context it was prepared on. */
+  tokensAfter: number;
+  reason: string;
+  startedAt: number;
+  /** Tokens no compaction may summarise, when the result is above the target (see CompactionResult). */
+  anchoredTokens?: number;
+  /** The same, by what holds them. */
+  anchored?: AnchoredTokens;
+  /** The target the compaction aimed at, in tokens. */
+  targetTokens?: number;
+  /** What holds the tokens, when the result is over the input budget (does not fit the window). */
+  holders?: TokenHolders;
+  /** The input budget (`contextWindow - reservedOutput`), in tokens. */
+  inputBudget?: number;
+}
+
+/** Default number of newest agent steps kept verbatim. */
+export const DEFAULT_KEEP_RECENT_STEPS = 1;
+/** Default bound on model calls per compaction (invariant 7). */
+export const DEFAULT_MAX_SUMMARY_CALLS = 4;
+/** Default summary length, in tokens. */
+export const DEFAULT_SUMMARY_TOKENS = 1200;
+/**
+ * Characters allowed for identifiers appended to a summary (about 300 tokens at ~4 characters each);
+ * more when the typed requests leave room (see {@link backfillChars}).
+ */
+export const IDENTIFIER_BACKFILL_CHARS = 1200;
+/** Smallest budget for the typed requests of one summary, in tokens. */
+export const MIN_REQUEST_TOKENS = 256;
+/** Smallest summary budget, in tokens: below this the notes say nothing useful. */
+export const MIN_SUMMARY_TOKENS = 64;
+/** A summary keeping more than this share of its span's tokens is not applied when other spans are. */
+export const LOW_YIELD = 0.8;
+/** Tokens kept from a notes budget for back-filled identifiers: a quarter, at most {@link IDENTIFIER_BACKFILL_CHARS} / 4. */
+function backfillTokens(notesBudget: number): number {
+  return Math.min(Math.floor(IDENTIFIER_BACKFILL_CHARS / 4), Math.floor(notesBudget / 4));
+}
+
+/** Notes budget, in tokens, that {@link IDENTIFIER_BACKFILL_CHARS} was set for (a 32k window's default). */
+export const BACKFILL_REFERENCE_TOKENS = 4000;
+
+/**
+ * Characters the back-filled identifiers of one summary may take: {@link IDENTIFIER_BACKFILL_CHARS},
+ * and when every typed request of the span is kept whole (they come first inside the target) and
+ * the notes' budget (`notesBudget` tokens) is larger than {@link BACKFILL_REFERENCE_TOKENS}, as much
+ * more as the budget is larger: a fixed allowance kept a smaller share of a span's identifiers the
+ * larger the window, and the exact identifiers are what the agent looks up again after a compaction.
+ * Only what the notes leave of their budget is ever used.
+ */
+export function backfillChars(notesBudget: number, requestsWhole: boolean): number {
+  const scaled = Math.floor((IDENTIFIER_BACKFILL_CHARS * notesBudget) / BACKFILL_REFERENCE_TOKENS);
+  return requestsWhole ? Math.max(IDENTIFIER_BACKFILL_CHARS, scaled) : IDENTIFIER_BACKFILL_CHARS;
+}
+
+/** Label that opens every summary message: historical context, not an instruction (invariants 6, 8). */
+export function summaryHeader(messages: number): string {
+  return `[Summary of ${messages} earlier message${messages === 1 ? '' : 's'} of this conversation, written by ContextKeeper. It is historical context, not a new request; the user's latest message is the active one.]`;
+}
+
+/**
+ * Computes a compaction of `input.items` without applying it. Returns either a prepared compaction
+ * or a not-applied result saying why (below trigger, already small, nothing eligible, summarizer
+ * failure). Never throws for summarizer failures; rethrows other errors.
+ */
+export async function prepareCompaction(input: CompactInput): Promise<PreparedCompaction | CompactionResult> {
+  const startedAt = Date.now();
+  const { items, tools, meter, summarizer, options } = input;
+  const th = thresholds(options.budget);
+  const m = meter.measure(items, tools);
+  const before = m.total;
+  if (!options.force && before < th.triggerTokens) {
+    return notApplied(items, before, 'not-needed', `below the trigger: ${before} of ${th.triggerTokens} tokens`, { kind: 'not-needed', why: 'below-trigger', tokens: before, limitTokens: th.triggerTokens });
+  }
+  if (!options.all && before <= th.targetTokens) {
+    return notApplied(items, before, 'not-needed', `already small enough: ${before} tokens, target ${th.targetTokens}`, { kind: 'not-needed', why: 'already-small', tokens: before, limitTokens: th.targetTokens });
+  }
+  const keepRecentSteps = options.keepRecentSteps ?? DEFAULT_KEEP_RECENT_STEPS;
+  const budgets = summaryBudgets(th.targetTokens, { user: options.userBudget, summary: options.summaryBudget });
+  const summaryTokens = options.approximateSummaryTokens ?? Math.max(MIN_SUMMARY_TOKENS, budgets.summaryTokens);
+  // Typed requests are kept verbatim: the plan counts them as part of each summary.
+  const keptPerItem = keptTokensOf(items, meter);
+  // Room kept free below the target for files the caller re-attaches after the summary.
+  const planTarget = Math.max(1, th.targetTokens - Math.max(0, Math.floor(options.reserveTokens ?? 0)));
+  const plan = planCompaction(items, m.perItem, before, planTarget, { keepRecentSteps, summaryTokens, noCollapse: options.noCollapse, all: options.all, keptPerItem, keptCap: budgets.userTokens });
+  // A compaction that calls the summarizer anyway may aim deeper (see `deeperCompactTo`).
+  const deeper = options.deeperCompactTo;
+  if (deeper !== undefined && deeper < options.budget.compactTo && plan.spans.length > 0) {
+    return prepareCompaction({ ...input, options: { ...options, budget: { ...options.budget, compactTo: deeper }, deeperCompactTo: undefined } });
+  }
+  // A context over the input budget cannot be sent: the degrade tiers then run whatever the plan,
+  // unless the system prompt and tool schemas alone are over it (nothing else can make room then).
+  const overBudget = before > th.inputBudget;
+  const hopeless = overBudget && systemAndToolsTokens(items, m.perItem, meter, tools) >= th.inputBudget;
+  const clips = hopeless ? [] : planClips(items, m.perItem, plan, th.inputBudget, th.targetTokens);
+  if (plan.collapse.length === 0 && plan.spans.length === 0 && clips.length === 0 && !overBudget) {
+    return notApplied(items, before, 'nothing-eligible', plan.reason ?? 'nothing eligible', { kind: 'nothing-eligible', heldBy: anchorReasons(plan.shape) });
+  }
+  // An automatic compaction that cannot get below its own trigger would fire again on the next
+  // model call and rewrite the context (and the provider's prompt cache) every turn: refuse it.
+  // Checked before any summarizer call with summaries counted as free (a lower bound), and again
+  // on the real result.
+  const keptIn = (sp: { start: number; end: number }) => {
+    let sum = 0;
+    for (let i = sp.start; i < sp.end; i++) sum += keptPerItem[i];
+    return Math.min(budgets.userTokens, sum);
+  };
+  const lowerBound = plan.estimatedAfter - plan.spans.reduce((s, sp) => s + spanSummaryEstimate(sp, summaryTokens, keptIn(sp)), 0);
+  const cannotReach = (after: number) =>
+    notApplied(
+      items,
+      before,
+      'cannot-reach',
+      `cannot get below the trigger: at best ${after} of ${th.triggerTokens} tokens, because the system prompt, tool schemas, latest request and newest steps hold most of the context; a larger window or fewer kept recent steps would help, and a manual compaction still runs`,
+      { kind: 'does-not-fit', bestTokens: after, limitTokens: th.triggerTokens, anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps) },
+    );
+  if (options.maxEstimatedAfter !== undefined && plan.estimatedAfter > options.maxEstimatedAfter && !overBudget) {
+    return notApplied(items, before, 'cannot-reach', `not worth preparing: the plan leaves about ${Math.round(plan.estimatedAfter)} tokens, above ${Math.round(options.maxEstimatedAfter)}`, { kind: 'does-not-fit', bestTokens: Math.round(plan.estimatedAfter), limitTokens: Math.round(options.maxEstimatedAfter), anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps) });
+  }
+  const auto = options.trigger === 'auto' && clips.length === 0;
+  // Refused only while the context still fits: a refusal over the budget leaves nothing sendable.
+  if (auto && !overBudget && lowerBound >= th.triggerTokens) return cannotReach(lowerBound);
+  const now = options.now ?? (() => new Date());
+  const checkpoints: Checkpoint[] = [];
+  const base = (strategy: CheckpointStrategy, id: string): Checkpoint => ({
+    id,
+    time: now().toISOString(),
+    trigger: options.trigger,
+    strategy,
+    replacedIds: [],
+    replaced: [],
+    inserted: [],
+    summary: '',
+    tokensBefore: 0,
+    tokensAfter: 0,
+    dropped: 0,
+    focus: options.focus,
+  });
+
+  // The context's tokens after each rewrite: the meter's total is a sum over messages, so the counts
+  // of what a checkpoint removes and inserts give it without measuring the whole context again.
+  let workTokens = before;
+  if (plan.collapse.length > 0) {
+    const cp = base('collapse', newId());
+    for (const i of plan.collapse) {
+      const it = items[i];
+      const collapsed = collapseItem(it, callOf(items, i), cp.id);
+      cp.replaced.push(it);
+      cp.inserted.push(collapsed);
+      workTokens += meter.countMessage(collapsed.message) - m.perItem[i];
+    }
+    cp.summary = `Collapsed ${plan.collapse.length} older tool result${plan.collapse.length === 1 ? '' : 's'} to one-line records.`;
+    checkpoints.push(cp);
+  }
+
+  // The plan's summary sizes are estimates: once the real summaries reach the target, later spans
+  // (newer history) stay as they are, which saves summarizer calls and keeps more detail.
+  // Tokens the summaries may share: the target minus what the plan leaves in place.
+  const spanTotal = Math.max(1, plan.spans.reduce((sum, sp) => sum + sp.tokens, 0));
+  const leftInPlace = lowerBound;
+  const summaryShare = planTarget - leftInPlace;
+  const spanInput = (span: (typeof plan.spans)[number]) => {
+    const spanItems = items.slice(span.start, span.end);
+    // Files re-attached by an earlier compaction are stale copies: a new summary drops them (a live
+    // session re-attaches current contents) and names them, so the summarizer never sees them.
+    const content = spanItems.filter((i) => !i.attachedFile);
+    const droppedFiles = droppedFilesNote(spanItems);
+    const requests = collectRequests(content);
+    const userRequests = requests;
+    // A summary of summaries covers every older message: collected by a plain loop (flatMap was
+    // slow on long replays, and spreading a span of 100k+ items into concat overflows the stack).
+    const covers = coversOf(spanItems);
+    const header = summaryHeader(covers.length);
+    // What this summary may use: its share of the target left by what stays (the rest of the
+    // context after the plan), never more than most of the span it replaces (it must shrink), less
+    // the summary's own framing (its header and the message's overhead).
+    const mustShrink = Math.floor(span.tokens * 0.8);
+    const limit = Math.min(mustShrink, Math.floor(summaryShare * (span.tokens / spanTotal)));
+    const room = limit - meter.countText(header) - SUMMARY_FRAME_TOKENS;
+    const share = splitRoom(room, { ...budgets, summaryTokens }, span.tokens, Math.min(MIN_REQUEST_TOKENS, mustShrink));
+    // Summaries are counted many times as they are put together, from mostly the same lines.
+    const lineCounter = new LineCounter((t) => meter.countText(t), meter.lineAdditive, meter.encoding);
+    const countText = (t: string) => lineCounter.countLines(t);
+    const section = renderRequestsSection(requests, share.requests, countText, meter.lineAdditive, meter.encoding);
+    const spanBudget = Math.max(MIN_SUMMARY_TOKENS, Math.min(share.notes, room - section.tokens));
+    const request: SummaryRequest = {
+      items: content,
+      userRequests,
+      // A quarter of the notes' budget is left for the identifiers back-filled below.
+      approximateSummaryTokens: Math.max(MIN_SUMMARY_TOKENS, spanBudget - backfillTokens(spanBudget)),
+      maxCalls: options.maxSummaryCalls ?? DEFAULT_MAX_SUMMARY_CALLS,
+      focus: options.focus,
+      signal: options.signal,
+      onDelta: options.onDelta,
+      // The context as the agent last sent it (before this run's rewrites): a summarizer on the
+      // session's own model can send it unchanged and hit the provider's prompt cache.
+      context: { items, tools, start: span.start, end: span.end, tokens: before, itemTokens: m.perItem },
+    };
+    return { spanItems, content, droppedFiles, requests, userRequests, covers, header, limit, share, countText, section, spanBudget, request };
+  };
+  // Built when first needed: spans left after the target is reached are never read.
+  const inputs: Array<ReturnType<typeof spanInput>> = [];
+  const inputOf = (k: number) => (inputs[k] ??= spanInput(plan.spans[k]));
+  // Several spans go to the summarizer as one request where it can (one call, a part per span).
+  const asked = summarizer.summarizeSpans && plan.spans.length > 1 ? plan.spans.map((_, k) => inputOf(k)).filter((i) => i.content.length > 0).map((i) => i.request) : [];
+  const together = asked.length > 1 && summarizer.summarizeSpans ? summarizer.summarizeSpans(asked) : undefined;
+  together?.catch(() => undefined); // awaited in the loop below, where a failure is reported
+  for (const [k, span] of plan.spans.entries()) {
+    if (k > 0 && !options.all && workTokens <= planTarget) break;
+    if (options.signal?.aborted) return failed(items, before, 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
+    const input = inputOf(k);
+    const { spanItems, content, droppedFiles, requests, userRequests, covers, header, limit, share, countText, spanBudget } = input;
+    let section = input.section;
+    let result;
+    try {
+      const all = content.length === 0 ? undefined : await together;
+      result = content.length === 0 ? { text: droppedFiles, model: summarizer.name, usage: { calls: 0, promptTokens: 0, completionTokens: 0 }, dropped: 0 } : all ? all[asked.indexOf(input.request)] : await summarizer.summarize(input.request);
+    } catch (err) {
+      const e = err instanceof SummarizerError ? err : new SummarizerError(`summarizer failed: ${(err as Error)?.message ?? String(err)}`, 'invalid', { cause: err });
+      return failed(items, before, `compaction failed, context unchanged: ${e.message}`, e);
+    }
+    if (!result.text || !result.text.trim()) {
+      const e = new SummarizerError('the summarizer returned an empty summary', 'empty');
+      return failed(items, before, `compaction failed, context unchanged: ${e.message}`, e);
+    }
+    // A model's notes get the checks the extractive notes do not need: invented user quotes removed,
+    // per-call outcomes, latest task list and verification result appended (they win over claims).
+    // Its requests section is replaced by the product's verbatim one: requests the model left out or
+    // reworded are carried forward all the same.
+    const isModel = summarizer.name !== 'extractive';
+    const missingFromModel = isModel ? requests.filter((r) => !result.text.includes(r)).length : undefined;
+    const checked = isModel ? removeRequestsSection(finalizeSummary(result.text.trim(), content, { userRequests, maxAppendixChars: spanBudget * 2 }).text) : result.text.trim();
+    // Identifiers appended get what the notes left of their budget (about 4 characters a token),
+    // each under a heading that says where it came from.
+    const moved = movedPaths(actionsOf(content));
+    const checkedTokens = countText(checked);
+    let allowChars = Math.min(backfillChars(spanBudget, section.shortened === 0 && section.omitted === 0), Math.max(0, spanBudget - checkedTokens) * 4);
+    let backfilled = backfillIdentifiers(checked, content, allowChars, moved).text;
+    // Paths and ids run denser than 4 characters a token: scale the characters down to the tokens left.
+    for (let k = 0, t = countText(backfilled); k < 3 && t > Math.max(spanBudget, checkedTokens) && allowChars > 0; k++, t = countText(backfilled)) {
+      allowChars = Math.floor((allowChars * Math.max(0, spanBudget - checkedTokens)) / (t - checkedTokens));
+      backfilled = backfillIdentifiers(checked, content, allowChars, moved).text;
+    }
+    // What the allowance leaves goes to the identifiers an earlier summary in the span kept.
+    const carried = carryIdentifiers(backfilled, content, allowChars - (backfilled.length - checked.length));
+    if (carried !== backfilled && countText(carried) <= Math.max(spanBudget, checkedTokens)) backfilled = carried;
+    const notes = droppedFiles && content.length > 0 ? `${backfilled}\n\n${droppedFiles}` : backfilled;
+    const composed = composeSummary({ header, notes, requests, section, limit, minRequests: share.min, countText, lineAdditive: meter.lineAdditive, encoding: meter.encoding });
+    const { text } = composed;
+    section = composed.section;
+    const cp = base(summarizer.name === 'extractive' ? 'extractive' : 'summary', newId());
+    const summaryItem: ContextItem = {
+      id: `${cp.id}~s`,
+      kind: 'summary',
+      message: { role: 'user', content: `${header}\n\n${text}` },
+      covers,
+      checkpointId: cp.id,
+    };
+    cp.replaced = spanItems;
+    cp.inserted = [summaryItem];
+    const next = items[span.end];
+    if (options.summaryAsPair && next && next.message.role !== 'assistant') {
+      cp.inserted.push({ id: `${cp.id}~a`, kind: 'summary', message: { role: 'assistant', content: 'Noted. I will continue from this summary.' }, covers: [], checkpointId: cp.id });
+    }
+    cp.summary = text;
+    cp.requests = { whole: section.whole, shortened: section.shortened, omitted: section.omitted, ...(missingFromModel !== undefined ? { missingFromModel } : {}) };
+    cp.summarizerModel = result.model;
+    cp.usage = result.usage;
+    cp.dropped = result.dropped;
+    // The meter's counts of the span, as read at the start (the same messages).
+    let spanTokens = 0;
+    for (let i = span.start; i < span.end; i++) spanTokens += m.perItem[i];
+    const insertedTokens = cp.inserted.reduce((s, i) => s + meter.countMessage(i.message), 0);
+    if (insertedTokens >= spanTokens) {
+      const e = new SummarizerError(`the summary (${insertedTokens} tokens) is not shorter than what it replaces (${spanTokens} tokens)`, 'no-shrink');
+      return failed(items, before, `compaction failed, context unchanged: ${e.message}`, e);
+    }
+    // A span that shrinks by less than a fifth (already-collapsed records, an earlier summary) is left
+    // as it is: rewriting it would break the provider's prompt cache for almost nothing.
+    if (insertedTokens > spanTokens * LOW_YIELD && plan.spans.length > 1) continue;
+    noteReplaced(cp, meter, spanTokens, covers);
+    checkpoints.push(cp);
+    workTokens += insertedTokens - spanTokens;
+  }
+
+  if (clips.length > 0) {
+    const cp = base('clip', newId());
+    for (const { index, maxTokens } of clips) {
+      const it = items[index];
+      const message = clipMessageToTokens(it.message, maxTokens, (m) => meter.countMessage(m), (t) => meter.countText(t));
+      if (message === it.message) continue;
+      cp.replaced.push(it);
+      cp.inserted.push({ id: `${it.id}~k`, kind: 'clipped', message, covers: [...it.covers], checkpointId: cp.id });
+    }
+    cp.summary = `Clipped the middle of ${cp.replaced.length} message${cp.replaced.length === 1 ? '' : 's'} too large for the context window.`;
+    if (cp.replaced.length > 0) checkpoints.push(cp);
+  }
+  const prepared: PreparedCompaction = { checkpoints, tokensBefore: before, tokensAfter: before, reason: '', startedAt };
+  // Still over the input budget: shorten what is normally kept (see degrade.ts), down to just
+  // below the trigger so the next model call does not compact again at once.
+  // Clips are left out of this check, as they are of the tokens above.
+  if (!hopeless && workTokens > th.inputBudget) {
+    const work = checkpoints.reduce((acc, cp) => applyCheckpoint(acc, cp), [...items]);
+    const degraded = await degradeToFit({
+      items: work, tools, meter, summarizer, options, keepRecentSteps, goal: th.triggerTokens - 1, userTokens: budgets.userTokens,
+      newCheckpoint: (strategy) => base(strategy, newId()), header: summaryHeader,
+    });
+    if (degraded.error) return failed(items, before, `compaction failed, context unchanged: ${degraded.error.message}`, degraded.error);
+    checkpoints.push(...degraded.checkpoints);
+  }
+  if (checkpoints.length === 0) {
+    const holders = tokenHolders(items, meter, tools, keepRecentSteps);
+    const n = (x: number) => x.toLocaleString('en-US');
+    const status: CompactionStatus = { kind: 'does-not-fit', bestTokens: before, limitTokens: th.inputBudget, anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps) };
+    return { ...notApplied(items, before, 'nothing-eligible', `nothing can be shortened; does not fit: ${n(before)} tokens against a budget of ${n(th.inputBudget)}; ${describeHolders(holders, th.inputBudget)}`, status), holders };
+  }
+  // Applied once here: the commit that follows on the same context uses this application.
+  const trial = applyPrepared(items, prepared, meter, tools, before);
+  if ('applied' in trial) return trial;
+  if (auto && !overBudget && trial.tokensAfter >= th.triggerTokens) return cannotReach(trial.tokensAfter);
+  prepared.tokensAfter = trial.tokensAfter;
+  prepared.targetTokens = th.targetTokens;
+  if (trial.tokensAfter > th.targetTokens) {
+    prepared.anchored = anchoredBreakdown(trial.context, meter, tools, keepRecentSteps);
+    prepared.anchoredTokens = prepared.anchored.total;
+  }
+  prepared.inputBudget = th.inputBudget;
+  if (trial.tokensAfter > th.inputBudget) prepared.holders = tokenHolders(trial.context, meter, tools, keepRecentSteps);
+  prepared.reason = appliedResult(trial, prepared).reason;
+  keepApplied(prepared, items, trial);
+  return prepared;
+}
+
+/** Runs a whole compaction (prepare, then commit on the same items). See {@link prepareCompaction}. */
+export async function compact(input: CompactInput): Promise<CompactionResult> {
+  const prepared = await prepareCompaction(input);
+  if ('applied' in prepared) return prepared;
+  return commitPrepared(input.items, prepared, input.meter, input.tools);
+}

@@ -1,0 +1,115 @@
+/**
+ * Turns compactions that a recorded agent made itself (Claude Code's compact boundary, OpenHands'
+ * condensation, Codex's compacted record) into checkpoints with trigger `import`, so the imported
+ * active context matches what that agent was sending and the step can be inspected and undone.
+ */
+import type { Checkpoint, ContextItem, ToolSchema } from '../types';
+import type { TokenMeter } from '../meter/meter';
+import { applyCheckpoint } from '../context';
+import { analyze } from '../plan/structure';
+import { collectRequests } from '../summary/requests';
+
+/** An agent's own compaction found in a recorded file. */
+export interface RecordedCompaction {
+  /** Raw entry ids the agent's compaction removed from its context. */
+  replacedIds: string[];
+  /** The agent's summary text. */
+  summary: string;
+  /** The raw entry that holds the summary, when the summary is itself a recorded message. */
+  summaryEntryId?: string;
+}
+
+/**
+ * Applies each recorded compaction, in order. The replaced ids are widened to whole units (a step
+ * never loses its tool results) and split into contiguous runs; the first run becomes the summary,
+ * later runs a short note pointing at it. Compactions whose ids are not in the context are skipped
+ * with a warning.
+ */
+export function applyRecordedCompactions(
+  items: readonly ContextItem[],
+  compactions: readonly RecordedCompaction[],
+  meter: TokenMeter,
+  tools?: readonly ToolSchema[],
+  time = new Date(0).toISOString(),
+): { items: ContextItem[]; checkpoints: Checkpoint[]; warnings: string[] } {
+  let current = [...items];
+  const checkpoints: Checkpoint[] = [];
+  const warnings: string[] = [];
+  compactions.forEach((rc, n) => {
+    const wanted = new Set(rc.replacedIds);
+    if (rc.summaryEntryId) wanted.add(rc.summaryEntryId);
+    // Any item covering a forgotten id goes, including an earlier summary (nested compaction).
+    const marks = current.map((it) => it.covers.some((id) => wanted.has(id)));
+    if (!marks.some(Boolean)) {
+      warnings.push(`recorded compaction ${n + 1}: none of its ${rc.replacedIds.length} messages are in the context; skipped`);
+      return;
+    }
+    // Widen to whole units so no agent step is split, and never touch the leading system messages.
+    const shape = analyze(current, 0);
+    for (const u of shape.units) {
+      if (u.region === 'lead') {
+        for (let k = u.start; k < u.end; k++) marks[k] = false;
+        continue;
+      }
+      if (u.kind !== 'turn' && u.kind !== 'step') continue;
+      for (let k = u.start; k < u.end; k++) {
+        const m = current[k].message;
+        // An assistant message with calls, or one of its results, drags the whole step along.
+        if (marks[k] && (m.role === 'tool' || (m.role === 'assistant' && (m as { tool_calls?: unknown[] }).tool_calls?.length))) {
+          let s = k;
+          while (s > u.start && current[s].message.role === 'tool') s--;
+          let e = s + 1;
+          while (e < u.end && current[e].message.role === 'tool') e++;
+          for (let j = s; j < e; j++) marks[j] = true;
+        }
+      }
+    }
+    const runs: Array<[number, number]> = [];
+    for (let k = 0; k < current.length; k++) {
+      if (!marks[k]) continue;
+      let e = k;
+      while (e + 1 < current.length && marks[e + 1]) e++;
+      runs.push([k, e + 1]);
+      k = e;
+    }
+    const cps: Checkpoint[] = runs.map(([s, e], r) => {
+      const replaced = current.slice(s, e);
+      const id = `import-${n + 1}${runs.length > 1 ? `-${r + 1}` : ''}`;
+      // The summary entry alone after messages the agent kept (Claude Code's preserved segment): the
+      // summary itself stands before them, where the oldest replaced message was.
+      const onlySummary = replaced.length === 1 && rc.summaryEntryId !== undefined && replaced[0].covers.length === 1 && replaced[0].covers[0] === rc.summaryEntryId;
+      const text =
+        r === 0
+          ? rc.summary
+          : onlySummary
+            ? `[The recording agent's summary was here; it now stands before the messages that agent kept (checkpoint import-${n + 1}).]`
+            : `[Earlier messages removed by the recording agent's own compaction; see its summary (checkpoint import-${n + 1}).]`;
+      const covers = replaced.flatMap((i) => i.covers);
+      // The agent's summary paraphrases what the user typed: the typed requests it stands for are
+      // kept beside it, so a later compaction carries them forward verbatim.
+      const requests = collectRequests(replaced.filter((i) => !rc.summaryEntryId || !i.covers.includes(rc.summaryEntryId)));
+      return {
+        id,
+        time,
+        trigger: 'import',
+        strategy: 'summary',
+        replacedIds: covers,
+        replaced,
+        inserted: [{ id: `${id}~s`, kind: 'summary', message: { role: 'user', content: text }, covers, checkpointId: id, ...(requests.length ? { requests } : {}) }],
+        summary: text,
+        tokensBefore: 0,
+        tokensAfter: 0,
+        summarizerModel: 'recorded agent',
+        dropped: 0,
+      } satisfies Checkpoint;
+    });
+    for (const cp of cps) {
+      const before = meter.measure(current, tools).total;
+      current = applyCheckpoint(current, cp);
+      cp.tokensBefore = before;
+      cp.tokensAfter = meter.measure(current, tools).total;
+      checkpoints.push(cp);
+    }
+  });
+  return { items: current, checkpoints, warnings };
+}

@@ -1,0 +1,70 @@
+/**
+ * Puts one summary's text together inside its token limit: the notes (with their back-filled
+ * identifiers), then the requests section, which closes the summary next to the latest request that
+ * follows it. Requests come first inside the target (README, "What a summary keeps"): what the notes
+ * leave unused goes to them. Credentials quoted from tool output leave masked.
+ *
+ * Pure: no I/O.
+ */
+import { renderRequestsSection, type RequestsSection } from './requests';
+import { maskSecrets } from '../secrets';
+
+/** Tokens of a summary message beyond its text: the message's own overhead and the joins. */
+export const SUMMARY_FRAME_TOKENS = 8;
+
+/** Excess over the limit, in tokens, that is always trimmed from the notes (joins and masking). */
+const SMALL_EXCESS_TOKENS = 64;
+
+/** What {@link composeSummary} needs. */
+export interface ComposeInput {
+  /** The summary's opening label. */
+  header: string;
+  /** The notes, back-filled identifiers included (they come last). */
+  notes: string;
+  /** The requests of the span, oldest first, and their section as first rendered. */
+  requests: readonly string[];
+  section: RequestsSection;
+  /** Most tokens of the whole summary message (header, text and frame). */
+  limit: number;
+  /** Fewest tokens the requests section keeps when the summary must give tokens back. */
+  minRequests: number;
+  countText: (text: string) => number;
+  /** The counter is tiktoken's exact count (see `renderRequestsSection`). */
+  lineAdditive?: boolean;
+  /** Name of the counter's encoding: line counts are then kept across sections (see `renderRequestsSection`). */
+  encoding?: string;
+}
+
+/**
+ * Returns the summary's text (without its header) and the requests section it holds. When the notes
+ * leave room within `limit`, a shortened requests section is rendered again with that room. Token
+ * counts do not add exactly across joins and masking, so a result still over `limit` gives the
+ * difference back from the requests (never below `minRequests`), then, when the excess is small
+ * (joins, masking; at most a tenth of the limit), from the notes' last lines (back-filled
+ * identifiers). Nothing is trimmed when the limit is below what a summary needs at all (then what
+ * stays in the context alone is over the target, and the result says so).
+ */
+export function composeSummary(input: ComposeInput): { text: string; section: RequestsSection } {
+  const { header, requests, limit, minRequests, countText, lineAdditive, encoding } = input;
+  let { notes, section } = input;
+  const frame = countText(header) + SUMMARY_FRAME_TOKENS;
+  const spare = limit - frame - countText(notes) - section.tokens - 2;
+  if ((section.shortened > 0 || section.omitted > 0) && spare > 8) section = renderRequestsSection(requests, section.tokens + spare, countText, lineAdditive, encoding);
+  const compose = () => maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes);
+  let text = compose();
+  if (limit < frame + minRequests + 64) return { text, section };
+  const overBy = () => countText(`${header}\n\n${text}`) + SUMMARY_FRAME_TOKENS - limit;
+  for (let over = overBy(), k = 0; over > 0 && k < 3 && section.tokens > minRequests; k++, over = overBy()) {
+    section = renderRequestsSection(requests, Math.max(minRequests, section.tokens - over - 2), countText, lineAdditive, encoding);
+    text = compose();
+  }
+  // Only a small excess is trimmed from the notes: a reply far over its budget is not cut to fit
+  // (the compaction then fails as not shrinking, and the context stays as it was).
+  if (overBy() > Math.max(SMALL_EXCESS_TOKENS, Math.floor(limit / 10))) return { text, section };
+  for (let over = overBy(), lines = notes.split('\n'); over > 0 && lines.length > 2; over = overBy()) {
+    lines = lines.slice(0, Math.max(2, lines.length - Math.max(1, Math.ceil(over / 12))));
+    notes = lines.join('\n').trimEnd();
+    text = compose();
+  }
+  return { text, section };
+}

@@ -1,0 +1,249 @@
+/**
+ * A summarizer that needs no model: it extracts sectioned notes from the replaced span — the user's
+ * standing rules verbatim, the current work and next step (latest request verbatim, latest plan, what
+ * was in progress), errors with their fixes, a work-state ledger of files and commands built from the
+ * tool calls, decisions with their reasons — bounded in tokens. The typed requests themselves are
+ * kept by the compactor in their own section (`requests.ts`), outside these notes.
+ *
+ * Text that came from a tool is never presented as the user's words: it is quoted with the tool (and
+ * path or command) it came from.
+ */
+import type { ContextItem, Summarizer, SummaryRequest, SummaryResult } from '../types';
+import { SummarizerError } from '../types';
+import { contentText, isToolOutputText, keyArguments } from '../text';
+import { clip } from './message-facts';
+import { actionsOf, type Action } from './ledger/actions';
+import { GrowingSpan } from '../meter/span-memo';
+import { SECTIONS, SpanScan } from './span-scan';
+import { buildLedger, type LedgerLines } from './ledger/ledger';
+import { LedgerFold } from './ledger/ledger-fold';
+import { chooseRoots, rootsLine, shortPath, type PathRoots } from './ledger/path-root';
+import { LineCounter, newLineStore, SHARED_LINES, storedLines, type LineStore } from '../../tokenizer/line-count';
+
+export { parseSections, SECTIONS } from './span-scan';
+
+/** Files named in "Files edited most recently". */
+const RECENT_FILES = 5;
+/**
+ * Characters per token of budget above which a line being halved is halved again without a count
+ * in between: 16 is four times the usual ~4 characters a token, so such a line could not fit.
+ */
+const UNCOUNTED_HALVING_CHARS_PER_TOKEN = 16;
+
+/** Lines of current state that the budget never removes: what an agent needs to pick the work up. */
+const CURRENT_STATE = /^- (Files edited most recently|Last tool call|Latest error line in command output|Latest verification|Path roots)(:| \()/;
+
+/** Lines quoted for a focus, at most. */
+const MAX_FOCUS_LINES = 12;
+const FOCUS_STOPWORDS = new Set(['keep', 'focus', 'the', 'that', 'this', 'with', 'and', 'about', 'from', 'into', 'what', 'when', 'only', 'also', 'them', 'their', 'some', 'more', 'most', 'please', 'summary', 'summarize']);
+
+/** Content words of a focus text (4 letters or more, lower case, stop words removed). */
+function focusWords(focus: string): string[] {
+  return [...new Set(focus.toLowerCase().split(/[^\p{L}\p{N}_.-]+/u).filter((w) => w.length >= 4 && !FOCUS_STOPWORDS.has(w)))];
+}
+
+/** Where a tool result came from, for quoting it: `output of bash \`npm test\``. */
+function toolLabel(call: { name: string; arguments: string } | undefined): string {
+  return call ? `output of ${call.name} ${keyArguments(call.arguments, 100)}` : 'tool output';
+}
+
+/**
+ * Extractive summarizer. `countText` counts tokens (the meter's); the result is cut to
+ * `approximateSummaryTokens` tokens by dropping the least important lines first.
+ */
+export class ExtractiveSummarizer implements Summarizer {
+  readonly name = 'extractive';
+
+  /**
+   * @param countText Tokens of a text (the meter's).
+   * @param options.lineAdditive True when `countText` is tiktoken's exact count (`TokenCounter.lineAdditive`):
+   *   trimming then counts line by line (line-count.ts). Other counters count the whole text each time.
+   */
+  constructor(
+    private readonly countText: (text: string) => number,
+    private readonly options: { lineAdditive?: boolean } = {},
+  ) {}
+
+  /** Line counts of this summarizer's exact counter, kept across summaries (line-count.ts). */
+  private lineStore: LineStore = newLineStore();
+
+  /** The reading of the last span read for notes, which a grown span extends (see span-memo.ts). */
+  private readonly scans = new GrowingSpan<SpanScan>();
+
+  /** The last ledger built, with what it was built from (the same span again reuses it). */
+  private ledgerMemo?: { actions: readonly Action[]; carried: ReadonlyMap<string, readonly string[]>; carriedRoots: PathRoots | undefined; roots: PathRoots; ledger: LedgerLines };
+
+  /** The span's ledger and path roots; the lists are copies (the budget trims them). */
+  private ledgerOf(actions: readonly Action[], carried: ReadonlyMap<string, readonly string[]>, carriedRoots: PathRoots | undefined): LedgerLines & { roots: PathRoots } {
+    let memo = this.ledgerMemo;
+    if (!memo || memo.actions !== actions || memo.carried !== carried || memo.carriedRoots !== carriedRoots) {
+      // The distinct paths of the file actions, in order, from the ledger's forward reading (kept
+      // for a span that grew at its end; buildLedger below continues the same reading).
+      const roots = chooseRoots(LedgerFold.of(actions).paths, carriedRoots);
+      memo = this.ledgerMemo = { actions, carried, carriedRoots, roots, ledger: buildLedger(actions, carried, roots) };
+    }
+    const { ledger, roots } = memo;
+    return { files: ledger.files.slice(), commands: ledger.commands.slice(), errors: ledger.errors.slice(), moved: new Map(ledger.moved), edited: ledger.edited.slice(), roots };
+  }
+
+  /** Never calls a model. Throws SummarizerError(`aborted`) when the signal is aborted. */
+  async summarize(request: SummaryRequest): Promise<SummaryResult> {
+    if (request.signal?.aborted) throw new SummarizerError('compaction cancelled', 'aborted');
+    const text = this.notes(request.items, request.approximateSummaryTokens, request.focus);
+    return { text, model: 'extractive', usage: { calls: 0, promptTokens: 0, completionTokens: 0 }, dropped: 0 };
+  }
+
+  /** Builds the notes for `items`, at most `maxTokens` tokens. */
+  notes(items: readonly ContextItem[], maxTokens: number, focus?: string): string {
+    // The same span again, or one grown at its end (the next compaction over read messages), reads
+    // only its new messages; the lists the budget trims below are copies.
+    const kept = this.scans.get(items);
+    const reading = kept?.state ?? new SpanScan();
+    for (let i = kept?.from ?? 0; i < items.length; i++) reading.add(items[i]);
+    const scan = this.scans.set(items, reading, kept?.from ?? 0).result();
+    const { carried, calls, latestRequest, lastAssistant, lastCall, lastTaskList, lastVerify, lastCommandError, carriedCurrent, carriedRoots } = scan;
+    const [rules, decisions, state, earlier] = [scan.rules.slice(), scan.decisions.slice(), scan.state.slice(), scan.earlier.slice()];
+    const current: string[] = [];
+    const actions = actionsOf(items);
+    const ledger = this.ledgerOf(actions, carried, carriedRoots);
+    const roots = ledger.roots;
+    const named = rootsLine(roots);
+    if (named) current.push(named);
+    // The latest request is kept whole in the requests section that closes every summary (the
+    // newest request is kept first there): a pointer here instead of a second copy.
+    if (lastVerify) current.push(`- Latest verification: ${lastVerify}`);
+    else current.push(...carriedCurrent.filter((l) => l.startsWith('- Latest verification')));
+    if (lastTaskList) current.push(`- Latest plan or to-do list (verbatim): ${lastTaskList}`);
+    else current.push(...carriedCurrent.filter((l) => l.startsWith('- Latest plan')));
+    if (lastAssistant) current.push(`- In progress (the agent's last message here): "${clip(lastAssistant, 600)}"`);
+    if (ledger.edited.length) current.push(`- Files edited most recently: ${ledger.edited.slice(-RECENT_FILES).map((p) => shortPath(roots, p)).join(', ')}`);
+    else current.push(...carriedCurrent.filter((l) => l.startsWith('- Files edited most recently')));
+    if (lastCall) current.push(`- Last tool call: ${lastCall}`);
+    else current.push(...carriedCurrent.filter((l) => l.startsWith('- Last tool call')));
+    if (lastCommandError) current.push(`- Latest error line in command output ${lastCommandError}`);
+    else current.push(...carriedCurrent.filter((l) => l.startsWith('- Latest error line in command output')));
+    const open = ledger.errors.filter((l) => l.startsWith('- open:'));
+    current.push(`- Next step: ${open.length ? `resolve ${open.at(-1)!.slice('- open: '.length)}` : 'continue with the latest request'}`);
+    if (latestRequest) current.push(`- Latest request in this part: the last one under "Requests, verbatim" ("${clip(latestRequest, 60)}")`);
+    if (decisions.length > 12) decisions.splice(0, decisions.length - 12);
+    const focused: string[] = [];
+    if (focus) {
+      current.unshift(`- Focus requested for this summary: ${clip(focus, 200)}`);
+      // Lines of the span that mention the focus words, verbatim, each with where it came from: the
+      // extractive answer to "focus on X" (a model summarizer gets the focus in its instruction).
+      const words = focusWords(focus);
+      if (words.length > 0) {
+        for (const it of items) {
+          if (it.kind === 'summary') continue;
+          const role = it.message.role;
+          const from = role === 'tool' ? toolLabel(calls.get((it.message as { tool_call_id?: string }).tool_call_id ?? '')) : role === 'user' && isToolOutputText(contentText(it.message)) ? 'tool output' : role;
+          for (const line of contentText(it.message).split('\n')) {
+            const t = line.trim();
+            if (t.length < 6 || focused.length >= MAX_FOCUS_LINES) continue;
+            const lower = t.toLowerCase();
+            const quoted = `- (${from}) ${clip(t, 240)}`;
+            if (words.some((w) => lower.includes(w)) && !focused.includes(quoted)) focused.push(quoted);
+          }
+        }
+      }
+    }
+
+    // [heading, lines, weight, drop from the start (oldest first lists)]: higher weight shrinks first.
+    const sections: Array<[string, string[], number, boolean]> = [
+      [SECTIONS.rules, rules, 1, false],
+      [SECTIONS.current, current, 1, false],
+      [SECTIONS.errors, ledger.errors, 2, true],
+      [SECTIONS.files, ledger.files, 2, true],
+      [SECTIONS.focus, focused, 2, false],
+      [SECTIONS.decisions, decisions, 3, true],
+      [SECTIONS.commands, ledger.commands, 3, true],
+      [SECTIONS.earlier, earlier, 3, false],
+      [SECTIONS.state, state, 4, false],
+    ];
+    const render = () => sections.filter(([, lines]) => lines.length > 0).map(([h, lines]) => `${h}\n${lines.join('\n')}`).join('\n\n');
+    // The notes are counted after every trim: line by line with counts kept (see line-count.ts), so a
+    // trim costs the lines it touches, not the whole text again.
+    const additive = this.options.lineAdditive === true;
+    // The same lines (ledger, decisions) come back in every summary of a session: counted once.
+    if (additive && storedLines(this.lineStore) > SHARED_LINES) this.lineStore = newLineStore();
+    const lines = new LineCounter(this.countText, additive, this.lineStore);
+    // A trim changes one section: the others' counts are kept; the sum is `countBlocks`'s over all.
+    type Section = (typeof sections)[number];
+    const counted = new Map<Section, { sum: number; last: string } | undefined>();
+    const sectionPart = (sec: Section) => {
+      if (counted.has(sec)) return counted.get(sec);
+      const all = [sec[0], ...sec[1]];
+      let sum: number | undefined = 0;
+      for (let i = 0; i < all.length - 1 && sum !== undefined; i++) {
+        const t = lines.itemTokens(all[i], false);
+        sum = t === undefined ? undefined : sum + t;
+      }
+      const part = sum === undefined ? undefined : { sum, last: all[all.length - 1] };
+      counted.set(sec, part);
+      return part;
+    };
+    const tokens = (): number => {
+      const live = sections.filter(([, l]) => l.length > 0);
+      let total = 0;
+      for (let b = 0; b < live.length; b++) {
+        const part = sectionPart(live[b]);
+        const end = part && lines.blockEndTokens(part.last, b === live.length - 1);
+        if (part === undefined || end === undefined) return this.countText(render());
+        total += part.sum + end;
+      }
+      return total;
+    };
+    const size = (list: string[]) => list.reduce((n, l) => n + l.length, 0);
+    // Characters per section, kept up to date as the victim changes (the sort reads them often).
+    const sizes = new Map(sections.map((sec) => [sec, size(sec[1])]));
+    const before = new Map(sections.map(([h, l]) => [h, l.length]));
+    let guard = 0;
+    let count = tokens();
+    while (count > maxTokens && guard++ < 10_000) {
+      // The section with the most characters per weight loses lines first; rules and current work last.
+      const candidates = sections.filter(([, l, w]) => l.length > 0 && w > 1);
+      // Current-state lines stay whatever the budget: the section loses its other lines first.
+      const removable = (l: string[]) => (l === current ? l.filter((x) => !CURRENT_STATE.test(x)) : l);
+      const pool = candidates.length ? candidates : sections.filter(([, l]) => removable(l).length > 0);
+      const victim = pool.sort((a, b) => sizes.get(b)! * b[2] - sizes.get(a)! * a[2])[0];
+      if (!victim) break;
+      if (victim[1] === current) {
+        let k = current.length - 1;
+        while (k > 0 && CURRENT_STATE.test(current[k])) k--;
+        if (current[k].length > 200) current[k] = `${current[k].slice(0, Math.floor(current[k].length / 2))}…`;
+        else current.splice(k, 1);
+        sizes.set(victim, size(victim[1]));
+        counted.delete(victim);
+        count = tokens();
+        continue;
+      }
+      // Drop in halves when far over, one line when close: keeps this loop short on huge spans.
+      const over = count / maxTokens;
+      const n = over > 2 ? Math.max(1, Math.floor(victim[1].length / 2)) : 1;
+      if (victim[1].length === 1 && victim[1][0].length > 200) {
+        // A line many times the whole budget (a ledger line naming 40k files) is halved again
+        // without counting each half: counting 478k, 239k, 120k... characters cost more than all
+        // the rest of a 100k-message summary, and no such half could fit.
+        let line = victim[1][0];
+        do line = `${line.slice(0, Math.floor(line.length / 2))}…`;
+        while (line.length > UNCOUNTED_HALVING_CHARS_PER_TOKEN * maxTokens);
+        victim[1][0] = line;
+      } else victim[1].splice(victim[3] ? 0 : victim[1].length - n, n);
+      sizes.set(victim, size(victim[1]));
+      counted.delete(victim);
+      count = tokens();
+    }
+    let out = render();
+    // Say what was left out, so a reader never takes a list for everything that happened.
+    let noted = false;
+    for (const s of sections) {
+      const left = (before.get(s[0]) ?? 0) - s[1].length;
+      if (left > 0 && s[1].length > 0 && s[3]) {
+        s[1].unshift(`- … ${left} older line${left === 1 ? '' : 's'} not kept`);
+        noted = true;
+      }
+    }
+    if (noted) out = render();
+    return out || `${SECTIONS.current}\n- ${items.length} earlier messages with no text content.`;
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * Identifier back-fill that says where each identifier came from: the exact paths, commands, URLs
+ * and error lines a summary left out are appended under a heading naming their source — tool-call
+ * arguments, the conversation (what the user and the agent wrote), or tool output, which is never the
+ * user's words. A path the session later moved away from says where the file lives now.
+ *
+ * Pure: no I/O.
+ */
+import type { ContextItem } from '../../types';
+import { contentText, isToolOutputText, toolCallsOf } from '../../text';
+import { extractIdentifiers, NOISE } from './identifiers';
+import { identifiersOfPart, type PartIdentifiers } from './identifier-parts';
+import { rootsIn, shortPath } from '../ledger/path-root';
+
+/** Headings of the back-filled identifiers, by source, in order of priority. */
+export const BACKFILL_HEADINGS = {
+  args: '## Identifiers from tool-call arguments',
+  conversation: '## Identifiers from the conversation',
+  output: "## Identifiers from tool output (not the user's words)",
+} as const;
+
+/** Source texts of a span, split by where the text came from. */
+export function sourcesOf(items: readonly ContextItem[]): { args: string; conversation: string; output: string } {
+  const args: string[] = [];
+  const conversation: string[] = [];
+  const output: string[] = [];
+  for (const it of items) {
+    if (it.kind === 'summary') continue;
+    const m = it.message;
+    const text = contentText(m);
+    if (m.role === 'tool' || (m.role === 'user' && isToolOutputText(text))) output.push(text);
+    else if (m.role === 'user' || m.role === 'assistant') conversation.push(text);
+    for (const c of toolCallsOf(m)) args.push(`${c.name} ${c.arguments}`);
+  }
+  return { args: args.join('\n'), conversation: conversation.join('\n'), output: output.join('\n') };
+}
+
+/** What the back-fill reads of one message: its source, and the identifiers of its parts once read. */
+interface MessageParts {
+  source: 'output' | 'conversation' | undefined;
+  /** One part per tool call (see {@link sourcesOf}), read on first use. */
+  args?: PartIdentifiers[];
+  /** The message's text, read on first use (only when it has a source). */
+  text?: PartIdentifiers;
+}
+
+/** Per message object (messages are never mutated): each message's text is read for identifiers once. */
+const partCache = new WeakMap<object, MessageParts>();
+
+function entryOf(item: ContextItem): MessageParts {
+  const m = item.message;
+  let hit = partCache.get(m);
+  if (!hit) {
+    const source = m.role === 'tool' || (m.role === 'user' && isToolOutputText(contentText(m))) ? 'output' : m.role === 'user' || m.role === 'assistant' ? 'conversation' : undefined;
+    hit = { source };
+    partCache.set(m, hit);
+  }
+  return hit;
+}
+
+/** One part of a source text: its text, and its identifiers (read once, kept per message). */
+interface SourcePart {
+  text: string;
+  read: () => PartIdentifiers;
+}
+
+/** The parts of `items` that make up the `key` source text of {@link sourcesOf}, in order. */
+function* partsOfSource(items: readonly ContextItem[], key: 'args' | 'conversation' | 'output'): Generator<SourcePart> {
+  for (const it of items) {
+    if (it.kind === 'summary') continue;
+    const m = it.message;
+    if (key === 'args') {
+      const calls = toolCallsOf(m);
+      for (let k = 0; k < calls.length; k++) {
+        const text = `${calls[k].name} ${calls[k].arguments}`;
+        yield { text, read: () => (entryOf(it).args ??= calls.map((c) => identifiersOfPart(`${c.name} ${c.arguments}`)))[k] };
+      }
+      continue;
+    }
+    const entry = entryOf(it);
+    if (entry.source !== key) continue;
+    const text = contentText(m);
+    yield { text, read: () => (entry.text ??= identifiersOfPart(text)) };
+  }
+}
+
+/**
+ * `extractIdentifiers(sourcesOf(items)[key])`, in the same order, read lazily: each part's
+ * identifiers (cached per message) while the joins before it are sealed (see identifier-parts.ts);
+ * from the first part whose join is not sealed, the rest of the text joined and read whole. A caller
+ * that stops early (the back-fill's budget is spent) reads no more of the span than it used.
+ */
+export function* sourceIdentifiers(items: readonly ContextItem[], key: 'args' | 'conversation' | 'output'): Generator<string> {
+  const seen = new Set<string>();
+  const parts = partsOfSource(items, key);
+  let cur = parts.next();
+  while (!cur.done) {
+    const part = cur.value;
+    const read = part.read();
+    const next = parts.next();
+    if (!read.sealed && !next.done) {
+      // An identifier may run across this join: what is left is read as one text. Matches in it
+      // cannot start earlier (the joins before are sealed) and start of text reads as a line start.
+      const rest = [part.text];
+      for (let n: IteratorResult<SourcePart> = next; !n.done; n = parts.next()) rest.push(n.value.text);
+      for (const id of extractIdentifiers(rest.join('\n'))) {
+        if (seen.has(id)) continue;
+        seen.add(id);
+        yield id;
+      }
+      return;
+    }
+    for (const id of read.ids) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      yield id;
+    }
+    cur = next;
+  }
+}
+
+/** Smallest cost of one back-filled line: `- ` and an identifier of at least 3 characters, and a newline. */
+const MIN_LINE_COST = 6;
+
+/**
+ * Appends identifiers of `items` missing from `summary`, at most `maxChars` characters in all
+ * (about 4 characters make a token). A path the summary writes from a named folder (`path-root.ts`)
+ * is not missing. `moved` maps old paths to where the files live now.
+ * Returns the new text and the identifiers added. Never throws.
+ */
+export function backfillIdentifiers(summary: string, items: readonly ContextItem[], maxChars: number, moved: ReadonlyMap<string, string> = new Map()): { text: string; added: string[] } {
+  const added: string[] = [];
+  const seen = new Set<string>();
+  const inSummary = new SummaryIndex(summary);
+  // A path the ledger wrote from a named folder (`$A/src/x.ts`) is in the summary already.
+  const roots = rootsIn(summary);
+  const has = (id: string) => {
+    if (inSummary.has(id)) return true;
+    const short = roots.list.length ? shortPath(roots, id) : id;
+    return short !== id && inSummary.has(short);
+  };
+  let budget = maxChars;
+  const blocks: string[] = [];
+  for (const key of ['args', 'conversation', 'output'] as const) {
+    const lines: string[] = [];
+    const heading = BACKFILL_HEADINGS[key];
+    for (const id of sourceIdentifiers(items, key)) {
+      // Nothing more fits: every later identifier would be skipped for its cost.
+      if (budget < MIN_LINE_COST) break;
+      if (id.trim().length < 3 || NOISE.has(id.trim()) || seen.has(id)) continue;
+      const now = moved.get(id);
+      const line = `- ${id.replace(/\r?\n/g, ' ⏎ ')}${now ? ` (moved; now ${now})` : ''}`;
+      const cost = line.length + 1 + (lines.length === 0 ? heading.length + 2 : 0);
+      // Too long for what is left: skipped, and never offered again (whether or not the summary
+      // has it, it would be skipped later too), so the summary is searched only for those that fit.
+      if (cost > budget) {
+        seen.add(id);
+        continue;
+      }
+      if (has(id)) continue;
+      seen.add(id);
+      budget -= cost;
+      lines.push(line);
+      added.push(id);
+    }
+    if (lines.length) blocks.push(`${heading}\n${lines.join('\n')}`);
+  }
+  if (blocks.length === 0) return { text: summary, added };
+  return { text: `${summary.trimEnd()}\n\n${blocks.join('\n\n')}`, added };
+}
+
+/**
+ * `summary.includes(id)` for many identifiers: an identifier of at least {@link GRAM} characters can
+ * only occur where its first {@link GRAM} characters do, so a set of the summary's substrings of that
+ * length rejects most absent identifiers without a search.
+ */
+class SummaryIndex {
+  private grams: Set<string> | undefined;
+
+  constructor(private readonly summary: string) {}
+
+  has(id: string): boolean {
+    if (id.length < GRAM) return this.summary.includes(id);
+    if (!this.grams) {
+      this.grams = new Set();
+      for (let i = 0; i + GRAM <= this.summary.length; i++) this.grams.add(this.summary.slice(i, i + GRAM));
+    }
+    return this.grams.has(id.slice(0, GRAM)) && this.summary.includes(id);
+  }
+}
+const GRAM = 8;

@@ -1,0 +1,336 @@
+/**
+ * The actions of a span as data: file operations and commands with their outcomes, read from native
+ * tool calls and, for formats that record actions as text, from SWE-agent `<function=…>` blocks and
+ * Aider SEARCH/REPLACE blocks. The work-state ledger (`ledger.ts`) is built from these.
+ *
+ * Pure: no I/O.
+ */
+import type { ChatMessage, ContextItem } from '../../types';
+import { contentText, errorLines, looksLikeError, toolCallsOf } from '../../text';
+import { isToolOutputText } from '../../text';
+import { GrowingSpan } from '../../meter/span-memo';
+
+/** What happened to a file. */
+export type FileOp = 'read' | 'created' | 'edited' | 'deleted' | 'moved';
+
+/** One action, in the order it happened. `ok` is false when its result reads as a failure. */
+export type Action =
+  | { kind: 'file'; op: FileOp; path: string; to?: string; symbols: string[]; ok: boolean; tool: string; error?: string }
+  | { kind: 'command'; command: string; ok: boolean; exit?: number; error?: string; tool: string }
+  | { kind: 'plan'; text: string; tool: string };
+
+const PATH_KEYS = ['file_path', 'path', 'filePath', 'target_file', 'file', 'filename', 'notebook_path', 'absolute_path', 'absolutePath'];
+const COMMAND_KEYS = ['command', 'cmd', 'script'];
+const PLAN_TOOL = /todo|task_?list|task_?tracker|update_?plan|^plan$/i;
+const READ_TOOL = /^(read|view|open|cat|read_file|readfile|get_file|file_read)$|read_?file|view_?file/i;
+const WRITE_TOOL = /^(write|create)|write_?to_?file|create_?file|write_?file/i;
+const EDIT_TOOL = /edit|replace|patch|insert|str_replace/i;
+const DELETE_TOOL = /delete|remove_?file|rm_?file/i;
+const SHELL_TOOL = /bash|shell|command|exec|terminal|^run|powershell|cmd/i;
+
+/** Exit status stated in a tool result, when it states one. */
+export function exitStatus(text: string): number | undefined {
+  // Every pattern names an exit: a text without the word has none (one cheap scan for most results).
+  if (!/exit/i.test(text.length > 2400 ? `${text.slice(0, 2000)}\n${text.slice(-400)}` : text)) return undefined;
+  const m = /(?:exit(?:ed)? (?:with )?code|exit status|Exit code:|"exit_code":\s*|Process exited with code)\s*(-?\d+)/i.exec(text.slice(0, 2000)) ?? /(?:exit(?:ed)? (?:with )?code|exit status|Exit code:)\s*(-?\d+)/i.exec(text.slice(-400));
+  return m ? Number(m[1]) : undefined;
+}
+
+/** Names a code edit defines or changes, from the new text it writes (functions, classes, types, endpoints). */
+export function symbolsIn(code: string): string[] {
+  const out: string[] = [];
+  const add = (s: string | undefined) => {
+    if (s && s.length > 1 && !out.includes(s) && !KEYWORDS.has(s)) out.push(s);
+  };
+  for (const re of SYMBOL_RES) for (const m of code.matchAll(re)) add(m[1]);
+  for (const m of code.matchAll(ENDPOINT_RE)) add(`${m[1].toUpperCase()} ${m[2]}`);
+  for (const m of code.matchAll(DECORATOR_ENDPOINT_RE)) add(`${(m[1] ?? 'route').toUpperCase()} ${m[2]}`);
+  return out.slice(0, 40);
+}
+const KEYWORDS = new Set(['if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'constructor', 'else', 'do', 'try', 'with', 'new', 'typeof', 'await', 'super', 'this']);
+const SYMBOL_RES: RegExp[] = [
+  /\b(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*[(<]/g,
+  /\bclass\s+([A-Za-z_$][\w$]*)/g,
+  /\bdef\s+([A-Za-z_]\w*)\s*\(/g,
+  /\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=\n]{1,80})?=\s*(?:async\s*)?(?:\([^()\n]*\)|[A-Za-z_$][\w$]*)\s*(?::[^=\n]{1,80})?=>/g,
+  /\b(?:interface|enum)\s+([A-Za-z_$][\w$]*)/g,
+  /\btype\s+([A-Z][\w$]*)\s*(?:<[^>\n]*>)?\s*=/g,
+  /\bfn\s+([A-Za-z_]\w*)/g,
+  /\bfunc\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)\s*\(/g,
+  /\b(?:struct|trait)\s+([A-Z]\w*)/g,
+  /^[ \t]+(?:(?:public|private|protected|static|async|override|readonly|get|set)\s+)*([A-Za-z_$][\w$]*)\s*\([^()\n]*\)\s*(?::\s*[^{\n]{1,80})?\{/gm,
+];
+const ENDPOINT_RE = /\.(get|post|put|patch|delete)\(\s*['"`](\/[^'"`\s]*)/gi;
+const DECORATOR_ENDPOINT_RE = /@(?:\w+\.)?(?:(get|post|put|patch|delete)|route)\(\s*['"](\/[^'"\s]*)/gi;
+
+function parseArgs(args: string): Record<string, unknown> | undefined {
+  try {
+    const v = JSON.parse(args) as unknown;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function pick(obj: Record<string, unknown>, keys: readonly string[]): string | undefined {
+  for (const k of keys) {
+    const v = obj[k];
+    if (typeof v === 'string' && v.trim()) return v.trim();
+    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return shellArray(v);
+  }
+  return undefined;
+}
+
+/** `["bash","-lc","npm test"]` → `npm test`. */
+function shellArray(parts: string[]): string {
+  if (parts.length >= 3 && /^(\/bin\/)?(ba|z)?sh$|^pwsh$|^powershell$/.test(parts[0]) && /^-\w*c$/.test(parts[1])) return parts.slice(2).join(' ');
+  return parts.join(' ');
+}
+
+/** New text an edit writes (`new_string`, `content`, a diff's added lines, MultiEdit's edits). */
+function newTextOf(args: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const k of ['new_string', 'new_str', 'content', 'file_text', 'text', 'code', 'insert_text', 'newText']) {
+    if (typeof args[k] === 'string') parts.push(args[k]);
+  }
+  if (typeof args.diff === 'string') parts.push(replaceParts(args.diff));
+  if (Array.isArray(args.edits)) for (const e of args.edits as Array<Record<string, unknown>>) if (e && typeof e.new_string === 'string') parts.push(e.new_string);
+  return parts.join('\n');
+}
+
+/** The REPLACE halves of SEARCH/REPLACE blocks (Cline diffs, Aider), or the text itself. */
+function replaceParts(diff: string): string {
+  const out: string[] = [];
+  for (const m of diff.matchAll(/=======\r?\n([\s\S]*?)(?:>>>>>>>|\+\+\+\+\+\+\+) ?REPLACE/g)) out.push(m[1]);
+  return out.length ? out.join('\n') : diff;
+}
+
+/** File operations a shell command performs that matter later: moves, deletions, files written. */
+function shellFileOps(command: string): Array<{ op: FileOp; path: string; to?: string }> {
+  const ops: Array<{ op: FileOp; path: string; to?: string }> = [];
+  for (const part of command.split(/&&|\|\||;|\n/)) {
+    const t = part.trim();
+    let m = /^(?:git\s+)?mv\s+(?:-\w+\s+)*(\S+)\s+(\S+)$/.exec(t);
+    if (m) {
+      ops.push({ op: 'moved', path: unquote(m[1]), to: unquote(m[2]) });
+      continue;
+    }
+    m = /^(?:git\s+)?rm\s+(?:-\w+\s+)*(.+)$/.exec(t);
+    if (m) {
+      for (const p of m[1].split(/\s+/)) if (p && !p.startsWith('-')) ops.push({ op: 'deleted', path: unquote(p) });
+      continue;
+    }
+    m = /(?:^|\s)(?:cat|echo|printf)\b[^>]*>\s*(\S+)/.exec(t) ?? /^touch\s+(\S+)/.exec(t);
+    if (m && !m[1].startsWith('/dev/')) ops.push({ op: 'created', path: unquote(m[1]) });
+    m = /^sed\s+-i\S*\s+.*\s(\S+)$/.exec(t);
+    if (m) ops.push({ op: 'edited', path: unquote(m[1]) });
+  }
+  return ops;
+}
+
+function unquote(s: string): string {
+  return s.replace(/^['"]|['"]$/g, '');
+}
+
+/** `*** Add File: p`, `*** Update File: p` (+ `*** Move to: q`), `*** Delete File: p` of an apply_patch input. */
+function patchOps(patch: string): Array<{ op: FileOp; path: string; to?: string; code: string }> {
+  const ops: Array<{ op: FileOp; path: string; to?: string; code: string }> = [];
+  const re = /^\*\*\* (Add|Update|Delete) File: (.+)$/gm;
+  const heads = [...patch.matchAll(re)];
+  heads.forEach((h, i) => {
+    const body = patch.slice(h.index + h[0].length, i + 1 < heads.length ? heads[i + 1].index : patch.length);
+    const move = /^\*\*\* Move to: (.+)$/m.exec(body);
+    const added = body.split('\n').filter((l) => l.startsWith('+')).map((l) => l.slice(1)).join('\n');
+    const op: FileOp = h[1] === 'Add' ? 'created' : h[1] === 'Delete' ? 'deleted' : move ? 'moved' : 'edited';
+    ops.push({ op, path: h[2].trim(), to: move?.[1].trim(), code: added });
+  });
+  return ops;
+}
+
+/** Actions of one tool call, given its outcome. */
+function callActions(name: string, rawArgs: string, result: string | undefined): Action[] {
+  const ok = result === undefined ? true : !looksLikeError(result);
+  const error = result !== undefined && !ok ? errorLines(result, 1)[0] ?? firstLine(result) : undefined;
+  const args = parseArgs(rawArgs) ?? {};
+  const out: Action[] = [];
+  if (PLAN_TOOL.test(name)) return [{ kind: 'plan', text: rawArgs, tool: name }];
+  const patchText = typeof args.input === 'string' ? (args.input) : typeof args.patch === 'string' ? (args.patch) : /^\*\*\* Begin Patch/.test(rawArgs) ? rawArgs : undefined;
+  if (patchText && /\*\*\* (Add|Update|Delete) File:/.test(patchText)) {
+    for (const p of patchOps(patchText)) out.push({ kind: 'file', op: p.op, path: p.path, to: p.to, symbols: symbolsIn(p.code), ok, tool: name, error });
+    return out;
+  }
+  const editorCommand = typeof args.command === 'string' && /^(view|create|str_replace|insert|undo_edit|write)$/.test(args.command) ? (args.command) : undefined;
+  const path = pick(args, PATH_KEYS);
+  if (editorCommand && path) {
+    const op: FileOp = editorCommand === 'view' ? 'read' : editorCommand === 'create' || editorCommand === 'write' ? 'created' : 'edited';
+    return [{ kind: 'file', op, path, symbols: op === 'read' ? [] : symbolsIn(newTextOf(args)), ok, tool: name, error }];
+  }
+  const command = pick(args, COMMAND_KEYS) ?? (SHELL_TOOL.test(name) && !rawArgs.trim().startsWith('{') ? rawArgs.trim() : undefined);
+  if (command && SHELL_TOOL.test(name)) {
+    const exit = result !== undefined ? exitStatus(result) : undefined;
+    out.push({ kind: 'command', command, ok: ok && (exit ?? 0) === 0, exit, error, tool: name });
+    for (const f of shellFileOps(command)) out.push({ kind: 'file', ...f, symbols: [], ok, tool: name });
+    return out;
+  }
+  if (path) {
+    const op: FileOp | undefined = DELETE_TOOL.test(name) ? 'deleted' : WRITE_TOOL.test(name) ? 'created' : EDIT_TOOL.test(name) ? 'edited' : READ_TOOL.test(name) ? 'read' : undefined;
+    if (op) out.push({ kind: 'file', op, path, symbols: op === 'read' || op === 'deleted' ? [] : symbolsIn(newTextOf(args)), ok, tool: name, error });
+  }
+  return out;
+}
+
+function firstLine(text: string): string {
+  return (text.split('\n').find((l) => l.trim()) ?? '').trim().slice(0, 240);
+}
+
+/** SWE-agent text actions: `<function=name>` with `<parameter=key>value</parameter>` blocks. */
+function textFunctionCalls(text: string): Array<{ name: string; args: string }> {
+  const out: Array<{ name: string; args: string }> = [];
+  for (const m of text.matchAll(/<function=([\w.-]+)>([\s\S]*?)(?:<\/function>|$)/g)) {
+    const args: Record<string, string> = {};
+    for (const p of m[2].matchAll(/<parameter=([\w.-]+)>([\s\S]*?)<\/parameter>/g)) args[p[1]] = p[2].replace(/^\n|\n$/g, '');
+    out.push({ name: m[1], args: JSON.stringify(args) });
+  }
+  return out;
+}
+
+/**
+ * Aider's edits: SEARCH/REPLACE blocks (the path on the line before the fence, the REPLACE half as
+ * new code; an empty SEARCH creates the file) and whole-file blocks (`whole` edit format: a line that
+ * is only the file's path, then a fence holding the file's new content).
+ */
+function aiderEdits(text: string): Array<{ path: string; created: boolean; code: string }> {
+  const out: Array<{ path: string; created: boolean; code: string }> = [];
+  const re = /(?:^|\n)([^\n`]*[\w-]\.[\w]+|[^\n`\s]*\/[^\n`\s]+)[ \t]*\n```[^\n]*\n<<<<<<< SEARCH\n([\s\S]*?)\n?=======\n([\s\S]*?)\n?>>>>>>> REPLACE/g;
+  for (const m of text.matchAll(re)) out.push({ path: m[1].trim(), created: m[2].trim() === '', code: m[3] });
+  for (const m of text.matchAll(WHOLE_FILE_BLOCK)) {
+    if (!m[2].includes('<<<<<<< SEARCH')) out.push({ path: m[1], created: false, code: m[2] });
+  }
+  return out;
+}
+/** A whole-file block: a line holding only a path with an extension, then a fenced block up to its closing fence (bounded: no backtracking blow-up on long lines). */
+const WHOLE_FILE_BLOCK = /^([\w@~./-]{1,250}\.[A-Za-z]\w{0,9})[ \t]*\n```[^\n]*\n([\s\S]*?)^```[ \t]*$/gm;
+
+/**
+ * The actions of `items`, in order. A tool call's outcome comes from the tool message answering it;
+ * a text action's (SWE-agent) from the tool-output user message after it. Earlier summaries are
+ * skipped (the ledger carries their lines itself).
+ */
+export function actionsOf(items: readonly ContextItem[]): Action[] {
+  // The notes and the compactor both ask for the same span: answered once (arrays of items only
+  // ever grow at the end, so the length and the last item tell that it is the same list).
+  const memo = listMemo.get(items);
+  if (memo && memo.length === items.length && memo.last === items[items.length - 1]) return memo.actions;
+  // The same span as the last one read, or that span grown at its end (the next compaction over
+  // read messages), reads only what is new. Short lists (a re-attached file's call) are cheap to
+  // read and would push the long span out.
+  let actions: Action[];
+  if (items.length < 256) actions = new SpanActions().read(items, 0);
+  else {
+    const kept = lastSpan.get(items);
+    const reading = kept?.state ?? new SpanActions();
+    actions = reading.read(items, kept?.from ?? 0);
+    lastSpan.set(items, reading, kept?.from ?? 0);
+  }
+  listMemo.set(items, { length: items.length, last: items[items.length - 1], actions });
+  return actions;
+}
+
+const listMemo = new WeakMap<readonly ContextItem[], { length: number; last: ContextItem | undefined; actions: Action[] }>();
+const lastSpan = new GrowingSpan<SpanActions>();
+
+/**
+ * The running actions of a span that grows at its end. An assistant message's actions depend on the
+ * tool messages answering its calls (the last answer of an id, wherever it stands) and on the
+ * message after it, so new messages can change the actions of the last message read and of a call
+ * whose answer arrives only now; an id answered twice makes the whole span read again.
+ */
+class SpanActions {
+  /** The last tool message answering each id. */
+  private results = new Map<string, ChatMessage>();
+  private actions: Action[] = [];
+  /** `starts[i]`: where item i's actions begin in `actions`. */
+  private starts: number[] = [];
+  /** Calls read without an answer: id → index of the first message making it. */
+  private pending = new Map<string, number>();
+
+  /** The array last returned, while no message was read since. */
+  private returned: Action[] | undefined;
+
+  /**
+   * The actions of `items`, of which the first `from` were read into this state before: the array
+   * returned last when nothing is new (the ledger built from it is then reused), else a new array.
+   */
+  read(items: readonly ContextItem[], from: number): Action[] {
+    if (from > 0 && from === items.length && this.returned) return this.returned;
+    let redo = from > 0 ? from - 1 : 0;
+    for (let i = from; i < items.length && redo > 0; i++) {
+      const m = items[i].message;
+      if (m.role !== 'tool') continue;
+      const id = (m as { tool_call_id?: string }).tool_call_id ?? '';
+      if (this.results.has(id)) redo = 0;
+      else redo = Math.min(redo, this.pending.get(id) ?? redo);
+    }
+    if (redo === 0) {
+      this.results = new Map();
+      this.pending = new Map();
+      from = 0;
+    }
+    for (let i = from; i < items.length; i++) {
+      const m = items[i].message;
+      if (m.role === 'tool') this.results.set((m as { tool_call_id?: string }).tool_call_id ?? '', m);
+    }
+    if (redo < this.starts.length) this.actions.length = this.starts[redo];
+    this.starts.length = redo;
+    for (let index = redo; index < items.length; index++) {
+      const it = items[index];
+      this.starts.push(this.actions.length);
+      if (it.kind === 'summary' || it.message.role !== 'assistant') continue;
+      const calls = toolCallsOf(it.message);
+      const deps: Array<ChatMessage | undefined> = calls.map((c) => this.results.get(c.id));
+      for (const c of calls) {
+        if (this.results.has(c.id)) continue;
+        if (!this.pending.has(c.id)) this.pending.set(c.id, index);
+      }
+      deps.push(items[index + 1]?.message);
+      for (const a of messageActions(it.message, calls, deps)) this.actions.push(a);
+    }
+    return (this.returned = this.actions.slice());
+  }
+}
+
+/**
+ * Actions of one assistant message, cached per message object: messages are never mutated, so the
+ * actions change only when what answered them (`deps`: the result of each call, then the next
+ * message) is another message. A compaction then reads each call's result once, not once per run.
+ */
+let actionCache: WeakMap<object, { deps: Array<ChatMessage | undefined>; actions: Action[] }> | undefined = new WeakMap();
+
+/**
+ * Whether each message's actions are kept for later compactions of the same messages (on by
+ * default). A process that compacts once (the command-line tool) turns it off: the kept actions
+ * (about 50 MB for a 300k-message recording) would only add to its peak memory.
+ */
+export function keepMessageActions(keep: boolean): void {
+  actionCache = keep ? (actionCache ?? new WeakMap()) : undefined;
+}
+
+function messageActions(message: ChatMessage, calls: ReadonlyArray<{ id: string; name: string; arguments: string }>, deps: Array<ChatMessage | undefined>): Action[] {
+  const hit = actionCache?.get(message);
+  if (hit && hit.deps.length === deps.length && hit.deps.every((d, i) => d === deps[i])) return hit.actions;
+  const out: Action[] = [];
+  calls.forEach((c, k) => {
+    const result = deps[k];
+    out.push(...callActions(c.name, c.arguments, result ? contentText(result) : undefined));
+  });
+  const text = contentText(message);
+  const next = deps[deps.length - 1];
+  if (text) {
+    const nextText = next ? contentText(next) : '';
+    const observation = next && next.role === 'user' && isToolOutputText(nextText) ? nextText.replace(/^(OBSERVATION:|Observation:)\s*/, '') : undefined;
+    for (const f of textFunctionCalls(text)) out.push(...callActions(f.name, f.args, observation));
+    for (const e of aiderEdits(text)) out.push({ kind: 'file', op: e.created ? 'created' : 'edited', path: e.path, symbols: symbolsIn(e.code), ok: true, tool: 'edit block' });
+  }
+  actionCache?.set(message, { deps, actions: out });
+  return out;
+}

@@ -1,0 +1,71 @@
+/**
+ * What the extractive notes take from one message, kept per message object (messages are never
+ * mutated): a user message's typed request, rules and quoted tool-output errors; an assistant
+ * message's decisions and checklist. Pure: no I/O.
+ */
+import type { ContextItem } from '../types';
+import { errorLines, isToolOutputText } from '../text';
+import { typedRequestOf } from './requests';
+import { DECISION, isProse, ruleSentences, sentences } from './prose';
+
+/** One line of at most `max` characters (quotes must not bring their own headings or lists along). */
+export function clip(s: string, max: number): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+/** What the notes take from one user message (kept per message object: messages are never mutated). */
+export interface UserFacts {
+  /** Error lines of tool output sent in the user role, as note lines. */
+  errors: string[];
+  typed: string | undefined;
+  /** Sentences of the typed request that state a rule, as note lines. */
+  rules: string[];
+}
+
+/** What the notes take from one assistant message. */
+export interface AssistantFacts {
+  trimmed: string;
+  decisions: readonly string[];
+  /** The message's checklist as the latest plan, when it has one. */
+  checklist: string | undefined;
+}
+
+const NO_LINES: readonly string[] = Object.freeze([]);
+const userFactsCache = new WeakMap<object, UserFacts>();
+const assistantFactsCache = new WeakMap<object, AssistantFacts>();
+
+/** The facts of a user message (`text` is its content text). */
+export function userFacts(it: ContextItem, text: string): UserFacts {
+  const hit = userFactsCache.get(it.message);
+  if (hit) return hit;
+  const errors: string[] = [];
+  if (isToolOutputText(text)) {
+    // Tool output carried in a user message (SWE-agent observations, Cline results): quoted as such.
+    for (const e of errorLines(text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ''), 2)) errors.push(`- Error in tool output (user-role observation): "${clip(e, 240)}"`);
+  }
+  const typed = typedRequestOf(it);
+  const rules: string[] = [];
+  if (typed) for (const s of ruleSentences(typed)) rules.push(`- "${clip(s, 400)}"`);
+  const facts = { errors, typed, rules };
+  userFactsCache.set(it.message, facts);
+  return facts;
+}
+
+/** The facts of an assistant message (`text` is its content text). */
+export function assistantFacts(m: ContextItem['message'], text: string): AssistantFacts {
+  const hit = assistantFactsCache.get(m);
+  if (hit) return hit;
+  const trimmed = text.trim();
+  const decisions: string[] = [];
+  let checklist: string | undefined;
+  if (trimmed) {
+    for (const s of sentences(text)) if (isProse(s) && DECISION.test(s)) decisions.push(`- agent: "${clip(s, 300)}"`);
+    const items = text.split('\n').filter((l) => /^\s*(?:[-*] \[[ xX]\]|\d+\.\s+\S)/.test(l));
+    if (items.length >= 2) checklist = `(from the agent's message) ${clip(items.join(' | '), 1500)}`;
+  }
+  // Most messages state no decision: one shared empty list instead of one per message kept.
+  const facts = { trimmed, decisions: decisions.length ? decisions : NO_LINES, checklist };
+  assistantFactsCache.set(m, facts);
+  return facts;
+}

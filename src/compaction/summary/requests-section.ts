@@ -1,0 +1,297 @@
+/**
+ * The requests section of a summary: the typed requests of its span (requests.ts), verbatim and in
+ * order, inside a token budget, with the retention rule of README "What a summary keeps".
+ *
+ * The budget search tries many renderings of the same requests. With tiktoken's exact counter each
+ * request (in each form: whole, shortened) is counted once and kept across compactions, and a try
+ * costs one addition per request: every list item starts a new pre-tokenizer piece (line-count.ts),
+ * so the section's count is the sum of its items' counts.
+ *
+ * Pure: no I/O.
+ */
+import { LineCounter } from '../../tokenizer/line-count';
+
+/** Heading of the section; chained compactions find the section of an earlier summary by it. */
+export const REQUESTS_HEADING = '## Requests, verbatim';
+
+/** `n` with a comma between groups of three digits (as `toLocaleString('en-US')` writes integers, much faster). */
+export function groupDigits(n: number): string {
+  const s = String(Math.trunc(Math.abs(n)));
+  const grouped = s.length <= 3 ? s : s.replace(/\B(?=(\d{3})+$)/g, ',');
+  return n < 0 ? `-${grouped}` : grouped;
+}
+
+/** Marker put where the middle of a long request was left out. */
+export function shortenedMarker(removedChars: number): string {
+  return `[… ${groupDigits(removedChars)} characters of this request left out …]`;
+}
+const MARKER_RE = /\[… [\d,]+ characters of this request left out …\]/;
+
+/** Keeps `max` characters of `text`: its start and end, the middle replaced by the marker. */
+export function shortenMiddle(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const keep = Math.max(2, max);
+  const head = Math.ceil(keep * 0.6);
+  const tail = keep - head;
+  const removed = text.length - head - tail;
+  return `${text.slice(0, head).trimEnd()} ${shortenedMarker(removed)} ${text.slice(text.length - tail).trimStart()}`;
+}
+
+/** Renders one request as a list item: `- ` then its lines, each continuation indented two spaces. */
+function renderRequest(text: string): string {
+  return text
+    .split('\n')
+    .map((line, i) => (i === 0 ? `- ${line}` : `  ${line}`))
+    .join('\n');
+}
+
+/** What {@link renderRequestsSection} produced. */
+export interface RequestsSection {
+  /** The section (heading and list), or '' when there are no requests. */
+  text: string;
+  /** Requests in the section whole. */
+  whole: number;
+  /** Requests shortened in the middle. */
+  shortened: number;
+  /** Requests left out (only when even shortened ones would not fit). */
+  omitted: number;
+  /** Tokens of `text`, by the counter given. */
+  tokens: number;
+}
+
+/** Length the first and newest requests are shortened to when they alone would fill the budget, in characters. */
+const PROTECTED_SHORTENED_CHARS = 400;
+/** Lengths a long request is shortened to, in characters, tried in order (with its marker it stays readable). */
+const SHORTENED_CHARS = [200, 120, 60] as const;
+
+/**
+ * Tokens of a request's list item (followed by a line break) per shown length, per request text,
+ * kept across sections of one encoding (the same requests come back in every compaction of a
+ * session). Cleared past {@link KEPT_REQUESTS} requests.
+ */
+const itemCounts = new Map<string, Map<string, Map<number, number>>>();
+/** Most request texts whose counts are kept per encoding. */
+const KEPT_REQUESTS = 50_000;
+
+function countsFor(encoding: string | undefined): Map<string, Map<number, number>> {
+  if (encoding === undefined) return new Map();
+  let store = itemCounts.get(encoding);
+  if (!store || store.size > KEPT_REQUESTS) itemCounts.set(encoding, (store = new Map<string, Map<number, number>>()));
+  return store;
+}
+
+/** The line that says how many requests were left out at one place. */
+function omittedLine(count: number, chars: number): string {
+  return `[${count} earlier request${count === 1 ? '' : 's'} (${groupDigits(chars)} characters) left out here to fit the budget]`;
+}
+
+/**
+ * Renders `requests` (oldest first) as the requests section within `maxTokens` tokens, as counted
+ * by `countText`. Priority (the product's retention rule, README "What a summary keeps"): the first
+ * request and the newest are whole first; every other request is whole up to a length cap, chosen as
+ * large as the budget allows, and a longer one is shortened in the middle to 200, 120 or 60
+ * characters (the length that keeps the most requests whole) with a marker counting what was left out; when even that does not
+ * fit, the oldest middle requests are left out and one line counts them. The first and newest are shortened
+ * only when they alone leave no room for any other request (then to 400 characters each, so short
+ * replies between them still fit) or alone exceed the budget. `lineAdditive`: `countText` is
+ * tiktoken's exact count (`TokenCounter.lineAdditive`), so tries are counted request by request
+ * (same result, much faster); with `encoding` (its name) the counts of rendered requests are kept for
+ * later sections too.
+ */
+export function renderRequestsSection(requests: readonly string[], maxTokens: number, countText: (text: string) => number, lineAdditive = false, encoding?: string): RequestsSection {
+  if (requests.length === 0) return { text: '', whole: 0, shortened: 0, omitted: 0, tokens: 0 };
+  const lines = new LineCounter(countText, lineAdditive, encoding);
+  const heading = `${REQUESTS_HEADING} (oldest first; the user's own words)`;
+  const n = requests.length;
+  // Left out first when nothing else fits: the oldest long middle requests, then the oldest others.
+  const omitOrder: number[] = [];
+  for (let i = 1; i < n - 1; i++) if (requests[i].length > 240) omitOrder.push(i);
+  for (let i = 1; i < n - 1; i++) if (requests[i].length <= 240) omitOrder.push(i);
+  const rendered = (i: number, shown: number): string => renderRequest(shortenMiddle(requests[i], shown));
+  const markers = new Map<number, boolean>();
+  const hasMarker = (i: number): boolean => {
+    let m = markers.get(i);
+    if (m === undefined) markers.set(i, (m = MARKER_RE.test(requests[i])));
+    return m;
+  };
+  // Counts per request, by shown length (the newest request is the last item: counted without its line break).
+  const kept = countsFor(lineAdditive ? encoding : undefined);
+  const perRequest = requests.map((r, i) => {
+    if (i === n - 1) return new Map<number, number>();
+    let m = kept.get(r);
+    if (!m) kept.set(r, (m = new Map<number, number>()));
+    return m;
+  });
+  const itemTokens = (i: number, shown: number): number | undefined => {
+    const m = perRequest[i];
+    let t = m.get(shown);
+    if (t === undefined) {
+      const c = lines.itemTokens(rendered(i, shown), i === n - 1);
+      if (c === undefined) return undefined;
+      m.set(shown, (t = c));
+    }
+    return t;
+  };
+  const omittedCounts = new Map<number, number>();
+  const omittedTokens = (count: number, chars: number): number | undefined => {
+    const key = count * 2 ** 32 + chars;
+    let t = omittedCounts.get(key);
+    if (t === undefined) {
+      const c = lines.itemTokens(omittedLine(count, chars), false);
+      if (c === undefined) return undefined;
+      omittedCounts.set(key, (t = c));
+    }
+    return t;
+  };
+  const headingTokens = lines.itemTokens(heading, false);
+  const omittedMark = new Uint8Array(n);
+  // One try: which requests are whole, shortened or left out, and the tokens of the section.
+  const build = (cap: number, shortLen: number, protectedCap: number, omitCount: number): RequestsSection => {
+    omittedMark.fill(0);
+    for (let k = 0; k < omitCount; k++) omittedMark[omitOrder[k]] = 1;
+    const shownOf = (i: number): number => {
+      const r = requests[i];
+      const limit = i === 0 || i === n - 1 ? protectedCap : r.length <= cap ? r.length : shortLen;
+      return Math.min(limit, r.length);
+    };
+    let whole = 0;
+    let shortened = 0;
+    let tokens: number | undefined = headingTokens;
+    let pending = 0;
+    let pendingChars = 0;
+    for (let i = 0; i < n; i++) {
+      if (omittedMark[i] === 1) {
+        pending++;
+        pendingChars += requests[i].length;
+        continue;
+      }
+      if (pending > 0) {
+        const t = tokens === undefined ? undefined : omittedTokens(pending, pendingChars);
+        tokens = t === undefined ? undefined : tokens! + t;
+        pending = 0;
+        pendingChars = 0;
+      }
+      const shown = shownOf(i);
+      if (shown >= requests[i].length && !hasMarker(i)) whole++;
+      else shortened++;
+      if (tokens !== undefined) {
+        const t = itemTokens(i, shown);
+        tokens = t === undefined ? undefined : tokens + t;
+      }
+    }
+    // The text is put together only for the result that is returned.
+    let text: string | undefined;
+    const join = (): string => {
+      if (text !== undefined) return text;
+      const out = new Uint8Array(n);
+      for (let k = 0; k < omitCount; k++) out[omitOrder[k]] = 1;
+      const parts: string[] = [heading];
+      let run = 0;
+      let runChars = 0;
+      for (let i = 0; i < n; i++) {
+        if (out[i] === 1) {
+          run++;
+          runChars += requests[i].length;
+          continue;
+        }
+        if (run > 0) parts.push(omittedLine(run, runChars));
+        run = 0;
+        runChars = 0;
+        parts.push(rendered(i, shownOf(i)));
+      }
+      return (text = parts.join('\n'));
+    };
+    return { get text() { return join(); }, whole, shortened, omitted: omitCount, tokens: tokens ?? countText(join()) };
+  };
+  const longest = requests.reduce((m, r) => Math.max(m, r.length), -Infinity);
+  const all = build(longest, longest, longest, 0);
+  if (all.tokens <= maxTokens) return all;
+  // Largest whole-length cap that fits with long ones shortened to `shortLen` (binary search).
+  const fitCap = (shortLen: number) => {
+    let found = build(shortLen, shortLen, longest, 0);
+    if (found.tokens > maxTokens) return undefined;
+    let lo = shortLen;
+    let hi = longest;
+    while (hi - lo > 8) {
+      const mid = Math.floor((lo + hi) / 2);
+      const r = build(mid, shortLen, longest, 0);
+      if (r.tokens <= maxTokens) {
+        found = r;
+        lo = mid;
+      } else hi = mid;
+    }
+    return found;
+  };
+  // The shortened length that keeps the most requests whole wins (ties: the longer shortened form).
+  let chosen: RequestsSection | undefined;
+  for (const len of SHORTENED_CHARS) {
+    const r = fitCap(len);
+    if (r && (!chosen || r.whole > chosen.whole)) chosen = r;
+  }
+  if (chosen) return chosen;
+  // Leave out the fewest middle requests that makes the rest fit (binary search on the count).
+  const shortest = SHORTENED_CHARS[SHORTENED_CHARS.length - 1];
+  const fewestOmitted = (protectedCap: number): RequestsSection | undefined => {
+    if (n <= 2) return undefined;
+    const tokensWith = omittedSum(protectedCap) ?? ((omit: number) => build(shortest, shortest, protectedCap, omit).tokens);
+    if (tokensWith(n - 2) > maxTokens) return undefined;
+    let lo = 0;
+    let hi = n - 2;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (tokensWith(mid) <= maxTokens) hi = mid;
+      else lo = mid + 1;
+    }
+    return build(shortest, shortest, protectedCap, lo);
+  };
+  // The tokens `build(shortest, shortest, protectedCap, omit)` sums, from each request's count read
+  // once: the search above tries a dozen counts of left-out requests over thousands of requests.
+  // Undefined when a count is not additive (then `build` counts the whole text).
+  const omittedSum = (protectedCap: number): ((omit: number) => number) | undefined => {
+    if (headingTokens === undefined) return undefined;
+    const each = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const len = requests[i].length;
+      const t = itemTokens(i, Math.min(i === 0 || i === n - 1 ? protectedCap : shortest, len));
+      if (t === undefined) return undefined;
+      each[i] = t;
+    }
+    const mark = new Uint8Array(n);
+    return (omit: number) => {
+      mark.fill(0);
+      for (let k = 0; k < omit; k++) mark[omitOrder[k]] = 1;
+      let total = headingTokens;
+      let pending = 0;
+      let pendingChars = 0;
+      for (let i = 0; i < n; i++) {
+        if (mark[i] === 1) {
+          pending++;
+          pendingChars += requests[i].length;
+          continue;
+        }
+        if (pending > 0) {
+          const t = omittedTokens(pending, pendingChars);
+          if (t === undefined) return build(shortest, shortest, protectedCap, omit).tokens;
+          total += t;
+          pending = 0;
+          pendingChars = 0;
+        }
+        total += each[i];
+      }
+      return total;
+    };
+  };
+  // The first and newest whole; when they alone leave no room for the others, shortened to
+  // PROTECTED_SHORTENED_CHARS each so the short replies between them still fit.
+  const found = fewestOmitted(longest) ?? fewestOmitted(PROTECTED_SHORTENED_CHARS);
+  if (found) return found;
+  // Only the first and newest remain and they alone are over: shorten them further.
+  const omit = Math.max(0, n - 2);
+  let protectedCap = longest;
+  let best = build(shortest, shortest, protectedCap, omit);
+  while (best.tokens > maxTokens && protectedCap > 80) {
+    protectedCap = Math.floor(protectedCap * 0.7);
+    best = build(shortest, shortest, protectedCap, omit);
+  }
+  return best;
+}

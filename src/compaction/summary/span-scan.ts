@@ -1,0 +1,209 @@
+/**
+ * The extractive notes' reading of a span (what every message adds: rules, decisions, state, earlier
+ * summaries' lines, the latest request, call and verification), kept as a running state that a span
+ * grown at its end extends with its new messages alone: the next compaction over a longer span reads
+ * what arrived since, not every message again. Per-message facts come from `message-facts.ts` (read
+ * once per message object). Pure: no I/O.
+ */
+import type { ContextItem } from '../types';
+import { contentText, keyArguments, toolCallsOf } from '../text';
+import { failureLines } from './ledger/command-errors';
+import { assistantFacts, clip, userFacts } from './message-facts';
+import { LEDGER, VERIFY } from './ledger/ledger';
+import { expandRoots, parseRootsLine, type PathRoots } from './ledger/path-root';
+
+/** Section headings shared by every summarizer's notes. */
+export const SECTIONS = {
+  rules: "## Standing rules (the user's words, verbatim)",
+  current: '## Current work and next step',
+  decisions: '## Decisions (with reasons)',
+  files: LEDGER.files,
+  commands: LEDGER.commands,
+  errors: LEDGER.errors,
+  state: '## Latest state',
+  identifiers: '## Identifiers',
+  earlier: '## Earlier summary',
+  focus: '## On the requested focus',
+  // Headings of older notes, still read when such notes are folded in.
+  objective: '## Objective',
+  constraints: '## Decisions and constraints',
+  completed: '## Work completed',
+  unresolved: '## Unresolved and next step',
+} as const;
+
+/** Tools that run commands (their output's error lines are current state). */
+const SHELL_CALL = /bash|shell|command|exec|terminal|^run|powershell|^python$/i;
+const TASK_LIST_TOOL = /todo|task_?list|task_?tracker|update_?plan|^plan$/i;
+
+/** Splits earlier notes into their sections (lines under each `## ` heading). */
+export function parseSections(text: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  let current = '';
+  for (const line of text.split('\n')) {
+    if (line.startsWith('## ')) {
+      current = line.trim();
+      if (!out.has(current)) out.set(current, []);
+    } else if (current && line.trim()) out.get(current)!.push(line.trim());
+  }
+  return out;
+}
+
+type Call = { name: string; arguments: string };
+
+/** What the notes take from a span, as {@link SpanScan.result} gives it (lists are the caller's to trim). */
+export interface SpanReading {
+  rules: string[];
+  decisions: string[];
+  state: string[];
+  earlier: string[];
+  /** Ledger lines of earlier summaries, by section heading. */
+  carried: Map<string, string[]>;
+  /** Tool calls by id (the latest call of an id). */
+  calls: ReadonlyMap<string, Call>;
+  latestRequest: string | undefined;
+  lastAssistant: string;
+  lastCall: string | undefined;
+  lastTaskList: string | undefined;
+  lastVerify: string | undefined;
+  lastCommandError: string | undefined;
+  carriedCurrent: string[];
+  carriedRoots: PathRoots | undefined;
+}
+
+/**
+ * The running reading of a span: {@link add} each message in order, {@link result} at any point.
+ * Adding messages after a result was taken extends the same reading (the span grew at its end).
+ */
+export class SpanScan {
+  private readonly rules: string[] = [];
+  private readonly decisions: string[] = [];
+  private readonly state: string[] = [];
+  private readonly earlier: string[] = [];
+  // Lists with a set of what they hold: a span of 100k messages adds thousands of lines.
+  private readonly held = new Map<string[], Set<string>>();
+  private carried = new Map<string, string[]>();
+  private readonly calls = new Map<string, Call>();
+  private latestRequest: string | undefined;
+  private lastAssistant = '';
+  private lastTaskList: string | undefined;
+  private carriedCurrent: string[] = [];
+  // Named folders the ledger's paths are written from: the first earlier summary's, more chosen later.
+  private carriedRoots: PathRoots | undefined;
+  private lastCallOf: Call | undefined;
+  private lastVerifyOf: { call: Call; text: string } | undefined;
+  private readonly commandOutputs: Array<{ call: Call; text: string }> = [];
+  /** Messages read so far. */
+  length = 0;
+
+  private push(list: string[], line: string): void {
+    list.push(line);
+    let set = this.held.get(list);
+    if (!set) this.held.set(list, (set = new Set()));
+    set.add(line);
+  }
+
+  private addOnce(list: string[], line: string): void {
+    if (!this.held.get(list)?.has(line)) this.push(list, line);
+  }
+
+  /** Reads the next message of the span. */
+  add(it: ContextItem): void {
+    this.length++;
+    const m = it.message;
+    if (it.kind === 'summary') return this.addSummary(contentText(m));
+    const text = contentText(m);
+    if (m.role === 'user') {
+      const facts = userFacts(it, text);
+      for (const e of facts.errors) this.addOnce(this.state, e);
+      if (facts.typed === undefined) return;
+      this.latestRequest = facts.typed;
+      for (const r of facts.rules) this.addOnce(this.rules, r);
+    } else if (m.role === 'assistant') {
+      const facts = assistantFacts(m, text);
+      if (facts.trimmed) {
+        this.lastAssistant = facts.trimmed;
+        for (const d of facts.decisions) this.addOnce(this.decisions, d);
+        if (facts.checklist !== undefined) this.lastTaskList = facts.checklist;
+      }
+      for (const c of toolCallsOf(m)) {
+        this.calls.set(c.id, c);
+        this.lastCallOf = c;
+        if (TASK_LIST_TOOL.test(c.name)) this.lastTaskList = `(${c.name}) ${c.arguments.length > 2000 ? `${c.arguments.slice(0, 1999)}…` : c.arguments}`;
+      }
+    } else if (m.role === 'tool') {
+      const call = this.calls.get((m as { tool_call_id?: string }).tool_call_id ?? '');
+      if (!call || !SHELL_CALL.test(call.name)) return;
+      // Only the newest command output with failure lines is quoted: read from the end, in result().
+      this.commandOutputs.push({ call, text });
+      // Only the last verification run is quoted: its end is read once, in result(). Only commands
+      // verify: a file written with "npm test" in it is not a test run.
+      if (VERIFY.test(call.arguments)) this.lastVerifyOf = { call, text };
+    } else if (m.role === 'system' || m.role === 'developer') {
+      if (text.trim()) this.push(this.state, `- System note: ${clip(text, 200)}`);
+    }
+  }
+
+  private addSummary(body: string): void {
+    const sec = parseSections(body);
+    const ours = [SECTIONS.rules, SECTIONS.current, SECTIONS.files, SECTIONS.constraints, SECTIONS.objective, SECTIONS.completed].some((h) => sec.has(h));
+    if (!ours) {
+      // A summary in another shape (written by a recording agent): keep its opening, whole lines.
+      this.earlier.push(...body.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('[Summary of')).slice(0, 40).map((l) => `> ${clip(l, 300)}`));
+      return;
+    }
+    for (const l of sec.get(SECTIONS.rules) ?? []) this.addOnce(this.rules, l);
+    for (const l of sec.get(SECTIONS.constraints) ?? []) if (l.startsWith('- User:')) this.addOnce(this.rules, l);
+    for (const l of sec.get(SECTIONS.decisions) ?? []) this.addOnce(this.decisions, l);
+    const theirs = (sec.get(SECTIONS.current) ?? []).map(parseRootsLine).find((r) => r !== undefined);
+    this.carriedRoots ??= theirs;
+    // Lines written from other folder names are written out in full: they stay right whatever this summary names.
+    const other = theirs && theirs !== this.carriedRoots ? theirs : undefined;
+    // A new map: a result taken earlier keeps the one it was given (the ledger memo compares by identity).
+    const carried = new Map(this.carried);
+    for (const h of [LEDGER.files, LEDGER.commands, LEDGER.errors]) {
+      const lines = sec.get(h) ?? [];
+      carried.set(h, [...(carried.get(h) ?? []), ...(other && h !== LEDGER.commands ? lines.map((l) => expandRoots(other, l)) : lines)]);
+    }
+    this.carried = carried;
+    const cur = sec.get(SECTIONS.current);
+    if (cur) this.carriedCurrent = cur.filter((l) => parseRootsLine(l) === undefined).map((l) => (other ? expandRoots(other, l) : l));
+    for (const l of sec.get(SECTIONS.earlier) ?? []) this.earlier.push(l);
+  }
+
+  /**
+   * The reading of the messages added so far. The line lists are copies; `calls` is the live map
+   * (read it before adding more messages).
+   */
+  result(): SpanReading {
+    let lastCommandError: string | undefined;
+    for (let k = this.commandOutputs.length - 1; k >= 0 && lastCommandError === undefined; k--) {
+      const { call, text } = this.commandOutputs[k];
+      const lines = failureLines(call.arguments, text).map((l) => clip(l, 300));
+      if (lines.length) lastCommandError = `(\`${clip(keyArguments(call.arguments, 120), 140)}\`): ${lines.map((l) => `"${l}"`).join(' | ')}`;
+    }
+    const lastCall = this.lastCallOf ? `${this.lastCallOf.name} ${keyArguments(this.lastCallOf.arguments, 300)}` : undefined;
+    let lastVerify: string | undefined;
+    if (this.lastVerifyOf) {
+      // The end of a run's output holds its verdict ("42 passed, 0 failed"): keep the end.
+      const { call, text } = this.lastVerifyOf;
+      const tail = text.trim().split('\n').slice(-3).join(' | ').replace(/\s+/g, ' ');
+      lastVerify = `${call.name} ${keyArguments(call.arguments, 200)} → ${tail.length > 160 ? `…${tail.slice(-159)}` : tail}`;
+    }
+    return {
+      rules: this.rules.slice(),
+      decisions: this.decisions.slice(),
+      state: this.state.slice(),
+      earlier: this.earlier.slice(),
+      carried: this.carried,
+      calls: this.calls,
+      latestRequest: this.latestRequest,
+      lastAssistant: this.lastAssistant,
+      lastCall,
+      lastTaskList: this.lastTaskList,
+      lastVerify,
+      lastCommandError,
+      carriedCurrent: this.carriedCurrent,
+      carriedRoots: this.carriedRoots,
+    };
+  }
+}

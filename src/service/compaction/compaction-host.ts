@@ -1,0 +1,81 @@
+/**
+ * The contract between the compaction coordinator ({@link Compactions}) and the context service that
+ * owns it: what the coordinator reads and calls, its options and its counters.
+ */
+import type { BudgetConfig, CompactionResult, ContextItem, Summarizer, ToolSchema } from '../../compaction/types';
+import type { TokenMeter } from '../../compaction/meter/meter';
+import type { CheckpointRecord, RestoredOverflow } from '../api';
+import type { ReattachConfig } from './reattach-step';
+import type { CompactionWorker } from './worker/session-worker';
+
+/** What the coordinator needs from its owner. */
+export interface CompactionHost {
+  /** The active context as it stands now. */
+  items(): readonly ContextItem[];
+  tools(): readonly ToolSchema[];
+  readonly meter: TokenMeter;
+  readonly summarizer: Summarizer;
+  readonly budget: BudgetConfig;
+  readonly keepRecentSteps: number;
+  /** Shares of the compaction target for typed requests and for a summary's notes. */
+  readonly userBudget?: number;
+  readonly summaryBudget?: number;
+  /** Model calls one compaction may make (invariant 7). */
+  readonly maxSummaryCalls?: number;
+  /** Files re-attached after a summary (live sessions); absent: none. */
+  readonly reattach?: ReattachConfig;
+  /**
+   * The meter's reading of the active context with the tools, in tokens: calibrated on the last
+   * reported usage when that still applies. Kept up to date by the owner (constant time).
+   */
+  used(): number;
+  /** Counter bumped on every rewrite of the context (compaction, restore, pin, import), not on appends. */
+  version(): number;
+  /**
+   * Persists and applies an applied result; returns the records added. Throws when persisting fails,
+   * in which case nothing was changed.
+   */
+  commit(result: CompactionResult): CheckpointRecord[];
+  /**
+   * Raw entry ids a checkpoint restore brought back. Automatic compaction keeps them out (as if
+   * pinned) until the user compacts manually or agrees to compact them; absent or empty when none.
+   */
+  restoredIds?(): ReadonlySet<string>;
+  /**
+   * Asks the user whether restored messages may be compacted again because the context cannot fit
+   * the window; resolves false when declined or when nobody can answer.
+   */
+  confirmCompactRestored?(info: RestoredOverflow): Promise<boolean>;
+  /** Forgets the restored ids (the user compacted, or agreed to). */
+  releaseRestored?(): void;
+  /** Reports that a compaction started (`detail`) or ended (undefined). */
+  setBusy(detail: string | undefined): void;
+  log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;
+}
+
+/** Options of {@link Compactions}. */
+export interface CompactionsOptions {
+  /** Fraction of the base below `compactAt` at which a summary is prepared ahead; 0 = off. */
+  prepareAheadMargin: number;
+  /** Milliseconds after which one compaction run is aborted. */
+  timeoutMs: number;
+  /** Most images per request (undefined: no limit); see `stripImages`. */
+  maxImages?: number;
+  /** Where compactions run (`prepareOffThread`'s mode); default `auto`. */
+  thread?: 'auto' | 'inline' | 'worker';
+  /** The session's compaction worker (kept warm between runs); without it each run starts its own. */
+  worker?: CompactionWorker;
+}
+
+/** Counters for the demo and the tests. */
+export interface CompactionStats {
+  automatic: number;
+  manual: number;
+  /** Automatic compactions applied from a summary prepared ahead. */
+  preparedUsed: number;
+  /** Prepared summaries thrown away because the context was rewritten in between. */
+  preparedDiscarded: number;
+  /** Summarizer runs started (prepare-ahead included). */
+  summarizerRuns: number;
+  failures: number;
+}

@@ -1,0 +1,386 @@
+/**
+ * Decides when and how the context service compacts, around the pure core in `src/compaction`:
+ *
+ * - single flight: concurrent requests share one run and yield one checkpoint (B54);
+ * - safe points only: the owner calls {@link Compactions.atSafePoint} before each model call, when
+ *   every tool call of the last step is answered (B07, B12); manual requests made while a step runs
+ *   are queued until then (B51);
+ * - hysteresis: automatic compaction fires at `compactAt` and aims at `compactTo` (B23); the
+ *   {@link CompactionGuard} allows one automatic run per model call, backs off after failures and
+ *   pauses on thrashing (B13, B21);
+ * - prepared ahead: when the meter passes `compactAt − margin` and the next model call may reach the
+ *   threshold, the summary of the span that will be replaced is computed in the background so that
+ *   at the threshold it applies without waiting; it is discarded when the context was rewritten in
+ *   between (stale);
+ * - reachable: an automatic run whose never-summarised part fills the target aims just above it
+ *   (./reachable-target);
+ * - atomic: cancel and timeout abort the run and leave the context and the store unchanged (B52, B55).
+ */
+import type { BudgetConfig, CompactionResult, CheckpointTrigger, ContextItem } from '../../compaction/types';
+import { thresholds } from '../../compaction/plan/budget';
+import { commitPrepared, type PreparedCompaction } from '../../compaction/rewrite/compactor';
+import { prepareOffThread, type CompactionProgress } from './worker/runner';
+import { applyReattach, planReattach, reattachFiles } from './reattach-step';
+import { PrepareAhead, preparedCeiling } from './prepare-ahead';
+import { mayCompactRestored } from '../session/restored-overflow';
+import { automaticAim } from './landing';
+import { anchoredTokens } from '../../compaction/plan/anchored';
+import { ManualQueue } from './manual-queue';
+import { describeOutcome, type ServiceCompactionStatus } from './outcome';
+import type { CompactionStatus } from '../../compaction/outcome';
+import type { CheckpointRecord, CompactionPreview, CompactOutcome } from '../api';
+import type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
+import { notApplied, outcomeOf, previewOf, raceAbort, runFailure, sameKind, stuckNote, withEditedSummary } from './compaction-outcomes';
+
+export type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
+import { CompactionGuard } from '../../compaction/rewrite/guard';
+import { evictImages } from './image-eviction';
+import type { ContextOverflow } from '../../models/context-errors';
+
+/** The compaction coordinator of one context service. */
+export class Compactions {
+  readonly stats: CompactionStats = { automatic: 0, manual: 0, preparedUsed: 0, preparedDiscarded: 0, summarizerRuns: 0, failures: 0 };
+  readonly guard = new CompactionGuard();
+  private inFlight: Promise<CompactOutcome> | undefined;
+  private readonly queue = new ManualQueue();
+  private preview: { version: number; prepared: PreparedCompaction; view: CompactionPreview } | undefined;
+  private stuck: string | undefined;
+  /** Aborts every run in progress (service cancel/dispose). */
+  private lifetime = new AbortController();
+  private readonly ahead: PrepareAhead;
+
+  constructor(
+    private readonly host: CompactionHost,
+    private readonly options: CompactionsOptions,
+  ) {
+    // Summaries prepared ahead feed automatic compaction: they see restored messages as kept out too.
+    this.ahead = new PrepareAhead({ ...host, items: () => this.autoItems() }, options, this.stats, this.guard, () => this.lifetime.signal);
+  }
+
+  /**
+   * The active context as automatic compaction sees it: messages a restore brought back are pinned,
+   * so the next automatic compaction does not silently undo the restore. The pins are not stored
+   * (the service re-applies the user's own pins on commit).
+   */
+  private autoItems(): readonly ContextItem[] {
+    const items = this.host.items();
+    const ids = this.host.restoredIds?.();
+    if (!ids || ids.size === 0) return items;
+    return items.map((it) => (!it.pinned && it.covers.some((id) => ids.has(id)) ? { ...it, pinned: true } : it));
+  }
+
+  /** See {@link mayCompactRestored}. */
+  private mayCompactRestored(used: number, inputBudget: number, providerRefused: boolean): Promise<boolean> {
+    return mayCompactRestored(this.host, used, inputBudget, providerRefused);
+  }
+
+  /** True while a compaction run (not a background preparation) is in progress. */
+  get busy(): boolean {
+    return this.inFlight !== undefined;
+  }
+
+  /** The pending preview, if any. */
+  get currentPreview(): CompactionPreview | undefined {
+    return this.preview?.view;
+  }
+
+  /** Queues a manual request until the next safe point; resolves when it has run there. */
+  enqueue(request: { focus?: string; preview: boolean; signal?: AbortSignal; onProgress?: (p: CompactionProgress) => void }): Promise<CompactOutcome> {
+    return this.queue.add(request);
+  }
+
+  /**
+   * The safe point: every tool call is answered and no reply is streaming. Runs queued manual
+   * requests (all queued requests share one run), then the automatic check.
+   * @param auto false at the end of a task, where only queued requests run.
+   */
+  async atSafePoint(signal: AbortSignal, auto = true): Promise<void> {
+    await this.queue.drain(
+      (request, queuedSignal) => this.manual(request, queuedSignal),
+      () => this.measure(),
+    );
+    if (auto && !signal.aborted) {
+      const th = thresholds(this.host.budget);
+      this.guard.modelCallStarted();
+      this.guard.meterReading(this.measure(), th.triggerTokens);
+      await this.automatic(signal);
+    }
+  }
+
+  /** Resolves queued requests as not applied (task ended without a safe point, or disposal). */
+  flushQueue(status: ServiceCompactionStatus): void {
+    this.queue.flush(status, this.measure());
+  }
+
+  /** A manual compaction now (the caller made sure this is a safe point). Single flight. */
+  manual(request: { focus?: string; preview: boolean; onProgress?: (p: CompactionProgress) => void }, signal?: AbortSignal): Promise<CompactOutcome> {
+    return this.singleFlight(() => this.runManual(request, signal));
+  }
+
+  /** Applies the pending preview (with edited summary text when given). */
+  applyPreview(editedText?: string): Promise<CompactOutcome> {
+    return this.singleFlight(async () => {
+      const pending = this.preview;
+      if (!pending) return notApplied({ kind: 'no-preview' }, this.measure());
+      this.preview = undefined;
+      if (pending.version !== this.host.version()) {
+        return notApplied({ kind: 'rewritten', during: 'preview' }, this.measure());
+      }
+      const edited = editedText === undefined ? pending.prepared : withEditedSummary(pending.prepared, editedText);
+      const prepared = await reattachFiles(this.host, edited, this.lifetime.signal);
+      const result = commitPrepared(this.host.items(), prepared, this.host.meter, this.host.tools());
+      return this.finish(result, 'manual');
+    });
+  }
+
+  /** Drops the pending preview. */
+  discardPreview(): void {
+    this.preview = undefined;
+  }
+
+  /** Forgets prepared summaries (the context was rewritten or replaced). */
+  invalidate(): void {
+    this.ahead.discardReady();
+    this.ahead.stop('context rewritten');
+    // A pending preview is kept: applying it reports it stale (its version no longer matches).
+  }
+
+  /** Aborts runs and preparation in progress; queued requests resolve as not applied. */
+  cancel(): void {
+    this.lifetime.abort(new Error('cancelled'));
+    this.lifetime = new AbortController();
+    this.ahead.stop('cancelled');
+    this.flushQueue({ kind: 'cancelled' });
+  }
+
+  /** Cancels everything and stops the compaction worker (service dispose). */
+  dispose(): void {
+    this.cancel();
+    this.options.worker?.dispose();
+  }
+
+  /** Waits for background preparation to settle (tests and orderly shutdown). */
+  async idle(): Promise<void> {
+    await this.ahead.preparing?.promise;
+    await this.inFlight?.catch(() => undefined);
+  }
+
+  private measure(): number {
+    return this.host.used();
+  }
+
+  private singleFlight(run: () => Promise<CompactOutcome>): Promise<CompactOutcome> {
+    if (this.inFlight) return this.inFlight;
+    const promise = run().finally(() => {
+      if (this.inFlight === promise) this.inFlight = undefined;
+    });
+    this.inFlight = promise;
+    return promise;
+  }
+
+  private async automatic(signal: AbortSignal): Promise<void> {
+    if (this.inFlight) {
+      await this.inFlight;
+      return;
+    }
+    evictImages(this.host, this.options.maxImages);
+    const th = thresholds(this.host.budget);
+    const used = this.measure();
+    if (used < th.triggerTokens) {
+      this.ahead.maybeStart(used, th.base, th.triggerTokens);
+      return;
+    }
+    if (!(await this.mayCompactRestored(used, th.inputBudget, false))) {
+      throw new Error(`The restored messages do not fit the context window (${used.toLocaleString('en-US')} of ${th.inputBudget.toLocaleString('en-US')} tokens) and were not compacted again. Run Compact Conversation to compact them, restore fewer, or use a model with a larger window.`);
+    }
+    const allowed = this.guard.mayAutoCompact();
+    if (!allowed.allowed) {
+      this.host.log('warn', `automatic compaction skipped: ${allowed.reason}`);
+      return;
+    }
+    await this.singleFlight(() => this.runAutomatic(signal, th.triggerTokens));
+  }
+
+  private async runAutomatic(signal: AbortSignal, triggerTokens: number): Promise<CompactOutcome> {
+    // A summary prepared ahead applies without waiting for the summarizer.
+    const preparing = this.ahead.preparing;
+    if (!this.ahead.ready && preparing?.version === this.host.version()) {
+      this.host.setBusy('automatic compaction (finishing the prepared summary)');
+      try {
+        await raceAbort(preparing.promise, signal);
+      } catch {
+        // Cancelled: fall through, the fresh run below sees the aborted signal too.
+      }
+    }
+    const ready = this.ahead.take();
+    if (ready && ready.version === this.host.version()) {
+      const prepared = await reattachFiles(this.host, ready.prepared, signal);
+      const result = commitPrepared(this.host.items(), prepared, this.host.meter, this.host.tools());
+      // The prepared span was chosen for a context that has grown since; when the growth was larger
+      // than foreseen (one big tool result), applying it would land too close to the trigger and
+      // compact again at once. A fresh plan then does better.
+      const ceiling = preparedCeiling(thresholds(this.host.budget));
+      if (result.applied && result.tokensAfter > ceiling) {
+        this.stats.preparedDiscarded++;
+        this.host.log('info', `prepared summary not used: it would leave ${result.tokensAfter} tokens, above ${Math.round(ceiling)}`);
+      } else if (result.applied) {
+        this.stats.preparedUsed++;
+        const outcome = this.finish({ ...result, reason: `${result.reason}; summary prepared ahead` }, 'auto', triggerTokens);
+        this.host.setBusy(undefined);
+        return outcome;
+      } else {
+        this.stats.preparedDiscarded++;
+        this.host.log('info', `prepared summary not used: ${result.reason}`);
+      }
+    } else if (ready) {
+      this.stats.preparedDiscarded++;
+    }
+    // The service decided from the calibrated reading; the core's own estimate must not veto it.
+    return this.runFresh('auto', { force: true }, signal, triggerTokens);
+  }
+
+  /**
+   * The provider refused a request because the prompt does not fit its window. Compacts at once
+   * (automatic, forced; against the window the provider reported when that is smaller), records the
+   * cause in the log and the checkpoint, and resolves true when the context shrank so the agent
+   * retries the request once.
+   */
+  async afterOverflow(overflow: ContextOverflow, signal: AbortSignal): Promise<boolean> {
+    const sizes = overflow.window ? ` (${overflow.promptTokens ? `${overflow.promptTokens} tokens sent, ` : ''}${overflow.window} allowed)` : '';
+    const cause = `the provider refused the request as too long for its context window${sizes}`;
+    this.host.log('warn', `Context-length error from the provider${sizes}: ${overflow.message}. Compacting and retrying the request once.`);
+    this.ahead.discardReady();
+    if (!(await this.mayCompactRestored(overflow.promptTokens ?? this.measure(), thresholds(this.host.budget).inputBudget, true))) return false;
+    const budget = this.host.budget;
+    const smaller = overflow.window && overflow.window < budget.contextWindow ? { ...budget, contextWindow: overflow.window } : undefined;
+    const outcome = await this.singleFlight(() => this.runFresh('auto', { force: true, budget: smaller, cause }, signal));
+    if (outcome.applied) this.host.log('info', `Compacted after the context-length error: ${outcome.tokensBefore} -> ${outcome.tokensAfter} tokens; retrying.`);
+    else this.host.log('warn', `Nothing could be compacted after the context-length error (${outcome.reason}); the task stops with the provider's error.`);
+    return outcome.applied;
+  }
+
+  private async runManual(request: { focus?: string; preview: boolean; onProgress?: (p: CompactionProgress) => void }, signal?: AbortSignal): Promise<CompactOutcome> {
+    this.ahead.discardReady();
+    // The user asked for a compaction: summarize everything eligible (the focus only matters to a
+    // summary), rather than stopping at the collapse tier as soon as the target is reached.
+    return this.runFresh('manual', { force: true, all: true, noCollapse: true, focus: request.focus, preview: request.preview, onProgress: request.onProgress }, signal);
+  }
+
+  /** Prepares and commits in one go, under a timeout; preview mode stops after preparing. */
+  private async runFresh(
+    trigger: CheckpointTrigger,
+    options: { force: boolean; all?: boolean; noCollapse?: boolean; focus?: string; preview?: boolean; budget?: BudgetConfig; cause?: string; onProgress?: (p: CompactionProgress) => void },
+    external: AbortSignal | undefined,
+    triggerTokens?: number,
+  ): Promise<CompactOutcome> {
+    const signals = [this.lifetime.signal, AbortSignal.timeout(this.options.timeoutMs)];
+    if (external) signals.push(external);
+    const signal = AbortSignal.any(signals);
+    const items = trigger === 'auto' ? this.autoItems() : this.host.items();
+    const version = this.host.version();
+    this.host.setBusy(trigger === 'auto' ? 'automatic compaction' : options.preview ? 'preparing a summary preview' : 'compacting');
+    this.stats.summarizerRuns++;
+    try {
+      const configured = options.budget ?? this.host.budget;
+      // An automatic run lands deeper where that saves a compaction (./landing), and above what it
+      // may never summarise, so its summaries get real room.
+      const aim = trigger === 'auto' ? automaticAim(configured, anchoredTokens(items, this.host.meter, this.host.tools(), this.host.keepRecentSteps), { growth: this.ahead.expectedGrowth, reusesPrefix: this.host.summarizer.reusesPrefix }) : { budget: configured };
+      const budget = aim.budget;
+      // Files to re-attach are read first, so the plan keeps room for them below the target; a
+      // preview gets them when it is applied.
+      const reattach = options.preview ? undefined : await raceAbort(planReattach(this.host.reattach, items, budget, this.host.meter, (m) => this.host.log('warn', m), signal), signal);
+      // Large extractive compactions run in a worker thread; cancel terminates it (./compaction-worker).
+      const planned = await raceAbort(
+        prepareOffThread({
+          items,
+          tools: this.host.tools(),
+          meter: this.host.meter,
+          summarizer: this.host.summarizer,
+          options: {
+            budget,
+            trigger,
+            keepRecentSteps: this.host.keepRecentSteps,
+            maxSummaryCalls: this.host.maxSummaryCalls,
+            userBudget: this.host.userBudget,
+            summaryBudget: this.host.summaryBudget,
+            force: options.force,
+            all: options.all,
+            noCollapse: options.noCollapse,
+            focus: options.focus,
+            reserveTokens: reattach?.reserve,
+            deeperCompactTo: aim.deeperCompactTo,
+            signal,
+          },
+        }, { mode: this.options.thread, worker: this.options.worker, onProgress: options.onProgress, onRoute: (route, why) => this.host.log('debug', `compaction runs ${route === 'worker' ? 'in a worker' : 'inline'}: ${why}`) }),
+        signal,
+      );
+      const prepared = 'applied' in planned ? planned : applyReattach(planned, items, reattach, this.host.meter, this.host.tools());
+      if ('applied' in prepared) {
+        if (prepared.error) this.noteFailure(trigger, prepared.reason);
+        else if (trigger === 'auto') this.noteStuck(prepared.status);
+        return outcomeOf(prepared, []);
+      }
+      if (this.host.version() !== version) return notApplied({ kind: 'rewritten', during: 'run' }, this.measure());
+      if (options.preview) {
+        const view = previewOf(prepared, options.focus, this.host.summarizer.name);
+        this.preview = { version, prepared, view };
+        return { applied: false, reason: describeOutcome({ kind: 'proposed' }), status: { kind: 'proposed' }, tokensBefore: prepared.tokensBefore, tokensAfter: prepared.tokensAfter, checkpoints: [], preview: view };
+      }
+      // Items appended while the summarizer ran (a user message sent meanwhile) stay after the span.
+      const result = commitPrepared(this.host.items(), prepared, this.host.meter, this.host.tools());
+      if (options.cause && result.applied) for (const c of result.checkpoints) c.cause = options.cause;
+      return this.finish(result, trigger, triggerTokens);
+    } catch (error) {
+      const status = runFailure(signal, error, this.options.timeoutMs);
+      const outcome = notApplied(status, this.measure());
+      if (status.kind !== 'cancelled') this.noteFailure(trigger, outcome.reason);
+      return outcome;
+    } finally {
+      this.host.setBusy(undefined);
+    }
+  }
+
+  /**
+   * Over the trigger with nothing to compact (everything left is anchored, pinned or too small): the
+   * user is told once per distinct reason, and the gauge carries it until a compaction applies.
+   */
+  private noteStuck(status: CompactionStatus): void {
+    const note = stuckNote(status);
+    // Logged once per kind of reason: the token figures in it change on every model call.
+    if (!sameKind(note, this.stuck)) this.host.log('warn', note);
+    this.stuck = note;
+  }
+
+  /** Why automatic compaction cannot help right now, while that holds. */
+  get stuckReason(): string | undefined {
+    return this.stuck;
+  }
+
+  private noteFailure(trigger: CheckpointTrigger, reason: string): void {
+    this.stats.failures++;
+    this.guard.compactionFailed(trigger);
+    this.host.log('warn', reason);
+  }
+
+  private finish(result: CompactionResult, trigger: CheckpointTrigger, triggerTokens?: number): CompactOutcome {
+    if (!result.applied) {
+      if (result.error) this.noteFailure(trigger, result.reason);
+      return outcomeOf(result, []);
+    }
+    let records: CheckpointRecord[];
+    this.stuck = undefined;
+    try {
+      records = this.host.commit(result);
+    } catch (error) {
+      const outcome = notApplied({ kind: 'save-failed', message: (error as Error).message }, result.tokensBefore);
+      this.noteFailure(trigger, outcome.reason);
+      return outcome;
+    }
+    if (trigger === 'auto') this.stats.automatic++;
+    else this.stats.manual++;
+    // A compaction the user asked for ends the protection of restored messages.
+    if (trigger === 'manual') this.host.releaseRestored?.();
+    this.guard.compactionSucceeded(trigger, result.tokensAfter, triggerTokens ?? thresholds(this.host.budget).triggerTokens);
+    return outcomeOf(result, records);
+  }
+}

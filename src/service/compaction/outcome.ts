@@ -1,0 +1,99 @@
+/**
+ * What a compaction request to the context service came to: the core's {@link CompactionStatus},
+ * passed on unchanged, or one of the outcomes only the service can have (cancelled, timed out,
+ * overtaken by a rewrite, not saved, a preview). Add new kinds here and to {@link describeOutcome}.
+ */
+import type { CompactionStatus, ModelFailure } from '../../compaction/outcome';
+import { describeCompaction } from '../../compaction/outcome-text';
+import { isQuietStatus } from '../../compaction/outcome';
+import type { CheckpointRecord, CompactionPreview } from '../api';
+
+/** Outcomes that only the service has. */
+export type ServiceCompactionStatus =
+  /** Cancelled (by the user or by the service) before it applied; the context is unchanged. */
+  | { kind: 'cancelled' }
+  /** The run took longer than allowed (`compactionTimeoutMs`). */
+  | { kind: 'timed-out'; timeoutMs: number }
+  /** The run threw something other than a summarizer failure. */
+  | { kind: 'error'; message: string }
+  /** The conversation was rewritten while the summary was written (`run`), or since the preview was made (`preview`). */
+  | { kind: 'rewritten'; during: 'run' | 'preview' }
+  /** The session could not be saved, so nothing was applied. */
+  | { kind: 'save-failed'; message: string }
+  /** `applyPreview` without a pending preview. */
+  | { kind: 'no-preview' }
+  /** A summary was proposed for review (preview mode). */
+  | { kind: 'proposed' }
+  /** A queued request never reached a safe point: the task ended first. */
+  | { kind: 'task-ended' };
+
+/** Every outcome of a service compaction request. */
+export type CompactOutcomeStatus = CompactionStatus | ServiceCompactionStatus;
+
+/** The sentence for `status`, for notifications, the sidebar and the log. */
+export function describeOutcome(status: CompactOutcomeStatus): string {
+  switch (status.kind) {
+    case 'cancelled':
+      return 'compaction cancelled; the context is unchanged';
+    case 'timed-out':
+      return `compaction timed out after ${status.timeoutMs} ms; the context is unchanged (try again, or use a faster summarizer)`;
+    case 'error':
+      return `compaction failed, the context is unchanged: ${status.message}`;
+    case 'rewritten':
+      return status.during === 'run'
+        ? 'the conversation was rewritten during the compaction; nothing applied'
+        : 'the preview is stale: the conversation was rewritten since it was made; compact again';
+    case 'save-failed':
+      return `compaction not applied: saving the session failed (${status.message}); the context is unchanged`;
+    case 'no-preview':
+      return 'there is no summary preview to apply';
+    case 'proposed':
+      return 'summary proposed for review';
+    case 'task-ended':
+      return 'the task ended before the compaction could run';
+    default:
+      return describeCompaction(status);
+  }
+}
+
+/** True for outcomes nobody needs to be warned about: nothing to do, a preview, or cancelled on purpose. */
+export function isQuietOutcome(status: CompactOutcomeStatus): boolean {
+  switch (status.kind) {
+    case 'cancelled':
+    case 'proposed':
+      return true;
+    case 'timed-out':
+    case 'error':
+    case 'rewritten':
+    case 'save-failed':
+    case 'no-preview':
+    case 'task-ended':
+      return false;
+    default:
+      return isQuietStatus(status);
+  }
+}
+
+/** Outcome of a compaction request, whether it ran now or was queued behind a streaming step. */
+export interface CompactOutcome {
+  /** True when a checkpoint was added. */
+  applied: boolean;
+  /** One sentence for the log; user-facing text is rendered from `status` (see `outcome.ts`). */
+  reason: string;
+  /** What the request came to, as data: the core's status passed on unchanged, or the service's own. */
+  status: CompactOutcomeStatus;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Checkpoints added by this run (empty when not applied). */
+  checkpoints: CheckpointRecord[];
+  /** Set when `preview` was requested and a summary was proposed. */
+  preview?: CompactionPreview;
+  /** True when the request waited for a streaming step to end before running. */
+  queued?: boolean;
+}
+
+/** The model failure behind `status` (a summarizer's failed call), or undefined for any other outcome. */
+export function failureOfOutcome(status: CompactOutcomeStatus): ModelFailure | undefined {
+  if (status.kind !== 'summarizer-failed') return undefined;
+  return { kind: status.failure, ...(status.status !== undefined ? { status: status.status } : {}) };
+}

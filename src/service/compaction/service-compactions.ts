@@ -1,0 +1,52 @@
+/**
+ * Builds the compaction coordinator of a context service from the service's options: the budget,
+ * summary and re-attach settings with their defaults, and the coordinator's own limits. The service
+ * supplies the parts that live in it (its state, meter, summarizer, commit and log).
+ */
+import { DEFAULT_ATTACH_BUDGET } from '../../compaction/plan/budget';
+import { DEFAULT_REATTACH_MAX_FILES } from '../../compaction/rewrite/reattach';
+import type { ContextServiceOptions } from '../api';
+import type { CompactionHost } from './compaction-host';
+import { Compactions } from './compactions';
+import { readReattachFiles } from './reattach-files';
+import { compactionWorkerFile, CompactionWorker } from './worker/runner';
+
+/** The parts of a {@link CompactionHost} that the service holds (state, meter, summarizer, events). */
+export type ServiceCompactionParts = Pick<
+  CompactionHost,
+  'items' | 'tools' | 'meter' | 'summarizer' | 'used' | 'version' | 'commit' | 'setBusy' | 'restoredIds' | 'releaseRestored' | 'log'
+>;
+
+/** The options {@link serviceCompactions} reads. */
+export type CompactionSettings = Pick<
+  ContextServiceOptions,
+  'budget' | 'host' | 'keepRecentSteps' | 'userBudget' | 'summaryBudget' | 'maxSummaryCalls' | 'reattachBudget' | 'reattachMaxFiles' | 'confirmCompactRestored' | 'prepareAheadMargin' | 'compactionTimeoutMs' | 'maxImagesPerRequest' | 'compactionThread'
+>;
+
+/**
+ * A {@link Compactions} for a service opened with `options`. Defaults: 1 newest step kept verbatim,
+ * a prepare-ahead margin of 0.1 of the threshold base, a 120 s timeout per compaction, the default
+ * re-attach share and file count (`compaction/budget.ts`, `compaction/reattach.ts`). Without a
+ * `confirmCompactRestored` callback nobody can be asked, so restored messages are not compacted again.
+ */
+export function serviceCompactions(options: CompactionSettings, parts: ServiceCompactionParts): Compactions {
+  // The session's compaction worker: started by the first large compaction, stopped on dispose or idle.
+  const workerFile = options.compactionThread === 'inline' ? undefined : compactionWorkerFile();
+  return new Compactions(
+    {
+      ...parts,
+      budget: options.budget,
+      keepRecentSteps: options.keepRecentSteps ?? 1,
+      userBudget: options.userBudget,
+      summaryBudget: options.summaryBudget,
+      maxSummaryCalls: options.maxSummaryCalls,
+      reattach: {
+        fraction: options.reattachBudget ?? DEFAULT_ATTACH_BUDGET,
+        maxFiles: options.reattachMaxFiles ?? DEFAULT_REATTACH_MAX_FILES,
+        read: (items, limits, signal) => readReattachFiles(options.host, items, limits, (text) => parts.meter.countText(text), signal),
+      },
+      confirmCompactRestored: (info) => options.confirmCompactRestored?.(info) ?? Promise.resolve(false),
+    },
+    { prepareAheadMargin: options.prepareAheadMargin ?? 0.1, timeoutMs: options.compactionTimeoutMs ?? 120_000, maxImages: options.maxImagesPerRequest, thread: options.compactionThread, worker: workerFile ? new CompactionWorker(workerFile) : undefined },
+  );
+}

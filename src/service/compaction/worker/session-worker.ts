@@ -1,0 +1,312 @@
+/**
+ * The compaction worker of one session: a worker thread (./worker-main) started on the first job,
+ * kept warm between jobs (its rank table built once, the context it was sent and the counts of
+ * every message kept), and stopped on {@link CompactionWorker.dispose} or after
+ * {@link IDLE_STOP_MS} without a job. Jobs run one at a time, in order.
+ *
+ * Before each job only the items the thread does not hold yet are sent: items are immutable (the
+ * service replaces an item to change it), so an item's identity is its key. A context that was
+ * replaced (restore, import, undo) is made of other objects and is sent again; items no longer in the
+ * context are forgotten on both sides.
+ *
+ * A thread that crashes, throws or exits fails its job with an error (the caller's context is never
+ * touched by the thread) and is dropped with what it held: the next job starts a new one.
+ */
+import { Worker } from 'node:worker_threads';
+import type { PreparedCompaction } from '../../../compaction/rewrite/compactor';
+import type { EncodingName } from '../../../tokenizer/tokenizer';
+import type { CompactionResult, ContextItem, ToolSchema } from '../../../compaction/types';
+import { decodeResult, type FromWorker, type ToWorker, type WorkerCompactionOptions } from './protocol';
+
+/** Milliseconds without a job after which the thread is stopped (its memory freed): 3 minutes. */
+export const IDLE_STOP_MS = 180_000;
+/**
+ * Milliseconds a cancelled job may keep the thread busy before the thread is stopped: the thread
+ * drops a cancelled job at its next summarized span (planning a 1M-token context takes a few hundred
+ * milliseconds); a job that takes longer costs the warm thread rather than delaying the next job.
+ */
+export const CANCEL_GRACE_MS = 2_000;
+/**
+ * Characters of message content per message to the thread (about 25k tokens): each message's copy
+ * is made on the caller's thread in its own turn of the event loop. Measured at 1M tokens on two
+ * loaded shared cores, 200k characters took 17-21 ms a copy; this size keeps each under about 10 ms.
+ */
+export const CHARS_PER_MESSAGE = 100_000;
+
+/** Progress of a compaction: `done` of `total` messages summarized so far. */
+export interface CompactionProgress {
+  message: string;
+  done: number;
+  total: number;
+}
+
+/** One compaction for the thread. */
+export interface WorkerJob {
+  /** The caller's context; replaced items come back as these very objects. */
+  items: readonly ContextItem[];
+  encoding: EncodingName;
+  tools: ToolSchema[] | undefined;
+  options: WorkerCompactionOptions;
+  /** Aborting rejects the job at once with the signal's reason. */
+  signal?: AbortSignal;
+  onProgress?: (progress: CompactionProgress) => void;
+  /** Gets each inserted message with the thread's count of it (in tokens). */
+  remember?: (message: ContextItem['message'], tokens: number) => void;
+}
+
+/** Counters of one {@link CompactionWorker} (tests, benchmarks, the log). */
+export interface CompactionWorkerStats {
+  /** Threads started. */
+  threads: number;
+  /** Jobs run on a thread. */
+  jobs: number;
+  /** Items copied to a thread (all jobs). */
+  itemsSent: number;
+}
+
+/** The job the thread is running and how it ends. */
+interface Running {
+  thread: Worker;
+  job: number;
+  message(message: FromWorker): void;
+  died(error: Error): void;
+}
+
+/** A session's compaction thread; see the module comment. */
+export class CompactionWorker {
+  readonly stats: CompactionWorkerStats = { threads: 0, jobs: 0, itemsSent: 0 };
+  private thread: Worker | undefined;
+  /** The items the thread holds, with their keys. */
+  private held = new Map<ContextItem, number>();
+  private nextKey = 0;
+  private nextJob = 0;
+  /** Settles when the thread is free for the next job. */
+  private tail: Promise<void> = Promise.resolve();
+  private running: Running | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private disposed = false;
+
+  private readonly idleMs: number;
+  private readonly cancelGraceMs: number;
+
+  /**
+   * @param file the worker script (see `compactionWorkerFile`)
+   * @param limits.idleMs milliseconds without a job before the thread stops (default {@link IDLE_STOP_MS})
+   * @param limits.cancelGraceMs milliseconds a cancelled job may run on (default {@link CANCEL_GRACE_MS})
+   */
+  constructor(
+    readonly file: string,
+    limits: { idleMs?: number; cancelGraceMs?: number } = {},
+  ) {
+    this.idleMs = limits.idleMs ?? IDLE_STOP_MS;
+    this.cancelGraceMs = limits.cancelGraceMs ?? CANCEL_GRACE_MS;
+  }
+
+  /** Whether a thread is running now (warm). */
+  get warm(): boolean {
+    return this.thread !== undefined;
+  }
+
+  /**
+   * Runs `prepareCompaction` over `job.items` on the thread, after the jobs before it.
+   * @returns what an inline run over the same items returns (replaced items are the caller's objects)
+   * @throws the signal's reason when aborted; Error when the thread throws, crashes or exits first,
+   *   or when this worker was disposed
+   */
+  run(job: WorkerJob): Promise<PreparedCompaction | CompactionResult> {
+    return new Promise((resolve, reject) => {
+      if (this.disposed) return reject(new Error('the compaction worker was disposed'));
+      if (job.signal?.aborted) return reject(job.signal.reason);
+      let waiting = true;
+      const onQueuedAbort = (): void => {
+        if (waiting) reject(job.signal?.reason);
+      };
+      job.signal?.addEventListener('abort', onQueuedAbort, { once: true });
+      const turn = this.tail.then(() => {
+        waiting = false;
+        job.signal?.removeEventListener('abort', onQueuedAbort);
+        return this.execute(job, resolve, reject);
+      });
+      this.tail = turn.catch(() => undefined);
+    });
+  }
+
+  /** Stops the thread at once; jobs in progress or waiting fail, later ones are refused. */
+  dispose(): void {
+    this.disposed = true;
+    this.stop(new Error('the compaction worker was disposed'));
+  }
+
+  /** Runs one job; resolves when the thread is free again (which may be after the caller's answer). */
+  private async execute(job: WorkerJob, resolve: (r: PreparedCompaction | CompactionResult) => void, reject: (e: unknown) => void): Promise<void> {
+    if (this.disposed) return reject(new Error('the compaction worker was disposed'));
+    if (job.signal?.aborted) return reject(job.signal.reason);
+    clearTimeout(this.idleTimer);
+    const thread = this.start();
+    thread.ref();
+    const id = ++this.nextJob;
+    this.stats.jobs++;
+    const cancel = new Int32Array(new SharedArrayBuffer(4));
+    let answered = false;
+    let grace: NodeJS.Timeout | undefined;
+    const answer = (end: () => void): void => {
+      if (answered) return;
+      answered = true;
+      job.signal?.removeEventListener('abort', onAbort);
+      end();
+    };
+    const onAbort = (): void => {
+      Atomics.store(cancel, 0, 1);
+      answer(() => reject(job.signal?.reason));
+      grace = setTimeout(() => this.stop(new Error('the cancelled compaction did not stop in time')), this.cancelGraceMs);
+    };
+    job.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await new Promise<void>((free) => {
+        this.running = {
+          thread,
+          job: id,
+          message: (message) => {
+            if (message.job !== id) return;
+            if (message.type === 'progress') {
+              if (!answered) job.onProgress?.({ message: message.message, done: message.done, total: message.total });
+              return;
+            }
+            if (message.type === 'error') {
+              answer(() => reject(new Error(`the compaction worker failed: ${message.message}`)));
+              // What the thread holds may no longer match what this side believes: start afresh.
+              this.stop(new Error('the compaction worker failed'));
+            } else {
+              answer(() => {
+                try {
+                  resolve(decodeResult(message.result, job.items, job.remember));
+                } catch (error) {
+                  reject(error);
+                }
+              });
+            }
+            free();
+          },
+          died: (error) => {
+            answer(() => reject(error));
+            free();
+          },
+        };
+        this.sync(thread, job, id, cancel, () => answered).then(
+          (sent) => {
+            if (!sent) free();
+          },
+          (error: unknown) => {
+            answer(() => reject(error));
+            this.stop(new Error('the compaction worker could not be sent the context'));
+            free();
+          },
+        );
+      });
+    } finally {
+      clearTimeout(grace);
+      this.running = undefined;
+      this.idleSoon();
+    }
+  }
+
+  /** The running thread, or a new one (its failures end the job it runs). */
+  private start(): Worker {
+    if (this.thread) return this.thread;
+    const thread = new Worker(this.file);
+    this.thread = thread;
+    this.held = new Map();
+    this.stats.threads++;
+    thread.on('message', (message: FromWorker) => {
+      if (this.running?.thread === thread) this.running.message(message);
+    });
+    const died = (error: Error): void => {
+      if (this.thread === thread) this.forget();
+      if (this.running?.thread === thread) this.running.died(error);
+    };
+    thread.on('error', (error) => died(new Error(`the compaction worker crashed: ${error.message}`)));
+    thread.on('exit', (code) => died(new Error(`the compaction worker stopped (exit code ${code}) before it finished`)));
+    return thread;
+  }
+
+  /** Drops the thread and what it held, without stopping it (it is stopped or gone). */
+  private forget(): void {
+    this.thread = undefined;
+    this.held = new Map();
+  }
+
+  /** Stops the thread; the job it runs, if any, fails with `reason`. */
+  private stop(reason: Error): void {
+    clearTimeout(this.idleTimer);
+    const thread = this.thread;
+    if (!thread) return;
+    this.forget();
+    if (this.running?.thread === thread) this.running.died(reason);
+    void thread.terminate();
+  }
+
+  /** Lets the process exit while the thread waits, and stops it after {@link IDLE_STOP_MS}. */
+  private idleSoon(): void {
+    if (!this.thread || this.disposed) return;
+    this.thread.unref();
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => this.stop(new Error('idle')), this.idleMs);
+    this.idleTimer.unref();
+  }
+
+  /**
+   * Sends the items the thread does not hold, in slices of about {@link CHARS_PER_MESSAGE}, one per
+   * turn of the event loop, then the run. Resolves false when the job was answered (cancelled)
+   * before the run was sent.
+   */
+  private async sync(thread: Worker, job: WorkerJob, id: number, cancel: Int32Array, stopped: () => boolean): Promise<boolean> {
+    const items = job.items;
+    const order = new Array<number>(items.length);
+    const fresh: number[] = [];
+    const assigned = new Map<ContextItem, number>();
+    for (let k = 0; k < items.length; k++) {
+      let key = this.held.get(items[k]) ?? assigned.get(items[k]);
+      if (key === undefined) {
+        key = this.nextKey++;
+        assigned.set(items[k], key);
+        fresh.push(k);
+      }
+      order[k] = key;
+    }
+    let at = 0;
+    do {
+      // The thread's start-up work on this side ends this turn; each slice gets one of its own.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (stopped() || this.thread !== thread) return false;
+      let end = at;
+      for (let chars = 0; end < fresh.length && (end === at || chars < CHARS_PER_MESSAGE); end++) chars += roughSize(items[fresh[end]]);
+      if (end > at) {
+        const slice = fresh.slice(at, end);
+        const message: ToWorker = { type: 'items', keys: slice.map((k) => order[k]), items: slice.map((k) => items[k]) };
+        thread.postMessage(message);
+        for (const k of slice) this.held.set(items[k], order[k]);
+        this.stats.itemsSent += slice.length;
+      }
+      at = end;
+    } while (at < fresh.length);
+    const run: ToWorker = { type: 'run', job: id, order, encoding: job.encoding, tools: job.tools, options: job.options, cancel };
+    thread.postMessage(run);
+    // The thread keeps exactly the job's items; so does this side.
+    const held = new Map<ContextItem, number>();
+    for (let k = 0; k < items.length; k++) held.set(items[k], order[k]);
+    this.held = held;
+    return true;
+  }
+}
+
+/** Characters of an item's message content and tool calls (images counted by their data URL), roughly. */
+function roughSize(item: ContextItem): number {
+  const m = item.message as { content?: unknown; tool_calls?: Array<{ function?: { arguments?: string } }> };
+  let n = 64;
+  if (typeof m.content === 'string') n += m.content.length;
+  else if (Array.isArray(m.content)) {
+    for (const part of m.content as Array<{ text?: string; image_url?: { url?: string } }>) n += (part.text?.length ?? 0) + (part.image_url?.url?.length ?? 0) + 32;
+  }
+  for (const call of m.tool_calls ?? []) n += (call.function?.arguments?.length ?? 0) + 64;
+  return n;
+}

@@ -1,0 +1,206 @@
+/**
+ * The state of one conversation, and the only code that changes it: the raw transcript (append-only),
+ * the active context, the checkpoint list and the pins. Pure: no files, no model, no timers, no events.
+ *
+ * Every rewrite is split in two so that the owner can persist before memory changes (an acknowledged
+ * change is on disk first): `plan*()` computes the next {@link ContextState} without touching anything
+ * and throws when the change is not allowed; `apply()` takes it over and bumps {@link version}. A
+ * failed write between the two leaves the state exactly as it was.
+ */
+import type { CompactionResult, ContextItem, Entry } from '../../compaction/types';
+import { itemsFromEntries, undoCheckpoint } from '../../compaction/context';
+import type { CheckpointRecord, CheckpointRestored } from '../api';
+import { unaccountedEntries } from './store';
+import { definedOnly } from '../helpers';
+
+/** The rewritable part of the state, as persisted beside the transcript. */
+export interface ContextState {
+  /** The active context, `pinned` set exactly on pinned raw items. */
+  context: ContextItem[];
+  /** Every checkpoint, oldest first; restored ones stay with `restored: true`. */
+  checkpoints: CheckpointRecord[];
+  /** Entry ids of pinned messages. */
+  pinned: string[];
+}
+
+/** The session state. See the module comment for the plan/apply discipline. */
+export class SessionState {
+  private entryList: Entry[] = [];
+  private entryIds = new Set<string>();
+  private entryCounter = 0;
+  private active: ContextItem[] = [];
+  private checkpointList: CheckpointRecord[] = [];
+  private pins = new Set<string>();
+  private rewrites = 0;
+  /** The state a restore replaced, while the restore can still be undone (see {@link planRedo}). */
+  private redo: { before: ContextState; event: CheckpointRestored; version: number; length: number } | undefined;
+
+  /** The raw transcript: every entry ever appended, in order. */
+  get entries(): readonly Entry[] {
+    return this.entryList;
+  }
+
+  /** The active context: what the next request sends. */
+  get items(): readonly ContextItem[] {
+    return this.active;
+  }
+
+  get checkpoints(): readonly CheckpointRecord[] {
+    return this.checkpointList;
+  }
+
+  get pinned(): ReadonlySet<string> {
+    return this.pins;
+  }
+
+  /** Bumped on every rewrite of the active context (not on appends); prepared work compares it. */
+  get version(): number {
+    return this.rewrites;
+  }
+
+  /** The current rewritable state (copies), for persistence. */
+  snapshot(): ContextState {
+    return { context: [...this.active], checkpoints: [...this.checkpointList], pinned: [...this.pins] };
+  }
+
+  /** A fresh entry id (`e000001`, …) not used by any entry. */
+  newEntryId(): string {
+    let id: string;
+    do id = `e${String(++this.entryCounter).padStart(6, '0')}`;
+    while (this.entryIds.has(id));
+    return id;
+  }
+
+  /** Appends `entry` to the transcript and, as a raw item, to the end of the active context. */
+  append(entry: Entry): void {
+    this.entryList.push(entry);
+    this.entryIds.add(entry.id);
+    this.active.push({ id: entry.id, kind: 'raw', message: entry.message, covers: [entry.id] });
+  }
+
+  /**
+   * Takes over loaded or imported entries with their saved state (none for a fresh import). Entries the
+   * saved context and the active checkpoints do not account for are appended raw, so none is lost.
+   */
+  adopt(entries: readonly Entry[], saved?: ContextState): void {
+    this.entryList = [...entries];
+    this.entryIds = new Set(entries.map((e) => e.id));
+    this.entryCounter = entries.length;
+    this.pins = new Set(saved?.pinned ?? []);
+    this.checkpointList = saved?.checkpoints ?? [];
+    const context = saved?.context ?? [];
+    const missing = unaccountedEntries(entries, context, this.checkpointList);
+    this.active = this.withPins([...context, ...itemsFromEntries(missing)], this.pins);
+    this.rewrites++;
+  }
+
+  /**
+   * The state after an applied compaction, and its checkpoints stamped with `time` (ISO 8601). Fields
+   * that are undefined are dropped, so a record equals its reloaded form (JSON has no undefined).
+   */
+  planCommit(result: CompactionResult, time: string): { next: ContextState; records: CheckpointRecord[] } {
+    const records: CheckpointRecord[] = result.checkpoints.map((cp) => definedOnly({ ...cp, time }));
+    const next = { context: this.withPins(result.context, this.pins), checkpoints: [...this.checkpointList, ...records], pinned: [...this.pins] };
+    return { next, records };
+  }
+
+  /**
+   * The state after restoring checkpoint `id` at `time` (or several at once: the steps of one
+   * compaction run, as one restore that one undo takes back): their replaced messages come back, and
+   * so do those of later checkpoints that consumed their summaries (they are undone first). The
+   * event is named by the first id.
+   * @throws Error when there is no such checkpoint or it was restored already.
+   */
+  planRestore(id: string | readonly string[], time: string): { next: ContextState; event: CheckpointRestored } {
+    const ids = typeof id === 'string' ? [id] : id;
+    if (ids.length === 0) throw new Error('no checkpoint to restore');
+    let items: ContextItem[] = [...this.active];
+    const undone: string[] = [];
+    for (const one of ids) {
+      if (undone.includes(one)) continue;
+      const record = this.checkpointList.find((c) => c.id === one);
+      if (!record) throw new Error(`no checkpoint with id ${one}`);
+      if (record.restored) throw new Error(`checkpoint ${one} was already restored`);
+      const undo = undoCheckpoint(items, this.checkpointList.filter((c) => !c.restored && !undone.includes(c.id)), one);
+      items = undo.items;
+      undone.push(...undo.undone);
+    }
+    const checkpoints = this.checkpointList.map((c) => (undone.includes(c.id) ? { ...c, restored: true, restoredAt: time } : c));
+    return { next: { context: this.withPins(items, this.pins), checkpoints, pinned: [...this.pins] }, event: { id: ids[0], undone } };
+  }
+
+  /**
+   * Remembers what an applied restore replaced (`before`, taken with {@link snapshot} before it), so
+   * that {@link planRedo} can bring it back. Call right after applying the restore.
+   */
+  noteRestore(before: ContextState, event: CheckpointRestored): void {
+    this.redo = { before, event, version: this.rewrites, length: this.active.length };
+  }
+
+  /**
+   * The restore that can be undone now, if any: the latest restore, while nothing rewrote the context
+   * after it (messages appended since are fine; a compaction, a pin or another restore ends it).
+   */
+  get redoable(): CheckpointRestored | undefined {
+    return this.redo && this.redo.version === this.rewrites ? this.redo.event : undefined;
+  }
+
+  /**
+   * The state that undoes the latest restore: the context it replaced comes back (the restored
+   * checkpoints are in force again), followed by the messages appended since the restore.
+   * @throws Error when no restore can be undone (none yet, or the context was rewritten since).
+   */
+  planRedo(): { next: ContextState; event: CheckpointRestored } {
+    const redo = this.redo;
+    if (!redo || redo.version !== this.rewrites) throw new Error('no restore to undo: the context changed since the last restore (a compaction, a pin or another restore)');
+    const appended = this.active.slice(redo.length);
+    const undone = new Set(redo.event.undone);
+    const checkpoints = this.checkpointList.map((c) => {
+      if (!undone.has(c.id)) return c;
+      const { restored: _r, restoredAt: _at, ...rest } = c;
+      return rest;
+    });
+    return { next: { context: this.withPins([...redo.before.context, ...appended], this.pins), checkpoints, pinned: [...this.pins] }, event: redo.event };
+  }
+
+  /**
+   * The state after pinning (or unpinning) the raw message `entryId`; pinned messages are never
+   * summarized or collapsed.
+   * @throws Error when the message is not raw in the active context (summarized: restore it first).
+   */
+  planPin(entryId: string, pinned: boolean): ContextState {
+    if (!this.active.some((i) => i.kind === 'raw' && i.id === entryId)) {
+      const holder = this.checkpointList.find((c) => !c.restored && c.replacedIds.includes(entryId));
+      throw new Error(holder ? `message ${entryId} is summarized by checkpoint ${holder.id}; restore it first` : `no message ${entryId} in the active context`);
+    }
+    const pins = new Set(this.pins);
+    if (pinned) pins.add(entryId);
+    else pins.delete(entryId);
+    return { context: this.withPins(this.active, pins), checkpoints: [...this.checkpointList], pinned: [...pins] };
+  }
+
+  /** Takes over a planned state (after it was persisted) and counts a rewrite. */
+  apply(next: ContextState): void {
+    this.active = next.context;
+    this.checkpointList = next.checkpoints;
+    this.pins = new Set(next.pinned);
+    this.rewrites++;
+  }
+
+  /** Number of raw entries that existed when `sent` was the active context (its newest covered entry). */
+  entryCountAt(sent: readonly ContextItem[]): number {
+    const last = sent[sent.length - 1]?.covers.at(-1);
+    const index = last === undefined ? -1 : this.entryList.findIndex((e) => e.id === last);
+    return index + 1;
+  }
+
+  /** Items with `pinned` set exactly for raw items whose id is in `pins` (new objects where it changes). */
+  private withPins(items: readonly ContextItem[], pins: ReadonlySet<string>): ContextItem[] {
+    return items.map((item) => {
+      const want = item.kind === 'raw' && pins.has(item.id);
+      if (Boolean(item.pinned) === want) return item;
+      const { pinned: _drop, ...rest } = item;
+      return want ? { ...rest, pinned: true } : rest;
+    });
+  }
+}

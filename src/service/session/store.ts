@@ -1,0 +1,342 @@
+/**
+ * Persistence of one session: a folder under the storage directory holding
+ *
+ * - `transcript.jsonl`: every raw entry, one JSON object a line, append-only. Each append is fsynced
+ *   before it resolves, so an acknowledged message survives a crash. Complete lines are never
+ *   rewritten; a torn last line (never acknowledged) is cut off when the folder is next opened.
+ * - `state.json`: the active context (raw items as references, other items whole), the pins, the
+ *   checkpoints and session metadata, written atomically (temp file, fsync, rename, fsync folder).
+ *   Checkpoints and the context live in one file so that a compaction commits both or neither
+ *   (INV-ATOMIC). The previous version is kept as `state.prev.json` as a fallback for damage.
+ *
+ * - `session.json`: the folder's format marker `{format, version}`. Folders written before the marker
+ *   existed are version 1 and open as they are; a folder of a newer version opens read-only.
+ * - `lock`: the process holding the folder for writing (`{pid, host}`). A second window on the same
+ *   session opens it read-only (its writes throw), so two writers never produce the same entry ids.
+ *
+ * Loading never fails on a damaged file: bad transcript lines are skipped and reported (file, line,
+ * reason), state references to entries that were lost with a damaged line are dropped (the rest of
+ * the context and the checkpoints stay), an unreadable state falls back to the previous one and then
+ * to "every entry raw". Tool calls a stop left unanswered get an "interrupted" result (appended to
+ * the transcript, placed after their step). Entries appended after the last state write are not in
+ * the state; they are the raw entries neither in the active context nor covered by a checkpoint
+ * (invariant 4), appended at the end.
+ *
+ * Writes are checked: a short or failed append is cut back to the last complete line and throws, so a
+ * message is acknowledged only once it is whole on disk, and a torn tail left by a crash is cut off
+ * before the next append.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Entry } from '../../compaction/types';
+import { parseTranscript, resolveState, toStored, type SessionState, type StoredState } from './store-format';
+import { processAlive, removeStaleTempFiles, writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
+import { insertRepairs, repairInterruptedCalls } from './store-repair';
+
+export type { StoredItem, StoredCheckpoint, StoredState, SessionState } from './store-format';
+export { parseTranscript, resolveState, unaccountedEntries } from './store-format';
+
+/** What {@link SessionStore.open} loaded. */
+export interface LoadedSession {
+  entries: Entry[];
+  /** Undefined for a new (empty) session folder. */
+  state: SessionState | undefined;
+  /** Problems found and worked around, one sentence each (file, line, what was done). */
+  warnings: string[];
+  /** Set when the folder is opened read-only (held by another window, or a newer format): why. */
+  readOnly?: string;
+  /** Temp files an interrupted save left, removed on open (housekeeping: nothing of the session was lost). */
+  removedTemps?: string[];
+}
+
+/** Format marker of a session folder (`session.json`). */
+export interface SessionFolderFormat {
+  format: 'context-keeper/session';
+  version: number;
+}
+
+/** Version of the session folder layout this release writes and reads. */
+export const SESSION_FOLDER_VERSION = 2;
+
+const TRANSCRIPT = 'transcript.jsonl';
+const STATE = 'state.json';
+const PREVIOUS_STATE = 'state.prev.json';
+const MARKER = 'session.json';
+const LOCK = 'lock';
+/** The saved calibration's file, written atomically by session-files.ts (named here for the temp-file sweep). */
+export const CALIBRATION_FILE = 'calibration.json';
+
+export { writeFileAtomic } from './atomic-file';
+
+/** The files of one session folder. Synchronous I/O: every write must be durable before returning. */
+export class SessionStore {
+  private transcriptFd: number | undefined;
+  /** Bytes of the transcript known to end on a complete line. */
+  private transcriptSize = 0;
+  /** Why writes are refused (another window holds the folder, a newer format), or undefined. */
+  private readOnlyReason: string | undefined;
+  private ownsLock = false;
+
+  private constructor(readonly folder: string) {}
+
+  /** Session folder path for an id. Ids are restricted to `[A-Za-z0-9._-]` (no path tricks). */
+  static folderFor(storageDir: string, sessionId: string): string {
+    if (!/^[A-Za-z0-9._-]{1,128}$/.test(sessionId) || sessionId.startsWith('.')) throw new Error(`invalid session id: ${sessionId}`);
+    return path.join(storageDir, sessionId);
+  }
+
+  /**
+   * Opens (creating when missing) the session folder and loads what it holds. Takes the folder's lock;
+   * when another live process holds it, or the folder was written by a newer release, the store opens
+   * read-only (`loaded.readOnly` says why; writes then throw). Never throws for damaged content (see
+   * the module comment); throws only for I/O errors such as permissions.
+   */
+  static open(storageDir: string, sessionId: string): { store: SessionStore; loaded: LoadedSession } {
+    const folder = SessionStore.folderFor(storageDir, sessionId);
+    fs.mkdirSync(folder, { recursive: true });
+    const store = new SessionStore(folder);
+    store.readOnlyReason = store.checkFormat() ?? store.takeLock();
+    const { loaded, repairs } = store.load();
+    if (store.readOnlyReason) {
+      loaded.readOnly = store.readOnlyReason;
+      loaded.warnings.push(`${folder}: opened read-only: ${store.readOnlyReason}`);
+      return { store, loaded };
+    }
+    // With the lock held no other process writes here: temp files of an interrupted save are stale
+    // (those this process writes now, for a service of this session still closing, are kept).
+    const stale = removeStaleTempFiles(folder, [STATE, CALIBRATION_FILE, MARKER]);
+    if (stale.length) loaded.removedTemps = stale;
+    store.openTranscript(loaded.warnings);
+    store.writeMarker();
+    // Interrupted results go to disk now, so the repair survives whatever happens next.
+    if (repairs.length) store.append(...repairs);
+    return { store, loaded };
+  }
+
+  /** Path of the transcript file. */
+  get transcriptPath(): string {
+    return path.join(this.folder, TRANSCRIPT);
+  }
+
+  /** Path of the state file. */
+  get statePath(): string {
+    return path.join(this.folder, STATE);
+  }
+
+  /** Why the store refuses writes, or undefined when it may write. */
+  get readOnly(): string | undefined {
+    return this.readOnlyReason;
+  }
+
+  /** A reason to open read-only when the folder's marker names a newer version (undefined otherwise). */
+  private checkFormat(): string | undefined {
+    const file = path.join(this.folder, MARKER);
+    if (!fs.existsSync(file)) return undefined;
+    try {
+      const marker = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<SessionFolderFormat>;
+      if (typeof marker.version === 'number' && marker.version > SESSION_FOLDER_VERSION) {
+        return `the folder was written by a newer release (format version ${marker.version}; this release writes ${SESSION_FOLDER_VERSION})`;
+      }
+    } catch {
+      // A damaged marker is rewritten on open; the data files decide what loads.
+    }
+    return undefined;
+  }
+
+  private writeMarker(): void {
+    const marker: SessionFolderFormat = { format: 'context-keeper/session', version: SESSION_FOLDER_VERSION };
+    const file = path.join(this.folder, MARKER);
+    try {
+      if (fs.readFileSync(file, 'utf8') === `${JSON.stringify(marker)}\n`) return;
+    } catch {
+      // Missing: written below.
+    }
+    writeFileAtomic(file, `${JSON.stringify(marker)}\n`);
+  }
+
+  /** Takes the folder lock; returns why not when a live process holds it. A stale lock is taken over. */
+  private takeLock(): string | undefined {
+    const file = path.join(this.folder, LOCK);
+    const mine = JSON.stringify({ pid: process.pid, host: os.hostname() });
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        fs.writeFileSync(file, mine, { flag: 'wx' });
+        this.ownsLock = true;
+        return undefined;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      let holder: { pid?: number; host?: string } = {};
+      try {
+        holder = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof holder;
+      } catch {
+        // Unreadable lock (a crash while writing it): stale.
+      }
+      if (typeof holder.pid === 'number' && holder.host === os.hostname() && holder.pid !== process.pid && processAlive(holder.pid)) {
+        return `the session is open in another window (process ${holder.pid})`;
+      }
+      if (typeof holder.pid === 'number' && holder.host !== undefined && holder.host !== os.hostname()) {
+        return `the session is open on ${holder.host} (process ${holder.pid})`;
+      }
+      fs.rmSync(file, { force: true });
+    }
+    return 'the session folder lock could not be taken';
+  }
+
+  private load(): { loaded: LoadedSession; repairs: Entry[] } {
+    const warnings: string[] = [];
+    let entries: Entry[] = [];
+    if (fs.existsSync(this.transcriptPath)) {
+      const parsed = parseTranscript(fs.readFileSync(this.transcriptPath, 'utf8'), this.transcriptPath);
+      entries = parsed.entries;
+      warnings.push(...parsed.warnings);
+    }
+    const repaired = repairInterruptedCalls(entries, this.transcriptPath);
+    entries = repaired.entries;
+    warnings.push(...repaired.warnings);
+    let state: SessionState | undefined;
+    for (const name of [STATE, PREVIOUS_STATE]) {
+      const file = path.join(this.folder, name);
+      if (!fs.existsSync(file)) continue;
+      try {
+        const lost: string[] = [];
+        state = resolveState(JSON.parse(fs.readFileSync(file, 'utf8')) as StoredState, entries, lost);
+        if (lost.length) warnings.push(`${file}: ${new Set(lost).size} entr${new Set(lost).size === 1 ? 'y' : 'ies'} it names (${[...new Set(lost)].slice(0, 5).join(', ')}) were lost with damaged transcript lines; left out, the rest of the context and the checkpoints kept`);
+        if (name === PREVIOUS_STATE) warnings.push(`${this.statePath}: unreadable; loaded the previous state ${file} instead`);
+        break;
+      } catch (error) {
+        warnings.push(`${file}: ${(error as Error).message}; ignored`);
+      }
+    }
+    if (!state && entries.length > 0 && warnings.some((w) => w.includes(STATE))) {
+      warnings.push(`${this.folder}: no usable state; every transcript entry is taken as active (checkpoints lost)`);
+    }
+    if (state) state.context = insertRepairs(state.context, repaired.all);
+    return { loaded: { entries, state, warnings }, repairs: repaired.added };
+  }
+
+  private openTranscript(warnings: string[]): void {
+    const file = this.transcriptPath;
+    const fd = fs.openSync(file, 'a+');
+    let size = fs.fstatSync(fd).size;
+    if (size > 0) {
+      // A torn last line (crash or failed write mid-append) was never acknowledged: cut it off so the
+      // next entry starts on a line of its own. A complete last line only missing its newline is kept.
+      const tailLength = Math.min(size, 1 << 20);
+      const tail = Buffer.alloc(tailLength);
+      fs.readSync(fd, tail, 0, tailLength, size - tailLength);
+      const lastNewline = tail.lastIndexOf(0x0a);
+      if (lastNewline !== tailLength - 1) {
+        const lineStart = lastNewline >= 0 ? size - tailLength + lastNewline + 1 : size > tailLength ? -1 : 0;
+        const fragment = tail.subarray(lastNewline + 1).toString('utf8');
+        if (isJsonObject(fragment) || lineStart < 0) {
+          fs.writeSync(fd, '\n');
+          size += 1;
+        } else {
+          fs.ftruncateSync(fd, lineStart);
+          warnings.push(`${file}: cut off an incomplete last line of ${size - lineStart} bytes left by an interrupted write`);
+          size = lineStart;
+        }
+        fs.fsyncSync(fd);
+      }
+    }
+    this.transcriptFd = fd;
+    this.transcriptSize = size;
+  }
+
+  private writable(): number {
+    if (this.readOnlyReason) throw new Error(`cannot write to ${this.folder}: ${this.readOnlyReason}`);
+    if (this.transcriptFd === undefined) throw new Error('session store is closed');
+    return this.transcriptFd;
+  }
+
+  /**
+   * Appends entries as JSON lines and fsyncs; returns once they are durable. Checked: every byte must
+   * be written; on a short or failed write (disk full, file-size limit) the file is cut back to its
+   * last complete line and an Error naming the file and the cause is thrown (nothing was acknowledged).
+   */
+  append(...entries: Entry[]): void {
+    const fd = this.writable();
+    if (entries.length === 0) return;
+    const bytes = Buffer.from(entries.map((e) => `${JSON.stringify(e)}\n`).join(''), 'utf8');
+    try {
+      let done = 0;
+      while (done < bytes.length) {
+        const n = fs.writeSync(fd, bytes, done, bytes.length - done);
+        if (n <= 0) throw new Error(`short write (${done} of ${bytes.length} bytes)`);
+        done += n;
+      }
+      fs.fsyncSync(fd);
+      this.transcriptSize += bytes.length;
+    } catch (error) {
+      try {
+        fs.ftruncateSync(fd, this.transcriptSize);
+        fs.fsyncSync(fd);
+      } catch {
+        // The next open cuts the torn tail off in any case.
+      }
+      const cause = error as NodeJS.ErrnoException;
+      throw new Error(`could not save to ${this.transcriptPath}: ${cause.code === 'ENOSPC' ? 'the disk is full' : cause.code === 'EFBIG' ? 'the file-size limit was reached' : cause.message}; the message was not recorded`, { cause });
+    }
+  }
+
+  /** Writes the state atomically, keeping the previous version as a fallback. Throws when read-only. */
+  writeState(state: SessionState): void {
+    this.writeStateText(this.stateText(state));
+  }
+
+  /** Throws (naming the folder and why) when the store may not write: read-only or closed. */
+  checkWritable(): void {
+    this.writable();
+  }
+
+  /** The text of `state.json` for `state` (its raw items as references). O(state). */
+  stateText(state: SessionState): string {
+    const stored: StoredState = {
+      format: 'context-keeper/session-state',
+      version: 1,
+      sessionId: state.sessionId,
+      model: state.model,
+      source: state.source,
+      createdAt: state.createdAt,
+      updatedAt: new Date().toISOString(),
+      context: state.context.map(toStored),
+      pinned: state.pinned,
+      checkpoints: state.checkpoints.map((cp) => ({ ...cp, replaced: cp.replaced.map(toStored), inserted: cp.inserted.map(toStored) })),
+    };
+    return `${JSON.stringify(stored)}\n`;
+  }
+
+  /** Writes state text (from {@link stateText}) atomically, keeping the previous file as a fallback. */
+  writeStateText(text: string): void {
+    this.writable();
+    writeFileAtomic(this.statePath, text, { keepPreviousAs: path.join(this.folder, PREVIOUS_STATE) });
+  }
+
+  /**
+   * As {@link writeStateText}, with the write and fsyncs off this thread; the file is replaced only
+   * when `stillWanted()` holds right before the rename. Resolves whether it was replaced.
+   */
+  async writeStateTextAsync(text: string, stillWanted: () => boolean): Promise<boolean> {
+    this.writable();
+    return writeFileAtomicAsync(this.statePath, text, () => stillWanted() && this.transcriptFd !== undefined, { keepPreviousAs: path.join(this.folder, PREVIOUS_STATE) });
+  }
+
+  /** Closes the transcript file and releases the lock. Further appends throw. */
+  close(): void {
+    if (this.transcriptFd !== undefined) fs.closeSync(this.transcriptFd);
+    this.transcriptFd = undefined;
+    if (this.ownsLock) fs.rmSync(path.join(this.folder, LOCK), { force: true });
+    this.ownsLock = false;
+  }
+}
+
+function isJsonObject(text: string): boolean {
+  try {
+    const v = JSON.parse(text) as unknown;
+    return v !== null && typeof v === 'object' && !Array.isArray(v);
+  } catch {
+    return false;
+  }
+}

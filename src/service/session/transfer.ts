@@ -1,0 +1,77 @@
+/**
+ * Import and export of a whole conversation: checking imported entries before a service takes them
+ * over, and the export document.
+ */
+import type { Entry } from '../../compaction/types';
+import { repairToolPairing } from '../../compaction/plan/repair';
+import { toMessages } from '../../compaction/context';
+import type { ExportedTranscript, ImportedTranscript, LogSink } from '../api';
+import type { ContextState, SessionState } from './session-state';
+
+/**
+ * The entries of an imported transcript, with tool pairing repaired (warnings go to `log`).
+ * Throws when two entries share an id.
+ */
+export function importedEntries(imported: ImportedTranscript, log: LogSink): Entry[] {
+  const repaired = repairToolPairing(imported.entries, { closeTrailing: true });
+  for (const warning of repaired.warnings) log('warn', `import: ${warning}`);
+  const ids = new Set<string>();
+  for (const e of repaired.entries) {
+    if (ids.has(e.id)) throw new Error(`import: duplicate entry id ${e.id}`);
+    ids.add(e.id);
+  }
+  return repaired.entries;
+}
+
+/** The export document of a session as it stands (copies; later changes do not show in it). */
+export function exportOf(session: SessionState, sessionId: string, model: string, exportedAt: string): ExportedTranscript {
+  return {
+    format: 'context-keeper/transcript',
+    version: 1,
+    sessionId,
+    model,
+    exportedAt,
+    entries: [...session.entries],
+    context: [...session.items],
+    checkpoints: [...session.checkpoints],
+    pinned: [...session.pinned],
+    messages: toMessages(session.items),
+  };
+}
+
+/** What a fork or an import is built from: its raw entries and, for a fork, the state it takes over. */
+export interface ForkedSession {
+  entries: Entry[];
+  /** Undefined for a plain import, whose context is rebuilt from its entries. */
+  state: ContextState | undefined;
+}
+
+/**
+ * The entries and state a fork takes over from `imported.state` (copied lists), or the entries alone
+ * for a plain import. A fork works as a fresh agent session would: when its context does not start
+ * with a system (or developer) message, as an imported recording without one, `systemPrompt` (the
+ * agent's own, see src/agent/prompt.ts) is put at the front of the context and of the raw transcript
+ * as a new entry, so the meter counts it and the agent's next request sends it.
+ */
+export function forkedSession(imported: ImportedTranscript, entries: Entry[], systemPrompt: string): ForkedSession {
+  const state = imported.state;
+  if (!state) return { entries, state: undefined };
+  const copied: ContextState = { context: [...state.context], checkpoints: [...state.checkpoints], pinned: [...state.pinned] };
+  const lead = copied.context[0]?.message.role;
+  if (lead === 'system' || lead === 'developer') return { entries, state: copied };
+  const entry: Entry = { id: unusedId('system-prompt', entries), message: { role: 'system', content: systemPrompt } };
+  return { entries: [entry, ...entries], state: { ...copied, context: [{ id: entry.id, kind: 'raw', message: entry.message, covers: [entry.id] }, ...copied.context] } };
+}
+
+/** The source line stored with an imported session: "Continued from …" for a fork, "Imported: …" otherwise. */
+export function importSource(imported: ImportedTranscript): string {
+  return imported.state ? `Continued from ${imported.source}` : `Imported: ${imported.source}`;
+}
+
+/** `base`, or `base-2`, `base-3`, … : the first that no entry of `entries` uses as its id. */
+function unusedId(base: string, entries: readonly Entry[]): string {
+  const used = new Set(entries.map((e) => e.id));
+  let id = base;
+  for (let n = 2; used.has(id); n++) id = `${base}-${n}`;
+  return id;
+}

@@ -1,0 +1,83 @@
+/**
+ * Restore, as the checkpoint history shows it: one entry per compaction run (a run may write several
+ * checkpoints, for example tool results collapsed, then a summary). The confirmation names the run
+ * the user sees (its trigger, time and tokens before → after), and the restore puts the context back
+ * to before the run: every step of it still in force is restored at once, as one restore that one
+ * Undo Restore takes back.
+ */
+import * as vscode from 'vscode';
+import type { BudgetSnapshot, CheckpointRestored } from '../../service/api';
+import type { RestorePlan } from '../../service/session/restore-plan';
+import type { CheckpointView } from '../../webview/shared/protocol';
+import { groupCheckpointRuns, type CheckpointRunView } from '../../webview/shared/checkpoint-runs';
+import { formatTokens } from '../notices';
+
+/** What the restore reads and does: the history's checkpoints, the gauge and the service's restore. */
+export interface RestoreTarget {
+  /** The history's checkpoints, newest first, with their runs (`SidebarModel.checkpointViews`). */
+  checkpoints(): CheckpointView[];
+  budget(): BudgetSnapshot;
+  /** What restoring `ids` would undo and the tokens after it (the service's `planRestore`). */
+  plan(ids: readonly string[]): RestorePlan;
+  restore(ids: readonly string[]): Promise<CheckpointRestored>;
+}
+
+const TRIGGER_NAMES: Record<CheckpointView['trigger'], string> = { auto: 'automatic', manual: 'manual', import: 'imported' };
+
+/** "the manual compaction of 14:02:11 (48.2k → 12.1k tokens)": the run as the history shows it. */
+export function describeRun(run: CheckpointRunView): string {
+  const trigger = TRIGGER_NAMES[run.trigger];
+  return `the ${trigger} compaction of ${new Date(run.time).toLocaleTimeString()} (${formatTokens(run.tokensBefore)} → ${formatTokens(run.tokensAfter)} tokens)`;
+}
+
+/** The run holding checkpoint `id` (any of its steps), or undefined. */
+export function runOf(checkpoints: readonly CheckpointView[], id: string): CheckpointRunView | undefined {
+  return groupCheckpointRuns(checkpoints).find((run) => run.steps.some((step) => step.id === id));
+}
+
+/** The run to restore: the one holding `id`, or the user's pick among the runs not restored. */
+async function pickRun(checkpoints: readonly CheckpointView[], id: string | undefined): Promise<CheckpointRunView | undefined> {
+  if (id) return runOf(checkpoints, id);
+  const runs = groupCheckpointRuns(checkpoints).filter((run) => !run.restored);
+  if (runs.length === 0) {
+    void vscode.window.showInformationMessage('ContextKeeper: no compaction to restore in this session.');
+    return undefined;
+  }
+  const items = runs.map((run) => ({
+    label: `${TRIGGER_NAMES[run.trigger]} compaction · ${new Date(run.time).toLocaleString()}`,
+    description: `${formatTokens(run.tokensBefore)} → ${formatTokens(run.tokensAfter)} tokens${run.steps.length > 1 ? `, ${run.steps.length} steps` : ''}`,
+    run,
+  }));
+  return (await vscode.window.showQuickPick(items, { title: 'Restore the context to before a compaction' }))?.run;
+}
+
+/**
+ * Asks (modal) and restores the run holding checkpoint `id` (the history entry's id, or any step's),
+ * or the run the user picks when `id` is undefined. Resolves to the restore made, or undefined when
+ * nothing was restored (dismissed, no such run, restored already).
+ */
+export async function restoreRun(target: RestoreTarget, id: string | undefined): Promise<{ run: CheckpointRunView; restored: CheckpointRestored } | undefined> {
+  const checkpoints = target.checkpoints();
+  const run = await pickRun(checkpoints, id);
+  if (!run || run.restored) return undefined;
+  // Oldest step first: the run's own id names the restore, as the history entry does.
+  const steps = run.steps.filter((step) => !step.restored).map((step) => step.id);
+  const budget = target.budget();
+  const before = budget.used;
+  // Later compactions built on this one are undone with it: the service plans exactly what goes and comes back.
+  const plan = target.plan(steps);
+  const estimate = plan.tokens;
+  const share = Math.round((estimate / budget.inputBudget) * 100);
+  const others = plan.undone.length - steps.length;
+  const over = estimate > budget.inputBudget ? ', more than the window holds: the next request will ask you before compacting them again' : estimate > budget.compactAt.tokens ? ', past the automatic compaction level' : '';
+  const answer = await vscode.window.showWarningMessage(
+    `Restore the context to before ${describeRun(run)}?`,
+    {
+      modal: true,
+      detail: `What it replaced comes back${run.steps.length > 1 ? ` (all ${run.steps.length} of its steps)` : ''}${others > 0 ? `, with ${others} later compaction${others > 1 ? 's' : ''} built on it` : ''}: the context grows from ${before.toLocaleString()} to about ${estimate.toLocaleString()} tokens (${share}% of the ${budget.inputBudget.toLocaleString()}-token budget)${over}. Restored messages are kept out of automatic compaction until you run Compact Conversation.`,
+    },
+    'Restore',
+  );
+  if (answer !== 'Restore') return undefined;
+  return { run, restored: await target.restore(steps) };
+}

@@ -1,0 +1,177 @@
+/**
+ * Read-only documents for checkpoints under the `contextkeeper-checkpoint:` scheme:
+ *
+ * - `contextkeeper-checkpoint:/<id>/checkpoint.md` — the record (trigger, strategy, tokens, model,
+ *   dropped messages) followed by the summary;
+ * - `contextkeeper-checkpoint:/<id>/replaced.md` — the span the checkpoint replaced, rendered;
+ * - `contextkeeper-checkpoint:/<id>/summary.md` — what stands in its place.
+ *
+ * The last two feed a diff editor ("what did this summary keep?").
+ */
+import * as vscode from 'vscode';
+import { DisposableStore } from '../../lifecycle/disposables';
+import type { ContextItem } from '../../compaction/types';
+import type { CheckpointRecord } from '../../service/api';
+import { contentText } from '../sidebar/transcript-items';
+import { escapeHeadings, nestSummary } from './summary-markdown';
+
+/** The URI scheme of checkpoint documents. */
+export const CHECKPOINT_SCHEME = 'contextkeeper-checkpoint';
+
+/** Which view of a checkpoint a document shows. */
+export type CheckpointPart = 'checkpoint' | 'replaced' | 'summary';
+
+/**
+ * The URI of one part of a checkpoint. With `title`, the file name is that title (what the editor tab
+ * shows), e.g. `/cp-3/checkpoint/14.02 auto 11.9k → 3.8k.md`. With `sessionId`, the query names the
+ * session the checkpoint belongs to (`?session=<id>`), so the document shows it whatever session is
+ * shown later.
+ */
+export function checkpointUri(id: string, part: CheckpointPart, title?: string, sessionId?: string): vscode.Uri {
+  const name = title ? `${part}/${title.replace(/[/\\]/g, '-')}` : part;
+  const query = sessionId ? `session=${encodeURIComponent(sessionId)}` : '';
+  return vscode.Uri.from({ scheme: CHECKPOINT_SCHEME, path: `/${encodeURIComponent(id)}/${name}.md`, query });
+}
+
+/** A tab title for a checkpoint: local time, trigger and tokens ("14.02 auto 11.9k → 3.8k"). */
+export function checkpointTitle(checkpoint: CheckpointRecord): string {
+  const k = (n: number) => (n < 1000 ? String(n) : `${(n / 1000).toFixed(1)}k`);
+  const time = new Date(checkpoint.time).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).replace(':', '.');
+  return `${time} ${checkpoint.trigger} ${k(checkpoint.tokensBefore)} → ${k(checkpoint.tokensAfter)}`;
+}
+
+/** Parses a checkpoint URI (`sessionId` undefined when the URI names none); undefined when it is not one. */
+export function parseCheckpointUri(uri: vscode.Uri): { id: string; part: CheckpointPart; sessionId?: string } | undefined {
+  const match = /^\/([^/]+)\/(checkpoint|replaced|summary)(?:\/[^/]+)?\.md$/.exec(uri.path);
+  if (uri.scheme !== CHECKPOINT_SCHEME || !match) return undefined;
+  const session = /(?:^|&)session=([^&]+)/.exec(uri.query)?.[1];
+  return { id: decodeURIComponent(match[1]), part: match[2] as CheckpointPart, ...(session ? { sessionId: decodeURIComponent(session) } : {}) };
+}
+
+const MAX_TOOL_OUTPUT_CHARS = 4000;
+
+/** Renders active-context items as Markdown, one section per message. */
+export function renderItems(items: readonly ContextItem[]): string {
+  const out: string[] = [];
+  for (const item of items) {
+    const message = item.message;
+    const label = item.attachedFile ? `${message.role} (file re-attached: ${item.attachedFile})` : item.kind === 'raw' ? message.role : `${message.role} (${item.kind})`;
+    out.push(`### ${label} · ${item.covers.length > 1 ? `${item.covers.length} messages` : item.id}`, '');
+    let text = contentText(message.content);
+    if (message.role === 'tool' && text.length > MAX_TOOL_OUTPUT_CHARS) {
+      text = `${text.slice(0, MAX_TOOL_OUTPUT_CHARS)}\n… (${text.length - MAX_TOOL_OUTPUT_CHARS} more characters)`;
+    }
+    // The message's own Markdown headings would become the document's (its outline lists the "### role" lines).
+    // A summary is the product's own Markdown: its headings nest under the label and stay headings
+    // (escaped, "\## Goal" would show as literal text in the replaced ↔ summary diff).
+    const summary = item.kind === 'summary' && !item.attachedFile;
+    if (text.trim()) out.push(summary ? nestSummary(text, 3) : escapeHeadings(text), '');
+    if (message.role === 'assistant') {
+      for (const call of message.tool_calls ?? []) {
+        if (call.type === 'function') out.push(escapeHeadings(`→ \`${call.function.name}\` ${call.function.arguments}`), '');
+      }
+    }
+  }
+  return out.join('\n');
+}
+
+/** Renders a checkpoint record with its summary. */
+export function renderCheckpoint(checkpoint: CheckpointRecord): string {
+  const rows: Array<[string, string]> = [
+    ['Time', new Date(checkpoint.time).toLocaleString()],
+    ['Trigger', checkpoint.trigger],
+    ['Strategy', checkpoint.strategy],
+    ['Tokens', `${checkpoint.tokensBefore.toLocaleString('en-US')} → ${checkpoint.tokensAfter.toLocaleString('en-US')}`],
+    ['Messages replaced', String(checkpoint.replacedIds.length)],
+    ['Summarizer', checkpoint.summarizerModel ?? 'none (no model call)'],
+    ['Dropped without summary', String(checkpoint.dropped)],
+  ];
+  if (checkpoint.usage) rows.push(['Summarizer usage', `${checkpoint.usage.calls} calls, ${checkpoint.usage.promptTokens} in, ${checkpoint.usage.completionTokens} out`]);
+  if (checkpoint.durationMs !== undefined) rows.push(['Duration', `${checkpoint.durationMs} ms`]);
+  if (checkpoint.focus) rows.push(['Focus', checkpoint.focus]);
+  // What the summary kept of the typed requests (its "Requests, verbatim" section closes the summary).
+  const req = checkpoint.requests;
+  if (req) rows.push(['Typed requests kept', `${req.whole} whole, ${req.shortened} shortened in the middle, ${req.omitted} left out${req.missingFromModel ? `; ${req.missingFromModel} restored after the model left them out` : ''}`]);
+  const files = checkpoint.attachedFiles ?? [];
+  if (files.length) rows.push(['Files re-attached', `${files.length} (${files.reduce((sum, f) => sum + f.tokens, 0)} tokens, counted in the tokens after)`]);
+  // Local time, as every other time the extension shows (the record keeps ISO 8601 UTC).
+  if (checkpoint.restored) rows.push(['Restored', checkpoint.restoredAt ? new Date(checkpoint.restoredAt).toLocaleString() : 'yes']);
+  // Current contents of the files touched last, read from the workspace and added after the summary.
+  const attached = files.length ? ['', '## Files re-attached after the summary', '', ...files.map((f) => `- \`${f.path}\` (${f.tokens} tokens)`)] : [];
+  return [
+    `# Checkpoint ${checkpoint.id}`,
+    '',
+    '| Field | Value |',
+    '|---|---|',
+    // A cell is one line: a line break in a value (a typed focus) would end the table and start text.
+    ...rows.map(([key, value]) => `| ${key} | ${value.replace(/\|/g, '\\|').replace(/\s*\r?\n\s*/g, ' ')} |`),
+    // No empty section: a checkpoint that only collapsed or dropped messages has no summary text.
+    ...(checkpoint.summary.trim() ? ['', '## Summary', '', nestSummary(checkpoint.summary)] : []),
+    ...attached,
+    '',
+  ].join('\n');
+}
+
+/**
+ * Looks a checkpoint up by id in session `sessionId` (the shown session when undefined), whether that
+ * session is shown or not.
+ */
+export type CheckpointLookup = (id: string, sessionId?: string) => CheckpointRecord | undefined;
+
+/** Serves checkpoint documents, each from the session it belongs to (named in its URI). */
+export class CheckpointDocumentProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly store = new DisposableStore();
+  private readonly _onDidChange = this.store.add(new vscode.EventEmitter<vscode.Uri>());
+  readonly onDidChange = this._onDidChange.event;
+  private readonly open = new Set<string>();
+
+  /** `currentSession` names the shown session, written into the URIs `show` and `showDiff` open. */
+  constructor(
+    private readonly lookup: CheckpointLookup,
+    private readonly currentSession: () => string | undefined = () => undefined,
+  ) {
+    // Forget closed documents, so refresh() renders only what is on screen.
+    this.store.add(vscode.workspace.onDidCloseTextDocument((doc) => this.open.delete(doc.uri.toString())));
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    this.open.add(uri.toString());
+    const parsed = parseCheckpointUri(uri);
+    const checkpoint = parsed && this.lookup(parsed.id, parsed.sessionId);
+    if (!parsed || !checkpoint) return `Checkpoint ${parsed?.id ?? uri.path} was not found${parsed?.sessionId ? ` in session ${parsed.sessionId} (the session was deleted)` : ''}.\n`;
+    switch (parsed.part) {
+      case 'checkpoint':
+        return renderCheckpoint(checkpoint);
+      case 'replaced':
+        return renderItems(checkpoint.replaced);
+      case 'summary':
+        return `${renderItems(checkpoint.inserted)}\n`;
+    }
+  }
+
+  /** Re-renders open documents (after a restore or a session change). */
+  refresh(): void {
+    for (const uri of this.open) this._onDidChange.fire(vscode.Uri.parse(uri));
+  }
+
+  /** Opens the checkpoint record. */
+  async show(id: string): Promise<void> {
+    const session = this.currentSession();
+    const record = this.lookup(id, session);
+    const document = await vscode.workspace.openTextDocument(checkpointUri(id, 'checkpoint', record && checkpointTitle(record), session));
+    await vscode.window.showTextDocument(document, { preview: true });
+  }
+
+  /** Opens a diff between the replaced span and what stands in its place. */
+  async showDiff(id: string): Promise<void> {
+    const session = this.currentSession();
+    const record = this.lookup(id, session);
+    const title = `Checkpoint ${record ? checkpointTitle(record) : id}: replaced ↔ summary`;
+    await vscode.commands.executeCommand('vscode.diff', checkpointUri(id, 'replaced', undefined, session), checkpointUri(id, 'summary', undefined, session), title, { preview: true });
+  }
+
+  dispose(): void {
+    this.store.dispose();
+    this.open.clear();
+  }
+}

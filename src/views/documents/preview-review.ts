@@ -1,0 +1,65 @@
+/**
+ * Review of a proposed summary (manual compaction with `contextKeeper.previewSummary`). The whole
+ * summary that Apply would write opens in an editable document and in the sidebar's preview card;
+ * Apply (the editor's title bar or the sidebar) applies the text of the surface it was pressed on,
+ * as edited there. A progress notification stays while the review is open and closes by itself
+ * however the preview ends (applied or discarded anywhere; its Cancel discards).
+ */
+import * as vscode from 'vscode';
+import { DisposableStore } from '../../lifecycle/disposables';
+import type { ContextServiceApi } from '../../service/api';
+
+let reviewDocument: vscode.TextDocument | undefined;
+
+/** The text of the open review document, if a review is open. */
+export function reviewDocumentText(): string | undefined {
+  return reviewDocument && !reviewDocument.isClosed ? reviewDocument.getText() : undefined;
+}
+
+/** Closes the editor of an untitled review document without asking to save it. */
+async function closeDocument(document: vscode.TextDocument): Promise<void> {
+  const editor = vscode.window.visibleTextEditors.find((e) => e.document === document);
+  if (!editor) return;
+  await vscode.window.showTextDocument(document, { preview: false, preserveFocus: false });
+  await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+}
+
+/** Opens the review and waits until the preview is applied or discarded, then closes the review. */
+export async function reviewPreview(service: ContextServiceApi, summary: string, deps: { log: vscode.LogOutputChannel }): Promise<void> {
+  const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: summary });
+  reviewDocument = document;
+  await vscode.window.showTextDocument(document, { preview: false });
+  await vscode.commands.executeCommand('setContext', 'contextKeeper.reviewingSummary', true);
+  try {
+    await vscode.window.withProgress(
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: 'ContextKeeper: review the proposed summary. Edit it in the editor or the sidebar, then Apply there; Cancel discards it.',
+        cancellable: true,
+      },
+      (_progress, token) =>
+        new Promise<void>((resolve) => {
+          const subscriptions = new DisposableStore();
+          const done = () => {
+            subscriptions.dispose();
+            resolve();
+          };
+          subscriptions.addAll(
+            service.onDidChangePreview((preview) => {
+              if (!preview) done();
+            }),
+            token.onCancellationRequested(() => {
+              deps.log.info('Summary preview discarded from the notification.');
+              service.discardPreview();
+              done();
+            }),
+          );
+          if (!service.getPreview()) done();
+        }),
+    );
+  } finally {
+    reviewDocument = undefined;
+    await vscode.commands.executeCommand('setContext', 'contextKeeper.reviewingSummary', false);
+    await closeDocument(document);
+  }
+}

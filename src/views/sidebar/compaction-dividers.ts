@@ -1,0 +1,143 @@
+/**
+ * Places compaction dividers in the transcript and works out which entries each one replaced.
+ * Pure: no `vscode` import.
+ *
+ * Place rule: a divider stands after the newest entry that existed when the compaction was applied
+ * (entries carry their production time), and never before the last entry it replaced (imported
+ * entries often carry no time). Checkpoints written by one run (same trigger, same place, applied
+ * within {@link GROUP_WINDOW_MS} of each other: for example tool results collapsed, then a summary)
+ * share one divider, whose figures add up theirs.
+ */
+import type { Entry, ItemKind } from '../../compaction/types';
+import type { BudgetSnapshot, CheckpointRecord } from '../../service/api';
+import type { CompactedAs, CompactionView } from '../../webview/shared/protocol';
+
+/** Checkpoints of one run are applied within this many milliseconds of each other. */
+export const GROUP_WINDOW_MS = 60_000;
+
+/** Dividers in transcript order and, per replaced raw entry, the id of the divider standing for it. */
+export interface PlacedCompactions {
+  compactions: CompactionView[];
+  /** Raw entry id → divider id, for checkpoints not restored (the newest wins for nested ones). */
+  compactedBy: Map<string, string>;
+  /** Raw entry id → what holds it in the context now (same entries as `compactedBy`). */
+  compactedAs: Map<string, CompactedAs>;
+}
+
+/** The state a replaced entry's line shows, by the kind of item that stands for it. */
+const HELD_AS: Record<Exclude<ItemKind, 'raw'>, CompactedAs> = { summary: 'summarized', collapsed: 'collapsed', clipped: 'clipped' };
+
+/** Index of the entry after which a checkpoint applied at `time` stands; -1: before every entry. */
+function placeIndex(checkpoint: CheckpointRecord, order: readonly string[], entries: ReadonlyMap<string, Entry>, position: ReadonlyMap<string, number>): number {
+  let index = -1;
+  for (const id of checkpoint.replacedIds) index = Math.max(index, position.get(id) ?? -1);
+  const applied = Date.parse(checkpoint.time);
+  if (Number.isNaN(applied)) return index;
+  for (let i = order.length - 1; i > index; i--) {
+    const stamp = entries.get(order[i])?.meta?.timestamp;
+    if (stamp !== undefined && Date.parse(stamp) <= applied) return i;
+  }
+  return index;
+}
+
+/**
+ * Groups and places `checkpoints` (oldest first) over the entries in `order`. `lastItemOfEntry`
+ * maps an entry id to its last transcript line (entries without a line, like system messages, are
+ * skipped back to the previous one). `budget` supplies the trigger level shown on automatic ones.
+ */
+export function placeCompactions(
+  checkpoints: readonly CheckpointRecord[],
+  order: readonly string[],
+  entries: ReadonlyMap<string, Entry>,
+  lastItemOfEntry: ReadonlyMap<string, string>,
+  budget: BudgetSnapshot | undefined,
+): PlacedCompactions {
+  const position = new Map<string, number>();
+  order.forEach((id, i) => position.set(id, i));
+  const compactions: CompactionView[] = [];
+  const compactedBy = new Map<string, string>();
+  const compactedAs = new Map<string, CompactedAs>();
+  let previous: { view: CompactionView; index: number; time: number } | undefined;
+  for (const checkpoint of checkpoints) {
+    const index = placeIndex(checkpoint, order, entries, position);
+    const time = Date.parse(checkpoint.time);
+    const inserted = checkpoint.inserted;
+    const counts = {
+      collapsed: inserted.filter((item) => item.kind === 'collapsed').length,
+      summaries: inserted.filter((item) => item.kind === 'summary' && !item.attachedFile).length,
+      clipped: inserted.filter((item) => item.kind === 'clipped').length,
+    };
+    const joins = previous && previous.index === index && previous.view.trigger === checkpoint.trigger && Math.abs(time - previous.time) <= GROUP_WINDOW_MS
+      && Boolean(previous.view.restored) === Boolean(checkpoint.restored);
+    let view: CompactionView;
+    if (joins && previous) {
+      view = previous.view;
+      view.checkpointIds.push(checkpoint.id);
+      view.tokensAfter = checkpoint.tokensAfter;
+      view.tokensBefore = Math.max(view.tokensBefore, checkpoint.tokensBefore);
+      view.collapsed += counts.collapsed;
+      view.summaries += counts.summaries;
+      view.clipped += counts.clipped;
+      view.messagesReplaced += checkpoint.replacedIds.length;
+      view.dropped += checkpoint.dropped;
+      view.summarizerModel ??= checkpoint.summarizerModel;
+      view.focus ??= checkpoint.focus;
+      if (checkpoint.attachedFiles?.length) view.attachedFiles = [...(view.attachedFiles ?? []), ...checkpoint.attachedFiles];
+    } else {
+      let after: string | undefined;
+      for (let i = index; i >= 0 && after === undefined; i--) after = lastItemOfEntry.get(order[i]);
+      view = {
+        id: checkpoint.id,
+        checkpointIds: [checkpoint.id],
+        afterId: after,
+        time: checkpoint.time,
+        trigger: checkpoint.trigger,
+        thresholdTokens: checkpoint.trigger === 'auto' ? budget?.compactAt.tokens : undefined,
+        thresholdFraction: checkpoint.trigger === 'auto' ? budget?.compactAt.fraction : undefined,
+        tokensBefore: checkpoint.tokensBefore,
+        tokensAfter: checkpoint.tokensAfter,
+        ...counts,
+        messagesReplaced: checkpoint.replacedIds.length,
+        dropped: checkpoint.dropped,
+        summarizerModel: checkpoint.summarizerModel,
+        focus: checkpoint.focus,
+        restored: checkpoint.restored || undefined,
+        ...(checkpoint.attachedFiles?.length ? { attachedFiles: [...checkpoint.attachedFiles] } : {}),
+      };
+      compactions.push(view);
+    }
+    previous = { view, index, time };
+    if (checkpoint.restored) continue;
+    for (const id of checkpoint.replacedIds) {
+      compactedBy.set(id, view.id);
+      compactedAs.set(id, 'summarized');
+    }
+    for (const item of inserted) if (item.kind !== 'raw') for (const id of item.covers) if (compactedBy.get(id) === view.id) compactedAs.set(id, HELD_AS[item.kind]);
+  }
+  return { compactions, compactedBy, compactedAs };
+}
+
+/**
+ * The level the context reached before the latest compaction run, in tokens, with the time the run
+ * began: the largest `tokensBefore` over the run's checkpoints (a run that collapses, summarizes and
+ * re-attaches files writes several, each starting where the previous one left off, so the last one's
+ * `before` is not the peak). A run is the newest checkpoints not restored and not imported, of one
+ * trigger, applied within {@link GROUP_WINDOW_MS} of each other. Undefined when there is none.
+ * O(checkpoints of the run).
+ */
+export function latestRunPeak(checkpoints: readonly CheckpointRecord[]): { tokens: number; time: string } | undefined {
+  let i = checkpoints.length - 1;
+  while (i >= 0 && (checkpoints[i].restored || checkpoints[i].trigger === 'import')) i--;
+  if (i < 0) return undefined;
+  const last = checkpoints[i];
+  let peak = { tokens: last.tokensBefore, time: last.time };
+  let time = Date.parse(last.time);
+  for (let j = i - 1; j >= 0; j--) {
+    const c = checkpoints[j];
+    const t = Date.parse(c.time);
+    if (c.restored || c.trigger !== last.trigger || !(Math.abs(time - t) <= GROUP_WINDOW_MS)) break;
+    peak = { tokens: Math.max(peak.tokens, c.tokensBefore), time: c.time };
+    time = t;
+  }
+  return peak;
+}

@@ -1,0 +1,191 @@
+/**
+ * The sidebar webview view. A thin transport: it renders the HTML shell, validates every message the
+ * webview posts (see `protocol.ts`), turns user actions into the extension's commands, and posts a
+ * complete snapshot after `ready`, after a gap (`resync`) and whenever the view becomes visible
+ * again; between those it posts only the deltas the model has collected (`flush`, coalesced by the
+ * caller). `retainContextWhenHidden` stays off: a hidden webview is dropped and rebuilt from the
+ * next snapshot.
+ */
+import * as vscode from 'vscode';
+import { DisposableStore } from '../../lifecycle/disposables';
+import { Commands } from '../commands/command-ids';
+import { parseWebviewMessage } from '../../webview/shared/protocol';
+import type { HostMessage, ReplacedItemView, WebviewMessage } from '../../webview/shared/protocol';
+import { renderSidebarHtml, webviewRoots } from './webview-html';
+
+/** Where the view's messages come from: the current session's sidebar model. */
+export interface SidebarSource {
+  snapshot(): HostMessage;
+  takeDelta(): HostMessage | undefined;
+  fullText(itemId: string): { text: string; fullLength: number } | undefined;
+  compactionDetail(id: string): { summary: string; replaced: ReplacedItemView[]; more: number } | undefined;
+  loadEarlier(): void;
+}
+
+/** The model of the session shown now (it changes when the session does). */
+export type SidebarSourceGetter = () => SidebarSource;
+
+/** Called when a webview instance said `ready` (the first one opens the session). */
+export type ReadyHook = () => void;
+
+/** User actions that run a command without arguments. */
+const PLAIN_ACTIONS: Partial<Record<WebviewMessage['type'], string>> = {
+  cancel: Commands.cancel, discardPreview: Commands.discardPreview, importTranscript: Commands.importTranscript,
+  setApiKey: Commands.setApiKey, showLog: Commands.showLog, testConnection: Commands.testConnection,
+  newSession: Commands.newSession, continueInNewTask: Commands.continueInNewTask, undoRestore: Commands.undoRestore,
+};
+
+/** User actions on one checkpoint or session: the command gets the message's `id`. */
+const ID_ACTIONS: Partial<Record<WebviewMessage['type'], string>> = {
+  openCheckpoint: Commands.openCheckpoint, diffCheckpoint: Commands.diffCheckpoint, restoreCheckpoint: Commands.restoreCheckpoint,
+  copySummary: Commands.copySummary, switchSession: Commands.switchSession, renameSession: Commands.renameSession,
+  deleteSession: Commands.deleteSession,
+};
+
+/** Provides the `contextKeeper.sidebar` view. */
+export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+  /** The view id, as contributed in package.json. */
+  static readonly viewId = 'contextKeeper.sidebar';
+
+  private view: vscode.WebviewView | undefined;
+  /** Listeners on the current view; cleared when the view is replaced or disposed. */
+  private readonly viewSubscriptions = new DisposableStore();
+  private ready = false;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly source: SidebarSourceGetter,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly onReady: ReadyHook,
+  ) {}
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.disposeView();
+    this.view = view;
+    this.ready = false;
+    view.webview.options = { enableScripts: true, localResourceRoots: webviewRoots(this.extensionUri) };
+    view.webview.html = renderSidebarHtml(view.webview, this.extensionUri);
+    this.viewSubscriptions.addAll(
+      view.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
+      view.onDidChangeVisibility(() => {
+        if (view.visible) this.pushSnapshot();
+      }),
+      view.onDidDispose(() => {
+        if (this.view === view) this.disposeView();
+      }),
+    );
+  }
+
+  /** Posts what changed since the last message to a visible, ready webview (callers coalesce bursts). */
+  flush(): void {
+    const view = this.view;
+    if (!view || !this.ready || !view.visible) return;
+    const message = this.source().takeDelta();
+    if (message) void view.webview.postMessage(message);
+  }
+
+  /** Posts a complete snapshot (a session switch, or anything a delta cannot express). */
+  refresh(): void {
+    this.pushSnapshot();
+  }
+
+  /** Puts `text`, a task Run sent that was not taken, back into the task box (when it is empty). */
+  restoreTask(text: string): void {
+    this.post({ type: 'restoreTask', text });
+  }
+
+  /** Reveals the sidebar. */
+  async reveal(): Promise<void> {
+    await vscode.commands.executeCommand(`${SidebarProvider.viewId}.focus`);
+  }
+
+  private pushSnapshot(): void {
+    const view = this.view;
+    if (!view || !this.ready || !view.visible) return;
+    void view.webview.postMessage(this.source().snapshot());
+  }
+
+  private post(message: HostMessage): void {
+    if (this.view && this.ready) void this.view.webview.postMessage(message);
+  }
+
+  private receive(raw: unknown): void {
+    const message = parseWebviewMessage(raw);
+    if (!message) {
+      this.log.warn('Dropped a malformed message from the sidebar webview.');
+      return;
+    }
+    this.log.trace(`sidebar → host: ${message.type}`);
+    if (message.type === 'ready') {
+      this.ready = true;
+      this.pushSnapshot();
+      this.onReady();
+      return;
+    }
+    if (this.answerLocally(message)) return;
+    void this.dispatch(message).catch((error: unknown) => {
+      this.log.error(`Sidebar action ${message.type} failed: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  }
+
+  /** Messages answered from the model without a command; true when handled. */
+  private answerLocally(message: WebviewMessage): boolean {
+    const source = this.source();
+    switch (message.type) {
+      case 'resync':
+        this.pushSnapshot();
+        return true;
+      case 'loadEarlier':
+        source.loadEarlier();
+        this.pushSnapshot();
+        return true;
+      case 'expandItem': {
+        const full = source.fullText(message.id);
+        if (full) this.post({ type: 'itemText', id: message.id, ...full });
+        return true;
+      }
+      case 'compactionDetail': {
+        const detail = source.compactionDetail(message.id);
+        if (detail) this.post({ type: 'compactionDetail', id: message.id, ...detail });
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+
+  /** Runs the command a user action stands for, with its arguments from the message. */
+  private async dispatch(message: WebviewMessage): Promise<unknown> {
+    const plain = PLAIN_ACTIONS[message.type];
+    if (plain) return vscode.commands.executeCommand(plain);
+    const byId = ID_ACTIONS[message.type];
+    if (byId && 'id' in message) return vscode.commands.executeCommand(byId, message.id);
+    switch (message.type) {
+      case 'runTask':
+        return vscode.commands.executeCommand(Commands.newAgentTask, message.text);
+      case 'compact':
+        return vscode.commands.executeCommand(Commands.compactConversation, { focus: message.focus });
+      case 'approve':
+        return vscode.commands.executeCommand(Commands.answerApproval, message.requestId, message.approved);
+      case 'applyPreview':
+        return vscode.commands.executeCommand(Commands.applyPreview, message.summary);
+      case 'togglePin':
+        return vscode.commands.executeCommand(Commands.pinMessage, message.entryId);
+      case 'openSettings':
+        return vscode.commands.executeCommand('workbench.action.openSettings', '@ext:contextkeeper.context-keeper');
+      default:
+        return undefined;
+    }
+  }
+
+  private disposeView(): void {
+    this.viewSubscriptions.clear();
+    this.view = undefined;
+    this.ready = false;
+  }
+
+  dispose(): void {
+    this.disposeView();
+    this.viewSubscriptions.dispose();
+  }
+}

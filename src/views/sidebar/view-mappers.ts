@@ -1,0 +1,93 @@
+/**
+ * The service's records as the sidebar shows them: gauge, checkpoint rows, approvals, the summary
+ * preview and a compaction divider's detail. Pure functions of the records.
+ */
+import type { ApprovalRequest } from '../../agent/types';
+import type { Entry } from '../../compaction/types';
+import type { BudgetSnapshot, CheckpointRecord, CompactionPreview } from '../../service/api';
+import type { ApprovalView, BudgetView, CheckpointView, CompactionView, PreviewView, ReplacedItemView } from '../../webview/shared/protocol';
+import { contentText, firstLine, pathArgument } from './transcript-items';
+
+/** The service's budget as the gauge shows it (without the peak, which the model adds). */
+export function toBudgetView(budget: BudgetSnapshot, autoCompact: boolean): BudgetView {
+  return {
+    used: budget.used,
+    window: budget.window,
+    reserved: budget.reserved,
+    inputBudget: budget.inputBudget,
+    compactAt: budget.compactAt.tokens,
+    compactAtFraction: budget.compactAt.fraction,
+    compactTo: budget.compactTo.tokens,
+    compactToFraction: budget.compactTo.fraction,
+    exact: budget.exact,
+    ...(budget.counting ? { counting: true } : {}),
+    ...(budget.usedSource ? { usedSource: budget.usedSource } : {}),
+    ...(budget.cachedAdded ? { cachedAdded: true } : {}),
+    breakdown: { ...budget.breakdown },
+    model: budget.model,
+    warnings: [...budget.warnings],
+    autoCompact,
+    ...(budget.windowSource ? { windowSource: budget.windowSource } : {}),
+    ...(budget.recordedPromptTokens !== undefined ? { recordedPromptTokens: budget.recordedPromptTokens } : {}),
+  };
+}
+
+/** A checkpoint record as one history row. */
+export function toCheckpointView(checkpoint: CheckpointRecord, undoableRestore?: string): CheckpointView {
+  return {
+    id: checkpoint.id,
+    time: checkpoint.time,
+    trigger: checkpoint.trigger,
+    strategy: checkpoint.strategy,
+    tokensBefore: checkpoint.tokensBefore,
+    tokensAfter: checkpoint.tokensAfter,
+    messagesReplaced: checkpoint.replacedIds.length,
+    summarizerModel: checkpoint.summarizerModel,
+    dropped: checkpoint.dropped,
+    focus: checkpoint.focus,
+    restored: checkpoint.restored || undefined,
+    undoRestore: (checkpoint.restored && checkpoint.id === undoableRestore) || undefined,
+  };
+}
+
+/** Pending approvals as the sidebar's cards. */
+export function toApprovalViews(requests: readonly ApprovalRequest[]): ApprovalView[] {
+  return requests.map((r) => ({ requestId: r.requestId, kind: r.kind, title: r.title, detail: r.detail }));
+}
+
+/** The pending summary preview as the sidebar's card, if any. */
+export function toPreviewView(preview: CompactionPreview | undefined): PreviewView | undefined {
+  return preview && { summary: preview.summary, tokensBefore: preview.tokensBefore, tokensAfter: preview.tokensAfter, messagesReplaced: preview.replacedIds.length };
+}
+
+/**
+ * The summary text (at most 40,000 characters) and the first `max` replaced messages of a compaction
+ * divider; `toolNames` maps tool-result entry ids to tool names (see `transcript-items.ts`).
+ */
+export function compactionDetailOf(
+  group: CompactionView,
+  checkpoints: readonly CheckpointRecord[],
+  entries: ReadonlyMap<string, Entry>,
+  toolNames: ReadonlyMap<string, { name: string }>,
+  max: number,
+): { summary: string; replaced: ReplacedItemView[]; more: number } {
+  const records = checkpoints.filter((c) => group.checkpointIds.includes(c.id));
+  const summary = records.map((c) => c.summary).join('\n\n---\n\n').slice(0, 40_000);
+  const ids = [...new Set(records.flatMap((c) => c.replacedIds))];
+  const replaced: ReplacedItemView[] = [];
+  for (const entryId of ids.slice(0, max)) {
+    const entry = entries.get(entryId);
+    if (!entry) continue;
+    const message = entry.message;
+    if (message.role === 'assistant' && message.tool_calls?.length) {
+      for (const call of message.tool_calls) {
+        if (call.type === 'function') replaced.push({ role: 'tool call', tool: call.function.name, path: pathArgument(call.function.arguments), preview: firstLine(call.function.arguments, 100) });
+      }
+      continue;
+    }
+    // By the result's own entry: call ids repeat across steps, so the id alone may name another step's call.
+    const tool = message.role === 'tool' ? toolNames.get(entryId)?.name : undefined;
+    replaced.push({ role: message.role, tool, preview: firstLine(contentText(message.content), 100) });
+  }
+  return { summary, replaced, more: Math.max(0, ids.length - max) };
+}

@@ -1,0 +1,288 @@
+/**
+ * Sidebar webview script (bundled by esbuild to dist/webview.js), rendered with lit-html.
+ *
+ * Protocol (see src/webview/shared/protocol.ts): posts `ready`, renders the complete `snapshot` the host sends,
+ * then patches its copy with each `delta`. Messages are queued as they arrive and applied once per
+ * animation frame, after any waiting input, and only the regions they touched are rendered again
+ * (see scheduler.ts), so a click is never queued behind rendering. lit-html
+ * inserts host text as text, never as HTML, and keeps DOM nodes across renders (keyed transcript
+ * lines), so focus, scroll position and opened items survive updates. One narrow `role=status`
+ * region announces state changes and compactions only.
+ *
+ * Local state kept with `setState` (survives the view being hidden and rebuilt): the task draft,
+ * the Compact focus text of each session (see focus-drafts.ts) and which tool results and dividers are open.
+ */
+import { html, render } from 'lit-html';
+import type { HostMessage, WebviewMessage } from './shared/protocol.js';
+import { banners, gauge, header, history } from './panels.js';
+import { Store } from './shared/view-store.js';
+import type { Applied } from './shared/view-store.js';
+import { announcementFor } from './shared/announcements.js';
+import { compactionAnnouncement, transcript } from './transcript.js';
+import type { Ui } from './transcript.js';
+import { RovingRows } from './roving.js';
+import { UpdateScheduler } from './scheduler.js';
+import { FocusDrafts } from './shared/focus-drafts.js';
+
+interface Saved {
+  draft?: string;
+  open?: string[];
+  /** Compact focus text by session id. */
+  focus?: Record<string, string>;
+}
+interface VsCodeApi {
+  postMessage(message: WebviewMessage): void;
+  getState(): Saved | undefined;
+  setState(state: Saved): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+const saved = vscode.getState() ?? {};
+
+type Region = 'top' | 'transcript' | 'history';
+
+/** The regions a host message touches (only those are rendered again). */
+function regionsOf(message: HostMessage): Region[] {
+  switch (message.type) {
+    case 'snapshot':
+      return ['top', 'transcript', 'history'];
+    case 'itemText':
+    case 'compactionDetail':
+      return ['transcript'];
+    case 'restoreTask':
+      return [];
+    case 'delta': {
+      const d = message.delta;
+      const regions = new Set<Region>();
+      if (d.text || d.items || d.earlier !== undefined || d.compactions || d.readOnly !== undefined) regions.add('transcript');
+      if (d.checkpoints) regions.add('history');
+      if (d.state !== undefined || d.budget || d.approvals || d.preview !== undefined || d.error !== undefined || d.source !== undefined
+        || d.hasApiKey !== undefined || d.sessions || d.sessionId !== undefined || d.readOnly !== undefined) regions.add('top');
+      return [...regions];
+    }
+  }
+}
+
+class Page implements Ui {
+  readonly store = new Store();
+  readonly open = new Set<string>(saved.open ?? []);
+  private readonly focusDrafts = new FocusDrafts(saved.focus);
+  /** The session whose draft the focus box shows; the box is refilled when the shown session changes. */
+  private focusSession: string | undefined | null = null;
+  private readonly queue: HostMessage[] = [];
+  private readonly status = document.getElementById('status')!;
+  private cancelRequested = false;
+  private readonly pending: ReturnType<typeof setTimeout>[] = [];
+  private readonly statsNode = document.getElementById('ck-stats')!;
+  private readonly scheduler = new UpdateScheduler<Region>(
+    ['top', 'transcript', 'history'],
+    () => this.applyQueued(),
+    (region) => this.draw(region),
+    (stats) => (this.statsNode.dataset.json = JSON.stringify(stats)),
+  );
+  // Fixed containers, one lit-html render each: a streamed delta renders the transcript alone.
+  private readonly top = document.createElement('div');
+  private readonly form = document.createElement('div');
+  private readonly list = document.createElement('div');
+  private readonly history = document.createElement('div');
+  private readonly rows = new RovingRows(this.list);
+  // The checkpoint history as one Tab stop too (newest first), instead of one per button.
+  private readonly checkpointRows = new RovingRows(this.history, 'first');
+
+  constructor(
+    root: HTMLElement,
+    private readonly taskInput: HTMLTextAreaElement,
+  ) {
+    const task = document.createElement('section');
+    task.className = 'task';
+    task.setAttribute('aria-labelledby', 'task-title');
+    const title = document.createElement('h2');
+    title.id = 'task-title';
+    title.textContent = 'Agent';
+    task.append(title, this.form, this.list);
+    const loading = document.createElement('p');
+    loading.className = 'loading';
+    loading.textContent = 'Loading…';
+    this.top.append(loading);
+    root.replaceChildren(this.top, task, this.history);
+    document.addEventListener('click', (event) => this.scheduler.noteClick(event), true);
+  }
+
+  post(message: WebviewMessage): void {
+    vscode.postMessage(message);
+  }
+
+  toggle(id: string, open: boolean): void {
+    if (open === this.open.has(id)) return;
+    if (open) this.open.add(id);
+    else this.open.delete(id);
+    this.save();
+    this.rerender();
+  }
+
+  save(): void {
+    vscode.setState({ draft: this.taskInput.value, open: [...this.open].slice(-200), focus: this.focusDrafts.saved() });
+  }
+
+  /** Queues a host message; it is applied at the next frame, after any waiting input. */
+  receive(message: HostMessage): void {
+    this.queue.push(message);
+    this.scheduler.mark();
+  }
+
+  rerender(): void {
+    this.scheduler.mark('transcript');
+  }
+
+  private applyQueued(): void {
+    for (const message of this.queue.splice(0)) {
+      const applied = this.store.apply(message);
+      if (applied.kind === 'gap') {
+        this.queue.length = 0;
+        this.post({ type: 'resync' });
+        return;
+      }
+      if (applied.kind === 'snapshot') this.scheduler.stats.snapshots++;
+      if (applied.kind === 'delta') this.scheduler.stats.deltas++;
+      this.announceChanges(applied);
+      this.scheduler.mark(...regionsOf(message));
+    }
+  }
+
+  private announceChanges(applied: Applied): void {
+    // A cancel from outside the sidebar (palette, notification) shows as the newest reply cut short.
+    const newest = this.store.view?.transcript.at(-1);
+    const fromRun = applied.stateChange?.from === 'streaming' || applied.stateChange?.from === 'running-tool';
+    const cancelled = this.cancelRequested || (fromRun && newest?.kind === 'assistant' && newest.interrupted === true);
+    const { clear, texts } = announcementFor(applied, cancelled, compactionAnnouncement);
+    if (applied.stateChange && (applied.stateChange.to === 'idle' || applied.stateChange.to === 'error')) this.cancelRequested = false;
+    if (clear) {
+      // A text still waiting to be written belongs to the session left behind.
+      for (const t of this.pending.splice(0)) clearTimeout(t);
+      this.status.textContent = '';
+    }
+    for (const text of texts) this.announce(text);
+  }
+
+  /** Asks the host to cancel the run; its end is then announced as cancelled. */
+  private cancel(): void {
+    this.cancelRequested = true;
+    this.post({ type: 'cancel' });
+  }
+
+  /** Writes to the status region; a short pause lets screen readers see a change of text. */
+  private announce(text: string): void {
+    this.status.textContent = '';
+    this.pending.push(setTimeout(() => (this.status.textContent = text), 50));
+  }
+
+  private draw(region: Region): void {
+    const view = this.store.view;
+    if (!view) return;
+    const busy = view.state !== 'idle' && view.state !== 'error';
+    switch (region) {
+      case 'top':
+        if (this.top.querySelector(':scope > .loading')) this.top.replaceChildren();
+        document.body.dataset.state = view.state;
+        render(
+          html`${header(this, view)}
+            <div id="gauge">${gauge(view.budget)}</div>
+            <div class="compact-row">
+              <input type="text" id="compact-focus" placeholder="Focus (optional)" aria-label="Compaction focus" data-test="compact-focus" @input=${(e: Event) => this.noteFocus(view.sessionId, (e.target as HTMLInputElement).value)}>
+              <button class="secondary" data-test="compact" title="Summarize older history into a checkpoint now" ?disabled=${busy} @click=${() => this.compact()}><span class="codicon codicon-fold" aria-hidden="true"></span><span>Compact</span></button>
+              <button class="icon-button" title="Import transcript…" aria-label="Import transcript…" data-test="import" @click=${() => this.post({ type: 'importTranscript' })}><span class="codicon codicon-cloud-download" aria-hidden="true"></span></button>
+            </div>
+            ${banners(this, view)}`,
+          this.top,
+        );
+        this.showFocusOf(view.sessionId);
+        // A recording takes no task: say why Run is off, and where to go instead.
+        this.taskInput.placeholder = view.readOnly ? 'A recording is read-only: “Continue in a new task” (above) starts a working session from it.' : 'Describe a task for the agent… (Ctrl+Enter runs it)';
+        render(
+          html`<form class="task-form" @submit=${(e: Event) => { e.preventDefault(); this.submit(); }}>
+            ${this.taskInput}
+            <div class="actions">
+              <button type="submit" data-test="run-task" title=${view.readOnly ? 'A recording is read-only: use “Continue in a new task” to run a task from it' : 'Run the task (Ctrl+Enter)'} ?disabled=${busy || view.readOnly}><span class="codicon codicon-play" aria-hidden="true"></span><span>Run</span></button>
+              <button type="button" class="secondary" data-test="cancel" ?disabled=${!busy} @click=${() => this.cancel()}><span class="codicon codicon-debug-stop" aria-hidden="true"></span><span>Cancel</span></button>
+            </div>
+          </form>`,
+          this.form,
+        );
+        return;
+      case 'transcript': {
+        // Follow the stream only when the reader is at the bottom already.
+        const list = this.list.querySelector('.transcript');
+        const stick = !list || list.scrollTop + list.clientHeight >= list.scrollHeight - 8;
+        render(transcript(this, view), this.list);
+        this.rows.sync();
+        const after = this.list.querySelector('.transcript');
+        if (after && stick) after.scrollTop = after.scrollHeight;
+        return;
+      }
+      case 'history':
+        render(history(this, view.checkpoints), this.history);
+        this.checkpointRows.sync();
+        return;
+    }
+  }
+
+  private compact(): void {
+    const input = this.top.querySelector<HTMLInputElement>('#compact-focus');
+    const focus = input?.value.trim();
+    this.post({ type: 'compact', focus: focus || undefined });
+    if (input) input.value = '';
+    this.noteFocus(this.store.view?.sessionId, '');
+  }
+
+  /** Keeps the focus text typed for session `id`. */
+  private noteFocus(id: string | undefined, text: string): void {
+    this.focusDrafts.set(id, text);
+    this.save();
+  }
+
+  /** Fills the focus box with session `id`'s own draft when the shown session changed (typing is never disturbed). */
+  private showFocusOf(id: string | undefined): void {
+    if (id === this.focusSession) return;
+    this.focusSession = id;
+    const input = this.top.querySelector<HTMLInputElement>('#compact-focus');
+    if (input) input.value = this.focusDrafts.get(id);
+  }
+
+  /** A task Run sent that the host did not take: back into the box, unless something new was typed. */
+  restoreTask(text: string): void {
+    if (this.taskInput.value.trim()) return;
+    this.taskInput.value = text;
+    this.save();
+  }
+
+  submit(): void {
+    const text = this.taskInput.value.trim();
+    if (!text || this.store.view?.readOnly) return;
+    this.post({ type: 'runTask', text });
+    this.taskInput.value = '';
+    this.save();
+  }
+}
+
+const root = document.getElementById('app');
+if (root) {
+  // The task box is one element kept across renders, so typing is never disturbed by an update.
+  const taskInput = document.createElement('textarea');
+  Object.assign(taskInput, { id: 'task', rows: 3, placeholder: 'Describe a task for the agent… (Ctrl+Enter runs it)', value: saved.draft ?? '' });
+  taskInput.setAttribute('aria-label', 'Agent task');
+  const page = new Page(root, taskInput);
+  taskInput.addEventListener('input', () => page.save());
+  taskInput.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      page.submit();
+    }
+  });
+  window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
+    if (!event.data || typeof event.data !== 'object' || !('type' in event.data)) return;
+    if (event.data.type === 'restoreTask') page.restoreTask(event.data.text);
+    else page.receive(event.data);
+  });
+  vscode.postMessage({ type: 'ready' });
+}

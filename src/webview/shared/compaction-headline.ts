@@ -1,0 +1,35 @@
+/**
+ * The headline of a compaction divider in the transcript, in plain words. Pure: the webview imports
+ * it, tests run it in Node. Token counts in gauge formatting (see `formatTokens`).
+ */
+import { formatTokens as tokens } from '../../views/notices';
+import type { CompactionView } from './protocol';
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/**
+ * E.g. "Compacted automatically: the context passed the 11.2k-token trigger (80% of budget) and
+ * went from 11.9k to 3.8k tokens; 5 tool results collapsed, 1 summary". The trigger level is named
+ * as a trigger: "compacted at 11.2k" read as the size after compaction.
+ */
+export function compactionHeadline(c: CompactionView): string {
+  const change = `went from ${tokens(c.tokensBefore)} to ${tokens(c.tokensAfter)} tokens`;
+  const opening =
+    c.trigger === 'auto'
+      ? c.thresholdTokens !== undefined
+        ? `Compacted automatically: the context passed the ${tokens(c.thresholdTokens)}-token trigger${c.thresholdFraction !== undefined ? ` (${Math.round(c.thresholdFraction * 100)}% of budget)` : ''} and ${change}`
+        : `Compacted automatically: the context ${change}`
+      : c.trigger === 'manual'
+        ? `Compacted on request: the context ${change}`
+        : `Compacted by the original agent (recorded): the context ${change}`;
+  const parts = [
+    c.collapsed > 0 ? `${plural(c.collapsed, 'tool result', 'tool results')} collapsed` : undefined,
+    c.summaries > 0 ? plural(c.summaries, 'summary', 'summaries') : undefined,
+    c.clipped > 0 ? `${plural(c.clipped, 'message', 'messages')} clipped` : undefined,
+    c.dropped > 0 ? `${c.dropped} dropped` : undefined,
+    c.attachedFiles?.length ? `${plural(c.attachedFiles.length, 'file', 'files')} re-attached` : undefined,
+  ].filter((p): p is string => p !== undefined);
+  return `${opening}${parts.length ? `; ${parts.join(', ')}` : ''}`;
+}

@@ -1,0 +1,96 @@
+/**
+ * Where everything on the budget gauge's bar stands, as CSS percentages of the bar. Pure: no DOM and
+ * no `vscode` import, so the placement is unit-tested and the webview only draws it.
+ *
+ * The bar's scale is the model's window, widened to the context (or the peak) when that is larger:
+ * a context past its budget is then drawn to its true size, the part over the prompt budget as a
+ * distinct overflow segment, and the compaction marks, the window's end and the peak keep their
+ * true places on the same scale (instead of every mark crowding inside a bar filled to the edge).
+ */
+import type { BudgetView } from './protocol';
+import { recordedK, recordedReason } from '../../transcripts/reported';
+
+/** Positions on the bar, each a CSS percentage string ("42.00%"). */
+export interface GaugeGeometry {
+  /** Tokens the whole bar stands for: max(window, used, peak). */
+  scale: number;
+  /** True when the context is over the prompt budget (`used > inputBudget`). */
+  over: boolean;
+  /** Tokens over the prompt budget (0 when within it). */
+  overTokens: number;
+  /** `used` as a whole-number percentage of the prompt budget (e.g. 236). */
+  usedPercent: number;
+  /** Width of each breakdown category's segment, in category order of the breakdown. */
+  segments: Record<keyof BudgetView['breakdown'], string>;
+  /** The reply reserve: from the prompt budget's end to the window's end. */
+  reserved: { left: string; width: string };
+  /** The part of the context over the prompt budget, drawn over the segments; absent within budget. */
+  overflow?: { left: string; width: string };
+  /** The window's end, when the bar reaches beyond it. */
+  windowEnd?: string;
+  /** The compaction trigger and target marks. */
+  at: string;
+  to: string;
+  /** The peak mark, when the budget has a peak. */
+  peak?: string;
+}
+
+/** `n` tokens as a CSS percentage of `scale` tokens, clamped to the bar. */
+function pct(n: number, scale: number): string {
+  return `${scale > 0 ? Math.max(0, Math.min(100, (n / scale) * 100)).toFixed(2) : '0'}%`;
+}
+
+/** Places every part of the gauge for `budget` (all sizes in tokens). */
+export function gaugeGeometry(budget: Pick<BudgetView, 'used' | 'window' | 'inputBudget' | 'compactAt' | 'compactTo' | 'breakdown' | 'peak'>): GaugeGeometry {
+  const scale = Math.max(budget.window, budget.used, budget.peak?.tokens ?? 0, 1);
+  const at = (n: number) => pct(n, scale);
+  const over = budget.used > budget.inputBudget;
+  const b = budget.breakdown;
+  return {
+    scale,
+    over,
+    overTokens: Math.max(0, budget.used - budget.inputBudget),
+    usedPercent: budget.inputBudget > 0 ? Math.round((budget.used / budget.inputBudget) * 100) : 0,
+    segments: { system: at(b.system), tools: at(b.tools), history: at(b.history), summaries: at(b.summaries), currentTask: at(b.currentTask) },
+    reserved: { left: at(budget.inputBudget), width: at(budget.window - budget.inputBudget) },
+    ...(over ? { overflow: { left: at(budget.inputBudget), width: at(budget.used - budget.inputBudget) } } : {}),
+    ...(scale > budget.window ? { windowEnd: at(budget.window) } : {}),
+    at: at(budget.compactAt),
+    to: at(budget.compactTo),
+    ...(budget.peak ? { peak: at(budget.peak.tokens) } : {}),
+  };
+}
+
+/**
+ * The short note after the window on the gauge, from the window's source sentence (see
+ * `describeWindow` and `recordingWindow`): " (reported)", " (model table)", " (settings)",
+ * " (assumed)", " (recording's model)" or " (configured model's)"; '' when unknown.
+ */
+export function windowOriginNote(source: string | undefined): string {
+  if (!source) return '';
+  // An imported recording: its own model's window, or the configured one standing in.
+  if (source.includes('window of configured model')) return " (configured model's)";
+  if (source.includes("recording's model")) return " (recording's model)";
+  // What follows "N tokens," (N itself holds commas: "32,768 tokens, reported by the server").
+  const where = source.slice(source.indexOf('tokens,') + 'tokens,'.length).trim();
+  if (where.startsWith('assumed')) return ' (assumed)';
+  if (where.includes('server') || where.includes('VS Code')) return ' (reported)';
+  if (where.includes('table')) return ' (model table)';
+  if (where.includes('settings')) return ' (settings)';
+  return '';
+}
+
+/**
+ * The line under an imported recording's gauge naming the provider's own figure for its newest
+ * request ("recorded by the provider: 135.5k prompt tokens, …"), or undefined when the recording
+ * holds no usage. It says why the figure differs from the count: above it, the request held what the
+ * recording does not (system prompt, tool schemas, hidden reasoning); well below it, the agent had
+ * condensed or cut its own context (see `recordedReason`); after ContextKeeper compacted the context,
+ * the figure is compared with the recording as imported (`importedTokens`). The gauge's own figure stays what
+ * ContextKeeper sends, which is what compaction acts on.
+ */
+export function recordedPromptNote(budget: { used: number; recordedPromptTokens?: number; importedTokens?: number }): string | undefined {
+  const recorded = budget.recordedPromptTokens;
+  if (recorded === undefined) return undefined;
+  return `Recorded by the provider: ${recordedK(recorded)} prompt tokens for the recording's newest request, ${recordedReason(recorded, budget.used, budget.importedTokens)}. The gauge counts what ContextKeeper sends: ${budget.used.toLocaleString('en-US')} tokens.`;
+}
