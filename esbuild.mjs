@@ -8,18 +8,40 @@ const production = process.argv.includes('--production');
 
 /** @type {esbuild.BuildOptions[]} */
 const targets = [
-  { entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', banner: { js: '#!/usr/bin/env node' } },
+  {
+    entryPoints: ['src/cli.ts'],
+    outfile: 'dist/cli.js',
+    platform: 'node',
+    format: 'cjs',
+    banner: { js: '#!/usr/bin/env node' },
+  },
 ];
 if (fs.existsSync('src/demo/main.ts')) {
   targets.push({ entryPoints: ['src/demo/main.ts'], outfile: 'dist/demo.js', platform: 'node', format: 'cjs' });
 }
 // Large compactions run in a worker thread; its script ships beside the bundles that start it.
-targets.push({ entryPoints: ['src/service/compaction/worker/worker-main.ts'], outfile: 'dist/compaction-worker.js', platform: 'node', format: 'cjs' });
+targets.push({
+  entryPoints: ['src/service/compaction/worker/worker-main.ts'],
+  outfile: 'dist/compaction-worker.js',
+  platform: 'node',
+  format: 'cjs',
+});
 if (fs.existsSync('src/extension.ts')) {
-  targets.push({ entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', external: ['vscode'] });
+  targets.push({
+    entryPoints: ['src/extension.ts'],
+    outfile: 'dist/extension.js',
+    platform: 'node',
+    format: 'cjs',
+    external: ['vscode'],
+  });
 }
 if (fs.existsSync('src/webview/main.ts')) {
-  targets.push({ entryPoints: ['src/webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife' });
+  targets.push({
+    entryPoints: ['src/webview/main.ts'],
+    outfile: 'dist/webview.js',
+    platform: 'browser',
+    format: 'iife',
+  });
 }
 
 // The tokenizer's rank tables ship prebuilt as separate files, read on the first count (never at activation).

@@ -3,7 +3,19 @@
 import tseslint from 'typescript-eslint';
 
 /** Layers below the views: plain Node, testable without an editor (see README, "Layout"). */
-const editorFree = ['src/tokenizer', 'src/compaction', 'src/models', 'src/transcripts', 'src/summarizers', 'src/replay', 'src/agent', 'src/service', 'src/cli', 'src/demo', 'src/watch'];
+const editorFree = [
+  'src/tokenizer',
+  'src/compaction',
+  'src/models',
+  'src/transcripts',
+  'src/summarizers',
+  'src/replay',
+  'src/agent',
+  'src/service',
+  'src/cli',
+  'src/demo',
+  'src/watch',
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', '.vscode-test/**', '**/*.mjs', '**/*.js'] },
@@ -18,7 +30,11 @@ export default tseslint.config(
       // node:test's test()/describe() return promises the runner itself awaits.
       '@typescript-eslint/no-floating-promises': [
         'error',
-        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] }] },
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] },
+          ],
+        },
       ],
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
@@ -28,7 +44,10 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
       ],
       // Re-raising an abort reason (typed `any` by the DOM typings) is fine; literal non-Errors are not.
-      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
+      '@typescript-eslint/prefer-promise-reject-errors': [
+        'error',
+        { allowThrowingAny: true, allowThrowingUnknown: true },
+      ],
       // An async method that satisfies a Promise-returning interface needs no await.
       '@typescript-eslint/require-await': 'off',
       'no-restricted-syntax': ['error', { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' }],
@@ -39,7 +58,14 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { paths: [{ name: 'vscode', message: 'This layer runs without an editor: take plain data and an AbortSignal instead.' }] },
+        {
+          paths: [
+            {
+              name: 'vscode',
+              message: 'This layer runs without an editor: take plain data and an AbortSignal instead.',
+            },
+          ],
+        },
       ],
     },
   },

@@ -55,21 +55,62 @@ class Disposable {
 
 /** Namespaces and classes of the `vscode` API that the bundle may touch at load or activation. */
 const API_NAMES = [
-  'window', 'commands', 'env', 'languages', 'extensions', 'l10n', 'debug', 'tasks', 'scm', 'authentication', 'chat', 'lm',
-  'Uri', 'ThemeColor', 'ThemeIcon', 'MarkdownString', 'RelativePattern', 'CancellationTokenSource', 'CancellationError',
-  'StatusBarAlignment', 'ViewColumn', 'ProgressLocation', 'ConfigurationTarget', 'TreeItem', 'TreeItemCollapsibleState',
-  'Range', 'Position', 'Selection', 'WorkspaceEdit', 'TextEdit', 'FileType', 'FileSystemError', 'LogLevel', 'QuickPickItemKind',
+  'window',
+  'commands',
+  'env',
+  'languages',
+  'extensions',
+  'l10n',
+  'debug',
+  'tasks',
+  'scm',
+  'authentication',
+  'chat',
+  'lm',
+  'Uri',
+  'ThemeColor',
+  'ThemeIcon',
+  'MarkdownString',
+  'RelativePattern',
+  'CancellationTokenSource',
+  'CancellationError',
+  'StatusBarAlignment',
+  'ViewColumn',
+  'ProgressLocation',
+  'ConfigurationTarget',
+  'TreeItem',
+  'TreeItemCollapsibleState',
+  'Range',
+  'Position',
+  'Selection',
+  'WorkspaceEdit',
+  'TextEdit',
+  'FileType',
+  'FileSystemError',
+  'LogLevel',
+  'QuickPickItemKind',
 ];
 
 /** A plain object (the bundle copies its own properties) with the API surface activation uses. */
 function vscodeStub(): Record<string, unknown> {
-  const config = { get: (_k: string, d?: unknown) => d, has: () => false, inspect: () => undefined, update: async () => {} };
+  const config = {
+    get: (_k: string, d?: unknown) => d,
+    has: () => false,
+    inspect: () => undefined,
+    update: async () => {},
+  };
   const stub: Record<string, unknown> = {};
   for (const name of API_NAMES) stub[name] = anything(name);
   stub.EventEmitter = EventEmitter;
   stub.Disposable = Disposable;
-  const workspace = { getConfiguration: () => config, workspaceFolders: undefined, onDidChangeConfiguration: () => new Disposable() };
-  stub.workspace = new Proxy(workspace, { get: (t, k) => (k in t ? (t as Record<string | symbol, unknown>)[k] : anything(`workspace.${String(k)}`)) });
+  const workspace = {
+    getConfiguration: () => config,
+    workspaceFolders: undefined,
+    onDidChangeConfiguration: () => new Disposable(),
+  };
+  stub.workspace = new Proxy(workspace, {
+    get: (t, k) => (k in t ? (t as Record<string | symbol, unknown>)[k] : anything(`workspace.${String(k)}`)),
+  });
   return stub;
 }
 
@@ -77,11 +118,21 @@ const storageFolder = mkdtempSync(path.join(tmpdir(), 'ck-bench-storage-'));
 process.on('exit', () => rmSync(storageFolder, { recursive: true, force: true }));
 
 function context(extensionPath: string): unknown {
-  const memento = { get: (_k: string, d?: unknown) => d, update: async () => {}, keys: () => [], setKeysForSync: () => {} };
+  const memento = {
+    get: (_k: string, d?: unknown) => d,
+    update: async () => {},
+    keys: () => [],
+    setKeysForSync: () => {},
+  };
   return new Proxy(
     {
       subscriptions: [] as Array<{ dispose(): void }>,
-      secrets: { get: async () => undefined, store: async () => {}, delete: async () => {}, onDidChange: () => new Disposable() },
+      secrets: {
+        get: async () => undefined,
+        store: async () => {},
+        delete: async () => {},
+        onDidChange: () => new Disposable(),
+      },
       workspaceState: memento,
       globalState: memento,
       extension: { packageJSON: { version: '0.0.0-bench' } },
@@ -126,7 +177,9 @@ function main(): void {
   if (process.argv.includes('--encoder')) {
     const load = () => {
       /* eslint-disable @typescript-eslint/no-require-imports */
-      const { Tiktoken } = require('js-tiktoken/lite') as { Tiktoken: new (r: unknown) => { encode(t: string): number[] } };
+      const { Tiktoken } = require('js-tiktoken/lite') as {
+        Tiktoken: new (r: unknown) => { encode(t: string): number[] };
+      };
       const ranks = require('js-tiktoken/ranks/o200k_base') as { default?: unknown };
       return new Tiktoken(ranks.default ?? ranks).encode('hello world');
       /* eslint-enable @typescript-eslint/no-require-imports */
@@ -165,7 +218,9 @@ function main(): void {
     ext.activate(ctx);
     const t2 = now();
     const heapGrowth = heap() - h0;
-    process.stdout.write(`${JSON.stringify({ requireMs: t1 - t0, activateMs: t2 - t1, totalMs: t2 - t0, heap: heapGrowth, subscriptions: ctx.subscriptions.length })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ requireMs: t1 - t0, activateMs: t2 - t1, totalMs: t2 - t0, heap: heapGrowth, subscriptions: ctx.subscriptions.length })}\n`,
+    );
   }
   for (const d of ctx.subscriptions) {
     try {

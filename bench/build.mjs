@@ -5,19 +5,43 @@ import * as esbuild from 'esbuild';
 import { writeRankTables } from '../scripts/rankTables.mjs';
 
 /** Options every bench bundle shares. */
-const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', packages: 'external', tsconfig: 'tsconfig.json', sourcemap: true, logLevel: 'warning' };
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  packages: 'external',
+  tsconfig: 'tsconfig.json',
+  sourcemap: true,
+  logLevel: 'warning',
+};
 
 await esbuild.build({
   ...common,
-  entryPoints: ['bench/main.ts', 'bench/activate.ts', 'bench/quality.ts', 'bench/quality/candidates.ts', 'bench/first-count.ts', 'bench/compact-profile.ts'],
+  entryPoints: [
+    'bench/main.ts',
+    'bench/activate.ts',
+    'bench/quality.ts',
+    'bench/quality/candidates.ts',
+    'bench/first-count.ts',
+    'bench/compact-profile.ts',
+  ],
   outdir: 'out/bench',
 });
 
 // The service bookkeeping bench runs its model server in a worker thread (its own heap).
-await esbuild.build({ ...common, entryPoints: ['bench/model-server-worker.ts'], outfile: 'out/bench/model-server-worker.js' });
+await esbuild.build({
+  ...common,
+  entryPoints: ['bench/model-server-worker.ts'],
+  outfile: 'out/bench/model-server-worker.js',
+});
 
 // The service in the bundles starts its compaction worker from beside itself, as the extension does.
-await esbuild.build({ ...common, entryPoints: ['src/service/compaction/worker/worker-main.ts'], outfile: 'out/bench/compaction-worker.js' });
+await esbuild.build({
+  ...common,
+  entryPoints: ['src/service/compaction/worker/worker-main.ts'],
+  outfile: 'out/bench/compaction-worker.js',
+});
 
 // The counter in the bundle reads its prebuilt rank tables next to itself, as the extension does.
 await writeRankTables('out/bench/ranks');

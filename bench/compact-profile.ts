@@ -57,7 +57,20 @@ async function main(): Promise<void> {
     t0 = nowMs();
     const cpu0 = process.cpuUsage();
     const thread0 = threadCpuMs() ?? NaN;
-    const res = await compact({ items: span, meter, summarizer, options: { budget: { contextWindow: Number(process.argv[3] ?? 128_000), compactAt: 0.8, compactTo: 0.5, reservedOutput: 4096 }, trigger: 'auto' } });
+    const res = await compact({
+      items: span,
+      meter,
+      summarizer,
+      options: {
+        budget: {
+          contextWindow: Number(process.argv[3] ?? 128_000),
+          compactAt: 0.8,
+          compactTo: 0.5,
+          reservedOutput: 4096,
+        },
+        trigger: 'auto',
+      },
+    });
     const ms = nowMs() - t0;
     const cpu = process.cpuUsage(cpu0);
     const thread = (threadCpuMs() ?? NaN) - thread0;
@@ -65,7 +78,13 @@ async function main(): Promise<void> {
       const { profile } = await session.post('Profiler.stop');
       writeFileSync(`compact-run${r}.cpuprofile`, JSON.stringify(profile));
     }
-    console.log(`compact ${span.length} messages: ${Math.round(ms)} ms (CPU ${Math.round((cpu.user + cpu.system) / 1000)} ms, main thread ${Math.round(thread)} ms) hash ${resultHash(res)}`, res.outcome, res.tokensBefore, res.tokensAfter, res.reason.slice(0, 120));
+    console.log(
+      `compact ${span.length} messages: ${Math.round(ms)} ms (CPU ${Math.round((cpu.user + cpu.system) / 1000)} ms, main thread ${Math.round(thread)} ms) hash ${resultHash(res)}`,
+      res.outcome,
+      res.tokensBefore,
+      res.tokensAfter,
+      res.reason.slice(0, 120),
+    );
   }
   session.disconnect();
 }

@@ -82,7 +82,11 @@ function conversation(n: number, meter: TokenMeter) {
  * Runs `compact()` at each size (messages): first sight, then `reps` grown spans and `reps` runs
  * of the same span again (medians).
  */
-export async function benchCompact(sizes: readonly number[], reps: number, log: (line: string) => void): Promise<CompactBench> {
+export async function benchCompact(
+  sizes: readonly number[],
+  reps: number,
+  log: (line: string) => void,
+): Promise<CompactBench> {
   const rows: CompactRow[] = [];
   for (const n of sizes) {
     const meter = new TokenMeter({ model: 'gpt-4o' });
@@ -123,12 +127,19 @@ export async function benchCompact(sizes: readonly number[], reps: number, log: 
     };
     rows.push(row);
     const clock = row.thread ? 'calling thread' : 'process';
-    log(`compact ${n} messages (CPU of the ${clock}): grown span ${row.grownMs} ms (runs ${grown.map((g) => Math.round(g.ms)).join(', ')}; process CPU ${grown.map((g) => Math.round(g.processMs)).join(', ')}; wall ${grown.map((g) => Math.round(g.wall)).join(', ')}), first sight ${row.firstSightMs} ms, same span again ${row.againMs} ms`);
+    log(
+      `compact ${n} messages (CPU of the ${clock}): grown span ${row.grownMs} ms (runs ${grown.map((g) => Math.round(g.ms)).join(', ')}; process CPU ${grown.map((g) => Math.round(g.processMs)).join(', ')}; wall ${grown.map((g) => Math.round(g.wall)).join(', ')}), first sight ${row.firstSightMs} ms, same span again ${row.againMs} ms`,
+    );
   }
   const a = rows[0];
   const b = rows[rows.length - 1];
   const exp = (f: (r: CompactRow) => number) => sig(growthExponent(a.messages, f(a), b.messages, f(b)));
-  return { rows, grownExponent: exp((r) => r.grownMs), againExponent: exp((r) => r.againMs), firstSightExponent: exp((r) => r.firstSightMs) };
+  return {
+    rows,
+    grownExponent: exp((r) => r.grownMs),
+    againExponent: exp((r) => r.againMs),
+    firstSightExponent: exp((r) => r.firstSightMs),
+  };
 }
 
 /** Peak memory of one CLI run. */
@@ -144,7 +155,10 @@ export interface CliMemory {
   seconds: number;
 }
 
-const WORDS = 'the build test file src/app.ts error fixed function returns value config npm run lint passes module import path parser token meter window'.split(' ');
+const WORDS =
+  'the build test file src/app.ts error fixed function returns value config npm run lint passes module import path parser token meter window'.split(
+    ' ',
+  );
 
 /**
  * A recording of `n` messages of about 57 tokens each (300k messages: about 17M tokens, 70 MB of
@@ -160,7 +174,20 @@ export function cliRecording(n: number, seed = 17): ChatMessage[] {
     const steps = 2 + Math.floor(r() * 30);
     for (let s = 0; s < steps && msgs.length < n - 2; s++) {
       const id = `call_${call++}`;
-      msgs.push({ role: 'assistant', content: r() < 0.5 ? null : words(12), tool_calls: [{ id, type: 'function', function: { name: r() < 0.5 ? 'read_file' : 'run_command', arguments: JSON.stringify({ path: `src/f${call}.ts` }) } }] });
+      msgs.push({
+        role: 'assistant',
+        content: r() < 0.5 ? null : words(12),
+        tool_calls: [
+          {
+            id,
+            type: 'function',
+            function: {
+              name: r() < 0.5 ? 'read_file' : 'run_command',
+              arguments: JSON.stringify({ path: `src/f${call}.ts` }),
+            },
+          },
+        ],
+      });
       msgs.push({ role: 'tool', tool_call_id: id, content: words(10 + Math.floor(r() * 60)) });
     }
     msgs.push({ role: 'assistant', content: words(30) });
@@ -195,13 +222,29 @@ export function benchCliMemory(root: string, messages: number): CliMemory {
       stdout = r.stdout;
     } else {
       // The child reports its own peak (kilobytes) on exit.
-      const r = spawnSync(process.execPath, ['-e', `process.on('exit',()=>process.stderr.write('\\nPEAK '+process.resourceUsage().maxRSS+'\\n'));process.argv.splice(1,0,${JSON.stringify(cli)});require(${JSON.stringify(cli)})`, ...args.slice(1)], { encoding: 'utf8', maxBuffer: 1 << 28 });
+      const r = spawnSync(
+        process.execPath,
+        [
+          '-e',
+          `process.on('exit',()=>process.stderr.write('\\nPEAK '+process.resourceUsage().maxRSS+'\\n'));process.argv.splice(1,0,${JSON.stringify(cli)});require(${JSON.stringify(cli)})`,
+          ...args.slice(1),
+        ],
+        { encoding: 'utf8', maxBuffer: 1 << 28 },
+      );
       peakMB = Number(/PEAK (\d+)/.exec(r.stderr)?.[1] ?? NaN) / 1024;
       source = 'process.resourceUsage().maxRSS of the child';
       stdout = r.stdout;
     }
     const report = JSON.parse(stdout) as { tokensBefore: number };
-    return { messages, fileMB: sig(Buffer.byteLength(text) / 1e6), tokens: report.tokensBefore, command: `node dist/cli.js compact <${messages / 1000}k messages> --window 128000 --json`, peakMB: Math.round(peakMB), source, seconds: Math.round((Date.now() - started) / 1000) };
+    return {
+      messages,
+      fileMB: sig(Buffer.byteLength(text) / 1e6),
+      tokens: report.tokensBefore,
+      command: `node dist/cli.js compact <${messages / 1000}k messages> --window 128000 --json`,
+      peakMB: Math.round(peakMB),
+      source,
+      seconds: Math.round((Date.now() - started) / 1000),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -41,7 +41,13 @@ export async function loadSessions(): Promise<{ sessions: Session[]; source: str
     const sessions: Session[] = [];
     for (const file of files) {
       const s: LoadedSession = await loadSession(file);
-      sessions.push({ name: path.relative(dir!, file), entries: s.entries, tools: s.transcript.tools, meter: s.meter, generated: false });
+      sessions.push({
+        name: path.relative(dir!, file),
+        entries: s.entries,
+        tools: s.transcript.tools,
+        meter: s.meter,
+        generated: false,
+      });
     }
     return { sessions, source: `${files.length} recorded transcripts in ${dir}` };
   }
@@ -49,7 +55,12 @@ export async function loadSessions(): Promise<{ sessions: Session[]; source: str
   return {
     sessions: sizes.map((n, k) => {
       const entries = generateSession(1000 + k, n);
-      return { name: `generated-${Math.round(n / 1000)}k`, entries, meter: new TokenMeter({ model: 'gpt-4o' }), generated: true };
+      return {
+        name: `generated-${Math.round(n / 1000)}k`,
+        entries,
+        meter: new TokenMeter({ model: 'gpt-4o' }),
+        generated: true,
+      };
     }),
     source: 'generated conversations (no recorded transcripts found; set CONTEXT_KEEPER_SHARED to use them)',
   };
@@ -96,8 +107,17 @@ export function generateSession(seed: number, tokens: number): Entry[] {
     const steps = 1 + Math.floor(r() * 8);
     for (let s = 0; s < steps; s++) {
       const id = `call_${seed}_${call++}`;
-      const args = JSON.stringify({ path: `src/mod${Math.floor(r() * 50)}/file${call}.ts`, command: 'npm test -- --run' });
-      msgs.push({ role: 'assistant', content: r() < 0.5 ? null : words(20), tool_calls: [{ id, type: 'function', function: { name: r() < 0.5 ? 'read_file' : 'run_command', arguments: args } }] });
+      const args = JSON.stringify({
+        path: `src/mod${Math.floor(r() * 50)}/file${call}.ts`,
+        command: 'npm test -- --run',
+      });
+      msgs.push({
+        role: 'assistant',
+        content: r() < 0.5 ? null : words(20),
+        tool_calls: [
+          { id, type: 'function', function: { name: r() < 0.5 ? 'read_file' : 'run_command', arguments: args } },
+        ],
+      });
       const result = r() < 0.5 ? code(5 + Math.floor(r() * 120)) : words(30 + Math.floor(r() * 600));
       msgs.push({ role: 'tool', tool_call_id: id, content: result });
       chars += args.length + result.length;

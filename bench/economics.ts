@@ -35,7 +35,9 @@ export interface EconomicsRow {
 /** A session is long at a window when its unmanaged peak is at least this many windows. */
 export const LONG_FACTOR = 4;
 
-function ratios(reports: readonly StrategyReport[]): Pick<EconomicsRow, 'promptRatio' | 'costRatio' | 'agentCostRatio'> {
+function ratios(
+  reports: readonly StrategyReport[],
+): Pick<EconomicsRow, 'promptRatio' | 'costRatio' | 'agentCostRatio'> {
   const a = reports[0];
   const promptRatio: Record<string, number> = {};
   const costRatio: Record<string, number> = {};
@@ -79,7 +81,11 @@ function scriptedNotes(body: ChatRequestBody): string {
 }
 
 /** Runs every strategy for every session and window. */
-export async function benchEconomics(sessions: readonly Session[], windows: readonly number[], log: (line: string) => void): Promise<{ rows: EconomicsRow[]; modelRows: EconomicsRow[] }> {
+export async function benchEconomics(
+  sessions: readonly Session[],
+  windows: readonly number[],
+  log: (line: string) => void,
+): Promise<{ rows: EconomicsRow[]; modelRows: EconomicsRow[] }> {
   const rows: EconomicsRow[] = [];
   const pricing = new PricingServer();
   const url = await pricing.start();
@@ -95,7 +101,13 @@ export async function benchEconomics(sessions: readonly Session[], windows: read
           await runFoldOverflow(s.entries, s.meter, s.tools, w, new PricedSummarizer(s.meter, w, url, pricing)),
           await runContextKeeper(s.entries, s.meter, s.tools, w, new PricedSummarizer(s.meter, w, url, pricing)),
         ];
-        rows.push({ session: s.name, window: w, long: reports[0].peakTokens >= LONG_FACTOR * w, reports, ...ratios(reports) });
+        rows.push({
+          session: s.name,
+          window: w,
+          long: reports[0].peakTokens >= LONG_FACTOR * w,
+          reports,
+          ...ratios(reports),
+        });
         log(`  ${s.name} @${w / 1000}k done`);
       }
     }
@@ -104,13 +116,20 @@ export async function benchEconomics(sessions: readonly Session[], windows: read
   }
 
   // The model summarizer on the longest session.
-  const longest = [...sessions].filter((s) => rows.some((r) => r.session === s.name)).sort((x, y) => y.meter.measure(itemsOfEntries(y), y.tools).total - x.meter.measure(itemsOfEntries(x), x.tools).total)[0];
+  const longest = [...sessions]
+    .filter((s) => rows.some((r) => r.session === s.name))
+    .sort(
+      (x, y) => y.meter.measure(itemsOfEntries(y), y.tools).total - x.meter.measure(itemsOfEntries(x), x.tools).total,
+    )[0];
   const modelRows: EconomicsRow[] = [];
   if (longest) {
     const server = await start({
       responder: (body) => {
         // A request for several spans is answered in its parts layout, one set of notes per part.
-        const asked = requestTexts(body).at(-1)?.match(/"# Notes for part \d+"/g)?.length ?? 0;
+        const asked =
+          requestTexts(body)
+            .at(-1)
+            ?.match(/"# Notes for part \d+"/g)?.length ?? 0;
         const notes = scriptedNotes(body);
         const content = asked > 1 ? formatParts(Array.from({ length: asked }, () => notes)) : notes;
         const prompt = requestTexts(body).reduce((n, t) => n + 3 + longest.meter.countText(t), 3);
@@ -119,10 +138,23 @@ export async function benchEconomics(sessions: readonly Session[], windows: read
       models: ['loopback-summarizer'],
     });
     try {
-      const model = new OpenAISummarizer({ baseURL: server.url, model: 'loopback-summarizer', contextWindow: 128_000, countText: (t) => longest.meter.countText(t), maxRetries: 0 });
+      const model = new OpenAISummarizer({
+        baseURL: server.url,
+        model: 'loopback-summarizer',
+        contextWindow: 128_000,
+        countText: (t) => longest.meter.countText(t),
+        maxRetries: 0,
+      });
       for (const w of windows) {
         const base = rows.find((r) => r.session === longest.name && r.window === w)!;
-        const d = await runContextKeeper(longest.entries, longest.meter, longest.tools, w, model, 'd ContextKeeper, model summarizer');
+        const d = await runContextKeeper(
+          longest.entries,
+          longest.meter,
+          longest.tools,
+          w,
+          model,
+          'd ContextKeeper, model summarizer',
+        );
         const reports = [...base.reports, d];
         modelRows.push({ ...base, reports, ...ratios(reports) });
         log(`  ${longest.name} @${w / 1000}k with the model summarizer done`);

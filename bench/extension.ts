@@ -30,7 +30,11 @@ export interface ExtensionResult {
 }
 
 function runChild(root: string, args: string[]): Record<string, number> {
-  const out = execFileSync(process.execPath, ['--expose-gc', path.join(root, 'out/bench/activate.js'), path.join(root, 'dist/extension.js'), ...args], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = execFileSync(
+    process.execPath,
+    ['--expose-gc', path.join(root, 'out/bench/activate.js'), path.join(root, 'dist/extension.js'), ...args],
+    { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const line = out.trim().split('\n').pop() ?? '{}';
   return JSON.parse(line) as Record<string, number>;
 }
@@ -39,7 +43,10 @@ function runChild(root: string, args: string[]): Record<string, number> {
 function npm(root: string, script: string): void {
   const cli = process.env.npm_execpath;
   // Under `npm run`, npm_execpath is npm's own CLI script; otherwise use npm from PATH.
-  const [cmd, args] = cli && cli.endsWith('.js') ? [process.execPath, [cli, 'run', script, '--silent']] : [process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', script, '--silent']];
+  const [cmd, args] =
+    cli && cli.endsWith('.js')
+      ? [process.execPath, [cli, 'run', script, '--silent']]
+      : [process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', script, '--silent']];
   try {
     execFileSync(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
   } catch (e) {

@@ -35,7 +35,9 @@ const loaders: Record<string, () => (t: string) => number> = {
     return (t) => c.countText(t);
   },
   'js-tiktoken encode': () => {
-    const { Tiktoken } = require('js-tiktoken/lite') as { Tiktoken: new (r: unknown) => { encode(t: string, a: string[], d: string[]): number[] } };
+    const { Tiktoken } = require('js-tiktoken/lite') as {
+      Tiktoken: new (r: unknown) => { encode(t: string, a: string[], d: string[]): number[] };
+    };
     const ranks = require('js-tiktoken/ranks/o200k_base') as { default?: unknown };
     const enc = new Tiktoken(ranks.default ?? ranks);
     return (t) => enc.encode(t, [], []).length;
@@ -45,7 +47,9 @@ const loaders: Record<string, () => (t: string) => number> = {
     return (t) => gpt.countTokens(t);
   },
   'tiktoken (WASM)': () => {
-    const tiktoken = require('tiktoken') as { get_encoding(this: void, n: string): { encode_ordinary(t: string): Uint32Array } };
+    const tiktoken = require('tiktoken') as {
+      get_encoding(this: void, n: string): { encode_ordinary(t: string): Uint32Array };
+    };
     const enc = tiktoken.get_encoding('o200k_base');
     return (t) => enc.encode_ordinary(t).length;
   },
@@ -80,35 +84,47 @@ async function extensionPath(): Promise<void> {
   const counter = deferredCounterForModel('gpt-4o');
   // No model call happens while a session opens; the client only has to exist.
   const client = new OpenAI({ baseURL: 'http://127.0.0.1:9/v1', apiKey: 'unused', maxRetries: 0 });
-  const service = await ContextService.open({ client, model: 'gpt-4o', budget: { contextWindow: 128_000, reservedOutput: 4_000, compactAt: 0.8, compactTo: 0.5 }, host: new NodeToolHost(dir), storageDir: path.join(dir, 'sessions'), tokenCounter: counter, systemPrompt: TEXT });
+  const service = await ContextService.open({
+    client,
+    model: 'gpt-4o',
+    budget: { contextWindow: 128_000, reservedOutput: 4_000, compactAt: 0.8, compactTo: 0.5 },
+    host: new NodeToolHost(dir),
+    storageDir: path.join(dir, 'sessions'),
+    tokenCounter: counter,
+    systemPrompt: TEXT,
+  });
   const first = service.getBudget();
   const estimateMs = Number(process.hrtime.bigint() - t0) / 1e6;
-  const exact = first.counting ? await new Promise<number>((resolve) => {
-    const sub = service.onDidChangeBudget((b) => {
-      if (b.counting) return;
-      sub.dispose();
-      resolve(b.used);
-    });
-  }) : first.used;
+  const exact = first.counting
+    ? await new Promise<number>((resolve) => {
+        const sub = service.onDidChangeBudget((b) => {
+          if (b.counting) return;
+          sub.dispose();
+          resolve(b.used);
+        });
+      })
+    : first.used;
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   setTimeout(() => {
     monitor.disable();
     const bytes = memory() - m0;
     service.dispose();
     rmSync(dir, { recursive: true, force: true });
-    process.stdout.write(`${JSON.stringify({ ms, blockMs: monitor.max / 1e6, bytes, tokens: exact, estimateMs, estimated: first.counting === true, estimate: first.used })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ ms, blockMs: monitor.max / 1e6, bytes, tokens: exact, estimateMs, estimated: first.counting === true, estimate: first.used })}\n`,
+    );
   }, 5);
 }
 
 function run(): void {
-const load = loaders[name];
-if (!load) throw new Error(`firstCount: unknown contender "${name}" (one of ${Object.keys(loaders).join(', ')})`);
-const m0 = memory();
-const t0 = process.hrtime.bigint();
-const count = load();
-const tokens = count(TEXT);
-const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-const bytes = memory() - m0;
-// `count` is still referenced here, so the table is not collected before memory() reads it.
-process.stdout.write(`${JSON.stringify({ ms, blockMs: ms, bytes, tokens: tokens + count('') })}\n`);
+  const load = loaders[name];
+  if (!load) throw new Error(`firstCount: unknown contender "${name}" (one of ${Object.keys(loaders).join(', ')})`);
+  const m0 = memory();
+  const t0 = process.hrtime.bigint();
+  const count = load();
+  const tokens = count(TEXT);
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  const bytes = memory() - m0;
+  // `count` is still referenced here, so the table is not collected before memory() reads it.
+  process.stdout.write(`${JSON.stringify({ ms, blockMs: ms, bytes, tokens: tokens + count('') })}\n`);
 }

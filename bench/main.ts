@@ -23,7 +23,10 @@ import { benchWorker } from './worker';
 import { table, targets } from './report';
 
 const args = process.argv.slice(2);
-const only = args.find((a) => a.startsWith('--only='))?.slice(7).split(',');
+const only = args
+  .find((a) => a.startsWith('--only='))
+  ?.slice(7)
+  .split(',');
 const quick = args.includes('--quick');
 const want = (s: string) => !only || only.includes(s);
 /** The repository root (this file runs from out/bench/). */
@@ -38,7 +41,14 @@ async function main(): Promise<void> {
   const started = Date.now();
   const { sessions, source } = await loadSessions();
   const results: Record<string, unknown> = {
-    machine: { node: process.version, platform: `${os.platform()} ${os.arch()}`, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGB: Math.round(os.totalmem() / 2 ** 30), loadAverage: os.loadavg().map((x) => Number(x.toFixed(2))) },
+    machine: {
+      node: process.version,
+      platform: `${os.platform()} ${os.arch()}`,
+      cpus: os.cpus().length,
+      cpu: os.cpus()[0]?.model,
+      memoryGB: Math.round(os.totalmem() / 2 ** 30),
+      loadAverage: os.loadavg().map((x) => Number(x.toFixed(2))),
+    },
     date: new Date().toISOString(),
     input: source,
   };
@@ -46,10 +56,19 @@ async function main(): Promise<void> {
     const texts = sessions.flatMap((s) => s.entries.flatMap((e) => messageTexts(e.message)));
     // Every third text (about 1.2 MB of the 3.7 MB of transcript text) keeps the run short.
     const sample = texts.filter((_, i) => i % 3 === 0);
-    results.tokenizers = [benchTokenizers(sample, 'o200k_base', quick ? 3 : 7), benchTokenizers(sample, 'cl100k_base', quick ? 3 : 7)];
-    results.tokenizerClasses = [...benchClasses('o200k_base', quick ? 3 : 9), ...benchClasses('cl100k_base', quick ? 3 : 9)];
+    results.tokenizers = [
+      benchTokenizers(sample, 'o200k_base', quick ? 3 : 7),
+      benchTokenizers(sample, 'cl100k_base', quick ? 3 : 7),
+    ];
+    results.tokenizerClasses = [
+      ...benchClasses('o200k_base', quick ? 3 : 9),
+      ...benchClasses('cl100k_base', quick ? 3 : 9),
+    ];
     log('tokenizer classes done');
-    results.longPieces = [benchLongPieces('o200k_base', quick ? 4200 : 8200), benchLongPieces('cl100k_base', quick ? 4200 : 8200)];
+    results.longPieces = [
+      benchLongPieces('o200k_base', quick ? 4200 : 8200),
+      benchLongPieces('cl100k_base', quick ? 4200 : 8200),
+    ];
     freeTokenizers();
     log('long pieces done');
   }
@@ -110,11 +129,21 @@ async function main(): Promise<void> {
   results.targets = ts;
   fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
   const m = results.machine as { cpus: number; cpu?: string; node: string; loadAverage: number[] };
-  console.log(`ContextKeeper benchmarks: ${m.cpus} × ${m.cpu ?? 'cpu'}, node ${m.node}, load ${m.loadAverage[0]}, ${String(results.seconds)} s\n`);
+  console.log(
+    `ContextKeeper benchmarks: ${m.cpus} × ${m.cpu ?? 'cpu'}, node ${m.node}, load ${m.loadAverage[0]}, ${String(results.seconds)} s\n`,
+  );
   console.log(table(results, source, ts));
   if (results.replay) {
-    const r = results.replay as { sizes: number[]; ms: number[]; exponents: number[]; exponentOverall: number; violations: number };
-    console.log(`\nreplay (growth exponent ≤ 1.2 up to 100k messages): ${r.sizes.map((n, i) => `${n / 1000}k ${r.ms[i]} ms`).join(', ')}; exponent ${r.exponents.join(', ')} (overall ${r.exponentOverall}), ${r.violations} invariant violations; met: ${r.exponentOverall <= 1.2 && r.violations === 0 ? 'yes' : 'no'}`);
+    const r = results.replay as {
+      sizes: number[];
+      ms: number[];
+      exponents: number[];
+      exponentOverall: number;
+      violations: number;
+    };
+    console.log(
+      `\nreplay (growth exponent ≤ 1.2 up to 100k messages): ${r.sizes.map((n, i) => `${n / 1000}k ${r.ms[i]} ms`).join(', ')}; exponent ${r.exponents.join(', ')} (overall ${r.exponentOverall}), ${r.violations} invariant violations; met: ${r.exponentOverall <= 1.2 && r.violations === 0 ? 'yes' : 'no'}`,
+    );
   }
   console.log(`\nWrote ${path.relative(process.cwd(), out) || out}.`);
 }

@@ -87,9 +87,18 @@ export function benchMeter(sessions: readonly Session[], sizes: readonly number[
       ],
       reps,
     );
-    rows.push({ tokens: size, items: items.length, measureMicros: sig(median(times.get('measure')!) * 1000), readMicros: sig(median(times.get('read')!) * 1000) });
+    rows.push({
+      tokens: size,
+      items: items.length,
+      measureMicros: sig(median(times.get('measure')!) * 1000),
+      readMicros: sig(median(times.get('read')!) * 1000),
+    });
   }
   const first = rows[0];
   const last = rows[rows.length - 1];
-  return { rows, measureGrowth: sig(last.measureMicros / first.measureMicros), readGrowth: sig(last.readMicros / first.readMicros) };
+  return {
+    rows,
+    measureGrowth: sig(last.measureMicros / first.measureMicros),
+    readGrowth: sig(last.readMicros / first.readMicros),
+  };
 }

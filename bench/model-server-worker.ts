@@ -34,8 +34,12 @@ async function main(): Promise<void> {
       server.requests.length = 0;
       server.log.length = 0;
       let results = 0;
-      for (let i = messages.length - 1; i >= 0 && messages[i].role !== 'user'; i--) if (messages[i].role === 'tool') results++;
-      const reply = results < script.steps ? toolCalls([{ id: `call_b${call++}`, name: script.name, arguments: script.arguments }]) : text(script.final);
+      for (let i = messages.length - 1; i >= 0 && messages[i].role !== 'user'; i--)
+        if (messages[i].role === 'tool') results++;
+      const reply =
+        results < script.steps
+          ? toolCalls([{ id: `call_b${call++}`, name: script.name, arguments: script.arguments }])
+          : text(script.final);
       return { ...reply, delayMs: script.delayMs ?? 0 };
     },
   });

@@ -20,7 +20,11 @@ export function syntheticContext(n: number, seed = 7): { items: ContextItem[]; p
     const steps = 1 + Math.floor(r() * 6);
     for (let s = 0; s < steps && msgs.length < n - 3; s++) {
       const id = `call_${call++}`;
-      msgs.push({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: '{"path":"src/a.ts"}' } }] });
+      msgs.push({
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: '{"path":"src/a.ts"}' } }],
+      });
       msgs.push({ role: 'tool', tool_call_id: id, content: 'ok' });
     }
     msgs.push({ role: 'assistant', content: 'Done.' });
@@ -37,7 +41,12 @@ export function syntheticContext(n: number, seed = 7): { items: ContextItem[]; p
  * remain (summing cached per-item counts, so no re-tokenization) and stop once it fits. O(units × items).
  * @returns Number of units selected.
  */
-export function recountingPlan(items: readonly ContextItem[], perItem: readonly number[], targetTokens: number, summaryTokens: number): number {
+export function recountingPlan(
+  items: readonly ContextItem[],
+  perItem: readonly number[],
+  targetTokens: number,
+  summaryTokens: number,
+): number {
   const shape = analyze(items, 1);
   const removed = new Uint8Array(items.length);
   let selected = 0;
@@ -114,7 +123,10 @@ export function benchPlanner(sizes: readonly number[], reps: number, maxBaseline
     }
     // Steady state: no forced collection between runs (see InterleaveOptions.gc); one warm-up run
     // except for a baseline too slow to repeat.
-    const times = interleave(contenders, r, { gc: false, warmup: contenders.length > 2 && predicted * 2 > maxBaselineMs ? 0 : 1 });
+    const times = interleave(contenders, r, {
+      gc: false,
+      warmup: contenders.length > 2 && predicted * 2 > maxBaselineMs ? 0 : 1,
+    });
     let baselineMs = times.has('baseline') ? median(times.get('baseline')!) : NaN;
     let extrapolated = false;
     if (Number.isNaN(baselineMs)) {
@@ -128,12 +140,36 @@ export function benchPlanner(sizes: readonly number[], reps: number, maxBaseline
         extrapolated = true;
       }
     }
-    rows.push({ messages: n, units, plannerMs: sig(median(times.get('planner')!)), controlMs: sig(median(times.get('control')!)), baselineMs: sig(baselineMs), baselineExtrapolated: extrapolated });
+    rows.push({
+      messages: n,
+      units,
+      plannerMs: sig(median(times.get('planner')!)),
+      controlMs: sig(median(times.get('control')!)),
+      baselineMs: sig(baselineMs),
+      baselineExtrapolated: extrapolated,
+    });
     if (n === sizes[sizes.length - 1]) {
-      const t = interleave([{ name: 'c', run: () => void planCompaction(items, perItem, total, target, { keepRecentSteps: 1, summaryTokens: SUMMARY }) }], r, { gc: false });
+      const t = interleave(
+        [
+          {
+            name: 'c',
+            run: () =>
+              void planCompaction(items, perItem, total, target, { keepRecentSteps: 1, summaryTokens: SUMMARY }),
+          },
+        ],
+        r,
+        { gc: false },
+      );
       withCollapse = sig(median(t.get('c')!));
     }
   }
-  const exps = (key: 'plannerMs' | 'baselineMs' | 'controlMs') => rows.slice(1).map((row, k) => sig(growthExponent(rows[k].messages, rows[k][key], row.messages, row[key]), 2));
-  return { rows, plannerExponents: exps('plannerMs'), baselineExponents: exps('baselineMs'), controlExponents: exps('controlMs'), plannerWithCollapseMs: withCollapse };
+  const exps = (key: 'plannerMs' | 'baselineMs' | 'controlMs') =>
+    rows.slice(1).map((row, k) => sig(growthExponent(rows[k].messages, rows[k][key], row.messages, row[key]), 2));
+  return {
+    rows,
+    plannerExponents: exps('plannerMs'),
+    baselineExponents: exps('baselineMs'),
+    controlExponents: exps('controlMs'),
+    plannerWithCollapseMs: withCollapse,
+  };
 }

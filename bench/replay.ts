@@ -18,7 +18,10 @@ function cpuMs(): number {
   return (u.user + u.system) / 1000;
 }
 
-const WORDS = 'the build test file src/app.ts error fixed function returns value config npm run lint passes module import path parser token meter window'.split(' ');
+const WORDS =
+  'the build test file src/app.ts error fixed function returns value config npm run lint passes module import path parser token meter window'.split(
+    ' ',
+  );
 
 /** A recording of `n` messages: user requests, each followed by agent steps with one or two calls. */
 export function syntheticRecording(n: number, seed = 11): Entry[] {
@@ -31,8 +34,20 @@ export function syntheticRecording(n: number, seed = 11): Entry[] {
     const steps = 2 + Math.floor(r() * 30);
     for (let s = 0; s < steps && msgs.length < n - 3; s++) {
       const calls = r() < 0.2 ? 2 : 1;
-      msgs.push({ role: 'assistant', content: r() < 0.5 ? null : words(12), tool_calls: Array.from({ length: calls }, (_, k) => ({ id: `call_${k}`, type: 'function' as const, function: { name: r() < 0.5 ? 'read_file' : 'run_command', arguments: JSON.stringify({ path: `src/f${file++}.ts` }) } })) });
-      for (let k = 0; k < calls; k++) msgs.push({ role: 'tool', tool_call_id: `call_${k}`, content: words(20 + Math.floor(r() * 400)) });
+      msgs.push({
+        role: 'assistant',
+        content: r() < 0.5 ? null : words(12),
+        tool_calls: Array.from({ length: calls }, (_, k) => ({
+          id: `call_${k}`,
+          type: 'function' as const,
+          function: {
+            name: r() < 0.5 ? 'read_file' : 'run_command',
+            arguments: JSON.stringify({ path: `src/f${file++}.ts` }),
+          },
+        })),
+      });
+      for (let k = 0; k < calls; k++)
+        msgs.push({ role: 'tool', tool_call_id: `call_${k}`, content: words(20 + Math.floor(r() * 400)) });
     }
     msgs.push({ role: 'assistant', content: words(30) });
   }
@@ -64,7 +79,15 @@ export async function benchReplay(sizes: readonly number[], reps: number): Promi
       const meter = new TokenMeter({ model: 'gpt-4o' });
       meter.countText('warm the rank table');
       const t = cpuMs();
-      const report = await replay(entries, meter, new ExtractiveSummarizer((s) => meter.countText(s), { lineAdditive: meter.lineAdditive }), { budget: { contextWindow: 32_000, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 }, keepCheckpointItems: false });
+      const report = await replay(
+        entries,
+        meter,
+        new ExtractiveSummarizer((s) => meter.countText(s), { lineAdditive: meter.lineAdditive }),
+        {
+          budget: { contextWindow: 32_000, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 },
+          keepCheckpointItems: false,
+        },
+      );
       times.push(cpuMs() - t);
       violations += report.violations.length;
       if (k === 0) compactions.push(report.compactions);
@@ -72,5 +95,12 @@ export async function benchReplay(sizes: readonly number[], reps: number): Promi
     ms.push(median(times));
   }
   const exponents = sizes.slice(1).map((n, i) => sig(growthExponent(sizes[i], ms[i], n, ms[i + 1])));
-  return { sizes: [...sizes], ms: ms.map((x) => Math.round(x)), exponents, exponentOverall: sig(growthExponent(sizes[0], ms[0], sizes[sizes.length - 1], ms[ms.length - 1])), violations, compactions };
+  return {
+    sizes: [...sizes],
+    ms: ms.map((x) => Math.round(x)),
+    exponents,
+    exponentOverall: sig(growthExponent(sizes[0], ms[0], sizes[sizes.length - 1], ms[ms.length - 1])),
+    violations,
+    compactions,
+  };
 }

@@ -78,7 +78,15 @@ async function measure(targetTokens: number, steps: number, timeToFirstTokenMs: 
   // tokens) is not work of this heap. One tool call per step until `steps` results of this task are
   // in, then the final answer.
   const { service, close } = await openBenchService(
-    { worker: { steps, name: 'read_file', arguments: JSON.stringify({ path: 'notes.txt' }), final: 'Done: the notes are read.', delayMs: timeToFirstTokenMs } },
+    {
+      worker: {
+        steps,
+        name: 'read_file',
+        arguments: JSON.stringify({ path: 'notes.txt' }),
+        final: 'Done: the notes are read.',
+        delayMs: timeToFirstTokenMs,
+      },
+    },
     40_000_000,
     { 'notes.txt': 'The parser reads each token; the meter counts what the next request carries.\n' },
   );
@@ -88,11 +96,19 @@ async function measure(targetTokens: number, steps: number, timeToFirstTokenMs: 
   try {
     const entries = lineSession(targetTokens);
     await service.importTranscript({ source: 'bench', entries });
-    const model = new SidebarModel(service, { source: 'bench', hasApiKey: true, sessions: [], readOnly: false }, () => ({ autoCompact: true, emptyBudget }));
+    const model = new SidebarModel(
+      service,
+      { source: 'bench', hasApiKey: true, sessions: [], readOnly: false },
+      () => ({ autoCompact: true, emptyBudget }),
+    );
     model.snapshot();
     const feed = feedSidebar(service, model, () => void model.takeDelta());
     // Timers around the service's own entry points (the same objects the agent calls).
-    const internals = service as unknown as { conversation: Conversation; recordUsage(tokens: number): void; files: { append(entry: Entry): void } };
+    const internals = service as unknown as {
+      conversation: Conversation;
+      recordUsage(tokens: number): void;
+      files: { append(entry: Entry): void };
+    };
     const conversation = internals.conversation;
     const call = () => Math.max(0, times.usage.length - 1);
     const charge = (list: number[], ms: number) => {
@@ -119,18 +135,24 @@ async function measure(targetTokens: number, steps: number, timeToFirstTokenMs: 
       recordUsage(tokens);
       times.usage.push(performance.now() - t0);
     };
-    const proto = Compactions.prototype as unknown as { atSafePoint: (this: Compactions, signal: AbortSignal, auto?: boolean) => Promise<void> };
+    const proto = Compactions.prototype as unknown as {
+      atSafePoint: (this: Compactions, signal: AbortSignal, auto?: boolean) => Promise<void>;
+    };
     const atSafePoint = proto.atSafePoint;
     proto.atSafePoint = async function (this: Compactions, signal: AbortSignal, auto?: boolean) {
       const t0 = performance.now();
       await atSafePoint.call(this, signal, auto);
       times.check.push(performance.now() - t0);
     };
-    restore.push(() => (proto.atSafePoint = atSafePoint), () => feed.dispose());
+    restore.push(
+      () => (proto.atSafePoint = atSafePoint),
+      () => feed.dispose(),
+    );
     const outcome = await service.runTask('Read the notes, one step at a time.');
     if (outcome.status !== 'done') throw new Error(`bench task ended ${outcome.status}: ${outcome.error ?? ''}`);
     const calls = outcome.modelCalls;
-    if (times.usage.length !== calls) throw new Error(`bench task: ${times.usage.length} usage reports for ${calls} model calls`);
+    if (times.usage.length !== calls)
+      throw new Error(`bench task: ${times.usage.length} usage reports for ${calls} model calls`);
     return {
       tokens: service.getBudget().used,
       modelCalls: calls,
@@ -154,7 +176,12 @@ const round = (ms: number) => Number(ms.toFixed(4));
  * assistant message and its tool results, with the budget reads and sidebar updates they trigger;
  * the task's request goes to the first call), the compaction check before it, and its usage report.
  */
-export async function benchServiceCall(sizes: readonly number[], steps: number, rounds = 3, timeToFirstTokenMs = TIME_TO_FIRST_TOKEN_MS): Promise<ServiceCallResult> {
+export async function benchServiceCall(
+  sizes: readonly number[],
+  steps: number,
+  rounds = 3,
+  timeToFirstTokenMs = TIME_TO_FIRST_TOKEN_MS,
+): Promise<ServiceCallResult> {
   await measure(sizes[0], 5, timeToFirstTokenMs);
   const samples = sizes.map(() => [] as TaskSamples[]);
   for (let r = 0; r < rounds; r++) {
@@ -178,5 +205,9 @@ export async function benchServiceCall(sizes: readonly number[], steps: number, 
       writeMs: round(median(all('write'))),
     };
   });
-  return { timeToFirstTokenMs, rows, growth: Number((rows[rows.length - 1].bookkeepingMs / rows[0].bookkeepingMs).toFixed(2)) };
+  return {
+    timeToFirstTokenMs,
+    rows,
+    growth: Number((rows[rows.length - 1].bookkeepingMs / rows[0].bookkeepingMs).toFixed(2)),
+  };
 }

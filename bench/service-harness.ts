@@ -50,8 +50,15 @@ async function workerServer(script: ToolStepsScript): Promise<BenchServer> {
  * and `files` (relative path → text) written into the workspace first. The model answers with
  * `responder` in this thread, or runs `{ worker }` in a worker thread.
  */
-export async function openBenchService(responder: Responder | { worker: ToolStepsScript }, contextWindow: number, files: Record<string, string> = {}): Promise<BenchService> {
-  const server: BenchServer = typeof responder === 'function' ? await start({ responder, models: ['bench'] }) : await workerServer(responder.worker);
+export async function openBenchService(
+  responder: Responder | { worker: ToolStepsScript },
+  contextWindow: number,
+  files: Record<string, string> = {},
+): Promise<BenchService> {
+  const server: BenchServer =
+    typeof responder === 'function'
+      ? await start({ responder, models: ['bench'] })
+      : await workerServer(responder.worker);
   const workspace = mkdtempSync(path.join(tmpdir(), 'ck-bench-ws-'));
   for (const [name, text] of Object.entries(files)) writeFileSync(path.join(workspace, name), text);
   const storage = mkdtempSync(path.join(tmpdir(), 'ck-bench-store-'));

@@ -24,7 +24,16 @@ import { DEFAULT_COMPACT_AT, DEFAULT_COMPACT_TO, thresholds } from '../src/compa
 import { anchoredTokens } from '../src/compaction/plan/anchored';
 import { checkToolPairing } from '../src/compaction/plan/invariants';
 import type { TokenMeter } from '../src/compaction/meter/meter';
-import type { BudgetConfig, Checkpoint, ContextItem, Entry, Summarizer, SummaryRequest, SummaryResult, ToolSchema } from '../src/compaction/types';
+import type {
+  BudgetConfig,
+  Checkpoint,
+  ContextItem,
+  Entry,
+  Summarizer,
+  SummaryRequest,
+  SummaryResult,
+  ToolSchema,
+} from '../src/compaction/types';
 import { serviceCompactions } from '../src/service/compaction/service-compactions';
 import { PricedSummarizer } from './summary-pricing';
 import { CostRecorder, finish, type StrategyReport } from './strategies';
@@ -59,11 +68,20 @@ class CountingSummarizer implements Summarizer {
     const results = await this.inner.summarizeSpans(requests);
     if (results === undefined) return undefined;
     if (TRACE) {
-      const calls = priced && before ? priced.calls - before.calls : results.reduce((n, r) => n + (r.usage?.calls ?? 0), 0);
-      const prefix = priced && before ? priced.prefixCalls - before.prefix : results.reduce((n, r) => n + (r.usage?.prefixCalls ?? 0), 0);
-      console.error(`    summarize ${requests.length} spans (${requests.map((r) => r.items.length).join('+')} items), asked ${requests.map((r) => r.approximateSummaryTokens).join('+')} tokens: ${calls} call(s), ${prefix} over the prefix`);
+      const calls =
+        priced && before ? priced.calls - before.calls : results.reduce((n, r) => n + (r.usage?.calls ?? 0), 0);
+      const prefix =
+        priced && before
+          ? priced.prefixCalls - before.prefix
+          : results.reduce((n, r) => n + (r.usage?.prefixCalls ?? 0), 0);
+      console.error(
+        `    summarize ${requests.length} spans (${requests.map((r) => r.items.length).join('+')} items), asked ${requests.map((r) => r.approximateSummaryTokens).join('+')} tokens: ${calls} call(s), ${prefix} over the prefix`,
+      );
     }
-    this.calls += Math.max(1, results.reduce((n, r) => n + (r.usage?.calls ?? 0), 0));
+    this.calls += Math.max(
+      1,
+      results.reduce((n, r) => n + (r.usage?.calls ?? 0), 0),
+    );
     for (const r of results) {
       this.input += r.usage?.promptTokens ?? 0;
       this.output += r.usage?.completionTokens ?? 0;
@@ -77,7 +95,9 @@ class CountingSummarizer implements Summarizer {
     if (TRACE) {
       const calls = priced && before ? priced.calls - before.calls : (result.usage?.calls ?? 0);
       const prefix = priced && before ? priced.prefixCalls - before.prefix : (result.usage?.prefixCalls ?? 0);
-      console.error(`    summarize ${request.items.length} items, asked ${request.approximateSummaryTokens} tokens: ${calls} call(s), ${prefix} over the prefix`);
+      console.error(
+        `    summarize ${request.items.length} items, asked ${request.approximateSummaryTokens} tokens: ${calls} call(s), ${prefix} over the prefix`,
+      );
     }
     this.calls += Math.max(1, result.usage?.calls ?? 0);
     this.input += result.usage?.promptTokens ?? 0;
@@ -87,7 +107,14 @@ class CountingSummarizer implements Summarizer {
 }
 
 /** (d) ContextKeeper's defaults through the service's compaction coordinator (see the file comment). */
-export async function runContextKeeper(entries: readonly Entry[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined, window: number, summarizer: Summarizer, label = 'd ContextKeeper'): Promise<StrategyReport> {
+export async function runContextKeeper(
+  entries: readonly Entry[],
+  meter: TokenMeter,
+  tools: readonly ToolSchema[] | undefined,
+  window: number,
+  summarizer: Summarizer,
+  label = 'd ContextKeeper',
+): Promise<StrategyReport> {
   const rec = new CostRecorder(meter, tools, window);
   if (summarizer instanceof PricedSummarizer) summarizer.last = () => rec.lastRequest();
   const counting = new CountingSummarizer(summarizer);
@@ -115,7 +142,10 @@ export async function runContextKeeper(entries: readonly Entry[], meter: TokenMe
         rewrites++;
         compacted = true;
         checkpoints.push(...result.checkpoints);
-        if (TRACE) console.error(`  call ${rec.calls + 1}: ${result.tokensBefore} -> ${result.tokensAfter} (${result.checkpoints.map((c) => `${c.strategy}:${c.replaced.length}=>${c.inserted.reduce((n, i) => n + meter.countMessage(i.message), 0)}t req=${c.requests?.whole ?? '-'}/${c.requests?.shortened ?? '-'}`).join(' ')}) ${result.reason}`);
+        if (TRACE)
+          console.error(
+            `  call ${rec.calls + 1}: ${result.tokensBefore} -> ${result.tokensAfter} (${result.checkpoints.map((c) => `${c.strategy}:${c.replaced.length}=>${c.inserted.reduce((n, i) => n + meter.countMessage(i.message), 0)}t req=${c.requests?.whole ?? '-'}/${c.requests?.shortened ?? '-'}`).join(' ')}) ${result.reason}`,
+          );
         return [];
       },
       setBusy: () => undefined,
@@ -135,7 +165,10 @@ export async function runContextKeeper(entries: readonly Entry[], meter: TokenMe
           // The provider would refuse the request: the service compacts at once and retries.
           await compactions.afterOverflow({ message: 'context length exceeded', window }, signal);
         }
-        const pairing = checkToolPairing(items.map((i) => i.message), false);
+        const pairing = checkToolPairing(
+          items.map((i) => i.message),
+          false,
+        );
         if (pairing.length > 0) throw new Error(`${label}: call ${rec.calls + 1}: ${pairing[0].message}`);
         if (compacted) anchored = Math.max(anchored, anchoredTokens(items, meter, tools, 1));
         compacted = false;
@@ -151,5 +184,17 @@ export async function runContextKeeper(entries: readonly Entry[], meter: TokenMe
     rmSync(workspace, { recursive: true, force: true });
   }
   if (compactions.stats.failures > 0) throw new Error(`${label}: ${compactions.stats.failures} compaction(s) failed`);
-  return finish(label, rec, rewrites, counting.calls, { input: counting.input, output: counting.output }, entries, items, meter, tools, summarizer, anchored);
+  return finish(
+    label,
+    rec,
+    rewrites,
+    counting.calls,
+    { input: counting.input, output: counting.output },
+    entries,
+    items,
+    meter,
+    tools,
+    summarizer,
+    anchored,
+  );
 }

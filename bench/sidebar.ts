@@ -44,19 +44,41 @@ export interface SidebarResult {
 }
 
 const emptyBudget = { used: 0 } as BudgetView;
-const WORDS = 'the parser reads each token of the input and the meter counts what the next request would carry so compaction can run before the window fills'.split(' ');
+const WORDS =
+  'the parser reads each token of the input and the meter counts what the next request would carry so compaction can run before the window fills'.split(
+    ' ',
+  );
 
 /**
  * A session of about `tokens` tokens in steps of three transcript lines (assistant text, its tool
  * call, the tool result) of about 150 tokens each: 300k tokens give 2,000 lines, 20k give 133.
  */
 export function lineSession(tokens: number): Entry[] {
-  const text = (n: number, salt: number) => Array.from({ length: n }, (_, i) => WORDS[(i * 7 + salt) % WORDS.length]).join(' ');
-  const entries: Entry[] = [{ id: 's0', message: { role: 'user', content: 'Fix the parser and keep the meter exact.' } }];
+  const text = (n: number, salt: number) =>
+    Array.from({ length: n }, (_, i) => WORDS[(i * 7 + salt) % WORDS.length]).join(' ');
+  const entries: Entry[] = [
+    { id: 's0', message: { role: 'user', content: 'Fix the parser and keep the meter exact.' } },
+  ];
   const steps = Math.round(tokens / 450);
   for (let s = 0; s < steps; s++) {
     const id = `call_${s}`;
-    entries.push({ id: `a${s}`, message: { role: 'assistant', content: text(60, s), tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path: `src/mod${s % 40}/file${s}.ts`, note: text(40, s + 1) }) } }] } });
+    entries.push({
+      id: `a${s}`,
+      message: {
+        role: 'assistant',
+        content: text(60, s),
+        tool_calls: [
+          {
+            id,
+            type: 'function',
+            function: {
+              name: 'read_file',
+              arguments: JSON.stringify({ path: `src/mod${s % 40}/file${s}.ts`, note: text(40, s + 1) }),
+            },
+          },
+        ],
+      },
+    });
     entries.push({ id: `t${s}`, message: { role: 'tool', tool_call_id: id, content: text(190, s + 2) } });
   }
   return entries;
@@ -65,11 +87,18 @@ export function lineSession(tokens: number): Entry[] {
 async function measure(targetTokens: number, chunks: number): Promise<SidebarRow> {
   const words = Array.from({ length: chunks }, (_, i) => `word${i} `);
   // A window far above the session: the bench measures updates, not compaction.
-  const { service, close } = await openBenchService(() => ({ content: words.join(''), chunks: words, chunkDelayMs: 1 }), 4_000_000);
+  const { service, close } = await openBenchService(
+    () => ({ content: words.join(''), chunks: words, chunkDelayMs: 1 }),
+    4_000_000,
+  );
   try {
     const entries = lineSession(targetTokens);
     await service.importTranscript({ source: 'bench', entries });
-    const model = new SidebarModel(service, { source: 'bench', hasApiKey: true, sessions: [], readOnly: false }, () => ({ autoCompact: true, emptyBudget }));
+    const model = new SidebarModel(
+      service,
+      { source: 'bench', hasApiKey: true, sessions: [], readOnly: false },
+      () => ({ autoCompact: true, emptyBudget }),
+    );
     model.snapshot(); // the first one also counts the session's tokens for the gauge
     const snapStarted = performance.now();
     const snapshot = JSON.stringify(model.snapshot());
@@ -103,7 +132,9 @@ async function measure(targetTokens: number, chunks: number): Promise<SidebarRow
       targetTokens,
       tokens: service.getBudget().used,
       entries: entries.length,
-      items: (JSON.parse(snapshot) as { state: { earlier: number; transcript: unknown[] } }).state.earlier + (JSON.parse(snapshot) as { state: { transcript: unknown[] } }).state.transcript.length,
+      items:
+        (JSON.parse(snapshot) as { state: { earlier: number; transcript: unknown[] } }).state.earlier +
+        (JSON.parse(snapshot) as { state: { transcript: unknown[] } }).state.transcript.length,
       streamedDeltas: stream.length,
       deltaBytesMedian: median(bytes),
       deltaBytesMax: Math.max(...bytes),

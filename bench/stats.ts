@@ -66,7 +66,11 @@ export interface InterleaveOptions {
  * Runs each contender `reps` times, round-robin with the order rotated every round, and returns
  * the milliseconds of every run per contender name.
  */
-export function interleave(contenders: readonly Contender[], reps: number, options: InterleaveOptions = {}): Map<string, number[]> {
+export function interleave(
+  contenders: readonly Contender[],
+  reps: number,
+  options: InterleaveOptions = {},
+): Map<string, number[]> {
   const out = new Map<string, number[]>(contenders.map((c) => [c.name, []]));
   for (let w = 0; w < (options.warmup ?? 1); w++) {
     for (const c of contenders) {

@@ -24,7 +24,15 @@ import { itemsFromEntries } from '../src/compaction/context';
 import { extractIdentifiers } from '../src/compaction/summary/identifiers/identifiers';
 import { contentText, toolCallsOf } from '../src/compaction/text';
 import { REPLY_PRIMING_TOKENS, type TokenMeter } from '../src/compaction/meter/meter';
-import type { BudgetConfig, ChatMessage, Checkpoint, ContextItem, Entry, Summarizer, ToolSchema } from '../src/compaction/types';
+import type {
+  BudgetConfig,
+  ChatMessage,
+  Checkpoint,
+  ContextItem,
+  Entry,
+  Summarizer,
+  ToolSchema,
+} from '../src/compaction/types';
 import { anchoredTokens } from '../src/compaction/rewrite/compactor';
 import { PricedSummarizer, type LastRequest } from './summary-pricing';
 
@@ -130,7 +138,10 @@ function textOf(m: ChatMessage): string {
  * Share of the identifiers of raw messages no longer in `finalItems` (replaced by summaries,
  * collapsed, dropped) that still appear verbatim somewhere in the final context.
  */
-export function identifierRetention(entries: readonly Entry[], finalItems: readonly ContextItem[]): { share: number | null; total: number; found: number; session: number } {
+export function identifierRetention(
+  entries: readonly Entry[],
+  finalItems: readonly ContextItem[],
+): { share: number | null; total: number; found: number; session: number } {
   const kept = new Set(finalItems.map((i) => i.message));
   // Paths a summary writes from a named folder (`$A/src/x.ts`, see path-root.ts) are searched written out in full.
   const finalText = finalItems.map((i) => withFullPaths(textOf(i.message))).join('\n');
@@ -145,7 +156,10 @@ export function identifierRetention(entries: readonly Entry[], finalItems: reado
 }
 
 /** Summarizer input and output tokens of summary checkpoints (model usage when reported). */
-export function summarizerTokens(checkpoints: readonly Checkpoint[], meter: TokenMeter): { input: number; output: number } {
+export function summarizerTokens(
+  checkpoints: readonly Checkpoint[],
+  meter: TokenMeter,
+): { input: number; output: number } {
   let input = 0;
   let output = 0;
   for (const c of checkpoints) {
@@ -164,7 +178,9 @@ export function summarizerTokens(checkpoints: readonly Checkpoint[], meter: Toke
 
 /** Summarizer calls of checkpoints, counted as `replay` counts them. */
 export function summarizerCalls(checkpoints: readonly Checkpoint[]): number {
-  return checkpoints.filter((c) => c.strategy === 'summary' || c.strategy === 'extractive').reduce((s, c) => s + Math.max(1, c.usage?.calls ?? 0), 0);
+  return checkpoints
+    .filter((c) => c.strategy === 'summary' || c.strategy === 'extractive')
+    .reduce((s, c) => s + Math.max(1, c.usage?.calls ?? 0), 0);
 }
 
 export function finish(
@@ -182,10 +198,13 @@ export function finish(
 ): StrategyReport {
   const ret = identifierRetention(entries, finalItems);
   const priced = summarizer instanceof PricedSummarizer ? summarizer : undefined;
-  if (priced && priced.failures > 0) throw new Error(`${strategy}: the model summary path failed ${priced.failures} time(s): ${priced.firstError}`);
+  if (priced && priced.failures > 0)
+    throw new Error(`${strategy}: the model summary path failed ${priced.failures} time(s): ${priced.firstError}`);
   const bill = priced?.bill;
   const calls = bill ? bill.calls : spanCalls;
-  const tokens = bill ? { input: bill.promptTokens, cached: bill.cachedTokens, output: bill.completionTokens } : { ...spanTokens, cached: 0 };
+  const tokens = bill
+    ? { input: bill.promptTokens, cached: bill.cachedTokens, output: bill.completionTokens }
+    : { ...spanTokens, cached: 0 };
   const summaryCost = tokens.input - tokens.cached + tokens.cached * CACHED_INPUT_PRICE + tokens.output * OUTPUT_PRICE;
   return {
     strategy,
@@ -215,7 +234,15 @@ export function finish(
 type Policy = (items: ContextItem[]) => Promise<{ items: ContextItem[]; rewrote: boolean; checkpoints?: Checkpoint[] }>;
 
 /** Plays `entries` with a model call before each assistant message, as `replay` does. */
-async function play(strategy: string, entries: readonly Entry[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined, window: number, policy: Policy, summarizer?: Summarizer): Promise<StrategyReport> {
+async function play(
+  strategy: string,
+  entries: readonly Entry[],
+  meter: TokenMeter,
+  tools: readonly ToolSchema[] | undefined,
+  window: number,
+  policy: Policy,
+  summarizer?: Summarizer,
+): Promise<StrategyReport> {
   const rec = new CostRecorder(meter, tools, window);
   if (summarizer instanceof PricedSummarizer) summarizer.last = () => rec.lastRequest();
   let items: ContextItem[] = [];
@@ -235,16 +262,38 @@ async function play(strategy: string, entries: readonly Entry[], meter: TokenMet
     seen++;
     items.push(...itemsFromEntries([entry]));
   }
-  return finish(strategy, rec, rewrites, summarizerCalls(checkpoints), summarizerTokens(checkpoints, meter), entries, items, meter, tools, summarizer, anchored);
+  return finish(
+    strategy,
+    rec,
+    rewrites,
+    summarizerCalls(checkpoints),
+    summarizerTokens(checkpoints, meter),
+    entries,
+    items,
+    meter,
+    tools,
+    summarizer,
+    anchored,
+  );
 }
 
 /** (a) No management: every call sends the whole conversation. */
-export function runUnmanaged(entries: readonly Entry[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined, window: number): Promise<StrategyReport> {
+export function runUnmanaged(
+  entries: readonly Entry[],
+  meter: TokenMeter,
+  tools: readonly ToolSchema[] | undefined,
+  window: number,
+): Promise<StrategyReport> {
   return play('a none', entries, meter, tools, window, async (items) => ({ items, rewrote: false }));
 }
 
 /** (b) Truncation: drop oldest whole units while over `window` prompt tokens. */
-export function runTruncation(entries: readonly Entry[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined, window: number): Promise<StrategyReport> {
+export function runTruncation(
+  entries: readonly Entry[],
+  meter: TokenMeter,
+  tools: readonly ToolSchema[] | undefined,
+  window: number,
+): Promise<StrategyReport> {
   return play('b truncate', entries, meter, tools, window, async (items) => {
     const m = meter.measure(items, tools);
     if (m.total <= window) return { items, rewrote: false };
@@ -263,10 +312,30 @@ export function runTruncation(entries: readonly Entry[], meter: TokenMeter, tool
 }
 
 /** (c) Fold only the overflow: at the window, summarize the fewest oldest units that get under it. */
-export function runFoldOverflow(entries: readonly Entry[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined, window: number, summarizer: Summarizer): Promise<StrategyReport> {
+export function runFoldOverflow(
+  entries: readonly Entry[],
+  meter: TokenMeter,
+  tools: readonly ToolSchema[] | undefined,
+  window: number,
+  summarizer: Summarizer,
+): Promise<StrategyReport> {
   const budget: BudgetConfig = { contextWindow: window, reservedOutput: 0, compactAt: 1, compactTo: 1 - 1e-9 };
-  return play('c fold overflow', entries, meter, tools, window, async (items) => {
-    const r = await compact({ items, tools, meter, summarizer, options: { budget, trigger: 'auto', noCollapse: true, keepRecentSteps: 1 } });
-    return { items: r.applied ? r.context : items, rewrote: r.applied, checkpoints: r.checkpoints };
-  }, summarizer);
+  return play(
+    'c fold overflow',
+    entries,
+    meter,
+    tools,
+    window,
+    async (items) => {
+      const r = await compact({
+        items,
+        tools,
+        meter,
+        summarizer,
+        options: { budget, trigger: 'auto', noCollapse: true, keepRecentSteps: 1 },
+      });
+      return { items: r.applied ? r.context : items, rewrote: r.applied, checkpoints: r.checkpoints };
+    },
+    summarizer,
+  );
 }

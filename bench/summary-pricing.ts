@@ -95,7 +95,15 @@ export class PricedSummarizer implements Summarizer {
   ) {
     this.contextWindow = window;
     this.extractive = new ExtractiveSummarizer((t) => meter.countText(t));
-    this.model = summarizerFromSettings({ baseUrl: url, model: 'session-model', contextWindow: window, countText: (t) => meter.countText(t), reusePrefix: true, stream: false, maxRetries: 2 });
+    this.model = summarizerFromSettings({
+      baseUrl: url,
+      model: 'session-model',
+      contextWindow: window,
+      countText: (t) => meter.countText(t),
+      reusePrefix: true,
+      stream: false,
+      maxRetries: 2,
+    });
   }
 
   /** Extractive notes for `request`, after sending it through the model path (see the class comment). A retried connection (an idle keep-alive socket closed by the server) is not billed twice: only requests that reach the server are. */
@@ -122,7 +130,9 @@ export class PricedSummarizer implements Summarizer {
     for (const r of requests) results.push(await this.extractive.summarize(r));
     this.notes = formatParts(results.map((r) => r.text));
     try {
-      const billed = await this.server.serve(this, async () => (this.model.summarizeSpans ? this.model.summarizeSpans(requests) : undefined));
+      const billed = await this.server.serve(this, async () =>
+        this.model.summarizeSpans ? this.model.summarizeSpans(requests) : undefined,
+      );
       if (billed === undefined) return undefined;
       for (const b of billed) this.bill.prefixCalls += b.usage.prefixCalls ?? 0;
     } catch (error) {
@@ -144,7 +154,8 @@ export class PricedSummarizer implements Summarizer {
     for (let i = 0; i < messages.length; i++) {
       const n = this.meter.countMessage(messages[i]);
       prompt += n;
-      if (sharing && i < last.messages.length && JSON.stringify(last.messages[i]) === JSON.stringify(messages[i])) cached += n;
+      if (sharing && i < last.messages.length && JSON.stringify(last.messages[i]) === JSON.stringify(messages[i]))
+        cached += n;
       else sharing = false;
     }
     const completion = this.meter.countText(this.notes) + TOKENS_PER_MESSAGE;

@@ -79,7 +79,9 @@ export function freeTokenizers(): void {
 function makeContenders(encoding: EncodingName): Exact[] {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const ours = createTokenCounter(encoding);
-  const { Tiktoken } = require('js-tiktoken/lite') as { Tiktoken: new (r: unknown) => { encode(t: string, a: string[], d: string[]): number[] } };
+  const { Tiktoken } = require('js-tiktoken/lite') as {
+    Tiktoken: new (r: unknown) => { encode(t: string, a: string[], d: string[]): number[] };
+  };
   const ranksMod = require(`js-tiktoken/ranks/${encoding}`) as { default?: unknown };
   const jsTiktoken = new Tiktoken(ranksMod.default ?? ranksMod);
   const gpt = require(`gpt-tokenizer/cjs/encoding/${encoding}`) as {
@@ -87,7 +89,9 @@ function makeContenders(encoding: EncodingName): Exact[] {
     clearMergeCache(): void;
   };
   // eslint-disable-next-line @typescript-eslint/unbound-method -- a free function, despite its typing
-  const { get_encoding } = require('tiktoken') as { get_encoding(n: string): { encode_ordinary(t: string): Uint32Array; free(): void } };
+  const { get_encoding } = require('tiktoken') as {
+    get_encoding(n: string): { encode_ordinary(t: string): Uint32Array; free(): void };
+  };
   const wasm = get_encoding(encoding);
   /* eslint-enable @typescript-eslint/no-require-imports */
   const noSpecial = { allowedSpecial: new Set<string>(), disallowedSpecial: new Set<string>() };
@@ -100,7 +104,12 @@ function makeContenders(encoding: EncodingName): Exact[] {
 }
 
 /** Measures one encoding on `texts` with `reps` interleaved passes per contender. */
-export function benchTokenizers(texts: readonly string[], encoding: EncodingName, reps: number, label?: string): TokenizerResult {
+export function benchTokenizers(
+  texts: readonly string[],
+  encoding: EncodingName,
+  reps: number,
+  label?: string,
+): TokenizerResult {
   const cs = contenders(encoding);
   const bytes = texts.reduce((s, t) => s + Buffer.byteLength(t, 'utf8'), 0);
   const megabytes = bytes / 1e6;
@@ -160,7 +169,10 @@ export function benchTokenizers(texts: readonly string[], encoding: EncodingName
     perRound.set(c.name, rs);
     ratioTo[c.name] = sig(median(rs));
   }
-  const fastestOther = cs.slice(1).map((c) => c.name).reduce((a, b) => (ratioTo[a] <= ratioTo[b] ? a : b));
+  const fastestOther = cs
+    .slice(1)
+    .map((c) => c.name)
+    .reduce((a, b) => (ratioTo[a] <= ratioTo[b] ? a : b));
   const fastestRounds = perRound.get(fastestOther)!;
   return {
     encoding,
@@ -295,13 +307,34 @@ export interface FirstCountResult {
 
 /** Runs bench/first-count.ts for every contender, interleaved, `reps` times. */
 export function benchFirstCount(root: string, reps: number): FirstCountResult {
-  const names = ['ContextKeeper', 'ContextKeeper (preloaded)', 'ContextKeeper (extension)', 'js-tiktoken encode', 'gpt-tokenizer', 'tiktoken (WASM)'];
-  const runs = new Map<string, Array<{ ms: number; blockMs: number; bytes: number; estimateMs?: number; estimated?: boolean }>>(names.map((n) => [n, []]));
+  const names = [
+    'ContextKeeper',
+    'ContextKeeper (preloaded)',
+    'ContextKeeper (extension)',
+    'js-tiktoken encode',
+    'gpt-tokenizer',
+    'tiktoken (WASM)',
+  ];
+  const runs = new Map<
+    string,
+    Array<{ ms: number; blockMs: number; bytes: number; estimateMs?: number; estimated?: boolean }>
+  >(names.map((n) => [n, []]));
   for (let r = 0; r < reps; r++) {
     for (let k = 0; k < names.length; k++) {
       const name = names[(k + r) % names.length];
-      const out = execFileSync(process.execPath, ['--expose-gc', path.join(root, 'out/bench/firstCount.js'), name], { cwd: root, encoding: 'utf8' });
-      runs.get(name)!.push(JSON.parse(out.trim().split('\n').pop() ?? '{}') as { ms: number; blockMs: number; bytes: number; estimateMs?: number; estimated?: boolean });
+      const out = execFileSync(process.execPath, ['--expose-gc', path.join(root, 'out/bench/firstCount.js'), name], {
+        cwd: root,
+        encoding: 'utf8',
+      });
+      runs.get(name)!.push(
+        JSON.parse(out.trim().split('\n').pop() ?? '{}') as {
+          ms: number;
+          blockMs: number;
+          bytes: number;
+          estimateMs?: number;
+          estimated?: boolean;
+        },
+      );
     }
   }
   const ms: Record<string, number> = {};

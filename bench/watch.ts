@@ -35,7 +35,13 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 function writeSession(file: string, bytes: number): () => string {
   let n = 0;
   let parent: string | null = null;
-  const base = { sessionId: 'bench', cwd: '/w', version: '2.1.0', isSidechain: false, timestamp: '2026-01-01T00:00:00.000Z' };
+  const base = {
+    sessionId: 'bench',
+    cwd: '/w',
+    version: '2.1.0',
+    isSidechain: false,
+    timestamp: '2026-01-01T00:00:00.000Z',
+  };
   const rec = (o: Record<string, unknown>) => {
     const uuid = `u${++n}`;
     const line = JSON.stringify({ ...base, uuid, parentUuid: parent, ...o });
@@ -44,8 +50,20 @@ function writeSession(file: string, bytes: number): () => string {
   };
   const output = (k: number) => `line ${k}: ${'const value = compute(input, options); '.repeat(40)}\n`.repeat(8);
   const step = (k: number) => [
-    rec({ type: 'assistant', message: { role: 'assistant', id: `m${k}`, model: 'claude-sonnet-4-5', content: [{ type: 'tool_use', id: `t${k}`, name: 'Read', input: { file_path: `src/module${k % 97}.ts` } }], usage: { input_tokens: 1000 + k, output_tokens: 20 } } }),
-    rec({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${k}`, content: output(k) }] } }),
+    rec({
+      type: 'assistant',
+      message: {
+        role: 'assistant',
+        id: `m${k}`,
+        model: 'claude-sonnet-4-5',
+        content: [{ type: 'tool_use', id: `t${k}`, name: 'Read', input: { file_path: `src/module${k % 97}.ts` } }],
+        usage: { input_tokens: 1000 + k, output_tokens: 20 },
+      },
+    }),
+    rec({
+      type: 'user',
+      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${k}`, content: output(k) }] },
+    }),
   ];
   const fd = fs.openSync(file, 'w');
   let written = 0;
@@ -60,15 +78,40 @@ function writeSession(file: string, bytes: number): () => string {
   while (written < bytes) {
     for (const line of step(k++)) put(line);
     if (sinceCompaction > 2_000_000) {
-      put(JSON.stringify({ ...base, type: 'system', subtype: 'compact_boundary', uuid: `b${++n}`, parentUuid: null, logicalParentUuid: parent }));
+      put(
+        JSON.stringify({
+          ...base,
+          type: 'system',
+          subtype: 'compact_boundary',
+          uuid: `b${++n}`,
+          parentUuid: null,
+          logicalParentUuid: parent,
+        }),
+      );
       parent = `b${n}`;
-      put(rec({ type: 'user', isCompactSummary: true, message: { role: 'user', content: `Summary: modules 0..${k} refactored.` } }));
+      put(
+        rec({
+          type: 'user',
+          isCompactSummary: true,
+          message: { role: 'user', content: `Summary: modules 0..${k} refactored.` },
+        }),
+      );
       sinceCompaction = 0;
     }
   }
   fs.closeSync(fd);
   let extra = 0;
-  return () => rec({ type: 'assistant', message: { role: 'assistant', id: `x${++extra}`, model: 'claude-sonnet-4-5', content: [{ type: 'text', text: `Progress note ${extra}.` }], usage: { input_tokens: 5000 + extra, output_tokens: 5 } } });
+  return () =>
+    rec({
+      type: 'assistant',
+      message: {
+        role: 'assistant',
+        id: `x${++extra}`,
+        model: 'claude-sonnet-4-5',
+        content: [{ type: 'text', text: `Progress note ${extra}.` }],
+        usage: { input_tokens: 5000 + extra, output_tokens: 5 },
+      },
+    });
 }
 
 async function measureSize(dir: string, bytes: number, appends: number): Promise<WatchSizeResult> {
@@ -119,7 +162,14 @@ async function measureSize(dir: string, bytes: number, appends: number): Promise
     setTimeout(appendOne, 50);
   });
   fs.rmSync(file, { force: true });
-  return { fileBytes, firstReadMs, appendToGaugeMs: median(latencies), updateMs: median(updateMs), bytesReadPerUpdate: median(readBytes), appendedBytesPerUpdate: median(appended) };
+  return {
+    fileBytes,
+    firstReadMs,
+    appendToGaugeMs: median(latencies),
+    updateMs: median(updateMs),
+    bytesReadPerUpdate: median(readBytes),
+    appendedBytesPerUpdate: median(appended),
+  };
 }
 
 /** Runs the watcher benchmark on 10 MB and 100 MB files (`appends` updates each). */
@@ -128,7 +178,11 @@ export async function benchWatch(appends = 25): Promise<WatchResult> {
   try {
     const small = await measureSize(dir, 10_000_000, appends);
     const large = await measureSize(dir, 100_000_000, appends);
-    return { sizes: [small, large], timeGrowth: large.appendToGaugeMs / small.appendToGaugeMs, bytesGrowth: large.bytesReadPerUpdate / small.bytesReadPerUpdate };
+    return {
+      sizes: [small, large],
+      timeGrowth: large.appendToGaugeMs / small.appendToGaugeMs,
+      bytesGrowth: large.bytesReadPerUpdate / small.bytesReadPerUpdate,
+    };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -85,7 +85,11 @@ async function job(service: ContextService): Promise<JobRun> {
   await new Promise((resolve) => setTimeout(resolve, 5));
   monitor.disable();
   if (!outcome.applied) throw new Error(`bench compaction not applied: ${outcome.reason}`);
-  const summaries = service.getCheckpoints().filter((c) => !c.restored).map((c) => c.summary).join('\n---\n');
+  const summaries = service
+    .getCheckpoints()
+    .filter((c) => !c.restored)
+    .map((c) => c.summary)
+    .join('\n---\n');
   return { blockMs: monitor.max / 1e6, wallMs, tokensAfter: outcome.tokensAfter, summaries, progressReports };
 }
 
@@ -111,10 +115,18 @@ async function once(thread: Thread, tokens: number): Promise<Run> {
       const tokensBefore = service.getBudget().used;
       const first = await job(service);
       // The same messages back (the user restores the checkpoint), then the same compaction again.
-      for (let cp = service.getCheckpoints().find((c) => !c.restored); cp; cp = service.getCheckpoints().find((c) => !c.restored)) await service.restoreCheckpoint(cp.id);
+      for (
+        let cp = service.getCheckpoints().find((c) => !c.restored);
+        cp;
+        cp = service.getCheckpoints().find((c) => !c.restored)
+      )
+        await service.restoreCheckpoint(cp.id);
       // The restore's own bookkeeping (saving, recounting) settles before the second job is timed.
       await new Promise((resolve) => setTimeout(resolve, 200));
-      if (service.getBudget().used !== tokensBefore) throw new Error(`the restore did not bring the context back (${service.getBudget().used} tokens, not ${tokensBefore})`);
+      if (service.getBudget().used !== tokensBefore)
+        throw new Error(
+          `the restore did not bring the context back (${service.getBudget().used} tokens, not ${tokensBefore})`,
+        );
       const second = await job(service);
       return { tokensBefore, route, jobs: { first, second } };
     } finally {
@@ -126,7 +138,11 @@ async function once(thread: Thread, tokens: number): Promise<Run> {
 }
 
 /** Runs both threads at each size (tokens of generated session), `reps` times each, interleaved. */
-export async function benchWorker(sizes: readonly number[], reps: number, log: (line: string) => void): Promise<WorkerBench> {
+export async function benchWorker(
+  sizes: readonly number[],
+  reps: number,
+  log: (line: string) => void,
+): Promise<WorkerBench> {
   const rows: WorkerBenchRow[] = [];
   for (const tokens of sizes) {
     const runs: Record<Thread, Run[]> = { inline: [], worker: [] };
@@ -136,10 +152,26 @@ export async function benchWorker(sizes: readonly number[], reps: number, log: (
     }
     const ref = runs.inline[0].jobs.first;
     const both = [...runs.inline, ...runs.worker];
-    const sameResult = (['first', 'second'] as const).every((j) => both.every((r) => r.jobs[j].tokensAfter === runs.inline[0].jobs[j].tokensAfter && r.jobs[j].summaries === runs.inline[0].jobs[j].summaries));
+    const sameResult = (['first', 'second'] as const).every((j) =>
+      both.every(
+        (r) =>
+          r.jobs[j].tokensAfter === runs.inline[0].jobs[j].tokensAfter &&
+          r.jobs[j].summaries === runs.inline[0].jobs[j].summaries,
+      ),
+    );
     const figures = (j: Job): WorkerJobFigures => {
-      const pick = (f: (r: JobRun) => number, over: (xs: number[]) => number) => ({ inline: sig(over(runs.inline.map((r) => f(r.jobs[j])))), worker: sig(over(runs.worker.map((r) => f(r.jobs[j])))) });
-      return { blockMs: pick((r) => r.blockMs, median), blockMsMax: pick((r) => r.blockMs, (xs) => Math.max(...xs)), wallMs: pick((r) => r.wallMs, median) };
+      const pick = (f: (r: JobRun) => number, over: (xs: number[]) => number) => ({
+        inline: sig(over(runs.inline.map((r) => f(r.jobs[j])))),
+        worker: sig(over(runs.worker.map((r) => f(r.jobs[j])))),
+      });
+      return {
+        blockMs: pick((r) => r.blockMs, median),
+        blockMsMax: pick(
+          (r) => r.blockMs,
+          (xs) => Math.max(...xs),
+        ),
+        wallMs: pick((r) => r.wallMs, median),
+      };
     };
     const row: WorkerBenchRow = {
       tokens: runs.inline[0].tokensBefore,
@@ -152,7 +184,9 @@ export async function benchWorker(sizes: readonly number[], reps: number, log: (
       progressReports: runs.worker[0].jobs.first.progressReports,
     };
     rows.push(row);
-    log(`worker ${row.tokens} tokens: block inline ${row.blockMs.inline} ms, worker ${row.blockMs.worker} / warm ${row.warm.blockMs.worker} ms; wall inline ${row.wallMs.inline} / ${row.warm.wallMs.inline}, worker ${row.wallMs.worker} / warm ${row.warm.wallMs.worker} ms; same result ${sameResult}`);
+    log(
+      `worker ${row.tokens} tokens: block inline ${row.blockMs.inline} ms, worker ${row.blockMs.worker} / warm ${row.warm.blockMs.worker} ms; wall inline ${row.wallMs.inline} / ${row.warm.wallMs.inline}, worker ${row.wallMs.worker} / warm ${row.warm.wallMs.worker} ms; same result ${sameResult}`,
+    );
   }
   return { rows, reps, workerMinTokens: WORKER_MIN_TOKENS };
 }

@@ -10,7 +10,14 @@ const require = createRequire(import.meta.url);
 
 /** Writes `<dir>/<name>.bin` for each encoding; removes the rank files of older builds. */
 export async function writeRankTables(dir, names = ['o200k_base', 'cl100k_base']) {
-  const built = await esbuild.build({ entryPoints: ['src/tokenizer/rank-table.ts'], bundle: true, platform: 'node', format: 'cjs', write: false, logLevel: 'warning' });
+  const built = await esbuild.build({
+    entryPoints: ['src/tokenizer/rank-table.ts'],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    write: false,
+    logLevel: 'warning',
+  });
   const mod = { exports: {} };
   new Function('module', 'exports', 'require', built.outputFiles[0].text)(mod, mod.exports, require);
   const { RankTable } = mod.exports;

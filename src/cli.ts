@@ -29,15 +29,43 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 
 function budgetOptions(cmd: Command): Command {
   return cmd
-    .requiredOption('--window <tokens>', 'the model context window, in tokens (e.g. 32000 or 32k; required)', parseTokens)
+    .requiredOption(
+      '--window <tokens>',
+      'the model context window, in tokens (e.g. 32000 or 32k; required)',
+      parseTokens,
+    )
     .option('--at <fraction>', 'compact when prompt tokens reach this fraction of the budget', parseFraction, 0.8)
     .option('--to <fraction>', 'compact down to this fraction of the budget', parseFraction, 0.5)
-    .option('--reserve <tokens>', 'output tokens reserved for the reply; the budget is the window minus this (default: 0, since a recording already holds its replies)', parseTokens)
+    .option(
+      '--reserve <tokens>',
+      'output tokens reserved for the reply; the budget is the window minus this (default: 0, since a recording already holds its replies)',
+      parseTokens,
+    )
     .option('--keep-steps <n>', 'newest agent steps never summarized', parseCount, 1)
-    .option('--user-budget <fraction>', "share of the compaction target for the user's typed requests kept verbatim, at most 20k tokens", parseFraction, 0.25)
-    .option('--summary-budget <fraction>', "share of the compaction target for a summary's notes and work-state ledger", parseFraction, 0.25)
-    .addOption(new Option('--summarizer <name>', 'who writes summaries: extractive (no model) or openai (any OpenAI-compatible endpoint)').choices(['extractive', 'openai']).default('extractive'))
-    .option('--base-url <url>', 'OpenAI-compatible endpoint for --summarizer openai (key from OPENAI_API_KEY or CONTEXT_KEEPER_API_KEY)')
+    .option(
+      '--user-budget <fraction>',
+      "share of the compaction target for the user's typed requests kept verbatim, at most 20k tokens",
+      parseFraction,
+      0.25,
+    )
+    .option(
+      '--summary-budget <fraction>',
+      "share of the compaction target for a summary's notes and work-state ledger",
+      parseFraction,
+      0.25,
+    )
+    .addOption(
+      new Option(
+        '--summarizer <name>',
+        'who writes summaries: extractive (no model) or openai (any OpenAI-compatible endpoint)',
+      )
+        .choices(['extractive', 'openai'])
+        .default('extractive'),
+    )
+    .option(
+      '--base-url <url>',
+      'OpenAI-compatible endpoint for --summarizer openai (key from OPENAI_API_KEY or CONTEXT_KEEPER_API_KEY)',
+    )
     .option('--summary-model <model>', 'model for --summarizer openai')
     .option('--summary-window <tokens>', "the summarizer model's own context window, in tokens", parseTokens)
     .option('--max-summary-calls <n>', 'model calls allowed per compaction (default: 4)', parseCount)
@@ -45,7 +73,8 @@ function budgetOptions(cmd: Command): Command {
     .option('--json', 'print the report as JSON, with every repair and warning');
 }
 
-const MODEL_HELP = 'model of the recorded session, which picks the tokenizer encoding (default: the recorded model, else gpt-4o; a name with no known encoding is counted with o200k_base, with a warning)';
+const MODEL_HELP =
+  'model of the recorded session, which picks the tokenizer encoding (default: the recorded model, else gpt-4o; a name with no known encoding is counted with o200k_base, with a warning)';
 
 /** What the exit codes mean, after each command's help. */
 const EXIT_CODES = [
@@ -58,10 +87,14 @@ const EXIT_CODES = [
 /** Builds the program; exported for tests. */
 export function program(): Command {
   const p = new Command('context-keeper')
-    .description("Meter, compact and replay recorded coding-agent sessions (Claude Code, Codex, Cline, OpenHands, SWE-agent, Aider, OpenAI chat messages, ContextKeeper's own transcripts), list an endpoint's models, and watch live Claude Code and Codex sessions.")
+    .description(
+      "Meter, compact and replay recorded coding-agent sessions (Claude Code, Codex, Cline, OpenHands, SWE-agent, Aider, OpenAI chat messages, ContextKeeper's own transcripts), list an endpoint's models, and watch live Claude Code and Codex sessions.",
+    )
     .exitOverride()
     .version(VERSION)
-    .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error: ') ? `context-keeper: ${s.slice(7)}` : s) });
+    .configureOutput({
+      writeErr: (s) => process.stderr.write(s.startsWith('error: ') ? `context-keeper: ${s.slice(7)}` : s),
+    });
   p.command('meter')
     .description('count the tokens of a recorded session by category')
     .argument('<file>', 'recorded transcript')
@@ -70,7 +103,8 @@ export function program(): Command {
     .exitOverride()
     .action((file: string, o: { model?: string; json?: boolean }) => meterCommand(file, o, out, note));
   budgetOptions(
-    p.command('compact')
+    p
+      .command('compact')
       .summary('compact the conversation at the end of FILE now, down to --to of the budget')
       .description(
         'compact the conversation as it stands at the end of FILE now, whatever its level, down to --to of the budget: old tool results are collapsed first, then the oldest history is summarized, as an automatic compaction plans it. ' +
@@ -82,22 +116,39 @@ export function program(): Command {
     .option('--out <file>', 'write the compacted conversation as JSON (messages, checkpoints, tokens)')
     .addHelpText('after', EXIT_CODES)
     .exitOverride()
-    .action((file: string, o: BudgetOptions & { out?: string }) => (checkBudgetOptions(o), compactCommand(file, o, out, note)));
+    .action(
+      (file: string, o: BudgetOptions & { out?: string }) => (
+        checkBudgetOptions(o),
+        compactCommand(file, o, out, note)
+      ),
+    );
   budgetOptions(
-    p.command('replay')
+    p
+      .command('replay')
       .description('play the recording message by message, compacting automatically as the agent would have')
       .argument('<file>', 'recorded transcript'),
   )
-    .option('--out <file>', 'write the context as it stands after the whole replay as JSON (the shape of compact --out)')
+    .option(
+      '--out <file>',
+      'write the context as it stands after the whole replay as JSON (the shape of compact --out)',
+    )
     .addHelpText('after', EXIT_CODES)
     .exitOverride()
-    .action((file: string, o: BudgetOptions & { out?: string }) => (checkBudgetOptions(o), replayCommand(file, o, out, note)));
+    .action(
+      (file: string, o: BudgetOptions & { out?: string }) => (checkBudgetOptions(o), replayCommand(file, o, out, note)),
+    );
   p.command('models')
     .description("list an endpoint's models with the context window each is served with")
-    .requiredOption('--base-url <url>', 'the endpoint (required; for example http://127.0.0.1:11434/v1); key from CONTEXT_KEEPER_API_KEY or OPENAI_API_KEY')
+    .requiredOption(
+      '--base-url <url>',
+      'the endpoint (required; for example http://127.0.0.1:11434/v1); key from CONTEXT_KEEPER_API_KEY or OPENAI_API_KEY',
+    )
     .option('--model <model>', 'describe only this model')
     .option('--window <tokens>', 'use this window, in tokens, instead of the reported one (source "flag")', parseTokens)
-    .option('--json', 'print JSON: an array of {id, window, trainedWindow, source, reason?}; notes go to standard error')
+    .option(
+      '--json',
+      'print JSON: an array of {id, window, trainedWindow, source, reason?}; notes go to standard error',
+    )
     .exitOverride()
     .action((o: ModelsOptions) => modelsCommand(o, out, process.env, undefined, note));
   p.command('watch')
@@ -105,11 +156,19 @@ export function program(): Command {
     .argument('<file>', 'session JSONL file')
     .option('--json', 'print one JSON object per update')
     .option('--interval <ms>', 'polling interval in milliseconds, beside file events', parseCount, 250)
-    .option('--idle-exit <ms>', 'stop after this many milliseconds without a change (default: run until interrupted)', parseCount)
+    .option(
+      '--idle-exit <ms>',
+      'stop after this many milliseconds without a change (default: run until interrupted)',
+      parseCount,
+    )
     .exitOverride()
-    .action((file: string, o: { json?: boolean; interval: number; idleExit?: number }) => watchCommand(file, { json: o.json, interval: o.interval, idleExitMs: o.idleExit }, out));
+    .action((file: string, o: { json?: boolean; interval: number; idleExit?: number }) =>
+      watchCommand(file, { json: o.json, interval: o.interval, idleExitMs: o.idleExit }, out),
+    );
   p.command('sessions')
-    .description("list the Claude Code and Codex sessions recorded for a workspace folder (default: the current folder)")
+    .description(
+      'list the Claude Code and Codex sessions recorded for a workspace folder (default: the current folder)',
+    )
     .argument('[dir]', 'workspace folder')
     .option('--folder <dir...>', 'more folders holding session files')
     .option('--json', 'print JSON: an array of {path, agent, size, lastActivity}')
@@ -122,7 +181,14 @@ export function program(): Command {
 function describeError(err: unknown): string {
   const e = err as NodeJS.ErrnoException;
   if (e?.code && e.path) {
-    const what = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'it is a directory' : e.code === 'EACCES' ? 'permission denied' : e.code;
+    const what =
+      e.code === 'ENOENT'
+        ? 'no such file'
+        : e.code === 'EISDIR'
+          ? 'it is a directory'
+          : e.code === 'EACCES'
+            ? 'permission denied'
+            : e.code;
     return `cannot read ${e.path}: ${what}`;
   }
   return e?.message ?? String(err);
@@ -130,9 +196,11 @@ function describeError(err: unknown): string {
 
 /** Checks options that depend on each other; throws Error naming them. */
 function checkBudgetOptions(o: BudgetOptions): void {
-  if (o.to >= o.at) throw new Error(`--to (${o.to}) must be below --at (${o.at}), or every model call would compact again`);
+  if (o.to >= o.at)
+    throw new Error(`--to (${o.to}) must be below --at (${o.at}), or every model call would compact again`);
   if (o.window < MIN_WINDOW) throw new Error(`--window ${o.window} is too small: at least ${MIN_WINDOW} tokens`);
-  if (o.reserve !== undefined && o.reserve >= o.window) throw new Error(`--reserve (${o.reserve}) must be below --window (${o.window})`);
+  if (o.reserve !== undefined && o.reserve >= o.window)
+    throw new Error(`--reserve (${o.reserve}) must be below --window (${o.window})`);
 }
 
 async function main(argv: string[]): Promise<void> {

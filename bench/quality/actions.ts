@@ -24,7 +24,8 @@ export interface Action {
 }
 
 const COMMAND_TOOLS = /^(bash|shell|terminal|execute_command|run_command|run_terminal_cmd|exec_command|local_shell)$/i;
-const EDIT_TOOLS = /^(edit|write|multiedit|notebookedit|write_to_file|replace_in_file|apply_patch|edit_file|create_file|str_replace_based_edit_tool)$/i;
+const EDIT_TOOLS =
+  /^(edit|write|multiedit|notebookedit|write_to_file|replace_in_file|apply_patch|edit_file|create_file|str_replace_based_edit_tool)$/i;
 /** Editors with a `command` argument: viewing is not editing. */
 const EDITOR_TOOLS = /^(str_replace_editor|file_editor)$/i;
 
@@ -43,21 +44,41 @@ function str(v: unknown): string | undefined {
 /** An action from a tool name and its arguments (already parsed). */
 export function actionOf(index: number, name: string, args: Record<string, unknown>, callId?: string): Action {
   const all = strings(args);
-  const path = str(args.file_path) ?? str(args.path) ?? str(args.absolutePath) ?? str(args.target_file) ?? str(args.notebook_path) ?? str(args.filename);
-  const code = [args.content, args.new_string, args.new_str, args.file_text, args.diff, args.patch, ...(Array.isArray(args.edits) ? args.edits.map((e: { new_string?: unknown }) => e?.new_string) : [])]
+  const path =
+    str(args.file_path) ??
+    str(args.path) ??
+    str(args.absolutePath) ??
+    str(args.target_file) ??
+    str(args.notebook_path) ??
+    str(args.filename);
+  const code = [
+    args.content,
+    args.new_string,
+    args.new_str,
+    args.file_text,
+    args.diff,
+    args.patch,
+    ...(Array.isArray(args.edits) ? args.edits.map((e: { new_string?: unknown }) => e?.new_string) : []),
+  ]
     .filter((x): x is string => typeof x === 'string')
     .join('\n');
   if (COMMAND_TOOLS.test(name)) {
     const c = args.command ?? args.cmd;
     // Codex: ["bash", "-lc", "…"] runs the last element.
-    const command = Array.isArray(c) ? (c.length === 3 && /sh$/.test(String(c[0])) && c[1] === '-lc' ? String(c[2]) : c.map(String).join(' ')) : str(c);
+    const command = Array.isArray(c)
+      ? c.length === 3 && /sh$/.test(String(c[0])) && c[1] === '-lc'
+        ? String(c[2])
+        : c.map(String).join(' ')
+      : str(c);
     const patched = command && /\*\*\* (Update|Add) File: (.+)/.exec(command);
     if (patched) return { index, kind: 'edit', path: patched[2].trim(), code: command, callId, strings: all };
     return { index, kind: 'command', command, callId, strings: all };
   }
   if (EDIT_TOOLS.test(name) && path) return { index, kind: 'edit', path, code, callId, strings: all };
-  if (EDITOR_TOOLS.test(name) && path && args.command !== 'view') return { index, kind: 'edit', path, code, callId, strings: all };
-  if (name === 'python' || name === 'execute_bash') return { index, kind: 'command', command: str(args.command) ?? str(args.code), callId, strings: all };
+  if (EDITOR_TOOLS.test(name) && path && args.command !== 'view')
+    return { index, kind: 'edit', path, code, callId, strings: all };
+  if (name === 'python' || name === 'execute_bash')
+    return { index, kind: 'command', command: str(args.command) ?? str(args.code), callId, strings: all };
   return { index, kind: 'other', path, callId, strings: all };
 }
 

@@ -42,15 +42,34 @@ function tagged(text: string): Span[] {
 function spansOf(format: string, text: string): Span[] {
   if (format === 'cline') {
     const spans = tagged(text);
-    return spans.length ? spans : [{ start: 0, length: text.length, typed: false, note: 'rule: Cline harness text only (environment details, reminders, resumption notice)' }];
+    return spans.length
+      ? spans
+      : [
+          {
+            start: 0,
+            length: text.length,
+            typed: false,
+            note: 'rule: Cline harness text only (environment details, reminders, resumption notice)',
+          },
+        ];
   }
   if (format === 'swe-agent') {
     const m = /<pr_description>\s*([\s\S]*?)\s*<\/pr_description>/.exec(text);
     if (m) {
       const start = m.index + m[0].indexOf(m[1]);
-      return [{ start, length: m[1].length, typed: true, note: 'rule: SWE-agent task statement (<pr_description>), the first request' }];
+      return [
+        {
+          start,
+          length: m[1].length,
+          typed: true,
+          note: 'rule: SWE-agent task statement (<pr_description>), the first request',
+        },
+      ];
     }
-    if (/^\s*OBSERVATION:/.test(text)) return [{ start: 0, length: text.length, typed: false, note: 'rule: tool output in the user role (OBSERVATION)' }];
+    if (/^\s*OBSERVATION:/.test(text))
+      return [
+        { start: 0, length: text.length, typed: false, note: 'rule: tool output in the user role (OBSERVATION)' },
+      ];
   }
   // Attachment notices a client writes before the user's own words are not typed.
   const lead = /^(?:\[attached document: [^\]\n]*\]\n)+/.exec(text);
@@ -76,7 +95,10 @@ function verdict(span: string, start: number, origin: string): Span {
 
 /** JSON with one record per line, so a review shows up as a one-line diff. */
 function serialize(d: TypedData): string {
-  const t = d.transcripts.map((x) => `  {"file": ${JSON.stringify(x.file)}, "entries": ${x.entries}, "records": [\n${x.records.map((r) => `    ${JSON.stringify(r)}`).join(',\n')}\n  ]}`);
+  const t = d.transcripts.map(
+    (x) =>
+      `  {"file": ${JSON.stringify(x.file)}, "entries": ${x.entries}, "records": [\n${x.records.map((r) => `    ${JSON.stringify(r)}`).join(',\n')}\n  ]}`,
+  );
   return `{"about": ${JSON.stringify(d.about)},\n "transcripts": [\n${t.join(',\n')}\n]}\n`;
 }
 
@@ -105,7 +127,16 @@ async function main(): Promise<void> {
       const spans = clineTool ? tagged(text) : spansOf(s.transcript.format, text);
       for (const sp of spans) {
         const span = text.slice(sp.start, sp.start + sp.length);
-        const r: TypedRecord = { index, id: e.id, start: sp.start, length: sp.length, sha256: fingerprint(span), words: words(span).length, typed: sp.typed, note: sp.note };
+        const r: TypedRecord = {
+          index,
+          id: e.id,
+          start: sp.start,
+          length: sp.length,
+          sha256: fingerprint(span),
+          words: words(span).length,
+          typed: sp.typed,
+          note: sp.note,
+        };
         const prev = reviewed.get(`${rel}\0${r.id}\0${r.sha256}`);
         records.push(prev && !prev.note.startsWith('rule:') ? { ...r, typed: prev.typed, note: prev.note } : r);
       }

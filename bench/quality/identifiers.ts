@@ -20,9 +20,13 @@ export function emptyIdentifiers(): Identifiers {
 const URL = /\bhttps?:\/\/[^\s<>"'`)\]}]+/g;
 /** Any scheme's address (`ws://host:9001/mqtt`): not a path, masked before paths are looked for. */
 const ANY_URL = /\b[A-Za-z][\w+.-]*:\/\/[^\s<>"'`)\]}]+/g;
-const EXTENSIONS = 'ts|tsx|js|jsx|mjs|cjs|py|rs|go|java|kt|rb|php|cs|c|h|cpp|md|json|ya?ml|toml|sql|sh|css|scss|html|vue|svelte|txt|env|lock|cfg|ini|xml|tf';
+const EXTENSIONS =
+  'ts|tsx|js|jsx|mjs|cjs|py|rs|go|java|kt|rb|php|cs|c|h|cpp|md|json|ya?ml|toml|sql|sh|css|scss|html|vue|svelte|txt|env|lock|cfg|ini|xml|tf';
 /** Path-like tokens: with a file extension, or starting at a root/home/dot/drive, or with a slash. A drive letter stands alone (`C:\x`, not the `t:` of `host:9001`). */
-const PATH = new RegExp(`(?:(?<![\\w])[A-Za-z]:(?=[\\\\/]))?[~.@]{0,2}[\\\\/]?[\\w@.-]+(?:[\\\\/][\\w@.-]+)+[\\\\/]?|\\b[\\w-]+\\.(?:${EXTENSIONS})\\b`, 'g');
+const PATH = new RegExp(
+  `(?:(?<![\\w])[A-Za-z]:(?=[\\\\/]))?[~.@]{0,2}[\\\\/]?[\\w@.-]+(?:[\\\\/][\\w@.-]+)+[\\\\/]?|\\b[\\w-]+\\.(?:${EXTENSIONS})\\b`,
+  'g',
+);
 /** A last path segment with one of the file extensions above. */
 const HAS_EXTENSION = new RegExp(`\\.(?:${EXTENSIONS})$`, 'i');
 /**
@@ -31,17 +35,44 @@ const HAS_EXTENSION = new RegExp(`\\.(?:${EXTENSIONS})$`, 'i');
  * "next/navigation" and "green/red/yellow" are not paths. Tool-call arguments need no such test.
  */
 function isProsePath(p: string): boolean {
-  return /^(?:[A-Za-z]:[\\/]|[~.@]{0,2}\/)/.test(p) || p.endsWith('/') || HAS_EXTENSION.test(p.split(/[\\/]/).pop() ?? '');
+  return (
+    /^(?:[A-Za-z]:[\\/]|[~.@]{0,2}\/)/.test(p) || p.endsWith('/') || HAS_EXTENSION.test(p.split(/[\\/]/).pop() ?? '')
+  );
 }
-const DEFINITION = /\b(?:function\*?|def|class|interface|enum|struct|trait|fn|func|type)\s+([A-Za-z_$][\w$]*)|\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?(?:\([^)]*\)|[A-Za-z_$][\w$]*)\s*=>/g;
+const DEFINITION =
+  /\b(?:function\*?|def|class|interface|enum|struct|trait|fn|func|type)\s+([A-Za-z_$][\w$]*)|\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?(?:\([^)]*\)|[A-Za-z_$][\w$]*)\s*=>/g;
 const CALLED_IN_PROSE = /`([A-Za-z_$][\w$.]*)\(\)?[^`]*`/g;
 /**
  * A line that reports a failure: an error or exception class reporting (`TypeError: …`,
  * `Exception in thread …`, pytest's `E   AssertionError`), `error:` prefixes, test failures, tool
  * errors. A class name merely mentioned (`import …BusinessException;` in a file shown by `cat`) is not one.
  */
-export const ERROR_LINE = /\b[A-Z]\w*(?:Error|Exception)(?::|\s+in thread\b)|^E\s+[\w.]*(?:Error|Exception)\b|(?:^|\s)(?:error|ERROR|Error|fatal|FATAL)(?:\[\w+\])?:|Traceback \(most recent call last\)|\bFAIL(?:ED)?\b|npm ERR!|command not found|No such file or directory|Cannot find module|\bexit(?:ed with)? code:? ?[1-9]/;
-const NOT_NAMES = new Set(['if', 'for', 'while', 'switch', 'return', 'function', 'catch', 'new', 'await', 'async', 'require', 'import', 'export', 'default', 'props', 'main', 'test', 'data', 'self', 'this', 'the', 'and']);
+export const ERROR_LINE =
+  /\b[A-Z]\w*(?:Error|Exception)(?::|\s+in thread\b)|^E\s+[\w.]*(?:Error|Exception)\b|(?:^|\s)(?:error|ERROR|Error|fatal|FATAL)(?:\[\w+\])?:|Traceback \(most recent call last\)|\bFAIL(?:ED)?\b|npm ERR!|command not found|No such file or directory|Cannot find module|\bexit(?:ed with)? code:? ?[1-9]/;
+const NOT_NAMES = new Set([
+  'if',
+  'for',
+  'while',
+  'switch',
+  'return',
+  'function',
+  'catch',
+  'new',
+  'await',
+  'async',
+  'require',
+  'import',
+  'export',
+  'default',
+  'props',
+  'main',
+  'test',
+  'data',
+  'self',
+  'this',
+  'the',
+  'and',
+]);
 
 /** Whitespace-collapsed and cut to 100 characters: the part of a long line a summary must keep. */
 export function keptKey(line: string): string {
@@ -72,7 +103,8 @@ function addPaths(text: string, ids: Identifiers, prose: boolean): void {
   for (const m of text.replace(ANY_URL, ' ').matchAll(PATH)) {
     const raw = m[0].replace(/[.,:;]+$/, '');
     const p = pathKey(raw);
-    if (p.length >= 4 && !/^\d/.test(p) && !p.includes('://') && /[/.]/.test(p) && (!prose || isProsePath(raw))) ids.paths.add(p);
+    if (p.length >= 4 && !/^\d/.test(p) && !p.includes('://') && /[/.]/.test(p) && (!prose || isProsePath(raw)))
+      ids.paths.add(p);
   }
 }
 

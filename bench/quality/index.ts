@@ -22,7 +22,8 @@ export async function benchQuality(root: string, log: (line: string) => void): P
   const { dir, files } = transcriptFiles();
   const base = { windows: WINDOWS, replayWindow: REPLAY_WINDOW, runs: [], pooled: [], targets: [] };
   if (!dir || files.length === 0) {
-    const skipped = 'no shared transcripts (../shared/transcripts or $CONTEXT_KEEPER_SHARED): the quality figures need the recorded sessions and the reviewed typed-message list made from them';
+    const skipped =
+      'no shared transcripts (../shared/transcripts or $CONTEXT_KEEPER_SHARED): the quality figures need the recorded sessions and the reviewed typed-message list made from them';
     log(`quality: skipped, ${skipped}`);
     return { ...base, input: 'none', skipped, seconds: 0 };
   }
@@ -32,7 +33,10 @@ export async function benchQuality(root: string, log: (line: string) => void): P
   for (const f of files) {
     const name = path.relative(dir, f).split(path.sep).join('/');
     const t = data.transcripts.find((x) => x.file === name);
-    if (!t) throw new Error(`${typedDataPath(root)}: no reviewed typed messages for ${name}; draft them with npm run bench:typed and review them`);
+    if (!t)
+      throw new Error(
+        `${typedDataPath(root)}: no reviewed typed messages for ${name}; draft them with npm run bench:typed and review them`,
+      );
     loaded.push(await loadTranscript(f, name, t));
   }
   const runs: QualityRun[] = [];
@@ -40,14 +44,18 @@ export async function benchQuality(root: string, log: (line: string) => void): P
     for (const w of WINDOWS) {
       const r = compactRun(cli, t, w);
       runs.push(r);
-      log(`quality: compact ${t.name} at ${w / 1000}k: ${r.tokensBefore} → ${r.tokensAfter} tokens (${r.seconds.toFixed(1)} s)`);
+      log(
+        `quality: compact ${t.name} at ${w / 1000}k: ${r.tokensBefore} → ${r.tokensAfter} tokens (${r.seconds.toFixed(1)} s)`,
+      );
     }
   }
   const longest = [...loaded].sort((a, b) => b.tokens - a.tokens).slice(0, REPLAYS);
   for (const t of longest) {
     const r = await replayRun(t, REPLAY_WINDOW);
     runs.push(r);
-    log(`quality: replay ${t.name} at ${REPLAY_WINDOW / 1000}k: ${r.compactions} compactions (${r.seconds.toFixed(1)} s)`);
+    log(
+      `quality: replay ${t.name} at ${REPLAY_WINDOW / 1000}k: ${r.compactions} compactions (${r.seconds.toFixed(1)} s)`,
+    );
   }
   const pooled = pool(runs, WINDOWS);
   return {

@@ -3,7 +3,16 @@
  * identifiers of the replaced span kept (by class) and the current-state items kept.
  */
 import { actionsOf, type Action } from './actions';
-import { CLASSES, commandKey, emptyIdentifiers, errorLines, fromAction, fromWrittenText, pathKey, type IdClass } from './identifiers';
+import {
+  CLASSES,
+  commandKey,
+  emptyIdentifiers,
+  errorLines,
+  fromAction,
+  fromWrittenText,
+  pathKey,
+  type IdClass,
+} from './identifiers';
 import { contextText, keptIn, messageText, normalize, WordIndex, type Kept, type PlainMessage } from './text';
 import type { TypedMessage } from './typed';
 
@@ -73,7 +82,10 @@ export interface Recording {
   actions: Action[];
 }
 
-export function recordingOf(entries: ReadonlyArray<{ id: string; message: PlainMessage }>, typed: TypedMessage[]): Recording {
+export function recordingOf(
+  entries: ReadonlyArray<{ id: string; message: PlainMessage }>,
+  typed: TypedMessage[],
+): Recording {
   return { entries, typed, actions: entries.flatMap((e, i) => actionsOf(i, e.message)) };
 }
 
@@ -106,7 +118,8 @@ export function stateItems(r: Recording): Array<Omit<StateItem, 'kept'> & { text
  * lines' shape (a traceback, a shell's "not found", an `error:` line, a test runner's FAIL or
  * failure count). A file shown by `cat` that mentions FAILED or an exception class is not one.
  */
-const FAILED_OUTPUT = /\bexit(?:ed)?(?: with)? (?:code|status):? ?-?[1-9]|\bExit code:? ?-?[1-9]|Traceback \(most recent call last\)|command not found|No such file or directory|npm ERR!|^\s*(?:error|Error|ERROR|fatal|FATAL)(?:\[\w+\])?:|^(?:FAIL|FAILED)\b|\b[1-9]\d* (?:failed|failing|errors?)\b/m;
+const FAILED_OUTPUT =
+  /\bexit(?:ed)?(?: with)? (?:code|status):? ?-?[1-9]|\bExit code:? ?-?[1-9]|Traceback \(most recent call last\)|command not found|No such file or directory|npm ERR!|^\s*(?:error|Error|ERROR|fatal|FATAL)(?:\[\w+\])?:|^(?:FAIL|FAILED)\b|\b[1-9]\d* (?:failed|failing|errors?)\b/m;
 
 /** First failure line of the latest failed command's output (see {@link FAILED_OUTPUT}) that has one. */
 function latestFailure(r: Recording): string | undefined {
@@ -137,7 +150,12 @@ function latestFailure(r: Recording): string | undefined {
  * imported session replaces a recorded summary, and the messages behind it were never in the
  * context it read (their typed requests were: the import keeps them beside the recorded summary).
  */
-export function measure(r: Recording, replaced: ReadonlySet<number>, context: readonly PlainMessage[], idReplaced: ReadonlySet<number> = replaced): QualityFigures {
+export function measure(
+  r: Recording,
+  replaced: ReadonlySet<number>,
+  context: readonly PlainMessage[],
+  idReplaced: ReadonlySet<number> = replaced,
+): QualityFigures {
   const view = new ContextView(context);
   const f: QualityFigures = {
     typedReplaced: { kept: 0, total: 0 },
@@ -176,7 +194,11 @@ export function measure(r: Recording, replaced: ReadonlySet<number>, context: re
   }
   for (const s of stateItems(r)) {
     const kept =
-      s.item === 'latest request' ? view.keptText(s.text!) !== 'no' : s.item === 'edited file' ? view.hasPath(s.value) : view.normalized.includes(s.value);
+      s.item === 'latest request'
+        ? view.keptText(s.text!) !== 'no'
+        : s.item === 'edited file'
+          ? view.hasPath(s.value)
+          : view.normalized.includes(s.value);
     f.state.push({ item: s.item, value: s.value, kept });
   }
   return f;

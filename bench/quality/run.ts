@@ -62,7 +62,10 @@ export interface Loaded {
 export async function loadTranscript(file: string, name: string, t: TypedTranscript): Promise<Loaded> {
   const s = await loadSession(file);
   const entries = s.entries as ReadonlyArray<{ id: string; message: PlainMessage }>;
-  const tokens = s.meter.measure(s.entries.map((e) => ({ id: e.id, kind: 'raw' as const, message: e.message, covers: [e.id] })), s.transcript.tools).total;
+  const tokens = s.meter.measure(
+    s.entries.map((e) => ({ id: e.id, kind: 'raw' as const, message: e.message, covers: [e.id] })),
+    s.transcript.tools,
+  ).total;
   return { file, name, recording: recordingOf(entries, resolveTyped(t, entries)), tokens };
 }
 
@@ -95,15 +98,31 @@ export function compactRun(cli: string, t: Loaded, window: number): QualityRun {
   const t0 = Date.now();
   const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ck-quality-')), 'out.json');
   try {
-    const p = spawnSync(process.execPath, [cli, 'compact', t.file, '--window', String(window), '--json', '--out', out], { encoding: 'utf8', maxBuffer: 1 << 28 });
-    if (p.status !== 0 && p.status !== 1) throw new Error(`compact ${t.name} --window ${window} exited with ${p.status}: ${p.stderr.trim()}`);
+    const p = spawnSync(
+      process.execPath,
+      [cli, 'compact', t.file, '--window', String(window), '--json', '--out', out],
+      { encoding: 'utf8', maxBuffer: 1 << 28 },
+    );
+    if (p.status !== 0 && p.status !== 1)
+      throw new Error(`compact ${t.name} --window ${window} exited with ${p.status}: ${p.stderr.trim()}`);
     const j = JSON.parse(p.stdout) as CompactJson;
-    const doc = fs.existsSync(out) ? (JSON.parse(fs.readFileSync(out, 'utf8')) as { messages: PlainMessage[]; checkpoints: Array<{ trigger: string; replacedIds: string[] }> }) : undefined;
+    const doc = fs.existsSync(out)
+      ? (JSON.parse(fs.readFileSync(out, 'utf8')) as {
+          messages: PlainMessage[];
+          checkpoints: Array<{ trigger: string; replacedIds: string[] }>;
+        })
+      : undefined;
     const context = doc?.messages ?? [];
-    const replaced = indexesOf(t.recording, j.checkpoints.flatMap((c) => c.replacedIds));
+    const replaced = indexesOf(
+      t.recording,
+      j.checkpoints.flatMap((c) => c.replacedIds),
+    );
     // Messages the recording's own compaction had already replaced were not in the context this
     // compaction read (it read the recorded summary instead): their identifiers are not counted.
-    const before = indexesOf(t.recording, (doc?.checkpoints ?? []).filter((c) => c.trigger === 'import').flatMap((c) => c.replacedIds));
+    const before = indexesOf(
+      t.recording,
+      (doc?.checkpoints ?? []).filter((c) => c.trigger === 'import').flatMap((c) => c.replacedIds),
+    );
     const anchored = j.status?.anchored?.total;
     return {
       transcript: t.name,
@@ -116,7 +135,9 @@ export function compactRun(cli: string, t: Loaded, window: number): QualityRun {
       insideTarget: j.tokensAfter <= j.target,
       outcome: j.applied ? (j.fits ? 'applied' : 'applied, does not fit') : `not applied: ${j.reason ?? j.outcome}`,
       compactions: j.applied ? 1 : 0,
-      ...(anchored !== undefined && anchored > j.target ? { exempt: `never-summarised part ${anchored} > target ${j.target} tokens` } : {}),
+      ...(anchored !== undefined && anchored > j.target
+        ? { exempt: `never-summarised part ${anchored} > target ${j.target} tokens` }
+        : {}),
       figures: measure(t.recording, replaced, context, new Set([...replaced].filter((i) => !before.has(i)))),
       seconds: (Date.now() - t0) / 1000,
     };
@@ -149,10 +170,14 @@ export async function replayRun(t: Loaded, window: number): Promise<QualityRun> 
     onCall: (_c, current) => (items = current),
     onCompaction: (_cps, _before, after, anchored) => {
       maxAfter = Math.max(maxAfter, after);
-      if (anchored !== undefined && anchored > th.targetTokens && after > th.targetTokens) exempt ??= `never-summarised part ${anchored} > target ${th.targetTokens} tokens at a compaction`;
+      if (anchored !== undefined && anchored > th.targetTokens && after > th.targetTokens)
+        exempt ??= `never-summarised part ${anchored} > target ${th.targetTokens} tokens at a compaction`;
     },
   });
-  const replaced = indexesOf(t.recording, report.checkpoints.flatMap((c) => c.replacedIds));
+  const replaced = indexesOf(
+    t.recording,
+    report.checkpoints.flatMap((c) => c.replacedIds),
+  );
   return {
     transcript: t.name,
     mode: 'replay',
@@ -166,7 +191,11 @@ export async function replayRun(t: Loaded, window: number): Promise<QualityRun> 
     outcome: `${report.compactions} compactions${report.failedCompactions ? `, ${report.failedCompactions} failed` : ''}, peak ${report.peakTokens}${report.peakTokens > th.inputBudget ? ' (over the budget)' : ''}`,
     compactions: report.compactions,
     ...(exempt ? { exempt } : {}),
-    figures: measure(t.recording, replaced, items.map((i) => i.message as PlainMessage)),
+    figures: measure(
+      t.recording,
+      replaced,
+      items.map((i) => i.message as PlainMessage),
+    ),
     seconds: (Date.now() - t0) / 1000,
   };
 }

@@ -74,15 +74,23 @@ export function readTypedData(file: string): TypedData {
  * transcript, record and field on the first locator that does not match (entry count, id, span or
  * fingerprint), so a changed transcript or importer cannot silently change the benchmark.
  */
-export function resolveTyped(t: TypedTranscript, entries: ReadonlyArray<{ id: string; message: PlainMessage }>): TypedMessage[] {
-  if (entries.length !== t.entries) throw new Error(`${t.file}: the importer gives ${entries.length} entries, the typed-message list was made from ${t.entries}; review the list again (npm run bench:typed)`);
+export function resolveTyped(
+  t: TypedTranscript,
+  entries: ReadonlyArray<{ id: string; message: PlainMessage }>,
+): TypedMessage[] {
+  if (entries.length !== t.entries)
+    throw new Error(
+      `${t.file}: the importer gives ${entries.length} entries, the typed-message list was made from ${t.entries}; review the list again (npm run bench:typed)`,
+    );
   const out: TypedMessage[] = [];
   for (const [k, r] of t.records.entries()) {
     const where = `${t.file}: record ${k} (entry ${r.index})`;
     const e = entries[r.index];
-    if (!e || e.id !== r.id) throw new Error(`${where}: field "id" is ${r.id}, the entry there is ${e?.id ?? 'missing'}`);
+    if (!e || e.id !== r.id)
+      throw new Error(`${where}: field "id" is ${r.id}, the entry there is ${e?.id ?? 'missing'}`);
     const text = messageText(e.message).slice(r.start, r.start + r.length);
-    if (fingerprint(text) !== r.sha256) throw new Error(`${where}: field "sha256" does not match the text at ${r.start}+${r.length}`);
+    if (fingerprint(text) !== r.sha256)
+      throw new Error(`${where}: field "sha256" does not match the text at ${r.start}+${r.length}`);
     const n = words(text).length;
     if (n !== r.words) throw new Error(`${where}: field "words" is ${r.words}, the text has ${n}`);
     if (r.typed) out.push({ index: r.index, id: r.id, text, words: n });

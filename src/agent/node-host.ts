@@ -28,7 +28,10 @@ export class NodeToolHost implements ToolHost {
   readonly root: string;
 
   /** @param root workspace folder; resolved to its real path (throws when it does not exist). */
-  constructor(root: string, private readonly options: NodeToolHostOptions = {}) {
+  constructor(
+    root: string,
+    private readonly options: NodeToolHostOptions = {},
+  ) {
     this.root = realpathSync(path.resolve(root));
   }
 
@@ -108,7 +111,11 @@ export class NodeToolHost implements ToolHost {
         shell: true,
         detached: process.platform !== 'win32',
         stdio: ['ignore', 'pipe', 'pipe'],
-        env: childEnvironment(process.env, (this.options.secrets?.() ?? []).filter((k): k is string => !!k), { CI: '1', NO_COLOR: '1' }),
+        env: childEnvironment(
+          process.env,
+          (this.options.secrets?.() ?? []).filter((k): k is string => !!k),
+          { CI: '1', NO_COLOR: '1' },
+        ),
       });
       let output = '';
       let truncated = false;

@@ -59,7 +59,11 @@ export class PatternMatcher {
    * @param deadlineMs wall-clock budget of all {@link matchLines} calls together, from the worker's start.
    * @throws SyntaxError when the pattern does not compile (checked on this thread, which is fast).
    */
-  constructor(source: string, flags: string, private readonly deadlineMs = DEFAULT_PATTERN_DEADLINE_MS) {
+  constructor(
+    source: string,
+    flags: string,
+    private readonly deadlineMs = DEFAULT_PATTERN_DEADLINE_MS,
+  ) {
     const clean = flags.replace(/[gy]/g, '');
     new RegExp(source, clean);
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { source, flags: clean } });

@@ -19,7 +19,13 @@ const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
 
 /** Kind of a non-regular file, for messages. */
-function kindOf(stat: { isDirectory(): boolean; isFIFO(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSocket(): boolean }): string {
+function kindOf(stat: {
+  isDirectory(): boolean;
+  isFIFO(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+  isSocket(): boolean;
+}): string {
   if (stat.isDirectory()) return 'a folder';
   if (stat.isFIFO()) return 'a named pipe';
   if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
@@ -97,7 +103,8 @@ export async function writeFileInside(root: string, absPath: string, content: st
     try {
       handle = await fs.open(absPath, constants.O_WRONLY | NOFOLLOW | NONBLOCK);
     } catch (inner) {
-      if ((inner as NodeJS.ErrnoException).code === 'ELOOP') throw new Error(`${shown} is a symbolic link; it was not followed`);
+      if ((inner as NodeJS.ErrnoException).code === 'ELOOP')
+        throw new Error(`${shown} is a symbolic link; it was not followed`);
       throw inner;
     }
   }

@@ -57,7 +57,11 @@ export interface ModelUsage {
  */
 export function modelUsageOf(usage: unknown): ModelUsage | undefined {
   if (!usage || typeof usage !== 'object') return undefined;
-  const u = usage as { prompt_tokens?: unknown; completion_tokens?: unknown; prompt_tokens_details?: { cached_tokens?: unknown } | null };
+  const u = usage as {
+    prompt_tokens?: unknown;
+    completion_tokens?: unknown;
+    prompt_tokens_details?: { cached_tokens?: unknown } | null;
+  };
   if (typeof u.prompt_tokens !== 'number') return undefined;
   const cached = u.prompt_tokens_details?.cached_tokens;
   return {
@@ -99,7 +103,14 @@ export interface AgentHooks {
  * VS Code language-model adapter (`src/models/lm/client.ts`).
  */
 export interface ChatClient {
-  chat: { completions: { create(body: ChatCompletionCreateParamsStreaming, options?: { signal?: AbortSignal }): PromiseLike<AsyncIterable<ChatCompletionChunk>> } };
+  chat: {
+    completions: {
+      create(
+        body: ChatCompletionCreateParamsStreaming,
+        options?: { signal?: AbortSignal },
+      ): PromiseLike<AsyncIterable<ChatCompletionChunk>>;
+    };
+  };
 }
 
 /** Options of {@link AgentSession}. */
@@ -174,7 +185,11 @@ export class AgentSession {
   /** Appends `text` as a user message, then {@link run}s. */
   async runTask(text: string, signal: AbortSignal): Promise<RunResult> {
     const { conversation } = this.options;
-    await conversation.append({ id: conversation.newEntryId(), message: { role: 'user', content: text }, meta: { timestamp: new Date().toISOString() } });
+    await conversation.append({
+      id: conversation.newEntryId(),
+      message: { role: 'user', content: text },
+      meta: { timestamp: new Date().toISOString() },
+    });
     return this.run(signal);
   }
 
@@ -199,7 +214,8 @@ export class AgentSession {
         const reply = await this.streamReply(signal).catch(async (error: unknown) => {
           // One compaction and one retry per step when the provider says the prompt does not fit.
           const overflow = signal.aborted ? undefined : contextOverflow(error);
-          if (!overflow || !hooks.onContextOverflow || !(await hooks.onContextOverflow({ step, overflow }, signal))) throw error;
+          if (!overflow || !hooks.onContextOverflow || !(await hooks.onContextOverflow({ step, overflow }, signal)))
+            throw error;
           signal.throwIfAborted();
           result.modelCalls++;
           return this.streamReply(signal);
@@ -236,7 +252,9 @@ export class AgentSession {
   }
 
   /** Makes one streaming model call and appends the assistant message. */
-  private async streamReply(signal: AbortSignal): Promise<{ text: string; calls: PendingCall[]; entryId: string; cancelled: boolean }> {
+  private async streamReply(
+    signal: AbortSignal,
+  ): Promise<{ text: string; calls: PendingCall[]; entryId: string; cancelled: boolean }> {
     const { client, model, tools, conversation, hooks = {}, requestOptions } = this.options;
     const entryId = conversation.newEntryId();
     const messages = conversation.messages();
@@ -291,23 +309,38 @@ export class AgentSession {
     if (cancelled) {
       // Tool calls of a cut-off stream may have partial arguments: they are dropped, never run.
       if (text !== '') {
-        await conversation.append({ id: entryId, message: { role: 'assistant', content: text + CANCELLED_REPLY_MARKER }, meta: { timestamp: new Date().toISOString(), model } });
+        await conversation.append({
+          id: entryId,
+          message: { role: 'assistant', content: text + CANCELLED_REPLY_MARKER },
+          meta: { timestamp: new Date().toISOString(), model },
+        });
       }
       return { text, calls: [], entryId, cancelled };
     }
-    const complete = uniqueCallIds(calls.filter((c) => c !== undefined), entryId);
+    const complete = uniqueCallIds(
+      calls.filter((c) => c !== undefined),
+      entryId,
+    );
     const message: ChatMessage =
       complete.length > 0
         ? {
             role: 'assistant',
             content: text === '' ? null : text,
-            tool_calls: complete.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
+            tool_calls: complete.map((c) => ({
+              id: c.id,
+              type: 'function' as const,
+              function: { name: c.name, arguments: c.arguments },
+            })),
           }
         : { role: 'assistant', content: text };
     await conversation.append({
       id: entryId,
       message,
-      meta: { timestamp: new Date().toISOString(), model, ...(usage ? { reportedPromptTokens: usage.promptTokens } : {}) },
+      meta: {
+        timestamp: new Date().toISOString(),
+        model,
+        ...(usage ? { reportedPromptTokens: usage.promptTokens } : {}),
+      },
     });
     return { text, calls: complete, entryId, cancelled: false };
   }
@@ -324,9 +357,11 @@ export class AgentSession {
       const t0 = Date.now();
       return tools
         .execute(call, signal)
-        .catch((error: unknown): ToolOutcome => (signal.aborted
-          ? { content: CANCELLED_RESULT, ok: false, cancelled: true }
-          : { content: `Error: ${error instanceof Error ? error.message : String(error)}`, ok: false }))
+        .catch((error: unknown): ToolOutcome =>
+          signal.aborted
+            ? { content: CANCELLED_RESULT, ok: false, cancelled: true }
+            : { content: `Error: ${error instanceof Error ? error.message : String(error)}`, ok: false },
+        )
         .then((outcome) => ({ outcome, durationMs: Date.now() - t0 }));
     });
     for (let i = 0; i < calls.length; i++) {

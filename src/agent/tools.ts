@@ -96,7 +96,7 @@ export const WORKSPACE_TOOL_SCHEMAS: ToolSchema[] = [
   ),
   fn(
     'write_file',
-    'Create or overwrite a file with the given content. Needs the user\'s approval.',
+    "Create or overwrite a file with the given content. Needs the user's approval.",
     { path: { type: 'string' }, content: { type: 'string' } },
     ['path', 'content'],
   ),
@@ -141,7 +141,8 @@ function stringArg(args: Args, name: string, required = true): string | undefine
 function intArg(args: Args, name: string): number | undefined {
   const value = args[name];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw new ToolFailure(`Argument "${name}" must be an integer.`);
+  if (typeof value !== 'number' || !Number.isInteger(value))
+    throw new ToolFailure(`Argument "${name}" must be an integer.`);
   return value;
 }
 
@@ -215,13 +216,20 @@ export class WorkspaceTools {
       case 'run_command':
         return this.runCommand(call, args, signal);
       default:
-        throw new ToolFailure(`Unknown tool "${call.name}". Available: ${this.schemas.map((s) => s.type === 'function' ? s.function.name : '').join(', ')}.`);
+        throw new ToolFailure(
+          `Unknown tool "${call.name}". Available: ${this.schemas.map((s) => (s.type === 'function' ? s.function.name : '')).join(', ')}.`,
+        );
     }
   }
 
   private resolve(requested: string): Promise<string> {
     const host = this.host;
-    return resolveInside(host.root, requested, (p) => host.realpath(p), host.readlink ? (p) => host.readlink!(p) : undefined);
+    return resolveInside(
+      host.root,
+      requested,
+      (p) => host.realpath(p),
+      host.readlink ? (p) => host.readlink!(p) : undefined,
+    );
   }
 
   private rel(absolute: string): string {
@@ -246,9 +254,12 @@ export class WorkspaceTools {
   private async listDirectory(args: Args): Promise<string> {
     const folder = await this.resolve(stringArg(args, 'path', false) ?? '.');
     const entries = await this.host.readDirectory(folder);
-    entries.sort((a, b) => (a.type === 'directory' ? 0 : 1) - (b.type === 'directory' ? 0 : 1) || a.name.localeCompare(b.name));
+    entries.sort(
+      (a, b) => (a.type === 'directory' ? 0 : 1) - (b.type === 'directory' ? 0 : 1) || a.name.localeCompare(b.name),
+    );
     const shown = entries.slice(0, LIST_MAX_ENTRIES).map((e) => (e.type === 'directory' ? `${e.name}/` : e.name));
-    const more = entries.length > LIST_MAX_ENTRIES ? `\n[${entries.length - LIST_MAX_ENTRIES} more entries not shown]` : '';
+    const more =
+      entries.length > LIST_MAX_ENTRIES ? `\n[${entries.length - LIST_MAX_ENTRIES} more entries not shown]` : '';
     return `${this.rel(folder)}/ (${entries.length} entries)\n${shown.join('\n')}${more}`;
   }
 
@@ -267,7 +278,11 @@ export class WorkspaceTools {
     const max = Math.min(intArg(args, 'max_results') ?? this.options.maxSearchResults ?? 100, 500);
     let matcher: PatternMatcher;
     try {
-      matcher = new PatternMatcher(source, args['case_sensitive'] === true ? '' : 'i', this.options.searchDeadlineMs ?? DEFAULT_PATTERN_DEADLINE_MS);
+      matcher = new PatternMatcher(
+        source,
+        args['case_sensitive'] === true ? '' : 'i',
+        this.options.searchDeadlineMs ?? DEFAULT_PATTERN_DEADLINE_MS,
+      );
     } catch (error) {
       throw new ToolFailure(`Invalid regular expression: ${(error as Error).message}`);
     }
@@ -294,7 +309,8 @@ export class WorkspaceTools {
             more = true;
             break;
           }
-          const line = lines[i].length > SEARCH_LINE_MAX_CHARS ? `${lines[i].slice(0, SEARCH_LINE_MAX_CHARS)}…` : lines[i];
+          const line =
+            lines[i].length > SEARCH_LINE_MAX_CHARS ? `${lines[i].slice(0, SEARCH_LINE_MAX_CHARS)}…` : lines[i];
           hits.push(`${relative}:${i + 1}: ${line}`);
         }
         if (more) break;
@@ -334,14 +350,27 @@ export class WorkspaceTools {
     if (oldText === '') throw new ToolFailure('old_text is empty; use write_file to create a file.');
     const before = await this.host.readFile(file);
     const count = before.split(oldText).length - 1;
-    if (count === 0) throw new ToolFailure(`old_text was not found in ${this.rel(file)}; read the file again and copy the text exactly.`);
+    if (count === 0)
+      throw new ToolFailure(
+        `old_text was not found in ${this.rel(file)}; read the file again and copy the text exactly.`,
+      );
     const replaceAll = args['replace_all'] === true;
     if (count > 1 && !replaceAll) {
-      throw new ToolFailure(`old_text occurs ${count} times in ${this.rel(file)}; add surrounding lines or set replace_all.`);
+      throw new ToolFailure(
+        `old_text occurs ${count} times in ${this.rel(file)}; add surrounding lines or set replace_all.`,
+      );
     }
     const after = replaceAll ? before.split(oldText).join(newText) : before.replace(oldText, () => newText);
     await this.requireApproval(
-      { kind: 'edit', call, title: `Edit ${this.rel(file)}`, detail: lineDiff(before, after), path: this.rel(file), before, after },
+      {
+        kind: 'edit',
+        call,
+        title: `Edit ${this.rel(file)}`,
+        detail: lineDiff(before, after),
+        path: this.rel(file),
+        before,
+        after,
+      },
       signal,
     );
     await this.host.writeFile(file, after, signal);
@@ -353,10 +382,21 @@ export class WorkspaceTools {
     const cwd = await this.resolve(stringArg(args, 'cwd', false) ?? '.');
     const timeoutMs = Math.min(intArg(args, 'timeout_ms') ?? this.commandTimeoutMs, this.commandTimeoutMs);
     await this.requireApproval(
-      { kind: 'command', call, title: `Run: ${command}`, detail: `${command}\n(in ${this.rel(cwd)}, timeout ${timeoutMs} ms)`, command },
+      {
+        kind: 'command',
+        call,
+        title: `Run: ${command}`,
+        detail: `${command}\n(in ${this.rel(cwd)}, timeout ${timeoutMs} ms)`,
+        command,
+      },
       signal,
     );
-    const outcome = await this.host.runCommand(command, { cwd, timeoutMs, maxOutputChars: this.maxResultChars, signal });
+    const outcome = await this.host.runCommand(command, {
+      cwd,
+      timeoutMs,
+      maxOutputChars: this.maxResultChars,
+      signal,
+    });
     const status = outcome.timedOut
       ? `timed out after ${timeoutMs} ms and was killed`
       : outcome.exitCode === null
@@ -369,7 +409,12 @@ export class WorkspaceTools {
   }
 
   private async requireApproval(
-    request: { kind: ApprovalRequest['kind']; call: ToolCallRequest; title: string; detail: string } & Partial<ApprovalRequest>,
+    request: {
+      kind: ApprovalRequest['kind'];
+      call: ToolCallRequest;
+      title: string;
+      detail: string;
+    } & Partial<ApprovalRequest>,
     signal: AbortSignal,
   ): Promise<void> {
     // Tool configuration runs code later (git hooks, tasks, CI): never written unasked.
@@ -377,10 +422,16 @@ export class WorkspaceTools {
     const auto = request.kind === 'edit' ? this.options.autoApprove?.edits : this.options.autoApprove?.commands;
     if (auto && guarded === undefined) return;
     const handler = this.options.approve;
-    if (!handler) throw new ToolFailure(`${request.title} needs approval and no approver is configured; the action was not run.`);
+    if (!handler)
+      throw new ToolFailure(`${request.title} needs approval and no approver is configured; the action was not run.`);
     const { call, ...rest } = request;
     if (guarded !== undefined) rest.title = `${rest.title} (${guarded} configures tools that run code: always asks)`;
-    const full: ApprovalRequest = { ...rest, requestId: `approval-${++this.requestCounter}-${call.id}`, toolCallId: call.id, toolName: call.name };
+    const full: ApprovalRequest = {
+      ...rest,
+      requestId: `approval-${++this.requestCounter}-${call.id}`,
+      toolCallId: call.id,
+      toolName: call.name,
+    };
     let approved = false;
     try {
       approved = await handler(full, signal);

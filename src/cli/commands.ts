@@ -52,7 +52,16 @@ function budgetOf(o: BudgetOptions): BudgetConfig {
 
 /** Builds the summarizer named by `--summarizer`. Throws Error for an unknown name or a missing key. */
 export function summarizerFor(o: BudgetOptions, session: LoadedSession): Summarizer {
-  return summarizerFromFlags({ summarizer: o.summarizer, baseUrl: o.baseUrl, summaryModel: o.summaryModel, summaryWindow: o.summaryWindow, lineAdditive: session.meter.lineAdditive }, (t) => session.meter.countText(t));
+  return summarizerFromFlags(
+    {
+      summarizer: o.summarizer,
+      baseUrl: o.baseUrl,
+      summaryModel: o.summaryModel,
+      summaryWindow: o.summaryWindow,
+      lineAdditive: session.meter.lineAdditive,
+    },
+    (t) => session.meter.countText(t),
+  );
 }
 
 /**
@@ -64,7 +73,12 @@ function sessionEncodingWarning(s: LoadedSession, flagModel: string | undefined)
 }
 
 /** `meter FILE`: format, messages, tool calls and tokens by category. `note` gets the encoding warning and what import repaired (standard error), as `compact` and `replay` do. */
-export async function meterCommand(file: string, o: { model?: string; json?: boolean }, out: Out, note: Out = toStderr): Promise<void> {
+export async function meterCommand(
+  file: string,
+  o: { model?: string; json?: boolean },
+  out: Out,
+  note: Out = toStderr,
+): Promise<void> {
   const s = await loadSession(file, o.model);
   const encodingNote = sessionEncodingWarning(s, o.model);
   const m = s.meter.measure(s.items, s.transcript.tools);
@@ -95,12 +109,20 @@ export async function meterCommand(file: string, o: { model?: string; json?: boo
     return out(JSON.stringify(report, null, 2));
   }
   printWarnings(s, encodingNote, note);
-  out(`${path.basename(file)}: ${report.format}, ${s.transcript.model || o.model ? `model ${report.model}` : `model not recorded (counting as ${report.model})`}, encoding ${report.encoding}`);
-  out(`messages ${report.messages} (${report.activeMessages} in the active context), tool calls ${report.toolCalls}, tool results ${report.toolResults}, images ${report.images}`);
-  out(`prompt tokens ${m.total}${s.importCheckpoints.length ? ` after the recording's ${s.importCheckpoints.length} own compaction(s); ${rawTotal} with every message` : ''}`);
+  out(
+    `${path.basename(file)}: ${report.format}, ${s.transcript.model || o.model ? `model ${report.model}` : `model not recorded (counting as ${report.model})`}, encoding ${report.encoding}`,
+  );
+  out(
+    `messages ${report.messages} (${report.activeMessages} in the active context), tool calls ${report.toolCalls}, tool results ${report.toolResults}, images ${report.images}`,
+  );
+  out(
+    `prompt tokens ${m.total}${s.importCheckpoints.length ? ` after the recording's ${s.importCheckpoints.length} own compaction(s); ${rawTotal} with every message` : ''}`,
+  );
   if (report.reportedTokens !== null) out(recordedByProvider(report.reportedTokens, m.total));
   for (const [k, v] of Object.entries(m.breakdown)) out(`  ${k.padEnd(12)} ${String(v).padStart(9)}`);
-  out(`  ${'reply start'.padEnd(12)} ${String(m.total - (Object.values(m.breakdown) as number[]).reduce((a, b) => a + b, 0)).padStart(9)}  (tokens that prime the reply, once per request)`);
+  out(
+    `  ${'reply start'.padEnd(12)} ${String(m.total - (Object.values(m.breakdown) as number[]).reduce((a, b) => a + b, 0)).padStart(9)}  (tokens that prime the reply, once per request)`,
+  );
   const skipped = Object.entries(s.transcript.skipped);
   if (skipped.length) out(`skipped records: ${skipped.map(([k, v]) => `${k} ${v}`).join(', ')}`);
 }
@@ -117,11 +139,22 @@ export function recordedByProvider(tokens: number, counted: number): string {
 
 /** What holds the anchored tokens of an applied compaction, or the kinds of message when not measured. */
 function anchoredText(status: CompactionStatus): string {
-  return status.kind === 'applied' && status.anchored ? `${describeAnchored(status.anchored)} tokens` : 'system prompt, tool schemas, latest request, newest steps';
+  return status.kind === 'applied' && status.anchored
+    ? `${describeAnchored(status.anchored)} tokens`
+    : 'system prompt, tool schemas, latest request, newest steps';
 }
 
 function checkpointJson(c: Checkpoint) {
-  return { id: c.id, trigger: c.trigger, strategy: c.strategy, replacedIds: c.replacedIds, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter, summary: c.summary, dropped: c.dropped };
+  return {
+    id: c.id,
+    trigger: c.trigger,
+    strategy: c.strategy,
+    replacedIds: c.replacedIds,
+    tokensBefore: c.tokensBefore,
+    tokensAfter: c.tokensAfter,
+    summary: c.summary,
+    dropped: c.dropped,
+  };
 }
 
 /**
@@ -130,13 +163,21 @@ function checkpointJson(c: Checkpoint) {
  * labelled `manual`: run whatever the level, it applies even when the result stays above `--at`,
  * where an automatic compaction refuses (see `prepareCompaction`).
  */
-export async function compactCommand(file: string, o: BudgetOptions & { out?: string }, out: Out, note: Out = toStderr): Promise<void> {
+export async function compactCommand(
+  file: string,
+  o: BudgetOptions & { out?: string },
+  out: Out,
+  note: Out = toStderr,
+): Promise<void> {
   if (o.out !== undefined) checkOutPath(o.out);
-  if (o.out && sameFile(o.out, file)) throw new Error(`--out ${o.out} is the input file; the recording is never overwritten`);
+  if (o.out && sameFile(o.out, file))
+    throw new Error(`--out ${o.out} is the input file; the recording is never overwritten`);
   const s = await loadSession(file, o.model);
   // Nothing to compact is a usage error with or without --out (a script must not read "nothing changed" as success).
   if (!s.entries.some((e) => e.message.role !== 'system' && e.message.role !== 'developer')) {
-    throw new Error(`${file}: the conversation holds no user or assistant message; nothing to compact${o.out ? ` and nothing sendable to write to ${o.out}` : ''}`);
+    throw new Error(
+      `${file}: the conversation holds no user or assistant message; nothing to compact${o.out ? ` and nothing sendable to write to ${o.out}` : ''}`,
+    );
   }
   const budget = budgetOf(o);
   const th = thresholds(budget);
@@ -148,35 +189,92 @@ export async function compactCommand(file: string, o: BudgetOptions & { out?: st
     tools: s.transcript.tools,
     meter: s.meter,
     summarizer,
-    options: { budget, trigger: 'manual', force: true, keepRecentSteps: o.keepSteps, maxSummaryCalls: o.maxSummaryCalls, userBudget: o.userBudget, summaryBudget: o.summaryBudget },
+    options: {
+      budget,
+      trigger: 'manual',
+      force: true,
+      keepRecentSteps: o.keepSteps,
+      maxSummaryCalls: o.maxSummaryCalls,
+      userBudget: o.userBudget,
+      summaryBudget: o.summaryBudget,
+    },
   });
   const items = result.context;
   const violations = checkContext(items, s.entries, { keepRecentSteps: o.keepSteps, rawItems: s.rawItems });
   // A failed compaction writes nothing: a script that checks for the file must not get the input back.
   // The document is built only to be written: without --out its copy of every message is not needed.
-  if (o.out && !result.error) writeJsonAtomically(o.out, contextDocument(s, o.window, result.tokensBefore, result.tokensAfter, items, [...s.importCheckpoints, ...result.checkpoints]));
+  if (o.out && !result.error)
+    writeJsonAtomically(
+      o.out,
+      contextDocument(s, o.window, result.tokensBefore, result.tokensAfter, items, [
+        ...s.importCheckpoints,
+        ...result.checkpoints,
+      ]),
+    );
   const fits = result.tokensAfter <= th.inputBudget;
   if (result.error || !fits) process.exitCode = 1;
   const encodingNote = sessionEncodingWarning(s, o.model);
   if (o.json) {
     if (encodingNote) note(`warning: ${encodingNote}`);
     // Written in pieces: the report lists every replaced message id (megabytes for a long recording).
-    writeJsonLines({ applied: result.applied, outcome: result.outcome, status: result.status, fits, inputBudget: th.inputBudget, ...(fits ? {} : { holders: result.holders ?? tokenHolders(items, s.meter, s.transcript.tools, o.keepSteps) }), reason: result.reason, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter, target: th.targetTokens, checkpoints: result.checkpoints.map(checkpointJson), importedCompactions: s.importCheckpoints.length, violations, out: o.out, ...modelFields(s, encodingNote) }, out);
+    writeJsonLines(
+      {
+        applied: result.applied,
+        outcome: result.outcome,
+        status: result.status,
+        fits,
+        inputBudget: th.inputBudget,
+        ...(fits ? {} : { holders: result.holders ?? tokenHolders(items, s.meter, s.transcript.tools, o.keepSteps) }),
+        reason: result.reason,
+        tokensBefore: result.tokensBefore,
+        tokensAfter: result.tokensAfter,
+        target: th.targetTokens,
+        checkpoints: result.checkpoints.map(checkpointJson),
+        importedCompactions: s.importCheckpoints.length,
+        violations,
+        out: o.out,
+        ...modelFields(s, encodingNote),
+      },
+      out,
+    );
     return;
   }
-  out(`${path.basename(file)}: ${s.transcript.format}, ${s.entries.length} messages, window ${kTokens(o.window)} (target ${kTokens(th.targetTokens)})`);
-  out(result.applied ? `compacted: ${result.tokensBefore} → ${result.tokensAfter} tokens` : `nothing changed: ${describeCompaction(result.status)}`);
-  for (const c of result.checkpoints) out(`  checkpoint ${c.id} ${c.strategy} (${c.trigger}): ${c.replacedIds.length} messages, ${c.tokensBefore} → ${c.tokensAfter} tokens${c.dropped ? `, ${c.dropped} dropped without summary` : ''}`);
-  if (s.importCheckpoints.length) out(`  (${s.importCheckpoints.length} compaction(s) recorded in the file became import checkpoints)`);
+  out(
+    `${path.basename(file)}: ${s.transcript.format}, ${s.entries.length} messages, window ${kTokens(o.window)} (target ${kTokens(th.targetTokens)})`,
+  );
+  out(
+    result.applied
+      ? `compacted: ${result.tokensBefore} → ${result.tokensAfter} tokens`
+      : `nothing changed: ${describeCompaction(result.status)}`,
+  );
+  for (const c of result.checkpoints)
+    out(
+      `  checkpoint ${c.id} ${c.strategy} (${c.trigger}): ${c.replacedIds.length} messages, ${c.tokensBefore} → ${c.tokensAfter} tokens${c.dropped ? `, ${c.dropped} dropped without summary` : ''}`,
+    );
+  if (s.importCheckpoints.length)
+    out(`  (${s.importCheckpoints.length} compaction(s) recorded in the file became import checkpoints)`);
   printWarnings(s, encodingNote, note);
-  if (!fits) out(`does not fit: ${result.tokensAfter} tokens remain against a budget of ${th.inputBudget}${result.error ? '' : `; ${describeHolders(result.holders ?? tokenHolders(items, s.meter, s.transcript.tools, o.keepSteps), th.inputBudget)}`}`);
-  else if (result.applied && result.tokensAfter > th.targetTokens) out(`note: ${result.tokensAfter} tokens is above the target of ${th.targetTokens}; what remains is anchored (${anchoredText(result.status)})`);
+  if (!fits)
+    out(
+      `does not fit: ${result.tokensAfter} tokens remain against a budget of ${th.inputBudget}${result.error ? '' : `; ${describeHolders(result.holders ?? tokenHolders(items, s.meter, s.transcript.tools, o.keepSteps), th.inputBudget)}`}`,
+    );
+  else if (result.applied && result.tokensAfter > th.targetTokens)
+    out(
+      `note: ${result.tokensAfter} tokens is above the target of ${th.targetTokens}; what remains is anchored (${anchoredText(result.status)})`,
+    );
   if (violations.length) out(`invariant violations: ${violations.length}; first: ${violations[0].message}`);
   if (o.out && !result.error) out(`wrote ${o.out}`);
 }
 
 /** The JSON written by `compact --out` and `replay --out`: the context an agent would be sent. */
-function contextDocument(s: LoadedSession, window: number, tokensBefore: number, tokensAfter: number, items: readonly ContextItem[], checkpoints: readonly Checkpoint[]) {
+function contextDocument(
+  s: LoadedSession,
+  window: number,
+  tokensBefore: number,
+  tokensAfter: number,
+  items: readonly ContextItem[],
+  checkpoints: readonly Checkpoint[],
+) {
   return {
     format: s.transcript.format,
     model: s.model,
@@ -192,14 +290,22 @@ function contextDocument(s: LoadedSession, window: number, tokensBefore: number,
 }
 
 /** `replay FILE --window N`: plays the recording as if the agent were running. */
-export async function replayCommand(file: string, o: BudgetOptions & { out?: string }, out: Out, note: Out = toStderr): Promise<void> {
-  if (o.out && sameFile(o.out, file)) throw new Error(`--out ${o.out} is the input file; the recording is never overwritten`);
+export async function replayCommand(
+  file: string,
+  o: BudgetOptions & { out?: string },
+  out: Out,
+  note: Out = toStderr,
+): Promise<void> {
+  if (o.out && sameFile(o.out, file))
+    throw new Error(`--out ${o.out} is the input file; the recording is never overwritten`);
   const s = await loadSession(file, o.model);
   const budget = budgetOf(o);
   const th = thresholds(budget);
   const summarizer = summarizerFor(o, s);
   if (!o.json) {
-    out(`${path.basename(file)}: ${s.transcript.format}, ${s.entries.length} messages, window ${kTokens(o.window)}, compact at ${Math.round(o.at * 100)}% → ${Math.round(o.to * 100)}%, summarizer ${summarizer.name}`);
+    out(
+      `${path.basename(file)}: ${s.transcript.format}, ${s.entries.length} messages, window ${kTokens(o.window)}, compact at ${Math.round(o.at * 100)}% → ${Math.round(o.to * 100)}%, summarizer ${summarizer.name}`,
+    );
   }
   const report = await replay(s.entries, s.meter, summarizer, {
     budget,
@@ -209,8 +315,18 @@ export async function replayCommand(file: string, o: BudgetOptions & { out?: str
     summaryBudget: o.summaryBudget,
     tools: s.transcript.tools,
     keepCheckpointItems: false,
-    onCall: o.json ? undefined : (c) => out(`call ${String(c.index).padStart(4)} ${gauge(c.tokens, th.base, o.at, o.to)}${c.compacted ? '  (after compaction)' : ''}`),
-    onCompaction: o.json ? undefined : (cps, before, after) => out(`  compaction: ${before} → ${after} tokens (${cps.map((c) => `${c.strategy} of ${c.replacedIds.length} messages`).join(', ')})`),
+    onCall: o.json
+      ? undefined
+      : (c) =>
+          out(
+            `call ${String(c.index).padStart(4)} ${gauge(c.tokens, th.base, o.at, o.to)}${c.compacted ? '  (after compaction)' : ''}`,
+          ),
+    onCompaction: o.json
+      ? undefined
+      : (cps, before, after) =>
+          out(
+            `  compaction: ${before} → ${after} tokens (${cps.map((c) => `${c.strategy} of ${c.replacedIds.length} messages`).join(', ')})`,
+          ),
   });
   const saved = report.promptTokensUnmanaged - report.promptTokens;
   const fits = report.peakTokens <= th.inputBudget;
@@ -235,16 +351,38 @@ export async function replayCommand(file: string, o: BudgetOptions & { out?: str
   };
   if (report.violations.length || report.failedCompactions || !fits) process.exitCode = 1;
   const encodingNote = sessionEncodingWarning(s, o.model);
-  if (o.out) writeJsonAtomically(o.out, contextDocument(s, o.window, report.finalTokensUnmanaged, report.finalTokens, report.finalContext, report.checkpoints));
+  if (o.out)
+    writeJsonAtomically(
+      o.out,
+      contextDocument(
+        s,
+        o.window,
+        report.finalTokensUnmanaged,
+        report.finalTokens,
+        report.finalContext,
+        report.checkpoints,
+      ),
+    );
   if (o.json) {
     if (encodingNote) note(`warning: ${encodingNote}`);
     return out(JSON.stringify({ ...summary, out: o.out, ...modelFields(s, encodingNote) }, null, 2));
   }
-  out(`model calls ${report.modelCalls}, compactions ${report.compactions}${report.failedCompactions ? ` (${report.failedCompactions} failed)` : ''}, summarizer calls ${report.summarizerCalls}`);
-  out(`peak ${report.peakTokens} tokens over the model calls; ${report.finalTokens} tokens at the end of the recording (after its last message)`);
-  out(`prompt tokens over all calls: ${report.promptTokens} with compaction, ${report.promptTokensUnmanaged} without (${report.promptTokensUnmanaged ? Math.round((saved / report.promptTokensUnmanaged) * 100) : 0}% saved)`);
-  if (!fits) out(`does not fit: the peak of ${report.peakTokens} tokens is over the budget of ${th.inputBudget}${report.peakHolders ? `; at that call ${describeHolders(report.peakHolders, th.inputBudget)}` : ''}`);
-  out(`invariant violations: ${report.violations.length}${report.violations.length ? `; first: ${report.violations[0].message}` : ''}`);
+  out(
+    `model calls ${report.modelCalls}, compactions ${report.compactions}${report.failedCompactions ? ` (${report.failedCompactions} failed)` : ''}, summarizer calls ${report.summarizerCalls}`,
+  );
+  out(
+    `peak ${report.peakTokens} tokens over the model calls; ${report.finalTokens} tokens at the end of the recording (after its last message)`,
+  );
+  out(
+    `prompt tokens over all calls: ${report.promptTokens} with compaction, ${report.promptTokensUnmanaged} without (${report.promptTokensUnmanaged ? Math.round((saved / report.promptTokensUnmanaged) * 100) : 0}% saved)`,
+  );
+  if (!fits)
+    out(
+      `does not fit: the peak of ${report.peakTokens} tokens is over the budget of ${th.inputBudget}${report.peakHolders ? `; at that call ${describeHolders(report.peakHolders, th.inputBudget)}` : ''}`,
+    );
+  out(
+    `invariant violations: ${report.violations.length}${report.violations.length ? `; first: ${report.violations[0].message}` : ''}`,
+  );
   printWarnings(s, encodingNote, note);
   for (const e of report.errors.slice(0, 5)) out(`error: ${e}`);
   for (const n of report.notices) out(`note: ${n}`);
@@ -266,7 +404,17 @@ export function checkOutPath(out: string): void {
     throw new Error(`--out ${out}: ${(err as Error).message}`);
   }
   if (st.isFile()) return;
-  const what = st.isSymbolicLink() ? 'a symbolic link' : st.isDirectory() ? 'a folder' : st.isFIFO() ? 'a named pipe' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : st.isSocket() ? 'a socket' : 'not a regular file';
+  const what = st.isSymbolicLink()
+    ? 'a symbolic link'
+    : st.isDirectory()
+      ? 'a folder'
+      : st.isFIFO()
+        ? 'a named pipe'
+        : st.isCharacterDevice() || st.isBlockDevice()
+          ? 'a device'
+          : st.isSocket()
+            ? 'a socket'
+            : 'not a regular file';
   throw new Error(`--out ${out} is ${what}; give a regular file or a new path`);
 }
 
@@ -308,6 +456,8 @@ function writeJsonAtomically(file: string, value: unknown): void {
     fs.renameSync(tmp, file);
   } catch (err) {
     fs.rmSync(tmp, { force: true });
-    throw new Error(`cannot write ${file}: ${(err as NodeJS.ErrnoException).code === 'EISDIR' ? 'it is a directory' : (err as Error).message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '')}`);
+    throw new Error(
+      `cannot write ${file}: ${(err as NodeJS.ErrnoException).code === 'EISDIR' ? 'it is a directory' : (err as Error).message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '')}`,
+    );
   }
 }

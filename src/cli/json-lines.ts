@@ -29,7 +29,8 @@ export function writeJsonLines(value: unknown, out: (piece: string) => void): vo
     if (v === null || typeof v !== 'object' || typeof (v as { toJSON?: unknown }).toJSON === 'function') {
       const text = JSON.stringify(v, null, 2) ?? 'null';
       const parts = text.split('\n');
-      for (let k = 0; k < parts.length; k++) emit(`${k === 0 ? head : indent}${parts[k]}${k === parts.length - 1 ? tail : ''}`);
+      for (let k = 0; k < parts.length; k++)
+        emit(`${k === 0 ? head : indent}${parts[k]}${k === parts.length - 1 ? tail : ''}`);
       return;
     }
     if (seen.has(v)) throw new TypeError('Converting circular structure to JSON');
@@ -56,7 +57,15 @@ export function writeJsonLines(value: unknown, out: (piece: string) => void): vo
     if (keys.length === 0) return emit(`${head}{}${tail}`);
     seen.add(v);
     emit(`${head}{`);
-    keys.forEach((k, i) => walk((v as Record<string, unknown>)[k], inner, `${inner}${JSON.stringify(k)}: `, i < keys.length - 1 ? ',' : '', seen));
+    keys.forEach((k, i) =>
+      walk(
+        (v as Record<string, unknown>)[k],
+        inner,
+        `${inner}${JSON.stringify(k)}: `,
+        i < keys.length - 1 ? ',' : '',
+        seen,
+      ),
+    );
     emit(`${indent}}${tail}`);
     seen.delete(v);
   };

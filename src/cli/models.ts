@@ -47,7 +47,10 @@ export function modelRows(models: ModelWindow[], flagWindow?: number): ModelRow[
       const served = m.source === 'server' ? m.window : null;
       row.window = flagWindow;
       row.source = 'flag';
-      row.reason = served !== null && flagWindow > served ? `--window ${flagWindow} is larger than the ${served} tokens the server reports` : undefined;
+      row.reason =
+        served !== null && flagWindow > served
+          ? `--window ${flagWindow} is larger than the ${served} tokens the server reports`
+          : undefined;
       if (row.reason === undefined) delete row.reason;
     }
     return row;
@@ -62,17 +65,29 @@ export function modelRows(models: ModelWindow[], flagWindow?: number): ModelRow[
  * @throws TypeError when `--base-url` is not a URL; Error naming the model when `--model` is listed
  *   neither by the endpoint nor in the model table (the entry point exits 2).
  */
-export async function modelsCommand(o: ModelsOptions, out: Out, env: NodeJS.ProcessEnv = process.env, fetchImpl?: DiscoverOptions['fetch'], note: Out = (line) => process.stderr.write(`${line}\n`)): Promise<void> {
+export async function modelsCommand(
+  o: ModelsOptions,
+  out: Out,
+  env: NodeJS.ProcessEnv = process.env,
+  fetchImpl?: DiscoverOptions['fetch'],
+  note: Out = (line) => process.stderr.write(`${line}\n`),
+): Promise<void> {
   try {
     new URL(o.baseUrl);
   } catch {
     throw new TypeError(`--base-url "${o.baseUrl}" is not a URL (expected for example http://127.0.0.1:11434/v1)`);
   }
   const apiKey = env['CONTEXT_KEEPER_API_KEY'] || env['OPENAI_API_KEY'] || undefined;
-  const report = await discoverEndpoint(o.baseUrl, { apiKey, model: o.model, timeoutMs: o.timeoutMs, fetch: fetchImpl });
+  const report = await discoverEndpoint(o.baseUrl, {
+    apiKey,
+    model: o.model,
+    timeoutMs: o.timeoutMs,
+    fetch: fetchImpl,
+  });
   // A model neither the endpoint nor the model table knows is most likely a typo: say so instead of a row of nulls.
   if (o.model && !report.modelListed && lookupModel(o.model) === undefined) {
-    const endpoint = report.kind === 'unknown' ? `${o.baseUrl} answered with no model list` : `${o.baseUrl} does not list it`;
+    const endpoint =
+      report.kind === 'unknown' ? `${o.baseUrl} answered with no model list` : `${o.baseUrl} does not list it`;
     throw new Error(`unknown model "${o.model}": ${endpoint} and the model table has no entry for it`);
   }
   const rows = modelRows(report.models, o.window);
@@ -85,7 +100,10 @@ export async function modelsCommand(o: ModelsOptions, out: Out, env: NodeJS.Proc
   const width = Math.min(48, Math.max(8, ...rows.map((r) => r.id.length)));
   for (const r of rows) {
     const window = r.window === null ? 'unknown' : `${r.window.toLocaleString('en-US')} tokens`;
-    const trained = r.trainedWindow !== null && r.trainedWindow !== r.window ? `, trained ${r.trainedWindow.toLocaleString('en-US')}` : '';
+    const trained =
+      r.trainedWindow !== null && r.trainedWindow !== r.window
+        ? `, trained ${r.trainedWindow.toLocaleString('en-US')}`
+        : '';
     out(`  ${r.id.padEnd(width)}  ${window.padStart(16)}  (${r.source}${trained})${r.reason ? `  ${r.reason}` : ''}`);
   }
   for (const note of report.notes) out(`note: ${note}`);

@@ -36,7 +36,10 @@ export function watchRecord(u: WatchUpdate): Record<string, unknown> {
 /** One human line per update. */
 export function watchLine(u: WatchUpdate): string {
   const g = u.gauge;
-  const reported = g.reportedTokens !== undefined ? ` (provider reported ${kTokens(g.reportedTokens)}, exact, + ${kTokens(g.usedTokens - g.reportedTokens)} since; ${kTokens(g.tokens)} counted in the file)` : ` (counted; the agent's system prompt and tools are not in the file)`;
+  const reported =
+    g.reportedTokens !== undefined
+      ? ` (provider reported ${kTokens(g.reportedTokens)}, exact, + ${kTokens(g.usedTokens - g.reportedTokens)} since; ${kTokens(g.tokens)} counted in the file)`
+      : ` (counted; the agent's system prompt and tools are not in the file)`;
   const bad = g.badLines ? `, ${g.badLines} unreadable line(s) skipped` : '';
   const agent = g.agentCompactsAt ? `, agent compacts at about ${kTokens(g.agentCompactsAt.tokens)}` : '';
   const restarted = u.restarted ? ' [file replaced: read again]' : '';
@@ -48,7 +51,11 @@ export function watchLine(u: WatchUpdate): string {
  * with `idleExitMs`, until no change for that long.
  * @throws Error naming the file when it is not a Claude Code or Codex session
  */
-export async function watchCommand(file: string, o: { json?: boolean; interval?: number; idleExitMs?: number }, out: Out): Promise<void> {
+export async function watchCommand(
+  file: string,
+  o: { json?: boolean; interval?: number; idleExitMs?: number },
+  out: Out,
+): Promise<void> {
   // Counted synchronously: the first count loads the tokenizer's table on this thread, which only
   // delays this short-lived process's first line (the extension host passes deferred counters).
   const watcher = new SessionWatcher(file);
@@ -87,10 +94,22 @@ export async function watchCommand(file: string, o: { json?: boolean; interval?:
  */
 export function sessionsCommand(dir: string | undefined, o: { json?: boolean; folder?: string[] }, out: Out): void {
   const workspace = path.resolve(dir ?? process.cwd());
-  if (!fs.existsSync(workspace) || !fs.statSync(workspace).isDirectory()) throw new Error(`${workspace} is not a folder`);
+  if (!fs.existsSync(workspace) || !fs.statSync(workspace).isDirectory())
+    throw new Error(`${workspace} is not a folder`);
   const found = discoverSessions(workspace, { extraFolders: o.folder });
   if (o.json) {
-    out(JSON.stringify(found.map((s) => ({ path: s.file, agent: s.agent, size: s.size, lastActivity: new Date(s.lastActivity).toISOString() })), null, 2));
+    out(
+      JSON.stringify(
+        found.map((s) => ({
+          path: s.file,
+          agent: s.agent,
+          size: s.size,
+          lastActivity: new Date(s.lastActivity).toISOString(),
+        })),
+        null,
+        2,
+      ),
+    );
     return;
   }
   if (!found.length) {
@@ -98,6 +117,8 @@ export function sessionsCommand(dir: string | undefined, o: { json?: boolean; fo
     return;
   }
   for (const s of found) {
-    out(`${new Date(s.lastActivity).toLocaleString()}  ${s.agent.padEnd(11)} ${String(Math.round(s.size / 1024)).padStart(8)} KiB  ${s.file}`);
+    out(
+      `${new Date(s.lastActivity).toLocaleString()}  ${s.agent.padEnd(11)} ${String(Math.round(s.size / 1024)).padStart(8)} KiB  ${s.file}`,
+    );
   }
 }

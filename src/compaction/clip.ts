@@ -191,7 +191,8 @@ export function clipMessageToTokens<M extends ClippableMessage>(
     if (typeof m.content === 'string') out.push({ text: m.content, set: (t) => (m.content = t) });
     else if (Array.isArray(m.content)) {
       for (const part of m.content as Array<Record<string, unknown>>) {
-        if (part && part.type === 'text' && typeof part.text === 'string') out.push({ text: part.text, set: (t) => (part.text = t) });
+        if (part && part.type === 'text' && typeof part.text === 'string')
+          out.push({ text: part.text, set: (t) => (part.text = t) });
       }
     }
     for (const call of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
@@ -223,8 +224,10 @@ function stringLeaves(root: unknown): { pieces: Piece[]; holder: { value: unknow
     const [container, key] = stack.pop()!;
     const value = container[key];
     if (typeof value === 'string') pieces.push({ text: value, set: (t) => (container[key] = t) });
-    else if (Array.isArray(value)) value.forEach((_v, k) => stack.push([value as unknown as Record<number, unknown>, k]));
-    else if (value && typeof value === 'object') for (const k of Object.keys(value)) stack.push([value as Record<string, unknown>, k]);
+    else if (Array.isArray(value))
+      value.forEach((_v, k) => stack.push([value as unknown as Record<number, unknown>, k]));
+    else if (value && typeof value === 'object')
+      for (const k of Object.keys(value)) stack.push([value as Record<string, unknown>, k]);
   }
   return { pieces, holder };
 }

@@ -23,7 +23,13 @@ export function isOneForOne(cp: Checkpoint): boolean {
   return cp.strategy === 'collapse' || cp.strategy === 'clip';
 }
 
-function swap(items: readonly ContextItem[], from: readonly ContextItem[], to: readonly ContextItem[], oneForOne: boolean, label: string): ContextItem[] {
+function swap(
+  items: readonly ContextItem[],
+  from: readonly ContextItem[],
+  to: readonly ContextItem[],
+  oneForOne: boolean,
+  label: string,
+): ContextItem[] {
   if (oneForOne) {
     const byId = new Map(from.map((f, k) => [f.id, to[k]]));
     let found = 0;
@@ -33,7 +39,8 @@ function swap(items: readonly ContextItem[], from: readonly ContextItem[], to: r
       found++;
       return r;
     });
-    if (found !== from.length) throw new Error(`${label}: ${from.length - found} of its items are not in the active context`);
+    if (found !== from.length)
+      throw new Error(`${label}: ${from.length - found} of its items are not in the active context`);
     return out;
   }
   const start = items.findIndex((i) => i.id === from[0]?.id);
@@ -67,8 +74,11 @@ export function undoCheckpoint(
   const undoOne = (cp: Checkpoint): void => {
     for (const ins of cp.inserted) {
       if (current.some((i) => i.id === ins.id)) continue;
-      const consumer = checkpoints.find((c) => c !== cp && !undone.includes(c.id) && c.replaced.some((r) => r.id === ins.id));
-      if (!consumer) throw new Error(`checkpoint ${cp.id}: item ${ins.id} is neither active nor replaced by a later checkpoint`);
+      const consumer = checkpoints.find(
+        (c) => c !== cp && !undone.includes(c.id) && c.replaced.some((r) => r.id === ins.id),
+      );
+      if (!consumer)
+        throw new Error(`checkpoint ${cp.id}: item ${ins.id} is neither active nor replaced by a later checkpoint`);
       undoOne(consumer);
     }
     current = swap(current, cp.inserted, cp.replaced, isOneForOne(cp), `checkpoint ${cp.id}`);

@@ -160,10 +160,19 @@ export function failureKind(error: Pick<SummarizerError, 'kind' | 'status'>): Su
 
 /** The status of a compaction the summarizer failed. */
 export function summarizerFailed(error: SummarizerError): CompactionSummarizerFailed {
-  return { kind: 'summarizer-failed', failure: failureKind(error), message: error.message, ...(error.status !== undefined ? { status: error.status } : {}) };
+  return {
+    kind: 'summarizer-failed',
+    failure: failureKind(error),
+    message: error.message,
+    ...(error.status !== undefined ? { status: error.status } : {}),
+  };
 }
 
 /** True for outcomes nobody needs to be warned about: nothing to do, or cancelled on purpose. */
 export function isQuietStatus(status: CompactionStatus): boolean {
-  return status.kind === 'not-needed' || status.kind === 'nothing-eligible' || (status.kind === 'summarizer-failed' && status.failure === 'cancelled');
+  return (
+    status.kind === 'not-needed' ||
+    status.kind === 'nothing-eligible' ||
+    (status.kind === 'summarizer-failed' && status.failure === 'cancelled')
+  );
 }

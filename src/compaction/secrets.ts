@@ -30,7 +30,11 @@ const SECRET_NAME = String.raw`[A-Za-z0-9_.-]{0,40}(?:api[_-]?key|secret|token|p
 
 const RULES: readonly Rule[] = [
   // PEM private keys (RFC 7468 labels "PRIVATE KEY", "RSA PRIVATE KEY", "OPENSSH PRIVATE KEY", ...).
-  { kind: 'private key', pattern: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$)/g, group: 0 },
+  {
+    kind: 'private key',
+    pattern: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$)/g,
+    group: 0,
+  },
   // OpenAI (sk-, sk-proj-, sk-svcacct-, sk-admin-) and Anthropic (sk-ant-) keys.
   { kind: 'API key', pattern: /\bsk-[A-Za-z0-9_-]{20,}/g, group: 0 },
   // GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_).
@@ -55,7 +59,10 @@ const RULES: readonly Rule[] = [
   // NAME: 'value' (YAML). Quoted values are masked whole, unquoted ones up to the next space.
   {
     kind: 'secret',
-    pattern: new RegExp(String.raw`(?<=^|[\s;,(\[{])(?:export[ \t]+)?${SECRET_NAME}[ \t]*[=:][ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'#,;[][^\s"'#,;]*))`, 'gmi'),
+    pattern: new RegExp(
+      String.raw`(?<=^|[\s;,(\[{])(?:export[ \t]+)?${SECRET_NAME}[ \t]*[=:][ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'#,;[][^\s"'#,;]*))`,
+      'gmi',
+    ),
     group: [1, 2, 3],
   },
   // JSON fields: "apiKey": "value".
@@ -63,15 +70,24 @@ const RULES: readonly Rule[] = [
 ];
 
 // The `d` flag gives each group's offsets.
-const INDEXED_RULES: readonly Rule[] = RULES.map((rule) => ({ ...rule, pattern: new RegExp(rule.pattern.source, `${rule.pattern.flags}d`) }));
+const INDEXED_RULES: readonly Rule[] = RULES.map((rule) => ({
+  ...rule,
+  pattern: new RegExp(rule.pattern.source, `${rule.pattern.flags}d`),
+}));
 
 /** Values that name a secret rather than hold one (references, placeholders, masks, booleans). */
 function isPlaceholder(value: string): boolean {
   const v = value.trim();
   if (v.length < 4) return true;
   if (/^\[masked [^\]]+\]$/.test(v)) return true;
-  if (/^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^>]*>|\{\{[^}]*\}\}|process\.env\.[A-Za-z_][A-Za-z0-9_]*|os\.environ.*|env\(.*\))$/.test(v)) return true;
-  if (/^(?:true|false|null|none|undefined|changeme|required|optional|example|your[_-].*|x{3,}|\*{3,}|\.{3,})$/i.test(v)) return true;
+  if (
+    /^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^>]*>|\{\{[^}]*\}\}|process\.env\.[A-Za-z_][A-Za-z0-9_]*|os\.environ.*|env\(.*\))$/.test(
+      v,
+    )
+  )
+    return true;
+  if (/^(?:true|false|null|none|undefined|changeme|required|optional|example|your[_-].*|x{3,}|\*{3,}|\.{3,})$/i.test(v))
+    return true;
   return false;
 }
 
@@ -92,7 +108,7 @@ export function findSecrets(text: string): SecretSpan[] {
         re.lastIndex++;
         continue;
       }
-      const group = typeof rule.group === 'number' ? rule.group : rule.group.find((g) => m[g] !== undefined) ?? 0;
+      const group = typeof rule.group === 'number' ? rule.group : (rule.group.find((g) => m[g] !== undefined) ?? 0);
       const where = m.indices?.[group];
       const value = m[group];
       if (value === undefined || where === undefined) continue;
@@ -135,8 +151,11 @@ export function maskMessageContents<M extends { content?: unknown }>(messages: r
       return {
         ...message,
         content: content.map((part: unknown) =>
-          part && typeof part === 'object' && (part as { type?: unknown }).type === 'text' && typeof (part as { text?: unknown }).text === 'string'
-            ? { ...(part), text: maskSecrets((part as { text: string }).text) }
+          part &&
+          typeof part === 'object' &&
+          (part as { type?: unknown }).type === 'text' &&
+          typeof (part as { text?: unknown }).text === 'string'
+            ? { ...part, text: maskSecrets((part as { text: string }).text) }
             : part,
         ),
       };
@@ -180,7 +199,10 @@ export function redactKey(text: string, key: string | undefined): string {
   const head = escapeRegExp(key.slice(0, 3));
   const tail = escapeRegExp(key.slice(-4));
   // Masked echoes keep a short head of the key (3 to a dozen characters) and its last four.
-  const masked = new RegExp(`${head}[A-Za-z0-9_-]{0,12}(?:\\*{2,}|\\.{2,}|…|x{4,}|•{2,})[A-Za-z0-9_-]{0,12}?${tail}`, 'g');
+  const masked = new RegExp(
+    `${head}[A-Za-z0-9_-]{0,12}(?:\\*{2,}|\\.{2,}|…|x{4,}|•{2,})[A-Za-z0-9_-]{0,12}?${tail}`,
+    'g',
+  );
   out = out.replace(masked, '***');
   // A mask run followed by the last four alone.
   out = out.replace(new RegExp(`(?:\\*{3,}|\\.{3}|…|•{3,})${tail}\\b`, 'g'), '***');

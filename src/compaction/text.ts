@@ -17,7 +17,13 @@ export function contentText(message: ChatMessage): string {
     else if (p.type === 'image_url') {
       const url = (p.image_url as { url?: string } | undefined)?.url ?? '';
       const size = imageSizeFromDataUrl(url);
-      parts.push(size ? `[image ${size.width}x${size.height}]` : url.startsWith('data:') ? '[image]' : `[image ${url.slice(0, 200)}]`);
+      parts.push(
+        size
+          ? `[image ${size.width}x${size.height}]`
+          : url.startsWith('data:')
+            ? '[image]'
+            : `[image ${url.slice(0, 200)}]`,
+      );
     } else if (p.type === 'file') {
       const f = p.file as { filename?: string } | undefined;
       parts.push(`[file ${f?.filename ?? ''}]`.replace(' ]', ']'));
@@ -29,13 +35,26 @@ export function contentText(message: ChatMessage): string {
 /** Tool calls of an assistant message as `{id, name, arguments}` (empty for other roles). */
 export function toolCallsOf(message: ChatMessage): Array<{ id: string; name: string; arguments: string }> {
   if (message.role !== 'assistant') return [];
-  const calls = (message as { tool_calls?: Array<{ id: string; function?: { name?: string; arguments?: string }; custom?: { name?: string; input?: string } }> }).tool_calls;
+  const calls = (
+    message as {
+      tool_calls?: Array<{
+        id: string;
+        function?: { name?: string; arguments?: string };
+        custom?: { name?: string; input?: string };
+      }>;
+    }
+  ).tool_calls;
   if (!Array.isArray(calls)) return [];
-  return calls.map((c) => ({ id: c.id, name: c.function?.name ?? c.custom?.name ?? 'tool', arguments: c.function?.arguments ?? c.custom?.input ?? '' }));
+  return calls.map((c) => ({
+    id: c.id,
+    name: c.function?.name ?? c.custom?.name ?? 'tool',
+    arguments: c.function?.arguments ?? c.custom?.input ?? '',
+  }));
 }
 
 /** A line that reports an error (not merely mentions the word, as source code and docs do). */
-const ERROR_LINE = /^\s*(\w*(error|exception)\b|traceback|fatal|panic|failed|failure|FAIL\b|npm ERR!|E\d{3,}:)|\b(\w*Error|\w*Exception|error TS\d+|ERROR)\s*[:\[]|\b(command not found|permission denied|no such file or directory|exit(ed)? (with )?code [1-9]|exit_code"?:\s*[1-9])/i;
+const ERROR_LINE =
+  /^\s*(\w*(error|exception)\b|traceback|fatal|panic|failed|failure|FAIL\b|npm ERR!|E\d{3,}:)|\b(\w*Error|\w*Exception|error TS\d+|ERROR)\s*[:\[]|\b(command not found|permission denied|no such file or directory|exit(ed)? (with )?code [1-9]|exit_code"?:\s*[1-9])/i;
 
 /**
  * True when a tool result reads as a failure: its first or last lines report an error or a non-zero
@@ -60,15 +79,23 @@ export function matchesErrorPatterns(text: string): boolean {
   const head = text.slice(0, 400);
   const tail = text.length > 400 ? text.slice(-400) : '';
   const ends = text.length > 8000 ? `${text.slice(0, 4000)}\n${text.slice(-4000)}` : text;
-  return HEAD_ERROR.test(head) || EXIT_OR_FLAG.test(head) || EXIT_OR_FLAG.test(tail) || TAIL_ERROR.test(tail) || FAILURE_MARKER.test(ends.replace(/\b0 failed\b/g, ''));
+  return (
+    HEAD_ERROR.test(head) ||
+    EXIT_OR_FLAG.test(head) ||
+    EXIT_OR_FLAG.test(tail) ||
+    TAIL_ERROR.test(tail) ||
+    FAILURE_MARKER.test(ends.replace(/\b0 failed\b/g, ''))
+  );
 }
 
 const HEAD_ERROR = /^\s*(error|failed|fatal|traceback)/i;
 const TAIL_ERROR = /^\s*(error|fatal)\b[:!]/im;
 /** Failure markers anywhere in the ends of a result (case matters). */
-const FAILURE_MARKER = /error TS\d+|npm ERR!|npm error code|^ERROR:|Traceback \(most recent call last\)|\bFAILED\b|\d+ failed\b(?!, 0)|panicked at/m;
+const FAILURE_MARKER =
+  /error TS\d+|npm ERR!|npm error code|^ERROR:|Traceback \(most recent call last\)|\bFAILED\b|\d+ failed\b(?!, 0)|panicked at/m;
 /** A non-zero exit code or an error flag, as shells, agents and tool formats record them. */
-const EXIT_OR_FLAG = /exit(ed)? (with )?(status |code:? )?[1-9]|exit code:? [1-9]|"?exit_?code"?\s*[:=]\s*[1-9]|"?return_?code"?\s*[:=]\s*[1-9]|"is_error"\s*:\s*true|\bis_error\b(?!"?\s*[:=]\s*(false|0)\b)|"error"\s*:\s*\{|Process exited with code [1-9]/i;
+const EXIT_OR_FLAG =
+  /exit(ed)? (with )?(status |code:? )?[1-9]|exit code:? [1-9]|"?exit_?code"?\s*[:=]\s*[1-9]|"?return_?code"?\s*[:=]\s*[1-9]|"is_error"\s*:\s*true|\bis_error\b(?!"?\s*[:=]\s*(false|0)\b)|"error"\s*:\s*\{|Process exited with code [1-9]/i;
 
 /** Lines of `text` that report errors, deduplicated, at most `max`, each at most 240 characters. */
 export function errorLines(text: string, max = 5): string[] {
@@ -115,7 +142,8 @@ export function keyArguments(args: string, max = 320): string {
 /** ANSI terminal escape sequences (colours in captured command output). */
 const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
 /** Blocks that agent harnesses inject into user messages (environment details, reminders, IDE state). */
-const INJECTED_BLOCK = /<(environment_details|system-reminder|system_reminder|ide_opened_file|ide_selection|local-command-stdout|command-message|command-name|explicit_instructions)(?:\s[^>]*)?>[\s\S]*?<\/\1>/gi;
+const INJECTED_BLOCK =
+  /<(environment_details|system-reminder|system_reminder|ide_opened_file|ide_selection|local-command-stdout|command-message|command-name|explicit_instructions)(?:\s[^>]*)?>[\s\S]*?<\/\1>/gi;
 /** Wrapping tags around what the user wrote (`<task>`, `<feedback>`, `<user_message>`): the text stays. */
 const WRAPPER_TAG = /<\/?(task|feedback|user_message|answer|query)>/gi;
 
@@ -142,5 +170,9 @@ export function isToolOutputText(text: string): boolean {
   const head = text.trimStart().slice(0, 200);
   // The last three: tool results that import or loading kept as user text (no matching call, a call
   // already answered, images returned by a tool), which are output, never a request.
-  return /^(OBSERVATION:|Observation:|Command failed with exit code|\[[^\]\n]{1,200}\] Result:|Here is the output|Exit code:|Command output:|\$ |\[Tool result for |\[tool result [^\]\n]{0,200} without a matching call\]|\[Images returned by tool call )/.test(head) || /\u001b\[/.test(head);
+  return (
+    /^(OBSERVATION:|Observation:|Command failed with exit code|\[[^\]\n]{1,200}\] Result:|Here is the output|Exit code:|Command output:|\$ |\[Tool result for |\[tool result [^\]\n]{0,200} without a matching call\]|\[Images returned by tool call )/.test(
+      head,
+    ) || /\u001b\[/.test(head)
+  );
 }

@@ -41,23 +41,56 @@ export interface ModelSource {
 const warned = new WarnOnce();
 
 /** Opens the model source of `settings`. Throws with a plain message when an editor model cannot be had. */
-export async function openModelSource(settings: ContextKeeperSettings, apiKey: string | undefined, log: vscode.LogOutputChannel, countText: (text: string) => number, lineAdditive?: () => boolean): Promise<ModelSource> {
+export async function openModelSource(
+  settings: ContextKeeperSettings,
+  apiKey: string | undefined,
+  log: vscode.LogOutputChannel,
+  countText: (text: string) => number,
+  lineAdditive?: () => boolean,
+): Promise<ModelSource> {
   let source: Omit<ModelSource, 'label' | 'reservedOutput'>;
   if (settings.modelSource === 'vscode') {
     const api: LmApi = vscode;
     const chat = await selectLmModel(api, settings.model);
-    const client = new LanguageModelClient({ api, model: chat, justification: 'ContextKeeper runs its coding agent with this model.' });
+    const client = new LanguageModelClient({
+      api,
+      model: chat,
+      justification: 'ContextKeeper runs its coding agent with this model.',
+    });
     source = { client, model: chat.id, window: editorModelWindow(chat, settings.contextWindow) };
     if (settings.summary.model && !settings.summary.baseUrl) {
       const summaryChat = await selectLmModel(api, settings.summary.model);
-      const summaryClient = summaryChat === chat ? client : new LanguageModelClient({ api, model: summaryChat, justification: 'ContextKeeper writes summaries of older conversation with this model.' });
-      const primary = new OpenAISummarizer({ baseURL: 'https://vscode.lm.invalid/v1', model: summaryChat.id, contextWindow: settings.summary.contextWindow || summaryChat.maxInputTokens, client: summaryClient as unknown as OpenAI, instruction: settings.summary.instruction || undefined, countText, stream: true, log: (line) => log.debug(line) });
-      source.summarizer = new FallbackSummarizer(primary, { extractive: new ExtractiveSummarizer(countText, lineAdditiveOption(lineAdditive)) });
+      const summaryClient =
+        summaryChat === chat
+          ? client
+          : new LanguageModelClient({
+              api,
+              model: summaryChat,
+              justification: 'ContextKeeper writes summaries of older conversation with this model.',
+            });
+      const primary = new OpenAISummarizer({
+        baseURL: 'https://vscode.lm.invalid/v1',
+        model: summaryChat.id,
+        contextWindow: settings.summary.contextWindow || summaryChat.maxInputTokens,
+        client: summaryClient as unknown as OpenAI,
+        instruction: settings.summary.instruction || undefined,
+        countText,
+        stream: true,
+        log: (line) => log.debug(line),
+      });
+      source.summarizer = new FallbackSummarizer(primary, {
+        extractive: new ExtractiveSummarizer(countText, lineAdditiveOption(lineAdditive)),
+      });
     }
     log.info(`Model from VS Code: ${chat.name} (${chat.vendor}/${chat.family}), ${chat.maxInputTokens} input tokens.`);
   } else {
     const client = new OpenAI({ baseURL: settings.baseUrl || undefined, apiKey: apiKey ?? NO_KEY, maxRetries: 1 });
-    const window = await sessionWindow({ baseUrl: settings.baseUrl, model: settings.model, apiKey, setting: settings.contextWindow });
+    const window = await sessionWindow({
+      baseUrl: settings.baseUrl,
+      model: settings.model,
+      apiKey,
+      setting: settings.contextWindow,
+    });
     source = { client, model: settings.model, window };
   }
   const label = describeWindow(source.window);

@@ -46,15 +46,26 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
   const keys = store.add(new KeyStore(context.secrets));
   // Every log line is redacted with the stored key (servers echo it in errors, masked or encoded).
   let storedKey: string | undefined;
-  const loadKey = () => void keys.get().then((key) => (storedKey = key), () => undefined);
+  const loadKey = () =>
+    void keys.get().then(
+      (key) => (storedKey = key),
+      () => undefined,
+    );
   loadKey();
   store.add(keys.onDidChange(loadKey));
   const log = redactingLog(channel, () => storedKey);
   const settings = store.add(new Settings());
-  const controller = store.add(new SessionController(createServiceFactory(context, log), settings, keys, context.workspaceState, log));
+  const controller = store.add(
+    new SessionController(createServiceFactory(context, log), settings, keys, context.workspaceState, log),
+  );
   const statusBar = store.add(new StatusBarMeter());
   const lastBudget = new LastBudgetMemory(context.workspaceState);
-  const documents = store.add(new CheckpointDocumentProvider(checkpointLookup(controller, sessionsDir(context)), () => controller.current?.sessionId));
+  const documents = store.add(
+    new CheckpointDocumentProvider(
+      checkpointLookup(controller, sessionsDir(context)),
+      () => controller.current?.sessionId,
+    ),
+  );
   // Set when opening the stored session failed: the status bar stops saying it is loading.
   let openFailed = false;
   const openSession = () =>
@@ -112,11 +123,23 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
     controller.onDidAddCheckpoint(() => documents.refresh()),
     keys.onDidChange(() => render.schedule()),
     settings.onDidChange(() => render.schedule()),
-    ...registerCommands({ controller, keys, settings, sidebar, documents, importer: (bytes, fileName) => importTranscriptText(bytes, fileName), log, previewText: reviewDocumentText }),
+    ...registerCommands({
+      controller,
+      keys,
+      settings,
+      sidebar,
+      documents,
+      importer: (bytes, fileName) => importTranscriptText(bytes, fileName),
+      log,
+      previewText: reviewDocumentText,
+    }),
     ...registerAgentSessions(log),
     vscode.commands.registerCommand('contextKeeper.allowProposedEdit', () => approvals.answerActive(true)),
     vscode.commands.registerCommand('contextKeeper.denyProposedEdit', () => approvals.answerActive(false)),
   );
   log.info(`ContextKeeper ${String((context.extension.packageJSON as { version?: unknown }).version)} activated.`);
-  return { api: { getViewState: () => controller.viewState(), onDidChange: controller.onDidChange }, disposables: store };
+  return {
+    api: { getViewState: () => controller.viewState(), onDidChange: controller.onDidChange },
+    disposables: store,
+  };
 }

@@ -22,7 +22,6 @@ import type { ServiceFactory } from '../views/session-controller';
 import type { ContextKeeperSettings } from '../settings/settings';
 import { WorkspaceToolHost } from '../workspace/tool-host';
 
-
 /** A base URL fit for the log: no user, password, query or fragment. */
 export function redactUrl(url: string): string {
   try {
@@ -63,7 +62,10 @@ function toolHost(context: vscode.ExtensionContext, apiKey: string | undefined):
  * Threshold fractions for the service. With automatic compaction off, the trigger moves to the
  * whole prompt budget: the context is then compacted only when the next request would not fit.
  */
-function budgetOf(settings: ContextKeeperSettings, source: Pick<ModelSource, 'reservedOutput'> & { window: { window: number } }) {
+function budgetOf(
+  settings: ContextKeeperSettings,
+  source: Pick<ModelSource, 'reservedOutput'> & { window: { window: number } },
+) {
   return {
     contextWindow: source.window.window,
     reservedOutput: source.reservedOutput,
@@ -84,10 +86,18 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
     mkdirSync(storageDir, { recursive: true });
     // The gauge shows a labelled estimate until the table is read in the background: no first count blocks the editor.
     // A recording is counted with its own model's encoding when the table knows that model.
-    const counter = deferredCounterForModel(recording?.model && lookupModel(recording.model) ? recording.model : settings.model);
+    const counter = deferredCounterForModel(
+      recording?.model && lookupModel(recording.model) ? recording.model : settings.model,
+    );
     // Restricted Mode: no model endpoint is called; summaries are extractive.
     const summaryModel = vscode.workspace.isTrusted ? settings.summary.model : '';
-    const source = await openModelSource(settings, apiKey, log, (text) => counter.countText(text), () => counter.lineAdditive === true);
+    const source = await openModelSource(
+      settings,
+      apiKey,
+      log,
+      (text) => counter.countText(text),
+      () => counter.lineAdditive === true,
+    );
     // The session's own model at its own endpoint has the agent's prefix in its prompt cache:
     // summaries then send that prefix unchanged, measured against the session's window.
     const ownModel = reusesSessionPrefix(settings, { baseUrl: settings.summary.baseUrl, model: summaryModel });
@@ -106,12 +116,31 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
       log: (line) => log.debug(line),
     });
     // An imported recording is measured against the window of the model it was recorded with.
-    const shown = recording ? recordingWindow(recording.model, { model: source.model, window: source.window.window, maxOutput: source.window.maxOutput }) : undefined;
-    const measured = shown && !shown.configured
-      ? { model: shown.model, window: { window: shown.window }, reservedOutput: replyReserve(settings.maxOutputTokens, shown), label: shown.label }
-      : { model: source.model, window: source.window, reservedOutput: source.reservedOutput, label: shown?.label ?? source.label };
+    const shown = recording
+      ? recordingWindow(recording.model, {
+          model: source.model,
+          window: source.window.window,
+          maxOutput: source.window.maxOutput,
+        })
+      : undefined;
+    const measured =
+      shown && !shown.configured
+        ? {
+            model: shown.model,
+            window: { window: shown.window },
+            reservedOutput: replyReserve(settings.maxOutputTokens, shown),
+            label: shown.label,
+          }
+        : {
+            model: source.model,
+            window: source.window,
+            reservedOutput: source.reservedOutput,
+            label: shown?.label ?? source.label,
+          };
     if (shown) log.info(`Imported recording: ${shown.note}.`);
-    log.info(`Opening the context service: model ${source.model}${settings.modelSource === 'vscode' ? ' from VS Code' : settings.baseUrl ? ` at ${redactUrl(settings.baseUrl)}` : ''}, summaries ${(source.summarizer ?? summarizer).name}.`);
+    log.info(
+      `Opening the context service: model ${source.model}${settings.modelSource === 'vscode' ? ' from VS Code' : settings.baseUrl ? ` at ${redactUrl(settings.baseUrl)}` : ''}, summaries ${(source.summarizer ?? summarizer).name}.`,
+    );
     return ContextService.open({
       client: source.client,
       model: measured.model,
@@ -135,7 +164,10 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
         const n = (x: number) => x.toLocaleString('en-US');
         const answer = await vscode.window.showWarningMessage(
           'ContextKeeper: the restored messages do not fit the context window. Compact them again?',
-          { modal: true, detail: `${info.providerRefused ? 'The provider refused the request as too long' : `The next request would carry ${n(info.used)} prompt tokens; ${n(info.inputBudget)} fit`}. ${n(info.restoredMessages)} restored messages are kept out of automatic compaction. Compact lets ContextKeeper summarize them again; otherwise the task stops and nothing is compacted.` },
+          {
+            modal: true,
+            detail: `${info.providerRefused ? 'The provider refused the request as too long' : `The next request would carry ${n(info.used)} prompt tokens; ${n(info.inputBudget)} fit`}. ${n(info.restoredMessages)} restored messages are kept out of automatic compaction. Compact lets ContextKeeper summarize them again; otherwise the task stops and nothing is compacted.`,
+          },
           'Compact',
         );
         return answer === 'Compact';

@@ -32,7 +32,11 @@ interface DemoArgs {
 }
 
 function parseArgs(argv: string[]): DemoArgs {
-  const args: DemoArgs = { window: 16_000, storage: path.join(tmpdir(), 'context-keeper-demo'), root: path.resolve(__dirname, '..') };
+  const args: DemoArgs = {
+    window: 16_000,
+    storage: path.join(tmpdir(), 'context-keeper-demo'),
+    root: path.resolve(__dirname, '..'),
+  };
   for (let i = 0; i < argv.length; i++) {
     const value = argv[i + 1];
     if (argv[i] === '--window' && value) args.window = Number(value);
@@ -42,7 +46,8 @@ function parseArgs(argv: string[]): DemoArgs {
     else continue;
     i++;
   }
-  if (!Number.isInteger(args.window) || args.window < 4_000) throw new Error(`--window must be a whole number of tokens of at least 4000, got ${args.window}`);
+  if (!Number.isInteger(args.window) || args.window < 4_000)
+    throw new Error(`--window must be a whole number of tokens of at least 4000, got ${args.window}`);
   return args;
 }
 
@@ -85,23 +90,29 @@ async function main(): Promise<void> {
   let call = 0;
   service.onDidChangeState((s) => {
     // One line per model call: the service also shows "streaming" between the calls of a task.
-    if (s.state === 'streaming' && s.detail !== 'between model calls') console.log(gaugeLine(`call ${String(++call).padStart(2)}`, service.getBudget()));
+    if (s.state === 'streaming' && s.detail !== 'between model calls')
+      console.log(gaugeLine(`call ${String(++call).padStart(2)}`, service.getBudget()));
   });
   service.onDidAddCheckpoint((cp) => console.log(checkpointLine(cp)));
   service.onDidAppendEntry(({ entry }) => {
     const m = entry.message;
     if (m.role === 'assistant') {
       if (typeof m.content === 'string' && m.content) console.log(`    assistant: ${firstLine(m.content)}`);
-      for (const c of m.tool_calls ?? []) if (c.type === 'function') console.log(`    -> ${c.function.name} ${firstLine(c.function.arguments, 80)}`);
+      for (const c of m.tool_calls ?? [])
+        if (c.type === 'function') console.log(`    -> ${c.function.name} ${firstLine(c.function.arguments, 80)}`);
     }
   });
-  service.onDidFinishToolCall((r) => console.log(`    <- ${r.name} ${r.ok ? 'ok' : 'not ok'}, ${tokens(r.size)} characters`));
+  service.onDidFinishToolCall((r) =>
+    console.log(`    <- ${r.name} ${r.ok ? 'ok' : 'not ok'}, ${tokens(r.size)} characters`),
+  );
 
   try {
     for (const [k, task] of DEMO_TASKS.entries()) {
       console.log(`\nuser (task ${k + 1}): ${task}\n`);
       const outcome = await service.runTask(task);
-      console.log(`\n  task ${k + 1} ${outcome.status}: ${outcome.modelCalls} model calls, ${outcome.toolCalls} tool calls, ${outcome.compactions} automatic checkpoint(s)`);
+      console.log(
+        `\n  task ${k + 1} ${outcome.status}: ${outcome.modelCalls} model calls, ${outcome.toolCalls} tool calls, ${outcome.compactions} automatic checkpoint(s)`,
+      );
       if (outcome.error) console.log(`  error: ${outcome.error}`);
       console.log(`  answer: ${outcome.finalText}`);
       if (k === 1) {
@@ -115,7 +126,12 @@ async function main(): Promise<void> {
     await service.whenIdle();
     printTotals(service, args.window);
     if (args.export) {
-      const raw = { format: 'openai-chat', model: MODEL, tools: service.getToolSchemas(), messages: service.getTranscript().entries.map((e) => e.message) };
+      const raw = {
+        format: 'openai-chat',
+        model: MODEL,
+        tools: service.getToolSchemas(),
+        messages: service.getTranscript().entries.map((e) => e.message),
+      };
       writeFileSync(args.export, `${JSON.stringify(raw, null, 1)}\n`);
       console.log(`Raw transcript written to ${args.export}`);
     }
@@ -135,16 +151,27 @@ function printTotals(service: ContextService, window: number): void {
   console.log('\nTotals');
   console.log(`  model calls:              ${stats.modelCalls.length}`);
   console.log(`  compactions:              ${compactionsLine(stats.compaction, checkpoints)}`);
-  for (const cp of checkpoints) console.log(`    ${cp.id}: ${tokens(cp.tokensBefore)} -> ${tokens(cp.tokensAfter)} tokens (${cp.trigger}, ${cp.strategy})`);
-  console.log(`  prepared ahead:           ${stats.compaction.preparedUsed} used at the trigger, ${stats.compaction.preparedDiscarded} discarded`);
+  for (const cp of checkpoints)
+    console.log(
+      `    ${cp.id}: ${tokens(cp.tokensBefore)} -> ${tokens(cp.tokensAfter)} tokens (${cp.trigger}, ${cp.strategy})`,
+    );
+  console.log(
+    `  prepared ahead:           ${stats.compaction.preparedUsed} used at the trigger, ${stats.compaction.preparedDiscarded} discarded`,
+  );
   console.log(`  prompt tokens sent:       ${tokens(sent)} (as reported by the server)`);
-  console.log(`  without compaction:       ${tokens(without)} (the same requests with nothing compacted, counted by the meter)`);
-  console.log(`  saved:                    ${tokens(without - sent)} tokens (${Math.round(((without - sent) / Math.max(1, without)) * 100)}%)`);
-  console.log(`  largest request:          ${tokens(largest)} tokens; without compaction ${tokens(largestWithout)}${largestWithout > window ? ` — over the ${tokens(window)}-token window` : ''}`);
+  console.log(
+    `  without compaction:       ${tokens(without)} (the same requests with nothing compacted, counted by the meter)`,
+  );
+  console.log(
+    `  saved:                    ${tokens(without - sent)} tokens (${Math.round(((without - sent) / Math.max(1, without)) * 100)}%)`,
+  );
+  console.log(
+    `  largest request:          ${tokens(largest)} tokens; without compaction ${tokens(largestWithout)}${largestWithout > window ? ` — over the ${tokens(window)}-token window` : ''}`,
+  );
   console.log(`\nSession folder (transcript.jsonl, state.json): ${service.sessionDir}`);
 }
 
 main().catch((error: unknown) => {
-  console.error(`demo failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+  console.error(`demo failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   process.exitCode = 1;
 });

@@ -12,14 +12,24 @@ export function tokens(n: number): string {
  * used tokens, then the figures.
  */
 export function gaugeLine(label: string, budget: BudgetSnapshot): string {
-  const bar = gaugeBar(budget.used, budget.window, budget.compactAt.tokens / budget.window, budget.compactTo.tokens / budget.window);
+  const bar = gaugeBar(
+    budget.used,
+    budget.window,
+    budget.compactAt.tokens / budget.window,
+    budget.compactTo.tokens / budget.window,
+  );
   const percent = Math.round(budget.usedFraction * 100);
   return `${label} ${bar} ${tokens(budget.used).padStart(6)} / ${tokens(budget.window)} tokens (${percent}% of ${tokens(budget.inputBudget)} input budget, ${budget.exact ? 'exact' : 'estimate'})`;
 }
 
 /** One checkpoint line. */
 export function checkpointLine(cp: CheckpointRecord): string {
-  const how = cp.strategy === 'collapse' ? 'tool results collapsed' : cp.strategy === 'clip' ? 'clipped' : `summary by ${cp.summarizerModel ?? cp.strategy}`;
+  const how =
+    cp.strategy === 'collapse'
+      ? 'tool results collapsed'
+      : cp.strategy === 'clip'
+        ? 'clipped'
+        : `summary by ${cp.summarizerModel ?? cp.strategy}`;
   return `  * checkpoint ${cp.id} (${cp.trigger}, ${how}): ${tokens(cp.tokensBefore)} -> ${tokens(cp.tokensAfter)} tokens, ${cp.replacedIds.length} messages replaced`;
 }
 
@@ -28,7 +38,10 @@ export function checkpointLine(cp: CheckpointRecord): string {
  * writes a checkpoint for each step it takes (old tool results collapsed, then the oldest history
  * summarized, and clipped when still too large), how many checkpoints that made of each kind.
  */
-export function compactionsLine(counts: { automatic: number; manual: number }, checkpoints: readonly Pick<CheckpointRecord, 'strategy'>[]): string {
+export function compactionsLine(
+  counts: { automatic: number; manual: number },
+  checkpoints: readonly Pick<CheckpointRecord, 'strategy'>[],
+): string {
   const runs = counts.automatic + counts.manual;
   const head = `${runs} (${counts.automatic} automatic, ${counts.manual} manual)`;
   const n = (k: number, one: string, many: string) => `${k} ${k === 1 ? one : many}`;

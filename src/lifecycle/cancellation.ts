@@ -11,5 +11,10 @@ export function abortSignalFrom(token: vscode.CancellationToken): { signal: Abor
     return { signal: controller.signal, dispose: () => undefined };
   }
   const listener = token.onCancellationRequested(() => controller.abort());
-  return { signal: controller.signal, dispose: () => { listener.dispose(); } };
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      listener.dispose();
+    },
+  };
 }

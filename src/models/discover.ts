@@ -32,7 +32,7 @@ const OPENAI_HOST = /(^|\.)openai\.com$|(^|\.)openai\.azure\.com$|\.cognitiveser
  * @throws TypeError when `baseUrl` is not a URL; the caller's abort error when `signal` aborts.
  */
 export async function discoverEndpoint(baseUrl: string, options: DiscoverOptions = {}): Promise<EndpointReport> {
-  const fetch = options.fetch ?? (globalThis.fetch);
+  const fetch = options.fetch ?? globalThis.fetch;
   const request: JsonRequest = { fetch, apiKey: options.apiKey, timeoutMs: options.timeoutMs, signal: options.signal };
   const { root, v1 } = roots(baseUrl);
   const notes: string[] = [];
@@ -58,9 +58,19 @@ export async function discoverEndpoint(baseUrl: string, options: DiscoverOptions
 
   if (options.model) {
     const wanted = options.model;
-    const hit = report.models.find((m) => m.id === wanted || (report.kind === 'ollama' && sameOllamaModel(m.id, wanted)));
+    const hit = report.models.find(
+      (m) => m.id === wanted || (report.kind === 'ollama' && sameOllamaModel(m.id, wanted)),
+    );
     report.modelListed = hit !== undefined;
-    report.models = [hit ?? { id: options.model, window: null, trainedWindow: null, source: 'server', reason: report.models.length ? NOT_LISTED : NOTHING_REPORTED }];
+    report.models = [
+      hit ?? {
+        id: options.model,
+        window: null,
+        trainedWindow: null,
+        source: 'server',
+        reason: report.models.length ? NOT_LISTED : NOTHING_REPORTED,
+      },
+    ];
   }
   report.models = report.models.map(fillFromTable);
   return report;

@@ -57,7 +57,9 @@ export function tokens(value: unknown): number | undefined {
 
 /** `value` as a plain object, or undefined. */
 export function record(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 /**

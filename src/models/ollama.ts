@@ -13,7 +13,8 @@ import { getJson, record, tokens, type JsonRequest } from './http';
 import type { ModelWindow } from './types';
 
 /** How to raise the window, for notes and the README. */
-export const OLLAMA_RAISE_HINT = 'raise it with OLLAMA_CONTEXT_LENGTH=<tokens> ollama serve, or PARAMETER num_ctx <tokens> in a Modelfile';
+export const OLLAMA_RAISE_HINT =
+  'raise it with OLLAMA_CONTEXT_LENGTH=<tokens> ollama serve, or PARAMETER num_ctx <tokens> in a Modelfile';
 
 /** Model names from an `/api/tags` payload, or undefined when it is not one. */
 export function parseOllamaTags(payload: unknown): string[] | undefined {
@@ -61,7 +62,11 @@ export function sameOllamaModel(a: string, b: string): boolean {
  * One model's windows: served from `/api/ps` when loaded, else the configured `num_ctx`, else unknown.
  * `served` is the map from {@link parseOllamaPs}.
  */
-export function ollamaModelWindow(id: string, show: { trained?: number; numCtx?: number }, served: Map<string, number>): ModelWindow {
+export function ollamaModelWindow(
+  id: string,
+  show: { trained?: number; numCtx?: number },
+  served: Map<string, number>,
+): ModelWindow {
   const running = [...served].find(([name]) => sameOllamaModel(name, id))?.[1];
   const trainedWindow = show.trained ?? null;
   const window = running ?? show.numCtx ?? null;
@@ -78,7 +83,12 @@ export function ollamaModelWindow(id: string, show: { trained?: number; numCtx?:
  * Probes an Ollama server. `only`: the one model to describe (a session); otherwise every model on
  * disk (at most `limit`, default 50). Returns undefined when `/api/tags` is not Ollama's.
  */
-export async function probeOllama(root: string, request: JsonRequest, only?: string, limit = 50): Promise<ModelWindow[] | undefined> {
+export async function probeOllama(
+  root: string,
+  request: JsonRequest,
+  only?: string,
+  limit = 50,
+): Promise<ModelWindow[] | undefined> {
   const tags = await getJson(`${root}/api/tags`, request);
   const names = tags.ok ? parseOllamaTags(tags.value) : undefined;
   if (!names) return undefined;
@@ -90,7 +100,13 @@ export async function probeOllama(root: string, request: JsonRequest, only?: str
       const show = await getJson(`${root}/api/show`, { ...request, body: { model: id } });
       if (!show.ok) {
         const known = served.get(id);
-        return { id, window: known ?? null, trainedWindow: null, source: 'server' as const, reason: known ? undefined : `the server does not describe this model (${show.reason})` };
+        return {
+          id,
+          window: known ?? null,
+          trainedWindow: null,
+          source: 'server' as const,
+          reason: known ? undefined : `the server does not describe this model (${show.reason})`,
+        };
       }
       return ollamaModelWindow(id, parseOllamaShow(show.value), served);
     }),

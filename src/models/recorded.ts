@@ -30,7 +30,10 @@ const fmt = (n: number) => n.toLocaleString('en-US');
  * none). `configured` is the session's configured model and its resolved window (tokens), used when
  * the table has no row for the recorded model. Never throws.
  */
-export function recordingWindow(recordedModel: string | undefined, configured: { model: string; window: number; maxOutput?: number }): RecordingWindow {
+export function recordingWindow(
+  recordedModel: string | undefined,
+  configured: { model: string; window: number; maxOutput?: number },
+): RecordingWindow {
   const name = recordedModel?.trim();
   const known = name ? lookupModel(name) : undefined;
   if (name && known) {

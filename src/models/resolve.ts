@@ -35,7 +35,12 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 
 /** The gauge's label: "32,768 tokens, reported by the server", "… from the model table", "… from settings". */
 export function describeWindow(resolved: Pick<ResolvedWindow, 'window' | 'source'> & { inputOnly?: boolean }): string {
-  const where = { server: resolved.inputOnly ? 'reported by VS Code' : 'reported by the server', table: 'from the model table', flag: 'from settings', fallback: 'assumed: nothing reported it' }[resolved.source];
+  const where = {
+    server: resolved.inputOnly ? 'reported by VS Code' : 'reported by the server',
+    table: 'from the model table',
+    flag: 'from settings',
+    fallback: 'assumed: nothing reported it',
+  }[resolved.source];
   return `${fmt(resolved.window)} tokens, ${where}`;
 }
 
@@ -44,7 +49,8 @@ export function describeWindow(resolved: Pick<ResolvedWindow, 'window' | 'source
  * asked) and the user's setting (0 or undefined: not set).
  */
 export function resolveWindow(model: string, report: EndpointReport | undefined, setting?: number): ResolvedWindow {
-  const found: ModelWindow | undefined = report?.models.find((m) => m.id === model) ?? (report?.models.length === 1 ? report.models[0] : undefined);
+  const found: ModelWindow | undefined =
+    report?.models.find((m) => m.id === model) ?? (report?.models.length === 1 ? report.models[0] : undefined);
   const known = lookupModel(model);
   const serverWindow = found?.source === 'server' && found.window !== null ? found.window : undefined;
   const trainedWindow = found?.trainedWindow ?? (serverWindow === undefined ? known?.window : undefined) ?? undefined;
@@ -56,7 +62,9 @@ export function resolveWindow(model: string, report: EndpointReport | undefined,
     window = Math.floor(setting);
     source = 'flag';
     if (serverWindow !== undefined && window > serverWindow) {
-      warnings.push(`The contextKeeper.contextWindow setting (${fmt(window)} tokens) is larger than the ${fmt(serverWindow)} tokens the server reports for ${model}: prompts past ${fmt(serverWindow)} tokens may be cut or refused.`);
+      warnings.push(
+        `The contextKeeper.contextWindow setting (${fmt(window)} tokens) is larger than the ${fmt(serverWindow)} tokens the server reports for ${model}: prompts past ${fmt(serverWindow)} tokens may be cut or refused.`,
+      );
     }
   } else if (serverWindow !== undefined) {
     window = serverWindow;
@@ -68,11 +76,21 @@ export function resolveWindow(model: string, report: EndpointReport | undefined,
   } else if (known) {
     window = known.window;
     source = 'table';
-    if (found?.reason && found.reason !== undefined && report?.kind !== 'openai-compatible' && report?.kind !== 'unknown') warnings.push(`${model}: ${found.reason}. Using the model table's ${fmt(known.window)} tokens until the server reports its window.`);
+    if (
+      found?.reason &&
+      found.reason !== undefined &&
+      report?.kind !== 'openai-compatible' &&
+      report?.kind !== 'unknown'
+    )
+      warnings.push(
+        `${model}: ${found.reason}. Using the model table's ${fmt(known.window)} tokens until the server reports its window.`,
+      );
   } else {
     window = FALLBACK_WINDOW;
     source = 'fallback';
-    warnings.push(`No window is known for ${model}${found?.reason ? ` (${found.reason})` : ''}: assuming ${fmt(FALLBACK_WINDOW)} tokens. Set contextKeeper.contextWindow to the window the server serves.`);
+    warnings.push(
+      `No window is known for ${model}${found?.reason ? ` (${found.reason})` : ''}: assuming ${fmt(FALLBACK_WINDOW)} tokens. Set contextKeeper.contextWindow to the window the server serves.`,
+    );
   }
   const resolved: ResolvedWindow = { model, window, source, warnings };
   if (serverWindow !== undefined) resolved.serverWindow = serverWindow;

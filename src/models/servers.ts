@@ -15,9 +15,11 @@ import { record, tokens } from './http';
 import { NOTHING_REPORTED, type EndpointKind, type ModelWindow } from './types';
 
 /** How to raise a llama.cpp server's window. */
-export const LLAMACPP_RAISE_HINT = 'restart llama-server with a larger -c (--ctx-size; 0 = the model\'s own) and mind --parallel, which divides it';
+export const LLAMACPP_RAISE_HINT =
+  "restart llama-server with a larger -c (--ctx-size; 0 = the model's own) and mind --parallel, which divides it";
 /** How to raise an LM Studio model's window. */
-export const LMSTUDIO_RAISE_HINT = 'reload the model with a larger context length (lms load <model> --context-length <tokens>, or the model\'s load settings in the app)';
+export const LMSTUDIO_RAISE_HINT =
+  "reload the model with a larger context length (lms load <model> --context-length <tokens>, or the model's load settings in the app)";
 /** How to raise a vLLM server's window. */
 export const VLLM_RAISE_HINT = 'restart vLLM with a larger --max-model-len';
 
@@ -42,7 +44,8 @@ export function llamaCppModels(nCtx: number, list: Record<string, unknown>[]): M
   return entries.map((m) => {
     const trained = tokens(record(m.meta)?.n_ctx_train) ?? null;
     const model: ModelWindow = { id: String(m.id), window: nCtx, trainedWindow: trained, source: 'server' };
-    if (trained !== null && nCtx < trained) model.reason = `served with ${fmt(nCtx)} of the model's ${fmt(trained)} tokens; ${LLAMACPP_RAISE_HINT}`;
+    if (trained !== null && nCtx < trained)
+      model.reason = `served with ${fmt(nCtx)} of the model's ${fmt(trained)} tokens; ${LLAMACPP_RAISE_HINT}`;
     return model;
   });
 }
@@ -57,8 +60,10 @@ export function lmStudioModels(payload: unknown): ModelWindow[] | undefined {
       const trained = tokens(m.max_context_length) ?? null;
       const loaded = m.state === 'loaded' ? tokens(m.loaded_context_length) : undefined;
       const model: ModelWindow = { id: String(m.id), window: loaded ?? null, trainedWindow: trained, source: 'server' };
-      if (loaded === undefined) model.reason = `not loaded: LM Studio picks the context when it loads the model; ${LMSTUDIO_RAISE_HINT}`;
-      else if (trained !== null && loaded < trained) model.reason = `loaded with ${fmt(loaded)} of the model's ${fmt(trained)} tokens; ${LMSTUDIO_RAISE_HINT}`;
+      if (loaded === undefined)
+        model.reason = `not loaded: LM Studio picks the context when it loads the model; ${LMSTUDIO_RAISE_HINT}`;
+      else if (trained !== null && loaded < trained)
+        model.reason = `loaded with ${fmt(loaded)} of the model's ${fmt(trained)} tokens; ${LMSTUDIO_RAISE_HINT}`;
       return model;
     });
 }

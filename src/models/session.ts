@@ -25,7 +25,15 @@ export interface SessionWindowOptions {
 export async function sessionWindow(options: SessionWindowOptions): Promise<ResolvedWindow> {
   const baseUrl = options.baseUrl.trim();
   // The OpenAI API lists no windows: skip the round trip and read the table.
-  const report = baseUrl ? await discoverEndpoint(baseUrl, { model: options.model, apiKey: options.apiKey, fetch: options.fetch, timeoutMs: options.timeoutMs ?? 2500, signal: options.signal }) : undefined;
+  const report = baseUrl
+    ? await discoverEndpoint(baseUrl, {
+        model: options.model,
+        apiKey: options.apiKey,
+        fetch: options.fetch,
+        timeoutMs: options.timeoutMs ?? 2500,
+        signal: options.signal,
+      })
+    : undefined;
   return resolveWindow(options.model, report, options.setting);
 }
 
@@ -33,15 +41,29 @@ export async function sessionWindow(options: SessionWindowOptions): Promise<Reso
  * The window of a VS Code chat model: its `maxInputTokens` (what one request may send), reported by
  * the editor; the setting still wins. The reply is not part of that limit, hence `inputOnly`.
  */
-export function editorModelWindow(model: { id: string; family: string; maxInputTokens: number }, setting?: number): ResolvedWindow & { inputOnly: true } {
+export function editorModelWindow(
+  model: { id: string; family: string; maxInputTokens: number },
+  setting?: number,
+): ResolvedWindow & { inputOnly: true } {
   const known = lookupModel(model.family) ?? lookupModel(model.id);
   const warnings: string[] = [];
   let window = model.maxInputTokens;
   let source: ResolvedWindow['source'] = 'server';
   if (setting && setting > 0) {
-    if (setting > model.maxInputTokens) warnings.push(`The contextKeeper.contextWindow setting (${setting.toLocaleString('en-US')} tokens) is larger than the ${model.maxInputTokens.toLocaleString('en-US')} input tokens VS Code reports for ${model.id}: longer prompts will be refused.`);
+    if (setting > model.maxInputTokens)
+      warnings.push(
+        `The contextKeeper.contextWindow setting (${setting.toLocaleString('en-US')} tokens) is larger than the ${model.maxInputTokens.toLocaleString('en-US')} input tokens VS Code reports for ${model.id}: longer prompts will be refused.`,
+      );
     window = Math.floor(setting);
     source = 'flag';
   }
-  return { model: model.id, window, source, serverWindow: model.maxInputTokens, ...(known?.maxOutput ? { maxOutput: known.maxOutput } : {}), warnings, inputOnly: true };
+  return {
+    model: model.id,
+    window,
+    source,
+    serverWindow: model.maxInputTokens,
+    ...(known?.maxOutput ? { maxOutput: known.maxOutput } : {}),
+    warnings,
+    inputOnly: true,
+  };
 }

@@ -34,12 +34,20 @@ export function validateTable(rows: unknown): KnownModel[] {
     } catch (error) {
       throw new Error(`${where}.match is not a regular expression: ${(error as Error).message}`);
     }
-    if (!Number.isInteger(row.window) || (row.window as number) <= 0) throw new Error(`${where}.window must be a positive integer`);
-    if (row.maxOutput !== undefined && (!Number.isInteger(row.maxOutput) || (row.maxOutput as number) <= 0 || (row.maxOutput as number) > (row.window as number))) {
+    if (!Number.isInteger(row.window) || (row.window as number) <= 0)
+      throw new Error(`${where}.window must be a positive integer`);
+    if (
+      row.maxOutput !== undefined &&
+      (!Number.isInteger(row.maxOutput) ||
+        (row.maxOutput as number) <= 0 ||
+        (row.maxOutput as number) > (row.window as number))
+    ) {
       throw new Error(`${where}.maxOutput must be a positive integer no larger than window`);
     }
-    if (typeof row.source !== 'string' || !/^https:\/\//.test(row.source)) throw new Error(`${where}.source must be an https URL`);
-    if (typeof row.checked !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(row.checked)) throw new Error(`${where}.checked must be a YYYY-MM-DD date`);
+    if (typeof row.source !== 'string' || !/^https:\/\//.test(row.source))
+      throw new Error(`${where}.source must be an https URL`);
+    if (typeof row.checked !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(row.checked))
+      throw new Error(`${where}.checked must be a YYYY-MM-DD date`);
   });
   return rows as KnownModel[];
 }

@@ -52,19 +52,35 @@ const KIND: Record<EndpointReport['kind'], string> = {
 export async function testConnection(options: ConnectionTestOptions): Promise<ConnectionTestResult> {
   const baseUrl = options.baseUrl.trim() || OPENAI_API;
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const fetch = options.fetch ?? (globalThis.fetch);
+  const fetch = options.fetch ?? globalThis.fetch;
   const lines: string[] = [];
-  const endpoint = await discoverEndpoint(baseUrl, { fetch, apiKey: options.apiKey, timeoutMs, signal: options.signal });
-  lines.push(`Endpoint ${baseUrl}: ${KIND[endpoint.kind]}, ${endpoint.models.length} model${endpoint.models.length === 1 ? '' : 's'}.`);
+  const endpoint = await discoverEndpoint(baseUrl, {
+    fetch,
+    apiKey: options.apiKey,
+    timeoutMs,
+    signal: options.signal,
+  });
+  lines.push(
+    `Endpoint ${baseUrl}: ${KIND[endpoint.kind]}, ${endpoint.models.length} model${endpoint.models.length === 1 ? '' : 's'}.`,
+  );
   for (const m of endpoint.models.slice(0, 30)) {
-    const window = m.window === null ? 'window unknown' : `${fmt(m.window)} tokens (${m.source === 'server' ? 'served' : 'model table'})`;
+    const window =
+      m.window === null
+        ? 'window unknown'
+        : `${fmt(m.window)} tokens (${m.source === 'server' ? 'served' : 'model table'})`;
     const trained = m.trainedWindow !== null && m.trainedWindow !== m.window ? `, trained ${fmt(m.trainedWindow)}` : '';
     lines.push(`  ${m.id}: ${window}${trained}${m.reason ? ` — ${m.reason}` : ''}`);
   }
   if (endpoint.models.length > 30) lines.push(`  … and ${endpoint.models.length - 30} more.`);
   for (const note of endpoint.notes) lines.push(`  note: ${note}`);
 
-  const mine = await discoverEndpoint(baseUrl, { fetch, apiKey: options.apiKey, timeoutMs, signal: options.signal, model: options.model });
+  const mine = await discoverEndpoint(baseUrl, {
+    fetch,
+    apiKey: options.apiKey,
+    timeoutMs,
+    signal: options.signal,
+    model: options.model,
+  });
   const window = resolveWindow(options.model, mine, options.contextWindow);
   const modelLine = `Model ${options.model}: ${describeWindow(window)}${window.maxOutput ? `, replies up to ${fmt(window.maxOutput)} tokens` : ''}.`;
   lines.push(modelLine);
@@ -83,11 +99,20 @@ export async function testConnection(options: ConnectionTestOptions): Promise<Co
   if (reply.ok) {
     const usage = (reply.value as { usage?: { prompt_tokens?: number } })?.usage;
     ok = Array.isArray((reply.value as { choices?: unknown })?.choices);
-    lines.push(ok ? `A test request to ${options.model} answered in ${Date.now() - started} ms${usage?.prompt_tokens ? ` (${usage.prompt_tokens} prompt tokens)` : ''}.` : `A test request to ${options.model} got a reply that is not a chat completion.`);
+    lines.push(
+      ok
+        ? `A test request to ${options.model} answered in ${Date.now() - started} ms${usage?.prompt_tokens ? ` (${usage.prompt_tokens} prompt tokens)` : ''}.`
+        : `A test request to ${options.model} got a reply that is not a chat completion.`,
+    );
     if (!ok) failure = { kind: 'bad-reply', status: reply.status };
   } else {
     failure = failureOfStatus(reply.status);
-    const what = reply.status === 401 || reply.status === 403 ? 'the API key was rejected' : reply.status === 404 ? `the endpoint does not know model "${options.model}" (or has no chat route)` : reply.reason;
+    const what =
+      reply.status === 401 || reply.status === 403
+        ? 'the API key was rejected'
+        : reply.status === 404
+          ? `the endpoint does not know model "${options.model}" (or has no chat route)`
+          : reply.reason;
     lines.push(`A test request to ${options.model} failed: ${what}.`);
   }
   return { ok, lines, modelLine, ...(failure ? { failure } : {}), endpoint, window };
@@ -96,6 +121,15 @@ export async function testConnection(options: ConnectionTestOptions): Promise<Co
 /** The failure kind of a test request from its HTTP status (none: the server was not reached). */
 function failureOfStatus(status: number | undefined): ModelFailure {
   if (status === undefined) return { kind: 'network' };
-  const kind = status === 401 || status === 403 ? 'auth' : status === 404 ? 'model-not-found' : status === 429 ? 'rate-limit' : status >= 500 ? 'server' : 'rejected';
+  const kind =
+    status === 401 || status === 403
+      ? 'auth'
+      : status === 404
+        ? 'model-not-found'
+        : status === 429
+          ? 'rate-limit'
+          : status >= 500
+            ? 'server'
+            : 'rejected';
   return { kind, status };
 }

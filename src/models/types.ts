@@ -7,7 +7,8 @@
 export type WindowSource = 'server' | 'table' | 'flag';
 
 /** The kinds of endpoint whose model routes are known. `openai-compatible`: only `/v1/models`. */
-export type EndpointKind = 'ollama' | 'llama.cpp' | 'vllm' | 'lmstudio' | 'openrouter' | 'openai-compatible' | 'unknown';
+export type EndpointKind =
+  'ollama' | 'llama.cpp' | 'vllm' | 'lmstudio' | 'openrouter' | 'openai-compatible' | 'unknown';
 
 /** What is known about one model an endpoint offers. */
 export interface ModelWindow {
@@ -44,7 +45,10 @@ export interface EndpointReport {
  * The `fetch` the discovery uses. Injected so tests and hosts choose the transport; the global
  * `fetch` of Node 20 fits.
  */
-export type FetchLike = (url: string, init?: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<{
+export type FetchLike = (
+  url: string,
+  init?: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal },
+) => Promise<{
   ok: boolean;
   status: number;
   json(): Promise<unknown>;

@@ -62,7 +62,12 @@ export interface ReplayOptions {
   onCall?: (call: ReplayCall, items: readonly ContextItem[]) => void;
   /** Called after each applied compaction. */
   /** `anchoredTokens`: what may never be summarised, measured when the result is above its target. */
-  onCompaction?: (checkpoints: Checkpoint[], tokensBefore: number, tokensAfter: number, anchoredTokens?: number) => void;
+  onCompaction?: (
+    checkpoints: Checkpoint[],
+    tokensBefore: number,
+    tokensAfter: number,
+    anchoredTokens?: number,
+  ) => void;
   signal?: AbortSignal;
   /**
    * False: the report's checkpoints keep their metadata but not the replaced and inserted items nor
@@ -76,7 +81,12 @@ export interface ReplayOptions {
  * Replays `entries`. A model call happens before each assistant message; the leading system
  * messages and everything before the first assistant message form the first request.
  */
-export async function replay(entries: readonly Entry[], meter: TokenMeter, summarizer: Summarizer, options: ReplayOptions): Promise<ReplayReport> {
+export async function replay(
+  entries: readonly Entry[],
+  meter: TokenMeter,
+  summarizer: Summarizer,
+  options: ReplayOptions,
+): Promise<ReplayReport> {
   const th = thresholds(options.budget);
   const keepRecentSteps = options.keepRecentSteps ?? 1;
   let items: ContextItem[] = [];
@@ -85,8 +95,21 @@ export async function replay(entries: readonly Entry[], meter: TokenMeter, summa
   const checker = new IncrementalChecker({ keepRecentSteps });
   const raw = checker.entries;
   const report: ReplayReport = {
-    modelCalls: 0, compactions: 0, failedCompactions: 0, summarizerCalls: 0, peakTokens: 0, promptTokens: 0,
-    promptTokensUnmanaged: 0, finalTokens: 0, finalTokensUnmanaged: 0, finalContext: [], violations: [], checkpoints: [], calls: [], errors: [], notices: [],
+    modelCalls: 0,
+    compactions: 0,
+    failedCompactions: 0,
+    summarizerCalls: 0,
+    peakTokens: 0,
+    promptTokens: 0,
+    promptTokensUnmanaged: 0,
+    finalTokens: 0,
+    finalTokensUnmanaged: 0,
+    finalContext: [],
+    violations: [],
+    checkpoints: [],
+    calls: [],
+    errors: [],
+    notices: [],
   };
   const tools = options.tools;
   // The same guard as a live session: one automatic compaction per model call, back-off after
@@ -104,15 +127,31 @@ export async function replay(entries: readonly Entry[], meter: TokenMeter, summa
       const overflow = before > th.inputBudget;
       if (before >= th.triggerTokens && (overflow || guard.mayAutoCompact().allowed)) {
         const result = await compact({
-          items, tools, meter, summarizer,
-          options: { budget: options.budget, trigger: 'auto', keepRecentSteps, maxSummaryCalls: options.maxSummaryCalls, approximateSummaryTokens: options.approximateSummaryTokens, userBudget: options.userBudget, summaryBudget: options.summaryBudget, signal: options.signal },
+          items,
+          tools,
+          meter,
+          summarizer,
+          options: {
+            budget: options.budget,
+            trigger: 'auto',
+            keepRecentSteps,
+            maxSummaryCalls: options.maxSummaryCalls,
+            approximateSummaryTokens: options.approximateSummaryTokens,
+            userBudget: options.userBudget,
+            summaryBudget: options.summaryBudget,
+            signal: options.signal,
+          },
         });
         const spans = result.checkpoints.filter((c) => c.strategy === 'summary' || c.strategy === 'extractive');
         report.summarizerCalls += spans.reduce((s, c) => s + Math.max(1, c.usage?.calls ?? 0), 0);
         if (result.applied) {
           items = result.context;
           report.compactions++;
-          report.checkpoints.push(...(options.keepCheckpointItems === false ? result.checkpoints.map((c) => ({ ...c, replaced: [], inserted: [], replacedIds: [] })) : result.checkpoints));
+          report.checkpoints.push(
+            ...(options.keepCheckpointItems === false
+              ? result.checkpoints.map((c) => ({ ...c, replaced: [], inserted: [], replacedIds: [] }))
+              : result.checkpoints),
+          );
           compacted = true;
           guard.compactionSucceeded('auto', result.tokensAfter, th.triggerTokens);
           options.onCompaction?.(result.checkpoints, result.tokensBefore, result.tokensAfter, result.anchoredTokens);
@@ -127,11 +166,18 @@ export async function replay(entries: readonly Entry[], meter: TokenMeter, summa
       report.modelCalls++;
       report.promptTokens += tokens;
       report.promptTokensUnmanaged += unmanaged;
-      if (tokens > report.peakTokens && tokens > th.inputBudget) report.peakHolders = tokenHolders(items, meter, tools, keepRecentSteps);
+      if (tokens > report.peakTokens && tokens > th.inputBudget)
+        report.peakHolders = tokenHolders(items, meter, tools, keepRecentSteps);
       report.peakTokens = Math.max(report.peakTokens, tokens);
       report.calls.push(call);
       // What would be sent must be valid: no pending calls may remain before a model call.
-      for (const v of [...checkToolPairing(items.map((i) => i.message), false), ...checker.check(items)]) {
+      for (const v of [
+        ...checkToolPairing(
+          items.map((i) => i.message),
+          false,
+        ),
+        ...checker.check(items),
+      ]) {
         report.violations.push({ ...v, message: `call ${call.index}: ${v.message}` });
       }
       options.onCall?.(call, items);
@@ -144,8 +190,12 @@ export async function replay(entries: readonly Entry[], meter: TokenMeter, summa
   report.finalTokensUnmanaged = unmanaged;
   report.finalContext = items;
   const status = guard.status();
-  if (status.paused && status.pauseReason === 'failures') report.errors.push(`automatic compaction was paused (${status.consecutiveFailures} failed compactions in a row)`);
+  if (status.paused && status.pauseReason === 'failures')
+    report.errors.push(`automatic compaction was paused (${status.consecutiveFailures} failed compactions in a row)`);
   // Over the input budget the replay compacts anyway (as a live session does), so say what the pause held back.
-  else if (status.paused) report.notices.push(`automatic compaction was paused (it refilled past the trigger ${status.thrashes} times); requests over the input budget were still compacted`);
+  else if (status.paused)
+    report.notices.push(
+      `automatic compaction was paused (it refilled past the trigger ${status.thrashes} times); requests over the input budget were still compacted`,
+    );
   return report;
 }

@@ -34,7 +34,10 @@ export function redactingLog(log: LogOutputChannel, currentKey: () => string | u
       if (typeof property === 'string' && WRITERS.has(property)) {
         return (...args: unknown[]) => {
           const key = currentKey();
-          return (value as (...a: unknown[]) => unknown).apply(target, args.map((a) => redactArgument(a, key)));
+          return (value as (...a: unknown[]) => unknown).apply(
+            target,
+            args.map((a) => redactArgument(a, key)),
+          );
         };
       }
       return (value as (...a: unknown[]) => unknown).bind(target);

@@ -30,7 +30,8 @@ export function agentHooks(t: AgentHookTargets): AgentHooks {
     onUsage: (usage) => t.recordUsage(usage.promptTokens, usage.cachedTokens),
     onStateChange: (state, detail) => t.status.agent(state, detail),
     onTextDelta: (entryId, delta) => t.events.streamText.fire({ entryId, delta }),
-    onToolCall: (call, entryId) => t.events.toolCallStarted.fire({ callId: call.id, name: call.name, arguments: call.arguments, entryId }),
+    onToolCall: (call, entryId) =>
+      t.events.toolCallStarted.fire({ callId: call.id, name: call.name, arguments: call.arguments, entryId }),
     onToolResult: (call, outcome, entryId, durationMs) =>
       t.events.toolCallFinished.fire({
         callId: call.id,

@@ -13,4 +13,3 @@ export function newSessionId(now = new Date()): string {
 export function definedOnly<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
-

@@ -3,7 +3,17 @@
  * event, fired by the service and disposed together. The public `onDid*` properties of
  * {@link ContextServiceApi} are these emitters' `event`s.
  */
-import type { BudgetSnapshot, CheckpointRecord, CheckpointRestored, CompactionPreview, EntryAppended, StateChange, StreamText, ToolCallEvent, ToolResultEvent } from './api';
+import type {
+  BudgetSnapshot,
+  CheckpointRecord,
+  CheckpointRestored,
+  CompactionPreview,
+  EntryAppended,
+  StateChange,
+  StreamText,
+  ToolCallEvent,
+  ToolResultEvent,
+} from './api';
 import type { ApprovalRequest } from '../agent/types';
 import { Emitter } from './events';
 import { PendingApprovals } from './approvals';

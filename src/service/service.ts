@@ -20,7 +20,22 @@ import { AgentSession, type Conversation } from '../agent/session';
 import { WorkspaceTools } from '../agent/tools';
 import { DEFAULT_SYSTEM_PROMPT } from '../agent/prompt';
 import type { ApprovalHandler } from '../agent/types';
-import type { BudgetSnapshot, CheckpointRecord, CheckpointRestored, CompactNowOptions, CompactOutcome, CompactionPreview, ContextServiceApi, ContextServiceOptions, ExportedTranscript, ImportedTranscript, LogSink, StateChange, TaskOutcome, TranscriptSnapshot } from './api';
+import type {
+  BudgetSnapshot,
+  CheckpointRecord,
+  CheckpointRestored,
+  CompactNowOptions,
+  CompactOutcome,
+  CompactionPreview,
+  ContextServiceApi,
+  ContextServiceOptions,
+  ExportedTranscript,
+  ImportedTranscript,
+  LogSink,
+  StateChange,
+  TaskOutcome,
+  TranscriptSnapshot,
+} from './api';
 import { ServiceEventSurface } from './service-events';
 import { SessionState, type ContextState } from './session/session-state';
 import type { SessionState as StoredSession } from './session/store';
@@ -57,32 +72,70 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   private readonly usage: UsageRecorder;
   /** The meter's running reading of the active context (see tally.ts). */
   private readonly tally: ContextTally;
-  private readonly status = new ServiceStatus((change) => this.events.state.fire(change), () => !this.disposed);
+  private readonly status = new ServiceStatus(
+    (change) => this.events.state.fire(change),
+    () => !this.disposed,
+  );
   private taskController: AbortController | undefined;
   private disposed = false;
   /** Raw entry ids brought back by restores, kept out of automatic compaction (see `Compactions`). */
   private readonly restored = new Set<string>();
 
-  private constructor(private readonly options: ContextServiceOptions, sessionId: string) {
+  private constructor(
+    private readonly options: ContextServiceOptions,
+    sessionId: string,
+  ) {
     super();
     this.log = options.log ?? (() => {});
     this.now = options.now ?? (() => new Date());
-    this.files = new SessionFiles(options.storageDir, sessionId, options.model, this.now().toISOString(), () => this.session.snapshot(), (error) => this.saveFailed(error));
+    this.files = new SessionFiles(
+      options.storageDir,
+      sessionId,
+      options.model,
+      this.now().toISOString(),
+      () => this.session.snapshot(),
+      (error) => this.saveFailed(error),
+    );
     const meter = (this.meter = new TokenMeter({ model: options.model, counter: options.tokenCounter }));
     this.usage = new UsageRecorder(this.log);
     this.tally = new ContextTally(this.meter);
     // Labelled estimates (never cached) until the tokenizer loads, then an exact recount in slices; lineAdditive is read per summary.
-    void this.meter.counter.ready?.then(() => countInSlices(this.meter, () => [this.session.items, this.session.entries], () => this.disposed, () => this.tools.schemas)).then(() => this.recountExactly());
-    this.summarizer = options.summarizer ?? new ExtractiveSummarizer((text) => meter.countText(text), { get lineAdditive() { return meter.lineAdditive; } });
+    void this.meter.counter.ready
+      ?.then(() =>
+        countInSlices(
+          this.meter,
+          () => [this.session.items, this.session.entries],
+          () => this.disposed,
+          () => this.tools.schemas,
+        ),
+      )
+      .then(() => this.recountExactly());
+    this.summarizer =
+      options.summarizer ??
+      new ExtractiveSummarizer((text) => meter.countText(text), {
+        get lineAdditive() {
+          return meter.lineAdditive;
+        },
+      });
     const approve: ApprovalHandler = options.approve ?? ((request, signal) => this.approvals.ask(request, signal));
-    this.tools = new WorkspaceTools(options.host, { approve, autoApprove: options.autoApprove, commandTimeoutMs: options.toolTimeoutMs });
+    this.tools = new WorkspaceTools(options.host, {
+      approve,
+      autoApprove: options.autoApprove,
+      commandTimeoutMs: options.toolTimeoutMs,
+    });
     this.agent = new AgentSession({
       client: options.client,
       model: options.model,
       tools: this.tools,
       conversation: this.conversation,
       maxSteps: options.maxSteps ?? 40,
-      hooks: agentHooks({ compactions: () => this.compactions, recordUsage: (tokens, cached) => this.recordUsage(tokens, cached), status: this.status, events: this.events, tokenizerReady: () => this.meter.counter.ready }),
+      hooks: agentHooks({
+        compactions: () => this.compactions,
+        recordUsage: (tokens, cached) => this.recordUsage(tokens, cached),
+        status: this.status,
+        events: this.events,
+        tokenizerReady: () => this.meter.counter.ready,
+      }),
     });
     this.compactions = serviceCompactions(options, {
       items: () => this.session.items,
@@ -113,7 +166,10 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     const loaded = service.files.load(service.log);
     if (loaded) service.adopt(loaded.entries, loaded.state, loaded.calibration);
     if (service.session.entries.length === 0) {
-      await service.conversation.append({ id: service.conversation.newEntryId(), message: { role: 'system', content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT } });
+      await service.conversation.append({
+        id: service.conversation.newEntryId(),
+        message: { role: 'system', content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT },
+      });
       service.files.saveState();
     }
     return service;
@@ -159,7 +215,11 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     const checkpointsBefore = this.session.checkpoints.length;
     try {
       // The new request goes in first, so a compaction before the call keeps it verbatim and last (B49).
-      await this.conversation.append({ id: this.conversation.newEntryId(), message: { role: 'user', content: text }, meta: { timestamp: this.now().toISOString() } });
+      await this.conversation.append({
+        id: this.conversation.newEntryId(),
+        message: { role: 'user', content: text },
+        meta: { timestamp: this.now().toISOString() },
+      });
       const run = await this.agent.run(taskSignal);
       // End of task: a safe point for manual compactions queued during the last step.
       await this.compactions.atSafePoint(taskSignal, false);
@@ -218,14 +278,20 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   /** Applies an applied compaction result: persist first, then memory, then events. */
   private commitCompaction(result: CompactionResult): CheckpointRecord[] {
     const { next, records } = this.session.planCommit(result, this.now().toISOString());
-    this.rewrite(next, { removed: result.checkpoints.flatMap((c) => c.replaced), added: result.checkpoints.flatMap((c) => c.inserted) });
+    this.rewrite(next, {
+      removed: result.checkpoints.flatMap((c) => c.replaced),
+      added: result.checkpoints.flatMap((c) => c.inserted),
+    });
     for (const record of records) this.events.checkpointAdded.fire(record);
     this.fireBudget();
     return records;
   }
 
   /** Takes over a planned state and queues its save; throws (changing nothing) when the folder is read-only. */
-  private rewrite(next: ContextState, change?: { removed: readonly ContextItem[]; added: readonly ContextItem[] }): void {
+  private rewrite(
+    next: ContextState,
+    change?: { removed: readonly ContextItem[]; added: readonly ContextItem[] },
+  ): void {
     this.files.checkWritable();
     this.session.apply(next);
     this.tally.rewrite(this.session.items, change);
@@ -234,7 +300,8 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   }
 
   async restoreCheckpoint(id: string | readonly string[]): Promise<CheckpointRestored> {
-    if (this.taskController || this.compactions.busy) throw new Error('wait for the task or compaction to finish before restoring a checkpoint');
+    if (this.taskController || this.compactions.busy)
+      throw new Error('wait for the task or compaction to finish before restoring a checkpoint');
     const before = this.session.snapshot();
     const { next, event } = this.session.planRestore(id, this.now().toISOString());
     const undone = this.session.checkpoints.filter((c) => event.undone.includes(c.id));
@@ -253,7 +320,8 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   }
 
   async undoRestore(): Promise<CheckpointRestored> {
-    if (this.taskController || this.compactions.busy) throw new Error('wait for the task or compaction to finish before undoing a restore');
+    if (this.taskController || this.compactions.busy)
+      throw new Error('wait for the task or compaction to finish before undoing a restore');
     const { next, event } = this.session.planRedo();
     // A full recount of the running tally: an undo is rare, and a nested restore's item sets overlap.
     this.rewrite(next);
@@ -279,11 +347,17 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   }
 
   getBudget(): BudgetSnapshot {
-    const notes = [this.compactions.guard.status().advice, this.compactions.stuckReason].filter((n): n is string => n !== undefined);
+    const notes = [this.compactions.guard.status().advice, this.compactions.stuckReason].filter(
+      (n): n is string => n !== undefined,
+    );
     this.tally.sync(this.session.items);
     const snapshot = this.tally.snapshot(this.tools.schemas, this.options.budget, this.options.model, notes);
     const { windowSource, recordedPromptTokens } = this.options;
-    return { ...snapshot, ...(windowSource ? { windowSource } : {}), ...(recordedPromptTokens !== undefined ? { recordedPromptTokens } : {}) };
+    return {
+      ...snapshot,
+      ...(windowSource ? { windowSource } : {}),
+      ...(recordedPromptTokens !== undefined ? { recordedPromptTokens } : {}),
+    };
   }
 
   getCheckpoints(): CheckpointRecord[] {
@@ -327,11 +401,30 @@ export class ContextService extends ServiceEventSurface implements ContextServic
 
   async importTranscript(imported: ImportedTranscript): Promise<void> {
     if (this.taskController || this.compactions.busy) throw new Error('wait for the task to finish before importing');
-    const { entries, state } = forkedSession(imported, importedEntries(imported, this.log), this.options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
+    const { entries, state } = forkedSession(
+      imported,
+      importedEntries(imported, this.log),
+      this.options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
+    );
     this.files.startNew(newSessionId(this.now()), importSource(imported), this.now().toISOString(), entries);
-    this.adopt(entries, state && { sessionId: this.sessionId, model: this.options.model, source: this.files.source, createdAt: this.files.createdAt, ...state });
+    this.adopt(
+      entries,
+      state && {
+        sessionId: this.sessionId,
+        model: this.options.model,
+        source: this.files.source,
+        createdAt: this.files.createdAt,
+        ...state,
+      },
+    );
     if (!imported.state && imported.compactions?.length) {
-      const applied = applyRecordedCompactions(this.session.items, imported.compactions, this.meter, this.tools.schemas, this.now().toISOString());
+      const applied = applyRecordedCompactions(
+        this.session.items,
+        imported.compactions,
+        this.meter,
+        this.tools.schemas,
+        this.now().toISOString(),
+      );
       for (const warning of applied.warnings) this.log('warn', `import: ${warning}`);
       this.session.apply({ context: applied.items, checkpoints: applied.checkpoints, pinned: [] });
       this.tally.rewrite(this.session.items);
@@ -375,7 +468,12 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   }
 
   private recordUsage(promptTokens: number, cachedTokens = 0): void {
-    this.usage.record(promptTokens, this.tally.calibrate(promptTokens, cachedTokens), this.tally.sentReading(), cachedTokens);
+    this.usage.record(
+      promptTokens,
+      this.tally.calibrate(promptTokens, cachedTokens),
+      this.tally.sentReading(),
+      cachedTokens,
+    );
     this.files.saveCalibration(this.tally.calibrationSaver(), this.log);
     this.fireBudget();
   }
@@ -388,7 +486,9 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   /** A state save failed: an error in the log and the `error` state; the state is kept and saved again later. */
   private saveFailed(error: Error): void {
     this.log('error', error.message);
-    this.status.problem(`${error.message}. The session keeps working; its state is saved again on the next change and on close.`);
+    this.status.problem(
+      `${error.message}. The session keeps working; its state is saved again on the next change and on close.`,
+    );
   }
 
   /** Shows a problem once as the `error` state; the next state change clears it. */

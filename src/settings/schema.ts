@@ -71,7 +71,9 @@ export const SETTINGS_SCHEMA = {
 export type SettingKey = keyof typeof SETTINGS_SCHEMA;
 
 /** Names of the settings of one type. */
-export type KeysOfType<T extends SettingSpec['type']> = { [K in SettingKey]: (typeof SETTINGS_SCHEMA)[K]['type'] extends T ? K : never }[SettingKey];
+export type KeysOfType<T extends SettingSpec['type']> = {
+  [K in SettingKey]: (typeof SETTINGS_SCHEMA)[K]['type'] extends T ? K : never;
+}[SettingKey];
 
 /** The reader's part of a configuration: `get` as VS Code's `WorkspaceConfiguration` has it. */
 export interface ConfigurationGetter {

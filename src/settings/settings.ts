@@ -101,16 +101,20 @@ export class Settings implements vscode.Disposable {
 
   constructor() {
     this.current = this.read();
-    this.store.add(vscode.workspace.onDidChangeConfiguration((event) => {
-      if (!event.affectsConfiguration(SETTINGS_SECTION)) return;
-      this.current = this.read();
-      this._onDidChange.fire(this.current);
-    }));
+    this.store.add(
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (!event.affectsConfiguration(SETTINGS_SECTION)) return;
+        this.current = this.read();
+        this._onDidChange.fire(this.current);
+      }),
+    );
     // Trusting the folder turns the agent and the summarizer endpoint on: rebuild as after a change.
-    this.store.add(vscode.workspace.onDidGrantWorkspaceTrust(() => {
-      this.current = this.read();
-      this._onDidChange.fire(this.current);
-    }));
+    this.store.add(
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        this.current = this.read();
+        this._onDidChange.fire(this.current);
+      }),
+    );
   }
 
   private read(): ContextKeeperSettings {

@@ -13,7 +13,12 @@
 import type { WorkspaceConfiguration } from 'vscode';
 
 /** Keys (under `contextKeeper.`) only user (application or machine) settings may set. */
-export const USER_ONLY_KEYS: readonly string[] = ['baseUrl', 'summary.baseUrl', 'summary.instruction', 'tools.autoApprove'];
+export const USER_ONLY_KEYS: readonly string[] = [
+  'baseUrl',
+  'summary.baseUrl',
+  'summary.instruction',
+  'tools.autoApprove',
+];
 
 /** The parts of a configuration the reader uses (`get` and `inspect` of `WorkspaceConfiguration`). */
 export type InspectableConfiguration = Pick<WorkspaceConfiguration, 'get' | 'inspect'>;
@@ -52,7 +57,9 @@ export function ignoredWorkspaceKeys(config: InspectableConfiguration): string[]
 export function userScoped(config: InspectableConfiguration): InspectableConfiguration {
   const only = new Set(USER_ONLY_KEYS);
   const get = ((key: string, fallback?: unknown) =>
-    only.has(key) && hasWorkspaceValue(config.inspect(key)) ? userValue(config, key, fallback) : config.get(key, fallback)) as InspectableConfiguration['get'];
+    only.has(key) && hasWorkspaceValue(config.inspect(key))
+      ? userValue(config, key, fallback)
+      : config.get(key, fallback)) as InspectableConfiguration['get'];
   return { get, inspect: config.inspect.bind(config) };
 }
 

@@ -53,12 +53,22 @@ export class FallbackSummarizer implements Summarizer {
   }
 
   summarize(request: SummaryRequest): Promise<SummaryResult> {
-    return this.run(request, (s) => s.summarize(request), (result, label) => ({ ...result, model: label(result.model) }));
+    return this.run(
+      request,
+      (s) => s.summarize(request),
+      (result, label) => ({ ...result, model: label(result.model) }),
+    );
   }
 
   /** Runs `work` on each summarizer of the chain until one succeeds; `relabel` marks a fallback's result. */
-  private async run<T>(request: SummaryRequest, work: (s: Summarizer) => Promise<T>, relabel: (result: T, label: (model: string) => string) => T): Promise<T> {
-    const chain = [this.primary, this.options.session, this.options.extractive].filter((s): s is Summarizer => s !== undefined);
+  private async run<T>(
+    request: SummaryRequest,
+    work: (s: Summarizer) => Promise<T>,
+    relabel: (result: T, label: (model: string) => string) => T,
+  ): Promise<T> {
+    const chain = [this.primary, this.options.session, this.options.extractive].filter(
+      (s): s is Summarizer => s !== undefined,
+    );
     const failures: Array<{ name: string; error: SummarizerError }> = [];
     for (const summarizer of chain) {
       if (request.signal?.aborted) throw new SummarizerError('compaction cancelled', 'aborted');
@@ -71,7 +81,11 @@ export class FallbackSummarizer implements Summarizer {
         const failure =
           error instanceof SummarizerError
             ? error
-            : new SummarizerError(`summarizer ${summarizer.name} failed: ${error instanceof Error ? error.message : String(error)}`, 'invalid', { cause: error });
+            : new SummarizerError(
+                `summarizer ${summarizer.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+                'invalid',
+                { cause: error },
+              );
         if (failure.kind === 'aborted') throw failure;
         failures.push({ name: summarizer.name, error: failure });
         const next = chain[chain.indexOf(summarizer) + 1];
@@ -82,7 +96,10 @@ export class FallbackSummarizer implements Summarizer {
     if (first === undefined) throw new SummarizerError('no summarizer configured', 'invalid');
     if (failures.length === 1) throw first.error;
     const message = failures.map((f) => `${f.name}: ${f.error.message}`).join('; ');
-    throw new SummarizerError(`every summarizer failed — ${message}`, first.error.kind, { cause: first.error, status: first.error.status });
+    throw new SummarizerError(`every summarizer failed — ${message}`, first.error.kind, {
+      cause: first.error,
+      status: first.error.status,
+    });
   }
 }
 

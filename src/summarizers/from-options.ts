@@ -66,9 +66,11 @@ export function summarizerFromSettings(settings: SummarizerSettings): Summarizer
   const model = settings.model?.trim() ?? '';
   const extractive = new ExtractiveSummarizer(settings.countText, lineAdditiveOption(settings.lineAdditive));
   if (baseUrl.length === 0 && model.length === 0) return extractive;
-  if (model.length === 0) throw new RangeError(`a summary model is required for the summarizer endpoint ${safeUrl(baseUrl)}`);
+  if (model.length === 0)
+    throw new RangeError(`a summary model is required for the summarizer endpoint ${safeUrl(baseUrl)}`);
   const url = baseUrl.length > 0 ? baseUrl : OPENAI_BASE_URL;
-  if (!/^https?:\/\//i.test(url)) throw new RangeError(`the summarizer base URL must start with http:// or https://, got ${safeUrl(url)}`);
+  if (!/^https?:\/\//i.test(url))
+    throw new RangeError(`the summarizer base URL must start with http:// or https://, got ${safeUrl(url)}`);
   const primary = new OpenAISummarizer({
     baseURL: url,
     apiKey: settings.apiKey,
@@ -107,7 +109,10 @@ export function lineAdditiveOption(lineAdditive: (() => boolean) | undefined): {
  * URL empty or the same): only that model has the agent's prefix in its prompt cache, and only that
  * endpoint has already seen the transcript unmasked. Editor models (`vscode.lm`) report no caching.
  */
-export function reusesSessionPrefix(session: { baseUrl: string; model: string; modelSource?: string }, summary: { baseUrl?: string; model?: string }): boolean {
+export function reusesSessionPrefix(
+  session: { baseUrl: string; model: string; modelSource?: string },
+  summary: { baseUrl?: string; model?: string },
+): boolean {
   const model = summary.model?.trim() ?? '';
   const baseUrl = summary.baseUrl?.trim() ?? '';
   if (session.modelSource === 'vscode' || model.length === 0) return false;
@@ -150,7 +155,16 @@ export function summarizerFromFlags(
   if (apiKey === undefined && /^https:\/\/api\.openai\.com\b/i.test(baseUrl)) {
     throw new Error('no API key for the OpenAI endpoint: set CONTEXT_KEEPER_API_KEY or OPENAI_API_KEY');
   }
-  return summarizerFromSettings({ baseUrl, model, apiKey, contextWindow: flags.summaryWindow, timeoutMs: flags.timeoutMs, countText, lineAdditive: () => flags.lineAdditive === true, log });
+  return summarizerFromSettings({
+    baseUrl,
+    model,
+    apiKey,
+    contextWindow: flags.summaryWindow,
+    timeoutMs: flags.timeoutMs,
+    countText,
+    lineAdditive: () => flags.lineAdditive === true,
+    log,
+  });
 }
 
 /** The known window of `model`; a conservative one for unknown models off OpenAI's endpoint. */

@@ -14,10 +14,25 @@
  */
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { ChatMessage, SummaryContext, SummaryRequest } from '../compaction/types';
-import { batchForWindow, neutraliseDelimiters, summaryInstruction, wrapTranscript, SUMMARY_RULES, type RenderOptions } from '../compaction/summary/summary-prompt';
+import {
+  batchForWindow,
+  neutraliseDelimiters,
+  summaryInstruction,
+  wrapTranscript,
+  SUMMARY_RULES,
+  type RenderOptions,
+} from '../compaction/summary/summary-prompt';
 import { clipMiddle } from '../compaction/clip';
 import { isBlankTemplate } from './reply';
-import { describeSpan, NOTES_SHARE_OF_REPLY, PREFIX_DATA_RULE, PREFIX_OPENING, PREFIX_SAFETY_SHARE, replyRoom, type PrefixRefusal } from './prefix-request';
+import {
+  describeSpan,
+  NOTES_SHARE_OF_REPLY,
+  PREFIX_DATA_RULE,
+  PREFIX_OPENING,
+  PREFIX_SAFETY_SHARE,
+  replyRoom,
+  type PrefixRefusal,
+} from './prefix-request';
 
 /** The line that opens the notes of part `k` (1-based) in a reply covering several spans. */
 export function partHeading(k: number): string {
@@ -100,7 +115,13 @@ export function multiPrefixRequest(
   let end = 0;
   for (const r of requests) {
     const c = r.context;
-    if (c === undefined || c.items !== context.items || c.start < end || c.end <= c.start || c.end > context.items.length) {
+    if (
+      c === undefined ||
+      c.items !== context.items ||
+      c.start < end ||
+      c.end <= c.start ||
+      c.end > context.items.length
+    ) {
       return { reason: 'the spans are not ordered parts of one agent context' };
     }
     end = c.end;
@@ -109,18 +130,38 @@ export function multiPrefixRequest(
   if ('messages' in whole || end === context.items.length || context.itemTokens === undefined) return whole;
   let after = 0;
   for (let i = end; i < context.items.length; i++) after += context.itemTokens[i] ?? 0;
-  const leading: SummaryContext = { ...context, items: context.items.slice(0, end), tokens: context.tokens - after, itemTokens: context.itemTokens.slice(0, end) };
+  const leading: SummaryContext = {
+    ...context,
+    items: context.items.slice(0, end),
+    tokens: context.tokens - after,
+    itemTokens: context.itemTokens.slice(0, end),
+  };
   const part = fitMulti(leading, requests, window, countText, maxReplyTokens, extraInstruction);
   return 'messages' in part ? part : { reason: `${whole.reason}; through the last span alone: ${part.reason}` };
 }
 
-function fitMulti(context: SummaryContext, requests: readonly SummaryRequest[], window: number, countText: (text: string) => number, maxReplyTokens: number, extra?: string): MultiPrefixRequest | PrefixRefusal {
+function fitMulti(
+  context: SummaryContext,
+  requests: readonly SummaryRequest[],
+  window: number,
+  countText: (text: string) => number,
+  maxReplyTokens: number,
+  extra?: string,
+): MultiPrefixRequest | PrefixRefusal {
   const planned = requests.map((r) => Math.max(64, Math.ceil(r.approximateSummaryTokens)));
   const total = planned.reduce((a, b) => a + b, 0);
-  const instructionTokens = countText(multiPrefixInstruction(context, requests, planned, extra)) + INSTRUCTION_OVERHEAD_TOKENS;
-  const { promptTokens, limit, replyTokens, notes, least } = replyRoom(context.tokens + instructionTokens, window, maxReplyTokens, total);
+  const instructionTokens =
+    countText(multiPrefixInstruction(context, requests, planned, extra)) + INSTRUCTION_OVERHEAD_TOKENS;
+  const { promptTokens, limit, replyTokens, notes, least } = replyRoom(
+    context.tokens + instructionTokens,
+    window,
+    maxReplyTokens,
+    total,
+  );
   if (notes < least) {
-    return { reason: `the agent's prefix (${context.tokens} tokens) with the instruction leaves ${Math.max(0, limit - promptTokens)} of ${limit} tokens for the reply: room for ${Math.max(0, notes)} tokens of notes for ${requests.length} parts, below ${least}` };
+    return {
+      reason: `the agent's prefix (${context.tokens} tokens) with the instruction leaves ${Math.max(0, limit - promptTokens)} of ${limit} tokens for the reply: room for ${Math.max(0, notes)} tokens of notes for ${requests.length} parts, below ${least}`,
+    };
   }
   const partTokens = planned.map((p) => Math.max(64, Math.floor((p * notes) / total)));
   const instruction = multiPrefixInstruction(context, requests, partTokens, extra);
@@ -131,8 +172,15 @@ function fitMulti(context: SummaryContext, requests: readonly SummaryRequest[], 
 }
 
 /** The instruction appended after the prefix: each part named by position, the layout, the rules. */
-export function multiPrefixInstruction(context: SummaryContext, requests: readonly SummaryRequest[], partTokens: readonly number[], extraInstruction?: string): string {
-  const spans = requests.map((r, i) => `Part ${i + 1}: ${describeSpan(context.items, r.context!.start, r.context!.end)}.`);
+export function multiPrefixInstruction(
+  context: SummaryContext,
+  requests: readonly SummaryRequest[],
+  partTokens: readonly number[],
+  extraInstruction?: string,
+): string {
+  const spans = requests.map(
+    (r, i) => `Part ${i + 1}: ${describeSpan(context.items, r.context!.start, r.context!.end)}.`,
+  );
   const parts = [
     PREFIX_OPENING,
     `Write the working notes that will replace ${requests.length} parts of the conversation above, each on its own:\n${spans.join('\n')}\nThe agent will continue the work from your notes and the messages outside those parts, so the notes must be accurate and complete, and much shorter than what they replace. Messages outside the parts stay as they are: use them only to understand the parts.`,
@@ -143,7 +191,10 @@ export function multiPrefixInstruction(context: SummaryContext, requests: readon
   const focus = requests[0].focus?.trim();
   if (focus) parts.push(`The user asked these notes to focus on: ${neutraliseDelimiters(clipMiddle(focus, 1000))}`);
   const extra = extraInstruction?.trim();
-  if (extra) parts.push(`Additional instruction from the user's settings (it adds to the rules above and cannot override them):\n${extra}`);
+  if (extra)
+    parts.push(
+      `Additional instruction from the user's settings (it adds to the rules above and cannot override them):\n${extra}`,
+    );
   parts.push(`Write the ${requests.length} sets of notes now, as text only.`);
   return parts.join('\n\n');
 }
@@ -185,5 +236,12 @@ export function multiFramedRequest(
   sections.push(layoutRule(partTokens));
   const user = sections.join('\n\n');
   if (countText(user) > room) return undefined;
-  return { messages: [{ role: 'system', content: system }, { role: 'user', content: user }], replyTokens, partTokens };
+  return {
+    messages: [
+      { role: 'system', content: system },
+      { role: 'user', content: user },
+    ],
+    replyTokens,
+    partTokens,
+  };
 }

@@ -38,24 +38,42 @@ export function classifyFailure(error: unknown, fired: FiredReason | undefined, 
   const { endpoint, timeoutMs, deadlineMs, redact } = call;
   if (fired === 'aborted') return new SummarizerError('compaction cancelled', 'aborted', { cause: error });
   if (fired === 'idle') {
-    return new SummarizerError(`the summarizer at ${endpoint} sent nothing for ${timeoutMs} ms; the partial summary was discarded`, 'timeout', { cause: error });
+    return new SummarizerError(
+      `the summarizer at ${endpoint} sent nothing for ${timeoutMs} ms; the partial summary was discarded`,
+      'timeout',
+      { cause: error },
+    );
   }
   if (fired === 'deadline') {
-    return new SummarizerError(`the summarizer at ${endpoint} did not finish within ${deadlineMs} ms`, 'timeout', { cause: error });
+    return new SummarizerError(`the summarizer at ${endpoint} did not finish within ${deadlineMs} ms`, 'timeout', {
+      cause: error,
+    });
   }
   if (error instanceof SummarizerError) return error;
-  if (error instanceof OpenAI.APIUserAbortError) return new SummarizerError('compaction cancelled', 'aborted', { cause: error });
+  if (error instanceof OpenAI.APIUserAbortError)
+    return new SummarizerError('compaction cancelled', 'aborted', { cause: error });
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
-    return new SummarizerError(`the summarizer at ${endpoint} did not answer within ${timeoutMs} ms`, 'timeout', { cause: error });
+    return new SummarizerError(`the summarizer at ${endpoint} did not answer within ${timeoutMs} ms`, 'timeout', {
+      cause: error,
+    });
   }
   if (error instanceof OpenAI.APIConnectionError) {
-    return new SummarizerError(`could not reach the summarizer at ${endpoint}: ${redact(causeText(error))}`, 'http', { cause: error });
+    return new SummarizerError(`could not reach the summarizer at ${endpoint}: ${redact(causeText(error))}`, 'http', {
+      cause: error,
+    });
   }
   if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
     const detail = redact(apiErrorText(error));
     const code = typeof error.code === 'string' ? error.code : '';
-    if (code === 'context_length_exceeded' || /context length|context window|too many tokens|maximum context/i.test(detail)) {
-      return new SummarizerError(`the summarizer request exceeded the model's context window (HTTP ${error.status}): ${detail}`, 'overflow', { cause: error, status: error.status });
+    if (
+      code === 'context_length_exceeded' ||
+      /context length|context window|too many tokens|maximum context/i.test(detail)
+    ) {
+      return new SummarizerError(
+        `the summarizer request exceeded the model's context window (HTTP ${error.status}): ${detail}`,
+        'overflow',
+        { cause: error, status: error.status },
+      );
     }
     const what =
       error.status === 401 || error.status === 403
@@ -69,10 +87,18 @@ export function classifyFailure(error: unknown, fired: FiredReason | undefined, 
               : 'rejected the request';
     const retried = error.status === 429 || error.status >= 500 || error.status === 408 || error.status === 409;
     const attempts = retried ? ` after ${call.maxRetries + 1} attempt(s)` : '';
-    return new SummarizerError(`the summarizer at ${endpoint} ${what} (HTTP ${error.status})${attempts}: ${detail}`, 'http', { cause: error, status: error.status });
+    return new SummarizerError(
+      `the summarizer at ${endpoint} ${what} (HTTP ${error.status})${attempts}: ${detail}`,
+      'http',
+      { cause: error, status: error.status },
+    );
   }
   if (error instanceof SyntaxError) {
-    return new SummarizerError(`the summarizer at ${endpoint} sent a malformed stream event; the partial summary was discarded`, 'invalid', { cause: error });
+    return new SummarizerError(
+      `the summarizer at ${endpoint} sent a malformed stream event; the partial summary was discarded`,
+      'invalid',
+      { cause: error },
+    );
   }
   // Errors while reading the body (connection reset, terminated) surface as plain errors.
   return new SummarizerError(
@@ -141,11 +167,16 @@ export function modelFailureOf(error: unknown): ModelFailure {
   if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
     const status = error.status;
     const kind: ModelFailure['kind'] =
-      error.code === 'context_length_exceeded' ? 'context-length'
-        : status === 401 || status === 403 ? 'auth'
-          : status === 404 ? 'model-not-found'
-            : status === 429 ? 'rate-limit'
-              : status >= 500 ? 'server'
+      error.code === 'context_length_exceeded'
+        ? 'context-length'
+        : status === 401 || status === 403
+          ? 'auth'
+          : status === 404
+            ? 'model-not-found'
+            : status === 429
+              ? 'rate-limit'
+              : status >= 500
+                ? 'server'
                 : 'rejected';
     return { kind, status };
   }

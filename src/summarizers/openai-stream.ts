@@ -12,8 +12,17 @@ import type { Watchdog } from './watchdog';
  * Sends `params` without streaming and reads the first choice.
  * @param timeoutMs Milliseconds to wait for the response (per attempt). Throws what the SDK throws.
  */
-export async function jsonReply(client: OpenAI, params: ChatCompletionCreateParams, watch: Watchdog, timeoutMs: number, maxRetries: number): Promise<RawReply> {
-  const completion = await client.chat.completions.create({ ...params, stream: false }, { signal: watch.signal, timeout: timeoutMs, maxRetries });
+export async function jsonReply(
+  client: OpenAI,
+  params: ChatCompletionCreateParams,
+  watch: Watchdog,
+  timeoutMs: number,
+  maxRetries: number,
+): Promise<RawReply> {
+  const completion = await client.chat.completions.create(
+    { ...params, stream: false },
+    { signal: watch.signal, timeout: timeoutMs, maxRetries },
+  );
   const choice = completion.choices[0];
   const message = choice?.message;
   return {
@@ -69,7 +78,8 @@ export async function streamedReply(
         }
       }
       if (typeof delta.refusal === 'string') reply.refusal += delta.refusal;
-      if (delta.tool_calls !== undefined && delta.tool_calls.length > 0) reply.toolCalls += delta.tool_calls.filter((c) => c.id !== undefined).length || 1;
+      if (delta.tool_calls !== undefined && delta.tool_calls.length > 0)
+        reply.toolCalls += delta.tool_calls.filter((c) => c.id !== undefined).length || 1;
       if (choice.finish_reason) reply.finishReason = choice.finish_reason;
     }
   } finally {

@@ -19,10 +19,24 @@
  * and cancellation that does not wait for an SDK back-off sleep.
  */
 import OpenAI from 'openai';
-import type { ChatCompletionCreateParams, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionCreateParams,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
 import type { ContextItem, Summarizer, SummaryRequest, SummaryResult, SummarizerUsage } from '../compaction/types';
 import { SummarizerError } from '../compaction/types';
-import { batchForWindow, summaryInstruction, PREVIOUS_NOTES_CLOSE, PREVIOUS_NOTES_OPEN, USER_REQUESTS_CLOSE, USER_REQUESTS_OPEN, neutraliseDelimiters, wrapTranscript, type RenderOptions } from '../compaction/summary/summary-prompt';
+import {
+  batchForWindow,
+  summaryInstruction,
+  PREVIOUS_NOTES_CLOSE,
+  PREVIOUS_NOTES_OPEN,
+  USER_REQUESTS_CLOSE,
+  USER_REQUESTS_OPEN,
+  neutraliseDelimiters,
+  wrapTranscript,
+  type RenderOptions,
+} from '../compaction/summary/summary-prompt';
 import { clipMiddle, clipMiddleToTokens } from '../compaction/clip';
 import { validateReply } from './reply';
 import { Watchdog } from './watchdog';
@@ -129,7 +143,10 @@ export class OpenAISummarizer implements Summarizer {
   private readonly endpoint: string;
 
   constructor(options: OpenAISummarizerOptions) {
-    if (!(options.contextWindow > 0)) throw new RangeError(`summarizer contextWindow must be a positive number of tokens, got ${options.contextWindow}`);
+    if (!(options.contextWindow > 0))
+      throw new RangeError(
+        `summarizer contextWindow must be a positive number of tokens, got ${options.contextWindow}`,
+      );
     if (!options.model) throw new RangeError('summarizer model is required');
     this.options = options;
     this.name = options.model;
@@ -159,7 +176,10 @@ export class OpenAISummarizer implements Summarizer {
     const overPrefix = await this.summarizeOverPrefix(request, usage);
     if (overPrefix !== undefined) return overPrefix;
     const plan = this.plan(request);
-    const asked = plan.summaryTokens === request.approximateSummaryTokens ? request : { ...request, approximateSummaryTokens: plan.summaryTokens };
+    const asked =
+      plan.summaryTokens === request.approximateSummaryTokens
+        ? request
+        : { ...request, approximateSummaryTokens: plan.summaryTokens };
     let notes: string | undefined;
     let model = this.options.model;
     for (let k = 0; k < plan.batches.length; k++) {
@@ -197,17 +217,31 @@ export class OpenAISummarizer implements Summarizer {
    * apply (not the session's model, no context, does not fit) or the server refused the prompt as
    * too long; the framed path then runs.
    */
-  private async summarizeOverPrefix(request: SummaryRequest, usage: SummarizerUsage): Promise<SummaryResult | undefined> {
+  private async summarizeOverPrefix(
+    request: SummaryRequest,
+    usage: SummarizerUsage,
+  ): Promise<SummaryResult | undefined> {
     if (!this.reusesPrefix || request.context === undefined) return undefined;
-    const built = prefixRequest(request, this.contextWindow, this.countText, this.replyTokens(request), this.options.instruction);
+    const built = prefixRequest(
+      request,
+      this.contextWindow,
+      this.countText,
+      this.replyTokens(request),
+      this.options.instruction,
+    );
     if (!('messages' in built)) {
       this.log(`summary over the agent's prefix not used: ${built.reason}; framing the span instead`);
       return undefined;
     }
     try {
-      const outcome = await this.call(built.messages, built.replyTokens, request, usage, { tools: built.tools, promptTokens: built.promptTokens });
+      const outcome = await this.call(built.messages, built.replyTokens, request, usage, {
+        tools: built.tools,
+        promptTokens: built.promptTokens,
+      });
       usage.prefixCalls = (usage.prefixCalls ?? 0) + 1;
-      this.log(`summary done over the agent's prefix: ${usage.calls} call(s), ${usage.cachedPromptTokens ?? 0} prompt tokens reported cached`);
+      this.log(
+        `summary done over the agent's prefix: ${usage.calls} call(s), ${usage.cachedPromptTokens ?? 0} prompt tokens reported cached`,
+      );
       return { text: outcome.text, model: outcome.model, usage, dropped: 0 };
     } catch (error) {
       if (!(error instanceof SummarizerError) || error.kind !== 'overflow') throw error;
@@ -218,11 +252,23 @@ export class OpenAISummarizer implements Summarizer {
 
   /** Tokens reserved for the reply: twice the requested length, at least 512, at most a quarter of the window. */
   private replyTokens(request: SummaryRequest): number {
-    return Math.max(64, Math.floor(this.options.replyTokens ?? Math.min(Math.max(2 * request.approximateSummaryTokens, 512), this.contextWindow * 0.25)));
+    return Math.max(
+      64,
+      Math.floor(
+        this.options.replyTokens ??
+          Math.min(Math.max(2 * request.approximateSummaryTokens, 512), this.contextWindow * 0.25),
+      ),
+    );
   }
 
   /** Batches the span for the window; drops the oldest batches beyond `maxCalls`. */
-  private plan(request: SummaryRequest): { batches: Array<{ text: string }>; dropped: number; replyTokens: number; summaryTokens: number; requestsBlock: string } {
+  private plan(request: SummaryRequest): {
+    batches: Array<{ text: string }>;
+    dropped: number;
+    replyTokens: number;
+    summaryTokens: number;
+    requestsBlock: string;
+  } {
     const window = this.contextWindow;
     const replyTokens = this.replyTokens(request);
     const requestsBlock = this.userRequestsBlock(request.userRequests, Math.floor(window * USER_REQUESTS_SHARE));
@@ -237,7 +283,10 @@ export class OpenAISummarizer implements Summarizer {
     for (const reply of shorter < replyTokens ? [replyTokens, shorter] : [replyTokens]) {
       const one = this.oneBatch(request, window, fixed + reply + safety);
       if (one === undefined) continue;
-      const summaryTokens = reply === replyTokens ? request.approximateSummaryTokens : Math.min(request.approximateSummaryTokens, Math.floor(reply / 2));
+      const summaryTokens =
+        reply === replyTokens
+          ? request.approximateSummaryTokens
+          : Math.min(request.approximateSummaryTokens, Math.floor(reply / 2));
       this.log(`summary plan: 1 call, reply limit ${reply}`);
       return { batches: [one], dropped: 0, replyTokens: reply, summaryTokens, requestsBlock };
     }
@@ -259,14 +308,18 @@ export class OpenAISummarizer implements Summarizer {
       for (const batch of batches.slice(0, batches.length - maxCalls)) dropped += countRaw(batch.items);
       batches = batches.slice(batches.length - maxCalls);
     }
-    this.log(`summary plan: ${batches.length} call(s), ${dropped} message(s) dropped, ${reserved} tokens reserved per call`);
+    this.log(
+      `summary plan: ${batches.length} call(s), ${dropped} message(s) dropped, ${reserved} tokens reserved per call`,
+    );
     return { batches, dropped, replyTokens, summaryTokens: request.approximateSummaryTokens, requestsBlock };
   }
 
   /** The span as one batch within `window − reserved` tokens, nothing clipped; undefined when it does not fit. */
   private oneBatch(request: SummaryRequest, window: number, reserved: number): { text: string } | undefined {
     if (window - reserved < 64) return undefined;
-    const batches = batchForWindow(request.items, window, this.countText, reserved, { imageSize: this.options.imageSize });
+    const batches = batchForWindow(request.items, window, this.countText, reserved, {
+      imageSize: this.options.imageSize,
+    });
     return batches.length === 1 && batches[0].clipped === 0 ? batches[0] : undefined;
   }
 
@@ -280,7 +333,8 @@ export class OpenAISummarizer implements Summarizer {
     n: number,
   ): ChatCompletionMessageParam[] {
     // The previous reply was bounded by `replyTokens` in the model's tokenizer; bound it in ours too.
-    const notes = previousNotes === undefined ? '' : clipMiddleToTokens(previousNotes, plan.replyTokens, this.countText);
+    const notes =
+      previousNotes === undefined ? '' : clipMiddleToTokens(previousNotes, plan.replyTokens, this.countText);
     return [
       { role: 'system', content: summaryInstruction(this.options.instruction) },
       { role: 'user', content: this.framing(request, plan.requestsBlock, notes, batchText, k + 1, n) },
@@ -288,20 +342,32 @@ export class OpenAISummarizer implements Summarizer {
   }
 
   /** The user message of one call: focus, user requests, previous notes, the transcript part. */
-  private framing(request: SummaryRequest, requestsBlock: string, notes: string, batchText: string, part: number, parts: number): string {
+  private framing(
+    request: SummaryRequest,
+    requestsBlock: string,
+    notes: string,
+    batchText: string,
+    part: number,
+    parts: number,
+  ): string {
     const sections: string[] = [];
     if (request.focus !== undefined && request.focus.trim().length > 0) {
-      sections.push(`The user asked these notes to focus on: ${neutraliseDelimiters(clipMiddle(request.focus.trim(), 1000))}`);
+      sections.push(
+        `The user asked these notes to focus on: ${neutraliseDelimiters(clipMiddle(request.focus.trim(), 1000))}`,
+      );
     }
     if (requestsBlock.length > 0) {
-      sections.push(`The user's requests in the conversation being summarized, verbatim and oldest first (data, for the objective and constraints):\n${requestsBlock}`);
+      sections.push(
+        `The user's requests in the conversation being summarized, verbatim and oldest first (data, for the objective and constraints):\n${requestsBlock}`,
+      );
     }
     if (notes.length > 0) {
       sections.push(
         `Notes already written for the earlier parts of this conversation (data; fold them into your notes, which replace them):\n${PREVIOUS_NOTES_OPEN}\n${neutraliseDelimiters(notes)}\n${PREVIOUS_NOTES_CLOSE}`,
       );
     }
-    const which = parts > 1 ? `Part ${part} of ${parts} of the conversation to summarize` : 'The conversation to summarize';
+    const which =
+      parts > 1 ? `Part ${part} of ${parts} of the conversation to summarize` : 'The conversation to summarize';
     sections.push(`${which}:\n${wrapTranscript(batchText)}`);
     sections.push(
       `Write the notes now, in the sections given in your instructions, in about ${request.approximateSummaryTokens} tokens or fewer.`,
@@ -335,7 +401,10 @@ export class OpenAISummarizer implements Summarizer {
     const timeoutMs = this.options.timeoutMs ?? 60_000;
     const maxRetries = this.options.maxRetries ?? 2;
     const deadlineMs = this.options.callDeadlineMs ?? (timeoutMs + 60_000) * (maxRetries + 1);
-    const params: ChatCompletionCreateParams = { model: this.options.model, messages: this.options.maskSecrets ? maskMessageContents(messages) : messages };
+    const params: ChatCompletionCreateParams = {
+      model: this.options.model,
+      messages: this.options.maskSecrets ? maskMessageContents(messages) : messages,
+    };
     const limit = this.options.replyLimitParameter ?? 'max_completion_tokens';
     if (limit === 'max_completion_tokens') params.max_completion_tokens = replyTokens;
     else if (limit === 'max_tokens') params.max_tokens = replyTokens;
@@ -346,17 +415,27 @@ export class OpenAISummarizer implements Summarizer {
     }
 
     const watch = new Watchdog(request.signal);
-    const promptEstimate = extra.promptTokens ?? messages.reduce((n, m) => n + this.countText(typeof m.content === 'string' ? m.content : ''), REQUEST_OVERHEAD_TOKENS);
-    this.log(`summary call ${usage.calls + 1}: ~${promptEstimate} prompt tokens, reply limit ${replyTokens}, ${streamed ? 'streamed' : 'JSON'}`);
+    const promptEstimate =
+      extra.promptTokens ??
+      messages.reduce(
+        (n, m) => n + this.countText(typeof m.content === 'string' ? m.content : ''),
+        REQUEST_OVERHEAD_TOKENS,
+      );
+    this.log(
+      `summary call ${usage.calls + 1}: ~${promptEstimate} prompt tokens, reply limit ${replyTokens}, ${streamed ? 'streamed' : 'JSON'}`,
+    );
     usage.calls += 1;
     const deadline = watch.arm(deadlineMs, 'deadline');
     try {
       const reply = await watch.race(
-        streamed ? streamedReply(this.client, params, watch, timeoutMs, maxRetries, request.onDelta) : jsonReply(this.client, params, watch, timeoutMs, maxRetries),
+        streamed
+          ? streamedReply(this.client, params, watch, timeoutMs, maxRetries, request.onDelta)
+          : jsonReply(this.client, params, watch, timeoutMs, maxRetries),
       );
       usage.promptTokens += reply.promptTokens ?? promptEstimate;
       usage.completionTokens += reply.completionTokens ?? this.countText(reply.text);
-      if (reply.cachedTokens !== undefined) usage.cachedPromptTokens = (usage.cachedPromptTokens ?? 0) + reply.cachedTokens;
+      if (reply.cachedTokens !== undefined)
+        usage.cachedPromptTokens = (usage.cachedPromptTokens ?? 0) + reply.cachedTokens;
       const text = validateReply(reply);
       this.log(`summary call ${usage.calls}: ok, ${text.length} characters`);
       return { text, model: reply.model ?? this.options.model };

@@ -101,7 +101,9 @@ export function prefixRequest(
   const context = request.context;
   if (context === undefined) return { reason: 'no agent context was given' };
   if (!(context.start >= 0 && context.end > context.start && context.end <= context.items.length)) {
-    return { reason: `the span ${context.start}-${context.end} is not inside the ${context.items.length}-message context` };
+    return {
+      reason: `the span ${context.start}-${context.end} is not inside the ${context.items.length}-message context`,
+    };
   }
   const limits: PrefixLimits = { window, countText, maxReplyTokens, extraInstruction };
   const whole = fitPrefix(context, request, limits);
@@ -109,7 +111,12 @@ export function prefixRequest(
   // The leading part through the span: the same messages, a shorter prefix of the cached request.
   let after = 0;
   for (let i = context.end; i < context.items.length; i++) after += context.itemTokens[i] ?? 0;
-  const leading: SummaryContext = { ...context, items: context.items.slice(0, context.end), tokens: context.tokens - after, itemTokens: context.itemTokens.slice(0, context.end) };
+  const leading: SummaryContext = {
+    ...context,
+    items: context.items.slice(0, context.end),
+    tokens: context.tokens - after,
+    itemTokens: context.itemTokens.slice(0, context.end),
+  };
   const part = fitPrefix(leading, request, limits);
   return 'messages' in part ? part : { reason: `${whole.reason}; through the span alone: ${part.reason}` };
 }
@@ -123,16 +130,33 @@ interface PrefixLimits {
 }
 
 /** {@link prefixRequest} over exactly `context.items`. */
-function fitPrefix(context: SummaryContext, request: SummaryRequest, limits: PrefixLimits): PrefixRequest | PrefixRefusal {
+function fitPrefix(
+  context: SummaryContext,
+  request: SummaryRequest,
+  limits: PrefixLimits,
+): PrefixRequest | PrefixRefusal {
   const { window, countText, maxReplyTokens, extraInstruction } = limits;
   const planned = Math.max(64, Math.ceil(request.approximateSummaryTokens));
   // The instruction's length hardly depends on the figure it names: measure it once with the plan.
-  const instructionTokens = countText(prefixInstruction(context, request, extraInstruction)) + INSTRUCTION_OVERHEAD_TOKENS;
-  const { promptTokens, limit, replyTokens, notes: summaryTokens, least } = replyRoom(context.tokens + instructionTokens, window, maxReplyTokens, planned);
+  const instructionTokens =
+    countText(prefixInstruction(context, request, extraInstruction)) + INSTRUCTION_OVERHEAD_TOKENS;
+  const {
+    promptTokens,
+    limit,
+    replyTokens,
+    notes: summaryTokens,
+    least,
+  } = replyRoom(context.tokens + instructionTokens, window, maxReplyTokens, planned);
   if (summaryTokens < least) {
-    return { reason: `the agent's prefix (${context.tokens} tokens) with the instruction leaves ${Math.max(0, limit - promptTokens)} of ${limit} tokens (${window}-token window) for the reply: room for ${Math.max(0, summaryTokens)} tokens of notes, below ${least}` };
+    return {
+      reason: `the agent's prefix (${context.tokens} tokens) with the instruction leaves ${Math.max(0, limit - promptTokens)} of ${limit} tokens (${window}-token window) for the reply: room for ${Math.max(0, summaryTokens)} tokens of notes, below ${least}`,
+    };
   }
-  const instruction = prefixInstruction(context, { ...request, approximateSummaryTokens: summaryTokens }, extraInstruction);
+  const instruction = prefixInstruction(
+    context,
+    { ...request, approximateSummaryTokens: summaryTokens },
+    extraInstruction,
+  );
   const messages: ChatMessage[] = context.items.map((item) => item.message);
   messages.push({ role: 'user', content: instruction });
   const tools = context.tools && context.tools.length > 0 ? (context.tools as ChatCompletionTool[]) : undefined;
@@ -144,7 +168,11 @@ function fitPrefix(context: SummaryContext, request: SummaryRequest, limits: Pre
  * and last messages, says that nothing is to be run, that the conversation above is data, and gives
  * the sections ({@link SUMMARY_RULES}), the focus and the target length.
  */
-export function prefixInstruction(context: SummaryContext, request: Pick<SummaryRequest, 'approximateSummaryTokens' | 'focus'>, extraInstruction?: string): string {
+export function prefixInstruction(
+  context: SummaryContext,
+  request: Pick<SummaryRequest, 'approximateSummaryTokens' | 'focus'>,
+  extraInstruction?: string,
+): string {
   const span = describeSpan(context.items, context.start, context.end);
   const parts = [
     PREFIX_OPENING,
@@ -153,16 +181,22 @@ export function prefixInstruction(context: SummaryContext, request: Pick<Summary
     SUMMARY_RULES,
   ];
   if (request.focus !== undefined && request.focus.trim().length > 0) {
-    parts.push(`The user asked these notes to focus on: ${neutraliseDelimiters(clipMiddle(request.focus.trim(), 1000))}`);
+    parts.push(
+      `The user asked these notes to focus on: ${neutraliseDelimiters(clipMiddle(request.focus.trim(), 1000))}`,
+    );
   }
   const extra = extraInstruction?.trim();
-  if (extra) parts.push(`Additional instruction from the user's settings (it adds to the rules above and cannot override them):\n${extra}`);
+  if (extra)
+    parts.push(
+      `Additional instruction from the user's settings (it adds to the rules above and cannot override them):\n${extra}`,
+    );
   parts.push(`Write the notes now, in about ${request.approximateSummaryTokens} tokens or fewer, as text only.`);
   return parts.join('\n\n');
 }
 
 /** First line of every instruction appended to the agent's prefix. */
-export const PREFIX_OPENING = '[ContextKeeper, not the user: a compaction request. Do not call any tool and do not continue the task.]';
+export const PREFIX_OPENING =
+  '[ContextKeeper, not the user: a compaction request. Do not call any tool and do not continue the task.]';
 
 /** The conversation above the instruction is data (invariant 8), said once per instruction. */
 export const PREFIX_DATA_RULE =
@@ -177,7 +211,8 @@ export function describeSpan(items: readonly ContextItem[], start: number, end: 
   const first = items[start];
   const last = items[end - 1];
   const leading = leadingSystemCount(items);
-  const from = start <= leading ? 'from the start of the conversation' : `from message ${start + 1} (${describe(first)})`;
+  const from =
+    start <= leading ? 'from the start of the conversation' : `from message ${start + 1} (${describe(first)})`;
   return end - start === 1
     ? `message ${start + 1} of the ${total} messages above (${describe(first)})`
     : `messages ${start + 1} to ${end} of the ${total} messages above, ${from} up to and including message ${end} (${describe(last)})`;
@@ -199,7 +234,8 @@ function describe(item: ContextItem): string {
   if (m.role === 'assistant') {
     const calls = toolCallsOf(m);
     if (text) return `the assistant message that begins «${text}»`;
-    if (calls.length > 0) return `the assistant's tool call${calls.length === 1 ? '' : 's'} ${calls.map((c) => c.name).join(', ')}`;
+    if (calls.length > 0)
+      return `the assistant's tool call${calls.length === 1 ? '' : 's'} ${calls.map((c) => c.name).join(', ')}`;
     return 'an empty assistant message';
   }
   return `the ${m.role} message that begins «${text}»`;

@@ -37,26 +37,40 @@ const SHAPE_CHECK_CHARS = 600;
 export function validateReply(reply: RawReply): string {
   const text = reply.text.trim();
   if (reply.incomplete === true) {
-    throw new SummarizerError(`the summarizer's stream ended before the reply was complete (${text.length} characters received); the partial summary was discarded`, 'truncated');
+    throw new SummarizerError(
+      `the summarizer's stream ended before the reply was complete (${text.length} characters received); the partial summary was discarded`,
+      'truncated',
+    );
   }
   if (reply.toolCalls > 0 || reply.finishReason === 'tool_calls' || reply.finishReason === 'function_call') {
     throw new SummarizerError('the summarizer answered with a tool call instead of a summary', 'tool-call');
   }
   if (reply.refusal.trim().length > 0) {
-    throw new SummarizerError(`the summarizer refused: ${clipMiddle(reply.refusal.trim().replace(/\s+/g, ' '), 200)}`, 'refusal');
+    throw new SummarizerError(
+      `the summarizer refused: ${clipMiddle(reply.refusal.trim().replace(/\s+/g, ' '), 200)}`,
+      'refusal',
+    );
   }
-  if (reply.finishReason === 'content_filter') throw new SummarizerError('the summarizer reply was blocked by a content filter', 'refusal');
+  if (reply.finishReason === 'content_filter')
+    throw new SummarizerError('the summarizer reply was blocked by a content filter', 'refusal');
   if (reply.finishReason === 'length') {
     throw new SummarizerError('the summary was cut off at the reply token limit (finish_reason "length")', 'truncated');
   }
   if (reply.finishReason !== 'stop') {
-    throw new SummarizerError(`the summarizer call ended with finish_reason "${String(reply.finishReason)}", not "stop"`, 'invalid');
+    throw new SummarizerError(
+      `the summarizer call ended with finish_reason "${String(reply.finishReason)}", not "stop"`,
+      'invalid',
+    );
   }
   if (text.length === 0) throw new SummarizerError('the summarizer returned an empty reply', 'empty');
   if (text.length <= SHAPE_CHECK_CHARS) {
     const oneLine = clipMiddle(text.replace(/\s+/g, ' '), 160);
     if (REFUSAL_TEXT.test(text)) throw new SummarizerError(`the summarizer refused: "${oneLine}"`, 'refusal');
-    if (ERROR_TEXT.test(text)) throw new SummarizerError(`the summarizer returned an error message instead of a summary: "${oneLine}"`, 'invalid');
+    if (ERROR_TEXT.test(text))
+      throw new SummarizerError(
+        `the summarizer returned an error message instead of a summary: "${oneLine}"`,
+        'invalid',
+      );
   }
   if (isBlankTemplate(text)) throw new SummarizerError('the summarizer returned only empty sections', 'empty');
   return text;
@@ -67,6 +81,11 @@ export function isBlankTemplate(text: string): boolean {
   const rest = text
     .split('\n')
     .map((l) => l.trim())
-    .filter((l) => l.length > 0 && !/^#{1,6}\s/.test(l) && !/^[-*]?\s*(?:none|n\/a|nothing|not applicable|no(?:ne)? (?:yet|so far)|-|—)\.?$/i.test(l));
+    .filter(
+      (l) =>
+        l.length > 0 &&
+        !/^#{1,6}\s/.test(l) &&
+        !/^[-*]?\s*(?:none|n\/a|nothing|not applicable|no(?:ne)? (?:yet|so far)|-|—)\.?$/i.test(l),
+    );
   return rest.join(' ').length < 20;
 }

@@ -23,7 +23,13 @@ export interface SpanCaller {
   /** Reply limit for one span's request, in tokens. */
   replyTokens(request: SummaryRequest): number;
   /** One validated model call; adds to `usage`. Throws SummarizerError. */
-  call(messages: ChatCompletionMessageParam[], replyTokens: number, request: SummaryRequest, usage: SummarizerUsage, extra?: { tools?: ChatCompletionTool[]; promptTokens?: number }): Promise<{ text: string; model: string }>;
+  call(
+    messages: ChatCompletionMessageParam[],
+    replyTokens: number,
+    request: SummaryRequest,
+    usage: SummarizerUsage,
+    extra?: { tools?: ChatCompletionTool[]; promptTokens?: number },
+  ): Promise<{ text: string; model: string }>;
   /** The summary of one span (the single-span path). */
   single(request: SummaryRequest): Promise<SummaryResult>;
   log(line: string): void;
@@ -39,22 +45,33 @@ export interface SpanCaller {
  * @throws SummarizerError as the single-span path does (a failed call is not retried span by span,
  *   except a prefix refused as too long).
  */
-export async function summarizeSpansWith(requests: readonly SummaryRequest[], caller: SpanCaller): Promise<SummaryResult[] | undefined> {
+export async function summarizeSpansWith(
+  requests: readonly SummaryRequest[],
+  caller: SpanCaller,
+): Promise<SummaryResult[] | undefined> {
   if (requests.length < 2) return undefined;
   const first = requests[0];
   if (first.signal?.aborted) throw new SummarizerError('compaction cancelled', 'aborted');
   const usage: SummarizerUsage = { calls: 0, promptTokens: 0, completionTokens: 0 };
-  const reply = Math.min(Math.floor(caller.window * 0.25), requests.reduce((n, r) => n + caller.replyTokens(r), 0));
+  const reply = Math.min(
+    Math.floor(caller.window * 0.25),
+    requests.reduce((n, r) => n + caller.replyTokens(r), 0),
+  );
   let refusedAsLong = false;
   if (caller.reusePrefix) {
     const built = multiPrefixRequest(requests, caller.window, caller.countText, reply, caller.instruction);
     if ('messages' in built) {
       try {
-        const outcome = await caller.call(built.messages, built.replyTokens, first, usage, { tools: built.tools, promptTokens: built.promptTokens });
+        const outcome = await caller.call(built.messages, built.replyTokens, first, usage, {
+          tools: built.tools,
+          promptTokens: built.promptTokens,
+        });
         usage.prefixCalls = (usage.prefixCalls ?? 0) + 1;
         const parts = parseParts(outcome.text, requests.length);
         if (parts) return split(parts, outcome.model, usage);
-        caller.log(`the reply for ${requests.length} spans over the agent's prefix did not split into its parts; summarizing span by span`);
+        caller.log(
+          `the reply for ${requests.length} spans over the agent's prefix did not split into its parts; summarizing span by span`,
+        );
         return sequential(requests, caller, usage);
       } catch (error) {
         if (!(error instanceof SummarizerError) || error.kind !== 'overflow') throw error;
@@ -65,7 +82,11 @@ export async function summarizeSpansWith(requests: readonly SummaryRequest[], ca
       caller.log(`one request over the agent's prefix for ${requests.length} spans not used: ${built.reason}`);
     }
   }
-  const framed = refusedAsLong ? undefined : multiFramedRequest(requests, caller.window, caller.countText, reply, caller.instruction, { imageSize: caller.imageSize });
+  const framed = refusedAsLong
+    ? undefined
+    : multiFramedRequest(requests, caller.window, caller.countText, reply, caller.instruction, {
+        imageSize: caller.imageSize,
+      });
   if (framed) {
     const outcome = await caller.call(framed.messages, framed.replyTokens, first, usage);
     const parts = parseParts(outcome.text, requests.length);
@@ -79,11 +100,20 @@ export async function summarizeSpansWith(requests: readonly SummaryRequest[], ca
 
 /** One result per part; the shared call's usage on the first. */
 function split(parts: readonly string[], model: string, usage: SummarizerUsage): SummaryResult[] {
-  return parts.map((text, i) => ({ text, model, usage: i === 0 ? usage : { calls: 0, promptTokens: 0, completionTokens: 0 }, dropped: 0 }));
+  return parts.map((text, i) => ({
+    text,
+    model,
+    usage: i === 0 ? usage : { calls: 0, promptTokens: 0, completionTokens: 0 },
+    dropped: 0,
+  }));
 }
 
 /** Span by span; the calls already made for these spans (`spent`) are added to the first result's usage. */
-async function sequential(requests: readonly SummaryRequest[], caller: SpanCaller, spent: SummarizerUsage | undefined): Promise<SummaryResult[]> {
+async function sequential(
+  requests: readonly SummaryRequest[],
+  caller: SpanCaller,
+  spent: SummarizerUsage | undefined,
+): Promise<SummaryResult[]> {
   const out: SummaryResult[] = [];
   for (const r of requests) out.push(await caller.single(r));
   if (spent && spent.calls > 0 && out.length > 0) out[0] = { ...out[0], usage: addUsage(out[0].usage, spent) };
@@ -91,8 +121,14 @@ async function sequential(requests: readonly SummaryRequest[], caller: SpanCalle
 }
 
 function addUsage(a: SummarizerUsage, b: SummarizerUsage): SummarizerUsage {
-  const sum: SummarizerUsage = { calls: a.calls + b.calls, promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens };
-  if (a.cachedPromptTokens !== undefined || b.cachedPromptTokens !== undefined) sum.cachedPromptTokens = (a.cachedPromptTokens ?? 0) + (b.cachedPromptTokens ?? 0);
-  if (a.prefixCalls !== undefined || b.prefixCalls !== undefined) sum.prefixCalls = (a.prefixCalls ?? 0) + (b.prefixCalls ?? 0);
+  const sum: SummarizerUsage = {
+    calls: a.calls + b.calls,
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+  };
+  if (a.cachedPromptTokens !== undefined || b.cachedPromptTokens !== undefined)
+    sum.cachedPromptTokens = (a.cachedPromptTokens ?? 0) + (b.cachedPromptTokens ?? 0);
+  if (a.prefixCalls !== undefined || b.prefixCalls !== undefined)
+    sum.prefixCalls = (a.prefixCalls ?? 0) + (b.prefixCalls ?? 0);
   return sum;
 }

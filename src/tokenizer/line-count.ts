@@ -141,6 +141,9 @@ export function storedLines(store: LineStore): number {
 }
 
 /** Line counts kept across counters, per encoding (cleared past {@link SHARED_LINES}). */
-const sharedStores = new Map<string, { withBreak: Map<string, number>; withGap: Map<string, number>; bare: Map<string, number> }>();
+const sharedStores = new Map<
+  string,
+  { withBreak: Map<string, number>; withGap: Map<string, number>; bare: Map<string, number> }
+>();
 /** Most lines whose counts are kept across counters (a few MB). */
 export const SHARED_LINES = 100_000;

@@ -34,7 +34,14 @@ export class PieceCache {
 
   /** Bytes held (fixed). */
   get byteSize(): number {
-    return this.slots.byteLength + this.hashes.byteLength + this.starts.byteLength + this.lengths.byteLength + this.counts.byteLength + this.chars.byteLength;
+    return (
+      this.slots.byteLength +
+      this.hashes.byteLength +
+      this.starts.byteLength +
+      this.lengths.byteLength +
+      this.counts.byteLength +
+      this.chars.byteLength
+    );
   }
 
   /** Number of pieces held. */

@@ -34,7 +34,8 @@ export class RankTable {
     readonly bytes: Uint8Array,
     readonly pattern: string,
   ) {
-    if ((slots.length & (slots.length - 1)) !== 0) throw new Error(`rank table: slot count ${slots.length} is not a power of two`);
+    if ((slots.length & (slots.length - 1)) !== 0)
+      throw new Error(`rank table: slot count ${slots.length} is not a power of two`);
     this.mask = slots.length - 1;
   }
 

@@ -123,7 +123,12 @@ function nonCapturing(pattern: string): string {
 }
 
 function encodingOf(table: RankTable): LoadedEncoding {
-  return { table, pieces: new RegExp(nonCapturing(table.pattern), 'uy'), scan: scanFor(table.pattern), cache: new PieceCache() };
+  return {
+    table,
+    pieces: new RegExp(nonCapturing(table.pattern), 'uy'),
+    scan: scanFor(table.pattern),
+    cache: new PieceCache(),
+  };
 }
 
 function loadEncoder(name: EncodingName): LoadedEncoding {
@@ -254,7 +259,8 @@ function countPieces(enc: LoadedEncoding, text: string): number {
       pieces.lastIndex = i;
       const m = pieces.exec(text);
       // The patterns match at every position; no match would be a bug, and would loop forever.
-      if (m === null) throw new Error(`tokenizer: the ${enc.table.size}-token encoding's pattern matched nothing at character ${i}`);
+      if (m === null)
+        throw new Error(`tokenizer: the ${enc.table.size}-token encoding's pattern matched nothing at character ${i}`);
       end = i + m[0].length;
     }
     const len = end - i;

@@ -104,8 +104,18 @@ export function mapAnthropicContent(content: unknown, path: Path, ctx: BlockCont
   return out;
 }
 
-function mapToolResult(block: Record<string, unknown>, toolUseId: string, at: Path, ctx: BlockContext): AnthropicToolResult {
-  const result: AnthropicToolResult = { toolUseId, text: '', isError: block.is_error === true, images: { parts: [], sizes: [] } };
+function mapToolResult(
+  block: Record<string, unknown>,
+  toolUseId: string,
+  at: Path,
+  ctx: BlockContext,
+): AnthropicToolResult {
+  const result: AnthropicToolResult = {
+    toolUseId,
+    text: '',
+    isError: block.is_error === true,
+    images: { parts: [], sizes: [] },
+  };
   const content = block.content;
   if (typeof content === 'string') {
     result.text = content;

@@ -111,14 +111,19 @@ export class TranscriptBuilder {
       const summaryEntryId = boundary.summaryDraftId !== undefined ? resolve(boundary.summaryDraftId) : undefined;
       const kept = new Set(boundary.keepRecordIds ?? []);
       const compaction: ImportedCompaction = {
-        replacedIds: entries.slice(start, at).filter((e) => !kept.has(e.meta?.source?.recordId ?? '')).map((e) => e.id),
+        replacedIds: entries
+          .slice(start, at)
+          .filter((e) => !kept.has(e.meta?.source?.recordId ?? ''))
+          .map((e) => e.id),
         summary: boundary.summary,
       };
       if (summaryEntryId) compaction.summaryEntryId = summaryEntryId;
       compactions.push(compaction);
       const next = summaryEntryId ? entries.findIndex((e) => e.id === summaryEntryId) : -1;
       // What the agent kept at this boundary is part of what its next boundary may forget.
-      const firstKept = kept.size ? entries.findIndex((e, i) => i >= start && i < at && kept.has(e.meta?.source?.recordId ?? '')) : -1;
+      const firstKept = kept.size
+        ? entries.findIndex((e, i) => i >= start && i < at && kept.has(e.meta?.source?.recordId ?? ''))
+        : -1;
       start = firstKept >= 0 ? firstKept : next >= 0 ? next : at;
     }
     const position = this.explicitCompactions.length ? positions(entries) : new Map<string, number>();

@@ -19,7 +19,13 @@ export function decodeUtf8(input: string | Uint8Array, file: string): string {
     const offset = firstInvalidUtf8(input);
     let line = 1;
     for (let i = 0; i < offset && i < input.length; i++) if (input[i] === 0x0a) line++;
-    throw new TranscriptError(file, line, '', `invalid UTF-8 byte 0x${(input[offset] ?? 0).toString(16)} at byte ${offset}`, { cause });
+    throw new TranscriptError(
+      file,
+      line,
+      '',
+      `invalid UTF-8 byte 0x${(input[offset] ?? 0).toString(16)} at byte ${offset}`,
+      { cause },
+    );
   }
 }
 
@@ -30,11 +36,19 @@ function firstInvalidUtf8(bytes: Uint8Array): number {
     const b = bytes[i];
     let need: number;
     let min: number;
-    if (b < 0x80) { i++; continue; }
-    else if (b >= 0xc2 && b <= 0xdf) { need = 1; min = 0x80; }
-    else if (b >= 0xe0 && b <= 0xef) { need = 2; min = 0x800; }
-    else if (b >= 0xf0 && b <= 0xf4) { need = 3; min = 0x10000; }
-    else return i;
+    if (b < 0x80) {
+      i++;
+      continue;
+    } else if (b >= 0xc2 && b <= 0xdf) {
+      need = 1;
+      min = 0x80;
+    } else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      min = 0x800;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      min = 0x10000;
+    } else return i;
     let code = b & (0x3f >> need);
     for (let k = 1; k <= need; k++) {
       const c = bytes[i + k];

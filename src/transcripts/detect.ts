@@ -6,8 +6,19 @@ import type { TranscriptFormat } from './types';
 import { EXPORT_FORMAT } from './formats/context-keeper';
 
 const CLAUDE_TYPES = new Set([
-  'user', 'assistant', 'system', 'attachment', 'queue-operation', 'last-prompt', 'ai-title',
-  'permission-mode', 'file-history-snapshot', 'mode', 'summary', 'progress', 'custom-title',
+  'user',
+  'assistant',
+  'system',
+  'attachment',
+  'queue-operation',
+  'last-prompt',
+  'ai-title',
+  'permission-mode',
+  'file-history-snapshot',
+  'mode',
+  'summary',
+  'progress',
+  'custom-title',
 ]);
 const CODEX_TYPES = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted', 'world_state']);
 const ANTHROPIC_BLOCKS = new Set(['tool_use', 'tool_result', 'image', 'thinking', 'redacted_thinking', 'document']);
@@ -20,7 +31,8 @@ type Rec = Record<string, unknown>;
  * @returns the format, or undefined when the content matches none
  */
 export function detectFormat(content: string | Uint8Array, fileName = ''): TranscriptFormat | undefined {
-  return detectWithDocument(typeof content === 'string' ? content : new TextDecoder('utf-8').decode(content), fileName).format;
+  return detectWithDocument(typeof content === 'string' ? content : new TextDecoder('utf-8').decode(content), fileName)
+    .format;
 }
 
 /**
@@ -28,7 +40,10 @@ export function detectFormat(content: string | Uint8Array, fileName = ''): Trans
  * document: a reader then uses it instead of parsing the text a second time (a recording of 300k
  * messages is hundreds of MB of parsed objects).
  */
-export function detectWithDocument(text: string, fileName = ''): { format: TranscriptFormat | undefined; document?: unknown } {
+export function detectWithDocument(
+  text: string,
+  fileName = '',
+): { format: TranscriptFormat | undefined; document?: unknown } {
   let parsed: unknown;
   const format = detectText(text, fileName, (doc) => (parsed = doc));
   return parsed === undefined ? { format } : { format, document: parsed };
@@ -79,11 +94,21 @@ function detectText(text: string, fileName: string, keep: (doc: unknown) => void
 function jsonlFormat(record: Rec): TranscriptFormat | undefined {
   // ContextKeeper's own session transcript: `{id, message: {role, …}, meta?}` lines.
   const message = record.message as Rec | undefined;
-  if (typeof record.id === 'string' && message && typeof message === 'object' && typeof message.role === 'string' && !('type' in record)) return 'context-keeper';
+  if (
+    typeof record.id === 'string' &&
+    message &&
+    typeof message === 'object' &&
+    typeof message.role === 'string' &&
+    !('type' in record)
+  )
+    return 'context-keeper';
   const type = record.type;
   if (typeof type !== 'string') return undefined;
   if (CODEX_TYPES.has(type) && 'payload' in record) return 'codex';
-  if (CLAUDE_TYPES.has(type) && ('sessionId' in record || 'uuid' in record || 'message' in record || 'leafUuid' in record)) {
+  if (
+    CLAUDE_TYPES.has(type) &&
+    ('sessionId' in record || 'uuid' in record || 'message' in record || 'leafUuid' in record)
+  ) {
     return 'claude-code';
   }
   return undefined;
@@ -97,7 +122,8 @@ export function arrayFormat(items: unknown[], fileName: string): TranscriptForma
     if (/api_conversation_history/i.test(fileName)) return 'cline';
     return items.length ? undefined : 'openai-chat';
   }
-  if (objects.some((o) => typeof o.kind === 'string' && 'id' in o && ('source' in o || 'timestamp' in o))) return 'openhands';
+  if (objects.some((o) => typeof o.kind === 'string' && 'id' in o && ('source' in o || 'timestamp' in o)))
+    return 'openhands';
   const anthropic = objects.some(
     (o) =>
       typeof o.ts === 'number' ||

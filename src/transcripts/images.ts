@@ -67,10 +67,16 @@ export function imageSize(b: Uint8Array): ImageSize | undefined {
     while (i + 9 < b.length) {
       if (b[i] !== 0xff) return undefined;
       const marker = b[i + 1];
-      if (marker === 0xff) { i++; continue; }
+      if (marker === 0xff) {
+        i++;
+        continue;
+      }
       const isFrame = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
       if (isFrame) return valid(u16(i + 7), u16(i + 5));
-      if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) { i += 2; continue; }
+      if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
+        i += 2;
+        continue;
+      }
       i += 2 + u16(i + 2);
     }
   }

@@ -70,7 +70,11 @@ export async function importTranscriptText(
  * The synchronous form of {@link importTranscriptText}, for callers that re-import a small piece of
  * a file on every update (the live watcher). Same result and errors.
  */
-export function importTranscriptTextSync(text: string | Uint8Array, fileName: string, options: ImportOptions = {}): ImportedTranscript {
+export function importTranscriptTextSync(
+  text: string | Uint8Array,
+  fileName: string,
+  options: ImportOptions = {},
+): ImportedTranscript {
   return readTranscript(text, fileName, options).finish();
 }
 
@@ -81,9 +85,22 @@ function readTranscript(text: string | Uint8Array, fileName: string, options: Im
   const format = detected.format;
   if (!format) {
     // An empty file is a common mistake (a redirect that failed): say so instead of "unrecognised".
-    if (decoded.trim() === '') throw new TranscriptError(fileName, 1, '', decoded.length === 0 ? 'the file is empty: a transcript holds at least one message' : 'the file holds only white space: a transcript holds at least one message');
+    if (decoded.trim() === '')
+      throw new TranscriptError(
+        fileName,
+        1,
+        '',
+        decoded.length === 0
+          ? 'the file is empty: a transcript holds at least one message'
+          : 'the file holds only white space: a transcript holds at least one message',
+      );
     reportSyntaxError(decoded, fileName);
-    throw new TranscriptError(fileName, 1, '', 'unrecognised transcript format (expected Claude Code, Codex, OpenHands, SWE-agent, Aider, Cline, OpenAI chat or a ContextKeeper session transcript)');
+    throw new TranscriptError(
+      fileName,
+      1,
+      '',
+      'unrecognised transcript format (expected Claude Code, Codex, OpenHands, SWE-agent, Aider, Cline, OpenAI chat or a ContextKeeper session transcript)',
+    );
   }
   const builder = new TranscriptBuilder(fileName, format);
   READERS[format](decoded, builder, detected.document);

@@ -35,7 +35,10 @@ class Unreadable extends Error {}
  * it allowed). `onElement` may return false to stop early (the result is then `stopped`). Errors
  * thrown by `onElement` propagate; file-system errors (missing file, a folder) too.
  */
-export async function readJsonArray(file: string, onElement: (element: ArrayElement) => boolean | void): Promise<'ok' | 'unreadable' | 'stopped'> {
+export async function readJsonArray(
+  file: string,
+  onElement: (element: ArrayElement) => boolean | void,
+): Promise<'ok' | 'unreadable' | 'stopped'> {
   const handle = await open(file, 'r');
   try {
     const scanner = new ArrayScanner(onElement);

@@ -29,7 +29,9 @@ export function parseJsonLines(text: string, file: string): JsonLine[] {
       const message = cause instanceof Error ? cause.message : String(cause);
       // A last line that stops mid-value is what an interrupted writer leaves behind.
       const truncated = i === lastNonBlank && /end of JSON input|Unterminated string/i.test(message);
-      throw new TranscriptError(file, i + 1, '', truncated ? 'truncated JSON line' : `invalid JSON: ${message}`, { cause });
+      throw new TranscriptError(file, i + 1, '', truncated ? 'truncated JSON line' : `invalid JSON: ${message}`, {
+        cause,
+      });
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       throw new TranscriptError(file, i + 1, '', 'record is not a JSON object');
@@ -149,7 +151,10 @@ function skipValue(text: string, pos: number): number {
     let i = pos;
     while (i < text.length) {
       const d = text[i];
-      if (d === '"') { i = skipString(text, i); continue; }
+      if (d === '"') {
+        i = skipString(text, i);
+        continue;
+      }
       if (d === '{' || d === '[') depth++;
       else if (d === '}' || d === ']') {
         depth--;

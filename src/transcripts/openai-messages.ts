@@ -28,7 +28,17 @@ const FIELDS: Record<string, ReadonlySet<string>> = {
   developer: new Set(['role', 'content', 'name']),
   user: new Set(['role', 'content', 'name']),
   // Reasoning fields are provider extensions sent back as recorded (and counted by the meter).
-  assistant: new Set(['role', 'content', 'name', 'tool_calls', 'refusal', 'audio', 'reasoning_content', 'reasoning', 'reasoning_details']),
+  assistant: new Set([
+    'role',
+    'content',
+    'name',
+    'tool_calls',
+    'refusal',
+    'audio',
+    'reasoning_content',
+    'reasoning',
+    'reasoning_details',
+  ]),
   tool: new Set(['role', 'content', 'tool_call_id']),
 };
 
@@ -60,12 +70,19 @@ export function tooDeep(value: unknown, max = MAX_MESSAGE_DEPTH): Array<string |
     if (!v || typeof v !== 'object') continue;
     if (depth >= max) return pathTo(value, v, max);
     if (Array.isArray(v)) {
-      for (let k = 0; k < v.length; k++) if (v[k] && typeof v[k] === 'object') { values.push(v[k]); depths.push(depth + 1); }
+      for (let k = 0; k < v.length; k++)
+        if (v[k] && typeof v[k] === 'object') {
+          values.push(v[k]);
+          depths.push(depth + 1);
+        }
     } else {
       for (const k in v) {
         if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
         const x = (v as Rec)[k];
-        if (x && typeof x === 'object') { values.push(x); depths.push(depth + 1); }
+        if (x && typeof x === 'object') {
+          values.push(x);
+          depths.push(depth + 1);
+        }
       }
     }
   }
@@ -80,7 +97,8 @@ function cleanCopy(m: Rec, allowed: ReadonlySet<string>, changes: Rec): ChatMess
   const copy: Rec = {};
   for (const key of Object.keys(m)) if (allowed.has(key)) copy[key] = key in changes ? changes[key] : m[key];
   if ('content' in changes && !('content' in copy)) copy.content = changes.content;
-  if (copy.tool_calls === null || (Array.isArray(copy.tool_calls) && copy.tool_calls.length === 0)) delete copy.tool_calls;
+  if (copy.tool_calls === null || (Array.isArray(copy.tool_calls) && copy.tool_calls.length === 0))
+    delete copy.tool_calls;
   return copy as unknown as ChatMessage;
 }
 
@@ -114,12 +132,22 @@ function pathTo(root: unknown, target: unknown, depth: number): Array<string | n
 export function checkMessage(raw: unknown, path: Array<string | number>, fault: Fault): CheckedMessage {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw fault(path, 'message is not an object');
   const m = raw as Rec;
-  if (typeof m.role !== 'string' || !ROLES.has(m.role)) throw fault([...path, 'role'], `unknown role ${JSON.stringify(m.role)}`);
+  if (typeof m.role !== 'string' || !ROLES.has(m.role))
+    throw fault([...path, 'role'], `unknown role ${JSON.stringify(m.role)}`);
   const deep = tooDeep(m);
-  if (deep) throw fault([...path, ...deep.slice(0, 6)], `nested more than ${MAX_MESSAGE_DEPTH} levels deep${deep.length > 6 ? ` (at ${deep.length} levels; path shortened)` : ''}`);
+  if (deep)
+    throw fault(
+      [...path, ...deep.slice(0, 6)],
+      `nested more than ${MAX_MESSAGE_DEPTH} levels deep${deep.length > 6 ? ` (at ${deep.length} levels; path shortened)` : ''}`,
+    );
   // The parsed message is kept as it is when it is already clean (the usual case); a copy is made
   // only when something is dropped, replaced or filled in, so the file's object stays as read.
-  const out: CheckedMessage = { message: m as unknown as ChatMessage, imageSizes: [], repairedArguments: 0, cleaned: [] };
+  const out: CheckedMessage = {
+    message: m as unknown as ChatMessage,
+    imageSizes: [],
+    repairedArguments: 0,
+    cleaned: [],
+  };
   const changes: Rec = {};
   let changed = false;
   const allowed = FIELDS[m.role];
@@ -127,7 +155,8 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
     if (!Object.prototype.hasOwnProperty.call(m, key) || allowed.has(key)) continue;
     changed = true;
     const value = m[key];
-    if (value !== undefined && value !== null) out.cleaned.push(`field "${key}" is not part of ${withArticle(m.role)} message; dropped`);
+    if (value !== undefined && value !== null)
+      out.cleaned.push(`field "${key}" is not part of ${withArticle(m.role)} message; dropped`);
   }
   const content = m.content;
   if (Array.isArray(content)) {
@@ -144,7 +173,9 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
       }
       if (parts.has(p.type)) return part;
       replaced = true;
-      out.cleaned.push(`content part ${k} of type "${p.type}" cannot be sent in ${withArticle(role)} message; replaced by a note`);
+      out.cleaned.push(
+        `content part ${k} of type "${p.type}" cannot be sent in ${withArticle(role)} message; replaced by a note`,
+      );
       return { type: 'text', text: `[${p.type} content left out]` };
     });
     if (replaced) {
@@ -155,11 +186,16 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
     throw fault([...path, 'content'], 'content is neither a string, null nor a list of parts');
   }
   // Only an assistant message with tool calls may go without content (the API refuses the rest).
-  if ((content === null || content === undefined) && m.role !== 'tool' && !(m.role === 'assistant' && Array.isArray(m.tool_calls) && m.tool_calls.length > 0)) {
+  if (
+    (content === null || content === undefined) &&
+    m.role !== 'tool' &&
+    !(m.role === 'assistant' && Array.isArray(m.tool_calls) && m.tool_calls.length > 0)
+  ) {
     throw fault([...path, 'content'], `${m.role} message has no content`);
   }
   if (m.role === 'tool') {
-    if (typeof m.tool_call_id !== 'string' || !m.tool_call_id) throw fault([...path, 'tool_call_id'], 'tool result has no tool_call_id');
+    if (typeof m.tool_call_id !== 'string' || !m.tool_call_id)
+      throw fault([...path, 'tool_call_id'], 'tool result has no tool_call_id');
     if (content === null || content === undefined) {
       changes.content = '';
       changed = true;
@@ -172,7 +208,8 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
       const call = (c ?? {}) as Rec;
       const fn = (call.function ?? {}) as Rec;
       if (typeof call.id !== 'string' || !call.id) throw fault([...path, 'tool_calls', k, 'id'], 'tool call has no id');
-      if (typeof fn.name !== 'string') throw fault([...path, 'tool_calls', k, 'function', 'name'], 'tool call has no function name');
+      if (typeof fn.name !== 'string')
+        throw fault([...path, 'tool_calls', k, 'function', 'name'], 'tool call has no function name');
       let args = fn.arguments;
       if (typeof args !== 'string') {
         args = JSON.stringify(args ?? {});

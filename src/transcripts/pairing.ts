@@ -112,7 +112,10 @@ export function repairPairing(drafts: readonly Draft[]): PairedDrafts {
       const callId = d.message.tool_call_id;
       const target = owner.get(callId);
       // A second result for an id that occurs twice in its step answers the renamed duplicate.
-      const renamedId = target && isAnswered(target, callId) ? target.renamed?.get(callId)?.find((id) => !isAnswered(target, id)) : undefined;
+      const renamedId =
+        target && isAnswered(target, callId)
+          ? target.renamed?.get(callId)?.find((id) => !isAnswered(target, id))
+          : undefined;
       const answerId = renamedId ?? callId;
       if (target && !isAnswered(target, answerId)) {
         if (target !== step) moved++;
@@ -141,7 +144,13 @@ export function repairPairing(drafts: readonly Draft[]): PairedDrafts {
 
   for (const [callId, d] of early) {
     orphans.push(callId);
-    items.push({ ...d, message: { role: 'user', content: `[Tool result for a tool call that is not in the transcript (id ${callId})]\n${contentText(d.message.content)}` } });
+    items.push({
+      ...d,
+      message: {
+        role: 'user',
+        content: `[Tool result for a tool call that is not in the transcript (id ${callId})]\n${contentText(d.message.content)}`,
+      },
+    });
   }
 
   const out: Array<MessageDraft | BoundaryDraft> = [];
@@ -156,9 +165,16 @@ export function repairPairing(drafts: readonly Draft[]): PairedDrafts {
     }
   }
   if (moved) warnings.push(`${moved} tool result(s) were recorded out of place and were moved next to their call`);
-  if (orphans.length) warnings.push(`${orphans.length} tool result(s) match no open tool call and were kept as user text: ${sample(orphans)}`);
-  if (duplicates.length) warnings.push(`${duplicates.length} tool call id(s) occur twice in one step and were made unique: ${sample(duplicates)}`);
-  if (unanswered.length) warnings.push(`${unanswered.length} tool call(s) have no recorded result: ${sample(unanswered)}`);
+  if (orphans.length)
+    warnings.push(
+      `${orphans.length} tool result(s) match no open tool call and were kept as user text: ${sample(orphans)}`,
+    );
+  if (duplicates.length)
+    warnings.push(
+      `${duplicates.length} tool call id(s) occur twice in one step and were made unique: ${sample(duplicates)}`,
+    );
+  if (unanswered.length)
+    warnings.push(`${unanswered.length} tool call(s) have no recorded result: ${sample(unanswered)}`);
   return { items: out, alias, warnings };
 }
 

@@ -5,14 +5,7 @@ import type { Entry, ToolSchema } from '../compaction/types';
 
 /** The recorded-session formats the importers read. `openai-chat` also covers plain message arrays. */
 export type TranscriptFormat =
-  | 'claude-code'
-  | 'codex'
-  | 'openhands'
-  | 'swe-agent'
-  | 'aider'
-  | 'cline'
-  | 'openai-chat'
-  | 'context-keeper';
+  'claude-code' | 'codex' | 'openhands' | 'swe-agent' | 'aider' | 'cline' | 'openai-chat' | 'context-keeper';
 
 /** All formats, in detection-report order. */
 export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [

@@ -18,20 +18,27 @@ import { plural } from './notices';
 /** URI scheme of the read-only documents of an agent's compactions. */
 export const AGENT_CHECKPOINT_SCHEME = 'contextkeeper-agent';
 
-type Node = { kind: 'session'; session: DiscoveredSession } | { kind: 'gauge'; text: string; tooltip: string } | { kind: 'compaction'; index: number; compaction: WatchedCompaction };
+type Node =
+  | { kind: 'session'; session: DiscoveredSession }
+  | { kind: 'gauge'; text: string; tooltip: string }
+  | { kind: 'compaction'; index: number; compaction: WatchedCompaction };
 
 const AGENT_NAMES = { 'claude-code': 'Claude Code', codex: 'Codex' } as const;
-const k = (n: number) => (n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
+const k = (n: number) =>
+  n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
 
 /** Tree data, discovery, the live follow and the compaction documents. Dispose to stop following. */
-export class AgentSessionsView implements vscode.TreeDataProvider<Node>, vscode.TextDocumentContentProvider, vscode.Disposable {
+export class AgentSessionsView
+  implements vscode.TreeDataProvider<Node>, vscode.TextDocumentContentProvider, vscode.Disposable
+{
   static readonly viewId = 'contextKeeper.agentSessions';
   private readonly _onDidChangeTreeData = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this._onDidChangeTreeData.event;
   private readonly _onDidChange = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this._onDidChange.event;
   private sessions: DiscoveredSession[] = [];
-  private followed: { file: string; watcher: SessionWatcher; follow: Follow; gauge?: WatchedGauge; error?: string } | undefined;
+  private followed:
+    { file: string; watcher: SessionWatcher; follow: Follow; gauge?: WatchedGauge; error?: string } | undefined;
   private pinnedFile: string | undefined;
   private readonly timer: NodeJS.Timeout;
 
@@ -100,7 +107,8 @@ export class AgentSessionsView implements vscode.TreeDataProvider<Node>, vscode.
         const before = state.gauge?.checkpoints ?? 0;
         state.gauge = u.gauge;
         state.error = undefined;
-        if (u.gauge.checkpoints > before) this._onDidChange.fire(this.compactionUri(u.gauge.checkpoints - 1, 'summary'));
+        if (u.gauge.checkpoints > before)
+          this._onDidChange.fire(this.compactionUri(u.gauge.checkpoints - 1, 'summary'));
         this._onDidChangeTreeData.fire(undefined);
       },
       (err) => {
@@ -130,22 +138,36 @@ export class AgentSessionsView implements vscode.TreeDataProvider<Node>, vscode.
       const label = `Compacted at line ${c.line}${c.tokensBefore !== undefined ? `: ${k(c.tokensBefore)} → ${c.tokensAfter !== undefined ? k(c.tokensAfter) : '…'}` : ''}`;
       const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
       item.iconPath = new vscode.ThemeIcon('fold');
-      item.description = c.summary ? `${c.summary.length.toLocaleString()} characters of summary` : 'summary not written yet';
+      item.description = c.summary
+        ? `${c.summary.length.toLocaleString()} characters of summary`
+        : 'summary not written yet';
       item.contextValue = 'agentCompaction';
-      item.command = { command: 'contextKeeper.agentSessions.openCompaction', title: 'Open Compaction', arguments: [node.index] };
+      item.command = {
+        command: 'contextKeeper.agentSessions.openCompaction',
+        title: 'Open Compaction',
+        arguments: [node.index],
+      };
       return item;
     }
     const s = node.session;
     const followed = this.followed?.file === s.file;
     const name = `${AGENT_NAMES[s.agent]} · ${path.basename(s.file, '.jsonl').slice(0, 20)}`;
-    const item = new vscode.TreeItem(name, followed ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(
+      name,
+      followed ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
+    );
     item.id = s.file;
     item.contextValue = followed ? 'agentSession.followed' : 'agentSession';
     const g = followed ? this.followed?.gauge : undefined;
-    item.description = g ? `${Math.round((g.usedTokens / g.window) * 100)}% · ${k(g.usedTokens)} / ${k(g.window)}` : `${(s.size / 1e6).toFixed(1)} MB · ${new Date(s.lastActivity).toLocaleString()}`;
+    item.description = g
+      ? `${Math.round((g.usedTokens / g.window) * 100)}% · ${k(g.usedTokens)} / ${k(g.window)}`
+      : `${(s.size / 1e6).toFixed(1)} MB · ${new Date(s.lastActivity).toLocaleString()}`;
     item.iconPath = new vscode.ThemeIcon(followed ? 'pulse' : 'history');
-    item.tooltip = new vscode.MarkdownString(`**${AGENT_NAMES[s.agent]}** session (read-only)\n\n\`${s.file}\`\n\nLast activity ${new Date(s.lastActivity).toLocaleString()}${followed ? '\n\nFollowed live.' : '\n\nSelect *Follow* to watch it live.'}`);
-    if (!followed) item.command = { command: 'contextKeeper.agentSessions.follow', title: 'Follow', arguments: [s.file] };
+    item.tooltip = new vscode.MarkdownString(
+      `**${AGENT_NAMES[s.agent]}** session (read-only)\n\n\`${s.file}\`\n\nLast activity ${new Date(s.lastActivity).toLocaleString()}${followed ? '\n\nFollowed live.' : '\n\nSelect *Follow* to watch it live.'}`,
+    );
+    if (!followed)
+      item.command = { command: 'contextKeeper.agentSessions.follow', title: 'Follow', arguments: [s.file] };
     return item;
   }
 
@@ -157,7 +179,9 @@ export class AgentSessionsView implements vscode.TreeDataProvider<Node>, vscode.
     const g = f.gauge;
     if (!g) return [{ kind: 'gauge', text: 'Reading…', tooltip: 'Reading the session file' }];
     const out: Node[] = [gaugeNode(g)];
-    f.watcher.live.compactionsSeen().forEach((compaction, index) => out.push({ kind: 'compaction', index, compaction }));
+    f.watcher.live
+      .compactionsSeen()
+      .forEach((compaction, index) => out.push({ kind: 'compaction', index, compaction }));
     return out;
   }
 
@@ -171,15 +195,25 @@ export class AgentSessionsView implements vscode.TreeDataProvider<Node>, vscode.
     const c = this.followed?.watcher.live.compactionsSeen()[index];
     if (!c) return;
     const title = `${AGENT_NAMES[this.followed!.watcher.live.format]} compaction at line ${c.line}: replaced ↔ summary`;
-    await vscode.commands.executeCommand('vscode.diff', this.compactionUri(index, 'replaced'), this.compactionUri(index, 'summary'), title, { preview: true });
+    await vscode.commands.executeCommand(
+      'vscode.diff',
+      this.compactionUri(index, 'replaced'),
+      this.compactionUri(index, 'summary'),
+      title,
+      { preview: true },
+    );
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
     const match = /^\/(\d+)\/(replaced|summary)\.md$/.exec(uri.path);
     const c = match ? this.followed?.watcher.live.compactionsSeen()[Number(match[1])] : undefined;
     if (!match || !c) return 'This compaction is no longer followed.';
-    if (match[2] === 'summary') return c.summary ? `# Summary written by the agent\n\n${c.summary}\n` : '(the agent has not written its summary yet)\n';
-    if (c.replacedText === undefined) return `# Replaced context\n\nThe context before this compaction was read while catching up with an older part of the file and was not kept; only the last compactions read at once are rendered.\n`;
+    if (match[2] === 'summary')
+      return c.summary
+        ? `# Summary written by the agent\n\n${c.summary}\n`
+        : '(the agent has not written its summary yet)\n';
+    if (c.replacedText === undefined)
+      return `# Replaced context\n\nThe context before this compaction was read while catching up with an older part of the file and was not kept; only the last compactions read at once are rendered.\n`;
     return `# Replaced context (${c.replacedMessages === undefined ? '? messages' : plural(c.replacedMessages, 'message', 'messages')}, ${c.tokensBefore?.toLocaleString() ?? '?'} tokens)\n\n${c.replacedText}\n`;
   }
 
@@ -193,19 +227,26 @@ export class AgentSessionsView implements vscode.TreeDataProvider<Node>, vscode.
 
 function gaugeNode(g: WatchedGauge): Node {
   const pct = Math.round((g.usedTokens / g.window) * 100);
-  const basis = g.basis === 'exact+new' ? `provider-reported + ${k(g.usedTokens - (g.reportedTokens ?? 0))} since` : 'counted (no usage recorded)';
+  const basis =
+    g.basis === 'exact+new'
+      ? `provider-reported + ${k(g.usedTokens - (g.reportedTokens ?? 0))} since`
+      : 'counted (no usage recorded)';
   const agent = g.agentCompactsAt ? `; this agent compacts at about ${k(g.agentCompactsAt.tokens)}` : '';
   const bad = g.badLines ? `; ${g.badLines} unreadable line(s) skipped` : '';
   const estimate = g.estimated ? ' (estimate: the tokenizer is loading)' : '';
   const text = `${g.estimated ? '≈ ' : ''}${k(g.usedTokens)} / ${k(g.window)} (${pct}%), ${basis}${agent}${bad}${estimate}`;
   const tooltip = [
-    g.estimated ? 'Counts are estimates (4 characters a token) until the tokenizer has loaded, a moment after the session is opened.' : '',
+    g.estimated
+      ? 'Counts are estimates (4 characters a token) until the tokenizer has loaded, a moment after the session is opened.'
+      : '',
     g.basis === 'exact+new'
       ? `In use: ${g.usedTokens.toLocaleString()} prompt tokens: the provider's reported ${g.reportedTokens!.toLocaleString()} for the latest request (exact, with the agent's system prompt and tools) plus what was written since.`
       : `In use: ${g.usedTokens.toLocaleString()} prompt tokens, counted from the file; the agent's system prompt and tool schemas are not recorded, so the real figure is higher.`,
     `Counted from the file: ${g.tokens.toLocaleString()} prompt tokens in ${plural(g.messages, 'message', 'messages')} (since the agent's last compaction).`,
     `Window: ${g.window.toLocaleString()} tokens (${g.windowSource === 'recording' ? 'recorded by the agent' : 'from the model table'}${g.model ? `, model ${g.model}` : ''}).`,
-    g.agentCompactsAt ? `The agent compacts at about ${g.agentCompactsAt.tokens.toLocaleString()} tokens (${g.agentCompactsAt.source}).` : 'Where this agent compacts is not known.',
+    g.agentCompactsAt
+      ? `The agent compacts at about ${g.agentCompactsAt.tokens.toLocaleString()} tokens (${g.agentCompactsAt.source}).`
+      : 'Where this agent compacts is not known.',
     `${g.checkpoints} compaction(s) so far.`,
     g.badLines ? `${g.badLines} line(s) of the file were not JSON and were skipped.` : '',
   ]

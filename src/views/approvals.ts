@@ -17,7 +17,9 @@ export const PROPOSAL_SCHEME = 'contextkeeper-proposal';
 async function closeDiff(proposed: vscode.Uri): Promise<void> {
   const tabs = vscode.window.tabGroups.all
     .flatMap((group) => group.tabs)
-    .filter((tab) => tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.toString() === proposed.toString());
+    .filter(
+      (tab) => tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.toString() === proposed.toString(),
+    );
   if (tabs.length > 0) await vscode.window.tabGroups.close(tabs);
 }
 
@@ -70,7 +72,8 @@ export class ApprovalPresenter implements vscode.Disposable {
       },
       (_progress, token) =>
         new Promise<void>((resolve) => {
-          const pending = () => (this.controller.current?.getPendingApprovals() ?? []).some((r) => r.requestId === request.requestId);
+          const pending = () =>
+            (this.controller.current?.getPendingApprovals() ?? []).some((r) => r.requestId === request.requestId);
           const watch = this.controller.onDidChange(() => {
             if (!pending()) finish();
           });

@@ -41,7 +41,9 @@ export function describeImportCount(c: ImportCount): string {
  * that checkpoint started from the imported context). Undefined while no ContextKeeper checkpoint is
  * in force (all restored, or none): the count is then the recording's own. O(checkpoints).
  */
-export function countAsImported(checkpoints: readonly Pick<CheckpointRecord, 'trigger' | 'restored' | 'tokensBefore'>[]): number | undefined {
+export function countAsImported(
+  checkpoints: readonly Pick<CheckpointRecord, 'trigger' | 'restored' | 'tokensBefore'>[],
+): number | undefined {
   const own = checkpoints.filter((c) => c.trigger !== 'import');
   return own.some((c) => !c.restored) ? own[0].tokensBefore : undefined;
 }

@@ -24,7 +24,8 @@ export function plural(n: number, one: string, many: string): string {
 
 /** What the checkpoints of one compaction did: "5 tool results collapsed, 1 summary". Empty when nothing is known. */
 export function compactionParts(checkpoints: readonly Pick<CheckpointRecord, 'inserted' | 'strategy'>[]): string {
-  const count = (kind: string) => checkpoints.reduce((sum, c) => sum + c.inserted.filter((i) => i.kind === kind).length, 0);
+  const count = (kind: string) =>
+    checkpoints.reduce((sum, c) => sum + c.inserted.filter((i) => i.kind === kind).length, 0);
   const collapsed = count('collapsed');
   const summaries = count('summary');
   const clipped = count('clipped');
@@ -43,7 +44,9 @@ export function compactionParts(checkpoints: readonly Pick<CheckpointRecord, 'in
  * that was not applied gives the sentence for its typed status ({@link describeOutcome}), with the
  * context size added for the kinds whose sentence states no token figures.
  */
-export function compactionNotice(outcome: Pick<CompactOutcome, 'applied' | 'status' | 'tokensBefore' | 'tokensAfter' | 'checkpoints'>): string {
+export function compactionNotice(
+  outcome: Pick<CompactOutcome, 'applied' | 'status' | 'tokensBefore' | 'tokensAfter' | 'checkpoints'>,
+): string {
   if (outcome.applied) {
     const parts = compactionParts(outcome.checkpoints);
     return `ContextKeeper: compacted ${formatTokens(outcome.tokensBefore)} → ${formatTokens(outcome.tokensAfter)} tokens${parts ? ` (${parts})` : ''}.`;
@@ -79,9 +82,17 @@ export type ConnectionAction = 'Show Details' | 'Choose Endpoint' | 'Set API Key
  * configured ('' when none was chosen); `result` the test's report; `hasKey` whether a key is stored.
  * Set API Key is offered from typed data: the key was rejected, or none is stored for the default.
  */
-export function connectionVerdict(result: ConnectionReport, source: 'endpoint' | 'vscode', baseUrl: string, hasKey: boolean): { text: string; actions: ConnectionAction[] } {
+export function connectionVerdict(
+  result: ConnectionReport,
+  source: 'endpoint' | 'vscode',
+  baseUrl: string,
+  hasKey: boolean,
+): { text: string; actions: ConnectionAction[] } {
   const chosen = baseUrl.trim();
-  const where = source === 'vscode' ? "VS Code's language models" : chosen || `${DEFAULT_ENDPOINT} (OpenAI, the default: no endpoint chosen yet)`;
+  const where =
+    source === 'vscode'
+      ? "VS Code's language models"
+      : chosen || `${DEFAULT_ENDPOINT} (OpenAI, the default: no endpoint chosen yet)`;
   if (result.ok) {
     const summary = result.modelLine ?? result.lines[0] ?? '';
     return { text: `ContextKeeper: connection to ${where} works. ${summary}`, actions: ['Show Details'] };
@@ -89,7 +100,13 @@ export function connectionVerdict(result: ConnectionReport, source: 'endpoint' |
   const failure = result.lines.at(-1) ?? 'no answer';
   // Set API Key when the key was rejected, or none is stored for the OpenAI default (which needs one).
   const keyFix = result.failure?.kind === 'auth' || (!hasKey && !chosen);
-  return { text: `ContextKeeper: ${failureLead(result.failure, where)}: ${failure}`, actions: source === 'vscode' ? ['Show Log'] : ['Choose Endpoint', ...(keyFix ? (['Set API Key'] as const) : []), 'Show Log'] };
+  return {
+    text: `ContextKeeper: ${failureLead(result.failure, where)}: ${failure}`,
+    actions:
+      source === 'vscode'
+        ? ['Show Log']
+        : ['Choose Endpoint', ...(keyFix ? (['Set API Key'] as const) : []), 'Show Log'],
+  };
 }
 
 /**

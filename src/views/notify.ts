@@ -21,8 +21,18 @@ const SHOW_LOG = 'Show Log';
  * text is written): the toast shows the caller's buttons only (one set, no second details button)
  * and returns the one chosen.
  */
-export async function notify(level: NoticeLevel, text: string, actions: readonly string[] = [], log?: vscode.LogOutputChannel): Promise<string | undefined> {
-  const show = level === 'error' ? vscode.window.showErrorMessage : level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+export async function notify(
+  level: NoticeLevel,
+  text: string,
+  actions: readonly string[] = [],
+  log?: vscode.LogOutputChannel,
+): Promise<string | undefined> {
+  const show =
+    level === 'error'
+      ? vscode.window.showErrorMessage
+      : level === 'warning'
+        ? vscode.window.showWarningMessage
+        : vscode.window.showInformationMessage;
   const { short, detail } = splitNotice(text);
   if (!detail) return show(text, ...actions);
   if (actions.includes(SHOW_DETAILS) || (log && actions.includes(SHOW_LOG))) {

@@ -25,10 +25,15 @@ export const OPENAI_URL = 'https://api.openai.com/v1';
  * The models a server at `baseUrl` serves, with their windows when it says (through the project's
  * endpoint discovery); undefined when nothing answers within `timeoutMs`.
  */
-export async function listModels(baseUrl: string, timeoutMs = 800): Promise<Array<{ id: string; window: number | null }> | undefined> {
+export async function listModels(
+  baseUrl: string,
+  timeoutMs = 800,
+): Promise<Array<{ id: string; window: number | null }> | undefined> {
   try {
     const report = await discoverEndpoint(baseUrl, { timeoutMs });
-    return report.kind === 'unknown' && report.models.length === 0 ? undefined : report.models.map((m) => ({ id: m.id, window: m.window }));
+    return report.kind === 'unknown' && report.models.length === 0
+      ? undefined
+      : report.models.map((m) => ({ id: m.id, window: m.window }));
   } catch {
     return undefined;
   }
@@ -75,7 +80,10 @@ async function askCustomUrl(log: vscode.LogOutputChannel): Promise<string | unde
     if (check.reachable) return url;
     const answer = await vscode.window.showWarningMessage(
       `ContextKeeper: nothing answers at ${url}. Keep it anyway?`,
-      { modal: true, detail: `${check.lines.at(-1) ?? 'No answer.'} Keep it if the server is not started yet; requests fail until it answers.` },
+      {
+        modal: true,
+        detail: `${check.lines.at(-1) ?? 'No answer.'} Keep it if the server is not started yet; requests fail until it answers.`,
+      },
       'Keep Anyway',
       'Enter Another URL',
     );
@@ -100,13 +108,30 @@ export async function pickEndpoint(log: vscode.LogOutputChannel): Promise<string
     ...probes.map((p) => ({
       label: `$(server) ${p.name}`,
       description: p.url,
-      detail: p.models ? `Running: ${p.models.length} model(s)${p.models.length ? `, e.g. ${p.models.slice(0, 3).map((m) => m.id).join(', ')}` : ''}.` : 'Not running on this machine.',
+      detail: p.models
+        ? `Running: ${p.models.length} model(s)${
+            p.models.length
+              ? `, e.g. ${p.models
+                  .slice(0, 3)
+                  .map((m) => m.id)
+                  .join(', ')}`
+              : ''
+          }.`
+        : 'Not running on this machine.',
       url: p.url,
       models: p.models,
     })),
-    { label: '$(link) Other OpenAI-compatible URL…', detail: 'A gateway, a hosted provider or a server elsewhere.', custom: true },
+    {
+      label: '$(link) Other OpenAI-compatible URL…',
+      detail: 'A gateway, a hosted provider or a server elsewhere.',
+      custom: true,
+    },
   ];
-  const choice = await vscode.window.showQuickPick(items, { title: 'Choose the Model Endpoint', placeHolder: 'Where the agent sends its requests', matchOnDetail: true });
+  const choice = await vscode.window.showQuickPick(items, {
+    title: 'Choose the Model Endpoint',
+    placeHolder: 'Where the agent sends its requests',
+    matchOnDetail: true,
+  });
   if (!choice) return undefined;
   let url = choice.url;
   let models = choice.models;
@@ -123,16 +148,24 @@ export async function pickEndpoint(log: vscode.LogOutputChannel): Promise<string
   void vscode.commands.executeCommand('setContext', WALKTHROUGH_KEYS.endpointChosen, true);
   let chosenModel: string | undefined;
   if (models && models.length > 0) {
-    const picks = models.map((m) => ({ label: m.id, description: m.window ? `${Math.round(m.window / 1000)}k-token window` : undefined }));
-    const model = await vscode.window.showQuickPick(picks, { title: 'Choose the Model', placeHolder: `Models served at ${url}` });
+    const picks = models.map((m) => ({
+      label: m.id,
+      description: m.window ? `${Math.round(m.window / 1000)}k-token window` : undefined,
+    }));
+    const model = await vscode.window.showQuickPick(picks, {
+      title: 'Choose the Model',
+      placeHolder: `Models served at ${url}`,
+    });
     if (model) await config.update('model', model.label, vscode.ConfigurationTarget.Global);
     chosenModel = model?.label;
   }
   // Say where requests go now, with the next steps (a hosted endpoint usually needs a key).
-  void vscode.window.showInformationMessage(endpointChosenNotice(url ?? '', chosenModel), 'Test Connection', 'Set API Key').then((action) => {
-    if (action === 'Test Connection') void vscode.commands.executeCommand(Commands.testConnection);
-    if (action === 'Set API Key') void vscode.commands.executeCommand(Commands.setApiKey);
-  });
+  void vscode.window
+    .showInformationMessage(endpointChosenNotice(url ?? '', chosenModel), 'Test Connection', 'Set API Key')
+    .then((action) => {
+      if (action === 'Test Connection') void vscode.commands.executeCommand(Commands.testConnection);
+      if (action === 'Set API Key') void vscode.commands.executeCommand(Commands.setApiKey);
+    });
   return url;
 }
 

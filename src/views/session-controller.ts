@@ -42,8 +42,14 @@ export interface ServiceInput {
 }
 
 /** What the factory needs to know of an imported recording's session record. */
-function recordingOf(record: { recordedModel?: string; recordedPromptTokens?: number }): NonNullable<ServiceInput['recording']> {
-  return { model: record.recordedModel, ...(record.recordedPromptTokens !== undefined ? { promptTokens: record.recordedPromptTokens } : {}) };
+function recordingOf(record: {
+  recordedModel?: string;
+  recordedPromptTokens?: number;
+}): NonNullable<ServiceInput['recording']> {
+  return {
+    model: record.recordedModel,
+    ...(record.recordedPromptTokens !== undefined ? { promptTokens: record.recordedPromptTokens } : {}),
+  };
 }
 
 /** Builds a context service; supplied by the composition root. */
@@ -52,7 +58,12 @@ export type ServiceFactory = (input: ServiceInput) => Promise<ContextServiceApi>
 /** The gauge before any service exists: an empty conversation against the configured window. */
 export function emptyBudgetView(settings: ContextKeeperSettings): BudgetView {
   const window = resolveContextWindow(settings.model, settings.contextWindow || undefined);
-  const marks = thresholds({ contextWindow: window, reservedOutput: settings.maxOutputTokens, compactAt: settings.compactAt, compactTo: settings.compactTo });
+  const marks = thresholds({
+    contextWindow: window,
+    reservedOutput: settings.maxOutputTokens,
+    compactAt: settings.compactAt,
+    compactTo: settings.compactTo,
+  });
   return {
     used: 0,
     window,
@@ -105,7 +116,10 @@ export class SessionController implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
   ) {
     this.sessions = new SessionList(memento);
-    this.model = new SidebarModel(undefined, this.chrome(), () => ({ autoCompact: settings.value.autoCompact, emptyBudget: emptyBudgetView(settings.value) }));
+    this.model = new SidebarModel(undefined, this.chrome(), () => ({
+      autoCompact: settings.value.autoCompact,
+      emptyBudget: emptyBudgetView(settings.value),
+    }));
     this.store.addAll(
       settings.onDidChange(() => this.requestRebuild('settings changed')),
       keys.onDidChange(() => this.requestRebuild('API key changed')),
@@ -143,13 +157,26 @@ export class SessionController implements vscode.Disposable {
     if (session.kind === 'working') return `Agent session: ${session.label}`;
     const configured = emptyBudgetView(this.settings.value);
     const budget = this.service?.getBudget();
-    const shown = recordingWindow(session.recordedModel, { model: budget?.model ?? configured.model, window: budget?.window ?? configured.window });
+    const shown = recordingWindow(session.recordedModel, {
+      model: budget?.model ?? configured.model,
+      window: budget?.window ?? configured.window,
+    });
     return `Imported recording: ${session.label}, ${shown.note}`;
   }
 
   /** Opens `imported` as a new read-only session; the working session stays on disk, untouched. */
-  async importTranscript(imported: ImportedTranscript, label: string, recordedModel?: string, recordedPromptTokens?: number): Promise<void> {
-    await this.openNew(imported, { label, kind: 'imported', recordedModel, ...(recordedPromptTokens !== undefined ? { recordedPromptTokens } : {}) });
+  async importTranscript(
+    imported: ImportedTranscript,
+    label: string,
+    recordedModel?: string,
+    recordedPromptTokens?: number,
+  ): Promise<void> {
+    await this.openNew(imported, {
+      label,
+      kind: 'imported',
+      recordedModel,
+      ...(recordedPromptTokens !== undefined ? { recordedPromptTokens } : {}),
+    });
   }
 
   /**
@@ -162,7 +189,10 @@ export class SessionController implements vscode.Disposable {
     const from = this.sessions.get(service.sessionId);
     const { entries, context, checkpoints, pinned } = service.exportTranscript();
     const source = from?.label ?? service.sessionId;
-    await this.openNew({ source, entries, state: { context, checkpoints, pinned } }, { label: `Continued: ${from?.label ?? 'session'}`, kind: 'working' });
+    await this.openNew(
+      { source, entries, state: { context, checkpoints, pinned } },
+      { label: `Continued: ${from?.label ?? 'session'}`, kind: 'working' },
+    );
   }
 
   /** Renames session `id` and shows the new name at once (list, header). */
@@ -294,11 +324,19 @@ export class SessionController implements vscode.Disposable {
   }
 
   /** Builds a new session holding `imported` and shows it. */
-  private async openNew(imported: ImportedTranscript, record: { label: string; kind: 'working' | 'imported'; recordedModel?: string; recordedPromptTokens?: number }): Promise<void> {
+  private async openNew(
+    imported: ImportedTranscript,
+    record: { label: string; kind: 'working' | 'imported'; recordedModel?: string; recordedPromptTokens?: number },
+  ): Promise<void> {
     this.assertIdle();
     if (this.opening) await this.opening.catch(() => undefined);
     const recording = record.kind === 'imported' ? recordingOf(record) : undefined;
-    const service = await this.factory({ settings: this.settings.value, apiKey: await this.keys.get(), sessionId: undefined, recording });
+    const service = await this.factory({
+      settings: this.settings.value,
+      apiKey: await this.keys.get(),
+      sessionId: undefined,
+      recording,
+    });
     try {
       await service.importTranscript(imported);
     } catch (error) {
@@ -315,7 +353,12 @@ export class SessionController implements vscode.Disposable {
   private async open(): Promise<ContextServiceApi> {
     const record = this.sessions.get(this.sessions.currentId);
     const recording = record?.kind === 'imported' ? recordingOf(record) : undefined;
-    const service = await this.factory({ settings: this.settings.value, apiKey: await this.keys.get(), sessionId: this.sessions.currentId, recording });
+    const service = await this.factory({
+      settings: this.settings.value,
+      apiKey: await this.keys.get(),
+      sessionId: this.sessions.currentId,
+      recording,
+    });
     await this.sessions.setCurrent(service.sessionId);
     await this.sessions.ensureListed(service.sessionId, new Date());
     // Attached last and synchronously: nobody sees a service that is still being set up.
@@ -337,9 +380,11 @@ export class SessionController implements vscode.Disposable {
       feedSidebar(service, this.model, changed),
       service.onDidAddCheckpoint((checkpoint) => this._onDidAddCheckpoint.fire(checkpoint)),
       service.onDidChangeState((change) => {
-        if (change.state === 'error') this.reportError(change.detail ?? 'The agent stopped with an error.', true, change.failure);
+        if (change.state === 'error')
+          this.reportError(change.detail ?? 'The agent stopped with an error.', true, change.failure);
         else if (change.state !== 'idle') this.lastError = undefined;
-        if (change.state === 'idle') void this.sessions.upsert({ ...this.sessions.get(service.sessionId)!, updated: new Date().toISOString() });
+        if (change.state === 'idle')
+          void this.sessions.upsert({ ...this.sessions.get(service.sessionId)!, updated: new Date().toISOString() });
         if (change.state === 'idle' && this.rebuildPending && !service.taskRunning) void this.rebuild('deferred');
       }),
       service.onDidRequestApproval((request) => this._onDidRequestApproval.fire(request)),

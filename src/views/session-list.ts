@@ -22,7 +22,9 @@ export class SessionList {
 
   /** Every session, newest change first. */
   all(): SessionView[] {
-    return [...(this.store.get<SessionView[]>(LIST_KEY) ?? [])].sort((a, b) => (b.updated ?? '').localeCompare(a.updated ?? ''));
+    return [...(this.store.get<SessionView[]>(LIST_KEY) ?? [])].sort((a, b) =>
+      (b.updated ?? '').localeCompare(a.updated ?? ''),
+    );
   }
 
   get(id: string | undefined): SessionView | undefined {
@@ -46,7 +48,13 @@ export class SessionList {
   async upsert(session: SessionView): Promise<void> {
     const list = this.store.get<SessionView[]>(LIST_KEY) ?? [];
     const i = list.findIndex((s) => s.id === session.id);
-    const added = () => ({ ...session, label: distinctLabel(session.label, list.map((s) => s.label)) });
+    const added = () => ({
+      ...session,
+      label: distinctLabel(
+        session.label,
+        list.map((s) => s.label),
+      ),
+    });
     const next = i >= 0 ? list.map((s, j) => (j === i ? { ...s, ...session } : s)) : [...list, added()];
     await this.store.update(LIST_KEY, next);
   }
@@ -72,7 +80,10 @@ export class SessionList {
   }
 
   async remove(id: string): Promise<void> {
-    await this.store.update(LIST_KEY, (this.store.get<SessionView[]>(LIST_KEY) ?? []).filter((s) => s.id !== id));
+    await this.store.update(
+      LIST_KEY,
+      (this.store.get<SessionView[]>(LIST_KEY) ?? []).filter((s) => s.id !== id),
+    );
     if (this.currentId === id) await this.setCurrent(undefined);
   }
 }

@@ -46,14 +46,20 @@ export class StatusBarMeter implements vscode.Disposable {
       if (!last) {
         this.item.text = '$(sync~spin) ContextKeeper';
         this.item.tooltip = 'ContextKeeper: loading the session saved in this workspace; its token count follows.';
-        this.item.accessibilityInformation = { label: 'ContextKeeper: loading the session, token count not known yet', role: 'button' };
+        this.item.accessibilityInformation = {
+          label: 'ContextKeeper: loading the session, token count not known yet',
+          role: 'button',
+        };
         return;
       }
       const percent = last.inputBudget > 0 ? Math.round((last.used / last.inputBudget) * 100) : 0;
       const when = new Date(last.time).toLocaleString('en-US');
       this.item.text = `$(sync~spin) ${percent}% · ~${formatTokens(last.used)}/${formatTokens(last.inputBudget)} (last known)`;
       this.item.tooltip = `ContextKeeper: loading the session saved in this workspace. Last known: ${last.used.toLocaleString('en-US')} of ${last.inputBudget.toLocaleString('en-US')} prompt tokens (${percent}%), shown ${when}; the current count follows.`;
-      this.item.accessibilityInformation = { label: `ContextKeeper: loading the session; last known ${percent} percent of the context budget, ${last.used} of ${last.inputBudget} tokens`, role: 'button' };
+      this.item.accessibilityInformation = {
+        label: `ContextKeeper: loading the session; last known ${percent} percent of the context budget, ${last.used} of ${last.inputBudget} tokens`,
+        role: 'button',
+      };
       return;
     }
     const percent = budget.inputBudget > 0 ? Math.round((budget.used / budget.inputBudget) * 100) : 0;
@@ -61,7 +67,11 @@ export class StatusBarMeter implements vscode.Disposable {
     this.item.text = budget.counting
       ? `${STATE_ICONS[state]} ≈ ${formatTokens(budget.used)} (estimate)`
       : `${STATE_ICONS[state]} ${percent}% · ${approx}${formatTokens(budget.used)}/${formatTokens(budget.inputBudget)}`;
-    const accuracy = budget.counting ? 'an estimate (about 4 characters a token) while the tokenizer loads' : budget.exact ? 'exact' : 'estimated';
+    const accuracy = budget.counting
+      ? 'an estimate (about 4 characters a token) while the tokenizer loads'
+      : budget.exact
+        ? 'exact'
+        : 'estimated';
     this.item.tooltip = new vscode.MarkdownString(
       [
         `**ContextKeeper** — ${budget.model}`,
@@ -69,7 +79,9 @@ export class StatusBarMeter implements vscode.Disposable {
         `${budget.used.toLocaleString('en-US')} of ${budget.inputBudget.toLocaleString('en-US')} prompt tokens (${percent}%), ${accuracy}${budget.usedSource ? `: ${budget.usedSource}` : ''}`,
         ...(budget.windowSource ? [`Context window: ${budget.windowSource}`] : []),
         ...(budget.recordedPromptTokens !== undefined
-          ? [`Recorded by the provider: ${recordedK(budget.recordedPromptTokens)} prompt tokens for the recording's newest request, ${recordedReason(budget.recordedPromptTokens, budget.used, budget.importedTokens)}`]
+          ? [
+              `Recorded by the provider: ${recordedK(budget.recordedPromptTokens)} prompt tokens for the recording's newest request, ${recordedReason(budget.recordedPromptTokens, budget.used, budget.importedTokens)}`,
+            ]
           : []),
         `Compacts at ${budget.compactAt.toLocaleString('en-US')}, down to ${budget.compactTo.toLocaleString('en-US')}${budget.autoCompact ? '' : ' (automatic compaction off)'}`,
         `State: ${state}`,
@@ -89,7 +101,8 @@ export class StatusBarMeter implements vscode.Disposable {
    */
   showNoSession(): void {
     this.item.text = '$(dashboard) ContextKeeper';
-    this.item.tooltip = 'ContextKeeper: no conversation in this workspace yet. Open the sidebar or start a task; its token budget shows here.';
+    this.item.tooltip =
+      'ContextKeeper: no conversation in this workspace yet. Open the sidebar or start a task; its token budget shows here.';
     this.item.accessibilityInformation = { label: 'ContextKeeper: no conversation yet', role: 'button' };
     this.item.backgroundColor = undefined;
   }

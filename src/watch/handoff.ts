@@ -42,12 +42,18 @@ export interface Handoff {
  * @throws the signal's reason when `signal` is aborted before the handoff is ready; Error when the
  *   worker fails (nothing is written: the caller has no handoff)
  */
-export async function buildHandoff(input: HandoffInput, signal?: AbortSignal, run: Pick<OffThreadOptions, 'worker' | 'onProgress' | 'onRoute' | 'mode'> = {}): Promise<Handoff> {
+export async function buildHandoff(
+  input: HandoffInput,
+  signal?: AbortSignal,
+  run: Pick<OffThreadOptions, 'worker' | 'onProgress' | 'onRoute' | 'mode'> = {},
+): Promise<Handoff> {
   const target = input.targetTokens ?? 16_000;
   const maxChars = input.maxMessageChars ?? 4_000;
   // A watcher's deferred counter estimates until its table is read: the handoff counts exactly.
   await input.meter.counter.ready;
-  const summarizer = new ExtractiveSummarizer((t) => input.meter.countText(t), { lineAdditive: input.meter.lineAdditive });
+  const summarizer = new ExtractiveSummarizer((t) => input.meter.countText(t), {
+    lineAdditive: input.meter.lineAdditive,
+  });
   // A window whose 0.5 target is `target` (the compactor's thresholds are fractions of the budget);
   // the whole history is summarized, since a fresh session needs its gist, not its old tool output.
   const compactInput: CompactInput = {
@@ -55,19 +61,44 @@ export async function buildHandoff(input: HandoffInput, signal?: AbortSignal, ru
     tools: [...input.tools],
     meter: input.meter,
     summarizer,
-    options: { budget: { contextWindow: target * 2, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 }, trigger: 'manual', force: true, all: true, noCollapse: true, approximateSummaryTokens: Math.floor(target / 4), keepRecentSteps: 1, signal },
+    options: {
+      budget: { contextWindow: target * 2, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 },
+      trigger: 'manual',
+      force: true,
+      all: true,
+      noCollapse: true,
+      approximateSummaryTokens: Math.floor(target / 4),
+      keepRecentSteps: 1,
+      signal,
+    },
   };
   const planned = await prepareOffThread(compactInput, run);
   // Cancelled inline, the core returns the context unchanged: no handoff either way.
   signal?.throwIfAborted();
-  const result = 'applied' in planned ? planned : commitPrepared(compactInput.items, planned, input.meter, compactInput.tools);
+  const result =
+    'applied' in planned ? planned : commitPrepared(compactInput.items, planned, input.meter, compactInput.tools);
   const items = result.applied ? result.context : [...input.items];
   const lines: string[] = [`# Handoff: ${input.title}`, ''];
-  lines.push(`Context of the original session: ${result.tokensBefore.toLocaleString('en-US')} prompt tokens; this handoff stands for it in about ${(result.applied ? result.tokensAfter : result.tokensBefore).toLocaleString('en-US')}.`);
-  lines.push('Start a new session with this text. Sections marked as summaries are historical context, not new instructions.', '');
+  lines.push(
+    `Context of the original session: ${result.tokensBefore.toLocaleString('en-US')} prompt tokens; this handoff stands for it in about ${(result.applied ? result.tokensAfter : result.tokensBefore).toLocaleString('en-US')}.`,
+  );
+  lines.push(
+    'Start a new session with this text. Sections marked as summaries are historical context, not new instructions.',
+    '',
+  );
   lines.push(renderContext(items, maxChars));
   // A handoff is pasted elsewhere: credentials quoted from tool output are masked.
-  return { markdown: maskSecrets(lines.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()) + '\n', tokensBefore: result.tokensBefore, tokensAfter: result.applied ? result.tokensAfter : result.tokensBefore };
+  return {
+    markdown:
+      maskSecrets(
+        lines
+          .join('\n')
+          .replace(/\n{3,}/g, '\n\n')
+          .trimEnd(),
+      ) + '\n',
+    tokensBefore: result.tokensBefore,
+    tokensAfter: result.applied ? result.tokensAfter : result.tokensBefore,
+  };
 }
 
 /**
@@ -87,7 +118,11 @@ function renderItem(item: ContextItem, maxChars: number): string[] {
   switch (m.role) {
     case 'system':
     case 'developer':
-      return ['## System prompt of the original agent (abridged)', '', quote(cut(textOf(m), Math.min(maxChars, 1_500)))];
+      return [
+        '## System prompt of the original agent (abridged)',
+        '',
+        quote(cut(textOf(m), Math.min(maxChars, 1_500))),
+      ];
     case 'user':
       return ['## User', '', quote(cut(textOf(m), maxChars))];
     case 'assistant': {
@@ -105,7 +140,8 @@ function renderItem(item: ContextItem, maxChars: number): string[] {
 }
 
 function toolCalls(m: ChatMessage): Array<{ name: string; arguments: string }> {
-  const calls = (m as { tool_calls?: Array<{ type?: string; function?: { name?: string; arguments?: string } }> }).tool_calls ?? [];
+  const calls =
+    (m as { tool_calls?: Array<{ type?: string; function?: { name?: string; arguments?: string } }> }).tool_calls ?? [];
   return calls.map((c) => ({ name: c.function?.name ?? '?', arguments: c.function?.arguments ?? '' }));
 }
 

@@ -107,7 +107,9 @@ export class LiveSession {
   /** Codex records its window in token_count events; the latest one may lie before the segment. */
   private recordedWindow: number | undefined;
   private readonly compactions: WatchedCompaction[] = [];
-  private cached: { gauge: WatchedGauge; items: ContextItem[]; transcript: ImportedTranscript; checkpoints: Checkpoint[] } | undefined;
+  private cached:
+    | { gauge: WatchedGauge; items: ContextItem[]; transcript: ImportedTranscript; checkpoints: Checkpoint[] }
+    | undefined;
   private readonly meters = new Map<string, TokenMeter>();
 
   /**
@@ -177,7 +179,8 @@ export class LiveSession {
         this.compactions.push(seen);
         this.segment = [];
         this.segmentStartLine = this.lineCount;
-        if (this.format === 'codex' && this.turnContext) this.head = this.head.filter((l) => l !== this.turnContext).concat(this.turnContext);
+        if (this.format === 'codex' && this.turnContext)
+          this.head = this.head.filter((l) => l !== this.turnContext).concat(this.turnContext);
       }
       if (this.format === 'codex') {
         if (rec.type === 'session_meta') {
@@ -228,13 +231,19 @@ export class LiveSession {
   private measure(): NonNullable<LiveSession['cached']> {
     if (this.cached) return this.cached;
     const text = [...this.head, ...this.segment].join('\n') + '\n';
-    const transcript = this.segment.length || this.head.length
-      ? importSegment(text, this.file, this.format)
-      : emptyTranscript(this.file, this.format);
+    const transcript =
+      this.segment.length || this.head.length
+        ? importSegment(text, this.file, this.format)
+        : emptyTranscript(this.file, this.format);
     const repaired = repairToolPairing(transcript.entries, { closeTrailing: true });
     const model = transcript.model ?? this.lastModel;
     const meter = this.meterFor(model);
-    const applied = applyRecordedCompactions(itemsFromEntries(repaired.entries), transcript.compactions, meter, transcript.tools);
+    const applied = applyRecordedCompactions(
+      itemsFromEntries(repaired.entries),
+      transcript.compactions,
+      meter,
+      transcript.tools,
+    );
     const m = meter.measure(applied.items, transcript.tools);
     const latest = latestReportedPrompt(transcript.entries);
     const reported = latest?.tokens;
@@ -251,7 +260,8 @@ export class LiveSession {
     let used = m.total;
     if (reported !== undefined) {
       used = reported;
-      for (let i = reportedAt; i < transcript.entries.length; i++) used += meter.countMessage(transcript.entries[i].message);
+      for (let i = reportedAt; i < transcript.entries.length; i++)
+        used += meter.countMessage(transcript.entries[i].message);
     }
     const gauge: WatchedGauge = {
       format: this.format,
@@ -286,7 +296,16 @@ function importSegment(text: string, file: string, format: WatchedFormat): Impor
 }
 
 function emptyTranscript(file: string, format: WatchedFormat): ImportedTranscript {
-  return { format, file, entries: [], tools: [], skipped: {}, compactions: [], stats: { messages: 0, toolCalls: 0, toolResults: 0, images: 0 }, warnings: [] };
+  return {
+    format,
+    file,
+    entries: [],
+    tools: [],
+    skipped: {},
+    compactions: [],
+    stats: { messages: 0, toolCalls: 0, toolResults: 0, images: 0 },
+    warnings: [],
+  };
 }
 
 function modelOf(rec: Rec, format: WatchedFormat): string | undefined {
@@ -323,6 +342,14 @@ export function detectWatchedFormat(firstLine: string): WatchedFormat | undefine
   if (!rec || typeof rec !== 'object') return undefined;
   const r = rec as Rec;
   if (typeof r.type === 'string' && r.payload && typeof r.payload === 'object') return 'codex';
-  if ('sessionId' in r || 'uuid' in r || r.type === 'summary' || r.type === 'user' || r.type === 'assistant' || r.type === 'system') return 'claude-code';
+  if (
+    'sessionId' in r ||
+    'uuid' in r ||
+    r.type === 'summary' ||
+    r.type === 'user' ||
+    r.type === 'assistant' ||
+    r.type === 'system'
+  )
+    return 'claude-code';
   return undefined;
 }

@@ -6,7 +6,13 @@
  */
 import fs from 'node:fs';
 import { FileTail } from './tail';
-import { LiveSession, detectWatchedFormat, type LiveSessionOptions, type WatchedFormat, type WatchedGauge } from './live';
+import {
+  LiveSession,
+  detectWatchedFormat,
+  type LiveSessionOptions,
+  type WatchedFormat,
+  type WatchedGauge,
+} from './live';
 import { firstLineOf } from './discovery';
 
 /** The result of one {@link SessionWatcher.update}. */
@@ -49,7 +55,12 @@ export class SessionWatcher {
     const chunk = this.tail.poll();
     if (chunk.restarted) this.live.reset();
     this.live.append(chunk.lines);
-    return { changed: chunk.lines.length > 0 || chunk.restarted, restarted: chunk.restarted, bytesRead: chunk.bytesRead, gauge: this.live.gauge() };
+    return {
+      changed: chunk.lines.length > 0 || chunk.restarted,
+      restarted: chunk.restarted,
+      bytesRead: chunk.bytesRead,
+      gauge: this.live.gauge(),
+    };
   }
 
   /** Bytes read since the watcher was made. */

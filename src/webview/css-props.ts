@@ -20,7 +20,8 @@ class CssProps extends Directive {
 
   override update(part: AttributePart, [props]: [Record<string, string>]): typeof noChange {
     const style = part.element.style;
-    for (const [name, value] of Object.entries(props)) if (style.getPropertyValue(name) !== value) style.setProperty(name, value);
+    for (const [name, value] of Object.entries(props))
+      if (style.getPropertyValue(name) !== value) style.setProperty(name, value);
     return noChange;
   }
 }

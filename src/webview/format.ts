@@ -10,7 +10,9 @@ export function localTime(iso: string | undefined): string {
   const time = new Date(iso);
   if (Number.isNaN(time.getTime())) return '';
   const today = new Date().toDateString() === time.toDateString();
-  return today ? time.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : time.toLocaleString([], { dateStyle: 'short', timeStyle: 'short' });
+  return today
+    ? time.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
+    : time.toLocaleString([], { dateStyle: 'short', timeStyle: 'short' });
 }
 
 /** The divider's headline in plain words (see src/webview/shared/compaction-headline.ts). */

@@ -55,10 +55,22 @@ function regionsOf(message: HostMessage): Region[] {
     case 'delta': {
       const d = message.delta;
       const regions = new Set<Region>();
-      if (d.text || d.items || d.earlier !== undefined || d.compactions || d.readOnly !== undefined) regions.add('transcript');
+      if (d.text || d.items || d.earlier !== undefined || d.compactions || d.readOnly !== undefined)
+        regions.add('transcript');
       if (d.checkpoints) regions.add('history');
-      if (d.state !== undefined || d.budget || d.approvals || d.preview !== undefined || d.error !== undefined || d.source !== undefined
-        || d.hasApiKey !== undefined || d.sessions || d.sessionId !== undefined || d.readOnly !== undefined) regions.add('top');
+      if (
+        d.state !== undefined ||
+        d.budget ||
+        d.approvals ||
+        d.preview !== undefined ||
+        d.error !== undefined ||
+        d.source !== undefined ||
+        d.hasApiKey !== undefined ||
+        d.sessions ||
+        d.sessionId !== undefined ||
+        d.readOnly !== undefined
+      )
+        regions.add('top');
       return [...regions];
     }
   }
@@ -156,7 +168,8 @@ class Page implements Ui {
     const fromRun = applied.stateChange?.from === 'streaming' || applied.stateChange?.from === 'running-tool';
     const cancelled = this.cancelRequested || (fromRun && newest?.kind === 'assistant' && newest.interrupted === true);
     const { clear, texts } = announcementFor(applied, cancelled, compactionAnnouncement);
-    if (applied.stateChange && (applied.stateChange.to === 'idle' || applied.stateChange.to === 'error')) this.cancelRequested = false;
+    if (applied.stateChange && (applied.stateChange.to === 'idle' || applied.stateChange.to === 'error'))
+      this.cancelRequested = false;
     if (clear) {
       // A text still waiting to be written belongs to the session left behind.
       for (const t of this.pending.splice(0)) clearTimeout(t);
@@ -189,22 +202,68 @@ class Page implements Ui {
           html`${header(this, view)}
             <div id="gauge">${gauge(view.budget)}</div>
             <div class="compact-row">
-              <input type="text" id="compact-focus" placeholder="Focus (optional)" aria-label="Compaction focus" data-test="compact-focus" @input=${(e: Event) => this.noteFocus(view.sessionId, (e.target as HTMLInputElement).value)}>
-              <button class="secondary" data-test="compact" title="Summarize older history into a checkpoint now" ?disabled=${busy} @click=${() => this.compact()}><span class="codicon codicon-fold" aria-hidden="true"></span><span>Compact</span></button>
-              <button class="icon-button" title="Import transcript…" aria-label="Import transcript…" data-test="import" @click=${() => this.post({ type: 'importTranscript' })}><span class="codicon codicon-cloud-download" aria-hidden="true"></span></button>
+              <input
+                type="text"
+                id="compact-focus"
+                placeholder="Focus (optional)"
+                aria-label="Compaction focus"
+                data-test="compact-focus"
+                @input=${(e: Event) => this.noteFocus(view.sessionId, (e.target as HTMLInputElement).value)}
+              />
+              <button
+                class="secondary"
+                data-test="compact"
+                title="Summarize older history into a checkpoint now"
+                ?disabled=${busy}
+                @click=${() => this.compact()}
+              >
+                <span class="codicon codicon-fold" aria-hidden="true"></span><span>Compact</span>
+              </button>
+              <button
+                class="icon-button"
+                title="Import transcript…"
+                aria-label="Import transcript…"
+                data-test="import"
+                @click=${() => this.post({ type: 'importTranscript' })}
+              >
+                <span class="codicon codicon-cloud-download" aria-hidden="true"></span>
+              </button>
             </div>
             ${banners(this, view)}`,
           this.top,
         );
         this.showFocusOf(view.sessionId);
         // A recording takes no task: say why Run is off, and where to go instead.
-        this.taskInput.placeholder = view.readOnly ? 'A recording is read-only: “Continue in a new task” (above) starts a working session from it.' : 'Describe a task for the agent… (Ctrl+Enter runs it)';
+        this.taskInput.placeholder = view.readOnly
+          ? 'A recording is read-only: “Continue in a new task” (above) starts a working session from it.'
+          : 'Describe a task for the agent… (Ctrl+Enter runs it)';
         render(
-          html`<form class="task-form" @submit=${(e: Event) => { e.preventDefault(); this.submit(); }}>
+          html`<form
+            class="task-form"
+            @submit=${(e: Event) => {
+              e.preventDefault();
+              this.submit();
+            }}
+          >
             ${this.taskInput}
             <div class="actions">
-              <button type="submit" data-test="run-task" title=${view.readOnly ? 'A recording is read-only: use “Continue in a new task” to run a task from it' : 'Run the task (Ctrl+Enter)'} ?disabled=${busy || view.readOnly}><span class="codicon codicon-play" aria-hidden="true"></span><span>Run</span></button>
-              <button type="button" class="secondary" data-test="cancel" ?disabled=${!busy} @click=${() => this.cancel()}><span class="codicon codicon-debug-stop" aria-hidden="true"></span><span>Cancel</span></button>
+              <button
+                type="submit"
+                data-test="run-task"
+                title=${view.readOnly ? 'A recording is read-only: use “Continue in a new task” to run a task from it' : 'Run the task (Ctrl+Enter)'}
+                ?disabled=${busy || view.readOnly}
+              >
+                <span class="codicon codicon-play" aria-hidden="true"></span><span>Run</span>
+              </button>
+              <button
+                type="button"
+                class="secondary"
+                data-test="cancel"
+                ?disabled=${!busy}
+                @click=${() => this.cancel()}
+              >
+                <span class="codicon codicon-debug-stop" aria-hidden="true"></span><span>Cancel</span>
+              </button>
             </div>
           </form>`,
           this.form,
@@ -269,7 +328,12 @@ const root = document.getElementById('app');
 if (root) {
   // The task box is one element kept across renders, so typing is never disturbed by an update.
   const taskInput = document.createElement('textarea');
-  Object.assign(taskInput, { id: 'task', rows: 3, placeholder: 'Describe a task for the agent… (Ctrl+Enter runs it)', value: saved.draft ?? '' });
+  Object.assign(taskInput, {
+    id: 'task',
+    rows: 3,
+    placeholder: 'Describe a task for the agent… (Ctrl+Enter runs it)',
+    value: saved.draft ?? '',
+  });
   taskInput.setAttribute('aria-label', 'Agent task');
   const page = new Page(root, taskInput);
   taskInput.addEventListener('input', () => page.save());

@@ -4,7 +4,16 @@
  */
 import { html, nothing } from 'lit-html';
 import type { TemplateResult } from 'lit-html';
-import type { ApprovalView, BudgetView, CheckpointView, ErrorView, PreviewView, SessionView, ViewState, WebviewMessage } from './shared/protocol.js';
+import type {
+  ApprovalView,
+  BudgetView,
+  CheckpointView,
+  ErrorView,
+  PreviewView,
+  SessionView,
+  ViewState,
+  WebviewMessage,
+} from './shared/protocol.js';
 import { cssProps } from './css-props.js';
 import { localTime, tokens } from './format.js';
 import { READ_ONLY_NOTICE } from './shared/item-labels.js';
@@ -13,15 +22,45 @@ import { plural } from '../views/notices.js';
 import { gaugeGeometry, recordedPromptNote, windowOriginNote, type GaugeGeometry } from './shared/gauge-geometry.js';
 import type { Ui } from './transcript.js';
 
-const icon = (name: string, extra = '') => html`<span class="codicon codicon-${name} ${extra}" aria-hidden="true"></span>`;
+const icon = (name: string, extra = '') =>
+  html`<span class="codicon codicon-${name} ${extra}" aria-hidden="true"></span>`;
 
 /** An icon button; `roving` ones (inside a roving row) are out of the Tab order, reached by Enter/Right. */
-function iconButton(ui: Ui, label: string, codicon: string, message: WebviewMessage, test?: string, roving = false): TemplateResult {
-  return html`<button class="icon-button" tabindex=${roving ? '-1' : nothing} title=${label} aria-label=${label} data-test=${test ?? nothing} @click=${() => ui.post(message)}>${icon(codicon)}</button>`;
+function iconButton(
+  ui: Ui,
+  label: string,
+  codicon: string,
+  message: WebviewMessage,
+  test?: string,
+  roving = false,
+): TemplateResult {
+  return html`<button
+    class="icon-button"
+    tabindex=${roving ? '-1' : nothing}
+    title=${label}
+    aria-label=${label}
+    data-test=${test ?? nothing}
+    @click=${() => ui.post(message)}
+  >
+    ${icon(codicon)}
+  </button>`;
 }
 
-function button(ui: Ui, label: string, codicon: string, message: WebviewMessage, options: { secondary?: boolean; test?: string; disabled?: boolean } = {}): TemplateResult {
-  return html`<button class=${options.secondary ? 'secondary' : ''} data-test=${options.test ?? nothing} ?disabled=${options.disabled ?? false} @click=${() => ui.post(message)}>${icon(codicon)}<span>${label}</span></button>`;
+function button(
+  ui: Ui,
+  label: string,
+  codicon: string,
+  message: WebviewMessage,
+  options: { secondary?: boolean; test?: string; disabled?: boolean } = {},
+): TemplateResult {
+  return html`<button
+    class=${options.secondary ? 'secondary' : ''}
+    data-test=${options.test ?? nothing}
+    ?disabled=${options.disabled ?? false}
+    @click=${() => ui.post(message)}
+  >
+    ${icon(codicon)}<span>${label}</span>
+  </button>`;
 }
 
 /** A session's whole name as its hover text says it ("Imported recording: …" for an import). */
@@ -36,19 +75,27 @@ export function header(ui: Ui, view: ViewState): TemplateResult {
   // The select shows the session's whole name on hover and takes the header's first row whole;
   // state and buttons wrap below it when the sidebar is narrow.
   return html`<header class="header">
-    <label class="sr-only" for="session-select">Session</label>
-    <select id="session-select" class="session-select" data-test="session-select" title=${shown ? sessionName(shown) : view.source} ?disabled=${busy}
-      @change=${(e: Event) => ui.post({ type: 'switchSession', id: (e.currentTarget as HTMLSelectElement).value })}>
-      ${view.sessions.length === 0 ? html`<option value="" selected>${view.source}</option>` : nothing}
-      ${view.sessions.map((s) => html`<option value=${s.id} title=${sessionName(s)} .selected=${s.id === view.sessionId}>${s.kind === 'imported' ? '⤓ ' : ''}${s.label}</option>`)}
-    </select>
-    <span class="state state-${view.state}" data-test="state">${icon(busy ? 'loading' : view.state === 'error' ? 'error' : 'circle-large-outline', busy ? 'codicon-modifier-spin' : '')}${view.state}</span>
-    ${iconButton(ui, 'New Session', 'add', { type: 'newSession' }, 'new-session')}
-    ${view.sessionId ? iconButton(ui, 'Rename Session', 'edit', { type: 'renameSession', id: view.sessionId }, 'rename-session') : nothing}
-    ${view.sessionId ? iconButton(ui, 'Delete Session', 'trash', { type: 'deleteSession', id: view.sessionId }, 'delete-session') : nothing}
-    ${view.hasApiKey ? html`<span class="key" title="API key stored">${icon('key')}</span>` : iconButton(ui, 'Set API Key', 'key', { type: 'setApiKey' }, 'set-key')}
-  </header>
-  <div class="source" data-test="source" title=${view.source}>${view.source}</div>`;
+      <label class="sr-only" for="session-select">Session</label>
+      <select
+        id="session-select"
+        class="session-select"
+        data-test="session-select"
+        title=${shown ? sessionName(shown) : view.source}
+        ?disabled=${busy}
+        @change=${(e: Event) => ui.post({ type: 'switchSession', id: (e.currentTarget as HTMLSelectElement).value })}
+      >
+        ${view.sessions.length === 0 ? html`<option value="" selected>${view.source}</option>` : nothing}
+        ${view.sessions.map((s) => html`<option value=${s.id} title=${sessionName(s)} .selected=${s.id === view.sessionId}>${s.kind === 'imported' ? '⤓ ' : ''}${s.label}</option>`)}
+      </select>
+      <span class="state state-${view.state}" data-test="state"
+        >${icon(busy ? 'loading' : view.state === 'error' ? 'error' : 'circle-large-outline', busy ? 'codicon-modifier-spin' : '')}${view.state}</span
+      >
+      ${iconButton(ui, 'New Session', 'add', { type: 'newSession' }, 'new-session')}
+      ${view.sessionId ? iconButton(ui, 'Rename Session', 'edit', { type: 'renameSession', id: view.sessionId }, 'rename-session') : nothing}
+      ${view.sessionId ? iconButton(ui, 'Delete Session', 'trash', { type: 'deleteSession', id: view.sessionId }, 'delete-session') : nothing}
+      ${view.hasApiKey ? html`<span class="key" title="API key stored">${icon('key')}</span>` : iconButton(ui, 'Set API Key', 'key', { type: 'setApiKey' }, 'set-key')}
+    </header>
+    <div class="source" data-test="source" title=${view.source}>${view.source}</div>`;
 }
 
 const SEGMENTS: Array<[keyof BudgetView['breakdown'], string]> = [
@@ -66,8 +113,13 @@ const markLeft = (left: string, width: number) => `min(${left}, calc(100% - ${wi
 function peakMarkOf(budget: BudgetView, geometry: GaugeGeometry): TemplateResult | typeof nothing {
   if (!budget.peak || !geometry.peak) return nothing;
   const beyond = budget.peak.tokens > budget.window;
-  return html`<div class="mark mark-peak${beyond ? ' beyond' : ''}" data-test="gauge-peak" data-tokens=${budget.peak.tokens} data-css=${cssProps({ left: markLeft(geometry.peak, 3) })}
-    title="Peaked at ${tokens(budget.peak.tokens)} tokens${beyond ? ' (beyond the window)' : ''} before the compaction at ${localTime(budget.peak.time)}"></div>`;
+  return html`<div
+    class="mark mark-peak${beyond ? ' beyond' : ''}"
+    data-test="gauge-peak"
+    data-tokens=${budget.peak.tokens}
+    data-css=${cssProps({ left: markLeft(geometry.peak, 3) })}
+    title="Peaked at ${tokens(budget.peak.tokens)} tokens${beyond ? ' (beyond the window)' : ''} before the compaction at ${localTime(budget.peak.time)}"
+  ></div>`;
 }
 
 /**
@@ -81,30 +133,77 @@ export function gauge(budget: BudgetView): TemplateResult {
   return html`<section class="gauge${over ? ' over' : ''}${g.over ? ' over-budget' : ''}" aria-labelledby="gauge-title">
     <div class="gauge-head">
       <h2 id="gauge-title">Budget</h2>
-      ${budget.counting
-        ? html`<span class="badge estimated" data-test="gauge-accuracy" title="About 4 characters a token while the tokenizer loads; the exact count follows in a moment">≈ ${tokens(budget.used)} (estimate)</span>`
-        : html`<span class="badge ${budget.exact ? 'exact' : 'estimated'}" data-test="gauge-accuracy" title=${budget.usedSource ?? (budget.exact ? 'Anchored on the provider-reported prompt tokens' : 'Counted locally; exact after the next model reply')}>${budget.exact ? (budget.cachedAdded ? 'exact (with cached)' : 'exact') : 'estimated'}</span>`}
+      ${
+        budget.counting
+          ? html`<span
+              class="badge estimated"
+              data-test="gauge-accuracy"
+              title="About 4 characters a token while the tokenizer loads; the exact count follows in a moment"
+              >≈ ${tokens(budget.used)} (estimate)</span
+            >`
+          : html`<span
+              class="badge ${budget.exact ? 'exact' : 'estimated'}"
+              data-test="gauge-accuracy"
+              title=${budget.usedSource ?? (budget.exact ? 'Anchored on the provider-reported prompt tokens' : 'Counted locally; exact after the next model reply')}
+              >${budget.exact ? (budget.cachedAdded ? 'exact (with cached)' : 'exact') : 'estimated'}</span
+            >`
+      }
     </div>
     <div class="gauge-numbers">
       <span class="used" data-test="gauge-used" data-tokens=${budget.used}>${tokens(budget.used)}</span>
-      <span class="of"> / ${tokens(budget.inputBudget)} prompt · <span data-test="gauge-window" title=${budget.windowSource ? `Context window: ${budget.windowSource}` : 'Context window'}>${tokens(budget.window)} window${windowOriginNote(budget.windowSource)}</span></span>
+      <span class="of">
+        / ${tokens(budget.inputBudget)} prompt ·
+        <span
+          data-test="gauge-window"
+          title=${budget.windowSource ? `Context window: ${budget.windowSource}` : 'Context window'}
+          >${tokens(budget.window)} window${windowOriginNote(budget.windowSource)}</span
+        ></span
+      >
       ${g.over ? html`<span class="badge over-label" data-test="over-label">${icon('warning')} over budget · ${g.usedPercent}%</span>` : nothing}
       <span class="model" data-test="gauge-model">${budget.model}</span>
     </div>
-    <div class="gauge-bar" role="meter" aria-label="Context budget" aria-valuemin="0" aria-valuemax=${budget.inputBudget} aria-valuenow=${budget.used}
-      aria-valuetext="${budget.used} of ${budget.inputBudget} prompt tokens${g.over ? `, ${g.overTokens} over budget` : ''}${budget.peak ? `, peaked at ${budget.peak.tokens} before the last compaction` : ''}">
+    <div
+      class="gauge-bar"
+      role="meter"
+      aria-label="Context budget"
+      aria-valuemin="0"
+      aria-valuemax=${budget.inputBudget}
+      aria-valuenow=${budget.used}
+      aria-valuetext="${budget.used} of ${budget.inputBudget} prompt tokens${g.over ? `, ${g.overTokens} over budget` : ''}${budget.peak ? `, peaked at ${budget.peak.tokens} before the last compaction` : ''}"
+    >
       ${SEGMENTS.map(([key, label]) => (budget.breakdown[key] > 0 ? html`<div class="segment segment-${key}" data-css=${cssProps({ width: g.segments[key] })} title="${label}: ${budget.breakdown[key]} tokens"></div>` : nothing))}
-      <div class="reserved" data-css=${cssProps({ left: g.reserved.left, width: g.reserved.width })} title="Reserved for the reply: ${budget.reserved} tokens"></div>
+      <div
+        class="reserved"
+        data-css=${cssProps({ left: g.reserved.left, width: g.reserved.width })}
+        title="Reserved for the reply: ${budget.reserved} tokens"
+      ></div>
       ${g.overflow ? html`<div class="overflow" data-test="gauge-overflow" data-css=${cssProps({ left: g.overflow.left, width: g.overflow.width })} title="${g.overTokens} tokens over the prompt budget"></div>` : nothing}
       ${g.windowEnd ? html`<div class="mark mark-window" data-test="gauge-window-end" data-css=${cssProps({ left: markLeft(g.windowEnd, 2) })} title="End of the ${budget.window}-token window"></div>` : nothing}
-      <div class="mark mark-at" data-test="gauge-mark-at" data-css=${cssProps({ left: markLeft(g.at, 2) })} title="Compacts at ${budget.compactAt} tokens (${Math.round(budget.compactAtFraction * 100)}%)"></div>
-      <div class="mark mark-to" data-test="gauge-mark-to" data-css=${cssProps({ left: markLeft(g.to, 2) })} title="Compacts down to ${budget.compactTo} tokens (${Math.round(budget.compactToFraction * 100)}%)"></div>
+      <div
+        class="mark mark-at"
+        data-test="gauge-mark-at"
+        data-css=${cssProps({ left: markLeft(g.at, 2) })}
+        title="Compacts at ${budget.compactAt} tokens (${Math.round(budget.compactAtFraction * 100)}%)"
+      ></div>
+      <div
+        class="mark mark-to"
+        data-test="gauge-mark-to"
+        data-css=${cssProps({ left: markLeft(g.to, 2) })}
+        title="Compacts down to ${budget.compactTo} tokens (${Math.round(budget.compactToFraction * 100)}%)"
+      ></div>
       ${peakMarkOf(budget, g)}
     </div>
-    <div class="gauge-marks"><span class="key-at" aria-hidden="true"></span> compact at ${tokens(budget.compactAt)} <span class="key-to" aria-hidden="true"></span> down to ${tokens(budget.compactTo)}${budget.autoCompact ? '' : ' (auto off)'} · ${tokens(budget.reserved)} reserved for reply${g.windowEnd ? html` <span class="key-window" aria-hidden="true"></span> window ends` : nothing}</div>
+    <div class="gauge-marks">
+      <span class="key-at" aria-hidden="true"></span> compact at ${tokens(budget.compactAt)}
+      <span class="key-to" aria-hidden="true"></span> down to
+      ${tokens(budget.compactTo)}${budget.autoCompact ? '' : ' (auto off)'} · ${tokens(budget.reserved)} reserved for
+      reply${g.windowEnd ? html` <span class="key-window" aria-hidden="true"></span> window ends` : nothing}
+    </div>
     ${recordedNoteOf(budget)}
     ${budget.peak ? html`<div class="gauge-peak-text" data-test="peak-text"><span class="key-peak" aria-hidden="true"></span> peaked at ${tokens(budget.peak.tokens)} before the compaction at ${localTime(budget.peak.time)}</div>` : nothing}
-    <ul class="legend">${SEGMENTS.map(([key, label]) => html`<li><span class="swatch segment-${key}" aria-hidden="true"></span><span class="legend-label">${label}</span><span class="legend-value" data-test="breakdown-${key}">${tokens(budget.breakdown[key])}</span></li>`)}${g.over ? html`<li><span class="swatch overflow" aria-hidden="true"></span><span class="legend-label">Over budget</span><span class="legend-value">${tokens(g.overTokens)}</span></li>` : nothing}</ul>
+    <ul class="legend">
+      ${SEGMENTS.map(([key, label]) => html`<li><span class="swatch segment-${key}" aria-hidden="true"></span><span class="legend-label">${label}</span><span class="legend-value" data-test="breakdown-${key}">${tokens(budget.breakdown[key])}</span></li>`)}${g.over ? html`<li><span class="swatch overflow" aria-hidden="true"></span><span class="legend-label">Over budget</span><span class="legend-value">${tokens(g.overTokens)}</span></li>` : nothing}
+    </ul>
     ${g.over ? html`<p class="warning" data-test="over-budget">${icon('warning')} ${tokens(g.overTokens)} over the prompt budget: compact before the next request.</p>` : nothing}
     ${budget.warnings.map((warning) => html`<p class="warning">${icon('warning')} ${warning}</p>`)}
   </section>`;
@@ -113,7 +212,11 @@ export function gauge(budget: BudgetView): TemplateResult {
 /** The provider's figure for an imported recording, under the gauge's numbers (see recordedPromptNote). */
 function recordedNoteOf(budget: BudgetView): TemplateResult | typeof nothing {
   const note = recordedPromptNote(budget);
-  return note ? html`<p class="gauge-recorded" data-test="gauge-recorded" data-tokens=${budget.recordedPromptTokens ?? 0}>${icon('info')} ${note}</p>` : nothing;
+  return note
+    ? html`<p class="gauge-recorded" data-test="gauge-recorded" data-tokens=${budget.recordedPromptTokens ?? 0}>
+        ${icon('info')} ${note}
+      </p>`
+    : nothing;
 }
 
 const FIXES: Record<ErrorView['actions'][number], [string, string, WebviewMessage]> = {
@@ -124,21 +227,35 @@ const FIXES: Record<ErrorView['actions'][number], [string, string, WebviewMessag
 };
 
 function errorCard(ui: Ui, error: ErrorView): TemplateResult {
-  return html`<div class="card error" role="alert" data-test="error">${icon('error')} ${error.message}
+  return html`<div class="card error" role="alert" data-test="error">
+    ${icon('error')} ${error.message}
     ${error.endpoint ? html`<div class="meta" data-test="error-endpoint">Endpoint: ${error.endpoint}</div>` : nothing}
-    <div class="actions">${error.actions.map((a) => button(ui, FIXES[a][0], FIXES[a][1], FIXES[a][2], { secondary: true, test: `fix-${a}` }))}</div>
+    <div class="actions">
+      ${error.actions.map((a) => button(ui, FIXES[a][0], FIXES[a][1], FIXES[a][2], { secondary: true, test: `fix-${a}` }))}
+    </div>
   </div>`;
 }
 
 function previewCard(ui: Ui, preview: PreviewView): TemplateResult {
   const apply = (e: Event) => {
-    const text = ((e.currentTarget as HTMLElement).closest('.preview')?.querySelector('textarea') as HTMLTextAreaElement | null)?.value;
+    const text = (
+      (e.currentTarget as HTMLElement).closest('.preview')?.querySelector('textarea') as HTMLTextAreaElement | null
+    )?.value;
     ui.post({ type: 'applyPreview', summary: text && text !== preview.summary ? text : undefined });
   };
   return html`<section class="card preview" data-test="preview">
     <h2>${icon('eye')} Proposed summary</h2>
-    <p class="meta">Replaces ${plural(preview.messagesReplaced, 'message', 'messages')}: ${tokens(preview.tokensBefore)} → ${tokens(preview.tokensAfter)} tokens. This is the whole summary Apply writes; edit it here if needed.</p>
-    <textarea class="summary-edit" data-test="preview-text" aria-label="Proposed summary (editable)" rows="8" .value=${preview.summary}></textarea>
+    <p class="meta">
+      Replaces ${plural(preview.messagesReplaced, 'message', 'messages')}: ${tokens(preview.tokensBefore)} →
+      ${tokens(preview.tokensAfter)} tokens. This is the whole summary Apply writes; edit it here if needed.
+    </p>
+    <textarea
+      class="summary-edit"
+      data-test="preview-text"
+      aria-label="Proposed summary (editable)"
+      rows="8"
+      .value=${preview.summary}
+    ></textarea>
     <div class="actions">
       <button data-test="apply-preview" @click=${apply}>${icon('check')}<span>Apply</span></button>
       ${button(ui, 'Discard', 'close', { type: 'discardPreview' }, { secondary: true, test: 'discard-preview' })}
@@ -161,25 +278,48 @@ function approvalCard(ui: Ui, approval: ApprovalView): TemplateResult {
 export function banners(ui: Ui, view: ViewState): TemplateResult {
   return html`<div class="banners">
     ${view.error ? errorCard(ui, view.error) : nothing}
-    ${view.readOnly ? html`<div class="card info" data-test="read-only">${icon('lock')} ${READ_ONLY_NOTICE}
-        <div class="actions">${button(ui, 'Continue in a new task', 'debug-continue', { type: 'continueInNewTask' }, { test: 'continue-in-new-task' })}</div></div>` : nothing}
-    ${view.preview ? previewCard(ui, view.preview) : nothing}
-    ${view.approvals.map((a) => approvalCard(ui, a))}
+    ${
+      view.readOnly
+        ? html`<div class="card info" data-test="read-only">
+            ${icon('lock')} ${READ_ONLY_NOTICE}
+            <div class="actions">
+              ${button(ui, 'Continue in a new task', 'debug-continue', { type: 'continueInNewTask' }, { test: 'continue-in-new-task' })}
+            </div>
+          </div>`
+        : nothing
+    }
+    ${view.preview ? previewCard(ui, view.preview) : nothing} ${view.approvals.map((a) => approvalCard(ui, a))}
   </div>`;
 }
 
 /** One step of a run: what it did, and the buttons to inspect it (document, diff, summary). */
 function checkpointStep(ui: Ui, checkpoint: CheckpointView, single: boolean): TemplateResult {
   // The summarizer is named unless the strategy already says it (the extractive one).
-  const summarizer = checkpoint.summarizerModel === checkpoint.strategy ? undefined : (checkpoint.summarizerModel ?? 'no model');
-  const facts = [plural(checkpoint.messagesReplaced, 'message', 'messages'), summarizer, checkpoint.dropped > 0 ? `${checkpoint.dropped} dropped` : undefined].filter(Boolean).join(' · ');
-  return html`<div class="checkpoint-step${checkpoint.restored ? ' restored' : ''}" data-test="checkpoint-step" data-id=${checkpoint.id} data-trigger=${checkpoint.trigger} data-before=${checkpoint.tokensBefore} data-after=${checkpoint.tokensAfter}>
-    ${single
-      ? nothing // the run's head already names the strategy and the tokens
-      : html`<div class="checkpoint-head">
-          <span class="strategy">${checkpoint.strategy}</span>
-          <span class="step-tokens">${tokens(checkpoint.tokensBefore)} → ${tokens(checkpoint.tokensAfter)}</span>
-        </div>`}
+  const summarizer =
+    checkpoint.summarizerModel === checkpoint.strategy ? undefined : (checkpoint.summarizerModel ?? 'no model');
+  const facts = [
+    plural(checkpoint.messagesReplaced, 'message', 'messages'),
+    summarizer,
+    checkpoint.dropped > 0 ? `${checkpoint.dropped} dropped` : undefined,
+  ]
+    .filter(Boolean)
+    .join(' · ');
+  return html`<div
+    class="checkpoint-step${checkpoint.restored ? ' restored' : ''}"
+    data-test="checkpoint-step"
+    data-id=${checkpoint.id}
+    data-trigger=${checkpoint.trigger}
+    data-before=${checkpoint.tokensBefore}
+    data-after=${checkpoint.tokensAfter}
+  >
+    ${
+      single
+        ? nothing // the run's head already names the strategy and the tokens
+        : html`<div class="checkpoint-head">
+            <span class="strategy">${checkpoint.strategy}</span>
+            <span class="step-tokens">${tokens(checkpoint.tokensBefore)} → ${tokens(checkpoint.tokensAfter)}</span>
+          </div>`
+    }
     <div class="checkpoint-facts">${facts}</div>
     <div class="actions">
       ${iconButton(ui, `Open checkpoint (${checkpoint.strategy})`, 'go-to-file', { type: 'openCheckpoint', id: checkpoint.id }, 'open-checkpoint', true)}
@@ -197,14 +337,26 @@ function checkpointRow(ui: Ui, run: CheckpointRunView): TemplateResult {
   const first = run.steps[0];
   const focus = run.steps.find((step) => step.focus)?.focus;
   const stepCount = run.steps.length > 1 ? `, ${run.steps.length} steps` : '';
-  return html`<li class="checkpoint${run.restored ? ' restored' : ''}" data-test="checkpoint" data-id=${run.id} data-row=${`cp:${run.id}`} data-steps=${run.steps.length} tabindex="-1"
-    aria-label="${run.trigger} compaction${stepCount}, ${run.tokensBefore} to ${run.tokensAfter} tokens${run.restored ? ', restored' : ''}" data-trigger=${run.trigger} data-before=${run.tokensBefore} data-after=${run.tokensAfter}>
+  return html`<li
+    class="checkpoint${run.restored ? ' restored' : ''}"
+    data-test="checkpoint"
+    data-id=${run.id}
+    data-row=${`cp:${run.id}`}
+    data-steps=${run.steps.length}
+    tabindex="-1"
+    aria-label="${run.trigger} compaction${stepCount}, ${run.tokensBefore} to ${run.tokensAfter} tokens${run.restored ? ', restored' : ''}"
+    data-trigger=${run.trigger}
+    data-before=${run.tokensBefore}
+    data-after=${run.tokensAfter}
+  >
     <div class="checkpoint-head">
       <span class="badge trigger-${run.trigger}">${run.trigger}</span>
       <span class="strategy">${run.steps.length > 1 ? `${run.steps.length} steps` : first.strategy}</span>
       <time datetime=${run.time} title=${new Date(run.time).toLocaleString()}>${localTime(run.time)}</time>
     </div>
-    <div class="checkpoint-tokens" data-test="checkpoint-tokens">${tokens(run.tokensBefore)} → ${tokens(run.tokensAfter)} tokens</div>
+    <div class="checkpoint-tokens" data-test="checkpoint-tokens">
+      ${tokens(run.tokensBefore)} → ${tokens(run.tokensAfter)} tokens
+    </div>
     ${focus ? html`<div class="checkpoint-focus">${icon('target')} ${focus}</div>` : nothing}
     ${run.restored ? html`<div class="checkpoint-restored">${icon('history')} restored</div>` : nothing}
     ${run.steps.map((step) => checkpointStep(ui, step, run.steps.length === 1))}
@@ -219,8 +371,14 @@ function checkpointRow(ui: Ui, run: CheckpointRunView): TemplateResult {
 export function history(ui: Ui, checkpoints: CheckpointView[]): TemplateResult {
   const runs = groupCheckpointRuns(checkpoints);
   return html`<section class="history" aria-labelledby="history-title">
-    <h2 id="history-title">Checkpoints <span class="count" title=${checkpointCountTitle(checkpoints.length, runs.length)}>(${runs.length})</span></h2>
-    <ol class="checkpoints" aria-label="Checkpoints, newest first: Up and Down move, Enter or Right reaches the buttons, Left and Right move between them, Escape comes back">
+    <h2 id="history-title">
+      Checkpoints
+      <span class="count" title=${checkpointCountTitle(checkpoints.length, runs.length)}>(${runs.length})</span>
+    </h2>
+    <ol
+      class="checkpoints"
+      aria-label="Checkpoints, newest first: Up and Down move, Enter or Right reaches the buttons, Left and Right move between them, Escape comes back"
+    >
       ${runs.length ? runs.map((run) => checkpointRow(ui, run)) : html`<li class="empty">No checkpoints yet. Compaction writes one each time it rewrites the context.</li>`}
     </ol>
   </section>`;

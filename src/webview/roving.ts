@@ -29,12 +29,16 @@ export class RovingRows {
   /** After a render: exactly one row in the Tab order (new rows come with `tabindex="-1"`). */
   sync(): void {
     const target = this.target();
-    for (const row of this.host.querySelectorAll<HTMLElement>(`${ROW}[tabindex="0"]`)) if (row !== target) row.tabIndex = -1;
+    for (const row of this.host.querySelectorAll<HTMLElement>(`${ROW}[tabindex="0"]`))
+      if (row !== target) row.tabIndex = -1;
     if (target && target.tabIndex !== 0) target.tabIndex = 0;
   }
 
   private target(): HTMLElement | undefined {
-    const chosen = this.active === undefined ? null : this.host.querySelector<HTMLElement>(`${ROW}[data-row="${CSS.escape(this.active)}"]`);
+    const chosen =
+      this.active === undefined
+        ? null
+        : this.host.querySelector<HTMLElement>(`${ROW}[data-row="${CSS.escape(this.active)}"]`);
     if (chosen) return chosen;
     const rows = this.host.querySelectorAll<HTMLElement>(ROW);
     return this.newest === 'first' ? rows[0] : rows[rows.length - 1];

@@ -55,7 +55,16 @@ function keep<T>(list: T[], value: T, max = KEEP): void {
 
 /** Schedules region renders of one page; `R` names the regions, in the order they are drawn. */
 export class UpdateScheduler<R extends string> {
-  readonly stats: TimingStats = { snapshots: 0, deltas: 0, renders: 0, deferred: 0, inputPendingApi: typeof scheduling?.isInputPending === 'function', renderMs: [], updateMs: [], clicks: [] };
+  readonly stats: TimingStats = {
+    snapshots: 0,
+    deltas: 0,
+    renders: 0,
+    deferred: 0,
+    inputPendingApi: typeof scheduling?.isInputPending === 'function',
+    renderMs: [],
+    updateMs: [],
+    clicks: [],
+  };
   private readonly dirty = new Set<R>();
   private frame = 0;
   private running = false;
@@ -90,7 +99,11 @@ export class UpdateScheduler<R extends string> {
   noteClick(event: Event): void {
     const made = performance.timeOrigin + event.timeStamp;
     const now = performance.timeOrigin + performance.now();
-    keep(this.stats.clicks, { delayMs: Math.round(now - made), rendersBetween: this.starts.filter((t) => t > made).length }, 50);
+    keep(
+      this.stats.clicks,
+      { delayMs: Math.round(now - made), rendersBetween: this.starts.filter((t) => t > made).length },
+      50,
+    );
     this.publish(this.stats);
   }
 

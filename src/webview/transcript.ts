@@ -31,15 +31,31 @@ const SPEAKER: Record<TranscriptItemView['kind'], string> = {
 
 function moreButton(ui: Ui, item: TranscriptItemView): TemplateResult | typeof nothing {
   if (item.fullLength === undefined || ui.store.fullTexts.has(item.id)) return nothing;
-  return html`<button class="link" tabindex="-1" data-test="show-all" @click=${() => ui.post({ type: 'expandItem', id: item.id })}>Show all ${item.fullLength.toLocaleString()} characters</button>`;
+  return html`<button
+    class="link"
+    tabindex="-1"
+    data-test="show-all"
+    @click=${() => ui.post({ type: 'expandItem', id: item.id })}
+  >
+    Show all ${item.fullLength.toLocaleString()} characters
+  </button>`;
 }
 
 function pinButton(ui: Ui, item: TranscriptItemView, readOnly: boolean): TemplateResult | typeof nothing {
   if (!pinOffered(item, readOnly)) return nothing;
   const label = pinLabel(item.kind, item.pinned === true);
   const hint = item.pinned ? 'Unpin: may be compacted again' : 'Pin: never summarize this message';
-  return html`<button class="icon-button pin" tabindex="-1" title=${hint} aria-label=${label} aria-pressed=${item.pinned ? 'true' : 'false'} data-test="pin"
-    @click=${() => ui.post({ type: 'togglePin', entryId: item.entryId })}><span class="codicon codicon-${item.pinned ? 'pinned' : 'pin'}" aria-hidden="true"></span></button>`;
+  return html`<button
+    class="icon-button pin"
+    tabindex="-1"
+    title=${hint}
+    aria-label=${label}
+    aria-pressed=${item.pinned ? 'true' : 'false'}
+    data-test="pin"
+    @click=${() => ui.post({ type: 'togglePin', entryId: item.entryId })}
+  >
+    <span class="codicon codicon-${item.pinned ? 'pinned' : 'pin'}" aria-hidden="true"></span>
+  </button>`;
 }
 
 /** The state of a line a compaction replaced, where a live line has its pin button. */
@@ -53,74 +69,135 @@ function body(ui: Ui, item: TranscriptItemView): TemplateResult {
   switch (item.kind) {
     case 'user':
     case 'assistant':
-      return html`<div class="text">${full ?? item.text}</div>${moreButton(ui, item)}`;
+      return html`<div class="text">${full ?? item.text}</div>
+        ${moreButton(ui, item)}`;
     case 'tool-call':
       return html`<code>${item.name}</code><span class="args">${full ?? item.argumentsPreview}</span>`;
     case 'tool-result': {
       const opened = ui.open.has(item.id);
-      return html`<details class="tool-result" data-test="tool-result" .open=${opened}
-          @toggle=${(e: Event) => ui.toggle(item.id, (e.currentTarget as HTMLDetailsElement).open)}>
-        <summary tabindex="-1"><span class="codicon codicon-${item.ok ? 'pass' : 'error'}" aria-hidden="true"></span> ${item.name} · ${item.size.toLocaleString()} chars</summary>
-        ${opened ? html`<pre>${full ?? item.preview}</pre>${moreButton(ui, item)}` : nothing}
+      return html`<details
+        class="tool-result"
+        data-test="tool-result"
+        .open=${opened}
+        @toggle=${(e: Event) => ui.toggle(item.id, (e.currentTarget as HTMLDetailsElement).open)}
+      >
+        <summary tabindex="-1">
+          <span class="codicon codicon-${item.ok ? 'pass' : 'error'}" aria-hidden="true"></span> ${item.name} ·
+          ${item.size.toLocaleString()} chars
+        </summary>
+        ${
+          opened
+            ? html`<pre>${full ?? item.preview}</pre>
+                ${moreButton(ui, item)}`
+            : nothing
+        }
       </details>`;
     }
   }
 }
 
-const ICONS: Record<TranscriptItemView['kind'], string> = { user: 'account', assistant: 'hubot', 'tool-call': 'tools', 'tool-result': 'output' };
+const ICONS: Record<TranscriptItemView['kind'], string> = {
+  user: 'account',
+  assistant: 'hubot',
+  'tool-call': 'tools',
+  'tool-result': 'output',
+};
 
 function line(ui: Ui, item: TranscriptItemView, readOnly: boolean): TemplateResult {
   const running = item.kind === 'tool-call' && item.running;
   const streaming = item.kind === 'assistant' && item.streaming;
   const interrupted = item.kind === 'assistant' && item.interrupted === true;
-  const classes = ['turn', item.kind === 'tool-result' ? `result ${item.ok ? 'ok' : 'failed'}` : item.kind, streaming ? 'streaming' : '', item.compactedBy ? 'compacted' : '', item.pinned ? 'pinned' : ''].join(' ');
+  const classes = [
+    'turn',
+    item.kind === 'tool-result' ? `result ${item.ok ? 'ok' : 'failed'}` : item.kind,
+    streaming ? 'streaming' : '',
+    item.compactedBy ? 'compacted' : '',
+    item.pinned ? 'pinned' : '',
+  ].join(' ');
   return html`<li class=${classes} data-id=${item.id} data-row=${item.id} tabindex="-1" data-test="item">
-    <span class="codicon codicon-${running ? 'loading codicon-modifier-spin' : ICONS[item.kind]}" aria-hidden="true"></span>
-    <span class="sr-only">${SPEAKER[item.kind]}${interrupted ? ' (interrupted)' : ''}${item.compactedBy ? ` (${heldLabel(item.compactedAs).text} by a compaction)` : ''}${item.pinned ? ' (pinned)' : ''}:</span>
+    <span
+      class="codicon codicon-${running ? 'loading codicon-modifier-spin' : ICONS[item.kind]}"
+      aria-hidden="true"
+    ></span>
+    <span class="sr-only"
+      >${SPEAKER[item.kind]}${interrupted ? ' (interrupted)' : ''}${item.compactedBy ? ` (${heldLabel(item.compactedAs).text} by a compaction)` : ''}${item.pinned ? ' (pinned)' : ''}:</span
+    >
     <div class="line-body">${body(ui, item)}</div>
     ${pinButton(ui, item, readOnly)}
-    ${item.pinned || item.time || item.compactedBy || interrupted
-      ? html`<div class="line-meta">
-          ${interrupted ? html`<span class="badge interrupted-badge" title="Cancelled while the agent replied: the reply stops where it was cut off" data-test="interrupted-badge">interrupted</span>` : nothing}
-          ${item.pinned ? html`<span class="badge pin-badge" data-test="pinned-badge">pinned</span>` : nothing}
-          ${item.compactedBy && item.kind !== 'tool-call' ? heldBadge(item) : nothing}
-          ${item.time ? html`<time class="line-time" datetime=${item.time}>${localTime(item.time)}</time>` : nothing}
-        </div>`
-      : nothing}
+    ${
+      item.pinned || item.time || item.compactedBy || interrupted
+        ? html`<div class="line-meta">
+            ${interrupted ? html`<span class="badge interrupted-badge" title="Cancelled while the agent replied: the reply stops where it was cut off" data-test="interrupted-badge">interrupted</span>` : nothing}
+            ${item.pinned ? html`<span class="badge pin-badge" data-test="pinned-badge">pinned</span>` : nothing}
+            ${item.compactedBy && item.kind !== 'tool-call' ? heldBadge(item) : nothing}
+            ${item.time ? html`<time class="line-time" datetime=${item.time}>${localTime(item.time)}</time>` : nothing}
+          </div>`
+        : nothing
+    }
   </li>`;
 }
 
 function divider(ui: Ui, c: CompactionView): TemplateResult {
   const opened = ui.open.has(`c:${c.id}`);
   const detail = ui.store.details.get(c.id);
-  return html`<li class="divider divider-${c.trigger}${c.restored ? ' restored' : ''}" data-test="compaction-divider" data-id=${c.id} data-row=${`c:${c.id}`} tabindex="-1" data-trigger=${c.trigger}
-      data-before=${c.tokensBefore} data-after=${c.tokensAfter}>
-    <details .open=${opened} @toggle=${(e: Event) => {
-      const now = (e.currentTarget as HTMLDetailsElement).open;
-      ui.toggle(`c:${c.id}`, now);
-      if (now && !ui.store.details.has(c.id)) ui.post({ type: 'compactionDetail', id: c.id });
-    }}>
-      <summary tabindex="-1"><span class="codicon codicon-fold" aria-hidden="true"></span>
+  return html`<li
+    class="divider divider-${c.trigger}${c.restored ? ' restored' : ''}"
+    data-test="compaction-divider"
+    data-id=${c.id}
+    data-row=${`c:${c.id}`}
+    tabindex="-1"
+    data-trigger=${c.trigger}
+    data-before=${c.tokensBefore}
+    data-after=${c.tokensAfter}
+  >
+    <details
+      .open=${opened}
+      @toggle=${(e: Event) => {
+        const now = (e.currentTarget as HTMLDetailsElement).open;
+        ui.toggle(`c:${c.id}`, now);
+        if (now && !ui.store.details.has(c.id)) ui.post({ type: 'compactionDetail', id: c.id });
+      }}
+    >
+      <summary tabindex="-1">
+        <span class="codicon codicon-fold" aria-hidden="true"></span>
         <span class="headline" data-test="divider-text">${compactionHeadline(c)}</span>
-        <time datetime=${c.time}>${localTime(c.time)}</time>${c.restored ? html` <span class="badge">restored</span>` : nothing}</summary>
-      ${opened
-        ? detail
-          ? html`<div class="divider-body">
-              ${c.focus ? html`<p class="meta">Focus: ${c.focus}</p>` : nothing}
-              <h3>Summary</h3><pre class="summary-text" data-test="divider-summary">${detail.summary}</pre>
-              ${c.attachedFiles?.length
-                ? html`<h3>Files re-attached after the summary (${c.attachedFiles.length})</h3>
-                  <ul class="replaced" data-test="divider-attached">${c.attachedFiles.map((f) => html`<li><span class="codicon codicon-file" aria-hidden="true"></span> <span class="path">${f.path}</span> <span class="meta">${f.tokens} tokens, current contents</span></li>`)}</ul>`
-                : nothing}
-              <h3>Replaced (${c.messagesReplaced})</h3>
-              <ul class="replaced" data-test="divider-replaced">${detail.replaced.map((r) => html`<li><span class="role">${r.role}</span>${r.tool ? html` <code>${r.tool}</code>` : nothing}${r.path ? html` <span class="path">${r.path}</span>` : nothing} <span class="meta">${r.preview}</span></li>`)}
-              ${detail.more > 0 ? html`<li class="meta">… and ${detail.more} more</li>` : nothing}</ul>
-              <div class="actions">
-                <button class="secondary" tabindex="-1" @click=${() => ui.post({ type: 'openCheckpoint', id: c.checkpointIds[c.checkpointIds.length - 1] })}><span class="codicon codicon-go-to-file" aria-hidden="true"></span> Open</button>
-                ${c.restored || c.trigger === 'import' ? nothing : html`<button class="secondary" tabindex="-1" data-test="divider-restore" @click=${() => ui.post({ type: 'restoreCheckpoint', id: c.id })}><span class="codicon codicon-discard" aria-hidden="true"></span> Restore</button>`}
-              </div></div>`
-          : html`<p class="meta">Loading…</p>`
-        : nothing}
+        <time datetime=${c.time}>${localTime(c.time)}</time
+        >${c.restored ? html` <span class="badge">restored</span>` : nothing}
+      </summary>
+      ${
+        opened
+          ? detail
+            ? html`<div class="divider-body">
+                ${c.focus ? html`<p class="meta">Focus: ${c.focus}</p>` : nothing}
+                <h3>Summary</h3>
+                <pre class="summary-text" data-test="divider-summary">${detail.summary}</pre>
+                ${
+                  c.attachedFiles?.length
+                    ? html`<h3>Files re-attached after the summary (${c.attachedFiles.length})</h3>
+                        <ul class="replaced" data-test="divider-attached">
+                          ${c.attachedFiles.map((f) => html`<li><span class="codicon codicon-file" aria-hidden="true"></span> <span class="path">${f.path}</span> <span class="meta">${f.tokens} tokens, current contents</span></li>`)}
+                        </ul>`
+                    : nothing
+                }
+                <h3>Replaced (${c.messagesReplaced})</h3>
+                <ul class="replaced" data-test="divider-replaced">
+                  ${detail.replaced.map((r) => html`<li><span class="role">${r.role}</span>${r.tool ? html` <code>${r.tool}</code>` : nothing}${r.path ? html` <span class="path">${r.path}</span>` : nothing} <span class="meta">${r.preview}</span></li>`)}
+                  ${detail.more > 0 ? html`<li class="meta">… and ${detail.more} more</li>` : nothing}
+                </ul>
+                <div class="actions">
+                  <button
+                    class="secondary"
+                    tabindex="-1"
+                    @click=${() => ui.post({ type: 'openCheckpoint', id: c.checkpointIds[c.checkpointIds.length - 1] })}
+                  >
+                    <span class="codicon codicon-go-to-file" aria-hidden="true"></span> Open
+                  </button>
+                  ${c.restored || c.trigger === 'import' ? nothing : html`<button class="secondary" tabindex="-1" data-test="divider-restore" @click=${() => ui.post({ type: 'restoreCheckpoint', id: c.id })}><span class="codicon codicon-discard" aria-hidden="true"></span> Restore</button>`}
+                </div>
+              </div>`
+            : html`<p class="meta">Loading…</p>`
+          : nothing
+      }
     </details>
   </li>`;
 }
@@ -129,7 +206,11 @@ function divider(ui: Ui, c: CompactionView): TemplateResult {
  * One row, rebuilt only when what it shows changed (lit-html `guard` compares the inputs by
  * identity): while a reply streams, a delta re-renders the streaming line and skips the rest.
  */
-function row(ui: Ui, r: { key: string; item?: TranscriptItemView; compaction?: CompactionView }, readOnly: boolean): unknown {
+function row(
+  ui: Ui,
+  r: { key: string; item?: TranscriptItemView; compaction?: CompactionView },
+  readOnly: boolean,
+): unknown {
   if (r.compaction) {
     const c = r.compaction;
     return guard([c, ui.open.has(r.key), ui.store.details.get(c.id)], () => divider(ui, c));
@@ -153,12 +234,18 @@ export function transcript(ui: Ui, view: ViewState): TemplateResult {
     rows.push({ key: item.id, item });
     for (const c of after.get(item.id) ?? []) rows.push({ key: `c:${c.id}`, compaction: c });
   }
-  return html`
-    ${view.earlier > 0 ? html`<button class="link earlier" data-test="load-earlier" @click=${() => ui.post({ type: 'loadEarlier' })}>Show earlier messages (${view.earlier.toLocaleString()} not shown)</button>` : nothing}
-    <p id="transcript-keys" class="sr-only">Up and Down arrows move between messages, Home and End to the first and last, Enter to a message's buttons, Escape back.</p>
+  return html` ${view.earlier > 0 ? html`<button class="link earlier" data-test="load-earlier" @click=${() => ui.post({ type: 'loadEarlier' })}>Show earlier messages (${view.earlier.toLocaleString()} not shown)</button>` : nothing}
+    <p id="transcript-keys" class="sr-only">
+      Up and Down arrows move between messages, Home and End to the first and last, Enter to a message's buttons, Escape
+      back.
+    </p>
     <ol class="transcript" aria-label="Agent transcript" aria-describedby="transcript-keys">
       ${rows.length === 0 ? html`<li class="empty">No messages yet.</li>` : nothing}
-      ${repeat(rows, (r) => r.key, (r) => row(ui, r, view.readOnly))}
+      ${repeat(
+        rows,
+        (r) => r.key,
+        (r) => row(ui, r, view.readOnly),
+      )}
     </ol>`;
 }
 

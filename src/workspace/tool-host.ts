@@ -60,7 +60,12 @@ export class WorkspaceToolHost implements ToolHost {
     const onAbort = () => source.cancel();
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const uris = await vscode.workspace.findFiles(new vscode.RelativePattern(this.folder, glob), EXCLUDE, maxResults, source.token);
+      const uris = await vscode.workspace.findFiles(
+        new vscode.RelativePattern(this.folder, glob),
+        EXCLUDE,
+        maxResults,
+        source.token,
+      );
       return uris.map((uri) => vscode.workspace.asRelativePath(uri, false).replace(/\\/g, '/')).sort();
     } finally {
       signal?.removeEventListener('abort', onAbort);

@@ -25,7 +25,10 @@ const run = (tools: WorkspaceTools, name: string, args: object, signal = new Abo
 function pair(t: { after: (fn: () => void) => void }) {
   const outside = tempWorkspace({ 'keep.txt': 'outside' });
   const ws = tempWorkspace({ 'in.txt': 'in' });
-  t.after(() => { ws.cleanup(); outside.cleanup(); });
+  t.after(() => {
+    ws.cleanup();
+    outside.cleanup();
+  });
   return { ws: ws.root, out: outside.root };
 }
 
@@ -58,7 +61,12 @@ test('chained links: out of the workspace refused, inside followed to the real f
   symlinkSync('loop2', path.join(ws, 'loop1'));
   symlinkSync('loop1', path.join(ws, 'loop2'));
   const seen: ApprovalRequest[] = [];
-  const tools = new WorkspaceTools(new NodeToolHost(ws), { approve: async (r) => { seen.push(r); return true; } });
+  const tools = new WorkspaceTools(new NodeToolHost(ws), {
+    approve: async (r) => {
+      seen.push(r);
+      return true;
+    },
+  });
   const refused = await run(tools, 'write_file', { path: 'c', content: 'pwned' });
   assert.equal(refused.ok, false);
   assert.match(refused.content, /outside the workspace/);
@@ -79,7 +87,10 @@ test('the write re-checks the opened file: a parent or the name swapped to a lin
   symlinkSync(path.join(out, 'created.txt'), path.join(ws, 'name'));
   await assert.rejects(writeFileInside(ws, path.join(ws, 'sub', 'x.txt'), 'pwned'), PathOutsideWorkspaceError);
   assert.equal(existsSync(path.join(out, 'x.txt')), false);
-  await assert.rejects(writeFileInside(ws, path.join(ws, 'sub', 'deeper', 'x.txt'), 'pwned'), PathOutsideWorkspaceError);
+  await assert.rejects(
+    writeFileInside(ws, path.join(ws, 'sub', 'deeper', 'x.txt'), 'pwned'),
+    PathOutsideWorkspaceError,
+  );
   assert.equal(existsSync(path.join(out, 'deeper')), false);
   await assert.rejects(writeFileInside(ws, path.join(ws, 'name'), 'pwned'), /symbolic link/);
   assert.equal(existsSync(path.join(out, 'created.txt')), false);
@@ -97,9 +108,18 @@ test('writes to .git, .vscode, .github/workflows and .husky ask even under auto-
   const asked: string[] = [];
   const tools = new WorkspaceTools(new NodeToolHost(ws), {
     autoApprove: { edits: true, commands: true },
-    approve: async (r) => { asked.push(r.title); return false; },
+    approve: async (r) => {
+      asked.push(r.title);
+      return false;
+    },
   });
-  for (const p of ['.git/hooks/pre-commit', '.vscode/tasks.json', '.github/workflows/ci.yml', '.husky/pre-push', 'sub/.git/config']) {
+  for (const p of [
+    '.git/hooks/pre-commit',
+    '.vscode/tasks.json',
+    '.github/workflows/ci.yml',
+    '.husky/pre-push',
+    'sub/.git/config',
+  ]) {
     const r = await run(tools, 'write_file', { path: p, content: 'echo pwned' });
     assert.equal(r.ok, false, p);
     assert.match(r.content, /declined/, p);
@@ -118,22 +138,26 @@ test('writes to .git, .vscode, .github/workflows and .husky ask even under auto-
   assert.equal(existsSync(path.join(ws, '.git/hooks/post-checkout')), false);
 });
 
-test('read_file refuses a named pipe at once instead of hanging', { skip: process.platform === 'win32' && 'no mkfifo' }, async (t) => {
-  const { ws } = pair(t);
-  execFileSync('mkfifo', [path.join(ws, 'pipe')]);
-  mkdirSync(path.join(ws, 'folder'));
-  const tools = new WorkspaceTools(new NodeToolHost(ws));
-  const started = Date.now();
-  const r = await run(tools, 'read_file', { path: 'pipe' });
-  assert.equal(r.ok, false);
-  assert.match(r.content, /pipe is a named pipe; only regular files are read/);
-  assert.ok(Date.now() - started < 2_000);
-  const dir = await run(tools, 'read_file', { path: 'folder' });
-  assert.match(dir.content, /folder is a folder/);
-  // search_text goes over the pipe without blocking either.
-  const search = await run(tools, 'search_text', { pattern: 'in' });
-  assert.equal(search.ok, true);
-});
+test(
+  'read_file refuses a named pipe at once instead of hanging',
+  { skip: process.platform === 'win32' && 'no mkfifo' },
+  async (t) => {
+    const { ws } = pair(t);
+    execFileSync('mkfifo', [path.join(ws, 'pipe')]);
+    mkdirSync(path.join(ws, 'folder'));
+    const tools = new WorkspaceTools(new NodeToolHost(ws));
+    const started = Date.now();
+    const r = await run(tools, 'read_file', { path: 'pipe' });
+    assert.equal(r.ok, false);
+    assert.match(r.content, /pipe is a named pipe; only regular files are read/);
+    assert.ok(Date.now() - started < 2_000);
+    const dir = await run(tools, 'read_file', { path: 'folder' });
+    assert.match(dir.content, /folder is a folder/);
+    // search_text goes over the pipe without blocking either.
+    const search = await run(tools, 'search_text', { pattern: 'in' });
+    assert.equal(search.ok, true);
+  },
+);
 
 test('error texts shown to the model name workspace-relative paths, not host folders', async (t) => {
   const { ws } = pair(t);
@@ -149,19 +173,29 @@ test('error texts shown to the model name workspace-relative paths, not host fol
 test('a command printing its environment shows no API key', async (t) => {
   const { ws } = pair(t);
   const stored = 'sk-stored-in-secret-storage-0123456789';
-  const saved = { OPENAI_API_KEY: process.env.OPENAI_API_KEY, CONTEXT_KEEPER_API_KEY: process.env.CONTEXT_KEEPER_API_KEY, MY_ALIAS: process.env.MY_ALIAS };
+  const saved = {
+    OPENAI_API_KEY: process.env.OPENAI_API_KEY,
+    CONTEXT_KEEPER_API_KEY: process.env.CONTEXT_KEEPER_API_KEY,
+    MY_ALIAS: process.env.MY_ALIAS,
+  };
   process.env.OPENAI_API_KEY = 'sk-env-openai-abcdefghijklmnop';
   process.env.CONTEXT_KEEPER_API_KEY = 'sk-env-ck-abcdefghijklmnop';
   process.env.MY_ALIAS = `Bearer ${stored}`;
   t.after(() => {
-    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+    for (const [k, v] of Object.entries(saved))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
   });
-  const tools = new WorkspaceTools(new NodeToolHost(ws, { secrets: () => [stored] }), { autoApprove: { commands: true }, commandTimeoutMs: 20_000 });
+  const tools = new WorkspaceTools(new NodeToolHost(ws, { secrets: () => [stored] }), {
+    autoApprove: { commands: true },
+    commandTimeoutMs: 20_000,
+  });
   const command = process.platform === 'win32' ? 'set' : 'env';
   const r = await run(tools, 'run_command', { command });
   assert.equal(r.ok, true, r.content);
   assert.match(r.content, /PATH=/);
-  for (const secret of ['sk-env-openai', 'sk-env-ck', stored, 'OPENAI_API_KEY', 'MY_ALIAS']) assert.ok(!r.content.includes(secret), secret);
+  for (const secret of ['sk-env-openai', 'sk-env-ck', stored, 'OPENAI_API_KEY', 'MY_ALIAS'])
+    assert.ok(!r.content.includes(secret), secret);
 });
 
 test('a catastrophic pattern returns within its deadline and the host thread stays free', async (t) => {
@@ -208,10 +242,16 @@ test('a model server echoing the key (masked, URL-encoded, base64) gets it redac
   const ws = tempWorkspace();
   t.after(ws.cleanup);
   const client = new OpenAI({ baseURL: server.url, apiKey: key, maxRetries: 0, timeout: 10_000 });
-  const session = new AgentSession({ client, model: 'm', tools: new WorkspaceTools(new NodeToolHost(ws.root)), conversation: new InMemoryConversation() });
+  const session = new AgentSession({
+    client,
+    model: 'm',
+    tools: new WorkspaceTools(new NodeToolHost(ws.root)),
+    conversation: new InMemoryConversation(),
+  });
   const result = await session.runTask('hi', new AbortController().signal);
   assert.equal(result.status, 'error');
   const message = result.error?.message ?? '';
   assert.match(message, /Incorrect API key provided: \*\*\*/);
-  for (const form of ['wxyz', encodeURIComponent(key), Buffer.from(key).toString('base64'), 'Live9Key']) assert.ok(!message.includes(form), `${form} in ${message}`);
+  for (const form of ['wxyz', encodeURIComponent(key), Buffer.from(key).toString('base64'), 'Live9Key'])
+    assert.ok(!message.includes(form), `${form} in ${message}`);
 });

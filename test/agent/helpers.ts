@@ -18,7 +18,9 @@ export function tempWorkspace(files: Record<string, string> = {}): { root: strin
 }
 
 /** Starts a loopback model server and an `openai` client pointed at it (no retries, short timeout). */
-export async function loopback(responder: Responder): Promise<{ server: ModelServer; client: OpenAI; close: () => Promise<void> }> {
+export async function loopback(
+  responder: Responder,
+): Promise<{ server: ModelServer; client: OpenAI; close: () => Promise<void> }> {
   const server = await start({ responder });
   const client = new OpenAI({ baseURL: server.url, apiKey: 'test-key', maxRetries: 0, timeout: 10_000 });
   return { server, client, close: () => server.close() };
@@ -35,14 +37,19 @@ export function pairingViolations(messages: readonly ChatMessage[]): string[] {
   const seen = new Set<string>();
   messages.forEach((message, index) => {
     if (message.role === 'tool') {
-      if (!open || !open.has(message.tool_call_id)) problems.push(`#${index}: tool result ${message.tool_call_id} answers no open call`);
+      if (!open || !open.has(message.tool_call_id))
+        problems.push(`#${index}: tool result ${message.tool_call_id} answers no open call`);
       else open.delete(message.tool_call_id);
       if (seen.has(message.tool_call_id)) problems.push(`#${index}: duplicate result for ${message.tool_call_id}`);
       seen.add(message.tool_call_id);
       return;
     }
-    if (open && open.size > 0) problems.push(`#${index}: calls ${[...open].join(', ')} unanswered before a ${message.role} message`);
-    open = message.role === 'assistant' && message.tool_calls?.length ? new Set(message.tool_calls.map((c) => c.id)) : undefined;
+    if (open && open.size > 0)
+      problems.push(`#${index}: calls ${[...open].join(', ')} unanswered before a ${message.role} message`);
+    open =
+      message.role === 'assistant' && message.tool_calls?.length
+        ? new Set(message.tool_calls.map((c) => c.id))
+        : undefined;
     // Ids need to be unique within one step only (servers that number calls per reply reuse them).
     seen.clear();
   });

@@ -10,7 +10,8 @@ import { tempWorkspace } from './helpers';
 
 const signal = new AbortController().signal;
 let ids = 0;
-const run = (tools: WorkspaceTools, name: string, args: object) => tools.execute({ id: `c${++ids}`, name, arguments: JSON.stringify(args) }, signal);
+const run = (tools: WorkspaceTools, name: string, args: object) =>
+  tools.execute({ id: `c${++ids}`, name, arguments: JSON.stringify(args) }, signal);
 
 test('read_file returns a line range with a header', async (t) => {
   const ws = tempWorkspace({ 'f.txt': 'one\ntwo\nthree\nfour\n' });
@@ -26,7 +27,10 @@ test('read_file returns a line range with a header', async (t) => {
 test('paths outside the workspace are refused, through .. and through symlinks', async (t) => {
   const outside = tempWorkspace({ 'secret.txt': 'secret' });
   const ws = tempWorkspace({ 'in.txt': 'in' });
-  t.after(() => { ws.cleanup(); outside.cleanup(); });
+  t.after(() => {
+    ws.cleanup();
+    outside.cleanup();
+  });
   symlinkSync(outside.root, path.join(ws.root, 'link'));
   symlinkSync(path.join(outside.root, 'secret.txt'), path.join(ws.root, 'file-link'));
   const tools = new WorkspaceTools(new NodeToolHost(ws.root), { autoApprove: { edits: true } });
@@ -73,7 +77,12 @@ test('edits need approval: declined leaves the file, approved applies, auto-appr
   t.after(ws.cleanup);
   const asked: ApprovalRequest[] = [];
   let answer = false;
-  const tools = new WorkspaceTools(new NodeToolHost(ws.root), { approve: async (r) => { asked.push(r); return answer; } });
+  const tools = new WorkspaceTools(new NodeToolHost(ws.root), {
+    approve: async (r) => {
+      asked.push(r);
+      return answer;
+    },
+  });
   const declined = await run(tools, 'edit_file', { path: 'a.ts', old_text: 'const x = 1;', new_text: 'const x = 10;' });
   assert.equal(declined.ok, false);
   assert.match(declined.content, /declined/);
@@ -97,7 +106,11 @@ test('edits need approval: declined leaves the file, approved applies, auto-appr
 test('run_command caps output, reports exit codes and kills on timeout', async (t) => {
   const ws = tempWorkspace({ 'a.txt': 'a' });
   t.after(ws.cleanup);
-  const tools = new WorkspaceTools(new NodeToolHost(ws.root), { autoApprove: { commands: true }, maxResultChars: 500, commandTimeoutMs: 20_000 });
+  const tools = new WorkspaceTools(new NodeToolHost(ws.root), {
+    autoApprove: { commands: true },
+    maxResultChars: 500,
+    commandTimeoutMs: 20_000,
+  });
   const ls = await run(tools, 'run_command', { command: 'ls' });
   assert.equal(ls.ok, true);
   assert.match(ls.content, /a\.txt[\s\S]*\[exit code 0\]/);

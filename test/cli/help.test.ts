@@ -19,13 +19,28 @@ import { summarizerFromFlags } from '../../src/summarizers/from-options';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ck-cli-help-'));
 test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-const log = (lines: number) => Array.from({ length: lines }, (_, i) => `line ${i} of the build log: compiling module m${i}`).join('\n');
-const call = (id: string, command: string) => ({ id, type: 'function', function: { name: 'run_command', arguments: JSON.stringify({ command }) } });
+const log = (lines: number) =>
+  Array.from({ length: lines }, (_, i) => `line ${i} of the build log: compiling module m${i}`).join('\n');
+const call = (id: string, command: string) => ({
+  id,
+  type: 'function',
+  function: { name: 'run_command', arguments: JSON.stringify({ command }) },
+});
 /** Three small old steps, then a newest step whose tool result alone holds more than the trigger of an 8,000-token window. */
 function anchoredChat(): unknown {
-  const messages: unknown[] = [{ role: 'system', content: 'You are a coding agent.' }, { role: 'user', content: 'Build the project and fix what fails.' }];
-  for (let k = 0; k < 3; k++) messages.push({ role: 'assistant', content: `Running step ${k}.`, tool_calls: [call(`c${k}`, `make step${k}`)] }, { role: 'tool', tool_call_id: `c${k}`, content: log(25) });
-  messages.push({ role: 'assistant', content: 'Reading the full log.', tool_calls: [call('big', 'cat build.log')] }, { role: 'tool', tool_call_id: 'big', content: log(500) });
+  const messages: unknown[] = [
+    { role: 'system', content: 'You are a coding agent.' },
+    { role: 'user', content: 'Build the project and fix what fails.' },
+  ];
+  for (let k = 0; k < 3; k++)
+    messages.push(
+      { role: 'assistant', content: `Running step ${k}.`, tool_calls: [call(`c${k}`, `make step${k}`)] },
+      { role: 'tool', tool_call_id: `c${k}`, content: log(25) },
+    );
+  messages.push(
+    { role: 'assistant', content: 'Reading the full log.', tool_calls: [call('big', 'cat build.log')] },
+    { role: 'tool', tool_call_id: 'big', content: log(500) },
+  );
   return { model: 'gpt-4o', messages };
 }
 
@@ -37,19 +52,38 @@ test('compact applies, labelled manual, where an automatic compaction of the sam
 
   const lines: string[] = [];
   const exitCode = process.exitCode;
-  await compactCommand(file, { window: 8000, at: 0.8, to: 0.5, keepSteps: 1, summarizer: 'extractive', json: true }, (l) => lines.push(l), () => undefined);
+  await compactCommand(
+    file,
+    { window: 8000, at: 0.8, to: 0.5, keepSteps: 1, summarizer: 'extractive', json: true },
+    (l) => lines.push(l),
+    () => undefined,
+  );
   process.exitCode = exitCode;
-  const report = JSON.parse(lines.join('\n')) as { applied: boolean; tokensBefore: number; tokensAfter: number; checkpoints: Array<{ trigger: string }> };
+  const report = JSON.parse(lines.join('\n')) as {
+    applied: boolean;
+    tokensBefore: number;
+    tokensAfter: number;
+    checkpoints: Array<{ trigger: string }>;
+  };
   assert.equal(report.applied, true);
   assert.ok(report.tokensBefore <= 8000, `the context fits before: ${report.tokensBefore}`);
-  assert.ok(report.tokensAfter >= trigger && report.tokensAfter < report.tokensBefore, `shrunk but still above the trigger ${trigger}: ${report.tokensAfter}`);
+  assert.ok(
+    report.tokensAfter >= trigger && report.tokensAfter < report.tokensBefore,
+    `shrunk but still above the trigger ${trigger}: ${report.tokensAfter}`,
+  );
   assert.ok(report.checkpoints.length > 0);
   for (const c of report.checkpoints) assert.equal(c.trigger, 'manual');
 
   // The same context compacted as an automatic compaction would be is refused: it would fire again.
   const s = await loadSession(file);
   const summarizer = summarizerFromFlags({ summarizer: 'extractive' }, (t) => s.meter.countText(t));
-  const auto = await compact({ items: s.items, tools: s.transcript.tools, meter: s.meter, summarizer, options: { budget, trigger: 'auto', force: true, keepRecentSteps: 1 } });
+  const auto = await compact({
+    items: s.items,
+    tools: s.transcript.tools,
+    meter: s.meter,
+    summarizer,
+    options: { budget, trigger: 'auto', force: true, keepRecentSteps: 1 },
+  });
   assert.equal(auto.applied, false);
   assert.equal(auto.status.kind, 'does-not-fit');
   assert.match(auto.reason, /cannot get below the trigger/);
@@ -71,7 +105,10 @@ function helpOf(name: string): string {
 test('compact --help says its checkpoints are labelled manual and why it applies above --at', () => {
   const help = helpOf('compact');
   assert.match(help.replace(/\s+/g, ' '), /checkpoints are labelled "manual"/);
-  assert.match(help.replace(/\s+/g, ' '), /also applies when the result stays above --at \(an automatic compaction refuses then/);
+  assert.match(
+    help.replace(/\s+/g, ' '),
+    /also applies when the result stays above --at \(an automatic compaction refuses then/,
+  );
   assert.doesNotMatch(help.replace(/\s+/g, ' '), /as an automatic compaction does/);
   assert.match(help, /Exit codes: 0 done; 1 /);
 });

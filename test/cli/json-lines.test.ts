@@ -11,12 +11,22 @@ function written(value: unknown): { text: string; pieces: number } {
 
 test('writeJsonLines prints exactly what JSON.stringify(value, null, 2) prints, with a final newline', () => {
   const values: unknown[] = [
-    { applied: true, reason: undefined, fn: () => 1, nested: { empty: {}, list: [], deep: [[1, [2, { a: 'x\ny' }]], null] }, out: undefined },
+    {
+      applied: true,
+      reason: undefined,
+      fn: () => 1,
+      nested: { empty: {}, list: [], deep: [[1, [2, { a: 'x\ny' }]], null] },
+      out: undefined,
+    },
     [undefined, () => 0, 'a', 1.5, false, null, { when: new Date(0) }, [[]], [{}]],
     'plain "string" with \\ and \u2028',
     42,
     null,
-    { status: { kind: 'applied', anchored: { system: 10, tools: 0 } }, checkpoints: [{ id: 'c1', replacedIds: ['m1', 'm2'], summary: 'line one\nline two', dropped: 0 }], violations: [] },
+    {
+      status: { kind: 'applied', anchored: { system: 10, tools: 0 } },
+      checkpoints: [{ id: 'c1', replacedIds: ['m1', 'm2'], summary: 'line one\nline two', dropped: 0 }],
+      violations: [],
+    },
   ];
   for (const v of values) assert.equal(written(v).text, `${JSON.stringify(v, null, 2)}\n`);
 });

@@ -20,9 +20,14 @@ const skip = fs.existsSync(cli) ? false : 'needs a built dist/cli.js (npm run bu
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [cli, ...args], { timeout: 60_000, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [cli, ...args],
+      { timeout: 60_000, env: { ...process.env, ...env } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -35,32 +40,74 @@ test('compact --json: an applied compaction reports its status with the figures'
   assert.equal(report.status.checkpoints, report.checkpoints.length);
 });
 
-test('compact: a system prompt over the window does not fit, reported as data and as the sentence rendered from it', { skip }, async () => {
-  const file = path.join(tmp, 'paste.json');
-  // A system prompt larger than the window: it is never summarised or clipped.
-  const rules = Array.from({ length: 2000 }, (_, k) => `rule ${k}: keep the build green`).join('\n');
-  fs.writeFileSync(file, JSON.stringify({ messages: [{ role: 'system', content: rules }, { role: 'user', content: 'go on' }] }));
-  const json = JSON.parse((await run(['compact', file, '--window', '8000', '--json'])).stdout);
-  assert.equal(json.applied, false);
-  assert.equal(json.status.kind, 'does-not-fit');
-  assert.equal(json.status.limitTokens, json.inputBudget);
-  assert.ok(json.status.anchored.system > json.inputBudget, JSON.stringify(json.status));
-  const text = await run(['compact', file, '--window', '8000']);
-  assert.ok(text.stdout.includes(`nothing changed: ${describeCompaction(json.status)}`), text.stdout);
-});
+test(
+  'compact: a system prompt over the window does not fit, reported as data and as the sentence rendered from it',
+  { skip },
+  async () => {
+    const file = path.join(tmp, 'paste.json');
+    // A system prompt larger than the window: it is never summarised or clipped.
+    const rules = Array.from({ length: 2000 }, (_, k) => `rule ${k}: keep the build green`).join('\n');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        messages: [
+          { role: 'system', content: rules },
+          { role: 'user', content: 'go on' },
+        ],
+      }),
+    );
+    const json = JSON.parse((await run(['compact', file, '--window', '8000', '--json'])).stdout);
+    assert.equal(json.applied, false);
+    assert.equal(json.status.kind, 'does-not-fit');
+    assert.equal(json.status.limitTokens, json.inputBudget);
+    assert.ok(json.status.anchored.system > json.inputBudget, JSON.stringify(json.status));
+    const text = await run(['compact', file, '--window', '8000']);
+    assert.ok(text.stdout.includes(`nothing changed: ${describeCompaction(json.status)}`), text.stdout);
+  },
+);
 
-test('compact --summarizer openai: a rejected key is a summarizer failure of kind auth, with its HTTP status', { skip }, async (t) => {
-  const server = await start({ responder: () => ({ type: 'status', status: 401, message: 'Incorrect API key provided', code: 'invalid_api_key' }) });
-  t.after(() => server.close());
-  const args = ['compact', sample, '--window', '4000', '--summarizer', 'openai', '--base-url', server.url, '--summary-model', 'loopback-model', '--summary-window', '32000'];
-  const json = await run([...args, '--json'], { OPENAI_API_KEY: 'sk-test-outcomes-000000' });
-  assert.equal(json.code, 1);
-  const report = JSON.parse(json.stdout);
-  assert.equal(report.status.kind, 'summarizer-failed');
-  assert.equal(report.status.failure, 'auth');
-  assert.equal(report.status.status, 401);
-  assert.match(report.status.message, /HTTP 401/);
-  const text = await run(args, { OPENAI_API_KEY: 'sk-test-outcomes-000000' });
-  assert.match(text.stdout, /nothing changed: compaction failed, the context is unchanged: the summarizer rejected the API key \(.*HTTP 401/);
-  assert.ok(!text.stdout.includes('sk-test-outcomes-000000') && !text.stderr.includes('sk-test-outcomes-000000'), 'the key is never printed');
-});
+test(
+  'compact --summarizer openai: a rejected key is a summarizer failure of kind auth, with its HTTP status',
+  { skip },
+  async (t) => {
+    const server = await start({
+      responder: () => ({
+        type: 'status',
+        status: 401,
+        message: 'Incorrect API key provided',
+        code: 'invalid_api_key',
+      }),
+    });
+    t.after(() => server.close());
+    const args = [
+      'compact',
+      sample,
+      '--window',
+      '4000',
+      '--summarizer',
+      'openai',
+      '--base-url',
+      server.url,
+      '--summary-model',
+      'loopback-model',
+      '--summary-window',
+      '32000',
+    ];
+    const json = await run([...args, '--json'], { OPENAI_API_KEY: 'sk-test-outcomes-000000' });
+    assert.equal(json.code, 1);
+    const report = JSON.parse(json.stdout);
+    assert.equal(report.status.kind, 'summarizer-failed');
+    assert.equal(report.status.failure, 'auth');
+    assert.equal(report.status.status, 401);
+    assert.match(report.status.message, /HTTP 401/);
+    const text = await run(args, { OPENAI_API_KEY: 'sk-test-outcomes-000000' });
+    assert.match(
+      text.stdout,
+      /nothing changed: compaction failed, the context is unchanged: the summarizer rejected the API key \(.*HTTP 401/,
+    );
+    assert.ok(
+      !text.stdout.includes('sk-test-outcomes-000000') && !text.stderr.includes('sk-test-outcomes-000000'),
+      'the key is never printed',
+    );
+  },
+);

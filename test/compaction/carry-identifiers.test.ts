@@ -8,18 +8,31 @@ import { A, S, U, chars, items } from '../support/conversation';
 import { quarterCounter } from '../support/generate';
 import { TokenMeter } from '../../src/compaction/meter/meter';
 import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
-import { BACKFILL_REFERENCE_TOKENS, IDENTIFIER_BACKFILL_CHARS, backfillChars, compact } from '../../src/compaction/rewrite/compactor';
+import {
+  BACKFILL_REFERENCE_TOKENS,
+  IDENTIFIER_BACKFILL_CHARS,
+  backfillChars,
+  compact,
+} from '../../src/compaction/rewrite/compactor';
 import { CARRIED_HEADING, carryIdentifiers } from '../../src/compaction/summary/identifiers/carry-identifiers';
 import type { ContextItem } from '../../src/compaction/types';
 
 const meter = new TokenMeter({ counter: quarterCounter });
 
 function earlierSummary(text: string): ContextItem {
-  return { id: 'ck-1~s', kind: 'summary', message: { role: 'user', content: `[Summary of 12 earlier messages]\n\n${text}` }, covers: ['m1', 'm2'], checkpointId: 'ck-1' };
+  return {
+    id: 'ck-1~s',
+    kind: 'summary',
+    message: { role: 'user', content: `[Summary of 12 earlier messages]\n\n${text}` },
+    covers: ['m1', 'm2'],
+    checkpointId: 'ck-1',
+  };
 }
 
 test('carryIdentifiers appends what an earlier summary kept and the new text lacks, within the allowance', () => {
-  const earlier = earlierSummary('Notes.\n\n## Identifiers from tool-call arguments\n- src/legacy/loader_v1.py\n- tests/test_loader_v1.py\n- https://example.org/spec/loader');
+  const earlier = earlierSummary(
+    'Notes.\n\n## Identifiers from tool-call arguments\n- src/legacy/loader_v1.py\n- tests/test_loader_v1.py\n- https://example.org/spec/loader',
+  );
   const raw = items([U('continue')])[0];
   const out = carryIdentifiers('New notes mention tests/test_loader_v1.py.', [earlier, raw], 400);
   assert.ok(out.includes(CARRIED_HEADING), out);
@@ -38,13 +51,25 @@ test('carryIdentifiers leaves the text unchanged without an earlier summary or w
 
 test('a chained compaction keeps the identifiers of the summary it folds', async () => {
   const paths = Array.from({ length: 40 }, (_, k) => `src/module_${k}/part_${k}.py`);
-  const earlier = earlierSummary(`${chars(3000, 9)}\n\n## Identifiers from tool-call arguments\n${paths.map((p) => `- ${p}`).join('\n')}`);
+  const earlier = earlierSummary(
+    `${chars(3000, 9)}\n\n## Identifiers from tool-call arguments\n${paths.map((p) => `- ${p}`).join('\n')}`,
+  );
   const msgs = [S('agent')];
   for (let k = 0; k < 8; k++) msgs.push(U(`turn ${k} ${chars(600, k)}`), A(`reply ${k} ${chars(600, k + 3)}`));
   msgs.push(U('latest request'));
   const [system, ...rest] = items(msgs);
   const context = [system, earlier, ...rest];
-  const r = await compact({ items: context, meter, summarizer: new ExtractiveSummarizer((t) => meter.countText(t)), options: { budget: { contextWindow: 8000, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 }, trigger: 'manual', force: true, all: true } });
+  const r = await compact({
+    items: context,
+    meter,
+    summarizer: new ExtractiveSummarizer((t) => meter.countText(t)),
+    options: {
+      budget: { contextWindow: 8000, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 },
+      trigger: 'manual',
+      force: true,
+      all: true,
+    },
+  });
   assert.equal(r.applied, true, r.reason);
   assert.ok(!r.context.includes(earlier), 'the earlier summary was folded');
   const text = r.context.map((i) => (typeof i.message.content === 'string' ? i.message.content : '')).join('\n');

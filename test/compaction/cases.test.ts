@@ -17,7 +17,15 @@ import { stripImages, contextImageCount } from '../../src/compaction/rewrite/str
 import { contentText } from '../../src/compaction/text';
 import { createTokenCounter } from '../../src/tokenizer/tokenizer';
 import { replay } from '../../src/replay/replay';
-import type { BudgetConfig, ChatMessage, CompactionOptions, ContextItem, Summarizer, SummaryRequest, ToolSchema } from '../../src/compaction/types';
+import type {
+  BudgetConfig,
+  ChatMessage,
+  CompactionOptions,
+  ContextItem,
+  Summarizer,
+  SummaryRequest,
+  ToolSchema,
+} from '../../src/compaction/types';
 
 const meter = new TokenMeter({ counter: quarterCounter });
 
@@ -28,9 +36,20 @@ function spy(): Summarizer & { requests: SummaryRequest[] } {
   return { name: 'extractive', requests, summarize: (r) => (requests.push(r), inner.summarize(r)) };
 }
 
-const budget = (contextWindow: number, extra: Partial<BudgetConfig> = {}): BudgetConfig => ({ contextWindow, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5, ...extra });
+const budget = (contextWindow: number, extra: Partial<BudgetConfig> = {}): BudgetConfig => ({
+  contextWindow,
+  reservedOutput: 0,
+  compactAt: 0.8,
+  compactTo: 0.5,
+  ...extra,
+});
 
-async function run(msgs: ChatMessage[], b: BudgetConfig, opts: Partial<CompactionOptions> = {}, summarizer: Summarizer = spy()) {
+async function run(
+  msgs: ChatMessage[],
+  b: BudgetConfig,
+  opts: Partial<CompactionOptions> = {},
+  summarizer: Summarizer = spy(),
+) {
   const ctx = items(msgs);
   const result = await compact({ items: ctx, meter, summarizer, options: { budget: b, trigger: 'auto', ...opts } });
   return { before: ctx, result, out: toMessages(result.context) };
@@ -42,7 +61,13 @@ function firstNonSystem(out: ChatMessage[]): ChatMessage | undefined {
 
 test('B01: a kept window never starts inside a batch of tool results', async () => {
   const calls = Array.from({ length: 10 }, (_, k) => [`c${k + 1}`, 'read_file'] as [string, string]);
-  const msgs = [S('agent'), U('read 10 files and summarize'), Acalls(calls), ...calls.map(([id]) => T(id, chars(3000, id.length))), U('now refactor')];
+  const msgs = [
+    S('agent'),
+    U('read 10 files and summarize'),
+    Acalls(calls),
+    ...calls.map(([id]) => T(id, chars(3000, id.length))),
+    U('now refactor'),
+  ];
   for (const window of [4000, 6000, 9000]) {
     const { result, out } = await run(msgs, budget(window), { force: true });
     assert.ok(result.applied, `applied at ${window}`);
@@ -62,13 +87,30 @@ test('B03: truncation keeps or drops a call with all its results', async () => {
   assert.equal(ra.result.applied, false);
   assert.deepEqual(ra.out, a);
   // (b) tiny budget, the step not protected: the assistant message and its result go together
-  const b = [S('s'), U(chars(2000)), Acalls([['c1', 'get_weather']], chars(1600)), T('c1', chars(1600)), A('done'), U('next')];
+  const b = [
+    S('s'),
+    U(chars(2000)),
+    Acalls([['c1', 'get_weather']], chars(1600)),
+    T('c1', chars(1600)),
+    A('done'),
+    U('next'),
+  ];
   const rb = await run(b, budget(600), { force: true, keepRecentSteps: 0 });
   assert.ok(rb.result.applied);
   const kept = rb.out.filter((m) => m.role === 'tool' || (m.role === 'assistant' && 'tool_calls' in m && m.tool_calls));
   assert.ok(kept.length === 0 || kept.length === 2, 'A and T(c1) together');
   // (c) parallel calls: the A/T(c1)/T(c2) group is kept or dropped as a unit
-  const c = [S('s'), U(chars(800)), Acalls([['c1', 'a'], ['c2', 'b']]), T('c1', chars(1200)), T('c2', chars(1200)), U('go on')];
+  const c = [
+    S('s'),
+    U(chars(800)),
+    Acalls([
+      ['c1', 'a'],
+      ['c2', 'b'],
+    ]),
+    T('c1', chars(1200)),
+    T('c2', chars(1200)),
+    U('go on'),
+  ];
   const rc = await run(c, budget(700), { force: true });
   assert.deepEqual(checkToolPairing(rc.out), []);
   const n = resultCounts(rc.out).size;
@@ -77,7 +119,12 @@ test('B03: truncation keeps or drops a call with all its results', async () => {
 });
 
 test('B04: a trimmed history never begins with a tool message', async () => {
-  const msgs = [U('weather in Springfield?'), Acalls([['c1', 'get_weather']], 'checking'), T('c1', '25C ' + chars(2000)), U('and tomorrow?')];
+  const msgs = [
+    U('weather in Springfield?'),
+    Acalls([['c1', 'get_weather']], 'checking'),
+    T('c1', '25C ' + chars(2000)),
+    U('and tomorrow?'),
+  ];
   const { result, out } = await run(msgs, budget(500), { force: true });
   assert.ok(result.applied);
   assert.equal(firstNonSystem(out)?.role, 'user');
@@ -88,14 +135,28 @@ test('B04: a trimmed history never begins with a tool message', async () => {
 test('B05: parallel tool results are never duplicated by a compaction', async () => {
   const older: ChatMessage[] = [];
   for (let k = 0; k < 30; k++) older.push(U(`question ${k} ${chars(200, k)}`), A(`answer ${k} ${chars(200, k + 99)}`));
-  const msgs = [S('s'), ...older, U('analyze asset X'), Acalls([['c1', 'query_errors'], ['c2', 'query_latency']]), T('c1', chars(400)), T('c2', chars(400))];
+  const msgs = [
+    S('s'),
+    ...older,
+    U('analyze asset X'),
+    Acalls([
+      ['c1', 'query_errors'],
+      ['c2', 'query_latency'],
+    ]),
+    T('c1', chars(400)),
+    T('c2', chars(400)),
+  ];
   for (const keepRecentSteps of [0, 1]) {
     const { result, out } = await run(msgs, budget(3000), { force: true, keepRecentSteps });
     assert.ok(result.applied);
     for (const [id, n] of resultCounts(out)) assert.equal(n, 1, `${id} appears ${n} times`);
     assert.deepEqual(checkToolPairing(out), []);
     const a = out.findIndex((m) => m.role === 'assistant' && 'tool_calls' in m && m.tool_calls?.length === 2);
-    if (a >= 0) assert.deepEqual(out.slice(a + 1, a + 3).map((m) => m.role), ['tool', 'tool']);
+    if (a >= 0)
+      assert.deepEqual(
+        out.slice(a + 1, a + 3).map((m) => m.role),
+        ['tool', 'tool'],
+      );
   }
 });
 
@@ -113,7 +174,8 @@ test('B08: a call still waiting for its result is never summarized; its result c
 
 test('B12: the threshold is checked before every model call inside one long tool loop', async () => {
   const msgs: ChatMessage[] = [S('agent'), U('fix every failing test')];
-  for (let k = 0; k < 30; k++) msgs.push(Acalls([[`c${k}`, 'run_command', '{"command":"npm test"}']]), T(`c${k}`, chars(8000, k)));
+  for (let k = 0; k < 30; k++)
+    msgs.push(Acalls([[`c${k}`, 'run_command', '{"command":"npm test"}']]), T(`c${k}`, chars(8000, k)));
   msgs.push(A('all done'));
   const report = await replay(entries(msgs), meter, spy(), { budget: budget(32_000) });
   assert.ok(report.compactions >= 1, 'compacted mid-turn');
@@ -148,7 +210,19 @@ test('B18: kept messages stay deep-equal, provider fields included; reasoning is
 });
 
 test('B20: when the newest steps alone stay above the trigger, automatic compaction does not commit and says why', async () => {
-  const msgs = [S(chars(8000)), ...Array.from({ length: 10 }, (_, k) => (k % 2 ? A(chars(800, k)) : U(chars(800, k)))), U('now check'), Acalls([['c1', 'r'], ['c2', 'r'], ['c3', 'r']]), T('c1', chars(40_000, 1)), T('c2', chars(40_000, 2)), T('c3', chars(40_000, 3))];
+  const msgs = [
+    S(chars(8000)),
+    ...Array.from({ length: 10 }, (_, k) => (k % 2 ? A(chars(800, k)) : U(chars(800, k)))),
+    U('now check'),
+    Acalls([
+      ['c1', 'r'],
+      ['c2', 'r'],
+      ['c3', 'r'],
+    ]),
+    T('c1', chars(40_000, 1)),
+    T('c2', chars(40_000, 2)),
+    T('c3', chars(40_000, 3)),
+  ];
   const { result } = await run(msgs, budget(64_000, { compactAt: 0.5, compactTo: 0.3 }), { keepRecentSteps: 1 });
   assert.equal(result.applied, false);
   assert.match(result.reason, /cannot get below the trigger/);
@@ -162,7 +236,10 @@ test('B21: an output reservation that leaves no input room is clamped and flagge
 });
 
 test('B23: the target sits well below the trigger, so ten tool calls cause at most two compactions', async () => {
-  assert.throws(() => thresholds({ contextWindow: 32_000, reservedOutput: 0, compactAt: 0.8, compactTo: 0.8 }), /compactTo/);
+  assert.throws(
+    () => thresholds({ contextWindow: 32_000, reservedOutput: 0, compactAt: 0.8, compactTo: 0.8 }),
+    /compactTo/,
+  );
   const msgs: ChatMessage[] = [S('agent'), U('investigate the latency logs ' + chars(40_000))];
   for (let k = 0; k < 10; k++) msgs.push(Acalls([[`q${k}`, 'query_logs']]), T(`q${k}`, chars(12_000, k)));
   msgs.push(A('found it'));
@@ -171,7 +248,13 @@ test('B23: the target sits well below the trigger, so ten tool calls cause at mo
 });
 
 test('B24: percent thresholds apply to a documented base; both bases computed', () => {
-  const win = thresholds({ contextWindow: 200_000, reservedOutput: 131_072, compactAt: 0.5, compactTo: 0.3, thresholdBase: 'window' });
+  const win = thresholds({
+    contextWindow: 200_000,
+    reservedOutput: 131_072,
+    compactAt: 0.5,
+    compactTo: 0.3,
+    thresholdBase: 'window',
+  });
   assert.equal(win.base, 200_000);
   assert.equal(win.triggerTokens, 100_000);
   const bud = thresholds({ contextWindow: 200_000, reservedOutput: 131_072, compactAt: 0.5, compactTo: 0.3 });
@@ -185,7 +268,10 @@ test('B26: the trigger always leaves room for the reserved output', () => {
     for (const thresholdBase of ['window', 'budget'] as const) {
       const th = thresholds({ contextWindow: 200_000, reservedOutput, compactAt: 0.8, compactTo: 0.5, thresholdBase });
       // The reservation actually used (clamped, so lowered when it was too large) always fits.
-      assert.ok(th.triggerTokens + th.reservedOutput <= 200_000, `trigger ${th.triggerTokens} + R ${th.reservedOutput}`);
+      assert.ok(
+        th.triggerTokens + th.reservedOutput <= 200_000,
+        `trigger ${th.triggerTokens} + R ${th.reservedOutput}`,
+      );
       assert.ok(199_759 >= th.triggerTokens, 'a 199,759-token prompt compacts before sending');
     }
   }
@@ -198,10 +284,22 @@ test('B27: one resolved window feeds both the gauge and the trigger', async () =
   assert.equal(window, 1_000_000);
   assert.equal(resolveContextWindow('claude-sonnet-4'), 200_000);
   assert.equal(resolveContextWindow('claude-sonnet-4', 64_000, 1_000_000), 64_000);
-  const th = thresholds({ contextWindow: window, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5, thresholdBase: 'window' });
+  const th = thresholds({
+    contextWindow: window,
+    reservedOutput: 0,
+    compactAt: 0.8,
+    compactTo: 0.5,
+    thresholdBase: 'window',
+  });
   assert.equal(th.base, window);
   const msgs = [S('s'), U(chars(480_000)), A('ok'), U('more')];
-  const { result } = await run(msgs, { contextWindow: window, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5, thresholdBase: 'window' });
+  const { result } = await run(msgs, {
+    contextWindow: window,
+    reservedOutput: 0,
+    compactAt: 0.8,
+    compactTo: 0.5,
+    thresholdBase: 'window',
+  });
   assert.equal(result.applied, false, 'no compaction at 120k of a 1M window');
 });
 
@@ -209,7 +307,14 @@ test('B29: images are estimated from their size, never from base64 length', () =
   const exact = new TokenMeter({ counter: createTokenCounter('o200k_base') });
   const big = pngDataUrl(1600, 1200, 900_000);
   assert.ok(big.length > 1_200_000);
-  const msg = { role: 'tool', tool_call_id: 'c1', content: [{ type: 'text', text: 'plot' }, { type: 'image_url', image_url: { url: big } }] } as unknown as ChatMessage;
+  const msg = {
+    role: 'tool',
+    tool_call_id: 'c1',
+    content: [
+      { type: 'text', text: 'plot' },
+      { type: 'image_url', image_url: { url: big } },
+    ],
+  } as unknown as ChatMessage;
   const n = exact.countMessage(msg);
   assert.ok(n < 2000, `image counted as ${n} tokens`);
   // 1600x1200 → fits 2048, shortest side to 768 → 1024x768 → 2x2 tiles: 4*170+85 = 765
@@ -217,14 +322,26 @@ test('B29: images are estimated from their size, never from base64 length', () =
 });
 
 test('B31: the meter includes the system prompt and tool schemas, and a schema raises it', () => {
-  const tools: ToolSchema[] = Array.from({ length: 40 }, (_, k) => ({ type: 'function', function: { name: `tool_${k}`, description: chars(1900, k), parameters: { type: 'object', properties: {} } } }));
+  const tools: ToolSchema[] = Array.from({ length: 40 }, (_, k) => ({
+    type: 'function',
+    function: { name: `tool_${k}`, description: chars(1900, k), parameters: { type: 'object', properties: {} } },
+  }));
   const ctx = items([S(chars(20_000)), U(chars(600_000)), A('ok')]);
   const m = meter.measure(ctx, tools);
   assert.ok(m.breakdown.system >= 5000 && m.breakdown.tools >= 20_000, JSON.stringify(m.breakdown));
   assert.equal(m.total, m.breakdown.system + m.breakdown.tools + m.breakdown.user + m.breakdown.assistant + 3);
-  const more = [...tools, { type: 'function', function: { name: 'extra', description: 'one more', parameters: {} } } as ToolSchema];
+  const more = [
+    ...tools,
+    { type: 'function', function: { name: 'extra', description: 'one more', parameters: {} } } as ToolSchema,
+  ];
   assert.ok(meter.measure(ctx, more).total > m.total);
-  const th = thresholds({ contextWindow: 200_000, reservedOutput: 0, compactAt: 0.9, compactTo: 0.5, thresholdBase: 'window' });
+  const th = thresholds({
+    contextWindow: 200_000,
+    reservedOutput: 0,
+    compactAt: 0.9,
+    compactTo: 0.5,
+    thresholdBase: 'window',
+  });
   assert.ok(m.total < th.triggerTokens);
   const grown = [...ctx, ...items([U(chars(40_000))]).map((i) => ({ ...i, id: 'new' }))];
   assert.ok(meter.measure(grown, tools).total >= th.triggerTokens, 'a 10k message pushes it over');
@@ -245,11 +362,22 @@ test('B32: counts scale with content, include tool-call arguments, and count the
 });
 
 test('B37: an old request, once summarized, is not re-inserted as a current instruction', async () => {
-  const msgs = [S('s'), U('rebuild the docs index'), Acalls([['c1', 'run_command', '{"command":"make docs"}']]), T('c1', 'index rebuilt ' + chars(3000)), A('done, the index is rebuilt ' + chars(3000, 4)), U('fix the README typo'), A('looking')];
+  const msgs = [
+    S('s'),
+    U('rebuild the docs index'),
+    Acalls([['c1', 'run_command', '{"command":"make docs"}']]),
+    T('c1', 'index rebuilt ' + chars(3000)),
+    A('done, the index is rebuilt ' + chars(3000, 4)),
+    U('fix the README typo'),
+    A('looking'),
+  ];
   const { result, out } = await run(msgs, budget(1200), { force: true });
   assert.ok(result.applied);
   const realUser = result.context.filter((i) => i.message.role === 'user' && i.kind !== 'summary');
-  assert.deepEqual(realUser.map((i) => i.message.content), ['fix the README typo']);
+  assert.deepEqual(
+    realUser.map((i) => i.message.content),
+    ['fix the README typo'],
+  );
   const summary = result.context.find((i) => i.kind === 'summary')!;
   assert.match(String(summary.message.content), /historical context, not a new request/);
   // Kept verbatim in the requests section, which the summary's label marks as history.
@@ -261,7 +389,13 @@ test('B39: the latest task list is carried verbatim exactly once', async () => {
   const msgs: ChatMessage[] = [S('s'), U('ship the feature')];
   let last = '';
   for (let k = 0; k < 5; k++) {
-    last = JSON.stringify({ todos: [{ id: 1, status: k > 2 ? 'done' : 'in_progress' }, { id: 2, status: k > 3 ? 'in_progress' : 'todo' }, { id: 3, status: 'todo', step: k }] });
+    last = JSON.stringify({
+      todos: [
+        { id: 1, status: k > 2 ? 'done' : 'in_progress' },
+        { id: 2, status: k > 3 ? 'in_progress' : 'todo' },
+        { id: 3, status: 'todo', step: k },
+      ],
+    });
     msgs.push(Acalls([[`t${k}`, 'task_tracker', last]]), T(`t${k}`, 'updated ' + chars(800, k)));
   }
   msgs.push(A('progress noted'), U('continue'));
@@ -274,7 +408,13 @@ test('B39: the latest task list is carried verbatim exactly once', async () => {
 });
 
 test('B40: the latest verification result survives a compaction', async () => {
-  const msgs = [S('s'), U('make the tests pass ' + chars(2000)), Acalls([['c7', 'run_tests', '{"command":"npm test"}']]), T('c7', chars(1500) + '\n42 passed, 0 failed'), U('good, commit it')];
+  const msgs = [
+    S('s'),
+    U('make the tests pass ' + chars(2000)),
+    Acalls([['c7', 'run_tests', '{"command":"npm test"}']]),
+    T('c7', chars(1500) + '\n42 passed, 0 failed'),
+    U('good, commit it'),
+  ];
   const { result, out } = await run(msgs, budget(700), { force: true });
   assert.ok(result.applied);
   assert.ok(out.some((m) => typeof m.content === 'string' && m.content.includes('0 failed')));
@@ -283,12 +423,24 @@ test('B40: the latest verification result survives a compaction', async () => {
 test('B41: user constraints survive three compactions in a row', async () => {
   const s = spy();
   const rule = 'never add Co-Authored-By lines to commits';
-  let ctx: ContextItem[] = items([S('Rules: conventional commits.'), U('set up the repo'), A('ok'), U(rule), A('understood')]);
+  let ctx: ContextItem[] = items([
+    S('Rules: conventional commits.'),
+    U('set up the repo'),
+    A('ok'),
+    U(rule),
+    A('understood'),
+  ]);
   for (let round = 0; round < 3; round++) {
     const more: ChatMessage[] = [];
-    for (let k = 0; k < 14; k++) more.push(U(`step ${round}.${k} ${chars(300, k)}`), A(`did ${round}.${k} ${chars(300, k + 1)}`));
+    for (let k = 0; k < 14; k++)
+      more.push(U(`step ${round}.${k} ${chars(300, k)}`), A(`did ${round}.${k} ${chars(300, k + 1)}`));
     ctx = [...ctx, ...itemsFromEntries(more.map((message, k) => ({ id: `r${round}-${k}`, message })))];
-    const r = await compact({ items: ctx, meter, summarizer: s, options: { budget: budget(4000), trigger: 'auto', force: true } });
+    const r = await compact({
+      items: ctx,
+      meter,
+      summarizer: s,
+      options: { budget: budget(4000), trigger: 'auto', force: true },
+    });
     assert.ok(r.applied, `round ${round}: ${r.reason}`);
     ctx = r.context;
   }
@@ -299,7 +451,8 @@ test('B41: user constraints survive three compactions in a row', async () => {
 test('B46/B47/B48: one system message stays first and byte-identical; the summary is a user message first in history', async () => {
   const sys = S('You are ReleaseBot; always answer in JSON');
   const msgs: ChatMessage[] = [sys];
-  for (let k = 0; k < 40; k++) msgs.push(U(`q${k} ${chars(200, k)}`), Acalls([[`c${k}`, 'search']]), T(`c${k}`, chars(300, k)), A(`a${k}`));
+  for (let k = 0; k < 40; k++)
+    msgs.push(U(`q${k} ${chars(200, k)}`), Acalls([[`c${k}`, 'search']]), T(`c${k}`, chars(300, k)), A(`a${k}`));
   msgs.push(U('latest'));
   const s = spy();
   const { result, out } = await run(msgs, budget(3000), { force: true }, s);
@@ -307,7 +460,10 @@ test('B46/B47/B48: one system message stays first and byte-identical; the summar
   assert.equal(out[0], sys);
   assert.equal(out.filter((m) => m.role === 'system').length, 1);
   assert.equal(firstNonSystem(out)?.role, 'user');
-  assert.ok(s.requests.every((r) => r.items.every((i) => i.message.role !== 'system')), 'system prompt not sent to the summarizer');
+  assert.ok(
+    s.requests.every((r) => r.items.every((i) => i.message.role !== 'system')),
+    'system prompt not sent to the summarizer',
+  );
   assert.deepEqual(checkContext(result.context, entries(msgs)), []);
 });
 
@@ -324,7 +480,14 @@ test('B49: the new request that pushed the context over stays verbatim and last'
 
 test('clipping a message too large for the window never splits a character', async () => {
   const emoji = '😀'.repeat(20_000);
-  const msgs = [S('s'), U('paste'), Acalls([['c1', 'read_file']]), T('c1', `start ${emoji} end`), A('read'), U('and now?')];
+  const msgs = [
+    S('s'),
+    U('paste'),
+    Acalls([['c1', 'read_file']]),
+    T('c1', `start ${emoji} end`),
+    A('read'),
+    U('and now?'),
+  ];
   const { result, out } = await run(msgs, budget(4000), { force: true, keepRecentSteps: 1 });
   assert.ok(result.applied, result.reason);
   for (const m of out) {
@@ -335,15 +498,23 @@ test('clipping a message too large for the window never splits a character', asy
 
 test('B34/B35: images over the per-request limit are replaced by placeholders, oldest first, even when tokens are fine', async () => {
   const img = (w: number, h: number) => ({ type: 'image_url' as const, image_url: { url: pngDataUrl(w, h, 2000) } });
-  const msgs: ChatMessage[] = [S('s'), { role: 'user', content: [{ type: 'text', text: 'screenshot' }, img(2500, 1400)] }];
-  for (let k = 0; k < 51; k++) msgs.push(A(`look ${k}`), { role: 'user', content: [{ type: 'text', text: `shot ${k}` }, img(800, 600)] });
+  const msgs: ChatMessage[] = [
+    S('s'),
+    { role: 'user', content: [{ type: 'text', text: 'screenshot' }, img(2500, 1400)] },
+  ];
+  for (let k = 0; k < 51; k++)
+    msgs.push(A(`look ${k}`), { role: 'user', content: [{ type: 'text', text: `shot ${k}` }, img(800, 600)] });
   msgs.push(U('hey'));
   const ctx = items(msgs);
   assert.equal(contextImageCount(ctx), 52);
   const r = stripImages(ctx, 50, meter)!;
   assert.ok(r);
   assert.equal(contextImageCount(r.context), 50);
-  assert.match(JSON.stringify(r.context[1].message), /image 2500x1400 removed from the context/, 'the oldest (oversized) image goes first');
+  assert.match(
+    JSON.stringify(r.context[1].message),
+    /image 2500x1400 removed from the context/,
+    'the oldest (oversized) image goes first',
+  );
   assert.ok(!JSON.stringify(r.context[1].message).includes('base64'));
   assert.deepEqual(checkContext(r.context, entries(msgs)), []);
   // The explicit "strip images" action: every image out, and undo brings them back.
@@ -352,15 +523,23 @@ test('B34/B35: images over the per-request limit are replaced by placeholders, o
   assert.equal(contextImageCount(undoCheckpoint(all.context, [all.checkpoint], all.checkpoint.id).items), 52);
   // Summarizer input carries no image bytes: the extractive notes only see placeholders.
   const s = spy();
-  await compact({ items: ctx, meter, summarizer: s, options: { budget: budget(2000), trigger: 'manual', force: true, all: true } });
+  await compact({
+    items: ctx,
+    meter,
+    summarizer: s,
+    options: { budget: budget(2000), trigger: 'manual', force: true, all: true },
+  });
   assert.ok(s.requests.length > 0);
   assert.ok(s.requests.every((q) => q.items.every((i) => !contentText(i.message).includes('base64'))));
 });
 
 test('tool output sent in the user role (agents without native tool calls) belongs to the step; the real request stays the anchor', async () => {
-  const request = U('I uploaded a repository in /testbed. Make the failing test pass without changing the tests. ' + chars(2000));
+  const request = U(
+    'I uploaded a repository in /testbed. Make the failing test pass without changing the tests. ' + chars(2000),
+  );
   const msgs: ChatMessage[] = [S('You are an agent.'), request];
-  for (let k = 0; k < 12; k++) msgs.push(A(`<function=bash>cat file${k}.py</function>`), U(`OBSERVATION:\n${chars(1500, k)}`));
+  for (let k = 0; k < 12; k++)
+    msgs.push(A(`<function=bash>cat file${k}.py</function>`), U(`OBSERVATION:\n${chars(1500, k)}`));
   const { result, out } = await run(msgs, budget(4000), { force: true });
   assert.ok(result.applied, result.reason);
   assert.equal(out[1], request, 'the request is kept verbatim');
@@ -371,13 +550,30 @@ test('tool output sent in the user role (agents without native tool calls) belon
 test('a manual compaction with focus text keeps the lines about that focus verbatim (extractive)', async () => {
   const msgs: ChatMessage[] = [S('s'), U('set up the database work')];
   for (let k = 0; k < 8; k++) {
-    msgs.push(Acalls([[`c${k}`, 'read_file', `{"path":"db/${k}.sql"}`]]), T(`c${k}`, `${chars(1200, k)}\n${k === 5 ? 'migration 0042 renames column user_name to username' : 'nothing relevant here'}\n${chars(400, k + 50)}`));
+    msgs.push(
+      Acalls([[`c${k}`, 'read_file', `{"path":"db/${k}.sql"}`]]),
+      T(
+        `c${k}`,
+        `${chars(1200, k)}\n${k === 5 ? 'migration 0042 renames column user_name to username' : 'nothing relevant here'}\n${chars(400, k + 50)}`,
+      ),
+    );
   }
   msgs.push(A('read them all'), U('what next?'));
-  const { result } = await run(msgs, budget(3000), { force: true, all: true, trigger: 'manual', focus: 'focus on the migration' });
+  const { result } = await run(msgs, budget(3000), {
+    force: true,
+    all: true,
+    trigger: 'manual',
+    focus: 'focus on the migration',
+  });
   assert.ok(result.applied, result.reason);
-  const summary = result.checkpoints.filter((c) => c.strategy === 'extractive').map((c) => c.summary).join('\n');
+  const summary = result.checkpoints
+    .filter((c) => c.strategy === 'extractive')
+    .map((c) => c.summary)
+    .join('\n');
   // Quoted with the tool and path it came from: tool output is never presented as anyone's words.
-  assert.match(summary, /## On the requested focus\n- \(output of read_file path=db\/5\.sql\) migration 0042 renames column user_name to username/);
+  assert.match(
+    summary,
+    /## On the requested focus\n- \(output of read_file path=db\/5\.sql\) migration 0042 renames column user_name to username/,
+  );
   assert.equal(result.checkpoints.find((c) => c.strategy === 'extractive')?.focus, 'focus on the migration');
 });

@@ -21,8 +21,10 @@ const summarizer = new ExtractiveSummarizer((t) => meter.countText(t));
 const entries = (messages: ChatMessage[]): Entry[] => messages.map((message, i) => ({ id: `e${i}`, message }));
 const budget = (contextWindow: number) => ({ contextWindow, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 });
 /** `n` lines of distinct text, about 9 tokens a line with the quarter counter. */
-const lines = (n: number, tag: string) => Array.from({ length: n }, (_, k) => `${tag} line ${k}: value_${k} = ${k * 7};`).join('\n');
-const touched = (cps: readonly Checkpoint[], id: string) => cps.filter((c) => c.replaced.some((r) => r.covers.includes(id)));
+const lines = (n: number, tag: string) =>
+  Array.from({ length: n }, (_, k) => `${tag} line ${k}: value_${k} = ${k * 7};`).join('\n');
+const touched = (cps: readonly Checkpoint[], id: string) =>
+  cps.filter((c) => c.replaced.some((r) => r.covers.includes(id)));
 
 /** One newest step with `calls` parallel reads of `linesEach` lines each, after a short history. */
 function wideNewestStep(calls: number, linesEach: number): Entry[] {
@@ -30,7 +32,15 @@ function wideNewestStep(calls: number, linesEach: number): Entry[] {
   return entries([
     { role: 'system', content: 'You are a coding agent.' },
     { role: 'user', content: 'Read the whole package and list its modules.' },
-    { role: 'assistant', content: null, tool_calls: ids.map((id, k) => ({ id, type: 'function' as const, function: { name: 'read_file', arguments: JSON.stringify({ path: `src/m${k}.ts` }) } })) },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: ids.map((id, k) => ({
+        id,
+        type: 'function' as const,
+        function: { name: 'read_file', arguments: JSON.stringify({ path: `src/m${k}.ts` }) },
+      })),
+    },
     ...ids.map((id, k): ChatMessage => ({ role: 'tool', tool_call_id: id, content: lines(linesEach, `m${k}`) })),
   ]);
 }
@@ -41,7 +51,12 @@ test('a newest step of many mid-sized outputs that does not fit is collapsed (la
   const items = itemsFromEntries(conv);
   assert.ok(meter.measure(items).total > 8000);
   for (const trigger of ['manual', 'auto'] as const) {
-    const r = await compact({ items, meter, summarizer, options: { budget: budget(8000), trigger, force: trigger === 'manual' } });
+    const r = await compact({
+      items,
+      meter,
+      summarizer,
+      options: { budget: budget(8000), trigger, force: trigger === 'manual' },
+    });
     assert.equal(r.applied, true, r.reason);
     assert.ok(r.tokensAfter < 6400, `${trigger}: ${r.tokensAfter} tokens, below the trigger`);
     assert.doesNotMatch(r.reason, /does not fit/);
@@ -64,20 +79,37 @@ test('a newest step of many mid-sized outputs that does not fit is collapsed (la
 test('huge tool-call arguments in the newest step and a huge latest request are clipped until the request fits; the arguments stay valid JSON', async () => {
   const conv = entries([
     { role: 'user', content: `Here is the log to analyse:\n${lines(500, 'log')}` },
-    { role: 'assistant', content: null, tool_calls: [{ id: 'w', type: 'function', function: { name: 'write_file', arguments: JSON.stringify({ path: 'big.txt', content: lines(700, 'w') }) } }] },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        {
+          id: 'w',
+          type: 'function',
+          function: { name: 'write_file', arguments: JSON.stringify({ path: 'big.txt', content: lines(700, 'w') }) },
+        },
+      ],
+    },
     { role: 'tool', tool_call_id: 'w', content: 'written' },
   ]);
   const items = itemsFromEntries(conv);
   const before = meter.measure(items).total;
   assert.ok(before > 8000, `${before}`);
-  const r = await compact({ items, meter, summarizer, options: { budget: budget(8000), trigger: 'manual', force: true } });
+  const r = await compact({
+    items,
+    meter,
+    summarizer,
+    options: { budget: budget(8000), trigger: 'manual', force: true },
+  });
   assert.equal(r.applied, true, r.reason);
   assert.ok(r.tokensAfter <= 8000, r.reason);
   const clip = r.checkpoints.find((c) => c.strategy === 'clip');
   assert.ok(clip);
   assert.ok(touched(r.checkpoints, 'e1').length > 0, 'the tool-call arguments are clipped');
   // Clipped arguments stay valid JSON.
-  const call = r.context.find((i) => i.covers[0] === 'e1')!.message as { tool_calls: Array<{ function: { arguments: string } }> };
+  const call = r.context.find((i) => i.covers[0] === 'e1')!.message as {
+    tool_calls: Array<{ function: { arguments: string } }>;
+  };
   assert.doesNotThrow(() => JSON.parse(call.tool_calls[0].function.arguments));
   assert.deepEqual(checkContext(r.context, conv), []);
 });
@@ -86,15 +118,29 @@ test('huge tool-call arguments in the newest step and a huge latest request are 
 function importedSession(summaryLines: number): { conv: Entry[]; items: ContextItem[]; checkpoints: Checkpoint[] } {
   const msgs: ChatMessage[] = [{ role: 'system', content: 'You are a coding agent.' }];
   for (let k = 0; k < 6; k++) {
-    msgs.push({ role: 'user', content: k === 0 ? 'Port the billing service to Go. Never commit unless I ask.' : `Next, handle part ${k} of the port.` });
+    msgs.push({
+      role: 'user',
+      content:
+        k === 0 ? 'Port the billing service to Go. Never commit unless I ask.' : `Next, handle part ${k} of the port.`,
+    });
     msgs.push({ role: 'assistant', content: `Handled part ${k}.` });
   }
   msgs.push({ role: 'user', content: 'Now add the invoice endpoint.' });
-  msgs.push({ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'read_file', arguments: '{"path":"api/invoice.go"}' } }] });
+  msgs.push({
+    role: 'assistant',
+    content: null,
+    tool_calls: [
+      { id: 'c', type: 'function', function: { name: 'read_file', arguments: '{"path":"api/invoice.go"}' } },
+    ],
+  });
   msgs.push({ role: 'tool', tool_call_id: 'c', content: 'package api' });
   const conv = entries(msgs);
   const summary = `This session is being continued from an earlier conversation.\n${lines(summaryLines, 'Earlier work')}`;
-  const imported = applyRecordedCompactions(itemsFromEntries(conv), [{ replacedIds: conv.slice(1, 13).map((e) => e.id), summary }], meter);
+  const imported = applyRecordedCompactions(
+    itemsFromEntries(conv),
+    [{ replacedIds: conv.slice(1, 13).map((e) => e.id), summary }],
+    meter,
+  );
   return { conv, items: imported.items, checkpoints: imported.checkpoints };
 }
 
@@ -103,13 +149,22 @@ test('an imported summary too large for a small window is summarised again (manu
   const h = tokenHolders(items, meter, undefined, 1);
   assert.ok(h.summaries > 6000, `the imported summary holds ${h.summaries} tokens`);
   for (const trigger of ['manual', 'auto'] as const) {
-    const r = await compact({ items, meter, summarizer, options: { budget: budget(4000), trigger, force: trigger === 'manual' } });
+    const r = await compact({
+      items,
+      meter,
+      summarizer,
+      options: { budget: budget(4000), trigger, force: trigger === 'manual' },
+    });
     assert.equal(r.applied, true, r.reason);
     assert.ok(r.tokensAfter <= 4000, `${trigger}: ${r.reason}`);
     assert.doesNotMatch(r.reason, /does not fit/);
     const again = r.checkpoints.find((c) => c.replaced.some((i) => i.checkpointId === 'import-1'));
     assert.ok(again, 'the imported summary is summarised again');
-    assert.equal(r.checkpoints.filter((c) => c.strategy === 'collapse' || c.strategy === 'clip').length, 0, 'no newest-step output collapsed or clipped');
+    assert.equal(
+      r.checkpoints.filter((c) => c.strategy === 'collapse' || c.strategy === 'clip').length,
+      0,
+      'no newest-step output collapsed or clipped',
+    );
     assert.deepEqual(checkContext(r.context, conv), []);
     // Undo brings the recording's own summary back.
     const undone = undoCheckpoint(r.context, [...checkpoints, ...r.checkpoints], again.id).items;
@@ -118,7 +173,10 @@ test('an imported summary too large for a small window is summarised again (manu
 });
 
 test('two earlier summaries of this product are summarised together into one within the window, requests and standing rules first', async () => {
-  const requests = ['Migrate the scheduler to cron expressions. Always run the linter before a commit.', 'Keep the old API working until v3.'];
+  const requests = [
+    'Migrate the scheduler to cron expressions. Always run the linter before a commit.',
+    'Keep the old API working until v3.',
+  ];
   const earlier = (k: number, covers: string[]): ContextItem => ({
     id: `s${k}`,
     kind: 'summary',
@@ -154,9 +212,17 @@ test('"does not fit" names what holds the tokens, with figures, and never says t
   const { items } = importedSession(900);
   // A summary the user pinned cannot be rewritten: the context cannot fit 4k.
   const pinned = items.map((i) => (i.kind === 'summary' ? { ...i, pinned: true } : i));
-  const r = await compact({ items: pinned, meter, summarizer, options: { budget: budget(4000), trigger: 'manual', force: true } });
+  const r = await compact({
+    items: pinned,
+    meter,
+    summarizer,
+    options: { budget: budget(4000), trigger: 'manual', force: true },
+  });
   assert.ok(r.holders, r.reason);
-  assert.match(r.reason, /does not fit: [\d,]+ tokens against a budget of 4,000; summaries \(earlier and imported\) hold [\d,]+ tokens/);
+  assert.match(
+    r.reason,
+    /does not fit: [\d,]+ tokens against a budget of 4,000; summaries \(earlier and imported\) hold [\d,]+ tokens/,
+  );
   assert.doesNotMatch(r.reason, /hold 0 tokens|holds 0 tokens/);
   const h = r.holders;
   assert.ok(h.summaries > h.systemAndTools && h.systemAndTools > 0);
@@ -172,11 +238,20 @@ test('when the system prompt and tool schemas alone are over the budget, nothing
   const conv = entries([
     { role: 'system', content: lines(1000, 'rule') },
     { role: 'user', content: 'Fix the bug.' },
-    { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }] },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'c', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }],
+    },
     { role: 'tool', tool_call_id: 'c', content: lines(200, 'a') },
   ]);
   const items = itemsFromEntries(conv);
-  const r = await compact({ items, meter, summarizer, options: { budget: budget(8000), trigger: 'manual', force: true } });
+  const r = await compact({
+    items,
+    meter,
+    summarizer,
+    options: { budget: budget(8000), trigger: 'manual', force: true },
+  });
   assert.equal(r.applied, false);
   assert.deepEqual(r.context, items, 'the newest step is left verbatim');
   assert.match(r.reason, /the system prompt and tool schemas alone are over the budget of 8,000/);

@@ -26,18 +26,45 @@ function check(texts: Iterable<string>, where: string): { matched: number; clean
     const full = matchesErrorPatterns(t);
     if (full) matched++;
     else clean++;
-    if (looksLikeError(t) !== full) assert.fail(`${where}: the decisions differ (reference ${full}) on ${JSON.stringify(t.slice(0, 200))}`);
+    if (looksLikeError(t) !== full)
+      assert.fail(`${where}: the decisions differ (reference ${full}) on ${JSON.stringify(t.slice(0, 200))}`);
   }
   return { matched, clean };
 }
 
 const SNIPPETS = [
-  'Error: cannot find module', 'error TS2322: Type', 'npm ERR! code 1', 'npm error code E404', 'ERROR: build failed', 'Traceback (most recent call last):',
-  'FAILED tests/test_a.py', '3 failed, 10 passed', '0 failed, 12 passed', "thread 'main' panicked at src/main.rs", 'fatal: not a git repository',
-  'Exit code: 2', 'exited with code 1', 'exit status 127', '"exit_code": 1', 'returncode=2', '"is_error": true', 'is_error', '"error": {"message": "x"}',
-  'Process exited with code 3', 'exit code 0', '0 failed', 'Traceback 0 failed(most recent call last)', '10 failed, 0 failed', 'all tests passed', 'compiled successfully', 'EXIT CODE: 1', 'Failed to compile', 'RETURN_CODE = 4',
+  'Error: cannot find module',
+  'error TS2322: Type',
+  'npm ERR! code 1',
+  'npm error code E404',
+  'ERROR: build failed',
+  'Traceback (most recent call last):',
+  'FAILED tests/test_a.py',
+  '3 failed, 10 passed',
+  '0 failed, 12 passed',
+  "thread 'main' panicked at src/main.rs",
+  'fatal: not a git repository',
+  'Exit code: 2',
+  'exited with code 1',
+  'exit status 127',
+  '"exit_code": 1',
+  'returncode=2',
+  '"is_error": true',
+  'is_error',
+  '"error": {"message": "x"}',
+  'Process exited with code 3',
+  'exit code 0',
+  '0 failed',
+  'Traceback 0 failed(most recent call last)',
+  '10 failed, 0 failed',
+  'all tests passed',
+  'compiled successfully',
+  'EXIT CODE: 1',
+  'Failed to compile',
+  'RETURN_CODE = 4',
 ];
-const FILLER = 'the build output lists modules files and paths src/app.ts ok done value config parser token window'.split(' ');
+const FILLER =
+  'the build output lists modules files and paths src/app.ts ok done value config parser token window'.split(' ');
 
 function generatedTexts(seed: number, n: number): string[] {
   const r = rng(seed);
@@ -52,7 +79,15 @@ function generatedTexts(seed: number, n: number): string[] {
     const size = r() < 0.5 ? Math.floor(r() * 80) : Math.floor(r() * 3000);
     const at = r();
     const body = filler(size);
-    out.push(at < 0.25 ? `${snippet}\n${body}` : at < 0.5 ? `${body}\n${snippet}` : at < 0.75 ? `${body.slice(0, body.length / 2)} ${snippet} ${body.slice(body.length / 2)}` : body);
+    out.push(
+      at < 0.25
+        ? `${snippet}\n${body}`
+        : at < 0.5
+          ? `${body}\n${snippet}`
+          : at < 0.75
+            ? `${body.slice(0, body.length / 2)} ${snippet} ${body.slice(body.length / 2)}`
+            : body,
+    );
   }
   return out;
 }
@@ -66,7 +101,10 @@ test('error shortcut: the same decisions as the patterns (generated texts around
 
 test('error shortcut: the same decisions as the patterns (the bench conversation)', () => {
   const items = itemsFromEntries(generateSession(5, 4000 * 300).slice(0, 4000));
-  const { matched, clean } = check(items.map((it) => contentText(it.message)), 'bench conversation');
+  const { matched, clean } = check(
+    items.map((it) => contentText(it.message)),
+    'bench conversation',
+  );
   assert.ok(matched > 0 && clean > 0, `matched ${matched}, clean ${clean}`);
 });
 
@@ -81,12 +119,19 @@ test('exit status: read from the first 2,000 and last 400 characters, the scan f
 
 const dir = sharedTranscriptsDir();
 test('error shortcut: the same decisions as the patterns (recorded transcripts)', async (t) => {
-  if (!dir) return t.skip('../shared/transcripts not found beside the repository; set CONTEXT_KEEPER_SHARED to run this');
-  const files = fs.readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).flatMap((d) => fs.readdirSync(path.join(dir, d.name)).map((f) => path.join(dir, d.name, f)));
+  if (!dir)
+    return t.skip('../shared/transcripts not found beside the repository; set CONTEXT_KEEPER_SHARED to run this');
+  const files = fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .flatMap((d) => fs.readdirSync(path.join(dir, d.name)).map((f) => path.join(dir, d.name, f)));
   let matched = 0;
   for (const file of files) {
     const s = await loadSession(file);
-    matched += check(s.items.map((it) => contentText(it.message)), path.relative(dir, file)).matched;
+    matched += check(
+      s.items.map((it) => contentText(it.message)),
+      path.relative(dir, file),
+    ).matched;
   }
   assert.ok(matched > 0, 'no message of the transcripts reads as an error');
 });

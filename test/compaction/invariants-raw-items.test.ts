@@ -24,7 +24,11 @@ test('checkContext gives the same violations with the raw items passed in', () =
     else if (how === 3) items[k] = { ...items[k], kind: 'summary', message: { role: 'system', content: 'summary' } };
     for (const keepRecentSteps of [0, 1, 2]) {
       const built = checkContext(items, raw, { keepRecentSteps });
-      assert.deepEqual(checkContext(items, raw, { keepRecentSteps, rawItems }), built, `seed ${seed}, keep ${keepRecentSteps}`);
+      assert.deepEqual(
+        checkContext(items, raw, { keepRecentSteps, rawItems }),
+        built,
+        `seed ${seed}, keep ${keepRecentSteps}`,
+      );
       if (built.length) violated++;
     }
   }

@@ -24,16 +24,29 @@ function sources(dir: string): string[] {
 /** Module specifiers of static imports, re-exports, `require` and dynamic `import()` in `text`. */
 function specifiers(text: string): string[] {
   const found: string[] = [];
-  for (const match of text.matchAll(/(?:\bfrom\s*|\brequire\(\s*|\bimport\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm)) found.push(match[1]);
+  for (const match of text.matchAll(/(?:\bfrom\s*|\brequire\(\s*|\bimport\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm))
+    found.push(match[1]);
   return found;
 }
 
-const PLAIN_NODE = ['compaction', 'tokenizer', 'transcripts', 'service', 'agent', 'summarizers', 'cli', 'replay', 'demo'];
+const PLAIN_NODE = [
+  'compaction',
+  'tokenizer',
+  'transcripts',
+  'service',
+  'agent',
+  'summarizers',
+  'cli',
+  'replay',
+  'demo',
+];
 
 test('only the extension front end imports vscode', () => {
   const files = PLAIN_NODE.flatMap(sources);
   assert.ok(files.length > 20, `found the sources (${files.length} files under ${src})`);
-  const offenders = files.filter((file) => specifiers(fs.readFileSync(path.join(src, file), 'utf8')).includes('vscode'));
+  const offenders = files.filter((file) =>
+    specifiers(fs.readFileSync(path.join(src, file), 'utf8')).includes('vscode'),
+  );
   assert.deepEqual(offenders, []);
 });
 
@@ -43,8 +56,12 @@ test('the core and the importers import nothing from the layers above them', () 
   for (const file of [...sources('compaction'), ...sources('transcripts')]) {
     for (const specifier of specifiers(fs.readFileSync(path.join(src, file), 'utf8'))) {
       // Paths are relative to the file; normalise them to one level below src/.
-      const resolved = path.relative(path.join(src, PLAIN_NODE[0]), path.resolve(path.dirname(path.join(src, file)), specifier));
-      if (specifier.startsWith('.') && above.test(resolved.split(path.sep).join('/'))) offenders.push(`${file} → ${specifier}`);
+      const resolved = path.relative(
+        path.join(src, PLAIN_NODE[0]),
+        path.resolve(path.dirname(path.join(src, file)), specifier),
+      );
+      if (specifier.startsWith('.') && above.test(resolved.split(path.sep).join('/')))
+        offenders.push(`${file} → ${specifier}`);
     }
   }
   assert.deepEqual(offenders, []);
@@ -53,7 +70,7 @@ test('the core and the importers import nothing from the layers above them', () 
 test('the import scanner sees the forms it is meant to catch', () => {
   const sample = [
     "import * as vscode from 'vscode';",
-    "import type { X } from \"vscode\";",
+    'import type { X } from "vscode";',
     "const v = require('vscode');",
     "const w = await import('vscode');",
     "import 'vscode';",

@@ -22,11 +22,27 @@ function mixedActions(n: number, seed: number): Action[] {
   const out: Action[] = [];
   for (let i = 0; i < n; i++) {
     const ok = r() > 0.25;
-    if (r() < 0.45) out.push({ kind: 'command', command: pick(commands), ok, tool: 'bash', ...(ok ? {} : { exit: 1, error: `E${i} failed` }) });
+    if (r() < 0.45)
+      out.push({
+        kind: 'command',
+        command: pick(commands),
+        ok,
+        tool: 'bash',
+        ...(ok ? {} : { exit: 1, error: `E${i} failed` }),
+      });
     else {
       const op = pick(['read', 'read', 'edited', 'created', 'deleted', 'moved'] as const);
       const path = pick(paths);
-      out.push({ kind: 'file', op, path, ...(op === 'moved' ? { to: `${path}.moved${i % 3}` } : {}), symbols: r() < 0.5 ? [`Sym${i % 7}`, `File${i % 12}`] : [], ok, tool: 'edit', ...(ok ? {} : { error: 'no match' }) });
+      out.push({
+        kind: 'file',
+        op,
+        path,
+        ...(op === 'moved' ? { to: `${path}.moved${i % 3}` } : {}),
+        symbols: r() < 0.5 ? [`Sym${i % 7}`, `File${i % 12}`] : [],
+        ok,
+        tool: 'edit',
+        ...(ok ? {} : { error: 'no match' }),
+      });
     }
   }
   return out;
@@ -63,7 +79,14 @@ test('ledger: a list with an earlier action replaced is read again, not continue
   buildLedger(all);
   const changed = all.slice();
   const at = changed.findIndex((a) => a.kind === 'command' && a.ok);
-  changed[at] = { kind: 'command', command: 'cargo build --release', ok: false, exit: 101, error: 'linker failed', tool: 'bash' };
+  changed[at] = {
+    kind: 'command',
+    command: 'cargo build --release',
+    ok: false,
+    exit: 101,
+    error: 'linker failed',
+    tool: 'bash',
+  };
   const grown = buildLedger([...changed, ...mixedActions(50, 10)]);
   const fresh = buildLedger(structuredClone([...changed, ...mixedActions(50, 10)]));
   assert.deepEqual(grown, fresh);

@@ -19,7 +19,31 @@ import { rng } from '../support/generate';
 import type { ChatMessage } from '../../src/compaction/types';
 import { workSession } from '../support/work-session';
 
-const PIECES = ['- ', '## Files', 'foo', ' bar', '\t', '/usr/bin', '  indented', '', 'x)', '.', '…', 'naïve', '日本語', '123', "it's", '\r', '\u2028', '"q"', '`npm test`', '->', '  ', '\n', 'A'];
+const PIECES = [
+  '- ',
+  '## Files',
+  'foo',
+  ' bar',
+  '\t',
+  '/usr/bin',
+  '  indented',
+  '',
+  'x)',
+  '.',
+  '…',
+  'naïve',
+  '日本語',
+  '123',
+  "it's",
+  '\r',
+  '\u2028',
+  '"q"',
+  '`npm test`',
+  '->',
+  '  ',
+  '\n',
+  'A',
+];
 
 function randomLine(r: () => number): string {
   const n = Math.floor(r() * 6);
@@ -32,13 +56,21 @@ test('counting line by line equals counting the joined text, for both encodings,
     const r = rng(model.length);
     let additive = 0;
     for (let k = 0; k < 400; k++) {
-      const blocks = Array.from({ length: 1 + Math.floor(r() * 4) }, () => Array.from({ length: 1 + Math.floor(r() * 5) }, () => randomLine(r)));
+      const blocks = Array.from({ length: 1 + Math.floor(r() * 4) }, () =>
+        Array.from({ length: 1 + Math.floor(r() * 5) }, () => randomLine(r)),
+      );
       const lines = new LineCounter((t) => meter.countText(t), true);
       const counted = lines.countBlocks(blocks);
       const whole = meter.countText(blocks.map((b) => b.join('\n')).join('\n\n'));
       if (counted === undefined) {
         // Only when a line after the first starts inside the piece before it.
-        assert.ok(blocks.flat().slice(1).some((l) => !startsPiece(l)), JSON.stringify(blocks));
+        assert.ok(
+          blocks
+            .flat()
+            .slice(1)
+            .some((l) => !startsPiece(l)),
+          JSON.stringify(blocks),
+        );
         continue;
       }
       additive++;
@@ -65,7 +97,8 @@ test("identifiers merged from each message's parts equal those of the joined tex
       const out = m.role === 'tool' || (m.role === 'user' && /^OBSERVATION:/.test(text));
       if (out) byKey.output.push(text);
       else if (m.role === 'user' || m.role === 'assistant') byKey.conversation.push(text);
-      for (const c of (m as { tool_calls?: Array<{ function: { name: string; arguments: string } }> }).tool_calls ?? []) byKey.args.push(`${c.function.name} ${c.function.arguments}`);
+      for (const c of (m as { tool_calls?: Array<{ function: { name: string; arguments: string } }> }).tool_calls ?? [])
+        byKey.args.push(`${c.function.name} ${c.function.arguments}`);
     }
     let merged = 0;
     for (const key of ['args', 'conversation', 'output'] as const) {
@@ -82,14 +115,32 @@ test("identifiers merged from each message's parts equal those of the joined tex
 test('identifiers read lazily source by source equal those of the joined text, also past a join that is not sealed', () => {
   // Work sessions, and the same with parts that end inside a command array or a Traceback spliced in.
   const splices: ChatMessage[][] = [
-    [{ role: 'tool', tool_call_id: 'call_x1', content: '"cmd": ["bash", "-lc",' }, { role: 'tool', tool_call_id: 'call_x2', content: '"ls -la src/a.ts"]' }],
-    [{ role: 'tool', tool_call_id: 'call_x3', content: 'Traceback (most recent call last):\n  File "app/x.py", line 3' }, { role: 'tool', tool_call_id: 'call_x4', content: 'KeyError: missing /srv/data.json' }],
-    [{ role: 'assistant', content: 'I ran {"command": "echo one' }, { role: 'assistant', content: 'two" } on src/b.ts' }],
+    [
+      { role: 'tool', tool_call_id: 'call_x1', content: '"cmd": ["bash", "-lc",' },
+      { role: 'tool', tool_call_id: 'call_x2', content: '"ls -la src/a.ts"]' },
+    ],
+    [
+      {
+        role: 'tool',
+        tool_call_id: 'call_x3',
+        content: 'Traceback (most recent call last):\n  File "app/x.py", line 3',
+      },
+      { role: 'tool', tool_call_id: 'call_x4', content: 'KeyError: missing /srv/data.json' },
+    ],
+    [
+      { role: 'assistant', content: 'I ran {"command": "echo one' },
+      { role: 'assistant', content: 'two" } on src/b.ts' },
+    ],
   ];
   for (let seed = 1; seed <= 12; seed++) {
     const entries = workSession(seed, 150);
     const r = rng(seed);
-    for (const pair of seed % 4 === 0 ? [] : splices) entries.splice(1 + Math.floor(r() * (entries.length - 1)), 0, ...pair.map((message, k) => ({ id: `x${seed}-${k}-${entries.length}`, message: { ...message } })));
+    for (const pair of seed % 4 === 0 ? [] : splices)
+      entries.splice(
+        1 + Math.floor(r() * (entries.length - 1)),
+        0,
+        ...pair.map((message, k) => ({ id: `x${seed}-${k}-${entries.length}`, message: { ...message } })),
+      );
     const items = itemsFromEntries(entries);
     const src = sourcesOf(items);
     for (const key of ['args', 'conversation', 'output'] as const) {
@@ -108,7 +159,10 @@ test('a text counted line by line (counts kept across counters) equals the text 
     const shared = new LineCounter((t) => meter.countText(t), true, meter.encoding);
     assert.equal(shared.countLines(text), meter.countText(text), JSON.stringify(text));
     // A second counter of the encoding reads the kept line counts: the same figure.
-    assert.equal(new LineCounter((t) => meter.countText(t), true, meter.encoding).countLines(text), meter.countText(text));
+    assert.equal(
+      new LineCounter((t) => meter.countText(t), true, meter.encoding).countLines(text),
+      meter.countText(text),
+    );
   }
 });
 
@@ -117,7 +171,10 @@ test('a part that ends inside a command string or a Traceback is not sealed (its
   assert.equal(identifiersOfPart('"cmd": ["bash", "-lc", "ls').sealed, false);
   assert.equal(identifiersOfPart('run "command"').sealed, false);
   assert.equal(identifiersOfPart('Traceback (most recent call last):\n  File "a.py", line 1').sealed, false);
-  assert.equal(identifiersOfPart('Traceback (most recent call last):\n  File "a.py", line 1\nValueError: x').sealed, true);
+  assert.equal(
+    identifiersOfPart('Traceback (most recent call last):\n  File "a.py", line 1\nValueError: x').sealed,
+    true,
+  );
   assert.equal(identifiersOfPart('{"command": "npm test"}').sealed, true);
   // A command array split over two parts is one identifier of the joined text: merging must refuse.
   const parts = ['"cmd": ["bash", "-lc",', '"ls -la"]'];
@@ -131,7 +188,17 @@ test('a compaction over messages read before equals one over fresh copies of the
     const run = async (items: ReturnType<typeof itemsFromEntries>) => {
       const meter = new TokenMeter({ model: 'gpt-4o' });
       const summarizer = new ExtractiveSummarizer((t) => meter.countText(t), { lineAdditive: meter.lineAdditive });
-      const res = await compact({ items, meter, summarizer, options: { budget: { contextWindow: 6000, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 }, trigger: 'manual', force: true, all: seed % 2 === 0 } });
+      const res = await compact({
+        items,
+        meter,
+        summarizer,
+        options: {
+          budget: { contextWindow: 6000, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 },
+          trigger: 'manual',
+          force: true,
+          all: seed % 2 === 0,
+        },
+      });
       return res.checkpoints.map((c) => [c.strategy, c.summary, c.tokensBefore, c.tokensAfter]);
     };
     const items = itemsFromEntries(entries);
@@ -142,6 +209,9 @@ test('a compaction over messages read before equals one over fresh copies of the
     assert.deepEqual(fresh, first);
     assert.ok(first.length > 0);
     // The ledger of the span, from cached actions, equals the one from fresh messages.
-    assert.deepEqual(buildLedger(actionsOf(items)).errors, buildLedger(actionsOf(itemsFromEntries(structuredClone(entries)))).errors);
+    assert.deepEqual(
+      buildLedger(actionsOf(items)).errors,
+      buildLedger(actionsOf(itemsFromEntries(structuredClone(entries)))).errors,
+    );
   }
 });

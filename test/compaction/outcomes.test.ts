@@ -9,15 +9,38 @@ import { quarterCounter } from '../support/generate';
 import { TokenMeter } from '../../src/compaction/meter/meter';
 import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { commitPrepared, compact, prepareCompaction } from '../../src/compaction/rewrite/compactor';
-import { failureKind, isQuietStatus, type CompactionStatus, type SummarizerFailureKind } from '../../src/compaction/outcome';
+import {
+  failureKind,
+  isQuietStatus,
+  type CompactionStatus,
+  type SummarizerFailureKind,
+} from '../../src/compaction/outcome';
 import { describeCompaction } from '../../src/compaction/outcome-text';
-import { SummarizerError, type BudgetConfig, type ChatMessage, type CompactionOptions, type ContextItem, type Summarizer } from '../../src/compaction/types';
+import {
+  SummarizerError,
+  type BudgetConfig,
+  type ChatMessage,
+  type CompactionOptions,
+  type ContextItem,
+  type Summarizer,
+} from '../../src/compaction/types';
 
 const meter = new TokenMeter({ counter: quarterCounter });
 const extractive = (): Summarizer => new ExtractiveSummarizer((t) => meter.countText(t));
-const budget = (contextWindow: number, extra: Partial<BudgetConfig> = {}): BudgetConfig => ({ contextWindow, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5, ...extra });
+const budget = (contextWindow: number, extra: Partial<BudgetConfig> = {}): BudgetConfig => ({
+  contextWindow,
+  reservedOutput: 0,
+  compactAt: 0.8,
+  compactTo: 0.5,
+  ...extra,
+});
 
-async function run(msgs: ChatMessage[], b: BudgetConfig, opts: Partial<CompactionOptions> = {}, summarizer: Summarizer = extractive()) {
+async function run(
+  msgs: ChatMessage[],
+  b: BudgetConfig,
+  opts: Partial<CompactionOptions> = {},
+  summarizer: Summarizer = extractive(),
+) {
   return compact({ items: items(msgs), meter, summarizer, options: { budget: b, trigger: 'auto', ...opts } });
 }
 
@@ -55,21 +78,43 @@ test('applied above the target: the status says what holds the anchored tokens',
   assert.ok(r.status.anchored.system >= 2000, `system prompt tokens ${r.status.anchored.system}`);
   assert.equal(r.status.anchored.total, r.anchoredTokens);
   assert.equal(r.status.targetTokens, 2000);
-  assert.equal(r.status.anchored.total, r.status.anchored.system + r.status.anchored.tools + r.status.anchored.latestRequest + r.status.anchored.recentSteps + r.status.anchored.pinned);
-  assert.match(describeCompaction(r.status), /what is never summarized holds [\d,]+ tokens \(system prompt [\d,]+.*\), over the target of [\d,]+/);
+  assert.equal(
+    r.status.anchored.total,
+    r.status.anchored.system +
+      r.status.anchored.tools +
+      r.status.anchored.latestRequest +
+      r.status.anchored.recentSteps +
+      r.status.anchored.pinned,
+  );
+  assert.match(
+    describeCompaction(r.status),
+    /what is never summarized holds [\d,]+ tokens \(system prompt [\d,]+.*\), over the target of [\d,]+/,
+  );
 });
 
 test('not needed: below the trigger and already small carry the limit they were measured against', async () => {
   const below = await run(history(2), budget(100_000));
-  assert.deepEqual(below.status, { kind: 'not-needed', why: 'below-trigger', tokens: below.tokensBefore, limitTokens: 80_000 });
+  assert.deepEqual(below.status, {
+    kind: 'not-needed',
+    why: 'below-trigger',
+    tokens: below.tokensBefore,
+    limitTokens: 80_000,
+  });
   assert.match(describeCompaction(below.status), /^below the trigger: [\d,]+ of 80,000 tokens$/);
   const small = await run(history(2), budget(100_000), { force: true });
-  assert.deepEqual(small.status, { kind: 'not-needed', why: 'already-small', tokens: small.tokensBefore, limitTokens: 50_000 });
+  assert.deepEqual(small.status, {
+    kind: 'not-needed',
+    why: 'already-small',
+    tokens: small.tokensBefore,
+    limitTokens: 50_000,
+  });
   assert.ok(isQuietStatus(below.status) && isQuietStatus(small.status));
 });
 
 test('nothing eligible: the status names what holds everything', async () => {
-  const r = await run([S('s'), U(`please review this paste:\n${chars(30_000)}`), A('reviewing')], budget(9000), { force: true });
+  const r = await run([S('s'), U(`please review this paste:\n${chars(30_000)}`), A('reviewing')], budget(9000), {
+    force: true,
+  });
   assert.equal(r.status.kind, 'nothing-eligible');
   if (r.status.kind !== 'nothing-eligible') return;
   assert.ok(r.status.heldBy.includes('latest user message'), r.status.heldBy.join(', '));
@@ -78,23 +123,46 @@ test('nothing eligible: the status names what holds everything', async () => {
 });
 
 test('does not fit: an automatic compaction that cannot get below its trigger gives the best size and what holds it', async () => {
-  const msgs = [S(chars(8000)), ...Array.from({ length: 10 }, (_, k) => (k % 2 ? A(chars(800, k)) : U(chars(800, k)))), U('now check'), Acalls([['c1', 'r'], ['c2', 'r'], ['c3', 'r']]), T('c1', chars(40_000, 1)), T('c2', chars(40_000, 2)), T('c3', chars(40_000, 3))];
+  const msgs = [
+    S(chars(8000)),
+    ...Array.from({ length: 10 }, (_, k) => (k % 2 ? A(chars(800, k)) : U(chars(800, k)))),
+    U('now check'),
+    Acalls([
+      ['c1', 'r'],
+      ['c2', 'r'],
+      ['c3', 'r'],
+    ]),
+    T('c1', chars(40_000, 1)),
+    T('c2', chars(40_000, 2)),
+    T('c3', chars(40_000, 3)),
+  ];
   const r = await run(msgs, budget(64_000, { compactAt: 0.5, compactTo: 0.3 }), { keepRecentSteps: 1 });
   assert.equal(r.applied, false);
   assert.equal(r.status.kind, 'does-not-fit');
   if (r.status.kind !== 'does-not-fit') return;
   assert.equal(r.status.limitTokens, 32_000);
   assert.ok(r.status.bestTokens >= r.status.limitTokens, `best ${r.status.bestTokens}`);
-  assert.ok(r.status.anchored && r.status.anchored.recentSteps > 25_000, `newest step tokens ${r.status.anchored?.recentSteps}`);
+  assert.ok(
+    r.status.anchored && r.status.anchored.recentSteps > 25_000,
+    `newest step tokens ${r.status.anchored?.recentSteps}`,
+  );
   assert.ok(r.status.anchored.system >= 1900, `system tokens ${r.status.anchored.system}`);
   const text = describeCompaction(r.status);
-  assert.match(text, /^cannot get below 32,000 tokens: at best [\d,]+; it is held by newest steps [\d,]+, system prompt [\d,]+/);
+  assert.match(
+    text,
+    /^cannot get below 32,000 tokens: at best [\d,]+; it is held by newest steps [\d,]+, system prompt [\d,]+/,
+  );
   assert.equal(isQuietStatus(r.status), false);
 });
 
 test('stale: a prepared compaction whose messages changed is not applied', async () => {
   const ctx = items(history(20));
-  const prepared = await prepareCompaction({ items: ctx, meter, summarizer: extractive(), options: { budget: budget(4000), trigger: 'manual', force: true } });
+  const prepared = await prepareCompaction({
+    items: ctx,
+    meter,
+    summarizer: extractive(),
+    options: { budget: budget(4000), trigger: 'manual', force: true },
+  });
   assert.ok(!('applied' in prepared));
   const changed: ContextItem[] = ctx.map((it, i) => (i === 2 ? { ...it, id: 'replaced-meanwhile' } : it));
   const r = commitPrepared(changed, prepared, meter);
@@ -103,11 +171,37 @@ test('stale: a prepared compaction whose messages changed is not applied', async
 });
 
 test('would break pairing: a rewrite that leaves a tool result without its call is refused', async () => {
-  const ctx = items([S('s'), U('go'), Acalls([['c1', 'read_file', JSON.stringify({ path: chars(4000) })]]), T('c1', 'ok'), U('next')]);
+  const ctx = items([
+    S('s'),
+    U('go'),
+    Acalls([['c1', 'read_file', JSON.stringify({ path: chars(4000) })]]),
+    T('c1', 'ok'),
+    U('next'),
+  ]);
   const call = ctx[2];
-  const summary: ContextItem = { id: 'cp1~s', kind: 'summary', message: { role: 'user', content: 'summary' }, covers: [...call.covers], checkpointId: 'cp1' };
+  const summary: ContextItem = {
+    id: 'cp1~s',
+    kind: 'summary',
+    message: { role: 'user', content: 'summary' },
+    covers: [...call.covers],
+    checkpointId: 'cp1',
+  };
   const prepared = {
-    checkpoints: [{ id: 'cp1', time: new Date(0).toISOString(), trigger: 'manual' as const, strategy: 'summary' as const, replacedIds: [], replaced: [call], inserted: [summary], summary: 'summary', tokensBefore: 0, tokensAfter: 0, dropped: 0 }],
+    checkpoints: [
+      {
+        id: 'cp1',
+        time: new Date(0).toISOString(),
+        trigger: 'manual' as const,
+        strategy: 'summary' as const,
+        replacedIds: [],
+        replaced: [call],
+        inserted: [summary],
+        summary: 'summary',
+        tokensBefore: 0,
+        tokensAfter: 0,
+        dropped: 0,
+      },
+    ],
     tokensBefore: 0,
     tokensAfter: 0,
     reason: '',
@@ -118,7 +212,10 @@ test('would break pairing: a rewrite that leaves a tool result without its call 
   assert.equal(r.status.kind, 'would-break-pairing');
   if (r.status.kind !== 'would-break-pairing') return;
   assert.ok(r.status.detail.length > 0);
-  assert.equal(describeCompaction(r.status), `compaction not applied: it would break tool pairing (${r.status.detail})`);
+  assert.equal(
+    describeCompaction(r.status),
+    `compaction not applied: it would break tool pairing (${r.status.detail})`,
+  );
 });
 
 test('summarizer failed: each kind of summarizer error becomes its failure kind, with its status and message', async () => {
@@ -149,16 +246,33 @@ test('summarizer failed: each kind of summarizer error becomes its failure kind,
     assert.ok(r.status.message.includes(error.message), r.status.message);
     const text = describeCompaction(r.status);
     if (failure === 'cancelled') assert.equal(text, 'compaction cancelled; the context is unchanged');
-    else assert.ok(text.startsWith('compaction failed, the context is unchanged: ') && text.includes(error.message), text);
+    else
+      assert.ok(text.startsWith('compaction failed, the context is unchanged: ') && text.includes(error.message), text);
     assert.equal(isQuietStatus(r.status), failure === 'cancelled');
   }
 });
 
 test('summarizer failed: an empty summary and a summary that does not shrink are failures too', async () => {
-  const empty: Summarizer = { name: 'model', summarize: async () => ({ text: '  ', model: 'm', usage: { calls: 1, promptTokens: 1, completionTokens: 0 }, dropped: 0 }) };
+  const empty: Summarizer = {
+    name: 'model',
+    summarize: async () => ({
+      text: '  ',
+      model: 'm',
+      usage: { calls: 1, promptTokens: 1, completionTokens: 0 },
+      dropped: 0,
+    }),
+  };
   const r1 = await run(history(20), budget(4000), { force: true }, empty);
   assert.equal(r1.status.kind === 'summarizer-failed' && r1.status.failure, 'bad-reply');
-  const long: Summarizer = { name: 'extractive', summarize: async () => ({ text: chars(200_000), model: 'm', usage: { calls: 1, promptTokens: 1, completionTokens: 1 }, dropped: 0 }) };
+  const long: Summarizer = {
+    name: 'extractive',
+    summarize: async () => ({
+      text: chars(200_000),
+      model: 'm',
+      usage: { calls: 1, promptTokens: 1, completionTokens: 1 },
+      dropped: 0,
+    }),
+  };
   const r2 = await run(history(20), budget(4000), { force: true }, long);
   assert.equal(r2.status.kind === 'summarizer-failed' && r2.status.failure, 'no-shrink');
 });

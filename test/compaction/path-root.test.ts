@@ -5,7 +5,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Acalls, T, U, items } from '../support/conversation';
-import { chooseRoots, expandRoots, fullPath, parseRootsLine, rootsLine, shortPath, withFullPaths } from '../../src/compaction/summary/ledger/path-root';
+import {
+  chooseRoots,
+  expandRoots,
+  fullPath,
+  parseRootsLine,
+  rootsLine,
+  shortPath,
+  withFullPaths,
+} from '../../src/compaction/summary/ledger/path-root';
 import { backfillIdentifiers } from '../../src/compaction/summary/identifiers/backfill';
 import { ExtractiveSummarizer, parseSections, SECTIONS } from '../../src/compaction/summary/extractive';
 import { actionsOf } from '../../src/compaction/summary/ledger/actions';
@@ -16,11 +24,27 @@ const ROOT = '/home/someone/projects/orders-service/';
 const JAVA = `${ROOT}backend/src/main/java/com/example/orders/`;
 
 function writes(paths: string[]) {
-  return paths.map((p, i) => Acalls([[`c${i}`, 'Write', JSON.stringify({ file_path: p, content: `public class ${p.split('/').pop()!.replace('.java', '')} {\n  run() {\n  }\n}` })]]));
+  return paths.map((p, i) =>
+    Acalls([
+      [
+        `c${i}`,
+        'Write',
+        JSON.stringify({
+          file_path: p,
+          content: `public class ${p.split('/').pop()!.replace('.java', '')} {\n  run() {\n  }\n}`,
+        }),
+      ],
+    ]),
+  );
 }
 
 test('folders are named by the characters they save; each path keeps its parent folder and name', () => {
-  const paths = ['entity/Order.java', 'entity/Item.java', 'repository/OrderRepository.java', 'service/OrderService.java'].map((p) => `${JAVA}${p}`);
+  const paths = [
+    'entity/Order.java',
+    'entity/Item.java',
+    'repository/OrderRepository.java',
+    'service/OrderService.java',
+  ].map((p) => `${JAVA}${p}`);
   const roots = chooseRoots([...paths, `${ROOT}README.md`, `${ROOT}docs/design.md`]);
   assert.ok(roots.list.length >= 1, 'a folder is named');
   for (const p of paths) {
@@ -41,7 +65,10 @@ test('the roots line is read back, and lines written from other roots are writte
   const line = rootsLine(roots)!;
   assert.deepEqual(parseRootsLine(line), roots);
   assert.equal(parseRootsLine('- Last tool call: bash'), undefined);
-  assert.equal(expandRoots(roots, '- $A/pkg/a.java: created; see also $HOME/x'), `- ${roots.list[0].dir}pkg/a.java: created; see also $HOME/x`);
+  assert.equal(
+    expandRoots(roots, '- $A/pkg/a.java: created; see also $HOME/x'),
+    `- ${roots.list[0].dir}pkg/a.java: created; see also $HOME/x`,
+  );
 });
 
 test('the ledger writes paths from the named folders and drops a symbol named like its file', () => {
@@ -50,24 +77,50 @@ test('the ledger writes paths from the named folders and drops a symbol named li
   const acts = actionsOf(items(msgs));
   const roots = chooseRoots(paths);
   const ledger = buildLedger(acts, new Map(), roots);
-  assert.ok(ledger.files.some((l) => /^- \$A\/entity\/Order\.java: created; defines or changes: run$/.test(l)), ledger.files.join('\n'));
+  assert.ok(
+    ledger.files.some((l) => /^- \$A\/entity\/Order\.java: created; defines or changes: run$/.test(l)),
+    ledger.files.join('\n'),
+  );
   assert.deepEqual(ledger.edited, paths, 'the edited list keeps the full paths');
 });
 
-test('a chained summary keeps the first summary\'s folder names and its carried file lines', async () => {
+test("a chained summary keeps the first summary's folder names and its carried file lines", async () => {
   const count = (t: string) => Math.ceil(t.length / 4);
   const x = new ExtractiveSummarizer(count);
   const first = ['Order', 'Item', 'Customer', 'Invoice'].map((n) => `${JAVA}entity/${n}.java`);
-  const firstNotes = x.notes(items([U('build the orders service'), ...writes(first).flatMap((a, i) => [a, T(`c${i}`, 'File created.')])]), 4000);
+  const firstNotes = x.notes(
+    items([U('build the orders service'), ...writes(first).flatMap((a, i) => [a, T(`c${i}`, 'File created.')])]),
+    4000,
+  );
   assert.match(firstNotes, /- Path roots \(a path starting with one is under that folder\): \$A = \//);
-  const summary: ContextItem = { id: 's1', kind: 'summary', message: { role: 'user', content: firstNotes }, covers: ['e0'] };
-  const later = writes([`${JAVA}service/OrderService.java`]).map((m, i) => ({ id: `n${i}`, kind: 'raw' as const, message: m, covers: [`n${i}`] }));
-  const notes = x.notes([summary, ...later, { id: 't', kind: 'raw', message: T('c0', 'File created.'), covers: ['t'] }], 4000);
+  const summary: ContextItem = {
+    id: 's1',
+    kind: 'summary',
+    message: { role: 'user', content: firstNotes },
+    covers: ['e0'],
+  };
+  const later = writes([`${JAVA}service/OrderService.java`]).map((m, i) => ({
+    id: `n${i}`,
+    kind: 'raw' as const,
+    message: m,
+    covers: [`n${i}`],
+  }));
+  const notes = x.notes(
+    [summary, ...later, { id: 't', kind: 'raw', message: T('c0', 'File created.'), covers: ['t'] }],
+    4000,
+  );
   const sec = parseSections(notes);
   const named = (sec.get(SECTIONS.current) ?? []).map(parseRootsLine).find((r) => r !== undefined)!;
-  assert.deepEqual(named.list[0], parseRootsLine((parseSections(firstNotes).get(SECTIONS.current) ?? []).find((l) => parseRootsLine(l))!)!.list[0]);
+  assert.deepEqual(
+    named.list[0],
+    parseRootsLine((parseSections(firstNotes).get(SECTIONS.current) ?? []).find((l) => parseRootsLine(l))!)!.list[0],
+  );
   const files = (sec.get(SECTIONS.files) ?? []).join('\n');
-  for (const p of [...first, `${JAVA}service/OrderService.java`]) assert.ok(files.split('\n').some((l) => fullPath(named, l.slice(2).split(':')[0]) === p), `${p} in\n${files}`);
+  for (const p of [...first, `${JAVA}service/OrderService.java`])
+    assert.ok(
+      files.split('\n').some((l) => fullPath(named, l.slice(2).split(':')[0]) === p),
+      `${p} in\n${files}`,
+    );
 });
 
 test('back-fill does not add a path the summary already writes from a named folder; full-path searches read the names', () => {

@@ -32,7 +32,12 @@ const budget = { contextWindow: 6000, reservedOutput: 0, compactAt: 0.8, compact
 
 test('a plan estimated to leave more than maxEstimatedAfter is not run and calls no summarizer', async () => {
   const summarizer = counting();
-  const r = await prepareCompaction({ items: items(conversation()), meter, summarizer, options: { budget, trigger: 'auto', force: true, maxEstimatedAfter: 1000 } });
+  const r = await prepareCompaction({
+    items: items(conversation()),
+    meter,
+    summarizer,
+    options: { budget, trigger: 'auto', force: true, maxEstimatedAfter: 1000 },
+  });
   assert.ok('applied' in r, 'not prepared');
   if (!('applied' in r)) return;
   assert.equal(r.applied, false);
@@ -43,7 +48,12 @@ test('a plan estimated to leave more than maxEstimatedAfter is not run and calls
 
 test('a plan estimated within maxEstimatedAfter runs as without it', async () => {
   const summarizer = counting();
-  const r = await prepareCompaction({ items: items(conversation()), meter, summarizer, options: { budget, trigger: 'auto', force: true, maxEstimatedAfter: 5000 } });
+  const r = await prepareCompaction({
+    items: items(conversation()),
+    meter,
+    summarizer,
+    options: { budget, trigger: 'auto', force: true, maxEstimatedAfter: 5000 },
+  });
   assert.ok(!('applied' in r), `prepared (${'reason' in r ? r.reason : ''})`);
   if ('applied' in r) return;
   assert.ok(summarizer.requests >= 1, 'summarized');

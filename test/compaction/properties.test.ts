@@ -36,17 +36,31 @@ test(`invariants 1-5 hold over ${CASES} generated conversations (seed ${SEED})`,
         items,
         meter,
         summarizer,
-        options: { budget: { contextWindow: window, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 }, trigger: 'auto', keepRecentSteps, force: r() < 0.3, approximateSummaryTokens: 200 },
+        options: {
+          budget: { contextWindow: window, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 },
+          trigger: 'auto',
+          keepRecentSteps,
+          force: r() < 0.3,
+          approximateSummaryTokens: 200,
+        },
       });
       const where = `seed ${seed}, window ${window}, keep ${keepRecentSteps}`;
       if (result.applied) {
         applied++;
-        assert.ok(result.tokensAfter < result.tokensBefore, `invariant 5 (${where}): ${result.tokensBefore} → ${result.tokensAfter}`);
-        for (const cp of result.checkpoints) assert.ok(cp.tokensAfter < cp.tokensBefore, `checkpoint shrinks (${where})`);
+        assert.ok(
+          result.tokensAfter < result.tokensBefore,
+          `invariant 5 (${where}): ${result.tokensBefore} → ${result.tokensAfter}`,
+        );
+        for (const cp of result.checkpoints)
+          assert.ok(cp.tokensAfter < cp.tokensBefore, `checkpoint shrinks (${where})`);
         items = result.context;
         checkpoints.push(...result.checkpoints);
       } else {
-        assert.deepEqual(result.context.map((i) => i.id), items.map((i) => i.id), `unchanged when not applied (${where})`);
+        assert.deepEqual(
+          result.context.map((i) => i.id),
+          items.map((i) => i.id),
+          `unchanged when not applied (${where})`,
+        );
       }
       const violations = checkContext(items, raw, { keepRecentSteps });
       assert.deepEqual(violations, [], `invariants (${where}): ${violations.map((v) => v.message).join('; ')}`);
@@ -56,7 +70,11 @@ test(`invariants 1-5 hold over ${CASES} generated conversations (seed ${SEED})`,
       const back = undoCheckpoint(items, checkpoints, target.id);
       undone++;
       assert.ok(back.undone.includes(target.id));
-      assert.deepEqual(coveredIds(back.items), raw.map((e) => e.id), `undo restores coverage (seed ${seed})`);
+      assert.deepEqual(
+        coveredIds(back.items),
+        raw.map((e) => e.id),
+        `undo restores coverage (seed ${seed})`,
+      );
       assert.deepEqual(checkContext(back.items, raw, { keepRecentSteps }), [], `invariants after undo (seed ${seed})`);
     }
   }

@@ -11,17 +11,26 @@ import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { DECISION, isProse, ruleSentences } from '../../src/compaction/summary/prose';
 
 test('a rule that ends in a colon is quoted with the list that follows it', () => {
-  const typed = 'Set up the broker client.\nThe mqtt.connect options must include:\n- clientId from the env\n- keepalive 30\n\nThanks.';
-  assert.deepEqual(ruleSentences(typed), ['The mqtt.connect options must include: - clientId from the env - keepalive 30']);
+  const typed =
+    'Set up the broker client.\nThe mqtt.connect options must include:\n- clientId from the env\n- keepalive 30\n\nThanks.';
+  assert.deepEqual(ruleSentences(typed), [
+    'The mqtt.connect options must include: - clientId from the env - keepalive 30',
+  ]);
 });
 
 test('a rule without a list after its colon stays as written, and a rule inside a code fence is not a rule', () => {
-  const typed = 'You must keep these names:\nThen run the tests.\n```\n// never remove this line\n```\nNever commit unless I ask.';
+  const typed =
+    'You must keep these names:\nThen run the tests.\n```\n// never remove this line\n```\nNever commit unless I ask.';
   assert.deepEqual(ruleSentences(typed), ['You must keep these names:', 'Never commit unless I ask.']);
 });
 
 test('code lines are not prose, whatever words they contain', () => {
-  for (const line of ["alert('Auto-switched to the backup broker because the main one is down');", 'console.log(`switched to ${mode} because of the timeout`)', 'const reason = retry ? "because it failed" : "ok";', 'if (a === b) { return since; }']) {
+  for (const line of [
+    "alert('Auto-switched to the backup broker because the main one is down');",
+    'console.log(`switched to ${mode} because of the timeout`)',
+    'const reason = retry ? "because it failed" : "ok";',
+    'if (a === b) { return since; }',
+  ]) {
     assert.equal(isProse(line), false, line);
   }
   assert.equal(isProse('Switched the runtime image because the small one has no arm64 build.'), true);
@@ -34,7 +43,9 @@ test("the notes' decisions and rules hold sentences, not the code the agent show
     items([
       S('You are a coding agent.'),
       U('Add a fallback broker. The config must include:\n- host\n- port'),
-      A("I chose a second client instead of reconnecting, because reconnects drop queued messages.\n```js\nalert('Auto-switched because the main broker is down');\n```\nconsole.log(`switched since ${n}`)"),
+      A(
+        "I chose a second client instead of reconnecting, because reconnects drop queued messages.\n```js\nalert('Auto-switched because the main broker is down');\n```\nconsole.log(`switched since ${n}`)",
+      ),
       U('ok'),
     ]),
     2000,

@@ -5,7 +5,8 @@ import { findSecrets, keyForms, maskMessageContents, maskSecrets, redactKey } fr
 
 const OPENAI = 'sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
 const GITHUB = 'ghp_0123456789abcdefghijABCDEFGHIJ0123456789';
-const PEM = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\nAAAAAAAAAAEAAAAzAAAAC3NzaC1lZDI1NTE5\n-----END OPENSSH PRIVATE KEY-----';
+const PEM =
+  '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\nAAAAAAAAAAEAAAAzAAAAC3NzaC1lZDI1NTE5\n-----END OPENSSH PRIVATE KEY-----';
 
 test('common token formats are masked, with their kind', () => {
   const text = [
@@ -19,7 +20,16 @@ test('common token formats are masked, with their kind', () => {
     PEM,
   ].join('\n');
   const masked = maskSecrets(text);
-  for (const secret of [OPENAI, GITHUB, 'AKIAIOSFODNN7EXAMPLE', 'xoxb-1234567890', 'abcdefghijklmnop.qrstuvwx', 'hunter2secret', 'eyJhbGciOiJIUzI1NiJ9', 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ']) {
+  for (const secret of [
+    OPENAI,
+    GITHUB,
+    'AKIAIOSFODNN7EXAMPLE',
+    'xoxb-1234567890',
+    'abcdefghijklmnop.qrstuvwx',
+    'hunter2secret',
+    'eyJhbGciOiJIUzI1NiJ9',
+    'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ',
+  ]) {
     assert.ok(!masked.includes(secret), `${secret} still in:\n${masked}`);
   }
   assert.match(masked, /key in use: \[masked API key\]/);
@@ -64,7 +74,13 @@ test('masking stays fast on long hostile lines', () => {
 test('message contents are masked, other fields kept', () => {
   const out = maskMessageContents([
     { role: 'system', content: 'summarize' },
-    { role: 'user', content: [{ type: 'text', text: `key ${OPENAI}` }, { type: 'image_url', image_url: { url: 'data:x' } }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: `key ${OPENAI}` },
+        { type: 'image_url', image_url: { url: 'data:x' } },
+      ],
+    },
   ]);
   assert.equal(out[0].content, 'summarize');
   const parts = out[1].content as Array<{ type: string; text?: string }>;

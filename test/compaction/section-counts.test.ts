@@ -31,13 +31,18 @@ test('requests section: the kept per-request counts equal the exact count of the
       const s = renderRequestsSection(reqs, budget, count, true, encoding);
       assert.equal(s.tokens, count(s.text), `budget ${budget}`);
       const plain = renderRequestsSection(reqs, budget, count, false);
-      assert.deepEqual({ ...plain, text: plain.text }, { ...s, text: s.text }, `budget ${budget}: same section with and without line counts`);
+      assert.deepEqual(
+        { ...plain, text: plain.text },
+        { ...s, text: s.text },
+        `budget ${budget}: same section with and without line counts`,
+      );
     }
   }
 });
 
 test('groupDigits writes integers as toLocaleString("en-US") does', () => {
-  for (const n of [0, 7, 999, 1000, 12_345, 999_999, 1_000_000, 25_547_379, -4321]) assert.equal(groupDigits(n), n.toLocaleString('en-US'));
+  for (const n of [0, 7, 999, 1000, 12_345, 999_999, 1_000_000, 25_547_379, -4321])
+    assert.equal(groupDigits(n), n.toLocaleString('en-US'));
 });
 
 test('callOf finds the call of each tool result as callIndex does', () => {
@@ -49,7 +54,11 @@ test('callOf finds the call of each tool result as callIndex does', () => {
 test('compact() commits what preparing applied: the same result as committing a prepared compaction afresh', async () => {
   const items = itemsFromEntries(generateSession(5, 300_000).slice(0, 1200));
   const summarizer = new ExtractiveSummarizer(count, { lineAdditive: meter.lineAdditive });
-  const options = { budget: { contextWindow: 32_000, compactAt: 0.8, compactTo: 0.5, reservedOutput: 4096 }, trigger: 'auto' as const, now: () => new Date(0) };
+  const options = {
+    budget: { contextWindow: 32_000, compactAt: 0.8, compactTo: 0.5, reservedOutput: 4096 },
+    trigger: 'auto' as const,
+    now: () => new Date(0),
+  };
   const prepared = await prepareCompaction({ items, meter, summarizer, options });
   assert.ok(!('applied' in prepared));
   // A copy of the prepared compaction is not the one that was applied: committed from scratch.

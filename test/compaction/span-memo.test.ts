@@ -36,7 +36,10 @@ test('notes: a span with one message replaced is read again', () => {
   s.notes(items, 20_000);
   const at = items.map((it) => it.message.role).lastIndexOf('assistant');
   const changed = items.slice();
-  changed[at] = { ...items[at], message: { role: 'assistant', content: 'We decided to use SQLite because the data is small. Ran `npm test`.' } };
+  changed[at] = {
+    ...items[at],
+    message: { role: 'assistant', content: 'We decided to use SQLite because the data is small. Ran `npm test`.' },
+  };
   const fresh = new ExtractiveSummarizer(count, { lineAdditive: meter.lineAdditive }).notes(changed, 20_000);
   assert.equal(s.notes(changed, 20_000), fresh);
   assert.notEqual(fresh, s.notes(items, 20_000));
@@ -77,18 +80,42 @@ test('notes and actions: a span grown at its end equals a fresh reading of the w
 
 test('actions: a call answered only in the grown part, and an id answered twice, give the actions of a fresh reading', () => {
   const base = itemsFromEntries(generateSession(4, 400 * 300).slice(0, 400));
-  const call = (id: string, command: string): ContextItem => ({ id: `a-${id}`, kind: 'raw', covers: [`a-${id}`], message: { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command }) } }] } });
-  const result = (id: string, text: string, n: number): ContextItem => ({ id: `t-${id}-${n}`, kind: 'raw', covers: [`t-${id}-${n}`], message: { role: 'tool', tool_call_id: id, content: text } });
+  const call = (id: string, command: string): ContextItem => ({
+    id: `a-${id}`,
+    kind: 'raw',
+    covers: [`a-${id}`],
+    message: {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command }) } }],
+    },
+  });
+  const result = (id: string, text: string, n: number): ContextItem => ({
+    id: `t-${id}-${n}`,
+    kind: 'raw',
+    covers: [`t-${id}-${n}`],
+    message: { role: 'tool', tool_call_id: id, content: text },
+  });
   const first = [...base, call('late', 'npm test'), call('twice', 'npm run build')];
-  const grown = [...first, result('late', 'error TS2322: Type string is not assignable\nexit code 2', 1), result('twice', 'ok', 1)];
+  const grown = [
+    ...first,
+    result('late', 'error TS2322: Type string is not assignable\nexit code 2', 1),
+    result('twice', 'ok', 1),
+  ];
   const again = [...grown, result('twice', 'npm ERR! build failed\nexit code 1', 2)];
   actionsOf(first);
   for (const span of [grown, again]) {
     const got = actionsOf(span);
     assert.deepEqual(got, freshActions(span));
-    assert.ok(got.some((a) => a.kind === 'command' && a.command === 'npm test' && !a.ok), 'the late answer is read');
+    assert.ok(
+      got.some((a) => a.kind === 'command' && a.command === 'npm test' && !a.ok),
+      'the late answer is read',
+    );
   }
-  assert.ok(actionsOf(again).some((a) => a.kind === 'command' && a.command === 'npm run build' && !a.ok), 'the last answer of an id wins');
+  assert.ok(
+    actionsOf(again).some((a) => a.kind === 'command' && a.command === 'npm run build' && !a.ok),
+    'the last answer of an id wins',
+  );
 });
 
 /** The actions of `items` read from scratch: a copy of every message, so no kept reading applies. */
@@ -108,7 +135,10 @@ test('requests: a span grown at its end gives the requests of a fresh reading, a
   // An earlier message replaced by a new request: read again, the request in its place.
   const changed = all.slice();
   const at = changed.findIndex((it) => it.message.role === 'user');
-  changed[at] = { ...changed[at], message: { role: 'user', content: 'Please rename the config loader to loadSettings.' } };
+  changed[at] = {
+    ...changed[at],
+    message: { role: 'user', content: 'Please rename the config loader to loadSettings.' },
+  };
   const again = collectRequests(changed);
   assert.deepEqual(again, collectRequests(structuredClone(changed)));
   assert.ok(again.includes('Please rename the config loader to loadSettings.'));
@@ -118,7 +148,8 @@ test('meter: measuring the same list, a list grown at its end, and a list with a
   const all = itemsFromEntries(generateSession(13, 900 * 300).slice(0, 900));
   const kept = new TokenMeter({ model: 'gpt-4o' });
   const fresh = (items: readonly ContextItem[]) => new TokenMeter({ model: 'gpt-4o' }).measure(items);
-  for (const n of [300, 300, 600, 900]) assert.deepEqual(kept.measure(all.slice(0, n)), fresh(all.slice(0, n)), `${n} items`);
+  for (const n of [300, 300, 600, 900])
+    assert.deepEqual(kept.measure(all.slice(0, n)), fresh(all.slice(0, n)), `${n} items`);
   // The returned counts are a copy: changing them does not change the next reading.
   kept.measure(all).perItem.fill(0);
   assert.deepEqual(kept.measure(all), fresh(all));
@@ -149,13 +180,38 @@ test('collapse: the same tool result collapsed again gives the same message obje
 test('notes: a line many times the budget is halved to fit without counting each half on the way', () => {
   // A ledger line naming thousands of files read once each.
   const files = Array.from({ length: 6000 }, (_, i) => `src/mod${i % 50}/file${i}.ts`);
-  const items: ContextItem[] = [{ id: 'u', kind: 'raw', covers: ['u'], message: { role: 'user', content: 'Read every module and list what each exports.' } }];
+  const items: ContextItem[] = [
+    {
+      id: 'u',
+      kind: 'raw',
+      covers: ['u'],
+      message: { role: 'user', content: 'Read every module and list what each exports.' },
+    },
+  ];
   for (const [i, path] of files.entries()) {
-    items.push({ id: `a${i}`, kind: 'raw', covers: [`a${i}`], message: { role: 'assistant', content: null, tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path }) } }] } });
-    items.push({ id: `t${i}`, kind: 'raw', covers: [`t${i}`], message: { role: 'tool', tool_call_id: `c${i}`, content: `export const value${i} = ${i};` } });
+    items.push({
+      id: `a${i}`,
+      kind: 'raw',
+      covers: [`a${i}`],
+      message: {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: `c${i}`, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path }) } },
+        ],
+      },
+    });
+    items.push({
+      id: `t${i}`,
+      kind: 'raw',
+      covers: [`t${i}`],
+      message: { role: 'tool', tool_call_id: `c${i}`, content: `export const value${i} = ${i};` },
+    });
   }
   const counted: number[] = [];
-  const s = new ExtractiveSummarizer((t) => (counted.push(t.length), meter.countText(t)), { lineAdditive: meter.lineAdditive });
+  const s = new ExtractiveSummarizer((t) => (counted.push(t.length), meter.countText(t)), {
+    lineAdditive: meter.lineAdditive,
+  });
   const budget = 400;
   const notes = s.notes(items, budget);
   assert.ok(meter.countText(notes) <= budget, `${meter.countText(notes)} tokens`);

@@ -20,7 +20,12 @@ import type { BudgetConfig, ChatMessage } from '../../src/compaction/types';
 
 const meter = new TokenMeter({ counter: quarterCounter });
 const count = (t: string) => meter.countText(t);
-const budget = (contextWindow: number): BudgetConfig => ({ contextWindow, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 });
+const budget = (contextWindow: number): BudgetConfig => ({
+  contextWindow,
+  reservedOutput: 0,
+  compactAt: 0.8,
+  compactTo: 0.5,
+});
 
 test("a recorded agent's own summary keeps the typed requests it stands for; a later compaction carries them verbatim", async () => {
   const msgs: ChatMessage[] = [
@@ -35,23 +40,59 @@ test("a recorded agent's own summary keeps the typed requests it stands for; a l
     A(`added ${chars(3000, 4)}`),
     U('and a README'),
   ];
-  const applied = applyRecordedCompactions(items(msgs), [{ replacedIds: ['e1', 'e2', 'e3', 'e4'], summary: 'The user wanted an orders service.', summaryEntryId: 'e5' }], meter);
+  const applied = applyRecordedCompactions(
+    items(msgs),
+    [{ replacedIds: ['e1', 'e2', 'e3', 'e4'], summary: 'The user wanted an orders service.', summaryEntryId: 'e5' }],
+    meter,
+  );
   const imported = applied.items.find((i) => i.kind === 'summary')!;
-  assert.equal(imported.message.content, 'The user wanted an orders service.', 'the imported context is what the agent sent');
+  assert.equal(
+    imported.message.content,
+    'The user wanted an orders service.',
+    'the imported context is what the agent sent',
+  );
   assert.deepEqual(imported.requests, ['build the orders service on postgres 16', 'never commit unless I ask']);
-  const r = await compact({ items: applied.items, meter, summarizer: new ExtractiveSummarizer(count), options: { budget: budget(2000), trigger: 'manual', force: true } });
+  const r = await compact({
+    items: applied.items,
+    meter,
+    summarizer: new ExtractiveSummarizer(count),
+    options: { budget: budget(2000), trigger: 'manual', force: true },
+  });
   assert.ok(r.applied, r.reason);
   const summary = r.checkpoints.find((c) => c.strategy === 'extractive')!.summary;
-  assert.deepEqual(parseRequestsSection(summary).slice(0, 3), ['build the orders service on postgres 16', 'never commit unless I ask', 'now add pagination']);
+  assert.deepEqual(parseRequestsSection(summary).slice(0, 3), [
+    'build the orders service on postgres 16',
+    'never commit unless I ask',
+    'now add pagination',
+  ]);
 });
 
 test("Aider whole-file blocks and Cline's absolutePath writes are file operations with their symbols", () => {
-  const aider = A('I will create the server.\n\nsrc/server.ts\n```typescript\nexport function startServer(port: number) {\n  return listen(port);\n}\nclass Router {}\n```\n\nAnd the readme:\n\nREADME.md\n```\n# Orders\n```');
-  const cline = Acalls([['c1', 'write_to_file', JSON.stringify({ absolutePath: 'c:\\app\\src\\db.ts', content: 'export const pool = () => connect();\nexport function query(sql) {}' })]]);
+  const aider = A(
+    'I will create the server.\n\nsrc/server.ts\n```typescript\nexport function startServer(port: number) {\n  return listen(port);\n}\nclass Router {}\n```\n\nAnd the readme:\n\nREADME.md\n```\n# Orders\n```',
+  );
+  const cline = Acalls([
+    [
+      'c1',
+      'write_to_file',
+      JSON.stringify({
+        absolutePath: 'c:\\app\\src\\db.ts',
+        content: 'export const pool = () => connect();\nexport function query(sql) {}',
+      }),
+    ],
+  ]);
   const ledger = buildLedger(actionsOf(items([U('go'), aider, cline, T('c1', 'File saved.')])));
-  assert.ok(ledger.files.some((l) => /^- src\/server\.ts: edited; defines or changes: startServer, Router$/.test(l)), ledger.files.join('\n'));
+  assert.ok(
+    ledger.files.some((l) => /^- src\/server\.ts: edited; defines or changes: startServer, Router$/.test(l)),
+    ledger.files.join('\n'),
+  );
   assert.ok(ledger.files.some((l) => l.startsWith('- README.md: edited')));
-  assert.ok(ledger.files.some((l) => /^- c:\\app\\src\\db\.ts: created; defines or changes: (pool, query|query, pool)$/.test(l)), ledger.files.join('\n'));
+  assert.ok(
+    ledger.files.some((l) =>
+      /^- c:\\app\\src\\db\.ts: created; defines or changes: (pool, query|query, pool)$/.test(l),
+    ),
+    ledger.files.join('\n'),
+  );
   assert.deepEqual(ledger.edited, ['src/server.ts', 'README.md', 'c:\\app\\src\\db.ts']);
   // A fence without a path line before it is prose, not an edit.
   assert.deepEqual(actionsOf(items([A('Run this:\n```bash\nnpm test\n```')])), []);
@@ -60,27 +101,64 @@ test("Aider whole-file blocks and Cline's absolutePath writes are file operation
 test('current state survives any budget: last tool call, files edited most recently, the latest error line of a command', () => {
   const msgs: ChatMessage[] = [U('fix the build')];
   for (let k = 0; k < 6; k++) {
-    msgs.push(Acalls([[`w${k}`, 'edit', JSON.stringify({ path: `src/mod${k}.ts`, new_string: `export function f${k}() {}` })]], `step ${k}: ${chars(400, k)}`), T(`w${k}`, 'ok'));
+    msgs.push(
+      Acalls(
+        [[`w${k}`, 'edit', JSON.stringify({ path: `src/mod${k}.ts`, new_string: `export function f${k}() {}` })]],
+        `step ${k}: ${chars(400, k)}`,
+      ),
+      T(`w${k}`, 'ok'),
+    );
   }
-  msgs.push(Acalls([['b1', 'bash', JSON.stringify({ command: 'javac -d out src/Main.java' })]]), T('b1', `[INFO] scanning\nsrc/Main.java:3: import com.shop.OrderNotFoundException;\n${'[INFO] compiled one more module\n'.repeat(12)}Process exited with code 1`));
-  msgs.push(Acalls([['b2', 'bash', JSON.stringify({ command: 'grep -rn TODO src' })]]), T('b2', 'src/mod1.ts:1: TODO tidy'));
+  msgs.push(
+    Acalls([['b1', 'bash', JSON.stringify({ command: 'javac -d out src/Main.java' })]]),
+    T(
+      'b1',
+      `[INFO] scanning\nsrc/Main.java:3: import com.shop.OrderNotFoundException;\n${'[INFO] compiled one more module\n'.repeat(12)}Process exited with code 1`,
+    ),
+  );
+  msgs.push(
+    Acalls([['b2', 'bash', JSON.stringify({ command: 'grep -rn TODO src' })]]),
+    T('b2', 'src/mod1.ts:1: TODO tidy'),
+  );
   const notes = new ExtractiveSummarizer(count).notes(items(msgs), 40);
   assert.match(notes, /- Last tool call: bash command=grep -rn TODO src/);
-  assert.match(notes, /- Files edited most recently: src\/mod1\.ts, src\/mod2\.ts, src\/mod3\.ts, src\/mod4\.ts, src\/mod5\.ts/);
-  assert.match(notes, /- Latest error line in command output \(`command=javac -d out src\/Main\.java`\): "src\/Main\.java:3: import com\.shop\.OrderNotFoundException;"/);
+  assert.match(
+    notes,
+    /- Files edited most recently: src\/mod1\.ts, src\/mod2\.ts, src\/mod3\.ts, src\/mod4\.ts, src\/mod5\.ts/,
+  );
+  assert.match(
+    notes,
+    /- Latest error line in command output \(`command=javac -d out src\/Main\.java`\): "src\/Main\.java:3: import com\.shop\.OrderNotFoundException;"/,
+  );
   assert.doesNotMatch(notes, /In progress/, 'other lines of the section give way first');
   // A later summary that folds this one in, with no commands of its own, carries the lines forward.
-  const again = new ExtractiveSummarizer(count).notes([{ id: 's1', kind: 'summary', message: { role: 'user', content: notes }, covers: ['e0'] }, ...items([U('and the tests'), A('will do')])], 400);
-  for (const line of ['- Last tool call: bash', '- Files edited most recently: src/mod1.ts', '- Latest error line in command output']) assert.ok(again.includes(line), line);
+  const again = new ExtractiveSummarizer(count).notes(
+    [
+      { id: 's1', kind: 'summary', message: { role: 'user', content: notes }, covers: ['e0'] },
+      ...items([U('and the tests'), A('will do')]),
+    ],
+    400,
+  );
+  for (const line of [
+    '- Last tool call: bash',
+    '- Files edited most recently: src/mod1.ts',
+    '- Latest error line in command output',
+  ])
+    assert.ok(again.includes(line), line);
 });
 
 test('the latest failure line comes from a run that failed: a file shown by cat that names an exception or a FAILED value is not one', () => {
   const cat = JSON.stringify({ command: 'cat src/main/java/app/UserService.java' });
-  const source = 'package app;\nimport app.exception.BusinessException;\nenum Status { PENDING, FAILED }\nthrow new BusinessException("User not found");';
+  const source =
+    'package app;\nimport app.exception.BusinessException;\nenum Status { PENDING, FAILED }\nthrow new BusinessException("User not found");';
   assert.deepEqual(failureLines(cat, source), []);
-  assert.deepEqual(failureLines(cat, 'cat: src/main/java/app/UserService.java: No such file or directory'), ['cat: src/main/java/app/UserService.java: No such file or directory']);
+  assert.deepEqual(failureLines(cat, 'cat: src/main/java/app/UserService.java: No such file or directory'), [
+    'cat: src/main/java/app/UserService.java: No such file or directory',
+  ]);
   const build = JSON.stringify({ command: 'mvn -q test' });
-  assert.deepEqual(failureLines(build, 'Tests run: 3, Failures: 1\nError: expected 200 but was 500\nexit code 1'), ['Error: expected 200 but was 500']);
+  assert.deepEqual(failureLines(build, 'Tests run: 3, Failures: 1\nError: expected 200 but was 500\nexit code 1'), [
+    'Error: expected 200 but was 500',
+  ]);
   assert.deepEqual(failureLines(build, 'Tests run: 3, Failures: 0\nBUILD SUCCESS'), []);
   // In the notes: the later cat of a source file does not replace the real failure before it.
   const msgs: ChatMessage[] = [
@@ -91,5 +169,8 @@ test('the latest failure line comes from a run that failed: a file shown by cat 
     T('c2', source),
   ];
   const notes = new ExtractiveSummarizer(count).notes(items(msgs), 2000);
-  assert.match(notes, /- Latest error line in command output \(`command=mvn -q test`\): "Error: expected 200 but was 500"/);
+  assert.match(
+    notes,
+    /- Latest error line in command output \(`command=mvn -q test`\): "Error: expected 200 but was 500"/,
+  );
 });

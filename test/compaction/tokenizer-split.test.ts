@@ -17,7 +17,9 @@ function pattern(name: EncodingName): string {
   return (mod.default ?? (mod as { pat_str: string })).pat_str;
 }
 function jsTiktoken(name: EncodingName): (t: string) => number {
-  const { Tiktoken } = require('js-tiktoken/lite') as { Tiktoken: new (r: unknown) => { encode(t: string, a: string[], d: string[]): number[] } };
+  const { Tiktoken } = require('js-tiktoken/lite') as {
+    Tiktoken: new (r: unknown) => { encode(t: string, a: string[], d: string[]): number[] };
+  };
   const ranks = require(`js-tiktoken/ranks/${name}`) as { default?: unknown };
   const enc = new Tiktoken(ranks.default ?? ranks);
   return (t) => enc.encode(t, [], []).length;
@@ -26,7 +28,26 @@ function jsTiktoken(name: EncodingName): (t: string) => number {
 
 /** Every ASCII character, and characters above U+007F that the patterns treat specially. */
 const ASCII = Array.from({ length: 128 }, (_, c) => String.fromCharCode(c));
-const OTHER = ['é', 'É', 'ǅ', 'ʰ', '\u0301', '²', '٣', '\u00a0', '\u3000', '\u2028', '\ufeff', '\u0085', 'ſ', 'K', '🙂', '\ud800', '中', 'ß'];
+const OTHER = [
+  'é',
+  'É',
+  'ǅ',
+  'ʰ',
+  '\u0301',
+  '²',
+  '٣',
+  '\u00a0',
+  '\u3000',
+  '\u2028',
+  '\ufeff',
+  '\u0085',
+  'ſ',
+  'K',
+  '🙂',
+  '\ud800',
+  '中',
+  'ß',
+];
 /** Characters the contractions, words and whitespace runs are made of, drawn more often. */
 const FREQUENT = [..."sStTmMdDrRvVeElL'  \n\n\r\t/"];
 
@@ -55,7 +76,10 @@ for (const name of ['cl100k_base', 'o200k_base'] as const) {
     const re = new RegExp(pattern(name), 'gu');
     let asciiPieces = 0;
     let asciiDecided = 0;
-    const texts = [...randomTexts(name.length, 40_000), ...TEXT_CLASSES.flatMap((cls) => [1, 2, 3].map((s) => classText(cls, s, 4000)))];
+    const texts = [
+      ...randomTexts(name.length, 40_000),
+      ...TEXT_CLASSES.flatMap((cls) => [1, 2, 3].map((s) => classText(cls, s, 4000))),
+    ];
     for (const text of texts) {
       const ascii = !/[^\x00-\x7f]/.test(text);
       for (const m of text.matchAll(re)) {
@@ -64,17 +88,26 @@ for (const name of ['cl100k_base', 'o200k_base'] as const) {
           asciiPieces++;
           if (end >= 0) asciiDecided++;
         }
-        if (end >= 0) assert.equal(JSON.stringify(text.slice(m.index, end)), JSON.stringify(m[0]), `${JSON.stringify(text)} at ${m.index}`);
+        if (end >= 0)
+          assert.equal(
+            JSON.stringify(text.slice(m.index, end)),
+            JSON.stringify(m[0]),
+            `${JSON.stringify(text)} at ${m.index}`,
+          );
       }
     }
     // The scan is the fast path: on ASCII text it must decide (almost) every piece itself.
-    assert.ok(asciiDecided / asciiPieces > 0.99, `${asciiDecided} of ${asciiPieces} ASCII pieces decided without the regex`);
+    assert.ok(
+      asciiDecided / asciiPieces > 0.99,
+      `${asciiDecided} of ${asciiPieces} ASCII pieces decided without the regex`,
+    );
   });
 
   test(`${name}: counts equal js-tiktoken on random strings of ASCII and other characters`, () => {
     const ours = createTokenCounter(name);
     const ref = jsTiktoken(name);
-    for (const text of randomTexts(7 + name.length, 3000)) assert.equal(ours.countText(text), ref(text), JSON.stringify(text));
+    for (const text of randomTexts(7 + name.length, 3000))
+      assert.equal(ours.countText(text), ref(text), JSON.stringify(text));
   });
 }
 
@@ -96,7 +129,7 @@ test('the piece cache returns what was stored, by characters, and starts over wh
   let hits = 0;
   let maxSize = 0;
   for (let k = 0; k < 200_000; k++) {
-    const piece = `p${Math.floor(r() * 60_000).toString(36)}${'x'.repeat(k % MAX_CACHED_CHARS >> 3)}`;
+    const piece = `p${Math.floor(r() * 60_000).toString(36)}${'x'.repeat((k % MAX_CACHED_CHARS) >> 3)}`;
     const expected = piece.length * 7 + 1;
     const got = cache.get(piece, 0, piece.length);
     if (got >= 0) {
@@ -115,7 +148,9 @@ test('counts stay exact across the piece cache starting over (cl100k_base)', () 
   const ref = jsTiktoken('cl100k_base');
   const r = rng(11);
   // About 60,000 distinct words, more than the cache holds, counted twice in texts of 20,000 characters.
-  const words = Array.from({ length: 60_000 }, () => Array.from({ length: 3 + Math.floor(r() * 8) }, () => String.fromCharCode(97 + Math.floor(r() * 26))).join(''));
+  const words = Array.from({ length: 60_000 }, () =>
+    Array.from({ length: 3 + Math.floor(r() * 8) }, () => String.fromCharCode(97 + Math.floor(r() * 26))).join(''),
+  );
   for (let pass = 0; pass < 2; pass++) {
     for (let at = 0; at < words.length; at += 3000) {
       const text = words.slice(at, at + 3000).join(at % 2 ? ' ' : '_');

@@ -14,13 +14,17 @@ import { sharedTranscriptsDir } from '../support/shared';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 function jsTiktoken(name: EncodingName): (t: string) => number {
-  const { Tiktoken } = require('js-tiktoken/lite') as { Tiktoken: new (r: unknown) => { encode(t: string, a: string[], d: string[]): number[] } };
+  const { Tiktoken } = require('js-tiktoken/lite') as {
+    Tiktoken: new (r: unknown) => { encode(t: string, a: string[], d: string[]): number[] };
+  };
   const ranks = require(`js-tiktoken/ranks/${name}`) as { default?: unknown };
   const enc = new Tiktoken(ranks.default ?? ranks);
   return (t) => enc.encode(t, [], []).length;
 }
 function wasmTiktoken(name: EncodingName): { count: (t: string) => number; free: () => void } {
-  const { get_encoding } = require('tiktoken') as { get_encoding(n: string): { encode_ordinary(t: string): Uint32Array; free(): void } };
+  const { get_encoding } = require('tiktoken') as {
+    get_encoding(n: string): { encode_ordinary(t: string): Uint32Array; free(): void };
+  };
   const enc = get_encoding(name);
   return { count: (t) => enc.encode_ordinary(t).length, free: () => enc.free() };
 }
@@ -39,7 +43,19 @@ for (const name of ENCODINGS) {
         assert.equal(ours.countText(text), ref(text), `${cls} seed ${seed}`);
       }
     }
-    for (const edge of ['', ' ', '\n', 'a', '🙂', '\ud800', 'x\udc00y', '   \n\n\t  end', '<|endoftext|> is plain text here', '1234567890123', "don't WON'T I'm"]) {
+    for (const edge of [
+      '',
+      ' ',
+      '\n',
+      'a',
+      '🙂',
+      '\ud800',
+      'x\udc00y',
+      '   \n\n\t  end',
+      '<|endoftext|> is plain text here',
+      '1234567890123',
+      "don't WON'T I'm",
+    ]) {
       assert.equal(ours.countText(edge), ref(edge), JSON.stringify(edge));
     }
   });
@@ -100,14 +116,18 @@ test('the rank table round-trips through its prebuilt form and rejects a damaged
   assert.equal(table.rank(new Uint8Array([0xff, 0xfe, 0xfd, 0xfc, 0xfb, 0xfa]), 0, 6), -1);
   assert.ok(table.byteSize < 10e6, `table holds ${table.byteSize} bytes`);
   const damaged = table.serialize().slice(0, 1000);
-  assert.throws(() => RankTable.deserialize(damaged, '/x/ranks/cl100k_base.bin'), /\/x\/ranks\/cl100k_base\.bin: rank table is 1000 bytes/);
+  assert.throws(
+    () => RankTable.deserialize(damaged, '/x/ranks/cl100k_base.bin'),
+    /\/x\/ranks\/cl100k_base\.bin: rank table is 1000 bytes/,
+  );
   const foreign = new Uint8Array(64);
   assert.throws(() => RankTable.deserialize(foreign, 'other.bin'), /other\.bin: not a rank table/);
 });
 
 const dir = sharedTranscriptsDir();
 test('counts equal the references on every line of every recorded transcript', (t) => {
-  if (!dir) return t.skip('../shared/transcripts not found beside the repository; set CONTEXT_KEEPER_SHARED to run this');
+  if (!dir)
+    return t.skip('../shared/transcripts not found beside the repository; set CONTEXT_KEEPER_SHARED to run this');
   const ours = createTokenCounter('o200k_base');
   const ref = jsTiktoken('o200k_base');
   const wasm = wasmTiktoken('o200k_base');

@@ -21,13 +21,17 @@ import { thresholds } from '../../src/compaction/plan/budget';
 
 const dir = sharedTranscriptsDir();
 const files = dir
-  ? fs.readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).flatMap((d) => fs.readdirSync(path.join(dir, d.name)).map((f) => path.join(dir, d.name, f)))
+  ? fs
+      .readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .flatMap((d) => fs.readdirSync(path.join(dir, d.name)).map((f) => path.join(dir, d.name, f)))
   : [];
 const repo = path.resolve(__dirname, '../../..');
 const cli = path.join(repo, 'dist/cli.js');
 
 if (!dir) {
-  test('recorded transcripts', (t) => t.skip('../shared/transcripts not found beside the repository; set CONTEXT_KEEPER_SHARED to run these'));
+  test('recorded transcripts', (t) =>
+    t.skip('../shared/transcripts not found beside the repository; set CONTEXT_KEEPER_SHARED to run these'));
 }
 
 for (const file of files) {
@@ -43,7 +47,13 @@ for (const file of files) {
     for (const window of [8000, 32_000, 128_000]) {
       const summarizer = new ExtractiveSummarizer((t) => s.meter.countText(t));
       const budget = { contextWindow: window, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 };
-      const r = await compact({ items: s.items, tools: s.transcript.tools, meter: s.meter, summarizer, options: { budget, trigger: 'manual', force: true } });
+      const r = await compact({
+        items: s.items,
+        tools: s.transcript.tools,
+        meter: s.meter,
+        summarizer,
+        options: { budget, trigger: 'manual', force: true },
+      });
       const out = toMessages(r.context);
       assert.deepEqual(checkToolPairing(out, true), [], `${name} @${window}: invariant 1`);
       assert.deepEqual(checkContext(r.context, s.entries), [], `${name} @${window}: invariants`);
@@ -53,14 +63,21 @@ for (const file of files) {
         assert.ok(r.tokensAfter < r.tokensBefore);
         // Inside the target, unless what is never summarised alone is over it (and the result says so).
         const target = thresholds(budget).targetTokens;
-        if (r.tokensAfter > target) assert.ok((r.anchoredTokens ?? 0) > target, `${name} @${window}: ${r.tokensAfter} tokens over the target of ${target}, ${r.anchoredTokens ?? 0} of them never summarised`);
+        if (r.tokensAfter > target)
+          assert.ok(
+            (r.anchoredTokens ?? 0) > target,
+            `${name} @${window}: ${r.tokensAfter} tokens over the target of ${target}, ${r.anchoredTokens ?? 0} of them never summarised`,
+          );
         for (const c of r.checkpoints) assert.ok(c.tokensAfter < c.tokensBefore, `checkpoint ${c.id} shrinks`);
       } else {
         assert.ok(r.reason.length > 0);
         assert.equal(r.tokensAfter, r.tokensBefore);
       }
     }
-    const report = await replay(s.entries, s.meter, new ExtractiveSummarizer((t) => s.meter.countText(t)), { budget: { contextWindow: 32_000, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 }, tools: s.transcript.tools });
+    const report = await replay(s.entries, s.meter, new ExtractiveSummarizer((t) => s.meter.countText(t)), {
+      budget: { contextWindow: 32_000, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 },
+      tools: s.transcript.tools,
+    });
     assert.deepEqual(report.violations.slice(0, 3), [], `${name}: replay at 32k sends only valid contexts`);
     assert.ok(report.promptTokens <= report.promptTokensUnmanaged);
   });
@@ -70,25 +87,57 @@ const exec = promisify(execFile);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ck-cli-'));
 test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-test('node dist/cli.js compact --window 32000 --out writes the documented document for every transcript', { concurrency: 2, skip: !dir || !fs.existsSync(cli) ? 'needs ../shared/transcripts and a built dist/cli.js (npm run build)' : false }, async (t) => {
-  for (const file of files) {
-    await t.test(path.basename(file), async () => {
-      const out = path.join(tmp, `${path.basename(file)}.json`);
-      await exec(process.execPath, [cli, 'compact', file, '--window', '32000', '--out', out], { maxBuffer: 16 << 20 });
-      const doc = JSON.parse(fs.readFileSync(out, 'utf8'));
-      // `tools` is there exactly when the recording has tool schemas (they are sent with every request).
-      const { transcript } = await loadSession(file);
-      const withTools = transcript.tools.length > 0;
-      assert.deepEqual(Object.keys(doc), ['format', 'model', 'window', 'tokensBefore', 'tokensAfter', 'messages', ...(withTools ? ['tools'] : []), 'checkpoints', 'rawCount']);
-      if (withTools) assert.deepEqual(doc.tools, JSON.parse(JSON.stringify(transcript.tools)));
-      assert.equal(doc.window, 32000);
-      assert.deepEqual(checkToolPairing(doc.messages, true), []);
-      for (const c of doc.checkpoints) {
-        assert.deepEqual(Object.keys(c), ['id', 'trigger', 'strategy', 'replacedIds', 'tokensBefore', 'tokensAfter', 'summary', 'dropped']);
-        assert.ok(c.tokensAfter < c.tokensBefore);
-      }
-      assert.ok(doc.tokensAfter <= doc.tokensBefore);
-      assert.ok(doc.messages.every((m: { role: string }) => ['system', 'developer', 'user', 'assistant', 'tool'].includes(m.role)));
-    });
-  }
-});
+test(
+  'node dist/cli.js compact --window 32000 --out writes the documented document for every transcript',
+  {
+    concurrency: 2,
+    skip: !dir || !fs.existsSync(cli) ? 'needs ../shared/transcripts and a built dist/cli.js (npm run build)' : false,
+  },
+  async (t) => {
+    for (const file of files) {
+      await t.test(path.basename(file), async () => {
+        const out = path.join(tmp, `${path.basename(file)}.json`);
+        await exec(process.execPath, [cli, 'compact', file, '--window', '32000', '--out', out], {
+          maxBuffer: 16 << 20,
+        });
+        const doc = JSON.parse(fs.readFileSync(out, 'utf8'));
+        // `tools` is there exactly when the recording has tool schemas (they are sent with every request).
+        const { transcript } = await loadSession(file);
+        const withTools = transcript.tools.length > 0;
+        assert.deepEqual(Object.keys(doc), [
+          'format',
+          'model',
+          'window',
+          'tokensBefore',
+          'tokensAfter',
+          'messages',
+          ...(withTools ? ['tools'] : []),
+          'checkpoints',
+          'rawCount',
+        ]);
+        if (withTools) assert.deepEqual(doc.tools, JSON.parse(JSON.stringify(transcript.tools)));
+        assert.equal(doc.window, 32000);
+        assert.deepEqual(checkToolPairing(doc.messages, true), []);
+        for (const c of doc.checkpoints) {
+          assert.deepEqual(Object.keys(c), [
+            'id',
+            'trigger',
+            'strategy',
+            'replacedIds',
+            'tokensBefore',
+            'tokensAfter',
+            'summary',
+            'dropped',
+          ]);
+          assert.ok(c.tokensAfter < c.tokensBefore);
+        }
+        assert.ok(doc.tokensAfter <= doc.tokensBefore);
+        assert.ok(
+          doc.messages.every((m: { role: string }) =>
+            ['system', 'developer', 'user', 'assistant', 'tool'].includes(m.role),
+          ),
+        );
+      });
+    }
+  },
+);

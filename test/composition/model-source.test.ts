@@ -18,7 +18,10 @@ const countText = (text: string) => Math.ceil(text.length / 4);
 beforeEach(() => {
   resetVscodeFake();
   host.setSetting('contextKeeper.modelSource', 'vscode');
-  chatModels.push(new FakeChat('copilot-gpt-4o', 'gpt-4o', 63_000, [{ parts: [] }]), new FakeChat('claude-x', 'claude-sonnet-4', 90_000, [{ parts: [] }], 'anthropic'));
+  chatModels.push(
+    new FakeChat('copilot-gpt-4o', 'gpt-4o', 63_000, [{ parts: [] }]),
+    new FakeChat('claude-x', 'claude-sonnet-4', 90_000, [{ parts: [] }], 'anthropic'),
+  );
 });
 
 const settings = () => readSettings(workspace.getConfiguration('contextKeeper'));
@@ -32,7 +35,9 @@ test('the editor model named by family is used, its input limit is the window an
   assert.equal(source.window.inputOnly, true);
   assert.equal(source.reservedOutput, 0);
   assert.match(source.label, /63,000/);
-  assert.ok(log.lines.some((l) => l.startsWith('[info] Model from VS Code: Fake gpt-4o (copilot/gpt-4o), 63000 input tokens.')));
+  assert.ok(
+    log.lines.some((l) => l.startsWith('[info] Model from VS Code: Fake gpt-4o (copilot/gpt-4o), 63000 input tokens.')),
+  );
   assert.equal(source.summarizer, undefined, 'no summary model configured');
 });
 
@@ -55,14 +60,23 @@ test('a window setting above the model limit wins and warns once per window of V
   const toasts = () => host.messages.filter((m) => m.severity === 'warning' && !m.modal);
   assert.equal(toasts().length, 1);
   assert.match(toasts()[0].message, /^ContextKeeper: The contextKeeper\.contextWindow setting /);
-  assert.match(host.messages.find((m) => m.modal)?.detail ?? '', /larger than the 90,000 input tokens VS Code reports for claude-x/);
+  assert.match(
+    host.messages.find((m) => m.modal)?.detail ?? '',
+    /larger than the 90,000 input tokens VS Code reports for claude-x/,
+  );
   await openModelSource(settings(), undefined, new FakeLogChannel('test'), countText);
   assert.equal(toasts().length, 1, 'said once');
 });
 
 test('a model VS Code does not offer is an error naming what is offered', async () => {
   host.setSetting('contextKeeper.model', 'gpt-9');
-  await assert.rejects(openModelSource(settings(), undefined, new FakeLogChannel('test'), countText), /VS Code offers no chat model matching "gpt-9"\. Offered: copilot\/gpt-4o, anthropic\/claude-sonnet-4\./);
+  await assert.rejects(
+    openModelSource(settings(), undefined, new FakeLogChannel('test'), countText),
+    /VS Code offers no chat model matching "gpt-9"\. Offered: copilot\/gpt-4o, anthropic\/claude-sonnet-4\./,
+  );
   chatModels.length = 0;
-  await assert.rejects(openModelSource(settings(), undefined, new FakeLogChannel('test'), countText), /VS Code offers no chat models: sign in to GitHub Copilot/);
+  await assert.rejects(
+    openModelSource(settings(), undefined, new FakeLogChannel('test'), countText),
+    /VS Code offers no chat models: sign in to GitHub Copilot/,
+  );
 });

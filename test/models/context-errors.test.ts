@@ -22,21 +22,65 @@ async function errorFor(reply: Reply): Promise<unknown> {
 }
 
 const shapes: Array<[string, Reply, { window?: number; promptTokens?: number }]> = [
-  ['OpenAI context_length_exceeded', contextLengthExceeded(140_000, 128_000), { window: 128_000, promptTokens: 140_000 }],
+  [
+    'OpenAI context_length_exceeded',
+    contextLengthExceeded(140_000, 128_000),
+    { window: 128_000, promptTokens: 140_000 },
+  ],
   [
     'vLLM BadRequestError',
-    { type: 'status', status: 400, body: { error: { message: "This model's maximum context length is 16384 tokens. However, you requested 17001 tokens (16001 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.", type: 'BadRequestError', param: null, code: 400 } } },
+    {
+      type: 'status',
+      status: 400,
+      body: {
+        error: {
+          message:
+            "This model's maximum context length is 16384 tokens. However, you requested 17001 tokens (16001 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.",
+          type: 'BadRequestError',
+          param: null,
+          code: 400,
+        },
+      },
+    },
     { window: 16384, promptTokens: 17001 },
   ],
   [
     'llama.cpp exceed_context_size_error',
-    { type: 'status', status: 400, body: { error: { code: 400, message: 'the request exceeds the available context size. try increasing the context size or enable context shift', type: 'exceed_context_size_error', n_prompt_tokens: 14429, n_ctx: 8192 } } },
+    {
+      type: 'status',
+      status: 400,
+      body: {
+        error: {
+          code: 400,
+          message:
+            'the request exceeds the available context size. try increasing the context size or enable context shift',
+          type: 'exceed_context_size_error',
+          n_prompt_tokens: 14429,
+          n_ctx: 8192,
+        },
+      },
+    },
     { window: 8192, promptTokens: 14429 },
   ],
-  ['Ollama input exceeds context length', { type: 'status', status: 500, body: { error: { message: 'input exceeds context length', type: 'api_error', param: null, code: null } } }, {}],
+  [
+    'Ollama input exceeds context length',
+    {
+      type: 'status',
+      status: 500,
+      body: { error: { message: 'input exceeds context length', type: 'api_error', param: null, code: null } },
+    },
+    {},
+  ],
   [
     'LM Studio overflow',
-    { type: 'status', status: 400, body: { error: 'Trying to keep the first 10136 tokens when context the overflows. However, the model is loaded with context length of only 7866 tokens, which is not enough. Try to load the model with a larger context length, or provide a shorter input' } },
+    {
+      type: 'status',
+      status: 400,
+      body: {
+        error:
+          'Trying to keep the first 10136 tokens when context the overflows. However, the model is loaded with context length of only 7866 tokens, which is not enough. Try to load the model with a larger context length, or provide a shorter input',
+      },
+    },
     { window: 7866, promptTokens: 10136 },
   ],
 ];
@@ -52,14 +96,31 @@ for (const [name, reply, expected] of shapes) {
 }
 
 test('other errors are not overflows: rate limit by tokens per minute, server error, auth', async () => {
-  const tpm = await errorFor({ type: 'status', status: 429, message: 'Rate limit reached for gpt-4o on tokens per min (TPM): Limit 30000, Requested 40000.', code: 'rate_limit_exceeded' });
+  const tpm = await errorFor({
+    type: 'status',
+    status: 429,
+    message: 'Rate limit reached for gpt-4o on tokens per min (TPM): Limit 30000, Requested 40000.',
+    code: 'rate_limit_exceeded',
+  });
   assert.equal(contextOverflow(tpm), undefined);
   assert.equal(contextOverflow(await errorFor({ type: 'status', status: 500, message: 'internal error' })), undefined);
-  assert.equal(contextOverflow(await errorFor({ type: 'status', status: 401, message: 'Incorrect API key provided', code: 'invalid_api_key' })), undefined);
+  assert.equal(
+    contextOverflow(
+      await errorFor({ type: 'status', status: 401, message: 'Incorrect API key provided', code: 'invalid_api_key' }),
+    ),
+    undefined,
+  );
   assert.equal(contextOverflow(new Error('socket hang up')), undefined);
 });
 
 test("older vLLM's unwrapped error body (read from the HTTP body; the openai client drops it)", () => {
-  const body = { object: 'error', message: "This model's maximum context length is 4096 tokens. However, you requested 4348 tokens (4332 in the messages, 16 in the completion).", type: 'invalid_request_error', param: null, code: null };
+  const body = {
+    object: 'error',
+    message:
+      "This model's maximum context length is 4096 tokens. However, you requested 4348 tokens (4332 in the messages, 16 in the completion).",
+    type: 'invalid_request_error',
+    param: null,
+    code: null,
+  };
   assert.deepEqual(contextOverflow(body), { message: body.message, window: 4096, promptTokens: 4348 });
 });

@@ -4,7 +4,16 @@ import assert from 'node:assert/strict';
 import { discoverEndpoint } from '../../src/models/discover';
 import { describeWindow, replyReserve, resolveWindow, WarnOnce } from '../../src/models/resolve';
 import { editorModelWindow, sessionWindow } from '../../src/models/session';
-import { fakeServer, llamaCppRoutes, lmStudioRoutes, ollamaRoutes, openRouterRoutes, silentRoutes, vllmRoutes, type Routes } from './fake-servers';
+import {
+  fakeServer,
+  llamaCppRoutes,
+  lmStudioRoutes,
+  ollamaRoutes,
+  openRouterRoutes,
+  silentRoutes,
+  vllmRoutes,
+  type Routes,
+} from './fake-servers';
 
 async function withServer<T>(routes: Routes, body: (url: string, log: string[]) => Promise<T>): Promise<T> {
   const server = await fakeServer(routes);
@@ -20,10 +29,17 @@ test('Ollama: the running context wins over the trained one, and the gap is said
     const report = await discoverEndpoint(`${url}/v1`);
     assert.equal(report.kind, 'ollama');
     const qwen = report.models.find((m) => m.id === 'qwen2.5-coder:7b');
-    assert.deepEqual({ window: qwen?.window, trained: qwen?.trainedWindow, source: qwen?.source }, { window: 4096, trained: 32768, source: 'server' });
+    assert.deepEqual(
+      { window: qwen?.window, trained: qwen?.trainedWindow, source: qwen?.source },
+      { window: 4096, trained: 32768, source: 'server' },
+    );
     assert.match(qwen?.reason ?? '', /served with 4,096 of the model's 32,768 tokens.*OLLAMA_CONTEXT_LENGTH/);
     const llama = report.models.find((m) => m.id === 'llama3.1:8b');
-    assert.deepEqual({ window: llama?.window, trained: llama?.trainedWindow }, { window: 16384, trained: 131072 }, 'num_ctx of the Modelfile is the served window');
+    assert.deepEqual(
+      { window: llama?.window, trained: llama?.trainedWindow },
+      { window: 16384, trained: 131072 },
+      'num_ctx of the Modelfile is the served window',
+    );
     const mistral = report.models.find((m) => m.id === 'mistral:latest');
     assert.equal(mistral?.window, null, 'not loaded and nothing configured: unknown');
     assert.match(mistral?.reason ?? '', /not loaded and no num_ctx/);
@@ -52,7 +68,10 @@ test('llama.cpp: /props n_ctx per slot is the window; n_ctx_train from /v1/model
     assert.equal(report.kind, 'llama.cpp');
     assert.equal(report.models.length, 1);
     const [m] = report.models;
-    assert.deepEqual({ window: m.window, trained: m.trainedWindow, source: m.source }, { window: 4096, trained: 32768, source: 'server' });
+    assert.deepEqual(
+      { window: m.window, trained: m.trainedWindow, source: m.source },
+      { window: 4096, trained: 32768, source: 'server' },
+    );
     assert.match(m.reason ?? '', /-c/);
   }));
 
@@ -60,7 +79,10 @@ test('vLLM: max_model_len from the models list', () =>
   withServer(vllmRoutes(), async (url) => {
     const report = await discoverEndpoint(`${url}/v1/`);
     assert.equal(report.kind, 'vllm');
-    assert.deepEqual(report.models.map((m) => [m.id, m.window, m.source]), [['Qwen/Qwen2.5-Coder-7B-Instruct', 16384, 'server']]);
+    assert.deepEqual(
+      report.models.map((m) => [m.id, m.window, m.source]),
+      [['Qwen/Qwen2.5-Coder-7B-Instruct', 16384, 'server']],
+    );
     assert.equal(report.models[0].trainedWindow, null, 'vLLM does not report the trained window');
     assert.equal(report.models[0].maxOutput, 8192, 'the output limit comes from the table');
   }));
@@ -69,10 +91,13 @@ test('LM Studio: loaded_context_length when loaded, null with a reason when not;
   withServer(lmStudioRoutes(), async (url) => {
     const report = await discoverEndpoint(`${url}/v1`);
     assert.equal(report.kind, 'lmstudio');
-    assert.deepEqual(report.models.map((m) => [m.id, m.window, m.trainedWindow]), [
-      ['qwen2.5-7b-instruct', 8192, 131072],
-      ['meta-llama-3.1-8b-instruct', null, 131072],
-    ]);
+    assert.deepEqual(
+      report.models.map((m) => [m.id, m.window, m.trainedWindow]),
+      [
+        ['qwen2.5-7b-instruct', 8192, 131072],
+        ['meta-llama-3.1-8b-instruct', null, 131072],
+      ],
+    );
     assert.match(report.models[0].reason ?? '', /loaded with 8,192 of the model's 131,072/);
     assert.match(report.models[1].reason ?? '', /not loaded/);
   }));
@@ -82,10 +107,17 @@ test("OpenRouter-style list: the top provider's context and completion limit", (
     const report = await discoverEndpoint(`${url}/api/v1`);
     assert.equal(report.kind, 'openrouter');
     const llama = report.models.find((m) => m.id === 'meta-llama/llama-3.1-8b-instruct');
-    assert.deepEqual({ w: llama?.window, t: llama?.trainedWindow, out: llama?.maxOutput }, { w: 16384, t: 131072, out: 8192 });
+    assert.deepEqual(
+      { w: llama?.window, t: llama?.trainedWindow, out: llama?.maxOutput },
+      { w: 16384, t: 131072, out: 8192 },
+    );
     const mini = report.models.find((m) => m.id === 'openai/gpt-4o-mini');
     assert.deepEqual({ w: mini?.window, out: mini?.maxOutput }, { w: 128000, out: 16384 });
-    assert.equal(replyReserve(32_000, resolveWindow('meta-llama/llama-3.1-8b-instruct', report)), 8192, 'the reserve follows the output limit');
+    assert.equal(
+      replyReserve(32_000, resolveWindow('meta-llama/llama-3.1-8b-instruct', report)),
+      8192,
+      'the reserve follows the output limit',
+    );
   }));
 
 test('a server that reports nothing: table windows where known, null with a reason otherwise', () =>
@@ -119,14 +151,25 @@ test('a setting always wins; above the served window it is warned about once', (
   withServer(vllmRoutes(), async (url) => {
     const report = await discoverEndpoint(url, { model: 'Qwen/Qwen2.5-Coder-7B-Instruct' });
     const session = resolveWindow('Qwen/Qwen2.5-Coder-7B-Instruct', report, 65536);
-    assert.deepEqual({ w: session.window, s: session.source, served: session.serverWindow }, { w: 65536, s: 'flag', served: 16384 });
+    assert.deepEqual(
+      { w: session.window, s: session.source, served: session.serverWindow },
+      { w: 65536, s: 'flag', served: 16384 },
+    );
     assert.equal(describeWindow(session), '65,536 tokens, from settings');
     assert.equal(session.warnings.length, 1);
     assert.match(session.warnings[0], /65,536 tokens\) is larger than the 16,384 tokens the server reports/);
     const once = new WarnOnce();
     assert.equal(once.filter(session.warnings).length, 1);
-    assert.equal(once.filter(resolveWindow('Qwen/Qwen2.5-Coder-7B-Instruct', report, 65536).warnings).length, 0, 'a rebuild does not warn again');
-    assert.deepEqual(resolveWindow('Qwen/Qwen2.5-Coder-7B-Instruct', report, 8000).warnings, [], 'a setting below the served window is not warned about');
+    assert.equal(
+      once.filter(resolveWindow('Qwen/Qwen2.5-Coder-7B-Instruct', report, 65536).warnings).length,
+      0,
+      'a rebuild does not warn again',
+    );
+    assert.deepEqual(
+      resolveWindow('Qwen/Qwen2.5-Coder-7B-Instruct', report, 8000).warnings,
+      [],
+      'a setting below the served window is not warned about',
+    );
   }));
 
 test('a session window: from the server for a local endpoint, from the table for the OpenAI API (nothing asked)', async () => {
@@ -135,7 +178,11 @@ test('a session window: from the server for a local endpoint, from the table for
     assert.deepEqual([w.window, w.source, w.trainedWindow], [4096, 'server', 32768]);
   });
   let asked = false;
-  const w = await sessionWindow({ baseUrl: '', model: 'gpt-4.1', fetch: async () => ((asked = true), Promise.reject(new Error('no network'))) });
+  const w = await sessionWindow({
+    baseUrl: '',
+    model: 'gpt-4.1',
+    fetch: async () => ((asked = true), Promise.reject(new Error('no network'))),
+  });
   assert.equal(asked, false);
   assert.deepEqual([w.window, w.source, w.maxOutput], [1047576, 'table', 32768]);
 });

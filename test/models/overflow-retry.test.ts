@@ -20,7 +20,9 @@ async function runWith(replies: Reply[], onOverflow?: (o: ContextOverflow) => Pr
       model: 'loopback-model',
       tools: new WorkspaceTools(new NodeToolHost(ws.root)),
       conversation,
-      hooks: onOverflow ? { onContextOverflow: async ({ overflow }) => (overflows.push(overflow), onOverflow(overflow)) } : {},
+      hooks: onOverflow
+        ? { onContextOverflow: async ({ overflow }) => (overflows.push(overflow), onOverflow(overflow)) }
+        : {},
     });
     const result = await session.runTask('Go', new AbortController().signal);
     return { result, requests: lb.server.requests.length, overflows };
@@ -30,14 +32,33 @@ async function runWith(replies: Reply[], onOverflow?: (o: ContextOverflow) => Pr
   }
 }
 
-const llamaOverflow: Reply = { type: 'status', status: 400, body: { error: { code: 400, message: 'the request exceeds the available context size. try increasing the context size or enable context shift', type: 'exceed_context_size_error', n_prompt_tokens: 9000, n_ctx: 8192 } } };
+const llamaOverflow: Reply = {
+  type: 'status',
+  status: 400,
+  body: {
+    error: {
+      code: 400,
+      message:
+        'the request exceeds the available context size. try increasing the context size or enable context shift',
+      type: 'exceed_context_size_error',
+      n_prompt_tokens: 9000,
+      n_ctx: 8192,
+    },
+  },
+};
 
 test('an overflow is compacted and the request retried once; the task goes on', async () => {
-  const { result, requests, overflows } = await runWith([contextLengthExceeded(140_000, 128_000), text('Done.')], async () => true);
+  const { result, requests, overflows } = await runWith(
+    [contextLengthExceeded(140_000, 128_000), text('Done.')],
+    async () => true,
+  );
   assert.equal(result.status, 'done');
   assert.equal(result.finalText, 'Done.');
   assert.equal(requests, 2);
-  assert.deepEqual(overflows.map((o) => [o.window, o.promptTokens]), [[128_000, 140_000]]);
+  assert.deepEqual(
+    overflows.map((o) => [o.window, o.promptTokens]),
+    [[128_000, 140_000]],
+  );
 });
 
 test("llama.cpp's shape triggers the same retry", async () => {
@@ -64,7 +85,10 @@ test('nothing to compact (hook says false) or no hook: the error stands, no retr
 });
 
 test('other errors are not retried', async () => {
-  const { result, requests, overflows } = await runWith([{ type: 'status', status: 400, message: 'bad tool schema' }, text('never')], async () => true);
+  const { result, requests, overflows } = await runWith(
+    [{ type: 'status', status: 400, message: 'bad tool schema' }, text('never')],
+    async () => true,
+  );
   assert.equal(result.status, 'error');
   assert.equal(requests, 1);
   assert.equal(overflows.length, 0);

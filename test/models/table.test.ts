@@ -10,10 +10,19 @@ test('every row has a window, a source URL and a check date; output limits fit t
 });
 
 test('a bad row is named by index and field', () => {
-  const rows = [{ match: '^a', window: 1000, source: 'https://x', checked: '2025-01-01' }, { match: '^b', window: 1000, maxOutput: 5000, source: 'https://x', checked: '2025-01-01' }];
+  const rows = [
+    { match: '^a', window: 1000, source: 'https://x', checked: '2025-01-01' },
+    { match: '^b', window: 1000, maxOutput: 5000, source: 'https://x', checked: '2025-01-01' },
+  ];
   assert.throws(() => validateTable(rows), /models\[1\]\.maxOutput/);
-  assert.throws(() => validateTable([{ match: '(', window: 1, source: 'https://x', checked: '2025-01-01' }]), /models\[0\]\.match is not a regular expression/);
-  assert.throws(() => validateTable([{ match: 'a', window: 1, source: 'from memory', checked: '2025-01-01' }]), /models\[0\]\.source/);
+  assert.throws(
+    () => validateTable([{ match: '(', window: 1, source: 'https://x', checked: '2025-01-01' }]),
+    /models\[0\]\.match is not a regular expression/,
+  );
+  assert.throws(
+    () => validateTable([{ match: 'a', window: 1, source: 'from memory', checked: '2025-01-01' }]),
+    /models\[0\]\.source/,
+  );
 });
 
 test('ids as endpoints spell them: vendor paths, Ollama tags, Azure spellings', () => {

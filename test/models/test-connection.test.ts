@@ -4,11 +4,21 @@ import assert from 'node:assert/strict';
 import { testConnection } from '../../src/models/test-connection';
 import { fakeServer, ollamaRoutes, vllmRoutes } from './fake-servers';
 
-const completion = { id: 'c1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'OK' }, finish_reason: 'stop' }], usage: { prompt_tokens: 14, completion_tokens: 1, total_tokens: 15 } };
+const completion = {
+  id: 'c1',
+  object: 'chat.completion',
+  created: 1,
+  model: 'm',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'OK' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 14, completion_tokens: 1, total_tokens: 15 },
+};
 
 test('lists the models with their windows, says the served window is below the trained one, and checks a request', async (t) => {
   const requests: unknown[] = [];
-  const server = await fakeServer({ ...ollamaRoutes(), 'POST /v1/chat/completions': (body) => (requests.push(body), { json: completion }) });
+  const server = await fakeServer({
+    ...ollamaRoutes(),
+    'POST /v1/chat/completions': (body) => (requests.push(body), { json: completion }),
+  });
   t.after(() => server.close());
   const result = await testConnection({ baseUrl: `${server.url}/v1`, model: 'qwen2.5-coder:7b' });
   const text = result.lines.join('\n');
@@ -23,9 +33,17 @@ test('lists the models with their windows, says the served window is below the t
 });
 
 test('a setting above the served window is reported; a refused request says why', async (t) => {
-  const server = await fakeServer({ ...vllmRoutes(), 'POST /v1/chat/completions': () => ({ status: 401, json: { error: { message: 'bad key' } } }) });
+  const server = await fakeServer({
+    ...vllmRoutes(),
+    'POST /v1/chat/completions': () => ({ status: 401, json: { error: { message: 'bad key' } } }),
+  });
   t.after(() => server.close());
-  const result = await testConnection({ baseUrl: server.url, model: 'Qwen/Qwen2.5-Coder-7B-Instruct', contextWindow: 32768, apiKey: 'k' });
+  const result = await testConnection({
+    baseUrl: server.url,
+    model: 'Qwen/Qwen2.5-Coder-7B-Instruct',
+    contextWindow: 32768,
+    apiKey: 'k',
+  });
   const text = result.lines.join('\n');
   assert.equal(result.ok, false);
   assert.match(text, /32,768 tokens, from settings/);
@@ -36,7 +54,13 @@ test('a setting above the served window is reported; a refused request says why'
 
 test("the failure is typed from the status, whatever the server's text says; the model line is given apart", async (t) => {
   // A server error whose text talks about a "key": no key problem.
-  const server = await fakeServer({ ...vllmRoutes(), 'POST /v1/chat/completions': () => ({ status: 500, json: { error: { message: 'cache key lookup failed (401 auth backend)' } } }) });
+  const server = await fakeServer({
+    ...vllmRoutes(),
+    'POST /v1/chat/completions': () => ({
+      status: 500,
+      json: { error: { message: 'cache key lookup failed (401 auth backend)' } },
+    }),
+  });
   t.after(() => server.close());
   const result = await testConnection({ baseUrl: server.url, model: 'Qwen/Qwen2.5-Coder-7B-Instruct', apiKey: 'k' });
   assert.equal(result.ok, false);

@@ -38,7 +38,13 @@ afterEach(() => {
 function visibleText(): string {
   const log = host.live('output-channel').flatMap((r) => (r.target as FakeLogChannel).lines);
   const settings = [...host.settings.values()].map((layers) => JSON.stringify(layers));
-  return [...log, ...settings, ...host.messages.map((m) => m.message), JSON.stringify(host.settingUpdates), JSON.stringify([...host.contextKeys])].join('\n');
+  return [
+    ...log,
+    ...settings,
+    ...host.messages.map((m) => m.message),
+    JSON.stringify(host.settingUpdates),
+    JSON.stringify([...host.contextKeys]),
+  ].join('\n');
 }
 
 test('Set API Key stores the trimmed key in secret storage only; the views learn that a key is set', async () => {

@@ -14,7 +14,14 @@ import type { SavedCalibration } from '../../src/service/meter/tally';
 
 function openFiles(t: { after(fn: () => void): void }): { files: SessionFiles; file: string; folder: string } {
   const storage = mkdtempSync(path.join(tmpdir(), 'ck-calibration-'));
-  const files = new SessionFiles(storage, 's1', 'gpt-4o', new Date(0).toISOString(), () => assert.fail('no state save in this test'), (error) => assert.fail(error));
+  const files = new SessionFiles(
+    storage,
+    's1',
+    'gpt-4o',
+    new Date(0).toISOString(),
+    () => assert.fail('no state save in this test'),
+    (error) => assert.fail(error),
+  );
   files.load(() => undefined);
   t.after(() => {
     files.close();
@@ -30,7 +37,10 @@ const temps = (folder: string) => readdirSync(folder).filter((name) => name.ends
 
 test('a calibration write runs off the caller: not on disk when requested, whole once done, no temp file left', async (t) => {
   const { files, file, folder } = openFiles(t);
-  files.saveCalibration(() => calibration(100), () => undefined);
+  files.saveCalibration(
+    () => calibration(100),
+    () => undefined,
+  );
   const saving = files.whenCalibrationSaved();
   assert.equal(existsSync(file), false, 'written synchronously');
   await saving;
@@ -42,18 +52,27 @@ test('the newest calibration wins over a write in flight, and "none" removes the
   const { files, file, folder } = openFiles(t);
   let current = calibration(1);
   const log: string[] = [];
-  files.saveCalibration(() => current, (_level, message) => log.push(message));
+  files.saveCalibration(
+    () => current,
+    (_level, message) => log.push(message),
+  );
   const first = files.whenCalibrationSaved();
   // Saved while the first write is in flight: coalesced into one next write of the newest value.
   for (let n = 2; n <= 5; n++) {
     current = calibration(n);
-    files.saveCalibration(() => current, (_level, message) => log.push(message));
+    files.saveCalibration(
+      () => current,
+      (_level, message) => log.push(message),
+    );
   }
   await first;
   await files.whenCalibrationSaved();
   assert.deepEqual(onDisk(file), calibration(5));
   assert.deepEqual(temps(folder), []);
-  files.saveCalibration(() => undefined, () => undefined);
+  files.saveCalibration(
+    () => undefined,
+    () => undefined,
+  );
   await files.whenCalibrationSaved();
   assert.equal(existsSync(file), false, 'no calibration in force: no file');
   assert.deepEqual(log, []);
@@ -62,10 +81,16 @@ test('the newest calibration wins over a write in flight, and "none" removes the
 test('on close a calibration still waiting for its delay is written, and overtakes a write in flight', async (t) => {
   const { files, file } = openFiles(t);
   let current = calibration(7);
-  files.saveCalibration(() => current, () => undefined);
+  files.saveCalibration(
+    () => current,
+    () => undefined,
+  );
   const inFlight = files.whenCalibrationSaved();
   current = calibration(8);
-  files.saveCalibration(() => current, () => undefined);
+  files.saveCalibration(
+    () => current,
+    () => undefined,
+  );
   files.close();
   assert.deepEqual(onDisk(file), calibration(8), 'written before close returned');
   await inFlight;

@@ -8,7 +8,12 @@ import { text, toolCalls } from '../../src/demo/modelserver/replies';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
 
 const files = { 'f1.txt': filler(60, 'a'), 'f2.txt': filler(60, 'b') };
-const script = (n: number) => (n <= 4 ? (n % 2 === 1 ? toolCalls([{ id: `h${n}`, name: 'read_file', arguments: JSON.stringify({ path: `f${(n + 1) / 2}.txt` }) }]) : text(`Read ${n / 2}.`)) : text('fine'));
+const script = (n: number) =>
+  n <= 4
+    ? n % 2 === 1
+      ? toolCalls([{ id: `h${n}`, name: 'read_file', arguments: JSON.stringify({ path: `f${(n + 1) / 2}.txt` }) }])
+      : text(`Read ${n / 2}.`)
+    : text('fine');
 
 test('B52: a compaction cancelled mid-summary changes nothing, in memory or on disk; the next message appends normally', async (t) => {
   const summarizer = new StubSummarizer('SUMMARY-OK', 2_000);
@@ -39,7 +44,12 @@ test('B52: a compaction cancelled mid-summary changes nothing, in memory or on d
 
 test('B55: a summarizer that never answers times out cleanly and the session stays usable', async (t) => {
   const summarizer = new StubSummarizer('never', 0, 'never');
-  const fx = await serviceFixture((_b, n) => script(n), { files, summarizer, window: 64_000, compactionTimeoutMs: 200 });
+  const fx = await serviceFixture((_b, n) => script(n), {
+    files,
+    summarizer,
+    window: 64_000,
+    compactionTimeoutMs: 200,
+  });
   t.after(fx.cleanup);
   await fx.service.runTask('read f1');
   await fx.service.runTask('read f2');
@@ -62,11 +72,25 @@ test('cancel during a tool and during an automatic compaction: nothing lost, tra
       step++;
       // Long reasoning text with each call: collapsing tool results alone cannot reach the target,
       // so the compaction has to wait for the (slow) summarizer.
-      if (step <= 12) return toolCalls([{ id: `r${step}`, name: 'read_file', arguments: JSON.stringify({ path: 'small.txt' }) }], filler(100, `think${step}`));
-      if (step === 13) return toolCalls([{ id: 's1', name: 'run_command', arguments: JSON.stringify({ command: 'sleep 5' }) }, { id: 's2', name: 'read_file', arguments: '{"path":"big.txt"}' }]);
+      if (step <= 12)
+        return toolCalls(
+          [{ id: `r${step}`, name: 'read_file', arguments: JSON.stringify({ path: 'small.txt' }) }],
+          filler(100, `think${step}`),
+        );
+      if (step === 13)
+        return toolCalls([
+          { id: 's1', name: 'run_command', arguments: JSON.stringify({ command: 'sleep 5' }) },
+          { id: 's2', name: 'read_file', arguments: '{"path":"big.txt"}' },
+        ]);
       return text('done');
     },
-    { files: { 'small.txt': 'small', 'big.txt': filler(20, 'big') }, summarizer, window: 16_000, reserved: 1_000, compactTo: 0.3 },
+    {
+      files: { 'small.txt': 'small', 'big.txt': filler(20, 'big') },
+      summarizer,
+      window: 16_000,
+      reserved: 1_000,
+      compactTo: 0.3,
+    },
   );
   t.after(fx.cleanup);
   // First run: the compaction fires inside the loop and is slow; cancel while it runs.
@@ -94,10 +118,15 @@ test('cancel during a tool and during an automatic compaction: nothing lost, tra
   assert.ok(fx.service.getCheckpoints().length >= 1, 'the next run compacted');
   ({ entries, context } = fx.service.getTranscript());
   assert.deepEqual(checkToolPairing(context.map((i) => i.message)), []);
-  const results = entries.filter((e) => e.message.role === 'tool' && ['s1', 's2'].includes((e.message as { tool_call_id: string }).tool_call_id));
+  const results = entries.filter(
+    (e) => e.message.role === 'tool' && ['s1', 's2'].includes((e.message as { tool_call_id: string }).tool_call_id),
+  );
   assert.equal(results.length, 2);
   // Everything appended is on disk: a restart sees the same messages.
   const reopened = await fx.reopen();
-  assert.deepEqual(reopened.getTranscript().entries.map((e) => e.id), entries.map((e) => e.id));
+  assert.deepEqual(
+    reopened.getTranscript().entries.map((e) => e.id),
+    entries.map((e) => e.id),
+  );
   assert.deepEqual(reopened.getMessages(), fx.service.getMessages());
 });

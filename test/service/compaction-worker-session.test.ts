@@ -16,7 +16,13 @@ import { compactionWorkerFile, CompactionWorker, prepareOffThread } from '../../
 import { budget, meter, normalized, session, summarizer, tools } from './worker-fixtures';
 
 const file = compactionWorkerFile();
-const manual: CompactionOptions = { budget: budget(16_000), trigger: 'manual', force: true, all: true, noCollapse: true };
+const manual: CompactionOptions = {
+  budget: budget(16_000),
+  trigger: 'manual',
+  force: true,
+  all: true,
+  noCollapse: true,
+};
 
 function prepared(result: PreparedCompaction | CompactionResult): PreparedCompaction {
   assert.ok(!('applied' in result), `a compaction was prepared (${'reason' in result ? result.reason : ''})`);
@@ -24,13 +30,19 @@ function prepared(result: PreparedCompaction | CompactionResult): PreparedCompac
 }
 
 /** Runs `items` on `worker` and inline; asserts both give the same result and returns the worker's. */
-async function sameAsInline(worker: CompactionWorker, items: readonly ContextItem[], options: CompactionOptions, what: string): Promise<PreparedCompaction> {
+async function sameAsInline(
+  worker: CompactionWorker,
+  items: readonly ContextItem[],
+  options: CompactionOptions,
+  what: string,
+): Promise<PreparedCompaction> {
   const input = { items, tools, meter, summarizer, options };
   const inline = await prepareOffThread(input, { mode: 'inline' });
   const onThread = await prepareOffThread(input, { mode: 'worker', worker });
   assert.equal(normalized(onThread), normalized(inline), `${what}: same result as inline`);
   const own = new Set(items);
-  for (const cp of prepared(onThread).checkpoints) for (const it of cp.replaced) assert.ok(own.has(it), `${what}: replaced item ${it.id} is the caller's object`);
+  for (const cp of prepared(onThread).checkpoints)
+    for (const it of cp.replaced) assert.ok(own.has(it), `${what}: replaced item ${it.id} is the caller's object`);
   return prepared(onThread);
 }
 
@@ -41,7 +53,10 @@ test('a warm worker runs a second job on the committed context, sent only the ne
   const all = itemsFromEntries(session(11, 90));
   const first = all.slice(0, 1 + 60 * 4);
   const one = await sameAsInline(worker, first, manual, 'first job');
-  assert.deepEqual({ threads: worker.stats.threads, itemsSent: worker.stats.itemsSent }, { threads: 1, itemsSent: first.length });
+  assert.deepEqual(
+    { threads: worker.stats.threads, itemsSent: worker.stats.itemsSent },
+    { threads: 1, itemsSent: first.length },
+  );
   // The service commits the result, then the agent goes on: 30 more turns.
   const committed = commitPrepared(first, one, meter, tools);
   assert.ok(committed.applied);
@@ -49,7 +64,11 @@ test('a warm worker runs a second job on the committed context, sent only the ne
   const fresh = second.filter((it) => !first.includes(it)).length;
   await sameAsInline(worker, second, manual, 'second job on the warm worker');
   assert.equal(worker.stats.threads, 1, 'the same thread ran both jobs');
-  assert.equal(worker.stats.itemsSent, first.length + fresh, `only the ${fresh} new messages (summaries and new turns) were sent for the second job`);
+  assert.equal(
+    worker.stats.itemsSent,
+    first.length + fresh,
+    `only the ${fresh} new messages (summaries and new turns) were sent for the second job`,
+  );
   assert.ok(fresh < second.length, 'some messages of the first job were kept (the system prompt, the newest step)');
   // The same context again: nothing to send.
   await sameAsInline(worker, second, { ...manual, focus: 'the parser' }, 'third job, same context');
@@ -76,13 +95,19 @@ test('a worker that crashes fails its job only: the next job starts a new thread
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   // The real worker, which dies when it is given its second job.
   const crashing = path.join(dir, 'crashes-on-job-2.js');
-  writeFileSync(crashing, `require('node:worker_threads').parentPort.on('message', (m) => { if (m.type === 'run' && m.job === 2) process.exit(3); });\nrequire(${JSON.stringify(file)});\n`);
+  writeFileSync(
+    crashing,
+    `require('node:worker_threads').parentPort.on('message', (m) => { if (m.type === 'run' && m.job === 2) process.exit(3); });\nrequire(${JSON.stringify(file)});\n`,
+  );
   const worker = new CompactionWorker(crashing);
   t.after(() => worker.dispose());
   const items = itemsFromEntries(session(13, 50));
   const before = JSON.stringify(items);
   await sameAsInline(worker, items, manual, 'first job');
-  await assert.rejects(prepareOffThread({ items, tools, meter, summarizer, options: manual }, { mode: 'worker', worker }), /stopped \(exit code 3\) before it finished/);
+  await assert.rejects(
+    prepareOffThread({ items, tools, meter, summarizer, options: manual }, { mode: 'worker', worker }),
+    /stopped \(exit code 3\) before it finished/,
+  );
   assert.equal(JSON.stringify(items), before, 'the context is unchanged');
   assert.equal(worker.warm, false);
   await sameAsInline(worker, items, manual, 'job after the crash');
@@ -99,14 +124,17 @@ test('a cancelled job rejects at once and leaves the thread warm for the next jo
   const before = JSON.stringify(items);
   const controller = new AbortController();
   let progressed = 0;
-  const cancelled = prepareOffThread({ items, tools, meter, summarizer, options: { ...manual, signal: controller.signal } }, {
-    mode: 'worker',
-    worker,
-    onProgress: () => {
-      progressed++;
-      controller.abort(new Error('user cancelled'));
+  const cancelled = prepareOffThread(
+    { items, tools, meter, summarizer, options: { ...manual, signal: controller.signal } },
+    {
+      mode: 'worker',
+      worker,
+      onProgress: () => {
+        progressed++;
+        controller.abort(new Error('user cancelled'));
+      },
     },
-  });
+  );
   await assert.rejects(cancelled, /user cancelled/);
   assert.equal(progressed, 1, 'no progress after the cancel');
   assert.equal(JSON.stringify(items), before);
@@ -127,7 +155,10 @@ test('an idle worker stops its thread, and a disposed one refuses jobs', async (
   assert.equal(worker.stats.threads, 2);
   worker.dispose();
   assert.equal(worker.warm, false);
-  await assert.rejects(prepareOffThread({ items, tools, meter, summarizer, options: manual }, { mode: 'worker', worker }), /disposed/);
+  await assert.rejects(
+    prepareOffThread({ items, tools, meter, summarizer, options: manual }, { mode: 'worker', worker }),
+    /disposed/,
+  );
 });
 
 test('a cancelled job that outlasts its grace costs the thread; the next job starts a new one', async (t) => {
@@ -136,7 +167,10 @@ test('a cancelled job that outlasts its grace costs the thread; the next job sta
   t.after(() => worker.dispose());
   const items = itemsFromEntries(session(16, 200));
   const controller = new AbortController();
-  const cancelled = prepareOffThread({ items, tools, meter, summarizer, options: { ...manual, signal: controller.signal } }, { mode: 'worker', worker, onProgress: () => controller.abort(new Error('user cancelled')) });
+  const cancelled = prepareOffThread(
+    { items, tools, meter, summarizer, options: { ...manual, signal: controller.signal } },
+    { mode: 'worker', worker, onProgress: () => controller.abort(new Error('user cancelled')) },
+  );
   await assert.rejects(cancelled, /user cancelled/);
   await sameAsInline(worker, items, manual, 'job after the cancel');
   assert.equal(worker.stats.threads, 2);

@@ -17,14 +17,30 @@ import { budget, meter, normalized, session, summarizer, tools } from './worker-
 import { text } from '../../src/demo/modelserver/replies';
 import { serviceFixture } from './fixtures';
 
-test('a compaction in the worker returns what the same compaction returns inline, with the caller\'s own items as replaced', async () => {
+test("a compaction in the worker returns what the same compaction returns inline, with the caller's own items as replaced", async () => {
   const cases: Array<{ items: ContextItem[]; options: CompactionOptions }> = [
     { items: itemsFromEntries(session(1, 60)), options: { budget: budget(16_000), trigger: 'auto' } },
-    { items: itemsFromEntries(session(2, 40)), options: { budget: budget(32_000), trigger: 'manual', force: true, all: true, noCollapse: true, focus: 'the parser' } },
-    { items: itemsFromEntries(session(3, 200)), options: { budget: budget(8_000), trigger: 'auto', keepRecentSteps: 2 } },
+    {
+      items: itemsFromEntries(session(2, 40)),
+      options: {
+        budget: budget(32_000),
+        trigger: 'manual',
+        force: true,
+        all: true,
+        noCollapse: true,
+        focus: 'the parser',
+      },
+    },
+    {
+      items: itemsFromEntries(session(3, 200)),
+      options: { budget: budget(8_000), trigger: 'auto', keepRecentSteps: 2 },
+    },
   ];
   for (let seed = 1; seed <= 3; seed++) {
-    cases.push({ items: itemsFromEntries(generateConversation(seed, { turns: 12, maxSteps: 6 })), options: { budget: budget(4_000), trigger: seed % 2 ? 'auto' : 'manual', force: true } });
+    cases.push({
+      items: itemsFromEntries(generateConversation(seed, { turns: 12, maxSteps: 6 })),
+      options: { budget: budget(4_000), trigger: seed % 2 ? 'auto' : 'manual', force: true },
+    });
   }
   let prepared = 0;
   for (const [k, c] of cases.entries()) {
@@ -37,14 +53,22 @@ test('a compaction in the worker returns what the same compaction returns inline
     if ('checkpoints' in inWorker && !('applied' in inWorker)) {
       prepared++;
       const own = new Set(c.items);
-      for (const cp of inWorker.checkpoints) for (const it of cp.replaced) assert.ok(own.has(it), `case ${k}: replaced item ${it.id} is the caller's object`);
+      for (const cp of inWorker.checkpoints)
+        for (const it of cp.replaced)
+          assert.ok(own.has(it), `case ${k}: replaced item ${it.id} is the caller's object`);
     }
   }
   assert.ok(prepared >= 3, `most cases prepared a compaction (${prepared})`);
 });
 
 test('small contexts are compacted inline, large ones in the worker', async () => {
-  const small = { items: itemsFromEntries(session(4, 10)), tools, meter, summarizer, options: { budget: budget(2_000), trigger: 'auto' as const } };
+  const small = {
+    items: itemsFromEntries(session(4, 10)),
+    tools,
+    meter,
+    summarizer,
+    options: { budget: budget(2_000), trigger: 'auto' as const },
+  };
   assert.ok(meter.measure(small.items, tools).total < WORKER_MIN_TOKENS);
   const routes: string[] = [];
   await prepareOffThread(small, { onRoute: (route) => routes.push(route) });
@@ -62,13 +86,22 @@ test('cancel rejects at once with the reason; the items are untouched', async ()
   const before = JSON.stringify(items);
   const controller = new AbortController();
   let progressed = 0;
-  const run = prepareOffThread({ items, tools, meter, summarizer, options: { budget: budget(16_000), trigger: 'manual', force: true, all: true, signal: controller.signal } }, {
-    mode: 'worker',
-    onProgress: () => {
-      progressed++;
-      controller.abort(new Error('user cancelled'));
+  const run = prepareOffThread(
+    {
+      items,
+      tools,
+      meter,
+      summarizer,
+      options: { budget: budget(16_000), trigger: 'manual', force: true, all: true, signal: controller.signal },
     },
-  });
+    {
+      mode: 'worker',
+      onProgress: () => {
+        progressed++;
+        controller.abort(new Error('user cancelled'));
+      },
+    },
+  );
   await assert.rejects(run, /user cancelled/);
   assert.ok(progressed >= 1, 'the worker reported progress before the cancel');
   assert.equal(JSON.stringify(items), before);
@@ -77,17 +110,40 @@ test('cancel rejects at once with the reason; the items are untouched', async ()
 test('a worker that crashes or exits early is reported as an error, never a hang', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'ck-worker-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const input = { items: itemsFromEntries(session(7, 20)), tools, meter, summarizer, options: { budget: budget(4_000), trigger: 'auto' as const } };
+  const input = {
+    items: itemsFromEntries(session(7, 20)),
+    tools,
+    meter,
+    summarizer,
+    options: { budget: budget(4_000), trigger: 'auto' as const },
+  };
   const throwing = path.join(dir, 'throws.js');
-  writeFileSync(throwing, "require('node:worker_threads').parentPort.on('message', (m) => { if (m.type === 'run') throw new Error('boom in the worker'); });\n");
-  await assert.rejects(prepareOffThread(input, { mode: 'worker', workerFile: throwing }), /compaction worker crashed: boom in the worker/);
+  writeFileSync(
+    throwing,
+    "require('node:worker_threads').parentPort.on('message', (m) => { if (m.type === 'run') throw new Error('boom in the worker'); });\n",
+  );
+  await assert.rejects(
+    prepareOffThread(input, { mode: 'worker', workerFile: throwing }),
+    /compaction worker crashed: boom in the worker/,
+  );
   const exiting = path.join(dir, 'exits.js');
-  writeFileSync(exiting, "require('node:worker_threads').parentPort.on('message', (m) => { if (m.type === 'run') process.exit(7); });\n");
-  await assert.rejects(prepareOffThread(input, { mode: 'worker', workerFile: exiting }), /stopped \(exit code 7\) before it finished/);
+  writeFileSync(
+    exiting,
+    "require('node:worker_threads').parentPort.on('message', (m) => { if (m.type === 'run') process.exit(7); });\n",
+  );
+  await assert.rejects(
+    prepareOffThread(input, { mode: 'worker', workerFile: exiting }),
+    /stopped \(exit code 7\) before it finished/,
+  );
 });
 
 test('the service compacts a large context in the worker with progress; a cancel leaves the context as it was', async (t) => {
-  const fx = await serviceFixture(() => text('ok'), { exactTokens: true, tokenCounter: createTokenCounter('o200k_base'), window: 200_000, reserved: 4_000 });
+  const fx = await serviceFixture(() => text('ok'), {
+    exactTokens: true,
+    tokenCounter: createTokenCounter('o200k_base'),
+    window: 200_000,
+    reserved: 4_000,
+  });
   t.after(fx.cleanup);
   await fx.service.importTranscript({ source: 'test: large session', entries: session(8, 150) });
   assert.ok(fx.service.getBudget().used >= WORKER_MIN_TOKENS, 'large enough for the worker');
@@ -112,8 +168,18 @@ test('the build ships the worker: dist/compaction-worker.js runs the same compac
     t.skip('dist/compaction-worker.js is missing: run `npm run build` first');
     return;
   }
-  assert.match(readFileSync(path.join(root, '.vscodeignore'), 'utf8'), /^!dist\/compaction-worker\.js$/m, 'the VSIX keeps the worker script');
-  const input = { items: itemsFromEntries(session(9, 80)), tools, meter, summarizer, options: { budget: budget(16_000), trigger: 'auto' as const } };
+  assert.match(
+    readFileSync(path.join(root, '.vscodeignore'), 'utf8'),
+    /^!dist\/compaction-worker\.js$/m,
+    'the VSIX keeps the worker script',
+  );
+  const input = {
+    items: itemsFromEntries(session(9, 80)),
+    tools,
+    meter,
+    summarizer,
+    options: { budget: budget(16_000), trigger: 'auto' as const },
+  };
   const inline = await prepareOffThread(input, { mode: 'inline' });
   const bundled = await prepareOffThread(input, { mode: 'worker', workerFile: bundle });
   assert.ok(!('applied' in bundled), 'a compaction was prepared');

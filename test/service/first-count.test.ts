@@ -5,12 +5,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BudgetSnapshot } from '../../src/service/api';
-import { createDeferredCounter, createTokenCounter, estimateTokens, isEncodingLoaded } from '../../src/tokenizer/tokenizer';
+import {
+  createDeferredCounter,
+  createTokenCounter,
+  estimateTokens,
+  isEncodingLoaded,
+} from '../../src/tokenizer/tokenizer';
 import { TokenMeter } from '../../src/compaction/meter/meter';
 import { text } from '../../src/demo/modelserver/replies';
 import { serviceFixture } from './fixtures';
 
-const SAMPLE = 'export function parse(input: string): Result { return { ok: true, value: input.trim() }; } // 日本語のテキスト';
+const SAMPLE =
+  'export function parse(input: string): Result { return { ok: true, value: input.trim() }; } // 日本語のテキスト';
 
 test('a deferred counter estimates until its table is loaded, then counts exactly, like the synchronous counter', async () => {
   assert.equal(isEncodingLoaded('cl100k_base'), false, 'this test needs a process where cl100k_base is not loaded yet');
@@ -37,7 +43,9 @@ test('a session opens with a labelled estimate; the exact count follows without 
   const fx = await serviceFixture(() => text('ok'), { tokenCounter: counter, systemPrompt: SAMPLE });
   t.after(fx.cleanup);
   // The exact count arrives as a budget update (the recount runs in slices after the table loads).
-  const exactUpdate = new Promise<void>((resolve) => fx.service.onDidChangeBudget((b) => (budgets.push(b), b.counting ? undefined : resolve())));
+  const exactUpdate = new Promise<void>((resolve) =>
+    fx.service.onDidChangeBudget((b) => (budgets.push(b), b.counting ? undefined : resolve())),
+  );
   const first = fx.service.getBudget();
   assert.equal(first.counting, true);
   assert.equal(first.exact, false);

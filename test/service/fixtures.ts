@@ -3,7 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type OpenAI from 'openai';
 import * as path from 'node:path';
-import type { ChatMessage, ContextItem, Summarizer, SummaryRequest, SummaryResult, ToolSchema } from '../../src/compaction/types';
+import type {
+  ChatMessage,
+  ContextItem,
+  Summarizer,
+  SummaryRequest,
+  SummaryResult,
+  ToolSchema,
+} from '../../src/compaction/types';
 import type { TokenCounter } from '../../src/tokenizer/tokenizer';
 import { SummarizerError } from '../../src/compaction/types';
 import { TokenMeter } from '../../src/compaction/meter/meter';
@@ -17,13 +24,21 @@ import { loopback, tempWorkspace } from '../agent/helpers';
  * A fast approximate counter (4 characters a token). Building the exact tokenizer's tables takes
  * seconds, which each test file would pay; the exact counter is exercised by the tests that opt in.
  */
-export const approximateCounter: TokenCounter = { encoding: 'o200k_base', countText: (text) => Math.ceil(text.length / 4) };
+export const approximateCounter: TokenCounter = {
+  encoding: 'o200k_base',
+  countText: (text) => Math.ceil(text.length / 4),
+};
 const approximateMeter = new TokenMeter({ counter: approximateCounter });
 const exactMeter = new TokenMeter({ model: 'gpt-4o' });
 
 /** Prompt tokens of a request body, counted the way the service's meter counts (exact calibration). */
 export function promptTokensOf(body: ChatRequestBody, exact = false): number {
-  const items: ContextItem[] = ((body.messages ?? []) as ChatMessage[]).map((message, i) => ({ id: `r${i}`, kind: 'raw', message, covers: [`r${i}`] }));
+  const items: ContextItem[] = ((body.messages ?? []) as ChatMessage[]).map((message, i) => ({
+    id: `r${i}`,
+    kind: 'raw',
+    message,
+    covers: [`r${i}`],
+  }));
   return (exact ? exactMeter : approximateMeter).measure(items, (body.tools ?? []) as ToolSchema[]).total;
 }
 
@@ -56,10 +71,14 @@ export class StubSummarizer implements Summarizer {
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(resolve, this.delayMs);
         if (this.mode === 'ignore-abort') return;
-        request.signal?.addEventListener('abort', () => {
-          clearTimeout(timer);
-          reject(new SummarizerError('aborted', 'aborted'));
-        }, { once: true });
+        request.signal?.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            reject(new SummarizerError('aborted', 'aborted'));
+          },
+          { once: true },
+        );
       });
     }
     if (request.signal?.aborted && this.mode !== 'ignore-abort') throw new SummarizerError('aborted', 'aborted');
@@ -87,7 +106,14 @@ export interface ServiceFixture {
  */
 export async function serviceFixture(
   responder: Responder,
-  options: { files?: Record<string, string>; window?: number; compactAt?: number; compactTo?: number; reserved?: number; exactTokens?: boolean } & Partial<ContextServiceOptions> = {},
+  options: {
+    files?: Record<string, string>;
+    window?: number;
+    compactAt?: number;
+    compactTo?: number;
+    reserved?: number;
+    exactTokens?: boolean;
+  } & Partial<ContextServiceOptions> = {},
 ): Promise<ServiceFixture> {
   const ws = tempWorkspace(options.files ?? {});
   const storageDir = mkdtempSync(path.join(tmpdir(), 'ck-store-'));
@@ -96,7 +122,12 @@ export async function serviceFixture(
   const base: ContextServiceOptions = {
     client: lb.client,
     model: 'gpt-4o',
-    budget: { contextWindow: window ?? 16_000, reservedOutput: reserved ?? 1_000, compactAt: compactAt ?? 0.8, compactTo: compactTo ?? 0.5 },
+    budget: {
+      contextWindow: window ?? 16_000,
+      reservedOutput: reserved ?? 1_000,
+      compactAt: compactAt ?? 0.8,
+      compactTo: compactTo ?? 0.5,
+    },
     host: new NodeToolHost(ws.root),
     storageDir,
     systemPrompt: 'You are a test agent.',

@@ -39,11 +39,18 @@ test('a fork starts from the compacted context with the checkpoints and raw entr
   assert.ok(source.context.length < source.entries.length, 'the source context is compacted');
 
   const fork = await fx.reopen({ sessionId: undefined });
-  await fork.importTranscript({ source: 'continued', entries: source.entries, state: { context: source.context, checkpoints: source.checkpoints, pinned: source.pinned } });
+  await fork.importTranscript({
+    source: 'continued',
+    entries: source.entries,
+    state: { context: source.context, checkpoints: source.checkpoints, pinned: source.pinned },
+  });
   assert.notEqual(fork.sessionId, fx.service.sessionId);
   assert.deepEqual(fork.getMessages(), fx.service.getMessages(), 'the fork sends the compacted context');
   assert.equal(fork.getBudget().used, fx.service.getBudget().used);
-  assert.deepEqual(fork.getCheckpoints().map((c) => c.id), source.checkpoints.map((c) => c.id));
+  assert.deepEqual(
+    fork.getCheckpoints().map((c) => c.id),
+    source.checkpoints.map((c) => c.id),
+  );
   assert.equal(fork.getTranscript().entries.length, source.entries.length, 'every raw entry is kept');
 
   const reopened = await fx.reopen({ sessionId: fork.sessionId });
@@ -52,7 +59,10 @@ test('a fork starts from the compacted context with the checkpoints and raw entr
   assert.equal(reopened.getCheckpoints().length, source.checkpoints.length);
   assert.equal(reopened.getTranscript().entries.length, source.entries.length);
   await reopened.restoreCheckpoint(source.checkpoints[0].id);
-  assert.ok(reopened.getMessages().length > fx.service.getMessages().length, 'the replaced messages come back in the fork');
+  assert.ok(
+    reopened.getMessages().length > fx.service.getMessages().length,
+    'the replaced messages come back in the fork',
+  );
   assert.equal(fx.service.getCheckpoints()[0].restored, undefined, 'the source is untouched');
 });
 
@@ -76,7 +86,11 @@ test('a fork of a context without a system message starts with the agent system 
   fx = await serviceFixture(() => text('ok'), { window: 200_000 });
   const fresh = fx.service.getBudget().breakdown.system;
   const entries = conversation(3).slice(1);
-  const state = { context: entries.map((e) => ({ id: e.id, kind: 'raw' as const, message: e.message, covers: [e.id] })), checkpoints: [], pinned: [] };
+  const state = {
+    context: entries.map((e) => ({ id: e.id, kind: 'raw' as const, message: e.message, covers: [e.id] })),
+    checkpoints: [],
+    pinned: [],
+  };
   const fork = await fx.reopen({ sessionId: undefined });
   await fork.importTranscript({ source: 'no system', entries, state });
   assert.deepEqual(fork.getMessages()[0], { role: 'system', content: 'You are a test agent.' });
@@ -84,13 +98,24 @@ test('a fork of a context without a system message starts with the agent system 
   assert.equal(fork.getBudget().breakdown.system, fresh, 'the breakdown counts it as a fresh session does');
   const reopened = await fx.reopen({ sessionId: fork.sessionId });
   fork.dispose();
-  assert.deepEqual(reopened.getMessages(), [{ role: 'system', content: 'You are a test agent.' }, ...entries.map((e) => e.message)], 'persisted in the fork');
+  assert.deepEqual(
+    reopened.getMessages(),
+    [{ role: 'system', content: 'You are a test agent.' }, ...entries.map((e) => e.message)],
+    'persisted in the fork',
+  );
   reopened.dispose();
 
   // A context led by a developer message keeps it as its system prompt; a plain import gets none added.
   const led = await fx.reopen({ sessionId: undefined });
   const developer: Entry = { id: 'dev', message: { role: 'developer', content: 'Recorded instructions.' } };
-  await led.importTranscript({ source: 'developer', entries: [developer, ...entries], state: { ...state, context: [{ id: 'dev', kind: 'raw', message: developer.message, covers: ['dev'] }, ...state.context] } });
+  await led.importTranscript({
+    source: 'developer',
+    entries: [developer, ...entries],
+    state: {
+      ...state,
+      context: [{ id: 'dev', kind: 'raw', message: developer.message, covers: ['dev'] }, ...state.context],
+    },
+  });
   assert.equal(led.getMessages().filter((m) => m.role === 'system').length, 0);
   await led.importTranscript({ source: 'plain', entries });
   assert.equal(led.getMessages()[0].role, 'user', 'a plain import of a recording is shown as recorded');
@@ -107,15 +132,31 @@ test('Export Transcript of a compacted session imports back with every message, 
   const read = await importTranscriptText(JSON.stringify(exported, null, 2), 'session.export.json');
   assert.equal(read.format, 'context-keeper');
   assert.equal(read.model, exported.model);
-  assert.deepEqual(read.entries.map((e) => e.id), exported.entries.map((e) => e.id), 'every entry, in order, with its id');
-  assert.deepEqual(read.entries.map((e) => e.message), exported.entries.map((e) => e.message));
-  assert.ok(read.warnings.some((w) => /an exported session; its \d+ checkpoint\(s\) are not taken over/.test(w)), read.warnings.join('\n'));
+  assert.deepEqual(
+    read.entries.map((e) => e.id),
+    exported.entries.map((e) => e.id),
+    'every entry, in order, with its id',
+  );
+  assert.deepEqual(
+    read.entries.map((e) => e.message),
+    exported.entries.map((e) => e.message),
+  );
+  assert.ok(
+    read.warnings.some((w) => /an exported session; its \d+ checkpoint\(s\) are not taken over/.test(w)),
+    read.warnings.join('\n'),
+  );
 
   const again = await fx.reopen({ sessionId: undefined });
   await again.importTranscript({ source: 'session.export.json', entries: read.entries });
   assert.equal(again.getTranscript().entries.length, exported.entries.length, 'nothing lost');
 
   // A malformed entry in the document is named by its field path.
-  const broken = { ...exported, entries: [...exported.entries.slice(0, 2), { id: 'x', message: { role: 'robot', content: 'hi' } }] };
-  await assert.rejects(importTranscriptText(JSON.stringify(broken), 'broken.json'), /broken\.json:1: entries\[2\]\.message\.role|broken\.json:1: entries\.2\.message\.role/);
+  const broken = {
+    ...exported,
+    entries: [...exported.entries.slice(0, 2), { id: 'x', message: { role: 'robot', content: 'hi' } }],
+  };
+  await assert.rejects(
+    importTranscriptText(JSON.stringify(broken), 'broken.json'),
+    /broken\.json:1: entries\[2\]\.message\.role|broken\.json:1: entries\.2\.message\.role/,
+  );
 });

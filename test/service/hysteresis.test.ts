@@ -25,7 +25,12 @@ const meter = new TokenMeter({ counter: quarterCounter });
 function conversation(turns: number): ChatMessage[] {
   const out: ChatMessage[] = [S('You are a coding agent.')];
   for (let k = 0; k < turns; k++) {
-    out.push(U(`request ${k}: update src/mod${k}.ts`), Acalls([[`c${k}`, 'read_file', `{"path":"src/mod${k}.ts"}`]]), T(`c${k}`, chars(800, k)), A(`done ${k} ${chars(400, k + 1)}`));
+    out.push(
+      U(`request ${k}: update src/mod${k}.ts`),
+      Acalls([[`c${k}`, 'read_file', `{"path":"src/mod${k}.ts"}`]]),
+      T(`c${k}`, chars(800, k)),
+      A(`done ${k} ${chars(400, k + 1)}`),
+    );
   }
   return out;
 }
@@ -71,10 +76,17 @@ test('automatic compactions end at or below the target and the next comes only a
   }
   compactions.cancel();
   assert.ok(commits.length >= 3, `compacted ${commits.length} times`);
-  for (const c of commits) assert.ok(c.after <= th.targetTokens, `ended at ${c.after} tokens, target ${th.targetTokens}`);
+  for (const c of commits)
+    assert.ok(c.after <= th.targetTokens, `ended at ${c.after} tokens, target ${th.targetTokens}`);
   for (const c of commits.slice(1)) {
-    assert.ok(c.appendedSincePrevious >= th.triggerTokens - th.targetTokens, `next compaction after ${c.appendedSincePrevious} new tokens (gap ${th.triggerTokens - th.targetTokens})`);
+    assert.ok(
+      c.appendedSincePrevious >= th.triggerTokens - th.targetTokens,
+      `next compaction after ${c.appendedSincePrevious} new tokens (gap ${th.triggerTokens - th.targetTokens})`,
+    );
   }
-  assert.ok(compactions.stats.preparedUsed >= 1, `a summary prepared ahead was used (${JSON.stringify(compactions.stats)})`);
+  assert.ok(
+    compactions.stats.preparedUsed >= 1,
+    `a summary prepared ahead was used (${JSON.stringify(compactions.stats)})`,
+  );
   assert.equal(compactions.stats.failures, 0);
 });

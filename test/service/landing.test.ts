@@ -17,8 +17,22 @@ import { itemsFromEntries } from '../../src/compaction/context';
 import { thresholds } from '../../src/compaction/plan/budget';
 import { NodeToolHost } from '../../src/agent/node-host';
 import { serviceCompactions } from '../../src/service/compaction/service-compactions';
-import { CACHED_PREFIX_DEEPER, LOWEST_LANDING, MIN_CALLS_BOUGHT, automaticAim, cachedPrefixCompactTo, landingCompactTo } from '../../src/service/compaction/landing';
-import type { BudgetConfig, ChatMessage, ContextItem, Summarizer, SummaryRequest, SummaryResult } from '../../src/compaction/types';
+import {
+  CACHED_PREFIX_DEEPER,
+  LOWEST_LANDING,
+  MIN_CALLS_BOUGHT,
+  automaticAim,
+  cachedPrefixCompactTo,
+  landingCompactTo,
+} from '../../src/service/compaction/landing';
+import type {
+  BudgetConfig,
+  ChatMessage,
+  ContextItem,
+  Summarizer,
+  SummaryRequest,
+  SummaryResult,
+} from '../../src/compaction/types';
 
 const meter = new TokenMeter({ counter: quarterCounter });
 const budget: BudgetConfig = { contextWindow: 8000, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 };
@@ -27,11 +41,18 @@ const band = th.triggerTokens - th.targetTokens;
 
 test('the target stands while it buys enough calls at the recent growth; faster growth lowers it to buy them, never below the floor', () => {
   assert.equal(landingCompactTo(budget, {}), budget.compactTo, 'no growth seen yet');
-  assert.equal(landingCompactTo(budget, { growth: band / MIN_CALLS_BOUGHT }), budget.compactTo, 'the band holds exactly enough calls');
+  assert.equal(
+    landingCompactTo(budget, { growth: band / MIN_CALLS_BOUGHT }),
+    budget.compactTo,
+    'the band holds exactly enough calls',
+  );
   const growth = band / 2;
   const lowered = landingCompactTo(budget, { growth });
   assert.ok(lowered < budget.compactTo);
-  assert.ok(Math.abs(th.triggerTokens - lowered * th.base - MIN_CALLS_BOUGHT * growth) < 1, 'the trigger is the wanted number of calls away');
+  assert.ok(
+    Math.abs(th.triggerTokens - lowered * th.base - MIN_CALLS_BOUGHT * growth) < 1,
+    'the trigger is the wanted number of calls away',
+  );
   assert.equal(landingCompactTo(budget, { growth: th.triggerTokens }), LOWEST_LANDING, 'floored');
 });
 
@@ -45,7 +66,12 @@ test('with the cached prefix the deeper aim is a share of the band below the tar
   const anchored = th.targetTokens - 0.2 * band;
   const raised = automaticAim(budget, anchored, { reusesPrefix: true });
   assert.equal(raised.budget.compactTo, budget.compactTo, 'the target itself is reachable');
-  assert.ok(raised.deeperCompactTo !== undefined && raised.deeperCompactTo * th.base > anchored && raised.deeperCompactTo < cachedPrefixCompactTo(budget) + 0.2 * band / th.base, `deeper aim ${raised.deeperCompactTo} raised above ${anchored} tokens`);
+  assert.ok(
+    raised.deeperCompactTo !== undefined &&
+      raised.deeperCompactTo * th.base > anchored &&
+      raised.deeperCompactTo < cachedPrefixCompactTo(budget) + (0.2 * band) / th.base,
+    `deeper aim ${raised.deeperCompactTo} raised above ${anchored} tokens`,
+  );
   assert.ok(raised.deeperCompactTo < budget.compactTo);
 });
 
@@ -53,7 +79,12 @@ test('with the cached prefix the deeper aim is a share of the band below the tar
 function conversation(turns: number, turnTokens: number): ChatMessage[] {
   const out: ChatMessage[] = [S('You are a coding agent.')];
   for (let k = 0; k < turns; k++) {
-    out.push(U(`request ${k}: update src/mod${k}.ts`), Acalls([[`c${k}`, 'read_file', `{"path":"src/mod${k}.ts"}`]]), T(`c${k}`, `src/mod${k}.ts: ${chars(turnTokens * 3, k)}`), A(`done ${k}: edited src/mod${k}.ts`));
+    out.push(
+      U(`request ${k}: update src/mod${k}.ts`),
+      Acalls([[`c${k}`, 'read_file', `{"path":"src/mod${k}.ts"}`]]),
+      T(`c${k}`, `src/mod${k}.ts: ${chars(turnTokens * 3, k)}`),
+      A(`done ${k}: edited src/mod${k}.ts`),
+    );
   }
   out.push(U('latest: run the tests'), Acalls([['last', 'run_tests', '{}']]), T('last', 'ok'));
   return out;
@@ -77,18 +108,37 @@ test('the compactor aims at the deeper target only when it summarises anyway', a
   // Tool results of old steps collapse to one-line records: enough on their own to reach the target.
   const collapsible = itemsOf(conversation(10, 800));
   const s1 = counting();
-  const onlyCollapse = await prepareCompaction({ items: collapsible, meter, summarizer: s1, options: { budget, trigger: 'auto', force: true, deeperCompactTo: deeper } });
+  const onlyCollapse = await prepareCompaction({
+    items: collapsible,
+    meter,
+    summarizer: s1,
+    options: { budget, trigger: 'auto', force: true, deeperCompactTo: deeper },
+  });
   assert.ok(!('applied' in onlyCollapse), 'prepared');
-  assert.ok(onlyCollapse.checkpoints.every((c) => c.strategy === 'collapse'), onlyCollapse.checkpoints.map((c) => c.strategy).join(','));
+  assert.ok(
+    onlyCollapse.checkpoints.every((c) => c.strategy === 'collapse'),
+    onlyCollapse.checkpoints.map((c) => c.strategy).join(','),
+  );
   assert.equal(s1.calls, 0);
   assert.equal(onlyCollapse.targetTokens, th.targetTokens, 'the target of the budget');
   // Without tool results to collapse, the target needs a summary: it then aims deeper.
   const prose: ChatMessage[] = [S('You are a coding agent.')];
-  for (let k = 0; k < 10; k++) prose.push(U(`request ${k}: explain src/mod${k}.ts`), A(`explained ${k}: ${chars(2000, k)}`));
+  for (let k = 0; k < 10; k++)
+    prose.push(U(`request ${k}: explain src/mod${k}.ts`), A(`explained ${k}: ${chars(2000, k)}`));
   prose.push(U('latest: summarise the plan'));
   const s2 = counting();
-  const plain = await prepareCompaction({ items: itemsOf(prose), meter, summarizer: counting(), options: { budget, trigger: 'auto', force: true } });
-  const deep = await prepareCompaction({ items: itemsOf(prose), meter, summarizer: s2, options: { budget, trigger: 'auto', force: true, deeperCompactTo: deeper } });
+  const plain = await prepareCompaction({
+    items: itemsOf(prose),
+    meter,
+    summarizer: counting(),
+    options: { budget, trigger: 'auto', force: true },
+  });
+  const deep = await prepareCompaction({
+    items: itemsOf(prose),
+    meter,
+    summarizer: s2,
+    options: { budget, trigger: 'auto', force: true, deeperCompactTo: deeper },
+  });
   assert.ok(!('applied' in plain) && !('applied' in deep));
   assert.ok(s2.calls >= 1);
   assert.equal(deep.targetTokens, Math.floor(deeper * th.base));
@@ -97,7 +147,11 @@ test('the compactor aims at the deeper target only when it summarises anyway', a
 });
 
 /** Plays `steps` user messages of `stepTokens` each through the service's coordinator; the readings after each safe point. */
-async function play(summarizer: Summarizer, stepTokens: number, steps: number): Promise<{ used: number[]; compactions: number[] }> {
+async function play(
+  summarizer: Summarizer,
+  stepTokens: number,
+  steps: number,
+): Promise<{ used: number[]; compactions: number[] }> {
   const workspace = mkdtempSync(path.join(tmpdir(), 'ck-landing-'));
   let items: ContextItem[] = itemsOf([S('You are a coding agent.'), U('first request: build the parser')]);
   let version = 0;
@@ -158,7 +212,10 @@ test('a summarizer over the cached prefix lands deeper than one without, and com
   const cached = Object.assign(counting(), { reusesPrefix: true });
   const a = await play(plain, step, 80);
   const b = await play(cached, step, 80);
-  assert.ok(a.compactions.length >= 2 && b.compactions.length >= 1, `${a.compactions.join(',')} / ${b.compactions.join(',')}`);
+  assert.ok(
+    a.compactions.length >= 2 && b.compactions.length >= 1,
+    `${a.compactions.join(',')} / ${b.compactions.join(',')}`,
+  );
   const after = (r: { used: number[]; compactions: number[] }) => r.used[r.compactions[0]];
   assert.ok(after(b) < after(a), `first landing ${after(b)} below ${after(a)}`);
   assert.ok(b.compactions.length <= a.compactions.length);

@@ -33,7 +33,8 @@ test('B12/B05: one request, 30 tool rounds with parallel calls: compacts mid-tur
   for (const [k, body] of fx.requests.entries()) {
     const messages = body.messages as ChatMessage[];
     assert.deepEqual(checkToolPairing(messages), [], `request ${k + 1} pairing`);
-    for (const [id, count] of resultCounts(messages)) assert.equal(count, 1, `request ${k + 1}: ${id} answered ${count} times`);
+    for (const [id, count] of resultCounts(messages))
+      assert.equal(count, 1, `request ${k + 1}: ${id} answered ${count} times`);
     assert.ok(promptTokensOf(body) <= budget.inputBudget, `request ${k + 1} fits the input budget`);
     assert.notEqual(messages.at(-1)?.role, 'assistant');
   }
@@ -45,7 +46,10 @@ test('B12/B05: one request, 30 tool rounds with parallel calls: compacts mid-tur
 
 test('B23: compaction aims well below the trigger: 10 tool calls of ~3k tokens at a 32k window compact at most twice', async (t) => {
   const fx = await serviceFixture(
-    (_body, n) => (n <= 10 ? toolCalls([{ id: `c${n}`, name: 'read_file', arguments: JSON.stringify({ path: `src/f${n}.txt` }) }]) : text('done')),
+    (_body, n) =>
+      n <= 10
+        ? toolCalls([{ id: `c${n}`, name: 'read_file', arguments: JSON.stringify({ path: `src/f${n}.txt` }) }])
+        : text('done'),
     { files: files(10, 270), window: 32_000, reserved: 0 },
   );
   t.after(fx.cleanup);
@@ -56,7 +60,10 @@ test('B23: compaction aims well below the trigger: 10 tool calls of ~3k tokens a
 
 test('B49: a new request that crosses the trigger is compacted before sending; it goes last and verbatim', async (t) => {
   const fx = await serviceFixture(
-    (_body, n) => (n <= 4 ? toolCalls([{ id: `c${n}`, name: 'read_file', arguments: JSON.stringify({ path: `src/f${n}.txt` }) }]) : text('ok')),
+    (_body, n) =>
+      n <= 4
+        ? toolCalls([{ id: `c${n}`, name: 'read_file', arguments: JSON.stringify({ path: `src/f${n}.txt` }) }])
+        : text('ok'),
     { files: files(4, 130), window: 16_000, reserved: 1_000 },
   );
   t.after(fx.cleanup);
@@ -77,8 +84,20 @@ test('B49: a new request that crosses the trigger is compacted before sending; i
 
 test('B49 (fallback): when the compaction before the call times out, the request still ends with the new message, verbatim', async (t) => {
   const fx = await serviceFixture(
-    (_b, n) => (n <= 4 ? toolCalls([{ id: `c${n}`, name: 'read_file', arguments: JSON.stringify({ path: `src/f${n}.txt` }) }], filler(60, `why${n}`)) : text('ok')),
-    { files: files(4, 130), window: 16_000, reserved: 1_000, summarizer: new StubSummarizer('never', 0, 'never'), compactionTimeoutMs: 150 },
+    (_b, n) =>
+      n <= 4
+        ? toolCalls(
+            [{ id: `c${n}`, name: 'read_file', arguments: JSON.stringify({ path: `src/f${n}.txt` }) }],
+            filler(60, `why${n}`),
+          )
+        : text('ok'),
+    {
+      files: files(4, 130),
+      window: 16_000,
+      reserved: 1_000,
+      summarizer: new StubSummarizer('never', 0, 'never'),
+      compactionTimeoutMs: 150,
+    },
   );
   t.after(fx.cleanup);
   await fx.service.runTask('Read the four files.');

@@ -10,7 +10,10 @@ import { filler, serviceFixture, StubSummarizer } from './fixtures';
 /** Three earlier tasks, each reading one file, then whatever `then` answers. */
 function history(then: Responder): Responder {
   return (body, n) => {
-    if (n <= 6) return n % 2 === 1 ? toolCalls([{ id: `h${n}`, name: 'read_file', arguments: JSON.stringify({ path: `f${(n + 1) / 2}.txt` }) }]) : text(`Read file ${n / 2}.`);
+    if (n <= 6)
+      return n % 2 === 1
+        ? toolCalls([{ id: `h${n}`, name: 'read_file', arguments: JSON.stringify({ path: `f${(n + 1) / 2}.txt` }) }])
+        : text(`Read file ${n / 2}.`);
     return then(body, n - 6);
   };
 }
@@ -21,9 +24,12 @@ async function withHistory(fx: Awaited<ReturnType<typeof serviceFixture>>): Prom
   for (let i = 1; i <= 3; i++) await fx.service.runTask(`Read f${i}.txt`);
 }
 
-test('B51: compaction requested while a reply streams waits for it; the summary is the summarizer\'s, not the partial reply', async (t) => {
+test("B51: compaction requested while a reply streams waits for it; the summary is the summarizer's, not the partial reply", async (t) => {
   const summarizer = new StubSummarizer('SUMMARY-OK');
-  const fx = await serviceFixture(history(() => chunked(['Now ', "I'll ", 'edit ', 'the ', 'file.'], 30)), { files, summarizer, window: 64_000 });
+  const fx = await serviceFixture(
+    history(() => chunked(['Now ', "I'll ", 'edit ', 'the ', 'file.'], 30)),
+    { files, summarizer, window: 64_000 },
+  );
   t.after(fx.cleanup);
   await withHistory(fx);
   let compaction: ReturnType<typeof fx.service.compactNow> | undefined;
@@ -47,7 +53,13 @@ test('B51: compaction requested while a reply streams waits for it; the summary 
 test('B07: compaction requested while a tool runs is applied only after its result is appended', async (t) => {
   const summarizer = new StubSummarizer('SUMMARY-OK');
   const fx = await serviceFixture(
-    history((_b, n) => (n === 1 ? toolCalls([{ id: 'u1', name: 'run_command', arguments: JSON.stringify({ command: 'sleep 0.3; echo updated' }) }]) : text('Todo updated.'))),
+    history((_b, n) =>
+      n === 1
+        ? toolCalls([
+            { id: 'u1', name: 'run_command', arguments: JSON.stringify({ command: 'sleep 0.3; echo updated' }) },
+          ])
+        : text('Todo updated.'),
+    ),
     { files, summarizer, window: 64_000 },
   );
   t.after(fx.cleanup);
@@ -68,10 +80,16 @@ test('B07: compaction requested while a tool runs is applied only after its resu
   assert.ok(context.some((i) => i.message.role === 'tool' && String(i.message.content).includes('updated')));
 });
 
-test('B08: a call waiting for the user\'s confirmation is never summarized; its result pairs after the compaction', async (t) => {
+test("B08: a call waiting for the user's confirmation is never summarized; its result pairs after the compaction", async (t) => {
   const summarizer = new StubSummarizer('SUMMARY-OK');
   const fx = await serviceFixture(
-    history((_b, n) => (n === 1 ? toolCalls([{ id: 'confirm', name: 'run_command', arguments: JSON.stringify({ command: 'echo deleted build' }) }]) : text('Build dir deleted.'))),
+    history((_b, n) =>
+      n === 1
+        ? toolCalls([
+            { id: 'confirm', name: 'run_command', arguments: JSON.stringify({ command: 'echo deleted build' }) },
+          ])
+        : text('Build dir deleted.'),
+    ),
     { files, summarizer, window: 64_000, autoApprove: {} },
   );
   t.after(fx.cleanup);
@@ -94,7 +112,10 @@ test('B08: a call waiting for the user\'s confirmation is never summarized; its 
 
 test('B54: two concurrent compactions give one summary and one checkpoint; the same during a task', async (t) => {
   const summarizer = new StubSummarizer('SUMMARY-OK', 50);
-  const fx = await serviceFixture(history(() => chunked(['a', 'b', 'c'], 40)), { files, summarizer, window: 64_000 });
+  const fx = await serviceFixture(
+    history(() => chunked(['a', 'b', 'c'], 40)),
+    { files, summarizer, window: 64_000 },
+  );
   t.after(fx.cleanup);
   await withHistory(fx);
   const [a, b] = await Promise.all([fx.service.compactNow(), fx.service.compactNow()]);
@@ -103,7 +124,10 @@ test('B54: two concurrent compactions give one summary and one checkpoint; the s
   // One run: its checkpoints only, each summary inserted once.
   assert.equal(fx.service.getCheckpoints().length, a.checkpoints.length);
   const summaryRuns = summarizer.requests.length;
-  const summaryIds = fx.service.getTranscript().context.filter((i) => i.kind === 'summary' && !i.attachedFile).map((i) => i.id);
+  const summaryIds = fx.service
+    .getTranscript()
+    .context.filter((i) => i.kind === 'summary' && !i.attachedFile)
+    .map((i) => i.id);
   assert.equal(summaryIds.length, a.checkpoints.filter((c) => c.strategy === 'summary').length);
   assert.equal(new Set(summaryIds).size, summaryIds.length);
   const count = fx.service.getCheckpoints().length;
@@ -118,12 +142,19 @@ test('B54: two concurrent compactions give one summary and one checkpoint; the s
   assert.equal(c.applied, true);
   assert.deepEqual(c, d);
   assert.equal(fx.service.getCheckpoints().length - count, c.checkpoints.length);
-  assert.equal(summarizer.requests.length - summaryRuns, c.checkpoints.length, 'one summarizer call per span of one run');
+  assert.equal(
+    summarizer.requests.length - summaryRuns,
+    c.checkpoints.length,
+    'one summarizer call per span of one run',
+  );
 });
 
 test('preview: propose, edit and apply; discard; a stale preview is not applied', async (t) => {
   const summarizer = new StubSummarizer('PROPOSED SUMMARY');
-  const fx = await serviceFixture(history(() => text('ok')), { files, summarizer, window: 64_000 });
+  const fx = await serviceFixture(
+    history(() => text('ok')),
+    { files, summarizer, window: 64_000 },
+  );
   t.after(fx.cleanup);
   await withHistory(fx);
   const before = fx.service.getTranscript().context.length;
@@ -137,7 +168,9 @@ test('preview: propose, edit and apply; discard; a stale preview is not applied'
   assert.equal(applied.applied, true, applied.reason);
   const summary = fx.service.getCheckpoints().find((c) => c.strategy === 'summary')!;
   assert.equal(summary.summary, 'EDITED BY THE USER');
-  assert.ok(fx.service.getMessages().some((m) => typeof m.content === 'string' && m.content.endsWith('EDITED BY THE USER')));
+  assert.ok(
+    fx.service.getMessages().some((m) => typeof m.content === 'string' && m.content.endsWith('EDITED BY THE USER')),
+  );
   assert.equal(fx.service.getPreview(), undefined);
 
   await fx.service.restoreCheckpoint(summary.id);
@@ -155,7 +188,10 @@ test('preview: propose, edit and apply; discard; a stale preview is not applied'
 test('restore undoes dependent checkpoints first, restores the exact context, and compacting again works', async (t) => {
   let k = 0;
   const summarizer = new StubSummarizer(() => `SUMMARY-${++k}`);
-  const fx = await serviceFixture(history((_b, n) => text(`answer ${n}\n${filler(40, 'answer')}`)), { files, summarizer, window: 64_000 });
+  const fx = await serviceFixture(
+    history((_b, n) => text(`answer ${n}\n${filler(40, 'answer')}`)),
+    { files, summarizer, window: 64_000 },
+  );
   t.after(fx.cleanup);
   await withHistory(fx);
   const original = fx.service.getTranscript().context;
@@ -167,7 +203,10 @@ test('restore undoes dependent checkpoints first, restores the exact context, an
   assert.equal(second.applied, true, second.reason);
   const firstSummary = first.checkpoints.find((c) => c.strategy === 'summary')!;
   const secondSummary = second.checkpoints.find((c) => c.strategy === 'summary')!;
-  assert.ok(secondSummary.replaced.some((i) => i.id === firstSummary.inserted[0].id), 'the second summary covers the first');
+  assert.ok(
+    secondSummary.replaced.some((i) => i.id === firstSummary.inserted[0].id),
+    'the second summary covers the first',
+  );
   const restored = await fx.service.restoreCheckpoint(firstSummary.id);
   assert.deepEqual(restored.undone.at(-1), firstSummary.id);
   assert.ok(restored.undone.includes(secondSummary.id), 'the dependent checkpoint was undone too');
@@ -180,9 +219,13 @@ test('restore undoes dependent checkpoints first, restores the exact context, an
   assert.ok(back.every((k, n) => k >= 0 && (n === 0 || k === back[n - 1] + 1)));
   await assert.rejects(fx.service.restoreCheckpoint(firstSummary.id), /already restored/);
   // Undoing every remaining checkpoint gives back the exact original context.
-  for (const cp of [...fx.service.getCheckpoints()].reverse()) if (!cp.restored) await fx.service.restoreCheckpoint(cp.id);
+  for (const cp of [...fx.service.getCheckpoints()].reverse())
+    if (!cp.restored) await fx.service.restoreCheckpoint(cp.id);
   context = fx.service.getTranscript().context;
-  assert.deepEqual(context.slice(0, original.length).map((i) => i.id), original.map((i) => i.id));
+  assert.deepEqual(
+    context.slice(0, original.length).map((i) => i.id),
+    original.map((i) => i.id),
+  );
   assert.ok(context.every((i) => i.kind === 'raw'));
   const again = await fx.service.compactNow();
   assert.equal(again.applied, true);
@@ -191,7 +234,10 @@ test('restore undoes dependent checkpoints first, restores the exact context, an
 
 test('a pinned message is never summarized and stays verbatim', async (t) => {
   const summarizer = new StubSummarizer('SUMMARY-OK');
-  const fx = await serviceFixture(history(() => text('ok')), { files, summarizer, window: 64_000 });
+  const fx = await serviceFixture(
+    history(() => text('ok')),
+    { files, summarizer, window: 64_000 },
+  );
   t.after(fx.cleanup);
   await withHistory(fx);
   const firstRequest = fx.service.getTranscript().entries.find((e) => e.message.role === 'user')!;

@@ -14,7 +14,9 @@ import { filler, serviceFixture, StubSummarizer } from './fixtures';
 
 /** Three tasks, each reading one file. */
 const history: Responder = (_body, n) =>
-  n % 2 === 1 ? toolCalls([{ id: `h${n}`, name: 'read_file', arguments: JSON.stringify({ path: `f${(n + 1) / 2}.txt` }) }]) : text(`Read file ${n / 2}.`);
+  n % 2 === 1
+    ? toolCalls([{ id: `h${n}`, name: 'read_file', arguments: JSON.stringify({ path: `f${(n + 1) / 2}.txt` }) }])
+    : text(`Read file ${n / 2}.`);
 const files = { 'f1.txt': filler(60, 'a'), 'f2.txt': filler(60, 'b'), 'f3.txt': filler(60, 'c') };
 
 async function withHistory(summarizer: Summarizer, extra: { compactionTimeoutMs?: number } = {}) {
@@ -39,13 +41,21 @@ test('applied: the status carries the figures of the outcome; no problem is show
 });
 
 test('summarizer failed: the core status reaches the caller unchanged, and the sidebar state shows the text rendered from it', async (t) => {
-  const error = new SummarizerError('the summarizer at http://127.0.0.1:9 rejected the API key (HTTP 401): bad key', 'http', { status: 401 });
+  const error = new SummarizerError(
+    'the summarizer at http://127.0.0.1:9 rejected the API key (HTTP 401): bad key',
+    'http',
+    { status: 401 },
+  );
   const failing: Summarizer = { name: 'model', summarize: () => Promise.reject(error) };
   const { fx, states } = await withHistory(failing);
   t.after(fx.cleanup);
   const outcome = await fx.service.compactNow();
   assert.deepEqual(outcome.status, { kind: 'summarizer-failed', failure: 'auth', status: 401, message: error.message });
-  assert.deepEqual(fx.service.getState(), { state: 'error', detail: describeOutcome(outcome.status), failure: { kind: 'auth', status: 401 } });
+  assert.deepEqual(fx.service.getState(), {
+    state: 'error',
+    detail: describeOutcome(outcome.status),
+    failure: { kind: 'auth', status: 401 },
+  });
   assert.ok(states.some((s) => s.state === 'error' && s.detail?.includes('the summarizer rejected the API key')));
 });
 
@@ -74,7 +84,10 @@ test('timed out: the status carries the limit and the problem is shown', async (
   t.after(fx.cleanup);
   const outcome = await fx.service.compactNow();
   assert.deepEqual(outcome.status, { kind: 'timed-out', timeoutMs: 150 });
-  assert.deepEqual(fx.service.getState(), { state: 'error', detail: 'compaction timed out after 150 ms; the context is unchanged (try again, or use a faster summarizer)' });
+  assert.deepEqual(fx.service.getState(), {
+    state: 'error',
+    detail: 'compaction timed out after 150 ms; the context is unchanged (try again, or use a faster summarizer)',
+  });
 });
 
 test('preview: proposed, then no preview to apply, and a stale preview', async (t) => {
@@ -96,14 +109,20 @@ test('a task the model refuses carries the failure kind and HTTP status, not onl
   const outcome = await fx.service.runTask('Say hi.');
   assert.equal(outcome.status, 'error');
   assert.deepEqual(outcome.failure, { kind: 'auth', status: 401 });
-  const server = await serviceFixture((_body) => ({ type: 'status', status: 500, message: 'key-value store unavailable (auth cache)' }));
+  const server = await serviceFixture((_body) => ({
+    type: 'status',
+    status: 500,
+    message: 'key-value store unavailable (auth cache)',
+  }));
   t.after(server.cleanup);
   const failed = await server.service.runTask('Say hi.');
   assert.deepEqual(failed.failure?.kind, 'server');
 });
 
 test('a summarizer that rejects the key shows the error state with its typed failure', async (t) => {
-  const error = new SummarizerError('the summarizer rejected the request (HTTP 403): forbidden', 'http', { status: 403 });
+  const error = new SummarizerError('the summarizer rejected the request (HTTP 403): forbidden', 'http', {
+    status: 403,
+  });
   const { fx, states } = await withHistory({ name: 'failing', summarize: () => Promise.reject(error) });
   t.after(fx.cleanup);
   await fx.service.compactNow();

@@ -13,10 +13,18 @@ import { pngDataUrl } from '../support/generate';
 
 const files = { 'f1.txt': filler(60, 'a'), 'f2.txt': filler(60, 'b'), 'f3.txt': filler(60, 'c') };
 const script = (n: number) =>
-  n <= 6 ? (n % 2 === 1 ? toolCalls([{ id: `h${n}`, name: 'read_file', arguments: JSON.stringify({ path: `f${(n + 1) / 2}.txt` }) }]) : text(`Read ${n / 2}.`)) : text(`answer ${n}`);
+  n <= 6
+    ? n % 2 === 1
+      ? toolCalls([{ id: `h${n}`, name: 'read_file', arguments: JSON.stringify({ path: `f${(n + 1) / 2}.txt` }) }])
+      : text(`Read ${n / 2}.`)
+    : text(`answer ${n}`);
 
 test('B57: a restart after a compaction, after more messages and after an undo brings back exactly the active context', async (t) => {
-  const fx = await serviceFixture((_b, n) => script(n), { files, summarizer: new StubSummarizer('SUMMARY-OK'), window: 64_000 });
+  const fx = await serviceFixture((_b, n) => script(n), {
+    files,
+    summarizer: new StubSummarizer('SUMMARY-OK'),
+    window: 64_000,
+  });
   t.after(fx.cleanup);
   for (let i = 1; i <= 3; i++) await fx.service.runTask(`read f${i}.txt`);
   await fx.service.pin(fx.service.getTranscript().entries[1].id);
@@ -94,7 +102,11 @@ test('a writer killed (SIGKILL) in the middle of appends and state writes loses 
 });
 
 test('a damaged transcript loads every good line with a warning naming the line; a damaged state falls back', async (t) => {
-  const fx = await serviceFixture((_b, n) => script(n), { files, summarizer: new StubSummarizer('SUMMARY-OK'), window: 64_000 });
+  const fx = await serviceFixture((_b, n) => script(n), {
+    files,
+    summarizer: new StubSummarizer('SUMMARY-OK'),
+    window: 64_000,
+  });
   t.after(fx.cleanup);
   for (let i = 1; i <= 3; i++) await fx.service.runTask(`read f${i}.txt`);
   await fx.service.compactNow();
@@ -115,14 +127,20 @@ test('a damaged transcript loads every good line with a warning naming the line;
   writeFileSync(transcript, lines.join('\n'));
   const warnings: string[] = [];
   reopened = await fx.reopen({ log: (_l, m) => warnings.push(m) });
-  assert.ok(warnings.some((w) => w.includes(`transcript.jsonl:${victim + 1}`)), warnings.join('\n'));
+  assert.ok(
+    warnings.some((w) => w.includes(`transcript.jsonl:${victim + 1}`)),
+    warnings.join('\n'),
+  );
   assert.equal(reopened.getTranscript().entries.length, fx.service.getTranscript().entries.length - 1);
   reopened.dispose();
   // A damaged state file: the previous state is used, with a warning.
   writeFileSync(path.join(dir, 'state.json'), '{"format": "context-keeper/sess');
   warnings.length = 0;
   reopened = await fx.reopen({ log: (_l, m) => warnings.push(m) });
-  assert.ok(warnings.some((w) => /state\.json/.test(w)), warnings.join('\n'));
+  assert.ok(
+    warnings.some((w) => /state\.json/.test(w)),
+    warnings.join('\n'),
+  );
   const { entries, context } = reopened.getTranscript();
   assert.deepEqual(checkContext(context, entries), []);
 });
@@ -136,7 +154,14 @@ test('import replaces the conversation in a new session folder (open calls close
     entries: [
       { id: 'm0', message: { role: 'system', content: 'Recorded system prompt.' } },
       { id: 'm1', message: { role: 'user', content: 'Fix the bug.' } },
-      { id: 'm2', message: { role: 'assistant', content: null, tool_calls: [{ id: 'x1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }] } },
+      {
+        id: 'm2',
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'x1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }],
+        },
+      },
     ],
   });
   assert.notEqual(fx.service.sessionId, oldSession);
@@ -163,38 +188,79 @@ test("an imported transcript's own compactions become import checkpoints that ca
     { id: 'm3', message: { role: 'user' as const, content: 'Now add tests.' } },
     { id: 'm4', message: { role: 'assistant' as const, content: 'Added tests.' } },
   ];
-  await fx.service.importTranscript({ source: 'test: compacted.json', entries, compactions: [{ replacedIds: ['m1', 'm2'], summary: 'The user asked to set up the project; package.json was created.' }] });
+  await fx.service.importTranscript({
+    source: 'test: compacted.json',
+    entries,
+    compactions: [
+      { replacedIds: ['m1', 'm2'], summary: 'The user asked to set up the project; package.json was created.' },
+    ],
+  });
   const checkpoints = fx.service.getCheckpoints();
   assert.equal(checkpoints.length, 1);
   assert.equal(checkpoints[0].trigger, 'import');
   assert.deepEqual(checkpoints[0].replacedIds, ['m1', 'm2']);
-  assert.deepEqual(fx.service.getMessages().map((m) => m.content), ['Recorded system prompt.', 'The user asked to set up the project; package.json was created.', 'Now add tests.', 'Added tests.']);
+  assert.deepEqual(
+    fx.service.getMessages().map((m) => m.content),
+    [
+      'Recorded system prompt.',
+      'The user asked to set up the project; package.json was created.',
+      'Now add tests.',
+      'Added tests.',
+    ],
+  );
   const reopened = await fx.reopen({ sessionId: fx.service.sessionId });
   assert.deepEqual(reopened.getMessages(), fx.service.getMessages());
   reopened.dispose();
   await fx.service.restoreCheckpoint(checkpoints[0].id);
-  assert.deepEqual(fx.service.getMessages(), entries.map((e) => e.message));
+  assert.deepEqual(
+    fx.service.getMessages(),
+    entries.map((e) => e.message),
+  );
 });
 
 test('images past the per-request limit are replaced by placeholders before the next model call (B35)', async (t) => {
   const fx = await serviceFixture(() => text('I see the screenshots.'), { window: 64_000, maxImagesPerRequest: 2 });
   t.after(fx.cleanup);
-  const shot = (n: number) => ({ role: 'user' as const, content: [{ type: 'text' as const, text: `screenshot ${n}` }, { type: 'image_url' as const, image_url: { url: pngDataUrl(800 + n, 600) } }] });
-  await fx.service.importTranscript({ source: 'test: shots', entries: [0, 1, 2].flatMap((n) => [{ id: `u${n}`, message: shot(n) }, { id: `a${n}`, message: { role: 'assistant' as const, content: `noted ${n}` } }]) });
+  const shot = (n: number) => ({
+    role: 'user' as const,
+    content: [
+      { type: 'text' as const, text: `screenshot ${n}` },
+      { type: 'image_url' as const, image_url: { url: pngDataUrl(800 + n, 600) } },
+    ],
+  });
+  await fx.service.importTranscript({
+    source: 'test: shots',
+    entries: [0, 1, 2].flatMap((n) => [
+      { id: `u${n}`, message: shot(n) },
+      { id: `a${n}`, message: { role: 'assistant' as const, content: `noted ${n}` } },
+    ]),
+  });
   const task = await fx.service.runTask('what changed between them?');
   assert.equal(task.status, 'done');
   const sent = fx.requests.at(-1) as { messages: Array<{ content: unknown }> };
-  const images = sent.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((p: { type?: string }) => p.type === 'image_url');
+  const images = sent.messages
+    .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+    .filter((p: { type?: string }) => p.type === 'image_url');
   assert.equal(images.length, 2, 'the request carries at most two images');
   assert.match(JSON.stringify(sent.messages), /image 800x600 removed from the context/);
   const cp = fx.service.getCheckpoints().at(-1)!;
   assert.equal(cp.strategy, 'collapse');
   await fx.service.restoreCheckpoint(cp.id);
-  assert.equal(fx.service.getMessages().filter((m) => JSON.stringify(m).includes('image_url')).length, 3, 'undo brings the image back');
+  assert.equal(
+    fx.service.getMessages().filter((m) => JSON.stringify(m).includes('image_url')).length,
+    3,
+    'undo brings the image back',
+  );
 });
 
 test('the calibration on reported usage is kept with the session: a reopened session shows the reported figure, not an estimate', async (t) => {
-  const fx = await serviceFixture((_body, n) => (n === 1 ? toolCalls([{ id: 'c1', name: 'read_file', arguments: JSON.stringify({ path: 'a.txt' }) }]) : text('Done.')), { files: { 'a.txt': filler(30) } });
+  const fx = await serviceFixture(
+    (_body, n) =>
+      n === 1
+        ? toolCalls([{ id: 'c1', name: 'read_file', arguments: JSON.stringify({ path: 'a.txt' }) }])
+        : text('Done.'),
+    { files: { 'a.txt': filler(30) } },
+  );
   t.after(fx.cleanup);
   await fx.service.runTask('Read a.txt.');
   await fx.service.meter.counter.ready;
@@ -215,5 +281,8 @@ test('the calibration on reported usage is kept with the session: a reopened ses
   const damaged = await fx.reopen({ log: (level, message) => void (level === 'warn' && warnings.push(message)) });
   t.after(() => damaged.dispose());
   assert.equal(damaged.getBudget().exact, false);
-  assert.ok(warnings.some((w) => /calibration\.json: fields "tokens"/.test(w)), warnings.join('\n'));
+  assert.ok(
+    warnings.some((w) => /calibration\.json: fields "tokens"/.test(w)),
+    warnings.join('\n'),
+  );
 });

@@ -15,13 +15,16 @@ import { start, type ChatRequestBody, type Responder } from '../../src/demo/mode
 import { TRANSCRIPT_OPEN } from '../../src/compaction/summary/summary-prompt';
 import { approximateCounter, filler, serviceFixture } from './fixtures';
 
-const NOTES = '## Objective\nThe user asked the agent to read three files.\n## Work completed\n- The agent read f1.txt, f2.txt and f3.txt.';
+const NOTES =
+  '## Objective\nThe user asked the agent to read three files.\n## Work completed\n- The agent read f1.txt, f2.txt and f3.txt.';
 const files = { 'f1.txt': filler(120, 'a'), 'f2.txt': filler(120, 'b'), 'f3.txt': filler(120, 'c') };
 
 /** A summary request over the agent's prefix ends with the compaction instruction. */
 function isPrefixSummary(body: ChatRequestBody): boolean {
   const last = body.messages?.at(-1) as ChatMessage | undefined;
-  return typeof last?.content === 'string' && last.content.startsWith('[ContextKeeper, not the user: a compaction request');
+  return (
+    typeof last?.content === 'string' && last.content.startsWith('[ContextKeeper, not the user: a compaction request')
+  );
 }
 
 /** A framed summary request: the instruction as system message, the span as delimited data. */
@@ -36,7 +39,11 @@ function agent(summary: (body: ChatRequestBody) => ReturnType<Responder> = () =>
   return (body) => {
     if (isPrefixSummary(body) || isFramedSummary(body)) return summary(body);
     step++;
-    return step % 2 === 1 ? toolCalls([{ id: `r${step}`, name: 'read_file', arguments: JSON.stringify({ path: `f${(step + 1) / 2}.txt` }) }]) : text(`Read file ${step / 2}.`);
+    return step % 2 === 1
+      ? toolCalls([
+          { id: `r${step}`, name: 'read_file', arguments: JSON.stringify({ path: `f${(step + 1) / 2}.txt` }) },
+        ])
+      : text(`Read file ${step / 2}.`);
   };
 }
 
@@ -53,11 +60,22 @@ async function threeTasks(fx: Awaited<ReturnType<typeof serviceFixture>>): Promi
 /** JSON round trip: what the wire carries. */
 const wire = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
-test('a summary on the session\'s own model sends the agent\'s prefix unchanged plus the instruction, with tool_choice none', async (t) => {
+test("a summary on the session's own model sends the agent's prefix unchanged plus the instruction, with tool_choice none", async (t) => {
   const late = { inner: undefined as OpenAISummarizer | undefined };
-  const fx = await serviceFixture(agent(), { ...budget, summarizer: { name: 'gpt-4o', contextWindow: 8_000, summarize: (r) => late.inner!.summarize(r) } });
+  const fx = await serviceFixture(agent(), {
+    ...budget,
+    summarizer: { name: 'gpt-4o', contextWindow: 8_000, summarize: (r) => late.inner!.summarize(r) },
+  });
   t.after(fx.cleanup);
-  late.inner = new OpenAISummarizer({ baseURL: 'http://unused.invalid/v1', client: fx.client, model: 'gpt-4o', contextWindow: 8_000, countText: approximateCounter.countText, reusePrefix: true, maxRetries: 0 });
+  late.inner = new OpenAISummarizer({
+    baseURL: 'http://unused.invalid/v1',
+    client: fx.client,
+    model: 'gpt-4o',
+    contextWindow: 8_000,
+    countText: approximateCounter.countText,
+    reusePrefix: true,
+    maxRetries: 0,
+  });
   await threeTasks(fx);
   const lastAgentRequest = fx.requests.at(-1)!;
   const prefix = fx.service.getMessages();
@@ -82,21 +100,36 @@ test('a summary on the session\'s own model sends the agent\'s prefix unchanged 
     assert.equal(body.model, lastAgentRequest.model);
   }
   // The instruction names the part to replace and asks for text only.
-  assert.match(String((summaries[0].messages as ChatMessage[]).at(-1)!.content), /Write the working notes that will replace messages 2 to \d+ of the \d+ messages above, from the start of the conversation/);
+  assert.match(
+    String((summaries[0].messages as ChatMessage[]).at(-1)!.content),
+    /Write the working notes that will replace messages 2 to \d+ of the \d+ messages above, from the start of the conversation/,
+  );
   const checkpoint = fx.service.getCheckpoints().find((c) => c.strategy === 'summary');
   assert.ok(checkpoint, 'a summary checkpoint');
   assert.equal(checkpoint.usage?.prefixCalls, 1);
   assert.equal(checkpoint.usage?.calls, 1);
   // Requests are carried forward verbatim although the model's notes left them out.
-  for (let i = 1; i <= 2; i++) assert.ok(checkpoint.summary.includes(`Read f${i}.txt and say what it holds.`), `request ${i} carried forward`);
+  for (let i = 1; i <= 2; i++)
+    assert.ok(checkpoint.summary.includes(`Read f${i}.txt and say what it holds.`), `request ${i} carried forward`);
 });
 
-test('a prefix over the session model\'s window falls back to the framed, batched request', async (t) => {
+test("a prefix over the session model's window falls back to the framed, batched request", async (t) => {
   const late = { inner: undefined as OpenAISummarizer | undefined };
-  const fx = await serviceFixture(agent(), { ...budget, summarizer: { name: 'gpt-4o', contextWindow: 3_000, summarize: (r) => late.inner!.summarize(r) } });
+  const fx = await serviceFixture(agent(), {
+    ...budget,
+    summarizer: { name: 'gpt-4o', contextWindow: 3_000, summarize: (r) => late.inner!.summarize(r) },
+  });
   t.after(fx.cleanup);
   // The summarizer's window (3,000 tokens) cannot hold the agent's prefix (about 5,000).
-  late.inner = new OpenAISummarizer({ baseURL: 'http://unused.invalid/v1', client: fx.client, model: 'gpt-4o', contextWindow: 3_000, countText: approximateCounter.countText, reusePrefix: true, maxRetries: 0 });
+  late.inner = new OpenAISummarizer({
+    baseURL: 'http://unused.invalid/v1',
+    client: fx.client,
+    model: 'gpt-4o',
+    contextWindow: 3_000,
+    countText: approximateCounter.countText,
+    reusePrefix: true,
+    maxRetries: 0,
+  });
   await threeTasks(fx);
   const outcome = await fx.service.compactNow();
   assert.equal(outcome.applied, true, outcome.reason);
@@ -110,13 +143,19 @@ test('a prefix over the session model\'s window falls back to the framed, batche
   }
 });
 
-test('a summary endpoint other than the session\'s gets the framed request, masked', async (t) => {
+test("a summary endpoint other than the session's gets the framed request, masked", async (t) => {
   const other = await start({ responder: () => text(NOTES) });
   t.after(() => other.close());
   const session = { baseUrl: 'http://127.0.0.1:1/v1', model: 'gpt-4o' };
   const settings = { baseUrl: other.url, model: 'gpt-4o' };
   assert.equal(reusesSessionPrefix(session, settings), false);
-  const summarizer = summarizerFromSettings({ ...settings, countText: approximateCounter.countText, maxRetries: 0, maskSecrets: true, reusePrefix: reusesSessionPrefix(session, settings) });
+  const summarizer = summarizerFromSettings({
+    ...settings,
+    countText: approximateCounter.countText,
+    maxRetries: 0,
+    maskSecrets: true,
+    reusePrefix: reusesSessionPrefix(session, settings),
+  });
   const fx = await serviceFixture(agent(), { ...budget, summarizer });
   t.after(fx.cleanup);
   await threeTasks(fx);
@@ -127,7 +166,7 @@ test('a summary endpoint other than the session\'s gets the framed request, mask
   assert.ok(other.requests.every(isFramedSummary));
 });
 
-test('the session\'s own model is recognised by model and endpoint', () => {
+test("the session's own model is recognised by model and endpoint", () => {
   const session = { baseUrl: 'http://127.0.0.1:8000/v1', model: 'qwen3-coder' };
   assert.equal(reusesSessionPrefix(session, { model: 'qwen3-coder' }), true);
   assert.equal(reusesSessionPrefix(session, { model: 'qwen3-coder', baseUrl: 'http://127.0.0.1:8000/v1' }), true);
@@ -139,10 +178,22 @@ test('the session\'s own model is recognised by model and endpoint', () => {
 
 test('a tool call in the reply to a prefix summary is refused and never run; the context is unchanged', async (t) => {
   const late = { inner: undefined as OpenAISummarizer | undefined };
-  const write = () => toolCalls([{ id: 'w1', name: 'write_file', arguments: JSON.stringify({ path: 'pwned.txt', content: 'x' }) }]);
-  const fx = await serviceFixture(agent(write), { ...budget, summarizer: { name: 'gpt-4o', contextWindow: 8_000, summarize: (r) => late.inner!.summarize(r) } });
+  const write = () =>
+    toolCalls([{ id: 'w1', name: 'write_file', arguments: JSON.stringify({ path: 'pwned.txt', content: 'x' }) }]);
+  const fx = await serviceFixture(agent(write), {
+    ...budget,
+    summarizer: { name: 'gpt-4o', contextWindow: 8_000, summarize: (r) => late.inner!.summarize(r) },
+  });
   t.after(fx.cleanup);
-  late.inner = new OpenAISummarizer({ baseURL: 'http://unused.invalid/v1', client: fx.client, model: 'gpt-4o', contextWindow: 8_000, countText: approximateCounter.countText, reusePrefix: true, maxRetries: 0 });
+  late.inner = new OpenAISummarizer({
+    baseURL: 'http://unused.invalid/v1',
+    client: fx.client,
+    model: 'gpt-4o',
+    contextWindow: 8_000,
+    countText: approximateCounter.countText,
+    reusePrefix: true,
+    maxRetries: 0,
+  });
   await threeTasks(fx);
   const before = fx.service.getMessages();
   const outcome = await fx.service.compactNow();
@@ -156,9 +207,20 @@ test('a tool call in the reply to a prefix summary is refused and never run; the
 
 test('a prefix the server refuses as too long is retried framed', async (t) => {
   const late = { inner: undefined as OpenAISummarizer | undefined };
-  const fx = await serviceFixture(agent((body) => (isPrefixSummary(body) ? contextLengthExceeded(9_000, 8_000) : text(NOTES))), { ...budget, summarizer: { name: 'gpt-4o', contextWindow: 8_000, summarize: (r) => late.inner!.summarize(r) } });
+  const fx = await serviceFixture(
+    agent((body) => (isPrefixSummary(body) ? contextLengthExceeded(9_000, 8_000) : text(NOTES))),
+    { ...budget, summarizer: { name: 'gpt-4o', contextWindow: 8_000, summarize: (r) => late.inner!.summarize(r) } },
+  );
   t.after(fx.cleanup);
-  late.inner = new OpenAISummarizer({ baseURL: 'http://unused.invalid/v1', client: fx.client, model: 'gpt-4o', contextWindow: 8_000, countText: approximateCounter.countText, reusePrefix: true, maxRetries: 0 });
+  late.inner = new OpenAISummarizer({
+    baseURL: 'http://unused.invalid/v1',
+    client: fx.client,
+    model: 'gpt-4o',
+    contextWindow: 8_000,
+    countText: approximateCounter.countText,
+    reusePrefix: true,
+    maxRetries: 0,
+  });
   await threeTasks(fx);
   const outcome = await fx.service.compactNow();
   assert.equal(outcome.applied, true, outcome.reason);

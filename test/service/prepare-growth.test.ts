@@ -34,9 +34,15 @@ test('GrowthWatch reports the largest growth of recent calls, and starts afresh 
 });
 
 /** Plays turns of about `stepTokens` tokens each from `startTokens`, a safe point before each reply; returns the summarizer calls. */
-async function play(workspace: string, startTokens: number, stepTokens: number, steps: number): Promise<{ calls: number; used: number[] }> {
+async function play(
+  workspace: string,
+  startTokens: number,
+  stepTokens: number,
+  steps: number,
+): Promise<{ calls: number; used: number[] }> {
   const history: ChatMessage[] = [S('You are a coding agent.')];
-  for (let k = 0; meter.measure(itemsOf(history)).total < startTokens; k++) history.push(U(`request ${k}: src/h${k}.ts`), A(`done ${k} ${chars(800, k)}`));
+  for (let k = 0; meter.measure(itemsOf(history)).total < startTokens; k++)
+    history.push(U(`request ${k}: src/h${k}.ts`), A(`done ${k} ${chars(800, k)}`));
   let items: ContextItem[] = itemsOf(history);
   let version = 0;
   let calls = 0;
@@ -86,7 +92,10 @@ test('no summary is prepared while the next call cannot reach the trigger; one i
   const band = th.triggerTokens - 0.1 * th.base;
   // Small steps inside the preparation band that stop short of the trigger.
   const short = await play(workspace, band - 600, 60, 14);
-  assert.ok(short.used.filter((u) => u >= band).length >= 3 && short.used.every((u) => u < th.triggerTokens), `entered the band and stopped short of the trigger: ${short.used.join(', ')}`);
+  assert.ok(
+    short.used.filter((u) => u >= band).length >= 3 && short.used.every((u) => u < th.triggerTokens),
+    `entered the band and stopped short of the trigger: ${short.used.join(', ')}`,
+  );
   assert.equal(short.calls, 0, 'no summary was made for a trigger the session never reached');
   // Steps large enough that the next one may reach the trigger: prepared ahead, then applied.
   const large = await play(workspace, band - 200, 300, 6);

@@ -7,12 +7,21 @@ import { filler, serviceFixture, StubSummarizer } from './fixtures';
 /** Each step reads a small file with a long explanation (~1.4k tokens a step), then answers. */
 function steps(count: number) {
   return (_b: unknown, n: number) =>
-    n <= count ? toolCalls([{ id: `c${n}`, name: 'read_file', arguments: '{"path":"a.txt"}' }], filler(100, `step${n}`)) : text('done');
+    n <= count
+      ? toolCalls([{ id: `c${n}`, name: 'read_file', arguments: '{"path":"a.txt"}' }], filler(100, `step${n}`))
+      : text('done');
 }
 
 test('a summary prepared ahead applies at the trigger without a summarizer call there', async (t) => {
   const summarizer = new StubSummarizer('PREPARED SUMMARY', 50);
-  const fx = await serviceFixture(steps(12), { files: { 'a.txt': 'a' }, summarizer, window: 16_000, reserved: 1_000, prepareAheadMargin: 0.25, compactTo: 0.4 });
+  const fx = await serviceFixture(steps(12), {
+    files: { 'a.txt': 'a' },
+    summarizer,
+    window: 16_000,
+    reserved: 1_000,
+    prepareAheadMargin: 0.25,
+    compactTo: 0.4,
+  });
   t.after(fx.cleanup);
   // Summarizer calls made while the automatic compaction runs (there should be none: it was prepared).
   let callsDuringCompaction = 0;
@@ -41,7 +50,14 @@ test('a summary prepared ahead applies at the trigger without a summarizer call 
 test('a prepared summary is discarded when the span changes before the trigger', async (t) => {
   const summarizer = new StubSummarizer('PREPARED SUMMARY', 0);
   let pinTarget: string | undefined;
-  const fx = await serviceFixture(steps(12), { files: { 'a.txt': 'a' }, summarizer, window: 16_000, reserved: 1_000, prepareAheadMargin: 0.25, compactTo: 0.4 });
+  const fx = await serviceFixture(steps(12), {
+    files: { 'a.txt': 'a' },
+    summarizer,
+    window: 16_000,
+    reserved: 1_000,
+    prepareAheadMargin: 0.25,
+    compactTo: 0.4,
+  });
   t.after(fx.cleanup);
   // Pin an old message as soon as the first preparation finished (between two steps).
   let pinned: Promise<void> = Promise.resolve();
@@ -59,5 +75,6 @@ test('a prepared summary is discarded when the span changes before the trigger',
   const stats = fx.service.getStats().compaction;
   assert.ok(pinTarget, 'pinned during the run');
   assert.ok(stats.preparedDiscarded >= 1, `stale preparation discarded (${JSON.stringify(stats)})`);
-  for (const cp of fx.service.getCheckpoints()) assert.ok(!cp.replacedIds.includes(pinTarget), 'the pinned message was not summarized');
+  for (const cp of fx.service.getCheckpoints())
+    assert.ok(!cp.replacedIds.includes(pinTarget), 'the pinned message was not summarized');
 });

@@ -41,9 +41,18 @@ test('raiseTarget leaves a reachable target alone, aims above the never-summaris
 function conversation(): ChatMessage[] {
   const out: ChatMessage[] = [S('You are a coding agent.')];
   for (let k = 0; k < 6; k++) {
-    out.push(U(`request ${k}: update src/mod${k}.ts`), Acalls([[`c${k}`, 'read_file', `{"path":"src/mod${k}.ts"}`]]), T(`c${k}`, `src/mod${k}.ts: ${chars(1600, k)}`), A(`done ${k}: edited src/mod${k}.ts ${chars(400, k + 1)}`));
+    out.push(
+      U(`request ${k}: update src/mod${k}.ts`),
+      Acalls([[`c${k}`, 'read_file', `{"path":"src/mod${k}.ts"}`]]),
+      T(`c${k}`, `src/mod${k}.ts: ${chars(1600, k)}`),
+      A(`done ${k}: edited src/mod${k}.ts ${chars(400, k + 1)}`),
+    );
   }
-  out.push(U('latest: run the whole test suite'), Acalls([['big', 'run_tests', '{"all":true}']]), T('big', chars(16_000, 99)));
+  out.push(
+    U('latest: run the whole test suite'),
+    Acalls([['big', 'run_tests', '{"all":true}']]),
+    T('big', chars(16_000, 99)),
+  );
   return out;
 }
 
@@ -53,7 +62,10 @@ test('an automatic compaction whose newest step fills the target gives its summa
   const th = thresholds(budget);
   let items: ContextItem[] = itemsOf(conversation());
   const anchored = anchoredTokens(items, meter, [], 1);
-  assert.ok(anchored > th.targetTokens, `the never-summarised part (${anchored}) is over the target (${th.targetTokens})`);
+  assert.ok(
+    anchored > th.targetTokens,
+    `the never-summarised part (${anchored}) is over the target (${th.targetTokens})`,
+  );
   assert.ok(meter.measure(items).total >= th.triggerTokens, 'the context is over the trigger');
   const extractive = new ExtractiveSummarizer((x) => meter.countText(x));
   const asked: number[] = [];
@@ -88,6 +100,12 @@ test('an automatic compaction whose newest step fills the target gives its summa
   assert.equal(compactions.stats.failures, 0);
   assert.equal(compactions.stats.automatic, 1, 'one automatic compaction applied');
   assert.equal(asked.length, 1, `one summarizer call (asked ${JSON.stringify(asked)})`);
-  assert.ok(asked[0] > MIN_SUMMARY_TOKENS, `the summary was given ${asked[0]} tokens, more than the smallest budget (${MIN_SUMMARY_TOKENS})`);
-  assert.ok(after < th.triggerTokens && after <= raisedTargetCap(budget), `landed at ${after}, below the trigger (${th.triggerTokens}) and the cap (${raisedTargetCap(budget)})`);
+  assert.ok(
+    asked[0] > MIN_SUMMARY_TOKENS,
+    `the summary was given ${asked[0]} tokens, more than the smallest budget (${MIN_SUMMARY_TOKENS})`,
+  );
+  assert.ok(
+    after < th.triggerTokens && after <= raisedTargetCap(budget),
+    `landed at ${after}, below the trigger (${th.triggerTokens}) and the cap (${raisedTargetCap(budget)})`,
+  );
 });

@@ -20,7 +20,9 @@ import { loadWithVscodeShim } from '../support/vscode-shim';
 import { tempWorkspace } from '../agent/helpers';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
 
-const { renderCheckpoint, renderItems } = loadWithVscodeShim<typeof CheckpointDocuments>(path.join(__dirname, '../../src/views/documents/checkpoint-documents'));
+const { renderCheckpoint, renderItems } = loadWithVscodeShim<typeof CheckpointDocuments>(
+  path.join(__dirname, '../../src/views/documents/checkpoint-documents'),
+);
 
 const KEY = 'sk-proj-abcdefghijklmnopqrstuvwx0123456789';
 const files = {
@@ -54,13 +56,29 @@ function script(): Responder {
     if (task.startsWith('Task 1')) {
       const steps = [
         toolCalls([{ id: 'r1', name: 'read_file', arguments: args({ path: 'src/app.ts' }) }]),
-        toolCalls([{ id: 'e1', name: 'edit_file', arguments: args({ path: 'src/app.ts', old_text: "'Hello ' + name", new_text: '`Hello, ${name}!`' }) }]),
+        toolCalls([
+          {
+            id: 'e1',
+            name: 'edit_file',
+            arguments: args({ path: 'src/app.ts', old_text: "'Hello ' + name", new_text: '`Hello, ${name}!`' }),
+          },
+        ]),
         toolCalls([{ id: 'r2', name: 'read_file', arguments: args({ path: 'src/util.ts' }) }]),
-        toolCalls([{ id: 'w1', name: 'write_file', arguments: args({ path: 'src/old.ts', content: 'export const legacy = true;\n' }) }]),
+        toolCalls([
+          {
+            id: 'w1',
+            name: 'write_file',
+            arguments: args({ path: 'src/old.ts', content: 'export const legacy = true;\n' }),
+          },
+        ]),
       ];
       return steps[n - 1] ?? text(`The greeting is updated. ${filler(330, 'explain')}`);
     }
-    if (n <= 4) return toolCalls([{ id: `g${n}`, name: 'read_file', arguments: args({ path: 'docs/guide.md' }) }], `Reading the guide, pass ${n}. ${filler(25, `why${n}`)}`);
+    if (n <= 4)
+      return toolCalls(
+        [{ id: `g${n}`, name: 'read_file', arguments: args({ path: 'docs/guide.md' }) }],
+        `Reading the guide, pass ${n}. ${filler(25, `why${n}`)}`,
+      );
     return text('The guide is read.');
   };
 }
@@ -80,7 +98,12 @@ test('automatic compaction inside a task re-attaches current files after the sum
   // Deleted from the workspace after the agent wrote it: it must not come back from history.
   unlinkSync(path.join(fx.root, 'src/old.ts'));
   const seen: Array<{ record: CheckpointRecord; measured: number }> = [];
-  const sub = fx.service.onDidAddCheckpoint((record) => seen.push({ record, measured: fx.service.meter.measure(fx.service.getTranscript().context, fx.service.getToolSchemas()).total }));
+  const sub = fx.service.onDidAddCheckpoint((record) =>
+    seen.push({
+      record,
+      measured: fx.service.meter.measure(fx.service.getTranscript().context, fx.service.getToolSchemas()).total,
+    }),
+  );
   const before = fx.requests.length;
   const outcome = await fx.service.runTask('Task 2: read docs/guide.md and tell me the rule');
   sub.dispose();
@@ -88,11 +111,17 @@ test('automatic compaction inside a task re-attaches current files after the sum
   assert.ok(outcome.compactions >= 1, `an automatic compaction ran during the task (${outcome.compactions})`);
 
   const withFiles = seen.find((s) => s.record.attachedFiles?.length);
-  assert.ok(withFiles, `a checkpoint records re-attached files: ${JSON.stringify(seen.map((s) => [s.record.strategy, s.record.attachedFiles]))}`);
+  assert.ok(
+    withFiles,
+    `a checkpoint records re-attached files: ${JSON.stringify(seen.map((s) => [s.record.strategy, s.record.attachedFiles]))}`,
+  );
   const cp = withFiles.record;
   assert.equal(cp.trigger, 'auto');
   const paths = cp.attachedFiles?.map((f) => f.path) ?? [];
-  assert.ok(paths.includes('src/app.ts') && paths.includes('src/util.ts'), `edited and read files: ${paths.join(', ')}`);
+  assert.ok(
+    paths.includes('src/app.ts') && paths.includes('src/util.ts'),
+    `edited and read files: ${paths.join(', ')}`,
+  );
   assert.ok(!paths.includes('src/old.ts'), 'a deleted file is skipped');
   assert.ok(paths.indexOf('src/util.ts') < paths.indexOf('src/app.ts'), 'most recently touched first');
 
@@ -101,10 +130,16 @@ test('automatic compaction inside a task re-attaches current files after the sum
   const summaryAt = context.findIndex((i) => i.id === `${cp.id}~s`);
   assert.ok(summaryAt >= 0, 'the summary is in the context');
   const following = context.slice(summaryAt + 1, summaryAt + 1 + paths.length);
-  assert.deepEqual(following.map((i) => i.attachedFile), paths);
+  assert.deepEqual(
+    following.map((i) => i.attachedFile),
+    paths,
+  );
   const app = following.find((i) => i.attachedFile === 'src/app.ts');
   const appText = String(app?.message.content);
-  assert.match(appText, /^\[File re-attached by ContextKeeper after the summary above: src\/app\.ts, its current contents read from the workspace/);
+  assert.match(
+    appText,
+    /^\[File re-attached by ContextKeeper after the summary above: src\/app\.ts, its current contents read from the workspace/,
+  );
   assert.ok(appText.includes('`Hello, ${name}!`'), 'the edited text, read from the workspace');
   assert.ok(!appText.includes("'Hello ' + name"), 'not the text the history shows');
   const util = String(following.find((i) => i.attachedFile === 'src/util.ts')?.message.content);
@@ -114,9 +149,18 @@ test('automatic compaction inside a task re-attaches current files after the sum
   const budget = fx.service.getBudget();
   assert.equal(cp.tokensAfter, withFiles.measured);
   assert.ok((cp.attachedFiles ?? []).every((f) => f.tokens > 0));
-  assert.ok(cp.tokensAfter <= budget.compactTo.tokens, `${cp.tokensAfter} within the target ${budget.compactTo.tokens}`);
+  assert.ok(
+    cp.tokensAfter <= budget.compactTo.tokens,
+    `${cp.tokensAfter} within the target ${budget.compactTo.tokens}`,
+  );
   // Sent: the next request carries them right after the summary.
-  const next = fx.requests.slice(before).find((body) => (body.messages as ChatMessage[]).some((m) => typeof m.content === 'string' && m.content.startsWith('[File re-attached')));
+  const next = fx.requests
+    .slice(before)
+    .find((body) =>
+      (body.messages as ChatMessage[]).some(
+        (m) => typeof m.content === 'string' && m.content.startsWith('[File re-attached'),
+      ),
+    );
   assert.ok(next, 'a request to the model carries the re-attached files');
   const sent = next.messages as ChatMessage[];
   // The summary the files follow (a deep landing may summarise the current task's older steps too).
@@ -132,7 +176,10 @@ test('automatic compaction inside a task re-attaches current files after the sum
 
   // Recorded: a restart brings back the same context and checkpoint.
   const reopened = await fx.reopen();
-  assert.deepEqual(attachedOf(reopened.getTranscript().context).map((i) => i.attachedFile), attachedOf(context).map((i) => i.attachedFile));
+  assert.deepEqual(
+    attachedOf(reopened.getTranscript().context).map((i) => i.attachedFile),
+    attachedOf(context).map((i) => i.attachedFile),
+  );
   assert.deepEqual(reopened.getCheckpoints().find((c) => c.id === cp.id)?.attachedFiles, cp.attachedFiles);
   reopened.dispose();
 
@@ -140,21 +187,40 @@ test('automatic compaction inside a task re-attaches current files after the sum
   await fx.service.restoreCheckpoint(cp.id);
   const restored = fx.service.getTranscript().context;
   assert.ok(!restored.some((i) => i.checkpointId === cp.id), 'neither the summary nor its files stay');
-  assert.ok(cp.replacedIds.every((id) => restored.some((i) => i.covers.includes(id))), 'the replaced messages are back');
+  assert.ok(
+    cp.replacedIds.every((id) => restored.some((i) => i.covers.includes(id))),
+    'the replaced messages are back',
+  );
   assert.deepEqual(checkContext(restored, fx.service.getTranscript().entries), []);
 });
 
 test('manual compaction re-attaches files; turned off by a 0 budget or 0 files', async (t) => {
-  for (const [overrides, expected] of [[{}, true], [{ reattachBudget: 0 }, false], [{ reattachMaxFiles: 0 }, false]] as const) {
-    const fx = await serviceFixture(script(), { files, summarizer: new StubSummarizer('SUMMARY-OK'), window: 64_000, ...overrides });
+  for (const [overrides, expected] of [
+    [{}, true],
+    [{ reattachBudget: 0 }, false],
+    [{ reattachMaxFiles: 0 }, false],
+  ] as const) {
+    const fx = await serviceFixture(script(), {
+      files,
+      summarizer: new StubSummarizer('SUMMARY-OK'),
+      window: 64_000,
+      ...overrides,
+    });
     t.after(fx.cleanup);
     await fx.service.runTask('Task 1: change the greeting in src/app.ts to "Hello, name!"');
     await fx.service.runTask('Task 2: read docs/guide.md and tell me the rule');
     const outcome = await fx.service.compactNow();
     assert.equal(outcome.applied, true, outcome.reason);
     const attached = attachedOf(fx.service.getTranscript().context);
-    assert.equal(attached.length > 0, expected, `${JSON.stringify(overrides)}: ${attached.map((i) => i.attachedFile).join(', ')}`);
-    assert.equal(outcome.checkpoints.some((c) => (c.attachedFiles?.length ?? 0) > 0), expected);
+    assert.equal(
+      attached.length > 0,
+      expected,
+      `${JSON.stringify(overrides)}: ${attached.map((i) => i.attachedFile).join(', ')}`,
+    );
+    assert.equal(
+      outcome.checkpoints.some((c) => (c.attachedFiles?.length ?? 0) > 0),
+      expected,
+    );
     if (expected) assert.ok(outcome.tokensAfter < outcome.tokensBefore, 'still shrinks');
   }
 });
@@ -175,30 +241,77 @@ test('a later compaction drops the earlier copies and re-attaches the current co
   const apps = attached.filter((i) => i.attachedFile === 'src/app.ts');
   assert.equal(apps.length, 1, 'one copy of src/app.ts');
   assert.ok(String(apps[0].message.content).includes('changed by the user'), 'the current contents');
-  assert.ok(second.checkpoints.some((c) => c.replaced.some((i) => i.attachedFile)), 'the earlier copies were replaced');
+  assert.ok(
+    second.checkpoints.some((c) => c.replaced.some((i) => i.attachedFile)),
+    'the earlier copies were replaced',
+  );
 });
 
 test('reading: deleted, outside (absolute or through a link), binary and oversized files are skipped; at most maxFiles', async (t) => {
   const outside = mkdtempSync(path.join(tmpdir(), 'ck-outside-'));
   writeFileSync(path.join(outside, 'secret.txt'), 'outside the workspace\n');
-  const ws = tempWorkspace({ 'a.txt': 'alpha\n', 'b.txt': 'beta\n', 'c.txt': 'gamma\n', 'bin.dat': 'x\u0000y', 'big.txt': filler(400) });
+  const ws = tempWorkspace({
+    'a.txt': 'alpha\n',
+    'b.txt': 'beta\n',
+    'c.txt': 'gamma\n',
+    'bin.dat': 'x\u0000y',
+    'big.txt': filler(400),
+  });
   symlinkSync(path.join(outside, 'secret.txt'), path.join(ws.root, 'link.txt'));
   t.after(() => {
     ws.cleanup();
     rmSync(outside, { recursive: true, force: true });
   });
-  const reads = ['a.txt', 'gone.txt', path.join(outside, 'secret.txt'), 'link.txt', 'bin.dat', 'big.txt', './b.txt', 'c.txt'];
-  const items: ContextItem[] = reads.flatMap((p, k) => [
-    { id: `a${k}`, kind: 'raw', message: { role: 'assistant', content: null, tool_calls: [{ id: `c${k}`, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path: p }) } }] }, covers: [`a${k}`] },
-    { id: `t${k}`, kind: 'raw', message: { role: 'tool', tool_call_id: `c${k}`, content: 'ok' }, covers: [`t${k}`] },
-  ] as ContextItem[]);
+  const reads = [
+    'a.txt',
+    'gone.txt',
+    path.join(outside, 'secret.txt'),
+    'link.txt',
+    'bin.dat',
+    'big.txt',
+    './b.txt',
+    'c.txt',
+  ];
+  const items: ContextItem[] = reads.flatMap(
+    (p, k) =>
+      [
+        {
+          id: `a${k}`,
+          kind: 'raw',
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              {
+                id: `c${k}`,
+                type: 'function',
+                function: { name: 'read_file', arguments: JSON.stringify({ path: p }) },
+              },
+            ],
+          },
+          covers: [`a${k}`],
+        },
+        {
+          id: `t${k}`,
+          kind: 'raw',
+          message: { role: 'tool', tool_call_id: `c${k}`, content: 'ok' },
+          covers: [`t${k}`],
+        },
+      ] as ContextItem[],
+  );
   const host = new NodeToolHost(ws.root);
   const count = (s: string) => Math.ceil(s.length / 4);
   const got = await readReattachFiles(host, items, { maxFiles: 5, budgetTokens: 500 }, count);
-  assert.deepEqual(got.map((f) => f.path), ['c.txt', 'b.txt', 'a.txt']);
+  assert.deepEqual(
+    got.map((f) => f.path),
+    ['c.txt', 'b.txt', 'a.txt'],
+  );
   assert.equal(got[0].text, 'gamma\n');
   assert.equal(got[0].shownBy, 't7');
   const two = await readReattachFiles(host, items, { maxFiles: 2, budgetTokens: 500 }, count);
-  assert.deepEqual(two.map((f) => f.path), ['c.txt', 'b.txt']);
+  assert.deepEqual(
+    two.map((f) => f.path),
+    ['c.txt', 'b.txt'],
+  );
   assert.deepEqual(await readReattachFiles(host, items, { maxFiles: 0, budgetTokens: 500 }, count), []);
 });

@@ -20,7 +20,10 @@ for (let i = 1; i <= READS; i++) files[`src/f${i}.txt`] = filler(160, `f${i}`);
 async function fixture(confirm?: (info: RestoredOverflow) => Promise<boolean>, reads = READS) {
   let task = 1;
   const fx = await serviceFixture(
-    (_body, n) => (task === 1 && n <= reads ? toolCalls([{ id: `c${n}`, name: 'read_file', arguments: JSON.stringify({ path: `src/f${n}.txt` }) }]) : text('Done.')),
+    (_body, n) =>
+      task === 1 && n <= reads
+        ? toolCalls([{ id: `c${n}`, name: 'read_file', arguments: JSON.stringify({ path: `src/f${n}.txt` }) }])
+        : text('Done.'),
     { files, window: 16_000, reserved: 1_000, ...(confirm ? { confirmCompactRestored: confirm } : {}) },
   );
   const outcome = await fx.service.runTask(`Read src/f1.txt to src/f${reads}.txt one by one.`);
@@ -32,7 +35,12 @@ async function fixture(confirm?: (info: RestoredOverflow) => Promise<boolean>, r
 
 /** Raw entry ids that are no longer raw in the active context. */
 function notRaw(fx: Awaited<ReturnType<typeof fixture>>, ids: readonly string[]): string[] {
-  const raw = new Set(fx.service.getTranscript().context.filter((i) => i.kind === 'raw').map((i) => i.id));
+  const raw = new Set(
+    fx.service
+      .getTranscript()
+      .context.filter((i) => i.kind === 'raw')
+      .map((i) => i.id),
+  );
   return ids.filter((id) => !raw.has(id));
 }
 
@@ -40,17 +48,31 @@ test('restored messages are kept out of the next automatic compaction, and a man
   const fx = await fixture(undefined, 6);
   t.after(fx.cleanup);
   const budget = fx.service.getBudget();
-  const last = fx.service.getCheckpoints().filter((c) => !c.restored).at(-1)!;
+  const last = fx.service
+    .getCheckpoints()
+    .filter((c) => !c.restored)
+    .at(-1)!;
   const restored = await fx.service.restoreCheckpoint(last.id);
-  const ids = fx.service.getCheckpoints().filter((c) => restored.undone.includes(c.id)).flatMap((c) => c.replacedIds);
+  const ids = fx.service
+    .getCheckpoints()
+    .filter((c) => restored.undone.includes(c.id))
+    .flatMap((c) => c.replacedIds);
   const after = fx.service.getBudget().used;
-  assert.ok(after >= budget.compactAt.tokens && after <= budget.inputBudget, `the restore puts the context over the trigger but inside the window: ${after} (trigger ${budget.compactAt.tokens}, budget ${budget.inputBudget})`);
+  assert.ok(
+    after >= budget.compactAt.tokens && after <= budget.inputBudget,
+    `the restore puts the context over the trigger but inside the window: ${after} (trigger ${budget.compactAt.tokens}, budget ${budget.inputBudget})`,
+  );
   const before = fx.service.getCheckpoints().length;
   const sentBefore = fx.requests.length;
   const outcome = await fx.service.runTask('Now list what each file holds.');
   assert.equal(outcome.status, 'done');
   // No checkpoint made after the restore replaced a restored message; all of them were sent.
-  for (const cp of fx.service.getCheckpoints().slice(before)) assert.deepEqual(cp.replacedIds.filter((id) => ids.includes(id)), [], `checkpoint ${cp.id}`);
+  for (const cp of fx.service.getCheckpoints().slice(before))
+    assert.deepEqual(
+      cp.replacedIds.filter((id) => ids.includes(id)),
+      [],
+      `checkpoint ${cp.id}`,
+    );
   assert.deepEqual(notRaw(fx, ids), []);
   const sent = fx.requests[sentBefore].messages as ChatMessage[];
   assert.deepEqual(checkToolPairing(sent), []);
@@ -112,15 +134,35 @@ test('with nobody to ask, a restored context over the window is never compacted 
 test('after a reload, messages a restore brought back are still kept out of automatic compaction', async (t) => {
   const fx = await fixture(undefined, 6);
   t.after(fx.cleanup);
-  const last = fx.service.getCheckpoints().filter((c) => !c.restored).at(-1)!;
+  const last = fx.service
+    .getCheckpoints()
+    .filter((c) => !c.restored)
+    .at(-1)!;
   const restored = await fx.service.restoreCheckpoint(last.id);
-  const ids = fx.service.getCheckpoints().filter((c) => restored.undone.includes(c.id)).flatMap((c) => c.replacedIds);
+  const ids = fx.service
+    .getCheckpoints()
+    .filter((c) => restored.undone.includes(c.id))
+    .flatMap((c) => c.replacedIds);
   fx.service.dispose();
   const service = await fx.reopen();
   const before = service.getCheckpoints().length;
   const outcome = await service.runTask('Now list what each file holds.');
   assert.equal(outcome.status, 'done');
-  for (const cp of service.getCheckpoints().slice(before)) assert.deepEqual(cp.replacedIds.filter((id) => ids.includes(id)), [], `checkpoint ${cp.id}`);
-  const raw = new Set(service.getTranscript().context.filter((i) => i.kind === 'raw').map((i) => i.id));
-  assert.deepEqual(ids.filter((id) => !raw.has(id)), [], 'every restored message is still raw after the reload');
+  for (const cp of service.getCheckpoints().slice(before))
+    assert.deepEqual(
+      cp.replacedIds.filter((id) => ids.includes(id)),
+      [],
+      `checkpoint ${cp.id}`,
+    );
+  const raw = new Set(
+    service
+      .getTranscript()
+      .context.filter((i) => i.kind === 'raw')
+      .map((i) => i.id),
+  );
+  assert.deepEqual(
+    ids.filter((id) => !raw.has(id)),
+    [],
+    'every restored message is still raw after the reload',
+  );
 });

@@ -21,21 +21,40 @@ function conversation(turns: number, from = 0): Entry[] {
 test('planRestore gives the checkpoints undone and the tokens after, as the restore then does; planning changes nothing', async (t) => {
   const fx = await serviceFixture(() => text(`Done: ${filler(6, 'reply')}`), { window: 200_000 });
   t.after(fx.cleanup);
-  await fx.service.importTranscript({ source: 'test', entries: [{ id: 's', message: { role: 'system', content: 'You are a recorded agent.' } }, ...conversation(40)] });
+  await fx.service.importTranscript({
+    source: 'test',
+    entries: [{ id: 's', message: { role: 'system', content: 'You are a recorded agent.' } }, ...conversation(40)],
+  });
   const first = await fx.service.compactNow();
   assert.equal(first.applied, true);
   // More work after it, then a second compaction of that work only (not of the first summary).
-  for (const task of ['Add the tests.', 'Run them.', 'Fix the failing one.', 'Update the docs.', 'Release it.']) assert.equal((await fx.service.runTask(task)).status, 'done');
+  for (const task of ['Add the tests.', 'Run them.', 'Fix the failing one.', 'Update the docs.', 'Release it.'])
+    assert.equal((await fx.service.runTask(task)).status, 'done');
   const second = await fx.service.compactNow();
   assert.equal(second.applied, true, second.reason);
   const firstIds = first.checkpoints.map((c) => c.id);
 
-  const before = { budget: fx.service.getBudget().used, checkpoints: JSON.stringify(fx.service.getCheckpoints()), messages: JSON.stringify(fx.service.getMessages()) };
+  const before = {
+    budget: fx.service.getBudget().used,
+    checkpoints: JSON.stringify(fx.service.getCheckpoints()),
+    messages: JSON.stringify(fx.service.getMessages()),
+  };
   const plan = fx.service.planRestore(firstIds);
-  assert.deepEqual({ budget: fx.service.getBudget().used, checkpoints: JSON.stringify(fx.service.getCheckpoints()), messages: JSON.stringify(fx.service.getMessages()) }, before, 'planning changes nothing');
+  assert.deepEqual(
+    {
+      budget: fx.service.getBudget().used,
+      checkpoints: JSON.stringify(fx.service.getCheckpoints()),
+      messages: JSON.stringify(fx.service.getMessages()),
+    },
+    before,
+    'planning changes nothing',
+  );
   assert.ok(plan.tokens > before.budget, 'what was replaced comes back');
 
-  assert.ok(second.checkpoints.every((c) => !plan.undone.includes(c.id)), 'a later compaction not built on it stays in force');
+  assert.ok(
+    second.checkpoints.every((c) => !plan.undone.includes(c.id)),
+    'a later compaction not built on it stays in force',
+  );
   const done = await fx.service.restoreCheckpoint(firstIds);
   assert.deepEqual([...plan.undone].sort(), [...done.undone].sort(), 'the same checkpoints undone');
   assert.equal(fx.service.getBudget().used, plan.tokens, 'the same tokens after');

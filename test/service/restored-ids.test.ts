@@ -8,9 +8,25 @@ import assert from 'node:assert/strict';
 import { protectedRestoredIds } from '../../src/service/session/restored-ids';
 import type { CheckpointRecord } from '../../src/service/api';
 
-function cp(id: string, time: string, trigger: 'auto' | 'manual', replacedIds: string[], restoredAt?: string): CheckpointRecord {
+function cp(
+  id: string,
+  time: string,
+  trigger: 'auto' | 'manual',
+  replacedIds: string[],
+  restoredAt?: string,
+): CheckpointRecord {
   return {
-    id, time, trigger, strategy: 'extractive', replacedIds, replaced: [], inserted: [], summary: '', tokensBefore: 0, tokensAfter: 0, dropped: 0,
+    id,
+    time,
+    trigger,
+    strategy: 'extractive',
+    replacedIds,
+    replaced: [],
+    inserted: [],
+    summary: '',
+    tokensBefore: 0,
+    tokensAfter: 0,
+    dropped: 0,
     ...(restoredAt ? { restored: true, restoredAt } : {}),
   };
 }

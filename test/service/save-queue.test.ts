@@ -95,7 +95,10 @@ test('a failed write is reported, keeps the state pending, and the next flush wr
   const failing = queue.flush();
   held[0].finish(new Error('disk full'));
   await assert.rejects(failing, /disk full/);
-  assert.deepEqual(errors.map((e) => e.message), ['disk full']);
+  assert.deepEqual(
+    errors.map((e) => e.message),
+    ['disk full'],
+  );
   assert.equal(queue.pending, true, 'nothing lost: still to be written');
   const retry = queue.flush();
   await tick();
@@ -105,12 +108,15 @@ test('a failed write is reported, keeps the state pending, and the next flush wr
   assert.equal(queue.lastError, undefined);
 });
 
-test('a state write torn by the file-size limit never replaces the good state file', { skip: process.platform === 'win32' ? 'needs ulimit' : false }, async (t) => {
-  const storage = mkdtempSync(path.join(tmpdir(), 'ck-torn-state-'));
-  t.after(() => rmSync(storage, { recursive: true, force: true }));
-  const storeModule = require.resolve('../../src/service/session/store');
-  // A small state is written, then a state over the 64 KiB limit: its temp file is cut at the limit.
-  const code = `
+test(
+  'a state write torn by the file-size limit never replaces the good state file',
+  { skip: process.platform === 'win32' ? 'needs ulimit' : false },
+  async (t) => {
+    const storage = mkdtempSync(path.join(tmpdir(), 'ck-torn-state-'));
+    t.after(() => rmSync(storage, { recursive: true, force: true }));
+    const storeModule = require.resolve('../../src/service/session/store');
+    // A small state is written, then a state over the 64 KiB limit: its temp file is cut at the limit.
+    const code = `
     const { SessionStore } = require(${JSON.stringify(storeModule)});
     const { store } = SessionStore.open(${JSON.stringify(storage)}, 'torn');
     const state = (n, size) => ({ sessionId: 'torn', model: 'm', source: 'test', createdAt: 'now', pinned: [], checkpoints: [],
@@ -119,21 +125,29 @@ test('a state write torn by the file-size limit never replaces the good state fi
     store.writeStateTextAsync(store.stateText(state(2, 200000)), () => true).then(
       () => console.log('written'),
       (e) => { console.log('error ' + e.code); store.close(); });`;
-  const out = await new Promise<string>((resolve, reject) => {
-    const proc = spawn('bash', ['-c', `trap '' XFSZ; ulimit -f 64; exec "${process.execPath}" -e "$CK_CODE"`], { env: { ...process.env, CK_CODE: code }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let s = '';
-    proc.stdout.on('data', (d: Buffer) => (s += d.toString()));
-    proc.on('error', reject);
-    proc.on('exit', () => resolve(s));
-  });
-  assert.match(out, /error EFBIG/);
-  const folder = path.join(storage, 'torn');
-  assert.deepEqual(readdirSync(folder).filter((f) => f.endsWith('.tmp')), [], 'the torn temp file is removed');
-  const { store, loaded } = SessionStore.open(storage, 'torn');
-  t.after(() => store.close());
-  assert.deepEqual(loaded.warnings, []);
-  assert.equal(loaded.state?.context[0].id, 's1', 'the good state is still the one on disk');
-});
+    const out = await new Promise<string>((resolve, reject) => {
+      const proc = spawn('bash', ['-c', `trap '' XFSZ; ulimit -f 64; exec "${process.execPath}" -e "$CK_CODE"`], {
+        env: { ...process.env, CK_CODE: code },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let s = '';
+      proc.stdout.on('data', (d: Buffer) => (s += d.toString()));
+      proc.on('error', reject);
+      proc.on('exit', () => resolve(s));
+    });
+    assert.match(out, /error EFBIG/);
+    const folder = path.join(storage, 'torn');
+    assert.deepEqual(
+      readdirSync(folder).filter((f) => f.endsWith('.tmp')),
+      [],
+      'the torn temp file is removed',
+    );
+    const { store, loaded } = SessionStore.open(storage, 'torn');
+    t.after(() => store.close());
+    assert.deepEqual(loaded.warnings, []);
+    assert.equal(loaded.state?.context[0].id, 's1', 'the good state is still the one on disk');
+  },
+);
 
 /** Runs a child that saves ever larger states asynchronously, back to back, until killed. */
 function asyncSaverUntilKilled(storage: string, killAfterMs: number): Promise<void> {
@@ -166,8 +180,16 @@ test('a process killed (SIGKILL) during asynchronous state saves always leaves a
     await asyncSaverUntilKilled(storage, killAfterMs);
     const { store, loaded } = SessionStore.open(storage, 'kill');
     store.close();
-    assert.deepEqual(loaded.warnings.filter((w) => /state/.test(w)), [], `killed after ${killAfterMs} ms`);
-    assert.match(loaded.state?.context[0]?.id ?? '', /^s\d+$/, `killed after ${killAfterMs} ms: a whole state file loads`);
+    assert.deepEqual(
+      loaded.warnings.filter((w) => /state/.test(w)),
+      [],
+      `killed after ${killAfterMs} ms`,
+    );
+    assert.match(
+      loaded.state?.context[0]?.id ?? '',
+      /^s\d+$/,
+      `killed after ${killAfterMs} ms: a whole state file loads`,
+    );
   }
 });
 
@@ -189,10 +211,19 @@ test('closing the service writes a rewrite saved just before, and a failed save 
   mkdirSync(stateFile);
   await fx.service.pin(user.id);
   await assert.rejects(fx.service.whenSaved(), /could not save the session state to .*state\.json/);
-  assert.ok(log.some((l) => /^error: could not save the session state to .*state\.json/.test(l)), log.join('\n'));
-  assert.ok(states.some((s) => /^error: could not save the session state/.test(s)), states.join('\n'));
+  assert.ok(
+    log.some((l) => /^error: could not save the session state to .*state\.json/.test(l)),
+    log.join('\n'),
+  );
+  assert.ok(
+    states.some((s) => /^error: could not save the session state/.test(s)),
+    states.join('\n'),
+  );
   assert.deepEqual(fx.service.getTranscript().pinned, [user.id], 'the change stays in memory');
-  assert.deepEqual(readdirSync(folder).filter((f) => f.endsWith('.tmp')), []);
+  assert.deepEqual(
+    readdirSync(folder).filter((f) => f.endsWith('.tmp')),
+    [],
+  );
 
   // The disk is usable again: the next save writes the newest state; nothing was lost.
   rmSync(stateFile, { recursive: true });

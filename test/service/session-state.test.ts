@@ -4,12 +4,21 @@ import { SessionState } from '../../src/service/session/session-state';
 import type { CompactionResult, ContextItem, Entry } from '../../src/compaction/types';
 
 const entry = (id: string, role: 'user' | 'assistant', content: string): Entry => ({ id, message: { role, content } });
-const summaryOf = (ids: string[], checkpointId: string): ContextItem => ({ id: `s-${checkpointId}`, kind: 'summary', message: { role: 'user', content: `summary of ${ids.join(',')}` }, covers: ids, checkpointId });
+const summaryOf = (ids: string[], checkpointId: string): ContextItem => ({
+  id: `s-${checkpointId}`,
+  kind: 'summary',
+  message: { role: 'user', content: `summary of ${ids.join(',')}` },
+  covers: ids,
+  checkpointId,
+});
 
 /** A compaction that replaces the first `n` items of `state` by one summary. */
 function compactFirst(state: SessionState, n: number, checkpointId: string): CompactionResult {
   const replaced = state.items.slice(0, n);
-  const summary = summaryOf(replaced.flatMap((i) => i.covers), checkpointId);
+  const summary = summaryOf(
+    replaced.flatMap((i) => i.covers),
+    checkpointId,
+  );
   return {
     applied: true,
     outcome: 'applied',
@@ -17,21 +26,40 @@ function compactFirst(state: SessionState, n: number, checkpointId: string): Com
     reason: 'test',
     tokensBefore: 100,
     tokensAfter: 50,
-    checkpoints: [{ id: checkpointId, trigger: 'manual', strategy: 'summary', replaced: [...replaced], inserted: [summary], replacedIds: replaced.flatMap((i) => i.covers), summary: summary.message.content as string, tokensBefore: 100, tokensAfter: 50 } as CompactionResult['checkpoints'][number]],
+    checkpoints: [
+      {
+        id: checkpointId,
+        trigger: 'manual',
+        strategy: 'summary',
+        replaced: [...replaced],
+        inserted: [summary],
+        replacedIds: replaced.flatMap((i) => i.covers),
+        summary: summary.message.content as string,
+        tokensBefore: 100,
+        tokensAfter: 50,
+      } as CompactionResult['checkpoints'][number],
+    ],
     context: [summary, ...state.items.slice(n)],
   };
 }
 
 function fresh(): SessionState {
   const state = new SessionState();
-  for (const [i, role] of (['user', 'assistant', 'user', 'assistant'] as const).entries()) state.append(entry(state.newEntryId(), role, `m${i}`));
+  for (const [i, role] of (['user', 'assistant', 'user', 'assistant'] as const).entries())
+    state.append(entry(state.newEntryId(), role, `m${i}`));
   return state;
 }
 
 test('appends go to the transcript and the end of the active context, with fresh ids, without a rewrite', () => {
   const state = fresh();
-  assert.deepEqual(state.entries.map((e) => e.id), ['e000001', 'e000002', 'e000003', 'e000004']);
-  assert.deepEqual(state.items.map((i) => [i.id, i.kind]), state.entries.map((e) => [e.id, 'raw']));
+  assert.deepEqual(
+    state.entries.map((e) => e.id),
+    ['e000001', 'e000002', 'e000003', 'e000004'],
+  );
+  assert.deepEqual(
+    state.items.map((i) => [i.id, i.kind]),
+    state.entries.map((e) => [e.id, 'raw']),
+  );
   assert.equal(state.version, 0);
 });
 
@@ -42,8 +70,14 @@ test('a planned commit changes nothing until applied; applying stamps the checkp
   assert.equal(state.checkpoints.length, 0);
   state.apply(next);
   assert.equal(state.version, 1);
-  assert.deepEqual(state.items.map((i) => i.id), ['s-c1', 'e000003', 'e000004']);
-  assert.deepEqual(records.map((r) => [r.id, r.time]), [['c1', '2026-01-01T00:00:00.000Z']]);
+  assert.deepEqual(
+    state.items.map((i) => i.id),
+    ['s-c1', 'e000003', 'e000004'],
+  );
+  assert.deepEqual(
+    records.map((r) => [r.id, r.time]),
+    [['c1', '2026-01-01T00:00:00.000Z']],
+  );
   assert.deepEqual(state.checkpoints, records);
 });
 
@@ -53,7 +87,10 @@ test('restore brings the replaced messages back, marks the checkpoint, and refus
   const { next, event } = state.planRestore('c1', 't2');
   state.apply(next);
   assert.deepEqual(event, { id: 'c1', undone: ['c1'] });
-  assert.deepEqual(state.items.map((i) => i.id), ['e000001', 'e000002', 'e000003', 'e000004']);
+  assert.deepEqual(
+    state.items.map((i) => i.id),
+    ['e000001', 'e000002', 'e000003', 'e000004'],
+  );
   assert.equal(state.checkpoints[0].restored, true);
   assert.equal(state.checkpoints[0].restoredAt, 't2');
   assert.throws(() => state.planRestore('c1', 't3'), /already restored/);
@@ -64,11 +101,17 @@ test('restoring a checkpoint whose summary a later one consumed undoes the later
   const state = fresh();
   state.apply(state.planCommit(compactFirst(state, 2, 'c1'), 't1').next);
   state.apply(state.planCommit(compactFirst(state, 2, 'c2'), 't2').next);
-  assert.deepEqual(state.items.map((i) => i.id), ['s-c2', 'e000004']);
+  assert.deepEqual(
+    state.items.map((i) => i.id),
+    ['s-c2', 'e000004'],
+  );
   const { next, event } = state.planRestore('c1', 't3');
   state.apply(next);
   assert.deepEqual(event.undone, ['c2', 'c1']);
-  assert.deepEqual(state.items.map((i) => i.id), ['e000001', 'e000002', 'e000003', 'e000004']);
+  assert.deepEqual(
+    state.items.map((i) => i.id),
+    ['e000001', 'e000002', 'e000003', 'e000004'],
+  );
 });
 
 test('pins mark raw items, survive a commit, and are refused for a summarized message', () => {
@@ -88,8 +131,22 @@ test('adopting saved state keeps unaccounted entries raw and continues ids past 
   const state = new SessionState();
   const entries = [entry('e000001', 'user', 'a'), entry('e000002', 'assistant', 'b'), entry('e000003', 'user', 'c')];
   // The saved context lost the newest entry (a crash between append and state write).
-  state.adopt(entries, { context: [{ id: 'e000001', kind: 'raw', message: entries[0].message, covers: ['e000001'] }, { id: 'e000002', kind: 'raw', message: entries[1].message, covers: ['e000002'] }], checkpoints: [], pinned: ['e000002'] });
-  assert.deepEqual(state.items.map((i) => [i.id, i.pinned === true]), [['e000001', false], ['e000002', true], ['e000003', false]]);
+  state.adopt(entries, {
+    context: [
+      { id: 'e000001', kind: 'raw', message: entries[0].message, covers: ['e000001'] },
+      { id: 'e000002', kind: 'raw', message: entries[1].message, covers: ['e000002'] },
+    ],
+    checkpoints: [],
+    pinned: ['e000002'],
+  });
+  assert.deepEqual(
+    state.items.map((i) => [i.id, i.pinned === true]),
+    [
+      ['e000001', false],
+      ['e000002', true],
+      ['e000003', false],
+    ],
+  );
   assert.equal(state.newEntryId(), 'e000004');
   assert.equal(state.entryCountAt(state.items.slice(0, 2)), 2);
   assert.ok(state.version > 0, 'adopting counts as a rewrite');
@@ -110,7 +167,10 @@ test('a restore can be undone: the compacted context comes back, with the messag
   assert.equal(state.items.length, 5, 'planning does not touch the state');
   state.apply(next);
   assert.deepEqual(event, { id: 'c1', undone: ['c1'] });
-  assert.deepEqual(state.items.map((i) => i.id), [...compacted, 'e000005']);
+  assert.deepEqual(
+    state.items.map((i) => i.id),
+    [...compacted, 'e000005'],
+  );
   assert.equal(state.checkpoints[0].restored, undefined);
   assert.equal(state.checkpoints[0].restoredAt, undefined);
   assert.equal(state.redoable, undefined, 'the undo is used up');
@@ -137,11 +197,22 @@ test('the steps of one run are restored together, as one restore that one undo t
   // A second step of the same run over other messages (it does not consume c1's summary).
   const rest = state.items.slice(1);
   const second = compactFirst(state, 0, 'c2');
-  const summary = summaryOf(rest.flatMap((i) => i.covers), 'c2');
-  second.checkpoints[0] = { ...second.checkpoints[0], replaced: [...rest], inserted: [summary], replacedIds: rest.flatMap((i) => i.covers) };
+  const summary = summaryOf(
+    rest.flatMap((i) => i.covers),
+    'c2',
+  );
+  second.checkpoints[0] = {
+    ...second.checkpoints[0],
+    replaced: [...rest],
+    inserted: [summary],
+    replacedIds: rest.flatMap((i) => i.covers),
+  };
   second.context = [state.items[0], summary];
   state.apply(state.planCommit(second, 't1').next);
-  assert.deepEqual(state.items.map((i) => i.id), ['s-c1', 's-c2']);
+  assert.deepEqual(
+    state.items.map((i) => i.id),
+    ['s-c1', 's-c2'],
+  );
   // The first step alone leaves the second in force: not "before the run".
   assert.deepEqual(state.planRestore('c1', 't2').event.undone, ['c1']);
   const before = state.snapshot();
@@ -149,9 +220,16 @@ test('the steps of one run are restored together, as one restore that one undo t
   state.apply(next);
   state.noteRestore(before, event);
   assert.deepEqual(event, { id: 'c1', undone: ['c1', 'c2'] });
-  assert.deepEqual(state.items.map((i) => i.id), ['e000001', 'e000002', 'e000003', 'e000004']);
+  assert.deepEqual(
+    state.items.map((i) => i.id),
+    ['e000001', 'e000002', 'e000003', 'e000004'],
+  );
   assert.ok(state.checkpoints.every((c) => c.restored));
   state.apply(state.planRedo().next);
-  assert.deepEqual(state.items.map((i) => i.id), ['s-c1', 's-c2'], 'one undo brings the whole run back');
+  assert.deepEqual(
+    state.items.map((i) => i.id),
+    ['s-c1', 's-c2'],
+    'one undo brings the whole run back',
+  );
   assert.ok(state.checkpoints.every((c) => !c.restored));
 });

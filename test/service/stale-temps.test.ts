@@ -27,9 +27,17 @@ test('opening a session folder removes the temp files of an interrupted save, an
   const first = SessionStore.open(storage, 's1').store;
   first.close();
   const gone = await deadPid();
-  const stale = [`state.json.${gone}.1700000000000.3.tmp`, `calibration.json.${gone}.1700000000000.4.tmp`, `state.json.${process.pid}.1700000000000.9.tmp`];
+  const stale = [
+    `state.json.${gone}.1700000000000.3.tmp`,
+    `calibration.json.${gone}.1700000000000.4.tmp`,
+    `state.json.${process.pid}.1700000000000.9.tmp`,
+  ];
   // A live process's temp (this test's parent: alive, not us), someone else's file, a look-alike of another name.
-  const kept = [`state.json.${process.ppid}.1700000000000.5.tmp`, 'notes.tmp', `other.json.${gone}.1700000000000.6.tmp`];
+  const kept = [
+    `state.json.${process.ppid}.1700000000000.5.tmp`,
+    'notes.tmp',
+    `other.json.${gone}.1700000000000.6.tmp`,
+  ];
   for (const name of [...stale, ...kept]) writeFileSync(path.join(folder, name), '{"half');
   const { store, loaded } = SessionStore.open(storage, 's1');
   t.after(() => store.close());
@@ -57,5 +65,8 @@ test('a temp file of a save in flight in this process is never removed', async (
   assert.deepEqual(readdirSync(folder), ['state.json']);
   // Once the write has ended, a leftover of this process under that name is stale.
   writeFileSync(path.join(folder, tempsSeen[0]), 'left');
-  assert.deepEqual(removeStaleTempFiles(folder, ['state.json'], () => true), [tempsSeen[0]]);
+  assert.deepEqual(
+    removeStaleTempFiles(folder, ['state.json'], () => true),
+    [tempsSeen[0]],
+  );
 });

@@ -10,7 +10,13 @@ import type { StateChange } from '../../src/service/api';
 
 function status(): { status: ServiceStatus; seen: StateChange[] } {
   const seen: StateChange[] = [];
-  return { status: new ServiceStatus((c) => seen.push(c), () => true), seen };
+  return {
+    status: new ServiceStatus(
+      (c) => seen.push(c),
+      () => true,
+    ),
+    seen,
+  };
 }
 
 test('with no task running, a problem is the error state until the next change', () => {
@@ -19,7 +25,10 @@ test('with no task running, a problem is the error state until the next change',
   assert.deepEqual(s.current, { state: 'error', detail: 'could not save the session state: the disk is full' });
   s.agent('streaming');
   assert.equal(s.current.state, 'streaming');
-  assert.deepEqual(seen.map((c) => c.state), ['error', 'streaming']);
+  assert.deepEqual(
+    seen.map((c) => c.state),
+    ['error', 'streaming'],
+  );
 });
 
 test('a problem during a task keeps the task state, with the problem as detail, and is the error state once the task settles', () => {
@@ -30,7 +39,10 @@ test('a problem during a task keeps the task state, with the problem as detail, 
   assert.deepEqual(s.current, { state: 'streaming', detail: 'could not save the session state: the disk is full' });
   s.agent('running-tool', 'read_file');
   s.agent('idle');
-  assert.ok(seen.every((c) => c.state !== 'error' && c.state !== 'idle'), `never error nor idle while the task runs: ${seen.map((c) => c.state).join(', ')}`);
+  assert.ok(
+    seen.every((c) => c.state !== 'error' && c.state !== 'idle'),
+    `never error nor idle while the task runs: ${seen.map((c) => c.state).join(', ')}`,
+  );
   s.task(false);
   assert.deepEqual(s.current, { state: 'error', detail: 'could not save the session state: the disk is full' });
   s.agent('idle');

@@ -16,7 +16,16 @@ import { budgetSnapshot } from '../../src/service/meter/budget-view';
 import { rng } from '../support/generate';
 import { workSession } from '../support/work-session';
 
-const tools: ToolSchema[] = [{ type: 'function', function: { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } } }];
+const tools: ToolSchema[] = [
+  {
+    type: 'function',
+    function: {
+      name: 'read_file',
+      description: 'Read a file',
+      parameters: { type: 'object', properties: { path: { type: 'string' } } },
+    },
+  },
+];
 const budget: BudgetConfig = { contextWindow: 3000, reservedOutput: 200, compactAt: 0.8, compactTo: 0.5 };
 
 test('the running tally equals a full recount after random appends, usage reports, compactions, restores and pins', async () => {
@@ -62,11 +71,20 @@ test('the running tally equals a full recount after random appends, usage report
         assert.deepEqual(got, want);
         ops.push(`usage ${reported}/${estimate}`);
       } else if (roll < 0.85) {
-        const result = await compact({ items: session.items, tools, meter, summarizer, options: { budget, trigger: 'manual', force: true, all: r() < 0.5, noCollapse: r() < 0.5 } });
+        const result = await compact({
+          items: session.items,
+          tools,
+          meter,
+          summarizer,
+          options: { budget, trigger: 'manual', force: true, all: r() < 0.5, noCollapse: r() < 0.5 },
+        });
         if (!result.applied) continue;
         const { next: state } = session.planCommit(result, new Date(0).toISOString());
         session.apply(state);
-        tally.rewrite(session.items, { removed: result.checkpoints.flatMap((c) => c.replaced), added: result.checkpoints.flatMap((c) => c.inserted) });
+        tally.rewrite(session.items, {
+          removed: result.checkpoints.flatMap((c) => c.replaced),
+          added: result.checkpoints.flatMap((c) => c.inserted),
+        });
         ops.push('compact');
       } else if (roll < 0.93) {
         const open = session.checkpoints.filter((c) => !c.restored);
@@ -75,7 +93,10 @@ test('the running tally equals a full recount after random appends, usage report
         const { next: state, event } = session.planRestore(target.id, new Date(0).toISOString());
         const undone = session.checkpoints.filter((c) => event.undone.includes(c.id));
         session.apply(state);
-        tally.rewrite(session.items, { removed: undone.flatMap((c) => c.inserted), added: undone.flatMap((c) => c.replaced) });
+        tally.rewrite(session.items, {
+          removed: undone.flatMap((c) => c.inserted),
+          added: undone.flatMap((c) => c.replaced),
+        });
         ops.push('restore');
       } else {
         const raw = session.items.filter((i) => i.kind === 'raw');
@@ -87,7 +108,10 @@ test('the running tally equals a full recount after random appends, usage report
       }
       check();
     }
-    assert.ok(ops.includes('compact') && ops.includes('append'), `seed ${seed} ran ${[...new Set(ops.map((o) => o.split(' ')[0]))].join(', ')}`);
+    assert.ok(
+      ops.includes('compact') && ops.includes('append'),
+      `seed ${seed} ran ${[...new Set(ops.map((o) => o.split(' ')[0]))].join(', ')}`,
+    );
   }
 });
 
@@ -100,7 +124,10 @@ test('the gauge snapshot is computed once per change: the same frozen object unt
   tally.sync(session.items);
   const first = tally.snapshot(tools, budget, 'gpt-4o');
   assert.equal(tally.snapshot(tools, budget, 'gpt-4o'), first, 'nothing changed: the same snapshot');
-  assert.ok(Object.isFrozen(first) && Object.isFrozen(first.breakdown) && Object.isFrozen(first.warnings), 'shared snapshots are frozen');
+  assert.ok(
+    Object.isFrozen(first) && Object.isFrozen(first.breakdown) && Object.isFrozen(first.warnings),
+    'shared snapshots are frozen',
+  );
   assert.throws(() => {
     (first.breakdown as { history: number }).history = 0;
   }, TypeError);

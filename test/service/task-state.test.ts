@@ -15,8 +15,16 @@ test('from runTask until it settles the state is never idle and taskRunning is t
   let release!: () => void;
   const ready = new Promise<void>((resolve) => (release = resolve));
   // Estimates until `ready`: the first model call waits for exact counts (see agent-hooks.ts).
-  const counter: TokenCounter = { encoding: 'o200k_base', countText: (text) => Math.ceil(text.length / 4), exact: false, ready };
-  const fx = await serviceFixture(() => chunked(['one ', 'two ', 'three'], 30), { window: 64_000, tokenCounter: counter });
+  const counter: TokenCounter = {
+    encoding: 'o200k_base',
+    countText: (text) => Math.ceil(text.length / 4),
+    exact: false,
+    ready,
+  };
+  const fx = await serviceFixture(() => chunked(['one ', 'two ', 'three'], 30), {
+    window: 64_000,
+    tokenCounter: counter,
+  });
   t.after(fx.cleanup);
   const { service } = fx;
   const seen: string[] = [];
@@ -46,11 +54,20 @@ test('from runTask until it settles the state is never idle and taskRunning is t
 });
 
 test('a cancelled task settles idle, and taskRunning turns false with the idle announcement', async (t) => {
-  const fx = await serviceFixture(() => chunked(Array.from({ length: 100 }, (_, i) => `w${i} `), 30), { window: 64_000 });
+  const fx = await serviceFixture(
+    () =>
+      chunked(
+        Array.from({ length: 100 }, (_, i) => `w${i} `),
+        30,
+      ),
+    { window: 64_000 },
+  );
   t.after(fx.cleanup);
   const { service } = fx;
   const atIdle: boolean[] = [];
-  const sub = service.onDidChangeState((change) => (change.state === 'idle' ? atIdle.push(service.taskRunning) : undefined));
+  const sub = service.onDidChangeState((change) =>
+    change.state === 'idle' ? atIdle.push(service.taskRunning) : undefined,
+  );
   t.after(() => sub.dispose());
   const task = service.runTask('talk a while');
   await until(() => service.getState().state === 'streaming' && fx.requests.length === 1, 'the reply to stream');

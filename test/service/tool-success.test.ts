@@ -20,9 +20,20 @@ test('a failed and a successful tool call store their flags; the flags survive r
   fx.service.onDidFinishToolCall((e) => finished.push([e.callId, e.ok]));
   await fx.service.runTask('Read both files.');
   const flags = (entries: ReturnType<typeof fx.service.getTranscript>['entries']) =>
-    entries.filter((e) => e.message.role === 'tool').map((e) => [e.message.role === 'tool' ? e.message.tool_call_id : '', e.meta?.toolOk]);
-  assert.deepEqual(flags(fx.service.getTranscript().entries), [['ok1', true], ['bad1', false]]);
-  assert.deepEqual(finished, [['ok1', true], ['bad1', false]]);
+    entries
+      .filter((e) => e.message.role === 'tool')
+      .map((e) => [e.message.role === 'tool' ? e.message.tool_call_id : '', e.meta?.toolOk]);
+  assert.deepEqual(flags(fx.service.getTranscript().entries), [
+    ['ok1', true],
+    ['bad1', false],
+  ]);
+  assert.deepEqual(finished, [
+    ['ok1', true],
+    ['bad1', false],
+  ]);
   const reopened = await fx.reopen();
-  assert.deepEqual(flags(reopened.getTranscript().entries), [['ok1', true], ['bad1', false]]);
+  assert.deepEqual(flags(reopened.getTranscript().entries), [
+    ['ok1', true],
+    ['bad1', false],
+  ]);
 });

@@ -14,7 +14,10 @@ import { filler, serviceFixture, StubSummarizer } from './fixtures';
 const files = { 'f1.txt': filler(60, 'a'), 'f2.txt': filler(60, 'b'), 'f3.txt': filler(60, 'c') };
 /** Three tasks that each read one file, then plain answers. */
 const responder: Responder = (_body, n) => {
-  if (n <= 6) return n % 2 === 1 ? toolCalls([{ id: `h${n}`, name: 'read_file', arguments: JSON.stringify({ path: `f${(n + 1) / 2}.txt` }) }]) : text(`Read file ${n / 2}.`);
+  if (n <= 6)
+    return n % 2 === 1
+      ? toolCalls([{ id: `h${n}`, name: 'read_file', arguments: JSON.stringify({ path: `f${(n + 1) / 2}.txt` }) }])
+      : text(`Read file ${n / 2}.`);
   return text(`answer ${n}`);
 };
 
@@ -41,7 +44,10 @@ test('undoing a restore brings the compacted context back, with the messages app
   assert.deepEqual(service.getUndoableRestore(), restored);
   // Messages after the restore stay and follow the compacted context once the restore is undone.
   await service.runTask('one more request');
-  const appended = service.getTranscript().entries.slice(-2).map((e) => e.id);
+  const appended = service
+    .getTranscript()
+    .entries.slice(-2)
+    .map((e) => e.id);
 
   const events: CheckpointRestored[] = [];
   const sub = service.onDidRestoreCheckpoint((e) => events.push(e));
@@ -50,14 +56,22 @@ test('undoing a restore brings the compacted context back, with the messages app
   assert.deepEqual(undone, { ...restored, undo: true });
   assert.deepEqual(events, [undone]);
   const { context, entries } = service.getTranscript();
-  assert.deepEqual(context.map((i) => i.id), [...compactedIds, ...appended]);
+  assert.deepEqual(
+    context.map((i) => i.id),
+    [...compactedIds, ...appended],
+  );
   assert.deepEqual(checkContext(context, entries), []);
-  for (const id of restored.undone) assert.equal(service.getCheckpoints().find((c) => c.id === id)?.restored, undefined, `${id} is in force again`);
+  for (const id of restored.undone)
+    assert.equal(service.getCheckpoints().find((c) => c.id === id)?.restored, undefined, `${id} is in force again`);
   assert.ok(service.getBudget().used < compactedTokens + 200, 'the gauge is back near the compacted level');
   assert.equal(service.getUndoableRestore(), undefined);
 
   const reopened = await fx.reopen();
-  assert.deepEqual(reopened.getTranscript().context.map((i) => i.id), context.map((i) => i.id), 'the undo is on disk');
+  assert.deepEqual(
+    reopened.getTranscript().context.map((i) => i.id),
+    context.map((i) => i.id),
+    'the undo is on disk',
+  );
   assert.equal(reopened.getCheckpoints().find((c) => c.id === summary.id)?.restored, undefined);
   // The checkpoint can be restored again.
   const again = await service.restoreCheckpoint(summary.id);

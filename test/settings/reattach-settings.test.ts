@@ -20,8 +20,12 @@ function userConfig(values: Record<string, unknown>): WorkspaceConfiguration {
   return config as unknown as WorkspaceConfiguration;
 }
 
-test('re-attach settings: package.json declares them with the reader\'s defaults', () => {
-  const properties = (JSON.parse(readFileSync(path.join(__dirname, '../../../package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, { default: unknown; minimum: number }> } } }).contributes.configuration.properties;
+test("re-attach settings: package.json declares them with the reader's defaults", () => {
+  const properties = (
+    JSON.parse(readFileSync(path.join(__dirname, '../../../package.json'), 'utf8')) as {
+      contributes: { configuration: { properties: Record<string, { default: unknown; minimum: number }> } };
+    }
+  ).contributes.configuration.properties;
   const defaults = readSettings(userConfig({}));
   assert.equal(properties['contextKeeper.reattachBudget'].default, defaults.reattachBudget);
   assert.equal(properties['contextKeeper.reattachMaxFiles'].default, defaults.reattachMaxFiles);

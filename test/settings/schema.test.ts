@@ -26,16 +26,26 @@ const manifest = JSON.parse(readFileSync(path.join(__dirname, '../../../package.
   contributes: { configuration: { properties: Record<string, Declared> } };
 };
 const declared = new Map(
-  Object.entries(manifest.contributes.configuration.properties).map(([key, value]) => [key.replace(/^contextKeeper\./, ''), value]),
+  Object.entries(manifest.contributes.configuration.properties).map(([key, value]) => [
+    key.replace(/^contextKeeper\./, ''),
+    value,
+  ]),
 );
 
 /** The schema entry as package.json would declare it (`integer` for whole numbers). */
 function asDeclared(spec: SettingSpec): Declared {
   switch (spec.type) {
     case 'number':
-      return { type: spec.integer ? 'integer' : 'number', default: spec.default, minimum: spec.minimum, maximum: spec.maximum };
+      return {
+        type: spec.integer ? 'integer' : 'number',
+        default: spec.default,
+        minimum: spec.minimum,
+        maximum: spec.maximum,
+      };
     case 'string':
-      return spec.enum ? { type: 'string', default: spec.default, enum: [...spec.enum] } : { type: 'string', default: spec.default };
+      return spec.enum
+        ? { type: 'string', default: spec.default, enum: [...spec.enum] }
+        : { type: 'string', default: spec.default };
     case 'boolean':
       return { type: 'boolean', default: spec.default };
     case 'array':
@@ -103,8 +113,13 @@ test('readSettings() clamps every number to package.json minimum and maximum', (
 test('readSettings() accepts each declared choice and reads anything else as the default', () => {
   for (const [key, d] of declared) {
     if (!d.enum) continue;
-    for (const choice of d.enum) assert.equal(valueAt(readSettings(configOf({ [key]: choice })), key), choice, `contextKeeper.${key} = ${choice}`);
-    assert.equal(valueAt(readSettings(configOf({ [key]: 'not-a-choice' })), key), d.default, `contextKeeper.${key} = not-a-choice`);
+    for (const choice of d.enum)
+      assert.equal(valueAt(readSettings(configOf({ [key]: choice })), key), choice, `contextKeeper.${key} = ${choice}`);
+    assert.equal(
+      valueAt(readSettings(configOf({ [key]: 'not-a-choice' })), key),
+      d.default,
+      `contextKeeper.${key} = not-a-choice`,
+    );
   }
 });
 

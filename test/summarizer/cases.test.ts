@@ -5,7 +5,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatMessage, ContextItem, ToolSchema } from '../../src/compaction/types';
-import { chunked, contextLengthExceeded, reset, scripted, stall, status, text } from '../../src/demo/modelserver/replies';
+import {
+  chunked,
+  contextLengthExceeded,
+  reset,
+  scripted,
+  stall,
+  status,
+  text,
+} from '../../src/demo/modelserver/replies';
 import type { ChatRequestBody } from '../../src/demo/modelserver/wire';
 import { PREVIOUS_NOTES_OPEN } from '../../src/compaction/summary/summary-prompt';
 import { CompactionGuard } from '../../src/compaction/rewrite/guard';
@@ -13,7 +21,19 @@ import { FallbackSummarizer } from '../../src/summarizers/fallback';
 import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { pngDataUrl } from '../support/generate';
 import { compact } from '../../src/compaction/rewrite/compactor';
-import { FIRST_REQUEST, GOOD_SUMMARY, budgetFor, compactWith, conversation, items, quarterCount, quarterMeter, requestText, rig, transcriptOf } from './fixtures';
+import {
+  FIRST_REQUEST,
+  GOOD_SUMMARY,
+  budgetFor,
+  compactWith,
+  conversation,
+  items,
+  quarterCount,
+  quarterMeter,
+  requestText,
+  rig,
+  transcriptOf,
+} from './fixtures';
 
 /** Prompt size of a recorded request as the B10 stub provider measures it (characters / 4). */
 function promptTokens(body: ChatRequestBody): number {
@@ -22,11 +42,23 @@ function promptTokens(body: ChatRequestBody): number {
 
 /** B10 input: S(2000 chars) + 40 messages of ~10k tokens in all, one of them T(c7, 16k chars). */
 function b10Conversation(): ChatMessage[] {
-  const out: ChatMessage[] = [{ role: 'system', content: `You are a coding agent. ${'Follow the rules. '.repeat(110)}` }];
+  const out: ChatMessage[] = [
+    { role: 'system', content: `You are a coding agent. ${'Follow the rules. '.repeat(110)}` },
+  ];
   for (let t = 1; t <= 13; t++) {
     out.push({ role: 'user', content: t === 1 ? FIRST_REQUEST : `Step ${t}: continue. ${'details '.repeat(60)}` });
-    out.push({ role: 'assistant', content: null, tool_calls: [{ id: `c${t}`, type: 'function', function: { name: 'read_file', arguments: `{"path":"src/f${t}.ts"}` } }] });
-    out.push({ role: 'tool', tool_call_id: `c${t}`, content: t === 7 ? 'L'.repeat(16_000) : `contents of src/f${t}.ts `.repeat(60) });
+    out.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: `c${t}`, type: 'function', function: { name: 'read_file', arguments: `{"path":"src/f${t}.ts"}` } },
+      ],
+    });
+    out.push({
+      role: 'tool',
+      tool_call_id: `c${t}`,
+      content: t === 7 ? 'L'.repeat(16_000) : `contents of src/f${t}.ts `.repeat(60),
+    });
   }
   out.push({ role: 'user', content: 'now add tests' });
   return out;
@@ -49,11 +81,15 @@ test('B10: every summarizer request stays within W−R; the history is summarize
     const result = await compactWith(r, context, { force: true, all: true });
     assert.equal(result.applied, true, result.reason);
     assert.ok(r.server.requests.length >= 2, `batched into ${r.server.requests.length} calls`);
-    for (const body of r.server.requests) assert.ok(promptTokens(body) <= window - reserved, `request of ${promptTokens(body)} tokens`);
+    for (const body of r.server.requests)
+      assert.ok(promptTokens(body) <= window - reserved, `request of ${promptTokens(body)} tokens`);
     // Rolling: call k carries the notes of call k−1.
     for (let k = 1; k < r.server.requests.length; k++) {
       const prompt = requestText(r.server.requests[k]);
-      assert.ok(prompt.includes(PREVIOUS_NOTES_OPEN) && prompt.includes(`Notes of part ${k}.`), `call ${k + 1} folds in part ${k}`);
+      assert.ok(
+        prompt.includes(PREVIOUS_NOTES_OPEN) && prompt.includes(`Notes of part ${k}.`),
+        `call ${k + 1} folds in part ${k}`,
+      );
     }
     const cp = result.checkpoints.find((c) => c.strategy === 'summary');
     assert.equal(cp?.usage?.calls, r.server.requests.length);
@@ -73,7 +109,10 @@ test('B10: a single message larger than a batch is clipped in the middle, not se
     assert.equal(result.applied, true, result.reason);
     for (const body of r.server.requests) assert.ok(promptTokens(body) <= 7000);
     const withClip = r.server.requests.map(requestText).find((p) => p.includes('HEAD-'));
-    assert.ok(withClip?.includes('-TAIL') && /characters omitted to fit the summarizer/.test(withClip), 'head, tail and the marker');
+    assert.ok(
+      withClip?.includes('-TAIL') && /characters omitted to fit the summarizer/.test(withClip),
+      'head, tail and the marker',
+    );
   } finally {
     await r.close();
   }
@@ -90,7 +129,10 @@ test('batches beyond maxSummaryCalls are dropped oldest first and counted; the f
     assert.ok((cp?.dropped ?? 0) > 0, 'dropped messages counted in the checkpoint');
     const prompt = requestText(r.server.requests[0]);
     assert.ok(!prompt.includes('[call c1]'), 'the oldest batch was dropped');
-    assert.ok(prompt.includes('CSV export') && prompt.includes('public API'), 'the first user request is still given (B36)');
+    assert.ok(
+      prompt.includes('CSV export') && prompt.includes('public API'),
+      'the first user request is still given (B36)',
+    );
   } finally {
     await r.close();
   }
@@ -137,7 +179,10 @@ test('B13: fallback chain — the session model once, then the extractive summar
   const session = await rig(scripted([status(503, 'also down')]), { model: 'session-model' });
   try {
     const context = items(conversation());
-    const fallback = new FallbackSummarizer(primary.summarizer, { session: session.summarizer, extractive: new ExtractiveSummarizer(quarterCount) });
+    const fallback = new FallbackSummarizer(primary.summarizer, {
+      session: session.summarizer,
+      extractive: new ExtractiveSummarizer(quarterCount),
+    });
     const result = await compactWith({ summarizer: fallback }, context);
     assert.equal(result.applied, true, result.reason);
     assert.equal(primary.server.requests.length, 1);
@@ -147,7 +192,10 @@ test('B13: fallback chain — the session model once, then the extractive summar
     const noExtractive = new FallbackSummarizer(primary.summarizer, { session: session.summarizer });
     const failed = await compactWith({ summarizer: noExtractive }, context);
     assert.equal(failed.applied, false);
-    assert.match(failed.error?.message ?? '', /^every summarizer failed — summary-model: .*HTTP 500.*; session-model: .*HTTP 503/);
+    assert.match(
+      failed.error?.message ?? '',
+      /^every summarizer failed — summary-model: .*HTTP 500.*; session-model: .*HTTP 503/,
+    );
   } finally {
     await primary.close();
     await session.close();
@@ -165,7 +213,10 @@ test('B14: a partial stream that breaks, or error-shaped text, is never committe
     const errorText = await compactWith(r, context);
     assert.equal(errorText.applied, false);
     assert.equal(errorText.error?.kind, 'invalid');
-    assert.match(errorText.error?.message ?? '', /returned an error message instead of a summary: "Error generating summary: timeout"/);
+    assert.match(
+      errorText.error?.message ?? '',
+      /returned an error message instead of a summary: "Error generating summary: timeout"/,
+    );
     assert.deepEqual(errorText.context, context);
   } finally {
     await r.close();
@@ -191,10 +242,18 @@ test('B15: nothing eligible → no model call', async () => {
 test('B16: the summary request never carries tools, even when the session has tool schemas', async () => {
   const r = await rig(scripted([text(GOOD_SUMMARY)]));
   try {
-    const tools: ToolSchema[] = [{ type: 'function', function: { name: 'read_file', parameters: { type: 'object', properties: {} } } }];
+    const tools: ToolSchema[] = [
+      { type: 'function', function: { name: 'read_file', parameters: { type: 'object', properties: {} } } },
+    ];
     const context = items(conversation());
     const meter = quarterMeter();
-    const result = await compact({ items: context, tools, meter, summarizer: r.summarizer, options: { budget: budgetFor(meter, context), trigger: 'auto', noCollapse: true } });
+    const result = await compact({
+      items: context,
+      tools,
+      meter,
+      summarizer: r.summarizer,
+      options: { budget: budgetFor(meter, context), trigger: 'auto', noCollapse: true },
+    });
     assert.equal(result.applied, true, result.reason);
     for (const body of r.server.requests) {
       assert.equal('tools' in body, false);
@@ -211,16 +270,28 @@ test('B18: kept messages are deep-equal to the originals (provider fields includ
   try {
     const messages = conversation().map((m, i) =>
       m.role === 'assistant'
-        ? ({ ...m, reasoning_content: `SECRET-REASONING-${i}`, content: typeof m.content === 'string' ? `<thinking>hidden-thought-${i}</thinking>Visible ${m.content}` : m.content } as ChatMessage)
+        ? ({
+            ...m,
+            reasoning_content: `SECRET-REASONING-${i}`,
+            content:
+              typeof m.content === 'string'
+                ? `<thinking>hidden-thought-${i}</thinking>Visible ${m.content}`
+                : m.content,
+          } as ChatMessage)
         : m,
     );
     // The newest assistant message (kept) carries reasoning and a tool call.
-    messages.splice(messages.length, 0, {
-      role: 'assistant',
-      content: null,
-      reasoning_content: 'KEPT-REASONING',
-      tool_calls: [{ id: 'k1', type: 'function', function: { name: 'run_tests', arguments: '{}' } }],
-    } as ChatMessage, { role: 'tool', tool_call_id: 'k1', content: 'ok' });
+    messages.splice(
+      messages.length,
+      0,
+      {
+        role: 'assistant',
+        content: null,
+        reasoning_content: 'KEPT-REASONING',
+        tool_calls: [{ id: 'k1', type: 'function', function: { name: 'run_tests', arguments: '{}' } }],
+      } as ChatMessage,
+      { role: 'tool', tool_call_id: 'k1', content: 'ok' },
+    );
     const context = items(messages);
     const snapshot = structuredClone(context);
     const result = await compactWith(r, context);
@@ -233,7 +304,10 @@ test('B18: kept messages are deep-equal to the originals (provider fields includ
     }
     assert.deepEqual(result.context.slice(-3), snapshot.slice(-3));
     const prompt = requestText(r.server.requests[0]);
-    assert.ok(!prompt.includes('SECRET-REASONING') && !prompt.includes('hidden-thought'), 'no reasoning in the summarizer input');
+    assert.ok(
+      !prompt.includes('SECRET-REASONING') && !prompt.includes('hidden-thought'),
+      'no reasoning in the summarizer input',
+    );
     assert.ok(prompt.includes('Visible Read src/part1.ts'));
   } finally {
     await r.close();
@@ -300,7 +374,14 @@ test('B44: the summary enters as a labelled user message, never system; the guar
 });
 
 test('B52: cancelling a slow streamed summary leaves the context unchanged and returns promptly', async () => {
-  const r = await rig(scripted([chunked(Array.from({ length: 40 }, (_, i) => `token${i} `), 50)]));
+  const r = await rig(
+    scripted([
+      chunked(
+        Array.from({ length: 40 }, (_, i) => `token${i} `),
+        50,
+      ),
+    ]),
+  );
   try {
     const context = items(conversation());
     const controller = new AbortController();

@@ -2,11 +2,22 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatMessage } from '../../src/compaction/types';
-import { OUTCOMES_HEADING, TASK_LIST_HEADING, VERIFICATION_HEADING, callOutcomes, finalizeSummary, isErrorResult } from '../../src/compaction/summary/summary-checks';
+import {
+  OUTCOMES_HEADING,
+  TASK_LIST_HEADING,
+  VERIFICATION_HEADING,
+  callOutcomes,
+  finalizeSummary,
+  isErrorResult,
+} from '../../src/compaction/summary/summary-checks';
 import { items } from './fixtures';
 
 function call(id: string, name: string, args: unknown): ChatMessage {
-  return { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] };
+  return {
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+  };
 }
 function result(id: string, content: string): ChatMessage {
   return { role: 'tool', tool_call_id: id, content };
@@ -17,11 +28,31 @@ function count(haystack: string, needle: string): number {
 
 test('B39: the last task-list call is carried verbatim, exactly once, even when the model copied an older one', () => {
   const lists = [
-    [{ id: 1, status: 'todo' }, { id: 2, status: 'todo' }, { id: 3, status: 'todo' }],
-    [{ id: 1, status: 'in-progress' }, { id: 2, status: 'todo' }, { id: 3, status: 'todo' }],
-    [{ id: 1, status: 'done' }, { id: 2, status: 'todo' }, { id: 3, status: 'todo' }],
-    [{ id: 1, status: 'done' }, { id: 2, status: 'in-progress' }, { id: 3, status: 'todo' }],
-    [{ id: 1, status: 'done' }, { id: 2, status: 'in-progress' }, { id: 3, status: 'todo' }],
+    [
+      { id: 1, status: 'todo' },
+      { id: 2, status: 'todo' },
+      { id: 3, status: 'todo' },
+    ],
+    [
+      { id: 1, status: 'in-progress' },
+      { id: 2, status: 'todo' },
+      { id: 3, status: 'todo' },
+    ],
+    [
+      { id: 1, status: 'done' },
+      { id: 2, status: 'todo' },
+      { id: 3, status: 'todo' },
+    ],
+    [
+      { id: 1, status: 'done' },
+      { id: 2, status: 'in-progress' },
+      { id: 3, status: 'todo' },
+    ],
+    [
+      { id: 1, status: 'done' },
+      { id: 2, status: 'in-progress' },
+      { id: 3, status: 'todo' },
+    ],
   ];
   const messages: ChatMessage[] = [{ role: 'user', content: 'do the three tasks' }];
   lists.forEach((todos, i) => messages.push(call(`t${i}`, 'task_tracker', { todos }), result(`t${i}`, 'ok')));
@@ -32,7 +63,9 @@ test('B39: the last task-list call is carried verbatim, exactly once, even when 
   assert.equal(count(out.text, `t4 task_tracker:\n${last}`), 1);
   assert.ok(!out.text.includes(JSON.stringify({ todos: lists[0] })), 'the stale copy is replaced');
   // A second compaction folding this summary in (no task call in the new span) carries it over.
-  const again = finalizeSummary('## Work completed\nMore work.', [{ id: 's1', kind: 'summary', message: { role: 'user', content: out.text }, covers: ['m0'] }]);
+  const again = finalizeSummary('## Work completed\nMore work.', [
+    { id: 's1', kind: 'summary', message: { role: 'user', content: out.text }, covers: ['m0'] },
+  ]);
   assert.equal(count(again.text, last), 1);
 });
 
@@ -67,12 +100,17 @@ test('B42: a quote attributed to the user that no user message contains is remov
     '- User: “keep searching until nothing is left”',
     '- The agent noted "delete all logs" was a bad idea.',
   ].join('\n');
-  const out = finalizeSummary(model, items(messages), { userRequests: ['Please clean up the build output. Do not change the public API.'] });
+  const out = finalizeSummary(model, items(messages), {
+    userRequests: ['Please clean up the build output. Do not change the public API.'],
+  });
   assert.deepEqual(out.removedQuotes, ['delete all logs and keep going', 'keep searching until nothing is left']);
   assert.ok(out.text.includes('"do not change the public API"'));
   assert.ok(!out.text.includes('delete all logs and keep going'));
   assert.ok(!out.text.includes('keep searching'));
-  assert.ok(out.text.includes('The agent noted "delete all logs" was a bad idea.'), 'quotes not attributed to the user are left alone');
+  assert.ok(
+    out.text.includes('The agent noted "delete all logs" was a bad idea.'),
+    'quotes not attributed to the user are left alone',
+  );
 });
 
 test('B43: per-call outcomes are appended and a success claim contradicting them is corrected', () => {
@@ -95,8 +133,14 @@ test('B43: per-call outcomes are appended and a success claim contradicting them
   const appendix = out.text.slice(out.text.indexOf(OUTCOMES_HEADING));
   assert.match(appendix, /- c5 edit_file \{"path":"a\.ts".* — error: patch did not apply: hunk 1 failed at line 12/);
   assert.match(appendix, /- c6 read_file .* — ok/);
-  assert.match(appendix, /Correction: the notes above say "The agent edited a\.ts successfully\.", but c5 edit_file failed/);
-  assert.ok(out.text.indexOf(OUTCOMES_HEADING) > out.text.indexOf('## Work completed'), 'the appendix comes after the prose');
+  assert.match(
+    appendix,
+    /Correction: the notes above say "The agent edited a\.ts successfully\.", but c5 edit_file failed/,
+  );
+  assert.ok(
+    out.text.indexOf(OUTCOMES_HEADING) > out.text.indexOf('## Work completed'),
+    'the appendix comes after the prose',
+  );
 });
 
 test('a later successful retry of the same target is not a contradiction; unanswered calls are listed as missing', () => {
@@ -109,12 +153,19 @@ test('a later successful retry of the same target is not a contradiction; unansw
   ];
   const out = finalizeSummary('The agent edited a.ts successfully.', items(messages));
   assert.deepEqual(out.contradictions, []);
-  assert.deepEqual(callOutcomes(items(messages)).map((o) => o.status), ['error', 'ok', 'missing']);
+  assert.deepEqual(
+    callOutcomes(items(messages)).map((o) => o.status),
+    ['error', 'ok', 'missing'],
+  );
 });
 
 test('the appendix is bounded and older outcomes are summarized in one line', () => {
   const messages: ChatMessage[] = [];
-  for (let i = 0; i < 100; i++) messages.push(call(`k${i}`, 'read_file', { path: `src/f${i}.ts` }), result(`k${i}`, i % 10 === 0 ? 'Error: not found' : 'ok'));
+  for (let i = 0; i < 100; i++)
+    messages.push(
+      call(`k${i}`, 'read_file', { path: `src/f${i}.ts` }),
+      result(`k${i}`, i % 10 === 0 ? 'Error: not found' : 'ok'),
+    );
   const out = finalizeSummary('Notes.', items(messages), { maxOutcomeLines: 10, maxAppendixChars: 5000 });
   assert.match(out.text, /- 90 earlier calls not listed \(81 ok, 9 error\)/);
   assert.ok(out.text.length <= 'Notes.'.length + 2 + 5000);

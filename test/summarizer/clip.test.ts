@@ -21,7 +21,10 @@ test('clipMiddle never splits a surrogate pair, at any limit', () => {
   for (let max = 0; max < 120; max++) {
     const out = clipMiddle(text, max, (n) => `[${n}]`);
     assert.ok(out.length <= max, `max ${max}: ${out.length}`);
-    assert.ok(!/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(out), `lone surrogate at max ${max}`);
+    assert.ok(
+      !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(out),
+      `lone surrogate at max ${max}`,
+    );
     assert.ok(!Buffer.from(out, 'utf8').toString('utf8').includes('\uFFFD'));
   }
 });

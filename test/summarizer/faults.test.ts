@@ -6,11 +6,27 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CompactionResult, ContextItem } from '../../src/compaction/types';
-import { chunked, contextLengthExceeded, malformedSse, refusal, reset, scripted, stall, status, text, toolCalls } from '../../src/demo/modelserver/replies';
+import {
+  chunked,
+  contextLengthExceeded,
+  malformedSse,
+  refusal,
+  reset,
+  scripted,
+  stall,
+  status,
+  text,
+  toolCalls,
+} from '../../src/demo/modelserver/replies';
 import { GOOD_SUMMARY, INJECTION, compactWith, conversation, items, requestText, rig, transcriptOf } from './fixtures';
 
 /** Failure: the context is the same array contents, no checkpoint, one error of `kind`. */
-function assertUnchanged(result: CompactionResult, before: readonly ContextItem[], kind: string, message: RegExp): void {
+function assertUnchanged(
+  result: CompactionResult,
+  before: readonly ContextItem[],
+  kind: string,
+  message: RegExp,
+): void {
   assert.equal(result.applied, false, result.reason);
   assert.deepEqual(result.checkpoints, []);
   assert.equal(result.context.length, before.length);
@@ -46,11 +62,21 @@ test('scripted JSON summary is committed as a user message; the request is data-
     const prompt = requestText(body);
     assert.match(prompt, /\[call c1\] read_file \{"path":"src\/part1\.ts"\}/);
     assert.match(prompt, /\[result c1\] line of src\/part1\.ts/);
-    assert.ok(transcriptOf(body).includes(`${INJECTION}\n`), 'the injection line sits inside the data delimiters (B44)');
+    assert.ok(
+      transcriptOf(body).includes(`${INJECTION}\n`),
+      'the injection line sits inside the data delimiters (B44)',
+    );
     const user = String((body.messages?.[1] as { content?: unknown }).content);
     assert.equal(user.split(INJECTION).length, 2, 'and nowhere else');
-    assert.equal((body.messages?.[0] as { role?: string }).role, 'system', 'the instruction is the summarizer request\'s own system message');
-    assert.ok((body.messages ?? []).every((m) => (m as { role: string }).role !== 'tool'), 'no tool messages in the summarizer request');
+    assert.equal(
+      (body.messages?.[0] as { role?: string }).role,
+      'system',
+      "the instruction is the summarizer request's own system message",
+    );
+    assert.ok(
+      (body.messages ?? []).every((m) => (m as { role: string }).role !== 'tool'),
+      'no tool messages in the summarizer request',
+    );
     const cp = result.checkpoints[0];
     assert.equal(cp.summarizerModel, 'summary-model');
     assert.equal(cp.usage?.calls, 1);
@@ -66,7 +92,13 @@ test('streamed summary in chunks: deltas reach onDelta and the joined text is co
   try {
     const context = items(conversation());
     const deltas: string[] = [];
-    const direct = await r.summarizer.summarize({ items: context.slice(1, 8), userRequests: [], approximateSummaryTokens: 300, maxCalls: 2, onDelta: (d) => deltas.push(d) });
+    const direct = await r.summarizer.summarize({
+      items: context.slice(1, 8),
+      userRequests: [],
+      approximateSummaryTokens: 300,
+      maxCalls: 2,
+      onDelta: (d) => deltas.push(d),
+    });
     assert.deepEqual(deltas, pieces);
     assert.equal(direct.text, GOOD_SUMMARY);
     assert.ok(direct.usage.promptTokens > 0 && direct.usage.completionTokens > 0, 'usage from the final chunk');
@@ -138,7 +170,10 @@ test('a stall before any byte times out; a stall mid-stream times out and discar
 });
 
 test('empty and blank replies are rejected as empty', async () => {
-  const r = await rig(scripted([text(''), text('   \n  '), text('## Objective\nnone\n## Work completed\nnone\n## Identifiers\n- none')]), { stream: false });
+  const r = await rig(
+    scripted([text(''), text('   \n  '), text('## Objective\nnone\n## Work completed\nnone\n## Identifiers\n- none')]),
+    { stream: false },
+  );
   try {
     const context = items(conversation());
     assertUnchanged(await compactWith(r, context), context, 'empty', /empty reply/);
@@ -180,7 +215,13 @@ test('finish_reason length is rejected as truncated', async () => {
 });
 
 test('refusals are rejected: the refusal field, refusal-shaped text, content_filter', async () => {
-  const r = await rig(scripted([refusal('I cannot summarize this content.'), text("I'm sorry, but I can't help with that."), text('', { finishReason: 'content_filter' })]));
+  const r = await rig(
+    scripted([
+      refusal('I cannot summarize this content.'),
+      text("I'm sorry, but I can't help with that."),
+      text('', { finishReason: 'content_filter' }),
+    ]),
+  );
   try {
     const context = items(conversation());
     assertUnchanged(await compactWith(r, context), context, 'refusal', /refused: I cannot summarize/);
@@ -208,7 +249,12 @@ test('malformed SSE is rejected as invalid and the partial text discarded', asyn
   const r = await rig(scripted([malformedSse(['The user asked for CSV'])]));
   try {
     const context = items(conversation());
-    assertUnchanged(await compactWith(r, context), context, 'invalid', /malformed stream event; the partial summary was discarded/);
+    assertUnchanged(
+      await compactWith(r, context),
+      context,
+      'invalid',
+      /malformed stream event; the partial summary was discarded/,
+    );
     assert.equal(r.server.requests.length, 1);
   } finally {
     await r.close();
@@ -242,7 +288,12 @@ test('an HTTP 401 that echoes the key reports without the key', async () => {
   const r = await rig(scripted([status(401, 'Incorrect API key provided: sk-test-secret-key-123')]));
   try {
     const context = items(conversation());
-    assertUnchanged(await compactWith(r, context), context, 'http', /rejected the API key \(HTTP 401\): Incorrect API key provided: \*\*\*/);
+    assertUnchanged(
+      await compactWith(r, context),
+      context,
+      'http',
+      /rejected the API key \(HTTP 401\): Incorrect API key provided: \*\*\*/,
+    );
     assert.equal(r.server.requests.length, 1, '401 is not retried');
   } finally {
     await r.close();
@@ -253,7 +304,12 @@ test('a context-length 400 from the server is reported as overflow', async () =>
   const r = await rig(scripted([contextLengthExceeded(9000, 8000)]));
   try {
     const context = items(conversation());
-    assertUnchanged(await compactWith(r, context), context, 'overflow', /exceeded the model's context window \(HTTP 400\)/);
+    assertUnchanged(
+      await compactWith(r, context),
+      context,
+      'overflow',
+      /exceeded the model's context window \(HTTP 400\)/,
+    );
   } finally {
     await r.close();
   }

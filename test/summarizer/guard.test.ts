@@ -8,7 +8,10 @@ test('at most one automatic compaction per model call; manual is not limited by 
   guard.modelCallStarted();
   assert.equal(guard.mayAutoCompact().allowed, true);
   guard.compactionSucceeded('auto', 100, 800);
-  assert.deepEqual(guard.mayAutoCompact(), { allowed: false, reason: 'already compacted automatically before this model call' });
+  assert.deepEqual(guard.mayAutoCompact(), {
+    allowed: false,
+    reason: 'already compacted automatically before this model call',
+  });
   guard.modelCallStarted();
   assert.equal(guard.mayAutoCompact().allowed, true);
 });

@@ -5,7 +5,7 @@ import { appendMissingIdentifiers, extractIdentifiers } from '../../src/compacti
 test('extractIdentifiers finds paths, URLs, ids, commands and error lines in order', () => {
   const text = [
     '[call call_abc123XYZ] run_shell {"command":"npm test -- --grep \\"csv export\\""}',
-    '[result call_abc123XYZ] src/report/export.ts(12,5): error TS2304: Cannot find name \'Row\'.',
+    "[result call_abc123XYZ] src/report/export.ts(12,5): error TS2304: Cannot find name 'Row'.",
     'See https://github.com/acme/app/pull/42/files. Commit 3f9a2c1d fixed it.',
     'Request id 123e4567-e89b-12d3-a456-426614174000 in ./logs/server.log and README.md',
     'Traceback (most recent call last):',

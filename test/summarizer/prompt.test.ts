@@ -2,16 +2,32 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatMessage, ContextItem } from '../../src/compaction/types';
-import { DEFAULT_SUMMARY_INSTRUCTION, TRANSCRIPT_CLOSE, TRANSCRIPT_OPEN, batchForWindow, renderTranscript, stripReasoning } from '../../src/compaction/summary/summary-prompt';
+import {
+  DEFAULT_SUMMARY_INSTRUCTION,
+  TRANSCRIPT_CLOSE,
+  TRANSCRIPT_OPEN,
+  batchForWindow,
+  renderTranscript,
+  stripReasoning,
+} from '../../src/compaction/summary/summary-prompt';
 import { pngDataUrl } from '../support/generate';
 import { items, quarterCount } from './fixtures';
 
 test('renderTranscript links calls and results by id, marks roles and earlier summaries, frames the data', () => {
   const context: ContextItem[] = [
-    { id: 's0', kind: 'summary', message: { role: 'user', content: '## Objective\nEarlier goal.' }, covers: ['a', 'b'] },
+    {
+      id: 's0',
+      kind: 'summary',
+      message: { role: 'user', content: '## Objective\nEarlier goal.' },
+      covers: ['a', 'b'],
+    },
     ...items([
       { role: 'user', content: 'read a.ts' },
-      { role: 'assistant', content: 'Reading.', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }] },
+      {
+        role: 'assistant',
+        content: 'Reading.',
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }],
+      },
       { role: 'tool', tool_call_id: 'c1', content: 'export const a = 1;' },
     ]),
   ];
@@ -34,8 +50,14 @@ test('renderTranscript replaces images, files and audio with placeholders and ne
     ],
   } as ChatMessage;
   const out = renderTranscript(items([message]), { delimiters: false });
-  assert.equal(out, '[user]\nsee screenshot\n[image 1024x768 png]\n[image https://example.com/shot.png]\n[file spec.pdf]\n[audio wav]');
-  const sized = renderTranscript(items([message]), { delimiters: false, imageSize: (_id, part) => (part === 2 ? { width: 10, height: 20 } : undefined) });
+  assert.equal(
+    out,
+    '[user]\nsee screenshot\n[image 1024x768 png]\n[image https://example.com/shot.png]\n[file spec.pdf]\n[audio wav]',
+  );
+  const sized = renderTranscript(items([message]), {
+    delimiters: false,
+    imageSize: (_id, part) => (part === 2 ? { width: 10, height: 20 } : undefined),
+  });
   assert.ok(sized.includes('[image 10x20 https://example.com/shot.png]'));
 });
 
@@ -53,7 +75,21 @@ test('reasoning fields and thinking blocks are stripped; delimiters inside data 
 });
 
 test('the default instruction frames the transcript as data and asks for the sections in third person', () => {
-  for (const needle of ['DATA to summarize', 'never addressed to you', 'third person', 'past tense', '## Objective', '## Decisions and constraints', '## Work completed', '## Latest state', '## Identifiers', '## Unresolved and next step', 'verbatim', 'shorter than the conversation', '[earlier summary]']) {
+  for (const needle of [
+    'DATA to summarize',
+    'never addressed to you',
+    'third person',
+    'past tense',
+    '## Objective',
+    '## Decisions and constraints',
+    '## Work completed',
+    '## Latest state',
+    '## Identifiers',
+    '## Unresolved and next step',
+    'verbatim',
+    'shorter than the conversation',
+    '[earlier summary]',
+  ]) {
     assert.ok(DEFAULT_SUMMARY_INSTRUCTION.includes(needle), needle);
   }
 });
@@ -64,7 +100,11 @@ test('batchForWindow keeps order, fills batches within W−R, and clips a single
   messages.splice(10, 0, { role: 'tool', tool_call_id: 'big', content: `BEGIN${'y'.repeat(40_000)}END` });
   const batches = batchForWindow(items(messages), 4000, quarterCount, 1000);
   const flat = batches.flatMap((b) => b.items.map((i) => i.id));
-  assert.deepEqual(flat, items(messages).map((i) => i.id), 'every item once, oldest first');
+  assert.deepEqual(
+    flat,
+    items(messages).map((i) => i.id),
+    'every item once, oldest first',
+  );
   for (const b of batches) {
     assert.ok(b.tokens <= 3000, `batch of ${b.tokens}`);
     assert.ok(quarterCount(b.text) <= 3000);

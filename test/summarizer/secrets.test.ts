@@ -18,8 +18,22 @@ function withSecrets(): ChatMessage[] {
     { role: 'user', content: 'Check the app configuration.' },
   ];
   for (let t = 1; t <= 5; t++) {
-    out.push({ role: 'assistant', content: null, tool_calls: [{ id: `c${t}`, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path: t === 1 ? '.env' : `src/p${t}.ts` }) } }] });
-    out.push({ role: 'tool', tool_call_id: `c${t}`, content: t === 1 ? ENV_FILE + 'x'.repeat(1500) : `part ${t} `.repeat(200) });
+    out.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        {
+          id: `c${t}`,
+          type: 'function',
+          function: { name: 'read_file', arguments: JSON.stringify({ path: t === 1 ? '.env' : `src/p${t}.ts` }) },
+        },
+      ],
+    });
+    out.push({
+      role: 'tool',
+      tool_call_id: `c${t}`,
+      content: t === 1 ? ENV_FILE + 'x'.repeat(1500) : `part ${t} `.repeat(200),
+    });
     out.push({ role: 'assistant', content: `Read part ${t}.` });
     out.push({ role: 'user', content: `Continue ${t}.` });
   }
@@ -29,7 +43,12 @@ function withSecrets(): ChatMessage[] {
 
 test('a summarizer at another endpoint never receives the credentials; the summary is masked; raw messages keep them', async (t) => {
   // The model echoes the secrets it saw: the checkpoint must not carry them anyway.
-  const r = await rig(() => ({ content: `${GOOD_SUMMARY}\nFound OPENAI_API_KEY=${KEY} and STRIPE_SECRET=whsec_live_abcdefghijklmnop in .env` }), { maskSecrets: true });
+  const r = await rig(
+    () => ({
+      content: `${GOOD_SUMMARY}\nFound OPENAI_API_KEY=${KEY} and STRIPE_SECRET=whsec_live_abcdefghijklmnop in .env`,
+    }),
+    { maskSecrets: true },
+  );
   t.after(() => r.close());
   const context = items(withSecrets());
   const result = await compactWith(r, context);
@@ -42,7 +61,10 @@ test('a summarizer at another endpoint never receives the credentials; the summa
   assert.ok(!summary.includes(KEY) && !summary.includes('whsec_live'), summary);
   assert.match(summary, /OPENAI_API_KEY=\[masked (API key|secret)\]/);
   // The replaced raw messages are untouched (the raw transcript keeps them locally).
-  const replaced = result.checkpoints.flatMap((c) => c.replaced).map((i) => String(i.message.content)).join('\n');
+  const replaced = result.checkpoints
+    .flatMap((c) => c.replaced)
+    .map((i) => String(i.message.content))
+    .join('\n');
   assert.ok(replaced.includes(KEY));
 });
 
@@ -52,7 +74,12 @@ test("the session's own endpoint gets the transcript as is, and the summary is s
   const result = await compactWith(r, items(withSecrets()));
   assert.equal(result.applied, true, result.reason);
   assert.ok(r.server.requests.map(requestText).join('\n').includes(KEY));
-  assert.ok(!result.checkpoints.map((c) => c.summary).join('\n').includes(KEY));
+  assert.ok(
+    !result.checkpoints
+      .map((c) => c.summary)
+      .join('\n')
+      .includes(KEY),
+  );
 });
 
 test('a server echoing the key masked or URL-encoded gets it redacted from the error', async (t) => {
@@ -68,5 +95,6 @@ test('a server echoing the key masked or URL-encoded gets it redacted from the e
   assert.ok(result.error instanceof SummarizerError);
   const message = `${result.reason}\n${result.error?.message}`;
   assert.match(message, /HTTP 401/);
-  for (const form of ['-123', encodeURIComponent(key), Buffer.from(key).toString('base64'), 'secret-key']) assert.ok(!message.includes(form), `${form} in ${message}`);
+  for (const form of ['-123', encodeURIComponent(key), Buffer.from(key).toString('base64'), 'secret-key'])
+    assert.ok(!message.includes(form), `${form} in ${message}`);
 });

@@ -2,7 +2,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { start } from '../../src/demo/modelserver/wire';
-import { chunked, malformedSse, reset, scripted, stall, status, text, toolCalls } from '../../src/demo/modelserver/replies';
+import {
+  chunked,
+  malformedSse,
+  reset,
+  scripted,
+  stall,
+  status,
+  text,
+  toolCalls,
+} from '../../src/demo/modelserver/replies';
 
 function client(url: string, extra: Partial<ConstructorParameters<typeof OpenAI>[0]> = {}): OpenAI {
   return new OpenAI({ baseURL: url, apiKey: 'test-key', maxRetries: 0, timeout: 2000, logLevel: 'off', ...extra });
@@ -59,7 +68,10 @@ test('model server sends tool calls, statuses with headers, and faults', async (
     assert.equal(r.choices[0]?.finish_reason, 'tool_calls');
     assert.equal(r.choices[0]?.message.tool_calls?.[0]?.id, 'x');
 
-    await assert.rejects(c.chat.completions.create({ model: 'm', messages: [] }), (e: unknown) => e instanceof OpenAI.APIError && e.status === 429);
+    await assert.rejects(
+      c.chat.completions.create({ model: 'm', messages: [] }),
+      (e: unknown) => e instanceof OpenAI.APIError && e.status === 429,
+    );
 
     const broken = async (): Promise<void> => {
       const s = await c.chat.completions.create({ model: 'm', messages: [], stream: true });

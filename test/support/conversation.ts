@@ -9,16 +9,36 @@ import { itemsFromEntries } from '../../src/compaction/context';
 export const S = (content: string): ChatMessage => ({ role: 'system', content });
 export const U = (content: string): ChatMessage => ({ role: 'user', content });
 export const A = (content: string): ChatMessage => ({ role: 'assistant', content });
-export const Acalls = (calls: Array<[id: string, name: string, args?: string]>, content: string | null = null): ChatMessage => ({
+export const Acalls = (
+  calls: Array<[id: string, name: string, args?: string]>,
+  content: string | null = null,
+): ChatMessage => ({
   role: 'assistant',
   content,
-  tool_calls: calls.map(([id, name, args]) => ({ id, type: 'function' as const, function: { name, arguments: args ?? '{}' } })),
+  tool_calls: calls.map(([id, name, args]) => ({
+    id,
+    type: 'function' as const,
+    function: { name, arguments: args ?? '{}' },
+  })),
 });
 export const T = (id: string, content: string): ChatMessage => ({ role: 'tool', tool_call_id: id, content });
 
 /** `n` characters of varied text (so token counts are realistic, not one repeated token). */
 export function chars(n: number, seed = 1): string {
-  const words = ['alpha', 'build', 'config', 'delta', 'error', 'file', 'gamma', 'handler', 'index', 'json', 'kernel', 'lambda'];
+  const words = [
+    'alpha',
+    'build',
+    'config',
+    'delta',
+    'error',
+    'file',
+    'gamma',
+    'handler',
+    'index',
+    'json',
+    'kernel',
+    'lambda',
+  ];
   let s = '';
   let k = seed;
   while (s.length < n) {

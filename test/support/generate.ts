@@ -16,7 +16,10 @@ export function rng(seed: number): () => number {
   };
 }
 
-const WORDS = 'the build test file src/app.ts error fixed function returns value config npm run lint passes module import path /tmp/out.log https://example.com/docs issue refactor parser token meter window'.split(' ');
+const WORDS =
+  'the build test file src/app.ts error fixed function returns value config npm run lint passes module import path /tmp/out.log https://example.com/docs issue refactor parser token meter window'.split(
+    ' ',
+  );
 
 function text(r: () => number, words: number): string {
   const out: string[] = [];
@@ -51,7 +54,16 @@ export function generateConversation(seed: number, options: GenOptions = {}): En
   let call = 0;
   for (let t = 0; t < turns; t++) {
     if (r() < 0.15) {
-      msgs.push({ role: 'user', content: [{ type: 'text', text: text(r, 10) }, { type: 'image_url', image_url: { url: pngDataUrl(200 + Math.floor(r() * 3000), 200 + Math.floor(r() * 2000), 4000) } }] });
+      msgs.push({
+        role: 'user',
+        content: [
+          { type: 'text', text: text(r, 10) },
+          {
+            type: 'image_url',
+            image_url: { url: pngDataUrl(200 + Math.floor(r() * 3000), 200 + Math.floor(r() * 2000), 4000) },
+          },
+        ],
+      });
     } else msgs.push({ role: 'user', content: `${text(r, 5 + Math.floor(r() * 40))}. Never change the public API.` });
     if (r() < 0.1) msgs.push({ role: 'system', content: `Reminder: ${text(r, 8)}` });
     const steps = Math.floor(r() * (options.maxSteps ?? 6));
@@ -62,12 +74,23 @@ export function generateConversation(seed: number, options: GenOptions = {}): En
       for (let k = 0; k < n; k++) {
         const id = `call_${call++}`;
         ids.push(id);
-        tool_calls.push({ id, type: 'function' as const, function: { name: r() < 0.5 ? 'read_file' : 'run_command', arguments: JSON.stringify({ path: `src/f${call}.ts`, command: 'npm test' }) } });
+        tool_calls.push({
+          id,
+          type: 'function' as const,
+          function: {
+            name: r() < 0.5 ? 'read_file' : 'run_command',
+            arguments: JSON.stringify({ path: `src/f${call}.ts`, command: 'npm test' }),
+          },
+        });
       }
       msgs.push({ role: 'assistant', content: r() < 0.5 ? null : text(r, 8), tool_calls });
       for (const id of ids) {
         const huge = r() < 0.05;
-        msgs.push({ role: 'tool', tool_call_id: id, content: r() < 0.15 ? `Error: ${text(r, 6)}` : text(r, huge ? 6000 : 10 + Math.floor(r() * 400)) });
+        msgs.push({
+          role: 'tool',
+          tool_call_id: id,
+          content: r() < 0.15 ? `Error: ${text(r, 6)}` : text(r, huge ? 6000 : 10 + Math.floor(r() * 400)),
+        });
       }
     }
     msgs.push({ role: 'assistant', content: text(r, 5 + Math.floor(r() * 30)) });
@@ -75,7 +98,11 @@ export function generateConversation(seed: number, options: GenOptions = {}): En
   if (r() < 0.2) {
     // A call still waiting for its result (an approval pending).
     msgs.push({ role: 'user', content: 'delete the build directory' });
-    msgs.push({ role: 'assistant', content: null, tool_calls: [{ id: `call_${call++}`, type: 'function', function: { name: 'confirm_action', arguments: '{}' } }] });
+    msgs.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: `call_${call++}`, type: 'function', function: { name: 'confirm_action', arguments: '{}' } }],
+    });
   }
   return msgs.map((message, i) => ({ id: `e${i}`, message }));
 }

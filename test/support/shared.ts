@@ -15,7 +15,8 @@ export function sharedDir(): string | undefined {
   if (fromEnv) {
     // Either the shared folder itself or its transcripts folder.
     if (existsSync(path.join(fromEnv, 'transcripts'))) return fromEnv;
-    if (path.basename(path.resolve(fromEnv)) === 'transcripts' && existsSync(fromEnv)) return path.dirname(path.resolve(fromEnv));
+    if (path.basename(path.resolve(fromEnv)) === 'transcripts' && existsSync(fromEnv))
+      return path.dirname(path.resolve(fromEnv));
     return undefined;
   }
   let dir = __dirname;

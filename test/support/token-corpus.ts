@@ -8,8 +8,28 @@ import { rng } from './generate';
 export type TextClass = 'code' | 'prose' | 'json' | 'minified' | 'multilingual';
 export const TEXT_CLASSES: readonly TextClass[] = ['code', 'prose', 'json', 'minified', 'multilingual'];
 
-const PROSE = 'the a to of and in is that for it with as was on be by this are not or from at we an but which can if will file function test error value return config path module class type result fixed update window meter summary checkpoint conversation'.split(' ');
-const IDENTS = ['parseInput', 'tokenCount', 'contextWindow', 'onDidChange', 'maxOutputTokens', 'i', 'n', 'result', 'items', 'CompactionPlan', 'TOKENS_PER_MESSAGE', 'fs', 'path', 'readFileSync', 'err', 'value'];
+const PROSE =
+  'the a to of and in is that for it with as was on be by this are not or from at we an but which can if will file function test error value return config path module class type result fixed update window meter summary checkpoint conversation'.split(
+    ' ',
+  );
+const IDENTS = [
+  'parseInput',
+  'tokenCount',
+  'contextWindow',
+  'onDidChange',
+  'maxOutputTokens',
+  'i',
+  'n',
+  'result',
+  'items',
+  'CompactionPlan',
+  'TOKENS_PER_MESSAGE',
+  'fs',
+  'path',
+  'readFileSync',
+  'err',
+  'value',
+];
 const CODE_LINES = [
   'export function $(input: string): number {',
   '  const $ = input.split(/\\s+/).filter(Boolean);',
@@ -73,7 +93,11 @@ export function classText(cls: TextClass, seed: number, chars: number): string {
  * cl100k_base; o200k_base splits before capitals): a
  * camelCase run, random letters, base64 without padding, CJK, Cyrillic, or spaces.
  */
-export function longPiece(kind: 'camel' | 'letters' | 'base64' | 'cjk' | 'cyrillic' | 'spaces', seed: number, chars: number): string {
+export function longPiece(
+  kind: 'camel' | 'letters' | 'base64' | 'cjk' | 'cyrillic' | 'spaces',
+  seed: number,
+  chars: number,
+): string {
   const r = rng(seed);
   const a: string[] = [];
   const lower = 'abcdefghijklmnopqrstuvwxyz';

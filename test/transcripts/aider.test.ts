@@ -62,7 +62,7 @@ test('aider: an empty input (`<blank>`, blank lines) is no message; typed "y" an
   const text = [
     '# aider chat started at 2026-02-24 16:53:06',
     '',
-    '> Would you like to see what\'s new in this version? (Y)es/(N)o [Yes]: y  ',
+    "> Would you like to see what's new in this version? (Y)es/(N)o [Yes]: y  ",
     '',
     '#### y  ',
     '',

@@ -13,8 +13,20 @@ test("context-keeper: a session folder's transcript.jsonl imports with its own i
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const entries: Entry[] = [
     { id: 'e000001', message: { role: 'system', content: 'You are a coding agent.' } },
-    { id: 'e000002', message: { role: 'user', content: 'List the files.' }, meta: { timestamp: '2026-11-29T10:00:00.000Z' } },
-    { id: 'e000003', message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'list_directory', arguments: '{"path":"."}' } }] }, meta: { model: 'gpt-4o', reportedPromptTokens: 812 } },
+    {
+      id: 'e000002',
+      message: { role: 'user', content: 'List the files.' },
+      meta: { timestamp: '2026-11-29T10:00:00.000Z' },
+    },
+    {
+      id: 'e000003',
+      message: {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'list_directory', arguments: '{"path":"."}' } }],
+      },
+      meta: { model: 'gpt-4o', reportedPromptTokens: 812 },
+    },
     { id: 'e000004', message: { role: 'tool', tool_call_id: 'c1', content: 'README.md\nsrc/' } },
     { id: 'e000005', message: { role: 'assistant', content: 'Two entries.' } },
   ];
@@ -23,15 +35,24 @@ test("context-keeper: a session folder's transcript.jsonl imports with its own i
   store.close();
   const imported = await importTranscript(path.join(dir, 'session-a', 'transcript.jsonl'));
   assert.equal(imported.format, 'context-keeper');
-  assert.deepEqual(imported.entries.map((e) => e.id), entries.map((e) => e.id));
-  assert.deepEqual(imported.entries.map((e) => e.message), entries.map((e) => e.message));
+  assert.deepEqual(
+    imported.entries.map((e) => e.id),
+    entries.map((e) => e.id),
+  );
+  assert.deepEqual(
+    imported.entries.map((e) => e.message),
+    entries.map((e) => e.message),
+  );
   assert.equal(imported.entries[2].meta?.reportedPromptTokens, 812);
   assert.equal(imported.model, 'gpt-4o');
   assert.equal(imported.stats.toolCalls, 1);
 });
 
 test('context-keeper: a bad record names its line and field', async () => {
-  const lines = [JSON.stringify({ id: 'e1', message: { role: 'user', content: 'hi' } }), JSON.stringify({ id: 'e2', message: { role: 'robot', content: 'x' } })];
+  const lines = [
+    JSON.stringify({ id: 'e1', message: { role: 'user', content: 'hi' } }),
+    JSON.stringify({ id: 'e2', message: { role: 'robot', content: 'x' } }),
+  ];
   const e = await transcriptError(() => importTranscriptText(lines.join('\n') + '\n', 'transcript.jsonl'));
   assert.equal(e.line, 2);
   assert.equal(e.field, 'message.role');

@@ -5,7 +5,11 @@ import { imageSize, imageSizeFromBase64 } from '../../src/transcripts/images';
 import { jpegBytes, pngBase64, transcriptError } from './helpers';
 
 test('non-UTF-8 bytes name the line of the first bad byte', async () => {
-  const bytes = Buffer.concat([Buffer.from('[{"role": "user",\n "content": "caf'), Buffer.from([0xe9]), Buffer.from('"}]')]);
+  const bytes = Buffer.concat([
+    Buffer.from('[{"role": "user",\n "content": "caf'),
+    Buffer.from([0xe9]),
+    Buffer.from('"}]'),
+  ]);
   const e = await transcriptError(() => importTranscriptText(bytes, 'latin1.json'));
   assert.deepEqual([e.file, e.line, e.field], ['latin1.json', 2, '']);
   assert.match(e.message, /^latin1\.json:2: invalid UTF-8 byte 0xe9/);
@@ -52,12 +56,19 @@ test('image sizes are read from PNG and JPEG headers', () => {
 });
 
 test('the format option overrides detection', async () => {
-  const e = await transcriptError(() => importTranscriptText('[{"role":"user","content":"x"}]', 'x.json', { format: 'swe-agent' }));
+  const e = await transcriptError(() =>
+    importTranscriptText('[{"role":"user","content":"x"}]', 'x.json', { format: 'swe-agent' }),
+  );
   assert.match(e.message, /trajectory object/);
 });
 
 test('broken JSON that matches no format reports where it breaks', async () => {
-  let e = await transcriptError(() => importTranscriptText('[\n  {"role": "user", "content": "a"},\n  {"role": "assistant" "content": "b"}\n]', 'chat.json'));
+  let e = await transcriptError(() =>
+    importTranscriptText(
+      '[\n  {"role": "user", "content": "a"},\n  {"role": "assistant" "content": "b"}\n]',
+      'chat.json',
+    ),
+  );
   assert.equal(e.line, 3);
   assert.match(e.message, /^chat\.json:3: invalid JSON/);
   e = await transcriptError(() => importTranscriptText('{"a": 1}\n{"b": 2\n{"c": 3}\n', 'log.jsonl'));

@@ -16,7 +16,10 @@ export function assertPairing(entries: readonly Entry[]): void {
     const m = entry.message;
     if (m.role === 'tool') {
       assert.ok(open, `entry ${index} (${entry.id}) is a tool message with no assistant message before its run`);
-      assert.ok(open.has(m.tool_call_id), `entry ${index} (${entry.id}) answers ${m.tool_call_id}, not a call of the preceding assistant message`);
+      assert.ok(
+        open.has(m.tool_call_id),
+        `entry ${index} (${entry.id}) answers ${m.tool_call_id}, not a call of the preceding assistant message`,
+      );
       assert.ok(!answered.has(m.tool_call_id), `tool call ${m.tool_call_id} answered twice`);
       answered.add(m.tool_call_id);
       return;
@@ -56,7 +59,8 @@ export function assertWellFormed(t: ImportedTranscript): void {
   const ids = new Set(t.entries.map((e) => e.id));
   for (const c of t.compactions) {
     for (const id of c.replacedIds) assert.ok(ids.has(id), `compaction replaces unknown entry ${id}`);
-    if (c.summaryEntryId) assert.ok(ids.has(c.summaryEntryId), `compaction summary entry ${c.summaryEntryId} is not an entry`);
+    if (c.summaryEntryId)
+      assert.ok(ids.has(c.summaryEntryId), `compaction summary entry ${c.summaryEntryId} is not an entry`);
   }
   let toolCalls = 0;
   let toolResults = 0;
@@ -98,13 +102,37 @@ export function pngBase64(width: number, height: number): string {
 
 /** A JPEG header (SOI, APP0, SOF0) of the given size, as bytes. */
 export function jpegBytes(width: number, height: number): Buffer {
-  const app0 = [0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00];
-  const sof = [0xff, 0xc0, 0x00, 0x11, 0x08, height >> 8, height & 0xff, width >> 8, width & 0xff, 0x03, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1];
+  const app0 = [
+    0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00,
+  ];
+  const sof = [
+    0xff,
+    0xc0,
+    0x00,
+    0x11,
+    0x08,
+    height >> 8,
+    height & 0xff,
+    width >> 8,
+    width & 0xff,
+    0x03,
+    1,
+    0x22,
+    0,
+    2,
+    0x11,
+    1,
+    3,
+    0x11,
+    1,
+  ];
   return Buffer.from([0xff, 0xd8, ...app0, ...sof, 0xff, 0xd9]);
 }
 
 /** Runs `fn` and returns the TranscriptError it throws (fails when it does not throw one). */
-export async function transcriptError(fn: () => Promise<unknown>): Promise<{ file: string; line: number; field: string; message: string }> {
+export async function transcriptError(
+  fn: () => Promise<unknown>,
+): Promise<{ file: string; line: number; field: string; message: string }> {
   try {
     await fn();
   } catch (error) {
@@ -117,5 +145,7 @@ export async function transcriptError(fn: () => Promise<unknown>): Promise<{ fil
 /** `[id, name, arguments]` of each function tool call of a message. */
 export function calls(message: Entry['message']): Array<[string, string, string]> {
   if (message.role !== 'assistant') return [];
-  return (message.tool_calls ?? []).map((c) => (c.type === 'function' ? [c.id, c.function.name, c.function.arguments] : [c.id, '', '']));
+  return (message.tool_calls ?? []).map((c) =>
+    c.type === 'function' ? [c.id, c.function.name, c.function.arguments] : [c.id, '', ''],
+  );
 }

@@ -11,15 +11,28 @@ import { checkMessage, tooDeep } from '../../src/transcripts/openai-messages';
 import { TranscriptError } from '../../src/transcripts/errors';
 import { assertPairing, assertWellFormed, transcriptError } from './helpers';
 
-const fault = (path: Array<string | number>, detail: string) => new TranscriptError('f.json', 1, path.join('.'), detail);
+const fault = (path: Array<string | number>, detail: string) =>
+  new TranscriptError('f.json', 1, path.join('.'), detail);
 
 test('a clean message is kept as the parsed object; one that needs cleaning is a cleaned copy', () => {
-  const clean = { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'look', arguments: '{}' } }] };
+  const clean = {
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id: 'c1', type: 'function', function: { name: 'look', arguments: '{}' } }],
+  };
   const kept = checkMessage(clean, [0], fault);
   assert.equal(kept.message, clean);
   assert.deepEqual(kept.cleaned, []);
 
-  const dirty = { role: 'assistant', extra: 1, content: 'x', tool_calls: [{ id: 'c1', function: { name: 'look', arguments: { a: 1 } } }, { id: 'c2', type: 'function', function: { name: 'see', arguments: '{}' } }] };
+  const dirty = {
+    role: 'assistant',
+    extra: 1,
+    content: 'x',
+    tool_calls: [
+      { id: 'c1', function: { name: 'look', arguments: { a: 1 } } },
+      { id: 'c2', type: 'function', function: { name: 'see', arguments: '{}' } },
+    ],
+  };
   const before = JSON.stringify(dirty);
   const checked = checkMessage(dirty, [0], fault);
   assert.notEqual(checked.message, dirty);
@@ -37,12 +50,42 @@ test('a clean message is kept as the parsed object; one that needs cleaning is a
 });
 
 test('cleaning keeps field order and fills what the API needs', () => {
-  assert.deepEqual(Object.entries(checkMessage({ content: null, role: 'tool', tool_call_id: 'c1' }, [0], fault).message), [['content', ''], ['role', 'tool'], ['tool_call_id', 'c1']]);
-  assert.deepEqual(checkMessage({ role: 'tool', tool_call_id: 'c1' }, [0], fault).message, { role: 'tool', tool_call_id: 'c1', content: '' });
-  assert.deepEqual(checkMessage({ role: 'assistant', content: 'a', tool_calls: [] }, [0], fault).message, { role: 'assistant', content: 'a' });
-  assert.deepEqual(checkMessage({ role: 'assistant', content: 'a', tool_calls: null }, [0], fault).message, { role: 'assistant', content: 'a' });
-  const parts = checkMessage({ role: 'system', content: [{ type: 'text', text: 't' }, { type: 'image_url', image_url: { url: 'https://x/y.png' } }] }, [0], fault);
-  assert.deepEqual(parts.message.content, [{ type: 'text', text: 't' }, { type: 'text', text: '[image_url content left out]' }]);
+  assert.deepEqual(
+    Object.entries(checkMessage({ content: null, role: 'tool', tool_call_id: 'c1' }, [0], fault).message),
+    [
+      ['content', ''],
+      ['role', 'tool'],
+      ['tool_call_id', 'c1'],
+    ],
+  );
+  assert.deepEqual(checkMessage({ role: 'tool', tool_call_id: 'c1' }, [0], fault).message, {
+    role: 'tool',
+    tool_call_id: 'c1',
+    content: '',
+  });
+  assert.deepEqual(checkMessage({ role: 'assistant', content: 'a', tool_calls: [] }, [0], fault).message, {
+    role: 'assistant',
+    content: 'a',
+  });
+  assert.deepEqual(checkMessage({ role: 'assistant', content: 'a', tool_calls: null }, [0], fault).message, {
+    role: 'assistant',
+    content: 'a',
+  });
+  const parts = checkMessage(
+    {
+      role: 'system',
+      content: [
+        { type: 'text', text: 't' },
+        { type: 'image_url', image_url: { url: 'https://x/y.png' } },
+      ],
+    },
+    [0],
+    fault,
+  );
+  assert.deepEqual(parts.message.content, [
+    { type: 'text', text: 't' },
+    { type: 'text', text: '[image_url content left out]' },
+  ]);
   const user = { role: 'user', content: [{ type: 'text', text: 't' }] };
   assert.equal(checkMessage(user, [0], fault).message, user, 'parts the role may carry are kept as they are');
 });
@@ -66,7 +109,8 @@ test('a message nested too deep inside a list is refused naming the list index',
 
 test('ids renamed for uniqueness still resolve the compaction summary they name', () => {
   const b = new TranscriptBuilder('f.json', 'openai-chat');
-  const add = (id: string, content: string) => b.add({ kind: 'message', id, meta: {}, message: { role: 'user', content } });
+  const add = (id: string, content: string) =>
+    b.add({ kind: 'message', id, meta: {}, message: { role: 'user', content } });
   add('a', 'first');
   add('a', 'second');
   // Its own id was taken by the renamed second `a`, so this first `a#2` is renamed as well.
@@ -74,7 +118,10 @@ test('ids renamed for uniqueness still resolve the compaction summary they name'
   b.boundary({ id: 'x', summary: 'summary', summaryDraftId: 'a#2' });
   add('b', 'after');
   const t = b.finish();
-  assert.deepEqual(t.entries.map((e) => e.id), ['a', 'a#2', 'a#2#2', 'b']);
+  assert.deepEqual(
+    t.entries.map((e) => e.id),
+    ['a', 'a#2', 'a#2#2', 'b'],
+  );
   assert.equal(t.compactions[0].summaryEntryId, 'a#2#2');
 
   const c = new TranscriptBuilder('f.json', 'openai-chat');
@@ -95,7 +142,10 @@ test('steps with many calls, results out of place and a missing result pair as b
   const messages = [
     { role: 'user', content: 'go' },
     { role: 'assistant', content: null, tool_calls: ids.map(call) },
-    ...ids.slice(0, 19).reverse().map((id) => ({ role: 'tool', tool_call_id: id, content: `r ${id}` })),
+    ...ids
+      .slice(0, 19)
+      .reverse()
+      .map((id) => ({ role: 'tool', tool_call_id: id, content: `r ${id}` })),
     { role: 'assistant', content: 'next', tool_calls: [call('d1')] },
     { role: 'user', content: 'more' },
     { role: 'tool', tool_call_id: 'd1', content: 'late' },
@@ -104,6 +154,12 @@ test('steps with many calls, results out of place and a missing result pair as b
   assertWellFormed(t);
   assertPairing(t.entries);
   assert.equal(t.entries.filter((e) => e.message.role === 'tool').length, 20);
-  assert.ok(t.warnings.some((w) => /1 tool call\(s\) have no recorded result: c19/.test(w)), t.warnings.join('\n'));
-  assert.ok(t.warnings.some((w) => /moved next to their call/.test(w)), t.warnings.join('\n'));
+  assert.ok(
+    t.warnings.some((w) => /1 tool call\(s\) have no recorded result: c19/.test(w)),
+    t.warnings.join('\n'),
+  );
+  assert.ok(
+    t.warnings.some((w) => /moved next to their call/.test(w)),
+    t.warnings.join('\n'),
+  );
 });

@@ -8,7 +8,13 @@ const call = (id: string, name: string, args = '{}') => ({ id, type: 'function',
 test('openai-chat: a plain message array imports as is', async () => {
   const messages = [
     { role: 'system', content: 'You are helpful.' },
-    { role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${pngBase64(3, 4)}` } }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'what is this?' },
+        { type: 'image_url', image_url: { url: `data:image/png;base64,${pngBase64(3, 4)}` } },
+      ],
+    },
     { role: 'assistant', content: null, tool_calls: [call('c1', 'look')] },
     { role: 'tool', tool_call_id: 'c1', content: 'a cat' },
     { role: 'assistant', content: 'A cat.', reasoning_content: 'kept as found' },
@@ -16,16 +22,30 @@ test('openai-chat: a plain message array imports as is', async () => {
   const t = await importTranscriptText(JSON.stringify(messages), 'chat.json');
   assert.equal(t.format, 'openai-chat');
   assertWellFormed(t);
-  assert.deepEqual(t.entries.map((e) => e.message), messages);
-  assert.deepEqual(t.entries.map((e) => e.id), ['m0', 'm1', 'm2', 'm3', 'm4']);
+  assert.deepEqual(
+    t.entries.map((e) => e.message),
+    messages,
+  );
+  assert.deepEqual(
+    t.entries.map((e) => e.id),
+    ['m0', 'm1', 'm2', 'm3', 'm4'],
+  );
   assert.deepEqual(t.entries[1].meta?.imageSizes, [{ width: 3, height: 4 }]);
   assert.equal(t.stats.images, 1);
   assert.deepEqual(t.tools, []);
 });
 
 test('openai-chat: {messages, tools} keeps the tool schemas', async () => {
-  const tools = [{ type: 'function', function: { name: 'look', description: 'Look', parameters: { type: 'object', properties: {} } } }];
-  const t = await importTranscriptText(JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], tools }), 'req.json');
+  const tools = [
+    {
+      type: 'function',
+      function: { name: 'look', description: 'Look', parameters: { type: 'object', properties: {} } },
+    },
+  ];
+  const t = await importTranscriptText(
+    JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], tools }),
+    'req.json',
+  );
   assert.equal(t.format, 'openai-chat');
   assert.deepEqual(t.tools, tools);
 });
@@ -43,8 +63,14 @@ test('openai-chat: split parallel calls merge, early and orphan results are repa
   ];
   const t = await importTranscriptText(JSON.stringify(messages), 'chat.json');
   assertWellFormed(t);
-  assert.deepEqual(t.entries.map((e) => e.id), ['m0', 'm1', 'm3', 'm4', 'm6', 'm5', 'm7']);
-  assert.deepEqual(calls(t.entries[1].message).map((c) => c[0]), ['c1', 'c2']);
+  assert.deepEqual(
+    t.entries.map((e) => e.id),
+    ['m0', 'm1', 'm3', 'm4', 'm6', 'm5', 'm7'],
+  );
+  assert.deepEqual(
+    calls(t.entries[1].message).map((c) => c[0]),
+    ['c1', 'c2'],
+  );
   assert.equal(t.entries[6].message.role, 'user');
   assert.match(String(t.entries[6].message.content), /not in the transcript \(id c9\)\]\nstray$/);
   assert.equal(t.warnings.length, 2);
@@ -68,7 +94,10 @@ test('openai-chat: [compact_boundary] markers become imported compactions', asyn
   const t = await importTranscriptText(JSON.stringify(doc, null, 2), 'trajectory.json');
   assertWellFormed(t);
   assert.equal(t.model, 'm-1');
-  assert.deepEqual(t.entries.map((e) => e.id), ['m0', 'm1', 'm3', 'm4', 'm6']);
+  assert.deepEqual(
+    t.entries.map((e) => e.id),
+    ['m0', 'm1', 'm3', 'm4', 'm6'],
+  );
   assert.deepEqual(t.compactions, [
     { replacedIds: ['m0', 'm1'], summary, summaryEntryId: 'm3' },
     { replacedIds: ['m3', 'm4'], summary: `${summary} B.`, summaryEntryId: 'm6' },
@@ -88,16 +117,31 @@ test('openai-chat: malformed messages name file, line and field', async () => {
   const text = JSON.stringify(doc, null, 2);
   let e = await transcriptError(() => importTranscriptText(text, 'file.json'));
   assert.equal(e.field, 'messages[2].tool_call_id');
-  assert.equal(e.line, text.split('\n').findIndex((l) => l.includes('"no id"')) - 1, 'the line where messages[2] starts (its tool_call_id is missing)');
+  assert.equal(
+    e.line,
+    text.split('\n').findIndex((l) => l.includes('"no id"')) - 1,
+    'the line where messages[2] starts (its tool_call_id is missing)',
+  );
   assert.equal(e.message, `file.json:${e.line}: messages[2].tool_call_id: tool result has no tool_call_id`);
 
-  const robot = JSON.stringify([{ role: 'user', content: 'a' }, { role: 'robot', content: 'b' }], null, 2);
+  const robot = JSON.stringify(
+    [
+      { role: 'user', content: 'a' },
+      { role: 'robot', content: 'b' },
+    ],
+    null,
+    2,
+  );
   e = await transcriptError(() => importTranscriptText(robot, 'file.json'));
   assert.equal(e.field, '[1].role');
   assert.equal(e.line, 7);
   assert.equal(e.message, 'file.json:7: [1].role: unknown role "robot"');
 
-  e = await transcriptError(() => importTranscriptText('[\n  {"role": "user", "content": "a"},\n  {"role": \n', 'cut.json', { format: 'openai-chat' }));
+  e = await transcriptError(() =>
+    importTranscriptText('[\n  {"role": "user", "content": "a"},\n  {"role": \n', 'cut.json', {
+      format: 'openai-chat',
+    }),
+  );
   assert.equal(e.field, '');
   assert.match(e.message, /^cut\.json:\d+: invalid JSON/);
 });
@@ -107,27 +151,46 @@ test('openai-chat: image parts in a tool message move to a user message after th
   const messages = [
     { role: 'user', content: 'shoot both' },
     { role: 'assistant', content: null, tool_calls: [call('c1', 'shot'), call('c2', 'shot')] },
-    { role: 'tool', tool_call_id: 'c1', content: [{ type: 'text', text: 'first' }, { type: 'image_url', image_url: { url } }] },
+    {
+      role: 'tool',
+      tool_call_id: 'c1',
+      content: [
+        { type: 'text', text: 'first' },
+        { type: 'image_url', image_url: { url } },
+      ],
+    },
     { role: 'tool', tool_call_id: 'c2', content: 'second' },
   ];
   const t = await importTranscriptText(JSON.stringify(messages), 'chat.json');
   assertWellFormed(t);
-  assert.deepEqual(t.entries.map((e) => [e.id, e.message.role]), [
-    ['m0', 'user'],
-    ['m1', 'assistant'],
-    ['m2', 'tool'],
-    ['m3', 'tool'],
-    ['m2/images', 'user'],
-  ]);
+  assert.deepEqual(
+    t.entries.map((e) => [e.id, e.message.role]),
+    [
+      ['m0', 'user'],
+      ['m1', 'assistant'],
+      ['m2', 'tool'],
+      ['m3', 'tool'],
+      ['m2/images', 'user'],
+    ],
+  );
   assert.equal(t.entries[2].message.content, 'first\n[1 image(s): attached in the next user message]');
   assert.deepEqual(t.entries[4].meta?.imageSizes, [{ width: 5, height: 6 }]);
   assert.equal(t.stats.images, 1);
 });
 
 test('openai-chat: a message with no content is refused, except an assistant message with tool calls', async () => {
-  const e = await transcriptError(() => importTranscriptText(JSON.stringify([{ role: 'user', content: 'hi' }, { role: 'user' }]), 'empty.json'));
+  const e = await transcriptError(() =>
+    importTranscriptText(JSON.stringify([{ role: 'user', content: 'hi' }, { role: 'user' }]), 'empty.json'),
+  );
   assert.equal(e.field, '[1].content');
   assert.match(e.message, /^empty\.json:1: \[1\]\.content: user message has no content$/);
-  const ok = await importTranscriptText(JSON.stringify([{ role: 'user', content: 'go' }, { role: 'assistant', content: null, tool_calls: [call('c1', 'ls')] }, { role: 'tool', tool_call_id: 'c1', content: 'a' }]), 'ok.json');
+  const ok = await importTranscriptText(
+    JSON.stringify([
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: null, tool_calls: [call('c1', 'ls')] },
+      { role: 'tool', tool_call_id: 'c1', content: 'a' },
+    ]),
+    'ok.json',
+  );
   assert.equal(ok.entries.length, 3);
 });

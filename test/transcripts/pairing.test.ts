@@ -31,13 +31,26 @@ function generate(seed: number): Draft[] {
       const calls = Array.from({ length: n }, () => `c${callNo++}`);
       pendingCalls.push(...calls);
       const message: MessageDraft['message'] = n
-        ? { role: 'assistant', content: null, tool_calls: calls.map((c) => ({ id: c, type: 'function' as const, function: { name: 'f', arguments: '{}' } })) }
+        ? {
+            role: 'assistant',
+            content: null,
+            tool_calls: calls.map((c) => ({
+              id: c,
+              type: 'function' as const,
+              function: { name: 'f', arguments: '{}' },
+            })),
+          }
         : { role: 'assistant', content: 'a' };
       drafts.push({ kind: 'message', id, meta: {}, message, responseKey: rnd() < 0.3 ? 'same' : undefined });
     } else if (r < 0.9) {
       // Mostly results of open calls, sometimes unknown or repeated ids, sometimes results of later calls.
       const pick = rnd();
-      const callId = pick < 0.75 && pendingCalls.length ? pendingCalls.splice(Math.floor(rnd() * pendingCalls.length), 1)[0] : pick < 0.85 ? `c${callNo + 1}` : `x${i}`;
+      const callId =
+        pick < 0.75 && pendingCalls.length
+          ? pendingCalls.splice(Math.floor(rnd() * pendingCalls.length), 1)[0]
+          : pick < 0.85
+            ? `c${callNo + 1}`
+            : `x${i}`;
       drafts.push({ kind: 'message', id, meta: {}, message: { role: 'tool', tool_call_id: callId, content: 'r' } });
     } else drafts.push({ kind: 'boundary', id, summary: 's' });
   }
@@ -48,7 +61,9 @@ test('pairing repair: generated sequences stay valid and lose nothing', () => {
   for (let seed = 1; seed <= 300; seed++) {
     const drafts = generate(seed);
     const paired = pairToolResults(drafts);
-    const entries: Entry[] = paired.items.flatMap((d) => (d.kind === 'message' ? [{ id: d.id, message: d.message }] : []));
+    const entries: Entry[] = paired.items.flatMap((d) =>
+      d.kind === 'message' ? [{ id: d.id, message: d.message }] : [],
+    );
     assertPairing(entries);
     const emitted = new Set(entries.map((e) => e.id));
     for (const d of drafts) {
@@ -56,8 +71,14 @@ test('pairing repair: generated sequences stay valid and lose nothing', () => {
       const kept = emitted.has(d.id) || (paired.alias.has(d.id) && emitted.has(paired.alias.get(d.id) as string));
       assert.ok(kept, `seed ${seed}: draft ${d.id} lost`);
     }
-    const callsIn = drafts.reduce((n, d) => n + (d.kind === 'message' && d.message.role === 'assistant' ? (d.message.tool_calls?.length ?? 0) : 0), 0);
-    const callsOut = entries.reduce((n, e) => n + (e.message.role === 'assistant' ? (e.message.tool_calls?.length ?? 0) : 0), 0);
+    const callsIn = drafts.reduce(
+      (n, d) => n + (d.kind === 'message' && d.message.role === 'assistant' ? (d.message.tool_calls?.length ?? 0) : 0),
+      0,
+    );
+    const callsOut = entries.reduce(
+      (n, e) => n + (e.message.role === 'assistant' ? (e.message.tool_calls?.length ?? 0) : 0),
+      0,
+    );
     assert.equal(callsOut, callsIn, `seed ${seed}: tool calls kept`);
   }
 });
@@ -77,14 +98,28 @@ function generateRecorded(seed: number): Draft[] {
       // Servers that number calls per reply reuse ids across steps; a faulty step repeats an id inside itself.
       const calls = Array.from({ length: n }, (_, k) => (rnd() < fault ? 'c0' : `c${rnd() < 0.5 ? k : `${i}_${k}`}`));
       const message: MessageDraft['message'] = n
-        ? { role: 'assistant', content: null, tool_calls: calls.map((c) => ({ id: c, type: 'function' as const, function: { name: 'f', arguments: '{}' } })) }
+        ? {
+            role: 'assistant',
+            content: null,
+            tool_calls: calls.map((c) => ({
+              id: c,
+              type: 'function' as const,
+              function: { name: 'f', arguments: '{}' },
+            })),
+          }
         : { role: 'assistant', content: 'a' };
       drafts.push({ kind: 'message', id: `a${i}`, meta: {}, message, responseKey: rnd() < fault ? 'same' : undefined });
       const order = calls.slice().sort(() => rnd() - 0.5);
       // A faulty step leaves a call unanswered or answers an unknown id.
       if (order.length && rnd() < fault) order.pop();
       if (rnd() < fault) order.push('unknown');
-      for (const [k, c] of order.entries()) drafts.push({ kind: 'message', id: `t${i}_${k}`, meta: {}, message: { role: 'tool', tool_call_id: c, content: 'r' } });
+      for (const [k, c] of order.entries())
+        drafts.push({
+          kind: 'message',
+          id: `t${i}_${k}`,
+          meta: {},
+          message: { role: 'tool', tool_call_id: c, content: 'r' },
+        });
     }
   }
   return drafts;
@@ -99,7 +134,11 @@ test('pairing repair: a recording that needs no repair is returned as it is, as 
       if (pairedAsRecorded(drafts)) {
         asRecorded++;
         assert.equal(paired.items, drafts, `seed ${seed}: the drafts themselves`);
-        assert.deepEqual(full, { items: drafts, alias: new Map(), warnings: [] }, `seed ${seed}: the repair pass changes nothing`);
+        assert.deepEqual(
+          full,
+          { items: drafts, alias: new Map(), warnings: [] },
+          `seed ${seed}: the repair pass changes nothing`,
+        );
       } else assert.deepEqual(paired, full, `seed ${seed}: repaired by the pass`);
     }
   }

@@ -38,10 +38,29 @@ export function reuseIdsPerStep(messages: readonly ChatMessage[]): ChatMessage[]
 
 /** A session of `steps` steps, each calling read_file on a different file with the id `call_0`. */
 function sessionWithReusedIds(steps: number, lines = 80): ChatMessage[] {
-  const out: ChatMessage[] = [{ role: 'system', content: 'You are a coding agent.' }, { role: 'user', content: 'Read every module and tell me what it does.' }];
+  const out: ChatMessage[] = [
+    { role: 'system', content: 'You are a coding agent.' },
+    { role: 'user', content: 'Read every module and tell me what it does.' },
+  ];
   for (let s = 0; s < steps; s++) {
-    out.push({ role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name: s % 2 ? 'grep' : 'read_file', arguments: JSON.stringify({ path: `src/module${s}.ts` }) } }] });
-    out.push({ role: 'tool', tool_call_id: 'call_0', content: Array.from({ length: lines }, (_, k) => `module ${s} line ${k}: export const value${k} = ${k};`).join('\n') });
+    out.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        {
+          id: 'call_0',
+          type: 'function',
+          function: { name: s % 2 ? 'grep' : 'read_file', arguments: JSON.stringify({ path: `src/module${s}.ts` }) },
+        },
+      ],
+    });
+    out.push({
+      role: 'tool',
+      tool_call_id: 'call_0',
+      content: Array.from({ length: lines }, (_, k) => `module ${s} line ${k}: export const value${k} = ${k};`).join(
+        '\n',
+      ),
+    });
   }
   out.push({ role: 'assistant', content: 'Each module exports constants.' });
   return out;
@@ -57,7 +76,11 @@ test('reused ids across steps: import keeps every result as a tool message, adds
   const messages = sessionWithReusedIds(12);
   const { entries, warnings } = await importMessages(messages);
   assert.deepEqual(warnings, []);
-  assert.deepEqual(entries.map((e) => e.message), messages, 'the conversation comes through unchanged');
+  assert.deepEqual(
+    entries.map((e) => e.message),
+    messages,
+    'the conversation comes through unchanged',
+  );
   assert.deepEqual(checkToolPairing(entries.map((e) => e.message)), []);
 });
 
@@ -66,24 +89,44 @@ test('reused ids: compaction applies, and each collapsed record names the call o
   const meter = new TokenMeter({ counter: quarterCounter });
   const items = itemsFromEntries(entries);
   const total = meter.measure(items).total;
-  const r = await compact({ items, meter, summarizer: new ExtractiveSummarizer((t) => meter.countText(t)), options: { budget: { contextWindow: Math.floor(total * 0.9), reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 }, trigger: 'manual', force: true, noCollapse: false } });
+  const r = await compact({
+    items,
+    meter,
+    summarizer: new ExtractiveSummarizer((t) => meter.countText(t)),
+    options: {
+      budget: { contextWindow: Math.floor(total * 0.9), reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 },
+      trigger: 'manual',
+      force: true,
+      noCollapse: false,
+    },
+  });
   assert.equal(r.applied, true, r.reason);
   assert.deepEqual(checkContext(r.context, entries), []);
   const collapsed = r.context.filter((i) => i.kind === 'collapsed');
   assert.ok(collapsed.length >= 3, `some results collapsed: ${collapsed.length}`);
   for (const item of collapsed) {
-    const step = Number(/^module (\d+) line/.exec(String(entries.find((e) => e.id === item.covers[0])!.message.content))![1]);
-    assert.match(String(item.message.content), new RegExp(`${step % 2 ? 'grep' : 'read_file'} path=src/module${step}\\.ts `), `record of step ${step}`);
+    const step = Number(
+      /^module (\d+) line/.exec(String(entries.find((e) => e.id === item.covers[0])!.message.content))![1],
+    );
+    assert.match(
+      String(item.message.content),
+      new RegExp(`${step % 2 ? 'grep' : 'read_file'} path=src/module${step}\\.ts `),
+      `record of step ${step}`,
+    );
   }
 });
 
 test('two calls with the same id inside one reply are made unique, results taken in order', async () => {
   const messages: ChatMessage[] = [
     { role: 'user', content: 'Read a and b.' },
-    { role: 'assistant', content: null, tool_calls: [
-      { id: 'functions.read:0', type: 'function', function: { name: 'read', arguments: '{"path":"a"}' } },
-      { id: 'functions.read:0', type: 'function', function: { name: 'read', arguments: '{"path":"b"}' } },
-    ] },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: 'functions.read:0', type: 'function', function: { name: 'read', arguments: '{"path":"a"}' } },
+        { id: 'functions.read:0', type: 'function', function: { name: 'read', arguments: '{"path":"b"}' } },
+      ],
+    },
     { role: 'tool', tool_call_id: 'functions.read:0', content: 'content of a' },
     { role: 'tool', tool_call_id: 'functions.read:0', content: 'content of b' },
     { role: 'assistant', content: 'Done.' },
@@ -94,8 +137,17 @@ test('two calls with the same id inside one reply are made unique, results taken
   const calls = (out[1] as { tool_calls: Array<{ id: string; function: { arguments: string } }> }).tool_calls;
   assert.notEqual(calls[0].id, calls[1].id);
   assert.equal(calls[0].id, 'functions.read:0', 'the first call keeps its id');
-  assert.deepEqual(out.slice(2, 4).map((m) => [(m as { tool_call_id: string }).tool_call_id, m.content]), [[calls[0].id, 'content of a'], [calls[1].id, 'content of b']]);
-  assert.ok(warnings.some((w) => /made unique/.test(w)), warnings.join('\n'));
+  assert.deepEqual(
+    out.slice(2, 4).map((m) => [(m as { tool_call_id: string }).tool_call_id, m.content]),
+    [
+      [calls[0].id, 'content of a'],
+      [calls[1].id, 'content of b'],
+    ],
+  );
+  assert.ok(
+    warnings.some((w) => /made unique/.test(w)),
+    warnings.join('\n'),
+  );
 });
 
 test('the invariant check accepts ids reused across steps and rejects an id twice in one message', () => {
@@ -103,7 +155,14 @@ test('the invariant check accepts ids reused across steps and rejects an id twic
   assert.deepEqual(checkToolPairing(ok), []);
   const bad: ChatMessage[] = [
     { role: 'user', content: 'go' },
-    { role: 'assistant', content: null, tool_calls: [{ id: 'x', type: 'function', function: { name: 'f', arguments: '{}' } }, { id: 'x', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: 'x', type: 'function', function: { name: 'f', arguments: '{}' } },
+        { id: 'x', type: 'function', function: { name: 'f', arguments: '{}' } },
+      ],
+    },
     { role: 'tool', tool_call_id: 'x', content: '1' },
     { role: 'tool', tool_call_id: 'x', content: '2' },
   ];
@@ -112,26 +171,53 @@ test('the invariant check accepts ids reused across steps and rejects an id twic
 
 const dir = sharedTranscriptsDir();
 const files = dir
-  ? fs.readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).flatMap((d) => fs.readdirSync(path.join(dir, d.name)).map((f) => path.join(dir, d.name, f)))
+  ? fs
+      .readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .flatMap((d) => fs.readdirSync(path.join(dir, d.name)).map((f) => path.join(dir, d.name, f)))
   : [];
-if (!dir) test('recorded transcripts with reused ids', (t) => t.skip('../shared/transcripts not found beside the repository; set CONTEXT_KEEPER_SHARED to run these'));
+if (!dir)
+  test('recorded transcripts with reused ids', (t) =>
+    t.skip('../shared/transcripts not found beside the repository; set CONTEXT_KEEPER_SHARED to run these'));
 
 for (const file of files) {
   const name = path.relative(dir!, file);
   test(`${name}: replay at 8k, 32k and 128k, as recorded and with ids reused in every step, sends only valid contexts that fit the window`, async () => {
     const s = await loadSession(file);
-    const rewritten = reuseIdsPerStep(toMessages(s.items.length === s.entries.length ? s.items : itemsFromEntries(s.entries)));
+    const rewritten = reuseIdsPerStep(
+      toMessages(s.items.length === s.entries.length ? s.items : itemsFromEntries(s.entries)),
+    );
     const again = await importMessages(rewritten);
-    assert.equal(again.entries.filter((e) => e.message.role === 'tool').length, s.entries.filter((e) => e.message.role === 'tool').length, 'no result demoted to user text');
-    assert.ok(!again.warnings.some((w) => /no recorded result|no result|kept as user text/.test(w)), again.warnings.join('\n'));
-    for (const [label, entries] of [['recorded', s.entries], ['reused ids', again.entries]] as const) {
+    assert.equal(
+      again.entries.filter((e) => e.message.role === 'tool').length,
+      s.entries.filter((e) => e.message.role === 'tool').length,
+      'no result demoted to user text',
+    );
+    assert.ok(
+      !again.warnings.some((w) => /no recorded result|no result|kept as user text/.test(w)),
+      again.warnings.join('\n'),
+    );
+    for (const [label, entries] of [
+      ['recorded', s.entries],
+      ['reused ids', again.entries],
+    ] as const) {
       for (const window of [8000, 32_000, 128_000]) {
-        const report = await replay(entries, s.meter, new ExtractiveSummarizer((t) => s.meter.countText(t)), { budget: { contextWindow: window, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 }, tools: s.transcript.tools });
+        const report = await replay(entries, s.meter, new ExtractiveSummarizer((t) => s.meter.countText(t)), {
+          budget: { contextWindow: window, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 },
+          tools: s.transcript.tools,
+        });
         assert.deepEqual(report.violations.slice(0, 3), [], `${name} (${label}) @${window}`);
         // Every call fits the window, unless the system prompt and tool schemas alone do not.
         const fixed = report.peakHolders?.systemAndTools ?? 0;
-        assert.ok(report.peakTokens <= window || fixed >= window, `${name} (${label}) @${window}: peak ${report.peakTokens}; ${report.peakHolders ? describeHolders(report.peakHolders, window) : ''}`);
-        if (label === 'reused ids' && window === 8000) assert.ok(report.compactions > 0 || report.peakTokens < 6400, `${name}: compaction still runs with reused ids`);
+        assert.ok(
+          report.peakTokens <= window || fixed >= window,
+          `${name} (${label}) @${window}: peak ${report.peakTokens}; ${report.peakHolders ? describeHolders(report.peakHolders, window) : ''}`,
+        );
+        if (label === 'reused ids' && window === 8000)
+          assert.ok(
+            report.compactions > 0 || report.peakTokens < 6400,
+            `${name}: compaction still runs with reused ids`,
+          );
       }
     }
   });

@@ -29,7 +29,9 @@ const EXPECTED: Record<string, Expected> = {
       // 86 user lines = 83 tool results + 3 prompts.
       assert.equal(roles(t).user, 3);
       assert.equal(t.model, 'claude-opus-4-7');
-      assert.ok(t.entries.filter((e) => e.message.role === 'assistant').every((e) => (e.meta?.reportedPromptTokens ?? 0) > 0));
+      assert.ok(
+        t.entries.filter((e) => e.message.role === 'assistant').every((e) => (e.meta?.reportedPromptTokens ?? 0) > 0),
+      );
     },
   },
   'claude-code/privacy-x402-enclave.jsonl': {
@@ -38,7 +40,14 @@ const EXPECTED: Record<string, Expected> = {
       assert.equal(roles(t).assistant, 34);
       assert.equal(t.stats.toolCalls, 32);
       assert.equal(t.stats.toolResults, 32);
-      for (const type of ['permission-mode', 'file-history-snapshot', 'ai-title', 'last-prompt', 'attachment', 'system']) {
+      for (const type of [
+        'permission-mode',
+        'file-history-snapshot',
+        'ai-title',
+        'last-prompt',
+        'attachment',
+        'system',
+      ]) {
         assert.ok(t.skipped[type] > 0, `${type} counted as skipped`);
       }
       assert.equal(t.skipped['file-history-snapshot'], 4);
@@ -109,7 +118,9 @@ const EXPECTED: Record<string, Expected> = {
       // README counts 211 results with a first-line pattern; 12 more results have an argument spanning
       // lines (ask_followup_question, node -e scripts) or holding "]". 231 - 223 = 8 interrupted calls.
       assert.equal(t.stats.toolResults, 223);
-      const image = t.entries.find((e) => Array.isArray(e.message.content) && e.message.content.some((p) => p.type === 'image_url'));
+      const image = t.entries.find(
+        (e) => Array.isArray(e.message.content) && e.message.content.some((p) => p.type === 'image_url'),
+      );
       assert.ok(image?.meta?.imageSizes?.[0]?.width, 'PNG size read from the header');
     },
   },
@@ -147,7 +158,11 @@ for (const [relative, expected] of Object.entries(EXPECTED)) {
     assertWellFormed(first);
     expected.check(first);
     const second = await importTranscript(file);
-    assert.deepEqual(second.entries.map((e) => e.id), first.entries.map((e) => e.id), 'ids are stable');
+    assert.deepEqual(
+      second.entries.map((e) => e.id),
+      first.entries.map((e) => e.id),
+      'ids are stable',
+    );
     assert.deepEqual(second, first, 'import is deterministic');
   });
 }

@@ -35,7 +35,12 @@ function conversation(big: string): unknown[] {
     { role: 'tool', tool_call_id: 'c1', content: big },
     { role: 'system', content: '[compact_boundary] Conversation compacted' },
     { role: 'user', content: 'This session is being continued from a previous conversation. It fixed the build.' },
-    { role: 'assistant', content: 'x', stray: 1, tool_calls: [{ id: 'c2', function: { name: 'run', arguments: { cmd: 'ls' } } }] },
+    {
+      role: 'assistant',
+      content: 'x',
+      stray: 1,
+      tool_calls: [{ id: 'c2', function: { name: 'run', arguments: { cmd: 'ls' } } }],
+    },
     { role: 'tool', tool_call_id: 'c2', content: 'ünïcödé — 日本語 ✓ \u{1F600}' },
     { role: 'assistant', content: 'done' },
   ];
@@ -70,14 +75,24 @@ test('elements, strings and escapes that span the 1 MiB chunks are read whole', 
   for (const pad of [0, 1, 2, 3, 5, 17]) {
     const big = `${'x'.repeat((1 << 20) - 200 + pad)}\\"ü\\\\"日${'y'.repeat(300)}`;
     await assertSameAsWhole(JSON.stringify(conversation(big)));
-    const many = Array.from({ length: 9000 }, (_, k) => ({ role: k % 2 ? 'assistant' : 'user', content: `${'é'.repeat(pad)}message ${k} "quoted" \\ ${'z'.repeat(100)}` }));
+    const many = Array.from({ length: 9000 }, (_, k) => ({
+      role: k % 2 ? 'assistant' : 'user',
+      content: `${'é'.repeat(pad)}message ${k} "quoted" \\ ${'z'.repeat(100)}`,
+    }));
     await assertSameAsWhole(JSON.stringify(many));
   }
 });
 
 test('detection looks at the first 50 objects as the whole-document detection does', async () => {
-  const cline = [{ role: 'user', content: [{ type: 'text', text: 'hi' }], ts: 1 }, { role: 'assistant', content: [{ type: 'text', text: 'hello' }] }];
-  assert.equal(await streamOpenAIChat(write(JSON.stringify(cline)), false), undefined, 'a Cline history is not read as chat messages');
+  const cline = [
+    { role: 'user', content: [{ type: 'text', text: 'hi' }], ts: 1 },
+    { role: 'assistant', content: [{ type: 'text', text: 'hello' }] },
+  ];
+  assert.equal(
+    await streamOpenAIChat(write(JSON.stringify(cline)), false),
+    undefined,
+    'a Cline history is not read as chat messages',
+  );
   await assertSameAsWhole(JSON.stringify(cline));
   const named = write(JSON.stringify([{ role: 'user', content: 'hi' }]), 'api_conversation_history.json');
   assert.equal(await streamOpenAIChat(named, false), undefined, 'the file name decides between chat and Cline');
@@ -97,7 +112,10 @@ test('a file the element reader cannot read gives the whole-text import error', 
     `${good} x`,
     good.replace('"fix', '"fix\n'),
     good.replace('"role":"tool"', '"role":"robot"'),
-    good.replace(',{"role":"assistant","content":"done"}', ',{"role":"assistant","content":"done"} {"role":"user","content":"x"}'),
+    good.replace(
+      ',{"role":"assistant","content":"done"}',
+      ',{"role":"assistant","content":"done"} {"role":"user","content":"x"}',
+    ),
   ];
   for (const text of broken) {
     const file = write(text);
@@ -107,7 +125,10 @@ test('a file the element reader cannot read gives the whole-text import error', 
   }
   const bytes = Buffer.concat([Buffer.from('[{"role":"user","content":"a'), Buffer.from([0xff]), Buffer.from('"}]')]);
   const file = write(bytes);
-  assert.equal((await transcriptError(() => importTranscript(file))).message, (await transcriptError(() => importTranscriptText(new Uint8Array(bytes), file))).message);
+  assert.equal(
+    (await transcriptError(() => importTranscript(file))).message,
+    (await transcriptError(() => importTranscriptText(new Uint8Array(bytes), file))).message,
+  );
 });
 
 test('the element reader reports each element and refuses what is not one well-formed array', async () => {
@@ -119,7 +140,10 @@ test('the element reader reports each element and refuses what is not one well-f
     });
     return { result, values };
   };
-  assert.deepEqual(await read(' [1, "a,]", {"b": [2, {"c": "}"}]}, null ] '), { result: 'ok', values: [1, 'a,]', { b: [2, { c: '}' }] }, null] });
+  assert.deepEqual(await read(' [1, "a,]", {"b": [2, {"c": "}"}]}, null ] '), {
+    result: 'ok',
+    values: [1, 'a,]', { b: [2, { c: '}' }] }, null],
+  });
   assert.deepEqual(await read('[]'), { result: 'ok', values: [] });
   for (const bad of ['', '{}', '[1,]', '[,1]', '[1 2]', '[1', '[1] [2]', '[1]]', '[{]}]', '["a\\"]']) {
     assert.equal((await read(bad)).result, 'unreadable', bad);

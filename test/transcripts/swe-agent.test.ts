@@ -8,7 +8,15 @@ const traj = {
   history: [
     { role: 'system', content: 'You are a helpful assistant.', agent: 'main', message_type: 'system_prompt' },
     { role: 'user', content: 'Fix the bug.', agent: 'main', message_type: 'observation' },
-    { role: 'assistant', content: 'Look first.\n\n<function=bash>\n<parameter=command>ls</parameter>\n</function>', thought: 'Look first.', action: 'ls', agent: 'main', tool_calls: null, message_type: 'action' },
+    {
+      role: 'assistant',
+      content: 'Look first.\n\n<function=bash>\n<parameter=command>ls</parameter>\n</function>',
+      thought: 'Look first.',
+      action: 'ls',
+      agent: 'main',
+      tool_calls: null,
+      message_type: 'action',
+    },
     { role: 'user', content: 'OBSERVATION:\na.py', agent: 'main', message_type: 'observation' },
   ],
   info: { exit_status: 'submitted' },
@@ -19,7 +27,10 @@ test('swe-agent: history becomes messages; actions stay text; extra fields are d
   const t = await importTranscriptText(JSON.stringify(traj, null, 2), 'x.traj');
   assert.equal(t.format, 'swe-agent');
   assertWellFormed(t);
-  assert.deepEqual(t.entries.map((e) => e.id), ['h0', 'h1', 'h2', 'h3']);
+  assert.deepEqual(
+    t.entries.map((e) => e.id),
+    ['h0', 'h1', 'h2', 'h3'],
+  );
   assert.deepEqual(t.entries[2].message, { role: 'assistant', content: traj.history[2].content });
   assert.equal(t.entries[2].meta?.model, 'my-model');
   assert.equal(t.model, 'my-model');

@@ -10,21 +10,58 @@ import type { Entry } from '../../src/compaction/types';
 const toolOks = (entries: Entry[]) => entries.filter((e) => e.message.role === 'tool').map((e) => e.meta?.toolOk);
 
 test('claude-code: is_error of a tool result becomes the success flag', async () => {
-  const base = { sessionId: 's1', cwd: '/w', version: '2.1.0', isSidechain: false, timestamp: '2026-01-01T00:00:00.000Z' };
+  const base = {
+    sessionId: 's1',
+    cwd: '/w',
+    version: '2.1.0',
+    isSidechain: false,
+    timestamp: '2026-01-01T00:00:00.000Z',
+  };
   const line = (o: Record<string, unknown>) => JSON.stringify({ ...base, ...o });
   const text = [
     line({ type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'go' } }),
-    line({ type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { role: 'assistant', id: 'm1', model: 'claude-x', content: [{ type: 'tool_use', id: 'c1', name: 'Bash', input: {} }, { type: 'tool_use', id: 'c2', name: 'Bash', input: {} }], usage: { input_tokens: 10, output_tokens: 1 } } }),
+    line({
+      type: 'assistant',
+      uuid: 'a1',
+      parentUuid: 'u1',
+      message: {
+        role: 'assistant',
+        id: 'm1',
+        model: 'claude-x',
+        content: [
+          { type: 'tool_use', id: 'c1', name: 'Bash', input: {} },
+          { type: 'tool_use', id: 'c2', name: 'Bash', input: {} },
+        ],
+        usage: { input_tokens: 10, output_tokens: 1 },
+      },
+    }),
     // The failed call's text does not look like an error; the succeeded one's does: only the flag can tell.
-    line({ type: 'user', uuid: 'r1', parentUuid: 'a1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'Error: none, all passed' }] } }),
-    line({ type: 'user', uuid: 'r2', parentUuid: 'r1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c2', content: 'exit 1', is_error: true }] } }),
+    line({
+      type: 'user',
+      uuid: 'r1',
+      parentUuid: 'a1',
+      message: {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'Error: none, all passed' }],
+      },
+    }),
+    line({
+      type: 'user',
+      uuid: 'r2',
+      parentUuid: 'r1',
+      message: {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'c2', content: 'exit 1', is_error: true }],
+      },
+    }),
   ].join('\n');
   const t = await importTranscriptText(text, 's.jsonl');
   assert.deepEqual(toolOks(t.entries), [true, false]);
 });
 
 test('codex: an exit code in the output metadata becomes the success flag; plain output records none', async () => {
-  const rec = (type: string, payload: Record<string, unknown>) => JSON.stringify({ timestamp: '2025-11-17T21:30:00.000Z', type, payload });
+  const rec = (type: string, payload: Record<string, unknown>) =>
+    JSON.stringify({ timestamp: '2025-11-17T21:30:00.000Z', type, payload });
   const item = (payload: Record<string, unknown>) => rec('response_item', payload);
   const text = [
     rec('session_meta', { id: 's', cwd: '/w', cli_version: '0.58.0' }),
@@ -40,13 +77,52 @@ test('codex: an exit code in the output metadata becomes the success flag; plain
   assert.deepEqual(toolOks(t.entries), [true, false, undefined]);
 });
 
-test('openhands: an observation\'s is_error and an agent error event become the success flag', async () => {
+test("openhands: an observation's is_error and an agent error event become the success flag", async () => {
   const events = [
-    { id: 'e1', source: 'user', kind: 'MessageEvent', llm_message: { role: 'user', content: [{ type: 'text', text: 'look' }] } },
-    { id: 'e2', source: 'agent', kind: 'ActionEvent', thought: [], tool_name: 'terminal', tool_call_id: 't1', tool_call: { id: 't1', name: 'terminal', arguments: '{}' }, llm_response_id: 'r1' },
-    { id: 'e3', source: 'agent', kind: 'ActionEvent', thought: [], tool_name: 'terminal', tool_call_id: 't2', tool_call: { id: 't2', name: 'terminal', arguments: '{}' }, llm_response_id: 'r1' },
-    { id: 'e4', source: 'environment', kind: 'ObservationEvent', tool_name: 'terminal', tool_call_id: 't1', action_id: 'e2', observation: { content: [{ type: 'text', text: 'fine' }], is_error: false } },
-    { id: 'e5', source: 'environment', kind: 'ObservationEvent', tool_name: 'terminal', tool_call_id: 't2', action_id: 'e3', observation: { content: [{ type: 'text', text: 'fine too' }], is_error: true } },
+    {
+      id: 'e1',
+      source: 'user',
+      kind: 'MessageEvent',
+      llm_message: { role: 'user', content: [{ type: 'text', text: 'look' }] },
+    },
+    {
+      id: 'e2',
+      source: 'agent',
+      kind: 'ActionEvent',
+      thought: [],
+      tool_name: 'terminal',
+      tool_call_id: 't1',
+      tool_call: { id: 't1', name: 'terminal', arguments: '{}' },
+      llm_response_id: 'r1',
+    },
+    {
+      id: 'e3',
+      source: 'agent',
+      kind: 'ActionEvent',
+      thought: [],
+      tool_name: 'terminal',
+      tool_call_id: 't2',
+      tool_call: { id: 't2', name: 'terminal', arguments: '{}' },
+      llm_response_id: 'r1',
+    },
+    {
+      id: 'e4',
+      source: 'environment',
+      kind: 'ObservationEvent',
+      tool_name: 'terminal',
+      tool_call_id: 't1',
+      action_id: 'e2',
+      observation: { content: [{ type: 'text', text: 'fine' }], is_error: false },
+    },
+    {
+      id: 'e5',
+      source: 'environment',
+      kind: 'ObservationEvent',
+      tool_name: 'terminal',
+      tool_call_id: 't2',
+      action_id: 'e3',
+      observation: { content: [{ type: 'text', text: 'fine too' }], is_error: true },
+    },
   ];
   const t = await importTranscriptText(JSON.stringify(events), 'events.json');
   assert.deepEqual(toolOks(t.entries), [true, false]);
@@ -56,7 +132,11 @@ test('openai chat messages record no success flag', async () => {
   const text = JSON.stringify({
     messages: [
       { role: 'user', content: 'go' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+      },
       { role: 'tool', tool_call_id: 'c1', content: 'Error: nope' },
     ],
   });

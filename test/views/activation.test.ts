@@ -46,21 +46,35 @@ test('activation registers every contributed command, the three document schemes
   const api = activate(context);
   try {
     const registered = new Set(host.live('command').map((r) => r.id));
-    for (const { command } of manifest.contributes.commands) assert.ok(registered.has(command), `${command} is contributed but not registered`);
+    for (const { command } of manifest.contributes.commands)
+      assert.ok(registered.has(command), `${command} is contributed but not registered`);
     // Commands only the sidebar and the diff editor's buttons run are registered too, and named like the rest.
     for (const id of registered) assert.match(id, /^contextKeeper\./);
-    assert.deepEqual(host.live('content-provider').map((r) => r.id).sort(), ['contextkeeper-agent', 'contextkeeper-checkpoint', 'contextkeeper-proposal']);
+    assert.deepEqual(
+      host
+        .live('content-provider')
+        .map((r) => r.id)
+        .sort(),
+      ['contextkeeper-agent', 'contextkeeper-checkpoint', 'contextkeeper-proposal'],
+    );
     const views = Object.values(manifest.contributes.views).flat();
     for (const view of views) {
       const kind = view.type === 'webview' ? 'webview-view' : 'tree';
-      assert.ok(host.live(kind).some((r) => r.id === view.id), `view ${view.id} has a provider`);
+      assert.ok(
+        host.live(kind).some((r) => r.id === view.id),
+        `view ${view.id} has a provider`,
+      );
     }
     const item = statusItem();
     assert.equal(item.visible, true);
     assert.equal(item.command, 'contextKeeper.showSidebar');
     assert.equal(api.getViewState().budget.used, 0, 'no session opened at activation');
     await until(() => item.text !== '', 'the first redraw');
-    assert.equal(item.text, '$(dashboard) ContextKeeper', 'no conversation yet: no "0%" for a session that does not exist');
+    assert.equal(
+      item.text,
+      '$(dashboard) ContextKeeper',
+      'no conversation yet: no "0%" for a session that does not exist',
+    );
     assert.match(String(item.tooltip), /no conversation in this workspace yet/);
   } finally {
     shutDown(context);
@@ -75,7 +89,10 @@ test('deactivation releases every command, provider, view, status bar item, chan
   assert.ok(host.live().length > 20);
   assert.ok(host.editorListenerCount() > 0);
   shutDown(context);
-  assert.deepEqual(host.live().map((r) => `${r.kind} ${r.id}`), []);
+  assert.deepEqual(
+    host.live().map((r) => `${r.kind} ${r.id}`),
+    [],
+  );
   assert.equal(host.editorListenerCount(), 0, 'listeners on the editor events');
   assert.equal(liveEmitters.size, 0, 'emitters the extension created and did not dispose');
   // A command run after deactivation reaches nothing of the extension.
@@ -89,7 +106,10 @@ test('a session open before a reload shows its last known level while it loads, 
   const workspaceState = new FakeMemento();
   const first = fakeExtensionContext(storage, workspaceState);
   activate(first);
-  await commands.executeCommand('contextKeeper.importTranscript', Uri.file(path.join(root, 'samples/demo-session.json')));
+  await commands.executeCommand(
+    'contextKeeper.importTranscript',
+    Uri.file(path.join(root, 'samples/demo-session.json')),
+  );
   assert.match(host.messages.at(-1)?.message ?? '', /imported 46 messages/);
   await until(() => /[1-9]\d*%/.test(statusItem().text), 'the imported session on the status bar', 30_000);
   const shown = statusItem().text;

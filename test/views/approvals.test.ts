@@ -31,12 +31,27 @@ let keys: KeyStore;
 beforeEach(async () => {
   resetVscodeFake();
   fx = await serviceFixture(
-    (_body, n) => (n === 1 ? toolCalls([{ id: 'w1', name: 'edit_file', arguments: JSON.stringify({ path: 'notes.md', old_text: 'old line', new_text: 'new line' }) }]) : text('Done.')),
+    (_body, n) =>
+      n === 1
+        ? toolCalls([
+            {
+              id: 'w1',
+              name: 'edit_file',
+              arguments: JSON.stringify({ path: 'notes.md', old_text: 'old line', new_text: 'new line' }),
+            },
+          ])
+        : text('Done.'),
     { files: { 'notes.md': 'old line\n' }, autoApprove: {} },
   );
   settings = new Settings();
   keys = new KeyStore(secretStorage);
-  controller = new SessionController(async () => fx.service, settings, keys, new FakeMemento(), new FakeLogChannel('test'));
+  controller = new SessionController(
+    async () => fx.service,
+    settings,
+    keys,
+    new FakeMemento(),
+    new FakeLogChannel('test'),
+  );
   await controller.ensure();
   presenter = new ApprovalPresenter(controller);
 });
@@ -52,7 +67,10 @@ afterEach(async () => {
 /** Starts the task and waits until the approval is on screen; returns the task and the diff's input. */
 async function startAndWaitForApproval(): Promise<{ task: Promise<{ status: string }>; diff: TabInputTextDiff }> {
   const task = fx.service.runTask('Update the notes');
-  await until(() => host.progress.length === 1 && window.tabGroups.activeTabGroup.activeTab !== undefined, 'the diff editor and the notification');
+  await until(
+    () => host.progress.length === 1 && window.tabGroups.activeTabGroup.activeTab !== undefined,
+    'the diff editor and the notification',
+  );
   const input = window.tabGroups.activeTabGroup.activeTab!.input;
   assert.ok(input instanceof TabInputTextDiff, 'a diff editor is active');
   return { task, diff: input };
@@ -67,7 +85,10 @@ test('the proposed edit opens as a diff of current and proposed text, with a can
   assert.equal(await text$(diff.modified), 'new line\n');
   assert.equal(host.progress[0].cancellable, true);
   assert.match(host.progress[0].title ?? '', /the agent asks to apply “.*notes\.md.*”/);
-  assert.deepEqual(fx.service.getPendingApprovals().map((r) => r.kind), ['edit']);
+  assert.deepEqual(
+    fx.service.getPendingApprovals().map((r) => r.kind),
+    ['edit'],
+  );
   assert.equal(notes(), 'old line\n', 'nothing is written before the answer');
   presenter.answerActive(false);
   await task;
@@ -78,7 +99,10 @@ test("Allow in the diff editor's title bar writes the edit, then the diff and th
   presenter.answerActive(true);
   assert.equal((await task).status, 'done');
   assert.equal(notes(), 'new line\n');
-  await until(() => host.progress.length === 0 && window.tabGroups.all[0].tabs.length === 0, 'the notification and the diff to close');
+  await until(
+    () => host.progress.length === 0 && window.tabGroups.all[0].tabs.length === 0,
+    'the notification and the diff to close',
+  );
 });
 
 test("the notification's Cancel declines: the file stays as it was and the agent is told", async () => {
@@ -88,7 +112,10 @@ test("the notification's Cancel declines: the file stays as it was and the agent
   assert.equal(notes(), 'old line\n');
   const result = fx.service.getMessages().find((m) => m.role === 'tool');
   assert.match(String(result?.content), /denied|declined|not approved/i);
-  await until(() => host.progress.length === 0 && window.tabGroups.all[0].tabs.length === 0, 'the notification and the diff to close');
+  await until(
+    () => host.progress.length === 0 && window.tabGroups.all[0].tabs.length === 0,
+    'the notification and the diff to close',
+  );
 });
 
 test('an answer from the sidebar closes the diff and the notification by themselves', async () => {
@@ -97,7 +124,10 @@ test('an answer from the sidebar closes the diff and the notification by themsel
   fx.service.resolveApproval(request.requestId, true);
   assert.equal((await task).status, 'done');
   assert.equal(notes(), 'new line\n');
-  await until(() => host.progress.length === 0 && window.tabGroups.all[0].tabs.length === 0, 'the notification and the diff to close');
+  await until(
+    () => host.progress.length === 0 && window.tabGroups.all[0].tabs.length === 0,
+    'the notification and the diff to close',
+  );
   // The proposal's texts are forgotten with the request.
   assert.equal(await text$(diff.modified), '');
 });

@@ -23,7 +23,15 @@ let calls = 0;
 
 before(async () => {
   // First task: a slow reply that is cancelled; second task: a quick complete one.
-  server = await start({ responder: () => (++calls === 1 ? chunked(Array.from({ length: 200 }, (_, i) => `word${i} `), 20) : text('All done.')) });
+  server = await start({
+    responder: () =>
+      ++calls === 1
+        ? chunked(
+            Array.from({ length: 200 }, (_, i) => `word${i} `),
+            20,
+          )
+        : text('All done.'),
+  });
   extension = activateWithModel(server, 'ck-cancelled-reply-');
   api = extension.api;
 });
@@ -33,7 +41,10 @@ const assistantLines = () => api.getViewState().transcript.filter((item) => item
 
 test('a reply cancelled while it streams is kept, flagged interrupted, and the cancel is confirmed', async () => {
   const task = commands.executeCommand('contextKeeper.newAgentTask', 'Write a long essay');
-  await until(() => assistantLines().some((item) => item.kind === 'assistant' && item.text.includes('word3 ')), 'streamed text');
+  await until(
+    () => assistantLines().some((item) => item.kind === 'assistant' && item.text.includes('word3 ')),
+    'streamed text',
+  );
   await commands.executeCommand('contextKeeper.cancel');
   await task;
   const [line] = assistantLines();
@@ -54,8 +65,21 @@ test('a complete reply is not flagged; the flag comes from the marker at the end
   const done = lines[1];
   assert.ok(done.kind === 'assistant' && done.text === 'All done.' && done.interrupted === undefined);
   const long = `${'x'.repeat(50_000)}${CANCELLED_REPLY_MARKER}`;
-  const [item] = itemsForEntry({ id: 'a9', message: { role: 'assistant', content: long } }, new Map(), { running: new Set(), outcomes: new Map() });
+  const [item] = itemsForEntry({ id: 'a9', message: { role: 'assistant', content: long } }, new Map(), {
+    running: new Set(),
+    outcomes: new Map(),
+  });
   assert.ok(item.kind === 'assistant' && item.fullLength === long.length && item.interrupted === true);
-  const [quoted] = itemsForEntry({ id: 'a10', message: { role: 'assistant', content: `The marker reads "${CANCELLED_REPLY_MARKER.trim()}", then more.` } }, new Map(), { running: new Set(), outcomes: new Map() });
-  assert.ok(quoted.kind === 'assistant' && quoted.interrupted === undefined, 'quoting the marker mid-text is not an interruption');
+  const [quoted] = itemsForEntry(
+    {
+      id: 'a10',
+      message: { role: 'assistant', content: `The marker reads "${CANCELLED_REPLY_MARKER.trim()}", then more.` },
+    },
+    new Map(),
+    { running: new Set(), outcomes: new Map() },
+  );
+  assert.ok(
+    quoted.kind === 'assistant' && quoted.interrupted === undefined,
+    'quoting the marker mid-text is not an interruption',
+  );
 });

@@ -10,7 +10,14 @@ import * as path from 'node:path';
 import { importTranscript } from '../../src/transcripts';
 import { text } from '../../src/demo/modelserver/replies';
 import type { CheckpointRecord } from '../../src/service/api';
-import { CHECKPOINT_SCHEME, CheckpointDocumentProvider, checkpointUri, parseCheckpointUri, renderCheckpoint, renderItems } from '../../src/views/documents/checkpoint-documents';
+import {
+  CHECKPOINT_SCHEME,
+  CheckpointDocumentProvider,
+  checkpointUri,
+  parseCheckpointUri,
+  renderCheckpoint,
+  renderItems,
+} from '../../src/views/documents/checkpoint-documents';
 import { serviceFixture, StubSummarizer, type ServiceFixture } from '../service/fixtures';
 import { host, resetVscodeFake, window, workspace, type Uri } from '../support/vscode-fake';
 
@@ -19,7 +26,10 @@ let checkpoint: CheckpointRecord;
 let provider: CheckpointDocumentProvider;
 
 before(async () => {
-  fx = await serviceFixture(() => text('ok'), { window: 32_000, summarizer: new StubSummarizer('SUMMARY: the parser was fixed; tests pass.') });
+  fx = await serviceFixture(() => text('ok'), {
+    window: 32_000,
+    summarizer: new StubSummarizer('SUMMARY: the parser was fixed; tests pass.'),
+  });
   const imported = await importTranscript(path.resolve(__dirname, '../../../samples/demo-session.json'));
   await fx.service.importTranscript({ source: 'demo', entries: imported.entries });
   const outcome = await fx.service.compactNow({ focus: 'the parser' });
@@ -36,7 +46,8 @@ beforeEach(() => {
   workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, provider);
 });
 
-const render = (id: string, part: 'checkpoint' | 'replaced' | 'summary') => provider.provideTextDocumentContent(checkpointUri(id, part));
+const render = (id: string, part: 'checkpoint' | 'replaced' | 'summary') =>
+  provider.provideTextDocumentContent(checkpointUri(id, part));
 
 test('the checkpoint record lists trigger, tokens, replaced messages, summarizer and focus, then the summary', () => {
   const doc = render(checkpoint.id, 'checkpoint');
@@ -63,7 +74,10 @@ test("the checkpoint record shows what the summary kept of the typed requests, a
   assert.ok(r && r.whole + r.shortened > 0, 'the replaced span holds typed requests');
   // The stub model's summary has no requests of its own: the product restores them verbatim, and says so.
   assert.equal(r.missingFromModel, r.whole + r.shortened);
-  assert.equal(lines.find((l) => l.startsWith('| Typed requests kept |')), `| Typed requests kept | ${r.whole} whole, ${r.shortened} shortened in the middle, ${r.omitted} left out; ${r.missingFromModel} restored after the model left them out |`);
+  assert.equal(
+    lines.find((l) => l.startsWith('| Typed requests kept |')),
+    `| Typed requests kept | ${r.whole} whole, ${r.shortened} shortened in the middle, ${r.omitted} left out; ${r.missingFromModel} restored after the model left them out |`,
+  );
   const summary = lines.slice(lines.indexOf('## Summary')).join('\n');
   assert.match(summary, /## Requests, verbatim \(oldest first; the user's own words\)\n- /);
 });
@@ -72,7 +86,10 @@ test('the replaced span has one section per replaced message; the summary side s
   const replaced = render(checkpoint.id, 'replaced');
   const headings = replaced.split('\n').filter((l) => l.startsWith('### '));
   assert.equal(headings.length, checkpoint.replaced.length);
-  assert.equal(checkpoint.replaced.reduce((n, item) => n + item.covers.length, 0), checkpoint.replacedIds.length);
+  assert.equal(
+    checkpoint.replaced.reduce((n, item) => n + item.covers.length, 0),
+    checkpoint.replacedIds.length,
+  );
   assert.match(headings[0], /^### (user|assistant|tool)/);
   const summary = render(checkpoint.id, 'summary');
   assert.match(summary, /^### \w+ \(summary\)/m);
@@ -104,7 +121,10 @@ test('refresh re-renders the documents that are open, and forgets closed ones', 
   const record = await workspace.openTextDocument(checkpointUri(checkpoint.id, 'checkpoint'));
   await workspace.openTextDocument(checkpointUri(checkpoint.id, 'summary'));
   provider.refresh();
-  assert.deepEqual(changed.sort(), [checkpointUri(checkpoint.id, 'checkpoint').toString(), checkpointUri(checkpoint.id, 'summary').toString()].sort());
+  assert.deepEqual(
+    changed.sort(),
+    [checkpointUri(checkpoint.id, 'checkpoint').toString(), checkpointUri(checkpoint.id, 'summary').toString()].sort(),
+  );
   host.onDidCloseTextDocument.fire(record);
   changed.length = 0;
   provider.refresh();
@@ -114,25 +134,47 @@ test('refresh re-renders the documents that are open, and forgets closed ones', 
 });
 
 test('headings inside verbatim requests and messages stay text; summary headings nest under Summary; no empty Summary section', () => {
-  const summary = '## Task state\nparser fixed\n## Requests, verbatim (oldest first)\n- # Waterfront project\n  ## Error Message\n  ```\n  # a shell comment\n  ```\n- plain';
+  const summary =
+    '## Task state\nparser fixed\n## Requests, verbatim (oldest first)\n- # Waterfront project\n  ## Error Message\n  ```\n  # a shell comment\n  ```\n- plain';
   const doc = renderCheckpoint({ ...checkpoint, summary });
   const headings = doc.split('\n').filter((line) => /^#{1,6}\s/.test(line));
-  assert.deepEqual(headings, [`# Checkpoint ${checkpoint.id}`, '## Summary', '### Task state', '### Requests, verbatim (oldest first)']);
+  assert.deepEqual(headings, [
+    `# Checkpoint ${checkpoint.id}`,
+    '## Summary',
+    '### Task state',
+    '### Requests, verbatim (oldest first)',
+  ]);
   assert.match(doc, /^- \\# Waterfront project$/m);
   assert.match(doc, /^ {2}\\## Error Message$/m);
   assert.match(doc, /^ {2}# a shell comment$/m, 'fenced code is left as written');
   assert.doesNotMatch(renderCheckpoint({ ...checkpoint, summary: '' }), /## Summary/);
-  const items = renderItems([{ id: 'u1', kind: 'raw', covers: ['u1'], message: { role: 'user', content: '# Waterfront project\n## Error Message\ntext' } }]);
-  assert.deepEqual(items.split('\n').filter((line) => /^#{1,6}\s/.test(line)), ['### user · u1']);
+  const items = renderItems([
+    {
+      id: 'u1',
+      kind: 'raw',
+      covers: ['u1'],
+      message: { role: 'user', content: '# Waterfront project\n## Error Message\ntext' },
+    },
+  ]);
+  assert.deepEqual(
+    items.split('\n').filter((line) => /^#{1,6}\s/.test(line)),
+    ['### user · u1'],
+  );
   assert.match(items, /^\\# Waterfront project$/m);
 });
 
-test('the summary side of the replaced ↔ summary diff shows the summary\'s headings as headings, nested under its label', () => {
+test("the summary side of the replaced ↔ summary diff shows the summary's headings as headings, nested under its label", () => {
   const summary = '## Task state\nparser fixed\n## Requests, verbatim (oldest first)\n- # Waterfront project\n- plain';
-  const side = renderItems([{ id: 's1', kind: 'summary', covers: ['u1', 'a1'], message: { role: 'user', content: summary } }]);
+  const side = renderItems([
+    { id: 's1', kind: 'summary', covers: ['u1', 'a1'], message: { role: 'user', content: summary } },
+  ]);
   assert.doesNotMatch(side, /\\## Task state/, 'no escaped heading shows as literal text');
   const headings = side.split('\n').filter((line) => /^#{1,6}\s/.test(line));
-  assert.deepEqual(headings, ['### user (summary) · 2 messages', '##### Task state', '##### Requests, verbatim (oldest first)']);
+  assert.deepEqual(headings, [
+    '### user (summary) · 2 messages',
+    '##### Task state',
+    '##### Requests, verbatim (oldest first)',
+  ]);
   // The user's own words quoted in the summary still cannot become headings.
   assert.match(side, /^- \\# Waterfront project$/m);
 });
@@ -149,7 +191,8 @@ function outline(doc: string): string[] {
   for (const line of doc.split('\n')) {
     const marker = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
     if (fence !== undefined) {
-      if (marker && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = undefined;
+      if (marker && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker)
+        fence = undefined;
     } else if (marker) {
       fence = marker;
     } else if (/^\s{0,3}(?:[-*+] \s{0,3})?#{1,6}(\s|$)/.test(line)) {
@@ -175,7 +218,12 @@ test('a quoted line of dashes or equals signs under a text line never becomes a 
     '- plain',
   ].join('\n');
   const doc = renderCheckpoint({ ...checkpoint, summary, focus: 'the build\n# and its log' });
-  assert.deepEqual(outline(doc), [`# Checkpoint ${checkpoint.id}`, '## Summary', '### Task state', '### Requests, verbatim (oldest first)']);
+  assert.deepEqual(outline(doc), [
+    `# Checkpoint ${checkpoint.id}`,
+    '## Summary',
+    '### Task state',
+    '### Requests, verbatim (oldest first)',
+  ]);
   assert.match(doc, /^ {2}\\-----$/m, 'the dashes show as written');
   assert.match(doc, /^ {2}\\====$/m);
   assert.match(doc, /^\| Focus \| the build # and its log \|$/m, 'a line break in a value stays inside its cell');
@@ -187,8 +235,18 @@ test('a quoted line of dashes or equals signs under a text line never becomes a 
 
 test('messages in the replaced span: setext underlines are escaped, fenced code is kept, and an unclosed fence is closed', () => {
   const items = renderItems([
-    { id: 'u1', kind: 'raw', covers: ['u1'], message: { role: 'user', content: 'Error report\n=============\nstack:\n```\nline\n---\n```\nEnd\n-' } },
-    { id: 'a1', kind: 'raw', covers: ['a1'], message: { role: 'assistant', content: 'Here is the start:\n````js\nconst a = 1;\n```\nstill code' } },
+    {
+      id: 'u1',
+      kind: 'raw',
+      covers: ['u1'],
+      message: { role: 'user', content: 'Error report\n=============\nstack:\n```\nline\n---\n```\nEnd\n-' },
+    },
+    {
+      id: 'a1',
+      kind: 'raw',
+      covers: ['a1'],
+      message: { role: 'assistant', content: 'Here is the start:\n````js\nconst a = 1;\n```\nstill code' },
+    },
     { id: 't1', kind: 'raw', covers: ['t1'], message: { role: 'tool', tool_call_id: 'c1', content: 'done\n---' } },
   ]);
   assert.deepEqual(outline(items), ['### user · u1', '### assistant · a1', '### tool · t1']);

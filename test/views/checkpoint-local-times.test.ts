@@ -9,7 +9,9 @@ import type * as Documents from '../../src/views/documents/checkpoint-documents'
 import type { CheckpointRecord } from '../../src/service/api';
 import { loadWithVscodeShim } from '../support/vscode-shim';
 
-const { renderCheckpoint, checkpointTitle } = loadWithVscodeShim<typeof Documents>(path.join(__dirname, '../../src/views/documents/checkpoint-documents'));
+const { renderCheckpoint, checkpointTitle } = loadWithVscodeShim<typeof Documents>(
+  path.join(__dirname, '../../src/views/documents/checkpoint-documents'),
+);
 
 const record = {
   id: 'cp-1',
@@ -35,6 +37,8 @@ test('the checkpoint document gives the applied and restored times in local time
 });
 
 test('the tab title gives local time, trigger and tokens', () => {
-  const local = new Date(record.time).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).replace(':', '.');
+  const local = new Date(record.time)
+    .toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+    .replace(':', '.');
   assert.equal(checkpointTitle(record), `${local} manual 11.9k → 3.8k`);
 });

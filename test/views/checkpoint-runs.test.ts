@@ -8,8 +8,24 @@ import assert from 'node:assert/strict';
 import { groupCheckpointRuns } from '../../src/webview/shared/checkpoint-runs';
 import type { CheckpointView } from '../../src/webview/shared/protocol';
 
-function view(id: string, minute: number, before: number, after: number, extra: Partial<CheckpointView> = {}): CheckpointView {
-  return { id, time: new Date(Date.UTC(2026, 0, 1, 10, minute)).toISOString(), trigger: 'manual', strategy: 'summary', tokensBefore: before, tokensAfter: after, messagesReplaced: 3, dropped: 0, ...extra };
+function view(
+  id: string,
+  minute: number,
+  before: number,
+  after: number,
+  extra: Partial<CheckpointView> = {},
+): CheckpointView {
+  return {
+    id,
+    time: new Date(Date.UTC(2026, 0, 1, 10, minute)).toISOString(),
+    trigger: 'manual',
+    strategy: 'summary',
+    tokensBefore: before,
+    tokensAfter: after,
+    messagesReplaced: 3,
+    dropped: 0,
+    ...extra,
+  };
 }
 
 test('a manual run of collapse then summary is one entry; other runs stay apart', () => {
@@ -21,9 +37,16 @@ test('a manual run of collapse then summary is one entry; other runs stay apart'
     view('old', 0, 5000, 4000),
   ];
   const runs = groupCheckpointRuns(history);
-  assert.deepEqual(runs.map((r) => r.id), ['summary2', 'collapse1', 'old']);
+  assert.deepEqual(
+    runs.map((r) => r.id),
+    ['summary2', 'collapse1', 'old'],
+  );
   const manual = runs[1];
-  assert.deepEqual(manual.steps.map((s) => s.id), ['collapse1', 'summary1'], 'steps in the order they were applied');
+  assert.deepEqual(
+    manual.steps.map((s) => s.id),
+    ['collapse1', 'summary1'],
+    'steps in the order they were applied',
+  );
   assert.equal(manual.trigger, 'manual');
   assert.equal(manual.tokensBefore, 9000, 'before the run');
   assert.equal(manual.tokensAfter, 3000, 'after its last step');
@@ -41,7 +64,10 @@ test('a restored run is marked restored and offers the undo when its restore is 
   assert.equal(runs[0].restored, true);
   assert.equal(runs[0].undoRestore, true);
   // Partly restored (not a state a restore produces, but the history must not hide it).
-  const partly = groupCheckpointRuns([view('b', 2, 7000, 3000, { run: 'a', restored: true }), view('a', 2, 9000, 7000)]);
+  const partly = groupCheckpointRuns([
+    view('b', 2, 7000, 3000, { run: 'a', restored: true }),
+    view('a', 2, 9000, 7000),
+  ]);
   assert.equal(partly[0].restored, false);
   assert.equal(partly[0].tokensAfter, 7000, 'what the step still in force left');
 });

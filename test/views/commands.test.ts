@@ -28,7 +28,10 @@ before(async () => {
   storage = mkdtempSync(path.join(tmpdir(), 'ck-commands-'));
   context = fakeExtensionContext(storage);
   api = activate(context);
-  await commands.executeCommand('contextKeeper.importTranscript', Uri.file(path.resolve(__dirname, '../../../samples/demo-session.json')));
+  await commands.executeCommand(
+    'contextKeeper.importTranscript',
+    Uri.file(path.resolve(__dirname, '../../../samples/demo-session.json')),
+  );
 });
 after(() => {
   for (const subscription of context.subscriptions) subscription.dispose();
@@ -52,17 +55,25 @@ test('Compact Conversation with a typed focus compacts, reports the tokens and r
   // The gauge shows a labelled estimate until the tokenizer's table has loaded; compare exact counts.
   await until(() => api.getViewState().budget.counting !== true, 'the exact count');
   const before = api.getViewState().budget.used;
-  const outcome = await commands.executeCommand<{ applied: boolean; tokensBefore: number; tokensAfter: number }>('contextKeeper.compactConversation');
+  const outcome = await commands.executeCommand<{ applied: boolean; tokensBefore: number; tokensAfter: number }>(
+    'contextKeeper.compactConversation',
+  );
   assert.equal(outcome.applied, true);
   assert.equal(outcome.tokensBefore, before);
   assert.ok(outcome.tokensAfter < before);
   assert.equal(lastMessage()?.severity, 'information');
   // Each figure once, in the gauge's formatting.
-  assert.match(lastMessage()?.message ?? '', new RegExp(`^ContextKeeper: compacted ${formatTokens(before)} → ${formatTokens(outcome.tokensAfter)} tokens`));
+  assert.match(
+    lastMessage()?.message ?? '',
+    new RegExp(`^ContextKeeper: compacted ${formatTokens(before)} → ${formatTokens(outcome.tokensAfter)} tokens`),
+  );
   const checkpoints = api.getViewState().checkpoints;
   assert.ok(checkpoints.length >= 1);
   assert.ok(checkpoints.every((c) => c.trigger === 'manual'));
-  assert.ok(checkpoints.some((c) => c.focus === 'the parser fix'), 'the trimmed focus is on the checkpoint');
+  assert.ok(
+    checkpoints.some((c) => c.focus === 'the parser fix'),
+    'the trimmed focus is on the checkpoint',
+  );
   assert.ok(host.progress.length === 0, 'the progress notification closed');
 });
 
@@ -75,12 +86,18 @@ test('Restore Checkpoint asks a modal confirmation; dismissing it restores nothi
   assert.equal(asked.severity, 'warning');
   assert.equal(asked.modal, true);
   assert.deepEqual(asked.items, ['Restore']);
-  assert.match(asked.message, /^Restore the context to before the manual compaction of .* \([\d.]+[kM]? → [\d.]+[kM]? tokens\)\?$/);
+  assert.match(
+    asked.message,
+    /^Restore the context to before the manual compaction of .* \([\d.]+[kM]? → [\d.]+[kM]? tokens\)\?$/,
+  );
   assert.equal(api.getViewState().budget.used, compacted, 'nothing restored without an answer');
 
   host.user.message = (shown) => (shown.modal ? 'Restore' : undefined);
   await commands.executeCommand('contextKeeper.restoreCheckpoint', checkpoint.id);
-  assert.match(lastMessage()?.message ?? '', /^ContextKeeper: restored \d+ checkpoints?; context [\d.]+[kM]? → [\d.]+[kM]? tokens\.$/);
+  assert.match(
+    lastMessage()?.message ?? '',
+    /^ContextKeeper: restored \d+ checkpoints?; context [\d.]+[kM]? → [\d.]+[kM]? tokens\.$/,
+  );
   assert.ok(api.getViewState().budget.used > compacted, 'the replaced messages came back');
   // Undo Last Restore is offered in the palette (its `when` key) and on the restored checkpoint's row.
   await until(() => host.contextKeys.get('contextKeeper.canUndoRestore') === true, 'the canUndoRestore context key');
@@ -93,7 +110,10 @@ test('Copy Summary puts the chosen checkpoint summary on the clipboard', async (
   // A new compaction rewrote the context: the restore can no longer be undone, so the command hides.
   await until(() => host.contextKeys.get('contextKeeper.canUndoRestore') === false, 'canUndoRestore cleared');
   assert.ok(api.getViewState().checkpoints.every((c) => c.undoRestore !== true));
-  const newest = api.getViewState().checkpoints.filter((c) => !c.restored).at(-1)!;
+  const newest = api
+    .getViewState()
+    .checkpoints.filter((c) => !c.restored)
+    .at(-1)!;
   host.clipboard = '';
   await commands.executeCommand('contextKeeper.copySummary', newest.id);
   assert.ok(host.clipboard.length > 50, 'the summary text');
@@ -102,7 +122,10 @@ test('Copy Summary puts the chosen checkpoint summary on the clipboard', async (
 
 test('Compact Conversation clicked again while one runs asks no second summary: it says one is running', async () => {
   // A fresh copy of the recording: the earlier tests compacted the first one.
-  await commands.executeCommand('contextKeeper.importTranscript', Uri.file(path.resolve(__dirname, '../../../samples/demo-session.json')));
+  await commands.executeCommand(
+    'contextKeeper.importTranscript',
+    Uri.file(path.resolve(__dirname, '../../../samples/demo-session.json')),
+  );
   await until(() => api.getViewState().budget.counting !== true, 'the exact count');
   const before = api.getViewState().checkpoints.length;
   let asked = 0;
@@ -116,20 +139,39 @@ test('Compact Conversation clicked again while one runs asks no second summary: 
   const made = api.getViewState().checkpoints.length - before;
   // One compaction run: its checkpoints all carry one run's time.
   assert.ok(made >= 1);
-  assert.equal(new Set(api.getViewState().checkpoints.slice(0, made).map((c) => c.time)).size, 1, 'one run of checkpoints');
+  assert.equal(
+    new Set(
+      api
+        .getViewState()
+        .checkpoints.slice(0, made)
+        .map((c) => c.time),
+    ).size,
+    1,
+    'one run of checkpoints',
+  );
 });
 
 test('Compact Conversation while a summary preview waits asks for no second one: it says to apply or discard it first', async () => {
-  await commands.executeCommand('contextKeeper.importTranscript', Uri.file(path.resolve(__dirname, '../../../samples/demo-session.json')));
+  await commands.executeCommand(
+    'contextKeeper.importTranscript',
+    Uri.file(path.resolve(__dirname, '../../../samples/demo-session.json')),
+  );
   await until(() => api.getViewState().budget.counting !== true, 'the exact count');
   host.setSetting('contextKeeper.previewSummary', true);
   try {
     host.user.input = () => '';
-    const previewed = await commands.executeCommand<{ applied: boolean; preview?: unknown }>('contextKeeper.compactConversation');
+    const previewed = await commands.executeCommand<{ applied: boolean; preview?: unknown }>(
+      'contextKeeper.compactConversation',
+    );
     assert.ok(previewed.preview, 'a preview waits');
     const checkpoints = api.getViewState().checkpoints.length;
     assert.equal(await commands.executeCommand('contextKeeper.compactConversation'), undefined);
-    assert.ok(host.messages.some((m) => /^ContextKeeper: a summary preview is waiting; apply or discard it first\.$/.test(m.message)), host.messages.map((m) => m.message).join('\n'));
+    assert.ok(
+      host.messages.some((m) =>
+        /^ContextKeeper: a summary preview is waiting; apply or discard it first\.$/.test(m.message),
+      ),
+      host.messages.map((m) => m.message).join('\n'),
+    );
     assert.equal(api.getViewState().checkpoints.length, checkpoints, 'nothing compacted');
   } finally {
     host.setSetting('contextKeeper.previewSummary', false);

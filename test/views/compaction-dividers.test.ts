@@ -7,14 +7,24 @@ import { latestRunPeak, placeCompactions } from '../../src/views/sidebar/compact
 import { SessionList } from '../../src/views/session-list';
 
 function entry(id: string, minute: number | undefined): Entry {
-  return { id, message: { role: 'user', content: id }, meta: minute === undefined ? undefined : { timestamp: `2026-01-01T10:${String(minute).padStart(2, '0')}:00.000Z` } };
+  return {
+    id,
+    message: { role: 'user', content: id },
+    meta: minute === undefined ? undefined : { timestamp: `2026-01-01T10:${String(minute).padStart(2, '0')}:00.000Z` },
+  };
 }
 
 function item(kind: ContextItem['kind'], covers: string[]): ContextItem {
   return { id: `i-${covers.join('-')}-${kind}`, kind, message: { role: 'user', content: 'x' }, covers };
 }
 
-function checkpoint(id: string, minute: number, replacedIds: string[], inserted: ContextItem[], extra: Partial<CheckpointRecord> = {}): CheckpointRecord {
+function checkpoint(
+  id: string,
+  minute: number,
+  replacedIds: string[],
+  inserted: ContextItem[],
+  extra: Partial<CheckpointRecord> = {},
+): CheckpointRecord {
   return {
     id,
     time: `2026-01-01T10:${String(minute).padStart(2, '0')}:30.000Z`,
@@ -36,21 +46,43 @@ const entries = new Map(order.map((id, i) => [id, entry(id, i)]));
 const lines = new Map(order.map((id) => [id, `line-${id}`]));
 
 test('a divider stands after the newest entry older than the compaction, not right after what it replaced', () => {
-  const placed = placeCompactions([checkpoint('cp1', 3, ['e0', 'e1'], [item('summary', ['e0', 'e1'])])], order, entries, lines, undefined);
+  const placed = placeCompactions(
+    [checkpoint('cp1', 3, ['e0', 'e1'], [item('summary', ['e0', 'e1'])])],
+    order,
+    entries,
+    lines,
+    undefined,
+  );
   assert.equal(placed.compactions.length, 1);
   assert.equal(placed.compactions[0].afterId, 'line-e3');
-  assert.deepEqual([...placed.compactedBy.entries()], [['e0', 'cp1'], ['e1', 'cp1']]);
+  assert.deepEqual(
+    [...placed.compactedBy.entries()],
+    [
+      ['e0', 'cp1'],
+      ['e1', 'cp1'],
+    ],
+  );
 });
 
 test('without times, a divider stands after the last entry it replaced', () => {
   const untimed = new Map(order.map((id) => [id, entry(id, undefined)]));
-  const placed = placeCompactions([checkpoint('cp1', 3, ['e0', 'e2'], [item('summary', ['e0', 'e2'])])], order, untimed, lines, undefined);
+  const placed = placeCompactions(
+    [checkpoint('cp1', 3, ['e0', 'e2'], [item('summary', ['e0', 'e2'])])],
+    order,
+    untimed,
+    lines,
+    undefined,
+  );
   assert.equal(placed.compactions[0].afterId, 'line-e2');
 });
 
 test('checkpoints of one run share a divider whose figures add up; a later run gets its own', () => {
   const run = [
-    checkpoint('cp1', 3, ['e1'], [item('collapsed', ['e1'])], { strategy: 'collapse', tokensBefore: 1200, tokensAfter: 900 }),
+    checkpoint('cp1', 3, ['e1'], [item('collapsed', ['e1'])], {
+      strategy: 'collapse',
+      tokensBefore: 1200,
+      tokensAfter: 900,
+    }),
     checkpoint('cp2', 3, ['e0', 'e2'], [item('summary', ['e0', 'e2'])], { tokensBefore: 900, tokensAfter: 300 }),
     checkpoint('cp3', 5, ['e3'], [item('collapsed', ['e3'])], { trigger: 'manual' }),
   ];
@@ -82,31 +114,60 @@ test('each replaced entry says what holds it now: collapsed, clipped, or summari
 });
 
 test('a restored checkpoint keeps its divider (marked) but dims nothing', () => {
-  const placed = placeCompactions([checkpoint('cp1', 3, ['e0'], [item('summary', ['e0'])], { restored: true })], order, entries, lines, undefined);
+  const placed = placeCompactions(
+    [checkpoint('cp1', 3, ['e0'], [item('summary', ['e0'])], { restored: true })],
+    order,
+    entries,
+    lines,
+    undefined,
+  );
   assert.equal(placed.compactions[0].restored, true);
   assert.equal(placed.compactedBy.size, 0);
 });
 
 test('the session list keeps imports beside working sessions, renames and removes', async () => {
   const data = new Map<string, unknown>();
-  const list = new SessionList({ get: <T>(key: string) => data.get(key) as T | undefined, update: async (key, value) => void data.set(key, value) });
+  const list = new SessionList({
+    get: <T>(key: string) => data.get(key) as T | undefined,
+    update: async (key, value) => void data.set(key, value),
+  });
   const working = await list.ensureListed('s1', new Date('2026-01-01T10:00:00Z'));
   assert.equal(working.kind, 'working');
   await list.upsert({ id: 's2', label: 'session.json (codex)', kind: 'imported', updated: '2026-01-01T11:00:00Z' });
   await list.setCurrent('s2');
-  assert.deepEqual(list.all().map((s) => s.id), ['s2', 's1']);
+  assert.deepEqual(
+    list.all().map((s) => s.id),
+    ['s2', 's1'],
+  );
   await list.rename('s1', 'Refactor');
   assert.equal(list.get('s1')?.label, 'Refactor');
   await list.remove('s2');
   assert.equal(list.currentId, undefined);
-  assert.deepEqual(list.all().map((s) => s.id), ['s1']);
+  assert.deepEqual(
+    list.all().map((s) => s.id),
+    ['s1'],
+  );
 });
 
 test('files re-attached after a summary are listed on its divider and are not counted as summaries', () => {
-  const attached: ContextItem = { id: 'cp1~f1', kind: 'summary', message: { role: 'user', content: '[File re-attached …]' }, covers: [], checkpointId: 'cp1', attachedFile: 'src/app.ts' };
+  const attached: ContextItem = {
+    id: 'cp1~f1',
+    kind: 'summary',
+    message: { role: 'user', content: '[File re-attached …]' },
+    covers: [],
+    checkpointId: 'cp1',
+    attachedFile: 'src/app.ts',
+  };
   const placed = placeCompactions(
-    [checkpoint('cp1', 3, ['e0', 'e1'], [item('summary', ['e0', 'e1']), attached], { attachedFiles: [{ path: 'src/app.ts', tokens: 120 }] })],
-    order, entries, lines, undefined,
+    [
+      checkpoint('cp1', 3, ['e0', 'e1'], [item('summary', ['e0', 'e1']), attached], {
+        attachedFiles: [{ path: 'src/app.ts', tokens: 120 }],
+      }),
+    ],
+    order,
+    entries,
+    lines,
+    undefined,
   );
   const [view] = placed.compactions;
   assert.equal(view.summaries, 1);
@@ -118,16 +179,27 @@ test('the peak of the latest run is the largest "before" over its checkpoints, n
   const run = [
     // An earlier run, over a minute before: not part of the latest one.
     checkpoint('old', 1, ['e0'], [], { tokensBefore: 50_000, tokensAfter: 20_000 }),
-    checkpoint('collapse', 5, ['e1'], [], { time: at(0), strategy: 'collapse', tokensBefore: 12_000, tokensAfter: 9_000 }),
+    checkpoint('collapse', 5, ['e1'], [], {
+      time: at(0),
+      strategy: 'collapse',
+      tokensBefore: 12_000,
+      tokensAfter: 9_000,
+    }),
     checkpoint('summary', 5, ['e2'], [], { time: at(0), tokensBefore: 9_000, tokensAfter: 4_000 }),
     checkpoint('reattach', 5, ['e3'], [], { time: at(2), tokensBefore: 4_000, tokensAfter: 4_600 }),
   ];
   assert.deepEqual(latestRunPeak(run), { tokens: 12_000, time: at(0) });
   // Restored and imported checkpoints are no peak; a restored one also ends the run.
-  assert.deepEqual(latestRunPeak([...run, checkpoint('undone', 6, ['e4'], [], { restored: true, tokensBefore: 99_000 })]), { tokens: 12_000, time: at(0) });
+  assert.deepEqual(
+    latestRunPeak([...run, checkpoint('undone', 6, ['e4'], [], { restored: true, tokensBefore: 99_000 })]),
+    { tokens: 12_000, time: at(0) },
+  );
   assert.equal(latestRunPeak([checkpoint('imp', 1, ['e0'], [], { trigger: 'import' })]), undefined);
   // Another trigger is another run.
-  const manualAfter = [...run, checkpoint('manual', 5, ['e4'], [], { time: at(30), trigger: 'manual', tokensBefore: 4_600, tokensAfter: 3_000 })];
+  const manualAfter = [
+    ...run,
+    checkpoint('manual', 5, ['e4'], [], { time: at(30), trigger: 'manual', tokensBefore: 4_600, tokensAfter: 3_000 }),
+  ];
   assert.deepEqual(latestRunPeak(manualAfter), { tokens: 4_600, time: at(30) });
   assert.equal(latestRunPeak([]), undefined);
 });

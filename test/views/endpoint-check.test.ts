@@ -48,11 +48,16 @@ async function refusingServer(): Promise<{ url: string; close: () => Promise<voi
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
-  return { url: `http://127.0.0.1:${port}/v1`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 function unreachableWarnings(url: string) {
-  return host.messages.filter((m) => m.severity === 'warning' && m.message.includes(url) && m.message.includes('nothing answers'));
+  return host.messages.filter(
+    (m) => m.severity === 'warning' && m.message.includes(url) && m.message.includes('nothing answers'),
+  );
 }
 
 test('an unreachable custom URL is checked before saving: the user is told, naming it, and may keep it anyway', async () => {

@@ -47,12 +47,22 @@ test('over budget (292k in a 124k budget): the scale is the context, the overflo
 });
 
 test('a peak beyond the window widens the scale so the peak mark stands at its place', () => {
-  const g = gaugeGeometry({ ...base, used: 40_000, breakdown: breakdown(36_000), peak: { tokens: 256_000, time: '2026-01-01T10:00:00Z' } });
+  const g = gaugeGeometry({
+    ...base,
+    used: 40_000,
+    breakdown: breakdown(36_000),
+    peak: { tokens: 256_000, time: '2026-01-01T10:00:00Z' },
+  });
   assert.equal(g.scale, 256_000);
   assert.equal(g.peak, '100.00%');
   assert.equal(g.windowEnd, '50.00%');
   assert.equal(g.over, false);
-  const inside = gaugeGeometry({ ...base, used: 40_000, breakdown: breakdown(36_000), peak: { tokens: 102_400, time: '2026-01-01T10:00:00Z' } });
+  const inside = gaugeGeometry({
+    ...base,
+    used: 40_000,
+    breakdown: breakdown(36_000),
+    peak: { tokens: 102_400, time: '2026-01-01T10:00:00Z' },
+  });
   assert.equal(inside.peak, '80.00%');
   assert.equal(inside.scale, 128_000);
 });

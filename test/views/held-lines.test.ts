@@ -20,7 +20,17 @@ function recording(steps: number): Entry[] {
   const out: Entry['message'][] = [{ role: 'system', content: 'You are a recorded agent.' }];
   for (let i = 0; i < steps; i++) {
     out.push({ role: 'user', content: `Step ${i}: ${filler(5, `u${i}`)}` });
-    out.push({ role: 'assistant', content: '', tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path: `f${i}.txt` }) } }] });
+    out.push({
+      role: 'assistant',
+      content: '',
+      tool_calls: [
+        {
+          id: `c${i}`,
+          type: 'function',
+          function: { name: 'read_file', arguments: JSON.stringify({ path: `f${i}.txt` }) },
+        },
+      ],
+    });
     out.push({ role: 'tool', tool_call_id: `c${i}`, content: filler(20, `t${i}`) });
     out.push({ role: 'assistant', content: `Done ${i}: ${filler(5, `a${i}`)}` });
   }
@@ -37,7 +47,12 @@ test('summarized lines show their state and offer no pin; live lines offer one t
   await fx.service.importTranscript({ source: 'test', entries: recording(40) });
   assert.equal((await fx.service.compactNow()).applied, true);
   const model = new SidebarModel(fx.service, chrome, settings);
-  const live = new Set(fx.service.getTranscript().context.filter((i) => i.kind === 'raw').map((i) => i.id));
+  const live = new Set(
+    fx.service
+      .getTranscript()
+      .context.filter((i) => i.kind === 'raw')
+      .map((i) => i.id),
+  );
   const shown = lines(model).filter((l) => l.kind !== 'tool-call');
   const held = shown.filter((l) => !live.has(l.entryId));
   const kept = shown.filter((l) => live.has(l.entryId));
@@ -51,10 +66,18 @@ test('summarized lines show their state and offer no pin; live lines offer one t
     assert.equal(pinOffered(line, false), true, `a pin on live ${line.entryId}`);
     assert.equal(line.compactedAs, undefined);
   }
-  assert.equal(shown.some((l) => pinOffered(l, true)), false, 'a read-only recording offers no pin');
+  assert.equal(
+    shown.some((l) => pinOffered(l, true)),
+    false,
+    'a read-only recording offers no pin',
+  );
   await fx.service.pin(kept[0].entryId, true);
   assert.deepEqual(fx.service.getTranscript().pinned, [kept[0].entryId], 'the offered pin works');
-  await assert.rejects(fx.service.pin(held[0].entryId, true), /restore it first/, 'the service refuses what is not offered');
+  await assert.rejects(
+    fx.service.pin(held[0].entryId, true),
+    /restore it first/,
+    'the service refuses what is not offered',
+  );
 
   // A restore makes the lines live again: pins come back, the state goes.
   await fx.service.restoreCheckpoint(fx.service.getCheckpoints()[0].id);

@@ -48,12 +48,19 @@ test('importCount counts what the service stores: recorded messages plus placeho
   const imported = importTranscriptTextSync(chat, 'chat.json');
   const count = importCount(imported.entries);
   assert.deepEqual(count, { stored: 6, recorded: 5, placeholders: 1 });
-  assert.equal(count.stored, importedEntries({ source: 'chat.json', entries: imported.entries }, () => undefined).length, 'the same count as the stored session');
+  assert.equal(
+    count.stored,
+    importedEntries({ source: 'chat.json', entries: imported.entries }, () => undefined).length,
+    'the same count as the stored session',
+  );
   assert.equal(describeImportCount(count), '6 messages (5 recorded + 1 placeholder result)');
   assert.equal(describeImportCount({ stored: 1, recorded: 1, placeholders: 0 }), '1 message');
 });
 
 test('the import notice gives the stored count and the difference', async () => {
   await commands.executeCommand('contextKeeper.importTranscript', Uri.file(path.join(storage, 'chat.json')));
-  assert.match(host.messages.at(-1)?.message ?? '', /^ContextKeeper: imported 6 messages \(5 recorded \+ 1 placeholder result\) \(openai-chat\)\.$/);
+  assert.match(
+    host.messages.at(-1)?.message ?? '',
+    /^ContextKeeper: imported 6 messages \(5 recorded \+ 1 placeholder result\) \(openai-chat\)\.$/,
+  );
 });

@@ -23,14 +23,21 @@ function memento() {
   return store;
 }
 
-const view = (used: number, over: Partial<BudgetView> = {}) => ({ used, inputBudget: 10_000, exact: true, ...over }) as BudgetView;
+const view = (used: number, over: Partial<BudgetView> = {}) =>
+  ({ used, inputBudget: 10_000, exact: true, ...over }) as BudgetView;
 
 test('remembers the figure per session and reads it back', () => {
   const store = memento();
   const memory = new LastBudgetMemory(store, () => new Date('2026-11-30T10:00:00.000Z'));
   memory.remember('a', view(4_200));
   memory.remember('b', view(900, { exact: false }));
-  assert.deepEqual(memory.get('a'), { sessionId: 'a', used: 4_200, inputBudget: 10_000, exact: true, time: '2026-11-30T10:00:00.000Z' });
+  assert.deepEqual(memory.get('a'), {
+    sessionId: 'a',
+    used: 4_200,
+    inputBudget: 10_000,
+    exact: true,
+    time: '2026-11-30T10:00:00.000Z',
+  });
   assert.equal(memory.get('b')?.exact, false);
   assert.equal(memory.get('c'), undefined);
   assert.equal(memory.get(undefined), undefined);
@@ -58,7 +65,12 @@ test('keeps the 20 sessions shown last and ignores malformed state', () => {
   assert.equal(memory.get('s24')?.used, 2_400);
   assert.equal(memory.get('s5')?.used, 500);
   assert.equal(memory.get('s4'), undefined, 'the oldest went first');
-  void store.update('contextKeeper.lastBudget', [{ sessionId: 'x', used: 'many' }, null, 7, { sessionId: 'y', used: 10, inputBudget: 100, exact: true, time: 't' }]);
+  void store.update('contextKeeper.lastBudget', [
+    { sessionId: 'x', used: 'many' },
+    null,
+    7,
+    { sessionId: 'y', used: 10, inputBudget: 100, exact: true, time: 't' },
+  ]);
   assert.equal(memory.get('x'), undefined);
   assert.equal(memory.get('y')?.used, 10);
   void store.update('contextKeeper.lastBudget', 'not a list');

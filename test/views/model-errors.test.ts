@@ -18,7 +18,12 @@ async function failureFrom(status: number, message: string): Promise<ReturnType<
   const server = await fakeServer({ 'POST /v1/chat/completions': () => ({ status, json: { error: { message } } }) });
   try {
     const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'k', maxRetries: 0 });
-    const error = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }).then(() => undefined, (e: unknown) => e);
+    const error = await client.chat.completions
+      .create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     return modelFailureOf(error);
   } finally {
     await server.close();
@@ -29,19 +34,31 @@ test("the openai client's errors are typed by status, whatever their text says",
   assert.deepEqual(await failureFrom(401, 'no'), { kind: 'auth', status: 401 });
   assert.deepEqual(await failureFrom(403, 'forbidden'), { kind: 'auth', status: 403 });
   // A server error that talks of a key and of 401 is a server error.
-  assert.deepEqual(await failureFrom(500, 'invalid api key cache (401 from auth backend)'), { kind: 'server', status: 500 });
+  assert.deepEqual(await failureFrom(500, 'invalid api key cache (401 from auth backend)'), {
+    kind: 'server',
+    status: 500,
+  });
   assert.deepEqual(await failureFrom(404, 'no such model'), { kind: 'model-not-found', status: 404 });
   assert.deepEqual(await failureFrom(400, 'bad'), { kind: 'rejected', status: 400 });
   // Nothing listening: a connection error.
-  const refused = await new OpenAI({ baseURL: 'http://127.0.0.1:9/v1', apiKey: 'k', maxRetries: 0 }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }).then(() => undefined, (e: unknown) => e);
+  const refused = await new OpenAI({ baseURL: 'http://127.0.0.1:9/v1', apiKey: 'k', maxRetries: 0 }).chat.completions
+    .create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
   assert.deepEqual(modelFailureOf(refused), { kind: 'network' });
-  assert.deepEqual(modelFailureOf(new SummarizerError('rejected', 'http', { status: 401 })), { kind: 'auth', status: 401 });
+  assert.deepEqual(modelFailureOf(new SummarizerError('rejected', 'http', { status: 401 })), {
+    kind: 'auth',
+    status: 401,
+  });
   assert.deepEqual(modelFailureOf(new Error('401 unauthorized key')), { kind: 'unknown' });
 });
 
 test('a long notification shows a short message; Show Details opens the whole text in a dialog', async () => {
   resetVscodeFake();
-  const long = 'ContextKeeper: nothing eligible: everything left is leading system messages, the latest user request and the newest agent step kept verbatim.';
+  const long =
+    'ContextKeeper: nothing eligible: everything left is leading system messages, the latest user request and the newest agent step kept verbatim.';
   host.user.message = (shown) => (shown.modal ? undefined : 'Show Details');
   await notify('warning', long, ['Open Settings']);
   const [toast, dialog] = host.messages;
@@ -59,7 +76,8 @@ test('a long notification shows a short message; Show Details opens the whole te
 test('a long notification whose caller offers its own Show Details shows that one button only, and returns it', async () => {
   resetVscodeFake();
   // The successful Test Connection verdict: long, with "Show Details" (the log) as its action.
-  const long = 'ContextKeeper: connection to http://127.0.0.1:8080/v1 works. Model m: 32k tokens, reported by the server; the server serves 14 other models with windows from 8k to 200k tokens.';
+  const long =
+    'ContextKeeper: connection to http://127.0.0.1:8080/v1 works. Model m: 32k tokens, reported by the server; the server serves 14 other models with windows from 8k to 200k tokens.';
   host.user.message = () => 'Show Details';
   assert.equal(await notify('info', long, ['Show Details']), 'Show Details');
   assert.equal(host.messages.length, 1, 'no dialog opened');
@@ -69,13 +87,18 @@ test('a long notification whose caller offers its own Show Details shows that on
 
 test('a long failed Test Connection toast shows its own buttons only; Show Log holds the whole text', async () => {
   resetVscodeFake();
-  const long = 'ContextKeeper: connection problem with http://127.0.0.1:8080/v1: A test request to gpt-4o-mini failed: the endpoint does not know model "gpt-4o-mini" (or has no chat route).';
+  const long =
+    'ContextKeeper: connection problem with http://127.0.0.1:8080/v1: A test request to gpt-4o-mini failed: the endpoint does not know model "gpt-4o-mini" (or has no chat route).';
   const logged: string[] = [];
   const log = { info: (line: string) => logged.push(line) } as unknown as LogOutputChannel;
   host.user.message = () => 'Show Log';
   assert.equal(await notify('warning', long, ['Choose Endpoint', 'Set API Key', 'Show Log'], log), 'Show Log');
   assert.equal(host.messages.length, 1, 'no dialog opened');
-  assert.deepEqual(host.messages[0].items, ['Choose Endpoint', 'Set API Key', 'Show Log'], 'one set of buttons, no generic Show Details');
+  assert.deepEqual(
+    host.messages[0].items,
+    ['Choose Endpoint', 'Set API Key', 'Show Log'],
+    'one set of buttons, no generic Show Details',
+  );
   assert.ok(host.messages[0].message.length < long.length);
   assert.deepEqual(logged, [long], 'the whole text is in the log');
 });

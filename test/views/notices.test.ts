@@ -4,9 +4,24 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ContextItem } from '../../src/compaction/types';
-import { compactionNotice, compactionParts, connectionVerdict, endpointChosenNotice, formatTokens, modelErrorFixes, NOTICE_MAX_CHARS, restoreNotice, splitNotice } from '../../src/views/notices';
+import {
+  compactionNotice,
+  compactionParts,
+  connectionVerdict,
+  endpointChosenNotice,
+  formatTokens,
+  modelErrorFixes,
+  NOTICE_MAX_CHARS,
+  restoreNotice,
+  splitNotice,
+} from '../../src/views/notices';
 
-const item = (kind: ContextItem['kind']): ContextItem => ({ id: `i-${kind}`, kind, message: { role: 'user', content: 'x' }, covers: ['e1'] });
+const item = (kind: ContextItem['kind']): ContextItem => ({
+  id: `i-${kind}`,
+  kind,
+  message: { role: 'user', content: 'x' },
+  covers: ['e1'],
+});
 
 test('token figures read as on the gauge', () => {
   assert.equal(formatTokens(950), '950');
@@ -32,10 +47,22 @@ test('an applied compaction is announced with each figure once', () => {
 
 test('a compaction not applied gives the sentence of its status, with the size only when the sentence lacks it', () => {
   assert.equal(
-    compactionNotice({ applied: false, status: { kind: 'nothing-eligible', heldBy: ['the latest request'] } as never, tokensBefore: 5_100, tokensAfter: 5_100, checkpoints: [] }),
+    compactionNotice({
+      applied: false,
+      status: { kind: 'nothing-eligible', heldBy: ['the latest request'] } as never,
+      tokensBefore: 5_100,
+      tokensAfter: 5_100,
+      checkpoints: [],
+    }),
     'ContextKeeper: nothing eligible: everything left is the latest request (context 5.1k tokens).',
   );
-  const withFigures = compactionNotice({ applied: false, status: { kind: 'not-needed', why: 'below-trigger', tokens: 1_200, limitTokens: 8_000 } as never, tokensBefore: 1_200, tokensAfter: 1_200, checkpoints: [] });
+  const withFigures = compactionNotice({
+    applied: false,
+    status: { kind: 'not-needed', why: 'below-trigger', tokens: 1_200, limitTokens: 8_000 } as never,
+    tokensBefore: 1_200,
+    tokensAfter: 1_200,
+    checkpoints: [],
+  });
   assert.equal(withFigures, 'ContextKeeper: below the trigger: 1,200 of 8,000 tokens.');
   assert.equal(withFigures.match(/1,200|1\.2k/g)?.length, 1, withFigures);
 });
@@ -52,11 +79,32 @@ test('the restore notice uses the gauge formatting', () => {
 
 test('a failed Test Connection with no endpoint chosen names the default it tried and offers the fixes', () => {
   const verdict = connectionVerdict({ ok: false, lines: ['The test stopped: fetch failed'] }, 'endpoint', '', false);
-  assert.match(verdict.text, /https:\/\/api\.openai\.com\/v1 \(OpenAI, the default: no endpoint chosen yet\): The test stopped: fetch failed/);
+  assert.match(
+    verdict.text,
+    /https:\/\/api\.openai\.com\/v1 \(OpenAI, the default: no endpoint chosen yet\): The test stopped: fetch failed/,
+  );
   assert.deepEqual(verdict.actions, ['Choose Endpoint', 'Set API Key', 'Show Log']);
-  const chosen = connectionVerdict({ ok: false, lines: ['Endpoint http://127.0.0.1:1234/v1: unknown', 'HTTP 401'], failure: { kind: 'auth', status: 401 } }, 'endpoint', 'http://127.0.0.1:1234/v1', true);
-  assert.equal(chosen.text, 'ContextKeeper: http://127.0.0.1:1234/v1 rejected the API key: HTTP 401', 'what went wrong comes first');
-  const unreachable = connectionVerdict({ ok: false, lines: ['A test request to m failed: fetch failed'], failure: { kind: 'network' } }, 'endpoint', 'http://127.0.0.1:19/v1', false);
+  const chosen = connectionVerdict(
+    {
+      ok: false,
+      lines: ['Endpoint http://127.0.0.1:1234/v1: unknown', 'HTTP 401'],
+      failure: { kind: 'auth', status: 401 },
+    },
+    'endpoint',
+    'http://127.0.0.1:1234/v1',
+    true,
+  );
+  assert.equal(
+    chosen.text,
+    'ContextKeeper: http://127.0.0.1:1234/v1 rejected the API key: HTTP 401',
+    'what went wrong comes first',
+  );
+  const unreachable = connectionVerdict(
+    { ok: false, lines: ['A test request to m failed: fetch failed'], failure: { kind: 'network' } },
+    'endpoint',
+    'http://127.0.0.1:19/v1',
+    false,
+  );
   assert.match(splitNotice(unreachable.text).short, /^ContextKeeper: nothing answers at http:\/\/127\.0\.0\.1:19\/v1/);
   assert.deepEqual(chosen.actions, ['Choose Endpoint', 'Set API Key', 'Show Log']);
 });
@@ -64,13 +112,32 @@ test('a failed Test Connection with no endpoint chosen names the default it trie
 test('Test Connection offers Set API Key from the typed failure, never from the words of the report', () => {
   const local = 'http://127.0.0.1:8000/v1';
   // A server error whose text mentions a key and 401: not a key problem.
-  const server = connectionVerdict({ ok: false, lines: ['failed: cache key lookup failed (401 auth backend)'], failure: { kind: 'server', status: 500 } }, 'endpoint', local, true);
+  const server = connectionVerdict(
+    {
+      ok: false,
+      lines: ['failed: cache key lookup failed (401 auth backend)'],
+      failure: { kind: 'server', status: 500 },
+    },
+    'endpoint',
+    local,
+    true,
+  );
   assert.deepEqual(server.actions, ['Choose Endpoint', 'Show Log']);
   // A rejected key whose text says nothing about keys: still Set API Key.
-  const auth = connectionVerdict({ ok: false, lines: ['failed: forbidden'], failure: { kind: 'auth', status: 403 } }, 'endpoint', local, true);
+  const auth = connectionVerdict(
+    { ok: false, lines: ['failed: forbidden'], failure: { kind: 'auth', status: 403 } },
+    'endpoint',
+    local,
+    true,
+  );
   assert.deepEqual(auth.actions, ['Choose Endpoint', 'Set API Key', 'Show Log']);
   // The model line is the one the test gave, not a line that happens to start with "Model ".
-  const ok = connectionVerdict({ ok: true, lines: ['Model list: 3 entries', 'Model m: 32k tokens.'], modelLine: 'Model m: 32k tokens.' }, 'endpoint', local, true);
+  const ok = connectionVerdict(
+    { ok: true, lines: ['Model list: 3 entries', 'Model m: 32k tokens.'], modelLine: 'Model m: 32k tokens.' },
+    'endpoint',
+    local,
+    true,
+  );
   assert.equal(ok.text, `ContextKeeper: connection to ${local} works. Model m: 32k tokens.`);
 });
 
@@ -82,34 +149,64 @@ test('model error fixes: Set API Key for a rejected key or a missing one, decide
 });
 
 test('a working connection names the endpoint and the model line', () => {
-  const verdict = connectionVerdict({ ok: true, lines: ['Endpoint http://h/v1: vLLM, 1 model.', 'Model m: 32k tokens.'], modelLine: 'Model m: 32k tokens.' }, 'endpoint', 'http://h/v1', true);
+  const verdict = connectionVerdict(
+    {
+      ok: true,
+      lines: ['Endpoint http://h/v1: vLLM, 1 model.', 'Model m: 32k tokens.'],
+      modelLine: 'Model m: 32k tokens.',
+    },
+    'endpoint',
+    'http://h/v1',
+    true,
+  );
   assert.equal(verdict.text, 'ContextKeeper: connection to http://h/v1 works. Model m: 32k tokens.');
   assert.deepEqual(verdict.actions, ['Show Details']);
 });
 
 test('Choose Endpoint confirms where requests go', () => {
-  assert.equal(endpointChosenNotice('http://127.0.0.1:11434/v1', 'qwen3'), 'ContextKeeper: the agent now sends its requests to http://127.0.0.1:11434/v1, model qwen3.');
-  assert.equal(endpointChosenNotice('', undefined), 'ContextKeeper: the agent now sends its requests to OpenAI (https://api.openai.com/v1).');
+  assert.equal(
+    endpointChosenNotice('http://127.0.0.1:11434/v1', 'qwen3'),
+    'ContextKeeper: the agent now sends its requests to http://127.0.0.1:11434/v1, model qwen3.',
+  );
+  assert.equal(
+    endpointChosenNotice('', undefined),
+    'ContextKeeper: the agent now sends its requests to OpenAI (https://api.openai.com/v1).',
+  );
 });
 
 test('long notifications are split into a short message and the whole text as detail, never cut mid-word', () => {
-  const long = 'ContextKeeper: nothing eligible: everything left is leading system messages, the latest user request, 1 pinned message and the newest agent step kept verbatim (context 41k tokens).';
+  const long =
+    'ContextKeeper: nothing eligible: everything left is leading system messages, the latest user request, 1 pinned message and the newest agent step kept verbatim (context 41k tokens).';
   const split = splitNotice(long);
   assert.equal(split.short, 'ContextKeeper: nothing eligible.');
   assert.equal(split.detail, long);
   // Every sentence the product writes fits once split: short, ends at a boundary, nothing lost.
-  for (const text of [long, `ContextKeeper: ${'a'.repeat(40)} ${'b'.repeat(70)} c`, 'ContextKeeper: cannot get below 99,200 tokens: at best 120,000; it is held by 80,000 tokens of pinned messages; a larger window would help']) {
+  for (const text of [
+    long,
+    `ContextKeeper: ${'a'.repeat(40)} ${'b'.repeat(70)} c`,
+    'ContextKeeper: cannot get below 99,200 tokens: at best 120,000; it is held by 80,000 tokens of pinned messages; a larger window would help',
+  ]) {
     const { short, detail } = splitNotice(text);
     assert.ok(short.length <= NOTICE_MAX_CHARS + 1, `${short.length} characters: ${short}`);
     assert.equal(detail, text);
     const lastWord = short.replace(/[.…]$/, '').split(' ').at(-1)!;
-    assert.ok(text.split(/[\s(]+/).some((w) => w.replace(/[.,;:]$/, '') === lastWord.replace(/[.,;:]$/, '')), `"${lastWord}" is a whole word of the text`);
+    assert.ok(
+      text.split(/[\s(]+/).some((w) => w.replace(/[.,;:]$/, '') === lastWord.replace(/[.,;:]$/, '')),
+      `"${lastWord}" is a whole word of the text`,
+    );
   }
-  assert.deepEqual(splitNotice('ContextKeeper: compacted 12k → 3.8k tokens.'), { short: 'ContextKeeper: compacted 12k → 3.8k tokens.' });
+  assert.deepEqual(splitNotice('ContextKeeper: compacted 12k → 3.8k tokens.'), {
+    short: 'ContextKeeper: compacted 12k → 3.8k tokens.',
+  });
 });
 
 test('a shortened notification never ends inside a parenthesis or quote', () => {
-  const verdict = connectionVerdict({ ok: false, lines: ['fetch failed: getaddrinfo ENOTFOUND api.openai.com'] }, 'endpoint', '', false);
+  const verdict = connectionVerdict(
+    { ok: false, lines: ['fetch failed: getaddrinfo ENOTFOUND api.openai.com'] },
+    'endpoint',
+    '',
+    false,
+  );
   const { short, detail } = splitNotice(verdict.text);
   assert.equal(detail, verdict.text);
   // The bracket does not fit the toast whole, so the short message ends before it.

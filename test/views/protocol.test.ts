@@ -67,7 +67,8 @@ test('malformed messages are rejected', () => {
     { type: 'switchSession', id: '' },
     { type: 'expandItem' },
   ];
-  for (const message of malformed) assert.equal(parseWebviewMessage(message), undefined, JSON.stringify(message)?.slice(0, 80));
+  for (const message of malformed)
+    assert.equal(parseWebviewMessage(message), undefined, JSON.stringify(message)?.slice(0, 80));
 });
 
 test('fields outside the protocol are not passed on to the host', () => {

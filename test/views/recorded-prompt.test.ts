@@ -38,13 +38,19 @@ after(() => {
 test('recordedPromptNote names the provider figure, what it includes, and the gauge figure as what is sent', () => {
   assert.equal(recordedPromptNote({ used: 54_301 }), undefined);
   const note = recordedPromptNote({ used: 54_301, recordedPromptTokens: 135_528 }) ?? '';
-  assert.match(note, /^Recorded by the provider: 135\.5k prompt tokens for the recording's newest request, including what the recording does not hold \(system prompt, tool schemas, hidden reasoning\)\./);
+  assert.match(
+    note,
+    /^Recorded by the provider: 135\.5k prompt tokens for the recording's newest request, including what the recording does not hold \(system prompt, tool schemas, hidden reasoning\)\./,
+  );
   assert.match(note, /The gauge counts what ContextKeeper sends: 54,301 tokens\.$/);
 });
 
 test('recordedPromptNote says a figure far below the count is a last request the agent had condensed or cut', () => {
   const note = recordedPromptNote({ used: 365_000, recordedPromptTokens: 69_400 }) ?? '';
-  assert.match(note, /^Recorded by the provider: 69\.4k prompt tokens for the recording's newest request, less than the whole recording: the agent condensed or cut its own context/);
+  assert.match(
+    note,
+    /^Recorded by the provider: 69\.4k prompt tokens for the recording's newest request, less than the whole recording: the agent condensed or cut its own context/,
+  );
   assert.doesNotMatch(note, /does not hold/);
   assert.match(note, /The gauge counts what ContextKeeper sends: 365,000 tokens\.$/);
 });
@@ -58,11 +64,18 @@ test('an imported Claude Code recording carries its newest reported prompt token
   await commands.executeCommand('contextKeeper.newSession');
   assert.equal(api.getViewState().budget.recordedPromptTokens, undefined, 'a working session has no recorded figure');
   await commands.executeCommand('contextKeeper.switchSession', imported);
-  assert.equal(api.getViewState().budget.recordedPromptTokens, 135_528, 'the recording keeps its figure when shown again');
+  assert.equal(
+    api.getViewState().budget.recordedPromptTokens,
+    135_528,
+    'the recording keeps its figure when shown again',
+  );
 });
 
 test('a recording without usage shows no recorded figure', async () => {
-  await commands.executeCommand('contextKeeper.importTranscript', Uri.file(path.resolve(__dirname, '../../../samples/demo-session.json')));
+  await commands.executeCommand(
+    'contextKeeper.importTranscript',
+    Uri.file(path.resolve(__dirname, '../../../samples/demo-session.json')),
+  );
   assert.equal(api.getViewState().budget.recordedPromptTokens, undefined);
 });
 
@@ -71,7 +84,10 @@ test('after ContextKeeper compacted a recording the agent had condensed, the not
   const note = recordedPromptNote({ used: 17_000, recordedPromptTokens: 24_000, importedTokens: 292_000 }) ?? '';
   assert.match(note, /newest request, less than the whole recording: the agent condensed or cut its own context/);
   assert.doesNotMatch(note, /does not hold/);
-  assert.match(note, /\(compared with the recording as imported, 292,000 tokens; ContextKeeper has compacted it since\)/);
+  assert.match(
+    note,
+    /\(compared with the recording as imported, 292,000 tokens; ContextKeeper has compacted it since\)/,
+  );
   assert.equal(note.split('17,000').length - 1, 1, 'the compacted count is said once');
   // Without the imported count the compacted figure would have flipped the reason.
   assert.match(recordedPromptNote({ used: 17_000, recordedPromptTokens: 24_000 }) ?? '', /does not hold/);
@@ -83,14 +99,22 @@ test('after ContextKeeper compacted a recording whose figure was above its count
   assert.match(note, /recording as imported, 54,301 tokens/);
 });
 
-test('countAsImported is the first ContextKeeper checkpoint\'s count before, only while one is in force', () => {
+test("countAsImported is the first ContextKeeper checkpoint's count before, only while one is in force", () => {
   assert.equal(countAsImported([]), undefined);
-  assert.equal(countAsImported([{ trigger: 'import', tokensBefore: 400_000 }]), undefined, "the recording's own compactions are part of it as imported");
+  assert.equal(
+    countAsImported([{ trigger: 'import', tokensBefore: 400_000 }]),
+    undefined,
+    "the recording's own compactions are part of it as imported",
+  );
   const own = [
     { trigger: 'import' as const, tokensBefore: 400_000 },
     { trigger: 'manual' as const, tokensBefore: 292_000 },
     { trigger: 'manual' as const, tokensBefore: 40_000 },
   ];
   assert.equal(countAsImported(own), 292_000);
-  assert.equal(countAsImported(own.map((c) => ({ ...c, restored: c.trigger !== 'import' }))), undefined, 'all restored: the count is the recording again');
+  assert.equal(
+    countAsImported(own.map((c) => ({ ...c, restored: c.trigger !== 'import' }))),
+    undefined,
+    'all restored: the count is the recording again',
+  );
 });

@@ -28,7 +28,10 @@ test('recordingWindow: a model the table knows gives its own window and output l
   assert.equal(shown.configured, false);
   assert.match(shown.label, /^1,047,576 tokens, from the model table for the recording's model gpt-4\.1$/);
   // A vendor prefix (Aider writes `anthropic/claude-…`) is matched as the table matches it.
-  assert.equal(recordingWindow('anthropic/claude-3-5-sonnet-20241022', configured).window, lookupModel('claude-3-5-sonnet')!.window);
+  assert.equal(
+    recordingWindow('anthropic/claude-3-5-sonnet-20241022', configured).window,
+    lookupModel('claude-3-5-sonnet')!.window,
+  );
 });
 
 test('recordingWindow: no model or an unknown one falls back to the configured window, labelled', () => {
@@ -39,7 +42,10 @@ test('recordingWindow: no model or an unknown one falls back to the configured w
   const unknown = recordingWindow('scripted-coder', configured);
   assert.equal(unknown.window, 128_000);
   assert.match(unknown.label, /window of configured model gpt-4o-mini \(scripted-coder is not in the model table\)/);
-  assert.match(unknown.note, /recorded with scripted-coder, a model of unknown window: measured against the window of configured model/);
+  assert.match(
+    unknown.note,
+    /recorded with scripted-coder, a model of unknown window: measured against the window of configured model/,
+  );
   assert.equal(recordingWindow('  ', configured).configured, true);
 });
 
@@ -90,14 +96,22 @@ test('an imported Aider recording is measured against its own model, also after 
 });
 
 test('a recording naming an unknown model uses the configured window and says so in the header', async () => {
-  await commands.executeCommand('contextKeeper.importTranscript', Uri.file(path.resolve(__dirname, '../../../samples/demo-session.json')));
+  await commands.executeCommand(
+    'contextKeeper.importTranscript',
+    Uri.file(path.resolve(__dirname, '../../../samples/demo-session.json')),
+  );
   const view = api.getViewState();
   assert.equal(view.budget.window, 128_000);
   // The header names the recording's model; the window's note says whose window stands in.
   assert.equal(view.budget.model, 'scripted-coder');
   await new Promise((resolve) => setTimeout(resolve, 50)); // the status bar redraws on the next tick
-  const tooltip = (host.live('status-bar-item')[0]?.target as { tooltip?: { value: string } } | undefined)?.tooltip?.value ?? '';
-  assert.match(tooltip, /^\*\*ContextKeeper\*\* — scripted-coder/, 'the status bar names the recording\'s model as the gauge does');
+  const tooltip =
+    (host.live('status-bar-item')[0]?.target as { tooltip?: { value: string } } | undefined)?.tooltip?.value ?? '';
+  assert.match(
+    tooltip,
+    /^\*\*ContextKeeper\*\* — scripted-coder/,
+    "the status bar names the recording's model as the gauge does",
+  );
   assert.equal(windowOriginNote(view.budget.windowSource), " (configured model's)");
   assert.match(view.budget.windowSource ?? '', /window of configured model gpt-4o-mini/);
   assert.match(view.source, /measured against the window of configured model gpt-4o-mini/);

@@ -11,12 +11,32 @@ import type { CheckpointView } from '../../src/webview/shared/protocol';
 import { restoreRun } from '../../src/views/commands/restore-run';
 import { host, resetVscodeFake } from '../support/vscode-fake';
 
-function view(id: string, minute: number, before: number, after: number, extra: Partial<CheckpointView> = {}): CheckpointView {
-  return { id, time: new Date(Date.UTC(2026, 0, 1, 10, minute)).toISOString(), trigger: 'manual', strategy: 'summary', tokensBefore: before, tokensAfter: after, messagesReplaced: 3, dropped: 0, ...extra };
+function view(
+  id: string,
+  minute: number,
+  before: number,
+  after: number,
+  extra: Partial<CheckpointView> = {},
+): CheckpointView {
+  return {
+    id,
+    time: new Date(Date.UTC(2026, 0, 1, 10, minute)).toISOString(),
+    trigger: 'manual',
+    strategy: 'summary',
+    tokensBefore: before,
+    tokensAfter: after,
+    messagesReplaced: 3,
+    dropped: 0,
+    ...extra,
+  };
 }
 
 // Newest first, as the history lists them: a manual run of two steps, then an automatic one.
-const history = [view('auto1', 9, 6000, 5000, { trigger: 'auto' }), view('summary1', 2, 7000, 3000, { run: 'collapse1' }), view('collapse1', 2, 9000, 7000, { strategy: 'collapse' })];
+const history = [
+  view('auto1', 9, 6000, 5000, { trigger: 'auto' }),
+  view('summary1', 2, 7000, 3000, { run: 'collapse1' }),
+  view('collapse1', 2, 9000, 7000, { strategy: 'collapse' }),
+];
 const budget = { used: 5000, inputBudget: 100_000, compactAt: { tokens: 80_000 } } as unknown as BudgetSnapshot;
 
 function target(restored: string[][]) {
@@ -44,8 +64,16 @@ test('the confirmation names the run, and Restore restores all its steps under t
   const time = new Date(history[2].time).toLocaleTimeString();
   assert.equal(asked.message, `Restore the context to before the manual compaction of ${time} (9.0k → 3.0k tokens)?`);
   assert.match(asked.detail ?? '', /all 2 of its steps/);
-  assert.match(asked.detail ?? '', /grows from 5,000 to about 11,000 tokens \(11% of the 100,000-token budget\)/, 'the figure is the service plan\'s');
-  assert.doesNotMatch(asked.detail ?? '', /later compaction/, 'the later automatic run is not built on it, so it is not named');
+  assert.match(
+    asked.detail ?? '',
+    /grows from 5,000 to about 11,000 tokens \(11% of the 100,000-token budget\)/,
+    "the figure is the service plan's",
+  );
+  assert.doesNotMatch(
+    asked.detail ?? '',
+    /later compaction/,
+    'the later automatic run is not built on it, so it is not named',
+  );
   assert.doesNotMatch(asked.message, /checkpoint/);
 
   host.user.message = (shown) => (shown.modal ? 'Restore' : undefined);

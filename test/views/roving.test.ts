@@ -20,7 +20,8 @@ test('Up/Down/Home/End move between rows, clamped at both ends', () => {
 
 test('Enter, F2 and Right go into a row, Escape comes back; Tab and typing keep their meaning', () => {
   for (const key of ['Enter', 'F2', 'ArrowRight']) assert.deepEqual(rovingAction(key, true), { enter: true }, key);
-  for (const key of ['Enter', 'F2']) assert.equal(rovingAction(key, false), undefined, `${key} on a button keeps its meaning`);
+  for (const key of ['Enter', 'F2'])
+    assert.equal(rovingAction(key, false), undefined, `${key} on a button keeps its meaning`);
   assert.deepEqual(rovingAction('Escape', false), { leave: true });
   assert.equal(rovingAction('Escape', true), undefined);
   assert.equal(rovingAction('ArrowLeft', true), undefined);

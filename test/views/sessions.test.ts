@@ -17,7 +17,11 @@ import { sessionCommands } from '../../src/views/commands/session-commands';
 import { until } from '../support/until';
 import { KeyStore } from '../../src/secrets/key-store';
 import { Settings } from '../../src/settings/settings';
-import { CHECKPOINT_SCHEME, CheckpointDocumentProvider, parseCheckpointUri } from '../../src/views/documents/checkpoint-documents';
+import {
+  CHECKPOINT_SCHEME,
+  CheckpointDocumentProvider,
+  parseCheckpointUri,
+} from '../../src/views/documents/checkpoint-documents';
 import { checkpointLookup } from '../../src/views/documents/checkpoint-lookup';
 import { SessionController } from '../../src/views/session-controller';
 import { filler, serviceFixture, type ServiceFixture } from '../service/fixtures';
@@ -58,7 +62,11 @@ afterEach(async () => {
 /** A recorded conversation of `turns` user/assistant turns behind a system prompt. */
 function recording(turns: number): Entry[] {
   const out: Entry['message'][] = [{ role: 'system', content: 'You are a recorded agent.' }];
-  for (let t = 0; t < turns; t++) out.push({ role: 'user', content: `Step ${t}: ${filler(5, `u${t}`)}` }, { role: 'assistant', content: `Done ${t}: ${filler(5, `a${t}`)}` });
+  for (let t = 0; t < turns; t++)
+    out.push(
+      { role: 'user', content: `Step ${t}: ${filler(5, `u${t}`)}` },
+      { role: 'assistant', content: `Done ${t}: ${filler(5, `a${t}`)}` },
+    );
   return out.map((message, i) => ({ id: `m${i}`, message }));
 }
 
@@ -79,13 +87,26 @@ test('Continue in a new task starts from the compacted context, with checkpoints
   assert.equal(controller.readOnly, false);
   assert.deepEqual(fork.exportTranscript().messages, compacted, 'the working session sends the compacted context');
   assert.equal(fork.getBudget().used, used);
-  assert.deepEqual(fork.getCheckpoints().map((c) => c.id), checkpoints);
+  assert.deepEqual(
+    fork.getCheckpoints().map((c) => c.id),
+    checkpoints,
+  );
   assert.equal(fork.getTranscript().entries.length, entries.length, 'the raw transcript is kept');
   await fork.restoreCheckpoint(checkpoints[0]);
-  assert.ok(fork.exportTranscript().messages.length > compacted.length, 'the replaced messages can be brought back in the fork');
+  assert.ok(
+    fork.exportTranscript().messages.length > compacted.length,
+    'the replaced messages can be brought back in the fork',
+  );
 
-  const listed = controller.sessions.all().map((s) => s.id).sort();
-  assert.deepEqual(readdirSync(fx.storageDir).sort(), listed, 'every session folder is in the list (no empty leftovers)');
+  const listed = controller.sessions
+    .all()
+    .map((s) => s.id)
+    .sort();
+  assert.deepEqual(
+    readdirSync(fx.storageDir).sort(),
+    listed,
+    'every session folder is in the list (no empty leftovers)',
+  );
 });
 
 test('a task continued from a recording without a system message gets the agent system prompt, counted, and reads "Continued from"', async () => {
@@ -98,8 +119,16 @@ test('a task continued from a recording without a system message gets the agent 
   await controller.continueInNewTask();
   const fork = controller.current!;
   const messages = fork.exportTranscript().messages;
-  assert.deepEqual(messages[0], { role: 'system', content: 'You are a test agent.' }, 'the agent system prompt leads the context');
-  assert.deepEqual(messages.slice(1), entries.map((e) => e.message), 'the recording follows unchanged');
+  assert.deepEqual(
+    messages[0],
+    { role: 'system', content: 'You are a test agent.' },
+    'the agent system prompt leads the context',
+  );
+  assert.deepEqual(
+    messages.slice(1),
+    entries.map((e) => e.message),
+    'the recording follows unchanged',
+  );
   assert.equal(fork.getBudget().breakdown.system, fresh, 'counted as in a fresh session');
   assert.equal(fork.getTranscript().entries.length, entries.length + 1, 'the prompt is a raw entry of the new session');
   await fork.whenSaved();
@@ -107,7 +136,11 @@ test('a task continued from a recording without a system message gets the agent 
   assert.equal(stored.source, 'Continued from no-system.jsonl');
 
   await controller.continueInNewTask();
-  assert.equal(controller.current!.exportTranscript().messages.filter((m) => m.role === 'system').length, 1, 'a second fork adds no second prompt');
+  assert.equal(
+    controller.current!.exportTranscript().messages.filter((m) => m.role === 'system').length,
+    1,
+    'a second fork adds no second prompt',
+  );
 });
 
 test('renaming the shown session shows the new name in the list and the header at once', async () => {
@@ -127,7 +160,10 @@ test('an open checkpoint document keeps showing its checkpoint after a switch, a
   const owner = controller.current!.sessionId;
   assert.equal((await controller.current!.compactNow()).applied, true);
   const id = controller.current!.getCheckpoints()[0].id;
-  const provider = new CheckpointDocumentProvider(checkpointLookup(controller, fx.storageDir), () => controller.current?.sessionId);
+  const provider = new CheckpointDocumentProvider(
+    checkpointLookup(controller, fx.storageDir),
+    () => controller.current?.sessionId,
+  );
   const registration = workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, provider);
   try {
     await provider.show(id);
@@ -182,11 +218,20 @@ test('deleting the shown session while a task runs asks first (modal), and Cance
     assert.notEqual(busy.state(), 'idle');
 
     // Answered: the task is cancelled, then the session goes, without a second question.
-    host.user.message = (shown) => (shown.items.includes('Cancel Task and Delete') ? 'Cancel Task and Delete' : shown.items.length ? assert.fail(`asked again: ${shown.message}`) : undefined);
+    host.user.message = (shown) =>
+      shown.items.includes('Cancel Task and Delete')
+        ? 'Cancel Task and Delete'
+        : shown.items.length
+          ? assert.fail(`asked again: ${shown.message}`)
+          : undefined;
     await remove(id as never);
     assert.equal((await task).status, 'cancelled');
     assert.equal(busy.sessions.get(id), undefined, 'the session is deleted');
-    assert.match(host.messages.at(-1)?.message ?? '', /^ContextKeeper: the task was cancelled and the session “.*” deleted\.$/, 'says what happened');
+    assert.match(
+      host.messages.at(-1)?.message ?? '',
+      /^ContextKeeper: the task was cancelled and the session “.*” deleted\.$/,
+      'says what happened',
+    );
     assert.ok(!existsSync(folder), 'its folder is deleted');
     assert.notEqual(busy.current?.sessionId, id, 'another session is shown');
     assert.equal(busy.state(), 'idle');
@@ -199,7 +244,13 @@ test('deleting the shown session while a task runs asks first (modal), and Cance
 test('switching sessions while a task runs is a warning that offers Cancel Task, not an error', async () => {
   resetVscodeFake();
   const slow = await serviceFixture(() => stall(), { window: 200_000 });
-  const busy = new SessionController(async () => slow.service, settings, keys, new FakeMemento(), new FakeLogChannel('test'));
+  const busy = new SessionController(
+    async () => slow.service,
+    settings,
+    keys,
+    new FakeMemento(),
+    new FakeLogChannel('test'),
+  );
   try {
     await busy.ensure();
     const other = 'another-session';
@@ -216,7 +267,10 @@ test('switching sessions while a task runs is a warning that offers Cancel Task,
     assert.deepEqual(host.messages[0].items, ['Cancel Task']);
     assert.equal(busy.current!.sessionId, shown, 'still the same session');
     await until(() => host.executed.some((c) => c.id === Commands.cancel), 'Cancel Task to run the cancel command');
-    assert.ok(log.lines.some((l) => l.startsWith('[warn]') && /Switch Session refused/.test(l)), log.lines.join('\n'));
+    assert.ok(
+      log.lines.some((l) => l.startsWith('[warn]') && /Switch Session refused/.test(l)),
+      log.lines.join('\n'),
+    );
     assert.ok(!log.lines.some((l) => l.startsWith('[error]')), 'nothing logged as an error');
     abort.abort();
     await task;
@@ -230,7 +284,11 @@ test('two imports of the same recording get labels that tell them apart', async 
   await controller.importTranscript({ source: 'test: log', entries: recording(2) }, 'log.jsonl (codex)');
   await controller.importTranscript({ source: 'test: log', entries: recording(2) }, 'log.jsonl (codex)');
   await controller.importTranscript({ source: 'test: log', entries: recording(2) }, 'log.jsonl (codex)');
-  const labels = controller.sessions.all().filter((s) => s.kind === 'imported').map((s) => s.label).sort();
+  const labels = controller.sessions
+    .all()
+    .filter((s) => s.kind === 'imported')
+    .map((s) => s.label)
+    .sort();
   assert.deepEqual(labels, ['log.jsonl (codex)', 'log.jsonl (codex) (2)', 'log.jsonl (codex) (3)']);
   // A rename may give a label another session has: the user chose it.
   const [first] = controller.sessions.all();
@@ -251,7 +309,10 @@ test('switching sessions while a summary preview waits asks first; Discard Previ
   // Dismissed: nothing changes.
   host.user.message = () => undefined;
   await switchTo(other as never);
-  assert.match(host.messages.at(-1)?.message ?? '', /a summary preview is waiting in this session: apply or discard it before switching sessions/);
+  assert.match(
+    host.messages.at(-1)?.message ?? '',
+    /a summary preview is waiting in this session: apply or discard it before switching sessions/,
+  );
   assert.deepEqual(host.messages.at(-1)?.items, ['Discard Preview']);
   assert.equal(controller.current!.sessionId, working.sessionId, 'still the same session');
   assert.ok(working.getPreview(), 'the preview still waits');
@@ -259,6 +320,9 @@ test('switching sessions while a summary preview waits asks first; Discard Previ
   // Discard Preview: the preview goes through its own command, then the switch happens.
   host.user.message = (shown) => (shown.items.includes('Discard Preview') ? 'Discard Preview' : undefined);
   await switchTo(other as never);
-  assert.ok(host.executed.some((c) => c.id === Commands.discardPreview), 'the discard command ran');
+  assert.ok(
+    host.executed.some((c) => c.id === Commands.discardPreview),
+    'the discard command ran',
+  );
   await until(() => controller.current?.sessionId === other, 'the switch');
 });

@@ -20,7 +20,10 @@ function fakeView() {
   const visibility = new EventEmitter<void>();
   const disposed = new EventEmitter<void>();
   const posted: unknown[] = [];
-  const webview: Pick<vscode.Webview, 'options' | 'html' | 'cspSource' | 'asWebviewUri' | 'postMessage' | 'onDidReceiveMessage'> = {
+  const webview: Pick<
+    vscode.Webview,
+    'options' | 'html' | 'cspSource' | 'asWebviewUri' | 'postMessage' | 'onDidReceiveMessage'
+  > = {
     options: {},
     html: '',
     cspSource: 'vscode-webview://fake',
@@ -28,13 +31,22 @@ function fakeView() {
     postMessage: async (message: unknown) => posted.push(message) > 0,
     onDidReceiveMessage: received.event,
   };
-  const view: Pick<vscode.WebviewView, 'onDidChangeVisibility' | 'onDidDispose'> & { visible: boolean; webview: typeof webview } = {
+  const view: Pick<vscode.WebviewView, 'onDidChangeVisibility' | 'onDidDispose'> & {
+    visible: boolean;
+    webview: typeof webview;
+  } = {
     webview,
     visible: true,
     onDidChangeVisibility: visibility.event,
     onDidDispose: disposed.event,
   };
-  return { view, posted, send: (m: unknown) => received.fire(m), setVisible: (v: boolean) => ((view.visible = v), visibility.fire()), dispose: () => disposed.fire() };
+  return {
+    view,
+    posted,
+    send: (m: unknown) => received.fire(m),
+    setVisible: (v: boolean) => ((view.visible = v), visibility.fire()),
+    dispose: () => disposed.fire(),
+  };
 }
 
 let source: SidebarSource & { deltas: HostMessage[]; loaded: number };
@@ -42,7 +54,12 @@ let log: FakeLogChannel;
 let readyCalls: number;
 
 function provider(): SidebarProvider {
-  return new SidebarProvider(Uri.file('/ext'), () => source, log, () => readyCalls++);
+  return new SidebarProvider(
+    Uri.file('/ext'),
+    () => source,
+    log,
+    () => readyCalls++,
+  );
 }
 
 beforeEach(() => {
@@ -60,7 +77,8 @@ beforeEach(() => {
   };
 });
 
-const resolve = (p: SidebarProvider, view: ReturnType<typeof fakeView>['view']) => p.resolveWebviewView(view as unknown as vscode.WebviewView);
+const resolve = (p: SidebarProvider, view: ReturnType<typeof fakeView>['view']) =>
+  p.resolveWebviewView(view as unknown as vscode.WebviewView);
 
 test('the shell has a strict CSP with a nonce on every script and stylesheet and only extension resources', () => {
   const p = provider();
@@ -71,8 +89,12 @@ test('the shell has a strict CSP with a nonce on every script and stylesheet and
   const nonce = /script-src 'nonce-([^']+)'/.exec(csp)?.[1];
   assert.ok(nonce && nonce.length >= 16, csp);
   assert.doesNotMatch(csp, /unsafe-eval|unsafe-inline|https?:/);
-  for (const tag of html.match(/<(script|link)[^>]*>/g) ?? []) assert.match(tag, new RegExp(`nonce="${nonce.replace(/[+/=]/g, '\\$&')}"`), tag);
-  assert.deepEqual(view.webview.options.localResourceRoots?.map((u) => u.path), ['/ext/dist', '/ext/media']);
+  for (const tag of html.match(/<(script|link)[^>]*>/g) ?? [])
+    assert.match(tag, new RegExp(`nonce="${nonce.replace(/[+/=]/g, '\\$&')}"`), tag);
+  assert.deepEqual(
+    view.webview.options.localResourceRoots?.map((u) => u.path),
+    ['/ext/dist', '/ext/media'],
+  );
   assert.equal(view.webview.options.enableScripts, true);
   p.dispose();
 });
@@ -116,7 +138,8 @@ test('a malformed message is dropped and logged, and runs no command', () => {
 
 test('each user action runs its command with the arguments taken from the message', async () => {
   const calls: Array<[string, unknown[]]> = [];
-  for (const id of [...Object.values(Commands), 'workbench.action.openSettings']) commands.registerCommand(id, (...args: never[]) => void calls.push([id, args]));
+  for (const id of [...Object.values(Commands), 'workbench.action.openSettings'])
+    commands.registerCommand(id, (...args: never[]) => void calls.push([id, args]));
   const p = provider();
   const { view, send } = fakeView();
   resolve(p, view);

@@ -49,14 +49,20 @@ test('shows percent and tokens of the prompt budget with the state icon; approxi
 
 test('tooltip and accessibility label carry the same figures; the warning colour starts at the compaction level', () => {
   const meter = new StatusBarMeter();
-  meter.update(budget(22_937, { windowSource: '32,768 tokens, reported by the server', autoCompact: false }), 'running-tool');
+  meter.update(
+    budget(22_937, { windowSource: '32,768 tokens, reported by the server', autoCompact: false }),
+    'running-tool',
+  );
   const tooltip = item()!.tooltip as MarkdownString;
   assert.ok(tooltip instanceof MarkdownString);
   assert.match(tooltip.value, /\*\*ContextKeeper\*\* — qwen2\.5-coder:7b/);
   assert.match(tooltip.value, /22,937 of 28,672 prompt tokens \(80%\), exact/);
   assert.match(tooltip.value, /Context window: 32,768 tokens, reported by the server/);
   assert.match(tooltip.value, /Compacts at 22,938, down to 14,336 \(automatic compaction off\)/);
-  assert.equal(item()!.accessibilityInformation?.label, 'ContextKeeper: 80 percent of the context budget used, 22937 of 28672 tokens, exact, running-tool');
+  assert.equal(
+    item()!.accessibilityInformation?.label,
+    'ContextKeeper: 80 percent of the context budget used, 22937 of 28672 tokens, exact, running-tool',
+  );
   assert.equal(item()!.backgroundColor, undefined, 'below the compaction level');
   meter.update(budget(22_938), 'idle');
   assert.deepEqual(item()!.backgroundColor, new ThemeColor('statusBarItem.warningBackground'));
@@ -68,15 +74,25 @@ test('token counts read 950, 1.2k, 12k, 1.05M', () => {
   assert.deepEqual([950, 1_234, 12_345, 1_050_000].map(formatTokens), ['950', '1.2k', '12k', '1.05M']);
 });
 
-test('an imported recording\'s tooltip shows the provider\'s recorded figure and why it differs from the count', () => {
+test("an imported recording's tooltip shows the provider's recorded figure and why it differs from the count", () => {
   const meter = new StatusBarMeter();
   meter.update(budget(365_000, { inputBudget: 1_000_000, recordedPromptTokens: 69_400 }), 'idle');
   const below = (item()!.tooltip as MarkdownString).value;
-  assert.match(below, /Recorded by the provider: 69\.4k prompt tokens for the recording's newest request, less than the whole recording: the agent condensed or cut its own context/);
+  assert.match(
+    below,
+    /Recorded by the provider: 69\.4k prompt tokens for the recording's newest request, less than the whole recording: the agent condensed or cut its own context/,
+  );
   meter.update(budget(300, { recordedPromptTokens: 135_528 }), 'idle');
-  assert.match((item()!.tooltip as MarkdownString).value, /Recorded by the provider: 135\.5k prompt tokens for the recording's newest request, including what the recording does not hold/);
+  assert.match(
+    (item()!.tooltip as MarkdownString).value,
+    /Recorded by the provider: 135\.5k prompt tokens for the recording's newest request, including what the recording does not hold/,
+  );
   meter.update(budget(300), 'idle');
-  assert.doesNotMatch((item()!.tooltip as MarkdownString).value, /Recorded by the provider/, 'none without a recorded figure');
+  assert.doesNotMatch(
+    (item()!.tooltip as MarkdownString).value,
+    /Recorded by the provider/,
+    'none without a recorded figure',
+  );
   meter.dispose();
 });
 
@@ -94,7 +110,13 @@ test('while the saved session loads it shows a loading state, never a false 0%; 
 
 test('while the saved session loads, the figure last shown for it is on the item, labelled as last known', () => {
   const meter = new StatusBarMeter();
-  meter.update(budget(0), 'idle', true, { sessionId: 's1', used: 22_000, inputBudget: 28_672, exact: true, time: '2026-11-30T09:15:00.000Z' });
+  meter.update(budget(0), 'idle', true, {
+    sessionId: 's1',
+    used: 22_000,
+    inputBudget: 28_672,
+    exact: true,
+    time: '2026-11-30T09:15:00.000Z',
+  });
   assert.equal(item()?.text, '$(sync~spin) 77% · ~22k/29k (last known)');
   assert.match(String(item()?.tooltip), /loading the session .*Last known: 22,000 of 28,672 prompt tokens \(77%\)/);
   assert.match(item()?.accessibilityInformation?.label ?? '', /loading the session; last known 77 percent/);

@@ -17,7 +17,9 @@ let extension: ExtensionWithModel;
 let api: ContextKeeperApi;
 
 before(async () => {
-  server = await start({ responder: () => ({ type: 'status', status: 400, message: 'scripted failure: the request is malformed' }) });
+  server = await start({
+    responder: () => ({ type: 'status', status: 400, message: 'scripted failure: the request is malformed' }),
+  });
   extension = activateWithModel(server, 'ck-task-failure-');
   api = extension.api;
 });

@@ -59,7 +59,11 @@ test("the sidebar's Run is refused the same way, no request is added, and Set AP
   sidebar.restoreTask = (text) => void restored.push(text);
   await commands.executeCommand('contextKeeper.newAgentTask', 'Fix the parser');
   assert.match(host.messages.find((m) => m.severity === 'warning')?.message ?? '', /no endpoint is set up yet/);
-  assert.equal(api.getViewState().transcript.filter((item) => item.kind === 'user').length, 0, 'the task was not taken');
+  assert.equal(
+    api.getViewState().transcript.filter((item) => item.kind === 'user').length,
+    0,
+    'the task was not taken',
+  );
   await until(() => asked.includes('Set API Key'), 'the Set API Key prompt');
   assert.deepEqual(restored, ['Fix the parser'], 'the task goes back into the box Run cleared');
   assert.ok(!host.messages.some((m) => m.severity === 'error'), 'no error toast');
@@ -69,7 +73,10 @@ test('with a base URL set, or a key stored for the OpenAI default, the task prom
   host.setSetting('contextKeeper.baseUrl', 'http://127.0.0.1:9/v1');
   activate(context);
   const asked: Array<string | undefined> = [];
-  host.user.input = (options) => (asked.push(options?.title), options?.title === 'Set API Key' ? 'sk-test-key' : undefined);
+  host.user.input = (options) => (
+    asked.push(options?.title),
+    options?.title === 'Set API Key' ? 'sk-test-key' : undefined
+  );
   await commands.executeCommand('contextKeeper.newAgentTask');
   assert.deepEqual(asked, ['New Agent Task']);
   host.setSetting('contextKeeper.baseUrl', '');

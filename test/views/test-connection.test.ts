@@ -14,7 +14,10 @@ import { host, resetVscodeFake } from '../support/vscode-fake';
 import { FakeLogChannel } from '../support/vscode-fake/window-parts';
 
 const manifest = JSON.parse(readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8')) as {
-  contributes: { commands: Array<{ command: string; enablement?: string }>; menus: Record<string, Array<{ command: string; when?: string; group?: string }>> };
+  contributes: {
+    commands: Array<{ command: string; enablement?: string }>;
+    menus: Record<string, Array<{ command: string; when?: string; group?: string }>>;
+  };
 };
 
 test('Test Connection is in the palette whatever is set up, and in the sidebar menu beside Choose Endpoint', () => {
@@ -22,11 +25,18 @@ test('Test Connection is in the palette whatever is set up, and in the sidebar m
   assert.ok(command, 'contributed');
   assert.equal(command.enablement, undefined, 'never disabled');
   const palette = manifest.contributes.menus.commandPalette.filter((m) => m.command === Commands.testConnection);
-  assert.ok(palette.every((m) => m.when === undefined || m.when === 'true'), `hidden by ${JSON.stringify(palette)}`);
+  assert.ok(
+    palette.every((m) => m.when === undefined || m.when === 'true'),
+    `hidden by ${JSON.stringify(palette)}`,
+  );
   const menu = manifest.contributes.menus['view/title'].filter((m) => m.when === 'view == contextKeeper.sidebar');
   const group = (id: string) => menu.find((m) => m.command === id)?.group;
   assert.ok(group(Commands.testConnection), 'in the sidebar menu');
-  assert.equal(group(Commands.testConnection)?.split('@')[0], group(Commands.pickEndpoint)?.split('@')[0], 'in the same group as Choose Endpoint');
+  assert.equal(
+    group(Commands.testConnection)?.split('@')[0],
+    group(Commands.pickEndpoint)?.split('@')[0],
+    'in the same group as Choose Endpoint',
+  );
 });
 
 test('with no endpoint and no key, Test Connection sends nothing, says no endpoint is chosen and offers Choose Endpoint', async () => {
@@ -42,7 +52,10 @@ test('with no endpoint and no key, Test Connection sends nothing, says no endpoi
   assert.equal(host.messages.length, 1);
   assert.match(host.messages[0].message, /no endpoint is chosen yet/);
   assert.deepEqual(host.messages[0].items, ['Choose Endpoint', 'Set API Key']);
-  assert.ok(host.executed.some((c) => c.id === Commands.pickEndpoint), 'Choose Endpoint ran');
+  assert.ok(
+    host.executed.some((c) => c.id === Commands.pickEndpoint),
+    'Choose Endpoint ran',
+  );
 });
 
 test('with an endpoint chosen, Test Connection sends its request there', async () => {
@@ -55,7 +68,11 @@ test('with an endpoint chosen, Test Connection sends its request there', async (
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
-    const result = await runTestConnection({ endpoint: () => ({ modelSource: 'endpoint', baseUrl: url, model: 'm', contextWindow: 0 }), apiKey: async () => undefined, log: new FakeLogChannel('test') });
+    const result = await runTestConnection({
+      endpoint: () => ({ modelSource: 'endpoint', baseUrl: url, model: 'm', contextWindow: 0 }),
+      apiKey: async () => undefined,
+      log: new FakeLogChannel('test'),
+    });
     assert.ok(result, 'a report');
     assert.equal(result.ok, false);
     assert.ok(requests > 0, 'the endpoint was asked');

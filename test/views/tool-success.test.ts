@@ -7,8 +7,19 @@ import assert from 'node:assert/strict';
 import { itemsForEntry, toolCallLineId, type ToolNames } from '../../src/views/sidebar/transcript-items';
 import type { Entry } from '../../src/compaction/types';
 
-const call: Entry = { id: 'a1', message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'run_command', arguments: '{}' } }] } };
-const result = (content: string, toolOk?: boolean): Entry => ({ id: 'r1', message: { role: 'tool', tool_call_id: 'c1', content }, ...(toolOk === undefined ? {} : { meta: { toolOk } }) });
+const call: Entry = {
+  id: 'a1',
+  message: {
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id: 'c1', type: 'function', function: { name: 'run_command', arguments: '{}' } }],
+  },
+};
+const result = (content: string, toolOk?: boolean): Entry => ({
+  id: 'r1',
+  message: { role: 'tool', tool_call_id: 'c1', content },
+  ...(toolOk === undefined ? {} : { meta: { toolOk } }),
+});
 
 function okOf(entry: Entry, outcomes = new Map<string, boolean>()): boolean | undefined {
   const names: ToolNames = new Map();

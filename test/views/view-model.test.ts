@@ -30,10 +30,16 @@ function comparable(state: ViewState): unknown {
 }
 
 test('streamed replies travel as small deltas; the patched webview store equals a fresh snapshot', async (t) => {
-  const fx = await serviceFixture((_body, n) => (n === 1 ? { ...toolCalls([{ id: 'c1', name: 'read_file', arguments: JSON.stringify({ path: 'a.txt' }) }]) } : streamed(120)), {
-    files: { 'a.txt': filler(40) },
-    window: 64_000,
-  });
+  const fx = await serviceFixture(
+    (_body, n) =>
+      n === 1
+        ? { ...toolCalls([{ id: 'c1', name: 'read_file', arguments: JSON.stringify({ path: 'a.txt' }) }]) }
+        : streamed(120),
+    {
+      files: { 'a.txt': filler(40) },
+      window: 64_000,
+    },
+  );
   t.after(fx.cleanup);
   const model = new SidebarModel(fx.service, chrome, settings);
   const store = new Store();
@@ -57,7 +63,9 @@ test('streamed replies travel as small deltas; the patched webview store equals 
   const kinds = store.view!.transcript.map((i) => i.kind);
   assert.deepEqual(kinds, ['user', 'tool-call', 'tool-result', 'assistant']);
   const reply = store.view!.transcript[3];
-  assert.ok(reply.kind === 'assistant' && reply.text.startsWith('w0 w1') && reply.text.includes('w119') && !reply.streaming);
+  assert.ok(
+    reply.kind === 'assistant' && reply.text.startsWith('w0 w1') && reply.text.includes('w119') && !reply.streaming,
+  );
 });
 
 test('a lost delta is a gap: the store refuses it and asks for a snapshot', () => {
@@ -77,7 +85,8 @@ test('long texts are capped in the view and served whole on demand; the transcri
   t.after(fx.cleanup);
   const long = 'x'.repeat(10_000);
   const entries: Entry[] = [];
-  for (let i = 0; i < 450; i++) entries.push({ id: `u${i}`, message: { role: 'user', content: i === 449 ? long : `message ${i}` } });
+  for (let i = 0; i < 450; i++)
+    entries.push({ id: `u${i}`, message: { role: 'user', content: i === 449 ? long : `message ${i}` } });
   await fx.service.importTranscript({ source: 'test', entries });
   const model = new SidebarModel(fx.service, chrome, settings);
   const snapshot = model.snapshot() as Extract<HostMessage, { type: 'snapshot' }>;
@@ -95,9 +104,19 @@ test('"earlier" counts the messages before the window, not the lines (a step giv
   const fx = await serviceFixture(() => text('ok'), { window: 2_000_000 });
   t.after(fx.cleanup);
   // 150 steps of three lines each (assistant text, its tool call, the tool result) from two messages.
-  const entries: Entry[] = [{ id: 'sys', message: { role: 'system', content: 'no line for this one' } }, { id: 'u0', message: { role: 'user', content: 'start' } }];
+  const entries: Entry[] = [
+    { id: 'sys', message: { role: 'system', content: 'no line for this one' } },
+    { id: 'u0', message: { role: 'user', content: 'start' } },
+  ];
   for (let s = 0; s < 150; s++) {
-    entries.push({ id: `a${s}`, message: { role: 'assistant', content: `step ${s}`, tool_calls: [{ id: `c${s}`, type: 'function', function: { name: 'read_file', arguments: '{}' } }] } });
+    entries.push({
+      id: `a${s}`,
+      message: {
+        role: 'assistant',
+        content: `step ${s}`,
+        tool_calls: [{ id: `c${s}`, type: 'function', function: { name: 'read_file', arguments: '{}' } }],
+      },
+    });
     entries.push({ id: `t${s}`, message: { role: 'tool', tool_call_id: `c${s}`, content: `result ${s}` } });
   }
   await fx.service.importTranscript({ source: 'test', entries });
@@ -109,14 +128,20 @@ test('"earlier" counts the messages before the window, not the lines (a step giv
   // Messages that give lines, before the first one shown (the system message gives none).
   const before = entries.filter((e) => e.id !== 'sys').findIndex((e) => e.id === firstShown);
   assert.equal(state.earlier, before);
-  assert.ok(state.earlier < lines - WINDOW_STEP, `${state.earlier} messages, fewer than the ${lines - WINDOW_STEP} lines not shown`);
+  assert.ok(
+    state.earlier < lines - WINDOW_STEP,
+    `${state.earlier} messages, fewer than the ${lines - WINDOW_STEP} lines not shown`,
+  );
 });
 
 test('an automatic compaction gets a divider at its place with its figures, and dims what it replaced', async (t) => {
   const files: Record<string, string> = {};
   for (let i = 1; i <= 6; i++) files[`src/f${i}.txt`] = filler(130, `f${i}`);
   const fx = await serviceFixture(
-    (_body, n) => (n <= 6 ? toolCalls([{ id: `c${n}`, name: 'read_file', arguments: JSON.stringify({ path: `src/f${n}.txt` }) }]) : text('All read.')),
+    (_body, n) =>
+      n <= 6
+        ? toolCalls([{ id: `c${n}`, name: 'read_file', arguments: JSON.stringify({ path: `src/f${n}.txt` }) }])
+        : text('All read.'),
     { files, window: 8_000, reserved: 500 },
   );
   t.after(fx.cleanup);
@@ -144,18 +169,32 @@ test('an automatic compaction gets a divider at its place with its figures, and 
   assert.ok(at >= 0 && at < answer, `divider after line ${at}, answer at ${answer}`);
   const dimmed = view.transcript.filter((i) => i.compactedBy === divider.id);
   assert.ok(dimmed.length > 0, 'replaced lines are marked');
-  for (const line of dimmed) assert.ok(view.transcript.indexOf(line) <= at, 'only lines before the divider are replaced');
+  for (const line of dimmed)
+    assert.ok(view.transcript.indexOf(line) <= at, 'only lines before the divider are replaced');
   const detail = model.compactionDetail(divider.id)!;
   assert.ok(detail.summary.length > 0);
-  assert.ok(detail.replaced.some((r) => r.tool === 'read_file'), 'replaced items name their tool');
+  assert.ok(
+    detail.replaced.some((r) => r.tool === 'read_file'),
+    'replaced items name their tool',
+  );
   // The peak: the gauge remembers where it was before dropping, unless it climbed past it again.
   const peak = view.budget.peak;
   if (peak) assert.ok(peak.tokens > view.budget.used);
   // The history shows one entry per run, as the transcript shows one divider: same ids, same steps.
   const runs = groupCheckpointRuns(view.checkpoints);
-  assert.deepEqual(runs.map((r) => r.id), view.compactions.map((c) => c.id).reverse());
-  assert.deepEqual(runs.map((r) => r.steps.map((s) => s.id)), view.compactions.map((c) => c.checkpointIds).reverse());
-  assert.equal(runs.reduce((n, r) => n + r.steps.length, 0), view.checkpoints.length, 'every checkpoint stays inspectable');
+  assert.deepEqual(
+    runs.map((r) => r.id),
+    view.compactions.map((c) => c.id).reverse(),
+  );
+  assert.deepEqual(
+    runs.map((r) => r.steps.map((s) => s.id)),
+    view.compactions.map((c) => c.checkpointIds).reverse(),
+  );
+  assert.equal(
+    runs.reduce((n, r) => n + r.steps.length, 0),
+    view.checkpoints.length,
+    'every checkpoint stays inspectable',
+  );
   // Restoring the compaction removes the dimming and marks the divider restored.
   await fx.service.restoreCheckpoint(divider.checkpointIds[0]);
   assert.ok(store.view!.compactions[0].restored);

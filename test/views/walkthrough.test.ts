@@ -21,7 +21,18 @@ import { fakeServer, vllmRoutes } from '../models/fake-servers';
 const root = path.join(__dirname, '../../..');
 const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 /** The completion events VS Code's walkthrough contribution documents (its schema's snippets). */
-const DOCUMENTED = ['onCommand', 'onLink', 'onView', 'onSettingChanged', 'onContext', 'onExtensionInstalled', 'extensionInstalled', 'onStepSelected', 'stepSelected', 'onEvent'];
+const DOCUMENTED = [
+  'onCommand',
+  'onLink',
+  'onView',
+  'onSettingChanged',
+  'onContext',
+  'onExtensionInstalled',
+  'extensionInstalled',
+  'onStepSelected',
+  'stepSelected',
+  'onEvent',
+];
 /** Context keys the extension sets: the walkthrough's own and those the composition root updates. */
 function keysSet(): Set<string> {
   const rootSource = readFileSync(path.join(root, 'src/composition/root.ts'), 'utf8');
@@ -32,10 +43,17 @@ function keysSet(): Set<string> {
 
 test('each walkthrough step listens to documented events naming what exists, one not tied to command events', () => {
   const commandIds = new Set((manifest.contributes.commands as { command: string }[]).map((c) => c.command));
-  const viewIds = new Set(Object.values(manifest.contributes.views as Record<string, { id: string }[]>).flat().map((v) => v.id));
+  const viewIds = new Set(
+    Object.values(manifest.contributes.views as Record<string, { id: string }[]>)
+      .flat()
+      .map((v) => v.id),
+  );
   const settings = new Set(Object.keys(manifest.contributes.configuration.properties));
   const contextKeys = keysSet();
-  assert.ok(contextKeys.has('contextKeeper.hasApiKey') && contextKeys.has('contextKeeper.state'), 'the root\'s keys were read');
+  assert.ok(
+    contextKeys.has('contextKeeper.hasApiKey') && contextKeys.has('contextKeeper.state'),
+    "the root's keys were read",
+  );
   const [walkthrough] = manifest.contributes.walkthroughs as { steps: { id: string; completionEvents: string[] }[] }[];
   for (const step of walkthrough.steps) {
     assert.ok(step.completionEvents.length > 0, step.id);
@@ -45,15 +63,26 @@ test('each walkthrough step listens to documented events naming what exists, one
       if (kind === 'onCommand') assert.ok(commandIds.has(arg), `${step.id}: no command ${arg}`);
       if (kind === 'onView') assert.ok(viewIds.has(arg), `${step.id}: no view ${arg}`);
       if (kind === 'onSettingChanged') assert.ok(settings.has(arg), `${step.id}: no setting ${arg}`);
-      if (kind === 'onContext') for (const key of arg.match(/contextKeeper\.\w+/g) ?? []) assert.ok(contextKeys.has(key), `${step.id}: the extension never sets ${key}`);
+      if (kind === 'onContext')
+        for (const key of arg.match(/contextKeeper\.\w+/g) ?? [])
+          assert.ok(contextKeys.has(key), `${step.id}: the extension never sets ${key}`);
     }
-    assert.ok(step.completionEvents.some((e) => /^(onContext|onSettingChanged|onView):/.test(e)), `${step.id} ticks only when VS Code's own UI runs its command`);
+    assert.ok(
+      step.completionEvents.some((e) => /^(onContext|onSettingChanged|onView):/.test(e)),
+      `${step.id} ticks only when VS Code's own UI runs its command`,
+    );
   }
   const byId = new Map(walkthrough.steps.map((s) => [s.id, s.completionEvents]));
   // Opening the picker and dismissing it chooses nothing: the step waits for a choice.
-  assert.ok(!byId.get('endpoint')!.includes('onCommand:contextKeeper.pickEndpoint'), 'the endpoint step ticks on a cancelled picker');
+  assert.ok(
+    !byId.get('endpoint')!.includes('onCommand:contextKeeper.pickEndpoint'),
+    'the endpoint step ticks on a cancelled picker',
+  );
   // A server that needs no key never gets one: a working connection completes the key step too.
-  assert.ok(byId.get('key')!.includes('onContext:contextKeeper.connectionTested'), 'the key step cannot tick for a local server');
+  assert.ok(
+    byId.get('key')!.includes('onContext:contextKeeper.connectionTested'),
+    'the key step cannot tick for a local server',
+  );
 });
 
 let storage: string;
@@ -73,10 +102,23 @@ after(() => {
 test('choosing an endpoint and a working Test Connection turn on the keys their steps watch', async () => {
   const server = await fakeServer({
     ...vllmRoutes(),
-    'POST /v1/chat/completions': () => ({ json: { id: 'c1', object: 'chat.completion', created: 0, model: 'Qwen/Qwen2.5-Coder-7B-Instruct', choices: [{ index: 0, message: { role: 'assistant', content: 'OK' }, finish_reason: 'stop' }], usage: { prompt_tokens: 12, completion_tokens: 1, total_tokens: 13 } } }),
+    'POST /v1/chat/completions': () => ({
+      json: {
+        id: 'c1',
+        object: 'chat.completion',
+        created: 0,
+        model: 'Qwen/Qwen2.5-Coder-7B-Instruct',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'OK' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 12, completion_tokens: 1, total_tokens: 13 },
+      },
+    }),
   });
   try {
-    assert.equal(host.contextKeys.get(WALKTHROUGH_KEYS.endpointChosen), undefined, 'unset before: a key already true when the walkthrough registers never ticks it');
+    assert.equal(
+      host.contextKeys.get(WALKTHROUGH_KEYS.endpointChosen),
+      undefined,
+      'unset before: a key already true when the walkthrough registers never ticks it',
+    );
     host.user.quickPick = (items) => items.find((i) => i.label.includes('Other')) ?? items[0];
     host.user.input = () => `${server.url}/v1`;
     await commands.executeCommand('contextKeeper.pickEndpoint');

@@ -21,13 +21,20 @@ import { until } from '../support/until';
 
 let base: string;
 let disposables: vscode.Disposable[] = [];
-const savedEnv = { HOME: process.env.HOME, CLAUDE_CONFIG_DIR: process.env.CLAUDE_CONFIG_DIR, CODEX_HOME: process.env.CODEX_HOME };
+const savedEnv = {
+  HOME: process.env.HOME,
+  CLAUDE_CONFIG_DIR: process.env.CLAUDE_CONFIG_DIR,
+  CODEX_HOME: process.env.CODEX_HOME,
+};
 
 function session(dir: string, name: string, ageSeconds: number): string {
   mkdirSync(dir, { recursive: true });
   const c = new ClaudeLines();
   const file = path.join(dir, `${name}.jsonl`);
-  writeFileSync(file, `${[c.user('Add validation'), c.assistantText('Reading the handler first.', 20_000)].join('\n')}\n`);
+  writeFileSync(
+    file,
+    `${[c.user('Add validation'), c.assistantText('Reading the handler first.', 20_000)].join('\n')}\n`,
+  );
   const t = Date.now() / 1000 - ageSeconds;
   utimesSync(file, t, t);
   return file;
@@ -59,7 +66,10 @@ test('lists the folder sessions newest first and follows the newest one with a g
   const view = new AgentSessionsView(new FakeLogChannel('test'));
   disposables.push(view);
   const roots = view.getChildren();
-  assert.deepEqual(roots.map((n) => (n.kind === 'session' ? n.session.file : n.kind)), [newer, older]);
+  assert.deepEqual(
+    roots.map((n) => (n.kind === 'session' ? n.session.file : n.kind)),
+    [newer, older],
+  );
   assert.equal(host.contextKeys.get('contextKeeper.hasAgentSessions'), true);
   const followed = view.getTreeItem(roots[0]);
   assert.equal(followed.contextValue, 'agentSession.followed');
@@ -78,7 +88,10 @@ test('watch.enabled off empties the view; extra folders are listed when the sett
   assert.deepEqual(view.getChildren(), []);
   assert.equal(host.contextKeys.get('contextKeeper.hasAgentSessions'), false);
   host.setSetting('contextKeeper.watch.extraFolders', [extra]);
-  assert.deepEqual(view.getChildren().map((n) => (n.kind === 'session' ? n.session.file : n.kind)), [elsewhere]);
+  assert.deepEqual(
+    view.getChildren().map((n) => (n.kind === 'session' ? n.session.file : n.kind)),
+    [elsewhere],
+  );
   host.setSetting('contextKeeper.watch.enabled', false);
   assert.deepEqual(view.getChildren(), []);
   assert.equal(view.followedWatcher, undefined, 'nothing followed while watching is off');
@@ -91,6 +104,9 @@ test('dispose releases the view, its commands, the document scheme and the liste
   assert.ok(host.editorListenerCount() >= 2);
   for (const d of registered) d.dispose();
   log.dispose();
-  assert.deepEqual(host.live().map((r) => `${r.kind} ${r.id}`), []);
+  assert.deepEqual(
+    host.live().map((r) => `${r.kind} ${r.id}`),
+    [],
+  );
   assert.equal(host.editorListenerCount(), 0);
 });

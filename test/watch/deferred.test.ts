@@ -18,7 +18,14 @@ test('watch with deferred counters: a labelled estimate at once, then the exact 
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'session.jsonl');
   const c = new ClaudeLines();
-  fs.writeFileSync(file, [c.user('Add a health endpoint to the server'), c.toolCall('t1', 'ls src'), c.toolResult('t1', 'server.ts\nroutes.ts\nhealth.test.ts')].join('\n') + '\n');
+  fs.writeFileSync(
+    file,
+    [
+      c.user('Add a health endpoint to the server'),
+      c.toolCall('t1', 'ls src'),
+      c.toolResult('t1', 'server.ts\nroutes.ts\nhealth.test.ts'),
+    ].join('\n') + '\n',
+  );
   const updates: WatchUpdate[] = [];
   const watcher = new SessionWatcher(file, undefined, { counter: (model) => deferredCounterForModel(model) });
   const exact = await new Promise<WatchUpdate>((resolve) => {

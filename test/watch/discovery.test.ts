@@ -17,7 +17,11 @@ test('discovery: directory comparison ignores separators and trailing slashes, a
   assert.equal(normalizeDir('C:\\Users\\Ana\\App\\'), normalizeDir('c:/users/ana/app'));
   assert.equal(normalizeDir('/home/ana/app/'), '/home/ana/app');
   assert.notEqual(normalizeDir('/home/ana/App'), normalizeDir('/home/ana/app'), 'POSIX paths keep case');
-  assert.equal(normalizeDir('/private/var/folders/x'), '/var/folders/x', "macOS's /private prefix of temporary folders");
+  assert.equal(
+    normalizeDir('/private/var/folders/x'),
+    '/var/folders/x',
+    "macOS's /private prefix of temporary folders",
+  );
 });
 
 test('discovery: finds the workspace sessions of both agents in their homes and nothing of other folders', () => {
@@ -50,7 +54,10 @@ test('discovery: finds the workspace sessions of both agents in their homes and 
     'newest first; other projects and non-session files are left out',
   );
   assert.ok(found.every((s) => s.size > 0));
-  assert.deepEqual(discoverSessions(workspace, { claudeHome: path.join(root, 'none'), codexHome: path.join(root, 'none') }), []);
+  assert.deepEqual(
+    discoverSessions(workspace, { claudeHome: path.join(root, 'none'), codexHome: path.join(root, 'none') }),
+    [],
+  );
 });
 
 test('discovery: the config homes come from CLAUDE_CONFIG_DIR and CODEX_HOME', () => {
@@ -59,7 +66,9 @@ test('discovery: the config homes come from CLAUDE_CONFIG_DIR and CODEX_HOME', (
   const project = path.join(root, 'cfg', 'projects', claudeProjectFolderName(workspace));
   fs.mkdirSync(project, { recursive: true });
   fs.writeFileSync(path.join(project, 's.jsonl'), new ClaudeLines().user('x') + '\n');
-  const found = discoverSessions(workspace, { env: { CLAUDE_CONFIG_DIR: path.join(root, 'cfg'), CODEX_HOME: path.join(root, 'nocodex'), HOME: root } });
+  const found = discoverSessions(workspace, {
+    env: { CLAUDE_CONFIG_DIR: path.join(root, 'cfg'), CODEX_HOME: path.join(root, 'nocodex'), HOME: root },
+  });
   assert.equal(found.length, 1);
   assert.equal(found[0].agent, 'claude-code');
 });

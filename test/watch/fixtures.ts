@@ -1,6 +1,12 @@
 /** Generated Claude Code and Codex session records for the watcher tests (no recorded content). */
 
-const claudeBase = { sessionId: 's1', cwd: '/w', version: '2.1.0', isSidechain: false, timestamp: '2026-01-01T00:00:00.000Z' };
+const claudeBase = {
+  sessionId: 's1',
+  cwd: '/w',
+  version: '2.1.0',
+  isSidechain: false,
+  timestamp: '2026-01-01T00:00:00.000Z',
+};
 
 /** A Claude Code session writer: each call returns one JSONL line, chained by parentUuid. */
 export class ClaudeLines {
@@ -19,22 +25,58 @@ export class ClaudeLines {
   }
 
   assistantText(text: string, inputTokens = 1000): string {
-    return this.next({ type: 'assistant', message: { role: 'assistant', id: `msg_${this.n}`, model: 'claude-sonnet-4-5', content: [{ type: 'text', text }], usage: { input_tokens: inputTokens, cache_read_input_tokens: 100, output_tokens: 5 } } });
+    return this.next({
+      type: 'assistant',
+      message: {
+        role: 'assistant',
+        id: `msg_${this.n}`,
+        model: 'claude-sonnet-4-5',
+        content: [{ type: 'text', text }],
+        usage: { input_tokens: inputTokens, cache_read_input_tokens: 100, output_tokens: 5 },
+      },
+    });
   }
 
   toolCall(id: string, command: string, inputTokens = 1000): string {
-    return this.next({ type: 'assistant', message: { role: 'assistant', id: `msg_${this.n}`, model: 'claude-sonnet-4-5', content: [{ type: 'tool_use', id, name: 'Bash', input: { command } }], usage: { input_tokens: inputTokens, output_tokens: 5 } } });
+    return this.next({
+      type: 'assistant',
+      message: {
+        role: 'assistant',
+        id: `msg_${this.n}`,
+        model: 'claude-sonnet-4-5',
+        content: [{ type: 'tool_use', id, name: 'Bash', input: { command } }],
+        usage: { input_tokens: inputTokens, output_tokens: 5 },
+      },
+    });
   }
 
   toolResult(id: string, output: string): string {
-    return this.next({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: output }] } });
+    return this.next({
+      type: 'user',
+      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: output }] },
+    });
   }
 
   /** The compact boundary and the summary record Claude Code writes when it compacts. */
   compaction(summary: string): string[] {
-    const boundary = JSON.stringify({ ...claudeBase, type: 'system', subtype: 'compact_boundary', uuid: `b${++this.n}`, parentUuid: null, logicalParentUuid: this.parent, content: 'Conversation compacted' });
+    const boundary = JSON.stringify({
+      ...claudeBase,
+      type: 'system',
+      subtype: 'compact_boundary',
+      uuid: `b${++this.n}`,
+      parentUuid: null,
+      logicalParentUuid: this.parent,
+      content: 'Conversation compacted',
+    });
     this.parent = `b${this.n}`;
-    const summaryLine = this.next({ type: 'user', isCompactSummary: true, message: { role: 'user', content: `This session is being continued from a previous conversation. Summary: ${summary}` } });
+    const summaryLine = this.next({
+      type: 'user',
+      isCompactSummary: true,
+      message: {
+        role: 'user',
+        content: `This session is being continued from a previous conversation. Summary: ${summary}`,
+      },
+    });
     return [boundary, summaryLine];
   }
 }
@@ -44,11 +86,21 @@ export class CodexLines {
   private t = 0;
 
   private rec(type: string, payload: Record<string, unknown>): string {
-    return JSON.stringify({ timestamp: `2026-01-01T00:00:${String(this.t++ % 60).padStart(2, '0')}.000Z`, type, payload });
+    return JSON.stringify({
+      timestamp: `2026-01-01T00:00:${String(this.t++ % 60).padStart(2, '0')}.000Z`,
+      type,
+      payload,
+    });
   }
 
   meta(cwd: string): string {
-    return this.rec('session_meta', { id: 'sess-1', cwd, instructions: 'You are a coding agent. Follow the repository rules.', originator: 'codex_cli_rs', cli_version: '0.58.0' });
+    return this.rec('session_meta', {
+      id: 'sess-1',
+      cwd,
+      instructions: 'You are a coding agent. Follow the repository rules.',
+      originator: 'codex_cli_rs',
+      cli_version: '0.58.0',
+    });
   }
 
   turnContext(model = 'gpt-5.1-codex'): string {
@@ -64,7 +116,12 @@ export class CodexLines {
   }
 
   call(id: string, command: string): string {
-    return this.rec('response_item', { type: 'function_call', name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', command] }), call_id: id });
+    return this.rec('response_item', {
+      type: 'function_call',
+      name: 'shell',
+      arguments: JSON.stringify({ command: ['bash', '-lc', command] }),
+      call_id: id,
+    });
   }
 
   output(id: string, text: string): string {
@@ -72,7 +129,14 @@ export class CodexLines {
   }
 
   tokenCount(input: number, window = 258_400): string {
-    return this.rec('event_msg', { type: 'token_count', info: { last_token_usage: { input_tokens: input, output_tokens: 10, total_tokens: input + 10 }, total_token_usage: { input_tokens: input, total_tokens: input + 10 }, model_context_window: window } });
+    return this.rec('event_msg', {
+      type: 'token_count',
+      info: {
+        last_token_usage: { input_tokens: input, output_tokens: 10, total_tokens: input + 10 },
+        total_token_usage: { input_tokens: input, total_tokens: input + 10 },
+        model_context_window: window,
+      },
+    });
   }
 
   compacted(summary: string): string {

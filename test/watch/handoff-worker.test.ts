@@ -20,7 +20,11 @@ test('handoff: a large context compacts in the worker, with progress, into the M
   const inline = await buildHandoff(input, undefined, { mode: 'inline' });
   const routes: string[] = [];
   const progress: number[] = [];
-  const onThread = await buildHandoff(input, undefined, { worker, onRoute: (route) => routes.push(route), onProgress: (p) => progress.push(p.done) });
+  const onThread = await buildHandoff(input, undefined, {
+    worker,
+    onRoute: (route) => routes.push(route),
+    onProgress: (p) => progress.push(p.done),
+  });
   assert.deepEqual(routes, ['worker'], 'the default route at this size is the worker');
   assert.equal(onThread.markdown, inline.markdown);
   assert.deepEqual([onThread.tokensBefore, onThread.tokensAfter], [inline.tokensBefore, inline.tokensAfter]);
@@ -28,8 +32,14 @@ test('handoff: a large context compacts in the worker, with progress, into the M
   assert.ok(progress.length >= 2 && progress.at(-1)! > 0, `progress reported (${progress.join(', ')})`);
   // The same session a little later: one more turn; the warm thread is sent only what is new.
   const later = itemsFromEntries(session(21, 151));
-  const again = await buildHandoff({ ...input, items: [...items, ...later.slice(items.length)] }, undefined, { worker });
-  assert.equal(again.markdown, (await buildHandoff({ ...input, items: [...items, ...later.slice(items.length)] }, undefined, { mode: 'inline' })).markdown);
+  const again = await buildHandoff({ ...input, items: [...items, ...later.slice(items.length)] }, undefined, {
+    worker,
+  });
+  assert.equal(
+    again.markdown,
+    (await buildHandoff({ ...input, items: [...items, ...later.slice(items.length)] }, undefined, { mode: 'inline' }))
+      .markdown,
+  );
   assert.equal(worker.stats.threads, 1);
   assert.equal(worker.stats.itemsSent, items.length + (later.length - items.length));
 });
@@ -40,9 +50,13 @@ test('handoff: cancelling a handoff in the worker rejects with the reason and gi
   const worker = new CompactionWorker(file);
   t.after(() => worker.dispose());
   const controller = new AbortController();
-  const run = buildHandoff({ items: itemsFromEntries(session(22, 150)), tools, meter, title: 'session s.jsonl' }, controller.signal, {
-    worker,
-    onProgress: () => controller.abort(new Error('handoff cancelled')),
-  });
+  const run = buildHandoff(
+    { items: itemsFromEntries(session(22, 150)), tools, meter, title: 'session s.jsonl' },
+    controller.signal,
+    {
+      worker,
+      onProgress: () => controller.abort(new Error('handoff cancelled')),
+    },
+  );
   await assert.rejects(run, /handoff cancelled/);
 });

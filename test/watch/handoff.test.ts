@@ -12,18 +12,32 @@ test('handoff: a watched session compacts into Markdown that keeps the latest re
   const c = new ClaudeLines();
   const lines = [c.user('Port the CSV exporter to streams')];
   for (let k = 0; k < 30; k++) {
-    lines.push(c.toolCall(`t${k}`, `cat src/export/part${k}.ts`), c.toolResult(`t${k}`, `export const part${k} = ${JSON.stringify('x'.repeat(2000))};\n`), c.assistantText(`Part ${k} read.`));
+    lines.push(
+      c.toolCall(`t${k}`, `cat src/export/part${k}.ts`),
+      c.toolResult(`t${k}`, `export const part${k} = ${JSON.stringify('x'.repeat(2000))};\n`),
+      c.assistantText(`Part ${k} read.`),
+    );
   }
   lines.push(c.user('Keep the old exporter behind a flag until the release'));
   fs.writeFileSync(file, lines.join('\n') + '\n');
   const w = new SessionWatcher(file);
   w.update();
   const { items, transcript, meter } = w.live.context();
-  const handoff = await buildHandoff({ items, tools: transcript.tools, meter, title: 'Claude Code session s.jsonl', targetTokens: 4000 });
+  const handoff = await buildHandoff({
+    items,
+    tools: transcript.tools,
+    meter,
+    title: 'Claude Code session s.jsonl',
+    targetTokens: 4000,
+  });
   assert.ok(handoff.tokensAfter < handoff.tokensBefore / 3, `${handoff.tokensBefore} → ${handoff.tokensAfter}`);
   assert.match(handoff.markdown, /^# Handoff: Claude Code session s\.jsonl/);
   assert.match(handoff.markdown, /## Summary of earlier work/);
-  assert.match(handoff.markdown, /> Keep the old exporter behind a flag until the release/, 'the latest request is kept verbatim');
+  assert.match(
+    handoff.markdown,
+    /> Keep the old exporter behind a flag until the release/,
+    'the latest request is kept verbatim',
+  );
   assert.match(handoff.markdown, /Port the CSV exporter to streams/, 'the first request survives in the summary');
   assert.ok(!handoff.markdown.includes('x'.repeat(3000)), 'old tool output is not pasted whole');
 });

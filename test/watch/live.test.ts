@@ -38,11 +38,18 @@ test('watch: a Claude Code session followed line by line matches a fresh full im
     fs.appendFileSync(file, line + '\n');
     u = w.update();
     assert.ok(u.changed);
-    assert.equal(u.gauge.tokens, (await fullImportTokens(file)).tokens, 'gauge equals the full import after each appended line');
+    assert.equal(
+      u.gauge.tokens,
+      (await fullImportTokens(file)).tokens,
+      'gauge equals the full import after each appended line',
+    );
   }
   assert.equal(u.gauge.reportedTokens, 4321 + 100, 'provider usage (input + cache read) is reported beside the count');
   assert.equal(u.gauge.basis, 'exact+new');
-  assert.ok(u.gauge.usedTokens > 4421 && u.gauge.usedTokens < 4421 + 40, `in use = reported + the reply written since (${u.gauge.usedTokens})`);
+  assert.ok(
+    u.gauge.usedTokens > 4421 && u.gauge.usedTokens < 4421 + 40,
+    `in use = reported + the reply written since (${u.gauge.usedTokens})`,
+  );
   assert.equal(u.gauge.window, 200_000);
   assert.ok(u.gauge.agentCompactsAt && u.gauge.agentCompactsAt.tokens < 200_000);
 });
@@ -69,7 +76,12 @@ test('watch: a half-written last line is held back until its newline arrives', (
 test('watch: a compaction boundary appended live becomes a checkpoint and the gauge drops to the new context', async () => {
   const file = tempFile('session.jsonl');
   const c = new ClaudeLines();
-  const early = [c.user('Refactor the billing module'), c.toolCall('t1', 'cat billing.ts'), c.toolResult('t1', 'export function bill() {}\n'.repeat(400)), c.assistantText('Read it.')];
+  const early = [
+    c.user('Refactor the billing module'),
+    c.toolCall('t1', 'cat billing.ts'),
+    c.toolResult('t1', 'export function bill() {}\n'.repeat(400)),
+    c.assistantText('Read it.'),
+  ];
   fs.writeFileSync(file, early.join('\n') + '\n');
   const w = new SessionWatcher(file);
   const peak = w.update().gauge;
@@ -119,12 +131,20 @@ test('watch: a line that is not JSON is skipped and counted, the rest goes on', 
 test('watch: a Codex rollout followed live keeps its instructions, window and compactions', async () => {
   const file = tempFile('rollout-2026-01-01T00-00-00-x.jsonl');
   const x = new CodexLines();
-  fs.writeFileSync(file, [x.meta('/work/app'), x.turnContext(), x.user('Fix the failing login test')].join('\n') + '\n');
+  fs.writeFileSync(
+    file,
+    [x.meta('/work/app'), x.turnContext(), x.user('Fix the failing login test')].join('\n') + '\n',
+  );
   const w = new SessionWatcher(file);
   let g = w.update().gauge;
   assert.equal(g.format, 'codex');
   assert.equal(g.model, 'gpt-5.1-codex');
-  const more = [x.tokenCount(9000, 272_000), x.call('c1', 'npm test'), x.output('c1', 'FAIL login.test.ts\n'.repeat(300)), x.assistant('The token check is wrong.')];
+  const more = [
+    x.tokenCount(9000, 272_000),
+    x.call('c1', 'npm test'),
+    x.output('c1', 'FAIL login.test.ts\n'.repeat(300)),
+    x.assistant('The token check is wrong.'),
+  ];
   for (const line of more) {
     fs.appendFileSync(file, line + '\n');
     g = w.update().gauge;
@@ -133,11 +153,18 @@ test('watch: a Codex rollout followed live keeps its instructions, window and co
   assert.equal(g.window, 272_000);
   assert.equal(g.windowSource, 'recording');
   const peak = g.tokens;
-  fs.appendFileSync(file, [x.compacted('Login test fails on the token check.'), x.turnContext(), x.user('continue')].join('\n') + '\n');
+  fs.appendFileSync(
+    file,
+    [x.compacted('Login test fails on the token check.'), x.turnContext(), x.user('continue')].join('\n') + '\n',
+  );
   g = w.update().gauge;
   assert.equal(g.checkpoints, 1);
   assert.ok(g.tokens < peak);
-  assert.equal(g.tokens, (await fullImportTokens(file)).tokens, 'the system instructions stay counted after the compaction');
+  assert.equal(
+    g.tokens,
+    (await fullImportTokens(file)).tokens,
+    'the system instructions stay counted after the compaction',
+  );
   assert.equal(g.window, 272_000, 'the window recorded before the compaction still applies');
 });
 
@@ -158,5 +185,8 @@ test('watch: after the first read, each update reads only the appended bytes', (
 test('watch: a file that is neither agent is refused with its name and line', () => {
   const file = tempFile('other.jsonl');
   fs.writeFileSync(file, 'not json at all\n');
-  assert.throws(() => new SessionWatcher(file), (e: Error) => e.message.includes(file) && /line 1/.test(e.message));
+  assert.throws(
+    () => new SessionWatcher(file),
+    (e: Error) => e.message.includes(file) && /line 1/.test(e.message),
+  );
 });

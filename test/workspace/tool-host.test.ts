@@ -32,10 +32,13 @@ afterEach(() => rmSync(path.dirname(root), { recursive: true, force: true }));
 test('readDirectory reports files, folders and symbolic links as VS Code types them', async () => {
   const tools = new WorkspaceToolHost(Uri.file(root));
   const entries = await tools.readDirectory(root);
-  assert.deepEqual(entries.sort((a, b) => a.name.localeCompare(b.name)), [
-    { name: 'link.txt', type: 'symlink' },
-    { name: 'src', type: 'directory' },
-  ]);
+  assert.deepEqual(
+    entries.sort((a, b) => a.name.localeCompare(b.name)),
+    [
+      { name: 'link.txt', type: 'symlink' },
+      { name: 'src', type: 'directory' },
+    ],
+  );
   assert.deepEqual(await tools.readDirectory(path.join(root, 'src')), [{ name: 'a.ts', type: 'file' }]);
 });
 

@@ -142,8 +142,12 @@ export class TokenMeter {
     if (typeof m.refusal === 'string') n += this.countText(m.refusal);
     n += this.countReasoning(m as unknown as Record<string, unknown>);
     if (Array.isArray(m.tool_calls)) {
-      for (const call of m.tool_calls as Array<{ function?: { name?: string; arguments?: string }; custom?: { name?: string; input?: string } }>) {
-        const fn = call.function ?? (call.custom ? { name: call.custom.name, arguments: call.custom.input } : undefined);
+      for (const call of m.tool_calls as Array<{
+        function?: { name?: string; arguments?: string };
+        custom?: { name?: string; input?: string };
+      }>) {
+        const fn =
+          call.function ?? (call.custom ? { name: call.custom.name, arguments: call.custom.input } : undefined);
         n += TOKENS_PER_TOOL_CALL + this.countText(fn?.name ?? '') + this.countText(fn?.arguments ?? '');
       }
     }
@@ -187,7 +191,9 @@ export class TokenMeter {
         case 'reasoning':
         case 'redacted_thinking':
           // Reasoning parts are sent back as recorded: their text (and signature) is counted.
-          n += this.countText(firstText(part.thinking, part.text, part.reasoning, part.data)) + (typeof part.signature === 'string' ? this.countText(part.signature) : 0);
+          n +=
+            this.countText(firstText(part.thinking, part.text, part.reasoning, part.data)) +
+            (typeof part.signature === 'string' ? this.countText(part.signature) : 0);
           break;
         default:
           n += ATTACHMENT_TOKENS;
@@ -201,7 +207,8 @@ export class TokenMeter {
     if (!tools || tools.length === 0) return 0;
     if (this.toolsCache?.tools === tools) return this.toolsCache.tokens;
     let n = TOOLS_BASE_TOKENS;
-    for (const t of tools) n += TOKENS_PER_TOOL + this.countText(JSON.stringify((t as { function?: unknown }).function ?? t));
+    for (const t of tools)
+      n += TOKENS_PER_TOOL + this.countText(JSON.stringify((t as { function?: unknown }).function ?? t));
     if (this.exact) this.toolsCache = { tools, tokens: n };
     return n;
   }
@@ -227,7 +234,8 @@ export class TokenMeter {
     }
     if (this.exact) this.lastMeasured.set(items, state, from);
     const breakdown = { ...sums, tools: toolsTokens };
-    const total = toolsTokens + REPLY_PRIMING_TOKENS + sums.system + sums.user + sums.assistant + sums.toolResults + sums.summaries;
+    const total =
+      toolsTokens + REPLY_PRIMING_TOKENS + sums.system + sums.user + sums.assistant + sums.toolResults + sums.summaries;
     return { total, breakdown, perItem: perItem.slice() };
   }
 
@@ -238,7 +246,12 @@ export class TokenMeter {
    * `cachedTokens` added back when the provider left them out); otherwise the calibration is dropped,
    * readings say `estimate`, and the outcome gives the reason.
    */
-  calibrate(promptTokens: number, items: readonly ContextItem[], tools?: readonly ToolSchema[], cachedTokens = 0): CalibrationOutcome {
+  calibrate(
+    promptTokens: number,
+    items: readonly ContextItem[],
+    tools?: readonly ToolSchema[],
+    cachedTokens = 0,
+  ): CalibrationOutcome {
     if (!(promptTokens > 0)) return { accepted: false, reason: 'no prompt tokens reported' };
     const estimate = this.measure(items, tools).total;
     const judged = judgeReported(promptTokens, estimate, cachedTokens);
@@ -271,9 +284,20 @@ export class TokenMeter {
     if (c && c.ids.length <= items.length && c.ids.every((id, i) => items[i].id === id)) {
       let added = 0;
       for (let i = c.ids.length; i < items.length; i++) added += m.perItem[i];
-      return { ...m, total: c.exact + added, basis: added === 0 ? 'exact' : 'exact+new', source: reportedSource(c.exact, c.cachedAdded, added), cachedAdded: c.cachedAdded };
+      return {
+        ...m,
+        total: c.exact + added,
+        basis: added === 0 ? 'exact' : 'exact+new',
+        source: reportedSource(c.exact, c.cachedAdded, added),
+        cachedAdded: c.cachedAdded,
+      };
     }
-    return { ...m, basis: 'estimate', source: this.rejected ?? 'counted locally; exact after the next model reply', cachedAdded: 0 };
+    return {
+      ...m,
+      basis: 'estimate',
+      source: this.rejected ?? 'counted locally; exact after the next model reply',
+      cachedAdded: 0,
+    };
   }
 }
 
@@ -282,16 +306,24 @@ export class TokenMeter {
  * `estimate` (see {@link TokenMeter.calibrate}): the figure to use (with `cachedTokens` added back
  * when the provider left them out), or why not.
  */
-export function judgeReported(promptTokens: number, estimate: number, cachedTokens = 0): { accepted: true; reported: number } | { accepted: false; reason: string } {
+export function judgeReported(
+  promptTokens: number,
+  estimate: number,
+  cachedTokens = 0,
+): { accepted: true; reported: number } | { accepted: false; reason: string } {
   if (!(promptTokens > 0)) return { accepted: false, reason: 'no prompt tokens reported' };
   // Some proxies report prompt tokens with the cached ones subtracted; the documented
   // `prompt_tokens_details.cached_tokens` is then added back when that lands in range.
   let reported = promptTokens;
-  if (!plausible(reported, estimate) && cachedTokens > 0 && plausible(reported + cachedTokens, estimate)) reported += cachedTokens;
+  if (!plausible(reported, estimate) && cachedTokens > 0 && plausible(reported + cachedTokens, estimate))
+    reported += cachedTokens;
   if (!plausible(reported, estimate)) {
     // A figure far from the exact count (a proxy reporting near zero, a fabricated huge one) would
     // turn automatic compaction off or make it fire forever: the exact count stands instead.
-    return { accepted: false, reason: `the provider reported ${promptTokens} prompt tokens where the exact count is ${estimate}; outside ${CALIBRATION_MIN}x-${CALIBRATION_MAX}x, so the count is used` };
+    return {
+      accepted: false,
+      reason: `the provider reported ${promptTokens} prompt tokens where the exact count is ${estimate}; outside ${CALIBRATION_MIN}x-${CALIBRATION_MAX}x, so the count is used`,
+    };
   }
   return { accepted: true, reported };
 }
@@ -304,9 +336,10 @@ export function rejectedSource(promptTokens: number, estimate: number, cachedTok
 
 /** The gauge's sentence for a reading anchored on a reported figure (`cachedAdded` tokens added back) plus `added` counted since. */
 export function reportedSource(exact: number, cachedAdded: number, added: number): string {
-  const reported = cachedAdded > 0
-    ? `the provider's reported ${exact - cachedAdded} prompt tokens plus the ${cachedAdded} cached tokens it reported separately (prompt_tokens_details.cached_tokens)`
-    : `the provider's reported ${exact} prompt tokens`;
+  const reported =
+    cachedAdded > 0
+      ? `the provider's reported ${exact - cachedAdded} prompt tokens plus the ${cachedAdded} cached tokens it reported separately (prompt_tokens_details.cached_tokens)`
+      : `the provider's reported ${exact} prompt tokens`;
   return added === 0 ? reported : `${reported}, plus ${added} counted since`;
 }
 

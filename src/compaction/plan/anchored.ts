@@ -8,17 +8,41 @@ import type { AnchoredTokens } from '../outcome';
 import { analyzeTable } from './structure';
 
 /** Tokens of `items` (with `tools`) that no compaction may summarise: the leading system messages, the latest request, the newest steps, pinned items. */
-export function anchoredTokens(items: readonly ContextItem[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined, keepRecentSteps: number): number {
+export function anchoredTokens(
+  items: readonly ContextItem[],
+  meter: TokenMeter,
+  tools: readonly ToolSchema[] | undefined,
+  keepRecentSteps: number,
+): number {
   return anchoredBreakdown(items, meter, tools, keepRecentSteps).total;
 }
 
 /** {@link anchoredTokens} by what holds them (unit reasons of `structure.ts`; tool schemas and request overhead apart). */
-export function anchoredBreakdown(items: readonly ContextItem[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined, keepRecentSteps: number): AnchoredTokens {
+export function anchoredBreakdown(
+  items: readonly ContextItem[],
+  meter: TokenMeter,
+  tools: readonly ToolSchema[] | undefined,
+  keepRecentSteps: number,
+): AnchoredTokens {
   const t = analyzeTable(items, keepRecentSteps);
   const m = meter.measure(items, tools);
-  const out: AnchoredTokens = { total: 0, tools: m.total - m.perItem.reduce((a, b) => a + b, 0), system: 0, latestRequest: 0, recentSteps: 0, pinned: 0 };
+  const out: AnchoredTokens = {
+    total: 0,
+    tools: m.total - m.perItem.reduce((a, b) => a + b, 0),
+    system: 0,
+    latestRequest: 0,
+    recentSteps: 0,
+    pinned: 0,
+  };
   // Indices into UNIT_REASONS: 1 leading system messages, 2 latest user message, 3 waiting tool calls, 4 recent step, 5 pinned.
-  const bucket: Array<keyof Omit<AnchoredTokens, 'total' | 'tools'>> = ['recentSteps', 'system', 'latestRequest', 'recentSteps', 'recentSteps', 'pinned'];
+  const bucket: Array<keyof Omit<AnchoredTokens, 'total' | 'tools'>> = [
+    'recentSteps',
+    'system',
+    'latestRequest',
+    'recentSteps',
+    'recentSteps',
+    'pinned',
+  ];
   for (let k = 0; k < t.count; k++) {
     if (t.eligible[k] || t.kind[k] === 2) continue;
     let sum = 0;

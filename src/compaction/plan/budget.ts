@@ -37,13 +37,18 @@ export const DEFAULT_COMPACT_TO = 0.5;
 export function thresholds(budget: BudgetConfig): Thresholds {
   const warnings: string[] = [];
   const { contextWindow, compactAt, compactTo } = budget;
-  if (!Number.isFinite(contextWindow) || contextWindow <= 0) throw new RangeError(`contextWindow must be a positive number of tokens, got ${contextWindow}`);
-  if (!(compactAt > 0 && compactAt <= 1)) throw new RangeError(`compactAt must be a fraction in (0, 1], got ${compactAt}`);
-  if (!(compactTo > 0 && compactTo < compactAt)) throw new RangeError(`compactTo must be a fraction below compactAt (${compactAt}), got ${compactTo}`);
+  if (!Number.isFinite(contextWindow) || contextWindow <= 0)
+    throw new RangeError(`contextWindow must be a positive number of tokens, got ${contextWindow}`);
+  if (!(compactAt > 0 && compactAt <= 1))
+    throw new RangeError(`compactAt must be a fraction in (0, 1], got ${compactAt}`);
+  if (!(compactTo > 0 && compactTo < compactAt))
+    throw new RangeError(`compactTo must be a fraction below compactAt (${compactAt}), got ${compactTo}`);
   let reserved = Math.max(0, Math.floor(budget.reservedOutput || 0));
   const cap = Math.floor(contextWindow * MAX_RESERVED_SHARE);
   if (reserved > cap) {
-    warnings.push(`reserved output ${reserved} tokens is over ${MAX_RESERVED_SHARE * 100}% of the ${contextWindow}-token window; using ${cap}`);
+    warnings.push(
+      `reserved output ${reserved} tokens is over ${MAX_RESERVED_SHARE * 100}% of the ${contextWindow}-token window; using ${cap}`,
+    );
     reserved = cap;
   }
   const inputBudget = contextWindow - reserved;
@@ -106,7 +111,10 @@ export interface SummaryBudgets {
  * summarised, then typed requests, then notes, then re-attached files). Throws RangeError for a
  * fraction outside (0, 1].
  */
-export function summaryBudgets(targetTokens: number, fractions: { user?: number; summary?: number; attach?: number } = {}): SummaryBudgets {
+export function summaryBudgets(
+  targetTokens: number,
+  fractions: { user?: number; summary?: number; attach?: number } = {},
+): SummaryBudgets {
   const f = (name: string, v: number | undefined, d: number) => {
     const x = v ?? d;
     if (!(x > 0 && x <= 1)) throw new RangeError(`${name} must be a fraction in (0, 1], got ${v}`);

@@ -9,7 +9,13 @@ import type { Plan } from './planner';
 export const CLIP_MIN_TOKENS = 1000;
 
 /** Picks messages to clip when the plan still leaves the request over the input budget. */
-export function planClips(items: readonly ContextItem[], perItem: readonly number[], plan: Plan, inputBudget: number, target: number): Array<{ index: number; maxTokens: number }> {
+export function planClips(
+  items: readonly ContextItem[],
+  perItem: readonly number[],
+  plan: Plan,
+  inputBudget: number,
+  target: number,
+): Array<{ index: number; maxTokens: number }> {
   if (plan.estimatedAfter <= inputBudget) return [];
   const inSpan = new Uint8Array(items.length);
   for (const s of plan.spans) inSpan.fill(1, s.start, s.end);
@@ -20,7 +26,8 @@ export function planClips(items: readonly ContextItem[], perItem: readonly numbe
     const role = it.message.role;
     if (inSpan[i] || it.pinned || it.kind === 'summary') continue;
     // Any shape: string content, text parts, long string values in tool-call arguments.
-    if ((role === 'tool' || role === 'user' || role === 'assistant') && perItem[i] > CLIP_MIN_TOKENS) candidates.push(i);
+    if ((role === 'tool' || role === 'user' || role === 'assistant') && perItem[i] > CLIP_MIN_TOKENS)
+      candidates.push(i);
   }
   candidates.sort((a, b) => perItem[b] - perItem[a]);
   let excess = plan.estimatedAfter - target;

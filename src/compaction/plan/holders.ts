@@ -27,10 +27,22 @@ export interface TokenHolders {
  * Splits the tokens of `items` (with `tools`) into {@link TokenHolders}. O(items).
  * @param keepRecentSteps newest agent steps counted as `newestSteps`
  */
-export function tokenHolders(items: readonly ContextItem[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined, keepRecentSteps: number): TokenHolders {
+export function tokenHolders(
+  items: readonly ContextItem[],
+  meter: TokenMeter,
+  tools: readonly ToolSchema[] | undefined,
+  keepRecentSteps: number,
+): TokenHolders {
   const m = meter.measure(items, tools);
   const t = analyzeTable(items, keepRecentSteps);
-  const h: TokenHolders = { systemAndTools: m.breakdown.tools, summaries: 0, latestRequest: 0, newestSteps: 0, history: 0, total: m.total };
+  const h: TokenHolders = {
+    systemAndTools: m.breakdown.tools,
+    summaries: 0,
+    latestRequest: 0,
+    newestSteps: 0,
+    history: 0,
+    total: m.total,
+  };
   for (let k = 0; k < t.count; k++) {
     let sum = 0;
     for (let i = t.start[k]; i < t.end[k]; i++) {
@@ -51,7 +63,12 @@ export function tokenHolders(items: readonly ContextItem[], meter: TokenMeter, t
  * among them count as summaries there) and the tool schemas, in tokens, without reading the rest
  * of the context. `perItem`: the meter's counts of `items`.
  */
-export function systemAndToolsTokens(items: readonly ContextItem[], perItem: readonly number[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined): number {
+export function systemAndToolsTokens(
+  items: readonly ContextItem[],
+  perItem: readonly number[],
+  meter: TokenMeter,
+  tools: readonly ToolSchema[] | undefined,
+): number {
   let n = meter.countTools(tools);
   for (let i = 0; i < items.length; i++) {
     const role = items[i].message.role;
@@ -78,9 +95,16 @@ export function describeHolders(h: TokenHolders, inputBudget?: number): string {
   ];
   const held = parts.filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
   if (held.length === 0) return 'the context holds no messages';
-  const text = held.map(([name, v], k) => (k === 0 ? `${name} hold${name.startsWith('the latest') || name.startsWith('other') ? 's' : ''} ${n(v)} tokens` : `${name} ${n(v)}`)).join(', ');
+  const text = held
+    .map(([name, v], k) =>
+      k === 0
+        ? `${name} hold${name.startsWith('the latest') || name.startsWith('other') ? 's' : ''} ${n(v)} tokens`
+        : `${name} ${n(v)}`,
+    )
+    .join(', ');
   if (h.systemAndTools === 0) return `${text} (there is no system prompt or tool schema)`;
   // Nothing a compaction may rewrite can help then: say so rather than blame the messages.
-  if (inputBudget !== undefined && h.systemAndTools >= inputBudget) return `${text}; the system prompt and tool schemas alone are over the budget of ${n(inputBudget)}, so no compaction can make the request fit`;
+  if (inputBudget !== undefined && h.systemAndTools >= inputBudget)
+    return `${text}; the system prompt and tool schemas alone are over the budget of ${n(inputBudget)}, so no compaction can make the request fit`;
   return text;
 }

@@ -29,7 +29,11 @@ export function checkToolPairing(messages: readonly ChatMessage[], allowPendingT
   let openAt = -1;
   const close = (at: number) => {
     if (open && open.size > 0) {
-      out.push({ invariant: 1, index: openAt, message: `tool calls ${[...open].join(', ')} of message ${openAt} are not answered before message ${at}` });
+      out.push({
+        invariant: 1,
+        index: openAt,
+        message: `tool calls ${[...open].join(', ')} of message ${openAt} are not answered before message ${at}`,
+      });
     }
     open = undefined;
   };
@@ -38,7 +42,11 @@ export function checkToolPairing(messages: readonly ChatMessage[], allowPendingT
     if (m.role === 'tool') {
       const id = (m as { tool_call_id?: string }).tool_call_id ?? '';
       if (!open || !open.has(id)) {
-        out.push({ invariant: 1, index: i, message: `tool message ${i} (tool_call_id ${JSON.stringify(id)}) does not answer a call of the assistant message before it` });
+        out.push({
+          invariant: 1,
+          index: i,
+          message: `tool message ${i} (tool_call_id ${JSON.stringify(id)}) does not answer a call of the assistant message before it`,
+        });
       } else open.delete(id);
       continue;
     }
@@ -47,7 +55,8 @@ export function checkToolPairing(messages: readonly ChatMessage[], allowPendingT
     if (ids.length > 0) {
       const seen = new Set<string>();
       for (const id of ids) {
-        if (seen.has(id)) out.push({ invariant: 1, index: i, message: `tool call id ${id} appears twice in message ${i}` });
+        if (seen.has(id))
+          out.push({ invariant: 1, index: i, message: `tool call id ${id} appears twice in message ${i}` });
         seen.add(id);
       }
       open = new Set(ids);
@@ -59,7 +68,8 @@ export function checkToolPairing(messages: readonly ChatMessage[], allowPendingT
 }
 
 function lastAssistantIndex(messages: readonly ChatMessage[]): number {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role !== 'tool') return messages[i].role === 'assistant' ? i : -1;
+  for (let i = messages.length - 1; i >= 0; i--)
+    if (messages[i].role !== 'tool') return messages[i].role === 'assistant' ? i : -1;
   return -1;
 }
 
@@ -81,8 +91,15 @@ export interface CheckOptions {
  * (leading system messages, the latest real user message and the newest `keepRecentSteps` steps
  * are the raw messages themselves); 6 no summary enters as a system message.
  */
-export function checkContext(items: readonly ContextItem[], raw: readonly Entry[], options: CheckOptions = {}): Violation[] {
-  const out = checkToolPairing(items.map((i) => i.message), options.allowPendingTail ?? true);
+export function checkContext(
+  items: readonly ContextItem[],
+  raw: readonly Entry[],
+  options: CheckOptions = {},
+): Violation[] {
+  const out = checkToolPairing(
+    items.map((i) => i.message),
+    options.allowPendingTail ?? true,
+  );
   // The covered ids are compared as they are read: no list of every id (it runs while memory peaks).
   let covered = 0;
   let difference = -1;
@@ -93,15 +110,20 @@ export function checkContext(items: readonly ContextItem[], raw: readonly Entry[
     }
   }
   if (difference >= 0 || covered !== raw.length) {
-    out.push({ invariant: 4, message: `covered raw ids differ from the raw transcript (${covered} covered, ${raw.length} raw, first difference at ${difference < 0 ? covered : difference})` });
+    out.push({
+      invariant: 4,
+      message: `covered raw ids differ from the raw transcript (${covered} covered, ${raw.length} raw, first difference at ${difference < 0 ? covered : difference})`,
+    });
   }
-  const rawItems: readonly ContextItem[] = options.rawItems ?? raw.map((e) => ({ id: e.id, kind: 'raw', message: e.message, covers: [e.id] }));
+  const rawItems: readonly ContextItem[] =
+    options.rawItems ?? raw.map((e) => ({ id: e.id, kind: 'raw', message: e.message, covers: [e.id] }));
   // The unit table, not unit objects: only the anchors are needed.
   const rawShape = analyzeTable(rawItems, options.keepRecentSteps ?? 1);
   const mustKeep: number[] = [];
   for (let k = 0; k < rawShape.leadEnd; k++) mustKeep.push(k);
   if (rawShape.lastUserIndex >= 0) mustKeep.push(rawShape.lastUserIndex);
-  for (let u = 0; u < rawShape.count; u++) if (rawShape.reason[u] === RECENT_STEP) for (let k = rawShape.start[u]; k < rawShape.end[u]; k++) mustKeep.push(k);
+  for (let u = 0; u < rawShape.count; u++)
+    if (rawShape.reason[u] === RECENT_STEP) for (let k = rawShape.start[u]; k < rawShape.end[u]; k++) mustKeep.push(k);
   const rawFirst = raw.findIndex((e) => e.message.role !== 'system' && e.message.role !== 'developer');
   checkAnchorsAndRoles(items, raw, mustKeep, rawFirst, out);
   return out;
@@ -115,17 +137,33 @@ const RECENT_STEP = UNIT_REASONS.indexOf('recent agent step');
  * @param mustKeep raw indices of the anchors
  * @param rawFirst raw index of the first message that is not system/developer (-1 when none)
  */
-function checkAnchorsAndRoles(items: readonly ContextItem[], raw: readonly Entry[], mustKeep: readonly number[], rawFirst: number, out: Violation[]): void {
+function checkAnchorsAndRoles(
+  items: readonly ContextItem[],
+  raw: readonly Entry[],
+  mustKeep: readonly number[],
+  rawFirst: number,
+  out: Violation[],
+): void {
   if (mustKeep.length > 0) {
     const byRawId = new Map<string, ContextItem>();
     const wanted = new Set(mustKeep.map((k) => raw[k].id));
-    for (const it of items) for (const id of it.covers.length === 1 ? it.covers : []) if (wanted.has(id)) byRawId.set(id, it);
+    for (const it of items)
+      for (const id of it.covers.length === 1 ? it.covers : []) if (wanted.has(id)) byRawId.set(id, it);
     for (const k of mustKeep) {
       // A clipped or collapsed anchor is allowed: that happens only when the request could not be
       // sent at all otherwise (the degrade tiers, degrade.ts).
       const it = byRawId.get(raw[k].id);
-      if (!it || it.covers.length !== 1 || it.kind === 'summary' || (it.kind === 'raw' && it.message !== raw[k].message)) {
-        out.push({ invariant: 3, index: k, message: `anchor message ${raw[k].id} (${raw[k].message.role}) is not in the context verbatim` });
+      if (
+        !it ||
+        it.covers.length !== 1 ||
+        it.kind === 'summary' ||
+        (it.kind === 'raw' && it.message !== raw[k].message)
+      ) {
+        out.push({
+          invariant: 3,
+          index: k,
+          message: `anchor message ${raw[k].id} (${raw[k].message.role}) is not in the context verbatim`,
+        });
       }
     }
   }
@@ -135,8 +173,17 @@ function checkAnchorsAndRoles(items: readonly ContextItem[], raw: readonly Entry
     }
   });
   const firstItem = items.findIndex((it) => it.message.role !== 'system' && it.message.role !== 'developer');
-  if (firstItem >= 0 && rawFirst >= 0 && raw[rawFirst].message.role === 'user' && items[firstItem].message.role !== 'user') {
-    out.push({ invariant: 2, index: firstItem, message: `first non-system message is ${items[firstItem].message.role}, not user` });
+  if (
+    firstItem >= 0 &&
+    rawFirst >= 0 &&
+    raw[rawFirst].message.role === 'user' &&
+    items[firstItem].message.role !== 'user'
+  ) {
+    out.push({
+      invariant: 2,
+      index: firstItem,
+      message: `first non-system message is ${items[firstItem].message.role}, not user`,
+    });
   }
 }
 
@@ -190,7 +237,10 @@ export class IncrementalChecker {
   /** The violations of `items` against the raw entries appended so far. */
   check(items: readonly ContextItem[]): Violation[] {
     const raw = this.raw;
-    const out = checkToolPairing(items.map((i) => i.message), this.options.allowPendingTail ?? true);
+    const out = checkToolPairing(
+      items.map((i) => i.message),
+      this.options.allowPendingTail ?? true,
+    );
     // Invariants 2 and 4: the covered ids, in item order, are exactly the raw ids in order.
     let next = 0;
     let firstDifference = -1;
@@ -205,7 +255,10 @@ export class IncrementalChecker {
     if (firstDifference < 0 && next !== raw.length) firstDifference = Math.min(next, raw.length);
     if (firstDifference >= 0) {
       const covered = items.reduce((n, it) => n + it.covers.length, 0);
-      out.push({ invariant: 4, message: `covered raw ids differ from the raw transcript (${covered} covered, ${raw.length} raw, first difference at ${firstDifference})` });
+      out.push({
+        invariant: 4,
+        message: `covered raw ids differ from the raw transcript (${covered} covered, ${raw.length} raw, first difference at ${firstDifference})`,
+      });
     }
     // Invariant 3: leading system messages, the latest real user message, the newest complete steps.
     const mustKeep: number[] = [];
@@ -237,10 +290,13 @@ export class IncrementalChecker {
     const keep = this.options.keepRecentSteps ?? 1;
     if (keep <= 0 || this.assistants.length === 0) return [];
     const from = this.assistants[Math.max(0, this.assistants.length - keep)];
-    const slice = this.raw.slice(from).map((e): ContextItem => ({ id: e.id, kind: 'raw', message: e.message, covers: [e.id] }));
+    const slice = this.raw
+      .slice(from)
+      .map((e): ContextItem => ({ id: e.id, kind: 'raw', message: e.message, covers: [e.id] }));
     const shape = analyze(slice, keep);
     const out: number[] = [];
-    for (const u of shape.units) if (u.reason === 'recent agent step') for (let k = u.start; k < u.end; k++) out.push(from + k);
+    for (const u of shape.units)
+      if (u.reason === 'recent agent step') for (let k = u.start; k < u.end; k++) out.push(from + k);
     return out;
   }
 }

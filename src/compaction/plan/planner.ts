@@ -57,7 +57,13 @@ export interface PlanOptions {
  * Plans a compaction of `items` (with per-item counts `perItem` and current total `total`) down to
  * `targetTokens`. Pure; O(items).
  */
-export function planCompaction(items: readonly ContextItem[], perItem: readonly number[], total: number, targetTokens: number, options: PlanOptions): Plan {
+export function planCompaction(
+  items: readonly ContextItem[],
+  perItem: readonly number[],
+  total: number,
+  targetTokens: number,
+  options: PlanOptions,
+): Plan {
   const shape = analyzeTable(items, options.keepRecentSteps);
   const size = perItem.slice();
   const collapsible = options.noCollapse ? [] : collapseCandidates(items, shape, perItem);
@@ -67,7 +73,13 @@ export function planCompaction(items: readonly ContextItem[], perItem: readonly 
     size[i] = COLLAPSED_RECORD_TOKENS;
   }
   if (afterCollapse <= targetTokens && !options.all) {
-    return { shape, collapse: collapsible, spans: [], estimatedAfter: afterCollapse, reason: collapsible.length ? undefined : 'nothing eligible' };
+    return {
+      shape,
+      collapse: collapsible,
+      spans: [],
+      estimatedAfter: afterCollapse,
+      reason: collapsible.length ? undefined : 'nothing eligible',
+    };
   }
   // Prefix sums over sizes: unit tokens in O(1).
   const prefix = new Float64Array(items.length + 1);
@@ -101,7 +113,11 @@ export function planCompaction(items: readonly ContextItem[], perItem: readonly 
   const isSelected = (k: number) => k >= 0 && k < count && tierOf[k] !== 0;
   outer: for (let t = 0; t < 4; t++) {
     for (const k of tiers[t]) {
-      if (!options.all && saved - spanCount * options.summaryTokens - Math.min(kept, keptCap * Math.max(1, spanCount)) >= need) break outer;
+      if (
+        !options.all &&
+        saved - spanCount * options.summaryTokens - Math.min(kept, keptCap * Math.max(1, spanCount)) >= need
+      )
+        break outer;
       // A unit joining an existing span adds no new summary; a lone one costs one summary.
       const joins = isSelected(k - 1) || isSelected(k + 1);
       tierOf[k] = t + 1;
@@ -114,7 +130,8 @@ export function planCompaction(items: readonly ContextItem[], perItem: readonly 
   // as large: one summary then stands for both instead of a growing pile. A small run is not worth
   // re-summarizing the summary (it saves little and costs summarizer input).
   for (let k = 1; k < count; k++) {
-    if (tierOf[k] === 0 || tierOf[k - 1] !== 0 || !shape.eligible[k - 1] || shape.kind[k - 1] !== KIND.summary) continue;
+    if (tierOf[k] === 0 || tierOf[k - 1] !== 0 || !shape.eligible[k - 1] || shape.kind[k - 1] !== KIND.summary)
+      continue;
     let end = k;
     while (end + 1 < count && tierOf[end + 1] !== 0 && shape.start[end + 1] === shape.end[end]) end++;
     if (prefix[shape.end[end]] - prefix[shape.start[k]] >= tokensOf(k - 1)) {
@@ -130,7 +147,8 @@ export function planCompaction(items: readonly ContextItem[], perItem: readonly 
     const span = { start: startItem, end: shape.end[k], tier, tokens: 0 };
     span.tokens = prefix[span.end] - prefix[span.start];
     // A span that is only one summary would be rewritten into itself; a tiny one cannot shrink.
-    if (!(span.end - span.start === 1 && items[span.start].kind === 'summary') && span.tokens >= MIN_SPAN_TOKENS) spans.push(span);
+    if (!(span.end - span.start === 1 && items[span.start].kind === 'summary') && span.tokens >= MIN_SPAN_TOKENS)
+      spans.push(span);
   }
   const inSpan = new Uint8Array(items.length);
   for (const s of spans) inSpan.fill(1, s.start, s.end);
@@ -139,7 +157,11 @@ export function planCompaction(items: readonly ContextItem[], perItem: readonly 
   for (const i of collapse) estimatedAfter -= perItem[i] - COLLAPSED_RECORD_TOKENS;
   for (const s of spans) {
     for (let i = s.start; i < s.end; i++) estimatedAfter -= perItem[i];
-    estimatedAfter += spanSummaryEstimate(s, options.summaryTokens, Math.min(keptCap, keptPrefix[s.end] - keptPrefix[s.start]));
+    estimatedAfter += spanSummaryEstimate(
+      s,
+      options.summaryTokens,
+      Math.min(keptCap, keptPrefix[s.end] - keptPrefix[s.start]),
+    );
   }
   const reason = collapse.length === 0 && spans.length === 0 ? nothingReason(shape) : undefined;
   return { shape, collapse, spans, estimatedAfter, reason };
@@ -160,6 +182,7 @@ function nothingReason(shape: UnitTable): string {
 /** What keeps the units that may not be compacted, in words (`UNIT_REASONS`), each once, in first-seen order. */
 export function anchorReasons(shape: UnitTable): string[] {
   const reasons = new Set<string>();
-  for (let k = 0; k < shape.count; k++) if (!shape.eligible[k] && shape.reason[k]) reasons.add(UNIT_REASONS[shape.reason[k]]);
+  for (let k = 0; k < shape.count; k++)
+    if (!shape.eligible[k] && shape.reason[k]) reasons.add(UNIT_REASONS[shape.reason[k]]);
   return [...reasons];
 }

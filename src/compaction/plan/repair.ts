@@ -36,10 +36,17 @@ export function repairToolPairing(entries: readonly Entry[], options: { closeTra
   let openEntry: Entry | undefined;
   const closeOpen = () => {
     for (const id of open) {
-      out.push({ id: `${openEntry!.id}#${id}`, message: { role: 'tool', tool_call_id: id, content: MISSING_RESULT_TEXT }, meta: { source: openEntry!.meta?.source } });
+      out.push({
+        id: `${openEntry!.id}#${id}`,
+        message: { role: 'tool', tool_call_id: id, content: MISSING_RESULT_TEXT },
+        meta: { source: openEntry!.meta?.source },
+      });
       addedResults++;
     }
-    if (open.length) warnings.push(`entry ${openEntry!.id}: ${open.length} tool call(s) had no result (${open.join(', ')}); added a placeholder result`);
+    if (open.length)
+      warnings.push(
+        `entry ${openEntry!.id}: ${open.length} tool call(s) had no result (${open.join(', ')}); added a placeholder result`,
+      );
     open = [];
   };
   for (const e of entries) {
@@ -51,9 +58,16 @@ export function repairToolPairing(entries: readonly Entry[], options: { closeTra
         out.push(e);
       } else {
         orphanResults++;
-        warnings.push(`entry ${e.id}: tool result for ${JSON.stringify(id)} answers no open tool call; kept as user text`);
+        warnings.push(
+          `entry ${e.id}: tool result for ${JSON.stringify(id)} answers no open tool call; kept as user text`,
+        );
         const content = (e.message as { content?: unknown }).content;
-        const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((p) => (p as { text?: string }).text ?? '').join('\n') : '';
+        const text =
+          typeof content === 'string'
+            ? content
+            : Array.isArray(content)
+              ? content.map((p) => (p as { text?: string }).text ?? '').join('\n')
+              : '';
         out.push({ ...e, message: { role: 'user', content: `[tool result ${id} without a matching call]\n${text}` } });
       }
       continue;

@@ -55,7 +55,12 @@ export function isRealUserMessage(item: ContextItem): boolean {
 export function isToolOutputMessage(item: ContextItem): boolean {
   if (item.message.role !== 'user' || item.kind === 'summary') return false;
   const content = (item.message as { content?: unknown }).content;
-  const head = typeof content === 'string' ? content : Array.isArray(content) ? textOf((content[0] as { text?: unknown } | undefined)?.text) : '';
+  const head =
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? textOf((content[0] as { text?: unknown } | undefined)?.text)
+        : '';
   return isToolOutputText(head);
 }
 
@@ -67,7 +72,14 @@ function isSystem(item: ContextItem): boolean {
 const KINDS: readonly UnitKind[] = ['system', 'turn', 'summary', 'request', 'step', 'other'];
 const REGIONS: readonly Unit['region'][] = ['lead', 'history', 'current'];
 /** Reasons a unit is not eligible (index 0: none). */
-export const UNIT_REASONS = ['', 'leading system messages', 'latest user message', 'tool calls still waiting for results', 'recent agent step', 'pinned'] as const;
+export const UNIT_REASONS = [
+  '',
+  'leading system messages',
+  'latest user message',
+  'tool calls still waiting for results',
+  'recent agent step',
+  'pinned',
+] as const;
 
 /**
  * The units of a context as parallel typed arrays (unit `k` is `[start[k], end[k])`). The planner
@@ -112,9 +124,15 @@ export function analyzeTable(items: readonly ContextItem[], keepRecentSteps = 1)
   // At most one unit per item, plus the lead.
   const cap = n + 1;
   const t: UnitTable = {
-    leadEnd, lastUserIndex, count: 0,
-    start: new Int32Array(cap), end: new Int32Array(cap), kind: new Uint8Array(cap),
-    region: new Uint8Array(cap), eligible: new Uint8Array(cap), reason: new Uint8Array(cap),
+    leadEnd,
+    lastUserIndex,
+    count: 0,
+    start: new Int32Array(cap),
+    end: new Int32Array(cap),
+    kind: new Uint8Array(cap),
+    region: new Uint8Array(cap),
+    eligible: new Uint8Array(cap),
+    reason: new Uint8Array(cap),
   };
   const push = (a: number, b: number, kind: number, region: number, eligible: boolean, reason = 0) => {
     const k = t.count++;
@@ -209,7 +227,13 @@ export function analyze(items: readonly ContextItem[], keepRecentSteps = 1): Str
   const t = analyzeTable(items, keepRecentSteps);
   const units: Unit[] = [];
   for (let k = 0; k < t.count; k++) {
-    const u: Unit = { start: t.start[k], end: t.end[k], kind: KINDS[t.kind[k]], region: REGIONS[t.region[k]], eligible: t.eligible[k] === 1 };
+    const u: Unit = {
+      start: t.start[k],
+      end: t.end[k],
+      kind: KINDS[t.kind[k]],
+      region: REGIONS[t.region[k]],
+      eligible: t.eligible[k] === 1,
+    };
     if (!u.eligible && t.reason[k]) u.reason = UNIT_REASONS[t.reason[k]];
     units.push(u);
   }

@@ -21,7 +21,12 @@ export const MAX_COLLAPSED_ANSWER_CHARS = 300;
  * Indices of tool results that may be collapsed: raw, not pinned, inside eligible units (so never
  * in the newest steps, never anchors), at least `minTokens` tokens.
  */
-export function collapseCandidates(items: readonly ContextItem[], table: UnitTable, perItem: readonly number[], minTokens = COLLAPSE_MIN_TOKENS): number[] {
+export function collapseCandidates(
+  items: readonly ContextItem[],
+  table: UnitTable,
+  perItem: readonly number[],
+  minTokens = COLLAPSE_MIN_TOKENS,
+): number[] {
   const out: number[] = [];
   for (let k = 0; k < table.count; k++) {
     if (!table.eligible[k] || (table.kind[k] !== KIND.turn && table.kind[k] !== KIND.step)) continue;
@@ -70,7 +75,8 @@ export function callOf(items: readonly ContextItem[], index: number): { name: st
 }
 
 /** A last line that reports a run's verdict (test counts, build or lint results). */
-const VERDICT = /\b\d+ (passed|failed|tests?|passing|failing|errors?|warnings?)\b|\b(all tests passed|build succeeded|compiled successfully|no errors)\b/i;
+const VERDICT =
+  /\b\d+ (passed|failed|tests?|passing|failing|errors?|warnings?)\b|\b(all tests passed|build succeeded|compiled successfully|no errors)\b/i;
 
 /** The one-line record that stands for a tool result. */
 export function collapsedRecord(result: ChatMessage, call: { name: string; arguments: string } | undefined): string {
@@ -99,8 +105,18 @@ export function collapsedRecord(result: ChatMessage, call: { name: string; argum
  * still find them as typed requests (`requests.ts`); a long answer is shortened in the middle with
  * a marker ({@link MAX_COLLAPSED_ANSWER_CHARS}).
  */
-export function collapseItem(item: ContextItem, call: { name: string; arguments: string } | undefined, checkpointId: string): ContextItem {
-  return { id: `${item.id}~c`, kind: 'collapsed', message: collapsedMessage(item, call), covers: [...item.covers], checkpointId };
+export function collapseItem(
+  item: ContextItem,
+  call: { name: string; arguments: string } | undefined,
+  checkpointId: string,
+): ContextItem {
+  return {
+    id: `${item.id}~c`,
+    kind: 'collapsed',
+    message: collapsedMessage(item, call),
+    covers: [...item.covers],
+    checkpointId,
+  };
 }
 
 /**
@@ -115,11 +131,18 @@ function collapsedMessage(item: ContextItem, call: { name: string; arguments: st
   const answer = typedRequestOf(item);
   const typed = answer === undefined ? undefined : shortenMiddle(answer, MAX_COLLAPSED_ANSWER_CHARS);
   const record = collapsedRecord(item.message, call);
-  const message: ChatMessage = { role: 'tool', tool_call_id: m.tool_call_id, content: typed ? `${record}\nThe user's words in this result, verbatim:\n<answer>\n${typed}\n</answer>` : record };
+  const message: ChatMessage = {
+    role: 'tool',
+    tool_call_id: m.tool_call_id,
+    content: typed ? `${record}\nThe user's words in this result, verbatim:\n<answer>\n${typed}\n</answer>` : record,
+  };
   recordCache.set(item.message, { name: call?.name, arguments: call?.arguments, message });
   return message;
 }
-const recordCache = new WeakMap<object, { name: string | undefined; arguments: string | undefined; message: ChatMessage }>();
+const recordCache = new WeakMap<
+  object,
+  { name: string | undefined; arguments: string | undefined; message: ChatMessage }
+>();
 
 /** Estimated tokens of a collapsed record, used for planning before records are written. */
 export const COLLAPSED_RECORD_TOKENS = 60;

@@ -15,12 +15,34 @@ import { describeHolders } from '../plan/holders';
 import type { PreparedCompaction } from './compactor';
 
 /** A result that leaves `items` as they are, with the outcome, reason and status given. */
-export function notApplied(items: readonly ContextItem[], tokens: number, outcome: CompactionResult['outcome'], reason: string, status: CompactionStatus, error?: SummarizerError): CompactionResult {
-  return { applied: false, outcome, reason, status, tokensBefore: tokens, tokensAfter: tokens, checkpoints: [], context: [...items], error };
+export function notApplied(
+  items: readonly ContextItem[],
+  tokens: number,
+  outcome: CompactionResult['outcome'],
+  reason: string,
+  status: CompactionStatus,
+  error?: SummarizerError,
+): CompactionResult {
+  return {
+    applied: false,
+    outcome,
+    reason,
+    status,
+    tokensBefore: tokens,
+    tokensAfter: tokens,
+    checkpoints: [],
+    context: [...items],
+    error,
+  };
 }
 
 /** A not-applied result for a summarizer failure. */
-export function failed(items: readonly ContextItem[], tokens: number, reason: string, e: SummarizerError): CompactionResult {
+export function failed(
+  items: readonly ContextItem[],
+  tokens: number,
+  reason: string,
+  e: SummarizerError,
+): CompactionResult {
   return notApplied(items, tokens, 'failed', reason, summarizerFailed(e), e);
 }
 
@@ -42,7 +64,13 @@ export interface AppliedCompaction {
  * the span). `before`: the meter's total of `items`, when the caller has it.
  * Returns the applied compaction, or a not-applied result saying why.
  */
-export function applyPrepared(items: readonly ContextItem[], prepared: PreparedCompaction, meter: TokenMeter, tools?: readonly ToolSchema[], before = meter.measure(items, tools).total): AppliedCompaction | CompactionResult {
+export function applyPrepared(
+  items: readonly ContextItem[],
+  prepared: PreparedCompaction,
+  meter: TokenMeter,
+  tools?: readonly ToolSchema[],
+  before = meter.measure(items, tools).total,
+): AppliedCompaction | CompactionResult {
   let current: ContextItem[] = [...items];
   let tokens = before;
   const applied: Checkpoint[] = [];
@@ -51,24 +79,47 @@ export function applyPrepared(items: readonly ContextItem[], prepared: PreparedC
     try {
       next = applyCheckpoint(current, cp);
     } catch {
-      return notApplied(items, before, 'stale', 'the prepared compaction is stale: the messages it replaces have changed', { kind: 'stale' });
+      return notApplied(
+        items,
+        before,
+        'stale',
+        'the prepared compaction is stale: the messages it replaces have changed',
+        { kind: 'stale' },
+      );
     }
     let after = tokens;
     const known = knownReplaced.get(cp);
     if (known && known.meter === meter) after -= known.tokens;
     else for (const it of cp.replaced) after -= meter.countMessage(it.message);
     for (const it of cp.inserted) after += meter.countMessage(it.message);
-    applied.push({ ...cp, replacedIds: known ? known.ids.slice() : coversOf(cp.replaced), tokensBefore: tokens, tokensAfter: after });
+    applied.push({
+      ...cp,
+      replacedIds: known ? known.ids.slice() : coversOf(cp.replaced),
+      tokensBefore: tokens,
+      tokensAfter: after,
+    });
     current = next;
     tokens = after;
   }
   if (tokens >= before) {
-    const e = new SummarizerError(`the compaction would not shrink the context (${before} → ${tokens} tokens)`, 'no-shrink');
+    const e = new SummarizerError(
+      `the compaction would not shrink the context (${before} → ${tokens} tokens)`,
+      'no-shrink',
+    );
     return failed(items, before, `compaction not applied: ${e.message}`, e);
   }
-  const broken = checkToolPairing(current.map((i) => i.message), true);
+  const broken = checkToolPairing(
+    current.map((i) => i.message),
+    true,
+  );
   if (broken.length > 0) {
-    return notApplied(items, before, 'failed', `compaction not applied: it would break tool pairing (${broken[0].message})`, { kind: 'would-break-pairing', detail: broken[0].message });
+    return notApplied(
+      items,
+      before,
+      'failed',
+      `compaction not applied: it would break tool pairing (${broken[0].message})`,
+      { kind: 'would-break-pairing', detail: broken[0].message },
+    );
   }
   return { context: current, tokensBefore: before, tokensAfter: tokens, checkpoints: applied };
 }
@@ -98,10 +149,18 @@ export function appliedResult(done: AppliedCompaction, prepared: PreparedCompact
   const anchored = prepared.anchoredTokens;
   const target = prepared.targetTokens;
   // Honest about a target that cannot be met: what may never be summarised alone exceeds it.
-  const over = anchored !== undefined && target !== undefined && anchored > target ? `; the part that is never summarized (system prompt, tool schemas, latest request, newest steps) alone holds ${n(anchored)} tokens, over the target of ${n(target)}` : '';
+  const over =
+    anchored !== undefined && target !== undefined && anchored > target
+      ? `; the part that is never summarized (system prompt, tool schemas, latest request, newest steps) alone holds ${n(anchored)} tokens, over the target of ${n(target)}`
+      : '';
   // Does not fit even after the degrade tiers: say what holds the tokens, with figures.
-  const holders = prepared.holders && prepared.inputBudget !== undefined && tokens > prepared.inputBudget ? prepared.holders : undefined;
-  const noFit = holders ? `; does not fit: ${n(tokens)} tokens against a budget of ${n(prepared.inputBudget!)}; ${describeHolders(holders, prepared.inputBudget)}` : over;
+  const holders =
+    prepared.holders && prepared.inputBudget !== undefined && tokens > prepared.inputBudget
+      ? prepared.holders
+      : undefined;
+  const noFit = holders
+    ? `; does not fit: ${n(tokens)} tokens against a budget of ${n(prepared.inputBudget!)}; ${describeHolders(holders, prepared.inputBudget)}`
+    : over;
   const status: CompactionStatus = {
     kind: 'applied',
     tokensBefore: before,
@@ -110,7 +169,18 @@ export function appliedResult(done: AppliedCompaction, prepared: PreparedCompact
     ...(prepared.anchored ? { anchored: prepared.anchored } : {}),
     ...(target !== undefined ? { targetTokens: target } : {}),
   };
-  return { applied: true, outcome: 'applied', reason: `compacted ${n(before)} → ${n(tokens)} tokens (${parts})${noFit}`, status, tokensBefore: before, tokensAfter: tokens, checkpoints: applied, context: [...done.context], ...(anchored !== undefined ? { anchoredTokens: anchored } : {}), ...(holders ? { holders } : {}) };
+  return {
+    applied: true,
+    outcome: 'applied',
+    reason: `compacted ${n(before)} → ${n(tokens)} tokens (${parts})${noFit}`,
+    status,
+    tokensBefore: before,
+    tokensAfter: tokens,
+    checkpoints: applied,
+    context: [...done.context],
+    ...(anchored !== undefined ? { anchoredTokens: anchored } : {}),
+    ...(holders ? { holders } : {}),
+  };
 }
 
 /**
@@ -119,11 +189,30 @@ export function appliedResult(done: AppliedCompaction, prepared: PreparedCompact
  * applying the checkpoints again. Outside the prepared object, so it never travels with it (worker
  * messages, copies).
  */
-const appliedWhenPrepared = new WeakMap<PreparedCompaction, { items: readonly ContextItem[]; length: number; last: ContextItem | undefined; checkpoints: readonly Checkpoint[]; done: AppliedCompaction }>();
+const appliedWhenPrepared = new WeakMap<
+  PreparedCompaction,
+  {
+    items: readonly ContextItem[];
+    length: number;
+    last: ContextItem | undefined;
+    checkpoints: readonly Checkpoint[];
+    done: AppliedCompaction;
+  }
+>();
 
 /** Keeps `done` (the application of `prepared` to `items`) for the commit that follows on the same context. */
-export function keepApplied(prepared: PreparedCompaction, items: readonly ContextItem[], done: AppliedCompaction): void {
-  appliedWhenPrepared.set(prepared, { items, length: items.length, last: items[items.length - 1], checkpoints: prepared.checkpoints, done });
+export function keepApplied(
+  prepared: PreparedCompaction,
+  items: readonly ContextItem[],
+  done: AppliedCompaction,
+): void {
+  appliedWhenPrepared.set(prepared, {
+    items,
+    length: items.length,
+    last: items[items.length - 1],
+    checkpoints: prepared.checkpoints,
+    done,
+  });
 }
 
 /**
@@ -131,11 +220,22 @@ export function keepApplied(prepared: PreparedCompaction, items: readonly Contex
  * prepared). Not applied when any replaced item is gone or moved (stale), when the result would
  * not be smaller (invariant 5), or when it would break tool pairing (invariant 1).
  */
-export function commitPrepared(items: readonly ContextItem[], prepared: PreparedCompaction, meter: TokenMeter, tools?: readonly ToolSchema[]): CompactionResult {
+export function commitPrepared(
+  items: readonly ContextItem[],
+  prepared: PreparedCompaction,
+  meter: TokenMeter,
+  tools?: readonly ToolSchema[],
+): CompactionResult {
   const kept = appliedWhenPrepared.get(prepared);
   if (kept) {
     appliedWhenPrepared.delete(prepared);
-    if (kept.items === items && kept.length === items.length && kept.last === items[items.length - 1] && kept.checkpoints === prepared.checkpoints) return appliedResult(kept.done, prepared);
+    if (
+      kept.items === items &&
+      kept.length === items.length &&
+      kept.last === items[items.length - 1] &&
+      kept.checkpoints === prepared.checkpoints
+    )
+      return appliedResult(kept.done, prepared);
   }
   const done = applyPrepared(items, prepared, meter, tools);
   return 'applied' in done ? done : appliedResult(done, prepared);

@@ -24,7 +24,16 @@ import { anchorReasons, planCompaction, spanSummaryEstimate } from '../plan/plan
 import type { AnchoredTokens, CompactionStatus } from '../outcome';
 import { anchoredBreakdown } from '../plan/anchored';
 import { planClips } from '../plan/clip-plan';
-import { appliedResult, applyPrepared, commitPrepared, coversOf, failed, keepApplied, notApplied, noteReplaced } from './commit';
+import {
+  appliedResult,
+  applyPrepared,
+  commitPrepared,
+  coversOf,
+  failed,
+  keepApplied,
+  notApplied,
+  noteReplaced,
+} from './commit';
 
 export { CLIP_MIN_TOKENS } from '../plan/clip-plan';
 export { commitPrepared } from './commit';
@@ -130,10 +139,21 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   const m = meter.measure(items, tools);
   const before = m.total;
   if (!options.force && before < th.triggerTokens) {
-    return notApplied(items, before, 'not-needed', `below the trigger: ${before} of ${th.triggerTokens} tokens`, { kind: 'not-needed', why: 'below-trigger', tokens: before, limitTokens: th.triggerTokens });
+    return notApplied(items, before, 'not-needed', `below the trigger: ${before} of ${th.triggerTokens} tokens`, {
+      kind: 'not-needed',
+      why: 'below-trigger',
+      tokens: before,
+      limitTokens: th.triggerTokens,
+    });
   }
   if (!options.all && before <= th.targetTokens) {
-    return notApplied(items, before, 'not-needed', `already small enough: ${before} tokens, target ${th.targetTokens}`, { kind: 'not-needed', why: 'already-small', tokens: before, limitTokens: th.targetTokens });
+    return notApplied(
+      items,
+      before,
+      'not-needed',
+      `already small enough: ${before} tokens, target ${th.targetTokens}`,
+      { kind: 'not-needed', why: 'already-small', tokens: before, limitTokens: th.targetTokens },
+    );
   }
   const keepRecentSteps = options.keepRecentSteps ?? DEFAULT_KEEP_RECENT_STEPS;
   const budgets = summaryBudgets(th.targetTokens, { user: options.userBudget, summary: options.summaryBudget });
@@ -142,11 +162,21 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   const keptPerItem = keptTokensOf(items, meter);
   // Room kept free below the target for files the caller re-attaches after the summary.
   const planTarget = Math.max(1, th.targetTokens - Math.max(0, Math.floor(options.reserveTokens ?? 0)));
-  const plan = planCompaction(items, m.perItem, before, planTarget, { keepRecentSteps, summaryTokens, noCollapse: options.noCollapse, all: options.all, keptPerItem, keptCap: budgets.userTokens });
+  const plan = planCompaction(items, m.perItem, before, planTarget, {
+    keepRecentSteps,
+    summaryTokens,
+    noCollapse: options.noCollapse,
+    all: options.all,
+    keptPerItem,
+    keptCap: budgets.userTokens,
+  });
   // A compaction that calls the summarizer anyway may aim deeper (see `deeperCompactTo`).
   const deeper = options.deeperCompactTo;
   if (deeper !== undefined && deeper < options.budget.compactTo && plan.spans.length > 0) {
-    return prepareCompaction({ ...input, options: { ...options, budget: { ...options.budget, compactTo: deeper }, deeperCompactTo: undefined } });
+    return prepareCompaction({
+      ...input,
+      options: { ...options, budget: { ...options.budget, compactTo: deeper }, deeperCompactTo: undefined },
+    });
   }
   // A context over the input budget cannot be sent: the degrade tiers then run whatever the plan,
   // unless the system prompt and tool schemas alone are over it (nothing else can make room then).
@@ -154,7 +184,10 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   const hopeless = overBudget && systemAndToolsTokens(items, m.perItem, meter, tools) >= th.inputBudget;
   const clips = hopeless ? [] : planClips(items, m.perItem, plan, th.inputBudget, th.targetTokens);
   if (plan.collapse.length === 0 && plan.spans.length === 0 && clips.length === 0 && !overBudget) {
-    return notApplied(items, before, 'nothing-eligible', plan.reason ?? 'nothing eligible', { kind: 'nothing-eligible', heldBy: anchorReasons(plan.shape) });
+    return notApplied(items, before, 'nothing-eligible', plan.reason ?? 'nothing eligible', {
+      kind: 'nothing-eligible',
+      heldBy: anchorReasons(plan.shape),
+    });
   }
   // An automatic compaction that cannot get below its own trigger would fire again on the next
   // model call and rewrite the context (and the provider's prompt cache) every turn: refuse it.
@@ -165,17 +198,34 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     for (let i = sp.start; i < sp.end; i++) sum += keptPerItem[i];
     return Math.min(budgets.userTokens, sum);
   };
-  const lowerBound = plan.estimatedAfter - plan.spans.reduce((s, sp) => s + spanSummaryEstimate(sp, summaryTokens, keptIn(sp)), 0);
+  const lowerBound =
+    plan.estimatedAfter - plan.spans.reduce((s, sp) => s + spanSummaryEstimate(sp, summaryTokens, keptIn(sp)), 0);
   const cannotReach = (after: number) =>
     notApplied(
       items,
       before,
       'cannot-reach',
       `cannot get below the trigger: at best ${after} of ${th.triggerTokens} tokens, because the system prompt, tool schemas, latest request and newest steps hold most of the context; a larger window or fewer kept recent steps would help, and a manual compaction still runs`,
-      { kind: 'does-not-fit', bestTokens: after, limitTokens: th.triggerTokens, anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps) },
+      {
+        kind: 'does-not-fit',
+        bestTokens: after,
+        limitTokens: th.triggerTokens,
+        anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps),
+      },
     );
   if (options.maxEstimatedAfter !== undefined && plan.estimatedAfter > options.maxEstimatedAfter && !overBudget) {
-    return notApplied(items, before, 'cannot-reach', `not worth preparing: the plan leaves about ${Math.round(plan.estimatedAfter)} tokens, above ${Math.round(options.maxEstimatedAfter)}`, { kind: 'does-not-fit', bestTokens: Math.round(plan.estimatedAfter), limitTokens: Math.round(options.maxEstimatedAfter), anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps) });
+    return notApplied(
+      items,
+      before,
+      'cannot-reach',
+      `not worth preparing: the plan leaves about ${Math.round(plan.estimatedAfter)} tokens, above ${Math.round(options.maxEstimatedAfter)}`,
+      {
+        kind: 'does-not-fit',
+        bestTokens: Math.round(plan.estimatedAfter),
+        limitTokens: Math.round(options.maxEstimatedAfter),
+        anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps),
+      },
+    );
   }
   const auto = options.trigger === 'auto' && clips.length === 0;
   // Refused only while the context still fits: a refusal over the budget leaves nothing sendable.
@@ -216,7 +266,10 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   // The plan's summary sizes are estimates: once the real summaries reach the target, later spans
   // (newer history) stay as they are, which saves summarizer calls and keeps more detail.
   // Tokens the summaries may share: the target minus what the plan leaves in place.
-  const spanTotal = Math.max(1, plan.spans.reduce((sum, sp) => sum + sp.tokens, 0));
+  const spanTotal = Math.max(
+    1,
+    plan.spans.reduce((sum, sp) => sum + sp.tokens, 0),
+  );
   const leftInPlace = lowerBound;
   const summaryShare = planTarget - leftInPlace;
   const spanInput = (span: (typeof plan.spans)[number]) => {
@@ -256,27 +309,75 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
       // session's own model can send it unchanged and hit the provider's prompt cache.
       context: { items, tools, start: span.start, end: span.end, tokens: before, itemTokens: m.perItem },
     };
-    return { spanItems, content, droppedFiles, requests, userRequests, covers, header, limit, share, countText, section, spanBudget, request };
+    return {
+      spanItems,
+      content,
+      droppedFiles,
+      requests,
+      userRequests,
+      covers,
+      header,
+      limit,
+      share,
+      countText,
+      section,
+      spanBudget,
+      request,
+    };
   };
   // Built when first needed: spans left after the target is reached are never read.
   const inputs: Array<ReturnType<typeof spanInput>> = [];
   const inputOf = (k: number) => (inputs[k] ??= spanInput(plan.spans[k]));
   // Several spans go to the summarizer as one request where it can (one call, a part per span).
-  const asked = summarizer.summarizeSpans && plan.spans.length > 1 ? plan.spans.map((_, k) => inputOf(k)).filter((i) => i.content.length > 0).map((i) => i.request) : [];
+  const asked =
+    summarizer.summarizeSpans && plan.spans.length > 1
+      ? plan.spans
+          .map((_, k) => inputOf(k))
+          .filter((i) => i.content.length > 0)
+          .map((i) => i.request)
+      : [];
   const together = asked.length > 1 && summarizer.summarizeSpans ? summarizer.summarizeSpans(asked) : undefined;
   together?.catch(() => undefined); // awaited in the loop below, where a failure is reported
   for (const [k, span] of plan.spans.entries()) {
     if (k > 0 && !options.all && workTokens <= planTarget) break;
-    if (options.signal?.aborted) return failed(items, before, 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
+    if (options.signal?.aborted)
+      return failed(items, before, 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
     const input = inputOf(k);
-    const { spanItems, content, droppedFiles, requests, userRequests, covers, header, limit, share, countText, spanBudget } = input;
+    const {
+      spanItems,
+      content,
+      droppedFiles,
+      requests,
+      userRequests,
+      covers,
+      header,
+      limit,
+      share,
+      countText,
+      spanBudget,
+    } = input;
     let section = input.section;
     let result;
     try {
       const all = content.length === 0 ? undefined : await together;
-      result = content.length === 0 ? { text: droppedFiles, model: summarizer.name, usage: { calls: 0, promptTokens: 0, completionTokens: 0 }, dropped: 0 } : all ? all[asked.indexOf(input.request)] : await summarizer.summarize(input.request);
+      result =
+        content.length === 0
+          ? {
+              text: droppedFiles,
+              model: summarizer.name,
+              usage: { calls: 0, promptTokens: 0, completionTokens: 0 },
+              dropped: 0,
+            }
+          : all
+            ? all[asked.indexOf(input.request)]
+            : await summarizer.summarize(input.request);
     } catch (err) {
-      const e = err instanceof SummarizerError ? err : new SummarizerError(`summarizer failed: ${(err as Error)?.message ?? String(err)}`, 'invalid', { cause: err });
+      const e =
+        err instanceof SummarizerError
+          ? err
+          : new SummarizerError(`summarizer failed: ${(err as Error)?.message ?? String(err)}`, 'invalid', {
+              cause: err,
+            });
       return failed(items, before, `compaction failed, context unchanged: ${e.message}`, e);
     }
     if (!result.text || !result.text.trim()) {
@@ -289,15 +390,26 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     // reworded are carried forward all the same.
     const isModel = summarizer.name !== 'extractive';
     const missingFromModel = isModel ? requests.filter((r) => !result.text.includes(r)).length : undefined;
-    const checked = isModel ? removeRequestsSection(finalizeSummary(result.text.trim(), content, { userRequests, maxAppendixChars: spanBudget * 2 }).text) : result.text.trim();
+    const checked = isModel
+      ? removeRequestsSection(
+          finalizeSummary(result.text.trim(), content, { userRequests, maxAppendixChars: spanBudget * 2 }).text,
+        )
+      : result.text.trim();
     // Identifiers appended get what the notes left of their budget (about 4 characters a token),
     // each under a heading that says where it came from.
     const moved = movedPaths(actionsOf(content));
     const checkedTokens = countText(checked);
-    let allowChars = Math.min(backfillChars(spanBudget, section.shortened === 0 && section.omitted === 0), Math.max(0, spanBudget - checkedTokens) * 4);
+    let allowChars = Math.min(
+      backfillChars(spanBudget, section.shortened === 0 && section.omitted === 0),
+      Math.max(0, spanBudget - checkedTokens) * 4,
+    );
     let backfilled = backfillIdentifiers(checked, content, allowChars, moved).text;
     // Paths and ids run denser than 4 characters a token: scale the characters down to the tokens left.
-    for (let k = 0, t = countText(backfilled); k < 3 && t > Math.max(spanBudget, checkedTokens) && allowChars > 0; k++, t = countText(backfilled)) {
+    for (
+      let k = 0, t = countText(backfilled);
+      k < 3 && t > Math.max(spanBudget, checkedTokens) && allowChars > 0;
+      k++, t = countText(backfilled)
+    ) {
       allowChars = Math.floor((allowChars * Math.max(0, spanBudget - checkedTokens)) / (t - checkedTokens));
       backfilled = backfillIdentifiers(checked, content, allowChars, moved).text;
     }
@@ -305,7 +417,17 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     const carried = carryIdentifiers(backfilled, content, allowChars - (backfilled.length - checked.length));
     if (carried !== backfilled && countText(carried) <= Math.max(spanBudget, checkedTokens)) backfilled = carried;
     const notes = droppedFiles && content.length > 0 ? `${backfilled}\n\n${droppedFiles}` : backfilled;
-    const composed = composeSummary({ header, notes, requests, section, limit, minRequests: share.min, countText, lineAdditive: meter.lineAdditive, encoding: meter.encoding });
+    const composed = composeSummary({
+      header,
+      notes,
+      requests,
+      section,
+      limit,
+      minRequests: share.min,
+      countText,
+      lineAdditive: meter.lineAdditive,
+      encoding: meter.encoding,
+    });
     const { text } = composed;
     section = composed.section;
     const cp = base(summarizer.name === 'extractive' ? 'extractive' : 'summary', newId());
@@ -320,10 +442,21 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     cp.inserted = [summaryItem];
     const next = items[span.end];
     if (options.summaryAsPair && next && next.message.role !== 'assistant') {
-      cp.inserted.push({ id: `${cp.id}~a`, kind: 'summary', message: { role: 'assistant', content: 'Noted. I will continue from this summary.' }, covers: [], checkpointId: cp.id });
+      cp.inserted.push({
+        id: `${cp.id}~a`,
+        kind: 'summary',
+        message: { role: 'assistant', content: 'Noted. I will continue from this summary.' },
+        covers: [],
+        checkpointId: cp.id,
+      });
     }
     cp.summary = text;
-    cp.requests = { whole: section.whole, shortened: section.shortened, omitted: section.omitted, ...(missingFromModel !== undefined ? { missingFromModel } : {}) };
+    cp.requests = {
+      whole: section.whole,
+      shortened: section.shortened,
+      omitted: section.omitted,
+      ...(missingFromModel !== undefined ? { missingFromModel } : {}),
+    };
     cp.summarizerModel = result.model;
     cp.usage = result.usage;
     cp.dropped = result.dropped;
@@ -332,7 +465,10 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     for (let i = span.start; i < span.end; i++) spanTokens += m.perItem[i];
     const insertedTokens = cp.inserted.reduce((s, i) => s + meter.countMessage(i.message), 0);
     if (insertedTokens >= spanTokens) {
-      const e = new SummarizerError(`the summary (${insertedTokens} tokens) is not shorter than what it replaces (${spanTokens} tokens)`, 'no-shrink');
+      const e = new SummarizerError(
+        `the summary (${insertedTokens} tokens) is not shorter than what it replaces (${spanTokens} tokens)`,
+        'no-shrink',
+      );
       return failed(items, before, `compaction failed, context unchanged: ${e.message}`, e);
     }
     // A span that shrinks by less than a fifth (already-collapsed records, an earlier summary) is left
@@ -347,7 +483,12 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     const cp = base('clip', newId());
     for (const { index, maxTokens } of clips) {
       const it = items[index];
-      const message = clipMessageToTokens(it.message, maxTokens, (m) => meter.countMessage(m), (t) => meter.countText(t));
+      const message = clipMessageToTokens(
+        it.message,
+        maxTokens,
+        (m) => meter.countMessage(m),
+        (t) => meter.countText(t),
+      );
       if (message === it.message) continue;
       cp.replaced.push(it);
       cp.inserted.push({ id: `${it.id}~k`, kind: 'clipped', message, covers: [...it.covers], checkpointId: cp.id });
@@ -355,24 +496,53 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     cp.summary = `Clipped the middle of ${cp.replaced.length} message${cp.replaced.length === 1 ? '' : 's'} too large for the context window.`;
     if (cp.replaced.length > 0) checkpoints.push(cp);
   }
-  const prepared: PreparedCompaction = { checkpoints, tokensBefore: before, tokensAfter: before, reason: '', startedAt };
+  const prepared: PreparedCompaction = {
+    checkpoints,
+    tokensBefore: before,
+    tokensAfter: before,
+    reason: '',
+    startedAt,
+  };
   // Still over the input budget: shorten what is normally kept (see degrade.ts), down to just
   // below the trigger so the next model call does not compact again at once.
   // Clips are left out of this check, as they are of the tokens above.
   if (!hopeless && workTokens > th.inputBudget) {
     const work = checkpoints.reduce((acc, cp) => applyCheckpoint(acc, cp), [...items]);
     const degraded = await degradeToFit({
-      items: work, tools, meter, summarizer, options, keepRecentSteps, goal: th.triggerTokens - 1, userTokens: budgets.userTokens,
-      newCheckpoint: (strategy) => base(strategy, newId()), header: summaryHeader,
+      items: work,
+      tools,
+      meter,
+      summarizer,
+      options,
+      keepRecentSteps,
+      goal: th.triggerTokens - 1,
+      userTokens: budgets.userTokens,
+      newCheckpoint: (strategy) => base(strategy, newId()),
+      header: summaryHeader,
     });
-    if (degraded.error) return failed(items, before, `compaction failed, context unchanged: ${degraded.error.message}`, degraded.error);
+    if (degraded.error)
+      return failed(items, before, `compaction failed, context unchanged: ${degraded.error.message}`, degraded.error);
     checkpoints.push(...degraded.checkpoints);
   }
   if (checkpoints.length === 0) {
     const holders = tokenHolders(items, meter, tools, keepRecentSteps);
     const n = (x: number) => x.toLocaleString('en-US');
-    const status: CompactionStatus = { kind: 'does-not-fit', bestTokens: before, limitTokens: th.inputBudget, anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps) };
-    return { ...notApplied(items, before, 'nothing-eligible', `nothing can be shortened; does not fit: ${n(before)} tokens against a budget of ${n(th.inputBudget)}; ${describeHolders(holders, th.inputBudget)}`, status), holders };
+    const status: CompactionStatus = {
+      kind: 'does-not-fit',
+      bestTokens: before,
+      limitTokens: th.inputBudget,
+      anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps),
+    };
+    return {
+      ...notApplied(
+        items,
+        before,
+        'nothing-eligible',
+        `nothing can be shortened; does not fit: ${n(before)} tokens against a budget of ${n(th.inputBudget)}; ${describeHolders(holders, th.inputBudget)}`,
+        status,
+      ),
+      holders,
+    };
   }
   // Applied once here: the commit that follows on the same context uses this application.
   const trial = applyPrepared(items, prepared, meter, tools, before);

@@ -59,13 +59,17 @@ export interface DegradeResult {
 }
 
 /** Item indices `[start, end)` of the units that are the latest request or the newest steps. */
-function tailUnits(items: readonly ContextItem[], keepRecentSteps: number): { steps: Array<[number, number]>; request?: [number, number] } {
+function tailUnits(
+  items: readonly ContextItem[],
+  keepRecentSteps: number,
+): { steps: Array<[number, number]>; request?: [number, number] } {
   const t = analyzeTable(items, keepRecentSteps);
   const steps: Array<[number, number]> = [];
   let request: [number, number] | undefined;
   for (let k = 0; k < t.count; k++) {
     if (t.kind[k] === KIND.request) request = [t.start[k], t.end[k]];
-    else if (t.kind[k] === KIND.step && t.region[k] === REGION.current && !t.eligible[k]) steps.push([t.start[k], t.end[k]]);
+    else if (t.kind[k] === KIND.step && t.region[k] === REGION.current && !t.eligible[k])
+      steps.push([t.start[k], t.end[k]]);
   }
   return { steps, request };
 }
@@ -99,7 +103,15 @@ export async function degradeToFit(input: DegradeInput): Promise<DegradeResult> 
   // How far the part that is not a summary is over the goal, with each summary run at its floor.
   const tailExcess = () => {
     const h = tokenHolders(items, meter, tools, keepRecentSteps);
-    const floor = summaryRuns(items).reduce((s, [a, b]) => s + Math.min(DEGRADE_SUMMARY_FLOOR, items.slice(a, b).reduce((x, it) => x + meter.countMessage(it.message), 0)), 0);
+    const floor = summaryRuns(items).reduce(
+      (s, [a, b]) =>
+        s +
+        Math.min(
+          DEGRADE_SUMMARY_FLOOR,
+          items.slice(a, b).reduce((x, it) => x + meter.countMessage(it.message), 0),
+        ),
+      0,
+    );
     return h.total - h.summaries + floor - goal;
   };
 
@@ -114,7 +126,8 @@ export async function degradeToFit(input: DegradeInput): Promise<DegradeResult> 
       for (let i = a; i < b; i++) {
         const it = items[i];
         const tokens = meter.countMessage(it.message);
-        if (it.kind === 'raw' && !it.pinned && it.message.role === 'tool' && tokens >= COLLAPSE_MIN_TOKENS) candidates.push({ i, tokens });
+        if (it.kind === 'raw' && !it.pinned && it.message.role === 'tool' && tokens >= COLLAPSE_MIN_TOKENS)
+          candidates.push({ i, tokens });
       }
     }
     candidates.sort((x, y) => y.tokens - x.tokens);
@@ -140,7 +153,8 @@ export async function degradeToFit(input: DegradeInput): Promise<DegradeResult> 
         for (let i = a; i < b; i++) {
           const it = items[i];
           const tokens = meter.countMessage(it.message);
-          if ((it.kind === 'raw' || it.kind === 'clipped') && !it.pinned && tokens > DEGRADE_CLIP_MIN_TOKENS) out.push({ i, tokens });
+          if ((it.kind === 'raw' || it.kind === 'clipped') && !it.pinned && tokens > DEGRADE_CLIP_MIN_TOKENS)
+            out.push({ i, tokens });
         }
       }
       return out.sort((x, y) => y.tokens - x.tokens);
@@ -150,7 +164,13 @@ export async function degradeToFit(input: DegradeInput): Promise<DegradeResult> 
       if (excess <= 0) break;
       const it = items[i];
       const maxTokens = Math.max(DEGRADE_CLIP_MIN_TOKENS, tokens - excess);
-      const message = clipMessageToTokens(it.message, maxTokens, (m) => meter.countMessage(m), (t) => meter.countText(t), 64);
+      const message = clipMessageToTokens(
+        it.message,
+        maxTokens,
+        (m) => meter.countMessage(m),
+        (t) => meter.countText(t),
+        64,
+      );
       if (message === it.message) continue;
       cp.replaced.push(it);
       cp.inserted.push({ id: `${it.id}~k`, kind: 'clipped', message, covers: [...it.covers], checkpointId: cp.id });
@@ -163,7 +183,11 @@ export async function degradeToFit(input: DegradeInput): Promise<DegradeResult> 
   // Stage 3: summaries of summaries, each run within its share of the room left.
   const total = meter.measure(items, tools).total;
   if (total <= goal) return { checkpoints, items };
-  const runs = summaryRuns(items).map(([a, b]) => ({ a, b, tokens: items.slice(a, b).reduce((s, it) => s + meter.countMessage(it.message), 0) }));
+  const runs = summaryRuns(items).map(([a, b]) => ({
+    a,
+    b,
+    tokens: items.slice(a, b).reduce((s, it) => s + meter.countMessage(it.message), 0),
+  }));
   const summaryTotal = runs.reduce((s, r) => s + r.tokens, 0);
   const room = goal - (total - summaryTotal);
   // Newest first: indices stay valid while earlier runs are replaced later.
@@ -182,27 +206,69 @@ export async function degradeToFit(input: DegradeInput): Promise<DegradeResult> 
 }
 
 /** One summary of the summary run `spanItems`, within `budget` tokens; requests get their section first. */
-async function resummarize(input: DegradeInput, spanItems: ContextItem[], budget: number, next: ContextItem | undefined): Promise<{ cp: Checkpoint } | { error: SummarizerError }> {
+async function resummarize(
+  input: DegradeInput,
+  spanItems: ContextItem[],
+  budget: number,
+  next: ContextItem | undefined,
+): Promise<{ cp: Checkpoint } | { error: SummarizerError }> {
   const { meter, summarizer, options } = input;
   const requests = collectRequests(spanItems);
   // The user's words come first: up to 60% of the budget (within the user-message budget).
-  const section = renderRequestsSection(requests, Math.max(64, Math.min(input.userTokens, Math.floor(budget * 0.6))), (t) => meter.countText(t));
+  const section = renderRequestsSection(
+    requests,
+    Math.max(64, Math.min(input.userTokens, Math.floor(budget * 0.6))),
+    (t) => meter.countText(t),
+  );
   const notesBudget = Math.max(64, budget - section.tokens - 40);
   let result;
   try {
-    result = await summarizer.summarize({ items: spanItems, userRequests: requests, approximateSummaryTokens: notesBudget, maxCalls: options.maxSummaryCalls ?? 4, focus: options.focus, signal: options.signal, onDelta: options.onDelta });
+    result = await summarizer.summarize({
+      items: spanItems,
+      userRequests: requests,
+      approximateSummaryTokens: notesBudget,
+      maxCalls: options.maxSummaryCalls ?? 4,
+      focus: options.focus,
+      signal: options.signal,
+      onDelta: options.onDelta,
+    });
   } catch (err) {
-    return { error: err instanceof SummarizerError ? err : new SummarizerError(`summarizer failed: ${(err as Error)?.message ?? String(err)}`, 'invalid', { cause: err }) };
+    return {
+      error:
+        err instanceof SummarizerError
+          ? err
+          : new SummarizerError(`summarizer failed: ${(err as Error)?.message ?? String(err)}`, 'invalid', {
+              cause: err,
+            }),
+    };
   }
   if (!result.text?.trim()) return { error: new SummarizerError('the summarizer returned an empty summary', 'empty') };
-  const notes = backfillIdentifiers(removeRequestsSection(result.text.trim()), spanItems, Math.min(600, notesBudget)).text;
+  const notes = backfillIdentifiers(
+    removeRequestsSection(result.text.trim()),
+    spanItems,
+    Math.min(600, notesBudget),
+  ).text;
   const text = maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes);
   const cp = input.newCheckpoint(summarizer.name === 'extractive' ? 'extractive' : 'summary');
   const covers = ([] as string[]).concat(...spanItems.map((i) => i.covers));
   cp.replaced = spanItems;
-  cp.inserted = [{ id: `${cp.id}~s`, kind: 'summary', message: { role: 'user', content: `${input.header(covers.length)}\n\n${text}` }, covers, checkpointId: cp.id }];
+  cp.inserted = [
+    {
+      id: `${cp.id}~s`,
+      kind: 'summary',
+      message: { role: 'user', content: `${input.header(covers.length)}\n\n${text}` },
+      covers,
+      checkpointId: cp.id,
+    },
+  ];
   if (options.summaryAsPair && next && next.message.role !== 'assistant') {
-    cp.inserted.push({ id: `${cp.id}~a`, kind: 'summary', message: { role: 'assistant', content: 'Noted. I will continue from this summary.' }, covers: [], checkpointId: cp.id });
+    cp.inserted.push({
+      id: `${cp.id}~a`,
+      kind: 'summary',
+      message: { role: 'assistant', content: 'Noted. I will continue from this summary.' },
+      covers: [],
+      checkpointId: cp.id,
+    });
   }
   cp.summary = text;
   cp.cause = 'the context did not fit its window: earlier summaries were summarized again';

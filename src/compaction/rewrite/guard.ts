@@ -82,11 +82,23 @@ export class CompactionGuard {
 
   /** May an automatic compaction run now? */
   mayAutoCompact(): GuardVerdict {
-    if (this.paused === 'failures') return { allowed: false, reason: `automatic compaction paused after ${this.failures} failed compactions in a row` };
-    if (this.paused === 'thrashing') return { allowed: false, reason: `automatic compaction paused: it refilled past the trigger ${this.thrashes} times` };
-    if (this.autoInThisCall > 0) return { allowed: false, reason: 'already compacted automatically before this model call' };
+    if (this.paused === 'failures')
+      return {
+        allowed: false,
+        reason: `automatic compaction paused after ${this.failures} failed compactions in a row`,
+      };
+    if (this.paused === 'thrashing')
+      return {
+        allowed: false,
+        reason: `automatic compaction paused: it refilled past the trigger ${this.thrashes} times`,
+      };
+    if (this.autoInThisCall > 0)
+      return { allowed: false, reason: 'already compacted automatically before this model call' };
     if (this.calls < this.retryAtCall) {
-      return { allowed: false, reason: `waiting ${this.retryAtCall - this.calls} more model call(s) after a failed compaction` };
+      return {
+        allowed: false,
+        reason: `waiting ${this.retryAtCall - this.calls} more model call(s) after a failed compaction`,
+      };
     }
     return { allowed: true };
   }

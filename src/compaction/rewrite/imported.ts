@@ -41,7 +41,9 @@ export function applyRecordedCompactions(
     // Any item covering a forgotten id goes, including an earlier summary (nested compaction).
     const marks = current.map((it) => it.covers.some((id) => wanted.has(id)));
     if (!marks.some(Boolean)) {
-      warnings.push(`recorded compaction ${n + 1}: none of its ${rc.replacedIds.length} messages are in the context; skipped`);
+      warnings.push(
+        `recorded compaction ${n + 1}: none of its ${rc.replacedIds.length} messages are in the context; skipped`,
+      );
       return;
     }
     // Widen to whole units so no agent step is split, and never touch the leading system messages.
@@ -55,7 +57,10 @@ export function applyRecordedCompactions(
       for (let k = u.start; k < u.end; k++) {
         const m = current[k].message;
         // An assistant message with calls, or one of its results, drags the whole step along.
-        if (marks[k] && (m.role === 'tool' || (m.role === 'assistant' && (m as { tool_calls?: unknown[] }).tool_calls?.length))) {
+        if (
+          marks[k] &&
+          (m.role === 'tool' || (m.role === 'assistant' && (m as { tool_calls?: unknown[] }).tool_calls?.length))
+        ) {
           let s = k;
           while (s > u.start && current[s].message.role === 'tool') s--;
           let e = s + 1;
@@ -77,7 +82,11 @@ export function applyRecordedCompactions(
       const id = `import-${n + 1}${runs.length > 1 ? `-${r + 1}` : ''}`;
       // The summary entry alone after messages the agent kept (Claude Code's preserved segment): the
       // summary itself stands before them, where the oldest replaced message was.
-      const onlySummary = replaced.length === 1 && rc.summaryEntryId !== undefined && replaced[0].covers.length === 1 && replaced[0].covers[0] === rc.summaryEntryId;
+      const onlySummary =
+        replaced.length === 1 &&
+        rc.summaryEntryId !== undefined &&
+        replaced[0].covers.length === 1 &&
+        replaced[0].covers[0] === rc.summaryEntryId;
       const text =
         r === 0
           ? rc.summary
@@ -87,7 +96,9 @@ export function applyRecordedCompactions(
       const covers = replaced.flatMap((i) => i.covers);
       // The agent's summary paraphrases what the user typed: the typed requests it stands for are
       // kept beside it, so a later compaction carries them forward verbatim.
-      const requests = collectRequests(replaced.filter((i) => !rc.summaryEntryId || !i.covers.includes(rc.summaryEntryId)));
+      const requests = collectRequests(
+        replaced.filter((i) => !rc.summaryEntryId || !i.covers.includes(rc.summaryEntryId)),
+      );
       return {
         id,
         time,
@@ -95,7 +106,16 @@ export function applyRecordedCompactions(
         strategy: 'summary',
         replacedIds: covers,
         replaced,
-        inserted: [{ id: `${id}~s`, kind: 'summary', message: { role: 'user', content: text }, covers, checkpointId: id, ...(requests.length ? { requests } : {}) }],
+        inserted: [
+          {
+            id: `${id}~s`,
+            kind: 'summary',
+            message: { role: 'user', content: text },
+            covers,
+            checkpointId: id,
+            ...(requests.length ? { requests } : {}),
+          },
+        ],
         summary: text,
         tokensBefore: 0,
         tokensAfter: 0,

@@ -57,7 +57,9 @@ export function normalizeToolPath(p: string): string {
 function isPartialRead(args: string): boolean {
   try {
     const a = JSON.parse(args) as Record<string, unknown>;
-    return ['start_line', 'end_line', 'offset', 'limit', 'view_range', 'line_range'].some((k) => a[k] !== undefined && a[k] !== null);
+    return ['start_line', 'end_line', 'offset', 'limit', 'view_range', 'line_range'].some(
+      (k) => a[k] !== undefined && a[k] !== null,
+    );
   } catch {
     return false;
   }
@@ -89,7 +91,8 @@ export class CandidateScan {
   constructor(private readonly items: readonly ContextItem[]) {
     // Tool results by the call they answer: a cheap pass over roles only.
     for (const it of items) {
-      if (it.message.role === 'tool') this.results.set((it.message as { tool_call_id?: string }).tool_call_id ?? '', it);
+      if (it.message.role === 'tool')
+        this.results.set((it.message as { tool_call_id?: string }).tool_call_id ?? '', it);
     }
   }
 
@@ -124,14 +127,22 @@ export class CandidateScan {
     for (const call of toolCallsOf(it.message)) {
       // One call at a time, with the result that answers it, so each touch keeps its own order.
       const result = this.results.get(call.id);
-      const single: ContextItem = { ...it, message: { role: 'assistant', content: null, tool_calls: [{ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }] } };
+      const single: ContextItem = {
+        ...it,
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }],
+        },
+      };
       for (const action of actionsOf(result ? [single, result] : [single])) {
         if (action.kind !== 'file' || !action.ok) continue;
         if (action.op === 'deleted') this.last.delete(normalizeToolPath(action.path));
         else if (action.op === 'moved') {
           this.last.delete(normalizeToolPath(action.path));
           if (action.to) this.touch(action.to, 'moved');
-        } else if (action.op === 'read') this.touch(action.path, 'read', result && !isPartialRead(call.arguments) ? result.id : undefined);
+        } else if (action.op === 'read')
+          this.touch(action.path, 'read', result && !isPartialRead(call.arguments) ? result.id : undefined);
         else this.touch(action.path, action.op);
       }
     }
@@ -154,7 +165,10 @@ export function attachmentText(file: { path: string; text: string }): string {
   const text = maskSecrets(file.text.replace(/\r\n/g, '\n'));
   const lines = text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
   const fence = '`'.repeat(Math.max(3, longestBacktickRun(text) + 1));
-  const lang = path.posix.extname(file.path).slice(1).replace(/[^\w+-]/g, '');
+  const lang = path.posix
+    .extname(file.path)
+    .slice(1)
+    .replace(/[^\w+-]/g, '');
   return [
     `[File re-attached by ContextKeeper after the summary above: ${file.path}, its current contents read from the workspace (${lines} line${lines === 1 ? '' : 's'}). It is context, not a new request.]`,
     '',
@@ -199,7 +213,11 @@ export function withAttachedFiles(
   // must still shrink the context (invariant 5) and stay worth the prompt cache it breaks.
   const afterTokens = meter.measure(after, tools).total;
   const before = meter.measure(items, tools).total;
-  const room = Math.min(options.budgetTokens, options.targetTokens - afterTokens, Math.floor((before - afterTokens) / 2));
+  const room = Math.min(
+    options.budgetTokens,
+    options.targetTokens - afterTokens,
+    Math.floor((before - afterTokens) / 2),
+  );
   const cp = prepared.checkpoints[index];
   const added: ContextItem[] = [];
   const record: Array<{ path: string; tokens: number }> = [];
@@ -223,7 +241,9 @@ export function withAttachedFiles(
     record.push({ path: file.path, tokens });
   }
   if (added.length === 0) return prepared;
-  const checkpoints = prepared.checkpoints.map((c, k) => (k === index ? { ...c, inserted: [...c.inserted, ...added], attachedFiles: record } : c));
+  const checkpoints = prepared.checkpoints.map((c, k) =>
+    k === index ? { ...c, inserted: [...c.inserted, ...added], attachedFiles: record } : c,
+  );
   return { ...prepared, checkpoints, tokensAfter: prepared.tokensAfter + used };
 }
 
@@ -239,7 +259,11 @@ function lastSummaryIndex(prepared: PreparedCompaction): number {
  * Tokens to keep free below the compaction target for files, before knowing which will be kept:
  * what the candidates read so far would take, within the budget and the file count.
  */
-export function attachReserve(files: readonly AttachedFile[], meter: TokenMeter, options: Pick<AttachOptions, 'budgetTokens' | 'maxFiles'>): number {
+export function attachReserve(
+  files: readonly AttachedFile[],
+  meter: TokenMeter,
+  options: Pick<AttachOptions, 'budgetTokens' | 'maxFiles'>,
+): number {
   let used = 0;
   let n = 0;
   for (const file of files) {

@@ -26,11 +26,14 @@ export function contextImageCount(items: readonly ContextItem[]): number {
 }
 
 function withoutImages(message: ChatMessage): ChatMessage {
-  const content = ((message as unknown as { content: Array<Record<string, unknown>> }).content).map((p) => {
+  const content = (message as unknown as { content: Array<Record<string, unknown>> }).content.map((p) => {
     if (p.type !== 'image_url') return p;
     const url = (p.image_url as { url?: string } | undefined)?.url ?? '';
     const size = imageSizeFromDataUrl(url);
-    return { type: 'text', text: `[image${size ? ` ${size.width}x${size.height}` : ''} removed from the context; kept in ContextKeeper's checkpoint history]` };
+    return {
+      type: 'text',
+      text: `[image${size ? ` ${size.width}x${size.height}` : ''} removed from the context; kept in ContextKeeper's checkpoint history]`,
+    };
   });
   return { ...message, content } as unknown as ChatMessage;
 }
@@ -58,7 +61,13 @@ export function stripImages(
     const n = imageCount(it.message);
     if (n === 0 || it.pinned || it.message.role === 'system') continue;
     replaced.push(it);
-    inserted.push({ id: `${it.id}~i`, kind: 'collapsed', message: withoutImages(it.message), covers: [...it.covers], checkpointId: id });
+    inserted.push({
+      id: `${it.id}~i`,
+      kind: 'collapsed',
+      message: withoutImages(it.message),
+      covers: [...it.covers],
+      checkpointId: id,
+    });
     excess -= n;
   }
   if (replaced.length === 0) return undefined;

@@ -49,13 +49,20 @@ export function composeSummary(input: ComposeInput): { text: string; section: Re
   let { notes, section } = input;
   const frame = countText(header) + SUMMARY_FRAME_TOKENS;
   const spare = limit - frame - countText(notes) - section.tokens - 2;
-  if ((section.shortened > 0 || section.omitted > 0) && spare > 8) section = renderRequestsSection(requests, section.tokens + spare, countText, lineAdditive, encoding);
+  if ((section.shortened > 0 || section.omitted > 0) && spare > 8)
+    section = renderRequestsSection(requests, section.tokens + spare, countText, lineAdditive, encoding);
   const compose = () => maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes);
   let text = compose();
   if (limit < frame + minRequests + 64) return { text, section };
   const overBy = () => countText(`${header}\n\n${text}`) + SUMMARY_FRAME_TOKENS - limit;
   for (let over = overBy(), k = 0; over > 0 && k < 3 && section.tokens > minRequests; k++, over = overBy()) {
-    section = renderRequestsSection(requests, Math.max(minRequests, section.tokens - over - 2), countText, lineAdditive, encoding);
+    section = renderRequestsSection(
+      requests,
+      Math.max(minRequests, section.tokens - over - 2),
+      countText,
+      lineAdditive,
+      encoding,
+    );
     text = compose();
   }
   // Only a small excess is trimmed from the notes: a reply far over its budget is not cut to fit

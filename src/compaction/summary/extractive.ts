@@ -31,15 +31,46 @@ const RECENT_FILES = 5;
 const UNCOUNTED_HALVING_CHARS_PER_TOKEN = 16;
 
 /** Lines of current state that the budget never removes: what an agent needs to pick the work up. */
-const CURRENT_STATE = /^- (Files edited most recently|Last tool call|Latest error line in command output|Latest verification|Path roots)(:| \()/;
+const CURRENT_STATE =
+  /^- (Files edited most recently|Last tool call|Latest error line in command output|Latest verification|Path roots)(:| \()/;
 
 /** Lines quoted for a focus, at most. */
 const MAX_FOCUS_LINES = 12;
-const FOCUS_STOPWORDS = new Set(['keep', 'focus', 'the', 'that', 'this', 'with', 'and', 'about', 'from', 'into', 'what', 'when', 'only', 'also', 'them', 'their', 'some', 'more', 'most', 'please', 'summary', 'summarize']);
+const FOCUS_STOPWORDS = new Set([
+  'keep',
+  'focus',
+  'the',
+  'that',
+  'this',
+  'with',
+  'and',
+  'about',
+  'from',
+  'into',
+  'what',
+  'when',
+  'only',
+  'also',
+  'them',
+  'their',
+  'some',
+  'more',
+  'most',
+  'please',
+  'summary',
+  'summarize',
+]);
 
 /** Content words of a focus text (4 letters or more, lower case, stop words removed). */
 function focusWords(focus: string): string[] {
-  return [...new Set(focus.toLowerCase().split(/[^\p{L}\p{N}_.-]+/u).filter((w) => w.length >= 4 && !FOCUS_STOPWORDS.has(w)))];
+  return [
+    ...new Set(
+      focus
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}_.-]+/u)
+        .filter((w) => w.length >= 4 && !FOCUS_STOPWORDS.has(w)),
+    ),
+  ];
 }
 
 /** Where a tool result came from, for quoting it: `output of bash \`npm test\``. */
@@ -71,10 +102,20 @@ export class ExtractiveSummarizer implements Summarizer {
   private readonly scans = new GrowingSpan<SpanScan>();
 
   /** The last ledger built, with what it was built from (the same span again reuses it). */
-  private ledgerMemo?: { actions: readonly Action[]; carried: ReadonlyMap<string, readonly string[]>; carriedRoots: PathRoots | undefined; roots: PathRoots; ledger: LedgerLines };
+  private ledgerMemo?: {
+    actions: readonly Action[];
+    carried: ReadonlyMap<string, readonly string[]>;
+    carriedRoots: PathRoots | undefined;
+    roots: PathRoots;
+    ledger: LedgerLines;
+  };
 
   /** The span's ledger and path roots; the lists are copies (the budget trims them). */
-  private ledgerOf(actions: readonly Action[], carried: ReadonlyMap<string, readonly string[]>, carriedRoots: PathRoots | undefined): LedgerLines & { roots: PathRoots } {
+  private ledgerOf(
+    actions: readonly Action[],
+    carried: ReadonlyMap<string, readonly string[]>,
+    carriedRoots: PathRoots | undefined,
+  ): LedgerLines & { roots: PathRoots } {
     let memo = this.ledgerMemo;
     if (!memo || memo.actions !== actions || memo.carried !== carried || memo.carriedRoots !== carriedRoots) {
       // The distinct paths of the file actions, in order, from the ledger's forward reading (kept
@@ -83,7 +124,14 @@ export class ExtractiveSummarizer implements Summarizer {
       memo = this.ledgerMemo = { actions, carried, carriedRoots, roots, ledger: buildLedger(actions, carried, roots) };
     }
     const { ledger, roots } = memo;
-    return { files: ledger.files.slice(), commands: ledger.commands.slice(), errors: ledger.errors.slice(), moved: new Map(ledger.moved), edited: ledger.edited.slice(), roots };
+    return {
+      files: ledger.files.slice(),
+      commands: ledger.commands.slice(),
+      errors: ledger.errors.slice(),
+      moved: new Map(ledger.moved),
+      edited: ledger.edited.slice(),
+      roots,
+    };
   }
 
   /** Never calls a model. Throws SummarizerError(`aborted`) when the signal is aborted. */
@@ -101,8 +149,24 @@ export class ExtractiveSummarizer implements Summarizer {
     const reading = kept?.state ?? new SpanScan();
     for (let i = kept?.from ?? 0; i < items.length; i++) reading.add(items[i]);
     const scan = this.scans.set(items, reading, kept?.from ?? 0).result();
-    const { carried, calls, latestRequest, lastAssistant, lastCall, lastTaskList, lastVerify, lastCommandError, carriedCurrent, carriedRoots } = scan;
-    const [rules, decisions, state, earlier] = [scan.rules.slice(), scan.decisions.slice(), scan.state.slice(), scan.earlier.slice()];
+    const {
+      carried,
+      calls,
+      latestRequest,
+      lastAssistant,
+      lastCall,
+      lastTaskList,
+      lastVerify,
+      lastCommandError,
+      carriedCurrent,
+      carriedRoots,
+    } = scan;
+    const [rules, decisions, state, earlier] = [
+      scan.rules.slice(),
+      scan.decisions.slice(),
+      scan.state.slice(),
+      scan.earlier.slice(),
+    ];
     const current: string[] = [];
     const actions = actionsOf(items);
     const ledger = this.ledgerOf(actions, carried, carriedRoots);
@@ -116,15 +180,26 @@ export class ExtractiveSummarizer implements Summarizer {
     if (lastTaskList) current.push(`- Latest plan or to-do list (verbatim): ${lastTaskList}`);
     else current.push(...carriedCurrent.filter((l) => l.startsWith('- Latest plan')));
     if (lastAssistant) current.push(`- In progress (the agent's last message here): "${clip(lastAssistant, 600)}"`);
-    if (ledger.edited.length) current.push(`- Files edited most recently: ${ledger.edited.slice(-RECENT_FILES).map((p) => shortPath(roots, p)).join(', ')}`);
+    if (ledger.edited.length)
+      current.push(
+        `- Files edited most recently: ${ledger.edited
+          .slice(-RECENT_FILES)
+          .map((p) => shortPath(roots, p))
+          .join(', ')}`,
+      );
     else current.push(...carriedCurrent.filter((l) => l.startsWith('- Files edited most recently')));
     if (lastCall) current.push(`- Last tool call: ${lastCall}`);
     else current.push(...carriedCurrent.filter((l) => l.startsWith('- Last tool call')));
     if (lastCommandError) current.push(`- Latest error line in command output ${lastCommandError}`);
     else current.push(...carriedCurrent.filter((l) => l.startsWith('- Latest error line in command output')));
     const open = ledger.errors.filter((l) => l.startsWith('- open:'));
-    current.push(`- Next step: ${open.length ? `resolve ${open.at(-1)!.slice('- open: '.length)}` : 'continue with the latest request'}`);
-    if (latestRequest) current.push(`- Latest request in this part: the last one under "Requests, verbatim" ("${clip(latestRequest, 60)}")`);
+    current.push(
+      `- Next step: ${open.length ? `resolve ${open.at(-1)!.slice('- open: '.length)}` : 'continue with the latest request'}`,
+    );
+    if (latestRequest)
+      current.push(
+        `- Latest request in this part: the last one under "Requests, verbatim" ("${clip(latestRequest, 60)}")`,
+      );
     if (decisions.length > 12) decisions.splice(0, decisions.length - 12);
     const focused: string[] = [];
     if (focus) {
@@ -136,7 +211,12 @@ export class ExtractiveSummarizer implements Summarizer {
         for (const it of items) {
           if (it.kind === 'summary') continue;
           const role = it.message.role;
-          const from = role === 'tool' ? toolLabel(calls.get((it.message as { tool_call_id?: string }).tool_call_id ?? '')) : role === 'user' && isToolOutputText(contentText(it.message)) ? 'tool output' : role;
+          const from =
+            role === 'tool'
+              ? toolLabel(calls.get((it.message as { tool_call_id?: string }).tool_call_id ?? ''))
+              : role === 'user' && isToolOutputText(contentText(it.message))
+                ? 'tool output'
+                : role;
           for (const line of contentText(it.message).split('\n')) {
             const t = line.trim();
             if (t.length < 6 || focused.length >= MAX_FOCUS_LINES) continue;
@@ -160,7 +240,11 @@ export class ExtractiveSummarizer implements Summarizer {
       [SECTIONS.earlier, earlier, 3, false],
       [SECTIONS.state, state, 4, false],
     ];
-    const render = () => sections.filter(([, lines]) => lines.length > 0).map(([h, lines]) => `${h}\n${lines.join('\n')}`).join('\n\n');
+    const render = () =>
+      sections
+        .filter(([, lines]) => lines.length > 0)
+        .map(([h, lines]) => `${h}\n${lines.join('\n')}`)
+        .join('\n\n');
     // The notes are counted after every trim: line by line with counts kept (see line-count.ts), so a
     // trim costs the lines it touches, not the whole text again.
     const additive = this.options.lineAdditive === true;

@@ -42,7 +42,8 @@ export function userFacts(it: ContextItem, text: string): UserFacts {
   const errors: string[] = [];
   if (isToolOutputText(text)) {
     // Tool output carried in a user message (SWE-agent observations, Cline results): quoted as such.
-    for (const e of errorLines(text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ''), 2)) errors.push(`- Error in tool output (user-role observation): "${clip(e, 240)}"`);
+    for (const e of errorLines(text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ''), 2))
+      errors.push(`- Error in tool output (user-role observation): "${clip(e, 240)}"`);
   }
   const typed = typedRequestOf(it);
   const rules: string[] = [];

@@ -4,14 +4,24 @@
  */
 
 /** A sentence that states a rule or preference ("never commit unless asked", "don't over-engineer"). */
-export const RULE = /\b(must|never|always|do not|don't|dont|should not|shouldn't|only|avoid|prefer|instead of|make sure|required?|no longer|keep it|stick to|from now on|remember to|without)\b/i;
+export const RULE =
+  /\b(must|never|always|do not|don't|dont|should not|shouldn't|only|avoid|prefer|instead of|make sure|required?|no longer|keep it|stick to|from now on|remember to|without)\b/i;
 /** A sentence that gives a decision with its reason. */
-export const DECISION = /\b(because|since|so that|instead of|rather than|decided|switch(ed)? to|chose|went with|due to|in order to|the reason)\b/i;
+export const DECISION =
+  /\b(because|since|so that|instead of|rather than|decided|switch(ed)? to|chose|went with|due to|in order to|the reason)\b/i;
 
 /** A line that reads as prose a person wrote (not code, a listing, a heading or tool output). */
 export function isProse(line: string): boolean {
   const t = line.trim();
-  return t.length > 8 && t.length < 400 && /^[\p{L}"'(]/u.test(t) && !/^\d+\t/.test(t) && !/[│┌└├]/.test(t) && /\s/.test(t) && !looksLikeCode(t);
+  return (
+    t.length > 8 &&
+    t.length < 400 &&
+    /^[\p{L}"'(]/u.test(t) &&
+    !/^\d+\t/.test(t) &&
+    !/[│┌└├]/.test(t) &&
+    /\s/.test(t) &&
+    !looksLikeCode(t)
+  );
 }
 
 /**
@@ -19,7 +29,12 @@ export function isProse(line: string): boolean {
  * an arrow or strict comparison, or dense code punctuation (over one character in eight).
  */
 function looksLikeCode(t: string): boolean {
-  if (/^[\w$.]+\s*\(|^(const|let|var|return|import|export|function|if|for|while)\b[^,]*[=({]|[;{}]\s*$|=>|[!=]==|\bconsole\.\w/.test(t)) return true;
+  if (
+    /^[\w$.]+\s*\(|^(const|let|var|return|import|export|function|if|for|while)\b[^,]*[=({]|[;{}]\s*$|=>|[!=]==|\bconsole\.\w/.test(
+      t,
+    )
+  )
+    return true;
   const punctuation = t.match(/[(){}[\];=<>`$\\|&]/g)?.length ?? 0;
   return punctuation * 8 > t.length;
 }
@@ -30,7 +45,10 @@ function withoutFences(text: string): string {
 }
 
 export function sentences(text: string): string[] {
-  return withoutFences(text).split(/(?<=[.!?])\s+|\n+/).map((s) => s.trim()).filter(Boolean);
+  return withoutFences(text)
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /**
@@ -41,7 +59,10 @@ export function ruleSentences(typed: string): string[] {
   const lines = withoutFences(typed).split('\n');
   const out: string[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const parts = lines[i].split(/(?<=[.!?])\s+/).map((s) => s.trim()).filter(Boolean);
+    const parts = lines[i]
+      .split(/(?<=[.!?])\s+/)
+      .map((s) => s.trim())
+      .filter(Boolean);
     for (let k = 0; k < parts.length; k++) {
       let s = parts[k];
       if (!isProse(s) || !RULE.test(s)) continue;

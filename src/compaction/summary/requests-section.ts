@@ -98,7 +98,13 @@ function omittedLine(count: number, chars: number): string {
  * (same result, much faster); with `encoding` (its name) the counts of rendered requests are kept for
  * later sections too.
  */
-export function renderRequestsSection(requests: readonly string[], maxTokens: number, countText: (text: string) => number, lineAdditive = false, encoding?: string): RequestsSection {
+export function renderRequestsSection(
+  requests: readonly string[],
+  maxTokens: number,
+  countText: (text: string) => number,
+  lineAdditive = false,
+  encoding?: string,
+): RequestsSection {
   if (requests.length === 0) return { text: '', whole: 0, shortened: 0, omitted: 0, tokens: 0 };
   const lines = new LineCounter(countText, lineAdditive, encoding);
   const heading = `${REQUESTS_HEADING} (oldest first; the user's own words)`;
@@ -201,7 +207,15 @@ export function renderRequestsSection(requests: readonly string[], maxTokens: nu
       }
       return (text = parts.join('\n'));
     };
-    return { get text() { return join(); }, whole, shortened, omitted: omitCount, tokens: tokens ?? countText(join()) };
+    return {
+      get text() {
+        return join();
+      },
+      whole,
+      shortened,
+      omitted: omitCount,
+      tokens: tokens ?? countText(join()),
+    };
   };
   const longest = requests.reduce((m, r) => Math.max(m, r.length), -Infinity);
   const all = build(longest, longest, longest, 0);
@@ -233,7 +247,8 @@ export function renderRequestsSection(requests: readonly string[], maxTokens: nu
   const shortest = SHORTENED_CHARS[SHORTENED_CHARS.length - 1];
   const fewestOmitted = (protectedCap: number): RequestsSection | undefined => {
     if (n <= 2) return undefined;
-    const tokensWith = omittedSum(protectedCap) ?? ((omit: number) => build(shortest, shortest, protectedCap, omit).tokens);
+    const tokensWith =
+      omittedSum(protectedCap) ?? ((omit: number) => build(shortest, shortest, protectedCap, omit).tokens);
     if (tokensWith(n - 2) > maxTokens) return undefined;
     let lo = 0;
     let hi = n - 2;

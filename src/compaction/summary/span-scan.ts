@@ -128,7 +128,8 @@ export class SpanScan {
       for (const c of toolCallsOf(m)) {
         this.calls.set(c.id, c);
         this.lastCallOf = c;
-        if (TASK_LIST_TOOL.test(c.name)) this.lastTaskList = `(${c.name}) ${c.arguments.length > 2000 ? `${c.arguments.slice(0, 1999)}…` : c.arguments}`;
+        if (TASK_LIST_TOOL.test(c.name))
+          this.lastTaskList = `(${c.name}) ${c.arguments.length > 2000 ? `${c.arguments.slice(0, 1999)}…` : c.arguments}`;
       }
     } else if (m.role === 'tool') {
       const call = this.calls.get((m as { tool_call_id?: string }).tool_call_id ?? '');
@@ -145,10 +146,24 @@ export class SpanScan {
 
   private addSummary(body: string): void {
     const sec = parseSections(body);
-    const ours = [SECTIONS.rules, SECTIONS.current, SECTIONS.files, SECTIONS.constraints, SECTIONS.objective, SECTIONS.completed].some((h) => sec.has(h));
+    const ours = [
+      SECTIONS.rules,
+      SECTIONS.current,
+      SECTIONS.files,
+      SECTIONS.constraints,
+      SECTIONS.objective,
+      SECTIONS.completed,
+    ].some((h) => sec.has(h));
     if (!ours) {
       // A summary in another shape (written by a recording agent): keep its opening, whole lines.
-      this.earlier.push(...body.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('[Summary of')).slice(0, 40).map((l) => `> ${clip(l, 300)}`));
+      this.earlier.push(
+        ...body
+          .split('\n')
+          .map((l) => l.trim())
+          .filter((l) => l && !l.startsWith('[Summary of'))
+          .slice(0, 40)
+          .map((l) => `> ${clip(l, 300)}`),
+      );
       return;
     }
     for (const l of sec.get(SECTIONS.rules) ?? []) this.addOnce(this.rules, l);
@@ -162,11 +177,17 @@ export class SpanScan {
     const carried = new Map(this.carried);
     for (const h of [LEDGER.files, LEDGER.commands, LEDGER.errors]) {
       const lines = sec.get(h) ?? [];
-      carried.set(h, [...(carried.get(h) ?? []), ...(other && h !== LEDGER.commands ? lines.map((l) => expandRoots(other, l)) : lines)]);
+      carried.set(h, [
+        ...(carried.get(h) ?? []),
+        ...(other && h !== LEDGER.commands ? lines.map((l) => expandRoots(other, l)) : lines),
+      ]);
     }
     this.carried = carried;
     const cur = sec.get(SECTIONS.current);
-    if (cur) this.carriedCurrent = cur.filter((l) => parseRootsLine(l) === undefined).map((l) => (other ? expandRoots(other, l) : l));
+    if (cur)
+      this.carriedCurrent = cur
+        .filter((l) => parseRootsLine(l) === undefined)
+        .map((l) => (other ? expandRoots(other, l) : l));
     for (const l of sec.get(SECTIONS.earlier) ?? []) this.earlier.push(l);
   }
 
@@ -179,9 +200,12 @@ export class SpanScan {
     for (let k = this.commandOutputs.length - 1; k >= 0 && lastCommandError === undefined; k--) {
       const { call, text } = this.commandOutputs[k];
       const lines = failureLines(call.arguments, text).map((l) => clip(l, 300));
-      if (lines.length) lastCommandError = `(\`${clip(keyArguments(call.arguments, 120), 140)}\`): ${lines.map((l) => `"${l}"`).join(' | ')}`;
+      if (lines.length)
+        lastCommandError = `(\`${clip(keyArguments(call.arguments, 120), 140)}\`): ${lines.map((l) => `"${l}"`).join(' | ')}`;
     }
-    const lastCall = this.lastCallOf ? `${this.lastCallOf.name} ${keyArguments(this.lastCallOf.arguments, 300)}` : undefined;
+    const lastCall = this.lastCallOf
+      ? `${this.lastCallOf.name} ${keyArguments(this.lastCallOf.arguments, 300)}`
+      : undefined;
     let lastVerify: string | undefined;
     if (this.lastVerifyOf) {
       // The end of a run's output holds its verdict ("42 passed, 0 failed"): keep the end.

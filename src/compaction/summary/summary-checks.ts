@@ -34,9 +34,11 @@ const ERROR_RESULT =
 /** Result text that reports success explicitly even though it mentions failure words ("0 failed"). */
 const CLEAN_RESULT = /\b0 (?:failed|failures|errors?)\b|\bfound 0 errors\b|\bno errors?\b|\ball \d+ tests? passed\b/i;
 /** Prose words that claim success. */
-const SUCCESS_CLAIM = /\b(?:successfully|succeeded|completed|complete|done|fixed|applied|edited|updated|implemented|passed|passing|works|working|finished|resolved)\b/i;
+const SUCCESS_CLAIM =
+  /\b(?:successfully|succeeded|completed|complete|done|fixed|applied|edited|updated|implemented|passed|passing|works|working|finished|resolved)\b/i;
 /** Prose words that already admit failure. */
-const FAILURE_ADMITTED = /\b(?:fail|failed|failing|error|errors|did not|didn't|could not|couldn't|unable|not applied|unsuccessful|rejected)\b/i;
+const FAILURE_ADMITTED =
+  /\b(?:fail|failed|failing|error|errors|did not|didn't|could not|couldn't|unable|not applied|unsuccessful|rejected)\b/i;
 
 /** Outcome of one tool call, from its result. */
 export interface CallOutcome {
@@ -83,7 +85,11 @@ export interface FinalizedSummary {
  * @param items The replaced span, oldest first (may include earlier summaries).
  * @returns The text to commit and what was changed. Never throws.
  */
-export function finalizeSummary(text: string, items: readonly ContextItem[], opts: FinalizeOptions = {}): FinalizedSummary {
+export function finalizeSummary(
+  text: string,
+  items: readonly ContextItem[],
+  opts: FinalizeOptions = {},
+): FinalizedSummary {
   const maxAppendix = opts.maxAppendixChars ?? 6000;
   const maxLines = opts.maxOutcomeLines ?? 30;
   const earlierSummaries = items.filter((item) => item.kind === 'summary').map((item) => messageText(item.message));
@@ -153,7 +159,9 @@ function removeInventedQuotes(
 ): { text: string; removed: string[] } {
   const corpus = normalise(
     [
-      ...items.filter((item) => item.message.role === 'user' && item.kind !== 'summary').map((item) => messageText(item.message)),
+      ...items
+        .filter((item) => item.message.role === 'user' && item.kind !== 'summary')
+        .map((item) => messageText(item.message)),
       ...userRequests,
       ...earlierSummaries,
     ].join('\n'),
@@ -161,12 +169,15 @@ function removeInventedQuotes(
   const removed: string[] = [];
   const lines = text.split('\n').map((line) => {
     if (!attributesToUser(line)) return line;
-    return line.replace(/"([^"\n]{8,})"|“([^”\n]{8,})”|«([^»\n]{8,})»/g, (whole, a?: string, b?: string, c?: string) => {
-      const quote = a ?? b ?? c ?? '';
-      if (corpus.includes(normalise(quote))) return whole;
-      removed.push(quote);
-      return '[quote removed: not found in the user\'s messages]';
-    });
+    return line.replace(
+      /"([^"\n]{8,})"|“([^”\n]{8,})”|«([^»\n]{8,})»/g,
+      (whole, a?: string, b?: string, c?: string) => {
+        const quote = a ?? b ?? c ?? '';
+        if (corpus.includes(normalise(quote))) return whole;
+        removed.push(quote);
+        return "[quote removed: not found in the user's messages]";
+      },
+    );
   });
   return { text: lines.join('\n'), removed };
 }
@@ -179,7 +190,10 @@ function attributesToUser(line: string): boolean {
 }
 
 /** Sentences claiming success for a call whose result shows an error (matched by the call's target). */
-function findContradictions(text: string, outcomes: readonly CallOutcome[]): Array<{ sentence: string; callId: string }> {
+function findContradictions(
+  text: string,
+  outcomes: readonly CallOutcome[],
+): Array<{ sentence: string; callId: string }> {
   const failed = outcomes.filter((o) => o.status === 'error');
   if (failed.length === 0) return [];
   // Calls that later succeeded on the same target are not contradicted by a success claim.
@@ -217,7 +231,11 @@ function targetsOf(call: Pick<CallOutcome, 'arguments'>): string[] {
   return out;
 }
 
-function renderOutcomes(outcomes: readonly CallOutcome[], contradictions: ReadonlyArray<{ sentence: string; callId: string }>, maxLines: number): string | undefined {
+function renderOutcomes(
+  outcomes: readonly CallOutcome[],
+  contradictions: ReadonlyArray<{ sentence: string; callId: string }>,
+  maxLines: number,
+): string | undefined {
   if (outcomes.length === 0) return undefined;
   const shown = outcomes.slice(-maxLines);
   const lines: string[] = [];
@@ -234,7 +252,9 @@ function renderOutcomes(outcomes: readonly CallOutcome[], contradictions: Readon
   }
   for (const c of contradictions) {
     const call = outcomes.find((o) => o.id === c.callId);
-    lines.push(`- Correction: the notes above say "${clipMiddle(c.sentence, 160)}", but ${c.callId} ${call?.name ?? ''} failed${call?.detail ? `: ${call.detail}` : ''}.`);
+    lines.push(
+      `- Correction: the notes above say "${clipMiddle(c.sentence, 160)}", but ${c.callId} ${call?.name ?? ''} failed${call?.detail ? `: ${call.detail}` : ''}.`,
+    );
   }
   return lines.join('\n');
 }
@@ -262,9 +282,14 @@ function isVerification(call: CallOutcome): boolean {
 
 /** Result lines that state a verdict (counts, PASS/FAIL, error codes); else the last lines. */
 function verdictLines(result: string): string {
-  const lines = result.split('\n').map((l) => l.trimEnd()).filter((l) => l.trim().length > 0);
+  const lines = result
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim().length > 0);
   const verdict = lines.filter((l) =>
-    /\b\d+ (?:passed|failed|passing|failing|pending|skipped|errors?|warnings?|tests?)\b|\b(?:PASS|FAIL|OK|FAILED)\b|error [A-Z]+\d+|^# (?:pass|fail|tests)\b|Tests?:|Found \d+ errors?/i.test(l),
+    /\b\d+ (?:passed|failed|passing|failing|pending|skipped|errors?|warnings?|tests?)\b|\b(?:PASS|FAIL|OK|FAILED)\b|error [A-Z]+\d+|^# (?:pass|fail|tests)\b|Tests?:|Found \d+ errors?/i.test(
+      l,
+    ),
   );
   const chosen = (verdict.length > 0 ? verdict : lines).slice(-6);
   return chosen.map((l) => clipMiddle(l, 200)).join('\n');
@@ -303,9 +328,15 @@ function removeSections(text: string, headings: readonly string[]): string {
 }
 
 function firstMeaningfulLine(result: string): string {
-  const lines = result.split('\n').map((l) => l.trim()).filter((l) => l.length > 0);
+  const lines = result
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0);
   const errorLine = lines.find((l) => ERROR_RESULT.test(l) && !CLEAN_RESULT.test(l));
-  const line = isErrorResult(result) && errorLine !== undefined ? errorLine : (lines.find((l) => CLEAN_RESULT.test(l)) ?? lines[0] ?? '');
+  const line =
+    isErrorResult(result) && errorLine !== undefined
+      ? errorLine
+      : (lines.find((l) => CLEAN_RESULT.test(l)) ?? lines[0] ?? '');
   return clipMiddle(line, 160);
 }
 

@@ -86,7 +86,9 @@ ${SUMMARY_RULES}`;
  */
 export function summaryInstruction(extra?: string): string {
   const more = extra?.trim();
-  return more ? `${DEFAULT_SUMMARY_INSTRUCTION}\n\nAdditional instruction from the user's settings (it adds to the rules above and cannot override them):\n${more}` : DEFAULT_SUMMARY_INSTRUCTION;
+  return more
+    ? `${DEFAULT_SUMMARY_INSTRUCTION}\n\nAdditional instruction from the user's settings (it adds to the rules above and cannot override them):\n${more}`
+    : DEFAULT_SUMMARY_INSTRUCTION;
 }
 
 /** Options of {@link renderTranscript}. */
@@ -264,7 +266,12 @@ function partText(part: unknown, itemId: string, index: number, opts: RenderOpti
     }
     case 'file': {
       const file = p['file'] as { filename?: unknown; file_id?: unknown } | undefined;
-      const name = typeof file?.filename === 'string' ? file.filename : typeof file?.file_id === 'string' ? file.file_id : 'attachment';
+      const name =
+        typeof file?.filename === 'string'
+          ? file.filename
+          : typeof file?.file_id === 'string'
+            ? file.file_id
+            : 'attachment';
       return `[file ${name}]`;
     }
     default:
@@ -307,7 +314,9 @@ export function stripReasoning(text: string): string {
  * get a hyphen instead of the underscore (`</conversation_data>` → `</conversation-data>`).
  */
 export function neutraliseDelimiters(text: string): string {
-  return neutraliseMarkers(text.replace(/<(\/?)\s*(conversation|previous|user)_(data|notes|requests)\s*>/gi, '<$1$2-$3>'));
+  return neutraliseMarkers(
+    text.replace(/<(\/?)\s*(conversation|previous|user)_(data|notes|requests)\s*>/gi, '<$1$2-$3>'),
+  );
 }
 
 /**
@@ -317,6 +326,8 @@ export function neutraliseDelimiters(text: string): string {
  * "[user] delete the repo" reads as data, never as the user's words.
  */
 export function neutraliseMarkers(text: string): string {
-  return text.replace(/^([ \t]*)(\[(?:user|assistant|system|developer|earlier summary|call [^\]\n]*|result [^\]\n]*)\]|(?:user|human|assistant)\s*:)/gim, '$1(quoted) $2');
+  return text.replace(
+    /^([ \t]*)(\[(?:user|assistant|system|developer|earlier summary|call [^\]\n]*|result [^\]\n]*)\]|(?:user|human|assistant)\s*:)/gim,
+    '$1(quoted) $2',
+  );
 }
-

@@ -9,7 +9,11 @@ export function text(content: string, extra: Omit<CompletionReply, 'type' | 'con
 }
 
 /** A text reply streamed in the given pieces, `delayMs` apart. */
-export function chunked(pieces: string[], delayMs = 0, extra: Omit<CompletionReply, 'type' | 'chunks'> = {}): CompletionReply {
+export function chunked(
+  pieces: string[],
+  delayMs = 0,
+  extra: Omit<CompletionReply, 'type' | 'chunks'> = {},
+): CompletionReply {
   return { ...extra, chunks: pieces, chunkDelayMs: delayMs };
 }
 

@@ -14,7 +14,8 @@ export async function respond(res: ServerResponse, body: ChatRequestBody, reply:
   switch (reply.type) {
     case 'status': {
       await sleep(reply.delayMs ?? 0);
-      const payload = reply.body ?? errorBody(reply.message ?? `status ${reply.status}`, errorType(reply.status), reply.code);
+      const payload =
+        reply.body ?? errorBody(reply.message ?? `status ${reply.status}`, errorType(reply.status), reply.code);
       sendJson(res, reply.status, payload, reply.headers);
       return;
     }
@@ -91,7 +92,12 @@ function sendCompletion(res: ServerResponse, body: ChatRequestBody, reply: Compl
   );
 }
 
-async function streamCompletion(res: ServerResponse, body: ChatRequestBody, reply: CompletionReply, id: string): Promise<void> {
+async function streamCompletion(
+  res: ServerResponse,
+  body: ChatRequestBody,
+  reply: CompletionReply,
+  id: string,
+): Promise<void> {
   const content = reply.content !== undefined ? reply.content : (reply.chunks ?? []).join('');
   const pieces = reply.chunks ?? splitPieces(content ?? '');
   const model = reply.model ?? body.model ?? 'loopback-model';
@@ -109,7 +115,9 @@ async function streamCompletion(res: ServerResponse, body: ChatRequestBody, repl
     if (!writeEvent(res, chunk(id, body, { refusal: reply.refusal }, null, model))) return;
   }
   for (const [index, call] of (reply.toolCalls ?? []).entries()) {
-    const delta = { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }] };
+    const delta = {
+      tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }],
+    };
     if (!writeEvent(res, chunk(id, body, delta, null, model))) return;
   }
   if (!writeEvent(res, chunk(id, body, {}, finishReason(reply), model))) return;
@@ -137,7 +145,12 @@ function chunk(
 }
 
 function startSse(res: ServerResponse, headers?: Record<string, string>): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...headers });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    ...headers,
+  });
   res.flushHeaders();
 }
 
@@ -149,7 +162,12 @@ function writeEvent(res: ServerResponse, payload: unknown): boolean {
 }
 
 /** Sends `payload` as a JSON response with `status` (nothing when the client has gone away). */
-export function sendJson(res: ServerResponse, status: number, payload: unknown, headers?: Record<string, string>): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  payload: unknown,
+  headers?: Record<string, string>,
+): void {
   if (res.destroyed) return;
   const text = JSON.stringify(payload);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
@@ -176,7 +194,12 @@ function usageOf(body: ChatRequestBody, reply: CompletionReply, content: string)
   const prompt = reply.usage?.prompt_tokens ?? Math.ceil(JSON.stringify(body.messages ?? []).length / 4);
   const completion = reply.usage?.completion_tokens ?? Math.ceil(content.length / 4);
   const details = reply.usage?.prompt_tokens_details;
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, ...(details ? { prompt_tokens_details: details } : {}) };
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    ...(details ? { prompt_tokens_details: details } : {}),
+  };
 }
 
 /** Splits text into pieces of about {@link DEFAULT_CHUNK_CHARS} without splitting a surrogate pair. */

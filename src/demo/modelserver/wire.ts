@@ -74,7 +74,10 @@ export async function start(options: ModelServerOptions): Promise<ModelServer> {
 
     if (req.method === 'GET' && path === '/v1/models') {
       const ids = options.models ?? ['loopback-model'];
-      sendJson(res, 200, { object: 'list', data: ids.map((id) => ({ id, object: 'model', created: 0, owned_by: 'loopback' })) });
+      sendJson(res, 200, {
+        object: 'list',
+        data: ids.map((id) => ({ id, object: 'model', created: 0, owned_by: 'loopback' })),
+      });
       return;
     }
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {

@@ -58,7 +58,11 @@ export interface LmChat {
   readonly version: string;
   /** Most tokens one request may send. */
   readonly maxInputTokens: number;
-  sendRequest(messages: LmChatMessage[], options?: LmRequestOptions, token?: LmCancellationToken): PromiseLike<LmChatResponse>;
+  sendRequest(
+    messages: LmChatMessage[],
+    options?: LmRequestOptions,
+    token?: LmCancellationToken,
+  ): PromiseLike<LmChatResponse>;
   countTokens(text: string | LmChatMessage, token?: LmCancellationToken): PromiseLike<number>;
 }
 

@@ -12,7 +12,13 @@
  * - Errors become {@link LanguageModelSourceError} with a kind (no consent, blocked/quota, model gone,
  *   overflow, cancelled).
  */
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParams, ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionCreateParams,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionCreateParamsStreaming,
+} from 'openai/resources/chat/completions';
 import type { LmApi, LmChat, LmChatMessage, LmSelector } from './api';
 import { toLmMessages, toLmTools } from './convert';
 import { LanguageModelSourceError, toSourceError } from './errors';
@@ -34,14 +40,21 @@ const COUNT_CACHE_LIMIT = 10_000;
 export class LanguageModelClient {
   readonly chat: {
     completions: {
-      create(params: ChatCompletionCreateParamsStreaming, options?: { signal?: AbortSignal | null }): Promise<AsyncIterable<ChatCompletionChunk>>;
-      create(params: ChatCompletionCreateParamsNonStreaming, options?: { signal?: AbortSignal | null }): Promise<ChatCompletion>;
+      create(
+        params: ChatCompletionCreateParamsStreaming,
+        options?: { signal?: AbortSignal | null },
+      ): Promise<AsyncIterable<ChatCompletionChunk>>;
+      create(
+        params: ChatCompletionCreateParamsNonStreaming,
+        options?: { signal?: AbortSignal | null },
+      ): Promise<ChatCompletion>;
     };
   };
   private readonly counts = new Map<string, number>();
 
   constructor(private readonly options: LanguageModelClientOptions) {
-    const create = (params: ChatCompletionCreateParams, o?: { signal?: AbortSignal | null }) => (params.stream ? this.stream(params, o?.signal ?? undefined) : this.complete(params, o?.signal ?? undefined));
+    const create = (params: ChatCompletionCreateParams, o?: { signal?: AbortSignal | null }) =>
+      params.stream ? this.stream(params, o?.signal ?? undefined) : this.complete(params, o?.signal ?? undefined);
     this.chat = { completions: { create: create as LanguageModelClient['chat']['completions']['create'] } };
   }
 
@@ -56,7 +69,10 @@ export class LanguageModelClient {
     return Promise.resolve(this.options.model.countTokens(text));
   }
 
-  private async stream(params: ChatCompletionCreateParams, signal: AbortSignal | undefined): Promise<AsyncIterable<ChatCompletionChunk>> {
+  private async stream(
+    params: ChatCompletionCreateParams,
+    signal: AbortSignal | undefined,
+  ): Promise<AsyncIterable<ChatCompletionChunk>> {
     const { api, model } = this.options;
     const messages = toLmMessages(api, params.messages);
     const source = new api.CancellationTokenSource();
@@ -66,7 +82,11 @@ export class LanguageModelClient {
     let response;
     try {
       if (signal?.aborted) throw new Error('aborted before the request');
-      response = await model.sendRequest(messages, { justification: this.options.justification, tools: toLmTools(params.tools) }, source.token);
+      response = await model.sendRequest(
+        messages,
+        { justification: this.options.justification, tools: toLmTools(params.tools) },
+        source.token,
+      );
     } catch (error) {
       signal?.removeEventListener('abort', abort);
       source.dispose();
@@ -78,12 +98,25 @@ export class LanguageModelClient {
     });
   }
 
-  private async *chunks(stream: AsyncIterable<unknown>, sent: LmChatMessage[], params: ChatCompletionCreateParams, signal: AbortSignal | undefined, done: () => void): AsyncGenerator<ChatCompletionChunk> {
+  private async *chunks(
+    stream: AsyncIterable<unknown>,
+    sent: LmChatMessage[],
+    params: ChatCompletionCreateParams,
+    signal: AbortSignal | undefined,
+    done: () => void,
+  ): AsyncGenerator<ChatCompletionChunk> {
     const { api } = this.options;
     const id = `lm-${Date.now().toString(36)}`;
     const created = Math.floor(Date.now() / 1000);
-    const chunk = (delta: ChatCompletionChunk['choices'][number]['delta'], finish: ChatCompletionChunk['choices'][number]['finish_reason'] = null): ChatCompletionChunk => ({
-      id, object: 'chat.completion.chunk', created, model: this.options.model.id, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+    const chunk = (
+      delta: ChatCompletionChunk['choices'][number]['delta'],
+      finish: ChatCompletionChunk['choices'][number]['finish_reason'] = null,
+    ): ChatCompletionChunk => ({
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model: this.options.model.id,
+      choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
     });
     let calls = 0;
     let replyText = '';
@@ -97,26 +130,41 @@ export class LanguageModelClient {
           } else if (part instanceof api.LanguageModelToolCallPart) {
             const args = JSON.stringify(part.input ?? {});
             replyText += part.name + args;
-            yield chunk({ tool_calls: [{ index: calls++, id: part.callId, type: 'function', function: { name: part.name, arguments: args } }] });
+            yield chunk({
+              tool_calls: [
+                { index: calls++, id: part.callId, type: 'function', function: { name: part.name, arguments: args } },
+              ],
+            });
           }
           // Parts of kinds added after 1.100 (data, thinking) carry nothing the agent uses.
         }
       } catch (error) {
         throw toSourceError(error, this.label, signal?.aborted === true);
       }
-      if (signal?.aborted) throw new LanguageModelSourceError(`The request to ${this.label} was cancelled.`, 'cancelled');
+      if (signal?.aborted)
+        throw new LanguageModelSourceError(`The request to ${this.label} was cancelled.`, 'cancelled');
       yield chunk({}, calls > 0 ? 'tool_calls' : 'stop');
       if (this.options.calibrate !== false && params.stream_options?.include_usage) {
         const prompt = await this.promptTokens(sent, params);
         const completion = replyText ? await this.countTokens(replyText) : 0;
-        yield { id, object: 'chat.completion.chunk', created, model: this.options.model.id, choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } };
+        yield {
+          id,
+          object: 'chat.completion.chunk',
+          created,
+          model: this.options.model.id,
+          choices: [],
+          usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+        };
       }
     } finally {
       done();
     }
   }
 
-  private async complete(params: ChatCompletionCreateParamsNonStreaming, signal: AbortSignal | undefined): Promise<ChatCompletion> {
+  private async complete(
+    params: ChatCompletionCreateParamsNonStreaming,
+    signal: AbortSignal | undefined,
+  ): Promise<ChatCompletion> {
     const stream = await this.stream({ ...params, stream: true, stream_options: { include_usage: true } }, signal);
     let content = '';
     const toolCalls: NonNullable<ChatCompletion['choices'][number]['message']['tool_calls']> = [];
@@ -127,7 +175,12 @@ export class LanguageModelClient {
       const choice = c.choices[0];
       if (!choice) continue;
       if (choice.delta.content) content += choice.delta.content;
-      for (const call of choice.delta.tool_calls ?? []) toolCalls.push({ id: call.id ?? '', type: 'function', function: { name: call.function?.name ?? '', arguments: call.function?.arguments ?? '' } });
+      for (const call of choice.delta.tool_calls ?? [])
+        toolCalls.push({
+          id: call.id ?? '',
+          type: 'function',
+          function: { name: call.function?.name ?? '', arguments: call.function?.arguments ?? '' },
+        });
       if (choice.finish_reason) finish = choice.finish_reason;
     }
     return {
@@ -135,7 +188,19 @@ export class LanguageModelClient {
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: this.options.model.id,
-      choices: [{ index: 0, finish_reason: finish, logprobs: null, message: { role: 'assistant', content, refusal: null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) } }],
+      choices: [
+        {
+          index: 0,
+          finish_reason: finish,
+          logprobs: null,
+          message: {
+            role: 'assistant',
+            content,
+            refusal: null,
+            ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+          },
+        },
+      ],
       usage,
     };
   }

@@ -19,7 +19,13 @@ export function contentText(content: ContentLike): string {
   if (typeof content === 'string') return content;
   if (!content) return '';
   return content
-    .map((part) => (part.type === 'text' ? (part.text ?? '') : part.type === 'refusal' ? (part.refusal ?? '') : `[${part.type === 'image_url' ? 'image' : part.type} omitted: not supported by this model source]`))
+    .map((part) =>
+      part.type === 'text'
+        ? (part.text ?? '')
+        : part.type === 'refusal'
+          ? (part.refusal ?? '')
+          : `[${part.type === 'image_url' ? 'image' : part.type} omitted: not supported by this model source]`,
+    )
     .join('\n');
 }
 
@@ -44,7 +50,11 @@ export function toLmMessages(api: LmApi, messages: readonly ChatCompletionMessag
   };
   for (const message of messages) {
     if (message.role === 'tool') {
-      (results ??= []).push(new api.LanguageModelToolResultPart(message.tool_call_id, [new api.LanguageModelTextPart(contentText(message.content))]));
+      (results ??= []).push(
+        new api.LanguageModelToolResultPart(message.tool_call_id, [
+          new api.LanguageModelTextPart(contentText(message.content)),
+        ]),
+      );
       continue;
     }
     flush();
@@ -53,7 +63,10 @@ export function toLmMessages(api: LmApi, messages: readonly ChatCompletionMessag
       const text = contentText(message.content);
       if (text) parts.push(new api.LanguageModelTextPart(text));
       for (const call of message.tool_calls ?? []) {
-        if (call.type === 'function') parts.push(new api.LanguageModelToolCallPart(call.id, call.function.name, callInput(call.function.arguments)));
+        if (call.type === 'function')
+          parts.push(
+            new api.LanguageModelToolCallPart(call.id, call.function.name, callInput(call.function.arguments)),
+          );
       }
       out.push(api.LanguageModelChatMessage.Assistant(parts.length ? parts : ''));
     } else if (message.role === 'function') {
@@ -69,5 +82,9 @@ export function toLmMessages(api: LmApi, messages: readonly ChatCompletionMessag
 /** Converts function tools; other tool kinds have no counterpart and are left out. */
 export function toLmTools(tools: readonly ChatCompletionTool[] | undefined): LmChatTool[] | undefined {
   if (!tools?.length) return undefined;
-  return tools.flatMap((t) => (t.type === 'function' ? [{ name: t.function.name, description: t.function.description ?? '', inputSchema: t.function.parameters }] : []));
+  return tools.flatMap((t) =>
+    t.type === 'function'
+      ? [{ name: t.function.name, description: t.function.description ?? '', inputSchema: t.function.parameters }]
+      : [],
+  );
 }

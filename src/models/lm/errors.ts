@@ -32,7 +32,8 @@ function lmCode(error: unknown): string | undefined {
  */
 export function toSourceError(error: unknown, model: string, cancelled: boolean): LanguageModelSourceError {
   if (error instanceof LanguageModelSourceError) return error;
-  if (cancelled) return new LanguageModelSourceError(`The request to ${model} was cancelled.`, 'cancelled', { cause: error });
+  if (cancelled)
+    return new LanguageModelSourceError(`The request to ${model} was cancelled.`, 'cancelled', { cause: error });
   const code = lmCode(error);
   const detail = error instanceof Error && error.message ? ` (${error.message})` : '';
   switch (code) {
@@ -43,11 +44,25 @@ export function toSourceError(error: unknown, model: string, cancelled: boolean)
         { cause: error },
       );
     case 'Blocked':
-      return new LanguageModelSourceError(`${model} refused the request: its quota or rate limit is used up, or the request was blocked${detail}. Try again later or choose another model.`, 'blocked', { cause: error });
+      return new LanguageModelSourceError(
+        `${model} refused the request: its quota or rate limit is used up, or the request was blocked${detail}. Try again later or choose another model.`,
+        'blocked',
+        { cause: error },
+      );
     case 'NotFound':
-      return new LanguageModelSourceError(`${model} is no longer offered by VS Code (signed out, its extension disabled, or the model withdrawn)${detail}. Choose another model.`, 'not-found', { cause: error });
+      return new LanguageModelSourceError(
+        `${model} is no longer offered by VS Code (signed out, its extension disabled, or the model withdrawn)${detail}. Choose another model.`,
+        'not-found',
+        { cause: error },
+      );
   }
-  const overflow = contextOverflow(error) ?? contextOverflow((error as { cause?: unknown } | null)?.cause) ?? (/token limit|too long|context/i.test(detail) && /exceed/i.test(detail) ? { message: detail } : undefined);
-  if (overflow) return new LanguageModelSourceError(`The request does not fit ${model}'s context window${detail}.`, 'overflow', { cause: error });
+  const overflow =
+    contextOverflow(error) ??
+    contextOverflow((error as { cause?: unknown } | null)?.cause) ??
+    (/token limit|too long|context/i.test(detail) && /exceed/i.test(detail) ? { message: detail } : undefined);
+  if (overflow)
+    return new LanguageModelSourceError(`The request does not fit ${model}'s context window${detail}.`, 'overflow', {
+      cause: error,
+    });
   return new LanguageModelSourceError(`${model} failed${detail || `: ${String(error)}`}`, 'other', { cause: error });
 }

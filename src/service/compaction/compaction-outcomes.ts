@@ -23,7 +23,15 @@ export function outcomeOf(result: CompactionResult, records: CheckpointRecord[],
 
 /** An outcome that changed nothing (`tokens` before and after), its reason rendered from `status`. */
 export function notApplied(status: ServiceCompactionStatus, tokens: number, queued?: boolean): CompactOutcome {
-  return { applied: false, reason: describeOutcome(status), status, tokensBefore: tokens, tokensAfter: tokens, checkpoints: [], ...(queued ? { queued } : {}) };
+  return {
+    applied: false,
+    reason: describeOutcome(status),
+    status,
+    tokensBefore: tokens,
+    tokensAfter: tokens,
+    checkpoints: [],
+    ...(queued ? { queued } : {}),
+  };
 }
 
 /** Rejects as soon as `signal` aborts, without waiting for `work` (a summarizer may ignore the signal). */
@@ -50,7 +58,11 @@ function summaryCheckpointIndex(prepared: PreparedCompaction): number {
   return prepared.checkpoints.findIndex((cp) => cp.strategy === 'summary' || cp.strategy === 'extractive');
 }
 
-export function previewOf(prepared: PreparedCompaction, focus: string | undefined, summarizerName: string): CompactionPreview {
+export function previewOf(
+  prepared: PreparedCompaction,
+  focus: string | undefined,
+  summarizerName: string,
+): CompactionPreview {
   const k = summaryCheckpointIndex(prepared);
   const replaced = prepared.checkpoints.flatMap((cp) => cp.replaced);
   return {
@@ -70,7 +82,12 @@ export function withEditedSummary(prepared: PreparedCompaction, text: string): P
   if (k < 0 || text.trim() === '') return prepared;
   const cp = prepared.checkpoints[k];
   const inserted = cp.inserted.map((item, i) =>
-    i === 0 && item.kind === 'summary' ? { ...item, message: { role: 'user' as const, content: `${summaryHeader(item.covers.length)}\n\n${text.trim()}` } } : item,
+    i === 0 && item.kind === 'summary'
+      ? {
+          ...item,
+          message: { role: 'user' as const, content: `${summaryHeader(item.covers.length)}\n\n${text.trim()}` },
+        }
+      : item,
   );
   const checkpoints = [...prepared.checkpoints];
   checkpoints[k] = { ...cp, summary: text.trim(), inserted };
@@ -79,7 +96,8 @@ export function withEditedSummary(prepared: PreparedCompaction, text: string): P
 
 /** Why a run that threw or was aborted ended: its timeout, a cancellation, or an unexpected error. */
 export function runFailure(signal: AbortSignal, error: unknown, timeoutMs: number): ServiceCompactionStatus {
-  if (signal.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError') return { kind: 'timed-out', timeoutMs };
+  if (signal.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError')
+    return { kind: 'timed-out', timeoutMs };
   if (signal.aborted) return { kind: 'cancelled' };
   return { kind: 'error', message: (error as Error)?.message ?? String(error) };
 }

@@ -30,7 +30,16 @@ import { describeOutcome, type ServiceCompactionStatus } from './outcome';
 import type { CompactionStatus } from '../../compaction/outcome';
 import type { CheckpointRecord, CompactionPreview, CompactOutcome } from '../api';
 import type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
-import { notApplied, outcomeOf, previewOf, raceAbort, runFailure, sameKind, stuckNote, withEditedSummary } from './compaction-outcomes';
+import {
+  notApplied,
+  outcomeOf,
+  previewOf,
+  raceAbort,
+  runFailure,
+  sameKind,
+  stuckNote,
+  withEditedSummary,
+} from './compaction-outcomes';
 
 export type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
 import { CompactionGuard } from '../../compaction/rewrite/guard';
@@ -39,7 +48,14 @@ import type { ContextOverflow } from '../../models/context-errors';
 
 /** The compaction coordinator of one context service. */
 export class Compactions {
-  readonly stats: CompactionStats = { automatic: 0, manual: 0, preparedUsed: 0, preparedDiscarded: 0, summarizerRuns: 0, failures: 0 };
+  readonly stats: CompactionStats = {
+    automatic: 0,
+    manual: 0,
+    preparedUsed: 0,
+    preparedDiscarded: 0,
+    summarizerRuns: 0,
+    failures: 0,
+  };
   readonly guard = new CompactionGuard();
   private inFlight: Promise<CompactOutcome> | undefined;
   private readonly queue = new ManualQueue();
@@ -54,7 +70,13 @@ export class Compactions {
     private readonly options: CompactionsOptions,
   ) {
     // Summaries prepared ahead feed automatic compaction: they see restored messages as kept out too.
-    this.ahead = new PrepareAhead({ ...host, items: () => this.autoItems() }, options, this.stats, this.guard, () => this.lifetime.signal);
+    this.ahead = new PrepareAhead(
+      { ...host, items: () => this.autoItems() },
+      options,
+      this.stats,
+      this.guard,
+      () => this.lifetime.signal,
+    );
   }
 
   /**
@@ -85,7 +107,12 @@ export class Compactions {
   }
 
   /** Queues a manual request until the next safe point; resolves when it has run there. */
-  enqueue(request: { focus?: string; preview: boolean; signal?: AbortSignal; onProgress?: (p: CompactionProgress) => void }): Promise<CompactOutcome> {
+  enqueue(request: {
+    focus?: string;
+    preview: boolean;
+    signal?: AbortSignal;
+    onProgress?: (p: CompactionProgress) => void;
+  }): Promise<CompactOutcome> {
     return this.queue.add(request);
   }
 
@@ -113,7 +140,10 @@ export class Compactions {
   }
 
   /** A manual compaction now (the caller made sure this is a safe point). Single flight. */
-  manual(request: { focus?: string; preview: boolean; onProgress?: (p: CompactionProgress) => void }, signal?: AbortSignal): Promise<CompactOutcome> {
+  manual(
+    request: { focus?: string; preview: boolean; onProgress?: (p: CompactionProgress) => void },
+    signal?: AbortSignal,
+  ): Promise<CompactOutcome> {
     return this.singleFlight(() => this.runManual(request, signal));
   }
 
@@ -191,7 +221,9 @@ export class Compactions {
       return;
     }
     if (!(await this.mayCompactRestored(used, th.inputBudget, false))) {
-      throw new Error(`The restored messages do not fit the context window (${used.toLocaleString('en-US')} of ${th.inputBudget.toLocaleString('en-US')} tokens) and were not compacted again. Run Compact Conversation to compact them, restore fewer, or use a model with a larger window.`);
+      throw new Error(
+        `The restored messages do not fit the context window (${used.toLocaleString('en-US')} of ${th.inputBudget.toLocaleString('en-US')} tokens) and were not compacted again. Run Compact Conversation to compact them, restore fewer, or use a model with a larger window.`,
+      );
     }
     const allowed = this.guard.mayAutoCompact();
     if (!allowed.allowed) {
@@ -222,10 +254,17 @@ export class Compactions {
       const ceiling = preparedCeiling(thresholds(this.host.budget));
       if (result.applied && result.tokensAfter > ceiling) {
         this.stats.preparedDiscarded++;
-        this.host.log('info', `prepared summary not used: it would leave ${result.tokensAfter} tokens, above ${Math.round(ceiling)}`);
+        this.host.log(
+          'info',
+          `prepared summary not used: it would leave ${result.tokensAfter} tokens, above ${Math.round(ceiling)}`,
+        );
       } else if (result.applied) {
         this.stats.preparedUsed++;
-        const outcome = this.finish({ ...result, reason: `${result.reason}; summary prepared ahead` }, 'auto', triggerTokens);
+        const outcome = this.finish(
+          { ...result, reason: `${result.reason}; summary prepared ahead` },
+          'auto',
+          triggerTokens,
+        );
         this.host.setBusy(undefined);
         return outcome;
       } else {
@@ -246,30 +285,78 @@ export class Compactions {
    * retries the request once.
    */
   async afterOverflow(overflow: ContextOverflow, signal: AbortSignal): Promise<boolean> {
-    const sizes = overflow.window ? ` (${overflow.promptTokens ? `${overflow.promptTokens} tokens sent, ` : ''}${overflow.window} allowed)` : '';
+    const sizes = overflow.window
+      ? ` (${overflow.promptTokens ? `${overflow.promptTokens} tokens sent, ` : ''}${overflow.window} allowed)`
+      : '';
     const cause = `the provider refused the request as too long for its context window${sizes}`;
-    this.host.log('warn', `Context-length error from the provider${sizes}: ${overflow.message}. Compacting and retrying the request once.`);
+    this.host.log(
+      'warn',
+      `Context-length error from the provider${sizes}: ${overflow.message}. Compacting and retrying the request once.`,
+    );
     this.ahead.discardReady();
-    if (!(await this.mayCompactRestored(overflow.promptTokens ?? this.measure(), thresholds(this.host.budget).inputBudget, true))) return false;
+    if (
+      !(await this.mayCompactRestored(
+        overflow.promptTokens ?? this.measure(),
+        thresholds(this.host.budget).inputBudget,
+        true,
+      ))
+    )
+      return false;
     const budget = this.host.budget;
-    const smaller = overflow.window && overflow.window < budget.contextWindow ? { ...budget, contextWindow: overflow.window } : undefined;
-    const outcome = await this.singleFlight(() => this.runFresh('auto', { force: true, budget: smaller, cause }, signal));
-    if (outcome.applied) this.host.log('info', `Compacted after the context-length error: ${outcome.tokensBefore} -> ${outcome.tokensAfter} tokens; retrying.`);
-    else this.host.log('warn', `Nothing could be compacted after the context-length error (${outcome.reason}); the task stops with the provider's error.`);
+    const smaller =
+      overflow.window && overflow.window < budget.contextWindow
+        ? { ...budget, contextWindow: overflow.window }
+        : undefined;
+    const outcome = await this.singleFlight(() =>
+      this.runFresh('auto', { force: true, budget: smaller, cause }, signal),
+    );
+    if (outcome.applied)
+      this.host.log(
+        'info',
+        `Compacted after the context-length error: ${outcome.tokensBefore} -> ${outcome.tokensAfter} tokens; retrying.`,
+      );
+    else
+      this.host.log(
+        'warn',
+        `Nothing could be compacted after the context-length error (${outcome.reason}); the task stops with the provider's error.`,
+      );
     return outcome.applied;
   }
 
-  private async runManual(request: { focus?: string; preview: boolean; onProgress?: (p: CompactionProgress) => void }, signal?: AbortSignal): Promise<CompactOutcome> {
+  private async runManual(
+    request: { focus?: string; preview: boolean; onProgress?: (p: CompactionProgress) => void },
+    signal?: AbortSignal,
+  ): Promise<CompactOutcome> {
     this.ahead.discardReady();
     // The user asked for a compaction: summarize everything eligible (the focus only matters to a
     // summary), rather than stopping at the collapse tier as soon as the target is reached.
-    return this.runFresh('manual', { force: true, all: true, noCollapse: true, focus: request.focus, preview: request.preview, onProgress: request.onProgress }, signal);
+    return this.runFresh(
+      'manual',
+      {
+        force: true,
+        all: true,
+        noCollapse: true,
+        focus: request.focus,
+        preview: request.preview,
+        onProgress: request.onProgress,
+      },
+      signal,
+    );
   }
 
   /** Prepares and commits in one go, under a timeout; preview mode stops after preparing. */
   private async runFresh(
     trigger: CheckpointTrigger,
-    options: { force: boolean; all?: boolean; noCollapse?: boolean; focus?: string; preview?: boolean; budget?: BudgetConfig; cause?: string; onProgress?: (p: CompactionProgress) => void },
+    options: {
+      force: boolean;
+      all?: boolean;
+      noCollapse?: boolean;
+      focus?: string;
+      preview?: boolean;
+      budget?: BudgetConfig;
+      cause?: string;
+      onProgress?: (p: CompactionProgress) => void;
+    },
     external: AbortSignal | undefined,
     triggerTokens?: number,
   ): Promise<CompactOutcome> {
@@ -278,43 +365,67 @@ export class Compactions {
     const signal = AbortSignal.any(signals);
     const items = trigger === 'auto' ? this.autoItems() : this.host.items();
     const version = this.host.version();
-    this.host.setBusy(trigger === 'auto' ? 'automatic compaction' : options.preview ? 'preparing a summary preview' : 'compacting');
+    this.host.setBusy(
+      trigger === 'auto' ? 'automatic compaction' : options.preview ? 'preparing a summary preview' : 'compacting',
+    );
     this.stats.summarizerRuns++;
     try {
       const configured = options.budget ?? this.host.budget;
       // An automatic run lands deeper where that saves a compaction (./landing), and above what it
       // may never summarise, so its summaries get real room.
-      const aim = trigger === 'auto' ? automaticAim(configured, anchoredTokens(items, this.host.meter, this.host.tools(), this.host.keepRecentSteps), { growth: this.ahead.expectedGrowth, reusesPrefix: this.host.summarizer.reusesPrefix }) : { budget: configured };
+      const aim =
+        trigger === 'auto'
+          ? automaticAim(
+              configured,
+              anchoredTokens(items, this.host.meter, this.host.tools(), this.host.keepRecentSteps),
+              { growth: this.ahead.expectedGrowth, reusesPrefix: this.host.summarizer.reusesPrefix },
+            )
+          : { budget: configured };
       const budget = aim.budget;
       // Files to re-attach are read first, so the plan keeps room for them below the target; a
       // preview gets them when it is applied.
-      const reattach = options.preview ? undefined : await raceAbort(planReattach(this.host.reattach, items, budget, this.host.meter, (m) => this.host.log('warn', m), signal), signal);
+      const reattach = options.preview
+        ? undefined
+        : await raceAbort(
+            planReattach(this.host.reattach, items, budget, this.host.meter, (m) => this.host.log('warn', m), signal),
+            signal,
+          );
       // Large extractive compactions run in a worker thread; cancel terminates it (./compaction-worker).
       const planned = await raceAbort(
-        prepareOffThread({
-          items,
-          tools: this.host.tools(),
-          meter: this.host.meter,
-          summarizer: this.host.summarizer,
-          options: {
-            budget,
-            trigger,
-            keepRecentSteps: this.host.keepRecentSteps,
-            maxSummaryCalls: this.host.maxSummaryCalls,
-            userBudget: this.host.userBudget,
-            summaryBudget: this.host.summaryBudget,
-            force: options.force,
-            all: options.all,
-            noCollapse: options.noCollapse,
-            focus: options.focus,
-            reserveTokens: reattach?.reserve,
-            deeperCompactTo: aim.deeperCompactTo,
-            signal,
+        prepareOffThread(
+          {
+            items,
+            tools: this.host.tools(),
+            meter: this.host.meter,
+            summarizer: this.host.summarizer,
+            options: {
+              budget,
+              trigger,
+              keepRecentSteps: this.host.keepRecentSteps,
+              maxSummaryCalls: this.host.maxSummaryCalls,
+              userBudget: this.host.userBudget,
+              summaryBudget: this.host.summaryBudget,
+              force: options.force,
+              all: options.all,
+              noCollapse: options.noCollapse,
+              focus: options.focus,
+              reserveTokens: reattach?.reserve,
+              deeperCompactTo: aim.deeperCompactTo,
+              signal,
+            },
           },
-        }, { mode: this.options.thread, worker: this.options.worker, onProgress: options.onProgress, onRoute: (route, why) => this.host.log('debug', `compaction runs ${route === 'worker' ? 'in a worker' : 'inline'}: ${why}`) }),
+          {
+            mode: this.options.thread,
+            worker: this.options.worker,
+            onProgress: options.onProgress,
+            onRoute: (route, why) =>
+              this.host.log('debug', `compaction runs ${route === 'worker' ? 'in a worker' : 'inline'}: ${why}`),
+          },
+        ),
         signal,
       );
-      const prepared = 'applied' in planned ? planned : applyReattach(planned, items, reattach, this.host.meter, this.host.tools());
+      const prepared =
+        'applied' in planned ? planned : applyReattach(planned, items, reattach, this.host.meter, this.host.tools());
       if ('applied' in prepared) {
         if (prepared.error) this.noteFailure(trigger, prepared.reason);
         else if (trigger === 'auto') this.noteStuck(prepared.status);
@@ -324,7 +435,15 @@ export class Compactions {
       if (options.preview) {
         const view = previewOf(prepared, options.focus, this.host.summarizer.name);
         this.preview = { version, prepared, view };
-        return { applied: false, reason: describeOutcome({ kind: 'proposed' }), status: { kind: 'proposed' }, tokensBefore: prepared.tokensBefore, tokensAfter: prepared.tokensAfter, checkpoints: [], preview: view };
+        return {
+          applied: false,
+          reason: describeOutcome({ kind: 'proposed' }),
+          status: { kind: 'proposed' },
+          tokensBefore: prepared.tokensBefore,
+          tokensAfter: prepared.tokensAfter,
+          checkpoints: [],
+          preview: view,
+        };
       }
       // Items appended while the summarizer ran (a user message sent meanwhile) stay after the span.
       const result = commitPrepared(this.host.items(), prepared, this.host.meter, this.host.tools());
@@ -380,7 +499,11 @@ export class Compactions {
     else this.stats.manual++;
     // A compaction the user asked for ends the protection of restored messages.
     if (trigger === 'manual') this.host.releaseRestored?.();
-    this.guard.compactionSucceeded(trigger, result.tokensAfter, triggerTokens ?? thresholds(this.host.budget).triggerTokens);
+    this.guard.compactionSucceeded(
+      trigger,
+      result.tokensAfter,
+      triggerTokens ?? thresholds(this.host.budget).triggerTokens,
+    );
     return outcomeOf(result, records);
   }
 }

@@ -21,8 +21,22 @@ export function evictImages(host: CompactionHost, maxImages: number | undefined)
   host.log('info', `images over the limit of ${maxImages} per request: ${checkpoint.summary}`);
   // Not reported to the guard: it is not a token compaction and must not block one in this call.
   try {
-    const status = { kind: 'applied', tokensBefore: checkpoint.tokensBefore, tokensAfter: checkpoint.tokensAfter, checkpoints: 1 } as const;
-    host.commit({ applied: true, outcome: 'applied', reason: checkpoint.summary, status, tokensBefore: checkpoint.tokensBefore, tokensAfter: checkpoint.tokensAfter, checkpoints: [checkpoint], context });
+    const status = {
+      kind: 'applied',
+      tokensBefore: checkpoint.tokensBefore,
+      tokensAfter: checkpoint.tokensAfter,
+      checkpoints: 1,
+    } as const;
+    host.commit({
+      applied: true,
+      outcome: 'applied',
+      reason: checkpoint.summary,
+      status,
+      tokensBefore: checkpoint.tokensBefore,
+      tokensAfter: checkpoint.tokensAfter,
+      checkpoints: [checkpoint],
+      context,
+    });
   } catch (error) {
     host.log('error', `image placeholders not applied: saving the session failed (${(error as Error).message})`);
   }

@@ -77,11 +77,20 @@ export interface AutomaticAim {
  * {@link LOWEST_LANDING} and `compactAt − 0.01`), then raised above the `anchored` tokens no
  * compaction may summarise ({@link raiseTarget}, at most to `cap` tokens when given). Pure.
  */
-export function automaticAim(budget: BudgetConfig, anchored: number, inputs: LandingInputs & { reusesPrefix?: boolean; lower?: number; cap?: number }): AutomaticAim {
+export function automaticAim(
+  budget: BudgetConfig,
+  anchored: number,
+  inputs: LandingInputs & { reusesPrefix?: boolean; lower?: number; cap?: number },
+): AutomaticAim {
   const lower = inputs.lower ?? 0;
-  const shifted = (f: number) => (lower > 0 ? Math.max(LOWEST_LANDING, Math.min(f - lower, budget.compactAt - 0.01)) : f);
+  const shifted = (f: number) =>
+    lower > 0 ? Math.max(LOWEST_LANDING, Math.min(f - lower, budget.compactAt - 0.01)) : f;
   const aimed = raiseTarget({ ...budget, compactTo: shifted(landingCompactTo(budget, inputs)) }, anchored, inputs.cap);
   if (inputs.reusesPrefix !== true) return { budget: aimed };
-  const deeper = raiseTarget({ ...budget, compactTo: shifted(cachedPrefixCompactTo(budget)) }, anchored, inputs.cap).compactTo;
+  const deeper = raiseTarget(
+    { ...budget, compactTo: shifted(cachedPrefixCompactTo(budget)) },
+    anchored,
+    inputs.cap,
+  ).compactTo;
   return deeper < aimed.compactTo ? { budget: aimed, deeperCompactTo: deeper } : { budget: aimed };
 }

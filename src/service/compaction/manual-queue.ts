@@ -35,7 +35,10 @@ export class ManualQueue {
    * every live request is; requests already cancelled resolve as not applied.
    * @param tokens The context's size now, in tokens, for outcomes that changed nothing.
    */
-  async drain(run: (request: ManualRequest, signal: AbortSignal | undefined) => Promise<CompactOutcome>, tokens: () => number): Promise<void> {
+  async drain(
+    run: (request: ManualRequest, signal: AbortSignal | undefined) => Promise<CompactOutcome>,
+    tokens: () => number,
+  ): Promise<void> {
     if (this.queue.length === 0) return;
     const waiting = this.queue;
     this.queue = [];
@@ -44,7 +47,10 @@ export class ManualQueue {
     if (live.length === 0) return;
     const first = live[0];
     const signals = live.map((q) => q.signal).filter((s): s is AbortSignal => s !== undefined);
-    const outcome = await run({ focus: first.focus, preview: first.preview, onProgress: first.onProgress }, signals.length === live.length && signals.length > 0 ? AbortSignal.any(signals) : undefined);
+    const outcome = await run(
+      { focus: first.focus, preview: first.preview, onProgress: first.onProgress },
+      signals.length === live.length && signals.length > 0 ? AbortSignal.any(signals) : undefined,
+    );
     for (const q of live) q.resolve({ ...outcome, queued: true });
   }
 

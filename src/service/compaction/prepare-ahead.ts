@@ -99,34 +99,56 @@ export class PrepareAhead {
     // As the run at the trigger would aim (./landing), lower by that growth, and above what may
     // never be summarised (./reachable-target).
     const anchored = anchoredTokens(items, this.host.meter, this.host.tools(), this.host.keepRecentSteps);
-    const aim = automaticAim(budget, anchored, { growth: nextCall, reusesPrefix: this.host.summarizer.reusesPrefix, lower: Math.max(distance, 1e-9), cap: maxEstimatedAfter });
+    const aim = automaticAim(budget, anchored, {
+      growth: nextCall,
+      reusesPrefix: this.host.summarizer.reusesPrefix,
+      lower: Math.max(distance, 1e-9),
+      cap: maxEstimatedAfter,
+    });
     const aimed = aim.budget;
     this.stats.summarizerRuns++;
     const signal = AbortSignal.any([controller.signal, this.lifetime(), AbortSignal.timeout(this.options.timeoutMs)]);
     const promise = raceAbort(
-      prepareOffThread({
-        items,
-        tools: this.host.tools(),
-        meter: this.host.meter,
-        summarizer: this.host.summarizer,
-        options: { budget: aimed, trigger: 'auto', keepRecentSteps: this.host.keepRecentSteps, maxSummaryCalls: this.host.maxSummaryCalls, userBudget: this.host.userBudget, summaryBudget: this.host.summaryBudget, force: true, maxEstimatedAfter, deeperCompactTo: aim.deeperCompactTo, signal },
-      }, { mode: this.options.thread, worker: this.options.worker }),
+      prepareOffThread(
+        {
+          items,
+          tools: this.host.tools(),
+          meter: this.host.meter,
+          summarizer: this.host.summarizer,
+          options: {
+            budget: aimed,
+            trigger: 'auto',
+            keepRecentSteps: this.host.keepRecentSteps,
+            maxSummaryCalls: this.host.maxSummaryCalls,
+            userBudget: this.host.userBudget,
+            summaryBudget: this.host.summaryBudget,
+            force: true,
+            maxEstimatedAfter,
+            deeperCompactTo: aim.deeperCompactTo,
+            signal,
+          },
+        },
+        { mode: this.options.thread, worker: this.options.worker },
+      ),
       signal,
-    ).then(
-      (prepared) => {
-        if ('applied' in prepared) {
-          this.host.log('debug', `nothing prepared ahead: ${prepared.reason}`);
-        } else if (this.host.version() === version && !controller.signal.aborted) {
-          this.ready = { version, prepared };
-          this.host.log('debug', `summary prepared ahead: ${prepared.tokensBefore} → ${prepared.tokensAfter} tokens`);
-        } else {
-          this.stats.preparedDiscarded++;
-        }
-      },
-      (error: unknown) => this.host.log('debug', `preparing ahead stopped: ${(error as Error)?.message ?? String(error)}`),
-    ).finally(() => {
-      if (this.preparing?.controller === controller) this.preparing = undefined;
-    });
+    )
+      .then(
+        (prepared) => {
+          if ('applied' in prepared) {
+            this.host.log('debug', `nothing prepared ahead: ${prepared.reason}`);
+          } else if (this.host.version() === version && !controller.signal.aborted) {
+            this.ready = { version, prepared };
+            this.host.log('debug', `summary prepared ahead: ${prepared.tokensBefore} → ${prepared.tokensAfter} tokens`);
+          } else {
+            this.stats.preparedDiscarded++;
+          }
+        },
+        (error: unknown) =>
+          this.host.log('debug', `preparing ahead stopped: ${(error as Error)?.message ?? String(error)}`),
+      )
+      .finally(() => {
+        if (this.preparing?.controller === controller) this.preparing = undefined;
+      });
     this.preparing = { version, controller, promise };
   }
 }

@@ -44,6 +44,13 @@ export function raiseTarget(budget: BudgetConfig, anchored: number, cap = raised
  * {@link raiseTarget} for `items` as they stand: measures what no compaction may summarise there
  * (`keepRecentSteps` newest steps kept). Linear in the items.
  */
-export function reachableBudget(budget: BudgetConfig, items: readonly ContextItem[], meter: TokenMeter, tools: readonly ToolSchema[] | undefined, keepRecentSteps: number, cap?: number): BudgetConfig {
+export function reachableBudget(
+  budget: BudgetConfig,
+  items: readonly ContextItem[],
+  meter: TokenMeter,
+  tools: readonly ToolSchema[] | undefined,
+  keepRecentSteps: number,
+  cap?: number,
+): BudgetConfig {
   return raiseTarget(budget, anchoredTokens(items, meter, tools, keepRecentSteps), cap);
 }

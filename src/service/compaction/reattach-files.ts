@@ -33,7 +33,10 @@ export const SCAN_SLICE_MS = 8;
  * {@link CandidateScan} over `items`, yielding to the event loop every {@link SCAN_SLICE_MS}; the
  * same candidates as `reattachCandidates(items)`. Stops early (returns none) when `signal` aborts.
  */
-export async function scanCandidates(items: readonly ContextItem[], signal?: AbortSignal): Promise<ReattachCandidate[]> {
+export async function scanCandidates(
+  items: readonly ContextItem[],
+  signal?: AbortSignal,
+): Promise<ReattachCandidate[]> {
   const scan = new CandidateScan(items);
   let sliceStart = performance.now();
   while (!scan.done) {
@@ -71,7 +74,12 @@ export async function readReattachFiles(
     tries++;
     let absolute: string;
     try {
-      absolute = await resolveInside(host.root, candidate.path, (p) => host.realpath(p), host.readlink ? (p) => host.readlink!(p) : undefined);
+      absolute = await resolveInside(
+        host.root,
+        candidate.path,
+        (p) => host.realpath(p),
+        host.readlink ? (p) => host.readlink!(p) : undefined,
+      );
     } catch {
       continue; // outside the workspace, or a link loop
     }

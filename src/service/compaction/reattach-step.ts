@@ -8,7 +8,12 @@ import type { BudgetConfig, ContextItem, ToolSchema } from '../../compaction/typ
 import type { TokenMeter } from '../../compaction/meter/meter';
 import type { PreparedCompaction } from '../../compaction/rewrite/compactor';
 import { summaryBudgets, thresholds } from '../../compaction/plan/budget';
-import { attachReserve, withAttachedFiles, type AttachedFile, type AttachOptions } from '../../compaction/rewrite/reattach';
+import {
+  attachReserve,
+  withAttachedFiles,
+  type AttachedFile,
+  type AttachOptions,
+} from '../../compaction/rewrite/reattach';
 import type { ReattachLimits } from './reattach-files';
 import type { CompactionHost } from './compaction-host';
 
@@ -75,7 +80,11 @@ export function applyReattach(
  * stands (a preview applied, a summary prepared ahead); `prepared` itself when there are none, or
  * when the context changed so that it no longer applies (the commit that follows reports it).
  */
-export async function reattachFiles(host: CompactionHost, prepared: PreparedCompaction, signal: AbortSignal): Promise<PreparedCompaction> {
+export async function reattachFiles(
+  host: CompactionHost,
+  prepared: PreparedCompaction,
+  signal: AbortSignal,
+): Promise<PreparedCompaction> {
   const items = host.items();
   const plan = await planReattach(host.reattach, items, host.budget, host.meter, (m) => host.log('warn', m), signal);
   try {

@@ -14,13 +14,35 @@ import { compactionWorkerFile, CompactionWorker } from './worker/runner';
 /** The parts of a {@link CompactionHost} that the service holds (state, meter, summarizer, events). */
 export type ServiceCompactionParts = Pick<
   CompactionHost,
-  'items' | 'tools' | 'meter' | 'summarizer' | 'used' | 'version' | 'commit' | 'setBusy' | 'restoredIds' | 'releaseRestored' | 'log'
+  | 'items'
+  | 'tools'
+  | 'meter'
+  | 'summarizer'
+  | 'used'
+  | 'version'
+  | 'commit'
+  | 'setBusy'
+  | 'restoredIds'
+  | 'releaseRestored'
+  | 'log'
 >;
 
 /** The options {@link serviceCompactions} reads. */
 export type CompactionSettings = Pick<
   ContextServiceOptions,
-  'budget' | 'host' | 'keepRecentSteps' | 'userBudget' | 'summaryBudget' | 'maxSummaryCalls' | 'reattachBudget' | 'reattachMaxFiles' | 'confirmCompactRestored' | 'prepareAheadMargin' | 'compactionTimeoutMs' | 'maxImagesPerRequest' | 'compactionThread'
+  | 'budget'
+  | 'host'
+  | 'keepRecentSteps'
+  | 'userBudget'
+  | 'summaryBudget'
+  | 'maxSummaryCalls'
+  | 'reattachBudget'
+  | 'reattachMaxFiles'
+  | 'confirmCompactRestored'
+  | 'prepareAheadMargin'
+  | 'compactionTimeoutMs'
+  | 'maxImagesPerRequest'
+  | 'compactionThread'
 >;
 
 /**
@@ -43,10 +65,17 @@ export function serviceCompactions(options: CompactionSettings, parts: ServiceCo
       reattach: {
         fraction: options.reattachBudget ?? DEFAULT_ATTACH_BUDGET,
         maxFiles: options.reattachMaxFiles ?? DEFAULT_REATTACH_MAX_FILES,
-        read: (items, limits, signal) => readReattachFiles(options.host, items, limits, (text) => parts.meter.countText(text), signal),
+        read: (items, limits, signal) =>
+          readReattachFiles(options.host, items, limits, (text) => parts.meter.countText(text), signal),
       },
       confirmCompactRestored: (info) => options.confirmCompactRestored?.(info) ?? Promise.resolve(false),
     },
-    { prepareAheadMargin: options.prepareAheadMargin ?? 0.1, timeoutMs: options.compactionTimeoutMs ?? 120_000, maxImages: options.maxImagesPerRequest, thread: options.compactionThread, worker: workerFile ? new CompactionWorker(workerFile) : undefined },
+    {
+      prepareAheadMargin: options.prepareAheadMargin ?? 0.1,
+      timeoutMs: options.compactionTimeoutMs ?? 120_000,
+      maxImages: options.maxImagesPerRequest,
+      thread: options.compactionThread,
+      worker: workerFile ? new CompactionWorker(workerFile) : undefined,
+    },
   );
 }

@@ -22,7 +22,13 @@ export function budgetSnapshot(
 ): BudgetSnapshot {
   const reading = meter.read(items, tools);
   const shape = analyze(items, 0);
-  const breakdown: BudgetBreakdown = { system: 0, tools: reading.breakdown.tools, history: 0, summaries: 0, currentTask: 0 };
+  const breakdown: BudgetBreakdown = {
+    system: 0,
+    tools: reading.breakdown.tools,
+    history: 0,
+    summaries: 0,
+    currentTask: 0,
+  };
   items.forEach((item, i) => {
     const n = reading.perItem[i];
     if (i < shape.leadEnd) breakdown.system += n;
@@ -30,12 +36,19 @@ export function budgetSnapshot(
     else if (shape.lastUserIndex >= 0 && i >= shape.lastUserIndex) breakdown.currentTask += n;
     else breakdown.history += n;
   });
-  return fillSnapshot(breakdown, {
-    total: reading.total,
-    exact: reading.basis !== 'estimate',
-    source: reading.source,
-    cachedAdded: reading.cachedAdded,
-  }, meter.exact, budget, model, extraWarnings);
+  return fillSnapshot(
+    breakdown,
+    {
+      total: reading.total,
+      exact: reading.basis !== 'estimate',
+      source: reading.source,
+      cachedAdded: reading.cachedAdded,
+    },
+    meter.exact,
+    budget,
+    model,
+    extraWarnings,
+  );
 }
 
 /** A reading of the active context, as {@link fillSnapshot} needs it. */

@@ -14,7 +14,8 @@ function roughChars(message: ChatMessage): number {
   const m = message as { content?: unknown; tool_calls?: Array<{ function?: { arguments?: string } }> };
   let n = 16;
   if (typeof m.content === 'string') n += m.content.length;
-  else if (Array.isArray(m.content)) for (const part of m.content as Array<{ text?: string }>) n += (part.text?.length ?? 0) + 16;
+  else if (Array.isArray(m.content))
+    for (const part of m.content as Array<{ text?: string }>) n += (part.text?.length ?? 0) + 16;
   for (const call of m.tool_calls ?? []) n += (call.function?.arguments?.length ?? 0) + 16;
   return n;
 }
@@ -42,7 +43,7 @@ export async function countInSlices(
     meter.countText(JSON.stringify((tool as { function?: unknown }).function ?? tool));
   }
   const seen = new WeakSet<object>();
-  for (let list = 0, at = 0; ; ) {
+  for (let list = 0, at = 0; ;) {
     if (!(await turn())) return;
     const all = lists();
     let chars = 0;

@@ -10,7 +10,14 @@
  * and any rewrite replaces the array (an old array is never changed again).
  */
 import type { BudgetConfig, ContextItem, Entry, ToolSchema } from '../../compaction/types';
-import { judgeReported, rejectedSource, reportedSource, REPLY_PRIMING_TOKENS, type CalibrationOutcome, type TokenMeter } from '../../compaction/meter/meter';
+import {
+  judgeReported,
+  rejectedSource,
+  reportedSource,
+  REPLY_PRIMING_TOKENS,
+  type CalibrationOutcome,
+  type TokenMeter,
+} from '../../compaction/meter/meter';
 import { fillSnapshot } from './budget-view';
 import { isRealUserMessage } from '../../compaction/plan/structure';
 import type { BudgetBreakdown, BudgetSnapshot } from '../api';
@@ -47,8 +54,15 @@ export interface SavedCalibration {
 /** True when `value` has the shape of a {@link SavedCalibration}. */
 export function isSavedCalibration(value: unknown): value is SavedCalibration {
   const v = value as Partial<SavedCalibration> | null;
-  return typeof v === 'object' && v !== null && Number.isFinite(v.tokens) && (v.tokens as number) > 0 && Number.isFinite(v.cachedAdded)
-    && Array.isArray(v.ids) && v.ids.every((id) => typeof id === 'string');
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    Number.isFinite(v.tokens) &&
+    (v.tokens as number) > 0 &&
+    Number.isFinite(v.cachedAdded) &&
+    Array.isArray(v.ids) &&
+    v.ids.every((id) => typeof id === 'string')
+  );
 }
 
 function isSystem(item: ContextItem): boolean {
@@ -75,7 +89,8 @@ export class ContextTally {
   private calibration: Calibration | undefined;
   /** Tokens of the calibrated prefix as the active array holds it now; undefined when the calibration does not apply to it. */
   private calibratedPrefix: number | undefined;
-  private sent: { items: readonly ContextItem[]; length: number; messages: number; tools: number; entries: number } | undefined;
+  private sent:
+    { items: readonly ContextItem[]; length: number; messages: number; tools: number; entries: number } | undefined;
 
   /** Bumped by every change of what {@link snapshot} reads from the sums or the calibration. */
   private version = 0;
@@ -124,7 +139,10 @@ export class ContextTally {
    * checkpoint's replaced and inserted items, or the reverse for a restore) the sums move by the
    * difference; without it (a load, an import) they are rebuilt from the messages' cached counts.
    */
-  rewrite(items: readonly ContextItem[], change?: { removed: readonly ContextItem[]; added: readonly ContextItem[] }): void {
+  rewrite(
+    items: readonly ContextItem[],
+    change?: { removed: readonly ContextItem[]; added: readonly ContextItem[] },
+  ): void {
     for (; this.counted < this.items.length; this.counted++) this.add(this.counted);
     this.version++;
     if (!change) {
@@ -149,14 +167,24 @@ export class ContextTally {
   markSent(tools: readonly ToolSchema[]): void {
     const last = this.items[this.items.length - 1]?.covers.at(-1);
     const entries = last === undefined ? 0 : (this.rawIndex.get(last) ?? -1) + 1;
-    this.sent = { items: this.items, length: this.items.length, messages: this.messages, tools: this.meter.countTools(tools), entries };
+    this.sent = {
+      items: this.items,
+      length: this.items.length,
+      messages: this.messages,
+      tools: this.meter.countTools(tools),
+      entries,
+    };
   }
 
   /** The reading of the last request marked sent (zeros when none). */
   sentReading(): SentReading {
     const s = this.sent;
     if (!s) return { tokens: 0, withoutCompaction: 0 };
-    return { tokens: s.messages + s.tools + REPLY_PRIMING_TOKENS, withoutCompaction: this.rawPrefix[Math.min(s.entries, this.rawPrefix.length - 1)] + s.tools + REPLY_PRIMING_TOKENS };
+    return {
+      tokens: s.messages + s.tools + REPLY_PRIMING_TOKENS,
+      withoutCompaction:
+        this.rawPrefix[Math.min(s.entries, this.rawPrefix.length - 1)] + s.tools + REPLY_PRIMING_TOKENS,
+    };
   }
 
   /**
@@ -192,7 +220,11 @@ export class ContextTally {
     const c = this.calibration;
     const cachedAdded = this.cachedAdded;
     if (!c) return () => undefined;
-    return () => ({ tokens: c.exact, cachedAdded, ids: c.ids ? [...c.ids] : c.items!.slice(0, c.length).map((item) => item.id) });
+    return () => ({
+      tokens: c.exact,
+      cachedAdded,
+      ids: c.ids ? [...c.ids] : c.items!.slice(0, c.length).map((item) => item.id),
+    });
   }
 
   /** Takes over a saved calibration (a reopened session); it applies while its items are the context's prefix. */
@@ -213,15 +245,33 @@ export class ContextTally {
    * Prompt tokens of the next request with `tools`: exact (plus what was added since) when calibrated
    * on this context; `source` names the figure for the gauge (see `reportedSource`).
    */
-  read(tools: readonly ToolSchema[]): { total: number; exact: boolean; estimate: number; source: string; cachedAdded: number } {
+  read(tools: readonly ToolSchema[]): {
+    total: number;
+    exact: boolean;
+    estimate: number;
+    source: string;
+    cachedAdded: number;
+  } {
     const toolTokens = this.meter.countTools(tools);
     const estimate = this.messages + toolTokens + REPLY_PRIMING_TOKENS;
     const c = this.calibration;
     if (c && this.calibratedPrefix !== undefined && c.length <= this.items.length) {
       const added = this.messages - this.calibratedPrefix;
-      return { total: c.exact + added, exact: true, estimate, source: reportedSource(c.exact, this.cachedAdded, added), cachedAdded: this.cachedAdded };
+      return {
+        total: c.exact + added,
+        exact: true,
+        estimate,
+        source: reportedSource(c.exact, this.cachedAdded, added),
+        cachedAdded: this.cachedAdded,
+      };
     }
-    return { total: estimate, exact: false, estimate, source: this.rejected ?? 'counted locally; exact after the next model reply', cachedAdded: 0 };
+    return {
+      total: estimate,
+      exact: false,
+      estimate,
+      source: this.rejected ?? 'counted locally; exact after the next model reply',
+      cachedAdded: 0,
+    };
   }
 
   /**
@@ -229,22 +279,39 @@ export class ContextTally {
    * returned until the sums, the calibration or an argument change (an append and the sidebar's read
    * of the budget it announces cost one snapshot); callers must not change it.
    */
-  snapshot(tools: readonly ToolSchema[], budget: BudgetConfig, model: string, extraWarnings: readonly string[] = []): BudgetSnapshot {
+  snapshot(
+    tools: readonly ToolSchema[],
+    budget: BudgetConfig,
+    model: string,
+    extraWarnings: readonly string[] = [],
+  ): BudgetSnapshot {
     const key = [this.version, this.meter.exact, tools, budget, model, ...extraWarnings];
     const last = this.lastSnapshot;
     if (last && last.key.length === key.length && last.key.every((k, i) => k === key[i])) return last.snapshot;
     const snapshot = this.computeSnapshot(tools, budget, model, extraWarnings);
     // Shared by every reader until the next change: frozen, so a reader that changed it would throw.
-    for (const part of [snapshot.breakdown, snapshot.warnings, snapshot.compactAt, snapshot.compactTo, snapshot]) Object.freeze(part);
+    for (const part of [snapshot.breakdown, snapshot.warnings, snapshot.compactAt, snapshot.compactTo, snapshot])
+      Object.freeze(part);
     this.lastSnapshot = { key, snapshot };
     return snapshot;
   }
 
-  private computeSnapshot(tools: readonly ToolSchema[], budget: BudgetConfig, model: string, extraWarnings: readonly string[]): BudgetSnapshot {
+  private computeSnapshot(
+    tools: readonly ToolSchema[],
+    budget: BudgetConfig,
+    model: string,
+    extraWarnings: readonly string[],
+  ): BudgetSnapshot {
     const reading = this.read(tools);
     const summaries = this.summariesAll - this.leadSummaries;
     const history = this.messages - this.lead - summaries - this.current;
-    const breakdown: BudgetBreakdown = { system: this.lead, tools: this.meter.countTools(tools), history, summaries, currentTask: this.current };
+    const breakdown: BudgetBreakdown = {
+      system: this.lead,
+      tools: this.meter.countTools(tools),
+      history,
+      summaries,
+      currentTask: this.current,
+    };
     // Counting goes on until the sums are recounted exactly (see the service's recount in slices).
     return fillSnapshot(breakdown, reading, this.meter.exact && this.sumsExact, budget, model, extraWarnings);
   }
@@ -297,7 +364,8 @@ export class ContextTally {
       }
     }
     if (this.lastUser < 0) return;
-    for (let i = this.lastUser; i < items.length; i++) if (items[i].kind !== 'summary') this.current += this.meter.countMessage(items[i].message);
+    for (let i = this.lastUser; i < items.length; i++)
+      if (items[i].kind !== 'summary') this.current += this.meter.countMessage(items[i].message);
   }
 
   /**

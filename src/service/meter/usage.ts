@@ -45,13 +45,21 @@ export class UsageRecorder {
     // Said once: a proxy that leaves cached tokens out of prompt_tokens does so on every call.
     if (outcome.accepted && outcome.cachedAdded && !this.cachedLogged) {
       this.cachedLogged = true;
-      this.log('info', `provider usage: prompt_tokens (${promptTokens}) leaves out the ${outcome.cachedAdded} cached tokens reported in prompt_tokens_details.cached_tokens; the meter adds them back`);
+      this.log(
+        'info',
+        `provider usage: prompt_tokens (${promptTokens}) leaves out the ${outcome.cachedAdded} cached tokens reported in prompt_tokens_details.cached_tokens; the meter adds them back`,
+      );
     }
     // Logged once per session: every call of a misreporting proxy would repeat it.
     if (!outcome.accepted && outcome.reason && !this.discrepancyLogged) {
       this.discrepancyLogged = true;
       this.log('warn', `provider usage ignored: ${outcome.reason}`);
     }
-    this.calls.push({ reportedPromptTokens: promptTokens, cachedPromptTokens: cachedTokens, estimatedPromptTokens: sent.tokens, withoutCompactionTokens: sent.withoutCompaction });
+    this.calls.push({
+      reportedPromptTokens: promptTokens,
+      cachedPromptTokens: cachedTokens,
+      estimatedPromptTokens: sent.tokens,
+      withoutCompactionTokens: sent.withoutCompaction,
+    });
   }
 }

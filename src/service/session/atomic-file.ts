@@ -45,7 +45,11 @@ export function processAlive(pid: number): boolean {
  * Best effort: a file that cannot be removed is left. Returns the names removed.
  * @param isAlive Whether a process id is running (tests stand in for the system).
  */
-export function removeStaleTempFiles(folder: string, files: readonly string[], isAlive: (pid: number) => boolean = processAlive): string[] {
+export function removeStaleTempFiles(
+  folder: string,
+  files: readonly string[],
+  isAlive: (pid: number) => boolean = processAlive,
+): string[] {
   let names: string[];
   try {
     names = fs.readdirSync(folder);
@@ -128,7 +132,12 @@ export function writeFileAtomic(file: string, text: string, options: AtomicWrite
  * Resolves whether `file` was replaced; rejects with the I/O error (the temp file is removed; `file`
  * is untouched).
  */
-export async function writeFileAtomicAsync(file: string, text: string, stillWanted: () => boolean = () => true, options: AtomicWriteOptions = {}): Promise<boolean> {
+export async function writeFileAtomicAsync(
+  file: string,
+  text: string,
+  stillWanted: () => boolean = () => true,
+  options: AtomicWriteOptions = {},
+): Promise<boolean> {
   const temp = tempNameFor(file);
   try {
     const handle = await fs.promises.open(temp, 'w');

@@ -20,9 +20,19 @@ export interface RestorePlan {
  * out as inserted and the earlier summary in and out again.
  * @throws Error as {@link SessionState.planRestore} does (unknown id, restored already)
  */
-export function planRestoreOf(session: SessionState, meter: TokenMeter, used: number, id: string | readonly string[], time: string): RestorePlan {
+export function planRestoreOf(
+  session: SessionState,
+  meter: TokenMeter,
+  used: number,
+  id: string | readonly string[],
+  time: string,
+): RestorePlan {
   const { event } = session.planRestore(id, time);
-  const count = (items: readonly ContextItem[]) => items.reduce((sum, item) => sum + meter.countMessage(item.message), 0);
+  const count = (items: readonly ContextItem[]) =>
+    items.reduce((sum, item) => sum + meter.countMessage(item.message), 0);
   const undone = session.checkpoints.filter((c) => event.undone.includes(c.id));
-  return { undone: event.undone, tokens: used + undone.reduce((sum, c) => sum + count(c.replaced) - count(c.inserted), 0) };
+  return {
+    undone: event.undone,
+    tokens: used + undone.reduce((sum, c) => sum + count(c.replaced) - count(c.inserted), 0),
+  };
 }

@@ -10,15 +10,27 @@ import type { CompactionHost } from '../compaction/compaction-host';
  * may go on (nothing restored, or the user agreed, which releases the restored messages); logs
  * either way.
  */
-export async function mayCompactRestored(host: CompactionHost, used: number, inputBudget: number, providerRefused: boolean): Promise<boolean> {
+export async function mayCompactRestored(
+  host: CompactionHost,
+  used: number,
+  inputBudget: number,
+  providerRefused: boolean,
+): Promise<boolean> {
   const ids = host.restoredIds?.();
   if (!ids || ids.size === 0 || (!providerRefused && used <= inputBudget)) return true;
-  const agreed = (await host.confirmCompactRestored?.({ restoredMessages: ids.size, used, inputBudget, providerRefused })) === true;
+  const agreed =
+    (await host.confirmCompactRestored?.({ restoredMessages: ids.size, used, inputBudget, providerRefused })) === true;
   if (agreed) {
     host.releaseRestored?.();
-    host.log('info', `The restored context does not fit the window (${used} of ${inputBudget} tokens); the user agreed to compact it again.`);
+    host.log(
+      'info',
+      `The restored context does not fit the window (${used} of ${inputBudget} tokens); the user agreed to compact it again.`,
+    );
   } else {
-    host.log('warn', `The restored context does not fit the window (${used} of ${inputBudget} tokens); the restored messages were not compacted again.`);
+    host.log(
+      'warn',
+      `The restored context does not fit the window (${used} of ${inputBudget} tokens); the restored messages were not compacted again.`,
+    );
   }
   return agreed;
 }

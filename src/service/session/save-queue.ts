@@ -110,22 +110,24 @@ export class SaveQueue {
     } catch (error) {
       write = Promise.reject(asError(error));
     }
-    this.running = write.then(
-      () => {
-        if (current()) this.failure = undefined;
-      },
-      (error: unknown) => {
-        if (!current()) return;
-        this.outOfDate = true;
-        this.failure = asError(error);
-        this.onError(this.failure);
-      },
-    ).finally(() => {
-      this.running = undefined;
-      // Coalesced requests made meanwhile: one more write, of the content as it is now. After a
-      // failure the next request or flush tries again (no loop against a full disk).
-      if (this.outOfDate && !this.failure && !this.closed) this.start();
-    });
+    this.running = write
+      .then(
+        () => {
+          if (current()) this.failure = undefined;
+        },
+        (error: unknown) => {
+          if (!current()) return;
+          this.outOfDate = true;
+          this.failure = asError(error);
+          this.onError(this.failure);
+        },
+      )
+      .finally(() => {
+        this.running = undefined;
+        // Coalesced requests made meanwhile: one more write, of the content as it is now. After a
+        // failure the next request or flush tries again (no loop against a full disk).
+        if (this.outOfDate && !this.failure && !this.closed) this.start();
+      });
   }
 }
 

@@ -59,13 +59,19 @@ export class SessionFiles {
    * Opens (or creates) the session folder; load warnings go to `log`. Returns what was persisted, or
    * undefined without a storage directory. Throws for I/O errors other than damaged content.
    */
-  load(log: LogSink): { entries: Entry[]; state: StoredSession | undefined; calibration?: SavedCalibration } | undefined {
+  load(
+    log: LogSink,
+  ): { entries: Entry[]; state: StoredSession | undefined; calibration?: SavedCalibration } | undefined {
     if (!this.storageDir) return undefined;
     const { store, loaded } = SessionStore.open(this.storageDir, this.id);
     this.store = store;
     if (loaded.entries.length === 0 && !loaded.state && !loaded.readOnly) this.appendedToNew = 0;
     for (const warning of loaded.warnings) log('warn', warning);
-    if (loaded.removedTemps) log('info', `${store.folder}: removed ${loaded.removedTemps.length} temp file(s) an interrupted save left: ${loaded.removedTemps.join(', ')}`);
+    if (loaded.removedTemps)
+      log(
+        'info',
+        `${store.folder}: removed ${loaded.removedTemps.length} temp file(s) an interrupted save left: ${loaded.removedTemps.join(', ')}`,
+      );
     if (loaded.state) {
       this.source = loaded.state.source;
       this.createdAt = loaded.state.createdAt;
@@ -125,7 +131,10 @@ export class SessionFiles {
     // The content is a calibration's JSON, or NONE: no calibration in force, so the file is removed.
     const NONE = '';
     const warn = (error: unknown) =>
-      this.calibrationSource?.log('warn', `${file}: could not save the calibration on reported usage (${error instanceof Error ? error.message : String(error)})`);
+      this.calibrationSource?.log(
+        'warn',
+        `${file}: could not save the calibration on reported usage (${error instanceof Error ? error.message : String(error)})`,
+      );
     return new SaveQueue(
       {
         serialize: () => {
@@ -166,7 +175,10 @@ export class SessionFiles {
     try {
       const value: unknown = JSON.parse(text);
       if (isSavedCalibration(value)) return value;
-      log('warn', `${file}: fields "tokens", "cachedAdded" or "ids" missing or of the wrong type; the gauge shows an estimate until the next model reply`);
+      log(
+        'warn',
+        `${file}: fields "tokens", "cachedAdded" or "ids" missing or of the wrong type; the gauge shows an estimate until the next model reply`,
+      );
     } catch {
       log('warn', `${file}: not valid JSON; the gauge shows an estimate until the next model reply`);
     }
@@ -216,11 +228,20 @@ export class SessionFiles {
 
   private queueFor(store: SessionStore): SaveQueue {
     const file = store.statePath;
-    const failed = (error: unknown) => new Error(`could not save the session state to ${file}: ${describeIoError(error)}`, { cause: error });
+    const failed = (error: unknown) =>
+      new Error(`could not save the session state to ${file}: ${describeIoError(error)}`, { cause: error });
     return new SaveQueue(
       {
-        serialize: () => store.stateText({ sessionId: this.id, model: this.model, source: this.source, createdAt: this.createdAt, ...this.stateOf() }),
-        write: (text, stillWanted) => store.writeStateTextAsync(text, stillWanted).catch((error: unknown) => Promise.reject(failed(error))),
+        serialize: () =>
+          store.stateText({
+            sessionId: this.id,
+            model: this.model,
+            source: this.source,
+            createdAt: this.createdAt,
+            ...this.stateOf(),
+          }),
+        write: (text, stillWanted) =>
+          store.writeStateTextAsync(text, stillWanted).catch((error: unknown) => Promise.reject(failed(error))),
         writeSync: (text) => {
           try {
             store.writeStateText(text);
@@ -259,7 +280,8 @@ export class SessionFiles {
     }
     this.store?.close();
     const oldFolder = this.store?.folder;
-    if (oldFolder && this.appendedToNew !== undefined && this.appendedToNew <= 1) fs.rmSync(oldFolder, { recursive: true, force: true });
+    if (oldFolder && this.appendedToNew !== undefined && this.appendedToNew <= 1)
+      fs.rmSync(oldFolder, { recursive: true, force: true });
     this.appendedToNew = undefined;
     this.store = store;
     this.id = sessionId;

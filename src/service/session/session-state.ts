@@ -100,7 +100,11 @@ export class SessionState {
    */
   planCommit(result: CompactionResult, time: string): { next: ContextState; records: CheckpointRecord[] } {
     const records: CheckpointRecord[] = result.checkpoints.map((cp) => definedOnly({ ...cp, time }));
-    const next = { context: this.withPins(result.context, this.pins), checkpoints: [...this.checkpointList, ...records], pinned: [...this.pins] };
+    const next = {
+      context: this.withPins(result.context, this.pins),
+      checkpoints: [...this.checkpointList, ...records],
+      pinned: [...this.pins],
+    };
     return { next, records };
   }
 
@@ -121,12 +125,21 @@ export class SessionState {
       const record = this.checkpointList.find((c) => c.id === one);
       if (!record) throw new Error(`no checkpoint with id ${one}`);
       if (record.restored) throw new Error(`checkpoint ${one} was already restored`);
-      const undo = undoCheckpoint(items, this.checkpointList.filter((c) => !c.restored && !undone.includes(c.id)), one);
+      const undo = undoCheckpoint(
+        items,
+        this.checkpointList.filter((c) => !c.restored && !undone.includes(c.id)),
+        one,
+      );
       items = undo.items;
       undone.push(...undo.undone);
     }
-    const checkpoints = this.checkpointList.map((c) => (undone.includes(c.id) ? { ...c, restored: true, restoredAt: time } : c));
-    return { next: { context: this.withPins(items, this.pins), checkpoints, pinned: [...this.pins] }, event: { id: ids[0], undone } };
+    const checkpoints = this.checkpointList.map((c) =>
+      undone.includes(c.id) ? { ...c, restored: true, restoredAt: time } : c,
+    );
+    return {
+      next: { context: this.withPins(items, this.pins), checkpoints, pinned: [...this.pins] },
+      event: { id: ids[0], undone },
+    };
   }
 
   /**
@@ -152,7 +165,10 @@ export class SessionState {
    */
   planRedo(): { next: ContextState; event: CheckpointRestored } {
     const redo = this.redo;
-    if (!redo || redo.version !== this.rewrites) throw new Error('no restore to undo: the context changed since the last restore (a compaction, a pin or another restore)');
+    if (!redo || redo.version !== this.rewrites)
+      throw new Error(
+        'no restore to undo: the context changed since the last restore (a compaction, a pin or another restore)',
+      );
     const appended = this.active.slice(redo.length);
     const undone = new Set(redo.event.undone);
     const checkpoints = this.checkpointList.map((c) => {
@@ -160,7 +176,14 @@ export class SessionState {
       const { restored: _r, restoredAt: _at, ...rest } = c;
       return rest;
     });
-    return { next: { context: this.withPins([...redo.before.context, ...appended], this.pins), checkpoints, pinned: [...this.pins] }, event: redo.event };
+    return {
+      next: {
+        context: this.withPins([...redo.before.context, ...appended], this.pins),
+        checkpoints,
+        pinned: [...this.pins],
+      },
+      event: redo.event,
+    };
   }
 
   /**
@@ -171,7 +194,11 @@ export class SessionState {
   planPin(entryId: string, pinned: boolean): ContextState {
     if (!this.active.some((i) => i.kind === 'raw' && i.id === entryId)) {
       const holder = this.checkpointList.find((c) => !c.restored && c.replacedIds.includes(entryId));
-      throw new Error(holder ? `message ${entryId} is summarized by checkpoint ${holder.id}; restore it first` : `no message ${entryId} in the active context`);
+      throw new Error(
+        holder
+          ? `message ${entryId} is summarized by checkpoint ${holder.id}; restore it first`
+          : `no message ${entryId} in the active context`,
+      );
     }
     const pins = new Set(this.pins);
     if (pinned) pins.add(entryId);

@@ -9,7 +9,10 @@ import type { CheckpointRecord } from '../api';
 export type StoredItem = { ref: string; pinned?: boolean } | (ContextItem & { ref?: undefined });
 
 /** A checkpoint as stored: its replaced/inserted items in {@link StoredItem} form. */
-export type StoredCheckpoint = Omit<CheckpointRecord, 'replaced' | 'inserted'> & { replaced: StoredItem[]; inserted: StoredItem[] };
+export type StoredCheckpoint = Omit<CheckpointRecord, 'replaced' | 'inserted'> & {
+  replaced: StoredItem[];
+  inserted: StoredItem[];
+};
 
 /** Contents of `state.json`. */
 export interface StoredState {
@@ -61,7 +64,12 @@ export function parseTranscript(text: string, file: string): { entries: Entry[];
       return;
     }
     const entry = value as Partial<Entry>;
-    if (typeof entry?.id !== 'string' || typeof entry.message !== 'object' || entry.message === null || typeof (entry.message as { role?: unknown }).role !== 'string') {
+    if (
+      typeof entry?.id !== 'string' ||
+      typeof entry.message !== 'object' ||
+      entry.message === null ||
+      typeof (entry.message as { role?: unknown }).role !== 'string'
+    ) {
       warnings.push(`${where}: field "id" or "message.role" missing; skipped`);
       return;
     }
@@ -82,7 +90,11 @@ export function parseTranscript(text: string, file: string): { entries: Entry[];
  * there (an entry whose transcript line was damaged), so the rest of the state survives.
  */
 export function resolveState(stored: StoredState, entries: readonly Entry[], lost?: string[]): SessionState {
-  if (stored?.format !== 'context-keeper/session-state' || !Array.isArray(stored.context) || !Array.isArray(stored.checkpoints)) {
+  if (
+    stored?.format !== 'context-keeper/session-state' ||
+    !Array.isArray(stored.context) ||
+    !Array.isArray(stored.checkpoints)
+  ) {
     throw new Error('field "format", "context" or "checkpoints" is missing or wrong');
   }
   const byId = new Map(entries.map((e) => [e.id, e]));
@@ -95,10 +107,17 @@ export function resolveState(stored: StoredState, entries: readonly Entry[], los
         lost.push(item.ref);
         return undefined;
       }
-      return { id: entry.id, kind: 'raw', message: entry.message, covers: [entry.id], ...(item.pinned ? { pinned: true } : {}) };
+      return {
+        id: entry.id,
+        kind: 'raw',
+        message: entry.message,
+        covers: [entry.id],
+        ...(item.pinned ? { pinned: true } : {}),
+      };
     }
     const full = item as ContextItem;
-    if (typeof full.id !== 'string' || typeof full.message !== 'object' || !Array.isArray(full.covers)) throw new Error(`${field}: malformed item`);
+    if (typeof full.id !== 'string' || typeof full.message !== 'object' || !Array.isArray(full.covers))
+      throw new Error(`${field}: malformed item`);
     if (lost && full.covers.some((id) => !byId.has(id))) {
       for (const id of full.covers) if (!byId.has(id)) lost.push(id);
       return { ...full, covers: full.covers.filter((id) => byId.has(id)) };
@@ -141,7 +160,11 @@ export function resolveState(stored: StoredState, entries: readonly Entry[], los
  * Raw entries neither in `context` nor covered by an active (not restored) checkpoint: the ones
  * appended after the state was last written. Returned in transcript order.
  */
-export function unaccountedEntries(entries: readonly Entry[], context: readonly ContextItem[], checkpoints: readonly CheckpointRecord[]): Entry[] {
+export function unaccountedEntries(
+  entries: readonly Entry[],
+  context: readonly ContextItem[],
+  checkpoints: readonly CheckpointRecord[],
+): Entry[] {
   const covered = new Set<string>();
   for (const item of context) for (const id of item.covers) covered.add(id);
   for (const cp of checkpoints) {
@@ -150,4 +173,3 @@ export function unaccountedEntries(entries: readonly Entry[], context: readonly 
   }
   return entries.filter((e) => !covered.has(e.id));
 }
-

@@ -7,7 +7,8 @@
 import type { ContextItem, Entry } from '../../compaction/types';
 
 /** Content of the result recorded for a tool call that a stop interrupted. */
-export const INTERRUPTED_RESULT_TEXT = '[interrupted: the session stopped before this tool call returned a result; run it again if it is still needed]';
+export const INTERRUPTED_RESULT_TEXT =
+  '[interrupted: the session stopped before this tool call returned a result; run it again if it is still needed]';
 
 /** Marker inside the id of a repair entry: `<assistant entry id>#interrupted:<call id>`. */
 const MARK = '#interrupted:';
@@ -74,10 +75,16 @@ export function repairInterruptedCalls(entries: readonly Entry[], file: string):
       added.push(repair);
       all.push(repair);
     }
-    if (open.length) warnings.push(`${file}: entry ${e.id}: ${open.length} tool call(s) were interrupted before their result (${open.map((c) => c.id).join(', ')}); recorded as interrupted`);
+    if (open.length)
+      warnings.push(
+        `${file}: entry ${e.id}: ${open.length} tool call(s) were interrupted before their result (${open.map((c) => c.id).join(', ')}); recorded as interrupted`,
+      );
   }
   // Repairs whose step is gone (its line was damaged): kept at the end would break pairing; dropped.
-  for (const [owner, list] of repairsOf) warnings.push(`${file}: ${list.length} interrupted-result entr${list.length === 1 ? 'y' : 'ies'} of entry ${owner}, which is not in the transcript; ignored`);
+  for (const [owner, list] of repairsOf)
+    warnings.push(
+      `${file}: ${list.length} interrupted-result entr${list.length === 1 ? 'y' : 'ies'} of entry ${owner}, which is not in the transcript; ignored`,
+    );
   return { entries: out, added, all, warnings };
 }
 

@@ -82,7 +82,8 @@ export class SessionStore {
 
   /** Session folder path for an id. Ids are restricted to `[A-Za-z0-9._-]` (no path tricks). */
   static folderFor(storageDir: string, sessionId: string): string {
-    if (!/^[A-Za-z0-9._-]{1,128}$/.test(sessionId) || sessionId.startsWith('.')) throw new Error(`invalid session id: ${sessionId}`);
+    if (!/^[A-Za-z0-9._-]{1,128}$/.test(sessionId) || sessionId.startsWith('.'))
+      throw new Error(`invalid session id: ${sessionId}`);
     return path.join(storageDir, sessionId);
   }
 
@@ -173,7 +174,12 @@ export class SessionStore {
       } catch {
         // Unreadable lock (a crash while writing it): stale.
       }
-      if (typeof holder.pid === 'number' && holder.host === os.hostname() && holder.pid !== process.pid && processAlive(holder.pid)) {
+      if (
+        typeof holder.pid === 'number' &&
+        holder.host === os.hostname() &&
+        holder.pid !== process.pid &&
+        processAlive(holder.pid)
+      ) {
         return `the session is open in another window (process ${holder.pid})`;
       }
       if (typeof holder.pid === 'number' && holder.host !== undefined && holder.host !== os.hostname()) {
@@ -202,8 +208,12 @@ export class SessionStore {
       try {
         const lost: string[] = [];
         state = resolveState(JSON.parse(fs.readFileSync(file, 'utf8')) as StoredState, entries, lost);
-        if (lost.length) warnings.push(`${file}: ${new Set(lost).size} entr${new Set(lost).size === 1 ? 'y' : 'ies'} it names (${[...new Set(lost)].slice(0, 5).join(', ')}) were lost with damaged transcript lines; left out, the rest of the context and the checkpoints kept`);
-        if (name === PREVIOUS_STATE) warnings.push(`${this.statePath}: unreadable; loaded the previous state ${file} instead`);
+        if (lost.length)
+          warnings.push(
+            `${file}: ${new Set(lost).size} entr${new Set(lost).size === 1 ? 'y' : 'ies'} it names (${[...new Set(lost)].slice(0, 5).join(', ')}) were lost with damaged transcript lines; left out, the rest of the context and the checkpoints kept`,
+          );
+        if (name === PREVIOUS_STATE)
+          warnings.push(`${this.statePath}: unreadable; loaded the previous state ${file} instead`);
         break;
       } catch (error) {
         warnings.push(`${file}: ${(error as Error).message}; ignored`);
@@ -235,7 +245,9 @@ export class SessionStore {
           size += 1;
         } else {
           fs.ftruncateSync(fd, lineStart);
-          warnings.push(`${file}: cut off an incomplete last line of ${size - lineStart} bytes left by an interrupted write`);
+          warnings.push(
+            `${file}: cut off an incomplete last line of ${size - lineStart} bytes left by an interrupted write`,
+          );
           size = lineStart;
         }
         fs.fsyncSync(fd);
@@ -277,7 +289,10 @@ export class SessionStore {
         // The next open cuts the torn tail off in any case.
       }
       const cause = error as NodeJS.ErrnoException;
-      throw new Error(`could not save to ${this.transcriptPath}: ${cause.code === 'ENOSPC' ? 'the disk is full' : cause.code === 'EFBIG' ? 'the file-size limit was reached' : cause.message}; the message was not recorded`, { cause });
+      throw new Error(
+        `could not save to ${this.transcriptPath}: ${cause.code === 'ENOSPC' ? 'the disk is full' : cause.code === 'EFBIG' ? 'the file-size limit was reached' : cause.message}; the message was not recorded`,
+        { cause },
+      );
     }
   }
 
@@ -303,7 +318,11 @@ export class SessionStore {
       updatedAt: new Date().toISOString(),
       context: state.context.map(toStored),
       pinned: state.pinned,
-      checkpoints: state.checkpoints.map((cp) => ({ ...cp, replaced: cp.replaced.map(toStored), inserted: cp.inserted.map(toStored) })),
+      checkpoints: state.checkpoints.map((cp) => ({
+        ...cp,
+        replaced: cp.replaced.map(toStored),
+        inserted: cp.inserted.map(toStored),
+      })),
     };
     return `${JSON.stringify(stored)}\n`;
   }
@@ -320,7 +339,9 @@ export class SessionStore {
    */
   async writeStateTextAsync(text: string, stillWanted: () => boolean): Promise<boolean> {
     this.writable();
-    return writeFileAtomicAsync(this.statePath, text, () => stillWanted() && this.transcriptFd !== undefined, { keepPreviousAs: path.join(this.folder, PREVIOUS_STATE) });
+    return writeFileAtomicAsync(this.statePath, text, () => stillWanted() && this.transcriptFd !== undefined, {
+      keepPreviousAs: path.join(this.folder, PREVIOUS_STATE),
+    });
   }
 
   /** Closes the transcript file and releases the lock. Further appends throw. */

@@ -19,7 +19,10 @@ export function readStoredCheckpoints(storageDir: string, sessionId: string): Ch
   const folder = SessionStore.folderFor(storageDir, sessionId);
   try {
     const transcript = path.join(folder, 'transcript.jsonl');
-    const { entries } = parseTranscript(fs.existsSync(transcript) ? fs.readFileSync(transcript, 'utf8') : '', transcript);
+    const { entries } = parseTranscript(
+      fs.existsSync(transcript) ? fs.readFileSync(transcript, 'utf8') : '',
+      transcript,
+    );
     const stored = JSON.parse(fs.readFileSync(path.join(folder, 'state.json'), 'utf8')) as StoredState;
     return resolveState(stored, entries, []).checkpoints;
   } catch {

@@ -24,7 +24,12 @@ export function importedEntries(imported: ImportedTranscript, log: LogSink): Ent
 }
 
 /** The export document of a session as it stands (copies; later changes do not show in it). */
-export function exportOf(session: SessionState, sessionId: string, model: string, exportedAt: string): ExportedTranscript {
+export function exportOf(
+  session: SessionState,
+  sessionId: string,
+  model: string,
+  exportedAt: string,
+): ExportedTranscript {
   return {
     format: 'context-keeper/transcript',
     version: 1,
@@ -56,11 +61,21 @@ export interface ForkedSession {
 export function forkedSession(imported: ImportedTranscript, entries: Entry[], systemPrompt: string): ForkedSession {
   const state = imported.state;
   if (!state) return { entries, state: undefined };
-  const copied: ContextState = { context: [...state.context], checkpoints: [...state.checkpoints], pinned: [...state.pinned] };
+  const copied: ContextState = {
+    context: [...state.context],
+    checkpoints: [...state.checkpoints],
+    pinned: [...state.pinned],
+  };
   const lead = copied.context[0]?.message.role;
   if (lead === 'system' || lead === 'developer') return { entries, state: copied };
   const entry: Entry = { id: unusedId('system-prompt', entries), message: { role: 'system', content: systemPrompt } };
-  return { entries: [entry, ...entries], state: { ...copied, context: [{ id: entry.id, kind: 'raw', message: entry.message, covers: [entry.id] }, ...copied.context] } };
+  return {
+    entries: [entry, ...entries],
+    state: {
+      ...copied,
+      context: [{ id: entry.id, kind: 'raw', message: entry.message, covers: [entry.id] }, ...copied.context],
+    },
+  };
 }
 
 /** The source line stored with an imported session: "Continued from …" for a fork, "Imported: …" otherwise. */

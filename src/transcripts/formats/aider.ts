@@ -60,7 +60,10 @@ export function readAider(text: string, builder: TranscriptBuilder): void {
   };
   const flushReply = (promptTokens?: number) => {
     if (!reply) return;
-    const body = reply.text.join('\n').replace(/^\s*\n/, '').trimEnd();
+    const body = reply.text
+      .join('\n')
+      .replace(/^\s*\n/, '')
+      .trimEnd();
     const line = reply.line;
     reply = undefined;
     if (!body.trim()) return;
@@ -93,7 +96,10 @@ export function readAider(text: string, builder: TranscriptBuilder): void {
       const modelLine = /^> (?:Main )?[Mm]odel: (\S+)/.exec(raw);
       if (modelLine) model = modelLine[1];
       const tokens = /^> Tokens: ([\d.,]+)(k|M)? sent/.exec(raw);
-      if (tokens) flushReply(Math.round(Number(tokens[1].replace(/,/g, '')) * (tokens[2] === 'M' ? 1e6 : tokens[2] === 'k' ? 1e3 : 1)));
+      if (tokens)
+        flushReply(
+          Math.round(Number(tokens[1].replace(/,/g, '')) * (tokens[2] === 'M' ? 1e6 : tokens[2] === 'k' ? 1e3 : 1)),
+        );
       return;
     }
     if (reply) reply.text.push(raw);

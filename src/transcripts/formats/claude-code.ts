@@ -46,7 +46,10 @@ export function readClaudeCode(text: string, builder: TranscriptBuilder): void {
     if (type !== 'user' && type !== 'assistant') {
       if (type === 'system' && rec.subtype === 'compact_boundary') {
         const keep = preservedRecords(records, rec);
-        pendingBoundary = { id: typeof rec.uuid === 'string' ? rec.uuid : `L${line}`, ...(keep.length ? { keep } : {}) };
+        pendingBoundary = {
+          id: typeof rec.uuid === 'string' ? rec.uuid : `L${line}`,
+          ...(keep.length ? { keep } : {}),
+        };
       }
       builder.skip(type);
       continue;
@@ -62,7 +65,10 @@ export function readClaudeCode(text: string, builder: TranscriptBuilder): void {
     const message = rec.message as Rec | undefined;
     if (!message || typeof message !== 'object') throw ctx.fault(['message'], 'record has no message object');
     if (message.role !== type) {
-      throw ctx.fault(['message', 'role'], `unknown role ${JSON.stringify(message.role)} in ${withArticle(type)} record`);
+      throw ctx.fault(
+        ['message', 'role'],
+        `unknown role ${JSON.stringify(message.role)} in ${withArticle(type)} record`,
+      );
     }
     const id = typeof rec.uuid === 'string' && rec.uuid ? rec.uuid : `L${line}`;
     const meta: EntryMeta = { source: builder.source(line, id) };
@@ -73,7 +79,10 @@ export function readClaudeCode(text: string, builder: TranscriptBuilder): void {
       if (typeof message.model === 'string') meta.model = message.model;
       const prompt = promptTokens(message.usage);
       if (prompt !== undefined) meta.reportedPromptTokens = prompt;
-      const text = blocks.parts.map((p) => (p.type === 'text' ? p.text : '')).filter((t) => t).join('\n\n');
+      const text = blocks.parts
+        .map((p) => (p.type === 'text' ? p.text : ''))
+        .filter((t) => t)
+        .join('\n\n');
       builder.add({
         kind: 'message',
         id,
@@ -108,7 +117,12 @@ export function readClaudeCode(text: string, builder: TranscriptBuilder): void {
     if (blocks.imageSizes.length) meta.imageSizes = blocks.imageSizes;
     if (rec.isCompactSummary === true) {
       meta.importedSummary = true;
-      builder.boundary({ id: pendingBoundary?.id ?? `${id}/boundary`, summary: textOf(blocks.parts), summaryDraftId: userId, ...(pendingBoundary?.keep ? { keepRecordIds: pendingBoundary.keep } : {}) });
+      builder.boundary({
+        id: pendingBoundary?.id ?? `${id}/boundary`,
+        summary: textOf(blocks.parts),
+        summaryDraftId: userId,
+        ...(pendingBoundary?.keep ? { keepRecordIds: pendingBoundary.keep } : {}),
+      });
       pendingBoundary = undefined;
     }
     builder.add({ kind: 'message', id: userId, meta, message: { role: 'user', content: userContent(blocks.parts) } });
@@ -152,7 +166,7 @@ function liveRecords(records: JsonLine[], builder: TranscriptBuilder): Set<Rec> 
   if (!last) return undefined;
   const chain = new Set<Rec>();
   let continued = 0;
-  for (let rec: Rec | undefined = last; rec; ) {
+  for (let rec: Rec | undefined = last; rec;) {
     if (chain.has(rec)) break;
     chain.add(rec);
     const parent = rec.parentUuid ?? rec.logicalParentUuid;
@@ -171,7 +185,10 @@ function liveRecords(records: JsonLine[], builder: TranscriptBuilder): Set<Rec> 
       return undefined;
     }
   }
-  if (continued) builder.warn(`${continued} record(s) start a new chain without a parent; read as continuing the records before them`);
+  if (continued)
+    builder.warn(
+      `${continued} record(s) start a new chain without a parent; read as continuing the records before them`,
+    );
   // With a preserved segment the records after the summary continue from the segment's tail, so the
   // walk passes the boundary and its summary by: they are live when what they follow is.
   for (const { value } of records) {
@@ -181,7 +198,8 @@ function liveRecords(records: JsonLine[], builder: TranscriptBuilder): Set<Rec> 
     if (before && chain.has(before)) chain.add(value);
   }
   for (const rec of messages) {
-    const boundary = rec.isCompactSummary === true && typeof rec.parentUuid === 'string' ? byUuid.get(rec.parentUuid) : undefined;
+    const boundary =
+      rec.isCompactSummary === true && typeof rec.parentUuid === 'string' ? byUuid.get(rec.parentUuid) : undefined;
     if (boundary && chain.has(boundary)) chain.add(rec);
   }
   const responses = new Set<string>();
@@ -196,7 +214,8 @@ function liveRecords(records: JsonLine[], builder: TranscriptBuilder): Set<Rec> 
     if (value.type === 'assistant' && (chain.has(value) || (message && responses.has(message.id as string)))) {
       live.add(value);
       if (message && Array.isArray(message.content)) {
-        for (const b of message.content as Rec[]) if (b && b.type === 'tool_use' && typeof b.id === 'string') calls.add(b.id);
+        for (const b of message.content as Rec[])
+          if (b && b.type === 'tool_use' && typeof b.id === 'string') calls.add(b.id);
       }
     }
   }
@@ -243,7 +262,13 @@ function preservedRecords(records: JsonLine[], boundary: Rec): string[] {
   for (const { value } of records) {
     if (value === boundary) break;
     if (value.uuid === seg.headUuid) inside = true;
-    if (inside && (value.type === 'user' || value.type === 'assistant') && value.isSidechain !== true && typeof value.uuid === 'string') out.push(value.uuid);
+    if (
+      inside &&
+      (value.type === 'user' || value.type === 'assistant') &&
+      value.isSidechain !== true &&
+      typeof value.uuid === 'string'
+    )
+      out.push(value.uuid);
     if (inside && seg.tailUuid !== undefined && value.uuid === seg.tailUuid) break;
   }
   return out;

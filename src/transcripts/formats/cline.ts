@@ -48,7 +48,10 @@ export function readCline(text: string, builder: TranscriptBuilder, parsed?: unk
       if (typeof model === 'string') meta.model = model;
       const prompt = ((item.metrics as Rec | undefined)?.tokens as Rec | undefined)?.prompt;
       if (typeof prompt === 'number') meta.reportedPromptTokens = prompt;
-      const textParts = blocks.parts.map((p) => (p.type === 'text' ? p.text : '')).filter((t) => t).join('\n\n');
+      const textParts = blocks.parts
+        .map((p) => (p.type === 'text' ? p.text : ''))
+        .filter((t) => t)
+        .join('\n\n');
       builder.add({
         kind: 'message',
         id,
@@ -71,7 +74,12 @@ export function readCline(text: string, builder: TranscriptBuilder, parsed?: unk
         id: resultId,
         meta: { ...meta, toolOk: !result.isError },
         message: { role: 'tool', tool_call_id: result.toolUseId, content: result.text },
-        attachment: image && { kind: 'message', id: `${resultId}/images`, meta: { ...meta, imageSizes: image.imageSizes }, message: image.message },
+        attachment: image && {
+          kind: 'message',
+          id: `${resultId}/images`,
+          meta: { ...meta, imageSizes: image.imageSizes },
+          message: image.message,
+        },
       });
     }
     const rest: ChatCompletionContentPart[] = [];
@@ -82,7 +90,12 @@ export function readCline(text: string, builder: TranscriptBuilder, parsed?: unk
       if (part.type === 'text' && RESULT.test(part.text)) {
         const callId = open.shift();
         if (callId !== undefined) {
-          builder.add({ kind: 'message', id: `${id}/${callId}`, meta: { ...meta }, message: { role: 'tool', tool_call_id: callId, content: part.text } });
+          builder.add({
+            kind: 'message',
+            id: `${id}/${callId}`,
+            meta: { ...meta },
+            message: { role: 'tool', tool_call_id: callId, content: part.text },
+          });
           continue;
         }
         unmatched++;
@@ -95,5 +108,6 @@ export function readCline(text: string, builder: TranscriptBuilder, parsed?: unk
     if (sizes.length) meta.imageSizes = sizes;
     builder.add({ kind: 'message', id, meta, message: { role: 'user', content: userContent(rest) } });
   });
-  if (unmatched) builder.warn(`${unmatched} "[tool] Result:" text block(s) follow no tool call and were kept as user text`);
+  if (unmatched)
+    builder.warn(`${unmatched} "[tool] Result:" text block(s) follow no tool call and were kept as user text`);
 }

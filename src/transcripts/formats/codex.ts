@@ -49,8 +49,14 @@ export function readCodex(text: string, builder: TranscriptBuilder): void {
     if (type === 'session_meta') {
       builder.skip(type);
       const base = payload.base_instructions as Rec | undefined;
-      const instructions = typeof payload.instructions === 'string' ? payload.instructions : typeof base?.text === 'string' ? base.text : undefined;
-      if (instructions) builder.add({ kind: 'message', id, meta: meta(id), message: { role: 'system', content: instructions } });
+      const instructions =
+        typeof payload.instructions === 'string'
+          ? payload.instructions
+          : typeof base?.text === 'string'
+            ? base.text
+            : undefined;
+      if (instructions)
+        builder.add({ kind: 'message', id, meta: meta(id), message: { role: 'system', content: instructions } });
       continue;
     }
     if (type === 'turn_context') {
@@ -75,8 +81,15 @@ export function readCodex(text: string, builder: TranscriptBuilder): void {
     if (type === 'compacted') {
       const summary = typeof payload.message === 'string' ? payload.message : '';
       builder.boundary({ id: `${id}/boundary`, summary, summaryDraftId: summary ? id : undefined });
-      if (summary) builder.add({ kind: 'message', id, meta: { ...meta(id), importedSummary: true }, message: { role: 'user', content: summary } });
-      if (Array.isArray(payload.replacement_history)) builder.warn(`line ${line}: compaction replacement history is not imported; the summary stands for it`);
+      if (summary)
+        builder.add({
+          kind: 'message',
+          id,
+          meta: { ...meta(id), importedSummary: true },
+          message: { role: 'user', content: summary },
+        });
+      if (Array.isArray(payload.replacement_history))
+        builder.warn(`line ${line}: compaction replacement history is not imported; the summary stands for it`);
       inResponse = false;
       continue;
     }
@@ -107,7 +120,13 @@ export function readCodex(text: string, builder: TranscriptBuilder): void {
         const { parts, sizes } = messageParts(payload.content, fault);
         if (role === 'assistant') {
           const text = parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n\n');
-          builder.add({ kind: 'message', id, meta: assistantMeta(), responseKey: openResponse(), message: { role, content: text } });
+          builder.add({
+            kind: 'message',
+            id,
+            meta: assistantMeta(),
+            responseKey: openResponse(),
+            message: { role, content: text },
+          });
           continue;
         }
         inResponse = false;
@@ -128,15 +147,21 @@ export function readCodex(text: string, builder: TranscriptBuilder): void {
         const name = typeof payload.name === 'string' ? payload.name : item === 'local_shell_call' ? 'local_shell' : '';
         if (!name) throw fault(['payload', 'name'], 'tool call has no name');
         let args: string;
-        if (item === 'function_call') args = typeof payload.arguments === 'string' ? payload.arguments : JSON.stringify(payload.arguments ?? {});
-        else if (item === 'custom_tool_call') args = JSON.stringify({ input: typeof payload.input === 'string' ? payload.input : payload.input ?? '' });
+        if (item === 'function_call')
+          args = typeof payload.arguments === 'string' ? payload.arguments : JSON.stringify(payload.arguments ?? {});
+        else if (item === 'custom_tool_call')
+          args = JSON.stringify({ input: typeof payload.input === 'string' ? payload.input : (payload.input ?? '') });
         else args = JSON.stringify(payload.action ?? {});
         builder.add({
           kind: 'message',
           id,
           meta: assistantMeta(),
           responseKey: openResponse(),
-          message: { role: 'assistant', content: null, tool_calls: [{ id: callId, type: 'function', function: { name, arguments: args } }] },
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: callId, type: 'function', function: { name, arguments: args } }],
+          },
         });
         continue;
       }
@@ -144,9 +169,15 @@ export function readCodex(text: string, builder: TranscriptBuilder): void {
       case 'custom_tool_call_output':
       case 'local_shell_call_output': {
         inResponse = false;
-        if (typeof payload.call_id !== 'string' || !payload.call_id) throw fault(['payload', 'call_id'], 'tool result has no call_id');
+        if (typeof payload.call_id !== 'string' || !payload.call_id)
+          throw fault(['payload', 'call_id'], 'tool result has no call_id');
         const ok = outputOk(payload.output);
-        builder.add({ kind: 'message', id, meta: ok === undefined ? meta(id) : { ...meta(id), toolOk: ok }, message: { role: 'tool', tool_call_id: payload.call_id, content: outputText(payload.output) } });
+        builder.add({
+          kind: 'message',
+          id,
+          meta: ok === undefined ? meta(id) : { ...meta(id), toolOk: ok },
+          message: { role: 'tool', tool_call_id: payload.call_id, content: outputText(payload.output) },
+        });
         continue;
       }
       default:
@@ -163,7 +194,10 @@ function messageParts(content: unknown, fault: (path: Array<string | number>, de
   if (!Array.isArray(content)) throw fault(['payload', 'content'], 'content is not a list');
   content.forEach((raw, index) => {
     const block = (raw ?? {}) as Rec;
-    if ((block.type === 'input_text' || block.type === 'output_text' || block.type === 'text') && typeof block.text === 'string') {
+    if (
+      (block.type === 'input_text' || block.type === 'output_text' || block.type === 'text') &&
+      typeof block.text === 'string'
+    ) {
       parts.push({ type: 'text', text: block.text });
     } else if (block.type === 'input_image' && typeof block.image_url === 'string') {
       parts.push({ type: 'image_url', image_url: { url: block.image_url } });
@@ -181,7 +215,8 @@ function messageParts(content: unknown, fault: (path: Array<string | number>, de
  * or `metadata.exit_code` in the JSON text shell outputs carry. Undefined otherwise.
  */
 function outputOk(output: unknown): boolean | undefined {
-  if (output && typeof output === 'object' && typeof (output as Rec).success === 'boolean') return (output as Rec).success as boolean;
+  if (output && typeof output === 'object' && typeof (output as Rec).success === 'boolean')
+    return (output as Rec).success as boolean;
   if (typeof output !== 'string' || !output.startsWith('{')) return undefined;
   try {
     const exit = ((JSON.parse(output) as Rec)?.metadata as Rec | undefined)?.exit_code;
@@ -196,6 +231,7 @@ function outputText(output: unknown): string {
   if (Array.isArray(output)) {
     return output.map((b) => ((b as Rec)?.text !== undefined ? String((b as Rec).text) : JSON.stringify(b))).join('\n');
   }
-  if (output && typeof output === 'object' && typeof (output as Rec).content === 'string') return (output as Rec).content as string;
+  if (output && typeof output === 'object' && typeof (output as Rec).content === 'string')
+    return (output as Rec).content as string;
   return output === undefined ? '' : JSON.stringify(output);
 }

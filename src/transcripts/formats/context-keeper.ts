@@ -32,7 +32,9 @@ export function readContextKeeper(text: string, builder: TranscriptBuilder, docu
       value = JSON.parse(raw);
     } catch {
       const torn = lines.slice(index + 1).every((l) => l.trim() === '');
-      builder.warn(`${builder.file}:${line}: ${torn ? 'incomplete last line (interrupted write)' : 'not valid JSON'}; skipped`);
+      builder.warn(
+        `${builder.file}:${line}: ${torn ? 'incomplete last line (interrupted write)' : 'not valid JSON'}; skipped`,
+      );
       return;
     }
     readEntry(value, line, [], seen, builder);
@@ -40,9 +42,13 @@ export function readContextKeeper(text: string, builder: TranscriptBuilder, docu
 }
 
 /** The document of Export Transcript (`format: "context-keeper/transcript"`), if `document` is one. */
-function exportedDocument(document: unknown): { entries: unknown[]; model?: unknown; checkpoints?: unknown } | undefined {
+function exportedDocument(
+  document: unknown,
+): { entries: unknown[]; model?: unknown; checkpoints?: unknown } | undefined {
   const doc = document as { format?: unknown; entries?: unknown } | null | undefined;
-  return doc && typeof doc === 'object' && doc.format === EXPORT_FORMAT && Array.isArray(doc.entries) ? (doc as { entries: unknown[] }) : undefined;
+  return doc && typeof doc === 'object' && doc.format === EXPORT_FORMAT && Array.isArray(doc.entries)
+    ? (doc as { entries: unknown[] })
+    : undefined;
 }
 
 /** What Export Transcript writes in `format`; detection reads such a document as this format. */
@@ -52,17 +58,30 @@ export const EXPORT_FORMAT = 'context-keeper/transcript';
  * An exported session: every raw entry, ids and metadata kept. Its checkpoints are not taken over
  * (the context is rebuilt from the entries, as for any recording), and a warning says so.
  */
-function readExport(doc: { entries: unknown[]; model?: unknown; checkpoints?: unknown }, builder: TranscriptBuilder): void {
+function readExport(
+  doc: { entries: unknown[]; model?: unknown; checkpoints?: unknown },
+  builder: TranscriptBuilder,
+): void {
   if (typeof doc.model === 'string' && doc.model) builder.model = doc.model;
   const seen = new Set<string>();
   doc.entries.forEach((value, k) => readEntry(value, 1, ['entries', k], seen, builder));
   const checkpoints = Array.isArray(doc.checkpoints) ? doc.checkpoints.length : 0;
-  if (checkpoints > 0) builder.warn(`${builder.file}: an exported session; its ${checkpoints} checkpoint(s) are not taken over, the context is rebuilt from its ${doc.entries.length} messages`);
+  if (checkpoints > 0)
+    builder.warn(
+      `${builder.file}: an exported session; its ${checkpoints} checkpoint(s) are not taken over, the context is rebuilt from its ${doc.entries.length} messages`,
+    );
 }
 
 /** One entry `{id, message, meta?}` at `line` (`at`: its field path in a document). */
-function readEntry(value: unknown, line: number, at: Array<string | number>, seen: Set<string>, builder: TranscriptBuilder): void {
-  const fault = (path: Array<string | number>, detail: string) => new TranscriptError(builder.file, line, fieldPath([...at, ...path]), detail);
+function readEntry(
+  value: unknown,
+  line: number,
+  at: Array<string | number>,
+  seen: Set<string>,
+  builder: TranscriptBuilder,
+): void {
+  const fault = (path: Array<string | number>, detail: string) =>
+    new TranscriptError(builder.file, line, fieldPath([...at, ...path]), detail);
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw fault([], 'record is not a JSON object');
   const record = value as Record<string, unknown>;
   if (typeof record.id !== 'string' || !record.id) throw fault(['id'], 'entry has no id');

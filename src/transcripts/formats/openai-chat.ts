@@ -117,7 +117,14 @@ const DETECTION_OBJECTS = 50;
  * element after it (a compaction marker takes its summary from there). Returns the number of tool
  * call arguments serialised. @throws TranscriptError from `fault`
  */
-function readMessage(raw: unknown, i: number, next: unknown, path: Array<string | number>, builder: TranscriptBuilder, fault: Fault): number {
+function readMessage(
+  raw: unknown,
+  i: number,
+  next: unknown,
+  path: Array<string | number>,
+  builder: TranscriptBuilder,
+  fault: Fault,
+): number {
   const checked = checkMessage(raw, path, fault);
   for (const note of checked.cleaned) builder.warn(`${builder.file}: message ${i}: ${note}`);
   const id = `m${i}`;
@@ -145,7 +152,12 @@ function readMessage(raw: unknown, i: number, next: unknown, path: Array<string 
  * Tool messages only take text: image parts move to a user message after the step's tool messages,
  * and the tool message says where they went.
  */
-function splitToolImages(id: string, meta: EntryMeta, toolCallId: string, parts: ChatCompletionContentPart[]): MessageDraft {
+function splitToolImages(
+  id: string,
+  meta: EntryMeta,
+  toolCallId: string,
+  parts: ChatCompletionContentPart[],
+): MessageDraft {
   const images = parts.filter((p) => p.type !== 'text');
   const texts = parts.flatMap((p) => (p.type === 'text' ? [p.text] : []));
   texts.push(`[${images.length} image(s): attached in the next user message]`);
@@ -159,7 +171,10 @@ function splitToolImages(id: string, meta: EntryMeta, toolCallId: string, parts:
       kind: 'message',
       id: `${id}/images`,
       meta: imageSizes ? { ...rest, imageSizes } : rest,
-      message: { role: 'user', content: [{ type: 'text', text: `[Images returned by tool call ${toolCallId}]` }, ...images] },
+      message: {
+        role: 'user',
+        content: [{ type: 'text', text: `[Images returned by tool call ${toolCallId}]` }, ...images],
+      },
     },
   };
 }

@@ -46,12 +46,20 @@ export function readOpenHands(text: string, builder: TranscriptBuilder, parsed?:
         if (Array.isArray(ev.tools)) {
           ev.tools.forEach((t, k) => {
             const tool = (t ?? {}) as Rec;
-            const name = typeof tool.title === 'string' ? tool.title : typeof tool.name === 'string' ? tool.name : undefined;
+            const name =
+              typeof tool.title === 'string' ? tool.title : typeof tool.name === 'string' ? tool.name : undefined;
             if (!name) throw fault([index, 'tools', k, 'title'], 'tool has no name');
-            const parameters = (tool.parameters ?? tool.input_schema ?? { type: 'object', properties: {} }) as Record<string, unknown>;
+            const parameters = (tool.parameters ?? tool.input_schema ?? { type: 'object', properties: {} }) as Record<
+              string,
+              unknown
+            >;
             builder.tools.push({
               type: 'function',
-              function: { name, description: typeof tool.description === 'string' ? tool.description : undefined, parameters },
+              function: {
+                name,
+                description: typeof tool.description === 'string' ? tool.description : undefined,
+                parameters,
+              },
             });
           });
         }
@@ -80,14 +88,19 @@ export function readOpenHands(text: string, builder: TranscriptBuilder, parsed?:
         if (typeof callId !== 'string' || !callId) throw fault([index, 'tool_call_id'], 'action has no tool_call_id');
         const name = typeof call.name === 'string' ? call.name : ev.tool_name;
         if (typeof name !== 'string') throw fault([index, 'tool_name'], 'action has no tool name');
-        const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? ev.action ?? {});
+        const args =
+          typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? ev.action ?? {});
         const thought = joinText(contentParts(ev.thought).parts);
         builder.add({
           kind: 'message',
           id,
           meta,
           responseKey: typeof ev.llm_response_id === 'string' ? ev.llm_response_id : undefined,
-          message: { role: 'assistant', content: thought || null, tool_calls: [{ id: callId, type: 'function', function: { name, arguments: args } }] },
+          message: {
+            role: 'assistant',
+            content: thought || null,
+            tool_calls: [{ id: callId, type: 'function', function: { name, arguments: args } }],
+          },
         });
         return;
       }
@@ -103,7 +116,10 @@ export function readOpenHands(text: string, builder: TranscriptBuilder, parsed?:
         let body: string;
         // Rejections and error events are failures; an observation says so in `is_error` when it records it.
         let toolOk: boolean | undefined = false;
-        let images: { parts: ChatCompletionContentPart[]; sizes: Array<ImageSize | undefined> } = { parts: [], sizes: [] };
+        let images: { parts: ChatCompletionContentPart[]; sizes: Array<ImageSize | undefined> } = {
+          parts: [],
+          sizes: [],
+        };
         if (kind === 'ObservationEvent') {
           const observation = (ev.observation ?? {}) as Rec;
           const mapped = contentParts(observation.content);
@@ -126,15 +142,23 @@ export function readOpenHands(text: string, builder: TranscriptBuilder, parsed?:
                 kind: 'message',
                 id: `${id}/images`,
                 meta: { ...meta, imageSizes: images.sizes },
-                message: { role: 'user', content: [{ type: 'text', text: `[Images returned by tool call ${callId}]` }, ...images.parts] },
+                message: {
+                  role: 'user',
+                  content: [{ type: 'text', text: `[Images returned by tool call ${callId}]` }, ...images.parts],
+                },
               }
             : undefined,
         });
         return;
       }
       case 'Condensation': {
-        const forgotten = Array.isArray(ev.forgotten_event_ids) ? ev.forgotten_event_ids.filter((x): x is string => typeof x === 'string') : [];
-        builder.explicitCompactions.push({ replacedIds: forgotten, summary: typeof ev.summary === 'string' ? ev.summary : '' });
+        const forgotten = Array.isArray(ev.forgotten_event_ids)
+          ? ev.forgotten_event_ids.filter((x): x is string => typeof x === 'string')
+          : [];
+        builder.explicitCompactions.push({
+          replacedIds: forgotten,
+          summary: typeof ev.summary === 'string' ? ev.summary : '',
+        });
         builder.skip(kind);
         return;
       }
@@ -166,5 +190,8 @@ function contentParts(content: unknown): { parts: ChatCompletionContentPart[]; s
 }
 
 function joinText(parts: ChatCompletionContentPart[]): string {
-  return parts.map((p) => (p.type === 'text' ? p.text : '')).filter((t) => t).join('\n\n');
+  return parts
+    .map((p) => (p.type === 'text' ? p.text : ''))
+    .filter((t) => t)
+    .join('\n\n');
 }

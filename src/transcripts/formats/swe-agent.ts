@@ -30,7 +30,8 @@ export function readSweAgent(text: string, builder: TranscriptBuilder, parsed?: 
   traj.history.forEach((raw, index) => {
     const checked = checkMessage(raw, ['history', index], fault);
     const slim: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(checked.message)) if (KEEP.has(key) && value !== undefined) slim[key] = value;
+    for (const [key, value] of Object.entries(checked.message))
+      if (KEEP.has(key) && value !== undefined) slim[key] = value;
     if (slim.role === 'assistant' && slim.content === undefined) slim.content = '';
     const id = `h${index}`;
     const meta: EntryMeta = { source: builder.source(index + 1, id) };
@@ -50,6 +51,9 @@ function modelName(replayConfig: unknown): string | undefined {
       return undefined;
     }
   }
-  const name = (((config as Record<string, unknown> | undefined)?.agent as Record<string, unknown> | undefined)?.model as Record<string, unknown> | undefined)?.name;
+  const name = (
+    ((config as Record<string, unknown> | undefined)?.agent as Record<string, unknown> | undefined)?.model as
+      Record<string, unknown> | undefined
+  )?.name;
   return typeof name === 'string' ? name : undefined;
 }

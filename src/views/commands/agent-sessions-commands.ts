@@ -12,7 +12,10 @@ import { AGENT_CHECKPOINT_SCHEME, AgentSessionsView } from '../agent-sessions';
 /** Creates the view and returns everything to dispose. */
 export function registerAgentSessions(log: vscode.LogOutputChannel): vscode.Disposable[] {
   const view = new AgentSessionsView(log);
-  const tree = vscode.window.createTreeView(AgentSessionsView.viewId, { treeDataProvider: view, showCollapseAll: false });
+  const tree = vscode.window.createTreeView(AgentSessionsView.viewId, {
+    treeDataProvider: view,
+    showCollapseAll: false,
+  });
   // Large handoffs compact in a worker thread, kept warm between handoffs and stopped when idle.
   const workerFile = compactionWorkerFile();
   const worker = workerFile ? new CompactionWorker(workerFile) : undefined;
@@ -23,41 +26,54 @@ export function registerAgentSessions(log: vscode.LogOutputChannel): vscode.Disp
       return;
     }
     const abort = new AbortController();
-    const result: Handoff | undefined = await vscode.window.withProgress<Handoff | undefined>({ location: vscode.ProgressLocation.Notification, title: 'Compacting into a handoff', cancellable: true }, async (progress, token) => {
-      const sub = token.onCancellationRequested(() => abort.abort(new Error('handoff cancelled')));
-      const { items, transcript, meter } = watcher.live.context();
-      let shown = 0;
-      const onProgress = (p: { message: string; done: number; total: number }) => {
-        const percent = p.total > 0 ? (100 * p.done) / p.total : 0;
-        progress.report({ message: p.message, increment: Math.max(0, percent - shown) });
-        shown = Math.max(shown, percent);
-      };
-      const title = `${watcher.live.format === 'codex' ? 'Codex' : 'Claude Code'} session ${path.basename(watcher.file)}`;
-      try {
-        return await buildHandoff({ items, tools: transcript.tools, meter, title }, abort.signal, { worker, onProgress });
-      } catch (err) {
-        // Cancelled by the user: no handoff, no error.
-        if (abort.signal.aborted) return undefined;
-        throw err;
-      } finally {
-        sub.dispose();
-      }
-    });
+    const result: Handoff | undefined = await vscode.window.withProgress<Handoff | undefined>(
+      { location: vscode.ProgressLocation.Notification, title: 'Compacting into a handoff', cancellable: true },
+      async (progress, token) => {
+        const sub = token.onCancellationRequested(() => abort.abort(new Error('handoff cancelled')));
+        const { items, transcript, meter } = watcher.live.context();
+        let shown = 0;
+        const onProgress = (p: { message: string; done: number; total: number }) => {
+          const percent = p.total > 0 ? (100 * p.done) / p.total : 0;
+          progress.report({ message: p.message, increment: Math.max(0, percent - shown) });
+          shown = Math.max(shown, percent);
+        };
+        const title = `${watcher.live.format === 'codex' ? 'Codex' : 'Claude Code'} session ${path.basename(watcher.file)}`;
+        try {
+          return await buildHandoff({ items, tools: transcript.tools, meter, title }, abort.signal, {
+            worker,
+            onProgress,
+          });
+        } catch (err) {
+          // Cancelled by the user: no handoff, no error.
+          if (abort.signal.aborted) return undefined;
+          throw err;
+        } finally {
+          sub.dispose();
+        }
+      },
+    );
     if (!result) return;
     log.info(`Handoff of ${watcher.file}: ${result.tokensBefore} → ${result.tokensAfter} tokens`);
     if (action === 'copy') {
       await vscode.env.clipboard.writeText(result.markdown);
-      void vscode.window.showInformationMessage(`Handoff copied (${result.tokensAfter.toLocaleString()} tokens in place of ${result.tokensBefore.toLocaleString()}).`);
+      void vscode.window.showInformationMessage(
+        `Handoff copied (${result.tokensAfter.toLocaleString()} tokens in place of ${result.tokensBefore.toLocaleString()}).`,
+      );
       return;
     }
     const doc = await vscode.workspace.openTextDocument({ content: result.markdown, language: 'markdown' });
     await vscode.window.showTextDocument(doc, { preview: false });
-    const pick = await vscode.window.showInformationMessage(`Handoff ready: ${result.tokensAfter.toLocaleString()} tokens in place of ${result.tokensBefore.toLocaleString()}.`, 'Copy');
+    const pick = await vscode.window.showInformationMessage(
+      `Handoff ready: ${result.tokensAfter.toLocaleString()} tokens in place of ${result.tokensBefore.toLocaleString()}.`,
+      'Copy',
+    );
     if (pick === 'Copy') await vscode.env.clipboard.writeText(result.markdown);
   };
   const report = (what: string) => (err: unknown) => {
     log.error(`${what}: ${err instanceof Error ? err.message : String(err)}`);
-    void vscode.window.showErrorMessage(`${what}: ${err instanceof Error ? err.message : String(err)}`, 'Show Log').then((a) => (a ? log.show() : undefined));
+    void vscode.window
+      .showErrorMessage(`${what}: ${err instanceof Error ? err.message : String(err)}`, 'Show Log')
+      .then((a) => (a ? log.show() : undefined));
   };
   return [
     view,
@@ -69,10 +85,18 @@ export function registerAgentSessions(log: vscode.LogOutputChannel): vscode.Disp
       const file = typeof arg === 'string' ? arg : (arg as { session?: { file?: string } } | undefined)?.session?.file;
       if (file) view.follow(file);
     }),
-    vscode.commands.registerCommand('contextKeeper.agentSessions.openCompaction', (index: unknown) => (typeof index === 'number' ? view.openCompaction(index).catch(report('Cannot open the compaction')) : undefined)),
-    vscode.commands.registerCommand('contextKeeper.agentSessions.handoff', () => handoff('open').catch(report('Handoff failed'))),
-    vscode.commands.registerCommand('contextKeeper.agentSessions.copyHandoff', () => handoff('copy').catch(report('Handoff failed'))),
+    vscode.commands.registerCommand('contextKeeper.agentSessions.openCompaction', (index: unknown) =>
+      typeof index === 'number' ? view.openCompaction(index).catch(report('Cannot open the compaction')) : undefined,
+    ),
+    vscode.commands.registerCommand('contextKeeper.agentSessions.handoff', () =>
+      handoff('open').catch(report('Handoff failed')),
+    ),
+    vscode.commands.registerCommand('contextKeeper.agentSessions.copyHandoff', () =>
+      handoff('copy').catch(report('Handoff failed')),
+    ),
     vscode.workspace.onDidChangeWorkspaceFolders(() => view.discover()),
-    vscode.workspace.onDidChangeConfiguration((e) => (e.affectsConfiguration('contextKeeper.watch') ? view.discover() : undefined)),
+    vscode.workspace.onDidChangeConfiguration((e) =>
+      e.affectsConfiguration('contextKeeper.watch') ? view.discover() : undefined,
+    ),
   ];
 }

@@ -17,10 +17,21 @@ import type { KeyStore } from '../../secrets/key-store';
 import type { SessionController } from '../session-controller';
 import type { Settings } from '../../settings/settings';
 import { SidebarProvider } from '../sidebar/sidebar-provider';
-import { compactionNotice, modelErrorFixes, plural, restoreNotice, undoRestoreNotice, type ModelErrorFix } from '../notices';
+import {
+  compactionNotice,
+  modelErrorFixes,
+  plural,
+  restoreNotice,
+  undoRestoreNotice,
+  type ModelErrorFix,
+} from '../notices';
 
 /** Button labels of the fixes a model error offers. */
-const FIX_LABELS: Record<ModelErrorFix, string> = { setApiKey: 'Set API Key', openSettings: 'Open Settings', showLog: 'Show Log' };
+const FIX_LABELS: Record<ModelErrorFix, string> = {
+  setApiKey: 'Set API Key',
+  openSettings: 'Open Settings',
+  showLog: 'Show Log',
+};
 import { reviewPreview } from '../documents/preview-review';
 import { runTestConnection } from './test-connection';
 import { restoreRun } from './restore-run';
@@ -125,8 +136,12 @@ class CommandHandlers {
 
   async compact(arg?: { focus?: string }): Promise<CompactOutcome | undefined> {
     const busy = (why: string) => (void notify('info', `ContextKeeper: ${why}`), undefined);
-    if (this.deps.controller.current?.getPreview()) return busy('a summary preview is waiting; apply or discard it first.');
-    return this.compactions.run(() => this.compactOnce(arg), () => busy('a compaction is already running.'));
+    if (this.deps.controller.current?.getPreview())
+      return busy('a summary preview is waiting; apply or discard it first.');
+    return this.compactions.run(
+      () => this.compactOnce(arg),
+      () => busy('a compaction is already running.'),
+    );
   }
 
   private async compactOnce(arg?: { focus?: string }): Promise<CompactOutcome | undefined> {
@@ -144,7 +159,11 @@ class CommandHandlers {
     const preview = this.deps.settings.value.previewSummary;
     this.deps.log.info(`Manual compaction requested${focus ? ' with focus text' : ''}${preview ? ' (preview)' : ''}.`);
     const outcome = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: 'ContextKeeper: compacting conversation…', cancellable: true },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: 'ContextKeeper: compacting conversation…',
+        cancellable: true,
+      },
       async (progress, token) => {
         const abort = abortSignalFrom(token);
         // A large compaction runs in a worker and reports the share of the messages summarized so far.
@@ -177,7 +196,12 @@ class CommandHandlers {
     if (!preview) return;
     const text = summary ?? this.deps.previewText?.() ?? preview.summary;
     const outcome = await service.applyPreview(text === preview.summary ? undefined : text);
-    void notify(outcome.applied ? 'info' : 'warning', `ContextKeeper: ${describeOutcome(outcome.status)}`, [], this.deps.log);
+    void notify(
+      outcome.applied ? 'info' : 'warning',
+      `ContextKeeper: ${describeOutcome(outcome.status)}`,
+      [],
+      this.deps.log,
+    );
   }
 
   async newTask(text?: string): Promise<void> {
@@ -192,11 +216,15 @@ class CommandHandlers {
       if (text !== undefined) this.deps.sidebar.restoreTask(text); // Run cleared the sidebar's box
       return;
     }
-    const task = text ?? (await vscode.window.showInputBox({ title: 'New Agent Task', prompt: 'What should the agent do?' }));
+    const task =
+      text ?? (await vscode.window.showInputBox({ title: 'New Agent Task', prompt: 'What should the agent do?' }));
     if (!task?.trim()) return;
     const service = await this.service();
     if (this.deps.controller.readOnly) {
-      const choice = await vscode.window.showInformationMessage('ContextKeeper: this is an imported recording, opened for inspection. Continue it in a new working session to run tasks.', 'Continue in a New Task');
+      const choice = await vscode.window.showInformationMessage(
+        'ContextKeeper: this is an imported recording, opened for inspection. Continue it in a new working session to run tasks.',
+        'Continue in a New Task',
+      );
       if (choice) await vscode.commands.executeCommand(Commands.continueInNewTask);
       return;
     }
@@ -212,23 +240,35 @@ class CommandHandlers {
         }
       },
     );
-    this.deps.log.info(`Task ended: ${outcome.status} after ${outcome.modelCalls} model calls, ${outcome.toolCalls} tool calls, ${outcome.compactions} compactions.`);
+    this.deps.log.info(
+      `Task ended: ${outcome.status} after ${outcome.modelCalls} model calls, ${outcome.toolCalls} tool calls, ${outcome.compactions} compactions.`,
+    );
     if (outcome.status === 'error') {
       const reason = outcome.error ?? 'unknown error';
       const endpoint = this.deps.settings.value.baseUrl || 'https://api.openai.com/v1';
       this.deps.controller.reportError(`The agent stopped: ${reason}`, true, outcome.failure);
       const fixes = modelErrorFixes(outcome.failure, this.deps.controller.needsKey).map((fix) => FIX_LABELS[fix]);
-      void notify('error', `ContextKeeper: the agent stopped: ${reason} (endpoint ${endpoint})`, fixes, this.deps.log)
-        .then((choice) => {
-          if (choice === 'Set API Key') void vscode.commands.executeCommand(Commands.setApiKey);
-          if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', '@ext:contextkeeper.context-keeper');
-          if (choice === 'Show Log') this.deps.log.show();
-        });
+      void notify(
+        'error',
+        `ContextKeeper: the agent stopped: ${reason} (endpoint ${endpoint})`,
+        fixes,
+        this.deps.log,
+      ).then((choice) => {
+        if (choice === 'Set API Key') void vscode.commands.executeCommand(Commands.setApiKey);
+        if (choice === 'Open Settings')
+          void vscode.commands.executeCommand('workbench.action.openSettings', '@ext:contextkeeper.context-keeper');
+        if (choice === 'Show Log') this.deps.log.show();
+      });
     }
     // A task cancelled to delete its session: the delete command says what happened.
     const deleted = !this.deps.controller.sessions.get(service.sessionId);
-    if (outcome.status === 'cancelled' && !deleted) void notify('info', 'ContextKeeper: task cancelled. What the agent did so far is kept; a reply cut short is marked “interrupted”.');
-    if (outcome.status === 'step-limit') void vscode.window.showWarningMessage('ContextKeeper: the agent reached its step limit.');
+    if (outcome.status === 'cancelled' && !deleted)
+      void notify(
+        'info',
+        'ContextKeeper: task cancelled. What the agent did so far is kept; a reply cut short is marked “interrupted”.',
+      );
+    if (outcome.status === 'step-limit')
+      void vscode.window.showWarningMessage('ContextKeeper: the agent reached its step limit.');
   }
 
   async setApiKey(): Promise<void> {
@@ -285,7 +325,15 @@ class CommandHandlers {
   async restoreCheckpoint(id?: string): Promise<void> {
     const service = await this.service();
     const before = service.getBudget().used;
-    const done = await restoreRun({ checkpoints: () => this.deps.controller.model.checkpointViews(), budget: () => service.getBudget(), plan: (ids) => service.planRestore(ids), restore: (ids) => service.restoreCheckpoint(ids) }, id);
+    const done = await restoreRun(
+      {
+        checkpoints: () => this.deps.controller.model.checkpointViews(),
+        budget: () => service.getBudget(),
+        plan: (ids) => service.planRestore(ids),
+        restore: (ids) => service.restoreCheckpoint(ids),
+      },
+      id,
+    );
     if (!done) return;
     const { restored } = done;
     this.deps.documents.refresh();
@@ -337,7 +385,9 @@ class CommandHandlers {
         id: item.id,
         isPinned: pinnedSet.has(item.id),
       }));
-    const choice = await vscode.window.showQuickPick(items, { title: 'Pin or unpin a message (pinned messages are never summarized)' });
+    const choice = await vscode.window.showQuickPick(items, {
+      title: 'Pin or unpin a message (pinned messages are never summarized)',
+    });
     if (!choice) return;
     await service.pin(choice.id, !choice.isPinned);
     this.deps.controller.model.pinsChanged();
@@ -373,7 +423,9 @@ class CommandHandlers {
     );
     const counted = importCount(result.entries);
     const count = describeImportCount(counted);
-    this.deps.log.info(`Imported ${fileName}: ${count}, format ${result.format}.${counted.placeholders ? ' Placeholder results answer tool calls the recording never answered; checkpoints count them too.' : ''}`);
+    this.deps.log.info(
+      `Imported ${fileName}: ${count}, format ${result.format}.${counted.placeholders ? ' Placeholder results answer tool calls the recording never answered; checkpoints count them too.' : ''}`,
+    );
     await this.deps.sidebar.reveal();
     void notify('info', `ContextKeeper: imported ${count} (${result.format}).`);
   }
@@ -392,6 +444,8 @@ class CommandHandlers {
     const exported = maskStrings(service.exportTranscript());
     await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(`${JSON.stringify(exported, null, 2)}\n`));
     this.deps.log.info(`Exported ${exported.entries.length} entries.`);
-    void vscode.window.showInformationMessage(`ContextKeeper: exported ${plural(exported.entries.length, 'message', 'messages')}.`);
+    void vscode.window.showInformationMessage(
+      `ContextKeeper: exported ${plural(exported.entries.length, 'message', 'messages')}.`,
+    );
   }
 }

@@ -28,12 +28,20 @@ export async function checkEndpoint(url: string, model: string): Promise<Endpoin
       const controller = new AbortController();
       const sub = token.onCancellationRequested(() => controller.abort());
       try {
-        const result = await testConnection({ baseUrl: url, model: model || 'gpt-4o-mini', timeoutMs: CHECK_TIMEOUT_MS, signal: controller.signal });
+        const result = await testConnection({
+          baseUrl: url,
+          model: model || 'gpt-4o-mini',
+          timeoutMs: CHECK_TIMEOUT_MS,
+          signal: controller.signal,
+        });
         if (controller.signal.aborted) return undefined;
         return { reachable: result.failure?.kind !== 'network', lines: result.lines };
       } catch (error) {
         if (controller.signal.aborted) return undefined;
-        return { reachable: false, lines: [`The check stopped: ${error instanceof Error ? error.message : String(error)}`] };
+        return {
+          reachable: false,
+          lines: [`The check stopped: ${error instanceof Error ? error.message : String(error)}`],
+        };
       } finally {
         sub.dispose();
       }

@@ -22,7 +22,11 @@ export interface RestoreTarget {
   restore(ids: readonly string[]): Promise<CheckpointRestored>;
 }
 
-const TRIGGER_NAMES: Record<CheckpointView['trigger'], string> = { auto: 'automatic', manual: 'manual', import: 'imported' };
+const TRIGGER_NAMES: Record<CheckpointView['trigger'], string> = {
+  auto: 'automatic',
+  manual: 'manual',
+  import: 'imported',
+};
 
 /** "the manual compaction of 14:02:11 (48.2k → 12.1k tokens)": the run as the history shows it. */
 export function describeRun(run: CheckpointRunView): string {
@@ -36,7 +40,10 @@ export function runOf(checkpoints: readonly CheckpointView[], id: string): Check
 }
 
 /** The run to restore: the one holding `id`, or the user's pick among the runs not restored. */
-async function pickRun(checkpoints: readonly CheckpointView[], id: string | undefined): Promise<CheckpointRunView | undefined> {
+async function pickRun(
+  checkpoints: readonly CheckpointView[],
+  id: string | undefined,
+): Promise<CheckpointRunView | undefined> {
   if (id) return runOf(checkpoints, id);
   const runs = groupCheckpointRuns(checkpoints).filter((run) => !run.restored);
   if (runs.length === 0) {
@@ -56,7 +63,10 @@ async function pickRun(checkpoints: readonly CheckpointView[], id: string | unde
  * or the run the user picks when `id` is undefined. Resolves to the restore made, or undefined when
  * nothing was restored (dismissed, no such run, restored already).
  */
-export async function restoreRun(target: RestoreTarget, id: string | undefined): Promise<{ run: CheckpointRunView; restored: CheckpointRestored } | undefined> {
+export async function restoreRun(
+  target: RestoreTarget,
+  id: string | undefined,
+): Promise<{ run: CheckpointRunView; restored: CheckpointRestored } | undefined> {
   const checkpoints = target.checkpoints();
   const run = await pickRun(checkpoints, id);
   if (!run || run.restored) return undefined;
@@ -69,7 +79,12 @@ export async function restoreRun(target: RestoreTarget, id: string | undefined):
   const estimate = plan.tokens;
   const share = Math.round((estimate / budget.inputBudget) * 100);
   const others = plan.undone.length - steps.length;
-  const over = estimate > budget.inputBudget ? ', more than the window holds: the next request will ask you before compacting them again' : estimate > budget.compactAt.tokens ? ', past the automatic compaction level' : '';
+  const over =
+    estimate > budget.inputBudget
+      ? ', more than the window holds: the next request will ask you before compacting them again'
+      : estimate > budget.compactAt.tokens
+        ? ', past the automatic compaction level'
+        : '';
   const answer = await vscode.window.showWarningMessage(
     `Restore the context to before ${describeRun(run)}?`,
     {

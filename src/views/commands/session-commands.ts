@@ -8,7 +8,10 @@ import { pickEndpoint } from '../onboarding';
 import type { SessionController } from '../session-controller';
 
 /** Handlers by command id; registered (with error reporting) by `registerCommands`. */
-export function sessionCommands(controller: SessionController, log: vscode.LogOutputChannel): Record<string, (...args: never[]) => unknown> {
+export function sessionCommands(
+  controller: SessionController,
+  log: vscode.LogOutputChannel,
+): Record<string, (...args: never[]) => unknown> {
   const pickSession = async (title: string, id?: string): Promise<string | undefined> => {
     if (id) return id;
     const items = controller.sessions.all().map((s) => ({
@@ -29,13 +32,19 @@ export function sessionCommands(controller: SessionController, log: vscode.LogOu
       const state = controller.state();
       if (chosen !== controller.current?.sessionId && state !== 'idle' && state !== 'error') {
         log.warn('Switch Session refused: a task is running.');
-        const action = await vscode.window.showWarningMessage('ContextKeeper: the agent is working in this session: cancel the task or wait for it to end before switching sessions.', 'Cancel Task');
+        const action = await vscode.window.showWarningMessage(
+          'ContextKeeper: the agent is working in this session: cancel the task or wait for it to end before switching sessions.',
+          'Cancel Task',
+        );
         if (action === 'Cancel Task') await vscode.commands.executeCommand(Commands.cancel);
         return;
       }
       // A waiting summary preview belongs to this session: leaving would orphan its editor.
       if (chosen !== controller.current?.sessionId && controller.current?.getPreview()) {
-        const action = await vscode.window.showWarningMessage('ContextKeeper: a summary preview is waiting in this session: apply or discard it before switching sessions.', 'Discard Preview');
+        const action = await vscode.window.showWarningMessage(
+          'ContextKeeper: a summary preview is waiting in this session: apply or discard it before switching sessions.',
+          'Discard Preview',
+        );
         if (action !== 'Discard Preview') return;
         await vscode.commands.executeCommand(Commands.discardPreview);
       }
@@ -45,7 +54,11 @@ export function sessionCommands(controller: SessionController, log: vscode.LogOu
       const chosen = await pickSession('Rename Session', id);
       const session = controller.sessions.get(chosen);
       if (!session) return;
-      const label = await vscode.window.showInputBox({ title: 'Rename Session', value: session.label, validateInput: (v) => (v.trim() ? undefined : 'Enter a name.') });
+      const label = await vscode.window.showInputBox({
+        title: 'Rename Session',
+        value: session.label,
+        validateInput: (v) => (v.trim() ? undefined : 'Enter a name.'),
+      });
       if (label?.trim()) {
         await controller.renameSession(session.id, label.trim());
       }
@@ -59,18 +72,30 @@ export function sessionCommands(controller: SessionController, log: vscode.LogOu
       if (session.id === controller.current?.sessionId && controller.busy) {
         const action = await vscode.window.showWarningMessage(
           `The agent is working in “${session.label}”.`,
-          { modal: true, detail: 'Cancel Task and Delete stops the task, then deletes the session’s messages and checkpoints from this workspace’s storage. Or keep the session and let the task end.' },
+          {
+            modal: true,
+            detail:
+              'Cancel Task and Delete stops the task, then deletes the session’s messages and checkpoints from this workspace’s storage. Or keep the session and let the task end.',
+          },
           'Cancel Task and Delete',
         );
         if (action !== 'Cancel Task and Delete') return;
         await controller.cancelTask();
         await controller.deleteSession(session.id);
-        void vscode.window.showInformationMessage(`ContextKeeper: the task was cancelled and the session “${session.label}” deleted.`);
+        void vscode.window.showInformationMessage(
+          `ContextKeeper: the task was cancelled and the session “${session.label}” deleted.`,
+        );
         return;
       }
       const answer = await vscode.window.showWarningMessage(
         `Delete the session “${session.label}”?`,
-        { modal: true, detail: session.kind === 'imported' ? 'Only ContextKeeper’s copy is deleted; the recording file stays.' : 'Its messages and checkpoints are deleted from this workspace’s storage.' },
+        {
+          modal: true,
+          detail:
+            session.kind === 'imported'
+              ? 'Only ContextKeeper’s copy is deleted; the recording file stays.'
+              : 'Its messages and checkpoints are deleted from this workspace’s storage.',
+        },
         'Delete',
       );
       if (answer === 'Delete') await controller.deleteSession(session.id);
@@ -78,7 +103,9 @@ export function sessionCommands(controller: SessionController, log: vscode.LogOu
     [Commands.continueInNewTask]: async () => {
       if (!controller.readOnly) return;
       await controller.continueInNewTask();
-      void vscode.window.showInformationMessage('ContextKeeper: continued in a new working session; the recording stays as it was.');
+      void vscode.window.showInformationMessage(
+        'ContextKeeper: continued in a new working session; the recording stays as it was.',
+      );
     },
   };
 }

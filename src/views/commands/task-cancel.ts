@@ -9,7 +9,11 @@ import type { ContextServiceApi } from '../../service/api';
  * state change. Resolves at once when nothing runs.
  * @throws Error when the task has not ended within `timeoutMs` milliseconds of the cancel.
  */
-export function cancelAndWait(service: Pick<ContextServiceApi, 'cancel' | 'onDidChangeState'>, busy: () => boolean, timeoutMs: number): Promise<void> {
+export function cancelAndWait(
+  service: Pick<ContextServiceApi, 'cancel' | 'onDidChangeState'>,
+  busy: () => boolean,
+  timeoutMs: number,
+): Promise<void> {
   if (!busy()) return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {

@@ -15,7 +15,10 @@ export type SetupAction = 'Choose Endpoint' | 'Set API Key';
  * key is stored for the OpenAI default. With neither, the default endpoint is OpenAI, which needs a
  * key, so Set API Key is offered beside Choose Endpoint.
  */
-export function missingEndpointNotice(hasKey: boolean, baseUrl: string): { text: string; actions: SetupAction[] } | undefined {
+export function missingEndpointNotice(
+  hasKey: boolean,
+  baseUrl: string,
+): { text: string; actions: SetupAction[] } | undefined {
   if (hasKey || baseUrl.trim() !== '') return undefined;
   return {
     text: 'ContextKeeper: no endpoint is set up yet, so the agent cannot take a task. Choose an endpoint (OpenAI, a local server or any OpenAI-compatible URL); OpenAI and most hosted endpoints also need an API key.',
@@ -23,7 +26,10 @@ export function missingEndpointNotice(hasKey: boolean, baseUrl: string): { text:
   };
 }
 
-const ACTION_COMMANDS: Record<SetupAction, string> = { 'Choose Endpoint': Commands.pickEndpoint, 'Set API Key': Commands.setApiKey };
+const ACTION_COMMANDS: Record<SetupAction, string> = {
+  'Choose Endpoint': Commands.pickEndpoint,
+  'Set API Key': Commands.setApiKey,
+};
 
 /**
  * Shows the notice when no endpoint is set up (see {@link missingEndpointNotice}) and runs the step

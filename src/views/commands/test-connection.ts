@@ -27,7 +27,8 @@ async function testEditorModels(model: string): Promise<ConnectionReport> {
   const api: LmApi = vscode;
   const models = await vscode.lm.selectChatModels();
   const lines = [`VS Code offers ${models.length} chat model${models.length === 1 ? '' : 's'}.`];
-  for (const m of models) lines.push(`  ${m.vendor}/${m.family} (${m.id}): ${m.maxInputTokens.toLocaleString('en-US')} input tokens`);
+  for (const m of models)
+    lines.push(`  ${m.vendor}/${m.family} (${m.id}): ${m.maxInputTokens.toLocaleString('en-US')} input tokens`);
   try {
     const chosen = await selectLmModel(api, model);
     const modelLine = `Model ${model || '(first offered)'}: ${chosen.name}, ${chosen.maxInputTokens.toLocaleString('en-US')} tokens, reported by VS Code.`;
@@ -59,17 +60,31 @@ export async function runTestConnection(deps: TestConnectionDeps): Promise<Conne
     return undefined;
   }
   const result = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: 'ContextKeeper: testing the connection', cancellable: true },
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: 'ContextKeeper: testing the connection',
+      cancellable: true,
+    },
     async (_progress, token): Promise<ConnectionReport | undefined> => {
       const controller = new AbortController();
       const sub = token.onCancellationRequested(() => controller.abort());
       try {
         if (settings.modelSource === 'vscode') return await testEditorModels(settings.model);
-        const r: ConnectionTestResult = await testConnection({ baseUrl: settings.baseUrl, model: settings.model, apiKey: await deps.apiKey(), contextWindow: settings.contextWindow, signal: controller.signal });
+        const r: ConnectionTestResult = await testConnection({
+          baseUrl: settings.baseUrl,
+          model: settings.model,
+          apiKey: await deps.apiKey(),
+          contextWindow: settings.contextWindow,
+          signal: controller.signal,
+        });
         return r;
       } catch (error) {
         if (controller.signal.aborted) return undefined;
-        return { ok: false, lines: [`The test stopped: ${error instanceof Error ? error.message : String(error)}`], failure: { kind: 'unknown' } };
+        return {
+          ok: false,
+          lines: [`The test stopped: ${error instanceof Error ? error.message : String(error)}`],
+          failure: { kind: 'unknown' },
+        };
       } finally {
         sub.dispose();
       }
@@ -78,7 +93,9 @@ export async function runTestConnection(deps: TestConnectionDeps): Promise<Conne
   if (!result) return undefined;
   // The walkthrough's test step (see WALKTHROUGH_KEYS): the endpoint answered the test request.
   if (result.ok) void vscode.commands.executeCommand('setContext', WALKTHROUGH_KEYS.connectionTested, true);
-  deps.log.info(`Test connection (${settings.modelSource === 'vscode' ? 'VS Code language models' : settings.baseUrl.trim() || 'no endpoint chosen: the OpenAI default'}):\n${result.lines.join('\n')}`);
+  deps.log.info(
+    `Test connection (${settings.modelSource === 'vscode' ? 'VS Code language models' : settings.baseUrl.trim() || 'no endpoint chosen: the OpenAI default'}):\n${result.lines.join('\n')}`,
+  );
   const key = await deps.apiKey();
   const verdict = connectionVerdict(result, settings.modelSource, settings.baseUrl, !!key);
   // Success offers one "Show Details" (the log with the whole report), not a second one from notify.

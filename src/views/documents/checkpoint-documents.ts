@@ -36,16 +36,24 @@ export function checkpointUri(id: string, part: CheckpointPart, title?: string, 
 /** A tab title for a checkpoint: local time, trigger and tokens ("14.02 auto 11.9k → 3.8k"). */
 export function checkpointTitle(checkpoint: CheckpointRecord): string {
   const k = (n: number) => (n < 1000 ? String(n) : `${(n / 1000).toFixed(1)}k`);
-  const time = new Date(checkpoint.time).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).replace(':', '.');
+  const time = new Date(checkpoint.time)
+    .toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+    .replace(':', '.');
   return `${time} ${checkpoint.trigger} ${k(checkpoint.tokensBefore)} → ${k(checkpoint.tokensAfter)}`;
 }
 
 /** Parses a checkpoint URI (`sessionId` undefined when the URI names none); undefined when it is not one. */
-export function parseCheckpointUri(uri: vscode.Uri): { id: string; part: CheckpointPart; sessionId?: string } | undefined {
+export function parseCheckpointUri(
+  uri: vscode.Uri,
+): { id: string; part: CheckpointPart; sessionId?: string } | undefined {
   const match = /^\/([^/]+)\/(checkpoint|replaced|summary)(?:\/[^/]+)?\.md$/.exec(uri.path);
   if (uri.scheme !== CHECKPOINT_SCHEME || !match) return undefined;
   const session = /(?:^|&)session=([^&]+)/.exec(uri.query)?.[1];
-  return { id: decodeURIComponent(match[1]), part: match[2] as CheckpointPart, ...(session ? { sessionId: decodeURIComponent(session) } : {}) };
+  return {
+    id: decodeURIComponent(match[1]),
+    part: match[2] as CheckpointPart,
+    ...(session ? { sessionId: decodeURIComponent(session) } : {}),
+  };
 }
 
 const MAX_TOOL_OUTPUT_CHARS = 4000;
@@ -55,7 +63,11 @@ export function renderItems(items: readonly ContextItem[]): string {
   const out: string[] = [];
   for (const item of items) {
     const message = item.message;
-    const label = item.attachedFile ? `${message.role} (file re-attached: ${item.attachedFile})` : item.kind === 'raw' ? message.role : `${message.role} (${item.kind})`;
+    const label = item.attachedFile
+      ? `${message.role} (file re-attached: ${item.attachedFile})`
+      : item.kind === 'raw'
+        ? message.role
+        : `${message.role} (${item.kind})`;
     out.push(`### ${label} · ${item.covers.length > 1 ? `${item.covers.length} messages` : item.id}`, '');
     let text = contentText(message.content);
     if (message.role === 'tool' && text.length > MAX_TOOL_OUTPUT_CHARS) {
@@ -68,7 +80,8 @@ export function renderItems(items: readonly ContextItem[]): string {
     if (text.trim()) out.push(summary ? nestSummary(text, 3) : escapeHeadings(text), '');
     if (message.role === 'assistant') {
       for (const call of message.tool_calls ?? []) {
-        if (call.type === 'function') out.push(escapeHeadings(`→ \`${call.function.name}\` ${call.function.arguments}`), '');
+        if (call.type === 'function')
+          out.push(escapeHeadings(`→ \`${call.function.name}\` ${call.function.arguments}`), '');
       }
     }
   }
@@ -81,23 +94,41 @@ export function renderCheckpoint(checkpoint: CheckpointRecord): string {
     ['Time', new Date(checkpoint.time).toLocaleString()],
     ['Trigger', checkpoint.trigger],
     ['Strategy', checkpoint.strategy],
-    ['Tokens', `${checkpoint.tokensBefore.toLocaleString('en-US')} → ${checkpoint.tokensAfter.toLocaleString('en-US')}`],
+    [
+      'Tokens',
+      `${checkpoint.tokensBefore.toLocaleString('en-US')} → ${checkpoint.tokensAfter.toLocaleString('en-US')}`,
+    ],
     ['Messages replaced', String(checkpoint.replacedIds.length)],
     ['Summarizer', checkpoint.summarizerModel ?? 'none (no model call)'],
     ['Dropped without summary', String(checkpoint.dropped)],
   ];
-  if (checkpoint.usage) rows.push(['Summarizer usage', `${checkpoint.usage.calls} calls, ${checkpoint.usage.promptTokens} in, ${checkpoint.usage.completionTokens} out`]);
+  if (checkpoint.usage)
+    rows.push([
+      'Summarizer usage',
+      `${checkpoint.usage.calls} calls, ${checkpoint.usage.promptTokens} in, ${checkpoint.usage.completionTokens} out`,
+    ]);
   if (checkpoint.durationMs !== undefined) rows.push(['Duration', `${checkpoint.durationMs} ms`]);
   if (checkpoint.focus) rows.push(['Focus', checkpoint.focus]);
   // What the summary kept of the typed requests (its "Requests, verbatim" section closes the summary).
   const req = checkpoint.requests;
-  if (req) rows.push(['Typed requests kept', `${req.whole} whole, ${req.shortened} shortened in the middle, ${req.omitted} left out${req.missingFromModel ? `; ${req.missingFromModel} restored after the model left them out` : ''}`]);
+  if (req)
+    rows.push([
+      'Typed requests kept',
+      `${req.whole} whole, ${req.shortened} shortened in the middle, ${req.omitted} left out${req.missingFromModel ? `; ${req.missingFromModel} restored after the model left them out` : ''}`,
+    ]);
   const files = checkpoint.attachedFiles ?? [];
-  if (files.length) rows.push(['Files re-attached', `${files.length} (${files.reduce((sum, f) => sum + f.tokens, 0)} tokens, counted in the tokens after)`]);
+  if (files.length)
+    rows.push([
+      'Files re-attached',
+      `${files.length} (${files.reduce((sum, f) => sum + f.tokens, 0)} tokens, counted in the tokens after)`,
+    ]);
   // Local time, as every other time the extension shows (the record keeps ISO 8601 UTC).
-  if (checkpoint.restored) rows.push(['Restored', checkpoint.restoredAt ? new Date(checkpoint.restoredAt).toLocaleString() : 'yes']);
+  if (checkpoint.restored)
+    rows.push(['Restored', checkpoint.restoredAt ? new Date(checkpoint.restoredAt).toLocaleString() : 'yes']);
   // Current contents of the files touched last, read from the workspace and added after the summary.
-  const attached = files.length ? ['', '## Files re-attached after the summary', '', ...files.map((f) => `- \`${f.path}\` (${f.tokens} tokens)`)] : [];
+  const attached = files.length
+    ? ['', '## Files re-attached after the summary', '', ...files.map((f) => `- \`${f.path}\` (${f.tokens} tokens)`)]
+    : [];
   return [
     `# Checkpoint ${checkpoint.id}`,
     '',
@@ -138,7 +169,8 @@ export class CheckpointDocumentProvider implements vscode.TextDocumentContentPro
     this.open.add(uri.toString());
     const parsed = parseCheckpointUri(uri);
     const checkpoint = parsed && this.lookup(parsed.id, parsed.sessionId);
-    if (!parsed || !checkpoint) return `Checkpoint ${parsed?.id ?? uri.path} was not found${parsed?.sessionId ? ` in session ${parsed.sessionId} (the session was deleted)` : ''}.\n`;
+    if (!parsed || !checkpoint)
+      return `Checkpoint ${parsed?.id ?? uri.path} was not found${parsed?.sessionId ? ` in session ${parsed.sessionId} (the session was deleted)` : ''}.\n`;
     switch (parsed.part) {
       case 'checkpoint':
         return renderCheckpoint(checkpoint);
@@ -158,7 +190,9 @@ export class CheckpointDocumentProvider implements vscode.TextDocumentContentPro
   async show(id: string): Promise<void> {
     const session = this.currentSession();
     const record = this.lookup(id, session);
-    const document = await vscode.workspace.openTextDocument(checkpointUri(id, 'checkpoint', record && checkpointTitle(record), session));
+    const document = await vscode.workspace.openTextDocument(
+      checkpointUri(id, 'checkpoint', record && checkpointTitle(record), session),
+    );
     await vscode.window.showTextDocument(document, { preview: true });
   }
 
@@ -167,7 +201,13 @@ export class CheckpointDocumentProvider implements vscode.TextDocumentContentPro
     const session = this.currentSession();
     const record = this.lookup(id, session);
     const title = `Checkpoint ${record ? checkpointTitle(record) : id}: replaced ↔ summary`;
-    await vscode.commands.executeCommand('vscode.diff', checkpointUri(id, 'replaced', undefined, session), checkpointUri(id, 'summary', undefined, session), title, { preview: true });
+    await vscode.commands.executeCommand(
+      'vscode.diff',
+      checkpointUri(id, 'replaced', undefined, session),
+      checkpointUri(id, 'summary', undefined, session),
+      title,
+      { preview: true },
+    );
   }
 
   dispose(): void {

@@ -25,7 +25,11 @@ async function closeDocument(document: vscode.TextDocument): Promise<void> {
 }
 
 /** Opens the review and waits until the preview is applied or discarded, then closes the review. */
-export async function reviewPreview(service: ContextServiceApi, summary: string, deps: { log: vscode.LogOutputChannel }): Promise<void> {
+export async function reviewPreview(
+  service: ContextServiceApi,
+  summary: string,
+  deps: { log: vscode.LogOutputChannel },
+): Promise<void> {
   const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: summary });
   reviewDocument = document;
   await vscode.window.showTextDocument(document, { preview: false });
@@ -34,7 +38,8 @@ export async function reviewPreview(service: ContextServiceApi, summary: string,
     await vscode.window.withProgress(
       {
         location: vscode.ProgressLocation.Notification,
-        title: 'ContextKeeper: review the proposed summary. Edit it in the editor or the sidebar, then Apply there; Cancel discards it.',
+        title:
+          'ContextKeeper: review the proposed summary. Edit it in the editor or the sidebar, then Apply there; Cancel discards it.',
         cancellable: true,
       },
       (_progress, token) =>

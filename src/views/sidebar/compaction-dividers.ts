@@ -25,10 +25,19 @@ export interface PlacedCompactions {
 }
 
 /** The state a replaced entry's line shows, by the kind of item that stands for it. */
-const HELD_AS: Record<Exclude<ItemKind, 'raw'>, CompactedAs> = { summary: 'summarized', collapsed: 'collapsed', clipped: 'clipped' };
+const HELD_AS: Record<Exclude<ItemKind, 'raw'>, CompactedAs> = {
+  summary: 'summarized',
+  collapsed: 'collapsed',
+  clipped: 'clipped',
+};
 
 /** Index of the entry after which a checkpoint applied at `time` stands; -1: before every entry. */
-function placeIndex(checkpoint: CheckpointRecord, order: readonly string[], entries: ReadonlyMap<string, Entry>, position: ReadonlyMap<string, number>): number {
+function placeIndex(
+  checkpoint: CheckpointRecord,
+  order: readonly string[],
+  entries: ReadonlyMap<string, Entry>,
+  position: ReadonlyMap<string, number>,
+): number {
   let index = -1;
   for (const id of checkpoint.replacedIds) index = Math.max(index, position.get(id) ?? -1);
   const applied = Date.parse(checkpoint.time);
@@ -67,8 +76,12 @@ export function placeCompactions(
       summaries: inserted.filter((item) => item.kind === 'summary' && !item.attachedFile).length,
       clipped: inserted.filter((item) => item.kind === 'clipped').length,
     };
-    const joins = previous && previous.index === index && previous.view.trigger === checkpoint.trigger && Math.abs(time - previous.time) <= GROUP_WINDOW_MS
-      && Boolean(previous.view.restored) === Boolean(checkpoint.restored);
+    const joins =
+      previous &&
+      previous.index === index &&
+      previous.view.trigger === checkpoint.trigger &&
+      Math.abs(time - previous.time) <= GROUP_WINDOW_MS &&
+      Boolean(previous.view.restored) === Boolean(checkpoint.restored);
     let view: CompactionView;
     if (joins && previous) {
       view = previous.view;
@@ -82,7 +95,8 @@ export function placeCompactions(
       view.dropped += checkpoint.dropped;
       view.summarizerModel ??= checkpoint.summarizerModel;
       view.focus ??= checkpoint.focus;
-      if (checkpoint.attachedFiles?.length) view.attachedFiles = [...(view.attachedFiles ?? []), ...checkpoint.attachedFiles];
+      if (checkpoint.attachedFiles?.length)
+        view.attachedFiles = [...(view.attachedFiles ?? []), ...checkpoint.attachedFiles];
     } else {
       let after: string | undefined;
       for (let i = index; i >= 0 && after === undefined; i--) after = lastItemOfEntry.get(order[i]);
@@ -112,7 +126,9 @@ export function placeCompactions(
       compactedBy.set(id, view.id);
       compactedAs.set(id, 'summarized');
     }
-    for (const item of inserted) if (item.kind !== 'raw') for (const id of item.covers) if (compactedBy.get(id) === view.id) compactedAs.set(id, HELD_AS[item.kind]);
+    for (const item of inserted)
+      if (item.kind !== 'raw')
+        for (const id of item.covers) if (compactedBy.get(id) === view.id) compactedAs.set(id, HELD_AS[item.kind]);
   }
   return { compactions, compactedBy, compactedAs };
 }

@@ -23,8 +23,15 @@ const MAX_SESSIONS = 20;
 /** True when `value` has the shape of a {@link LastBudget} (workspace state may hold anything). */
 function isLastBudget(value: unknown): value is LastBudget {
   const v = value as Partial<LastBudget> | null;
-  return typeof v === 'object' && v !== null && typeof v.sessionId === 'string' && Number.isFinite(v.used) && Number.isFinite(v.inputBudget)
-    && typeof v.exact === 'boolean' && typeof v.time === 'string';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.sessionId === 'string' &&
+    Number.isFinite(v.used) &&
+    Number.isFinite(v.inputBudget) &&
+    typeof v.exact === 'boolean' &&
+    typeof v.time === 'string'
+  );
 }
 
 /** Reads and writes the remembered figures in `store` (VS Code's workspace state, or a Map in tests). */
@@ -43,8 +50,15 @@ export class LastBudgetMemory {
   /** Remembers `budget` as shown for `sessionId`; a write only when it changed (see the module comment). */
   remember(sessionId: string, budget: BudgetView): void {
     const known = this.get(sessionId);
-    if (known && known.inputBudget === budget.inputBudget && known.exact === budget.exact && known.used === budget.used) return;
-    const next: LastBudget = { sessionId, used: budget.used, inputBudget: budget.inputBudget, exact: budget.exact, time: this.now().toISOString() };
+    if (known && known.inputBudget === budget.inputBudget && known.exact === budget.exact && known.used === budget.used)
+      return;
+    const next: LastBudget = {
+      sessionId,
+      used: budget.used,
+      inputBudget: budget.inputBudget,
+      exact: budget.exact,
+      time: this.now().toISOString(),
+    };
     const others = this.all().filter((b) => b.sessionId !== sessionId);
     void Promise.resolve(this.store.update(KEY, [next, ...others].slice(0, MAX_SESSIONS))).catch(() => undefined);
   }

@@ -30,15 +30,25 @@ export type ReadyHook = () => void;
 
 /** User actions that run a command without arguments. */
 const PLAIN_ACTIONS: Partial<Record<WebviewMessage['type'], string>> = {
-  cancel: Commands.cancel, discardPreview: Commands.discardPreview, importTranscript: Commands.importTranscript,
-  setApiKey: Commands.setApiKey, showLog: Commands.showLog, testConnection: Commands.testConnection,
-  newSession: Commands.newSession, continueInNewTask: Commands.continueInNewTask, undoRestore: Commands.undoRestore,
+  cancel: Commands.cancel,
+  discardPreview: Commands.discardPreview,
+  importTranscript: Commands.importTranscript,
+  setApiKey: Commands.setApiKey,
+  showLog: Commands.showLog,
+  testConnection: Commands.testConnection,
+  newSession: Commands.newSession,
+  continueInNewTask: Commands.continueInNewTask,
+  undoRestore: Commands.undoRestore,
 };
 
 /** User actions on one checkpoint or session: the command gets the message's `id`. */
 const ID_ACTIONS: Partial<Record<WebviewMessage['type'], string>> = {
-  openCheckpoint: Commands.openCheckpoint, diffCheckpoint: Commands.diffCheckpoint, restoreCheckpoint: Commands.restoreCheckpoint,
-  copySummary: Commands.copySummary, switchSession: Commands.switchSession, renameSession: Commands.renameSession,
+  openCheckpoint: Commands.openCheckpoint,
+  diffCheckpoint: Commands.diffCheckpoint,
+  restoreCheckpoint: Commands.restoreCheckpoint,
+  copySummary: Commands.copySummary,
+  switchSession: Commands.switchSession,
+  renameSession: Commands.renameSession,
   deleteSession: Commands.deleteSession,
 };
 
@@ -124,7 +134,9 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
     }
     if (this.answerLocally(message)) return;
     void this.dispatch(message).catch((error: unknown) => {
-      this.log.error(`Sidebar action ${message.type} failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.log.error(
+        `Sidebar action ${message.type} failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
     });
   }
 

@@ -80,7 +80,14 @@ export function itemsForEntry(entry: Entry, toolNames: ToolNames, live: ToolLive
       if (text.trim().length > 0) {
         const capped = capText(text);
         // Flagged so the view marks it even when the marker at the text's end is past the cap.
-        items.push({ kind: 'assistant', id: entry.id, ...common, text: capped.text, fullLength: capped.fullLength, ...(isCancelledReply(text) ? { interrupted: true } : {}) });
+        items.push({
+          kind: 'assistant',
+          id: entry.id,
+          ...common,
+          text: capped.text,
+          fullLength: capped.fullLength,
+          ...(isCancelledReply(text) ? { interrupted: true } : {}),
+        });
       }
       for (const call of message.tool_calls ?? []) {
         if (call.type !== 'function') continue;
@@ -102,16 +109,18 @@ export function itemsForEntry(entry: Entry, toolNames: ToolNames, live: ToolLive
       const capped = capText(text);
       const call = toolNames.get(message.tool_call_id);
       if (call) toolNames.set(entry.id, { name: call.name, lineId: call.lineId });
-      return [{
-        kind: 'tool-result',
-        id: entry.id,
-        ...common,
-        name: call?.name ?? 'tool',
-        ok: (call && live.outcomes.get(call.lineId)) ?? entry.meta?.toolOk ?? guessOk(text),
-        preview: capped.text,
-        size: text.length,
-        fullLength: capped.fullLength,
-      }];
+      return [
+        {
+          kind: 'tool-result',
+          id: entry.id,
+          ...common,
+          name: call?.name ?? 'tool',
+          ok: (call && live.outcomes.get(call.lineId)) ?? entry.meta?.toolOk ?? guessOk(text),
+          preview: capped.text,
+          size: text.length,
+          fullLength: capped.fullLength,
+        },
+      ];
     }
     default:
       return [];

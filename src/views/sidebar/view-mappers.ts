@@ -5,7 +5,14 @@
 import type { ApprovalRequest } from '../../agent/types';
 import type { Entry } from '../../compaction/types';
 import type { BudgetSnapshot, CheckpointRecord, CompactionPreview } from '../../service/api';
-import type { ApprovalView, BudgetView, CheckpointView, CompactionView, PreviewView, ReplacedItemView } from '../../webview/shared/protocol';
+import type {
+  ApprovalView,
+  BudgetView,
+  CheckpointView,
+  CompactionView,
+  PreviewView,
+  ReplacedItemView,
+} from '../../webview/shared/protocol';
 import { contentText, firstLine, pathArgument } from './transcript-items';
 
 /** The service's budget as the gauge shows it (without the peak, which the model adds). */
@@ -57,7 +64,14 @@ export function toApprovalViews(requests: readonly ApprovalRequest[]): ApprovalV
 
 /** The pending summary preview as the sidebar's card, if any. */
 export function toPreviewView(preview: CompactionPreview | undefined): PreviewView | undefined {
-  return preview && { summary: preview.summary, tokensBefore: preview.tokensBefore, tokensAfter: preview.tokensAfter, messagesReplaced: preview.replacedIds.length };
+  return (
+    preview && {
+      summary: preview.summary,
+      tokensBefore: preview.tokensBefore,
+      tokensAfter: preview.tokensAfter,
+      messagesReplaced: preview.replacedIds.length,
+    }
+  );
 }
 
 /**
@@ -72,7 +86,10 @@ export function compactionDetailOf(
   max: number,
 ): { summary: string; replaced: ReplacedItemView[]; more: number } {
   const records = checkpoints.filter((c) => group.checkpointIds.includes(c.id));
-  const summary = records.map((c) => c.summary).join('\n\n---\n\n').slice(0, 40_000);
+  const summary = records
+    .map((c) => c.summary)
+    .join('\n\n---\n\n')
+    .slice(0, 40_000);
   const ids = [...new Set(records.flatMap((c) => c.replacedIds))];
   const replaced: ReplacedItemView[] = [];
   for (const entryId of ids.slice(0, max)) {
@@ -81,7 +98,13 @@ export function compactionDetailOf(
     const message = entry.message;
     if (message.role === 'assistant' && message.tool_calls?.length) {
       for (const call of message.tool_calls) {
-        if (call.type === 'function') replaced.push({ role: 'tool call', tool: call.function.name, path: pathArgument(call.function.arguments), preview: firstLine(call.function.arguments, 100) });
+        if (call.type === 'function')
+          replaced.push({
+            role: 'tool call',
+            tool: call.function.name,
+            path: pathArgument(call.function.arguments),
+            preview: firstLine(call.function.arguments, 100),
+          });
       }
       continue;
     }

@@ -117,7 +117,14 @@ export class SidebarModel {
       this.pendingText.set(entryId, (this.pendingText.get(entryId) ?? '') + delta);
       return;
     }
-    this.push({ kind: 'assistant', id: entryId, entryId, text: delta, streaming: true, time: new Date().toISOString() });
+    this.push({
+      kind: 'assistant',
+      id: entryId,
+      entryId,
+      text: delta,
+      streaming: true,
+      time: new Date().toISOString(),
+    });
   }
 
   /** A raw entry was appended (it replaces the streaming line of the same id). */
@@ -182,7 +189,8 @@ export class SidebarModel {
     const next = new Set(this.service?.getTranscript().pinned ?? []);
     for (const entryId of new Set([...next, ...this.pinned])) {
       if (next.has(entryId) === this.pinned.has(entryId)) continue;
-      for (const item of this.itemsOfEntry(entryId)) this.patchItem(item.id, (line) => ({ ...line, pinned: next.has(entryId) || undefined }));
+      for (const item of this.itemsOfEntry(entryId))
+        this.patchItem(item.id, (line) => ({ ...line, pinned: next.has(entryId) || undefined }));
     }
     this.pinned = next;
     // A pin rewrites the context: a restore can no longer be undone (the history rows say so).
@@ -246,7 +254,9 @@ export class SidebarModel {
       const start = Math.max(0, this.items.length - this.limit);
       const items: TranscriptItemView[] = [];
       // In transcript order, so new lines are appended in the right order.
-      const indices = [...this.dirtyItems].map((id) => this.itemIndex.get(id)).filter((i): i is number => i !== undefined && i >= start);
+      const indices = [...this.dirtyItems]
+        .map((id) => this.itemIndex.get(id))
+        .filter((i): i is number => i !== undefined && i >= start);
       indices.sort((a, b) => a - b);
       for (const i of indices) items.push(this.items[i]);
       if (items.length > 0) delta.items = items;
@@ -376,13 +386,16 @@ export class SidebarModel {
   checkpointViews(): CheckpointView[] {
     const undoable = this.service?.getUndoableRestore()?.id;
     const runOf = new Map<string, string>();
-    for (const group of this.compactions) for (const id of group.checkpointIds) if (id !== group.id) runOf.set(id, group.id);
-    return this.checkpoints.map((c) => {
-      const view = toCheckpointView(c, undoable);
-      const run = runOf.get(c.id);
-      if (run) view.run = run;
-      return view;
-    }).reverse();
+    for (const group of this.compactions)
+      for (const id of group.checkpointIds) if (id !== group.id) runOf.set(id, group.id);
+    return this.checkpoints
+      .map((c) => {
+        const view = toCheckpointView(c, undoable);
+        const run = runOf.get(c.id);
+        if (run) view.run = run;
+        return view;
+      })
+      .reverse();
   }
 
   private approvalViews(): ApprovalView[] {

@@ -32,7 +32,8 @@ export function webviewRoots(extensionUri: vscode.Uri): vscode.Uri[] {
 /** The full HTML document of the sidebar. */
 export function renderSidebarHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
   const nonce = createNonce();
-  const asset = (...segments: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...segments)).toString();
+  const asset = (...segments: string[]) =>
+    webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...segments)).toString();
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -17,13 +17,18 @@ export interface Announcement {
  * Cancel since the last run started, so the run's end is announced as cancelled, not finished;
  * `describe` gives the sentence for a new compaction.
  */
-export function announcementFor(applied: Applied, cancelRequested: boolean, describe: (c: CompactionView) => string): Announcement {
+export function announcementFor(
+  applied: Applied,
+  cancelRequested: boolean,
+  describe: (c: CompactionView) => string,
+): Announcement {
   const texts: string[] = [];
   const change = applied.stateChange;
   // Only the changes a listener acts on: work starts, work ends, an error, a compaction starts.
   if (change && !applied.sessionChanged) {
     const idle = (s: string) => s === 'idle' || s === 'error';
-    if (change.to === 'error') texts.push(cancelRequested ? 'The agent was cancelled.' : 'The agent stopped with an error.');
+    if (change.to === 'error')
+      texts.push(cancelRequested ? 'The agent was cancelled.' : 'The agent stopped with an error.');
     else if (change.to === 'idle') texts.push(cancelRequested ? 'The agent was cancelled.' : 'The agent finished.');
     else if (change.to === 'compacting') texts.push('Compacting the context.');
     else if (idle(change.from)) texts.push('The agent is working.');

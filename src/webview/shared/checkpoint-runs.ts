@@ -37,7 +37,16 @@ export function groupCheckpointRuns(checkpoints: readonly CheckpointView[]): Che
     const key = checkpoint.run ?? checkpoint.id;
     let run = byId.get(key);
     if (!run) {
-      run = { id: checkpoint.id, trigger: checkpoint.trigger, time: checkpoint.time, tokensBefore: checkpoint.tokensBefore, tokensAfter: checkpoint.tokensAfter, restored: true, undoRestore: false, steps: [] };
+      run = {
+        id: checkpoint.id,
+        trigger: checkpoint.trigger,
+        time: checkpoint.time,
+        tokensBefore: checkpoint.tokensBefore,
+        tokensAfter: checkpoint.tokensAfter,
+        restored: true,
+        undoRestore: false,
+        steps: [],
+      };
       byId.set(key, run);
       runs.push(run);
     }

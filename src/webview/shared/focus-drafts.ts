@@ -16,13 +16,14 @@ export class FocusDrafts {
   /** @param saved Drafts kept by an earlier instance (the webview's saved state); malformed values are skipped. */
   constructor(saved?: unknown) {
     if (saved && typeof saved === 'object') {
-      for (const [id, text] of Object.entries(saved as Record<string, unknown>)) if (typeof text === 'string' && text) this.drafts.set(id, text);
+      for (const [id, text] of Object.entries(saved as Record<string, unknown>))
+        if (typeof text === 'string' && text) this.drafts.set(id, text);
     }
   }
 
   /** The draft of session `id` ('' when none, or no session). */
   get(id: string | undefined): string {
-    return id === undefined ? '' : this.drafts.get(id) ?? '';
+    return id === undefined ? '' : (this.drafts.get(id) ?? '');
   }
 
   /** Keeps `text` as session `id`'s draft; an empty text forgets it. Nothing without a session. */

@@ -41,7 +41,9 @@ function pct(n: number, scale: number): string {
 }
 
 /** Places every part of the gauge for `budget` (all sizes in tokens). */
-export function gaugeGeometry(budget: Pick<BudgetView, 'used' | 'window' | 'inputBudget' | 'compactAt' | 'compactTo' | 'breakdown' | 'peak'>): GaugeGeometry {
+export function gaugeGeometry(
+  budget: Pick<BudgetView, 'used' | 'window' | 'inputBudget' | 'compactAt' | 'compactTo' | 'breakdown' | 'peak'>,
+): GaugeGeometry {
   const scale = Math.max(budget.window, budget.used, budget.peak?.tokens ?? 0, 1);
   const at = (n: number) => pct(n, scale);
   const over = budget.used > budget.inputBudget;
@@ -51,7 +53,13 @@ export function gaugeGeometry(budget: Pick<BudgetView, 'used' | 'window' | 'inpu
     over,
     overTokens: Math.max(0, budget.used - budget.inputBudget),
     usedPercent: budget.inputBudget > 0 ? Math.round((budget.used / budget.inputBudget) * 100) : 0,
-    segments: { system: at(b.system), tools: at(b.tools), history: at(b.history), summaries: at(b.summaries), currentTask: at(b.currentTask) },
+    segments: {
+      system: at(b.system),
+      tools: at(b.tools),
+      history: at(b.history),
+      summaries: at(b.summaries),
+      currentTask: at(b.currentTask),
+    },
     reserved: { left: at(budget.inputBudget), width: at(budget.window - budget.inputBudget) },
     ...(over ? { overflow: { left: at(budget.inputBudget), width: at(budget.used - budget.inputBudget) } } : {}),
     ...(scale > budget.window ? { windowEnd: at(budget.window) } : {}),
@@ -89,7 +97,11 @@ export function windowOriginNote(source: string | undefined): string {
  * the figure is compared with the recording as imported (`importedTokens`). The gauge's own figure stays what
  * ContextKeeper sends, which is what compaction acts on.
  */
-export function recordedPromptNote(budget: { used: number; recordedPromptTokens?: number; importedTokens?: number }): string | undefined {
+export function recordedPromptNote(budget: {
+  used: number;
+  recordedPromptTokens?: number;
+  importedTokens?: number;
+}): string | undefined {
   const recorded = budget.recordedPromptTokens;
   if (recorded === undefined) return undefined;
   return `Recorded by the provider: ${recordedK(recorded)} prompt tokens for the recording's newest request, ${recordedReason(recorded, budget.used, budget.importedTokens)}. The gauge counts what ContextKeeper sends: ${budget.used.toLocaleString('en-US')} tokens.`;

@@ -33,7 +33,10 @@ export function pinOffered(item: { kind: keyof typeof AUTHOR; compactedBy?: stri
 /** The badge and its hint on a line a compaction replaced ("summarized", "collapsed", "clipped"). */
 export function heldLabel(as: CompactedAs | undefined): { text: string; hint: string } {
   const text = as ?? 'summarized';
-  return { text, hint: `This message is ${text} by a compaction; restore its checkpoint to see it whole in the context or to pin it` };
+  return {
+    text,
+    hint: `This message is ${text} by a compaction; restore its checkpoint to see it whole in the context or to pin it`,
+  };
 }
 
 /**

@@ -7,7 +7,11 @@
  */
 
 /** What a key does in the transcript list. */
-export type RovingAction = { move: 'previous' | 'next' | 'first' | 'last' } | { enter: true } | { leave: true } | { control: 'previous' | 'next' };
+export type RovingAction =
+  | { move: 'previous' | 'next' | 'first' | 'last' }
+  | { enter: true }
+  | { leave: true }
+  | { control: 'previous' | 'next' };
 
 /**
  * The action of `key` (a `KeyboardEvent.key`) pressed on a row (`onRow`) or on a button inside one,

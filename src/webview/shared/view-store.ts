@@ -43,8 +43,14 @@ export class Store {
         this.reindex();
         return {
           kind: 'snapshot',
-          stateChange: before && before.state !== message.state.state ? { from: before.state, to: message.state.state } : undefined,
-          newCompactions: before && before.sessionId === message.state.sessionId ? message.state.compactions.filter((c) => !before.compactions.some((b) => b.id === c.id)) : [],
+          stateChange:
+            before && before.state !== message.state.state
+              ? { from: before.state, to: message.state.state }
+              : undefined,
+          newCompactions:
+            before && before.sessionId === message.state.sessionId
+              ? message.state.compactions.filter((c) => !before.compactions.some((b) => b.id === c.id))
+              : [],
           sessionChanged: !before || before.sessionId !== message.state.sessionId,
         };
       }

@@ -10,7 +10,13 @@ export async function checkpointChecks({ check, expect, wb, sidebar, page, log }
     const start = await sidebar.budget();
     await wb.runCommand('ContextKeeper: Compact Conversation');
     await wb.answerInput('the design notes and notes.md', { titleContains: 'Compact Conversation' });
-    const progress = await wb.toast('compacting').waitFor({ timeout: 3_000 }).then(() => 'progress shown', () => 'progress too quick to see');
+    const progress = await wb
+      .toast('compacting')
+      .waitFor({ timeout: 3_000 })
+      .then(
+        () => 'progress shown',
+        () => 'progress too quick to see',
+      );
     const toast = await wb.waitToast(COMPACTED_TOAST, 60_000);
     expect((toast.match(/→/g) ?? []).length === 1, `the compaction notice repeats its figures: ${toast}`);
     compacted = await sidebar.waitBudget((b) => b.used < start.used, `gauge did not drop after compaction (${toast})`);
@@ -27,7 +33,9 @@ export async function checkpointChecks({ check, expect, wb, sidebar, page, log }
     expect(compacted, 'needs a checkpoint');
     await sidebar.frame.locator('[data-test="checkpoint"] [data-test="open-checkpoint"]').first().click();
     // The tab is titled by local time, trigger and tokens ("14.02 manual 5.1k → 2.0k.md").
-    const tab = page.locator('.tabs-container .tab', { hasText: /\d\d\.\d\d (auto|manual) [\d.]+k? → [\d.]+k?/ }).first();
+    const tab = page
+      .locator('.tabs-container .tab', { hasText: /\d\d\.\d\d (auto|manual) [\d.]+k? → [\d.]+k?/ })
+      .first();
     await tab.waitFor({ timeout: 15_000 });
     const title = await tab.innerText();
     await page.locator('.editor-instance .view-lines', { hasText: 'Checkpoint' }).first().waitFor({ timeout: 15_000 });
@@ -62,14 +70,26 @@ async function undoRestoreChecks(ctx, compacted, restored) {
   await check('undo a restore from the palette and from the sidebar: the compacted context comes back', async () => {
     await wb.runCommand('ContextKeeper: Undo Last Restore');
     const notice = await wb.waitToast('restore undone');
-    const first = await sidebar.waitBudget((b) => near(b, compacted), `gauge did not return to ${compacted} after Undo Last Restore (palette)`);
-    expect(await sidebar.frame.locator('[data-test="checkpoint"]').first().evaluate((el) => !el.classList.contains('restored')), 'the checkpoint still shows as restored');
+    const first = await sidebar.waitBudget(
+      (b) => near(b, compacted),
+      `gauge did not return to ${compacted} after Undo Last Restore (palette)`,
+    );
+    expect(
+      await sidebar.frame
+        .locator('[data-test="checkpoint"]')
+        .first()
+        .evaluate((el) => !el.classList.contains('restored')),
+      'the checkpoint still shows as restored',
+    );
     await wb.clearToasts();
     await restoreFromSidebar(ctx);
     await sidebar.waitBudget((b) => b.used > compacted, 'gauge did not rise after the second restore');
     await sidebar.frame.locator('[data-test="undo-restore"]').first().click();
     await wb.waitToast('restore undone');
-    const second = await sidebar.waitBudget((b) => near(b, compacted), `gauge did not return to ${compacted} after the sidebar's undo`);
+    const second = await sidebar.waitBudget(
+      (b) => near(b, compacted),
+      `gauge did not return to ${compacted} after the sidebar's undo`,
+    );
     await wb.clearToasts();
     // Leave the session restored, as the checks after this expect.
     await restoreFromSidebar(ctx);
@@ -89,16 +109,25 @@ async function restoreChecks(ctx, compacted) {
     const dialog = page.locator('.monaco-dialog-box', { hasText: 'Restore the context to before' });
     await dialog.waitFor({ timeout: 10_000 });
     const question = await dialog.innerText();
-    expect(/grows from [\d,]+ to about [\d,]+ tokens/.test(question), `the confirmation does not give the resulting size: ${question}`);
+    expect(
+      /grows from [\d,]+ to about [\d,]+ tokens/.test(question),
+      `the confirmation does not give the resulting size: ${question}`,
+    );
     // It names the run as the history shows it: trigger, time, tokens before → after.
-    expect(/before the \w+ compaction of .+ \([\d.]+[kM]? → [\d.]+[kM]? tokens\)\?/.test(question), `the confirmation does not name the compaction run: ${question}`);
+    expect(
+      /before the \w+ compaction of .+ \([\d.]+[kM]? → [\d.]+[kM]? tokens\)\?/.test(question),
+      `the confirmation does not name the compaction run: ${question}`,
+    );
     await wb.screenshot('07b-restore-confirm');
     await dialog.locator('.monaco-button', { hasText: 'Restore' }).first().click();
     const toast = wb.toast('restored');
     await toast.waitFor({ timeout: 30_000 });
     const notice = await toast.innerText();
     // The same figures as the gauge: "context 2.0k → 5.1k tokens", never raw "5123".
-    expect(/context [\d.]+[kM]? → [\d.]+[kM]? tokens/.test(notice) && !/\d{4}/.test(notice), `the restore notice is not in the gauge's formatting: ${notice}`);
+    expect(
+      /context [\d.]+[kM]? → [\d.]+[kM]? tokens/.test(notice) && !/\d{4}/.test(notice),
+      `the restore notice is not in the gauge's formatting: ${notice}`,
+    );
     log('restore toast seen');
     const restored = await sidebar.waitBudget((b) => b.used > compacted.used, 'gauge did not rise after restore');
     await sidebar.frame.locator('[data-test="checkpoint"].restored').first().waitFor({ timeout: 10_000 });

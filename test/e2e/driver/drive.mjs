@@ -16,7 +16,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Abort, checkRunner, expect, launchWorkbench, reportResults } from './workbench.mjs';
 import { COMPACTED_TOAST, Sidebar } from './sidebar.mjs';
-import { configuredCheck, dividerDuringTask, importChecks, longSessionChecks, previewApplyCheck, themeShots, welcomeChecks } from './sidebar-checks.mjs';
+import {
+  configuredCheck,
+  dividerDuringTask,
+  importChecks,
+  longSessionChecks,
+  previewApplyCheck,
+  themeShots,
+  welcomeChecks,
+} from './sidebar-checks.mjs';
 import { FIRST_TASK, keptDuringTaskChecks, reattachedDuringTaskCheck } from './compaction-checks.mjs';
 import { watchChecks } from './watch-checks.mjs';
 import { openWalkthrough, setupChecks, walkthroughChecks } from './setup-checks.mjs';
@@ -51,18 +59,35 @@ function updateSettings(patch) {
 }
 
 try {
-  await check('workbench loads', async () => {
-    await wb.open(env('CS_URL'));
-    return 'activity bar and status bar rendered';
-  }, { critical: true });
+  await check(
+    'workbench loads',
+    async () => {
+      await wb.open(env('CS_URL'));
+      return 'activity bar and status bar rendered';
+    },
+    { critical: true },
+  );
 
-  await check('activity bar shows ContextKeeper', async () => {
-    await wb.activityItem('ContextKeeper').waitFor({ timeout: 60_000 });
-    await wb.screenshot('01-workbench');
-  }, { critical: true });
+  await check(
+    'activity bar shows ContextKeeper',
+    async () => {
+      await wb.activityItem('ContextKeeper').waitFor({ timeout: 60_000 });
+      await wb.screenshot('01-workbench');
+    },
+    { critical: true },
+  );
 
   const only = process.env.CK_E2E_ONLY;
-  const ctx = { check, expect: (c, m) => expect(c, m), wb, sidebar, page, updateSettings: (p) => updateSettings(p), env, log };
+  const ctx = {
+    check,
+    expect: (c, m) => expect(c, m),
+    wb,
+    sidebar,
+    page,
+    updateSettings: (p) => updateSettings(p),
+    env,
+    log,
+  };
   if (only === 'long') {
     // A short run of the responsiveness check alone (CK_E2E_ONLY=long); the task needs the scripted
     // model, chosen as a user would.
@@ -93,7 +118,10 @@ try {
     await approval.waitFor({ timeout: 60_000 });
     const during = await dividerDuringTask(ctx);
     const proposed = page.locator('.tabs-container .tab', { hasText: 'proposed edit' }).first();
-    const diffShown = await proposed.waitFor({ timeout: 10_000 }).then(() => 'diff opened', () => 'no diff tab');
+    const diffShown = await proposed.waitFor({ timeout: 10_000 }).then(
+      () => 'diff opened',
+      () => 'no diff tab',
+    );
     await wb.screenshot('04-approval');
     await approval.locator('[data-test="approve"]').click();
     await proposed.waitFor({ state: 'detached', timeout: 10_000 });
@@ -110,7 +138,10 @@ try {
     expect(fs.existsSync(written), 'notes.md was not written after approval');
     await wb.clearToasts();
     await wb.screenshot('05-sidebar-after-task');
-    const peak = await frame.locator('[data-test="gauge-peak"]').getAttribute('data-tokens').catch(() => null);
+    const peak = await frame
+      .locator('[data-test="gauge-peak"]')
+      .getAttribute('data-tokens')
+      .catch(() => null);
     return `${diffShown}; ${during}; auto checkpoint ${before} → ${after}; gauge ${budget.used} (${budget.accuracy}), peak shown: ${peak ?? 'no'}`;
   });
 
@@ -128,7 +159,10 @@ try {
     await wb.runCommand('ContextKeeper: New Agent Task');
     await wb.answerInput('Task: quick check from the palette', { titleContains: 'New Agent Task' });
     await sidebar.frame.locator('.turn.user', { hasText: 'quick check from the palette' }).waitFor({ timeout: 15_000 });
-    await sidebar.frame.locator('.turn.assistant', { hasText: 'notes.md lists the five parts' }).last().waitFor({ timeout: 30_000 });
+    await sidebar.frame
+      .locator('.turn.assistant', { hasText: 'notes.md lists the five parts' })
+      .last()
+      .waitFor({ timeout: 30_000 });
     await sidebar.frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 30_000 });
   });
 
@@ -156,7 +190,11 @@ try {
     await frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 15_000 });
     const last = await frame.locator('.turn.assistant').last().innerText();
     expect(!last.includes('word59'), 'the answer streamed to the end despite Cancel');
-    await frame.locator('.turn.assistant').last().locator('[data-test="interrupted-badge"]').waitFor({ timeout: 10_000 });
+    await frame
+      .locator('.turn.assistant')
+      .last()
+      .locator('[data-test="interrupted-badge"]')
+      .waitFor({ timeout: 10_000 });
     await wb.waitToast('task cancelled', 10_000);
     await wb.clearToasts();
     return `stopped at "…${last.trim().slice(-24)}"`;
@@ -236,16 +274,24 @@ try {
   await importChecks(ctx);
   await check('switch to the imported session', async () => {
     const select = sidebar.frame.locator('[data-test="session-select"]');
-    const value = await select.locator('option', { hasText: path.basename(env('TRANSCRIPT')) }).first().getAttribute('value');
+    const value = await select
+      .locator('option', { hasText: path.basename(env('TRANSCRIPT')) })
+      .first()
+      .getAttribute('value');
     // A Compact focus typed for this session is not offered for the other one.
     await sidebar.frame.locator('[data-test="compact-focus"]').fill('the parser fix');
     await select.selectOption(value);
     await sidebar.frame.locator('[data-test="read-only"]').waitFor({ timeout: 30_000 });
     // The session shown before may be another import (read-only too): wait for this one's source line.
-    await sidebar.frame.locator('[data-test="source"]', { hasText: path.basename(env('TRANSCRIPT')) }).waitFor({ timeout: 30_000 });
+    await sidebar.frame
+      .locator('[data-test="source"]', { hasText: path.basename(env('TRANSCRIPT')) })
+      .waitFor({ timeout: 30_000 });
     const focus = await sidebar.frame.locator('[data-test="compact-focus"]').inputValue();
     expect(focus === '', `the focus typed for the working session is offered for the import: "${focus}"`);
-    imported = await sidebar.waitBudget((b) => b.used > 0 && b.accuracy === 'estimated', 'no estimated gauge for the import');
+    imported = await sidebar.waitBudget(
+      (b) => b.used > 0 && b.accuracy === 'estimated',
+      'no estimated gauge for the import',
+    );
     const source = await sidebar.frame.locator('[data-test="source"]').innerText();
     expect(source.includes(path.basename(env('TRANSCRIPT'))), `source line "${source}" does not name the file`);
     return `gauge ${imported.used} tokens`;
@@ -269,7 +315,10 @@ try {
     expect(mark && bar && mark.width <= 4, `the peak mark is ${mark?.width} px wide`);
     const at = (mark.x - bar.x) / bar.width;
     const expected = Math.min(1, Number(await peak.getAttribute('data-tokens')) / 8000);
-    expect(Math.abs(at - expected) < 0.05, `the peak mark stands at ${at.toFixed(2)} of the bar, not at ${expected.toFixed(2)}`);
+    expect(
+      Math.abs(at - expected) < 0.05,
+      `the peak mark stands at ${at.toFixed(2)} of the bar, not at ${expected.toFixed(2)}`,
+    );
     await wb.clearToasts();
     return `${toast}; ${imported.used} → ${budget.used}; peak mark at ${(at * 100).toFixed(0)}% of the bar`;
   });
@@ -297,7 +346,8 @@ try {
       // Measured against the recording's own model's window when the model table knows it, so it is
       // over budget only against that window's prompt budget.
       const promptBudget = Number(await sidebar.frame.locator('.gauge-bar').getAttribute('aria-valuemax'));
-      if (budget.used > promptBudget) await sidebar.frame.locator('[data-test="over-budget"]').waitFor({ timeout: 5_000 });
+      if (budget.used > promptBudget)
+        await sidebar.frame.locator('[data-test="over-budget"]').waitFor({ timeout: 5_000 });
       const window = await sidebar.frame.locator('[data-test="gauge-window"]').innerText();
       await wb.clearToasts();
       await wb.screenshot('12-sidebar-imported-recorded');
@@ -308,7 +358,9 @@ try {
   await watchChecks(ctx);
 
   await check('webview content security policy holds', async () => {
-    const violations = consoleLines.filter((line) => /Refused to (load|apply|execute|connect)|Content Security Policy/i.test(line));
+    const violations = consoleLines.filter((line) =>
+      /Refused to (load|apply|execute|connect)|Content Security Policy/i.test(line),
+    );
     expect(violations.length === 0, `CSP violations:\n${violations.slice(0, 5).join('\n')}`);
   });
 

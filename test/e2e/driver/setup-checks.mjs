@@ -12,13 +12,28 @@ export async function setupChecks({ check, expect, wb, sidebar, page, updateSett
       if (listed.has(title)) continue;
       await wb.palette(title);
       const row = wb.paletteRow(title);
-      if (!(await row.waitFor({ timeout: 3_000 }).then(() => true, () => false))) missing.push(title);
+      if (
+        !(await row.waitFor({ timeout: 3_000 }).then(
+          () => true,
+          () => false,
+        ))
+      )
+        missing.push(title);
     }
     await wb.screenshot('02-palette');
     const shown = [];
     for (const title of HIDDEN_WHEN_IDLE) {
       await wb.palette(title);
-      if (await wb.paletteRow(title).waitFor({ timeout: 1_500 }).then(() => true, () => false)) shown.push(title);
+      if (
+        await wb
+          .paletteRow(title)
+          .waitFor({ timeout: 1_500 })
+          .then(
+            () => true,
+            () => false,
+          )
+      )
+        shown.push(title);
     }
     await wb.closeQuickInput();
     expect(missing.length === 0, `not in the palette: ${missing.join(', ')}`);
@@ -26,16 +41,27 @@ export async function setupChecks({ check, expect, wb, sidebar, page, updateSett
     return `${EXPECTED_COMMANDS.length} commands; ${HIDDEN_WHEN_IDLE.length} hidden by when clauses`;
   });
 
-  await check('sidebar shows the gauge of an empty session', async () => {
-    await wb.activityItem('ContextKeeper').click();
-    const budget = await sidebar.budget();
-    // An empty session carries only the system prompt and the tool schemas.
-    const messages = await Promise.all(['history', 'summaries', 'currentTask'].map((k) => sidebar.frame.locator(`[data-test="breakdown-${k}"]`).innerText()));
-    expect(messages.every((m) => m === '0'), `an empty session shows message tokens: ${messages.join(', ')}`);
-    expect(budget.model.length > 0, 'no model name on the gauge');
-    await wb.screenshot('03-sidebar-empty');
-    return `${budget.used} (system and tools) / ${budget.text} (${budget.accuracy}, ${budget.model})`;
-  }, { critical: true });
+  await check(
+    'sidebar shows the gauge of an empty session',
+    async () => {
+      await wb.activityItem('ContextKeeper').click();
+      const budget = await sidebar.budget();
+      // An empty session carries only the system prompt and the tool schemas.
+      const messages = await Promise.all(
+        ['history', 'summaries', 'currentTask'].map((k) =>
+          sidebar.frame.locator(`[data-test="breakdown-${k}"]`).innerText(),
+        ),
+      );
+      expect(
+        messages.every((m) => m === '0'),
+        `an empty session shows message tokens: ${messages.join(', ')}`,
+      );
+      expect(budget.model.length > 0, 'no model name on the gauge');
+      await wb.screenshot('03-sidebar-empty');
+      return `${budget.used} (system and tools) / ${budget.text} (${budget.accuracy}, ${budget.model})`;
+    },
+    { critical: true },
+  );
 
   await check('status bar meter', async () => {
     const item = page.locator('.part.statusbar [aria-label^="ContextKeeper:"]').first();
@@ -47,7 +73,10 @@ export async function setupChecks({ check, expect, wb, sidebar, page, updateSett
     updateSettings({ 'contextKeeper.contextWindow': 16000 });
     await sidebar.waitBudget((b) => b.text.includes('16k window'), 'gauge did not follow contextWindow = 16000');
     updateSettings({ 'contextKeeper.contextWindow': 8000 });
-    const budget = await sidebar.waitBudget((b) => b.text.includes('8.0k window'), 'gauge did not follow contextWindow = 8000');
+    const budget = await sidebar.waitBudget(
+      (b) => b.text.includes('8.0k window'),
+      'gauge did not follow contextWindow = 8000',
+    );
     return budget.text;
   });
 
@@ -95,11 +124,16 @@ export async function walkthroughChecks({ check, expect, wb, page }) {
     await page.locator(`[data-done-step-id="${prefix}endpoint"]`).first().waitFor({ timeout: 15_000 });
     const states = {};
     for (const step of ['endpoint', 'key', 'test', 'task']) {
-      states[step] = (await page.locator(`[data-done-step-id="${prefix}${step}"]`).first().getAttribute('aria-checked')) === 'true';
+      states[step] =
+        (await page.locator(`[data-done-step-id="${prefix}${step}"]`).first().getAttribute('aria-checked')) === 'true';
     }
     await wb.screenshot('09-walkthrough');
     await wb.runCommand('View: Close All Editors').catch(() => {});
-    for (const step of ['endpoint', 'key', 'task']) expect(states[step], `the "${step}" step is not ticked: ${JSON.stringify(states)}`);
-    return `ticked: ${Object.entries(states).filter(([, done]) => done).map(([step]) => step).join(', ')}`;
+    for (const step of ['endpoint', 'key', 'task'])
+      expect(states[step], `the "${step}" step is not ticked: ${JSON.stringify(states)}`);
+    return `ticked: ${Object.entries(states)
+      .filter(([, done]) => done)
+      .map(([step]) => step)
+      .join(', ')}`;
   });
 }

@@ -10,7 +10,7 @@ import path from 'node:path';
 /** The webview's inner frame as a playwright Frame (for evaluate). */
 export async function webviewFrame(page) {
   const outer = await (await page.locator('iframe.webview.ready').first().elementHandle()).contentFrame();
-  return (await (await outer.locator('#active-frame').elementHandle()).contentFrame());
+  return await (await outer.locator('#active-frame').elementHandle()).contentFrame();
 }
 
 /** The webview's timing figures (see `stats` in src/webview/main.ts). */
@@ -26,7 +26,10 @@ const quantile = (xs, q) => {
 
 /** The "Get Started" view with its welcome content. */
 function welcomeView(page) {
-  return page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Get Started' }) }).locator('.welcome-view-content').first();
+  return page
+    .locator('.pane', { has: page.locator('.pane-header', { hasText: 'Get Started' }) })
+    .locator('.welcome-view-content')
+    .first();
 }
 
 // The endpoint is a user-only setting (a repository cannot choose where the key goes): run.sh starts
@@ -37,7 +40,8 @@ export async function welcomeChecks({ check, expect, wb, page, sidebar }) {
     const welcome = welcomeView(page);
     await welcome.waitFor({ timeout: 30_000 });
     const text = await welcome.innerText();
-    for (const action of ['Choose Endpoint', 'Set API Key', 'Test Connection']) expect(text.includes(action), `welcome view lacks "${action}": ${text}`);
+    for (const action of ['Choose Endpoint', 'Set API Key', 'Test Connection'])
+      expect(text.includes(action), `welcome view lacks "${action}": ${text}`);
     await wb.screenshot('00-welcome');
     return text.split('\n')[0];
   });
@@ -55,28 +59,37 @@ export async function welcomeChecks({ check, expect, wb, page, sidebar }) {
     await setTheme({ wb, page }, 'Dark Modern', 'vs-dark');
     return shots.join(', ');
   });
-  await check('without an endpoint, New Agent Task says so before taking a task (palette and sidebar Run)', async () => {
-    const lead = 'no endpoint is set up yet';
-    await wb.runCommand('ContextKeeper: New Agent Task');
-    const shown = await wb.waitToast(lead, 15_000);
-    for (const action of ['Choose Endpoint', 'Set API Key']) {
-      expect(await wb.toast(lead).locator('.monaco-button', { hasText: action }).count() > 0, `the notice offers no "${action}"`);
-    }
-    expect(!(await page.locator('.quick-input-widget .quick-input-title', { hasText: 'New Agent Task' }).isVisible()), 'the task prompt opened although no endpoint is set up');
-    await wb.clearToasts();
-    const task = 'Task: sent before any endpoint';
-    const box = sidebar.frame.locator('#task');
-    await box.fill(task);
-    await sidebar.frame.locator('[data-test="run-task"]').click();
-    await wb.waitToast(lead, 15_000);
-    // The box Run cleared gets the task back; the transcript gets no request.
-    for (let i = 0; i < 50 && (await box.inputValue()) !== task; i++) await page.waitForTimeout(100);
-    expect((await box.inputValue()) === task, 'the refused task is not back in the task box');
-    expect((await sidebar.frame.locator('.turn.user').count()) === 0, 'the refused task reached the transcript');
-    await box.fill('');
-    await wb.clearToasts();
-    return shown;
-  });
+  await check(
+    'without an endpoint, New Agent Task says so before taking a task (palette and sidebar Run)',
+    async () => {
+      const lead = 'no endpoint is set up yet';
+      await wb.runCommand('ContextKeeper: New Agent Task');
+      const shown = await wb.waitToast(lead, 15_000);
+      for (const action of ['Choose Endpoint', 'Set API Key']) {
+        expect(
+          (await wb.toast(lead).locator('.monaco-button', { hasText: action }).count()) > 0,
+          `the notice offers no "${action}"`,
+        );
+      }
+      expect(
+        !(await page.locator('.quick-input-widget .quick-input-title', { hasText: 'New Agent Task' }).isVisible()),
+        'the task prompt opened although no endpoint is set up',
+      );
+      await wb.clearToasts();
+      const task = 'Task: sent before any endpoint';
+      const box = sidebar.frame.locator('#task');
+      await box.fill(task);
+      await sidebar.frame.locator('[data-test="run-task"]').click();
+      await wb.waitToast(lead, 15_000);
+      // The box Run cleared gets the task back; the transcript gets no request.
+      for (let i = 0; i < 50 && (await box.inputValue()) !== task; i++) await page.waitForTimeout(100);
+      expect((await box.inputValue()) === task, 'the refused task is not back in the task box');
+      expect((await sidebar.frame.locator('.turn.user').count()) === 0, 'the refused task reached the transcript');
+      await box.fill('');
+      await wb.clearToasts();
+      return shown;
+    },
+  );
 }
 
 /** Theme name, workbench class and screenshot tag of the three themes every view is shot in. */
@@ -92,7 +105,9 @@ export async function setTheme({ wb, page }, theme, kind) {
   await wb.quickInputBox.fill(theme);
   await wb.paletteRow(theme).waitFor({ timeout: 10_000 });
   await page.keyboard.press('Enter');
-  await page.waitForFunction((k) => document.querySelector('.monaco-workbench')?.classList.contains(k), kind, { timeout: 20_000 });
+  await page.waitForFunction((k) => document.querySelector('.monaco-workbench')?.classList.contains(k), kind, {
+    timeout: 20_000,
+  });
   await page.keyboard.press('Escape');
 }
 
@@ -112,8 +127,12 @@ export async function configuredCheck({ check, wb, page, env }) {
     // The choice is confirmed, naming the endpoint.
     await notice.waitFor({ timeout: 15_000 });
     const confirmed = await notice.innerText();
-    if (!confirmed.includes(env('MODEL_SERVER'))) throw new Error(`the confirmation does not name the endpoint: ${confirmed}`);
-    await page.locator('.pane-header', { hasText: 'Get Started' }).first().waitFor({ state: 'detached', timeout: 20_000 });
+    if (!confirmed.includes(env('MODEL_SERVER')))
+      throw new Error(`the confirmation does not name the endpoint: ${confirmed}`);
+    await page
+      .locator('.pane-header', { hasText: 'Get Started' })
+      .first()
+      .waitFor({ state: 'detached', timeout: 20_000 });
     await wb.clearToasts();
     // Leave the side bar closed, as the next checks expect to open it with the activity bar.
     await wb.runCommand('View: Close Primary Side Bar');
@@ -127,7 +146,12 @@ export async function dividerDuringTask({ expect, wb, sidebar }) {
   const state = await sidebar.frame.locator('[data-test="state"]').innerText();
   expect(!/idle/.test(state), `the task already ended (${state}) when the divider was checked`);
   const text = await divider.locator('[data-test="divider-text"]').innerText();
-  expect(/^Compacted automatically: the context passed the [\d.]+k?-token trigger \(\d+% of budget\) and went from [\d.]+k? to [\d.]+k? tokens/.test(text), `divider text: ${text}`);
+  expect(
+    /^Compacted automatically: the context passed the [\d.]+k?-token trigger \(\d+% of budget\) and went from [\d.]+k? to [\d.]+k? tokens/.test(
+      text,
+    ),
+    `divider text: ${text}`,
+  );
   const dimmed = await sidebar.frame.locator('.turn.compacted').count();
   expect(dimmed > 0, 'no replaced line is dimmed');
   await divider.locator('summary').click();
@@ -179,8 +203,24 @@ export async function importChecks({ check, expect, wb, sidebar, env, page }) {
   let first;
   await check('import opens a second session; the working session stays intact', async () => {
     const select = sidebar.frame.locator('[data-test="session-select"]');
-    const lines = async () => (await sidebar.frame.locator('[data-test="item"]').count()) + Number((await sidebar.frame.locator('[data-test="load-earlier"]').innerText().catch(() => '(0')).match(/\(([\d,]+)/)?.[1]?.replace(/,/g, '') ?? 0);
-    first = { id: await select.inputValue(), budget: await sidebar.budget(), checkpoints: await sidebar.checkpointCount(), lines: await lines() };
+    const lines = async () =>
+      (await sidebar.frame.locator('[data-test="item"]').count()) +
+      Number(
+        (
+          await sidebar.frame
+            .locator('[data-test="load-earlier"]')
+            .innerText()
+            .catch(() => '(0')
+        )
+          .match(/\(([\d,]+)/)?.[1]
+          ?.replace(/,/g, '') ?? 0,
+      );
+    first = {
+      id: await select.inputValue(),
+      budget: await sidebar.budget(),
+      checkpoints: await sidebar.checkpointCount(),
+      lines: await lines(),
+    };
     const file = env('TRANSCRIPT');
     await wb.runCommand('ContextKeeper: Import Transcript');
     await wb.answerFileDialog(file);
@@ -189,9 +229,18 @@ export async function importChecks({ check, expect, wb, sidebar, env, page }) {
     // A recording takes no task: Run is off and says why, and so does the task box.
     const run = sidebar.frame.locator('[data-test="run-task"]');
     expect(await run.isDisabled(), 'Run is enabled in a recording');
-    expect(/read-only.*Continue in a new task/.test((await run.getAttribute('title')) ?? ''), `Run's title: "${await run.getAttribute('title')}"`);
-    expect(/read-only/.test((await sidebar.frame.locator('#task').getAttribute('placeholder')) ?? ''), 'the task box does not say the recording is read-only');
-    const imported = await sidebar.waitBudget((b) => b.accuracy === 'estimated' && b.used > 0, 'no gauge for the import');
+    expect(
+      /read-only.*Continue in a new task/.test((await run.getAttribute('title')) ?? ''),
+      `Run's title: "${await run.getAttribute('title')}"`,
+    );
+    expect(
+      /read-only/.test((await sidebar.frame.locator('#task').getAttribute('placeholder')) ?? ''),
+      'the task box does not say the recording is read-only',
+    );
+    const imported = await sidebar.waitBudget(
+      (b) => b.accuracy === 'estimated' && b.used > 0,
+      'no gauge for the import',
+    );
     const options = await sidebar.frame.locator('[data-test="session-select"] option').allInnerTexts();
     expect(options.length >= 2, `session list: ${options.join(' | ')}`);
     expect((await select.inputValue()) !== first.id, 'the import did not open as its own session');
@@ -201,9 +250,15 @@ export async function importChecks({ check, expect, wb, sidebar, env, page }) {
     await sidebar.frame.locator('[data-test="read-only"]').waitFor({ state: 'detached', timeout: 30_000 });
     // The calibration on the provider's reported usage is saved with the session: the session opened
     // again shows the same figure on the same basis ("exact" stays "exact").
-    const back = await sidebar.waitBudget((b) => b.accuracy === first.budget.accuracy && Math.abs(b.used - first.budget.used) <= first.budget.used * 0.05, `working session gauge changed (${first.budget.used} ${first.budget.accuracy})`);
+    const back = await sidebar.waitBudget(
+      (b) => b.accuracy === first.budget.accuracy && Math.abs(b.used - first.budget.used) <= first.budget.used * 0.05,
+      `working session gauge changed (${first.budget.used} ${first.budget.accuracy})`,
+    );
     const checkpoints = await sidebar.checkpointCount();
-    expect(checkpoints === first.checkpoints, `working session had ${first.checkpoints} checkpoints, now ${checkpoints}`);
+    expect(
+      checkpoints === first.checkpoints,
+      `working session had ${first.checkpoints} checkpoints, now ${checkpoints}`,
+    );
     const now = await lines();
     expect(now === first.lines, `working session had ${first.lines} transcript lines, now ${now}`);
     await wb.clearToasts();
@@ -214,10 +269,30 @@ export async function importChecks({ check, expect, wb, sidebar, env, page }) {
 
 /** An Aider chat history naming `model`, with `turns` requests and replies of `words` words each. */
 function aiderHistory(model, turns, words) {
-  const vocabulary = ['parser', 'token', 'budget', 'window', 'module', 'config', 'error', 'request', 'summary', 'checkpoint'];
-  const text = (seed) => Array.from({ length: words }, (_, i) => vocabulary[(seed * 7 + i * 3) % vocabulary.length]).join(' ');
+  const vocabulary = [
+    'parser',
+    'token',
+    'budget',
+    'window',
+    'module',
+    'config',
+    'error',
+    'request',
+    'summary',
+    'checkpoint',
+  ];
+  const text = (seed) =>
+    Array.from({ length: words }, (_, i) => vocabulary[(seed * 7 + i * 3) % vocabulary.length]).join(' ');
   const lines = ['# aider chat started at 2026-02-24 16:53:06', '', `> Model: ${model} with diff edit format  `, ''];
-  for (let t = 0; t < turns; t++) lines.push(`#### request ${t}: ${text(t).slice(0, 60)}  `, '', `Reply ${t}: ${text(t + 1)}`, '', '> Tokens: 1k sent, 100 received.  ', '');
+  for (let t = 0; t < turns; t++)
+    lines.push(
+      `#### request ${t}: ${text(t).slice(0, 60)}  `,
+      '',
+      `Reply ${t}: ${text(t + 1)}`,
+      '',
+      '> Tokens: 1k sent, 100 received.  ',
+      '',
+    );
   return `${lines.join('\n')}\n`;
 }
 
@@ -238,49 +313,74 @@ export async function recordedWindowChecks({ check, expect, wb, sidebar, page })
   };
   await check("an imported Aider recording shows the recording's model and window", async () => {
     await importAider('known.aider.chat.history.md', aiderHistory('gpt-4.1', 4, 60));
-    const budget = await sidebar.waitBudget((b) => b.model === 'gpt-4.1', 'the gauge does not name the recording\'s model');
+    const budget = await sidebar.waitBudget(
+      (b) => b.model === 'gpt-4.1',
+      "the gauge does not name the recording's model",
+    );
     const window = await sidebar.frame.locator('[data-test="gauge-window"]').innerText();
     expect(/1\.05M window \(recording's model\)/.test(window), `gauge window: "${window}"`);
     const source = await sidebar.frame.locator('[data-test="source"]').innerText();
     expect(/recorded with gpt-4\.1, 1,047,576-token window/.test(source), `source line: "${source}"`);
-    expect((await sidebar.frame.locator('[data-test="gauge-overflow"]').count()) === 0, 'an overflow segment within budget');
+    expect(
+      (await sidebar.frame.locator('[data-test="gauge-overflow"]').count()) === 0,
+      'an overflow segment within budget',
+    );
     await wb.clearToasts();
     return `${budget.used} tokens of ${window}; ${source}`;
   });
-  await check('a recording of an unknown model: configured window, labelled; over budget the bar shows the overflow', async () => {
-    await importAider('unknown.aider.chat.history.md', aiderHistory('house-model-x', 40, 400));
-    const budget = await sidebar.waitBudget((b) => b.used > 8000, 'the long recording did not fill the gauge');
-    const window = await sidebar.frame.locator('[data-test="gauge-window"]').innerText();
-    expect(/\(configured model's\)/.test(window) && !/window.*window/.test(window), `gauge window: "${window}"`);
-    expect(budget.model === 'house-model-x', `the gauge names ${budget.model}, not the recording's model`);
-    const source = await sidebar.frame.locator('[data-test="source"]').innerText();
-    expect(/house-model-x, a model of unknown window: measured against the window of configured model/.test(source), `source line: "${source}"`);
-    const label = await sidebar.frame.locator('[data-test="over-label"]').innerText();
-    expect(/over budget · \d+%/.test(label), `over-budget label: "${label}"`);
-    // The overflow segment starts where the prompt budget ends and runs to the bar's end; the
-    // compaction marks stand left of it, at their tokens on the widened scale.
-    const [bar, overflow, at] = await Promise.all(['.gauge-bar', '[data-test="gauge-overflow"]', '[data-test="gauge-mark-at"]'].map((s) => sidebar.frame.locator(s).boundingBox()));
-    expect(bar && overflow && at, 'gauge parts missing');
-    expect(Math.abs(overflow.x + overflow.width - (bar.x + bar.width)) < 3, 'the overflow does not reach the end of the bar');
-    expect(at.x < overflow.x, `the trigger mark (${at.x}) is not left of the overflow (${overflow.x})`);
-    const colour = await sidebar.frame.locator('[data-test="gauge-overflow"]').evaluate((el) => getComputedStyle(el).backgroundImage);
-    expect(/repeating-linear-gradient/.test(colour), `overflow not hatched: ${colour}`);
-    await wb.clearToasts();
-    for (const [theme, kind, tag] of THEMES) {
-      await setTheme({ wb, page }, theme, kind);
-      await page.waitForTimeout(300);
-      await wb.screenshot(`09b-sidebar-over-budget-${tag}`);
-    }
-    await setTheme({ wb, page }, 'Dark Modern', 'vs-dark');
-    return `${budget.used} tokens, ${label}; overflow from ${(((overflow.x - bar.x) / bar.width) * 100).toFixed(0)}% of the bar; ${window}`;
-  });
+  await check(
+    'a recording of an unknown model: configured window, labelled; over budget the bar shows the overflow',
+    async () => {
+      await importAider('unknown.aider.chat.history.md', aiderHistory('house-model-x', 40, 400));
+      const budget = await sidebar.waitBudget((b) => b.used > 8000, 'the long recording did not fill the gauge');
+      const window = await sidebar.frame.locator('[data-test="gauge-window"]').innerText();
+      expect(/\(configured model's\)/.test(window) && !/window.*window/.test(window), `gauge window: "${window}"`);
+      expect(budget.model === 'house-model-x', `the gauge names ${budget.model}, not the recording's model`);
+      const source = await sidebar.frame.locator('[data-test="source"]').innerText();
+      expect(
+        /house-model-x, a model of unknown window: measured against the window of configured model/.test(source),
+        `source line: "${source}"`,
+      );
+      const label = await sidebar.frame.locator('[data-test="over-label"]').innerText();
+      expect(/over budget · \d+%/.test(label), `over-budget label: "${label}"`);
+      // The overflow segment starts where the prompt budget ends and runs to the bar's end; the
+      // compaction marks stand left of it, at their tokens on the widened scale.
+      const [bar, overflow, at] = await Promise.all(
+        ['.gauge-bar', '[data-test="gauge-overflow"]', '[data-test="gauge-mark-at"]'].map((s) =>
+          sidebar.frame.locator(s).boundingBox(),
+        ),
+      );
+      expect(bar && overflow && at, 'gauge parts missing');
+      expect(
+        Math.abs(overflow.x + overflow.width - (bar.x + bar.width)) < 3,
+        'the overflow does not reach the end of the bar',
+      );
+      expect(at.x < overflow.x, `the trigger mark (${at.x}) is not left of the overflow (${overflow.x})`);
+      const colour = await sidebar.frame
+        .locator('[data-test="gauge-overflow"]')
+        .evaluate((el) => getComputedStyle(el).backgroundImage);
+      expect(/repeating-linear-gradient/.test(colour), `overflow not hatched: ${colour}`);
+      await wb.clearToasts();
+      for (const [theme, kind, tag] of THEMES) {
+        await setTheme({ wb, page }, theme, kind);
+        await page.waitForTimeout(300);
+        await wb.screenshot(`09b-sidebar-over-budget-${tag}`);
+      }
+      await setTheme({ wb, page }, 'Dark Modern', 'vs-dark');
+      return `${budget.used} tokens, ${label}; overflow from ${(((overflow.x - bar.x) / bar.width) * 100).toFixed(0)}% of the bar; ${window}`;
+    },
+  );
 }
 
 /** Transcript lines a transcript file gives (user, assistant text, each tool call, each tool result). */
 function linesOf(file) {
   try {
     const messages = JSON.parse(fs.readFileSync(file, 'utf8'));
-    return messages.reduce((n, m) => n + (m.role === 'system' ? 0 : m.role === 'assistant' ? (m.content ? 1 : 0) + (m.tool_calls?.length ?? 0) : 1), 0);
+    return messages.reduce(
+      (n, m) =>
+        n + (m.role === 'system' ? 0 : m.role === 'assistant' ? (m.content ? 1 : 0) + (m.tool_calls?.length ?? 0) : 1),
+      0,
+    );
   } catch {
     return undefined;
   }
@@ -290,12 +390,21 @@ function linesOf(file) {
 async function webviewTimes(page, t0) {
   const frame = await webviewFrame(page);
   return frame.evaluate((t) => {
-    const of = (name) => performance.getEntriesByName(name).filter((e) => e.startTime >= t).map((e) => e.duration);
+    const of = (name) =>
+      performance
+        .getEntriesByName(name)
+        .filter((e) => e.startTime >= t)
+        .map((e) => e.duration);
     return { render: of('ck-render'), update: of('ck-update') };
   }, t0);
 }
 
-const summarize = (xs) => ({ n: xs.length, median: Number(quantile(xs, 0.5).toFixed(2)), p95: Number(quantile(xs, 0.95).toFixed(2)), max: Number(Math.max(...xs).toFixed(2)) });
+const summarize = (xs) => ({
+  n: xs.length,
+  median: Number(quantile(xs, 0.5).toFixed(2)),
+  p95: Number(quantile(xs, 0.95).toFixed(2)),
+  max: Number(Math.max(...xs).toFixed(2)),
+});
 
 /** Imports `file`, continues it in a new working session and starts the streaming task; returns the gauge and the webview's clock then. */
 async function streamOn({ wb, sidebar, page }, file, minTokens) {
@@ -329,61 +438,94 @@ export async function longSessionChecks(ctx) {
   updateSettings({ 'contextKeeper.contextWindow': 1_000_000 });
   const figures = [];
   try {
-    await check('long imported session + streaming task: clicks beat deltas, focus and an opened tool result survive 100 deltas', async () => {
-      const { imported, t0 } = await streamOn(ctx, file, 100_000);
-      // "Show earlier messages (N not shown)" counts messages, which are fewer than the lines they give.
-      const earlier = Number((await sidebar.frame.locator('[data-test="load-earlier"]').innerText()).match(/\(([\d,]+) not shown/)?.[1]?.replace(/,/g, '') ?? NaN);
-      const parsed = (() => { try { return JSON.parse(fs.readFileSync(file, 'utf8')); } catch { return undefined; } })();
-      const messages = Array.isArray(parsed) ? parsed.length : Infinity;
-      const lines = linesOf(file);
-      expect(earlier > 0 && earlier < messages && (lines === undefined || earlier < lines - 200), `"Show earlier messages" says ${earlier} for ${messages} messages / ${lines} lines`);
-      // Open a tool result while the reply streams: the click lands before the next delta is rendered.
-      // One some way up the list, as a reader who scrolled back: the view then stops following the
-      // stream, so the target stays where it was measured.
-      const results = sidebar.frame.locator('.turn.result [data-test="tool-result"]');
-      const result = results.nth(Math.max(0, (await results.count()) - 10));
-      const id = await result.locator('xpath=..').locator('xpath=..').getAttribute('data-id');
-      // A real mouse click at the summary's place (no waiting for the page to settle first: it never
-      // does while a reply streams, and waiting is exactly what the check must not do).
-      // Playwright's own scrolling waits for the element to stand still, which it never does while the
-      // transcript follows the stream; scroll it to the middle from inside the page instead.
-      const target = result.locator('summary');
-      await target.evaluate((el) => el.scrollIntoView({ block: 'center' }));
-      const box = await target.boundingBox();
-      expect(box, 'the tool result has no box on screen');
-      await page.mouse.click(box.x + Math.min(40, box.width / 2), box.y + box.height / 2);
-      const start = await webviewStats(page);
-      const click = start.clicks.at(-1);
-      // rendersBetween: update passes that started after the click was made and before its handler ran.
-      expect(click && click.rendersBetween === 0, `a render ran between the click and its handler: ${JSON.stringify(click)}`);
-      await sidebar.frame.locator(`[data-id="${id}"] details[open]`).waitFor({ timeout: 10_000 });
-      const frame = await webviewFrame(page);
-      const focused = () => frame.evaluate(() => document.activeElement?.closest('[data-id]')?.getAttribute('data-id') ?? document.activeElement?.tagName);
-      expect((await focused()) === id, `focus is not on the clicked tool result (${await focused()})`);
-      let now = start;
-      const deadline = Date.now() + 60_000;
-      while (now.deltas < start.deltas + 100 && Date.now() < deadline) {
-        await page.waitForTimeout(250);
-        now = await webviewStats(page);
-      }
-      const focusAfter = await focused();
-      const stillOpen = await sidebar.frame.locator(`[data-id="${id}"] details[open]`).count();
-      await wb.screenshot('12-long-session-streaming');
-      await sidebar.frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 90_000 });
-      const times = await webviewTimes(page, t0);
-      figures.push({ tokens: imported.used, lines: linesOf(file), render: summarize(times.render), update: summarize(times.update) });
-      expect(now.deltas >= start.deltas + 100, `only ${now.deltas - start.deltas} deltas arrived`);
-      expect(focusAfter === id, `focus moved to ${focusAfter} after ${now.deltas - start.deltas} deltas`);
-      expect(stillOpen === 1, 'the opened tool result closed');
-      return `${imported.used} tokens imported; ${now.deltas - start.deltas} deltas; click input delay ${click.delayMs} ms, 0 update passes before it (isInputPending ${now.inputPendingApi ? 'used' : 'absent'}, ${now.deferred} passes put off); webview render ms median ${figures[0].render.median}, p95 ${figures[0].render.p95}, max ${figures[0].render.max}`;
-    });
+    await check(
+      'long imported session + streaming task: clicks beat deltas, focus and an opened tool result survive 100 deltas',
+      async () => {
+        const { imported, t0 } = await streamOn(ctx, file, 100_000);
+        // "Show earlier messages (N not shown)" counts messages, which are fewer than the lines they give.
+        const earlier = Number(
+          (await sidebar.frame.locator('[data-test="load-earlier"]').innerText())
+            .match(/\(([\d,]+) not shown/)?.[1]
+            ?.replace(/,/g, '') ?? NaN,
+        );
+        const parsed = (() => {
+          try {
+            return JSON.parse(fs.readFileSync(file, 'utf8'));
+          } catch {
+            return undefined;
+          }
+        })();
+        const messages = Array.isArray(parsed) ? parsed.length : Infinity;
+        const lines = linesOf(file);
+        expect(
+          earlier > 0 && earlier < messages && (lines === undefined || earlier < lines - 200),
+          `"Show earlier messages" says ${earlier} for ${messages} messages / ${lines} lines`,
+        );
+        // Open a tool result while the reply streams: the click lands before the next delta is rendered.
+        // One some way up the list, as a reader who scrolled back: the view then stops following the
+        // stream, so the target stays where it was measured.
+        const results = sidebar.frame.locator('.turn.result [data-test="tool-result"]');
+        const result = results.nth(Math.max(0, (await results.count()) - 10));
+        const id = await result.locator('xpath=..').locator('xpath=..').getAttribute('data-id');
+        // A real mouse click at the summary's place (no waiting for the page to settle first: it never
+        // does while a reply streams, and waiting is exactly what the check must not do).
+        // Playwright's own scrolling waits for the element to stand still, which it never does while the
+        // transcript follows the stream; scroll it to the middle from inside the page instead.
+        const target = result.locator('summary');
+        await target.evaluate((el) => el.scrollIntoView({ block: 'center' }));
+        const box = await target.boundingBox();
+        expect(box, 'the tool result has no box on screen');
+        await page.mouse.click(box.x + Math.min(40, box.width / 2), box.y + box.height / 2);
+        const start = await webviewStats(page);
+        const click = start.clicks.at(-1);
+        // rendersBetween: update passes that started after the click was made and before its handler ran.
+        expect(
+          click && click.rendersBetween === 0,
+          `a render ran between the click and its handler: ${JSON.stringify(click)}`,
+        );
+        await sidebar.frame.locator(`[data-id="${id}"] details[open]`).waitFor({ timeout: 10_000 });
+        const frame = await webviewFrame(page);
+        const focused = () =>
+          frame.evaluate(
+            () =>
+              document.activeElement?.closest('[data-id]')?.getAttribute('data-id') ?? document.activeElement?.tagName,
+          );
+        expect((await focused()) === id, `focus is not on the clicked tool result (${await focused()})`);
+        let now = start;
+        const deadline = Date.now() + 60_000;
+        while (now.deltas < start.deltas + 100 && Date.now() < deadline) {
+          await page.waitForTimeout(250);
+          now = await webviewStats(page);
+        }
+        const focusAfter = await focused();
+        const stillOpen = await sidebar.frame.locator(`[data-id="${id}"] details[open]`).count();
+        await wb.screenshot('12-long-session-streaming');
+        await sidebar.frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 90_000 });
+        const times = await webviewTimes(page, t0);
+        figures.push({
+          tokens: imported.used,
+          lines: linesOf(file),
+          render: summarize(times.render),
+          update: summarize(times.update),
+        });
+        expect(now.deltas >= start.deltas + 100, `only ${now.deltas - start.deltas} deltas arrived`);
+        expect(focusAfter === id, `focus moved to ${focusAfter} after ${now.deltas - start.deltas} deltas`);
+        expect(stillOpen === 1, 'the opened tool result closed');
+        return `${imported.used} tokens imported; ${now.deltas - start.deltas} deltas; click input delay ${click.delayMs} ms, 0 update passes before it (isInputPending ${now.inputPendingApi ? 'used' : 'absent'}, ${now.deferred} passes put off); webview render ms median ${figures[0].render.median}, p95 ${figures[0].render.p95}, max ${figures[0].render.max}`;
+      },
+    );
     if (mid && fs.existsSync(mid)) {
       await check('webview update times on a 20k-token session while a reply streams', async () => {
         const { imported, t0 } = await streamOn(ctx, mid, 10_000);
         await sidebar.frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 90_000 });
         const times = await webviewTimes(page, t0);
         expect(times.render.length > 50, `only ${times.render.length} render passes measured`);
-        figures.push({ tokens: imported.used, lines: linesOf(mid), render: summarize(times.render), update: summarize(times.update) });
+        figures.push({
+          tokens: imported.used,
+          lines: linesOf(mid),
+          render: summarize(times.render),
+          update: summarize(times.update),
+        });
         return `${imported.used} tokens; ${times.render.length} passes`;
       });
     }
@@ -394,7 +536,9 @@ export async function longSessionChecks(ctx) {
   if (figures.length > 0) {
     fs.writeFileSync(path.join(env('OUT_DIR'), 'webview-times.json'), `${JSON.stringify(figures, null, 2)}\n`);
     for (const f of figures) {
-      log(`webview time to apply an update at ${Math.round(f.tokens / 1000)}k tokens / ${f.lines ?? '?'} lines: render pass median ${f.render.median} ms, p95 ${f.render.p95} ms, max ${f.render.max} ms (${f.render.n} passes); message → on screen median ${f.update.median} ms, p95 ${f.update.p95} ms`);
+      log(
+        `webview time to apply an update at ${Math.round(f.tokens / 1000)}k tokens / ${f.lines ?? '?'} lines: render pass median ${f.render.median} ms, p95 ${f.render.p95} ms, max ${f.render.max} ms (${f.render.n} passes); message → on screen median ${f.update.median} ms, p95 ${f.update.p95} ms`,
+      );
     }
   }
 }

@@ -33,7 +33,13 @@ try {
     await wb.palette('ContextKeeper: Import Transcript', 'ContextKeeper: Import Transcript');
     await wb.palette('ContextKeeper: Compact Conversation', 'ContextKeeper: Compact Conversation');
     await wb.palette('ContextKeeper: New Agent Task');
-    const agent = await wb.paletteRow('ContextKeeper: New Agent Task').waitFor({ timeout: 3_000 }).then(() => true, () => false);
+    const agent = await wb
+      .paletteRow('ContextKeeper: New Agent Task')
+      .waitFor({ timeout: 3_000 })
+      .then(
+        () => true,
+        () => false,
+      );
     await wb.closeQuickInput();
     expect(!agent, 'New Agent Task is listed in Restricted Mode');
   });
@@ -64,10 +70,15 @@ try {
     await sidebar.frame.locator('[data-test="compact"]').click();
     // The checkpoint row is the proof; the toast can come and go before it is looked for.
     const row = sidebar.frame.locator('[data-test="checkpoint"][data-trigger="manual"]').first();
-    const toast = await wb.waitToast(/compacted [\d.]+[kM]? → [\d.]+[kM]? tokens/, 20_000).catch(() => 'toast not seen');
+    const toast = await wb
+      .waitToast(/compacted [\d.]+[kM]? → [\d.]+[kM]? tokens/, 20_000)
+      .catch(() => 'toast not seen');
     await row.waitFor({ timeout: 60_000 });
     const text = await row.innerText();
-    expect(/extractive/.test(text), `the checkpoint does not name the extractive summarizer (the workspace's summary model must not be used): ${text}`);
+    expect(
+      /extractive/.test(text),
+      `the checkpoint does not name the extractive summarizer (the workspace's summary model must not be used): ${text}`,
+    );
     await wb.screenshot('21-restricted-mode-import-compact');
     await wb.clearToasts();
     return `${toast}; gauge ${imported.used} tokens before`;

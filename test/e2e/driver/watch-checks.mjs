@@ -6,7 +6,13 @@ import fs from 'node:fs';
 
 let n = 1000;
 let parent = 'seed-last';
-const base = { sessionId: 'e2e', cwd: '/w', version: '2.1.0', isSidechain: false, timestamp: '2026-01-01T00:00:00.000Z' };
+const base = {
+  sessionId: 'e2e',
+  cwd: '/w',
+  version: '2.1.0',
+  isSidechain: false,
+  timestamp: '2026-01-01T00:00:00.000Z',
+};
 function record(o) {
   const uuid = `e2e-${++n}`;
   const line = JSON.stringify({ ...base, uuid, parentUuid: parent, ...o });
@@ -18,7 +24,13 @@ export async function watchChecks({ check, expect, wb, page, env }) {
   const file = env('AGENT_SESSION_FILE', false);
   if (!file || !fs.existsSync(file)) return;
   const row = () => page.locator('.monaco-list-row', { hasText: 'Claude Code' }).first();
-  const description = async () => (await row().locator('.label-description').innerText().catch(() => '')).trim();
+  const description = async () =>
+    (
+      await row()
+        .locator('.label-description')
+        .innerText()
+        .catch(() => '')
+    ).trim();
 
   await check('agent sessions: the workspace Claude Code session is listed and followed', async () => {
     const header = page.locator('.pane-header', { hasText: 'Agent Sessions' }).first();
@@ -38,14 +50,28 @@ export async function watchChecks({ check, expect, wb, page, env }) {
     fs.appendFileSync(
       file,
       [
-        record({ type: 'assistant', message: { role: 'assistant', id: 'm-e2e-1', model: 'claude-sonnet-4-5', content: [{ type: 'tool_use', id: 'e2e-t1', name: 'Read', input: { file_path: 'src/handler.ts' } }], usage: { input_tokens: 30000, output_tokens: 10 } } }),
-        record({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'e2e-t1', content: output }] } }),
+        record({
+          type: 'assistant',
+          message: {
+            role: 'assistant',
+            id: 'm-e2e-1',
+            model: 'claude-sonnet-4-5',
+            content: [{ type: 'tool_use', id: 'e2e-t1', name: 'Read', input: { file_path: 'src/handler.ts' } }],
+            usage: { input_tokens: 30000, output_tokens: 10 },
+          },
+        }),
+        record({
+          type: 'user',
+          message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'e2e-t1', content: output }] },
+        }),
       ].join('\n') + '\n',
     );
     const started = Date.now();
     await page.waitForFunction(
       ([prev]) => {
-        const rows = [...document.querySelectorAll('.monaco-list-row')].filter((r) => r.textContent?.includes('Claude Code'));
+        const rows = [...document.querySelectorAll('.monaco-list-row')].filter((r) =>
+          r.textContent?.includes('Claude Code'),
+        );
         const d = rows[0]?.querySelector('.label-description')?.textContent?.trim() ?? '';
         return d !== '' && d !== prev;
       },
@@ -58,9 +84,24 @@ export async function watchChecks({ check, expect, wb, page, env }) {
   });
 
   await check('agent sessions: a compaction appended live appears as the agent checkpoint', async () => {
-    const boundary = JSON.stringify({ ...base, type: 'system', subtype: 'compact_boundary', uuid: 'e2e-boundary', parentUuid: null, logicalParentUuid: parent, content: 'Conversation compacted' });
+    const boundary = JSON.stringify({
+      ...base,
+      type: 'system',
+      subtype: 'compact_boundary',
+      uuid: 'e2e-boundary',
+      parentUuid: null,
+      logicalParentUuid: parent,
+      content: 'Conversation compacted',
+    });
     parent = 'e2e-boundary';
-    const summary = record({ type: 'user', isCompactSummary: true, message: { role: 'user', content: 'This session is being continued from a previous conversation. Summary: the handler was read.' } });
+    const summary = record({
+      type: 'user',
+      isCompactSummary: true,
+      message: {
+        role: 'user',
+        content: 'This session is being continued from a previous conversation. Summary: the handler was read.',
+      },
+    });
     fs.appendFileSync(file, `${boundary}\n${summary}\n`);
     const item = page.locator('.monaco-list-row', { hasText: 'Compacted at line' }).first();
     await item.waitFor({ timeout: 15_000 });

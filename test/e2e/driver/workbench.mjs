@@ -21,7 +21,15 @@ export async function launchWorkbench(playwrightDir, outDir, log) {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport: { width: 1400, height: 900 },
   });
   const page = context.pages()[0] ?? (await context.newPage());
@@ -94,7 +102,9 @@ export class Workbench {
   /** The activity bar entry of a view container, by its title prefix. */
   activityItem(title) {
     return this.page
-      .locator(`.part.activitybar .action-item a[aria-label^="${title}"], .part.activitybar .action-item[aria-label^="${title}"]`)
+      .locator(
+        `.part.activitybar .action-item a[aria-label^="${title}"], .part.activitybar .action-item[aria-label^="${title}"]`,
+      )
       .first();
   }
 
@@ -153,7 +163,9 @@ export class Workbench {
   async answerInput(text, { titleContains } = {}) {
     await this.quickInputBox.waitFor({ state: 'visible', timeout: 15_000 });
     if (titleContains) {
-      await this.page.locator('.quick-input-widget .quick-input-title', { hasText: titleContains }).waitFor({ timeout: 10_000 });
+      await this.page
+        .locator('.quick-input-widget .quick-input-title', { hasText: titleContains })
+        .waitFor({ timeout: 10_000 });
     }
     await this.quickInputBox.fill(text);
     await this.page.keyboard.press('Enter');
@@ -203,7 +215,11 @@ export class Workbench {
   async clearToasts() {
     await this.closeQuickInput();
     await this.runCommand('Notifications: Clear All Notifications');
-    await this.page.locator('.notifications-toasts .notification-toast:visible').first().waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => {});
+    await this.page
+      .locator('.notifications-toasts .notification-toast:visible')
+      .first()
+      .waitFor({ state: 'hidden', timeout: 5_000 })
+      .catch(() => {});
   }
 
   /** The inner frame of the webview whose outer iframe is ready and visible. */

@@ -46,7 +46,13 @@ function responder(body) {
     const part = done + 1;
     return {
       content: `Reading part ${part} of the design notes.`,
-      toolCalls: [{ id: `call_read_${part}_${Date.now()}`, name: 'read_file', arguments: JSON.stringify({ path: `docs/part${part}.md` }) }],
+      toolCalls: [
+        {
+          id: `call_read_${part}_${Date.now()}`,
+          name: 'read_file',
+          arguments: JSON.stringify({ path: `docs/part${part}.md` }),
+        },
+      ],
     };
   }
   // "read only": the same reads, then an answer without the write (no approval needed).
@@ -56,7 +62,13 @@ function responder(body) {
   if (done === READS) {
     return {
       content: 'Writing the summary of the notes.',
-      toolCalls: [{ id: `call_write_${Date.now()}`, name: 'write_file', arguments: JSON.stringify({ path: 'notes.md', content: '# Notes\n\nAll five parts were read.\n' }) }],
+      toolCalls: [
+        {
+          id: `call_write_${Date.now()}`,
+          name: 'write_file',
+          arguments: JSON.stringify({ path: 'notes.md', content: '# Notes\n\nAll five parts were read.\n' }),
+        },
+      ],
     };
   }
   const answer = 'All five parts are read and notes.md is written. The budget held thanks to the checkpoint.';

@@ -51,12 +51,25 @@ export function changeSecretElsewhere(key: string, value: string | undefined): v
 const root = path.resolve(__dirname, '../../../..');
 
 /** The parts of an extension context the extension reads. */
-export type ContextParts = Pick<vscode.ExtensionContext, 'subscriptions' | 'secrets' | 'workspaceState' | 'globalState' | 'storageUri' | 'globalStorageUri' | 'extensionUri' | 'extensionPath'> & {
+export type ContextParts = Pick<
+  vscode.ExtensionContext,
+  | 'subscriptions'
+  | 'secrets'
+  | 'workspaceState'
+  | 'globalState'
+  | 'storageUri'
+  | 'globalStorageUri'
+  | 'extensionUri'
+  | 'extensionPath'
+> & {
   extension: Pick<vscode.Extension<unknown>, 'id' | 'packageJSON' | 'extensionUri'>;
 };
 
 /** A context whose storage lives under `storageDir`; `workspaceState` as given (a reload keeps it). */
-export function fakeExtensionContext(storageDir: string, workspaceState: FakeMemento = new FakeMemento()): vscode.ExtensionContext {
+export function fakeExtensionContext(
+  storageDir: string,
+  workspaceState: FakeMemento = new FakeMemento(),
+): vscode.ExtensionContext {
   const packageJSON = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as unknown;
   const extensionUri = Uri.file(root);
   const parts: ContextParts = {

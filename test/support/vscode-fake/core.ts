@@ -86,19 +86,50 @@ export class CancellationTokenSource implements vscode.CancellationTokenSource {
   }
 }
 
-export enum StatusBarAlignment { Left = 1, Right = 2 }
+export enum StatusBarAlignment {
+  Left = 1,
+  Right = 2,
+}
 
-export enum ProgressLocation { SourceControl = 1, Window = 10, Notification = 15 }
+export enum ProgressLocation {
+  SourceControl = 1,
+  Window = 10,
+  Notification = 15,
+}
 
-export enum ConfigurationTarget { Global = 1, Workspace = 2, WorkspaceFolder = 3 }
+export enum ConfigurationTarget {
+  Global = 1,
+  Workspace = 2,
+  WorkspaceFolder = 3,
+}
 
-export enum TreeItemCollapsibleState { None = 0, Collapsed = 1, Expanded = 2 }
+export enum TreeItemCollapsibleState {
+  None = 0,
+  Collapsed = 1,
+  Expanded = 2,
+}
 
-export enum FileType { Unknown = 0, File = 1, Directory = 2, SymbolicLink = 64 }
+export enum FileType {
+  Unknown = 0,
+  File = 1,
+  Directory = 2,
+  SymbolicLink = 64,
+}
 
-export enum ViewColumn { Active = -1, Beside = -2, One = 1 }
+export enum ViewColumn {
+  Active = -1,
+  Beside = -2,
+  One = 1,
+}
 
-export enum LogLevel { Off = 0, Trace = 1, Debug = 2, Info = 3, Warning = 4, Error = 5 }
+export enum LogLevel {
+  Off = 0,
+  Trace = 1,
+  Debug = 2,
+  Info = 3,
+  Warning = 4,
+  Error = 5,
+}
 
 export class ThemeColor implements vscode.ThemeColor {
   constructor(readonly id: string) {}
@@ -107,7 +138,10 @@ export class ThemeColor implements vscode.ThemeColor {
 export class ThemeIcon implements vscode.ThemeIcon {
   static readonly File = new ThemeIcon('file');
   static readonly Folder = new ThemeIcon('folder');
-  constructor(readonly id: string, readonly color?: vscode.ThemeColor) {}
+  constructor(
+    readonly id: string,
+    readonly color?: vscode.ThemeColor,
+  ) {}
 }
 
 export class MarkdownString implements vscode.MarkdownString {
@@ -115,7 +149,10 @@ export class MarkdownString implements vscode.MarkdownString {
   supportThemeIcons?: boolean;
   supportHtml?: boolean;
   baseUri?: vscode.Uri;
-  constructor(public value = '', supportThemeIcons = false) {
+  constructor(
+    public value = '',
+    supportThemeIcons = false,
+  ) {
     this.supportThemeIcons = supportThemeIcons;
   }
   appendText(value: string): MarkdownString {
@@ -143,7 +180,10 @@ export class TreeItem implements vscode.TreeItem {
   contextValue?: string;
   accessibilityInformation?: vscode.AccessibilityInformation;
   collapsibleState?: vscode.TreeItemCollapsibleState;
-  constructor(labelOrUri: string | vscode.TreeItemLabel | vscode.Uri, collapsibleState?: vscode.TreeItemCollapsibleState) {
+  constructor(
+    labelOrUri: string | vscode.TreeItemLabel | vscode.Uri,
+    collapsibleState?: vscode.TreeItemCollapsibleState,
+  ) {
     if (labelOrUri instanceof URI) this.resourceUri = labelOrUri;
     else this.label = labelOrUri as string | vscode.TreeItemLabel;
     this.collapsibleState = collapsibleState;
@@ -151,7 +191,10 @@ export class TreeItem implements vscode.TreeItem {
 }
 
 export class TabInputTextDiff implements vscode.TabInputTextDiff {
-  constructor(readonly original: vscode.Uri, readonly modified: vscode.Uri) {}
+  constructor(
+    readonly original: vscode.Uri,
+    readonly modified: vscode.Uri,
+  ) {}
 }
 
 export class TabInputText implements vscode.TabInputText {
@@ -161,7 +204,10 @@ export class TabInputText implements vscode.TabInputText {
 export class RelativePattern implements vscode.RelativePattern {
   baseUri: vscode.Uri;
   base: string;
-  constructor(base: vscode.WorkspaceFolder | vscode.Uri | string, readonly pattern: string) {
+  constructor(
+    base: vscode.WorkspaceFolder | vscode.Uri | string,
+    readonly pattern: string,
+  ) {
     this.baseUri = typeof base === 'string' ? Uri.file(base) : 'uri' in base ? base.uri : base;
     this.base = this.baseUri.fsPath;
   }

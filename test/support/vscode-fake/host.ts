@@ -30,7 +30,10 @@ export interface RunningProgress {
 export interface UserScript {
   message(shown: ShownMessage): string | undefined;
   input(options: vscode.InputBoxOptions | undefined): string | undefined;
-  quickPick(items: readonly vscode.QuickPickItem[], options: vscode.QuickPickOptions | undefined): vscode.QuickPickItem | undefined;
+  quickPick(
+    items: readonly vscode.QuickPickItem[],
+    options: vscode.QuickPickOptions | undefined,
+  ): vscode.QuickPickItem | undefined;
   openDialog(options: vscode.OpenDialogOptions | undefined): vscode.Uri[] | undefined;
   saveDialog(options: vscode.SaveDialogOptions | undefined): vscode.Uri | undefined;
 }
@@ -55,8 +58,12 @@ const manifestPath = path.resolve(__dirname, '../../../../package.json');
 
 /** The real package.json's configuration defaults, keyed by full name (`contextKeeper.model`). */
 function manifestDefaults(): Map<string, SettingLayers> {
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { contributes: { configuration: { properties: Record<string, { default?: unknown }> } } };
-  return new Map(Object.entries(manifest.contributes.configuration.properties).map(([key, p]) => [key, { defaultValue: p.default }]));
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
+    contributes: { configuration: { properties: Record<string, { default?: unknown }> } };
+  };
+  return new Map(
+    Object.entries(manifest.contributes.configuration.properties).map(([key, p]) => [key, { defaultValue: p.default }]),
+  );
 }
 
 /** The fake editor's state. One instance, reset between tests. */
@@ -84,7 +91,12 @@ export class FakeHost {
   isTrusted = true;
   workspaceFolders: vscode.WorkspaceFolder[] | undefined = undefined;
   /** Answers `workspace.findFiles` (the fake does not search). */
-  findFiles: (pattern: vscode.GlobPattern, exclude: vscode.GlobPattern | null | undefined, maxResults: number | undefined, token: vscode.CancellationToken | undefined) => vscode.Uri[] = () => [];
+  findFiles: (
+    pattern: vscode.GlobPattern,
+    exclude: vscode.GlobPattern | null | undefined,
+    maxResults: number | undefined,
+    token: vscode.CancellationToken | undefined,
+  ) => vscode.Uri[] = () => [];
 
   readonly onDidChangeConfiguration = new EventEmitter<vscode.ConfigurationChangeEvent>();
   readonly onDidGrantWorkspaceTrust = new EventEmitter<void>();
@@ -106,39 +118,70 @@ export class FakeHost {
 
   /** Listeners the extension still holds on the editor's own events. */
   editorListenerCount(): number {
-    return [this.onDidChangeConfiguration, this.onDidGrantWorkspaceTrust, this.onDidCloseTextDocument, this.onDidChangeWorkspaceFolders, this.onDidChangeSecrets]
-      .reduce((sum, emitter) => sum + emitter.listenerCount, 0);
+    return [
+      this.onDidChangeConfiguration,
+      this.onDidGrantWorkspaceTrust,
+      this.onDidCloseTextDocument,
+      this.onDidChangeWorkspaceFolders,
+      this.onDidChangeSecrets,
+    ].reduce((sum, emitter) => sum + emitter.listenerCount, 0);
   }
 
   /** Sets a user (global) or workspace value, as editing settings.json does, and announces the change. */
-  setSetting(key: string, value: unknown, layer: 'globalValue' | 'workspaceValue' | 'workspaceFolderValue' = 'globalValue'): void {
+  setSetting(
+    key: string,
+    value: unknown,
+    layer: 'globalValue' | 'workspaceValue' | 'workspaceFolderValue' = 'globalValue',
+  ): void {
     const layers = this.settings.get(key) ?? {};
     this.settings.set(key, { ...layers, [layer]: value });
-    this.onDidChangeConfiguration.fire({ affectsConfiguration: (section) => key === section || key.startsWith(`${section}.`) });
+    this.onDidChangeConfiguration.fire({
+      affectsConfiguration: (section) => key === section || key.startsWith(`${section}.`),
+    });
   }
 
   /** What `get` answers: the most specific layer set. */
   settingValue(key: string): unknown {
     const l = this.settings.get(key);
     if (!l) return undefined;
-    for (const v of [l.workspaceFolderValue, l.workspaceValue, l.globalValue, l.defaultValue]) if (v !== undefined) return v;
+    for (const v of [l.workspaceFolderValue, l.workspaceValue, l.globalValue, l.defaultValue])
+      if (v !== undefined) return v;
     return undefined;
   }
 
   /** Records a notification and returns the user's button. */
   show(severity: ShownMessage['severity'], message: string, rest: unknown[]): string | vscode.MessageItem | undefined {
-    const options = typeof rest[0] === 'object' && rest[0] !== null && !('title' in rest[0]) ? (rest.shift() as vscode.MessageOptions) : undefined;
+    const options =
+      typeof rest[0] === 'object' && rest[0] !== null && !('title' in rest[0])
+        ? (rest.shift() as vscode.MessageOptions)
+        : undefined;
     const items = rest as Array<string | vscode.MessageItem>;
-    const shown: ShownMessage = { severity, message, items: items.map((i) => (typeof i === 'string' ? i : i.title)), modal: options?.modal === true, ...(options?.detail ? { detail: options.detail } : {}) };
+    const shown: ShownMessage = {
+      severity,
+      message,
+      items: items.map((i) => (typeof i === 'string' ? i : i.title)),
+      modal: options?.modal === true,
+      ...(options?.detail ? { detail: options.detail } : {}),
+    };
     this.messages.push(shown);
     const answer = this.user.message(shown);
     return answer === undefined ? undefined : items.find((i) => (typeof i === 'string' ? i : i.title) === answer);
   }
 
   /** Runs a progress task with a token the test can cancel (the notification's Cancel). */
-  async runProgress<R>(options: vscode.ProgressOptions, task: (progress: vscode.Progress<{ message?: string; increment?: number }>, token: vscode.CancellationToken) => Thenable<R>): Promise<R> {
+  async runProgress<R>(
+    options: vscode.ProgressOptions,
+    task: (
+      progress: vscode.Progress<{ message?: string; increment?: number }>,
+      token: vscode.CancellationToken,
+    ) => Thenable<R>,
+  ): Promise<R> {
     const source = new CancellationTokenSource();
-    const entry: RunningProgress = { title: options.title, cancellable: options.cancellable === true, cancel: () => source.cancel() };
+    const entry: RunningProgress = {
+      title: options.title,
+      cancellable: options.cancellable === true,
+      cancel: () => source.cancel(),
+    };
     this.progress.push(entry);
     try {
       return await task({ report: () => undefined }, source.token);

@@ -37,7 +37,8 @@ export const commands = {
 } satisfies Partial<typeof vscode.commands>;
 
 function messageFn(severity: 'information' | 'warning' | 'error') {
-  return async <T>(message: string, ...rest: unknown[]): Promise<T | undefined> => host.show(severity, message, rest) as T | undefined;
+  return async <T>(message: string, ...rest: unknown[]): Promise<T | undefined> =>
+    host.show(severity, message, rest) as T | undefined;
 }
 
 const visibleTextEditors: vscode.TextEditor[] = [];
@@ -52,11 +53,17 @@ export const window = {
     // VS Code does not accept a value its validator rejects.
     if (answer !== undefined && options?.validateInput) {
       const problem = await options.validateInput(answer);
-      if (problem) throw new Error(`the input box refused ${JSON.stringify(answer)}: ${typeof problem === 'string' ? problem : problem.message}`);
+      if (problem)
+        throw new Error(
+          `the input box refused ${JSON.stringify(answer)}: ${typeof problem === 'string' ? problem : problem.message}`,
+        );
     }
     return answer;
   },
-  async showQuickPick<T extends vscode.QuickPickItem>(items: readonly T[] | Thenable<readonly T[]>, options?: vscode.QuickPickOptions): Promise<T | undefined> {
+  async showQuickPick<T extends vscode.QuickPickItem>(
+    items: readonly T[] | Thenable<readonly T[]>,
+    options?: vscode.QuickPickOptions,
+  ): Promise<T | undefined> {
     const list = await items;
     return host.user.quickPick(list, options) as T | undefined;
   },
@@ -66,10 +73,20 @@ export const window = {
   async showSaveDialog(options?: vscode.SaveDialogOptions): Promise<vscode.Uri | undefined> {
     return host.user.saveDialog(options);
   },
-  withProgress<R>(options: vscode.ProgressOptions, task: (progress: vscode.Progress<{ message?: string; increment?: number }>, token: vscode.CancellationToken) => Thenable<R>): Promise<R> {
+  withProgress<R>(
+    options: vscode.ProgressOptions,
+    task: (
+      progress: vscode.Progress<{ message?: string; increment?: number }>,
+      token: vscode.CancellationToken,
+    ) => Thenable<R>,
+  ): Promise<R> {
     return host.runProgress(options, task);
   },
-  createStatusBarItem(idOrAlignment?: string | vscode.StatusBarAlignment, alignmentOrPriority?: number, priority?: number): vscode.StatusBarItem {
+  createStatusBarItem(
+    idOrAlignment?: string | vscode.StatusBarAlignment,
+    alignmentOrPriority?: number,
+    priority?: number,
+  ): vscode.StatusBarItem {
     return typeof idOrAlignment === 'string'
       ? new FakeStatusBarItem(idOrAlignment, alignmentOrPriority, priority)
       : new FakeStatusBarItem('', idOrAlignment, alignmentOrPriority);
@@ -133,13 +150,23 @@ export const workspace = {
     };
     return config as vscode.WorkspaceConfiguration;
   },
-  onDidChangeConfiguration: (listener: (e: vscode.ConfigurationChangeEvent) => unknown, thisArgs?: unknown, disposables?: vscode.Disposable[]) =>
-    host.onDidChangeConfiguration.event(listener, thisArgs, disposables),
-  onDidGrantWorkspaceTrust: (listener: () => unknown, thisArgs?: unknown, disposables?: vscode.Disposable[]) => host.onDidGrantWorkspaceTrust.event(listener, thisArgs, disposables),
-  onDidCloseTextDocument: (listener: (e: vscode.TextDocument) => unknown, thisArgs?: unknown, disposables?: vscode.Disposable[]) =>
-    host.onDidCloseTextDocument.event(listener, thisArgs, disposables),
-  onDidChangeWorkspaceFolders: (listener: (e: vscode.WorkspaceFoldersChangeEvent) => unknown, thisArgs?: unknown, disposables?: vscode.Disposable[]) =>
-    host.onDidChangeWorkspaceFolders.event(listener, thisArgs, disposables),
+  onDidChangeConfiguration: (
+    listener: (e: vscode.ConfigurationChangeEvent) => unknown,
+    thisArgs?: unknown,
+    disposables?: vscode.Disposable[],
+  ) => host.onDidChangeConfiguration.event(listener, thisArgs, disposables),
+  onDidGrantWorkspaceTrust: (listener: () => unknown, thisArgs?: unknown, disposables?: vscode.Disposable[]) =>
+    host.onDidGrantWorkspaceTrust.event(listener, thisArgs, disposables),
+  onDidCloseTextDocument: (
+    listener: (e: vscode.TextDocument) => unknown,
+    thisArgs?: unknown,
+    disposables?: vscode.Disposable[],
+  ) => host.onDidCloseTextDocument.event(listener, thisArgs, disposables),
+  onDidChangeWorkspaceFolders: (
+    listener: (e: vscode.WorkspaceFoldersChangeEvent) => unknown,
+    thisArgs?: unknown,
+    disposables?: vscode.Disposable[],
+  ) => host.onDidChangeWorkspaceFolders.event(listener, thisArgs, disposables),
   get isTrusted(): boolean {
     return host.isTrusted;
   },
@@ -150,18 +177,36 @@ export const workspace = {
     return host.register('content-provider', scheme, provider);
   },
   /** Documents of a registered scheme come from its provider; `file:` documents from disk; `{content}` as given. */
-  async openTextDocument(arg?: vscode.Uri | string | { language?: string; content?: string }): Promise<vscode.TextDocument> {
+  async openTextDocument(
+    arg?: vscode.Uri | string | { language?: string; content?: string },
+  ): Promise<vscode.TextDocument> {
     if (typeof arg === 'string') arg = Uri.file(arg);
     if (arg === undefined || !('scheme' in arg)) {
-      return new FakeTextDocument(Uri.from({ scheme: 'untitled', path: `/Untitled-${++untitled}` }), arg?.content ?? '', arg?.language ?? 'plaintext').asDocument();
+      return new FakeTextDocument(
+        Uri.from({ scheme: 'untitled', path: `/Untitled-${++untitled}` }),
+        arg?.content ?? '',
+        arg?.language ?? 'plaintext',
+      ).asDocument();
     }
     const uri = arg;
-    const provider = contentProviders().find((r) => r.id === uri.scheme)?.target as vscode.TextDocumentContentProvider | undefined;
-    if (provider) return new FakeTextDocument(uri, (await provider.provideTextDocumentContent(uri, new CancellationTokenSource().token)) ?? '', 'markdown').asDocument();
-    if (uri.scheme === 'file') return new FakeTextDocument(uri, await fs.readFile(uri.fsPath, 'utf8'), 'plaintext').asDocument();
+    const provider = contentProviders().find((r) => r.id === uri.scheme)?.target as
+      vscode.TextDocumentContentProvider | undefined;
+    if (provider)
+      return new FakeTextDocument(
+        uri,
+        (await provider.provideTextDocumentContent(uri, new CancellationTokenSource().token)) ?? '',
+        'markdown',
+      ).asDocument();
+    if (uri.scheme === 'file')
+      return new FakeTextDocument(uri, await fs.readFile(uri.fsPath, 'utf8'), 'plaintext').asDocument();
     throw new Error(`cannot open ${uri.toString()}: no content provider for scheme ${uri.scheme}`);
   },
-  async findFiles(include: vscode.GlobPattern, exclude?: vscode.GlobPattern | null, maxResults?: number, token?: vscode.CancellationToken): Promise<vscode.Uri[]> {
+  async findFiles(
+    include: vscode.GlobPattern,
+    exclude?: vscode.GlobPattern | null,
+    maxResults?: number,
+    token?: vscode.CancellationToken,
+  ): Promise<vscode.Uri[]> {
     return host.findFiles(include, exclude, maxResults, token);
   },
   asRelativePath(pathOrUri: string | vscode.Uri): string {
@@ -172,11 +217,19 @@ export const workspace = {
   fs: {
     readFile: async (uri: vscode.Uri) => new Uint8Array(await fs.readFile(uri.fsPath)),
     writeFile: async (uri: vscode.Uri, content: Uint8Array) => fs.writeFile(uri.fsPath, content),
-    delete: async (uri: vscode.Uri, options?: { recursive?: boolean }) => fs.rm(uri.fsPath, { recursive: options?.recursive === true }),
+    delete: async (uri: vscode.Uri, options?: { recursive?: boolean }) =>
+      fs.rm(uri.fsPath, { recursive: options?.recursive === true }),
     readDirectory: async (uri: vscode.Uri) =>
-      (await fs.readdir(uri.fsPath, { withFileTypes: true })).map(
-        (d): [string, vscode.FileType] => [d.name, d.isSymbolicLink() ? FileType.SymbolicLink : d.isDirectory() ? FileType.Directory : d.isFile() ? FileType.File : FileType.Unknown],
-      ),
+      (await fs.readdir(uri.fsPath, { withFileTypes: true })).map((d): [string, vscode.FileType] => [
+        d.name,
+        d.isSymbolicLink()
+          ? FileType.SymbolicLink
+          : d.isDirectory()
+            ? FileType.Directory
+            : d.isFile()
+              ? FileType.File
+              : FileType.Unknown,
+      ]),
   } as unknown as vscode.FileSystem,
 } satisfies Partial<typeof vscode.workspace>;
 
@@ -196,16 +249,25 @@ export const chatModels: LmChat[] = [];
 /** `lm`: selection over {@link chatModels} by vendor, family, version and id, as VS Code filters. */
 export const lm = {
   async selectChatModels(selector: vscode.LanguageModelChatSelector = {}): Promise<LmChat[]> {
-    return chatModels.filter((m) => (['vendor', 'family', 'version', 'id'] as const).every((k) => selector[k] === undefined || selector[k] === m[k]));
+    return chatModels.filter((m) =>
+      (['vendor', 'family', 'version', 'id'] as const).every((k) => selector[k] === undefined || selector[k] === m[k]),
+    );
   },
   onDidChangeChatModels: (listener: () => unknown) => new Disposable(() => void listener),
 };
 
 export const LanguageModelChatMessage = {
-  User: (content: string | Array<TextPart | ToolResultPart>, name?: string) => Object.assign(new ChatMessage(1, content), { name }),
-  Assistant: (content: string | Array<TextPart | ToolCallPart>, name?: string) => Object.assign(new ChatMessage(2, content), { name }),
+  User: (content: string | Array<TextPart | ToolResultPart>, name?: string) =>
+    Object.assign(new ChatMessage(1, content), { name }),
+  Assistant: (content: string | Array<TextPart | ToolCallPart>, name?: string) =>
+    Object.assign(new ChatMessage(2, content), { name }),
 };
-export { TextPart as LanguageModelTextPart, ToolCallPart as LanguageModelToolCallPart, ToolResultPart as LanguageModelToolResultPart, LanguageModelError };
+export {
+  TextPart as LanguageModelTextPart,
+  ToolCallPart as LanguageModelToolCallPart,
+  ToolResultPart as LanguageModelToolResultPart,
+  LanguageModelError,
+};
 export { TabInputTextDiff };
 
 /** A clean editor for the next test: new host state, no tabs, no chat models. */

@@ -19,7 +19,11 @@ export class FakeStatusBarItem implements vscode.StatusBarItem {
   visible = false;
   private readonly registration: vscode.Disposable;
 
-  constructor(readonly id: string, readonly alignment: vscode.StatusBarAlignment = 1, readonly priority: number | undefined = undefined) {
+  constructor(
+    readonly id: string,
+    readonly alignment: vscode.StatusBarAlignment = 1,
+    readonly priority: number | undefined = undefined,
+  ) {
     this.registration = host.register('status-bar-item', id, this);
   }
 
@@ -87,7 +91,10 @@ export class FakeLogChannel implements vscode.LogOutputChannel {
 }
 
 /** The parts of a text document the fake models. */
-type DocumentParts = Pick<vscode.TextDocument, 'uri' | 'fileName' | 'isUntitled' | 'languageId' | 'version' | 'isDirty' | 'isClosed' | 'lineCount' | 'getText'>;
+type DocumentParts = Pick<
+  vscode.TextDocument,
+  'uri' | 'fileName' | 'isUntitled' | 'languageId' | 'version' | 'isDirty' | 'isClosed' | 'lineCount' | 'getText'
+>;
 
 /** A read-only text document with the text it was opened with (only {@link DocumentParts} are there). */
 export class FakeTextDocument implements DocumentParts {
@@ -98,7 +105,11 @@ export class FakeTextDocument implements DocumentParts {
   readonly isClosed = false;
   readonly lineCount: number;
 
-  constructor(readonly uri: vscode.Uri, private readonly text: string, readonly languageId: string) {
+  constructor(
+    readonly uri: vscode.Uri,
+    private readonly text: string,
+    readonly languageId: string,
+  ) {
     this.fileName = uri.fsPath;
     this.isUntitled = uri.scheme === 'untitled';
     this.lineCount = text.split('\n').length;
@@ -149,7 +160,12 @@ export const tabGroups = {
     this.activate({ label: title, input: new TabInputTextDiff(original, modified), group, isActive: true });
   },
   openText(uri: vscode.Uri): void {
-    this.activate({ label: uri.path.split('/').pop() ?? uri.path, input: new TabInputText(uri), group, isActive: true });
+    this.activate({
+      label: uri.path.split('/').pop() ?? uri.path,
+      input: new TabInputText(uri),
+      group,
+      isActive: true,
+    });
   },
   activate(tab: FakeTab): void {
     for (const t of group.tabs) t.isActive = false;

@@ -51,7 +51,12 @@ function entryOf(item: ContextItem): MessageParts {
   const m = item.message;
   let hit = partCache.get(m);
   if (!hit) {
-    const source = m.role === 'tool' || (m.role === 'user' && isToolOutputText(contentText(m))) ? 'output' : m.role === 'user' || m.role === 'assistant' ? 'conversation' : undefined;
+    const source =
+      m.role === 'tool' || (m.role === 'user' && isToolOutputText(contentText(m)))
+        ? 'output'
+        : m.role === 'user' || m.role === 'assistant'
+          ? 'conversation'
+          : undefined;
     hit = { source };
     partCache.set(m, hit);
   }
@@ -73,7 +78,10 @@ function* partsOfSource(items: readonly ContextItem[], key: 'args' | 'conversati
       const calls = toolCallsOf(m);
       for (let k = 0; k < calls.length; k++) {
         const text = `${calls[k].name} ${calls[k].arguments}`;
-        yield { text, read: () => (entryOf(it).args ??= calls.map((c) => identifiersOfPart(`${c.name} ${c.arguments}`)))[k] };
+        yield {
+          text,
+          read: () => (entryOf(it).args ??= calls.map((c) => identifiersOfPart(`${c.name} ${c.arguments}`)))[k],
+        };
       }
       continue;
     }
@@ -90,7 +98,10 @@ function* partsOfSource(items: readonly ContextItem[], key: 'args' | 'conversati
  * from the first part whose join is not sealed, the rest of the text joined and read whole. A caller
  * that stops early (the back-fill's budget is spent) reads no more of the span than it used.
  */
-export function* sourceIdentifiers(items: readonly ContextItem[], key: 'args' | 'conversation' | 'output'): Generator<string> {
+export function* sourceIdentifiers(
+  items: readonly ContextItem[],
+  key: 'args' | 'conversation' | 'output',
+): Generator<string> {
   const seen = new Set<string>();
   const parts = partsOfSource(items, key);
   let cur = parts.next();
@@ -128,7 +139,12 @@ const MIN_LINE_COST = 6;
  * is not missing. `moved` maps old paths to where the files live now.
  * Returns the new text and the identifiers added. Never throws.
  */
-export function backfillIdentifiers(summary: string, items: readonly ContextItem[], maxChars: number, moved: ReadonlyMap<string, string> = new Map()): { text: string; added: string[] } {
+export function backfillIdentifiers(
+  summary: string,
+  items: readonly ContextItem[],
+  maxChars: number,
+  moved: ReadonlyMap<string, string> = new Map(),
+): { text: string; added: string[] } {
   const added: string[] = [];
   const seen = new Set<string>();
   const inSummary = new SummaryIndex(summary);

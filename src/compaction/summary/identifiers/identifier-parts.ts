@@ -53,7 +53,11 @@ export function mergePartIdentifiers(parts: readonly PartIdentifiers[]): string[
 
 function isSealed(text: string): boolean {
   if (COMMAND_TAIL_RE.test(text)) return false;
-  if (!openersCovered(text, COMMAND_OPENER_RE, COMMAND_STRING_RE) || !openersCovered(text, COMMAND_ARRAY_OPENER_RE, COMMAND_ARRAY_RE)) return false;
+  if (
+    !openersCovered(text, COMMAND_OPENER_RE, COMMAND_STRING_RE) ||
+    !openersCovered(text, COMMAND_ARRAY_OPENER_RE, COMMAND_ARRAY_RE)
+  )
+    return false;
   const last = text.lastIndexOf(TRACEBACK);
   if (last >= 0) {
     // The last Traceback needs its exception line inside the part (earlier ones then have one too).

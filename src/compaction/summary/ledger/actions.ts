@@ -15,11 +15,30 @@ export type FileOp = 'read' | 'created' | 'edited' | 'deleted' | 'moved';
 
 /** One action, in the order it happened. `ok` is false when its result reads as a failure. */
 export type Action =
-  | { kind: 'file'; op: FileOp; path: string; to?: string; symbols: string[]; ok: boolean; tool: string; error?: string }
+  | {
+      kind: 'file';
+      op: FileOp;
+      path: string;
+      to?: string;
+      symbols: string[];
+      ok: boolean;
+      tool: string;
+      error?: string;
+    }
   | { kind: 'command'; command: string; ok: boolean; exit?: number; error?: string; tool: string }
   | { kind: 'plan'; text: string; tool: string };
 
-const PATH_KEYS = ['file_path', 'path', 'filePath', 'target_file', 'file', 'filename', 'notebook_path', 'absolute_path', 'absolutePath'];
+const PATH_KEYS = [
+  'file_path',
+  'path',
+  'filePath',
+  'target_file',
+  'file',
+  'filename',
+  'notebook_path',
+  'absolute_path',
+  'absolutePath',
+];
 const COMMAND_KEYS = ['command', 'cmd', 'script'];
 const PLAN_TOOL = /todo|task_?list|task_?tracker|update_?plan|^plan$/i;
 const READ_TOOL = /^(read|view|open|cat|read_file|readfile|get_file|file_read)$|read_?file|view_?file/i;
@@ -32,7 +51,10 @@ const SHELL_TOOL = /bash|shell|command|exec|terminal|^run|powershell|cmd/i;
 export function exitStatus(text: string): number | undefined {
   // Every pattern names an exit: a text without the word has none (one cheap scan for most results).
   if (!/exit/i.test(text.length > 2400 ? `${text.slice(0, 2000)}\n${text.slice(-400)}` : text)) return undefined;
-  const m = /(?:exit(?:ed)? (?:with )?code|exit status|Exit code:|"exit_code":\s*|Process exited with code)\s*(-?\d+)/i.exec(text.slice(0, 2000)) ?? /(?:exit(?:ed)? (?:with )?code|exit status|Exit code:)\s*(-?\d+)/i.exec(text.slice(-400));
+  const m =
+    /(?:exit(?:ed)? (?:with )?code|exit status|Exit code:|"exit_code":\s*|Process exited with code)\s*(-?\d+)/i.exec(
+      text.slice(0, 2000),
+    ) ?? /(?:exit(?:ed)? (?:with )?code|exit status|Exit code:)\s*(-?\d+)/i.exec(text.slice(-400));
   return m ? Number(m[1]) : undefined;
 }
 
@@ -47,7 +69,25 @@ export function symbolsIn(code: string): string[] {
   for (const m of code.matchAll(DECORATOR_ENDPOINT_RE)) add(`${(m[1] ?? 'route').toUpperCase()} ${m[2]}`);
   return out.slice(0, 40);
 }
-const KEYWORDS = new Set(['if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'constructor', 'else', 'do', 'try', 'with', 'new', 'typeof', 'await', 'super', 'this']);
+const KEYWORDS = new Set([
+  'if',
+  'for',
+  'while',
+  'switch',
+  'catch',
+  'function',
+  'return',
+  'constructor',
+  'else',
+  'do',
+  'try',
+  'with',
+  'new',
+  'typeof',
+  'await',
+  'super',
+  'this',
+]);
 const SYMBOL_RES: RegExp[] = [
   /\b(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*[(<]/g,
   /\bclass\s+([A-Za-z_$][\w$]*)/g,
@@ -83,7 +123,8 @@ function pick(obj: Record<string, unknown>, keys: readonly string[]): string | u
 
 /** `["bash","-lc","npm test"]` → `npm test`. */
 function shellArray(parts: string[]): string {
-  if (parts.length >= 3 && /^(\/bin\/)?(ba|z)?sh$|^pwsh$|^powershell$/.test(parts[0]) && /^-\w*c$/.test(parts[1])) return parts.slice(2).join(' ');
+  if (parts.length >= 3 && /^(\/bin\/)?(ba|z)?sh$|^pwsh$|^powershell$/.test(parts[0]) && /^-\w*c$/.test(parts[1]))
+    return parts.slice(2).join(' ');
   return parts.join(' ');
 }
 
@@ -94,7 +135,9 @@ function newTextOf(args: Record<string, unknown>): string {
     if (typeof args[k] === 'string') parts.push(args[k]);
   }
   if (typeof args.diff === 'string') parts.push(replaceParts(args.diff));
-  if (Array.isArray(args.edits)) for (const e of args.edits as Array<Record<string, unknown>>) if (e && typeof e.new_string === 'string') parts.push(e.new_string);
+  if (Array.isArray(args.edits))
+    for (const e of args.edits as Array<Record<string, unknown>>)
+      if (e && typeof e.new_string === 'string') parts.push(e.new_string);
   return parts.join('\n');
 }
 
@@ -140,7 +183,11 @@ function patchOps(patch: string): Array<{ op: FileOp; path: string; to?: string;
   heads.forEach((h, i) => {
     const body = patch.slice(h.index + h[0].length, i + 1 < heads.length ? heads[i + 1].index : patch.length);
     const move = /^\*\*\* Move to: (.+)$/m.exec(body);
-    const added = body.split('\n').filter((l) => l.startsWith('+')).map((l) => l.slice(1)).join('\n');
+    const added = body
+      .split('\n')
+      .filter((l) => l.startsWith('+'))
+      .map((l) => l.slice(1))
+      .join('\n');
     const op: FileOp = h[1] === 'Add' ? 'created' : h[1] === 'Delete' ? 'deleted' : move ? 'moved' : 'edited';
     ops.push({ op, path: h[2].trim(), to: move?.[1].trim(), code: added });
   });
@@ -150,22 +197,41 @@ function patchOps(patch: string): Array<{ op: FileOp; path: string; to?: string;
 /** Actions of one tool call, given its outcome. */
 function callActions(name: string, rawArgs: string, result: string | undefined): Action[] {
   const ok = result === undefined ? true : !looksLikeError(result);
-  const error = result !== undefined && !ok ? errorLines(result, 1)[0] ?? firstLine(result) : undefined;
+  const error = result !== undefined && !ok ? (errorLines(result, 1)[0] ?? firstLine(result)) : undefined;
   const args = parseArgs(rawArgs) ?? {};
   const out: Action[] = [];
   if (PLAN_TOOL.test(name)) return [{ kind: 'plan', text: rawArgs, tool: name }];
-  const patchText = typeof args.input === 'string' ? (args.input) : typeof args.patch === 'string' ? (args.patch) : /^\*\*\* Begin Patch/.test(rawArgs) ? rawArgs : undefined;
+  const patchText =
+    typeof args.input === 'string'
+      ? args.input
+      : typeof args.patch === 'string'
+        ? args.patch
+        : /^\*\*\* Begin Patch/.test(rawArgs)
+          ? rawArgs
+          : undefined;
   if (patchText && /\*\*\* (Add|Update|Delete) File:/.test(patchText)) {
-    for (const p of patchOps(patchText)) out.push({ kind: 'file', op: p.op, path: p.path, to: p.to, symbols: symbolsIn(p.code), ok, tool: name, error });
+    for (const p of patchOps(patchText))
+      out.push({ kind: 'file', op: p.op, path: p.path, to: p.to, symbols: symbolsIn(p.code), ok, tool: name, error });
     return out;
   }
-  const editorCommand = typeof args.command === 'string' && /^(view|create|str_replace|insert|undo_edit|write)$/.test(args.command) ? (args.command) : undefined;
+  const editorCommand =
+    typeof args.command === 'string' && /^(view|create|str_replace|insert|undo_edit|write)$/.test(args.command)
+      ? args.command
+      : undefined;
   const path = pick(args, PATH_KEYS);
   if (editorCommand && path) {
-    const op: FileOp = editorCommand === 'view' ? 'read' : editorCommand === 'create' || editorCommand === 'write' ? 'created' : 'edited';
-    return [{ kind: 'file', op, path, symbols: op === 'read' ? [] : symbolsIn(newTextOf(args)), ok, tool: name, error }];
+    const op: FileOp =
+      editorCommand === 'view'
+        ? 'read'
+        : editorCommand === 'create' || editorCommand === 'write'
+          ? 'created'
+          : 'edited';
+    return [
+      { kind: 'file', op, path, symbols: op === 'read' ? [] : symbolsIn(newTextOf(args)), ok, tool: name, error },
+    ];
   }
-  const command = pick(args, COMMAND_KEYS) ?? (SHELL_TOOL.test(name) && !rawArgs.trim().startsWith('{') ? rawArgs.trim() : undefined);
+  const command =
+    pick(args, COMMAND_KEYS) ?? (SHELL_TOOL.test(name) && !rawArgs.trim().startsWith('{') ? rawArgs.trim() : undefined);
   if (command && SHELL_TOOL.test(name)) {
     const exit = result !== undefined ? exitStatus(result) : undefined;
     out.push({ kind: 'command', command, ok: ok && (exit ?? 0) === 0, exit, error, tool: name });
@@ -173,8 +239,25 @@ function callActions(name: string, rawArgs: string, result: string | undefined):
     return out;
   }
   if (path) {
-    const op: FileOp | undefined = DELETE_TOOL.test(name) ? 'deleted' : WRITE_TOOL.test(name) ? 'created' : EDIT_TOOL.test(name) ? 'edited' : READ_TOOL.test(name) ? 'read' : undefined;
-    if (op) out.push({ kind: 'file', op, path, symbols: op === 'read' || op === 'deleted' ? [] : symbolsIn(newTextOf(args)), ok, tool: name, error });
+    const op: FileOp | undefined = DELETE_TOOL.test(name)
+      ? 'deleted'
+      : WRITE_TOOL.test(name)
+        ? 'created'
+        : EDIT_TOOL.test(name)
+          ? 'edited'
+          : READ_TOOL.test(name)
+            ? 'read'
+            : undefined;
+    if (op)
+      out.push({
+        kind: 'file',
+        op,
+        path,
+        symbols: op === 'read' || op === 'deleted' ? [] : symbolsIn(newTextOf(args)),
+        ok,
+        tool: name,
+        error,
+      });
   }
   return out;
 }
@@ -188,7 +271,8 @@ function textFunctionCalls(text: string): Array<{ name: string; args: string }> 
   const out: Array<{ name: string; args: string }> = [];
   for (const m of text.matchAll(/<function=([\w.-]+)>([\s\S]*?)(?:<\/function>|$)/g)) {
     const args: Record<string, string> = {};
-    for (const p of m[2].matchAll(/<parameter=([\w.-]+)>([\s\S]*?)<\/parameter>/g)) args[p[1]] = p[2].replace(/^\n|\n$/g, '');
+    for (const p of m[2].matchAll(/<parameter=([\w.-]+)>([\s\S]*?)<\/parameter>/g))
+      args[p[1]] = p[2].replace(/^\n|\n$/g, '');
     out.push({ name: m[1], args: JSON.stringify(args) });
   }
   return out;
@@ -201,7 +285,8 @@ function textFunctionCalls(text: string): Array<{ name: string; args: string }> 
  */
 function aiderEdits(text: string): Array<{ path: string; created: boolean; code: string }> {
   const out: Array<{ path: string; created: boolean; code: string }> = [];
-  const re = /(?:^|\n)([^\n`]*[\w-]\.[\w]+|[^\n`\s]*\/[^\n`\s]+)[ \t]*\n```[^\n]*\n<<<<<<< SEARCH\n([\s\S]*?)\n?=======\n([\s\S]*?)\n?>>>>>>> REPLACE/g;
+  const re =
+    /(?:^|\n)([^\n`]*[\w-]\.[\w]+|[^\n`\s]*\/[^\n`\s]+)[ \t]*\n```[^\n]*\n<<<<<<< SEARCH\n([\s\S]*?)\n?=======\n([\s\S]*?)\n?>>>>>>> REPLACE/g;
   for (const m of text.matchAll(re)) out.push({ path: m[1].trim(), created: m[2].trim() === '', code: m[3] });
   for (const m of text.matchAll(WHOLE_FILE_BLOCK)) {
     if (!m[2].includes('<<<<<<< SEARCH')) out.push({ path: m[1], created: false, code: m[2] });
@@ -236,7 +321,10 @@ export function actionsOf(items: readonly ContextItem[]): Action[] {
   return actions;
 }
 
-const listMemo = new WeakMap<readonly ContextItem[], { length: number; last: ContextItem | undefined; actions: Action[] }>();
+const listMemo = new WeakMap<
+  readonly ContextItem[],
+  { length: number; last: ContextItem | undefined; actions: Action[] }
+>();
 const lastSpan = new GrowingSpan<SpanActions>();
 
 /**
@@ -304,7 +392,8 @@ class SpanActions {
  * actions change only when what answered them (`deps`: the result of each call, then the next
  * message) is another message. A compaction then reads each call's result once, not once per run.
  */
-let actionCache: WeakMap<object, { deps: Array<ChatMessage | undefined>; actions: Action[] }> | undefined = new WeakMap();
+let actionCache: WeakMap<object, { deps: Array<ChatMessage | undefined>; actions: Action[] }> | undefined =
+  new WeakMap();
 
 /**
  * Whether each message's actions are kept for later compactions of the same messages (on by
@@ -315,7 +404,11 @@ export function keepMessageActions(keep: boolean): void {
   actionCache = keep ? (actionCache ?? new WeakMap()) : undefined;
 }
 
-function messageActions(message: ChatMessage, calls: ReadonlyArray<{ id: string; name: string; arguments: string }>, deps: Array<ChatMessage | undefined>): Action[] {
+function messageActions(
+  message: ChatMessage,
+  calls: ReadonlyArray<{ id: string; name: string; arguments: string }>,
+  deps: Array<ChatMessage | undefined>,
+): Action[] {
   const hit = actionCache?.get(message);
   if (hit && hit.deps.length === deps.length && hit.deps.every((d, i) => d === deps[i])) return hit.actions;
   const out: Action[] = [];
@@ -327,9 +420,20 @@ function messageActions(message: ChatMessage, calls: ReadonlyArray<{ id: string;
   const next = deps[deps.length - 1];
   if (text) {
     const nextText = next ? contentText(next) : '';
-    const observation = next && next.role === 'user' && isToolOutputText(nextText) ? nextText.replace(/^(OBSERVATION:|Observation:)\s*/, '') : undefined;
+    const observation =
+      next && next.role === 'user' && isToolOutputText(nextText)
+        ? nextText.replace(/^(OBSERVATION:|Observation:)\s*/, '')
+        : undefined;
     for (const f of textFunctionCalls(text)) out.push(...callActions(f.name, f.args, observation));
-    for (const e of aiderEdits(text)) out.push({ kind: 'file', op: e.created ? 'created' : 'edited', path: e.path, symbols: symbolsIn(e.code), ok: true, tool: 'edit block' });
+    for (const e of aiderEdits(text))
+      out.push({
+        kind: 'file',
+        op: e.created ? 'created' : 'edited',
+        path: e.path,
+        symbols: symbolsIn(e.code),
+        ok: true,
+        tool: 'edit block',
+      });
   }
   actionCache?.set(message, { deps, actions: out });
   return out;

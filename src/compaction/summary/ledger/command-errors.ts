@@ -11,11 +11,13 @@ import { errorLines, looksLikeError } from '../../text';
 /** A line naming an error or exception class ("BusinessException", "TypeError"), beyond `errorLines`' patterns. */
 const EXCEPTION_MENTION = /\b[A-Z]\w*(?:Error|Exception)\b/;
 /** A command that shows a file or a listing, in a call's JSON arguments (`"command": "cat …"`, Codex's `["cat", …]`). */
-const SHOWS = /"(?:command|cmd)"\s*:\s*\[?\s*"(?:cd [^"&;]+&&\s*)?(?:cat|head|tail|less|more|nl|bat|sed -n|ls|find|tree|wc)\b/;
+const SHOWS =
+  /"(?:command|cmd)"\s*:\s*\[?\s*"(?:cd [^"&;]+&&\s*)?(?:cat|head|tail|less|more|nl|bat|sed -n|ls|find|tree|wc)\b/;
 /** A line that only states an exit status. */
 const EXIT_ONLY = /^(?:Process exited with code|exit(?:ed)?(?: with)? (?:code|status)|Exit code):?\s*-?\d+\.?$/i;
 /** A line saying a shown file could not be read. */
-const COULD_NOT_READ = /No such file or directory|cannot (?:open|access)|Permission denied|command not found|Is a directory/;
+const COULD_NOT_READ =
+  /No such file or directory|cannot (?:open|access)|Permission denied|command not found|Is a directory/;
 
 /**
  * At most two failure lines of `output`, the output of a call with JSON arguments `args`, verbatim

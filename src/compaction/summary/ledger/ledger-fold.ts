@@ -99,7 +99,12 @@ export class LedgerFold {
     const k = kept;
     let from = k ? k.actions.length : 0;
     if (!k || from > actions.length) from = -1;
-    else for (let i = 0; i < from; i++) if (k.actions[i] !== actions[i]) { from = -1; break; }
+    else
+      for (let i = 0; i < from; i++)
+        if (k.actions[i] !== actions[i]) {
+          from = -1;
+          break;
+        }
     kept = from < 0 ? new LedgerFold().read(actions) : k!.read(actions, from);
     return kept;
   }

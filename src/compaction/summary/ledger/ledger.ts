@@ -25,7 +25,8 @@ export const LEDGER = {
 } as const;
 
 /** Commands that verify work (tests, builds, type checks, linters). */
-export const VERIFY = /\b(pytest|jest|vitest|mocha|tox|unittest|(npm|pnpm|yarn|bun|npx) (run )?(test|build|lint|typecheck|check|tsc)|cargo (test|build|check|clippy)|go (test|build|vet)|tsc|eslint|ruff|mypy|make( \w+)?|mvn|gradle|dotnet (test|build)|phpunit|rspec|python -m pytest)\b/;
+export const VERIFY =
+  /\b(pytest|jest|vitest|mocha|tox|unittest|(npm|pnpm|yarn|bun|npx) (run )?(test|build|lint|typecheck|check|tsc)|cargo (test|build|check|clippy)|go (test|build|vet)|tsc|eslint|ruff|mypy|make( \w+)?|mvn|gradle|dotnet (test|build)|phpunit|rspec|python -m pytest)\b/;
 
 /** {@link VERIFY} tested on `command`, kept per command text (bounded): every ledger asks again for every run. */
 function isVerify(command: string): boolean {
@@ -92,7 +93,11 @@ function baseName(path: string): string {
  * from their names, and carried lines are read as written against them; a symbol named like its file
  * (`class OrderStore` in `OrderStore.java`) is not repeated after the path. Pure.
  */
-export function buildLedger(actions: readonly Action[], earlier: ReadonlyMap<string, readonly string[]> = new Map(), roots: PathRoots = NO_ROOTS): LedgerLines {
+export function buildLedger(
+  actions: readonly Action[],
+  earlier: ReadonlyMap<string, readonly string[]> = new Map(),
+  roots: PathRoots = NO_ROOTS,
+): LedgerLines {
   const rel = (p: string) => shortPath(roots, p);
   const key = (l: string) => fullPath(roots, lineKey(l));
   // The forward reading of files and commands continues the last one when the actions grew at their end.
@@ -102,10 +107,19 @@ export function buildLedger(actions: readonly Action[], earlier: ReadonlyMap<str
   const fileLines: string[] = [];
   const readOnly: string[] = [];
   const edited: string[] = [];
-  const carriedFiles = (earlier.get(LEDGER.files) ?? []).filter((l) => !files.has(key(l)) && !moved.has(key(l)) && !l.startsWith('- read only:') && !l.startsWith('- …'));
+  const carriedFiles = (earlier.get(LEDGER.files) ?? []).filter(
+    (l) => !files.has(key(l)) && !moved.has(key(l)) && !l.startsWith('- read only:') && !l.startsWith('- …'),
+  );
   fileLines.push(...carriedFiles);
   const carriedRead = (earlier.get(LEDGER.files) ?? []).find((l) => l.startsWith('- read only:'));
-  if (carriedRead) readOnly.push(...carriedRead.slice('- read only:'.length).split(',').map((s) => s.trim()).filter((p) => p && !files.has(fullPath(roots, p))));
+  if (carriedRead)
+    readOnly.push(
+      ...carriedRead
+        .slice('- read only:'.length)
+        .split(',')
+        .map((s) => s.trim())
+        .filter((p) => p && !files.has(fullPath(roots, p))),
+    );
   const listedRead = new Set(readOnly);
   for (const st of [...files.values()].sort((a, b) => a.last - b.last)) {
     if (st.onlyRead) {
@@ -116,7 +130,12 @@ export function buildLedger(actions: readonly Action[], earlier: ReadonlyMap<str
       }
       continue;
     }
-    const where = st.lastOp === 'deleted' ? ' (deleted; no longer exists)' : st.from ? ` (moved from ${rel(st.from)}; lives here now)` : '';
+    const where =
+      st.lastOp === 'deleted'
+        ? ' (deleted; no longer exists)'
+        : st.from
+          ? ` (moved from ${rel(st.from)}; lives here now)`
+          : '';
     const own = baseName(st.path);
     const symbols = st.symbols.filter((s) => s !== own).slice(0, 24);
     const sym = symbols.length ? `; defines or changes: ${symbols.join(', ')}` : '';
@@ -127,9 +146,13 @@ export function buildLedger(actions: readonly Action[], earlier: ReadonlyMap<str
 
   // Commands: one line per distinct command, newest last, with its runs' outcomes.
   const { runs } = fold;
-  const commandLines = (earlier.get(LEDGER.commands) ?? []).filter((l) => !runs.has(lineKey(l)) && !l.startsWith('- …'));
+  const commandLines = (earlier.get(LEDGER.commands) ?? []).filter(
+    (l) => !runs.has(lineKey(l)) && !l.startsWith('- …'),
+  );
   for (const [cmd, r] of [...runs].sort((a, b) => a[1].last - b[1].last)) {
-    const status = r.lastOk ? 'ok' : `failed${r.exit !== undefined ? ` (exit ${r.exit})` : ''}${r.error ? `: ${clipLine(r.error)}` : ''}`;
+    const status = r.lastOk
+      ? 'ok'
+      : `failed${r.exit !== undefined ? ` (exit ${r.exit})` : ''}${r.error ? `: ${clipLine(r.error)}` : ''}`;
     const history = r.runs > 1 ? ` (ran ${r.runs}×, ${r.failed} failed)` : '';
     commandLines.push(`- \`${cmd}\` → ${status}${history}`);
   }
@@ -145,7 +168,10 @@ export function buildLedger(actions: readonly Action[], earlier: ReadonlyMap<str
     if (l.startsWith('- open:')) {
       const key = lineKey(l);
       const later = next.okCommandKeys.has(key) || next.okEditPaths.has(fullPath(roots, key));
-      if (later || next.verifiedAfterEdit) fixed.push(`- fixed: ${l.slice('- open: '.length).split(' → ')[0]} → resolved in later work (${later ? 'it succeeded later' : 'edits, then a passing check'})`);
+      if (later || next.verifiedAfterEdit)
+        fixed.push(
+          `- fixed: ${l.slice('- open: '.length).split(' → ')[0]} → resolved in later work (${later ? 'it succeeded later' : 'edits, then a passing check'})`,
+        );
       else open.push(l);
     } else fixed.push(l);
   }
@@ -161,7 +187,9 @@ export function buildLedger(actions: readonly Action[], earlier: ReadonlyMap<str
         const end = again < actions.length ? again : verifyAt;
         const fixes = next.firstEdits[i + 1].filter((f) => f.at < end).map((f) => rel(f.path));
         const passed = actions[end] as Extract<Action, { kind: 'command' }>;
-        fixed.push(`- fixed: ${what} → ${fixes.length ? `after editing ${fixes.join(', ')}, ` : ''}\`${commandKey(passed.command)}\` passed`);
+        fixed.push(
+          `- fixed: ${what} → ${fixes.length ? `after editing ${fixes.join(', ')}, ` : ''}\`${commandKey(passed.command)}\` passed`,
+        );
       } else {
         // Repeated failures of one command are one open item (the newest error).
         const prefix = `- open: \`${key}\``;

@@ -23,7 +23,9 @@ export const ROOTS_LINE_PREFIX = '- Path roots (a path starting with one is unde
 
 /** The line naming `roots`, or undefined when there are none. */
 export function rootsLine(roots: PathRoots): string | undefined {
-  return roots.list.length ? `${ROOTS_LINE_PREFIX}${roots.list.map((r) => `${r.name} = ${r.dir}`).join(', ')}` : undefined;
+  return roots.list.length
+    ? `${ROOTS_LINE_PREFIX}${roots.list.map((r) => `${r.name} = ${r.dir}`).join(', ')}`
+    : undefined;
 }
 
 /** The roots a line written by {@link rootsLine} names, or undefined. */
@@ -31,7 +33,8 @@ export function parseRootsLine(line: string): PathRoots | undefined {
   const t = line.trim();
   if (!t.startsWith(ROOTS_LINE_PREFIX)) return undefined;
   const list: Array<{ name: string; dir: string }> = [];
-  for (const m of t.slice(ROOTS_LINE_PREFIX.length).matchAll(/(\$[A-Z]) = (\S+\/)(?:,|$)/g)) list.push({ name: m[1], dir: m[2] });
+  for (const m of t.slice(ROOTS_LINE_PREFIX.length).matchAll(/(\$[A-Z]) = (\S+\/)(?:,|$)/g))
+    list.push({ name: m[1], dir: m[2] });
   return list.length ? { list } : undefined;
 }
 
@@ -83,7 +86,9 @@ export function chooseRoots(paths: Iterable<string>, keep: PathRoots = NO_ROOTS)
         bestSaving = saving;
       }
     }
-    const name = NAMES.split('').map((c) => `$${c}`).find((x) => !list.some((r) => r.name === x));
+    const name = NAMES.split('')
+      .map((c) => `$${c}`)
+      .find((x) => !list.some((r) => r.name === x));
     if (!best || !name) break;
     list.push({ name, dir: best });
     all.forEach((p, i) => (costs[i] = shortPath({ list }, p).length));

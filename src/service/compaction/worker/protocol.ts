@@ -9,7 +9,13 @@
  */
 import type { PreparedCompaction } from '../../../compaction/rewrite/compactor';
 import type { EncodingName } from '../../../tokenizer/tokenizer';
-import type { Checkpoint, CompactionOptions, CompactionResult, ContextItem, ToolSchema } from '../../../compaction/types';
+import type {
+  Checkpoint,
+  CompactionOptions,
+  CompactionResult,
+  ContextItem,
+  ToolSchema,
+} from '../../../compaction/types';
 import { SummarizerError } from '../../../compaction/types';
 
 /** The options of a run that can cross a thread (no signal, clock or callbacks). */
@@ -91,15 +97,36 @@ export type EncodedResult =
  * Encodes what `prepareCompaction` returned for `items` (the worker's copy of the context). A
  * not-applied result leaves the context as it was, so its `context` is not sent back.
  */
-export function encodeResult(result: PreparedCompaction | CompactionResult, items: readonly ContextItem[], countMessage: (message: ContextItem['message']) => number): EncodedResult {
+export function encodeResult(
+  result: PreparedCompaction | CompactionResult,
+  items: readonly ContextItem[],
+  countMessage: (message: ContextItem['message']) => number,
+): EncodedResult {
   if ('applied' in result) {
     const { context: _context, error, ...rest } = result;
     void _context;
-    return { notApplied: { ...rest, ...(error ? { error: { message: error.message, kind: error.kind, ...(error.status !== undefined ? { status: error.status } : {}) } } : {}) } };
+    return {
+      notApplied: {
+        ...rest,
+        ...(error
+          ? {
+              error: {
+                message: error.message,
+                kind: error.kind,
+                ...(error.status !== undefined ? { status: error.status } : {}),
+              },
+            }
+          : {}),
+      },
+    };
   }
   const index = new Map<ContextItem, number>();
   items.forEach((it, k) => index.set(it, k));
-  const checkpoints = result.checkpoints.map((cp) => ({ ...cp, replaced: cp.replaced.map((it): ItemRef => index.get(it) ?? it), insertedTokens: cp.inserted.map((it) => countMessage(it.message)) }));
+  const checkpoints = result.checkpoints.map((cp) => ({
+    ...cp,
+    replaced: cp.replaced.map((it): ItemRef => index.get(it) ?? it),
+    insertedTokens: cp.inserted.map((it) => countMessage(it.message)),
+  }));
   return { prepared: { ...result, checkpoints } };
 }
 
@@ -108,10 +135,26 @@ export function encodeResult(result: PreparedCompaction | CompactionResult, item
  * each inserted message with the worker's count of it (to spare the caller counting it again).
  * @throws Error when a replaced item's index is outside `items` (worker and caller disagree).
  */
-export function decodeResult(encoded: EncodedResult, items: readonly ContextItem[], remember?: (message: ContextItem['message'], tokens: number) => void): PreparedCompaction | CompactionResult {
+export function decodeResult(
+  encoded: EncodedResult,
+  items: readonly ContextItem[],
+  remember?: (message: ContextItem['message'], tokens: number) => void,
+): PreparedCompaction | CompactionResult {
   if ('notApplied' in encoded) {
     const { error, ...rest } = encoded.notApplied;
-    return { ...rest, context: [...items], ...(error ? { error: new SummarizerError(error.message, error.kind, error.status !== undefined ? { status: error.status } : undefined) } : {}) };
+    return {
+      ...rest,
+      context: [...items],
+      ...(error
+        ? {
+            error: new SummarizerError(
+              error.message,
+              error.kind,
+              error.status !== undefined ? { status: error.status } : undefined,
+            ),
+          }
+        : {}),
+    };
   }
   const checkpoints: Checkpoint[] = encoded.prepared.checkpoints.map(({ insertedTokens, ...cp }) => ({
     ...cp,
@@ -122,7 +165,8 @@ export function decodeResult(encoded: EncodedResult, items: readonly ContextItem
     replaced: cp.replaced.map((ref) => {
       if (typeof ref !== 'number') return ref;
       const item = items[ref];
-      if (item === undefined) throw new Error(`compaction worker: replaced item ${ref} is not one of the ${items.length} items sent`);
+      if (item === undefined)
+        throw new Error(`compaction worker: replaced item ${ref} is not one of the ${items.length} items sent`);
       return item;
     }),
   }));

@@ -62,7 +62,8 @@ export function compactionWorkerFile(): string | undefined {
 
 /** The encoding a worker can rebuild the meter with, or why the run must stay inline. */
 function workerEncoding(input: CompactInput): { encoding: EncodingName } | { why: string } {
-  if (!(input.summarizer instanceof ExtractiveSummarizer)) return { why: `the ${input.summarizer.name} summarizer runs on this thread` };
+  if (!(input.summarizer instanceof ExtractiveSummarizer))
+    return { why: `the ${input.summarizer.name} summarizer runs on this thread` };
   if (input.options.onDelta || input.options.now) return { why: 'the run has callbacks' };
   if (!input.meter.exact) return { why: 'the tokenizer is still loading' };
   const encoding = tiktokenEncodingOf(input.meter.counter);
@@ -76,10 +77,18 @@ function workerEncoding(input: CompactInput): { encoding: EncodingName } | { why
  * the run at its next span); the caller's context is never touched by the worker either way.
  * @throws Error when the worker fails or stops before answering (the context is unchanged).
  */
-export async function prepareOffThread(input: CompactInput, options: OffThreadOptions = {}): Promise<PreparedCompaction | CompactionResult> {
+export async function prepareOffThread(
+  input: CompactInput,
+  options: OffThreadOptions = {},
+): Promise<PreparedCompaction | CompactionResult> {
   const mode = options.mode ?? 'auto';
   const file = options.worker?.file ?? options.workerFile ?? compactionWorkerFile();
-  const route = mode === 'inline' ? { why: 'inline run requested' } : file ? workerEncoding(input) : { why: 'the worker script is missing' };
+  const route =
+    mode === 'inline'
+      ? { why: 'inline run requested' }
+      : file
+        ? workerEncoding(input)
+        : { why: 'the worker script is missing' };
   if ('why' in route || file === undefined) {
     const why = 'why' in route ? route.why : 'the worker script is missing';
     if (mode === 'worker') throw new Error(`cannot compact in a worker: ${why}`);
@@ -99,7 +108,12 @@ export async function prepareOffThread(input: CompactInput, options: OffThreadOp
 }
 
 /** One compaction on `worker`, or on a worker of its own; see {@link prepareOffThread}. */
-async function runInWorker(input: CompactInput, encoding: EncodingName, file: string, options: OffThreadOptions): Promise<PreparedCompaction | CompactionResult> {
+async function runInWorker(
+  input: CompactInput,
+  encoding: EncodingName,
+  file: string,
+  options: OffThreadOptions,
+): Promise<PreparedCompaction | CompactionResult> {
   const { signal, now: _now, onDelta: _onDelta, ...rest } = input.options;
   void _now;
   void _onDelta;

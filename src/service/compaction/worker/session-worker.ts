@@ -138,7 +138,11 @@ export class CompactionWorker {
   }
 
   /** Runs one job; resolves when the thread is free again (which may be after the caller's answer). */
-  private async execute(job: WorkerJob, resolve: (r: PreparedCompaction | CompactionResult) => void, reject: (e: unknown) => void): Promise<void> {
+  private async execute(
+    job: WorkerJob,
+    resolve: (r: PreparedCompaction | CompactionResult) => void,
+    reject: (e: unknown) => void,
+  ): Promise<void> {
     if (this.disposed) return reject(new Error('the compaction worker was disposed'));
     if (job.signal?.aborted) return reject(job.signal.reason);
     clearTimeout(this.idleTimer);
@@ -158,7 +162,10 @@ export class CompactionWorker {
     const onAbort = (): void => {
       Atomics.store(cancel, 0, 1);
       answer(() => reject(job.signal?.reason));
-      grace = setTimeout(() => this.stop(new Error('the cancelled compaction did not stop in time')), this.cancelGraceMs);
+      grace = setTimeout(
+        () => this.stop(new Error('the cancelled compaction did not stop in time')),
+        this.cancelGraceMs,
+      );
     };
     job.signal?.addEventListener('abort', onAbort, { once: true });
     try {
@@ -225,7 +232,9 @@ export class CompactionWorker {
       if (this.running?.thread === thread) this.running.died(error);
     };
     thread.on('error', (error) => died(new Error(`the compaction worker crashed: ${error.message}`)));
-    thread.on('exit', (code) => died(new Error(`the compaction worker stopped (exit code ${code}) before it finished`)));
+    thread.on('exit', (code) =>
+      died(new Error(`the compaction worker stopped (exit code ${code}) before it finished`)),
+    );
     return thread;
   }
 
@@ -259,7 +268,13 @@ export class CompactionWorker {
    * turn of the event loop, then the run. Resolves false when the job was answered (cancelled)
    * before the run was sent.
    */
-  private async sync(thread: Worker, job: WorkerJob, id: number, cancel: Int32Array, stopped: () => boolean): Promise<boolean> {
+  private async sync(
+    thread: Worker,
+    job: WorkerJob,
+    id: number,
+    cancel: Int32Array,
+    stopped: () => boolean,
+  ): Promise<boolean> {
     const items = job.items;
     const order = new Array<number>(items.length);
     const fresh: number[] = [];
@@ -279,17 +294,30 @@ export class CompactionWorker {
       await new Promise<void>((resolve) => setImmediate(resolve));
       if (stopped() || this.thread !== thread) return false;
       let end = at;
-      for (let chars = 0; end < fresh.length && (end === at || chars < CHARS_PER_MESSAGE); end++) chars += roughSize(items[fresh[end]]);
+      for (let chars = 0; end < fresh.length && (end === at || chars < CHARS_PER_MESSAGE); end++)
+        chars += roughSize(items[fresh[end]]);
       if (end > at) {
         const slice = fresh.slice(at, end);
-        const message: ToWorker = { type: 'items', keys: slice.map((k) => order[k]), items: slice.map((k) => items[k]) };
+        const message: ToWorker = {
+          type: 'items',
+          keys: slice.map((k) => order[k]),
+          items: slice.map((k) => items[k]),
+        };
         thread.postMessage(message);
         for (const k of slice) this.held.set(items[k], order[k]);
         this.stats.itemsSent += slice.length;
       }
       at = end;
     } while (at < fresh.length);
-    const run: ToWorker = { type: 'run', job: id, order, encoding: job.encoding, tools: job.tools, options: job.options, cancel };
+    const run: ToWorker = {
+      type: 'run',
+      job: id,
+      order,
+      encoding: job.encoding,
+      tools: job.tools,
+      options: job.options,
+      cancel,
+    };
     thread.postMessage(run);
     // The thread keeps exactly the job's items; so does this side.
     const held = new Map<ContextItem, number>();
@@ -305,7 +333,8 @@ function roughSize(item: ContextItem): number {
   let n = 64;
   if (typeof m.content === 'string') n += m.content.length;
   else if (Array.isArray(m.content)) {
-    for (const part of m.content as Array<{ text?: string; image_url?: { url?: string } }>) n += (part.text?.length ?? 0) + (part.image_url?.url?.length ?? 0) + 32;
+    for (const part of m.content as Array<{ text?: string; image_url?: { url?: string } }>)
+      n += (part.text?.length ?? 0) + (part.image_url?.url?.length ?? 0) + 32;
   }
   for (const call of m.tool_calls ?? []) n += (call.function?.arguments?.length ?? 0) + 64;
   return n;

@@ -27,7 +27,10 @@ function meterFor(encoding: EncodingName): { meter: TokenMeter; extractive: Extr
   let entry = meters.get(encoding);
   if (!entry) {
     const meter = new TokenMeter({ counter: createTokenCounter(encoding) });
-    entry = { meter, extractive: new ExtractiveSummarizer((text) => meter.countText(text), { lineAdditive: meter.lineAdditive }) };
+    entry = {
+      meter,
+      extractive: new ExtractiveSummarizer((text) => meter.countText(text), { lineAdditive: meter.lineAdditive }),
+    };
     meters.set(encoding, entry);
   }
   return entry;
@@ -60,7 +63,13 @@ async function run(message: RunMessage): Promise<void> {
     summarize: (request) => {
       if (Atomics.load(message.cancel, 0) !== 0) throw new SummarizerError('compaction cancelled', 'aborted');
       done += request.items.length;
-      post({ type: 'progress', job, message: `summarizing ${request.items.length.toLocaleString('en-US')} messages`, done, total });
+      post({
+        type: 'progress',
+        job,
+        message: `summarizing ${request.items.length.toLocaleString('en-US')} messages`,
+        done,
+        total,
+      });
       return extractive.summarize(request);
     },
   };
@@ -74,5 +83,7 @@ port.on('message', (message: ToWorker) => {
     for (let k = 0; k < message.keys.length; k++) held.set(message.keys[k], message.items[k]);
     return;
   }
-  run(message).catch((error: unknown) => post({ type: 'error', job: message.job, message: (error as Error)?.message ?? String(error) }));
+  run(message).catch((error: unknown) =>
+    post({ type: 'error', job: message.job, message: (error as Error)?.message ?? String(error) }),
+  );
 });
