@@ -1,6 +1,6 @@
 /**
- * The figures the README's command-line section quotes from recorded sessions are the ones `meter`
- * prints for them (run over ../shared/transcripts; skipped when absent).
+ * The figures the command-line reference (docs/cli.md) quotes from recorded sessions are the ones
+ * `meter` prints for them (run over ../shared/transcripts; skipped when absent).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,11 +15,12 @@ const dir = sharedTranscriptsDir();
 const skip = dir
   ? false
   : '../shared/transcripts not found beside the repository; set CONTEXT_KEEPER_SHARED to run this';
-const readme = fs.readFileSync(path.resolve(__dirname, '../../../README.md'), 'utf8');
-/** The README's command-line section, on one line. */
+const reference = fs.readFileSync(path.resolve(__dirname, '../../../docs/cli.md'), 'utf8');
+/** The reference's section on the commands, on one line. */
 const section = () => {
-  const start = readme.indexOf('## Command-line tool');
-  return readme.slice(start, readme.indexOf('\n## ', start + 1)).replace(/\s+/g, ' ');
+  const start = reference.indexOf('## Commands');
+  assert.ok(start >= 0, 'docs/cli.md has a "## Commands" section');
+  return reference.slice(start, reference.indexOf('\n## ', start + 1)).replace(/\s+/g, ' ');
 };
 const files = (agent: string) =>
   dir ? fs.readdirSync(path.join(dir, agent)).map((f) => path.join(dir, agent, f)) : [];
@@ -35,26 +36,30 @@ async function meterJson(file: string): Promise<{ tokens: number; reportedTokens
   return JSON.parse(lines.join('\n')) as { tokens: number; reportedTokens: number | null };
 }
 
-/** The figure as `meter` prints it, with the README's thousands separators taken out. */
+/** The figure as `meter` prints it, with the reference's thousands separators taken out. */
 const whole = (text: string) => Number(text.replace(/,/g, ''));
 
-test("README: Cline's and Aider's reported figures against the count are what meter prints", { skip }, async () => {
-  const m = /Cline's ([\d.]+k) against ([\d,]+) counted, Aider's ([\d.]+k) against ([\d,]+)\)/.exec(section());
-  assert.ok(m, 'the sentence is in the command-line section');
-  for (const [agent, k, count] of [
-    ['cline', m[1], m[2]],
-    ['aider', m[3], m[4]],
-  ] as const) {
-    const [file] = files(agent);
-    const report = await meterJson(file);
-    assert.equal(whole(count), report.tokens, `${agent}: README ${count}, meter ${report.tokens}`);
-    assert.ok(report.reportedTokens !== null);
-    assert.equal(k, recordedK(report.reportedTokens), agent);
-  }
-});
+test(
+  "docs/cli.md: Cline's and Aider's reported figures against the count are what meter prints",
+  { skip },
+  async () => {
+    const m = /Cline's ([\d.]+k) against ([\d,]+) counted, Aider's ([\d.]+k) against ([\d,]+)\)/.exec(section());
+    assert.ok(m, 'the sentence is in the command-line section');
+    for (const [agent, k, count] of [
+      ['cline', m[1], m[2]],
+      ['aider', m[3], m[4]],
+    ] as const) {
+      const [file] = files(agent);
+      const report = await meterJson(file);
+      assert.equal(whole(count), report.tokens, `${agent}: docs/cli.md ${count}, meter ${report.tokens}`);
+      assert.ok(report.reportedTokens !== null);
+      assert.equal(k, recordedK(report.reportedTokens), agent);
+    }
+  },
+);
 
 test(
-  'README: the Claude Code figure above the count is the one meter prints, and over twice the count',
+  'docs/cli.md: the Claude Code figure above the count is the one meter prints, and over twice the count',
   { skip },
   async () => {
     const text = section();
@@ -72,7 +77,7 @@ test(
   },
 );
 
-test("README: a Claude Code session's first request is within the range it gives", { skip }, async () => {
+test("docs/cli.md: a Claude Code session's first request is within the range it gives", { skip }, async () => {
   const m = /first request alone is typically about (\d+)-(\d+)k tokens/.exec(section());
   assert.ok(m, 'the range is in the command-line section');
   const recordings = files('claude-code');
