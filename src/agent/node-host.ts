@@ -5,8 +5,10 @@
 import { spawn } from 'node:child_process';
 import { promises as fs, realpathSync } from 'node:fs';
 import * as path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { childEnvironment } from './child-env';
 import { globToRegExp } from './glob';
+import { HeadTailText } from './limits';
 import { toRelative } from './paths';
 import { readFileInside, writeFileInside } from './safe-fs';
 import type { CommandOutcome, DirectoryEntry, ToolHost } from './types';
@@ -117,19 +119,17 @@ export class NodeToolHost implements ToolHost {
           { CI: '1', NO_COLOR: '1' },
         ),
       });
-      let output = '';
-      let truncated = false;
+      // Head and tail in bounded memory: the end of a build's output carries its error.
+      const output = new HeadTailText(options.maxOutputChars);
       let timedOut = false;
-      const onData = (chunk: Buffer): void => {
-        if (truncated) return;
-        output += chunk.toString('utf8');
-        if (output.length > options.maxOutputChars) {
-          output = output.slice(0, options.maxOutputChars);
-          truncated = true;
-        }
+      // One decoder per stream, so a character split across two chunks is decoded whole.
+      const listen = (stream: NodeJS.ReadableStream): void => {
+        const decoder = new StringDecoder('utf8');
+        stream.on('data', (chunk: Buffer) => output.push(decoder.write(chunk)));
+        stream.on('end', () => output.push(decoder.end()));
       };
-      child.stdout.on('data', onData);
-      child.stderr.on('data', onData);
+      listen(child.stdout);
+      listen(child.stderr);
       const kill = (): void => {
         try {
           if (child.pid !== undefined && process.platform !== 'win32') process.kill(-child.pid, 'SIGKILL');
@@ -156,7 +156,7 @@ export class NodeToolHost implements ToolHost {
           reject(options.signal.reason ?? new Error('aborted'));
           return;
         }
-        resolve({ exitCode: code, output, timedOut, truncated });
+        resolve({ exitCode: code, output: output.text(), timedOut, truncated: output.truncated });
       });
     });
   }

@@ -4,7 +4,8 @@
  * Rules every tool follows:
  * - paths are workspace-relative (absolute ones must lie inside the root) and are checked with
  *   symlinks resolved (`paths.ts`); anything outside is refused;
- * - results are text capped at `maxResultChars` characters with a visible marker (`limits.ts`);
+ * - results are text capped at `maxResultChars` characters with a visible marker (`limits.ts`); command
+ *   output keeps its head and its tail, and its exit status is added after capping so no cap removes it;
  * - side effects (write_file, edit_file, run_command) run only after approval, unless auto-approved;
  *   writes to tool-configuration folders (`.git/`, `.vscode/`, `.github/workflows/`...) always ask;
  * - model-supplied patterns run in a worker under a deadline (`pattern-worker.ts`);
@@ -14,11 +15,11 @@
  */
 import * as path from 'node:path';
 import type { ToolSchema } from '../compaction/types';
-import { capText, DEFAULT_MAX_RESULT_CHARS } from './limits';
+import { capHeadTail, capText, DEFAULT_MAX_RESULT_CHARS } from './limits';
 import { protectedFolderOf, relativizeMessage, resolveInside, toRelative } from './paths';
 import { DEFAULT_PATTERN_DEADLINE_MS, MATCH_LINE_MAX_CHARS, PatternMatcher } from './pattern-worker';
 import { lineDiff } from './diff';
-import type { ApprovalHandler, ApprovalRequest, AutoApprove, ToolHost, ToolOutcome } from './types';
+import type { ApprovalHandler, ApprovalRequest, AutoApprove, CommandOutcome, ToolHost, ToolOutcome } from './types';
 
 /** Options of {@link WorkspaceTools}. */
 export interface WorkspaceToolsOptions {
@@ -51,6 +52,8 @@ export const CANCELLED_RESULT = 'Cancelled: the user stopped the task before thi
 const SEARCH_FILE_MAX_BYTES = 1_000_000;
 const SEARCH_LINE_MAX_CHARS = 240;
 const LIST_MAX_ENTRIES = 500;
+/** Most characters of a command echoed at the top of its result. */
+const COMMAND_ECHO_MAX_CHARS = 600;
 
 function fn(name: string, description: string, properties: Record<string, unknown>, required: string[]): ToolSchema {
   return {
@@ -181,14 +184,24 @@ export class WorkspaceTools {
     const abort = abortPromise(signal);
     try {
       const content = await Promise.race([this.dispatch(call, signal), abort.promise]);
-      return { content: capText(content, this.maxResultChars, 'narrow the request to see more').text, ok: true };
+      return { content: this.cap(call, content, 'narrow the request to see more'), ok: true };
     } catch (error) {
       if (signal.aborted) return { content: CANCELLED_RESULT, ok: false, cancelled: true };
       const message = relativizeMessage(this.host.root, error instanceof Error ? error.message : String(error));
-      return { content: capText(`Error: ${message}`, this.maxResultChars).text, ok: false };
+      return { content: this.cap(call, `Error: ${message}`), ok: false };
     } finally {
       abort.dispose();
     }
+  }
+
+  /**
+   * The general cap on one result. A command's result already fits (its output was capped with room
+   * for the status line); should it not, its tail, where the status is, is kept with its head.
+   */
+  private cap(call: ToolCallRequest, text: string, hint = ''): string {
+    return call.name === 'run_command'
+      ? capHeadTail(text, this.maxResultChars).text
+      : capText(text, this.maxResultChars, hint).text;
   }
 
   private async dispatch(call: ToolCallRequest, signal: AbortSignal): Promise<string> {
@@ -391,19 +404,21 @@ export class WorkspaceTools {
       },
       signal,
     );
-    const outcome = await this.host.runCommand(command, {
-      cwd,
-      timeoutMs,
-      maxOutputChars: this.maxResultChars,
-      signal,
-    });
-    const status = outcome.timedOut
-      ? `timed out after ${timeoutMs} ms and was killed`
-      : outcome.exitCode === null
-        ? 'was killed'
-        : `exit code ${outcome.exitCode}`;
-    const cut = outcome.truncated ? '\n[output truncated at the cap]' : '';
-    const result = `$ ${command}\n${outcome.output}${cut}\n[${status}]`;
+    const status = (outcome: CommandOutcome): string =>
+      outcome.timedOut
+        ? `timed out after ${timeoutMs} ms and was killed`
+        : outcome.exitCode === null
+          ? 'was killed'
+          : `exit code ${outcome.exitCode}`;
+    // The echoed command, the output and the status share the result cap: the output gets what the
+    // other two leave (with room for the "Error: " prefix of a failure), so the status is never cut.
+    const header = `$ ${capHeadTail(command, COMMAND_ECHO_MAX_CHARS).text}\n`;
+    const statusRoom = '\n[timed out after  ms and was killed]'.length + String(timeoutMs).length + 'Error: '.length;
+    const outputRoom = Math.max(0, this.maxResultChars - header.length - statusRoom);
+    const outcome = await this.host.runCommand(command, { cwd, timeoutMs, maxOutputChars: outputRoom, signal });
+    // Hosts cap their output; this keeps a host that does not within the room as well.
+    const output = capHeadTail(outcome.output, outputRoom).text.replace(/\n$/, '');
+    const result = `${header}${output}\n[${status(outcome)}]`;
     if (outcome.timedOut || outcome.exitCode !== 0) throw new ToolFailure(result);
     return result;
   }

@@ -54,7 +54,10 @@ export interface DirectoryEntry {
 export interface CommandOutcome {
   /** Exit code, or null when the process was killed. */
   exitCode: number | null;
-  /** Combined stdout and stderr in arrival order, already capped by the host. */
+  /**
+   * Combined stdout and stderr in arrival order, capped by the host at `maxOutputChars` characters:
+   * over the cap, its head and its tail around an omission marker (`HeadTailText` in `limits.ts`).
+   */
   output: string;
   timedOut: boolean;
   /** True when output was cut at the cap. */
