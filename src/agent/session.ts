@@ -21,6 +21,7 @@ import { CANCELLED_RESULT, type ToolCallRequest } from './tools';
 import { CANCELLED_REPLY_MARKER } from './cancelled-reply';
 import type { ToolOutcome } from './types';
 import { redactKey } from '../compaction/secrets';
+import { DEFAULT_MAX_RETRY_WAIT_MS, formatWait, raceAbort, withRetries, type RetryWait } from './retry';
 
 /** Where the session reads and appends messages. */
 export interface Conversation {
@@ -93,6 +94,11 @@ export interface AgentHooks {
   /** Usage of the request just made (`usage.prompt_tokens` is the exact size of what was sent). */
   onUsage?(usage: ModelUsage, sent: { messages: ChatMessage[]; tools: ToolSchema[] }): void;
   onStateChange?(state: AgentState, detail?: string): void;
+  /**
+   * A model call failed in a way worth retrying and the loop now waits before the retry (also shown
+   * as the `streaming` state's detail). Cancel ends the wait at once.
+   */
+  onRetryWait?(wait: RetryWait): void;
   onTextDelta?(entryId: string, delta: string): void;
   onToolCall?(call: ToolCallRequest, entryId: string): void;
   onToolResult?(call: ToolCallRequest, outcome: ToolOutcome, entryId: string, durationMs: number): void;
@@ -107,7 +113,7 @@ export interface ChatClient {
     completions: {
       create(
         body: ChatCompletionCreateParamsStreaming,
-        options?: { signal?: AbortSignal },
+        options?: { signal?: AbortSignal; maxRetries?: number },
       ): PromiseLike<AsyncIterable<ChatCompletionChunk>>;
     };
   };
@@ -122,6 +128,17 @@ export interface AgentSessionOptions {
   hooks?: AgentHooks;
   /** Upper bound on model calls per run. Default 40. */
   maxSteps?: number;
+  /**
+   * Retries of a model call that failed with HTTP 408, 409, 429, 5xx or a connection error (`retry.ts`).
+   * Default: the client's own `maxRetries` (an `OpenAI` instance's), else 0. The loop retries itself,
+   * so every wait is cancellable and shown; the client is asked for none of its own.
+   */
+  maxRetries?: number;
+  /**
+   * Longest wait before a retry a server may ask for (`Retry-After`), in milliseconds; a longer one
+   * fails the call with the server's reason. Default 60 000.
+   */
+  maxRetryWaitMs?: number;
   /** Extra request fields (temperature, max_tokens…) merged into every request. */
   requestOptions?: Partial<Omit<ChatCompletionCreateParamsStreaming, 'model' | 'messages' | 'tools' | 'stream'>>;
 }
@@ -270,19 +287,41 @@ export class AgentSession {
     const forward = (): void => request.abort(signal.reason);
     signal.addEventListener('abort', forward, { once: true });
     if (signal.aborted) forward();
+    const clientRetries = (client as { maxRetries?: unknown }).maxRetries;
+    const maxRetries = this.options.maxRetries ?? (typeof clientRetries === 'number' ? clientRetries : 0);
     try {
-      const stream = await client.chat.completions.create(
+      // Raced against the signal as well: a client that does not stop at once cannot hold a cancel.
+      const stream = await withRetries(
+        () =>
+          raceAbort(
+            client.chat.completions.create(
+              {
+                ...requestOptions,
+                model,
+                messages,
+                ...(schemas.length > 0 ? { tools: schemas } : {}),
+                stream: true,
+                stream_options: { include_usage: true },
+              },
+              { signal: request.signal, maxRetries: 0 },
+            ),
+            request.signal,
+          ),
+        request.signal,
         {
-          ...requestOptions,
-          model,
-          messages,
-          ...(schemas.length > 0 ? { tools: schemas } : {}),
-          stream: true,
-          stream_options: { include_usage: true },
+          maxRetries,
+          maxWaitMs: this.options.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS,
+          onWait: (wait) => {
+            hooks.onRetryWait?.(wait);
+            hooks.onStateChange?.(
+              'streaming',
+              `waiting ${formatWait(wait.delayMs)} before retry ${wait.attempt} of ${wait.maxRetries}: ${wait.reason}`,
+            );
+          },
         },
-        { signal: request.signal },
       );
-      for await (const chunk of stream) {
+      hooks.onStateChange?.('streaming');
+      for await (const chunk of untilAborted(stream, request.signal)) {
         usage = modelUsageOf(chunk.usage) ?? usage;
         const delta = chunk.choices?.[0]?.delta;
         if (!delta) continue;
@@ -374,6 +413,28 @@ export class AgentSession {
       });
       hooks.onToolResult?.(calls[i], outcome, entryId, durationMs);
     }
+  }
+}
+
+/**
+ * The items of `stream` until `signal` aborts: a pending read is abandoned at once (and the stream
+ * closed) instead of waiting for a client that does not watch its signal. Ends by throwing the
+ * signal's reason.
+ */
+async function* untilAborted<T>(stream: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
+  const iterator = stream[Symbol.asyncIterator]();
+  let done = false;
+  try {
+    for (;;) {
+      const next = await raceAbort(iterator.next(), signal);
+      if (next.done) {
+        done = true;
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    if (!done) void Promise.resolve(iterator.return?.()).catch(() => undefined);
   }
 }
 
