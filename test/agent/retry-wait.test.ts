@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { AgentSession, InMemoryConversation } from '../../src/agent/session';
@@ -21,7 +21,7 @@ const rateLimited =
     headers: { 'retry-after': retryAfter },
   });
 
-async function agent(t: import('node:test').TestContext, responder: Responder, maxRetries = 1) {
+async function agent(t: TestContext, responder: Responder, maxRetries = 1) {
   const server = await start({ responder });
   const ws = tempWorkspace();
   // The client retries as the extension's does; the loop takes the retries over.
