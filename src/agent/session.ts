@@ -21,6 +21,7 @@ import { CANCELLED_RESULT, type ToolCallRequest } from './tools';
 import { CANCELLED_REPLY_MARKER } from './cancelled-reply';
 import type { ToolOutcome } from './types';
 import { redactKey } from '../compaction/secrets';
+import { ToolCallAssembler } from './tool-call-stream';
 import { DEFAULT_MAX_RETRY_WAIT_MS, formatWait, raceAbort, withRetries, type RetryWait } from './retry';
 
 /** Where the session reads and appends messages. */
@@ -278,7 +279,7 @@ export class AgentSession {
     const schemas = tools.schemas;
     hooks.onStateChange?.('streaming');
     let text = '';
-    const calls: PendingCall[] = [];
+    const assembler = new ToolCallAssembler();
     let usage: ModelUsage | undefined;
     let cancelled = false;
     // The SDK adds an abort listener to the signal it gets and never removes it; a per-request child
@@ -326,15 +327,11 @@ export class AgentSession {
         const delta = chunk.choices?.[0]?.delta;
         if (!delta) continue;
         if (typeof delta.content === 'string' && delta.content !== '') {
+          assembler.addText(delta.content);
           text += delta.content;
           hooks.onTextDelta?.(entryId, delta.content);
         }
-        for (const part of delta.tool_calls ?? []) {
-          const slot = (calls[part.index] ??= { id: '', name: '', arguments: '' });
-          if (part.id) slot.id = part.id;
-          if (part.function?.name) slot.name += part.function.name;
-          if (part.function?.arguments) slot.arguments += part.function.arguments;
-        }
+        assembler.add(delta.tool_calls);
       }
       // The SDK's stream iterator ends quietly on abort instead of throwing, so check here too.
       if (signal.aborted) cancelled = true;
@@ -356,10 +353,7 @@ export class AgentSession {
       }
       return { text, calls: [], entryId, cancelled };
     }
-    const complete = uniqueCallIds(
-      calls.filter((c) => c !== undefined),
-      entryId,
-    );
+    const complete = uniqueCallIds(assembler.calls(), entryId);
     const message: ChatMessage =
       complete.length > 0
         ? {
