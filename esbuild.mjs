@@ -54,7 +54,20 @@ if (fs.existsSync(codicons)) {
   for (const file of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(`${codicons}/${file}`, `dist/codicons/${file}`);
 }
 
-const common = { bundle: true, target: 'node20', sourcemap: !production, minify: production, logLevel: 'warning' };
+// --production (the VSIX, through `vscode:prepublish`): minified, no source maps; class and function names are
+// kept so that error names and stack traces in the log stay readable.
+const common = {
+  bundle: true,
+  target: 'node20',
+  sourcemap: !production,
+  minify: production,
+  keepNames: production,
+  logLevel: 'warning',
+};
+// A production build leaves no source map of an earlier development build beside its bundles.
+if (production && fs.existsSync('dist')) {
+  for (const file of fs.readdirSync('dist')) if (file.endsWith('.map')) fs.rmSync(`dist/${file}`);
+}
 if (watch) {
   for (const t of targets) await (await esbuild.context({ ...common, ...t })).watch();
 } else {
