@@ -19,8 +19,8 @@ import { TokenMeter } from '../src/compaction/meter/meter';
 import { itemsFromEntries } from '../src/compaction/context';
 import { compact } from '../src/compaction/rewrite/compactor';
 import { ExtractiveSummarizer } from '../src/compaction/summary/extractive';
-import type { CompactionResult } from '../src/compaction/types';
 import { nowMs, threadCpuMs } from './stats';
+import type { CompactionResult } from '../src/compaction/outcome';
 
 /** A short hash of what a compaction did (its checkpoints' summaries, replaced ids and inserted messages, tokens after). */
 export function resultHash(r: CompactionResult): string {

@@ -1,10 +1,12 @@
 /**
- * What a compaction attempt came to, as data: a discriminated union on `kind` that the service
+ * What a compaction attempt came to: the result the pipeline returns ({@link CompactionResult}) and
+ * its status as data, a discriminated union on `kind` that the service
  * passes on unchanged and the sidebar, notifications and command line render
  * ({@link describeCompaction}). New kinds are added as new members; renderers handle every kind
  * (the `never` check in {@link describeCompaction} makes a missing one a type error).
  */
-import type { SummarizerError } from './types';
+import type { Checkpoint, ContextItem, SummarizerError } from './types';
+import type { TokenHolders } from './plan/holders';
 
 /** Why a summarizer call failed, as the user can act on it. Derived from {@link SummarizerError}. */
 export type SummarizerFailureKind =
@@ -175,4 +177,32 @@ export function isQuietStatus(status: CompactionStatus): boolean {
     status.kind === 'nothing-eligible' ||
     (status.kind === 'summarizer-failed' && status.failure === 'cancelled')
   );
+}
+
+/** Outcome of a compaction attempt. When `applied` is false the context is unchanged. */
+export interface CompactionResult {
+  applied: boolean;
+  /**
+   * `applied`; `not-needed` (below the trigger or already small); `nothing-eligible`; `cannot-reach`
+   * (would not get below the trigger); `stale` (a prepared compaction whose span changed);
+   * `failed` (summarizer failure or a rewrite that would not shrink; see `error`).
+   */
+  outcome: 'applied' | 'not-needed' | 'nothing-eligible' | 'cannot-reach' | 'stale' | 'failed';
+  /** The same outcome as data, with its figures; render text for the user from this (see `outcome.ts`). */
+  status: CompactionStatus;
+  /** Why nothing was applied, or what was done, in one sentence for the user. */
+  reason: string;
+  tokensBefore: number;
+  tokensAfter: number;
+  checkpoints: Checkpoint[];
+  /** The active context after the run (same array contents as before when not applied). */
+  context: ContextItem[];
+  error?: SummarizerError;
+  /**
+   * Tokens of what no compaction may summarise (system prompt, tool schemas, latest request, newest
+   * steps, pinned items), set when the result is above the target because of it.
+   */
+  anchoredTokens?: number;
+  /** What holds the tokens (see `holders.ts`), set when the result is still over the input budget. */
+  holders?: TokenHolders;
 }

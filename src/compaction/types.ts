@@ -5,13 +5,11 @@
  * `reasoning_content`) are kept untouched on the message object; metadata that must never reach the
  * model lives on the {@link Entry} beside the message, not inside it.
  */
-import type { TokenHolders } from './plan/holders';
 import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
   ChatCompletionMessageToolCall,
 } from 'openai/resources/chat/completions';
-import type { CompactionStatus } from './outcome';
 
 /** An OpenAI Chat Completions message, sendable as-is. */
 export type ChatMessage = ChatCompletionMessageParam;
@@ -322,32 +320,4 @@ export class SummarizerError extends Error {
 
   /** The HTTP status of an `http` failure, when the server answered with one. */
   readonly status?: number;
-}
-
-/** Outcome of a compaction attempt. When `applied` is false the context is unchanged. */
-export interface CompactionResult {
-  applied: boolean;
-  /**
-   * `applied`; `not-needed` (below the trigger or already small); `nothing-eligible`; `cannot-reach`
-   * (would not get below the trigger); `stale` (a prepared compaction whose span changed);
-   * `failed` (summarizer failure or a rewrite that would not shrink; see `error`).
-   */
-  outcome: 'applied' | 'not-needed' | 'nothing-eligible' | 'cannot-reach' | 'stale' | 'failed';
-  /** The same outcome as data, with its figures; render text for the user from this (see `outcome.ts`). */
-  status: CompactionStatus;
-  /** Why nothing was applied, or what was done, in one sentence for the user. */
-  reason: string;
-  tokensBefore: number;
-  tokensAfter: number;
-  checkpoints: Checkpoint[];
-  /** The active context after the run (same array contents as before when not applied). */
-  context: ContextItem[];
-  error?: SummarizerError;
-  /**
-   * Tokens of what no compaction may summarise (system prompt, tool schemas, latest request, newest
-   * steps, pinned items), set when the result is above the target because of it.
-   */
-  anchoredTokens?: number;
-  /** What holds the tokens (see `holders.ts`), set when the result is still over the input budget. */
-  holders?: TokenHolders;
 }

@@ -1,6 +1,7 @@
 /** Text rendering of the demo's gauge, checkpoints and totals (plain ASCII, fixed width). */
-import type { BudgetSnapshot, CheckpointRecord } from '../service/api';
 import { gaugeBar } from '../cli/format';
+import type { CheckpointRecord } from '../service/records';
+import type { BudgetSnapshot } from '../service/meter/budget-types';
 
 /** Formats a whole number of tokens with thousands separators. */
 export function tokens(n: number): string {

@@ -3,8 +3,10 @@
  * event, fired by the service and disposed together. The public `onDid*` properties of
  * {@link ContextServiceApi} are these emitters' `event`s.
  */
+import type { ApprovalRequest } from '../agent/types';
+import { Emitter } from './events';
+import { PendingApprovals } from './approvals';
 import type {
-  BudgetSnapshot,
   CheckpointRecord,
   CheckpointRestored,
   CompactionPreview,
@@ -13,10 +15,8 @@ import type {
   StreamText,
   ToolCallEvent,
   ToolResultEvent,
-} from './api';
-import type { ApprovalRequest } from '../agent/types';
-import { Emitter } from './events';
-import { PendingApprovals } from './approvals';
+} from './records';
+import type { BudgetSnapshot } from './meter/budget-types';
 
 /** Every emitter of a context service except approvals (owned by `PendingApprovals`). */
 export class ServiceEvents {

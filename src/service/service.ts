@@ -11,7 +11,7 @@
  * {@link SessionFiles}, whose `saveState` says why this order is safe; appends are on disk first.
  * Event plumbing lives in {@link ServiceEventSurface}, usage records in {@link UsageRecorder}.
  */
-import type { ChatMessage, CompactionResult, ContextItem, Entry, Summarizer, ToolSchema } from '../compaction/types';
+import type { ChatMessage, ContextItem, Entry, Summarizer, ToolSchema } from '../compaction/types';
 import { TokenMeter } from '../compaction/meter/meter';
 import { applyRecordedCompactions } from '../compaction/rewrite/imported';
 import { toMessages } from '../compaction/context';
@@ -20,22 +20,7 @@ import { AgentSession, type Conversation } from '../agent/session';
 import { WorkspaceTools } from '../agent/tools';
 import { DEFAULT_SYSTEM_PROMPT } from '../agent/prompt';
 import type { ApprovalHandler } from '../agent/types';
-import type {
-  BudgetSnapshot,
-  CheckpointRecord,
-  CheckpointRestored,
-  CompactNowOptions,
-  CompactOutcome,
-  CompactionPreview,
-  ContextServiceApi,
-  ContextServiceOptions,
-  ExportedTranscript,
-  ImportedTranscript,
-  LogSink,
-  StateChange,
-  TaskOutcome,
-  TranscriptSnapshot,
-} from './api';
+import type { CompactNowOptions, ContextServiceApi, ContextServiceOptions, LogSink } from './api';
 import { ServiceEventSurface } from './service-events';
 import { SessionState, type ContextState } from './session/session-state';
 import type { SessionState as StoredSession } from './session/store';
@@ -50,9 +35,27 @@ import { ServiceStatus } from './status';
 import { agentHooks } from './agent-hooks';
 import { exportOf, forkedSession, importedEntries, importSource } from './session/transfer';
 import { protectedRestoredIds } from './session/restored-ids';
-import { describeOutcome, failureOfOutcome, isQuietOutcome, type CompactOutcomeStatus } from './compaction/outcome';
+import {
+  describeOutcome,
+  failureOfOutcome,
+  isQuietOutcome,
+  type CompactOutcomeStatus,
+  type CompactOutcome,
+} from './compaction/outcome';
 import { taskOutcomeOf } from './task-outcome';
 import { planRestoreOf, type RestorePlan } from './session/restore-plan';
+import type { CompactionResult } from '../compaction/outcome';
+import type {
+  CheckpointRecord,
+  CheckpointRestored,
+  CompactionPreview,
+  ExportedTranscript,
+  ImportedTranscript,
+  StateChange,
+  TaskOutcome,
+  TranscriptSnapshot,
+} from './records';
+import type { BudgetSnapshot } from './meter/budget-types';
 
 export { newSessionId } from './helpers';
 export type { ModelCallRecord, ServiceStats } from './meter/usage';

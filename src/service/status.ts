@@ -7,8 +7,8 @@
  * so the views never offer what an idle session allows (delete, switch, rebuild) while the task runs.
  */
 import type { AgentState } from '../agent/session';
-import type { ServiceState, StateChange } from './api';
 import type { ModelFailure } from '../compaction/outcome';
+import type { ServiceState, StateChange } from './records';
 
 /** Tracks and announces the service state; fires only on a real change. */
 export class ServiceStatus {

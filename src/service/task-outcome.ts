@@ -5,7 +5,7 @@
 import type { RunResult } from '../agent/session';
 import type { Checkpoint } from '../compaction/types';
 import { modelFailureOf } from '../summarizers/openai-errors';
-import type { TaskOutcome } from './api';
+import type { TaskOutcome } from './records';
 
 /** The outcome of `run`; `added`: the checkpoints recorded since the task began (only automatic ones count). */
 export function taskOutcomeOf(run: RunResult, added: readonly Checkpoint[]): TaskOutcome {

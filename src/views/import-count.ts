@@ -5,8 +5,8 @@
  * so the import notice and a later "N replaced" agree.
  */
 import type { Entry } from '../compaction/types';
-import type { CheckpointRecord } from '../service/api';
 import { repairToolPairing } from '../compaction/plan/repair';
+import type { CheckpointRecord } from '../service/records';
 
 /** Counts of one import, in messages. */
 export interface ImportCount {

@@ -2,9 +2,9 @@
  * Texts of the notifications about compaction and restore, and the token formatting they share with
  * the sidebar's gauge, so a figure reads the same everywhere ("11.9k"). Pure: no `vscode` import.
  */
-import type { CheckpointRecord, CompactOutcome } from '../service/api';
-import { describeOutcome, type CompactOutcomeStatus } from '../service/compaction/outcome';
+import { describeOutcome, type CompactOutcomeStatus, type CompactOutcome } from '../service/compaction/outcome';
 import type { ModelFailure } from '../compaction/outcome';
+import type { CheckpointRecord } from '../service/records';
 
 /**
  * Compact token count as the gauge shows it: 950, 9.5k, 12k, 1.05M. `n` is a count of tokens;

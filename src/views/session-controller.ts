@@ -11,7 +11,7 @@
  */
 import * as vscode from 'vscode';
 import { DisposableStore } from '../lifecycle/disposables';
-import type { CheckpointRecord, ContextServiceApi, ImportedTranscript, ServiceState } from '../service/api';
+import type { ContextServiceApi } from '../service/api';
 import type { ApprovalRequest } from '../agent/types';
 import { resolveContextWindow, thresholds } from '../compaction/plan/budget';
 import type { BudgetView, ErrorView, ViewState } from '../webview/shared/protocol';
@@ -26,6 +26,7 @@ import { feedSidebar } from './sidebar/sidebar-feed';
 import { SidebarModel, toBudgetView } from './sidebar/view-model';
 import { countAsImported } from './import-count';
 import { cancelAndWait } from './commands/task-cancel';
+import type { CheckpointRecord, ImportedTranscript, ServiceState } from '../service/records';
 
 /** Everything the factory needs to build one service instance. */
 export interface ServiceInput {

@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { detectWatchedFormat, type WatchedFormat } from './live';
+import { detectWatchedFormat, type WatchedFormat } from './formats';
 
 /** One discovered session file. */
 export interface DiscoveredSession {

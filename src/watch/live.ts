@@ -15,10 +15,8 @@ import { importTranscriptTextSync } from '../transcripts';
 import type { ImportedTranscript } from '../transcripts/types';
 import { latestReportedPrompt } from '../transcripts/reported';
 import { agentCompactionThreshold, type AgentThreshold } from './thresholds';
+import type { WatchedFormat } from './formats';
 import { renderContext } from './handoff';
-
-/** The agent formats that can be followed live (JSONL written one record per line). */
-export type WatchedFormat = 'claude-code' | 'codex';
 
 /** A compaction the watched agent made, as seen so far. */
 export interface WatchedCompaction {
@@ -329,27 +327,4 @@ function codexWindow(rec: Rec): number | undefined {
   const payload = rec.payload as Rec | undefined;
   const info = payload?.type === 'token_count' ? (payload.info as Rec | undefined) : undefined;
   return typeof info?.model_context_window === 'number' ? info.model_context_window : undefined;
-}
-
-/** Tells the format from the first record of a session file; undefined when it is neither agent's. */
-export function detectWatchedFormat(firstLine: string): WatchedFormat | undefined {
-  let rec: unknown;
-  try {
-    rec = JSON.parse(firstLine);
-  } catch {
-    return undefined;
-  }
-  if (!rec || typeof rec !== 'object') return undefined;
-  const r = rec as Rec;
-  if (typeof r.type === 'string' && r.payload && typeof r.payload === 'object') return 'codex';
-  if (
-    'sessionId' in r ||
-    'uuid' in r ||
-    r.type === 'summary' ||
-    r.type === 'user' ||
-    r.type === 'assistant' ||
-    r.type === 'system'
-  )
-    return 'claude-code';
-  return undefined;
 }

@@ -3,7 +3,7 @@
  * compacts at about N". Figures are approximate by nature: agents change them between releases and
  * users can override them.
  */
-import type { WatchedFormat } from './live';
+import type { WatchedFormat } from './formats';
 
 /** An agent's own compaction trigger, in prompt tokens, with the origin of the figure. */
 export interface AgentThreshold {

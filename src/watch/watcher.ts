@@ -6,14 +6,9 @@
  */
 import fs from 'node:fs';
 import { FileTail } from './tail';
-import {
-  LiveSession,
-  detectWatchedFormat,
-  type LiveSessionOptions,
-  type WatchedFormat,
-  type WatchedGauge,
-} from './live';
+import { LiveSession, type LiveSessionOptions, type WatchedGauge } from './live';
 import { firstLineOf } from './discovery';
+import { detectWatchedFormat, type WatchedFormat } from './formats';
 
 /** The result of one {@link SessionWatcher.update}. */
 export interface WatchUpdate {

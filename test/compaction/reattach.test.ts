@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { ContextItem } from '../../src/compaction/types';
 import { TokenMeter } from '../../src/compaction/meter/meter';
 import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
-import { commitPrepared, prepareCompaction, type PreparedCompaction } from '../../src/compaction/rewrite/compactor';
+import { commitPrepared, prepareCompaction } from '../../src/compaction/rewrite/compactor';
 import { undoCheckpoint } from '../../src/compaction/context';
 import { checkContext } from '../../src/compaction/plan/invariants';
 import {
@@ -17,6 +17,7 @@ import {
 } from '../../src/compaction/rewrite/reattach';
 import { Acalls, A, S, T, U, chars, entries, items } from '../support/conversation';
 import { quarterCounter } from '../support/generate';
+import type { PreparedCompaction } from '../../src/compaction/rewrite/commit';
 
 const meter = new TokenMeter({ counter: quarterCounter });
 const summarizer = new ExtractiveSummarizer((t) => meter.countText(t));

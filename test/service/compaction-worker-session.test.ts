@@ -9,11 +9,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { commitPrepared, type PreparedCompaction } from '../../src/compaction/rewrite/compactor';
+import { commitPrepared } from '../../src/compaction/rewrite/compactor';
 import { itemsFromEntries } from '../../src/compaction/context';
-import type { CompactionOptions, CompactionResult, ContextItem } from '../../src/compaction/types';
+import type { CompactionOptions, ContextItem } from '../../src/compaction/types';
 import { compactionWorkerFile, CompactionWorker, prepareOffThread } from '../../src/service/compaction/worker/runner';
 import { budget, meter, normalized, session, summarizer, tools } from './worker-fixtures';
+import type { PreparedCompaction } from '../../src/compaction/rewrite/commit';
+import type { CompactionResult } from '../../src/compaction/outcome';
 
 const file = compactionWorkerFile();
 const manual: CompactionOptions = {

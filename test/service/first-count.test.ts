@@ -4,7 +4,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { BudgetSnapshot } from '../../src/service/api';
 import {
   createDeferredCounter,
   createTokenCounter,
@@ -14,6 +13,7 @@ import {
 import { TokenMeter } from '../../src/compaction/meter/meter';
 import { text } from '../../src/demo/modelserver/replies';
 import { serviceFixture } from './fixtures';
+import type { BudgetSnapshot } from '../../src/service/meter/budget-types';
 
 const SAMPLE =
   'export function parse(input: string): Result { return { ok: true, value: input.trim() }; } // 日本語のテキスト';

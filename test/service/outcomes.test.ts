@@ -9,8 +9,8 @@ import { text, toolCalls } from '../../src/demo/modelserver/replies';
 import type { Responder } from '../../src/demo/modelserver/wire';
 import { SummarizerError, type Summarizer } from '../../src/compaction/types';
 import { describeOutcome } from '../../src/service/compaction/outcome';
-import type { StateChange } from '../../src/service/api';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
+import type { StateChange } from '../../src/service/records';
 
 /** Three tasks, each reading one file. */
 const history: Responder = (_body, n) =>

@@ -12,13 +12,13 @@ import type { ChatMessage, ContextItem } from '../../src/compaction/types';
 import { checkContext } from '../../src/compaction/plan/invariants';
 import { NodeToolHost } from '../../src/agent/node-host';
 import { readReattachFiles } from '../../src/service/compaction/reattach-files';
-import type { CheckpointRecord } from '../../src/service/api';
 import type * as CheckpointDocuments from '../../src/views/documents/checkpoint-documents';
 import { text, toolCalls } from '../../src/demo/modelserver/replies';
 import type { ChatRequestBody, Responder } from '../../src/demo/modelserver/wire';
 import { loadWithVscodeShim } from '../support/vscode-shim';
 import { tempWorkspace } from '../agent/helpers';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
+import type { CheckpointRecord } from '../../src/service/records';
 
 const { renderCheckpoint, renderItems } = loadWithVscodeShim<typeof CheckpointDocuments>(
   path.join(__dirname, '../../src/views/documents/checkpoint-documents'),

@@ -7,10 +7,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatMessage } from '../../src/compaction/types';
-import type { RestoredOverflow } from '../../src/service/api';
 import { checkContext, checkToolPairing } from '../../src/compaction/plan/invariants';
 import { text, toolCalls } from '../../src/demo/modelserver/replies';
 import { filler, promptTokensOf, serviceFixture } from './fixtures';
+import type { RestoredOverflow } from '../../src/service/records';
 
 const READS = 8;
 const files: Record<string, string> = {};

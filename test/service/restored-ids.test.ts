@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { protectedRestoredIds } from '../../src/service/session/restored-ids';
-import type { CheckpointRecord } from '../../src/service/api';
+import type { CheckpointRecord } from '../../src/service/records';
 
 function cp(
   id: string,

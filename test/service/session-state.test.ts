@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SessionState } from '../../src/service/session/session-state';
-import type { CompactionResult, ContextItem, Entry } from '../../src/compaction/types';
+import type { ContextItem, Entry } from '../../src/compaction/types';
+import type { CompactionResult } from '../../src/compaction/outcome';
 
 const entry = (id: string, role: 'user' | 'assistant', content: string): Entry => ({ id, message: { role, content } });
 const summaryOf = (ids: string[], checkpointId: string): ContextItem => ({

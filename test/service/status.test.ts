@@ -6,7 +6,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { ServiceStatus } from '../../src/service/status';
-import type { StateChange } from '../../src/service/api';
+import type { StateChange } from '../../src/service/records';
 
 function status(): { status: ServiceStatus; seen: StateChange[] } {
   const seen: StateChange[] = [];

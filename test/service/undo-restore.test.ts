@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { checkContext } from '../../src/compaction/plan/invariants';
 import { text, toolCalls } from '../../src/demo/modelserver/replies';
 import type { Responder } from '../../src/demo/modelserver/wire';
-import type { CheckpointRestored } from '../../src/service/api';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
+import type { CheckpointRestored } from '../../src/service/records';
 
 const files = { 'f1.txt': filler(60, 'a'), 'f2.txt': filler(60, 'b'), 'f3.txt': filler(60, 'c') };
 /** Three tasks that each read one file, then plain answers. */

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CompactionResult, ContextItem } from '../../src/compaction/types';
+import type { ContextItem } from '../../src/compaction/types';
 import {
   chunked,
   contextLengthExceeded,
@@ -19,6 +19,7 @@ import {
   toolCalls,
 } from '../../src/demo/modelserver/replies';
 import { GOOD_SUMMARY, INJECTION, compactWith, conversation, items, requestText, rig, transcriptOf } from './fixtures';
+import type { CompactionResult } from '../../src/compaction/outcome';
 
 /** Failure: the context is the same array contents, no checkpoint, one error of `kind`. */
 function assertUnchanged(

@@ -2,19 +2,14 @@
  * Fixtures of the summarizer tests: small conversations as context items, a deterministic meter
  * (characters / 4), a loopback server with an {@link OpenAISummarizer} on it, and a compaction runner.
  */
-import type {
-  ChatMessage,
-  CompactionOptions,
-  CompactionResult,
-  ContextItem,
-  Summarizer,
-} from '../../src/compaction/types';
+import type { ChatMessage, CompactionOptions, ContextItem, Summarizer } from '../../src/compaction/types';
 import { TokenMeter } from '../../src/compaction/meter/meter';
 import type { TokenCounter } from '../../src/tokenizer/tokenizer';
 import { compact } from '../../src/compaction/rewrite/compactor';
 import { start, type ModelServer, type Responder, type ChatRequestBody } from '../../src/demo/modelserver/wire';
 import { OpenAISummarizer, type OpenAISummarizerOptions } from '../../src/summarizers/openai';
 import { TRANSCRIPT_CLOSE, TRANSCRIPT_OPEN } from '../../src/compaction/summary/summary-prompt';
+import type { CompactionResult } from '../../src/compaction/outcome';
 
 /** Characters / 4, rounded up: the estimate the failure cases use. */
 export const quarterCount = (text: string): number => Math.ceil(text.length / 4);

@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { importTranscript } from '../../src/transcripts';
 import { text } from '../../src/demo/modelserver/replies';
-import type { CheckpointRecord } from '../../src/service/api';
 import {
   CHECKPOINT_SCHEME,
   CheckpointDocumentProvider,
@@ -20,6 +19,7 @@ import {
 } from '../../src/views/documents/checkpoint-documents';
 import { serviceFixture, StubSummarizer, type ServiceFixture } from '../service/fixtures';
 import { host, resetVscodeFake, window, workspace, type Uri } from '../support/vscode-fake';
+import type { CheckpointRecord } from '../../src/service/records';
 
 let fx: ServiceFixture;
 let checkpoint: CheckpointRecord;

@@ -6,8 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import type * as Documents from '../../src/views/documents/checkpoint-documents';
-import type { CheckpointRecord } from '../../src/service/api';
 import { loadWithVscodeShim } from '../support/vscode-shim';
+import type { CheckpointRecord } from '../../src/service/records';
 
 const { renderCheckpoint, checkpointTitle } = loadWithVscodeShim<typeof Documents>(
   path.join(__dirname, '../../src/views/documents/checkpoint-documents'),

@@ -2,9 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ContextItem, Entry } from '../../src/compaction/types';
-import type { CheckpointRecord } from '../../src/service/api';
 import { latestRunPeak, placeCompactions } from '../../src/views/sidebar/compaction-dividers';
 import { SessionList } from '../../src/views/session-list';
+import type { CheckpointRecord } from '../../src/service/records';
 
 function entry(id: string, minute: number | undefined): Entry {
   return {

@@ -6,10 +6,11 @@
 import '../support/vscode-fake/register';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { BudgetSnapshot, CheckpointRestored } from '../../src/service/api';
 import type { CheckpointView } from '../../src/webview/shared/protocol';
 import { restoreRun } from '../../src/views/commands/restore-run';
 import { host, resetVscodeFake } from '../support/vscode-fake';
+import type { CheckpointRestored } from '../../src/service/records';
+import type { BudgetSnapshot } from '../../src/service/meter/budget-types';
 
 function view(
   id: string,

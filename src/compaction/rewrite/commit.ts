@@ -5,14 +5,35 @@
  *
  * Pure: no I/O, no model calls.
  */
-import type { Checkpoint, CompactionResult, ContextItem, ToolSchema } from '../types';
+import type { Checkpoint, ContextItem, ToolSchema } from '../types';
 import { SummarizerError } from '../types';
 import type { TokenMeter } from '../meter/meter';
-import { summarizerFailed, type CompactionStatus } from '../outcome';
+import { summarizerFailed, type CompactionStatus, type CompactionResult } from '../outcome';
 import { applyCheckpoint, coveredIds } from '../context';
 import { checkToolPairing } from '../plan/invariants';
 import { describeHolders } from '../plan/holders';
-import type { PreparedCompaction } from './compactor';
+import type { AnchoredTokens } from '../outcome';
+import type { TokenHolders } from '../plan/holders';
+
+/** A compaction computed but not applied (preview, or a summary prepared ahead of the threshold). */
+export interface PreparedCompaction {
+  checkpoints: Checkpoint[];
+  tokensBefore: number;
+  /** Estimated tokens after applying to the context it was prepared on. */
+  tokensAfter: number;
+  reason: string;
+  startedAt: number;
+  /** Tokens no compaction may summarise, when the result is above the target (see CompactionResult). */
+  anchoredTokens?: number;
+  /** The same, by what holds them. */
+  anchored?: AnchoredTokens;
+  /** The target the compaction aimed at, in tokens. */
+  targetTokens?: number;
+  /** What holds the tokens, when the result is over the input budget (does not fit the window). */
+  holders?: TokenHolders;
+  /** The input budget (`contextWindow - reservedOutput`), in tokens. */
+  inputBudget?: number;
+}
 
 /** A result that leaves `items` as they are, with the outcome, reason and status given. */
 export function notApplied(

@@ -11,7 +11,6 @@ import type {
   Checkpoint,
   CheckpointStrategy,
   CompactionOptions,
-  CompactionResult,
   ContextItem,
   Summarizer,
   SummaryRequest,
@@ -21,7 +20,7 @@ import { SummarizerError } from '../types';
 import type { TokenMeter } from '../meter/meter';
 import { splitRoom, summaryBudgets, thresholds } from '../plan/budget';
 import { anchorReasons, planCompaction, spanSummaryEstimate } from '../plan/planner';
-import type { AnchoredTokens, CompactionStatus } from '../outcome';
+import type { CompactionStatus, CompactionResult } from '../outcome';
 import { anchoredBreakdown } from '../plan/anchored';
 import { planClips } from '../plan/clip-plan';
 import {
@@ -33,6 +32,7 @@ import {
   keepApplied,
   notApplied,
   noteReplaced,
+  type PreparedCompaction,
 } from './commit';
 
 export { CLIP_MIN_TOKENS } from '../plan/clip-plan';
@@ -53,7 +53,7 @@ import { finalizeSummary } from '../summary/summary-checks';
 import { clipMessageToTokens } from '../clip';
 import { composeSummary, SUMMARY_FRAME_TOKENS } from '../summary/compose-summary';
 import { degradeToFit } from './degrade';
-import { describeHolders, systemAndToolsTokens, tokenHolders, type TokenHolders } from '../plan/holders';
+import { describeHolders, systemAndToolsTokens, tokenHolders } from '../plan/holders';
 
 /** Everything one compaction needs. */
 export interface CompactInput {
@@ -62,26 +62,6 @@ export interface CompactInput {
   meter: TokenMeter;
   summarizer: Summarizer;
   options: CompactionOptions;
-}
-
-/** A compaction computed but not applied (preview, or a summary prepared ahead of the threshold). */
-export interface PreparedCompaction {
-  checkpoints: Checkpoint[];
-  tokensBefore: number;
-  /** Estimated tokens after applying to the context it was prepared on. */
-  tokensAfter: number;
-  reason: string;
-  startedAt: number;
-  /** Tokens no compaction may summarise, when the result is above the target (see CompactionResult). */
-  anchoredTokens?: number;
-  /** The same, by what holds them. */
-  anchored?: AnchoredTokens;
-  /** The target the compaction aimed at, in tokens. */
-  targetTokens?: number;
-  /** What holds the tokens, when the result is over the input budget (does not fit the window). */
-  holders?: TokenHolders;
-  /** The input budget (`contextWindow - reservedOutput`), in tokens. */
-  inputBudget?: number;
 }
 
 /** Default number of newest agent steps kept verbatim. */

@@ -10,13 +10,13 @@
  * a restore removes them with the summary.
  */
 import * as path from 'node:path';
-import type { PreparedCompaction } from './compactor';
 import { applyCheckpoint } from '../context';
 import { actionsOf } from '../summary/ledger/actions';
 import { maskSecrets } from '../secrets';
 import { toolCallsOf } from '../text';
 import type { TokenMeter } from '../meter/meter';
 import type { ContextItem, ToolSchema } from '../types';
+import type { PreparedCompaction } from './commit';
 
 /** Default number of files re-attached after one summary. */
 export const DEFAULT_REATTACH_MAX_FILES = 5;

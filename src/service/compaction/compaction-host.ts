@@ -2,11 +2,23 @@
  * The contract between the compaction coordinator ({@link Compactions}) and the context service that
  * owns it: what the coordinator reads and calls, its options and its counters.
  */
-import type { BudgetConfig, CompactionResult, ContextItem, Summarizer, ToolSchema } from '../../compaction/types';
+import type { BudgetConfig, ContextItem, Summarizer, ToolSchema } from '../../compaction/types';
 import type { TokenMeter } from '../../compaction/meter/meter';
-import type { CheckpointRecord, RestoredOverflow } from '../api';
-import type { ReattachConfig } from './reattach-step';
+import type { AttachedFile } from '../../compaction/rewrite/reattach';
+import type { ReattachLimits } from './reattach-files';
 import type { CompactionWorker } from './worker/session-worker';
+import type { CompactionResult } from '../../compaction/outcome';
+import type { CheckpointRecord, RestoredOverflow } from '../records';
+
+/** How a service re-attaches files; absent or with a 0 share or count: it does not. */
+export interface ReattachConfig {
+  /** Share of the compaction target for the files, in (0, 1]; 0 turns re-attaching off. */
+  fraction: number;
+  /** Most files after one summary; 0 turns re-attaching off. */
+  maxFiles: number;
+  /** Reads the candidates of `items` from the workspace (see `readReattachFiles`). */
+  read(items: readonly ContextItem[], limits: ReattachLimits, signal?: AbortSignal): Promise<AttachedFile[]>;
+}
 
 /** What the coordinator needs from its owner. */
 export interface CompactionHost {

@@ -2,12 +2,12 @@
  * Small pure parts of the compaction coordinator: outcome records, racing a run against cancellation,
  * and the summary preview (its view and the user's edit).
  */
-import type { CompactionResult } from '../../compaction/types';
-import { summaryHeader, type PreparedCompaction } from '../../compaction/rewrite/compactor';
-import type { CheckpointRecord, CompactionPreview, CompactOutcome } from '../api';
-import { describeOutcome, type ServiceCompactionStatus } from './outcome';
-import type { CompactionStatus } from '../../compaction/outcome';
+import { summaryHeader } from '../../compaction/rewrite/compactor';
+import { describeOutcome, type ServiceCompactionStatus, type CompactOutcome } from './outcome';
+import type { CompactionStatus, CompactionResult } from '../../compaction/outcome';
 import { describeCompaction } from '../../compaction/outcome-text';
+import type { PreparedCompaction } from '../../compaction/rewrite/commit';
+import type { CheckpointRecord, CompactionPreview } from '../records';
 
 export function outcomeOf(result: CompactionResult, records: CheckpointRecord[], queued?: boolean): CompactOutcome {
   return {

@@ -16,9 +16,9 @@
  *   (./reachable-target);
  * - atomic: cancel and timeout abort the run and leave the context and the store unchanged (B52, B55).
  */
-import type { BudgetConfig, CompactionResult, CheckpointTrigger, ContextItem } from '../../compaction/types';
+import type { BudgetConfig, CheckpointTrigger, ContextItem } from '../../compaction/types';
 import { thresholds } from '../../compaction/plan/budget';
-import { commitPrepared, type PreparedCompaction } from '../../compaction/rewrite/compactor';
+import { commitPrepared } from '../../compaction/rewrite/compactor';
 import { prepareOffThread, type CompactionProgress } from './worker/runner';
 import { applyReattach, planReattach, reattachFiles } from './reattach-step';
 import { PrepareAhead, preparedCeiling } from './prepare-ahead';
@@ -26,9 +26,8 @@ import { mayCompactRestored } from '../session/restored-overflow';
 import { automaticAim } from './landing';
 import { anchoredTokens } from '../../compaction/plan/anchored';
 import { ManualQueue } from './manual-queue';
-import { describeOutcome, type ServiceCompactionStatus } from './outcome';
-import type { CompactionStatus } from '../../compaction/outcome';
-import type { CheckpointRecord, CompactionPreview, CompactOutcome } from '../api';
+import { describeOutcome, type ServiceCompactionStatus, type CompactOutcome } from './outcome';
+import type { CompactionStatus, CompactionResult } from '../../compaction/outcome';
 import type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
 import {
   notApplied,
@@ -45,6 +44,8 @@ export type { CompactionHost, CompactionsOptions, CompactionStats } from './comp
 import { CompactionGuard } from '../../compaction/rewrite/guard';
 import { evictImages } from './image-eviction';
 import type { ContextOverflow } from '../../models/context-errors';
+import type { PreparedCompaction } from '../../compaction/rewrite/commit';
+import type { CheckpointRecord, CompactionPreview } from '../records';
 
 /** The compaction coordinator of one context service. */
 export class Compactions {

@@ -2,9 +2,8 @@
  * Manual compaction requests made while an agent step runs wait here until the next safe point
  * (B51); all requests waiting there share one run and one outcome.
  */
-import type { CompactOutcome } from '../api';
 import { notApplied } from './compaction-outcomes';
-import type { ServiceCompactionStatus } from './outcome';
+import type { ServiceCompactionStatus, CompactOutcome } from './outcome';
 import type { CompactionProgress } from './worker/runner';
 
 /** What a manual request asks for. */

@@ -6,7 +6,7 @@
 import type { CompactionStatus, ModelFailure } from '../../compaction/outcome';
 import { describeCompaction } from '../../compaction/outcome-text';
 import { isQuietStatus } from '../../compaction/outcome';
-import type { CheckpointRecord, CompactionPreview } from '../api';
+import type { CheckpointRecord, CompactionPreview } from '../records';
 
 /** Outcomes that only the service has. */
 export type ServiceCompactionStatus =

@@ -6,7 +6,6 @@
  * the session may never reach, or planned for less growth than comes. A prepared summary belongs
  * to one version of the context and is discarded when the context was rewritten in between (stale).
  */
-import type { PreparedCompaction } from '../../compaction/rewrite/compactor';
 import { prepareOffThread } from './worker/runner';
 import type { CompactionGuard } from '../../compaction/rewrite/guard';
 import type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
@@ -14,6 +13,7 @@ import { raceAbort } from './compaction-outcomes';
 import { thresholds, type Thresholds } from '../../compaction/plan/budget';
 import { automaticAim } from './landing';
 import { anchoredTokens } from '../../compaction/plan/anchored';
+import type { PreparedCompaction } from '../../compaction/rewrite/commit';
 
 /**
  * Most prompt tokens a summary prepared ahead may leave when it is applied at the trigger: halfway

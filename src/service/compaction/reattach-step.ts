@@ -6,7 +6,6 @@
  */
 import type { BudgetConfig, ContextItem, ToolSchema } from '../../compaction/types';
 import type { TokenMeter } from '../../compaction/meter/meter';
-import type { PreparedCompaction } from '../../compaction/rewrite/compactor';
 import { summaryBudgets, thresholds } from '../../compaction/plan/budget';
 import {
   attachReserve,
@@ -14,18 +13,8 @@ import {
   type AttachedFile,
   type AttachOptions,
 } from '../../compaction/rewrite/reattach';
-import type { ReattachLimits } from './reattach-files';
-import type { CompactionHost } from './compaction-host';
-
-/** How a service re-attaches files; absent or with a 0 share or count: it does not. */
-export interface ReattachConfig {
-  /** Share of the compaction target for the files, in (0, 1]; 0 turns re-attaching off. */
-  fraction: number;
-  /** Most files after one summary; 0 turns re-attaching off. */
-  maxFiles: number;
-  /** Reads the candidates of `items` from the workspace (see `readReattachFiles`). */
-  read(items: readonly ContextItem[], limits: ReattachLimits, signal?: AbortSignal): Promise<AttachedFile[]>;
-}
+import type { CompactionHost, ReattachConfig } from './compaction-host';
+import type { PreparedCompaction } from '../../compaction/rewrite/commit';
 
 /** Files read for one compaction, with the room to keep for them and the limits to apply. */
 export interface ReattachPlan {

@@ -5,7 +5,7 @@ import type { BudgetConfig, ContextItem, ToolSchema } from '../../compaction/typ
 import type { TokenMeter } from '../../compaction/meter/meter';
 import { thresholds } from '../../compaction/plan/budget';
 import { analyze } from '../../compaction/plan/structure';
-import type { BudgetBreakdown, BudgetSnapshot } from '../api';
+import type { BudgetBreakdown, BudgetSnapshot } from './budget-types';
 
 /**
  * Reads the meter and splits the total into system, tools, history, summaries and current task.

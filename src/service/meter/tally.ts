@@ -20,7 +20,7 @@ import {
 } from '../../compaction/meter/meter';
 import { fillSnapshot } from './budget-view';
 import { isRealUserMessage } from '../../compaction/plan/structure';
-import type { BudgetBreakdown, BudgetSnapshot } from '../api';
+import type { BudgetBreakdown, BudgetSnapshot } from './budget-types';
 
 /** What the meter read when a request was sent, for the usage report that answers it. All in tokens. */
 export interface SentReading {

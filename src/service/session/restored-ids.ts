@@ -1,8 +1,8 @@
+import type { CheckpointRecord } from '../records';
 /**
  * Which raw messages a restore brought back and automatic compaction must still leave alone, read
  * from the stored checkpoint history, so the protection holds across a window reload. Pure.
  */
-import type { CheckpointRecord } from '../api';
 
 /**
  * Raw entry ids that restores brought back and that are still protected: the `replacedIds` of every

@@ -7,11 +7,12 @@
  * and throws when the change is not allowed; `apply()` takes it over and bumps {@link version}. A
  * failed write between the two leaves the state exactly as it was.
  */
-import type { CompactionResult, ContextItem, Entry } from '../../compaction/types';
+import type { ContextItem, Entry } from '../../compaction/types';
 import { itemsFromEntries, undoCheckpoint } from '../../compaction/context';
-import type { CheckpointRecord, CheckpointRestored } from '../api';
 import { unaccountedEntries } from './store';
 import { definedOnly } from '../helpers';
+import type { CompactionResult } from '../../compaction/outcome';
+import type { CheckpointRecord, CheckpointRestored } from '../records';
 
 /** The rewritable part of the state, as persisted beside the transcript. */
 export interface ContextState {

@@ -3,7 +3,7 @@
  * layout): transcript lines, the state file, and the rebuilding of the in-memory state from them.
  */
 import type { ContextItem, Entry } from '../../compaction/types';
-import type { CheckpointRecord } from '../api';
+import type { CheckpointRecord } from '../records';
 
 /** An active-context item as stored: raw items by reference, derived items whole. */
 export type StoredItem = { ref: string; pinned?: boolean } | (ContextItem & { ref?: undefined });

@@ -5,9 +5,9 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { CheckpointRecord } from '../api';
 import { SessionStore } from './store';
 import { parseTranscript, resolveState, type StoredState } from './store-format';
+import type { CheckpointRecord } from '../records';
 
 /**
  * The checkpoints stored for session `sessionId` under `storageDir`, with their replaced and inserted

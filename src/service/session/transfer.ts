@@ -5,8 +5,9 @@
 import type { Entry } from '../../compaction/types';
 import { repairToolPairing } from '../../compaction/plan/repair';
 import { toMessages } from '../../compaction/context';
-import type { ExportedTranscript, ImportedTranscript, LogSink } from '../api';
+import type { LogSink } from '../api';
 import type { ContextState, SessionState } from './session-state';
+import type { ExportedTranscript, ImportedTranscript } from '../records';
 
 /**
  * The entries of an imported transcript, with tool pairing repaired (warnings go to `log`).

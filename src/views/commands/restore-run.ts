@@ -6,11 +6,12 @@
  * Undo Restore takes back.
  */
 import * as vscode from 'vscode';
-import type { BudgetSnapshot, CheckpointRestored } from '../../service/api';
 import type { RestorePlan } from '../../service/session/restore-plan';
 import type { CheckpointView } from '../../webview/shared/protocol';
 import { groupCheckpointRuns, type CheckpointRunView } from '../../webview/shared/checkpoint-runs';
 import { formatTokens } from '../notices';
+import type { CheckpointRestored } from '../../service/records';
+import type { BudgetSnapshot } from '../../service/meter/budget-types';
 
 /** What the restore reads and does: the history's checkpoints, the gauge and the service's restore. */
 export interface RestoreTarget {

@@ -11,9 +11,9 @@
 import * as vscode from 'vscode';
 import { DisposableStore } from '../../lifecycle/disposables';
 import type { ContextItem } from '../../compaction/types';
-import type { CheckpointRecord } from '../../service/api';
 import { contentText } from '../sidebar/transcript-items';
 import { escapeHeadings, nestSummary } from './summary-markdown';
+import type { CheckpointRecord } from '../../service/records';
 
 /** The URI scheme of checkpoint documents. */
 export const CHECKPOINT_SCHEME = 'contextkeeper-checkpoint';

@@ -3,9 +3,9 @@
  * belongs to it (or names no session), otherwise that session's folder on disk, so an open document
  * keeps its text across session switches and imports.
  */
-import type { CheckpointRecord } from '../../service/api';
 import { readStoredCheckpoints } from '../../service/session/stored-checkpoints';
 import type { CheckpointLookup } from './checkpoint-documents';
+import type { CheckpointRecord } from '../../service/records';
 
 /** The shown session, as far as the lookup needs it (the session controller). */
 export interface ShownSession {

@@ -9,8 +9,9 @@
  * share one divider, whose figures add up theirs.
  */
 import type { Entry, ItemKind } from '../../compaction/types';
-import type { BudgetSnapshot, CheckpointRecord } from '../../service/api';
 import type { CompactedAs, CompactionView } from '../../webview/shared/protocol';
+import type { CheckpointRecord } from '../../service/records';
+import type { BudgetSnapshot } from '../../service/meter/budget-types';
 
 /** Checkpoints of one run are applied within this many milliseconds of each other. */
 export const GROUP_WINDOW_MS = 60_000;

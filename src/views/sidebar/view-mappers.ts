@@ -4,7 +4,6 @@
  */
 import type { ApprovalRequest } from '../../agent/types';
 import type { Entry } from '../../compaction/types';
-import type { BudgetSnapshot, CheckpointRecord, CompactionPreview } from '../../service/api';
 import type {
   ApprovalView,
   BudgetView,
@@ -14,6 +13,8 @@ import type {
   ReplacedItemView,
 } from '../../webview/shared/protocol';
 import { contentText, firstLine, pathArgument } from './transcript-items';
+import type { CheckpointRecord, CompactionPreview } from '../../service/records';
+import type { BudgetSnapshot } from '../../service/meter/budget-types';
 
 /** The service's budget as the gauge shows it (without the peak, which the model adds). */
 export function toBudgetView(budget: BudgetSnapshot, autoCompact: boolean): BudgetView {

@@ -8,7 +8,7 @@
  * message; only checkpoint changes walk the transcript (they are rare and the result is cached).
  */
 import type { Entry } from '../../compaction/types';
-import type { CheckpointRecord, ContextServiceApi } from '../../service/api';
+import type { ContextServiceApi } from '../../service/api';
 import type {
   ApprovalView,
   BudgetView,
@@ -30,6 +30,7 @@ import { latestRunPeak, placeCompactions } from './compaction-dividers';
 import { fullTextOf, itemsForEntry, toolCallLineId, type ToolNames } from './transcript-items';
 import { compactionDetailOf, toApprovalViews, toBudgetView, toCheckpointView, toPreviewView } from './view-mappers';
 import { countAsImported } from '../import-count';
+import type { CheckpointRecord } from '../../service/records';
 export { toBudgetView, toCheckpointView } from './view-mappers';
 
 /** Lines shown at first; `loadEarlier` adds this many more each time. */

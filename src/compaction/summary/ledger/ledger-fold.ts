@@ -9,7 +9,22 @@
  * identity; actions are never mutated); any other list is read from its start. Pure: no I/O.
  */
 import type { Action, FileOp } from './actions';
-import { commandKey } from './ledger';
+
+/** One line per command text (whitespace collapsed), at most 300 characters. */
+export function commandKey(command: string): string {
+  // Every ledger reads every command of its span again: the keys are kept (bounded).
+  let key = commandKeys.get(command);
+  if (key === undefined) {
+    const t = command.replace(/\s+/g, ' ').trim();
+    key = t.length > 300 ? `${t.slice(0, 299)}…` : t;
+    if (commandKeys.size >= KEPT_COMMAND_KEYS) commandKeys.clear();
+    commandKeys.set(command, key);
+  }
+  return key;
+}
+const commandKeys = new Map<string, string>();
+/** Most command keys kept. */
+const KEPT_COMMAND_KEYS = 50_000;
 
 /** What happened to one file, in order (the ops as counts by first appearance). */
 export interface FileFold {

@@ -15,7 +15,7 @@
  */
 import type { Action, FileOp } from './actions';
 import { fullPath, NO_ROOTS, shortPath, type PathRoots } from './path-root';
-import { LedgerFold } from './ledger-fold';
+import { commandKey, LedgerFold } from './ledger-fold';
 
 /** Section headings of the ledger. */
 export const LEDGER = {
@@ -33,12 +33,14 @@ function isVerify(command: string): boolean {
   let v = verifies.get(command);
   if (v === undefined) {
     v = VERIFY.test(command);
-    if (verifies.size >= KEPT_COMMAND_KEYS) verifies.clear();
+    if (verifies.size >= KEPT_VERIFIES) verifies.clear();
     verifies.set(command, v);
   }
   return v;
 }
 const verifies = new Map<string, boolean>();
+/** Most verify answers kept. */
+const KEPT_VERIFIES = 50_000;
 
 /** Lines of the three ledger sections, oldest first. */
 export interface LedgerLines {
@@ -51,22 +53,6 @@ export interface LedgerLines {
   /** Files edited or created, newest last (current paths, as the tool calls gave them). */
   edited: string[];
 }
-
-/** One line per command text (whitespace collapsed), at most 300 characters. */
-export function commandKey(command: string): string {
-  // Every ledger reads every command of its span again: the keys are kept (bounded).
-  let key = commandKeys.get(command);
-  if (key === undefined) {
-    const t = command.replace(/\s+/g, ' ').trim();
-    key = t.length > 300 ? `${t.slice(0, 299)}…` : t;
-    if (commandKeys.size >= KEPT_COMMAND_KEYS) commandKeys.clear();
-    commandKeys.set(command, key);
-  }
-  return key;
-}
-const commandKeys = new Map<string, string>();
-/** Most command keys kept. */
-const KEPT_COMMAND_KEYS = 50_000;
 
 function opsText(counts: Iterable<[FileOp, number]>): string {
   return [...counts].map(([o, n]) => (n > 1 ? `${o} ${n}×` : o)).join(', ');

@@ -7,16 +7,11 @@
  * the caller's own objects, so the result is the one an inline run gives (same objects, same ids)
  * and the way back costs the new items only.
  */
-import type { PreparedCompaction } from '../../../compaction/rewrite/compactor';
 import type { EncodingName } from '../../../tokenizer/tokenizer';
-import type {
-  Checkpoint,
-  CompactionOptions,
-  CompactionResult,
-  ContextItem,
-  ToolSchema,
-} from '../../../compaction/types';
+import type { Checkpoint, CompactionOptions, ContextItem, ToolSchema } from '../../../compaction/types';
 import { SummarizerError } from '../../../compaction/types';
+import type { PreparedCompaction } from '../../../compaction/rewrite/commit';
+import type { CompactionResult } from '../../../compaction/outcome';
 
 /** The options of a run that can cross a thread (no signal, clock or callbacks). */
 export type WorkerCompactionOptions = Omit<CompactionOptions, 'signal' | 'now' | 'onDelta'>;

@@ -10,11 +10,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { prepareCompaction, type CompactInput, type PreparedCompaction } from '../../../compaction/rewrite/compactor';
+import { prepareCompaction, type CompactInput } from '../../../compaction/rewrite/compactor';
 import { ExtractiveSummarizer } from '../../../compaction/summary/extractive';
 import { tiktokenEncodingOf, type EncodingName } from '../../../tokenizer/tokenizer';
-import type { CompactionResult } from '../../../compaction/types';
 import { CompactionWorker, type CompactionProgress } from './session-worker';
+import type { PreparedCompaction } from '../../../compaction/rewrite/commit';
+import type { CompactionResult } from '../../../compaction/outcome';
 
 export { CompactionWorker, type CompactionProgress } from './session-worker';
 

@@ -13,10 +13,11 @@
  * touched by the thread) and is dropped with what it held: the next job starts a new one.
  */
 import { Worker } from 'node:worker_threads';
-import type { PreparedCompaction } from '../../../compaction/rewrite/compactor';
 import type { EncodingName } from '../../../tokenizer/tokenizer';
-import type { CompactionResult, ContextItem, ToolSchema } from '../../../compaction/types';
+import type { ContextItem, ToolSchema } from '../../../compaction/types';
 import { decodeResult, type FromWorker, type ToWorker, type WorkerCompactionOptions } from './protocol';
+import type { PreparedCompaction } from '../../../compaction/rewrite/commit';
+import type { CompactionResult } from '../../../compaction/outcome';
 
 /** Milliseconds without a job after which the thread is stopped (its memory freed): 3 minutes. */
 export const IDLE_STOP_MS = 180_000;
