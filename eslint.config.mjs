@@ -1,8 +1,9 @@
 // Lint rules for every TypeScript file (src, test, bench). Type-aware: the parser asks the
 // TypeScript project service for types, so the nearest tsconfig.json decides (src/webview/ has its own, with DOM).
 import tseslint from 'typescript-eslint';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 
-/** Layers below the views: plain Node, testable without an editor (see README, "Layout"). */
+/** Layers below the views: plain Node, testable without an editor (DESIGN.md, "Layers"). */
 const editorFree = [
   'src/tokenizer',
   'src/compaction',
@@ -15,6 +16,56 @@ const editorFree = [
   'src/cli',
   'src/demo',
   'src/watch',
+  'src/format',
+  'src/webview',
+];
+
+/**
+ * The layering of src/ (DESIGN.md "Layers": imports point downward only), stated once. Each zone:
+ * files under `target` import nothing under `from` (except `except`, relative to `from`). Type-only
+ * imports count too; test/architecture/import-graph.test.ts checks the same graph for circles.
+ */
+const layerZones = [
+  {
+    target: './src/tokenizer',
+    from: './src',
+    except: ['./tokenizer'],
+    message: 'The tokenizer imports nothing of ours: it is the bottom layer.',
+  },
+  {
+    target: './src/format',
+    from: './src',
+    except: ['./format'],
+    message: 'The figure formatting imports nothing of ours: the webview bundle and the command line use it.',
+  },
+  {
+    target: './src/compaction',
+    from: './src',
+    except: ['./compaction', './tokenizer', './format'],
+    message:
+      'The compaction core takes plain data and returns plain data: it imports nothing from service, views, agent, summarizers, cli, watch, models or demo.',
+  },
+  {
+    target: './src/compaction/plan',
+    from: './src/compaction/rewrite',
+    message: 'Planning decides what to replace; rewriting depends on the plan, not the other way round.',
+  },
+  {
+    target: './src/compaction/summary',
+    from: './src/compaction/rewrite',
+    message: 'The summary writer is used by the rewrite steps; it does not import them.',
+  },
+  {
+    target: './src/transcripts',
+    from: './src',
+    except: ['./transcripts', './compaction', './tokenizer', './format'],
+    message: 'The importers run in plain Node on the compaction core alone.',
+  },
+  {
+    target: './src/webview/shared',
+    from: ['./src/views', './src/service'],
+    message: 'The webview half shared with the host imports nothing from the views or the service.',
+  },
 ];
 
 export default tseslint.config(
@@ -51,6 +102,23 @@ export default tseslint.config(
       // An async method that satisfies a Promise-returning interface needs no await.
       '@typescript-eslint/require-await': 'off',
       'no-restricted-syntax': ['error', { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' }],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts'],
+      // Sources import each other as `./x` or `./x.js` (the webview); both name the `.ts` file.
+      'import-x/resolver-next': [
+        createNodeResolver({ extensions: ['.ts', '.js', '.json'], extensionAlias: { '.js': ['.ts', '.js'] } }),
+      ],
+    },
+    rules: {
+      'import-x/no-restricted-paths': ['error', { zones: layerZones }],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      // Size is judged by function, not by file: a long function is a hint to look for its parts.
+      'max-lines-per-function': ['warn', { max: 80, skipBlankLines: true, skipComments: true }],
     },
   },
   {

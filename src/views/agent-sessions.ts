@@ -13,7 +13,7 @@ import { discoverSessions, type DiscoveredSession } from '../watch/discovery';
 import { SessionWatcher, followFile, type Follow, type WatchUpdate } from '../watch/watcher';
 import { deferredCounterForModel } from '../tokenizer/tokenizer';
 import type { WatchedCompaction, WatchedGauge } from '../watch/live';
-import { plural } from './notices';
+import { plural } from '../format/tokens';
 
 /** URI scheme of the read-only documents of an agent's compactions. */
 export const AGENT_CHECKPOINT_SCHEME = 'contextkeeper-agent';

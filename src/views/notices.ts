@@ -1,26 +1,11 @@
 /**
- * Texts of the notifications about compaction and restore, and the token formatting they share with
- * the sidebar's gauge, so a figure reads the same everywhere ("11.9k"). Pure: no `vscode` import.
+ * Texts of the notifications about compaction and restore; figures are written as the sidebar's gauge
+ * writes them (`format/tokens.ts`), so a figure reads the same everywhere ("11.9k"). Pure: no `vscode` import.
  */
 import { describeOutcome, type CompactOutcomeStatus, type CompactOutcome } from '../service/compaction/outcome';
 import type { ModelFailure } from '../compaction/outcome';
 import type { CheckpointRecord } from '../service/records';
-
-/**
- * Compact token count as the gauge shows it: 950, 9.5k, 12k, 1.05M. `n` is a count of tokens;
- * negative counts keep their sign.
- */
-export function formatTokens(n: number): string {
-  if (n < 0) return `-${formatTokens(-n)}`;
-  if (n < 1000) return String(Math.round(n));
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
-  return `${(n / 1_000_000).toFixed(2)}M`;
-}
-
-/** `n` with the noun in its singular or plural form: "1 checkpoint", "3 checkpoints" (English, no locale grouping). */
-export function plural(n: number, one: string, many: string): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
+import { formatTokens, plural } from '../format/tokens';
 
 /** What the checkpoints of one compaction did: "5 tool results collapsed, 1 summary". Empty when nothing is known. */
 export function compactionParts(checkpoints: readonly Pick<CheckpointRecord, 'inserted' | 'strategy'>[]): string {

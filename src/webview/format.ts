@@ -1,5 +1,5 @@
 /** Number, time and label formatting shared by the sidebar's templates. */
-import { formatTokens } from '../views/notices.js';
+import { formatTokens } from '../format/tokens.js';
 
 /** Compact token count: 950, 12.3k, 1.05M (the notifications use the same formatting). */
 export const tokens = formatTokens;

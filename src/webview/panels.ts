@@ -18,9 +18,9 @@ import { cssProps } from './css-props.js';
 import { localTime, tokens } from './format.js';
 import { READ_ONLY_NOTICE } from './shared/item-labels.js';
 import { checkpointCountTitle, groupCheckpointRuns, type CheckpointRunView } from './shared/checkpoint-runs.js';
-import { plural } from '../views/notices.js';
 import { gaugeGeometry, recordedPromptNote, windowOriginNote, type GaugeGeometry } from './shared/gauge-geometry.js';
 import type { Ui } from './transcript.js';
+import { plural } from '../format/tokens.js';
 
 const icon = (name: string, extra = '') =>
   html`<span class="codicon codicon-${name} ${extra}" aria-hidden="true"></span>`;

@@ -5,7 +5,6 @@
  * comes back, and only **Restore** restores; Copy Summary puts the summary on the clipboard. A
  * second Compact while one runs or while a summary preview waits starts nothing and says why.
  */
-import { formatTokens } from '../../src/views/notices';
 import '../support/vscode-fake/register';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +16,7 @@ import { activate, type ContextKeeperApi } from '../../src/extension';
 import { commands, host, resetVscodeFake, Uri } from '../support/vscode-fake';
 import { fakeExtensionContext } from '../support/vscode-fake/context';
 import { until } from '../support/until';
+import { formatTokens } from '../../src/format/tokens';
 
 let storage: string;
 let context: vscode.ExtensionContext;

@@ -9,12 +9,12 @@ import {
   compactionParts,
   connectionVerdict,
   endpointChosenNotice,
-  formatTokens,
   modelErrorFixes,
   NOTICE_MAX_CHARS,
   restoreNotice,
   splitNotice,
 } from '../../src/views/notices';
+import { formatTokens } from '../../src/format/tokens';
 
 const item = (kind: ContextItem['kind']): ContextItem => ({
   id: `i-${kind}`,

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkpointCountTitle } from '../../src/webview/shared/checkpoint-runs';
-import { plural } from '../../src/views/notices';
+import { plural } from '../../src/format/tokens';
 
 test('the checkpoint count tooltip uses the singular for one and names the runs when they group checkpoints', () => {
   assert.equal(checkpointCountTitle(1, 1), '1 checkpoint');

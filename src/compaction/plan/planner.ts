@@ -8,7 +8,7 @@
  */
 import type { ContextItem } from '../types';
 import { analyzeTable, KIND, REGION, UNIT_REASONS, type UnitTable } from './structure';
-import { COLLAPSED_RECORD_TOKENS, collapseCandidates } from '../rewrite/collapse';
+import { COLLAPSED_RECORD_TOKENS, collapseCandidates } from './collapse-plan';
 
 /**
  * Spans smaller than this many tokens are not summarized: the summary's label and sections alone

@@ -3,12 +3,8 @@
  * while the tool message itself, and so the call/result pairing, stays in place. No model call.
  */
 import type { ChatMessage, ContextItem } from '../types';
-import { KIND, type UnitTable } from '../plan/structure';
 import { contentText, errorLines, keyArguments, looksLikeError, toolCallsOf } from '../text';
 import { shortenMiddle, typedRequestOf } from '../summary/requests';
-
-/** Tool results smaller than this many tokens are not worth collapsing (the record is ~40). */
-export const COLLAPSE_MIN_TOKENS = 200;
 
 /**
  * Longest typed answer, in characters, a collapsed record carries whole (see {@link collapseItem});
@@ -16,27 +12,6 @@ export const COLLAPSE_MIN_TOKENS = 200;
  * size the planner counts for it (the whole answer stays in the checkpoint, restorable).
  */
 export const MAX_COLLAPSED_ANSWER_CHARS = 300;
-
-/**
- * Indices of tool results that may be collapsed: raw, not pinned, inside eligible units (so never
- * in the newest steps, never anchors), at least `minTokens` tokens.
- */
-export function collapseCandidates(
-  items: readonly ContextItem[],
-  table: UnitTable,
-  perItem: readonly number[],
-  minTokens = COLLAPSE_MIN_TOKENS,
-): number[] {
-  const out: number[] = [];
-  for (let k = 0; k < table.count; k++) {
-    if (!table.eligible[k] || (table.kind[k] !== KIND.turn && table.kind[k] !== KIND.step)) continue;
-    for (let i = table.start[k]; i < table.end[k]; i++) {
-      const it = items[i];
-      if (it.kind === 'raw' && !it.pinned && it.message.role === 'tool' && perItem[i] >= minTokens) out.push(i);
-    }
-  }
-  return out;
-}
 
 /**
  * The call each tool result answers, by item index (undefined for other items and for results that
@@ -143,6 +118,3 @@ const recordCache = new WeakMap<
   object,
   { name: string | undefined; arguments: string | undefined; message: ChatMessage }
 >();
-
-/** Estimated tokens of a collapsed record, used for planning before records are written. */
-export const COLLAPSED_RECORD_TOKENS = 60;

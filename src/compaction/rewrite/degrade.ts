@@ -18,13 +18,14 @@ import type { Checkpoint, CheckpointStrategy, CompactionOptions, ContextItem, Su
 import { SummarizerError } from '../types';
 import type { TokenMeter } from '../meter/meter';
 import { analyzeTable, KIND, REGION } from '../plan/structure';
-import { callIndex, collapseItem, COLLAPSE_MIN_TOKENS } from './collapse';
+import { callIndex, collapseItem } from './collapse';
 import { clipMessageToTokens } from '../clip';
 import { applyCheckpoint } from '../context';
 import { tokenHolders } from '../plan/holders';
 import { collectRequests, removeRequestsSection, renderRequestsSection } from '../summary/requests';
 import { backfillIdentifiers } from '../summary/identifiers/backfill';
 import { maskSecrets } from '../secrets';
+import { COLLAPSE_MIN_TOKENS } from '../plan/collapse-plan';
 
 /** A degraded clip keeps at least this many tokens of a message. */
 export const DEGRADE_CLIP_MIN_TOKENS = 256;

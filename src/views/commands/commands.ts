@@ -17,14 +17,7 @@ import type { KeyStore } from '../../secrets/key-store';
 import type { SessionController } from '../session-controller';
 import type { Settings } from '../../settings/settings';
 import { SidebarProvider } from '../sidebar/sidebar-provider';
-import {
-  compactionNotice,
-  modelErrorFixes,
-  plural,
-  restoreNotice,
-  undoRestoreNotice,
-  type ModelErrorFix,
-} from '../notices';
+import { compactionNotice, modelErrorFixes, restoreNotice, undoRestoreNotice, type ModelErrorFix } from '../notices';
 
 /** Button labels of the fixes a model error offers. */
 const FIX_LABELS: Record<ModelErrorFix, string> = {
@@ -41,6 +34,7 @@ import { contentText, firstLine } from '../sidebar/transcript-items';
 import { latestReportedPrompt } from '../../transcripts/reported';
 import { describeImportCount, importCount } from '../import-count';
 import { refuseWithoutEndpoint } from './task-setup';
+import { plural } from '../../format/tokens';
 
 /** Why the agent cannot run in this window (Restricted Mode, a virtual folder), or undefined when it can. */
 export function agentUnavailableReason(): string | undefined {

@@ -9,9 +9,9 @@ import * as vscode from 'vscode';
 import type { RestorePlan } from '../../service/session/restore-plan';
 import type { CheckpointView } from '../../webview/shared/protocol';
 import { groupCheckpointRuns, type CheckpointRunView } from '../../webview/shared/checkpoint-runs';
-import { formatTokens } from '../notices';
 import type { CheckpointRestored } from '../../service/records';
 import type { BudgetSnapshot } from '../../service/meter/budget-types';
+import { formatTokens } from '../../format/tokens';
 
 /** What the restore reads and does: the history's checkpoints, the gauge and the service's restore. */
 export interface RestoreTarget {

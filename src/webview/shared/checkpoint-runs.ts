@@ -5,7 +5,7 @@
  * its steps inside. Pure: no `vscode` import; the webview imports it.
  */
 import type { CheckpointView } from './protocol';
-import { plural } from '../../views/notices';
+import { plural } from '../../format/tokens';
 
 /** One entry of the history: a run and its checkpoints (steps), oldest step first. */
 export interface CheckpointRunView {

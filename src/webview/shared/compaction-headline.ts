@@ -2,8 +2,8 @@
  * The headline of a compaction divider in the transcript, in plain words. Pure: the webview imports
  * it, tests run it in Node. Token counts in gauge formatting (see `formatTokens`).
  */
-import { formatTokens as tokens } from '../../views/notices';
 import type { CompactionView } from './protocol';
+import { formatTokens as tokens } from '../../format/tokens';
 
 function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
