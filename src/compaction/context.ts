@@ -7,10 +7,16 @@
  * `replaced[k]` stood), which may be spread over the context.
  */
 import type { ChatMessage, Checkpoint, ContextItem, Entry } from './types';
+import { keepToolOutcome } from './tool-outcomes';
 
-/** One `raw` item per entry, in order. */
+/** One `raw` item per entry, in order; a tool result's recorded success flag stays with its message. */
 export function itemsFromEntries(entries: readonly Entry[]): ContextItem[] {
-  return entries.map((e) => ({ id: e.id, kind: 'raw', message: e.message, covers: [e.id] }));
+  return entries.map(rawItem);
+}
+
+/** The `raw` item of `entry`; its recorded success flag (`meta.toolOk`) stays with its message. */
+export function rawItem(entry: Entry): ContextItem {
+  return { id: entry.id, kind: 'raw', message: keepToolOutcome(entry), covers: [entry.id] };
 }
 
 /** The messages to send, in order (item metadata never goes to the model). */

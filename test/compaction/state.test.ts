@@ -128,7 +128,7 @@ test('current state survives any budget: last tool call, files edited most recen
   );
   assert.match(
     notes,
-    /- Latest error line in command output \(`command=javac -d out src\/Main\.java`\): "src\/Main\.java:3: import com\.shop\.OrderNotFoundException;"/,
+    /- Latest error line in command output \(`javac -d out src\/Main\.java`\): "src\/Main\.java:3: import com\.shop\.OrderNotFoundException;"/,
   );
   assert.doesNotMatch(notes, /In progress/, 'other lines of the section give way first');
   // A later summary that folds this one in, with no commands of its own, carries the lines forward.
@@ -169,8 +169,5 @@ test('the latest failure line comes from a run that failed: a file shown by cat 
     T('c2', source),
   ];
   const notes = new ExtractiveSummarizer(count).notes(items(msgs), 2000);
-  assert.match(
-    notes,
-    /- Latest error line in command output \(`command=mvn -q test`\): "Error: expected 200 but was 500"/,
-  );
+  assert.match(notes, /- Latest error line in command output \(`mvn -q test`\): "Error: expected 200 but was 500"/);
 });

@@ -22,6 +22,9 @@ import { LineCounter, newLineStore, SHARED_LINES, storedLines, type LineStore } 
 
 export { parseSections, SECTIONS } from './span-scan';
 
+/** The actions of nothing (no items after the span). */
+const NO_ACTIONS: readonly Action[] = Object.freeze([]);
+
 /** Files named in "Files edited most recently". */
 const RECENT_FILES = 5;
 /**
@@ -106,6 +109,7 @@ export class ExtractiveSummarizer implements Summarizer {
     actions: readonly Action[];
     carried: ReadonlyMap<string, readonly string[]>;
     carriedRoots: PathRoots | undefined;
+    later: readonly Action[];
     roots: PathRoots;
     ledger: LedgerLines;
   };
@@ -115,13 +119,27 @@ export class ExtractiveSummarizer implements Summarizer {
     actions: readonly Action[],
     carried: ReadonlyMap<string, readonly string[]>,
     carriedRoots: PathRoots | undefined,
+    later: readonly Action[],
   ): LedgerLines & { roots: PathRoots } {
     let memo = this.ledgerMemo;
-    if (!memo || memo.actions !== actions || memo.carried !== carried || memo.carriedRoots !== carriedRoots) {
+    if (
+      !memo ||
+      memo.actions !== actions ||
+      memo.carried !== carried ||
+      memo.carriedRoots !== carriedRoots ||
+      memo.later !== later
+    ) {
       // The distinct paths of the file actions, in order, from the ledger's forward reading (kept
       // for a span that grew at its end; buildLedger below continues the same reading).
       const roots = chooseRoots(LedgerFold.of(actions).paths, carriedRoots);
-      memo = this.ledgerMemo = { actions, carried, carriedRoots, roots, ledger: buildLedger(actions, carried, roots) };
+      memo = this.ledgerMemo = {
+        actions,
+        carried,
+        carriedRoots,
+        later,
+        roots,
+        ledger: buildLedger(actions, carried, roots, later),
+      };
     }
     const { ledger, roots } = memo;
     return {
@@ -137,12 +155,17 @@ export class ExtractiveSummarizer implements Summarizer {
   /** Never calls a model. Throws SummarizerError(`aborted`) when the signal is aborted. */
   async summarize(request: SummaryRequest): Promise<SummaryResult> {
     if (request.signal?.aborted) throw new SummarizerError('compaction cancelled', 'aborted');
-    const text = this.notes(request.items, request.approximateSummaryTokens, request.focus);
+    const after = request.context ? request.context.items.slice(request.context.end) : [];
+    const text = this.notes(request.items, request.approximateSummaryTokens, request.focus, after);
     return { text, model: 'extractive', usage: { calls: 0, promptTokens: 0, completionTokens: 0 }, dropped: 0 };
   }
 
-  /** Builds the notes for `items`, at most `maxTokens` tokens. */
-  notes(items: readonly ContextItem[], maxTokens: number, focus?: string): string {
+  /**
+   * Builds the notes for `items`, at most `maxTokens` tokens. `after` are the items that stay after
+   * them in the context (the newest steps, the latest request): read only to tell which failures of
+   * the span were fixed afterwards, so that none of those is listed as open.
+   */
+  notes(items: readonly ContextItem[], maxTokens: number, focus?: string, after: readonly ContextItem[] = []): string {
     // The same span again, or one grown at its end (the next compaction over read messages), reads
     // only its new messages; the lists the budget trims below are copies.
     const kept = this.scans.get(items);
@@ -169,7 +192,8 @@ export class ExtractiveSummarizer implements Summarizer {
     ];
     const current: string[] = [];
     const actions = actionsOf(items);
-    const ledger = this.ledgerOf(actions, carried, carriedRoots);
+    const later = after.length ? actionsOf(after) : NO_ACTIONS;
+    const ledger = this.ledgerOf(actions, carried, carriedRoots, later);
     const roots = ledger.roots;
     const named = rootsLine(roots);
     if (named) current.push(named);
@@ -190,9 +214,12 @@ export class ExtractiveSummarizer implements Summarizer {
     else current.push(...carriedCurrent.filter((l) => l.startsWith('- Files edited most recently')));
     if (lastCall) current.push(`- Last tool call: ${lastCall}`);
     else current.push(...carriedCurrent.filter((l) => l.startsWith('- Last tool call')));
-    if (lastCommandError) current.push(`- Latest error line in command output ${lastCommandError}`);
-    else current.push(...carriedCurrent.filter((l) => l.startsWith('- Latest error line in command output')));
     const open = ledger.errors.filter((l) => l.startsWith('- open:'));
+    // An error line is current state only while a failure is open: a fixed one is under "Errors and
+    // fixes". A carried line stays while this part ran no command that could have fixed it.
+    if (lastCommandError && open.length > 0) current.push(`- Latest error line in command output ${lastCommandError}`);
+    else if (!lastCommandError && (open.length > 0 || !actions.some((a) => a.kind === 'command')))
+      current.push(...carriedCurrent.filter((l) => l.startsWith('- Latest error line in command output')));
     current.push(
       `- Next step: ${open.length ? `resolve ${open.at(-1)!.slice('- open: '.length)}` : 'continue with the latest request'}`,
     );

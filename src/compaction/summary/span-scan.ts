@@ -8,6 +8,8 @@
 import type { ContextItem } from '../types';
 import { contentText, keyArguments, toolCallsOf } from '../text';
 import { failureLines } from './ledger/command-errors';
+import { commandOutcome, printedText } from './ledger/run-outcome';
+import { recordedToolOutcome } from '../tool-outcomes';
 import { assistantFacts, clip, userFacts } from './message-facts';
 import { LEDGER, VERIFY } from './ledger/ledger';
 import { expandRoots, parseRootsLine, type PathRoots } from './ledger/path-root';
@@ -49,6 +51,23 @@ export function parseSections(text: string): Map<string, string[]> {
 }
 
 type Call = { name: string; arguments: string };
+
+/** The command a shell call runs: its `command`/`cmd` argument (an argv array joined), else the raw arguments. */
+function commandText(args: string): string {
+  try {
+    const v = JSON.parse(args) as Record<string, unknown>;
+    const c = v?.command ?? v?.cmd ?? v?.script;
+    if (typeof c === 'string') return c;
+    if (Array.isArray(c))
+      return c
+        .map(String)
+        .slice(c.length >= 3 && /sh$/.test(String(c[0])) ? 2 : 0)
+        .join(' ');
+  } catch {
+    // Free-form input: the text itself.
+  }
+  return args;
+}
 
 /** What the notes take from a span, as {@link SpanScan.result} gives it (lists are the caller's to trim). */
 export interface SpanReading {
@@ -134,8 +153,10 @@ export class SpanScan {
     } else if (m.role === 'tool') {
       const call = this.calls.get((m as { tool_call_id?: string }).tool_call_id ?? '');
       if (!call || !SHELL_CALL.test(call.name)) return;
-      // Only the newest command output with failure lines is quoted: read from the end, in result().
-      this.commandOutputs.push({ call, text });
+      // Only the newest failed command's output lines are quoted: read from the end, in result().
+      // A run the recording marks as successful, or a probe's "no match", is no failure.
+      if (!commandOutcome(commandText(call.arguments), text, recordedToolOutcome(m)).ok)
+        this.commandOutputs.push({ call, text });
       // Only the last verification run is quoted: its end is read once, in result(). Only commands
       // verify: a file written with "npm test" in it is not a test run.
       if (VERIFY.test(call.arguments)) this.lastVerifyOf = { call, text };
@@ -199,9 +220,9 @@ export class SpanScan {
     let lastCommandError: string | undefined;
     for (let k = this.commandOutputs.length - 1; k >= 0 && lastCommandError === undefined; k--) {
       const { call, text } = this.commandOutputs[k];
-      const lines = failureLines(call.arguments, text).map((l) => clip(l, 300));
+      const lines = failureLines(call.arguments, printedText(text)).map((l) => clip(l, 300));
       if (lines.length)
-        lastCommandError = `(\`${clip(keyArguments(call.arguments, 120), 140)}\`): ${lines.map((l) => `"${l}"`).join(' | ')}`;
+        lastCommandError = `(\`${clip(commandText(call.arguments).replace(/\s+/g, ' '), 140)}\`): ${lines.map((l) => `"${l}"`).join(' | ')}`;
     }
     const lastCall = this.lastCallOf
       ? `${this.lastCallOf.name} ${keyArguments(this.lastCallOf.arguments, 300)}`
@@ -210,8 +231,8 @@ export class SpanScan {
     if (this.lastVerifyOf) {
       // The end of a run's output holds its verdict ("42 passed, 0 failed"): keep the end.
       const { call, text } = this.lastVerifyOf;
-      const tail = text.trim().split('\n').slice(-3).join(' | ').replace(/\s+/g, ' ');
-      lastVerify = `${call.name} ${keyArguments(call.arguments, 200)} → ${tail.length > 160 ? `…${tail.slice(-159)}` : tail}`;
+      const tail = printedText(text).trim().split('\n').slice(-3).join(' | ').replace(/\s+/g, ' ');
+      lastVerify = `${call.name} ${clip(commandText(call.arguments).replace(/\s+/g, ' '), 200)} → ${tail.length > 160 ? `…${tail.slice(-159)}` : tail}`;
     }
     return {
       rules: this.rules.slice(),

@@ -8,7 +8,7 @@
  * failed write between the two leaves the state exactly as it was.
  */
 import type { ContextItem, Entry } from '../../compaction/types';
-import { itemsFromEntries, undoCheckpoint } from '../../compaction/context';
+import { itemsFromEntries, rawItem, undoCheckpoint } from '../../compaction/context';
 import { unaccountedEntries } from './store';
 import { definedOnly } from '../helpers';
 import type { CompactionResult } from '../../compaction/outcome';
@@ -76,7 +76,7 @@ export class SessionState {
   append(entry: Entry): void {
     this.entryList.push(entry);
     this.entryIds.add(entry.id);
-    this.active.push({ id: entry.id, kind: 'raw', message: entry.message, covers: [entry.id] });
+    this.active.push(rawItem(entry));
   }
 
   /**

@@ -4,6 +4,7 @@
  */
 import type { ContextItem, Entry } from '../../compaction/types';
 import type { CheckpointRecord } from '../records';
+import { rawItem } from '../../compaction/context';
 
 /** An active-context item as stored: raw items by reference, derived items whole. */
 export type StoredItem = { ref: string; pinned?: boolean } | (ContextItem & { ref?: undefined });
@@ -107,13 +108,7 @@ export function resolveState(stored: StoredState, entries: readonly Entry[], los
         lost.push(item.ref);
         return undefined;
       }
-      return {
-        id: entry.id,
-        kind: 'raw',
-        message: entry.message,
-        covers: [entry.id],
-        ...(item.pinned ? { pinned: true } : {}),
-      };
+      return { ...rawItem(entry), ...(item.pinned ? { pinned: true } : {}) };
     }
     const full = item as ContextItem;
     if (typeof full.id !== 'string' || typeof full.message !== 'object' || !Array.isArray(full.covers))

@@ -6,7 +6,9 @@
  * Pure: no I/O.
  */
 import type { ChatMessage, ContextItem } from '../../types';
-import { contentText, errorLines, looksLikeError, toolCallsOf } from '../../text';
+import { contentText, errorLines, toolCallsOf } from '../../text';
+import { recordedToolOutcome } from '../../tool-outcomes';
+import { commandOutcome, fileOutcome, printedText } from './run-outcome';
 import { isToolOutputText } from '../../text';
 import { GrowingSpan } from '../../meter/span-memo';
 
@@ -25,7 +27,16 @@ export type Action =
       tool: string;
       error?: string;
     }
-  | { kind: 'command'; command: string; ok: boolean; exit?: number; error?: string; tool: string }
+  | {
+      kind: 'command';
+      command: string;
+      ok: boolean;
+      exit?: number;
+      error?: string;
+      tool: string;
+      /** A probe's negative answer ("no match", "not found"): not a failure (see `run-outcome.ts`). */
+      answer?: string;
+    }
   | { kind: 'plan'; text: string; tool: string };
 
 const PATH_KEYS = [
@@ -47,16 +58,7 @@ const EDIT_TOOL = /edit|replace|patch|insert|str_replace/i;
 const DELETE_TOOL = /delete|remove_?file|rm_?file/i;
 const SHELL_TOOL = /bash|shell|command|exec|terminal|^run|powershell|cmd/i;
 
-/** Exit status stated in a tool result, when it states one. */
-export function exitStatus(text: string): number | undefined {
-  // Every pattern names an exit: a text without the word has none (one cheap scan for most results).
-  if (!/exit/i.test(text.length > 2400 ? `${text.slice(0, 2000)}\n${text.slice(-400)}` : text)) return undefined;
-  const m =
-    /(?:exit(?:ed)? (?:with )?code|exit status|Exit code:|"exit_code":\s*|Process exited with code)\s*(-?\d+)/i.exec(
-      text.slice(0, 2000),
-    ) ?? /(?:exit(?:ed)? (?:with )?code|exit status|Exit code:)\s*(-?\d+)/i.exec(text.slice(-400));
-  return m ? Number(m[1]) : undefined;
-}
+export { exitStatus } from './run-outcome';
 
 /** Names a code edit defines or changes, from the new text it writes (functions, classes, types, endpoints). */
 export function symbolsIn(code: string): string[] {
@@ -148,11 +150,46 @@ function replaceParts(diff: string): string {
   return out.length ? out.join('\n') : diff;
 }
 
-/** File operations a shell command performs that matter later: moves, deletions, files written. */
-function shellFileOps(command: string): Array<{ op: FileOp; path: string; to?: string }> {
-  const ops: Array<{ op: FileOp; path: string; to?: string }> = [];
-  for (const part of command.split(/&&|\|\||;|\n/)) {
-    const t = part.trim();
+/** A file operation a shell command or script performs, with the new code it writes when known. */
+type ShellFileOp = { op: FileOp; path: string; to?: string; symbols?: string[] };
+
+/** Redirect targets that are not files (`2>&1`, `/dev/null`, `>&2`, `nul` on Windows). */
+function isFileTarget(target: string): boolean {
+  return !!target && !/^(&\d*|\/dev\/|nul$|NUL$|\$)/.test(target) && !/^[<>|&]/.test(target);
+}
+
+/**
+ * File operations a shell command performs that matter later: moves, deletions, files written by
+ * redirection (`cat > f`, `cat <<EOF > f`, `echo … >> f`, `printf`), `tee`, `touch`, `sed -i`,
+ * `cp`, and scripts that write files (`python`/`node` code with `open(p, 'w')`, `write_text`,
+ * `writeFileSync`, `Set-Content`/`Out-File`). Heredoc bodies are the new code of the file they
+ * are written to (its symbols are read from them) and are not read as commands.
+ */
+function shellFileOps(command: string): ShellFileOp[] {
+  const ops: ShellFileOp[] = [];
+  const lines = command.split('\n');
+  const commandLines: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const here = /<<-?\s*(['"]?)([\w.-]+)\1/.exec(line);
+    if (!here) {
+      commandLines.push(line);
+      continue;
+    }
+    const end = here[2];
+    let j = i + 1;
+    while (j < lines.length && lines[j].trim() !== end) j++;
+    const body = lines.slice(i + 1, j).join('\n');
+    commandLines.push(line);
+    const target =
+      /(?:^|[^0-9&>])>>?\s*(['"]?)([^\s'";&|<>]+)\1/.exec(line.replace(/<<-?\s*(['"]?)[\w.-]+\1/, '')) ??
+      /\btee\s+(?:-a\s+)?(['"]?)([^\s'";&|<>]+)\1/.exec(line);
+    if (target && isFileTarget(target[2])) ops.push({ op: 'created', path: target[2], symbols: symbolsIn(body) });
+    else if (/\b(python3?|node|deno|bun|ruby|perl|pwsh|powershell)\b/.test(line)) ops.push(...scriptWrites(body));
+    i = j;
+  }
+  for (const part of commandLines.join('\n').split(/&&|\|\||;|\n/)) {
+    const t = part.trim().replace(/^(?:sudo\s+)/, '');
     let m = /^(?:git\s+)?mv\s+(?:-\w+\s+)*(\S+)\s+(\S+)$/.exec(t);
     if (m) {
       ops.push({ op: 'moved', path: unquote(m[1]), to: unquote(m[2]) });
@@ -163,12 +200,32 @@ function shellFileOps(command: string): Array<{ op: FileOp; path: string; to?: s
       for (const p of m[1].split(/\s+/)) if (p && !p.startsWith('-')) ops.push({ op: 'deleted', path: unquote(p) });
       continue;
     }
-    m = /(?:^|\s)(?:cat|echo|printf)\b[^>]*>\s*(\S+)/.exec(t) ?? /^touch\s+(\S+)/.exec(t);
-    if (m && !m[1].startsWith('/dev/')) ops.push({ op: 'created', path: unquote(m[1]) });
-    m = /^sed\s+-i\S*\s+.*\s(\S+)$/.exec(t);
+    if (/<</.test(t)) continue;
+    m = /^cp\s+(?:-\w+\s+)*(\S+)\s+(\S+)$/.exec(t);
+    if (m && !m[2].endsWith('/')) ops.push({ op: 'created', path: unquote(m[2]) });
+    m = /(?:^|\s)(?:cat|echo|printf)\b[^>]*?(?:^|[^0-9&>])>>?\s*(\S+)/.exec(t) ?? /^touch\s+(\S+)/.exec(t);
+    if (m && isFileTarget(unquote(m[1]))) ops.push({ op: 'created', path: unquote(m[1]) });
+    m = /\btee\s+(?:-a\s+)?([^\s|;&>]+)/.exec(t);
+    if (m && isFileTarget(unquote(m[1]))) ops.push({ op: 'created', path: unquote(m[1]) });
+    m = /^sed\s+(?:-\w+\s+)*-i\S*\s+.*\s(\S+)$/.exec(t);
     if (m) ops.push({ op: 'edited', path: unquote(m[1]) });
+    m = /\b(?:Set-Content|Add-Content|Out-File)\s+(?:-(?:Path|FilePath)\s+)?(['"]?)([^\s'"]+)\1/i.exec(t);
+    if (m) ops.push({ op: 'created', path: m[2] });
+    if (/^(python3?|node)\s+-[ce]\s/.test(t)) ops.push(...scriptWrites(t));
   }
   return ops;
+}
+
+/** Files a Python or JavaScript script writes: `open(p, 'w')`, `Path(p).write_text`, `fs.writeFileSync(p`. */
+function scriptWrites(code: string): ShellFileOp[] {
+  const out: ShellFileOp[] = [];
+  const res = [
+    /\bopen\(\s*(?:r|f)?(['"])([^'"\n]+)\1\s*,\s*(['"])[wax]b?\+?\3/g,
+    /\bPath\(\s*(?:r|f)?(['"])([^'"\n]+)\1\s*\)\s*\.write_(?:text|bytes)\(/g,
+    /\b(?:fs\.)?(?:writeFileSync|writeFile|appendFileSync)\(\s*(['"`])([^'"`\n]+)\1/g,
+  ];
+  for (const re of res) for (const m of code.matchAll(re)) out.push({ op: 'edited', path: m[2] });
+  return out;
 }
 
 function unquote(s: string): string {
@@ -194,10 +251,17 @@ function patchOps(patch: string): Array<{ op: FileOp; path: string; to?: string;
   return ops;
 }
 
-/** Actions of one tool call, given its outcome. */
-function callActions(name: string, rawArgs: string, result: string | undefined): Action[] {
-  const ok = result === undefined ? true : !looksLikeError(result);
-  const error = result !== undefined && !ok ? (errorLines(result, 1)[0] ?? firstLine(result)) : undefined;
+/**
+ * Actions of one tool call, given its result's text and the success flag the recording carries
+ * for it (`recorded`, undefined when none): see `run-outcome.ts` for how the outcome is decided.
+ */
+function callActions(name: string, rawArgs: string, result: string | undefined, recorded?: boolean): Action[] {
+  const printed = result === undefined ? undefined : printedText(result);
+  const failure = (ok: boolean) =>
+    printed !== undefined && !ok ? (errorLines(printed, 1)[0] ?? firstLine(printed)) : undefined;
+  const edit = fileOutcome(false, result, recorded).ok;
+  const ok = edit;
+  const error = failure(edit);
   const args = parseArgs(rawArgs) ?? {};
   const out: Action[] = [];
   if (PLAN_TOOL.test(name)) return [{ kind: 'plan', text: rawArgs, tool: name }];
@@ -226,16 +290,49 @@ function callActions(name: string, rawArgs: string, result: string | undefined):
         : editorCommand === 'create' || editorCommand === 'write'
           ? 'created'
           : 'edited';
+    const fine = op === 'read' ? fileOutcome(true, result, recorded).ok : ok;
     return [
-      { kind: 'file', op, path, symbols: op === 'read' ? [] : symbolsIn(newTextOf(args)), ok, tool: name, error },
+      {
+        kind: 'file',
+        op,
+        path,
+        symbols: op === 'read' ? [] : symbolsIn(newTextOf(args)),
+        ok: fine,
+        tool: name,
+        error: failure(fine),
+      },
     ];
   }
   const command =
     pick(args, COMMAND_KEYS) ?? (SHELL_TOOL.test(name) && !rawArgs.trim().startsWith('{') ? rawArgs.trim() : undefined);
+  if (command && SHELL_TOOL.test(name) && /\*\*\* (Add|Update|Delete) File:/.test(command)) {
+    // `apply_patch <<'PATCH' … PATCH` run through the shell (Codex): the patch's files.
+    for (const p of patchOps(command))
+      out.push({
+        kind: 'file',
+        op: p.op,
+        path: p.path,
+        to: p.to,
+        symbols: symbolsIn(p.code),
+        ok,
+        tool: 'apply_patch',
+        error,
+      });
+    return out;
+  }
   if (command && SHELL_TOOL.test(name)) {
-    const exit = result !== undefined ? exitStatus(result) : undefined;
-    out.push({ kind: 'command', command, ok: ok && (exit ?? 0) === 0, exit, error, tool: name });
-    for (const f of shellFileOps(command)) out.push({ kind: 'file', ...f, symbols: [], ok, tool: name });
+    const run = commandOutcome(command, result, recorded);
+    out.push({
+      kind: 'command',
+      command,
+      ok: run.ok,
+      exit: run.exit,
+      error: failure(run.ok),
+      tool: name,
+      ...(run.answer ? { answer: run.answer } : {}),
+    });
+    for (const f of shellFileOps(command))
+      out.push({ kind: 'file', ...f, symbols: f.symbols ?? [], ok: run.ok, tool: name });
     return out;
   }
   if (path) {
@@ -248,16 +345,18 @@ function callActions(name: string, rawArgs: string, result: string | undefined):
           : READ_TOOL.test(name)
             ? 'read'
             : undefined;
-    if (op)
+    if (op) {
+      const fine = op === 'read' ? fileOutcome(true, result, recorded).ok : ok;
       out.push({
         kind: 'file',
         op,
         path,
         symbols: op === 'read' || op === 'deleted' ? [] : symbolsIn(newTextOf(args)),
-        ok,
+        ok: fine,
         tool: name,
-        error,
+        error: op === 'read' ? failure(fine) : error,
       });
+    }
   }
   return out;
 }
@@ -414,7 +513,9 @@ function messageActions(
   const out: Action[] = [];
   calls.forEach((c, k) => {
     const result = deps[k];
-    out.push(...callActions(c.name, c.arguments, result ? contentText(result) : undefined));
+    out.push(
+      ...callActions(c.name, c.arguments, result ? contentText(result) : undefined, recordedToolOutcome(result)),
+    );
   });
   const text = contentText(message);
   const next = deps[deps.length - 1];

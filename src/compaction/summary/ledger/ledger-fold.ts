@@ -89,6 +89,9 @@ export interface RunFold {
   exit?: number;
   error?: string;
   last: number;
+  /** The last run's negative answer when it was a probe ("no match", "not found"), with its exit status. */
+  answer?: string;
+  answerExit?: number;
 }
 
 /** Lists shorter than this are read whole (cheap), so they do not push the long span's reading out. */
@@ -171,6 +174,8 @@ export class LedgerFold {
     r.runs++;
     r.lastOk = a.ok;
     r.last = i;
+    r.answer = a.answer;
+    r.answerExit = a.answer ? a.exit : undefined;
     if (!a.ok) {
       r.failed++;
       r.exit = a.exit;

@@ -16,6 +16,7 @@
 import type { Action, FileOp } from './actions';
 import { fullPath, NO_ROOTS, shortPath, type PathRoots } from './path-root';
 import { commandKey, LedgerFold } from './ledger-fold';
+import { commandSignature } from './run-outcome';
 
 /** Section headings of the ledger. */
 export const LEDGER = {
@@ -24,9 +25,13 @@ export const LEDGER = {
   errors: '## Errors and fixes',
 } as const;
 
-/** Commands that verify work (tests, builds, type checks, linters). */
+/**
+ * Commands that verify work (tests, builds, type checks, linters), as the program a command runs:
+ * at the start of the command or after `&&`, `;`, `|`, a `cd …` or an `npx`/`uv run`/`poetry run`
+ * prefix, never a word inside a path or an argument (`ls eslint.config.mjs` verifies nothing).
+ */
 export const VERIFY =
-  /\b(pytest|jest|vitest|mocha|tox|unittest|(npm|pnpm|yarn|bun|npx) (run )?(test|build|lint|typecheck|check|tsc)|cargo (test|build|check|clippy)|go (test|build|vet)|tsc|eslint|ruff|mypy|make( \w+)?|mvn|gradle|dotnet (test|build)|phpunit|rspec|python -m pytest)\b/;
+  /(?:^|&&|\|\|?|;|\n|"|\[|\(|\s(?:npx|pnpm exec|uv run|poetry run|bunx|time|sudo)\s)\s*(?:[A-Z_]+=\S*\s+)*(pytest|jest|vitest|mocha|tox|(?:npm|pnpm|yarn|bun) (?:run )?(?:test|build|lint|typecheck|check|tsc)(?::[\w:.-]+)?|node --test|deno test|cargo (?:test|build|check|clippy)|go (?:test|build|vet)|tsc|eslint|ruff|mypy|make(?: \w+)?|mvn|\.\/mvnw|gradle|\.\/gradlew|dotnet (?:test|build)|phpunit|rspec|python3? -m (?:pytest|unittest)|python3? (?:\S*\/)?(?:manage\.py test|runtests\.py|reproduce\w*\.py|test\w*\.py))(?=$|[\s"',;&|)\]])(?!\s+(?:-{1,2}version|-v)\b)/;
 
 /** {@link VERIFY} tested on `command`, kept per command text (bounded): every ledger asks again for every run. */
 function isVerify(command: string): boolean {
@@ -77,12 +82,15 @@ function baseName(path: string): string {
  * Builds the ledger of `actions` (in order), carrying `earlier` lines (by section heading) of the
  * summaries folded in. With `roots` (named folders, see `path-root.ts`), paths under them are written
  * from their names, and carried lines are read as written against them; a symbol named like its file
- * (`class OrderStore` in `OrderStore.java`) is not repeated after the path. Pure.
+ * (`class OrderStore` in `OrderStore.java`) is not repeated after the path. `later` are the actions
+ * that stay in the context after the span (the newest steps): they are read only to tell that a
+ * failure of the span was fixed afterwards, which is then not listed as open. Pure.
  */
 export function buildLedger(
   actions: readonly Action[],
   earlier: ReadonlyMap<string, readonly string[]> = new Map(),
   roots: PathRoots = NO_ROOTS,
+  later: readonly Action[] = [],
 ): LedgerLines {
   const rel = (p: string) => shortPath(roots, p);
   const key = (l: string) => fullPath(roots, lineKey(l));
@@ -136,16 +144,19 @@ export function buildLedger(
     (l) => !runs.has(lineKey(l)) && !l.startsWith('- …'),
   );
   for (const [cmd, r] of [...runs].sort((a, b) => a[1].last - b[1].last)) {
-    const status = r.lastOk
-      ? 'ok'
-      : `failed${r.exit !== undefined ? ` (exit ${r.exit})` : ''}${r.error ? `: ${clipLine(r.error)}` : ''}`;
+    const status = r.answer
+      ? `${r.answer}${r.answerExit !== undefined ? ` (exit ${r.answerExit})` : ''}`
+      : r.lastOk
+        ? 'ok'
+        : `failed${r.exit !== undefined ? ` (exit ${r.exit})` : ''}${r.error ? `: ${clipLine(r.error)}` : ''}`;
     const history = r.runs > 1 ? ` (ran ${r.runs}×, ${r.failed} failed)` : '';
     commandLines.push(`- \`${cmd}\` → ${status}${history}`);
   }
 
   // Failures and their fixes. Every "the first later action that…" question is answered from
   // indexes built in one pass from the end, so the section costs time linear in the actions.
-  const next = laterIndexes(actions);
+  const all = later.length ? [...actions, ...later] : actions;
+  const next = laterIndexes(all);
   const fixed: string[] = [];
   const open = new OpenLines();
   // "… older lines not kept" notes of an earlier summary are written again for this one.
@@ -153,7 +164,10 @@ export function buildLedger(
   for (const l of carriedErrors) {
     if (l.startsWith('- open:')) {
       const key = lineKey(l);
-      const later = next.okCommandKeys.has(key) || next.okEditPaths.has(fullPath(roots, key));
+      const later =
+        next.okCommandKeys.has(key) ||
+        next.okSignatures.has(commandSignature(key)) ||
+        next.okEditPaths.has(fullPath(roots, key));
       if (later || next.verifiedAfterEdit)
         fixed.push(
           `- fixed: ${l.slice('- open: '.length).split(' → ')[0]} → resolved in later work (${later ? 'it succeeded later' : 'edits, then a passing check'})`,
@@ -165,16 +179,17 @@ export function buildLedger(
     if (a.kind === 'plan' || a.ok) return;
     if (a.kind === 'command') {
       const key = next.keys[i];
-      const again = next.sameKeyOk[i];
+      const again = Math.min(next.sameKeyOk[i], next.sameSignatureOk[i]);
       const editAt = next.edit[i + 1];
-      const verifyAt = editAt >= actions.length ? actions.length : next.verify[editAt + 1];
+      const verifyAt = editAt >= next.keys.length ? next.keys.length : next.verify[editAt + 1];
       const what = `\`${key}\` failed${a.error ? ` ("${clipLine(a.error)}")` : ''}`;
-      if (again < actions.length || verifyAt < actions.length) {
-        const end = again < actions.length ? again : verifyAt;
+      const known = next.keys.length;
+      if (again < known || verifyAt < known) {
+        const end = again < known ? again : verifyAt;
         const fixes = next.firstEdits[i + 1].filter((f) => f.at < end).map((f) => rel(f.path));
-        const passed = actions[end] as Extract<Action, { kind: 'command' }>;
+        const passed = all[end] as Extract<Action, { kind: 'command' }>;
         fixed.push(
-          `- fixed: ${what} → ${fixes.length ? `after editing ${fixes.join(', ')}, ` : ''}\`${commandKey(passed.command)}\` passed`,
+          `- fixed: ${what} → ${fixes.length ? `after editing ${fixes.join(', ')}, ` : ''}\`${commandKey(passed.command)}\` passed${end >= actions.length ? ' (in the steps kept after this summary)' : ''}`,
         );
       } else {
         // Repeated failures of one command are one open item (the newest error).
@@ -225,6 +240,10 @@ function laterIndexes(actions: readonly Action[]) {
   const verify = new Int32Array(n + 2).fill(n);
   /** For a command at i: first index > i of a passing run of the same command. */
   const sameKeyOk = new Int32Array(n).fill(n);
+  /** For a command at i: first index > i of a passing run of the same program and subcommand (`commandSignature`). */
+  const sameSignatureOk = new Int32Array(n).fill(n);
+  const okSigAt = new Map<string, number>();
+  const okSignatures = new Set<string>();
   /** For a file action at i: whether a later successful change of the same path exists. */
   const editPathAfter = new Uint8Array(n);
   /** The first four distinct paths changed at or after i, with the index where each first appears. */
@@ -243,8 +262,12 @@ function laterIndexes(actions: readonly Action[]) {
       const key = commandKey(a.command);
       keys[i] = key;
       sameKeyOk[i] = okAt.get(key) ?? n;
+      const sig = commandSignature(a.command);
+      sameSignatureOk[i] = okSigAt.get(sig) ?? n;
       if (a.ok) {
         okAt.set(key, i);
+        okSigAt.set(sig, i);
+        okSignatures.add(sig);
         okCommandKeys.add(key);
         if (isVerify(a.command)) verify[i] = i;
       }
@@ -266,7 +289,19 @@ function laterIndexes(actions: readonly Action[]) {
     if (a.kind === 'command' && a.ok && isVerify(a.command) && sawEdit) verifiedAfterEdit = true;
     if (isEdit(a)) sawEdit = true;
   }
-  return { keys, edit, verify, sameKeyOk, editPathAfter, firstEdits, okCommandKeys, okEditPaths, verifiedAfterEdit };
+  return {
+    keys,
+    edit,
+    verify,
+    sameKeyOk,
+    sameSignatureOk,
+    editPathAfter,
+    firstEdits,
+    okCommandKeys,
+    okSignatures,
+    okEditPaths,
+    verifiedAfterEdit,
+  };
 }
 
 /**

@@ -1,0 +1,320 @@
+/**
+ * Small recordings written in each agent's own format, from one list of steps, and the summary the
+ * product writes of them: the tests of what a summary keeps read the same work in every format.
+ *
+ * A step is a typed user message, or one tool call with its result (`ok` false: the recording marks
+ * it failed where the format has a flag, and the output states exit status 1 where it has one).
+ */
+import { importTranscriptTextSync } from '../../src/transcripts';
+import { itemsFromEntries } from '../../src/compaction/context';
+import { TokenMeter } from '../../src/compaction/meter/meter';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
+import { compact } from '../../src/compaction/rewrite/compactor';
+import { quarterCounter } from './generate';
+import { contentText } from '../../src/compaction/text';
+
+/** One step of a recording. */
+export type Step =
+  | { user: string }
+  | { say: string }
+  | { tool: 'bash'; command: string; output: string; ok?: boolean; exit?: number }
+  | { tool: 'read'; path: string; output: string }
+  | { tool: 'write'; path: string; content: string }
+  | { tool: 'edit'; path: string; old: string; new: string };
+
+const CC_BASE = {
+  sessionId: 's1',
+  cwd: '/w',
+  version: '2.1.0',
+  isSidechain: false,
+  timestamp: '2026-01-01T00:00:00.000Z',
+};
+
+/** Claude Code session JSONL: Bash, Read, Write, Edit tool_use blocks; `is_error` on failed results. */
+export function claudeCode(steps: readonly Step[]): string {
+  const lines: string[] = [];
+  let parent: string | null = null;
+  let n = 0;
+  const push = (o: Record<string, unknown>) => {
+    const uuid = `u${n++}`;
+    lines.push(JSON.stringify({ ...CC_BASE, uuid, parentUuid: parent, ...o }));
+    parent = uuid;
+  };
+  steps.forEach((s, i) => {
+    if ('user' in s) return push({ type: 'user', message: { role: 'user', content: s.user } });
+    if ('say' in s)
+      return push({
+        type: 'assistant',
+        message: { role: 'assistant', id: `r${i}`, model: 'claude-x', content: [{ type: 'text', text: s.say }] },
+      });
+    const input =
+      s.tool === 'bash'
+        ? { command: s.command }
+        : s.tool === 'read'
+          ? { file_path: s.path }
+          : s.tool === 'write'
+            ? { file_path: s.path, content: s.content }
+            : { file_path: s.path, old_string: s.old, new_string: s.new };
+    const name = { bash: 'Bash', read: 'Read', write: 'Write', edit: 'Edit' }[s.tool];
+    push({
+      type: 'assistant',
+      message: {
+        role: 'assistant',
+        id: `r${i}`,
+        model: 'claude-x',
+        content: [{ type: 'tool_use', id: `c${i}`, name, input }],
+      },
+    });
+    const failed = s.tool === 'bash' && s.ok === false;
+    const output =
+      s.tool === 'bash'
+        ? failed
+          ? `Exit code ${s.exit ?? 1}\n${s.output}`
+          : s.output
+        : s.tool === 'read'
+          ? s.output
+          : `The file ${s.path} has been updated.`;
+    push({
+      type: 'user',
+      message: {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: `c${i}`, content: output, ...(failed ? { is_error: true } : {}) },
+        ],
+      },
+    });
+  });
+  return lines.join('\n');
+}
+
+/** Codex rollout JSONL: `shell` calls (argv), outputs with `metadata.exit_code`; edits by `apply_patch` through the shell. */
+export function codex(steps: readonly Step[]): string {
+  const rec = (type: string, payload: Record<string, unknown>) =>
+    JSON.stringify({ timestamp: '2025-11-17T21:30:00.000Z', type, payload });
+  const out = [rec('session_meta', { id: 's', cwd: '/w', cli_version: '0.58.0' })];
+  steps.forEach((s, i) => {
+    if ('user' in s)
+      return out.push(
+        rec('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: s.user }] }),
+      );
+    if ('say' in s)
+      return out.push(
+        rec('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: s.say }] }),
+      );
+    let command: string;
+    let output: string;
+    let exit = 0;
+    if (s.tool === 'bash') {
+      command = s.command;
+      output = s.output;
+      exit = s.ok === false ? (s.exit ?? 1) : 0;
+    } else if (s.tool === 'read') {
+      command = `cat ${s.path}`;
+      output = s.output;
+    } else if (s.tool === 'write') {
+      const body = s.content
+        .split('\n')
+        .map((l) => `+${l}`)
+        .join('\n');
+      command = `apply_patch <<'PATCH'\n*** Begin Patch\n*** Add File: ${s.path}\n${body}\n*** End Patch\nPATCH`;
+      output = `Success. Updated the following files:\nA ${s.path}\n`;
+    } else {
+      command = `apply_patch <<'PATCH'\n*** Begin Patch\n*** Update File: ${s.path}\n@@\n-${s.old}\n+${s.new}\n*** End Patch\nPATCH`;
+      output = `Success. Updated the following files:\nM ${s.path}\n`;
+    }
+    out.push(
+      rec('response_item', {
+        type: 'function_call',
+        name: 'shell',
+        arguments: JSON.stringify({ command: ['bash', '-lc', command], workdir: '/w' }),
+        call_id: `c${i}`,
+      }),
+    );
+    out.push(
+      rec('response_item', {
+        type: 'function_call_output',
+        call_id: `c${i}`,
+        output: JSON.stringify({ output, metadata: { exit_code: exit, duration_seconds: 0.1 } }),
+      }),
+    );
+  });
+  return out.join('\n');
+}
+
+const CLINE_ENV =
+  '<environment_details>\n# VSCode Visible Files\nsrc/a.ts\n\n# Current Time\n1/1/2026\n</environment_details>';
+
+/** Cline `api_conversation_history.json`: native tool_use blocks, results as `[tool for 'x'] Result:` text, environment details on every user turn. */
+export function cline(steps: readonly Step[]): string {
+  const msgs: Array<Record<string, unknown>> = [];
+  let first = true;
+  steps.forEach((s, i) => {
+    if ('user' in s) {
+      msgs.push({
+        role: 'user',
+        content: [
+          { type: 'text', text: first ? `<task>\n${s.user}\n</task>` : `<feedback>\n${s.user}\n</feedback>` },
+          { type: 'text', text: CLINE_ENV },
+        ],
+      });
+      first = false;
+      return;
+    }
+    if ('say' in s) return msgs.push({ role: 'assistant', content: [{ type: 'text', text: s.say }] });
+    const [name, input, label, result] =
+      s.tool === 'bash'
+        ? [
+            'execute_command',
+            { command: s.command, requires_approval: false },
+            s.command,
+            s.ok === false
+              ? `Command failed with exit code ${s.exit ?? 1}.\nOutput:\n${s.output}`
+              : `Command executed.\nOutput:\n${s.output}`,
+          ]
+        : s.tool === 'read'
+          ? ['read_file', { path: s.path }, s.path, s.output]
+          : s.tool === 'write'
+            ? [
+                'write_to_file',
+                { path: s.path, content: s.content },
+                s.path,
+                `The content was successfully saved to ${s.path}.`,
+              ]
+            : [
+                'replace_in_file',
+                { path: s.path, diff: `------- SEARCH\n${s.old}\n=======\n${s.new}\n+++++++ REPLACE` },
+                s.path,
+                `The content was successfully saved to ${s.path}.`,
+              ];
+    msgs.push({ role: 'assistant', content: [{ type: 'tool_use', id: `t${i}`, name, input }] });
+    msgs.push({
+      role: 'user',
+      content: [
+        { type: 'text', text: `[${name} for '${label}'] Result:\n${result}` },
+        { type: 'text', text: CLINE_ENV },
+      ],
+    });
+  });
+  return JSON.stringify(msgs);
+}
+
+/** OpenAI chat messages with `tool_calls` (no success flag: the output states its exit status). */
+export function openaiChat(steps: readonly Step[]): string {
+  const messages: Array<Record<string, unknown>> = [{ role: 'system', content: 'You are a coding agent.' }];
+  steps.forEach((s, i) => {
+    if ('user' in s) return messages.push({ role: 'user', content: s.user });
+    if ('say' in s) return messages.push({ role: 'assistant', content: s.say });
+    const [name, args, output] =
+      s.tool === 'bash'
+        ? ['Bash', { command: s.command }, s.ok === false ? `${s.output}\nExit code ${s.exit ?? 1}` : s.output]
+        : s.tool === 'read'
+          ? ['Read', { file_path: s.path }, s.output]
+          : s.tool === 'write'
+            ? ['Write', { file_path: s.path, content: s.content }, `File created successfully at: ${s.path}`]
+            : [
+                'Edit',
+                { file_path: s.path, old_string: s.old, new_string: s.new },
+                `The file ${s.path} has been updated.`,
+              ];
+    messages.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: `c${i}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+    });
+    messages.push({ role: 'tool', tool_call_id: `c${i}`, content: output });
+  });
+  return JSON.stringify({ messages });
+}
+
+/** SWE-agent trajectory: `<function=…>` actions in assistant text, `OBSERVATION:` user messages, the task as the first user message. */
+export function sweAgent(steps: readonly Step[]): string {
+  const history: Array<Record<string, unknown>> = [
+    { role: 'system', content: 'You are a helpful assistant.', agent: 'main', message_type: 'system_prompt' },
+  ];
+  steps.forEach((s) => {
+    if ('user' in s)
+      return history.push({
+        role: 'user',
+        content: `<uploaded_files>\n/testbed\n</uploaded_files>\nI've uploaded a python code repository in the directory /testbed. Consider the following PR description:\n\n<pr_description>\n${s.user}\n</pr_description>\n\nCan you help me implement the necessary changes?`,
+        agent: 'main',
+        message_type: 'observation',
+      });
+    if ('say' in s) return history.push({ role: 'assistant', content: s.say, agent: 'main', message_type: 'action' });
+    const [fn, params, output] =
+      s.tool === 'bash'
+        ? ['bash', { command: s.command }, s.output]
+        : s.tool === 'read'
+          ? [
+              'str_replace_editor',
+              { command: 'view', path: s.path },
+              `Here's the result of running \`cat -n\` on ${s.path}:\n${s.output}`,
+            ]
+          : s.tool === 'write'
+            ? [
+                'str_replace_editor',
+                { command: 'create', path: s.path, file_text: s.content },
+                `File created successfully at: ${s.path}`,
+              ]
+            : [
+                'str_replace_editor',
+                { command: 'str_replace', path: s.path, old_str: s.old, new_str: s.new },
+                `The file ${s.path} has been edited. Here's the result of running \`cat -n\` on a snippet of ${s.path}:\n     1\t${s.new}\nReview the changes and make sure they are as expected.`,
+              ];
+    const body = Object.entries(params)
+      .map(([k, v]) => `<parameter=${k}>${v}</parameter>`)
+      .join('\n');
+    history.push({
+      role: 'assistant',
+      content: `Next.\n\n<function=${fn}>\n${body}\n</function>`,
+      agent: 'main',
+      message_type: 'action',
+    });
+    history.push({ role: 'user', content: `OBSERVATION:\n${output}`, agent: 'main', message_type: 'observation' });
+  });
+  return JSON.stringify({ trajectory: [], history, info: { exit_status: 'submitted' } }, null, 2);
+}
+
+/** The recording writers by format, with the file name each is detected by. */
+export const WRITERS = {
+  'claude-code': { write: claudeCode, file: 'session.jsonl' },
+  codex: { write: codex, file: 'rollout-2025-11-17T15-30-28-x.jsonl' },
+  cline: { write: cline, file: 'api_conversation_history.json' },
+  'openai-chat': { write: openaiChat, file: 'trajectory.json' },
+  'swe-agent': { write: sweAgent, file: 'x.traj' },
+} as const;
+
+const meter = new TokenMeter({ counter: quarterCounter });
+
+/**
+ * Imports `text` (named `file`) and compacts it with the extractive summarizer the way the command
+ * line does (manual, forced), in a window of `window` tokens (default: the recording's own size,
+ * so that all but the newest step and the latest request is summarized). Returns the
+ * summary's text and the imported format. Throws when no summary was written.
+ */
+export async function summaryOf(
+  text: string,
+  file: string,
+  window?: number,
+): Promise<{ summary: string; format: string; context: string[] }> {
+  const t = importTranscriptTextSync(text, file);
+  const items = itemsFromEntries(t.entries);
+  // By default the window is a little over the recording's size: the target (half the window) makes the summary replace most of it.
+  window ??= Math.ceil(1.25 * items.reduce((n, i) => n + meter.countMessage(i.message), 0));
+  const r = await compact({
+    items,
+    meter,
+    summarizer: new ExtractiveSummarizer((s) => meter.countText(s)),
+    options: {
+      budget: { contextWindow: window, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 },
+      trigger: 'manual',
+      force: true,
+    },
+  });
+  const summary = r.context.find((i) => i.kind === 'summary');
+  if (!summary) throw new Error(`${t.format}: no summary was written (${r.reason})`);
+  return {
+    summary: contentText(summary.message),
+    format: t.format,
+    context: r.context.map((i) => contentText(i.message)),
+  };
+}
