@@ -2,7 +2,7 @@
  * A byte-pair rank table in typed arrays: token rank by the token's UTF-8 bytes, looked up on a byte
  * range without building any string key.
  *
- * Layout (all little-endian, also the layout of the prebuilt `.bin` files shipped in `dist/ranks/`):
+ * Layout in memory (all little-endian):
  * - `starts` (Uint32Array, ranks + 1 entries): token `r`'s bytes are `bytes[starts[r] .. starts[r+1])`;
  *   a rank with no token (a gap in the encoding) has an empty range.
  * - `slots` (Int32Array, a power of two, at least twice the token count): open addressing with linear
@@ -10,13 +10,22 @@
  * - `bytes` (Uint8Array): every token's bytes, in rank order.
  * Memory is about 4.5 MB for o200k_base (200k tokens), against about 150 MB for js-tiktoken's
  * `Map<string, number>` of comma-joined byte strings.
+ *
+ * The prebuilt `.bin` files shipped in `dist/ranks/` hold only what the rest is derived from: a header,
+ * one byte per rank (the token's length), the tokens' bytes and the pattern (about 1.6 MB for
+ * o200k_base instead of 4.3 MB, and they compress to less than half of the full layout in the VSIX:
+ * the hash slots are near random). Reading one computes `starts` by a prefix sum and fills `slots` by
+ * hashing every token in rank order, exactly as {@link RankTable.fromTiktokenRanks} does, so the table
+ * read is the table built, slot for slot.
  */
 
 /** Magic number at the start of a prebuilt table ("CKRT" little-endian) and the format version. */
 const MAGIC = 0x54524b43;
-const VERSION = 1;
+const VERSION = 2;
 /** Header: magic, version, ranks, slots, bytes length, pattern bytes length (six uint32). */
 const HEADER_BYTES = 24;
+/** Ranks hashed into the slots per turn of the event loop by {@link RankTable.deserializeInTurns}. */
+export const RANKS_PER_TURN = 10_000;
 
 /** A rank table and the pre-tokenizer pattern of its encoding. */
 export class RankTable {
@@ -70,42 +79,53 @@ export class RankTable {
   /** The table as one buffer in the prebuilt format (see the module comment). */
   serialize(): Uint8Array {
     const pat = new TextEncoder().encode(this.pattern);
-    const size = HEADER_BYTES + this.starts.byteLength + this.slots.byteLength + pad4(this.bytes.length) + pat.length;
-    const out = new Uint8Array(size);
+    const ranks = this.size;
+    const out = new Uint8Array(HEADER_BYTES + ranks + this.bytes.length + pat.length);
     const head = new Uint32Array(out.buffer, 0, 6);
-    head.set([MAGIC, VERSION, this.size, this.slots.length, this.bytes.length, pat.length]);
+    head.set([MAGIC, VERSION, ranks, this.slots.length, this.bytes.length, pat.length]);
     let at = HEADER_BYTES;
-    out.set(new Uint8Array(this.starts.buffer, this.starts.byteOffset, this.starts.byteLength), at);
-    at += this.starts.byteLength;
-    out.set(new Uint8Array(this.slots.buffer, this.slots.byteOffset, this.slots.byteLength), at);
-    at += this.slots.byteLength;
+    for (let r = 0; r < ranks; r++) {
+      const length = this.starts[r + 1] - this.starts[r];
+      if (length > 255) throw new Error(`rank table: token ${r} is ${length} bytes, over the 255 the format holds`);
+      out[at + r] = length;
+    }
+    at += ranks;
     out.set(this.bytes, at);
-    at += pad4(this.bytes.length);
+    at += this.bytes.length;
     out.set(pat, at);
     return out;
   }
 
   /**
-   * Reads a prebuilt table (views onto `data`, no copy when `data` is 4-byte aligned).
+   * Reads a prebuilt table: `starts` from the lengths, `slots` hashed in rank order (a few tens of
+   * milliseconds for o200k_base, in one go; see {@link deserializeInTurns} for the extension host).
+   * `bytes` is a view onto `data`.
    * @throws Error naming `source` when the magic number, version or sizes do not match.
    */
   static deserialize(data: Uint8Array, source: string): RankTable {
-    if (data.byteOffset % 4 !== 0) data = data.slice();
-    if (data.length < HEADER_BYTES) throw new Error(`${source}: not a rank table (${data.length} bytes)`);
-    const [magic, version, ranks, slotCount, byteCount, patCount] = new Uint32Array(data.buffer, data.byteOffset, 6);
-    if (magic !== MAGIC) throw new Error(`${source}: not a rank table (bad magic number)`);
-    if (version !== VERSION) throw new Error(`${source}: rank table version ${version}, expected ${VERSION}`);
-    const need = HEADER_BYTES + (ranks + 1) * 4 + slotCount * 4 + pad4(byteCount) + patCount;
-    if (data.length !== need) throw new Error(`${source}: rank table is ${data.length} bytes, header says ${need}`);
-    let at = data.byteOffset + HEADER_BYTES;
-    const starts = new Uint32Array(data.buffer, at, ranks + 1);
-    at += starts.byteLength;
-    const slots = new Int32Array(data.buffer, at, slotCount);
-    at += slots.byteLength;
-    const bytes = new Uint8Array(data.buffer, at, byteCount);
-    at += pad4(byteCount);
-    const pattern = new TextDecoder().decode(new Uint8Array(data.buffer, at, patCount));
-    return new RankTable(starts, slots, bytes, pattern);
+    const read = readPrebuilt(data, source);
+    fillSlots(read.starts, read.bytes, read.slots, 0, read.starts.length - 1);
+    return new RankTable(read.starts, read.slots, read.bytes, read.pattern);
+  }
+
+  /**
+   * The same table as {@link deserialize}, with the slots filled {@link RANKS_PER_TURN} ranks at a time
+   * and `nextTurn` awaited between, so that no turn of the calling thread's event loop is long.
+   * @throws Error naming `source` when the magic number, version or sizes do not match.
+   */
+  static async deserializeInTurns(
+    data: Uint8Array,
+    source: string,
+    nextTurn: () => Promise<void>,
+    ranksPerTurn = RANKS_PER_TURN,
+  ): Promise<RankTable> {
+    const read = readPrebuilt(data, source);
+    const ranks = read.starts.length - 1;
+    for (let from = 0; from < ranks; from += ranksPerTurn) {
+      if (from > 0) await nextTurn();
+      fillSlots(read.starts, read.bytes, read.slots, from, Math.min(ranks, from + ranksPerTurn));
+    }
+    return new RankTable(read.starts, read.slots, read.bytes, read.pattern);
   }
 
   /**
@@ -156,23 +176,57 @@ export class RankTable {
     while (slotCount < tokens.length * 2) slotCount *= 2;
     const slots = new Int32Array(slotCount);
     const built = new RankTable(starts, slots, bytes, table.pat_str);
-    const mask = slotCount - 1;
-    for (let r = 0; r <= maxRank; r++) {
-      const b = starts[r];
-      const e = starts[r + 1];
-      if (e === b) continue;
-      let h = 0x811c9dc5;
-      for (let i = b; i < e; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
-      let s = h & mask;
-      while (slots[s] !== 0) s = (s + 1) & mask;
-      slots[s] = r + 1;
-    }
+    fillSlots(starts, bytes, slots, 0, maxRank + 1);
     return built;
   }
 }
 
-function pad4(n: number): number {
-  return (n + 3) & ~3;
+/**
+ * Hashes the tokens of ranks `from .. to` into `slots` (a power of two in length), in rank order: the
+ * same order gives the same slots, whoever fills them.
+ */
+function fillSlots(starts: Uint32Array, bytes: Uint8Array, slots: Int32Array, from: number, to: number): void {
+  const mask = slots.length - 1;
+  for (let r = from; r < to; r++) {
+    const b = starts[r];
+    const e = starts[r + 1];
+    if (e === b) continue;
+    let h = 0x811c9dc5;
+    for (let i = b; i < e; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
+    let s = h & mask;
+    while (slots[s] !== 0) s = (s + 1) & mask;
+    slots[s] = r + 1;
+  }
+}
+
+/** The parts of a prebuilt table, with `starts` computed and `slots` allocated empty. */
+function readPrebuilt(
+  data: Uint8Array,
+  source: string,
+): { starts: Uint32Array; slots: Int32Array; bytes: Uint8Array; pattern: string } {
+  if (data.byteOffset % 4 !== 0) data = data.slice();
+  if (data.length < HEADER_BYTES) throw new Error(`${source}: not a rank table (${data.length} bytes)`);
+  const [magic, version, ranks, slotCount, byteCount, patCount] = new Uint32Array(data.buffer, data.byteOffset, 6);
+  if (magic !== MAGIC) throw new Error(`${source}: not a rank table (bad magic number)`);
+  if (version !== VERSION) throw new Error(`${source}: rank table version ${version}, expected ${VERSION}`);
+  const need = HEADER_BYTES + ranks + byteCount + patCount;
+  if (data.length !== need) throw new Error(`${source}: rank table is ${data.length} bytes, header says ${need}`);
+  if (slotCount < ranks || (slotCount & (slotCount - 1)) !== 0)
+    throw new Error(`${source}: rank table has ${slotCount} slots for ${ranks} ranks`);
+  let at = data.byteOffset + HEADER_BYTES;
+  const starts = new Uint32Array(ranks + 1);
+  let total = 0;
+  for (let r = 0; r < ranks; r++) {
+    starts[r] = total;
+    total += data[HEADER_BYTES + r];
+  }
+  starts[ranks] = total;
+  if (total !== byteCount) throw new Error(`${source}: rank table lengths sum to ${total}, header says ${byteCount}`);
+  at += ranks;
+  const bytes = new Uint8Array(data.buffer, at, byteCount);
+  at += byteCount;
+  const pattern = new TextDecoder().decode(new Uint8Array(data.buffer, at, patCount));
+  return { starts, slots: new Int32Array(slotCount), bytes, pattern };
 }
 
 const B64 = new Int8Array(128).fill(-1);

@@ -59,9 +59,10 @@ export function encodingForModel(model: string | undefined, fallback: EncodingNa
 /**
  * The rank table of `name`. The bundles (extension, command-line tool) ship it prebuilt in
  * `dist/ranks/<name>.bin` (written by the build from js-tiktoken's table): reading it is one file read
- * of about 4.5 MB and a few views, a few milliseconds, so the first count never blocks the extension
- * host, where building js-tiktoken's `Map` took 1-2 s and about 150 MB. From sources (tests) without a
- * prebuilt file, the table is built from js-tiktoken's rank module (about 0.2 s).
+ * of about 1.6 MB and one pass that hashes every token into the table's slots (tens of milliseconds;
+ * the extension host loads it in slices instead, see {@link preloadEncoding}), where building
+ * js-tiktoken's `Map` took 1-2 s and about 150 MB. From sources (tests) without a prebuilt file, the
+ * table is built from js-tiktoken's rank module (about 0.2 s).
  * @throws Error naming the file when a prebuilt table is corrupt.
  */
 export function loadRankTable(name: EncodingName): RankTable {
@@ -157,8 +158,9 @@ function nextTurn(): Promise<void> {
 
 /**
  * Loads the prebuilt table of `name` without blocking the calling thread for long: the file read
- * runs on libuv's thread pool, then the table views, the pattern's parse and each stage of its
- * compilation ({@link WARM_UP}) run in separate turns of the event loop. A count asked for before
+ * runs on libuv's thread pool, then the table's slots are filled a slice of ranks per turn of the
+ * event loop, and the pattern's parse and each stage of its compilation ({@link WARM_UP}) run in
+ * separate turns. A count asked for before
  * this settles loads synchronously instead (same result). Resolves without loading when there is no
  * prebuilt file (running from sources); rejects when the file is unreadable or corrupt.
  */
@@ -176,7 +178,7 @@ export function preloadEncoding(name: EncodingName): Promise<void> {
         throw err;
       }
       if (encoders.has(name)) return;
-      const table = RankTable.deserialize(data, file);
+      const table = await RankTable.deserializeInTurns(data, file, nextTurn);
       await nextTurn();
       if (encoders.has(name)) return;
       const enc = encodingOf(table);

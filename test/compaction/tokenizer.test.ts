@@ -109,6 +109,7 @@ test('the rank table round-trips through its prebuilt form and rejects a damaged
   const table = RankTable.fromTiktokenRanks((mod.default ?? mod) as { pat_str: string; bpe_ranks: string });
   const copy = RankTable.deserialize(table.serialize(), 'cl100k_base.bin');
   assert.equal(copy.size, table.size);
+  assert.deepEqual(copy.slots, table.slots, 'the slots are rebuilt as they were built');
   assert.equal(copy.pattern, table.pattern);
   const hi = new TextEncoder().encode('hi');
   assert.equal(copy.rank(hi, 0, 2), table.rank(hi, 0, 2));
@@ -122,6 +123,31 @@ test('the rank table round-trips through its prebuilt form and rejects a damaged
   );
   const foreign = new Uint8Array(64);
   assert.throws(() => RankTable.deserialize(foreign, 'other.bin'), /other\.bin: not a rank table/);
+});
+
+test('the tables shipped in dist/ranks read back slot for slot as the tables built from js-tiktoken', async () => {
+  for (const name of ['o200k_base', 'cl100k_base'] as const) {
+    const file = path.resolve(__dirname, `../../../dist/ranks/${name}.bin`);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const mod = require(`js-tiktoken/ranks/${name}`) as { default?: unknown };
+    const built = RankTable.fromTiktokenRanks((mod.default ?? mod) as { pat_str: string; bpe_ranks: string });
+    const data = fs.readFileSync(file);
+    assert.ok(data.length < built.byteSize / 2, `${name}: the shipped file (${data.length} bytes) is the compact form`);
+    for (const read of [
+      RankTable.deserialize(data, file),
+      await RankTable.deserializeInTurns(
+        data,
+        file,
+        () => new Promise<void>((resolve) => setImmediate(resolve)),
+        7_000,
+      ),
+    ]) {
+      assert.equal(read.pattern, built.pattern, name);
+      assert.deepEqual(read.starts, built.starts, `${name}: starts`);
+      assert.deepEqual(read.bytes, built.bytes, `${name}: bytes`);
+      assert.deepEqual(read.slots, built.slots, `${name}: slots`);
+    }
+  }
 });
 
 const dir = sharedTranscriptsDir();
