@@ -4,6 +4,7 @@
  * service's events.
  */
 import type { AgentHooks } from '../agent/session';
+import type { ContextOverflow } from '../models/context-errors';
 import type { Compactions } from './compaction/compactions';
 import type { ServiceEvents } from './service-events';
 import type { ServiceStatus } from './status';
@@ -12,6 +13,8 @@ import type { ServiceStatus } from './status';
 export interface AgentHookTargets {
   compactions: () => Compactions;
   recordUsage: (promptTokens: number, cachedTokens: number) => void;
+  /** A refusal for length, before it is compacted for: the service adopts a smaller stated window. */
+  serverWindow?: (overflow: ContextOverflow) => void;
   status: ServiceStatus;
   events: ServiceEvents;
   /** Settles when the meter counts exactly (its tokenizer table loaded); undefined when it always does. */
@@ -26,7 +29,10 @@ export function agentHooks(t: AgentHookTargets): AgentHooks {
       await t.tokenizerReady?.();
       return t.compactions().atSafePoint(signal);
     },
-    onContextOverflow: ({ overflow }, signal) => t.compactions().afterOverflow(overflow, signal),
+    onContextOverflow: ({ overflow }, signal) => {
+      t.serverWindow?.(overflow);
+      return t.compactions().afterOverflow(overflow, signal);
+    },
     onUsage: (usage) => t.recordUsage(usage.promptTokens, usage.cachedTokens),
     onStateChange: (state, detail) => t.status.agent(state, detail),
     onTextDelta: (entryId, delta) => t.events.streamText.fire({ entryId, delta }),

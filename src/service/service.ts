@@ -11,7 +11,8 @@
  * {@link SessionFiles}, whose `saveState` says why this order is safe; appends are on disk first.
  * Event plumbing lives in {@link ServiceEventSurface}, usage records in {@link UsageRecorder}.
  */
-import type { ChatMessage, ContextItem, Entry, Summarizer, ToolSchema } from '../compaction/types';
+import type { BudgetConfig, ChatMessage, ContextItem, Entry, Summarizer, ToolSchema } from '../compaction/types';
+import type { ContextOverflow } from '../models/context-errors';
 import { TokenMeter } from '../compaction/meter/meter';
 import { applyRecordedCompactions } from '../compaction/rewrite/imported';
 import { toMessages } from '../compaction/context';
@@ -60,6 +61,9 @@ import type { BudgetSnapshot } from './meter/budget-types';
 export { newSessionId } from './helpers';
 export type { ModelCallRecord, ServiceStats } from './meter/usage';
 
+/** Smallest window a server's refusal may set, in tokens; a smaller stated figure is not believed. */
+const MIN_SERVER_WINDOW = 256;
+
 /** The context service. Build with {@link ContextService.open}. */
 export class ContextService extends ServiceEventSurface implements ContextServiceApi {
   readonly meter: TokenMeter;
@@ -83,12 +87,21 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   private disposed = false;
   /** Raw entry ids brought back by restores, kept out of automatic compaction (see `Compactions`). */
   private readonly restored = new Set<string>();
+  /**
+   * The budget in force: the configured one until the server refuses a request stating a smaller
+   * window (`adoptServerWindow`), then that window for the rest of the session.
+   */
+  private budget: BudgetConfig;
+  /** Where the window in force comes from ("N tokens, reported by …"), shown beside the gauge. */
+  private windowSource: string | undefined;
 
   private constructor(
     private readonly options: ContextServiceOptions,
     sessionId: string,
   ) {
     super();
+    this.budget = options.budget;
+    this.windowSource = options.windowSource;
     this.log = options.log ?? (() => {});
     this.now = options.now ?? (() => new Date());
     this.files = new SessionFiles(
@@ -135,27 +148,31 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       hooks: agentHooks({
         compactions: () => this.compactions,
         recordUsage: (tokens, cached) => this.recordUsage(tokens, cached),
+        serverWindow: (overflow) => this.adoptServerWindow(overflow),
         status: this.status,
         events: this.events,
         tokenizerReady: () => this.meter.counter.ready,
       }),
     });
-    this.compactions = serviceCompactions(options, {
-      items: () => this.session.items,
-      tools: () => this.tools.schemas,
-      meter: this.meter,
-      summarizer: this.summarizer,
-      used: () => {
-        this.tally.sync(this.session.items);
-        return this.tally.read(this.tools.schemas).total;
+    this.compactions = serviceCompactions(
+      { ...options, budget: () => this.budget },
+      {
+        items: () => this.session.items,
+        tools: () => this.tools.schemas,
+        meter: this.meter,
+        summarizer: this.summarizer,
+        used: () => {
+          this.tally.sync(this.session.items);
+          return this.tally.read(this.tools.schemas).total;
+        },
+        version: () => this.session.version,
+        commit: (result) => this.commitCompaction(result),
+        setBusy: (detail) => this.status.compacting(detail),
+        restoredIds: () => this.restored,
+        releaseRestored: () => this.restored.clear(),
+        log: (level, message) => this.log(level, message),
       },
-      version: () => this.session.version,
-      commit: (result) => this.commitCompaction(result),
-      setBusy: (detail) => this.status.compacting(detail),
-      restoredIds: () => this.restored,
-      releaseRestored: () => this.restored.clear(),
-      log: (level, message) => this.log(level, message),
-    });
+    );
   }
 
   /**
@@ -354,8 +371,9 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       (n): n is string => n !== undefined,
     );
     this.tally.sync(this.session.items);
-    const snapshot = this.tally.snapshot(this.tools.schemas, this.options.budget, this.options.model, notes);
-    const { windowSource, recordedPromptTokens } = this.options;
+    const snapshot = this.tally.snapshot(this.tools.schemas, this.budget, this.options.model, notes);
+    const { windowSource } = this;
+    const { recordedPromptTokens } = this.options;
     return {
       ...snapshot,
       ...(windowSource ? { windowSource } : {}),
@@ -468,6 +486,35 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     if (calibration) this.tally.restoreCalibration(calibration);
     this.compactions.invalidate();
     this.compactions.guard.reset();
+  }
+
+  /**
+   * A refusal for length that states the server's window (`context-errors.ts`: "maximum context length
+   * is N tokens", llama.cpp's `n_ctx`, LM Studio's "context length of only N tokens") and names one
+   * smaller than the window in force: that window becomes the session's, for the trigger, the target
+   * and the gauge alike, labelled as reported by the server. A stated window below
+   * {@link MIN_SERVER_WINDOW} or not smaller than the one in force is logged and not adopted.
+   */
+  private adoptServerWindow(overflow: ContextOverflow): void {
+    const stated = overflow.window;
+    if (stated === undefined) return;
+    const current = this.budget.contextWindow;
+    if (!Number.isSafeInteger(stated) || stated < MIN_SERVER_WINDOW || stated >= current) {
+      if (stated < current)
+        this.log(
+          'warn',
+          `The server's refusal states a window of ${stated} tokens; not used (below ${MIN_SERVER_WINDOW} or not a whole number).`,
+        );
+      return;
+    }
+    const n = (x: number): string => x.toLocaleString('en-US');
+    this.budget = { ...this.budget, contextWindow: stated };
+    this.windowSource = `${n(stated)} tokens, reported by the server when it refused a request as too long (${n(this.options.budget.contextWindow)} configured)`;
+    this.log(
+      'warn',
+      `The server serves a ${n(stated)}-token window, smaller than the ${n(current)} in force: compaction and the gauge use ${n(stated)} tokens for the rest of this session.`,
+    );
+    this.fireBudget();
   }
 
   private recordUsage(promptTokens: number, cachedTokens = 0): void {

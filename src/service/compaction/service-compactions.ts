@@ -5,6 +5,7 @@
  */
 import { DEFAULT_ATTACH_BUDGET } from '../../compaction/plan/budget';
 import { DEFAULT_REATTACH_MAX_FILES } from '../../compaction/rewrite/reattach';
+import type { BudgetConfig } from '../../compaction/types';
 import type { ContextServiceOptions } from '../api';
 import type { CompactionHost } from './compaction-host';
 import { Compactions } from './compactions';
@@ -46,18 +47,26 @@ export type CompactionSettings = Pick<
 >;
 
 /**
- * A {@link Compactions} for a service opened with `options`. Defaults: 1 newest step kept verbatim,
+ * A {@link Compactions} for a service opened with `options`; `budget` may be a function, read at each
+ * use, for a budget that changes during the session. Defaults: 1 newest step kept verbatim,
  * a prepare-ahead margin of 0.1 of the threshold base, a 120 s timeout per compaction, the default
  * re-attach share and file count (`compaction/budget.ts`, `compaction/reattach.ts`). Without a
  * `confirmCompactRestored` callback nobody can be asked, so restored messages are not compacted again.
  */
-export function serviceCompactions(options: CompactionSettings, parts: ServiceCompactionParts): Compactions {
+export function serviceCompactions(
+  options: Omit<CompactionSettings, 'budget'> & { budget: CompactionSettings['budget'] | (() => BudgetConfig) },
+  parts: ServiceCompactionParts,
+): Compactions {
+  // The budget may change during a session (a server that serves a smaller window): read at each use.
+  const budget = options.budget;
   // The session's compaction worker: started by the first large compaction, stopped on dispose or idle.
   const workerFile = options.compactionThread === 'inline' ? undefined : compactionWorkerFile();
   return new Compactions(
     {
       ...parts,
-      budget: options.budget,
+      get budget(): BudgetConfig {
+        return typeof budget === 'function' ? budget() : budget;
+      },
       keepRecentSteps: options.keepRecentSteps ?? 1,
       userBudget: options.userBudget,
       summaryBudget: options.summaryBudget,
