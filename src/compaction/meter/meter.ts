@@ -303,26 +303,36 @@ export class TokenMeter {
 
 /**
  * Whether a reported `usage.prompt_tokens` can anchor the meter for a request whose exact count is
- * `estimate` (see {@link TokenMeter.calibrate}): the figure to use (with `cachedTokens` added back
- * when the provider left them out), or why not.
+ * `estimate` (see {@link TokenMeter.calibrate}): the figure to use, or why not. All in tokens.
+ *
+ * `cachedTokens` is `usage.prompt_tokens_details.cached_tokens`. OpenAI documents it as a part of
+ * `prompt_tokens`; some proxies report `prompt_tokens` with the cached part left out and give that
+ * part only in this field. Both readings are candidates, `promptTokens` and `promptTokens +
+ * cachedTokens`, and the one nearer the exact count (by ratio) is used: with a moderate cached share
+ * the smaller figure alone may still look plausible while the request sent was the larger one. A
+ * cached figure above `promptTokens` cannot be a part of it, so it is added back then. The chosen
+ * figure must lie within {@link CALIBRATION_MIN}x-{@link CALIBRATION_MAX}x of the count.
  */
 export function judgeReported(
   promptTokens: number,
   estimate: number,
   cachedTokens = 0,
 ): { accepted: true; reported: number } | { accepted: false; reason: string } {
-  if (!(promptTokens > 0)) return { accepted: false, reason: 'no prompt tokens reported' };
-  // Some proxies report prompt tokens with the cached ones subtracted; the documented
-  // `prompt_tokens_details.cached_tokens` is then added back when that lands in range.
+  if (!(promptTokens > 0) || !Number.isFinite(promptTokens))
+    return { accepted: false, reason: 'no prompt tokens reported' };
+  const cached = Number.isFinite(cachedTokens) && cachedTokens > 0 ? cachedTokens : 0;
   let reported = promptTokens;
-  if (!plausible(reported, estimate) && cachedTokens > 0 && plausible(reported + cachedTokens, estimate))
-    reported += cachedTokens;
+  if (cached > 0) {
+    const withCached = promptTokens + cached;
+    const distance = (figure: number): number => (estimate > 0 ? Math.abs(Math.log(figure / estimate)) : 0);
+    if (cached > promptTokens || distance(withCached) < distance(promptTokens)) reported = withCached;
+  }
   if (!plausible(reported, estimate)) {
     // A figure far from the exact count (a proxy reporting near zero, a fabricated huge one) would
     // turn automatic compaction off or make it fire forever: the exact count stands instead.
     return {
       accepted: false,
-      reason: `the provider reported ${promptTokens} prompt tokens where the exact count is ${estimate}; outside ${CALIBRATION_MIN}x-${CALIBRATION_MAX}x, so the count is used`,
+      reason: `the provider reported ${promptTokens} prompt tokens${cached > 0 ? ` (${cached} cached)` : ''} where the exact count is ${estimate}; outside ${CALIBRATION_MIN}x-${CALIBRATION_MAX}x, so the count is used`,
     };
   }
   return { accepted: true, reported };
