@@ -14,7 +14,11 @@
  * - `token_count` events: a new `last_token_usage.input_tokens` becomes `meta.reportedPromptTokens` of the
  *   next assistant message (0.5x writes the count just before the response's items);
  *   `model_context_window` becomes `contextWindow`. `turn_context.model` gives the model.
- * - `compacted` records (newer CLIs) become an imported compaction whose summary is a user entry.
+ * - `compacted` records (newer CLIs) become an imported compaction whose summary is a user entry. When
+ *   the record carries `replacement_history` (what Codex continues from: the user and developer
+ *   messages it kept and its summary, an opaque encrypted `compaction` item after a remote compaction),
+ *   the context is rebuilt from it: the summary first (a labelled placeholder for an encrypted one),
+ *   then the kept messages.
  */
 import type { ChatCompletionContentPart } from 'openai/resources/chat/completions';
 import type { ChatMessage, EntryMeta } from '../../compaction/types';
@@ -33,10 +37,162 @@ export function readCodex(text: string, builder: TranscriptBuilder): void {
   let lastTotal: number | undefined;
   let response = 0;
   let inResponse = false;
+  let timestamp: string | undefined;
+
+  /**
+   * Adds one model-visible history item (a `response_item` payload, or an item of a compaction's
+   * replacement history) as `id`, its faults named under `path`.
+   */
+  function addItem(payload: Rec, id: string, line: number, path: Array<string | number>): void {
+    const fault = (at: Array<string | number>, detail: string) =>
+      new TranscriptError(builder.file, line, fieldPath([...path, ...at.slice(1)]), detail);
+    const meta = (entryId: string): EntryMeta => {
+      const m: EntryMeta = { source: builder.source(line, entryId) };
+      if (timestamp !== undefined) m.timestamp = timestamp;
+      return m;
+    };
+    const item = typeof payload.type === 'string' ? payload.type : 'unknown';
+    const assistantMeta = () => {
+      const m = meta(id);
+      if (model) m.model = model;
+      if (pendingPrompt !== undefined) m.reportedPromptTokens = pendingPrompt;
+      pendingPrompt = undefined;
+      return m;
+    };
+    const openResponse = () => {
+      if (!inResponse) response++;
+      inResponse = true;
+      return `response-${response}`;
+    };
+    switch (item) {
+      case 'message': {
+        const role = payload.role;
+        if (role !== 'user' && role !== 'assistant' && role !== 'developer' && role !== 'system') {
+          throw fault(['payload', 'role'], `unknown role ${JSON.stringify(role)}`);
+        }
+        const { parts, sizes } = messageParts(payload.content, fault);
+        if (role === 'assistant') {
+          const text = parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n\n');
+          builder.add({
+            kind: 'message',
+            id,
+            meta: assistantMeta(),
+            responseKey: openResponse(),
+            message: { role, content: text },
+          });
+          return;
+        }
+        inResponse = false;
+        const m = meta(id);
+        if (sizes.length) m.imageSizes = sizes;
+        const message: ChatMessage =
+          role === 'user'
+            ? { role, content: userContent(parts) }
+            : { role, content: parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n\n') };
+        builder.add({ kind: 'message', id, meta: m, message });
+        return;
+      }
+      case 'function_call':
+      case 'custom_tool_call':
+      case 'local_shell_call': {
+        const callId = payload.call_id ?? payload.id;
+        if (typeof callId !== 'string' || !callId) throw fault(['payload', 'call_id'], 'tool call has no call_id');
+        const name = typeof payload.name === 'string' ? payload.name : item === 'local_shell_call' ? 'local_shell' : '';
+        if (!name) throw fault(['payload', 'name'], 'tool call has no name');
+        let args: string;
+        if (item === 'function_call')
+          args = typeof payload.arguments === 'string' ? payload.arguments : JSON.stringify(payload.arguments ?? {});
+        else if (item === 'custom_tool_call')
+          args = JSON.stringify({ input: typeof payload.input === 'string' ? payload.input : (payload.input ?? '') });
+        else args = JSON.stringify(payload.action ?? {});
+        builder.add({
+          kind: 'message',
+          id,
+          meta: assistantMeta(),
+          responseKey: openResponse(),
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: callId, type: 'function', function: { name, arguments: args } }],
+          },
+        });
+        return;
+      }
+      case 'function_call_output':
+      case 'custom_tool_call_output':
+      case 'local_shell_call_output': {
+        inResponse = false;
+        if (typeof payload.call_id !== 'string' || !payload.call_id)
+          throw fault(['payload', 'call_id'], 'tool result has no call_id');
+        const ok = outputOk(payload.output);
+        builder.add({
+          kind: 'message',
+          id,
+          meta: ok === undefined ? meta(id) : { ...meta(id), toolOk: ok },
+          message: { role: 'tool', tool_call_id: payload.call_id, content: outputText(payload.output) },
+        });
+        return;
+      }
+      default:
+        builder.skip(item);
+    }
+  }
+
+  /**
+   * A compaction recorded with its replacement history (newer Codex CLIs): what Codex continues from
+   * is that list, the user and developer messages it kept and its summary, which the remote compaction
+   * returns as an opaque `compaction` item (`encrypted_content`; `compaction_summary` in some
+   * versions). Everything before stands replaced; the summary (or a labelled placeholder for the
+   * encrypted one, counted as that placeholder) stands first, then the kept messages in their order.
+   */
+  function replaceHistory(history: unknown[], message: string, line: number): void {
+    const id = `L${line}`;
+    const kept: Array<{ payload: Rec; k: number }> = [];
+    let summaryText: string | undefined;
+    let summaryAt: number | undefined;
+    history.forEach((raw, k) => {
+      if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+        throw new TranscriptError(
+          builder.file,
+          line,
+          fieldPath(['payload', 'replacement_history', k]),
+          'replacement history item is not an object',
+        );
+      const payload = raw as Rec;
+      if (payload.type === 'compaction' || payload.type === 'compaction_summary') {
+        const sealed = typeof payload.encrypted_content === 'string' ? payload.encrypted_content : '';
+        summaryText = encryptedSummaryPlaceholder(sealed.length);
+        summaryAt = k;
+        return;
+      }
+      kept.push({ payload, k });
+    });
+    // A local compaction keeps its summary as a user message of the history, equal to `message`.
+    if (summaryText === undefined && message.trim() !== '') {
+      const index = kept.findIndex(
+        ({ payload }) => payload.type === 'message' && itemText(payload).trim() === message.trim(),
+      );
+      if (index >= 0) {
+        summaryAt = kept[index].k;
+        kept.splice(index, 1);
+      }
+      summaryText = message;
+    }
+    const summaryId = `${id}/h${summaryAt ?? 'summary'}`;
+    builder.boundary({
+      id: `${id}/boundary`,
+      summary: summaryText ?? CONTINUED_NOTE,
+      summaryDraftId: summaryText !== undefined ? summaryId : undefined,
+    });
+    if (summaryText !== undefined) {
+      const m: EntryMeta = { source: builder.source(line, summaryId), importedSummary: true };
+      if (timestamp !== undefined) m.timestamp = timestamp;
+      builder.add({ kind: 'message', id: summaryId, meta: m, message: { role: 'user', content: summaryText } });
+    }
+    for (const { payload, k } of kept) addItem(payload, `${id}/h${k}`, line, ['payload', 'replacement_history', k]);
+  }
 
   for (const { line, value: rec } of parseJsonLines(text, builder.file)) {
-    const fault = (path: Array<string | number>, detail: string) =>
-      new TranscriptError(builder.file, line, fieldPath(path), detail);
     const type = typeof rec.type === 'string' ? rec.type : 'unknown';
     const payload = (rec.payload && typeof rec.payload === 'object' ? rec.payload : {}) as Rec;
     const meta = (id: string): EntryMeta => {
@@ -45,6 +201,7 @@ export function readCodex(text: string, builder: TranscriptBuilder): void {
       return m;
     };
     const id = `L${line}`;
+    timestamp = typeof rec.timestamp === 'string' ? rec.timestamp : undefined;
 
     if (type === 'session_meta') {
       builder.skip(type);
@@ -79,6 +236,11 @@ export function readCodex(text: string, builder: TranscriptBuilder): void {
       continue;
     }
     if (type === 'compacted') {
+      if (Array.isArray(payload.replacement_history)) {
+        replaceHistory(payload.replacement_history, typeof payload.message === 'string' ? payload.message : '', line);
+        inResponse = false;
+        continue;
+      }
       const summary = typeof payload.message === 'string' ? payload.message : '';
       builder.boundary({ id: `${id}/boundary`, summary, summaryDraftId: summary ? id : undefined });
       if (summary)
@@ -88,8 +250,6 @@ export function readCodex(text: string, builder: TranscriptBuilder): void {
           meta: { ...meta(id), importedSummary: true },
           message: { role: 'user', content: summary },
         });
-      if (Array.isArray(payload.replacement_history))
-        builder.warn(`line ${line}: compaction replacement history is not imported; the summary stands for it`);
       inResponse = false;
       continue;
     }
@@ -98,93 +258,28 @@ export function readCodex(text: string, builder: TranscriptBuilder): void {
       continue;
     }
 
-    const item = typeof payload.type === 'string' ? payload.type : 'unknown';
-    const assistantMeta = () => {
-      const m = meta(id);
-      if (model) m.model = model;
-      if (pendingPrompt !== undefined) m.reportedPromptTokens = pendingPrompt;
-      pendingPrompt = undefined;
-      return m;
-    };
-    const openResponse = () => {
-      if (!inResponse) response++;
-      inResponse = true;
-      return `response-${response}`;
-    };
-    switch (item) {
-      case 'message': {
-        const role = payload.role;
-        if (role !== 'user' && role !== 'assistant' && role !== 'developer' && role !== 'system') {
-          throw fault(['payload', 'role'], `unknown role ${JSON.stringify(role)}`);
-        }
-        const { parts, sizes } = messageParts(payload.content, fault);
-        if (role === 'assistant') {
-          const text = parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n\n');
-          builder.add({
-            kind: 'message',
-            id,
-            meta: assistantMeta(),
-            responseKey: openResponse(),
-            message: { role, content: text },
-          });
-          continue;
-        }
-        inResponse = false;
-        const m = meta(id);
-        if (sizes.length) m.imageSizes = sizes;
-        const message: ChatMessage =
-          role === 'user'
-            ? { role, content: userContent(parts) }
-            : { role, content: parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n\n') };
-        builder.add({ kind: 'message', id, meta: m, message });
-        continue;
-      }
-      case 'function_call':
-      case 'custom_tool_call':
-      case 'local_shell_call': {
-        const callId = payload.call_id ?? payload.id;
-        if (typeof callId !== 'string' || !callId) throw fault(['payload', 'call_id'], 'tool call has no call_id');
-        const name = typeof payload.name === 'string' ? payload.name : item === 'local_shell_call' ? 'local_shell' : '';
-        if (!name) throw fault(['payload', 'name'], 'tool call has no name');
-        let args: string;
-        if (item === 'function_call')
-          args = typeof payload.arguments === 'string' ? payload.arguments : JSON.stringify(payload.arguments ?? {});
-        else if (item === 'custom_tool_call')
-          args = JSON.stringify({ input: typeof payload.input === 'string' ? payload.input : (payload.input ?? '') });
-        else args = JSON.stringify(payload.action ?? {});
-        builder.add({
-          kind: 'message',
-          id,
-          meta: assistantMeta(),
-          responseKey: openResponse(),
-          message: {
-            role: 'assistant',
-            content: null,
-            tool_calls: [{ id: callId, type: 'function', function: { name, arguments: args } }],
-          },
-        });
-        continue;
-      }
-      case 'function_call_output':
-      case 'custom_tool_call_output':
-      case 'local_shell_call_output': {
-        inResponse = false;
-        if (typeof payload.call_id !== 'string' || !payload.call_id)
-          throw fault(['payload', 'call_id'], 'tool result has no call_id');
-        const ok = outputOk(payload.output);
-        builder.add({
-          kind: 'message',
-          id,
-          meta: ok === undefined ? meta(id) : { ...meta(id), toolOk: ok },
-          message: { role: 'tool', tool_call_id: payload.call_id, content: outputText(payload.output) },
-        });
-        continue;
-      }
-      default:
-        builder.skip(item);
-    }
+    addItem(payload, id, line, ['payload']);
   }
   if (model && !builder.model) builder.model = model;
+}
+
+/** The boundary's text when a replacement history carries no summary at all. */
+const CONTINUED_NOTE = '[Codex compacted the conversation here and continued from the messages that follow.]';
+
+/**
+ * The labelled stand-in for Codex's encrypted compaction summary: its text is sealed by the provider
+ * and cannot be read or counted, so the meter counts this placeholder in its place.
+ */
+export function encryptedSummaryPlaceholder(sealedChars: number): string {
+  return `[Codex's compaction summary: encrypted by the provider (${sealedChars.toLocaleString('en-US')} characters of encrypted_content). Its text cannot be read here; it is counted as this placeholder.]`;
+}
+
+/** The text of a `message` item's content (text blocks joined), for comparing with a summary. */
+function itemText(payload: Rec): string {
+  const content = payload.content;
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((b) => (b && typeof (b as Rec).text === 'string' ? ((b as Rec).text as string) : '')).join('\n\n');
 }
 
 function messageParts(content: unknown, fault: (path: Array<string | number>, detail: string) => TranscriptError) {
