@@ -9,6 +9,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { childEnvironment } from './child-env';
 import { globToRegExp } from './glob';
 import { HeadTailText } from './limits';
+import { PatternMatcher } from './pattern-worker';
 import { toRelative } from './paths';
 import { readFileInside, writeFileInside } from './safe-fs';
 import type { CommandOutcome, DirectoryEntry, ToolHost } from './types';
@@ -23,7 +24,14 @@ export interface NodeToolHostOptions {
    * containing them are removed from commands' environments, with the known key variables.
    */
   secrets?: () => readonly (string | undefined)[];
+  /** Wall-clock budget of matching one glob over the walked paths, in milliseconds. Default 5 000. */
+  globDeadlineMs?: number;
 }
+
+/** Most files one `findFiles` walk looks at: a bound on its time and memory in huge folders. */
+export const FIND_MAX_VISITED = 50_000;
+/** Paths sent to the matching worker at a time. */
+const FIND_BATCH = 2_000;
 
 /** Node-backed workspace access rooted at one folder. */
 export class NodeToolHost implements ToolHost {
@@ -67,35 +75,56 @@ export class NodeToolHost implements ToolHost {
     }));
   }
 
+  /**
+   * Walks the workspace breadth-first (sorted, so results are stable and shallow files come first),
+   * visiting at most {@link FIND_MAX_VISITED} files, and matches their paths against the glob in a
+   * worker under a deadline ({@link PatternMatcher}): a model-written glob such as `{*,*}{*,*}…Z`
+   * becomes a regular expression that backtracks exponentially, which on this thread would block the
+   * extension host and Cancel with it.
+   *
+   * @throws PatternTimeoutError when matching runs past its deadline; SyntaxError for a glob that
+   *   does not compile; the signal's reason when it aborts.
+   */
   async findFiles(glob: string, maxResults: number, signal?: AbortSignal): Promise<string[]> {
-    const matcher = globToRegExp(glob);
-    const found: string[] = [];
-    // Breadth-first, sorted, so results are stable and shallow files come first.
-    const queue = [this.root];
-    while (queue.length > 0 && found.length < maxResults) {
-      signal?.throwIfAborted();
-      const dir = queue.shift()!;
-      let dirents;
-      try {
-        dirents = await fs.readdir(dir, { withFileTypes: true });
-      } catch {
-        continue;
-      }
-      dirents.sort((a, b) => a.name.localeCompare(b.name));
-      for (const d of dirents) {
-        const abs = path.join(dir, d.name);
-        if (d.isDirectory()) {
-          if (!SKIPPED_FOLDERS.has(d.name)) queue.push(abs);
-        } else if (d.isFile()) {
-          const rel = toRelative(this.root, abs);
-          if (matcher.test(rel)) {
-            found.push(rel);
-            if (found.length >= maxResults) break;
+    const matcher = new PatternMatcher(globToRegExp(glob).source, '', this.options.globDeadlineMs);
+    try {
+      const found: string[] = [];
+      let batch: string[] = [];
+      let visited = 0;
+      const flush = async (): Promise<void> => {
+        if (batch.length === 0) return;
+        const hits = await matcher.matchLines(batch.join('\n'), maxResults - found.length, signal);
+        for (const i of hits) found.push(batch[i]);
+        batch = [];
+      };
+      const queue = [this.root];
+      while (queue.length > 0 && found.length < maxResults && visited < FIND_MAX_VISITED) {
+        signal?.throwIfAborted();
+        const dir = queue.shift()!;
+        let dirents;
+        try {
+          dirents = await fs.readdir(dir, { withFileTypes: true });
+        } catch {
+          continue;
+        }
+        dirents.sort((a, b) => a.name.localeCompare(b.name));
+        for (const d of dirents) {
+          const abs = path.join(dir, d.name);
+          if (d.isDirectory()) {
+            if (!SKIPPED_FOLDERS.has(d.name)) queue.push(abs);
+          } else if (d.isFile() && !d.name.includes('\n')) {
+            batch.push(toRelative(this.root, abs));
+            if (++visited >= FIND_MAX_VISITED) break;
           }
         }
+        // Matched folder by folder, so results keep the walk's order and the walk stops when enough are found.
+        if (batch.length >= FIND_BATCH || queue.length === 0 || visited >= FIND_MAX_VISITED) await flush();
       }
+      await flush();
+      return found.slice(0, maxResults);
+    } finally {
+      matcher.dispose();
     }
-    return found;
   }
 
   runCommand(
