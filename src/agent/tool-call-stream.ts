@@ -22,11 +22,12 @@ export const MAX_TOOL_CALLS = 128;
 /** Most characters of a function name (OpenAI: at most 64 characters, `^[a-zA-Z0-9_-]+$`); a margin kept. */
 export const MAX_NAME_CHARS = 256;
 /**
- * Most characters of one reply's text and tool-call arguments together: 16 times the largest output
- * any current model is documented to produce in one reply (128k tokens at about 4 characters each
- * is 0.5 M), so no real reply reaches it and an endless stream stops in bounded memory.
+ * Most characters of one reply's text and tool-call arguments together: four times what the largest
+ * output any current model documents for one reply amounts to (128k tokens at about 4 characters
+ * each is 0.5 M), so no real reply reaches it, an endless stream stops in bounded memory, and the
+ * meter never has to count a multi-megabyte message on the extension host's thread.
  */
-export const MAX_REPLY_CHARS = 8_000_000;
+export const MAX_REPLY_CHARS = 2_000_000;
 
 /** A reply a server streamed that cannot be used as it is. */
 export class StreamedReplyError extends Error {

@@ -5,6 +5,7 @@
  * a label saying where the window came from. Runs when a session opens, which happens again whenever
  * the model or endpoint settings change.
  */
+import { boundedFetch } from '../models/bounded-fetch';
 import * as vscode from 'vscode';
 import OpenAI from 'openai';
 import type { ChatClient } from '../agent/session';
@@ -84,7 +85,13 @@ export async function openModelSource(
     }
     log.info(`Model from VS Code: ${chat.name} (${chat.vendor}/${chat.family}), ${chat.maxInputTokens} input tokens.`);
   } else {
-    const client = new OpenAI({ baseURL: settings.baseUrl || undefined, apiKey: apiKey ?? NO_KEY, maxRetries: 1 });
+    // Streamed events are bounded in size before the SDK buffers them (`bounded-fetch.ts`).
+    const client = new OpenAI({
+      baseURL: settings.baseUrl || undefined,
+      apiKey: apiKey ?? NO_KEY,
+      maxRetries: 1,
+      fetch: boundedFetch(),
+    });
     const window = await sessionWindow({
       baseUrl: settings.baseUrl,
       model: settings.model,

@@ -18,6 +18,7 @@
  * (`maxRetries`); this module adds only what the SDK does not do: an idle timeout on streamed bodies,
  * and cancellation that does not wait for an SDK back-off sleep.
  */
+import { boundedFetch } from '../models/bounded-fetch';
 import OpenAI from 'openai';
 import type {
   ChatCompletionCreateParams,
@@ -165,6 +166,8 @@ export class OpenAISummarizer implements Summarizer {
         defaultHeaders: options.headers,
         // The SDK's own logging could print request details; this module reports through `log`.
         logLevel: 'off',
+        // Streamed events are bounded in size before the SDK buffers them.
+        fetch: boundedFetch(),
       });
   }
 
