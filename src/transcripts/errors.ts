@@ -15,7 +15,11 @@ export class TranscriptError extends Error {
     readonly detail: string,
     options?: { cause?: unknown },
   ) {
-    super(`${file}:${line}: ${field ? `${field}: ` : ''}${detail}`, options);
+    // A fault of the whole file (no line, no field) names the file alone.
+    super(
+      line === 0 && !field ? `${file}: ${detail}` : `${file}:${line}: ${field ? `${field}: ` : ''}${detail}`,
+      options,
+    );
     this.name = 'TranscriptError';
   }
 }

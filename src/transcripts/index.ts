@@ -3,9 +3,9 @@
  * messages with stable ids), tool schemas and the agents' own compactions. Pure: reads the file it is
  * given and writes nothing. Formats and their mapping rules are documented in `formats/*.ts`.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { TranscriptBuilder } from './builder';
-import { decodeUtf8 } from './decode';
+import { decodeUtf8, MAX_TEXT_CHARS, tooLargeError } from './decode';
 import { detectWithDocument } from './detect';
 import { TranscriptError } from './errors';
 import { readAider } from './formats/aider';
@@ -51,7 +51,19 @@ export async function importTranscript(file: string, options: ImportOptions = {}
   }
   // The bytes are let go once decoded, and the text and its parsed form once read: a large
   // recording is then not held two or three times over while its entries are assembled.
-  return readTranscript(decodeUtf8(await readFile(file), file), file, options).finish();
+  let bytes: Uint8Array;
+  try {
+    // A file past the engine's text limit is refused before it is read into memory.
+    const size = (await stat(file)).size;
+    if (size > 3 * MAX_TEXT_CHARS) throw tooLargeError(file, size);
+    bytes = await readFile(file);
+  } catch (error) {
+    // Node refuses files over 2 GiB in one buffer (ERR_FS_FILE_TOO_LARGE).
+    if ((error as { code?: unknown }).code === 'ERR_FS_FILE_TOO_LARGE')
+      throw tooLargeError(file, (await stat(file)).size, MAX_TEXT_CHARS, error);
+    throw error;
+  }
+  return readTranscript(decodeUtf8(bytes, file), file, options).finish();
 }
 
 /**
