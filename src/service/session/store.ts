@@ -11,8 +11,10 @@
  *
  * - `session.json`: the folder's format marker `{format, version}`. Folders written before the marker
  *   existed are version 1 and open as they are; a folder of a newer version opens read-only.
- * - `lock`: the process holding the folder for writing (`{pid, host}`). A second window on the same
- *   session opens it read-only (its writes throw), so two writers never produce the same entry ids.
+ * - `lock`: the process holding the folder for writing, taken atomically with a heartbeat that a
+ *   reused process id cannot fake (session-lock.ts). A second window on the same session, or a second
+ *   store of it in the same window, opens it read-only (its writes throw), so two writers never
+ *   produce the same entry ids.
  *
  * Loading never fails on a damaged file: bad transcript lines are skipped and reported (file, line,
  * reason), state references to entries that were lost with a damaged line are dropped (the rest of
@@ -27,11 +29,11 @@
  * before the next append.
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Entry } from '../../compaction/types';
 import { parseTranscript, resolveState, toStored, type SessionState, type StoredState } from './store-format';
-import { processAlive, removeStaleTempFiles, writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
+import { removeStaleTempFiles, writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
+import { SessionLock } from './session-lock';
 import { insertRepairs, repairInterruptedCalls } from './store-repair';
 
 export type { StoredItem, StoredCheckpoint, StoredState, SessionState } from './store-format';
@@ -76,7 +78,7 @@ export class SessionStore {
   private transcriptSize = 0;
   /** Why writes are refused (another window holds the folder, a newer format), or undefined. */
   private readOnlyReason: string | undefined;
-  private ownsLock = false;
+  private lock: SessionLock | undefined;
 
   private constructor(readonly folder: string) {}
 
@@ -156,38 +158,12 @@ export class SessionStore {
     writeFileAtomic(file, `${JSON.stringify(marker)}\n`);
   }
 
-  /** Takes the folder lock; returns why not when a live process holds it. A stale lock is taken over. */
+  /** Takes the folder lock; returns why not when a live holder keeps it. A stale lock is taken over. */
   private takeLock(): string | undefined {
-    const file = path.join(this.folder, LOCK);
-    const mine = JSON.stringify({ pid: process.pid, host: os.hostname() });
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        fs.writeFileSync(file, mine, { flag: 'wx' });
-        this.ownsLock = true;
-        return undefined;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      let holder: { pid?: number; host?: string } = {};
-      try {
-        holder = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof holder;
-      } catch {
-        // Unreadable lock (a crash while writing it): stale.
-      }
-      if (
-        typeof holder.pid === 'number' &&
-        holder.host === os.hostname() &&
-        holder.pid !== process.pid &&
-        processAlive(holder.pid)
-      ) {
-        return `the session is open in another window (process ${holder.pid})`;
-      }
-      if (typeof holder.pid === 'number' && holder.host !== undefined && holder.host !== os.hostname()) {
-        return `the session is open on ${holder.host} (process ${holder.pid})`;
-      }
-      fs.rmSync(file, { force: true });
-    }
-    return 'the session folder lock could not be taken';
+    const outcome = SessionLock.acquire(path.join(this.folder, LOCK));
+    if (outcome.heldBy !== undefined) return outcome.heldBy;
+    this.lock = outcome.lock;
+    return undefined;
   }
 
   private load(): { loaded: LoadedSession; repairs: Entry[] } {
@@ -260,6 +236,12 @@ export class SessionStore {
   private writable(): number {
     if (this.readOnlyReason) throw new Error(`cannot write to ${this.folder}: ${this.readOnlyReason}`);
     if (this.transcriptFd === undefined) throw new Error('session store is closed');
+    // A host blocked past the lock's stale time may have lost it to another window: never write beside it.
+    if (this.lock && !this.lock.stillHeld()) {
+      this.readOnlyReason =
+        "another window took the session over while this window's lock was stale; reopen the session to continue";
+      throw new Error(`cannot write to ${this.folder}: ${this.readOnlyReason}`);
+    }
     return this.transcriptFd;
   }
 
@@ -348,8 +330,8 @@ export class SessionStore {
   close(): void {
     if (this.transcriptFd !== undefined) fs.closeSync(this.transcriptFd);
     this.transcriptFd = undefined;
-    if (this.ownsLock) fs.rmSync(path.join(this.folder, LOCK), { force: true });
-    this.ownsLock = false;
+    this.lock?.release();
+    this.lock = undefined;
   }
 }
 
