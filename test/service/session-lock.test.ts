@@ -20,29 +20,44 @@ function folder(t: { after: (fn: () => void) => void }): string {
 
 const storeModule = path.resolve(__dirname, '../../src/service/session/store.js');
 
-/** Opens the session in a child process at `at` (epoch ms) and prints rw or ro; holds it 300 ms. */
-function openInChild(storage: string, id: string, at: number): Promise<string> {
+/**
+ * Opens the session in a child process at `at` (epoch ms) and reports rw or ro; the child holds the
+ * session until `release` is called, so two children that both report rw held it at the same time.
+ */
+function openInChild(storage: string, id: string, at: number): { mode: Promise<string>; release: () => Promise<void> } {
   const script = `
     const { SessionStore } = require(${JSON.stringify(storeModule)});
     while (Date.now() < ${at}) {}
     const { store, loaded } = SessionStore.open(${JSON.stringify(storage)}, ${JSON.stringify(id)});
     process.stdout.write(loaded.readOnly ? 'ro' : 'rw');
-    setTimeout(() => store.close(), 300);`;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    process.stdin.resume();
+    process.stdin.on('end', () => { store.close(); process.exit(0); });`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve, reject) => {
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`child exited ${code}`))));
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`child exited ${code}`))));
   });
+  const mode = new Promise<string>((resolve, reject) => {
+    child.stdout.once('data', (d: Buffer) => resolve(d.toString()));
+    exited.catch(reject);
+  });
+  return {
+    mode,
+    release: () => {
+      child.stdin.end();
+      return exited;
+    },
+  };
 }
 
 test('two processes opening one session at the same moment never both get write access', async (t) => {
   const storage = folder(t);
-  const trials = 12;
-  for (let i = 0; i < trials; i++) {
-    const at = Date.now() + 400;
-    const got = (await Promise.all([openInChild(storage, `s${i}`, at), openInChild(storage, `s${i}`, at)])).sort();
+  for (let i = 0; i < 10; i++) {
+    const at = Date.now() + 500;
+    const children = [openInChild(storage, `s${i}`, at), openInChild(storage, `s${i}`, at)];
+    // Both have opened before either lets go: two "rw" would be two writers at once.
+    const got = (await Promise.all(children.map((c) => c.mode))).sort();
+    await Promise.all(children.map((c) => c.release()));
     assert.deepEqual(got, ['ro', 'rw'], `trial ${i}: exactly one writer`);
   }
 });

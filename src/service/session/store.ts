@@ -16,8 +16,9 @@
  *   store of it in the same window, opens it read-only (its writes throw), so two writers never
  *   produce the same entry ids.
  *
- * Loading never fails on a damaged file: bad transcript lines are skipped and reported (file, line,
- * reason), state references to entries that were lost with a damaged line are dropped (the rest of
+ * Loading never fails on a damaged file: bad transcript lines (not JSON, or not of the stored shape:
+ * `STORED_ENTRY` in store-format.ts) are skipped and reported (file, line, field), tool results left
+ * without their call by a skipped line are left out (named the same way), state references to entries that were lost with a damaged line are dropped (the rest of
  * the context and the checkpoints stay), an unreadable state falls back to the previous one and then
  * to "every entry raw". Tool calls a stop left unanswered get an "interrupted" result (appended to
  * the transcript, placed after their step). Entries appended after the last state write are not in
@@ -34,7 +35,7 @@ import type { Entry } from '../../compaction/types';
 import { parseTranscript, resolveState, toStored, type SessionState, type StoredState } from './store-format';
 import { removeStaleTempFiles, writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
 import { SessionLock } from './session-lock';
-import { insertRepairs, repairInterruptedCalls } from './store-repair';
+import { dropUnpairedResults, insertRepairs, repairInterruptedCalls } from './store-repair';
 
 export type { StoredItem, StoredCheckpoint, StoredState, SessionState } from './store-format';
 export { parseTranscript, resolveState, unaccountedEntries } from './store-format';
@@ -169,12 +170,14 @@ export class SessionStore {
   private load(): { loaded: LoadedSession; repairs: Entry[] } {
     const warnings: string[] = [];
     let entries: Entry[] = [];
+    let lineOf: Map<string, number> | undefined;
     if (fs.existsSync(this.transcriptPath)) {
       const parsed = parseTranscript(fs.readFileSync(this.transcriptPath, 'utf8'), this.transcriptPath);
       entries = parsed.entries;
+      lineOf = parsed.lineOf;
       warnings.push(...parsed.warnings);
     }
-    const repaired = repairInterruptedCalls(entries, this.transcriptPath);
+    const repaired = repairInterruptedCalls(entries, this.transcriptPath, lineOf);
     entries = repaired.entries;
     warnings.push(...repaired.warnings);
     let state: SessionState | undefined;
@@ -198,7 +201,14 @@ export class SessionStore {
     if (!state && entries.length > 0 && warnings.some((w) => w.includes(STATE))) {
       warnings.push(`${this.folder}: no usable state; every transcript entry is taken as active (checkpoints lost)`);
     }
-    if (state) state.context = insertRepairs(state.context, repaired.all);
+    if (state) {
+      const paired = dropUnpairedResults(insertRepairs(state.context, repaired.all));
+      state.context = paired.context;
+      if (paired.dropped.length)
+        warnings.push(
+          `${this.statePath}: ${paired.dropped.length} tool result item(s) whose call was lost with a damaged line (${paired.dropped.slice(0, 5).join(', ')}); left out of the context`,
+        );
+    }
     return { loaded: { entries, state, warnings }, repairs: repaired.added };
   }
 
