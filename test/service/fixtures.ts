@@ -95,10 +95,7 @@ export interface ServiceFixture {
   requests: ChatRequestBody[];
   /** The OpenAI client of the loopback model (the agent's), for a summarizer at the same endpoint. */
   client: OpenAI;
-  /**
-   * Opens another service on the same storage and session (a restart: services of this fixture open on
-   * the session being opened are disposed first), or on another session named in `overrides`.
-   */
+  /** Opens another service on the same storage and session (a restart). */
   reopen(overrides?: Partial<ContextServiceOptions>): Promise<ContextService>;
   cleanup(): Promise<void>;
 }
@@ -150,10 +147,6 @@ export async function serviceFixture(
     reopen: async (more = {}) => {
       // The state is saved after a rewrite returns: what a reopen reads is what was saved.
       for (const s of opened) await s.whenSaved();
-      // A restart: the services open on that session end first (one writer per session; a second
-      // store of it in the same process would open read-only).
-      const sessionId = 'sessionId' in more ? more.sessionId : service.sessionId;
-      if (sessionId !== undefined) for (const s of opened) if (s.sessionId === sessionId) s.dispose();
       const next = await ContextService.open({ ...base, sessionId: service.sessionId, ...more });
       opened.push(next);
       return next;
