@@ -110,10 +110,61 @@ export const PROTECTED_FOLDERS: readonly string[] = [
   '.githooks',
 ];
 
-/** The protected folder `relative` (a workspace-relative path with `/`) lies in, or undefined. */
+/**
+ * Folders that make a tool run code wherever they sit in the tree (a nested package or crate has its
+ * own), matched on any path segment, case-insensitively:
+ * - `.cargo`: `config.toml` sets `rustc-wrapper`, `runner` and aliases that every `cargo build` runs;
+ * - `.mvn`: `jvm.config`, `maven.config` and the wrapper that `./mvnw` downloads and runs;
+ * - `.lefthook`: lefthook's script folder, run by its git hooks.
+ */
+export const PROTECTED_FOLDERS_ANYWHERE: readonly string[] = ['.git', '.cargo', '.mvn', '.lefthook'];
+
+/**
+ * Names of files that make a tool run code without anyone naming that code: a commit (hook managers),
+ * entering the folder (direnv, mise), any command of a package manager, a build. Matched on the file
+ * name anywhere in the tree, case-insensitively. Each rule and where it comes from:
+ * - `.pre-commit-config.yaml` / `.pre-commit-config.yml`: pre-commit runs each hook's `entry` at commit;
+ * - `lefthook.yml` and its variants (`.lefthook.yml`, `lefthook-local.yml`, `.yaml`, `.toml`, `.json`):
+ *   lefthook runs their `run:` commands from git hooks;
+ * - `.envrc`: direnv evaluates it as shell on entering the folder; `mise.toml` / `.mise.toml`: mise runs
+ *   its `[hooks]` on entering the folder and its tasks by name;
+ * - `.yarnrc.yml` (`yarnPath`: every `yarn` command runs that file), `.yarnrc` (Yarn 1 `yarn-path`),
+ *   `.npmrc` (`node-options`, `script-shell`, `git`), `.pnpmfile.cjs` / `.pnpmfile.mjs` (pnpm runs
+ *   its hooks on every install);
+ * - `gradle-wrapper.properties` (`distributionUrl`: `./gradlew` downloads and runs that distribution);
+ * - `*.code-workspace`: a VS Code workspace file holds tasks and settings as `.vscode/` does.
+ *
+ * Not covered, on purpose: `package.json` (its scripts run only when someone runs `npm run`/`npm
+ * install`, which is the same trust as running any project command, and the agent edits it routinely:
+ * asking there would make auto-approve useless), `Makefile` and other build files (code the user runs by
+ * name). `run_command` under auto-approve runs any shell command, so it can write all of the above
+ * (`.git/hooks/` included); only the file tools are held back here.
+ */
+export const PROTECTED_FILE_NAMES: readonly RegExp[] = [
+  /^\.pre-commit-config\.ya?ml$/,
+  /^\.?lefthook(-local)?\.(ya?ml|toml|json|jsonc)$/,
+  /^\.envrc$/,
+  /^\.?mise(\.local)?\.toml$/,
+  /^\.yarnrc(\.yml)?$/,
+  /^\.npmrc$/,
+  /^\.pnpmfile\.(c|m)?js$/,
+  /^gradle-wrapper\.properties$/,
+  /\.code-workspace$/,
+];
+
+/**
+ * The protected folder or file `relative` (a workspace-relative path with `/`) is or lies in, or
+ * undefined when a write there needs no more than the usual approval. The rules: {@link PROTECTED_FOLDERS}
+ * (leading segments), {@link PROTECTED_FOLDERS_ANYWHERE} (any segment), {@link PROTECTED_FILE_NAMES}
+ * (the last segment). Case-insensitive (macOS and Windows folders are).
+ */
 export function protectedFolderOf(relative: string): string | undefined {
-  const lower = relative.toLowerCase().replace(/^\.\//, '');
+  const lower = relative.toLowerCase().replace(/\\/g, '/').replace(/^\.\//, '');
   const top = PROTECTED_FOLDERS.find((folder) => lower === folder || lower.startsWith(`${folder}/`));
   if (top) return top;
-  return lower.split('/').includes('.git') ? '.git' : undefined;
+  const segments = lower.split('/');
+  const folder = PROTECTED_FOLDERS_ANYWHERE.find((name) => segments.includes(name));
+  if (folder) return folder;
+  const name = segments[segments.length - 1];
+  return PROTECTED_FILE_NAMES.some((rule) => rule.test(name)) ? name : undefined;
 }

@@ -54,6 +54,8 @@ const SEARCH_LINE_MAX_CHARS = 240;
 const LIST_MAX_ENTRIES = 500;
 /** Most characters of a command echoed at the top of its result. */
 const COMMAND_ECHO_MAX_CHARS = 600;
+/** Times an edit is shown again because the file changed while its approval was waiting. */
+const MAX_APPROVAL_ROUNDS = 3;
 
 function fn(name: string, description: string, properties: Record<string, unknown>, required: string[]): ToolSchema {
   return {
@@ -339,20 +341,10 @@ export class WorkspaceTools {
   private async writeFile(call: ToolCallRequest, args: Args, signal: AbortSignal): Promise<string> {
     const file = await this.resolve(stringArg(args, 'path')!);
     const content = stringArg(args, 'content')!;
-    const before = await this.host.readFile(file).catch(() => undefined);
-    await this.requireApproval(
-      {
-        kind: 'edit',
-        call,
-        title: `${before === undefined ? 'Create' : 'Overwrite'} ${this.rel(file)}`,
-        detail: lineDiff(before ?? '', content),
-        path: this.rel(file),
-        before: before ?? '',
-        after: content,
-      },
-      signal,
-    );
-    await this.host.writeFile(file, content, signal);
+    await this.approveAndWrite(call, file, signal, (before) => ({
+      title: `${before === undefined ? 'Create' : 'Overwrite'} ${this.rel(file)}`,
+      after: content,
+    }));
     return `Wrote ${this.rel(file)} (${content.length} characters, ${content.split('\n').length} lines).`;
   }
 
@@ -361,33 +353,79 @@ export class WorkspaceTools {
     const oldText = stringArg(args, 'old_text')!;
     const newText = stringArg(args, 'new_text')!;
     if (oldText === '') throw new ToolFailure('old_text is empty; use write_file to create a file.');
-    const before = await this.host.readFile(file);
-    const count = before.split(oldText).length - 1;
-    if (count === 0)
-      throw new ToolFailure(
-        `old_text was not found in ${this.rel(file)}; read the file again and copy the text exactly.`,
-      );
     const replaceAll = args['replace_all'] === true;
-    if (count > 1 && !replaceAll) {
-      throw new ToolFailure(
-        `old_text occurs ${count} times in ${this.rel(file)}; add surrounding lines or set replace_all.`,
-      );
-    }
-    const after = replaceAll ? before.split(oldText).join(newText) : before.replace(oldText, () => newText);
-    await this.requireApproval(
-      {
-        kind: 'edit',
-        call,
-        title: `Edit ${this.rel(file)}`,
-        detail: lineDiff(before, after),
-        path: this.rel(file),
-        before,
-        after,
-      },
+    let count = 0;
+    await this.approveAndWrite(
+      call,
+      file,
       signal,
+      (before, changed) => {
+        if (before === undefined)
+          throw new ToolFailure(`${this.rel(file)} was deleted while the approval was waiting; nothing was changed.`);
+        count = before.split(oldText).length - 1;
+        const again = changed ? ' (it changed while the approval was waiting)' : '';
+        if (count === 0)
+          throw new ToolFailure(
+            `old_text was not found in ${this.rel(file)}${again}; read the file again and copy the text exactly.`,
+          );
+        if (count > 1 && !replaceAll) {
+          throw new ToolFailure(
+            `old_text occurs ${count} times in ${this.rel(file)}${again}; add surrounding lines or set replace_all.`,
+          );
+        }
+        const after = replaceAll ? before.split(oldText).join(newText) : before.replace(oldText, () => newText);
+        return { title: `Edit ${this.rel(file)}`, after };
+      },
+      true,
     );
-    await this.host.writeFile(file, after, signal);
     return `Edited ${this.rel(file)}: ${replaceAll ? count : 1} replacement(s).`;
+  }
+
+  /**
+   * Asks for an edit (a diff from the file as it is now to what `plan` makes of it) and writes it,
+   * only if the file still holds the text the approval showed at the moment of writing. An approval
+   * may wait for minutes while the user keeps working: when the file changed meanwhile (saved, created
+   * or deleted), `plan` runs again on the new text and the user is asked again with the new diff, at most
+   * {@link MAX_APPROVAL_ROUNDS} times; after that the edit is refused and nothing is written.
+   * @param mustExist the first read's error is thrown (an edit of a missing or unreadable file)
+   * @param plan the title and new text for the file's current text (undefined: no such file);
+   *   `changed` is true from the second round on. Throws ToolFailure to refuse.
+   * @throws ToolFailure when declined, refused by `plan`, or when the file kept changing.
+   */
+  private async approveAndWrite(
+    call: ToolCallRequest,
+    file: string,
+    signal: AbortSignal,
+    plan: (before: string | undefined, changed: boolean) => { title: string; after: string },
+    mustExist = false,
+  ): Promise<void> {
+    const read = () => this.host.readFile(file, signal).catch((): undefined => undefined);
+    // An edit needs the file: the host's own error (missing, unreadable) is the answer then.
+    let before = mustExist ? await this.host.readFile(file, signal) : await read();
+    for (let round = 0; round < MAX_APPROVAL_ROUNDS; round++) {
+      const { title, after } = plan(before, round > 0);
+      await this.requireApproval(
+        {
+          kind: 'edit',
+          call,
+          title: round > 0 ? `${title} (the file changed while the approval was waiting: new diff)` : title,
+          detail: lineDiff(before ?? '', after),
+          path: this.rel(file),
+          before: before ?? '',
+          after,
+        },
+        signal,
+      );
+      const now = await read();
+      if (now === before) {
+        await this.host.writeFile(file, after, signal);
+        return;
+      }
+      before = now;
+    }
+    throw new ToolFailure(
+      `${this.rel(file)} kept changing while the approval was waiting; nothing was written. Read it again.`,
+    );
   }
 
   private async runCommand(call: ToolCallRequest, args: Args, signal: AbortSignal): Promise<string> {

@@ -7,10 +7,15 @@
  * Also redacts every form of a known API key a server may echo back (verbatim, URL-encoded, base64,
  * masked as `sk-...abcd` or `sk-proj-****abcd`) from messages and logs: {@link redactKey}.
  *
- * Rules are conservative patterns for widely used token formats (each documented with its source:
- * the issuer's published prefix), `.env`-style assignments to names that say key/secret/token/password,
- * JSON fields with such names, credentials in URLs and PEM private keys. Masking is idempotent.
+ * Two rule sets, merged: secretlint's recommended preset (`secret-rule-set.ts`: maintained, precise
+ * token formats, each validated as its issuer documents it) and the rules below, which are broader on
+ * purpose (a masked false positive costs a word in a summary; a missed key is leaked): widely used token
+ * prefixes (each documented with its source: the issuer's published format), `.env`-style, YAML, HTTP
+ * header and `.npmrc` assignments to names that say key/secret/token/password, JSON fields with such
+ * names, `.netrc` passwords, Azure connection-string keys, credentials in URLs, PEM, PGP and PuTTY
+ * private keys. Masking is idempotent.
  */
+import { ruleSetSpans } from './secret-rule-set';
 
 /** What replaces a masked value; the kind says what it was, so a summary still makes sense. */
 export function maskLabel(kind: string): string {
@@ -29,11 +34,36 @@ interface Rule {
 const SECRET_NAME = String.raw`[A-Za-z0-9_.-]{0,40}(?:api[_-]?key|secret|token|passw(?:or)?d|pwd|credential|private[_-]?key|access[_-]?key|auth)[A-Za-z0-9_.-]{0,40}`;
 
 const RULES: readonly Rule[] = [
-  // PEM private keys (RFC 7468 labels "PRIVATE KEY", "RSA PRIVATE KEY", "OPENSSH PRIVATE KEY", ...).
+  // PEM private keys (RFC 7468 labels "PRIVATE KEY", "RSA PRIVATE KEY", "OPENSSH PRIVATE KEY", ...) and
+  // OpenPGP armored private keys (RFC 4880 section 6.2: "PGP PRIVATE KEY BLOCK").
   {
     kind: 'private key',
-    pattern: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$)/g,
+    pattern: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END \1PRIVATE KEY\2-----|$)/g,
     group: 0,
+  },
+  // PuTTY private key files (PuTTY manual, appendix C "PPK file format"): the lines after
+  // "Private-Lines: N" hold the private key, base64.
+  {
+    kind: 'private key',
+    pattern:
+      /PuTTY-User-Key-File-\d+:[^\n]{0,200}\n(?:[^\n]{0,2000}\n){0,200}?Private-Lines:[ \t]*\d+\r?\n((?:[A-Za-z0-9+/=]{4,}\r?\n?){1,400})/g,
+    group: 1,
+  },
+  // SendGrid API keys ("SG." + 22 + "." + 43 characters, SendGrid's API key docs).
+  { kind: 'SendGrid key', pattern: /\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}/g, group: 0 },
+  // Azure Storage / Service Bus / Event Hubs connection strings ("AccountKey=...;", "SharedAccessKey=...")
+  // and SAS signatures ("sig=..."), as Azure's connection-string docs write them.
+  {
+    kind: 'Azure key',
+    pattern: /\b(?:AccountKey|SharedAccessKey|SharedSecret)=([A-Za-z0-9+/=]{16,})|[?&;]sig=([A-Za-z0-9%+/=]{16,})/gi,
+    group: [1, 2],
+  },
+  // .netrc entries (GNU inetutils netrc(5)): "machine HOST login USER password SECRET", on one line or several.
+  {
+    kind: 'password',
+    pattern:
+      /\b(?:machine[ \t]+\S{1,200}|default)(?:\s{1,40}(?:login|account|port)[ \t]+\S{1,200}){0,3}\s{1,40}password[ \t]+(\S{1,400})/g,
+    group: 1,
   },
   // OpenAI (sk-, sk-proj-, sk-svcacct-, sk-admin-) and Anthropic (sk-ant-) keys.
   { kind: 'API key', pattern: /\bsk-[A-Za-z0-9_-]{20,}/g, group: 0 },
@@ -55,12 +85,15 @@ const RULES: readonly Rule[] = [
   { kind: 'credential', pattern: /\b(?:Bearer|Basic|Token)\s+([A-Za-z0-9._~+/-]{16,}=*)/g, group: 1 },
   // user:password@ in URLs.
   { kind: 'password', pattern: /\b[a-z][a-z0-9+.-]{0,30}:\/\/[^\s:/@]{1,200}:([^\s@/]{3,200})@/gi, group: 1 },
-  // .env / shell assignments, at a line start or after a space: NAME=value, export NAME="value",
-  // NAME: 'value' (YAML). Quoted values are masked whole, unquoted ones up to the next space.
+  // .env / shell assignments, at a line start, after a space or a separator: NAME=value, export
+  // NAME="value", NAME: 'value' (YAML), "NAME=value" (docker-compose list entries), ?token=value (query
+  // strings), //registry/:_authToken=value (.npmrc), "X-Auth-Token: value" (HTTP headers). Quoted values
+  // are masked whole, unquoted ones up to the next space or quote. An HTTP auth scheme after the name
+  // ("Authorization: Bearer ...") is left to the Authorization rule, which masks the credential after it.
   {
     kind: 'secret',
     pattern: new RegExp(
-      String.raw`(?<=^|[\s;,(\[{])(?:export[ \t]+)?${SECRET_NAME}[ \t]*[=:][ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'#,;[][^\s"'#,;]*))`,
+      String.raw`(?<=^|[\s;,(\[{"'\x60:?&/])(?:export[ \t]+)?${SECRET_NAME}[ \t]*[=:][ \t]*(?!(?:Bearer|Basic|Token|Digest|Negotiate)[ \t])(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'#,;[][^\s"'#,;]*))`,
       'gmi',
     ),
     group: [1, 2, 3],
@@ -79,7 +112,8 @@ const INDEXED_RULES: readonly Rule[] = RULES.map((rule) => ({
 function isPlaceholder(value: string): boolean {
   const v = value.trim();
   if (v.length < 4) return true;
-  if (/^\[masked [^\]]+\]$/.test(v)) return true;
+  // A mask already in place (also its first word, where a rule stops at a space): masking is idempotent.
+  if (/^\[masked [^\]]+\]$/.test(v) || v.startsWith('[masked')) return true;
   if (
     /^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^>]*>|\{\{[^}]*\}\}|process\.env\.[A-Za-z_][A-Za-z0-9_]*|os\.environ.*|env\(.*\))$/.test(
       v,
@@ -98,7 +132,44 @@ export interface SecretSpan {
   kind: string;
 }
 
-/** The credential-looking spans of `text`, sorted, non-overlapping (the earlier or longer one wins). */
+/** Kinds shown for the preset's rules (`[masked GitHub token]`); others show `[masked credential]`. */
+const RULE_SET_KINDS: Record<string, string> = {
+  aws: 'AWS key',
+  gcp: 'private key',
+  privatekey: 'private key',
+  npm: 'token',
+  slack: 'Slack token',
+  sendgrid: 'SendGrid key',
+  stripe: 'Stripe key',
+  github: 'GitHub token',
+  openai: 'API key',
+  anthropic: 'API key',
+  basicauth: 'password',
+  'database-connection-string': 'password',
+};
+
+/** A URL with `user:password@`: only the password is masked (the host and database stay readable). */
+const URL_PASSWORD = /^[a-z][a-z0-9+.:-]{0,30}:\/\/[^\s:/@]{1,256}:([^\s@/]{1,256})@/i;
+
+/** The preset's spans as {@link SecretSpan}s; a reported URL is narrowed to its password. */
+function ruleSetSecrets(text: string): SecretSpan[] {
+  return ruleSetSpans(text).flatMap(({ start, end, rule }) => {
+    const kind = RULE_SET_KINDS[rule] ?? 'credential';
+    const url = URL_PASSWORD.exec(text.slice(start, Math.min(end, start + 600)));
+    if (url) {
+      const at = start + url[0].length - 1 - url[1].length;
+      return isPlaceholder(url[1]) ? [] : [{ start: at, end: at + url[1].length, kind }];
+    }
+    // A connection string without a password names no secret.
+    if (rule === 'database-connection-string') return [];
+    return [{ start, end, kind }];
+  });
+}
+
+/**
+ * The credential-looking spans of `text`, sorted, non-overlapping (the earlier or longer one wins;
+ * overlapping spans merge). Both rule sets run (see the module comment).
+ */
 export function findSecrets(text: string): SecretSpan[] {
   const spans: SecretSpan[] = [];
   for (const rule of INDEXED_RULES) {
@@ -116,6 +187,7 @@ export function findSecrets(text: string): SecretSpan[] {
       spans.push({ start: where[0], end: where[1], kind: rule.kind });
     }
   }
+  spans.push(...ruleSetSecrets(text));
   spans.sort((a, b) => a.start - b.start || b.end - a.end);
   const kept: SecretSpan[] = [];
   for (const span of spans) {

@@ -77,6 +77,8 @@ export async function openModelSource(
         instruction: settings.summary.instruction || undefined,
         countText,
         stream: true,
+        // Another editor model (often another vendor's) has not seen the transcript: mask what it is sent.
+        maskSecrets: summaryChat !== chat,
         log: (line) => log.debug(line),
       });
       source.summarizer = new FallbackSummarizer(primary, {

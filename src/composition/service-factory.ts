@@ -110,8 +110,10 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
       countText: (text) => counter.countText(text),
       lineAdditive: () => counter.lineAdditive === true,
       extractiveFallback: true,
-      // A summarizer at another endpoint than the session's own never sees the transcript's credentials.
-      maskSecrets: !!settings.summary.baseUrl && settings.summary.baseUrl !== settings.baseUrl,
+      // Only the session's own model at its own endpoint has seen the transcript: any other summarizer
+      // (another model, another endpoint, a URL equal to a leftover endpoint setting while the session
+      // runs on an editor model) never sees its credentials.
+      maskSecrets: !ownModel,
       reusePrefix: ownModel,
       log: (line) => log.debug(line),
     });

@@ -134,7 +134,9 @@ export interface SummarizerFlags {
 
 /**
  * The summarizer for CLI flags. The API key comes from `CONTEXT_KEEPER_API_KEY`, else `OPENAI_API_KEY`;
- * the base URL from `--base-url`, else `OPENAI_BASE_URL`, else OpenAI's.
+ * the base URL from `--base-url`, else `OPENAI_BASE_URL`, else OpenAI's. What it is sent is always
+ * masked (`maskSecrets`): the CLI summarizes recordings of other agents, so its summary endpoint is
+ * never the recorded session's own model at its own endpoint.
  *
  * @throws Error with a message for the user when `--summarizer` is unknown, `--summary-model` is missing
  *   for `openai`, or OpenAI's endpoint is used without a key.
@@ -163,6 +165,7 @@ export function summarizerFromFlags(
     timeoutMs: flags.timeoutMs,
     countText,
     lineAdditive: () => flags.lineAdditive === true,
+    maskSecrets: true,
     log,
   });
 }

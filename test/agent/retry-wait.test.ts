@@ -116,6 +116,8 @@ test('cancel through the context service ends a task waiting out a Retry-After a
   t.after(fx.cleanup);
   // The fixture's client allows no retries; this one retries once as the extension's does.
   const client = new OpenAI({ baseURL: fx.client.baseURL, apiKey: 'k', maxRetries: 1 });
+  // One writer per session: the first service closes before the session opens with this client.
+  fx.service.dispose();
   const service = await fx.reopen({ client });
   let cancelledAt = 0;
   const sub = service.onDidChangeState((change) => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { symlinkSync, readFileSync, existsSync } from 'node:fs';
+import { symlinkSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { WorkspaceTools } from '../../src/agent/tools';
 import { NodeToolHost } from '../../src/agent/node-host';
@@ -133,4 +133,80 @@ test('glob patterns', () => {
   assert.ok(globToRegExp('*.json').test('a/b/package.json'));
   assert.ok(globToRegExp('*.{ts,js}').test('x.js'));
   assert.ok(!globToRegExp('src/*.ts').test('src/a/b.ts'));
+});
+
+test('a change saved while an edit approval waits is not overwritten: the edit is asked again with the new diff', async (t) => {
+  const ws = tempWorkspace({ 'app.ts': 'export const a = 1;\nexport const b = 2;\n' });
+  t.after(ws.cleanup);
+  const file = path.join(ws.root, 'app.ts');
+  const userWork =
+    'export const a = 1;\nexport const b = 2;\nexport const userWork = "saved while the approval waited";\n';
+  const asked: ApprovalRequest[] = [];
+  const tools = new WorkspaceTools(new NodeToolHost(ws.root), {
+    approve: async (r) => {
+      asked.push(r);
+      // While the first approval waits, the user saves a line of their own to the same file.
+      if (asked.length === 1) writeFileSync(file, userWork);
+      return true;
+    },
+  });
+  const r = await run(tools, 'edit_file', {
+    path: 'app.ts',
+    old_text: 'export const a = 1;',
+    new_text: 'export const a = 42;',
+  });
+  assert.equal(r.ok, true, r.content);
+  assert.equal(asked.length, 2, 'asked again');
+  assert.equal(asked[0].before, 'export const a = 1;\nexport const b = 2;\n');
+  assert.equal(asked[1].before, userWork, 'the second approval shows the text on disk now');
+  assert.match(asked[1].title, /changed while the approval was waiting/);
+  assert.match(asked[1].detail, /userWork/);
+  assert.equal(readFileSync(file, 'utf8'), userWork.replace('a = 1', 'a = 42'), "the user's line is kept");
+});
+
+test('write_file asks again when the file changed during its approval, and nothing is written when declined', async (t) => {
+  const ws = tempWorkspace({ 'notes.md': 'old\n' });
+  t.after(ws.cleanup);
+  const file = path.join(ws.root, 'notes.md');
+  const asked: ApprovalRequest[] = [];
+  const tools = new WorkspaceTools(new NodeToolHost(ws.root), {
+    approve: async (r) => {
+      asked.push(r);
+      if (asked.length === 1) writeFileSync(file, 'the user wrote this\n');
+      return asked.length === 1;
+    },
+  });
+  const r = await run(tools, 'write_file', { path: 'notes.md', content: 'agent text\n' });
+  assert.equal(r.ok, false);
+  assert.match(r.content, /declined/);
+  assert.equal(asked.length, 2);
+  assert.equal(asked[1].before, 'the user wrote this\n');
+  assert.equal(readFileSync(file, 'utf8'), 'the user wrote this\n');
+});
+
+test('an edit whose text is gone after a change during approval is refused, and a file that keeps changing is not written', async (t) => {
+  const ws = tempWorkspace({ 'a.ts': 'const x = 1;\n' });
+  t.after(ws.cleanup);
+  const file = path.join(ws.root, 'a.ts');
+  const gone = new WorkspaceTools(new NodeToolHost(ws.root), {
+    approve: async () => {
+      writeFileSync(file, 'const y = 2;\n');
+      return true;
+    },
+  });
+  const r = await run(gone, 'edit_file', { path: 'a.ts', old_text: 'const x = 1;', new_text: 'const x = 3;' });
+  assert.equal(r.ok, false);
+  assert.match(r.content, /not found in a\.ts \(it changed while the approval was waiting\)/);
+  assert.equal(readFileSync(file, 'utf8'), 'const y = 2;\n');
+  let n = 0;
+  const churn = new WorkspaceTools(new NodeToolHost(ws.root), {
+    approve: async () => {
+      writeFileSync(file, `const y = 2; // ${++n}\n`);
+      return true;
+    },
+  });
+  const c = await run(churn, 'write_file', { path: 'a.ts', content: 'agent\n' });
+  assert.equal(c.ok, false);
+  assert.match(c.content, /kept changing/);
+  assert.equal(readFileSync(file, 'utf8'), `const y = 2; // ${n}\n`);
 });

@@ -53,8 +53,9 @@ test('a fork starts from the compacted context with the checkpoints and raw entr
   );
   assert.equal(fork.getTranscript().entries.length, source.entries.length, 'every raw entry is kept');
 
-  const reopened = await fx.reopen({ sessionId: fork.sessionId });
+  // One writer per session: the fork's window closes before the session opens again.
   fork.dispose();
+  const reopened = await fx.reopen({ sessionId: fork.sessionId });
   assert.deepEqual(reopened.getMessages(), fx.service.getMessages(), 'the fork persisted its context');
   assert.equal(reopened.getCheckpoints().length, source.checkpoints.length);
   assert.equal(reopened.getTranscript().entries.length, source.entries.length);
@@ -96,8 +97,9 @@ test('a fork of a context without a system message starts with the agent system 
   assert.deepEqual(fork.getMessages()[0], { role: 'system', content: 'You are a test agent.' });
   assert.equal(fork.getMessages().length, entries.length + 1);
   assert.equal(fork.getBudget().breakdown.system, fresh, 'the breakdown counts it as a fresh session does');
-  const reopened = await fx.reopen({ sessionId: fork.sessionId });
+  // One writer per session: the fork's window closes before the session opens again.
   fork.dispose();
+  const reopened = await fx.reopen({ sessionId: fork.sessionId });
   assert.deepEqual(
     reopened.getMessages(),
     [{ role: 'system', content: 'You are a test agent.' }, ...entries.map((e) => e.message)],

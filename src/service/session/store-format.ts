@@ -2,6 +2,7 @@
  * The stored forms of a session folder's files and their parsing (see store.ts for the folder's
  * layout): transcript lines, the state file, and the rebuilding of the in-memory state from them.
  */
+import { z } from 'zod';
 import type { ContextItem, Entry } from '../../compaction/types';
 import type { CheckpointRecord } from '../records';
 import { rawItem } from '../../compaction/context';
@@ -47,11 +48,81 @@ export function toStored(item: ContextItem): StoredItem {
   return item;
 }
 
-/** Parses the transcript text; bad lines are skipped and reported. */
-export function parseTranscript(text: string, file: string): { entries: Entry[]; warnings: string[] } {
+/** A content part as stored: any object with a `type` (text, image_url, file, provider parts). */
+const PART = z.looseObject({ type: z.string() });
+const PARTS = z.array(PART);
+/** A tool call as the Chat Completions API takes it back (`type` is `function` when present). */
+const TOOL_CALL = z.looseObject({
+  id: z.string().min(1),
+  type: z.string().optional(),
+  function: z.looseObject({ name: z.string().min(1), arguments: z.string() }),
+});
+
+/**
+ * The stored form of one message, per role (OpenAI Chat Completions message shapes, as
+ * `transcripts/openai-messages.ts` checks imported ones): system, developer and user messages carry
+ * text or parts; an assistant message carries text, parts or null, and tool calls (a non-empty list of
+ * well-formed calls) when it has no text; a tool message answers a `tool_call_id`. Provider fields
+ * beside these are kept as written (reasoning fields are sent back as recorded).
+ */
+export const STORED_MESSAGE = z.discriminatedUnion('role', [
+  z.looseObject({ role: z.literal('system'), content: z.union([z.string(), PARTS]) }),
+  z.looseObject({ role: z.literal('developer'), content: z.union([z.string(), PARTS]) }),
+  z.looseObject({ role: z.literal('user'), content: z.union([z.string(), PARTS]) }),
+  z
+    .looseObject({
+      role: z.literal('assistant'),
+      content: z.union([z.string(), PARTS, z.null()]).optional(),
+      tool_calls: z.array(TOOL_CALL).optional(),
+    })
+    .refine(
+      (m) => (m.content ?? undefined) !== undefined || (m.tool_calls?.length ?? 0) > 0 || typeof m.refusal === 'string',
+      {
+        message: 'an assistant message without content has no tool calls',
+        path: ['content'],
+      },
+    ),
+  z.looseObject({ role: z.literal('tool'), tool_call_id: z.string().min(1), content: z.union([z.string(), PARTS]) }),
+]);
+
+/** One transcript line: an entry with a stable id, its message and metadata (never sent). */
+export const STORED_ENTRY = z.looseObject({
+  id: z.string().min(1),
+  message: STORED_MESSAGE,
+  meta: z.looseObject({}).optional(),
+});
+
+/** `message.tool_calls[0].id` for a zod issue path. */
+function fieldName(path: ReadonlyArray<PropertyKey>): string {
+  let out = '';
+  for (const key of path) out += typeof key === 'number' ? `[${key}]` : `${out ? '.' : ''}${String(key)}`;
+  return out || '(the line)';
+}
+
+/** What a transcript line failed, in words: `field "message.tool_calls[0]": expected object, received null`. */
+function describeIssue(value: unknown, error: z.ZodError): string {
+  // An unknown role matches no member of the union: say so rather than list every member.
+  const role = (value as { message?: { role?: unknown } } | null)?.message?.role;
+  const issue = error.issues[0];
+  if (issue.code === 'invalid_union' && ['message', 'message.role'].includes(issue.path.join('.')))
+    return `field "message.role": unknown role ${JSON.stringify(role)}`;
+  return `field "${fieldName(issue.path)}": ${issue.message}`;
+}
+
+/**
+ * Parses the transcript text. Every line is checked against {@link STORED_ENTRY}; a line that is not
+ * JSON, does not have the stored shape (an unknown role, content of the wrong type, a tool call that
+ * is null or has no id...) or repeats an id is skipped and reported with the file, the line and the
+ * field. Pairing around a skipped line is repaired by `store-repair.ts`.
+ * @returns the entries in file order, the warnings (one sentence each) and each entry's 1-based line
+ */
+export function parseTranscript(
+  text: string,
+  file: string,
+): { entries: Entry[]; warnings: string[]; lineOf: Map<string, number> } {
   const entries: Entry[] = [];
   const warnings: string[] = [];
-  const seen = new Set<string>();
+  const lineOf = new Map<string, number>();
   const lines = text.split('\n');
   lines.forEach((line, index) => {
     if (line.trim() === '') return;
@@ -64,24 +135,22 @@ export function parseTranscript(text: string, file: string): { entries: Entry[];
       warnings.push(`${where}: ${torn ? 'incomplete last line (interrupted write)' : 'not valid JSON'}; skipped`);
       return;
     }
-    const entry = value as Partial<Entry>;
-    if (
-      typeof entry?.id !== 'string' ||
-      typeof entry.message !== 'object' ||
-      entry.message === null ||
-      typeof (entry.message as { role?: unknown }).role !== 'string'
-    ) {
-      warnings.push(`${where}: field "id" or "message.role" missing; skipped`);
+    const checked = STORED_ENTRY.safeParse(value);
+    if (!checked.success) {
+      const id = (value as { id?: unknown } | null)?.id;
+      const named = typeof id === 'string' && id ? ` (entry ${id})` : '';
+      warnings.push(`${where}: ${describeIssue(value, checked.error)}${named}; skipped`);
       return;
     }
-    if (seen.has(entry.id)) {
+    const entry = value as Entry;
+    if (lineOf.has(entry.id)) {
       warnings.push(`${where}: duplicate entry id ${entry.id}; skipped`);
       return;
     }
-    seen.add(entry.id);
-    entries.push(entry as Entry);
+    lineOf.set(entry.id, index + 1);
+    entries.push(entry);
   });
-  return { entries, warnings };
+  return { entries, warnings, lineOf };
 }
 
 /**

@@ -21,16 +21,29 @@ export interface InterruptedRepair {
   added: Entry[];
   /** Every repair entry (earlier ones included), in order. */
   all: Entry[];
-  /** One sentence per repaired step, naming the entry and the call ids. */
+  /** One sentence per repaired step or dropped result, naming the entry, its line and the call ids. */
   warnings: string[];
+  /**
+   * Tool results left out because they answer no call of the step before them (their assistant line
+   * was damaged and skipped, or the call was already answered): sent, they would make every later
+   * request invalid (DESIGN.md invariant 1). The transcript file keeps them.
+   */
+  dropped: Entry[];
 }
 
 /**
- * Places earlier repair entries next to their step (they were appended at the end of the file) and
- * adds an interrupted result for every tool call still unanswered. O(entries).
+ * Places earlier repair entries next to their step (they were appended at the end of the file), leaves
+ * out tool results that answer no open call of their step (orphans: their assistant line was skipped
+ * as damaged, or a second answer to one call), and adds an interrupted result for every tool call still
+ * unanswered. O(entries).
  * @param file names the transcript in the warnings
+ * @param lineOf 1-based line of each entry in the file, for the warnings
  */
-export function repairInterruptedCalls(entries: readonly Entry[], file: string): InterruptedRepair {
+export function repairInterruptedCalls(
+  entries: readonly Entry[],
+  file: string,
+  lineOf?: ReadonlyMap<string, number>,
+): InterruptedRepair {
   // Earlier repairs, grouped by the assistant entry they belong to.
   const repairsOf = new Map<string, Entry[]>();
   const rest: Entry[] = [];
@@ -47,22 +60,42 @@ export function repairInterruptedCalls(entries: readonly Entry[], file: string):
   const added: Entry[] = [];
   const all: Entry[] = [];
   const warnings: string[] = [];
+  const dropped: Entry[] = [];
   const ids = new Set(entries.map((e) => e.id));
+  const orphan = (r: Entry, why: string) => {
+    dropped.push(r);
+    const line = lineOf?.get(r.id);
+    warnings.push(
+      `${file}${line ? `:${line}` : ''}: entry ${r.id}: tool result for ${JSON.stringify((r.message as { tool_call_id: string }).tool_call_id)} ${why}; left out`,
+    );
+  };
   for (let i = 0; i < rest.length; i++) {
     const e = rest[i];
+    if (e.message.role === 'tool') {
+      orphan(e, 'follows no assistant message with tool calls (that line was damaged or skipped)');
+      continue;
+    }
     out.push(e);
     const calls = e.message.role === 'assistant' && Array.isArray(e.message.tool_calls) ? e.message.tool_calls : [];
     if (calls.length === 0) continue;
+    const callIds = new Set(calls.map((c) => c.id));
     const answered = new Set<string>();
     while (i + 1 < rest.length && rest[i + 1].message.role === 'tool') {
       i++;
-      out.push(rest[i]);
-      answered.add((rest[i].message as { tool_call_id: string }).tool_call_id);
+      const callId = (rest[i].message as { tool_call_id: string }).tool_call_id;
+      if (!callIds.has(callId)) orphan(rest[i], `answers no tool call of entry ${e.id}`);
+      else if (answered.has(callId)) orphan(rest[i], `answers a call of entry ${e.id} that already has a result`);
+      else {
+        out.push(rest[i]);
+        answered.add(callId);
+      }
     }
     for (const r of repairsOf.get(e.id) ?? []) {
+      const callId = (r.message as { tool_call_id: string }).tool_call_id;
+      if (!callIds.has(callId) || answered.has(callId)) continue;
       out.push(r);
       all.push(r);
-      answered.add((r.message as { tool_call_id: string }).tool_call_id);
+      answered.add(callId);
     }
     repairsOf.delete(e.id);
     const open = calls.filter((c) => !answered.has(c.id));
@@ -85,7 +118,7 @@ export function repairInterruptedCalls(entries: readonly Entry[], file: string):
     warnings.push(
       `${file}: ${list.length} interrupted-result entr${list.length === 1 ? 'y' : 'ies'} of entry ${owner}, which is not in the transcript; ignored`,
     );
-  return { entries: out, added, all, warnings };
+  return { entries: out, added, all, warnings, dropped };
 }
 
 /**
@@ -114,4 +147,27 @@ export function insertRepairs(context: readonly ContextItem[], repairs: readonly
     for (const r of repairs) out.push({ id: r.id, kind: 'raw', message: r.message, covers: [r.id] });
   }
   return out;
+}
+
+/**
+ * The context without tool items that answer no open call of the assistant item before their run
+ * (derived items, such as a collapsed result, whose step was lost with a damaged line), so a loaded
+ * session always yields requests the Chat Completions API accepts (DESIGN.md invariant 1).
+ * @returns the kept items in order and the ids of those left out
+ */
+export function dropUnpairedResults(context: readonly ContextItem[]): { context: ContextItem[]; dropped: string[] } {
+  const out: ContextItem[] = [];
+  const dropped: string[] = [];
+  let open: Set<string> | undefined;
+  for (const item of context) {
+    const m = item.message;
+    if (m.role === 'tool') {
+      if (open?.delete(m.tool_call_id)) out.push(item);
+      else dropped.push(item.id);
+      continue;
+    }
+    out.push(item);
+    open = m.role === 'assistant' && Array.isArray(m.tool_calls) ? new Set(m.tool_calls.map((c) => c.id)) : undefined;
+  }
+  return { context: dropped.length ? out : [...context], dropped };
 }

@@ -11,11 +11,14 @@
  *
  * - `session.json`: the folder's format marker `{format, version}`. Folders written before the marker
  *   existed are version 1 and open as they are; a folder of a newer version opens read-only.
- * - `lock`: the process holding the folder for writing (`{pid, host}`). A second window on the same
- *   session opens it read-only (its writes throw), so two writers never produce the same entry ids.
+ * - `lock`: the process holding the folder for writing, taken atomically with a heartbeat that a
+ *   reused process id cannot fake (session-lock.ts). A second window on the same session, or a second
+ *   store of it in the same window, opens it read-only (its writes throw), so two writers never
+ *   produce the same entry ids.
  *
- * Loading never fails on a damaged file: bad transcript lines are skipped and reported (file, line,
- * reason), state references to entries that were lost with a damaged line are dropped (the rest of
+ * Loading never fails on a damaged file: bad transcript lines (not JSON, or not of the stored shape:
+ * `STORED_ENTRY` in store-format.ts) are skipped and reported (file, line, field), tool results left
+ * without their call by a skipped line are left out (named the same way), state references to entries that were lost with a damaged line are dropped (the rest of
  * the context and the checkpoints stay), an unreadable state falls back to the previous one and then
  * to "every entry raw". Tool calls a stop left unanswered get an "interrupted" result (appended to
  * the transcript, placed after their step). Entries appended after the last state write are not in
@@ -27,12 +30,12 @@
  * before the next append.
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Entry } from '../../compaction/types';
 import { parseTranscript, resolveState, toStored, type SessionState, type StoredState } from './store-format';
-import { processAlive, removeStaleTempFiles, writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
-import { insertRepairs, repairInterruptedCalls } from './store-repair';
+import { removeStaleTempFiles, writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
+import { SessionLock } from './session-lock';
+import { dropUnpairedResults, insertRepairs, repairInterruptedCalls } from './store-repair';
 
 export type { StoredItem, StoredCheckpoint, StoredState, SessionState } from './store-format';
 export { parseTranscript, resolveState, unaccountedEntries } from './store-format';
@@ -76,7 +79,7 @@ export class SessionStore {
   private transcriptSize = 0;
   /** Why writes are refused (another window holds the folder, a newer format), or undefined. */
   private readOnlyReason: string | undefined;
-  private ownsLock = false;
+  private lock: SessionLock | undefined;
 
   private constructor(readonly folder: string) {}
 
@@ -156,49 +159,25 @@ export class SessionStore {
     writeFileAtomic(file, `${JSON.stringify(marker)}\n`);
   }
 
-  /** Takes the folder lock; returns why not when a live process holds it. A stale lock is taken over. */
+  /** Takes the folder lock; returns why not when a live holder keeps it. A stale lock is taken over. */
   private takeLock(): string | undefined {
-    const file = path.join(this.folder, LOCK);
-    const mine = JSON.stringify({ pid: process.pid, host: os.hostname() });
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        fs.writeFileSync(file, mine, { flag: 'wx' });
-        this.ownsLock = true;
-        return undefined;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      let holder: { pid?: number; host?: string } = {};
-      try {
-        holder = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof holder;
-      } catch {
-        // Unreadable lock (a crash while writing it): stale.
-      }
-      if (
-        typeof holder.pid === 'number' &&
-        holder.host === os.hostname() &&
-        holder.pid !== process.pid &&
-        processAlive(holder.pid)
-      ) {
-        return `the session is open in another window (process ${holder.pid})`;
-      }
-      if (typeof holder.pid === 'number' && holder.host !== undefined && holder.host !== os.hostname()) {
-        return `the session is open on ${holder.host} (process ${holder.pid})`;
-      }
-      fs.rmSync(file, { force: true });
-    }
-    return 'the session folder lock could not be taken';
+    const outcome = SessionLock.acquire(path.join(this.folder, LOCK));
+    if (outcome.heldBy !== undefined) return outcome.heldBy;
+    this.lock = outcome.lock;
+    return undefined;
   }
 
   private load(): { loaded: LoadedSession; repairs: Entry[] } {
     const warnings: string[] = [];
     let entries: Entry[] = [];
+    let lineOf: Map<string, number> | undefined;
     if (fs.existsSync(this.transcriptPath)) {
       const parsed = parseTranscript(fs.readFileSync(this.transcriptPath, 'utf8'), this.transcriptPath);
       entries = parsed.entries;
+      lineOf = parsed.lineOf;
       warnings.push(...parsed.warnings);
     }
-    const repaired = repairInterruptedCalls(entries, this.transcriptPath);
+    const repaired = repairInterruptedCalls(entries, this.transcriptPath, lineOf);
     entries = repaired.entries;
     warnings.push(...repaired.warnings);
     let state: SessionState | undefined;
@@ -222,7 +201,14 @@ export class SessionStore {
     if (!state && entries.length > 0 && warnings.some((w) => w.includes(STATE))) {
       warnings.push(`${this.folder}: no usable state; every transcript entry is taken as active (checkpoints lost)`);
     }
-    if (state) state.context = insertRepairs(state.context, repaired.all);
+    if (state) {
+      const paired = dropUnpairedResults(insertRepairs(state.context, repaired.all));
+      state.context = paired.context;
+      if (paired.dropped.length)
+        warnings.push(
+          `${this.statePath}: ${paired.dropped.length} tool result item(s) whose call was lost with a damaged line (${paired.dropped.slice(0, 5).join(', ')}); left out of the context`,
+        );
+    }
     return { loaded: { entries, state, warnings }, repairs: repaired.added };
   }
 
@@ -260,6 +246,12 @@ export class SessionStore {
   private writable(): number {
     if (this.readOnlyReason) throw new Error(`cannot write to ${this.folder}: ${this.readOnlyReason}`);
     if (this.transcriptFd === undefined) throw new Error('session store is closed');
+    // A host blocked past the lock's stale time may have lost it to another window: never write beside it.
+    if (this.lock && !this.lock.stillHeld()) {
+      this.readOnlyReason =
+        "another window took the session over while this window's lock was stale; reopen the session to continue";
+      throw new Error(`cannot write to ${this.folder}: ${this.readOnlyReason}`);
+    }
     return this.transcriptFd;
   }
 
@@ -348,8 +340,8 @@ export class SessionStore {
   close(): void {
     if (this.transcriptFd !== undefined) fs.closeSync(this.transcriptFd);
     this.transcriptFd = undefined;
-    if (this.ownsLock) fs.rmSync(path.join(this.folder, LOCK), { force: true });
-    this.ownsLock = false;
+    this.lock?.release();
+    this.lock = undefined;
   }
 }
 
