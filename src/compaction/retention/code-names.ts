@@ -44,7 +44,10 @@ export function namesInText(text: string, into: Set<string> = new Set()): Set<st
   }
   for (const m of text.matchAll(/\bimport\s*(?:type\s*)?\{([^}]*)\}/g)) {
     for (const part of m[1].split(',')) {
-      const n = part.trim().split(/\s+as\s+/)[0].replace(/^type\s+/, '');
+      const n = part
+        .trim()
+        .split(/\s+as\s+/)[0]
+        .replace(/^type\s+/, '');
       if (distinctive(n)) into.add(n);
     }
   }

@@ -16,7 +16,7 @@ export interface ErrorSignature {
   key: string;
   /** First failure line of the result (see {@link FAILURE_LINE}), cut to 160 characters; '' when none. */
   line: string;
-  /** Files named by the command or the failure line (path keys). */
+  /** Files named by the command or the first 60 lines of its output (path keys). */
   files: string[];
   state: 'open' | 'resolved';
   /** Index of the message whose call resolved it. */
@@ -71,7 +71,8 @@ function failedCall(c: AgentCall): boolean {
   return failureLine(c.result.split('\n').slice(0, 40).join('\n')) !== '';
 }
 
-const PATHISH = /(?:[\w.@~-]*\/)+[\w.@-]+\.\w+|\b[\w-]+\.(?:py|ts|tsx|js|jsx|mjs|cjs|rs|go|java|rb|php|c|h|cpp|json|ya?ml|toml|sql|sh|css|html|md|tf)\b/g;
+const PATHISH =
+  /(?:[\w.@~-]*\/)+[\w.@-]+\.\w+|\b[\w-]+\.(?:py|ts|tsx|js|jsx|mjs|cjs|rs|go|java|rb|php|c|h|cpp|json|ya?ml|toml|sql|sh|css|html|md|tf)\b/g;
 
 function namedFiles(...texts: string[]): string[] {
   const out = new Set<string>();
@@ -84,7 +85,9 @@ function signatureOf(c: AgentCall): Omit<ErrorSignature, 'state'> {
   const command = commandOf(c);
   const line = failureLine(c.result ?? '');
   if (command !== undefined) {
-    return { index: c.index, tool: 'command', key: commandKey(command), line, files: namedFiles(command, line) };
+    // The files the failure names: in the command, and in the output's first 60 lines (traceback frames, compiler locations).
+    const head = (c.result ?? '').split('\n').slice(0, 60).join('\n');
+    return { index: c.index, tool: 'command', key: commandKey(command), line, files: namedFiles(command, head) };
   }
   const touched = fileTouches(c).map((t) => pathKey(t.path));
   return { index: c.index, tool: c.name, key: `${c.name} ${touched[0] ?? ''}`.trim(), line, files: touched };
@@ -140,7 +143,10 @@ export function errorSignatures(
       );
       if (same) resolved = { resolvedAt: same.index, resolvedBy: 'same edit succeeded' };
     }
-    byKey.set(`${sig.tool}\u0000${sig.key}`, resolved ? { ...sig, state: 'resolved', ...resolved } : { ...sig, state: 'open' });
+    byKey.set(
+      `${sig.tool}\u0000${sig.key}`,
+      resolved ? { ...sig, state: 'resolved', ...resolved } : { ...sig, state: 'open' },
+    );
   });
   return [...byKey.values()];
 }

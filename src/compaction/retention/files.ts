@@ -75,10 +75,7 @@ export function fileTouches(call: AgentCall): FileTouch[] {
 
 /** Path as compared: forward slashes, no `./` prefix, no trailing slash. */
 export function pathKey(p: string): string {
-  return p
-    .replace(/\\/g, '/')
-    .replace(/^\.\//, '')
-    .replace(/\/+$/, '');
+  return p.replace(/\\/g, '/').replace(/^\.\//, '').replace(/\/+$/, '');
 }
 
 /** Files of a span: modified (created, edited, moved to, deleted) and read without being modified. */

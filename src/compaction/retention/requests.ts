@@ -72,7 +72,10 @@ export function constraintSentences(text: string): string[] {
   const out: string[] = [];
   for (const line of text.split(/\n+/)) {
     for (const s of line.split(/(?<=[.!?])\s+(?=[A-Z0-9"'`(])/)) {
-      const t = s.replace(/^[\s>*\-\d.)]+/, '').replace(/\s+/g, ' ').trim();
+      const t = s
+        .replace(/^[\s>*\-\d.)]+/, '')
+        .replace(/\s+/g, ' ')
+        .trim();
       if (t.length >= 12 && t.length <= 400 && CONSTRAINT.test(t) && !out.includes(t)) out.push(t);
     }
   }

@@ -20,7 +20,8 @@ export interface ShellEffect {
 export function patchEffects(text: string): ShellEffect[] {
   const out: ShellEffect[] = [];
   for (const m of text.matchAll(/^\*\*\* (Add File|Update File|Delete File|Move to): (.+?)\s*$/gm)) {
-    const action = m[1] === 'Add File' ? 'created' : m[1] === 'Delete File' ? 'deleted' : m[1] === 'Move to' ? 'moved' : 'edited';
+    const action =
+      m[1] === 'Add File' ? 'created' : m[1] === 'Delete File' ? 'deleted' : m[1] === 'Move to' ? 'moved' : 'edited';
     out.push({ path: m[2], action });
   }
   return out;
@@ -34,7 +35,9 @@ function splitHeredocs(script: string): { commands: string; bodies: string[] } {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     keep.push(line);
-    const tags = [...line.matchAll(/<<-?\s*(?:'([^']+)'|"([^"]+)"|\\?([A-Za-z_][\w]*))/g)].map((m) => m[1] ?? m[2] ?? m[3]);
+    const tags = [...line.matchAll(/<<-?\s*(?:'([^']+)'|"([^"]+)"|\\?([A-Za-z_][\w]*))/g)].map(
+      (m) => m[1] ?? m[2] ?? m[3],
+    );
     for (const tag of tags) {
       const body: string[] = [];
       i++;
@@ -88,7 +91,8 @@ function shellWords(line: string): string[] {
         has = false;
       }
       let op = fd + ch;
-      while (i + 1 < line.length && (line[i + 1] === '>' || line[i + 1] === '<' || line[i + 1] === '&')) op += line[++i];
+      while (i + 1 < line.length && (line[i + 1] === '>' || line[i + 1] === '<' || line[i + 1] === '&'))
+        op += line[++i];
       out.push(op);
     } else {
       cur += ch;
@@ -109,7 +113,6 @@ function fileWord(w: string | undefined): w is string {
     !w.startsWith('&') &&
     !/^\/dev\//.test(w) &&
     !/^nul$/i.test(w) &&
-    !/^nul$/i.test(w) &&
     /[\w]/.test(w) &&
     !/[*?{}`]/.test(w)
   );
@@ -119,7 +122,8 @@ function fileWord(w: string | undefined): w is string {
 function pythonWrites(text: string): string[] {
   const out: string[] = [];
   for (const m of text.matchAll(/\bopen\(\s*(?:r|f)?(['"])([^'"\n]+)\1\s*,\s*(['"])[wax]b?\+?\3/g)) out.push(m[2]);
-  for (const m of text.matchAll(/\bPath\(\s*(?:r|f)?(['"])([^'"\n]+)\1\s*\)\s*\.write_(?:text|bytes)\(/g)) out.push(m[2]);
+  for (const m of text.matchAll(/\bPath\(\s*(?:r|f)?(['"])([^'"\n]+)\1\s*\)\s*\.write_(?:text|bytes)\(/g))
+    out.push(m[2]);
   return out;
 }
 
