@@ -24,6 +24,7 @@ await esbuild.build({
     'bench/quality.ts',
     'bench/quality/candidates.ts',
     'bench/next-steps.ts',
+    'bench/quality/next-steps/sample.ts',
     'bench/first-count.ts',
     'bench/compact-profile.ts',
   ],

@@ -227,14 +227,17 @@ const count = (g: PointGold): PointResult['gold'] => ({
 
 const plain = (items: readonly ContextItem[]) => toMessages(items) as unknown as PlainMessage[];
 
-/** Evaluates one recording at every point and window. `log` gets one line per point. */
+/**
+ * Evaluates one recording at every point and window. `log` gets one line per point. `golds` holds
+ * each point's gold sets (in memory only: they quote the recording).
+ */
 export async function evaluateRecording(
   file: string,
   name: string,
   reviewed: TypedTranscript | undefined,
   log: (line: string) => void,
   windows: readonly number[] = NEXT_WINDOWS,
-): Promise<{ points: PointResult[]; typedSource: string }> {
+): Promise<{ points: PointResult[]; typedSource: string; golds: Map<PointResult, PointGold> }> {
   const s = await loadSession(file);
   const rec = recordedPoints(s, file);
   const { source, typed } = typedOf(s, reviewed);
@@ -251,6 +254,7 @@ export async function evaluateRecording(
     calls.push({ at: i, tokens: tokensOf(p, p.items) });
   }
   const points: PointResult[] = [];
+  const golds = new Map<PointResult, PointGold>();
   for (const window of windows) {
     const wanted: Array<{ label: string; at: number; applied: number[]; own?: RecordedAt }> = [];
     const first = calls.find((c) => c.tokens > DEFAULTS.at * window);
@@ -321,12 +325,13 @@ export async function evaluateRecording(
         methods,
       };
       points.push(p);
+      golds.set(p, gold);
       log(
         `next steps: ${name} at ${window / 1000}k, ${w.label} (message ${w.at}): ${tokensBefore} → ${result.tokensAfter} tokens, ${all.size} messages replaced`,
       );
     }
   }
-  return { points, typedSource: source };
+  return { points, typedSource: source, golds };
 }
 
 /** Path of the results file (figures only: no text of any recording). */
