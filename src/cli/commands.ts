@@ -4,7 +4,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { BudgetConfig, Checkpoint, CompactionResult, ContextItem, Summarizer } from '../compaction/types';
+import type { BudgetConfig, Checkpoint, ContextItem, Summarizer } from '../compaction/types';
+import type { CompactionResult } from '../compaction/outcome';
 import { toMessages } from '../compaction/context';
 import { compact } from '../compaction/rewrite/compactor';
 import { keepMessageActions } from '../compaction/summary/ledger/actions';
