@@ -23,8 +23,15 @@ export interface NeededToken {
   tool: string;
 }
 
+/** An address with a scheme (`https://…`, `ws://…`): not a path; masked before paths are looked for. */
+const URL = /\b[A-Za-z][\w+.-]*:\/\/[^\s<>"'`)\]}]+/g;
+/**
+ * A path: rooted (`/`, `~/`, `./`, `../`, `@/`) with two or more segments, at a word boundary (so
+ * `USDC/USDT/USDe` in prose is not one); or a file name with a folder and an extension (`src/x.ts`,
+ * `C:\\app\\x.ts`).
+ */
 const PATH =
-  /(?:~|\.{1,2})?(?:\/[\w@.+-]+){2,}\/?|(?:[A-Za-z]:\\|[\w@.-]+[\\/])(?:[\w@. +-]+[\\/])*[\w@.+-]+\.\w{1,8}\b/g;
+  /(?<![\w@.~/-])(?:~|\.{1,2}|@)?(?:\/[\w@.+-]+){2,}\/?|(?<![\w@.~/-])(?:[A-Za-z]:\\|[\w@.-]+[\\/])(?:[\w@. +-]+[\\/])*[\w@.+-]+\.\w{1,8}\b/g;
 const NUMBER = /(?<![\w.])\d{6,}(?![\w.])/g;
 const IDENT = /(?<![\w$/.-])[A-Za-z_$][\w$]{7,}(?![\w$])/g;
 
@@ -42,6 +49,7 @@ export function argTokens(text: string): Array<{ token: string; kind: NeededToke
       out.push({ token, kind });
     }
   };
+  text = text.replace(URL, ' ');
   for (const m of text.matchAll(PATH)) {
     const p = m[0].replace(/[.,:;)]+$/, '');
     if (p.length >= 6 && !/^\/\/|:\/\//.test(p) && !/^\/(?:dev|proc|tmp)\/?$/.test(p)) add(p, 'path');
