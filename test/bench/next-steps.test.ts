@@ -10,6 +10,8 @@ import { test } from 'node:test';
 import { argTokens, neededTokens, openTodoItems } from '../../bench/quality/next-steps/needed';
 import { ContextView, expandRoots, falseOpens } from '../../bench/quality/next-steps/score';
 import { evaluateRecording } from '../../bench/quality/next-steps/evaluate';
+import { candidates, samplePath, samplePrecision, type SampleData } from '../../bench/quality/next-steps/sample';
+import { sharedTranscriptsDir } from '../support/shared';
 import type { ErrorSignature } from '../../src/compaction/retention';
 import type { ChatMessage } from '../../src/compaction/types';
 
@@ -170,4 +172,22 @@ test('a whole run on a small recording: points, the product, truncation and mask
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('the reviewed needed-token sample still resolves against the recordings, and the rules stay precise', async (t) => {
+  if (!sharedTranscriptsDir() || !fs.existsSync(sharedTranscriptsDir()!)) {
+    t.skip('no shared transcripts: the sample is checked against the recordings');
+    return;
+  }
+  const root = path.resolve(__dirname, '../../..');
+  const data = JSON.parse(fs.readFileSync(samplePath(root), 'utf8')) as SampleData;
+  assert.equal(data.items.length, 40);
+  for (const it of data.items) {
+    assert.equal(typeof it.correct, 'boolean', `${it.file} ${it.sha256}: reviewed`);
+    assert.ok(it.note.length > 10, 'a reason for each verdict');
+  }
+  const { all } = await candidates(root);
+  const p = samplePrecision(data, all);
+  assert.ok(p.stillProduced >= 35, `the current rules still produce ${p.stillProduced} of the 40 reviewed tokens`);
+  assert.ok(p.correctStillProduced / p.stillProduced >= 0.9, `precision ${p.correctStillProduced}/${p.stillProduced}`);
 });

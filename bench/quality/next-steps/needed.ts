@@ -37,8 +37,8 @@ const IDENT = /(?<![\w$/.-])[A-Za-z_$][\w$]{7,}(?![\w$])/g;
 
 /**
  * Tokens of one argument string: paths (two or more segments, or a file name with a folder and an
- * extension), numbers of 6+ digits, identifiers of 8+ characters that are not plain lower-case words
- * (they hold an upper-case letter after the first, a digit or an underscore).
+ * extension), numbers of 6+ digits, identifiers of 8+ characters that are not plain words (a plain
+ * word is all lower case, capitalised, or all upper case without a digit or an underscore).
  */
 export function argTokens(text: string): Array<{ token: string; kind: NeededToken['kind'] }> {
   const out: Array<{ token: string; kind: NeededToken['kind'] }> = [];
@@ -58,7 +58,8 @@ export function argTokens(text: string): Array<{ token: string; kind: NeededToke
   for (const m of withoutPaths.matchAll(NUMBER)) add(m[0], 'number');
   for (const m of withoutPaths.matchAll(IDENT)) {
     const t = m[0];
-    if (/^[a-z]+$/.test(t) || /^[A-Z][a-z]+$/.test(t)) continue;
+    // Plain words (lower case, capitalised or all upper case) are prose, not identifiers.
+    if (/^[a-z]+$/.test(t) || /^[A-Z][a-z]+$/.test(t) || /^[A-Z]+$/.test(t)) continue;
     add(t, 'identifier');
   }
   return out;
@@ -74,6 +75,21 @@ export function spanText(entries: readonly RetentionEntry[], from: number, to: n
       out.push(c.function?.arguments ?? '');
   }
   return out.join('\n');
+}
+
+/**
+ * Whether the span holds `token` as a whole: a path anywhere (a longer path may hold it), an
+ * identifier or number not glued to a letter, digit, `_` or `$` on either side (`bus_data` is not
+ * found in `bus_data_imports`).
+ */
+function inSpan(token: string, kind: NeededToken['kind'], span: string): boolean {
+  if (kind === 'path') return span.includes(token);
+  for (let at = span.indexOf(token); at >= 0; at = span.indexOf(token, at + 1)) {
+    const before = at > 0 ? span[at - 1] : ' ';
+    const after = span[at + token.length] ?? ' ';
+    if (!/[\w$]/.test(before) && !/[\w$]/.test(after)) return true;
+  }
+  return false;
 }
 
 function unescapedArgs(call: AgentCall): string[] {
@@ -112,7 +128,7 @@ export function neededTokens(
     for (const s of unescapedArgs(call)) {
       for (const { token, kind } of argTokens(s)) {
         if (seen.has(token)) continue;
-        if (!span.includes(token) && !spanJsonless.includes(token)) continue;
+        if (!inSpan(token, kind, span) && !inSpan(token, kind, spanJsonless)) continue;
         if (lead.includes(token)) continue;
         seen.add(token);
         if (fetched.includes(token)) continue;

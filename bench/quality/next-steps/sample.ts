@@ -183,19 +183,39 @@ async function main(): Promise<void> {
   }
   if (!reviewed && process.argv.includes('--draft')) {
     const draft: SampleData = {
-      method: 'draft: see bench/quality/README-needed-sample.md',
+      method: 'draft: verdicts not reviewed yet',
       items: sample.map((c) => c.item),
     };
     fs.writeFileSync(file, `${JSON.stringify(draft, null, 2)}\n`);
     console.log(`\nwrote the draft ${file}`);
   }
   if (reviewed) {
-    const done = reviewed.items.filter((x) => x.correct !== null);
-    const ok = done.filter((x) => x.correct).length;
+    const p = samplePrecision(reviewed, all);
     console.log(
-      `\nprecision of the needed-token rules: ${ok}/${done.length} (${done.length ? Math.round((ok / done.length) * 100) : 0}%)`,
+      `\nprecision of the needed-token rules on the reviewed sample: ${p.correct}/${p.reviewed}; on the ${p.stillProduced} tokens the current rules still produce: ${p.correctStillProduced}/${p.stillProduced}`,
     );
   }
+}
+
+/** Precision figures of the reviewed sample, as sampled and on the tokens the current rules still produce. */
+export interface SamplePrecision {
+  reviewed: number;
+  correct: number;
+  stillProduced: number;
+  correctStillProduced: number;
+}
+
+/** Precision of `data`'s verdicts; `all` are the current rules' candidates (to tell which items they still produce). */
+export function samplePrecision(data: SampleData, all: readonly Candidate[]): SamplePrecision {
+  const produced = new Set(all.map((c) => `${c.item.file}\u0000${c.item.sha256}`));
+  const done = data.items.filter((x) => x.correct !== null);
+  const still = done.filter((x) => produced.has(`${x.file}\u0000${x.sha256}`));
+  return {
+    reviewed: done.length,
+    correct: done.filter((x) => x.correct).length,
+    stillProduced: still.length,
+    correctStillProduced: still.filter((x) => x.correct).length,
+  };
 }
 
 if (require.main === module)
