@@ -30,6 +30,8 @@ import { scoreContext, type PointGold, type Scores } from './score';
 export const NEXT_WINDOWS = [8_000, 32_000, 128_000];
 /** The CLI's defaults (src/cli.ts): compact at 0.8, to 0.5, one kept step, no reserve, extractive. */
 export const DEFAULTS = { at: 0.8, to: 0.5, keepSteps: 1, summarizer: 'extractive' } as const;
+/** Label of the point after the recording's last message. */
+export const END_POINT = 'end of recording';
 /** Tool outputs newer than this many stay whole under observation masking. */
 export const MASK_KEEP = 10;
 
@@ -261,6 +263,9 @@ export async function evaluateRecording(
     if (first) wanted.push({ label: `80% of window`, at: first.at, applied: appliedBefore(rec, first.at) });
     for (const r of rec)
       wanted.push({ label: `agent compaction ${r.k + 1}`, at: r.at, applied: appliedBefore(rec, r.at), own: r });
+    // Where `compact FILE` runs: after the last message. No call follows, so no needed tokens; the
+    // span is the deepest, which is where failures and their fixes lie. Reported apart, not in the targets.
+    wanted.push({ label: END_POINT, at: s.entries.length, applied: rec.map((r) => r.k) });
     for (const w of wanted) {
       const before = sessionAt(s, w.at, w.applied);
       const tokensBefore = tokensOf(before, before.items);

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { benchNextSteps, type NextStepsResult } from './index';
-import { nextStepsDetailsPath, nextStepsResultsPath, NEXT_WINDOWS } from './evaluate';
+import { END_POINT, nextStepsDetailsPath, nextStepsResultsPath, NEXT_WINDOWS } from './evaluate';
 import { windowTable } from './report';
 
 /** The printed report of a run (Markdown). */
@@ -13,11 +13,16 @@ export function nextStepsText(r: NextStepsResult): string {
   if (r.skipped) return `Next-steps evaluation skipped: ${r.skipped}`;
   const out: string[] = [];
   for (const w of NEXT_WINDOWS) {
-    const n = r.points.filter((p) => p.window === w).length;
+    const n = r.points.filter((p) => p.window === w && p.replaced > 0 && p.point !== END_POINT).length;
     out.push(`\n### ${w / 1000}k window (${n} points)\n`);
     out.push(windowTable(r.pooled, w, 'all') || '(no point reaches this window)');
     const agent = windowTable(r.pooled, w, 'agent');
     if (agent) out.push(`\nAt the agent's own compaction points only:\n\n${agent}`);
+    const end = windowTable(r.pooled, w, 'end');
+    if (end)
+      out.push(
+        `\nAt the end of the recording (where \`compact FILE\` runs; no call follows, so no needed tokens; not in the targets):\n\n${end}`,
+      );
   }
   out.push('\nTargets:\n');
   for (const t of r.targets) out.push(`- ${t.met ? 'met' : 'MISSED'}: ${t.name}: ${t.value}`);

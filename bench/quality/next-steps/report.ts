@@ -2,15 +2,19 @@
  * Tables and targets of the next-steps evaluation: per window, each method's share of every gold set
  * pooled over the points (kept / total), its false-open counts and its sizes.
  */
-import type { Method, PointResult } from './evaluate';
+import { END_POINT, type Method, type PointResult } from './evaluate';
 import type { Share, Scores } from './score';
 
 /** Pooled figures of one method at one window. */
 export interface Pooled {
   window: number;
   method: Method;
-  /** `all` points, or only the `agent` compaction points (where the agent's own summary exists). */
-  points: 'all' | 'agent';
+  /**
+   * `all` points of the evaluation (the agent's compaction points and the first passes of 80% of the
+   * window), only the `agent` compaction points (where its own summary exists), or the `end` of the
+   * recording (reported apart).
+   */
+  points: 'all' | 'agent' | 'end';
   n: number;
   shares: Record<ShareKey, Share>;
   falseOpen: number | null;
@@ -49,11 +53,16 @@ const METHODS: Method[] = ['product', 'truncation', 'masking', 'agent'];
 export function poolPoints(points: readonly PointResult[], windows: readonly number[]): Pooled[] {
   const out: Pooled[] = [];
   for (const window of windows) {
-    for (const which of ['all', 'agent'] as const) {
+    for (const which of ['all', 'agent', 'end'] as const) {
       // A point where the product replaced nothing (the never-summarised part alone exceeds the
       // target) is listed in the results but not pooled: no method was asked to keep anything.
       const ps = points.filter(
-        (p) => p.replaced > 0 && p.window === window && (which === 'all' || p.point.startsWith('agent')),
+        (p) =>
+          p.replaced > 0 &&
+          p.window === window &&
+          (which === 'end'
+            ? p.point === END_POINT
+            : p.point !== END_POINT && (which === 'all' || p.point.startsWith('agent'))),
       );
       for (const method of METHODS) {
         const ms = ps.flatMap((p) => p.methods.filter((m) => m.method === method));
@@ -92,7 +101,7 @@ const k = (n: number) =>
   n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
 
 /** The Markdown table of one window (`which` points). */
-export function windowTable(pooled: readonly Pooled[], window: number, which: 'all' | 'agent'): string {
+export function windowTable(pooled: readonly Pooled[], window: number, which: Pooled['points']): string {
   const rows = pooled.filter((p) => p.window === window && p.points === which);
   if (rows.length === 0) return '';
   const head = [

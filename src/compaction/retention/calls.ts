@@ -45,7 +45,9 @@ const AIDER_BLOCK = /^([\w@.~/\\-]+\.[\w]+)\n(`{3,})[^\n]*\n([\s\S]*?)^\2/gm;
 
 /**
  * Exit status written in a result text, when one is: Codex 0.5x JSON output (`metadata.exit_code`),
- * `Exit code: N` / `exit code N` lines (OpenHands, Claude Code errors), `[Process exited with code N]`.
+ * `Exit code: N` lines (Claude Code errors), OpenHands' `[Command finished with exit code N]`,
+ * Cline's `Command executed successfully (exit code N)` / `Command failed with exit code N`,
+ * `[Process exited with code N]`.
  * Undefined when the text states none.
  */
 export function recordedExitCode(result: string): number | undefined {
@@ -59,11 +61,11 @@ export function recordedExitCode(result: string): number | undefined {
     }
   }
   const m =
-    /\[Command finished with exit code (-?\d+)\]|^Exit code:? (-?\d+)\s*$|\bexited with code (-?\d+)|\[Process exited with code (-?\d+)\]|"exit_code":\s*(-?\d+)/m.exec(
+    /\[Command finished with exit code (-?\d+)\]|^Exit code:? (-?\d+)\s*$|\bexited with code (-?\d+)|\[Process exited with code (-?\d+)\]|"exit_code":\s*(-?\d+)|^Command executed successfully \(exit code (-?\d+)\)|^Command failed with exit code (-?\d+)/m.exec(
       result,
     );
   if (!m) return undefined;
-  return Number(m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5]);
+  return Number(m.slice(1).find((g) => g !== undefined));
 }
 
 function parseArgs(raw: string): Record<string, unknown> {
@@ -79,14 +81,27 @@ function parseArgs(raw: string): Record<string, unknown> {
 }
 
 /** Searches exit with 1 when nothing matched: an empty answer, not a failure. */
-const SEARCH = /^\s*(?:cd\s+\S+\s*&&\s*)?(?:grep|rg|ag|ack|git grep|find|fd|ls)\b/;
+const SEARCH = /^\s*(?:cd\s+\S+\s*&&\s*)?(?:grep|rg|ag|ack|git grep|find|fd|ls|findstr)\b/;
 
+/**
+ * A recorded exit status decides first (Cline records a failed command's exit code in its text while
+ * its result block carries no error flag), then the success flag; a search that matched nothing
+ * (exit 1, no output) is no failure.
+ */
 function failedOf(ok: boolean | undefined, raw: string, call: AgentCall): boolean | undefined {
   const code = recordedExitCode(raw);
   const command = commandOf(call);
-  if (code === 1 && command !== undefined && SEARCH.test(command) && unwrapOutput(raw).trim() === '') return false;
-  if (ok !== undefined) return !ok;
-  return code === undefined ? undefined : code !== 0;
+  if (code === 1 && command !== undefined && SEARCH.test(command) && outputBody(raw) === '') return false;
+  if (code !== undefined) return code !== 0;
+  return ok === undefined ? undefined : !ok;
+}
+
+/** A result's output without its wrapper (Codex JSON) and harness header and status lines (Cline). */
+function outputBody(raw: string): string {
+  return unwrapOutput(raw)
+    .replace(/^\[[\w ]+(?: for '[^\n]*')?\] Result:\s*/, '')
+    .replace(/^Command (?:executed successfully \(exit code -?\d+\)|failed with exit code -?\d+)\.?\s*/m, '')
+    .trim();
 }
 
 /** Codex 0.5x wraps a command's output as JSON text (`{"output": …, "metadata": …}`): the output itself. */

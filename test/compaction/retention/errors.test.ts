@@ -125,3 +125,53 @@ test('text that is not a failure: a column named error, a class merely imported,
   assert.equal(failureLine('ValueError: bad input'), 'ValueError: bad input');
   assert.equal(commandKey('cd /repo && cd backend && mvn -q test 2>&1 | tail -30'), 'mvn -q test');
 });
+
+test('cline: the exit code written in the result decides, although the result block carries no error flag', async () => {
+  const conversation = [
+    { role: 'user', ts: 1, content: [{ type: 'text', text: '<task>\ndeploy\n</task>' }] },
+    {
+      role: 'assistant',
+      ts: 2,
+      content: [
+        {
+          type: 'tool_use',
+          id: 't1',
+          name: 'execute_command',
+          input: { command: 'cd c:\\app\\terraform && terraform plan' },
+        },
+      ],
+    },
+    {
+      role: 'user',
+      ts: 3,
+      content: [
+        {
+          type: 'text',
+          text: "[execute_command for 'cd c:\\app\\terraform && terraform plan'] Result:\nCommand failed with exit code 1.\nError: missing variable",
+        },
+      ],
+    },
+    {
+      role: 'assistant',
+      ts: 4,
+      content: [{ type: 'tool_use', id: 't2', name: 'execute_command', input: { command: 'npm run build' } }],
+    },
+    {
+      role: 'user',
+      ts: 5,
+      content: [
+        {
+          type: 'text',
+          text: "[execute_command for 'npm run build'] Result:\nCommand executed successfully (exit code 0).",
+        },
+      ],
+    },
+  ];
+  const t = await importTranscriptText(JSON.stringify(conversation), 'api_conversation_history.json');
+  const sigs = errorSignatures(t.entries, 0, t.entries.length);
+  assert.deepEqual(
+    sigs.map((s) => [s.key, s.state]),
+    [['terraform plan', 'open']],
+  );
+  assert.deepEqual(neverFailedCommands(t.entries, 0, t.entries.length), ['npm run build']);
+});
