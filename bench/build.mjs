@@ -23,6 +23,8 @@ await esbuild.build({
     'bench/activate.ts',
     'bench/quality.ts',
     'bench/quality/candidates.ts',
+    'bench/next-steps.ts',
+    'bench/quality/next-steps/sample.ts',
     'bench/first-count.ts',
     'bench/compact-profile.ts',
   ],

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BudgetConfig, Checkpoint, ContextItem, Summarizer } from '../compaction/types';
+import type { CompactionResult } from '../compaction/outcome';
 import { toMessages } from '../compaction/context';
 import { compact } from '../compaction/rewrite/compactor';
 import { keepMessageActions } from '../compaction/summary/ledger/actions';
@@ -158,6 +159,32 @@ function checkpointJson(c: Checkpoint) {
 }
 
 /**
+ * The compaction `compact` runs on a loaded session: the options' budget and summarizer, trigger
+ * `manual`, forced (it applies even when the result stays above `--at`). Exported so the quality
+ * benchmark measures exactly this path on any prefix of a recording.
+ * @throws Error for an unknown summarizer name or a missing key (see {@link summarizerFor})
+ */
+export async function compactSession(s: LoadedSession, o: BudgetOptions): Promise<CompactionResult> {
+  // One compaction per process: per-message actions kept for a next one would only raise the peak.
+  keepMessageActions(false);
+  return compact({
+    items: s.items,
+    tools: s.transcript.tools,
+    meter: s.meter,
+    summarizer: summarizerFor(o, s),
+    options: {
+      budget: budgetOf(o),
+      trigger: 'manual',
+      force: true,
+      keepRecentSteps: o.keepSteps,
+      maxSummaryCalls: o.maxSummaryCalls,
+      userBudget: o.userBudget,
+      summaryBudget: o.summaryBudget,
+    },
+  });
+}
+
+/**
  * `compact FILE --window N`: a compaction on request of the conversation as it stands at the end of
  * FILE, with an automatic compaction's plan (collapse first, stop at `--to`). Its checkpoints are
  * labelled `manual`: run whatever the level, it applies even when the result stays above `--at`,
@@ -179,26 +206,8 @@ export async function compactCommand(
       `${file}: the conversation holds no user or assistant message; nothing to compact${o.out ? ` and nothing sendable to write to ${o.out}` : ''}`,
     );
   }
-  const budget = budgetOf(o);
-  const th = thresholds(budget);
-  const summarizer = summarizerFor(o, s);
-  // One compaction per process: per-message actions kept for a next one would only raise the peak.
-  keepMessageActions(false);
-  const result = await compact({
-    items: s.items,
-    tools: s.transcript.tools,
-    meter: s.meter,
-    summarizer,
-    options: {
-      budget,
-      trigger: 'manual',
-      force: true,
-      keepRecentSteps: o.keepSteps,
-      maxSummaryCalls: o.maxSummaryCalls,
-      userBudget: o.userBudget,
-      summaryBudget: o.summaryBudget,
-    },
-  });
+  const th = thresholds(budgetOf(o));
+  const result = await compactSession(s, o);
   const items = result.context;
   const violations = checkContext(items, s.entries, { keepRecentSteps: o.keepSteps, rawItems: s.rawItems });
   // A failed compaction writes nothing: a script that checks for the file must not get the input back.

@@ -1,0 +1,211 @@
+/**
+ * One reading of every agent's tool calls, whatever the recording format: native tool calls (Claude
+ * Code, Codex, Cline, OpenHands, OpenAI chat, the product's own agent), `<function=…>` actions written
+ * in assistant text (SWE-agent) and file-named code blocks (Aider's whole-file and SEARCH/REPLACE
+ * edits). Each call is paired with its result and the result's success flag where one is recorded.
+ *
+ * Written for measurement: it shares no code with the summary writer (src/compaction/summary), so a
+ * defect in the writer's reading cannot hide itself in the scores computed from this one. Pure.
+ */
+import type { ChatMessage } from '../types';
+import { contentText, toolCallsOf } from '../text';
+
+/** The data the retention rules read: a message and, for a tool result, its recorded success flag. */
+export interface RetentionEntry {
+  message: ChatMessage;
+  meta?: { toolOk?: boolean };
+}
+
+/** One tool call of the agent, in message order. */
+export interface AgentCall {
+  /** Index of the message holding the call (assistant message). */
+  index: number;
+  /** Tool name as recorded (`Bash`, `shell`, `str_replace_editor`, `aider_edit` for an Aider block). */
+  name: string;
+  /** Parsed arguments (JSON object arguments; `{ input }` for free-form text; parameters for text actions). */
+  args: Record<string, unknown>;
+  /** Tool-call id, for native calls. */
+  callId?: string;
+  /** Index of the message holding the result, when there is one. */
+  resultIndex?: number;
+  /** Text of the result. */
+  result?: string;
+  /**
+   * Whether the call failed: the recorded flag (`toolOk`), else a recorded exit code in the result
+   * (Codex `metadata.exit_code`, `Exit code: N`, OpenHands `[Command finished with exit code N]`),
+   * else undefined (nothing recorded says).
+   */
+  failed?: boolean;
+}
+
+const FUNCTION_BLOCK = /<function=([\w.-]+)>([\s\S]*?)(?:<\/function>|$)/g;
+const PARAMETER = /<parameter=([\w.-]+)>\n?([\s\S]*?)\n?<\/parameter>/g;
+/** Aider: a line holding only a file name, then a fenced block (whole file, or SEARCH/REPLACE inside). */
+const AIDER_BLOCK = /^([\w@.~/\\-]+\.[\w]+)\n(`{3,})[^\n]*\n([\s\S]*?)^\2/gm;
+
+/**
+ * Exit status written in a result text, when one is: Codex 0.5x JSON output (`metadata.exit_code`),
+ * `Exit code: N` lines (Claude Code errors), OpenHands' `[Command finished with exit code N]`,
+ * Cline's `Command executed successfully (exit code N)` / `Command failed with exit code N`,
+ * `[Process exited with code N]`.
+ * Undefined when the text states none.
+ */
+export function recordedExitCode(result: string): number | undefined {
+  const head = result.trimStart();
+  if (head.startsWith('{') && head.includes('"exit_code"')) {
+    try {
+      const v = JSON.parse(head) as { metadata?: { exit_code?: unknown } };
+      if (typeof v?.metadata?.exit_code === 'number') return v.metadata.exit_code;
+    } catch {
+      // not JSON after all: fall through to the line patterns
+    }
+  }
+  const m =
+    /\[Command finished with exit code (-?\d+)\]|^Exit code:? (-?\d+)\s*$|\bexited with code (-?\d+)|\[Process exited with code (-?\d+)\]|"exit_code":\s*(-?\d+)|^Command executed successfully \(exit code (-?\d+)\)|^Command failed with exit code (-?\d+)/m.exec(
+      result,
+    );
+  if (!m) return undefined;
+  return Number(m.slice(1).find((g) => g !== undefined));
+}
+
+function parseArgs(raw: string): Record<string, unknown> {
+  if (!raw.trim()) return {};
+  try {
+    const v: unknown = JSON.parse(raw);
+    if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+    return { input: raw };
+  } catch {
+    // Codex custom tools (apply_patch) and some servers send free-form text.
+    return { input: raw };
+  }
+}
+
+/** Searches exit with 1 when nothing matched: an empty answer, not a failure. */
+const SEARCH = /^\s*(?:cd\s+\S+\s*&&\s*)?(?:grep|rg|ag|ack|git grep|find|fd|ls|findstr)\b/;
+
+/**
+ * A recorded exit status decides first (Cline records a failed command's exit code in its text while
+ * its result block carries no error flag), then the success flag; a search that matched nothing
+ * (exit 1, no output) is no failure.
+ */
+function failedOf(ok: boolean | undefined, raw: string, call: AgentCall): boolean | undefined {
+  const code = recordedExitCode(raw);
+  const command = commandOf(call);
+  if (code === 1 && command !== undefined && SEARCH.test(command) && outputBody(raw) === '') return false;
+  if (code !== undefined) return code !== 0;
+  return ok === undefined ? undefined : !ok;
+}
+
+/** A result's output without its wrapper (Codex JSON) and harness header and status lines (Cline). */
+function outputBody(raw: string): string {
+  return unwrapOutput(raw)
+    .replace(/^\[[\w ]+(?: for '[^\n]*')?\] Result:\s*/, '')
+    .replace(/^Command (?:executed successfully \(exit code -?\d+\)|failed with exit code -?\d+)\.?\s*/m, '')
+    .trim();
+}
+
+/** Codex 0.5x wraps a command's output as JSON text (`{"output": …, "metadata": …}`): the output itself. */
+export function unwrapOutput(raw: string): string {
+  if (!raw.startsWith('{"output"')) return raw;
+  try {
+    const v = JSON.parse(raw) as { output?: unknown };
+    return typeof v.output === 'string' ? v.output : raw;
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * The agent's tool calls in `entries`, in order, each with its result. Native calls pair with the
+ * `tool` message answering their id; a SWE-agent text action pairs with the next user message (its
+ * observation); Aider blocks have no result (Aider reports edits in its own lines, which are ignored).
+ */
+export function agentCalls(entries: readonly RetentionEntry[]): AgentCall[] {
+  const out: AgentCall[] = [];
+  const open = new Map<string, AgentCall>();
+  let pendingText: AgentCall[] = [];
+  entries.forEach((e, index) => {
+    const m = e.message;
+    if (m.role === 'tool') {
+      const id = (m as { tool_call_id?: string }).tool_call_id ?? '';
+      const c = open.get(id);
+      if (c) {
+        const raw = contentText(m);
+        c.resultIndex = index;
+        c.result = unwrapOutput(raw);
+        c.failed = failedOf(e.meta?.toolOk, raw, c);
+        open.delete(id);
+      }
+      return;
+    }
+    if (m.role === 'user') {
+      if (pendingText.length) {
+        const text = contentText(m);
+        for (const c of pendingText) {
+          c.resultIndex = index;
+          c.result = text;
+          c.failed = failedOf(e.meta?.toolOk, text, c);
+        }
+      }
+      pendingText = [];
+      return;
+    }
+    if (m.role !== 'assistant') return;
+    pendingText = [];
+    for (const c of toolCallsOf(m)) {
+      const call: AgentCall = { index, name: c.name, args: parseArgs(c.arguments), callId: c.id };
+      out.push(call);
+      open.set(c.id, call);
+    }
+    const text = contentText(m);
+    if (text.includes('<function=')) {
+      for (const f of text.matchAll(FUNCTION_BLOCK)) {
+        const args: Record<string, unknown> = {};
+        for (const p of f[2].matchAll(PARAMETER)) args[p[1]] = p[2];
+        const call: AgentCall = { index, name: f[1], args };
+        out.push(call);
+        pendingText.push(call);
+      }
+    }
+    if (text.includes('```')) {
+      for (const b of text.matchAll(AIDER_BLOCK)) {
+        const body = b[3];
+        const search = /^<{5,9} SEARCH\s*$/m.test(body);
+        out.push({
+          index,
+          name: 'aider_edit',
+          args: { path: b[1], [search ? 'diff' : 'content']: body },
+        });
+      }
+    }
+  });
+  return out;
+}
+
+/** Every string inside a parsed JSON value, depth first. */
+export function argStrings(v: unknown, out: string[] = []): string[] {
+  if (typeof v === 'string') out.push(v);
+  else if (Array.isArray(v)) for (const x of v) argStrings(x, out);
+  else if (v && typeof v === 'object') for (const x of Object.values(v)) argStrings(x, out);
+  return out;
+}
+
+/**
+ * The shell command a call runs, when it is a command: `command`/`cmd` of shell tools (Claude Code
+ * Bash, Codex `shell`/`exec_command`/`exec`, Cline `execute_command`, OpenHands `terminal`/`execute_bash`,
+ * SWE-agent `bash`, the product's `run_command`). Codex's `["bash", "-lc", script]` runs the script.
+ */
+export function commandOf(call: AgentCall): string | undefined {
+  if (!COMMAND_TOOLS.test(call.name)) return undefined;
+  const c = call.args.command ?? call.args.cmd ?? call.args.script ?? call.args.code ?? call.args.input;
+  if (Array.isArray(c)) {
+    const parts = c.map(String);
+    const dash = parts.findIndex((p) => /^-\w*c$/.test(p));
+    if (dash >= 0 && dash === parts.length - 2 && /(?:^|\/)(?:ba|z|da)?sh$/.test(parts[0])) return parts[dash + 1];
+    return parts.join(' ');
+  }
+  return typeof c === 'string' && c.trim() !== '' ? c : undefined;
+}
+
+const COMMAND_TOOLS =
+  /^(bash|shell|terminal|execute_bash|execute_command|run_command|run_terminal_cmd|exec_command|exec|local_shell|container\.exec|python)$/i;

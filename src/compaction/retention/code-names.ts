@@ -1,0 +1,75 @@
+/**
+ * Names of the code the agent worked with (functions, classes, services it called, imported,
+ * constructed or declared), from what the agent wrote: its messages and its tool-call arguments (code
+ * it wrote, commands, search patterns). Tool output is not read: a file listing names what exists,
+ * not what the agent used. Rules written for measurement; no code shared with the summary writer. Pure.
+ */
+import { contentText } from '../text';
+import { agentCalls, argStrings, type RetentionEntry } from './calls';
+
+const KEYWORDS = new Set(
+  'abstract await async break case catch class const constructor continue debugger default delete else enum export extends false finally for from function if implements import in instanceof interface let new null package private protected public return static super switch this throw true try type typeof undefined var void while with yield def elif except lambda nonlocal pass raise self None True False print len range list dict str int float bool tuple set open super isinstance require console module exports process Promise Object Array String Number Boolean Error Date Math JSON Map Set RegExp Symbol setTimeout setInterval clearTimeout parseInt parseFloat then catch finally resolve reject push pop map filter reduce forEach join split slice splice includes indexOf length keys values entries assign stringify parse toString log warn error info debug test describe expect it beforeEach afterEach'.split(
+    ' ',
+  ),
+);
+
+/** A name distinctive enough to stand for code: camelCase, PascalCase (5+ characters), snake_case or SCREAMING_CASE. */
+function distinctive(n: string): boolean {
+  // Ids and hashes (`toolu_01Sue…`, `a1b2c3d4`) are not code names.
+  if (n.length < 4 || KEYWORDS.has(n) || /\d{3,}/.test(n)) return false;
+  return (
+    /[a-z][A-Z]/.test(n) || /[A-Za-z0-9]_[A-Za-z0-9]/.test(n) || /^_[a-z]\w{3,}/.test(n) || /^[A-Z][a-z]{4,}$/.test(n)
+  );
+}
+
+const FORMS: RegExp[] = [
+  // called: name(  or obj.name(
+  /(?:^|[^\w$.])(?:[A-Za-z_$][\w$]*\.)*([A-Za-z_$][\w$]*)\s*\(/g,
+  // constructed, extended, implemented, typed
+  /\b(?:new|extends|implements|instanceof)\s+([A-Z][\w$]*)/g,
+  // declared
+  /\b(?:function\*?|def|class|interface|enum|struct|trait|fn|func|type)\s+([A-Za-z_$][\w$]*)/g,
+  /\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=/g,
+  // imported (named imports are read below)
+  /\bimport\s+([A-Za-z_$][\w$]*)\s+from\b/g,
+  /\bfrom\s+[\w.]+\s+import\s+([\w, ]+)/g,
+  // member of a service or module: Service.method / module.function
+  /\b([A-Z][\w$]*)\.[a-z_$][\w$]*/g,
+];
+
+/** Names in `text` in one of the reference forms ({@link FORMS}) or inside backticks, distinctive ones only. */
+export function namesInText(text: string, into: Set<string> = new Set()): Set<string> {
+  for (const re of FORMS) {
+    for (const m of text.matchAll(re)) for (const n of m[1].split(/[\s,]+/)) if (distinctive(n)) into.add(n);
+  }
+  for (const m of text.matchAll(/\bimport\s*(?:type\s*)?\{([^}]*)\}/g)) {
+    for (const part of m[1].split(',')) {
+      const n = part
+        .trim()
+        .split(/\s+as\s+/)[0]
+        .replace(/^type\s+/, '');
+      if (distinctive(n)) into.add(n);
+    }
+  }
+  for (const m of text.matchAll(/`([A-Za-z_$][\w$.]*)(?:\(\))?`/g)) {
+    for (const n of m[1].split('.')) if (distinctive(n)) into.add(n);
+  }
+  return into;
+}
+
+/**
+ * Code names referenced in messages `from` ≤ index < `to`: from the assistant's text and from every
+ * string argument of its tool calls (see {@link namesInText}), in first-seen order.
+ */
+export function codeNames(entries: readonly RetentionEntry[], from = 0, to = entries.length): string[] {
+  const names = new Set<string>();
+  for (let i = Math.max(0, from); i < Math.min(to, entries.length); i++) {
+    const m = entries[i].message;
+    if (m.role === 'assistant') namesInText(contentText(m), names);
+  }
+  for (const c of agentCalls(entries)) {
+    if (c.index < from || c.index >= to) continue;
+    for (const s of argStrings(c.args)) namesInText(s, names);
+  }
+  return [...names];
+}

@@ -1,0 +1,182 @@
+/**
+ * Error signatures of a span, each labelled open or resolved at a point, and the commands that never
+ * failed. Rules (see {@link errorSignatures}) are written for measurement and share no code with the
+ * summary writer. Pure.
+ */
+import { agentCalls, commandOf, type AgentCall, type RetentionEntry } from './calls';
+import { fileTouches, pathKey } from './files';
+
+/** One failure of the agent's tool calls and its state at the point. */
+export interface ErrorSignature {
+  /** Index of the message holding the failed call. */
+  index: number;
+  /** `command` for a shell command, else the tool name. */
+  tool: string;
+  /** The command's key (see {@link commandKey}), or `tool path` for a failed edit/read. */
+  key: string;
+  /** First failure line of the result (see {@link FAILURE_LINE}), cut to 160 characters; '' when none. */
+  line: string;
+  /** Files named by the command or the first 60 lines of its output (path keys). */
+  files: string[];
+  state: 'open' | 'resolved';
+  /** Index of the message whose call resolved it. */
+  resolvedAt?: number;
+  /** How it was resolved. */
+  resolvedBy?: 'same command succeeded' | 'file edited and check passed' | 'same edit succeeded';
+}
+
+/**
+ * A line that reports a failure: an error or exception class with a colon (`TypeError: x`), a
+ * traceback head, `error:`/`fatal:` prefixes, a test runner's FAIL/FAILED, npm's `npm ERR!`, a
+ * shell's "command not found" / "No such file or directory", a `Cannot find module`. A column named
+ * `error` or a class merely imported is not one.
+ */
+export const FAILURE_LINE =
+  /\b[A-Z]\w*(?:Error|Exception)\b:|^E\s+\w*(?:Error|Exception)\b|Traceback \(most recent call last\)|(?:^|\s)(?:error|ERROR|Error|fatal|FATAL)(?:\[[\w-]+\])?:|(?:^|\s)(?:FAIL|FAILED)\b|npm ERR!|command not found|No such file or directory|Cannot find module|\b\d+ (?:failed|failing)\b/;
+
+/** The first failure line of `text`, trimmed and cut to 160 characters; '' when none. */
+export function failureLine(text: string): string {
+  for (const line of text.split('\n')) {
+    const l = line.trim();
+    if (l.length >= 6 && l.length <= 600 && FAILURE_LINE.test(l)) return l.replace(/\s+/g, ' ').slice(0, 160);
+  }
+  return '';
+}
+
+/**
+ * Key of a command as a person would name it: first non-empty line, `cd DIR &&` prefixes and
+ * trailing `2>&1 | tail -N`-style plumbing removed, whitespace collapsed, cut to 120 characters.
+ */
+export function commandKey(command: string): string {
+  let c = command.split('\n').find((l) => l.trim() !== '') ?? '';
+  c = c.replace(/\s+/g, ' ').trim();
+  for (;;) {
+    const next = c.replace(/^cd\s+\S+\s*(?:&&|;)\s*/, '');
+    if (next === c) break;
+    c = next;
+  }
+  c = c.replace(/\s*2>&1\b/g, '').replace(/\s*\|\s*(?:tail|head)(?:\s+-n?\s*\d+|\s+-\d+)?\s*$/, '');
+  return c.slice(0, 120);
+}
+
+/** Commands that check work (tests, builds, type checks, linters, running a program). */
+const CHECK =
+  /\b(?:test|tests|pytest|jest|vitest|mocha|tsc|build|lint|eslint|cargo|go (?:test|build|vet|run)|make|mvn|gradle|npm|npx|pnpm|yarn|node|python\d?|ruff|mypy|flake8|terraform|docker|curl|deno|bun)\b/;
+
+/** Whether the call failed: the recorded flag, else a failure line at the head of a command's result. */
+function failedCall(c: AgentCall): boolean {
+  if (c.failed !== undefined) return c.failed;
+  if (c.result === undefined || commandOf(c) === undefined) return false;
+  // No recorded status (SWE-agent, Aider): the output's first lines decide.
+  return failureLine(c.result.split('\n').slice(0, 40).join('\n')) !== '';
+}
+
+const PATHISH =
+  /(?:[\w.@~-]*\/)+[\w.@-]+\.\w+|\b[\w-]+\.(?:py|ts|tsx|js|jsx|mjs|cjs|rs|go|java|rb|php|c|h|cpp|json|ya?ml|toml|sql|sh|css|html|md|tf)\b/g;
+
+function namedFiles(...texts: string[]): string[] {
+  const out = new Set<string>();
+  for (const t of texts) for (const m of t.matchAll(PATHISH)) out.add(pathKey(m[0]));
+  return [...out];
+}
+
+/** A failed call's signature fields, before resolution. */
+function signatureOf(c: AgentCall): Omit<ErrorSignature, 'state'> {
+  const command = commandOf(c);
+  const line = failureLine(c.result ?? '');
+  if (command !== undefined) {
+    // The files the failure names: in the command, and in the output's first 60 lines (traceback frames, compiler locations).
+    const head = (c.result ?? '').split('\n').slice(0, 60).join('\n');
+    return { index: c.index, tool: 'command', key: commandKey(command), line, files: namedFiles(command, head) };
+  }
+  const touched = fileTouches(c).map((t) => pathKey(t.path));
+  return { index: c.index, tool: c.name, key: `${c.name} ${touched[0] ?? ''}`.trim(), line, files: touched };
+}
+
+/**
+ * Error signatures of the failed calls of messages `from` ≤ index < `to`, each labelled at `point`
+ * (a message index: calls at or after it are not seen). A failure is a call whose recorded success
+ * flag says so (`toolOk`, an exit code), or, where nothing is recorded, a command whose output begins
+ * with a failure line. It is resolved when, before `point`:
+ * - the same command (same {@link commandKey}) later succeeded; or
+ * - a file it names was edited later and a check command (test, build, lint, run) then succeeded; or
+ * - for a failed edit or read, the same tool later succeeded on the same file.
+ * Otherwise it is open. Several failures of the same command give one signature (the latest).
+ */
+export function errorSignatures(
+  entries: readonly RetentionEntry[],
+  from: number,
+  to: number,
+  point: number = to,
+): ErrorSignature[] {
+  const calls = agentCalls(entries).filter((c) => c.index < point);
+  const byKey = new Map<string, ErrorSignature>();
+  calls.forEach((c, k) => {
+    if (c.index < from || c.index >= to || !failedCall(c)) return;
+    const sig = signatureOf(c);
+    const later = calls.slice(k + 1);
+    let resolved: Pick<ErrorSignature, 'resolvedAt' | 'resolvedBy'> | undefined;
+    if (sig.tool === 'command') {
+      const same = later.find((l) => {
+        const cmd = commandOf(l);
+        return cmd !== undefined && commandKey(cmd) === sig.key && !failedCall(l);
+      });
+      if (same) resolved = { resolvedAt: same.index, resolvedBy: 'same command succeeded' };
+      else {
+        const edit = later.find((l) =>
+          fileTouches(l).some((t) => t.action !== 'read' && sig.files.some((f) => samePath(f, pathKey(t.path)))),
+        );
+        const check =
+          edit &&
+          later.find((l) => {
+            const cmd = commandOf(l);
+            return l.index > edit.index && cmd !== undefined && CHECK.test(cmd) && !failedCall(l);
+          });
+        if (check) resolved = { resolvedAt: check.index, resolvedBy: 'file edited and check passed' };
+      }
+    } else {
+      const same = later.find(
+        (l) =>
+          l.name === c.name &&
+          !failedCall(l) &&
+          fileTouches(l).some((t) => sig.files.some((f) => samePath(f, pathKey(t.path)))),
+      );
+      if (same) resolved = { resolvedAt: same.index, resolvedBy: 'same edit succeeded' };
+    }
+    byKey.set(
+      `${sig.tool}\u0000${sig.key}`,
+      resolved ? { ...sig, state: 'resolved', ...resolved } : { ...sig, state: 'open' },
+    );
+  });
+  return [...byKey.values()];
+}
+
+/** Same file named two ways: equal, or one is the other's suffix at a folder boundary. */
+export function samePath(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [s, l] = a.length < b.length ? [a, b] : [b, a];
+  return s.includes('/') ? l.endsWith(`/${s}`) : l.endsWith(`/${s}`) || l === s;
+}
+
+/**
+ * Commands run in messages `from` ≤ index < `to` that never failed there or later before `point`
+ * (by {@link commandKey}): a summary that shows one as failing is wrong.
+ */
+export function neverFailedCommands(
+  entries: readonly RetentionEntry[],
+  from: number,
+  to: number,
+  point: number = to,
+): string[] {
+  const calls = agentCalls(entries).filter((c) => c.index < point);
+  const ran = new Set<string>();
+  const failed = new Set<string>();
+  for (const c of calls) {
+    const cmd = commandOf(c);
+    if (cmd === undefined) continue;
+    const key = commandKey(cmd);
+    if (failedCall(c)) failed.add(key);
+    else if (c.index >= from && c.index < to) ran.add(key);
+  }
+  return [...ran].filter((k) => !failed.has(k) && k.length >= 4);
+}

@@ -1,0 +1,116 @@
+/**
+ * Files the agent modified and read, from every agent's edit tools (see {@link fileTouches} for the
+ * rule per tool). Pure; shares no code with the summary writer.
+ */
+import { agentCalls, argStrings, commandOf, type AgentCall, type RetentionEntry } from './calls';
+import { patchEffects, shellEffects, type ShellEffect } from './shell';
+
+/** One file touched by one call. */
+export interface FileTouch extends ShellEffect {
+  /** Index of the message holding the call. */
+  index: number;
+  /** The tool that touched it. */
+  tool: string;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
+}
+
+/** The file argument of an edit or read tool (`file_path`, `path`, `absolutePath`, `notebook_path`, …). */
+function pathArg(a: Record<string, unknown>): string | undefined {
+  return (
+    str(a.file_path) ??
+    str(a.path) ??
+    str(a.absolutePath) ??
+    str(a.notebook_path) ??
+    str(a.target_file) ??
+    str(a.filename) ??
+    str(a.file)
+  );
+}
+
+/** Editors with a `command` argument (OpenHands, SWE-agent, Anthropic's text editor tool). */
+const EDITORS = /^(str_replace_editor|file_editor|str_replace_based_edit_tool|edit_file_tool)$/i;
+/** Tools that write a whole file. */
+const WRITERS = /^(write|write_file|write_to_file|create_file|create|aider_edit)$/i;
+/** Tools that change part of a file. */
+const EDITS = /^(edit|multiedit|notebookedit|edit_file|replace_in_file|str_replace|insert|apply_diff|search_replace)$/i;
+/** Tools that read a file. */
+const READS = /^(read|read_file|view|view_file|open|cat|notebookread|open_file)$/i;
+
+/**
+ * The files `call` touches. Rules, by source:
+ * - Claude Code: `Write` (created or rewritten), `Edit`, `MultiEdit`, `NotebookEdit` (edited), `Read` (read);
+ * - the product's agent: `write_file`, `edit_file`, `read_file`;
+ * - Cline: `write_to_file`, `replace_in_file` (`path` or `absolutePath`), `read_file`;
+ * - OpenHands and SWE-agent: `str_replace_editor`/`file_editor` with `command` `create` (created),
+ *   `str_replace`/`insert`/`undo_edit`/`edit` (edited), `view` (read); SWE-agent's `create`, `edit`, `open`;
+ * - Codex: `apply_patch` (custom tool or inside a shell script: `*** Add/Update/Delete File:`,
+ *   `*** Move to:`), and shell scripts (see `shellEffects`);
+ * - Aider: a file-named code block (`aider_edit`): whole-file content (created or rewritten) or
+ *   SEARCH/REPLACE (edited);
+ * - any shell tool: redirections, `tee`, `sed -i`, `cp`, `mv`, `rm`, `touch`, Python writes, and
+ *   `cat`/`head`/`tail`/`sed -n` reads.
+ */
+export function fileTouches(call: AgentCall): FileTouch[] {
+  const at = (e: ShellEffect): FileTouch => ({ ...e, index: call.index, tool: call.name });
+  const a = call.args;
+  const p = pathArg(a);
+  const name = call.name;
+  if (EDITORS.test(name)) {
+    if (!p) return [];
+    const c = str(a.command) ?? 'edit';
+    if (c === 'view') return [at({ path: p, action: 'read' })];
+    return [at({ path: p, action: c === 'create' ? 'created' : 'edited' })];
+  }
+  if (/^apply_patch$/i.test(name)) return patchEffects(argStrings(a).join('\n')).map(at);
+  if (WRITERS.test(name) && p) return [at({ path: p, action: a.diff !== undefined ? 'edited' : 'created' })];
+  if (EDITS.test(name) && p) return [at({ path: p, action: 'edited' })];
+  if (READS.test(name) && p) return [at({ path: p, action: 'read' })];
+  const command = commandOf(call);
+  if (command !== undefined) return shellEffects(command).map(at);
+  return [];
+}
+
+/** Path as compared: forward slashes, no `./` prefix, no trailing slash. */
+export function pathKey(p: string): string {
+  return p.replace(/\\/g, '/').replace(/^\.\//, '').replace(/\/+$/, '');
+}
+
+/** Files of a span: modified (created, edited, moved to, deleted) and read without being modified. */
+export interface SpanFiles {
+  /** Path key → what happened last, in order of first modification. */
+  modified: Map<string, 'created' | 'edited' | 'deleted' | 'moved'>;
+  /** Paths read (and not modified) in the span, in order of first read. */
+  read: string[];
+}
+
+/**
+ * Files modified and read by the calls of messages `from` ≤ index < `to` of `entries`.
+ * A path is keyed by {@link pathKey}; when the same file is named relative and absolute, both appear.
+ */
+export function spanFiles(entries: readonly RetentionEntry[], from = 0, to = entries.length): SpanFiles {
+  return filesOfCalls(agentCalls(entries).filter((c) => c.index >= from && c.index < to));
+}
+
+/** {@link spanFiles} over calls already read. */
+export function filesOfCalls(calls: readonly AgentCall[]): SpanFiles {
+  const modified = new Map<string, 'created' | 'edited' | 'deleted' | 'moved'>();
+  const read: string[] = [];
+  for (const c of calls) {
+    // A failed edit changed nothing.
+    if (c.failed === true && c.name !== 'aider_edit' && commandOf(c) === undefined) continue;
+    for (const t of fileTouches(c)) {
+      const k = pathKey(t.path);
+      if (!k) continue;
+      if (t.action === 'read') {
+        if (!read.includes(k)) read.push(k);
+      } else {
+        const before = modified.get(k);
+        modified.set(k, before === 'created' && t.action === 'edited' ? 'created' : t.action);
+      }
+    }
+  }
+  return { modified, read: read.filter((k) => !modified.has(k)) };
+}

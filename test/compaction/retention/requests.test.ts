@@ -1,0 +1,92 @@
+/**
+ * Typed requests (harness blocks of each agent recognised and left out) and constraint sentences,
+ * and the code names the agent referenced.
+ */
+import * as assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { importTranscriptText } from '../../../src/transcripts';
+import {
+  codeNames,
+  constraintSentences,
+  retentionGold,
+  typedPart,
+  typedRequests,
+} from '../../../src/compaction/retention';
+import type { ChatMessage } from '../../../src/compaction/types';
+
+test('cline: the task is typed, environment details and tool results are not', async () => {
+  const env = '<environment_details>\n# Current Time\n1/1/2026\n</environment_details>';
+  const conversation = [
+    {
+      role: 'user',
+      ts: 1,
+      content: [
+        { type: 'text', text: '<task>\nMove storage to GCS. Do not touch the auth flow.\n</task>' },
+        { type: 'text', text: env },
+      ],
+    },
+    { role: 'assistant', ts: 2, content: [{ type: 'tool_use', id: 't1', name: 'read_file', input: { path: 'a.ts' } }] },
+    {
+      role: 'user',
+      ts: 3,
+      content: [
+        { type: 'text', text: "[read_file for 'a.ts'] Result:\nYou must not run this." },
+        { type: 'text', text: env },
+      ],
+    },
+  ];
+  const t = await importTranscriptText(JSON.stringify(conversation), 'api_conversation_history.json');
+  const typed = typedRequests(t.entries);
+  assert.deepEqual(
+    typed.map((x) => x.text),
+    ['Move storage to GCS. Do not touch the auth flow.'],
+  );
+  assert.deepEqual(retentionGold(t.entries, 0, t.entries.length).constraints, ['Do not touch the auth flow.']);
+});
+
+test('codex and claude code: environment context, system reminders and command wrappers are not typed', () => {
+  assert.equal(typedPart('<environment_context>\n  <cwd>/w</cwd>\n</environment_context>'), '');
+  assert.equal(typedPart('<system-reminder>be careful</system-reminder>\nfix the login page'), 'fix the login page');
+  assert.equal(typedPart('<command-name>/clear</command-name>'), '');
+  assert.equal(typedPart('This session is being continued from a previous conversation that ran out of context.'), '');
+  assert.equal(typedPart('OBSERVATION:\nok'), '');
+});
+
+test('constraint sentences: obligations and prohibitions only, each once', () => {
+  const text =
+    'Recreate the admin pages. Do NOT modify public pages (booking, home).\n- Keep the sidebar and top bar\nThanks! Never commit secrets. Never commit secrets.';
+  assert.deepEqual(constraintSentences(text), [
+    'Do NOT modify public pages (booking, home).',
+    'Keep the sidebar and top bar',
+    'Never commit secrets.',
+  ]);
+});
+
+test('code names: called, constructed, imported and declared names from the agent, not from tool output', () => {
+  const call = (args: unknown): ChatMessage => ({
+    role: 'assistant',
+    content: 'I will update `handleLocalChat` next.',
+    tool_calls: [{ id: '1', type: 'function', function: { name: 'Write', arguments: JSON.stringify(args) } }],
+  });
+  const messages: ChatMessage[] = [
+    { role: 'user', content: 'go' },
+    call({
+      file_path: '/w/a.ts',
+      content:
+        "import { createServerClient, type Session } from '@/lib/supabase';\nexport class ReservationService extends BaseService {\n  run() { return new JwtTokenProvider().sign(fetchChatResponse(x)); }\n}",
+    }),
+    { role: 'tool', tool_call_id: '1', content: 'export function unrelatedHelperInOutput() {}' },
+  ];
+  const names = codeNames(messages.map((message, i) => ({ id: `m${i}`, message })));
+  for (const n of [
+    'handleLocalChat',
+    'createServerClient',
+    'ReservationService',
+    'BaseService',
+    'JwtTokenProvider',
+    'fetchChatResponse',
+  ])
+    assert.ok(names.includes(n), `${n} in ${names.join(', ')}`);
+  assert.ok(!names.includes('unrelatedHelperInOutput'), 'tool output is not the agent referencing code');
+  assert.ok(!names.includes('return') && !names.includes('import'));
+});
