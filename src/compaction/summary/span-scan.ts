@@ -11,6 +11,7 @@ import { failureLines } from './ledger/command-errors';
 import { commandOutcome, printedText } from './ledger/run-outcome';
 import { recordedToolOutcome } from '../tool-outcomes';
 import { assistantFacts, clip, userFacts } from './message-facts';
+import { isImportedSummary } from './requests';
 import { LEDGER, OLD_FILES_HEADING, VERIFY } from './ledger/ledger';
 import { expandRoots, parseRootsLine, type PathRoots } from './ledger/path-root';
 
@@ -136,7 +137,7 @@ export class SpanScan {
   add(it: ContextItem): void {
     this.length++;
     const m = it.message;
-    if (it.kind === 'summary') return this.addSummary(contentText(m));
+    if (it.kind === 'summary') return this.addSummary(contentText(m), isImportedSummary(it));
     const text = contentText(m);
     if (m.role === 'user') {
       const facts = userFacts(it, text);
@@ -172,18 +173,21 @@ export class SpanScan {
     }
   }
 
-  private addSummary(body: string): void {
+  /** Reads an earlier summary; a recorded agent's own (`imported`) is quoted as it is, never read as our sections. */
+  private addSummary(body: string, imported = false): void {
     const sec = parseSections(body);
     const older = sec.get(OLD_FILES_HEADING);
     if (older) sec.set(LEDGER.files, [...(sec.get(LEDGER.files) ?? []), ...older]);
-    const ours = [
-      SECTIONS.rules,
-      SECTIONS.current,
-      SECTIONS.files,
-      SECTIONS.constraints,
-      SECTIONS.objective,
-      SECTIONS.completed,
-    ].some((h) => sec.has(h));
+    const ours =
+      !imported &&
+      [
+        SECTIONS.rules,
+        SECTIONS.current,
+        SECTIONS.files,
+        SECTIONS.constraints,
+        SECTIONS.objective,
+        SECTIONS.completed,
+      ].some((h) => sec.has(h));
     if (!ours) {
       // A summary in another shape (written by a recording agent): keep its opening, whole lines.
       this.earlier.push(
