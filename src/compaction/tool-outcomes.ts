@@ -10,12 +10,28 @@
 import type { ChatMessage, Entry } from './types';
 
 const outcomes = new WeakMap<object, boolean>();
+const humanReplies = new WeakSet<object>();
 
-/** Keeps `entry.meta.toolOk` (when recorded) with `entry.message`. Returns the message. */
+/**
+ * Keeps `entry.meta.toolOk` and `entry.meta.humanReply` (when recorded) with `entry.message`.
+ * Returns the message.
+ */
 export function keepToolOutcome(entry: Entry): ChatMessage {
   const ok = entry.meta?.toolOk;
-  if (ok !== undefined && entry.message && typeof entry.message === 'object') outcomes.set(entry.message, ok);
+  if (!entry.message || typeof entry.message !== 'object') return entry.message;
+  if (ok !== undefined) outcomes.set(entry.message, ok);
+  if (entry.meta?.humanReply === true) humanReplies.add(entry.message);
   return entry.message;
+}
+
+/** Records that the tool result `message` is the person's reply (as `EntryMeta.humanReply` says). */
+export function recordHumanReply(message: ChatMessage): void {
+  humanReplies.add(message);
+}
+
+/** True when the recording marks the tool result `message` as the person's reply (`EntryMeta.humanReply`). */
+export function isHumanReply(message: ChatMessage | undefined): boolean {
+  return !!message && humanReplies.has(message);
 }
 
 /** Records that the tool result `message` succeeded (`true`) or failed (`false`). */

@@ -47,6 +47,12 @@ export interface EntryMeta {
    * OpenHands' error and rejection events). Undefined when nothing recorded it.
    */
   toolOk?: boolean;
+  /**
+   * For a tool result: true when the recorded format marks it as the person's reply (Cline's
+   * answer to `ask_followup_question`, feedback on a result it denied or completed). Only such a
+   * result can hold a typed request; tags inside other tool output never make one.
+   */
+  humanReply?: boolean;
 }
 
 /** A raw transcript entry: one message with a stable id. Raw entries are never edited. */

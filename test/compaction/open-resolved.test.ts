@@ -99,7 +99,18 @@ test('outcome rules: the recorded flag first, then the exit status, then the wor
   assert.deepEqual(commandOutcome('grep -n foo src/a.ts', 'Exit code 1'), { ok: true, exit: 1, answer: 'no match' });
   assert.equal(commandOutcome('which mvn && mvn -version', 'Exit code 1\nmvn not found', false).answer, 'not found');
   assert.equal(commandOutcome('cat schema.sql', 'CREATE TABLE t (error TEXT);\nERROR: logged line').ok, true);
-  assert.equal(commandOutcome('cat missing.sql', 'cat: missing.sql: No such file or directory').ok, false);
+  assert.deepEqual(commandOutcome('cat missing.sql', 'cat: missing.sql: No such file or directory'), {
+    ok: true,
+    exit: undefined,
+    answer: 'not found',
+  });
+  assert.equal(
+    commandOutcome(
+      'cd infra && type terraform.tfvars',
+      'Command failed with exit code 1.\nThe system cannot find the file specified.',
+    ).answer,
+    'not found',
+  );
   assert.equal(commandOutcome('npm run build', 'error TS2304: Cannot find name x').ok, false);
   assert.equal(commandOutcome('grep -E "(" a', 'grep: Unmatched ( or \\(\nError: bad pattern\nExit code 2').ok, false);
   assert.equal(fileOutcome(true, 'error TEXT,\nfailed_at TIMESTAMP').ok, true, 'a read is its file');

@@ -12,16 +12,16 @@ import { DECISION, isProse, ruleSentences } from '../../src/compaction/summary/p
 
 test('a rule that ends in a colon is quoted with the list that follows it', () => {
   const typed =
-    'Set up the broker client.\nThe mqtt.connect options must include:\n- clientId from the env\n- keepalive 30\n\nThanks.';
+    'Set up the broker client.\nThe mqtt.connect options must always include:\n- clientId from the env\n- keepalive 30\n\nThanks.';
   assert.deepEqual(ruleSentences(typed), [
-    'The mqtt.connect options must include: - clientId from the env - keepalive 30',
+    'The mqtt.connect options must always include: - clientId from the env - keepalive 30',
   ]);
 });
 
 test('a rule without a list after its colon stays as written, and a rule inside a code fence is not a rule', () => {
   const typed =
-    'You must keep these names:\nThen run the tests.\n```\n// never remove this line\n```\nNever commit unless I ask.';
-  assert.deepEqual(ruleSentences(typed), ['You must keep these names:', 'Never commit unless I ask.']);
+    'You must always keep these names:\nThen run the tests.\n```\n// never remove this line\n```\nNever commit unless I ask.';
+  assert.deepEqual(ruleSentences(typed), ['You must always keep these names:', 'Never commit unless I ask.']);
 });
 
 test('code lines are not prose, whatever words they contain', () => {
@@ -42,7 +42,7 @@ test("the notes' decisions and rules hold sentences, not the code the agent show
   const notes = summarizer.notes(
     items([
       S('You are a coding agent.'),
-      U('Add a fallback broker. The config must include:\n- host\n- port'),
+      U('Add a fallback broker. The config must always include:\n- host\n- port'),
       A(
         "I chose a second client instead of reconnecting, because reconnects drop queued messages.\n```js\nalert('Auto-switched because the main broker is down');\n```\nconsole.log(`switched since ${n}`)",
       ),
@@ -50,7 +50,7 @@ test("the notes' decisions and rules hold sentences, not the code the agent show
     ]),
     2000,
   );
-  assert.match(notes, /The config must include: - host - port/);
+  assert.match(notes, /The config must always include: - host - port/);
   assert.match(notes, /I chose a second client instead of reconnecting, because reconnects drop queued messages\./);
   const decisions = notes.split('## Decisions')[1]?.split('\n## ')[0] ?? '';
   assert.match(decisions, /I chose a second client/);

@@ -3,6 +3,7 @@
  * compactions), standing rules, the work-state ledger, current work, budgets that scale with the
  * window, provenance of tool text. Small generated conversations only.
  */
+import { recordHumanReply } from '../../src/compaction/tool-outcomes';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { A, Acalls, S, T, U, chars, items } from '../support/conversation';
@@ -75,6 +76,7 @@ test('typed text: harness blocks, tool output, rule files, summaries and trivial
         tool_call_id: 'c1',
         content: "[ask_followup_question for 'which db?'] Result:\n<answer>\nthe postgres one\n</answer>",
       },
+      meta: { humanReply: true },
     },
   ]);
   assert.deepEqual(collectRequests(answer), ['the postgres one']);
@@ -87,6 +89,7 @@ test('typed text: harness blocks, tool output, rule files, summaries and trivial
         tool_call_id: 'c2',
         content: `[ask_followup_question for '${question}'] Result:\n<answer>\nApproved - proceed to phase 2\n</answer>\n\n<file_content path="src/a.ts">x</file_content>`,
       },
+      meta: { humanReply: true },
     },
   ]);
   assert.deepEqual(collectRequests(long), ['Approved - proceed to phase 2']);
@@ -104,13 +107,21 @@ test('typed text: harness blocks, tool output, rule files, summaries and trivial
   assert.deepEqual(collectRequests(output), []);
 });
 
+/** `message`, recorded as the person's reply (as Cline's importer marks the answers to its questions). */
+function reply(message: ChatMessage): ChatMessage {
+  recordHumanReply(message);
+  return message;
+}
+
 test("a collapsed tool result that carried the user's answer keeps the answer as a typed request; a compaction after the collapse still carries it", async () => {
   const question = `## Phase 1 done\n${'- a detail line about the change that was made here\n'.repeat(40)}Proceed to phase 2?`;
   const msgs: ChatMessage[] = [
     S('s'),
     U('<task>\nmove storage from firebase to cloud storage in phases\n</task>'),
     Acalls([['q1', 'ask_followup_question', JSON.stringify({ question })]]),
-    T('q1', `[ask_followup_question for '${question}'] Result:\n<answer>\nApproved - proceed to phase 2\n</answer>`),
+    reply(
+      T('q1', `[ask_followup_question for '${question}'] Result:\n<answer>\nApproved - proceed to phase 2\n</answer>`),
+    ),
     ...Array.from({ length: 6 }, (_, k) => [
       Acalls([[`c${k}`, 'read_file', JSON.stringify({ path: `src/f${k}.ts` })]]),
       T(`c${k}`, chars(1200, k + 1)),
@@ -136,7 +147,7 @@ test("a collapsed tool result that carried the user's answer keeps the answer as
   const longAnswer = `${chars(2000, 9).trim()} and then deploy it`;
   const longItem = items([
     Acalls([['q9', 'ask_followup_question', '{}']]),
-    T('q9', `[ask_followup_question for 'next?'] Result:\n<answer>\n${longAnswer}\n</answer>`),
+    reply(T('q9', `[ask_followup_question for 'next?'] Result:\n<answer>\n${longAnswer}\n</answer>`)),
   ])[1];
   const [kept] = collectRequests([collapseItem(longItem, { name: 'ask_followup_question', arguments: '{}' }, 'ck')]);
   assert.match(kept, /\[… [\d,]+ characters of this request left out …\]/);

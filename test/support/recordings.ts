@@ -119,7 +119,12 @@ export function codex(steps: readonly Step[]): string {
       command = `apply_patch <<'PATCH'\n*** Begin Patch\n*** Add File: ${s.path}\n${body}\n*** End Patch\nPATCH`;
       output = `Success. Updated the following files:\nA ${s.path}\n`;
     } else {
-      command = `apply_patch <<'PATCH'\n*** Begin Patch\n*** Update File: ${s.path}\n@@\n-${s.old}\n+${s.new}\n*** End Patch\nPATCH`;
+      const lines = (text: string, mark: string) =>
+        text
+          .split('\n')
+          .map((l) => `${mark}${l}`)
+          .join('\n');
+      command = `apply_patch <<'PATCH'\n*** Begin Patch\n*** Update File: ${s.path}\n@@\n${lines(s.old, '-')}\n${lines(s.new, '+')}\n*** End Patch\nPATCH`;
       output = `Success. Updated the following files:\nM ${s.path}\n`;
     }
     out.push(
@@ -274,6 +279,95 @@ export function sweAgent(steps: readonly Step[]): string {
   return JSON.stringify({ trajectory: [], history, info: { exit_status: 'submitted' } }, null, 2);
 }
 
+/** OpenHands V1 event list: `str_replace_editor` and `terminal` actions, observations with `is_error`. */
+export function openhands(steps: readonly Step[]): string {
+  const events: Array<Record<string, unknown>> = [];
+  steps.forEach((s, i) => {
+    if ('user' in s)
+      return events.push({
+        id: `e${i}`,
+        source: 'user',
+        kind: 'MessageEvent',
+        llm_message: { role: 'user', content: [{ type: 'text', text: s.user }] },
+      });
+    if ('say' in s)
+      return events.push({
+        id: `e${i}`,
+        source: 'agent',
+        kind: 'MessageEvent',
+        llm_message: { role: 'assistant', content: [{ type: 'text', text: s.say }] },
+      });
+    const [name, args, output, failed] =
+      s.tool === 'bash'
+        ? ['terminal', { command: s.command }, s.output, s.ok === false]
+        : s.tool === 'read'
+          ? ['str_replace_editor', { command: 'view', path: s.path }, s.output, false]
+          : s.tool === 'write'
+            ? [
+                'str_replace_editor',
+                { command: 'create', path: s.path, file_text: s.content },
+                `File created successfully at: ${s.path}`,
+                false,
+              ]
+            : [
+                'str_replace_editor',
+                { command: 'str_replace', path: s.path, old_str: s.old, new_str: s.new },
+                `The file ${s.path} has been edited.`,
+                false,
+              ];
+    events.push({
+      id: `a${i}`,
+      source: 'agent',
+      kind: 'ActionEvent',
+      thought: [],
+      tool_name: name,
+      tool_call_id: `t${i}`,
+      tool_call: { id: `t${i}`, name, arguments: JSON.stringify(args) },
+      llm_response_id: `r${i}`,
+    });
+    events.push({
+      id: `o${i}`,
+      source: 'environment',
+      kind: 'ObservationEvent',
+      tool_name: name,
+      tool_call_id: `t${i}`,
+      action_id: `a${i}`,
+      observation: { content: [{ type: 'text', text: output }], is_error: failed },
+    });
+  });
+  return JSON.stringify(events);
+}
+
+/**
+ * Aider `.aider.chat.history.md`: `#### ` user lines; edits as SEARCH/REPLACE blocks (an empty
+ * SEARCH creates the file) followed by "Applied edit to"; commands and reads have no tool calls in
+ * Aider, so they become plain assistant text.
+ */
+export function aider(steps: readonly Step[]): string {
+  const out = ['', '# aider chat started at 2026-02-24 16:53:06', '', '> Model: m with diff edit format  ', ''];
+  for (const s of steps) {
+    if ('user' in s) out.push(...s.user.split('\n').map((l) => `#### ${l}  `), '');
+    else if ('say' in s) out.push(s.say, '');
+    else if (s.tool === 'write' || s.tool === 'edit') {
+      const [search, replace] = s.tool === 'write' ? ['', s.content] : [s.old, s.new];
+      out.push(
+        s.path,
+        '```',
+        '<<<<<<< SEARCH',
+        ...(search ? [search] : []),
+        '=======',
+        replace,
+        '>>>>>>> REPLACE',
+        '```',
+        '',
+      );
+      out.push(`> Applied edit to ${s.path}  `, '');
+    } else if (s.tool === 'bash') out.push(`Run \`${s.command}\`.`, '', '```', s.output, '```', '');
+    else out.push(`Looking at ${s.path}.`, '');
+  }
+  return out.join('\n');
+}
+
 /** The recording writers by format, with the file name each is detected by. */
 export const WRITERS = {
   'claude-code': { write: claudeCode, file: 'session.jsonl' },
@@ -281,7 +375,11 @@ export const WRITERS = {
   cline: { write: cline, file: 'api_conversation_history.json' },
   'openai-chat': { write: openaiChat, file: 'trajectory.json' },
   'swe-agent': { write: sweAgent, file: 'x.traj' },
+  openhands: { write: openhands, file: 'events.json' },
 } as const;
+
+/** Every writer, Aider's included (Aider records no tool calls: no commands, outcomes or reads). */
+export const ALL_WRITERS = { ...WRITERS, aider: { write: aider, file: '.aider.chat.history.md' } } as const;
 
 const meter = new TokenMeter({ counter: quarterCounter });
 

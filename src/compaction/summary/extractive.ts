@@ -64,6 +64,36 @@ const FOCUS_STOPWORDS = new Set([
   'summarize',
 ]);
 
+/** Symbols a file line keeps at least when the budget shortens its list. */
+const MIN_LINE_SYMBOLS = 3;
+const SYMBOLS_MARK = '; defines or changes: ';
+
+/** Index of the files line with the longest symbol list above {@link MIN_LINE_SYMBOLS} symbols, or -1. */
+function longestSymbolList(lines: readonly string[]): number {
+  let best = -1;
+  let most = MIN_LINE_SYMBOLS;
+  lines.forEach((l, k) => {
+    const at = l.indexOf(SYMBOLS_MARK);
+    if (at < 0) return;
+    const n = l.slice(at + SYMBOLS_MARK.length).split(', ').length;
+    if (n > most) {
+      most = n;
+      best = k;
+    }
+  });
+  return best;
+}
+
+/** The line with its symbol list halved (at least {@link MIN_LINE_SYMBOLS} kept), marked with how many were left out. */
+function shortenSymbols(line: string): string {
+  const at = line.indexOf(SYMBOLS_MARK);
+  const list = line.slice(at + SYMBOLS_MARK.length).replace(/ \(\+\d+ more\)$/, '');
+  const more = Number(/ \(\+(\d+) more\)$/.exec(line)?.[1] ?? 0);
+  const names = list.split(', ');
+  const keep = Math.max(MIN_LINE_SYMBOLS, Math.floor(names.length / 2));
+  return `${line.slice(0, at)}${SYMBOLS_MARK}${names.slice(0, keep).join(', ')} (+${names.length - keep + more} more)`;
+}
+
 /** Content words of a focus text (4 letters or more, lower case, stop words removed). */
 function focusWords(focus: string): string[] {
   return [
@@ -260,7 +290,8 @@ export class ExtractiveSummarizer implements Summarizer {
       [SECTIONS.rules, rules, 1, false],
       [SECTIONS.current, current, 1, false],
       [SECTIONS.errors, ledger.errors, 2, true],
-      [SECTIONS.files, ledger.files, 2, true],
+      // Files changed give way after errors, decisions and commands: they are the state of the code.
+      [SECTIONS.files, ledger.files, 1.5, true],
       [SECTIONS.focus, focused, 2, false],
       [SECTIONS.decisions, decisions, 3, true],
       [SECTIONS.commands, ledger.commands, 3, true],
@@ -327,6 +358,17 @@ export class ExtractiveSummarizer implements Summarizer {
         counted.delete(victim);
         count = tokens();
         continue;
+      }
+      if (victim[1] === ledger.files) {
+        // A file's symbol list shortens before any file is dropped: every file changed stays named longest.
+        const k = longestSymbolList(ledger.files);
+        if (k >= 0) {
+          ledger.files[k] = shortenSymbols(ledger.files[k]);
+          sizes.set(victim, size(victim[1]));
+          counted.delete(victim);
+          count = tokens();
+          continue;
+        }
       }
       // Drop in halves when far over, one line when close: keeps this loop short on huge spans.
       const over = count / maxTokens;

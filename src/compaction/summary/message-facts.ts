@@ -6,12 +6,19 @@
 import type { ContextItem } from '../types';
 import { errorLines, isToolOutputText } from '../text';
 import { typedRequestOf } from './requests';
-import { DECISION, isProse, ruleSentences, sentences } from './prose';
+import { DECISION, isProse, NOT_DECISION, ruleSentences, sentences } from './prose';
 
 /** One line of at most `max` characters (quotes must not bring their own headings or lists along). */
 export function clip(s: string, max: number): string {
   const t = s.replace(/\s+/g, ' ').trim();
-  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+  if (t.length <= max) return t;
+  // Cut where a sentence ends, else where a word ends, in the last two fifths: never mid-word.
+  const room = t.slice(0, max - 1);
+  const floor = Math.floor(max * 0.6);
+  const sentence = Math.max(room.lastIndexOf('. '), room.lastIndexOf('! '), room.lastIndexOf('? '));
+  if (sentence >= floor) return `${room.slice(0, sentence + 1)} …`;
+  const word = room.lastIndexOf(' ');
+  return `${word >= floor ? room.slice(0, word) : room}…`;
 }
 
 /** What the notes take from one user message (kept per message object: messages are never mutated). */
@@ -61,7 +68,8 @@ export function assistantFacts(m: ContextItem['message'], text: string): Assista
   const decisions: string[] = [];
   let checklist: string | undefined;
   if (trimmed) {
-    for (const s of sentences(text)) if (isProse(s) && DECISION.test(s)) decisions.push(`- agent: "${clip(s, 300)}"`);
+    for (const s of sentences(text))
+      if (isProse(s) && DECISION.test(s) && !NOT_DECISION.test(s)) decisions.push(`- agent: "${clip(s, 300)}"`);
     const items = text.split('\n').filter((l) => /^\s*(?:[-*] \[[ xX]\]|\d+\.\s+\S)/.test(l));
     if (items.length >= 2) checklist = `(from the agent's message) ${clip(items.join(' | '), 1500)}`;
   }

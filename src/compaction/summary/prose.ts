@@ -3,12 +3,26 @@
  * sentences that state a rule or a decision. Used by the extractive summarizer; pure.
  */
 
-/** A sentence that states a rule or preference ("never commit unless asked", "don't over-engineer"). */
+/**
+ * A sentence that states a standing rule: one that constrains later work, not only the request it
+ * is in. It names its standing in words ("always", "never", "from now on", "every time", "going
+ * forward", "in future", "whenever", "remember to", "at all times", "for all …", "unless I ask",
+ * "without asking"). One-off scoping ("Do not change other parts.", "Only UI changes.", "Do not add
+ * new features." repeated in every request of an Aider session) is part of its request, which is
+ * kept verbatim in the requests section, and is not repeated as a rule.
+ */
 export const RULE =
-  /\b(must|never|always|do not|don't|dont|should not|shouldn't|only|avoid|prefer|instead of|make sure|required?|no longer|keep it|stick to|from now on|remember to|without)\b/i;
-/** A sentence that gives a decision with its reason. */
+  /\b(always|never|from now on|(every|each) time|going forward|in (the )?future|whenever|remember (to|that)|at all times|for (all|every|any) (future |later |new )?(files?|changes?|commits?|tasks?|requests?|code)|unless I (ask|say)|without (asking|my)|no matter|for the rest of|throughout|don't ever|do not ever|must (always|never)|as a rule|by default)\b/i;
+/**
+ * A sentence that states a decision with its reason: a choice ("decided", "chose", "went with",
+ * "switched to", "opted", "use X instead of Y", "rather than", "prefer") and a reason ("because",
+ * "since", "so that", "due to", "to avoid", "in order to", "as it", "which means"), both.
+ */
 export const DECISION =
-  /\b(because|since|so that|instead of|rather than|decided|switch(ed)? to|chose|went with|due to|in order to|the reason)\b/i;
+  /\b(decided|decide to|chose|choose|went with|go with|switch(ed|ing)?|opt(ed)? (for|to)|instead of|rather than|prefer(red)?|picked|settled on)\b[\s\S]*\b(because|since|so that|due to|to avoid|in order to|as (it|this|that|they)|which (means|keeps|avoids)|the reason)\b|\b(because|since|due to|to avoid)\b[\s\S]*\b(decided|chose|went with|switch(ed|ing)?|instead of|rather than|opted)\b/i;
+/** Narration, offers and questions: never a decision ("First, the user wants…", "If you'd rather…", "Let me…"). */
+export const NOT_DECISION =
+  /^(first|then|next|now|let me|let's|i'll|i will|i need|if\b|the user|user\b|should|would|could|do you|shall)\b|\?\s*$/i;
 
 /** A line that reads as prose a person wrote (not code, a listing, a heading or tool output). */
 export function isProse(line: string): boolean {

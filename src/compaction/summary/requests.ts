@@ -16,6 +16,7 @@
  */
 import type { ContextItem } from '../types';
 import { contentText, isToolOutputText } from '../text';
+import { isHumanReply } from '../tool-outcomes';
 import { REQUESTS_HEADING } from './requests-section';
 import { GrowingSpan } from '../meter/span-memo';
 
@@ -30,7 +31,13 @@ export {
 
 /** Harness blocks inside user messages, removed whole (tag and body). */
 const INJECTED =
-  /<(environment_details|environment_context|system-reminder|system_reminder|ide_opened_file|ide_selection|local-command-stdout|local-command-stderr|command-message|command-name|command-args|command-stdout|bash-stdout|bash-stderr|bash-input|user-prompt-submit-hook|user_instructions|explicit_instructions|INSTRUCTIONS|repository_rules|task_progress)(?:\s[^>]*)?>[\s\S]*?<\/\1>/gi;
+  /<(environment_details|environment_context|system-reminder|system_reminder|ide_opened_file|ide_selection|ide_diagnostics|local-command-stdout|local-command-stderr|local-command-caveat|command-message|command-name|command-args|command-stdout|bash-stdout|bash-stderr|bash-input|bash-notification|task-notification|user-prompt-submit-hook|user_instructions|explicit_instructions|INSTRUCTIONS|repository_rules|task_progress|permissions instructions|permissions_instructions|sandbox_instructions|approval_policy|collaboration_mode|skills_instructions|skills|apps_instructions|apps|plugins|available_plugins|plugin_list|turn_aborted|user_shell_command|subagent_notification|attached_files|editor_context|active_file|open_tabs|selection|currentDocument|attachment)(?:\s[^>]*)?>[\s\S]*?<\/\1>/gi;
+/**
+ * A message made only of tagged blocks that are not a person's words (`<name …>…</name>`, any name
+ * but the wrappers of typed text): a block a harness or an IDE injects under a name not listed in
+ * {@link INJECTED} (an attached file, a plugin or tool list, a mode notice).
+ */
+const ONLY_BLOCKS = /^(?:\s*<([A-Za-z][\w:. -]{0,60})(?:\s[^>]*)?>[\s\S]*?<\/\1>\s*)+$/;
 /** Tags that wrap what a person wrote (Cline `<task>`, `<feedback>`, `<answer>`): the text stays. */
 const WRAPPER = /<\/?(task|feedback|user_message|answer|query|user_query)>/gi;
 /** Blocks a person's words are quoted in inside a tool-output message (Cline feedback on a result). */
@@ -42,23 +49,30 @@ const HARNESS_MESSAGE =
 const TRIVIAL =
   /^(.*\(Y\)es\/\(N\)o.*\]: \w+|y|n|yes|no|ok|okay|k|sure|thanks|thank you|exit|quit|continue|go on|go ahead|proceed|done|<blank>|\/\S+( \S+)?)[.!]?$/i;
 
-/** Header of a Cline tool result: `[tool_name]` or `[tool_name for '…argument, any length…']`, then ` Result:`. */
-const CLINE_RESULT = /^\[[\w-]+(?: for [\s\S]*?)?\] Result:/;
-
+/** A message whose tagged blocks include a wrapper of typed text (`<task>`, `<feedback>`…). */
+const QUOTED_ONLY = /<(task|feedback|answer|user_message)>/i;
 /** Opening of a collapsed tool result's record (collapse.ts). */
 const COLLAPSED_RECORD = '[tool result collapsed] ';
+/** The line after which a collapsed record of a person's reply keeps their words (collapse.ts). */
+const COLLAPSED_ANSWER = "\nThe user's words in this result, verbatim:\n<answer>";
 
 /**
  * The typed text of one user message, or undefined when it holds nothing a person typed. Harness
  * blocks and ANSI codes are removed; wrapper tags keep their text. Trivial replies give undefined.
+ * Tool output in the user role (SWE-agent observations, results a harness sends as user text) is
+ * never typed, whatever tags it holds: provenance comes from where the text came from. `reply`
+ * is true for a tool result the recording marks as the person's reply (then its wrapped words count).
  */
-export function typedText(raw: string): string | undefined {
+export function typedText(raw: string, reply = false): string | undefined {
   let text = raw;
+  if (!reply && isToolOutputText(text)) return undefined;
+  const unwrapped = text.replace(INJECTED, ' ').trim();
+  if (!unwrapped || (ONLY_BLOCKS.test(unwrapped) && !QUOTED_ONLY.test(unwrapped))) return undefined;
   // A harness that wraps the person's words (Cline's task, feedback, answers, resumption messages):
-  // only the wrapped text counts, whatever notices and output surround it.
+  // only the wrapped text counts, whatever notices surround it.
   const quoted = [...text.matchAll(QUOTED)].map((m) => m[2].trim()).filter(Boolean);
   if (quoted.length > 0) text = quoted.join('\n\n');
-  else if (isToolOutputText(text)) return undefined;
+  else if (reply) return undefined;
   text = text
     .replace(INJECTED, ' ')
     .replace(WRAPPER, ' ')
@@ -90,14 +104,16 @@ function typedRequestOfMessage(message: ContextItem['message']): string | undefi
   const item = { message };
   const role = item.message.role;
   if (role === 'tool') {
-    // Cline's answers to the agent's questions come back as the question tool's result, whose
-    // header quotes the whole question (many lines, brackets and all): `[ask_followup_question for '…'] Result:`.
+    // Only a result the recording marks as the person's reply holds typed words (Cline's answers
+    // to its questions, feedback): tags inside any other tool output are that output.
     const text = contentText(item.message);
-    // A collapsed record of such a result keeps the user's words in an `<answer>` block (collapse.ts).
-    return (CLINE_RESULT.test(text) || text.startsWith(COLLAPSED_RECORD)) &&
-      /<(answer|feedback|user_message)>/.test(text)
-      ? typedText(text)
-      : undefined;
+    if (isHumanReply(item.message)) return typedText(text, true);
+    // A collapsed record of such a reply keeps the words after a line the record itself writes
+    // (its first line is one line of tool name and arguments: output text cannot reach it).
+    const at = text.indexOf(COLLAPSED_ANSWER);
+    if (text.startsWith(COLLAPSED_RECORD) && at > 0 && !text.slice(0, at).includes('\n'))
+      return typedText(text.slice(at + 1), true);
+    return undefined;
   }
   if (role !== 'user') return undefined;
   return typedText(contentText(item.message));
@@ -131,9 +147,10 @@ class RequestsReading {
     for (let i = from; i < items.length; i++) {
       const it = items[i];
       if (it.kind === 'summary') {
-        // A recorded agent's own summary does not hold the requests verbatim: the import keeps them beside it.
+        // A recorded agent's own summary does not hold the requests verbatim: the import keeps them
+        // beside it. Its text is the agent's, whatever headings it uses: never read as requests.
         for (const r of it.requests ?? []) this.add(r);
-        for (const r of parseRequestsSection(contentText(it.message))) this.add(r);
+        if (!isImportedSummary(it)) for (const r of parseRequestsSection(contentText(it.message))) this.add(r);
         continue;
       }
       const t = typedRequestOf(it);
@@ -147,6 +164,14 @@ class RequestsReading {
     this.seen.add(t);
     this.out.push(t);
   }
+}
+
+/**
+ * True for a summary item that stands for a recorded agent's own compaction (the import's
+ * checkpoints are named `import-…`, see `imported.ts`): its text was written by that agent's model.
+ */
+export function isImportedSummary(item: ContextItem): boolean {
+  return item.kind === 'summary' && (item.checkpointId?.startsWith('import-') ?? false);
 }
 
 /**

@@ -11,7 +11,8 @@ import { failureLines } from './ledger/command-errors';
 import { commandOutcome, printedText } from './ledger/run-outcome';
 import { recordedToolOutcome } from '../tool-outcomes';
 import { assistantFacts, clip, userFacts } from './message-facts';
-import { LEDGER, VERIFY } from './ledger/ledger';
+import { isImportedSummary } from './requests';
+import { LEDGER, OLD_FILES_HEADING, VERIFY } from './ledger/ledger';
 import { expandRoots, parseRootsLine, type PathRoots } from './ledger/path-root';
 
 /** Section headings shared by every summarizer's notes. */
@@ -51,6 +52,13 @@ export function parseSections(text: string): Map<string, string[]> {
 }
 
 type Call = { name: string; arguments: string };
+
+/** `key=value` arguments of a call, with the command first where it is an argv array (Codex: `["bash", "-lc", "…"]`). */
+function shellLabel(call: Call): string {
+  const label = keyArguments(call.arguments, 300);
+  if (!SHELL_CALL.test(call.name) || /\b(command|cmd|script)=/.test(label)) return label;
+  return clip(`command=${commandText(call.arguments).replace(/\s+/g, ' ')} ${label}`, 300);
+}
 
 /** The command a shell call runs: its `command`/`cmd` argument (an argv array joined), else the raw arguments. */
 function commandText(args: string): string {
@@ -129,7 +137,7 @@ export class SpanScan {
   add(it: ContextItem): void {
     this.length++;
     const m = it.message;
-    if (it.kind === 'summary') return this.addSummary(contentText(m));
+    if (it.kind === 'summary') return this.addSummary(contentText(m), isImportedSummary(it));
     const text = contentText(m);
     if (m.role === 'user') {
       const facts = userFacts(it, text);
@@ -165,16 +173,21 @@ export class SpanScan {
     }
   }
 
-  private addSummary(body: string): void {
+  /** Reads an earlier summary; a recorded agent's own (`imported`) is quoted as it is, never read as our sections. */
+  private addSummary(body: string, imported = false): void {
     const sec = parseSections(body);
-    const ours = [
-      SECTIONS.rules,
-      SECTIONS.current,
-      SECTIONS.files,
-      SECTIONS.constraints,
-      SECTIONS.objective,
-      SECTIONS.completed,
-    ].some((h) => sec.has(h));
+    const older = sec.get(OLD_FILES_HEADING);
+    if (older) sec.set(LEDGER.files, [...(sec.get(LEDGER.files) ?? []), ...older]);
+    const ours =
+      !imported &&
+      [
+        SECTIONS.rules,
+        SECTIONS.current,
+        SECTIONS.files,
+        SECTIONS.constraints,
+        SECTIONS.objective,
+        SECTIONS.completed,
+      ].some((h) => sec.has(h));
     if (!ours) {
       // A summary in another shape (written by a recording agent): keep its opening, whole lines.
       this.earlier.push(
@@ -224,9 +237,8 @@ export class SpanScan {
       if (lines.length)
         lastCommandError = `(\`${clip(commandText(call.arguments).replace(/\s+/g, ' '), 140)}\`): ${lines.map((l) => `"${l}"`).join(' | ')}`;
     }
-    const lastCall = this.lastCallOf
-      ? `${this.lastCallOf.name} ${keyArguments(this.lastCallOf.arguments, 300)}`
-      : undefined;
+    const last = this.lastCallOf;
+    const lastCall = last ? `${last.name} ${shellLabel(last)}` : undefined;
     let lastVerify: string | undefined;
     if (this.lastVerifyOf) {
       // The end of a run's output holds its verdict ("42 passed, 0 failed"): keep the end.

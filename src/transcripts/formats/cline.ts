@@ -23,6 +23,15 @@ import { documentFault, parseJsonDocument } from '../json';
 
 type Rec = Record<string, unknown>;
 
+/**
+ * A result Cline writes from the person's reply: the answer to a question it asked
+ * (`ask_followup_question`, `plan_mode_respond`), or feedback given on a result or a denied
+ * operation ("The user denied this operation and provided the following feedback:"), as Cline's
+ * own result templates word them. Tags inside any other result are the tool's output.
+ */
+const HUMAN_REPLY =
+  /^\[(?:(?:ask_followup_question|plan_mode_respond|ask_question|followup_question|attempt_completion)(?: for '[\s\S]*?')?\] Result:\s*(?:<answer>|<feedback>|The user)|[A-Za-z0-9_.:-]+(?: for '[\s\S]*?')?\] Result:\s*The user (?:denied this operation|has provided feedback|provided the following feedback))/;
+
 /** `[tool for 'arg'] Result:`; the argument may span lines and contain brackets and quotes. */
 const RESULT = /^\[([A-Za-z0-9_.:-]+)(?: for '[\s\S]*?')?\] Result:/;
 
@@ -72,7 +81,7 @@ export function readCline(text: string, builder: TranscriptBuilder, parsed?: unk
       builder.add({
         kind: 'message',
         id: resultId,
-        meta: { ...meta, toolOk: !result.isError },
+        meta: { ...meta, toolOk: !result.isError, ...(HUMAN_REPLY.test(result.text) ? { humanReply: true } : {}) },
         message: { role: 'tool', tool_call_id: result.toolUseId, content: result.text },
         attachment: image && {
           kind: 'message',
@@ -93,7 +102,7 @@ export function readCline(text: string, builder: TranscriptBuilder, parsed?: unk
           builder.add({
             kind: 'message',
             id: `${id}/${callId}`,
-            meta: { ...meta },
+            meta: { ...meta, ...(HUMAN_REPLY.test(part.text) ? { humanReply: true } : {}) },
             message: { role: 'tool', tool_call_id: callId, content: part.text },
           });
           continue;

@@ -219,11 +219,11 @@ export function extractIdentifiers(text: string): string[] {
 
   for (const m of text.matchAll(COMMAND_STRING_RE)) {
     const command = decodeJsonString(m[1] ?? '');
-    if (command !== undefined) push(m.index, command);
+    if (command !== undefined && isOneCommand(command)) push(m.index, command);
   }
   for (const m of text.matchAll(COMMAND_ARRAY_RE)) {
     const command = commandFromArray(m[1] ?? '');
-    if (command !== undefined) push(m.index, command);
+    if (command !== undefined && isOneCommand(command)) push(m.index, command);
   }
   for (const m of text.matchAll(PROMPT_LINE_RE)) push(m.index, m[1] ?? '');
 
@@ -260,6 +260,21 @@ export function extractIdentifiers(text: string): string[] {
   }
   return out;
 }
+
+/**
+ * A command that is an identifier: one or two lines, no heredoc (a script or a patch written
+ * through the shell is content, not a name to carry: the ledger names the files it writes).
+ */
+function isOneCommand(command: string): boolean {
+  return !command.includes('<<') && command.split('\n').length <= 2;
+}
+
+/**
+ * A line of source code or narration that merely mentions an error (`console.error('x', e);`,
+ * `} catch (error) {`, `-- ERROR: …` in SQL, "The user reported an error…"), not an error report.
+ */
+const NOT_AN_ERROR_REPORT =
+  /^(?:[-+]\s*)?(?:[})\]]|\\?["'`]|(?:const|let|var|return|throw|catch|if|else|elif|except|raise|def|function|import|export|from|await|async|print|echo|log|logger|console|stderr|stdout|process|self|this|alert|set[A-Z]\w*|res|req|expect|assert)\b|\/\/|#|--|\*)|;\s*$|\{\s*$|^(?:[-*]\s+)?(?:the user|user|i|i'm|i'll|we|let me|now|this|that|it|they|he|she)\b/i;
 
 /** Result of {@link appendMissingIdentifiers}. */
 export interface IdentifierBackfill {
@@ -358,6 +373,7 @@ function collectErrorLines(text: string, push: (start: number, raw: string) => v
     }
     // Transcript markers (`[result c1] `) at the start of a line are not part of the error text.
     let value = line.text.replace(/^\s*(?:\[[^\]\n]*\]\s*)+/, '');
+    if (NOT_AN_ERROR_REPORT.test(value.trim())) continue;
     if (value.length > MAX_IDENTIFIER_CHARS) {
       const at = Math.max(0, match.index - 40);
       const wordStart = line.text.lastIndexOf(' ', at);

@@ -23,6 +23,8 @@ export type Action =
       path: string;
       to?: string;
       symbols: string[];
+      /** One changed line of an edit, as written (see {@link changeGist}), when the edit names no symbol. */
+      change?: string;
       ok: boolean;
       tool: string;
       error?: string;
@@ -133,7 +135,17 @@ function shellArray(parts: string[]): string {
 /** New text an edit writes (`new_string`, `content`, a diff's added lines, MultiEdit's edits). */
 function newTextOf(args: Record<string, unknown>): string {
   const parts: string[] = [];
-  for (const k of ['new_string', 'new_str', 'content', 'file_text', 'text', 'code', 'insert_text', 'newText']) {
+  for (const k of [
+    'new_string',
+    'new_str',
+    'new_text',
+    'content',
+    'file_text',
+    'text',
+    'code',
+    'insert_text',
+    'newText',
+  ]) {
     if (typeof args[k] === 'string') parts.push(args[k]);
   }
   if (typeof args.diff === 'string') parts.push(replaceParts(args.diff));
@@ -141,6 +153,36 @@ function newTextOf(args: Record<string, unknown>): string {
     for (const e of args.edits as Array<Record<string, unknown>>)
       if (e && typeof e.new_string === 'string') parts.push(e.new_string);
   return parts.join('\n');
+}
+
+/** Old text an edit replaces (`old_string`, `old_str`, `old_text`, SEARCH halves, MultiEdit's edits). */
+function oldTextOf(args: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const k of ['old_string', 'old_str', 'old_text', 'oldText'])
+    if (typeof args[k] === 'string') parts.push(args[k]);
+  if (typeof args.diff === 'string')
+    for (const m of args.diff.matchAll(/SEARCH\r?\n([\s\S]*?)\r?\n=======/g)) parts.push(m[1]);
+  if (Array.isArray(args.edits))
+    for (const e of args.edits as Array<Record<string, unknown>>)
+      if (e && typeof e.old_string === 'string') parts.push(e.old_string);
+  return parts.join('\n');
+}
+
+/**
+ * What an edit changed, in one line: the first line of the new text that the old text does not
+ * hold (trimmed, at least three characters with a letter or digit), cut at a word boundary to 90
+ * characters with "…". Undefined when the edit adds no such line (a pure deletion).
+ */
+export function changeGist(oldText: string, newText: string): string | undefined {
+  const before = new Set(oldText.split('\n').map((l) => l.trim()));
+  for (const raw of newText.split('\n')) {
+    const line = raw.trim();
+    if (line.length < 3 || before.has(line) || !/[\p{L}\p{N}]/u.test(line)) continue;
+    if (line.length <= 90) return line;
+    const cut = line.lastIndexOf(' ', 89);
+    return `${line.slice(0, cut > 40 ? cut : 89)}…`;
+  }
+  return undefined;
 }
 
 /** The REPLACE halves of SEARCH/REPLACE blocks (Cline diffs, Aider), or the text itself. */
@@ -212,8 +254,27 @@ function shellFileOps(command: string): ShellFileOp[] {
     m = /\b(?:Set-Content|Add-Content|Out-File)\s+(?:-(?:Path|FilePath)\s+)?(['"]?)([^\s'"]+)\1/i.exec(t);
     if (m) ops.push({ op: 'created', path: m[2] });
     if (/^(python3?|node)\s+-[ce]\s/.test(t)) ops.push(...scriptWrites(t));
+    ops.push(...shellReads(t));
   }
   return ops;
+}
+
+/** Programs that print a file: their file arguments were read. */
+const SHOW_FILE = /^(?:cat|head|tail|nl|less|more|bat|type|Get-Content|gc|sed\s+-n\s+(?:'[^']*'|"[^"]*"|\S+))\b/;
+
+/** Files a display command reads (`cat a b`, `sed -n '1,80p' f`, `head -50 f | …`): arguments that look like files. */
+function shellReads(segment: string): ShellFileOp[] {
+  const stage = segment.split('|')[0].trim();
+  if (/[<>]/.test(stage)) return [];
+  const m = SHOW_FILE.exec(stage);
+  if (!m) return [];
+  const out: ShellFileOp[] = [];
+  for (const w of stage.slice(m[0].length).trim().split(/\s+/)) {
+    const p = unquote(w);
+    if (!p || p.startsWith('-') || /^\d+$/.test(p) || /[*?$`]/.test(p)) continue;
+    if (/\.[A-Za-z]\w{0,9}$/.test(p) || /[\\/]/.test(p)) out.push({ op: 'read', path: p });
+  }
+  return out;
 }
 
 /** Files a Python or JavaScript script writes: `open(p, 'w')`, `Path(p).write_text`, `fs.writeFileSync(p`. */
@@ -233,8 +294,8 @@ function unquote(s: string): string {
 }
 
 /** `*** Add File: p`, `*** Update File: p` (+ `*** Move to: q`), `*** Delete File: p` of an apply_patch input. */
-function patchOps(patch: string): Array<{ op: FileOp; path: string; to?: string; code: string }> {
-  const ops: Array<{ op: FileOp; path: string; to?: string; code: string }> = [];
+function patchOps(patch: string): Array<{ op: FileOp; path: string; to?: string; code: string; change?: string }> {
+  const ops: Array<{ op: FileOp; path: string; to?: string; code: string; change?: string }> = [];
   const re = /^\*\*\* (Add|Update|Delete) File: (.+)$/gm;
   const heads = [...patch.matchAll(re)];
   heads.forEach((h, i) => {
@@ -245,8 +306,19 @@ function patchOps(patch: string): Array<{ op: FileOp; path: string; to?: string;
       .filter((l) => l.startsWith('+'))
       .map((l) => l.slice(1))
       .join('\n');
+    const removed = body
+      .split('\n')
+      .filter((l) => l.startsWith('-'))
+      .map((l) => l.slice(1))
+      .join('\n');
     const op: FileOp = h[1] === 'Add' ? 'created' : h[1] === 'Delete' ? 'deleted' : move ? 'moved' : 'edited';
-    ops.push({ op, path: h[2].trim(), to: move?.[1].trim(), code: added });
+    ops.push({
+      op,
+      path: h[2].trim(),
+      to: move?.[1].trim(),
+      code: added,
+      change: op === 'edited' ? changeGist(removed, added) : undefined,
+    });
   });
   return ops;
 }
@@ -275,7 +347,17 @@ function callActions(name: string, rawArgs: string, result: string | undefined, 
           : undefined;
   if (patchText && /\*\*\* (Add|Update|Delete) File:/.test(patchText)) {
     for (const p of patchOps(patchText))
-      out.push({ kind: 'file', op: p.op, path: p.path, to: p.to, symbols: symbolsIn(p.code), ok, tool: name, error });
+      out.push({
+        kind: 'file',
+        op: p.op,
+        path: p.path,
+        to: p.to,
+        symbols: symbolsIn(p.code),
+        ...(p.change ? { change: p.change } : {}),
+        ok,
+        tool: name,
+        error,
+      });
     return out;
   }
   const editorCommand =
@@ -297,6 +379,7 @@ function callActions(name: string, rawArgs: string, result: string | undefined, 
         op,
         path,
         symbols: op === 'read' ? [] : symbolsIn(newTextOf(args)),
+        ...(op === 'edited' ? withChange(args) : {}),
         ok: fine,
         tool: name,
         error: failure(fine),
@@ -314,6 +397,7 @@ function callActions(name: string, rawArgs: string, result: string | undefined, 
         path: p.path,
         to: p.to,
         symbols: symbolsIn(p.code),
+        ...(p.change ? { change: p.change } : {}),
         ok,
         tool: 'apply_patch',
         error,
@@ -352,6 +436,7 @@ function callActions(name: string, rawArgs: string, result: string | undefined, 
         op,
         path,
         symbols: op === 'read' || op === 'deleted' ? [] : symbolsIn(newTextOf(args)),
+        ...(op === 'edited' ? withChange(args) : {}),
         ok: fine,
         tool: name,
         error: op === 'read' ? failure(fine) : error,
@@ -359,6 +444,12 @@ function callActions(name: string, rawArgs: string, result: string | undefined, 
     }
   }
   return out;
+}
+
+/** `{ change }` of an edit's arguments, or nothing when it adds no line (see {@link changeGist}). */
+function withChange(args: Record<string, unknown>): { change?: string } {
+  const change = changeGist(oldTextOf(args), newTextOf(args));
+  return change ? { change } : {};
 }
 
 function firstLine(text: string): string {
@@ -382,11 +473,12 @@ function textFunctionCalls(text: string): Array<{ name: string; args: string }> 
  * new code; an empty SEARCH creates the file) and whole-file blocks (`whole` edit format: a line that
  * is only the file's path, then a fence holding the file's new content).
  */
-function aiderEdits(text: string): Array<{ path: string; created: boolean; code: string }> {
-  const out: Array<{ path: string; created: boolean; code: string }> = [];
+function aiderEdits(text: string): Array<{ path: string; created: boolean; code: string; change?: string }> {
+  const out: Array<{ path: string; created: boolean; code: string; change?: string }> = [];
   const re =
     /(?:^|\n)([^\n`]*[\w-]\.[\w]+|[^\n`\s]*\/[^\n`\s]+)[ \t]*\n```[^\n]*\n<<<<<<< SEARCH\n([\s\S]*?)\n?=======\n([\s\S]*?)\n?>>>>>>> REPLACE/g;
-  for (const m of text.matchAll(re)) out.push({ path: m[1].trim(), created: m[2].trim() === '', code: m[3] });
+  for (const m of text.matchAll(re))
+    out.push({ path: m[1].trim(), created: m[2].trim() === '', code: m[3], change: changeGist(m[2], m[3]) });
   for (const m of text.matchAll(WHOLE_FILE_BLOCK)) {
     if (!m[2].includes('<<<<<<< SEARCH')) out.push({ path: m[1], created: false, code: m[2] });
   }
@@ -532,6 +624,7 @@ function messageActions(
         op: e.created ? 'created' : 'edited',
         path: e.path,
         symbols: symbolsIn(e.code),
+        ...(!e.created && e.change ? { change: e.change } : {}),
         ok: true,
         tool: 'edit block',
       });

@@ -40,6 +40,8 @@ export interface FileFold {
   symbolSet?: Set<string>;
   /** Index of the last action about the file. */
   last: number;
+  /** The newest edit's changed line, when an edit gave one. */
+  change?: string;
 }
 
 /** First letter of each op (they differ), for the order of first appearance. */
@@ -161,6 +163,7 @@ export class LedgerFold {
     }
     if (a.op !== 'read' || !st.ops.has('read')) addOp(st, a.op);
     for (const s of a.symbols) addSymbol(st, s);
+    if (a.change) st.change = a.change;
     st.last = i;
   }
 

@@ -18,9 +18,12 @@ import { fullPath, NO_ROOTS, shortPath, type PathRoots } from './path-root';
 import { commandKey, LedgerFold } from './ledger-fold';
 import { commandSignature } from './run-outcome';
 
+/** The files section's heading in summaries written before it was named "Files changed" (still read when folded in). */
+export const OLD_FILES_HEADING = '## Files (what happened to each; where it lives now)';
+
 /** Section headings of the ledger. */
 export const LEDGER = {
-  files: '## Files (what happened to each; where it lives now)',
+  files: '## Files changed (created or edited, what changed; moves; files read)',
   commands: '## Commands and outcomes',
   errors: '## Errors and fixes',
 } as const;
@@ -132,7 +135,11 @@ export function buildLedger(
           : '';
     const own = baseName(st.path);
     const symbols = st.symbols.filter((s) => s !== own).slice(0, 24);
-    const sym = symbols.length ? `; defines or changes: ${symbols.join(', ')}` : '';
+    const sym = symbols.length
+      ? `; defines or changes: ${symbols.join(', ')}`
+      : st.change
+        ? `; last change: "${st.change}"`
+        : '';
     fileLines.push(`- ${rel(st.path)}${where}: ${opsText(st.ops)}${sym}`);
     if (st.lastOp !== 'deleted') edited.push(st.path);
   }

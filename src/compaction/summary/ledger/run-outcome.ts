@@ -11,7 +11,9 @@
  *
  * A probe is a command that asks a yes/no question (`grep`, `rg`, `findstr`, `which`, `test`,
  * `diff`, `ls` of a path that may not exist): by POSIX convention exit status 1 answers "no" (no
- * match, not found, files differ) and is not a failure. Its outcome is `ok` with `answer` set.
+ * match, not found, files differ) and is not a failure. A command that only shows files (`cat`,
+ * `type`, `sed -n`) asks whether they exist when it finds none. Either outcome is `ok` with
+ * `answer` set ("no match", "not found"), unless an error line says the command could not run.
  *
  * Pure: no I/O.
  */
@@ -82,7 +84,7 @@ export function endsInProbe(command: string): boolean {
  * (`which mvn && mvn -version`, `ls a; ls b; which java`): a failed probe stops or ends it.
  */
 function asksQuestion(command: string): boolean {
-  if (endsInProbe(command)) return true;
+  if (endsInProbe(command) || showsContent(command)) return true;
   const segments = command
     .split(/&&|\|\||;|\n/)
     .map((s) => program(s.trim()))
@@ -137,11 +139,8 @@ export function commandOutcome(command: string, output: string | undefined, reco
   }
   if (recorded !== undefined) return { ok: recorded, exit };
   if (exit !== undefined) return { ok: exit === 0, exit };
-  if (showsContent(command)) {
-    // Content shown: failed only when the first lines say that it could not be read.
-    const head = output.split('\n').slice(0, 3).join('\n');
-    return { ok: !(COULD_NOT_READ.test(head) && output.length < 2000) };
-  }
+  // Content shown (its words are the file's, not a report): never a failure by its wording.
+  if (showsContent(command)) return { ok: true };
   return { ok: !looksLikeError(output) };
 }
 
