@@ -24,35 +24,28 @@ const L = RECALL_LIMITS;
 export const RECALL_TOOLS: Record<RecallToolName, ToolText> = {
   search_history: {
     description:
-      'Search the full transcript of this conversation, including messages a compaction replaced with a summary (the summary names its checkpoint). ' +
-      'Case-insensitive; a phrase, else all of its words. Read-only; needs no approval. ' +
-      `Returns at most ${L.maxResults} results and ${groupDigits(L.searchChars)} characters of snippets, each cited by message number, id, who wrote it (user, assistant, tool result of a named tool) and checkpoint. Credentials are masked.`,
+      "Search this conversation's full transcript, including messages a compaction replaced (a summary names its checkpoint). " +
+      'A phrase, else all its words; case-insensitive. Read-only, no approval. ' +
+      `At most ${L.maxResults} results and ${groupDigits(L.searchChars)} characters, cited by message number, author and checkpoint; credentials masked.`,
     parameters: {
-      query: { type: 'string', description: 'Word or phrase to find.' },
-      checkpoint: {
-        type: 'string',
-        description: 'Only the messages this checkpoint replaced (for example ck-1a2b3c4d).',
-      },
+      query: { type: 'string', description: 'Word or phrase.' },
+      checkpoint: { type: 'string', description: 'Only what this checkpoint replaced.' },
       max_results: { type: 'integer', minimum: 1, description: `At most ${L.maxResults}.` },
     },
     required: ['query'],
   },
   read_history: {
     description:
-      'Read messages of the full transcript of this conversation word for word, such as those a checkpoint replaced. Read-only; needs no approval. ' +
-      `Returns at most ${L.readMessages} messages and ${groupDigits(L.readChars)} characters, and says how to continue. Credentials are masked.`,
+      "Read messages of this conversation's full transcript word for word, e.g. what a checkpoint replaced. Read-only, no approval. " +
+      `At most ${L.readMessages} messages and ${groupDigits(L.readChars)} characters; says how to continue. Credentials masked.`,
     parameters: {
       checkpoint: {
         type: 'string',
-        description: 'Only messages this checkpoint replaced; from defaults to its first.',
+        description: 'Only what this checkpoint replaced; from defaults to its first message.',
       },
-      from: { type: 'integer', minimum: 1, description: 'First message number (as search_history cites it).' },
+      from: { type: 'integer', minimum: 1, description: 'First message number.' },
       to: { type: 'integer', minimum: 1, description: 'Last message number.' },
-      offset: {
-        type: 'integer',
-        minimum: 0,
-        description: 'Characters of the first message to skip, to continue a long one.',
-      },
+      offset: { type: 'integer', minimum: 0, description: 'Characters of the first message to skip.' },
     },
     required: [],
   },
