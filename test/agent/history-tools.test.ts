@@ -40,9 +40,9 @@ test('the history tools are offered with a conversation, state their caps and ne
   assert.ok(search.type === 'function');
   assert.match(
     search.function.description!,
-    new RegExp(`at most ${RECALL_LIMITS.maxResults} results and 4,000 characters`),
+    new RegExp(`At most ${RECALL_LIMITS.maxResults} results and 4,000 characters`),
   );
-  assert.match(search.function.description!, /needs no approval/);
+  assert.match(search.function.description!, /Read-only, no approval/);
 
   // No approver and nothing auto-approved: a tool that needed approval would fail here.
   const found = await tools.execute({ id: 'h1', name: 'search_history', arguments: '{"query":"billing-v2"}' }, signal);
