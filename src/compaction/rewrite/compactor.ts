@@ -267,13 +267,13 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     const header = summaryHeader(covers.length);
     // The checkpoint's id is chosen now: the summary's last line names it (recall-pointer.ts).
     const checkpointId = newId();
-    const pointer = recallPointer(checkpointId, covers.length);
+    const pointer = options.recallPointer === false ? undefined : recallPointer(checkpointId, covers.length);
     // What this summary may use: its share of the target left by what stays (the rest of the
     // context after the plan), never more than most of the span it replaces (it must shrink), less
     // the summary's own framing (its header, its pointer line and the message's overhead).
     const mustShrink = Math.floor(span.tokens * 0.8);
     const limit = Math.min(mustShrink, Math.floor(summaryShare * (span.tokens / spanTotal)));
-    const room = limit - meter.countText(header) - meter.countText(pointer) - 1 - SUMMARY_FRAME_TOKENS;
+    const room = limit - meter.countText(header) - (pointer ? meter.countText(pointer) + 1 : 0) - SUMMARY_FRAME_TOKENS;
     const share = splitRoom(room, { ...budgets, summaryTokens }, span.tokens, Math.min(MIN_REQUEST_TOKENS, mustShrink));
     // Summaries are counted many times as they are put together, from mostly the same lines.
     const lineCounter = new LineCounter((t) => meter.countText(t), meter.lineAdditive, meter.encoding);

@@ -253,7 +253,8 @@ async function resummarize(
   ).text;
   const cp = input.newCheckpoint(summarizer.name === 'extractive' ? 'extractive' : 'summary');
   const covers = ([] as string[]).concat(...spanItems.map((i) => i.covers));
-  const text = `${maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes)}\n\n${recallPointer(cp.id, covers.length)}`;
+  const masked = maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes);
+  const text = options.recallPointer === false ? masked : `${masked}\n\n${recallPointer(cp.id, covers.length)}`;
   cp.replaced = spanItems;
   cp.inserted = [
     {
