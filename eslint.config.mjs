@@ -18,6 +18,7 @@ const editorFree = [
   'src/watch',
   'src/format',
   'src/webview',
+  'src/recall',
 ];
 
 /**
@@ -60,6 +61,13 @@ const layerZones = [
     from: './src',
     except: ['./transcripts', './compaction', './tokenizer', './format'],
     message: 'The importers run in plain Node on the compaction core alone.',
+  },
+  {
+    target: './src/recall',
+    from: './src',
+    except: ['./recall', './compaction', './tokenizer', './format', './transcripts'],
+    message:
+      'Recall reads plain data (entries and checkpoints) with the compaction core: the agent, the CLI and the MCP server use it.',
   },
   {
     target: './src/webview/shared',

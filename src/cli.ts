@@ -1,12 +1,13 @@
 /**
  * ContextKeeper's command-line tool: the compaction core over recorded transcripts, no VS Code and
- * no API key needed (`meter`, `compact`, `replay`, `watch`, `sessions`).
+ * no API key needed (`meter`, `compact`, `replay`, `watch`, `sessions`, `recall`).
  */
 import { Command, CommanderError, Option } from 'commander';
 import { compactCommand, meterCommand, replayCommand, type BudgetOptions } from './cli/commands';
 import { parseCount, parseFraction, parseTokens } from './cli/options';
 import { modelsCommand, type ModelsOptions } from './cli/models';
 import { sessionsCommand, watchCommand } from './cli/watch';
+import { parseRange, recallCommand, type RecallOptions } from './cli/recall';
 import { version as VERSION } from '../package.json';
 
 /** The smallest window the tool accepts, in tokens: below it no summary can fit beside a request. */
@@ -137,6 +138,22 @@ export function program(): Command {
     .action(
       (file: string, o: BudgetOptions & { out?: string }) => (checkBudgetOptions(o), replayCommand(file, o, out, note)),
     );
+  p.command('recall')
+    .summary('search or read what a recorded session holds, including what its own compactions replaced')
+    .description(
+      "search a recorded session's whole transcript for QUERY (a phrase, else all its words; case-insensitive), including the messages its agent's own compactions replaced (checkpoints import-1, import-2…), or read messages with --read. " +
+        'Each result names the message number, id, who wrote it (user, assistant, tool result of a named tool) and the checkpoint that replaced it; credentials are masked; output is bounded. ' +
+        'With neither QUERY nor --read: the recorded compactions and the messages each replaced.',
+    )
+    .argument('<file>', 'recorded transcript')
+    .argument('[query]', 'text to find')
+    .option('--checkpoint <id>', 'only the messages this checkpoint replaced (alone: read them)')
+    .option('--read <from[-to]>', 'read messages FROM to TO (1-based, as search results number them)', parseRange)
+    .option('--offset <chars>', 'characters of the first message to skip (to continue a long one)', parseCount)
+    .option('--max-results <n>', 'at most this many results (at most 10)', parseCount)
+    .option('--json', 'print the result as JSON')
+    .exitOverride()
+    .action((file: string, query: string | undefined, o: RecallOptions) => recallCommand(file, query, o, out));
   p.command('models')
     .description("list an endpoint's models with the context window each is served with")
     .requiredOption(

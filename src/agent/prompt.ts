@@ -6,5 +6,6 @@ export const DEFAULT_SYSTEM_PROMPT = [
   "need the user's approval; if one is declined, say so and propose an alternative.",
   'Paths are relative to the workspace root. Tool output may be truncated; narrow your request to see more.',
   'Messages labelled as a summary of earlier conversation are historical context, not new requests.',
+  'A summary names its checkpoint: search_history and read_history return what it replaced, word for word.',
   'When the task is done, answer briefly with what you changed and anything left to do.',
 ].join('\n');

@@ -8,6 +8,8 @@
  *   output keeps its head and its tail, and its exit status is added after capping so no cap removes it;
  * - side effects (write_file, edit_file, run_command) run only after approval, unless auto-approved;
  *   writes to tool-configuration folders (`.git/`, `.vscode/`, `.github/workflows/`...) always ask;
+ * - the history tools (search_history, read_history; offered when a conversation is given) read the
+ *   conversation's own raw transcript, never the workspace: they need no approval (`history-tools.ts`);
  * - model-supplied patterns run in a worker under a deadline (`pattern-worker.ts`);
  * - error texts name workspace-relative paths, never the host's folders;
  * - failures become tool results with `ok: false` rather than exceptions, so the model can react;
@@ -20,6 +22,8 @@ import { protectedFolderOf, relativizeMessage, resolveInside, toRelative } from 
 import { DEFAULT_PATTERN_DEADLINE_MS, MATCH_LINE_MAX_CHARS, PatternMatcher } from './pattern-worker';
 import { lineDiff } from './diff';
 import type { ApprovalHandler, ApprovalRequest, AutoApprove, CommandOutcome, ToolHost, ToolOutcome } from './types';
+import { HISTORY_TOOL_SCHEMAS, isHistoryTool, runHistoryTool } from './history-tools';
+import type { RecallSource } from '../recall/types';
 
 /** Options of {@link WorkspaceTools}. */
 export interface WorkspaceToolsOptions {
@@ -36,6 +40,11 @@ export interface WorkspaceToolsOptions {
   maxSearchFiles?: number;
   /** Wall-clock budget of one search_text pattern over all files, in milliseconds. Default 5 000. */
   searchDeadlineMs?: number;
+  /**
+   * The conversation's raw transcript and checkpoints in force, read at each call: when given, the
+   * read-only history tools (search_history, read_history) are offered after the workspace tools.
+   */
+  history?: () => RecallSource;
 }
 
 /** A tool call to execute: the fields of `tool_calls[i]` that matter here. */
@@ -164,7 +173,7 @@ function abortPromise(signal: AbortSignal): { promise: Promise<never>; dispose: 
 
 /** The workspace tools of one agent session. */
 export class WorkspaceTools {
-  readonly schemas: ToolSchema[] = WORKSPACE_TOOL_SCHEMAS;
+  readonly schemas: ToolSchema[];
   private readonly maxResultChars: number;
   private readonly commandTimeoutMs: number;
   private requestCounter = 0;
@@ -175,6 +184,7 @@ export class WorkspaceTools {
   ) {
     this.maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
     this.commandTimeoutMs = options.commandTimeoutMs ?? 60_000;
+    this.schemas = options.history ? [...WORKSPACE_TOOL_SCHEMAS, ...HISTORY_TOOL_SCHEMAS] : WORKSPACE_TOOL_SCHEMAS;
   }
 
   /**
@@ -214,6 +224,11 @@ export class WorkspaceTools {
       args = parsed as Args;
     } catch {
       throw new ToolFailure(`Arguments of ${call.name} are not a JSON object: ${call.arguments.slice(0, 200)}`);
+    }
+    if (this.options.history && isHistoryTool(call.name)) {
+      const result = runHistoryTool(call.name, args, this.options.history());
+      if (!result.ok) throw new ToolFailure(result.error);
+      return result.text;
     }
     switch (call.name) {
       case 'read_file':

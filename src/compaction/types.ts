@@ -206,6 +206,11 @@ export interface CompactionOptions {
   focus?: string;
   /** Emit the summary as a user/assistant pair for chat templates that require alternation. */
   summaryAsPair?: boolean;
+  /**
+   * End each summary with the line naming its checkpoint and the history tools (default true). Off
+   * for text that leaves the session (a handoff), where those checkpoints cannot be looked up.
+   */
+  recallPointer?: boolean;
   /** Skip the collapse tier. */
   noCollapse?: boolean;
   /**

@@ -138,6 +138,11 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       approve,
       autoApprove: options.autoApprove,
       commandTimeoutMs: options.toolTimeoutMs,
+      // What compactions replaced stays readable: the raw transcript and the checkpoints in force.
+      history: () => ({
+        entries: this.session.entries,
+        checkpoints: this.session.checkpoints.filter((c) => !c.restored),
+      }),
     });
     this.agent = new AgentSession({
       client: options.client,

@@ -69,6 +69,8 @@ export async function buildHandoff(
       noCollapse: true,
       approximateSummaryTokens: Math.floor(target / 4),
       keepRecentSteps: 1,
+      // A handoff is read elsewhere: the checkpoints its summary would name cannot be looked up there.
+      recallPointer: false,
       signal,
     },
   };

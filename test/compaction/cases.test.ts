@@ -381,7 +381,11 @@ test('B37: an old request, once summarized, is not re-inserted as a current inst
   const summary = result.context.find((i) => i.kind === 'summary')!;
   assert.match(String(summary.message.content), /historical context, not a new request/);
   // Kept verbatim in the requests section, which the summary's label marks as history.
-  assert.match(String(summary.message.content), /## Requests, verbatim[^\n]*\n- rebuild the docs index$/);
+  // The request closes the section; only the line pointing to the replaced messages follows it.
+  assert.match(
+    String(summary.message.content),
+    /## Requests, verbatim[^\n]*\n- rebuild the docs index\n\n\[The 4 replaced messages are kept: [^\n]*\]$/,
+  );
   assert.equal(out.filter((m) => m.role === 'user').at(-1)?.content, 'fix the README typo');
 });
 

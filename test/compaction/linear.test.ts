@@ -199,7 +199,8 @@ test('a compaction over messages read before equals one over fresh copies of the
           all: seed % 2 === 0,
         },
       });
-      return res.checkpoints.map((c) => [c.strategy, c.summary, c.tokensBefore, c.tokensAfter]);
+      // A summary names its checkpoint, whose id is random: compared without it.
+      return res.checkpoints.map((c) => [c.strategy, c.summary.replace(c.id, 'ck-id'), c.tokensBefore, c.tokensAfter]);
     };
     const items = itemsFromEntries(entries);
     const first = await run(items);

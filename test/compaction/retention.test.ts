@@ -346,8 +346,9 @@ test('budgets are fractions of the target; a larger window keeps more of the sam
   const small = await kept(8000);
   const large = await kept(32_000);
   assert.ok(large.whole > small.whole, `${large.whole} > ${small.whole}`);
-  // The requests' share counts when what stays holds most of the target: here a long system prompt.
-  msgs[0] = S(`system rules ${chars(7000, 99)}`);
+  // The requests' share counts when what stays holds most of the target: here a long system prompt
+  // (short enough that the larger share's next whole rendering of the requests fits in the target).
+  msgs[0] = S(`system rules ${chars(6800, 99)}`);
   const held = await kept(8000);
   const more = await kept(8000, 0.6);
   assert.ok(

@@ -17,7 +17,7 @@ import { approximateCounter, filler, serviceFixture } from './fixtures';
 
 const NOTES =
   '## Objective\nThe user asked the agent to read three files.\n## Work completed\n- The agent read f1.txt, f2.txt and f3.txt.';
-const files = { 'f1.txt': filler(120, 'a'), 'f2.txt': filler(120, 'b'), 'f3.txt': filler(120, 'c') };
+const files = { 'f1.txt': filler(110, 'a'), 'f2.txt': filler(110, 'b'), 'f3.txt': filler(110, 'c') };
 
 /** A summary request over the agent's prefix ends with the compaction instruction. */
 function isPrefixSummary(body: ChatRequestBody): boolean {

@@ -59,7 +59,8 @@ test('an imported Claude Code recording carries its newest reported prompt token
   await commands.executeCommand('contextKeeper.importTranscript', Uri.file(path.join(storage, 'session.jsonl')));
   const view = api.getViewState();
   assert.equal(view.budget.recordedPromptTokens, 135_528);
-  assert.ok(view.budget.used < 1000, `the gauge's own figure is the counted context: ${view.budget.used}`);
+  // A few messages plus the system prompt and the agent's tool schemas: far below the recorded figure.
+  assert.ok(view.budget.used < 2000, `the gauge's own figure is the counted context: ${view.budget.used}`);
   const imported = view.sessionId!;
   await commands.executeCommand('contextKeeper.newSession');
   assert.equal(api.getViewState().budget.recordedPromptTokens, undefined, 'a working session has no recorded figure');

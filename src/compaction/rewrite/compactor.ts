@@ -52,6 +52,7 @@ import { LineCounter } from '../../tokenizer/line-count';
 import { finalizeSummary } from '../summary/summary-checks';
 import { clipMessageToTokens } from '../clip';
 import { composeSummary, SUMMARY_FRAME_TOKENS } from '../summary/compose-summary';
+import { recallPointer } from '../summary/recall-pointer';
 import { degradeToFit } from './degrade';
 import { describeHolders, systemAndToolsTokens, tokenHolders } from '../plan/holders';
 
@@ -264,12 +265,15 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
     // slow on long replays, and spreading a span of 100k+ items into concat overflows the stack).
     const covers = coversOf(spanItems);
     const header = summaryHeader(covers.length);
+    // The checkpoint's id is chosen now: the summary's last line names it (recall-pointer.ts).
+    const checkpointId = newId();
+    const pointer = options.recallPointer === false ? undefined : recallPointer(checkpointId, covers.length);
     // What this summary may use: its share of the target left by what stays (the rest of the
     // context after the plan), never more than most of the span it replaces (it must shrink), less
-    // the summary's own framing (its header and the message's overhead).
+    // the summary's own framing (its header, its pointer line and the message's overhead).
     const mustShrink = Math.floor(span.tokens * 0.8);
     const limit = Math.min(mustShrink, Math.floor(summaryShare * (span.tokens / spanTotal)));
-    const room = limit - meter.countText(header) - SUMMARY_FRAME_TOKENS;
+    const room = limit - meter.countText(header) - (pointer ? meter.countText(pointer) + 1 : 0) - SUMMARY_FRAME_TOKENS;
     const share = splitRoom(room, { ...budgets, summaryTokens }, span.tokens, Math.min(MIN_REQUEST_TOKENS, mustShrink));
     // Summaries are counted many times as they are put together, from mostly the same lines.
     const lineCounter = new LineCounter((t) => meter.countText(t), meter.lineAdditive, meter.encoding);
@@ -297,6 +301,8 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
       userRequests,
       covers,
       header,
+      checkpointId,
+      pointer,
       limit,
       share,
       countText,
@@ -331,6 +337,8 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
       userRequests,
       covers,
       header,
+      checkpointId,
+      pointer,
       limit,
       share,
       countText,
@@ -407,10 +415,11 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
       countText,
       lineAdditive: meter.lineAdditive,
       encoding: meter.encoding,
+      footer: pointer,
     });
     const { text } = composed;
     section = composed.section;
-    const cp = base(summarizer.name === 'extractive' ? 'extractive' : 'summary', newId());
+    const cp = base(summarizer.name === 'extractive' ? 'extractive' : 'summary', checkpointId);
     const summaryItem: ContextItem = {
       id: `${cp.id}~s`,
       kind: 'summary',

@@ -23,6 +23,7 @@ import { clipMessageToTokens } from '../clip';
 import { applyCheckpoint } from '../context';
 import { tokenHolders } from '../plan/holders';
 import { collectRequests, removeRequestsSection, renderRequestsSection } from '../summary/requests';
+import { recallPointer } from '../summary/recall-pointer';
 import { backfillIdentifiers } from '../summary/identifiers/backfill';
 import { maskSecrets } from '../secrets';
 import { COLLAPSE_MIN_TOKENS } from '../plan/collapse-plan';
@@ -221,7 +222,8 @@ async function resummarize(
     Math.max(64, Math.min(input.userTokens, Math.floor(budget * 0.6))),
     (t) => meter.countText(t),
   );
-  const notesBudget = Math.max(64, budget - section.tokens - 40);
+  // The header and the pointer line that ends the summary take about 70 tokens.
+  const notesBudget = Math.max(64, budget - section.tokens - 70);
   let result;
   try {
     result = await summarizer.summarize({
@@ -249,9 +251,10 @@ async function resummarize(
     spanItems,
     Math.min(600, notesBudget),
   ).text;
-  const text = maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes);
   const cp = input.newCheckpoint(summarizer.name === 'extractive' ? 'extractive' : 'summary');
   const covers = ([] as string[]).concat(...spanItems.map((i) => i.covers));
+  const masked = maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes);
+  const text = options.recallPointer === false ? masked : `${masked}\n\n${recallPointer(cp.id, covers.length)}`;
   cp.replaced = spanItems;
   cp.inserted = [
     {

@@ -1,7 +1,7 @@
 /**
  * Puts one summary's text together inside its token limit: the notes (with their back-filled
  * identifiers), then the requests section, which closes the summary next to the latest request that
- * follows it. Requests come first inside the target (README, "What a summary keeps"): what the notes
+ * follows it, then the one-line pointer to the replaced messages (`recall-pointer.ts`). Requests come first inside the target (README, "What a summary keeps"): what the notes
  * leave unused goes to them. Credentials quoted from tool output leave masked.
  *
  * Pure: no I/O.
@@ -33,6 +33,8 @@ export interface ComposeInput {
   lineAdditive?: boolean;
   /** Name of the counter's encoding: line counts are then kept across sections (see `renderRequestsSection`). */
   encoding?: string;
+  /** One line that ends the summary (the pointer to its replaced messages); counted inside `limit`. */
+  footer?: string;
 }
 
 /**
@@ -45,13 +47,14 @@ export interface ComposeInput {
  * stays in the context alone is over the target, and the result says so).
  */
 export function composeSummary(input: ComposeInput): { text: string; section: RequestsSection } {
-  const { header, requests, limit, minRequests, countText, lineAdditive, encoding } = input;
+  const { header, requests, limit, minRequests, countText, lineAdditive, encoding, footer } = input;
   let { notes, section } = input;
-  const frame = countText(header) + SUMMARY_FRAME_TOKENS;
+  const frame = countText(header) + SUMMARY_FRAME_TOKENS + (footer ? countText(footer) + 1 : 0);
   const spare = limit - frame - countText(notes) - section.tokens - 2;
   if ((section.shortened > 0 || section.omitted > 0) && spare > 8)
     section = renderRequestsSection(requests, section.tokens + spare, countText, lineAdditive, encoding);
-  const compose = () => maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes);
+  const compose = () =>
+    maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes) + (footer ? `\n\n${footer}` : '');
   let text = compose();
   if (limit < frame + minRequests + 64) return { text, section };
   const overBy = () => countText(`${header}\n\n${text}`) + SUMMARY_FRAME_TOKENS - limit;
