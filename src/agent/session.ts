@@ -157,8 +157,6 @@ export interface RunResult {
   error?: Error;
 }
 
-export { CANCELLED_REPLY_MARKER } from './cancelled-reply';
-
 interface PendingCall {
   id: string;
   name: string;

@@ -107,3 +107,8 @@ export function coveredIds(items: readonly ContextItem[]): string[] {
   }
   return out;
 }
+
+/** A new checkpoint id: `ck-` and 8 hexadecimal characters. */
+export function newId(): string {
+  return `ck-${globalThis.crypto.randomUUID().slice(0, 8)}`;
+}

@@ -23,13 +23,11 @@ import type { ApprovalHandler } from '../agent/types';
 import type { CompactNowOptions, ContextServiceApi, ContextServiceOptions, LogSink } from './api';
 import { ServiceEventSurface } from './service-events';
 import { SessionState, type ContextState } from './session/session-state';
-import type { SessionState as StoredSession } from './session/store';
-import { SessionFiles } from './session/session-files';
+import { SessionFiles, newSessionId } from './session/session-files';
 import type { Compactions } from './compaction/compactions';
 import { serviceCompactions } from './compaction/service-compactions';
 import { ContextTally, type SavedCalibration } from './meter/tally';
 import { countInSlices } from './meter/count-slices';
-import { newSessionId } from './helpers';
 import { UsageRecorder, type ServiceStats } from './meter/usage';
 import { ServiceStatus } from './status';
 import { agentHooks } from './agent-hooks';
@@ -56,9 +54,7 @@ import type {
   TranscriptSnapshot,
 } from './records';
 import type { BudgetSnapshot } from './meter/budget-types';
-
-export { newSessionId } from './helpers';
-export type { ModelCallRecord, ServiceStats } from './meter/usage';
+import type { SessionState as StoredSession } from './session/store-format';
 
 /** The context service. Build with {@link ContextService.open}. */
 export class ContextService extends ServiceEventSurface implements ContextServiceApi {

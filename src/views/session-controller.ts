@@ -23,10 +23,11 @@ import type { ModelFailure } from '../compaction/outcome';
 import { modelErrorFixes } from './notices';
 import { SessionList } from './session-list';
 import { feedSidebar } from './sidebar/sidebar-feed';
-import { SidebarModel, toBudgetView } from './sidebar/view-model';
+import { SidebarModel } from './sidebar/view-model';
 import { countAsImported } from './import-count';
 import { cancelAndWait } from './commands/task-cancel';
 import type { CheckpointRecord, ImportedTranscript, ServiceState } from '../service/records';
+import { toBudgetView } from './sidebar/view-mappers';
 
 /** Everything the factory needs to build one service instance. */
 export interface ServiceInput {

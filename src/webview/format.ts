@@ -16,4 +16,3 @@ export function localTime(iso: string | undefined): string {
 }
 
 /** The divider's headline in plain words (see src/webview/shared/compaction-headline.ts). */
-export { compactionHeadline } from './shared/compaction-headline.js';

@@ -10,7 +10,8 @@ import { repeat } from 'lit-html/directives/repeat.js';
 import type { CompactionView, TranscriptItemView, ViewState, WebviewMessage } from './shared/protocol.js';
 import type { Store } from './shared/view-store.js';
 import { heldLabel, pinLabel, pinOffered } from './shared/item-labels.js';
-import { compactionHeadline, localTime, tokens } from './format.js';
+import { localTime, tokens } from './format.js';
+import { compactionHeadline } from './shared/compaction-headline.js';
 
 /** What the templates need from the page: posting, and the webview-local open/closed state. */
 export interface Ui {

@@ -35,15 +35,10 @@ import {
   type PreparedCompaction,
 } from './commit';
 
-export { CLIP_MIN_TOKENS } from '../plan/clip-plan';
-export { commitPrepared } from './commit';
-
-export { anchoredBreakdown, anchoredTokens } from '../plan/anchored';
 import { callOf, collapseItem } from './collapse';
-import { applyCheckpoint } from '../context';
-import { collectRequests, removeRequestsSection, renderRequestsSection } from '../summary/requests';
+import { applyCheckpoint, newId } from '../context';
+import { collectRequests, removeRequestsSection } from '../summary/requests';
 import { keptTokensOf } from '../plan/kept-tokens';
-import { droppedFilesNote, newId } from './span-parts';
 import { backfillIdentifiers } from '../summary/identifiers/backfill';
 import { carryIdentifiers } from '../summary/identifiers/carry-identifiers';
 import { actionsOf } from '../summary/ledger/actions';
@@ -54,6 +49,8 @@ import { clipMessageToTokens } from '../clip';
 import { composeSummary, SUMMARY_FRAME_TOKENS } from '../summary/compose-summary';
 import { degradeToFit } from './degrade';
 import { describeHolders, systemAndToolsTokens, tokenHolders } from '../plan/holders';
+import { renderRequestsSection } from '../summary/requests-section';
+import { droppedFilesNote } from './reattach';
 
 /** Everything one compaction needs. */
 export interface CompactInput {

@@ -275,3 +275,11 @@ export function attachReserve(
   }
   return used;
 }
+
+/** One line naming the re-attached file copies a summary drops, or '' when it drops none. */
+export function droppedFilesNote(items: readonly ContextItem[]): string {
+  const paths = [...new Set(items.map((i) => i.attachedFile).filter((p): p is string => p !== undefined))];
+  return paths.length === 0
+    ? ''
+    : `Files re-attached earlier, their copies now dropped (read them again for current contents): ${paths.join(', ')}`;
+}

@@ -19,15 +19,6 @@ import { contentText, isToolOutputText } from '../text';
 import { REQUESTS_HEADING } from './requests-section';
 import { GrowingSpan } from '../meter/span-memo';
 
-export {
-  groupDigits,
-  REQUESTS_HEADING,
-  renderRequestsSection,
-  shortenedMarker,
-  shortenMiddle,
-  type RequestsSection,
-} from './requests-section';
-
 /** Harness blocks inside user messages, removed whole (tag and body). */
 const INJECTED =
   /<(environment_details|environment_context|system-reminder|system_reminder|ide_opened_file|ide_selection|local-command-stdout|local-command-stderr|command-message|command-name|command-args|command-stdout|bash-stdout|bash-stderr|bash-input|user-prompt-submit-hook|user_instructions|explicit_instructions|INSTRUCTIONS|repository_rules|task_progress)(?:\s[^>]*)?>[\s\S]*?<\/\1>/gi;

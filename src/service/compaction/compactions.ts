@@ -18,34 +18,34 @@
  */
 import type { BudgetConfig, CheckpointTrigger, ContextItem } from '../../compaction/types';
 import { thresholds } from '../../compaction/plan/budget';
-import { commitPrepared } from '../../compaction/rewrite/compactor';
-import { prepareOffThread, type CompactionProgress } from './worker/runner';
+import { prepareOffThread } from './worker/runner';
 import { applyReattach, planReattach, reattachFiles } from './reattach-step';
 import { PrepareAhead, preparedCeiling } from './prepare-ahead';
 import { mayCompactRestored } from '../session/restored-overflow';
 import { automaticAim } from './landing';
 import { anchoredTokens } from '../../compaction/plan/anchored';
 import { ManualQueue } from './manual-queue';
-import { describeOutcome, type ServiceCompactionStatus, type CompactOutcome } from './outcome';
-import type { CompactionStatus, CompactionResult } from '../../compaction/outcome';
-import type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
 import {
+  describeOutcome,
+  type ServiceCompactionStatus,
+  type CompactOutcome,
   notApplied,
   outcomeOf,
-  previewOf,
-  raceAbort,
   runFailure,
-  sameKind,
-  stuckNote,
-  withEditedSummary,
-} from './compaction-outcomes';
+} from './outcome';
+import type { CompactionStatus, CompactionResult } from '../../compaction/outcome';
+import { describeCompaction } from '../../compaction/outcome-text';
+import type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
 
-export type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
 import { CompactionGuard } from '../../compaction/rewrite/guard';
 import { evictImages } from './image-eviction';
 import type { ContextOverflow } from '../../models/context-errors';
 import type { PreparedCompaction } from '../../compaction/rewrite/commit';
 import type { CheckpointRecord, CompactionPreview } from '../records';
+import { commitPrepared } from '../../compaction/rewrite/commit';
+import type { CompactionProgress } from './worker/session-worker';
+import { raceAbort } from './race-abort';
+import { previewOf, withEditedSummary } from './preview';
 
 /** The compaction coordinator of one context service. */
 export class Compactions {
@@ -507,4 +507,19 @@ export class Compactions {
     );
     return outcomeOf(result, records);
   }
+}
+
+/** The note shown while the meter is over the trigger and automatic compaction cannot help. */
+export function stuckNote(status: CompactionStatus): string {
+  const advice =
+    status.kind === 'nothing-eligible'
+      ? '; the system prompt, tool schemas, pinned messages and the newest step leave too little room: unpin messages, start a new task, lower the reserved output, or use a larger window'
+      : '';
+  return `Over the compaction trigger and automatic compaction cannot help: ${describeCompaction(status)}${advice}.`;
+}
+
+/** True when two notes differ only in their figures (token counts change on every model call). */
+export function sameKind(a: string | undefined, b: string | undefined): boolean {
+  const kind = (text: string | undefined): string | undefined => text?.replace(/\d+/g, '#');
+  return kind(a) === kind(b);
 }

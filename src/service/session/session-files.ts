@@ -8,10 +8,12 @@ import type { LogSink } from '../api';
 import type { ContextState } from './session-state';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CALIBRATION_FILE, SessionStore, type SessionState as StoredSession } from './store';
+import { randomUUID } from 'node:crypto';
+import { CALIBRATION_FILE, SessionStore } from './store';
 import { writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
 import { isSavedCalibration, type SavedCalibration } from '../meter/tally';
 import { SaveQueue } from './save-queue';
+import type { SessionState as StoredSession } from './store-format';
 
 /** The meter's calibration on reported usage, written after each model reply (see {@link SavedCalibration}). */
 const CALIBRATION = CALIBRATION_FILE;
@@ -302,4 +304,10 @@ function describeIoError(error: unknown): string {
   if (cause?.code === 'ENOSPC') return 'the disk is full';
   if (cause?.code === 'EFBIG') return 'the file-size limit was reached';
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Makes a session id: sortable time plus a random suffix, safe as a folder name. */
+export function newSessionId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
+  return `${stamp}-${randomUUID().slice(0, 6)}`;
 }

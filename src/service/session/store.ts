@@ -34,9 +34,6 @@ import { parseTranscript, resolveState, toStored, type SessionState, type Stored
 import { processAlive, removeStaleTempFiles, writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
 import { insertRepairs, repairInterruptedCalls } from './store-repair';
 
-export type { StoredItem, StoredCheckpoint, StoredState, SessionState } from './store-format';
-export { parseTranscript, resolveState, unaccountedEntries } from './store-format';
-
 /** What {@link SessionStore.open} loaded. */
 export interface LoadedSession {
   entries: Entry[];
@@ -66,8 +63,6 @@ const MARKER = 'session.json';
 const LOCK = 'lock';
 /** The saved calibration's file, written atomically by session-files.ts (named here for the temp-file sweep). */
 export const CALIBRATION_FILE = 'calibration.json';
-
-export { writeFileAtomic } from './atomic-file';
 
 /** The files of one session folder. Synchronous I/O: every write must be durable before returning. */
 export class SessionStore {

@@ -6,8 +6,9 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { buildHandoff, type Handoff } from '../../watch/handoff';
-import { compactionWorkerFile, CompactionWorker } from '../../service/compaction/worker/runner';
+import { compactionWorkerFile } from '../../service/compaction/worker/runner';
 import { AGENT_CHECKPOINT_SCHEME, AgentSessionsView } from '../agent-sessions';
+import { CompactionWorker } from '../../service/compaction/worker/session-worker';
 
 /** Creates the view and returns everything to dispose. */
 export function registerAgentSessions(log: vscode.LogOutputChannel): vscode.Disposable[] {

@@ -31,7 +31,6 @@ import { fullTextOf, itemsForEntry, toolCallLineId, type ToolNames } from './tra
 import { compactionDetailOf, toApprovalViews, toBudgetView, toCheckpointView, toPreviewView } from './view-mappers';
 import { countAsImported } from '../import-count';
 import type { CheckpointRecord } from '../../service/records';
-export { toBudgetView, toCheckpointView } from './view-mappers';
 
 /** Lines shown at first; `loadEarlier` adds this many more each time. */
 export const WINDOW_STEP = 200;
