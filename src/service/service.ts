@@ -4,7 +4,7 @@
  * the contract. Plain Node: no `vscode` import.
  *
  * Ownership: the conversation's state (raw transcript, active context, checkpoints, pins) lives in a
- * pure {@link SessionState}; this class orchestrates around it: the {@link AgentSession} appends
+ * pure {@link ConversationState}; this class orchestrates around it: the {@link AgentSession} appends
  * through the service's conversation and calls it at safe points, {@link Compactions} decides when to
  * compact and hands applied results back to {@link ContextService.commitCompaction}, and every rewrite
  * is planned on the state, applied, announced, and saved (in order, off the editor's thread) through
@@ -22,7 +22,7 @@ import { DEFAULT_SYSTEM_PROMPT } from '../agent/prompt';
 import type { ApprovalHandler } from '../agent/types';
 import type { CompactNowOptions, ContextServiceApi, ContextServiceOptions, LogSink } from './api';
 import { ServiceEventSurface } from './service-events';
-import { SessionState, type ContextState } from './session/session-state';
+import { ConversationState, type ContextState } from './session/conversation-state';
 import { SessionFiles, newSessionId } from './session/session-files';
 import type { Compactions } from './compaction/compactions';
 import { serviceCompactions } from './compaction/service-compactions';
@@ -54,7 +54,7 @@ import type {
   TranscriptSnapshot,
 } from './records';
 import type { BudgetSnapshot } from './meter/budget-types';
-import type { SessionState as StoredSession } from './session/store-format';
+import type { SavedSessionState } from './session/store-format';
 
 /** The context service. Build with {@link ContextService.open}. */
 export class ContextService extends ServiceEventSurface implements ContextServiceApi {
@@ -67,7 +67,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   private readonly now: () => Date;
 
   private readonly files: SessionFiles;
-  private readonly session = new SessionState();
+  private readonly session = new ConversationState();
   private readonly usage: UsageRecorder;
   /** The meter's running reading of the active context (see tally.ts). */
   private readonly tally: ContextTally;
@@ -455,7 +455,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   }
 
   /** Takes over loaded or imported entries and state (and a saved calibration); entries not in the state are appended raw. */
-  private adopt(entries: Entry[], state: StoredSession | undefined, calibration?: SavedCalibration): void {
+  private adopt(entries: Entry[], state: SavedSessionState | undefined, calibration?: SavedCalibration): void {
     this.session.adopt(entries, state);
     this.restored.clear();
     // Restores made before a reload keep their messages out of automatic compaction.

@@ -5,7 +5,7 @@
  */
 import type { Entry } from '../../compaction/types';
 import type { LogSink } from '../api';
-import type { ContextState } from './session-state';
+import type { ContextState } from './conversation-state';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -13,7 +13,7 @@ import { CALIBRATION_FILE, SessionStore } from './store';
 import { writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
 import { isSavedCalibration, type SavedCalibration } from '../meter/tally';
 import { SaveQueue } from './save-queue';
-import type { SessionState as StoredSession } from './store-format';
+import type { SavedSessionState } from './store-format';
 
 /** The meter's calibration on reported usage, written after each model reply (see {@link SavedCalibration}). */
 const CALIBRATION = CALIBRATION_FILE;
@@ -63,7 +63,7 @@ export class SessionFiles {
    */
   load(
     log: LogSink,
-  ): { entries: Entry[]; state: StoredSession | undefined; calibration?: SavedCalibration } | undefined {
+  ): { entries: Entry[]; state: SavedSessionState | undefined; calibration?: SavedCalibration } | undefined {
     if (!this.storageDir) return undefined;
     const { store, loaded } = SessionStore.open(this.storageDir, this.id);
     this.store = store;

@@ -30,7 +30,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Entry } from '../../compaction/types';
-import { parseTranscript, resolveState, toStored, type SessionState, type StoredState } from './store-format';
+import { parseTranscript, resolveState, toStored, type SavedSessionState, type StoredState } from './store-format';
 import { processAlive, removeStaleTempFiles, writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
 import { insertRepairs, repairInterruptedCalls } from './store-repair';
 
@@ -38,7 +38,7 @@ import { insertRepairs, repairInterruptedCalls } from './store-repair';
 export interface LoadedSession {
   entries: Entry[];
   /** Undefined for a new (empty) session folder. */
-  state: SessionState | undefined;
+  state: SavedSessionState | undefined;
   /** Problems found and worked around, one sentence each (file, line, what was done). */
   warnings: string[];
   /** Set when the folder is opened read-only (held by another window, or a newer format): why. */
@@ -196,7 +196,7 @@ export class SessionStore {
     const repaired = repairInterruptedCalls(entries, this.transcriptPath);
     entries = repaired.entries;
     warnings.push(...repaired.warnings);
-    let state: SessionState | undefined;
+    let state: SavedSessionState | undefined;
     for (const name of [STATE, PREVIOUS_STATE]) {
       const file = path.join(this.folder, name);
       if (!fs.existsSync(file)) continue;
@@ -292,7 +292,7 @@ export class SessionStore {
   }
 
   /** Writes the state atomically, keeping the previous version as a fallback. Throws when read-only. */
-  writeState(state: SessionState): void {
+  writeState(state: SavedSessionState): void {
     this.writeStateText(this.stateText(state));
   }
 
@@ -302,7 +302,7 @@ export class SessionStore {
   }
 
   /** The text of `state.json` for `state` (its raw items as references). O(state). */
-  stateText(state: SessionState): string {
+  stateText(state: SavedSessionState): string {
     const stored: StoredState = {
       format: 'context-keeper/session-state',
       version: 1,

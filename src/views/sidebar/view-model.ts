@@ -19,7 +19,7 @@ import type {
   HostMessage,
   PreviewView,
   ReplacedItemView,
-  SessionState,
+  ActivityState,
   SessionView,
   TranscriptItemView,
   ViewDelta,
@@ -362,7 +362,7 @@ export class SidebarModel {
     }
   }
 
-  private sessionState(): SessionState {
+  private sessionState(): ActivityState {
     return this.service?.getState().state ?? 'idle';
   }
 

@@ -23,8 +23,8 @@ export interface ContextState {
   pinned: string[];
 }
 
-/** The session state. See the module comment for the plan/apply discipline. */
-export class SessionState {
+/** The state of one conversation. See the module comment for the plan/apply discipline. */
+export class ConversationState {
   private entryList: Entry[] = [];
   private entryIds = new Set<string>();
   private entryCounter = 0;
