@@ -20,6 +20,7 @@ import { protectedFolderOf, relativizeMessage, resolveInside, toRelative } from 
 import { DEFAULT_PATTERN_DEADLINE_MS, MATCH_LINE_MAX_CHARS, PatternMatcher } from './pattern-worker';
 import { lineDiff } from './diff';
 import type { ApprovalHandler, ApprovalRequest, AutoApprove, CommandOutcome, ToolHost, ToolOutcome } from './types';
+import { errorMessage } from '../format/error-message';
 
 /** Options of {@link WorkspaceTools}. */
 export interface WorkspaceToolsOptions {
@@ -187,7 +188,7 @@ export class WorkspaceTools {
       return { content: this.cap(call, content, 'narrow the request to see more'), ok: true };
     } catch (error) {
       if (signal.aborted) return { content: CANCELLED_RESULT, ok: false, cancelled: true };
-      const message = relativizeMessage(this.host.root, error instanceof Error ? error.message : String(error));
+      const message = relativizeMessage(this.host.root, errorMessage(error));
       return { content: this.cap(call, `Error: ${message}`), ok: false };
     } finally {
       abort.dispose();

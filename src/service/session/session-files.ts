@@ -14,6 +14,7 @@ import { writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
 import { isSavedCalibration, type SavedCalibration } from '../meter/tally';
 import { SaveQueue } from './save-queue';
 import type { SavedSessionState } from './store-format';
+import { errorMessage } from '../../format/error-message';
 
 /** The meter's calibration on reported usage, written after each model reply (see {@link SavedCalibration}). */
 const CALIBRATION = CALIBRATION_FILE;
@@ -135,7 +136,7 @@ export class SessionFiles {
     const warn = (error: unknown) =>
       this.calibrationSource?.log(
         'warn',
-        `${file}: could not save the calibration on reported usage (${error instanceof Error ? error.message : String(error)})`,
+        `${file}: could not save the calibration on reported usage (${errorMessage(error)})`,
       );
     return new SaveQueue(
       {
@@ -303,7 +304,7 @@ function describeIoError(error: unknown): string {
   const cause = error as NodeJS.ErrnoException;
   if (cause?.code === 'ENOSPC') return 'the disk is full';
   if (cause?.code === 'EFBIG') return 'the file-size limit was reached';
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 /** Makes a session id: sortable time plus a random suffix, safe as a folder name. */
