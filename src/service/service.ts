@@ -213,7 +213,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     const taskSignal = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
     const checkpointsBefore = this.session.checkpoints.length;
     try {
-      // The new request goes in first, so a compaction before the call keeps it verbatim and last (B49).
+      // The new request goes in first, so a compaction before the call keeps it verbatim and last.
       await this.conversation.append({
         id: this.conversation.newEntryId(),
         message: { role: 'user', content: text },
@@ -250,7 +250,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     const request = { focus: options.focus, preview: options.preview === true, onProgress: options.onProgress };
     let outcome: CompactOutcome;
     if (this.taskController) {
-      // Never while a reply streams or tool results are outstanding (B07, B51): wait for the safe point.
+      // Never while a reply streams or tool results are outstanding: wait for the safe point.
       this.log('info', 'compaction queued until the current step ends');
       outcome = await this.compactions.enqueue({ ...request, signal });
     } else {

@@ -1,20 +1,20 @@
 /**
  * Decides when and how the context service compacts, around the pure core in `src/compaction`:
  *
- * - single flight: concurrent requests share one run and yield one checkpoint (B54);
+ * - single flight: concurrent requests share one run and yield one checkpoint;
  * - safe points only: the owner calls {@link Compactions.atSafePoint} before each model call, when
- *   every tool call of the last step is answered (B07, B12); manual requests made while a step runs
- *   are queued until then (B51);
- * - hysteresis: automatic compaction fires at `compactAt` and aims at `compactTo` (B23); the
+ *   every tool call of the last step is answered; manual requests made while a step runs
+ *   are queued until then;
+ * - hysteresis: automatic compaction fires at `compactAt` and aims at `compactTo`; the
  *   {@link CompactionGuard} allows one automatic run per model call, backs off after failures and
- *   pauses on thrashing (B13, B21);
+ *   pauses on thrashing;
  * - prepared ahead: when the meter passes `compactAt − margin` and the next model call may reach the
  *   threshold, the summary of the span that will be replaced is computed in the background so that
  *   at the threshold it applies without waiting; it is discarded when the context was rewritten in
  *   between (stale);
  * - reachable: an automatic run whose never-summarised part fills the target aims just above it
  *   (./reachable-target);
- * - atomic: cancel and timeout abort the run and leave the context and the store unchanged (B52, B55).
+ * - atomic: cancel and timeout abort the run and leave the context and the store unchanged.
  */
 import type { BudgetConfig, CheckpointTrigger, ContextItem } from '../../compaction/types';
 import { thresholds } from '../../compaction/plan/budget';

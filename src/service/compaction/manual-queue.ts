@@ -1,6 +1,6 @@
 /**
  * Manual compaction requests made while an agent step runs wait here until the next safe point
- * (B51); all requests waiting there share one run and one outcome.
+ *; all requests waiting there share one run and one outcome.
  */
 import type { ServiceCompactionStatus, CompactOutcome } from './outcome';
 import type { CompactionProgress } from './worker/session-worker';
