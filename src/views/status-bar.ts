@@ -7,13 +7,7 @@ import type { BudgetView, ActivityState } from '../webview/shared/protocol';
 import { Commands } from './commands/command-ids';
 import { recordedK, recordedReason } from '../transcripts/reported';
 import type { LastBudget } from './sidebar/last-budget';
-
-/** Compact token count: 950, 12.3k, 1.05M. */
-export function formatTokens(tokens: number): string {
-  if (tokens < 1000) return String(Math.round(tokens));
-  if (tokens < 1_000_000) return `${(tokens / 1000).toFixed(tokens < 10_000 ? 1 : 0)}k`;
-  return `${(tokens / 1_000_000).toFixed(2)}M`;
-}
+import { formatTokens } from '../format/tokens';
 
 const STATE_ICONS: Record<ActivityState, string> = {
   idle: '$(dashboard)',
