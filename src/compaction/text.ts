@@ -139,29 +139,6 @@ export function keyArguments(args: string, max = 320): string {
   return s.length > max ? s.slice(0, max - 1) + '…' : s;
 }
 
-/** ANSI terminal escape sequences (colours in captured command output). */
-const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
-/** Blocks that agent harnesses inject into user messages (environment details, reminders, IDE state). */
-const INJECTED_BLOCK =
-  /<(environment_details|system-reminder|system_reminder|ide_opened_file|ide_selection|local-command-stdout|command-message|command-name|explicit_instructions)(?:\s[^>]*)?>[\s\S]*?<\/\1>/gi;
-/** Wrapping tags around what the user wrote (`<task>`, `<feedback>`, `<user_message>`): the text stays. */
-const WRAPPER_TAG = /<\/?(task|feedback|user_message|answer|query)>/gi;
-
-/**
- * What the user actually wrote in a user message: injected tagged blocks, ANSI codes and
- * automated notices removed. Empty when nothing is left.
- */
-export function userWrittenText(text: string): string {
-  return text
-    .replace(INJECTED_BLOCK, ' ')
-    .replace(WRAPPER_TAG, ' ')
-    .replace(ANSI, '')
-    .split('\n')
-    .filter((l) => !/automated message|do not respond to it conversationally/i.test(l))
-    .join('\n')
-    .trim();
-}
-
 /**
  * True when a user message carries tool or environment output rather than a request: SWE-agent
  * observations, Cline's `[tool] Result:` blocks, terminal output.

@@ -65,8 +65,6 @@ export interface CompactInput {
 export const DEFAULT_KEEP_RECENT_STEPS = 1;
 /** Default bound on model calls per compaction (invariant 7). */
 export const DEFAULT_MAX_SUMMARY_CALLS = 4;
-/** Default summary length, in tokens. */
-export const DEFAULT_SUMMARY_TOKENS = 1200;
 /**
  * Characters allowed for identifiers appended to a summary (about 300 tokens at ~4 characters each);
  * more when the typed requests leave room (see {@link backfillChars}).
