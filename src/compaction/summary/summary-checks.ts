@@ -14,6 +14,7 @@
 import type { ContextItem } from '../types';
 import { clipMiddle } from '../clip';
 import { messageText, toolCallsOf } from './summary-prompt';
+import { parseJsonOrUndefined } from '../../format/json';
 
 /** Heading of the appended task-list section. */
 export const TASK_LIST_HEADING = '## Task list (last update, verbatim)';
@@ -216,12 +217,7 @@ function findContradictions(
 
 /** What a call acts on: file paths and commands from its arguments. */
 function targetsOf(call: Pick<CallOutcome, 'arguments'>): string[] {
-  let args: unknown;
-  try {
-    args = JSON.parse(call.arguments);
-  } catch {
-    return [];
-  }
+  const args = parseJsonOrUndefined(call.arguments);
   if (typeof args !== 'object' || args === null) return [];
   const out: string[] = [];
   for (const key of ['path', 'file', 'file_path', 'filePath', 'filename', 'target', 'command', 'cmd']) {

@@ -13,6 +13,7 @@ import { CALIBRATION_FILE, SessionStore } from './store';
 import { writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
 import { isSavedCalibration, type SavedCalibration } from '../meter/tally';
 import { SaveQueue } from './save-queue';
+import { parseJsonOrUndefined } from '../../format/json';
 import type { SavedSessionState } from './store-format';
 import { errorMessage } from '../../format/error-message';
 
@@ -175,16 +176,16 @@ export class SessionFiles {
     } catch {
       return undefined;
     }
-    try {
-      const value: unknown = JSON.parse(text);
-      if (isSavedCalibration(value)) return value;
-      log(
-        'warn',
-        `${file}: fields "tokens", "cachedAdded" or "ids" missing or of the wrong type; the gauge shows an estimate until the next model reply`,
-      );
-    } catch {
+    const value = parseJsonOrUndefined(text);
+    if (value === undefined) {
       log('warn', `${file}: not valid JSON; the gauge shows an estimate until the next model reply`);
+      return undefined;
     }
+    if (isSavedCalibration(value)) return value;
+    log(
+      'warn',
+      `${file}: fields "tokens", "cachedAdded" or "ids" missing or of the wrong type; the gauge shows an estimate until the next model reply`,
+    );
     return undefined;
   }
 

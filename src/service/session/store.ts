@@ -33,6 +33,7 @@ import type { Entry } from '../../compaction/types';
 import { parseTranscript, resolveState, toStored, type SavedSessionState, type StoredState } from './store-format';
 import { processAlive, removeStaleTempFiles, writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
 import { insertRepairs, repairInterruptedCalls } from './store-repair';
+import { parseJsonObject } from '../../format/json';
 
 /** What {@link SessionStore.open} loaded. */
 export interface LoadedSession {
@@ -349,10 +350,5 @@ export class SessionStore {
 }
 
 function isJsonObject(text: string): boolean {
-  try {
-    const v = JSON.parse(text) as unknown;
-    return v !== null && typeof v === 'object' && !Array.isArray(v);
-  } catch {
-    return false;
-  }
+  return parseJsonObject(text) !== undefined;
 }
