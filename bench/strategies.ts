@@ -33,8 +33,8 @@ import type {
   Summarizer,
   ToolSchema,
 } from '../src/compaction/types';
-import { anchoredTokens } from '../src/compaction/rewrite/compactor';
 import { PricedSummarizer, type LastRequest } from './summary-pricing';
+import { anchoredTokens } from '../src/compaction/plan/anchored';
 
 /** Price of a cached input token relative to an uncached one (a prompt-cache hit). */
 export const CACHED_INPUT_PRICE = 0.1;

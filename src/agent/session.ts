@@ -23,6 +23,7 @@ import type { ToolOutcome } from './types';
 import { redactKey } from '../compaction/secrets';
 import { ToolCallAssembler } from './tool-call-stream';
 import { DEFAULT_MAX_RETRY_WAIT_MS, formatWait, raceAbort, withRetries, type RetryWait } from './retry';
+import { errorMessage } from '../format/error-message';
 
 /** Where the session reads and appends messages. */
 export interface Conversation {
@@ -156,8 +157,6 @@ export interface RunResult {
   toolCalls: number;
   error?: Error;
 }
-
-export { CANCELLED_REPLY_MARKER } from './cancelled-reply';
 
 interface PendingCall {
   id: string;
@@ -393,7 +392,7 @@ export class AgentSession {
         .catch((error: unknown): ToolOutcome =>
           signal.aborted
             ? { content: CANCELLED_RESULT, ok: false, cancelled: true }
-            : { content: `Error: ${error instanceof Error ? error.message : String(error)}`, ok: false },
+            : { content: `Error: ${errorMessage(error)}`, ok: false },
         )
         .then((outcome) => ({ outcome, durationMs: Date.now() - t0 }));
     });

@@ -16,6 +16,7 @@
  * characters; text and arguments of one reply together at most {@link MAX_REPLY_CHARS}. Past a bound
  * the reply fails with a {@link StreamedReplyError} naming it, never a silent drop.
  */
+import { parseJsonOrUndefined } from '../format/json';
 
 /** Most tool calls one reply may hold. OpenAI documents no limit; 128 is its cap on tools per request. */
 export const MAX_TOOL_CALLS = 128;
@@ -52,13 +53,7 @@ interface ToolCallDelta {
 }
 
 function parsesAsJson(text: string): boolean {
-  if (text.trim() === '') return false;
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
+  return text.trim() !== '' && parseJsonOrUndefined(text) !== undefined;
 }
 
 /** Collects the tool-call deltas and the text size of one streamed reply. */

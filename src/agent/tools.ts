@@ -24,6 +24,7 @@ import { lineDiff } from './diff';
 import type { ApprovalHandler, ApprovalRequest, AutoApprove, CommandOutcome, ToolHost, ToolOutcome } from './types';
 import { HISTORY_TOOL_SCHEMAS, isHistoryTool, runHistoryTool } from './history-tools';
 import type { RecallSource } from '../recall/types';
+import { errorMessage } from '../format/error-message';
 
 /** Options of {@link WorkspaceTools}. */
 export interface WorkspaceToolsOptions {
@@ -199,7 +200,7 @@ export class WorkspaceTools {
       return { content: this.cap(call, content, 'narrow the request to see more'), ok: true };
     } catch (error) {
       if (signal.aborted) return { content: CANCELLED_RESULT, ok: false, cancelled: true };
-      const message = relativizeMessage(this.host.root, error instanceof Error ? error.message : String(error));
+      const message = relativizeMessage(this.host.root, errorMessage(error));
       return { content: this.cap(call, `Error: ${message}`), ok: false };
     } finally {
       abort.dispose();

@@ -17,7 +17,8 @@ import { describeHolders, tokenHolders } from '../compaction/plan/holders';
 import { summarizerFromFlags } from '../summarizers/from-options';
 import { replay } from '../replay/replay';
 import { loadSession, type LoadedSession } from './load';
-import { gauge, kTokens } from './format';
+import { gauge } from './format';
+import { formatTokens } from '../format/tokens';
 import { writeJsonLines } from './json-lines';
 import { encodingWarning } from './encoding';
 import { latestReportedPrompt, recordedK, recordedReason } from '../transcripts/reported';
@@ -249,7 +250,7 @@ export async function compactCommand(
     return;
   }
   out(
-    `${path.basename(file)}: ${s.transcript.format}, ${s.entries.length} messages, window ${kTokens(o.window)} (target ${kTokens(th.targetTokens)})`,
+    `${path.basename(file)}: ${s.transcript.format}, ${s.entries.length} messages, window ${formatTokens(o.window)} (target ${formatTokens(th.targetTokens)})`,
   );
   out(
     result.applied
@@ -313,7 +314,7 @@ export async function replayCommand(
   const summarizer = summarizerFor(o, s);
   if (!o.json) {
     out(
-      `${path.basename(file)}: ${s.transcript.format}, ${s.entries.length} messages, window ${kTokens(o.window)}, compact at ${Math.round(o.at * 100)}% → ${Math.round(o.to * 100)}%, summarizer ${summarizer.name}`,
+      `${path.basename(file)}: ${s.transcript.format}, ${s.entries.length} messages, window ${formatTokens(o.window)}, compact at ${Math.round(o.at * 100)}% → ${Math.round(o.to * 100)}%, summarizer ${summarizer.name}`,
     );
   }
   const report = await replay(s.entries, s.meter, summarizer, {

@@ -1,9 +1,5 @@
 /** Plain-text rendering for the command-line tool. */
-
-/** `12.3k` style figure for a token count. */
-export function kTokens(n: number): string {
-  return n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
-}
+import { formatTokens } from '../format/tokens';
 
 /**
  * A bar of `width` cells: `#` for `used` of `base`, `|` at the trigger fraction `at` and `:` at the
@@ -20,5 +16,5 @@ export function gaugeBar(used: number, base: number, at: number, to: number, wid
 
 /** A gauge line: `[#########.....|...:...]  62% 79k/128k` (see {@link gaugeBar}). */
 export function gauge(used: number, base: number, at: number, to: number, width = 40): string {
-  return `${gaugeBar(used, base, at, to, width)} ${String(Math.round((used / base) * 100)).padStart(3)}% ${kTokens(used)}/${kTokens(base)}`;
+  return `${gaugeBar(used, base, at, to, width)} ${String(Math.round((used / base) * 100)).padStart(3)}% ${formatTokens(used)}/${formatTokens(base)}`;
 }

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SessionWatcher, followFile, type WatchUpdate } from '../watch/watcher';
 import { discoverSessions } from '../watch/discovery';
-import { gauge as gaugeText, kTokens } from './format';
+import { gauge as gaugeText } from './format';
+import { formatTokens } from '../format/tokens';
 
 type Out = (line: string) => void;
 
@@ -38,10 +39,10 @@ export function watchLine(u: WatchUpdate): string {
   const g = u.gauge;
   const reported =
     g.reportedTokens !== undefined
-      ? ` (provider reported ${kTokens(g.reportedTokens)}, exact, + ${kTokens(g.usedTokens - g.reportedTokens)} since; ${kTokens(g.tokens)} counted in the file)`
+      ? ` (provider reported ${formatTokens(g.reportedTokens)}, exact, + ${formatTokens(g.usedTokens - g.reportedTokens)} since; ${formatTokens(g.tokens)} counted in the file)`
       : ` (counted; the agent's system prompt and tools are not in the file)`;
   const bad = g.badLines ? `, ${g.badLines} unreadable line(s) skipped` : '';
-  const agent = g.agentCompactsAt ? `, agent compacts at about ${kTokens(g.agentCompactsAt.tokens)}` : '';
+  const agent = g.agentCompactsAt ? `, agent compacts at about ${formatTokens(g.agentCompactsAt.tokens)}` : '';
   const restarted = u.restarted ? ' [file replaced: read again]' : '';
   return `${new Date().toLocaleTimeString()} ${gaugeText(g.usedTokens, g.window, 1, 1, 30)}${reported}${agent}, ${g.checkpoints} checkpoint(s), ${g.messages} messages${bad}${restarted}`;
 }

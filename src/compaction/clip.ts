@@ -105,12 +105,6 @@ export function safeHead(text: string, n: number): string {
   return text.slice(0, backOffHighSurrogate(text, Math.min(n, text.length)));
 }
 
-/** The last `n` code units of `text`, shortened by one when that would split a surrogate pair. */
-export function safeTail(text: string, n: number): string {
-  if (n <= 0) return '';
-  return text.slice(skipLowSurrogate(text, Math.max(0, text.length - n)));
-}
-
 /** Moves a cut index left by one when the character before it is a high (leading) surrogate. */
 function backOffHighSurrogate(text: string, end: number): number {
   if (end <= 0 || end >= text.length) return end;

@@ -107,3 +107,14 @@ export function coveredIds(items: readonly ContextItem[]): string[] {
   }
   return out;
 }
+
+/**
+ * A new checkpoint id: `ck-` and 8 random decimal digits. A summary names its checkpoint in its last
+ * line, so the id is counted in the summary's budget: tiktoken's encodings split a run of digits into
+ * pieces of up to three, each one token, so every id costs the same tokens and a compaction's result
+ * does not depend on which id it drew (hexadecimal ids tokenize into 3 to 6 tokens).
+ */
+export function newId(): string {
+  const n = globalThis.crypto.getRandomValues(new Uint32Array(1))[0] % 100_000_000;
+  return `ck-${String(n).padStart(8, '0')}`;
+}

@@ -4,6 +4,7 @@
  */
 import type { ChatMessage } from './types';
 import { imageSizeFromDataUrl } from './meter/images';
+import { parseJsonObject } from '../format/json';
 
 /** The text of a message's content; image and file parts become placeholders like `[image 800x600]`. */
 export function contentText(message: ChatMessage): string {
@@ -118,48 +119,22 @@ const WHOLE_KEYS = /path|file|dir|folder|command|cmd|url|uri|pattern|glob|query/
  */
 export function keyArguments(args: string, max = 320): string {
   let s = args;
-  try {
-    const obj = JSON.parse(args) as unknown;
-    if (obj && typeof obj === 'object' && !Array.isArray(obj)) {
-      const pairs: string[] = [];
-      for (const [k, v] of Object.entries(obj as Record<string, unknown>)) {
-        if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') {
-          const sv = String(v).replace(/\s+/g, ' ');
-          // Paths and commands stay whole (an agent must know which file it touched); other values are cut.
-          const limit = WHOLE_KEYS.test(k) ? 240 : 60;
-          pairs.push(`${k}=${sv.length > limit ? sv.slice(0, limit - 3) + '…' : sv}`);
-        }
+  // Not a JSON object (free-form tool input): used as text.
+  const obj = parseJsonObject(args);
+  if (obj) {
+    const pairs: string[] = [];
+    for (const [k, v] of Object.entries(obj)) {
+      if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') {
+        const sv = String(v).replace(/\s+/g, ' ');
+        // Paths and commands stay whole (an agent must know which file it touched); other values are cut.
+        const limit = WHOLE_KEYS.test(k) ? 240 : 60;
+        pairs.push(`${k}=${sv.length > limit ? sv.slice(0, limit - 3) + '…' : sv}`);
       }
-      s = pairs.join(' ');
     }
-  } catch {
-    // Not JSON (free-form tool input): use it as text.
+    s = pairs.join(' ');
   }
   s = s.replace(/\s+/g, ' ').trim();
   return s.length > max ? s.slice(0, max - 1) + '…' : s;
-}
-
-/** ANSI terminal escape sequences (colours in captured command output). */
-const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
-/** Blocks that agent harnesses inject into user messages (environment details, reminders, IDE state). */
-const INJECTED_BLOCK =
-  /<(environment_details|system-reminder|system_reminder|ide_opened_file|ide_selection|local-command-stdout|command-message|command-name|explicit_instructions)(?:\s[^>]*)?>[\s\S]*?<\/\1>/gi;
-/** Wrapping tags around what the user wrote (`<task>`, `<feedback>`, `<user_message>`): the text stays. */
-const WRAPPER_TAG = /<\/?(task|feedback|user_message|answer|query)>/gi;
-
-/**
- * What the user actually wrote in a user message: injected tagged blocks, ANSI codes and
- * automated notices removed. Empty when nothing is left.
- */
-export function userWrittenText(text: string): string {
-  return text
-    .replace(INJECTED_BLOCK, ' ')
-    .replace(WRAPPER_TAG, ' ')
-    .replace(ANSI, '')
-    .split('\n')
-    .filter((l) => !/automated message|do not respond to it conversationally/i.test(l))
-    .join('\n')
-    .trim();
 }
 
 /**

@@ -24,6 +24,7 @@ import { StatusBarMeter } from '../views/status-bar';
 import { LastBudgetMemory } from '../views/sidebar/last-budget';
 import { createServiceFactory, sessionsDir } from './service-factory';
 import { checkpointLookup } from '../views/documents/checkpoint-lookup';
+import { errorMessage } from '../format/error-message';
 
 /** What other extensions (and the end-to-end tests) can read. */
 export interface ContextKeeperApi {
@@ -71,8 +72,8 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
   const openSession = () =>
     void controller.ensure().catch((error: unknown) => {
       openFailed = true;
-      log.error(`Could not open the session: ${error instanceof Error ? error.message : String(error)}`);
-      controller.reportError(`Could not open the session: ${error instanceof Error ? error.message : String(error)}`);
+      log.error('Could not open the session:', error);
+      controller.reportError(`Could not open the session: ${errorMessage(error)}`);
     });
   const sidebar = store.add(new SidebarProvider(context.extensionUri, () => controller.model, log, openSession));
   const approvals = store.add(new ApprovalPresenter(controller));

@@ -21,16 +21,7 @@ import { reusesSessionPrefix, summarizerFromSettings } from '../summarizers/from
 import type { ServiceFactory } from '../views/session-controller';
 import type { ContextKeeperSettings } from '../settings/settings';
 import { WorkspaceToolHost } from '../workspace/tool-host';
-
-/** A base URL fit for the log: no user, password, query or fragment. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
-  } catch {
-    return '(invalid URL)';
-  }
-}
+import { redactUrl } from '../format/urls';
 
 /** Service log lines: message bodies only at debug/trace level, never at info. */
 function logSink(log: vscode.LogOutputChannel): LogSink {
@@ -141,7 +132,7 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
           };
     if (shown) log.info(`Imported recording: ${shown.note}.`);
     log.info(
-      `Opening the context service: model ${source.model}${settings.modelSource === 'vscode' ? ' from VS Code' : settings.baseUrl ? ` at ${redactUrl(settings.baseUrl)}` : ''}, summaries ${(source.summarizer ?? summarizer).name}.`,
+      `Opening the context service: model ${source.model}${settings.modelSource === 'vscode' ? ' from VS Code' : settings.baseUrl ? ` at ${redactUrl(settings.baseUrl) ?? '(invalid URL)'}` : ''}, summaries ${(source.summarizer ?? summarizer).name}.`,
     );
     return ContextService.open({
       client: source.client,

@@ -20,7 +20,8 @@ import { start } from './modelserver/wire';
 import { ContextService } from '../service/service';
 import type { ApprovalRequest } from '../agent/types';
 import { DEMO_FOCUS, DEMO_TASKS, demoResponder } from './script';
-import { checkpointLine, compactionsLine, firstLine, gaugeLine, tokens } from './print';
+import { checkpointLine, compactionsLine, firstLine, gaugeLine } from './print';
+import { formatTokensFull } from '../format/tokens';
 
 const MODEL = 'scripted-coder';
 
@@ -70,7 +71,9 @@ async function main(): Promise<void> {
   console.log('ContextKeeper demo. The model is SCRIPTED: a loopback server on 127.0.0.1 plays a fixed coding');
   console.log('task; no API key, no network. Everything else is real: context service, agent loop, workspace');
   console.log(`tools over ${args.root}, the openai client, the token meter and compaction.`);
-  console.log(`Context window ${tokens(args.window)} tokens; compaction at 80% of the input budget, down to 50%.\n`);
+  console.log(
+    `Context window ${formatTokensFull(args.window)} tokens; compaction at 80% of the input budget, down to 50%.\n`,
+  );
 
   const meter = new TokenMeter({ model: MODEL });
   const server = await start({ responder: demoResponder(args.root, meter) });
@@ -103,7 +106,7 @@ async function main(): Promise<void> {
     }
   });
   service.onDidFinishToolCall((r) =>
-    console.log(`    <- ${r.name} ${r.ok ? 'ok' : 'not ok'}, ${tokens(r.size)} characters`),
+    console.log(`    <- ${r.name} ${r.ok ? 'ok' : 'not ok'}, ${formatTokensFull(r.size)} characters`),
   );
 
   try {
@@ -153,20 +156,20 @@ function printTotals(service: ContextService, window: number): void {
   console.log(`  compactions:              ${compactionsLine(stats.compaction, checkpoints)}`);
   for (const cp of checkpoints)
     console.log(
-      `    ${cp.id}: ${tokens(cp.tokensBefore)} -> ${tokens(cp.tokensAfter)} tokens (${cp.trigger}, ${cp.strategy})`,
+      `    ${cp.id}: ${formatTokensFull(cp.tokensBefore)} -> ${formatTokensFull(cp.tokensAfter)} tokens (${cp.trigger}, ${cp.strategy})`,
     );
   console.log(
     `  prepared ahead:           ${stats.compaction.preparedUsed} used at the trigger, ${stats.compaction.preparedDiscarded} discarded`,
   );
-  console.log(`  prompt tokens sent:       ${tokens(sent)} (as reported by the server)`);
+  console.log(`  prompt tokens sent:       ${formatTokensFull(sent)} (as reported by the server)`);
   console.log(
-    `  without compaction:       ${tokens(without)} (the same requests with nothing compacted, counted by the meter)`,
+    `  without compaction:       ${formatTokensFull(without)} (the same requests with nothing compacted, counted by the meter)`,
   );
   console.log(
-    `  saved:                    ${tokens(without - sent)} tokens (${Math.round(((without - sent) / Math.max(1, without)) * 100)}%)`,
+    `  saved:                    ${formatTokensFull(without - sent)} tokens (${Math.round(((without - sent) / Math.max(1, without)) * 100)}%)`,
   );
   console.log(
-    `  largest request:          ${tokens(largest)} tokens; without compaction ${tokens(largestWithout)}${largestWithout > window ? ` — over the ${tokens(window)}-token window` : ''}`,
+    `  largest request:          ${formatTokensFull(largest)} tokens; without compaction ${formatTokensFull(largestWithout)}${largestWithout > window ? ` — over the ${formatTokensFull(window)}-token window` : ''}`,
   );
   console.log(`\nSession folder (transcript.jsonl, state.json): ${service.sessionDir}`);
 }

@@ -1,12 +1,8 @@
 /** Text rendering of the demo's gauge, checkpoints and totals (plain ASCII, fixed width). */
 import { gaugeBar } from '../cli/format';
+import { formatTokensFull } from '../format/tokens';
 import type { CheckpointRecord } from '../service/records';
 import type { BudgetSnapshot } from '../service/meter/budget-types';
-
-/** Formats a whole number of tokens with thousands separators. */
-export function tokens(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
-}
 
 /**
  * One gauge line: a bar over the whole window with `|` at the trigger, `:` at the target and `#` for
@@ -20,7 +16,7 @@ export function gaugeLine(label: string, budget: BudgetSnapshot): string {
     budget.compactTo.tokens / budget.window,
   );
   const percent = Math.round(budget.usedFraction * 100);
-  return `${label} ${bar} ${tokens(budget.used).padStart(6)} / ${tokens(budget.window)} tokens (${percent}% of ${tokens(budget.inputBudget)} input budget, ${budget.exact ? 'exact' : 'estimate'})`;
+  return `${label} ${bar} ${formatTokensFull(budget.used).padStart(6)} / ${formatTokensFull(budget.window)} tokens (${percent}% of ${formatTokensFull(budget.inputBudget)} input budget, ${budget.exact ? 'exact' : 'estimate'})`;
 }
 
 /** One checkpoint line. */
@@ -31,7 +27,7 @@ export function checkpointLine(cp: CheckpointRecord): string {
       : cp.strategy === 'clip'
         ? 'clipped'
         : `summary by ${cp.summarizerModel ?? cp.strategy}`;
-  return `  * checkpoint ${cp.id} (${cp.trigger}, ${how}): ${tokens(cp.tokensBefore)} -> ${tokens(cp.tokensAfter)} tokens, ${cp.replacedIds.length} messages replaced`;
+  return `  * checkpoint ${cp.id} (${cp.trigger}, ${how}): ${formatTokensFull(cp.tokensBefore)} -> ${formatTokensFull(cp.tokensAfter)} tokens, ${cp.replacedIds.length} messages replaced`;
 }
 
 /**

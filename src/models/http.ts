@@ -3,6 +3,7 @@
  * ordinary failures (a route a server does not have is an answer, not an error).
  */
 import type { FetchLike } from './types';
+import { errorMessage } from '../format/error-message';
 
 /** Options of {@link getJson}. */
 export interface JsonRequest {
@@ -43,7 +44,7 @@ export async function getJson(url: string, request: JsonRequest): Promise<JsonRe
   } catch (error) {
     if (request.signal?.aborted) throw error;
     if (timer.signal.aborted) return { ok: false, reason: `no answer within ${request.timeoutMs ?? 3000} ms` };
-    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+    return { ok: false, reason: errorMessage(error) };
   } finally {
     clearTimeout(timeout);
   }

@@ -20,8 +20,6 @@ export const LLAMACPP_RAISE_HINT =
 /** How to raise an LM Studio model's window. */
 export const LMSTUDIO_RAISE_HINT =
   "reload the model with a larger context length (lms load <model> --context-length <tokens>, or the model's load settings in the app)";
-/** How to raise a vLLM server's window. */
-export const VLLM_RAISE_HINT = 'restart vLLM with a larger --max-model-len';
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 

@@ -15,7 +15,6 @@ import type { ApprovalHandler, ApprovalRequest, AutoApprove, ToolHost } from '..
 import type { TokenCounter } from '../tokenizer/tokenizer';
 import type { BudgetSnapshot } from './meter/budget-types';
 import type { RestorePlan } from './session/restore-plan';
-import type { CompactionProgress } from './compaction/worker/runner';
 import type { CompactOutcome } from './compaction/outcome';
 import type {
   CheckpointRecord,
@@ -32,6 +31,7 @@ import type {
   ToolResultEvent,
   TranscriptSnapshot,
 } from './records';
+import type { CompactionProgress } from './compaction/worker/session-worker';
 
 /** Something that holds resources until disposed. */
 export interface Disposable {

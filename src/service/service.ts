@@ -4,7 +4,7 @@
  * the contract. Plain Node: no `vscode` import.
  *
  * Ownership: the conversation's state (raw transcript, active context, checkpoints, pins) lives in a
- * pure {@link SessionState}; this class orchestrates around it: the {@link AgentSession} appends
+ * pure {@link ConversationState}; this class orchestrates around it: the {@link AgentSession} appends
  * through the service's conversation and calls it at safe points, {@link Compactions} decides when to
  * compact and hands applied results back to {@link ContextService.commitCompaction}, and every rewrite
  * is planned on the state, applied, announced, and saved (in order, off the editor's thread) through
@@ -23,14 +23,12 @@ import { DEFAULT_SYSTEM_PROMPT } from '../agent/prompt';
 import type { ApprovalHandler } from '../agent/types';
 import type { CompactNowOptions, ContextServiceApi, ContextServiceOptions, LogSink } from './api';
 import { ServiceEventSurface } from './service-events';
-import { SessionState, type ContextState } from './session/session-state';
-import type { SessionState as StoredSession } from './session/store';
-import { SessionFiles } from './session/session-files';
+import { ConversationState, type ContextState } from './session/conversation-state';
+import { SessionFiles, newSessionId } from './session/session-files';
 import type { Compactions } from './compaction/compactions';
 import { serviceCompactions } from './compaction/service-compactions';
 import { ContextTally, type SavedCalibration } from './meter/tally';
 import { countInSlices } from './meter/count-slices';
-import { newSessionId } from './helpers';
 import { UsageRecorder, type ServiceStats } from './meter/usage';
 import { ServiceStatus } from './status';
 import { agentHooks } from './agent-hooks';
@@ -57,9 +55,7 @@ import type {
   TranscriptSnapshot,
 } from './records';
 import type { BudgetSnapshot } from './meter/budget-types';
-
-export { newSessionId } from './helpers';
-export type { ModelCallRecord, ServiceStats } from './meter/usage';
+import type { SavedSessionState } from './session/store-format';
 
 /** Smallest window a server's refusal may set, in tokens; a smaller stated figure is not believed. */
 const MIN_SERVER_WINDOW = 256;
@@ -75,7 +71,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   private readonly now: () => Date;
 
   private readonly files: SessionFiles;
-  private readonly session = new SessionState();
+  private readonly session = new ConversationState();
   private readonly usage: UsageRecorder;
   /** The meter's running reading of the active context (see tally.ts). */
   private readonly tally: ContextTally;
@@ -239,7 +235,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     const taskSignal = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
     const checkpointsBefore = this.session.checkpoints.length;
     try {
-      // The new request goes in first, so a compaction before the call keeps it verbatim and last (B49).
+      // The new request goes in first, so a compaction before the call keeps it verbatim and last.
       await this.conversation.append({
         id: this.conversation.newEntryId(),
         message: { role: 'user', content: text },
@@ -276,7 +272,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     const request = { focus: options.focus, preview: options.preview === true, onProgress: options.onProgress };
     let outcome: CompactOutcome;
     if (this.taskController) {
-      // Never while a reply streams or tool results are outstanding (B07, B51): wait for the safe point.
+      // Never while a reply streams or tool results are outstanding: wait for the safe point.
       this.log('info', 'compaction queued until the current step ends');
       outcome = await this.compactions.enqueue({ ...request, signal });
     } else {
@@ -482,7 +478,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   }
 
   /** Takes over loaded or imported entries and state (and a saved calibration); entries not in the state are appended raw. */
-  private adopt(entries: Entry[], state: StoredSession | undefined, calibration?: SavedCalibration): void {
+  private adopt(entries: Entry[], state: SavedSessionState | undefined, calibration?: SavedCalibration): void {
     this.session.adopt(entries, state);
     this.restored.clear();
     // Restores made before a reload keep their messages out of automatic compaction.

@@ -1,9 +1,10 @@
 /**
  * A chain of summarizers: the configured one, then the session's own model once, then optionally the
- * extractive summarizer — so a broken summary endpoint does not leave a full context stuck (case B13).
+ * extractive summarizer — so a broken summary endpoint does not leave a full context stuck.
  */
 import type { Summarizer, SummaryRequest, SummaryResult } from '../compaction/types';
 import { SummarizerError } from '../compaction/types';
+import { errorMessage } from '../format/error-message';
 
 /** Options of {@link FallbackSummarizer}. */
 export interface FallbackOptions {
@@ -81,11 +82,9 @@ export class FallbackSummarizer implements Summarizer {
         const failure =
           error instanceof SummarizerError
             ? error
-            : new SummarizerError(
-                `summarizer ${summarizer.name} failed: ${error instanceof Error ? error.message : String(error)}`,
-                'invalid',
-                { cause: error },
-              );
+            : new SummarizerError(`summarizer ${summarizer.name} failed: ${errorMessage(error)}`, 'invalid', {
+                cause: error,
+              });
         if (failure.kind === 'aborted') throw failure;
         failures.push({ name: summarizer.name, error: failure });
         const next = chain[chain.indexOf(summarizer) + 1];

@@ -7,6 +7,7 @@ import { ExtractiveSummarizer } from '../compaction/summary/extractive';
 import { DEFAULT_CONTEXT_WINDOW, resolveContextWindow } from '../compaction/plan/budget';
 import { OpenAISummarizer, type ReplyLimitParameter } from './openai';
 import { FallbackSummarizer } from './fallback';
+import { redactUrl } from '../format/urls';
 
 /** OpenAI's public endpoint, used when a model is set without a base URL. */
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -67,10 +68,14 @@ export function summarizerFromSettings(settings: SummarizerSettings): Summarizer
   const extractive = new ExtractiveSummarizer(settings.countText, lineAdditiveOption(settings.lineAdditive));
   if (baseUrl.length === 0 && model.length === 0) return extractive;
   if (model.length === 0)
-    throw new RangeError(`a summary model is required for the summarizer endpoint ${safeUrl(baseUrl)}`);
+    throw new RangeError(
+      `a summary model is required for the summarizer endpoint ${redactUrl(baseUrl) ?? '(not a URL)'}`,
+    );
   const url = baseUrl.length > 0 ? baseUrl : OPENAI_BASE_URL;
   if (!/^https?:\/\//i.test(url))
-    throw new RangeError(`the summarizer base URL must start with http:// or https://, got ${safeUrl(url)}`);
+    throw new RangeError(
+      `the summarizer base URL must start with http:// or https://, got ${redactUrl(url) ?? '(not a URL)'}`,
+    );
   const primary = new OpenAISummarizer({
     baseURL: url,
     apiKey: settings.apiKey,
@@ -183,14 +188,4 @@ function defaultWindow(model: string, baseUrl: string): number {
  */
 function scaled(countText: (text: string) => number): (text: string) => number {
   return (text) => Math.ceil(countText(text) * 1.25);
-}
-
-/** A URL without credentials or query, for messages. */
-function safeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return '(not a URL)';
-  }
 }

@@ -8,6 +8,7 @@ import { summarizerFailed, type ModelFailure } from '../compaction/outcome';
 import { clipMiddle } from '../compaction/clip';
 import { redactKey } from '../compaction/secrets';
 import type { FiredReason } from './watchdog';
+import { urlOrigin } from '../format/urls';
 
 /** The call that failed, as the messages name it. */
 export interface FailedCall {
@@ -110,12 +111,7 @@ export function classifyFailure(error: unknown, fired: FiredReason | undefined, 
 
 /** `scheme://host[:port]` of a base URL, for messages (no path, no credentials). */
 export function describeEndpoint(baseURL: string): string {
-  try {
-    const url = new URL(baseURL);
-    return `${url.protocol}//${url.host}`;
-  } catch {
-    return 'the configured endpoint';
-  }
+  return urlOrigin(baseURL) ?? 'the configured endpoint';
 }
 
 function causeText(error: unknown): string {

@@ -2,7 +2,7 @@
  * Summaries written by a model behind any OpenAI-compatible Chat Completions endpoint (OpenAI, Azure
  * OpenAI's v1 endpoint, vLLM, llama.cpp, Ollama, LM Studio…), safe under every failure.
  *
- * Safety rules (DESIGN.md failure semantics; cases B10, B13, B14, B16, B52, B55):
+ * Safety rules (DESIGN.md failure semantics):
  * - the framed request never carries `tools`, so the model cannot answer with a tool call by design;
  *   the request over the agent's own prefix (./prefixRequest, the session's model only) carries the
  *   agent's schemas unchanged, for the prompt cache, with `tool_choice: "none"`;

@@ -1,7 +1,7 @@
 /**
  * Validation of a summarizer's reply: used only when the call ended normally (`finish_reason: stop`),
- * without tool calls or a refusal, with non-empty text that is not refusal- or error-shaped (failure
- * catalogue B14, B15, B16).
+ * without tool calls or a refusal, with non-empty text that is not refusal- or error-shaped: a broken
+ * stream, an empty template or an error page never becomes a summary.
  */
 import { SummarizerError } from '../compaction/types';
 import { clipMiddle } from '../compaction/clip';
@@ -76,7 +76,7 @@ export function validateReply(reply: RawReply): string {
   return text;
 }
 
-/** True when, without headings and "none"-like lines, nothing is left (case B15's blank template). */
+/** True when, without headings and "none"-like lines, nothing is left (a blank template filled with nothing). */
 export function isBlankTemplate(text: string): boolean {
   const rest = text
     .split('\n')

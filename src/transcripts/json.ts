@@ -3,6 +3,7 @@
  * for a parsed document the line where a given value starts (for field-level errors).
  */
 import { TranscriptError, fieldPath } from './errors';
+import { errorMessage } from '../format/error-message';
 
 /** One parsed JSON Lines record with its 1-based line. */
 export interface JsonLine {
@@ -26,7 +27,7 @@ export function parseJsonLines(text: string, file: string): JsonLine[] {
     try {
       value = JSON.parse(raw);
     } catch (cause) {
-      const message = cause instanceof Error ? cause.message : String(cause);
+      const message = errorMessage(cause);
       // A last line that stops mid-value is what an interrupted writer leaves behind.
       const truncated = i === lastNonBlank && /end of JSON input|Unterminated string/i.test(message);
       throw new TranscriptError(file, i + 1, '', truncated ? 'truncated JSON line' : `invalid JSON: ${message}`, {
@@ -54,7 +55,7 @@ export function parseJsonDocument(text: string, file: string): unknown {
   try {
     return JSON.parse(text);
   } catch (cause) {
-    const message = cause instanceof Error ? cause.message : String(cause);
+    const message = errorMessage(cause);
     const match = /position (\d+)/.exec(message);
     const offset = match ? Number(match[1]) : text.length;
     throw new TranscriptError(file, lineAt(text, offset), '', `invalid JSON: ${message}`, { cause });

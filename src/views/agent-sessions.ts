@@ -13,7 +13,7 @@ import { discoverSessions, type DiscoveredSession } from '../watch/discovery';
 import { SessionWatcher, followFile, type Follow, type WatchUpdate } from '../watch/watcher';
 import { deferredCounterForModel } from '../tokenizer/tokenizer';
 import type { WatchedCompaction, WatchedGauge } from '../watch/live';
-import { plural } from '../format/tokens';
+import { formatTokens, plural } from '../format/tokens';
 
 /** URI scheme of the read-only documents of an agent's compactions. */
 export const AGENT_CHECKPOINT_SCHEME = 'contextkeeper-agent';
@@ -24,8 +24,6 @@ type Node =
   | { kind: 'compaction'; index: number; compaction: WatchedCompaction };
 
 const AGENT_NAMES = { 'claude-code': 'Claude Code', codex: 'Codex' } as const;
-const k = (n: number) =>
-  n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
 
 /** Tree data, discovery, the live follow and the compaction documents. Dispose to stop following. */
 export class AgentSessionsView
@@ -135,7 +133,7 @@ export class AgentSessionsView
     }
     if (node.kind === 'compaction') {
       const c = node.compaction;
-      const label = `Compacted at line ${c.line}${c.tokensBefore !== undefined ? `: ${k(c.tokensBefore)} → ${c.tokensAfter !== undefined ? k(c.tokensAfter) : '…'}` : ''}`;
+      const label = `Compacted at line ${c.line}${c.tokensBefore !== undefined ? `: ${formatTokens(c.tokensBefore)} → ${c.tokensAfter !== undefined ? formatTokens(c.tokensAfter) : '…'}` : ''}`;
       const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
       item.iconPath = new vscode.ThemeIcon('fold');
       item.description = c.summary
@@ -160,7 +158,7 @@ export class AgentSessionsView
     item.contextValue = followed ? 'agentSession.followed' : 'agentSession';
     const g = followed ? this.followed?.gauge : undefined;
     item.description = g
-      ? `${Math.round((g.usedTokens / g.window) * 100)}% · ${k(g.usedTokens)} / ${k(g.window)}`
+      ? `${Math.round((g.usedTokens / g.window) * 100)}% · ${formatTokens(g.usedTokens)} / ${formatTokens(g.window)}`
       : `${(s.size / 1e6).toFixed(1)} MB · ${new Date(s.lastActivity).toLocaleString()}`;
     item.iconPath = new vscode.ThemeIcon(followed ? 'pulse' : 'history');
     item.tooltip = new vscode.MarkdownString(
@@ -229,12 +227,12 @@ function gaugeNode(g: WatchedGauge): Node {
   const pct = Math.round((g.usedTokens / g.window) * 100);
   const basis =
     g.basis === 'exact+new'
-      ? `provider-reported + ${k(g.usedTokens - (g.reportedTokens ?? 0))} since`
+      ? `provider-reported + ${formatTokens(g.usedTokens - (g.reportedTokens ?? 0))} since`
       : 'counted (no usage recorded)';
-  const agent = g.agentCompactsAt ? `; this agent compacts at about ${k(g.agentCompactsAt.tokens)}` : '';
+  const agent = g.agentCompactsAt ? `; this agent compacts at about ${formatTokens(g.agentCompactsAt.tokens)}` : '';
   const bad = g.badLines ? `; ${g.badLines} unreadable line(s) skipped` : '';
   const estimate = g.estimated ? ' (estimate: the tokenizer is loading)' : '';
-  const text = `${g.estimated ? '≈ ' : ''}${k(g.usedTokens)} / ${k(g.window)} (${pct}%), ${basis}${agent}${bad}${estimate}`;
+  const text = `${g.estimated ? '≈ ' : ''}${formatTokens(g.usedTokens)} / ${formatTokens(g.window)} (${pct}%), ${basis}${agent}${bad}${estimate}`;
   const tooltip = [
     g.estimated
       ? 'Counts are estimates (4 characters a token) until the tokenizer has loaded, a moment after the session is opened.'

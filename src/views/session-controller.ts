@@ -23,10 +23,12 @@ import type { ModelFailure } from '../compaction/outcome';
 import { modelErrorFixes } from './notices';
 import { SessionList } from './session-list';
 import { feedSidebar } from './sidebar/sidebar-feed';
-import { SidebarModel, toBudgetView } from './sidebar/view-model';
+import { SidebarModel } from './sidebar/view-model';
 import { countAsImported } from './import-count';
 import { cancelAndWait } from './commands/task-cancel';
 import type { CheckpointRecord, ImportedTranscript, ServiceState } from '../service/records';
+import { toBudgetView } from './sidebar/view-mappers';
+import { errorMessage } from '../format/error-message';
 
 /** Everything the factory needs to build one service instance. */
 export interface ServiceInput {
@@ -431,8 +433,8 @@ export class SessionController implements vscode.Disposable {
     try {
       await this.ensure();
     } catch (error) {
-      this.reportError(`Could not open the session: ${error instanceof Error ? error.message : String(error)}`);
-      this.log.error(`Could not open the context service: ${this.lastError?.message}`);
+      this.reportError(`Could not open the session: ${errorMessage(error)}`);
+      this.log.error('Could not open the context service:', error);
     }
   }
 

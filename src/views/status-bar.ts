@@ -3,19 +3,13 @@
  * that opens the sidebar. Has an id, a name and accessibility text (read by screen readers in full).
  */
 import * as vscode from 'vscode';
-import type { BudgetView, SessionState } from '../webview/shared/protocol';
+import type { BudgetView, ActivityState } from '../webview/shared/protocol';
 import { Commands } from './commands/command-ids';
 import { recordedK, recordedReason } from '../transcripts/reported';
 import type { LastBudget } from './sidebar/last-budget';
+import { formatTokens } from '../format/tokens';
 
-/** Compact token count: 950, 12.3k, 1.05M. */
-export function formatTokens(tokens: number): string {
-  if (tokens < 1000) return String(Math.round(tokens));
-  if (tokens < 1_000_000) return `${(tokens / 1000).toFixed(tokens < 10_000 ? 1 : 0)}k`;
-  return `${(tokens / 1_000_000).toFixed(2)}M`;
-}
-
-const STATE_ICONS: Record<SessionState, string> = {
+const STATE_ICONS: Record<ActivityState, string> = {
   idle: '$(dashboard)',
   streaming: '$(loading~spin)',
   'running-tool': '$(tools)',
@@ -40,7 +34,7 @@ export class StatusBarMeter implements vscode.Disposable {
    * instead of the empty conversation's "0%", which would be a false figure, and shows `last`, the
    * figure last shown for that session (remembered in workspace state), labelled as such.
    */
-  update(budget: BudgetView, state: SessionState, loading = false, last?: LastBudget): void {
+  update(budget: BudgetView, state: ActivityState, loading = false, last?: LastBudget): void {
     if (loading) {
       this.item.backgroundColor = undefined;
       if (!last) {

@@ -1,23 +1,15 @@
 /**
  * The agent session formats a watcher can follow live, and how a session file tells which it is.
  */
-
-/** A record of a JSONL session file, as parsed. */
-type Rec = Record<string, unknown>;
+import { parseJsonObject } from '../format/json';
 
 /** The agent formats that can be followed live (JSONL written one record per line). */
 export type WatchedFormat = 'claude-code' | 'codex';
 
 /** Tells the format from the first record of a session file; undefined when it is neither agent's. */
 export function detectWatchedFormat(firstLine: string): WatchedFormat | undefined {
-  let rec: unknown;
-  try {
-    rec = JSON.parse(firstLine);
-  } catch {
-    return undefined;
-  }
-  if (!rec || typeof rec !== 'object') return undefined;
-  const r = rec as Rec;
+  const r = parseJsonObject(firstLine);
+  if (!r) return undefined;
   if (typeof r.type === 'string' && r.payload && typeof r.payload === 'object') return 'codex';
   if (
     'sessionId' in r ||

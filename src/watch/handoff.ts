@@ -6,11 +6,12 @@
  */
 import type { ChatMessage, ContextItem, ToolSchema } from '../compaction/types';
 import type { TokenMeter } from '../compaction/meter/meter';
-import { commitPrepared, type CompactInput } from '../compaction/rewrite/compactor';
+import type { CompactInput } from '../compaction/rewrite/compactor';
 import { prepareOffThread, type OffThreadOptions } from '../service/compaction/worker/runner';
 import { ExtractiveSummarizer } from '../compaction/summary/extractive';
 import { contentText as textOf } from '../compaction/text';
 import { maskSecrets } from '../compaction/secrets';
+import { commitPrepared } from '../compaction/rewrite/commit';
 
 /** What {@link buildHandoff} needs. */
 export interface HandoffInput {

@@ -17,6 +17,7 @@ import { latestReportedPrompt } from '../transcripts/reported';
 import { agentCompactionThreshold, type AgentThreshold } from './thresholds';
 import type { WatchedFormat } from './formats';
 import { renderContext } from './handoff';
+import { parseJsonObject } from '../format/json';
 
 /** A compaction the watched agent made, as seen so far. */
 export interface WatchedCompaction {
@@ -154,12 +155,8 @@ export class LiveSession {
     let boundariesLeft = countBoundaryLines(lines, this.format);
     for (const line of lines) {
       this.lineCount++;
-      let rec: Rec;
-      try {
-        const v = JSON.parse(line) as unknown;
-        if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error('not an object');
-        rec = v as Rec;
-      } catch {
+      const rec = parseJsonObject(line);
+      if (!rec) {
         this.bad++;
         continue;
       }

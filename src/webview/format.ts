@@ -1,8 +1,4 @@
 /** Number, time and label formatting shared by the sidebar's templates. */
-import { formatTokens } from '../format/tokens.js';
-
-/** Compact token count: 950, 12.3k, 1.05M (the notifications use the same formatting). */
-export const tokens = formatTokens;
 
 /** Local time of an ISO string: hours and minutes today, else date and time. */
 export function localTime(iso: string | undefined): string {
@@ -16,4 +12,3 @@ export function localTime(iso: string | undefined): string {
 }
 
 /** The divider's headline in plain words (see src/webview/shared/compaction-headline.ts). */
-export { compactionHeadline } from './shared/compaction-headline.js';

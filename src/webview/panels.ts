@@ -15,7 +15,8 @@ import type {
   WebviewMessage,
 } from './shared/protocol.js';
 import { cssProps } from './css-props.js';
-import { localTime, tokens } from './format.js';
+import { localTime } from './format.js';
+import { formatTokens } from '../format/tokens.js';
 import { READ_ONLY_NOTICE } from './shared/item-labels.js';
 import { checkpointCountTitle, groupCheckpointRuns, type CheckpointRunView } from './shared/checkpoint-runs.js';
 import { gaugeGeometry, recordedPromptNote, windowOriginNote, type GaugeGeometry } from './shared/gauge-geometry.js';
@@ -118,7 +119,7 @@ function peakMarkOf(budget: BudgetView, geometry: GaugeGeometry): TemplateResult
     data-test="gauge-peak"
     data-tokens=${budget.peak.tokens}
     data-css=${cssProps({ left: markLeft(geometry.peak, 3) })}
-    title="Peaked at ${tokens(budget.peak.tokens)} tokens${beyond ? ' (beyond the window)' : ''} before the compaction at ${localTime(budget.peak.time)}"
+    title="Peaked at ${formatTokens(budget.peak.tokens)} tokens${beyond ? ' (beyond the window)' : ''} before the compaction at ${localTime(budget.peak.time)}"
   ></div>`;
 }
 
@@ -139,7 +140,7 @@ export function gauge(budget: BudgetView): TemplateResult {
               class="badge estimated"
               data-test="gauge-accuracy"
               title="About 4 characters a token while the tokenizer loads; the exact count follows in a moment"
-              >≈ ${tokens(budget.used)} (estimate)</span
+              >≈ ${formatTokens(budget.used)} (estimate)</span
             >`
           : html`<span
               class="badge ${budget.exact ? 'exact' : 'estimated'}"
@@ -150,13 +151,13 @@ export function gauge(budget: BudgetView): TemplateResult {
       }
     </div>
     <div class="gauge-numbers">
-      <span class="used" data-test="gauge-used" data-tokens=${budget.used}>${tokens(budget.used)}</span>
+      <span class="used" data-test="gauge-used" data-tokens=${budget.used}>${formatTokens(budget.used)}</span>
       <span class="of">
-        / ${tokens(budget.inputBudget)} prompt ·
+        / ${formatTokens(budget.inputBudget)} prompt ·
         <span
           data-test="gauge-window"
           title=${budget.windowSource ? `Context window: ${budget.windowSource}` : 'Context window'}
-          >${tokens(budget.window)} window${windowOriginNote(budget.windowSource)}</span
+          >${formatTokens(budget.window)} window${windowOriginNote(budget.windowSource)}</span
         ></span
       >
       ${g.over ? html`<span class="badge over-label" data-test="over-label">${icon('warning')} over budget · ${g.usedPercent}%</span>` : nothing}
@@ -194,17 +195,18 @@ export function gauge(budget: BudgetView): TemplateResult {
       ${peakMarkOf(budget, g)}
     </div>
     <div class="gauge-marks">
-      <span class="key-at" aria-hidden="true"></span> compact at ${tokens(budget.compactAt)}
+      <span class="key-at" aria-hidden="true"></span> compact at ${formatTokens(budget.compactAt)}
       <span class="key-to" aria-hidden="true"></span> down to
-      ${tokens(budget.compactTo)}${budget.autoCompact ? '' : ' (auto off)'} · ${tokens(budget.reserved)} reserved for
+      ${formatTokens(budget.compactTo)}${budget.autoCompact ? '' : ' (auto off)'} · ${formatTokens(budget.reserved)}
+      reserved for
       reply${g.windowEnd ? html` <span class="key-window" aria-hidden="true"></span> window ends` : nothing}
     </div>
     ${recordedNoteOf(budget)}
-    ${budget.peak ? html`<div class="gauge-peak-text" data-test="peak-text"><span class="key-peak" aria-hidden="true"></span> peaked at ${tokens(budget.peak.tokens)} before the compaction at ${localTime(budget.peak.time)}</div>` : nothing}
+    ${budget.peak ? html`<div class="gauge-peak-text" data-test="peak-text"><span class="key-peak" aria-hidden="true"></span> peaked at ${formatTokens(budget.peak.tokens)} before the compaction at ${localTime(budget.peak.time)}</div>` : nothing}
     <ul class="legend">
-      ${SEGMENTS.map(([key, label]) => html`<li><span class="swatch segment-${key}" aria-hidden="true"></span><span class="legend-label">${label}</span><span class="legend-value" data-test="breakdown-${key}">${tokens(budget.breakdown[key])}</span></li>`)}${g.over ? html`<li><span class="swatch overflow" aria-hidden="true"></span><span class="legend-label">Over budget</span><span class="legend-value">${tokens(g.overTokens)}</span></li>` : nothing}
+      ${SEGMENTS.map(([key, label]) => html`<li><span class="swatch segment-${key}" aria-hidden="true"></span><span class="legend-label">${label}</span><span class="legend-value" data-test="breakdown-${key}">${formatTokens(budget.breakdown[key])}</span></li>`)}${g.over ? html`<li><span class="swatch overflow" aria-hidden="true"></span><span class="legend-label">Over budget</span><span class="legend-value">${formatTokens(g.overTokens)}</span></li>` : nothing}
     </ul>
-    ${g.over ? html`<p class="warning" data-test="over-budget">${icon('warning')} ${tokens(g.overTokens)} over the prompt budget: compact before the next request.</p>` : nothing}
+    ${g.over ? html`<p class="warning" data-test="over-budget">${icon('warning')} ${formatTokens(g.overTokens)} over the prompt budget: compact before the next request.</p>` : nothing}
     ${budget.warnings.map((warning) => html`<p class="warning">${icon('warning')} ${warning}</p>`)}
   </section>`;
 }
@@ -246,8 +248,8 @@ function previewCard(ui: Ui, preview: PreviewView): TemplateResult {
   return html`<section class="card preview" data-test="preview">
     <h2>${icon('eye')} Proposed summary</h2>
     <p class="meta">
-      Replaces ${plural(preview.messagesReplaced, 'message', 'messages')}: ${tokens(preview.tokensBefore)} →
-      ${tokens(preview.tokensAfter)} tokens. This is the whole summary Apply writes; edit it here if needed.
+      Replaces ${plural(preview.messagesReplaced, 'message', 'messages')}: ${formatTokens(preview.tokensBefore)} →
+      ${formatTokens(preview.tokensAfter)} tokens. This is the whole summary Apply writes; edit it here if needed.
     </p>
     <textarea
       class="summary-edit"
@@ -317,7 +319,9 @@ function checkpointStep(ui: Ui, checkpoint: CheckpointView, single: boolean): Te
         ? nothing // the run's head already names the strategy and the tokens
         : html`<div class="checkpoint-head">
             <span class="strategy">${checkpoint.strategy}</span>
-            <span class="step-tokens">${tokens(checkpoint.tokensBefore)} → ${tokens(checkpoint.tokensAfter)}</span>
+            <span class="step-tokens"
+              >${formatTokens(checkpoint.tokensBefore)} → ${formatTokens(checkpoint.tokensAfter)}</span
+            >
           </div>`
     }
     <div class="checkpoint-facts">${facts}</div>
@@ -355,7 +359,7 @@ function checkpointRow(ui: Ui, run: CheckpointRunView): TemplateResult {
       <time datetime=${run.time} title=${new Date(run.time).toLocaleString()}>${localTime(run.time)}</time>
     </div>
     <div class="checkpoint-tokens" data-test="checkpoint-tokens">
-      ${tokens(run.tokensBefore)} → ${tokens(run.tokensAfter)} tokens
+      ${formatTokens(run.tokensBefore)} → ${formatTokens(run.tokensAfter)} tokens
     </div>
     ${focus ? html`<div class="checkpoint-focus">${icon('target')} ${focus}</div>` : nothing}
     ${run.restored ? html`<div class="checkpoint-restored">${icon('history')} restored</div>` : nothing}

@@ -10,7 +10,9 @@ import { repeat } from 'lit-html/directives/repeat.js';
 import type { CompactionView, TranscriptItemView, ViewState, WebviewMessage } from './shared/protocol.js';
 import type { Store } from './shared/view-store.js';
 import { heldLabel, pinLabel, pinOffered } from './shared/item-labels.js';
-import { compactionHeadline, localTime, tokens } from './format.js';
+import { localTime } from './format.js';
+import { formatTokens } from '../format/tokens.js';
+import { compactionHeadline } from './shared/compaction-headline.js';
 
 /** What the templates need from the page: posting, and the webview-local open/closed state. */
 export interface Ui {
@@ -251,5 +253,5 @@ export function transcript(ui: Ui, view: ViewState): TemplateResult {
 
 /** The text a screen reader hears when a compaction happens. */
 export function compactionAnnouncement(c: CompactionView): string {
-  return `${compactionHeadline(c)}. ${tokens(c.tokensAfter)} tokens now.`;
+  return `${compactionHeadline(c)}. ${formatTokens(c.tokensAfter)} tokens now.`;
 }

@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AgentSession, CANCELLED_REPLY_MARKER, InMemoryConversation } from '../../src/agent/session';
+import { AgentSession, InMemoryConversation } from '../../src/agent/session';
 import { WorkspaceTools, CANCELLED_RESULT } from '../../src/agent/tools';
 import { NodeToolHost } from '../../src/agent/node-host';
 import { chunked, scripted, text, toolCalls } from '../../src/demo/modelserver/replies';
 import { loopback, pairingViolations, sleep, tempWorkspace } from './helpers';
+import { CANCELLED_REPLY_MARKER } from '../../src/agent/cancelled-reply';
 
 const call = (id: string, name: string, args: object) => ({ id, name, arguments: JSON.stringify(args) });
 

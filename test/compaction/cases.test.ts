@@ -1,5 +1,5 @@
 /**
- * Reported compaction failures of other agents (catalogue B01-B49, the kinds that concern the core:
+ * Compaction failures reported against other agents (the kinds that concern the core:
  * pairing, parallel calls, roles, trigger base, counting of images and tool schemas, unicode-safe
  * clipping, what summaries keep), each as a small input with the right behaviour.
  */
@@ -59,7 +59,7 @@ function firstNonSystem(out: ChatMessage[]): ChatMessage | undefined {
   return out.find((m) => m.role !== 'system');
 }
 
-test('B01: a kept window never starts inside a batch of tool results', async () => {
+test('a kept window never starts inside a batch of tool results', async () => {
   const calls = Array.from({ length: 10 }, (_, k) => [`c${k + 1}`, 'read_file'] as [string, string]);
   const msgs = [
     S('agent'),
@@ -80,7 +80,7 @@ test('B01: a kept window never starts inside a batch of tool results', async () 
   }
 });
 
-test('B03: truncation keeps or drops a call with all its results', async () => {
+test('truncation keeps or drops a call with all its results', async () => {
   // (a) large budget: output equals input
   const a = [S('s'), U('weather?'), Acalls([['c1', 'get_weather']]), T('c1', 'sunny')];
   const ra = await run(a, budget(100_000), { force: true });
@@ -118,7 +118,7 @@ test('B03: truncation keeps or drops a call with all its results', async () => {
   assert.equal(rc.out.at(-1)?.role, 'user');
 });
 
-test('B04: a trimmed history never begins with a tool message', async () => {
+test('a trimmed history never begins with a tool message', async () => {
   const msgs = [
     U('weather in Springfield?'),
     Acalls([['c1', 'get_weather']], 'checking'),
@@ -132,7 +132,7 @@ test('B04: a trimmed history never begins with a tool message', async () => {
   assert.deepEqual(out.at(-1), msgs.at(-1));
 });
 
-test('B05: parallel tool results are never duplicated by a compaction', async () => {
+test('parallel tool results are never duplicated by a compaction', async () => {
   const older: ChatMessage[] = [];
   for (let k = 0; k < 30; k++) older.push(U(`question ${k} ${chars(200, k)}`), A(`answer ${k} ${chars(200, k + 99)}`));
   const msgs = [
@@ -160,7 +160,7 @@ test('B05: parallel tool results are never duplicated by a compaction', async ()
   }
 });
 
-test('B08: a call still waiting for its result is never summarized; its result can follow later', async () => {
+test('a call still waiting for its result is never summarized; its result can follow later', async () => {
   const older: ChatMessage[] = [];
   for (let k = 0; k < 40; k++) older.push(U(`turn ${k} ${chars(150, k)}`), A(`reply ${k} ${chars(150, k + 7)}`));
   const pending = Acalls([['c1', 'confirm_action']]);
@@ -172,7 +172,7 @@ test('B08: a call still waiting for its result is never summarized; its result c
   assert.deepEqual(checkToolPairing(later), []);
 });
 
-test('B12: the threshold is checked before every model call inside one long tool loop', async () => {
+test('the threshold is checked before every model call inside one long tool loop', async () => {
   const msgs: ChatMessage[] = [S('agent'), U('fix every failing test')];
   for (let k = 0; k < 30; k++)
     msgs.push(Acalls([[`c${k}`, 'run_command', '{"command":"npm test"}']]), T(`c${k}`, chars(8000, k)));
@@ -183,7 +183,7 @@ test('B12: the threshold is checked before every model call inside one long tool
   assert.ok(report.peakTokens <= 32_000, `peak ${report.peakTokens}`);
 });
 
-test('B15: with nothing eligible no summarizer call is made and the reason is given', async () => {
+test('with nothing eligible no summarizer call is made and the reason is given', async () => {
   const s = spy();
   const msgs = [S('s'), U(`please review this paste:\n${chars(30_000)}`), A('reviewing')];
   const { result } = await run(msgs, budget(9000), { force: true }, s);
@@ -192,7 +192,7 @@ test('B15: with nothing eligible no summarizer call is made and the reason is gi
   assert.match(result.reason, /nothing eligible/);
 });
 
-test('B18: kept messages stay deep-equal, provider fields included; reasoning is not summarized', async () => {
+test('kept messages stay deep-equal, provider fields included; reasoning is not summarized', async () => {
   const withReasoning = (m: ChatMessage, r: string) => ({ ...m, reasoning_content: r }) as unknown as ChatMessage;
   const msgs = [
     S('s'),
@@ -209,7 +209,7 @@ test('B18: kept messages stay deep-equal, provider fields included; reasoning is
   assert.ok(!result.checkpoints.some((c) => c.summary.includes('SECRET-OLD-REASONING')));
 });
 
-test('B20: when the newest steps alone stay above the trigger, automatic compaction does not commit and says why', async () => {
+test('when the newest steps alone stay above the trigger, automatic compaction does not commit and says why', async () => {
   const msgs = [
     S(chars(8000)),
     ...Array.from({ length: 10 }, (_, k) => (k % 2 ? A(chars(800, k)) : U(chars(800, k)))),
@@ -228,14 +228,14 @@ test('B20: when the newest steps alone stay above the trigger, automatic compact
   assert.match(result.reason, /cannot get below the trigger/);
 });
 
-test('B21: an output reservation that leaves no input room is clamped and flagged', () => {
+test('an output reservation that leaves no input room is clamped and flagged', () => {
   const th = thresholds({ contextWindow: 128_000, reservedOutput: 100_000, compactAt: 0.75, compactTo: 0.5 });
   assert.equal(th.reservedOutput, 32_000);
   assert.ok(th.warnings.some((w) => /reserved output/.test(w)));
   assert.ok(th.triggerTokens > 26_000, 'a 26k context does not compact');
 });
 
-test('B23: the target sits well below the trigger, so ten tool calls cause at most two compactions', async () => {
+test('the target sits well below the trigger, so ten tool calls cause at most two compactions', async () => {
   assert.throws(
     () => thresholds({ contextWindow: 32_000, reservedOutput: 0, compactAt: 0.8, compactTo: 0.8 }),
     /compactTo/,
@@ -247,7 +247,7 @@ test('B23: the target sits well below the trigger, so ten tool calls cause at mo
   assert.ok(report.compactions >= 1 && report.compactions <= 2, `compactions: ${report.compactions}`);
 });
 
-test('B24: percent thresholds apply to a documented base; both bases computed', () => {
+test('percent thresholds apply to a documented base; both bases computed', () => {
   const win = thresholds({
     contextWindow: 200_000,
     reservedOutput: 131_072,
@@ -263,7 +263,7 @@ test('B24: percent thresholds apply to a documented base; both bases computed', 
   assert.equal(bud.triggerTokens, 75_000);
 });
 
-test('B26: the trigger always leaves room for the reserved output', () => {
+test('the trigger always leaves room for the reserved output', () => {
   for (const reservedOutput of [8192, 64_000]) {
     for (const thresholdBase of ['window', 'budget'] as const) {
       const th = thresholds({ contextWindow: 200_000, reservedOutput, compactAt: 0.8, compactTo: 0.5, thresholdBase });
@@ -279,7 +279,7 @@ test('B26: the trigger always leaves room for the reserved output', () => {
   assert.ok(144_000 >= th.triggerTokens, 'a 144k prompt with R=64k compacts before sending');
 });
 
-test('B27: one resolved window feeds both the gauge and the trigger', async () => {
+test('one resolved window feeds both the gauge and the trigger', async () => {
   const window = resolveContextWindow('claude-sonnet-4', undefined, 1_000_000);
   assert.equal(window, 1_000_000);
   assert.equal(resolveContextWindow('claude-sonnet-4'), 200_000);
@@ -303,7 +303,7 @@ test('B27: one resolved window feeds both the gauge and the trigger', async () =
   assert.equal(result.applied, false, 'no compaction at 120k of a 1M window');
 });
 
-test('B29: images are estimated from their size, never from base64 length', () => {
+test('images are estimated from their size, never from base64 length', () => {
   const exact = new TokenMeter({ counter: createTokenCounter('o200k_base') });
   const big = pngDataUrl(1600, 1200, 900_000);
   assert.ok(big.length > 1_200_000);
@@ -321,7 +321,7 @@ test('B29: images are estimated from their size, never from base64 length', () =
   assert.equal(n, 3 + exact.countText('plot') + 765);
 });
 
-test('B31: the meter includes the system prompt and tool schemas, and a schema raises it', () => {
+test('the meter includes the system prompt and tool schemas, and a schema raises it', () => {
   const tools: ToolSchema[] = Array.from({ length: 40 }, (_, k) => ({
     type: 'function',
     function: { name: `tool_${k}`, description: chars(1900, k), parameters: { type: 'object', properties: {} } },
@@ -347,7 +347,7 @@ test('B31: the meter includes the system prompt and tool schemas, and a schema r
   assert.ok(meter.measure(grown, tools).total >= th.triggerTokens, 'a 10k message pushes it over');
 });
 
-test('B32: counts scale with content, include tool-call arguments, and count the system prompt once', () => {
+test('counts scale with content, include tool-call arguments, and count the system prompt once', () => {
   const exact = new TokenMeter({ counter: createTokenCounter('o200k_base') });
   const text = chars(5000);
   const u = { role: 'user', content: [{ type: 'text', text }] } as ChatMessage;
@@ -361,7 +361,7 @@ test('B32: counts scale with content, include tool-call arguments, and count the
   assert.ok(exact.countMessage(u) > text.length / 10, 'sanity: not a constant per message');
 });
 
-test('B37: an old request, once summarized, is not re-inserted as a current instruction', async () => {
+test('an old request, once summarized, is not re-inserted as a current instruction', async () => {
   const msgs = [
     S('s'),
     U('rebuild the docs index'),
@@ -389,7 +389,7 @@ test('B37: an old request, once summarized, is not re-inserted as a current inst
   assert.equal(out.filter((m) => m.role === 'user').at(-1)?.content, 'fix the README typo');
 });
 
-test('B39: the latest task list is carried verbatim exactly once', async () => {
+test('the latest task list is carried verbatim exactly once', async () => {
   const msgs: ChatMessage[] = [S('s'), U('ship the feature')];
   let last = '';
   for (let k = 0; k < 5; k++) {
@@ -411,7 +411,7 @@ test('B39: the latest task list is carried verbatim exactly once', async () => {
   assert.equal(text.split(last).length - 1, 1);
 });
 
-test('B40: the latest verification result survives a compaction', async () => {
+test('the latest verification result survives a compaction', async () => {
   const msgs = [
     S('s'),
     U('make the tests pass ' + chars(2000)),
@@ -424,7 +424,7 @@ test('B40: the latest verification result survives a compaction', async () => {
   assert.ok(out.some((m) => typeof m.content === 'string' && m.content.includes('0 failed')));
 });
 
-test('B41: user constraints survive three compactions in a row', async () => {
+test('user constraints survive three compactions in a row', async () => {
   const s = spy();
   const rule = 'never add Co-Authored-By lines to commits';
   let ctx: ContextItem[] = items([
@@ -452,7 +452,7 @@ test('B41: user constraints survive three compactions in a row', async () => {
   assert.ok(toMessages(ctx).some((m) => typeof m.content === 'string' && m.content.includes(rule)));
 });
 
-test('B46/B47/B48: one system message stays first and byte-identical; the summary is a user message first in history', async () => {
+test('one system message stays first and byte-identical; the summary is a user message first in history', async () => {
   const sys = S('You are ReleaseBot; always answer in JSON');
   const msgs: ChatMessage[] = [sys];
   for (let k = 0; k < 40; k++)
@@ -471,7 +471,7 @@ test('B46/B47/B48: one system message stays first and byte-identical; the summar
   assert.deepEqual(checkContext(result.context, entries(msgs)), []);
 });
 
-test('B49: the new request that pushed the context over stays verbatim and last', async () => {
+test('the new request that pushed the context over stays verbatim and last', async () => {
   const older: ChatMessage[] = [];
   for (let k = 0; k < 20; k++) older.push(U(`q${k} ${chars(400, k)}`), A(`a${k} ${chars(400, k)}`));
   const uNew = U('new request ' + chars(32_000));
@@ -500,7 +500,7 @@ test('clipping a message too large for the window never splits a character', asy
   }
 });
 
-test('B34/B35: images over the per-request limit are replaced by placeholders, oldest first, even when tokens are fine', async () => {
+test('images over the per-request limit are replaced by placeholders, oldest first, even when tokens are fine', async () => {
   const img = (w: number, h: number) => ({ type: 'image_url' as const, image_url: { url: pngDataUrl(w, h, 2000) } });
   const msgs: ChatMessage[] = [
     S('s'),

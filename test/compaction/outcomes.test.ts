@@ -8,7 +8,7 @@ import { A, Acalls, S, T, U, chars, items } from '../support/conversation';
 import { quarterCounter } from '../support/generate';
 import { TokenMeter } from '../../src/compaction/meter/meter';
 import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
-import { commitPrepared, compact, prepareCompaction } from '../../src/compaction/rewrite/compactor';
+import { compact, prepareCompaction } from '../../src/compaction/rewrite/compactor';
 import {
   failureKind,
   isQuietStatus,
@@ -24,6 +24,7 @@ import {
   type ContextItem,
   type Summarizer,
 } from '../../src/compaction/types';
+import { commitPrepared } from '../../src/compaction/rewrite/commit';
 
 const meter = new TokenMeter({ counter: quarterCounter });
 const extractive = (): Summarizer => new ExtractiveSummarizer((t) => meter.countText(t));

@@ -15,10 +15,11 @@ import {
   withFullPaths,
 } from '../../src/compaction/summary/ledger/path-root';
 import { backfillIdentifiers } from '../../src/compaction/summary/identifiers/backfill';
-import { ExtractiveSummarizer, parseSections, SECTIONS } from '../../src/compaction/summary/extractive';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { actionsOf } from '../../src/compaction/summary/ledger/actions';
 import { buildLedger } from '../../src/compaction/summary/ledger/ledger';
 import type { ContextItem } from '../../src/compaction/types';
+import { parseSections, SECTIONS } from '../../src/compaction/summary/span-scan';
 
 const ROOT = '/home/someone/projects/orders-service/';
 const JAVA = `${ROOT}backend/src/main/java/com/example/orders/`;

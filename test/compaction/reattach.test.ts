@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { ContextItem } from '../../src/compaction/types';
 import { TokenMeter } from '../../src/compaction/meter/meter';
 import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
-import { commitPrepared, prepareCompaction } from '../../src/compaction/rewrite/compactor';
+import { prepareCompaction } from '../../src/compaction/rewrite/compactor';
 import { undoCheckpoint } from '../../src/compaction/context';
 import { checkContext } from '../../src/compaction/plan/invariants';
 import {
@@ -18,6 +18,7 @@ import {
 import { Acalls, A, S, T, U, chars, entries, items } from '../support/conversation';
 import { quarterCounter } from '../support/generate';
 import type { PreparedCompaction } from '../../src/compaction/rewrite/commit';
+import { commitPrepared } from '../../src/compaction/rewrite/commit';
 
 const meter = new TokenMeter({ counter: quarterCounter });
 const summarizer = new ExtractiveSummarizer((t) => meter.countText(t));

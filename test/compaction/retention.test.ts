@@ -13,16 +13,11 @@ import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { compact } from '../../src/compaction/rewrite/compactor';
 import { summaryBudgets, thresholds } from '../../src/compaction/plan/budget';
 import { itemsFromEntries, toMessages } from '../../src/compaction/context';
-import {
-  collectRequests,
-  parseRequestsSection,
-  renderRequestsSection,
-  typedText,
-  REQUESTS_HEADING,
-} from '../../src/compaction/summary/requests';
+import { collectRequests, parseRequestsSection, typedText } from '../../src/compaction/summary/requests';
 import { renderTranscript } from '../../src/compaction/summary/summary-prompt';
 import { collapseItem } from '../../src/compaction/rewrite/collapse';
 import type { BudgetConfig, ChatMessage, ContextItem, Summarizer, SummaryRequest } from '../../src/compaction/types';
+import { renderRequestsSection, REQUESTS_HEADING } from '../../src/compaction/summary/requests-section';
 
 const meter = new TokenMeter({ counter: quarterCounter });
 const count = (t: string) => meter.countText(t);

@@ -7,13 +7,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TokenMeter } from '../../src/compaction/meter/meter';
-import { groupDigits, renderRequestsSection } from '../../src/compaction/summary/requests';
 import { callIndex, callOf } from '../../src/compaction/rewrite/collapse';
-import { compact, commitPrepared, prepareCompaction } from '../../src/compaction/rewrite/compactor';
+import { compact, prepareCompaction } from '../../src/compaction/rewrite/compactor';
 import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { itemsFromEntries } from '../../src/compaction/context';
 import { generateSession } from '../../bench/corpus';
 import { rng } from '../support/generate';
+import { commitPrepared } from '../../src/compaction/rewrite/commit';
+import { groupDigits, renderRequestsSection } from '../../src/compaction/summary/requests-section';
 
 const meter = new TokenMeter({ model: 'gpt-4o' });
 const count = (t: string) => meter.countText(t);

@@ -1,4 +1,4 @@
-/** Cancel and timeout leave the conversation whole, in memory and on disk (B52, B55). */
+/** Cancel and timeout leave the conversation whole, in memory and on disk. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ const script = (n: number) =>
       : text(`Read ${n / 2}.`)
     : text('fine');
 
-test('B52: a compaction cancelled mid-summary changes nothing, in memory or on disk; the next message appends normally', async (t) => {
+test('a compaction cancelled mid-summary changes nothing, in memory or on disk; the next message appends normally', async (t) => {
   const summarizer = new StubSummarizer('SUMMARY-OK', 2_000);
   const fx = await serviceFixture((_b, n) => script(n), { files, summarizer, window: 64_000 });
   t.after(fx.cleanup);
@@ -42,7 +42,7 @@ test('B52: a compaction cancelled mid-summary changes nothing, in memory or on d
   assert.equal(reopened.getCheckpoints().length, 0);
 });
 
-test('B55: a summarizer that never answers times out cleanly and the session stays usable', async (t) => {
+test('a summarizer that never answers times out cleanly and the session stays usable', async (t) => {
   const summarizer = new StubSummarizer('never', 0, 'never');
   const fx = await serviceFixture((_b, n) => script(n), {
     files,

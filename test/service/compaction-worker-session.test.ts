@@ -9,13 +9,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { commitPrepared } from '../../src/compaction/rewrite/compactor';
 import { itemsFromEntries } from '../../src/compaction/context';
 import type { CompactionOptions, ContextItem } from '../../src/compaction/types';
-import { compactionWorkerFile, CompactionWorker, prepareOffThread } from '../../src/service/compaction/worker/runner';
+import { compactionWorkerFile, prepareOffThread } from '../../src/service/compaction/worker/runner';
 import { budget, meter, normalized, session, summarizer, tools } from './worker-fixtures';
 import type { PreparedCompaction } from '../../src/compaction/rewrite/commit';
 import type { CompactionResult } from '../../src/compaction/outcome';
+import { commitPrepared } from '../../src/compaction/rewrite/commit';
+import { CompactionWorker } from '../../src/service/compaction/worker/session-worker';
 
 const file = compactionWorkerFile();
 const manual: CompactionOptions = {

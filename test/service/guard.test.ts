@@ -1,10 +1,10 @@
-/** Configuration checks and the loop guard at service level (B21). */
+/** Configuration checks and the loop guard at service level. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { text, toolCalls } from '../../src/demo/modelserver/replies';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
 
-test('B21: an output reservation of most of the window is clamped and flagged; a short task does not compact', async (t) => {
+test('an output reservation of most of the window is clamped and flagged; a short task does not compact', async (t) => {
   const fx = await serviceFixture(
     (_b, n) => (n <= 3 ? toolCalls([{ id: `c${n}`, name: 'read_file', arguments: '{"path":"a.txt"}' }]) : text('done')),
     {
@@ -27,7 +27,7 @@ test('B21: an output reservation of most of the window is clamped and flagged; a
   assert.equal(outcome.compactions, 0);
 });
 
-test('B21: when what must stay is over the trigger, automatic compaction stops after a few tries and says why', async (t) => {
+test('when what must stay is over the trigger, automatic compaction stops after a few tries and says why', async (t) => {
   const summarizer = new StubSummarizer('SUMMARY-OK');
   // A system prompt of ~12.2k tokens (beside ~1k of tool schemas) in a 16k window: nothing compaction
   // may touch gets below the trigger.

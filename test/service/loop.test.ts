@@ -1,4 +1,4 @@
-/** Automatic compaction inside the agent's tool loop (B05, B12, B23, B49). */
+/** Automatic compaction inside the agent's tool loop. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatMessage } from '../../src/compaction/types';
@@ -13,7 +13,7 @@ const files = (n: number, lines: number): Record<string, string> => {
   return out;
 };
 
-test('B12/B05: one request, 30 tool rounds with parallel calls: compacts mid-turn at safe points, never over budget, ids answered once', async (t) => {
+test('one request, 30 tool rounds with parallel calls: compacts mid-turn at safe points, never over budget, ids answered once', async (t) => {
   const fx = await serviceFixture(
     (_body, n) =>
       n <= 15
@@ -44,7 +44,7 @@ test('B12/B05: one request, 30 tool rounds with parallel calls: compacts mid-tur
   for (const cp of fx.service.getCheckpoints()) assert.ok(cp.tokensAfter < cp.tokensBefore);
 });
 
-test('B23: compaction aims well below the trigger: 10 tool calls of ~3k tokens at a 32k window compact at most twice', async (t) => {
+test('compaction aims well below the trigger: 10 tool calls of ~3k tokens at a 32k window compact at most twice', async (t) => {
   const fx = await serviceFixture(
     (_body, n) =>
       n <= 10
@@ -58,7 +58,7 @@ test('B23: compaction aims well below the trigger: 10 tool calls of ~3k tokens a
   assert.ok(outcome.compactions >= 1 && outcome.compactions <= 2, `compactions: ${outcome.compactions}`);
 });
 
-test('B49: a new request that crosses the trigger is compacted before sending; it goes last and verbatim', async (t) => {
+test('a new request that crosses the trigger is compacted before sending; it goes last and verbatim', async (t) => {
   const fx = await serviceFixture(
     (_body, n) =>
       n <= 4
@@ -82,7 +82,7 @@ test('B49: a new request that crosses the trigger is compacted before sending; i
   for (const body of fx.requests) assert.notEqual((body.messages as ChatMessage[]).at(-1)?.role, 'assistant');
 });
 
-test('B49 (fallback): when the compaction before the call times out, the request still ends with the new message, verbatim', async (t) => {
+test('when the compaction before the call times out, the request still ends with the new message, verbatim', async (t) => {
   const fx = await serviceFixture(
     (_b, n) =>
       n <= 4

@@ -1,4 +1,4 @@
-/** Manual compaction: queued behind a streaming step (B07, B08, B51), single flight (B54), preview, restore, pins. */
+/** Manual compaction: queued behind a streaming step, single flight, preview, restore, pins. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatMessage } from '../../src/compaction/types';
@@ -24,7 +24,7 @@ async function withHistory(fx: Awaited<ReturnType<typeof serviceFixture>>): Prom
   for (let i = 1; i <= 3; i++) await fx.service.runTask(`Read f${i}.txt`);
 }
 
-test("B51: compaction requested while a reply streams waits for it; the summary is the summarizer's, not the partial reply", async (t) => {
+test("compaction requested while a reply streams waits for it; the summary is the summarizer's, not the partial reply", async (t) => {
   const summarizer = new StubSummarizer('SUMMARY-OK');
   const fx = await serviceFixture(
     history(() => chunked(['Now ', "I'll ", 'edit ', 'the ', 'file.'], 30)),
@@ -50,7 +50,7 @@ test("B51: compaction requested while a reply streams waits for it; the summary 
   assert.equal(messages.at(-1)?.content, "Now I'll edit the file.");
 });
 
-test('B07: compaction requested while a tool runs is applied only after its result is appended', async (t) => {
+test('compaction requested while a tool runs is applied only after its result is appended', async (t) => {
   const summarizer = new StubSummarizer('SUMMARY-OK');
   const fx = await serviceFixture(
     history((_b, n) =>
@@ -80,7 +80,7 @@ test('B07: compaction requested while a tool runs is applied only after its resu
   assert.ok(context.some((i) => i.message.role === 'tool' && String(i.message.content).includes('updated')));
 });
 
-test("B08: a call waiting for the user's confirmation is never summarized; its result pairs after the compaction", async (t) => {
+test("a call waiting for the user's confirmation is never summarized; its result pairs after the compaction", async (t) => {
   const summarizer = new StubSummarizer('SUMMARY-OK');
   const fx = await serviceFixture(
     history((_b, n) =>
@@ -110,7 +110,7 @@ test("B08: a call waiting for the user's confirmation is never summarized; its r
   assert.deepEqual(checkToolPairing(messages), []);
 });
 
-test('B54: two concurrent compactions give one summary and one checkpoint; the same during a task', async (t) => {
+test('two concurrent compactions give one summary and one checkpoint; the same during a task', async (t) => {
   const summarizer = new StubSummarizer('SUMMARY-OK', 50);
   const fx = await serviceFixture(
     history(() => chunked(['a', 'b', 'c'], 40)),

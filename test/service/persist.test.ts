@@ -1,4 +1,4 @@
-/** Persistence: resume exactly (B57), crash safety of appends and state writes, damaged files. */
+/** Persistence: resume exactly, crash safety of appends and state writes, damaged files. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -19,7 +19,7 @@ const script = (n: number) =>
       : text(`Read ${n / 2}.`)
     : text(`answer ${n}`);
 
-test('B57: a restart after a compaction, after more messages and after an undo brings back exactly the active context', async (t) => {
+test('a restart after a compaction, after more messages and after an undo brings back exactly the active context', async (t) => {
   const fx = await serviceFixture((_b, n) => script(n), {
     files,
     summarizer: new StubSummarizer('SUMMARY-OK'),
@@ -218,7 +218,7 @@ test("an imported transcript's own compactions become import checkpoints that ca
   );
 });
 
-test('images past the per-request limit are replaced by placeholders before the next model call (B35)', async (t) => {
+test('images past the per-request limit are replaced by placeholders before the next model call', async (t) => {
   const fx = await serviceFixture(() => text('I see the screenshots.'), { window: 64_000, maxImagesPerRequest: 2 });
   t.after(fx.cleanup);
   const shot = (n: number) => ({

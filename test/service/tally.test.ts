@@ -10,7 +10,7 @@ import { compact } from '../../src/compaction/rewrite/compactor';
 import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { itemsFromEntries } from '../../src/compaction/context';
 import type { BudgetConfig, ContextItem, ToolSchema } from '../../src/compaction/types';
-import { SessionState } from '../../src/service/session/session-state';
+import { ConversationState } from '../../src/service/session/conversation-state';
 import { ContextTally } from '../../src/service/meter/tally';
 import { budgetSnapshot } from '../../src/service/meter/budget-view';
 import { rng } from '../support/generate';
@@ -35,7 +35,7 @@ test('the running tally equals a full recount after random appends, usage report
     const meter = new TokenMeter({ model: 'gpt-4o' });
     const reference = new TokenMeter({ model: 'gpt-4o' });
     const summarizer = new ExtractiveSummarizer((t) => meter.countText(t), { lineAdditive: true });
-    const session = new SessionState();
+    const session = new ConversationState();
     const tally = new ContextTally(meter);
     let sent: ContextItem[] = [];
     let next = 0;
@@ -118,7 +118,7 @@ test('the running tally equals a full recount after random appends, usage report
 test('the gauge snapshot is computed once per change: the same frozen object until an append, a usage report or a rewrite', () => {
   const source = workSession(3, 20);
   const meter = new TokenMeter({ model: 'gpt-4o' });
-  const session = new SessionState();
+  const session = new ConversationState();
   const tally = new ContextTally(meter);
   for (const entry of source.slice(0, 8)) session.append(entry);
   tally.sync(session.items);

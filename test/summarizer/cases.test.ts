@@ -1,6 +1,6 @@
 /**
- * The summarizer cases of compaction-failures.md (B10, B13–B16, B18, B34, B36, B44, B52, B55), end to
- * end: compactor → OpenAI summarizer → real `openai` client → loopback server.
+ * Summarizer failures reported against other agents, end to end: compactor → OpenAI summarizer →
+ * real `openai` client → loopback server.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -35,13 +35,13 @@ import {
   transcriptOf,
 } from './fixtures';
 
-/** Prompt size of a recorded request as the B10 stub provider measures it (characters / 4). */
+/** Prompt size of a recorded request as the stub provider measures it (characters / 4). */
 function promptTokens(body: ChatRequestBody): number {
   return quarterCount(requestText(body));
 }
 
-/** B10 input: S(2000 chars) + 40 messages of ~10k tokens in all, one of them T(c7, 16k chars). */
-function b10Conversation(): ChatMessage[] {
+/** A long history: S(2000 chars) + 40 messages of ~10k tokens in all, one of them T(c7, 16k chars). */
+function longHistory(): ChatMessage[] {
   const out: ChatMessage[] = [
     { role: 'system', content: `You are a coding agent. ${'Follow the rules. '.repeat(110)}` },
   ];
@@ -64,7 +64,7 @@ function b10Conversation(): ChatMessage[] {
   return out;
 }
 
-test('B10: every summarizer request stays within W−R; the history is summarized in rolling batches and committed', async () => {
+test('every summarizer request stays within W−R; the history is summarized in rolling batches and committed', async () => {
   const window = 8000;
   const reserved = 1000;
   let part = 0;
@@ -77,7 +77,7 @@ test('B10: every summarizer request stays within W−R; the history is summarize
     { contextWindow: window, replyTokens: reserved },
   );
   try {
-    const context = items(b10Conversation());
+    const context = items(longHistory());
     const result = await compactWith(r, context, { force: true, all: true });
     assert.equal(result.applied, true, result.reason);
     assert.ok(r.server.requests.length >= 2, `batched into ${r.server.requests.length} calls`);
@@ -99,10 +99,10 @@ test('B10: every summarizer request stays within W−R; the history is summarize
   }
 });
 
-test('B10: a single message larger than a batch is clipped in the middle, not sent whole', async () => {
+test('a single message larger than a batch is clipped in the middle, not sent whole', async () => {
   const r = await rig(scripted([text(GOOD_SUMMARY)]), { contextWindow: 8000, replyTokens: 1000 });
   try {
-    const messages = b10Conversation();
+    const messages = longHistory();
     (messages[21] as { content: string }).content = `HEAD-${'M'.repeat(60_000)}-TAIL`;
     const context = items(messages);
     const result = await compactWith(r, context, { force: true, all: true });
@@ -121,7 +121,7 @@ test('B10: a single message larger than a batch is clipped in the middle, not se
 test('batches beyond maxSummaryCalls are dropped oldest first and counted; the first request survives', async () => {
   const r = await rig(scripted([text(GOOD_SUMMARY)]), { contextWindow: 8000, replyTokens: 1000 });
   try {
-    const context = items(b10Conversation());
+    const context = items(longHistory());
     const result = await compactWith(r, context, { force: true, all: true, maxSummaryCalls: 1 });
     assert.equal(result.applied, true, result.reason);
     assert.equal(r.server.requests.length, 1);
@@ -129,16 +129,13 @@ test('batches beyond maxSummaryCalls are dropped oldest first and counted; the f
     assert.ok((cp?.dropped ?? 0) > 0, 'dropped messages counted in the checkpoint');
     const prompt = requestText(r.server.requests[0]);
     assert.ok(!prompt.includes('[call c1]'), 'the oldest batch was dropped');
-    assert.ok(
-      prompt.includes('CSV export') && prompt.includes('public API'),
-      'the first user request is still given (B36)',
-    );
+    assert.ok(prompt.includes('CSV export') && prompt.includes('public API'), 'the first user request is still given');
   } finally {
     await r.close();
   }
 });
 
-test('B13: every call fails → context unchanged, error reported, retries bounded, breaker opens; a manual success resumes', async () => {
+test('every call fails → context unchanged, error reported, retries bounded, breaker opens; a manual success resumes', async () => {
   let healthy = false;
   const r = await rig(() => (healthy ? text(GOOD_SUMMARY) : status(500, 'upstream down')), { maxRetries: 1 });
   try {
@@ -174,7 +171,7 @@ test('B13: every call fails → context unchanged, error reported, retries bound
   }
 });
 
-test('B13: fallback chain — the session model once, then the extractive summarizer, clearly labelled', async () => {
+test('fallback chain — the session model once, then the extractive summarizer, clearly labelled', async () => {
   const primary = await rig(scripted([status(500, 'down')]));
   const session = await rig(scripted([status(503, 'also down')]), { model: 'session-model' });
   try {
@@ -202,7 +199,7 @@ test('B13: fallback chain — the session model once, then the extractive summar
   }
 });
 
-test('B14: a partial stream that breaks, or error-shaped text, is never committed', async () => {
+test('a partial stream that breaks, or error-shaped text, is never committed', async () => {
   const r = await rig(scripted([reset(['The user asked'], 5), text('Error generating summary: timeout')]));
   try {
     const context = items(conversation());
@@ -223,7 +220,7 @@ test('B14: a partial stream that breaks, or error-shaped text, is never committe
   }
 });
 
-test('B15: nothing eligible → no model call', async () => {
+test('nothing eligible → no model call', async () => {
   const r = await rig(scripted([text('## Objective\nnone')]));
   try {
     const context = items([
@@ -239,7 +236,7 @@ test('B15: nothing eligible → no model call', async () => {
   }
 });
 
-test('B16: the summary request never carries tools, even when the session has tool schemas', async () => {
+test('the summary request never carries tools, even when the session has tool schemas', async () => {
   const r = await rig(scripted([text(GOOD_SUMMARY)]));
   try {
     const tools: ToolSchema[] = [
@@ -265,7 +262,7 @@ test('B16: the summary request never carries tools, even when the session has to
   }
 });
 
-test('B18: kept messages are deep-equal to the originals (provider fields included); reasoning is stripped from the summarizer input', async () => {
+test('kept messages are deep-equal to the originals (provider fields included); reasoning is stripped from the summarizer input', async () => {
   const r = await rig(scripted([text(GOOD_SUMMARY)]));
   try {
     const messages = conversation().map((m, i) =>
@@ -314,7 +311,7 @@ test('B18: kept messages are deep-equal to the originals (provider fields includ
   }
 });
 
-test('B34: images reach the summarizer as placeholders, never as base64', async () => {
+test('images reach the summarizer as placeholders, never as base64', async () => {
   const r = await rig(scripted([text(GOOD_SUMMARY)]));
   try {
     const messages = conversation();
@@ -336,7 +333,7 @@ test('B34: images reach the summarizer as placeholders, never as base64', async 
   }
 });
 
-test('B36: the first user request is in the summarizer input, inside the data', async () => {
+test('the first user request is in the summarizer input, inside the data', async () => {
   const r = await rig(scripted([text(GOOD_SUMMARY)]));
   try {
     const context = items(conversation(10));
@@ -352,7 +349,7 @@ test('B36: the first user request is in the summarizer input, inside the data', 
   }
 });
 
-test('B44: the summary enters as a labelled user message, never system; the guard blocks a back-to-back automatic compaction', async () => {
+test('the summary enters as a labelled user message, never system; the guard blocks a back-to-back automatic compaction', async () => {
   const r = await rig(scripted([text(GOOD_SUMMARY)]));
   try {
     const context = items(conversation());
@@ -373,7 +370,7 @@ test('B44: the summary enters as a labelled user message, never system; the guar
   }
 });
 
-test('B52: cancelling a slow streamed summary leaves the context unchanged and returns promptly', async () => {
+test('cancelling a slow streamed summary leaves the context unchanged and returns promptly', async () => {
   const r = await rig(
     scripted([
       chunked(
@@ -400,7 +397,7 @@ test('B52: cancelling a slow streamed summary leaves the context unchanged and r
   }
 });
 
-test('B52: cancelling during the SDK back-off after a 429 returns at once and sends no further request', async () => {
+test('cancelling during the SDK back-off after a 429 returns at once and sends no further request', async () => {
   const r = await rig(scripted([status(429, 'slow down', 2), text(GOOD_SUMMARY)]), { maxRetries: 2 });
   try {
     const context = items(conversation());
@@ -417,7 +414,7 @@ test('B52: cancelling during the SDK back-off after a 429 returns at once and se
   }
 });
 
-test('B55: after a summarizer timeout the session is usable and the next compaction succeeds', async () => {
+test('after a summarizer timeout the session is usable and the next compaction succeeds', async () => {
   const r = await rig(scripted([stall(), text(GOOD_SUMMARY)]), { timeoutMs: 200 });
   try {
     const context: ContextItem[] = items(conversation());

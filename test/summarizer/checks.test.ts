@@ -1,4 +1,4 @@
-/** Post-summary checks (summary-checks.ts): cases B39, B40, B42, B43. */
+/** Post-summary checks (summary-checks.ts): task list, verification result, invented quotes, per-call outcomes. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatMessage } from '../../src/compaction/types';
@@ -26,7 +26,7 @@ function count(haystack: string, needle: string): number {
   return haystack.split(needle).length - 1;
 }
 
-test('B39: the last task-list call is carried verbatim, exactly once, even when the model copied an older one', () => {
+test('the last task-list call is carried verbatim, exactly once, even when the model copied an older one', () => {
   const lists = [
     [
       { id: 1, status: 'todo' },
@@ -69,7 +69,7 @@ test('B39: the last task-list call is carried verbatim, exactly once, even when 
   assert.equal(count(again.text, last), 1);
 });
 
-test('B40: the latest verification result survives verbatim', () => {
+test('the latest verification result survives verbatim', () => {
   const messages: ChatMessage[] = [
     { role: 'user', content: 'fix the failing tests' },
     call('c6', 'run_tests', { command: 'npm test' }),
@@ -87,7 +87,7 @@ test('B40: the latest verification result survives verbatim', () => {
   assert.equal(isErrorResult('{"output":"error: nothing","metadata":{"exit_code":0}}'), false);
 });
 
-test('B42: a quote attributed to the user that no user message contains is removed; real quotes stay', () => {
+test('a quote attributed to the user that no user message contains is removed; real quotes stay', () => {
   const messages: ChatMessage[] = [
     { role: 'user', content: 'Please clean up the build output. Do not change the public API.' },
     { role: 'assistant', content: 'Cleaning up.' },
@@ -113,7 +113,7 @@ test('B42: a quote attributed to the user that no user message contains is remov
   );
 });
 
-test('B43: per-call outcomes are appended and a success claim contradicting them is corrected', () => {
+test('per-call outcomes are appended and a success claim contradicting them is corrected', () => {
   const messages: ChatMessage[] = [
     { role: 'user', content: 'edit a.ts' },
     call('c5', 'edit_file', { path: 'a.ts', patch: '...' }),

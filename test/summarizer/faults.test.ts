@@ -63,10 +63,7 @@ test('scripted JSON summary is committed as a user message; the request is data-
     const prompt = requestText(body);
     assert.match(prompt, /\[call c1\] read_file \{"path":"src\/part1\.ts"\}/);
     assert.match(prompt, /\[result c1\] line of src\/part1\.ts/);
-    assert.ok(
-      transcriptOf(body).includes(`${INJECTION}\n`),
-      'the injection line sits inside the data delimiters (B44)',
-    );
+    assert.ok(transcriptOf(body).includes(`${INJECTION}\n`), 'the injection line sits inside the data delimiters');
     const user = String((body.messages?.[1] as { content?: unknown }).content);
     assert.equal(user.split(INJECTION).length, 2, 'and nowhere else');
     assert.equal(

@@ -1,5 +1,5 @@
 /**
- * Small builders for hand-written conversations in the case notation of the failure catalogue:
+ * Small builders for hand-written conversations in a short notation:
  * S(..) system, U(..) user, A(..) assistant text, Acalls([...]) assistant with tool calls,
  * T(id, text) tool result.
  */

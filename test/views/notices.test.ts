@@ -14,7 +14,7 @@ import {
   restoreNotice,
   splitNotice,
 } from '../../src/views/notices';
-import { formatTokens } from '../../src/format/tokens';
+import { formatTokens, formatTokensFull } from '../../src/format/tokens';
 
 const item = (kind: ContextItem['kind']): ContextItem => ({
   id: `i-${kind}`,
@@ -28,6 +28,12 @@ test('token figures read as on the gauge', () => {
   assert.equal(formatTokens(5_123), '5.1k');
   assert.equal(formatTokens(11_900), '12k');
   assert.equal(formatTokens(1_050_000), '1.05M');
+});
+
+test('full token figures group thousands and round to whole tokens', () => {
+  assert.equal(formatTokensFull(365_316), '365,316');
+  assert.equal(formatTokensFull(999.6), '1,000');
+  assert.equal(formatTokensFull(12), '12');
 });
 
 test('an applied compaction is announced with each figure once', () => {

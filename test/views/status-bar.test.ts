@@ -7,9 +7,10 @@ import '../support/vscode-fake/register';
 import { beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BudgetView } from '../../src/webview/shared/protocol';
-import { formatTokens, StatusBarMeter } from '../../src/views/status-bar';
+import { StatusBarMeter } from '../../src/views/status-bar';
 import { host, MarkdownString, resetVscodeFake, ThemeColor } from '../support/vscode-fake';
 import type { FakeStatusBarItem } from '../support/vscode-fake/window-parts';
+import { formatTokens } from '../../src/format/tokens';
 
 beforeEach(() => resetVscodeFake());
 

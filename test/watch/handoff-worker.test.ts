@@ -5,9 +5,10 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { itemsFromEntries } from '../../src/compaction/context';
-import { compactionWorkerFile, CompactionWorker, WORKER_MIN_TOKENS } from '../../src/service/compaction/worker/runner';
+import { compactionWorkerFile, WORKER_MIN_TOKENS } from '../../src/service/compaction/worker/runner';
 import { buildHandoff } from '../../src/watch/handoff';
 import { meter, session, tools } from '../service/worker-fixtures';
+import { CompactionWorker } from '../../src/service/compaction/worker/session-worker';
 
 test('handoff: a large context compacts in the worker, with progress, into the Markdown an inline run gives; the next handoff reuses the warm worker', async (t) => {
   const file = compactionWorkerFile();

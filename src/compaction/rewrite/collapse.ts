@@ -4,7 +4,8 @@
  */
 import type { ChatMessage, ContextItem } from '../types';
 import { contentText, errorLines, keyArguments, looksLikeError, toolCallsOf } from '../text';
-import { shortenMiddle, typedRequestOf } from '../summary/requests';
+import { typedRequestOf } from '../summary/requests';
+import { shortenMiddle } from '../summary/requests-section';
 
 /**
  * Longest typed answer, in characters, a collapsed record carries whole (see {@link collapseItem});

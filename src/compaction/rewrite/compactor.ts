@@ -35,15 +35,10 @@ import {
   type PreparedCompaction,
 } from './commit';
 
-export { CLIP_MIN_TOKENS } from '../plan/clip-plan';
-export { commitPrepared } from './commit';
-
-export { anchoredBreakdown, anchoredTokens } from '../plan/anchored';
 import { callOf, collapseItem } from './collapse';
-import { applyCheckpoint } from '../context';
-import { collectRequests, removeRequestsSection, renderRequestsSection } from '../summary/requests';
+import { applyCheckpoint, newId } from '../context';
+import { collectRequests, removeRequestsSection } from '../summary/requests';
 import { keptTokensOf } from '../plan/kept-tokens';
-import { droppedFilesNote, newId } from './span-parts';
 import { backfillIdentifiers } from '../summary/identifiers/backfill';
 import { carryIdentifiers } from '../summary/identifiers/carry-identifiers';
 import { actionsOf } from '../summary/ledger/actions';
@@ -55,6 +50,8 @@ import { composeSummary, SUMMARY_FRAME_TOKENS } from '../summary/compose-summary
 import { recallPointer } from '../summary/recall-pointer';
 import { degradeToFit } from './degrade';
 import { describeHolders, systemAndToolsTokens, tokenHolders } from '../plan/holders';
+import { renderRequestsSection } from '../summary/requests-section';
+import { droppedFilesNote } from './reattach';
 
 /** Everything one compaction needs. */
 export interface CompactInput {
@@ -69,8 +66,6 @@ export interface CompactInput {
 export const DEFAULT_KEEP_RECENT_STEPS = 1;
 /** Default bound on model calls per compaction (invariant 7). */
 export const DEFAULT_MAX_SUMMARY_CALLS = 4;
-/** Default summary length, in tokens. */
-export const DEFAULT_SUMMARY_TOKENS = 1200;
 /**
  * Characters allowed for identifiers appended to a summary (about 300 tokens at ~4 characters each);
  * more when the typed requests leave room (see {@link backfillChars}).

@@ -22,11 +22,12 @@ import { callIndex, collapseItem } from './collapse';
 import { clipMessageToTokens } from '../clip';
 import { applyCheckpoint } from '../context';
 import { tokenHolders } from '../plan/holders';
-import { collectRequests, removeRequestsSection, renderRequestsSection } from '../summary/requests';
+import { collectRequests, removeRequestsSection } from '../summary/requests';
 import { recallPointer } from '../summary/recall-pointer';
 import { backfillIdentifiers } from '../summary/identifiers/backfill';
 import { maskSecrets } from '../secrets';
 import { COLLAPSE_MIN_TOKENS } from '../plan/collapse-plan';
+import { renderRequestsSection } from '../summary/requests-section';
 
 /** A degraded clip keeps at least this many tokens of a message. */
 export const DEGRADE_CLIP_MIN_TOKENS = 256;

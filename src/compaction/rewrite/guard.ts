@@ -1,5 +1,5 @@
 /**
- * Loop and failure guard for automatic compaction (cases B13, B21, B23, B44).
+ * Loop and failure guard for automatic compaction.
  *
  * Pure bookkeeping over events the service reports; no timers. Time is counted in model calls:
  * - at most one automatic compaction per model call;

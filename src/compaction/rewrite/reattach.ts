@@ -17,6 +17,7 @@ import { toolCallsOf } from '../text';
 import type { TokenMeter } from '../meter/meter';
 import type { ContextItem, ToolSchema } from '../types';
 import type { PreparedCompaction } from './commit';
+import { parseJsonObject } from '../../format/json';
 
 /** Default number of files re-attached after one summary. */
 export const DEFAULT_REATTACH_MAX_FILES = 5;
@@ -55,14 +56,11 @@ export function normalizeToolPath(p: string): string {
 
 /** True when a read call asked for a line range (its result does not show the whole file). */
 function isPartialRead(args: string): boolean {
-  try {
-    const a = JSON.parse(args) as Record<string, unknown>;
-    return ['start_line', 'end_line', 'offset', 'limit', 'view_range', 'line_range'].some(
-      (k) => a[k] !== undefined && a[k] !== null,
-    );
-  } catch {
-    return false;
-  }
+  const a = parseJsonObject(args);
+  if (!a) return false;
+  return ['start_line', 'end_line', 'offset', 'limit', 'view_range', 'line_range'].some(
+    (k) => a[k] !== undefined && a[k] !== null,
+  );
 }
 
 /**
@@ -274,4 +272,12 @@ export function attachReserve(
     n++;
   }
   return used;
+}
+
+/** One line naming the re-attached file copies a summary drops, or '' when it drops none. */
+export function droppedFilesNote(items: readonly ContextItem[]): string {
+  const paths = [...new Set(items.map((i) => i.attachedFile).filter((p): p is string => p !== undefined))];
+  return paths.length === 0
+    ? ''
+    : `Files re-attached earlier, their copies now dropped (read them again for current contents): ${paths.join(', ')}`;
 }

@@ -6,8 +6,8 @@
  *
  * Pure: no I/O.
  */
-import { renderRequestsSection, type RequestsSection } from './requests';
 import { maskSecrets } from '../secrets';
+import { renderRequestsSection, type RequestsSection } from './requests-section';
 
 /** Tokens of a summary message beyond its text: the message's own overhead and the joins. */
 export const SUMMARY_FRAME_TOKENS = 8;

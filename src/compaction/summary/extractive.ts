@@ -20,8 +20,6 @@ import { LedgerFold } from './ledger/ledger-fold';
 import { chooseRoots, rootsLine, shortPath, type PathRoots } from './ledger/path-root';
 import { LineCounter, newLineStore, SHARED_LINES, storedLines, type LineStore } from '../../tokenizer/line-count';
 
-export { parseSections, SECTIONS } from './span-scan';
-
 /** The actions of nothing (no items after the span). */
 const NO_ACTIONS: readonly Action[] = Object.freeze([]);
 

@@ -20,15 +20,6 @@ import { isHumanReply } from '../tool-outcomes';
 import { REQUESTS_HEADING } from './requests-section';
 import { GrowingSpan } from '../meter/span-memo';
 
-export {
-  groupDigits,
-  REQUESTS_HEADING,
-  renderRequestsSection,
-  shortenedMarker,
-  shortenMiddle,
-  type RequestsSection,
-} from './requests-section';
-
 /** Harness blocks inside user messages, removed whole (tag and body). */
 const INJECTED =
   /<(environment_details|environment_context|system-reminder|system_reminder|ide_opened_file|ide_selection|ide_diagnostics|local-command-stdout|local-command-stderr|local-command-caveat|command-message|command-name|command-args|command-stdout|bash-stdout|bash-stderr|bash-input|bash-notification|task-notification|user-prompt-submit-hook|user_instructions|explicit_instructions|INSTRUCTIONS|repository_rules|task_progress|permissions instructions|permissions_instructions|sandbox_instructions|approval_policy|collaboration_mode|skills_instructions|skills|apps_instructions|apps|plugins|available_plugins|plugin_list|turn_aborted|user_shell_command|subagent_notification|attached_files|editor_context|active_file|open_tabs|selection|currentDocument|attachment)(?:\s[^>]*)?>[\s\S]*?<\/\1>/gi;

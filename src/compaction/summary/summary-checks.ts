@@ -3,17 +3,18 @@
  *
  * A model summary is prose and can be wrong. What the span itself proves is appended in structured
  * form and wins over the prose:
- * - quotes attributed to the user that no real user message contains are removed (case B42);
+ * - quotes attributed to the user that no real user message contains are removed;
  * - each tool call's outcome (ok / error, from its result) is listed, and prose claiming success for a
- *   call whose result shows an error is flagged (B43);
- * - the arguments of the last task-list tool call are carried verbatim, exactly once (B39);
- * - the latest verification result (tests, build, type check, lint) is carried verbatim (B40).
+ *   call whose result shows an error is flagged;
+ * - the arguments of the last task-list tool call are carried verbatim, exactly once;
+ * - the latest verification result (tests, build, type check, lint) is carried verbatim.
  *
  * Pure: no I/O, no model calls.
  */
 import type { ContextItem } from '../types';
 import { clipMiddle } from '../clip';
 import { messageText, toolCallsOf } from './summary-prompt';
+import { parseJsonOrUndefined } from '../../format/json';
 
 /** Heading of the appended task-list section. */
 export const TASK_LIST_HEADING = '## Task list (last update, verbatim)';
@@ -216,12 +217,7 @@ function findContradictions(
 
 /** What a call acts on: file paths and commands from its arguments. */
 function targetsOf(call: Pick<CallOutcome, 'arguments'>): string[] {
-  let args: unknown;
-  try {
-    args = JSON.parse(call.arguments);
-  } catch {
-    return [];
-  }
+  const args = parseJsonOrUndefined(call.arguments);
   if (typeof args !== 'object' || args === null) return [];
   const out: string[] = [];
   for (const key of ['path', 'file', 'file_path', 'filePath', 'filename', 'target', 'command', 'cmd']) {
@@ -245,7 +241,7 @@ function renderOutcomes(
     lines.push(`- ${hidden} earlier calls not listed (${hidden - errors} ok, ${errors} error)`);
   }
   for (const o of shown) {
-    // Older task lists would contradict the latest one (B39): only the task-list section shows it.
+    // Older task lists would contradict the latest one: only the task-list section shows it.
     const args = TASK_LIST_TOOL.test(o.name) ? '(task list update)' : clipMiddle(o.arguments.replace(/\s+/g, ' '), 100);
     const detail = o.detail.length > 0 ? `: ${o.detail}` : '';
     lines.push(`- ${o.id} ${o.name} ${args} — ${o.status}${detail}`);

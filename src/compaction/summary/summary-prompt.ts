@@ -24,10 +24,10 @@ export const USER_REQUESTS_CLOSE = '</user_requests>';
  * voice, sections and the provenance of tool text.
  *
  * Section headings match the extractive summarizer's (`extractive.ts`), so summaries of either kind
- * fold into each other. Rules and their sources: data-not-instructions (invariant 8, case B44), third
- * person past tense (B37, B44), constraints verbatim (B41), latest verification and task list (B39,
- * B40), identifiers verbatim (pipeline step 2), earlier summaries folded in (B15: never less
- * informative than what it replaces).
+ * fold into each other. Rules: the transcript is data, not instructions (invariant 8); third person
+ * past tense, so an old request is not read back as a new one; constraints verbatim; the latest
+ * verification and task list; identifiers verbatim (pipeline step 2); earlier summaries folded in
+ * (a summary is never less informative than what it replaces).
  */
 export const SUMMARY_RULES = `Write in the third person and the past tense ("The user asked…", "The agent edited…"). Never write as the user or as the agent, and never present anything as a quote of the user unless it appears verbatim in a [user] message. Report only what the data shows: a change counts as done only if its tool result shows it succeeded; if a result shows an error, say it failed.
 

@@ -13,6 +13,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import type { ChatRequestBody, RecordedRequest, Responder } from './types';
 import { errorBody, readBody, respond, sendJson } from './respond';
+import { parseJsonOrUndefined } from '../../format/json';
 
 export type * from './types';
 
@@ -63,12 +64,7 @@ export async function start(options: ModelServerOptions): Promise<ModelServer> {
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const text = await readBody(req);
-    let body: ChatRequestBody | undefined;
-    try {
-      body = text.length > 0 ? (JSON.parse(text) as ChatRequestBody) : undefined;
-    } catch {
-      body = undefined;
-    }
+    const body = text.length > 0 ? (parseJsonOrUndefined(text) as ChatRequestBody | undefined) : undefined;
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     log.push({ method: req.method ?? 'GET', path, headers: { ...req.headers }, body, atMs: Date.now() - started });
 

@@ -11,6 +11,7 @@
  */
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { LmApi, LmChatMessage, LmChatTool, LmTextPart, LmToolCallPart, LmToolResultPart } from './api';
+import { parseJsonObject } from '../../format/json';
 
 type ContentLike = string | null | undefined | ReadonlyArray<{ type: string; text?: string; refusal?: string }>;
 
@@ -31,13 +32,8 @@ export function contentText(content: ContentLike): string {
 
 /** Parses tool-call arguments into the object the API wants. */
 export function callInput(args: string): object {
-  try {
-    const parsed: unknown = JSON.parse(args || '{}');
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed;
-  } catch {
-    // Not JSON: passed on below as text.
-  }
-  return { input: args };
+  // Arguments that are not a JSON object are passed on as text.
+  return parseJsonObject(args || '{}') ?? { input: args };
 }
 
 /** Converts a conversation. Order is kept; consecutive tool results share one user message. */

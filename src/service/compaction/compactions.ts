@@ -1,51 +1,51 @@
 /**
  * Decides when and how the context service compacts, around the pure core in `src/compaction`:
  *
- * - single flight: concurrent requests share one run and yield one checkpoint (B54);
+ * - single flight: concurrent requests share one run and yield one checkpoint;
  * - safe points only: the owner calls {@link Compactions.atSafePoint} before each model call, when
- *   every tool call of the last step is answered (B07, B12); manual requests made while a step runs
- *   are queued until then (B51);
- * - hysteresis: automatic compaction fires at `compactAt` and aims at `compactTo` (B23); the
+ *   every tool call of the last step is answered; manual requests made while a step runs
+ *   are queued until then;
+ * - hysteresis: automatic compaction fires at `compactAt` and aims at `compactTo`; the
  *   {@link CompactionGuard} allows one automatic run per model call, backs off after failures and
- *   pauses on thrashing (B13, B21);
+ *   pauses on thrashing;
  * - prepared ahead: when the meter passes `compactAt − margin` and the next model call may reach the
  *   threshold, the summary of the span that will be replaced is computed in the background so that
  *   at the threshold it applies without waiting; it is discarded when the context was rewritten in
  *   between (stale);
  * - reachable: an automatic run whose never-summarised part fills the target aims just above it
  *   (./reachable-target);
- * - atomic: cancel and timeout abort the run and leave the context and the store unchanged (B52, B55).
+ * - atomic: cancel and timeout abort the run and leave the context and the store unchanged.
  */
 import type { BudgetConfig, CheckpointTrigger, ContextItem } from '../../compaction/types';
 import { thresholds } from '../../compaction/plan/budget';
-import { commitPrepared } from '../../compaction/rewrite/compactor';
-import { prepareOffThread, type CompactionProgress } from './worker/runner';
+import { prepareOffThread } from './worker/runner';
 import { applyReattach, planReattach, reattachFiles } from './reattach-step';
 import { PrepareAhead, preparedCeiling } from './prepare-ahead';
 import { mayCompactRestored } from '../session/restored-overflow';
 import { automaticAim } from './landing';
 import { anchoredTokens } from '../../compaction/plan/anchored';
 import { ManualQueue } from './manual-queue';
-import { describeOutcome, type ServiceCompactionStatus, type CompactOutcome } from './outcome';
-import type { CompactionStatus, CompactionResult } from '../../compaction/outcome';
-import type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
 import {
+  describeOutcome,
+  type ServiceCompactionStatus,
+  type CompactOutcome,
   notApplied,
   outcomeOf,
-  previewOf,
-  raceAbort,
   runFailure,
-  sameKind,
-  stuckNote,
-  withEditedSummary,
-} from './compaction-outcomes';
+} from './outcome';
+import type { CompactionStatus, CompactionResult } from '../../compaction/outcome';
+import { describeCompaction } from '../../compaction/outcome-text';
+import type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
 
-export type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
 import { CompactionGuard } from '../../compaction/rewrite/guard';
 import { evictImages } from './image-eviction';
 import type { ContextOverflow } from '../../models/context-errors';
 import type { PreparedCompaction } from '../../compaction/rewrite/commit';
 import type { CheckpointRecord, CompactionPreview } from '../records';
+import { commitPrepared } from '../../compaction/rewrite/commit';
+import type { CompactionProgress } from './worker/session-worker';
+import { raceAbort } from './race-abort';
+import { previewOf, withEditedSummary } from './preview';
 
 /** The compaction coordinator of one context service. */
 export class Compactions {
@@ -507,4 +507,19 @@ export class Compactions {
     );
     return outcomeOf(result, records);
   }
+}
+
+/** The note shown while the meter is over the trigger and automatic compaction cannot help. */
+export function stuckNote(status: CompactionStatus): string {
+  const advice =
+    status.kind === 'nothing-eligible'
+      ? '; the system prompt, tool schemas, pinned messages and the newest step leave too little room: unpin messages, start a new task, lower the reserved output, or use a larger window'
+      : '';
+  return `Over the compaction trigger and automatic compaction cannot help: ${describeCompaction(status)}${advice}.`;
+}
+
+/** True when two notes differ only in their figures (token counts change on every model call). */
+export function sameKind(a: string | undefined, b: string | undefined): boolean {
+  const kind = (text: string | undefined): string | undefined => text?.replace(/\d+/g, '#');
+  return kind(a) === kind(b);
 }

@@ -46,12 +46,6 @@ export function landingCompactTo(budget: BudgetConfig, inputs: LandingInputs): n
   return Math.min(budget.compactTo, Math.max(LOWEST_LANDING, (th.triggerTokens - MIN_CALLS_BOUGHT * growth) / th.base));
 }
 
-/** `budget` with `compactTo` set to {@link landingCompactTo}. */
-export function landingBudget(budget: BudgetConfig, inputs: LandingInputs): BudgetConfig {
-  const compactTo = landingCompactTo(budget, inputs);
-  return compactTo === budget.compactTo ? budget : { ...budget, compactTo };
-}
-
 /**
  * The deeper `compactTo` (fraction of the base) for a compaction whose summary reuses the agent's
  * cached prefix and that summarises anyway (`CompactionOptions.deeperCompactTo`): the budget's

@@ -1,10 +1,10 @@
 /**
  * Manual compaction requests made while an agent step runs wait here until the next safe point
- * (B51); all requests waiting there share one run and one outcome.
+ *; all requests waiting there share one run and one outcome.
  */
-import { notApplied } from './compaction-outcomes';
 import type { ServiceCompactionStatus, CompactOutcome } from './outcome';
-import type { CompactionProgress } from './worker/runner';
+import type { CompactionProgress } from './worker/session-worker';
+import { notApplied } from './outcome';
 
 /** What a manual request asks for. */
 export interface ManualRequest {

@@ -3,7 +3,7 @@
  * passed on unchanged, or one of the outcomes only the service can have (cancelled, timed out,
  * overtaken by a rewrite, not saved, a preview). Add new kinds here and to {@link describeOutcome}.
  */
-import type { CompactionStatus, ModelFailure } from '../../compaction/outcome';
+import type { CompactionResult, CompactionStatus, ModelFailure } from '../../compaction/outcome';
 import { describeCompaction } from '../../compaction/outcome-text';
 import { isQuietStatus } from '../../compaction/outcome';
 import type { CheckpointRecord, CompactionPreview } from '../records';
@@ -96,4 +96,38 @@ export interface CompactOutcome {
 export function failureOfOutcome(status: CompactOutcomeStatus): ModelFailure | undefined {
   if (status.kind !== 'summarizer-failed') return undefined;
   return { kind: status.failure, ...(status.status !== undefined ? { status: status.status } : {}) };
+}
+
+/** The outcome of a run the core finished: `result` with the checkpoint records the service added for it. */
+export function outcomeOf(result: CompactionResult, records: CheckpointRecord[], queued?: boolean): CompactOutcome {
+  return {
+    applied: result.applied,
+    reason: result.reason,
+    status: result.status,
+    tokensBefore: result.tokensBefore,
+    tokensAfter: result.tokensAfter,
+    checkpoints: records,
+    ...(queued ? { queued } : {}),
+  };
+}
+
+/** An outcome that changed nothing (`tokens` before and after), its reason rendered from `status`. */
+export function notApplied(status: ServiceCompactionStatus, tokens: number, queued?: boolean): CompactOutcome {
+  return {
+    applied: false,
+    reason: describeOutcome(status),
+    status,
+    tokensBefore: tokens,
+    tokensAfter: tokens,
+    checkpoints: [],
+    ...(queued ? { queued } : {}),
+  };
+}
+
+/** Why a run that threw or was aborted ended: its timeout, a cancellation, or an unexpected error. */
+export function runFailure(signal: AbortSignal, error: unknown, timeoutMs: number): ServiceCompactionStatus {
+  if (signal.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError')
+    return { kind: 'timed-out', timeoutMs };
+  if (signal.aborted) return { kind: 'cancelled' };
+  return { kind: 'error', message: (error as Error)?.message ?? String(error) };
 }

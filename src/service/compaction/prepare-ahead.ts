@@ -9,11 +9,11 @@
 import { prepareOffThread } from './worker/runner';
 import type { CompactionGuard } from '../../compaction/rewrite/guard';
 import type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
-import { raceAbort } from './compaction-outcomes';
 import { thresholds, type Thresholds } from '../../compaction/plan/budget';
 import { automaticAim } from './landing';
 import { anchoredTokens } from '../../compaction/plan/anchored';
 import type { PreparedCompaction } from '../../compaction/rewrite/commit';
+import { raceAbort } from './race-abort';
 
 /**
  * Most prompt tokens a summary prepared ahead may leave when it is applied at the trigger: halfway

@@ -10,9 +10,7 @@
  * it. The aim never rises above {@link raisedTargetCap}, so the compaction still buys at least half
  * of the hysteresis band before the trigger fires again.
  */
-import { anchoredTokens } from '../../compaction/plan/anchored';
-import type { TokenMeter } from '../../compaction/meter/meter';
-import type { BudgetConfig, ContextItem, ToolSchema } from '../../compaction/types';
+import type { BudgetConfig } from '../../compaction/types';
 import { thresholds } from '../../compaction/plan/budget';
 
 /** Share of the hysteresis band (trigger − target) kept for the summaries' notes above the never-summarised part. */
@@ -38,19 +36,4 @@ export function raiseTarget(budget: BudgetConfig, anchored: number, cap = raised
   // Fractions of the base, kept below `compactAt` (thresholds() requires it).
   const compactTo = Math.min(aim / th.base, budget.compactAt - 1e-6);
   return compactTo > budget.compactTo ? { ...budget, compactTo } : budget;
-}
-
-/**
- * {@link raiseTarget} for `items` as they stand: measures what no compaction may summarise there
- * (`keepRecentSteps` newest steps kept). Linear in the items.
- */
-export function reachableBudget(
-  budget: BudgetConfig,
-  items: readonly ContextItem[],
-  meter: TokenMeter,
-  tools: readonly ToolSchema[] | undefined,
-  keepRecentSteps: number,
-  cap?: number,
-): BudgetConfig {
-  return raiseTarget(budget, anchoredTokens(items, meter, tools, keepRecentSteps), cap);
 }

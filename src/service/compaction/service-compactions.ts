@@ -10,7 +10,8 @@ import type { ContextServiceOptions } from '../api';
 import type { CompactionHost } from './compaction-host';
 import { Compactions } from './compactions';
 import { readReattachFiles } from './reattach-files';
-import { compactionWorkerFile, CompactionWorker } from './worker/runner';
+import { compactionWorkerFile } from './worker/runner';
+import { CompactionWorker } from './worker/session-worker';
 
 /** The parts of a {@link CompactionHost} that the service holds (state, meter, summarizer, events). */
 export type ServiceCompactionParts = Pick<

@@ -6,7 +6,7 @@
  * bounds may move). The result equals {@link budgetSnapshot} over a meter calibrated the same way
  * (tested over random sequences of appends, compactions, restores, pins and usage reports).
  *
- * Plain Node; relies on two facts of {@link SessionState}: an append pushes onto the active array,
+ * Plain Node; relies on two facts of {@link ConversationState}: an append pushes onto the active array,
  * and any rewrite replaces the array (an old array is never changed again).
  */
 import type { BudgetConfig, ContextItem, Entry, ToolSchema } from '../../compaction/types';

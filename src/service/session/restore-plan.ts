@@ -5,7 +5,7 @@
  */
 import type { TokenMeter } from '../../compaction/meter/meter';
 import type { ContextItem } from '../../compaction/types';
-import type { SessionState } from './session-state';
+import type { ConversationState } from './conversation-state';
 
 /** The outcome of a restore, planned: ids of the checkpoints undone, and the prompt tokens after. */
 export interface RestorePlan {
@@ -18,10 +18,10 @@ export interface RestorePlan {
  * Plans the restore of `id` (one checkpoint or the steps of one run) on `session`, changing nothing.
  * The sums telescope over nested checkpoints: a later summary that replaced an earlier one is counted
  * out as inserted and the earlier summary in and out again.
- * @throws Error as {@link SessionState.planRestore} does (unknown id, restored already)
+ * @throws Error as {@link ConversationState.planRestore} does (unknown id, restored already)
  */
 export function planRestoreOf(
-  session: SessionState,
+  session: ConversationState,
   meter: TokenMeter,
   used: number,
   id: string | readonly string[],

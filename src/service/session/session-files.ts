@@ -5,13 +5,17 @@
  */
 import type { Entry } from '../../compaction/types';
 import type { LogSink } from '../api';
-import type { ContextState } from './session-state';
+import type { ContextState } from './conversation-state';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CALIBRATION_FILE, SessionStore, type SessionState as StoredSession } from './store';
+import { randomUUID } from 'node:crypto';
+import { CALIBRATION_FILE, SessionStore } from './store';
 import { writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
 import { isSavedCalibration, type SavedCalibration } from '../meter/tally';
 import { SaveQueue } from './save-queue';
+import { parseJsonOrUndefined } from '../../format/json';
+import type { SavedSessionState } from './store-format';
+import { errorMessage } from '../../format/error-message';
 
 /** The meter's calibration on reported usage, written after each model reply (see {@link SavedCalibration}). */
 const CALIBRATION = CALIBRATION_FILE;
@@ -61,7 +65,7 @@ export class SessionFiles {
    */
   load(
     log: LogSink,
-  ): { entries: Entry[]; state: StoredSession | undefined; calibration?: SavedCalibration } | undefined {
+  ): { entries: Entry[]; state: SavedSessionState | undefined; calibration?: SavedCalibration } | undefined {
     if (!this.storageDir) return undefined;
     const { store, loaded } = SessionStore.open(this.storageDir, this.id);
     this.store = store;
@@ -133,7 +137,7 @@ export class SessionFiles {
     const warn = (error: unknown) =>
       this.calibrationSource?.log(
         'warn',
-        `${file}: could not save the calibration on reported usage (${error instanceof Error ? error.message : String(error)})`,
+        `${file}: could not save the calibration on reported usage (${errorMessage(error)})`,
       );
     return new SaveQueue(
       {
@@ -172,16 +176,16 @@ export class SessionFiles {
     } catch {
       return undefined;
     }
-    try {
-      const value: unknown = JSON.parse(text);
-      if (isSavedCalibration(value)) return value;
-      log(
-        'warn',
-        `${file}: fields "tokens", "cachedAdded" or "ids" missing or of the wrong type; the gauge shows an estimate until the next model reply`,
-      );
-    } catch {
+    const value = parseJsonOrUndefined(text);
+    if (value === undefined) {
       log('warn', `${file}: not valid JSON; the gauge shows an estimate until the next model reply`);
+      return undefined;
     }
+    if (isSavedCalibration(value)) return value;
+    log(
+      'warn',
+      `${file}: fields "tokens", "cachedAdded" or "ids" missing or of the wrong type; the gauge shows an estimate until the next model reply`,
+    );
     return undefined;
   }
 
@@ -301,5 +305,11 @@ function describeIoError(error: unknown): string {
   const cause = error as NodeJS.ErrnoException;
   if (cause?.code === 'ENOSPC') return 'the disk is full';
   if (cause?.code === 'EFBIG') return 'the file-size limit was reached';
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
+}
+
+/** Makes a session id: sortable time plus a random suffix, safe as a folder name. */
+export function newSessionId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
+  return `${stamp}-${randomUUID().slice(0, 6)}`;
 }

@@ -31,8 +31,8 @@ export interface StoredState {
   checkpoints: StoredCheckpoint[];
 }
 
-/** The in-memory form of a session's state. */
-export interface SessionState {
+/** What a session folder saved, in memory: `state.json` resolved against the transcript's entries. */
+export interface SavedSessionState {
   sessionId: string;
   model: string;
   source: string;
@@ -159,7 +159,7 @@ export function parseTranscript(
  * tries the fallback). With `lost`, references to missing entries are dropped and their ids pushed
  * there (an entry whose transcript line was damaged), so the rest of the state survives.
  */
-export function resolveState(stored: StoredState, entries: readonly Entry[], lost?: string[]): SessionState {
+export function resolveState(stored: StoredState, entries: readonly Entry[], lost?: string[]): SavedSessionState {
   if (
     stored?.format !== 'context-keeper/session-state' ||
     !Array.isArray(stored.context) ||

@@ -32,19 +32,17 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Entry } from '../../compaction/types';
-import { parseTranscript, resolveState, toStored, type SessionState, type StoredState } from './store-format';
+import { parseTranscript, resolveState, toStored, type SavedSessionState, type StoredState } from './store-format';
 import { removeStaleTempFiles, writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
 import { SessionLock } from './session-lock';
 import { dropUnpairedResults, insertRepairs, repairInterruptedCalls } from './store-repair';
-
-export type { StoredItem, StoredCheckpoint, StoredState, SessionState } from './store-format';
-export { parseTranscript, resolveState, unaccountedEntries } from './store-format';
+import { parseJsonObject } from '../../format/json';
 
 /** What {@link SessionStore.open} loaded. */
 export interface LoadedSession {
   entries: Entry[];
   /** Undefined for a new (empty) session folder. */
-  state: SessionState | undefined;
+  state: SavedSessionState | undefined;
   /** Problems found and worked around, one sentence each (file, line, what was done). */
   warnings: string[];
   /** Set when the folder is opened read-only (held by another window, or a newer format): why. */
@@ -69,8 +67,6 @@ const MARKER = 'session.json';
 const LOCK = 'lock';
 /** The saved calibration's file, written atomically by session-files.ts (named here for the temp-file sweep). */
 export const CALIBRATION_FILE = 'calibration.json';
-
-export { writeFileAtomic } from './atomic-file';
 
 /** The files of one session folder. Synchronous I/O: every write must be durable before returning. */
 export class SessionStore {
@@ -180,7 +176,7 @@ export class SessionStore {
     const repaired = repairInterruptedCalls(entries, this.transcriptPath, lineOf);
     entries = repaired.entries;
     warnings.push(...repaired.warnings);
-    let state: SessionState | undefined;
+    let state: SavedSessionState | undefined;
     for (const name of [STATE, PREVIOUS_STATE]) {
       const file = path.join(this.folder, name);
       if (!fs.existsSync(file)) continue;
@@ -289,7 +285,7 @@ export class SessionStore {
   }
 
   /** Writes the state atomically, keeping the previous version as a fallback. Throws when read-only. */
-  writeState(state: SessionState): void {
+  writeState(state: SavedSessionState): void {
     this.writeStateText(this.stateText(state));
   }
 
@@ -299,7 +295,7 @@ export class SessionStore {
   }
 
   /** The text of `state.json` for `state` (its raw items as references). O(state). */
-  stateText(state: SessionState): string {
+  stateText(state: SavedSessionState): string {
     const stored: StoredState = {
       format: 'context-keeper/session-state',
       version: 1,
@@ -346,10 +342,5 @@ export class SessionStore {
 }
 
 function isJsonObject(text: string): boolean {
-  try {
-    const v = JSON.parse(text) as unknown;
-    return v !== null && typeof v === 'object' && !Array.isArray(v);
-  } catch {
-    return false;
-  }
+  return parseJsonObject(text) !== undefined;
 }

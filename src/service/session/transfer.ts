@@ -6,7 +6,7 @@ import type { Entry } from '../../compaction/types';
 import { repairToolPairing } from '../../compaction/plan/repair';
 import { toMessages } from '../../compaction/context';
 import type { LogSink } from '../api';
-import type { ContextState, SessionState } from './session-state';
+import type { ContextState, ConversationState } from './conversation-state';
 import type { ExportedTranscript, ImportedTranscript } from '../records';
 
 /**
@@ -26,7 +26,7 @@ export function importedEntries(imported: ImportedTranscript, log: LogSink): Ent
 
 /** The export document of a session as it stands (copies; later changes do not show in it). */
 export function exportOf(
-  session: SessionState,
+  session: ConversationState,
   sessionId: string,
   model: string,
   exportedAt: string,

@@ -27,6 +27,7 @@ import { userContent } from '../drafts';
 import { TranscriptError, fieldPath } from '../errors';
 import { imageSizeFromUrl, type ImageSize } from '../images';
 import { parseJsonLines } from '../json';
+import { parseJsonObject } from '../../format/json';
 
 type Rec = Record<string, unknown>;
 
@@ -313,12 +314,8 @@ function outputOk(output: unknown): boolean | undefined {
   if (output && typeof output === 'object' && typeof (output as Rec).success === 'boolean')
     return (output as Rec).success as boolean;
   if (typeof output !== 'string' || !output.startsWith('{')) return undefined;
-  try {
-    const exit = ((JSON.parse(output) as Rec)?.metadata as Rec | undefined)?.exit_code;
-    return typeof exit === 'number' ? exit === 0 : undefined;
-  } catch {
-    return undefined;
-  }
+  const exit = (parseJsonObject(output)?.metadata as Rec | undefined)?.exit_code;
+  return typeof exit === 'number' ? exit === 0 : undefined;
 }
 
 function outputText(output: unknown): string {

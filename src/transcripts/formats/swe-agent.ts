@@ -14,6 +14,7 @@ import type { ChatMessage, EntryMeta } from '../../compaction/types';
 import type { TranscriptBuilder } from '../builder';
 import { documentFault, parseJsonDocument } from '../json';
 import { checkMessage } from '../openai-messages';
+import { parseJsonOrUndefined } from '../../format/json';
 
 const KEEP = new Set(['role', 'content', 'tool_calls', 'tool_call_id', 'name']);
 
@@ -45,11 +46,8 @@ export function readSweAgent(text: string, builder: TranscriptBuilder, parsed?: 
 function modelName(replayConfig: unknown): string | undefined {
   let config: unknown = replayConfig;
   if (typeof config === 'string') {
-    try {
-      config = JSON.parse(config);
-    } catch {
-      return undefined;
-    }
+    config = parseJsonOrUndefined(config);
+    if (config === undefined) return undefined;
   }
   const name = (
     ((config as Record<string, unknown> | undefined)?.agent as Record<string, unknown> | undefined)?.model as

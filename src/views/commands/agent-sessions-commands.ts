@@ -6,8 +6,10 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { buildHandoff, type Handoff } from '../../watch/handoff';
-import { compactionWorkerFile, CompactionWorker } from '../../service/compaction/worker/runner';
+import { compactionWorkerFile } from '../../service/compaction/worker/runner';
 import { AGENT_CHECKPOINT_SCHEME, AgentSessionsView } from '../agent-sessions';
+import { CompactionWorker } from '../../service/compaction/worker/session-worker';
+import { errorMessage } from '../../format/error-message';
 
 /** Creates the view and returns everything to dispose. */
 export function registerAgentSessions(log: vscode.LogOutputChannel): vscode.Disposable[] {
@@ -70,9 +72,9 @@ export function registerAgentSessions(log: vscode.LogOutputChannel): vscode.Disp
     if (pick === 'Copy') await vscode.env.clipboard.writeText(result.markdown);
   };
   const report = (what: string) => (err: unknown) => {
-    log.error(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+    log.error(`${what}:`, err);
     void vscode.window
-      .showErrorMessage(`${what}: ${err instanceof Error ? err.message : String(err)}`, 'Show Log')
+      .showErrorMessage(`${what}: ${errorMessage(err)}`, 'Show Log')
       .then((a) => (a ? log.show() : undefined));
   };
   return [

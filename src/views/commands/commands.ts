@@ -35,6 +35,7 @@ import { latestReportedPrompt } from '../../transcripts/reported';
 import { describeImportCount, importCount } from '../import-count';
 import { refuseWithoutEndpoint } from './task-setup';
 import { plural } from '../../format/tokens';
+import { errorMessage } from '../../format/error-message';
 
 /** Why the agent cannot run in this window (Restricted Mode, a virtual folder), or undefined when it can. */
 export function agentUnavailableReason(): string | undefined {
@@ -73,10 +74,6 @@ export interface CommandDeps {
   previewText?: () => string | undefined;
 }
 
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** Registers every command; the caller disposes the returned registrations. */
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const handlers = new CommandHandlers(deps);
@@ -109,8 +106,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       try {
         return await handler(...args);
       } catch (error) {
-        deps.log.error(`${id} failed: ${message(error)}`);
-        void notify('error', `ContextKeeper: ${message(error)}`, [], deps.log);
+        deps.log.error(`${id} failed:`, error);
+        void notify('error', `ContextKeeper: ${errorMessage(error)}`, [], deps.log);
         return undefined;
       }
     }),

@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { testConnection } from '../../models/test-connection';
+import { errorMessage } from '../../format/error-message';
 
 /** What the check found: `reachable` when the server answered at all (even 401 or 404). */
 export interface EndpointCheck {
@@ -40,7 +41,7 @@ export async function checkEndpoint(url: string, model: string): Promise<Endpoin
         if (controller.signal.aborted) return undefined;
         return {
           reachable: false,
-          lines: [`The check stopped: ${error instanceof Error ? error.message : String(error)}`],
+          lines: [`The check stopped: ${errorMessage(error)}`],
         };
       } finally {
         sub.dispose();

@@ -13,6 +13,7 @@ import { Commands } from './command-ids';
 import { connectionVerdict, type ConnectionReport } from '../notices';
 import { notify } from '../notify';
 import { WALKTHROUGH_KEYS } from '../onboarding';
+import { errorMessage } from '../../format/error-message';
 
 /** What the command reads; supplied by the composition root. */
 export interface TestConnectionDeps {
@@ -35,7 +36,7 @@ async function testEditorModels(model: string): Promise<ConnectionReport> {
     lines.push(modelLine);
     return { ok: true, lines, modelLine };
   } catch (error) {
-    lines.push(error instanceof Error ? error.message : String(error));
+    lines.push(errorMessage(error));
     return { ok: false, lines };
   }
 }
@@ -82,7 +83,7 @@ export async function runTestConnection(deps: TestConnectionDeps): Promise<Conne
         if (controller.signal.aborted) return undefined;
         return {
           ok: false,
-          lines: [`The test stopped: ${error instanceof Error ? error.message : String(error)}`],
+          lines: [`The test stopped: ${errorMessage(error)}`],
           failure: { kind: 'unknown' },
         };
       } finally {

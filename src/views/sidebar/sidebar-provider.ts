@@ -134,9 +134,7 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
     }
     if (this.answerLocally(message)) return;
     void this.dispatch(message).catch((error: unknown) => {
-      this.log.error(
-        `Sidebar action ${message.type} failed: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      this.log.error(`Sidebar action ${message.type} failed:`, error);
     });
   }
 

@@ -9,6 +9,7 @@
 import { isCancelledReply } from '../../agent/cancelled-reply';
 import type { Entry } from '../../compaction/types';
 import type { TranscriptItemView } from '../../webview/shared/protocol';
+import { parseJsonObject } from '../../format/json';
 
 /** Longest text a transcript line carries, in characters. */
 export const TEXT_CAP_CHARS = 1_500;
@@ -139,15 +140,12 @@ export function fullTextOf(entry: Entry, itemId: string): string | undefined {
 
 /** A path-like argument of a tool call (`path`, `file`, `filePath`…), for lists of replaced messages. */
 export function pathArgument(argumentsJson: string): string | undefined {
-  try {
-    const parsed: unknown = JSON.parse(argumentsJson);
-    if (typeof parsed !== 'object' || parsed === null) return undefined;
-    for (const key of ['path', 'file', 'filePath', 'file_path', 'filename', 'target']) {
-      const value = (parsed as Record<string, unknown>)[key];
-      if (typeof value === 'string' && value.length > 0) return value.slice(0, 200);
-    }
-  } catch {
-    // Arguments the model wrote are not always valid JSON; then there is simply no path to show.
+  // Arguments the model wrote are not always valid JSON; then there is simply no path to show.
+  const parsed = parseJsonObject(argumentsJson);
+  if (!parsed) return undefined;
+  for (const key of ['path', 'file', 'filePath', 'file_path', 'filename', 'target']) {
+    const value = parsed[key];
+    if (typeof value === 'string' && value.length > 0) return value.slice(0, 200);
   }
   return undefined;
 }

@@ -19,7 +19,7 @@ import type {
   HostMessage,
   PreviewView,
   ReplacedItemView,
-  SessionState,
+  ActivityState,
   SessionView,
   TranscriptItemView,
   ViewDelta,
@@ -31,7 +31,6 @@ import { fullTextOf, itemsForEntry, toolCallLineId, type ToolNames } from './tra
 import { compactionDetailOf, toApprovalViews, toBudgetView, toCheckpointView, toPreviewView } from './view-mappers';
 import { countAsImported } from '../import-count';
 import type { CheckpointRecord } from '../../service/records';
-export { toBudgetView, toCheckpointView } from './view-mappers';
 
 /** Lines shown at first; `loadEarlier` adds this many more each time. */
 export const WINDOW_STEP = 200;
@@ -363,7 +362,7 @@ export class SidebarModel {
     }
   }
 
-  private sessionState(): SessionState {
+  private sessionState(): ActivityState {
     return this.service?.getState().state ?? 'idle';
   }
 

@@ -3,11 +3,7 @@
  * it, tests run it in Node. Token counts in gauge formatting (see `formatTokens`).
  */
 import type { CompactionView } from './protocol';
-import { formatTokens as tokens } from '../../format/tokens';
-
-function plural(n: number, one: string, many: string): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
+import { formatTokens, plural } from '../../format/tokens';
 
 /**
  * E.g. "Compacted automatically: the context passed the 11.2k-token trigger (80% of budget) and
@@ -15,11 +11,11 @@ function plural(n: number, one: string, many: string): string {
  * as a trigger: "compacted at 11.2k" read as the size after compaction.
  */
 export function compactionHeadline(c: CompactionView): string {
-  const change = `went from ${tokens(c.tokensBefore)} to ${tokens(c.tokensAfter)} tokens`;
+  const change = `went from ${formatTokens(c.tokensBefore)} to ${formatTokens(c.tokensAfter)} tokens`;
   const opening =
     c.trigger === 'auto'
       ? c.thresholdTokens !== undefined
-        ? `Compacted automatically: the context passed the ${tokens(c.thresholdTokens)}-token trigger${c.thresholdFraction !== undefined ? ` (${Math.round(c.thresholdFraction * 100)}% of budget)` : ''} and ${change}`
+        ? `Compacted automatically: the context passed the ${formatTokens(c.thresholdTokens)}-token trigger${c.thresholdFraction !== undefined ? ` (${Math.round(c.thresholdFraction * 100)}% of budget)` : ''} and ${change}`
         : `Compacted automatically: the context ${change}`
       : c.trigger === 'manual'
         ? `Compacted on request: the context ${change}`

@@ -13,7 +13,7 @@
 import { z } from 'zod';
 
 /** The service's coarse state, as shown by the sidebar and the status bar. */
-export type SessionState = 'idle' | 'streaming' | 'running-tool' | 'compacting' | 'error';
+export type ActivityState = 'idle' | 'streaming' | 'running-tool' | 'compacting' | 'error';
 
 /** Token counts of the active context by category, as the gauge shows them. */
 export interface BreakdownView {
@@ -202,7 +202,7 @@ export interface ErrorView {
 
 /** The complete state of the sidebar, sent on ready, on becoming visible and after a gap. */
 export interface ViewState {
-  state: SessionState;
+  state: ActivityState;
   /** One-line description of where the conversation came from ("Agent session", "Imported: x.jsonl"). */
   source: string;
   budget: BudgetView;
@@ -237,7 +237,7 @@ export interface ViewState {
  * an assistant line.
  */
 export interface ViewDelta {
-  state?: SessionState;
+  state?: ActivityState;
   source?: string;
   budget?: BudgetView;
   checkpoints?: CheckpointView[];

@@ -65,8 +65,12 @@ export class FakeLogChannel implements vscode.LogOutputChannel {
   warn(message: string): void {
     this.lines.push(`[warn] ${message}`);
   }
-  error(error: string | Error): void {
-    this.lines.push(`[error] ${typeof error === 'string' ? error : error.message}`);
+  /** Formats as VS Code's log does: the message and each argument, an Error by its message, joined by spaces. */
+  error(error: string | Error, ...args: unknown[]): void {
+    const text = [error, ...args].map((part) =>
+      part instanceof Error ? part.message : typeof part === 'string' ? part : JSON.stringify(part),
+    );
+    this.lines.push(`[error] ${text.join(' ')}`);
   }
   append(value: string): void {
     this.lines.push(value);

@@ -11,6 +11,7 @@ import { recordedToolOutcome } from '../../tool-outcomes';
 import { commandOutcome, fileOutcome, printedText } from './run-outcome';
 import { isToolOutputText } from '../../text';
 import { GrowingSpan } from '../../meter/span-memo';
+import { parseJsonObject } from '../../../format/json';
 
 /** What happened to a file. */
 export type FileOp = 'read' | 'created' | 'edited' | 'deleted' | 'moved';
@@ -108,12 +109,7 @@ const ENDPOINT_RE = /\.(get|post|put|patch|delete)\(\s*['"`](\/[^'"`\s]*)/gi;
 const DECORATOR_ENDPOINT_RE = /@(?:\w+\.)?(?:(get|post|put|patch|delete)|route)\(\s*['"](\/[^'"\s]*)/gi;
 
 function parseArgs(args: string): Record<string, unknown> | undefined {
-  try {
-    const v = JSON.parse(args) as unknown;
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
+  return parseJsonObject(args);
 }
 
 function pick(obj: Record<string, unknown>, keys: readonly string[]): string | undefined {

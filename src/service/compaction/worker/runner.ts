@@ -17,8 +17,6 @@ import { CompactionWorker, type CompactionProgress } from './session-worker';
 import type { PreparedCompaction } from '../../../compaction/rewrite/commit';
 import type { CompactionResult } from '../../../compaction/outcome';
 
-export { CompactionWorker, type CompactionProgress } from './session-worker';
-
 /**
  * Contexts of at least this many prompt tokens are compacted in a worker. Measured by
  * `npm run bench -- --only=worker` (bench/worker.ts, two shared cores): inline, the longest block of

@@ -9,10 +9,9 @@
  */
 import type { ContextItem, Entry } from '../../compaction/types';
 import { itemsFromEntries, rawItem, undoCheckpoint } from '../../compaction/context';
-import { unaccountedEntries } from './store';
-import { definedOnly } from '../helpers';
 import type { CompactionResult } from '../../compaction/outcome';
 import type { CheckpointRecord, CheckpointRestored } from '../records';
+import { unaccountedEntries } from './store-format';
 
 /** The rewritable part of the state, as persisted beside the transcript. */
 export interface ContextState {
@@ -24,8 +23,8 @@ export interface ContextState {
   pinned: string[];
 }
 
-/** The session state. See the module comment for the plan/apply discipline. */
-export class SessionState {
+/** The state of one conversation. See the module comment for the plan/apply discipline. */
+export class ConversationState {
   private entryList: Entry[] = [];
   private entryIds = new Set<string>();
   private entryCounter = 0;
@@ -231,4 +230,9 @@ export class SessionState {
       return want ? { ...rest, pinned: true } : rest;
     });
   }
+}
+
+/** A shallow copy of `value` without the keys whose value is undefined. */
+function definedOnly<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }

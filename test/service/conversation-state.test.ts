@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SessionState } from '../../src/service/session/session-state';
+import { ConversationState } from '../../src/service/session/conversation-state';
 import type { ContextItem, Entry } from '../../src/compaction/types';
 import type { CompactionResult } from '../../src/compaction/outcome';
 
@@ -14,7 +14,7 @@ const summaryOf = (ids: string[], checkpointId: string): ContextItem => ({
 });
 
 /** A compaction that replaces the first `n` items of `state` by one summary. */
-function compactFirst(state: SessionState, n: number, checkpointId: string): CompactionResult {
+function compactFirst(state: ConversationState, n: number, checkpointId: string): CompactionResult {
   const replaced = state.items.slice(0, n);
   const summary = summaryOf(
     replaced.flatMap((i) => i.covers),
@@ -44,8 +44,8 @@ function compactFirst(state: SessionState, n: number, checkpointId: string): Com
   };
 }
 
-function fresh(): SessionState {
-  const state = new SessionState();
+function fresh(): ConversationState {
+  const state = new ConversationState();
   for (const [i, role] of (['user', 'assistant', 'user', 'assistant'] as const).entries())
     state.append(entry(state.newEntryId(), role, `m${i}`));
   return state;
@@ -129,7 +129,7 @@ test('pins mark raw items, survive a commit, and are refused for a summarized me
 });
 
 test('adopting saved state keeps unaccounted entries raw and continues ids past the loaded ones', () => {
-  const state = new SessionState();
+  const state = new ConversationState();
   const entries = [entry('e000001', 'user', 'a'), entry('e000002', 'assistant', 'b'), entry('e000003', 'user', 'c')];
   // The saved context lost the newest entry (a crash between append and state write).
   state.adopt(entries, {
