@@ -133,6 +133,12 @@ export function endpointChosenNotice(baseUrl: string, model: string | undefined)
 /** Longest notification text shown as it is, in characters: longer ones are split (see {@link splitNotice}). */
 export const NOTICE_MAX_CHARS = 90;
 
+/**
+ * Longest error notification shown as it is: an error toast says what failed and why, and the why
+ * (a server's answer, a model id, an endpoint) is what the user acts on, so it gets more room.
+ */
+export const ERROR_NOTICE_MAX_CHARS = 180;
+
 const OPENERS: Record<string, string> = { '(': ')', '[': ']', '{': '}', '"': '"', '“': '”', '«': '»' };
 
 /**
@@ -157,12 +163,15 @@ function outsideBrackets(text: string): boolean[] {
 
 /**
  * Splits a notification text that would not fit a toast into a short message and the whole text as
- * detail (shown on "Show Details"), so a toast is never cut mid-word nor inside a parenthesis or
- * quote (it ends before the opening bracket or after its closing one). The short message ends at the
- * last sentence or clause end (": ", "; ", ". ") outside brackets within `max` characters that leaves
- * at least a few words after the "ContextKeeper: " prefix; without one it ends at the last whole word
- * outside brackets, marked "…" (a list cut at a comma would read as complete). Texts of `max`
- * characters or fewer come back whole.
+ * detail (shown on "Show Details"). The short message is only ever cut at white space, so an
+ * identifier, path, URL or model id (`qwen2.5-coder:7b`, `http://127.0.0.1:11434/v1`) is shown whole
+ * or not at all, and never inside a parenthesis or quote. It ends at the last sentence end (". " or
+ * "; ") outside brackets within `max` characters that leaves at least three words after the
+ * "ContextKeeper: " prefix; a colon is no such end, because what follows it is the reason or the
+ * subject ("the agent stopped: <reason>"). Without a sentence end it ends at the last whole word
+ * outside brackets, marked "…" (a list cut at a comma would read as complete). A text whose first
+ * word alone is longer than `max` keeps that word whole. Texts of `max` characters or fewer come
+ * back whole.
  */
 export function splitNotice(text: string, max = NOTICE_MAX_CHARS): { short: string; detail?: string } {
   const whole = text.trim();
@@ -173,10 +182,13 @@ export function splitNotice(text: string, max = NOTICE_MAX_CHARS): { short: stri
     for (let i = Math.min(from, whole.length - 1); i > prefix; i--) if (outside[i] && test(i)) return i;
     return -1;
   };
-  const boundary = lastOutside(max - 2, (i) => /[:;.]/.test(whole[i]) && whole[i + 1] === ' ');
-  if (boundary >= prefix + 12) return { short: `${whole.slice(0, boundary)}.`, detail: whole };
+  const words = (end: number) => whole.slice(prefix, end).split(/\s+/).filter(Boolean).length;
+  const boundary = lastOutside(max - 2, (i) => /[;.]/.test(whole[i]) && whole[i + 1] === ' ' && words(i) >= 3);
+  if (boundary > prefix) return { short: `${whole.slice(0, boundary)}.`, detail: whole };
   const space = lastOutside(max - 1, (i) => whole[i] === ' ');
-  const end = space > prefix ? space : max - 1;
+  // No white space to cut at: the first word is longer than the toast; keep it whole.
+  const end = space > prefix ? space : whole.slice(prefix).search(/\s/) + prefix;
+  if (end <= prefix) return { short: whole };
   return { short: `${whole.slice(0, end).replace(/[\s.,;:]+$/, '')}…`, detail: whole };
 }
 

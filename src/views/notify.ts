@@ -1,10 +1,11 @@
 /**
- * Notifications that fit a toast: a text longer than {@link NOTICE_MAX_CHARS} is shown as a short
- * message with a "Show Details" button that opens the whole text in a modal dialog (and writes it to
- * the log), instead of being cut by the toast's width.
+ * Notifications that fit a toast: a text longer than {@link NOTICE_MAX_CHARS} (for an error,
+ * {@link ERROR_NOTICE_MAX_CHARS}, so it keeps its reason) is shown as a short message with a "Show
+ * Details" button that opens the whole text in a modal dialog (and writes it to the log), instead of
+ * being cut by the toast's width. The short message is cut at white space only (see `splitNotice`).
  */
 import * as vscode from 'vscode';
-import { splitNotice } from './notices';
+import { ERROR_NOTICE_MAX_CHARS, NOTICE_MAX_CHARS, splitNotice } from './notices';
 
 /** Severity of a notification. */
 export type NoticeLevel = 'info' | 'warning' | 'error';
@@ -33,7 +34,7 @@ export async function notify(
       : level === 'warning'
         ? vscode.window.showWarningMessage
         : vscode.window.showInformationMessage;
-  const { short, detail } = splitNotice(text);
+  const { short, detail } = splitNotice(text, level === 'error' ? ERROR_NOTICE_MAX_CHARS : NOTICE_MAX_CHARS);
   if (!detail) return show(text, ...actions);
   if (actions.includes(SHOW_DETAILS) || (log && actions.includes(SHOW_LOG))) {
     log?.info(detail);

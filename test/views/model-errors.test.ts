@@ -62,7 +62,10 @@ test('a long notification shows a short message; Show Details opens the whole te
   host.user.message = (shown) => (shown.modal ? undefined : 'Show Details');
   await notify('warning', long, ['Open Settings']);
   const [toast, dialog] = host.messages;
-  assert.equal(toast.message, 'ContextKeeper: nothing eligible.');
+  assert.equal(
+    toast.message,
+    'ContextKeeper: nothing eligible: everything left is leading system messages, the latest…',
+  );
   assert.deepEqual(toast.items, ['Open Settings', 'Show Details']);
   assert.equal(dialog.modal, true);
   assert.equal(dialog.detail, long);
@@ -71,6 +74,16 @@ test('a long notification shows a short message; Show Details opens the whole te
   host.user.message = () => 'Open Settings';
   assert.equal(await notify('info', 'ContextKeeper: compacted 12k → 3.8k tokens.', ['Open Settings']), 'Open Settings');
   assert.deepEqual(host.messages.at(-1)?.items, ['Open Settings']);
+});
+
+test('an error toast shows the model id whole and keeps the reason', async () => {
+  resetVscodeFake();
+  const text =
+    'ContextKeeper: the agent stopped: model "qwen2.5-coder:7b" not found, try pulling it (endpoint http://127.0.0.1:11434/v1)';
+  host.user.message = () => undefined;
+  await notify('error', text, ['Show Log']);
+  assert.equal(host.messages.length, 1);
+  assert.equal(host.messages[0].message, text);
 });
 
 test('a long notification whose caller offers its own Show Details shows that one button only, and returns it', async () => {

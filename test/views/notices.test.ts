@@ -10,6 +10,7 @@ import {
   connectionVerdict,
   endpointChosenNotice,
   modelErrorFixes,
+  ERROR_NOTICE_MAX_CHARS,
   NOTICE_MAX_CHARS,
   restoreNotice,
   splitNotice,
@@ -184,7 +185,8 @@ test('long notifications are split into a short message and the whole text as de
   const long =
     'ContextKeeper: nothing eligible: everything left is leading system messages, the latest user request, 1 pinned message and the newest agent step kept verbatim (context 41k tokens).';
   const split = splitNotice(long);
-  assert.equal(split.short, 'ContextKeeper: nothing eligible.');
+  // A colon introduces the reason: the short message goes on past it.
+  assert.equal(split.short, 'ContextKeeper: nothing eligible: everything left is leading system messages, the latest…');
   assert.equal(split.detail, long);
   // Every sentence the product writes fits once split: short, ends at a boundary, nothing lost.
   for (const text of [
@@ -228,4 +230,39 @@ test('a shortened notification never ends inside a parenthesis or quote', () => 
     assert.equal((cut.match(/"/g) ?? []).length % 2, 0, `quotes closed in: ${cut}`);
     assert.ok(cut.length <= NOTICE_MAX_CHARS + 1, cut);
   }
+});
+
+test('a shortened notification never cuts inside an identifier, path, URL or model id', () => {
+  const model = 'qwen2.5-coder:7b';
+  const url = 'http://127.0.0.1:11434/v1/chat/completions';
+  const path = '/home/user/projects/context-keeper/src/views/commands/session-commands.ts';
+  const texts = [
+    `ContextKeeper: ${model}: the model's window is not known to the server at ${url}, so 8,192 tokens are assumed.`,
+    `ContextKeeper: could not read ${path} because the file was removed while the agent was working on it.`,
+    `ContextKeeper: ${'x'.repeat(30)} ${url}${url} trailing words`,
+    `ContextKeeper: ${url}${url}${url}`,
+  ];
+  for (const text of texts) {
+    const { short } = splitNotice(text);
+    const shown = short.replace(/[.…]$/, '').split(/\s+/);
+    const all = text.split(/\s+/);
+    // Every word shown is a whole word of the text, in order (the last may lose its trailing punctuation).
+    shown.forEach((word, i) => assert.equal(all[i].replace(/[.,;:]$/, ''), word.replace(/[.,;:]$/, ''), short));
+  }
+  // The model id that opens a sentence is never the whole toast.
+  const first = splitNotice(texts[0]).short;
+  assert.notEqual(first, `ContextKeeper: ${model}.`);
+  assert.ok(first.includes(model) && first.includes('window'), first);
+  // A single word longer than the toast is kept whole.
+  assert.equal(splitNotice(texts[3]).short, texts[3]);
+});
+
+test('an error notification keeps its reason', () => {
+  const reason = `HTTP 404: model "qwen2.5-coder:7b" not found, try pulling it first`;
+  const text = `ContextKeeper: the agent stopped: ${reason} (endpoint http://127.0.0.1:11434/v1)`;
+  assert.ok(text.length > NOTICE_MAX_CHARS && text.length <= ERROR_NOTICE_MAX_CHARS);
+  assert.equal(splitNotice(text, ERROR_NOTICE_MAX_CHARS).short, text);
+  const long = `ContextKeeper: the agent stopped: ${reason}. ${'The server said more. '.repeat(10)}`;
+  const short = splitNotice(long, ERROR_NOTICE_MAX_CHARS).short;
+  assert.ok(short.includes(reason), short);
 });
