@@ -10,6 +10,7 @@
  * - Feeds the service's events into the sidebar's {@link SidebarModel} (deltas while a task runs).
  */
 import * as vscode from 'vscode';
+import { compactionLogLine } from './compaction-log';
 import { DisposableStore } from '../lifecycle/disposables';
 import type { ContextServiceApi } from '../service/api';
 import type { ApprovalRequest } from '../agent/types';
@@ -381,7 +382,10 @@ export class SessionController implements vscode.Disposable {
     const changed = () => this.changed();
     this.serviceListeners.addAll(
       feedSidebar(service, this.model, changed),
-      service.onDidAddCheckpoint((checkpoint) => this._onDidAddCheckpoint.fire(checkpoint)),
+      service.onDidAddCheckpoint((checkpoint) => {
+        this.log.info(compactionLogLine(checkpoint));
+        this._onDidAddCheckpoint.fire(checkpoint);
+      }),
       service.onDidChangeState((change) => {
         if (change.state === 'error')
           this.reportError(change.detail ?? 'The agent stopped with an error.', true, change.failure);

@@ -15,6 +15,7 @@ import type * as vscode from 'vscode';
 import { activate, type ContextKeeperApi } from '../../src/extension';
 import { commands, host, resetVscodeFake, Uri } from '../support/vscode-fake';
 import { fakeExtensionContext } from '../support/vscode-fake/context';
+import type { FakeLogChannel } from '../support/vscode-fake/window-parts';
 import { until } from '../support/until';
 import { formatTokens } from '../../src/format/tokens';
 
@@ -75,6 +76,18 @@ test('Compact Conversation with a typed focus compacts, reports the tokens and r
     'the trimmed focus is on the checkpoint',
   );
   assert.ok(host.progress.length === 0, 'the progress notification closed');
+  // Each checkpoint is logged at info level with its exact figures and its cause.
+  const log = host
+    .live('output-channel')
+    .map((r) => r.target as FakeLogChannel)
+    .find((channel) => channel.lines !== undefined);
+  const logged = log?.lines.filter((line) => line.startsWith('[info] Compaction (')) ?? [];
+  assert.equal(logged.length, checkpoints.length, logged.join('\n'));
+  assert.ok(
+    logged.some((line) => line.includes(`${before.toLocaleString('en-US')} → `)),
+    `the figures before: ${logged.join('\n')}`,
+  );
+  assert.ok(logged.every((line) => line.includes('Compact Conversation, with a focus')));
 });
 
 test('Restore Checkpoint asks a modal confirmation; dismissing it restores nothing, Restore restores', async () => {
