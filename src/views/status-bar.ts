@@ -24,7 +24,7 @@ export class StatusBarMeter implements vscode.Disposable {
   constructor() {
     this.item = vscode.window.createStatusBarItem('contextKeeper.meter', vscode.StatusBarAlignment.Right, 100);
     this.item.name = 'ContextKeeper Budget';
-    this.item.command = Commands.showSidebar;
+    this.item.command = Commands.focusSidebar;
     this.item.show();
   }
 

@@ -67,7 +67,7 @@ test('activation registers every contributed command, the three document schemes
     }
     const item = statusItem();
     assert.equal(item.visible, true);
-    assert.equal(item.command, 'contextKeeper.showSidebar');
+    assert.equal(item.command, 'contextKeeper.sidebar.focus');
     assert.equal(api.getViewState().budget.used, 0, 'no session opened at activation');
     await until(() => item.text !== '', 'the first redraw');
     assert.equal(

@@ -38,7 +38,7 @@ const item = () => host.live('status-bar-item')[0]?.target as FakeStatusBarItem 
 test('shows percent and tokens of the prompt budget with the state icon; approximate counts are marked', () => {
   const meter = new StatusBarMeter();
   assert.equal(item()?.visible, true);
-  assert.equal(item()?.command, 'contextKeeper.showSidebar');
+  assert.equal(item()?.command, 'contextKeeper.sidebar.focus');
   meter.update(budget(12_345), 'idle');
   assert.equal(item()?.text, '$(dashboard) 43% · 12k/29k');
   meter.update(budget(950, { exact: false }), 'streaming');

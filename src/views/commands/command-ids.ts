@@ -14,7 +14,8 @@ export const Commands = {
   importTranscript: 'contextKeeper.importTranscript',
   exportTranscript: 'contextKeeper.exportTranscript',
   showLog: 'contextKeeper.showLog',
-  showSidebar: 'contextKeeper.showSidebar',
+  /** VS Code's own "Focus on Context View", generated for the sidebar view (not registered here). */
+  focusSidebar: 'contextKeeper.sidebar.focus',
   applyPreview: 'contextKeeper.applyPreview',
   discardPreview: 'contextKeeper.discardPreview',
   pickEndpoint: 'contextKeeper.pickEndpoint',

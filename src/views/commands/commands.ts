@@ -92,7 +92,6 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [Commands.importTranscript]: (uri?: vscode.Uri) => handlers.importTranscript(uri),
     [Commands.exportTranscript]: () => handlers.exportTranscript(),
     [Commands.showLog]: () => deps.log.show(),
-    [Commands.showSidebar]: () => deps.sidebar.reveal(),
     [Commands.applyPreview]: (summary?: string) => handlers.applyPreview(summary),
     [Commands.discardPreview]: () => deps.controller.current?.discardPreview(),
     [Commands.testConnection]: () =>
