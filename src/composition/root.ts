@@ -17,6 +17,7 @@ import { CHECKPOINT_SCHEME, CheckpointDocumentProvider } from '../views/document
 import { registerCommands } from '../views/commands/commands';
 import { ContextKeys } from '../views/onboarding';
 import { reviewDocumentText } from '../views/documents/preview-review';
+import { ReadOnlyDocuments } from '../views/documents/read-only-documents';
 import type { ViewState } from '../webview/shared/protocol';
 import { SessionController } from '../views/session-controller';
 import { SidebarProvider } from '../views/sidebar/sidebar-provider';
@@ -61,6 +62,7 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
   );
   const statusBar = store.add(new StatusBarMeter());
   const lastBudget = new LastBudgetMemory(context.workspaceState);
+  const readOnly = store.add(new ReadOnlyDocuments());
   const documents = store.add(
     new CheckpointDocumentProvider(
       checkpointLookup(controller, sessionsDir(context)),
@@ -132,9 +134,10 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
       documents,
       importer: (bytes, fileName) => importTranscriptText(bytes, fileName),
       log,
+      readOnly,
       previewText: reviewDocumentText,
     }),
-    ...registerAgentSessions(log),
+    ...registerAgentSessions(log, readOnly),
     vscode.commands.registerCommand('contextKeeper.allowProposedEdit', () => approvals.answerActive(true)),
     vscode.commands.registerCommand('contextKeeper.denyProposedEdit', () => approvals.answerActive(false)),
   );

@@ -41,7 +41,7 @@ function statusItem(): FakeStatusBarItem {
   return items[0].target as FakeStatusBarItem;
 }
 
-test('activation registers every contributed command, the three document schemes, the views and a visible status bar item', async () => {
+test('activation registers every contributed command, the four document schemes, the views and a visible status bar item', async () => {
   const context = fakeExtensionContext(storage);
   const api = activate(context);
   try {
@@ -55,7 +55,7 @@ test('activation registers every contributed command, the three document schemes
         .live('content-provider')
         .map((r) => r.id)
         .sort(),
-      ['contextkeeper-agent', 'contextkeeper-checkpoint', 'contextkeeper-proposal'],
+      ['contextkeeper-agent', 'contextkeeper-checkpoint', 'contextkeeper-document', 'contextkeeper-proposal'],
     );
     const views = Object.values(manifest.contributes.views).flat();
     for (const view of views) {

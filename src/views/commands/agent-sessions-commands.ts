@@ -5,14 +5,21 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { ReadOnlyDocuments } from '../documents/read-only-documents';
 import { buildHandoff, type Handoff } from '../../watch/handoff';
 import { compactionWorkerFile } from '../../service/compaction/worker/runner';
 import { AGENT_CHECKPOINT_SCHEME, AgentSessionsView } from '../agent-sessions';
 import { CompactionWorker } from '../../service/compaction/worker/session-worker';
 import { errorMessage } from '../../format/error-message';
 
-/** Creates the view and returns everything to dispose. */
-export function registerAgentSessions(log: vscode.LogOutputChannel): vscode.Disposable[] {
+/**
+ * Creates the view and returns everything to dispose. A handoff opens as a read-only document of
+ * `shared` (the extension's one provider of that scheme); without it, one of its own is made and
+ * disposed with the rest.
+ */
+export function registerAgentSessions(log: vscode.LogOutputChannel, shared?: ReadOnlyDocuments): vscode.Disposable[] {
+  const owned = shared ? undefined : new ReadOnlyDocuments();
+  const documents = shared ?? owned!;
   const view = new AgentSessionsView(log);
   const tree = vscode.window.createTreeView(AgentSessionsView.viewId, {
     treeDataProvider: view,
@@ -63,8 +70,7 @@ export function registerAgentSessions(log: vscode.LogOutputChannel): vscode.Disp
       );
       return;
     }
-    const doc = await vscode.workspace.openTextDocument({ content: result.markdown, language: 'markdown' });
-    await vscode.window.showTextDocument(doc, { preview: false });
+    await documents.show('Handoff.md', result.markdown);
     const pick = await vscode.window.showInformationMessage(
       `Handoff ready: ${result.tokensAfter.toLocaleString()} tokens in place of ${result.tokensBefore.toLocaleString()}.`,
       'Copy',
@@ -80,6 +86,7 @@ export function registerAgentSessions(log: vscode.LogOutputChannel): vscode.Disp
   return [
     view,
     tree,
+    ...(owned ? [owned] : []),
     { dispose: () => worker?.dispose() },
     vscode.workspace.registerTextDocumentContentProvider(AGENT_CHECKPOINT_SCHEME, view),
     vscode.commands.registerCommand('contextKeeper.agentSessions.refresh', () => view.discover()),

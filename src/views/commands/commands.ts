@@ -26,6 +26,7 @@ const FIX_LABELS: Record<ModelErrorFix, string> = {
   showLog: 'Show Log',
 };
 import { reviewPreview } from '../documents/preview-review';
+import type { ReadOnlyDocuments } from '../documents/read-only-documents';
 import { runTestConnection } from './test-connection';
 import { restoreRun } from './restore-run';
 import { notify } from '../notify';
@@ -70,6 +71,8 @@ export interface CommandDeps {
   documents: CheckpointDocumentProvider;
   importer: TranscriptImporter;
   log: vscode.LogOutputChannel;
+  /** Where a proposed summary opens for review, read-only. */
+  readOnly: ReadOnlyDocuments;
   /** The text of the open summary review document, if one is open. */
   previewText?: () => string | undefined;
 }

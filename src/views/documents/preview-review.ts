@@ -1,13 +1,14 @@
 /**
  * Review of a proposed summary (manual compaction with `contextKeeper.previewSummary`). The whole
- * summary that Apply would write opens in an editable document and in the sidebar's preview card;
- * Apply (the editor's title bar or the sidebar) applies the text of the surface it was pressed on,
- * as edited there. A progress notification stays while the review is open and closes by itself
+ * summary that Apply would write opens in a read-only document (closing it never asks to save) and
+ * in the sidebar's preview card, where it can be edited; Apply (the editor's title bar or the
+ * sidebar) applies the text of the surface it was pressed on. A progress notification stays while the review is open and closes by itself
  * however the preview ends (applied or discarded anywhere; its Cancel discards).
  */
 import * as vscode from 'vscode';
 import { DisposableStore } from '../../lifecycle/disposables';
 import type { ContextServiceApi } from '../../service/api';
+import type { ReadOnlyDocuments } from './read-only-documents';
 
 let reviewDocument: vscode.TextDocument | undefined;
 
@@ -16,7 +17,7 @@ export function reviewDocumentText(): string | undefined {
   return reviewDocument && !reviewDocument.isClosed ? reviewDocument.getText() : undefined;
 }
 
-/** Closes the editor of an untitled review document without asking to save it. */
+/** Closes the editor of the review document. */
 async function closeDocument(document: vscode.TextDocument): Promise<void> {
   const editor = vscode.window.visibleTextEditors.find((e) => e.document === document);
   if (!editor) return;
@@ -28,11 +29,10 @@ async function closeDocument(document: vscode.TextDocument): Promise<void> {
 export async function reviewPreview(
   service: ContextServiceApi,
   summary: string,
-  deps: { log: vscode.LogOutputChannel },
+  deps: { log: vscode.LogOutputChannel; readOnly: ReadOnlyDocuments },
 ): Promise<void> {
-  const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: summary });
+  const document = await deps.readOnly.show('Proposed summary.md', summary);
   reviewDocument = document;
-  await vscode.window.showTextDocument(document, { preview: false });
   await vscode.commands.executeCommand('setContext', 'contextKeeper.reviewingSummary', true);
   try {
     await vscode.window.withProgress(
@@ -66,5 +66,6 @@ export async function reviewPreview(
     reviewDocument = undefined;
     await vscode.commands.executeCommand('setContext', 'contextKeeper.reviewingSummary', false);
     await closeDocument(document);
+    deps.readOnly.forget(document);
   }
 }

@@ -1,0 +1,56 @@
+/**
+ * Read-only virtual documents for what the extension writes for the user to read (a handoff, a
+ * proposed summary): served by a `TextDocumentContentProvider`, as checkpoint documents are, so they
+ * are never dirty and closing one never asks to save. Copy, search and Save As work as usual.
+ */
+import * as vscode from 'vscode';
+import { DisposableStore } from '../../lifecycle/disposables';
+
+/** The scheme of the read-only documents. */
+export const READ_ONLY_SCHEME = 'contextkeeper-document';
+
+/** Serves the texts of the read-only documents, each under its own URI. */
+export class ReadOnlyDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly store = new DisposableStore();
+  private readonly _onDidChange = this.store.add(new vscode.EventEmitter<vscode.Uri>());
+  /** Fires when a document's text was replaced. */
+  readonly onDidChange = this._onDidChange.event;
+  private readonly texts = new Map<string, string>();
+  private next = 0;
+
+  /** Registers the provider for {@link READ_ONLY_SCHEME}. */
+  constructor() {
+    this.store.add(vscode.workspace.registerTextDocumentContentProvider(READ_ONLY_SCHEME, this));
+  }
+
+  /** The text of `uri`; empty once it was forgotten. */
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? '';
+  }
+
+  /**
+   * Opens `text` as a read-only Markdown document titled `title` (a file name, e.g. "Handoff.md") in
+   * an editor; each call gets a document of its own.
+   */
+  async show(title: string, text: string): Promise<vscode.TextDocument> {
+    const uri = vscode.Uri.from({ scheme: READ_ONLY_SCHEME, path: `/${++this.next}/${title}` });
+    this.texts.set(uri.toString(), text);
+    const document = await vscode.workspace.openTextDocument(uri);
+    const markdown =
+      document.languageId === 'markdown'
+        ? document
+        : await vscode.languages.setTextDocumentLanguage(document, 'markdown');
+    await vscode.window.showTextDocument(markdown, { preview: false });
+    return markdown;
+  }
+
+  /** Forgets the text of `document` (after its editor was closed). */
+  forget(document: vscode.TextDocument): void {
+    this.texts.delete(document.uri.toString());
+  }
+
+  dispose(): void {
+    this.texts.clear();
+    this.store.dispose();
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * A handoff and a proposed summary open as read-only virtual documents of their own scheme (never
+ * untitled buffers), so closing one never asks to save.
+ */
+import '../support/vscode-fake/register';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { host, resetVscodeFake } from '../support/vscode-fake';
+import { READ_ONLY_SCHEME, ReadOnlyDocuments } from '../../src/views/documents/read-only-documents';
+import { reviewPreview } from '../../src/views/documents/preview-review';
+import { registerAgentSessions } from '../../src/views/commands/agent-sessions-commands';
+import type { ContextServiceApi } from '../../src/service/api';
+import { FakeLogChannel } from '../support/vscode-fake/window-parts';
+
+test('a read-only document shows its text under its own scheme, in Markdown, and is gone with the provider', async () => {
+  resetVscodeFake();
+  const documents = new ReadOnlyDocuments();
+  const first = await documents.show('Handoff.md', '# Handoff\n\nqwen2.5-coder:7b');
+  const second = await documents.show('Handoff.md', 'another');
+  assert.equal(first.uri.scheme, READ_ONLY_SCHEME);
+  assert.notEqual(first.uri.toString(), second.uri.toString(), 'each call opens a document of its own');
+  assert.equal(first.getText(), '# Handoff\n\nqwen2.5-coder:7b');
+  assert.equal(first.languageId, 'markdown');
+  assert.equal(first.isDirty, false);
+  assert.equal(vscode.window.visibleTextEditors[0].document.uri.toString(), second.uri.toString());
+  documents.forget(first);
+  assert.equal(documents.provideTextDocumentContent(first.uri), '');
+  documents.dispose();
+  assert.deepEqual(host.live('content-provider'), []);
+});
+
+test('the proposed summary opens read-only and closes when the preview ends', async () => {
+  resetVscodeFake();
+  const documents = new ReadOnlyDocuments();
+  const changed = new vscode.EventEmitter<unknown>();
+  let preview: unknown = { summary: 'The summary.' };
+  const service = {
+    onDidChangePreview: changed.event,
+    getPreview: () => preview,
+    discardPreview: () => undefined,
+  } as unknown as ContextServiceApi;
+  const review = reviewPreview(service, 'The summary.', { log: new FakeLogChannel('test'), readOnly: documents });
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  const [editor] = vscode.window.visibleTextEditors;
+  assert.equal(editor.document.uri.scheme, READ_ONLY_SCHEME);
+  assert.equal(editor.document.getText(), 'The summary.');
+  preview = undefined;
+  changed.fire(undefined);
+  await review;
+  assert.equal(documents.provideTextDocumentContent(editor.document.uri), '', 'its text is let go');
+  documents.dispose();
+  changed.dispose();
+});
+
+test('the Agent Sessions view opens its handoff through the shared provider and leaves it registered', () => {
+  resetVscodeFake();
+  const documents = new ReadOnlyDocuments();
+  const log = new FakeLogChannel('test');
+  for (const d of registerAgentSessions(log, documents)) d.dispose();
+  assert.deepEqual(
+    host.live('content-provider').map((r) => r.id),
+    [READ_ONLY_SCHEME],
+  );
+  documents.dispose();
+  log.dispose();
+});
