@@ -104,6 +104,8 @@ test('false-open: a resolved failure on a line that presents it as open counts; 
   assert.equal(falseOpens('- open: `python /testbed/reproduce.py`', [{ ...e, state: 'open' }], []).falseOpen, 0);
   const nf = falseOpens('- `pnpm build --filter web` → failed: error', [], ['pnpm build --filter web', 'pnpm build']);
   assert.equal(nf.neverFailedShownFailing, 1, 'one line is charged to one command');
+  const part = falseOpens('- `terraform init && terraform plan -out=tfplan` → failed (exit 1)', [], ['terraform init']);
+  assert.equal(part.neverFailedShownFailing, 0, 'a command inside a longer one is not named by it');
 });
 
 test('a path under a named root counts when its expansion matches; a bare file name does not', () => {

@@ -108,6 +108,24 @@ function linesMentioning(lines: readonly string[], needle: string): string[] {
   return needle.length < 8 ? [] : lines.filter((l) => l.includes(needle));
 }
 
+/**
+ * Lines that name the command `key` as a whole command: not as part of a longer one (`terraform init`
+ * inside `terraform init && terraform plan`, `node -e` inside `npx ts-node -e`).
+ */
+export function linesNamingCommand(lines: readonly string[], key: string): string[] {
+  if (key.length < 8) return [];
+  return lines.filter((l) => {
+    for (let at = l.indexOf(key); at >= 0; at = l.indexOf(key, at + 1)) {
+      const before = l.slice(0, at);
+      const after = l.slice(at + key.length);
+      if (/(?:&&|\|\||\||;)\s*$|[\w./-]$/.test(before)) continue;
+      if (/^\s*(?:&&|\|\||\||;)|^[\w./-]/.test(after)) continue;
+      return true;
+    }
+    return false;
+  });
+}
+
 /** How much of a command or failure line must appear for a line to mention it, in characters. */
 const MENTION = 100;
 
@@ -131,7 +149,7 @@ export function falseOpens(
   for (const e of errors) {
     if (e.state !== 'resolved') continue;
     const hits = [
-      ...linesMentioning(lines, e.key.slice(0, MENTION)),
+      ...(e.tool === 'command' ? linesNamingCommand(lines, e.key.slice(0, MENTION)) : linesMentioning(lines, e.key)),
       ...linesMentioning(lines, e.line.replace(/\s+/g, ' ').slice(0, MENTION)),
     ];
     if (hits.length) {
@@ -142,7 +160,7 @@ export function falseOpens(
   let shown = 0;
   const used = new Set<string>();
   for (const c of [...neverFailed].sort((a, b) => b.length - a.length)) {
-    const hits = linesMentioning(lines, commandKey(c).slice(0, MENTION)).filter((l) => !used.has(l));
+    const hits = linesNamingCommand(lines, commandKey(c).slice(0, MENTION)).filter((l) => !used.has(l));
     if (hits.length) {
       shown++;
       for (const h of hits) used.add(h);
