@@ -5,7 +5,7 @@
  *   character other than an ASCII letter or digit replaced by `-`.
  * - Codex: `<CODEX_HOME or ~/.codex>/sessions/YYYY/MM/DD/rollout-*.jsonl`, matched by the working
  *   directory (`payload.cwd`) its first `session_meta` record names.
- * Only the first bytes of each Codex file are read. Paths in Windows form (`C:\\x`) and POSIX form are
+ * Only the first line of each Codex file is read, once per file (remembered by inode between polls). Paths in Windows form (`C:\\x`) and POSIX form are
  * both handled, so a remote or Windows workspace path matches the agent's naming.
  */
 import fs from 'node:fs';
@@ -35,8 +35,19 @@ export interface DiscoveryOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** Bytes read from the start of a Codex rollout to find its working directory. */
+/** Most bytes read from the start of a session file to find its first line. */
 const META_BYTES = 64 * 1024;
+/** First read of a file's head; grown (doubling) up to {@link META_BYTES} only while no line end is found. */
+const FIRST_READ_BYTES = 4 * 1024;
+/** Most files whose first line is remembered between polls. */
+const HEAD_CACHE_MAX = 20_000;
+
+/**
+ * First lines already read, by path, with the file identity they were read from. Session files only
+ * grow (agents append), so a complete first line never changes while the file is the same inode: a
+ * poll every few seconds over thousands of rollouts then reads each head once, not every time.
+ */
+const heads = new Map<string, { dev: number; ino: number; line: string }>();
 
 /** Claude Code's project folder name for a workspace path (its own rule: non-alphanumerics to `-`). */
 export function claudeProjectFolderName(workspacePath: string): string {
@@ -138,21 +149,44 @@ function codexRollouts(root: string): string[] {
   return out;
 }
 
-/** The first line of a file (at most {@link META_BYTES}), or '' when unreadable. */
+/**
+ * The first line of a file (at most {@link META_BYTES} bytes), or '' when unreadable. Reads the head
+ * in growing pieces and remembers a complete line per file identity ({@link heads}), so repeated
+ * discovery costs one `stat` per file.
+ */
 export function firstLineOf(file: string): string {
   let fd: number | undefined;
   try {
     fd = fs.openSync(file, 'r');
-    const buf = Buffer.alloc(META_BYTES);
-    const n = fs.readSync(fd, buf, 0, META_BYTES, 0);
-    const text = buf.subarray(0, n).toString('utf8');
-    const end = text.indexOf('\n');
-    return end < 0 ? text : text.slice(0, end);
+    const st = fs.fstatSync(fd);
+    const known = heads.get(file);
+    if (known && known.dev === st.dev && known.ino === st.ino) return known.line;
+    let size = Math.min(FIRST_READ_BYTES, META_BYTES);
+    for (;;) {
+      const buf = Buffer.alloc(size);
+      const n = fs.readSync(fd, buf, 0, size, 0);
+      const end = buf.subarray(0, n).indexOf(0x0a);
+      if (end >= 0 || n < size || size >= META_BYTES) {
+        const line = buf.subarray(0, end >= 0 ? end : n).toString('utf8');
+        // A complete line (or a head past the limit) is final; one still being written is read again.
+        if (end >= 0 || n >= META_BYTES) {
+          if (heads.size >= HEAD_CACHE_MAX) heads.delete(heads.keys().next().value as string);
+          heads.set(file, { dev: st.dev, ino: st.ino, line });
+        }
+        return line;
+      }
+      size = Math.min(size * 2, META_BYTES);
+    }
   } catch {
     return '';
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }
+}
+
+/** Forgets remembered first lines (tests; a file replaced in place keeps its path but not its inode). */
+export function clearHeadCache(): void {
+  heads.clear();
 }
 
 /** The `cwd` of a Codex rollout's `session_meta` record, when its first line is one. */
