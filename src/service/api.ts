@@ -236,7 +236,7 @@ export interface ContextServiceOptions {
    */
   reattachBudget?: number;
   reattachMaxFiles?: number;
-  /** Model calls one compaction may make; older batches beyond it are dropped and counted. Default 4. */
+  /** Model calls one compaction may make; messages beyond them are summarised without a model (see `SummaryCoverage`). Default 4. */
   maxSummaryCalls?: number;
   /** Timeout of one tool call, in milliseconds. Default 60 000. */
   toolTimeoutMs?: number;

@@ -300,7 +300,7 @@ function checkpointStep(ui: Ui, checkpoint: CheckpointView, single: boolean): Te
   const facts = [
     plural(checkpoint.messagesReplaced, 'message', 'messages'),
     summarizer,
-    checkpoint.dropped > 0 ? `${checkpoint.dropped} dropped` : undefined,
+    checkpoint.withoutModel > 0 ? checkpoint.coverage : undefined,
   ]
     .filter(Boolean)
     .join(' · ');

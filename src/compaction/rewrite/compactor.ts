@@ -68,6 +68,7 @@ import { composeSummary, SUMMARY_FRAME_TOKENS } from '../summary/compose-summary
 import { recallPointer } from '../summary/recall-pointer';
 import { degradeToFit } from './degrade';
 import { describeHolders, systemAndToolsTokens, tokenHolders } from '../plan/holders';
+import { coverageNote, wholeCoverage } from '../summary/coverage';
 
 /** Everything one compaction needs. */
 export interface CompactInput {
@@ -251,7 +252,6 @@ function startRun(input: CompactInput): TierRun | CompactionResult | { deeper: C
       summary: '',
       tokensBefore: 0,
       tokensAfter: 0,
-      dropped: 0,
       focus: options.focus,
     }),
   };
@@ -550,7 +550,6 @@ async function summaryTier(run: TierRun): Promise<CompactionResult | undefined> 
               text: input.droppedFiles,
               model: summarizer.name,
               usage: { calls: 0, promptTokens: 0, completionTokens: 0 },
-              dropped: 0,
             }
           : all
             ? all[asked.indexOf(input.request)]
@@ -624,7 +623,13 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
   // What the allowance leaves goes to the identifiers an earlier summary in the span kept.
   const carried = carryIdentifiers(backfilled, content, allowChars - (backfilled.length - checked.length));
   if (carried !== backfilled && countText(carried) <= Math.max(spanBudget, checkedTokens)) backfilled = carried;
-  const notes = droppedFiles && content.length > 0 ? `${backfilled}\n\n${droppedFiles}` : backfilled;
+  const withFiles = droppedFiles && content.length > 0 ? `${backfilled}\n\n${droppedFiles}` : backfilled;
+  // Every replaced message is covered (invariant 7); the summary says which part had no model.
+  const coverage =
+    result.coverage ??
+    wholeCoverage(covers.length, result.model === 'extractive' ? 'extractive' : 'model', result.usage.calls);
+  const note = coverageNote(coverage);
+  const notes = note ? `${note}\n\n${withFiles}` : withFiles;
   const composed = composeSummary({
     header,
     notes,
@@ -667,7 +672,7 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
   };
   cp.summarizerModel = result.model;
   cp.usage = result.usage;
-  cp.dropped = result.dropped;
+  cp.coverage = coverage;
   return cp;
 }
 

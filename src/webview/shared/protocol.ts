@@ -85,7 +85,10 @@ export interface CheckpointView {
   tokensAfter: number;
   messagesReplaced: number;
   summarizerModel?: string;
-  dropped: number;
+  /** What the summary covers and which part had no model, in words (summaries only; see `describeCoverage`). */
+  coverage?: string;
+  /** Raw messages summarised without a model because of the call limit. */
+  withoutModel: number;
   focus?: string;
   /** True when the checkpoint was undone (kept in the list, greyed out). */
   restored?: boolean;
@@ -123,8 +126,10 @@ export interface CompactionView {
   clipped: number;
   /** Raw messages the group stands for. */
   messagesReplaced: number;
-  /** Raw messages dropped without a summary. */
-  dropped: number;
+  /** Raw messages summarised without a model because of the call limit (`contextKeeper.maxSummaryCalls`). */
+  withoutModel: number;
+  /** What the group's summaries cover, in words, when part of it had no model (see `describeCoverage`). */
+  coverage?: string;
   summarizerModel?: string;
   focus?: string;
   /** True when every checkpoint of the group was restored. */
