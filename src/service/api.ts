@@ -98,11 +98,12 @@ export interface ContextServiceApi extends Disposable {
    */
   compactNow(options?: CompactNowOptions, signal?: AbortSignal): Promise<CompactOutcome>;
   /**
-   * Applies the pending preview, with the user's edited summary text if given. Not applied (and
-   * `reason` says so) when the conversation was rewritten since the preview was made. Rejects while a
-   * task runs.
+   * Applies the pending preview exactly as shown, with the user's edited summary texts where given
+   * (`edited[k]` replaces `summaries[k]`; undefined or blank keeps it). Not applied, and `reason`
+   * says so, when the conversation changed since the preview was made (rewritten or grown). Rejects
+   * while a task runs.
    */
-  applyPreview(editedText?: string): Promise<CompactOutcome>;
+  applyPreview(edited?: readonly (string | undefined)[]): Promise<CompactOutcome>;
   /** Drops the pending preview. */
   discardPreview(): void;
   /**

@@ -287,9 +287,9 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     return outcome;
   }
 
-  async applyPreview(editedText?: string): Promise<CompactOutcome> {
+  async applyPreview(edited?: readonly (string | undefined)[]): Promise<CompactOutcome> {
     if (this.taskController) throw new Error('wait for the task to finish before applying the preview');
-    const outcome = await this.compactions.applyPreview(editedText);
+    const outcome = await this.compactions.applyPreview(edited);
     this.events.preview.fire(undefined);
     if (!outcome.applied) this.reportProblem(outcome.status);
     return outcome;

@@ -37,7 +37,7 @@ import {
   runFailure,
   sameKind,
   stuckNote,
-  withEditedSummary,
+  withEditedSummaries,
 } from './compaction-outcomes';
 
 export type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
@@ -60,7 +60,8 @@ export class Compactions {
   readonly guard = new CompactionGuard();
   private inFlight: Promise<CompactOutcome> | undefined;
   private readonly queue = new ManualQueue();
-  private preview: { version: number; prepared: PreparedCompaction; view: CompactionPreview } | undefined;
+  private preview:
+    { version: number; length: number; prepared: PreparedCompaction; view: CompactionPreview } | undefined;
   private stuck: string | undefined;
   /** Aborts every run in progress (service cancel/dispose). */
   private lifetime = new AbortController();
@@ -148,17 +149,20 @@ export class Compactions {
     return this.singleFlight(() => this.runManual(request, signal));
   }
 
-  /** Applies the pending preview (with edited summary text when given). */
-  applyPreview(editedText?: string): Promise<CompactOutcome> {
+  /**
+   * Applies the pending preview exactly as it was shown (its summaries with the user's edits, its
+   * re-attached files as read for it), or nothing: a context rewritten or grown since the preview
+   * was made leaves it unapplied, and the outcome says so.
+   */
+  applyPreview(edited?: readonly (string | undefined)[]): Promise<CompactOutcome> {
     return this.singleFlight(async () => {
       const pending = this.preview;
       if (!pending) return notApplied({ kind: 'no-preview' }, this.measure());
       this.preview = undefined;
-      if (pending.version !== this.host.version()) {
+      if (pending.version !== this.host.version() || pending.length !== this.host.items().length) {
         return notApplied({ kind: 'rewritten', during: 'preview' }, this.measure());
       }
-      const edited = editedText === undefined ? pending.prepared : withEditedSummary(pending.prepared, editedText);
-      const prepared = await reattachFiles(this.host, edited, this.lifetime.signal);
+      const prepared = edited === undefined ? pending.prepared : withEditedSummaries(pending.prepared, edited);
       const result = commitPrepared(this.host.items(), prepared, this.host.meter, this.host.tools());
       return this.finish(result, 'manual');
     });
@@ -384,13 +388,11 @@ export class Compactions {
           : { budget: configured };
       const budget = aim.budget;
       // Files to re-attach are read first, so the plan keeps room for them below the target; a
-      // preview gets them when it is applied.
-      const reattach = options.preview
-        ? undefined
-        : await raceAbort(
-            planReattach(this.host.reattach, items, budget, this.host.meter, (m) => this.host.log('warn', m), signal),
-            signal,
-          );
+      // preview shows them, and Apply writes them as read here.
+      const reattach = await raceAbort(
+        planReattach(this.host.reattach, items, budget, this.host.meter, (m) => this.host.log('warn', m), signal),
+        signal,
+      );
       // Large extractive compactions run in a worker thread; cancel terminates it (./compaction-worker).
       const planned = await raceAbort(
         prepareOffThread(
@@ -435,7 +437,7 @@ export class Compactions {
       if (this.host.version() !== version) return notApplied({ kind: 'rewritten', during: 'run' }, this.measure());
       if (options.preview) {
         const view = previewOf(prepared, options.focus, this.host.summarizer.name);
-        this.preview = { version, prepared, view };
+        this.preview = { version, length: items.length, prepared, view };
         return {
           applied: false,
           reason: describeOutcome({ kind: 'proposed' }),

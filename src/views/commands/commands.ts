@@ -26,6 +26,7 @@ const FIX_LABELS: Record<ModelErrorFix, string> = {
   showLog: 'Show Log',
 };
 import { reviewPreview } from '../documents/preview-review';
+import { parsePreviewDocument, previewDocument } from '../documents/preview-text';
 import { runTestConnection } from './test-connection';
 import { restoreRun } from './restore-run';
 import { notify } from '../notify';
@@ -96,7 +97,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [Commands.exportTranscript]: () => handlers.exportTranscript(),
     [Commands.showLog]: () => deps.log.show(),
     [Commands.showSidebar]: () => deps.sidebar.reveal(),
-    [Commands.applyPreview]: (summary?: string) => handlers.applyPreview(summary),
+    [Commands.applyPreview]: (summaries?: readonly string[]) => handlers.applyPreview(summaries),
     [Commands.discardPreview]: () => deps.controller.current?.discardPreview(),
     [Commands.testConnection]: () =>
       runTestConnection({ endpoint: () => deps.settings.value, apiKey: () => deps.keys.get(), log: deps.log }),
@@ -175,7 +176,7 @@ class CommandHandlers {
       },
     );
     if (outcome.preview) {
-      void reviewPreview(service, outcome.preview.summary, this.deps);
+      void reviewPreview(service, previewDocument(outcome.preview), this.deps);
       return outcome;
     }
     this.deps.log.info(`Manual compaction: ${outcome.reason}`);
@@ -183,13 +184,27 @@ class CommandHandlers {
     return outcome;
   }
 
-  /** Applies the pending preview: `summary` as given (the sidebar's edited text), else the review document's text. */
-  async applyPreview(summary?: string): Promise<void> {
+  /**
+   * Applies the pending preview: `summaries` as given (the sidebar's texts, one per summary, in
+   * order), else the review document's; a review document whose markers were changed applies nothing.
+   */
+  async applyPreview(summaries?: readonly string[]): Promise<void> {
     const service = await this.service();
     const preview = service.getPreview();
     if (!preview) return;
-    const text = summary ?? this.deps.previewText?.() ?? preview.summary;
-    const outcome = await service.applyPreview(text === preview.summary ? undefined : text);
+    const document = summaries === undefined ? this.deps.previewText?.() : undefined;
+    const texts =
+      summaries ?? (document === undefined ? undefined : parsePreviewDocument(document, preview.summaries.length));
+    if (document !== undefined && texts === undefined) {
+      void notify(
+        'warning',
+        `ContextKeeper: nothing applied: the review document must keep its ${preview.summaries.length} "summary k of n" marker lines, in order.`,
+        [],
+        this.deps.log,
+      );
+      return;
+    }
+    const outcome = await service.applyPreview(texts);
     void notify(
       outcome.applied ? 'info' : 'warning',
       `ContextKeeper: ${describeOutcome(outcome.status)}`,

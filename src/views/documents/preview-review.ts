@@ -1,8 +1,8 @@
 /**
- * Review of a proposed summary (manual compaction with `contextKeeper.previewSummary`). The whole
- * summary that Apply would write opens in an editable document and in the sidebar's preview card;
- * Apply (the editor's title bar or the sidebar) applies the text of the surface it was pressed on,
- * as edited there. A progress notification stays while the review is open and closes by itself
+ * Review of a proposed compaction (manual compaction with `contextKeeper.previewSummary`). Every
+ * summary Apply would write opens in one editable document (./preview-text, a marker line per
+ * summary) and in the sidebar's preview card; Apply (the editor's title bar or the sidebar) applies
+ * the texts of the surface it was pressed on, as edited there. A progress notification stays while the review is open and closes by itself
  * however the preview ends (applied or discarded anywhere; its Cancel discards).
  */
 import * as vscode from 'vscode';
@@ -24,15 +24,18 @@ async function closeDocument(document: vscode.TextDocument): Promise<void> {
   await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
 }
 
-/** Opens the review and waits until the preview is applied or discarded, then closes the review. */
+/**
+ * Opens the review document (`document`, see `previewDocument`) and waits until the preview is
+ * applied or discarded, then closes it.
+ */
 export async function reviewPreview(
   service: ContextServiceApi,
-  summary: string,
+  document: string,
   deps: { log: vscode.LogOutputChannel },
 ): Promise<void> {
-  const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: summary });
-  reviewDocument = document;
-  await vscode.window.showTextDocument(document, { preview: false });
+  const opened = await vscode.workspace.openTextDocument({ language: 'markdown', content: document });
+  reviewDocument = opened;
+  await vscode.window.showTextDocument(opened, { preview: false });
   await vscode.commands.executeCommand('setContext', 'contextKeeper.reviewingSummary', true);
   try {
     await vscode.window.withProgress(
@@ -65,6 +68,6 @@ export async function reviewPreview(
   } finally {
     reviewDocument = undefined;
     await vscode.commands.executeCommand('setContext', 'contextKeeper.reviewingSummary', false);
-    await closeDocument(document);
+    await closeDocument(opened);
   }
 }

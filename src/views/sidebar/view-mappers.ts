@@ -69,7 +69,11 @@ export function toApprovalViews(requests: readonly ApprovalRequest[]): ApprovalV
 export function toPreviewView(preview: CompactionPreview | undefined): PreviewView | undefined {
   return (
     preview && {
-      summary: preview.summary,
+      summaries: preview.summaries.map((s) => ({
+        summary: s.summary,
+        label: `${s.coverage ?? `${s.messages.toLocaleString('en-US')} messages`}${s.summarizerModel ? `, by ${s.summarizerModel}` : ''}`,
+      })),
+      steps: preview.steps,
       tokensBefore: preview.tokensBefore,
       tokensAfter: preview.tokensAfter,
       messagesReplaced: preview.replacedIds.length,

@@ -175,10 +175,20 @@ export interface ApprovalView {
   detail: string;
 }
 
-/** The summary shown for review (`contextKeeper.previewSummary`): what Apply would apply, whole. */
-export interface PreviewView {
+/** One summary of a preview, as Apply writes it. */
+export interface PreviewSummaryView {
   summary: string;
+  /** What it stands for and who wrote it, in words ("messages 1-40, by gpt-4o"). */
+  label: string;
+}
+
+/** The plan shown for review (`contextKeeper.previewSummary`): everything Apply writes, in order. */
+export interface PreviewView {
+  summaries: PreviewSummaryView[];
+  /** The plan's other rewrites, in words (tool results collapsed, files re-attached). */
+  steps: string[];
   tokensBefore: number;
+  /** Tokens after Apply, as proposed. */
   tokensAfter: number;
   messagesReplaced: number;
 }
@@ -298,7 +308,11 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('undoRestore') }),
   z.object({ type: z.literal('copySummary'), id }),
   z.object({ type: z.literal('approve'), requestId: id, approved: z.boolean() }),
-  z.object({ type: z.literal('applyPreview'), summary: z.string().min(1).max(1_000_000).optional() }),
+  z.object({
+    type: z.literal('applyPreview'),
+    /** The texts of the preview's summaries as edited, one per summary, in order; absent: as proposed. */
+    summaries: z.array(z.string().max(1_000_000)).min(1).max(64).optional(),
+  }),
   z.object({ type: z.literal('discardPreview') }),
   z.object({ type: z.literal('importTranscript') }),
   z.object({ type: z.literal('setApiKey') }),
