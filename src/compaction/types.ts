@@ -341,6 +341,12 @@ export interface Summarizer {
    * {@link SummarizerError} as `summarize` does.
    */
   summarizeSpans?(requests: readonly SummaryRequest[]): Promise<SummaryResult[] | undefined>;
+  /**
+   * Optional: model calls {@link summarize} would need for `request` without its call limit, and that
+   * limit (`request.maxCalls`), without making any. Absent, or undefined, for summarizers that make
+   * no model call.
+   */
+  callsNeeded?(request: SummaryRequest): { needed: number; limit: number } | undefined;
 }
 
 /** Any failure of a summarizer; `kind` names the fault for the user. */

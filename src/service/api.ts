@@ -9,6 +9,7 @@
  * {@link Disposable}; listeners are called synchronously in subscription order and a throwing
  * listener does not stop the others.
  */
+import type { CallEstimate } from '../compaction/rewrite/compactor';
 import type { ChatClient } from '../agent/session';
 import type { BudgetConfig, Summarizer } from '../compaction/types';
 import type { ApprovalHandler, ApprovalRequest, AutoApprove, ToolHost } from '../agent/types';
@@ -49,6 +50,13 @@ export interface CompactNowOptions {
   preview?: boolean;
   /** Progress of a large compaction (run in a worker thread): messages summarized of the context's. */
   onProgress?: (progress: CompactionProgress) => void;
+  /**
+   * When the summaries need more model calls than `maxSummaryCalls`: a number of calls allowed for
+   * this compaction instead, or `extractive` for summaries written without a model (see
+   * {@link ContextServiceApi.estimateCompaction}). Absent: the limit holds and the oldest part beyond
+   * it is written without a model.
+   */
+  calls?: number | 'extractive';
 }
 /**
  * The context service: an agent session plus meter, automatic/manual compaction, checkpoints and
@@ -97,6 +105,12 @@ export interface ContextServiceApi extends Disposable {
    * a summarizer failure leaves the context unchanged and says why in `reason`.
    */
   compactNow(options?: CompactNowOptions, signal?: AbortSignal): Promise<CompactOutcome>;
+  /**
+   * The summarizer calls {@link compactNow} would make now, from the same plan, without calling the
+   * summarizer; undefined when it would write no summary with a model. For warning before a
+   * compaction that needs more calls than the limit (`contextKeeper.maxSummaryCalls`).
+   */
+  estimateCompaction(): CallEstimate | undefined;
   /**
    * Applies the pending preview exactly as shown, with the user's edited summary texts where given
    * (`edited[k]` replaces `summaries[k]`; undefined or blank keeps it). Not applied, and `reason`

@@ -20,7 +20,7 @@ import { CompactionGuard } from '../../src/compaction/rewrite/guard';
 import { FallbackSummarizer } from '../../src/summarizers/fallback';
 import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { pngDataUrl } from '../support/generate';
-import { compact } from '../../src/compaction/rewrite/compactor';
+import { compact, estimateSummaryCalls } from '../../src/compaction/rewrite/compactor';
 import {
   FIRST_REQUEST,
   GOOD_SUMMARY,
@@ -156,6 +156,38 @@ test('a span needing more calls than maxSummaryCalls is covered whole: the oldes
     assert.ok(
       prompt.includes('CSV export') && prompt.includes('public API'),
       'the first user request is still given (B36)',
+    );
+  } finally {
+    await r.close();
+  }
+});
+
+test('the call estimate made before a compaction is the number of calls it makes; with that many allowed, the model reads every message', async () => {
+  const r = await rig(scripted([text(GOOD_SUMMARY)]), { contextWindow: 8000, replyTokens: 1000 });
+  try {
+    const context = items(b10Conversation());
+    const meter = quarterMeter();
+    const options = {
+      budget: budgetFor(meter, context),
+      trigger: 'auto' as const,
+      noCollapse: true,
+      force: true,
+      all: true,
+      maxSummaryCalls: 1,
+    };
+    const estimate = estimateSummaryCalls({ items: context, meter, summarizer: r.summarizer, options });
+    assert.ok(estimate, 'a model summary is planned');
+    assert.equal(estimate.limit, 1);
+    assert.ok(estimate.needed > 1, `${estimate.needed} calls needed`);
+    assert.equal(estimate.overLimit, 1, 'the span is over the limit: the user is asked first');
+    // The user chose the calls it needs: the compaction makes exactly them and no part goes without a model.
+    const result = await compactWith(r, context, { force: true, all: true, maxSummaryCalls: estimate.needed });
+    assert.equal(result.applied, true, result.reason);
+    assert.equal(r.server.requests.length, estimate.needed);
+    const cp = result.checkpoints.find((c) => c.strategy === 'summary');
+    assert.deepEqual(
+      cp?.coverage?.parts.map((p) => p.writer),
+      ['model'],
     );
   } finally {
     await r.close();

@@ -729,6 +729,46 @@ async function degradeTier(run: TierRun): Promise<CompactionResult | undefined> 
   return undefined;
 }
 
+/** What a compaction would cost in summarizer calls, before any call (see {@link estimateSummaryCalls}). */
+export interface CallEstimate {
+  /** Spans the plan summarises. */
+  spans: number;
+  /** Model calls the summaries need without the limit, all spans together. */
+  needed: number;
+  /** The call limit of one span's summary (`maxSummaryCalls`). */
+  limit: number;
+  /** Spans whose summary needs more calls than the limit: their oldest part would be written without a model. */
+  overLimit: number;
+}
+
+/**
+ * The summarizer calls the compaction of `input` would make, from the same checks and plan as
+ * {@link prepareCompaction}, without calling the summarizer. Undefined when no summary would be
+ * written or the summarizer makes no model call (no `callsNeeded`), so nothing is costly.
+ *
+ * @throws SummarizerError (`overflow`) when the summarizer's window cannot hold one batch.
+ */
+export function estimateSummaryCalls(input: CompactInput): CallEstimate | undefined {
+  const estimateOf = input.summarizer.callsNeeded?.bind(input.summarizer);
+  if (!estimateOf) return undefined;
+  let run = startRun(input);
+  while ('deeper' in run) run = startRun(run.deeper);
+  if ('applied' in run || run.plan.spans.length === 0) return undefined;
+  const estimate: CallEstimate = { spans: 0, needed: 0, limit: 0, overLimit: 0 };
+  for (const span of run.plan.spans) {
+    const { request, content } = spanInput(run, span);
+    if (content.length === 0) continue;
+    const calls = estimateOf(request);
+    if (!calls) return undefined;
+    const { needed, limit } = calls;
+    estimate.spans++;
+    estimate.needed += needed;
+    estimate.limit = limit;
+    if (needed > limit) estimate.overLimit++;
+  }
+  return estimate.spans > 0 ? estimate : undefined;
+}
+
 /** Runs a whole compaction (prepare, then commit on the same items). See {@link prepareCompaction}. */
 export async function compact(input: CompactInput): Promise<CompactionResult> {
   const prepared = await prepareCompaction(input);

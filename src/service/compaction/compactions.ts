@@ -16,6 +16,9 @@
  *   (./reachable-target);
  * - atomic: cancel and timeout abort the run and leave the context and the store unchanged (B52, B55).
  */
+import { estimateSummaryCalls, type CallEstimate } from '../../compaction/rewrite/compactor';
+import { ExtractiveSummarizer } from '../../compaction/summary/extractive';
+import type { ManualRequest } from './manual-queue';
 import type { BudgetConfig, CheckpointTrigger, ContextItem } from '../../compaction/types';
 import { thresholds } from '../../compaction/plan/budget';
 import { commitPrepared } from '../../compaction/rewrite/compactor';
@@ -46,6 +49,12 @@ import { evictImages } from './image-eviction';
 import type { ContextOverflow } from '../../models/context-errors';
 import type { PreparedCompaction } from '../../compaction/rewrite/commit';
 import type { CheckpointRecord, CompactionPreview } from '../records';
+
+/**
+ * The plan of a manual compaction: run whatever the level and summarise everything eligible (the
+ * focus only matters to a summary), rather than stopping at the collapse tier at the target.
+ */
+const MANUAL_PLAN = { force: true, all: true, noCollapse: true } as const;
 
 /** The compaction coordinator of one context service. */
 export class Compactions {
@@ -109,12 +118,7 @@ export class Compactions {
   }
 
   /** Queues a manual request until the next safe point; resolves when it has run there. */
-  enqueue(request: {
-    focus?: string;
-    preview: boolean;
-    signal?: AbortSignal;
-    onProgress?: (p: CompactionProgress) => void;
-  }): Promise<CompactOutcome> {
+  enqueue(request: ManualRequest & { signal?: AbortSignal }): Promise<CompactOutcome> {
     return this.queue.add(request);
   }
 
@@ -142,10 +146,7 @@ export class Compactions {
   }
 
   /** A manual compaction now (the caller made sure this is a safe point). Single flight. */
-  manual(
-    request: { focus?: string; preview: boolean; onProgress?: (p: CompactionProgress) => void },
-    signal?: AbortSignal,
-  ): Promise<CompactOutcome> {
+  manual(request: ManualRequest, signal?: AbortSignal): Promise<CompactOutcome> {
     return this.singleFlight(() => this.runManual(request, signal));
   }
 
@@ -328,25 +329,44 @@ export class Compactions {
     return outcome.applied;
   }
 
-  private async runManual(
-    request: { focus?: string; preview: boolean; onProgress?: (p: CompactionProgress) => void },
-    signal?: AbortSignal,
-  ): Promise<CompactOutcome> {
+  private async runManual(request: ManualRequest, signal?: AbortSignal): Promise<CompactOutcome> {
     this.ahead.discardReady();
     // The user asked for a compaction: summarize everything eligible (the focus only matters to a
     // summary), rather than stopping at the collapse tier as soon as the target is reached.
     return this.runFresh(
       'manual',
       {
-        force: true,
-        all: true,
-        noCollapse: true,
+        ...MANUAL_PLAN,
         focus: request.focus,
         preview: request.preview,
+        calls: request.calls,
         onProgress: request.onProgress,
       },
       signal,
     );
+  }
+
+  /** The summarizer calls a manual compaction would make now (see `ContextServiceApi.estimateCompaction`). */
+  estimateManual(): CallEstimate | undefined {
+    try {
+      return estimateSummaryCalls({
+        items: this.host.items(),
+        tools: this.host.tools(),
+        meter: this.host.meter,
+        summarizer: this.host.summarizer,
+        options: {
+          budget: this.host.budget,
+          trigger: 'manual',
+          keepRecentSteps: this.host.keepRecentSteps,
+          maxSummaryCalls: this.host.maxSummaryCalls,
+          userBudget: this.host.userBudget,
+          summaryBudget: this.host.summaryBudget,
+          ...MANUAL_PLAN,
+        },
+      });
+    } catch {
+      return undefined; // a window too small for one batch: the compaction itself reports it
+    }
   }
 
   /** Prepares and commits in one go, under a timeout; preview mode stops after preparing. */
@@ -360,6 +380,7 @@ export class Compactions {
       preview?: boolean;
       budget?: BudgetConfig;
       cause?: string;
+      calls?: number | 'extractive';
       onProgress?: (p: CompactionProgress) => void;
     },
     external: AbortSignal | undefined,
@@ -400,12 +421,17 @@ export class Compactions {
             items,
             tools: this.host.tools(),
             meter: this.host.meter,
-            summarizer: this.host.summarizer,
+            summarizer:
+              options.calls === 'extractive'
+                ? new ExtractiveSummarizer((t) => this.host.meter.countText(t), {
+                    lineAdditive: this.host.meter.lineAdditive,
+                  })
+                : this.host.summarizer,
             options: {
               budget,
               trigger,
               keepRecentSteps: this.host.keepRecentSteps,
-              maxSummaryCalls: this.host.maxSummaryCalls,
+              maxSummaryCalls: typeof options.calls === 'number' ? options.calls : this.host.maxSummaryCalls,
               userBudget: this.host.userBudget,
               summaryBudget: this.host.summaryBudget,
               force: options.force,

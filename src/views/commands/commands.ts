@@ -27,6 +27,7 @@ const FIX_LABELS: Record<ModelErrorFix, string> = {
 };
 import { reviewPreview } from '../documents/preview-review';
 import { parsePreviewDocument, previewDocument } from '../documents/preview-text';
+import { askOverCallLimit } from './call-limit';
 import { runTestConnection } from './test-connection';
 import { restoreRun } from './restore-run';
 import { notify } from '../notify';
@@ -152,7 +153,14 @@ class CommandHandlers {
     }
     const service = await this.service();
     const preview = this.deps.settings.value.previewSummary;
-    this.deps.log.info(`Manual compaction requested${focus ? ' with focus text' : ''}${preview ? ' (preview)' : ''}.`);
+    // Over the call limit, the user chooses first: all the calls it needs, no model, or not now.
+    const asked = service.taskRunning
+      ? undefined
+      : await askOverCallLimit(service.estimateCompaction(), 'Compacting this conversation');
+    if (asked === 'cancel') return undefined;
+    this.deps.log.info(
+      `Manual compaction requested${focus ? ' with focus text' : ''}${preview ? ' (preview)' : ''}${asked ? ` (${asked.calls === 'extractive' ? 'without a model' : `${asked.calls} calls allowed`})` : ''}.`,
+    );
     const outcome = await vscode.window.withProgress(
       {
         location: vscode.ProgressLocation.Notification,
@@ -169,7 +177,7 @@ class CommandHandlers {
           shown = Math.max(shown, percent);
         };
         try {
-          return await service.compactNow({ focus, preview, onProgress }, abort.signal);
+          return await service.compactNow({ focus, preview, onProgress, calls: asked?.calls }, abort.signal);
         } finally {
           abort.dispose();
         }
