@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { BudgetConfig, Checkpoint, ContextItem, Summarizer } from '../compaction/types';
 import type { CompactionResult } from '../compaction/outcome';
 import { toMessages } from '../compaction/context';
+import { describeCoverage, unreadByModel } from '../compaction/summary/coverage';
 import { compact } from '../compaction/rewrite/compactor';
 import { keepMessageActions } from '../compaction/summary/ledger/actions';
 import { describeAnchored, describeCompaction } from '../compaction/outcome-text';
@@ -155,7 +156,11 @@ function checkpointJson(c: Checkpoint) {
     tokensBefore: c.tokensBefore,
     tokensAfter: c.tokensAfter,
     summary: c.summary,
-    dropped: c.dropped,
+    ...(c.coverage
+      ? { coverage: { ...c.coverage, withoutModel: unreadByModel(c.coverage), text: describeCoverage(c.coverage) } }
+      : {}),
+    ...(c.summarizerModel ? { summarizerModel: c.summarizerModel } : {}),
+    ...(c.usage ? { usage: c.usage } : {}),
   };
 }
 
@@ -259,7 +264,7 @@ export async function compactCommand(
   );
   for (const c of result.checkpoints)
     out(
-      `  checkpoint ${c.id} ${c.strategy} (${c.trigger}): ${c.replacedIds.length} messages, ${c.tokensBefore} → ${c.tokensAfter} tokens${c.dropped ? `, ${c.dropped} dropped without summary` : ''}`,
+      `  checkpoint ${c.id} ${c.strategy} (${c.trigger}): ${c.replacedIds.length} messages, ${c.tokensBefore} → ${c.tokensAfter} tokens${c.coverage ? `; ${describeCoverage(c.coverage)}` : ''}${c.usage?.calls ? `; ${c.usage.calls} model call${c.usage.calls === 1 ? '' : 's'}` : ''}`,
     );
   if (s.importCheckpoints.length)
     out(`  (${s.importCheckpoints.length} compaction(s) recorded in the file became import checkpoints)`);

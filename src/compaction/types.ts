@@ -139,8 +139,13 @@ export interface Checkpoint {
   summarizerModel?: string;
   usage?: SummarizerUsage;
   durationMs?: number;
-  /** Number of raw messages dropped without a summary (summarizer batches over `maxSummaryCalls`). */
-  dropped: number;
+  /**
+   * What a summary covers and which summarizer wrote which part (summaries only). Every replaced
+   * message is covered (invariant 7): what the call limit leaves the model cannot read is written
+   * without a model and said so here. Checkpoints saved before this field carry a `dropped` count
+   * instead, which is no longer read.
+   */
+  coverage?: SummaryCoverage;
   /** Focus text given for a manual compaction. */
   focus?: string;
   /** Why it ran when neither the threshold nor the user asked (the provider refused an oversized request). */
@@ -281,8 +286,39 @@ export interface SummaryResult {
   text: string;
   model: string;
   usage: SummarizerUsage;
-  /** Raw messages left out without a summary (batches beyond `maxCalls`). */
-  dropped: number;
+  /**
+   * Which part of the span which writer read, when not all of it was read by `model` (batches beyond
+   * `maxCalls` written without a model). Absent: the whole span was read by `model`'s writer.
+   */
+  coverage?: SummaryCoverage;
+}
+
+/**
+ * One part of a summary's span and what wrote it. Positions are 1-based among the raw messages the
+ * summary covers (a summary of summaries counts every older message it stands for), oldest first.
+ */
+export interface SummaryPart {
+  /** First and last raw message of the part (inclusive, 1-based). */
+  first: number;
+  last: number;
+  /** `model`: read by the summarizer's model; `extractive`: notes extracted without a model. */
+  writer: 'model' | 'extractive';
+  /** Model calls that read this part (0 for `extractive`). */
+  calls: number;
+  /**
+   * Why a part had no model when the summarizer has one: `call-limit`, the span needed more calls
+   * than `maxCalls` and the oldest batches beyond it were written extractively.
+   */
+  reason?: 'call-limit';
+}
+
+/** What one summary covers, part by part, oldest first; the parts tile messages 1 to `messages`. */
+export interface SummaryCoverage {
+  /** Raw messages the summary covers. */
+  messages: number;
+  parts: SummaryPart[];
+  /** The call limit in force for the span (`SummaryRequest.maxCalls`), when one applied. */
+  maxCalls?: number;
 }
 
 /** Writes the summary of a span. Implementations: extractive (no model), OpenAI-compatible. */
@@ -305,6 +341,12 @@ export interface Summarizer {
    * {@link SummarizerError} as `summarize` does.
    */
   summarizeSpans?(requests: readonly SummaryRequest[]): Promise<SummaryResult[] | undefined>;
+  /**
+   * Optional: model calls {@link summarize} would need for `request` without its call limit, and that
+   * limit (`request.maxCalls`), without making any. Absent, or undefined, for summarizers that make
+   * no model call.
+   */
+  callsNeeded?(request: SummaryRequest): { needed: number; limit: number } | undefined;
 }
 
 /** Any failure of a summarizer; `kind` names the fault for the user. */

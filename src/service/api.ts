@@ -9,6 +9,7 @@
  * {@link Disposable}; listeners are called synchronously in subscription order and a throwing
  * listener does not stop the others.
  */
+import type { CallEstimate } from '../compaction/rewrite/compactor';
 import type { ChatClient } from '../agent/session';
 import type { BudgetConfig, Summarizer } from '../compaction/types';
 import type { ApprovalHandler, ApprovalRequest, AutoApprove, ToolHost } from '../agent/types';
@@ -49,6 +50,13 @@ export interface CompactNowOptions {
   preview?: boolean;
   /** Progress of a large compaction (run in a worker thread): messages summarized of the context's. */
   onProgress?: (progress: CompactionProgress) => void;
+  /**
+   * When the summaries need more model calls than `maxSummaryCalls`: a number of calls allowed for
+   * this compaction instead, or `extractive` for summaries written without a model (see
+   * {@link ContextServiceApi.estimateCompaction}). Absent: the limit holds and the oldest part beyond
+   * it is written without a model.
+   */
+  calls?: number | 'extractive';
 }
 /**
  * The context service: an agent session plus meter, automatic/manual compaction, checkpoints and
@@ -98,11 +106,18 @@ export interface ContextServiceApi extends Disposable {
    */
   compactNow(options?: CompactNowOptions, signal?: AbortSignal): Promise<CompactOutcome>;
   /**
-   * Applies the pending preview, with the user's edited summary text if given. Not applied (and
-   * `reason` says so) when the conversation was rewritten since the preview was made. Rejects while a
-   * task runs.
+   * The summarizer calls {@link compactNow} would make now, from the same plan, without calling the
+   * summarizer; undefined when it would write no summary with a model. For warning before a
+   * compaction that needs more calls than the limit (`contextKeeper.maxSummaryCalls`).
    */
-  applyPreview(editedText?: string): Promise<CompactOutcome>;
+  estimateCompaction(): CallEstimate | undefined;
+  /**
+   * Applies the pending preview exactly as shown, with the user's edited summary texts where given
+   * (`edited[k]` replaces `summaries[k]`; undefined or blank keeps it). Not applied, and `reason`
+   * says so, when the conversation changed since the preview was made (rewritten or grown). Rejects
+   * while a task runs.
+   */
+  applyPreview(edited?: readonly (string | undefined)[]): Promise<CompactOutcome>;
   /** Drops the pending preview. */
   discardPreview(): void;
   /**
@@ -236,7 +251,7 @@ export interface ContextServiceOptions {
    */
   reattachBudget?: number;
   reattachMaxFiles?: number;
-  /** Model calls one compaction may make; older batches beyond it are dropped and counted. Default 4. */
+  /** Model calls one compaction may make; messages beyond them are summarised without a model (see `SummaryCoverage`). Default 4. */
   maxSummaryCalls?: number;
   /** Timeout of one tool call, in milliseconds. Default 60 000. */
   toolTimeoutMs?: number;

@@ -89,16 +89,35 @@ export interface EntryAppended {
   entry: Entry;
 }
 
-/** A proposed summary awaiting the user's decision (manual compaction with `preview`). */
-export interface CompactionPreview {
-  /** Proposed summary text (the user may edit it before applying). */
+/** One summary of a preview, as Apply writes it (see {@link CompactionPreview.summaries}). */
+export interface PreviewSummary {
+  /** The checkpoint that writes it. */
+  checkpointId: string;
+  /** The proposed summary text (the user may edit it before applying). */
   summary: string;
-  /** Active items the summary would replace, oldest first. */
+  /** Raw messages it stands for. */
+  messages: number;
+  summarizerModel?: string;
+  /** What it covers and which part had no model, in words (see `describeCoverage`). */
+  coverage?: string;
+}
+
+/**
+ * A proposed compaction awaiting the user's decision (manual compaction with `preview`): the whole
+ * plan Apply writes. Apply writes exactly these checkpoints (with the user's edits of the summary
+ * texts) or nothing: when the conversation changed since, nothing is written and the outcome says so.
+ */
+export interface CompactionPreview {
+  /** Every summary Apply writes, in the order they stand in the context (oldest span first). */
+  summaries: PreviewSummary[];
+  /** The other rewrites of the plan, in order, in words (tool results collapsed, files re-attached). */
+  steps: string[];
+  /** Active items the plan replaces, oldest first. */
   replaced: ContextItem[];
-  /** Raw entry ids covered by the span. */
+  /** Raw entry ids covered by the plan. */
   replacedIds: string[];
   tokensBefore: number;
-  /** Estimated tokens after applying the summary as proposed. */
+  /** Tokens after applying the plan as proposed (the meter's count of the context Apply would leave). */
   tokensAfter: number;
   summarizerModel: string;
   focus?: string;

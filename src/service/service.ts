@@ -11,6 +11,7 @@
  * {@link SessionFiles}, whose `saveState` says why this order is safe; appends are on disk first.
  * Event plumbing lives in {@link ServiceEventSurface}, usage records in {@link UsageRecorder}.
  */
+import type { CallEstimate } from '../compaction/rewrite/compactor';
 import type { BudgetConfig, ChatMessage, ContextItem, Entry, Summarizer, ToolSchema } from '../compaction/types';
 import type { ContextOverflow } from '../models/context-errors';
 import { TokenMeter } from '../compaction/meter/meter';
@@ -267,9 +268,18 @@ export class ContextService extends ServiceEventSurface implements ContextServic
 
   // ---- compaction ----------------------------------------------------------------------------
 
+  estimateCompaction(): CallEstimate | undefined {
+    return this.compactions.estimateManual();
+  }
+
   async compactNow(options: CompactNowOptions = {}, signal?: AbortSignal): Promise<CompactOutcome> {
     if (this.disposed) throw new Error('the context service was disposed');
-    const request = { focus: options.focus, preview: options.preview === true, onProgress: options.onProgress };
+    const request = {
+      focus: options.focus,
+      preview: options.preview === true,
+      calls: options.calls,
+      onProgress: options.onProgress,
+    };
     let outcome: CompactOutcome;
     if (this.taskController) {
       // Never while a reply streams or tool results are outstanding: wait for the safe point.
@@ -283,9 +293,9 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     return outcome;
   }
 
-  async applyPreview(editedText?: string): Promise<CompactOutcome> {
+  async applyPreview(edited?: readonly (string | undefined)[]): Promise<CompactOutcome> {
     if (this.taskController) throw new Error('wait for the task to finish before applying the preview');
-    const outcome = await this.compactions.applyPreview(editedText);
+    const outcome = await this.compactions.applyPreview(edited);
     this.events.preview.fire(undefined);
     if (!outcome.applied) this.reportProblem(outcome.status);
     return outcome;

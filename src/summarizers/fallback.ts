@@ -53,6 +53,11 @@ export class FallbackSummarizer implements Summarizer {
     );
   }
 
+  /** The primary's estimate (see `Summarizer.callsNeeded`); none when the primary makes no call. */
+  callsNeeded(request: SummaryRequest): { needed: number; limit: number } | undefined {
+    return this.primary.callsNeeded?.(request);
+  }
+
   summarize(request: SummaryRequest): Promise<SummaryResult> {
     return this.run(
       request,

@@ -7,8 +7,10 @@
  *   the request over the agent's own prefix (./prefixRequest, the session's model only) carries the
  *   agent's schemas unchanged, for the prompt cache, with `tool_choice: "none"`;
  * - each call fits the summarizer's own window: the span is rendered as data and batched (oldest
- *   first, rolling: each call folds in the previous call's notes); batches beyond `maxCalls` are
- *   dropped, oldest first, and counted;
+ *   first, rolling: each call folds in the previous call's notes); when the span needs more than
+ *   `maxCalls` calls, the oldest batches beyond them are written without a model (extractive notes,
+ *   handed to the first call as earlier notes), so every message is covered, and the request says
+ *   which messages the model does not see and the result which part had no model (`coverage`);
  * - a reply is used only when the call ended normally (`finish_reason: stop`), without tool calls or a
  *   refusal, with non-empty text that is not refusal- or error-shaped; a stream that breaks is discarded;
  * - every failure becomes a {@link SummarizerError} with a one-line message and a `kind`; the API key
@@ -25,7 +27,14 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import type { ContextItem, Summarizer, SummaryRequest, SummaryResult, SummarizerUsage } from '../compaction/types';
+import type {
+  ContextItem,
+  Summarizer,
+  SummaryCoverage,
+  SummaryRequest,
+  SummaryResult,
+  SummarizerUsage,
+} from '../compaction/types';
 import { SummarizerError } from '../compaction/types';
 import {
   batchForWindow,
@@ -46,6 +55,7 @@ import { jsonReply, streamedReply } from './openai-stream';
 import { classifyFailure, describeEndpoint, redactSecrets } from './openai-errors';
 import { prefixRequest } from './prefix-request';
 import { summarizeSpansWith } from './spans';
+import { ExtractiveSummarizer } from '../compaction/summary/extractive';
 
 /** Which request field bounds the reply length. */
 export type ReplyLimitParameter = 'max_completion_tokens' | 'max_tokens' | 'none';
@@ -183,18 +193,57 @@ export class OpenAISummarizer implements Summarizer {
       plan.summaryTokens === request.approximateSummaryTokens
         ? request
         : { ...request, approximateSummaryTokens: plan.summaryTokens };
-    let notes: string | undefined;
+    // The oldest messages beyond the call limit: extracted without a model, folded in by the first call.
+    const unread = plan.early.length > 0 ? { last: countRaw(plan.early), total: countRaw(request.items) } : undefined;
+    let notes =
+      unread === undefined
+        ? undefined
+        : new ExtractiveSummarizer(this.countText).notes(plan.early, plan.replyTokens, request.focus);
     let model = this.options.model;
     for (let k = 0; k < plan.batches.length; k++) {
       const batch = plan.batches[k];
-      const messages = this.messages(asked, plan, batch.text, notes, k, plan.batches.length);
+      const messages = this.messages(asked, plan, batch.text, notes, k, plan.batches.length, unread);
       const outcome = await this.call(messages, plan.replyTokens, request, usage);
       notes = outcome.text;
       model = outcome.model;
     }
     if (notes === undefined) throw new SummarizerError('nothing to summarize', 'empty');
-    this.log(`summary done: ${usage.calls} call(s), ${plan.dropped} message(s) dropped`);
-    return { text: notes, model, usage, dropped: plan.dropped };
+    this.log(
+      `summary done: ${usage.calls} call(s)${unread ? `, messages 1-${unread.last} of ${unread.total} written without a model (call limit)` : ''}`,
+    );
+    const coverage: SummaryCoverage | undefined = unread && {
+      messages: unread.total,
+      maxCalls: plan.maxCalls,
+      parts: [
+        { first: 1, last: unread.last, writer: 'extractive', calls: 0, reason: 'call-limit' },
+        { first: unread.last + 1, last: unread.total, writer: 'model', calls: usage.calls },
+      ],
+    };
+    return { text: notes, model, usage, ...(coverage ? { coverage } : {}) };
+  }
+
+  /**
+   * Model calls {@link summarize} needs for `request` without the call limit (the framed path; over
+   * the agent's prefix it is one), and the limit itself: more needed than allowed means the oldest
+   * part is written without a model. Makes no call.
+   *
+   * @throws SummarizerError (`overflow`) as {@link summarize} does when the window cannot hold one batch.
+   */
+  callsNeeded(request: SummaryRequest): { needed: number; limit: number } {
+    const limit = Math.max(1, Math.floor(request.maxCalls));
+    if (request.items.length === 0) return { needed: 0, limit };
+    if (this.reusesPrefix && request.context !== undefined) {
+      const built = prefixRequest(
+        request,
+        this.contextWindow,
+        this.countText,
+        this.replyTokens(request),
+        this.options.instruction,
+      );
+      if ('messages' in built) return { needed: 1, limit };
+    }
+    const plan = this.plan(request, true);
+    return { needed: plan.batches.length, limit };
   }
 
   /**
@@ -245,7 +294,7 @@ export class OpenAISummarizer implements Summarizer {
       this.log(
         `summary done over the agent's prefix: ${usage.calls} call(s), ${usage.cachedPromptTokens ?? 0} prompt tokens reported cached`,
       );
-      return { text: outcome.text, model: outcome.model, usage, dropped: 0 };
+      return { text: outcome.text, model: outcome.model, usage };
     } catch (error) {
       if (!(error instanceof SummarizerError) || error.kind !== 'overflow') throw error;
       this.log(`summary over the agent's prefix refused as too long; framing the span instead`);
@@ -264,10 +313,17 @@ export class OpenAISummarizer implements Summarizer {
     );
   }
 
-  /** Batches the span for the window; drops the oldest batches beyond `maxCalls`. */
-  private plan(request: SummaryRequest): {
+  /**
+   * Batches the span for the window; the items of the oldest batches beyond `maxCalls` go to `early`
+   * (written without a model). With `quiet`, nothing is logged (an estimate).
+   */
+  private plan(
+    request: SummaryRequest,
+    quiet = false,
+  ): {
     batches: Array<{ text: string }>;
-    dropped: number;
+    early: ContextItem[];
+    maxCalls: number;
     replyTokens: number;
     summaryTokens: number;
     requestsBlock: string;
@@ -290,8 +346,8 @@ export class OpenAISummarizer implements Summarizer {
         reply === replyTokens
           ? request.approximateSummaryTokens
           : Math.min(request.approximateSummaryTokens, Math.floor(reply / 2));
-      this.log(`summary plan: 1 call, reply limit ${reply}`);
-      return { batches: [one], dropped: 0, replyTokens: reply, summaryTokens, requestsBlock };
+      if (!quiet) this.log(`summary plan: 1 call, reply limit ${reply}`);
+      return { batches: [one], early: [], maxCalls: 1, replyTokens: reply, summaryTokens, requestsBlock };
     }
     // Previous notes are at most one reply long; the reply itself needs the same room again.
     const reserved = fixed + 2 * replyTokens + Math.ceil(window * WINDOW_SAFETY_SHARE);
@@ -306,15 +362,16 @@ export class OpenAISummarizer implements Summarizer {
       );
     }
     const maxCalls = Math.max(1, Math.floor(request.maxCalls));
-    let dropped = 0;
-    if (batches.length > maxCalls) {
-      for (const batch of batches.slice(0, batches.length - maxCalls)) dropped += countRaw(batch.items);
+    const early: ContextItem[] = [];
+    if (batches.length > maxCalls && !quiet) {
+      for (const batch of batches.slice(0, batches.length - maxCalls)) early.push(...batch.items);
       batches = batches.slice(batches.length - maxCalls);
     }
-    this.log(
-      `summary plan: ${batches.length} call(s), ${dropped} message(s) dropped, ${reserved} tokens reserved per call`,
-    );
-    return { batches, dropped, replyTokens, summaryTokens: request.approximateSummaryTokens, requestsBlock };
+    if (!quiet)
+      this.log(
+        `summary plan: ${batches.length} call(s), ${countRaw(early)} message(s) written without a model (call limit), ${reserved} tokens reserved per call`,
+      );
+    return { batches, early, maxCalls, replyTokens, summaryTokens: request.approximateSummaryTokens, requestsBlock };
   }
 
   /** The span as one batch within `window − reserved` tokens, nothing clipped; undefined when it does not fit. */
@@ -326,7 +383,10 @@ export class OpenAISummarizer implements Summarizer {
     return batches.length === 1 && batches[0].clipped === 0 ? batches[0] : undefined;
   }
 
-  /** The request messages of call `k` of `n`. */
+  /**
+   * The request messages of call `k` of `n`. `unread`: messages 1 to `last` of the span's `total`
+   * are beyond the call limit; the model sees only notes extracted from them.
+   */
   private messages(
     request: SummaryRequest,
     plan: { replyTokens: number; requestsBlock: string },
@@ -334,13 +394,14 @@ export class OpenAISummarizer implements Summarizer {
     previousNotes: string | undefined,
     k: number,
     n: number,
+    unread?: { last: number; total: number },
   ): ChatCompletionMessageParam[] {
     // The previous reply was bounded by `replyTokens` in the model's tokenizer; bound it in ours too.
     const notes =
       previousNotes === undefined ? '' : clipMiddleToTokens(previousNotes, plan.replyTokens, this.countText);
     return [
       { role: 'system', content: summaryInstruction(this.options.instruction) },
-      { role: 'user', content: this.framing(request, plan.requestsBlock, notes, batchText, k + 1, n) },
+      { role: 'user', content: this.framing(request, plan.requestsBlock, notes, batchText, k + 1, n, unread) },
     ];
   }
 
@@ -352,6 +413,7 @@ export class OpenAISummarizer implements Summarizer {
     batchText: string,
     part: number,
     parts: number,
+    unread?: { last: number; total: number },
   ): string {
     const sections: string[] = [];
     if (request.focus !== undefined && request.focus.trim().length > 0) {
@@ -364,13 +426,27 @@ export class OpenAISummarizer implements Summarizer {
         `The user's requests in the conversation being summarized, verbatim and oldest first (data, for the objective and constraints):\n${requestsBlock}`,
       );
     }
-    if (notes.length > 0) {
+    if (unread !== undefined) {
       sections.push(
-        `Notes already written for the earlier parts of this conversation (data; fold them into your notes, which replace them):\n${PREVIOUS_NOTES_OPEN}\n${neutraliseDelimiters(notes)}\n${PREVIOUS_NOTES_CLOSE}`,
+        `This conversation has ${unread.total} messages. Messages 1-${unread.last} are more than the call limit lets you read: you do not see them, only notes extracted from them without a model. You read messages ${unread.last + 1}-${unread.total}, in ${parts} part${parts === 1 ? '' : 's'}. Where your notes rely on messages 1-${unread.last}, they rest on those extracted notes only; say so in your notes rather than guess.`,
       );
     }
+    if (notes.length > 0) {
+      const whose =
+        unread !== undefined && part === 1
+          ? `Notes extracted without a model from messages 1-${unread.last}`
+          : 'Notes already written for the earlier parts of this conversation';
+      sections.push(
+        `${whose} (data; fold them into your notes, which replace them):\n${PREVIOUS_NOTES_OPEN}\n${neutraliseDelimiters(notes)}\n${PREVIOUS_NOTES_CLOSE}`,
+      );
+    }
+    const read = unread === undefined ? 'the conversation' : `messages ${unread.last + 1}-${unread.total}`;
     const which =
-      parts > 1 ? `Part ${part} of ${parts} of the conversation to summarize` : 'The conversation to summarize';
+      parts > 1
+        ? `Part ${part} of ${parts} of ${read} to summarize`
+        : unread === undefined
+          ? 'The conversation to summarize'
+          : `Messages ${unread.last + 1}-${unread.total} of the conversation to summarize`;
     sections.push(`${which}:\n${wrapTranscript(batchText)}`);
     sections.push(
       `Write the notes now, in the sections given in your instructions, in about ${request.approximateSummaryTokens} tokens or fewer.`,

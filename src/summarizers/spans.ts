@@ -104,7 +104,6 @@ function split(parts: readonly string[], model: string, usage: SummarizerUsage):
     text,
     model,
     usage: i === 0 ? usage : { calls: 0, promptTokens: 0, completionTokens: 0 },
-    dropped: 0,
   }));
 }
 

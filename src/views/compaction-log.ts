@@ -3,6 +3,7 @@
  * extension's LogOutputChannel so a user can tell afterwards when, why and how much each
  * compaction took away. Pure: no `vscode` import.
  */
+import { describeCoverage } from '../compaction/summary/coverage';
 import type { Checkpoint } from '../compaction/types';
 import { plural } from '../format/tokens';
 import { compactionParts } from './notices';
@@ -38,7 +39,7 @@ export function compactionLogLine(
     | 'replacedIds'
     | 'summarizerModel'
     | 'durationMs'
-    | 'dropped'
+    | 'coverage'
     | 'attachedFiles'
   >,
 ): string {
@@ -52,9 +53,7 @@ export function compactionLogLine(
       ? `summarizer ${checkpoint.summarizerModel}${checkpoint.durationMs !== undefined ? `, ${(checkpoint.durationMs / 1000).toFixed(1)} s` : ''}`
       : undefined,
     `${plural(checkpoint.replacedIds.length, 'entry', 'entries')} replaced`,
-    checkpoint.dropped > 0
-      ? `${plural(checkpoint.dropped, 'message', 'messages')} dropped without a summary`
-      : undefined,
+    checkpoint.coverage ? `covers ${describeCoverage(checkpoint.coverage)}` : undefined,
     checkpoint.attachedFiles?.length
       ? `re-attached ${checkpoint.attachedFiles.map((f) => `${f.path} (${n(f.tokens)} tokens)`).join(', ')}`
       : undefined,

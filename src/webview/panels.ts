@@ -239,25 +239,41 @@ function errorCard(ui: Ui, error: ErrorView): TemplateResult {
 }
 
 function previewCard(ui: Ui, preview: PreviewView): TemplateResult {
+  const count = preview.summaries.length;
   const apply = (e: Event) => {
-    const text = (
-      (e.currentTarget as HTMLElement).closest('.preview')?.querySelector('textarea') as HTMLTextAreaElement | null
-    )?.value;
-    ui.post({ type: 'applyPreview', summary: text && text !== preview.summary ? text : undefined });
+    const boxes = [
+      ...((e.currentTarget as HTMLElement).closest('.preview')?.querySelectorAll('textarea') ?? []),
+    ] as HTMLTextAreaElement[];
+    const texts = boxes.map((b) => b.value);
+    const edited = texts.length === count && texts.some((t, k) => t !== preview.summaries[k].summary);
+    ui.post({ type: 'applyPreview', summaries: edited ? texts : undefined });
   };
   return html`<section class="card preview" data-test="preview">
-    <h2>${icon('eye')} Proposed summary</h2>
-    <p class="meta">
+    <h2>${icon('eye')} Proposed ${count === 1 ? 'summary' : `compaction: ${count} summaries`}</h2>
+    <p class="meta" data-test="preview-meta">
       Replaces ${plural(preview.messagesReplaced, 'message', 'messages')}: ${formatTokens(preview.tokensBefore)} →
-      ${formatTokens(preview.tokensAfter)} tokens. This is the whole summary Apply writes; edit it here if needed.
+      ${formatTokens(preview.tokensAfter)} tokens. Apply writes
+      ${count === 1 ? 'this summary' : `these ${count} summaries, in this order`} as shown here; edit
+      ${count === 1 ? 'it' : 'them'} if needed.
     </p>
-    <textarea
-      class="summary-edit"
-      data-test="preview-text"
-      aria-label="Proposed summary (editable)"
-      rows="8"
-      .value=${preview.summary}
-    ></textarea>
+    ${
+      preview.steps.length
+        ? html`<ul class="meta" data-test="preview-steps">
+            ${preview.steps.map((s) => html`<li>${s}</li>`)}
+          </ul>`
+        : nothing
+    }
+    ${preview.summaries.map(
+      (s, k) =>
+        html`<label class="meta" data-test="preview-label">Summary ${k + 1} of ${count}: ${s.label}</label>
+          <textarea
+            class="summary-edit"
+            data-test="preview-text"
+            aria-label=${`Proposed summary ${k + 1} of ${count} (editable)`}
+            rows="8"
+            .value=${s.summary}
+          ></textarea>`,
+    )}
     <div class="actions">
       <button data-test="apply-preview" @click=${apply}>${icon('check')}<span>Apply</span></button>
       ${button(ui, 'Discard', 'close', { type: 'discardPreview' }, { secondary: true, test: 'discard-preview' })}
@@ -302,7 +318,7 @@ function checkpointStep(ui: Ui, checkpoint: CheckpointView, single: boolean): Te
   const facts = [
     plural(checkpoint.messagesReplaced, 'message', 'messages'),
     summarizer,
-    checkpoint.dropped > 0 ? `${checkpoint.dropped} dropped` : undefined,
+    checkpoint.withoutModel > 0 ? checkpoint.coverage : undefined,
   ]
     .filter(Boolean)
     .join(' · ');

@@ -200,7 +200,6 @@ test('would break pairing: a rewrite that leaves a tool result without its call 
         summary: 'summary',
         tokensBefore: 0,
         tokensAfter: 0,
-        dropped: 0,
       },
     ],
     tokensBefore: 0,
@@ -260,7 +259,6 @@ test('summarizer failed: an empty summary and a summary that does not shrink are
       text: '  ',
       model: 'm',
       usage: { calls: 1, promptTokens: 1, completionTokens: 0 },
-      dropped: 0,
     }),
   };
   const r1 = await run(history(20), budget(4000), { force: true }, empty);
@@ -271,7 +269,6 @@ test('summarizer failed: an empty summary and a summary that does not shrink are
       text: chars(200_000),
       model: 'm',
       usage: { calls: 1, promptTokens: 1, completionTokens: 1 },
-      dropped: 0,
     }),
   };
   const r2 = await run(history(20), budget(4000), { force: true }, long);

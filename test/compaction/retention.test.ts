@@ -411,7 +411,6 @@ test('a model summary that leaves out typed requests gets them carried forward v
         text: '## Objective\nThe user wanted things.',
         model: 'test-model',
         usage: { calls: 1, promptTokens: 10, completionTokens: 5 },
-        dropped: 0,
       }
     ),
   };

@@ -119,7 +119,8 @@ test(
         assert.equal(doc.window, 32000);
         assert.deepEqual(checkToolPairing(doc.messages, true), []);
         for (const c of doc.checkpoints) {
-          assert.deepEqual(Object.keys(c), [
+          const keys = Object.keys(c);
+          assert.deepEqual(keys.slice(0, 7), [
             'id',
             'trigger',
             'strategy',
@@ -127,8 +128,12 @@ test(
             'tokensBefore',
             'tokensAfter',
             'summary',
-            'dropped',
           ]);
+          for (const k of keys.slice(7)) assert.ok(['coverage', 'summarizerModel', 'usage'].includes(k), k);
+          if (c.strategy === 'summary' || c.strategy === 'extractive') {
+            // Every replaced message is covered by the summary.
+            assert.equal(c.coverage.messages, c.replacedIds.length);
+          }
           assert.ok(c.tokensAfter < c.tokensBefore);
         }
         assert.ok(doc.tokensAfter <= doc.tokensBefore);

@@ -83,7 +83,7 @@ export class StubSummarizer implements Summarizer {
     }
     if (request.signal?.aborted && this.mode !== 'ignore-abort') throw new SummarizerError('aborted', 'aborted');
     const text = typeof this.text === 'function' ? this.text(request) : this.text;
-    return { text, model: this.name, usage: { calls: 1, promptTokens: 10, completionTokens: 5 }, dropped: 0 };
+    return { text, model: this.name, usage: { calls: 1, promptTokens: 10, completionTokens: 5 } };
   }
 }
 

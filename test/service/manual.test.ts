@@ -160,11 +160,11 @@ test('preview: propose, edit and apply; discard; a stale preview is not applied'
   const before = fx.service.getTranscript().context.length;
   const proposed = await fx.service.compactNow({ preview: true, focus: 'keep file names' });
   assert.equal(proposed.applied, false);
-  assert.equal(proposed.preview?.summary.startsWith('PROPOSED SUMMARY'), true);
+  assert.equal(proposed.preview?.summaries[0].summary.startsWith('PROPOSED SUMMARY'), true);
   assert.equal(proposed.preview?.focus, 'keep file names');
   assert.equal(summarizer.requests[0].focus, 'keep file names');
   assert.equal(fx.service.getTranscript().context.length, before, 'nothing applied yet');
-  const applied = await fx.service.applyPreview('EDITED BY THE USER');
+  const applied = await fx.service.applyPreview(['EDITED BY THE USER']);
   assert.equal(applied.applied, true, applied.reason);
   const summary = fx.service.getCheckpoints().find((c) => c.strategy === 'summary')!;
   assert.equal(summary.summary, 'EDITED BY THE USER');

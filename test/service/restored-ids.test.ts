@@ -26,7 +26,6 @@ function cp(
     summary: '',
     tokensBefore: 0,
     tokensAfter: 0,
-    dropped: 0,
     ...(restoredAt ? { restored: true, restoredAt } : {}),
   };
 }

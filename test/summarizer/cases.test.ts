@@ -20,7 +20,7 @@ import { CompactionGuard } from '../../src/compaction/rewrite/guard';
 import { FallbackSummarizer } from '../../src/summarizers/fallback';
 import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { pngDataUrl } from '../support/generate';
-import { compact } from '../../src/compaction/rewrite/compactor';
+import { compact, estimateSummaryCalls } from '../../src/compaction/rewrite/compactor';
 import {
   FIRST_REQUEST,
   GOOD_SUMMARY,
@@ -118,18 +118,74 @@ test('a single message larger than a batch is clipped in the middle, not sent wh
   }
 });
 
-test('batches beyond maxSummaryCalls are dropped oldest first and counted; the first request survives', async () => {
+test('a span needing more calls than maxSummaryCalls is covered whole: the oldest part without a model, and the checkpoint says which', async () => {
   const r = await rig(scripted([text(GOOD_SUMMARY)]), { contextWindow: 8000, replyTokens: 1000 });
   try {
     const context = items(longHistory());
     const result = await compactWith(r, context, { force: true, all: true, maxSummaryCalls: 1 });
     assert.equal(result.applied, true, result.reason);
-    assert.equal(r.server.requests.length, 1);
+    assert.equal(r.server.requests.length, 1, 'the call limit holds');
     const cp = result.checkpoints.find((c) => c.strategy === 'summary');
-    assert.ok((cp?.dropped ?? 0) > 0, 'dropped messages counted in the checkpoint');
+    assert.ok(cp, 'a summary checkpoint');
+    assert.equal('dropped' in cp, false, 'no dropped count any more');
+    const coverage = cp.coverage;
+    assert.ok(coverage, 'the checkpoint says what the summary covers');
+    assert.equal(coverage.messages, cp.replacedIds.length, 'every replaced message is covered');
+    // The parts tile messages 1..n without gaps: nothing is left out.
+    let next = 1;
+    for (const part of coverage.parts) {
+      assert.equal(part.first, next);
+      next = part.last + 1;
+    }
+    assert.equal(next, coverage.messages + 1);
+    const [early, read] = coverage.parts;
+    assert.equal(early.writer, 'extractive');
+    assert.equal(early.reason, 'call-limit');
+    assert.equal(read.writer, 'model');
+    assert.equal(read.calls, 1);
+    assert.equal(coverage.maxCalls, 1);
+    const unread = early.last;
+    assert.match(cp.summary, new RegExp(`messages 1-${unread} summarised without a model`), 'the summary says so');
     const prompt = requestText(r.server.requests[0]);
-    assert.ok(!prompt.includes('[call c1]'), 'the oldest batch was dropped');
+    assert.ok(!prompt.includes('[call c1]'), 'the oldest batch is not sent to the model');
+    assert.ok(prompt.includes('src/f1.ts'), 'but notes extracted from it are');
+    assert.ok(
+      prompt.includes(`Messages 1-${unread} are more than the call limit lets you read`),
+      'the model is told what it does not see',
+    );
     assert.ok(prompt.includes('CSV export') && prompt.includes('public API'), 'the first user request is still given');
+  } finally {
+    await r.close();
+  }
+});
+
+test('the call estimate made before a compaction is the number of calls it makes; with that many allowed, the model reads every message', async () => {
+  const r = await rig(scripted([text(GOOD_SUMMARY)]), { contextWindow: 8000, replyTokens: 1000 });
+  try {
+    const context = items(longHistory());
+    const meter = quarterMeter();
+    const options = {
+      budget: budgetFor(meter, context),
+      trigger: 'auto' as const,
+      noCollapse: true,
+      force: true,
+      all: true,
+      maxSummaryCalls: 1,
+    };
+    const estimate = estimateSummaryCalls({ items: context, meter, summarizer: r.summarizer, options });
+    assert.ok(estimate, 'a model summary is planned');
+    assert.equal(estimate.limit, 1);
+    assert.ok(estimate.needed > 1, `${estimate.needed} calls needed`);
+    assert.equal(estimate.overLimit, 1, 'the span is over the limit: the user is asked first');
+    // The user chose the calls it needs: the compaction makes exactly them and no part goes without a model.
+    const result = await compactWith(r, context, { force: true, all: true, maxSummaryCalls: estimate.needed });
+    assert.equal(result.applied, true, result.reason);
+    assert.equal(r.server.requests.length, estimate.needed);
+    const cp = result.checkpoints.find((c) => c.strategy === 'summary');
+    assert.deepEqual(
+      cp?.coverage?.parts.map((p) => p.writer),
+      ['model'],
+    );
   } finally {
     await r.close();
   }

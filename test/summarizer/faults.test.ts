@@ -78,7 +78,8 @@ test('scripted JSON summary is committed as a user message; the request is data-
     const cp = result.checkpoints[0];
     assert.equal(cp.summarizerModel, 'summary-model');
     assert.equal(cp.usage?.calls, 1);
-    assert.equal(cp.dropped, 0);
+    assert.equal(cp.coverage?.parts.length, 1, 'the model read the whole span');
+    assert.equal(cp.coverage?.parts[0].writer, 'model');
   } finally {
     await r.close();
   }

@@ -76,7 +76,6 @@ test('the fallback chain never falls back after a cancellation', async () => {
         text: 'x',
         model: 'second',
         usage: { calls: 1, promptTokens: 1, completionTokens: 1 },
-        dropped: 0,
       });
     },
   };

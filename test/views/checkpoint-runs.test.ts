@@ -23,7 +23,7 @@ function view(
     tokensBefore: before,
     tokensAfter: after,
     messagesReplaced: 3,
-    dropped: 0,
+    withoutModel: 0,
     ...extra,
   };
 }

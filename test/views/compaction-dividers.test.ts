@@ -36,7 +36,6 @@ function checkpoint(
     summary: `summary of ${id}`,
     tokensBefore: 1000,
     tokensAfter: 400,
-    dropped: 0,
     ...extra,
   };
 }

@@ -20,7 +20,7 @@ const base: CompactionView = {
   summaries: 1,
   clipped: 0,
   messagesReplaced: 9,
-  dropped: 0,
+  withoutModel: 0,
 };
 
 test('an automatic compaction names its trigger as a trigger, then the sizes before and after', () => {

@@ -152,7 +152,7 @@ test('each user action runs its command with the arguments taken from the messag
     [{ type: 'restoreCheckpoint', id: 'cp-3' }, Commands.restoreCheckpoint, ['cp-3']],
     [{ type: 'copySummary', id: 'cp-4' }, Commands.copySummary, ['cp-4']],
     [{ type: 'approve', requestId: 'r1', approved: false }, Commands.answerApproval, ['r1', false]],
-    [{ type: 'applyPreview', summary: 'edited' }, Commands.applyPreview, ['edited']],
+    [{ type: 'applyPreview', summaries: ['edited', 'second'] }, Commands.applyPreview, [['edited', 'second']]],
     [{ type: 'discardPreview' }, Commands.discardPreview, []],
     [{ type: 'importTranscript' }, Commands.importTranscript, []],
     [{ type: 'setApiKey' }, Commands.setApiKey, []],

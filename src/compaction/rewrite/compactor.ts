@@ -14,12 +14,20 @@ import type {
   ContextItem,
   Summarizer,
   SummaryRequest,
+  SummaryResult,
   ToolSchema,
 } from '../types';
 import { SummarizerError } from '../types';
-import type { TokenMeter } from '../meter/meter';
-import { splitRoom, summaryBudgets, thresholds } from '../plan/budget';
-import { anchorReasons, planCompaction, spanSummaryEstimate } from '../plan/planner';
+import type { Measurement, TokenMeter } from '../meter/meter';
+import {
+  splitRoom,
+  summaryBudgets,
+  thresholds,
+  type RoomShares,
+  type SummaryBudgets,
+  type Thresholds,
+} from '../plan/budget';
+import { anchorReasons, planCompaction, spanSummaryEstimate, type Plan, type Span } from '../plan/planner';
 import type { CompactionStatus, CompactionResult } from '../outcome';
 import { anchoredBreakdown } from '../plan/anchored';
 import { planClips } from '../plan/clip-plan';
@@ -50,8 +58,9 @@ import { composeSummary, SUMMARY_FRAME_TOKENS } from '../summary/compose-summary
 import { recallPointer } from '../summary/recall-pointer';
 import { degradeToFit } from './degrade';
 import { describeHolders, systemAndToolsTokens, tokenHolders } from '../plan/holders';
-import { renderRequestsSection } from '../summary/requests-section';
+import { renderRequestsSection, type RequestsSection } from '../summary/requests-section';
 import { droppedFilesNote } from './reattach';
+import { coverageNote, wholeCoverage } from '../summary/coverage';
 
 /** Everything one compaction needs. */
 export interface CompactInput {
@@ -107,30 +116,39 @@ export function summaryHeader(messages: number): string {
  * Computes a compaction of `input.items` without applying it. Returns either a prepared compaction
  * or a not-applied result saying why (below trigger, already small, nothing eligible, summarizer
  * failure). Never throws for summarizer failures; rethrows other errors.
+ *
+ * The tiers run in order, each on what the previous left: {@link collapseTier}, {@link summaryTier},
+ * {@link clipTier}, then {@link degradeTier} when the context is still over the input budget.
  */
 export async function prepareCompaction(input: CompactInput): Promise<PreparedCompaction | CompactionResult> {
   const startedAt = Date.now();
-  const { items, tools, meter, summarizer, options } = input;
+  const run = startRun(input);
+  if ('deeper' in run) return prepareCompaction(run.deeper);
+  if ('applied' in run) return run;
+  collapseTier(run);
+  const summaryFailure = await summaryTier(run);
+  if (summaryFailure) return summaryFailure;
+  clipTier(run);
+  // Clips are left out of this check, as they are of the tokens above.
+  if (!run.hopeless && run.workTokens > run.th.inputBudget) {
+    const degradeFailure = await degradeTier(run);
+    if (degradeFailure) return degradeFailure;
+  }
+  return finishRun(run, startedAt);
+}
+
+/**
+ * The checks before any tier runs and the plan they run on: a not-applied result when the
+ * compaction is not needed, has nothing eligible, or (automatic) cannot get below its trigger; the
+ * input again with a lower target when it may aim deeper (`deeperCompactTo`); else the run state.
+ */
+function startRun(input: CompactInput): TierRun | CompactionResult | { deeper: CompactInput } {
+  const { items, tools, meter, options } = input;
   const th = thresholds(options.budget);
   const m = meter.measure(items, tools);
   const before = m.total;
-  if (!options.force && before < th.triggerTokens) {
-    return notApplied(items, before, 'not-needed', `below the trigger: ${before} of ${th.triggerTokens} tokens`, {
-      kind: 'not-needed',
-      why: 'below-trigger',
-      tokens: before,
-      limitTokens: th.triggerTokens,
-    });
-  }
-  if (!options.all && before <= th.targetTokens) {
-    return notApplied(
-      items,
-      before,
-      'not-needed',
-      `already small enough: ${before} tokens, target ${th.targetTokens}`,
-      { kind: 'not-needed', why: 'already-small', tokens: before, limitTokens: th.targetTokens },
-    );
-  }
+  const unneeded = notNeeded(input, before, th);
+  if (unneeded) return unneeded;
   const keepRecentSteps = options.keepRecentSteps ?? DEFAULT_KEEP_RECENT_STEPS;
   const budgets = summaryBudgets(th.targetTokens, { user: options.userBudget, summary: options.summaryBudget });
   const summaryTokens = options.approximateSummaryTokens ?? Math.max(MIN_SUMMARY_TOKENS, budgets.summaryTokens);
@@ -149,10 +167,12 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   // A compaction that calls the summarizer anyway may aim deeper (see `deeperCompactTo`).
   const deeper = options.deeperCompactTo;
   if (deeper !== undefined && deeper < options.budget.compactTo && plan.spans.length > 0) {
-    return prepareCompaction({
-      ...input,
-      options: { ...options, budget: { ...options.budget, compactTo: deeper }, deeperCompactTo: undefined },
-    });
+    return {
+      deeper: {
+        ...input,
+        options: { ...options, budget: { ...options.budget, compactTo: deeper }, deeperCompactTo: undefined },
+      },
+    };
   }
   // A context over the input budget cannot be sent: the degrade tiers then run whatever the plan,
   // unless the system prompt and tool schemas alone are over it (nothing else can make room then).
@@ -176,19 +196,6 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   };
   const lowerBound =
     plan.estimatedAfter - plan.spans.reduce((s, sp) => s + spanSummaryEstimate(sp, summaryTokens, keptIn(sp)), 0);
-  const cannotReach = (after: number) =>
-    notApplied(
-      items,
-      before,
-      'cannot-reach',
-      `cannot get below the trigger: at best ${after} of ${th.triggerTokens} tokens, because the system prompt, tool schemas, latest request and newest steps hold most of the context; a larger window or fewer kept recent steps would help, and a manual compaction still runs`,
-      {
-        kind: 'does-not-fit',
-        bestTokens: after,
-        limitTokens: th.triggerTokens,
-        anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps),
-      },
-    );
   if (options.maxEstimatedAfter !== undefined && plan.estimatedAfter > options.maxEstimatedAfter && !overBudget) {
     return notApplied(
       items,
@@ -205,309 +212,92 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   }
   const auto = options.trigger === 'auto' && clips.length === 0;
   // Refused only while the context still fits: a refusal over the budget leaves nothing sendable.
-  if (auto && !overBudget && lowerBound >= th.triggerTokens) return cannotReach(lowerBound);
+  if (auto && !overBudget && lowerBound >= th.triggerTokens) return cannotReach(input, before, lowerBound);
   const now = options.now ?? (() => new Date());
-  const checkpoints: Checkpoint[] = [];
-  const base = (strategy: CheckpointStrategy, id: string): Checkpoint => ({
-    id,
-    time: now().toISOString(),
-    trigger: options.trigger,
-    strategy,
-    replacedIds: [],
-    replaced: [],
-    inserted: [],
-    summary: '',
-    tokensBefore: 0,
-    tokensAfter: 0,
-    dropped: 0,
-    focus: options.focus,
-  });
-
-  // The context's tokens after each rewrite: the meter's total is a sum over messages, so the counts
-  // of what a checkpoint removes and inserts give it without measuring the whole context again.
-  let workTokens = before;
-  if (plan.collapse.length > 0) {
-    const cp = base('collapse', newId());
-    for (const i of plan.collapse) {
-      const it = items[i];
-      const collapsed = collapseItem(it, callOf(items, i), cp.id);
-      cp.replaced.push(it);
-      cp.inserted.push(collapsed);
-      workTokens += meter.countMessage(collapsed.message) - m.perItem[i];
-    }
-    cp.summary = `Collapsed ${plan.collapse.length} older tool result${plan.collapse.length === 1 ? '' : 's'} to one-line records.`;
-    checkpoints.push(cp);
-  }
-
-  // The plan's summary sizes are estimates: once the real summaries reach the target, later spans
-  // (newer history) stay as they are, which saves summarizer calls and keeps more detail.
-  // Tokens the summaries may share: the target minus what the plan leaves in place.
-  const spanTotal = Math.max(
-    1,
-    plan.spans.reduce((sum, sp) => sum + sp.tokens, 0),
-  );
-  const leftInPlace = lowerBound;
-  const summaryShare = planTarget - leftInPlace;
-  const spanInput = (span: (typeof plan.spans)[number]) => {
-    const spanItems = items.slice(span.start, span.end);
-    // Files re-attached by an earlier compaction are stale copies: a new summary drops them (a live
-    // session re-attaches current contents) and names them, so the summarizer never sees them.
-    const content = spanItems.filter((i) => !i.attachedFile);
-    const droppedFiles = droppedFilesNote(spanItems);
-    const requests = collectRequests(content);
-    const userRequests = requests;
-    // A summary of summaries covers every older message: collected by a plain loop (flatMap was
-    // slow on long replays, and spreading a span of 100k+ items into concat overflows the stack).
-    const covers = coversOf(spanItems);
-    const header = summaryHeader(covers.length);
-    // The checkpoint's id is chosen now: the summary's last line names it (recall-pointer.ts).
-    const checkpointId = newId();
-    const pointer = options.recallPointer === false ? undefined : recallPointer(checkpointId, covers.length);
-    // What this summary may use: its share of the target left by what stays (the rest of the
-    // context after the plan), never more than most of the span it replaces (it must shrink), less
-    // the summary's own framing (its header, its pointer line and the message's overhead).
-    const mustShrink = Math.floor(span.tokens * 0.8);
-    const limit = Math.min(mustShrink, Math.floor(summaryShare * (span.tokens / spanTotal)));
-    const room = limit - meter.countText(header) - (pointer ? meter.countText(pointer) + 1 : 0) - SUMMARY_FRAME_TOKENS;
-    const share = splitRoom(room, { ...budgets, summaryTokens }, span.tokens, Math.min(MIN_REQUEST_TOKENS, mustShrink));
-    // Summaries are counted many times as they are put together, from mostly the same lines.
-    const lineCounter = new LineCounter((t) => meter.countText(t), meter.lineAdditive, meter.encoding);
-    const countText = (t: string) => lineCounter.countLines(t);
-    const section = renderRequestsSection(requests, share.requests, countText, meter.lineAdditive, meter.encoding);
-    const spanBudget = Math.max(MIN_SUMMARY_TOKENS, Math.min(share.notes, room - section.tokens));
-    const request: SummaryRequest = {
-      items: content,
-      userRequests,
-      // A quarter of the notes' budget is left for the identifiers back-filled below.
-      approximateSummaryTokens: Math.max(MIN_SUMMARY_TOKENS, spanBudget - backfillTokens(spanBudget)),
-      maxCalls: options.maxSummaryCalls ?? DEFAULT_MAX_SUMMARY_CALLS,
+  return {
+    input,
+    m,
+    th,
+    plan,
+    budgets,
+    summaryTokens,
+    keptPerItem,
+    planTarget,
+    lowerBound,
+    keepRecentSteps,
+    overBudget,
+    hopeless,
+    clips,
+    auto,
+    checkpoints: [],
+    workTokens: before,
+    newCheckpoint: (strategy, id = newId()) => ({
+      id,
+      time: now().toISOString(),
+      trigger: options.trigger,
+      strategy,
+      replacedIds: [],
+      replaced: [],
+      inserted: [],
+      summary: '',
+      tokensBefore: 0,
+      tokensAfter: 0,
       focus: options.focus,
-      signal: options.signal,
-      onDelta: options.onDelta,
-      // The context as the agent last sent it (before this run's rewrites): a summarizer on the
-      // session's own model can send it unchanged and hit the provider's prompt cache.
-      context: { items, tools, start: span.start, end: span.end, tokens: before, itemTokens: m.perItem },
-    };
-    return {
-      spanItems,
-      content,
-      droppedFiles,
-      requests,
-      userRequests,
-      covers,
-      header,
-      checkpointId,
-      pointer,
-      limit,
-      share,
-      countText,
-      section,
-      spanBudget,
-      request,
-    };
+    }),
   };
-  // Built when first needed: spans left after the target is reached are never read.
-  const inputs: Array<ReturnType<typeof spanInput>> = [];
-  const inputOf = (k: number) => (inputs[k] ??= spanInput(plan.spans[k]));
-  // Several spans go to the summarizer as one request where it can (one call, a part per span).
-  const asked =
-    summarizer.summarizeSpans && plan.spans.length > 1
-      ? plan.spans
-          .map((_, k) => inputOf(k))
-          .filter((i) => i.content.length > 0)
-          .map((i) => i.request)
-      : [];
-  const together = asked.length > 1 && summarizer.summarizeSpans ? summarizer.summarizeSpans(asked) : undefined;
-  together?.catch(() => undefined); // awaited in the loop below, where a failure is reported
-  for (const [k, span] of plan.spans.entries()) {
-    if (k > 0 && !options.all && workTokens <= planTarget) break;
-    if (options.signal?.aborted)
-      return failed(items, before, 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
-    const input = inputOf(k);
-    const {
-      spanItems,
-      content,
-      droppedFiles,
-      requests,
-      userRequests,
-      covers,
-      header,
-      checkpointId,
-      pointer,
-      limit,
-      share,
-      countText,
-      spanBudget,
-    } = input;
-    let section = input.section;
-    let result;
-    try {
-      const all = content.length === 0 ? undefined : await together;
-      result =
-        content.length === 0
-          ? {
-              text: droppedFiles,
-              model: summarizer.name,
-              usage: { calls: 0, promptTokens: 0, completionTokens: 0 },
-              dropped: 0,
-            }
-          : all
-            ? all[asked.indexOf(input.request)]
-            : await summarizer.summarize(input.request);
-    } catch (err) {
-      const e =
-        err instanceof SummarizerError
-          ? err
-          : new SummarizerError(`summarizer failed: ${(err as Error)?.message ?? String(err)}`, 'invalid', {
-              cause: err,
-            });
-      return failed(items, before, `compaction failed, context unchanged: ${e.message}`, e);
-    }
-    if (!result.text || !result.text.trim()) {
-      const e = new SummarizerError('the summarizer returned an empty summary', 'empty');
-      return failed(items, before, `compaction failed, context unchanged: ${e.message}`, e);
-    }
-    // A model's notes get the checks the extractive notes do not need: invented user quotes removed,
-    // per-call outcomes, latest task list and verification result appended (they win over claims).
-    // Its requests section is replaced by the product's verbatim one: requests the model left out or
-    // reworded are carried forward all the same.
-    const isModel = summarizer.name !== 'extractive';
-    const missingFromModel = isModel ? requests.filter((r) => !result.text.includes(r)).length : undefined;
-    const checked = isModel
-      ? removeRequestsSection(
-          finalizeSummary(result.text.trim(), content, { userRequests, maxAppendixChars: spanBudget * 2 }).text,
-        )
-      : result.text.trim();
-    // Identifiers appended get what the notes left of their budget (about 4 characters a token),
-    // each under a heading that says where it came from.
-    const moved = movedPaths(actionsOf(content));
-    const checkedTokens = countText(checked);
-    let allowChars = Math.min(
-      backfillChars(spanBudget, section.shortened === 0 && section.omitted === 0),
-      Math.max(0, spanBudget - checkedTokens) * 4,
-    );
-    let backfilled = backfillIdentifiers(checked, content, allowChars, moved).text;
-    // Paths and ids run denser than 4 characters a token: scale the characters down to the tokens left.
-    for (
-      let k = 0, t = countText(backfilled);
-      k < 3 && t > Math.max(spanBudget, checkedTokens) && allowChars > 0;
-      k++, t = countText(backfilled)
-    ) {
-      allowChars = Math.floor((allowChars * Math.max(0, spanBudget - checkedTokens)) / (t - checkedTokens));
-      backfilled = backfillIdentifiers(checked, content, allowChars, moved).text;
-    }
-    // What the allowance leaves goes to the identifiers an earlier summary in the span kept.
-    const carried = carryIdentifiers(backfilled, content, allowChars - (backfilled.length - checked.length));
-    if (carried !== backfilled && countText(carried) <= Math.max(spanBudget, checkedTokens)) backfilled = carried;
-    const notes = droppedFiles && content.length > 0 ? `${backfilled}\n\n${droppedFiles}` : backfilled;
-    const composed = composeSummary({
-      header,
-      notes,
-      requests,
-      section,
-      limit,
-      minRequests: share.min,
-      countText,
-      lineAdditive: meter.lineAdditive,
-      encoding: meter.encoding,
-      footer: pointer,
-    });
-    const { text } = composed;
-    section = composed.section;
-    const cp = base(summarizer.name === 'extractive' ? 'extractive' : 'summary', checkpointId);
-    const summaryItem: ContextItem = {
-      id: `${cp.id}~s`,
-      kind: 'summary',
-      message: { role: 'user', content: `${header}\n\n${text}` },
-      covers,
-      checkpointId: cp.id,
-    };
-    cp.replaced = spanItems;
-    cp.inserted = [summaryItem];
-    const next = items[span.end];
-    if (options.summaryAsPair && next && next.message.role !== 'assistant') {
-      cp.inserted.push({
-        id: `${cp.id}~a`,
-        kind: 'summary',
-        message: { role: 'assistant', content: 'Noted. I will continue from this summary.' },
-        covers: [],
-        checkpointId: cp.id,
-      });
-    }
-    cp.summary = text;
-    cp.requests = {
-      whole: section.whole,
-      shortened: section.shortened,
-      omitted: section.omitted,
-      ...(missingFromModel !== undefined ? { missingFromModel } : {}),
-    };
-    cp.summarizerModel = result.model;
-    cp.usage = result.usage;
-    cp.dropped = result.dropped;
-    // The meter's counts of the span, as read at the start (the same messages).
-    let spanTokens = 0;
-    for (let i = span.start; i < span.end; i++) spanTokens += m.perItem[i];
-    const insertedTokens = cp.inserted.reduce((s, i) => s + meter.countMessage(i.message), 0);
-    if (insertedTokens >= spanTokens) {
-      const e = new SummarizerError(
-        `the summary (${insertedTokens} tokens) is not shorter than what it replaces (${spanTokens} tokens)`,
-        'no-shrink',
-      );
-      return failed(items, before, `compaction failed, context unchanged: ${e.message}`, e);
-    }
-    // A span that shrinks by less than a fifth (already-collapsed records, an earlier summary) is left
-    // as it is: rewriting it would break the provider's prompt cache for almost nothing.
-    if (insertedTokens > spanTokens * LOW_YIELD && plan.spans.length > 1) continue;
-    noteReplaced(cp, meter, spanTokens, covers);
-    checkpoints.push(cp);
-    workTokens += insertedTokens - spanTokens;
-  }
+}
 
-  if (clips.length > 0) {
-    const cp = base('clip', newId());
-    for (const { index, maxTokens } of clips) {
-      const it = items[index];
-      const message = clipMessageToTokens(
-        it.message,
-        maxTokens,
-        (m) => meter.countMessage(m),
-        (t) => meter.countText(t),
-      );
-      if (message === it.message) continue;
-      cp.replaced.push(it);
-      cp.inserted.push({ id: `${it.id}~k`, kind: 'clipped', message, covers: [...it.covers], checkpointId: cp.id });
-    }
-    cp.summary = `Clipped the middle of ${cp.replaced.length} message${cp.replaced.length === 1 ? '' : 's'} too large for the context window.`;
-    if (cp.replaced.length > 0) checkpoints.push(cp);
-  }
-  const prepared: PreparedCompaction = {
-    checkpoints,
-    tokensBefore: before,
-    tokensAfter: before,
-    reason: '',
-    startedAt,
-  };
-  // Still over the input budget: shorten what is normally kept (see degrade.ts), down to just
-  // below the trigger so the next model call does not compact again at once.
-  // Clips are left out of this check, as they are of the tokens above.
-  if (!hopeless && workTokens > th.inputBudget) {
-    const work = checkpoints.reduce((acc, cp) => applyCheckpoint(acc, cp), [...items]);
-    const degraded = await degradeToFit({
-      items: work,
-      tools,
-      meter,
-      summarizer,
-      options,
-      keepRecentSteps,
-      goal: th.triggerTokens - 1,
-      userTokens: budgets.userTokens,
-      newCheckpoint: (strategy) => base(strategy, newId()),
-      header: summaryHeader,
+/** Not needed: below the trigger (unless forced), or already at the target (unless `all`). */
+function notNeeded(input: CompactInput, before: number, th: Thresholds): CompactionResult | undefined {
+  const { items, options } = input;
+  if (!options.force && before < th.triggerTokens) {
+    return notApplied(items, before, 'not-needed', `below the trigger: ${before} of ${th.triggerTokens} tokens`, {
+      kind: 'not-needed',
+      why: 'below-trigger',
+      tokens: before,
+      limitTokens: th.triggerTokens,
     });
-    if (degraded.error)
-      return failed(items, before, `compaction failed, context unchanged: ${degraded.error.message}`, degraded.error);
-    checkpoints.push(...degraded.checkpoints);
   }
+  if (!options.all && before <= th.targetTokens) {
+    return notApplied(
+      items,
+      before,
+      'not-needed',
+      `already small enough: ${before} tokens, target ${th.targetTokens}`,
+      { kind: 'not-needed', why: 'already-small', tokens: before, limitTokens: th.targetTokens },
+    );
+  }
+  return undefined;
+}
+
+/** An automatic compaction refused: at best `after` tokens, not below its trigger. */
+function cannotReach(input: CompactInput, before: number, after: number): CompactionResult {
+  const { items, tools, meter, options } = input;
+  const th = thresholds(options.budget);
+  const keepRecentSteps = options.keepRecentSteps ?? DEFAULT_KEEP_RECENT_STEPS;
+  return notApplied(
+    items,
+    before,
+    'cannot-reach',
+    `cannot get below the trigger: at best ${after} of ${th.triggerTokens} tokens, because the system prompt, tool schemas, latest request and newest steps hold most of the context; a larger window or fewer kept recent steps would help, and a manual compaction still runs`,
+    {
+      kind: 'does-not-fit',
+      bestTokens: after,
+      limitTokens: th.triggerTokens,
+      anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps),
+    },
+  );
+}
+
+/**
+ * The tiers' checkpoints as one prepared compaction, applied once on the items it was prepared on
+ * (the checks of the commit: stale, no shrink, pairing), or why it is not: nothing could be
+ * shortened, or an automatic compaction would stay at or above its trigger.
+ */
+function finishRun(run: TierRun, startedAt: number): PreparedCompaction | CompactionResult {
+  const { items, tools, meter } = run.input;
+  const { checkpoints, th, keepRecentSteps } = run;
+  const before = run.m.total;
   if (checkpoints.length === 0) {
     const holders = tokenHolders(items, meter, tools, keepRecentSteps);
     const n = (x: number) => x.toLocaleString('en-US');
@@ -528,10 +318,18 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
       holders,
     };
   }
+  const prepared: PreparedCompaction = {
+    checkpoints,
+    tokensBefore: before,
+    tokensAfter: before,
+    reason: '',
+    startedAt,
+  };
   // Applied once here: the commit that follows on the same context uses this application.
   const trial = applyPrepared(items, prepared, meter, tools, before);
   if ('applied' in trial) return trial;
-  if (auto && !overBudget && trial.tokensAfter >= th.triggerTokens) return cannotReach(trial.tokensAfter);
+  if (run.auto && !run.overBudget && trial.tokensAfter >= th.triggerTokens)
+    return cannotReach(run.input, before, trial.tokensAfter);
   prepared.tokensAfter = trial.tokensAfter;
   prepared.targetTokens = th.targetTokens;
   if (trial.tokensAfter > th.targetTokens) {
@@ -543,6 +341,422 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   prepared.reason = appliedResult(trial, prepared).reason;
   keepApplied(prepared, items, trial);
   return prepared;
+}
+
+/**
+ * The state one {@link prepareCompaction} run hands from tier to tier: its input, the measurement
+ * and plan made at the start, and what the tiers have produced so far.
+ */
+interface TierRun {
+  input: CompactInput;
+  /** The meter's measurement of `input.items` at the start. */
+  m: Measurement;
+  th: Thresholds;
+  plan: Plan;
+  budgets: SummaryBudgets;
+  /** Planned length of one summary's notes, in tokens. */
+  summaryTokens: number;
+  /** Tokens of each item a summary keeps verbatim (typed requests). */
+  keptPerItem: readonly number[];
+  /** The target less the room reserved for re-attached files, in tokens. */
+  planTarget: number;
+  /** Tokens the plan leaves in place, summaries counted as free, in tokens. */
+  lowerBound: number;
+  keepRecentSteps: number;
+  /** The context is over the input budget: the degrade tier runs whatever the plan. */
+  overBudget: boolean;
+  /** Over the budget with the system prompt and tool schemas alone: nothing can make room. */
+  hopeless: boolean;
+  /** Single messages to clip (tier 3). */
+  clips: ReturnType<typeof planClips>;
+  /** An automatic compaction without clips: refused when it cannot get below its trigger. */
+  auto: boolean;
+  /** Checkpoints written so far, in the order they apply. */
+  checkpoints: Checkpoint[];
+  /**
+   * The context's tokens after each rewrite: the meter's total is a sum over messages, so the counts
+   * of what a checkpoint removes and inserts give it without measuring the whole context again.
+   */
+  workTokens: number;
+  /** An empty checkpoint of this run, with `id` or a new one. */
+  newCheckpoint(strategy: CheckpointStrategy, id?: string): Checkpoint;
+}
+
+/** Tier 1: older tool results masked to one-line records (no model call). */
+function collapseTier(run: TierRun): void {
+  const { plan, m } = run;
+  const { items, meter } = run.input;
+  if (plan.collapse.length === 0) return;
+  const cp = run.newCheckpoint('collapse');
+  for (const i of plan.collapse) {
+    const it = items[i];
+    const collapsed = collapseItem(it, callOf(items, i), cp.id);
+    cp.replaced.push(it);
+    cp.inserted.push(collapsed);
+    run.workTokens += meter.countMessage(collapsed.message) - m.perItem[i];
+  }
+  cp.summary = `Collapsed ${plan.collapse.length} older tool result${plan.collapse.length === 1 ? '' : 's'} to one-line records.`;
+  run.checkpoints.push(cp);
+}
+
+/** What the summary tier prepares for one span before asking the summarizer (see {@link spanInput}). */
+interface SpanInput {
+  spanItems: ContextItem[];
+  /** The span without stale re-attached files: what the summarizer sees. */
+  content: ContextItem[];
+  droppedFiles: string;
+  requests: string[];
+  userRequests: string[];
+  covers: string[];
+  header: string;
+  /** The id of the checkpoint the summary will be written in (its pointer line names it). */
+  checkpointId: string;
+  /** The summary's last line: where the agent can look up what it replaced (recall-pointer.ts). */
+  pointer: string | undefined;
+  /** Most tokens the summary message may take. */
+  limit: number;
+  share: RoomShares;
+  countText: (text: string) => number;
+  section: RequestsSection;
+  /** Tokens for the notes (with back-filled identifiers). */
+  spanBudget: number;
+  request: SummaryRequest;
+}
+
+/**
+ * The summary request for span `span` and the budgets its summary is written to: its share of the
+ * tokens the target leaves for summaries, never more than most of the span it replaces.
+ */
+function spanInput(run: TierRun, span: Span): SpanInput {
+  const { items, tools, meter, options } = run.input;
+  const { budgets, summaryTokens, m } = run;
+  const spanTotal = Math.max(
+    1,
+    run.plan.spans.reduce((sum, sp) => sum + sp.tokens, 0),
+  );
+  const summaryShare = run.planTarget - run.lowerBound;
+  const spanItems = items.slice(span.start, span.end);
+  // Files re-attached by an earlier compaction are stale copies: a new summary drops them (a live
+  // session re-attaches current contents) and names them, so the summarizer never sees them.
+  const content = spanItems.filter((i) => !i.attachedFile);
+  const droppedFiles = droppedFilesNote(spanItems);
+  const requests = collectRequests(content);
+  const userRequests = requests;
+  // A summary of summaries covers every older message: collected by a plain loop (flatMap was
+  // slow on long replays, and spreading a span of 100k+ items into concat overflows the stack).
+  const covers = coversOf(spanItems);
+  const header = summaryHeader(covers.length);
+  // The checkpoint's id is chosen now: the summary's last line names it (recall-pointer.ts).
+  const checkpointId = newId();
+  const pointer = options.recallPointer === false ? undefined : recallPointer(checkpointId, covers.length);
+  // What this summary may use: its share of the target left by what stays (the rest of the
+  // context after the plan), never more than most of the span it replaces (it must shrink), less
+  // the summary's own framing (its header, its pointer line and the message's overhead).
+  const mustShrink = Math.floor(span.tokens * 0.8);
+  const limit = Math.min(mustShrink, Math.floor(summaryShare * (span.tokens / spanTotal)));
+  const room = limit - meter.countText(header) - (pointer ? meter.countText(pointer) + 1 : 0) - SUMMARY_FRAME_TOKENS;
+  const share = splitRoom(room, { ...budgets, summaryTokens }, span.tokens, Math.min(MIN_REQUEST_TOKENS, mustShrink));
+  // Summaries are counted many times as they are put together, from mostly the same lines.
+  const lineCounter = new LineCounter((t) => meter.countText(t), meter.lineAdditive, meter.encoding);
+  const countText = (t: string) => lineCounter.countLines(t);
+  const section = renderRequestsSection(requests, share.requests, countText, meter.lineAdditive, meter.encoding);
+  const spanBudget = Math.max(MIN_SUMMARY_TOKENS, Math.min(share.notes, room - section.tokens));
+  const request: SummaryRequest = {
+    items: content,
+    userRequests,
+    // A quarter of the notes' budget is left for the identifiers back-filled below.
+    approximateSummaryTokens: Math.max(MIN_SUMMARY_TOKENS, spanBudget - backfillTokens(spanBudget)),
+    maxCalls: options.maxSummaryCalls ?? DEFAULT_MAX_SUMMARY_CALLS,
+    focus: options.focus,
+    signal: options.signal,
+    onDelta: options.onDelta,
+    // The context as the agent last sent it (before this run's rewrites): a summarizer on the
+    // session's own model can send it unchanged and hit the provider's prompt cache.
+    context: { items, tools, start: span.start, end: span.end, tokens: run.m.total, itemTokens: m.perItem },
+  };
+  return {
+    spanItems,
+    content,
+    droppedFiles,
+    requests,
+    userRequests,
+    covers,
+    header,
+    checkpointId,
+    pointer,
+    limit,
+    share,
+    countText,
+    section,
+    spanBudget,
+    request,
+  };
+}
+
+/** A summarizer failure as a not-applied result of the run. */
+function summarizerFailure(run: TierRun, err: unknown): CompactionResult {
+  const e =
+    err instanceof SummarizerError
+      ? err
+      : new SummarizerError(`summarizer failed: ${(err as Error)?.message ?? String(err)}`, 'invalid', {
+          cause: err,
+        });
+  return failed(run.input.items, run.m.total, `compaction failed, context unchanged: ${e.message}`, e);
+}
+
+/**
+ * Tier 2: the planned spans summarised, oldest first, until the real summaries reach the target
+ * (the plan's summary sizes are estimates: later spans, newer history, then stay as they are,
+ * which saves summarizer calls and keeps more detail). Returns a not-applied result on a summarizer
+ * failure, an empty reply or a summary that does not shrink its span; undefined otherwise.
+ */
+async function summaryTier(run: TierRun): Promise<CompactionResult | undefined> {
+  const { plan } = run;
+  const { items, summarizer, options } = run.input;
+  // Built when first needed: spans left after the target is reached are never read.
+  const inputs: SpanInput[] = [];
+  const inputOf = (k: number) => (inputs[k] ??= spanInput(run, plan.spans[k]));
+  // Several spans go to the summarizer as one request where it can (one call, a part per span).
+  const asked =
+    summarizer.summarizeSpans && plan.spans.length > 1
+      ? plan.spans
+          .map((_, k) => inputOf(k))
+          .filter((i) => i.content.length > 0)
+          .map((i) => i.request)
+      : [];
+  const together = asked.length > 1 && summarizer.summarizeSpans ? summarizer.summarizeSpans(asked) : undefined;
+  together?.catch(() => undefined); // awaited in the loop below, where a failure is reported
+  for (const [k, span] of plan.spans.entries()) {
+    if (k > 0 && !options.all && run.workTokens <= run.planTarget) break;
+    if (options.signal?.aborted)
+      return failed(items, run.m.total, 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
+    const input = inputOf(k);
+    let result: SummaryResult;
+    try {
+      const all = input.content.length === 0 ? undefined : await together;
+      result =
+        input.content.length === 0
+          ? {
+              text: input.droppedFiles,
+              model: summarizer.name,
+              usage: { calls: 0, promptTokens: 0, completionTokens: 0 },
+            }
+          : all
+            ? all[asked.indexOf(input.request)]
+            : await summarizer.summarize(input.request);
+    } catch (err) {
+      return summarizerFailure(run, err);
+    }
+    if (!result.text || !result.text.trim()) {
+      const e = new SummarizerError('the summarizer returned an empty summary', 'empty');
+      return failed(items, run.m.total, `compaction failed, context unchanged: ${e.message}`, e);
+    }
+    const cp = summaryCheckpoint(run, span, input, result);
+    // The meter's counts of the span, as read at the start (the same messages).
+    let spanTokens = 0;
+    for (let i = span.start; i < span.end; i++) spanTokens += run.m.perItem[i];
+    const insertedTokens = cp.inserted.reduce((s, i) => s + run.input.meter.countMessage(i.message), 0);
+    if (insertedTokens >= spanTokens) {
+      const e = new SummarizerError(
+        `the summary (${insertedTokens} tokens) is not shorter than what it replaces (${spanTokens} tokens)`,
+        'no-shrink',
+      );
+      return failed(items, run.m.total, `compaction failed, context unchanged: ${e.message}`, e);
+    }
+    // A span that shrinks by less than a fifth (already-collapsed records, an earlier summary) is left
+    // as it is: rewriting it would break the provider's prompt cache for almost nothing.
+    if (insertedTokens > spanTokens * LOW_YIELD && plan.spans.length > 1) continue;
+    noteReplaced(cp, run.input.meter, spanTokens, input.covers);
+    run.checkpoints.push(cp);
+    run.workTokens += insertedTokens - spanTokens;
+  }
+  return undefined;
+}
+
+/**
+ * The checkpoint of one span's summary: the summarizer's notes checked (a model's), identifiers
+ * back-filled within the notes' budget, composed with the verbatim requests under its header.
+ */
+function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: SummaryResult): Checkpoint {
+  const { items, summarizer, meter, options } = run.input;
+  const { spanItems, content, droppedFiles, requests, userRequests, covers, header, limit, share, countText } = input;
+  const { spanBudget } = input;
+  // A model's notes get the checks the extractive notes do not need: invented user quotes removed,
+  // per-call outcomes, latest task list and verification result appended (they win over claims).
+  // Its requests section is replaced by the product's verbatim one: requests the model left out or
+  // reworded are carried forward all the same.
+  const isModel = summarizer.name !== 'extractive';
+  const missingFromModel = isModel ? requests.filter((r) => !result.text.includes(r)).length : undefined;
+  const checked = isModel
+    ? removeRequestsSection(
+        finalizeSummary(result.text.trim(), content, { userRequests, maxAppendixChars: spanBudget * 2 }).text,
+      )
+    : result.text.trim();
+  // Identifiers appended get what the notes left of their budget (about 4 characters a token),
+  // each under a heading that says where it came from.
+  const moved = movedPaths(actionsOf(content));
+  const checkedTokens = countText(checked);
+  let allowChars = Math.min(
+    backfillChars(spanBudget, input.section.shortened === 0 && input.section.omitted === 0),
+    Math.max(0, spanBudget - checkedTokens) * 4,
+  );
+  let backfilled = backfillIdentifiers(checked, content, allowChars, moved).text;
+  // Paths and ids run denser than 4 characters a token: scale the characters down to the tokens left.
+  for (
+    let k = 0, t = countText(backfilled);
+    k < 3 && t > Math.max(spanBudget, checkedTokens) && allowChars > 0;
+    k++, t = countText(backfilled)
+  ) {
+    allowChars = Math.floor((allowChars * Math.max(0, spanBudget - checkedTokens)) / (t - checkedTokens));
+    backfilled = backfillIdentifiers(checked, content, allowChars, moved).text;
+  }
+  // What the allowance leaves goes to the identifiers an earlier summary in the span kept.
+  const carried = carryIdentifiers(backfilled, content, allowChars - (backfilled.length - checked.length));
+  if (carried !== backfilled && countText(carried) <= Math.max(spanBudget, checkedTokens)) backfilled = carried;
+  const withFiles = droppedFiles && content.length > 0 ? `${backfilled}\n\n${droppedFiles}` : backfilled;
+  // Every replaced message is covered (invariant 7); the summary says which part had no model.
+  const coverage =
+    result.coverage ??
+    wholeCoverage(covers.length, result.model === 'extractive' ? 'extractive' : 'model', result.usage.calls);
+  const note = coverageNote(coverage);
+  const notes = note ? `${note}\n\n${withFiles}` : withFiles;
+  const composed = composeSummary({
+    header,
+    notes,
+    requests,
+    section: input.section,
+    limit,
+    minRequests: share.min,
+    countText,
+    lineAdditive: meter.lineAdditive,
+    encoding: meter.encoding,
+    footer: input.pointer,
+  });
+  const { text, section } = composed;
+  const cp = run.newCheckpoint(summarizer.name === 'extractive' ? 'extractive' : 'summary', input.checkpointId);
+  const summaryItem: ContextItem = {
+    id: `${cp.id}~s`,
+    kind: 'summary',
+    message: { role: 'user', content: `${header}\n\n${text}` },
+    covers,
+    checkpointId: cp.id,
+  };
+  cp.replaced = spanItems;
+  cp.inserted = [summaryItem];
+  const next = items[span.end];
+  if (options.summaryAsPair && next && next.message.role !== 'assistant') {
+    cp.inserted.push({
+      id: `${cp.id}~a`,
+      kind: 'summary',
+      message: { role: 'assistant', content: 'Noted. I will continue from this summary.' },
+      covers: [],
+      checkpointId: cp.id,
+    });
+  }
+  cp.summary = text;
+  cp.requests = {
+    whole: section.whole,
+    shortened: section.shortened,
+    omitted: section.omitted,
+    ...(missingFromModel !== undefined ? { missingFromModel } : {}),
+  };
+  cp.summarizerModel = result.model;
+  cp.usage = result.usage;
+  cp.coverage = coverage;
+  return cp;
+}
+
+/** Tier 3: the middle of each single message too large for the context window clipped, with a marker. */
+function clipTier(run: TierRun): void {
+  const { items, meter } = run.input;
+  const { clips } = run;
+  if (clips.length === 0) return;
+  const cp = run.newCheckpoint('clip');
+  for (const { index, maxTokens } of clips) {
+    const it = items[index];
+    const message = clipMessageToTokens(
+      it.message,
+      maxTokens,
+      (m) => meter.countMessage(m),
+      (t) => meter.countText(t),
+    );
+    if (message === it.message) continue;
+    cp.replaced.push(it);
+    cp.inserted.push({ id: `${it.id}~k`, kind: 'clipped', message, covers: [...it.covers], checkpointId: cp.id });
+  }
+  cp.summary = `Clipped the middle of ${cp.replaced.length} message${cp.replaced.length === 1 ? '' : 's'} too large for the context window.`;
+  if (cp.replaced.length > 0) run.checkpoints.push(cp);
+}
+
+/**
+ * Tier 4, only while the context is still over the input budget: what is normally kept is
+ * shortened (see degrade.ts), down to just below the trigger so the next model call does not
+ * compact again at once. Returns a not-applied result on a summarizer failure.
+ */
+async function degradeTier(run: TierRun): Promise<CompactionResult | undefined> {
+  const { items, tools, meter, summarizer, options } = run.input;
+  const work = run.checkpoints.reduce((acc, cp) => applyCheckpoint(acc, cp), [...items]);
+  const degraded = await degradeToFit({
+    items: work,
+    tools,
+    meter,
+    summarizer,
+    options,
+    keepRecentSteps: run.keepRecentSteps,
+    goal: run.th.triggerTokens - 1,
+    userTokens: run.budgets.userTokens,
+    newCheckpoint: (strategy) => run.newCheckpoint(strategy),
+    header: summaryHeader,
+  });
+  if (degraded.error)
+    return failed(
+      items,
+      run.m.total,
+      `compaction failed, context unchanged: ${degraded.error.message}`,
+      degraded.error,
+    );
+  run.checkpoints.push(...degraded.checkpoints);
+  return undefined;
+}
+
+/** What a compaction would cost in summarizer calls, before any call (see {@link estimateSummaryCalls}). */
+export interface CallEstimate {
+  /** Spans the plan summarises. */
+  spans: number;
+  /** Model calls the summaries need without the limit, all spans together. */
+  needed: number;
+  /** The call limit of one span's summary (`maxSummaryCalls`). */
+  limit: number;
+  /** Spans whose summary needs more calls than the limit: their oldest part would be written without a model. */
+  overLimit: number;
+}
+
+/**
+ * The summarizer calls the compaction of `input` would make, from the same checks and plan as
+ * {@link prepareCompaction}, without calling the summarizer. Undefined when no summary would be
+ * written or the summarizer makes no model call (no `callsNeeded`), so nothing is costly.
+ *
+ * @throws SummarizerError (`overflow`) when the summarizer's window cannot hold one batch.
+ */
+export function estimateSummaryCalls(input: CompactInput): CallEstimate | undefined {
+  const estimateOf = input.summarizer.callsNeeded?.bind(input.summarizer);
+  if (!estimateOf) return undefined;
+  let run = startRun(input);
+  while ('deeper' in run) run = startRun(run.deeper);
+  if ('applied' in run || run.plan.spans.length === 0) return undefined;
+  const estimate: CallEstimate = { spans: 0, needed: 0, limit: 0, overLimit: 0 };
+  for (const span of run.plan.spans) {
+    const { request, content } = spanInput(run, span);
+    if (content.length === 0) continue;
+    const calls = estimateOf(request);
+    if (!calls) return undefined;
+    const { needed, limit } = calls;
+    estimate.spans++;
+    estimate.needed += needed;
+    estimate.limit = limit;
+    if (needed > limit) estimate.overLimit++;
+  }
+  return estimate.spans > 0 ? estimate : undefined;
 }
 
 /** Runs a whole compaction (prepare, then commit on the same items). See {@link prepareCompaction}. */

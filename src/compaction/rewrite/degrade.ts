@@ -14,6 +14,7 @@
  * a long imported summary is shortened before the newest tool output is. Source of the order:
  * DESIGN.md "Compaction pipeline, cheapest first" (no model call before a model call).
  */
+import { wholeCoverage } from '../summary/coverage';
 import type { Checkpoint, CheckpointStrategy, CompactionOptions, ContextItem, Summarizer, ToolSchema } from '../types';
 import { SummarizerError } from '../types';
 import type { TokenMeter } from '../meter/meter';
@@ -280,6 +281,8 @@ async function resummarize(
   cp.requests = { whole: section.whole, shortened: section.shortened, omitted: section.omitted };
   cp.summarizerModel = result.model;
   cp.usage = result.usage;
-  cp.dropped = result.dropped;
+  cp.coverage =
+    result.coverage ??
+    wholeCoverage(covers.length, result.model === 'extractive' ? 'extractive' : 'model', result.usage.calls);
   return { cp };
 }

@@ -120,7 +120,6 @@ export function applyRecordedCompactions(
         tokensBefore: 0,
         tokensAfter: 0,
         summarizerModel: 'recorded agent',
-        dropped: 0,
       } satisfies Checkpoint;
     });
     for (const cp of cps) {

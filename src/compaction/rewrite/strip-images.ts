@@ -82,7 +82,6 @@ export function stripImages(
     summary: `Replaced the images of ${replaced.length} older message${replaced.length === 1 ? '' : 's'} with placeholders (at most ${maxImages} images per request).`,
     tokensBefore: meter.measure(items, tools).total,
     tokensAfter: 0,
-    dropped: 0,
   };
   const context = applyCheckpoint(items, checkpoint);
   checkpoint.tokensAfter = meter.measure(context, tools).total;

@@ -185,7 +185,7 @@ export class ExtractiveSummarizer implements Summarizer {
     if (request.signal?.aborted) throw new SummarizerError('compaction cancelled', 'aborted');
     const after = request.context ? request.context.items.slice(request.context.end) : [];
     const text = this.notes(request.items, request.approximateSummaryTokens, request.focus, after);
-    return { text, model: 'extractive', usage: { calls: 0, promptTokens: 0, completionTokens: 0 }, dropped: 0 };
+    return { text, model: 'extractive', usage: { calls: 0, promptTokens: 0, completionTokens: 0 } };
   }
 
   /**

@@ -16,6 +16,9 @@
  *   (./reachable-target);
  * - atomic: cancel and timeout abort the run and leave the context and the store unchanged.
  */
+import { estimateSummaryCalls, type CallEstimate } from '../../compaction/rewrite/compactor';
+import { ExtractiveSummarizer } from '../../compaction/summary/extractive';
+import type { ManualRequest } from './manual-queue';
 import type { BudgetConfig, CheckpointTrigger, ContextItem } from '../../compaction/types';
 import { thresholds } from '../../compaction/plan/budget';
 import { prepareOffThread } from './worker/runner';
@@ -45,7 +48,13 @@ import type { CheckpointRecord, CompactionPreview } from '../records';
 import { commitPrepared } from '../../compaction/rewrite/commit';
 import type { CompactionProgress } from './worker/session-worker';
 import { raceAbort } from './race-abort';
-import { previewOf, withEditedSummary } from './preview';
+import { previewOf, withEditedSummaries } from './preview';
+
+/**
+ * The plan of a manual compaction: run whatever the level and summarise everything eligible (the
+ * focus only matters to a summary), rather than stopping at the collapse tier at the target.
+ */
+const MANUAL_PLAN = { force: true, all: true, noCollapse: true } as const;
 
 /** The compaction coordinator of one context service. */
 export class Compactions {
@@ -60,7 +69,8 @@ export class Compactions {
   readonly guard = new CompactionGuard();
   private inFlight: Promise<CompactOutcome> | undefined;
   private readonly queue = new ManualQueue();
-  private preview: { version: number; prepared: PreparedCompaction; view: CompactionPreview } | undefined;
+  private preview:
+    { version: number; length: number; prepared: PreparedCompaction; view: CompactionPreview } | undefined;
   private stuck: string | undefined;
   /** Aborts every run in progress (service cancel/dispose). */
   private lifetime = new AbortController();
@@ -108,12 +118,7 @@ export class Compactions {
   }
 
   /** Queues a manual request until the next safe point; resolves when it has run there. */
-  enqueue(request: {
-    focus?: string;
-    preview: boolean;
-    signal?: AbortSignal;
-    onProgress?: (p: CompactionProgress) => void;
-  }): Promise<CompactOutcome> {
+  enqueue(request: ManualRequest & { signal?: AbortSignal }): Promise<CompactOutcome> {
     return this.queue.add(request);
   }
 
@@ -141,24 +146,24 @@ export class Compactions {
   }
 
   /** A manual compaction now (the caller made sure this is a safe point). Single flight. */
-  manual(
-    request: { focus?: string; preview: boolean; onProgress?: (p: CompactionProgress) => void },
-    signal?: AbortSignal,
-  ): Promise<CompactOutcome> {
+  manual(request: ManualRequest, signal?: AbortSignal): Promise<CompactOutcome> {
     return this.singleFlight(() => this.runManual(request, signal));
   }
 
-  /** Applies the pending preview (with edited summary text when given). */
-  applyPreview(editedText?: string): Promise<CompactOutcome> {
+  /**
+   * Applies the pending preview exactly as it was shown (its summaries with the user's edits, its
+   * re-attached files as read for it), or nothing: a context rewritten or grown since the preview
+   * was made leaves it unapplied, and the outcome says so.
+   */
+  applyPreview(edited?: readonly (string | undefined)[]): Promise<CompactOutcome> {
     return this.singleFlight(async () => {
       const pending = this.preview;
       if (!pending) return notApplied({ kind: 'no-preview' }, this.measure());
       this.preview = undefined;
-      if (pending.version !== this.host.version()) {
+      if (pending.version !== this.host.version() || pending.length !== this.host.items().length) {
         return notApplied({ kind: 'rewritten', during: 'preview' }, this.measure());
       }
-      const edited = editedText === undefined ? pending.prepared : withEditedSummary(pending.prepared, editedText);
-      const prepared = await reattachFiles(this.host, edited, this.lifetime.signal);
+      const prepared = edited === undefined ? pending.prepared : withEditedSummaries(pending.prepared, edited);
       const result = commitPrepared(this.host.items(), prepared, this.host.meter, this.host.tools());
       return this.finish(result, 'manual');
     });
@@ -324,25 +329,44 @@ export class Compactions {
     return outcome.applied;
   }
 
-  private async runManual(
-    request: { focus?: string; preview: boolean; onProgress?: (p: CompactionProgress) => void },
-    signal?: AbortSignal,
-  ): Promise<CompactOutcome> {
+  private async runManual(request: ManualRequest, signal?: AbortSignal): Promise<CompactOutcome> {
     this.ahead.discardReady();
     // The user asked for a compaction: summarize everything eligible (the focus only matters to a
     // summary), rather than stopping at the collapse tier as soon as the target is reached.
     return this.runFresh(
       'manual',
       {
-        force: true,
-        all: true,
-        noCollapse: true,
+        ...MANUAL_PLAN,
         focus: request.focus,
         preview: request.preview,
+        calls: request.calls,
         onProgress: request.onProgress,
       },
       signal,
     );
+  }
+
+  /** The summarizer calls a manual compaction would make now (see `ContextServiceApi.estimateCompaction`). */
+  estimateManual(): CallEstimate | undefined {
+    try {
+      return estimateSummaryCalls({
+        items: this.host.items(),
+        tools: this.host.tools(),
+        meter: this.host.meter,
+        summarizer: this.host.summarizer,
+        options: {
+          budget: this.host.budget,
+          trigger: 'manual',
+          keepRecentSteps: this.host.keepRecentSteps,
+          maxSummaryCalls: this.host.maxSummaryCalls,
+          userBudget: this.host.userBudget,
+          summaryBudget: this.host.summaryBudget,
+          ...MANUAL_PLAN,
+        },
+      });
+    } catch {
+      return undefined; // a window too small for one batch: the compaction itself reports it
+    }
   }
 
   /** Prepares and commits in one go, under a timeout; preview mode stops after preparing. */
@@ -356,6 +380,7 @@ export class Compactions {
       preview?: boolean;
       budget?: BudgetConfig;
       cause?: string;
+      calls?: number | 'extractive';
       onProgress?: (p: CompactionProgress) => void;
     },
     external: AbortSignal | undefined,
@@ -384,13 +409,11 @@ export class Compactions {
           : { budget: configured };
       const budget = aim.budget;
       // Files to re-attach are read first, so the plan keeps room for them below the target; a
-      // preview gets them when it is applied.
-      const reattach = options.preview
-        ? undefined
-        : await raceAbort(
-            planReattach(this.host.reattach, items, budget, this.host.meter, (m) => this.host.log('warn', m), signal),
-            signal,
-          );
+      // preview shows them, and Apply writes them as read here.
+      const reattach = await raceAbort(
+        planReattach(this.host.reattach, items, budget, this.host.meter, (m) => this.host.log('warn', m), signal),
+        signal,
+      );
       // Large extractive compactions run in a worker thread; cancel terminates it (./compaction-worker).
       const planned = await raceAbort(
         prepareOffThread(
@@ -398,12 +421,17 @@ export class Compactions {
             items,
             tools: this.host.tools(),
             meter: this.host.meter,
-            summarizer: this.host.summarizer,
+            summarizer:
+              options.calls === 'extractive'
+                ? new ExtractiveSummarizer((t) => this.host.meter.countText(t), {
+                    lineAdditive: this.host.meter.lineAdditive,
+                  })
+                : this.host.summarizer,
             options: {
               budget,
               trigger,
               keepRecentSteps: this.host.keepRecentSteps,
-              maxSummaryCalls: this.host.maxSummaryCalls,
+              maxSummaryCalls: typeof options.calls === 'number' ? options.calls : this.host.maxSummaryCalls,
               userBudget: this.host.userBudget,
               summaryBudget: this.host.summaryBudget,
               force: options.force,
@@ -435,7 +463,7 @@ export class Compactions {
       if (this.host.version() !== version) return notApplied({ kind: 'rewritten', during: 'run' }, this.measure());
       if (options.preview) {
         const view = previewOf(prepared, options.focus, this.host.summarizer.name);
-        this.preview = { version, prepared, view };
+        this.preview = { version, length: items.length, prepared, view };
         return {
           applied: false,
           reason: describeOutcome({ kind: 'proposed' }),

@@ -10,6 +10,12 @@ import { notApplied } from './outcome';
 export interface ManualRequest {
   focus?: string;
   preview: boolean;
+  /**
+   * How the summaries are written when they need more calls than `maxSummaryCalls`: a number raises
+   * the limit for this run (the user chose that many model calls); `extractive` writes every summary
+   * without a model. Absent: the setting's limit, the oldest part beyond it without a model.
+   */
+  calls?: number | 'extractive';
   /** Progress of the run, when it runs in a worker. */
   onProgress?: (progress: CompactionProgress) => void;
 }
@@ -47,7 +53,7 @@ export class ManualQueue {
     const first = live[0];
     const signals = live.map((q) => q.signal).filter((s): s is AbortSignal => s !== undefined);
     const outcome = await run(
-      { focus: first.focus, preview: first.preview, onProgress: first.onProgress },
+      { focus: first.focus, preview: first.preview, calls: first.calls, onProgress: first.onProgress },
       signals.length === live.length && signals.length > 0 ? AbortSignal.any(signals) : undefined,
     );
     for (const q of live) q.resolve({ ...outcome, queued: true });

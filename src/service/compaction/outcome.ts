@@ -42,7 +42,7 @@ export function describeOutcome(status: CompactOutcomeStatus): string {
     case 'rewritten':
       return status.during === 'run'
         ? 'the conversation was rewritten during the compaction; nothing applied'
-        : 'the preview is stale: the conversation was rewritten since it was made; compact again';
+        : 'the preview is stale: the conversation changed since it was made, so nothing was written; compact again';
     case 'save-failed':
       return `compaction not applied: saving the session failed (${status.message}); the context is unchanged`;
     case 'no-preview':

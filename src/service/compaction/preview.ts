@@ -1,48 +1,73 @@
 /**
- * The summary preview of a manual compaction: what the user is shown, and the prepared compaction
- * with the user's edited text in place of the summary.
+ * The summary preview of a manual compaction: every summary Apply will write, in order, and the
+ * prepared compaction with the user's edited texts in place of those summaries.
  */
+import type { Checkpoint } from '../../compaction/types';
 import { summaryHeader } from '../../compaction/rewrite/compactor';
+import { describeCoverage } from '../../compaction/summary/coverage';
 import type { PreparedCompaction } from '../../compaction/rewrite/commit';
-import type { CompactionPreview } from '../records';
+import type { CompactionPreview, PreviewSummary } from '../records';
 
-/** The summary checkpoint of a prepared compaction (collapse/clip checkpoints have none to edit). */
-function summaryCheckpointIndex(prepared: PreparedCompaction): number {
-  return prepared.checkpoints.findIndex((cp) => cp.strategy === 'summary' || cp.strategy === 'extractive');
+/** True for the checkpoints that write a summary the user can read and edit. */
+function isSummary(cp: Checkpoint): boolean {
+  return cp.strategy === 'summary' || cp.strategy === 'extractive';
 }
 
+/**
+ * The preview of `prepared`: every summary it writes, in order, the other rewrites in words, and the
+ * tokens after applying it as it stands (`prepared.tokensAfter`, measured on the context it was
+ * prepared on, re-attached files included).
+ */
 export function previewOf(
   prepared: PreparedCompaction,
   focus: string | undefined,
   summarizerName: string,
 ): CompactionPreview {
-  const k = summaryCheckpointIndex(prepared);
   const replaced = prepared.checkpoints.flatMap((cp) => cp.replaced);
+  const summaries: PreviewSummary[] = prepared.checkpoints.filter(isSummary).map((cp) => ({
+    checkpointId: cp.id,
+    summary: cp.summary,
+    messages: cp.inserted[0]?.covers.length ?? 0,
+    ...(cp.summarizerModel ? { summarizerModel: cp.summarizerModel } : {}),
+    ...(cp.coverage ? { coverage: describeCoverage(cp.coverage) } : {}),
+  }));
+  const steps: string[] = [];
+  for (const cp of prepared.checkpoints) {
+    if (!isSummary(cp)) steps.push(cp.summary);
+    for (const file of cp.attachedFiles ?? [])
+      steps.push(`Re-attaches ${file.path} (${file.tokens.toLocaleString('en-US')} tokens, current contents)`);
+  }
   return {
-    summary: k >= 0 ? prepared.checkpoints[k].summary : prepared.checkpoints.map((cp) => cp.summary).join('\n'),
+    summaries,
+    steps,
     replaced,
     replacedIds: replaced.flatMap((i) => i.covers),
     tokensBefore: prepared.tokensBefore,
     tokensAfter: prepared.tokensAfter,
-    summarizerModel: (k >= 0 ? prepared.checkpoints[k].summarizerModel : undefined) ?? summarizerName,
+    summarizerModel: summaries[0]?.summarizerModel ?? summarizerName,
     ...(focus ? { focus } : {}),
   };
 }
 
-/** A copy of `prepared` whose summary item carries the user's edited text. */
-export function withEditedSummary(prepared: PreparedCompaction, text: string): PreparedCompaction {
-  const k = summaryCheckpointIndex(prepared);
-  if (k < 0 || text.trim() === '') return prepared;
-  const cp = prepared.checkpoints[k];
-  const inserted = cp.inserted.map((item, i) =>
-    i === 0 && item.kind === 'summary'
-      ? {
-          ...item,
-          message: { role: 'user' as const, content: `${summaryHeader(item.covers.length)}\n\n${text.trim()}` },
-        }
-      : item,
-  );
-  const checkpoints = [...prepared.checkpoints];
-  checkpoints[k] = { ...cp, summary: text.trim(), inserted };
+/**
+ * A copy of `prepared` whose summaries carry the user's edited texts: `edited[k]` replaces the k-th
+ * summary (in {@link previewOf}'s order); undefined, blank or unchanged keeps it.
+ */
+export function withEditedSummaries(
+  prepared: PreparedCompaction,
+  edited: readonly (string | undefined)[],
+): PreparedCompaction {
+  let k = -1;
+  const checkpoints = prepared.checkpoints.map((cp) => {
+    if (!isSummary(cp)) return cp;
+    const text = edited[++k]?.trim();
+    if (!text || text === cp.summary) return cp;
+    const inserted = cp.inserted.map((item, i) =>
+      i === 0 && item.kind === 'summary'
+        ? { ...item, message: { role: 'user' as const, content: `${summaryHeader(item.covers.length)}\n\n${text}` } }
+        : item,
+    );
+    return { ...cp, summary: text, inserted };
+  });
   return { ...prepared, checkpoints };
 }

@@ -27,6 +27,8 @@ const FIX_LABELS: Record<ModelErrorFix, string> = {
 };
 import { reviewPreview } from '../documents/preview-review';
 import type { ReadOnlyDocuments } from '../documents/read-only-documents';
+import { parsePreviewDocument, previewDocument } from '../documents/preview-text';
+import { askOverCallLimit } from './call-limit';
 import { runTestConnection } from './test-connection';
 import { restoreRun } from './restore-run';
 import { notify } from '../notify';
@@ -95,7 +97,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [Commands.importTranscript]: (uri?: vscode.Uri) => handlers.importTranscript(uri),
     [Commands.exportTranscript]: () => handlers.exportTranscript(),
     [Commands.showLog]: () => deps.log.show(),
-    [Commands.applyPreview]: (summary?: string) => handlers.applyPreview(summary),
+    [Commands.applyPreview]: (summaries?: readonly string[]) => handlers.applyPreview(summaries),
     [Commands.discardPreview]: () => deps.controller.current?.discardPreview(),
     [Commands.testConnection]: () =>
       runTestConnection({ endpoint: () => deps.settings.value, apiKey: () => deps.keys.get(), log: deps.log }),
@@ -150,7 +152,14 @@ class CommandHandlers {
     }
     const service = await this.service();
     const preview = this.deps.settings.value.previewSummary;
-    this.deps.log.info(`Manual compaction requested${focus ? ' with focus text' : ''}${preview ? ' (preview)' : ''}.`);
+    // Over the call limit, the user chooses first: all the calls it needs, no model, or not now.
+    const asked = service.taskRunning
+      ? undefined
+      : await askOverCallLimit(service.estimateCompaction(), 'Compacting this conversation');
+    if (asked === 'cancel') return undefined;
+    this.deps.log.info(
+      `Manual compaction requested${focus ? ' with focus text' : ''}${preview ? ' (preview)' : ''}${asked ? ` (${asked.calls === 'extractive' ? 'without a model' : `${asked.calls} calls allowed`})` : ''}.`,
+    );
     const outcome = await vscode.window.withProgress(
       {
         location: vscode.ProgressLocation.Notification,
@@ -167,14 +176,14 @@ class CommandHandlers {
           shown = Math.max(shown, percent);
         };
         try {
-          return await service.compactNow({ focus, preview, onProgress }, abort.signal);
+          return await service.compactNow({ focus, preview, onProgress, calls: asked?.calls }, abort.signal);
         } finally {
           abort.dispose();
         }
       },
     );
     if (outcome.preview) {
-      void reviewPreview(service, outcome.preview.summary, this.deps);
+      void reviewPreview(service, previewDocument(outcome.preview), this.deps);
       return outcome;
     }
     this.deps.log.info(`Manual compaction: ${outcome.reason}`);
@@ -182,13 +191,27 @@ class CommandHandlers {
     return outcome;
   }
 
-  /** Applies the pending preview: `summary` as given (the sidebar's edited text), else the review document's text. */
-  async applyPreview(summary?: string): Promise<void> {
+  /**
+   * Applies the pending preview: `summaries` as given (the sidebar's texts, one per summary, in
+   * order), else the review document's; a review document whose markers were changed applies nothing.
+   */
+  async applyPreview(summaries?: readonly string[]): Promise<void> {
     const service = await this.service();
     const preview = service.getPreview();
     if (!preview) return;
-    const text = summary ?? this.deps.previewText?.() ?? preview.summary;
-    const outcome = await service.applyPreview(text === preview.summary ? undefined : text);
+    const document = summaries === undefined ? this.deps.previewText?.() : undefined;
+    const texts =
+      summaries ?? (document === undefined ? undefined : parsePreviewDocument(document, preview.summaries.length));
+    if (document !== undefined && texts === undefined) {
+      void notify(
+        'warning',
+        `ContextKeeper: nothing applied: the review document must keep its ${preview.summaries.length} "summary k of n" marker lines, in order.`,
+        [],
+        this.deps.log,
+      );
+      return;
+    }
+    const outcome = await service.applyPreview(texts);
     void notify(
       outcome.applied ? 'info' : 'warning',
       `ContextKeeper: ${describeOutcome(outcome.status)}`,

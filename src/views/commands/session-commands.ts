@@ -4,6 +4,9 @@
  */
 import * as vscode from 'vscode';
 import { Commands } from './command-ids';
+import { askOverCallLimit } from './call-limit';
+import { abortSignalFrom } from '../../lifecycle/cancellation';
+import { describeOutcome } from '../../service/compaction/outcome';
 import { pickEndpoint } from '../onboarding';
 import type { SessionController } from '../session-controller';
 
@@ -102,10 +105,37 @@ export function sessionCommands(
     },
     [Commands.continueInNewTask]: async () => {
       if (!controller.readOnly) return;
+      // A recording many times the model's window costs many summarizer calls to continue: asked
+      // first, and the choice compacts the new session at once.
+      const recording = controller.current;
+      const budget = recording?.getBudget();
+      const what = budget
+        ? `Continuing this recording (${Math.round(budget.used / Math.max(1, budget.window))} times the model's window)`
+        : 'Continuing this recording';
+      const asked = await askOverCallLimit(recording?.estimateCompaction(), what);
+      if (asked === 'cancel') return;
       await controller.continueInNewTask();
       void vscode.window.showInformationMessage(
         'ContextKeeper: continued in a new working session; the recording stays as it was.',
       );
+      const service = asked ? controller.current : undefined;
+      if (!service || !asked) return;
+      const outcome = await vscode.window.withProgress(
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: 'ContextKeeper: compacting the continued session…',
+          cancellable: true,
+        },
+        async (_progress, token) => {
+          const abort = abortSignalFrom(token);
+          try {
+            return await service.compactNow({ calls: asked.calls }, abort.signal);
+          } finally {
+            abort.dispose();
+          }
+        },
+      );
+      void vscode.window.showInformationMessage(`ContextKeeper: ${describeOutcome(outcome.status)}`);
     },
   };
 }

@@ -12,6 +12,7 @@ import * as vscode from 'vscode';
 import { DisposableStore } from '../../lifecycle/disposables';
 import type { ContextItem } from '../../compaction/types';
 import { contentText } from '../sidebar/transcript-items';
+import { describeCoverage } from '../../compaction/summary/coverage';
 import { escapeHeadings, nestSummary } from './summary-markdown';
 import type { CheckpointRecord } from '../../service/records';
 
@@ -100,8 +101,15 @@ export function renderCheckpoint(checkpoint: CheckpointRecord): string {
     ],
     ['Messages replaced', String(checkpoint.replacedIds.length)],
     ['Summarizer', checkpoint.summarizerModel ?? 'none (no model call)'],
-    ['Dropped without summary', String(checkpoint.dropped)],
   ];
+  if (checkpoint.coverage) rows.push(['Covers', describeCoverage(checkpoint.coverage)]);
+  for (const part of checkpoint.coverage && checkpoint.coverage.parts.length > 1 ? checkpoint.coverage.parts : [])
+    rows.push([
+      `Messages ${part.first}-${part.last}`,
+      part.writer === 'model'
+        ? `read by ${checkpoint.summarizerModel ?? 'the model'} in ${part.calls} call${part.calls === 1 ? '' : 's'}`
+        : `summarised without a model${part.reason === 'call-limit' ? ' because of the call limit (setting contextKeeper.maxSummaryCalls)' : ''}`,
+    ]);
   if (checkpoint.usage)
     rows.push([
       'Summarizer usage',

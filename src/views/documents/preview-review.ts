@@ -1,8 +1,8 @@
 /**
- * Review of a proposed summary (manual compaction with `contextKeeper.previewSummary`). The whole
- * summary that Apply would write opens in a read-only document (closing it never asks to save) and
- * in the sidebar's preview card, where it can be edited; Apply (the editor's title bar or the
- * sidebar) applies the text of the surface it was pressed on. A progress notification stays while the review is open and closes by itself
+ * Review of a proposed compaction (manual compaction with `contextKeeper.previewSummary`). Every
+ * summary Apply would write opens in one read-only document (./preview-text, a marker line per
+ * summary; closing it never asks to save) and in the sidebar's preview card, where each summary can be
+ * edited; Apply (the editor's title bar or the sidebar) applies the texts of the surface it was pressed on. A progress notification stays while the review is open and closes by itself
  * however the preview ends (applied or discarded anywhere; its Cancel discards).
  */
 import * as vscode from 'vscode';
@@ -25,14 +25,17 @@ async function closeDocument(document: vscode.TextDocument): Promise<void> {
   await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
 }
 
-/** Opens the review and waits until the preview is applied or discarded, then closes the review. */
+/**
+ * Opens the review document (`document`, see `previewDocument`) and waits until the preview is
+ * applied or discarded, then closes it.
+ */
 export async function reviewPreview(
   service: ContextServiceApi,
-  summary: string,
+  document: string,
   deps: { log: vscode.LogOutputChannel; readOnly: ReadOnlyDocuments },
 ): Promise<void> {
-  const document = await deps.readOnly.show('Proposed summary.md', summary);
-  reviewDocument = document;
+  const opened = await deps.readOnly.show('Proposed compaction.md', document);
+  reviewDocument = opened;
   await vscode.commands.executeCommand('setContext', 'contextKeeper.reviewingSummary', true);
   try {
     await vscode.window.withProgress(
@@ -65,7 +68,7 @@ export async function reviewPreview(
   } finally {
     reviewDocument = undefined;
     await vscode.commands.executeCommand('setContext', 'contextKeeper.reviewingSummary', false);
-    await closeDocument(document);
-    deps.readOnly.forget(document);
+    await closeDocument(opened);
+    deps.readOnly.forget(opened);
   }
 }

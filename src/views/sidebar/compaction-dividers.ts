@@ -12,6 +12,7 @@ import type { Entry, ItemKind } from '../../compaction/types';
 import type { CompactedAs, CompactionView } from '../../webview/shared/protocol';
 import type { CheckpointRecord } from '../../service/records';
 import type { BudgetSnapshot } from '../../service/meter/budget-types';
+import { describeCoverage, unreadByModel } from '../../compaction/summary/coverage';
 
 /** Checkpoints of one run are applied within this many milliseconds of each other. */
 export const GROUP_WINDOW_MS = 60_000;
@@ -93,7 +94,8 @@ export function placeCompactions(
       view.summaries += counts.summaries;
       view.clipped += counts.clipped;
       view.messagesReplaced += checkpoint.replacedIds.length;
-      view.dropped += checkpoint.dropped;
+      view.withoutModel += unreadByModel(checkpoint.coverage);
+      view.coverage = joinCoverage(view.coverage, checkpoint);
       view.summarizerModel ??= checkpoint.summarizerModel;
       view.focus ??= checkpoint.focus;
       if (checkpoint.attachedFiles?.length)
@@ -113,7 +115,8 @@ export function placeCompactions(
         tokensAfter: checkpoint.tokensAfter,
         ...counts,
         messagesReplaced: checkpoint.replacedIds.length,
-        dropped: checkpoint.dropped,
+        withoutModel: unreadByModel(checkpoint.coverage),
+        coverage: joinCoverage(undefined, checkpoint),
         summarizerModel: checkpoint.summarizerModel,
         focus: checkpoint.focus,
         restored: checkpoint.restored || undefined,
@@ -157,4 +160,11 @@ export function latestRunPeak(checkpoints: readonly CheckpointRecord[]): { token
     time = t;
   }
   return peak;
+}
+
+/** The group's coverage prose with `checkpoint`'s added, when part of its summary had no model. */
+function joinCoverage(sofar: string | undefined, checkpoint: CheckpointRecord): string | undefined {
+  if (unreadByModel(checkpoint.coverage) === 0 || !checkpoint.coverage) return sofar;
+  const text = describeCoverage(checkpoint.coverage);
+  return sofar ? `${sofar}; ${text}` : text;
 }

@@ -178,7 +178,7 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
       case 'approve':
         return vscode.commands.executeCommand(Commands.answerApproval, message.requestId, message.approved);
       case 'applyPreview':
-        return vscode.commands.executeCommand(Commands.applyPreview, message.summary);
+        return vscode.commands.executeCommand(Commands.applyPreview, message.summaries);
       case 'togglePin':
         return vscode.commands.executeCommand(Commands.pinMessage, message.entryId);
       case 'openSettings':

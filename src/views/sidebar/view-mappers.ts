@@ -15,6 +15,7 @@ import type {
 import { contentText, firstLine, pathArgument } from './transcript-items';
 import type { CheckpointRecord, CompactionPreview } from '../../service/records';
 import type { BudgetSnapshot } from '../../service/meter/budget-types';
+import { describeCoverage, unreadByModel } from '../../compaction/summary/coverage';
 
 /** The service's budget as the gauge shows it (without the peak, which the model adds). */
 export function toBudgetView(budget: BudgetSnapshot, autoCompact: boolean): BudgetView {
@@ -51,7 +52,8 @@ export function toCheckpointView(checkpoint: CheckpointRecord, undoableRestore?:
     tokensAfter: checkpoint.tokensAfter,
     messagesReplaced: checkpoint.replacedIds.length,
     summarizerModel: checkpoint.summarizerModel,
-    dropped: checkpoint.dropped,
+    withoutModel: unreadByModel(checkpoint.coverage),
+    ...(checkpoint.coverage ? { coverage: describeCoverage(checkpoint.coverage) } : {}),
     focus: checkpoint.focus,
     restored: checkpoint.restored || undefined,
     undoRestore: (checkpoint.restored && checkpoint.id === undoableRestore) || undefined,
@@ -67,7 +69,11 @@ export function toApprovalViews(requests: readonly ApprovalRequest[]): ApprovalV
 export function toPreviewView(preview: CompactionPreview | undefined): PreviewView | undefined {
   return (
     preview && {
-      summary: preview.summary,
+      summaries: preview.summaries.map((s) => ({
+        summary: s.summary,
+        label: `${s.coverage ?? `${s.messages.toLocaleString('en-US')} messages`}${s.summarizerModel ? `, by ${s.summarizerModel}` : ''}`,
+      })),
+      steps: preview.steps,
       tokensBefore: preview.tokensBefore,
       tokensAfter: preview.tokensAfter,
       messagesReplaced: preview.replacedIds.length,

@@ -24,7 +24,7 @@ export function compactionHeadline(c: CompactionView): string {
     c.collapsed > 0 ? `${plural(c.collapsed, 'tool result', 'tool results')} collapsed` : undefined,
     c.summaries > 0 ? plural(c.summaries, 'summary', 'summaries') : undefined,
     c.clipped > 0 ? `${plural(c.clipped, 'message', 'messages')} clipped` : undefined,
-    c.dropped > 0 ? `${c.dropped} dropped` : undefined,
+    c.withoutModel > 0 && c.coverage ? c.coverage : undefined,
     c.attachedFiles?.length ? `${plural(c.attachedFiles.length, 'file', 'files')} re-attached` : undefined,
   ].filter((p): p is string => p !== undefined);
   return `${opening}${parts.length ? `; ${parts.join(', ')}` : ''}`;

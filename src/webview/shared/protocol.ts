@@ -85,7 +85,10 @@ export interface CheckpointView {
   tokensAfter: number;
   messagesReplaced: number;
   summarizerModel?: string;
-  dropped: number;
+  /** What the summary covers and which part had no model, in words (summaries only; see `describeCoverage`). */
+  coverage?: string;
+  /** Raw messages summarised without a model because of the call limit. */
+  withoutModel: number;
   focus?: string;
   /** True when the checkpoint was undone (kept in the list, greyed out). */
   restored?: boolean;
@@ -123,8 +126,10 @@ export interface CompactionView {
   clipped: number;
   /** Raw messages the group stands for. */
   messagesReplaced: number;
-  /** Raw messages dropped without a summary. */
-  dropped: number;
+  /** Raw messages summarised without a model because of the call limit (`contextKeeper.maxSummaryCalls`). */
+  withoutModel: number;
+  /** What the group's summaries cover, in words, when part of it had no model (see `describeCoverage`). */
+  coverage?: string;
   summarizerModel?: string;
   focus?: string;
   /** True when every checkpoint of the group was restored. */
@@ -170,10 +175,20 @@ export interface ApprovalView {
   detail: string;
 }
 
-/** The summary shown for review (`contextKeeper.previewSummary`): what Apply would apply, whole. */
-export interface PreviewView {
+/** One summary of a preview, as Apply writes it. */
+export interface PreviewSummaryView {
   summary: string;
+  /** What it stands for and who wrote it, in words ("messages 1-40, by gpt-4o"). */
+  label: string;
+}
+
+/** The plan shown for review (`contextKeeper.previewSummary`): everything Apply writes, in order. */
+export interface PreviewView {
+  summaries: PreviewSummaryView[];
+  /** The plan's other rewrites, in words (tool results collapsed, files re-attached). */
+  steps: string[];
   tokensBefore: number;
+  /** Tokens after Apply, as proposed. */
   tokensAfter: number;
   messagesReplaced: number;
 }
@@ -293,7 +308,11 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('undoRestore') }),
   z.object({ type: z.literal('copySummary'), id }),
   z.object({ type: z.literal('approve'), requestId: id, approved: z.boolean() }),
-  z.object({ type: z.literal('applyPreview'), summary: z.string().min(1).max(1_000_000).optional() }),
+  z.object({
+    type: z.literal('applyPreview'),
+    /** The texts of the preview's summaries as edited, one per summary, in order; absent: as proposed. */
+    summaries: z.array(z.string().max(1_000_000)).min(1).max(64).optional(),
+  }),
   z.object({ type: z.literal('discardPreview') }),
   z.object({ type: z.literal('importTranscript') }),
   z.object({ type: z.literal('setApiKey') }),

@@ -163,40 +163,68 @@ export async function dividerDuringTask({ expect, wb, sidebar }) {
 }
 
 export async function previewApplyCheck({ check, expect, wb, sidebar, page, updateSettings }) {
-  await check('summary preview in the sidebar: Apply applies exactly the edited text, the review closes', async () => {
-    updateSettings({ 'contextKeeper.previewSummary': true });
-    await page.waitForTimeout(1_000);
-    try {
-      return await previewApply({ expect, wb, sidebar });
-    } finally {
-      // Never leave previews on for the checks after this one, whatever happened here.
-      updateSettings({ 'contextKeeper.previewSummary': false });
-    }
-  });
+  await check(
+    'summary preview in the sidebar shows every summary Apply writes; Apply writes them as edited',
+    async () => {
+      updateSettings({ 'contextKeeper.previewSummary': true });
+      await page.waitForTimeout(1_000);
+      try {
+        return await previewApply({ expect, wb, sidebar, page });
+      } finally {
+        // Never leave previews on for the checks after this one, whatever happened here.
+        updateSettings({ 'contextKeeper.previewSummary': false });
+      }
+    },
+  );
 }
 
-async function previewApply({ expect, wb, sidebar }) {
-  {
-    const before = await sidebar.checkpointCount();
-    await sidebar.frame.locator('[data-test="compact"]').click();
-    const card = sidebar.frame.locator('[data-test="preview"]');
-    await card.waitFor({ timeout: 30_000 });
-    const box = card.locator('[data-test="preview-text"]');
-    const proposed = await box.inputValue();
-    const edited = `EDITED BY THE REVIEWER\n\n${proposed.split('\n').slice(0, 3).join('\n')}\n\nKeep the notes.md format.`;
-    await box.fill(edited);
-    await wb.screenshot('08-summary-preview');
-    await card.locator('[data-test="apply-preview"]').click();
-    await sidebar.frame.locator('[data-test="checkpoint"]').nth(before).waitFor({ timeout: 30_000 });
-    await card.waitFor({ state: 'detached', timeout: 10_000 });
-    await wb.toast('proposed summary').waitFor({ state: 'hidden', timeout: 10_000 });
-    const divider = sidebar.frame.locator('[data-test="compaction-divider"][data-trigger="manual"]').last();
-    await divider.locator('summary').click();
-    const summary = await divider.locator('[data-test="divider-summary"]').innerText({ timeout: 10_000 });
-    expect(summary.trim() === edited.trim(), `applied summary differs from the edited text:\n${summary.slice(0, 300)}`);
-    await wb.clearToasts();
-    return `${edited.length} characters applied as edited`;
+async function previewApply({ expect, wb, sidebar, page }) {
+  const frame = sidebar.frame;
+  // A task of several steps after the earlier ones: the compaction summarises the earlier history
+  // and this task's older steps, two summaries.
+  await frame.locator('#task').fill('Task: read only the design notes once more');
+  await frame.locator('[data-test="run-task"]').click();
+  // Messages restored by the checks before are kept out of automatic compaction: when the task
+  // outgrows the window, the extension asks to compact them again, and the answer is yes.
+  const ask = page.locator('.monaco-dialog-box', { hasText: 'Compact them again' });
+  const idle = frame.locator('[data-test="state"]', { hasText: 'idle' });
+  for (const deadline = Date.now() + 120_000; ;) {
+    expect(Date.now() < deadline, 'the task did not end within 120 s');
+    if (await ask.isVisible()) await ask.getByRole('button', { name: 'Compact', exact: true }).click();
+    if (await idle.isVisible()) break;
+    await page.waitForTimeout(500);
   }
+  await wb.clearToasts();
+  const before = await sidebar.checkpointCount();
+  await frame.locator('[data-test="compact"]').click();
+  const card = frame.locator('[data-test="preview"]');
+  await card.waitFor({ timeout: 30_000 });
+  const boxes = card.locator('[data-test="preview-text"]');
+  const count = await boxes.count();
+  expect(count >= 2, `the preview shows ${count} summary (two spans expected)`);
+  const proposed = [];
+  for (let k = 0; k < count; k++) proposed.push(await boxes.nth(k).inputValue());
+  const meta = await card.locator('[data-test="preview-meta"]').innerText();
+  const last = count - 1;
+  const edited = `EDITED BY THE REVIEWER\n\n${proposed[last].split('\n').slice(0, 3).join('\n')}\n\nKeep the notes.md format.`;
+  await boxes.nth(last).fill(edited);
+  await wb.screenshot('08-summary-preview');
+  await card.locator('[data-test="apply-preview"]').click();
+  await frame.locator('[data-test="checkpoint"]').nth(before).waitFor({ timeout: 30_000 });
+  await card.waitFor({ state: 'detached', timeout: 10_000 });
+  await wb.toast('proposed summary').waitFor({ state: 'hidden', timeout: 10_000 });
+  const divider = frame.locator('[data-test="compaction-divider"][data-trigger="manual"]').last();
+  await divider.locator('summary').click();
+  const summary = await divider.locator('[data-test="divider-summary"]').innerText({ timeout: 10_000 });
+  // The divider joins the summaries of one run in order: exactly what the preview showed, as edited.
+  const expected = [...proposed.slice(0, last), edited].map((t) => t.trim());
+  const applied = summary.split(/\n\s*---\s*\n/).map((t) => t.trim());
+  expect(
+    JSON.stringify(applied) === JSON.stringify(expected),
+    `applied summaries differ from the preview:\n${summary.slice(0, 400)}\n--- expected ---\n${expected.join('\n---\n').slice(0, 400)}`,
+  );
+  await wb.clearToasts();
+  return `${count} summaries previewed (${meta.replace(/\s+/g, ' ').slice(0, 80)}…), applied as shown with the last one edited`;
 }
 
 export async function importChecks({ check, expect, wb, sidebar, env, page }) {

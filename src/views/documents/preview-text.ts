@@ -1,0 +1,51 @@
+/**
+ * The review document of a summary preview: every summary Apply writes, in order, each under a marker
+ * line that names it, and the user's edits read back summary by summary. Pure (no `vscode`), so the
+ * round trip is unit-tested.
+ */
+import type { CompactionPreview } from '../../service/records';
+
+/** A marker line as {@link previewDocument} writes it: `<!-- summary 2 of 3: … -->`. */
+const MARKER = /^<!-- summary (\d+) of (\d+)\b.*-->\s*$/;
+
+/** `12,345`. */
+function n(x: number): string {
+  return x.toLocaleString('en-US');
+}
+
+/**
+ * The review document of `preview`: a comment naming the plan and its token figures, then each
+ * summary under its marker (what it stands for, who wrote it). The text between markers is what
+ * Apply writes for that summary.
+ */
+export function previewDocument(preview: CompactionPreview): string {
+  const count = preview.summaries.length;
+  const lines = [
+    `<!-- Proposed compaction: ${count} ${count === 1 ? 'summary' : 'summaries'}, ${n(preview.tokensBefore)} → ${n(preview.tokensAfter)} tokens. Apply writes exactly the text under each marker (edit it here or in the sidebar); keep the marker lines. -->`,
+    ...preview.steps.map((s) => `<!-- also: ${s.replace(/-->/g, '—>')} -->`),
+    '',
+  ];
+  preview.summaries.forEach((s, k) => {
+    const by = s.summarizerModel ? `, by ${s.summarizerModel}` : '';
+    lines.push(`<!-- summary ${k + 1} of ${count}: ${s.coverage ?? `${n(s.messages)} messages`}${by} -->`, '');
+    lines.push(s.summary, '');
+  });
+  return lines.join('\n');
+}
+
+/**
+ * The summaries of a review document as the user left them, in order; undefined when its markers
+ * are not exactly summaries 1 to `count` in order (a marker deleted or changed), so nothing is
+ * guessed.
+ */
+export function parsePreviewDocument(text: string, count: number): string[] | undefined {
+  const parts: string[][] = [];
+  for (const line of text.split('\n')) {
+    const m = MARKER.exec(line);
+    if (m) {
+      if (Number(m[1]) !== parts.length + 1 || Number(m[2]) !== count) return undefined;
+      parts.push([]);
+    } else if (parts.length > 0) parts[parts.length - 1].push(line);
+  }
+  return parts.length === count ? parts.map((p) => p.join('\n').trim()) : undefined;
+}

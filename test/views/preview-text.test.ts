@@ -1,0 +1,43 @@
+/** The review document of a preview: every summary under its marker, edits read back summary by summary. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { CompactionPreview } from '../../src/service/records';
+import { parsePreviewDocument, previewDocument } from '../../src/views/documents/preview-text';
+
+const preview: CompactionPreview = {
+  summaries: [
+    { checkpointId: 'c1', summary: 'First summary.\n\n## Work completed\n- parser fixed', messages: 40 },
+    {
+      checkpointId: 'c2',
+      summary: 'Second summary.',
+      messages: 11,
+      summarizerModel: 'gpt-4o',
+      coverage: 'messages 1-11',
+    },
+  ],
+  steps: ['Re-attaches src/a.ts (120 tokens, current contents)'],
+  replaced: [],
+  replacedIds: [],
+  tokensBefore: 3_700,
+  tokensAfter: 2_100,
+  summarizerModel: 'gpt-4o',
+};
+
+test('the review document holds every summary, in order, and reads back unchanged', () => {
+  const doc = previewDocument(preview);
+  assert.match(doc, /2 summaries, 3,700 → 2,100 tokens/);
+  assert.match(doc, /Re-attaches src\/a\.ts/);
+  assert.ok(doc.indexOf('First summary.') < doc.indexOf('Second summary.'));
+  assert.deepEqual(
+    parsePreviewDocument(doc, 2),
+    preview.summaries.map((s) => s.summary),
+  );
+});
+
+test('edits come back per summary; a document whose markers were changed gives nothing', () => {
+  const doc = previewDocument(preview).replace('Second summary.', 'Second, edited.');
+  assert.deepEqual(parsePreviewDocument(doc, 2), [preview.summaries[0].summary, 'Second, edited.']);
+  const noMarker = doc.replace(/<!-- summary 2 of 2[^\n]*\n/, '');
+  assert.equal(parsePreviewDocument(noMarker, 2), undefined);
+  assert.equal(parsePreviewDocument(doc, 3), undefined);
+});
