@@ -19,6 +19,7 @@ const editorFree = [
   'src/format',
   'src/webview',
   'src/recall',
+  'src/mcp',
 ];
 
 /**

@@ -1,7 +1,9 @@
 /**
  * ContextKeeper's command-line tool: the compaction core over recorded transcripts, no VS Code and
- * no API key needed (`meter`, `compact`, `replay`, `watch`, `sessions`, `recall`).
+ * no API key needed (`meter`, `compact`, `replay`, `watch`, `sessions`, `recall`), and `mcp`, the same
+ * recall offered to other agents as an MCP server over standard input and output.
  */
+import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { compactCommand, meterCommand, replayCommand, type BudgetOptions } from './cli/commands';
 import { parseCount, parseFraction, parseTokens } from './cli/options';
@@ -154,6 +156,31 @@ export function program(): Command {
     .option('--json', 'print the result as JSON')
     .exitOverride()
     .action((file: string, query: string | undefined, o: RecallOptions) => recallCommand(file, query, o, out));
+  p.command('mcp')
+    .summary(
+      'MCP server over stdio: search and read the current Claude Code or Codex session, compacted parts included',
+    )
+    .description(
+      'serve the tools search_history and read_history over standard input and output (the Model Context Protocol) on the newest Claude Code or Codex session file of a workspace, ' +
+        "including what that agent's own compactions replaced. Read-only; output bounded and masked. Add it to Claude Code with `claude mcp add context-keeper -- context-keeper mcp --agent claude-code`; see docs/recall.md.",
+    )
+    .option('--workspace <dir>', 'the workspace folder whose sessions are read (default: the current folder)')
+    .addOption(
+      new Option('--agent <name>', "read only this agent's sessions (default: the newest of either)").choices([
+        'claude-code',
+        'codex',
+      ]),
+    )
+    .option('--file <session>', 'read this session file instead of finding one')
+    .exitOverride()
+    .action(async (o: { workspace?: string; agent?: 'claude-code' | 'codex'; file?: string }) => {
+      // The protocol library loads only for this command.
+      const { serveRecall } = await import('./mcp/server.js');
+      await serveRecall(
+        { workspace: path.resolve(o.workspace ?? process.cwd()), agent: o.agent, file: o.file && path.resolve(o.file) },
+        note,
+      );
+    });
   p.command('models')
     .description("list an endpoint's models with the context window each is served with")
     .requiredOption(

@@ -27,6 +27,7 @@ import {
 } from './sidebar-checks.mjs';
 import { FIRST_TASK, keptDuringTaskChecks, reattachedDuringTaskCheck } from './compaction-checks.mjs';
 import { watchChecks } from './watch-checks.mjs';
+import { recallCheck } from './recall-checks.mjs';
 import { openWalkthrough, setupChecks, walkthroughChecks } from './setup-checks.mjs';
 import { checkpointChecks } from './checkpoint-checks.mjs';
 import { checkpointKeyboardChecks, sessionSelectChecks, transcriptKeyboardChecks } from './keyboard-checks.mjs';
@@ -167,6 +168,8 @@ try {
   });
 
   await keptDuringTaskChecks(ctx);
+
+  await recallCheck(ctx);
 
   await check('pin a message from the palette', async () => {
     await wb.runCommand('ContextKeeper: Pin Message');

@@ -7,12 +7,16 @@
 // write_file that needs the user's approval, then a final streamed answer ("read only": no write). A task that says "quick"
 // gets a direct answer; one that says "slow" streams its answer slowly (for cancellation); one that
 // says "fail" gets an HTTP 400; one that says "long stream" streams 800 small pieces, 40 ms apart (for the
-// responsiveness checks: clicks and focus while the sidebar applies a delta per piece).
+// responsiveness checks: clicks and focus while the sidebar applies a delta per piece). One that says
+// "look up" calls search_history for a line every design note holds, then answers from the result it got
+// ("Recall: found it" with the citation and the text, or "Recall: not found").
 // Writes its base URL to the file named by argv[2]; stops on SIGTERM.
 import fs from 'node:fs';
 import { start } from '../../../src/demo/modelserver/wire';
 
 const READS = 5;
+/** Line 1 of every design note (fixtures/make-workspace.mjs), read by the first task and compacted since. */
+const RECALLED_PHRASE = 'keeps invariant 2 when message 7 is replaced';
 const served = new Map();
 
 /** The current task's text: the latest user message starting with "Task:". */
@@ -39,6 +43,7 @@ function responder(body) {
     const words = Array.from({ length: 60 }, (_, i) => `word${i} `);
     return { content: words.join(''), chunks: words, chunkDelayMs: 250 };
   }
+  if (/look up/i.test(task)) return lookUp(body, done);
   if (/quick/i.test(task)) {
     return { content: 'notes.md lists the five parts of the design notes.' };
   }
@@ -73,6 +78,33 @@ function responder(body) {
   }
   const answer = 'All five parts are read and notes.md is written. The budget held thanks to the checkpoint.';
   return { content: answer, chunks: answer.match(/.{1,12}/g), chunkDelayMs: 40 };
+}
+
+/** A "look up" task: search the history, then answer with the first hit a checkpoint replaced. */
+function lookUp(body, done) {
+  if (done === 0) {
+    return {
+      content: 'Looking it up in the history.',
+      toolCalls: [
+        {
+          id: `call_recall_${Date.now()}`,
+          name: 'search_history',
+          arguments: JSON.stringify({ query: RECALLED_PHRASE }),
+        },
+      ],
+    };
+  }
+  const result = [...(body.messages ?? [])].reverse().find((m) => m.role === 'tool');
+  const text = typeof result?.content === 'string' ? result.content : '';
+  const lines = text.split('\n');
+  const at = lines.findIndex((l) => /replaced by checkpoint/.test(l));
+  const quoted = at >= 0 ? (lines[at + 1] ?? '').trim() : '';
+  return {
+    content:
+      at >= 0 && quoted.includes(RECALLED_PHRASE)
+        ? `Recall: found it. ${lines[at].trim()}: ${quoted}`
+        : `Recall: not found. ${text.slice(0, 300)}`,
+  };
 }
 
 const server = await start({ responder, models: ['e2e-scripted'] });
