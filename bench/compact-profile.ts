@@ -1,6 +1,6 @@
 /**
  * `compact()` on a generated conversation of N messages (bench/corpus.ts `generateSession`, about 255
- * tokens a message), for profiling: `node out/bench/compactProfile.js [N] [window] [runs] [profiled run] [grown]`
+ * tokens a message), for profiling: `node out/bench/compact-profile.js [N] [window] [runs] [profiled run] [grown]`
  * prints the first count of the whole context and `runs` automatic compactions (default 3) with the
  * extractive summarizer, in milliseconds (wall and CPU), and a hash of each result (the summaries'
  * text, what each checkpoint replaced, the tokens after: equal hashes mean equal compactions). With

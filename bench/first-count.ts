@@ -2,7 +2,7 @@
  * Time to the first exact count and the memory it leaves, in a fresh process per run: loading a
  * tokenizer (its code and o200k_base rank table) and counting one text, for ContextKeeper's counter
  * (reading its prebuilt table, as the extension does), js-tiktoken, gpt-tokenizer and tiktoken (WASM).
- * Run by bench/tokenizers.ts as `node --expose-gc out/bench/firstCount.js <contender>`; prints one
+ * Run by bench/tokenizers.ts as `node --expose-gc out/bench/first-count.js <contender>`; prints one
  * JSON line `{ ms, blockMs, bytes, tokens }`. The other contenders load synchronously, so their block
  * is their whole time; `ContextKeeper (preloaded)` is the table read in the background when the
  * meter is created, then the count; `ContextKeeper (extension)` is what the extension runs when a

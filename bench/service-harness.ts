@@ -26,7 +26,7 @@ interface BenchServer {
   close(): Promise<void>;
 }
 
-/** Starts `bench/modelServerWorker.js` (built beside this bundle) with `script`. */
+/** Starts `bench/model-server-worker.js` (built beside this bundle) with `script`. */
 async function workerServer(script: ToolStepsScript): Promise<BenchServer> {
   const worker = new Worker(path.join(__dirname, 'model-server-worker.js'), { workerData: script });
   const url = await new Promise<string>((resolve, reject) => {

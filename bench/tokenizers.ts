@@ -322,7 +322,7 @@ export function benchFirstCount(root: string, reps: number): FirstCountResult {
   for (let r = 0; r < reps; r++) {
     for (let k = 0; k < names.length; k++) {
       const name = names[(k + r) % names.length];
-      const out = execFileSync(process.execPath, ['--expose-gc', path.join(root, 'out/bench/firstCount.js'), name], {
+      const out = execFileSync(process.execPath, ['--expose-gc', path.join(root, 'out/bench/first-count.js'), name], {
         cwd: root,
         encoding: 'utf8',
       });

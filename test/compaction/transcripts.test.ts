@@ -130,8 +130,8 @@ test(
             'summary',
           ]);
           for (const k of keys.slice(7)) assert.ok(['coverage', 'summarizerModel', 'usage'].includes(k), k);
-          if (c.strategy === 'summary' || c.strategy === 'extractive') {
-            // Every replaced message is covered by the summary.
+          if (c.trigger !== 'import' && (c.strategy === 'summary' || c.strategy === 'extractive')) {
+            // Every replaced message is covered by the summary (a recorded agent's own summary has no coverage of ours).
             assert.equal(c.coverage.messages, c.replacedIds.length);
           }
           assert.ok(c.tokensAfter < c.tokensBefore);
