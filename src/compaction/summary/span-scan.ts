@@ -12,7 +12,6 @@ import { commandOutcome, printedText } from './ledger/run-outcome';
 import { recordedToolOutcome } from '../tool-outcomes';
 import { assistantFacts, clip, userFacts } from './message-facts';
 import { isImportedSummary } from './requests';
-import { quoteSummary } from './quoted-summary';
 import { LEDGER, OLD_FILES_HEADING, VERIFY } from './ledger/ledger';
 import { expandRoots, parseRootsLine, type PathRoots } from './ledger/path-root';
 
@@ -190,9 +189,15 @@ export class SpanScan {
         SECTIONS.completed,
       ].some((h) => sec.has(h));
     if (!ours) {
-      // A summary in another shape (written by a recording agent): quoted whole; the notes shrink
-      // it by sentences, causes, fixes and files last (quoted-summary.ts).
-      this.earlier.push(...quoteSummary(body));
+      // A summary in another shape (written by a recording agent): keep its opening, whole lines.
+      this.earlier.push(
+        ...body
+          .split('\n')
+          .map((l) => l.trim())
+          .filter((l) => l && !l.startsWith('[Summary of'))
+          .slice(0, 40)
+          .map((l) => `> ${clip(l, 300)}`),
+      );
       return;
     }
     for (const l of sec.get(SECTIONS.rules) ?? []) this.addOnce(this.rules, l);
