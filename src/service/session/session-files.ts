@@ -284,8 +284,15 @@ export class SessionFiles {
     }
     this.store?.close();
     const oldFolder = this.store?.folder;
-    if (oldFolder && this.appendedToNew !== undefined && this.appendedToNew <= 1)
-      fs.rmSync(oldFolder, { recursive: true, force: true });
+    if (oldFolder && this.appendedToNew !== undefined && this.appendedToNew <= 1) {
+      // A save still finishing in the closed store may add a file while the folder goes: retry, and
+      // keep the folder if it is still being written (an empty leftover session does no harm).
+      try {
+        fs.rmSync(oldFolder, { recursive: true, force: true, maxRetries: 3, retryDelay: 20 });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOTEMPTY') throw err;
+      }
+    }
     this.appendedToNew = undefined;
     this.store = store;
     this.id = sessionId;
