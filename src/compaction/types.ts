@@ -53,6 +53,12 @@ export interface EntryMeta {
    * result can hold a typed request; tags inside other tool output never make one.
    */
   humanReply?: boolean;
+  /**
+   * True for a message this product's agent appended in its own session, in the workspace the session
+   * belongs to (its tool calls ran there). Entries taken over by an import or a continued recording
+   * never carry it: their paths name another project's files, so they are never re-attached.
+   */
+  local?: boolean;
 }
 
 /** A raw transcript entry: one message with a stable id. Raw entries are never edited. */

@@ -33,7 +33,7 @@ import { countInSlices } from './meter/count-slices';
 import { UsageRecorder, type ServiceStats } from './meter/usage';
 import { ServiceStatus } from './status';
 import { agentHooks } from './agent-hooks';
-import { exportOf, forkedSession, importedEntries, importSource } from './session/transfer';
+import { exportOf, forkedSession, importedEntries, importSource, ownEntryIds } from './session/transfer';
 import { protectedRestoredIds } from './session/restored-ids';
 import {
   describeOutcome,
@@ -170,6 +170,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
         version: () => this.session.version,
         commit: (result) => this.commitCompaction(result),
         setBusy: (detail) => this.status.compacting(detail),
+        ownEntries: () => ownEntryIds(this.session.entries, this.files.source),
         restoredIds: () => this.restored,
         releaseRestored: () => this.restored.clear(),
         log: (level, message) => this.log(level, message),
@@ -209,7 +210,9 @@ export class ContextService extends ServiceEventSurface implements ContextServic
 
   private readonly conversation: Conversation = {
     newEntryId: () => this.session.newEntryId(),
-    append: async (entry) => {
+    append: async (appended) => {
+      // Marked as this session's own work in this workspace (see `EntryMeta.local`).
+      const entry: Entry = { ...appended, meta: { ...appended.meta, local: true } };
       // Durable first: an acknowledged message is on disk before anything else sees it.
       this.files.append(entry);
       this.session.append(entry);

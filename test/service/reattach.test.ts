@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { symlinkSync, unlinkSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { ChatMessage, ContextItem } from '../../src/compaction/types';
+import type { ChatMessage, ContextItem, Entry } from '../../src/compaction/types';
+import { reattachCandidates } from '../../src/compaction/rewrite/reattach';
 import { checkContext } from '../../src/compaction/plan/invariants';
 import { NodeToolHost } from '../../src/agent/node-host';
 import { readReattachFiles } from '../../src/service/compaction/reattach-files';
@@ -314,4 +315,63 @@ test('reading: deleted, outside (absolute or through a link), binary and oversiz
     ['c.txt', 'b.txt'],
   );
   assert.deepEqual(await readReattachFiles(host, items, { maxFiles: 0, budgetTokens: 500 }, count), []);
+});
+
+/**
+ * Another project's recording: its agent read package.json and README.md there. The first read
+ * carries the mark of a session's own work, as an export of this product would.
+ */
+function otherProjectRecording(): Entry[] {
+  const read = (id: string, file: string, result: string): Entry[] => [
+    {
+      id: `${id}-call`,
+      message: {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: args({ path: file }) } }],
+      },
+      meta: { local: true },
+    },
+    { id: `${id}-result`, message: { role: 'tool', tool_call_id: id, content: result }, meta: { local: true } },
+  ];
+  return [
+    { id: 'u0', message: { role: 'user', content: 'Task 0: bump the version of the other project' } },
+    ...read('o1', 'package.json', '{ "name": "other-project", "version": "1.0.0" }'),
+    ...read('o2', 'README.md', '# Other project'),
+    { id: 'a0', message: { role: 'assistant', content: `The version is bumped. ${filler(200, 'other')}` } },
+  ];
+}
+
+test('a continued recording re-attaches only the files this session read or changed here, also after a reopen', async (t) => {
+  const fx = await serviceFixture(script(), {
+    files: { ...files, 'package.json': '{ "name": "this-workspace" }\n', 'README.md': '# This workspace\n' },
+    summarizer: new StubSummarizer('SUMMARY-OK'),
+    window: 64_000,
+  });
+  t.after(fx.cleanup);
+  // Imported, then continued in a new working session (a fork that takes the context over).
+  await fx.service.importTranscript({ source: 'claude-code: other.jsonl', entries: otherProjectRecording() });
+  const { entries, context, checkpoints, pinned } = fx.service.exportTranscript();
+  await fx.service.importTranscript({ source: 'other.jsonl', entries, state: { context, checkpoints, pinned } });
+  const recorded = reattachCandidates(fx.service.getTranscript().context).map((c) => c.path);
+  assert.deepEqual(recorded.sort(), ['README.md', 'package.json'], 'the recording touches both files');
+
+  await fx.service.runTask('Task 1: change the greeting in src/app.ts to "Hello, name!"');
+  await fx.service.runTask('Task 2: read docs/guide.md and tell me the rule');
+  const outcome = await fx.service.compactNow();
+  assert.ok(outcome.applied, outcome.reason);
+  const attached = attachedOf(fx.service.getTranscript().context).map((i) => i.attachedFile);
+  assert.ok(attached.includes('src/app.ts'), `the session's own edit is re-attached: ${attached.join(', ')}`);
+  assert.ok(!attached.includes('package.json') && !attached.includes('README.md'), attached.join(', '));
+
+  // The mark is kept on disk: a reopened session tells its own work from the recording's.
+  await fx.service.whenSaved();
+  fx.service.dispose();
+  const reopened = await fx.reopen();
+  await reopened.runTask('Task 3: read docs/guide.md once more');
+  const again = await reopened.compactNow();
+  assert.ok(again.applied, again.reason);
+  const after = attachedOf(reopened.getTranscript().context).map((i) => i.attachedFile);
+  assert.ok(after.includes('src/app.ts'), after.join(', '));
+  assert.ok(!after.includes('package.json') && !after.includes('README.md'), after.join(', '));
 });

@@ -51,6 +51,15 @@ export async function scanCandidates(
 }
 
 /**
+ * The items of `items` that show the session's own work: files re-attached by its earlier compactions,
+ * and messages whose raw entry is in `own` (see `ownEntryIds`). Summaries are left out (their files
+ * are not candidates anyway).
+ */
+export function ownWork(items: readonly ContextItem[], own: ReadonlySet<string>): ContextItem[] {
+  return items.filter((it) => it.attachedFile !== undefined || (it.kind !== 'summary' && own.has(it.covers[0])));
+}
+
+/**
  * Reads the most recently touched files of `items` (see `reattachCandidates`, scanned in slices by {@link scanCandidates}) that exist, lie
  * inside the workspace (real paths, symlinks resolved), are text, and alone fit `budgetTokens`
  * (`countTokens` counts a file's text, in tokens); at most `maxFiles`, most recent first, with

@@ -9,7 +9,7 @@ import type { BudgetConfig } from '../../compaction/types';
 import type { ContextServiceOptions } from '../api';
 import type { CompactionHost } from './compaction-host';
 import { Compactions } from './compactions';
-import { readReattachFiles } from './reattach-files';
+import { ownWork, readReattachFiles } from './reattach-files';
 import { compactionWorkerFile } from './worker/runner';
 import { CompactionWorker } from './worker/session-worker';
 
@@ -27,7 +27,13 @@ export type ServiceCompactionParts = Pick<
   | 'restoredIds'
   | 'releaseRestored'
   | 'log'
->;
+> & {
+  /**
+   * Ids of the raw entries that are the session's own work in its workspace (see `ownEntryIds`); only
+   * their files are re-attached. Absent: every entry counts as the session's own.
+   */
+  ownEntries?(): ReadonlySet<string>;
+};
 
 /** The options {@link serviceCompactions} reads. */
 export type CompactionSettings = Pick<
@@ -75,8 +81,15 @@ export function serviceCompactions(
       reattach: {
         fraction: options.reattachBudget ?? DEFAULT_ATTACH_BUDGET,
         maxFiles: options.reattachMaxFiles ?? DEFAULT_REATTACH_MAX_FILES,
+        // Only what the session itself read or changed here: a recording's paths name another project's files.
         read: (items, limits, signal) =>
-          readReattachFiles(options.host, items, limits, (text) => parts.meter.countText(text), signal),
+          readReattachFiles(
+            options.host,
+            parts.ownEntries ? ownWork(items, parts.ownEntries()) : items,
+            limits,
+            (text) => parts.meter.countText(text),
+            signal,
+          ),
       },
       confirmCompactRestored: (info) => options.confirmCompactRestored?.(info) ?? Promise.resolve(false),
     },

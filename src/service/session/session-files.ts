@@ -22,11 +22,14 @@ const CALIBRATION = CALIBRATION_FILE;
 /** Longest wait, in milliseconds, before a new calibration is written. */
 const CALIBRATION_DELAY_MS = 1000;
 
+/** The source of a session started here, never imported nor continued from a recording. */
+export const AGENT_SESSION_SOURCE = 'Agent session';
+
 /** The persistence side of one context service. */
 export class SessionFiles {
   private store: SessionStore | undefined;
   /** Where the session came from, shown in the sidebar ("Agent session", "Imported: file.jsonl"). */
-  source = 'Agent session';
+  source = AGENT_SESSION_SOURCE;
   /** Entries appended since this instance created the folder empty; undefined when it held a session already. */
   private appendedToNew: number | undefined;
   /** The calibration to write next (read when its write starts) and where to report a failure. */

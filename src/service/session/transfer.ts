@@ -8,10 +8,12 @@ import { toMessages } from '../../compaction/context';
 import type { LogSink } from '../api';
 import type { ContextState, ConversationState } from './conversation-state';
 import type { ExportedTranscript, ImportedTranscript } from '../records';
+import { AGENT_SESSION_SOURCE } from './session-files';
 
 /**
- * The entries of an imported transcript, with tool pairing repaired (warnings go to `log`).
- * Throws when two entries share an id.
+ * The entries of an imported transcript, with tool pairing repaired (warnings go to `log`) and without
+ * the mark of a session's own work (`EntryMeta.local`): what another session did, here or in another
+ * project, is never this session's. Throws when two entries share an id.
  */
 export function importedEntries(imported: ImportedTranscript, log: LogSink): Entry[] {
   const repaired = repairToolPairing(imported.entries, { closeTrailing: true });
@@ -21,7 +23,23 @@ export function importedEntries(imported: ImportedTranscript, log: LogSink): Ent
     if (ids.has(e.id)) throw new Error(`import: duplicate entry id ${e.id}`);
     ids.add(e.id);
   }
-  return repaired.entries;
+  return repaired.entries.map(withoutLocalMark);
+}
+
+function withoutLocalMark(entry: Entry): Entry {
+  if (entry.meta?.local === undefined) return entry;
+  const { local: _local, ...meta } = entry.meta;
+  return { ...entry, meta };
+}
+
+/**
+ * Ids of the entries that are the session's own work, in the workspace it belongs to: every entry of
+ * a session started here (`source` {@link AGENT_SESSION_SOURCE}; also those saved before entries were
+ * marked), else only the entries marked `local` (appended after an import or a continued recording).
+ */
+export function ownEntryIds(entries: readonly Entry[], source: string): Set<string> {
+  const all = source === AGENT_SESSION_SOURCE;
+  return new Set(entries.filter((e) => all || e.meta?.local === true).map((e) => e.id));
 }
 
 /** The export document of a session as it stands (copies; later changes do not show in it). */
