@@ -128,6 +128,18 @@ export default tseslint.config(
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       // Size is judged by function, not by file: a long function is a hint to look for its parts.
       'max-lines-per-function': ['warn', { max: 80, skipBlankLines: true, skipComments: true }],
+      // An argument spread puts every element on the stack: past about 100,000 elements it throws
+      // "Maximum call stack size exceeded" (a whole recording into an append, Math.max of a long
+      // list). Loop instead; a spread of a list bounded by construction says so in its disable comment.
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' },
+        {
+          selector: ':matches(CallExpression, NewExpression) > SpreadElement.arguments',
+          message:
+            'No argument spreads in src/: an array of unbounded length overflows the stack. Loop (for … of, reduce, flatMap), or disable with the bound stated.',
+        },
+      ],
     },
   },
   {

@@ -54,6 +54,7 @@ export async function resolveInside(
   for (;;) {
     try {
       const real = await realpath(probe);
+      // eslint-disable-next-line no-restricted-syntax -- bounded: one segment per missing directory of a path
       const full = path.join(real, ...[...missing].reverse());
       if (!isInside(root, full)) throw new PathOutsideWorkspaceError(requested);
       return full;

@@ -97,7 +97,10 @@ export async function modelsCommand(
     return out(JSON.stringify(rows, null, 2));
   }
   out(`${o.baseUrl}: ${KIND_NAMES[report.kind]}, ${rows.length} model${rows.length === 1 ? '' : 's'}`);
-  const width = Math.min(48, Math.max(8, ...rows.map((r) => r.id.length)));
+  const width = Math.min(
+    48,
+    rows.reduce((m, r) => Math.max(m, r.id.length), 8),
+  );
   for (const r of rows) {
     const window = r.window === null ? 'unknown' : `${r.window.toLocaleString('en-US')} tokens`;
     const trained =

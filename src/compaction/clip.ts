@@ -202,7 +202,7 @@ export function clipMessageToTokens<M extends ClippableMessage>(
       const { pieces: leaves, holder } = stringLeaves(parsed);
       if (leaves.length === 0) continue;
       argumentWriters.push(() => (fn.arguments = JSON.stringify(holder.value)));
-      out.push(...leaves);
+      for (const leaf of leaves) out.push(leaf);
     }
     return out;
   }

@@ -187,7 +187,7 @@ export function findSecrets(text: string): SecretSpan[] {
       spans.push({ start: where[0], end: where[1], kind: rule.kind });
     }
   }
-  spans.push(...ruleSetSecrets(text));
+  for (const span of ruleSetSecrets(text)) spans.push(span);
   spans.sort((a, b) => a.start - b.start || b.end - a.end);
   const kept: SecretSpan[] = [];
   for (const span of spans) {

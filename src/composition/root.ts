@@ -126,6 +126,7 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
     controller.onDidAddCheckpoint(() => documents.refresh()),
     keys.onDidChange(() => render.schedule()),
     settings.onDidChange(() => render.schedule()),
+    // eslint-disable-next-line no-restricted-syntax -- bounded: one disposable per contributed command
     ...registerCommands({
       controller,
       keys,
@@ -137,6 +138,7 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
       readOnly,
       previewText: reviewDocumentText,
     }),
+    // eslint-disable-next-line no-restricted-syntax -- bounded: the disposables of one view
     ...registerAgentSessions(log, readOnly),
     vscode.commands.registerCommand('contextKeeper.allowProposedEdit', () => approvals.answerActive(true)),
     vscode.commands.registerCommand('contextKeeper.denyProposedEdit', () => approvals.answerActive(false)),

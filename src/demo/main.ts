@@ -148,8 +148,8 @@ function printTotals(service: ContextService, window: number): void {
   const stats = service.getStats();
   const sent = stats.modelCalls.reduce((s, c) => s + c.reportedPromptTokens, 0);
   const without = stats.modelCalls.reduce((s, c) => s + c.withoutCompactionTokens, 0);
-  const largest = Math.max(...stats.modelCalls.map((c) => c.reportedPromptTokens));
-  const largestWithout = Math.max(...stats.modelCalls.map((c) => c.withoutCompactionTokens));
+  const largest = stats.modelCalls.reduce((m, c) => Math.max(m, c.reportedPromptTokens), -Infinity);
+  const largestWithout = stats.modelCalls.reduce((m, c) => Math.max(m, c.withoutCompactionTokens), -Infinity);
   const checkpoints = service.getCheckpoints();
   console.log('\nTotals');
   console.log(`  model calls:              ${stats.modelCalls.length}`);

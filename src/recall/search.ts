@@ -60,7 +60,12 @@ export function searchHistory(source: RecallSource | RecallIndex, options: Searc
     }
     const lower = text.toLowerCase();
     if (!words.every((w) => lower.includes(w))) continue;
-    found.push({ at, pos: Math.min(...words.map((w) => lower.indexOf(w))), phrase: false, text });
+    found.push({
+      at,
+      pos: words.reduce((least, w) => Math.min(least, lower.indexOf(w)), Infinity),
+      phrase: false,
+      text,
+    });
   }
   found.sort((a, b) => {
     const ra = index.messages[a.at].checkpoints.length > 0 ? 0 : 1;

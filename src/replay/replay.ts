@@ -147,11 +147,10 @@ export async function replay(
         if (result.applied) {
           items = result.context;
           report.compactions++;
-          report.checkpoints.push(
-            ...(options.keepCheckpointItems === false
-              ? result.checkpoints.map((c) => ({ ...c, replaced: [], inserted: [], replacedIds: [] }))
-              : result.checkpoints),
-          );
+          for (const c of result.checkpoints)
+            report.checkpoints.push(
+              options.keepCheckpointItems === false ? { ...c, replaced: [], inserted: [], replacedIds: [] } : c,
+            );
           compacted = true;
           guard.compactionSucceeded('auto', result.tokensAfter, th.triggerTokens);
           options.onCompaction?.(result.checkpoints, result.tokensBefore, result.tokensAfter, result.anchoredTokens);
@@ -183,7 +182,7 @@ export async function replay(
       options.onCall?.(call, items);
     }
     checker.append(entry);
-    items.push(...itemsFromEntries([entry]));
+    for (const item of itemsFromEntries([entry])) items.push(item);
     unmanaged += meter.countMessage(entry.message);
   }
   report.finalTokens = meter.measure(items, tools).total;

@@ -364,7 +364,7 @@ export class OpenAISummarizer implements Summarizer {
     const maxCalls = Math.max(1, Math.floor(request.maxCalls));
     const early: ContextItem[] = [];
     if (batches.length > maxCalls && !quiet) {
-      for (const batch of batches.slice(0, batches.length - maxCalls)) early.push(...batch.items);
+      for (const batch of batches.slice(0, batches.length - maxCalls)) for (const item of batch.items) early.push(item);
       batches = batches.slice(batches.length - maxCalls);
     }
     if (!quiet)

@@ -68,7 +68,7 @@ export class TranscriptBuilder {
   /** Runs pairing repair and assembles the result. */
   finish(): ImportedTranscript {
     const paired = pairToolResults(this.drafts);
-    this.warnings.push(...paired.warnings);
+    for (const w of paired.warnings) this.warnings.push(w);
 
     const entries: Entry[] = [];
     // Final ids in use; only first occurrences that had to be renamed, and the ids made by renaming,

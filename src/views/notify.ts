@@ -35,6 +35,8 @@ export async function notify(
         ? vscode.window.showWarningMessage
         : vscode.window.showInformationMessage;
   const { short, detail } = splitNotice(text, level === 'error' ? ERROR_NOTICE_MAX_CHARS : NOTICE_MAX_CHARS);
+  // The spreads below pass a few notification buttons (bounded).
+  /* eslint-disable no-restricted-syntax */
   if (!detail) return show(text, ...actions);
   if (actions.includes(SHOW_DETAILS) || (log && actions.includes(SHOW_LOG))) {
     log?.info(detail);
@@ -44,4 +46,5 @@ export async function notify(
   if (choice !== SHOW_DETAILS) return choice;
   log?.info(detail);
   return show(short, { modal: true, detail }, ...actions);
+  /* eslint-enable no-restricted-syntax */
 }

@@ -111,7 +111,10 @@ export async function buildHandoff(
  */
 export function renderContext(items: readonly ContextItem[], maxChars = 4_000): string {
   const lines: string[] = [];
-  for (const item of items) lines.push(...renderItem(item, maxChars), '');
+  for (const item of items) {
+    for (const l of renderItem(item, maxChars)) lines.push(l);
+    lines.push('');
+  }
   return lines.join('\n');
 }
 

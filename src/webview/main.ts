@@ -158,6 +158,7 @@ class Page implements Ui {
       if (applied.kind === 'snapshot') this.scheduler.stats.snapshots++;
       if (applied.kind === 'delta') this.scheduler.stats.deltas++;
       this.announceChanges(applied);
+      // eslint-disable-next-line no-restricted-syntax -- bounded: at most the three regions of the sidebar
       this.scheduler.mark(...regionsOf(message));
     }
   }

@@ -210,7 +210,7 @@ test('an unanswered call in the middle of a stored session is repaired once, nex
     { id: 'e4', message: { role: 'tool', tool_call_id: 'call_0', content: 'one' } },
     { id: 'e5', message: { role: 'user', content: 'and then?' } },
   ];
-  store.append(...entries);
+  store.append(entries);
   store.writeState({
     sessionId: 's',
     model: 'm',
@@ -304,7 +304,7 @@ test(
     const { SessionStore } = require(${JSON.stringify(storeModule)});
     const { store } = SessionStore.open(${JSON.stringify(storage)}, 'full');
     for (let n = 1; ; n++) {
-      try { store.append({ id: 'e' + n, message: { role: 'user', content: 'x'.repeat(700 + n) } }); }
+      try { store.append([{ id: 'e' + n, message: { role: 'user', content: 'x'.repeat(700 + n) } }]); }
       catch (e) { console.log('error ' + e.message); break; }
       console.log('ack e' + n);
     }
@@ -360,7 +360,7 @@ test('a second window on the same session opens read-only and says so; once the 
   const { store, loaded } = SessionStore.open(storage, 'shared');
   assert.match(loaded.readOnly ?? '', /open in another window \(process \d+\)/);
   assert.throws(
-    () => store.append({ id: 'e1', message: { role: 'user', content: 'x' } }),
+    () => store.append([{ id: 'e1', message: { role: 'user', content: 'x' } }]),
     /cannot write to .*open in another window/,
   );
   store.close();
@@ -368,7 +368,7 @@ test('a second window on the same session opens read-only and says so; once the 
   await new Promise((r) => holder.on('exit', r));
   const second = SessionStore.open(storage, 'shared');
   assert.equal(second.loaded.readOnly, undefined, 'a stale lock is taken over');
-  second.store.append({ id: 'e1', message: { role: 'user', content: 'x' } });
+  second.store.append([{ id: 'e1', message: { role: 'user', content: 'x' } }]);
   second.store.close();
   assert.equal(existsSync(path.join(storage, 'shared', 'lock')), false, 'the lock is released on close');
 });

@@ -63,7 +63,7 @@ function writerUntilKilled(dir: string, killAfterAcks: number): Promise<string[]
     for (;;) {
       const id = 'e' + (++n);
       const entry = { id, message: { role: n % 2 ? 'user' : 'assistant', content: 'message ' + n + ' ' + 'x'.repeat((n * 37) % 3000) } };
-      store.append(entry);
+      store.append([entry]);
       context.push({ id, kind: 'raw', message: entry.message, covers: [id] });
       process.stdout.write('ack ' + id + '\\n');
       if (n % 5 === 0) store.writeState({ sessionId: 'crash', model: 'm', source: 'test', createdAt: 'now', context, pinned: [], checkpoints: [] });

@@ -69,9 +69,9 @@ test('a second store of the same session in one process opens read-only; the fir
   assert.equal(first.loaded.readOnly, undefined);
   const second = SessionStore.open(storage, 's');
   assert.match(second.loaded.readOnly ?? '', /already open in this window/);
-  assert.throws(() => second.store.append({ id: 'x', message: { role: 'user', content: 'hi' } }), /cannot write/);
+  assert.throws(() => second.store.append([{ id: 'x', message: { role: 'user', content: 'hi' } }]), /cannot write/);
   second.store.close();
-  first.store.append({ id: 'e1', message: { role: 'user', content: 'still mine' } });
+  first.store.append([{ id: 'e1', message: { role: 'user', content: 'still mine' } }]);
   assert.match(readFileSync(first.store.transcriptPath, 'utf8'), /still mine/);
   first.store.close();
   // Released: the next open writes.
@@ -138,11 +138,11 @@ test('a store whose lock was taken over (its heartbeat stopped) refuses to write
   const storage = folder(t);
   const { store } = SessionStore.open(storage, 's');
   t.after(() => store.close());
-  store.append({ id: 'e1', message: { role: 'user', content: 'one' } });
+  store.append([{ id: 'e1', message: { role: 'user', content: 'one' } }]);
   const file = path.join(store.folder, 'lock');
   // Another window found the heartbeat old and took the lock over.
   writeFileSync(file, JSON.stringify({ pid: 4244, host: hostname(), token: 'theirs', takenAt: Date.now() }));
-  assert.throws(() => store.append({ id: 'e2', message: { role: 'user', content: 'two' } }), /took the session over/);
+  assert.throws(() => store.append([{ id: 'e2', message: { role: 'user', content: 'two' } }]), /took the session over/);
   assert.doesNotMatch(readFileSync(store.transcriptPath, 'utf8'), /"two"/);
   store.close();
   assert.equal(JSON.parse(readFileSync(file, 'utf8')).token, 'theirs', "closing leaves the other window's lock");

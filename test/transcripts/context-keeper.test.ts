@@ -31,7 +31,7 @@ test("context-keeper: a session folder's transcript.jsonl imports with its own i
     { id: 'e000005', message: { role: 'assistant', content: 'Two entries.' } },
   ];
   const { store } = SessionStore.open(dir, 'session-a');
-  store.append(...entries);
+  store.append(entries);
   store.close();
   const imported = await importTranscript(path.join(dir, 'session-a', 'transcript.jsonl'));
   assert.equal(imported.format, 'context-keeper');

@@ -264,7 +264,7 @@ export class IncrementalChecker {
     const mustKeep: number[] = [];
     for (let k = 0; k < this.leadEnd; k++) mustKeep.push(k);
     if (this.lastUser >= 0) mustKeep.push(this.lastUser);
-    mustKeep.push(...this.recentStepIndices());
+    for (const k of this.recentStepIndices()) mustKeep.push(k);
     checkAnchorsAndRoles(items, raw, mustKeep, this.firstReal, out);
     return out;
   }

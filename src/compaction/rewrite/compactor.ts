@@ -715,7 +715,7 @@ async function degradeTier(run: TierRun): Promise<CompactionResult | undefined> 
       `compaction failed, context unchanged: ${degraded.error.message}`,
       degraded.error,
     );
-  run.checkpoints.push(...degraded.checkpoints);
+  for (const cp of degraded.checkpoints) run.checkpoints.push(cp);
   return undefined;
 }
 

@@ -254,7 +254,7 @@ async function resummarize(
     Math.min(600, notesBudget),
   ).text;
   const cp = input.newCheckpoint(summarizer.name === 'extractive' ? 'extractive' : 'summary');
-  const covers = ([] as string[]).concat(...spanItems.map((i) => i.covers));
+  const covers = spanItems.flatMap((i) => i.covers);
   const masked = maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes);
   const text = options.recallPointer === false ? masked : `${masked}\n\n${recallPointer(cp.id, covers.length)}`;
   cp.replaced = spanItems;

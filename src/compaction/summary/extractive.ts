@@ -219,6 +219,9 @@ export class ExtractiveSummarizer implements Summarizer {
       scan.earlier.slice(),
     ];
     const current: string[] = [];
+    const carry = (prefix: string) => {
+      for (const l of carriedCurrent) if (l.startsWith(prefix)) current.push(l);
+    };
     const actions = actionsOf(items);
     const later = after.length ? actionsOf(after) : NO_ACTIONS;
     const ledger = this.ledgerOf(actions, carried, carriedRoots, later);
@@ -228,9 +231,9 @@ export class ExtractiveSummarizer implements Summarizer {
     // The latest request is kept whole in the requests section that closes every summary (the
     // newest request is kept first there): a pointer here instead of a second copy.
     if (lastVerify) current.push(`- Latest verification: ${lastVerify}`);
-    else current.push(...carriedCurrent.filter((l) => l.startsWith('- Latest verification')));
+    else carry('- Latest verification');
     if (lastTaskList) current.push(`- Latest plan or to-do list (verbatim): ${lastTaskList}`);
-    else current.push(...carriedCurrent.filter((l) => l.startsWith('- Latest plan')));
+    else carry('- Latest plan');
     if (lastAssistant) current.push(`- In progress (the agent's last message here): "${clip(lastAssistant, 600)}"`);
     if (ledger.edited.length)
       current.push(
@@ -239,15 +242,15 @@ export class ExtractiveSummarizer implements Summarizer {
           .map((p) => shortPath(roots, p))
           .join(', ')}`,
       );
-    else current.push(...carriedCurrent.filter((l) => l.startsWith('- Files edited most recently')));
+    else carry('- Files edited most recently');
     if (lastCall) current.push(`- Last tool call: ${lastCall}`);
-    else current.push(...carriedCurrent.filter((l) => l.startsWith('- Last tool call')));
+    else carry('- Last tool call');
     const open = ledger.errors.filter((l) => l.startsWith('- open:'));
     // An error line is current state only while a failure is open: a fixed one is under "Errors and
     // fixes". A carried line stays while this part ran no command that could have fixed it.
     if (lastCommandError && open.length > 0) current.push(`- Latest error line in command output ${lastCommandError}`);
     else if (!lastCommandError && (open.length > 0 || !actions.some((a) => a.kind === 'command')))
-      current.push(...carriedCurrent.filter((l) => l.startsWith('- Latest error line in command output')));
+      carry('- Latest error line in command output');
     current.push(
       `- Next step: ${open.length ? `resolve ${open.at(-1)!.slice('- open: '.length)}` : 'continue with the latest request'}`,
     );

@@ -190,14 +190,12 @@ export class SpanScan {
       ].some((h) => sec.has(h));
     if (!ours) {
       // A summary in another shape (written by a recording agent): keep its opening, whole lines.
-      this.earlier.push(
-        ...body
-          .split('\n')
-          .map((l) => l.trim())
-          .filter((l) => l && !l.startsWith('[Summary of'))
-          .slice(0, 40)
-          .map((l) => `> ${clip(l, 300)}`),
-      );
+      const opening = body
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l && !l.startsWith('[Summary of'))
+        .slice(0, 40);
+      for (const l of opening) this.earlier.push(`> ${clip(l, 300)}`);
       return;
     }
     for (const l of sec.get(SECTIONS.rules) ?? []) this.addOnce(this.rules, l);

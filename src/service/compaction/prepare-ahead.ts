@@ -174,6 +174,6 @@ export class GrowthWatch {
       this.recent.length = 0;
     }
     this.last = { used, version };
-    return this.recent.length === 0 ? undefined : Math.max(...this.recent);
+    return this.recent.length === 0 ? undefined : this.recent.reduce((a, b) => Math.max(a, b));
   }
 }

@@ -131,7 +131,7 @@ export class ConversationState {
         one,
       );
       items = undo.items;
-      undone.push(...undo.undone);
+      for (const u of undo.undone) undone.push(u);
     }
     const checkpoints = this.checkpointList.map((c) =>
       undone.includes(c.id) ? { ...c, restored: true, restoredAt: time } : c,

@@ -194,7 +194,7 @@ export class SessionFiles {
 
   /** Appends entries durably (before anything else sees them). */
   append(entry: Entry): void {
-    this.store?.append(entry);
+    this.store?.append([entry]);
     if (this.appendedToNew !== undefined) this.appendedToNew++;
   }
 
@@ -283,7 +283,7 @@ export class SessionFiles {
     let store: SessionStore | undefined;
     if (this.storageDir) {
       store = SessionStore.open(this.storageDir, sessionId).store;
-      store.append(...entries);
+      store.append(entries);
     }
     this.store?.close();
     const oldFolder = this.store?.folder;

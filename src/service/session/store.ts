@@ -65,6 +65,8 @@ const STATE = 'state.json';
 const PREVIOUS_STATE = 'state.prev.json';
 const MARKER = 'session.json';
 const LOCK = 'lock';
+/** Characters of JSON lines gathered into one write by {@link SessionStore.append}. */
+const APPEND_CHUNK_CHARS = 1 << 20;
 /** The saved calibration's file, written atomically by session-files.ts (named here for the temp-file sweep). */
 export const CALIBRATION_FILE = 'calibration.json';
 
@@ -110,7 +112,7 @@ export class SessionStore {
     store.openTranscript(loaded.warnings);
     store.writeMarker();
     // Interrupted results go to disk now, so the repair survives whatever happens next.
-    if (repairs.length) store.append(...repairs);
+    if (repairs.length) store.append(repairs);
     return { store, loaded };
   }
 
@@ -171,11 +173,11 @@ export class SessionStore {
       const parsed = parseTranscript(fs.readFileSync(this.transcriptPath, 'utf8'), this.transcriptPath);
       entries = parsed.entries;
       lineOf = parsed.lineOf;
-      warnings.push(...parsed.warnings);
+      for (const w of parsed.warnings) warnings.push(w);
     }
     const repaired = repairInterruptedCalls(entries, this.transcriptPath, lineOf);
     entries = repaired.entries;
-    warnings.push(...repaired.warnings);
+    for (const w of repaired.warnings) warnings.push(w);
     let state: SavedSessionState | undefined;
     for (const name of [STATE, PREVIOUS_STATE]) {
       const file = path.join(this.folder, name);
@@ -252,23 +254,32 @@ export class SessionStore {
   }
 
   /**
-   * Appends entries as JSON lines and fsyncs; returns once they are durable. Checked: every byte must
-   * be written; on a short or failed write (disk full, file-size limit) the file is cut back to its
-   * last complete line and an Error naming the file and the cause is thrown (nothing was acknowledged).
+   * Appends entries as JSON lines and fsyncs; returns once they are durable. Takes an array (of any
+   * length: an import appends every entry of a recording at once) and writes it in pieces of about
+   * {@link APPEND_CHUNK_CHARS} characters, so no single string or buffer holds the whole batch. Checked:
+   * every byte must be written; on a short or failed write (disk full, file-size limit) the file is cut
+   * back to its length before this call and an Error naming the file and the cause is thrown (nothing of
+   * the batch was acknowledged).
    */
-  append(...entries: Entry[]): void {
+  append(entries: readonly Entry[]): void {
     const fd = this.writable();
     if (entries.length === 0) return;
-    const bytes = Buffer.from(entries.map((e) => `${JSON.stringify(e)}\n`).join(''), 'utf8');
+    let written = 0;
     try {
-      let done = 0;
-      while (done < bytes.length) {
-        const n = fs.writeSync(fd, bytes, done, bytes.length - done);
-        if (n <= 0) throw new Error(`short write (${done} of ${bytes.length} bytes)`);
-        done += n;
+      let lines: string[] = [];
+      let chars = 0;
+      for (let i = 0; i < entries.length; i++) {
+        const line = `${JSON.stringify(entries[i])}\n`;
+        lines.push(line);
+        chars += line.length;
+        if (chars >= APPEND_CHUNK_CHARS || i === entries.length - 1) {
+          written += writeAll(fd, Buffer.from(lines.join(''), 'utf8'));
+          lines = [];
+          chars = 0;
+        }
       }
       fs.fsyncSync(fd);
-      this.transcriptSize += bytes.length;
+      this.transcriptSize += written;
     } catch (error) {
       try {
         fs.ftruncateSync(fd, this.transcriptSize);
@@ -339,6 +350,17 @@ export class SessionStore {
     this.lock?.release();
     this.lock = undefined;
   }
+}
+
+/** Writes all of `bytes` at the descriptor's position; throws on a short write. Returns the byte count. */
+function writeAll(fd: number, bytes: Buffer): number {
+  let done = 0;
+  while (done < bytes.length) {
+    const n = fs.writeSync(fd, bytes, done, bytes.length - done);
+    if (n <= 0) throw new Error(`short write (${done} of ${bytes.length} bytes)`);
+    done += n;
+  }
+  return done;
 }
 
 function isJsonObject(text: string): boolean {

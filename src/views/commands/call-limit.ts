@@ -38,6 +38,7 @@ export async function askOverCallLimit(
   if (!estimate || estimate.overLimit === 0) return undefined;
   const { message, detail } = callLimitQuestion(estimate, what);
   const choices = callLimitChoices(estimate);
+  // eslint-disable-next-line no-restricted-syntax -- bounded: a few notification buttons
   const picked = await vscode.window.showWarningMessage(message, { modal: true, detail }, ...choices);
   return picked ? { calls: picked.calls } : 'cancel';
 }

@@ -108,6 +108,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   return Object.entries(table).map(([id, handler]) =>
     vscode.commands.registerCommand(id, async (...args: never[]) => {
       try {
+        // eslint-disable-next-line no-restricted-syntax -- bounded: the arguments VS Code passes to a command
         return await handler(...args);
       } catch (error) {
         deps.log.error(`${id} failed:`, error);

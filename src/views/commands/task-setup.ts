@@ -45,6 +45,7 @@ export async function refuseWithoutEndpoint(
   const notice = missingEndpointNotice(keys.hasKey, baseUrl);
   if (!notice) return false;
   log.warn('New Agent Task refused: no endpoint is set up (no base URL, no API key).');
+  // eslint-disable-next-line no-restricted-syntax -- bounded: a few notification buttons
   void vscode.window.showWarningMessage(notice.text, ...notice.actions).then((choice) => {
     if (choice) void vscode.commands.executeCommand(ACTION_COMMANDS[choice]);
   });

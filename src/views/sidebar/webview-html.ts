@@ -33,6 +33,7 @@ export function webviewRoots(extensionUri: vscode.Uri): vscode.Uri[] {
 export function renderSidebarHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
   const nonce = createNonce();
   const asset = (...segments: string[]) =>
+    // eslint-disable-next-line no-restricted-syntax -- bounded: the segments of an asset path
     webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...segments)).toString();
   return `<!DOCTYPE html>
 <html lang="en">

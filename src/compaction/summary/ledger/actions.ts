@@ -223,7 +223,8 @@ function shellFileOps(command: string): ShellFileOp[] {
       /(?:^|[^0-9&>])>>?\s*(['"]?)([^\s'";&|<>]+)\1/.exec(line.replace(/<<-?\s*(['"]?)[\w.-]+\1/, '')) ??
       /\btee\s+(?:-a\s+)?(['"]?)([^\s'";&|<>]+)\1/.exec(line);
     if (target && isFileTarget(target[2])) ops.push({ op: 'created', path: target[2], symbols: symbolsIn(body) });
-    else if (/\b(python3?|node|deno|bun|ruby|perl|pwsh|powershell)\b/.test(line)) ops.push(...scriptWrites(body));
+    else if (/\b(python3?|node|deno|bun|ruby|perl|pwsh|powershell)\b/.test(line))
+      for (const op of scriptWrites(body)) ops.push(op);
     i = j;
   }
   for (const part of commandLines.join('\n').split(/&&|\|\||;|\n/)) {
@@ -249,8 +250,8 @@ function shellFileOps(command: string): ShellFileOp[] {
     if (m) ops.push({ op: 'edited', path: unquote(m[1]) });
     m = /\b(?:Set-Content|Add-Content|Out-File)\s+(?:-(?:Path|FilePath)\s+)?(['"]?)([^\s'"]+)\1/i.exec(t);
     if (m) ops.push({ op: 'created', path: m[2] });
-    if (/^(python3?|node)\s+-[ce]\s/.test(t)) ops.push(...scriptWrites(t));
-    ops.push(...shellReads(t));
+    if (/^(python3?|node)\s+-[ce]\s/.test(t)) for (const op of scriptWrites(t)) ops.push(op);
+    for (const op of shellReads(t)) ops.push(op);
   }
   return ops;
 }
@@ -601,9 +602,13 @@ function messageActions(
   const out: Action[] = [];
   calls.forEach((c, k) => {
     const result = deps[k];
-    out.push(
-      ...callActions(c.name, c.arguments, result ? contentText(result) : undefined, recordedToolOutcome(result)),
-    );
+    for (const a of callActions(
+      c.name,
+      c.arguments,
+      result ? contentText(result) : undefined,
+      recordedToolOutcome(result),
+    ))
+      out.push(a);
   });
   const text = contentText(message);
   const next = deps[deps.length - 1];
@@ -613,7 +618,7 @@ function messageActions(
       next && next.role === 'user' && isToolOutputText(nextText)
         ? nextText.replace(/^(OBSERVATION:|Observation:)\s*/, '')
         : undefined;
-    for (const f of textFunctionCalls(text)) out.push(...callActions(f.name, f.args, observation));
+    for (const f of textFunctionCalls(text)) for (const a of callActions(f.name, f.args, observation)) out.push(a);
     for (const e of aiderEdits(text))
       out.push({
         kind: 'file',

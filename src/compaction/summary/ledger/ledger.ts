@@ -107,16 +107,13 @@ export function buildLedger(
   const carriedFiles = (earlier.get(LEDGER.files) ?? []).filter(
     (l) => !files.has(key(l)) && !moved.has(key(l)) && !l.startsWith('- read only:') && !l.startsWith('- …'),
   );
-  fileLines.push(...carriedFiles);
+  for (const l of carriedFiles) fileLines.push(l);
   const carriedRead = (earlier.get(LEDGER.files) ?? []).find((l) => l.startsWith('- read only:'));
   if (carriedRead)
-    readOnly.push(
-      ...carriedRead
-        .slice('- read only:'.length)
-        .split(',')
-        .map((s) => s.trim())
-        .filter((p) => p && !files.has(fullPath(roots, p))),
-    );
+    for (const p of carriedRead.slice('- read only:'.length).split(',')) {
+      const trimmed = p.trim();
+      if (trimmed && !files.has(fullPath(roots, trimmed))) readOnly.push(trimmed);
+    }
   const listedRead = new Set(readOnly);
   for (const st of [...files.values()].sort((a, b) => a.last - b.last)) {
     if (st.onlyRead) {
