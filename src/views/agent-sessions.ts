@@ -9,7 +9,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { readSettings, SETTINGS_SECTION } from '../settings/settings';
-import { discoverSessions, type DiscoveredSession } from '../watch/discovery';
+import { discoverSessionsAsync, type DiscoveredSession } from '../watch/discovery';
 import { SessionWatcher, followFile, type Follow, type WatchUpdate } from '../watch/watcher';
 import { deferredCounterForModel } from '../tokenizer/tokenizer';
 import type { WatchedCompaction, WatchedGauge } from '../watch/live';
@@ -39,15 +39,35 @@ export class AgentSessionsView
     { file: string; watcher: SessionWatcher; follow: Follow; gauge?: WatchedGauge; error?: string } | undefined;
   private pinnedFile: string | undefined;
   private readonly timer: NodeJS.Timeout;
+  private discovering: Promise<void> | undefined;
+  private discoverAgain: Promise<void> | undefined;
+  private disposed = false;
 
   constructor(private readonly log: vscode.LogOutputChannel) {
-    this.discover();
+    void this.discover();
     // New sessions start without telling anyone: look again now and then (a folder listing is cheap).
-    this.timer = setInterval(() => this.discover(), 10_000);
+    this.timer = setInterval(() => void this.discover(), 10_000);
   }
 
-  /** Lists the sessions again and follows the chosen or most recent one. */
-  discover(): void {
+  /**
+   * Lists the sessions again and follows the chosen or most recent one. The listing is asynchronous;
+   * a call while one runs makes one more run after it. Settles when the view shows the new listing.
+   */
+  discover(): Promise<void> {
+    if (this.discovering) {
+      this.discoverAgain ??= this.discovering.then(() => {
+        this.discoverAgain = undefined;
+        return this.discover();
+      });
+      return this.discoverAgain;
+    }
+    this.discovering = this.discoverNow().finally(() => {
+      this.discovering = undefined;
+    });
+    return this.discovering;
+  }
+
+  private async discoverNow(): Promise<void> {
     const { enabled, extraFolders } = readSettings(vscode.workspace.getConfiguration(SETTINGS_SECTION)).watch;
     if (!enabled) {
       this.sessions = [];
@@ -58,8 +78,9 @@ export class AgentSessionsView
     const found = new Map<string, DiscoveredSession>();
     for (const folder of vscode.workspace.workspaceFolders ?? []) {
       if (folder.uri.scheme !== 'file') continue;
-      for (const s of discoverSessions(folder.uri.fsPath, { extraFolders })) found.set(s.file, s);
+      for (const s of await discoverSessionsAsync(folder.uri.fsPath, { extraFolders })) found.set(s.file, s);
     }
+    if (this.disposed) return;
     this.sessions = [...found.values()].sort((a, b) => b.lastActivity - a.lastActivity);
     const want = this.pinnedFile && found.has(this.pinnedFile) ? this.pinnedFile : this.sessions[0]?.file;
     if (want !== this.followed?.file) {
@@ -133,7 +154,8 @@ export class AgentSessionsView
     }
     if (node.kind === 'compaction') {
       const c = node.compaction;
-      const label = `Compacted at line ${c.line}${c.tokensBefore !== undefined ? `: ${formatTokens(c.tokensBefore)} → ${c.tokensAfter !== undefined ? formatTokens(c.tokensAfter) : '…'}` : ''}`;
+      const at = this.followed?.gauge?.skippedBytes ? '' : ` at line ${c.line}`;
+      const label = `Compacted${at}${c.tokensBefore !== undefined ? `: ${formatTokens(c.tokensBefore)} → ${c.tokensAfter !== undefined ? formatTokens(c.tokensAfter) : '…'}` : ''}`;
       const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
       item.iconPath = new vscode.ThemeIcon('fold');
       item.description = c.summary
@@ -192,7 +214,8 @@ export class AgentSessionsView
   async openCompaction(index: number): Promise<void> {
     const c = this.followed?.watcher.live.compactionsSeen()[index];
     if (!c) return;
-    const title = `${AGENT_NAMES[this.followed!.watcher.live.format]} compaction at line ${c.line}: replaced ↔ summary`;
+    const at = this.followed?.gauge?.skippedBytes ? '' : ` at line ${c.line}`;
+    const title = `${AGENT_NAMES[this.followed!.watcher.live.format]} compaction${at}: replaced ↔ summary`;
     await vscode.commands.executeCommand(
       'vscode.diff',
       this.compactionUri(index, 'replaced'),
@@ -216,6 +239,7 @@ export class AgentSessionsView
   }
 
   dispose(): void {
+    this.disposed = true;
     clearInterval(this.timer);
     this.stopFollowing();
     this._onDidChangeTreeData.dispose();
@@ -245,10 +269,17 @@ function gaugeNode(g: WatchedGauge): Node {
     g.agentCompactsAt
       ? `The agent compacts at about ${g.agentCompactsAt.tokens.toLocaleString()} tokens (${g.agentCompactsAt.source}).`
       : 'Where this agent compacts is not known.',
-    `${g.checkpoints} compaction(s) so far.`,
+    g.skippedBytes
+      ? `Large file: its first ${formatBytes(g.skippedBytes)} were not read (they lie before the agent's last compaction, or the last 16 MiB hold none); ${g.checkpoints} compaction(s) since.`
+      : `${g.checkpoints} compaction(s) so far.`,
     g.badLines ? `${g.badLines} line(s) of the file were not JSON and were skipped.` : '',
   ]
     .filter(Boolean)
     .join('\n');
   return { kind: 'gauge', text, tooltip };
+}
+
+/** Bytes in MB (decimal) with one decimal, or KB under a megabyte. */
+function formatBytes(bytes: number): string {
+  return bytes >= 1_000_000 ? `${(bytes / 1_000_000).toFixed(1)} MB` : `${Math.ceil(bytes / 1000)} KB`;
 }

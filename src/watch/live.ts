@@ -72,6 +72,12 @@ export interface WatchedGauge {
   /** Lines that were not valid JSON and were skipped. */
   badLines: number;
   /**
+   * Bytes at the start of the file that were not read: a large file is followed from the agent's last
+   * compaction (see `resume.ts`). `lines`, `checkpoints` and compaction line numbers then count from
+   * the first line read. Absent when the file was read from its start.
+   */
+  skippedBytes?: number;
+  /**
    * True while the token counts are estimates (4 characters a token) because the tokenizer's table
    * is still loading in the background (a watcher made with deferred counters); absent when exact.
    */
@@ -106,6 +112,7 @@ export class LiveSession {
   /** Codex records its window in token_count events; the latest one may lie before the segment. */
   private recordedWindow: number | undefined;
   private readonly compactions: WatchedCompaction[] = [];
+  private skippedBytes = 0;
   private cached:
     | { gauge: WatchedGauge; items: ContextItem[]; transcript: ImportedTranscript; checkpoints: Checkpoint[] }
     | undefined;
@@ -144,7 +151,29 @@ export class LiveSession {
     this.recordedWindow = undefined;
     this.lastModel = undefined;
     this.compactions.length = 0;
+    this.skippedBytes = 0;
     this.cached = undefined;
+  }
+
+  /**
+   * Starts over at a line other than the first: the first `skippedBytes` bytes of the file are not
+   * read. `contextLines` are records from before that point that still describe the session (the
+   * model, and Codex's session record, turn context and window); they set those and nothing else.
+   */
+  resume(skippedBytes: number, contextLines: readonly string[]): void {
+    this.reset();
+    this.skippedBytes = skippedBytes;
+    for (const line of contextLines) {
+      const rec = parseJsonObject(line);
+      if (!rec) continue;
+      const model = modelOf(rec, this.format);
+      if (model) this.lastModel = model;
+      if (this.format !== 'codex') continue;
+      if (rec.type === 'session_meta') this.head = [line];
+      if (rec.type === 'turn_context') this.turnContext = line;
+      const window = codexWindow(rec);
+      if (window) this.recordedWindow = window;
+    }
   }
 
   /** Adds complete lines in file order. O(bytes of the lines) plus nothing else until the next read. */
@@ -273,6 +302,7 @@ export class LiveSession {
       badLines: this.bad,
     };
     if (reported !== undefined) gauge.reportedTokens = reported;
+    if (this.skippedBytes) gauge.skippedBytes = this.skippedBytes;
     if (!meter.exact) gauge.estimated = true;
     const threshold = agentCompactionThreshold(this.format, window);
     if (threshold) gauge.agentCompactsAt = threshold;

@@ -65,6 +65,7 @@ test('lists the folder sessions newest first and follows the newest one with a g
   const newer = session(projects(), 'newer-session', 10);
   const view = new AgentSessionsView(new FakeLogChannel('test'));
   disposables.push(view);
+  await view.discover();
   const roots = view.getChildren();
   assert.deepEqual(
     roots.map((n) => (n.kind === 'session' ? n.session.file : n.kind)),
@@ -85,14 +86,17 @@ test('watch.enabled off empties the view; extra folders are listed when the sett
   const elsewhere = session(extra, 'elsewhere', 5);
   disposables.push(...registerAgentSessions(new FakeLogChannel('test')));
   const view = host.live('tree').find((r) => r.id === AgentSessionsView.viewId)?.target as AgentSessionsView;
+  await view.discover();
   assert.deepEqual(view.getChildren(), []);
   assert.equal(host.contextKeys.get('contextKeeper.hasAgentSessions'), false);
   host.setSetting('contextKeeper.watch.extraFolders', [extra]);
+  await view.discover();
   assert.deepEqual(
     view.getChildren().map((n) => (n.kind === 'session' ? n.session.file : n.kind)),
     [elsewhere],
   );
   host.setSetting('contextKeeper.watch.enabled', false);
+  await view.discover();
   assert.deepEqual(view.getChildren(), []);
   assert.equal(view.followedWatcher, undefined, 'nothing followed while watching is off');
 });
