@@ -31,10 +31,10 @@ test('async discovery reads each rollout head once: unchanged and appended-to ro
   t.after(() => {
     fs.promises.open = original;
   });
-  fs.promises.open = ((...args: Parameters<typeof fs.promises.open>) => {
+  fs.promises.open = (...args: Parameters<typeof fs.promises.open>) => {
     opened.push(String(args[0]));
     return original(...args);
-  });
+  };
   const options = { codexHome: path.join(root, 'codex'), claudeHome: path.join(root, 'claude') };
 
   const first = await discoverSessionsAsync(ws, options);
