@@ -167,12 +167,12 @@ export class FileTail {
     if (this.pendingBytes || this.overlong) {
       // The held-back line ends in this piece.
       if (this.overlong || this.pendingBytes + first > MAX_LINE_BYTES) lines.push(OVERLONG_LINE);
-      else lines.push(...splitLines(Buffer.concat([...this.pending, bytes.subarray(0, first)])));
+      else splitLines(Buffer.concat([...this.pending, bytes.subarray(0, first)]), lines);
       this.clearPending();
       from = first + 1;
     }
     const last = bytes.lastIndexOf(0x0a);
-    if (last >= from) lines.push(...splitLines(bytes.subarray(from, last)));
+    if (last >= from) splitLines(bytes.subarray(from, last), lines);
     this.hold(bytes.subarray(last + 1));
     return lines;
   }
@@ -191,12 +191,11 @@ export class FileTail {
   }
 }
 
-/** Complete lines of `bytes` (no trailing partial line): without `\r`, blank ones dropped. */
-function splitLines(bytes: Buffer): string[] {
-  if (!bytes.length) return [];
-  return bytes
-    .toString('utf8')
-    .split('\n')
-    .map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l))
-    .filter((l) => l.trim() !== '');
+/** Adds the lines of `bytes` (no trailing partial line) to `out`: without `\r`, blank ones dropped. */
+function splitLines(bytes: Buffer, out: string[]): void {
+  if (!bytes.length) return;
+  for (const raw of bytes.toString('utf8').split('\n')) {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (line.trim() !== '') out.push(line);
+  }
 }
