@@ -18,6 +18,7 @@ import { SECTIONS, SpanScan } from './span-scan';
 import { buildLedger, type LedgerLines } from './ledger/ledger';
 import { LedgerFold } from './ledger/ledger-fold';
 import { chooseRoots, rootsLine, shortPath, type PathRoots } from './ledger/path-root';
+import { nameLines } from './identifiers/worked-names';
 import { LineCounter, newLineStore, SHARED_LINES, storedLines, type LineStore } from '../../tokenizer/line-count';
 
 /** The actions of nothing (no items after the span). */
@@ -61,6 +62,14 @@ const FOCUS_STOPWORDS = new Set([
   'summary',
   'summarize',
 ]);
+
+/**
+ * Weights of the code-names section in the budget (higher shrinks first): its lines beyond the first
+ * give way before files, commands and decisions; its first line, the names used most, as late as
+ * the errors.
+ */
+const NAMES_WEIGHT = 8;
+const NAMES_LAST_LINE_WEIGHT = 2;
 
 /** Symbols a file line keeps at least when the budget shortens its list. */
 const MIN_LINE_SYMBOLS = 3;
@@ -286,6 +295,9 @@ export class ExtractiveSummarizer implements Summarizer {
       }
     }
 
+    // Names the files and current-work lines already hold are not listed again.
+    const written = new Set([...current, ...ledger.files].join('\n').match(/[A-Za-z_][\w]*/g) ?? []);
+    const names = nameLines(scan.names, written);
     // [heading, lines, weight, drop from the start (oldest first lists)]: higher weight shrinks first.
     const sections: Array<[string, string[], number, boolean]> = [
       [SECTIONS.rules, rules, 1, false],
@@ -293,6 +305,8 @@ export class ExtractiveSummarizer implements Summarizer {
       [SECTIONS.errors, ledger.errors, 2, true],
       // Files changed give way after errors, decisions and commands: they are the state of the code.
       [SECTIONS.files, ledger.files, 1.5, true],
+      // Ranked best first: the budget drops the least used names early, their best line as late as errors.
+      [SECTIONS.names, names, names.length > 1 ? NAMES_WEIGHT : NAMES_LAST_LINE_WEIGHT, false],
       [SECTIONS.focus, focused, 2, false],
       [SECTIONS.decisions, decisions, 3, true],
       [SECTIONS.commands, ledger.commands, 3, true],
@@ -383,6 +397,7 @@ export class ExtractiveSummarizer implements Summarizer {
         while (line.length > UNCOUNTED_HALVING_CHARS_PER_TOKEN * maxTokens);
         victim[1][0] = line;
       } else victim[1].splice(victim[3] ? 0 : victim[1].length - n, n);
+      if (victim[1] === names && names.length <= 1) victim[2] = NAMES_LAST_LINE_WEIGHT;
       sizes.set(victim, size(victim[1]));
       counted.delete(victim);
       count = tokens();

@@ -14,6 +14,7 @@ import { assistantFacts, clip, userFacts } from './message-facts';
 import { isImportedSummary } from './requests';
 import { LEDGER, OLD_FILES_HEADING, VERIFY } from './ledger/ledger';
 import { expandRoots, parseRootsLine, type PathRoots } from './ledger/path-root';
+import { NameTally, namesFromLines, namesOfMessage } from './identifiers/worked-names';
 
 /** Section headings shared by every summarizer's notes. */
 export const SECTIONS = {
@@ -27,12 +28,16 @@ export const SECTIONS = {
   identifiers: '## Identifiers',
   earlier: '## Earlier summary',
   focus: '## On the requested focus',
+  names: '## Code names the agent worked with (most used first)',
   // Headings of older notes, still read when such notes are folded in.
   objective: '## Objective',
   constraints: '## Decisions and constraints',
   completed: '## Work completed',
   unresolved: '## Unresolved and next step',
 } as const;
+
+/** Most names the notes' code-names section is offered (the budget keeps fewer). */
+const MAX_NAMES = 600;
 
 /** Tools that run commands (their output's error lines are current state). */
 const SHELL_CALL = /bash|shell|command|exec|terminal|^run|powershell|^python$/i;
@@ -95,6 +100,8 @@ export interface SpanReading {
   lastCommandError: string | undefined;
   carriedCurrent: string[];
   carriedRoots: PathRoots | undefined;
+  /** Code names the agent worked with, best ranked first (see `worked-names.ts`). */
+  names: string[];
 }
 
 /**
@@ -119,6 +126,7 @@ export class SpanScan {
   private lastCallOf: Call | undefined;
   private lastVerifyOf: { call: Call; text: string } | undefined;
   private readonly commandOutputs: Array<{ call: Call; text: string }> = [];
+  private readonly names = new NameTally();
   /** Messages read so far. */
   length = 0;
 
@@ -142,11 +150,13 @@ export class SpanScan {
     if (m.role === 'user') {
       const facts = userFacts(it, text);
       for (const e of facts.errors) this.addOnce(this.state, e);
+      if (facts.errors.length) this.names.add(namesOfMessage(m, true));
       if (facts.typed === undefined) return;
       this.latestRequest = facts.typed;
       for (const r of facts.rules) this.addOnce(this.rules, r);
     } else if (m.role === 'assistant') {
       const facts = assistantFacts(m, text);
+      this.names.add(namesOfMessage(m));
       if (facts.trimmed) {
         this.lastAssistant = facts.trimmed;
         for (const d of facts.decisions) this.addOnce(this.decisions, d);
@@ -160,11 +170,17 @@ export class SpanScan {
       }
     } else if (m.role === 'tool') {
       const call = this.calls.get((m as { tool_call_id?: string }).tool_call_id ?? '');
-      if (!call || !SHELL_CALL.test(call.name)) return;
+      if (!call || !SHELL_CALL.test(call.name)) {
+        // A failed call's error lines name what broke (a missing symbol, a stack trace's function).
+        if (recordedToolOutcome(m) === false) this.names.add(namesOfMessage(m, true));
+        return;
+      }
       // Only the newest failed command's output lines are quoted: read from the end, in result().
       // A run the recording marks as successful, or a probe's "no match", is no failure.
-      if (!commandOutcome(commandText(call.arguments), text, recordedToolOutcome(m)).ok)
+      if (!commandOutcome(commandText(call.arguments), text, recordedToolOutcome(m)).ok) {
         this.commandOutputs.push({ call, text });
+        this.names.add(namesOfMessage(m, true));
+      }
       // Only the last verification run is quoted: its end is read once, in result(). Only commands
       // verify: a file written with "npm test" in it is not a test run.
       if (VERIFY.test(call.arguments)) this.lastVerifyOf = { call, text };
@@ -221,6 +237,7 @@ export class SpanScan {
         .filter((l) => parseRootsLine(l) === undefined)
         .map((l) => (other ? expandRoots(other, l) : l));
     for (const l of sec.get(SECTIONS.earlier) ?? []) this.earlier.push(l);
+    this.names.carry(namesFromLines(sec.get(SECTIONS.names) ?? []));
   }
 
   /**
@@ -259,6 +276,7 @@ export class SpanScan {
       lastCommandError,
       carriedCurrent: this.carriedCurrent,
       carriedRoots: this.carriedRoots,
+      names: this.names.ranked(MAX_NAMES),
     };
   }
 }
