@@ -27,6 +27,7 @@ await esbuild.build({
     'bench/quality/next-steps/sample.ts',
     'bench/first-count.ts',
     'bench/compact-profile.ts',
+    'bench/large-follow.ts',
   ],
   outdir: 'out/bench',
 });

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark of ContextKeeper in one run. Prints a table and writes
- * bench/results.json. Options: `--only=tokenizers,firstcount,meter,service,compact,worker,planner,economics,replay,sidebar,extension,watch,quality` runs a subset;
+ * bench/results.json. Options: `--only=tokenizers,firstcount,meter,service,compact,worker,planner,economics,replay,sidebar,extension,watch,largefollow,quality` runs a subset;
  * `--quick` uses fewer repetitions (a smoke run; figures are noisier). A subset or a quick run writes
  * bench/results.partial.json instead, so the complete run's figures, measured side by side, stay whole.
  */
@@ -15,6 +15,7 @@ import { benchEconomics } from './economics';
 import { benchExtension } from './extension';
 import { benchSidebar } from './sidebar';
 import { benchWatch } from './watch';
+import { benchLargeFollow } from './large-follow';
 import { benchQuality } from './quality/index';
 import { benchReplay } from './replay';
 import { benchServiceCall } from './service-call';
@@ -118,6 +119,10 @@ async function main(): Promise<void> {
   if (want('watch')) {
     results.watch = await benchWatch(quick ? 9 : 25);
     log('watch done');
+  }
+  if (want('largefollow')) {
+    results.largeFollow = benchLargeFollow(root);
+    log('large follow done');
   }
   if (want('quality')) {
     results.quality = await benchQuality(root, log);

@@ -12,6 +12,7 @@ import type { EconomicsRow } from './economics';
 import type { ExtensionResult } from './extension';
 import type { SidebarResult } from './sidebar';
 import type { WatchResult } from './watch';
+import type { LargeFollowResult } from './large-follow';
 import { qualityTable, type QualityResult } from './quality/report';
 
 /** One target with its verdict. */
@@ -40,6 +41,7 @@ export interface Collected {
   extension?: ExtensionResult;
   sidebar?: SidebarResult;
   watch?: WatchResult;
+  largeFollow?: LargeFollowResult;
   quality?: QualityResult;
 }
 
@@ -315,6 +317,20 @@ export function targets(c: Collected): Target[] {
       value: `${large.appendToGaugeMs.toFixed(1)} ms at 100 MB, ${small.appendToGaugeMs.toFixed(1)} ms at 10 MB (${x(c.watch.timeGrowth)})`,
     });
   }
+  if (c.largeFollow) {
+    const { follow, whole, fileBytes } = c.largeFollow;
+    const mb = Math.round(fileBytes / 1e6);
+    out.push({
+      name: `first follow of a ${mb} MB Claude Code session blocks the extension host ≤ 200 ms (longest event-loop stall until the exact gauge)`,
+      met: follow.longestStallMs <= 200,
+      value: `${Math.round(follow.longestStallMs)} ms (whole-file read: ${whole.error ? 'failed' : `${Math.round(whole.longestStallMs)} ms`})`,
+    });
+    out.push({
+      name: `first follow of a ${mb} MB Claude Code session peaks ≤ 400 MB resident`,
+      met: follow.peakRssMb <= 400,
+      value: `${follow.peakRssMb} MB (whole-file read: ${whole.error ? 'failed' : `${whole.peakRssMb} MB`})`,
+    });
+  }
   return out;
 }
 
@@ -507,6 +523,25 @@ export function table(c: Collected, source: string, ts: readonly Target[]): stri
         `| ${(r.fileBytes / 1e6).toFixed(0)} MB | ${Math.round(r.firstReadMs)} ms | ${r.appendToGaugeMs.toFixed(1)} ms | ${r.updateMs.toFixed(2)} ms | ${r.bytesReadPerUpdate} / ${r.appendedBytesPerUpdate} |`,
       );
     push(`| **100 MB / 10 MB** | | ${x(c.watch.timeGrowth)} | | ${x(c.watch.bytesGrowth)} |`, '');
+  }
+  if (c.largeFollow) {
+    const l = c.largeFollow;
+    push(
+      `### First follow of a large Claude Code session (${(l.fileBytes / 1e6).toFixed(0)} MB, ${(l.contextBytes / 1e6).toFixed(1)} MB after its last compaction; ${l.source})`,
+      '',
+      '| read | longest event-loop stall | first gauge | exact gauge | bytes read | peak RSS | prompt tokens in use |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+    );
+    for (const [name, r] of [
+      ['from the last compaction, in pieces (now)', l.follow],
+      ['whole file on the calling thread (before)', l.whole],
+    ] as const)
+      push(
+        r.error
+          ? `| ${name} | failed: ${r.error} | | | | | |`
+          : `| ${name} | ${Math.round(r.longestStallMs)} ms | ${Math.round(r.firstGaugeMs)} ms | ${Math.round(r.exactGaugeMs)} ms | ${(r.bytesRead / 1e6).toFixed(1)} MB | ${r.peakRssMb} MB | ${r.usedTokens.toLocaleString('en-US')} |`,
+      );
+    push('');
   }
   if (c.quality) push(qualityTable(c.quality), '');
   push('### Targets', '', '| target | met | measured |', '|---|---|---|');
