@@ -203,6 +203,12 @@ export interface ContextServiceOptions {
   summarizer?: Summarizer;
   /** System prompt of new sessions (a resumed session keeps its own). */
   systemPrompt?: string;
+  /**
+   * Workspace-relative instruction files read into new sessions and continued recordings after the
+   * system prompt, and re-attached after a summary when they changed (see `project-instructions.ts`).
+   * Default: AGENTS.md, CLAUDE.md and `.github/copilot-instructions.md`; empty: none.
+   */
+  instructionFiles?: readonly string[];
   /** Folder holding one sub-folder per session; persistence is off when undefined. */
   storageDir?: string;
   /** Resume this session (when its folder exists) or create it under this id. */

@@ -36,6 +36,13 @@ import { agentHooks } from './agent-hooks';
 import { exportOf, forkedSession, importedEntries, importSource, ownEntryIds } from './session/transfer';
 import { protectedRestoredIds } from './session/restored-ids';
 import {
+  changedInstructions,
+  INSTRUCTION_FILES,
+  instructionsEntry,
+  readInstructionFiles,
+  type InstructionFile,
+} from './project-instructions';
+import {
   describeOutcome,
   failureOfOutcome,
   isQuietOutcome,
@@ -171,6 +178,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
         commit: (result) => this.commitCompaction(result),
         setBusy: (detail) => this.status.compacting(detail),
         ownEntries: () => ownEntryIds(this.session.entries, this.files.source),
+        instructions: async (items, signal) => changedInstructions(items, await this.readInstructions(signal)),
         restoredIds: () => this.restored,
         releaseRestored: () => this.restored.clear(),
         log: (level, message) => this.log(level, message),
@@ -193,6 +201,8 @@ export class ContextService extends ServiceEventSurface implements ContextServic
         id: service.conversation.newEntryId(),
         message: { role: 'system', content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT },
       });
+      const instructions = instructionsEntry(await service.readInstructions());
+      if (instructions) await service.conversation.append(instructions);
       service.files.saveState();
     }
     return service;
@@ -440,6 +450,8 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       imported,
       importedEntries(imported, this.log),
       this.options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
+      // A continued recording works in this workspace from now on: under its instructions.
+      imported.state ? instructionsEntry(await this.readInstructions()) : undefined,
     );
     this.files.startNew(newSessionId(this.now()), importSource(imported), this.now().toISOString(), entries);
     this.adopt(
@@ -482,6 +494,11 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   }
 
   // ---- internals -----------------------------------------------------------------------------
+
+  /** The workspace's instruction files as they are on disk now (`instructionFiles`). */
+  private readInstructions(signal?: AbortSignal): Promise<InstructionFile[]> {
+    return readInstructionFiles(this.options.host, this.options.instructionFiles ?? INSTRUCTION_FILES, signal);
+  }
 
   /** Rebuilds the running sums from exact counts once the tokenizer is loaded, and redraws the gauge. */
   private recountExactly(): void {

@@ -101,6 +101,7 @@ export function header(ui: Ui, view: ViewState): TemplateResult {
 
 const SEGMENTS: Array<[keyof BudgetView['breakdown'], string]> = [
   ['system', 'System'],
+  ['instructions', 'Project instructions'],
   ['tools', 'Tool schemas'],
   ['history', 'History'],
   ['summaries', 'Summaries'],

@@ -40,7 +40,12 @@ test('a session opens with a labelled estimate; the exact count follows without 
   const counter = createDeferredCounter('o200k_base');
   assert.equal(counter.exact, false, 'this test needs a process where o200k_base is not loaded yet');
   const budgets: BudgetSnapshot[] = [];
-  const fx = await serviceFixture(() => text('ok'), { tokenCounter: counter, systemPrompt: SAMPLE });
+  // No instruction files to look for: their reads would give the table time to load before the first look.
+  const fx = await serviceFixture(() => text('ok'), {
+    tokenCounter: counter,
+    systemPrompt: SAMPLE,
+    instructionFiles: [],
+  });
   t.after(fx.cleanup);
   // The exact count arrives as a budget update (the recount runs in slices after the table loads).
   const exactUpdate = new Promise<void>((resolve) =>

@@ -9,7 +9,14 @@ import { gaugeGeometry, windowOriginNote } from '../../src/webview/shared/gauge-
 import { recordingWindow } from '../../src/models/recorded';
 import { describeWindow } from '../../src/models/resolve';
 
-const breakdown = (history: number) => ({ system: 1_000, tools: 1_000, history, summaries: 0, currentTask: 2_000 });
+const breakdown = (history: number) => ({
+  system: 1_000,
+  instructions: 0,
+  tools: 1_000,
+  history,
+  summaries: 0,
+  currentTask: 2_000,
+});
 // A 128k window with 4k reserved: 124k prompt budget, compact at 80% (99.2k) down to 50% (62k).
 const base = { window: 128_000, inputBudget: 124_000, compactAt: 99_200, compactTo: 62_000 };
 const num = (p: string | undefined) => Number(p?.replace('%', ''));

@@ -25,7 +25,7 @@ function budget(used: number, over: Partial<BudgetView> = {}): BudgetView {
     compactTo: 14_336,
     compactToFraction: 0.5,
     exact: true,
-    breakdown: { system: 0, tools: 0, history: used, summaries: 0, currentTask: 0 },
+    breakdown: { system: 0, instructions: 0, tools: 0, history: used, summaries: 0, currentTask: 0 },
     model: 'qwen2.5-coder:7b',
     warnings: [],
     autoCompact: true,

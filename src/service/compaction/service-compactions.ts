@@ -5,7 +5,8 @@
  */
 import { DEFAULT_ATTACH_BUDGET } from '../../compaction/plan/budget';
 import { DEFAULT_REATTACH_MAX_FILES } from '../../compaction/rewrite/reattach';
-import type { BudgetConfig } from '../../compaction/types';
+import type { BudgetConfig, ContextItem } from '../../compaction/types';
+import type { AttachedFile } from '../../compaction/rewrite/reattach';
 import type { ContextServiceOptions } from '../api';
 import type { CompactionHost } from './compaction-host';
 import { Compactions } from './compactions';
@@ -33,6 +34,11 @@ export type ServiceCompactionParts = Pick<
    * their files are re-attached. Absent: every entry counts as the session's own.
    */
   ownEntries?(): ReadonlySet<string>;
+  /**
+   * Instruction files whose text on disk differs from what the context holds (see
+   * `changedInstructions`): re-attached first after a summary. Absent: none.
+   */
+  instructions?(items: readonly ContextItem[], signal?: AbortSignal): Promise<AttachedFile[]>;
 };
 
 /** The options {@link serviceCompactions} reads. */
@@ -82,14 +88,19 @@ export function serviceCompactions(
         fraction: options.reattachBudget ?? DEFAULT_ATTACH_BUDGET,
         maxFiles: options.reattachMaxFiles ?? DEFAULT_REATTACH_MAX_FILES,
         // Only what the session itself read or changed here: a recording's paths name another project's files.
-        read: (items, limits, signal) =>
-          readReattachFiles(
+        read: async (items, limits, signal) => {
+          // Changed project instructions first: they are re-read after every compaction that summarises.
+          const instructions = (await parts.instructions?.(items, signal)) ?? [];
+          const touched = await readReattachFiles(
             options.host,
             parts.ownEntries ? ownWork(items, parts.ownEntries()) : items,
             limits,
             (text) => parts.meter.countText(text),
             signal,
-          ),
+          );
+          const first = new Set(instructions.map((f) => f.path));
+          return [...instructions, ...touched.filter((f) => !first.has(f.path))].slice(0, limits.maxFiles);
+        },
       },
       confirmCompactRestored: (info) => options.confirmCompactRestored?.(info) ?? Promise.resolve(false),
     },

@@ -13,13 +13,18 @@ export interface ThresholdMark {
 
 /** Token counts of the active context by category (they add up to `used`). */
 export interface BudgetBreakdown {
-  /** Leading system/developer messages. */
+  /** Leading system/developer messages, the project instructions excepted. */
   system: number;
+  /**
+   * The workspace's project instructions (AGENTS.md and the like): the leading message that holds
+   * them and instruction files re-attached after a summary (see `project-instructions.ts`).
+   */
+  instructions: number;
   /** Tool schemas sent with each request. */
   tools: number;
   /** Raw messages before the latest real user message (excluding summaries). */
   history: number;
-  /** Summary items written by checkpoints. */
+  /** Summary items written by checkpoints (re-attached instruction files excepted). */
   summaries: number;
   /** The latest real user message and everything after it. */
   currentTask: number;

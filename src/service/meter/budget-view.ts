@@ -6,9 +6,11 @@ import type { TokenMeter } from '../../compaction/meter/meter';
 import { thresholds } from '../../compaction/plan/budget';
 import { analyze } from '../../compaction/plan/structure';
 import type { BudgetBreakdown, BudgetSnapshot } from './budget-types';
+import { isInstructionsItem } from '../project-instructions';
 
 /**
- * Reads the meter and splits the total into system, tools, history, summaries and current task.
+ * Reads the meter and splits the total into system, project instructions, tools, history, summaries
+ * and current task.
  * When the reading is anchored on reported usage, the categories (estimates) are scaled so they add
  * up to the reported total; rounding goes to the largest category.
  */
@@ -24,6 +26,7 @@ export function budgetSnapshot(
   const shape = analyze(items, 0);
   const breakdown: BudgetBreakdown = {
     system: 0,
+    instructions: 0,
     tools: reading.breakdown.tools,
     history: 0,
     summaries: 0,
@@ -31,7 +34,8 @@ export function budgetSnapshot(
   };
   items.forEach((item, i) => {
     const n = reading.perItem[i];
-    if (i < shape.leadEnd) breakdown.system += n;
+    if (isInstructionsItem(item)) breakdown.instructions += n;
+    else if (i < shape.leadEnd) breakdown.system += n;
     else if (item.kind === 'summary') breakdown.summaries += n;
     else if (shape.lastUserIndex >= 0 && i >= shape.lastUserIndex) breakdown.currentTask += n;
     else breakdown.history += n;

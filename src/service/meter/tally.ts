@@ -21,6 +21,7 @@ import {
 import { fillSnapshot } from './budget-view';
 import { isRealUserMessage } from '../../compaction/plan/structure';
 import type { BudgetBreakdown, BudgetSnapshot } from './budget-types';
+import { isInstructionsItem } from '../project-instructions';
 
 /** What the meter read when a request was sent, for the usage report that answers it. All in tokens. */
 export interface SentReading {
@@ -80,6 +81,9 @@ export class ContextTally {
   private lead = 0;
   private summariesAll = 0;
   private leadSummaries = 0;
+  /** Tokens of the project instructions: the leading instructions message, and instruction files re-attached (summary items). */
+  private leadInstructions = 0;
+  private attachedInstructions = 0;
   private current = 0;
   private leadEnd = 0;
   private lastUser = -1;
@@ -150,6 +154,7 @@ export class ContextTally {
       this.counted = 0;
       this.sumsExact = this.meter.exact;
       this.messages = this.lead = this.summariesAll = this.leadSummaries = this.current = 0;
+      this.leadInstructions = this.attachedInstructions = 0;
       this.leadEnd = 0;
       this.lastUser = -1;
       for (; this.counted < items.length; this.counted++) this.add(this.counted);
@@ -306,10 +311,11 @@ export class ContextTally {
     const summaries = this.summariesAll - this.leadSummaries;
     const history = this.messages - this.lead - summaries - this.current;
     const breakdown: BudgetBreakdown = {
-      system: this.lead,
+      system: this.lead - this.leadInstructions,
+      instructions: this.leadInstructions + this.attachedInstructions,
       tools: this.meter.countTools(tools),
       history,
-      summaries,
+      summaries: summaries - this.attachedInstructions,
       currentTask: this.current,
     };
     // Counting goes on until the sums are recounted exactly (see the service's recount in slices).
@@ -324,9 +330,11 @@ export class ContextTally {
     if (!this.meter.exact) this.sumsExact = false;
     this.messages += n;
     if (item.kind === 'summary') this.summariesAll += n;
+    if (item.kind === 'summary' && isInstructionsItem(item)) this.attachedInstructions += n;
     if (i === this.leadEnd && isSystem(item)) {
       this.leadEnd++;
       this.lead += n;
+      if (isInstructionsItem(item)) this.leadInstructions += n;
       if (item.kind === 'summary') this.leadSummaries += n;
     } else if (item.kind === 'summary') {
       // Summaries count as summaries wherever they stand.
@@ -342,17 +350,19 @@ export class ContextTally {
     const n = this.meter.countMessage(item.message) * sign;
     this.messages += n;
     if (item.kind === 'summary') this.summariesAll += n;
+    if (item.kind === 'summary' && isInstructionsItem(item)) this.attachedInstructions += n;
   }
 
   /** Recomputes the lead and the current task after a rewrite (their bounds may have moved). */
   private rescanEnds(): void {
     const items = this.items;
     this.leadEnd = 0;
-    this.lead = this.leadSummaries = 0;
+    this.lead = this.leadSummaries = this.leadInstructions = 0;
     while (this.leadEnd < items.length && isSystem(items[this.leadEnd])) {
       const it = items[this.leadEnd++];
       const n = this.meter.countMessage(it.message);
       this.lead += n;
+      if (isInstructionsItem(it)) this.leadInstructions += n;
       if (it.kind === 'summary') this.leadSummaries += n;
     }
     this.lastUser = -1;

@@ -2,7 +2,7 @@
  * Import and export of a whole conversation: checking imported entries before a service takes them
  * over, and the export document.
  */
-import type { Entry } from '../../compaction/types';
+import type { ContextItem, Entry } from '../../compaction/types';
 import { repairToolPairing } from '../../compaction/plan/repair';
 import { toMessages } from '../../compaction/context';
 import type { LogSink } from '../api';
@@ -75,9 +75,15 @@ export interface ForkedSession {
  * for a plain import. A fork works as a fresh agent session would: when its context does not start
  * with a system (or developer) message, as an imported recording without one, `systemPrompt` (the
  * agent's own, see src/agent/prompt.ts) is put at the front of the context and of the raw transcript
- * as a new entry, so the meter counts it and the agent's next request sends it.
+ * as a new entry, so the meter counts it and the agent's next request sends it; `instructions` (the
+ * workspace's project instructions, when there are any) follows it the same way.
  */
-export function forkedSession(imported: ImportedTranscript, entries: Entry[], systemPrompt: string): ForkedSession {
+export function forkedSession(
+  imported: ImportedTranscript,
+  entries: Entry[],
+  systemPrompt: string,
+  instructions?: Entry,
+): ForkedSession {
   const state = imported.state;
   if (!state) return { entries, state: undefined };
   const copied: ContextState = {
@@ -88,11 +94,16 @@ export function forkedSession(imported: ImportedTranscript, entries: Entry[], sy
   const lead = copied.context[0]?.message.role;
   if (lead === 'system' || lead === 'developer') return { entries, state: copied };
   const entry: Entry = { id: unusedId('system-prompt', entries), message: { role: 'system', content: systemPrompt } };
+  // The project instructions follow the system prompt, unless the recording already holds an entry of that id.
+  const added = [entry, ...(instructions && !entries.some((e) => e.id === instructions.id) ? [instructions] : [])];
   return {
-    entries: [entry, ...entries],
+    entries: [...added, ...entries],
     state: {
       ...copied,
-      context: [{ id: entry.id, kind: 'raw', message: entry.message, covers: [entry.id] }, ...copied.context],
+      context: [
+        ...added.map((e): ContextItem => ({ id: e.id, kind: 'raw', message: e.message, covers: [e.id] })),
+        ...copied.context,
+      ],
     },
   };
 }

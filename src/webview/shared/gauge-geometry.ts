@@ -55,6 +55,7 @@ export function gaugeGeometry(
     usedPercent: budget.inputBudget > 0 ? Math.round((budget.used / budget.inputBudget) * 100) : 0,
     segments: {
       system: at(b.system),
+      instructions: at(b.instructions),
       tools: at(b.tools),
       history: at(b.history),
       summaries: at(b.summaries),

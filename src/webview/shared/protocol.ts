@@ -18,6 +18,8 @@ export type ActivityState = 'idle' | 'streaming' | 'running-tool' | 'compacting'
 /** Token counts of the active context by category, as the gauge shows them. */
 export interface BreakdownView {
   system: number;
+  /** The workspace's project instructions (AGENTS.md and the like), never summarised. */
+  instructions: number;
   tools: number;
   history: number;
   summaries: number;
