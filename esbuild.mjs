@@ -42,6 +42,12 @@ if (fs.existsSync('src/webview/main.ts')) {
     platform: 'browser',
     format: 'iife',
   });
+  targets.push({
+    entryPoints: ['src/webview/agent.ts'],
+    outfile: 'dist/agent-webview.js',
+    platform: 'browser',
+    format: 'iife',
+  });
 }
 
 // The tokenizer's rank tables ship prebuilt as separate files, read on the first count (never at activation).

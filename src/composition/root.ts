@@ -12,6 +12,7 @@ import { KeyStore } from '../secrets/key-store';
 import { redactingLog } from '../secrets/redacting-log';
 import { Settings } from '../settings/settings';
 import { registerAgentSessions } from '../views/commands/agent-sessions-commands';
+import { AgentSessionsView } from '../views/agent-sessions';
 import { ApprovalPresenter } from '../views/approvals';
 import { CHECKPOINT_SCHEME, CheckpointDocumentProvider } from '../views/documents/checkpoint-documents';
 import { registerCommands } from '../views/commands/commands';
@@ -81,6 +82,11 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
   const approvals = store.add(new ApprovalPresenter(controller));
   const contextKeys = store.add(new ContextKeys());
 
+  const agentRegistrations = registerAgentSessions(log, readOnly, context.extensionUri);
+  const agents = agentRegistrations.find((d): d is AgentSessionsView => d instanceof AgentSessionsView);
+  /** When a task of ours last ran (ms): the watched agent takes the status bar only when active after it. */
+  let lastOwnActivity = 0;
+
   // One coalesced redraw: status bar, context keys, then the sidebar (a delta, or a snapshot after a switch).
   let snapshotDue = false;
   const render = store.add(
@@ -90,7 +96,12 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
       const service = controller.current;
       const loading = !service && controller.storedSessionId !== undefined && !openFailed;
       if (service?.sessionId) lastBudget.remember(service.sessionId, budget);
-      if (!service && controller.storedSessionId === undefined) statusBar.showNoSession();
+      if (state !== 'idle') lastOwnActivity = Date.now();
+      // While no task of ours runs, the status bar follows the watched agent when it was active since.
+      const agentGauge =
+        state === 'idle' && agents && agents.lastActivity >= lastOwnActivity ? agents.gaugeView() : undefined;
+      if (agentGauge) statusBar.showAgent(agentGauge);
+      else if (!service && controller.storedSessionId === undefined) statusBar.showNoSession();
       else statusBar.update(budget, state, loading, loading ? lastBudget.get(controller.storedSessionId) : undefined);
       contextKeys.update({
         state,
@@ -139,10 +150,11 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
       previewText: reviewDocumentText,
     }),
     // eslint-disable-next-line no-restricted-syntax -- bounded: the disposables of one view
-    ...registerAgentSessions(log, readOnly),
+    ...agentRegistrations,
     vscode.commands.registerCommand('contextKeeper.allowProposedEdit', () => approvals.answerActive(true)),
     vscode.commands.registerCommand('contextKeeper.denyProposedEdit', () => approvals.answerActive(false)),
   );
+  if (agents) store.add(agents.onDidUpdateGauge(() => render.schedule()));
   log.info(`ContextKeeper ${String((context.extension.packageJSON as { version?: unknown }).version)} activated.`);
   return {
     api: { getViewState: () => controller.viewState(), onDidChange: controller.onDidChange },

@@ -65,6 +65,7 @@ export const SETTINGS_SCHEMA = {
   'tools.autoApprove': { type: 'boolean', default: false },
   'watch.enabled': { type: 'boolean', default: true },
   'watch.extraFolders': { type: 'array', default: [] },
+  'watch.notifyBeforeAgentCompacts': { type: 'number', default: 0.9, minimum: 0, maximum: 1 },
 } as const satisfies Record<string, SettingSpec>;
 
 /** A setting's name under `contextKeeper.`. */

@@ -43,8 +43,11 @@ export interface ContextKeeperSettings {
   /** Most images per request; 0 means no limit. */
   maxImagesPerRequest: number;
   tools: { autoApprove: boolean };
-  /** The Agent Sessions view: whether it looks for sessions, and more folders to look in. */
-  watch: { enabled: boolean; extraFolders: string[] };
+  /**
+   * The Agent Sessions view: whether it looks for sessions, more folders to look in, and the fraction
+   * of the watched agent's own compaction point at which to notify (0: never).
+   */
+  watch: { enabled: boolean; extraFolders: string[]; notifyBeforeAgentCompacts: number };
 }
 
 /**
@@ -85,7 +88,11 @@ export function readSettings(workspaceConfig: InspectableConfiguration): Context
     maxSummaryCalls: num('maxSummaryCalls'),
     maxImagesPerRequest: num('maxImagesPerRequest'),
     tools: { autoApprove: bool('tools.autoApprove') },
-    watch: { enabled: bool('watch.enabled'), extraFolders: readStrings(config, 'watch.extraFolders') },
+    watch: {
+      enabled: bool('watch.enabled'),
+      extraFolders: readStrings(config, 'watch.extraFolders'),
+      notifyBeforeAgentCompacts: num('watch.notifyBeforeAgentCompacts'),
+    },
   };
 }
 

@@ -6,14 +6,17 @@
  * makes appears under it as a checkpoint whose diff shows what its summary replaced. Nothing of a
  * watched session is stored; the files are never written.
  */
+import fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { readSettings, SETTINGS_SECTION } from '../settings/settings';
 import { discoverSessionsAsync, type DiscoveredSession } from '../watch/discovery';
 import { SessionWatcher, followFile, type Follow, type WatchUpdate } from '../watch/watcher';
 import { deferredCounterForModel } from '../tokenizer/tokenizer';
-import type { WatchedCompaction, WatchedGauge } from '../watch/live';
+import { compactionFigures, type WatchedCompaction, type WatchedGauge } from '../watch/live';
 import { formatTokens, plural } from '../format/tokens';
+import { AGENT_NAMES, agentGaugeView, type AgentGaugeView } from '../webview/shared/agent-gauge';
+import { Commands } from './commands/command-ids';
 
 /** URI scheme of the read-only documents of an agent's compactions. */
 export const AGENT_CHECKPOINT_SCHEME = 'contextkeeper-agent';
@@ -22,8 +25,6 @@ type Node =
   | { kind: 'session'; session: DiscoveredSession }
   | { kind: 'gauge'; text: string; tooltip: string }
   | { kind: 'compaction'; index: number; compaction: WatchedCompaction };
-
-const AGENT_NAMES = { 'claude-code': 'Claude Code', codex: 'Codex' } as const;
 
 /** Tree data, discovery, the live follow and the compaction documents. Dispose to stop following. */
 export class AgentSessionsView
@@ -34,6 +35,15 @@ export class AgentSessionsView
   readonly onDidChangeTreeData = this._onDidChangeTreeData.event;
   private readonly _onDidChange = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this._onDidChange.event;
+  private readonly _onDidUpdateGauge = new vscode.EventEmitter<void>();
+  /** Fires when the followed session's gauge changed, or another (or no) session is followed. */
+  readonly onDidUpdateGauge = this._onDidUpdateGauge.event;
+  /** Time (ms) the followed session last changed, as seen here: its file's mtime at the first read. */
+  private followedActivity = 0;
+  /** The followed file and compaction count already warned about (one notification per context). */
+  private warned: string | undefined;
+  /** The open "compacts soon" notification's answer, when one is showing. */
+  private warning: Thenable<unknown> | undefined;
   private sessions: DiscoveredSession[] = [];
   private followed:
     { file: string; watcher: SessionWatcher; follow: Follow; gauge?: WatchedGauge; error?: string } | undefined;
@@ -108,6 +118,60 @@ export class AgentSessionsView
     return this.followed?.gauge;
   }
 
+  /** Time (ms since the epoch) the followed session last changed; 0 when nothing is followed. */
+  get lastActivity(): number {
+    return this.followed?.gauge ? this.followedActivity : 0;
+  }
+
+  /** The followed session's gauge as the Watched Agent view and the status bar show it. */
+  gaugeView(): AgentGaugeView | undefined {
+    const f = this.followed;
+    if (!f?.gauge) return undefined;
+    const seen = f.watcher.live.compactionsSeen();
+    const last = seen[seen.length - 1];
+    const figures = last ? compactionFigures(last) : undefined;
+    return agentGaugeView(
+      f.gauge,
+      path.basename(f.file),
+      figures && (figures.before !== undefined || figures.after !== undefined)
+        ? { ...figures, ...(last.trigger ? { trigger: last.trigger } : {}) }
+        : undefined,
+    );
+  }
+
+  /** Why no gauge is shown: the followed file cannot be read, it is being read, or nothing is followed. */
+  gaugeNote(): string {
+    const f = this.followed;
+    if (f?.error) return `Cannot read ${path.basename(f.file)}: ${f.error}`;
+    if (f) return 'Reading the session file…';
+    return 'No Claude Code or Codex session of this workspace is followed.';
+  }
+
+  /**
+   * Notifies once per context (until the agent's next compaction) when the followed agent nears its
+   * own compaction point: at `contextKeeper.watch.notifyBeforeAgentCompacts` of it. Offers Hand Off,
+   * since that is when a handoff keeps what the agent's own summary would drop.
+   */
+  private warnBeforeAgentCompacts(file: string, g: WatchedGauge): void {
+    const fraction = readSettings(vscode.workspace.getConfiguration(SETTINGS_SECTION)).watch.notifyBeforeAgentCompacts;
+    const at = g.agentCompactsAt?.tokens;
+    if (!fraction || !at || g.usedTokens < at * fraction) return;
+    const key = `${file}#${g.checkpoints}`;
+    if (this.warned === key || this.warning) return;
+    this.warned = key;
+    const agent = AGENT_NAMES[g.format];
+    const left = Math.max(0, at - g.usedTokens);
+    this.warning = vscode.window
+      .showInformationMessage(
+        `${agent} compacts its context soon: ${formatTokens(g.usedTokens)} of about ${formatTokens(at)}${left ? ` (${formatTokens(left)} to go)` : ''}. A handoff now keeps what its own summary would drop.`,
+        'Hand Off',
+      )
+      .then((pick) => {
+        this.warning = undefined;
+        if (pick === 'Hand Off') void vscode.commands.executeCommand(Commands.agentHandoff);
+      });
+  }
+
   private startFollowing(file: string): void {
     this.stopFollowing();
     let watcher: SessionWatcher;
@@ -124,15 +188,20 @@ export class AgentSessionsView
       watcher,
       (u: WatchUpdate) => {
         const before = state.gauge?.checkpoints ?? 0;
+        const first = state.gauge === undefined;
         state.gauge = u.gauge;
         state.error = undefined;
+        this.followedActivity = first ? mtimeOf(file) : Date.now();
         if (u.gauge.checkpoints > before)
           this._onDidChange.fire(this.compactionUri(u.gauge.checkpoints - 1, 'summary'));
+        this.warnBeforeAgentCompacts(file, u.gauge);
         this._onDidChangeTreeData.fire(undefined);
+        this._onDidUpdateGauge.fire();
       },
       (err) => {
         state.error = (err as Error).message;
         this._onDidChangeTreeData.fire(undefined);
+        this._onDidUpdateGauge.fire();
       },
       1000,
     );
@@ -140,8 +209,10 @@ export class AgentSessionsView
   }
 
   private stopFollowing(): void {
-    this.followed?.follow.dispose();
+    if (!this.followed) return;
+    this.followed.follow.dispose();
     this.followed = undefined;
+    this._onDidUpdateGauge.fire();
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
@@ -154,13 +225,21 @@ export class AgentSessionsView
     }
     if (node.kind === 'compaction') {
       const c = node.compaction;
+      const f = compactionFigures(c);
       const at = this.followed?.gauge?.skippedBytes ? '' : ` at line ${c.line}`;
-      const label = `Compacted${at}${c.tokensBefore !== undefined ? `: ${formatTokens(c.tokensBefore)} → ${c.tokensAfter !== undefined ? formatTokens(c.tokensAfter) : '…'}` : ''}`;
+      const label = `Compacted${at}${f.before !== undefined ? `: ${formatTokens(f.before)} → ${f.after !== undefined ? formatTokens(f.after) : '…'}` : ''}`;
       const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
       item.iconPath = new vscode.ThemeIcon('fold');
-      item.description = c.summary
-        ? `${c.summary.length.toLocaleString()} characters of summary`
-        : 'summary not written yet';
+      item.description = [
+        c.trigger,
+        c.summary ? `${c.summary.length.toLocaleString()} characters of summary` : 'summary not written yet',
+      ]
+        .filter(Boolean)
+        .join(' · ');
+      item.tooltip =
+        f.source === 'recorded'
+          ? `Prompt tokens as ${AGENT_NAMES[this.followed?.watcher.live.format ?? 'claude-code']} recorded them before and after its compaction (system prompt and tools included).`
+          : 'Prompt tokens counted from the file before and after the compaction (the agent recorded no figures).';
       item.contextValue = 'agentCompaction';
       item.command = {
         command: 'contextKeeper.agentSessions.openCompaction',
@@ -198,7 +277,9 @@ export class AgentSessionsView
     if (f.error) return [{ kind: 'gauge', text: `Cannot read: ${f.error}`, tooltip: f.error }];
     const g = f.gauge;
     if (!g) return [{ kind: 'gauge', text: 'Reading…', tooltip: 'Reading the session file' }];
-    const out: Node[] = [gaugeNode(g)];
+    // The gauge itself is drawn in the Watched Agent view; the row under the session says only what
+    // would otherwise be lost (an estimate while the tokenizer loads, unreadable lines).
+    const out: Node[] = gaugeNote(g);
     f.watcher.live
       .compactionsSeen()
       .forEach((compaction, index) => out.push({ kind: 'compaction', index, compaction }));
@@ -244,25 +325,35 @@ export class AgentSessionsView
     this.stopFollowing();
     this._onDidChangeTreeData.dispose();
     this._onDidChange.dispose();
+    this._onDidUpdateGauge.dispose();
   }
 }
 
-function gaugeNode(g: WatchedGauge): Node {
-  const pct = Math.round((g.usedTokens / g.window) * 100);
-  const basis =
-    g.basis === 'exact+new'
-      ? `provider-reported + ${formatTokens(g.usedTokens - (g.reportedTokens ?? 0))} since`
-      : 'counted (no usage recorded)';
-  const agent = g.agentCompactsAt ? `; this agent compacts at about ${formatTokens(g.agentCompactsAt.tokens)}` : '';
-  const bad = g.badLines ? `; ${g.badLines} unreadable line(s) skipped` : '';
-  const estimate = g.estimated ? ' (estimate: the tokenizer is loading)' : '';
-  const text = `${g.estimated ? '≈ ' : ''}${formatTokens(g.usedTokens)} / ${formatTokens(g.window)} (${pct}%), ${basis}${agent}${bad}${estimate}`;
-  const tooltip = [
+function mtimeOf(file: string): number {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return Date.now();
+  }
+}
+
+/** Rows under the followed session that the Watched Agent view's gauge does not show. */
+function gaugeNote(g: WatchedGauge): Node[] {
+  const notes: string[] = [];
+  if (g.estimated) notes.push('Counts are estimates until the tokenizer has loaded');
+  if (g.badLines) notes.push(`${g.badLines} unreadable line(s) skipped`);
+  if (g.skippedBytes)
+    notes.push(`read from the agent's last compaction on (first ${formatBytes(g.skippedBytes)} skipped)`);
+  return notes.length ? [{ kind: 'gauge', text: notes.join('; '), tooltip: gaugeTooltip(g) }] : [];
+}
+
+function gaugeTooltip(g: WatchedGauge): string {
+  return [
     g.estimated
       ? 'Counts are estimates (4 characters a token) until the tokenizer has loaded, a moment after the session is opened.'
       : '',
     g.basis === 'exact+new'
-      ? `In use: ${g.usedTokens.toLocaleString()} prompt tokens: the provider's reported ${g.reportedTokens!.toLocaleString()} for the latest request (exact, with the agent's system prompt and tools) plus what was written since.`
+      ? `In use: ${g.usedTokens.toLocaleString()} prompt tokens: ${g.reportedFrom === 'compaction' ? "the agent's own figure after its compaction" : "the provider's reported figure for the latest request"}, ${g.reportedTokens!.toLocaleString()} (exact, with the agent's system prompt and tools), plus what was written since.`
       : `In use: ${g.usedTokens.toLocaleString()} prompt tokens, counted from the file; the agent's system prompt and tool schemas are not recorded, so the real figure is higher.`,
     `Counted from the file: ${g.tokens.toLocaleString()} prompt tokens in ${plural(g.messages, 'message', 'messages')} (since the agent's last compaction).`,
     `Window: ${g.window.toLocaleString()} tokens (${g.windowSource === 'recording' ? 'recorded by the agent' : 'from the model table'}${g.model ? `, model ${g.model}` : ''}).`,
@@ -276,7 +367,6 @@ function gaugeNode(g: WatchedGauge): Node {
   ]
     .filter(Boolean)
     .join('\n');
-  return { kind: 'gauge', text, tooltip };
 }
 
 /** Bytes in MB (decimal) with one decimal, or KB under a megabyte. */

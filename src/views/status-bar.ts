@@ -8,6 +8,7 @@ import { Commands } from './commands/command-ids';
 import { recordedK, recordedReason } from '../transcripts/reported';
 import type { LastBudget } from './sidebar/last-budget';
 import { formatTokens } from '../format/tokens';
+import type { AgentGaugeView } from '../webview/shared/agent-gauge';
 
 const STATE_ICONS: Record<ActivityState, string> = {
   idle: '$(dashboard)',
@@ -35,6 +36,7 @@ export class StatusBarMeter implements vscode.Disposable {
    * figure last shown for that session (remembered in workspace state), labelled as such.
    */
   update(budget: BudgetView, state: ActivityState, loading = false, last?: LastBudget): void {
+    this.item.command = Commands.focusSidebar;
     if (loading) {
       this.item.backgroundColor = undefined;
       if (!last) {
@@ -90,10 +92,42 @@ export class StatusBarMeter implements vscode.Disposable {
   }
 
   /**
+   * The watched agent's gauge (see {@link AgentGaugeView}), shown while no ContextKeeper task runs and
+   * the agent was active since the last one: its used tokens against its window, where it compacts
+   * itself and how far that is. A click opens the Watched Agent view.
+   */
+  showAgent(view: AgentGaugeView): void {
+    const b = view.budget;
+    const percent = b.window > 0 ? Math.round((b.used / b.window) * 100) : 0;
+    const approx = b.exact ? '' : '~';
+    const toGo = view.compactsAt ? ` · ${formatTokens(view.compactsAt.toGo)} to compaction` : '';
+    this.item.text = `$(eye) ${view.agent} ${percent}% · ${approx}${formatTokens(b.used)}/${formatTokens(b.window)}${toGo}`;
+    this.item.command = Commands.focusAgentGauge;
+    this.item.tooltip = new vscode.MarkdownString(
+      [
+        `**${view.agent}** (watched, read-only) — ${b.model}`,
+        '',
+        `${b.used.toLocaleString('en-US')} of ${b.window.toLocaleString('en-US')} prompt tokens (${percent}%). ${view.basis}`,
+        view.compactsAt
+          ? `${view.agent} compacts at about ${view.compactsAt.tokens.toLocaleString('en-US')} (${view.compactsAt.source}): ${view.compactsAt.toGo.toLocaleString('en-US')} to go.`
+          : `Where ${view.agent} compacts is not recorded.`,
+        `Session: ${view.session}. ContextKeeper's own session shows here again while one of its tasks runs.`,
+      ].join('\n\n'),
+    );
+    this.item.accessibilityInformation = {
+      label: `${view.agent}, watched: ${percent} percent of its context window used, ${b.used} of ${b.window} tokens${view.compactsAt ? `, ${view.compactsAt.toGo} tokens before it compacts` : ''}`,
+      role: 'button',
+    };
+    const near = view.compactsAt !== undefined && b.used >= b.compactAt * 0.9;
+    this.item.backgroundColor = near ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+  }
+
+  /**
    * No conversation in this workspace yet (a fresh start, before the sidebar or a task opens one):
    * the item names itself instead of a "0%" for a session that does not exist.
    */
   showNoSession(): void {
+    this.item.command = Commands.focusSidebar;
     this.item.text = '$(dashboard) ContextKeeper';
     this.item.tooltip =
       'ContextKeeper: no conversation in this workspace yet. Open the sidebar or start a task; its token budget shows here.';

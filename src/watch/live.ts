@@ -18,6 +18,7 @@ import { agentCompactionThreshold, type AgentThreshold } from './thresholds';
 import type { WatchedFormat } from './formats';
 import { renderContext } from './handoff';
 import { parseJsonObject } from '../format/json';
+import { SYNTHETIC_MODEL } from '../transcripts/formats/claude-code';
 
 /** A compaction the watched agent made, as seen so far. */
 export interface WatchedCompaction {
@@ -33,6 +34,34 @@ export interface WatchedCompaction {
   replacedMessages?: number;
   /** The replaced context rendered as Markdown (capped), when measured: the left side of its diff. */
   replacedText?: string;
+  /**
+   * The agent's own prompt-token figure before the compaction: Claude Code's
+   * `compactMetadata.preTokens`; for Codex (whose `compacted` record holds no figures) the prompt
+   * tokens of its last `token_count` before the record. Undefined when the file records none.
+   */
+  recordedBefore?: number;
+  /**
+   * The agent's own figure after it: Claude Code's `compactMetadata.postTokens` (newer versions); for
+   * Codex the prompt tokens of the first `token_count` after the record (its next request, so the
+   * summary plus what that request added). Undefined until recorded.
+   */
+  recordedAfter?: number;
+  /** What started it, as the agent records it (Claude Code's `compactMetadata.trigger`). */
+  trigger?: 'auto' | 'manual';
+}
+
+/**
+ * The token figures of a compaction as the row shows them: the agent's recorded figures when the
+ * file holds them (they measure what the agent sent, system prompt and tools included), else the
+ * meter's counts; `source` says which. Undefined figures were not seen.
+ */
+export function compactionFigures(c: WatchedCompaction): {
+  before?: number;
+  after?: number;
+  source: 'recorded' | 'counted';
+} {
+  if (c.recordedBefore !== undefined) return { before: c.recordedBefore, after: c.recordedAfter, source: 'recorded' };
+  return { before: c.tokensBefore, after: c.tokensAfter, source: 'counted' };
 }
 
 /** Compactions per read batch that are measured and rendered (see {@link LiveSession.append}). */
@@ -48,8 +77,14 @@ export interface WatchedGauge {
   /** Meter count of what the agent sends now: its context since its last compaction. */
   tokens: number;
   breakdown: TokenBreakdown;
-  /** The provider's reported prompt tokens of the newest response that recorded usage (exact). */
+  /**
+   * The provider's reported prompt tokens of the newest response that recorded usage (exact; records
+   * whose usage is all zero, which agents write for their own notes, are not usage). Right after the
+   * agent compacted and before its next response, the agent's own figure after the compaction.
+   */
   reportedTokens?: number;
+  /** Where `reportedTokens` comes from: a response's usage, or the compaction's recorded figure. */
+  reportedFrom?: 'response' | 'compaction';
   /**
    * What the agent's next request holds, as well as the file tells: the reported prompt tokens plus
    * the counted messages written since that response (`basis: 'exact+new'`), or the count alone
@@ -111,6 +146,10 @@ export class LiveSession {
   private lastModel: string | undefined;
   /** Codex records its window in token_count events; the latest one may lie before the segment. */
   private recordedWindow: number | undefined;
+  /** Codex: prompt tokens of the newest non-zero token_count (the figure before a compaction). */
+  private codexPrompt: number | undefined;
+  /** Codex: total tokens of the previous token_count (an unchanged total repeats the last request). */
+  private codexTotal: number | undefined;
   private readonly compactions: WatchedCompaction[] = [];
   private skippedBytes = 0;
   private cached:
@@ -149,6 +188,8 @@ export class LiveSession {
     this.bad = 0;
     this.turnContext = undefined;
     this.recordedWindow = undefined;
+    this.codexPrompt = undefined;
+    this.codexTotal = undefined;
     this.lastModel = undefined;
     this.compactions.length = 0;
     this.skippedBytes = 0;
@@ -173,6 +214,8 @@ export class LiveSession {
       if (rec.type === 'turn_context') this.turnContext = line;
       const window = codexWindow(rec);
       if (window) this.recordedWindow = window;
+      // The usage before the boundary read next is that compaction's figure before.
+      this.noteCodexUsage(rec);
     }
   }
 
@@ -194,7 +237,7 @@ export class LiveSession {
       if (this.isBoundary(rec)) {
         const detailed = boundariesLeft-- <= DETAILED_COMPACTIONS && this.segment.length > 0;
         const before = detailed ? this.measure() : undefined;
-        const seen: WatchedCompaction = { line: this.lineCount, summary: '' };
+        const seen: WatchedCompaction = { line: this.lineCount, summary: '', ...this.recordedFigures(rec) };
         if (before) {
           seen.tokensBefore = before.gauge.tokens;
           seen.replacedMessages = before.items.length;
@@ -214,6 +257,7 @@ export class LiveSession {
         if (rec.type === 'turn_context') this.turnContext = line;
         const window = codexWindow(rec);
         if (window) this.recordedWindow = window;
+        this.noteCodexUsage(rec);
       }
       this.segment.push(line);
     }
@@ -235,6 +279,31 @@ export class LiveSession {
   context(): { items: ContextItem[]; transcript: ImportedTranscript; meter: TokenMeter } {
     const m = this.measure();
     return { items: m.items, transcript: m.transcript, meter: this.meterFor(m.gauge.model) };
+  }
+
+  /** The figures a boundary record carries (Claude Code) or the last usage before it (Codex). */
+  private recordedFigures(rec: Rec): Pick<WatchedCompaction, 'recordedBefore' | 'recordedAfter' | 'trigger'> {
+    if (this.format === 'codex') return this.codexPrompt !== undefined ? { recordedBefore: this.codexPrompt } : {};
+    const meta = rec.compactMetadata as Rec | undefined;
+    if (!meta || typeof meta !== 'object') return {};
+    const out: Pick<WatchedCompaction, 'recordedBefore' | 'recordedAfter' | 'trigger'> = {};
+    if (isCount(meta.preTokens)) out.recordedBefore = meta.preTokens;
+    if (isCount(meta.postTokens)) out.recordedAfter = meta.postTokens;
+    if (meta.trigger === 'auto' || meta.trigger === 'manual') out.trigger = meta.trigger;
+    return out;
+  }
+
+  /** Codex: a new, non-zero request in a token_count event (the first after a compaction is its after figure). */
+  private noteCodexUsage(rec: Rec): void {
+    const info = codexUsage(rec);
+    if (!info) return;
+    const repeated = info.total === this.codexTotal;
+    this.codexTotal = info.total;
+    if (repeated || info.prompt <= 0) return;
+    this.codexPrompt = info.prompt;
+    const last = this.compactions[this.compactions.length - 1];
+    if (last && last.recordedAfter === undefined && last.line >= this.segmentStartLine)
+      last.recordedAfter = info.prompt;
   }
 
   private isBoundary(rec: Rec): boolean {
@@ -287,12 +356,21 @@ export class LiveSession {
       for (let i = reportedAt; i < transcript.entries.length; i++)
         used += meter.countMessage(transcript.entries[i].message);
     }
+    // Compacted, and no response since: the agent's own figure after the compaction (it holds the
+    // summary, the kept messages, the system prompt and tools) plus what was written after the summary.
+    const after = reported === undefined && this.compactions.length ? last?.recordedAfter : undefined;
+    if (after !== undefined) {
+      const summaryAt = transcript.entries.findIndex((e) => e.meta?.importedSummary);
+      used = after;
+      for (let i = summaryAt + 1; i < transcript.entries.length; i++)
+        used += meter.countMessage(transcript.entries[i].message);
+    }
     const gauge: WatchedGauge = {
       format: this.format,
       model,
       tokens: m.total,
       usedTokens: used,
-      basis: reported !== undefined ? 'exact+new' : 'counted',
+      basis: reported !== undefined || after !== undefined ? 'exact+new' : 'counted',
       breakdown: m.breakdown,
       window,
       windowSource: recorded ? 'recording' : 'table',
@@ -301,7 +379,13 @@ export class LiveSession {
       lines: this.lineCount,
       badLines: this.bad,
     };
-    if (reported !== undefined) gauge.reportedTokens = reported;
+    if (reported !== undefined) {
+      gauge.reportedTokens = reported;
+      gauge.reportedFrom = 'response';
+    } else if (after !== undefined) {
+      gauge.reportedTokens = after;
+      gauge.reportedFrom = 'compaction';
+    }
     if (this.skippedBytes) gauge.skippedBytes = this.skippedBytes;
     if (!meter.exact) gauge.estimated = true;
     const threshold = agentCompactionThreshold(this.format, window);
@@ -336,7 +420,7 @@ function emptyTranscript(file: string, format: WatchedFormat): ImportedTranscrip
 function modelOf(rec: Rec, format: WatchedFormat): string | undefined {
   if (format === 'claude-code') {
     const message = rec.type === 'assistant' ? (rec.message as Rec | undefined) : undefined;
-    return typeof message?.model === 'string' ? message.model : undefined;
+    return typeof message?.model === 'string' && message.model !== SYNTHETIC_MODEL ? message.model : undefined;
   }
   const payload = rec.type === 'turn_context' ? (rec.payload as Rec | undefined) : undefined;
   return typeof payload?.model === 'string' ? payload.model : undefined;
@@ -347,6 +431,20 @@ function countBoundaryLines(lines: readonly string[], format: WatchedFormat): nu
   let n = 0;
   for (const l of lines) if (l.includes(marker)) n++;
   return n;
+}
+
+function isCount(v: unknown): v is number {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0;
+}
+
+/** A Codex token_count event's prompt tokens of its request and running total, when it has them. */
+function codexUsage(rec: Rec): { prompt: number; total: number } | undefined {
+  if (rec.type !== 'event_msg') return undefined;
+  const payload = rec.payload as Rec | undefined;
+  const info = payload?.type === 'token_count' ? (payload.info as Rec | undefined) : undefined;
+  const prompt = (info?.last_token_usage as Rec | undefined)?.input_tokens;
+  const total = (info?.total_token_usage as Rec | undefined)?.total_tokens;
+  return isCount(prompt) && isCount(total) ? { prompt, total } : undefined;
 }
 
 function codexWindow(rec: Rec): number | undefined {

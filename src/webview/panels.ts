@@ -19,6 +19,7 @@ import { localTime } from './format.js';
 import { formatTokens } from '../format/tokens.js';
 import { READ_ONLY_NOTICE } from './shared/item-labels.js';
 import { checkpointCountTitle, groupCheckpointRuns, type CheckpointRunView } from './shared/checkpoint-runs.js';
+import type { AgentGaugeView } from './shared/agent-gauge.js';
 import { gaugeGeometry, recordedPromptNote, windowOriginNote, type GaugeGeometry } from './shared/gauge-geometry.js';
 import type { Ui } from './transcript.js';
 import { plural } from '../format/tokens.js';
@@ -129,12 +130,12 @@ function peakMarkOf(budget: BudgetView, geometry: GaugeGeometry): TemplateResult
  * prompt budget the bar's scale widens to the context (see gauge-geometry.ts): the overflow is its
  * own hatched segment, the window's end a mark, and an "over budget" label says by how much.
  */
-export function gauge(budget: BudgetView): TemplateResult {
+export function gauge(budget: BudgetView, agent?: AgentGaugeView): TemplateResult {
   const g = gaugeGeometry(budget);
   const over = budget.used >= budget.compactAt;
   return html`<section class="gauge${over ? ' over' : ''}${g.over ? ' over-budget' : ''}" aria-labelledby="gauge-title">
     <div class="gauge-head">
-      <h2 id="gauge-title">Budget</h2>
+      <h2 id="gauge-title">${agent ? agent.agent : 'Budget'}</h2>
       ${
         budget.counting
           ? html`<span
@@ -187,22 +188,19 @@ export function gauge(budget: BudgetView): TemplateResult {
         data-css=${cssProps({ left: markLeft(g.at, 2) })}
         title="Compacts at ${budget.compactAt} tokens (${Math.round(budget.compactAtFraction * 100)}%)"
       ></div>
-      <div
-        class="mark mark-to"
-        data-test="gauge-mark-to"
-        data-css=${cssProps({ left: markLeft(g.to, 2) })}
-        title="Compacts down to ${budget.compactTo} tokens (${Math.round(budget.compactToFraction * 100)}%)"
-      ></div>
+      ${
+        agent && !budget.compactTo
+          ? nothing
+          : html`<div
+              class="mark mark-to"
+              data-test="gauge-mark-to"
+              data-css=${cssProps({ left: markLeft(g.to, 2) })}
+              title="Compacts down to ${budget.compactTo} tokens (${Math.round(budget.compactToFraction * 100)}%)"
+            ></div>`
+      }
       ${peakMarkOf(budget, g)}
     </div>
-    <div class="gauge-marks">
-      <span class="key-at" aria-hidden="true"></span> compact at ${formatTokens(budget.compactAt)}
-      <span class="key-to" aria-hidden="true"></span> down to
-      ${formatTokens(budget.compactTo)}${budget.autoCompact ? '' : ' (auto off)'} · ${formatTokens(budget.reserved)}
-      reserved for
-      reply${g.windowEnd ? html` <span class="key-window" aria-hidden="true"></span> window ends` : nothing}
-    </div>
-    ${recordedNoteOf(budget)}
+    ${agent ? agentMarks(agent) : ownMarks(budget, g)} ${recordedNoteOf(budget)}
     ${budget.peak ? html`<div class="gauge-peak-text" data-test="peak-text"><span class="key-peak" aria-hidden="true"></span> peaked at ${formatTokens(budget.peak.tokens)} before the compaction at ${localTime(budget.peak.time)}</div>` : nothing}
     <ul class="legend">
       ${SEGMENTS.map(([key, label]) => html`<li><span class="swatch segment-${key}" aria-hidden="true"></span><span class="legend-label">${label}</span><span class="legend-value" data-test="breakdown-${key}">${formatTokens(budget.breakdown[key])}</span></li>`)}${g.over ? html`<li><span class="swatch overflow" aria-hidden="true"></span><span class="legend-label">Over budget</span><span class="legend-value">${formatTokens(g.overTokens)}</span></li>` : nothing}
@@ -210,6 +208,50 @@ export function gauge(budget: BudgetView): TemplateResult {
     ${g.over ? html`<p class="warning" data-test="over-budget">${icon('warning')} ${formatTokens(g.overTokens)} over the prompt budget: compact before the next request.</p>` : nothing}
     ${budget.warnings.map((warning) => html`<p class="warning">${icon('warning')} ${warning}</p>`)}
   </section>`;
+}
+
+/** The legend of ContextKeeper's own marks: where it compacts, down to what, the reply reserve. */
+function ownMarks(budget: BudgetView, g: GaugeGeometry): TemplateResult {
+  return html`<div class="gauge-marks">
+    <span class="key-at" aria-hidden="true"></span> compact at ${formatTokens(budget.compactAt)}
+    <span class="key-to" aria-hidden="true"></span> down to
+    ${formatTokens(budget.compactTo)}${budget.autoCompact ? '' : ' (auto off)'} · ${formatTokens(budget.reserved)}
+    reserved for reply${g.windowEnd ? html` <span class="key-window" aria-hidden="true"></span> window ends` : nothing}
+  </div>`;
+}
+
+/** A watched agent's marks: where it compacts itself and the distance to it, then its last compaction. */
+function agentMarks(agent: AgentGaugeView): TemplateResult {
+  const c = agent.lastCompaction;
+  return html`<div class="gauge-marks" data-test="agent-compacts-at">
+      ${
+        agent.compactsAt
+          ? html`<span class="key-at" aria-hidden="true"></span>
+              <span title=${agent.compactsAt.source}
+                >${agent.agent} compacts at about ${formatTokens(agent.compactsAt.tokens)} ·
+                <strong data-test="agent-to-go" data-tokens=${agent.compactsAt.toGo}
+                  >${agent.compactsAt.toGo > 0 ? `${formatTokens(agent.compactsAt.toGo)} to go` : 'due now'}</strong
+                ></span
+              >`
+          : html`Where ${agent.agent} compacts is not recorded.`
+      }
+    </div>
+    <p class="gauge-recorded" data-test="agent-basis">${icon('info')} ${agent.basis}</p>
+    ${
+      c
+        ? html`<p
+            class="gauge-recorded"
+            data-test="agent-last-compaction"
+            data-before=${c.before ?? ''}
+            data-after=${c.after ?? ''}
+          >
+            ${icon('fold')} ${plural(agent.compactions, 'compaction', 'compactions')}; the last went from
+            ${c.before !== undefined ? formatTokens(c.before) : '?'} to
+            ${c.after !== undefined ? formatTokens(c.after) : '…'}
+            (${c.source === 'recorded' ? `the agent's own figures${c.trigger ? `, ${c.trigger}` : ''}` : 'counted from the file'})
+          </p>`
+        : nothing
+    }`;
 }
 
 /** The provider's figure for an imported recording, under the gauge's numbers (see recordedPromptNote). */

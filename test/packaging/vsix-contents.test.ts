@@ -54,6 +54,7 @@ test('the VSIX holds the bundles, tables and assets only: no source map, no sour
   for (const needed of [
     manifest.main.replace(/^\.\//, ''),
     'dist/webview.js',
+    'dist/agent-webview.js',
     'dist/compaction-worker.js',
     'dist/ranks/o200k_base.bin',
     'dist/ranks/cl100k_base.bin',

@@ -57,8 +57,25 @@ export class ClaudeLines {
     });
   }
 
-  /** The compact boundary and the summary record Claude Code writes when it compacts. */
-  compaction(summary: string): string[] {
+  /** An assistant record whose usage is all zero, as Claude Code writes for its own notes. */
+  zeroUsage(text: string): string {
+    return this.next({
+      type: 'assistant',
+      message: {
+        role: 'assistant',
+        id: `msg_${this.n}`,
+        model: '<synthetic>',
+        content: [{ type: 'text', text }],
+        usage: { input_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 0 },
+      },
+    });
+  }
+
+  /**
+   * The compact boundary and the summary record Claude Code writes when it compacts; `metadata` is
+   * its `compactMetadata` (trigger, preTokens, postTokens), absent in older versions.
+   */
+  compaction(summary: string, metadata?: Record<string, unknown>): string[] {
     const boundary = JSON.stringify({
       ...claudeBase,
       type: 'system',
@@ -67,6 +84,7 @@ export class ClaudeLines {
       parentUuid: null,
       logicalParentUuid: this.parent,
       content: 'Conversation compacted',
+      ...(metadata ? { compactMetadata: metadata } : {}),
     });
     this.parent = `b${this.n}`;
     const summaryLine = this.next({

@@ -5,7 +5,7 @@
  *   by type. Sub-agent records (`isSidechain`) are counted as `sidechain`.
  * - One API response is written as several `assistant` lines with the same `message.id`; they merge into
  *   one assistant message (pairing.ts), and `usage` (input + cache read + cache write) becomes
- *   `meta.reportedPromptTokens` of that message.
+ *   `meta.reportedPromptTokens` of that message (an all-zero usage is none: the agent's own records).
  * - `tool_result` blocks become tool messages; other text in the same user record becomes a user message
  *   after them.
  * - Rewinds leave abandoned branches in the `parentUuid` tree: records that are neither on the chain of
@@ -30,6 +30,9 @@ import { parseJsonLines, type JsonLine } from '../json';
 import { withArticle } from '../article';
 
 type Rec = Record<string, unknown>;
+
+/** The model Claude Code names on the records it writes itself rather than receives from a model. */
+export const SYNTHETIC_MODEL = '<synthetic>';
 
 /** Reads a Claude Code session. @throws TranscriptError (line and field of the bad record) */
 export function readClaudeCode(text: string, builder: TranscriptBuilder): void {
@@ -76,7 +79,8 @@ export function readClaudeCode(text: string, builder: TranscriptBuilder): void {
     const blocks = mapAnthropicContent(message.content, ['message', 'content'], ctx);
 
     if (type === 'assistant') {
-      if (typeof message.model === 'string') meta.model = message.model;
+      // '<synthetic>' marks a record Claude Code wrote itself (after a compaction, an interruption): no model.
+      if (typeof message.model === 'string' && message.model !== SYNTHETIC_MODEL) meta.model = message.model;
       const prompt = promptTokens(message.usage);
       if (prompt !== undefined) meta.reportedPromptTokens = prompt;
       const text = blocks.parts
@@ -142,7 +146,10 @@ function promptTokens(usage: unknown): number | undefined {
   const u = usage as Record<string, unknown>;
   if (typeof u.input_tokens !== 'number') return undefined;
   const add = (v: unknown) => (typeof v === 'number' ? v : 0);
-  return u.input_tokens + add(u.cache_read_input_tokens) + add(u.cache_creation_input_tokens);
+  const total = u.input_tokens + add(u.cache_read_input_tokens) + add(u.cache_creation_input_tokens);
+  // Every real request sends some prompt: an all-zero usage is one of the agent's own records (the
+  // notes it writes after a compaction or an interruption), not a measure of the context.
+  return total > 0 ? total : undefined;
 }
 
 /**

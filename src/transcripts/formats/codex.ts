@@ -229,7 +229,9 @@ export function readCodex(text: string, builder: TranscriptBuilder): void {
         const total = (info.total_token_usage as Rec | undefined)?.total_tokens;
         const last = (info.last_token_usage as Rec | undefined)?.input_tokens;
         // Codex repeats the previous count after each tool output; only a changed total is a new request.
-        if (typeof total === 'number' && total !== lastTotal && typeof last === 'number') pendingPrompt = last;
+        // A zero prompt is no request's measure.
+        if (typeof total === 'number' && total !== lastTotal && typeof last === 'number' && last > 0)
+          pendingPrompt = last;
         if (typeof total === 'number') lastTotal = total;
         if (typeof info.model_context_window === 'number') builder.contextWindow = info.model_context_window;
       }

@@ -9,18 +9,26 @@ import { ReadOnlyDocuments } from '../documents/read-only-documents';
 import { buildHandoff, type Handoff } from '../../watch/handoff';
 import { compactionWorkerFile } from '../../service/compaction/worker/runner';
 import { AGENT_CHECKPOINT_SCHEME, AgentSessionsView } from '../agent-sessions';
+import { AgentGaugeProvider } from '../agent-gauge-provider';
 import { CompactionWorker } from '../../service/compaction/worker/session-worker';
 import { errorMessage } from '../../format/error-message';
 
 /**
- * Creates the view and returns everything to dispose. A handoff opens as a read-only document of
+ * Creates the view (and, given the extension's folder, the Watched Agent gauge view) and returns
+ * everything to dispose; the {@link AgentSessionsView} is among them. A handoff opens as a read-only document of
  * `shared` (the extension's one provider of that scheme); without it, one of its own is made and
  * disposed with the rest.
  */
-export function registerAgentSessions(log: vscode.LogOutputChannel, shared?: ReadOnlyDocuments): vscode.Disposable[] {
+export function registerAgentSessions(
+  log: vscode.LogOutputChannel,
+  shared?: ReadOnlyDocuments,
+  extensionUri?: vscode.Uri,
+): vscode.Disposable[] {
   const owned = shared ? undefined : new ReadOnlyDocuments();
   const documents = shared ?? owned!;
   const view = new AgentSessionsView(log);
+  // The followed session's gauge, drawn as the Context view draws its own (needs the extension's files).
+  const gauge = extensionUri ? new AgentGaugeProvider(extensionUri, view) : undefined;
   const tree = vscode.window.createTreeView(AgentSessionsView.viewId, {
     treeDataProvider: view,
     showCollapseAll: false,
@@ -86,6 +94,7 @@ export function registerAgentSessions(log: vscode.LogOutputChannel, shared?: Rea
   return [
     view,
     tree,
+    ...(gauge ? [gauge, vscode.window.registerWebviewViewProvider(AgentGaugeProvider.viewId, gauge)] : []),
     ...(owned ? [owned] : []),
     { dispose: () => worker?.dispose() },
     vscode.workspace.registerTextDocumentContentProvider(AGENT_CHECKPOINT_SCHEME, view),

@@ -25,6 +25,10 @@ export const Commands = {
   renameSession: 'contextKeeper.renameSession',
   deleteSession: 'contextKeeper.deleteSession',
   continueInNewTask: 'contextKeeper.continueInNewTask',
+  /** The followed agent session compacted into a handoff document. */
+  agentHandoff: 'contextKeeper.agentSessions.handoff',
+  /** VS Code's own "Focus on Watched Agent View", generated for that view. */
+  focusAgentGauge: 'contextKeeper.agentGauge.focus',
   /** Internal: the sidebar's approval buttons. Hidden from the palette. */
   answerApproval: 'contextKeeper.answerApproval',
 } as const;

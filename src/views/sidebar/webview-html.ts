@@ -31,6 +31,14 @@ export function webviewRoots(extensionUri: vscode.Uri): vscode.Uri[] {
 
 /** The full HTML document of the sidebar. */
 export function renderSidebarHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
+  return renderWebviewHtml(webview, extensionUri, 'webview.js');
+}
+
+/**
+ * The HTML document of a view whose script is `dist/<script>` (the sidebar's, or the Watched Agent
+ * view's), with the same policy, stylesheet and status region.
+ */
+export function renderWebviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, script: string): string {
   const nonce = createNonce();
   const asset = (...segments: string[]) =>
     // eslint-disable-next-line no-restricted-syntax -- bounded: the segments of an asset path
@@ -49,7 +57,7 @@ export function renderSidebarHtml(webview: vscode.Webview, extensionUri: vscode.
 <div id="status" class="sr-only" role="status" aria-live="polite" aria-atomic="true"></div>
 <main id="app"><p class="loading">Loading…</p></main>
 <div id="ck-stats" hidden></div>
-<script nonce="${nonce}" src="${asset('dist', 'webview.js')}"></script>
+<script nonce="${nonce}" src="${asset('dist', script)}"></script>
 </body>
 </html>`;
 }

@@ -1,0 +1,35 @@
+/**
+ * The "Watched Agent" webview script (bundled by esbuild to dist/agent-webview.js): draws the gauge of
+ * the Claude Code or Codex session the Agent Sessions view follows, with the Context view's own gauge
+ * template. Posts `ready`; renders every `agentGauge` message the host sends (each is complete).
+ */
+import { html, render } from 'lit-html';
+import { gauge } from './panels.js';
+import type { AgentGaugeMessage } from './shared/agent-gauge.js';
+
+interface VsCodeApi {
+  postMessage(message: { type: 'ready' }): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+const app = document.getElementById('app')!;
+
+function draw(message: AgentGaugeMessage): void {
+  const v = message.view;
+  render(
+    v
+      ? html`<div class="agent-gauge" data-test="agent-gauge" data-used=${v.budget.used}>
+          <p class="agent-session" title=${v.session}>${v.session}</p>
+          ${gauge(v.budget, v)}
+        </div>`
+      : html`<p class="empty" data-test="agent-gauge-empty">${message.note ?? 'No agent session is followed.'}</p>`,
+    app,
+  );
+}
+
+window.addEventListener('message', (event: MessageEvent<unknown>) => {
+  const data = event.data as AgentGaugeMessage | undefined;
+  if (data && data.type === 'agentGauge') draw(data);
+});
+vscode.postMessage({ type: 'ready' });
