@@ -72,6 +72,10 @@ function budgetOptions(cmd: Command): Command {
     .option('--summary-model <model>', 'model for --summarizer openai')
     .option('--summary-window <tokens>', "the summarizer model's own context window, in tokens", parseTokens)
     .option('--max-summary-calls <n>', 'model calls allowed per compaction (default: 4)', parseCount)
+    .option(
+      '--extractive-fallback',
+      'when the --summarizer openai model fails, summarise without a model instead of leaving the conversation unchanged (the checkpoint says so, and why)',
+    )
     .option('--model <model>', MODEL_HELP)
     .option('--json', 'print the report as JSON, with every repair and warning');
 }

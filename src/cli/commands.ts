@@ -40,6 +40,8 @@ export interface BudgetOptions {
   summaryModel?: string;
   summaryWindow?: number;
   maxSummaryCalls?: number;
+  /** `--extractive-fallback`: a failed model summary is written without a model instead. */
+  extractiveFallback?: boolean;
   model?: string;
   json?: boolean;
 }
@@ -62,6 +64,7 @@ export function summarizerFor(o: BudgetOptions, session: LoadedSession): Summari
       summaryModel: o.summaryModel,
       summaryWindow: o.summaryWindow,
       lineAdditive: session.meter.lineAdditive,
+      extractiveFallback: o.extractiveFallback,
     },
     (t) => session.meter.countText(t),
   );

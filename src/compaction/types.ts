@@ -258,7 +258,10 @@ export interface SummaryRequest {
   userRequests: string[];
   /** Target length, in tokens. */
   approximateSummaryTokens: number;
-  /** Upper bound on model calls for this request. */
+  /**
+   * Upper bound on model calls for this request: what the compaction's limit (`maxSummaryCalls`)
+   * leaves after its earlier summaries. 0: no call is left, the span is written without a model.
+   */
   maxCalls: number;
   focus?: string;
   signal?: AbortSignal;
@@ -300,8 +303,11 @@ export interface SummaryResult {
 }
 
 /**
- * One part of a summary's span and what wrote it. Positions are 1-based among the raw messages the
- * summary covers (a summary of summaries counts every older message it stands for), oldest first.
+ * One part of a summary's span and what wrote it. Positions are 1-based positions of raw messages
+ * in the conversation, in order (the positions recall cites): a summarizer returns them counted
+ * from 1 within its request, and the compaction places them where the span starts, so the ranges
+ * of the summaries of one conversation never overlap. A summary of summaries counts every older
+ * message it stands for. Checkpoints saved before the placement count from 1 in each summary.
  */
 export interface SummaryPart {
   /** First and last raw message of the part (inclusive, 1-based). */
@@ -312,18 +318,25 @@ export interface SummaryPart {
   /** Model calls that read this part (0 for `extractive`). */
   calls: number;
   /**
-   * Why a part had no model when the summarizer has one: `call-limit`, the span needed more calls
-   * than `maxCalls` and the oldest batches beyond it were written extractively.
+   * Why a part had no model when the summarizer has one: `call-limit`, the compaction needed more
+   * calls than `maxSummaryCalls` and the oldest batches beyond it were written extractively;
+   * `model-failed`, the model call failed and the extractive summarizer wrote the part instead
+   * (the fallback; `failure` says why).
    */
-  reason?: 'call-limit';
+  reason?: 'call-limit' | 'model-failed';
+  /** For `model-failed`: the model's failure, one line (as the summarizer reported it). */
+  failure?: string;
 }
 
-/** What one summary covers, part by part, oldest first; the parts tile messages 1 to `messages`. */
+/**
+ * What one summary covers, part by part, oldest first; the parts tile `messages` consecutive
+ * positions (from 1 as a summarizer returns it; from the span's first position once placed).
+ */
 export interface SummaryCoverage {
   /** Raw messages the summary covers. */
   messages: number;
   parts: SummaryPart[];
-  /** The call limit in force for the span (`SummaryRequest.maxCalls`), when one applied. */
+  /** The compaction's call limit (`maxSummaryCalls`), when it left part of the span without a model. */
   maxCalls?: number;
 }
 

@@ -5,6 +5,7 @@
 import type { Summarizer, SummaryRequest, SummaryResult } from '../compaction/types';
 import { SummarizerError } from '../compaction/types';
 import { errorMessage } from '../format/error-message';
+import { fallbackCoverage } from '../compaction/summary/coverage';
 
 /** Options of {@link FallbackSummarizer}. */
 export interface FallbackOptions {
@@ -19,7 +20,9 @@ export interface FallbackOptions {
 /**
  * Tries `primary`, then `session`, then `extractive`, each at most once per compaction. Never falls
  * back after a cancellation (`aborted`): the user asked to stop. A result from a fallback is labelled
- * in `model` (`<name> (fallback: <first failure kind>)`) so the checkpoint says what wrote it.
+ * in `model` (`<name> (fallback: <first failure kind>)`) so the checkpoint says what wrote it; one
+ * from the extractive summarizer also carries its coverage (`model-failed`, with the first failure's
+ * message), so the checkpoint, the divider and the CLI say the span had no model, and why.
  *
  * @throws SummarizerError when every summarizer fails: the primary's kind, and a message naming each
  *   failure in order.
@@ -49,7 +52,7 @@ export class FallbackSummarizer implements Summarizer {
     return this.run(
       requests[0],
       (s) => (s === primary ? primary.summarizeSpans!(requests) : spanBySpan(s, requests)),
-      (results, label) => results?.map((r) => ({ ...r, model: label(r.model) })),
+      (results, label) => results?.map((r, k) => label(r, requests[k])),
     );
   }
 
@@ -62,15 +65,19 @@ export class FallbackSummarizer implements Summarizer {
     return this.run(
       request,
       (s) => s.summarize(request),
-      (result, label) => ({ ...result, model: label(result.model) }),
+      (result, label) => label(result, request),
     );
   }
 
-  /** Runs `work` on each summarizer of the chain until one succeeds; `relabel` marks a fallback's result. */
+  /**
+   * Runs `work` on each summarizer of the chain until one succeeds; `relabel` marks a fallback's
+   * result with `label`: its model named as a fallback and, when the extractive summarizer wrote
+   * it, its coverage saying the model call failed and why.
+   */
   private async run<T>(
     request: SummaryRequest,
     work: (s: Summarizer) => Promise<T>,
-    relabel: (result: T, label: (model: string) => string) => T,
+    relabel: (result: T, label: (r: SummaryResult, request: SummaryRequest) => SummaryResult) => T,
   ): Promise<T> {
     const chain = [this.primary, this.options.session, this.options.extractive].filter(
       (s): s is Summarizer => s !== undefined,
@@ -81,8 +88,14 @@ export class FallbackSummarizer implements Summarizer {
       try {
         const result = await work(summarizer);
         if (failures.length === 0) return result;
-        const kind = failures[0].error.kind;
-        return relabel(result, (model) => `${model} (fallback: ${kind})`);
+        const first = failures[0].error;
+        const withoutModel = summarizer === this.options.extractive;
+        return relabel(result, (r, asked) => ({
+          ...r,
+          model: `${r.model} (fallback: ${first.kind})`,
+          // The extractive summarizer read every message: the whole span had no model, because it failed.
+          ...(withoutModel ? { coverage: fallbackCoverage(rawMessages(asked), first.message) } : {}),
+        }));
       } catch (error) {
         const failure =
           error instanceof SummarizerError
@@ -112,4 +125,9 @@ async function spanBySpan(summarizer: Summarizer, requests: readonly SummaryRequ
   const out: SummaryResult[] = [];
   for (const r of requests) out.push(await summarizer.summarize(r));
   return out;
+}
+
+/** Raw messages the request's items stand for. */
+function rawMessages(request: SummaryRequest): number {
+  return request.items.reduce((n, item) => n + item.covers.length, 0);
 }

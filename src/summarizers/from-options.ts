@@ -135,6 +135,8 @@ export interface SummarizerFlags {
   timeoutMs?: number;
   /** The counter is tiktoken's exact one (`TokenMeter.lineAdditive`): extractive notes count line by line. */
   lineAdditive?: boolean;
+  /** `--extractive-fallback`: when the model fails, the extractive summarizer writes the summary (labelled so). */
+  extractiveFallback?: boolean;
 }
 
 /**
@@ -171,6 +173,7 @@ export function summarizerFromFlags(
     countText,
     lineAdditive: () => flags.lineAdditive === true,
     maskSecrets: true,
+    extractiveFallback: flags.extractiveFallback === true,
     log,
   });
 }

@@ -186,7 +186,8 @@ export class OpenAISummarizer implements Summarizer {
     if (request.signal?.aborted) throw new SummarizerError('compaction cancelled', 'aborted');
     if (request.items.length === 0) throw new SummarizerError('nothing to summarize', 'empty');
     const usage: SummarizerUsage = { calls: 0, promptTokens: 0, completionTokens: 0 };
-    const overPrefix = await this.summarizeOverPrefix(request, usage);
+    // No call left in this compaction's limit: the whole span is written without a model.
+    const overPrefix = request.maxCalls >= 1 ? await this.summarizeOverPrefix(request, usage) : undefined;
     if (overPrefix !== undefined) return overPrefix;
     const plan = this.plan(request);
     const asked =
@@ -195,10 +196,12 @@ export class OpenAISummarizer implements Summarizer {
         : { ...request, approximateSummaryTokens: plan.summaryTokens };
     // The oldest messages beyond the call limit: extracted without a model, folded in by the first call.
     const unread = plan.early.length > 0 ? { last: countRaw(plan.early), total: countRaw(request.items) } : undefined;
+    // Notes a model call folds in may take a reply's length; notes no call follows, the summary's.
+    const earlyTokens = plan.batches.length > 0 ? plan.replyTokens : plan.summaryTokens;
     let notes =
       unread === undefined
         ? undefined
-        : new ExtractiveSummarizer(this.countText).notes(plan.early, plan.replyTokens, request.focus);
+        : new ExtractiveSummarizer(this.countText).notes(plan.early, earlyTokens, request.focus);
     let model = this.options.model;
     for (let k = 0; k < plan.batches.length; k++) {
       const batch = plan.batches[k];
@@ -215,9 +218,9 @@ export class OpenAISummarizer implements Summarizer {
       messages: unread.total,
       maxCalls: plan.maxCalls,
       parts: [
-        { first: 1, last: unread.last, writer: 'extractive', calls: 0, reason: 'call-limit' },
-        { first: unread.last + 1, last: unread.total, writer: 'model', calls: usage.calls },
-      ],
+        { first: 1, last: unread.last, writer: 'extractive' as const, calls: 0, reason: 'call-limit' as const },
+        { first: unread.last + 1, last: unread.total, writer: 'model' as const, calls: usage.calls },
+      ].filter((p) => p.last >= p.first),
     };
     return { text: notes, model, usage, ...(coverage ? { coverage } : {}) };
   }
@@ -230,7 +233,7 @@ export class OpenAISummarizer implements Summarizer {
    * @throws SummarizerError (`overflow`) as {@link summarize} does when the window cannot hold one batch.
    */
   callsNeeded(request: SummaryRequest): { needed: number; limit: number } {
-    const limit = Math.max(1, Math.floor(request.maxCalls));
+    const limit = Math.max(0, Math.floor(request.maxCalls));
     if (request.items.length === 0) return { needed: 0, limit };
     if (this.reusesPrefix && request.context !== undefined) {
       const built = prefixRequest(
@@ -335,6 +338,14 @@ export class OpenAISummarizer implements Summarizer {
       this.countText(summaryInstruction(this.options.instruction)) +
       this.countText(this.framing(request, requestsBlock, '', '', 1, 2)) +
       REQUEST_OVERHEAD_TOKENS;
+    const maxCalls = Math.max(0, Math.floor(request.maxCalls));
+    if (maxCalls === 0 && !quiet) {
+      this.log(
+        `summary plan: no call left in the call limit, ${countRaw(request.items)} message(s) written without a model`,
+      );
+      const summaryTokens = request.approximateSummaryTokens;
+      return { batches: [], early: [...request.items], maxCalls, replyTokens, summaryTokens, requestsBlock };
+    }
     // One call needs no room for earlier notes; failing that, notes down to half the planned length
     // (as over the prefix, ./prefixRequest) may still let the whole span fit one call.
     const safety = Math.ceil(window * WINDOW_SAFETY_SHARE);
@@ -361,7 +372,6 @@ export class OpenAISummarizer implements Summarizer {
         { cause: error },
       );
     }
-    const maxCalls = Math.max(1, Math.floor(request.maxCalls));
     const early: ContextItem[] = [];
     if (batches.length > maxCalls && !quiet) {
       for (const batch of batches.slice(0, batches.length - maxCalls)) for (const item of batch.items) early.push(item);
@@ -540,7 +550,7 @@ export class OpenAISummarizer implements Summarizer {
   }
 }
 
-/** Number of raw messages the items stand for. */
+/** Number of raw messages the items stand for (a summary's reply pair stands for none). */
 function countRaw(items: readonly ContextItem[]): number {
-  return items.reduce((n, item) => n + Math.max(1, item.covers.length), 0);
+  return items.reduce((n, item) => n + item.covers.length, 0);
 }

@@ -5,7 +5,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SummaryCoverage } from '../../src/compaction/types';
-import { coverageNote, describeCoverage, unreadByModel, wholeCoverage } from '../../src/compaction/summary/coverage';
+import {
+  coverageNote,
+  describeCoverage,
+  fallbackCoverage,
+  firstPositionAt,
+  placeCoverage,
+  unreadByModel,
+  wholeCoverage,
+} from '../../src/compaction/summary/coverage';
+import type { ContextItem } from '../../src/compaction/types';
 import { compactionHeadline } from '../../src/webview/shared/compaction-headline';
 
 const split: SummaryCoverage = {
@@ -51,4 +60,48 @@ test('the divider headline says what the call limit left to the extractive write
     coverage: describeCoverage(split),
   });
   assert.match(text, /1 summary, messages 1-662; 611 summarised without a model because of the 4-call limit$/);
+});
+
+test("a summarizer's coverage, counted from 1, is placed where its span starts in the conversation", () => {
+  const context: ContextItem[] = [
+    { id: 's', kind: 'raw', message: { role: 'system', content: 'x' }, covers: ['s'] },
+    { id: 'k1~s', kind: 'summary', message: { role: 'user', content: 'x' }, covers: ['a', 'b', 'c'] },
+    { id: 'k1~a', kind: 'summary', message: { role: 'assistant', content: 'Noted.' }, covers: [] },
+    { id: 'd', kind: 'raw', message: { role: 'user', content: 'x' }, covers: ['d'] },
+  ];
+  assert.equal(firstPositionAt(context, 0), 1);
+  assert.equal(firstPositionAt(context, 3), 5, 'after the system prompt and the three messages of the summary');
+  const placed = placeCoverage({ ...split, maxCalls: 2 }, 5, 4);
+  assert.deepEqual(
+    placed.parts.map((p) => [p.first, p.last]),
+    [
+      [5, 615],
+      [616, 666],
+    ],
+  );
+  assert.equal(placed.maxCalls, 4, "the compaction's limit, not what was left for the span");
+  assert.equal(describeCoverage(placed), 'messages 5-666; 611 summarised without a model because of the 4-call limit');
+  assert.equal(split.parts[0].first, 1, 'the input is not changed');
+  assert.equal(
+    placeCoverage(wholeCoverage(3, 'model', 1), 2, 4).maxCalls,
+    undefined,
+    'no limit named when none applied',
+  );
+});
+
+test('a summary written without a model because the model call failed says so, with the failure on one line', () => {
+  const failed = placeCoverage(
+    fallbackCoverage(56, 'summary-model had a server error (HTTP 500)\nafter 2 attempt(s): down'),
+    40,
+    4,
+  );
+  assert.equal(unreadByModel(failed), 56);
+  assert.equal(
+    describeCoverage(failed),
+    'messages 40-95; 56 summarised without a model because the model call failed: summary-model had a server error (HTTP 500) after 2 attempt(s): down',
+  );
+  assert.equal(
+    coverageNote(failed),
+    'Coverage: this summary stands for 56 messages; messages 40-95 summarised without a model (extracted notes) because the model call failed.',
+  );
 });

@@ -131,21 +131,29 @@ test('a span needing more calls than maxSummaryCalls is covered whole: the oldes
     const coverage = cp.coverage;
     assert.ok(coverage, 'the checkpoint says what the summary covers');
     assert.equal(coverage.messages, cp.replacedIds.length, 'every replaced message is covered');
-    // The parts tile messages 1..n without gaps: nothing is left out.
-    let next = 1;
+    // The parts tile the span's messages without gaps, numbered in the conversation (the span
+    // starts after the system prompt, message 1): nothing is left out.
+    const first = context.findIndex((i) => i.id === cp.replacedIds[0]) + 1;
+    assert.equal(first, 2);
+    let next = first;
     for (const part of coverage.parts) {
       assert.equal(part.first, next);
       next = part.last + 1;
     }
-    assert.equal(next, coverage.messages + 1);
+    assert.equal(next, first + coverage.messages);
     const [early, read] = coverage.parts;
     assert.equal(early.writer, 'extractive');
     assert.equal(early.reason, 'call-limit');
     assert.equal(read.writer, 'model');
     assert.equal(read.calls, 1);
     assert.equal(coverage.maxCalls, 1);
-    const unread = early.last;
-    assert.match(cp.summary, new RegExp(`messages 1-${unread} summarised without a model`), 'the summary says so');
+    // The model is told positions within what it is sent; the summary says them in the conversation.
+    const unread = early.last - first + 1;
+    assert.match(
+      cp.summary,
+      new RegExp(`messages ${first}-${early.last} summarised without a model`),
+      'the summary says so',
+    );
     const prompt = requestText(r.server.requests[0]);
     assert.ok(!prompt.includes('[call c1]'), 'the oldest batch is not sent to the model');
     assert.ok(prompt.includes('src/f1.ts'), 'but notes extracted from it are');
@@ -176,7 +184,7 @@ test('the call estimate made before a compaction is the number of calls it makes
     assert.ok(estimate, 'a model summary is planned');
     assert.equal(estimate.limit, 1);
     assert.ok(estimate.needed > 1, `${estimate.needed} calls needed`);
-    assert.equal(estimate.overLimit, 1, 'the span is over the limit: the user is asked first');
+    assert.equal(estimate.overLimit, estimate.needed - 1, 'calls over the limit: the user is asked first');
     // The user chose the calls it needs: the compaction makes exactly them and no part goes without a model.
     const result = await compactWith(r, context, { force: true, all: true, maxSummaryCalls: estimate.needed });
     assert.equal(result.applied, true, result.reason);

@@ -60,7 +60,7 @@ import { degradeToFit } from './degrade';
 import { describeHolders, systemAndToolsTokens, tokenHolders } from '../plan/holders';
 import { renderRequestsSection, type RequestsSection } from '../summary/requests-section';
 import { droppedFilesNote } from './reattach';
-import { coverageNote, wholeCoverage } from '../summary/coverage';
+import { coverageNote, firstPositionAt, placeCoverage, wholeCoverage } from '../summary/coverage';
 
 /** Everything one compaction needs. */
 export interface CompactInput {
@@ -231,6 +231,7 @@ function startRun(input: CompactInput): TierRun | CompactionResult | { deeper: C
     auto,
     checkpoints: [],
     workTokens: before,
+    calls: { left: Math.max(0, Math.floor(options.maxSummaryCalls ?? DEFAULT_MAX_SUMMARY_CALLS)) },
     newCheckpoint: (strategy, id = newId()) => ({
       id,
       time: now().toISOString(),
@@ -378,6 +379,11 @@ interface TierRun {
    * of what a checkpoint removes and inserts give it without measuring the whole context again.
    */
   workTokens: number;
+  /**
+   * Model calls this compaction may still make: `maxSummaryCalls` less the calls its summaries made
+   * so far. The limit holds for the whole compaction, every span and the degrade tier together.
+   */
+  calls: { left: number };
   /** An empty checkpoint of this run, with `id` or a new one. */
   newCheckpoint(strategy: CheckpointStrategy, id?: string): Checkpoint;
 }
@@ -466,7 +472,7 @@ function spanInput(run: TierRun, span: Span): SpanInput {
     userRequests,
     // A quarter of the notes' budget is left for the identifiers back-filled below.
     approximateSummaryTokens: Math.max(MIN_SUMMARY_TOKENS, spanBudget - backfillTokens(spanBudget)),
-    maxCalls: options.maxSummaryCalls ?? DEFAULT_MAX_SUMMARY_CALLS,
+    maxCalls: run.calls.left,
     focus: options.focus,
     signal: options.signal,
     onDelta: options.onDelta,
@@ -524,8 +530,19 @@ async function summaryTier(run: TierRun): Promise<CompactionResult | undefined> 
           .filter((i) => i.content.length > 0)
           .map((i) => i.request)
       : [];
-  const together = asked.length > 1 && summarizer.summarizeSpans ? summarizer.summarizeSpans(asked) : undefined;
+  const together =
+    asked.length > 1 && summarizer.summarizeSpans && run.calls.left > 0 ? summarizer.summarizeSpans(asked) : undefined;
   together?.catch(() => undefined); // awaited in the loop below, where a failure is reported
+  // Calls kept for the newer spans, which the plan expects to summarise too: when the limit cannot
+  // cover every span, the oldest messages go without a model, not the newest.
+  let kept: number[] | undefined;
+  const keptAfter = (k: number): number =>
+    summarizer.callsNeeded && k < plan.spans.length - 1
+      ? (kept ??= callsKeptForLater(
+          summarizer,
+          plan.spans.map((_, j) => inputOf(j)),
+        ))[k]
+      : 0;
   for (const [k, span] of plan.spans.entries()) {
     if (k > 0 && !options.all && run.workTokens <= run.planTarget) break;
     if (options.signal?.aborted)
@@ -543,10 +560,12 @@ async function summaryTier(run: TierRun): Promise<CompactionResult | undefined> 
             }
           : all
             ? all[asked.indexOf(input.request)]
-            : await summarizer.summarize(input.request);
+            : // The calls the earlier spans left: the limit holds for the whole compaction.
+              await summarizer.summarize({ ...input.request, maxCalls: Math.max(0, run.calls.left - keptAfter(k)) });
     } catch (err) {
       return summarizerFailure(run, err);
     }
+    run.calls.left = Math.max(0, run.calls.left - result.usage.calls);
     if (!result.text || !result.text.trim()) {
       const e = new SummarizerError('the summarizer returned an empty summary', 'empty');
       return failed(items, run.m.total, `compaction failed, context unchanged: ${e.message}`, e);
@@ -574,6 +593,25 @@ async function summaryTier(run: TierRun): Promise<CompactionResult | undefined> 
 }
 
 /**
+ * For each span, the model calls the spans after it need (0 for the last, and for summarizers that
+ * make no model call), from the summarizer's own estimate before any call. A span whose estimate
+ * fails counts 0: its summary reports the failure when it runs.
+ */
+function callsKeptForLater(summarizer: Summarizer, inputs: readonly SpanInput[]): number[] {
+  const needs = inputs.map((input) => {
+    if (!summarizer.callsNeeded || input.content.length === 0) return 0;
+    try {
+      return summarizer.callsNeeded(input.request)?.needed ?? 0;
+    } catch {
+      return 0;
+    }
+  });
+  const kept = needs.map(() => 0);
+  for (let k = needs.length - 2; k >= 0; k--) kept[k] = kept[k + 1] + needs[k + 1];
+  return kept;
+}
+
+/**
  * The checkpoint of one span's summary: the summarizer's notes checked (a model's), identifiers
  * back-filled within the notes' budget, composed with the verbatim requests under its header.
  */
@@ -585,7 +623,8 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
   // per-call outcomes, latest task list and verification result appended (they win over claims).
   // Its requests section is replaced by the product's verbatim one: requests the model left out or
   // reworded are carried forward all the same.
-  const isModel = summarizer.name !== 'extractive';
+  // A fallback to the extractive summarizer, or a span the call limit left no call for, had no model.
+  const isModel = summarizer.name !== 'extractive' && !result.coverage?.parts.every((p) => p.writer === 'extractive');
   const missingFromModel = isModel ? requests.filter((r) => !result.text.includes(r)).length : undefined;
   const checked = isModel
     ? removeRequestsSection(
@@ -615,9 +654,13 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
   if (carried !== backfilled && countText(carried) <= Math.max(spanBudget, checkedTokens)) backfilled = carried;
   const withFiles = droppedFiles && content.length > 0 ? `${backfilled}\n\n${droppedFiles}` : backfilled;
   // Every replaced message is covered (invariant 7); the summary says which part had no model.
-  const coverage =
+  // Placed where the span starts in the conversation, so the summaries' ranges never overlap.
+  const coverage = placeCoverage(
     result.coverage ??
-    wholeCoverage(covers.length, result.model === 'extractive' ? 'extractive' : 'model', result.usage.calls);
+      wholeCoverage(covers.length, result.model === 'extractive' ? 'extractive' : 'model', result.usage.calls),
+    firstPositionAt(items, span.start),
+    options.maxSummaryCalls ?? DEFAULT_MAX_SUMMARY_CALLS,
+  );
   const note = coverageNote(coverage);
   const notes = note ? `${note}\n\n${withFiles}` : withFiles;
   const composed = composeSummary({
@@ -633,7 +676,7 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
     footer: input.pointer,
   });
   const { text, section } = composed;
-  const cp = run.newCheckpoint(summarizer.name === 'extractive' ? 'extractive' : 'summary', input.checkpointId);
+  const cp = run.newCheckpoint(isModel ? 'summary' : 'extractive', input.checkpointId);
   const summaryItem: ContextItem = {
     id: `${cp.id}~s`,
     kind: 'summary',
@@ -707,6 +750,7 @@ async function degradeTier(run: TierRun): Promise<CompactionResult | undefined> 
     userTokens: run.budgets.userTokens,
     newCheckpoint: (strategy) => run.newCheckpoint(strategy),
     header: summaryHeader,
+    calls: run.calls,
   });
   if (degraded.error)
     return failed(
@@ -725,16 +769,17 @@ export interface CallEstimate {
   spans: number;
   /** Model calls the summaries need without the limit, all spans together. */
   needed: number;
-  /** The call limit of one span's summary (`maxSummaryCalls`). */
+  /** The call limit of the whole compaction (`maxSummaryCalls`). */
   limit: number;
-  /** Spans whose summary needs more calls than the limit: their oldest part would be written without a model. */
+  /** Calls needed beyond the limit (0 within it): that many batches, the oldest, would be written without a model. */
   overLimit: number;
 }
 
 /**
  * The summarizer calls the compaction of `input` would make, from the same checks and plan as
- * {@link prepareCompaction}, without calling the summarizer. Undefined when no summary would be
- * written or the summarizer makes no model call (no `callsNeeded`), so nothing is costly.
+ * {@link prepareCompaction}, without calling the summarizer: every planned span summarised, each
+ * as its own request (several spans that fit one request take fewer). Undefined when no summary
+ * would be written or the summarizer makes no model call (no `callsNeeded`), so nothing is costly.
  *
  * @throws SummarizerError (`overflow`) when the summarizer's window cannot hold one batch.
  */
@@ -744,18 +789,17 @@ export function estimateSummaryCalls(input: CompactInput): CallEstimate | undefi
   let run = startRun(input);
   while ('deeper' in run) run = startRun(run.deeper);
   if ('applied' in run || run.plan.spans.length === 0) return undefined;
-  const estimate: CallEstimate = { spans: 0, needed: 0, limit: 0, overLimit: 0 };
+  const limit = run.calls.left;
+  const estimate: CallEstimate = { spans: 0, needed: 0, limit, overLimit: 0 };
   for (const span of run.plan.spans) {
     const { request, content } = spanInput(run, span);
     if (content.length === 0) continue;
     const calls = estimateOf(request);
     if (!calls) return undefined;
-    const { needed, limit } = calls;
     estimate.spans++;
-    estimate.needed += needed;
-    estimate.limit = limit;
-    if (needed > limit) estimate.overLimit++;
+    estimate.needed += calls.needed;
   }
+  estimate.overLimit = Math.max(0, estimate.needed - limit);
   return estimate.spans > 0 ? estimate : undefined;
 }
 

@@ -14,7 +14,7 @@
  * a long imported summary is shortened before the newest tool output is. Source of the order:
  * DESIGN.md "Compaction pipeline, cheapest first" (no model call before a model call).
  */
-import { wholeCoverage } from '../summary/coverage';
+import { firstPositionAt, placeCoverage, wholeCoverage } from '../summary/coverage';
 import type { Checkpoint, CheckpointStrategy, CompactionOptions, ContextItem, Summarizer, ToolSchema } from '../types';
 import { SummarizerError } from '../types';
 import type { TokenMeter } from '../meter/meter';
@@ -52,6 +52,8 @@ export interface DegradeInput {
   newCheckpoint: (strategy: CheckpointStrategy) => Checkpoint;
   /** The label that opens a summary of `n` messages. */
   header: (messages: number) => string;
+  /** Model calls the compaction may still make; each summary here spends from it (see `maxSummaryCalls`). */
+  calls: { left: number };
 }
 
 /** What the stages did: checkpoints to apply after the usual ones, and the context they give. */
@@ -199,7 +201,7 @@ export async function degradeToFit(input: DegradeInput): Promise<DegradeResult> 
     const budget = Math.max(DEGRADE_SUMMARY_FLOOR, Math.floor((room * run.tokens) / Math.max(1, summaryTotal)));
     if (budget >= run.tokens * 0.8) continue;
     const spanItems = items.slice(run.a, run.b);
-    const done = await resummarize(input, spanItems, budget, items[run.b]);
+    const done = await resummarize(input, spanItems, budget, items[run.b], firstPositionAt(items, run.a));
     if ('error' in done) return { checkpoints, items, error: done.error };
     const inserted = done.cp.inserted.reduce((s, it) => s + meter.countMessage(it.message), 0);
     if (inserted >= run.tokens) continue;
@@ -209,12 +211,16 @@ export async function degradeToFit(input: DegradeInput): Promise<DegradeResult> 
   return { checkpoints, items };
 }
 
-/** One summary of the summary run `spanItems`, within `budget` tokens; requests get their section first. */
+/**
+ * One summary of the summary run `spanItems`, within `budget` tokens; requests get their section
+ * first. `first`: position of the run's first raw message in the conversation (for its coverage).
+ */
 async function resummarize(
   input: DegradeInput,
   spanItems: ContextItem[],
   budget: number,
   next: ContextItem | undefined,
+  first: number,
 ): Promise<{ cp: Checkpoint } | { error: SummarizerError }> {
   const { meter, summarizer, options } = input;
   const requests = collectRequests(spanItems);
@@ -232,7 +238,7 @@ async function resummarize(
       items: spanItems,
       userRequests: requests,
       approximateSummaryTokens: notesBudget,
-      maxCalls: options.maxSummaryCalls ?? 4,
+      maxCalls: input.calls.left,
       focus: options.focus,
       signal: options.signal,
       onDelta: options.onDelta,
@@ -247,6 +253,7 @@ async function resummarize(
             }),
     };
   }
+  input.calls.left = Math.max(0, input.calls.left - result.usage.calls);
   if (!result.text?.trim()) return { error: new SummarizerError('the summarizer returned an empty summary', 'empty') };
   const notes = backfillIdentifiers(
     removeRequestsSection(result.text.trim()),
@@ -281,8 +288,11 @@ async function resummarize(
   cp.requests = { whole: section.whole, shortened: section.shortened, omitted: section.omitted };
   cp.summarizerModel = result.model;
   cp.usage = result.usage;
-  cp.coverage =
+  cp.coverage = placeCoverage(
     result.coverage ??
-    wholeCoverage(covers.length, result.model === 'extractive' ? 'extractive' : 'model', result.usage.calls);
+      wholeCoverage(covers.length, result.model === 'extractive' ? 'extractive' : 'model', result.usage.calls),
+    first,
+    options.maxSummaryCalls ?? 4,
+  );
   return { cp };
 }

@@ -21,7 +21,7 @@ export function callLimitChoices(estimate: CallEstimate): Array<{ title: string;
 /** The question's message and detail, in words, from `estimate`. */
 export function callLimitQuestion(estimate: CallEstimate, what: string): { message: string; detail: string } {
   return {
-    message: `${what} needs about ${estimate.needed} summarizer calls; the limit is ${estimate.limit} per summary.`,
+    message: `${what} needs about ${estimate.needed} summarizer calls; the limit is ${estimate.limit} per compaction.`,
     detail: `Within the limit, the oldest messages beyond ${estimate.limit} calls would be summarized without a model (extracted notes), and the checkpoint would say which. Use the model for all ${estimate.needed} calls (slower, and billed), summarize everything without a model, or cancel. The limit is the setting ${MAX_CALLS_SETTING}.`,
   };
 }

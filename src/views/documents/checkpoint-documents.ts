@@ -108,7 +108,7 @@ export function renderCheckpoint(checkpoint: CheckpointRecord): string {
       `Messages ${part.first}-${part.last}`,
       part.writer === 'model'
         ? `read by ${checkpoint.summarizerModel ?? 'the model'} in ${part.calls} call${part.calls === 1 ? '' : 's'}`
-        : `summarised without a model${part.reason === 'call-limit' ? ' because of the call limit (setting contextKeeper.maxSummaryCalls)' : ''}`,
+        : `summarised without a model${part.reason === 'call-limit' ? ' because of the call limit (setting contextKeeper.maxSummaryCalls)' : part.reason === 'model-failed' ? ` because the model call failed${part.failure ? `: ${part.failure}` : ''}` : ''}`,
     ]);
   if (checkpoint.usage)
     rows.push([

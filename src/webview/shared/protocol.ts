@@ -89,7 +89,7 @@ export interface CheckpointView {
   summarizerModel?: string;
   /** What the summary covers and which part had no model, in words (summaries only; see `describeCoverage`). */
   coverage?: string;
-  /** Raw messages summarised without a model because of the call limit. */
+  /** Raw messages summarised without a model because of the call limit or a failed model call. */
   withoutModel: number;
   focus?: string;
   /** True when the checkpoint was undone (kept in the list, greyed out). */
@@ -128,7 +128,10 @@ export interface CompactionView {
   clipped: number;
   /** Raw messages the group stands for. */
   messagesReplaced: number;
-  /** Raw messages summarised without a model because of the call limit (`contextKeeper.maxSummaryCalls`). */
+  /**
+   * Raw messages summarised without a model because of the call limit (`contextKeeper.maxSummaryCalls`)
+   * or because the model call failed (the extractive fallback).
+   */
   withoutModel: number;
   /** What the group's summaries cover, in words, when part of it had no model (see `describeCoverage`). */
   coverage?: string;

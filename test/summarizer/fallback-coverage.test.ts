@@ -1,0 +1,81 @@
+/**
+ * A summary the extractive summarizer wrote because the model call failed (the fallback) says so,
+ * with the failure, wherever the checkpoint is shown: its coverage, the summary's own coverage line,
+ * the checkpoint document and the divider in the transcript.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { status, scripted } from '../../src/demo/modelserver/replies';
+import { FallbackSummarizer } from '../../src/summarizers/fallback';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
+import { describeCoverage, unreadByModel } from '../../src/compaction/summary/coverage';
+import { placeCompactions } from '../../src/views/sidebar/compaction-dividers';
+import { compactionHeadline } from '../../src/webview/shared/compaction-headline';
+import type * as Documents from '../../src/views/documents/checkpoint-documents';
+import type { CheckpointRecord } from '../../src/service/records';
+import { loadWithVscodeShim } from '../support/vscode-shim';
+import { compactWith, conversation, items, quarterCount, rig } from './fixtures';
+
+const { renderCheckpoint } = loadWithVscodeShim<typeof Documents>(
+  path.join(__dirname, '../../src/views/documents/checkpoint-documents'),
+);
+
+test('the extractive fallback after a failed model call is labelled with the failure in the checkpoint, the summary, the document and the divider', async (t) => {
+  const primary = await rig(scripted([status(500, 'upstream down')]));
+  t.after(() => primary.close());
+  const context = items(conversation());
+  const fallback = new FallbackSummarizer(primary.summarizer, { extractive: new ExtractiveSummarizer(quarterCount) });
+  const result = await compactWith({ summarizer: fallback }, context);
+  assert.equal(result.applied, true, result.reason);
+  const cp = result.checkpoints.find((c) => c.strategy === 'summary' || c.strategy === 'extractive');
+  assert.ok(cp);
+  assert.equal(cp.strategy, 'extractive', 'no model wrote it');
+  assert.match(cp.summarizerModel ?? '', /^extractive \(fallback: http\)$/);
+
+  // The checkpoint: every replaced message, written without a model, and why.
+  const coverage = cp.coverage!;
+  assert.equal(coverage.messages, cp.replacedIds.length);
+  assert.equal(coverage.parts.length, 1);
+  const [part] = coverage.parts;
+  assert.equal(part.writer, 'extractive');
+  assert.equal(part.reason, 'model-failed');
+  assert.match(part.failure ?? '', /HTTP 500.*upstream down/);
+  assert.equal(unreadByModel(coverage), cp.replacedIds.length);
+  const first = context.findIndex((i) => i.id === cp.replacedIds[0]) + 1;
+  const line = describeCoverage(coverage);
+  assert.match(
+    line,
+    new RegExp(
+      `^messages ${first}-${first + coverage.messages - 1}; ${coverage.messages} summarised without a model because the model call failed: .*HTTP 500.*upstream down`,
+    ),
+  );
+
+  // The summary itself tells the agent its notes had no model (the failure's details stay out of it).
+  assert.match(cp.summary, /summarised without a model \(extracted notes\) because the model call failed\./);
+  assert.doesNotMatch(cp.summary, /HTTP 500/);
+
+  // The checkpoint document.
+  const record = cp as CheckpointRecord;
+  assert.ok(renderCheckpoint(record).includes(`| Covers | ${line} |`), renderCheckpoint(record));
+
+  // The divider in the transcript.
+  const entries = new Map(context.map((i) => [i.id, { id: i.id, message: i.message }]));
+  const order = context.map((i) => i.id);
+  const placed = placeCompactions([record], order, entries, new Map(order.map((id) => [id, id])), undefined);
+  const view = placed.compactions[0];
+  assert.equal(view.withoutModel, cp.replacedIds.length);
+  assert.ok(compactionHeadline(view).endsWith(`1 summary, ${line}`), compactionHeadline(view));
+});
+
+test('a model that works leaves no fallback label', async (t) => {
+  const primary = await rig(() => ({ content: '## Objective\nCSV export.\n## Work completed\n- read files' }));
+  t.after(() => primary.close());
+  const fallback = new FallbackSummarizer(primary.summarizer, { extractive: new ExtractiveSummarizer(quarterCount) });
+  const result = await compactWith({ summarizer: fallback }, items(conversation()));
+  assert.equal(result.applied, true, result.reason);
+  const cp = result.checkpoints.find((c) => c.strategy === 'summary');
+  assert.ok(cp, 'the model wrote the summary');
+  assert.equal(unreadByModel(cp.coverage), 0);
+  assert.doesNotMatch(describeCoverage(cp.coverage!), /without a model/);
+});
