@@ -179,7 +179,7 @@ test('the status bar item of a watched agent warns near its compaction point', (
     compactTo: 0,
     compactToFraction: 0,
     exact: true,
-    breakdown: { system: 0, tools: 0, history: 160_000, summaries: 0, currentTask: 0 },
+    breakdown: { system: 0, tools: 0, history: 160_000, summaries: 0, currentTask: 0, instructions: 0 },
     model: 'claude-sonnet-4-5',
     warnings: [],
     autoCompact: true,

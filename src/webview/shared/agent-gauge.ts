@@ -68,6 +68,7 @@ export function agentGaugeView(
       history: b.user + b.assistant + b.toolResults,
       summaries: b.summaries,
       currentTask: 0,
+      instructions: 0,
     },
     model: g.model ?? agent,
     warnings: g.badLines ? [`${g.badLines} line(s) of the session file were not JSON and were skipped.`] : [],
