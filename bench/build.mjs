@@ -28,6 +28,7 @@ await esbuild.build({
     'bench/first-count.ts',
     'bench/compact-profile.ts',
     'bench/large-follow.ts',
+    'bench/cli-memory.ts',
   ],
   outdir: 'out/bench',
 });

@@ -1,6 +1,6 @@
 /**
- * A file holding a plain array of chat messages is imported element by element (never holding the
- * file's text whole): the result must be the one the whole-text import gives, elements spanning the
+ * A file holding a plain array of chat messages, or a `{model, messages, tools}` object, is imported
+ * element by element (never holding the file's text whole): the result must be the one the whole-text import gives, elements spanning the
  * reader's 1 MiB chunks included, and any file it cannot read that way must be read whole, with
  * the same result or the same error.
  */
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { importTranscript, importTranscriptText } from '../../src/transcripts';
-import { readJsonArray } from '../../src/transcripts/json-array-stream';
+import { readJsonArray, readJsonDocument } from '../../src/transcripts/json-array-stream';
 import { streamOpenAIChat } from '../../src/transcripts/formats/openai-chat';
 import { transcriptError } from './helpers';
 
@@ -151,4 +151,108 @@ test('the element reader reports each element and refuses what is not one well-f
   let seen = 0;
   assert.equal(await readJsonArray(write('[1,2,3]'), () => ++seen < 2), 'stopped');
   assert.equal(seen, 2);
+});
+
+test('a {model, messages, tools} object is read message by message with the result of the whole-text import', async () => {
+  const tool = { type: 'function', function: { name: 'read_file', parameters: { type: 'object' } } };
+  const messages = conversation('a result');
+  const shapes = [
+    { model: 'gpt-4o', messages },
+    { messages, model: 'gpt-4o-mini', tools: [tool], phases: [{ name: 'x' }] },
+    { format: 'openai-chat', model: 'm', tools: [tool], messages, note: { nested: ['[', '{'] } },
+  ];
+  for (const shape of shapes) {
+    const file = write(JSON.stringify(shape, null, 2));
+    const streamed = await streamOpenAIChat(file, false);
+    assert.ok(streamed, 'the object is read message by message');
+    assert.equal(streamed.finish().entries.length, messages.length - 1);
+    await assertSameAsWhole(JSON.stringify(shape));
+    await assertSameAsWhole(JSON.stringify(shape, null, 2));
+  }
+  // Messages that span the 1 MiB chunks.
+  const big = `${'x'.repeat((1 << 20) - 100)}\\"ü"${'y'.repeat(300)}`;
+  await assertSameAsWhole(JSON.stringify({ model: 'gpt-4o', messages: conversation(big) }));
+  const t = await importTranscript(write(JSON.stringify({ model: 'gpt-4o', tools: [tool], messages })));
+  assert.equal(t.model, 'gpt-4o');
+  assert.equal(t.tools.length, 1);
+  assert.equal(t.compactions.length, 1);
+});
+
+test("another format's object, or an object whose messages are not a list, is left to the whole read", async () => {
+  const messages = [{ role: 'user', content: 'hi' }];
+  for (const doc of [
+    { history: messages, trajectory: [], messages },
+    { messages, history: messages, info: {} },
+    { format: 'context-keeper/transcript', entries: [{ id: 'a', message: messages[0] }], messages },
+    { messages: 'not a list' },
+    { messages: [] },
+    { model: 'gpt-4o' },
+    { messages, tools: 'none' },
+  ]) {
+    const file = write(JSON.stringify(doc));
+    assert.equal(await streamOpenAIChat(file, false), undefined, JSON.stringify(doc));
+    const streamedErr = await importTranscript(file).then(
+      (r) => r,
+      (e: Error) => e.message,
+    );
+    const wholeErr = await importTranscriptText(JSON.stringify(doc), file).then(
+      (r) => r,
+      (e: Error) => e.message,
+    );
+    assert.deepEqual(streamedErr, wholeErr);
+  }
+});
+
+test('the document reader streams the named array of an object and hands the other members whole', async () => {
+  const read = async (text: string) => {
+    const elements: unknown[] = [];
+    const members: Array<[string, unknown]> = [];
+    const result = await readJsonDocument(write(text), {
+      field: 'messages',
+      onElement: (e) => {
+        assert.equal(e.index, elements.length);
+        assert.equal(e.field, 'messages');
+        elements.push(e.value);
+      },
+      onMember: (key, value) => void members.push([key, value]),
+    });
+    return { result, elements, members };
+  };
+  assert.deepEqual(await read(' {"a": {"messages": [1]}, "messages" : [1, "x,]", {"b": "}"}], "c": [2, ":"] } '), {
+    result: 'ok',
+    elements: [1, 'x,]', { b: '}' }],
+    members: [
+      ['a', { messages: [1] }],
+      ['c', [2, ':']],
+    ],
+  });
+  assert.deepEqual(await read('{}'), { result: 'ok', elements: [], members: [] });
+  assert.deepEqual(await read('{"messages": 3}'), { result: 'ok', elements: [], members: [['messages', 3]] });
+  for (const bad of [
+    '{',
+    '{"a"}',
+    '{"a":}',
+    '{"a":1,}',
+    '{,"a":1}',
+    '{"a":1 "b":2}',
+    '{"messages":[1,]}',
+    '{"messages":[1}',
+    '{"a":1}}',
+    '{"a":1} {}',
+    '{1:2}',
+    '{"a" "b":1}',
+  ]) {
+    assert.equal((await read(bad)).result, 'unreadable', bad);
+  }
+  let seen = 0;
+  const stopped = await readJsonDocument(write('{"messages":[1,2,3]}'), {
+    field: 'messages',
+    onElement: () => ++seen < 2,
+    onMember: () => undefined,
+  });
+  assert.equal(stopped, 'stopped');
+  assert.equal(
+    await readJsonDocument(write('{"a":1,"b":2}'), { onElement: () => undefined, onMember: (k) => k !== 'a' }),
+    'stopped',
+  );
 });

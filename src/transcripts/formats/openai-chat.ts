@@ -20,7 +20,7 @@ import { arrayFormat } from '../detect';
 import { contentText, type MessageDraft } from '../drafts';
 import { TranscriptError, fieldPath } from '../errors';
 import { documentFault, parseJsonDocument } from '../json';
-import { readJsonArray } from '../json-array-stream';
+import { readJsonDocument } from '../json-array-stream';
 import { checkMessage } from '../openai-messages';
 
 type Fault = (path: Array<string | number>, detail: string) => TranscriptError;
@@ -60,11 +60,13 @@ export function readOpenAIChat(text: string, builder: TranscriptBuilder, parsed?
 }
 
 /**
- * Reads `file` when it holds a plain JSON array of messages, one element at a time (see
- * json-array-stream.ts): same result as {@link readOpenAIChat} on the whole text, without holding the
- * file's text or all parsed elements at once. Unless `known` says the format, the array must be
- * detected as OpenAI chat from its first 50 objects (as detection does on the whole document).
- * @returns the filled builder, or undefined when the file is not such an array or holds any fault
+ * Reads `file` when it holds a plain JSON array of messages or a `{model?, messages, tools?, …}`
+ * object, one message at a time (see json-array-stream.ts): same result as {@link readOpenAIChat} on
+ * the whole text, without holding the file's text or all parsed messages at once. Unless `known` says
+ * the format, a bare array must be detected as OpenAI chat from its first 50 objects (as detection
+ * does on the whole document); an object is chat messages unless it is another format's document
+ * (`history` or `entries` among its members, or the fields of a JSON-lines record).
+ * @returns the filled builder, or undefined when the file is not such a document or holds any fault
  *   (the caller then reads it whole, which reports the fault with its line)
  */
 export async function streamOpenAIChat(file: string, known: boolean): Promise<TranscriptBuilder | undefined> {
@@ -78,26 +80,55 @@ export async function streamOpenAIChat(file: string, known: boolean): Promise<Tr
   let detected = known;
   let next = 0;
   let repaired = 0;
-  const fault = (path: Array<string | number>, detail: string) => new TranscriptError(file, 0, fieldPath(path), detail);
+  /** The object's members other than `messages`, parsed whole (small: model, tools, annotations). */
+  let members: Record<string, unknown> | undefined;
+  let prefix: Array<string | number> = [];
+  const fault = (path: ReadonlyArray<string | number>, detail: string) =>
+    new TranscriptError(file, 0, fieldPath(path), detail);
   const readUpTo = (end: number) => {
     for (; next < end; next++) {
       const raw = waiting[0];
       waiting.shift();
-      repaired += readMessage(raw, next, waiting[0], [next], builder, fault);
+      repaired += readMessage(raw, next, waiting[0], [...prefix, next], builder, fault);
     }
   };
   try {
-    const result = await readJsonArray(file, ({ value, index }) => {
-      waiting.push(value);
-      if (!detected) {
-        if (value && typeof value === 'object' && !Array.isArray(value)) objects++;
-        if (objects < DETECTION_OBJECTS) return;
-        if (arrayFormat(waiting, file) !== 'openai-chat') return false;
-        detected = true;
-      }
-      readUpTo(index);
+    const result = await readJsonDocument(file, {
+      field: 'messages',
+      onElement: ({ value, index, field }) => {
+        waiting.push(value);
+        if (field !== undefined && prefix.length === 0) {
+          // An object with a list of messages is chat messages (unless a member says otherwise).
+          members ??= {};
+          prefix = ['messages'];
+          detected = true;
+        }
+        if (!detected) {
+          if (value && typeof value === 'object' && !Array.isArray(value)) objects++;
+          if (objects < DETECTION_OBJECTS) return;
+          if (arrayFormat(waiting, file) !== 'openai-chat') return false;
+          detected = true;
+        }
+        readUpTo(index);
+      },
+      onMember: (key, value) => {
+        // Another format's document (SWE-agent's history, an exported session's entries), or
+        // messages that are not a list: the whole read decides and reports.
+        if (key === 'history' || key === 'entries' || key === 'messages') return false;
+        members ??= {};
+        members[key] = value;
+      },
     });
     if (result !== 'ok') return undefined;
+    if (members) {
+      if (prefix.length === 0) return undefined; // an object without messages
+      if (!known && (typeof members.type === 'string' || typeof members.id === 'string')) return undefined;
+      if (typeof members.model === 'string') builder.model = members.model;
+      if (members.tools !== undefined) {
+        if (!Array.isArray(members.tools)) return undefined;
+        members.tools.forEach((t, k) => builder.tools.push(checkTool(t, k, fault)));
+      }
+    }
     // A short array is detected once it is whole; one without objects is left to the whole read.
     if (!detected && (objects === 0 || arrayFormat(waiting, file) !== 'openai-chat')) return undefined;
     readUpTo(next + waiting.length);
