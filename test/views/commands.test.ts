@@ -8,12 +8,12 @@
 import '../support/vscode-fake/register';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
 import { activate, type ContextKeeperApi } from '../../src/extension';
-import { commands, host, resetVscodeFake, Uri } from '../support/vscode-fake';
+import { commands, host, resetVscodeFake, Uri, window } from '../support/vscode-fake';
 import { fakeExtensionContext } from '../support/vscode-fake/context';
 import type { FakeLogChannel } from '../support/vscode-fake/window-parts';
 import { until } from '../support/until';
@@ -188,5 +188,45 @@ test('Compact Conversation while a summary preview waits asks for no second one:
     assert.equal(api.getViewState().checkpoints.length, checkpoints, 'nothing compacted');
   } finally {
     host.setSetting('contextKeeper.previewSummary', false);
+  }
+});
+
+test('Export Transcript proposes the home folder, not the workspace, and offers Open and Reveal after writing', async () => {
+  const workspace = mkdtempSync(path.join(tmpdir(), 'ck-export-ws-'));
+  const out = mkdtempSync(path.join(tmpdir(), 'ck-export-out-'));
+  host.workspaceFolders = [{ uri: Uri.file(workspace), name: 'ws', index: 0 }];
+  try {
+    for (const [choice, check] of [
+      ['Open', () => window.visibleTextEditors[0]?.document.uri.fsPath === path.join(out, 'Open.json')],
+      [
+        'Reveal',
+        () =>
+          host.executed.some(
+            (e) => e.id === 'revealFileInOS' && (e.args[0] as vscode.Uri).fsPath === path.join(out, 'Reveal.json'),
+          ),
+      ],
+    ] as const) {
+      let proposed: vscode.Uri | undefined;
+      host.user.saveDialog = (options) => (
+        (proposed = options?.defaultUri),
+        Uri.file(path.join(out, `${choice}.json`))
+      );
+      host.user.message = (shown) => (shown.message.includes('exported') ? choice : undefined);
+      await commands.executeCommand('contextKeeper.exportTranscript');
+      assert.ok(proposed, 'a location is proposed');
+      assert.equal(path.dirname(proposed.fsPath), homedir(), 'in the home folder');
+      assert.ok(!proposed.fsPath.startsWith(workspace), 'outside the workspace');
+      const written = JSON.parse(readFileSync(path.join(out, `${choice}.json`), 'utf8')) as { format: string };
+      assert.equal(written.format, 'context-keeper/transcript');
+      assert.deepEqual(lastMessage()?.items, ['Open', 'Reveal']);
+      assert.ok(lastMessage()?.message.includes(path.join(out, `${choice}.json`)), 'the notification names the file');
+      await until(check, `${choice} after the export`);
+    }
+  } finally {
+    host.workspaceFolders = undefined;
+    host.user.saveDialog = () => undefined;
+    host.user.message = () => undefined;
+    rmSync(workspace, { recursive: true, force: true });
+    rmSync(out, { recursive: true, force: true });
   }
 });

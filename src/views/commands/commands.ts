@@ -3,6 +3,8 @@
  * surface (palette, sidebar, status bar) and the session controller; long work shows progress and
  * can be cancelled, which aborts the service call through an AbortSignal.
  */
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RecordedCompaction } from '../../compaction/rewrite/imported';
 import { maskSecrets, maskStrings } from '../../compaction/secrets';
@@ -452,17 +454,36 @@ class CommandHandlers {
     const target = await vscode.window.showSaveDialog({
       title: 'Export Transcript',
       filters: { JSON: ['json'] },
-      defaultUri: vscode.workspace.workspaceFolders?.[0]
-        ? vscode.Uri.joinPath(vscode.workspace.workspaceFolders[0].uri, `context-keeper-${service.sessionId}.json`)
-        : undefined,
+      defaultUri: exportLocation(`context-keeper-${service.sessionId}.json`),
     });
     if (!target) return;
     // The file may be shared: credentials from tool output are masked (the session's own copy keeps them).
     const exported = maskStrings(service.exportTranscript());
     await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(`${JSON.stringify(exported, null, 2)}\n`));
-    this.deps.log.info(`Exported ${exported.entries.length} entries.`);
-    void vscode.window.showInformationMessage(
-      `ContextKeeper: exported ${plural(exported.entries.length, 'message', 'messages')}.`,
-    );
+    this.deps.log.info(`Exported ${exported.entries.length} entries to ${target.fsPath}.`);
+    void vscode.window
+      .showInformationMessage(
+        `ContextKeeper: exported ${plural(exported.entries.length, 'message', 'messages')} to ${target.fsPath}.`,
+        'Open',
+        'Reveal',
+      )
+      .then(async (choice) => {
+        if (choice === 'Open') await vscode.window.showTextDocument(target, { preview: false });
+        else if (choice === 'Reveal') await vscode.commands.executeCommand('revealFileInOS', target);
+      });
   }
+}
+
+/**
+ * Where Export proposes to write `fileName`: the user's home folder, outside every workspace folder,
+ * so a transcript (the whole conversation, tool output included) is not committed with the project
+ * by accident. When the home folder lies inside a workspace folder, no folder is proposed.
+ */
+export function exportLocation(fileName: string): vscode.Uri | undefined {
+  const home = vscode.Uri.file(os.homedir());
+  const inside = (vscode.workspace.workspaceFolders ?? []).some((folder) => {
+    const relative = path.relative(folder.uri.fsPath, home.fsPath);
+    return !relative.startsWith('..') && !path.isAbsolute(relative);
+  });
+  return inside ? undefined : vscode.Uri.joinPath(home, fileName);
 }
