@@ -395,6 +395,14 @@ export class SessionController implements vscode.Disposable {
         if (change.state === 'idle' && this.rebuildPending && !service.taskRunning) void this.rebuild('deferred');
       }),
       service.onDidRequestApproval((request) => this._onDidRequestApproval.fire(request)),
+      service.onDidAppendEntry(({ entry }) => {
+        // The first task names a new session (a name given by the user stays).
+        if (entry.message.role !== 'user' || typeof entry.message.content !== 'string') return;
+        void this.sessions.nameByTask(service.sessionId, entry.message.content).then(
+          (renamed) => renamed && this.changed(),
+          (error: unknown) => this.log.warn(`The session was not named after its task: ${String(error)}`),
+        );
+      }),
     );
     this._onDidSwitchSession.fire();
   }

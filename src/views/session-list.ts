@@ -59,24 +59,51 @@ export class SessionList {
     await this.store.update(LIST_KEY, next);
   }
 
-  /** Makes sure the opened session `id` is listed (a working session named by its start time). */
+  /**
+   * Makes sure the opened session `id` is listed: a new working session is "New session" until its
+   * first task names it (see {@link nameByTask}).
+   */
   async ensureListed(id: string, now: Date): Promise<SessionView> {
     const known = this.get(id);
     if (known) return known;
     const legacy = this.store.get<string>(LEGACY_SOURCE_KEY);
-    const session: SessionView = {
-      id,
-      label: legacy ?? `Session ${now.toLocaleString([], { dateStyle: 'short', timeStyle: 'short' })}`,
-      kind: legacy?.startsWith('Imported') ? 'imported' : 'working',
-      updated: now.toISOString(),
-    };
+    const session: SessionView = legacy
+      ? { id, label: legacy, kind: legacy.startsWith('Imported') ? 'imported' : 'working', updated: now.toISOString() }
+      : { id, label: UNTITLED_LABEL, kind: 'working', untitled: true, updated: now.toISOString() };
     if (legacy) await this.store.update(LEGACY_SOURCE_KEY, undefined);
     await this.upsert(session);
     return session;
   }
 
+  /** Gives session `id` the name `label` (the user's; a later task does not rename it). */
   async rename(id: string, label: string): Promise<void> {
-    await this.upsert({ ...this.get(id)!, label });
+    const { untitled: _untitled, ...session } = this.get(id)!;
+    await this.replace({ ...session, label });
+  }
+
+  /**
+   * Names the untitled session `id` after its first task, `task` (see {@link taskTitle}); a session
+   * with a name (given, imported or named before) keeps it. Returns whether it was renamed.
+   */
+  async nameByTask(id: string, task: string): Promise<boolean> {
+    const session = this.get(id);
+    const title = taskTitle(task);
+    if (!session?.untitled || !title) return false;
+    const { untitled: _untitled, ...named } = session;
+    const taken = this.all()
+      .filter((s) => s.id !== id)
+      .map((s) => s.label);
+    await this.replace({ ...named, label: distinctLabel(title, taken) });
+    return true;
+  }
+
+  /** Writes `session` over the record with its id (fields it lacks are dropped). */
+  private async replace(session: SessionView): Promise<void> {
+    const list = this.store.get<SessionView[]>(LIST_KEY) ?? [];
+    await this.store.update(
+      LIST_KEY,
+      list.map((s) => (s.id === session.id ? session : s)),
+    );
   }
 
   async remove(id: string): Promise<void> {
@@ -86,6 +113,24 @@ export class SessionList {
     );
     if (this.currentId === id) await this.setCurrent(undefined);
   }
+}
+
+/** The name of a working session before its first task. */
+export const UNTITLED_LABEL = 'New session';
+
+/** Most characters of a name taken from a task. */
+const TITLE_MAX_CHARS = 60;
+
+/**
+ * A session's name from its first task: the first line that holds text, white space collapsed, cut
+ * at white space before {@link TITLE_MAX_CHARS} characters with "…" (a word longer than that is cut
+ * inside); '' for a task without text.
+ */
+export function taskTitle(task: string): string {
+  const line = (task.split(/\r?\n/).find((l) => l.trim()) ?? '').replace(/\s+/g, ' ').trim();
+  if (line.length <= TITLE_MAX_CHARS) return line;
+  const cut = line.lastIndexOf(' ', TITLE_MAX_CHARS - 1);
+  return `${line.slice(0, cut > TITLE_MAX_CHARS / 2 ? cut : TITLE_MAX_CHARS - 1).trimEnd()}…`;
 }
 
 /** `label`, or `label (n)` with the smallest n from 2 up that no label in `taken` has. */

@@ -24,6 +24,7 @@ import {
 } from '../../src/views/documents/checkpoint-documents';
 import { checkpointLookup } from '../../src/views/documents/checkpoint-lookup';
 import { SessionController } from '../../src/views/session-controller';
+import { taskTitle } from '../../src/views/session-list';
 import { filler, serviceFixture, type ServiceFixture } from '../service/fixtures';
 import { host, resetVscodeFake, window, workspace } from '../support/vscode-fake';
 import { FakeMemento, secretStorage } from '../support/vscode-fake/context';
@@ -153,6 +154,35 @@ test('renaming the shown session shows the new name in the list and the header a
   const state = controller.viewState();
   assert.equal(state.sessions.find((s) => s.id === id)?.label, 'Parser refactor');
   assert.match(state.source, /Parser refactor/);
+});
+
+test('a new session is named by its first task, not by a date; a later task or a given name is kept', async () => {
+  const id = controller.current!.sessionId;
+  const label = () => controller.viewState().sessions.find((s) => s.id === id)?.label;
+  assert.equal(label(), 'New session');
+  await controller.current!.runTask('\n  Fix the   flaky parser test in src/parse.ts\nIt fails on CRLF input.');
+  await until(() => label() !== 'New session', 'the name from the task');
+  assert.equal(label(), 'Fix the flaky parser test in src/parse.ts');
+  assert.match(controller.viewState().source, /Fix the flaky parser test/);
+  await controller.current!.runTask('Now the lexer');
+  assert.equal(label(), 'Fix the flaky parser test in src/parse.ts', 'the second task does not rename it');
+
+  await controller.startNewSession();
+  const second = controller.current!.sessionId;
+  await controller.renameSession(second, 'Lexer work');
+  await controller.current!.runTask('Something else entirely');
+  assert.equal(controller.viewState().sessions.find((s) => s.id === second)?.label, 'Lexer work');
+});
+
+test('a task title is the first line with text, cut at white space with an ellipsis', () => {
+  assert.equal(taskTitle('  one   two\nthree'), 'one two');
+  const long = 'Refactor the configuration loader so that every setting is validated before activation finishes';
+  const title = taskTitle(long);
+  assert.ok(title.length <= 60, title);
+  assert.ok(title.endsWith('…'));
+  assert.ok(long.startsWith(title.slice(0, -1)), 'a prefix of the task');
+  assert.equal(long[title.length - 1], ' ', 'cut at white space');
+  assert.equal(taskTitle('\n  \n'), '');
 });
 
 test('an open checkpoint document keeps showing its checkpoint after a switch, an import and a new session', async () => {

@@ -206,6 +206,8 @@ export interface SessionView {
   kind: 'working' | 'imported';
   /** ISO time of the last change. */
   updated?: string;
+  /** True while a working session has no name of its own: its first task names it ("New session" until then). */
+  untitled?: boolean;
   /** Model and window the recording was made with (imports only). */
   recordedModel?: string;
   /** The provider's reported prompt tokens of the recording's newest request (imports that record usage). */
