@@ -30,6 +30,7 @@ export function watchRecord(u: WatchUpdate): Record<string, unknown> {
     lines: g.lines,
     badLines: g.badLines,
     bytesRead: u.bytesRead,
+    skippedBytes: g.skippedBytes ?? 0,
     restarted: u.restarted,
   };
 }
@@ -44,7 +45,10 @@ export function watchLine(u: WatchUpdate): string {
   const bad = g.badLines ? `, ${g.badLines} unreadable line(s) skipped` : '';
   const agent = g.agentCompactsAt ? `, agent compacts at about ${formatTokens(g.agentCompactsAt.tokens)}` : '';
   const restarted = u.restarted ? ' [file replaced: read again]' : '';
-  return `${new Date().toLocaleTimeString()} ${gaugeText(g.usedTokens, g.window, 1, 1, 30)}${reported}${agent}, ${g.checkpoints} checkpoint(s), ${g.messages} messages${bad}${restarted}`;
+  const skipped = g.skippedBytes
+    ? ` [large file: read from byte ${g.skippedBytes.toLocaleString('en-US')}, the agent's last compaction or the last 16 MiB]`
+    : '';
+  return `${new Date().toLocaleTimeString()} ${gaugeText(g.usedTokens, g.window, 1, 1, 30)}${reported}${agent}, ${g.checkpoints} checkpoint(s), ${g.messages} messages${bad}${restarted}${skipped}`;
 }
 
 /**
