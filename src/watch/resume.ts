@@ -13,6 +13,7 @@
 import fs from 'node:fs';
 import { parseJsonObject } from '../format/json';
 import type { WatchedFormat } from './formats';
+import { SYNTHETIC_MODEL } from '../transcripts/formats/claude-code';
 
 /** Files up to this size (bytes) are read whole, so their whole history (every compaction) shows. */
 export const WHOLE_FILE_BYTES = 8 * 1024 * 1024;
@@ -136,10 +137,13 @@ function isCompactionLine(line: Buffer, format: WatchedFormat): boolean {
 /** The kinds of record before the start that still describe the session, newest of each kind wanted. */
 function contextKinds(format: WatchedFormat): ((rec: Record<string, unknown>) => boolean)[] {
   if (format === 'claude-code') {
+    // A synthetic reply (an interruption, an API error written by the agent) names no real model.
+    const model = (r: Record<string, unknown>) => (r.message as Record<string, unknown> | undefined)?.model;
     return [
       (r) =>
         r.type === 'assistant' &&
-        typeof (r.message as Record<string, unknown> | undefined)?.model === 'string' &&
+        typeof model(r) === 'string' &&
+        model(r) !== SYNTHETIC_MODEL &&
         r.isSidechain !== true,
     ];
   }
