@@ -96,6 +96,28 @@ export function readSettings(workspaceConfig: InspectableConfiguration): Context
   };
 }
 
+/** Writes in progress through {@link changeSettingsTogether}; while any runs, change events wait. */
+let holding = 0;
+const held = new Set<() => void>();
+
+/**
+ * Runs `write` (which updates several `contextKeeper.*` keys) so that every {@link Settings} announces
+ * the result once, after the last key is written: a session is then never opened on a half-written
+ * choice (a new endpoint with the previous model) only to warn about a pair the user never chose.
+ */
+export async function changeSettingsTogether<T>(write: () => Promise<T>): Promise<T> {
+  holding++;
+  try {
+    return await write();
+  } finally {
+    if (--holding === 0) {
+      const waiting = [...held];
+      held.clear();
+      for (const fire of waiting) fire();
+    }
+  }
+}
+
 /** Holds the current settings and announces changes to `contextKeeper.*`. */
 export class Settings implements vscode.Disposable {
   private readonly store = new DisposableStore();
@@ -111,8 +133,11 @@ export class Settings implements vscode.Disposable {
     this.store.add(
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (!event.affectsConfiguration(SETTINGS_SECTION)) return;
-        this.current = this.read();
-        this._onDidChange.fire(this.current);
+        if (holding > 0) {
+          held.add(this.announce);
+          return;
+        }
+        this.announce();
       }),
     );
     // Trusting the folder turns the agent and the summarizer endpoint on: rebuild as after a change.
@@ -123,6 +148,12 @@ export class Settings implements vscode.Disposable {
       }),
     );
   }
+
+  /** Reads the settings again and fires the change event. */
+  private readonly announce = (): void => {
+    this.current = this.read();
+    this._onDidChange.fire(this.current);
+  };
 
   private read(): ContextKeeperSettings {
     const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);

@@ -9,6 +9,7 @@ import { discoverEndpoint } from '../models/discover';
 import { Commands } from './commands/command-ids';
 import { endpointChosenNotice } from './notices';
 import { checkEndpoint } from './commands/endpoint-check';
+import { changeSettingsTogether } from '../settings/settings';
 
 /** Local OpenAI-compatible servers and their default base URLs (from each project's documentation). */
 export const LOCAL_SERVERS: ReadonlyArray<{ name: string; url: string }> = [
@@ -39,6 +40,15 @@ export async function listModels(
   }
 }
 
+/** True when `url` names this machine (a local server, which needs no API key). */
+export function isLoopback(url: string): boolean {
+  try {
+    return ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+}
+
 /** True when `text` is an http(s) URL. */
 export function isHttpUrl(text: string): boolean {
   try {
@@ -49,10 +59,48 @@ export function isHttpUrl(text: string): boolean {
   }
 }
 
-interface EndpointPick extends vscode.QuickPickItem {
+/** A row of the endpoint picker. */
+export interface EndpointPick extends vscode.QuickPickItem {
   url?: string;
   models?: Array<{ id: string; window: number | null }>;
   custom?: boolean;
+}
+
+/**
+ * The rows of the endpoint picker for the probed local servers (`models` undefined when nothing
+ * answered): the running servers first, so the first of them is preselected, then OpenAI, the servers
+ * not running, and "Other URL…".
+ */
+export function endpointItems(
+  probes: ReadonlyArray<{ name: string; url: string; models?: Array<{ id: string; window: number | null }> }>,
+): EndpointPick[] {
+  const local: EndpointPick[] = probes.map((p) => ({
+    label: `$(server) ${p.name}`,
+    description: p.url,
+    detail: p.models
+      ? `Running: ${p.models.length} model(s)${
+          p.models.length
+            ? `, e.g. ${p.models
+                .slice(0, 3)
+                .map((m) => m.id)
+                .join(', ')}`
+            : ''
+        }.`
+      : 'Not running on this machine.',
+    url: p.url,
+    models: p.models,
+  }));
+  // A server running here comes first, so it is the one preselected.
+  return [
+    ...local.filter((item) => item.models),
+    { label: '$(globe) OpenAI', description: OPENAI_URL, detail: 'Needs an API key.', url: '' },
+    ...local.filter((item) => !item.models),
+    {
+      label: '$(link) Other OpenAI-compatible URL…',
+      detail: 'A gateway, a hosted provider or a server elsewhere.',
+      custom: true,
+    },
+  ];
 }
 
 /**
@@ -94,39 +142,19 @@ async function askCustomUrl(log: vscode.LogOutputChannel): Promise<string | unde
 }
 
 /**
- * `contextKeeper.pickEndpoint`: lists OpenAI, the local servers that answer on their default port
- * (probed in parallel, under a second) and "Other URL…"; writes `contextKeeper.baseUrl` (and the
- * model, when the server lists some) to the user settings. Returns the chosen base URL.
+ * `contextKeeper.pickEndpoint`: lists the local servers that answer on their default port (probed in
+ * parallel, under a second; a running one first, so preselected), OpenAI, and "Other URL…"; then the
+ * model when the server lists some (the configured one first; escaping keeps it when the server
+ * serves it). Writes `contextKeeper.baseUrl` and the model to the user settings as one change and
+ * says so in one notification. Returns the chosen base URL (undefined when the user escaped, or
+ * escaped the model of a server that does not serve the configured one: nothing is written then).
  */
 export async function pickEndpoint(log: vscode.LogOutputChannel): Promise<string | undefined> {
   const probes = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Window, title: 'ContextKeeper: looking for local model servers' },
     () => Promise.all(LOCAL_SERVERS.map(async (server) => ({ ...server, models: await listModels(server.url) }))),
   );
-  const items: EndpointPick[] = [
-    { label: '$(globe) OpenAI', description: OPENAI_URL, detail: 'Needs an API key.', url: '' },
-    ...probes.map((p) => ({
-      label: `$(server) ${p.name}`,
-      description: p.url,
-      detail: p.models
-        ? `Running: ${p.models.length} model(s)${
-            p.models.length
-              ? `, e.g. ${p.models
-                  .slice(0, 3)
-                  .map((m) => m.id)
-                  .join(', ')}`
-              : ''
-          }.`
-        : 'Not running on this machine.',
-      url: p.url,
-      models: p.models,
-    })),
-    {
-      label: '$(link) Other OpenAI-compatible URL…',
-      detail: 'A gateway, a hosted provider or a server elsewhere.',
-      custom: true,
-    },
-  ];
+  const items = endpointItems(probes);
   const choice = await vscode.window.showQuickPick(items, {
     title: 'Choose the Model Endpoint',
     placeHolder: 'Where the agent sends its requests',
@@ -141,27 +169,40 @@ export async function pickEndpoint(log: vscode.LogOutputChannel): Promise<string
     models = await listModels(url, 2000);
   }
   const config = vscode.workspace.getConfiguration('contextKeeper');
-  await config.update('baseUrl', url, vscode.ConfigurationTarget.Global);
-  log.info(`Endpoint set to ${url || OPENAI_URL}.`);
-  // Ticks the walkthrough's endpoint step however this ran: VS Code sees only commands run from its
-  // own UI (palette, links), not those the extension runs itself (notification and sidebar buttons).
-  void vscode.commands.executeCommand('setContext', WALKTHROUGH_KEYS.endpointChosen, true);
+  // The model is chosen before anything is written.
   let chosenModel: string | undefined;
+  const current = config.get<string>('model', '');
   if (models && models.length > 0) {
     const picks = models.map((m) => ({
       label: m.id,
       description: m.window ? `${Math.round(m.window / 1000)}k-token window` : undefined,
     }));
+    // The model already configured comes first when this server serves it.
+    picks.sort((a, b) => Number(b.label === current) - Number(a.label === current));
     const model = await vscode.window.showQuickPick(picks, {
       title: 'Choose the Model',
       placeHolder: `Models served at ${url}`,
     });
-    if (model) await config.update('model', model.label, vscode.ConfigurationTarget.Global);
-    chosenModel = model?.label;
+    if (model) chosenModel = model.label;
+    // Escaping keeps the configured model when this server serves it (a pair that works, nothing to
+    // warn about); otherwise the endpoint would go with a model it does not serve: nothing is written.
+    else if (!models.some((m) => m.id === current)) return undefined;
   }
+  // Endpoint and model are announced as one change: the session reopens once, on what was chosen.
+  await changeSettingsTogether(async () => {
+    await config.update('baseUrl', url, vscode.ConfigurationTarget.Global);
+    if (chosenModel) await config.update('model', chosenModel, vscode.ConfigurationTarget.Global);
+  });
+  log.info(`Endpoint set to ${url || OPENAI_URL}${chosenModel ? `, model ${chosenModel}` : ''}.`);
+  // Ticks the walkthrough's endpoint step however this ran: VS Code sees only commands run from its
+  // own UI (palette, links), not those the extension runs itself (notification and sidebar buttons).
+  void vscode.commands.executeCommand('setContext', WALKTHROUGH_KEYS.endpointChosen, true);
   // Say where requests go now, with the next steps (a hosted endpoint usually needs a key).
   void vscode.window
-    .showInformationMessage(endpointChosenNotice(url ?? '', chosenModel), 'Test Connection', 'Set API Key')
+    .showInformationMessage(
+      endpointChosenNotice(url ?? '', chosenModel ?? (models?.length ? current : undefined)),
+      ...(isLoopback(url ?? '') ? ['Test Connection'] : ['Test Connection', 'Set API Key']),
+    )
     .then((action) => {
       if (action === 'Test Connection') void vscode.commands.executeCommand(Commands.testConnection);
       if (action === 'Set API Key') void vscode.commands.executeCommand(Commands.setApiKey);
