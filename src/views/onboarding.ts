@@ -201,6 +201,7 @@ export async function pickEndpoint(log: vscode.LogOutputChannel): Promise<string
   void vscode.window
     .showInformationMessage(
       endpointChosenNotice(url ?? '', chosenModel ?? (models?.length ? current : undefined)),
+      // eslint-disable-next-line no-restricted-syntax -- bounded: one or two buttons
       ...(isLoopback(url ?? '') ? ['Test Connection'] : ['Test Connection', 'Set API Key']),
     )
     .then((action) => {
