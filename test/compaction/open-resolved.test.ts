@@ -93,6 +93,45 @@ test('a failure fixed in the steps kept after the summary is not open', async ()
   }
 });
 
+test('a command run several times, failing here and passing in the steps kept after the summary, is not shown as failing', async () => {
+  const failing = (n: number): Step => ({
+    tool: 'bash',
+    command: 'python /testbed/reproduce.py',
+    output: `Traceback (most recent call last):\nKeyError: 'sepal length (cm)' (${n})\n${filler(40)}`,
+    ok: false,
+  });
+  const steps: Step[] = [
+    { user: 'fix the dtype reproduction' },
+    {
+      tool: 'read',
+      path: '/testbed/lib/core.py',
+      output: `    49\ttry:\n    50\t    cast(frame)\n    51\texcept Exception:\n    52\t    raise TypeError('bad dtype')\n${filler(20)}`,
+    },
+    failing(1),
+    { tool: 'edit', path: '/testbed/lib/core.py', old: 'a', new: 'b' },
+    failing(2),
+    { say: filler(500) },
+    { tool: 'edit', path: '/testbed/lib/core.py', old: 'b', new: 'c' },
+    failing(3),
+    { tool: 'edit', path: '/testbed/lib/core.py', old: 'c', new: 'd' },
+    { tool: 'bash', command: 'python /testbed/reproduce.py', output: 'Output dtypes: float16 category' },
+  ];
+  for (const { write, file } of Object.values(WRITERS)) {
+    const { summary, format } = await summaryOf(write(steps), file);
+    const line = summary.split('\n').find((l) => l.startsWith('- `python /testbed/reproduce.py` →'));
+    assert.ok(line, `${format}: ${summary}`);
+    assert.match(
+      line,
+      /succeeded when run again in the steps kept after this summary \(ran ([23])×, \1 failed\)/,
+      format,
+    );
+    assert.doesNotMatch(summary, /^- open:/m, summary);
+    assert.doesNotMatch(summary, /Next step: resolve/, summary);
+    // Neither the fixed failure's lines nor a file's code naming an exception are quoted as errors.
+    assert.doesNotMatch(summary, /Error in tool output|Latest error line/, summary);
+  }
+});
+
 test('outcome rules: the recorded flag first, then the exit status, then the wording; probes answer no', () => {
   assert.equal(commandOutcome('npm test', 'Error: looks bad but passed', true).ok, true, 'flag beats wording');
   assert.equal(commandOutcome('npm test', 'all fine', false).ok, false, 'flag beats wording');

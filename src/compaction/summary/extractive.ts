@@ -36,6 +36,9 @@ const UNCOUNTED_HALVING_CHARS_PER_TOKEN = 16;
 const CURRENT_STATE =
   /^- (Files edited most recently|Last tool call|Latest error line in command output|Latest verification|Path roots)(:| \()/;
 
+/** A state line quoting an error from tool output in the user role (see `message-facts.ts`), with the error text. */
+const OBSERVATION_ERROR = /^- Error in tool output \(user-role observation\): "(.+)"$/;
+
 /** Lines quoted for a focus, at most. */
 const MAX_FOCUS_LINES = 12;
 const FOCUS_STOPWORDS = new Set([
@@ -255,6 +258,17 @@ export class ExtractiveSummarizer implements Summarizer {
     if (lastCall) current.push(`- Last tool call: ${lastCall}`);
     else carry('- Last tool call');
     const open = ledger.errors.filter((l) => l.startsWith('- open:'));
+    // Errors quoted from tool output in the user role (SWE-agent observations) are current state
+    // only while the ledger, which read the same calls in order, has a failure open: when it has
+    // none, each was fixed by a later run or edit. One the ledger lists as fixed is never kept.
+    const tracked = actions.some((a) => a.kind === 'command' || a.kind === 'file');
+    const fixedText = ledger.errors.filter((l) => l.startsWith('- fixed:')).join('\n');
+    const openText = open.join('\n');
+    for (let k = state.length - 1; k >= 0; k--) {
+      const quoted = OBSERVATION_ERROR.exec(state[k])?.[1].slice(0, 60);
+      if (quoted && ((tracked && !open.length) || (fixedText.includes(quoted) && !openText.includes(quoted))))
+        state.splice(k, 1);
+    }
     // An error line is current state only while a failure is open: a fixed one is under "Errors and
     // fixes". A carried line stays while this part ran no command that could have fixed it.
     if (lastCommandError && open.length > 0) current.push(`- Latest error line in command output ${lastCommandError}`);

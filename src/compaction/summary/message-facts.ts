@@ -49,7 +49,10 @@ export function userFacts(it: ContextItem, text: string): UserFacts {
   const errors: string[] = [];
   if (isToolOutputText(text)) {
     // Tool output carried in a user message (SWE-agent observations, Cline results): quoted as such.
-    for (const e of errorLines(text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ''), 2))
+    // A numbered line is a file's content shown (`cat -n`, an editor's view): code that names an
+    // exception is not a failure.
+    const shown = text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/^[ \t]*\d+\t.*$/gm, '');
+    for (const e of errorLines(shown, 2))
       errors.push(`- Error in tool output (user-role observation): "${clip(e, 240)}"`);
   }
   const typed = typedRequestOf(it);

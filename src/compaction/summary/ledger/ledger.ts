@@ -147,12 +147,18 @@ export function buildLedger(
   const commandLines = (earlier.get(LEDGER.commands) ?? []).filter(
     (l) => !runs.has(lineKey(l)) && !l.startsWith('- …'),
   );
+  // A command whose last run here failed but which passed when run again in the steps kept after
+  // this summary is not failing: its latest outcome decides.
+  const passedLater = new Set<string>();
+  for (const a of later) if (a.kind === 'command' && a.ok) passedLater.add(commandKey(a.command));
   for (const [cmd, r] of [...runs].sort((a, b) => a[1].last - b[1].last)) {
     const status = r.answer
       ? `${r.answer}${r.answerExit !== undefined ? ` (exit ${r.answerExit})` : ''}`
       : r.lastOk
         ? 'ok'
-        : `failed${r.exit !== undefined ? ` (exit ${r.exit})` : ''}${r.error ? `: ${clipLine(r.error)}` : ''}`;
+        : passedLater.has(cmd)
+          ? 'succeeded when run again in the steps kept after this summary'
+          : `failed${r.exit !== undefined ? ` (exit ${r.exit})` : ''}${r.error ? `: ${clipLine(r.error)}` : ''}`;
     const history = r.runs > 1 ? ` (ran ${r.runs}×, ${r.failed} failed)` : '';
     commandLines.push(`- \`${cmd}\` → ${status}${history}`);
   }
