@@ -24,6 +24,7 @@ import { redactKey } from '../compaction/secrets';
 import { ToolCallAssembler } from './tool-call-stream';
 import { DEFAULT_MAX_RETRY_WAIT_MS, formatWait, raceAbort, withRetries, type RetryWait } from './retry';
 import { errorMessage } from '../format/error-message';
+import { RequestBodyCache } from './request-body';
 
 /** Where the session reads and appends messages. */
 export interface Conversation {
@@ -115,10 +116,23 @@ export interface ChatClient {
     completions: {
       create(
         body: ChatCompletionCreateParamsStreaming,
-        options?: { signal?: AbortSignal; maxRetries?: number },
+        options?: ChatRequestOptions,
       ): PromiseLike<AsyncIterable<ChatCompletionChunk>>;
     };
   };
+}
+
+/**
+ * Per-request options the loop passes. `body` is `body`'s own JSON, already encoded (UTF-8, with
+ * `headers` saying so): the `openai` client sends a `body` given in its request options as it is,
+ * instead of serialising the request again; a client that does not (the VS Code adapter) reads the
+ * request object.
+ */
+export interface ChatRequestOptions {
+  signal?: AbortSignal;
+  maxRetries?: number;
+  body?: Uint8Array;
+  headers?: Record<string, string>;
 }
 
 /** Options of {@link AgentSession}. */
@@ -189,6 +203,8 @@ export function uniqueCallIds<T extends { id: string }>(calls: T[], entryId: str
 export class AgentSession {
   private running = false;
   private readonly maxSteps: number;
+  /** Each message's request JSON, made once (see request-body.ts). */
+  private readonly bodies = new RequestBodyCache();
 
   constructor(private readonly options: AgentSessionOptions) {
     this.maxSteps = options.maxSteps ?? 40;
@@ -289,22 +305,27 @@ export class AgentSession {
     if (signal.aborted) forward();
     const clientRetries = (client as { maxRetries?: unknown }).maxRetries;
     const maxRetries = this.options.maxRetries ?? (typeof clientRetries === 'number' ? clientRetries : 0);
+    const params: ChatCompletionCreateParamsStreaming = {
+      ...requestOptions,
+      model,
+      messages,
+      ...(schemas.length > 0 ? { tools: schemas } : {}),
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    // The same request, encoded from each message's cached JSON: the client sends these bytes.
+    const body = this.bodies.body(params as unknown as Record<string, unknown>, messages);
     try {
       // Raced against the signal as well: a client that does not stop at once cannot hold a cancel.
       const stream = await withRetries(
         () =>
           raceAbort(
-            client.chat.completions.create(
-              {
-                ...requestOptions,
-                model,
-                messages,
-                ...(schemas.length > 0 ? { tools: schemas } : {}),
-                stream: true,
-                stream_options: { include_usage: true },
-              },
-              { signal: request.signal, maxRetries: 0 },
-            ),
+            client.chat.completions.create(params, {
+              signal: request.signal,
+              maxRetries: 0,
+              body,
+              headers: { 'content-type': 'application/json' },
+            }),
             request.signal,
           ),
         request.signal,
