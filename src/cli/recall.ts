@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import { InvalidArgumentError } from 'commander';
 import { importTranscript } from '../transcripts';
+import { repairToolPairing } from '../compaction/plan/repair';
 import { indexSource, readHistory, recallSourceOfImport, renderRead, renderSearch, searchHistory } from '../recall';
 import { spans } from '../recall/read';
 import { scopeOf } from '../recall/messages';
@@ -48,7 +49,10 @@ export async function recallCommand(
   if (fs.statSync(file).isDirectory()) throw new Error(`${file} is a directory; give a transcript file`);
   if (query !== undefined && o.read) throw new Error('give either a QUERY to search or --read FROM[-TO], not both');
   const transcript = await importTranscript(file);
-  const index = indexSource(recallSourceOfImport(transcript));
+  // The messages `compact` and the extension work on (the same pairing repair: a placeholder result
+  // for each unanswered tool call), so positions here are the ones their checkpoints give.
+  const { entries } = repairToolPairing(transcript.entries, { closeTrailing: true });
+  const index = indexSource(recallSourceOfImport({ entries, compactions: transcript.compactions }));
   const base = `context-keeper recall ${quoteArg(file)}`;
   const withCheckpoint = (cp: string | undefined) => (cp ? ` --checkpoint ${cp}` : '');
   if (query !== undefined) {

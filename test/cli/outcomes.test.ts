@@ -111,3 +111,43 @@ test(
     );
   },
 );
+
+test(
+  'compact --extractive-fallback: a failing model leaves summaries written without a model, each line saying so and why',
+  { skip },
+  async (t) => {
+    const server = await start({ responder: () => ({ type: 'status', status: 500, message: 'scripted outage' }) });
+    t.after(() => server.close());
+    const args = [
+      'compact',
+      sample,
+      '--window',
+      '4000',
+      '--summarizer',
+      'openai',
+      '--base-url',
+      server.url,
+      '--summary-model',
+      'loopback-model',
+      '--extractive-fallback',
+    ];
+    const text = await run(args, { OPENAI_API_KEY: 'sk-test-outcomes-000000' });
+    assert.equal(text.code, 0, text.stderr);
+    const lines = text.stdout.split('\n').filter((l) => l.includes(' extractive (manual)'));
+    assert.ok(lines.length > 0, text.stdout);
+    for (const line of lines)
+      assert.match(
+        line,
+        /; messages (\d+)-(\d+); \d+ summarised without a model because the model call failed: .*HTTP 500.*scripted outage$/,
+      );
+    const json = JSON.parse((await run([...args, '--json'], { OPENAI_API_KEY: 'sk-test-outcomes-000000' })).stdout);
+    const [first] = json.checkpoints.filter((c: { strategy: string }) => c.strategy === 'extractive');
+    assert.equal(first.summarizerModel, 'extractive (fallback: http)');
+    assert.equal(first.coverage.withoutModel, first.replacedIds.length);
+    assert.equal(first.coverage.parts[0].reason, 'model-failed');
+    // Without the flag the model's failure leaves the conversation as it was.
+    const strict = await run(args.slice(0, -1), { OPENAI_API_KEY: 'sk-test-outcomes-000000' });
+    assert.equal(strict.code, 1);
+    assert.match(strict.stdout, /nothing changed: compaction failed/);
+  },
+);

@@ -79,3 +79,42 @@ test('recall names what is wrong: an unknown checkpoint, a bad range, a malforme
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /broken\.jsonl:2: invalid JSON/);
 });
+
+test(
+  "recall numbers messages as compact's checkpoint lines do, placeholder results for unanswered calls included",
+  { skip },
+  async () => {
+    const big = (n: number) => `line ${n} of the module\n`.repeat(300);
+    const messages: unknown[] = [{ role: 'system', content: 'You are a coding agent.' }];
+    messages.push({ role: 'user', content: 'Read the modules.' });
+    // An interrupted call: no result was recorded, so the import adds a placeholder after it.
+    messages.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'lost', type: 'function', function: { name: 'Read', arguments: '{"file_path":"a.ts"}' } }],
+    });
+    // Long reasoning the collapse tier cannot shorten: a summary is written.
+    for (let i = 1; i <= 8; i++) {
+      messages.push({
+        role: 'assistant',
+        content: big(i),
+        tool_calls: [
+          { id: `c${i}`, type: 'function', function: { name: 'Read', arguments: `{"file_path":"m${i}.ts"}` } },
+        ],
+      });
+      messages.push({ role: 'tool', tool_call_id: `c${i}`, content: `module ${i}` });
+    }
+    messages.push({ role: 'user', content: 'Now summarise them.' });
+    const file = path.join(tmp, 'interrupted.json');
+    fs.writeFileSync(file, JSON.stringify({ messages }));
+    const compacted = await run(['compact', file, '--window', '4000', '--json']);
+    assert.equal(compacted.code, 0, compacted.stderr);
+    const summary = JSON.parse(compacted.stdout).checkpoints.find((c: { coverage?: unknown }) => c.coverage);
+    assert.ok(summary, compacted.stdout);
+    const last: number = summary.coverage.parts.at(-1).last;
+    const read = JSON.parse((await run(['recall', file, '--read', String(last), '--json'])).stdout);
+    assert.equal(read.messages[0].id, summary.replacedIds.at(-1), 'the same message at the same position');
+    const placeholder = JSON.parse((await run(['recall', file, '--read', '4', '--json'])).stdout);
+    assert.equal(placeholder.messages[0].role, 'tool', 'the placeholder result follows the interrupted call');
+  },
+);
