@@ -21,11 +21,12 @@ import { compact } from '../src/compaction/rewrite/compactor';
 import { ExtractiveSummarizer } from '../src/compaction/summary/extractive';
 import { nowMs, threadCpuMs } from './stats';
 import type { CompactionResult } from '../src/compaction/outcome';
+import { describeCompaction } from '../src/compaction/outcome-text';
 
 /** A short hash of what a compaction did (its checkpoints' summaries, replaced ids and inserted messages, tokens after). */
 export function resultHash(r: CompactionResult): string {
   const h = createHash('sha256');
-  h.update(`${r.outcome} ${r.tokensBefore} ${r.tokensAfter}\n`);
+  h.update(`${r.status.kind} ${r.tokensBefore} ${r.tokensAfter}\n`);
   for (const cp of r.checkpoints) {
     h.update(`${cp.strategy}\n${cp.summary}\n${cp.replaced.map((i) => i.id).join(',')}\n`);
     for (const i of cp.inserted) h.update(JSON.stringify(i.message));
@@ -80,10 +81,10 @@ async function main(): Promise<void> {
     }
     console.log(
       `compact ${span.length} messages: ${Math.round(ms)} ms (CPU ${Math.round((cpu.user + cpu.system) / 1000)} ms, main thread ${Math.round(thread)} ms) hash ${resultHash(res)}`,
-      res.outcome,
+      res.status.kind,
       res.tokensBefore,
       res.tokensAfter,
-      res.reason.slice(0, 120),
+      describeCompaction(res.status).slice(0, 120),
     );
   }
   session.disconnect();

@@ -35,6 +35,7 @@ import { ExtractiveSummarizer } from '../src/compaction/summary/extractive';
 import { growthExponent, median, nowMs, sig, threadCpuMs } from './stats';
 import { rng } from '../test/support/generate';
 import type { ChatMessage, ContextItem } from '../src/compaction/types';
+import { describeCompaction } from '../src/compaction/outcome-text';
 
 /** Messages a span grows by between two compactions in the grown-span figure. */
 export const GROWTH = 1000;
@@ -100,7 +101,7 @@ export async function benchCompact(
       const wall = nowMs() - wall0;
       const processMs = processCpuMs() - process0;
       const thread1 = threadCpuMs();
-      if (!r.applied) throw new Error(`bench compaction not applied: ${r.reason}`);
+      if (r.status.kind !== 'applied') throw new Error(`bench compaction not applied: ${describeCompaction(r.status)}`);
       const threadMs = thread0 !== undefined && thread1 !== undefined ? thread1 - thread0 : undefined;
       return { ms: threadMs ?? processMs, thread: threadMs !== undefined, processMs, wall, after: r.tokensAfter };
     };

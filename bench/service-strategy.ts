@@ -37,6 +37,7 @@ import type {
 import { serviceCompactions } from '../src/service/compaction/service-compactions';
 import { PricedSummarizer } from './summary-pricing';
 import { CostRecorder, finish, type StrategyReport } from './strategies';
+import { describeCompaction } from '../src/compaction/outcome-text';
 
 /** ContextKeeper's default thresholds (`compaction/budget.ts`). */
 export const DEFAULT_BUDGET = { compactAt: DEFAULT_COMPACT_AT, compactTo: DEFAULT_COMPACT_TO } as const;
@@ -144,7 +145,7 @@ export async function runContextKeeper(
         checkpoints.push(...result.checkpoints);
         if (TRACE)
           console.error(
-            `  call ${rec.calls + 1}: ${result.tokensBefore} -> ${result.tokensAfter} (${result.checkpoints.map((c) => `${c.strategy}:${c.replaced.length}=>${c.inserted.reduce((n, i) => n + meter.countMessage(i.message), 0)}t req=${c.requests?.whole ?? '-'}/${c.requests?.shortened ?? '-'}`).join(' ')}) ${result.reason}`,
+            `  call ${rec.calls + 1}: ${result.tokensBefore} -> ${result.tokensAfter} (${result.checkpoints.map((c) => `${c.strategy}:${c.replaced.length}=>${c.inserted.reduce((n, i) => n + meter.countMessage(i.message), 0)}t req=${c.requests?.whole ?? '-'}/${c.requests?.shortened ?? '-'}`).join(' ')}) ${describeCompaction(result.status)}`,
           );
         return [];
       },

@@ -334,7 +334,11 @@ export function runFoldOverflow(
         summarizer,
         options: { budget, trigger: 'auto', noCollapse: true, keepRecentSteps: 1 },
       });
-      return { items: r.applied ? r.context : items, rewrote: r.applied, checkpoints: r.checkpoints };
+      return {
+        items: r.status.kind === 'applied' ? r.context : items,
+        rewrote: r.status.kind === 'applied',
+        checkpoints: r.checkpoints,
+      };
     },
     summarizer,
   );

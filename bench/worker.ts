@@ -22,6 +22,7 @@ import { ContextService } from '../src/service/service';
 import { WORKER_MIN_TOKENS } from '../src/service/compaction/worker/runner';
 import { generateSession } from './corpus';
 import { median, sig } from './stats';
+import { describeOutcome } from '../src/service/compaction/outcome';
 
 type Thread = 'inline' | 'worker';
 type Job = 'first' | 'second';
@@ -84,7 +85,8 @@ async function job(service: ContextService): Promise<JobRun> {
   // One more turn, so the monitor sees the end of the last block.
   await new Promise((resolve) => setTimeout(resolve, 5));
   monitor.disable();
-  if (!outcome.applied) throw new Error(`bench compaction not applied: ${outcome.reason}`);
+  if (outcome.status.kind !== 'applied')
+    throw new Error(`bench compaction not applied: ${describeOutcome(outcome.status)}`);
   const summaries = service
     .getCheckpoints()
     .filter((c) => !c.restored)

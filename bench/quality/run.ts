@@ -133,7 +133,7 @@ export function compactRun(cli: string, t: Loaded, window: number): QualityRun {
       target: j.target,
       inputBudget: j.inputBudget,
       insideTarget: j.tokensAfter <= j.target,
-      outcome: j.applied ? (j.fits ? 'applied' : 'applied, does not fit') : `not applied: ${j.reason ?? j.outcome}`,
+      outcome: j.applied ? (j.fits ? 'applied' : 'applied, does not fit') : `not applied: ${j.reason}`,
       compactions: j.applied ? 1 : 0,
       ...(anchored !== undefined && anchored > j.target
         ? { exempt: `never-summarised part ${anchored} > target ${j.target} tokens` }

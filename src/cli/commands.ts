@@ -11,7 +11,7 @@ import { describeCoverage, unreadByModel } from '../compaction/summary/coverage'
 import { compact } from '../compaction/rewrite/compactor';
 import { keepMessageActions } from '../compaction/summary/ledger/actions';
 import { describeAnchored, describeCompaction } from '../compaction/outcome-text';
-import type { CompactionStatus } from '../compaction/outcome';
+import { holdersOf, type CompactionStatus } from '../compaction/outcome';
 import { thresholds } from '../compaction/plan/budget';
 import { checkContext } from '../compaction/plan/invariants';
 import { describeHolders, tokenHolders } from '../compaction/plan/holders';
@@ -217,11 +217,12 @@ export async function compactCommand(
   }
   const th = thresholds(budgetOf(o));
   const result = await compactSession(s, o);
-  const items = result.context;
+  const { status, context: items } = result;
+  const holders = () => holdersOf(status) ?? tokenHolders(items, s.meter, s.transcript.tools, o.keepSteps);
   const violations = checkContext(items, s.entries, { keepRecentSteps: o.keepSteps, rawItems: s.rawItems });
   // A failed compaction writes nothing: a script that checks for the file must not get the input back.
   // The document is built only to be written: without --out its copy of every message is not needed.
-  if (o.out && !result.error)
+  if (o.out && status.kind !== 'summarizer-failed')
     writeJsonAtomically(
       o.out,
       contextDocument(s, o.window, result.tokensBefore, result.tokensAfter, items, [
@@ -230,20 +231,19 @@ export async function compactCommand(
       ]),
     );
   const fits = result.tokensAfter <= th.inputBudget;
-  if (result.error || !fits) process.exitCode = 1;
+  if (status.kind === 'summarizer-failed' || !fits) process.exitCode = 1;
   const encodingNote = sessionEncodingWarning(s, o.model);
   if (o.json) {
     if (encodingNote) note(`warning: ${encodingNote}`);
     // Written in pieces: the report lists every replaced message id (megabytes for a long recording).
     writeJsonLines(
       {
-        applied: result.applied,
-        outcome: result.outcome,
-        status: result.status,
+        applied: status.kind === 'applied',
+        status,
         fits,
         inputBudget: th.inputBudget,
-        ...(fits ? {} : { holders: result.holders ?? tokenHolders(items, s.meter, s.transcript.tools, o.keepSteps) }),
-        reason: result.reason,
+        ...(fits ? {} : { holders: holders() }),
+        reason: describeCompaction(status),
         tokensBefore: result.tokensBefore,
         tokensAfter: result.tokensAfter,
         target: th.targetTokens,
@@ -261,9 +261,9 @@ export async function compactCommand(
     `${path.basename(file)}: ${s.transcript.format}, ${s.entries.length} messages, window ${formatTokens(o.window)} (target ${formatTokens(th.targetTokens)})`,
   );
   out(
-    result.applied
+    status.kind === 'applied'
       ? `compacted: ${result.tokensBefore} → ${result.tokensAfter} tokens`
-      : `nothing changed: ${describeCompaction(result.status)}`,
+      : `nothing changed: ${describeCompaction(status)}`,
   );
   for (const c of result.checkpoints)
     out(
@@ -274,14 +274,14 @@ export async function compactCommand(
   printWarnings(s, encodingNote, note);
   if (!fits)
     out(
-      `does not fit: ${result.tokensAfter} tokens remain against a budget of ${th.inputBudget}${result.error ? '' : `; ${describeHolders(result.holders ?? tokenHolders(items, s.meter, s.transcript.tools, o.keepSteps), th.inputBudget)}`}`,
+      `does not fit: ${result.tokensAfter} tokens remain against a budget of ${th.inputBudget}${status.kind === 'summarizer-failed' ? '' : `; ${describeHolders(holders(), th.inputBudget)}`}`,
     );
-  else if (result.applied && result.tokensAfter > th.targetTokens)
+  else if (status.kind === 'applied' && result.tokensAfter > th.targetTokens)
     out(
-      `note: ${result.tokensAfter} tokens is above the target of ${th.targetTokens}; what remains is anchored (${anchoredText(result.status)})`,
+      `note: ${result.tokensAfter} tokens is above the target of ${th.targetTokens}; what remains is anchored (${anchoredText(status)})`,
     );
   if (violations.length) out(`invariant violations: ${violations.length}; first: ${violations[0].message}`);
-  if (o.out && !result.error) out(`wrote ${o.out}`);
+  if (o.out && status.kind !== 'summarizer-failed') out(`wrote ${o.out}`);
 }
 
 /** The JSON written by `compact --out` and `replay --out`: the context an agent would be sent. */

@@ -3,7 +3,8 @@
  * not. The sidebar, the notifications and the command line all render from here, so the words
  * follow the data rather than the other way round.
  */
-import type { AnchoredTokens, CompactionStatus, SummarizerFailureKind } from './outcome';
+import type { AnchoredTokens, CompactionApplied, CompactionStatus, SummarizerFailureKind } from './outcome';
+import { describeHolders } from './plan/holders';
 
 const n = (x: number): string => x.toLocaleString('en-US');
 
@@ -42,12 +43,8 @@ export function describeAnchored(anchored: AnchoredTokens): string {
 /** The sentence for `status`. Token figures are formatted with thousands separators. */
 export function describeCompaction(status: CompactionStatus): string {
   switch (status.kind) {
-    case 'applied': {
-      const head = `compacted ${n(status.tokensBefore)} → ${n(status.tokensAfter)} tokens`;
-      const a = status.anchored;
-      if (a === undefined || status.targetTokens === undefined || a.total <= status.targetTokens) return head;
-      return `${head}; what is never summarized holds ${n(a.total)} tokens (${describeAnchored(a)}), over the target of ${n(status.targetTokens)}`;
-    }
+    case 'applied':
+      return describeApplied(status);
     case 'not-needed':
       return status.why === 'below-trigger'
         ? `below the trigger: ${n(status.tokens)} of ${n(status.limitTokens)} tokens`
@@ -57,6 +54,8 @@ export function describeCompaction(status: CompactionStatus): string {
     case 'would-break-pairing':
       return `compaction not applied: it would break tool pairing (${status.detail})`;
     case 'does-not-fit': {
+      if (status.holders)
+        return `nothing can be shortened; does not fit: ${n(status.bestTokens)} tokens against a budget of ${n(status.limitTokens)}; ${describeHolders(status.holders, status.limitTokens)}`;
       const held = status.anchored ? `; it is held by ${describeAnchored(status.anchored)} tokens` : '';
       return `cannot get below ${n(status.limitTokens)} tokens: at best ${n(status.bestTokens)}${held}; a larger window, fewer kept recent steps or fewer pinned messages would help`;
     }
@@ -68,6 +67,22 @@ export function describeCompaction(status: CompactionStatus): string {
     default:
       return unreachable(status);
   }
+}
+
+/**
+ * An applied compaction: the figures, each step ("summary 9,000 → 4,000"), and what keeps the result
+ * above its input budget (what holds the tokens) or, short of that, above its target (the anchored part).
+ */
+function describeApplied(status: CompactionApplied): string {
+  const steps = status.steps.map((s) => `${s.strategy} ${n(s.tokensBefore)} → ${n(s.tokensAfter)}`).join(', ');
+  const head = `compacted ${n(status.tokensBefore)} → ${n(status.tokensAfter)} tokens${steps ? ` (${steps})` : ''}`;
+  const ahead = status.preparedAhead ? '; summary prepared ahead' : '';
+  const over = status.overBudget;
+  if (over)
+    return `${head}; does not fit: ${n(status.tokensAfter)} tokens against a budget of ${n(over.inputBudget)}; ${describeHolders(over.holders, over.inputBudget)}${ahead}`;
+  const a = status.anchored;
+  if (a === undefined || status.targetTokens === undefined || a.total <= status.targetTokens) return head + ahead;
+  return `${head}; what is never summarized holds ${n(a.total)} tokens (${describeAnchored(a)}), over the target of ${n(status.targetTokens)}${ahead}`;
 }
 
 function unreachable(status: never): string {

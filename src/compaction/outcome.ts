@@ -61,6 +61,13 @@ export interface AnchoredTokens {
   pinned: number;
 }
 
+/** One step of an applied compaction: its strategy and the context's tokens before and after it. */
+export interface CompactionStep {
+  strategy: string;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
 /** The context was compacted. All figures in tokens. */
 export interface CompactionApplied {
   kind: 'applied';
@@ -68,9 +75,18 @@ export interface CompactionApplied {
   tokensAfter: number;
   /** Checkpoints added (one per strategy used: collapse, summary, clip…). */
   checkpoints: number;
+  /** The checkpoints' steps, in the order they were applied. */
+  steps: CompactionStep[];
   /** Set when the result is above the target because of what may never be summarised. */
   anchored?: AnchoredTokens;
   targetTokens?: number;
+  /**
+   * Set when the result still does not fit the input budget (`contextWindow - reservedOutput`), even
+   * after the degrade tiers: the budget and what holds the tokens.
+   */
+  overBudget?: { inputBudget: number; holders: TokenHolders };
+  /** True when the summary was prepared ahead of the trigger and applied from there. */
+  preparedAhead?: boolean;
 }
 
 /** Nothing to do: below the trigger (automatic) or already at the target. */
@@ -104,6 +120,8 @@ export interface CompactionDoesNotFit {
   bestTokens: number;
   limitTokens: number;
   anchored?: AnchoredTokens;
+  /** What holds the tokens, when nothing could be shortened and the context is over the input budget. */
+  holders?: TokenHolders;
 }
 
 /** A prepared compaction whose replaced messages changed before it could apply. */
@@ -170,6 +188,12 @@ export function summarizerFailed(error: SummarizerError): CompactionSummarizerFa
   };
 }
 
+/** What holds the tokens of a result over the input budget, when the compaction measured it. */
+export function holdersOf(status: CompactionStatus): TokenHolders | undefined {
+  if (status.kind === 'applied') return status.overBudget?.holders;
+  return status.kind === 'does-not-fit' ? status.holders : undefined;
+}
+
 /** True for outcomes nobody needs to be warned about: nothing to do, or cancelled on purpose. */
 export function isQuietStatus(status: CompactionStatus): boolean {
   return (
@@ -179,30 +203,15 @@ export function isQuietStatus(status: CompactionStatus): boolean {
   );
 }
 
-/** Outcome of a compaction attempt. When `applied` is false the context is unchanged. */
+/**
+ * Outcome of a compaction attempt: what it came to is `status` (render text for the user from it, see
+ * `outcome-text.ts`). Unless `status.kind` is `applied`, the context is unchanged and `checkpoints` empty.
+ */
 export interface CompactionResult {
-  applied: boolean;
-  /**
-   * `applied`; `not-needed` (below the trigger or already small); `nothing-eligible`; `cannot-reach`
-   * (would not get below the trigger); `stale` (a prepared compaction whose span changed);
-   * `failed` (summarizer failure or a rewrite that would not shrink; see `error`).
-   */
-  outcome: 'applied' | 'not-needed' | 'nothing-eligible' | 'cannot-reach' | 'stale' | 'failed';
-  /** The same outcome as data, with its figures; render text for the user from this (see `outcome.ts`). */
   status: CompactionStatus;
-  /** Why nothing was applied, or what was done, in one sentence for the user. */
-  reason: string;
   tokensBefore: number;
   tokensAfter: number;
   checkpoints: Checkpoint[];
   /** The active context after the run (same array contents as before when not applied). */
   context: ContextItem[];
-  error?: SummarizerError;
-  /**
-   * Tokens of what no compaction may summarise (system prompt, tool schemas, latest request, newest
-   * steps, pinned items), set when the result is above the target because of it.
-   */
-  anchoredTokens?: number;
-  /** What holds the tokens (see `holders.ts`), set when the result is still over the input budget. */
-  holders?: TokenHolders;
 }

@@ -22,6 +22,7 @@ import type { ApprovalRequest } from '../agent/types';
 import { DEMO_FOCUS, DEMO_TASKS, demoResponder } from './script';
 import { checkpointLine, compactionsLine, firstLine, gaugeLine } from './print';
 import { formatTokensFull } from '../format/tokens';
+import { describeOutcome } from '../service/compaction/outcome';
 
 const MODEL = 'scripted-coder';
 
@@ -122,7 +123,9 @@ async function main(): Promise<void> {
         // What the "Compact Conversation" command does: a manual compaction with focus instructions.
         console.log(`\nmanual compaction (focus: "${DEMO_FOCUS}")`);
         const compacted = await service.compactNow({ focus: DEMO_FOCUS });
-        console.log(`  ${compacted.applied ? 'applied' : 'not applied'}: ${compacted.reason}`);
+        console.log(
+          `  ${compacted.status.kind === 'applied' ? 'applied' : 'not applied'}: ${describeOutcome(compacted.status)}`,
+        );
         console.log(gaugeLine('after  ', service.getBudget()));
       }
     }

@@ -11,6 +11,8 @@ import { thresholds } from '../compaction/plan/budget';
 import { checkToolPairing, IncrementalChecker, type Violation } from '../compaction/plan/invariants';
 import { CompactionGuard } from '../compaction/rewrite/guard';
 import { tokenHolders, type TokenHolders } from '../compaction/plan/holders';
+import type { CompactionStatus } from '../compaction/outcome';
+import { describeCompaction } from '../compaction/outcome-text';
 
 /** One model call of a replay. Tokens are prompt tokens of the request. */
 export interface ReplayCall {
@@ -144,7 +146,8 @@ export async function replay(
         });
         const spans = result.checkpoints.filter((c) => c.strategy === 'summary' || c.strategy === 'extractive');
         report.summarizerCalls += spans.reduce((s, c) => s + Math.max(1, c.usage?.calls ?? 0), 0);
-        if (result.applied) {
+        const status = result.status;
+        if (status.kind === 'applied') {
           items = result.context;
           report.compactions++;
           for (const c of result.checkpoints)
@@ -153,11 +156,11 @@ export async function replay(
             );
           compacted = true;
           guard.compactionSucceeded('auto', result.tokensAfter, th.triggerTokens);
-          options.onCompaction?.(result.checkpoints, result.tokensBefore, result.tokensAfter, result.anchoredTokens);
-        } else if (result.outcome === 'failed' || result.outcome === 'cannot-reach') {
+          options.onCompaction?.(result.checkpoints, result.tokensBefore, result.tokensAfter, status.anchored?.total);
+        } else if (isFailedCompaction(status)) {
           guard.compactionFailed('auto');
           report.failedCompactions++;
-          report.errors.push(`call ${report.modelCalls + 1}: ${result.reason}`);
+          report.errors.push(`call ${report.modelCalls + 1}: ${describeCompaction(status)}`);
         }
       }
       const tokens = meter.measure(items, tools).total;
@@ -197,4 +200,15 @@ export async function replay(
       `automatic compaction was paused (it refilled past the trigger ${status.thrashes} times); requests over the input budget were still compacted`,
     );
   return report;
+}
+
+/**
+ * Compactions the replay counts as failed: the summarizer failed, the rewrite would break tool
+ * pairing, or the run could not get below its trigger. Nothing to do, nothing eligible, a stale
+ * prepared compaction and a context over its budget with nothing left to shorten (`holders`; the
+ * fit check reports that one) are not failures.
+ */
+function isFailedCompaction(status: CompactionStatus): boolean {
+  if (status.kind === 'does-not-fit') return status.holders === undefined;
+  return status.kind === 'summarizer-failed' || status.kind === 'would-break-pairing';
 }

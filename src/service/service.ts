@@ -302,7 +302,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       outcome = await this.compactions.manual(request, signal);
     }
     if (outcome.preview) this.events.preview.fire(outcome.preview);
-    if (!outcome.applied && !outcome.preview) this.reportProblem(outcome.status);
+    if (outcome.status.kind !== 'applied' && !outcome.preview) this.reportProblem(outcome.status);
     return outcome;
   }
 
@@ -310,7 +310,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     if (this.taskController) throw new Error('wait for the task to finish before applying the preview');
     const outcome = await this.compactions.applyPreview(edited);
     this.events.preview.fire(undefined);
-    if (!outcome.applied) this.reportProblem(outcome.status);
+    if (outcome.status.kind !== 'applied') this.reportProblem(outcome.status);
     return outcome;
   }
 

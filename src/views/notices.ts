@@ -30,9 +30,9 @@ export function compactionParts(checkpoints: readonly Pick<CheckpointRecord, 'in
  * context size added for the kinds whose sentence states no token figures.
  */
 export function compactionNotice(
-  outcome: Pick<CompactOutcome, 'applied' | 'status' | 'tokensBefore' | 'tokensAfter' | 'checkpoints'>,
+  outcome: Pick<CompactOutcome, 'status' | 'tokensBefore' | 'tokensAfter' | 'checkpoints'>,
 ): string {
-  if (outcome.applied) {
+  if (outcome.status.kind === 'applied') {
     const parts = compactionParts(outcome.checkpoints);
     return `ContextKeeper: compacted ${formatTokens(outcome.tokensBefore)} → ${formatTokens(outcome.tokensAfter)} tokens${parts ? ` (${parts})` : ''}.`;
   }

@@ -79,11 +79,12 @@ export async function buildHandoff(
   // Cancelled inline, the core returns the context unchanged: no handoff either way.
   signal?.throwIfAborted();
   const result =
-    'applied' in planned ? planned : commitPrepared(compactInput.items, planned, input.meter, compactInput.tools);
-  const items = result.applied ? result.context : [...input.items];
+    'status' in planned ? planned : commitPrepared(compactInput.items, planned, input.meter, compactInput.tools);
+  const applied = result.status.kind === 'applied';
+  const items = applied ? result.context : [...input.items];
   const lines: string[] = [`# Handoff: ${input.title}`, ''];
   lines.push(
-    `Context of the original session: ${result.tokensBefore.toLocaleString('en-US')} prompt tokens; this handoff stands for it in about ${(result.applied ? result.tokensAfter : result.tokensBefore).toLocaleString('en-US')}.`,
+    `Context of the original session: ${result.tokensBefore.toLocaleString('en-US')} prompt tokens; this handoff stands for it in about ${(applied ? result.tokensAfter : result.tokensBefore).toLocaleString('en-US')}.`,
   );
   lines.push(
     'Start a new session with this text. Sections marked as summaries are historical context, not new instructions.',
@@ -100,7 +101,7 @@ export async function buildHandoff(
           .trimEnd(),
       ) + '\n',
     tokensBefore: result.tokensBefore,
-    tokensAfter: result.applied ? result.tokensAfter : result.tokensBefore,
+    tokensAfter: applied ? result.tokensAfter : result.tokensBefore,
   };
 }
 

@@ -26,6 +26,7 @@ import type {
   SummaryRequest,
   ToolSchema,
 } from '../../src/compaction/types';
+import { describeCompaction } from '../../src/compaction/outcome-text';
 
 const meter = new TokenMeter({ counter: quarterCounter });
 
@@ -70,7 +71,7 @@ test('a kept window never starts inside a batch of tool results', async () => {
   ];
   for (const window of [4000, 6000, 9000]) {
     const { result, out } = await run(msgs, budget(window), { force: true });
-    assert.ok(result.applied, `applied at ${window}`);
+    assert.ok(result.status.kind === 'applied', `applied at ${window}`);
     assert.deepEqual(checkToolPairing(out), []);
     const afterSummary = out[out.findIndex((m, i) => i > 0 && m.role === 'user') + 1];
     assert.notEqual(afterSummary?.role, 'tool');
@@ -84,7 +85,7 @@ test('truncation keeps or drops a call with all its results', async () => {
   // (a) large budget: output equals input
   const a = [S('s'), U('weather?'), Acalls([['c1', 'get_weather']]), T('c1', 'sunny')];
   const ra = await run(a, budget(100_000), { force: true });
-  assert.equal(ra.result.applied, false);
+  assert.notEqual(ra.result.status.kind, 'applied');
   assert.deepEqual(ra.out, a);
   // (b) tiny budget, the step not protected: the assistant message and its result go together
   const b = [
@@ -96,7 +97,7 @@ test('truncation keeps or drops a call with all its results', async () => {
     U('next'),
   ];
   const rb = await run(b, budget(600), { force: true, keepRecentSteps: 0 });
-  assert.ok(rb.result.applied);
+  assert.ok(rb.result.status.kind === 'applied');
   const kept = rb.out.filter((m) => m.role === 'tool' || (m.role === 'assistant' && 'tool_calls' in m && m.tool_calls));
   assert.ok(kept.length === 0 || kept.length === 2, 'A and T(c1) together');
   // (c) parallel calls: the A/T(c1)/T(c2) group is kept or dropped as a unit
@@ -126,7 +127,7 @@ test('a trimmed history never begins with a tool message', async () => {
     U('and tomorrow?'),
   ];
   const { result, out } = await run(msgs, budget(500), { force: true });
-  assert.ok(result.applied);
+  assert.ok(result.status.kind === 'applied');
   assert.equal(firstNonSystem(out)?.role, 'user');
   assert.deepEqual(checkToolPairing(out), []);
   assert.deepEqual(out.at(-1), msgs.at(-1));
@@ -148,7 +149,7 @@ test('parallel tool results are never duplicated by a compaction', async () => {
   ];
   for (const keepRecentSteps of [0, 1]) {
     const { result, out } = await run(msgs, budget(3000), { force: true, keepRecentSteps });
-    assert.ok(result.applied);
+    assert.ok(result.status.kind === 'applied');
     for (const [id, n] of resultCounts(out)) assert.equal(n, 1, `${id} appears ${n} times`);
     assert.deepEqual(checkToolPairing(out), []);
     const a = out.findIndex((m) => m.role === 'assistant' && 'tool_calls' in m && m.tool_calls?.length === 2);
@@ -166,7 +167,7 @@ test('a call still waiting for its result is never summarized; its result can fo
   const pending = Acalls([['c1', 'confirm_action']]);
   const msgs = [S('s'), ...older, U('delete build dir'), pending];
   const { result, out } = await run(msgs, budget(2000), { force: true, keepRecentSteps: 0 });
-  assert.ok(result.applied);
+  assert.ok(result.status.kind === 'applied');
   assert.equal(out.at(-1), pending, 'the open call stays verbatim at the tail');
   const later = [...out, T('c1', 'approved')];
   assert.deepEqual(checkToolPairing(later), []);
@@ -187,9 +188,9 @@ test('with nothing eligible no summarizer call is made and the reason is given',
   const s = spy();
   const msgs = [S('s'), U(`please review this paste:\n${chars(30_000)}`), A('reviewing')];
   const { result } = await run(msgs, budget(9000), { force: true }, s);
-  assert.equal(result.applied, false);
+  assert.notEqual(result.status.kind, 'applied');
   assert.equal(s.requests.length, 0);
-  assert.match(result.reason, /nothing eligible/);
+  assert.match(describeCompaction(result.status), /nothing eligible/);
 });
 
 test('kept messages stay deep-equal, provider fields included; reasoning is not summarized', async () => {
@@ -204,7 +205,7 @@ test('kept messages stay deep-equal, provider fields included; reasoning is not 
   ];
   const s = spy();
   const { result, out } = await run(msgs, budget(1500), { force: true }, s);
-  assert.ok(result.applied);
+  assert.ok(result.status.kind === 'applied');
   assert.deepEqual(out.slice(-3), msgs.slice(-3));
   assert.ok(!result.checkpoints.some((c) => c.summary.includes('SECRET-OLD-REASONING')));
 });
@@ -224,8 +225,8 @@ test('when the newest steps alone stay above the trigger, automatic compaction d
     T('c3', chars(40_000, 3)),
   ];
   const { result } = await run(msgs, budget(64_000, { compactAt: 0.5, compactTo: 0.3 }), { keepRecentSteps: 1 });
-  assert.equal(result.applied, false);
-  assert.match(result.reason, /cannot get below the trigger/);
+  assert.notEqual(result.status.kind, 'applied');
+  assert.match(describeCompaction(result.status), /^cannot get below 32,000 tokens: at best [\d,]+/);
 });
 
 test('an output reservation that leaves no input room is clamped and flagged', () => {
@@ -300,7 +301,7 @@ test('one resolved window feeds both the gauge and the trigger', async () => {
     compactTo: 0.5,
     thresholdBase: 'window',
   });
-  assert.equal(result.applied, false, 'no compaction at 120k of a 1M window');
+  assert.notEqual(result.status.kind, 'applied', 'no compaction at 120k of a 1M window');
 });
 
 test('images are estimated from their size, never from base64 length', () => {
@@ -372,7 +373,7 @@ test('an old request, once summarized, is not re-inserted as a current instructi
     A('looking'),
   ];
   const { result, out } = await run(msgs, budget(1200), { force: true });
-  assert.ok(result.applied);
+  assert.ok(result.status.kind === 'applied');
   const realUser = result.context.filter((i) => i.message.role === 'user' && i.kind !== 'summary');
   assert.deepEqual(
     realUser.map((i) => i.message.content),
@@ -406,7 +407,7 @@ test('the latest task list is carried verbatim exactly once', async () => {
   // Every one of the five calls ends up inside the summarized span.
   const { result, out } = await run(msgs, budget(1200), { force: true, all: true });
   assert.ok(result.context.some((i) => i.kind === 'summary'));
-  assert.ok(result.applied);
+  assert.ok(result.status.kind === 'applied');
   const text = out.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
   assert.equal(text.split(last).length - 1, 1);
 });
@@ -420,7 +421,7 @@ test('the latest verification result survives a compaction', async () => {
     U('good, commit it'),
   ];
   const { result, out } = await run(msgs, budget(700), { force: true });
-  assert.ok(result.applied);
+  assert.ok(result.status.kind === 'applied');
   assert.ok(out.some((m) => typeof m.content === 'string' && m.content.includes('0 failed')));
 });
 
@@ -445,7 +446,7 @@ test('user constraints survive three compactions in a row', async () => {
       summarizer: s,
       options: { budget: budget(4000), trigger: 'auto', force: true },
     });
-    assert.ok(r.applied, `round ${round}: ${r.reason}`);
+    assert.ok(r.status.kind === 'applied', `round ${round}: ${describeCompaction(r.status)}`);
     ctx = r.context;
   }
   assert.equal(ctx[0].message.content, 'Rules: conventional commits.');
@@ -460,7 +461,7 @@ test('one system message stays first and byte-identical; the summary is a user m
   msgs.push(U('latest'));
   const s = spy();
   const { result, out } = await run(msgs, budget(3000), { force: true }, s);
-  assert.ok(result.applied);
+  assert.ok(result.status.kind === 'applied');
   assert.equal(out[0], sys);
   assert.equal(out.filter((m) => m.role === 'system').length, 1);
   assert.equal(firstNonSystem(out)?.role, 'user');
@@ -477,7 +478,7 @@ test('the new request that pushed the context over stays verbatim and last', asy
   const uNew = U('new request ' + chars(32_000));
   const msgs = [S('s'), ...older, uNew];
   const { result, out } = await run(msgs, budget(14_000));
-  assert.ok(result.applied, result.reason);
+  assert.ok(result.status.kind === 'applied', describeCompaction(result.status));
   assert.equal(out.at(-1), uNew);
   assert.notEqual(out.at(-1)?.role, 'assistant');
 });
@@ -493,7 +494,7 @@ test('clipping a message too large for the window never splits a character', asy
     U('and now?'),
   ];
   const { result, out } = await run(msgs, budget(4000), { force: true, keepRecentSteps: 1 });
-  assert.ok(result.applied, result.reason);
+  assert.ok(result.status.kind === 'applied', describeCompaction(result.status));
   for (const m of out) {
     const t = typeof m.content === 'string' ? m.content : '';
     assert.ok(!/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(t), 'no lone surrogate');
@@ -545,7 +546,7 @@ test('tool output sent in the user role (agents without native tool calls) belon
   for (let k = 0; k < 12; k++)
     msgs.push(A(`<function=bash>cat file${k}.py</function>`), U(`OBSERVATION:\n${chars(1500, k)}`));
   const { result, out } = await run(msgs, budget(4000), { force: true });
-  assert.ok(result.applied, result.reason);
+  assert.ok(result.status.kind === 'applied', describeCompaction(result.status));
   assert.equal(out[1], request, 'the request is kept verbatim');
   assert.ok(result.checkpoints.some((c) => c.replacedIds.length > 0));
   assert.deepEqual(checkContext(result.context, entries(msgs)), []);
@@ -569,7 +570,7 @@ test('a manual compaction with focus text keeps the lines about that focus verba
     trigger: 'manual',
     focus: 'focus on the migration',
   });
-  assert.ok(result.applied, result.reason);
+  assert.ok(result.status.kind === 'applied', describeCompaction(result.status));
   const summary = result.checkpoints
     .filter((c) => c.strategy === 'extractive')
     .map((c) => c.summary)

@@ -13,8 +13,10 @@ import { compact } from '../../src/compaction/rewrite/compactor';
 import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { checkContext } from '../../src/compaction/plan/invariants';
 import { describeHolders, tokenHolders } from '../../src/compaction/plan/holders';
+import { holdersOf } from '../../src/compaction/outcome';
 import { applyRecordedCompactions } from '../../src/compaction/rewrite/imported';
 import { quarterCounter } from '../support/generate';
+import { describeCompaction } from '../../src/compaction/outcome-text';
 
 const meter = new TokenMeter({ counter: quarterCounter });
 const summarizer = new ExtractiveSummarizer((t) => meter.countText(t));
@@ -57,10 +59,10 @@ test('a newest step of many mid-sized outputs that does not fit is collapsed (la
       summarizer,
       options: { budget: budget(8000), trigger, force: trigger === 'manual' },
     });
-    assert.equal(r.applied, true, r.reason);
+    assert.equal(r.status.kind, 'applied', describeCompaction(r.status));
     assert.ok(r.tokensAfter < 6400, `${trigger}: ${r.tokensAfter} tokens, below the trigger`);
-    assert.doesNotMatch(r.reason, /does not fit/);
-    assert.equal(r.holders, undefined);
+    assert.doesNotMatch(describeCompaction(r.status), /does not fit/);
+    assert.equal(r.status.kind === 'applied' && r.status.overBudget, undefined);
     const collapse = r.checkpoints.find((c) => c.strategy === 'collapse');
     assert.ok(collapse, 'a collapse of the newest step');
     assert.ok(!r.checkpoints.some((c) => c.strategy === 'clip'), 'collapsing was enough: nothing clipped');
@@ -101,8 +103,8 @@ test('huge tool-call arguments in the newest step and a huge latest request are 
     summarizer,
     options: { budget: budget(8000), trigger: 'manual', force: true },
   });
-  assert.equal(r.applied, true, r.reason);
-  assert.ok(r.tokensAfter <= 8000, r.reason);
+  assert.equal(r.status.kind, 'applied', describeCompaction(r.status));
+  assert.ok(r.tokensAfter <= 8000, describeCompaction(r.status));
   const clip = r.checkpoints.find((c) => c.strategy === 'clip');
   assert.ok(clip);
   assert.ok(touched(r.checkpoints, 'e1').length > 0, 'the tool-call arguments are clipped');
@@ -155,9 +157,9 @@ test('an imported summary too large for a small window is summarised again (manu
       summarizer,
       options: { budget: budget(4000), trigger, force: trigger === 'manual' },
     });
-    assert.equal(r.applied, true, r.reason);
-    assert.ok(r.tokensAfter <= 4000, `${trigger}: ${r.reason}`);
-    assert.doesNotMatch(r.reason, /does not fit/);
+    assert.equal(r.status.kind, 'applied', describeCompaction(r.status));
+    assert.ok(r.tokensAfter <= 4000, `${trigger}: ${describeCompaction(r.status)}`);
+    assert.doesNotMatch(describeCompaction(r.status), /does not fit/);
     const again = r.checkpoints.find((c) => c.replaced.some((i) => i.checkpointId === 'import-1'));
     assert.ok(again, 'the imported summary is summarised again');
     assert.equal(
@@ -198,8 +200,8 @@ test('two earlier summaries of this product are summarised together into one wit
   const items: ContextItem[] = [earlier(0, ['e0', 'e1']), earlier(1, ['e2', 'e3']), ...itemsFromEntries(conv.slice(4))];
   assert.ok(meter.measure(items).total > 8000);
   const r = await compact({ items, meter, summarizer, options: { budget: budget(8000), trigger: 'auto' } });
-  assert.equal(r.applied, true, r.reason);
-  assert.ok(r.tokensAfter < 6400, r.reason);
+  assert.equal(r.status.kind, 'applied', describeCompaction(r.status));
+  assert.ok(r.tokensAfter < 6400, describeCompaction(r.status));
   const summaries = r.context.filter((i) => i.kind === 'summary');
   assert.equal(summaries.length, 1);
   const text = String(summaries[0].message.content);
@@ -218,13 +220,13 @@ test('"does not fit" names what holds the tokens, with figures, and never says t
     summarizer,
     options: { budget: budget(4000), trigger: 'manual', force: true },
   });
-  assert.ok(r.holders, r.reason);
+  const h = holdersOf(r.status);
+  assert.ok(h, describeCompaction(r.status));
   assert.match(
-    r.reason,
+    describeCompaction(r.status),
     /does not fit: [\d,]+ tokens against a budget of 4,000; summaries \(earlier and imported\) hold [\d,]+ tokens/,
   );
-  assert.doesNotMatch(r.reason, /hold 0 tokens|holds 0 tokens/);
-  const h = r.holders;
+  assert.doesNotMatch(describeCompaction(r.status), /hold 0 tokens|holds 0 tokens/);
   assert.ok(h.summaries > h.systemAndTools && h.systemAndTools > 0);
   // The parts add up to the meter's total (plus the tokens that prime the reply).
   assert.ok(h.total - (h.systemAndTools + h.summaries + h.latestRequest + h.newestSteps + h.history) <= 5);
@@ -252,7 +254,7 @@ test('when the system prompt and tool schemas alone are over the budget, nothing
     summarizer,
     options: { budget: budget(8000), trigger: 'manual', force: true },
   });
-  assert.equal(r.applied, false);
+  assert.notEqual(r.status.kind, 'applied');
   assert.deepEqual(r.context, items, 'the newest step is left verbatim');
-  assert.match(r.reason, /the system prompt and tool schemas alone are over the budget of 8,000/);
+  assert.match(describeCompaction(r.status), /the system prompt and tool schemas alone are over the budget of 8,000/);
 });

@@ -17,6 +17,7 @@ import { clipMessageToTokens } from '../../src/compaction/clip';
 import { analyze } from '../../src/compaction/plan/structure';
 import { DEFAULT_SUMMARY_INSTRUCTION, summaryInstruction } from '../../src/compaction/summary/summary-prompt';
 import { generateConversation, quarterCounter, rng } from '../support/generate';
+import { describeCompaction } from '../../src/compaction/outcome-text';
 
 const meter = new TokenMeter({ counter: quarterCounter });
 const entries = (messages: ChatMessage[]): Entry[] => messages.map((message, i) => ({ id: `e${i}`, message }));
@@ -78,7 +79,7 @@ test('a summary of a step whose long output fails at the end says it failed', as
       noCollapse: true,
     },
   });
-  assert.equal(r.applied, true, r.reason);
+  assert.equal(r.status.kind, 'applied', describeCompaction(r.status));
   const summary = r.context.find((i) => i.kind === 'summary' || i.kind === 'collapsed');
   assert.ok(summary);
   assert.match(String(summary.message.content), /fail|error/i);
@@ -109,7 +110,7 @@ test('oversized content as text parts is clipped like a string; images in it sta
       force: true,
     },
   });
-  assert.equal(r.applied, true, r.reason);
+  assert.equal(r.status.kind, 'applied', describeCompaction(r.status));
   assert.ok(r.tokensAfter <= window, `${r.tokensAfter} fits ${window}`);
   const content = r.context[1].message.content as Array<{ type: string; text?: string }>;
   assert.equal(content.length, 3);
@@ -154,7 +155,7 @@ test('huge tool-call arguments in the newest step are clipped value by value, ke
       force: true,
     },
   });
-  assert.equal(r.applied, true, r.reason);
+  assert.equal(r.status.kind, 'applied', describeCompaction(r.status));
   assert.ok(r.tokensAfter <= window, `${r.tokensAfter} fits ${window}`);
   const call = (r.context[1].message as { tool_calls: Array<{ id: string; function: { arguments: string } }> })
     .tool_calls[0];
@@ -272,7 +273,7 @@ test('the incremental check reports what the full check reports, over generated 
             keepRecentSteps,
           },
         });
-        if (res.applied) items = res.context;
+        if (res.status.kind === 'applied') items = res.context;
       }
       // Sometimes break the context on purpose, so violations are compared too.
       const probe =

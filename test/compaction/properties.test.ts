@@ -45,7 +45,7 @@ test(`invariants 1-5 hold over ${CASES} generated conversations (seed ${SEED})`,
         },
       });
       const where = `seed ${seed}, window ${window}, keep ${keepRecentSteps}`;
-      if (result.applied) {
+      if (result.status.kind === 'applied') {
         applied++;
         assert.ok(
           result.tokensAfter < result.tokensBefore,

@@ -19,6 +19,7 @@ import { Acalls, A, S, T, U, chars, entries, items } from '../support/conversati
 import { quarterCounter } from '../support/generate';
 import type { PreparedCompaction } from '../../src/compaction/rewrite/commit';
 import { commitPrepared } from '../../src/compaction/rewrite/commit';
+import { describeCompaction } from '../../src/compaction/outcome-text';
 
 const meter = new TokenMeter({ counter: quarterCounter });
 const summarizer = new ExtractiveSummarizer((t) => meter.countText(t));
@@ -166,7 +167,7 @@ async function prepared(ctx: ContextItem[], reserveTokens = 0): Promise<Prepared
     summarizer,
     options: { budget, trigger: 'auto', force: true, noCollapse: true, reserveTokens },
   });
-  if ('applied' in p) throw new Error(`not prepared: ${p.reason}`);
+  if ('status' in p) throw new Error(`not prepared: ${describeCompaction(p.status)}`);
   return p;
 }
 
@@ -188,7 +189,7 @@ test('files go right after the summary as their own entries, are recorded and co
     targetTokens: 2000,
   });
   const result = commitPrepared(ctx, withFiles, meter);
-  assert.ok(result.applied, result.reason);
+  assert.ok(result.status.kind === 'applied', describeCompaction(result.status));
   const cp = result.checkpoints.find((c) => c.attachedFiles);
   assert.ok(cp, 'a checkpoint records the files');
   assert.deepEqual(
@@ -283,7 +284,7 @@ test('a later summary drops earlier re-attached copies: the summarizer never see
     }),
     meter,
   );
-  assert.ok(first.applied);
+  assert.ok(first.status.kind === 'applied');
   const grown = [
     ...first.context,
     ...items([A('Tests written.'), U('Good. Now document the validation rules in the README.')]).map((i) => ({
@@ -303,7 +304,7 @@ test('a later summary drops earlier re-attached copies: the summarizer never see
     summarizer: spy,
     options: { budget, trigger: 'manual', force: true, all: true },
   });
-  assert.ok(!('applied' in second));
+  assert.ok(!('status' in second));
   assert.ok(
     seen.length > 0 && seen.every((batch) => !batch.some((i) => i.attachedFile)),
     'no attached copy reaches the summarizer',

@@ -18,6 +18,7 @@ import { renderTranscript } from '../../src/compaction/summary/summary-prompt';
 import { collapseItem } from '../../src/compaction/rewrite/collapse';
 import type { BudgetConfig, ChatMessage, ContextItem, Summarizer, SummaryRequest } from '../../src/compaction/types';
 import { renderRequestsSection, REQUESTS_HEADING } from '../../src/compaction/summary/requests-section';
+import { describeCompaction } from '../../src/compaction/outcome-text';
 
 const meter = new TokenMeter({ counter: quarterCounter });
 const count = (t: string) => meter.countText(t);
@@ -131,7 +132,7 @@ test("a collapsed tool result that carried the user's answer keeps the answer as
   const record = collapsed.context.find(
     (i) => i.kind === 'collapsed' && (i.message as { tool_call_id?: string }).tool_call_id === 'q1',
   );
-  assert.ok(record, `the answer's result is collapsed: ${collapsed.reason}`);
+  assert.ok(record, `the answer's result is collapsed: ${describeCompaction(collapsed.status)}`);
   assert.deepEqual(
     collectRequests([record]),
     ['Approved - proceed to phase 2'],
@@ -154,7 +155,7 @@ test("a collapsed tool result that carried the user's answer keeps the answer as
     summarizer: extractive(),
     options: { budget: budget(2000), trigger: 'manual', force: true },
   });
-  assert.ok(later.applied, later.reason);
+  assert.ok(later.status.kind === 'applied', describeCompaction(later.status));
   assert.ok(
     parseRequestsSection(textOf(later.context)).includes('Approved - proceed to phase 2'),
     textOf(later.context),
@@ -207,7 +208,7 @@ test('every typed request survives three chained compactions, in order', async (
       summarizer: extractive(),
       options: { budget: budget(3000), trigger: 'manual', force: true },
     });
-    assert.ok(r.applied, `round ${round}: ${r.reason}`);
+    assert.ok(r.status.kind === 'applied', `round ${round}: ${describeCompaction(r.status)}`);
     ctx = r.context;
   }
   const text = textOf(ctx);
@@ -241,7 +242,7 @@ test('standing rules are carried verbatim by every later summary; tool output is
       summarizer: extractive(),
       options: { budget: budget(2000), trigger: 'manual', force: true },
     });
-    assert.ok(r.applied, r.reason);
+    assert.ok(r.status.kind === 'applied', describeCompaction(r.status));
     ctx = r.context;
     const last = r.checkpoints.filter((c) => c.strategy === 'extractive').at(-1)!;
     assert.match(
@@ -293,7 +294,7 @@ test('ledger: moves say where a file lives now, edits name their symbols, failur
     summarizer: extractive(),
     options: { budget: budget(40_000), trigger: 'manual', force: true, all: true },
   });
-  assert.ok(r.applied, r.reason);
+  assert.ok(r.status.kind === 'applied', describeCompaction(r.status));
   const s = r.checkpoints.find((c) => c.strategy === 'extractive')!.summary;
   assert.match(
     s,
@@ -326,7 +327,7 @@ test('budgets are fractions of the target; a larger window keeps more of the sam
       summarizer: extractive(),
       options: { budget: budget(window), trigger: 'manual', force: true, userBudget },
     });
-    assert.ok(r.applied, r.reason);
+    assert.ok(r.status.kind === 'applied', describeCompaction(r.status));
     assert.ok(
       r.tokensAfter <= thresholds(budget(window)).targetTokens,
       `${r.tokensAfter} within the target at ${window}`,
@@ -364,7 +365,7 @@ test('requests come first inside the target: room the notes leave unused goes to
       summarizer: extractive(),
       options: { budget: budget(window), trigger: 'manual', force: true },
     });
-    assert.ok(r.applied, r.reason);
+    assert.ok(r.status.kind === 'applied', describeCompaction(r.status));
     const target = thresholds(budget(window)).targetTokens;
     assert.ok(r.tokensAfter <= target, `${r.tokensAfter} within the target of ${target}`);
     return { cp: r.checkpoints.find((c) => c.requests)!, target, after: r.tokensAfter };
@@ -428,7 +429,7 @@ test('a model summary that leaves out typed requests gets them carried forward v
     summarizer: model,
     options: { budget: budget(1000), trigger: 'manual', force: true },
   });
-  assert.ok(r.applied, r.reason);
+  assert.ok(r.status.kind === 'applied', describeCompaction(r.status));
   const cp = r.checkpoints.find((c) => c.strategy === 'summary')!;
   assert.match(cp.summary, /- migrate the billing tables to postgres\n- keep the old MySQL dump around/);
   assert.equal(cp.requests?.missingFromModel, 2);
@@ -442,9 +443,12 @@ test('the result says so when the never-summarised part alone is over the target
     summarizer: extractive(),
     options: { budget: budget(4000), trigger: 'manual', force: true },
   });
-  assert.ok(r.applied, r.reason);
-  assert.ok((r.anchoredTokens ?? 0) > thresholds(budget(4000)).targetTokens);
-  assert.match(r.reason, /never summarized .* alone holds [\d,]+ tokens, over the target of [\d,]+/);
+  assert.ok(r.status.kind === 'applied', describeCompaction(r.status));
+  assert.ok(((r.status.kind === 'applied' && r.status.anchored?.total) || 0) > thresholds(budget(4000)).targetTokens);
+  assert.match(
+    describeCompaction(r.status),
+    /what is never summarized holds [\d,]+ tokens \(system prompt [\d,]+.*\), over the target of [\d,]+/,
+  );
 });
 
 test('forged role markers in tool output stay data in what the model summarizer is sent', () => {

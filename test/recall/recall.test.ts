@@ -21,6 +21,7 @@ import {
   searchHistory,
   type RecallSource,
 } from '../../src/recall';
+import { describeCompaction } from '../../src/compaction/outcome-text';
 
 const meter = new TokenMeter({ counter: quarterCounter });
 const KEY = 'sk-proj-Zq8vN3kW1xR7tY2uP5oL9mJ4hG6fD0sA';
@@ -56,7 +57,7 @@ async function compacted(): Promise<{ source: RecallSource; summary: string; che
       noCollapse: true,
     },
   });
-  assert.equal(r.applied, true, r.reason);
+  assert.equal(r.status.kind, 'applied', describeCompaction(r.status));
   const summaries = r.checkpoints.filter((c) => c.strategy === 'extractive');
   assert.ok(summaries.length >= 1, 'a summary was written');
   const cp = summaries.find((c) => c.replacedIds.includes('e11'));

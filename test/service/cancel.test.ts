@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { checkContext, checkToolPairing } from '../../src/compaction/plan/invariants';
 import { text, toolCalls } from '../../src/demo/modelserver/replies';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
+import { describeOutcome } from '../../src/service/compaction/outcome';
 
 const files = { 'f1.txt': filler(60, 'a'), 'f2.txt': filler(60, 'b') };
 const script = (n: number) =>
@@ -29,8 +30,8 @@ test('a compaction cancelled mid-summary changes nothing, in memory or on disk; 
   const started = Date.now();
   const outcome = await fx.service.compactNow({}, controller.signal);
   assert.ok(Date.now() - started < 1_000, 'returned promptly');
-  assert.equal(outcome.applied, false);
-  assert.match(outcome.reason, /cancelled/);
+  assert.notEqual(outcome.status.kind, 'applied');
+  assert.match(describeOutcome(outcome.status), /cancelled/);
   assert.deepEqual(fx.service.getTranscript().context, contextBefore);
   assert.equal(fx.service.getCheckpoints().length, 0);
   assert.equal(readFileSync(statePath, 'utf8'), stateBefore, 'state file untouched');
@@ -55,8 +56,8 @@ test('a summarizer that never answers times out cleanly and the session stays us
   await fx.service.runTask('read f2');
   const before = fx.service.getTranscript().context;
   const outcome = await fx.service.compactNow();
-  assert.equal(outcome.applied, false);
-  assert.match(outcome.reason, /timed out after 200 ms/);
+  assert.notEqual(outcome.status.kind, 'applied');
+  assert.match(describeOutcome(outcome.status), /timed out after 200 ms/);
   assert.deepEqual(fx.service.getTranscript().context, before);
   assert.equal(fx.service.getState().state, 'error', 'the user is told');
   const task = await fx.service.runTask('next request');

@@ -16,6 +16,7 @@ import { generateConversation } from '../support/generate';
 import { budget, meter, normalized, session, summarizer, tools } from './worker-fixtures';
 import { text } from '../../src/demo/modelserver/replies';
 import { serviceFixture } from './fixtures';
+import { describeOutcome } from '../../src/service/compaction/outcome';
 
 test("a compaction in the worker returns what the same compaction returns inline, with the caller's own items as replaced", async () => {
   const cases: Array<{ items: ContextItem[]; options: CompactionOptions }> = [
@@ -50,7 +51,7 @@ test("a compaction in the worker returns what the same compaction returns inline
     const inWorker = await prepareOffThread(input, { mode: 'worker', onRoute: (route) => routes.push(route) });
     assert.deepEqual(routes, ['worker'], `case ${k} ran in the worker`);
     assert.equal(normalized(inWorker), normalized(inline), `case ${k}: same result`);
-    if ('checkpoints' in inWorker && !('applied' in inWorker)) {
+    if ('checkpoints' in inWorker && !('status' in inWorker)) {
       prepared++;
       const own = new Set(c.items);
       for (const cp of inWorker.checkpoints)
@@ -150,13 +151,13 @@ test('the service compacts a large context in the worker with progress; a cancel
   const before = fx.service.getTranscript().context;
   const controller = new AbortController();
   const cancelled = await fx.service.compactNow({ onProgress: () => controller.abort() }, controller.signal);
-  assert.equal(cancelled.applied, false);
+  assert.notEqual(cancelled.status.kind, 'applied');
   assert.equal(cancelled.status.kind, 'cancelled');
   assert.deepEqual(fx.service.getTranscript().context, before);
   assert.equal(fx.service.getCheckpoints().length, 0);
   const progress: number[] = [];
   const applied = await fx.service.compactNow({ onProgress: (p) => progress.push(p.done / p.total) });
-  assert.equal(applied.applied, true, applied.reason);
+  assert.equal(applied.status.kind, 'applied', describeOutcome(applied.status));
   assert.ok(progress.length >= 2 && progress.at(-1)! > 0, `progress reported (${progress.join(', ')})`);
   assert.ok(applied.tokensAfter < applied.tokensBefore);
 });
@@ -182,6 +183,6 @@ test('the build ships the worker: dist/compaction-worker.js runs the same compac
   };
   const inline = await prepareOffThread(input, { mode: 'inline' });
   const bundled = await prepareOffThread(input, { mode: 'worker', workerFile: bundle });
-  assert.ok(!('applied' in bundled), 'a compaction was prepared');
+  assert.ok(!('status' in bundled), 'a compaction was prepared');
   assert.equal(normalized(bundled), normalized(inline));
 });

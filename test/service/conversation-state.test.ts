@@ -21,10 +21,7 @@ function compactFirst(state: ConversationState, n: number, checkpointId: string)
     checkpointId,
   );
   return {
-    applied: true,
-    outcome: 'applied',
-    status: { kind: 'applied', tokensBefore: 100, tokensAfter: 50, checkpoints: 1 },
-    reason: 'test',
+    status: { kind: 'applied', tokensBefore: 100, tokensAfter: 50, checkpoints: 1, steps: [] },
     tokensBefore: 100,
     tokensAfter: 50,
     checkpoints: [

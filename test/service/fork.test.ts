@@ -33,7 +33,7 @@ test('a fork starts from the compacted context with the checkpoints and raw entr
   fx = await serviceFixture(() => text('ok'), { window: 200_000 });
   await fx.service.importTranscript({ source: 'test: recording', entries: conversation(60) });
   const outcome = await fx.service.compactNow();
-  assert.equal(outcome.applied, true);
+  assert.equal(outcome.status.kind, 'applied');
   const source = fx.service.exportTranscript();
   assert.ok(source.checkpoints.length > 0);
   assert.ok(source.context.length < source.entries.length, 'the source context is compacted');
@@ -127,7 +127,7 @@ test('a fork of a context without a system message starts with the agent system 
 test('Export Transcript of a compacted session imports back with every message, ids kept, and says its checkpoints are not taken over', async () => {
   fx = await serviceFixture(() => text('ok'), { window: 200_000 });
   await fx.service.importTranscript({ source: 'test: recording', entries: conversation(60) });
-  assert.equal((await fx.service.compactNow()).applied, true);
+  assert.equal((await fx.service.compactNow()).status.kind, 'applied');
   const exported = fx.service.exportTranscript();
   assert.ok(exported.messages.length < exported.entries.length, 'the exported context is compacted');
 

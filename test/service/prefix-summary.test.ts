@@ -14,6 +14,7 @@ import { contextLengthExceeded, text, toolCalls } from '../../src/demo/modelserv
 import { start, type ChatRequestBody, type Responder } from '../../src/demo/modelserver/wire';
 import { TRANSCRIPT_OPEN } from '../../src/compaction/summary/summary-prompt';
 import { approximateCounter, filler, serviceFixture } from './fixtures';
+import { describeOutcome } from '../../src/service/compaction/outcome';
 
 const NOTES =
   '## Objective\nThe user asked the agent to read three files.\n## Work completed\n- The agent read f1.txt, f2.txt and f3.txt.';
@@ -82,7 +83,7 @@ test("a summary on the session's own model sends the agent's prefix unchanged pl
   const tools = fx.service.getToolSchemas();
 
   const outcome = await fx.service.compactNow();
-  assert.equal(outcome.applied, true, outcome.reason);
+  assert.equal(outcome.status.kind, 'applied', describeOutcome(outcome.status));
   // One request per span replaced (the earlier tasks, then the current task's older steps).
   const summaries = fx.requests.filter(isPrefixSummary);
   assert.ok(summaries.length >= 1);
@@ -132,7 +133,7 @@ test("a prefix over the session model's window falls back to the framed, batched
   });
   await threeTasks(fx);
   const outcome = await fx.service.compactNow();
-  assert.equal(outcome.applied, true, outcome.reason);
+  assert.equal(outcome.status.kind, 'applied', describeOutcome(outcome.status));
   assert.equal(fx.requests.filter(isPrefixSummary).length, 0);
   const framed = fx.requests.filter(isFramedSummary);
   assert.ok(framed.length >= 1);
@@ -160,7 +161,7 @@ test("a summary endpoint other than the session's gets the framed request, maske
   t.after(fx.cleanup);
   await threeTasks(fx);
   const outcome = await fx.service.compactNow();
-  assert.equal(outcome.applied, true, outcome.reason);
+  assert.equal(outcome.status.kind, 'applied', describeOutcome(outcome.status));
   assert.equal(fx.requests.filter((b) => isPrefixSummary(b) || isFramedSummary(b)).length, 0);
   assert.ok(other.requests.length >= 1);
   assert.ok(other.requests.every(isFramedSummary));
@@ -197,8 +198,8 @@ test('a tool call in the reply to a prefix summary is refused and never run; the
   await threeTasks(fx);
   const before = fx.service.getMessages();
   const outcome = await fx.service.compactNow();
-  assert.equal(outcome.applied, false);
-  assert.match(outcome.reason, /tool call/i);
+  assert.notEqual(outcome.status.kind, 'applied');
+  assert.match(describeOutcome(outcome.status), /tool call/i);
   assert.equal(fx.requests.filter(isPrefixSummary).length, 1);
   assert.deepEqual(fx.service.getMessages(), before);
   assert.equal(existsSync(path.join(fx.root, 'pwned.txt')), false);
@@ -223,7 +224,7 @@ test('a prefix the server refuses as too long is retried framed', async (t) => {
   });
   await threeTasks(fx);
   const outcome = await fx.service.compactNow();
-  assert.equal(outcome.applied, true, outcome.reason);
+  assert.equal(outcome.status.kind, 'applied', describeOutcome(outcome.status));
   const refused = fx.requests.filter(isPrefixSummary).length;
   assert.ok(refused >= 1);
   assert.ok(fx.requests.filter(isFramedSummary).length >= refused);

@@ -9,6 +9,7 @@ import { text, toolCalls } from '../../src/demo/modelserver/replies';
 import type { Responder } from '../../src/demo/modelserver/wire';
 import { contentText } from '../../src/compaction/text';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
+import { describeOutcome } from '../../src/service/compaction/outcome';
 
 const files = {
   'f1.txt': filler(60, 'a'),
@@ -53,7 +54,7 @@ test('the preview shows every summary Apply writes, and Apply writes exactly tho
   const before = fx.service.getCheckpoints().length;
   const proposed = await fx.service.compactNow({ preview: true });
   const preview = proposed.preview;
-  assert.ok(preview, proposed.reason);
+  assert.ok(preview, describeOutcome(proposed.status));
   assert.equal(preview.summaries.length, 2, 'two spans, two summaries, both shown');
   assert.deepEqual(
     preview.summaries.map((s) => s.summary.split('\n')[0]),
@@ -63,7 +64,7 @@ test('the preview shows every summary Apply writes, and Apply writes exactly tho
   assert.equal(fx.service.getCheckpoints().length, before, 'nothing written by the preview');
 
   const applied = await fx.service.applyPreview();
-  assert.equal(applied.applied, true, applied.reason);
+  assert.equal(applied.status.kind, 'applied', describeOutcome(applied.status));
   const written = fx.service
     .getCheckpoints()
     .slice(before)
@@ -93,7 +94,7 @@ test('edits of each summary are applied as edited; a preview of a conversation t
   const proposed = await fx.service.compactNow({ preview: true });
   assert.equal(proposed.preview?.summaries.length, 2);
   const applied = await fx.service.applyPreview([undefined, 'THE SECOND, AS EDITED']);
-  assert.equal(applied.applied, true, applied.reason);
+  assert.equal(applied.status.kind, 'applied', describeOutcome(applied.status));
   const written = applied.checkpoints.filter((c) => c.strategy === 'summary' || c.strategy === 'extractive');
   assert.deepEqual(
     written.map((c) => c.summary),
@@ -103,13 +104,13 @@ test('edits of each summary are applied as edited; a preview of a conversation t
   // Undo it, preview again, then let the conversation grow: Apply writes nothing and says why.
   await fx.service.restoreCheckpoint(applied.checkpoints[0].id);
   const again = await fx.service.compactNow({ preview: true });
-  assert.ok(again.preview, again.reason);
+  assert.ok(again.preview, describeOutcome(again.status));
   await fx.service.runTask('Read f1.txt');
   const count = fx.service.getCheckpoints().length;
   const context = contextTexts(fx);
   const stale = await fx.service.applyPreview();
-  assert.equal(stale.applied, false);
-  assert.match(stale.reason, /changed since it was made, so nothing was written/);
+  assert.notEqual(stale.status.kind, 'applied');
+  assert.match(describeOutcome(stale.status), /changed since it was made, so nothing was written/);
   assert.equal(fx.service.getCheckpoints().length, count);
   assert.deepEqual(contextTexts(fx), context, 'the context is as it was');
 });

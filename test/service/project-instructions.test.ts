@@ -12,6 +12,7 @@ import { INSTRUCTIONS_ENTRY_ID } from '../../src/service/project-instructions';
 import { text, toolCalls } from '../../src/demo/modelserver/replies';
 import type { ChatRequestBody, Responder } from '../../src/demo/modelserver/wire';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
+import { describeOutcome } from '../../src/service/compaction/outcome';
 
 const AGENTS = '# Rules\n\nRun `npm test` before every commit.\n';
 const CLAUDE = 'Never edit generated files under dist/.\n';
@@ -71,7 +72,7 @@ test('instructions are never summarised; a changed file is re-read after the com
   t.after(fx.cleanup);
   for (let i = 1; i <= 3; i++) await fx.service.runTask(`Task ${i}: look at the app`);
   const quiet = await fx.service.compactNow();
-  assert.ok(quiet.applied, quiet.reason);
+  assert.ok(quiet.status.kind === 'applied', describeOutcome(quiet.status));
   const after = fx.service.getTranscript().context;
   assert.equal(after[1].id, INSTRUCTIONS_ENTRY_ID, 'still the second message');
   assert.equal(after[1].kind, 'raw', 'verbatim');
@@ -85,7 +86,7 @@ test('instructions are never summarised; a changed file is re-read after the com
   writeFileSync(path.join(fx.root, 'AGENTS.md'), changed);
   for (let i = 4; i <= 6; i++) await fx.service.runTask(`Task ${i}: look at the app`);
   const outcome = await fx.service.compactNow();
-  assert.ok(outcome.applied, outcome.reason);
+  assert.ok(outcome.status.kind === 'applied', describeOutcome(outcome.status));
   const context = fx.service.getTranscript().context;
   const reread = context.filter((i) => i.attachedFile === 'AGENTS.md');
   assert.equal(reread.length, 1, 'AGENTS.md is re-read once');

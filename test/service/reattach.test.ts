@@ -20,6 +20,7 @@ import { loadWithVscodeShim } from '../support/vscode-shim';
 import { tempWorkspace } from '../agent/helpers';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
 import type { CheckpointRecord } from '../../src/service/records';
+import { describeOutcome } from '../../src/service/compaction/outcome';
 
 const { renderCheckpoint, renderItems } = loadWithVscodeShim<typeof CheckpointDocuments>(
   path.join(__dirname, '../../src/views/documents/checkpoint-documents'),
@@ -211,7 +212,7 @@ test('manual compaction re-attaches files; turned off by a 0 budget or 0 files',
     await fx.service.runTask('Task 1: change the greeting in src/app.ts to "Hello, name!"');
     await fx.service.runTask('Task 2: read docs/guide.md and tell me the rule');
     const outcome = await fx.service.compactNow();
-    assert.equal(outcome.applied, true, outcome.reason);
+    assert.equal(outcome.status.kind, 'applied', describeOutcome(outcome.status));
     const attached = attachedOf(fx.service.getTranscript().context);
     assert.equal(
       attached.length > 0,
@@ -232,12 +233,12 @@ test('a later compaction drops the earlier copies and re-attaches the current co
   await fx.service.runTask('Task 1: change the greeting in src/app.ts to "Hello, name!"');
   await fx.service.runTask('Task 2: read docs/guide.md and tell me the rule');
   const first = await fx.service.compactNow();
-  assert.ok(first.applied, first.reason);
+  assert.ok(first.status.kind === 'applied', describeOutcome(first.status));
   assert.ok(attachedOf(fx.service.getTranscript().context).some((i) => i.attachedFile === 'src/app.ts'));
   writeFileSync(path.join(fx.root, 'src/app.ts'), 'export const greet = () => "changed by the user";\n');
   await fx.service.runTask('Task 3: read docs/guide.md once more');
   const second = await fx.service.compactNow();
-  assert.ok(second.applied, second.reason);
+  assert.ok(second.status.kind === 'applied', describeOutcome(second.status));
   const attached = attachedOf(fx.service.getTranscript().context);
   const apps = attached.filter((i) => i.attachedFile === 'src/app.ts');
   assert.equal(apps.length, 1, 'one copy of src/app.ts');
@@ -359,7 +360,7 @@ test('a continued recording re-attaches only the files this session read or chan
   await fx.service.runTask('Task 1: change the greeting in src/app.ts to "Hello, name!"');
   await fx.service.runTask('Task 2: read docs/guide.md and tell me the rule');
   const outcome = await fx.service.compactNow();
-  assert.ok(outcome.applied, outcome.reason);
+  assert.ok(outcome.status.kind === 'applied', describeOutcome(outcome.status));
   const attached = attachedOf(fx.service.getTranscript().context).map((i) => i.attachedFile);
   assert.ok(attached.includes('src/app.ts'), `the session's own edit is re-attached: ${attached.join(', ')}`);
   assert.ok(!attached.includes('package.json') && !attached.includes('README.md'), attached.join(', '));
@@ -370,7 +371,7 @@ test('a continued recording re-attaches only the files this session read or chan
   const reopened = await fx.reopen();
   await reopened.runTask('Task 3: read docs/guide.md once more');
   const again = await reopened.compactNow();
-  assert.ok(again.applied, again.reason);
+  assert.ok(again.status.kind === 'applied', describeOutcome(again.status));
   const after = attachedOf(reopened.getTranscript().context).map((i) => i.attachedFile);
   assert.ok(after.includes('src/app.ts'), after.join(', '));
   assert.ok(!after.includes('package.json') && !after.includes('README.md'), after.join(', '));

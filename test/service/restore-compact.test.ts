@@ -11,6 +11,7 @@ import { checkContext, checkToolPairing } from '../../src/compaction/plan/invari
 import { text, toolCalls } from '../../src/demo/modelserver/replies';
 import { filler, promptTokensOf, serviceFixture } from './fixtures';
 import type { RestoredOverflow } from '../../src/service/records';
+import { describeOutcome } from '../../src/service/compaction/outcome';
 
 const READS = 8;
 const files: Record<string, string> = {};
@@ -81,7 +82,7 @@ test('restored messages are kept out of the next automatic compaction, and a man
   assert.deepEqual(checkContext(context, entries), []);
   // The user's own compaction ends the protection.
   const manual = await fx.service.compactNow();
-  assert.equal(manual.applied, true, manual.reason);
+  assert.equal(manual.status.kind, 'applied', describeOutcome(manual.status));
   assert.ok(notRaw(fx, ids).length > 0, 'a manual compaction compacts restored messages');
 });
 

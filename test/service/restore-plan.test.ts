@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { text } from '../../src/demo/modelserver/replies';
 import type { Entry } from '../../src/compaction/types';
 import { filler, serviceFixture } from './fixtures';
+import { describeOutcome } from '../../src/service/compaction/outcome';
 
 function conversation(turns: number, from = 0): Entry[] {
   const out: Entry[] = [];
@@ -26,12 +27,12 @@ test('planRestore gives the checkpoints undone and the tokens after, as the rest
     entries: [{ id: 's', message: { role: 'system', content: 'You are a recorded agent.' } }, ...conversation(40)],
   });
   const first = await fx.service.compactNow();
-  assert.equal(first.applied, true);
+  assert.equal(first.status.kind, 'applied');
   // More work after it, then a second compaction of that work only (not of the first summary).
   for (const task of ['Add the tests.', 'Run them.', 'Fix the failing one.', 'Update the docs.', 'Release it.'])
     assert.equal((await fx.service.runTask(task)).status, 'done');
   const second = await fx.service.compactNow();
-  assert.equal(second.applied, true, second.reason);
+  assert.equal(second.status.kind, 'applied', describeOutcome(second.status));
   const firstIds = first.checkpoints.map((c) => c.id);
 
   const before = {

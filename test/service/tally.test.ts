@@ -78,7 +78,7 @@ test('the running tally equals a full recount after random appends, usage report
           summarizer,
           options: { budget, trigger: 'manual', force: true, all: r() < 0.5, noCollapse: r() < 0.5 },
         });
-        if (!result.applied) continue;
+        if (result.status.kind !== 'applied') continue;
         const { next: state } = session.planCommit(result, new Date(0).toISOString());
         session.apply(state);
         tally.rewrite(session.items, {

@@ -10,6 +10,7 @@ import { text, toolCalls } from '../../src/demo/modelserver/replies';
 import type { Responder } from '../../src/demo/modelserver/wire';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
 import type { CheckpointRestored } from '../../src/service/records';
+import { describeOutcome } from '../../src/service/compaction/outcome';
 
 const files = { 'f1.txt': filler(60, 'a'), 'f2.txt': filler(60, 'b'), 'f3.txt': filler(60, 'c') };
 /** Three tasks that each read one file, then plain answers. */
@@ -25,7 +26,7 @@ async function compacted() {
   const fx = await serviceFixture(responder, { files, summarizer: new StubSummarizer('SUMMARY-OK'), window: 64_000 });
   for (let i = 1; i <= 3; i++) await fx.service.runTask(`Read f${i}.txt`);
   const outcome = await fx.service.compactNow();
-  assert.equal(outcome.applied, true, outcome.reason);
+  assert.equal(outcome.status.kind, 'applied', describeOutcome(outcome.status));
   return fx;
 }
 
@@ -84,7 +85,7 @@ test('a restore can no longer be undone after a compaction rewrote the context',
   const summary = fx.service.getCheckpoints().find((c) => c.strategy === 'summary')!;
   await fx.service.restoreCheckpoint(summary.id);
   const outcome = await fx.service.compactNow();
-  assert.equal(outcome.applied, true, outcome.reason);
+  assert.equal(outcome.status.kind, 'applied', describeOutcome(outcome.status));
   assert.equal(fx.service.getUndoableRestore(), undefined);
   await assert.rejects(fx.service.undoRestore(), /the context changed since the last restore/);
 });

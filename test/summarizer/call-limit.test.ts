@@ -11,6 +11,7 @@ import { describeCoverage } from '../../src/compaction/summary/coverage';
 import { text } from '../../src/demo/modelserver/replies';
 import { indexSource, readHistory } from '../../src/recall';
 import { items, quarterMeter, rig } from './fixtures';
+import { describeCompaction } from '../../src/compaction/outcome-text';
 
 const NOTES = '## Objective\nThe user asked for CSV export.\n## Work completed\n- The agent read the files.';
 
@@ -70,7 +71,7 @@ test('the call limit holds for the whole compaction, not per span: two spans tha
   assert.ok(estimate.needed > 12, `the spans need ${estimate.needed} calls`);
   assert.equal(estimate.limit, 12);
   assert.equal(estimate.overLimit, estimate.needed - 12, 'the calls beyond the limit');
-  assert.equal(result.applied, true, result.reason);
+  assert.equal(result.status.kind, 'applied', describeCompaction(result.status));
   assert.equal(calls, 12, 'the server saw exactly the limit');
   const [older, newer] = summaries(result.checkpoints);
   assert.equal(
@@ -95,7 +96,7 @@ test('the call limit holds for the whole compaction, not per span: two spans tha
 
 test('when the newer span needs every call, the older one is written whole without a model, and says why', async () => {
   const { result, calls } = await compactAtLimit(4);
-  assert.equal(result.applied, true, result.reason);
+  assert.equal(result.status.kind, 'applied', describeCompaction(result.status));
   assert.equal(calls, 4);
   const [older, newer] = summaries(result.checkpoints);
   assert.equal(older.strategy, 'extractive', 'no model wrote it');
@@ -112,7 +113,7 @@ test('when the newer span needs every call, the older one is written whole witho
 
 test("the summaries' coverage is numbered in the conversation: ranges never overlap, and recall cites the same positions", async () => {
   const { context, result } = await compactAtLimit(20);
-  assert.equal(result.applied, true, result.reason);
+  assert.equal(result.status.kind, 'applied', describeCompaction(result.status));
   const cps = summaries(result.checkpoints);
   assert.equal(cps.length, 2);
   const entries = context.map((i) => ({ id: i.id, message: i.message }));
@@ -136,7 +137,7 @@ test("the summaries' coverage is numbered in the conversation: ranges never over
 
 test('a later compaction numbers its summary in the same conversation: a summary of summaries starts where the first did', async () => {
   const first = await compactAtLimit(20);
-  assert.equal(first.result.applied, true, first.result.reason);
+  assert.equal(first.result.status.kind, 'applied', describeCompaction(first.result.status));
   const grown = [
     ...first.result.context,
     ...items([
@@ -153,7 +154,7 @@ test('a later compaction numbers its summary in the same conversation: a summary
       summarizer: r.summarizer,
       options: { budget: deepBudget(grown), trigger: 'manual', force: true, noCollapse: true, all: true },
     });
-    assert.equal(again.applied, true, again.reason);
+    assert.equal(again.status.kind, 'applied', describeCompaction(again.status));
     const cp = summaries(again.checkpoints)[0];
     const coverage = cp.coverage!;
     assert.equal(coverage.parts[0].first, 2, 'after the system prompt, as the first summary did');

@@ -27,6 +27,7 @@ import {
   budgetFor,
   compactWith,
   conversation,
+  failureOf,
   items,
   quarterCount,
   quarterMeter,
@@ -34,6 +35,7 @@ import {
   rig,
   transcriptOf,
 } from './fixtures';
+import { describeCompaction } from '../../src/compaction/outcome-text';
 
 /** Prompt size of a recorded request as the stub provider measures it (characters / 4). */
 function promptTokens(body: ChatRequestBody): number {
@@ -79,7 +81,7 @@ test('every summarizer request stays within W−R; the history is summarized in 
   try {
     const context = items(longHistory());
     const result = await compactWith(r, context, { force: true, all: true });
-    assert.equal(result.applied, true, result.reason);
+    assert.equal(result.status.kind, 'applied', describeCompaction(result.status));
     assert.ok(r.server.requests.length >= 2, `batched into ${r.server.requests.length} calls`);
     for (const body of r.server.requests)
       assert.ok(promptTokens(body) <= window - reserved, `request of ${promptTokens(body)} tokens`);
@@ -106,7 +108,7 @@ test('a single message larger than a batch is clipped in the middle, not sent wh
     (messages[21] as { content: string }).content = `HEAD-${'M'.repeat(60_000)}-TAIL`;
     const context = items(messages);
     const result = await compactWith(r, context, { force: true, all: true });
-    assert.equal(result.applied, true, result.reason);
+    assert.equal(result.status.kind, 'applied', describeCompaction(result.status));
     for (const body of r.server.requests) assert.ok(promptTokens(body) <= 7000);
     const withClip = r.server.requests.map(requestText).find((p) => p.includes('HEAD-'));
     assert.ok(
@@ -123,7 +125,7 @@ test('a span needing more calls than maxSummaryCalls is covered whole: the oldes
   try {
     const context = items(longHistory());
     const result = await compactWith(r, context, { force: true, all: true, maxSummaryCalls: 1 });
-    assert.equal(result.applied, true, result.reason);
+    assert.equal(result.status.kind, 'applied', describeCompaction(result.status));
     assert.equal(r.server.requests.length, 1, 'the call limit holds');
     const cp = result.checkpoints.find((c) => c.strategy === 'summary');
     assert.ok(cp, 'a summary checkpoint');
@@ -187,7 +189,7 @@ test('the call estimate made before a compaction is the number of calls it makes
     assert.equal(estimate.overLimit, estimate.needed - 1, 'calls over the limit: the user is asked first');
     // The user chose the calls it needs: the compaction makes exactly them and no part goes without a model.
     const result = await compactWith(r, context, { force: true, all: true, maxSummaryCalls: estimate.needed });
-    assert.equal(result.applied, true, result.reason);
+    assert.equal(result.status.kind, 'applied', describeCompaction(result.status));
     assert.equal(r.server.requests.length, estimate.needed);
     const cp = result.checkpoints.find((c) => c.strategy === 'summary');
     assert.deepEqual(
@@ -210,11 +212,14 @@ test('every call fails → context unchanged, error reported, retries bounded, b
       guard.modelCallStarted();
       if (!guard.mayAutoCompact().allowed) continue;
       const result = await compactWith(r, context);
-      assert.equal(result.applied, false);
+      assert.notEqual(result.status.kind, 'applied');
       assert.deepEqual(result.context, context);
       assert.deepEqual(result.checkpoints, []);
-      assert.equal(result.error?.kind, 'http');
-      assert.match(result.error?.message ?? '', /had a server error \(HTTP 500\) after 2 attempt\(s\): upstream down/);
+      assert.equal(failureOf(result)?.failure, 'server');
+      assert.match(
+        failureOf(result)?.message ?? '',
+        /had a server error \(HTTP 500\) after 2 attempt\(s\): upstream down/,
+      );
       guard.compactionFailed('auto');
       failures += 1;
     }
@@ -226,7 +231,7 @@ test('every call fails → context unchanged, error reported, retries bounded, b
 
     healthy = true;
     const manual = await compactWith(r, context, { trigger: 'manual', force: true });
-    assert.equal(manual.applied, true, manual.reason);
+    assert.equal(manual.status.kind, 'applied', describeCompaction(manual.status));
     guard.compactionSucceeded('manual', manual.tokensAfter, Number.MAX_SAFE_INTEGER);
     guard.modelCallStarted();
     assert.equal(guard.mayAutoCompact().allowed, true);
@@ -245,16 +250,16 @@ test('fallback chain — the session model once, then the extractive summarizer,
       extractive: new ExtractiveSummarizer(quarterCount),
     });
     const result = await compactWith({ summarizer: fallback }, context);
-    assert.equal(result.applied, true, result.reason);
+    assert.equal(result.status.kind, 'applied', describeCompaction(result.status));
     assert.equal(primary.server.requests.length, 1);
     assert.equal(session.server.requests.length, 1, 'the session model is tried once');
     assert.match(result.checkpoints[0]?.summarizerModel ?? '', /^extractive \(fallback: http\)$/);
 
     const noExtractive = new FallbackSummarizer(primary.summarizer, { session: session.summarizer });
     const failed = await compactWith({ summarizer: noExtractive }, context);
-    assert.equal(failed.applied, false);
+    assert.notEqual(failed.status.kind, 'applied');
     assert.match(
-      failed.error?.message ?? '',
+      failureOf(failed)?.message ?? '',
       /^every summarizer failed — summary-model: .*HTTP 500.*; session-model: .*HTTP 503/,
     );
   } finally {
@@ -268,14 +273,14 @@ test('a partial stream that breaks, or error-shaped text, is never committed', a
   try {
     const context = items(conversation());
     const broken = await compactWith(r, context);
-    assert.equal(broken.applied, false);
-    assert.equal(broken.error?.kind, 'http');
+    assert.notEqual(broken.status.kind, 'applied');
+    assert.equal(failureOf(broken)?.failure, 'network');
     assert.deepEqual(broken.checkpoints, []);
     const errorText = await compactWith(r, context);
-    assert.equal(errorText.applied, false);
-    assert.equal(errorText.error?.kind, 'invalid');
+    assert.notEqual(errorText.status.kind, 'applied');
+    assert.equal(failureOf(errorText)?.failure, 'bad-reply');
     assert.match(
-      errorText.error?.message ?? '',
+      failureOf(errorText)?.message ?? '',
       /returned an error message instead of a summary: "Error generating summary: timeout"/,
     );
     assert.deepEqual(errorText.context, context);
@@ -315,7 +320,7 @@ test('the summary request never carries tools, even when the session has tool sc
       summarizer: r.summarizer,
       options: { budget: budgetFor(meter, context), trigger: 'auto', noCollapse: true },
     });
-    assert.equal(result.applied, true, result.reason);
+    assert.equal(result.status.kind, 'applied', describeCompaction(result.status));
     for (const body of r.server.requests) {
       assert.equal('tools' in body, false);
       assert.equal('tool_choice' in body, false);
@@ -356,7 +361,7 @@ test('kept messages are deep-equal to the originals (provider fields included); 
     const context = items(messages);
     const snapshot = structuredClone(context);
     const result = await compactWith(r, context);
-    assert.equal(result.applied, true, result.reason);
+    assert.equal(result.status.kind, 'applied', describeCompaction(result.status));
     const kept = result.context.filter((i) => i.kind === 'raw');
     assert.ok(kept.length > 0);
     for (const item of kept) {
@@ -388,7 +393,7 @@ test('images reach the summarizer as placeholders, never as base64', async () =>
     };
     const context = items(messages);
     const result = await compactWith(r, context);
-    assert.equal(result.applied, true, result.reason);
+    assert.equal(result.status.kind, 'applied', describeCompaction(result.status));
     const raw = JSON.stringify(r.server.requests);
     assert.ok(!raw.includes('base64') && !raw.includes('iVBORw0KGgo'), 'no image bytes in the request');
     assert.ok(requestText(r.server.requests[0]).includes('[image 2500x1400 png]'));
@@ -402,7 +407,7 @@ test('the first user request is in the summarizer input, inside the data', async
   try {
     const context = items(conversation(10));
     const result = await compactWith(r, context);
-    assert.equal(result.applied, true, result.reason);
+    assert.equal(result.status.kind, 'applied', describeCompaction(result.status));
     const prompt = requestText(r.server.requests[0]);
     assert.ok(prompt.includes('CSV export') && prompt.includes('public API'));
     assert.ok(transcriptOf(r.server.requests[0]).includes(`[user]\n${FIRST_REQUEST}`));
@@ -421,7 +426,7 @@ test('the summary enters as a labelled user message, never system; the guard blo
     guard.modelCallStarted();
     assert.equal(guard.mayAutoCompact().allowed, true);
     const result = await compactWith(r, context);
-    assert.equal(result.applied, true, result.reason);
+    assert.equal(result.status.kind, 'applied', describeCompaction(result.status));
     guard.compactionSucceeded('auto', result.tokensAfter, Math.ceil(result.tokensBefore * 0.95));
     const summary = result.context.find((i) => i.kind === 'summary');
     assert.equal(summary?.message.role, 'user');
@@ -450,8 +455,8 @@ test('cancelling a slow streamed summary leaves the context unchanged and return
     setTimeout(() => controller.abort(), 300);
     const result = await compactWith(r, context, { signal: controller.signal });
     const elapsed = Date.now() - started;
-    assert.equal(result.applied, false);
-    assert.equal(result.error?.kind, 'aborted');
+    assert.notEqual(result.status.kind, 'applied');
+    assert.equal(failureOf(result)?.failure, 'cancelled');
     assert.deepEqual(result.checkpoints, []);
     assert.deepEqual(result.context, context);
     assert.ok(elapsed < 1000, `returned after ${elapsed} ms`);
@@ -470,7 +475,7 @@ test('cancelling during the SDK back-off after a 429 returns at once and sends n
     const started = Date.now();
     const result = await compactWith(r, context, { signal: controller.signal });
     assert.ok(Date.now() - started < 1000);
-    assert.equal(result.error?.kind, 'aborted');
+    assert.equal(failureOf(result)?.failure, 'cancelled');
     assert.deepEqual(result.context, context);
     assert.equal(r.server.requests.length, 1);
   } finally {
@@ -483,11 +488,11 @@ test('after a summarizer timeout the session is usable and the next compaction s
   try {
     const context: ContextItem[] = items(conversation());
     const first = await compactWith(r, context);
-    assert.equal(first.applied, false);
-    assert.equal(first.error?.kind, 'timeout');
+    assert.notEqual(first.status.kind, 'applied');
+    assert.equal(failureOf(first)?.failure, 'timeout');
     assert.deepEqual(first.context, context);
     const second = await compactWith(r, first.context);
-    assert.equal(second.applied, true, second.reason);
+    assert.equal(second.status.kind, 'applied', describeCompaction(second.status));
     assert.equal(r.server.requests.length, 2);
   } finally {
     await r.close();

@@ -16,6 +16,7 @@ import type * as Documents from '../../src/views/documents/checkpoint-documents'
 import type { CheckpointRecord } from '../../src/service/records';
 import { loadWithVscodeShim } from '../support/vscode-shim';
 import { compactWith, conversation, items, quarterCount, rig } from './fixtures';
+import { describeCompaction } from '../../src/compaction/outcome-text';
 
 const { renderCheckpoint } = loadWithVscodeShim<typeof Documents>(
   path.join(__dirname, '../../src/views/documents/checkpoint-documents'),
@@ -27,7 +28,7 @@ test('the extractive fallback after a failed model call is labelled with the fai
   const context = items(conversation());
   const fallback = new FallbackSummarizer(primary.summarizer, { extractive: new ExtractiveSummarizer(quarterCount) });
   const result = await compactWith({ summarizer: fallback }, context);
-  assert.equal(result.applied, true, result.reason);
+  assert.equal(result.status.kind, 'applied', describeCompaction(result.status));
   const cp = result.checkpoints.find((c) => c.strategy === 'summary' || c.strategy === 'extractive');
   assert.ok(cp);
   assert.equal(cp.strategy, 'extractive', 'no model wrote it');
@@ -73,7 +74,7 @@ test('a model that works leaves no fallback label', async (t) => {
   t.after(() => primary.close());
   const fallback = new FallbackSummarizer(primary.summarizer, { extractive: new ExtractiveSummarizer(quarterCount) });
   const result = await compactWith({ summarizer: fallback }, items(conversation()));
-  assert.equal(result.applied, true, result.reason);
+  assert.equal(result.status.kind, 'applied', describeCompaction(result.status));
   const cp = result.checkpoints.find((c) => c.strategy === 'summary');
   assert.ok(cp, 'the model wrote the summary');
   assert.equal(unreadByModel(cp.coverage), 0);

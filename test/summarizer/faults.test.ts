@@ -18,29 +18,41 @@ import {
   text,
   toolCalls,
 } from '../../src/demo/modelserver/replies';
-import { GOOD_SUMMARY, INJECTION, compactWith, conversation, items, requestText, rig, transcriptOf } from './fixtures';
-import type { CompactionResult } from '../../src/compaction/outcome';
+import {
+  GOOD_SUMMARY,
+  INJECTION,
+  compactWith,
+  conversation,
+  failureOf,
+  items,
+  requestText,
+  rig,
+  transcriptOf,
+} from './fixtures';
+import type { CompactionResult, SummarizerFailureKind } from '../../src/compaction/outcome';
+import { describeCompaction } from '../../src/compaction/outcome-text';
 
 /** Failure: the context is the same array contents, no checkpoint, one error of `kind`. */
 function assertUnchanged(
   result: CompactionResult,
   before: readonly ContextItem[],
-  kind: string,
+  kind: SummarizerFailureKind,
   message: RegExp,
 ): void {
-  assert.equal(result.applied, false, result.reason);
+  assert.notEqual(result.status.kind, 'applied', describeCompaction(result.status));
   assert.deepEqual(result.checkpoints, []);
   assert.equal(result.context.length, before.length);
   result.context.forEach((item, i) => assert.equal(item, before[i], `item ${i} is the same object`));
-  assert.equal(result.error?.kind, kind, `kind of: ${result.error?.message}`);
-  assert.match(result.error?.message ?? '', message);
-  assert.ok(!(result.error?.message ?? '').includes('sk-test-secret-key-123'), 'no API key in the message');
-  assert.ok(!/\n/.test(result.error?.message ?? ''), 'one line');
+  const failure = failureOf(result);
+  assert.equal(failure?.failure, kind, `kind of: ${failure?.message}`);
+  assert.match(failure?.message ?? '', message);
+  assert.ok(!(failure?.message ?? '').includes('sk-test-secret-key-123'), 'no API key in the message');
+  assert.ok(!/\n/.test(failure?.message ?? ''), 'one line');
 }
 
 /** Success: one summary checkpoint whose summary message is a `user` message. */
 function assertApplied(result: CompactionResult, before: readonly ContextItem[]): void {
-  assert.equal(result.applied, true, result.reason);
+  assert.equal(result.status.kind, 'applied', describeCompaction(result.status));
   assert.equal(result.checkpoints.length, 1);
   assert.equal(result.checkpoints[0]?.strategy, 'summary');
   assert.ok(result.tokensAfter < result.tokensBefore);
@@ -145,7 +157,7 @@ test('HTTP 429 on every attempt: http error after the retries, context unchanged
   try {
     const context = items(conversation());
     const result = await compactWith(r, context);
-    assertUnchanged(result, context, 'http', /rate-limiting requests \(HTTP 429\) after 2 attempt\(s\)/);
+    assertUnchanged(result, context, 'rate-limit', /rate-limiting requests \(HTTP 429\) after 2 attempt\(s\)/);
     assert.equal(r.server.requests.length, 2);
   } finally {
     await r.close();
@@ -175,9 +187,9 @@ test('empty and blank replies are rejected as empty', async () => {
   );
   try {
     const context = items(conversation());
-    assertUnchanged(await compactWith(r, context), context, 'empty', /empty reply/);
-    assertUnchanged(await compactWith(r, context), context, 'empty', /empty reply/);
-    assertUnchanged(await compactWith(r, context), context, 'empty', /only empty sections/);
+    assertUnchanged(await compactWith(r, context), context, 'bad-reply', /empty reply/);
+    assertUnchanged(await compactWith(r, context), context, 'bad-reply', /empty reply/);
+    assertUnchanged(await compactWith(r, context), context, 'bad-reply', /only empty sections/);
     assert.equal(r.server.requests.length, 3);
   } finally {
     await r.close();
@@ -191,7 +203,7 @@ test('a tool call instead of a summary is rejected (JSON and streamed)', async (
     try {
       const context = items(conversation());
       const result = await compactWith(r, context);
-      assertUnchanged(result, context, 'tool-call', /answered with a tool call/);
+      assertUnchanged(result, context, 'bad-reply', /answered with a tool call/);
       assert.ok(!JSON.stringify(result.context).includes('"x"'), 'the stray call never enters the context');
       assert.equal(r.server.requests.length, 1);
       assert.equal('tools' in r.server.requests[0], false);
@@ -205,7 +217,7 @@ test('finish_reason length is rejected as truncated', async () => {
   const r = await rig(scripted([text(GOOD_SUMMARY, { finishReason: 'length' })]));
   try {
     const context = items(conversation());
-    assertUnchanged(await compactWith(r, context), context, 'truncated', /cut off at the reply token limit/);
+    assertUnchanged(await compactWith(r, context), context, 'bad-reply', /cut off at the reply token limit/);
     assert.equal(r.server.requests.length, 1);
     assert.equal(typeof r.server.requests[0]['max_completion_tokens'], 'number');
   } finally {
@@ -251,7 +263,7 @@ test('malformed SSE is rejected as invalid and the partial text discarded', asyn
     assertUnchanged(
       await compactWith(r, context),
       context,
-      'invalid',
+      'bad-reply',
       /malformed stream event; the partial summary was discarded/,
     );
     assert.equal(r.server.requests.length, 1);
@@ -265,7 +277,12 @@ test('a connection reset mid-stream is an http error and the partial text is dis
   try {
     const context = items(conversation());
     const result = await compactWith(r, context);
-    assertUnchanged(result, context, 'http', /broke before the reply was complete .*the partial summary was discarded/);
+    assertUnchanged(
+      result,
+      context,
+      'network',
+      /broke before the reply was complete .*the partial summary was discarded/,
+    );
     assert.ok(!JSON.stringify(result.context).includes('for CSV export'));
     assert.equal(r.server.requests.length, 1);
   } finally {
@@ -277,7 +294,7 @@ test('a stream that ends without a finish reason is truncated, not committed', a
   const r = await rig(scripted([malformedSse(['The user asked'], '')]));
   try {
     const context = items(conversation());
-    assertUnchanged(await compactWith(r, context), context, 'truncated', /stream ended before the reply was complete/);
+    assertUnchanged(await compactWith(r, context), context, 'bad-reply', /stream ended before the reply was complete/);
   } finally {
     await r.close();
   }
@@ -290,7 +307,7 @@ test('an HTTP 401 that echoes the key reports without the key', async () => {
     assertUnchanged(
       await compactWith(r, context),
       context,
-      'http',
+      'auth',
       /rejected the API key \(HTTP 401\): Incorrect API key provided: \*\*\*/,
     );
     assert.equal(r.server.requests.length, 1, '401 is not retried');
@@ -306,7 +323,7 @@ test('a context-length 400 from the server is reported as overflow', async () =>
     assertUnchanged(
       await compactWith(r, context),
       context,
-      'overflow',
+      'context-length',
       /exceeded the model's context window \(HTTP 400\)/,
     );
   } finally {

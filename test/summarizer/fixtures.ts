@@ -9,7 +9,7 @@ import { compact } from '../../src/compaction/rewrite/compactor';
 import { start, type ModelServer, type Responder, type ChatRequestBody } from '../../src/demo/modelserver/wire';
 import { OpenAISummarizer, type OpenAISummarizerOptions } from '../../src/summarizers/openai';
 import { TRANSCRIPT_CLOSE, TRANSCRIPT_OPEN } from '../../src/compaction/summary/summary-prompt';
-import type { CompactionResult } from '../../src/compaction/outcome';
+import type { CompactionResult, CompactionSummarizerFailed } from '../../src/compaction/outcome';
 
 /** Characters / 4, rounded up: the estimate the failure cases use. */
 export const quarterCount = (text: string): number => Math.ceil(text.length / 4);
@@ -137,3 +137,8 @@ export const GOOD_SUMMARY = [
   '## Unresolved and next step',
   'Add tests.',
 ].join('\n');
+
+/** The summarizer failure a not-applied result reports, or undefined for any other outcome. */
+export function failureOf(result: CompactionResult): CompactionSummarizerFailed | undefined {
+  return result.status.kind === 'summarizer-failed' ? result.status : undefined;
+}

@@ -19,6 +19,7 @@ import {
 import { FallbackSummarizer } from '../../src/summarizers/fallback';
 import { summaryInstruction } from '../../src/compaction/summary/summary-prompt';
 import { items, quarterCount, quarterMeter, requestText, rig } from './fixtures';
+import { describeCompaction } from '../../src/compaction/outcome-text';
 
 const NOTES_A =
   '## Objective\nThe user asked for CSV export.\n## Work completed\n- PART-A: the agent read the history files.';
@@ -113,7 +114,7 @@ test("two spans over the agent's prefix cost one call, and each summary holds it
     summarizer: r.summarizer,
     options: { budget: deepBudget(context), trigger: 'auto', noCollapse: true, keepRecentSteps: 1 },
   });
-  assert.ok(result.applied, result.reason);
+  assert.ok(result.status.kind === 'applied', describeCompaction(result.status));
   const summaries = result.checkpoints.filter((c) => c.strategy === 'summary');
   assert.equal(summaries.length, 2, 'history and current-task steps');
   assert.equal(r.server.requests.length, 1, 'one model call for both spans');
@@ -139,7 +140,7 @@ test('a reply that does not split into its parts: the spans are summarised one b
     summarizer: r.summarizer,
     options: { budget: deepBudget(context), trigger: 'auto', noCollapse: true, keepRecentSteps: 1 },
   });
-  assert.ok(result.applied, result.reason);
+  assert.ok(result.status.kind === 'applied', describeCompaction(result.status));
   const summaries = result.checkpoints.filter((c) => c.strategy === 'summary');
   assert.equal(summaries.length, 2);
   assert.equal(r.server.requests.length, 3, 'the combined call, then one per span');
@@ -168,7 +169,7 @@ test("framed (not the session's model): the spans as two delimited parts of one 
     summarizer: r.summarizer,
     options: { budget: deepBudget(context), trigger: 'auto', noCollapse: true, keepRecentSteps: 1 },
   });
-  assert.ok(result.applied, result.reason);
+  assert.ok(result.status.kind === 'applied', describeCompaction(result.status));
   assert.equal(r.server.requests.length, 1);
   const user = r.server.requests[0].messages!.find((m) => (m as ChatMessage).role === 'user') as { content: string };
   assert.equal(user.content.split('<conversation_data>').length - 1, 2, 'one data block per span');
@@ -218,7 +219,7 @@ test('the fallback chain passes several spans to its primary in one call', async
     summarizer: chain,
     options: { budget: deepBudget(context), trigger: 'auto', noCollapse: true, keepRecentSteps: 1 },
   });
-  assert.ok(result.applied, result.reason);
+  assert.ok(result.status.kind === 'applied', describeCompaction(result.status));
   assert.equal(result.checkpoints.filter((c) => c.strategy === 'summary').length, 2);
   assert.equal(r.server.requests.length, 1);
 });

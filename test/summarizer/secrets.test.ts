@@ -6,8 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatMessage } from '../../src/compaction/types';
-import { SummarizerError } from '../../src/compaction/types';
-import { compactWith, GOOD_SUMMARY, items, requestText, rig } from './fixtures';
+import { compactWith, failureOf, GOOD_SUMMARY, items, requestText, rig } from './fixtures';
+import { describeCompaction } from '../../src/compaction/outcome-text';
 
 const KEY = 'sk-proj-Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0';
 const ENV_FILE = `DATABASE_URL=postgres://localhost/app\nSTRIPE_SECRET=whsec_live_abcdefghijklmnop\nOPENAI_API_KEY=${KEY}\n`;
@@ -52,7 +52,7 @@ test('a summarizer at another endpoint never receives the credentials; the summa
   t.after(() => r.close());
   const context = items(withSecrets());
   const result = await compactWith(r, context);
-  assert.equal(result.applied, true, result.reason);
+  assert.equal(result.status.kind, 'applied', describeCompaction(result.status));
   const sent = r.server.requests.map(requestText).join('\n');
   assert.ok(sent.includes('DATABASE_URL=postgres://localhost/app'), 'ordinary configuration is still sent');
   assert.ok(!sent.includes(KEY), 'the key reached the second endpoint');
@@ -72,7 +72,7 @@ test("the session's own endpoint gets the transcript as is, and the summary is s
   const r = await rig(() => ({ content: `${GOOD_SUMMARY}\nkey ${KEY}` }));
   t.after(() => r.close());
   const result = await compactWith(r, items(withSecrets()));
-  assert.equal(result.applied, true, result.reason);
+  assert.equal(result.status.kind, 'applied', describeCompaction(result.status));
   assert.ok(r.server.requests.map(requestText).join('\n').includes(KEY));
   assert.ok(
     !result.checkpoints
@@ -91,9 +91,9 @@ test('a server echoing the key masked or URL-encoded gets it redacted from the e
   }));
   t.after(() => r.close());
   const result = await compactWith(r, items(withSecrets()));
-  assert.equal(result.applied, false);
-  assert.ok(result.error instanceof SummarizerError);
-  const message = `${result.reason}\n${result.error?.message}`;
+  assert.notEqual(result.status.kind, 'applied');
+  assert.equal(failureOf(result)?.failure, 'auth');
+  const message = `${describeCompaction(result.status)}\n${failureOf(result)?.message}`;
   assert.match(message, /HTTP 401/);
   for (const form of ['-123', encodeURIComponent(key), Buffer.from(key).toString('base64'), 'secret-key'])
     assert.ok(!message.includes(form), `${form} in ${message}`);

@@ -12,6 +12,7 @@ import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { compact } from '../../src/compaction/rewrite/compactor';
 import { quarterCounter } from './generate';
 import { contentText } from '../../src/compaction/text';
+import { describeCompaction } from '../../src/compaction/outcome-text';
 
 /** One step of a recording. */
 export type Step =
@@ -409,7 +410,7 @@ export async function summaryOf(
     },
   });
   const summary = r.context.find((i) => i.kind === 'summary');
-  if (!summary) throw new Error(`${t.format}: no summary was written (${r.reason})`);
+  if (!summary) throw new Error(`${t.format}: no summary was written (${describeCompaction(r.status)})`);
   return {
     summary: contentText(summary.message),
     format: t.format,

@@ -18,6 +18,7 @@ import type { ShownMessage } from '../support/vscode-fake/host';
 import { activateWithModel, type ExtensionWithModel } from '../support/vscode-fake/extension-with-model';
 import { openaiChat, type Step } from '../support/recordings';
 import { until } from '../support/until';
+import type { CompactOutcome } from '../../src/service/compaction/outcome';
 
 const SUMMARY_MODEL = 'summary-model';
 const NOTES = '## Objective\nRead the modules.\n## Work completed\n- The agent read every module.';
@@ -97,9 +98,9 @@ test('manual compaction, "Use the Model (N Calls)": the model reads every messag
   const { api, calls } = await setUp();
   let needed = 0;
   host.user.message = (shown) => (shown.modal ? shown.items[0] : undefined);
-  const outcome = await commands.executeCommand<{ applied: boolean }>('contextKeeper.compactConversation', {});
+  const outcome = await commands.executeCommand<CompactOutcome>('contextKeeper.compactConversation', {});
   needed = checkQuestion(question(), /^Compacting this conversation needs/);
-  assert.equal(outcome.applied, true);
+  assert.equal(outcome.status.kind, 'applied');
   assert.ok(calls() > 4, `${calls()} calls: more than the limit, as chosen`);
   assert.ok(calls() <= needed, `${calls()} calls, at most the ${needed} estimated`);
   const summaries = api.getViewState().checkpoints.filter((c) => c.strategy === 'summary');
@@ -113,9 +114,9 @@ test('manual compaction, "Use the Model (N Calls)": the model reads every messag
 test('manual compaction, "Summarize Without a Model": compacted with no model call', async () => {
   const { api, calls } = await setUp();
   host.user.message = (shown) => (shown.modal ? 'Summarize Without a Model' : undefined);
-  const outcome = await commands.executeCommand<{ applied: boolean }>('contextKeeper.compactConversation', {});
+  const outcome = await commands.executeCommand<CompactOutcome>('contextKeeper.compactConversation', {});
   checkQuestion(question(), /^Compacting this conversation needs/);
-  assert.equal(outcome.applied, true);
+  assert.equal(outcome.status.kind, 'applied');
   assert.equal(calls(), 0);
   const summaries = api.getViewState().checkpoints.filter((c) => c.strategy !== 'collapse');
   assert.ok(summaries.length > 0);

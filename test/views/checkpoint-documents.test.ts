@@ -20,6 +20,7 @@ import {
 import { serviceFixture, StubSummarizer, type ServiceFixture } from '../service/fixtures';
 import { host, resetVscodeFake, window, workspace, type Uri } from '../support/vscode-fake';
 import type { CheckpointRecord } from '../../src/service/records';
+import { describeOutcome } from '../../src/service/compaction/outcome';
 
 let fx: ServiceFixture;
 let checkpoint: CheckpointRecord;
@@ -33,7 +34,7 @@ before(async () => {
   const imported = await importTranscript(path.resolve(__dirname, '../../../samples/demo-session.json'));
   await fx.service.importTranscript({ source: 'demo', entries: imported.entries });
   const outcome = await fx.service.compactNow({ focus: 'the parser' });
-  assert.equal(outcome.applied, true, outcome.reason);
+  assert.equal(outcome.status.kind, 'applied', describeOutcome(outcome.status));
   checkpoint = fx.service.getCheckpoints().find((c) => c.strategy === 'summary')!;
   assert.ok(checkpoint, 'the compaction wrote a summary checkpoint');
 });

@@ -18,6 +18,7 @@ import { fakeExtensionContext } from '../support/vscode-fake/context';
 import type { FakeLogChannel } from '../support/vscode-fake/window-parts';
 import { until } from '../support/until';
 import { formatTokens } from '../../src/format/tokens';
+import type { CompactOutcome } from '../../src/service/compaction/outcome';
 
 let storage: string;
 let context: vscode.ExtensionContext;
@@ -56,10 +57,8 @@ test('Compact Conversation with a typed focus compacts, reports the tokens and r
   // The gauge shows a labelled estimate until the tokenizer's table has loaded; compare exact counts.
   await until(() => api.getViewState().budget.counting !== true, 'the exact count');
   const before = api.getViewState().budget.used;
-  const outcome = await commands.executeCommand<{ applied: boolean; tokensBefore: number; tokensAfter: number }>(
-    'contextKeeper.compactConversation',
-  );
-  assert.equal(outcome.applied, true);
+  const outcome = await commands.executeCommand<CompactOutcome>('contextKeeper.compactConversation');
+  assert.equal(outcome.status.kind, 'applied');
   assert.equal(outcome.tokensBefore, before);
   assert.ok(outcome.tokensAfter < before);
   assert.equal(lastMessage()?.severity, 'information');
@@ -143,11 +142,11 @@ test('Compact Conversation clicked again while one runs asks no second summary: 
   const before = api.getViewState().checkpoints.length;
   let asked = 0;
   host.user.input = () => (asked++, '');
-  const first = commands.executeCommand<{ applied: boolean }>('contextKeeper.compactConversation');
+  const first = commands.executeCommand<CompactOutcome>('contextKeeper.compactConversation');
   const second = await commands.executeCommand('contextKeeper.compactConversation');
   assert.equal(second, undefined);
   assert.match(lastMessage()?.message ?? '', /^ContextKeeper: a compaction is already running\.$/);
-  assert.equal((await first).applied, true);
+  assert.equal((await first).status.kind, 'applied');
   assert.equal(asked, 1, 'one focus prompt');
   const made = api.getViewState().checkpoints.length - before;
   // One compaction run: its checkpoints all carry one run's time.
@@ -173,9 +172,7 @@ test('Compact Conversation while a summary preview waits asks for no second one:
   host.setSetting('contextKeeper.previewSummary', true);
   try {
     host.user.input = () => '';
-    const previewed = await commands.executeCommand<{ applied: boolean; preview?: unknown }>(
-      'contextKeeper.compactConversation',
-    );
+    const previewed = await commands.executeCommand<CompactOutcome>('contextKeeper.compactConversation');
     assert.ok(previewed.preview, 'a preview waits');
     const checkpoints = api.getViewState().checkpoints.length;
     assert.equal(await commands.executeCommand('contextKeeper.compactConversation'), undefined);

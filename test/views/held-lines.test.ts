@@ -45,7 +45,7 @@ test('summarized lines show their state and offer no pin; live lines offer one t
   const fx = await serviceFixture(() => text('ok'), { window: 200_000 });
   t.after(fx.cleanup);
   await fx.service.importTranscript({ source: 'test', entries: recording(40) });
-  assert.equal((await fx.service.compactNow()).applied, true);
+  assert.equal((await fx.service.compactNow()).status.kind, 'applied');
   const model = new SidebarModel(fx.service, chrome, settings);
   const live = new Set(
     fx.service

@@ -39,7 +39,6 @@ test('full token figures group thousands and round to whole tokens', () => {
 
 test('an applied compaction is announced with each figure once', () => {
   const text = compactionNotice({
-    applied: true,
     status: { kind: 'applied', tokensBefore: 11_900, tokensAfter: 3_800 } as never,
     tokensBefore: 11_900,
     tokensAfter: 3_800,
@@ -55,7 +54,6 @@ test('an applied compaction is announced with each figure once', () => {
 test('a compaction not applied gives the sentence of its status, with the size only when the sentence lacks it', () => {
   assert.equal(
     compactionNotice({
-      applied: false,
       status: { kind: 'nothing-eligible', heldBy: ['the latest request'] } as never,
       tokensBefore: 5_100,
       tokensAfter: 5_100,
@@ -64,7 +62,6 @@ test('a compaction not applied gives the sentence of its status, with the size o
     'ContextKeeper: nothing eligible: everything left is the latest request (context 5.1k tokens).',
   );
   const withFigures = compactionNotice({
-    applied: false,
     status: { kind: 'not-needed', why: 'below-trigger', tokens: 1_200, limitTokens: 8_000 } as never,
     tokensBefore: 1_200,
     tokensAfter: 1_200,

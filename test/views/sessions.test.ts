@@ -76,7 +76,7 @@ test('Continue in a new task starts from the compacted context, with checkpoints
   await controller.importTranscript({ source: 'test: recording', entries }, 'recording.jsonl', 'gpt-4o');
   const imported = controller.current!;
   assert.equal(controller.readOnly, true);
-  assert.equal((await imported.compactNow()).applied, true);
+  assert.equal((await imported.compactNow()).status.kind, 'applied');
   const compacted = imported.exportTranscript().messages;
   const checkpoints = imported.getCheckpoints().map((c) => c.id);
   const used = imported.getBudget().used;
@@ -188,7 +188,7 @@ test('a task title is the first line with text, cut at white space with an ellip
 test('an open checkpoint document keeps showing its checkpoint after a switch, an import and a new session', async () => {
   await controller.importTranscript({ source: 'test: recording', entries: recording(60) }, 'recording.jsonl', 'gpt-4o');
   const owner = controller.current!.sessionId;
-  assert.equal((await controller.current!.compactNow()).applied, true);
+  assert.equal((await controller.current!.compactNow()).status.kind, 'applied');
   const id = controller.current!.getCheckpoints()[0].id;
   const provider = new CheckpointDocumentProvider(
     checkpointLookup(controller, fx.storageDir),

@@ -25,6 +25,7 @@ import type { PlainMessage } from '../text';
 import { resolveTyped, type TypedTranscript } from '../typed';
 import { neededTokens, openTodoItems } from './needed';
 import { scoreContext, type PointGold, type Scores } from './score';
+import { describeCompaction } from '../../../src/compaction/outcome-text';
 
 /** Windows of the evaluation, in tokens. */
 export const NEXT_WINDOWS = [8_000, 32_000, 128_000];
@@ -325,7 +326,7 @@ export async function evaluateRecording(
         tokensBefore,
         target,
         replaced: all.size,
-        outcome: result.applied ? 'applied' : `not applied: ${result.reason ?? result.outcome}`,
+        outcome: result.status.kind === 'applied' ? 'applied' : `not applied: ${describeCompaction(result.status)}`,
         gold: count(gold),
         methods,
       };

@@ -11,7 +11,6 @@ import type { TokenMeter } from '../meter/meter';
 import { summarizerFailed, type CompactionStatus, type CompactionResult } from '../outcome';
 import { applyCheckpoint, coveredIds } from '../context';
 import { checkToolPairing } from '../plan/invariants';
-import { describeHolders } from '../plan/holders';
 import type { AnchoredTokens } from '../outcome';
 import type { TokenHolders } from '../plan/holders';
 
@@ -21,11 +20,8 @@ export interface PreparedCompaction {
   tokensBefore: number;
   /** Estimated tokens after applying to the context it was prepared on. */
   tokensAfter: number;
-  reason: string;
   startedAt: number;
-  /** Tokens no compaction may summarise, when the result is above the target (see CompactionResult). */
-  anchoredTokens?: number;
-  /** The same, by what holds them. */
+  /** Tokens no compaction may summarise, by what holds them, when the result is above the target. */
   anchored?: AnchoredTokens;
   /** The target the compaction aimed at, in tokens. */
   targetTokens?: number;
@@ -35,36 +31,14 @@ export interface PreparedCompaction {
   inputBudget?: number;
 }
 
-/** A result that leaves `items` as they are, with the outcome, reason and status given. */
-export function notApplied(
-  items: readonly ContextItem[],
-  tokens: number,
-  outcome: CompactionResult['outcome'],
-  reason: string,
-  status: CompactionStatus,
-  error?: SummarizerError,
-): CompactionResult {
-  return {
-    applied: false,
-    outcome,
-    reason,
-    status,
-    tokensBefore: tokens,
-    tokensAfter: tokens,
-    checkpoints: [],
-    context: [...items],
-    error,
-  };
+/** A result that leaves `items` as they are, with the status given. */
+export function notApplied(items: readonly ContextItem[], tokens: number, status: CompactionStatus): CompactionResult {
+  return { status, tokensBefore: tokens, tokensAfter: tokens, checkpoints: [], context: [...items] };
 }
 
 /** A not-applied result for a summarizer failure. */
-export function failed(
-  items: readonly ContextItem[],
-  tokens: number,
-  reason: string,
-  e: SummarizerError,
-): CompactionResult {
-  return notApplied(items, tokens, 'failed', reason, summarizerFailed(e), e);
+export function failed(items: readonly ContextItem[], tokens: number, e: SummarizerError): CompactionResult {
+  return notApplied(items, tokens, summarizerFailed(e));
 }
 
 /** A prepared compaction applied to a context: the checks passed, the result not yet described. */
@@ -100,13 +74,7 @@ export function applyPrepared(
     try {
       next = applyCheckpoint(current, cp);
     } catch {
-      return notApplied(
-        items,
-        before,
-        'stale',
-        'the prepared compaction is stale: the messages it replaces have changed',
-        { kind: 'stale' },
-      );
+      return notApplied(items, before, { kind: 'stale' });
     }
     let after = tokens;
     const known = knownReplaced.get(cp);
@@ -127,20 +95,14 @@ export function applyPrepared(
       `the compaction would not shrink the context (${before} → ${tokens} tokens)`,
       'no-shrink',
     );
-    return failed(items, before, `compaction not applied: ${e.message}`, e);
+    return failed(items, before, e);
   }
   const broken = checkToolPairing(
     current.map((i) => i.message),
     true,
   );
   if (broken.length > 0) {
-    return notApplied(
-      items,
-      before,
-      'failed',
-      `compaction not applied: it would break tool pairing (${broken[0].message})`,
-      { kind: 'would-break-pairing', detail: broken[0].message },
-    );
+    return notApplied(items, before, { kind: 'would-break-pairing', detail: broken[0].message });
   }
   return { context: current, tokensBefore: before, tokensAfter: tokens, checkpoints: applied };
 }
@@ -158,50 +120,31 @@ export function noteReplaced(cp: Checkpoint, meter: TokenMeter, tokens: number, 
 }
 
 /**
- * The result of an applied compaction: its checkpoints (with their duration), the reason text and
- * the status, with what `prepared` knows about anchored tokens and holders.
+ * The result of an applied compaction: its checkpoints (with their duration) and the status, with
+ * what `prepared` knows about anchored tokens and, when the result is over the input budget, holders.
  */
 export function appliedResult(done: AppliedCompaction, prepared: PreparedCompaction): CompactionResult {
   const { tokensBefore: before, tokensAfter: tokens } = done;
   const durationMs = Date.now() - prepared.startedAt;
   const applied = done.checkpoints.map((cp) => ({ ...cp, durationMs }));
-  const n = (x: number) => x.toLocaleString('en-US');
-  const parts = applied.map((c) => `${c.strategy} ${n(c.tokensBefore)} → ${n(c.tokensAfter)}`).join(', ');
-  const anchored = prepared.anchoredTokens;
   const target = prepared.targetTokens;
-  // Honest about a target that cannot be met: what may never be summarised alone exceeds it.
-  const over =
-    anchored !== undefined && target !== undefined && anchored > target
-      ? `; the part that is never summarized (system prompt, tool schemas, latest request, newest steps) alone holds ${n(anchored)} tokens, over the target of ${n(target)}`
-      : '';
-  // Does not fit even after the degrade tiers: say what holds the tokens, with figures.
-  const holders =
-    prepared.holders && prepared.inputBudget !== undefined && tokens > prepared.inputBudget
-      ? prepared.holders
+  // Does not fit even after the degrade tiers: the status says what holds the tokens.
+  const budget = prepared.inputBudget;
+  const overBudget =
+    prepared.holders && budget !== undefined && tokens > budget
+      ? { inputBudget: budget, holders: prepared.holders }
       : undefined;
-  const noFit = holders
-    ? `; does not fit: ${n(tokens)} tokens against a budget of ${n(prepared.inputBudget!)}; ${describeHolders(holders, prepared.inputBudget)}`
-    : over;
   const status: CompactionStatus = {
     kind: 'applied',
     tokensBefore: before,
     tokensAfter: tokens,
     checkpoints: applied.length,
+    steps: applied.map((c) => ({ strategy: c.strategy, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter })),
     ...(prepared.anchored ? { anchored: prepared.anchored } : {}),
     ...(target !== undefined ? { targetTokens: target } : {}),
+    ...(overBudget ? { overBudget } : {}),
   };
-  return {
-    applied: true,
-    outcome: 'applied',
-    reason: `compacted ${n(before)} → ${n(tokens)} tokens (${parts})${noFit}`,
-    status,
-    tokensBefore: before,
-    tokensAfter: tokens,
-    checkpoints: applied,
-    context: [...done.context],
-    ...(anchored !== undefined ? { anchoredTokens: anchored } : {}),
-    ...(holders ? { holders } : {}),
-  };
+  return { status, tokensBefore: before, tokensAfter: tokens, checkpoints: applied, context: [...done.context] };
 }
 
 /**
@@ -259,7 +202,7 @@ export function commitPrepared(
       return appliedResult(kept.done, prepared);
   }
   const done = applyPrepared(items, prepared, meter, tools);
-  return 'applied' in done ? done : appliedResult(done, prepared);
+  return 'status' in done ? done : appliedResult(done, prepared);
 }
 
 /** The raw entry ids `items` cover, in order (a loop: any number of items and ids). */

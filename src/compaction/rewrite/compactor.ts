@@ -28,11 +28,10 @@ import {
   type Thresholds,
 } from '../plan/budget';
 import { anchorReasons, planCompaction, spanSummaryEstimate, type Plan, type Span } from '../plan/planner';
-import type { CompactionStatus, CompactionResult } from '../outcome';
+import type { CompactionResult } from '../outcome';
 import { anchoredBreakdown } from '../plan/anchored';
 import { planClips } from '../plan/clip-plan';
 import {
-  appliedResult,
   applyPrepared,
   commitPrepared,
   coversOf,
@@ -57,7 +56,7 @@ import { clipMessageToTokens } from '../clip';
 import { composeSummary, SUMMARY_FRAME_TOKENS } from '../summary/compose-summary';
 import { recallPointer } from '../summary/recall-pointer';
 import { degradeToFit } from './degrade';
-import { describeHolders, systemAndToolsTokens, tokenHolders } from '../plan/holders';
+import { systemAndToolsTokens, tokenHolders } from '../plan/holders';
 import { renderRequestsSection, type RequestsSection } from '../summary/requests-section';
 import { droppedFilesNote } from './reattach';
 import { coverageNote, firstPositionAt, placeCoverage, wholeCoverage } from '../summary/coverage';
@@ -124,7 +123,7 @@ export async function prepareCompaction(input: CompactInput): Promise<PreparedCo
   const startedAt = Date.now();
   const run = startRun(input);
   if ('deeper' in run) return prepareCompaction(run.deeper);
-  if ('applied' in run) return run;
+  if ('status' in run) return run;
   collapseTier(run);
   const summaryFailure = await summaryTier(run);
   if (summaryFailure) return summaryFailure;
@@ -180,7 +179,7 @@ function startRun(input: CompactInput): TierRun | CompactionResult | { deeper: C
   const hopeless = overBudget && systemAndToolsTokens(items, m.perItem, meter, tools) >= th.inputBudget;
   const clips = hopeless ? [] : planClips(items, m.perItem, plan, th.inputBudget, th.targetTokens);
   if (plan.collapse.length === 0 && plan.spans.length === 0 && clips.length === 0 && !overBudget) {
-    return notApplied(items, before, 'nothing-eligible', plan.reason ?? 'nothing eligible', {
+    return notApplied(items, before, {
       kind: 'nothing-eligible',
       heldBy: anchorReasons(plan.shape),
     });
@@ -197,18 +196,12 @@ function startRun(input: CompactInput): TierRun | CompactionResult | { deeper: C
   const lowerBound =
     plan.estimatedAfter - plan.spans.reduce((s, sp) => s + spanSummaryEstimate(sp, summaryTokens, keptIn(sp)), 0);
   if (options.maxEstimatedAfter !== undefined && plan.estimatedAfter > options.maxEstimatedAfter && !overBudget) {
-    return notApplied(
-      items,
-      before,
-      'cannot-reach',
-      `not worth preparing: the plan leaves about ${Math.round(plan.estimatedAfter)} tokens, above ${Math.round(options.maxEstimatedAfter)}`,
-      {
-        kind: 'does-not-fit',
-        bestTokens: Math.round(plan.estimatedAfter),
-        limitTokens: Math.round(options.maxEstimatedAfter),
-        anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps),
-      },
-    );
+    return notApplied(items, before, {
+      kind: 'does-not-fit',
+      bestTokens: Math.round(plan.estimatedAfter),
+      limitTokens: Math.round(options.maxEstimatedAfter),
+      anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps),
+    });
   }
   const auto = options.trigger === 'auto' && clips.length === 0;
   // Refused only while the context still fits: a refusal over the budget leaves nothing sendable.
@@ -252,7 +245,7 @@ function startRun(input: CompactInput): TierRun | CompactionResult | { deeper: C
 function notNeeded(input: CompactInput, before: number, th: Thresholds): CompactionResult | undefined {
   const { items, options } = input;
   if (!options.force && before < th.triggerTokens) {
-    return notApplied(items, before, 'not-needed', `below the trigger: ${before} of ${th.triggerTokens} tokens`, {
+    return notApplied(items, before, {
       kind: 'not-needed',
       why: 'below-trigger',
       tokens: before,
@@ -260,13 +253,12 @@ function notNeeded(input: CompactInput, before: number, th: Thresholds): Compact
     });
   }
   if (!options.all && before <= th.targetTokens) {
-    return notApplied(
-      items,
-      before,
-      'not-needed',
-      `already small enough: ${before} tokens, target ${th.targetTokens}`,
-      { kind: 'not-needed', why: 'already-small', tokens: before, limitTokens: th.targetTokens },
-    );
+    return notApplied(items, before, {
+      kind: 'not-needed',
+      why: 'already-small',
+      tokens: before,
+      limitTokens: th.targetTokens,
+    });
   }
   return undefined;
 }
@@ -276,18 +268,12 @@ function cannotReach(input: CompactInput, before: number, after: number): Compac
   const { items, tools, meter, options } = input;
   const th = thresholds(options.budget);
   const keepRecentSteps = options.keepRecentSteps ?? DEFAULT_KEEP_RECENT_STEPS;
-  return notApplied(
-    items,
-    before,
-    'cannot-reach',
-    `cannot get below the trigger: at best ${after} of ${th.triggerTokens} tokens, because the system prompt, tool schemas, latest request and newest steps hold most of the context; a larger window or fewer kept recent steps would help, and a manual compaction still runs`,
-    {
-      kind: 'does-not-fit',
-      bestTokens: after,
-      limitTokens: th.triggerTokens,
-      anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps),
-    },
-  );
+  return notApplied(items, before, {
+    kind: 'does-not-fit',
+    bestTokens: after,
+    limitTokens: th.triggerTokens,
+    anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps),
+  });
 }
 
 /**
@@ -300,46 +286,32 @@ function finishRun(run: TierRun, startedAt: number): PreparedCompaction | Compac
   const { checkpoints, th, keepRecentSteps } = run;
   const before = run.m.total;
   if (checkpoints.length === 0) {
-    const holders = tokenHolders(items, meter, tools, keepRecentSteps);
-    const n = (x: number) => x.toLocaleString('en-US');
-    const status: CompactionStatus = {
+    return notApplied(items, before, {
       kind: 'does-not-fit',
       bestTokens: before,
       limitTokens: th.inputBudget,
       anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps),
-    };
-    return {
-      ...notApplied(
-        items,
-        before,
-        'nothing-eligible',
-        `nothing can be shortened; does not fit: ${n(before)} tokens against a budget of ${n(th.inputBudget)}; ${describeHolders(holders, th.inputBudget)}`,
-        status,
-      ),
-      holders,
-    };
+      holders: tokenHolders(items, meter, tools, keepRecentSteps),
+    });
   }
   const prepared: PreparedCompaction = {
     checkpoints,
     tokensBefore: before,
     tokensAfter: before,
-    reason: '',
     startedAt,
   };
   // Applied once here: the commit that follows on the same context uses this application.
   const trial = applyPrepared(items, prepared, meter, tools, before);
-  if ('applied' in trial) return trial;
+  if ('status' in trial) return trial;
   if (run.auto && !run.overBudget && trial.tokensAfter >= th.triggerTokens)
     return cannotReach(run.input, before, trial.tokensAfter);
   prepared.tokensAfter = trial.tokensAfter;
   prepared.targetTokens = th.targetTokens;
   if (trial.tokensAfter > th.targetTokens) {
     prepared.anchored = anchoredBreakdown(trial.context, meter, tools, keepRecentSteps);
-    prepared.anchoredTokens = prepared.anchored.total;
   }
   prepared.inputBudget = th.inputBudget;
   if (trial.tokensAfter > th.inputBudget) prepared.holders = tokenHolders(trial.context, meter, tools, keepRecentSteps);
-  prepared.reason = appliedResult(trial, prepared).reason;
   keepApplied(prepared, items, trial);
   return prepared;
 }
@@ -507,7 +479,7 @@ function summarizerFailure(run: TierRun, err: unknown): CompactionResult {
       : new SummarizerError(`summarizer failed: ${(err as Error)?.message ?? String(err)}`, 'invalid', {
           cause: err,
         });
-  return failed(run.input.items, run.m.total, `compaction failed, context unchanged: ${e.message}`, e);
+  return failed(run.input.items, run.m.total, e);
 }
 
 /**
@@ -546,7 +518,7 @@ async function summaryTier(run: TierRun): Promise<CompactionResult | undefined> 
   for (const [k, span] of plan.spans.entries()) {
     if (k > 0 && !options.all && run.workTokens <= run.planTarget) break;
     if (options.signal?.aborted)
-      return failed(items, run.m.total, 'compaction cancelled', new SummarizerError('compaction cancelled', 'aborted'));
+      return failed(items, run.m.total, new SummarizerError('compaction cancelled', 'aborted'));
     const input = inputOf(k);
     let result: SummaryResult;
     try {
@@ -568,7 +540,7 @@ async function summaryTier(run: TierRun): Promise<CompactionResult | undefined> 
     run.calls.left = Math.max(0, run.calls.left - result.usage.calls);
     if (!result.text || !result.text.trim()) {
       const e = new SummarizerError('the summarizer returned an empty summary', 'empty');
-      return failed(items, run.m.total, `compaction failed, context unchanged: ${e.message}`, e);
+      return failed(items, run.m.total, e);
     }
     const cp = summaryCheckpoint(run, span, input, result);
     // The meter's counts of the span, as read at the start (the same messages).
@@ -580,7 +552,7 @@ async function summaryTier(run: TierRun): Promise<CompactionResult | undefined> 
         `the summary (${insertedTokens} tokens) is not shorter than what it replaces (${spanTokens} tokens)`,
         'no-shrink',
       );
-      return failed(items, run.m.total, `compaction failed, context unchanged: ${e.message}`, e);
+      return failed(items, run.m.total, e);
     }
     // A span that shrinks by less than a fifth (already-collapsed records, an earlier summary) is left
     // as it is: rewriting it would break the provider's prompt cache for almost nothing.
@@ -752,13 +724,7 @@ async function degradeTier(run: TierRun): Promise<CompactionResult | undefined> 
     header: summaryHeader,
     calls: run.calls,
   });
-  if (degraded.error)
-    return failed(
-      items,
-      run.m.total,
-      `compaction failed, context unchanged: ${degraded.error.message}`,
-      degraded.error,
-    );
+  if (degraded.error) return failed(items, run.m.total, degraded.error);
   for (const cp of degraded.checkpoints) run.checkpoints.push(cp);
   return undefined;
 }
@@ -788,7 +754,7 @@ export function estimateSummaryCalls(input: CompactInput): CallEstimate | undefi
   if (!estimateOf) return undefined;
   let run = startRun(input);
   while ('deeper' in run) run = startRun(run.deeper);
-  if ('applied' in run || run.plan.spans.length === 0) return undefined;
+  if ('status' in run || run.plan.spans.length === 0) return undefined;
   const limit = run.calls.left;
   const estimate: CallEstimate = { spans: 0, needed: 0, limit, overLimit: 0 };
   for (const span of run.plan.spans) {
@@ -806,6 +772,6 @@ export function estimateSummaryCalls(input: CompactInput): CallEstimate | undefi
 /** Runs a whole compaction (prepare, then commit on the same items). See {@link prepareCompaction}. */
 export async function compact(input: CompactInput): Promise<CompactionResult> {
   const prepared = await prepareCompaction(input);
-  if ('applied' in prepared) return prepared;
+  if ('status' in prepared) return prepared;
   return commitPrepared(input.items, prepared, input.meter, input.tools);
 }

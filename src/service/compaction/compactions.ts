@@ -31,6 +31,7 @@ import { ManualQueue } from './manual-queue';
 import {
   describeOutcome,
   type ServiceCompactionStatus,
+  type CompactOutcomeStatus,
   type CompactOutcome,
   notApplied,
   outcomeOf,
@@ -258,16 +259,16 @@ export class Compactions {
       // than foreseen (one big tool result), applying it would land too close to the trigger and
       // compact again at once. A fresh plan then does better.
       const ceiling = preparedCeiling(thresholds(this.host.budget));
-      if (result.applied && result.tokensAfter > ceiling) {
+      if (result.status.kind === 'applied' && result.tokensAfter > ceiling) {
         this.stats.preparedDiscarded++;
         this.host.log(
           'info',
           `prepared summary not used: it would leave ${result.tokensAfter} tokens, above ${Math.round(ceiling)}`,
         );
-      } else if (result.applied) {
+      } else if (result.status.kind === 'applied') {
         this.stats.preparedUsed++;
         const outcome = this.finish(
-          { ...result, reason: `${result.reason}; summary prepared ahead` },
+          { ...result, status: { ...result.status, preparedAhead: true } },
           'auto',
           triggerTokens,
         );
@@ -275,7 +276,7 @@ export class Compactions {
         return outcome;
       } else {
         this.stats.preparedDiscarded++;
-        this.host.log('info', `prepared summary not used: ${result.reason}`);
+        this.host.log('info', `prepared summary not used: ${describeCompaction(result.status)}`);
       }
     } else if (ready) {
       this.stats.preparedDiscarded++;
@@ -316,7 +317,8 @@ export class Compactions {
     const outcome = await this.singleFlight(() =>
       this.runFresh('auto', { force: true, budget: smaller, cause }, signal),
     );
-    if (outcome.applied)
+    const applied = outcome.status.kind === 'applied';
+    if (applied)
       this.host.log(
         'info',
         `Compacted after the context-length error: ${outcome.tokensBefore} -> ${outcome.tokensAfter} tokens; retrying.`,
@@ -324,9 +326,9 @@ export class Compactions {
     else
       this.host.log(
         'warn',
-        `Nothing could be compacted after the context-length error (${outcome.reason}); the task stops with the provider's error.`,
+        `Nothing could be compacted after the context-length error (${describeOutcome(outcome.status)}); the task stops with the provider's error.`,
       );
-    return outcome.applied;
+    return applied;
   }
 
   private async runManual(request: ManualRequest, signal?: AbortSignal): Promise<CompactOutcome> {
@@ -454,9 +456,9 @@ export class Compactions {
         signal,
       );
       const prepared =
-        'applied' in planned ? planned : applyReattach(planned, items, reattach, this.host.meter, this.host.tools());
-      if ('applied' in prepared) {
-        if (prepared.error) this.noteFailure(trigger, prepared.reason);
+        'status' in planned ? planned : applyReattach(planned, items, reattach, this.host.meter, this.host.tools());
+      if ('status' in prepared) {
+        if (prepared.status.kind === 'summarizer-failed') this.noteFailure(trigger, prepared.status);
         else if (trigger === 'auto') this.noteStuck(prepared.status);
         return outcomeOf(prepared, []);
       }
@@ -465,8 +467,6 @@ export class Compactions {
         const view = previewOf(prepared, options.focus, this.host.summarizer.name);
         this.preview = { version, length: items.length, prepared, view };
         return {
-          applied: false,
-          reason: describeOutcome({ kind: 'proposed' }),
           status: { kind: 'proposed' },
           tokensBefore: prepared.tokensBefore,
           tokensAfter: prepared.tokensAfter,
@@ -476,12 +476,13 @@ export class Compactions {
       }
       // Items appended while the summarizer ran (a user message sent meanwhile) stay after the span.
       const result = commitPrepared(this.host.items(), prepared, this.host.meter, this.host.tools());
-      if (options.cause && result.applied) for (const c of result.checkpoints) c.cause = options.cause;
+      if (options.cause && result.status.kind === 'applied')
+        for (const c of result.checkpoints) c.cause = options.cause;
       return this.finish(result, trigger, triggerTokens);
     } catch (error) {
       const status = runFailure(signal, error, this.options.timeoutMs);
       const outcome = notApplied(status, this.measure());
-      if (status.kind !== 'cancelled') this.noteFailure(trigger, outcome.reason);
+      if (status.kind !== 'cancelled') this.noteFailure(trigger, status);
       return outcome;
     } finally {
       this.host.setBusy(undefined);
@@ -504,15 +505,15 @@ export class Compactions {
     return this.stuck;
   }
 
-  private noteFailure(trigger: CheckpointTrigger, reason: string): void {
+  private noteFailure(trigger: CheckpointTrigger, status: CompactOutcomeStatus): void {
     this.stats.failures++;
     this.guard.compactionFailed(trigger);
-    this.host.log('warn', reason);
+    this.host.log('warn', describeOutcome(status));
   }
 
   private finish(result: CompactionResult, trigger: CheckpointTrigger, triggerTokens?: number): CompactOutcome {
-    if (!result.applied) {
-      if (result.error) this.noteFailure(trigger, result.reason);
+    if (result.status.kind !== 'applied') {
+      if (result.status.kind === 'summarizer-failed') this.noteFailure(trigger, result.status);
       return outcomeOf(result, []);
     }
     let records: CheckpointRecord[];
@@ -520,9 +521,9 @@ export class Compactions {
     try {
       records = this.host.commit(result);
     } catch (error) {
-      const outcome = notApplied({ kind: 'save-failed', message: (error as Error).message }, result.tokensBefore);
-      this.noteFailure(trigger, outcome.reason);
-      return outcome;
+      const status = { kind: 'save-failed', message: (error as Error).message } as const;
+      this.noteFailure(trigger, status);
+      return notApplied(status, result.tokensBefore);
     }
     if (trigger === 'auto') this.stats.automatic++;
     else this.stats.manual++;

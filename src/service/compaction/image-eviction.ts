@@ -21,17 +21,15 @@ export function evictImages(host: CompactionHost, maxImages: number | undefined)
   host.log('info', `images over the limit of ${maxImages} per request: ${checkpoint.summary}`);
   // Not reported to the guard: it is not a token compaction and must not block one in this call.
   try {
-    const status = {
-      kind: 'applied',
-      tokensBefore: checkpoint.tokensBefore,
-      tokensAfter: checkpoint.tokensAfter,
-      checkpoints: 1,
-    } as const;
+    const { strategy, tokensBefore, tokensAfter } = checkpoint;
     host.commit({
-      applied: true,
-      outcome: 'applied',
-      reason: checkpoint.summary,
-      status,
+      status: {
+        kind: 'applied',
+        tokensBefore,
+        tokensAfter,
+        checkpoints: 1,
+        steps: [{ strategy, tokensBefore, tokensAfter }],
+      },
       tokensBefore: checkpoint.tokensBefore,
       tokensAfter: checkpoint.tokensAfter,
       checkpoints: [checkpoint],

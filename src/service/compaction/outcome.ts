@@ -76,11 +76,10 @@ export function isQuietOutcome(status: CompactOutcomeStatus): boolean {
 
 /** Outcome of a compaction request, whether it ran now or was queued behind a streaming step. */
 export interface CompactOutcome {
-  /** True when a checkpoint was added. */
-  applied: boolean;
-  /** One sentence for the log; user-facing text is rendered from `status` (see `outcome.ts`). */
-  reason: string;
-  /** What the request came to, as data: the core's status passed on unchanged, or the service's own. */
+  /**
+   * What the request came to, as data: the core's status passed on unchanged, or the service's own.
+   * Checkpoints were added only when `status.kind` is `applied`; text is rendered from it ({@link describeOutcome}).
+   */
   status: CompactOutcomeStatus;
   tokensBefore: number;
   tokensAfter: number;
@@ -101,8 +100,6 @@ export function failureOfOutcome(status: CompactOutcomeStatus): ModelFailure | u
 /** The outcome of a run the core finished: `result` with the checkpoint records the service added for it. */
 export function outcomeOf(result: CompactionResult, records: CheckpointRecord[], queued?: boolean): CompactOutcome {
   return {
-    applied: result.applied,
-    reason: result.reason,
     status: result.status,
     tokensBefore: result.tokensBefore,
     tokensAfter: result.tokensAfter,
@@ -111,11 +108,9 @@ export function outcomeOf(result: CompactionResult, records: CheckpointRecord[],
   };
 }
 
-/** An outcome that changed nothing (`tokens` before and after), its reason rendered from `status`. */
+/** An outcome that changed nothing (`tokens` before and after). */
 export function notApplied(status: ServiceCompactionStatus, tokens: number, queued?: boolean): CompactOutcome {
   return {
-    applied: false,
-    reason: describeOutcome(status),
     status,
     tokensBefore: tokens,
     tokensAfter: tokens,

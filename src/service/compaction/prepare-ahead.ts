@@ -14,6 +14,7 @@ import { automaticAim } from './landing';
 import { anchoredTokens } from '../../compaction/plan/anchored';
 import type { PreparedCompaction } from '../../compaction/rewrite/commit';
 import { raceAbort } from './race-abort';
+import { describeCompaction } from '../../compaction/outcome-text';
 
 /**
  * Most prompt tokens a summary prepared ahead may leave when it is applied at the trigger: halfway
@@ -134,8 +135,8 @@ export class PrepareAhead {
     )
       .then(
         (prepared) => {
-          if ('applied' in prepared) {
-            this.host.log('debug', `nothing prepared ahead: ${prepared.reason}`);
+          if ('status' in prepared) {
+            this.host.log('debug', `nothing prepared ahead: ${describeCompaction(prepared.status)}`);
           } else if (this.host.version() === version && !controller.signal.aborted) {
             this.ready = { version, prepared };
             this.host.log('debug', `summary prepared ahead: ${prepared.tokensBefore} → ${prepared.tokensAfter} tokens`);

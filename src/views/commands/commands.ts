@@ -189,8 +189,8 @@ class CommandHandlers {
       void reviewPreview(service, previewDocument(outcome.preview), this.deps);
       return outcome;
     }
-    this.deps.log.info(`Manual compaction: ${outcome.reason}`);
-    void notify(outcome.applied ? 'info' : 'warning', compactionNotice(outcome), [], this.deps.log);
+    this.deps.log.info(`Manual compaction: ${describeOutcome(outcome.status)}`);
+    void notify(outcome.status.kind === 'applied' ? 'info' : 'warning', compactionNotice(outcome), [], this.deps.log);
     return outcome;
   }
 
@@ -216,7 +216,7 @@ class CommandHandlers {
     }
     const outcome = await service.applyPreview(texts);
     void notify(
-      outcome.applied ? 'info' : 'warning',
+      outcome.status.kind === 'applied' ? 'info' : 'warning',
       `ContextKeeper: ${describeOutcome(outcome.status)}`,
       [],
       this.deps.log,

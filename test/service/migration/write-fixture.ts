@@ -19,7 +19,7 @@ async function main(target: string): Promise<void> {
     for (let i = 1; i <= 3; i++) await fx.service.runTask(`read f${i}.txt`);
     await fx.service.pin(fx.service.getTranscript().entries[1].id);
     const first = await fx.service.compactNow();
-    if (!first.applied) throw new Error('the fixture needs a compaction');
+    if (first.status.kind !== 'applied') throw new Error('the fixture needs a compaction');
     await fx.service.runTask('one more request');
     await fx.service.compactNow();
     const dir = fx.service.sessionDir!;

@@ -9,7 +9,6 @@
  */
 import type { EncodingName } from '../../../tokenizer/tokenizer';
 import type { Checkpoint, CompactionOptions, ContextItem, ToolSchema } from '../../../compaction/types';
-import { SummarizerError } from '../../../compaction/types';
 import type { PreparedCompaction } from '../../../compaction/rewrite/commit';
 import type { CompactionResult } from '../../../compaction/outcome';
 
@@ -77,16 +76,10 @@ interface EncodedCheckpoint extends Omit<Checkpoint, 'replaced'> {
   insertedTokens: number[];
 }
 
-interface EncodedError {
-  message: string;
-  kind: SummarizerError['kind'];
-  status?: number;
-}
-
 /** A prepared compaction or a not-applied result, as it crosses the thread boundary. */
 export type EncodedResult =
   | { prepared: Omit<PreparedCompaction, 'checkpoints'> & { checkpoints: EncodedCheckpoint[] } }
-  | { notApplied: Omit<CompactionResult, 'context' | 'error'> & { error?: EncodedError } };
+  | { notApplied: Omit<CompactionResult, 'context'> };
 
 /**
  * Encodes what `prepareCompaction` returned for `items` (the worker's copy of the context). A
@@ -97,23 +90,10 @@ export function encodeResult(
   items: readonly ContextItem[],
   countMessage: (message: ContextItem['message']) => number,
 ): EncodedResult {
-  if ('applied' in result) {
-    const { context: _context, error, ...rest } = result;
+  if ('status' in result) {
+    const { context: _context, ...rest } = result;
     void _context;
-    return {
-      notApplied: {
-        ...rest,
-        ...(error
-          ? {
-              error: {
-                message: error.message,
-                kind: error.kind,
-                ...(error.status !== undefined ? { status: error.status } : {}),
-              },
-            }
-          : {}),
-      },
-    };
+    return { notApplied: rest };
   }
   const index = new Map<ContextItem, number>();
   items.forEach((it, k) => index.set(it, k));
@@ -135,22 +115,7 @@ export function decodeResult(
   items: readonly ContextItem[],
   remember?: (message: ContextItem['message'], tokens: number) => void,
 ): PreparedCompaction | CompactionResult {
-  if ('notApplied' in encoded) {
-    const { error, ...rest } = encoded.notApplied;
-    return {
-      ...rest,
-      context: [...items],
-      ...(error
-        ? {
-            error: new SummarizerError(
-              error.message,
-              error.kind,
-              error.status !== undefined ? { status: error.status } : undefined,
-            ),
-          }
-        : {}),
-    };
-  }
+  if ('notApplied' in encoded) return { ...encoded.notApplied, context: [...items] };
   const checkpoints: Checkpoint[] = encoded.prepared.checkpoints.map(({ insertedTokens, ...cp }) => ({
     ...cp,
     inserted: cp.inserted.map((item, k) => {
