@@ -32,6 +32,8 @@ export interface AnthropicToolResult {
   toolUseId: string;
   text: string;
   isError: boolean;
+  /** The block's `is_error` as recorded, undefined when the block has none. */
+  errorFlag?: boolean;
   images: ImageParts;
 }
 
@@ -116,6 +118,7 @@ function mapToolResult(
     isError: block.is_error === true,
     images: { parts: [], sizes: [] },
   };
+  if (typeof block.is_error === 'boolean') result.errorFlag = block.is_error;
   const content = block.content;
   if (typeof content === 'string') {
     result.text = content;

@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { importTranscriptText } from '../../src/transcripts';
+import { clineToolOk } from '../../src/transcripts/formats/cline';
+import { cline } from '../support/recordings';
 import { assertWellFormed, pngBase64, transcriptError } from './helpers';
 
 const env = '<environment_details>\n# Current Time\n1/1/2026\n</environment_details>';
@@ -90,4 +92,104 @@ test('cline: unknown role names the line and field', async () => {
   );
   assert.equal(e.field, '[1].role');
   assert.equal(e.line, text.split('\n').findIndex((l) => l.includes('"robot"')) + 1);
+});
+
+test('cline: a result says whether the call succeeded in its own words, never by a missing is_error', async () => {
+  const call = (id: string, command: string) => ({
+    role: 'assistant',
+    content: [{ type: 'tool_use', id, name: 'execute_command', input: { command } }],
+  });
+  const history = [
+    { role: 'user', content: [{ type: 'text', text: '<task>\nrun the checks\n</task>' }] },
+    call('b1', 'npm test'),
+    // Native tool_result blocks: Cline writes no is_error on them, the wording tells.
+    {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'b1', content: 'Command failed with exit code 2.\nOutput:\nFAIL a' },
+      ],
+    },
+    call('b2', 'npm run lint'),
+    {
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: 'b2',
+          content: 'Command executed successfully (exit code 0).\nOutput:\nok',
+        },
+      ],
+    },
+    call('b3', 'npm run build'),
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'b3', content: 'boom', is_error: true }] },
+    call('t1', 'npm test -- a'),
+    {
+      role: 'user',
+      content: [
+        {
+          type: 'text',
+          text: "[execute_command for 'npm test -- a'] Result:\nCommand failed with exit code 1.\nOutput:\nFAIL",
+        },
+      ],
+    },
+    call('t2', 'npm test -- b'),
+    {
+      role: 'user',
+      content: [
+        {
+          type: 'text',
+          text: "[execute_command for 'npm test -- b'] Result:\nCommand executed successfully (exit code 0).\nOutput:\nPASS",
+        },
+      ],
+    },
+    {
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'r1', name: 'read_file', input: { path: 'log.txt' } }],
+    },
+    {
+      role: 'user',
+      content: [{ type: 'text', text: "[read_file for 'log.txt'] Result:\n1 | Command failed earlier\n2 | Error: x" }],
+    },
+    {
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'w1', name: 'write_to_file', input: { path: 'a.ts', content: 'x' } }],
+    },
+    {
+      role: 'user',
+      content: [
+        {
+          type: 'text',
+          text: "[write_to_file for 'a.ts'] Result:\nThe tool execution failed with the following error:\n<error>\nEACCES\n</error>",
+        },
+      ],
+    },
+  ];
+  const t = await importTranscriptText(JSON.stringify(history), 'api_conversation_history.json');
+  assert.equal(t.format, 'cline');
+  const ok = Object.fromEntries(
+    t.entries.filter((e) => e.message.role === 'tool').map((e) => [e.id.split('/')[1], e.meta?.toolOk]),
+  );
+  assert.deepEqual(ok, { b1: false, b2: true, b3: false, t1: false, t2: true, r1: undefined, w1: false });
+});
+
+test('cline: the recording writer of the tests gives a failed command toolOk false', async () => {
+  const text = cline([
+    { user: 'test it' },
+    { tool: 'bash', command: 'npm test', output: 'FAIL a', ok: false, exit: 3 },
+  ]);
+  const t = await importTranscriptText(text, 'api_conversation_history.json');
+  const result = t.entries.find((e) => e.message.role === 'tool');
+  assert.equal(result?.meta?.toolOk, false);
+});
+
+test('cline: outcome wording, a person’s reply and content that merely reads like a failure', () => {
+  assert.equal(clineToolOk("[execute_command for 'x'] Result:\nCommand failed with exit code 127."), false);
+  assert.equal(clineToolOk('Command executed successfully (exit code 0).'), true);
+  assert.equal(clineToolOk('Command executed.\nOutput:\nError: looks bad'), undefined, 'no exit status stated');
+  assert.equal(clineToolOk('Command timed out after 30 seconds. Running in the background.'), undefined);
+  assert.equal(clineToolOk("[read_file for 'a'] Result:\n1 | Error: in a file"), undefined);
+  assert.equal(clineToolOk("[ask_followup_question for 'ok?'] Result:\n<answer>no</answer>"), undefined);
+  assert.equal(clineToolOk('anything', true), false);
+  assert.equal(clineToolOk('anything', false), true);
+  assert.equal(clineToolOk('Command failed with exit code 1.', false), false, 'the wording states the exit status');
 });

@@ -9,6 +9,8 @@
  *   message; they answer the preceding message's still unanswered `tool_use` ids in order and become
  *   tool messages. Real `tool_result` blocks are used too. All other blocks (`<environment_details>`,
  *   feedback, task resumption notes, images) stay in one user message after the tool messages.
+ * - A result's success flag (`meta.toolOk`) comes from Cline's own wording (see {@link clineToolOk}),
+ *   never from the absence of `is_error`, which Cline's results do not carry.
  * - A result text with no call left to answer (older Cline versions write calls as XML in assistant
  *   text) stays user text, warned.
  * Entry ids are `m<index>`, tool messages `m<index>/<tool_use id>`.
@@ -34,6 +36,40 @@ const HUMAN_REPLY =
 
 /** `[tool for 'arg'] Result:`; the argument may span lines and contain brackets and quotes. */
 const RESULT = /^\[([A-Za-z0-9_.:-]+)(?: for '[\s\S]*?')?\] Result:/;
+
+/** Cline's wording of a failed call: a non-zero exit status, a tool error, a missing parameter, a failed edit. */
+const FAILED =
+  /^(?:Command failed with exit code [1-9]\d*|Command failed\b|The tool execution failed|Error executing\b|Missing value for required parameter|Unable to (?:apply|edit|read|write)\b|<error>|Error:)/i;
+/** Cline's wording of a call that succeeded. */
+const SUCCEEDED =
+  /^(?:Command executed successfully\b(?! \(exit code [1-9])|The content was successfully saved|The (?:file|changes?) (?:was|were) (?:successfully )?(?:saved|applied)|Found \d+ results?\b)/i;
+
+/**
+ * The success flag of a Cline tool result, from what Cline records: a `tool_result` block's
+ * `is_error` when true, else its result wording ("Command failed with exit code 1." fails,
+ * "Command executed successfully (exit code 0)." and "The content was successfully saved to …"
+ * succeed); undefined when neither says (a file's content, a listing, a command still running, an
+ * older Cline's bare "Command executed." that states no exit status, the person's reply), so the reader judges the output itself. `text` may open with the
+ * `[tool for 'arg'] Result:` label. Pure.
+ */
+export function clineToolOk(text: string, errorFlag?: boolean): boolean | undefined {
+  if (errorFlag === true) return false;
+  const body = text.replace(RESULT, '').trimStart();
+  if (HUMAN_REPLY.test(text)) return undefined;
+  if (FAILED.test(body)) return false;
+  if (SUCCEEDED.test(body)) return true;
+  return errorFlag === false ? true : undefined;
+}
+
+/** A tool result's metadata: its success flag where Cline's record gives one, and whether it is the person's reply. */
+function toolMeta(meta: EntryMeta, text: string, errorFlag?: boolean): EntryMeta {
+  const ok = clineToolOk(text, errorFlag);
+  return {
+    ...meta,
+    ...(ok === undefined ? {} : { toolOk: ok }),
+    ...(HUMAN_REPLY.test(text) ? { humanReply: true } : {}),
+  };
+}
 
 /** Reads a Cline history. @throws TranscriptError (line where the bad value starts, field path) */
 export function readCline(text: string, builder: TranscriptBuilder, parsed?: unknown): void {
@@ -81,7 +117,7 @@ export function readCline(text: string, builder: TranscriptBuilder, parsed?: unk
       builder.add({
         kind: 'message',
         id: resultId,
-        meta: { ...meta, toolOk: !result.isError, ...(HUMAN_REPLY.test(result.text) ? { humanReply: true } : {}) },
+        meta: toolMeta(meta, result.text, result.errorFlag),
         message: { role: 'tool', tool_call_id: result.toolUseId, content: result.text },
         attachment: image && {
           kind: 'message',
@@ -102,7 +138,7 @@ export function readCline(text: string, builder: TranscriptBuilder, parsed?: unk
           builder.add({
             kind: 'message',
             id: `${id}/${callId}`,
-            meta: { ...meta, ...(HUMAN_REPLY.test(part.text) ? { humanReply: true } : {}) },
+            meta: toolMeta(meta, part.text),
             message: { role: 'tool', tool_call_id: callId, content: part.text },
           });
           continue;
