@@ -270,14 +270,20 @@ export class SessionController implements vscode.Disposable {
    * For a failed model call, the fixes are decided from `failure` (kind and HTTP status), never from
    * the message's words (see `modelErrorFixes`).
    */
-  reportError(message: string, fromModelCall = false, failure?: ModelFailure): void {
+  reportError(message: string, fromModelCall = false, failure?: ModelFailure, task?: string): void {
     const endpoint = this.settings.value.baseUrl || OPENAI_URL;
     this.lastError = {
       message,
       endpoint: fromModelCall ? endpoint : undefined,
       actions: fromModelCall ? modelErrorFixes(failure, this.needsKey) : ['showLog'],
+      ...(task !== undefined ? { retryTask: task } : {}),
     };
     this.changed();
+  }
+
+  /** The task that failed last, while its error is shown (Retry sends it again); undefined otherwise. */
+  get failedTask(): string | undefined {
+    return this.lastError?.retryTask;
   }
 
   /** True when no key is stored and the endpoint is the OpenAI default, which needs one. */
@@ -285,9 +291,10 @@ export class SessionController implements vscode.Disposable {
     return !this.keys.hasKey && !this.settings.value.baseUrl;
   }
 
-  /** The coarse state, `idle` before the service exists. */
+  /** The coarse state, `idle` before the service exists; `error` after a failed task until the next one. */
   state(): ServiceState {
-    return this.service?.getState().state ?? 'idle';
+    const state = this.service?.getState().state ?? 'idle';
+    return state === 'idle' && this.lastError?.retryTask !== undefined ? 'error' : state;
   }
 
   /**

@@ -123,6 +123,11 @@ class Page implements Ui {
 
   post(message: WebviewMessage): void {
     vscode.postMessage(message);
+    // Retry sends the failed task as Run would: the box the failure refilled with it is emptied.
+    if (message.type === 'retryTask' && this.taskInput.value.trim() === this.store.view?.error?.retryTask?.trim()) {
+      this.taskInput.value = '';
+      this.save();
+    }
   }
 
   toggle(id: string, open: boolean): void {

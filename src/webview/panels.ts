@@ -275,7 +275,9 @@ function errorCard(ui: Ui, error: ErrorView): TemplateResult {
   return html`<div class="card error" role="alert" data-test="error">
     ${icon('error')} ${error.message}
     ${error.endpoint ? html`<div class="meta" data-test="error-endpoint">Endpoint: ${error.endpoint}</div>` : nothing}
+    ${error.retryTask !== undefined ? html`<div class="meta" data-test="error-task">Task: ${error.retryTask}</div>` : nothing}
     <div class="actions">
+      ${error.retryTask !== undefined ? button(ui, 'Retry', 'debug-restart', { type: 'retryTask' }, { test: 'retry' }) : nothing}
       ${error.actions.map((a) => button(ui, FIXES[a][0], FIXES[a][1], FIXES[a][2], { secondary: true, test: `fix-${a}` }))}
     </div>
   </div>`;

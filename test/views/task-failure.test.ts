@@ -1,7 +1,8 @@
 /**
  * A task that fails at the model (an HTTP 400 from a loopback server) over the running extension:
  * the sidebar's view state keeps the failure with its reason and endpoint until the next change, the
- * notification says the same, and the log has it.
+ * notification says the same, and the log has it. The state is `error` with Retry, which sends the
+ * same task again; once it ran, the notification's Retry is spent and does nothing.
  */
 import '../support/vscode-fake/register';
 import { after, before, test } from 'node:test';
@@ -16,9 +17,22 @@ let server: ModelServer;
 let extension: ExtensionWithModel;
 let api: ContextKeeperApi;
 
+/** While true the model refuses every request; then it answers with text. */
+let failing = true;
+/** The last user message of each request the model received. */
+const asked: string[] = [];
+
 before(async () => {
   server = await start({
-    responder: () => ({ type: 'status', status: 400, message: 'scripted failure: the request is malformed' }),
+    responder: (body) => {
+      const users = ((body.messages ?? []) as Array<{ role?: string; content?: unknown }>).filter(
+        (m) => m.role === 'user',
+      );
+      asked.push(String(users.at(-1)?.content ?? ''));
+      return failing
+        ? { type: 'status', status: 400, message: 'scripted failure: the request is malformed' }
+        : { content: 'Fixed the parser.' };
+    },
   });
   extension = activateWithModel(server, 'ck-task-failure-');
   api = extension.api;
@@ -36,4 +50,28 @@ test('a task refused by the model leaves its reason and endpoint in the sidebar,
   assert.ok(error, `the sidebar shows the failure (state ${api.getViewState().state})`);
   assert.match(error.message, /scripted failure/);
   assert.equal(error.endpoint, server.url);
+});
+
+test('a failed task shows the error state with Retry, which sends the same task again', async () => {
+  const view = api.getViewState();
+  assert.equal(view.state, 'error', 'not idle after a failed task');
+  assert.equal(view.error?.retryTask, 'Fix the parser');
+  const notice = host.messages.find((m) => m.severity === 'error')!;
+  assert.equal(notice.items[0], 'Retry');
+  failing = false;
+  const before = asked.length;
+  await commands.executeCommand('contextKeeper.retryTask');
+  await until(() => api.getViewState().state === 'idle', 'the retried task to end');
+  assert.equal(asked[before], 'Fix the parser', 'the same task was sent again');
+  assert.equal(api.getViewState().error, undefined, 'the error is gone once the task ran');
+  assert.ok(
+    api.getViewState().transcript.some((t) => /Fixed the parser/.test(JSON.stringify(t))),
+    'the answer is in the transcript',
+  );
+  // Spent: nothing is resent, and it says so instead of failing.
+  const shown = host.messages.length;
+  await commands.executeCommand('contextKeeper.retryTask');
+  assert.equal(asked.length, before + 1);
+  assert.match(host.messages.at(-1)?.message ?? '', /nothing to retry/);
+  assert.equal(host.messages.length, shown + 1);
 });

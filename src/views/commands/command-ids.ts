@@ -25,6 +25,8 @@ export const Commands = {
   renameSession: 'contextKeeper.renameSession',
   deleteSession: 'contextKeeper.deleteSession',
   continueInNewTask: 'contextKeeper.continueInNewTask',
+  /** Sends the task that failed again (the sidebar's and the notification's Retry). */
+  retryTask: 'contextKeeper.retryTask',
   /** The followed agent session compacted into a handoff document. */
   agentHandoff: 'contextKeeper.agentSessions.handoff',
   /** VS Code's own "Focus on Watched Agent View", generated for that view. */

@@ -87,6 +87,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const table: Record<string, (...args: never[]) => unknown> = {
     [Commands.compactConversation]: (arg?: { focus?: string }) => handlers.compact(arg),
     [Commands.newAgentTask]: (text?: string) => handlers.newTask(text),
+    [Commands.retryTask]: () => handlers.retryTask(),
     [Commands.cancel]: () => deps.controller.current?.cancel(),
     [Commands.setApiKey]: () => handlers.setApiKey(),
     [Commands.clearApiKey]: () => handlers.clearApiKey(),
@@ -265,14 +266,18 @@ class CommandHandlers {
     if (outcome.status === 'error') {
       const reason = outcome.error ?? 'unknown error';
       const endpoint = this.deps.settings.value.baseUrl || 'https://api.openai.com/v1';
-      this.deps.controller.reportError(`The agent stopped: ${reason}`, true, outcome.failure);
+      // The error state offers Retry with this task, and the task box gets it back (Run emptied it).
+      this.deps.controller.reportError(`The agent stopped: ${reason}`, true, outcome.failure, task);
+      this.deps.sidebar.restoreTask(task);
       const fixes = modelErrorFixes(outcome.failure, this.deps.controller.needsKey).map((fix) => FIX_LABELS[fix]);
       void notify(
         'error',
         `ContextKeeper: the agent stopped: ${reason} (endpoint ${endpoint})`,
-        fixes,
+        ['Retry', ...fixes],
         this.deps.log,
       ).then((choice) => {
+        // Spent once another task ran or the error was cleared: Retry then does nothing.
+        if (choice === 'Retry' && this.deps.controller.failedTask === task) void this.retryTask();
         if (choice === 'Set API Key') void vscode.commands.executeCommand(Commands.setApiKey);
         if (choice === 'Open Settings')
           void vscode.commands.executeCommand('workbench.action.openSettings', '@ext:contextkeeper.context-keeper');
@@ -288,6 +293,21 @@ class CommandHandlers {
       );
     if (outcome.status === 'step-limit')
       void vscode.window.showWarningMessage('ContextKeeper: the agent reached its step limit.');
+  }
+
+  /** Sends the task that failed again, as it was typed; nothing when no failed task is shown. */
+  async retryTask(): Promise<void> {
+    const task = this.deps.controller.failedTask;
+    if (task === undefined) {
+      void notify(
+        'info',
+        'ContextKeeper: nothing to retry: the failed task was sent again or replaced.',
+        [],
+        this.deps.log,
+      );
+      return;
+    }
+    await this.newTask(task);
   }
 
   async setApiKey(): Promise<void> {

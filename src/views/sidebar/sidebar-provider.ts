@@ -39,6 +39,7 @@ const PLAIN_ACTIONS: Partial<Record<WebviewMessage['type'], string>> = {
   newSession: Commands.newSession,
   continueInNewTask: Commands.continueInNewTask,
   undoRestore: Commands.undoRestore,
+  retryTask: Commands.retryTask,
 };
 
 /** User actions on one checkpoint or session: the command gets the message's `id`. */

@@ -249,7 +249,11 @@ export class SidebarModel {
     }
     if (flags.has('approvals')) delta.approvals = this.approvalViews();
     if (flags.has('preview')) delta.preview = this.previewView() ?? null;
-    if (flags.has('chrome')) Object.assign(delta, this.chromeFields(), { error: this.chrome.error ?? null });
+    if (flags.has('chrome')) {
+      Object.assign(delta, this.chromeFields(), { error: this.chrome.error ?? null });
+      // A failed task's error turns the state to `error` (and its end back): the state goes with it.
+      delta.state = this.sessionState();
+    }
     if (this.dirtyItems.size > 0) {
       const start = Math.max(0, this.items.length - this.limit);
       const items: TranscriptItemView[] = [];
@@ -362,8 +366,10 @@ export class SidebarModel {
     }
   }
 
+  /** The service's state; `error` while idle after a failed task whose Retry is offered. */
   private sessionState(): ActivityState {
-    return this.service?.getState().state ?? 'idle';
+    const state = this.service?.getState().state ?? 'idle';
+    return state === 'idle' && this.chrome.error?.retryTask !== undefined ? 'error' : state;
   }
 
   private budgetView(): BudgetView {

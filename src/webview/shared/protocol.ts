@@ -220,6 +220,8 @@ export interface ErrorView {
   /** The endpoint the failing request went to, when the error came from a model call. */
   endpoint?: string;
   actions: Array<'setApiKey' | 'openSettings' | 'showLog' | 'testConnection'>;
+  /** The task that failed, when a task did: Retry sends it again (the sidebar shows the `error` state then). */
+  retryTask?: string;
 }
 
 /** The complete state of the sidebar, sent on ready, on becoming visible and after a gap. */
@@ -325,6 +327,7 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('setApiKey') }),
   z.object({ type: z.literal('openSettings') }),
   z.object({ type: z.literal('showLog') }),
+  z.object({ type: z.literal('retryTask') }),
   z.object({ type: z.literal('testConnection') }),
   z.object({ type: z.literal('loadEarlier') }),
   z.object({ type: z.literal('expandItem'), id }),
