@@ -49,8 +49,9 @@ test("a recorded agent's own summary keeps the typed requests it stands for; a l
   const imported = applied.items.find((i) => i.kind === 'summary')!;
   assert.equal(
     imported.message.content,
-    'The user wanted an orders service.',
-    'the imported context is what the agent sent',
+    'The user wanted an orders service.\n\n## Requests before this summary (typed by the user, verbatim)\n' +
+      '- build the orders service on postgres 16\n- never commit unless I ask',
+    'the imported context is what the agent sent, then the requests its summary stands for, verbatim',
   );
   assert.deepEqual(imported.requests, ['build the orders service on postgres 16', 'never commit unless I ask']);
   const r = await compact({

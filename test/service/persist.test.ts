@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { SessionStore } from '../../src/service/session/store';
 import { checkContext } from '../../src/compaction/plan/invariants';
+import { withRequestsBefore } from '../../src/compaction/rewrite/imported';
 import { text, toolCalls } from '../../src/demo/modelserver/replies';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
 import { pngDataUrl } from '../support/generate';
@@ -178,7 +179,7 @@ test('import replaces the conversation in a new session folder (open calls close
   assert.deepEqual(reopened.getMessages(), fx.service.getMessages());
 });
 
-test("an imported transcript's own compactions become import checkpoints that can be undone, and survive a reopen", async (t) => {
+test("an imported transcript's own compactions become import checkpoints (the summary carrying the requests it replaced) that can be undone, and survive a reopen", async (t) => {
   const fx = await serviceFixture(() => text('continuing'), { window: 64_000 });
   t.after(fx.cleanup);
   const entries = [
@@ -203,7 +204,8 @@ test("an imported transcript's own compactions become import checkpoints that ca
     fx.service.getMessages().map((m) => m.content),
     [
       'Recorded system prompt.',
-      'The user asked to set up the project; package.json was created.',
+      // The agent's summary, then the request it replaced, verbatim: the imported context keeps it.
+      withRequestsBefore('The user asked to set up the project; package.json was created.', ['Set up the project.']),
       'Now add tests.',
       'Added tests.',
     ],

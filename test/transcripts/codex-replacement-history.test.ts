@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { importTranscriptText } from '../../src/transcripts';
 import { encryptedSummaryPlaceholder } from '../../src/transcripts/formats/codex';
-import { applyRecordedCompactions } from '../../src/compaction/rewrite/imported';
+import { applyRecordedCompactions, withRequestsBefore } from '../../src/compaction/rewrite/imported';
 import { itemsFromEntries } from '../../src/compaction/context';
 import { TokenMeter } from '../../src/compaction/meter/meter';
 import { checkContext } from '../../src/compaction/plan/invariants';
@@ -90,14 +90,18 @@ test('the summary item is read under its older name too, and a history summary e
   const older = await importedContext(
     session([msg('user', 'Keep the public API unchanged.'), { type: 'compaction_summary', encrypted_content: 'gAAA' }]),
   );
-  assert.deepEqual(older.texts.slice(1, 3), [encryptedSummaryPlaceholder(4), 'Keep the public API unchanged.']);
+  // The request typed before the compaction that Codex did not keep is carried under the summary.
+  assert.deepEqual(older.texts.slice(1, 3), [
+    withRequestsBefore(encryptedSummaryPlaceholder(4), ['Port the parser to Rust.']),
+    'Keep the public API unchanged.',
+  ]);
   const summary = 'Summary: the parser builds; the public API stays unchanged.';
   const local = await importedContext(
     session([msg('user', 'Port the parser to Rust.'), msg('user', summary)], summary),
   );
   assert.deepEqual(local.texts, [
     'You are Codex.',
-    summary,
+    withRequestsBefore(summary, ['Keep the public API unchanged.']),
     'Port the parser to Rust.',
     'Now add benchmarks.',
     'Adding them.',

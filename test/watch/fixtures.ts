@@ -1,4 +1,6 @@
 /** Generated Claude Code and Codex session records for the watcher tests (no recorded content). */
+import { loadSession } from '../../src/cli/load';
+import { REQUESTS_BEFORE_HEADING } from '../../src/compaction/summary/quoted-summary';
 
 const claudeBase = {
   sessionId: 's1',
@@ -160,4 +162,26 @@ export class CodexLines {
   compacted(summary: string): string {
     return this.rec('compacted', { message: summary });
   }
+}
+
+/**
+ * Prompt tokens of what the recording agent itself sends for `file` as it is now: the full import
+ * (`meter FILE --json`'s figure) with each of the agent's own summaries as the agent wrote it, without
+ * the part holding the requests typed before it, which the import adds and the agent no longer sends.
+ */
+export async function agentSentTokens(
+  file: string,
+): Promise<{ tokens: number; imported: number; checkpoints: number }> {
+  const s = await loadSession(file);
+  const cut = `\n\n${REQUESTS_BEFORE_HEADING}`;
+  const items = s.items.map((i) => {
+    const text = i.kind === 'summary' && typeof i.message.content === 'string' ? i.message.content : undefined;
+    const at = text?.indexOf(cut) ?? -1;
+    return at < 0 ? i : { ...i, message: { ...i.message, content: text!.slice(0, at) } };
+  });
+  return {
+    tokens: s.meter.measure(items, s.transcript.tools).total,
+    imported: s.meter.measure(s.items, s.transcript.tools).total,
+    checkpoints: s.importCheckpoints.length,
+  };
 }

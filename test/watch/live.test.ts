@@ -4,18 +4,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { SessionWatcher } from '../../src/watch/watcher';
-import { loadSession } from '../../src/cli/load';
-import { ClaudeLines, CodexLines } from './fixtures';
+import { agentSentTokens, ClaudeLines, CodexLines } from './fixtures';
 
 function tempFile(name: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ck-watch-'));
   return path.join(dir, name);
 }
 
-/** The figure `meter FILE --json` reports as `tokens` for the file as it is now. */
+/**
+ * The figure `meter FILE --json` reports as `tokens` for the file as it is now, with the agent's own
+ * summaries as the agent sends them (see {@link agentSentTokens}); the same figure before any compaction.
+ */
 async function fullImportTokens(file: string): Promise<{ tokens: number; checkpoints: number }> {
-  const s = await loadSession(file);
-  return { tokens: s.meter.measure(s.items, s.transcript.tools).total, checkpoints: s.importCheckpoints.length };
+  return agentSentTokens(file);
 }
 
 test('watch: a Claude Code session followed line by line matches a fresh full import at every step', async () => {
@@ -92,8 +93,16 @@ test('watch: a compaction boundary appended live becomes a checkpoint and the ga
   assert.ok(after.tokens < peak.tokens / 4, `gauge dropped (${peak.tokens} → ${after.tokens})`);
   assert.equal(after.model, 'claude-sonnet-4-5', 'the model named before the compaction still applies');
   assert.equal(after.window, peak.window, 'the window does not fall back to a default after the compaction');
-  const full = await fullImportTokens(file);
-  assert.equal(after.tokens, full.tokens, 'same count as the full import after the boundary');
+  const full = await agentSentTokens(file);
+  assert.equal(
+    after.tokens,
+    full.tokens,
+    'same count as the full import after the boundary, summary as the agent sent it',
+  );
+  assert.ok(
+    full.imported > full.tokens,
+    'the import adds the request typed before the compaction beside the summary; the agent no longer sends it',
+  );
   assert.equal(full.checkpoints, 1);
   fs.appendFileSync(file, c.user('Now add tests') + '\n');
   assert.equal(w.update().gauge.tokens, (await fullImportTokens(file)).tokens);
@@ -160,11 +169,9 @@ test('watch: a Codex rollout followed live keeps its instructions, window and co
   g = w.update().gauge;
   assert.equal(g.checkpoints, 1);
   assert.ok(g.tokens < peak);
-  assert.equal(
-    g.tokens,
-    (await fullImportTokens(file)).tokens,
-    'the system instructions stay counted after the compaction',
-  );
+  const full = await agentSentTokens(file);
+  assert.equal(g.tokens, full.tokens, 'the system instructions stay counted after the compaction');
+  assert.ok(full.imported > full.tokens, 'the import adds the request the agent compacted away; the gauge does not');
   assert.equal(g.window, 272_000, 'the window recorded before the compaction still applies');
 });
 

@@ -7,7 +7,25 @@ import type { Checkpoint, ContextItem, ToolSchema } from '../types';
 import type { TokenMeter } from '../meter/meter';
 import { applyCheckpoint } from '../context';
 import { analyze } from '../plan/structure';
-import { collectRequests } from '../summary/requests';
+import { collectRequests, typedRequestOf } from '../summary/requests';
+import { maskSecrets } from '../secrets';
+import { REQUESTS_BEFORE_HEADING } from '../summary/quoted-summary';
+
+/**
+ * The recording agent's summary followed by the typed `requests` of the span it replaced, each a list
+ * item (continuation lines indented two spaces), secrets masked as in every summary. Returns `summary`
+ * unchanged when there are no requests. Text in, text out; the meter counts the result as the item's.
+ */
+export function withRequestsBefore(summary: string, requests: readonly string[]): string {
+  if (requests.length === 0) return summary;
+  const list = requests.map((r) =>
+    r
+      .split('\n')
+      .map((line, i) => (i === 0 ? `- ${line}` : `  ${line}`))
+      .join('\n'),
+  );
+  return `${summary}\n\n${maskSecrets([REQUESTS_BEFORE_HEADING, ...list].join('\n'))}`;
+}
 
 /** An agent's own compaction found in a recorded file. */
 export interface RecordedCompaction {
@@ -77,6 +95,12 @@ export function applyRecordedCompactions(
       runs.push([k, e + 1]);
       k = e;
     }
+    const keptTyped = new Set(
+      current.flatMap((it, k) => {
+        const q = marks[k] ? undefined : typedRequestOf(it);
+        return q ? [q] : [];
+      }),
+    );
     const cps: Checkpoint[] = runs.map(([s, e], r) => {
       const replaced = current.slice(s, e);
       const id = `import-${n + 1}${runs.length > 1 ? `-${r + 1}` : ''}`;
@@ -99,6 +123,12 @@ export function applyRecordedCompactions(
       const requests = collectRequests(
         replaced.filter((i) => !rc.summaryEntryId || !i.covers.includes(rc.summaryEntryId)),
       );
+      // ...and in its text, so the context the import builds holds them (and the meter counts them),
+      // except those the agent kept as messages (Codex's replacement history keeps typed requests).
+      const content = withRequestsBefore(
+        text,
+        requests.filter((q) => !keptTyped.has(q)),
+      );
       return {
         id,
         time,
@@ -110,13 +140,13 @@ export function applyRecordedCompactions(
           {
             id: `${id}~s`,
             kind: 'summary',
-            message: { role: 'user', content: text },
+            message: { role: 'user', content },
             covers,
             checkpointId: id,
             ...(requests.length ? { requests } : {}),
           },
         ],
-        summary: text,
+        summary: content,
         tokensBefore: 0,
         tokensAfter: 0,
         summarizerModel: 'recorded agent',

@@ -19,6 +19,7 @@ import { buildLedger, type LedgerLines } from './ledger/ledger';
 import { LedgerFold } from './ledger/ledger-fold';
 import { chooseRoots, rootsLine, shortPath, type PathRoots } from './ledger/path-root';
 import { nameLines } from './identifiers/worked-names';
+import { quotedSentences, shrinkQuoted } from './quoted-summary';
 import { LineCounter, newLineStore, SHARED_LINES, storedLines, type LineStore } from '../../tokenizer/line-count';
 
 /** The actions of nothing (no items after the span). */
@@ -324,7 +325,8 @@ export class ExtractiveSummarizer implements Summarizer {
       [SECTIONS.focus, focused, 2, false],
       [SECTIONS.decisions, decisions, 3, true],
       [SECTIONS.commands, ledger.commands, 3, true],
-      [SECTIONS.earlier, earlier, 3, false],
+      // A recorded agent's summary is kept whole while it fits: it shrinks last, by sentences.
+      [SECTIONS.earlier, earlier, 1, false],
       [SECTIONS.state, state, 4, false],
     ];
     const render = () =>
@@ -387,6 +389,16 @@ export class ExtractiveSummarizer implements Summarizer {
         counted.delete(victim);
         count = tokens();
         continue;
+      }
+      if (victim[1] === earlier) {
+        // Sentences naming causes, fixes and files stay longest; a marker says what was left out.
+        const many = count / maxTokens > 2 ? Math.max(1, Math.floor(quotedSentences(earlier) / 2)) : 1;
+        if (shrinkQuoted(earlier, many)) {
+          sizes.set(victim, size(victim[1]));
+          counted.delete(victim);
+          count = tokens();
+          continue;
+        }
       }
       if (victim[1] === ledger.files) {
         // A file's symbol list shortens before any file is dropped: every file changed stays named longest.

@@ -12,6 +12,7 @@ import { commandOutcome, printedText } from './ledger/run-outcome';
 import { recordedToolOutcome } from '../tool-outcomes';
 import { assistantFacts, clip, userFacts } from './message-facts';
 import { isImportedSummary } from './requests';
+import { quoteSummary } from './quoted-summary';
 import { LEDGER, OLD_FILES_HEADING, VERIFY } from './ledger/ledger';
 import { expandRoots, parseRootsLine, type PathRoots } from './ledger/path-root';
 import { NameTally, namesFromLines, namesOfMessage } from './identifiers/worked-names';
@@ -205,13 +206,9 @@ export class SpanScan {
         SECTIONS.completed,
       ].some((h) => sec.has(h));
     if (!ours) {
-      // A summary in another shape (written by a recording agent): keep its opening, whole lines.
-      const opening = body
-        .split('\n')
-        .map((l) => l.trim())
-        .filter((l) => l && !l.startsWith('[Summary of'))
-        .slice(0, 40);
-      for (const l of opening) this.earlier.push(`> ${clip(l, 300)}`);
+      // A summary in another shape (written by a recording agent): quoted whole; the notes shrink
+      // it by sentences, causes, fixes and files last (quoted-summary.ts).
+      for (const l of quoteSummary(body)) this.earlier.push(l);
       return;
     }
     for (const l of sec.get(SECTIONS.rules) ?? []) this.addOnce(this.rules, l);
