@@ -321,9 +321,9 @@ export function targets(c: Collected): Target[] {
     const { follow, whole, fileBytes } = c.largeFollow;
     const mb = Math.round(fileBytes / 1e6);
     out.push({
-      name: `first follow of a ${mb} MB Claude Code session blocks the extension host ≤ 200 ms (longest event-loop stall until the exact gauge)`,
-      met: follow.longestStallMs <= 200,
-      value: `${Math.round(follow.longestStallMs)} ms (whole-file read: ${whole.error ? 'failed' : `${Math.round(whole.longestStallMs)} ms`})`,
+      name: `first follow of a ${mb} MB Claude Code session blocks the extension host ≤ 100 ms (most CPU between two ticks of a 5 ms timer, until the exact gauge)`,
+      met: follow.longestStallCpuMs <= 100,
+      value: `${Math.round(follow.longestStallCpuMs)} ms CPU, ${Math.round(follow.longestStallMs)} ms wall (whole-file read: ${whole.error ? 'failed' : `${Math.round(whole.longestStallCpuMs)} ms CPU, ${Math.round(whole.longestStallMs)} ms wall`})`,
     });
     out.push({
       name: `first follow of a ${mb} MB Claude Code session peaks ≤ 400 MB resident`,
@@ -529,7 +529,7 @@ export function table(c: Collected, source: string, ts: readonly Target[]): stri
     push(
       `### First follow of a large Claude Code session (${(l.fileBytes / 1e6).toFixed(0)} MB, ${(l.contextBytes / 1e6).toFixed(1)} MB after its last compaction; ${l.source})`,
       '',
-      '| read | longest event-loop stall | first gauge | exact gauge | bytes read | peak RSS | prompt tokens in use |',
+      '| read | longest event-loop stall (CPU / wall) | first gauge | exact gauge | bytes read | peak RSS | prompt tokens in use |',
       '|---|---:|---:|---:|---:|---:|---:|',
     );
     for (const [name, r] of [
@@ -539,7 +539,7 @@ export function table(c: Collected, source: string, ts: readonly Target[]): stri
       push(
         r.error
           ? `| ${name} | failed: ${r.error} | | | | | |`
-          : `| ${name} | ${Math.round(r.longestStallMs)} ms | ${Math.round(r.firstGaugeMs)} ms | ${Math.round(r.exactGaugeMs)} ms | ${(r.bytesRead / 1e6).toFixed(1)} MB | ${r.peakRssMb} MB | ${r.usedTokens.toLocaleString('en-US')} |`,
+          : `| ${name} | ${Math.round(r.longestStallCpuMs)} / ${Math.round(r.longestStallMs)} ms | ${Math.round(r.firstGaugeMs)} ms | ${Math.round(r.exactGaugeMs)} ms | ${(r.bytesRead / 1e6).toFixed(1)} MB | ${r.peakRssMb} MB | ${r.usedTokens.toLocaleString('en-US')} |`,
       );
     push('');
   }

@@ -4,7 +4,7 @@
  * all the agent still sends: an update costs work proportional to the agent's current context, not
  * to the size of the file. Pure apart from the tokenizer; the file reading is {@link FileTail}'s job.
  */
-import type { Checkpoint, ContextItem, TokenBreakdown } from '../compaction/types';
+import type { ChatMessage, Checkpoint, ContextItem, TokenBreakdown } from '../compaction/types';
 import { TokenMeter } from '../compaction/meter/meter';
 import type { TokenCounter } from '../tokenizer/tokenizer';
 import { itemsFromEntries } from '../compaction/context';
@@ -66,6 +66,8 @@ export function compactionFigures(c: WatchedCompaction): {
 
 /** Compactions per read batch that are measured and rendered (see {@link LiveSession.append}). */
 const DETAILED_COMPACTIONS = 3;
+/** Characters counted per turn of the event loop by {@link LiveSession.gaugeAsync}. */
+const COUNT_SLICE_CHARS = 50_000;
 /** Characters kept of a replaced context's rendering. */
 const MAX_REPLACED_CHARS = 200_000;
 
@@ -155,6 +157,20 @@ export class LiveSession {
   private cached:
     | { gauge: WatchedGauge; items: ContextItem[]; transcript: ImportedTranscript; checkpoints: Checkpoint[] }
     | undefined;
+  /**
+   * The current context imported, until lines arrive: shared by {@link gaugeAsync} and
+   * {@link measure}. `applied` (the agent's compactions applied, which counts the context) is made on
+   * first need and dropped when the counts turn exact.
+   */
+  private prepared:
+    | {
+        transcript: ImportedTranscript;
+        model: string | undefined;
+        meter: TokenMeter;
+        items: ContextItem[];
+        applied?: ReturnType<typeof applyRecordedCompactions>;
+      }
+    | undefined;
   private readonly meters = new Map<string, TokenMeter>();
 
   /**
@@ -176,6 +192,8 @@ export class LiveSession {
     if (!meter || meter.exact) return undefined;
     return (meter.counter.ready ?? Promise.resolve()).then(() => {
       this.cached = undefined;
+      // The import stands; what was counted with estimates is counted again.
+      if (this.prepared) this.prepared.applied = undefined;
     });
   }
 
@@ -194,6 +212,7 @@ export class LiveSession {
     this.compactions.length = 0;
     this.skippedBytes = 0;
     this.cached = undefined;
+    this.prepared = undefined;
   }
 
   /**
@@ -246,6 +265,9 @@ export class LiveSession {
         this.compactions.push(seen);
         this.segment = [];
         this.segmentStartLine = this.lineCount;
+        // The measure above is of the context just replaced: a later boundary of this batch measures its own.
+        this.cached = undefined;
+        this.prepared = undefined;
         if (this.format === 'codex' && this.turnContext)
           this.head = this.head.filter((l) => l !== this.turnContext).concat(this.turnContext);
       }
@@ -262,10 +284,35 @@ export class LiveSession {
       this.segment.push(line);
     }
     this.cached = undefined;
+    this.prepared = undefined;
   }
 
   /** The gauge for everything appended so far (re-read only when lines arrived since the last call). */
   gauge(): WatchedGauge {
+    return this.measure().gauge;
+  }
+
+  /**
+   * {@link gauge} without one long block of counting: with an exact tokenizer, the current context's
+   * messages are counted first, about {@link COUNT_SLICE_CHARS} characters per turn of the event loop
+   * (the meter keeps each message's count), so the gauge then only adds them up. Importing the
+   * context stays one step, proportional to its bytes.
+   */
+  async gaugeAsync(): Promise<WatchedGauge> {
+    if (this.cached) return this.cached.gauge;
+    const p = this.importCurrent();
+    if (p.meter.exact) {
+      let chars = 0;
+      for (const item of p.items) {
+        if (this.prepared !== p) break;
+        chars += messageChars(item.message);
+        p.meter.countMessage(item.message);
+        if (chars >= COUNT_SLICE_CHARS) {
+          chars = 0;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
+      }
+    }
     return this.measure().gauge;
   }
 
@@ -321,8 +368,8 @@ export class LiveSession {
     return meter;
   }
 
-  private measure(): NonNullable<LiveSession['cached']> {
-    if (this.cached) return this.cached;
+  private importCurrent(): NonNullable<LiveSession['prepared']> {
+    if (this.prepared) return this.prepared;
     const text = [...this.head, ...this.segment].join('\n') + '\n';
     const transcript =
       this.segment.length || this.head.length
@@ -330,13 +377,19 @@ export class LiveSession {
         : emptyTranscript(this.file, this.format);
     const repaired = repairToolPairing(transcript.entries, { closeTrailing: true });
     const model = transcript.model ?? this.lastModel;
-    const meter = this.meterFor(model);
-    const applied = applyRecordedCompactions(
-      itemsFromEntries(repaired.entries),
-      transcript.compactions,
-      meter,
-      transcript.tools,
-    );
+    this.prepared = { transcript, model, meter: this.meterFor(model), items: itemsFromEntries(repaired.entries) };
+    return this.prepared;
+  }
+
+  private prepare(): Required<NonNullable<LiveSession['prepared']>> {
+    const p = this.importCurrent();
+    p.applied ??= applyRecordedCompactions(p.items, p.transcript.compactions, p.meter, p.transcript.tools);
+    return p as Required<typeof p>;
+  }
+
+  private measure(): NonNullable<LiveSession['cached']> {
+    if (this.cached) return this.cached;
+    const { transcript, model, meter, applied } = this.prepare();
     const m = meter.measure(applied.items, transcript.tools);
     const latest = latestReportedPrompt(transcript.entries);
     const reported = latest?.tokens;
@@ -452,4 +505,17 @@ function codexWindow(rec: Rec): number | undefined {
   const payload = rec.payload as Rec | undefined;
   const info = payload?.type === 'token_count' ? (payload.info as Rec | undefined) : undefined;
   return typeof info?.model_context_window === 'number' ? info.model_context_window : undefined;
+}
+
+/** About how many characters counting `message` reads: its text parts and tool-call arguments. */
+function messageChars(message: ChatMessage): number {
+  let n = 0;
+  const content = message.content as unknown;
+  if (typeof content === 'string') n += content.length;
+  else if (Array.isArray(content))
+    for (const part of content as { text?: unknown }[]) n += typeof part?.text === 'string' ? part.text.length : 1_000;
+  const calls = (message as { tool_calls?: { function?: { arguments?: unknown } }[] }).tool_calls;
+  if (Array.isArray(calls))
+    for (const c of calls) n += typeof c?.function?.arguments === 'string' ? c.function.arguments.length : 0;
+  return n;
 }

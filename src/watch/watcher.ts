@@ -83,8 +83,9 @@ export class SessionWatcher {
 
   /**
    * Reads what was appended and returns the gauge. The reads are asynchronous pieces of at most
-   * 1 MiB whose lines are taken in as each arrives, so the event loop runs between pieces; the gauge is
-   * then counted once over the current context (bounded by `FOLLOW_LIMIT_BYTES` on a first read).
+   * 1 MiB whose lines are taken in as each arrives, so the event loop runs between pieces; the gauge
+   * then imports the current context (bounded by `FOLLOW_LIMIT_BYTES` on a first read) and counts it in
+   * slices ({@link LiveSession.gaugeAsync}).
    * @throws the file system's error when unreadable
    */
   async updateAsync(): Promise<WatchUpdate> {
@@ -110,7 +111,7 @@ export class SessionWatcher {
       changed: lines > 0 || restarted,
       restarted,
       bytesRead,
-      gauge: this.live.gauge(),
+      gauge: await this.live.gaugeAsync(),
       ...(start ? { start } : {}),
     };
   }

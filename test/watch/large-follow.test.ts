@@ -13,6 +13,7 @@ import { SessionWatcher } from '../../src/watch/watcher';
 import { LiveSession, type WatchedGauge } from '../../src/watch/live';
 import { FOLLOW_LIMIT_BYTES, WHOLE_FILE_BYTES } from '../../src/watch/resume';
 import { ClaudeLines, CodexLines } from './fixtures';
+import { TokenMeter } from '../../src/compaction/meter/meter';
 import { writeLargeSession } from './large-session';
 
 const PIECE = 1024 * 1024;
@@ -55,10 +56,20 @@ async function withTurns<T>(watcher: SessionWatcher, work: () => Promise<T>) {
     batches.push({ turn, bytes: lines.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0) });
     append(lines);
   };
+  const countTurns = new Set<number>();
+  const countMessage = Object.getOwnPropertyDescriptor(TokenMeter.prototype, 'countMessage')!;
+  Object.defineProperty(TokenMeter.prototype, 'countMessage', {
+    ...countMessage,
+    value: function (this: TokenMeter, ...args: Parameters<TokenMeter['countMessage']>) {
+      countTurns.add(turn);
+      return (countMessage.value as TokenMeter['countMessage']).apply(this, args);
+    },
+  });
   try {
-    return { result: await work(), batches };
+    return { result: await work(), batches, countTurns };
   } finally {
     running = false;
+    Object.defineProperty(TokenMeter.prototype, 'countMessage', countMessage);
   }
 }
 
@@ -73,7 +84,7 @@ test('a large Claude Code session is followed from its last compaction: bounded 
   const context = s.size - s.lastBoundary;
 
   const watcher = new SessionWatcher(file);
-  const { result: u, batches } = await withTurns(watcher, () => watcher.updateAsync());
+  const { result: u, batches, countTurns } = await withTurns(watcher, () => watcher.updateAsync());
   assert.equal(u.start?.reason, 'compaction');
   assert.equal(u.start?.offset, s.lastBoundary, 'the read starts at the last compact boundary line');
   assert.equal(u.gauge.skippedBytes, s.lastBoundary);
@@ -88,6 +99,8 @@ test('a large Claude Code session is followed from its last compaction: bounded 
     'no batch holds more than one piece',
   );
   assert.equal(new Set(batches.map((b) => b.turn)).size, batches.length, 'the event loop turns between batches');
+  // The context is counted in slices too (about 50k characters a turn), not in one block.
+  assert.ok(countTurns.size >= 10, `counted over ${countTurns.size} turns`);
 
   // The same context (the newest model-naming record before it, then the boundary on) read whole.
   const reference = path.join(dir, 'reference.jsonl');
@@ -179,4 +192,20 @@ test('a large Codex rollout is followed from its last compaction with its instru
   assert.equal(u.gauge.window, 272_000);
   assert.equal(u.gauge.model, 'gpt-5.1-codex');
   assert.ok(u.gauge.skippedBytes! > WHOLE_FILE_BYTES);
+});
+
+test('several compactions in one piece: each compaction row measures the context it replaced', () => {
+  const c = new ClaudeLines();
+  const lines = [c.user('Start'), c.assistantText('short reply')];
+  lines.push(...c.compaction('first'), c.user('Long work'));
+  for (let i = 0; i < 20; i++) lines.push(c.assistantText(`step ${i} `.repeat(200)));
+  lines.push(...c.compaction('second'), c.user('after'));
+  const live = new LiveSession('s.jsonl', 'claude-code');
+  live.append(lines);
+  const [first, second] = live.compactionsSeen();
+  assert.ok(first.tokensBefore! > 0 && second.tokensBefore! > 0);
+  assert.ok(
+    second.tokensBefore! > 10 * first.tokensBefore!,
+    `the second compaction replaced the longer context (${first.tokensBefore} then ${second.tokensBefore})`,
+  );
 });
