@@ -27,6 +27,7 @@ import { LastBudgetMemory } from '../views/sidebar/last-budget';
 import { createServiceFactory, sessionsDir } from './service-factory';
 import { checkpointLookup } from '../views/documents/checkpoint-lookup';
 import { errorMessage } from '../format/error-message';
+import { setDisplayLocale } from '../format/display';
 
 /** What other extensions (and the end-to-end tests) can read. */
 export interface ContextKeeperApi {
@@ -44,6 +45,8 @@ export interface ComposedExtension {
 
 /** Builds and wires the extension for `context`. */
 export function composeExtension(context: vscode.ExtensionContext): ComposedExtension {
+  // Times and figures in VS Code's display language, as the editor writes its own.
+  setDisplayLocale(vscode.env.language);
   const store = new DisposableStore();
   const channel = store.add(vscode.window.createOutputChannel('ContextKeeper', { log: true }));
   const keys = store.add(new KeyStore(context.secrets));

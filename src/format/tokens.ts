@@ -1,16 +1,10 @@
 /**
  * Token figures as every surface writes them (notifications, the sidebar's gauge, the webview, the
  * status bar, the command line), so a figure reads the same everywhere: compact ("11.9k") where room
- * is short, full ("365,316") where the exact count matters. Pure, and imports nothing: the webview
- * bundle and the command line use it.
+ * is short, full ("365,316") where the exact count matters, in the display locale (`display.ts`).
+ * Pure: the webview bundle and the command line use it.
  */
-
-const WHOLE = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-const PLAIN = (digits: number) =>
-  new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false });
-const ONE_DECIMAL = PLAIN(1);
-const NO_DECIMAL = PLAIN(0);
-const TWO_DECIMALS = PLAIN(2);
+import { formatDecimal, formatInteger } from './display';
 
 /**
  * Compact token count as the gauge shows it: 950, 9.5k, 12k, 1.05M. `n` is a count of tokens;
@@ -18,14 +12,14 @@ const TWO_DECIMALS = PLAIN(2);
  */
 export function formatTokens(n: number): string {
   if (n < 0) return `-${formatTokens(-n)}`;
-  if (n < 1000) return NO_DECIMAL.format(n);
-  if (n < 1_000_000) return `${(n < 10_000 ? ONE_DECIMAL : NO_DECIMAL).format(n / 1000)}k`;
-  return `${TWO_DECIMALS.format(n / 1_000_000)}M`;
+  if (n < 1000) return formatDecimal(n, 0);
+  if (n < 1_000_000) return `${formatDecimal(n / 1000, n < 10_000 ? 1 : 0)}k`;
+  return `${formatDecimal(n / 1_000_000, 2)}M`;
 }
 
 /** Full token count, rounded to a whole number, with thousands separators: 365,316. */
 export function formatTokensFull(n: number): string {
-  return WHOLE.format(Math.round(n));
+  return formatInteger(n);
 }
 
 /** `n` with the noun in its singular or plural form: "1 checkpoint", "3 checkpoints" (English, no locale grouping). */

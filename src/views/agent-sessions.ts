@@ -14,9 +14,10 @@ import { discoverSessionsAsync, type DiscoveredSession } from '../watch/discover
 import { SessionWatcher, followFile, type Follow, type WatchUpdate } from '../watch/watcher';
 import { deferredCounterForModel } from '../tokenizer/tokenizer';
 import { compactionFigures, type WatchedCompaction, type WatchedGauge } from '../watch/live';
-import { formatTokens, plural } from '../format/tokens';
+import { formatTokens, formatTokensFull, plural } from '../format/tokens';
 import { AGENT_NAMES, agentGaugeView, type AgentGaugeView } from '../webview/shared/agent-gauge';
 import { Commands } from './commands/command-ids';
+import { formatDateTime } from '../format/display';
 
 /** URI scheme of the read-only documents of an agent's compactions. */
 export const AGENT_CHECKPOINT_SCHEME = 'contextkeeper-agent';
@@ -232,7 +233,7 @@ export class AgentSessionsView
       item.iconPath = new vscode.ThemeIcon('fold');
       item.description = [
         c.trigger,
-        c.summary ? `${c.summary.length.toLocaleString()} characters of summary` : 'summary not written yet',
+        c.summary ? `${formatTokensFull(c.summary.length)} characters of summary` : 'summary not written yet',
       ]
         .filter(Boolean)
         .join(' · ');
@@ -260,10 +261,10 @@ export class AgentSessionsView
     const g = followed ? this.followed?.gauge : undefined;
     item.description = g
       ? `${Math.round((g.usedTokens / g.window) * 100)}% · ${formatTokens(g.usedTokens)} / ${formatTokens(g.window)}`
-      : `${(s.size / 1e6).toFixed(1)} MB · ${new Date(s.lastActivity).toLocaleString()}`;
+      : `${(s.size / 1e6).toFixed(1)} MB · ${formatDateTime(s.lastActivity)}`;
     item.iconPath = new vscode.ThemeIcon(followed ? 'pulse' : 'history');
     item.tooltip = new vscode.MarkdownString(
-      `**${AGENT_NAMES[s.agent]}** session (read-only)\n\n\`${s.file}\`\n\nLast activity ${new Date(s.lastActivity).toLocaleString()}${followed ? '\n\nFollowed live.' : '\n\nSelect *Follow* to watch it live.'}`,
+      `**${AGENT_NAMES[s.agent]}** session (read-only)\n\n\`${s.file}\`\n\nLast activity ${formatDateTime(s.lastActivity)}${followed ? '\n\nFollowed live.' : '\n\nSelect *Follow* to watch it live.'}`,
     );
     if (!followed)
       item.command = { command: 'contextKeeper.agentSessions.follow', title: 'Follow', arguments: [s.file] };
@@ -316,7 +317,7 @@ export class AgentSessionsView
         : '(the agent has not written its summary yet)\n';
     if (c.replacedText === undefined)
       return `# Replaced context\n\nThe context before this compaction was read while catching up with an older part of the file and was not kept; only the last compactions read at once are rendered.\n`;
-    return `# Replaced context (${c.replacedMessages === undefined ? '? messages' : plural(c.replacedMessages, 'message', 'messages')}, ${c.tokensBefore?.toLocaleString() ?? '?'} tokens)\n\n${c.replacedText}\n`;
+    return `# Replaced context (${c.replacedMessages === undefined ? '? messages' : plural(c.replacedMessages, 'message', 'messages')}, ${c.tokensBefore === undefined ? '?' : formatTokensFull(c.tokensBefore)} tokens)\n\n${c.replacedText}\n`;
   }
 
   dispose(): void {
@@ -353,12 +354,12 @@ function gaugeTooltip(g: WatchedGauge): string {
       ? 'Counts are estimates (4 characters a token) until the tokenizer has loaded, a moment after the session is opened.'
       : '',
     g.basis === 'exact+new'
-      ? `In use: ${g.usedTokens.toLocaleString()} prompt tokens: ${g.reportedFrom === 'compaction' ? "the agent's own figure after its compaction" : "the provider's reported figure for the latest request"}, ${g.reportedTokens!.toLocaleString()} (exact, with the agent's system prompt and tools), plus what was written since.`
-      : `In use: ${g.usedTokens.toLocaleString()} prompt tokens, counted from the file; the agent's system prompt and tool schemas are not recorded, so the real figure is higher.`,
-    `Counted from the file: ${g.tokens.toLocaleString()} prompt tokens in ${plural(g.messages, 'message', 'messages')} (since the agent's last compaction).`,
-    `Window: ${g.window.toLocaleString()} tokens (${g.windowSource === 'recording' ? 'recorded by the agent' : 'from the model table'}${g.model ? `, model ${g.model}` : ''}).`,
+      ? `In use: ${formatTokensFull(g.usedTokens)} prompt tokens: ${g.reportedFrom === 'compaction' ? "the agent's own figure after its compaction" : "the provider's reported figure for the latest request"}, ${formatTokensFull(g.reportedTokens!)} (exact, with the agent's system prompt and tools), plus what was written since.`
+      : `In use: ${formatTokensFull(g.usedTokens)} prompt tokens, counted from the file; the agent's system prompt and tool schemas are not recorded, so the real figure is higher.`,
+    `Counted from the file: ${formatTokensFull(g.tokens)} prompt tokens in ${plural(g.messages, 'message', 'messages')} (since the agent's last compaction).`,
+    `Window: ${formatTokensFull(g.window)} tokens (${g.windowSource === 'recording' ? 'recorded by the agent' : 'from the model table'}${g.model ? `, model ${g.model}` : ''}).`,
     g.agentCompactsAt
-      ? `The agent compacts at about ${g.agentCompactsAt.tokens.toLocaleString()} tokens (${g.agentCompactsAt.source}).`
+      ? `The agent compacts at about ${formatTokensFull(g.agentCompactsAt.tokens)} tokens (${g.agentCompactsAt.source}).`
       : 'Where this agent compacts is not known.',
     g.skippedBytes
       ? `Large file: its first ${formatBytes(g.skippedBytes)} were not read (they lie before the agent's last compaction, or the last 16 MiB hold none); ${g.checkpoints} compaction(s) since.`

@@ -5,7 +5,7 @@
  */
 import { describeCoverage } from '../compaction/summary/coverage';
 import type { Checkpoint } from '../compaction/types';
-import { plural } from '../format/tokens';
+import { formatTokensFull, plural } from '../format/tokens';
 import { compactionParts } from './notices';
 
 /** Why a checkpoint was made, in words: the cause it records, else its trigger. */
@@ -43,7 +43,7 @@ export function compactionLogLine(
     | 'attachedFiles'
   >,
 ): string {
-  const n = (value: number) => value.toLocaleString('en-US');
+  const n = (value: number) => formatTokensFull(value);
   const saved = checkpoint.tokensBefore - checkpoint.tokensAfter;
   const parts = compactionParts([checkpoint]);
   const details = [

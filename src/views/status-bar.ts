@@ -7,8 +7,9 @@ import type { BudgetView, ActivityState } from '../webview/shared/protocol';
 import { Commands } from './commands/command-ids';
 import { recordedK, recordedReason } from '../transcripts/reported';
 import type { LastBudget } from './sidebar/last-budget';
-import { formatTokens } from '../format/tokens';
+import { formatTokens, formatTokensFull } from '../format/tokens';
 import type { AgentGaugeView } from '../webview/shared/agent-gauge';
+import { formatDateTime } from '../format/display';
 
 const STATE_ICONS: Record<ActivityState, string> = {
   idle: '$(dashboard)',
@@ -49,9 +50,9 @@ export class StatusBarMeter implements vscode.Disposable {
         return;
       }
       const percent = last.inputBudget > 0 ? Math.round((last.used / last.inputBudget) * 100) : 0;
-      const when = new Date(last.time).toLocaleString('en-US');
+      const when = formatDateTime(last.time);
       this.item.text = `$(sync~spin) ${percent}% · ~${formatTokens(last.used)}/${formatTokens(last.inputBudget)} (last known)`;
-      this.item.tooltip = `ContextKeeper: loading the session saved in this workspace. Last known: ${last.used.toLocaleString('en-US')} of ${last.inputBudget.toLocaleString('en-US')} prompt tokens (${percent}%), shown ${when}; the current count follows.`;
+      this.item.tooltip = `ContextKeeper: loading the session saved in this workspace. Last known: ${formatTokensFull(last.used)} of ${formatTokensFull(last.inputBudget)} prompt tokens (${percent}%), shown ${when}; the current count follows.`;
       this.item.accessibilityInformation = {
         label: `ContextKeeper: loading the session; last known ${percent} percent of the context budget, ${last.used} of ${last.inputBudget} tokens`,
         role: 'button',
@@ -72,14 +73,14 @@ export class StatusBarMeter implements vscode.Disposable {
       [
         `**ContextKeeper** — ${budget.model}`,
         '',
-        `${budget.used.toLocaleString('en-US')} of ${budget.inputBudget.toLocaleString('en-US')} prompt tokens (${percent}%), ${accuracy}${budget.usedSource ? `: ${budget.usedSource}` : ''}`,
+        `${formatTokensFull(budget.used)} of ${formatTokensFull(budget.inputBudget)} prompt tokens (${percent}%), ${accuracy}${budget.usedSource ? `: ${budget.usedSource}` : ''}`,
         ...(budget.windowSource ? [`Context window: ${budget.windowSource}`] : []),
         ...(budget.recordedPromptTokens !== undefined
           ? [
               `Recorded by the provider: ${recordedK(budget.recordedPromptTokens)} prompt tokens for the recording's newest request, ${recordedReason(budget.recordedPromptTokens, budget.used, budget.importedTokens)}`,
             ]
           : []),
-        `Compacts at ${budget.compactAt.toLocaleString('en-US')}, down to ${budget.compactTo.toLocaleString('en-US')}${budget.autoCompact ? '' : ' (automatic compaction off)'}`,
+        `Compacts at ${formatTokensFull(budget.compactAt)}, down to ${formatTokensFull(budget.compactTo)}${budget.autoCompact ? '' : ' (automatic compaction off)'}`,
         `State: ${state}`,
       ].join('\n\n'),
     );
@@ -107,9 +108,9 @@ export class StatusBarMeter implements vscode.Disposable {
       [
         `**${view.agent}** (watched, read-only) — ${b.model}`,
         '',
-        `${b.used.toLocaleString('en-US')} of ${b.window.toLocaleString('en-US')} prompt tokens (${percent}%). ${view.basis}`,
+        `${formatTokensFull(b.used)} of ${formatTokensFull(b.window)} prompt tokens (${percent}%). ${view.basis}`,
         view.compactsAt
-          ? `${view.agent} compacts at about ${view.compactsAt.tokens.toLocaleString('en-US')} (${view.compactsAt.source}): ${view.compactsAt.toGo.toLocaleString('en-US')} to go.`
+          ? `${view.agent} compacts at about ${formatTokensFull(view.compactsAt.tokens)} (${view.compactsAt.source}): ${formatTokensFull(view.compactsAt.toGo)} to go.`
           : `Where ${view.agent} compacts is not recorded.`,
         `Session: ${view.session}. ContextKeeper's own session shows here again while one of its tasks runs.`,
       ].join('\n\n'),

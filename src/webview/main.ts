@@ -23,6 +23,7 @@ import type { Ui } from './transcript.js';
 import { RovingRows } from './roving.js';
 import { UpdateScheduler } from './scheduler.js';
 import { FocusDrafts } from './shared/focus-drafts.js';
+import { setDisplayLocale } from '../format/display.js';
 
 interface Saved {
   draft?: string;
@@ -37,6 +38,8 @@ interface VsCodeApi {
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
+// Times and figures in the locale the extension writes them in (VS Code's display language).
+setDisplayLocale(document.documentElement.dataset.locale);
 const vscode = acquireVsCodeApi();
 const saved = vscode.getState() ?? {};
 

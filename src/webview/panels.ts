@@ -17,6 +17,7 @@ import type {
 import { cssProps } from './css-props.js';
 import { localTime } from './format.js';
 import { formatTokens } from '../format/tokens.js';
+import { formatDateTime } from '../format/display.js';
 import { READ_ONLY_NOTICE } from './shared/item-labels.js';
 import { checkpointCountTitle, groupCheckpointRuns, type CheckpointRunView } from './shared/checkpoint-runs.js';
 import type { AgentGaugeView } from './shared/agent-gauge.js';
@@ -417,7 +418,7 @@ function checkpointRow(ui: Ui, run: CheckpointRunView): TemplateResult {
     <div class="checkpoint-head">
       <span class="badge trigger-${run.trigger}">${run.trigger}</span>
       <span class="strategy">${run.steps.length > 1 ? `${run.steps.length} steps` : first.strategy}</span>
-      <time datetime=${run.time} title=${new Date(run.time).toLocaleString()}>${localTime(run.time)}</time>
+      <time datetime=${run.time} title=${formatDateTime(run.time)}>${localTime(run.time)}</time>
     </div>
     <div class="checkpoint-tokens" data-test="checkpoint-tokens">
       ${formatTokens(run.tokensBefore)} → ${formatTokens(run.tokensAfter)} tokens

@@ -12,6 +12,7 @@ import type { Store } from './shared/view-store.js';
 import { heldLabel, pinLabel, pinOffered } from './shared/item-labels.js';
 import { localTime } from './format.js';
 import { formatTokens } from '../format/tokens.js';
+import { formatInteger } from '../format/display.js';
 import { compactionHeadline } from './shared/compaction-headline.js';
 
 /** What the templates need from the page: posting, and the webview-local open/closed state. */
@@ -39,7 +40,7 @@ function moreButton(ui: Ui, item: TranscriptItemView): TemplateResult | typeof n
     data-test="show-all"
     @click=${() => ui.post({ type: 'expandItem', id: item.id })}
   >
-    Show all ${item.fullLength.toLocaleString()} characters
+    Show all ${formatInteger(item.fullLength)} characters
   </button>`;
 }
 
@@ -85,7 +86,7 @@ function body(ui: Ui, item: TranscriptItemView): TemplateResult {
       >
         <summary tabindex="-1">
           <span class="codicon codicon-${item.ok ? 'pass' : 'error'}" aria-hidden="true"></span> ${item.name} ·
-          ${item.size.toLocaleString()} chars
+          ${formatInteger(item.size)} chars
         </summary>
         ${
           opened
@@ -236,7 +237,7 @@ export function transcript(ui: Ui, view: ViewState): TemplateResult {
     rows.push({ key: item.id, item });
     for (const c of after.get(item.id) ?? []) rows.push({ key: `c:${c.id}`, compaction: c });
   }
-  return html` ${view.earlier > 0 ? html`<button class="link earlier" data-test="load-earlier" @click=${() => ui.post({ type: 'loadEarlier' })}>Show earlier messages (${view.earlier.toLocaleString()} not shown)</button>` : nothing}
+  return html` ${view.earlier > 0 ? html`<button class="link earlier" data-test="load-earlier" @click=${() => ui.post({ type: 'loadEarlier' })}>Show earlier messages (${formatInteger(view.earlier)} not shown)</button>` : nothing}
     <p id="transcript-keys" class="sr-only">
       Up and Down arrows move between messages, Home and End to the first and last, Enter to a message's buttons, Escape
       back.

@@ -106,7 +106,10 @@ test('show opens the record in an editor titled by time, trigger and tokens; sho
   await provider.show(checkpoint.id);
   const editor = window.visibleTextEditors[0];
   assert.equal(editor.document.uri.scheme, CHECKPOINT_SCHEME);
-  assert.match(editor.document.uri.path, new RegExp(`/checkpoint/\\d\\d\\.\\d\\d manual [\\d.]+k → [\\d.]+k\\.md$`));
+  assert.match(
+    editor.document.uri.path,
+    new RegExp(`/checkpoint/\\d{1,2}:\\d\\d(\\s[AP]M)? manual [\\d.]+k → [\\d.]+k\\.md$`),
+  );
   assert.equal(editor.document.getText(), render(checkpoint.id, 'checkpoint'));
   await provider.showDiff(checkpoint.id);
   const diff = host.executed.find((e) => e.id === 'vscode.diff')!;

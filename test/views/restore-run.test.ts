@@ -11,6 +11,7 @@ import { restoreRun } from '../../src/views/commands/restore-run';
 import { host, resetVscodeFake } from '../support/vscode-fake';
 import type { CheckpointRestored } from '../../src/service/records';
 import type { BudgetSnapshot } from '../../src/service/meter/budget-types';
+import { formatClock } from '../../src/format/display';
 
 function view(
   id: string,
@@ -62,7 +63,7 @@ test('the confirmation names the run, and Restore restores all its steps under t
   const asked = host.messages[0];
   assert.equal(asked.modal, true);
   assert.deepEqual(asked.items, ['Restore']);
-  const time = new Date(history[2].time).toLocaleTimeString();
+  const time = formatClock(history[2].time);
   assert.equal(asked.message, `Restore the context to before the manual compaction of ${time} (9.0k → 3.0k tokens)?`);
   assert.match(asked.detail ?? '', /all 2 of its steps/);
   assert.match(

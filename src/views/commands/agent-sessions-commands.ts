@@ -12,6 +12,7 @@ import { AGENT_CHECKPOINT_SCHEME, AgentSessionsView } from '../agent-sessions';
 import { AgentGaugeProvider } from '../agent-gauge-provider';
 import { CompactionWorker } from '../../service/compaction/worker/session-worker';
 import { errorMessage } from '../../format/error-message';
+import { formatTokensFull } from '../../format/tokens';
 
 /**
  * Creates the view (and, given the extension's folder, the Watched Agent gauge view) and returns
@@ -74,13 +75,13 @@ export function registerAgentSessions(
     if (action === 'copy') {
       await vscode.env.clipboard.writeText(result.markdown);
       void vscode.window.showInformationMessage(
-        `Handoff copied (${result.tokensAfter.toLocaleString()} tokens in place of ${result.tokensBefore.toLocaleString()}).`,
+        `Handoff copied (${formatTokensFull(result.tokensAfter)} tokens in place of ${formatTokensFull(result.tokensBefore)}).`,
       );
       return;
     }
     await documents.show('Handoff.md', result.markdown);
     const pick = await vscode.window.showInformationMessage(
-      `Handoff ready: ${result.tokensAfter.toLocaleString()} tokens in place of ${result.tokensBefore.toLocaleString()}.`,
+      `Handoff ready: ${formatTokensFull(result.tokensAfter)} tokens in place of ${formatTokensFull(result.tokensBefore)}.`,
       'Copy',
     );
     if (pick === 'Copy') await vscode.env.clipboard.writeText(result.markdown);

@@ -41,6 +41,7 @@ import { describeImportCount, importCount } from '../import-count';
 import { refuseWithoutEndpoint } from './task-setup';
 import { plural } from '../../format/tokens';
 import { errorMessage } from '../../format/error-message';
+import { formatDateTime } from '../../format/display';
 
 /** Why the agent cannot run in this window (Restricted Mode, a virtual folder), or undefined when it can. */
 export function agentUnavailableReason(): string | undefined {
@@ -341,7 +342,7 @@ class CommandHandlers {
       .map((checkpoint) => ({
         label: `${checkpoint.trigger} · ${checkpoint.strategy}`,
         description: `${checkpoint.tokensBefore} → ${checkpoint.tokensAfter} tokens, ${plural(checkpoint.replacedIds.length, 'message', 'messages')}`,
-        detail: `${new Date(checkpoint.time).toLocaleString()}${checkpoint.restored ? ' (restored)' : ''}`,
+        detail: `${formatDateTime(checkpoint.time)}${checkpoint.restored ? ' (restored)' : ''}`,
         id: checkpoint.id,
       }));
     if (items.length === 0) {

@@ -11,7 +11,8 @@ import type { CheckpointView } from '../../webview/shared/protocol';
 import { groupCheckpointRuns, type CheckpointRunView } from '../../webview/shared/checkpoint-runs';
 import type { CheckpointRestored } from '../../service/records';
 import type { BudgetSnapshot } from '../../service/meter/budget-types';
-import { formatTokens } from '../../format/tokens';
+import { formatTokens, formatTokensFull } from '../../format/tokens';
+import { formatClock, formatDateTime } from '../../format/display';
 
 /** What the restore reads and does: the history's checkpoints, the gauge and the service's restore. */
 export interface RestoreTarget {
@@ -32,7 +33,7 @@ const TRIGGER_NAMES: Record<CheckpointView['trigger'], string> = {
 /** "the manual compaction of 14:02:11 (48.2k → 12.1k tokens)": the run as the history shows it. */
 export function describeRun(run: CheckpointRunView): string {
   const trigger = TRIGGER_NAMES[run.trigger];
-  return `the ${trigger} compaction of ${new Date(run.time).toLocaleTimeString()} (${formatTokens(run.tokensBefore)} → ${formatTokens(run.tokensAfter)} tokens)`;
+  return `the ${trigger} compaction of ${formatClock(run.time)} (${formatTokens(run.tokensBefore)} → ${formatTokens(run.tokensAfter)} tokens)`;
 }
 
 /** The run holding checkpoint `id` (any of its steps), or undefined. */
@@ -52,7 +53,7 @@ async function pickRun(
     return undefined;
   }
   const items = runs.map((run) => ({
-    label: `${TRIGGER_NAMES[run.trigger]} compaction · ${new Date(run.time).toLocaleString()}`,
+    label: `${TRIGGER_NAMES[run.trigger]} compaction · ${formatDateTime(run.time)}`,
     description: `${formatTokens(run.tokensBefore)} → ${formatTokens(run.tokensAfter)} tokens${run.steps.length > 1 ? `, ${run.steps.length} steps` : ''}`,
     run,
   }));
@@ -90,7 +91,7 @@ export async function restoreRun(
     `Restore the context to before ${describeRun(run)}?`,
     {
       modal: true,
-      detail: `What it replaced comes back${run.steps.length > 1 ? ` (all ${run.steps.length} of its steps)` : ''}${others > 0 ? `, with ${others} later compaction${others > 1 ? 's' : ''} built on it` : ''}: the context grows from ${before.toLocaleString()} to about ${estimate.toLocaleString()} tokens (${share}% of the ${budget.inputBudget.toLocaleString()}-token budget)${over}. Restored messages are kept out of automatic compaction until you run Compact Conversation.`,
+      detail: `What it replaced comes back${run.steps.length > 1 ? ` (all ${run.steps.length} of its steps)` : ''}${others > 0 ? `, with ${others} later compaction${others > 1 ? 's' : ''} built on it` : ''}: the context grows from ${formatTokensFull(before)} to about ${formatTokensFull(estimate)} tokens (${share}% of the ${formatTokensFull(budget.inputBudget)}-token budget)${over}. Restored messages are kept out of automatic compaction until you run Compact Conversation.`,
     },
     'Restore',
   );

@@ -9,6 +9,7 @@ import { abortSignalFrom } from '../../lifecycle/cancellation';
 import { describeOutcome } from '../../service/compaction/outcome';
 import { pickEndpoint } from '../onboarding';
 import type { SessionController } from '../session-controller';
+import { formatDateTime } from '../../format/display';
 
 /** Handlers by command id; registered (with error reporting) by `registerCommands`. */
 export function sessionCommands(
@@ -20,7 +21,7 @@ export function sessionCommands(
     const items = controller.sessions.all().map((s) => ({
       label: `${s.kind === 'imported' ? '$(cloud-download) ' : '$(comment-discussion) '}${s.label}`,
       description: s.id === controller.current?.sessionId ? 'shown' : undefined,
-      detail: `${s.kind === 'imported' ? 'Imported recording' : 'Working session'}${s.updated ? `, last changed ${new Date(s.updated).toLocaleString()}` : ''}${s.recordedModel ? `, recorded with ${s.recordedModel}` : ''}`,
+      detail: `${s.kind === 'imported' ? 'Imported recording' : 'Working session'}${s.updated ? `, last changed ${formatDateTime(s.updated)}` : ''}${s.recordedModel ? `, recorded with ${s.recordedModel}` : ''}`,
       id: s.id,
     }));
     return (await vscode.window.showQuickPick(items, { title }))?.id;

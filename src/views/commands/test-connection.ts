@@ -14,6 +14,7 @@ import { connectionVerdict, type ConnectionReport } from '../notices';
 import { notify } from '../notify';
 import { WALKTHROUGH_KEYS } from '../onboarding';
 import { errorMessage } from '../../format/error-message';
+import { formatTokensFull } from '../../format/tokens';
 
 /** What the command reads; supplied by the composition root. */
 export interface TestConnectionDeps {
@@ -29,10 +30,10 @@ async function testEditorModels(model: string): Promise<ConnectionReport> {
   const models = await vscode.lm.selectChatModels();
   const lines = [`VS Code offers ${models.length} chat model${models.length === 1 ? '' : 's'}.`];
   for (const m of models)
-    lines.push(`  ${m.vendor}/${m.family} (${m.id}): ${m.maxInputTokens.toLocaleString('en-US')} input tokens`);
+    lines.push(`  ${m.vendor}/${m.family} (${m.id}): ${formatTokensFull(m.maxInputTokens)} input tokens`);
   try {
     const chosen = await selectLmModel(api, model);
-    const modelLine = `Model ${model || '(first offered)'}: ${chosen.name}, ${chosen.maxInputTokens.toLocaleString('en-US')} tokens, reported by VS Code.`;
+    const modelLine = `Model ${model || '(first offered)'}: ${chosen.name}, ${formatTokensFull(chosen.maxInputTokens)} tokens, reported by VS Code.`;
     lines.push(modelLine);
     return { ok: true, lines, modelLine };
   } catch (error) {

@@ -15,6 +15,8 @@ import { contentText } from '../sidebar/transcript-items';
 import { describeCoverage } from '../../compaction/summary/coverage';
 import { escapeHeadings, nestSummary } from './summary-markdown';
 import type { CheckpointRecord } from '../../service/records';
+import { formatTokens, formatTokensFull } from '../../format/tokens';
+import { formatClock, formatDateTime } from '../../format/display';
 
 /** The URI scheme of checkpoint documents. */
 export const CHECKPOINT_SCHEME = 'contextkeeper-checkpoint';
@@ -34,13 +36,10 @@ export function checkpointUri(id: string, part: CheckpointPart, title?: string, 
   return vscode.Uri.from({ scheme: CHECKPOINT_SCHEME, path: `/${encodeURIComponent(id)}/${name}.md`, query });
 }
 
-/** A tab title for a checkpoint: local time, trigger and tokens ("14.02 auto 11.9k → 3.8k"). */
+/** A tab title for a checkpoint: local time, trigger and tokens ("14:02 auto 12k → 3.8k", in the display locale). */
 export function checkpointTitle(checkpoint: CheckpointRecord): string {
-  const k = (n: number) => (n < 1000 ? String(n) : `${(n / 1000).toFixed(1)}k`);
-  const time = new Date(checkpoint.time)
-    .toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
-    .replace(':', '.');
-  return `${time} ${checkpoint.trigger} ${k(checkpoint.tokensBefore)} → ${k(checkpoint.tokensAfter)}`;
+  const time = formatClock(checkpoint.time);
+  return `${time} ${checkpoint.trigger} ${formatTokens(checkpoint.tokensBefore)} → ${formatTokens(checkpoint.tokensAfter)}`;
 }
 
 /** Parses a checkpoint URI (`sessionId` undefined when the URI names none); undefined when it is not one. */
@@ -92,13 +91,10 @@ export function renderItems(items: readonly ContextItem[]): string {
 /** Renders a checkpoint record with its summary. */
 export function renderCheckpoint(checkpoint: CheckpointRecord): string {
   const rows: Array<[string, string]> = [
-    ['Time', new Date(checkpoint.time).toLocaleString()],
+    ['Time', formatDateTime(checkpoint.time)],
     ['Trigger', checkpoint.trigger],
     ['Strategy', checkpoint.strategy],
-    [
-      'Tokens',
-      `${checkpoint.tokensBefore.toLocaleString('en-US')} → ${checkpoint.tokensAfter.toLocaleString('en-US')}`,
-    ],
+    ['Tokens', `${formatTokensFull(checkpoint.tokensBefore)} → ${formatTokensFull(checkpoint.tokensAfter)}`],
     ['Messages replaced', String(checkpoint.replacedIds.length)],
     ['Summarizer', checkpoint.summarizerModel ?? 'none (no model call)'],
   ];
@@ -132,7 +128,7 @@ export function renderCheckpoint(checkpoint: CheckpointRecord): string {
     ]);
   // Local time, as every other time the extension shows (the record keeps ISO 8601 UTC).
   if (checkpoint.restored)
-    rows.push(['Restored', checkpoint.restoredAt ? new Date(checkpoint.restoredAt).toLocaleString() : 'yes']);
+    rows.push(['Restored', checkpoint.restoredAt ? formatDateTime(checkpoint.restoredAt) : 'yes']);
   // Current contents of the files touched last, read from the workspace and added after the summary.
   const attached = files.length
     ? ['', '## Files re-attached after the summary', '', ...files.map((f) => `- \`${f.path}\` (${f.tokens} tokens)`)]

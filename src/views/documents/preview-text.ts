@@ -4,13 +4,14 @@
  * round trip is unit-tested.
  */
 import type { CompactionPreview } from '../../service/records';
+import { formatTokensFull } from '../../format/tokens';
 
 /** A marker line as {@link previewDocument} writes it: `<!-- summary 2 of 3: … -->`. */
 const MARKER = /^<!-- summary (\d+) of (\d+)\b.*-->\s*$/;
 
 /** `12,345`. */
 function n(x: number): string {
-  return x.toLocaleString('en-US');
+  return formatTokensFull(x);
 }
 
 /**

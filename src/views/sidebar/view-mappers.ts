@@ -16,6 +16,7 @@ import { contentText, firstLine, pathArgument } from './transcript-items';
 import type { CheckpointRecord, CompactionPreview } from '../../service/records';
 import type { BudgetSnapshot } from '../../service/meter/budget-types';
 import { describeCoverage, unreadByModel } from '../../compaction/summary/coverage';
+import { formatTokensFull } from '../../format/tokens';
 
 /** The service's budget as the gauge shows it (without the peak, which the model adds). */
 export function toBudgetView(budget: BudgetSnapshot, autoCompact: boolean): BudgetView {
@@ -71,7 +72,7 @@ export function toPreviewView(preview: CompactionPreview | undefined): PreviewVi
     preview && {
       summaries: preview.summaries.map((s) => ({
         summary: s.summary,
-        label: `${s.coverage ?? `${s.messages.toLocaleString('en-US')} messages`}${s.summarizerModel ? `, by ${s.summarizerModel}` : ''}`,
+        label: `${s.coverage ?? `${formatTokensFull(s.messages)} messages`}${s.summarizerModel ? `, by ${s.summarizerModel}` : ''}`,
       })),
       steps: preview.steps,
       tokensBefore: preview.tokensBefore,

@@ -7,6 +7,7 @@
  */
 import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
+import { displayLocale } from '../../format/display';
 
 /** A base64 nonce of 128 random bits. */
 export function createNonce(): string {
@@ -44,7 +45,7 @@ export function renderWebviewHtml(webview: vscode.Webview, extensionUri: vscode.
     // eslint-disable-next-line no-restricted-syntax -- bounded: the segments of an asset path
     webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...segments)).toString();
   return `<!DOCTYPE html>
-<html lang="en">
+<html lang="en" data-locale="${displayLocale()}">
 <head>
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(webview.cspSource, nonce)}">

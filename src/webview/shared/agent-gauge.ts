@@ -6,7 +6,7 @@
  */
 import type { WatchedGauge } from '../../watch/live';
 import type { BudgetView } from './protocol';
-import { formatTokens } from '../../format/tokens';
+import { formatTokens, formatTokensFull } from '../../format/tokens';
 
 /** Display names of the watched agents. */
 export const AGENT_NAMES = { 'claude-code': 'Claude Code', codex: 'Codex' } as const;
@@ -73,7 +73,7 @@ export function agentGaugeView(
     model: g.model ?? agent,
     warnings: g.badLines ? [`${g.badLines} line(s) of the session file were not JSON and were skipped.`] : [],
     autoCompact: true,
-    windowSource: `${g.window.toLocaleString('en-US')} tokens, ${g.windowSource === 'recording' ? 'reported by the agent' : 'from the model table'}`,
+    windowSource: `${formatTokensFull(g.window)} tokens, ${g.windowSource === 'recording' ? 'reported by the agent' : 'from the model table'}`,
   };
   const basis =
     g.basis === 'counted'

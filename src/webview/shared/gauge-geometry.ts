@@ -9,6 +9,7 @@
  */
 import type { BudgetView } from './protocol';
 import { recordedK, recordedReason } from '../../transcripts/reported';
+import { formatTokensFull } from '../../format/tokens';
 
 /** Positions on the bar, each a CSS percentage string ("42.00%"). */
 export interface GaugeGeometry {
@@ -105,5 +106,5 @@ export function recordedPromptNote(budget: {
 }): string | undefined {
   const recorded = budget.recordedPromptTokens;
   if (recorded === undefined) return undefined;
-  return `Recorded by the provider: ${recordedK(recorded)} prompt tokens for the recording's newest request, ${recordedReason(recorded, budget.used, budget.importedTokens)}. The gauge counts what ContextKeeper sends: ${budget.used.toLocaleString('en-US')} tokens.`;
+  return `Recorded by the provider: ${recordedK(recorded)} prompt tokens for the recording's newest request, ${recordedReason(recorded, budget.used, budget.importedTokens)}. The gauge counts what ContextKeeper sends: ${formatTokensFull(budget.used)} tokens.`;
 }

@@ -32,9 +32,9 @@ export async function checkpointChecks({ check, expect, wb, sidebar, page, log }
   await check('open checkpoint document', async () => {
     expect(compacted, 'needs a checkpoint');
     await sidebar.frame.locator('[data-test="checkpoint"] [data-test="open-checkpoint"]').first().click();
-    // The tab is titled by local time, trigger and tokens ("14.02 manual 5.1k → 2.0k.md").
+    // The tab is titled by local time (the sidebar's clock format), trigger and tokens ("2:02 PM manual 5.1k → 2.0k.md").
     const tab = page
-      .locator('.tabs-container .tab', { hasText: /\d\d\.\d\d (auto|manual) [\d.]+k? → [\d.]+k?/ })
+      .locator('.tabs-container .tab', { hasText: /\d{1,2}:\d\d(\s?[AP]M)? (auto|manual) [\d.]+k? → [\d.]+k?/ })
       .first();
     await tab.waitFor({ timeout: 15_000 });
     const title = await tab.innerText();
