@@ -33,6 +33,10 @@ interface Rule {
 // Bounded repetitions keep every rule linear in the text (tool output is hostile input too).
 const SECRET_NAME = String.raw`[A-Za-z0-9_.-]{0,40}(?:api[_-]?key|secret|token|passw(?:or)?d|pwd|credential|private[_-]?key|access[_-]?key|auth)[A-Za-z0-9_.-]{0,40}`;
 
+// A source or config file's name ends in one of these: "AuthController.java: created" or
+// "src/token.ts:12: ..." (summary ledgers, grep output) names a file, not a credential.
+const FILE_EXTENSION = String.raw`\.(?:java|kt|kts|scala|groovy|gradle|ts|tsx|mts|cts|js|jsx|mjs|cjs|vue|svelte|py|pyi|rb|go|rs|php|cs|fs|vb|c|cc|cpp|cxx|h|hh|hpp|m|mm|swift|dart|lua|pl|r|jl|ex|exs|erl|clj|hs|ml|sh|bash|zsh|ps1|sql|md|mdx|rst|txt|json|jsonc|ya?ml|toml|xml|html?|css|scss|less|ipynb|lock|proto|graphql|tf|properties|cfg|conf|ini)`;
+
 const RULES: readonly Rule[] = [
   // PEM private keys (RFC 7468 labels "PRIVATE KEY", "RSA PRIVATE KEY", "OPENSSH PRIVATE KEY", ...) and
   // OpenPGP armored private keys (RFC 4880 section 6.2: "PGP PRIVATE KEY BLOCK").
@@ -93,7 +97,7 @@ const RULES: readonly Rule[] = [
   {
     kind: 'secret',
     pattern: new RegExp(
-      String.raw`(?<=^|[\s;,(\[{"'\x60:?&/])(?:export[ \t]+)?${SECRET_NAME}[ \t]*[=:][ \t]*(?!(?:Bearer|Basic|Token|Digest|Negotiate)[ \t])(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'#,;[][^\s"'#,;]*))`,
+      String.raw`(?<=^|[\s;,(\[{"'\x60:?&/])(?:export[ \t]+)?${SECRET_NAME}(?<!${FILE_EXTENSION})[ \t]*[=:][ \t]*(?!(?:Bearer|Basic|Token|Digest|Negotiate)[ \t])(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'#,;[][^\s"'#,;]*))`,
       'gmi',
     ),
     group: [1, 2, 3],

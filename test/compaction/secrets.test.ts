@@ -110,3 +110,19 @@ test('every form of a known key a server may echo is redacted', () => {
   assert.equal(redactKey('sk-proj-****wxyz and abcd', key), 'sk-proj-****wxyz and abcd');
   assert.equal(redactKey(`raw ${key}`, undefined), `raw ${key}`);
 });
+
+test('a file name that holds a secret word, followed by a colon, is a file and not a credential', () => {
+  const text = [
+    '- `$A/controller/AuthController.java: created`',
+    'src/auth/token.ts:12: export function refresh() {}',
+    'config/secrets.yaml: changed (2 keys renamed)',
+    'spring.datasource.password: hunter2-database',
+    'auth.token=abcdef123456',
+  ].join('\n');
+  const masked = maskSecrets(text);
+  assert.match(masked, /AuthController\.java: created/);
+  assert.match(masked, /token\.ts:12: export function refresh/);
+  assert.match(masked, /secrets\.yaml: changed/);
+  assert.match(masked, /^spring\.datasource\.password: \[masked secret\]$/m, 'a dotted property name is still a name');
+  assert.match(masked, /^auth\.token=\[masked secret\]$/m);
+});
