@@ -23,7 +23,7 @@ import type { Ui } from './transcript.js';
 import { RovingRows } from './roving.js';
 import { UpdateScheduler } from './scheduler.js';
 import { FocusDrafts } from './shared/focus-drafts.js';
-import { setDisplayLocale } from '../format/display.js';
+import { formatInteger, setDisplayLocale } from '../format/display.js';
 
 interface Saved {
   draft?: string;
@@ -101,6 +101,10 @@ class Page implements Ui {
   private readonly form = document.createElement('div');
   private readonly list = document.createElement('div');
   private readonly history = document.createElement('div');
+  /** "↓ 3 new": shown while the reader is scrolled up and new lines arrived. */
+  private readonly jump = document.createElement('button');
+  /** Transcript lines the reader has seen at its end; -1 until the next draw (a new session). */
+  private seen = -1;
   private readonly rows = new RovingRows(this.list);
   // The checkpoint history as one Tab stop too (newest first), instead of one per button.
   private readonly checkpointRows = new RovingRows(this.history, 'first');
@@ -115,7 +119,14 @@ class Page implements Ui {
     const title = document.createElement('h2');
     title.id = 'task-title';
     title.textContent = 'Agent';
-    task.append(title, this.form, this.list);
+    this.jump.type = 'button';
+    this.jump.className = 'jump-latest';
+    this.jump.dataset.test = 'jump-latest';
+    this.jump.hidden = true;
+    this.jump.addEventListener('click', () => this.toLatest());
+    task.append(title, this.form, this.list, this.jump);
+    // The view is the one scroll container: reaching the transcript's end by scrolling counts as seen.
+    window.addEventListener('scroll', () => this.atLatest() && this.markSeen(), { passive: true });
     const loading = document.createElement('p');
     loading.className = 'loading';
     loading.textContent = 'Loading…';
@@ -163,7 +174,11 @@ class Page implements Ui {
         this.post({ type: 'resync' });
         return;
       }
-      if (applied.kind === 'snapshot') this.scheduler.stats.snapshots++;
+      if (applied.kind === 'snapshot') {
+        this.scheduler.stats.snapshots++;
+        // Another session, or the view shown again: its lines are not "new" to the reader.
+        this.seen = -1;
+      }
       if (applied.kind === 'delta') this.scheduler.stats.deltas++;
       this.announceChanges(applied);
       // eslint-disable-next-line no-restricted-syntax -- bounded: at most the three regions of the sidebar
@@ -185,6 +200,45 @@ class Page implements Ui {
       this.status.textContent = '';
     }
     for (const text of texts) this.announce(text);
+  }
+
+  /** Lines of the transcript, the earlier ones not shown included. */
+  private lineCount(): number {
+    const view = this.store.view;
+    return view ? view.earlier + view.transcript.length : 0;
+  }
+
+  /** True when the transcript's end is in view (8 px of slack). */
+  private atLatest(): boolean {
+    const list = this.list.querySelector('.transcript');
+    return !list || list.getBoundingClientRect().bottom <= window.innerHeight + 8;
+  }
+
+  /** Scrolls the view so the transcript's end is at its bottom, and marks every line seen. */
+  private toLatest(): void {
+    const list = this.list.querySelector('.transcript');
+    const below = list ? list.getBoundingClientRect().bottom - window.innerHeight : 0;
+    if (below > 0) window.scrollBy({ top: below + 8 });
+    this.markSeen();
+  }
+
+  private markSeen(): void {
+    this.seen = this.lineCount();
+    this.showJump();
+  }
+
+  /** Shows the jump control with the count of lines added since the reader left the end. */
+  private showJump(): void {
+    const unseen = this.seen < 0 ? 0 : Math.max(0, this.lineCount() - this.seen);
+    this.jump.hidden = unseen === 0;
+    if (unseen === 0) return;
+    this.jump.replaceChildren();
+    const arrow = document.createElement('span');
+    arrow.className = 'codicon codicon-arrow-down';
+    arrow.setAttribute('aria-hidden', 'true');
+    this.jump.append(arrow, `${formatInteger(unseen)} new`);
+    this.jump.title = `Jump to the latest message (${unseen === 1 ? '1 new line' : `${unseen} new lines`})`;
+    this.jump.setAttribute('aria-label', this.jump.title);
   }
 
   /** Asks the host to cancel the run; its end is then announced as cancelled. */
@@ -279,13 +333,12 @@ class Page implements Ui {
         );
         return;
       case 'transcript': {
-        // Follow the stream only when the reader is at the bottom already.
-        const list = this.list.querySelector('.transcript');
-        const stick = !list || list.scrollTop + list.clientHeight >= list.scrollHeight - 8;
+        // Follow the stream only when the reader is at the transcript's end already (or on a new session).
+        const stick = this.seen < 0 || this.atLatest();
         render(transcript(this, view), this.list);
         this.rows.sync();
-        const after = this.list.querySelector('.transcript');
-        if (after && stick) after.scrollTop = after.scrollHeight;
+        if (stick) this.toLatest();
+        else this.showJump();
         return;
       }
       case 'history':
