@@ -29,6 +29,7 @@ await esbuild.build({
     'bench/compact-profile.ts',
     'bench/large-follow.ts',
     'bench/cli-memory.ts',
+    'bench/request-path.ts',
   ],
   outdir: 'out/bench',
 });

@@ -21,13 +21,13 @@ export interface BenchService {
 }
 
 /** A model server the bench can stop. */
-interface BenchServer {
+export interface BenchServer {
   url: string;
   close(): Promise<void>;
 }
 
 /** Starts `bench/model-server-worker.js` (built beside this bundle) with `script`. */
-async function workerServer(script: ToolStepsScript): Promise<BenchServer> {
+export async function workerServer(script: ToolStepsScript): Promise<BenchServer> {
   const worker = new Worker(path.join(__dirname, 'model-server-worker.js'), { workerData: script });
   const url = await new Promise<string>((resolve, reject) => {
     worker.once('message', (m: { url: string }) => resolve(m.url));

@@ -16,6 +16,13 @@ const COMMA = 0x2c;
 export class RequestBodyCache {
   /** Wire JSON by message object; pruned to the messages of the latest request when it grows. */
   private wire = new Map<ChatMessage, Buffer>();
+  /** The messages of the latest body, and where each one's JSON ends in {@link buffer}. */
+  private last: readonly ChatMessage[] = [];
+  private ends: number[] = [];
+  /** The latest body, at the start of a buffer with room to grow; the next body is written over it. */
+  private buffer: Buffer = Buffer.alloc(0);
+  /** The request fields that open the latest body (`{"model":…,"messages":[`). */
+  private open: Buffer = Buffer.alloc(0);
 
   /** Messages whose JSON is cached (for tests and benchmarks). */
   get size(): number {
@@ -27,35 +34,66 @@ export class RequestBodyCache {
    * is ignored) and `messages`, byte for byte what `JSON.stringify({...fields, messages})` encodes
    * except that `messages` comes last. `messages` must not be changed after they are first sent
    * (the cached JSON would go stale); the caller keeps them immutable.
+   *
+   * The body is written over the previous one, in the same memory: the messages the previous body
+   * began with stay where they are (a conversation grows at its end) and only what follows them is
+   * written, so a call costs what is new, not the whole context. The returned bytes are therefore
+   * valid until the next call: the HTTP client must have taken them by then (the `openai` client's
+   * fetch copies a body when the request is made).
    */
   body(fields: Readonly<Record<string, unknown>>, messages: readonly ChatMessage[]): Buffer {
     const head = JSON.stringify({ ...fields, messages: undefined });
     const open = Buffer.from(`${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"messages":[`, 'utf8');
-    const close = Buffer.from(']}', 'utf8');
+    // The messages this request shares with the previous one, from the start (none when the
+    // request fields changed: they come first).
+    let kept = 0;
+    if (open.equals(this.open)) {
+      const shared = Math.min(messages.length, this.last.length);
+      while (kept < shared && messages[kept] === this.last[kept]) kept++;
+    }
+    const keptEnd = kept > 0 ? this.ends[kept - 1] : open.length;
     // Messages left out of every request since the last prune (compacted away) are let go once
     // they outnumber the ones sent; the prune is linear in messages, so amortised constant per call.
     const prune = this.wire.size > 2 * messages.length + 64;
     const next = prune ? new Map<ChatMessage, Buffer>() : this.wire;
-    const pieces = new Array<Buffer>(messages.length);
-    let total = open.length + close.length + Math.max(0, messages.length - 1);
-    for (let i = 0; i < messages.length; i++) {
+    if (prune) for (let i = 0; i < kept; i++) next.set(messages[i], this.wire.get(messages[i])!);
+    const pieces = new Array<Buffer>(messages.length - kept);
+    let total = keptEnd + CLOSE.length;
+    for (let i = kept; i < messages.length; i++) {
       const m = messages[i];
       let piece = this.wire.get(m);
       if (piece === undefined) {
         piece = Buffer.from(JSON.stringify(m), 'utf8');
         next.set(m, piece);
       } else if (prune) next.set(m, piece);
-      pieces[i] = piece;
-      total += piece.length;
+      pieces[i - kept] = piece;
+      total += (i > 0 ? 1 : 0) + piece.length;
     }
     this.wire = next;
-    const out = Buffer.allocUnsafe(total);
-    let at = open.copy(out, 0);
-    for (let i = 0; i < pieces.length; i++) {
-      if (i > 0) out[at++] = COMMA;
-      at += pieces[i].copy(out, at);
+    if (total > this.buffer.length) {
+      // Room for the conversation to grow by a quarter before the next copy.
+      const grown = Buffer.allocUnsafe(total + (total >> 2) + 65_536);
+      this.buffer.copy(grown, 0, 0, kept > 0 ? keptEnd : 0);
+      this.buffer = grown;
     }
-    close.copy(out, at);
-    return out;
+    const out = this.buffer;
+    if (kept === 0) open.copy(out, 0);
+    const ends = this.ends;
+    ends.length = kept;
+    let at = keptEnd;
+    for (let i = kept; i < messages.length; i++) {
+      if (i > 0) out[at++] = COMMA;
+      const piece = pieces[i - kept];
+      out.set(piece, at);
+      at += piece.length;
+      ends.push(at);
+    }
+    CLOSE.copy(out, at);
+    this.last = messages.slice();
+    this.open = open;
+    return out.subarray(0, total);
   }
 }
+
+/** The end of every body: the messages list and the object. */
+const CLOSE = Buffer.from(']}', 'utf8');

@@ -51,6 +51,11 @@ test("each message's JSON is made once and let go once compactions leave it out 
   const body = cache.body({ model: 'm' }, after);
   assert.deepEqual(JSON.parse(body.toString('utf8')).messages, after);
   assert.equal(cache.size, 11);
+  // Grown at the end, cut at the end, changed in the middle: each body is the whole serialisation.
+  const grown = [...after, { role: 'assistant', content: 'ünïcödé ✓' } as ChatMessage];
+  const middle = [grown[0], { role: 'user', content: 'other' } as ChatMessage, ...grown.slice(2)];
+  for (const list of [grown, grown.slice(0, 5), middle, grown, []])
+    assert.equal(cache.body({ model: 'm' }, list).toString('utf8'), JSON.stringify({ model: 'm', messages: list }));
 });
 
 test('the openai client sends the assembled bytes: the loopback server gets every field of each request', async (t) => {
