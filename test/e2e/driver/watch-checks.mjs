@@ -112,4 +112,19 @@ export async function watchChecks({ check, expect, wb, page, env }) {
     expect(/→/.test(label), `the checkpoint row gives no tokens before and after: ${label}`);
     return label;
   });
+
+  await check('agent sessions: the handoff opens read-only and closes without asking to save', async () => {
+    await wb.runCommand('View: Close All Editors').catch(() => {});
+    await wb.runCommand('ContextKeeper: Compact Agent Session into a Handoff');
+    const tab = page.locator('.tabs-container .tab', { hasText: 'Handoff' }).first();
+    await tab.waitFor({ timeout: 60_000 });
+    const classes = (await tab.getAttribute('class')) ?? '';
+    expect(!classes.includes('dirty'), `the handoff tab is marked unsaved: ${classes}`);
+    await wb.screenshot('33-agent-handoff');
+    await wb.runCommand('View: Close All Editors');
+    const ask = page.locator('.monaco-dialog-box', { hasText: 'save' });
+    await tab.waitFor({ state: 'detached', timeout: 10_000 });
+    expect((await ask.count()) === 0, 'closing the handoff asked to save it');
+    return 'closed without a save prompt';
+  });
 }
