@@ -111,6 +111,8 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
         needsSetup: !keys.hasKey && settings.value.baseUrl === '',
         hasApiKey: keys.hasKey,
         hasCheckpoints: (service?.getCheckpoints().length ?? 0) > 0,
+        // Compact is offered only when something is eligible (the sidebar's button says why not).
+        canCompact: service !== undefined && service.compactBlocker() === undefined,
         hasPreview: service?.getPreview() !== undefined,
         canUndoRestore: service?.getUndoableRestore() !== undefined,
         readOnly: controller.readOnly,

@@ -112,6 +112,11 @@ export interface ContextServiceApi extends Disposable {
    */
   estimateCompaction(): CallEstimate | undefined;
   /**
+   * Why Compact could do nothing now (the conversation is empty, everything left is anchored), in
+   * words, or undefined when something is eligible. Cached per conversation version and length.
+   */
+  compactBlocker(): string | undefined;
+  /**
    * Applies the pending preview exactly as shown, with the user's edited summary texts where given
    * (`edited[k]` replaces `summaries[k]`; undefined or blank keeps it). Not applied, and `reason`
    * says so, when the conversation changed since the preview was made (rewritten or grown). Rejects

@@ -11,6 +11,7 @@
  * {@link SessionFiles}, whose `saveState` says why this order is safe; appends are on disk first.
  * Event plumbing lives in {@link ServiceEventSurface}, usage records in {@link UsageRecorder}.
  */
+import { compactionBlocker } from '../compaction/plan/planner';
 import type { CallEstimate } from '../compaction/rewrite/compactor';
 import type { BudgetConfig, ChatMessage, ContextItem, Entry, Summarizer, ToolSchema } from '../compaction/types';
 import type { ContextOverflow } from '../models/context-errors';
@@ -283,6 +284,20 @@ export class ContextService extends ServiceEventSurface implements ContextServic
 
   estimateCompaction(): CallEstimate | undefined {
     return this.compactions.estimateManual();
+  }
+
+  private blocker: { version: number; length: number; reason: string | undefined } | undefined;
+
+  compactBlocker(): string | undefined {
+    const items = this.session.items;
+    const version = this.session.version;
+    if (this.blocker?.version !== version || this.blocker.length !== items.length)
+      this.blocker = {
+        version,
+        length: items.length,
+        reason: compactionBlocker(items, this.options.keepRecentSteps ?? 1),
+      };
+    return this.blocker.reason;
   }
 
   async compactNow(options: CompactNowOptions = {}, signal?: AbortSignal): Promise<CompactOutcome> {

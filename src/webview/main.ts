@@ -12,7 +12,7 @@
  * Local state kept with `setState` (survives the view being hidden and rebuilt): the task draft,
  * the Compact focus text of each session (see focus-drafts.ts) and which tool results and dividers are open.
  */
-import { html, render } from 'lit-html';
+import { html, nothing, render } from 'lit-html';
 import type { HostMessage, WebviewMessage } from './shared/protocol.js';
 import { banners, gauge, header, history } from './panels.js';
 import { Store } from './shared/view-store.js';
@@ -276,8 +276,13 @@ class Page implements Ui {
               <button
                 class="secondary"
                 data-test="compact"
-                title="Summarize older history into a checkpoint now"
-                ?disabled=${busy}
+                title=${
+                  view.budget.compactBlocked
+                    ? `Nothing to compact: ${view.budget.compactBlocked}`
+                    : 'Summarize older history into a checkpoint now'
+                }
+                aria-describedby=${view.budget.compactBlocked ? 'compact-blocked' : nothing}
+                ?disabled=${busy || view.budget.compactBlocked !== undefined}
                 @click=${() => this.compact()}
               >
                 <span class="codicon codicon-fold" aria-hidden="true"></span><span>Compact</span>
@@ -292,6 +297,13 @@ class Page implements Ui {
                 <span class="codicon codicon-cloud-download" aria-hidden="true"></span>
               </button>
             </div>
+            ${
+              view.budget.compactBlocked
+                ? html`<p class="meta compact-blocked" id="compact-blocked" data-test="compact-blocked">
+                    Nothing to compact: ${view.budget.compactBlocked}.
+                  </p>`
+                : nothing
+            }
             ${banners(this, view)}`,
           this.top,
         );

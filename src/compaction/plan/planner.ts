@@ -175,6 +175,19 @@ export function spanSummaryEstimate(span: Span, summaryTokens: number, kept: num
   return Math.min(Math.ceil(span.tokens * 0.8), Math.min(summaryTokens, Math.ceil(span.tokens / 2)) + kept);
 }
 
+/**
+ * Why a manual compaction of `items` could do nothing at all, whatever its target, or undefined when
+ * some part is eligible (the planner then decides how much to replace). Cheap: one
+ * {@link analyzeTable} pass, O(items). For disabling Compact with its reason before it is asked for.
+ * @param keepRecentSteps newest agent steps of the current task kept as anchors (as the planner keeps them)
+ */
+export function compactionBlocker(items: readonly ContextItem[], keepRecentSteps = 1): string | undefined {
+  if (!items.some((it) => it.kind !== 'raw' || it.message.role !== 'system')) return 'the conversation is empty';
+  const shape = analyzeTable(items, keepRecentSteps);
+  for (let k = 0; k < shape.count; k++) if (shape.eligible[k]) return undefined;
+  return nothingReason(shape);
+}
+
 function nothingReason(shape: UnitTable): string {
   return `nothing eligible: everything left is ${anchorReasons(shape).join(', ') || 'anchored'}`;
 }

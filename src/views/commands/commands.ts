@@ -146,6 +146,12 @@ class CommandHandlers {
 
   private async compactOnce(arg?: { focus?: string }): Promise<CompactOutcome | undefined> {
     let focus = arg?.focus;
+    // Nothing eligible: say so at once rather than after asking for a focus.
+    const blocked = (await this.service()).taskRunning ? undefined : (await this.service()).compactBlocker();
+    if (blocked) {
+      void notify('info', `ContextKeeper: nothing to compact: ${blocked}.`, [], this.deps.log);
+      return undefined;
+    }
     if (arg === undefined) {
       const typed = await vscode.window.showInputBox({
         title: 'Compact Conversation',

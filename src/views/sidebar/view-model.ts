@@ -374,8 +374,10 @@ export class SidebarModel {
 
   private budgetView(): BudgetView {
     const settings = this.settings();
-    if (!this.service) return settings.emptyBudget;
+    if (!this.service) return { ...settings.emptyBudget, compactBlocked: 'the conversation is empty' };
     const view = toBudgetView(this.service.getBudget(), settings.autoCompact);
+    const blocked = this.service.compactBlocker();
+    if (blocked) view.compactBlocked = blocked;
     // An imported recording: the header names the model it was recorded with, also when its window is
     // unknown and the configured model's stands in (the window's note says so).
     const session = this.chrome.sessions.find((s) => s.id === this.chrome.sessionId);

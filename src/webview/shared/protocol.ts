@@ -74,6 +74,8 @@ export interface BudgetView {
    * ISO time of that compaction; absent when nothing was compacted or the checkpoint was restored.
    */
   peak?: { tokens: number; time: string };
+  /** Why Compact can do nothing now ("the conversation is empty", "nothing eligible: …"); absent when it can. */
+  compactBlocked?: string;
 }
 
 /** One row of the checkpoint history. */
