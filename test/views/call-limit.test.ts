@@ -19,6 +19,14 @@ import { activateWithModel, type ExtensionWithModel } from '../support/vscode-fa
 import { openaiChat, type Step } from '../support/recordings';
 import { until } from '../support/until';
 import type { CompactOutcome } from '../../src/service/compaction/outcome';
+import { timesWindow } from '../../src/views/commands/call-limit';
+
+test('the size of a recording against the window: one decimal below ten windows, whole above', () => {
+  assert.equal(timesWindow(26_000, 16_000), '1.6×');
+  assert.equal(timesWindow(4_000, 16_000), '0.3×');
+  assert.equal(timesWindow(366_000, 12_000), '31×');
+  assert.equal(timesWindow(5, 0), '5.0×', 'a window of 0 does not divide by zero');
+});
 
 const SUMMARY_MODEL = 'summary-model';
 const NOTES = '## Objective\nRead the modules.\n## Work completed\n- The agent read every module.';
@@ -73,9 +81,20 @@ function checkQuestion(shown: ShownMessage | undefined, what: RegExp): number {
   assert.match(shown.message, what);
   const needed = Number(match[1]);
   assert.ok(needed > 4, `${needed} calls are over the limit`);
-  assert.deepEqual(shown.items, [`Use the Model (${needed} Calls)`, 'Summarize Without a Model']);
-  assert.match(shown.detail ?? '', /the oldest messages beyond 4 calls would be summarized without a model/);
-  assert.match(shown.detail ?? '', /Use the model for all \d+ calls .*summarize everything without a model, or cancel/);
+  // The first button is the modal's default (Enter): the bounded choice, never the billed run.
+  assert.deepEqual(shown.items, [
+    'Keep the Limit (4 Calls)',
+    'Summarize Without a Model',
+    `Use the Model (${needed} Calls)`,
+  ]);
+  assert.match(
+    shown.detail ?? '',
+    /^Keep the limit: the model makes 4 calls and the oldest messages beyond them are summarized without a model/,
+  );
+  assert.match(
+    shown.detail ?? '',
+    /summarize everything without a model \(no calls\), use the model for all \d+ calls .*, or cancel/,
+  );
   assert.match(shown.detail ?? '', /the setting contextKeeper\.maxSummaryCalls\.$/);
   return needed;
 }
@@ -97,7 +116,7 @@ test('manual compaction over the call limit: the question first; dismissed (Canc
 test('manual compaction, "Use the Model (N Calls)": the model reads every message, in at most the calls estimated', async () => {
   const { api, calls } = await setUp();
   let needed = 0;
-  host.user.message = (shown) => (shown.modal ? shown.items[0] : undefined);
+  host.user.message = (shown) => (shown.modal ? shown.items[2] : undefined);
   const outcome = await commands.executeCommand<CompactOutcome>('contextKeeper.compactConversation', {});
   needed = checkQuestion(question(), /^Compacting this conversation needs/);
   assert.equal(outcome.status.kind, 'applied');
@@ -108,6 +127,20 @@ test('manual compaction, "Use the Model (N Calls)": the model reads every messag
   assert.ok(
     summaries.every((c) => c.withoutModel === 0 && c.summarizerModel === SUMMARY_MODEL),
     'no message went without the model',
+  );
+});
+
+test('manual compaction, "Keep the Limit": the model makes the calls of the limit, the oldest part is written without it', async () => {
+  const { api, calls } = await setUp();
+  host.user.message = (shown) => (shown.modal ? shown.items[0] : undefined);
+  const outcome = await commands.executeCommand<CompactOutcome>('contextKeeper.compactConversation', {});
+  checkQuestion(question(), /^Compacting this conversation needs/);
+  assert.equal(outcome.status.kind, 'applied');
+  assert.ok(calls() > 0 && calls() <= 4, `${calls()} calls, within the limit of 4`);
+  const checkpoints = api.getViewState().checkpoints.filter((c) => c.strategy !== 'collapse');
+  assert.ok(
+    checkpoints.some((c) => (c.withoutModel ?? 0) > 0 || c.strategy === 'extractive'),
+    'the part beyond the limit went without the model',
   );
 });
 
@@ -127,13 +160,15 @@ test('continuing a recording many times the window: the question names the size;
   const { api, calls } = await setUp();
   assert.equal(api.getViewState().readOnly, true, 'an imported recording is read-only');
   const { used, window } = api.getViewState().budget;
-  const times = Math.round(used / window);
-  assert.ok(times >= 5, `${times} times the window`);
+  const times = used / window;
+  assert.ok(times >= 5 && times < 10, `${times} times the window`);
   host.user.message = () => undefined;
   await commands.executeCommand('contextKeeper.continueInNewTask');
   checkQuestion(
     question(),
-    new RegExp(`^Continuing this recording \\(${times} times the model's window\\) needs about`),
+    new RegExp(
+      `^Continuing this recording \\(${times.toFixed(1).replace('.', '\\.')}× the model's window\\) needs about`,
+    ),
   );
   assert.equal(api.getViewState().readOnly, true, 'not continued');
   assert.equal(calls(), 0);
@@ -141,7 +176,7 @@ test('continuing a recording many times the window: the question names the size;
 
 test('continuing a recording, "Use the Model (N Calls)": the new session is compacted by the model, every message read', async () => {
   const { api, calls } = await setUp();
-  host.user.message = (shown) => (shown.modal ? shown.items[0] : undefined);
+  host.user.message = (shown) => (shown.modal ? shown.items[2] : undefined);
   await commands.executeCommand('contextKeeper.continueInNewTask');
   const needed = checkQuestion(question(), /^Continuing this recording/);
   assert.equal(api.getViewState().readOnly, false, 'continued in a working session');

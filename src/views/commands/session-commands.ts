@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { Commands } from './command-ids';
-import { askOverCallLimit } from './call-limit';
+import { askOverCallLimit, timesWindow } from './call-limit';
 import { abortSignalFrom } from '../../lifecycle/cancellation';
 import { describeOutcome } from '../../service/compaction/outcome';
 import { pickEndpoint } from '../onboarding';
@@ -111,7 +111,7 @@ export function sessionCommands(
       const recording = controller.current;
       const budget = recording?.getBudget();
       const what = budget
-        ? `Continuing this recording (${Math.round(budget.used / Math.max(1, budget.window))} times the model's window)`
+        ? `Continuing this recording (${timesWindow(budget.used, budget.window)} the model's window)`
         : 'Continuing this recording';
       const asked = await askOverCallLimit(recording?.estimateCompaction(), what);
       if (asked === 'cancel') return;

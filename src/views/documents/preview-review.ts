@@ -42,7 +42,7 @@ export async function reviewPreview(
       {
         location: vscode.ProgressLocation.Notification,
         title:
-          'ContextKeeper: review the proposed summary. Edit it in the editor or the sidebar, then Apply there; Cancel discards it.',
+          'ContextKeeper: review the proposed summary in the editor (read-only). Edit it in the sidebar, then Apply; Cancel discards it.',
         cancellable: true,
       },
       (_progress, token) =>

@@ -22,7 +22,7 @@ function n(x: number): string {
 export function previewDocument(preview: CompactionPreview): string {
   const count = preview.summaries.length;
   const lines = [
-    `<!-- Proposed compaction: ${count} ${count === 1 ? 'summary' : 'summaries'}, ${n(preview.tokensBefore)} → ${n(preview.tokensAfter)} tokens. Apply writes exactly the text under each marker (edit it here or in the sidebar); keep the marker lines. -->`,
+    `<!-- Proposed compaction: ${count} ${count === 1 ? 'summary' : 'summaries'}, ${n(preview.tokensBefore)} → ${n(preview.tokensAfter)} tokens. This document is read-only: it shows exactly what Apply writes under each marker. Edit the summaries in the ContextKeeper sidebar; this view follows the edits. -->`,
     ...preview.steps.map((s) => `<!-- also: ${s.replace(/-->/g, '—>')} -->`),
     '',
   ];
