@@ -261,12 +261,15 @@ try {
 
   await check('export transcript', async () => {
     await wb.runCommand('ContextKeeper: Export Transcript');
-    // The save dialog proposes context-keeper-<session>.json in the workspace: accept it.
+    // The save dialog proposes context-keeper-<session>.json in the home folder, outside the workspace: accept it.
     const proposed = await wb.answerFileDialog(undefined, { accept: true });
     expect(/context-keeper-.+\.json$/.test(proposed), `unexpected proposed file ${proposed}`);
+    expect(!proposed.startsWith(env('WORKSPACE')), `the export is proposed inside the workspace: ${proposed}`);
     await wb.waitToast('exported');
-    const target = path.join(env('WORKSPACE'), path.basename(proposed));
-    const exported = JSON.parse(fs.readFileSync(target, 'utf8'));
+    const toast = wb.toast('exported');
+    for (const action of ['Open', 'Reveal'])
+      expect((await toast.getByRole('button', { name: action }).count()) > 0, `no ${action} on the export toast`);
+    const exported = JSON.parse(fs.readFileSync(proposed, 'utf8'));
     expect(exported.format === 'context-keeper/transcript', `unexpected format ${exported.format}`);
     expect(exported.checkpoints.length > 0, 'no checkpoints in the export');
     await wb.clearToasts();
