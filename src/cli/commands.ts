@@ -8,6 +8,7 @@ import type { BudgetConfig, Checkpoint, ContextItem, Summarizer } from '../compa
 import type { CompactionResult } from '../compaction/outcome';
 import { toMessages } from '../compaction/context';
 import { describeCoverage, unreadByModel } from '../compaction/summary/coverage';
+import { scorecardLeftOut, scorecardLine } from '../compaction/retention/scorecard';
 import { compact } from '../compaction/rewrite/compactor';
 import { keepMessageActions } from '../compaction/summary/ledger/actions';
 import { describeAnchored, describeCompaction } from '../compaction/outcome-text';
@@ -164,6 +165,7 @@ function checkpointJson(c: Checkpoint) {
       : {}),
     ...(c.summarizerModel ? { summarizerModel: c.summarizerModel } : {}),
     ...(c.usage ? { usage: c.usage } : {}),
+    ...(c.retention ? { retention: { ...c.retention, text: scorecardLine(c.retention) } } : {}),
   };
 }
 
@@ -265,10 +267,7 @@ export async function compactCommand(
       ? `compacted: ${result.tokensBefore} → ${result.tokensAfter} tokens`
       : `nothing changed: ${describeCompaction(status)}`,
   );
-  for (const c of result.checkpoints)
-    out(
-      `  checkpoint ${c.id} ${c.strategy} (${c.trigger}): ${c.replacedIds.length} messages, ${c.tokensBefore} → ${c.tokensAfter} tokens${c.coverage ? `; ${describeCoverage(c.coverage)}` : ''}${c.usage?.calls ? `; ${c.usage.calls} model call${c.usage.calls === 1 ? '' : 's'}` : ''}`,
-    );
+  for (const c of result.checkpoints) printCheckpoint(c, out);
   if (s.importCheckpoints.length)
     out(`  (${s.importCheckpoints.length} compaction(s) recorded in the file became import checkpoints)`);
   printWarnings(s, encodingNote, note);
@@ -282,6 +281,14 @@ export async function compactCommand(
     );
   if (violations.length) out(`invariant violations: ${violations.length}; first: ${violations[0].message}`);
   if (o.out && status.kind !== 'summarizer-failed') out(`wrote ${o.out}`);
+}
+
+/** One checkpoint of `compact`'s printed result: its figures, then its scorecard and what it left out by name. */
+function printCheckpoint(c: Checkpoint, out: Out): void {
+  out(
+    `  checkpoint ${c.id} ${c.strategy} (${c.trigger}): ${c.replacedIds.length} messages, ${c.tokensBefore} → ${c.tokensAfter} tokens${c.coverage ? `; ${describeCoverage(c.coverage)}` : ''}${c.usage?.calls ? `; ${c.usage.calls} model call${c.usage.calls === 1 ? '' : 's'}` : ''}`,
+  );
+  if (c.retention) for (const l of [scorecardLine(c.retention), ...scorecardLeftOut(c.retention)]) out(`    ${l}`);
 }
 
 /** The JSON written by `compact --out` and `replay --out`: the context an agent would be sent. */

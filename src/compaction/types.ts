@@ -160,6 +160,48 @@ export interface Checkpoint {
   requests?: { whole: number; shortened: number; omitted: number; missingFromModel?: number };
   /** Files re-attached after the summary (live sessions), with their tokens. */
   attachedFiles?: Array<{ path: string; tokens: number }>;
+  /**
+   * What the text it wrote keeps of the span it replaced, by the quality benchmark's rules; absent on
+   * checkpoints saved before it existed, on imported ones and where the span held nothing to score.
+   */
+  retention?: RetentionScorecard;
+}
+
+/**
+ * What a compaction kept of the span it replaced (see `retention/scorecard.ts`): counts of the span's
+ * gold sets by the quality benchmark's rules, and what was left out by name.
+ */
+export interface RetentionScorecard {
+  /**
+   * Typed requests of the span: `whole` (verbatim), `shortened` (some run of 8 words, or a short
+   * request's words in order, still there), `leftOut` (nothing of it). whole + shortened + leftOut = total.
+   */
+  requests: { total: number; whole: number; shortened: number; leftOut: number };
+  /** Files created, edited, moved or deleted in the span, and how many of them the text names. */
+  filesChanged: { total: number; named: number };
+  /** Files only read in the span, and how many the text names. */
+  filesRead: { total: number; named: number };
+  /**
+   * Failures of the span's tool calls: `open` at the end of the span and how many of those the text
+   * still names (`openNamed`); `resolved` later in the span and how many the text presents as open
+   * or failing (`shownOpen`, which should be 0).
+   */
+  errors: { open: number; openNamed: number; resolved: number; shownOpen: number };
+  /** Commands of the span that never failed, shown as failing by the text (should be 0). */
+  neverFailedShownFailing: number;
+  /** Names of the code the agent worked with (functions, classes, services) and how many the text keeps. */
+  identifiers: { total: number; kept: number };
+  /** What was left out, by name: at most 8 of each kind (`SCORECARD_NAMES`), in span order. */
+  missing: {
+    /** Requests not kept whole, each cut to 80 characters, prefixed `shortened: ` or `left out: `. */
+    requests: string[];
+    filesChanged: string[];
+    /** Command (or `tool path`) of each open error the text no longer names. */
+    openErrors: string[];
+    /** Command of each resolved error the text presents as open. */
+    shownOpen: string[];
+    identifiers: string[];
+  };
 }
 
 /** Token counts of the active context by category, in tokens. */

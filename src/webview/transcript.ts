@@ -166,12 +166,27 @@ function divider(ui: Ui, c: CompactionView): TemplateResult {
         <span class="headline" data-test="divider-text">${compactionHeadline(c)}</span>
         <time datetime=${c.time}>${localTime(c.time)}</time
         >${c.restored ? html` <span class="badge">restored</span>` : nothing}
+        ${
+          c.retention
+            ? html`<span class="retention-line" data-test="divider-retention" title=${c.retention.details.join('\n')}
+                >${c.retention.line}</span
+              >`
+            : nothing
+        }
       </summary>
       ${
         opened
           ? detail
             ? html`<div class="divider-body">
                 ${c.focus ? html`<p class="meta">Focus: ${c.focus}</p>` : nothing}
+                ${
+                  c.retention
+                    ? html`<h3>What this compaction kept</h3>
+                        <ul class="retention-details" data-test="divider-retention-details">
+                          ${c.retention.details.map((l) => html`<li>${l}</li>`)}
+                        </ul>`
+                    : nothing
+                }
                 <h3>Summary</h3>
                 <pre class="summary-text" data-test="divider-summary">${detail.summary}</pre>
                 ${

@@ -131,7 +131,8 @@ test(
             'tokensAfter',
             'summary',
           ]);
-          for (const k of keys.slice(7)) assert.ok(['coverage', 'summarizerModel', 'usage'].includes(k), k);
+          for (const k of keys.slice(7))
+            assert.ok(['coverage', 'summarizerModel', 'usage', 'retention'].includes(k), k);
           if (c.trigger !== 'import' && (c.strategy === 'summary' || c.strategy === 'extractive')) {
             // Every replaced message is covered by the summary (a recorded agent's own summary has no coverage of ours).
             assert.equal(c.coverage.messages, c.replacedIds.length);

@@ -83,6 +83,24 @@ test("the checkpoint record shows what the summary kept of the typed requests, a
   assert.match(summary, /## Requests, verbatim \(oldest first; the user's own words\)\n- /);
 });
 
+test('the checkpoint record shows its scorecard: what the summary kept of the span, and what it left out by name', () => {
+  const card = checkpoint.retention;
+  assert.ok(card, 'the compaction scored its summary');
+  const lines = render(checkpoint.id, 'checkpoint').split('\n');
+  const at = lines.indexOf('## What this compaction kept');
+  assert.ok(at > 0 && at < lines.indexOf('## Summary'), 'the scorecard comes before the summary');
+  assert.equal(
+    lines[at + 2],
+    `- Typed requests: ${card.requests.total} (${card.requests.whole} kept whole, 0 shortened, 0 left out)`,
+  );
+  assert.equal(lines[at + 4], `- Files read: ${card.filesRead.named} of ${card.filesRead.total} named`);
+  // The stub's one-line summary leaves names of the code the agent worked with out: listed by name.
+  assert.ok(card.identifiers.kept < card.identifiers.total);
+  const names = lines.find((l) => l.startsWith('- Identifiers left out: '));
+  assert.ok(names, lines.slice(at, at + 12).join('\n'));
+  assert.ok(names.includes(`\`${card.missing.identifiers[0]}\``), 'names are shown as code');
+});
+
 test('the replaced span has one section per replaced message; the summary side shows what stands in its place', () => {
   const replaced = render(checkpoint.id, 'replaced');
   const headings = replaced.split('\n').filter((l) => l.startsWith('### '));
@@ -142,8 +160,10 @@ test('headings inside verbatim requests and messages stay text; summary headings
     '## Task state\nparser fixed\n## Requests, verbatim (oldest first)\n- # Waterfront project\n  ## Error Message\n  ```\n  # a shell comment\n  ```\n- plain';
   const doc = renderCheckpoint({ ...checkpoint, summary });
   const headings = doc.split('\n').filter((line) => /^#{1,6}\s/.test(line));
+  // The scorecard's section (this compaction has one) adds its heading and no other.
   assert.deepEqual(headings, [
     `# Checkpoint ${checkpoint.id}`,
+    '## What this compaction kept',
     '## Summary',
     '### Task state',
     '### Requests, verbatim (oldest first)',
@@ -224,6 +244,7 @@ test('a quoted line of dashes or equals signs under a text line never becomes a 
   const doc = renderCheckpoint({ ...checkpoint, summary, focus: 'the build\n# and its log' });
   assert.deepEqual(outline(doc), [
     `# Checkpoint ${checkpoint.id}`,
+    '## What this compaction kept',
     '## Summary',
     '### Task state',
     '### Requests, verbatim (oldest first)',
@@ -233,7 +254,7 @@ test('a quoted line of dashes or equals signs under a text line never becomes a 
   assert.match(doc, /^\| Focus \| the build # and its log \|$/m, 'a line break in a value stays inside its cell');
   // The model's own summary text: an underline would make a heading beside "Summary".
   const model = renderCheckpoint({ ...checkpoint, summary: 'Progress\n---\n\n---\nnext steps' });
-  assert.deepEqual(outline(model), [`# Checkpoint ${checkpoint.id}`, '## Summary']);
+  assert.deepEqual(outline(model), [`# Checkpoint ${checkpoint.id}`, '## What this compaction kept', '## Summary']);
   assert.match(model, /^\n?---$/m, 'a dash line after a blank line (a rule, not a heading) is left as it is');
 });
 

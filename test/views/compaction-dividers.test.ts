@@ -1,7 +1,7 @@
 /** Placement and grouping of compaction dividers, and the session list's records. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ContextItem, Entry } from '../../src/compaction/types';
+import type { ContextItem, Entry, RetentionScorecard } from '../../src/compaction/types';
 import { latestRunPeak, placeCompactions } from '../../src/views/sidebar/compaction-dividers';
 import { SessionList } from '../../src/views/session-list';
 import type { CheckpointRecord } from '../../src/service/records';
@@ -201,4 +201,34 @@ test('the peak of the latest run is the largest "before" over its checkpoints, n
   ];
   assert.deepEqual(latestRunPeak(manualAfter), { tokens: 4_600, time: at(30) });
   assert.equal(latestRunPeak([]), undefined);
+});
+
+test("a divider carries its checkpoints' scorecards as one: a line for the divider, details with the names left out", () => {
+  const card = (changed: number, named: number, missing: string[]): RetentionScorecard => ({
+    requests: { total: 1, whole: 1, shortened: 0, leftOut: 0 },
+    filesChanged: { total: changed, named },
+    filesRead: { total: 0, named: 0 },
+    errors: { open: 0, openNamed: 0, resolved: 0, shownOpen: 0 },
+    neverFailedShownFailing: 0,
+    identifiers: { total: 0, kept: 0 },
+    missing: { requests: [], filesChanged: missing, openErrors: [], shownOpen: [], identifiers: [] },
+  });
+  const placed = placeCompactions(
+    [
+      checkpoint('cp1', 3, ['e0'], [item('summary', ['e0'])], { retention: card(2, 1, ['src/a.ts']) }),
+      checkpoint('cp2', 3, ['e1'], [item('summary', ['e1'])], { retention: card(1, 0, ['src/b.ts']) }),
+      // Saved before scorecards existed: no line.
+      checkpoint('cp3', 5, ['e4'], [item('summary', ['e4'])]),
+    ],
+    order,
+    entries,
+    lines,
+    undefined,
+  );
+  assert.equal(placed.compactions.length, 2);
+  const [run, old] = placed.compactions;
+  assert.deepEqual(run.checkpointIds, ['cp1', 'cp2']);
+  assert.equal(run.retention?.line, 'kept: requests 2/2 whole, files changed 1/3 named');
+  assert.ok(run.retention?.details.includes('Files changed not named: src/a.ts; src/b.ts'));
+  assert.equal(old.retention, undefined);
 });

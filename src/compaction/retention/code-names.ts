@@ -5,7 +5,7 @@
  * not what the agent used. Rules written for measurement; no code shared with the summary writer. Pure.
  */
 import { contentText } from '../text';
-import { agentCalls, argStrings, type RetentionEntry } from './calls';
+import { agentCalls, argStrings, type AgentCall, type RetentionEntry } from './calls';
 
 const KEYWORDS = new Set(
   'abstract await async break case catch class const constructor continue debugger default delete else enum export extends false finally for from function if implements import in instanceof interface let new null package private protected public return static super switch this throw true try type typeof undefined var void while with yield def elif except lambda nonlocal pass raise self None True False print len range list dict str int float bool tuple set open super isinstance require console module exports process Promise Object Array String Number Boolean Error Date Math JSON Map Set RegExp Symbol setTimeout setInterval clearTimeout parseInt parseFloat then catch finally resolve reject push pop map filter reduce forEach join split slice splice includes indexOf length keys values entries assign stringify parse toString log warn error info debug test describe expect it beforeEach afterEach'.split(
@@ -59,16 +59,24 @@ export function namesInText(text: string, into: Set<string> = new Set()): Set<st
 
 /**
  * Code names referenced in messages `from` ≤ index < `to`: from the assistant's text and from every
- * string argument of its tool calls (see {@link namesInText}), in first-seen order.
+ * string argument of its tool calls (see {@link namesInText}), in first-seen order. `calls`:
+ * `agentCalls(entries)` when the caller has read them already.
  */
-export function codeNames(entries: readonly RetentionEntry[], from = 0, to = entries.length): string[] {
+export function codeNames(
+  entries: readonly RetentionEntry[],
+  from = 0,
+  to = entries.length,
+  calls: readonly AgentCall[] = agentCalls(entries),
+): string[] {
   const names = new Set<string>();
   for (let i = Math.max(0, from); i < Math.min(to, entries.length); i++) {
     const m = entries[i].message;
     if (m.role === 'assistant') namesInText(contentText(m), names);
   }
-  for (const c of agentCalls(entries)) {
-    if (c.index < from || c.index >= to) continue;
+  for (const c of calls) {
+    // A call written in the assistant's text (SWE-agent actions, Aider edit blocks: no call id) was
+    // read with that text above: its arguments are parts of it.
+    if (c.index < from || c.index >= to || c.callId === undefined) continue;
     for (const s of argStrings(c.args)) namesInText(s, names);
   }
   return [...names];

@@ -65,6 +65,26 @@ const CHECK =
 
 /** Whether the call failed: the recorded flag, else a failure line at the head of a command's result. */
 function failedCall(c: AgentCall): boolean {
+  let failed = failedOf.get(c);
+  if (failed === undefined) failedOf.set(c, (failed = readFailed(c)));
+  return failed;
+}
+
+/** Each call's {@link failedCall} and command key, read once (a read call never changes). */
+const failedOf = new WeakMap<AgentCall, boolean>();
+const keyOf = new WeakMap<AgentCall, string | null>();
+
+/** {@link commandKey} of the call's command; undefined when it runs none. */
+function callKey(c: AgentCall): string | undefined {
+  let key = keyOf.get(c);
+  if (key === undefined) {
+    const cmd = commandOf(c);
+    keyOf.set(c, (key = cmd === undefined ? null : commandKey(cmd)));
+  }
+  return key ?? undefined;
+}
+
+function readFailed(c: AgentCall): boolean {
   if (c.failed !== undefined) return c.failed;
   if (c.result === undefined || commandOf(c) === undefined) return false;
   // No recorded status (SWE-agent, Aider): the output's first lines decide.
@@ -102,14 +122,16 @@ function signatureOf(c: AgentCall): Omit<ErrorSignature, 'state'> {
  * - a file it names was edited later and a check command (test, build, lint, run) then succeeded; or
  * - for a failed edit or read, the same tool later succeeded on the same file.
  * Otherwise it is open. Several failures of the same command give one signature (the latest).
+ * `all`: `agentCalls(entries)` when the caller has read them already.
  */
 export function errorSignatures(
   entries: readonly RetentionEntry[],
   from: number,
   to: number,
   point: number = to,
+  all: readonly AgentCall[] = agentCalls(entries),
 ): ErrorSignature[] {
-  const calls = agentCalls(entries).filter((c) => c.index < point);
+  const calls = all.filter((c) => c.index < point);
   const byKey = new Map<string, ErrorSignature>();
   calls.forEach((c, k) => {
     if (c.index < from || c.index >= to || !failedCall(c)) return;
@@ -117,10 +139,7 @@ export function errorSignatures(
     const later = calls.slice(k + 1);
     let resolved: Pick<ErrorSignature, 'resolvedAt' | 'resolvedBy'> | undefined;
     if (sig.tool === 'command') {
-      const same = later.find((l) => {
-        const cmd = commandOf(l);
-        return cmd !== undefined && commandKey(cmd) === sig.key && !failedCall(l);
-      });
+      const same = later.find((l) => callKey(l) === sig.key && !failedCall(l));
       if (same) resolved = { resolvedAt: same.index, resolvedBy: 'same command succeeded' };
       else {
         const edit = later.find((l) =>
@@ -160,21 +179,22 @@ export function samePath(a: string, b: string): boolean {
 
 /**
  * Commands run in messages `from` ≤ index < `to` that never failed there or later before `point`
- * (by {@link commandKey}): a summary that shows one as failing is wrong.
+ * (by {@link commandKey}): a summary that shows one as failing is wrong. `all`: `agentCalls(entries)`
+ * when the caller has read them already.
  */
 export function neverFailedCommands(
   entries: readonly RetentionEntry[],
   from: number,
   to: number,
   point: number = to,
+  all: readonly AgentCall[] = agentCalls(entries),
 ): string[] {
-  const calls = agentCalls(entries).filter((c) => c.index < point);
+  const calls = all.filter((c) => c.index < point);
   const ran = new Set<string>();
   const failed = new Set<string>();
   for (const c of calls) {
-    const cmd = commandOf(c);
-    if (cmd === undefined) continue;
-    const key = commandKey(cmd);
+    const key = callKey(c);
+    if (key === undefined) continue;
     if (failedCall(c)) failed.add(key);
     else if (c.index >= from && c.index < to) ran.add(key);
   }

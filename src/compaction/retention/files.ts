@@ -54,6 +54,16 @@ const READS = /^(read|read_file|view|view_file|open|cat|notebookread|open_file)$
  *   `cat`/`head`/`tail`/`sed -n` reads.
  */
 export function fileTouches(call: AgentCall): FileTouch[] {
+  // Read once per call: the error rules look at every later call's files for each failure.
+  let touches = touchesOf.get(call);
+  if (!touches) touchesOf.set(call, (touches = readTouches(call)));
+  return touches;
+}
+
+/** The files of each call already read (a call's name and arguments never change once read). */
+const touchesOf = new WeakMap<AgentCall, FileTouch[]>();
+
+function readTouches(call: AgentCall): FileTouch[] {
   const at = (e: ShellEffect): FileTouch => ({ ...e, index: call.index, tool: call.name });
   const a = call.args;
   const p = pathArg(a);
@@ -89,9 +99,15 @@ export interface SpanFiles {
 /**
  * Files modified and read by the calls of messages `from` ≤ index < `to` of `entries`.
  * A path is keyed by {@link pathKey}; when the same file is named relative and absolute, both appear.
+ * `calls`: `agentCalls(entries)` when the caller has read them already.
  */
-export function spanFiles(entries: readonly RetentionEntry[], from = 0, to = entries.length): SpanFiles {
-  return filesOfCalls(agentCalls(entries).filter((c) => c.index >= from && c.index < to));
+export function spanFiles(
+  entries: readonly RetentionEntry[],
+  from = 0,
+  to = entries.length,
+  calls: readonly AgentCall[] = agentCalls(entries),
+): SpanFiles {
+  return filesOfCalls(calls.filter((c) => c.index >= from && c.index < to));
 }
 
 /** {@link spanFiles} over calls already read. */

@@ -8,7 +8,7 @@
  * - error signatures, open or resolved at a point, and commands that never failed (errors.ts);
  * - names of the code the agent worked with (code-names.ts).
  */
-import type { RetentionEntry } from './calls';
+import { agentCalls, type RetentionEntry } from './calls';
 import { codeNames } from './code-names';
 import { errorSignatures, neverFailedCommands, type ErrorSignature } from './errors';
 import { spanFiles } from './files';
@@ -45,14 +45,16 @@ export function retentionGold(
   point: number = to,
 ): RetentionGold {
   const typed = typedRequests(entries, from, to);
-  const files = spanFiles(entries, from, to);
+  // The agent's calls are read once for every set.
+  const calls = agentCalls(entries);
+  const files = spanFiles(entries, from, to, calls);
   return {
     typed,
     constraints: [...new Set(typed.flatMap((t) => constraintSentences(t.text)))],
     modified: [...files.modified].map(([path, action]) => ({ path, action })),
     read: files.read,
-    errors: errorSignatures(entries, from, to, point),
-    neverFailed: neverFailedCommands(entries, from, to, point),
-    codeNames: codeNames(entries, from, to),
+    errors: errorSignatures(entries, from, to, point, calls),
+    neverFailed: neverFailedCommands(entries, from, to, point, calls),
+    codeNames: codeNames(entries, from, to, calls),
   };
 }

@@ -41,6 +41,7 @@ import {
   noteReplaced,
   type PreparedCompaction,
 } from './commit';
+import { retentionScorecard } from '../retention/scorecard';
 
 import { callOf, collapseItem } from './collapse';
 import { applyCheckpoint, newId } from '../context';
@@ -305,6 +306,13 @@ function finishRun(run: TierRun, startedAt: number): PreparedCompaction | Compac
   if ('status' in trial) return trial;
   if (run.auto && !run.overBudget && trial.tokensAfter >= th.triggerTokens)
     return cannotReach(run.input, before, trial.tokensAfter);
+  // Each checkpoint's scorecard, kept on the prepared checkpoint and on its applied copy.
+  checkpoints.forEach((cp, k) => {
+    const card = retentionScorecard(cp);
+    if (!card) return;
+    cp.retention = card;
+    trial.checkpoints[k].retention = card;
+  });
   prepared.tokensAfter = trial.tokensAfter;
   prepared.targetTokens = th.targetTokens;
   if (trial.tokensAfter > th.targetTokens) {

@@ -5,6 +5,7 @@
 import type { Checkpoint } from '../../compaction/types';
 import { summaryHeader } from '../../compaction/rewrite/compactor';
 import { describeCoverage } from '../../compaction/summary/coverage';
+import { retentionScorecard } from '../../compaction/retention/scorecard';
 import type { PreparedCompaction } from '../../compaction/rewrite/commit';
 import type { CompactionPreview, PreviewSummary } from '../records';
 
@@ -67,7 +68,10 @@ export function withEditedSummaries(
         ? { ...item, message: { role: 'user' as const, content: `${summaryHeader(item.covers.length)}\n\n${text}` } }
         : item,
     );
-    return { ...cp, summary: text, inserted };
+    // The scorecard judges the text the user wrote, not the one that was proposed.
+    const { retention: _proposed, ...rest } = cp;
+    const retention = retentionScorecard({ replaced: cp.replaced, inserted });
+    return { ...rest, summary: text, inserted, ...(retention ? { retention } : {}) };
   });
   return { ...prepared, checkpoints };
 }

@@ -17,6 +17,7 @@ import { escapeHeadings, nestSummary } from './summary-markdown';
 import type { CheckpointRecord } from '../../service/records';
 import { formatTokens, formatTokensFull } from '../../format/tokens';
 import { formatClock, formatDateTime } from '../../format/display';
+import { scorecardDetails } from '../../compaction/retention/scorecard';
 
 /** The URI scheme of checkpoint documents. */
 export const CHECKPOINT_SCHEME = 'contextkeeper-checkpoint';
@@ -88,6 +89,11 @@ export function renderItems(items: readonly ContextItem[]): string {
   return out.join('\n');
 }
 
+/** A name as inline code (a backtick in it would end the span: shown as a quote). */
+function codeSpan(name: string): string {
+  return `\`${name.replace(/`/g, "'")}\``;
+}
+
 /** Renders a checkpoint record with its summary. */
 export function renderCheckpoint(checkpoint: CheckpointRecord): string {
   const rows: Array<[string, string]> = [
@@ -133,6 +139,11 @@ export function renderCheckpoint(checkpoint: CheckpointRecord): string {
   const attached = files.length
     ? ['', '## Files re-attached after the summary', '', ...files.map((f) => `- \`${f.path}\` (${f.tokens} tokens)`)]
     : [];
+  // The scorecard: what the written text keeps of the span, by the quality benchmark's rules.
+  const card = checkpoint.retention;
+  const kept = card
+    ? ['', '## What this compaction kept', '', ...scorecardDetails(card, codeSpan).map((l) => `- ${l}`)]
+    : [];
   return [
     `# Checkpoint ${checkpoint.id}`,
     '',
@@ -141,6 +152,7 @@ export function renderCheckpoint(checkpoint: CheckpointRecord): string {
     // A cell is one line: a line break in a value (a typed focus) would end the table and start text.
     ...rows.map(([key, value]) => `| ${key} | ${value.replace(/\|/g, '\\|').replace(/\s*\r?\n\s*/g, ' ')} |`),
     // No empty section: a checkpoint that only collapsed or dropped messages has no summary text.
+    ...kept,
     ...(checkpoint.summary.trim() ? ['', '## Summary', '', nestSummary(checkpoint.summary)] : []),
     ...attached,
     '',

@@ -13,6 +13,7 @@ import type { CompactedAs, CompactionView } from '../../webview/shared/protocol'
 import type { CheckpointRecord } from '../../service/records';
 import type { BudgetSnapshot } from '../../service/meter/budget-types';
 import { describeCoverage, unreadByModel } from '../../compaction/summary/coverage';
+import { mergeScorecards, scorecardDetails, scorecardLine } from '../../compaction/retention/scorecard';
 
 /** Checkpoints of one run are applied within this many milliseconds of each other. */
 export const GROUP_WINDOW_MS = 60_000;
@@ -134,7 +135,18 @@ export function placeCompactions(
       if (item.kind !== 'raw')
         for (const id of item.covers) if (compactedBy.get(id) === view.id) compactedAs.set(id, HELD_AS[item.kind]);
   }
-  return { compactions, compactedBy, compactedAs };
+  return { compactions: withScorecards(compactions, checkpoints), compactedBy, compactedAs };
+}
+
+/** `compactions`, each with its retention scorecard: its checkpoints' scorecards as one, in a line and in detail. */
+function withScorecards(compactions: CompactionView[], checkpoints: readonly CheckpointRecord[]): CompactionView[] {
+  const byId = new Map(checkpoints.map((c) => [c.id, c]));
+  for (const view of compactions) {
+    const card = mergeScorecards(view.checkpointIds.map((id) => byId.get(id)?.retention));
+    const line = card && scorecardLine(card);
+    if (card && line) view.retention = { line, details: scorecardDetails(card) };
+  }
+  return compactions;
 }
 
 /**

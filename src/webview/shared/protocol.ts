@@ -143,6 +143,11 @@ export interface CompactionView {
   restored?: boolean;
   /** Files re-attached after the summary (current contents from the workspace), with their tokens. */
   attachedFiles?: Array<{ path: string; tokens: number }>;
+  /**
+   * What the group's summaries kept of the span they replaced (its retention scorecard): `line` in
+   * one line for the divider, `details` one line each (counts, then what was left out by name).
+   */
+  retention?: { line: string; details: string[] };
 }
 
 /** How a compaction holds a replaced message: inside a summary, as a one-line record, or clipped. */

@@ -1,0 +1,237 @@
+/**
+ * Presence rules: whether an item of a gold set (a typed message, a path, a name, an error) is still
+ * in a text, and whether the text presents a resolved error as open. The quality benchmark scores a
+ * whole context with them and a checkpoint's scorecard scores the text a compaction wrote, so both
+ * judge by the same rules. Written for measurement: no code shared with the summary writer. Pure.
+ */
+import { commandKey, type ErrorSignature } from './errors';
+
+/** Unicode NFC, whitespace runs collapsed to one space, trimmed. */
+export function normalize(text: string): string {
+  return text.normalize('NFC').replace(/\s+/g, ' ').trim();
+}
+
+const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
+
+/**
+ * Words of `text`, lower-cased: ICU word segments that contain a letter or digit (so Japanese and
+ * Chinese are split into dictionary words, not whole sentences; punctuation and markup are not
+ * words).
+ */
+export function words(text: string): string[] {
+  const out: string[] = [];
+  for (const piece of pieces(text.normalize('NFC'))) {
+    for (const s of segmenter.segment(piece)) if (s.isWordLike) out.push(s.segment.toLowerCase());
+  }
+  return out;
+}
+
+/**
+ * Lines of `text`, long ones cut at a space before 2,000 characters. ICU's segmenter slows down
+ * badly on long inputs; no word spans a line break or a space, so the words are the same.
+ */
+function* pieces(text: string): Generator<string> {
+  for (let line of text.split('\n')) {
+    while (line.length > 2000) {
+      const cut = line.lastIndexOf(' ', 2000);
+      const at = cut > 0 ? cut : 2000;
+      yield line.slice(0, at);
+      line = line.slice(at);
+    }
+    yield line;
+  }
+}
+
+/** Length of the word runs that count as "still there" in the 90%-of-words test. */
+export const RUN = 8;
+
+/**
+ * Index over a text's words: every run of {@link RUN} consecutive words, and the whole word
+ * sequence for short messages. Built once per text.
+ */
+export class WordIndex {
+  private readonly grams = new Set<string>();
+  private readonly joined: string;
+  constructor(text: string) {
+    const w = words(text);
+    for (let i = 0; i + RUN <= w.length; i++) this.grams.add(w.slice(i, i + RUN).join(' '));
+    this.joined = ` ${w.join(' ')} `;
+  }
+  /** True when the word sequence `seq` occurs contiguously in the text. */
+  hasSequence(seq: readonly string[]): boolean {
+    return seq.length === 0 || this.joined.includes(` ${seq.join(' ')} `);
+  }
+  /**
+   * Share (0..1) of `seq`'s words that lie inside some run of {@link RUN} consecutive words found
+   * in the text. A message shortened in the middle keeps its head and tail runs; scattered common
+   * words do not count.
+   */
+  coverage(seq: readonly string[]): number {
+    if (seq.length === 0) return 1;
+    if (seq.length < RUN) return this.hasSequence(seq) ? 1 : 0;
+    const covered = new Uint8Array(seq.length);
+    for (let i = 0; i + RUN <= seq.length; i++) {
+      if (this.grams.has(seq.slice(i, i + RUN).join(' '))) covered.fill(1, i, i + RUN);
+    }
+    let n = 0;
+    for (const c of covered) n += c;
+    return n / seq.length;
+  }
+}
+
+/** How a typed message survived in a text. */
+export type Kept = 'verbatim' | 'words' | 'no';
+
+/**
+ * The benchmark's rule: kept when the normalized message occurs verbatim in the normalized text,
+ * or when at least 90% of its words lie in runs of {@link RUN} words found in the text.
+ */
+export function keptIn(message: string, textNormalized: string, index: WordIndex): Kept {
+  const n = normalize(message);
+  if (n.length > 0 && containsAtWordBounds(textNormalized, n)) return 'verbatim';
+  return index.coverage(words(message)) >= 0.9 ? 'words' : 'no';
+}
+
+const WORD_CHAR = /[\p{L}\p{N}_]/u;
+
+/** True when `needle` occurs in `hay` and is not glued to a letter or digit on either side. */
+export function containsAtWordBounds(hay: string, needle: string): boolean {
+  for (let at = hay.indexOf(needle); at >= 0; at = hay.indexOf(needle, at + 1)) {
+    const before = at > 0 ? hay[at - 1] : ' ';
+    const after = at + needle.length < hay.length ? hay[at + needle.length] : ' ';
+    const glued = (c: string, edge: string) => WORD_CHAR.test(c) && WORD_CHAR.test(edge);
+    if (!glued(before, needle[0]) && !glued(after, needle[needle.length - 1])) return true;
+  }
+  return false;
+}
+
+/** Folder names a summary defines (`$A = /home/u/app/`), expanded in place so `$A/src/x.ts` reads as the full path. */
+export function expandRoots(text: string): string {
+  const roots = [...text.matchAll(/(\$[A-Z]) = ([~/]?[^\s,]*\/)(?=[,\s]|$)/g)].map((m) => ({ name: m[1], dir: m[2] }));
+  let out = text;
+  for (const r of roots) out = out.split(`${r.name}/`).join(r.dir);
+  return out;
+}
+
+/** A text with backslashes turned into forward slashes, as {@link hasPathIn} reads it. */
+export function slashed(text: string): string {
+  return text.replace(/\\\\/g, '/').replace(/\\/g, '/');
+}
+
+/**
+ * Whether the path `p` is named in `slashedText` (see {@link slashed}): its full form, or (for a path
+ * of more than three components) its last three components at a folder boundary, so a summary may
+ * name files relative to the workspace.
+ */
+export function hasPathIn(slashedText: string, p: string): boolean {
+  const k = p.replace(/\\/g, '/').replace(/^\.\//, '').replace(/\/+$/, '');
+  if (slashedText.includes(k)) return true;
+  const parts = k.split('/').filter(Boolean);
+  if (parts.length <= 3) return false;
+  const tail = parts.slice(-3).join('/');
+  for (let at = slashedText.indexOf(tail); at >= 0; at = slashedText.indexOf(tail, at + 1)) {
+    if (at === 0 || /[\s/'"`(:=[]/.test(slashedText[at - 1])) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether an open error is still named in a text: its command key or its failure line (first 40
+ * characters; either at least 8 characters long) occurs there. `normalized` is the text normalized.
+ */
+export function errorNamedIn(e: ErrorSignature, text: string, normalized: string): boolean {
+  return (
+    (e.key.length >= 8 && text.includes(e.key.slice(0, 40))) ||
+    (e.line.length >= 8 && normalized.includes(normalize(e.line).slice(0, 40)))
+  );
+}
+
+/** Cues that a line presents something as still open or failing. */
+const OPEN_CUE =
+  /\b(?:open|unresolved|fail(?:s|ed|ing|ure)?|errors?|broken|next step|resolve|todo|still|pending|blocked)\b|✗|❌/i;
+/** Cues that a line presents it as done. */
+const DONE_CUE = /\b(?:resolved|fixed|pass(?:es|ed)?|now (?:works|succeeds)|succeeded|ok|works)\b|✓|✅/i;
+
+/** Lines of `written` that mention `needle` (case-sensitive, whitespace collapsed); none for a needle under 8 characters. */
+function linesMentioning(lines: readonly string[], needle: string): string[] {
+  return needle.length < 8 ? [] : lines.filter((l) => l.includes(needle));
+}
+
+/**
+ * Lines that name the command `key` as a whole command: not as part of a longer one (`terraform init`
+ * inside `terraform init && terraform plan`, `node -e` inside `npx ts-node -e`).
+ */
+export function linesNamingCommand(lines: readonly string[], key: string): string[] {
+  if (key.length < 8) return [];
+  return lines.filter((l) => {
+    for (let at = l.indexOf(key); at >= 0; at = l.indexOf(key, at + 1)) {
+      const before = l.slice(0, at);
+      const after = l.slice(at + key.length);
+      if (/(?:&&|\|\||\||;)\s*$|[\w./-]$/.test(before)) continue;
+      if (/^\s*(?:&&|\|\||\||;)|^[\w./-]/.test(after)) continue;
+      return true;
+    }
+    return false;
+  });
+}
+
+/** How much of a command or failure line must appear for a line to mention it, in characters. */
+const MENTION = 100;
+
+/** What {@link falseOpens} found. */
+export interface FalseOpens {
+  /** Resolved errors the text presents as open. */
+  falseOpen: number;
+  /** Commands that never failed, shown as failing. */
+  neverFailedShownFailing: number;
+  /** The lines behind the two counts (at most 10), each prefixed with why. */
+  lines: string[];
+  /** The resolved errors counted in `falseOpen`, in order. */
+  resolvedShownOpen: ErrorSignature[];
+}
+
+/**
+ * False-open count of `written` (the text a compaction wrote: its summary) against the errors of the
+ * span: a resolved error whose command key or failure line (first {@link MENTION} characters)
+ * appears on a line with an open cue and no done cue; and a command that never failed appearing on
+ * such a line. Each line is charged to one command at most (the longest key it holds).
+ */
+export function falseOpens(
+  written: string,
+  errors: readonly ErrorSignature[],
+  neverFailed: readonly string[],
+): FalseOpens {
+  const lines = written
+    .split('\n')
+    .map((l) => l.replace(/\s+/g, ' '))
+    .filter((l) => OPEN_CUE.test(l) && !DONE_CUE.test(l));
+  const out: string[] = [];
+  const resolvedShownOpen: ErrorSignature[] = [];
+  for (const e of errors) {
+    if (e.state !== 'resolved') continue;
+    const hits = [
+      ...(e.tool === 'command' ? linesNamingCommand(lines, e.key.slice(0, MENTION)) : linesMentioning(lines, e.key)),
+      ...linesMentioning(lines, e.line.replace(/\s+/g, ' ').slice(0, MENTION)),
+    ];
+    if (hits.length) {
+      resolvedShownOpen.push(e);
+      out.push(`resolved (${e.resolvedBy}): ${hits[0].slice(0, 240)}`);
+    }
+  }
+  let shown = 0;
+  const used = new Set<string>();
+  for (const c of [...neverFailed].sort((a, b) => b.length - a.length)) {
+    const hits = linesNamingCommand(lines, commandKey(c).slice(0, MENTION)).filter((l) => !used.has(l));
+    if (hits.length) {
+      shown++;
+      for (const h of hits) used.add(h);
+      out.push(`never failed: ${hits[0].slice(0, 240)}`);
+    }
+  }
+  return {
+    falseOpen: resolvedShownOpen.length,
+    neverFailedShownFailing: shown,
+    lines: out.slice(0, 10),
+    resolvedShownOpen,
+  };
+}

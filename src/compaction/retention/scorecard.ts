@@ -1,0 +1,244 @@
+/**
+ * A checkpoint's retention scorecard: what the text a compaction wrote keeps of the span it replaced,
+ * by the quality benchmark's gold-set rules (see index.ts) and presence rules (presence.ts), from
+ * nothing but the checkpoint (its replaced and inserted items). Pure; shares no code with the
+ * summary writer, so it judges the writer rather than repeating it.
+ */
+import type { Checkpoint, ContextItem, RetentionScorecard } from '../types';
+import { contentText } from '../text';
+import { recordedToolOutcome } from '../tool-outcomes';
+import { agentCalls, type RetentionEntry } from './calls';
+import { codeNames } from './code-names';
+import { errorSignatures, neverFailedCommands } from './errors';
+import { spanFiles } from './files';
+import { typedRequests } from './requests';
+import {
+  containsAtWordBounds,
+  errorNamedIn,
+  expandRoots,
+  falseOpens,
+  hasPathIn,
+  normalize,
+  slashed,
+  WordIndex,
+  words,
+} from './presence';
+
+/** Most names listed per kind of what was left out (see `RetentionScorecard.missing`). */
+export const SCORECARD_NAMES = 8;
+
+export type { RetentionScorecard };
+
+/** Longest request quoted in a list of what was left out, in characters. */
+const REQUEST_NAME_CHARS = 80;
+
+function pushBounded(list: string[], name: string): void {
+  if (list.length < SCORECARD_NAMES) list.push(name);
+}
+
+function requestName(text: string): string {
+  const n = normalize(text);
+  return n.length > REQUEST_NAME_CHARS ? `${n.slice(0, REQUEST_NAME_CHARS - 1)}…` : n;
+}
+
+/**
+ * The scorecard of `checkpoint`: gold sets from its replaced items (each tool result with its
+ * recorded success flag; an earlier summary in the span is not scored again, except the requests
+ * a recorded agent's summary stands for), errors labelled at the end of the span; presence in the
+ * text of its inserted items. Cost: linear in the span for the gold sets (the benchmark's rules),
+ * plus one word index of the inserted text. Undefined when the span holds nothing to score
+ * (a span of tool results alone, collapsed).
+ */
+export function retentionScorecard(
+  checkpoint: Pick<Checkpoint, 'replaced' | 'inserted'>,
+): RetentionScorecard | undefined {
+  const entries: RetentionEntry[] = [];
+  const carried: string[] = [];
+  for (const it of checkpoint.replaced) {
+    if (it.kind === 'summary') {
+      for (const r of it.requests ?? []) carried.push(r);
+      continue;
+    }
+    const ok = recordedToolOutcome(it.message);
+    entries.push(ok === undefined ? { message: it.message } : { message: it.message, meta: { toolOk: ok } });
+  }
+  const n = entries.length;
+  const typed = [...new Set([...carried, ...typedRequests(entries, 0, n).map((t) => t.text)])];
+  // The agent's calls are read once for every set.
+  const calls = agentCalls(entries);
+  const files = spanFiles(entries, 0, n, calls);
+  const read = files.read;
+  const errors = errorSignatures(entries, 0, n, n, calls);
+  const neverFailed = neverFailedCommands(entries, 0, n, n, calls);
+  const names = codeNames(entries, 0, n, calls);
+  if (typed.length + files.modified.size + read.length + errors.length + names.length === 0) return undefined;
+
+  const text = expandRoots(writtenText(checkpoint.inserted));
+  const normalized = normalize(text);
+  const pathText = slashed(text);
+  const missing: RetentionScorecard['missing'] = {
+    requests: [],
+    filesChanged: [],
+    openErrors: [],
+    shownOpen: [],
+    identifiers: [],
+  };
+
+  const requests = { total: typed.length, whole: 0, shortened: 0, leftOut: 0 };
+  // The word index is built only when a request is not there verbatim (most are, in a summary of ours).
+  let index: WordIndex | undefined;
+  for (const t of typed) {
+    const nt = normalize(t);
+    if (nt && containsAtWordBounds(normalized, nt)) {
+      requests.whole++;
+      continue;
+    }
+    index ??= new WordIndex(text);
+    if (index.coverage(words(t)) > 0) {
+      requests.shortened++;
+      pushBounded(missing.requests, `shortened: ${requestName(t)}`);
+    } else {
+      requests.leftOut++;
+      pushBounded(missing.requests, `left out: ${requestName(t)}`);
+    }
+  }
+
+  let changedNamed = 0;
+  for (const p of files.modified.keys()) {
+    if (hasPathIn(pathText, p)) changedNamed++;
+    else pushBounded(missing.filesChanged, p);
+  }
+  const readNamed = read.filter((p) => hasPathIn(pathText, p)).length;
+
+  const open = errors.filter((e) => e.state === 'open');
+  let openNamed = 0;
+  for (const e of open) {
+    if (errorNamedIn(e, text, normalized)) openNamed++;
+    else pushBounded(missing.openErrors, e.key || e.line);
+  }
+  const fo = falseOpens(text, errors, neverFailed);
+  for (const e of fo.resolvedShownOpen) pushBounded(missing.shownOpen, e.key || e.line);
+
+  const present = new Set(text.match(/[\w$]+/g) ?? []);
+  let kept = 0;
+  for (const name of names) {
+    if (present.has(name)) kept++;
+    else pushBounded(missing.identifiers, name);
+  }
+
+  return {
+    requests,
+    filesChanged: { total: files.modified.size, named: changedNamed },
+    filesRead: { total: read.length, named: readNamed },
+    errors: { open: open.length, openNamed, resolved: errors.length - open.length, shownOpen: fo.falseOpen },
+    neverFailedShownFailing: fo.neverFailedShownFailing,
+    identifiers: { total: names.length, kept },
+    missing,
+  };
+}
+
+/** The text of inserted items as a model reads it: content, then each tool call's name and arguments. */
+function writtenText(items: readonly ContextItem[]): string {
+  const out: string[] = [];
+  for (const it of items) {
+    out.push(contentText(it.message));
+    const calls = (it.message as { tool_calls?: Array<{ function?: { name?: string; arguments?: string } }> })
+      .tool_calls;
+    for (const c of calls ?? []) out.push(c.function?.name ?? '', c.function?.arguments ?? '');
+  }
+  return out.join('\n');
+}
+
+/**
+ * The scorecards of several checkpoints (one compaction run) as one: counts added up, names listed
+ * in order up to {@link SCORECARD_NAMES} per kind. Undefined when none has one.
+ */
+export function mergeScorecards(cards: ReadonlyArray<RetentionScorecard | undefined>): RetentionScorecard | undefined {
+  const present = cards.filter((c): c is RetentionScorecard => c !== undefined);
+  if (present.length <= 1) return present[0];
+  const sum = <T extends Record<string, number>>(pick: (c: RetentionScorecard) => T): T => {
+    const out = { ...pick(present[0]) };
+    for (const c of present.slice(1))
+      for (const k of Object.keys(out)) (out as Record<string, number>)[k] += pick(c)[k];
+    return out;
+  };
+  const names = (pick: (c: RetentionScorecard) => string[]) => present.flatMap(pick).slice(0, SCORECARD_NAMES);
+  return {
+    requests: sum((c) => c.requests),
+    filesChanged: sum((c) => c.filesChanged),
+    filesRead: sum((c) => c.filesRead),
+    errors: sum((c) => c.errors),
+    neverFailedShownFailing: present.reduce((n, c) => n + c.neverFailedShownFailing, 0),
+    identifiers: sum((c) => c.identifiers),
+    missing: {
+      requests: names((c) => c.missing.requests),
+      filesChanged: names((c) => c.missing.filesChanged),
+      openErrors: names((c) => c.missing.openErrors),
+      shownOpen: names((c) => c.missing.shownOpen),
+      identifiers: names((c) => c.missing.identifiers),
+    },
+  };
+}
+
+/**
+ * The scorecard in one line, e.g. "kept: requests 5/6 whole (1 shortened), files changed 4/5 named,
+ * errors 1/2 open named, 0/3 resolved shown as open, identifiers 31/40". Parts with nothing to count
+ * are left out; '' when nothing is counted.
+ */
+export function scorecardLine(c: RetentionScorecard): string {
+  const parts: string[] = [];
+  const r = c.requests;
+  if (r.total)
+    parts.push(
+      `requests ${r.whole}/${r.total} whole${r.shortened ? ` (${r.shortened} shortened)` : ''}${r.leftOut ? `, ${r.leftOut} left out` : ''}`,
+    );
+  if (c.filesChanged.total) parts.push(`files changed ${c.filesChanged.named}/${c.filesChanged.total} named`);
+  if (c.errors.open) parts.push(`open errors ${c.errors.openNamed}/${c.errors.open} named`);
+  if (c.errors.resolved)
+    parts.push(
+      `${c.errors.shownOpen}/${c.errors.resolved} resolved error${c.errors.resolved === 1 ? '' : 's'} shown as open`,
+    );
+  if (c.neverFailedShownFailing)
+    parts.push(`${c.neverFailedShownFailing} command(s) that never failed shown as failing`);
+  if (c.identifiers.total) parts.push(`identifiers ${c.identifiers.kept}/${c.identifiers.total}`);
+  return parts.length ? `kept: ${parts.join(', ')}` : '';
+}
+
+/**
+ * The scorecard's details, one line each: every count in words, then what was left out by name
+ * (the lists are bounded, so a line says how many more there are). `code` quotes a path, command or
+ * identifier (Markdown: backticks); requests are given as they are.
+ */
+export function scorecardDetails(c: RetentionScorecard, code: (name: string) => string = (n) => n): string[] {
+  const out: string[] = [];
+  const r = c.requests;
+  out.push(`Typed requests: ${r.total} (${r.whole} kept whole, ${r.shortened} shortened, ${r.leftOut} left out)`);
+  out.push(`Files changed: ${c.filesChanged.named} of ${c.filesChanged.total} named`);
+  out.push(`Files read: ${c.filesRead.named} of ${c.filesRead.total} named`);
+  out.push(
+    `Errors: ${c.errors.open} open (${c.errors.openNamed} still named), ${c.errors.resolved} resolved (${c.errors.shownOpen} shown as open)`,
+  );
+  if (c.neverFailedShownFailing) out.push(`Commands that never failed shown as failing: ${c.neverFailedShownFailing}`);
+  out.push(`Identifiers: ${c.identifiers.kept} of ${c.identifiers.total} kept`);
+  return [...out, ...scorecardLeftOut(c, code)];
+}
+
+/**
+ * What was left out, by name, one line per kind that has any (e.g. "Files changed not named:
+ * src/a.ts; src/b.ts; and 3 more"); [] when nothing was.
+ */
+export function scorecardLeftOut(c: RetentionScorecard, code: (name: string) => string = (n) => n): string[] {
+  const out: string[] = [];
+  const r = c.requests;
+  const list = (label: string, names: readonly string[], total: number, quote = code) => {
+    if (total <= 0) return;
+    const more = total - names.length;
+    out.push(`${label}: ${names.map(quote).join('; ')}${more > 0 ? `; and ${more} more` : ''}`);
+  };
+  list('Requests not kept whole', c.missing.requests, r.shortened + r.leftOut, (n) => n);
+  list('Files changed not named', c.missing.filesChanged, c.filesChanged.total - c.filesChanged.named);
+  list('Open errors not named', c.missing.openErrors, c.errors.open - c.errors.openNamed);
+  list('Resolved errors shown as open', c.missing.shownOpen, c.errors.shownOpen);
+  list('Identifiers left out', c.missing.identifiers, c.identifiers.total - c.identifiers.kept);
+  return out;
+}
