@@ -284,13 +284,30 @@ function errorCard(ui: Ui, error: ErrorView): TemplateResult {
   </div>`;
 }
 
+/** The texts of the preview card's summary boxes around `target`, in order. */
+function previewTexts(target: EventTarget | null): string[] {
+  const boxes = [...((target as HTMLElement).closest('.preview')?.querySelectorAll('textarea') ?? [])];
+  return boxes.map((b) => b.value);
+}
+
+/** Pending report of the preview's edits: typing is reported once it pauses, not per key. */
+let editTimer: ReturnType<typeof setTimeout> | undefined;
+/** How long typing pauses before the review document is updated, in milliseconds. */
+const EDIT_REPORT_MS = 250;
+
 function previewCard(ui: Ui, preview: PreviewView): TemplateResult {
   const count = preview.summaries.length;
+  // The review document in the editor is read-only and mirrors these boxes: every edit is reported.
+  const edit = (e: Event) => {
+    const texts = previewTexts(e.currentTarget);
+    clearTimeout(editTimer);
+    editTimer = setTimeout(() => {
+      if (texts.length === count) ui.post({ type: 'editPreview', summaries: texts });
+    }, EDIT_REPORT_MS);
+  };
   const apply = (e: Event) => {
-    const boxes = [
-      ...((e.currentTarget as HTMLElement).closest('.preview')?.querySelectorAll('textarea') ?? []),
-    ] as HTMLTextAreaElement[];
-    const texts = boxes.map((b) => b.value);
+    clearTimeout(editTimer);
+    const texts = previewTexts(e.currentTarget);
     const edited = texts.length === count && texts.some((t, k) => t !== preview.summaries[k].summary);
     ui.post({ type: 'applyPreview', summaries: edited ? texts : undefined });
   };
@@ -318,6 +335,7 @@ function previewCard(ui: Ui, preview: PreviewView): TemplateResult {
             aria-label=${`Proposed summary ${k + 1} of ${count} (editable)`}
             rows="8"
             .value=${s.summary}
+            @input=${edit}
           ></textarea>`,
     )}
     <div class="actions">

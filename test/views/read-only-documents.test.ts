@@ -8,7 +8,9 @@ import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { host, resetVscodeFake } from '../support/vscode-fake';
 import { READ_ONLY_SCHEME, ReadOnlyDocuments } from '../../src/views/documents/read-only-documents';
-import { reviewPreview } from '../../src/views/documents/preview-review';
+import { reviewDocumentText, reviewPreview, showPreviewEdits } from '../../src/views/documents/preview-review';
+import { parsePreviewDocument, previewDocument } from '../../src/views/documents/preview-text';
+import type { CompactionPreview } from '../../src/service/records';
 import { registerAgentSessions } from '../../src/views/commands/agent-sessions-commands';
 import type { ContextServiceApi } from '../../src/service/api';
 import { FakeLogChannel } from '../support/vscode-fake/window-parts';
@@ -49,6 +51,61 @@ test('the proposed summary opens read-only and closes when the preview ends', as
   changed.fire(undefined);
   await review;
   assert.equal(documents.provideTextDocumentContent(editor.document.uri), '', 'its text is let go');
+  documents.dispose();
+  changed.dispose();
+});
+
+test('an edit made in the sidebar reaches the proposed-compaction document: it always shows what Apply writes', async () => {
+  resetVscodeFake();
+  const documents = new ReadOnlyDocuments();
+  const changed = new vscode.EventEmitter<unknown>();
+  const summary = (checkpointId: string, text: string) => ({ checkpointId, summary: text, messages: 12 });
+  let preview: CompactionPreview | undefined = {
+    summaries: [summary('cp-1', 'The agent read the parser.'), summary('cp-2', 'The agent fixed the tests.')],
+    steps: [],
+    replaced: [],
+    replacedIds: [],
+    tokensBefore: 26_000,
+    tokensAfter: 3_300,
+    summarizerModel: 'qwen2.5-coder:7b',
+  };
+  const service = {
+    onDidChangePreview: changed.event,
+    getPreview: () => preview,
+    discardPreview: () => undefined,
+  } as unknown as ContextServiceApi;
+  const fired: string[] = [];
+  const subscription = documents.onDidChange((uri) => fired.push(uri.toString()));
+  const review = reviewPreview(service, previewDocument(preview), {
+    log: new FakeLogChannel('test'),
+    readOnly: documents,
+  });
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  const [editor] = vscode.window.visibleTextEditors;
+  assert.match(
+    editor.document.getText(),
+    /This document is read-only.*Edit the summaries in the ContextKeeper sidebar/,
+  );
+
+  showPreviewEdits(['The agent read the parser.', 'The agent fixed the tests; CI is green.']);
+  assert.deepEqual(fired, [editor.document.uri.toString()], 'the editor is told its text changed');
+  const shown = documents.provideTextDocumentContent(editor.document.uri);
+  assert.deepEqual(parsePreviewDocument(shown, 2), [
+    'The agent read the parser.',
+    'The agent fixed the tests; CI is green.',
+  ]);
+  assert.equal(reviewDocumentText(), shown, "the editor's Apply reads the text shown");
+
+  showPreviewEdits(['only one text']);
+  assert.equal(fired.length, 1, 'texts that do not match the summaries one for one change nothing');
+
+  preview = undefined;
+  changed.fire(undefined);
+  await review;
+  showPreviewEdits(['late', 'edit']);
+  assert.equal(fired.length, 1, 'nothing is shown once the review ended');
+  assert.equal(reviewDocumentText(), undefined);
+  subscription.dispose();
   documents.dispose();
   changed.dispose();
 });

@@ -136,6 +136,20 @@ test('a malformed message is dropped and logged, and runs no command', () => {
   p.dispose();
 });
 
+test('an edit of the proposed summaries is passed on as typed, with no command run', async () => {
+  const p = provider();
+  const edits: Array<readonly string[]> = [];
+  const subscription = p.onDidEditPreview((texts) => edits.push(texts));
+  const { view, send } = fakeView();
+  resolve(p, view);
+  send({ type: 'editPreview', summaries: ['The agent fixed the parser.', 'second'] });
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(edits, [['The agent fixed the parser.', 'second']]);
+  assert.deepEqual(host.executed, []);
+  subscription.dispose();
+  p.dispose();
+});
+
 test('each user action runs its command with the arguments taken from the message', async () => {
   const calls: Array<[string, unknown[]]> = [];
   for (const id of [...Object.values(Commands), 'workbench.action.openSettings'])

@@ -9,12 +9,27 @@ import * as vscode from 'vscode';
 import { DisposableStore } from '../../lifecycle/disposables';
 import type { ContextServiceApi } from '../../service/api';
 import type { ReadOnlyDocuments } from './read-only-documents';
+import { previewDocument } from './preview-text';
 
-let reviewDocument: vscode.TextDocument | undefined;
+/** The open review: its document, where its text is served, and the preview it shows. */
+let review: { document: vscode.TextDocument; readOnly: ReadOnlyDocuments; service: ContextServiceApi } | undefined;
 
-/** The text of the open review document, if a review is open. */
+/** The text of the open review document as it is shown now (the sidebar's edits included), if a review is open. */
 export function reviewDocumentText(): string | undefined {
-  return reviewDocument && !reviewDocument.isClosed ? reviewDocument.getText() : undefined;
+  if (!review || review.document.isClosed) return undefined;
+  return review.readOnly.provideTextDocumentContent(review.document.uri);
+}
+
+/**
+ * Shows the sidebar's edits of the proposed summaries (`texts`, one per summary, in order) in the
+ * review document, so it always holds what Apply writes. Nothing when no review is open or the
+ * texts do not match the preview's summaries one for one.
+ */
+export function showPreviewEdits(texts: readonly string[]): void {
+  const preview = review?.service.getPreview();
+  if (!review || !preview || texts.length !== preview.summaries.length) return;
+  const edited = { ...preview, summaries: preview.summaries.map((s, k) => ({ ...s, summary: texts[k] })) };
+  review.readOnly.update(review.document.uri, previewDocument(edited));
 }
 
 /** Closes the editor of the review document. */
@@ -35,7 +50,7 @@ export async function reviewPreview(
   deps: { log: vscode.LogOutputChannel; readOnly: ReadOnlyDocuments },
 ): Promise<void> {
   const opened = await deps.readOnly.show('Proposed compaction.md', document);
-  reviewDocument = opened;
+  review = { document: opened, readOnly: deps.readOnly, service };
   await vscode.commands.executeCommand('setContext', 'contextKeeper.reviewingSummary', true);
   try {
     await vscode.window.withProgress(
@@ -66,7 +81,7 @@ export async function reviewPreview(
         }),
     );
   } finally {
-    reviewDocument = undefined;
+    review = undefined;
     await vscode.commands.executeCommand('setContext', 'contextKeeper.reviewingSummary', false);
     await closeDocument(opened);
     deps.readOnly.forget(opened);

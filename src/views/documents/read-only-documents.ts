@@ -44,6 +44,17 @@ export class ReadOnlyDocuments implements vscode.TextDocumentContentProvider, vs
     return markdown;
   }
 
+  /**
+   * Replaces the text of an open document (`uri`, from {@link show}) and fires {@link onDidChange},
+   * so its editor shows `text`; nothing when the document was forgotten.
+   */
+  update(uri: vscode.Uri, text: string): void {
+    const key = uri.toString();
+    if (!this.texts.has(key) || this.texts.get(key) === text) return;
+    this.texts.set(key, text);
+    this._onDidChange.fire(uri);
+  }
+
   /** Forgets the text of `document` (after its editor was closed). */
   forget(document: vscode.TextDocument): void {
     this.texts.delete(document.uri.toString());

@@ -62,6 +62,9 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
   /** Listeners on the current view; cleared when the view is replaced or disposed. */
   private readonly viewSubscriptions = new DisposableStore();
   private ready = false;
+  private readonly _onDidEditPreview = new vscode.EventEmitter<readonly string[]>();
+  /** Fires with the texts of the proposed summaries as the user edits them in the sidebar. */
+  readonly onDidEditPreview = this._onDidEditPreview.event;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -155,6 +158,9 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
         if (full) this.post({ type: 'itemText', id: message.id, ...full });
         return true;
       }
+      case 'editPreview':
+        this._onDidEditPreview.fire(message.summaries);
+        return true;
       case 'compactionDetail': {
         const detail = source.compactionDetail(message.id);
         if (detail) this.post({ type: 'compactionDetail', id: message.id, ...detail });
@@ -198,5 +204,6 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
   dispose(): void {
     this.disposeView();
     this.viewSubscriptions.dispose();
+    this._onDidEditPreview.dispose();
   }
 }

@@ -329,6 +329,11 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
     /** The texts of the preview's summaries as edited, one per summary, in order; absent: as proposed. */
     summaries: z.array(z.string().max(1_000_000)).min(1).max(64).optional(),
   }),
+  z.object({
+    type: z.literal('editPreview'),
+    /** The texts of the preview's summaries as the user is editing them, one per summary, in order. */
+    summaries: z.array(z.string().max(1_000_000)).min(1).max(64),
+  }),
   z.object({ type: z.literal('discardPreview') }),
   z.object({ type: z.literal('importTranscript') }),
   z.object({ type: z.literal('setApiKey') }),
