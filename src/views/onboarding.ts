@@ -229,6 +229,8 @@ class EmptyTree implements vscode.TreeDataProvider<never> {
 export const WALKTHROUGH_KEYS = {
   endpointChosen: 'contextKeeper.endpointChosen',
   connectionTested: 'contextKeeper.connectionTested',
+  /** A task ran to its end (not failed, cancelled or cut at the step limit). */
+  taskCompleted: 'contextKeeper.taskCompleted',
 } as const;
 
 /** The context keys the manifest's `when` clauses read; set only when a value changes. */

@@ -78,6 +78,13 @@ test('each walkthrough step listens to documented events naming what exists, one
     !byId.get('endpoint')!.includes('onCommand:contextKeeper.pickEndpoint'),
     'the endpoint step ticks on a cancelled picker',
   );
+  // Ticked only on success: running Set API Key, Test Connection or a task proves nothing by itself.
+  for (const id of ['key', 'test', 'task'])
+    assert.ok(
+      byId.get(id)!.every((e) => !e.startsWith('onCommand:') && !e.startsWith('onView:')),
+      `the ${id} step ticks on a command or view that may fail`,
+    );
+  assert.deepEqual(byId.get('task'), ['onContext:contextKeeper.taskCompleted']);
   // A server that needs no key never gets one: a working connection completes the key step too.
   assert.ok(
     byId.get('key')!.includes('onContext:contextKeeper.connectionTested'),

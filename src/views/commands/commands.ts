@@ -6,6 +6,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { WALKTHROUGH_KEYS } from '../onboarding';
 import type { RecordedCompaction } from '../../compaction/rewrite/imported';
 import { maskSecrets, maskStrings } from '../../compaction/secrets';
 import type { Entry } from '../../compaction/types';
@@ -270,6 +271,9 @@ class CommandHandlers {
     this.deps.log.info(
       `Task ended: ${outcome.status} after ${outcome.modelCalls} model calls, ${outcome.toolCalls} tool calls, ${outcome.compactions} compactions.`,
     );
+    // The walkthrough's task step ticks on a task that ran to its end, not on one started.
+    if (outcome.status === 'done')
+      void vscode.commands.executeCommand('setContext', WALKTHROUGH_KEYS.taskCompleted, true);
     if (outcome.status === 'error') {
       const reason = outcome.error ?? 'unknown error';
       const endpoint = this.deps.settings.value.baseUrl || 'https://api.openai.com/v1';
@@ -396,6 +400,17 @@ class CommandHandlers {
   /** Undoes the latest restore: the context it replaced comes back (see ContextServiceApi.undoRestore). */
   async undoRestore(): Promise<void> {
     const service = await this.service();
+    // A notification's Undo Restore outlives its action (a later change, or the undo already done):
+    // pressed then, it says the undo is spent instead of failing.
+    if (!service.getUndoableRestore()) {
+      void notify(
+        'info',
+        'ContextKeeper: nothing to undo: that restore was undone already or the conversation changed since.',
+        [],
+        this.deps.log,
+      );
+      return;
+    }
     const before = service.getBudget().used;
     const undone = await service.undoRestore();
     this.deps.documents.refresh();
