@@ -9,7 +9,8 @@ import { rng } from '../test/support/generate';
 import { loadSession, type LoadedSession } from '../src/cli/load';
 import { TokenMeter } from '../src/compaction/meter/meter';
 import { itemsFromEntries } from '../src/compaction/context';
-import { contentText, toolCallsOf } from '../src/compaction/text';
+import { toolCallsOf } from '../src/compaction/text';
+import { textWithPlaceholders } from '../src/compaction/content-text';
 import type { ChatMessage, Entry, ToolSchema } from '../src/compaction/types';
 
 /** One conversation to benchmark on. */
@@ -68,7 +69,7 @@ export async function loadSessions(): Promise<{ sessions: Session[]; source: str
 
 /** Text of a message as the meter counts it: content, then each tool call's name and arguments. */
 export function messageTexts(message: ChatMessage): string[] {
-  const out = [contentText(message)];
+  const out = [textWithPlaceholders(message.content)];
   for (const c of toolCallsOf(message)) out.push(c.name, c.arguments);
   return out.filter((t) => t.length > 0);
 }

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { rng } from '../test/support/generate';
 import { loadSession } from '../src/cli/load';
-import { contentText } from '../src/compaction/text';
+import { textWithPlaceholders } from '../src/compaction/content-text';
 import type { ChatMessage } from '../src/compaction/types';
 import { transcriptFiles } from './corpus';
 
@@ -52,7 +52,7 @@ export async function loadRealText(root: string): Promise<RealText> {
   for (const file of files) {
     const loaded = await loadSession(file);
     for (const { message } of loaded.entries) {
-      const t = contentText(message);
+      const t = textWithPlaceholders(message.content);
       if (t.length < 20) continue;
       if (message.role === 'user') text.requests.push(t);
       else if (message.role === 'assistant') text.prose.push(t);

@@ -22,7 +22,8 @@ import { withFullPaths } from '../src/compaction/summary/ledger/path-root';
 import { analyze } from '../src/compaction/plan/structure';
 import { itemsFromEntries } from '../src/compaction/context';
 import { extractIdentifiers } from '../src/compaction/summary/identifiers/identifiers';
-import { contentText, toolCallsOf } from '../src/compaction/text';
+import { toolCallsOf } from '../src/compaction/text';
+import { textWithPlaceholders } from '../src/compaction/content-text';
 import { REPLY_PRIMING_TOKENS, type TokenMeter } from '../src/compaction/meter/meter';
 import type {
   BudgetConfig,
@@ -130,7 +131,7 @@ export class CostRecorder {
 /** Plain text of a message: content and tool calls. */
 function textOf(m: ChatMessage): string {
   const calls = toolCallsOf(m);
-  const text = contentText(m);
+  const text = textWithPlaceholders(m.content);
   return calls.length === 0 ? text : `${text}\n${calls.map((c) => `${c.name} ${c.arguments}`).join('\n')}`;
 }
 

@@ -1,37 +1,9 @@
 /**
- * Plain-text views of messages, for summarizers and collapsed records. Images and files become
- * placeholders; base64 data never appears in text.
+ * Plain-text views of messages, for summarizers and collapsed records: tool calls, key arguments,
+ * error lines. The content's own text comes from `content-text.ts`.
  */
 import type { ChatMessage } from './types';
-import { imageSizeFromDataUrl } from './meter/images';
 import { parseJsonObject } from '../format/json';
-
-/** The text of a message's content; image and file parts become placeholders like `[image 800x600]`. */
-export function contentText(message: ChatMessage): string {
-  const content = (message as { content?: unknown }).content;
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  const parts: string[] = [];
-  for (const p of content as Array<Record<string, unknown>>) {
-    if (p.type === 'text') parts.push(typeof p.text === 'string' ? p.text : '');
-    else if (p.type === 'refusal') parts.push(typeof p.refusal === 'string' ? p.refusal : '');
-    else if (p.type === 'image_url') {
-      const url = (p.image_url as { url?: string } | undefined)?.url ?? '';
-      const size = imageSizeFromDataUrl(url);
-      parts.push(
-        size
-          ? `[image ${size.width}x${size.height}]`
-          : url.startsWith('data:')
-            ? '[image]'
-            : `[image ${url.slice(0, 200)}]`,
-      );
-    } else if (p.type === 'file') {
-      const f = p.file as { filename?: string } | undefined;
-      parts.push(`[file ${f?.filename ?? ''}]`.replace(' ]', ']'));
-    } else parts.push(`[${String(p.type)}]`);
-  }
-  return parts.join('\n');
-}
 
 /** Tool calls of an assistant message as `{id, name, arguments}` (empty for other roles). */
 export function toolCallsOf(message: ChatMessage): Array<{ id: string; name: string; arguments: string }> {

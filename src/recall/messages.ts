@@ -3,7 +3,8 @@
  * replaced it, and its text with credentials masked (as in summaries and exports).
  */
 import type { Entry } from '../compaction/types';
-import { contentText, isToolOutputText, toolCallsOf } from '../compaction/text';
+import { isToolOutputText, toolCallsOf } from '../compaction/text';
+import { textWithPlaceholders } from '../compaction/content-text';
 import { maskSecrets } from '../compaction/secrets';
 import { RecallError, type Provenance, type RecalledMessage, type RecallSource } from './types';
 
@@ -64,13 +65,13 @@ function provenanceOf(entry: Entry, calls: Map<string, string>): Provenance {
       return { kind: 'tool', toolName: m.name };
     default:
       if (entry.meta?.importedSummary) return { kind: 'recorded-summary' };
-      return isToolOutputText(contentText(m)) ? { kind: 'user-role-output' } : { kind: 'user' };
+      return isToolOutputText(textWithPlaceholders(m.content)) ? { kind: 'user-role-output' } : { kind: 'user' };
   }
 }
 
 /** The unmasked text of an entry: its content, then one `→ name(arguments)` line per tool call. */
 export function rawTextOf(entry: Entry): string {
-  const text = contentText(entry.message);
+  const text = textWithPlaceholders(entry.message.content);
   const calls = toolCallsOf(entry.message).map((c) => `→ ${c.name}(${c.arguments})`);
   return calls.length === 0 ? text : text ? `${text}\n${calls.join('\n')}` : calls.join('\n');
 }

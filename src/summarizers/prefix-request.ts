@@ -17,7 +17,8 @@ import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { ChatMessage, ContextItem, SummaryContext, SummaryRequest } from '../compaction/types';
 import { SUMMARY_RULES, neutraliseDelimiters } from '../compaction/summary/summary-prompt';
 import { clipMiddle } from '../compaction/clip';
-import { contentText, toolCallsOf } from '../compaction/text';
+import { toolCallsOf } from '../compaction/text';
+import { textWithPlaceholders } from '../compaction/content-text';
 
 /** Share of the window kept free for the difference between the meter's count and the provider's. */
 export const PREFIX_SAFETY_SHARE = 0.05;
@@ -228,7 +229,7 @@ function leadingSystemCount(items: readonly ContextItem[]): number {
 /** "the user message that begins «…»", "the assistant's tool call read_file", "the result of call …". */
 function describe(item: ContextItem): string {
   const m = item.message;
-  const text = excerpt(contentText(m));
+  const text = excerpt(textWithPlaceholders(m.content));
   if (item.kind === 'summary') return `an earlier summary${text ? ` that begins «${text}»` : ''}`;
   if (m.role === 'tool') return `the tool result for call ${m.tool_call_id}${text ? `, which begins «${text}»` : ''}`;
   if (m.role === 'assistant') {

@@ -40,21 +40,6 @@ export interface BoundaryDraft {
 
 export type Draft = MessageDraft | BoundaryDraft;
 
-/** Plain text of a message's content (text parts joined; other parts ignored). */
-export function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  const texts: string[] = [];
-  for (const part of content) {
-    if (part && typeof part === 'object') {
-      const p = part as { type?: unknown; text?: unknown; refusal?: unknown };
-      if (p.type === 'text' && typeof p.text === 'string') texts.push(p.text);
-      else if (p.type === 'refusal' && typeof p.refusal === 'string') texts.push(p.refusal);
-    }
-  }
-  return texts.join('\n\n');
-}
-
 /** User content from parts: a single text part collapses to a string, as OpenAI clients send it. */
 export function userContent(parts: ChatCompletionContentPart[]): string | ChatCompletionContentPart[] {
   return parts.length === 1 && parts[0].type === 'text' ? parts[0].text : parts;

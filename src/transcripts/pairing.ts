@@ -19,7 +19,8 @@
  * - Calls with no recorded result stay unanswered (warned); the core decides what to do with them.
  */
 import type { ChatMessage, ToolCall } from '../compaction/types';
-import { contentText, type BoundaryDraft, type Draft, type MessageDraft } from './drafts';
+import type { BoundaryDraft, Draft, MessageDraft } from './drafts';
+import { plainText } from '../compaction/content-text';
 
 /** Result of the pass: messages and boundaries in order, and merged-away ids -> surviving id. */
 export interface PairedDrafts {
@@ -131,7 +132,7 @@ export function repairPairing(drafts: readonly Draft[]): PairedDrafts {
       const why = target ? 'a tool call that was already answered' : 'a tool call that is not in the transcript';
       const note: ChatMessage = {
         role: 'user',
-        content: `[Tool result for ${why} (id ${callId})]\n${contentText(d.message.content)}`,
+        content: `[Tool result for ${why} (id ${callId})]\n${plainText(d.message.content, '\n\n')}`,
       };
       items.push({ ...d, message: note });
       if (d.attachment) items.push(d.attachment);
@@ -148,7 +149,7 @@ export function repairPairing(drafts: readonly Draft[]): PairedDrafts {
       ...d,
       message: {
         role: 'user',
-        content: `[Tool result for a tool call that is not in the transcript (id ${callId})]\n${contentText(d.message.content)}`,
+        content: `[Tool result for a tool call that is not in the transcript (id ${callId})]\n${plainText(d.message.content, '\n\n')}`,
       },
     });
   }
@@ -351,7 +352,9 @@ export function toolCallsOf(message: ChatMessage): ToolCall[] {
 }
 
 function mergeAssistant(into: MessageDraft, d: MessageDraft): MessageDraft {
-  const text = [contentText(into.message.content), contentText(d.message.content)].filter((t) => t !== '').join('\n\n');
+  const text = [plainText(into.message.content, '\n\n'), plainText(d.message.content, '\n\n')]
+    .filter((t) => t !== '')
+    .join('\n\n');
   const calls = [...toolCallsOf(into.message), ...toolCallsOf(d.message)];
   // Provider fields of the first message (e.g. `reasoning_content`) are kept as found.
   const base = into.message.role === 'assistant' ? into.message : { role: 'assistant' as const };

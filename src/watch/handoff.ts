@@ -9,7 +9,7 @@ import type { TokenMeter } from '../compaction/meter/meter';
 import type { CompactInput } from '../compaction/rewrite/compactor';
 import { prepareOffThread, type OffThreadOptions } from '../service/compaction/worker/runner';
 import { ExtractiveSummarizer } from '../compaction/summary/extractive';
-import { contentText as textOf } from '../compaction/text';
+import { textWithPlaceholders } from '../compaction/content-text';
 import { maskSecrets } from '../compaction/secrets';
 import { commitPrepared } from '../compaction/rewrite/commit';
 
@@ -121,26 +121,32 @@ export function renderContext(items: readonly ContextItem[], maxChars = 4_000): 
 
 function renderItem(item: ContextItem, maxChars: number): string[] {
   const m = item.message;
-  if (item.kind === 'summary') return ['## Summary of earlier work', '', textOf(m)];
+  if (item.kind === 'summary') return ['## Summary of earlier work', '', textWithPlaceholders(m.content)];
   switch (m.role) {
     case 'system':
     case 'developer':
       return [
         '## System prompt of the original agent (abridged)',
         '',
-        quote(cut(textOf(m), Math.min(maxChars, 1_500))),
+        quote(cut(textWithPlaceholders(m.content), Math.min(maxChars, 1_500))),
       ];
     case 'user':
-      return ['## User', '', quote(cut(textOf(m), maxChars))];
+      return ['## User', '', quote(cut(textWithPlaceholders(m.content), maxChars))];
     case 'assistant': {
       const out: string[] = ['## Assistant', ''];
-      const text = textOf(m);
+      const text = textWithPlaceholders(m.content);
       if (text) out.push(cut(text, maxChars));
       for (const call of toolCalls(m)) out.push(`- tool call \`${call.name}\` ${cut(call.arguments, 300)}`);
       return out;
     }
     case 'tool':
-      return ['### Tool result', '', '```text', cut(textOf(m), maxChars).replace(/```/g, '`\u200b``'), '```'];
+      return [
+        '### Tool result',
+        '',
+        '```text',
+        cut(textWithPlaceholders(m.content), maxChars).replace(/```/g, '`\u200b``'),
+        '```',
+      ];
     default:
       return [];
   }

@@ -14,7 +14,7 @@ import { thresholds, resolveContextWindow } from '../../src/compaction/plan/budg
 import { checkContext, checkToolPairing } from '../../src/compaction/plan/invariants';
 import { toMessages, itemsFromEntries, undoCheckpoint } from '../../src/compaction/context';
 import { stripImages, contextImageCount } from '../../src/compaction/rewrite/strip-images';
-import { contentText } from '../../src/compaction/text';
+import { textWithPlaceholders } from '../../src/compaction/content-text';
 import { createTokenCounter } from '../../src/tokenizer/tokenizer';
 import { replay } from '../../src/replay/replay';
 import type {
@@ -535,7 +535,7 @@ test('images over the per-request limit are replaced by placeholders, oldest fir
     options: { budget: budget(2000), trigger: 'manual', force: true, all: true },
   });
   assert.ok(s.requests.length > 0);
-  assert.ok(s.requests.every((q) => q.items.every((i) => !contentText(i.message).includes('base64'))));
+  assert.ok(s.requests.every((q) => q.items.every((i) => !textWithPlaceholders(i.message.content).includes('base64'))));
 });
 
 test('tool output sent in the user role (agents without native tool calls) belongs to the step; the real request stays the anchor', async () => {

@@ -10,7 +10,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { contentText, looksLikeError, matchesErrorPatterns } from '../../src/compaction/text';
+import { looksLikeError, matchesErrorPatterns } from '../../src/compaction/text';
+import { textWithPlaceholders } from '../../src/compaction/content-text';
 import { exitStatus } from '../../src/compaction/summary/ledger/actions';
 import { loadSession } from '../../src/cli/load';
 import { generateSession } from '../../bench/corpus';
@@ -102,7 +103,7 @@ test('error shortcut: the same decisions as the patterns (generated texts around
 test('error shortcut: the same decisions as the patterns (the bench conversation)', () => {
   const items = itemsFromEntries(generateSession(5, 4000 * 300).slice(0, 4000));
   const { matched, clean } = check(
-    items.map((it) => contentText(it.message)),
+    items.map((it) => textWithPlaceholders(it.message.content)),
     'bench conversation',
   );
   assert.ok(matched > 0 && clean > 0, `matched ${matched}, clean ${clean}`);
@@ -129,7 +130,7 @@ test('error shortcut: the same decisions as the patterns (recorded transcripts)'
   for (const file of files) {
     const s = await loadSession(file);
     matched += check(
-      s.items.map((it) => contentText(it.message)),
+      s.items.map((it) => textWithPlaceholders(it.message.content)),
       path.relative(dir, file),
     ).matched;
   }

@@ -11,7 +11,7 @@ import { compact } from '../../src/compaction/rewrite/compactor';
 import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { applyRecordedCompactions } from '../../src/compaction/rewrite/imported';
 import { REQUESTS_BEFORE_HEADING, shrinkQuoted } from '../../src/compaction/summary/quoted-summary';
-import { contentText } from '../../src/compaction/text';
+import { textWithPlaceholders } from '../../src/compaction/content-text';
 import { describeCompaction } from '../../src/compaction/outcome-text';
 import { claudeCode, openhands, type Step } from '../support/recordings';
 import { quarterCounter } from '../support/generate';
@@ -65,7 +65,9 @@ test('openhands: compacting again keeps the root-cause sentence of the recorded 
   const t = importTranscriptTextSync(openhandsWithCondensation(), 'events.json');
   assert.equal(t.compactions.length, 1);
   const applied = applyRecordedCompactions(itemsFromEntries(t.entries), t.compactions, meter);
-  assert.ok(applied.items.some((i) => i.kind === 'summary' && contentText(i.message).includes(ROOT_CAUSE)));
+  assert.ok(
+    applied.items.some((i) => i.kind === 'summary' && textWithPlaceholders(i.message.content).includes(ROOT_CAUSE)),
+  );
   const size = applied.items.reduce((n, i) => n + meter.countMessage(i.message), 0);
   const r = await compact({
     items: applied.items,
@@ -80,7 +82,7 @@ test('openhands: compacting again keeps the root-cause sentence of the recorded 
   });
   const summaries = r.context.filter((i) => i.kind === 'summary' && !i.checkpointId?.startsWith('import-'));
   assert.ok(summaries.length > 0, `a new summary was written (${describeCompaction(r.status)})`);
-  const text = r.context.map((i) => contentText(i.message)).join('\n');
+  const text = r.context.map((i) => textWithPlaceholders(i.message.content)).join('\n');
   assert.ok(text.includes(ROOT_CAUSE), 'the root-cause sentence is kept whole');
   assert.match(text, /sentences? of the recorded summary left out to fit the budget/);
   assert.ok(!text.includes('panel number 40 and its layout'), 'filler gave way first');
@@ -162,7 +164,7 @@ test('claude-code: requests typed before the first compact boundary are in the i
   const applied = applyRecordedCompactions(itemsFromEntries(t.entries), t.compactions, meter);
   const summary = applied.items.find((i) => i.kind === 'summary');
   assert.ok(summary);
-  const body = contentText(summary.message);
+  const body = textWithPlaceholders(summary.message.content);
   assert.match(body, /importer work started/);
   assert.ok(body.includes(REQUESTS_BEFORE_HEADING));
   for (const r of early) assert.ok(body.includes(`- ${r}`), `kept verbatim: ${r}`);

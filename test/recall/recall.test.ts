@@ -10,7 +10,7 @@ import { quarterCounter } from '../support/generate';
 import { TokenMeter } from '../../src/compaction/meter/meter';
 import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { compact } from '../../src/compaction/rewrite/compactor';
-import { contentText } from '../../src/compaction/text';
+import { textWithPlaceholders } from '../../src/compaction/content-text';
 import {
   RECALL_LIMITS,
   RecallError,
@@ -66,7 +66,7 @@ async function compacted(): Promise<{ source: RecallSource; summary: string; che
   assert.ok(item);
   return {
     source: { entries: raw, checkpoints: r.checkpoints.map((c) => ({ id: c.id, replacedIds: c.replacedIds })) },
-    summary: contentText(item.message),
+    summary: textWithPlaceholders(item.message.content),
     checkpointId: cp.id,
   };
 }

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { text, toolCalls } from '../../src/demo/modelserver/replies';
 import type { Responder } from '../../src/demo/modelserver/wire';
-import { contentText } from '../../src/compaction/text';
+import { textWithPlaceholders } from '../../src/compaction/content-text';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
 import { describeOutcome } from '../../src/service/compaction/outcome';
 
@@ -45,7 +45,7 @@ async function twoSpanSession() {
 
 /** The active context as the model would be sent it, message texts in order. */
 function contextTexts(fx: Awaited<ReturnType<typeof serviceFixture>>): string[] {
-  return fx.service.getMessages().map((m) => `${m.role}: ${contentText(m)}`);
+  return fx.service.getMessages().map((m) => `${m.role}: ${textWithPlaceholders(m.content)}`);
 }
 
 test('the preview shows every summary Apply writes, and Apply writes exactly those, with the figure shown', async (t) => {

@@ -11,7 +11,7 @@ import { TokenMeter } from '../../src/compaction/meter/meter';
 import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { compact } from '../../src/compaction/rewrite/compactor';
 import { quarterCounter } from './generate';
-import { contentText } from '../../src/compaction/text';
+import { textWithPlaceholders } from '../../src/compaction/content-text';
 import { describeCompaction } from '../../src/compaction/outcome-text';
 
 /** One step of a recording. */
@@ -412,8 +412,8 @@ export async function summaryOf(
   const summary = r.context.find((i) => i.kind === 'summary');
   if (!summary) throw new Error(`${t.format}: no summary was written (${describeCompaction(r.status)})`);
   return {
-    summary: contentText(summary.message),
+    summary: textWithPlaceholders(summary.message.content),
     format: t.format,
-    context: r.context.map((i) => contentText(i.message)),
+    context: r.context.map((i) => textWithPlaceholders(i.message.content)),
   };
 }

@@ -12,7 +12,7 @@ import { loadSession, type LoadedSession } from '../../../src/cli/load';
 import { compactSession } from '../../../src/cli/commands';
 import { itemsFromEntries, toMessages } from '../../../src/compaction/context';
 import { applyRecordedCompactions } from '../../../src/compaction/rewrite/imported';
-import { contentText } from '../../../src/compaction/text';
+import { textWithPlaceholders } from '../../../src/compaction/content-text';
 import {
   agentCalls,
   constraintSentences,
@@ -150,7 +150,7 @@ function masking(items: readonly ContextItem[]): ContextItem[] {
   const masked = new Set(order.slice(0, Math.max(0, order.length - MASK_KEEP)));
   return items.map((it, i) => {
     if (!masked.has(i)) return it;
-    const text = contentText(it.message);
+    const text = textWithPlaceholders(it.message.content);
     const placeholder = `[tool output omitted: ${text.length} characters]`;
     const message = (
       it.message.role === 'tool'
@@ -247,7 +247,7 @@ export async function evaluateRecording(
   const lead =
     s.entries
       .filter((e) => e.message.role === 'system')
-      .map((e) => contentText(e.message))
+      .map((e) => textWithPlaceholders(e.message.content))
       .join('\n') + JSON.stringify(s.transcript.tools ?? []);
   // Prompt tokens before each model call (an assistant message), with the recorded compactions made by then.
   const calls: Array<{ at: number; tokens: number }> = [];
@@ -284,7 +284,7 @@ export async function evaluateRecording(
       const written = result.context.filter(
         (it) => it.checkpointId && newIds.has(it.checkpointId) && it.kind === 'summary',
       );
-      const writtenText = written.map((it) => contentText(it.message)).join('\n');
+      const writtenText = written.map((it) => textWithPlaceholders(it.message.content)).join('\n');
       const methods: MethodResult[] = [
         {
           method: 'product',

@@ -8,7 +8,7 @@
  *   task_progress checklists, OpenHands task_tracker) as last written before the point.
  */
 import { agentCalls, argStrings, type AgentCall, type RetentionEntry } from '../../../src/compaction/retention';
-import { contentText } from '../../../src/compaction/text';
+import { textWithPlaceholders } from '../../../src/compaction/content-text';
 
 /** How many tool calls after the point are read for needed tokens. */
 export const NEXT_CALLS = 40;
@@ -70,7 +70,7 @@ export function spanText(entries: readonly RetentionEntry[], from: number, to: n
   const out: string[] = [];
   for (let i = from; i < to; i++) {
     const m = entries[i].message;
-    out.push(contentText(m));
+    out.push(textWithPlaceholders(m.content));
     for (const c of (m as { tool_calls?: Array<{ function?: { arguments?: string } }> }).tool_calls ?? [])
       out.push(c.function?.arguments ?? '');
   }
@@ -122,7 +122,7 @@ export function neededTokens(
     const shown: string[] = [];
     for (let i = point; i < call.index; i++) {
       const m = entries[i].message;
-      if (m.role === 'tool' || m.role === 'user') shown.push(contentText(m));
+      if (m.role === 'tool' || m.role === 'user') shown.push(textWithPlaceholders(m.content));
     }
     const fetched = shown.join('\n');
     for (const s of unescapedArgs(call)) {

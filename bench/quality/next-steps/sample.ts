@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { transcriptFiles } from '../../corpus';
 import { loadSession } from '../../../src/cli/load';
-import { contentText } from '../../../src/compaction/text';
+import { textWithPlaceholders } from '../../../src/compaction/content-text';
 import { agentCalls, argStrings } from '../../../src/compaction/retention';
 import { readTypedData, typedDataPath } from '../typed';
 import { evaluateRecording } from './evaluate';
@@ -161,7 +161,7 @@ async function main(): Promise<void> {
     let last = -1;
     for (let i = 0; i < c.index; i++) {
       const m = s.entries[i].message;
-      const text = `${contentText(m)}\n${(m as { tool_calls?: Array<{ function?: { arguments?: string } }> }).tool_calls?.map((t) => t.function?.arguments ?? '').join('\n') ?? ''}`;
+      const text = `${textWithPlaceholders(m.content)}\n${(m as { tool_calls?: Array<{ function?: { arguments?: string } }> }).tool_calls?.map((t) => t.function?.arguments ?? '').join('\n') ?? ''}`;
       if (text.includes(c.token)) last = i;
     }
     const lastText = last >= 0 ? s.entries[last].message : undefined;
@@ -174,7 +174,7 @@ async function main(): Promise<void> {
     );
     if (lastText)
       console.log(
-        `  last before the point: message ${last} (${lastText.role}): ${around(`${contentText(lastText)} ${JSON.stringify((lastText as { tool_calls?: unknown }).tool_calls ?? '')}`, c.token)}`,
+        `  last before the point: message ${last} (${lastText.role}): ${around(`${textWithPlaceholders(lastText.content)} ${JSON.stringify((lastText as { tool_calls?: unknown }).tool_calls ?? '')}`, c.token)}`,
       );
     if (verdict)
       console.log(

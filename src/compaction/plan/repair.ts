@@ -5,6 +5,7 @@
  */
 import type { Entry } from '../types';
 import { toolCallIds } from './structure';
+import { plainText } from '../content-text';
 
 /** Content of the tool result added for a call that has none. */
 export const MISSING_RESULT_TEXT = '[no result was recorded for this tool call; it was interrupted or denied]';
@@ -61,13 +62,7 @@ export function repairToolPairing(entries: readonly Entry[], options: { closeTra
         warnings.push(
           `entry ${e.id}: tool result for ${JSON.stringify(id)} answers no open tool call; kept as user text`,
         );
-        const content = (e.message as { content?: unknown }).content;
-        const text =
-          typeof content === 'string'
-            ? content
-            : Array.isArray(content)
-              ? content.map((p) => (p as { text?: string }).text ?? '').join('\n')
-              : '';
+        const text = plainText(e.message.content);
         out.push({ ...e, message: { role: 'user', content: `[tool result ${id} without a matching call]\n${text}` } });
       }
       continue;

@@ -8,7 +8,8 @@
  * defect in the writer's reading cannot hide itself in the scores computed from this one. Pure.
  */
 import type { ChatMessage } from '../types';
-import { contentText, toolCallsOf } from '../text';
+import { toolCallsOf } from '../text';
+import { textWithPlaceholders } from '../content-text';
 
 /** The data the retention rules read: a message and, for a tool result, its recorded success flag. */
 export interface RetentionEntry {
@@ -130,7 +131,7 @@ export function agentCalls(entries: readonly RetentionEntry[]): AgentCall[] {
       const id = (m as { tool_call_id?: string }).tool_call_id ?? '';
       const c = open.get(id);
       if (c) {
-        const raw = contentText(m);
+        const raw = textWithPlaceholders(m.content);
         c.resultIndex = index;
         c.result = unwrapOutput(raw);
         c.failed = failedOf(e.meta?.toolOk, raw, c);
@@ -140,7 +141,7 @@ export function agentCalls(entries: readonly RetentionEntry[]): AgentCall[] {
     }
     if (m.role === 'user') {
       if (pendingText.length) {
-        const text = contentText(m);
+        const text = textWithPlaceholders(m.content);
         for (const c of pendingText) {
           c.resultIndex = index;
           c.result = text;
@@ -157,7 +158,7 @@ export function agentCalls(entries: readonly RetentionEntry[]): AgentCall[] {
       out.push(call);
       open.set(c.id, call);
     }
-    const text = contentText(m);
+    const text = textWithPlaceholders(m.content);
     if (text.includes('<function=')) {
       for (const f of text.matchAll(FUNCTION_BLOCK)) {
         const args: Record<string, unknown> = {};

@@ -4,7 +4,7 @@
  * it wrote, commands, search patterns). Tool output is not read: a file listing names what exists,
  * not what the agent used. Rules written for measurement; no code shared with the summary writer. Pure.
  */
-import { contentText } from '../text';
+import { textWithPlaceholders } from '../content-text';
 import { agentCalls, argStrings, type AgentCall, type RetentionEntry } from './calls';
 
 const KEYWORDS = new Set(
@@ -71,7 +71,7 @@ export function codeNames(
   const names = new Set<string>();
   for (let i = Math.max(0, from); i < Math.min(to, entries.length); i++) {
     const m = entries[i].message;
-    if (m.role === 'assistant') namesInText(contentText(m), names);
+    if (m.role === 'assistant') namesInText(textWithPlaceholders(m.content), names);
   }
   for (const c of calls) {
     // A call written in the assistant's text (SWE-agent actions, Aider edit blocks: no call id) was

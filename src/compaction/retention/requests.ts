@@ -2,7 +2,7 @@
  * Messages the user typed and the constraint sentences in them, read from canonical messages by
  * rules written for measurement (no code shared with the summary writer). Pure.
  */
-import { contentText } from '../text';
+import { textWithPlaceholders } from '../content-text';
 import type { RetentionEntry } from './calls';
 
 /**
@@ -50,7 +50,7 @@ export function typedRequests(entries: readonly RetentionEntry[], from = 0, to =
   for (let i = Math.max(0, from); i < Math.min(to, entries.length); i++) {
     const m = entries[i].message;
     if (m.role !== 'user') continue;
-    const t = typedPart(contentText(m));
+    const t = typedPart(textWithPlaceholders(m.content));
     if (t) out.push({ index: i, text: t });
   }
   return out;

@@ -5,7 +5,7 @@
  * summary writer, so it judges the writer rather than repeating it.
  */
 import type { Checkpoint, ContextItem, RetentionScorecard } from '../types';
-import { contentText } from '../text';
+import { textWithPlaceholders } from '../content-text';
 import { recordedToolOutcome } from '../tool-outcomes';
 import { agentCalls, type RetentionEntry } from './calls';
 import { codeNames } from './code-names';
@@ -141,7 +141,7 @@ export function retentionScorecard(
 function writtenText(items: readonly ContextItem[]): string {
   const out: string[] = [];
   for (const it of items) {
-    out.push(contentText(it.message));
+    out.push(textWithPlaceholders(it.message.content));
     const calls = (it.message as { tool_calls?: Array<{ function?: { name?: string; arguments?: string } }> })
       .tool_calls;
     for (const c of calls ?? []) out.push(c.function?.name ?? '', c.function?.arguments ?? '');

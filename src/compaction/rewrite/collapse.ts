@@ -3,7 +3,8 @@
  * while the tool message itself, and so the call/result pairing, stays in place. No model call.
  */
 import type { ChatMessage, ContextItem } from '../types';
-import { contentText, errorLines, keyArguments, looksLikeError, toolCallsOf } from '../text';
+import { errorLines, keyArguments, looksLikeError, toolCallsOf } from '../text';
+import { textWithPlaceholders } from '../content-text';
 import { typedRequestOf } from '../summary/requests';
 import { shortenMiddle } from '../summary/requests-section';
 
@@ -56,7 +57,7 @@ const VERDICT =
 
 /** The one-line record that stands for a tool result. */
 export function collapsedRecord(result: ChatMessage, call: { name: string; arguments: string } | undefined): string {
-  const text = contentText(result);
+  const text = textWithPlaceholders(result.content);
   const failed = looksLikeError(text);
   const name = call?.name ?? 'tool';
   const args = call ? keyArguments(call.arguments) : '';

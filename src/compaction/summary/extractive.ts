@@ -10,7 +10,8 @@
  */
 import type { ContextItem, Summarizer, SummaryRequest, SummaryResult } from '../types';
 import { SummarizerError } from '../types';
-import { contentText, isToolOutputText, keyArguments } from '../text';
+import { isToolOutputText, keyArguments } from '../text';
+import { textWithPlaceholders } from '../content-text';
 import { clip } from './message-facts';
 import { actionsOf, type Action } from './ledger/actions';
 import { GrowingSpan } from '../meter/span-memo';
@@ -296,10 +297,10 @@ export class ExtractiveSummarizer implements Summarizer {
           const from =
             role === 'tool'
               ? toolLabel(calls.get((it.message as { tool_call_id?: string }).tool_call_id ?? ''))
-              : role === 'user' && isToolOutputText(contentText(it.message))
+              : role === 'user' && isToolOutputText(textWithPlaceholders(it.message.content))
                 ? 'tool output'
                 : role;
-          for (const line of contentText(it.message).split('\n')) {
+          for (const line of textWithPlaceholders(it.message.content).split('\n')) {
             const t = line.trim();
             if (t.length < 6 || focused.length >= MAX_FOCUS_LINES) continue;
             const lower = t.toLowerCase();

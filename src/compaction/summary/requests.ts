@@ -15,7 +15,8 @@
  * Pure: no I/O.
  */
 import type { ContextItem } from '../types';
-import { contentText, isToolOutputText } from '../text';
+import { isToolOutputText } from '../text';
+import { textWithPlaceholders } from '../content-text';
 import { isHumanReply } from '../tool-outcomes';
 import { REQUESTS_HEADING } from './requests-section';
 import { GrowingSpan } from '../meter/span-memo';
@@ -97,7 +98,7 @@ function typedRequestOfMessage(message: ContextItem['message']): string | undefi
   if (role === 'tool') {
     // Only a result the recording marks as the person's reply holds typed words (Cline's answers
     // to its questions, feedback): tags inside any other tool output are that output.
-    const text = contentText(item.message);
+    const text = textWithPlaceholders(item.message.content);
     if (isHumanReply(item.message)) return typedText(text, true);
     // A collapsed record of such a reply keeps the words after a line the record itself writes
     // (its first line is one line of tool name and arguments: output text cannot reach it).
@@ -107,7 +108,7 @@ function typedRequestOfMessage(message: ContextItem['message']): string | undefi
     return undefined;
   }
   if (role !== 'user') return undefined;
-  return typedText(contentText(item.message));
+  return typedText(textWithPlaceholders(item.message.content));
 }
 
 /**
@@ -141,7 +142,8 @@ class RequestsReading {
         // A recorded agent's own summary does not hold the requests verbatim: the import keeps them
         // beside it. Its text is the agent's, whatever headings it uses: never read as requests.
         for (const r of it.requests ?? []) this.add(r);
-        if (!isImportedSummary(it)) for (const r of parseRequestsSection(contentText(it.message))) this.add(r);
+        if (!isImportedSummary(it))
+          for (const r of parseRequestsSection(textWithPlaceholders(it.message.content))) this.add(r);
         continue;
       }
       const t = typedRequestOf(it);

@@ -6,7 +6,8 @@
  * once per message object). Pure: no I/O.
  */
 import type { ContextItem } from '../types';
-import { contentText, keyArguments, toolCallsOf } from '../text';
+import { keyArguments, toolCallsOf } from '../text';
+import { textWithPlaceholders } from '../content-text';
 import { failureLines } from './ledger/command-errors';
 import { commandOutcome, printedText } from './ledger/run-outcome';
 import { recordedToolOutcome } from '../tool-outcomes';
@@ -146,8 +147,8 @@ export class SpanScan {
   add(it: ContextItem): void {
     this.length++;
     const m = it.message;
-    if (it.kind === 'summary') return this.addSummary(contentText(m), isImportedSummary(it));
-    const text = contentText(m);
+    if (it.kind === 'summary') return this.addSummary(textWithPlaceholders(m.content), isImportedSummary(it));
+    const text = textWithPlaceholders(m.content);
     if (m.role === 'user') {
       const facts = userFacts(it, text);
       for (const e of facts.errors) this.addOnce(this.state, e);

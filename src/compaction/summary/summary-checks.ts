@@ -13,8 +13,9 @@
  */
 import type { ContextItem } from '../types';
 import { clipMiddle } from '../clip';
-import { messageText, toolCallsOf } from './summary-prompt';
+import { toolCallsOf } from './summary-prompt';
 import { parseJsonOrUndefined } from '../../format/json';
+import { plainText } from '../content-text';
 
 /** Heading of the appended task-list section. */
 export const TASK_LIST_HEADING = '## Task list (last update, verbatim)';
@@ -93,7 +94,9 @@ export function finalizeSummary(
 ): FinalizedSummary {
   const maxAppendix = opts.maxAppendixChars ?? 6000;
   const maxLines = opts.maxOutcomeLines ?? 30;
-  const earlierSummaries = items.filter((item) => item.kind === 'summary').map((item) => messageText(item.message));
+  const earlierSummaries = items
+    .filter((item) => item.kind === 'summary')
+    .map((item) => plainText(item.message.content));
 
   let body = removeSections(text, [TASK_LIST_HEADING, VERIFICATION_HEADING, OUTCOMES_HEADING]);
   const quoteCheck = removeInventedQuotes(body, items, opts.userRequests ?? [], earlierSummaries);
@@ -124,7 +127,7 @@ export function finalizeSummary(
 export function callOutcomes(items: readonly ContextItem[]): CallOutcome[] {
   const results = new Map<string, string>();
   for (const item of items) {
-    if (item.message.role === 'tool') results.set(item.message.tool_call_id, messageText(item.message));
+    if (item.message.role === 'tool') results.set(item.message.tool_call_id, plainText(item.message.content));
   }
   const out: CallOutcome[] = [];
   for (const item of items) {
@@ -162,7 +165,7 @@ function removeInventedQuotes(
     [
       ...items
         .filter((item) => item.message.role === 'user' && item.kind !== 'summary')
-        .map((item) => messageText(item.message)),
+        .map((item) => plainText(item.message.content)),
       ...userRequests,
       ...earlierSummaries,
     ].join('\n'),
@@ -267,7 +270,7 @@ function latestVerification(items: readonly ContextItem[], outcomes: readonly Ca
   const last = [...outcomes].reverse().find((o) => o.status !== 'missing' && isVerification(o));
   if (last === undefined) return undefined;
   const result = items.find((item) => item.message.role === 'tool' && item.message.tool_call_id === last.id);
-  const text = result === undefined ? '' : messageText(result.message);
+  const text = result === undefined ? '' : plainText(result.message.content);
   return `${last.id} ${last.name} ${clipMiddle(last.arguments.replace(/\s+/g, ' '), 160)} — ${last.status}\n${verdictLines(text)}`;
 }
 

@@ -222,20 +222,6 @@ export function toolCallsOf(message: ChatMessage): Array<{ id: string; name: str
   );
 }
 
-/** The text parts of a message's content joined by newlines (no placeholders). */
-export function messageText(message: ChatMessage): string {
-  const content = (message as { content?: unknown }).content;
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((part: unknown) => {
-      const p = part as { type?: unknown; text?: unknown };
-      return p.type === 'text' && typeof p.text === 'string' ? p.text : '';
-    })
-    .filter((t) => t.length > 0)
-    .join('\n');
-}
-
 /** The text of a message's content with non-text parts as placeholders. */
 function partsText(item: ContextItem, opts: RenderOptions): string {
   const content = (item.message as { content?: unknown }).content;

@@ -12,23 +12,7 @@
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { LmApi, LmChatMessage, LmChatTool, LmTextPart, LmToolCallPart, LmToolResultPart } from './api';
 import { parseJsonObject } from '../../format/json';
-
-type ContentLike = string | null | undefined | ReadonlyArray<{ type: string; text?: string; refusal?: string }>;
-
-/** The text of a message content (parts joined; images and files as placeholders). */
-export function contentText(content: ContentLike): string {
-  if (typeof content === 'string') return content;
-  if (!content) return '';
-  return content
-    .map((part) =>
-      part.type === 'text'
-        ? (part.text ?? '')
-        : part.type === 'refusal'
-          ? (part.refusal ?? '')
-          : `[${part.type === 'image_url' ? 'image' : part.type} omitted: not supported by this model source]`,
-    )
-    .join('\n');
-}
+import { textWithOmissions } from '../../compaction/content-text';
 
 /** Parses tool-call arguments into the object the API wants. */
 export function callInput(args: string): object {
@@ -48,7 +32,7 @@ export function toLmMessages(api: LmApi, messages: readonly ChatCompletionMessag
     if (message.role === 'tool') {
       (results ??= []).push(
         new api.LanguageModelToolResultPart(message.tool_call_id, [
-          new api.LanguageModelTextPart(contentText(message.content)),
+          new api.LanguageModelTextPart(textWithOmissions(message.content)),
         ]),
       );
       continue;
@@ -56,7 +40,7 @@ export function toLmMessages(api: LmApi, messages: readonly ChatCompletionMessag
     flush();
     if (message.role === 'assistant') {
       const parts: Array<LmTextPart | LmToolCallPart> = [];
-      const text = contentText(message.content);
+      const text = textWithOmissions(message.content);
       if (text) parts.push(new api.LanguageModelTextPart(text));
       for (const call of message.tool_calls ?? []) {
         if (call.type === 'function')
@@ -66,9 +50,9 @@ export function toLmMessages(api: LmApi, messages: readonly ChatCompletionMessag
       }
       out.push(api.LanguageModelChatMessage.Assistant(parts.length ? parts : ''));
     } else if (message.role === 'function') {
-      out.push(api.LanguageModelChatMessage.User(contentText(message.content)));
+      out.push(api.LanguageModelChatMessage.User(textWithOmissions(message.content)));
     } else {
-      out.push(api.LanguageModelChatMessage.User(contentText(message.content)));
+      out.push(api.LanguageModelChatMessage.User(textWithOmissions(message.content)));
     }
   }
   flush();

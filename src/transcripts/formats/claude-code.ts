@@ -20,7 +20,6 @@
  *   a session continued into the same file) continues the records before it rather than abandoning
  *   them: only a record that points at an earlier parent makes a branch.
  */
-import type { ChatCompletionContentPart } from 'openai/resources/chat/completions';
 import type { EntryMeta } from '../../compaction/types';
 import { mapAnthropicContent, toolImageMessage, type BlockContext } from '../anthropic';
 import type { TranscriptBuilder } from '../builder';
@@ -28,6 +27,7 @@ import { userContent } from '../drafts';
 import { TranscriptError, fieldPath } from '../errors';
 import { parseJsonLines, type JsonLine } from '../json';
 import { withArticle } from '../article';
+import { plainText } from '../../compaction/content-text';
 
 type Rec = Record<string, unknown>;
 
@@ -83,10 +83,7 @@ export function readClaudeCode(text: string, builder: TranscriptBuilder): void {
       if (typeof message.model === 'string' && message.model !== SYNTHETIC_MODEL) meta.model = message.model;
       const prompt = promptTokens(message.usage);
       if (prompt !== undefined) meta.reportedPromptTokens = prompt;
-      const text = blocks.parts
-        .map((p) => (p.type === 'text' ? p.text : ''))
-        .filter((t) => t)
-        .join('\n\n');
+      const text = plainText(blocks.parts, '\n\n');
       builder.add({
         kind: 'message',
         id,
@@ -123,7 +120,7 @@ export function readClaudeCode(text: string, builder: TranscriptBuilder): void {
       meta.importedSummary = true;
       builder.boundary({
         id: pendingBoundary?.id ?? `${id}/boundary`,
-        summary: textOf(blocks.parts),
+        summary: plainText(blocks.parts, '\n\n'),
         summaryDraftId: userId,
         ...(pendingBoundary?.keep ? { keepRecordIds: pendingBoundary.keep } : {}),
       });
@@ -135,10 +132,6 @@ export function readClaudeCode(text: string, builder: TranscriptBuilder): void {
     builder.boundary({ id: pendingBoundary.id, summary: '' });
     builder.warn('the session ends with a compaction boundary but no summary');
   }
-}
-
-function textOf(parts: ChatCompletionContentPart[]): string {
-  return parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n\n');
 }
 
 function promptTokens(usage: unknown): number | undefined {

@@ -22,6 +22,7 @@ import type { TranscriptBuilder } from '../builder';
 import { userContent } from '../drafts';
 import type { ImageSize } from '../images';
 import { documentFault, parseJsonDocument } from '../json';
+import { plainText } from '../../compaction/content-text';
 
 type Rec = Record<string, unknown>;
 
@@ -93,10 +94,7 @@ export function readCline(text: string, builder: TranscriptBuilder, parsed?: unk
       if (typeof model === 'string') meta.model = model;
       const prompt = ((item.metrics as Rec | undefined)?.tokens as Rec | undefined)?.prompt;
       if (typeof prompt === 'number') meta.reportedPromptTokens = prompt;
-      const textParts = blocks.parts
-        .map((p) => (p.type === 'text' ? p.text : ''))
-        .filter((t) => t)
-        .join('\n\n');
+      const textParts = plainText(blocks.parts, '\n\n');
       builder.add({
         kind: 'message',
         id,

@@ -28,6 +28,7 @@ import { TranscriptError, fieldPath } from '../errors';
 import { imageSizeFromUrl, type ImageSize } from '../images';
 import { parseJsonLines } from '../json';
 import { parseJsonObject } from '../../format/json';
+import { plainText } from '../../compaction/content-text';
 
 type Rec = Record<string, unknown>;
 
@@ -73,7 +74,7 @@ export function readCodex(text: string, builder: TranscriptBuilder): void {
         }
         const { parts, sizes } = messageParts(payload.content, fault);
         if (role === 'assistant') {
-          const text = parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n\n');
+          const text = plainText(parts, '\n\n');
           builder.add({
             kind: 'message',
             id,
@@ -87,9 +88,7 @@ export function readCodex(text: string, builder: TranscriptBuilder): void {
         const m = meta(id);
         if (sizes.length) m.imageSizes = sizes;
         const message: ChatMessage =
-          role === 'user'
-            ? { role, content: userContent(parts) }
-            : { role, content: parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n\n') };
+          role === 'user' ? { role, content: userContent(parts) } : { role, content: plainText(parts, '\n\n') };
         builder.add({ kind: 'message', id, meta: m, message });
         return;
       }

@@ -17,11 +17,12 @@ import type { ChatCompletionContentPart } from 'openai/resources/chat/completion
 import type { EntryMeta, ToolSchema } from '../../compaction/types';
 import { TranscriptBuilder } from '../builder';
 import { arrayFormat } from '../detect';
-import { contentText, type MessageDraft } from '../drafts';
+import type { MessageDraft } from '../drafts';
 import { TranscriptError, fieldPath } from '../errors';
 import { documentFault, parseJsonDocument } from '../json';
 import { readJsonDocument } from '../json-array-stream';
 import { checkMessage } from '../openai-messages';
+import { plainText } from '../../compaction/content-text';
 
 type Fault = (path: Array<string | number>, detail: string) => TranscriptError;
 
@@ -162,15 +163,15 @@ function readMessage(
   const meta: EntryMeta = { source: builder.source(i + 1, id) };
   if (checked.imageSizes.length) meta.imageSizes = checked.imageSizes;
   const message = checked.message;
-  if (message.role === 'system' && contentText(message.content).startsWith('[compact_boundary]')) {
+  if (message.role === 'system' && plainText(message.content, '\n\n').startsWith('[compact_boundary]')) {
     builder.skip('compact_boundary');
     const after = next as { role?: unknown; content?: unknown } | undefined;
-    const summary = after && after.role === 'user' ? contentText(after.content) : '';
+    const summary = after && after.role === 'user' ? plainText(after.content, '\n\n') : '';
     if (SUMMARY_START.test(summary)) builder.boundary({ id, summary, summaryDraftId: `m${i + 1}` });
     else builder.boundary({ id, summary: '' });
     return checked.repairedArguments;
   }
-  if (message.role === 'user' && SUMMARY_START.test(contentText(message.content))) meta.importedSummary = true;
+  if (message.role === 'user' && SUMMARY_START.test(plainText(message.content, '\n\n'))) meta.importedSummary = true;
   if (message.role === 'tool' && Array.isArray(message.content) && message.content.some((p) => p.type !== 'text')) {
     builder.add(splitToolImages(id, meta, message.tool_call_id, message.content));
     return checked.repairedArguments;

@@ -17,6 +17,7 @@ import type { TranscriptBuilder } from '../builder';
 import { userContent } from '../drafts';
 import { imageSizeFromUrl, type ImageSize } from '../images';
 import { documentFault, parseJsonDocument } from '../json';
+import { plainText } from '../../compaction/content-text';
 
 type Rec = Record<string, unknown>;
 
@@ -75,7 +76,7 @@ export function readOpenHands(text: string, builder: TranscriptBuilder, parsed?:
           if (sizes.length) meta.imageSizes = sizes;
           builder.add({ kind: 'message', id, meta, message: { role, content: userContent(parts) } });
         } else if (role === 'assistant' || role === 'system') {
-          builder.add({ kind: 'message', id, meta, message: { role, content: joinText(parts) } });
+          builder.add({ kind: 'message', id, meta, message: { role, content: plainText(parts, '\n\n') } });
         } else {
           throw fault([index, 'llm_message', 'role'], `unknown role ${JSON.stringify(role)}`);
         }
@@ -90,7 +91,7 @@ export function readOpenHands(text: string, builder: TranscriptBuilder, parsed?:
         if (typeof name !== 'string') throw fault([index, 'tool_name'], 'action has no tool name');
         const args =
           typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? ev.action ?? {});
-        const thought = joinText(contentParts(ev.thought).parts);
+        const thought = plainText(contentParts(ev.thought).parts, '\n\n');
         builder.add({
           kind: 'message',
           id,
@@ -123,7 +124,7 @@ export function readOpenHands(text: string, builder: TranscriptBuilder, parsed?:
         if (kind === 'ObservationEvent') {
           const observation = (ev.observation ?? {}) as Rec;
           const mapped = contentParts(observation.content);
-          body = joinText(mapped.parts);
+          body = plainText(mapped.parts, '\n\n');
           toolOk = typeof observation.is_error === 'boolean' ? !observation.is_error : undefined;
           images = { parts: mapped.parts.filter((p) => p.type === 'image_url'), sizes: mapped.sizes };
           if (images.parts.length) body += `\n[${images.parts.length} image(s): attached in the next user message]`;
@@ -187,11 +188,4 @@ function contentParts(content: unknown): { parts: ChatCompletionContentPart[]; s
     }
   }
   return { parts, sizes };
-}
-
-function joinText(parts: ChatCompletionContentPart[]): string {
-  return parts
-    .map((p) => (p.type === 'text' ? p.text : ''))
-    .filter((t) => t)
-    .join('\n\n');
 }

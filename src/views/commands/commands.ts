@@ -36,13 +36,14 @@ import { runTestConnection } from './test-connection';
 import { restoreRun } from './restore-run';
 import { notify } from '../notify';
 import { sessionCommands } from './session-commands';
-import { contentText, firstLine } from '../sidebar/transcript-items';
+import { firstLine } from '../sidebar/transcript-items';
 import { latestReportedPrompt } from '../../transcripts/reported';
 import { describeImportCount, importCount } from '../import-count';
 import { refuseWithoutEndpoint } from './task-setup';
 import { plural } from '../../format/tokens';
 import { errorMessage } from '../../format/error-message';
 import { formatDateTime } from '../../format/display';
+import { textWithPlaceholders } from '../../compaction/content-text';
 
 /** Why the agent cannot run in this window (Restricted Mode, a virtual folder), or undefined when it can. */
 export function agentUnavailableReason(): string | undefined {
@@ -442,7 +443,7 @@ class CommandHandlers {
       .reverse()
       .map((item) => ({
         label: `${pinnedSet.has(item.id) ? '$(pinned) ' : ''}${item.message.role}`,
-        description: firstLine(contentText(item.message.content), 100),
+        description: firstLine(textWithPlaceholders(item.message.content), 100),
         id: item.id,
         isPinned: pinnedSet.has(item.id),
       }));

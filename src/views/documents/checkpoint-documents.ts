@@ -11,13 +11,13 @@
 import * as vscode from 'vscode';
 import { DisposableStore } from '../../lifecycle/disposables';
 import type { ContextItem } from '../../compaction/types';
-import { contentText } from '../sidebar/transcript-items';
 import { describeCoverage } from '../../compaction/summary/coverage';
 import { escapeHeadings, nestSummary } from './summary-markdown';
 import type { CheckpointRecord } from '../../service/records';
 import { formatTokens, formatTokensFull } from '../../format/tokens';
 import { formatClock, formatDateTime } from '../../format/display';
 import { scorecardDetails } from '../../compaction/retention/scorecard';
+import { textWithPlaceholders } from '../../compaction/content-text';
 
 /** The URI scheme of checkpoint documents. */
 export const CHECKPOINT_SCHEME = 'contextkeeper-checkpoint';
@@ -70,7 +70,7 @@ export function renderItems(items: readonly ContextItem[]): string {
         ? message.role
         : `${message.role} (${item.kind})`;
     out.push(`### ${label} · ${item.covers.length > 1 ? `${item.covers.length} messages` : item.id}`, '');
-    let text = contentText(message.content);
+    let text = textWithPlaceholders(message.content);
     if (message.role === 'tool' && text.length > MAX_TOOL_OUTPUT_CHARS) {
       text = `${text.slice(0, MAX_TOOL_OUTPUT_CHARS)}\n… (${text.length - MAX_TOOL_OUTPUT_CHARS} more characters)`;
     }

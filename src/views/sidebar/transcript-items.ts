@@ -10,6 +10,7 @@ import { isCancelledReply } from '../../agent/cancelled-reply';
 import type { Entry } from '../../compaction/types';
 import type { TranscriptItemView } from '../../webview/shared/protocol';
 import { parseJsonObject } from '../../format/json';
+import { textWithPlaceholders } from '../../compaction/content-text';
 
 /** Longest text a transcript line carries, in characters. */
 export const TEXT_CAP_CHARS = 1_500;
@@ -25,21 +26,6 @@ export interface ToolLiveState {
   running: ReadonlySet<string>;
   /** Outcome of finished tool calls by line id. */
   outcomes: ReadonlyMap<string, boolean>;
-}
-
-/** Text of a message's content (string or text parts); other parts become placeholders. */
-export function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((part: unknown) => {
-      if (typeof part !== 'object' || part === null) return '';
-      const typed = part as { type?: string; text?: string; refusal?: string };
-      if (typed.type === 'text' && typeof typed.text === 'string') return typed.text;
-      if (typed.type === 'refusal' && typeof typed.refusal === 'string') return typed.refusal;
-      return `[${typed.type ?? 'part'}]`;
-    })
-    .join('\n');
 }
 
 /** First line of `text`, cut to `max` characters. */
@@ -72,12 +58,12 @@ export function itemsForEntry(entry: Entry, toolNames: ToolNames, live: ToolLive
   const common = { entryId: entry.id, time: entry.meta?.timestamp };
   switch (message.role) {
     case 'user': {
-      const capped = capText(contentText(message.content));
+      const capped = capText(textWithPlaceholders(message.content));
       return [{ kind: 'user', id: entry.id, ...common, text: capped.text, fullLength: capped.fullLength }];
     }
     case 'assistant': {
       const items: TranscriptItemView[] = [];
-      const text = contentText(message.content);
+      const text = textWithPlaceholders(message.content);
       if (text.trim().length > 0) {
         const capped = capText(text);
         // Flagged so the view marks it even when the marker at the text's end is past the cap.
@@ -106,7 +92,7 @@ export function itemsForEntry(entry: Entry, toolNames: ToolNames, live: ToolLive
       return items;
     }
     case 'tool': {
-      const text = contentText(message.content);
+      const text = textWithPlaceholders(message.content);
       const capped = capText(text);
       const call = toolNames.get(message.tool_call_id);
       if (call) toolNames.set(entry.id, { name: call.name, lineId: call.lineId });
@@ -135,7 +121,7 @@ export function fullTextOf(entry: Entry, itemId: string): string | undefined {
     const call = message.tool_calls?.find((c) => toolCallLineId(entry.id, c.id) === itemId);
     return call && call.type === 'function' ? call.function.arguments : undefined;
   }
-  return contentText(message.content);
+  return textWithPlaceholders(message.content);
 }
 
 /** A path-like argument of a tool call (`path`, `file`, `filePath`…), for lists of replaced messages. */

@@ -12,11 +12,12 @@ import type {
   PreviewView,
   ReplacedItemView,
 } from '../../webview/shared/protocol';
-import { contentText, firstLine, pathArgument } from './transcript-items';
+import { firstLine, pathArgument } from './transcript-items';
 import type { CheckpointRecord, CompactionPreview } from '../../service/records';
 import type { BudgetSnapshot } from '../../service/meter/budget-types';
 import { describeCoverage, unreadByModel } from '../../compaction/summary/coverage';
 import { formatTokensFull } from '../../format/tokens';
+import { textWithPlaceholders } from '../../compaction/content-text';
 
 /** The service's budget as the gauge shows it (without the peak, which the model adds). */
 export function toBudgetView(budget: BudgetSnapshot, autoCompact: boolean): BudgetView {
@@ -118,7 +119,7 @@ export function compactionDetailOf(
     }
     // By the result's own entry: call ids repeat across steps, so the id alone may name another step's call.
     const tool = message.role === 'tool' ? toolNames.get(entryId)?.name : undefined;
-    replaced.push({ role: message.role, tool, preview: firstLine(contentText(message.content), 100) });
+    replaced.push({ role: message.role, tool, preview: firstLine(textWithPlaceholders(message.content), 100) });
   }
   return { summary, replaced, more: Math.max(0, ids.length - max) };
 }

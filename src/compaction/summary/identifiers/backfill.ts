@@ -7,7 +7,8 @@
  * Pure: no I/O.
  */
 import type { ContextItem } from '../../types';
-import { contentText, isToolOutputText, toolCallsOf } from '../../text';
+import { isToolOutputText, toolCallsOf } from '../../text';
+import { textWithPlaceholders } from '../../content-text';
 import { extractIdentifiers, NOISE } from './identifiers';
 import { identifiersOfPart, type PartIdentifiers } from './identifier-parts';
 import { rootsIn, shortPath } from '../ledger/path-root';
@@ -27,7 +28,7 @@ export function sourcesOf(items: readonly ContextItem[]): { args: string; conver
   for (const it of items) {
     if (it.kind === 'summary') continue;
     const m = it.message;
-    const text = contentText(m);
+    const text = textWithPlaceholders(m.content);
     if (m.role === 'tool' || (m.role === 'user' && isToolOutputText(text))) output.push(text);
     else if (m.role === 'user' || m.role === 'assistant') conversation.push(text);
     for (const c of toolCallsOf(m)) args.push(`${c.name} ${c.arguments}`);
@@ -52,7 +53,7 @@ function entryOf(item: ContextItem): MessageParts {
   let hit = partCache.get(m);
   if (!hit) {
     const source =
-      m.role === 'tool' || (m.role === 'user' && isToolOutputText(contentText(m)))
+      m.role === 'tool' || (m.role === 'user' && isToolOutputText(textWithPlaceholders(m.content)))
         ? 'output'
         : m.role === 'user' || m.role === 'assistant'
           ? 'conversation'
@@ -87,7 +88,7 @@ function* partsOfSource(items: readonly ContextItem[], key: 'args' | 'conversati
     }
     const entry = entryOf(it);
     if (entry.source !== key) continue;
-    const text = contentText(m);
+    const text = textWithPlaceholders(m.content);
     yield { text, read: () => (entry.text ??= identifiersOfPart(text)) };
   }
 }

@@ -8,7 +8,7 @@
  * Pure: no I/O.
  */
 import type { ContextItem } from '../../types';
-import { contentText } from '../../text';
+import { textWithPlaceholders } from '../../content-text';
 import { extractIdentifiers, NOISE } from './identifiers';
 
 /** Heading of the identifiers carried from earlier summaries. */
@@ -27,7 +27,7 @@ export function carryIdentifiers(summary: string, items: readonly ContextItem[],
   const seen = new Set<string>();
   let budget = maxChars - CARRIED_HEADING.length - 2;
   for (const item of earlier) {
-    for (const id of extractIdentifiers(contentText(item.message))) {
+    for (const id of extractIdentifiers(textWithPlaceholders(item.message.content))) {
       const trimmed = id.trim();
       if (trimmed.length < 3 || NOISE.has(trimmed) || seen.has(id)) continue;
       seen.add(id);

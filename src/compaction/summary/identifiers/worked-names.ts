@@ -9,7 +9,9 @@
  * strongest way the message uses it, and its score is the sum over messages, so a name the agent
  * kept coming back to ranks above one mentioned once in a long file it wrote. Pure: no I/O.
  */
-import { contentText, errorLines, toolCallsOf } from '../../text';
+import { errorLines, toolCallsOf } from '../../text';
+import { textWithPlaceholders } from '../../content-text';
+import type { ChatMessage } from '../../types';
 import { parseJsonObject } from '../../../format/json';
 
 /** How strongly one occurrence ties a name to the work (higher ranks first). */
@@ -94,15 +96,12 @@ const NONE: ReadonlyMap<string, number> = new Map();
  * symbol a compiler could not find). Other tool output is not read: a listing names what exists, not
  * what the agent used. Cached per message object.
  */
-export function namesOfMessage(
-  message: Parameters<typeof contentText>[0],
-  failed = false,
-): ReadonlyMap<string, number> {
+export function namesOfMessage(message: ChatMessage, failed = false): ReadonlyMap<string, number> {
   const hit = cache.get(message);
   if (hit) return hit;
   const names = new Map<string, number>();
   if (message.role === 'assistant') {
-    scan(contentText(message), NAME_WEIGHT.mention, names);
+    scan(textWithPlaceholders(message.content), NAME_WEIGHT.mention, names);
     for (const c of toolCallsOf(message)) {
       const searchTool = SEARCH_TOOL.test(c.name);
       for (const v of argValues(c.arguments)) {
@@ -111,7 +110,7 @@ export function namesOfMessage(
       }
     }
   } else if (failed) {
-    for (const line of errorLines(contentText(message), 8)) scan(line, NAME_WEIGHT.failed, names);
+    for (const line of errorLines(textWithPlaceholders(message.content), 8)) scan(line, NAME_WEIGHT.failed, names);
   }
   const out = names.size ? names : NONE;
   cache.set(message, out);

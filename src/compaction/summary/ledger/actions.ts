@@ -6,7 +6,8 @@
  * Pure: no I/O.
  */
 import type { ChatMessage, ContextItem } from '../../types';
-import { contentText, errorLines, toolCallsOf } from '../../text';
+import { errorLines, toolCallsOf } from '../../text';
+import { textWithPlaceholders } from '../../content-text';
 import { recordedToolOutcome } from '../../tool-outcomes';
 import { commandOutcome, fileOutcome, printedText } from './run-outcome';
 import { isToolOutputText } from '../../text';
@@ -605,15 +606,15 @@ function messageActions(
     for (const a of callActions(
       c.name,
       c.arguments,
-      result ? contentText(result) : undefined,
+      result ? textWithPlaceholders(result.content) : undefined,
       recordedToolOutcome(result),
     ))
       out.push(a);
   });
-  const text = contentText(message);
+  const text = textWithPlaceholders(message.content);
   const next = deps[deps.length - 1];
   if (text) {
-    const nextText = next ? contentText(next) : '';
+    const nextText = next ? textWithPlaceholders(next.content) : '';
     const observation =
       next && next.role === 'user' && isToolOutputText(nextText)
         ? nextText.replace(/^(OBSERVATION:|Observation:)\s*/, '')
