@@ -54,7 +54,9 @@ test("the sidebar's Run is refused the same way, no request is added, and Set AP
   const asked: Array<string | undefined> = [];
   host.user.input = (options) => (asked.push(options?.title), undefined);
   host.user.message = (shown) => (shown.items.includes('Set API Key') ? 'Set API Key' : undefined);
-  const sidebar = host.live('webview-view')[0]?.target as { restoreTask(text: string): void };
+  const sidebar = host.live('webview-view').find((view) => view.id === 'contextKeeper.sidebar')?.target as {
+    restoreTask(text: string): void;
+  };
   const restored: string[] = [];
   sidebar.restoreTask = (text) => void restored.push(text);
   await commands.executeCommand('contextKeeper.newAgentTask', 'Fix the parser');
