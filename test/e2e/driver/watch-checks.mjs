@@ -92,6 +92,8 @@ export async function watchChecks({ check, expect, wb, page, env }) {
       parentUuid: null,
       logicalParentUuid: parent,
       content: 'Conversation compacted',
+      // The figures Claude Code records in its compaction: the row and the gauge show these.
+      compactMetadata: { trigger: 'auto', preTokens: 169_012, postTokens: 6_634 },
     });
     parent = 'e2e-boundary';
     const summary = record({
@@ -109,8 +111,17 @@ export async function watchChecks({ check, expect, wb, page, env }) {
     await item.click();
     await page.locator('.tabs-container .tab', { hasText: 'replaced' }).first().waitFor({ timeout: 15_000 });
     await wb.screenshot('32-agent-compaction-diff');
-    expect(/→/.test(label), `the checkpoint row gives no tokens before and after: ${label}`);
+    expect(/169k → 6\.6k/.test(label), `the checkpoint row does not give the recorded figures: ${label}`);
     return label;
+  });
+
+  await check('agent sessions: the status bar follows the watched agent through its compaction', async () => {
+    const item = page.locator('.statusbar-item', { hasText: 'Claude Code' }).first();
+    await item.waitFor({ timeout: 15_000 });
+    const text = (await item.innerText()).replace(/\s+/g, ' ').trim();
+    // After the compaction: the agent's own figure (6.6k plus the summary), not the 0-usage records.
+    expect(/Claude Code \d+% · 6\.\dk\/200k/.test(text), `status bar: ${text}`);
+    return text;
   });
 
   await check('agent sessions: the handoff opens read-only and closes without asking to save', async () => {
