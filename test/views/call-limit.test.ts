@@ -186,6 +186,21 @@ test('continuing a recording, "Use the Model (N Calls)": the new session is comp
   assert.ok(summaries.every((c) => c.withoutModel === 0));
 });
 
+test('continuing a recording over the window within the call limit: nothing is asked and the new session is compacted at once, within budget', async () => {
+  const { api } = await setUp();
+  host.setSetting('contextKeeper.maxSummaryCalls', 64);
+  host.setSetting('contextKeeper.summary.contextWindow', 32_768);
+  await until(
+    () => api.getViewState().budget.counting !== true && api.getViewState().budget.used > WINDOW,
+    'the recording, counted over the window',
+  );
+  await commands.executeCommand('contextKeeper.continueInNewTask');
+  assert.equal(question(), undefined, 'within the limit, nothing is asked');
+  assert.equal(api.getViewState().readOnly, false, 'continued in a working session');
+  await until(() => api.getViewState().checkpoints.some((c) => c.strategy !== 'collapse'), 'the compaction');
+  assert.ok(api.getViewState().budget.used < WINDOW, `${api.getViewState().budget.used} tokens, within the window`);
+});
+
 test('continuing a recording, "Summarize Without a Model": the new session is compacted with no model call', async () => {
   const { api, calls } = await setUp();
   host.user.message = (shown) => (shown.modal ? 'Summarize Without a Model' : undefined);

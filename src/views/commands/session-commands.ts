@@ -113,14 +113,20 @@ export function sessionCommands(
       const what = budget
         ? `Continuing this recording (${timesWindow(budget.used, budget.window)} the model's window)`
         : 'Continuing this recording';
-      const asked = await askOverCallLimit(recording?.estimateCompaction(), what);
+      const estimate = recording?.estimateCompaction();
+      const asked = await askOverCallLimit(estimate, what);
       if (asked === 'cancel') return;
       await controller.continueInNewTask();
       void vscode.window.showInformationMessage(
         'ContextKeeper: continued in a new working session; the recording stays as it was.',
       );
-      const service = asked ? controller.current : undefined;
-      if (!service || !asked) return;
+      const service = controller.current;
+      // A continued session over the model's input budget is compacted now, not at the first Run:
+      // the new task starts within budget. Within the call limit nothing was asked and the limit
+      // holds; with no estimate (no summary model fits) the summaries are written without a model.
+      const over = service ? service.getBudget().used > service.getBudget().inputBudget : false;
+      const calls = asked ? asked.calls : estimate ? undefined : 'extractive';
+      if (!service || (!asked && !over)) return;
       const outcome = await vscode.window.withProgress(
         {
           location: vscode.ProgressLocation.Notification,
@@ -130,7 +136,7 @@ export function sessionCommands(
         async (_progress, token) => {
           const abort = abortSignalFrom(token);
           try {
-            return await service.compactNow({ calls: asked.calls }, abort.signal);
+            return await service.compactNow({ calls }, abort.signal);
           } finally {
             abort.dispose();
           }
