@@ -10,9 +10,11 @@
  */
 import type { ContextItem, Summarizer, SummaryRequest, SummaryResult } from '../types';
 import { SummarizerError } from '../types';
-import { isToolOutputText, keyArguments } from '../text';
+import { isToolOutputText, keyArguments, toolCallsOf } from '../text';
 import { textWithPlaceholders } from '../content-text';
 import { clip } from './message-facts';
+import { reportsFinishedWork } from './completion';
+import { typedRequestOf } from './requests';
 import { actionsOf, type Action } from './ledger/actions';
 import { GrowingSpan } from '../meter/span-memo';
 import { SECTIONS, SpanScan } from './span-scan';
@@ -40,6 +42,27 @@ const CURRENT_STATE =
 
 /** A state line quoting an error from tool output in the user role (see `message-facts.ts`), with the error text. */
 const OBSERVATION_ERROR = /^- Error in tool output \(user-role observation\): "(.+)"$/;
+
+/**
+ * Whether the agent's last message of the whole context answers the latest request with a report of
+ * finished work and nothing followed it: `spanEnds` says so of the span, `after` (the messages kept
+ * after it) may hold a newer request, more tool calls or a newer message of the agent's.
+ */
+function answeredAtEnd(spanEnds: boolean, after: readonly ContextItem[]): boolean {
+  let ends = spanEnds;
+  for (const it of after) {
+    if (it.kind === 'summary') continue;
+    const m = it.message;
+    if (m.role === 'user') {
+      if (typedRequestOf(it) !== undefined) ends = false;
+    } else if (m.role === 'assistant') {
+      const text = textWithPlaceholders(m.content).trim();
+      if (text) ends = reportsFinishedWork(text);
+      if (toolCallsOf(m).length) ends = false;
+    }
+  }
+  return ends;
+}
 
 /** Lines quoted for a focus, at most. */
 const MAX_FOCUS_LINES = 12;
@@ -219,6 +242,7 @@ export class ExtractiveSummarizer implements Summarizer {
       calls,
       latestRequest,
       lastAssistant,
+      lastAssistantEnds,
       lastCall,
       lastTaskList,
       lastVerify,
@@ -248,7 +272,14 @@ export class ExtractiveSummarizer implements Summarizer {
     else carry('- Latest verification');
     if (lastTaskList) current.push(`- Latest plan or to-do list (verbatim): ${lastTaskList}`);
     else carry('- Latest plan');
-    if (lastAssistant) current.push(`- In progress (the agent's last message here): "${clip(lastAssistant, 600)}"`);
+    // A message that reports finished work is work completed, not work in progress.
+    const finished = lastAssistant !== '' && reportsFinishedWork(lastAssistant);
+    if (lastAssistant)
+      current.push(
+        finished
+          ? `- Work completed (the agent's last message here reports it done): "${clip(lastAssistant, 600)}"`
+          : `- In progress (the agent's last message here): "${clip(lastAssistant, 600)}"`,
+      );
     if (ledger.edited.length)
       current.push(
         `- Files edited most recently: ${ledger.edited
@@ -277,7 +308,13 @@ export class ExtractiveSummarizer implements Summarizer {
     else if (!lastCommandError && (open.length > 0 || !actions.some((a) => a.kind === 'command')))
       carry('- Latest error line in command output');
     current.push(
-      `- Next step: ${open.length ? `resolve ${open.at(-1)!.slice('- open: '.length)}` : 'continue with the latest request'}`,
+      `- Next step: ${
+        open.length
+          ? `resolve ${open.at(-1)!.slice('- open: '.length)}`
+          : answeredAtEnd(finished && lastAssistantEnds, after)
+            ? "the user's (the latest request appears done: the agent's last message reports it finished)"
+            : 'continue with the latest request'
+      }`,
     );
     if (latestRequest)
       current.push(
@@ -415,7 +452,8 @@ export class ExtractiveSummarizer implements Summarizer {
       // Drop in halves when far over, one line when close: keeps this loop short on huge spans.
       const over = count / maxTokens;
       const n = over > 2 ? Math.max(1, Math.floor(victim[1].length / 2)) : 1;
-      if (victim[1].length === 1 && victim[1][0].length > 200) {
+      // A rule is never cut mid-sentence: it is dropped whole like any other line.
+      if (victim[1].length === 1 && victim[1][0].length > 200 && victim[1] !== rules) {
         // A line many times the whole budget (a ledger line naming 40k files) is halved again
         // without counting each half: counting 478k, 239k, 120k... characters cost more than all
         // the rest of a 100k-message summary, and no such half could fit.

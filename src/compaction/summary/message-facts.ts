@@ -6,7 +6,7 @@
 import type { ContextItem } from '../types';
 import { errorLines, isToolOutputText } from '../text';
 import { typedRequestOf } from './requests';
-import { DECISION, isProse, NOT_DECISION, ruleSentences, sentences } from './prose';
+import { DECISION, isProse, MAX_RULE_CHARS, NOT_DECISION, ruleSentences, sentences } from './prose';
 
 /** One line of at most `max` characters (quotes must not bring their own headings or lists along). */
 export function clip(s: string, max: number): string {
@@ -57,7 +57,8 @@ export function userFacts(it: ContextItem, text: string): UserFacts {
   }
   const typed = typedRequestOf(it);
   const rules: string[] = [];
-  if (typed) for (const s of ruleSentences(typed)) rules.push(`- "${clip(s, 400)}"`);
+  // Each rule is whole and at most MAX_RULE_CHARS long: `clip` only folds its white space.
+  if (typed) for (const s of ruleSentences(typed)) rules.push(`- "${clip(s, MAX_RULE_CHARS)}"`);
   const facts = { errors, typed, rules };
   userFactsCache.set(it.message, facts);
   return facts;

@@ -65,12 +65,34 @@ export function sentences(text: string): string[] {
     .filter(Boolean);
 }
 
+/** Characters of a rule sentence, at most: a longer one is dropped, never cut (its request is kept verbatim). */
+export const MAX_RULE_CHARS = 400;
+
 /**
- * The sentences of a typed request that state a rule. A rule that ends in a colon ("options must
- * include:") takes the list lines that follow it, so it is never quoted without what it requires.
+ * Lines of a request with the lines a terminal or editor wrapped joined again: a line that does not
+ * end a sentence (no `.`, `!`, `?` or `:` at its end) goes on in the next line when that one starts in
+ * lower case. A list item, a heading and a blank line always start a line of their own.
+ */
+function unwrapped(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    const prev = out.length ? out[out.length - 1] : undefined;
+    if (prev && line && /^\p{Ll}/u.test(line) && !/[.!?:]["')\]]*$/.test(prev) && !/^#/.test(prev))
+      out[out.length - 1] = `${prev} ${line}`;
+    else out.push(line);
+  }
+  return out;
+}
+
+/**
+ * The sentences of a typed request that state a rule, each whole (a sentence the user's terminal
+ * wrapped over lines is read as one). A rule that ends in a colon ("options must include:") takes the
+ * list lines that follow it, so it is never quoted without what it requires. A rule longer than
+ * {@link MAX_RULE_CHARS} is left out rather than cut.
  */
 export function ruleSentences(typed: string): string[] {
-  const lines = withoutFences(typed).split('\n');
+  const lines = unwrapped(withoutFences(typed));
   const out: string[] = [];
   for (let i = 0; i < lines.length; i++) {
     const parts = lines[i]
@@ -93,7 +115,7 @@ export function ruleSentences(typed: string): string[] {
         }
         if (list.length) s = `${s} ${list.join(' ')}`;
       }
-      out.push(s);
+      if (s.replace(/\s+/g, ' ').length <= MAX_RULE_CHARS) out.push(s);
     }
   }
   return out;

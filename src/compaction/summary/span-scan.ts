@@ -96,6 +96,11 @@ export interface SpanReading {
   calls: ReadonlyMap<string, Call>;
   latestRequest: string | undefined;
   lastAssistant: string;
+  /**
+   * The agent's last message came after the latest typed request and no tool call followed it: the
+   * agent stopped there (its message is its answer to that request).
+   */
+  lastAssistantEnds: boolean;
   lastCall: string | undefined;
   lastTaskList: string | undefined;
   lastVerify: string | undefined;
@@ -121,6 +126,7 @@ export class SpanScan {
   private readonly calls = new Map<string, Call>();
   private latestRequest: string | undefined;
   private lastAssistant = '';
+  private lastAssistantEnds = false;
   private lastTaskList: string | undefined;
   private carriedCurrent: string[] = [];
   // Named folders the ledger's paths are written from: the first earlier summary's, more chosen later.
@@ -155,16 +161,19 @@ export class SpanScan {
       if (facts.errors.length) this.names.add(namesOfMessage(m, true));
       if (facts.typed === undefined) return;
       this.latestRequest = facts.typed;
+      this.lastAssistantEnds = false;
       for (const r of facts.rules) this.addOnce(this.rules, r);
     } else if (m.role === 'assistant') {
       const facts = assistantFacts(m, text);
       this.names.add(namesOfMessage(m));
       if (facts.trimmed) {
         this.lastAssistant = facts.trimmed;
+        this.lastAssistantEnds = true;
         for (const d of facts.decisions) this.addOnce(this.decisions, d);
         if (facts.checklist !== undefined) this.lastTaskList = facts.checklist;
       }
       for (const c of toolCallsOf(m)) {
+        this.lastAssistantEnds = false;
         this.calls.set(c.id, c);
         this.lastCallOf = c;
         if (TASK_LIST_TOOL.test(c.name))
@@ -268,6 +277,7 @@ export class SpanScan {
       calls: this.calls,
       latestRequest: this.latestRequest,
       lastAssistant: this.lastAssistant,
+      lastAssistantEnds: this.lastAssistantEnds,
       lastCall,
       lastTaskList: this.lastTaskList,
       lastVerify,
