@@ -106,9 +106,24 @@ export async function openModelSource(
   log.info(`Context window of ${source.model}: ${label}.`);
   for (const warning of warned.filter(source.window.warnings)) {
     log.warn(warning);
-    void notify('warning', `ContextKeeper: ${warning}`, [], log);
+    void warnAboutWindow(warning, log);
   }
   // An editor model's limit is input only: its reply does not share the window.
   const reservedOutput = source.window.inputOnly ? 0 : replyReserve(settings.maxOutputTokens, source.window);
   return { ...source, label, reservedOutput };
+}
+
+/** The setting a window warning can point to. */
+const WINDOW_SETTING = 'contextKeeper.contextWindow';
+/** The button that opens {@link WINDOW_SETTING} in the Settings editor. */
+const OPEN_SETTING = 'Open Setting';
+
+/**
+ * Shows a window warning; one that names the window setting (no window known, a setting above the
+ * model's limit) gets a button that opens that setting, so the fix is one click away.
+ */
+async function warnAboutWindow(warning: string, log: vscode.LogOutputChannel): Promise<void> {
+  const actions = warning.includes(WINDOW_SETTING) ? [OPEN_SETTING] : [];
+  const choice = await notify('warning', `ContextKeeper: ${warning}`, actions, log);
+  if (choice === OPEN_SETTING) await vscode.commands.executeCommand('workbench.action.openSettings', WINDOW_SETTING);
 }

@@ -12,6 +12,7 @@ import { readSettings } from '../../src/settings/settings';
 import { chatModels, host, resetVscodeFake, workspace } from '../support/vscode-fake';
 import { FakeLogChannel } from '../support/vscode-fake/window-parts';
 import { FakeChat } from '../models/lm-fake';
+import { until } from '../support/until';
 
 const countText = (text: string) => Math.ceil(text.length / 4);
 
@@ -66,6 +67,18 @@ test('a window setting above the model limit wins and warns once per window of V
   );
   await openModelSource(settings(), undefined, new FakeLogChannel('test'), countText);
   assert.equal(toasts().length, 1, 'said once');
+});
+
+test('a warning that names the window setting has a button that opens it', async () => {
+  host.setSetting('contextKeeper.model', 'claude-x');
+  // Another figure than above: each warning is shown once per window of VS Code.
+  host.setSetting('contextKeeper.contextWindow', 250_000);
+  host.user.message = (shown) => (shown.items.includes('Open Setting') ? 'Open Setting' : undefined);
+  await openModelSource(settings(), undefined, new FakeLogChannel('test'), countText);
+  await until(() => host.executed.some((c) => c.id === 'workbench.action.openSettings'), 'the setting opened');
+  assert.deepEqual(host.executed.find((c) => c.id === 'workbench.action.openSettings')?.args, [
+    'contextKeeper.contextWindow',
+  ]);
 });
 
 test('a model VS Code does not offer is an error naming what is offered', async () => {
