@@ -34,10 +34,29 @@ export function compactionNotice(
 ): string {
   if (outcome.status.kind === 'applied') {
     const parts = compactionParts(outcome.checkpoints);
-    return `ContextKeeper: compacted ${formatTokens(outcome.tokensBefore)} → ${formatTokens(outcome.tokensAfter)} tokens${parts ? ` (${parts})` : ''}.`;
+    return `ContextKeeper: compacted ${formatTokens(outcome.tokensBefore)} → ${formatTokens(outcome.tokensAfter)} tokens${parts ? ` (${parts})` : ''}${modelFailedClause(outcome.checkpoints)}.`;
   }
   const sentence = describeOutcome(outcome.status);
   return `ContextKeeper: ${sentence}${statesFigures(outcome.status) ? '' : ` (context ${formatTokens(outcome.tokensBefore)} tokens)`}.`;
+}
+
+/**
+ * `; the summary model failed (why), so 76 messages were summarised without a model`, when the
+ * summary model failed and the extractive summarizer wrote part of the summaries; empty otherwise.
+ * The reason is the first failure recorded, cut to 120 characters.
+ */
+function modelFailedClause(checkpoints: readonly Pick<CheckpointRecord, 'coverage'>[]): string {
+  const parts = checkpoints
+    .flatMap((c) => c.coverage?.parts ?? [])
+    .filter((p) => p.writer === 'extractive' && p.reason === 'model-failed');
+  const messages = parts.reduce((sum, p) => sum + p.last - p.first + 1, 0);
+  if (messages === 0) return '';
+  const failure = parts
+    .find((p) => p.failure)
+    ?.failure?.replace(/\s+/g, ' ')
+    .trim();
+  const why = failure ? ` (${failure.length > 120 ? `${failure.slice(0, 119)}…` : failure})` : '';
+  return `; the summary model failed${why}, so ${plural(messages, 'message was', 'messages were')} summarised without a model`;
 }
 
 /** Kinds whose sentence already gives the context's tokens (see `describeCompaction`). */

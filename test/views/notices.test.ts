@@ -51,6 +51,38 @@ test('an applied compaction is announced with each figure once', () => {
   assert.equal(text.match(/→/g)?.length, 1);
 });
 
+test('a compaction the summary model failed says so and why, not just which summarizer wrote it', () => {
+  const text = compactionNotice({
+    status: { kind: 'applied', tokensBefore: 26_000, tokensAfter: 3_300 } as never,
+    tokensBefore: 26_000,
+    tokensAfter: 3_300,
+    checkpoints: [
+      {
+        inserted: [item('summary')],
+        strategy: 'extractive',
+        coverage: {
+          messages: 79,
+          parts: [
+            { first: 1, last: 3, writer: 'model', calls: 1 },
+            {
+              first: 4,
+              last: 79,
+              writer: 'extractive',
+              calls: 0,
+              reason: 'model-failed',
+              failure: 'the summarizer answered with a tool call',
+            },
+          ],
+        },
+      },
+    ] as never,
+  });
+  assert.equal(
+    text,
+    'ContextKeeper: compacted 26k → 3.3k tokens (1 summary); the summary model failed (the summarizer answered with a tool call), so 76 messages were summarised without a model.',
+  );
+});
+
 test('a compaction not applied gives the sentence of its status, with the size only when the sentence lacks it', () => {
   assert.equal(
     compactionNotice({
