@@ -250,12 +250,15 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     const taskSignal = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
     const checkpointsBefore = this.session.checkpoints.length;
     try {
-      // The new request goes in first, so a compaction before the call keeps it verbatim and last.
-      await this.conversation.append({
-        id: this.conversation.newEntryId(),
-        message: { role: 'user', content: text },
-        meta: { timestamp: this.now().toISOString() },
-      });
+      // The new request goes in first, so a compaction before the call keeps it verbatim and last. The
+      // same request sent again while it is still the last message (a retry after a failed model call
+      // that left no reply) continues from it: the model would otherwise see it twice.
+      if (!this.awaitsReplyTo(text))
+        await this.conversation.append({
+          id: this.conversation.newEntryId(),
+          message: { role: 'user', content: text },
+          meta: { timestamp: this.now().toISOString() },
+        });
       const run = await this.agent.run(taskSignal);
       // End of task: a safe point for manual compactions queued during the last step.
       await this.compactions.atSafePoint(taskSignal, false);
@@ -268,6 +271,13 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       this.status.agent('idle');
       this.status.task(false);
     }
+  }
+
+  /** True when the newest item of the context is the user's request `text`, with nothing after it. */
+  private awaitsReplyTo(text: string): boolean {
+    const items = this.session.items;
+    const last = items.length > 0 ? items[items.length - 1] : undefined;
+    return last?.kind === 'raw' && last.message.role === 'user' && last.message.content === text;
   }
 
   get taskRunning(): boolean {

@@ -116,7 +116,7 @@ export class StatusBarMeter implements vscode.Disposable {
       ].join('\n\n'),
     );
     this.item.accessibilityInformation = {
-      label: `${view.agent}, watched: ${percent} percent of its context window used, ${b.used} of ${b.window} tokens${view.compactsAt ? `, ${view.compactsAt.toGo} tokens before it compacts` : ''}`,
+      label: `ContextKeeper: ${view.agent}, watched: ${percent} percent of its context window used, ${b.used} of ${b.window} tokens${view.compactsAt ? `, ${view.compactsAt.toGo} tokens before it compacts` : ''}`,
       role: 'button',
     };
     const near = view.compactsAt !== undefined && b.used >= b.compactAt * 0.9;

@@ -2,7 +2,7 @@
  * A task that fails at the model (an HTTP 400 from a loopback server) over the running extension:
  * the sidebar's view state keeps the failure with its reason and endpoint until the next change, the
  * notification says the same, and the log has it. The state is `error` with Retry, which sends the
- * same task again; once it ran, the notification's Retry is spent and does nothing.
+ * same task again (continuing from the request already there, never a second copy); once it ran, the notification's Retry is spent and does nothing.
  */
 import '../support/vscode-fake/register';
 import { after, before, test } from 'node:test';
@@ -21,6 +21,8 @@ let api: ContextKeeperApi;
 let failing = true;
 /** The last user message of each request the model received. */
 const asked: string[] = [];
+/** How many user messages each request held. */
+const userCounts: number[] = [];
 
 before(async () => {
   server = await start({
@@ -29,6 +31,7 @@ before(async () => {
         (m) => m.role === 'user',
       );
       asked.push(String(users.at(-1)?.content ?? ''));
+      userCounts.push(users.length);
       return failing
         ? { type: 'status', status: 400, message: 'scripted failure: the request is malformed' }
         : { content: 'Fixed the parser.' };
@@ -63,6 +66,12 @@ test('a failed task shows the error state with Retry, which sends the same task 
   await commands.executeCommand('contextKeeper.retryTask');
   await until(() => api.getViewState().state === 'idle', 'the retried task to end');
   assert.equal(asked[before], 'Fix the parser', 'the same task was sent again');
+  assert.equal(userCounts[before], 1, 'the retry continues from the request already sent, not a second copy of it');
+  assert.equal(
+    api.getViewState().transcript.filter((item) => item.kind === 'user').length,
+    1,
+    'the transcript shows the request once',
+  );
   assert.equal(api.getViewState().error, undefined, 'the error is gone once the task ran');
   assert.ok(
     api.getViewState().transcript.some((t) => /Fixed the parser/.test(JSON.stringify(t))),

@@ -156,6 +156,7 @@ test('the status bar follows the watched agent while no ContextKeeper task runs'
     await until(() => item.text.includes('Claude Code'), 'the status bar showing the watched agent');
     assert.match(item.text, /^\$\(eye\) Claude Code 60% · 120k\/200k · 47k to compaction$/);
     assert.equal(item.command, 'contextKeeper.agentGauge.focus');
+    assert.match(item.accessibilityInformation?.label ?? '', /^ContextKeeper: Claude Code, watched: 60 percent/);
     assert.match(
       (item.tooltip as vscode.MarkdownString).value,
       /ContextKeeper's own session shows here again while one of its tasks runs/,

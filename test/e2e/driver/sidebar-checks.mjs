@@ -7,10 +7,25 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-/** The webview's inner frame as a playwright Frame (for evaluate). */
+/**
+ * The Context view's inner frame as a playwright Frame (for evaluate). The Watched Agent view is a second
+ * webview, so the frame is the one holding the sidebar's `#ck-stats` node; the first one when none does yet.
+ */
 export async function webviewFrame(page) {
-  const outer = await (await page.locator('iframe.webview.ready').first().elementHandle()).contentFrame();
-  return await (await outer.locator('#active-frame').elementHandle()).contentFrame();
+  const frames = [];
+  for (const outerHandle of await page.locator('iframe.webview.ready').elementHandles()) {
+    const outer = await outerHandle.contentFrame();
+    const inner = await outer
+      ?.locator('#active-frame')
+      .elementHandle()
+      .catch(() => null);
+    const frame = await inner?.contentFrame();
+    if (!frame) continue;
+    if (await frame.locator('#ck-stats').count()) return frame;
+    frames.push(frame);
+  }
+  if (frames.length) return frames[0];
+  throw new Error('no webview is ready');
 }
 
 /** The webview's timing figures (see `stats` in src/webview/main.ts). */

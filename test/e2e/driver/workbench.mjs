@@ -222,9 +222,36 @@ export class Workbench {
       .catch(() => {});
   }
 
-  /** The inner frame of the webview whose outer iframe is ready and visible. */
+  /**
+   * The inner frame of the Context view's webview. The Watched Agent view is a second webview, so the
+   * index among the ready iframes is found by {@link findSidebarWebview}; the first until then.
+   */
   webview() {
-    return this.page.frameLocator('iframe.webview.ready').first().frameLocator('#active-frame');
+    return this.page
+      .locator('iframe.webview.ready')
+      .nth(this.sidebarIndex ?? 0)
+      .contentFrame()
+      .frameLocator('#active-frame');
+  }
+
+  /** Finds which ready webview is the Context view (it holds `#ck-stats`); keeps the last one found. */
+  async findSidebarWebview() {
+    const outers = this.page.locator('iframe.webview.ready');
+    const count = await outers.count();
+    for (let i = 0; i < count; i++) {
+      const found = await outers
+        .nth(i)
+        .contentFrame()
+        .frameLocator('#active-frame')
+        .locator('#ck-stats')
+        .count()
+        .catch(() => 0);
+      if (found) {
+        this.sidebarIndex = i;
+        return i;
+      }
+    }
+    return this.sidebarIndex;
   }
 
   async screenshot(name) {
