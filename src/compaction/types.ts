@@ -107,7 +107,12 @@ export interface ContextItem {
   attachedFile?: string;
 }
 
-export type CheckpointTrigger = 'auto' | 'manual' | 'import';
+/**
+ * Why a checkpoint was made: `auto` at the trigger, `manual` on the user's request (Compact),
+ * `continue` when a recording was continued in a new task over its budget, `import` recorded by the
+ * original agent.
+ */
+export type CheckpointTrigger = 'auto' | 'manual' | 'import' | 'continue';
 export type CheckpointStrategy = 'collapse' | 'summary' | 'extractive' | 'clip';
 
 /** Token usage of the summarizer's model calls for one checkpoint. */

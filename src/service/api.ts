@@ -57,6 +57,8 @@ export interface CompactNowOptions {
    * it is written without a model.
    */
   calls?: number | 'extractive';
+  /** The checkpoints' trigger: `manual` (default), or `continue` when a recording is continued in a new task. */
+  trigger?: 'manual' | 'continue';
 }
 /**
  * The context service: an agent session plus meter, automatic/manual compaction, checkpoints and

@@ -317,6 +317,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       preview: options.preview === true,
       calls: options.calls,
       onProgress: options.onProgress,
+      trigger: options.trigger,
     };
     let outcome: CompactOutcome;
     if (this.taskController) {

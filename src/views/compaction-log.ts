@@ -18,6 +18,8 @@ function causeOf(checkpoint: Pick<Checkpoint, 'trigger' | 'cause' | 'focus'>): s
       return checkpoint.focus ? 'Compact Conversation, with a focus' : 'Compact Conversation';
     case 'import':
       return 'imported recording';
+    case 'continue':
+      return 'Continue in a New Task: the continued recording was over budget';
   }
 }
 

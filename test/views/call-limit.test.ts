@@ -199,6 +199,12 @@ test('continuing a recording over the window within the call limit: nothing is a
   assert.equal(api.getViewState().readOnly, false, 'continued in a working session');
   await until(() => api.getViewState().checkpoints.some((c) => c.strategy !== 'collapse'), 'the compaction');
   assert.ok(api.getViewState().budget.used < WINDOW, `${api.getViewState().budget.used} tokens, within the window`);
+  const made = api.getViewState().checkpoints.filter((c) => !c.restored);
+  assert.ok(
+    made.every((c) => c.trigger === 'continue' || c.trigger === 'import'),
+    'its checkpoints say they were made on continuing the recording, not on request',
+  );
+  assert.ok(made.some((c) => c.trigger === 'continue'));
 });
 
 test('continuing a recording, "Summarize Without a Model": the new session is compacted with no model call', async () => {

@@ -55,7 +55,7 @@ test('the checkpoint record lists trigger, tokens, replaced messages, summarizer
   const lines = doc.split('\n');
   assert.equal(lines[0], `# Checkpoint ${checkpoint.id}`);
   const row = (key: string) => lines.find((l) => l.startsWith(`| ${key} |`));
-  assert.equal(row('Trigger'), '| Trigger | manual |');
+  assert.equal(row('Trigger'), '| Trigger | manual (Compact) |');
   assert.equal(row('Strategy'), '| Strategy | summary |');
   assert.equal(lines[2], '| Field | Value |', 'the table has a header row, not an empty one');
   const grouped = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, ',');

@@ -47,4 +47,8 @@ test('manual and recorded compactions say who compacted, with the sizes', () => 
     compactionHeadline({ ...base, trigger: 'import', summaries: 0, collapsed: 0 }),
     'Compacted by the original agent (recorded): the context went from 5.9k to 2.1k tokens',
   );
+  assert.equal(
+    compactionHeadline({ ...base, trigger: 'continue', collapsed: 0 }),
+    'Compacted on continuing the recording in a new task: the context went from 5.9k to 2.1k tokens; 1 summary',
+  );
 });

@@ -108,11 +108,15 @@ export class CompactionGuard {
    * @param tokensAfter Prompt tokens after it (the meter's reading).
    * @param triggerTokens The automatic trigger, in tokens.
    */
-  compactionSucceeded(trigger: 'auto' | 'manual' | 'import', tokensAfter: number, triggerTokens: number): void {
+  compactionSucceeded(
+    trigger: 'auto' | 'manual' | 'import' | 'continue',
+    tokensAfter: number,
+    triggerTokens: number,
+  ): void {
     if (trigger === 'auto') this.autoInThisCall += 1;
     this.failures = 0;
     this.retryAtCall = 0;
-    if (trigger === 'manual') {
+    if (trigger === 'manual' || trigger === 'continue') {
       // A manual success closes the breaker and clears the thrash history (the user intervened).
       this.paused = undefined;
       this.thrashes = 0;
@@ -126,7 +130,7 @@ export class CompactionGuard {
   }
 
   /** Reports a compaction that was attempted and not applied because of an error (not "nothing to do"). */
-  compactionFailed(trigger: 'auto' | 'manual' | 'import'): void {
+  compactionFailed(trigger: 'auto' | 'manual' | 'import' | 'continue'): void {
     if (trigger === 'auto') this.autoInThisCall += 1;
     this.failures += 1;
     // Back off 1, 2, 4… model calls before the next automatic attempt.

@@ -336,7 +336,7 @@ export class Compactions {
     // The user asked for a compaction: summarize everything eligible (the focus only matters to a
     // summary), rather than stopping at the collapse tier as soon as the target is reached.
     return this.runFresh(
-      'manual',
+      request.trigger ?? 'manual',
       {
         ...MANUAL_PLAN,
         focus: request.focus,

@@ -9,6 +9,8 @@ import { notApplied } from './outcome';
 /** What a manual request asks for. */
 export interface ManualRequest {
   focus?: string;
+  /** The checkpoints' trigger: `manual` (default), or `continue` for a recording continued in a new task. */
+  trigger?: 'manual' | 'continue';
   preview: boolean;
   /**
    * How the summaries are written when they need more calls than `maxSummaryCalls`: a number raises

@@ -17,7 +17,7 @@ export function protectedRestoredIds(checkpoints: readonly CheckpointRecord[]): 
     if (!cp.restored || cp.restoredAt === undefined) continue;
     const restoredAt = Date.parse(cp.restoredAt);
     const later = checkpoints.filter((c) => !c.restored && Date.parse(c.time) >= restoredAt);
-    if (later.some((c) => c.trigger === 'manual')) continue;
+    if (later.some((c) => c.trigger === 'manual' || c.trigger === 'continue')) continue;
     const replacedAgain = new Set(later.flatMap((c) => c.replacedIds));
     for (const id of cp.replacedIds) if (!replacedAgain.has(id)) out.add(id);
   }

@@ -28,6 +28,7 @@ const TRIGGER_NAMES: Record<CheckpointView['trigger'], string> = {
   auto: 'automatic',
   manual: 'manual',
   import: 'imported',
+  continue: 'continue-in-new-task',
 };
 
 /** "the manual compaction of 14:02:11 (48.2k → 12.1k tokens)": the run as the history shows it. */

@@ -136,7 +136,7 @@ export function sessionCommands(
         async (_progress, token) => {
           const abort = abortSignalFrom(token);
           try {
-            return await service.compactNow({ calls }, abort.signal);
+            return await service.compactNow({ calls, trigger: 'continue' }, abort.signal);
           } finally {
             abort.dispose();
           }

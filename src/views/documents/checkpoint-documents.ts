@@ -94,11 +94,19 @@ function codeSpan(name: string): string {
   return `\`${name.replace(/`/g, "'")}\``;
 }
 
+/** The Trigger row, in words. */
+const TRIGGER_LABELS: Record<CheckpointRecord['trigger'], string> = {
+  auto: 'automatic (the context reached the trigger)',
+  manual: 'manual (Compact)',
+  continue: 'continuing a recording in a new task',
+  import: 'recorded by the original agent',
+};
+
 /** Renders a checkpoint record with its summary. */
 export function renderCheckpoint(checkpoint: CheckpointRecord): string {
   const rows: Array<[string, string]> = [
     ['Time', formatDateTime(checkpoint.time)],
-    ['Trigger', checkpoint.trigger],
+    ['Trigger', TRIGGER_LABELS[checkpoint.trigger]],
     ['Strategy', checkpoint.strategy],
     ['Tokens', `${formatTokensFull(checkpoint.tokensBefore)} → ${formatTokensFull(checkpoint.tokensAfter)}`],
     ['Messages replaced', String(checkpoint.replacedIds.length)],

@@ -19,7 +19,9 @@ export function compactionHeadline(c: CompactionView): string {
         : `Compacted automatically: the context ${change}`
       : c.trigger === 'manual'
         ? `Compacted on request: the context ${change}`
-        : `Compacted by the original agent (recorded): the context ${change}`;
+        : c.trigger === 'continue'
+          ? `Compacted on continuing the recording in a new task: the context ${change}`
+          : `Compacted by the original agent (recorded): the context ${change}`;
   const parts = [
     c.collapsed > 0 ? `${plural(c.collapsed, 'tool result', 'tool results')} collapsed` : undefined,
     c.summaries > 0 ? plural(c.summaries, 'summary', 'summaries') : undefined,

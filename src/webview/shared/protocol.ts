@@ -83,7 +83,7 @@ export interface CheckpointView {
   id: string;
   /** ISO 8601 time of application (shown in local time). */
   time: string;
-  trigger: 'auto' | 'manual' | 'import';
+  trigger: 'auto' | 'manual' | 'import' | 'continue';
   strategy: string;
   tokensBefore: number;
   tokensAfter: number;
@@ -116,7 +116,7 @@ export interface CompactionView {
   /** Transcript item after which the divider stands; undefined: before the first item. */
   afterId?: string;
   time: string;
-  trigger: 'auto' | 'manual' | 'import';
+  trigger: 'auto' | 'manual' | 'import' | 'continue';
   /** The automatic trigger level when it fired, in tokens, and as a fraction of the budget. */
   thresholdTokens?: number;
   thresholdFraction?: number;
