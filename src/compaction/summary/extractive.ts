@@ -363,8 +363,9 @@ export class ExtractiveSummarizer implements Summarizer {
       [SECTIONS.focus, focused, 2, false],
       [SECTIONS.decisions, decisions, 3, true],
       [SECTIONS.commands, ledger.commands, 3, true],
-      // A recorded agent's summary is kept whole while it fits: it shrinks last, by sentences.
-      [SECTIONS.earlier, earlier, 1, false],
+      // A recorded agent's summary is kept whole while it fits and shrinks by sentences; it weighs a little
+      // less than the files changed, so a long one cannot push the state of the code out of the summary.
+      [SECTIONS.earlier, earlier, 1.2, false],
       [SECTIONS.state, state, 4, false],
     ];
     const render = () =>
