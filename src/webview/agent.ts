@@ -14,8 +14,12 @@ declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
 const app = document.getElementById('app')!;
+// lit-html renders after what a container already holds: the shell's "Loading…" goes before the first render.
+let first = true;
 
 function draw(message: AgentGaugeMessage): void {
+  if (first) app.replaceChildren();
+  first = false;
   const v = message.view;
   render(
     v

@@ -9,7 +9,7 @@ import path from 'node:path';
 
 /**
  * The Context view's inner frame as a playwright Frame (for evaluate). The Watched Agent view is a second
- * webview, so the frame is the one holding the sidebar's `#ck-stats` node; the first one when none does yet.
+ * webview, so the frame is the one holding the task box's Run button; the first one when none does yet.
  */
 export async function webviewFrame(page) {
   const frames = [];
@@ -21,7 +21,7 @@ export async function webviewFrame(page) {
       .catch(() => null);
     const frame = await inner?.contentFrame();
     if (!frame) continue;
-    if (await frame.locator('#ck-stats').count()) return frame;
+    if (await frame.locator('[data-test="run-task"]').count()) return frame;
     frames.push(frame);
   }
   if (frames.length) return frames[0];

@@ -234,7 +234,7 @@ export class Workbench {
       .frameLocator('#active-frame');
   }
 
-  /** Finds which ready webview is the Context view (it holds `#ck-stats`); keeps the last one found. */
+  /** Finds which ready webview is the Context view (it holds the task box's Run button); keeps the last one found. */
   async findSidebarWebview() {
     const outers = this.page.locator('iframe.webview.ready');
     const count = await outers.count();
@@ -243,7 +243,7 @@ export class Workbench {
         .nth(i)
         .contentFrame()
         .frameLocator('#active-frame')
-        .locator('#ck-stats')
+        .locator('[data-test="run-task"]')
         .count()
         .catch(() => 0);
       if (found) {
