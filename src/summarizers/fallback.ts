@@ -90,8 +90,17 @@ export class FallbackSummarizer implements Summarizer {
         if (failures.length === 0) return result;
         const first = failures[0].error;
         const withoutModel = summarizer === this.options.extractive;
+        // The failed attempts were calls too (a reply the summary could not use still cost one): they
+        // count once, on the first result, as a shared call's usage does.
+        let failedCalls = failures.length;
+        const withFailedCalls = (usage: SummaryResult['usage']): SummaryResult['usage'] => {
+          const calls = usage.calls + failedCalls;
+          failedCalls = 0;
+          return { ...usage, calls };
+        };
         return relabel(result, (r, asked) => ({
           ...r,
+          usage: withFailedCalls(r.usage),
           model: `${r.model} (fallback: ${first.kind})`,
           // The extractive summarizer read every message: the whole span had no model, because it failed.
           ...(withoutModel ? { coverage: fallbackCoverage(rawMessages(asked), first.message) } : {}),

@@ -157,6 +157,11 @@ class Page implements Ui {
   }
 
   /** Queues a host message; it is applied at the next frame, after any waiting input. */
+  /** True once a snapshot from the host was applied. */
+  get hasSnapshot(): boolean {
+    return this.scheduler.stats.snapshots > 0;
+  }
+
   receive(message: HostMessage): void {
     this.queue.push(message);
     this.scheduler.mark();
@@ -423,4 +428,10 @@ if (root) {
     else page.receive(event.data);
   });
   vscode.postMessage({ type: 'ready' });
+  // A view resolved while the workbench lays out several webviews can miss its first snapshot (seen
+  // as a view stuck on "Loading…"): it says ready again until one arrives; the host answers each.
+  const retry = setInterval(() => {
+    if (page.hasSnapshot) clearInterval(retry);
+    else vscode.postMessage({ type: 'ready' });
+  }, 2_000);
 }

@@ -138,8 +138,10 @@ test(
     for (const line of lines)
       assert.match(
         line,
-        /; messages (\d+)-(\d+); \d+ summarised without a model because the model call failed: .*HTTP 500.*scripted outage$/,
+        /; messages (\d+)-(\d+); \d+ summarised without a model because the model call failed: .*HTTP 500.*scripted outage(; \d+ model calls?)?$/,
       );
+    // The failed call is counted: it was made, though its reply could not be used.
+    assert.match(lines[0], /; [1-9]\d* model calls?$/);
     const json = JSON.parse((await run([...args, '--json'], { OPENAI_API_KEY: 'sk-test-outcomes-000000' })).stdout);
     const [first] = json.checkpoints.filter((c: { strategy: string }) => c.strategy === 'extractive');
     assert.equal(first.summarizerModel, 'extractive (fallback: http)');

@@ -114,3 +114,24 @@ test('edits of each summary are applied as edited; a preview of a conversation t
   assert.equal(fx.service.getCheckpoints().length, count);
   assert.deepEqual(contextTexts(fx), context, 'the context is as it was');
 });
+
+test("a checkpoint's duration is the time to prepare it, not the time the preview waited for the user", async (t) => {
+  const { fx } = await twoSpanSession();
+  t.after(fx.cleanup);
+  const before = fx.service.getCheckpoints().length;
+  const started = Date.now();
+  const proposed = await fx.service.compactNow({ preview: true });
+  assert.ok(proposed.preview, describeOutcome(proposed.status));
+  const preparing = Date.now() - started;
+  const wait = 600;
+  await new Promise((resolve) => setTimeout(resolve, wait));
+  const applied = await fx.service.applyPreview();
+  assert.equal(applied.status.kind, 'applied', describeOutcome(applied.status));
+  const written = fx.service.getCheckpoints().slice(before);
+  assert.ok(written.length > 0);
+  for (const c of written)
+    assert.ok(
+      (c.durationMs ?? Infinity) <= preparing,
+      `duration ${c.durationMs} ms within the ${preparing} ms of preparing`,
+    );
+});

@@ -62,13 +62,12 @@ export function session(seed: number, turns: number): Entry[] {
 /** A result as JSON with what differs between any two runs (checkpoint ids, clock) made positional. */
 export function normalized(value: unknown): string {
   const ids = new Map<string, string>();
-  return JSON.stringify(value, (key, v: unknown) => (key === 'time' || key === 'startedAt' ? '<clock>' : v)).replace(
-    /ck-[0-9a-f]{8}/g,
-    (id) => {
-      if (!ids.has(id)) ids.set(id, `ck-#${ids.size}`);
-      return ids.get(id)!;
-    },
-  );
+  return JSON.stringify(value, (key, v: unknown) =>
+    key === 'time' || key === 'startedAt' || key === 'preparedAt' ? '<clock>' : v,
+  ).replace(/ck-[0-9a-f]{8}/g, (id) => {
+    if (!ids.has(id)) ids.set(id, `ck-#${ids.size}`);
+    return ids.get(id)!;
+  });
 }
 
 /** A budget of `contextWindow` tokens, 1,000 reserved, compacting at 0.8 down to 0.5. */

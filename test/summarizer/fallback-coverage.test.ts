@@ -33,6 +33,7 @@ test('the extractive fallback after a failed model call is labelled with the fai
   assert.ok(cp);
   assert.equal(cp.strategy, 'extractive', 'no model wrote it');
   assert.match(cp.summarizerModel ?? '', /^extractive \(fallback: http\)$/);
+  assert.ok((cp.usage?.calls ?? 0) >= 1, `the failed model call is counted: ${JSON.stringify(cp.usage)}`);
 
   // The checkpoint: every replaced message, written without a model, and why.
   const coverage = cp.coverage!;

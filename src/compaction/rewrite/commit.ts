@@ -20,7 +20,13 @@ export interface PreparedCompaction {
   tokensBefore: number;
   /** Estimated tokens after applying to the context it was prepared on. */
   tokensAfter: number;
+  /** When preparing started, in milliseconds since the epoch. */
   startedAt: number;
+  /**
+   * When preparing ended (summarizer calls done), in milliseconds since the epoch; a preview's wait
+   * for the user comes after it and is not the compaction's duration.
+   */
+  preparedAt?: number;
   /** Tokens no compaction may summarise, by what holds them, when the result is above the target. */
   anchored?: AnchoredTokens;
   /** The target the compaction aimed at, in tokens. */
@@ -120,12 +126,13 @@ export function noteReplaced(cp: Checkpoint, meter: TokenMeter, tokens: number, 
 }
 
 /**
- * The result of an applied compaction: its checkpoints (with their duration) and the status, with
+ * The result of an applied compaction: its checkpoints (with their duration: the time to prepare it,
+ * without a preview's wait for the user) and the status, with
  * what `prepared` knows about anchored tokens and, when the result is over the input budget, holders.
  */
 export function appliedResult(done: AppliedCompaction, prepared: PreparedCompaction): CompactionResult {
   const { tokensBefore: before, tokensAfter: tokens } = done;
-  const durationMs = Date.now() - prepared.startedAt;
+  const durationMs = (prepared.preparedAt ?? Date.now()) - prepared.startedAt;
   const applied = done.checkpoints.map((cp) => ({ ...cp, durationMs }));
   const target = prepared.targetTokens;
   // Does not fit even after the degrade tiers: the status says what holds the tokens.

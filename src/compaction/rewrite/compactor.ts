@@ -321,6 +321,7 @@ function finishRun(run: TierRun, startedAt: number): PreparedCompaction | Compac
   prepared.inputBudget = th.inputBudget;
   if (trial.tokensAfter > th.inputBudget) prepared.holders = tokenHolders(trial.context, meter, tools, keepRecentSteps);
   keepApplied(prepared, items, trial);
+  prepared.preparedAt = Date.now();
   return prepared;
 }
 
