@@ -56,7 +56,7 @@ import { finalizeSummary } from '../summary/summary-checks';
 import { clipMessageToTokens } from '../clip';
 import { composeSummary, SUMMARY_FRAME_TOKENS } from '../summary/compose-summary';
 import { recallPointer } from '../summary/recall-pointer';
-import { degradeToFit } from './degrade';
+import { degradeToFit, summaryAcknowledgement } from './degrade';
 import { systemAndToolsTokens, tokenHolders } from '../plan/holders';
 import { renderRequestsSection, type RequestsSection } from '../summary/requests-section';
 import { droppedFilesNote } from './reattach';
@@ -668,15 +668,8 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
   cp.replaced = spanItems;
   cp.inserted = [summaryItem];
   const next = items[span.end];
-  if (options.summaryAsPair && next && next.message.role !== 'assistant') {
-    cp.inserted.push({
-      id: `${cp.id}~a`,
-      kind: 'summary',
-      message: { role: 'assistant', content: 'Noted. I will continue from this summary.' },
-      covers: [],
-      checkpointId: cp.id,
-    });
-  }
+  if (options.summaryAsPair && next && next.message.role !== 'assistant')
+    cp.inserted.push(summaryAcknowledgement(cp.id));
   cp.summary = text;
   cp.requests = {
     whole: section.whole,

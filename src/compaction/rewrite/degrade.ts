@@ -274,15 +274,8 @@ async function resummarize(
       checkpointId: cp.id,
     },
   ];
-  if (options.summaryAsPair && next && next.message.role !== 'assistant') {
-    cp.inserted.push({
-      id: `${cp.id}~a`,
-      kind: 'summary',
-      message: { role: 'assistant', content: 'Noted. I will continue from this summary.' },
-      covers: [],
-      checkpointId: cp.id,
-    });
-  }
+  if (options.summaryAsPair && next && next.message.role !== 'assistant')
+    cp.inserted.push(summaryAcknowledgement(cp.id));
   cp.summary = text;
   cp.cause = 'the context did not fit its window: earlier summaries were summarized again';
   cp.requests = { whole: section.whole, shortened: section.shortened, omitted: section.omitted };
@@ -295,4 +288,18 @@ async function resummarize(
     options.maxSummaryCalls ?? 4,
   );
   return { cp };
+}
+
+/**
+ * The assistant message that follows a summary sent as a user message when the summary is written as
+ * a pair (`summaryAsPair`): it keeps roles alternating where the next kept message is not the assistant's.
+ */
+export function summaryAcknowledgement(checkpointId: string): ContextItem {
+  return {
+    id: `${checkpointId}~a`,
+    kind: 'summary',
+    message: { role: 'assistant', content: 'Noted. I will continue from this summary.' },
+    covers: [],
+    checkpointId,
+  };
 }
