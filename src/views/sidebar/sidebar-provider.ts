@@ -132,7 +132,10 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
     this.log.trace(`sidebar → host: ${message.type}`);
     if (message.type === 'ready') {
       this.ready = true;
-      this.pushSnapshot();
+      // Answered even while the view reports itself hidden: a webview that says ready is alive, and a
+      // snapshot skipped here would leave it on "Loading…" until its visibility changes again.
+      const view = this.view;
+      if (view) void view.webview.postMessage(this.source().snapshot());
       this.onReady();
       return;
     }
