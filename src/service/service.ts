@@ -510,6 +510,14 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     return exportOf(this.session, this.files.sessionId, this.options.model, this.now().toISOString());
   }
 
+  /**
+   * Resolves once nothing writes into the session folder any more after {@link dispose} (a state or
+   * calibration write in flight at dispose ends on its own, off this thread). Never rejects.
+   */
+  whenClosed(): Promise<void> {
+    return this.files.whenClosed();
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.cancel();

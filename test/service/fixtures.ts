@@ -155,10 +155,10 @@ export async function serviceFixture(
       // Saves end before the folder is removed (a save in flight writes a temp file into it).
       for (const s of opened) await s.whenSaved().catch(() => undefined);
       for (const s of opened) s.dispose();
+      // A write in flight at dispose ends on its own and removes its temp file before the folder goes.
+      for (const s of opened) await s.whenClosed();
       await lb.close();
       ws.cleanup();
-      // A write that was in flight at dispose ends on its own and removes its temp file: retried
-      // (Node's documented backoff on ENOTEMPTY) rather than racing it.
       rmSync(storageDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
     },
   };

@@ -87,6 +87,20 @@ test('closing writes the pending state at once, and a write still in flight does
   assert.throws(() => queue.request(), /closed/);
 });
 
+test('after closing, idle resolves only once the write left in flight has ended', async () => {
+  const { target, held } = heldTarget(() => 'state');
+  const queue = new SaveQueue(target, (e) => assert.fail(e));
+  queue.request();
+  queue.close();
+  let ended = false;
+  const idle = queue.idle().then(() => (ended = true));
+  await tick();
+  assert.equal(ended, false, 'the write in flight has not ended yet');
+  held[0].finish();
+  await idle;
+  assert.equal(ended, true);
+});
+
 test('a failed write is reported, keeps the state pending, and the next flush writes it', async () => {
   const { target, held, written } = heldTarget(() => 'state');
   const errors: Error[] = [];

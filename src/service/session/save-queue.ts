@@ -100,6 +100,14 @@ export class SaveQueue {
     }
   }
 
+  /**
+   * Resolves when no write is in flight (at once when none is); never rejects. After {@link close},
+   * the one write left to end on its own ends when this resolves (its temp file removed).
+   */
+  idle(): Promise<void> {
+    return this.running ?? Promise.resolve();
+  }
+
   private start(): void {
     this.outOfDate = false;
     const generation = this.generation;

@@ -41,6 +41,8 @@ export class SessionFiles {
   private calibrationSaves: SaveQueue | undefined;
   /** Saves of the current folder's state (see {@link saveState}); made on the first save. */
   private saves: SaveQueue | undefined;
+  /** Writes of closed queues still in flight (each ends on its own, removing its temp file). */
+  private readonly closing = new Set<Promise<void>>();
 
   constructor(
     private readonly storageDir: string | undefined,
@@ -131,6 +133,22 @@ export class SessionFiles {
     } catch {
       // Reported to the log by the queue's target; the calibration is a convenience only.
     }
+    if (saves) this.track(saves);
+  }
+
+  /** Remembers a closed queue's write in flight until it ends. */
+  private track(saves: SaveQueue): void {
+    const idle = saves.idle();
+    this.closing.add(idle);
+    void idle.finally(() => this.closing.delete(idle));
+  }
+
+  /**
+   * Resolves once the writes of closed queues still in flight have ended (at once when none are):
+   * after {@link close}, nothing writes into the folder any more. Never rejects.
+   */
+  async whenClosed(): Promise<void> {
+    await Promise.all([...this.closing]);
   }
 
   private calibrationQueueFor(folder: string): SaveQueue {
@@ -270,6 +288,7 @@ export class SessionFiles {
     } catch (error) {
       this.onSaveError(error as Error);
     }
+    if (saves) this.track(saves);
   }
 
   /**
