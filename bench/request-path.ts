@@ -28,6 +28,8 @@ import { ContextService } from '../src/service/service';
 import type { ChatMessage, Entry } from '../src/compaction/types';
 import { loadRealText, realisticRecording, TextCutter, type RealText } from './real-text';
 import { workerServer } from './service-harness';
+import { boundedFetch } from '../src/models/bounded-fetch';
+import { FetchWorker } from '../src/models/worker-fetch';
 import { median, nowMs, threadCpuMs } from './stats';
 
 /** The model's wait before each reply, in milliseconds (a model's time to first token, far below a hosted one's). */
@@ -89,6 +91,7 @@ async function measure(
   entries: Entry[],
   targetTokens: number,
   steps: number,
+  fetch: typeof globalThis.fetch,
 ): Promise<RequestPathRow & { samples: number[]; walls: number[]; ticks: { user: number; kernel: number } }> {
   const server = await workerServer({
     steps,
@@ -103,7 +106,8 @@ async function measure(
     'The parser reads each token; the meter counts what the next request carries.\n',
   );
   const storage = mkdtempSync(path.join(tmpdir(), 'ck-bench-store-'));
-  const client = new OpenAI({ baseURL: server.url, apiKey: 'bench', maxRetries: 0 });
+  // As the product's clients are made: bounded event streams, over the HTTP worker or this thread's fetch.
+  const client = new OpenAI({ baseURL: server.url, apiKey: 'bench', maxRetries: 0, fetch: boundedFetch(fetch) });
   const service = await ContextService.open({
     client,
     model: 'gpt-4o',
@@ -201,10 +205,28 @@ export async function benchRequestPath(
   sizes: readonly number[] = [10_000, 1_000_000],
   rounds = 3,
   steps = 12,
+  via: 'worker' | 'host' = 'worker',
 ): Promise<{ rows: RequestPathRow[]; source: string; ratio: number }> {
   const text = await loadRealText(root);
+  // One worker for every task, as the product keeps one for every model call.
+  const worker = via === 'worker' ? new FetchWorker() : undefined;
+  const fetch = worker ? worker.fetch : globalThis.fetch;
+  try {
+    return await runRounds(text, sizes, rounds, steps, fetch);
+  } finally {
+    await worker?.dispose();
+  }
+}
+
+async function runRounds(
+  text: RealText,
+  sizes: readonly number[],
+  rounds: number,
+  steps: number,
+  fetch: typeof globalThis.fetch,
+): Promise<{ rows: RequestPathRow[]; source: string; ratio: number }> {
   const sessions = sizes.map((tokens, i) => sessionOf(text, tokens, 41 + i));
-  await measure(sessions[0], sizes[0], 3); // warm-up: code compiled, tables loaded
+  await measure(sessions[0], sizes[0], 3, fetch); // warm-up: code compiled, tables loaded
   const all = sizes.map(() => ({
     samples: [] as number[],
     walls: [] as number[],
@@ -216,7 +238,7 @@ export async function benchRequestPath(
     const order = sizes.map((_, i) => i);
     if (r % 2 === 1) order.reverse();
     for (const i of order) {
-      const m = await measure(sessions[i], sizes[i], steps);
+      const m = await measure(sessions[i], sizes[i], steps, fetch);
       for (const ms of m.samples) all[i].samples.push(ms);
       for (const ms of m.walls) all[i].walls.push(ms);
       all[i].user += m.ticks.user;
@@ -244,13 +266,18 @@ export async function benchRequestPath(
 async function main(): Promise<void> {
   const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
   const root = path.resolve(__dirname, '../..');
+  const via = arg('fetch') ?? 'worker';
+  if (via !== 'worker' && via !== 'host') throw new Error(`--fetch must be worker or host, got ${via}`);
   const { rows, source, ratio } = await benchRequestPath(
     root,
     (arg('sizes') ?? '10000,1000000').split(',').map(Number),
     Number(arg('rounds') ?? 3),
     Number(arg('steps') ?? 12),
+    via,
   );
-  console.log(`Host time per model call, real openai client over loopback HTTP (${source})`);
+  console.log(
+    `Host time per model call, real openai client over loopback HTTP, ${via === 'worker' ? 'HTTP in a worker thread' : "HTTP on this thread (Node's fetch)"} (${source})`,
+  );
   console.log(
     `${rows[0].thread ? 'CPU time of the calling thread' : 'wall time'}, from the request's messages to the response's headers; median over ${rows.map((r) => r.modelCalls).join(' / ')} calls; the model waits ${TIME_TO_FIRST_TOKEN_MS} ms before each reply`,
   );

@@ -6,6 +6,7 @@
  * the model or endpoint settings change.
  */
 import { boundedFetch } from '../models/bounded-fetch';
+import { sharedFetchWorker } from '../models/worker-fetch';
 import * as vscode from 'vscode';
 import OpenAI from 'openai';
 import type { ChatClient } from '../agent/session';
@@ -87,12 +88,13 @@ export async function openModelSource(
     }
     log.info(`Model from VS Code: ${chat.name} (${chat.vendor}/${chat.family}), ${chat.maxInputTokens} input tokens.`);
   } else {
-    // Streamed events are bounded in size before the SDK buffers them (`bounded-fetch.ts`).
+    // Streamed events are bounded in size before the SDK buffers them (`bounded-fetch.ts`); the HTTP
+    // work runs in the process's HTTP worker where the policy set in ./root allows (`worker-fetch.ts`).
     const client = new OpenAI({
       baseURL: settings.baseUrl || undefined,
       apiKey: apiKey ?? NO_KEY,
       maxRetries: 1,
-      fetch: boundedFetch(),
+      fetch: boundedFetch(sharedFetchWorker().fetch),
     });
     const window = await sessionWindow({
       baseUrl: settings.baseUrl,

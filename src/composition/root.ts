@@ -25,6 +25,7 @@ import { SidebarProvider } from '../views/sidebar/sidebar-provider';
 import { StatusBarMeter } from '../views/status-bar';
 import { LastBudgetMemory } from '../views/sidebar/last-budget';
 import { createServiceFactory, sessionsDir } from './service-factory';
+import { configureHttpWorker } from './http-worker';
 import { checkpointLookup } from '../views/documents/checkpoint-lookup';
 import { errorMessage } from '../format/error-message';
 import { setDisplayLocale } from '../format/display';
@@ -60,6 +61,8 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
   loadKey();
   store.add(keys.onDidChange(loadKey));
   const log = redactingLog(channel, () => storedKey);
+  // Model calls run their HTTP work off this thread where the editor's proxy support allows (./http-worker).
+  store.add(configureHttpWorker(log));
   const settings = store.add(new Settings());
   const controller = store.add(
     new SessionController(createServiceFactory(context, log), settings, keys, context.workspaceState, log),

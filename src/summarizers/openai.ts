@@ -21,6 +21,7 @@
  * and cancellation that does not wait for an SDK back-off sleep.
  */
 import { boundedFetch } from '../models/bounded-fetch';
+import { sharedFetchWorker } from '../models/worker-fetch';
 import OpenAI from 'openai';
 import type {
   ChatCompletionCreateParams,
@@ -176,8 +177,9 @@ export class OpenAISummarizer implements Summarizer {
         defaultHeaders: options.headers,
         // The SDK's own logging could print request details; this module reports through `log`.
         logLevel: 'off',
-        // Streamed events are bounded in size before the SDK buffers them.
-        fetch: boundedFetch(),
+        // Streamed events are bounded in size before the SDK buffers them; the HTTP work runs in the
+        // process's HTTP worker (worker-fetch.ts), off the calling thread.
+        fetch: boundedFetch(sharedFetchWorker().fetch),
       });
   }
 
