@@ -38,9 +38,7 @@ export class Sidebar {
   /** Reads the gauge once it is rendered. */
   async budget() {
     // The Context view's webview, once it is ready (the Watched Agent view may be ready first).
-    const deadline = Date.now() + 30_000;
-    while ((await this.wb.findSidebarWebview()) === undefined && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 250));
+    await this.wb.waitSidebarWebview();
     const used = this.frame.locator('[data-test="gauge-used"]');
     await used.waitFor({ timeout: 30_000 });
     const tokens = Number(await used.getAttribute('data-tokens'));

@@ -234,7 +234,10 @@ export class Workbench {
       .frameLocator('#active-frame');
   }
 
-  /** Finds which ready webview is the Context view (it holds the task box's Run button); keeps the last one found. */
+  /**
+   * Finds which ready webview is the Context view (it holds the task box's Run button) and keeps its
+   * index for {@link webview}; undefined while none does.
+   */
   async findSidebarWebview() {
     const outers = this.page.locator('iframe.webview.ready');
     const count = await outers.count();
@@ -251,7 +254,31 @@ export class Workbench {
         return i;
       }
     }
-    return this.sidebarIndex;
+    return undefined;
+  }
+
+  /**
+   * Waits until the Context view's webview shows its page; returns its index. VS Code for the web
+   * (1.100) can leave a webview frame created at the same moment as another one waiting forever for
+   * its service worker: the browser console says "Found unexpected service worker controller …
+   * Waiting for controllerchange", and the frame never requests its script or style sheet (the view
+   * stays on its "Loading…" shell). A new frame loads: the side bar is closed and opened again, which
+   * disposes the hidden webviews and creates them anew.
+   */
+  async waitSidebarWebview({ attempts = 3, timeout = 15_000 } = {}) {
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      const deadline = Date.now() + timeout;
+      while (Date.now() < deadline) {
+        const index = await this.findSidebarWebview();
+        if (index !== undefined) return index;
+        await this.page.waitForTimeout(250);
+      }
+      this.log(`the Context view's webview did not load its page (attempt ${attempt}); reopening the side bar`);
+      await this.runCommand('View: Close Primary Side Bar');
+      await this.page.waitForTimeout(500);
+      await this.activityItem('ContextKeeper').click();
+    }
+    throw new Error(`the Context view's webview never loaded its page (${attempts} attempts)`);
   }
 
   async screenshot(name) {
