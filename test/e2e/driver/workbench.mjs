@@ -262,8 +262,9 @@ export class Workbench {
    * (1.100) can leave a webview frame created at the same moment as another one waiting forever for
    * its service worker: the browser console says "Found unexpected service worker controller …
    * Waiting for controllerchange", and the frame never requests its script or style sheet (the view
-   * stays on its "Loading…" shell). A new frame loads: the side bar is closed and opened again, which
-   * disposes the hidden webviews and creates them anew.
+   * stays on its "Loading…" shell). Both of the container's webviews are created together when the
+   * side bar opens, so the Context view is collapsed and expanded instead: its frame alone is made
+   * anew.
    */
   async waitSidebarWebview({ attempts = 3, timeout = 15_000 } = {}) {
     for (let attempt = 1; attempt <= attempts; attempt++) {
@@ -273,10 +274,11 @@ export class Workbench {
         if (index !== undefined) return index;
         await this.page.waitForTimeout(250);
       }
-      this.log(`the Context view's webview did not load its page (attempt ${attempt}); reopening the side bar`);
-      await this.runCommand('View: Close Primary Side Bar');
-      await this.page.waitForTimeout(500);
-      await this.activityItem('ContextKeeper').click();
+      this.log(`the Context view's webview did not load its page (attempt ${attempt}); collapsing and expanding it`);
+      const header = this.page.locator('.pane-header', { hasText: /^\s*context/i }).first();
+      await header.click();
+      await this.page.waitForTimeout(1_000);
+      await header.click();
     }
     throw new Error(`the Context view's webview never loaded its page (${attempts} attempts)`);
   }
