@@ -17,7 +17,6 @@ import type { BudgetConfig, ChatMessage, ContextItem, Entry, Summarizer, ToolSch
 import type { ContextOverflow } from '../models/context-errors';
 import { TokenMeter } from '../compaction/meter/meter';
 import { applyRecordedCompactions } from '../compaction/rewrite/imported';
-import { toMessages } from '../compaction/context';
 import { ExtractiveSummarizer } from '../compaction/summary/extractive';
 import { AgentSession, type Conversation } from '../agent/session';
 import { WorkspaceTools } from '../agent/tools';
@@ -235,7 +234,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     messages: () => {
       this.tally.sync(this.session.items);
       this.tally.markSent(this.tools.schemas);
-      return toMessages(this.session.items);
+      return this.session.messages();
     },
   };
 
@@ -445,7 +444,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
 
   /** The messages the next request would send. */
   getMessages(): ChatMessage[] {
-    return toMessages(this.session.items);
+    return this.session.messages();
   }
 
   /** Tool schemas sent with every request. */

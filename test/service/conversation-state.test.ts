@@ -79,6 +79,27 @@ test('a planned commit changes nothing until applied; applying stamps the checkp
   assert.deepEqual(state.checkpoints, records);
 });
 
+test('the messages of a request follow appends, commits and restores, each call a fresh array', () => {
+  const state = fresh();
+  const contents = () => state.messages().map((m) => m.content);
+  const first = state.messages();
+  assert.deepEqual(contents(), ['m0', 'm1', 'm2', 'm3']);
+  state.append(entry(state.newEntryId(), 'user', 'm4'));
+  assert.deepEqual(contents(), ['m0', 'm1', 'm2', 'm3', 'm4']);
+  assert.equal(first.length, 4, 'an array handed out earlier does not change');
+  const { next } = state.planCommit(compactFirst(state, 2, 'c1'), '2026-01-01T00:00:00.000Z');
+  state.apply(next);
+  assert.deepEqual(contents(), ['summary of e000001,e000002', 'm2', 'm3', 'm4']);
+  state.append(entry(state.newEntryId(), 'assistant', 'm5'));
+  assert.deepEqual(contents(), ['summary of e000001,e000002', 'm2', 'm3', 'm4', 'm5']);
+  state.apply(state.planRestore('c1', '2026-01-01T00:01:00.000Z').next);
+  assert.deepEqual(contents(), ['m0', 'm1', 'm2', 'm3', 'm4', 'm5']);
+  assert.deepEqual(
+    state.messages(),
+    state.items.map((i) => i.message),
+  );
+});
+
 test('restore brings the replaced messages back, marks the checkpoint, and refuses a second restore', () => {
   const state = fresh();
   state.apply(state.planCommit(compactFirst(state, 2, 'c1'), 't1').next);

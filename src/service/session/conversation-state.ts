@@ -7,7 +7,7 @@
  * and throws when the change is not allowed; `apply()` takes it over and bumps {@link version}. A
  * failed write between the two leaves the state exactly as it was.
  */
-import type { ContextItem, Entry } from '../../compaction/types';
+import type { ChatMessage, ContextItem, Entry } from '../../compaction/types';
 import { itemsFromEntries, rawItem, undoCheckpoint } from '../../compaction/context';
 import type { CompactionResult } from '../../compaction/outcome';
 import type { CheckpointRecord, CheckpointRestored } from '../records';
@@ -32,6 +32,11 @@ export class ConversationState {
   private checkpointList: CheckpointRecord[] = [];
   private pins = new Set<string>();
   private rewrites = 0;
+  /**
+   * The messages of {@link active} so far, for {@link messages}. Valid while `items` is the active
+   * array: that array only grows in place ({@link append}); every other change replaces it.
+   */
+  private messageCache: { items: readonly ContextItem[]; messages: ChatMessage[] } | undefined;
   /** The state a restore replaced, while the restore can still be undone (see {@link planRedo}). */
   private redo: { before: ContextState; event: CheckpointRestored; version: number; length: number } | undefined;
 
@@ -43,6 +48,18 @@ export class ConversationState {
   /** The active context: what the next request sends. */
   get items(): readonly ContextItem[] {
     return this.active;
+  }
+
+  /**
+   * The active context's messages, in order, as a new array: what a request sends. A model call
+   * takes them at every step, so they are kept as the context grows and copied (pointers, not
+   * messages) instead of gathered from every item again.
+   */
+  messages(): ChatMessage[] {
+    if (this.messageCache?.items !== this.active) this.messageCache = { items: this.active, messages: [] };
+    const messages = this.messageCache.messages;
+    for (let i = messages.length; i < this.active.length; i++) messages.push(this.active[i].message);
+    return messages.slice();
   }
 
   get checkpoints(): readonly CheckpointRecord[] {
