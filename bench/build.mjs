@@ -30,6 +30,7 @@ await esbuild.build({
     'bench/large-follow.ts',
     'bench/cli-memory.ts',
     'bench/request-path.ts',
+    'bench/compaction-run.ts',
   ],
   outdir: 'out/bench',
 });

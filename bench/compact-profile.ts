@@ -1,6 +1,6 @@
 /**
- * `compact()` on a generated conversation of N messages (bench/corpus.ts `generateSession`, about 255
- * tokens a message), for profiling: `node out/bench/compact-profile.js [N] [window] [runs] [profiled run] [grown]`
+ * `compact()` on a conversation of N messages of real text (the conversation of ./compact:
+ * bench/real-text.ts `realisticRecording`, about 75 tokens a message), for profiling: `node out/bench/compact-profile.js [N] [window] [runs] [profiled run] [grown]`
  * prints the first count of the whole context and `runs` automatic compactions (default 3) with the
  * extractive summarizer, in milliseconds (wall and CPU), and a hash of each result (the summaries'
  * text, what each checkpoint replaced, the tokens after: equal hashes mean equal compactions). With
@@ -14,7 +14,8 @@
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { generateSession } from './corpus';
+import path from 'node:path';
+import { loadRealText, realisticRecording, TextCutter } from './real-text';
 import { TokenMeter } from '../src/compaction/meter/meter';
 import { itemsFromEntries } from '../src/compaction/context';
 import { compact } from '../src/compaction/rewrite/compactor';
@@ -39,7 +40,9 @@ async function main(): Promise<void> {
   const runs = Number(process.argv[4] ?? 3);
   const profiled = Number(process.argv[5] ?? 0);
   const grown = Number(process.argv[6] ?? 0);
-  const items = itemsFromEntries(generateSession(5, n * 300).slice(0, n));
+  const text = await loadRealText(path.resolve(__dirname, '../..'));
+  const entries = realisticRecording(n, new TextCutter(text, 5)).map((message, i) => ({ id: `r5-${i}`, message }));
+  const items = itemsFromEntries(entries);
   const meter = new TokenMeter({ model: 'gpt-4o' });
   let t0 = nowMs();
   const total = meter.measure(items).total;

@@ -1,8 +1,10 @@
 /**
- * `compact()` on the generated heavy conversation (bench/corpus.ts `generateSession`, about 255
- * tokens a message: 10k messages hold 2.5M tokens, 100k hold 25.5M) at a 128k window: an automatic
- * compaction with the extractive summarizer, as the service and the CLI run it (the meter's counts
- * taken beforehand, as the service has them; one summarizer for every run, as the service keeps one).
+ * `compact()` on a conversation of real text (bench/real-text.ts `realisticRecording`: pieces of the
+ * recorded sessions in `../shared/transcripts` and of real source files, about 75 tokens a message:
+ * 100k messages hold about 7.5M tokens) at a 128k window: an automatic compaction with the
+ * extractive summarizer, as the service and the CLI run it (the meter's counts taken beforehand, as
+ * the service has them; one summarizer for every run, as the service keeps one). A small word list
+ * would give the identifier scans, the notes and the tokenizer almost nothing to find.
  *
  * Three figures per size, CPU time of the calling thread (Linux `/proc/thread-self/schedstat`; where
  * that is missing, CPU time of the whole process): the time `compact()` holds its caller, which is
@@ -27,7 +29,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { generateSession } from './corpus';
+import { loadRealText, realisticRecording, TextCutter, type RealText } from './real-text';
 import { TokenMeter } from '../src/compaction/meter/meter';
 import { itemsFromEntries } from '../src/compaction/context';
 import { compact } from '../src/compaction/rewrite/compactor';
@@ -60,6 +62,8 @@ export interface CompactRow {
 
 export interface CompactBench {
   rows: CompactRow[];
+  /** Where the text came from. */
+  text: string;
   /** Growth exponent of `grownMs`, `againMs` and `firstSightMs` between the sizes (1 linear). */
   grownExponent: number;
   againExponent: number;
@@ -73,21 +77,28 @@ function processCpuMs(): number {
 
 const BUDGET = { contextWindow: 128_000, compactAt: 0.8, compactTo: 0.5, reservedOutput: 4096 };
 
-/** The generated conversation of `n` messages as context items, counted by `meter` (new message objects each call). */
-function conversation(n: number, meter: TokenMeter) {
-  const items = itemsFromEntries(generateSession(5, n * 300).slice(0, n));
+/**
+ * The conversation of `n` messages of real text as context items, counted by `meter` (new message
+ * objects each call, the same text for the same `n`).
+ */
+function conversation(text: RealText, n: number, meter: TokenMeter) {
+  const entries = realisticRecording(n, new TextCutter(text, 5)).map((message, i) => ({ id: `r5-${i}`, message }));
+  const items = itemsFromEntries(entries);
   return { items, tokens: meter.measure(items).total };
 }
 
 /**
- * Runs `compact()` at each size (messages): first sight, then `reps` grown spans and `reps` runs
- * of the same span again (medians).
+ * Runs `compact()` at each size (messages) on real text read from `root` (the repository): first
+ * sight, then `reps` grown spans and `reps` runs of the same span again (medians).
  */
 export async function benchCompact(
+  root: string,
   sizes: readonly number[],
   reps: number,
   log: (line: string) => void,
 ): Promise<CompactBench> {
+  const text = await loadRealText(root);
+  log(`compact: ${text.source}`);
   const rows: CompactRow[] = [];
   for (const n of sizes) {
     const meter = new TokenMeter({ model: 'gpt-4o' });
@@ -107,9 +118,9 @@ export async function benchCompact(
     };
     // First sight on one copy of the conversation; the grown spans on another (new message
     // objects: nothing read at first sight helps them), its first compaction untimed.
-    const { items: unread, tokens } = conversation(n, meter);
+    const { items: unread, tokens } = conversation(text, n, meter);
     const first = await run(unread);
-    const { items } = conversation(n, meter);
+    const { items } = conversation(text, n, meter);
     await run(items.slice(0, n - GROWTH * reps));
     const grown: Array<Awaited<ReturnType<typeof run>>> = [];
     for (let k = reps - 1; k >= 0; k--) grown.push(await run(k === 0 ? items : items.slice(0, n - GROWTH * k)));
@@ -137,6 +148,7 @@ export async function benchCompact(
   const exp = (f: (r: CompactRow) => number) => sig(growthExponent(a.messages, f(a), b.messages, f(b)));
   return {
     rows,
+    text: text.source,
     grownExponent: exp((r) => r.grownMs),
     againExponent: exp((r) => r.againMs),
     firstSightExponent: exp((r) => r.firstSightMs),

@@ -88,12 +88,25 @@ async function main(): Promise<void> {
     log('service bookkeeping done');
   }
   if (want('compact')) {
-    results.compact = await benchCompact([10_000, 100_000], quick ? 1 : 3, log);
+    results.compact = await benchCompact(root, [10_000, 100_000], quick ? 1 : 3, log);
     results.cliMemory = benchCliMemory(root, 300_000);
     log('compact done');
   }
   if (want('worker')) {
-    results.worker = await benchWorker([10_000, 30_000, 100_000, 1_000_000], quick ? 1 : 3, log);
+    results.worker = await benchWorker(
+      root,
+      [
+        { tokens: 10_000 },
+        { tokens: 30_000 },
+        { tokens: 100_000 },
+        { tokens: 1_000_000 },
+        { messages: 10_000 },
+        { messages: 100_000 },
+        { messages: 300_000 },
+      ],
+      quick ? 1 : 3,
+      log,
+    );
     log('worker done');
   }
   if (want('planner')) {

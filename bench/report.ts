@@ -126,13 +126,19 @@ export function targets(c: Collected): Target[] {
     });
   }
   if (c.worker) {
-    const big = c.worker.rows[c.worker.rows.length - 1];
-    const blockMax = Math.max(big.blockMsMax.worker, big.warm.blockMsMax.worker);
-    out.push({
-      name: `a large compaction in the worker blocks the extension host ≤ 50 ms (longest event-loop block, every run, first and warm job; ${k(big.tokens)} tokens)`,
-      met: blockMax <= 50,
-      value: `${blockMax} ms at most; medians ${big.blockMs.worker} ms (first) and ${big.warm.blockMs.worker} ms (warm) against ${big.blockMs.inline} ms inline`,
-    });
+    // Judged on the largest size in tokens and on every size of 100k messages or more.
+    const byTokens = c.worker.rows.filter((r) => !r.size || 'tokens' in r.size);
+    const big = byTokens[byTokens.length - 1] ?? c.worker.rows[c.worker.rows.length - 1];
+    const judged = [big, ...c.worker.rows.filter((r) => r.size && 'messages' in r.size && r.messages >= 100_000)];
+    for (const r of judged) {
+      const blockMax = Math.max(r.blockMsMax.worker, r.warm.blockMsMax.worker);
+      const cpuMax = Math.max(r.blockCpuMsMax?.worker ?? NaN, r.warm.blockCpuMsMax?.worker ?? NaN);
+      out.push({
+        name: `a large compaction in the worker, its commit included, blocks the extension host ≤ 50 ms (longest event-loop block, every run, first and warm job; ${k(r.messages)} messages, ${k(r.tokens)} tokens of real text)`,
+        met: blockMax <= 50,
+        value: `${blockMax} ms at most; medians ${r.blockMs.worker} ms (first) and ${r.warm.blockMs.worker} ms (warm) against ${r.blockMs.inline} ms inline; most CPU of the thread between two 1 ms ticks ${cpuMax} ms`,
+      });
+    }
     out.push({
       name: `a compaction on the warm worker reaches its outcome about as soon as inline (wall time, ${k(big.tokens)} tokens; ≤ 1.25x)`,
       met: big.warm.wallMs.worker <= 1.25 * big.warm.wallMs.inline,
@@ -179,7 +185,7 @@ export function targets(c: Collected): Target[] {
     const clock = big.thread ? 'CPU of the calling thread' : 'CPU of the process';
     const beside = `; process CPU ${big.grownProcessMs} ms (V8's helper threads included), wall ${big.grownWallMs} ms`;
     out.push({
-      name: `compact() at ${k(big.messages)} messages ≤ 500 ms (${clock}; a span grown by 1k messages since the previous compaction, as in the product)`,
+      name: `compact() at ${k(big.messages)} messages of real text ≤ 500 ms (${clock}; a span grown by 1k messages since the previous compaction, as in the product)`,
       met: big.grownMs <= 500,
       value: `${big.grownMs} ms (${k(big.tokens)} tokens)${beside}; first sight of the messages ${big.firstSightMs} ms; the same span again ${big.againMs} ms`,
     });
@@ -420,8 +426,8 @@ export function table(c: Collected, source: string, ts: readonly Target[]): stri
       '',
     );
     push(
-      '| context | messages | job | longest block inline, ms (median; max) | longest block with the worker, ms (median; max) | wall inline, ms | wall worker, ms | tokens after | same result | progress reports |',
-      '|---:|---:|---|---:|---:|---:|---:|---:|---|---:|',
+      '| context | messages | job | longest block inline, ms (median; max) | longest block with the worker, ms (median; max) | most thread CPU between ticks with the worker, ms (median; max) | wall inline, ms | wall worker, ms | tokens after | same result | progress reports |',
+      '|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|',
     );
     for (const r of c.worker.rows) {
       for (const [name, j] of [
@@ -429,7 +435,7 @@ export function table(c: Collected, source: string, ts: readonly Target[]): stri
         ['warm', r.warm],
       ] as const)
         push(
-          `| ${k(r.tokens)} tokens | ${k(r.messages)} | ${name} | ${j.blockMs.inline}; ${j.blockMsMax.inline} | **${j.blockMs.worker}; ${j.blockMsMax.worker}** | ${j.wallMs.inline} | **${j.wallMs.worker}** | ${k(r.tokensAfter)} | ${r.sameResult ? 'yes' : 'no'} | ${r.progressReports} |`,
+          `| ${k(r.tokens)} tokens | ${k(r.messages)} | ${name} | ${j.blockMs.inline}; ${j.blockMsMax.inline} | **${j.blockMs.worker}; ${j.blockMsMax.worker}** | ${j.blockCpuMs?.worker}; ${j.blockCpuMsMax?.worker} | ${j.wallMs.inline} | **${j.wallMs.worker}** | ${k(r.tokensAfter)} | ${r.sameResult ? 'yes' : 'no'} | ${r.progressReports} |`,
         );
     }
     push('');

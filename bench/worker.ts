@@ -5,11 +5,22 @@
  * two jobs on one service: the first compaction (the worker starts, loads its table and is sent the
  * whole context), then the checkpoint is restored (the same messages come back) and the context is
  * compacted again (the worker is warm: its table is built, it holds the messages and their counts,
- * and is sent only what it has not seen). For each job: the longest block of the calling thread's
- * event loop (`perf_hooks.monitorEventLoopDelay`, 1 ms resolution), the wall time to the outcome,
- * and whether every run gives the same result (tokens after, checkpoint summaries). Each run gets a
- * fresh service over freshly generated messages (the same seed), so no run profits from what an
- * earlier one cached per message. Contenders are interleaved.
+ * and is sent only what it has not seen). For each job, the whole compaction from the request to
+ * the outcome, its commit on the calling thread included (the result applied, the tally moved, the
+ * state handed to the save): the longest block of the calling thread's event loop
+ * (`perf_hooks.monitorEventLoopDelay`, 1 ms resolution; wall time, which a loaded machine inflates),
+ * the most CPU time of the calling thread between two ticks of a 1 ms timer (the same block without
+ * the neighbours' share of the cores), the wall time to the outcome, and whether every run gives the
+ * same result (tokens after, checkpoint summaries). Each run gets a fresh service over freshly made
+ * messages (the same seed), so no run profits from what an earlier one cached per message.
+ * Contenders are interleaved.
+ *
+ * The messages are real text (bench/real-text.ts: pieces of the recorded sessions and of real
+ * source files, never a word list), sized in tokens (the service's threshold for the worker) or in
+ * messages (10k, 100k and 300k: what a long session holds).
+ *
+ * Usage alone: `node bench/build.mjs && node --expose-gc out/bench/compaction-run.js --section=worker
+ * --sizes=10000m,100000m [--reps=3]` (a size ending in `m` is in messages, else in tokens).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,16 +31,22 @@ import { NodeToolHost } from '../src/agent/node-host';
 import { createTokenCounter } from '../src/tokenizer/tokenizer';
 import { ContextService } from '../src/service/service';
 import { WORKER_MIN_TOKENS } from '../src/service/compaction/worker/runner';
-import { generateSession } from './corpus';
-import { median, sig } from './stats';
+import { loadRealText, realisticRecording, TextCutter, type RealText } from './real-text';
+import { median, sig, threadCpuMs } from './stats';
+import type { ChatMessage, Entry } from '../src/compaction/types';
 import { describeOutcome } from '../src/service/compaction/outcome';
 
 type Thread = 'inline' | 'worker';
 type Job = 'first' | 'second';
 
+/** A context size: prompt tokens (about 4 characters each) or messages. */
+export type WorkerSize = { tokens: number } | { messages: number };
+
 /** One job: ms of the longest event-loop block, ms to the outcome, and the result to compare. */
 interface JobRun {
   blockMs: number;
+  /** Most CPU time of the calling thread between two ticks of a 1 ms timer, ms. */
+  blockCpuMs: number;
   wallMs: number;
   tokensAfter: number;
   summaries: string;
@@ -39,6 +56,7 @@ interface JobRun {
 /** One run: both jobs on one service. */
 interface Run {
   tokensBefore: number;
+  messages: number;
   route: string;
   jobs: Record<Job, JobRun>;
 }
@@ -46,16 +64,23 @@ interface Run {
 /** Medians (and the largest block) of one job over the runs, per thread. */
 export interface WorkerJobFigures {
   blockMs: Record<Thread, number>;
+  /** Most CPU time of the calling thread between two timer ticks: median and max over the runs. */
+  blockCpuMs: Record<Thread, number>;
+  blockCpuMsMax: Record<Thread, number>;
   blockMsMax: Record<Thread, number>;
   wallMs: Record<Thread, number>;
 }
 
 export interface WorkerBenchRow {
+  /** The size asked for. */
+  size: WorkerSize;
   tokens: number;
   messages: number;
   /** The first job (the worker starts cold). */
   blockMs: Record<Thread, number>;
   blockMsMax: Record<Thread, number>;
+  blockCpuMs: Record<Thread, number>;
+  blockCpuMsMax: Record<Thread, number>;
   wallMs: Record<Thread, number>;
   /** The second job on the same service (the worker is warm). */
   warm: WorkerJobFigures;
@@ -69,6 +94,8 @@ export interface WorkerBenchRow {
 
 export interface WorkerBench {
   rows: WorkerBenchRow[];
+  /** Where the text came from. */
+  text: string;
   reps: number;
   workerMinTokens: number;
 }
@@ -79,12 +106,20 @@ async function job(service: ContextService): Promise<JobRun> {
   let progressReports = 0;
   const monitor = monitorEventLoopDelay({ resolution: 1 });
   monitor.enable();
+  let blockCpuMs = 0;
+  let lastCpu = threadCpuMs() ?? 0;
+  const ticks = setInterval(() => {
+    const cpu = threadCpuMs() ?? 0;
+    blockCpuMs = Math.max(blockCpuMs, cpu - lastCpu);
+    lastCpu = cpu;
+  }, 1);
   const t0 = process.hrtime.bigint();
   const outcome = await service.compactNow({ onProgress: () => progressReports++ });
   const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
-  // One more turn, so the monitor sees the end of the last block.
+  // One more turn, so the monitor and the ticks see the end of the last block.
   await new Promise((resolve) => setTimeout(resolve, 5));
   monitor.disable();
+  clearInterval(ticks);
   if (outcome.status.kind !== 'applied')
     throw new Error(`bench compaction not applied: ${describeOutcome(outcome.status)}`);
   const summaries = service
@@ -92,10 +127,38 @@ async function job(service: ContextService): Promise<JobRun> {
     .filter((c) => !c.restored)
     .map((c) => c.summary)
     .join('\n---\n');
-  return { blockMs: monitor.max / 1e6, wallMs, tokensAfter: outcome.tokensAfter, summaries, progressReports };
+  return {
+    blockMs: monitor.max / 1e6,
+    blockCpuMs,
+    wallMs,
+    tokensAfter: outcome.tokensAfter,
+    summaries,
+    progressReports,
+  };
 }
 
-async function once(thread: Thread, tokens: number): Promise<Run> {
+/** Entries of real text of `size` (the same text for the same size and seed; new objects each call). */
+export function realEntries(text: RealText, size: WorkerSize, seed = 7): Entry[] {
+  const cutter = new TextCutter(text, seed);
+  let messages: ChatMessage[];
+  if ('messages' in size) messages = realisticRecording(size.messages, cutter);
+  else {
+    messages = [];
+    let chars = 0;
+    while (chars < size.tokens * 4)
+      for (const m of realisticRecording(200, cutter)) {
+        messages.push(m);
+        chars += JSON.stringify(m).length;
+        if (chars >= size.tokens * 4) break;
+      }
+    // A recording ends on a complete step: a trailing tool call without its result is dropped.
+    for (let last = messages.at(-1); last?.role === 'assistant' && last.tool_calls?.length; last = messages.at(-1))
+      messages.pop();
+  }
+  return messages.map((message, i) => ({ id: `r${seed}-${i}`, message }));
+}
+
+async function once(thread: Thread, size: WorkerSize, text: RealText): Promise<Run> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ck-bench-worker-'));
   let route = '';
   try {
@@ -113,7 +176,9 @@ async function once(thread: Thread, tokens: number): Promise<Run> {
       },
     });
     try {
-      await service.importTranscript({ source: 'bench: generated session', entries: generateSession(7, tokens) });
+      const entries = realEntries(text, size);
+      const messages = entries.length;
+      await service.importTranscript({ source: 'bench: real text', entries });
       const tokensBefore = service.getBudget().used;
       const first = await job(service);
       // The same messages back (the user restores the checkpoint), then the same compaction again.
@@ -130,7 +195,7 @@ async function once(thread: Thread, tokens: number): Promise<Run> {
           `the restore did not bring the context back (${service.getBudget().used} tokens, not ${tokensBefore})`,
         );
       const second = await job(service);
-      return { tokensBefore, route, jobs: { first, second } };
+      return { tokensBefore, messages, route, jobs: { first, second } };
     } finally {
       service.dispose();
     }
@@ -139,18 +204,21 @@ async function once(thread: Thread, tokens: number): Promise<Run> {
   }
 }
 
-/** Runs both threads at each size (tokens of generated session), `reps` times each, interleaved. */
+/** Runs both threads at each size on real text read from `root` (the repository), `reps` times each, interleaved. */
 export async function benchWorker(
-  sizes: readonly number[],
+  root: string,
+  sizes: readonly WorkerSize[],
   reps: number,
   log: (line: string) => void,
 ): Promise<WorkerBench> {
+  const text = await loadRealText(root);
+  log(`worker: ${text.source}`);
   const rows: WorkerBenchRow[] = [];
-  for (const tokens of sizes) {
+  for (const size of sizes) {
     const runs: Record<Thread, Run[]> = { inline: [], worker: [] };
     for (let k = 0; k < reps; k++) {
       const order: Thread[] = k % 2 === 0 ? ['inline', 'worker'] : ['worker', 'inline'];
-      for (const thread of order) runs[thread].push(await once(thread, tokens));
+      for (const thread of order) runs[thread].push(await once(thread, size, text));
     }
     const ref = runs.inline[0].jobs.first;
     const both = [...runs.inline, ...runs.worker];
@@ -172,12 +240,18 @@ export async function benchWorker(
           (r) => r.blockMs,
           (xs) => Math.max(...xs),
         ),
+        blockCpuMs: pick((r) => r.blockCpuMs, median),
+        blockCpuMsMax: pick(
+          (r) => r.blockCpuMs,
+          (xs) => Math.max(...xs),
+        ),
         wallMs: pick((r) => r.wallMs, median),
       };
     };
     const row: WorkerBenchRow = {
+      size,
       tokens: runs.inline[0].tokensBefore,
-      messages: generateSession(7, tokens).length,
+      messages: runs.inline[0].messages,
       ...figures('first'),
       warm: figures('second'),
       tokensAfter: ref.tokensAfter,
@@ -187,8 +261,8 @@ export async function benchWorker(
     };
     rows.push(row);
     log(
-      `worker ${row.tokens} tokens: block inline ${row.blockMs.inline} ms, worker ${row.blockMs.worker} / warm ${row.warm.blockMs.worker} ms; wall inline ${row.wallMs.inline} / ${row.warm.wallMs.inline}, worker ${row.wallMs.worker} / warm ${row.warm.wallMs.worker} ms; same result ${sameResult}`,
+      `worker ${row.messages} messages, ${row.tokens} tokens: block inline ${row.blockMs.inline} ms, worker ${row.blockMs.worker} (max ${row.blockMsMax.worker}) / warm ${row.warm.blockMs.worker} (max ${row.warm.blockMsMax.worker}) ms; thread CPU between ticks, worker ${row.blockCpuMs.worker} (max ${row.blockCpuMsMax.worker}) / warm ${row.warm.blockCpuMs.worker} (max ${row.warm.blockCpuMsMax.worker}) ms; wall inline ${row.wallMs.inline} / ${row.warm.wallMs.inline}, worker ${row.wallMs.worker} / warm ${row.warm.wallMs.worker} ms; same result ${sameResult}`,
     );
   }
-  return { rows, reps, workerMinTokens: WORKER_MIN_TOKENS };
+  return { rows, text: text.source, reps, workerMinTokens: WORKER_MIN_TOKENS };
 }

@@ -89,8 +89,12 @@ const SEARCH = /^\s*(?:cd\s+\S+\s*&&\s*)?(?:grep|rg|ag|ack|git grep|find|fd|ls|f
  * its result block carries no error flag), then the success flag; a search that matched nothing
  * (exit 1, no output) is no failure.
  */
-function failedOf(ok: boolean | undefined, raw: string, call: AgentCall): boolean | undefined {
-  const code = recordedExitCode(raw);
+function failedOf(
+  ok: boolean | undefined,
+  raw: string,
+  call: AgentCall,
+  code: number | undefined,
+): boolean | undefined {
   const command = commandOf(call);
   if (code === 1 && command !== undefined && SEARCH.test(command) && outputBody(raw) === '') return false;
   if (code !== undefined) return code !== 0;
@@ -116,10 +120,85 @@ export function unwrapOutput(raw: string): string {
   }
 }
 
+/** What one call of an assistant message is, whatever its position: read once per message. */
+interface CallBase {
+  name: string;
+  args: Record<string, unknown>;
+  callId?: string;
+  /** True for a call written in the message's text (a SWE-agent action): its result is the next user message. */
+  text?: boolean;
+}
+
+/** A tool result message read once: its text, its output unwrapped, and the exit status it states. */
+interface ResultFacts {
+  raw: string;
+  result: string;
+  code: number | undefined;
+  /** The first failure line of the output's first 40 lines, once asked for (see `failureHead`). */
+  failureHead?: string;
+}
+
+/**
+ * Per message object (messages are never mutated once appended): the calls of an assistant message
+ * and what a tool result says, so a compaction that replaces a grown span reads each message once.
+ */
+const callsOfMessage = new WeakMap<object, readonly CallBase[]>();
+const resultOfMessage = new WeakMap<object, ResultFacts>();
+/** The result facts behind a call's `result`, for the readers that derive more from it (errors.ts). */
+const resultOfCall = new WeakMap<AgentCall, ResultFacts>();
+
+function callBases(m: ChatMessage): readonly CallBase[] {
+  let bases = callsOfMessage.get(m);
+  if (bases) return bases;
+  const out: CallBase[] = [];
+  for (const c of toolCallsOf(m)) out.push({ name: c.name, args: parseArgs(c.arguments), callId: c.id });
+  const text = textWithPlaceholders(m.content);
+  if (text.includes('<function=')) {
+    for (const f of text.matchAll(FUNCTION_BLOCK)) {
+      const args: Record<string, unknown> = {};
+      for (const p of f[2].matchAll(PARAMETER)) args[p[1]] = p[2];
+      out.push({ name: f[1], args, text: true });
+    }
+  }
+  if (text.includes('```')) {
+    for (const b of text.matchAll(AIDER_BLOCK)) {
+      const body = b[3];
+      const search = /^<{5,9} SEARCH\s*$/m.test(body);
+      out.push({ name: 'aider_edit', args: { path: b[1], [search ? 'diff' : 'content']: body } });
+    }
+  }
+  bases = out;
+  callsOfMessage.set(m, bases);
+  return bases;
+}
+
+function resultFacts(m: ChatMessage): ResultFacts {
+  let facts = resultOfMessage.get(m);
+  if (!facts) {
+    const raw = textWithPlaceholders(m.content);
+    facts = { raw, result: unwrapOutput(raw), code: recordedExitCode(raw) };
+    resultOfMessage.set(m, facts);
+  }
+  return facts;
+}
+
+/**
+ * `read(head)` of the output's first 40 lines of `call`'s result (a failure line, see errors.ts),
+ * kept with the result message when the call has one: a result is read for it once.
+ */
+export function resultHead(call: AgentCall, read: (head: string) => string): string {
+  const facts = resultOfCall.get(call);
+  const head = () => (call.result ?? '').split('\n').slice(0, 40).join('\n');
+  if (!facts || facts.result !== call.result) return read(head());
+  return (facts.failureHead ??= read(head()));
+}
+
 /**
  * The agent's tool calls in `entries`, in order, each with its result. Native calls pair with the
  * `tool` message answering their id; a SWE-agent text action pairs with the next user message (its
  * observation); Aider blocks have no result (Aider reports edits in its own lines, which are ignored).
+ * What each message says is read once per message object and kept (see {@link callsOfMessage}); the
+ * calls returned are new objects each time (their positions and pairing are the span's).
  */
 export function agentCalls(entries: readonly RetentionEntry[]): AgentCall[] {
   const out: AgentCall[] = [];
@@ -131,10 +210,11 @@ export function agentCalls(entries: readonly RetentionEntry[]): AgentCall[] {
       const id = (m as { tool_call_id?: string }).tool_call_id ?? '';
       const c = open.get(id);
       if (c) {
-        const raw = textWithPlaceholders(m.content);
+        const facts = resultFacts(m);
         c.resultIndex = index;
-        c.result = unwrapOutput(raw);
-        c.failed = failedOf(e.meta?.toolOk, raw, c);
+        c.result = facts.result;
+        c.failed = failedOf(e.meta?.toolOk, facts.raw, c, facts.code);
+        resultOfCall.set(c, facts);
         open.delete(id);
       }
       return;
@@ -145,7 +225,7 @@ export function agentCalls(entries: readonly RetentionEntry[]): AgentCall[] {
         for (const c of pendingText) {
           c.resultIndex = index;
           c.result = text;
-          c.failed = failedOf(e.meta?.toolOk, text, c);
+          c.failed = failedOf(e.meta?.toolOk, text, c, recordedExitCode(text));
         }
       }
       pendingText = [];
@@ -153,31 +233,14 @@ export function agentCalls(entries: readonly RetentionEntry[]): AgentCall[] {
     }
     if (m.role !== 'assistant') return;
     pendingText = [];
-    for (const c of toolCallsOf(m)) {
-      const call: AgentCall = { index, name: c.name, args: parseArgs(c.arguments), callId: c.id };
+    for (const b of callBases(m)) {
+      const call: AgentCall =
+        b.callId !== undefined
+          ? { index, name: b.name, args: b.args, callId: b.callId }
+          : { index, name: b.name, args: b.args };
       out.push(call);
-      open.set(c.id, call);
-    }
-    const text = textWithPlaceholders(m.content);
-    if (text.includes('<function=')) {
-      for (const f of text.matchAll(FUNCTION_BLOCK)) {
-        const args: Record<string, unknown> = {};
-        for (const p of f[2].matchAll(PARAMETER)) args[p[1]] = p[2];
-        const call: AgentCall = { index, name: f[1], args };
-        out.push(call);
-        pendingText.push(call);
-      }
-    }
-    if (text.includes('```')) {
-      for (const b of text.matchAll(AIDER_BLOCK)) {
-        const body = b[3];
-        const search = /^<{5,9} SEARCH\s*$/m.test(body);
-        out.push({
-          index,
-          name: 'aider_edit',
-          args: { path: b[1], [search ? 'diff' : 'content']: body },
-        });
-      }
+      if (b.callId !== undefined) open.set(b.callId, call);
+      else if (b.text) pendingText.push(call);
     }
   });
   return out;

@@ -71,13 +71,30 @@ export function codeNames(
   const names = new Set<string>();
   for (let i = Math.max(0, from); i < Math.min(to, entries.length); i++) {
     const m = entries[i].message;
-    if (m.role === 'assistant') namesInText(textWithPlaceholders(m.content), names);
+    if (m.role !== 'assistant') continue;
+    let known = namesOfText.get(m);
+    if (!known) namesOfText.set(m, (known = [...namesInText(textWithPlaceholders(m.content))]));
+    for (const n of known) names.add(n);
   }
   for (const c of calls) {
     // A call written in the assistant's text (SWE-agent actions, Aider edit blocks: no call id) was
     // read with that text above: its arguments are parts of it.
     if (c.index < from || c.index >= to || c.callId === undefined) continue;
-    for (const s of argStrings(c.args)) namesInText(s, names);
+    let known = namesOfArgs.get(c.args);
+    if (!known) {
+      const own = new Set<string>();
+      for (const s of argStrings(c.args)) namesInText(s, own);
+      namesOfArgs.set(c.args, (known = [...own]));
+    }
+    for (const n of known) names.add(n);
   }
   return [...names];
 }
+
+/**
+ * The names of each assistant message's text and of each call's arguments object (shared between
+ * readings of a span, see calls.ts), in first-seen order: each is read once in its life. Adding
+ * them in order to one set gives the names of the whole span in first-seen order.
+ */
+const namesOfText = new WeakMap<object, readonly string[]>();
+const namesOfArgs = new WeakMap<object, readonly string[]>();

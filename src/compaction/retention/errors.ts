@@ -3,7 +3,7 @@
  * failed. Rules (see {@link errorSignatures}) are written for measurement and share no code with the
  * summary writer. Pure.
  */
-import { agentCalls, commandOf, type AgentCall, type RetentionEntry } from './calls';
+import { agentCalls, commandOf, resultHead, type AgentCall, type RetentionEntry } from './calls';
 import { fileTouches, pathKey } from './files';
 
 /** One failure of the agent's tool calls and its state at the point. */
@@ -70,25 +70,29 @@ function failedCall(c: AgentCall): boolean {
   return failed;
 }
 
-/** Each call's {@link failedCall} and command key, read once (a read call never changes). */
+/** Each call's {@link failedCall}, read once (a read call never changes). */
 const failedOf = new WeakMap<AgentCall, boolean>();
-const keyOf = new WeakMap<AgentCall, string | null>();
+/**
+ * Each call's command key, by its arguments object: the calls of one message share theirs between
+ * readings of the span (calls.ts), so a command is keyed once in its life.
+ */
+const keyOf = new WeakMap<object, { name: string; key: string | null }>();
 
 /** {@link commandKey} of the call's command; undefined when it runs none. */
 function callKey(c: AgentCall): string | undefined {
-  let key = keyOf.get(c);
-  if (key === undefined) {
+  let known = keyOf.get(c.args);
+  if (known === undefined || known.name !== c.name) {
     const cmd = commandOf(c);
-    keyOf.set(c, (key = cmd === undefined ? null : commandKey(cmd)));
+    keyOf.set(c.args, (known = { name: c.name, key: cmd === undefined ? null : commandKey(cmd) }));
   }
-  return key ?? undefined;
+  return known.key ?? undefined;
 }
 
 function readFailed(c: AgentCall): boolean {
   if (c.failed !== undefined) return c.failed;
   if (c.result === undefined || commandOf(c) === undefined) return false;
-  // No recorded status (SWE-agent, Aider): the output's first lines decide.
-  return failureLine(c.result.split('\n').slice(0, 40).join('\n')) !== '';
+  // No recorded status (SWE-agent, Aider): the output's first lines decide (read once per result).
+  return resultHead(c, failureLine) !== '';
 }
 
 const PATHISH =
@@ -132,42 +136,105 @@ export function errorSignatures(
   all: readonly AgentCall[] = agentCalls(entries),
 ): ErrorSignature[] {
   const calls = all.filter((c) => c.index < point);
-  const byKey = new Map<string, ErrorSignature>();
-  calls.forEach((c, k) => {
-    if (c.index < from || c.index >= to || !failedCall(c)) return;
-    const sig = signatureOf(c);
-    const later = calls.slice(k + 1);
-    let resolved: Pick<ErrorSignature, 'resolvedAt' | 'resolvedBy'> | undefined;
-    if (sig.tool === 'command') {
-      const same = later.find((l) => callKey(l) === sig.key && !failedCall(l));
-      if (same) resolved = { resolvedAt: same.index, resolvedBy: 'same command succeeded' };
-      else {
-        const edit = later.find((l) =>
-          fileTouches(l).some((t) => t.action !== 'read' && sig.files.some((f) => samePath(f, pathKey(t.path)))),
-        );
-        const check =
-          edit &&
-          later.find((l) => {
-            const cmd = commandOf(l);
-            return l.index > edit.index && cmd !== undefined && CHECK.test(cmd) && !failedCall(l);
-          });
-        if (check) resolved = { resolvedAt: check.index, resolvedBy: 'file edited and check passed' };
+  const n = calls.length;
+  // Each failure's resolution looks at the calls after it. They are read once, from the last call
+  // back, into maps of the nearest later call of each kind (see `LaterCalls`), so the cost is
+  // linear in the calls, not in calls × failures.
+  const resolution = new Array<Pick<ErrorSignature, 'resolvedAt' | 'resolvedBy'> | undefined>(n);
+  const signatures = new Array<Omit<ErrorSignature, 'state'> | undefined>(n);
+  // checkFrom[k]: position of the first call at or after k that is a passing check (n when none).
+  const checkFrom = new Int32Array(n + 1).fill(n);
+  const successByKey = new Map<string, number>();
+  const edits = new LaterPaths();
+  const sameTool = new LaterPaths();
+  for (let k = n - 1; k >= 0; k--) {
+    const c = calls[k];
+    checkFrom[k] = isPassingCheck(c) ? k : checkFrom[k + 1];
+    if (c.index >= from && c.index < to && failedCall(c)) {
+      const sig = signatureOf(c);
+      signatures[k] = sig;
+      if (sig.tool === 'command') {
+        const same = successByKey.get(sig.key);
+        if (same !== undefined) resolution[k] = { resolvedAt: calls[same].index, resolvedBy: 'same command succeeded' };
+        else {
+          const edit = edits.first('', sig.files);
+          if (edit !== undefined) {
+            // The first passing check in a message after the edit's.
+            let after = edit + 1;
+            while (after < n && calls[after].index <= calls[edit].index) after++;
+            const check = checkFrom[after];
+            if (check < n)
+              resolution[k] = { resolvedAt: calls[check].index, resolvedBy: 'file edited and check passed' };
+          }
+        }
+      } else {
+        const same = sameTool.first(c.name, sig.files);
+        if (same !== undefined) resolution[k] = { resolvedAt: calls[same].index, resolvedBy: 'same edit succeeded' };
       }
-    } else {
-      const same = later.find(
-        (l) =>
-          l.name === c.name &&
-          !failedCall(l) &&
-          fileTouches(l).some((t) => sig.files.some((f) => samePath(f, pathKey(t.path)))),
-      );
-      if (same) resolved = { resolvedAt: same.index, resolvedBy: 'same edit succeeded' };
     }
+    // This call is now the nearest later one for the calls before it.
+    const key = callKey(c);
+    const failed = failedCall(c);
+    if (key !== undefined && !failed) successByKey.set(key, k);
+    for (const t of fileTouches(c)) {
+      const p = pathKey(t.path);
+      if (t.action !== 'read') edits.add('', p, k);
+      if (!failed) sameTool.add(c.name, p, k);
+    }
+  }
+  const byKey = new Map<string, ErrorSignature>();
+  for (let k = 0; k < n; k++) {
+    const sig = signatures[k];
+    if (!sig) continue;
+    const resolved = resolution[k];
     byKey.set(
       `${sig.tool}\u0000${sig.key}`,
       resolved ? { ...sig, state: 'resolved', ...resolved } : { ...sig, state: 'open' },
     );
-  });
+  }
   return [...byKey.values()];
+}
+
+/** A passing check: a check command (see {@link CHECK}) that did not fail. */
+function isPassingCheck(c: AgentCall): boolean {
+  const cmd = commandOf(c);
+  return cmd !== undefined && CHECK.test(cmd) && !failedCall(c);
+}
+
+/**
+ * The nearest later call naming each path (per group: a tool name, or '' for all), filled from the
+ * last call back, answering "the first later call whose path is {@link samePath} as one of these":
+ * equal, or one the other's suffix at a folder boundary. A path is filed under itself and every such
+ * suffix of it, so both directions are a lookup.
+ */
+class LaterPaths {
+  /** Group and path → position of the nearest later call naming exactly that path. */
+  private readonly exact = new Map<string, number>();
+  /** Group and suffix → position of the nearest later call whose path is it or ends with `/` and it. */
+  private readonly suffix = new Map<string, number>();
+
+  add(group: string, path: string, at: number): void {
+    this.exact.set(`${group}\u0000${path}`, at);
+    this.suffix.set(`${group}\u0000${path}`, at);
+    for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1))
+      this.suffix.set(`${group}\u0000${path.slice(i + 1)}`, at);
+  }
+
+  /** Position of the nearest later call in `group` naming one of `paths`; undefined when none. */
+  first(group: string, paths: readonly string[]): number | undefined {
+    let best: number | undefined;
+    const take = (at: number | undefined) => {
+      if (at !== undefined && (best === undefined || at < best)) best = at;
+    };
+    for (const f of paths) {
+      // A later path that is `f` or ends with `/f`.
+      take(this.suffix.get(`${group}\u0000${f}`));
+      // A later path that `f` ends with (after a `/`).
+      for (let i = f.indexOf('/'); i >= 0; i = f.indexOf('/', i + 1))
+        take(this.exact.get(`${group}\u0000${f.slice(i + 1)}`));
+    }
+    return best;
+  }
 }
 
 /** Same file named two ways: equal, or one is the other's suffix at a folder boundary. */

@@ -62,24 +62,37 @@ export function fileTouches(call: AgentCall): FileTouch[] {
 
 /** The files of each call already read (a call's name and arguments never change once read). */
 const touchesOf = new WeakMap<AgentCall, FileTouch[]>();
+/**
+ * The effects of each arguments object (the calls of one message share theirs between readings of
+ * the span, see calls.ts), so a call is parsed for files once in its life.
+ */
+const effectsOf = new WeakMap<object, { name: string; effects: ShellEffect[] }>();
 
 function readTouches(call: AgentCall): FileTouch[] {
-  const at = (e: ShellEffect): FileTouch => ({ ...e, index: call.index, tool: call.name });
+  let known = effectsOf.get(call.args);
+  if (!known || known.name !== call.name)
+    effectsOf.set(call.args, (known = { name: call.name, effects: readEffects(call) }));
+  const out: FileTouch[] = [];
+  for (const e of known.effects) out.push({ ...e, index: call.index, tool: call.name });
+  return out;
+}
+
+function readEffects(call: AgentCall): ShellEffect[] {
   const a = call.args;
   const p = pathArg(a);
   const name = call.name;
   if (EDITORS.test(name)) {
     if (!p) return [];
     const c = str(a.command) ?? 'edit';
-    if (c === 'view') return [at({ path: p, action: 'read' })];
-    return [at({ path: p, action: c === 'create' ? 'created' : 'edited' })];
+    if (c === 'view') return [{ path: p, action: 'read' }];
+    return [{ path: p, action: c === 'create' ? 'created' : 'edited' }];
   }
-  if (/^apply_patch$/i.test(name)) return patchEffects(argStrings(a).join('\n')).map(at);
-  if (WRITERS.test(name) && p) return [at({ path: p, action: a.diff !== undefined ? 'edited' : 'created' })];
-  if (EDITS.test(name) && p) return [at({ path: p, action: 'edited' })];
-  if (READS.test(name) && p) return [at({ path: p, action: 'read' })];
+  if (/^apply_patch$/i.test(name)) return patchEffects(argStrings(a).join('\n'));
+  if (WRITERS.test(name) && p) return [{ path: p, action: a.diff !== undefined ? 'edited' : 'created' }];
+  if (EDITS.test(name) && p) return [{ path: p, action: 'edited' }];
+  if (READS.test(name) && p) return [{ path: p, action: 'read' }];
   const command = commandOf(call);
-  if (command !== undefined) return shellEffects(command).map(at);
+  if (command !== undefined) return shellEffects(command);
   return [];
 }
 

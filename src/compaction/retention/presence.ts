@@ -51,11 +51,22 @@ export const RUN = 8;
  */
 export class WordIndex {
   private readonly grams = new Set<string>();
+  /** {@link gramHashes} of the text's words: a run whose hash is not here is not in the text. */
+  private readonly hashes: Set<number>;
   private readonly joined: string;
   constructor(text: string) {
     const w = words(text);
     for (let i = 0; i + RUN <= w.length; i++) this.grams.add(w.slice(i, i + RUN).join(' '));
+    this.hashes = new Set(gramHashes(w));
     this.joined = ` ${w.join(' ')} `;
+  }
+  /**
+   * False when no run of {@link RUN} words with one of `hashes` (see {@link gramHashes}) is in the
+   * text, so `coverage` of those words is 0; true when one may be (a hash can collide).
+   */
+  mayCover(hashes: Int32Array): boolean {
+    for (const h of hashes) if (this.hashes.has(h)) return true;
+    return false;
   }
   /** True when the word sequence `seq` occurs contiguously in the text. */
   hasSequence(seq: readonly string[]): boolean {
@@ -77,6 +88,30 @@ export class WordIndex {
     for (const c of covered) n += c;
     return n / seq.length;
   }
+}
+
+/**
+ * A 32-bit hash of each run of {@link RUN} consecutive words of `seq` (empty when shorter): equal runs
+ * have equal hashes, so a run whose hash a text lacks is not in the text (see `WordIndex.mayCover`).
+ */
+export function gramHashes(seq: readonly string[]): Int32Array {
+  const out = new Int32Array(Math.max(0, seq.length - RUN + 1));
+  if (out.length === 0) return out;
+  const wh = new Int32Array(seq.length);
+  for (let i = 0; i < seq.length; i++) wh[i] = stringHash(seq[i], 0, seq[i].length);
+  for (let i = 0; i < out.length; i++) {
+    let g = 0;
+    for (let j = i; j < i + RUN; j++) g = (Math.imul(g, 1_000_003) ^ wh[j]) | 0;
+    out[i] = g;
+  }
+  return out;
+}
+
+/** A 32-bit hash of `text.slice(from, to)`. */
+export function stringHash(text: string, from: number, to: number): number {
+  let h = 0;
+  for (let i = from; i < to; i++) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0;
+  return h;
 }
 
 /** How a typed message survived in a text. */

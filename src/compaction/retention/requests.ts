@@ -50,11 +50,15 @@ export function typedRequests(entries: readonly RetentionEntry[], from = 0, to =
   for (let i = Math.max(0, from); i < Math.min(to, entries.length); i++) {
     const m = entries[i].message;
     if (m.role !== 'user') continue;
-    const t = typedPart(textWithPlaceholders(m.content));
+    let t = typedOf.get(m);
+    if (t === undefined) typedOf.set(m, (t = typedPart(textWithPlaceholders(m.content))));
     if (t) out.push({ index: i, text: t });
   }
   return out;
 }
+
+/** The typed part of each user message object, read once in its life (messages are never mutated). */
+const typedOf = new WeakMap<object, string>();
 
 /**
  * Words that make a sentence constrain later work: obligations and prohibitions (`must`, `never`,

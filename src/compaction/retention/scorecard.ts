@@ -17,9 +17,11 @@ import {
   errorNamedIn,
   expandRoots,
   falseOpens,
+  gramHashes,
   hasPathIn,
   normalize,
   slashed,
+  stringHash,
   WordIndex,
   words,
 } from './presence';
@@ -63,7 +65,10 @@ export function retentionScorecard(
     entries.push(ok === undefined ? { message: it.message } : { message: it.message, meta: { toolOk: ok } });
   }
   const n = entries.length;
-  const typed = [...new Set([...carried, ...typedRequests(entries, 0, n).map((t) => t.text)])];
+  // Each typed request with its message (the facts of a message's request are kept per message).
+  const typed = new Map<string, object | undefined>();
+  for (const text of carried) if (!typed.has(text)) typed.set(text, undefined);
+  for (const t of typedRequests(entries, 0, n)) if (!typed.has(t.text)) typed.set(t.text, entries[t.index].message);
   // The agent's calls are read once for every set.
   const calls = agentCalls(entries);
   const files = spanFiles(entries, 0, n, calls);
@@ -71,7 +76,7 @@ export function retentionScorecard(
   const errors = errorSignatures(entries, 0, n, n, calls);
   const neverFailed = neverFailedCommands(entries, 0, n, n, calls);
   const names = codeNames(entries, 0, n, calls);
-  if (typed.length + files.modified.size + read.length + errors.length + names.length === 0) return undefined;
+  if (typed.size + files.modified.size + read.length + errors.length + names.length === 0) return undefined;
 
   const text = expandRoots(writtenText(checkpoint.inserted));
   const normalized = normalize(text);
@@ -84,24 +89,7 @@ export function retentionScorecard(
     identifiers: [],
   };
 
-  const requests = { total: typed.length, whole: 0, shortened: 0, leftOut: 0 };
-  // The word index is built only when a request is not there verbatim (most are, in a summary of ours).
-  let index: WordIndex | undefined;
-  for (const t of typed) {
-    const nt = normalize(t);
-    if (nt && containsAtWordBounds(normalized, nt)) {
-      requests.whole++;
-      continue;
-    }
-    index ??= new WordIndex(text);
-    if (index.coverage(words(t)) > 0) {
-      requests.shortened++;
-      pushBounded(missing.requests, `shortened: ${requestName(t)}`);
-    } else {
-      requests.leftOut++;
-      pushBounded(missing.requests, `left out: ${requestName(t)}`);
-    }
-  }
+  const requests = scoreRequests(typed, text, normalized, missing.requests);
 
   let changedNamed = 0;
   for (const p of files.modified.keys()) {
@@ -135,6 +123,79 @@ export function retentionScorecard(
     identifiers: { total: names.length, kept },
     missing,
   };
+}
+
+/**
+ * How the typed requests (text → its message, when one) survived in `text` (`normalized`: it
+ * normalized): whole, shortened or left out; the first {@link SCORECARD_NAMES} not kept whole go to `names`.
+ */
+function scoreRequests(
+  typed: ReadonlyMap<string, object | undefined>,
+  text: string,
+  normalized: string,
+  names: string[],
+): RetentionScorecard['requests'] {
+  const requests = { total: typed.size, whole: 0, shortened: 0, leftOut: 0 };
+  // The word index is built only when a request is not there verbatim (most are, in a summary of ours).
+  let index: WordIndex | undefined;
+  let heads: Set<number> | undefined;
+  for (const [t, message] of typed) {
+    const facts = requestFacts(t, message);
+    // A request whose first characters are nowhere in the text is not there verbatim.
+    if (facts.head !== undefined) heads ??= headsOf(normalized);
+    const maybe = facts.head === undefined || heads?.has(facts.head) !== false;
+    if (!facts.empty && maybe && containsAtWordBounds(normalized, normalize(t))) {
+      requests.whole++;
+      continue;
+    }
+    index ??= new WordIndex(text);
+    // No run of the request's words in the text: coverage 0 without segmenting it again.
+    const covered = facts.grams.length === 0 || index.mayCover(facts.grams) ? index.coverage(words(t)) > 0 : false;
+    if (covered) requests.shortened++;
+    else requests.leftOut++;
+    // Named lazily: most requests left out are never listed.
+    if (names.length < SCORECARD_NAMES) names.push(`${covered ? 'shortened' : 'left out'}: ${requestName(t)}`);
+  }
+  return requests;
+}
+
+/** What the presence checks need of a typed request, independent of the text it is looked for in. */
+interface RequestFacts {
+  /** The request normalizes to ''. */
+  empty: boolean;
+  /** Hash of the first {@link HEAD} characters of the normalized request; undefined when shorter. */
+  head: number | undefined;
+  /** `gramHashes` of its words (empty under {@link RUN} words). */
+  grams: Int32Array;
+}
+
+/** Characters of a normalized request's start looked up before searching for it whole. */
+const HEAD = 8;
+
+/**
+ * The facts of each typed request by its message (a request's text is a function of its message,
+ * which is never mutated): a grown span's requests are segmented into words once in their life.
+ */
+const requestFactsOf = new WeakMap<object, { text: string; facts: RequestFacts }>();
+
+function requestFacts(text: string, message: object | undefined): RequestFacts {
+  const known = message ? requestFactsOf.get(message) : undefined;
+  if (known && known.text === text) return known.facts;
+  const nt = normalize(text);
+  const facts: RequestFacts = {
+    empty: nt === '',
+    head: nt.length >= HEAD ? stringHash(nt, 0, HEAD) : undefined,
+    grams: gramHashes(words(text)),
+  };
+  if (message) requestFactsOf.set(message, { text, facts });
+  return facts;
+}
+
+/** The hash of every {@link HEAD}-character window of `normalized`. */
+function headsOf(normalized: string): Set<number> {
+  const out = new Set<number>();
+  for (let i = 0; i + HEAD <= normalized.length; i++) out.add(stringHash(normalized, i, i + HEAD));
+  return out;
 }
 
 /** The text of inserted items as a model reads it: content, then each tool call's name and arguments. */
