@@ -5,16 +5,20 @@
  * (src/demo/modelserver) in a worker thread (as a remote model, its parsing of each request is not
  * this thread's work), which waits {@link TIME_TO_FIRST_TOKEN_MS} before each reply.
  *
+ * The client is made as the product makes it: `fetch` is the bounded event stream over the HTTP
+ * worker (src/models/worker-fetch.ts), or with `--fetch=host` over this thread's own `fetch` (what
+ * the extension keeps for a remote endpoint while VS Code adds its proxy support to `fetch`).
+ *
  * Timed per model call, in CPU time of this thread (`/proc/thread-self/schedstat`; waiting for the
  * server costs none): from the moment the agent asks the service for the messages of the request
  * until the client has the response's headers: the messages handed over (with the tally's
- * bookkeeping), the request body assembled, the SDK's request built and the bytes written to the
- * socket, with the garbage collection all that causes on this thread. Medians over the calls of
- * interleaved rounds.
+ * bookkeeping), the request body assembled, the SDK's request built and the body handed to the
+ * HTTP worker (or, with `--fetch=host`, copied and written to the socket here), with the garbage
+ * collection all that causes on this thread. Medians over the calls of interleaved rounds.
  *
  * Usage: `node bench/build.mjs && node out/bench/request-path.js [--rounds=3] [--steps=12]
- * [--sizes=10000,1000000]`; with `CK_BENCH_PROFILE=PREFIX` each task's CPU profile is written to
- * `PREFIX-<tokens>.cpuprofile`.
+ * [--sizes=10000,1000000] [--fetch=worker|host]`; with `CK_BENCH_PROFILE=PREFIX` each task's CPU
+ * profile is written to `PREFIX-<tokens>.cpuprofile`.
  * Targets: ≤ 5 ms a call at 1M tokens; 1M / 10k ≤ 2.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -198,7 +202,8 @@ async function measure(
 
 /**
  * Runs each size `rounds` times, interleaved (the order alternates each round), `steps` tool-call
- * steps a task. Returns a row per size with the medians over every round's calls.
+ * steps a task, with the client's HTTP work `via` the HTTP worker or this thread's `fetch`. Returns
+ * a row per size with the medians over every round's calls.
  */
 export async function benchRequestPath(
   root: string,
