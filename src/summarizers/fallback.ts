@@ -17,8 +17,19 @@ export interface FallbackOptions {
   onFallback?: (from: string, to: string, error: SummarizerError) => void;
 }
 
+/** A failed attempt of one summarizer of the chain. */
+interface Failure {
+  summarizer: Summarizer;
+  name: string;
+  error: SummarizerError;
+}
+
 /**
- * Tries `primary`, then `session`, then `extractive`, each at most once per compaction. Never falls
+ * Tries `primary`, then `session`, then `extractive`, each at most once per compaction: a summarizer
+ * that failed on one span is not asked again for the compaction's later spans (they go straight to
+ * the next one in the chain, labelled with the first failure), so a down endpoint costs one failed
+ * call per compaction, not one per span. A compaction is recognised by the context its requests
+ * share (`SummaryRequest.context.items`, one array per compaction run). Never falls
  * back after a cancellation (`aborted`): the user asked to stop. A result from a fallback is labelled
  * in `model` (`<name> (fallback: <first failure kind>)`) so the checkpoint says what wrote it; one
  * from the extractive summarizer also carries its coverage (`model-failed`, with the first failure's
@@ -31,6 +42,9 @@ export class FallbackSummarizer implements Summarizer {
   readonly name: string;
   readonly contextWindow?: number;
   readonly reusesPrefix?: boolean;
+
+  /** Failures so far per compaction, keyed by the context its requests share (dropped with it). */
+  private readonly failedIn = new WeakMap<object, Failure[]>();
 
   constructor(
     private readonly primary: Summarizer,
@@ -79,10 +93,13 @@ export class FallbackSummarizer implements Summarizer {
     work: (s: Summarizer) => Promise<T>,
     relabel: (result: T, label: (r: SummaryResult, request: SummaryRequest) => SummaryResult) => T,
   ): Promise<T> {
+    const key = request.context?.items;
+    const failures: Failure[] = (key && this.failedIn.get(key)) ?? [];
+    if (key) this.failedIn.set(key, failures);
+    const earlier = failures.length;
     const chain = [this.primary, this.options.session, this.options.extractive].filter(
-      (s): s is Summarizer => s !== undefined,
+      (s): s is Summarizer => s !== undefined && !failures.some((f) => f.summarizer === s),
     );
-    const failures: Array<{ name: string; error: SummarizerError }> = [];
     for (const summarizer of chain) {
       if (request.signal?.aborted) throw new SummarizerError('compaction cancelled', 'aborted');
       try {
@@ -91,8 +108,8 @@ export class FallbackSummarizer implements Summarizer {
         const first = failures[0].error;
         const withoutModel = summarizer === this.options.extractive;
         // The failed attempts were calls too (a reply the summary could not use still cost one): they
-        // count once, on the first result, as a shared call's usage does.
-        let failedCalls = failures.length;
+        // count once, on the first result, as a shared call's usage does (earlier spans counted theirs).
+        let failedCalls = failures.length - earlier;
         const withFailedCalls = (usage: SummaryResult['usage']): SummaryResult['usage'] => {
           const calls = usage.calls + failedCalls;
           failedCalls = 0;
@@ -113,7 +130,7 @@ export class FallbackSummarizer implements Summarizer {
                 cause: error,
               });
         if (failure.kind === 'aborted') throw failure;
-        failures.push({ name: summarizer.name, error: failure });
+        failures.push({ summarizer, name: summarizer.name, error: failure });
         const next = chain[chain.indexOf(summarizer) + 1];
         if (next !== undefined) this.options.onFallback?.(summarizer.name, next.name, failure);
       }

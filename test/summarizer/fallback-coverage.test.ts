@@ -17,6 +17,7 @@ import type { CheckpointRecord } from '../../src/service/records';
 import { loadWithVscodeShim } from '../support/vscode-shim';
 import { compactWith, conversation, items, quarterCount, rig } from './fixtures';
 import { describeCompaction } from '../../src/compaction/outcome-text';
+import { SummarizerError, type ContextItem, type Summarizer, type SummaryRequest } from '../../src/compaction/types';
 
 const { renderCheckpoint } = loadWithVscodeShim<typeof Documents>(
   path.join(__dirname, '../../src/views/documents/checkpoint-documents'),
@@ -80,4 +81,38 @@ test('a model that works leaves no fallback label', async (t) => {
   assert.ok(cp, 'the model wrote the summary');
   assert.equal(unreadByModel(cp.coverage), 0);
   assert.doesNotMatch(describeCoverage(cp.coverage!), /without a model/);
+});
+
+test('a summarizer that failed on one span is not asked again for the same compaction; a new compaction tries it again', async () => {
+  const calls = { primary: 0, session: 0 };
+  const failing = (name: 'primary' | 'session'): Summarizer => ({
+    name,
+    summarize: async () => {
+      calls[name]++;
+      throw new SummarizerError(`${name} is down`, 'http');
+    },
+  });
+  const fallback = new FallbackSummarizer(failing('primary'), {
+    session: failing('session'),
+    extractive: new ExtractiveSummarizer(quarterCount),
+  });
+  const context = items(conversation());
+  const span = (start: number, end: number, whole: readonly ContextItem[]): SummaryRequest => ({
+    items: context.slice(start, end),
+    userRequests: [],
+    approximateSummaryTokens: 200,
+    maxCalls: 4,
+    context: { items: whole, start, end, tokens: 0 },
+  });
+  const first = await fallback.summarize(span(1, 4, context));
+  const second = await fallback.summarize(span(4, 7, context));
+  assert.deepEqual(calls, { primary: 1, session: 1 }, 'one failed call each for the whole compaction');
+  assert.equal(first.usage.calls, 2, 'the two failed calls are counted once');
+  assert.equal(second.usage.calls, 0);
+  for (const r of [first, second]) assert.match(r.model, /^extractive \(fallback: http\)$/);
+  assert.match(second.coverage?.parts[0]?.failure ?? '', /primary is down/, 'the later span names the first failure');
+
+  // The next compaction (another context) asks the model again: the endpoint may be back.
+  await fallback.summarize(span(1, 4, [...context]));
+  assert.deepEqual(calls, { primary: 2, session: 2 });
 });
