@@ -162,7 +162,16 @@ class Page implements Ui {
     return this.scheduler.stats.snapshots > 0;
   }
 
+  /** Snapshots from the host applied so far. */
+  get snapshotsApplied(): number {
+    return this.scheduler.stats.snapshots;
+  }
+
+  /** Host messages received so far (reported with `ready`, for the host's log). */
+  received = 0;
+
   receive(message: HostMessage): void {
+    this.received++;
     this.queue.push(message);
     this.scheduler.mark();
   }
@@ -403,6 +412,11 @@ class Page implements Ui {
   }
 }
 
+/** The page's last uncaught error, reported with `ready` so the host's log shows why a view did not draw. */
+let lastError: string | undefined;
+window.addEventListener('error', (event) => (lastError = String(event.message).slice(0, 500)));
+window.addEventListener('unhandledrejection', (event) => (lastError = String(event.reason).slice(0, 500)));
+
 const root = document.getElementById('app');
 if (root) {
   // The task box is one element kept across renders, so typing is never disturbed by an update.
@@ -427,11 +441,21 @@ if (root) {
     if (event.data.type === 'restoreTask') page.restoreTask(event.data.text);
     else page.receive(event.data);
   });
-  vscode.postMessage({ type: 'ready' });
+  let attempt = 0;
+  const sayReady = () =>
+    vscode.postMessage({
+      type: 'ready',
+      attempt: ++attempt,
+      received: page.received,
+      applied: page.snapshotsApplied,
+      hidden: document.hidden,
+      error: lastError,
+    });
+  sayReady();
   // A view resolved while the workbench lays out several webviews can miss its first snapshot (seen
   // as a view stuck on "Loading…"): it says ready again until one arrives; the host answers each.
   const retry = setInterval(() => {
     if (page.hasSnapshot) clearInterval(retry);
-    else vscode.postMessage({ type: 'ready' });
+    else sayReady();
   }, 2_000);
 }

@@ -199,3 +199,29 @@ test('a task Run sent that was not taken goes back to the webview, once it is re
   p.restoreTask('Fix the parser');
   assert.deepEqual(posted.at(-1), { type: 'restoreTask', text: 'Fix the parser' });
 });
+
+test("the log tells a view never answered from one that did not apply its snapshot: resolve, ready with the webview's account, delivery", async () => {
+  const p = provider();
+  const { view, send, setVisible } = fakeView();
+  let deliver = false;
+  view.webview.postMessage = async () => deliver;
+  resolve(p, view);
+  send({ type: 'ready', attempt: 3, received: 2, applied: 0, hidden: false, error: 'boom' });
+  await new Promise((r) => setImmediate(r));
+  const info = log.lines.filter((l) => l.startsWith('[info] Context view') || l.startsWith('[warn] Context view'));
+  assert.deepEqual(info, [
+    '[info] Context view resolved (first time, visible).',
+    '[info] Context view: webview ready (attempt 3, 2 host messages received, 0 snapshots applied, page visible, page error: boom; view visible).',
+    '[warn] Context view: snapshot not delivered (ready); the webview was not there to take it.',
+  ]);
+  deliver = true;
+  setVisible(false);
+  setVisible(true);
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(log.lines.slice(-3), [
+    '[info] Context view hidden.',
+    '[info] Context view shown.',
+    '[info] Context view: snapshot posted (shown).',
+  ]);
+  p.dispose();
+});

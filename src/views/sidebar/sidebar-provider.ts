@@ -62,6 +62,8 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
   /** Listeners on the current view; cleared when the view is replaced or disposed. */
   private readonly viewSubscriptions = new DisposableStore();
   private ready = false;
+  /** How many times VS Code resolved the view (more than once: the old webview was dropped). */
+  private resolves = 0;
   private readonly _onDidEditPreview = new vscode.EventEmitter<readonly string[]>();
   /** Fires with the texts of the proposed summaries as the user edits them in the sidebar. */
   readonly onDidEditPreview = this._onDidEditPreview.event;
@@ -77,14 +79,20 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
     this.disposeView();
     this.view = view;
     this.ready = false;
+    this.resolves++;
+    this.log.info(
+      `Context view resolved (${this.resolves === 1 ? 'first time' : `time ${this.resolves}`}, ${view.visible ? 'visible' : 'hidden'}).`,
+    );
     view.webview.options = { enableScripts: true, localResourceRoots: webviewRoots(this.extensionUri) };
     view.webview.html = renderSidebarHtml(view.webview, this.extensionUri);
     this.viewSubscriptions.addAll(
       view.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
       view.onDidChangeVisibility(() => {
-        if (view.visible) this.pushSnapshot();
+        this.log.info(`Context view ${view.visible ? 'shown' : 'hidden'}.`);
+        if (view.visible) this.pushSnapshot('shown');
       }),
       view.onDidDispose(() => {
+        this.log.info('Context view disposed.');
         if (this.view === view) this.disposeView();
       }),
     );
@@ -100,7 +108,7 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
 
   /** Posts a complete snapshot (a session switch, or anything a delta cannot express). */
   refresh(): void {
-    this.pushSnapshot();
+    this.pushSnapshot('refresh');
   }
 
   /** Puts `text`, a task Run sent that was not taken, back into the task box (when it is empty). */
@@ -113,10 +121,30 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
     await vscode.commands.executeCommand(`${SidebarProvider.viewId}.focus`);
   }
 
-  private pushSnapshot(): void {
+  /** Posts a snapshot to a visible, ready webview; `reason` goes to the log with whether it was delivered. */
+  private pushSnapshot(reason: string): void {
     const view = this.view;
-    if (!view || !this.ready || !view.visible) return;
-    void view.webview.postMessage(this.source().snapshot());
+    if (!view || !this.ready || !view.visible) {
+      this.log.trace(
+        `Context view: no snapshot (${reason}): ${!view ? 'no view' : !this.ready ? 'not ready' : 'hidden'}.`,
+      );
+      return;
+    }
+    this.postSnapshot(view, reason);
+  }
+
+  /**
+   * Posts a snapshot and logs, at info level, whether VS Code delivered it (false: the webview was
+   * gone or not loaded); the log is what tells a view left on "Loading…" from one never answered.
+   */
+  private postSnapshot(view: vscode.WebviewView, reason: string): void {
+    view.webview.postMessage(this.source().snapshot()).then(
+      (delivered) =>
+        delivered
+          ? this.log.info(`Context view: snapshot posted (${reason}).`)
+          : this.log.warn(`Context view: snapshot not delivered (${reason}); the webview was not there to take it.`),
+      (error: unknown) => this.log.warn(`Context view: snapshot post failed (${reason}):`, error),
+    );
   }
 
   private post(message: HostMessage): void {
@@ -132,10 +160,13 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
     this.log.trace(`sidebar → host: ${message.type}`);
     if (message.type === 'ready') {
       this.ready = true;
+      const view = this.view;
+      this.log.info(
+        `Context view: webview ready (${describeReady(message)}; view ${view?.visible ? 'visible' : 'hidden'}).`,
+      );
       // Answered even while the view reports itself hidden: a webview that says ready is alive, and a
       // snapshot skipped here would leave it on "Loading…" until its visibility changes again.
-      const view = this.view;
-      if (view) void view.webview.postMessage(this.source().snapshot());
+      if (view) this.postSnapshot(view, 'ready');
       this.onReady();
       return;
     }
@@ -150,11 +181,11 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
     const source = this.source();
     switch (message.type) {
       case 'resync':
-        this.pushSnapshot();
+        this.pushSnapshot('resync');
         return true;
       case 'loadEarlier':
         source.loadEarlier();
-        this.pushSnapshot();
+        this.pushSnapshot('earlier messages');
         return true;
       case 'expandItem': {
         const full = source.fullText(message.id);
@@ -209,4 +240,15 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
     this.viewSubscriptions.dispose();
     this._onDidEditPreview.dispose();
   }
+}
+
+/** The webview's own account of itself in a `ready` message, for the log. */
+function describeReady(message: Extract<WebviewMessage, { type: 'ready' }>): string {
+  const parts = [
+    `attempt ${message.attempt ?? 1}`,
+    `${message.received ?? 0} host messages received, ${message.applied ?? 0} snapshots applied`,
+  ];
+  if (message.hidden !== undefined) parts.push(`page ${message.hidden ? 'hidden' : 'visible'}`);
+  if (message.error) parts.push(`page error: ${message.error}`);
+  return parts.join(', ');
 }

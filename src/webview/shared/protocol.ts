@@ -313,7 +313,17 @@ const id = z.string().min(1).max(200);
 
 /** Webview → host, validated on arrival. Anything else is dropped and logged. */
 export const webviewMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('ready') }),
+  z.object({
+    type: z.literal('ready'),
+    // The webview's account of itself, logged by the host: which time it says ready (it repeats until a
+    // snapshot is applied), host messages received and snapshots applied so far, whether its page is
+    // hidden, and its last uncaught error.
+    attempt: z.number().int().min(1).optional(),
+    received: z.number().int().min(0).optional(),
+    applied: z.number().int().min(0).optional(),
+    hidden: z.boolean().optional(),
+    error: z.string().max(500).optional(),
+  }),
   z.object({ type: z.literal('resync') }),
   z.object({ type: z.literal('runTask'), text: z.string().min(1).max(100_000) }),
   z.object({ type: z.literal('cancel') }),

@@ -3,7 +3,7 @@
 // applied live, and the API key stored in and cleared from secret storage.
 import { EXPECTED_COMMANDS, HIDDEN_WHEN_IDLE } from './sidebar.mjs';
 
-export async function setupChecks({ check, expect, wb, sidebar, page, updateSettings, env }) {
+export async function setupChecks({ check, expect, wb, sidebar, page, updateSettings, env, log }) {
   await check('palette lists every command', async () => {
     const missing = [];
     await wb.palette('ContextKeeper: ', EXPECTED_COMMANDS[0]);
@@ -45,7 +45,11 @@ export async function setupChecks({ check, expect, wb, sidebar, page, updateSett
     'sidebar shows the gauge of an empty session',
     async () => {
       await wb.activityItem('ContextKeeper').click();
-      const budget = await sidebar.budget();
+      const budget = await sidebar.budget().catch(async (error) => {
+        // A view left on "Loading…": what each webview shows, for the run's log beside the extension's.
+        for (const line of await wb.webviewDiagnostics()) log(line);
+        throw error;
+      });
       // An empty session carries only the system prompt and the tool schemas.
       const messages = await Promise.all(
         ['history', 'summaries', 'currentTask'].map((k) =>

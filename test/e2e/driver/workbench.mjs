@@ -283,6 +283,48 @@ export class Workbench {
     throw new Error(`the Context view's webview never loaded its page (${attempts} attempts)`);
   }
 
+  /**
+   * What each webview iframe of the page shows and whether its page runs frames: class, box and
+   * visibility of the outer iframe; hidden state, text, stats and whether an animation frame fires
+   * within 1 s in its inner page. For the log of a view left on "Loading…".
+   */
+  async webviewDiagnostics() {
+    const lines = [];
+    const outers = await this.page.locator('iframe.webview').elementHandles();
+    for (const [i, outer] of outers.entries()) {
+      const shell = await outer.evaluate((el) => ({
+        cls: el.className,
+        box: JSON.stringify(el.getBoundingClientRect()),
+        visibility: getComputedStyle(el).visibility,
+        display: getComputedStyle(el).display,
+        parent: el.parentElement?.className ?? '',
+      }));
+      const frame = await (await (await outer.contentFrame())?.$('#active-frame').catch(() => null))?.contentFrame();
+      const inner = frame
+        ? await frame
+            .evaluate(
+              () =>
+                new Promise((resolve) => {
+                  const state = {
+                    hidden: document.hidden,
+                    visibility: document.visibilityState,
+                    text: (document.body?.innerText ?? '').replace(/\s+/g, ' ').slice(0, 120),
+                    stats: document.getElementById('ck-stats')?.dataset.json?.slice(0, 200) ?? '',
+                  };
+                  const timer = setTimeout(() => resolve({ ...state, animationFrame: 'none within 1 s' }), 1_000);
+                  requestAnimationFrame(() => {
+                    clearTimeout(timer);
+                    resolve({ ...state, animationFrame: 'fired' });
+                  });
+                }),
+            )
+            .catch((error) => ({ error: error.message }))
+        : { error: 'no #active-frame' };
+      lines.push(`webview ${i}: ${JSON.stringify(shell)} → ${JSON.stringify(inner)}`);
+    }
+    return lines.length ? lines : ['no webview iframe'];
+  }
+
   async screenshot(name) {
     const file = path.join(this.outDir, `${name}.png`);
     await this.page.screenshot({ path: file });
