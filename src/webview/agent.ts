@@ -1,14 +1,15 @@
 /**
  * The "Watched Agent" webview script (bundled by esbuild to dist/agent-webview.js): draws the gauge of
  * the Claude Code or Codex session the Agent Sessions view follows, with the Context view's own gauge
- * template. Posts `ready`; renders every `agentGauge` message the host sends (each is complete).
+ * template. Posts `ready` (and `resourcesLost`, see resource-watch.ts); renders every `agentGauge` message the host sends (each is complete).
  */
 import { html, render } from 'lit-html';
 import { gauge } from './panels.js';
 import type { AgentGaugeMessage } from './shared/agent-gauge.js';
+import { watchResources } from './resource-watch.js';
 
 interface VsCodeApi {
-  postMessage(message: { type: 'ready' }): void;
+  postMessage(message: { type: 'ready' } | { type: 'resourcesLost'; what: string }): void;
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
@@ -36,4 +37,5 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   const data = event.data as AgentGaugeMessage | undefined;
   if (data && data.type === 'agentGauge') draw(data);
 });
+watchResources((what) => vscode.postMessage({ type: 'resourcesLost', what }));
 vscode.postMessage({ type: 'ready' });

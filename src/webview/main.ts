@@ -24,6 +24,7 @@ import { RovingRows } from './roving.js';
 import { UpdateScheduler } from './scheduler.js';
 import { FocusDrafts } from './shared/focus-drafts.js';
 import { formatInteger, setDisplayLocale } from '../format/display.js';
+import { watchResources } from './resource-watch.js';
 
 interface Saved {
   draft?: string;
@@ -441,6 +442,7 @@ if (root) {
     if (event.data.type === 'restoreTask') page.restoreTask(event.data.text);
     else page.receive(event.data);
   });
+  watchResources((what) => vscode.postMessage({ type: 'resourcesLost', what }));
   let attempt = 0;
   const sayReady = () =>
     vscode.postMessage({

@@ -86,7 +86,7 @@ start_url_server() {
 # The scripted model the agent talks to (loopback only), bundled from the project's model server.
 "$ROOT/node_modules/.bin/esbuild" "$HERE/model/serve.mjs" --bundle --platform=node --format=esm \
   --outfile="$RUN/model-server.mjs" --log-level=warning
-start_url_server "$RUN/model-url" "$RUN/model-server.log" node "$RUN/model-server.mjs" "$RUN/model-url"
+start_url_server "$RUN/model-url" "$RUN/model-server.log" node "$RUN/model-server.mjs" "$RUN/model-url" "$RUN/model-requests.jsonl"
 MODEL_PID=$SERVER_PID MODEL_URL=$SERVER_URL
 cat > "$RUN/ud/User/settings.json" <<JSON
 {
@@ -131,7 +131,7 @@ rm -rf "$ARTIFACTS" && mkdir -p "$ARTIFACTS"
 rc=0
 [ "${CK_E2E_ONLY:-}" = untrusted ] || CS_URL="http://127.0.0.1:$PORT/?folder=$RUN/ws" OUT_DIR="$ARTIFACTS" PLAYWRIGHT_DIR="$PW_DIR" \
   WORKSPACE="$RUN/ws" AGENT_SESSION_FILE="$AGENT_SESSION_FILE" WORKSPACE_SETTINGS="$RUN/ws/.vscode/settings.json" TRANSCRIPT="$RUN/ws/session.json" API_KEY_PROBE="$API_KEY_PROBE" \
-  MODEL_SERVER="$MODEL_URL" LONG_TRANSCRIPT="${CK_E2E_LONG_TRANSCRIPT:-$RUN/sessions/line-300k.json}" MID_TRANSCRIPT="$RUN/sessions/line-20k.json" SHARED_TRANSCRIPT="${CK_E2E_SHARED_TRANSCRIPT:-$ROOT/../shared/transcripts/codex/chatbot-ui-lmstudio.jsonl}" node "$HERE/driver/drive.mjs" || rc=$?
+  MODEL_SERVER="$MODEL_URL" MODEL_REQUESTS="$RUN/model-requests.jsonl" LONG_TRANSCRIPT="${CK_E2E_LONG_TRANSCRIPT:-$RUN/sessions/line-300k.json}" MID_TRANSCRIPT="$RUN/sessions/line-20k.json" SHARED_TRANSCRIPT="${CK_E2E_SHARED_TRANSCRIPT:-$ROOT/../shared/transcripts/codex/chatbot-ui-lmstudio.jsonl}" node "$HERE/driver/drive.mjs" || rc=$?
 cleanup
 
 # ---- 5b. Restricted Mode: an untrusted folder with hostile workspace settings --------------------------

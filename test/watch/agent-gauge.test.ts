@@ -88,7 +88,7 @@ test('the Watched Agent view draws the gauge from the figures the agent recorded
     c.zeroUsage('Compacted.'),
   ]);
   const sessions = new AgentSessionsView(new FakeLogChannel('test'));
-  const provider = new AgentGaugeProvider(Uri.file('/ext'), sessions);
+  const provider = new AgentGaugeProvider(Uri.file('/ext'), sessions, new FakeLogChannel('test'));
   disposables.push(provider, sessions);
   const { view, posted, send } = fakeWebviewView();
   provider.resolveWebviewView(view);

@@ -29,7 +29,7 @@ export function registerAgentSessions(
   const documents = shared ?? owned!;
   const view = new AgentSessionsView(log);
   // The followed session's gauge, drawn as the Context view draws its own (needs the extension's files).
-  const gauge = extensionUri ? new AgentGaugeProvider(extensionUri, view) : undefined;
+  const gauge = extensionUri ? new AgentGaugeProvider(extensionUri, view, log) : undefined;
   const tree = vscode.window.createTreeView(AgentSessionsView.viewId, {
     treeDataProvider: view,
     showCollapseAll: false,

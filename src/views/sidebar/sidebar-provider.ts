@@ -12,6 +12,7 @@ import { Commands } from '../commands/command-ids';
 import { parseWebviewMessage } from '../../webview/shared/protocol';
 import type { HostMessage, ReplacedItemView, WebviewMessage } from '../../webview/shared/protocol';
 import { renderSidebarHtml, webviewRoots } from './webview-html';
+import { PageReloads } from './page-reloads';
 
 /** Where the view's messages come from: the current session's sidebar model. */
 export interface SidebarSource {
@@ -68,18 +69,29 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
   /** Fires with the texts of the proposed summaries as the user edits them in the sidebar. */
   readonly onDidEditPreview = this._onDidEditPreview.event;
 
+  /** Loads the page again when it reports a lost stylesheet or font. */
+  private readonly reloads: PageReloads;
+
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly source: SidebarSourceGetter,
     private readonly log: vscode.LogOutputChannel,
     private readonly onReady: ReadyHook,
-  ) {}
+  ) {
+    this.reloads = new PageReloads('Context view', log, () => {
+      const view = this.view;
+      if (!view) return;
+      this.ready = false;
+      view.webview.html = renderSidebarHtml(view.webview, this.extensionUri);
+    });
+  }
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.disposeView();
     this.view = view;
     this.ready = false;
     this.resolves++;
+    this.reloads.reset();
     this.log.info(
       `Context view resolved (${this.resolves === 1 ? 'first time' : `time ${this.resolves}`}, ${view.visible ? 'visible' : 'hidden'}).`,
     );
@@ -89,6 +101,8 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
       view.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
       view.onDidChangeVisibility(() => {
         this.log.info(`Context view ${view.visible ? 'shown' : 'hidden'}.`);
+        // Shown again, the view has a new page (its content is not retained while hidden).
+        this.reloads.reset();
         if (view.visible) this.pushSnapshot('shown');
       }),
       view.onDidDispose(() => {
@@ -183,6 +197,9 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
       case 'resync':
         this.pushSnapshot('resync');
         return true;
+      case 'resourcesLost':
+        this.reloads.lost(message.what);
+        return true;
       case 'loadEarlier':
         source.loadEarlier();
         this.pushSnapshot('earlier messages');
@@ -230,6 +247,7 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
   }
 
   private disposeView(): void {
+    this.reloads.reset();
     this.viewSubscriptions.clear();
     this.view = undefined;
     this.ready = false;
@@ -237,6 +255,7 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
 
   dispose(): void {
     this.disposeView();
+    this.reloads.dispose();
     this.viewSubscriptions.dispose();
     this._onDidEditPreview.dispose();
   }

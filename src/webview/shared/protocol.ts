@@ -325,6 +325,8 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
     error: z.string().max(500).optional(),
   }),
   z.object({ type: z.literal('resync') }),
+  /** A resource of the page (a stylesheet, a font) failed to load: the host loads the page again. */
+  z.object({ type: z.literal('resourcesLost'), what: z.string().max(300) }),
   z.object({ type: z.literal('runTask'), text: z.string().min(1).max(100_000) }),
   z.object({ type: z.literal('cancel') }),
   z.object({ type: z.literal('compact'), focus: z.string().max(10_000).optional() }),

@@ -9,6 +9,7 @@
 //   TRANSCRIPT      a transcript file to import
 //   API_KEY_PROBE   a key to set and clear (run.sh then checks it was never written to disk)
 //   MODEL_SERVER    base URL of the scripted model server the extension is configured with
+//   MODEL_REQUESTS  the file where that server appends one JSON line per chat request (task, copies)
 //   WORKSPACE       the opened folder
 //   SHARED_TRANSCRIPT  optional: a recorded session from the shared test data to import
 //   WORKSPACE_SETTINGS  the workspace's .vscode/settings.json (some checks change settings)
@@ -30,6 +31,7 @@ import { watchChecks } from './watch-checks.mjs';
 import { recallCheck } from './recall-checks.mjs';
 import { openWalkthrough, setupChecks, walkthroughChecks } from './setup-checks.mjs';
 import { checkpointChecks } from './checkpoint-checks.mjs';
+import { compactEnabledCheck, retryCheck } from './state-checks.mjs';
 import { checkpointKeyboardChecks, sessionSelectChecks, transcriptKeyboardChecks } from './keyboard-checks.mjs';
 
 const env = (name, required = true) => {
@@ -156,6 +158,8 @@ try {
     await frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 30_000 });
   });
 
+  await compactEnabledCheck(ctx);
+
   await transcriptKeyboardChecks(ctx);
 
   await check('new agent task from the palette', async () => {
@@ -252,6 +256,8 @@ try {
     await wb.clearToasts();
     return toast;
   });
+
+  await retryCheck(ctx);
 
   await checkpointChecks(ctx);
 

@@ -1,7 +1,8 @@
 // End-to-end checks of the extension's set-up surface in a fresh workspace: every command in the
-// palette (and the ones hidden while idle), the empty session's gauge, the status bar meter, settings
+// palette (and the ones hidden while idle), the empty session's gauge and its disabled Compact, the status bar meter, settings
 // applied live, and the API key stored in and cleared from secret storage.
 import { EXPECTED_COMMANDS, HIDDEN_WHEN_IDLE } from './sidebar.mjs';
+import { compactBlockedCheck } from './state-checks.mjs';
 
 export async function setupChecks({ check, expect, wb, sidebar, page, updateSettings, env, log }) {
   await check('palette lists every command', async () => {
@@ -66,6 +67,8 @@ export async function setupChecks({ check, expect, wb, sidebar, page, updateSett
     },
     { critical: true },
   );
+
+  await compactBlockedCheck({ check, expect, wb, sidebar, page });
 
   await check('status bar meter', async () => {
     const item = page.locator('.part.statusbar [aria-label^="ContextKeeper:"]').first();

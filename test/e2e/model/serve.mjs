@@ -9,8 +9,10 @@
 // says "fail" gets an HTTP 400; one that says "long stream" streams 800 small pieces, 40 ms apart (for the
 // responsiveness checks: clicks and focus while the sidebar applies a delta per piece). One that says
 // "look up" calls search_history for a line every design note holds, then answers from the result it got
-// ("Recall: found it" with the citation and the text, or "Recall: not found").
-// Writes its base URL to the file named by argv[2]; stops on SIGTERM.
+// ("Recall: found it" with the citation and the text, or "Recall: not found"). One that says "flaky" gets
+// an HTTP 400 the first time and a direct answer ("Retried: …") after that (for Retry).
+// Writes its base URL to the file named by argv[2]; with argv[3], appends one JSON line per chat request
+// there: the task and how many user messages in the request carry its text. Stops on SIGTERM.
 import fs from 'node:fs';
 import { start } from '../../../src/demo/modelserver/wire';
 
@@ -32,6 +34,15 @@ function responder(body) {
   const task = taskOf(body.messages ?? []);
   const done = served.get(task) ?? 0;
   served.set(task, done + 1);
+  if (process.argv[3]) {
+    const copies = (body.messages ?? []).filter((m) => m.role === 'user' && m.content === task).length;
+    fs.appendFileSync(process.argv[3], `${JSON.stringify({ task, copies })}\n`);
+  }
+  if (/flaky/i.test(task)) {
+    return done === 0
+      ? { type: 'status', status: 400, message: 'scripted failure: the model is flaky this once' }
+      : { content: 'Retried: the task completed after the failed call.' };
+  }
   if (/fail/i.test(task)) {
     return { type: 'status', status: 400, message: 'scripted failure: the model refused the request' };
   }
