@@ -264,7 +264,8 @@ export class Workbench {
    * Waiting for controllerchange", and the frame never requests its script or style sheet (the view
    * stays on its "Loading…" shell). Both of the container's webviews are created together when the
    * side bar opens, so the Context view is collapsed and expanded instead: its frame alone is made
-   * anew.
+   * anew. A page of the extension that did arrive but whose script never ran (its "Loading…" shell
+   * still there) is the extension's own failure, not the host's: that fails at once, unhelped.
    */
   async waitSidebarWebview({ attempts = 3, timeout = 15_000 } = {}) {
     for (let attempt = 1; attempt <= attempts; attempt++) {
@@ -274,6 +275,9 @@ export class Workbench {
         if (index !== undefined) return index;
         await this.page.waitForTimeout(250);
       }
+      const shells = await this.scriptlessShells();
+      if (shells > 0)
+        throw new Error(`${shells} webview page(s) of the extension arrived but stayed on their Loading… shell`);
       this.log(`the Context view's webview did not load its page (attempt ${attempt}); collapsing and expanding it`);
       const header = this.page.locator('.pane-header', { hasText: /^\s*context/i }).first();
       await header.click();
@@ -281,6 +285,22 @@ export class Workbench {
       await header.click();
     }
     throw new Error(`the Context view's webview never loaded its page (${attempts} attempts)`);
+  }
+
+  /** How many webview pages hold the extension's HTML shell untouched (`#app` with only its "Loading…" line): their script never ran. */
+  async scriptlessShells() {
+    let count = 0;
+    for (const outer of await this.page.locator('iframe.webview').elementHandles()) {
+      const frame = await (await (await outer.contentFrame())?.$('#active-frame').catch(() => null))?.contentFrame();
+      const shell = await frame
+        ?.evaluate(() => {
+          const app = document.getElementById('app');
+          return app !== null && app.children.length === 1 && app.firstElementChild?.matches('p.loading') === true;
+        })
+        .catch(() => false);
+      if (shell) count++;
+    }
+    return count;
   }
 
   /**
