@@ -16,8 +16,10 @@
  *
  * The worker starts on the first request, serves every later one, does not keep the process alive
  * while no request is in flight, and is terminated by {@link FetchWorker.dispose}. When it cannot
- * start, requests use this thread's `fetch` (logged once). Requests it cannot carry (a `Request`
- * object, a streamed, form or blob body) use this thread's `fetch` too.
+ * start, its requests and every later one use this thread's `fetch` (logged once); when it fails
+ * after it started, its requests in flight fail as a broken connection (`TypeError: fetch failed`,
+ * which the client retries) and the next request starts a new worker. Requests it cannot carry (a
+ * `Request` object, a streamed, form or blob body) use this thread's `fetch` too.
  */
 import { Worker } from 'node:worker_threads';
 
@@ -72,7 +74,9 @@ type FromWorker =
   | { type: 'end'; id: number }
   /** The request's body buffer, back once the worker's `Request` holds its own copy of the bytes. */
   | { type: 'release'; id: number; buffer: ArrayBuffer }
-  | { type: 'error'; id: number; error: ErrorShape };
+  | { type: 'error'; id: number; error: ErrorShape }
+  /** The worker listens for requests. */
+  | { type: 'ready'; id?: undefined };
 
 /** One request in flight: its promise until the head arrives, then its body's stream. */
 interface InFlight {
@@ -85,6 +89,10 @@ interface InFlight {
   acked: number;
   /** Body bytes waiting in the stream's queue (not yet read). */
   queued: () => number;
+  /** Whether the worker has answered anything for this request (it was started there). */
+  answered: boolean;
+  /** Runs the request with the fallback `fetch` instead, settling its promise. */
+  replay(): void;
   done(): void;
 }
 
@@ -155,6 +163,9 @@ export class FetchWorker {
         received: 0,
         acked: 0,
         queued: () => 0,
+        answered: false,
+        // The caller's body is intact (the worker got a copy), and valid until this call settles.
+        replay: () => void this.fallback(input, init).then(resolve, reject),
         done: () => signal?.removeEventListener('abort', onAbort),
       };
       this.inFlight.set(id, entry);
@@ -213,20 +224,29 @@ export class FetchWorker {
       );
       return undefined;
     }
-    let online = false;
-    worker.once('online', () => (online = true));
-    worker.on('message', (m: FromWorker) => this.receive(worker, m));
+    let ready = false;
+    worker.on('message', (m: FromWorker) => {
+      if (m.type === 'ready') ready = true;
+      else this.receive(worker, m);
+    });
     worker.on('error', (error: Error) => {
-      if (!online) this.unavailable = true;
+      if (!ready) this.unavailable = true;
       this.options.log?.(
-        online
+        ready
           ? `The HTTP worker failed (${error.message}); requests in flight fail and the next starts a new worker.`
           : `HTTP requests run on this thread: the HTTP worker could not start (${error.message}).`,
       );
     });
-    worker.on('exit', () => {
+    worker.on('exit', (code) => {
       if (this.worker !== worker) return;
       this.worker = undefined;
+      if (!ready) {
+        // A worker that never started ran none of its requests: they run here instead, as will every later one.
+        if (!this.unavailable)
+          this.options.log?.(`HTTP requests run on this thread: the HTTP worker exited (code ${code}) as it started.`);
+        this.unavailable = true;
+        this.replayAll();
+      }
       this.failAll(new Error('the HTTP worker stopped'));
     });
     worker.unref();
@@ -234,10 +254,11 @@ export class FetchWorker {
     return worker;
   }
 
-  private receive(worker: Worker, m: FromWorker): void {
+  private receive(worker: Worker, m: Exclude<FromWorker, { type: 'ready' }>): void {
     if (m.type === 'release') return this.release(m.buffer);
     const entry = this.inFlight.get(m.id);
     if (!entry) return;
+    entry.answered = true;
     switch (m.type) {
       case 'head':
         try {
@@ -327,6 +348,15 @@ export class FetchWorker {
     this.inFlight.delete(id);
     entry.done();
     if (this.inFlight.size === 0) this.worker?.unref();
+  }
+
+  /** Runs every request in flight that the worker never answered with the fallback `fetch`. */
+  private replayAll(): void {
+    for (const [id, entry] of [...this.inFlight]) {
+      if (entry.answered) continue;
+      this.finish(id);
+      entry.replay();
+    }
   }
 
   /** Fails every request in flight as a broken connection (the client may retry it). */
@@ -488,6 +518,7 @@ async function run(m) {
     live.delete(m.id);
   }
 }
+parentPort.postMessage({ type: 'ready' });
 `;
 
 let shared: FetchWorker | undefined;

@@ -1,6 +1,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
+import threads, { type WorkerOptions } from 'node:worker_threads';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { start, type Reply } from '../../src/demo/modelserver/wire';
@@ -203,4 +204,28 @@ test('requests the policy keeps on this thread use the fallback, and the worker 
   assert.deepEqual(await call(s.url, w.fetch), { text: 'here' });
   assert.equal(fallbackCalls, 1);
   assert.equal(w.running, false);
+});
+
+test('a worker that cannot start: its requests and the later ones run on this thread, logged once', async (t) => {
+  const s = await server(t, [chunked(['first']), chunked(['second'])]);
+  const real = threads.Worker;
+  // A worker whose script fails before it listens (as one refused by its environment would).
+  class Broken extends real {
+    constructor(_source: string, options?: WorkerOptions) {
+      super('throw new Error("threads are not allowed here")', { ...options, eval: true });
+    }
+  }
+  (threads as unknown as { Worker: unknown }).Worker = Broken;
+  t.after(() => ((threads as unknown as { Worker: unknown }).Worker = real));
+  const lines: string[] = [];
+  const w = new FetchWorker({ log: (line) => lines.push(line) });
+  t.after(() => w.dispose());
+  assert.deepEqual(await call(s.url, w.fetch), { text: 'first' });
+  assert.deepEqual(await call(s.url, w.fetch), { text: 'second' });
+  assert.equal(w.running, false);
+  assert.equal(lines.length, 1, lines.join('\n'));
+  assert.match(
+    lines[0],
+    /HTTP requests run on this thread: the HTTP worker could not start \(threads are not allowed here\)/,
+  );
 });
