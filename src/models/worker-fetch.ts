@@ -103,7 +103,14 @@ interface InFlight {
  */
 export class FetchWorker {
   /** A standard `fetch`; its HTTP work runs in the worker (see the module comment). */
-  readonly fetch: typeof fetch = (input, init) => this.request(input, init);
+  readonly fetch: typeof fetch = (input, init) => {
+    // As `fetch` does, a bad request (invalid headers, a policy that throws) is a rejected promise.
+    try {
+      return this.request(input, init);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
   private worker: Worker | undefined;
   /** Set when the worker could not start: every request then uses the fallback. */
   private unavailable = false;
@@ -136,6 +143,7 @@ export class FetchWorker {
     this.disposed = true;
     const worker = this.worker;
     this.worker = undefined;
+    this.spare = [];
     this.failAll(new Error('the HTTP worker was stopped'));
     if (worker) await worker.terminate();
   }
