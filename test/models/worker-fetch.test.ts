@@ -30,9 +30,21 @@ async function server(t: TestContext, replies: Reply[]) {
 async function call(
   baseURL: string,
   fetch: typeof globalThis.fetch,
-  options: { body?: Uint8Array; timeout?: number; signal?: AbortSignal; onDelta?: (text: string) => void } = {},
+  options: {
+    body?: Uint8Array;
+    timeout?: number;
+    signal?: AbortSignal;
+    onDelta?: (text: string) => void;
+    maxRetries?: number;
+  } = {},
 ): Promise<{ text: string } | { error: ReturnType<typeof describe> }> {
-  const client = new OpenAI({ baseURL, apiKey: 'k', maxRetries: 0, fetch, timeout: options.timeout });
+  const client = new OpenAI({
+    baseURL,
+    apiKey: 'k',
+    maxRetries: options.maxRetries ?? 0,
+    fetch,
+    timeout: options.timeout,
+  });
   let text = '';
   try {
     const stream = await client.chat.completions.create(
@@ -166,6 +178,14 @@ test('server errors, a refused connection, a reset stream and a timeout read as 
     assert.ok('error' in outcomes[0], `${c.name}: the plain fetch failed too`);
     assert.deepEqual(outcomes[1], outcomes[0], c.name);
   }
+});
+
+test("the client's retry after a server error goes through the worker again, and the retried reply arrives", async (t) => {
+  const s = await server(t, [status(503, 'overloaded'), chunked(['after ', 'a retry'])]);
+  const w = worker(t);
+  const client = { maxRetries: 1 };
+  assert.deepEqual(await call(s.url, w.fetch, client), { text: 'after a retry' });
+  assert.equal(s.requests.length, 2);
 });
 
 test('dispose terminates the worker; a request in flight fails as a broken connection, later ones use the fallback', async (t) => {
