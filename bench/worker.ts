@@ -22,7 +22,8 @@
  * Usage alone: `node bench/build.mjs && node --expose-gc out/bench/compaction-run.js --section=worker
  * --sizes=10000m,100000m [--reps=3]` (a size ending in `m` is in messages, else in tokens).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -100,8 +101,11 @@ export interface WorkerBench {
   workerMinTokens: number;
 }
 
-/** Compacts now, measuring the longest block of this thread's event loop and the time to the outcome. */
-async function job(service: ContextService): Promise<JobRun> {
+/**
+ * Compacts now, measuring the longest block of this thread's event loop and the time to the outcome.
+ * With `profile`, this thread's CPU profile of the job is written there.
+ */
+async function job(service: ContextService, profile?: string): Promise<JobRun> {
   global.gc?.();
   let progressReports = 0;
   const monitor = monitorEventLoopDelay({ resolution: 1 });
@@ -113,9 +117,20 @@ async function job(service: ContextService): Promise<JobRun> {
     blockCpuMs = Math.max(blockCpuMs, cpu - lastCpu);
     lastCpu = cpu;
   }, 1);
+  const session = profile ? new Session() : undefined;
+  if (session) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+  }
   const t0 = process.hrtime.bigint();
   const outcome = await service.compactNow({ onProgress: () => progressReports++ });
   const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (session && profile) {
+    const { profile: taken } = await session.post('Profiler.stop');
+    writeFileSync(profile, JSON.stringify(taken));
+    session.disconnect();
+  }
   // One more turn, so the monitor and the ticks see the end of the last block.
   await new Promise((resolve) => setTimeout(resolve, 5));
   monitor.disable();
@@ -180,7 +195,12 @@ async function once(thread: Thread, size: WorkerSize, text: RealText): Promise<R
       const messages = entries.length;
       await service.importTranscript({ source: 'bench: real text', entries });
       const tokensBefore = service.getBudget().used;
-      const first = await job(service);
+      // With CK_BENCH_PROFILE=PREFIX, each job's profile of this thread goes to PREFIX-<thread>-<messages>-<job>.cpuprofile.
+      const profile = (name: string) =>
+        process.env.CK_BENCH_PROFILE
+          ? `${process.env.CK_BENCH_PROFILE}-${thread}-${messages}-${name}.cpuprofile`
+          : undefined;
+      const first = await job(service, profile('first'));
       // The same messages back (the user restores the checkpoint), then the same compaction again.
       for (
         let cp = service.getCheckpoints().find((c) => !c.restored);
@@ -194,7 +214,7 @@ async function once(thread: Thread, size: WorkerSize, text: RealText): Promise<R
         throw new Error(
           `the restore did not bring the context back (${service.getBudget().used} tokens, not ${tokensBefore})`,
         );
-      const second = await job(service);
+      const second = await job(service, profile('warm'));
       return { tokensBefore, messages, route, jobs: { first, second } };
     } finally {
       service.dispose();

@@ -350,6 +350,8 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     this.rewrite(next, {
       removed: result.checkpoints.flatMap((c) => c.replaced),
       added: result.checkpoints.flatMap((c) => c.inserted),
+      // The meter's own figures of the result: the messages are not counted again.
+      messages: result.tokensAfter - result.tokensBefore,
     });
     for (const record of records) this.events.checkpointAdded.fire(record);
     this.fireBudget();
@@ -359,7 +361,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   /** Takes over a planned state and queues its save; throws (changing nothing) when the folder is read-only. */
   private rewrite(
     next: ContextState,
-    change?: { removed: readonly ContextItem[]; added: readonly ContextItem[] },
+    change?: { removed: readonly ContextItem[]; added: readonly ContextItem[]; messages?: number },
   ): void {
     this.files.checkWritable();
     this.session.apply(next);

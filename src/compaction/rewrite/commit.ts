@@ -83,13 +83,14 @@ export function applyPrepared(
       return notApplied(items, before, { kind: 'stale' });
     }
     let after = tokens;
-    const known = knownReplaced.get(cp);
+    const known = knownReplaced.get(cp.replaced);
     if (known && known.meter === meter) after -= known.tokens;
     else for (const it of cp.replaced) after -= meter.countMessage(it.message);
     for (const it of cp.inserted) after += meter.countMessage(it.message);
     applied.push({
       ...cp,
-      replacedIds: known ? known.ids.slice() : coversOf(cp.replaced),
+      // Shared, not copied: a list of ids is never changed once made (its saved text is kept with it).
+      replacedIds: known ? (known.ids as string[]) : coversOf(cp.replaced),
       tokensBefore: tokens,
       tokensAfter: after,
     });
@@ -114,15 +115,24 @@ export function applyPrepared(
 }
 
 /**
- * What the compactor already has of a checkpoint's replaced items: their tokens as `meter` counts
- * them (the sum of its counts read at the start) and the ids they cover. {@link applyPrepared} then
- * does not read every replaced message again (a summary of 100k messages replaces 100k).
+ * What the compactor (or the compaction worker) already has of a checkpoint's replaced items, by
+ * the list object (copies of a checkpoint share it): their tokens as `meter` counts them and the ids
+ * they cover. {@link applyPrepared} then does not read every replaced message again (a summary of
+ * 100k messages replaces 100k).
  */
-const knownReplaced = new WeakMap<Checkpoint, { meter: TokenMeter; tokens: number; ids: readonly string[] }>();
+const knownReplaced = new WeakMap<
+  readonly ContextItem[],
+  { meter: TokenMeter; tokens: number; ids: readonly string[] }
+>();
 
 /** Records what the compactor has of `cp`'s replaced items (see {@link knownReplaced}); `ids` is not changed later. */
-export function noteReplaced(cp: Checkpoint, meter: TokenMeter, tokens: number, ids: readonly string[]): void {
-  knownReplaced.set(cp, { meter, tokens, ids });
+export function noteReplaced(
+  cp: Pick<Checkpoint, 'replaced'>,
+  meter: TokenMeter,
+  tokens: number,
+  ids: readonly string[],
+): void {
+  knownReplaced.set(cp.replaced, { meter, tokens, ids });
 }
 
 /**

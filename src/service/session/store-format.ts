@@ -7,8 +7,9 @@ import type { ContextItem, Entry } from '../../compaction/types';
 import type { CheckpointRecord } from '../records';
 import { rawItem } from '../../compaction/context';
 
-/** An active-context item as stored: raw items by reference, derived items whole. */
-export type StoredItem = { ref: string; pinned?: boolean } | (ContextItem & { ref?: undefined });
+import { toStored, type StoredItem } from './stored-text';
+
+export { toStored, type StoredItem };
 
 /** A checkpoint as stored: its replaced/inserted items in {@link StoredItem} form. */
 export type StoredCheckpoint = Omit<CheckpointRecord, 'replaced' | 'inserted'> & {
@@ -43,10 +44,6 @@ export interface SavedSessionState {
 }
 
 /** The stored form of an active-context item: raw items by reference. */
-export function toStored(item: ContextItem): StoredItem {
-  if (item.kind === 'raw') return item.pinned ? { ref: item.id, pinned: true } : { ref: item.id };
-  return item;
-}
 
 /** A content part as stored: any object with a `type` (text, image_url, file, provider parts). */
 const PART = z.looseObject({ type: z.string() });

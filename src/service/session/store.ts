@@ -33,6 +33,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Entry } from '../../compaction/types';
 import { parseTranscript, resolveState, toStored, type SavedSessionState, type StoredState } from './store-format';
+import { storedCheckpointText } from './stored-text';
 import { removeStaleTempFiles, writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
 import { SessionLock } from './session-lock';
 import { dropUnpairedResults, insertRepairs, repairInterruptedCalls } from './store-repair';
@@ -317,13 +318,13 @@ export class SessionStore {
       updatedAt: new Date().toISOString(),
       context: state.context.map(toStored),
       pinned: state.pinned,
-      checkpoints: state.checkpoints.map((cp) => ({
-        ...cp,
-        replaced: cp.replaced.map(toStored),
-        inserted: cp.inserted.map(toStored),
-      })),
+      checkpoints: [],
     };
-    return `${JSON.stringify(stored)}\n`;
+    // The checkpoints last, each from the kept text of its large lists (see stored-text.ts): a save
+    // writes out only what changed since the last one.
+    const head = JSON.stringify(stored);
+    const checkpoints = state.checkpoints.map(storedCheckpointText).join(',');
+    return `${head.slice(0, -'[]}'.length)}[${checkpoints}]}\n`;
   }
 
   /** Writes state text (from {@link stateText}) atomically, keeping the previous file as a fallback. */

@@ -9,8 +9,11 @@
  */
 import type { EncodingName } from '../../../tokenizer/tokenizer';
 import type { Checkpoint, CompactionOptions, ContextItem, ToolSchema } from '../../../compaction/types';
-import type { PreparedCompaction } from '../../../compaction/rewrite/commit';
+import { noteReplaced, type PreparedCompaction } from '../../../compaction/rewrite/commit';
 import type { CompactionResult } from '../../../compaction/outcome';
+import type { TokenMeter } from '../../../compaction/meter/meter';
+import { coveredIds } from '../../../compaction/context';
+import { noteStoredText, storedIdsText, storedItemsText } from '../../session/stored-text';
 
 /** The options of a run that can cross a thread (no signal, clock or callbacks). */
 export type WorkerCompactionOptions = Omit<CompactionOptions, 'signal' | 'now' | 'onDelta'>;
@@ -74,6 +77,14 @@ interface EncodedCheckpoint extends Omit<Checkpoint, 'replaced'> {
   replaced: ItemRef[];
   /** Tokens of each inserted item's message, as the worker's meter counted them. */
   insertedTokens: number[];
+  /**
+   * What committing and saving need of the replaced items, made in the worker so the caller's
+   * thread does not read them all again: their tokens (the worker's counts, summed), and the JSON
+   * text of their stored form and of the ids they cover (see session/stored-text.ts).
+   */
+  replacedTokens: number;
+  replacedText: string;
+  replacedIdsText: string;
 }
 
 /** A prepared compaction or a not-applied result, as it crosses the thread boundary. */
@@ -97,38 +108,62 @@ export function encodeResult(
   }
   const index = new Map<ContextItem, number>();
   items.forEach((it, k) => index.set(it, k));
-  const checkpoints = result.checkpoints.map((cp) => ({
-    ...cp,
-    replaced: cp.replaced.map((it): ItemRef => index.get(it) ?? it),
-    insertedTokens: cp.inserted.map((it) => countMessage(it.message)),
-  }));
+  const checkpoints = result.checkpoints.map((cp) => {
+    let replacedTokens = 0;
+    for (const it of cp.replaced) replacedTokens += countMessage(it.message);
+    return {
+      ...cp,
+      replaced: cp.replaced.map((it): ItemRef => index.get(it) ?? it),
+      insertedTokens: cp.inserted.map((it) => countMessage(it.message)),
+      replacedTokens,
+      replacedText: storedItemsText(cp.replaced),
+      replacedIdsText: storedIdsText(coveredIds(cp.replaced)),
+    };
+  });
   return { prepared: { ...result, checkpoints } };
 }
 
 /**
  * The result an inline run over `items` (the caller's objects) would have returned. `remember` gets
- * each inserted message with the worker's count of it (to spare the caller counting it again).
+ * each inserted message with the worker's count of it (to spare the caller counting it again). With
+ * `meter` (the caller's, counting as the worker's does), what the worker made of each checkpoint's
+ * replaced items is kept for the commit (their tokens and ids, see `noteReplaced`) and the save
+ * (their stored text, see `noteStoredText`), so neither reads the span again.
  * @throws Error when a replaced item's index is outside `items` (worker and caller disagree).
  */
 export function decodeResult(
   encoded: EncodedResult,
   items: readonly ContextItem[],
   remember?: (message: ContextItem['message'], tokens: number) => void,
+  meter?: TokenMeter,
 ): PreparedCompaction | CompactionResult {
   if ('notApplied' in encoded) return { ...encoded.notApplied, context: [...items] };
-  const checkpoints: Checkpoint[] = encoded.prepared.checkpoints.map(({ insertedTokens, ...cp }) => ({
-    ...cp,
-    inserted: cp.inserted.map((item, k) => {
-      if (insertedTokens[k] !== undefined) remember?.(item.message, insertedTokens[k]);
-      return item;
-    }),
-    replaced: cp.replaced.map((ref) => {
-      if (typeof ref !== 'number') return ref;
-      const item = items[ref];
-      if (item === undefined)
-        throw new Error(`compaction worker: replaced item ${ref} is not one of the ${items.length} items sent`);
-      return item;
-    }),
-  }));
+  const checkpoints: Checkpoint[] = encoded.prepared.checkpoints.map(
+    ({ insertedTokens, replacedTokens, replacedText, replacedIdsText, ...cp }) => {
+      const replaced = new Array<ContextItem>(cp.replaced.length);
+      for (let k = 0; k < replaced.length; k++) {
+        const ref = cp.replaced[k];
+        const item = typeof ref === 'number' ? items[ref] : ref;
+        if (item === undefined)
+          throw new Error(
+            `compaction worker: replaced item ${typeof ref === 'number' ? ref : '?'} is not one of the ${items.length} items sent`,
+          );
+        replaced[k] = item;
+      }
+      if (meter) {
+        const ids = coveredIds(replaced);
+        noteReplaced({ replaced }, meter, replacedTokens, ids);
+        noteStoredText(replaced, replacedText, ids, replacedIdsText);
+      }
+      return {
+        ...cp,
+        inserted: cp.inserted.map((item, k) => {
+          if (insertedTokens[k] !== undefined) remember?.(item.message, insertedTokens[k]);
+          return item;
+        }),
+        replaced,
+      };
+    },
+  );
   return { ...encoded.prepared, checkpoints };
 }

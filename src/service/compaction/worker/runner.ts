@@ -126,6 +126,7 @@ async function runInWorker(
       signal,
       onProgress: options.onProgress,
       remember: (m, tokens) => input.meter.remember(m, tokens),
+      meter: input.meter,
     });
   } finally {
     // Stopping a thread takes a few milliseconds: after the caller has its answer, in a later turn.

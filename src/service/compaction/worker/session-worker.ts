@@ -15,6 +15,7 @@
 import { Worker } from 'node:worker_threads';
 import type { EncodingName } from '../../../tokenizer/tokenizer';
 import type { ContextItem, ToolSchema } from '../../../compaction/types';
+import type { TokenMeter } from '../../../compaction/meter/meter';
 import { decodeResult, type FromWorker, type ToWorker, type WorkerCompactionOptions } from './protocol';
 import type { PreparedCompaction } from '../../../compaction/rewrite/commit';
 import type { CompactionResult } from '../../../compaction/outcome';
@@ -28,11 +29,17 @@ export const IDLE_STOP_MS = 180_000;
  */
 export const CANCEL_GRACE_MS = 2_000;
 /**
- * Characters of message content per message to the thread (about 25k tokens): each message's copy
- * is made on the caller's thread in its own turn of the event loop. Measured at 1M tokens on two
- * loaded shared cores, 200k characters took 17-21 ms a copy; this size keeps each under about 10 ms.
+ * Characters of message content in the first message to the thread (about 25k tokens): each
+ * message's copy is made on the caller's thread in its own turn of the event loop. Later messages
+ * are sized from the time the copies so far took, to about {@link SLICE_MS} each. Measured at 1M
+ * tokens on two loaded shared cores, 200k characters took 17-21 ms a copy.
  */
 export const CHARS_PER_MESSAGE = 100_000;
+/**
+ * Milliseconds of the caller's thread one turn of preparing a job may take: keying the context's
+ * items and copying them to the thread are done in slices of about this length, one per turn.
+ */
+export const SLICE_MS = 8;
 
 /** Progress of a compaction: `done` of `total` messages summarized so far. */
 export interface CompactionProgress {
@@ -53,6 +60,8 @@ export interface WorkerJob {
   onProgress?: (progress: CompactionProgress) => void;
   /** Gets each inserted message with the thread's count of it (in tokens). */
   remember?: (message: ContextItem['message'], tokens: number) => void;
+  /** The caller's meter (counting as the thread's does): what the thread made of the replaced items is kept for it. */
+  meter?: TokenMeter;
 }
 
 /** Counters of one {@link CompactionWorker} (tests, benchmarks, the log). */
@@ -187,7 +196,7 @@ export class CompactionWorker {
             } else {
               answer(() => {
                 try {
-                  resolve(decodeResult(message.result, job.items, job.remember));
+                  resolve(decodeResult(message.result, job.items, job.remember, job.meter));
                 } catch (error) {
                   reject(error);
                 }
@@ -276,27 +285,38 @@ export class CompactionWorker {
     cancel: Int32Array,
     stopped: () => boolean,
   ): Promise<boolean> {
-    const items = job.items;
+    // The job's items as they are now (the caller's list may grow meanwhile: appends are pushed).
+    const items = job.items.slice();
     const order = new Array<number>(items.length);
     const fresh: number[] = [];
-    const assigned = new Map<ContextItem, number>();
-    for (let k = 0; k < items.length; k++) {
-      let key = this.held.get(items[k]) ?? assigned.get(items[k]);
+    // What the thread will hold after this job: exactly its items.
+    const held = new Map<ContextItem, number>();
+    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    // Keyed in slices bounded by time: a 300k-message context takes a few of them.
+    for (let k = 0, started = performance.now(); k < items.length; k++) {
+      if ((k & 1023) === 1023 && performance.now() - started > SLICE_MS) {
+        await turn();
+        if (stopped() || this.thread !== thread) return false;
+        started = performance.now();
+      }
+      let key = this.held.get(items[k]) ?? held.get(items[k]);
       if (key === undefined) {
         key = this.nextKey++;
-        assigned.set(items[k], key);
         fresh.push(k);
       }
+      held.set(items[k], key);
       order[k] = key;
     }
     let at = 0;
+    let budget = CHARS_PER_MESSAGE;
     do {
       // The thread's start-up work on this side ends this turn; each slice gets one of its own.
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await turn();
       if (stopped() || this.thread !== thread) return false;
+      const started = performance.now();
       let end = at;
-      for (let chars = 0; end < fresh.length && (end === at || chars < CHARS_PER_MESSAGE); end++)
-        chars += roughSize(items[fresh[end]]);
+      let chars = 0;
+      for (; end < fresh.length && (end === at || chars < budget); end++) chars += roughSize(items[fresh[end]]);
       if (end > at) {
         const slice = fresh.slice(at, end);
         const message: ToWorker = {
@@ -308,6 +328,9 @@ export class CompactionWorker {
         for (const k of slice) this.held.set(items[k], order[k]);
         this.stats.itemsSent += slice.length;
       }
+      // The next slice sized from this one's time per character, to about SLICE_MS.
+      const took = performance.now() - started;
+      if (took > 0.5) budget = Math.max(1_000, Math.min(4 * budget, Math.round((chars * SLICE_MS) / took)));
       at = end;
     } while (at < fresh.length);
     const run: ToWorker = {
@@ -321,8 +344,6 @@ export class CompactionWorker {
     };
     thread.postMessage(run);
     // The thread keeps exactly the job's items; so does this side.
-    const held = new Map<ContextItem, number>();
-    for (let k = 0; k < items.length; k++) held.set(items[k], order[k]);
     this.held = held;
     return true;
   }

@@ -1,0 +1,63 @@
+/**
+ * The JSON text of the large parts of the state file, kept per list object: a checkpoint's replaced
+ * items (in stored form) and its replaced ids never change once the checkpoint is made, so each
+ * list is written out once in its life, not at every save of the state. The compaction worker
+ * writes the text of the lists it made and hands it over ({@link noteStoredText}), so the editor's
+ * thread never writes out a large span. No I/O; no dependencies (the worker bundles it).
+ */
+import type { ContextItem } from '../../compaction/types';
+
+/** An active-context item as stored: raw items by reference, derived items whole. */
+export type StoredItem = { ref: string; pinned?: boolean } | (ContextItem & { ref?: undefined });
+
+/** The stored form of an item: a raw item by reference (with its pin), a derived item whole. */
+export function toStored(item: ContextItem): StoredItem {
+  if (item.kind === 'raw') return item.pinned ? { ref: item.id, pinned: true } : { ref: item.id };
+  return item;
+}
+
+const itemsText = new WeakMap<readonly ContextItem[], string>();
+const idsText = new WeakMap<readonly string[], string>();
+
+/** `JSON.stringify(items.map(toStored))`, kept for the list object (a list that is never changed). */
+export function storedItemsText(items: readonly ContextItem[]): string {
+  let text = itemsText.get(items);
+  if (text === undefined) itemsText.set(items, (text = JSON.stringify(items.map(toStored))));
+  return text;
+}
+
+/** `JSON.stringify(ids)`, kept for the list object (a list that is never changed). */
+export function storedIdsText(ids: readonly string[]): string {
+  let text = idsText.get(ids);
+  if (text === undefined) idsText.set(ids, (text = JSON.stringify(ids)));
+  return text;
+}
+
+/**
+ * Takes the texts of `items` and `ids` written elsewhere (the compaction worker, over its copies of
+ * the same items): they must equal {@link storedItemsText} and {@link storedIdsText} of these lists.
+ */
+export function noteStoredText(
+  items: readonly ContextItem[],
+  text: string,
+  ids?: readonly string[],
+  idsJson?: string,
+): void {
+  itemsText.set(items, text);
+  if (ids && idsJson !== undefined) idsText.set(ids, idsJson);
+}
+
+/**
+ * The JSON text of a checkpoint as stored: its fields, `inserted` in stored form, then `replaced`
+ * and `replacedIds` from the kept texts (see {@link storedItemsText}).
+ */
+export function storedCheckpointText(cp: {
+  replaced: readonly ContextItem[];
+  inserted: readonly ContextItem[];
+  replacedIds?: readonly string[];
+}): string {
+  const { replaced, replacedIds, ...rest } = cp;
+  const head = JSON.stringify({ ...rest, inserted: cp.inserted.map(toStored) });
+  const ids = replacedIds === undefined ? '' : `,"replacedIds":${storedIdsText(replacedIds)}`;
+  return `${head.slice(0, -1)},"replaced":${storedItemsText(replaced)}${ids}}`;
+}
