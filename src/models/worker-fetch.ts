@@ -495,14 +495,15 @@ async function run(m) {
   const r = { controller: new AbortController(), sent: 0, acked: 0, resume: undefined };
   live.set(m.id, r);
   try {
-    let request;
+    let pending;
     try {
-      // A Request copies a byte body (WHATWG Fetch, "extract a body"): the host's buffer goes back at once.
-      request = new Request(m.url, { method: m.method, headers: m.headers, body: m.body, redirect: m.redirect, signal: r.controller.signal });
+      // fetch() makes its Request before it returns, and a Request copies a byte body (WHATWG Fetch,
+      // "extract a body"): the host's buffer goes back at once.
+      pending = fetch(m.url, { method: m.method, headers: m.headers, body: m.body, redirect: m.redirect, signal: r.controller.signal });
     } finally {
       if (m.body instanceof Uint8Array) parentPort.postMessage({ type: 'release', id: m.id, buffer: m.body.buffer }, [m.body.buffer]);
     }
-    const response = await fetch(request);
+    const response = await pending;
     if (!live.has(m.id)) return void response.body?.cancel().catch(() => {});
     parentPort.postMessage({ type: 'head', id: m.id, status: response.status, statusText: response.statusText, headers: [...response.headers], url: response.url });
     if (response.body) {

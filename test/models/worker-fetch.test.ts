@@ -101,6 +101,18 @@ test('a streamed reply arrives intact through the worker, and a byte body reache
   assert.equal(JSON.stringify(s.requests[1]), small);
 });
 
+test('bodies of calls in flight at once each reach the server whole, while their buffers are reused', async (t) => {
+  const s = await server(t, [chunked(['a']), chunked(['b']), chunked(['c']), chunked(['d'])]);
+  const w = worker(t);
+  const bodies = ['a', 'b', 'c', 'd'].map((c) =>
+    JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: c.repeat(2_000_000) }] }),
+  );
+  // Two rounds: the second one's bodies go into the buffers the first round's handed back.
+  for (const round of [bodies.slice(0, 2), bodies.slice(2)])
+    await Promise.all(round.map((body) => call(s.url, w.fetch, { body: Buffer.from(body, 'utf8') })));
+  assert.deepEqual(s.requests.map((r) => JSON.stringify(r)).sort(), [...bodies].sort());
+});
+
 test('a reply far larger than the flow-control window streams through whole', async (t) => {
   const pieces = Array.from({ length: 2_000 }, (_, i) => `line ${i} `.padEnd(100, '.'));
   const s = await server(t, [chunked(pieces)]);
