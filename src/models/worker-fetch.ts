@@ -4,7 +4,7 @@
  * A model call at a 1M-token context sends a request body of about 4 MB. Sent from the extension
  * host's thread, the HTTP client copies it, writes it to the socket (on loopback the kernel's TCP
  * work for both ends runs on the writing thread; to a remote server, TLS encryption does) and leaves
- * garbage for that thread's collector: about 10 ms of the host's time per call. Here the host copies
+ * garbage for that thread's collector: 6-10 ms of the host's time per call (bench/request-path.ts). Here the host copies
  * the body's bytes once into memory it hands over to the worker (a transfer, not a second copy);
  * the worker runs Node's own `fetch` and streams the response's status, headers and body back, and
  * the host builds a standard `Response` from them. What the caller sees is what Node's `fetch`
