@@ -10,7 +10,7 @@ import { toMessages } from '../compaction/context';
 import { describeCoverage, unreadByModel } from '../compaction/summary/coverage';
 import { scorecardLeftOut, scorecardLine } from '../compaction/retention/scorecard';
 import { compact } from '../compaction/rewrite/compactor';
-import { keepMessageActions } from '../compaction/summary/ledger/actions';
+import { keepMessageMemos } from '../compaction/message-memo';
 import { describeAnchored, describeCompaction } from '../compaction/outcome-text';
 import { holdersOf, type CompactionStatus } from '../compaction/outcome';
 import { thresholds } from '../compaction/plan/budget';
@@ -176,8 +176,8 @@ function checkpointJson(c: Checkpoint) {
  * @throws Error for an unknown summarizer name or a missing key (see {@link summarizerFor})
  */
 export async function compactSession(s: LoadedSession, o: BudgetOptions): Promise<CompactionResult> {
-  // One compaction per process: per-message actions kept for a next one would only raise the peak.
-  keepMessageActions(false);
+  // One compaction per process: per-message facts kept for a next one would only raise the peak.
+  keepMessageMemos(false);
   return compact({
     items: s.items,
     tools: s.transcript.tools,

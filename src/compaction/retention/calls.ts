@@ -10,6 +10,7 @@
 import type { ChatMessage } from '../types';
 import { toolCallsOf } from '../text';
 import { textWithPlaceholders } from '../content-text';
+import { MessageMemo } from '../message-memo';
 
 /** The data the retention rules read: a message and, for a tool result, its recorded success flag. */
 export interface RetentionEntry {
@@ -142,10 +143,10 @@ interface ResultFacts {
  * Per message object (messages are never mutated once appended): the calls of an assistant message
  * and what a tool result says, so a compaction that replaces a grown span reads each message once.
  */
-const callsOfMessage = new WeakMap<object, readonly CallBase[]>();
-const resultOfMessage = new WeakMap<object, ResultFacts>();
+const callsOfMessage = new MessageMemo<object, readonly CallBase[]>();
+const resultOfMessage = new MessageMemo<object, ResultFacts>();
 /** The result facts behind a call's `result`, for the readers that derive more from it (errors.ts). */
-const resultOfCall = new WeakMap<AgentCall, ResultFacts>();
+const resultOfCall = new MessageMemo<AgentCall, ResultFacts>();
 
 function callBases(m: ChatMessage): readonly CallBase[] {
   let bases = callsOfMessage.get(m);

@@ -6,6 +6,7 @@
  */
 import { textWithPlaceholders } from '../content-text';
 import { agentCalls, argStrings, type AgentCall, type RetentionEntry } from './calls';
+import { MessageMemo } from '../message-memo';
 
 const KEYWORDS = new Set(
   'abstract await async break case catch class const constructor continue debugger default delete else enum export extends false finally for from function if implements import in instanceof interface let new null package private protected public return static super switch this throw true try type typeof undefined var void while with yield def elif except lambda nonlocal pass raise self None True False print len range list dict str int float bool tuple set open super isinstance require console module exports process Promise Object Array String Number Boolean Error Date Math JSON Map Set RegExp Symbol setTimeout setInterval clearTimeout parseInt parseFloat then catch finally resolve reject push pop map filter reduce forEach join split slice splice includes indexOf length keys values entries assign stringify parse toString log warn error info debug test describe expect it beforeEach afterEach'.split(
@@ -96,5 +97,5 @@ export function codeNames(
  * readings of a span, see calls.ts), in first-seen order: each is read once in its life. Adding
  * them in order to one set gives the names of the whole span in first-seen order.
  */
-const namesOfText = new WeakMap<object, readonly string[]>();
-const namesOfArgs = new WeakMap<object, readonly string[]>();
+const namesOfText = new MessageMemo<object, readonly string[]>();
+const namesOfArgs = new MessageMemo<object, readonly string[]>();

@@ -5,6 +5,7 @@
  */
 import { agentCalls, commandOf, resultHead, type AgentCall, type RetentionEntry } from './calls';
 import { fileTouches, pathKey } from './files';
+import { MessageMemo } from '../message-memo';
 
 /** One failure of the agent's tool calls and its state at the point. */
 export interface ErrorSignature {
@@ -71,12 +72,12 @@ function failedCall(c: AgentCall): boolean {
 }
 
 /** Each call's {@link failedCall}, read once (a read call never changes). */
-const failedOf = new WeakMap<AgentCall, boolean>();
+const failedOf = new MessageMemo<AgentCall, boolean>();
 /**
  * Each call's command key, by its arguments object: the calls of one message share theirs between
  * readings of the span (calls.ts), so a command is keyed once in its life.
  */
-const keyOf = new WeakMap<object, { name: string; key: string | null }>();
+const keyOf = new MessageMemo<object, { name: string; key: string | null }>();
 
 /** {@link commandKey} of the call's command; undefined when it runs none. */
 function callKey(c: AgentCall): string | undefined {

@@ -4,6 +4,7 @@
  */
 import { agentCalls, argStrings, commandOf, type AgentCall, type RetentionEntry } from './calls';
 import { patchEffects, shellEffects, type ShellEffect } from './shell';
+import { MessageMemo } from '../message-memo';
 
 /** One file touched by one call. */
 export interface FileTouch extends ShellEffect {
@@ -61,12 +62,12 @@ export function fileTouches(call: AgentCall): FileTouch[] {
 }
 
 /** The files of each call already read (a call's name and arguments never change once read). */
-const touchesOf = new WeakMap<AgentCall, FileTouch[]>();
+const touchesOf = new MessageMemo<AgentCall, FileTouch[]>();
 /**
  * The effects of each arguments object (the calls of one message share theirs between readings of
  * the span, see calls.ts), so a call is parsed for files once in its life.
  */
-const effectsOf = new WeakMap<object, { name: string; effects: ShellEffect[] }>();
+const effectsOf = new MessageMemo<object, { name: string; effects: ShellEffect[] }>();
 
 function readTouches(call: AgentCall): FileTouch[] {
   let known = effectsOf.get(call.args);

@@ -4,6 +4,7 @@
  */
 import { textWithPlaceholders } from '../content-text';
 import type { RetentionEntry } from './calls';
+import { MessageMemo } from '../message-memo';
 
 /**
  * Blocks that harnesses and IDEs put into user messages; none of them was typed: Cline's
@@ -58,7 +59,7 @@ export function typedRequests(entries: readonly RetentionEntry[], from = 0, to =
 }
 
 /** The typed part of each user message object, read once in its life (messages are never mutated). */
-const typedOf = new WeakMap<object, string>();
+const typedOf = new MessageMemo<object, string>();
 
 /**
  * Words that make a sentence constrain later work: obligations and prohibitions (`must`, `never`,

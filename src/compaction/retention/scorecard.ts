@@ -25,6 +25,7 @@ import {
   WordIndex,
   words,
 } from './presence';
+import { MessageMemo } from '../message-memo';
 
 /** Most names listed per kind of what was left out (see `RetentionScorecard.missing`). */
 export const SCORECARD_NAMES = 8;
@@ -176,7 +177,7 @@ const HEAD = 8;
  * The facts of each typed request by its message (a request's text is a function of its message,
  * which is never mutated): a grown span's requests are segmented into words once in their life.
  */
-const requestFactsOf = new WeakMap<object, { text: string; facts: RequestFacts }>();
+const requestFactsOf = new MessageMemo<object, { text: string; facts: RequestFacts }>();
 
 function requestFacts(text: string, message: object | undefined): RequestFacts {
   const known = message ? requestFactsOf.get(message) : undefined;

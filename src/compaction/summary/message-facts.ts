@@ -7,6 +7,7 @@ import type { ContextItem } from '../types';
 import { errorLines, isToolOutputText } from '../text';
 import { typedRequestOf } from './requests';
 import { DECISION, isProse, MAX_RULE_CHARS, NOT_DECISION, ruleSentences, sentences } from './prose';
+import { MessageMemo } from '../message-memo';
 
 /** One line of at most `max` characters (quotes must not bring their own headings or lists along). */
 export function clip(s: string, max: number): string {
@@ -39,8 +40,8 @@ export interface AssistantFacts {
 }
 
 const NO_LINES: readonly string[] = Object.freeze([]);
-const userFactsCache = new WeakMap<object, UserFacts>();
-const assistantFactsCache = new WeakMap<object, AssistantFacts>();
+const userFactsCache = new MessageMemo<object, UserFacts>();
+const assistantFactsCache = new MessageMemo<object, AssistantFacts>();
 
 /** The facts of a user message (`text` is its content text). */
 export function userFacts(it: ContextItem, text: string): UserFacts {

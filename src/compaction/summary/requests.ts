@@ -20,6 +20,7 @@ import { textWithPlaceholders } from '../content-text';
 import { isHumanReply } from '../tool-outcomes';
 import { REQUESTS_HEADING } from './requests-section';
 import { GrowingSpan } from '../meter/span-memo';
+import { MessageMemo } from '../message-memo';
 
 /** Harness blocks inside user messages, removed whole (tag and body). */
 const INJECTED =
@@ -90,7 +91,7 @@ export function typedRequestOf(item: ContextItem): string | undefined {
   return typed;
 }
 
-const typedCache = new WeakMap<object, string | null>();
+const typedCache = new MessageMemo<object, string | null>();
 
 function typedRequestOfMessage(message: ContextItem['message']): string | undefined {
   const item = { message };

@@ -12,6 +12,7 @@ import { textWithPlaceholders } from '../../content-text';
 import { extractIdentifiers, NOISE } from './identifiers';
 import { identifiersOfPart, type PartIdentifiers } from './identifier-parts';
 import { rootsIn, shortPath } from '../ledger/path-root';
+import { MessageMemo } from '../../message-memo';
 
 /** Headings of the back-filled identifiers, by source, in order of priority. */
 export const BACKFILL_HEADINGS = {
@@ -46,7 +47,7 @@ interface MessageParts {
 }
 
 /** Per message object (messages are never mutated): each message's text is read for identifiers once. */
-const partCache = new WeakMap<object, MessageParts>();
+const partCache = new MessageMemo<object, MessageParts>();
 
 function entryOf(item: ContextItem): MessageParts {
   const m = item.message;

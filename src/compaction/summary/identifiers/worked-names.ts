@@ -13,6 +13,7 @@ import { errorLines, toolCallsOf } from '../../text';
 import { textWithPlaceholders } from '../../content-text';
 import type { ChatMessage } from '../../types';
 import { parseJsonObject } from '../../../format/json';
+import { MessageMemo } from '../../message-memo';
 
 /** How strongly one occurrence ties a name to the work (higher ranks first). */
 export const NAME_WEIGHT = { mention: 1, used: 2, declared: 3, searched: 3, quoted: 3, failed: 3 } as const;
@@ -86,7 +87,7 @@ function argValues(args: string): string[] {
   return out;
 }
 
-const cache = new WeakMap<object, ReadonlyMap<string, number>>();
+const cache = new MessageMemo<object, ReadonlyMap<string, number>>();
 const NONE: ReadonlyMap<string, number> = new Map();
 
 /**

@@ -13,6 +13,7 @@ import { commandOutcome, fileOutcome, printedText } from './run-outcome';
 import { isToolOutputText } from '../../text';
 import { GrowingSpan } from '../../meter/span-memo';
 import { parseJsonObject } from '../../../format/json';
+import { MessageMemo } from '../../message-memo';
 
 /** What happened to a file. */
 export type FileOp = 'read' | 'created' | 'edited' | 'deleted' | 'moved';
@@ -581,24 +582,14 @@ class SpanActions {
  * actions change only when what answered them (`deps`: the result of each call, then the next
  * message) is another message. A compaction then reads each call's result once, not once per run.
  */
-let actionCache: WeakMap<object, { deps: Array<ChatMessage | undefined>; actions: Action[] }> | undefined =
-  new WeakMap();
-
-/**
- * Whether each message's actions are kept for later compactions of the same messages (on by
- * default). A process that compacts once (the command-line tool) turns it off: the kept actions
- * (about 50 MB for a 300k-message recording) would only add to its peak memory.
- */
-export function keepMessageActions(keep: boolean): void {
-  actionCache = keep ? (actionCache ?? new WeakMap()) : undefined;
-}
+const actionCache = new MessageMemo<object, { deps: Array<ChatMessage | undefined>; actions: Action[] }>();
 
 function messageActions(
   message: ChatMessage,
   calls: ReadonlyArray<{ id: string; name: string; arguments: string }>,
   deps: Array<ChatMessage | undefined>,
 ): Action[] {
-  const hit = actionCache?.get(message);
+  const hit = actionCache.get(message);
   if (hit && hit.deps.length === deps.length && hit.deps.every((d, i) => d === deps[i])) return hit.actions;
   const out: Action[] = [];
   calls.forEach((c, k) => {
@@ -631,6 +622,6 @@ function messageActions(
         tool: 'edit block',
       });
   }
-  actionCache?.set(message, { deps, actions: out });
+  actionCache.set(message, { deps, actions: out });
   return out;
 }
