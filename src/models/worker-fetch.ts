@@ -4,8 +4,9 @@
  * A model call at a 1M-token context sends a request body of about 4 MB. Sent from the extension
  * host's thread, the HTTP client copies it, writes it to the socket (on loopback the kernel's TCP
  * work for both ends runs on the writing thread; to a remote server, TLS encryption does) and leaves
- * garbage for that thread's collector: 6-10 ms of the host's time per call (bench/request-path.ts). Here the host copies
- * the body's bytes once into memory it hands over to the worker (a transfer, not a second copy);
+ * garbage for that thread's collector: 6-10 ms of the host's time per call (bench/request-path.ts).
+ * Here the host copies the body's bytes once into memory it hands over to the worker (a transfer,
+ * not a second copy);
  * the worker runs Node's own `fetch` and streams the response's status, headers and body back, and
  * the host builds a standard `Response` from them. What the caller sees is what Node's `fetch`
  * gives: the same statuses, headers and bytes, a body that streams as it arrives, abort through
@@ -482,13 +483,19 @@ parentPort.on('message', (m) => {
 });
 function describeError(e, depth) {
   if (typeof e !== 'object' || e === null) return { value: String(e) };
-  const shape = { name: String(e.name ?? 'Error'), message: String(e.message ?? ''), stack: typeof e.stack === 'string' ? e.stack : undefined, fields: {} };
+  const shape = {
+    name: String(e.name ?? 'Error'),
+    message: String(e.message ?? ''),
+    stack: typeof e.stack === 'string' ? e.stack : undefined,
+    fields: {},
+  };
   for (const key of Object.keys(e)) {
     const v = e[key];
     if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') shape.fields[key] = v;
   }
   if (depth < 5 && e.cause !== undefined) shape.cause = describeError(e.cause, depth + 1);
-  if (depth < 5 && Array.isArray(e.errors)) shape.errors = e.errors.slice(0, 8).map((x) => describeError(x, depth + 1));
+  if (depth < 5 && Array.isArray(e.errors))
+    shape.errors = e.errors.slice(0, 8).map((x) => describeError(x, depth + 1));
   return shape;
 }
 async function run(m) {
@@ -499,13 +506,27 @@ async function run(m) {
     try {
       // fetch() makes its Request before it returns, and a Request copies a byte body (WHATWG Fetch,
       // "extract a body"): the host's buffer goes back at once.
-      pending = fetch(m.url, { method: m.method, headers: m.headers, body: m.body, redirect: m.redirect, signal: r.controller.signal });
+      pending = fetch(m.url, {
+        method: m.method,
+        headers: m.headers,
+        body: m.body,
+        redirect: m.redirect,
+        signal: r.controller.signal,
+      });
     } finally {
-      if (m.body instanceof Uint8Array) parentPort.postMessage({ type: 'release', id: m.id, buffer: m.body.buffer }, [m.body.buffer]);
+      if (m.body instanceof Uint8Array)
+        parentPort.postMessage({ type: 'release', id: m.id, buffer: m.body.buffer }, [m.body.buffer]);
     }
     const response = await pending;
     if (!live.has(m.id)) return void response.body?.cancel().catch(() => {});
-    parentPort.postMessage({ type: 'head', id: m.id, status: response.status, statusText: response.statusText, headers: [...response.headers], url: response.url });
+    parentPort.postMessage({
+      type: 'head',
+      id: m.id,
+      status: response.status,
+      statusText: response.statusText,
+      headers: [...response.headers],
+      url: response.url,
+    });
     if (response.body) {
       const reader = response.body.getReader();
       for (;;) {
