@@ -6,9 +6,8 @@
  * work for both ends runs on the writing thread; to a remote server, TLS encryption does) and leaves
  * garbage for that thread's collector: 6-10 ms of the host's time per call (bench/request-path.ts).
  * Here the host copies the body's bytes once into memory it hands over to the worker (a transfer,
- * not a second copy);
- * the worker runs Node's own `fetch` and streams the response's status, headers and body back, and
- * the host builds a standard `Response` from them. What the caller sees is what Node's `fetch`
+ * not a second copy); the worker runs Node's own `fetch` and streams the response's status, headers
+ * and body back, and the host builds a standard `Response` from them. What the caller sees is what Node's `fetch`
  * gives: the same statuses, headers and bytes, a body that streams as it arrives, abort through
  * the request's `AbortSignal` (the fetch, or the body being read, fails with the signal's reason;
  * the worker cancels its request), and Node's own errors (`TypeError: fetch failed` with its cause:
