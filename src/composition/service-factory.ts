@@ -110,11 +110,11 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
     });
     // An imported recording is measured against the window of the model it was recorded with.
     const shown = recording
-      ? recordingWindow(recording.model, {
-          model: source.model,
-          window: source.window.window,
-          maxOutput: source.window.maxOutput,
-        })
+      ? recordingWindow(
+          recording.model,
+          { model: source.model, window: source.window.window, maxOutput: source.window.maxOutput },
+          recording.window,
+        )
       : undefined;
     const measured =
       shown && !shown.configured

@@ -27,15 +27,29 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 
 /**
  * Resolves the window of a recording made with `recordedModel` (undefined: the recording names
- * none). `configured` is the session's configured model and its resolved window (tokens), used when
- * the table has no row for the recorded model. Never throws.
+ * none). `recordedWindow` is the window the file states (tokens), when it states one: it is used as
+ * is and labelled "recorded in the file". Otherwise the model table's window for the recorded model,
+ * else `configured` (the session's configured model and its resolved window, tokens). Never throws.
  */
 export function recordingWindow(
   recordedModel: string | undefined,
   configured: { model: string; window: number; maxOutput?: number },
+  recordedWindow?: number,
 ): RecordingWindow {
   const name = recordedModel?.trim();
   const known = name ? lookupModel(name) : undefined;
+  if (recordedWindow !== undefined && Number.isFinite(recordedWindow) && recordedWindow > 0) {
+    const window = Math.floor(recordedWindow);
+    const maxOutput = known?.maxOutput;
+    return {
+      model: name || configured.model,
+      window,
+      ...(maxOutput !== undefined ? { maxOutput } : {}),
+      configured: false,
+      label: `${fmt(window)} tokens, recorded in the file${name ? ` for the recording's model ${name}` : ''}`,
+      note: `recorded with ${name || 'an unnamed model'}, ${fmt(window)}-token window (recorded in the file)`,
+    };
+  }
   if (name && known) {
     return {
       model: name,

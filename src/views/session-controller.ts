@@ -42,16 +42,18 @@ export interface ServiceInput {
    * Its gauge measures against that model's window (see `recordingWindow`); `promptTokens`, the
    * provider's reported prompt tokens of its newest request, is shown beside the gauge's count.
    */
-  recording?: { model: string | undefined; promptTokens?: number };
+  recording?: { model: string | undefined; promptTokens?: number; window?: number };
 }
 
 /** What the factory needs to know of an imported recording's session record. */
 function recordingOf(record: {
   recordedModel?: string;
   recordedPromptTokens?: number;
+  recordedWindow?: number;
 }): NonNullable<ServiceInput['recording']> {
   return {
     model: record.recordedModel,
+    ...(record.recordedWindow !== undefined ? { window: record.recordedWindow } : {}),
     ...(record.recordedPromptTokens !== undefined ? { promptTokens: record.recordedPromptTokens } : {}),
   };
 }
@@ -161,10 +163,11 @@ export class SessionController implements vscode.Disposable {
     if (session.kind === 'working') return `Agent session: ${session.label}`;
     const configured = emptyBudgetView(this.settings.value);
     const budget = this.service?.getBudget();
-    const shown = recordingWindow(session.recordedModel, {
-      model: budget?.model ?? configured.model,
-      window: budget?.window ?? configured.window,
-    });
+    const shown = recordingWindow(
+      session.recordedModel,
+      { model: budget?.model ?? configured.model, window: budget?.window ?? configured.window },
+      session.recordedWindow,
+    );
     return `Imported recording: ${session.label}, ${shown.note}`;
   }
 
@@ -174,12 +177,14 @@ export class SessionController implements vscode.Disposable {
     label: string,
     recordedModel?: string,
     recordedPromptTokens?: number,
+    recordedWindow?: number,
   ): Promise<void> {
     await this.openNew(imported, {
       label,
       kind: 'imported',
       recordedModel,
       ...(recordedPromptTokens !== undefined ? { recordedPromptTokens } : {}),
+      ...(recordedWindow !== undefined ? { recordedWindow } : {}),
     });
   }
 
@@ -337,7 +342,13 @@ export class SessionController implements vscode.Disposable {
   /** Builds a new session holding `imported` and shows it. */
   private async openNew(
     imported: ImportedTranscript,
-    record: { label: string; kind: 'working' | 'imported'; recordedModel?: string; recordedPromptTokens?: number },
+    record: {
+      label: string;
+      kind: 'working' | 'imported';
+      recordedModel?: string;
+      recordedPromptTokens?: number;
+      recordedWindow?: number;
+    },
   ): Promise<void> {
     this.assertIdle();
     if (this.opening) await this.opening.catch(() => undefined);

@@ -49,6 +49,20 @@ test('recordingWindow: no model or an unknown one falls back to the configured w
   assert.equal(recordingWindow('  ', configured).configured, true);
 });
 
+test('recordingWindow: a window the file states outranks the model table and is labelled as recorded', () => {
+  const shown = recordingWindow('gpt-5.1-codex', configured, 258_400);
+  assert.equal(shown.model, 'gpt-5.1-codex');
+  assert.equal(shown.window, 258_400, 'not the model table window');
+  assert.equal(shown.configured, false);
+  assert.match(shown.label, /^258,400 tokens, recorded in the file for the recording's model gpt-5\.1-codex$/);
+  assert.equal(windowOriginNote(shown.label), ' (recorded)');
+  // With no model named, the stated window still wins over the configured one.
+  const unnamed = recordingWindow(undefined, configured, 32_000);
+  assert.deepEqual([unnamed.model, unnamed.window, unnamed.configured], ['gpt-4o-mini', 32_000, false]);
+  // A zero or missing figure is no statement: the table or configured window stands.
+  assert.equal(recordingWindow('gpt-4.1', configured, 0).window, lookupModel('gpt-4.1')!.window);
+});
+
 let storage: string;
 let context: vscode.ExtensionContext;
 let api: ContextKeeperApi;
@@ -66,11 +80,34 @@ const aider = [
   '',
 ].join('\n');
 
+const codexRecord = (type: string, payload: Record<string, unknown>) =>
+  JSON.stringify({ timestamp: '2025-11-17T21:30:00.000Z', type, payload });
+/** A Codex rollout of model gpt-4.1 (1,047,576 tokens in the model table) whose token counts state a 258,400-token window. */
+const codex = [
+  codexRecord('session_meta', { id: 's', cwd: '/w', cli_version: '0.58.0' }),
+  codexRecord('turn_context', { model: 'gpt-4.1' }),
+  codexRecord('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'fix it' }] }),
+  codexRecord('event_msg', {
+    type: 'token_count',
+    info: {
+      total_token_usage: { total_tokens: 150 },
+      last_token_usage: { input_tokens: 120 },
+      model_context_window: 258_400,
+    },
+  }),
+  codexRecord('response_item', {
+    type: 'message',
+    role: 'assistant',
+    content: [{ type: 'output_text', text: 'Fixed.' }],
+  }),
+].join('\n');
+
 before(() => {
   resetVscodeFake();
   host.setSetting('contextKeeper.model', 'gpt-4o-mini');
   storage = mkdtempSync(path.join(tmpdir(), 'ck-recorded-'));
   writeFileSync(path.join(storage, 'aider.md'), aider);
+  writeFileSync(path.join(storage, 'rollout.jsonl'), codex);
   context = fakeExtensionContext(storage);
   api = activate(context);
 });
@@ -115,4 +152,17 @@ test('a recording naming an unknown model uses the configured window and says so
   assert.equal(windowOriginNote(view.budget.windowSource), " (configured model's)");
   assert.match(view.budget.windowSource ?? '', /window of configured model gpt-4o-mini/);
   assert.match(view.source, /measured against the window of configured model gpt-4o-mini/);
+});
+
+test('an imported Codex rollout is measured against the window its token counts record', async () => {
+  await commands.executeCommand('contextKeeper.importTranscript', Uri.file(path.join(storage, 'rollout.jsonl')));
+  const view = api.getViewState();
+  assert.equal(view.budget.model, 'gpt-4.1');
+  assert.equal(view.budget.window, 258_400, "the file's model_context_window, not the table's 1,047,576");
+  assert.equal(windowOriginNote(view.budget.windowSource), ' (recorded)');
+  assert.match(view.source, /258,400-token window \(recorded in the file\)/);
+  const imported = view.sessionId!;
+  await commands.executeCommand('contextKeeper.newSession');
+  await commands.executeCommand('contextKeeper.switchSession', imported);
+  assert.equal(api.getViewState().budget.window, 258_400, 'the recorded window is kept with the session');
 });

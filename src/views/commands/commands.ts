@@ -64,6 +64,8 @@ export interface ImportResult {
   compactions?: RecordedCompaction[];
   /** Model the recording names for the whole session (Aider's header, a trajectory's config), when it does. */
   model?: string;
+  /** The context window the file states (tokens), when its format records one (Codex `model_context_window`). */
+  contextWindow?: number;
 }
 
 /** Parses a transcript file's bytes; throws with file/line/field on malformed input. */
@@ -479,6 +481,7 @@ class CommandHandlers {
           `${fileName} (${imported.format})`,
           recordedModel,
           latestReportedPrompt(imported.entries)?.tokens,
+          imported.contextWindow,
         );
         return imported;
       },

@@ -74,12 +74,14 @@ export function gaugeGeometry(
 /**
  * The short note after the window on the gauge, from the window's source sentence (see
  * `describeWindow` and `recordingWindow`): " (reported)", " (model table)", " (settings)",
- * " (assumed)", " (recording's model)" or " (configured model's)"; '' when unknown.
+ *  " (assumed)", " (recorded)" (the window the recording's file states), " (recording's model)" or
+ * " (configured model's)"; '' when unknown.
  */
 export function windowOriginNote(source: string | undefined): string {
   if (!source) return '';
   // An imported recording: its own model's window, or the configured one standing in.
   if (source.includes('window of configured model')) return " (configured model's)";
+  if (source.includes('recorded in the file')) return ' (recorded)';
   if (source.includes("recording's model")) return " (recording's model)";
   // What follows "N tokens," (N itself holds commas: "32,768 tokens, reported by the server").
   const where = source.slice(source.indexOf('tokens,') + 'tokens,'.length).trim();

@@ -219,6 +219,8 @@ export interface SessionView {
   recordedModel?: string;
   /** The provider's reported prompt tokens of the recording's newest request (imports that record usage). */
   recordedPromptTokens?: number;
+  /** The context window the recording's file states, in tokens (imports whose format records it). */
+  recordedWindow?: number;
 }
 
 /** An error shown as a banner with the actions that can fix it. */
