@@ -131,6 +131,11 @@ test('identifiers read lazily source by source equal those of the joined text, a
       { role: 'assistant', content: 'I ran {"command": "echo one' },
       { role: 'assistant', content: 'two" } on src/b.ts' },
     ],
+    // More joins in a row that are not sealed than are read as one text: the rest is read whole.
+    Array.from({ length: 20 }, (_, k) => ({
+      role: 'assistant' as const,
+      content: k % 2 ? `part${k}" } then {"command": "echo step${k}` : `{"command": "echo start${k}`,
+    })),
   ];
   for (let seed = 1; seed <= 12; seed++) {
     const entries = workSession(seed, 150);
