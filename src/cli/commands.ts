@@ -323,6 +323,9 @@ export async function replayCommand(
 ): Promise<void> {
   if (o.out && sameFile(o.out, file))
     throw new Error(`--out ${o.out} is the input file; the recording is never overwritten`);
+  // Each compaction of a replay reads what the previous one left (a summary and the newer messages):
+  // per-message facts kept for messages already summarised would only raise the peak.
+  keepMessageMemos(false);
   const s = await loadSession(file, o.model);
   const budget = budgetOf(o);
   const th = thresholds(budget);
