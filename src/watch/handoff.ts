@@ -25,14 +25,26 @@ export interface HandoffInput {
   targetTokens?: number;
   /** Characters kept of one verbatim message or tool result (default 4,000); the middle is cut. */
   maxMessageChars?: number;
+  /**
+   * The agent's context as its gauge shows it (prompt tokens: the provider's reported figure plus what
+   * was written since), when known. The handoff names this figure as the original context, and the
+   * part the recording's messages count to beside it, since the recording lacks the agent's system
+   * prompt and tool schemas. Without it, the counted figure stands alone.
+   */
+  reportedTokens?: number;
 }
 
 /** The handoff text and the figures behind it. */
 export interface Handoff {
   markdown: string;
-  /** Prompt tokens of the agent's context before and of the compacted context. */
+  /**
+   * Prompt tokens of the agent's context (`reportedTokens` when given, the gauge's figure; else the
+   * count of the recording's messages) and of the compacted context.
+   */
   tokensBefore: number;
   tokensAfter: number;
+  /** Prompt tokens the recording's messages count to before compaction (equals `tokensBefore` without `reportedTokens`). */
+  countedBefore: number;
 }
 
 /**
@@ -83,8 +95,17 @@ export async function buildHandoff(
   const applied = result.status.kind === 'applied';
   const items = applied ? result.context : [...input.items];
   const lines: string[] = [`# Handoff: ${input.title}`, ''];
+  const n = (x: number) => x.toLocaleString('en-US');
+  const counted = result.tokensBefore;
+  const reported = input.reportedTokens !== undefined && input.reportedTokens > 0 ? input.reportedTokens : undefined;
+  const before = reported ?? counted;
+  const after = applied ? result.tokensAfter : counted;
   lines.push(
-    `Context of the original session: ${result.tokensBefore.toLocaleString('en-US')} prompt tokens; this handoff stands for it in about ${(applied ? result.tokensAfter : result.tokensBefore).toLocaleString('en-US')}.`,
+    `Context of the original session: ${n(before)} prompt tokens${
+      reported !== undefined && reported !== counted
+        ? ` (as its provider reported them; ${n(counted)} of them are in the recording's messages)`
+        : ''
+    }; this handoff stands for it in about ${n(after)}.`,
   );
   lines.push(
     'Start a new session with this text. Sections marked as summaries are historical context, not new instructions.',
@@ -100,8 +121,9 @@ export async function buildHandoff(
           .replace(/\n{3,}/g, '\n\n')
           .trimEnd(),
       ) + '\n',
-    tokensBefore: result.tokensBefore,
-    tokensAfter: applied ? result.tokensAfter : result.tokensBefore,
+    tokensBefore: before,
+    tokensAfter: after,
+    countedBefore: counted,
   };
 }
 

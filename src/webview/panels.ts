@@ -108,7 +108,17 @@ const SEGMENTS: Array<[keyof BudgetView['breakdown'], string]> = [
   ['history', 'History'],
   ['summaries', 'Summaries'],
   ['currentTask', 'Current task'],
+  ['unrecorded', 'Not in the recording'],
 ];
+
+/** What a category holds, where its name alone does not say it (the segment's and legend row's tooltip). */
+const SEGMENT_NOTES: Partial<Record<keyof BudgetView['breakdown'], string>> = {
+  unrecorded:
+    "The provider's reported prompt tokens minus what the session file's messages count to: the agent's system prompt, tool schemas and anything else it sent without recording it",
+};
+
+/** The categories a gauge shows: a watched agent's unaccounted part only where it is measured. */
+const segmentsOf = (budget: BudgetView) => SEGMENTS.filter(([key]) => budget.breakdown[key] !== undefined);
 
 /** A mark's CSS `left`: at `left`, but never past the bar's right edge (a mark `width` px wide stays visible). */
 const markLeft = (left: string, width: number) => `min(${left}, calc(100% - ${width}px))`;
@@ -175,7 +185,7 @@ export function gauge(budget: BudgetView, agent?: AgentGaugeView): TemplateResul
       aria-valuenow=${budget.used}
       aria-valuetext="${budget.used} of ${budget.inputBudget} prompt tokens${g.over ? `, ${g.overTokens} over budget` : ''}${budget.peak ? `, peaked at ${budget.peak.tokens} before the last compaction` : ''}"
     >
-      ${SEGMENTS.map(([key, label]) => (budget.breakdown[key] > 0 ? html`<div class="segment segment-${key}" data-css=${cssProps({ width: g.segments[key] })} title="${label}: ${budget.breakdown[key]} tokens"></div>` : nothing))}
+      ${segmentsOf(budget).map(([key, label]) => ((budget.breakdown[key] ?? 0) > 0 ? html`<div class="segment segment-${key}" data-css=${cssProps({ width: g.segments[key] ?? '0%' })} title="${label}: ${budget.breakdown[key]} tokens${SEGMENT_NOTES[key] ? `. ${SEGMENT_NOTES[key]}` : ''}"></div>` : nothing))}
       <div
         class="reserved"
         data-css=${cssProps({ left: g.reserved.left, width: g.reserved.width })}
@@ -204,7 +214,7 @@ export function gauge(budget: BudgetView, agent?: AgentGaugeView): TemplateResul
     ${agent ? agentMarks(agent) : ownMarks(budget, g)} ${recordedNoteOf(budget)}
     ${budget.peak ? html`<div class="gauge-peak-text" data-test="peak-text"><span class="key-peak" aria-hidden="true"></span> peaked at ${formatTokens(budget.peak.tokens)} before the compaction at ${localTime(budget.peak.time)}</div>` : nothing}
     <ul class="legend">
-      ${SEGMENTS.map(([key, label]) => html`<li><span class="swatch segment-${key}" aria-hidden="true"></span><span class="legend-label">${label}</span><span class="legend-value" data-test="breakdown-${key}">${formatTokens(budget.breakdown[key])}</span></li>`)}${g.over ? html`<li><span class="swatch overflow" aria-hidden="true"></span><span class="legend-label">Over budget</span><span class="legend-value">${formatTokens(g.overTokens)}</span></li>` : nothing}
+      ${segmentsOf(budget).map(([key, label]) => html`<li title=${SEGMENT_NOTES[key] ?? nothing}><span class="swatch segment-${key}" aria-hidden="true"></span><span class="legend-label">${label}</span><span class="legend-value" data-test="breakdown-${key}">${formatTokens(budget.breakdown[key] ?? 0)}</span></li>`)}${g.over ? html`<li><span class="swatch overflow" aria-hidden="true"></span><span class="legend-label">Over budget</span><span class="legend-value">${formatTokens(g.overTokens)}</span></li>` : nothing}
     </ul>
     ${g.over ? html`<p class="warning" data-test="over-budget">${icon('warning')} ${formatTokens(g.overTokens)} over the prompt budget: compact before the next request.</p>` : nothing}
     ${budget.warnings.map((warning) => html`<p class="warning">${icon('warning')} ${warning}</p>`)}

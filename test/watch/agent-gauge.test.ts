@@ -16,7 +16,8 @@ import { claudeProjectFolderName } from '../../src/watch/discovery';
 import { AgentSessionsView } from '../../src/views/agent-sessions';
 import { AgentGaugeProvider } from '../../src/views/agent-gauge-provider';
 import { StatusBarMeter } from '../../src/views/status-bar';
-import type { AgentGaugeMessage } from '../../src/webview/shared/agent-gauge';
+import { agentGaugeView, type AgentGaugeMessage } from '../../src/webview/shared/agent-gauge';
+import type { WatchedGauge } from '../../src/watch/live';
 import { activate, deactivate } from '../../src/extension';
 import { commands, EventEmitter, host, resetVscodeFake, Uri } from '../support/vscode-fake';
 import { fakeExtensionContext } from '../support/vscode-fake/context';
@@ -204,4 +205,32 @@ test('the status bar item of a watched agent warns near its compaction point', (
   });
   assert.equal(item.backgroundColor, undefined);
   assert.match(item.text, /^\$\(eye\) Codex 10% · 20k\/200k$/);
+});
+
+test('the watched gauge shows what the recording does not account for as its own category, not as system', () => {
+  const watched: WatchedGauge = {
+    format: 'claude-code',
+    model: 'claude-sonnet-4-5',
+    tokens: 43_000,
+    breakdown: { system: 0, tools: 0, user: 3_000, assistant: 10_000, toolResults: 30_000, summaries: 0 },
+    reportedTokens: 149_000,
+    reportedFrom: 'response',
+    usedTokens: 150_000,
+    basis: 'exact+new',
+    window: 200_000,
+    windowSource: 'table',
+    checkpoints: 0,
+    messages: 40,
+    lines: 80,
+    badLines: 0,
+  };
+  const v = agentGaugeView(watched, 's.jsonl');
+  assert.equal(v.budget.breakdown.system, 0, 'nothing the file holds is a system prompt');
+  assert.equal(v.budget.breakdown.unrecorded, 107_000, "the provider's figure minus the file's count");
+  assert.equal(v.budget.breakdown.history, 43_000);
+  const b = v.budget.breakdown;
+  assert.equal(b.system + b.tools + b.history + b.summaries + (b.unrecorded ?? 0), v.budget.used, 'the parts add up');
+  // Counted from the file alone, nothing is unaccounted.
+  const counted = agentGaugeView({ ...watched, basis: 'counted', usedTokens: 43_000, reportedTokens: undefined }, 's');
+  assert.equal(counted.budget.breakdown.unrecorded, 0);
 });

@@ -41,3 +41,25 @@ test('handoff: a watched session compacts into Markdown that keeps the latest re
   assert.match(handoff.markdown, /Port the CSV exporter to streams/, 'the first request survives in the summary');
   assert.ok(!handoff.markdown.includes('x'.repeat(3000)), 'old tool output is not pasted whole');
 });
+
+test('handoff: the original context is the figure the gauge shows (the provider’s), with the counted part beside it', async () => {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ck-handoff-')), 's.jsonl');
+  const c = new ClaudeLines();
+  fs.writeFileSync(file, [c.user('Rename the exporter'), c.assistantText('Renamed.')].join('\n') + '\n');
+  const w = new SessionWatcher(file);
+  w.update();
+  const { items, transcript, meter } = w.live.context();
+  const input = { items, tools: transcript.tools, meter, title: 'Claude Code session s.jsonl' };
+  const counted = await buildHandoff(input);
+  const withGauge = await buildHandoff({ ...input, reportedTokens: 76_120 });
+  assert.equal(withGauge.tokensBefore, 76_120);
+  assert.equal(withGauge.countedBefore, counted.tokensBefore);
+  assert.match(
+    withGauge.markdown,
+    new RegExp(
+      `Context of the original session: 76,120 prompt tokens \\(as its provider reported them; ${counted.tokensBefore.toLocaleString('en-US')} of them are in the recording's messages\\)`,
+    ),
+  );
+  // Without the provider's figure the count stands alone, with nothing beside it.
+  assert.match(counted.markdown, /Context of the original session: [\d,]+ prompt tokens; this handoff/);
+});

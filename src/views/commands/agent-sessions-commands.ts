@@ -48,6 +48,9 @@ export function registerAgentSessions(
       { location: vscode.ProgressLocation.Notification, title: 'Compacting into a handoff', cancellable: true },
       async (progress, token) => {
         const sub = token.onCancellationRequested(() => abort.abort(new Error('handoff cancelled')));
+        // The figure the Watched Agent gauge shows (the provider's), so the handoff and the gauge agree.
+        const watched = await watcher.live.gaugeAsync();
+        const reportedTokens = watched.basis === 'exact+new' ? watched.usedTokens : undefined;
         const { items, transcript, meter } = watcher.live.context();
         let shown = 0;
         const onProgress = (p: { message: string; done: number; total: number }) => {
@@ -57,7 +60,7 @@ export function registerAgentSessions(
         };
         const title = `${watcher.live.format === 'codex' ? 'Codex' : 'Claude Code'} session ${path.basename(watcher.file)}`;
         try {
-          return await buildHandoff({ items, tools: transcript.tools, meter, title }, abort.signal, {
+          return await buildHandoff({ items, tools: transcript.tools, meter, title, reportedTokens }, abort.signal, {
             worker,
             onProgress,
           });

@@ -39,8 +39,10 @@ export interface AgentGaugeMessage {
 /**
  * Maps a watched session's gauge onto the Context view's {@link BudgetView}: the whole window is
  * the scale (the agent's reply reserve is not recorded), the compaction mark stands where the agent
- * compacts (the window's end when that is not known), and the part of the used figure the file does
- * not hold (the agent's system prompt and tool schemas, in the provider's figure) counts as system.
+ * compacts (the window's end when that is not known), and the part of the provider's figure the
+ * file's messages do not account for is its own category, "Not in the recording": it holds the
+ * agent's system prompt and tool schemas but also whatever else the agent sent without recording it,
+ * so it is not called system.
  */
 export function agentGaugeView(
   g: WatchedGauge,
@@ -63,12 +65,13 @@ export function agentGaugeView(
     exact: g.basis === 'exact+new' && !g.estimated,
     ...(g.estimated ? { counting: true } : {}),
     breakdown: {
-      system: b.system + unrecorded,
+      system: b.system,
       tools: b.tools,
       history: b.user + b.assistant + b.toolResults,
       summaries: b.summaries,
       currentTask: 0,
       instructions: 0,
+      unrecorded,
     },
     model: g.model ?? agent,
     warnings: g.badLines ? [`${g.badLines} line(s) of the session file were not JSON and were skipped.`] : [],

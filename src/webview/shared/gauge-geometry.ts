@@ -22,7 +22,7 @@ export interface GaugeGeometry {
   /** `used` as a whole-number percentage of the prompt budget (e.g. 236). */
   usedPercent: number;
   /** Width of each breakdown category's segment, in category order of the breakdown. */
-  segments: Record<keyof BudgetView['breakdown'], string>;
+  segments: Record<Exclude<keyof BudgetView['breakdown'], 'unrecorded'>, string> & { unrecorded?: string };
   /** The reply reserve: from the prompt budget's end to the window's end. */
   reserved: { left: string; width: string };
   /** The part of the context over the prompt budget, drawn over the segments; absent within budget. */
@@ -57,6 +57,7 @@ export function gaugeGeometry(
     segments: {
       system: at(b.system),
       instructions: at(b.instructions),
+      ...(b.unrecorded !== undefined ? { unrecorded: at(b.unrecorded) } : {}),
       tools: at(b.tools),
       history: at(b.history),
       summaries: at(b.summaries),

@@ -24,6 +24,12 @@ export interface BreakdownView {
   history: number;
   summaries: number;
   currentTask: number;
+  /**
+   * A watched agent's prompt tokens that its session file does not account for: the provider's
+   * reported figure minus what the file's messages count to (the agent's system prompt, tool schemas
+   * and anything else it sent but did not record). Absent for ContextKeeper's own sessions.
+   */
+  unrecorded?: number;
 }
 
 /** The budget gauge: everything in tokens. */
