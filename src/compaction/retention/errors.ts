@@ -60,6 +60,18 @@ export function commandKey(command: string): string {
   return c.slice(0, 120);
 }
 
+/**
+ * What a command does, flags aside: its {@link commandKey} without option words (`-x`, `--flag`,
+ * `--key=value`) and redirections (`2>nul`, `>out.txt`), quoted words kept whole. Two runs with the
+ * same target run the same program and subcommand on the same target (`terraform plan
+ * -var-file=dev.tfvars` and `terraform plan -var-file=dev.tfvars -lock=false`; `npm test` and `npm
+ * test -- --runInBand`); `gcloud sql instances patch db` and `gcloud sql instances describe db` differ.
+ */
+export function commandTarget(command: string): string {
+  const words = commandKey(command).match(/"(?:[^"\\]|\\.)*"?|'[^']*'?|\S+/g) ?? [];
+  return words.filter((w) => !w.startsWith('-') && !/^(?:\d*|&)>/.test(w)).join(' ');
+}
+
 /** Commands that check work (tests, builds, type checks, linters, running a program). */
 const CHECK =
   /\b(?:test|tests|pytest|jest|vitest|mocha|tsc|build|lint|eslint|cargo|go (?:test|build|vet|run)|make|mvn|gradle|npm|npx|pnpm|yarn|node|python\d?|ruff|mypy|flake8|terraform|docker|curl|deno|bun)\b/;
@@ -77,16 +89,26 @@ const failedOf = new MessageMemo<AgentCall, boolean>();
  * Each call's command key, by its arguments object: the calls of one message share theirs between
  * readings of the span (calls.ts), so a command is keyed once in its life.
  */
-const keyOf = new MessageMemo<object, { name: string; key: string | null }>();
+const keyOf = new MessageMemo<object, { name: string; key: string | null; target: string }>();
 
 /** {@link commandKey} of the call's command; undefined when it runs none. */
 function callKey(c: AgentCall): string | undefined {
+  return keysOf(c)?.key;
+}
+
+/** {@link commandTarget} of the call's command; undefined when it runs none. */
+function callTarget(c: AgentCall): string | undefined {
+  return keysOf(c)?.target;
+}
+
+function keysOf(c: AgentCall): { key: string; target: string } | undefined {
   let known = keyOf.get(c.args);
   if (known === undefined || known.name !== c.name) {
     const cmd = commandOf(c);
-    keyOf.set(c.args, (known = { name: c.name, key: cmd === undefined ? null : commandKey(cmd) }));
+    const key = cmd === undefined ? null : commandKey(cmd);
+    keyOf.set(c.args, (known = { name: c.name, key, target: cmd === undefined ? '' : commandTarget(cmd) }));
   }
-  return known.key ?? undefined;
+  return known.key === null ? undefined : { key: known.key, target: known.target };
 }
 
 function readFailed(c: AgentCall): boolean {
@@ -99,7 +121,11 @@ function readFailed(c: AgentCall): boolean {
 const PATHISH =
   /(?:[\w.@~-]*\/)+[\w.@-]+\.\w+|\b[\w-]+\.(?:py|ts|tsx|js|jsx|mjs|cjs|rs|go|java|rb|php|c|h|cpp|json|ya?ml|toml|sql|sh|css|html|md|tf)\b/g;
 
-function namedFiles(...texts: string[]): string[] {
+/**
+ * Paths named in `texts` (path keys): a path with a folder and an extension, or a file name with a
+ * known source extension.
+ */
+export function namedFiles(...texts: string[]): string[] {
   const out = new Set<string>();
   for (const t of texts) for (const m of t.matchAll(PATHISH)) out.add(pathKey(m[0]));
   return [...out];
@@ -123,10 +149,12 @@ function signatureOf(c: AgentCall): Omit<ErrorSignature, 'state'> {
  * (a message index: calls at or after it are not seen). A failure is a call whose recorded success
  * flag says so (`toolOk`, an exit code), or, where nothing is recorded, a command whose output begins
  * with a failure line. It is resolved when, before `point`:
- * - the same command (same {@link commandKey}) later succeeded; or
+ * - the same command (same {@link commandTarget}: program, subcommand and target, flags aside) later
+ *   succeeded; or
  * - a file it names was edited later and a check command (test, build, lint, run) then succeeded; or
  * - for a failed edit or read, the same tool later succeeded on the same file.
- * Otherwise it is open. Several failures of the same command give one signature (the latest).
+ * Otherwise it is open. Several failures of the same command (same target) give one signature (the
+ * latest).
  * `all`: `agentCalls(entries)` when the caller has read them already.
  */
 export function errorSignatures(
@@ -155,7 +183,7 @@ export function errorSignatures(
       const sig = signatureOf(c);
       signatures[k] = sig;
       if (sig.tool === 'command') {
-        const same = successByKey.get(sig.key);
+        const same = successByKey.get(callTarget(c) ?? sig.key);
         if (same !== undefined) resolution[k] = { resolvedAt: calls[same].index, resolvedBy: 'same command succeeded' };
         else {
           const edit = edits.first('', sig.files);
@@ -174,9 +202,9 @@ export function errorSignatures(
       }
     }
     // This call is now the nearest later one for the calls before it.
-    const key = callKey(c);
+    const target = callTarget(c);
     const failed = failedCall(c);
-    if (key !== undefined && !failed) successByKey.set(key, k);
+    if (target !== undefined && !failed) successByKey.set(target, k);
     for (const t of fileTouches(c)) {
       const p = pathKey(t.path);
       if (t.action !== 'read') edits.add('', p, k);
@@ -189,17 +217,22 @@ export function errorSignatures(
     if (!sig) continue;
     const resolved = resolution[k];
     byKey.set(
-      `${sig.tool}\u0000${sig.key}`,
+      `${sig.tool}\u0000${sig.tool === 'command' ? (callTarget(calls[k]) ?? sig.key) : sig.key}`,
       resolved ? { ...sig, state: 'resolved', ...resolved } : { ...sig, state: 'open' },
     );
   }
   return [...byKey.values()];
 }
 
-/** A passing check: a check command (see {@link CHECK}) that did not fail. */
+/** A passing check: a check command (see {@link isCheckCommand}) that did not fail. */
 function isPassingCheck(c: AgentCall): boolean {
   const cmd = commandOf(c);
-  return cmd !== undefined && CHECK.test(cmd) && !failedCall(c);
+  return cmd !== undefined && isCheckCommand(cmd) && !failedCall(c);
+}
+
+/** Whether `command` checks work: runs tests, a build, a type check, a linter or a program. */
+export function isCheckCommand(command: string): boolean {
+  return CHECK.test(command);
 }
 
 /**
@@ -208,7 +241,7 @@ function isPassingCheck(c: AgentCall): boolean {
  * equal, or one the other's suffix at a folder boundary. A path is filed under itself and every such
  * suffix of it, so both directions are a lookup.
  */
-class LaterPaths {
+export class LaterPaths {
   /** Group and path → position of the nearest later call naming exactly that path. */
   private readonly exact = new Map<string, number>();
   /** Group and suffix → position of the nearest later call whose path is it or ends with `/` and it. */

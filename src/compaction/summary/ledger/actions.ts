@@ -14,6 +14,7 @@ import { isToolOutputText } from '../../text';
 import { GrowingSpan } from '../../meter/span-memo';
 import { parseJsonObject } from '../../../format/json';
 import { MessageMemo } from '../../message-memo';
+import { namedFiles } from '../../retention/errors';
 
 /** What happened to a file. */
 export type FileOp = 'read' | 'created' | 'edited' | 'deleted' | 'moved';
@@ -41,6 +42,12 @@ export type Action =
       tool: string;
       /** A probe's negative answer ("no match", "not found"): not a failure (see `run-outcome.ts`). */
       answer?: string;
+      /**
+       * For a failed run, the files it names (path keys): in the command and in its output's first 60
+       * lines (`retention/errors.ts`, `namedFiles`). An edit of one of them followed by a passing check
+       * fixes it.
+       */
+      named?: string[];
     }
   | { kind: 'plan'; text: string; tool: string };
 
@@ -413,6 +420,7 @@ function callActions(name: string, rawArgs: string, result: string | undefined, 
       error: failure(run.ok),
       tool: name,
       ...(run.answer ? { answer: run.answer } : {}),
+      ...(run.ok ? {} : { named: namedFiles(command, (result ?? '').split('\n', 60).join('\n')) }),
     });
     for (const f of shellFileOps(command))
       out.push({ kind: 'file', ...f, symbols: f.symbols ?? [], ok: run.ok, tool: name });

@@ -3,9 +3,10 @@
  * prose: per file what happened to it and where it lives now, the symbols edits defined or changed,
  * per command its outcome, and failures with how they were fixed.
  *
- * A failure is resolved when a later run of the same command succeeds, or when a later edit is
- * followed by a passing verification run (tests, build, type check, lint); a failed edit is resolved
- * by a later successful edit of the same file. Resolved failures take one line each; only the others
+ * A failure is resolved when a later run of the same command (same target: program, subcommand and
+ * target, flags aside) succeeds, or when a later edit of a file it names is followed by a passing
+ * check (the retention scorecard's rules, `retention/errors.ts`); a failed edit is resolved by a
+ * later successful edit of the same file. Resolved failures take one line each; only the others
  * are listed as open, each with its error line.
  *
  * The ledger of an earlier summary in the span is carried forward: its lines stay unless the new
@@ -16,7 +17,8 @@
 import type { Action, FileOp } from './actions';
 import { fullPath, NO_ROOTS, shortPath, type PathRoots } from './path-root';
 import { commandKey, LedgerFold } from './ledger-fold';
-import { commandSignature } from './run-outcome';
+import { commandTarget, isCheckCommand, LaterPaths, namedFiles } from '../../retention/errors';
+import { pathKey } from '../../retention/files';
 
 /** The files section's heading in summaries written before it was named "Files changed" (still read when folded in). */
 export const OLD_FILES_HEADING = '## Files (what happened to each; where it lives now)';
@@ -35,20 +37,6 @@ export const LEDGER = {
  */
 export const VERIFY =
   /(?:^|&&|\|\|?|;|\n|"|\[|\(|\s(?:npx|pnpm exec|uv run|poetry run|bunx|time|sudo)\s)\s*(?:[A-Z_]+=\S*\s+)*(pytest|jest|vitest|mocha|tox|(?:npm|pnpm|yarn|bun) (?:run )?(?:test|build|lint|typecheck|check|tsc)(?::[\w:.-]+)?|node --test|deno test|cargo (?:test|build|check|clippy)|go (?:test|build|vet)|tsc|eslint|ruff|mypy|make(?: \w+)?|mvn|\.\/mvnw|gradle|\.\/gradlew|dotnet (?:test|build)|phpunit|rspec|python3? -m (?:pytest|unittest)|python3? (?:\S*\/)?(?:manage\.py test|runtests\.py|reproduce\w*\.py|test\w*\.py))(?=$|[\s"',;&|)\]])(?!\s+(?:-{1,2}version|-v)\b)/;
-
-/** {@link VERIFY} tested on `command`, kept per command text (bounded): every ledger asks again for every run. */
-function isVerify(command: string): boolean {
-  let v = verifies.get(command);
-  if (v === undefined) {
-    v = VERIFY.test(command);
-    if (verifies.size >= KEPT_VERIFIES) verifies.clear();
-    verifies.set(command, v);
-  }
-  return v;
-}
-const verifies = new Map<string, boolean>();
-/** Most verify answers kept. */
-const KEPT_VERIFIES = 50_000;
 
 /** Lines of the three ledger sections, oldest first. */
 export interface LedgerLines {
@@ -163,59 +151,81 @@ export function buildLedger(
     commandLines.push(`- \`${cmd}\` → ${status}${history}`);
   }
 
-  // Failures and their fixes. Every "the first later action that…" question is answered from
-  // indexes built in one pass from the end, so the section costs time linear in the actions.
+  // Failures and their fixes, by the rules of the retention scorecard (`retention/errors.ts`), so
+  // that the summary and its scorecard count the same: a failed command is fixed by a later success
+  // of the same command (same target: program, subcommand and target, flags aside) or by a later
+  // edit of a file it names followed by a passing check; a failed change of a file by a later
+  // successful change of it. One line per failed target, its latest failure deciding. Every "the
+  // first later action that…" question is answered from indexes built in one pass from the end, so
+  // the section costs time linear in the actions.
   const all = later.length ? [...actions, ...later] : actions;
   const next = laterIndexes(all);
-  const fixed: string[] = [];
-  const open = new OpenLines();
+  const known = all.length;
+  const errors = new Map<string, { line: string; fixed: boolean }>();
+  const put = (k: string, line: string, fixed: boolean) => {
+    errors.delete(k);
+    errors.set(k, { line, fixed });
+  };
   // "… older lines not kept" notes of an earlier summary are written again for this one.
   const carriedErrors = (earlier.get(LEDGER.errors) ?? []).filter((l) => !l.startsWith('- …'));
   for (const l of carriedErrors) {
-    if (l.startsWith('- open:')) {
-      const key = lineKey(l);
-      const later =
-        next.okCommandKeys.has(key) ||
-        next.okSignatures.has(commandSignature(key)) ||
-        next.okEditPaths.has(fullPath(roots, key));
-      if (later || next.verifiedAfterEdit)
-        fixed.push(
-          `- fixed: ${l.slice('- open: '.length).split(' → ')[0]} → resolved in later work (${later ? 'it succeeded later' : 'edits, then a passing check'})`,
-        );
-      else open.push(l);
-    } else fixed.push(l);
+    const about = lineKey(l);
+    const isCommand = /`/.test(l);
+    const k = isCommand ? commandTarget(about) : `file\u0000${fullPath(roots, about)}`;
+    if (!l.startsWith('- open:')) {
+      put(k, l, true);
+      continue;
+    }
+    const edit = next.firstEditOf(namedFiles(l));
+    const how =
+      (isCommand && next.okTargets.has(k)) || (!isCommand && next.okEditPaths.has(fullPath(roots, about)))
+        ? 'it succeeded later'
+        : edit < known && next.check[edit + 1] < known
+          ? 'a file it names was edited, then a check passed'
+          : undefined;
+    if (how) put(k, `- fixed: ${l.slice('- open: '.length).split(' → ')[0]} → resolved in later work (${how})`, true);
+    else put(k, l, false);
   }
   actions.forEach((a, i) => {
     if (a.kind === 'plan' || a.ok) return;
     if (a.kind === 'command') {
-      const key = next.keys[i];
-      const again = Math.min(next.sameKeyOk[i], next.sameSignatureOk[i]);
-      const editAt = next.edit[i + 1];
-      const verifyAt = editAt >= next.keys.length ? next.keys.length : next.verify[editAt + 1];
-      const what = `\`${key}\` failed${a.error ? ` ("${clipLine(a.error)}")` : ''}`;
-      const known = next.keys.length;
-      if (again < known || verifyAt < known) {
-        const end = again < known ? again : verifyAt;
-        const fixes = next.firstEdits[i + 1].filter((f) => f.at < end).map((f) => rel(f.path));
+      const again = next.sameTargetOk[i];
+      const editAt = next.namedEdit[i];
+      const checkAt = editAt < known ? next.check[editAt + 1] : known;
+      const what = `\`${next.keys[i]}\` failed${a.error ? ` ("${clipLine(a.error)}")` : ''}`;
+      if (again < known || checkAt < known) {
+        const end = again < known ? again : checkAt;
+        const edited = all[editAt];
+        const fixes =
+          again < known
+            ? next.firstEdits[i + 1].filter((f) => f.at < end).map((f) => rel(f.path))
+            : edited.kind === 'file'
+              ? [rel(edited.to ?? edited.path)]
+              : [];
         const passed = all[end] as Extract<Action, { kind: 'command' }>;
-        fixed.push(
+        put(
+          next.targets[i],
           `- fixed: ${what} → ${fixes.length ? `after editing ${fixes.join(', ')}, ` : ''}\`${commandKey(passed.command)}\` passed${end >= actions.length ? ' (in the steps kept after this summary)' : ''}`,
+          true,
         );
-      } else {
-        // Repeated failures of one command are one open item (the newest error).
-        const prefix = `- open: \`${key}\``;
-        open.removeFirstStartingWith(prefix);
-        open.push(`${prefix} → ${a.exit !== undefined ? `exit ${a.exit}: ` : ''}${clipLine(a.error ?? 'failed')}`);
-      }
+      } else
+        put(
+          next.targets[i],
+          `- open: \`${next.keys[i]}\` → ${a.exit !== undefined ? `exit ${a.exit}: ` : ''}${clipLine(a.error ?? 'failed')}`,
+          false,
+        );
     } else if (a.kind === 'file') {
       if (a.op === 'read') return;
+      const k = `file\u0000${a.path}`;
       const what = `changing ${rel(a.path)} failed${a.error ? ` ("${clipLine(a.error)}")` : ''}`;
-      if (next.editPathAfter[i]) fixed.push(`- fixed: ${what} → a later ${a.tool} of the same file succeeded`);
-      else open.push(`- open: ${rel(a.path)}: ${a.tool} failed: ${clipLine(a.error ?? 'failed')}`);
+      if (next.editPathAfter[i]) put(k, `- fixed: ${what} → a later ${a.tool} of the same file succeeded`, true);
+      else put(k, `- open: ${rel(a.path)}: ${a.tool} failed: ${clipLine(a.error ?? 'failed')}`, false);
     }
   });
+  const listed = [...errors.values()];
+  const errorLines = [...listed.filter((e) => e.fixed), ...listed.filter((e) => !e.fixed)].map((e) => e.line);
   movedCache.set(actions, moved);
-  return { files: fileLines, commands: commandLines, errors: [...fixed, ...open.lines()], moved, edited };
+  return { files: fileLines, commands: commandLines, errors: errorLines, moved, edited };
 }
 
 /**
@@ -244,16 +254,13 @@ function isEdit(a: Action): a is Extract<Action, { kind: 'file' }> {
 function laterIndexes(actions: readonly Action[]) {
   const n = actions.length;
   const keys: string[] = new Array<string>(n);
-  /** First index ≥ i of a successful file change. */
-  const edit = new Int32Array(n + 2).fill(n);
-  /** First index ≥ i of a passing verification command. */
-  const verify = new Int32Array(n + 2).fill(n);
-  /** For a command at i: first index > i of a passing run of the same command. */
-  const sameKeyOk = new Int32Array(n).fill(n);
-  /** For a command at i: first index > i of a passing run of the same program and subcommand (`commandSignature`). */
-  const sameSignatureOk = new Int32Array(n).fill(n);
-  const okSigAt = new Map<string, number>();
-  const okSignatures = new Set<string>();
+  const targets: string[] = new Array<string>(n);
+  /** First index ≥ i of a passing check (`isCheckCommand`). */
+  const check = new Int32Array(n + 2).fill(n);
+  /** For a command at i: first index > i of a passing run of the same target (`commandTarget`). */
+  const sameTargetOk = new Int32Array(n).fill(n);
+  /** For a failed command at i: first index > i of a successful change of a file it names. */
+  const namedEdit = new Int32Array(n).fill(n);
   /** For a file action at i: whether a later successful change of the same path exists. */
   const editPathAfter = new Uint8Array(n);
   /** The first four distinct paths changed at or after i, with the index where each first appears. */
@@ -261,105 +268,46 @@ function laterIndexes(actions: readonly Action[]) {
   firstEdits[n] = firstEdits[n + 1] = [];
   const okAt = new Map<string, number>();
   const editedLater = new Set<string>();
-  const okCommandKeys = new Set<string>();
+  const okTargets = new Set<string>();
   const okEditPaths = new Set<string>();
+  const edits = new LaterPaths();
   for (let i = n - 1; i >= 0; i--) {
     const a = actions[i];
-    edit[i] = edit[i + 1];
-    verify[i] = verify[i + 1];
+    check[i] = check[i + 1];
     firstEdits[i] = firstEdits[i + 1];
     if (a.kind === 'command') {
-      const key = commandKey(a.command);
-      keys[i] = key;
-      sameKeyOk[i] = okAt.get(key) ?? n;
-      const sig = commandSignature(a.command);
-      sameSignatureOk[i] = okSigAt.get(sig) ?? n;
+      keys[i] = commandKey(a.command);
+      const target = commandTarget(a.command);
+      targets[i] = target;
+      sameTargetOk[i] = okAt.get(target) ?? n;
+      if (a.named?.length) namedEdit[i] = edits.first('', a.named) ?? n;
       if (a.ok) {
-        okAt.set(key, i);
-        okSigAt.set(sig, i);
-        okSignatures.add(sig);
-        okCommandKeys.add(key);
-        if (isVerify(a.command)) verify[i] = i;
+        okAt.set(target, i);
+        okTargets.add(target);
+        if (isCheckCommand(a.command)) check[i] = i;
       }
     } else if (a.kind === 'file') {
       editPathAfter[i] = editedLater.has(a.path) ? 1 : 0;
       if (isEdit(a)) {
-        edit[i] = i;
         editedLater.add(a.path);
         okEditPaths.add(a.path);
         const path = a.to ?? a.path;
+        edits.add('', pathKey(path), i);
         firstEdits[i] = [{ path, at: i }, ...firstEdits[i + 1].filter((f) => f.path !== path)].slice(0, 4);
       }
     }
   }
-  // A passing verification after any successful change resolves carried open errors.
-  let verifiedAfterEdit = false;
-  for (let j = 0, sawEdit = false; j < n && !verifiedAfterEdit; j++) {
-    const a = actions[j];
-    if (a.kind === 'command' && a.ok && isVerify(a.command) && sawEdit) verifiedAfterEdit = true;
-    if (isEdit(a)) sawEdit = true;
-  }
   return {
     keys,
-    edit,
-    verify,
-    sameKeyOk,
-    sameSignatureOk,
+    targets,
+    check,
+    sameTargetOk,
+    namedEdit,
     editPathAfter,
     firstEdits,
-    okCommandKeys,
-    okSignatures,
+    okTargets,
     okEditPaths,
-    verifiedAfterEdit,
+    /** Index of the first successful change of one of `paths` (path keys); `n` when none. */
+    firstEditOf: (paths: readonly string[]) => (paths.length ? (edits.first('', paths) ?? n) : n),
   };
-}
-
-/**
- * The open errors, in order, with "remove the first line starting with this prefix" in constant time
- * for the prefixes the ledger uses (\`- open: \`key\`\` with no backtick inside the key): lines are
- * indexed by their text up to the backtick that closes the key.
- */
-class OpenLines {
-  private readonly all: Array<{ line: string; live: boolean }> = [];
-  private readonly byKey = new Map<string, { at: number[]; head: number }>();
-
-  push(line: string): void {
-    const index = this.all.length;
-    this.all.push({ line, live: true });
-    const key = OpenLines.keyOf(line);
-    if (key === undefined) return;
-    const bucket = this.byKey.get(key);
-    if (bucket) bucket.at.push(index);
-    else this.byKey.set(key, { at: [index], head: 0 });
-  }
-
-  removeFirstStartingWith(prefix: string): void {
-    const key = OpenLines.keyOf(prefix);
-    if (key !== prefix) {
-      // A key with a backtick inside: search in order, as a list would.
-      const hit = this.all.find((r) => r.live && r.line.startsWith(prefix));
-      if (hit) hit.live = false;
-      return;
-    }
-    const bucket = this.byKey.get(key);
-    while (bucket && bucket.head < bucket.at.length) {
-      const r = this.all[bucket.at[bucket.head++]];
-      if (r.live) {
-        r.live = false;
-        return;
-      }
-    }
-  }
-
-  lines(): string[] {
-    return this.all.filter((r) => r.live).map((r) => r.line);
-  }
-
-  /** `- open: \`key\`` for a line that starts so (up to the first backtick after the opening one). */
-  private static keyOf(line: string): string | undefined {
-    const head = '- open: `';
-    if (!line.startsWith(head)) return undefined;
-    const close = line.indexOf('`', head.length);
-    return close < 0 ? undefined : line.slice(0, close + 1);
-  }
 }

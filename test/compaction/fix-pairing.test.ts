@@ -1,0 +1,86 @@
+/**
+ * A failure is fixed only by a later success of the same command (same program, subcommand and
+ * target: flags aside) or by an edit of a file it names followed by a passing check; never one
+ * command's failure by a different command's success. Each fixed failure is listed once, and the
+ * summary's fixed/open lines agree with the checkpoint's scorecard. Recorded in Cline's format.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cline, type Step } from '../support/recordings';
+import { importTranscriptTextSync } from '../../src/transcripts';
+import { itemsFromEntries } from '../../src/compaction/context';
+import { TokenMeter } from '../../src/compaction/meter/meter';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
+import { compact } from '../../src/compaction/rewrite/compactor';
+import { textWithPlaceholders } from '../../src/compaction/content-text';
+import { quarterCounter } from '../support/generate';
+
+const filler = (n: number) => 'lorem ipsum dolor sit amet '.repeat(n);
+const meter = new TokenMeter({ counter: quarterCounter });
+
+/** The extractive summary of a Cline recording of `steps`, and its checkpoint's scorecard. */
+async function compacted(steps: Step[]) {
+  const items = itemsFromEntries(importTranscriptTextSync(cline(steps), 'api_conversation_history.json').entries);
+  const window = Math.ceil(1.25 * items.reduce((n, i) => n + meter.countMessage(i.message), 0));
+  const r = await compact({
+    items,
+    meter,
+    summarizer: new ExtractiveSummarizer((s) => meter.countText(s)),
+    options: {
+      budget: { contextWindow: window, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 },
+      trigger: 'manual',
+      force: true,
+    },
+  });
+  assert.ok('context' in r && 'checkpoints' in r, 'compacted');
+  const summary = r.context.find((i) => i.kind === 'summary');
+  assert.ok(summary, 'a summary was written');
+  return { summary: textWithPlaceholders(summary.message.content), card: r.checkpoints[0]?.retention };
+}
+
+const fail = (command: string, output: string): Step => ({ tool: 'bash', command, output, ok: false });
+const pass = (command: string, output = 'done'): Step => ({ tool: 'bash', command, output });
+
+const cloudWork: Step[] = [
+  { user: 'set up the database instance and the terraform plan' },
+  fail(
+    'gcloud sql instances patch main-db --project=dev-1 --assign-ip',
+    'ERROR: (gcloud.sql.instances.patch) HTTPError 400: invalid request',
+  ),
+  pass('gcloud sql instances describe main-db --project=dev-1 --format="yaml(settings)"', 'settings: {}'),
+  fail('gcloud sql connect main-db --user=app --project=dev-1', 'ERROR: (gcloud.sql.connect) connection refused'),
+  fail('terraform plan -var-file=dev.tfvars', 'Error: Missing required argument in terraform/main.tf'),
+  fail('terraform plan -var-file=dev.tfvars -lock=false', 'Error: Missing required argument in terraform/main.tf'),
+  fail('terraform plan -var-file=dev.tfvars -refresh=false', 'Error: Missing required argument in terraform/main.tf'),
+  { tool: 'edit', path: 'src/app.ts', old: 'a', new: 'b' },
+  pass('npm run build', 'built in 2s'),
+  { tool: 'edit', path: 'terraform/main.tf', old: 'region = ""', new: 'region = "us-central1"' },
+  pass('terraform plan -var-file=dev.tfvars', 'Plan: 3 to add, 0 to change, 0 to destroy.'),
+  { say: `Working on it. ${filler(1500)}` },
+  { user: 'go on' },
+  { say: 'ok' },
+];
+
+test('cline: a failure is never paired with a different command’s success, nor fixed by an unrelated edit and build', async () => {
+  const { summary } = await compacted(cloudWork);
+  assert.doesNotMatch(summary, /- fixed: `gcloud sql instances patch[^\n]*→[^\n]*describe/, summary);
+  assert.doesNotMatch(summary, /- fixed: `gcloud sql connect/, summary);
+  assert.match(summary, /^- open: `gcloud sql connect main-db/m, summary);
+  assert.match(summary, /^- open: `gcloud sql instances patch main-db[^\n]*--assign-ip/m, summary);
+});
+
+test('cline: a command failing in several variants and then passing is fixed once', async () => {
+  const { summary } = await compacted(cloudWork);
+  const fixedPlans = summary.split('\n').filter((l) => /^- fixed: `terraform plan/.test(l));
+  assert.equal(fixedPlans.length, 1, summary);
+  assert.doesNotMatch(summary, /^- open: `terraform plan/m, summary);
+});
+
+test('cline: the summary’s fixed and open failures agree with the scorecard’s counts', async () => {
+  const { summary, card } = await compacted(cloudWork);
+  assert.ok(card, 'the checkpoint has a scorecard');
+  const lines = summary.split('\n');
+  const fixed = lines.filter((l) => l.startsWith('- fixed: ')).length;
+  const open = lines.filter((l) => l.startsWith('- open: ')).length;
+  assert.deepEqual({ fixed, open }, { fixed: card.errors.resolved, open: card.errors.open }, summary);
+});
