@@ -9,7 +9,12 @@ import { TokenMeter } from '../../src/compaction/meter/meter';
 import { LineCounter, startsPiece } from '../../src/tokenizer/line-count';
 import { extractIdentifiers } from '../../src/compaction/summary/identifiers/identifiers';
 import { identifiersOfPart, mergePartIdentifiers } from '../../src/compaction/summary/identifiers/identifier-parts';
-import { sourceIdentifiers, sourcesOf } from '../../src/compaction/summary/identifiers/backfill';
+import {
+  backfillIdentifiers,
+  sourceIdentifiers,
+  sourcesOf,
+  SpanIdentifiers,
+} from '../../src/compaction/summary/identifiers/backfill';
 import { compact } from '../../src/compaction/rewrite/compactor';
 import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { itemsFromEntries } from '../../src/compaction/context';
@@ -221,3 +226,28 @@ test('a compaction over messages read before equals one over fresh copies of the
     );
   }
 });
+
+test("a span's identifiers read for one back-fill are replayed for the next: the same back-fills as reading afresh", () => {
+  const items = itemsFromEntries(workSession(5, 150));
+  const sources = new SpanIdentifiers(items);
+  // A first reader stops early; a second one replays it and reads on to the end.
+  const firstThree = [...take(sources.of('args'), 3)];
+  assert.deepEqual(firstThree, [...take(sourceIdentifiers(items, 'args'), 3)]);
+  assert.deepEqual([...sources.of('args')], [...sourceIdentifiers(items, 'args')]);
+  const summary = 'Worked on the export.';
+  for (const chars of [2000, 600, 150]) {
+    assert.deepEqual(
+      backfillIdentifiers(summary, items, chars, new Map(), sources),
+      backfillIdentifiers(summary, items, chars),
+      `allowance ${chars}`,
+    );
+  }
+});
+
+function* take<T>(it: Iterable<T>, n: number): Generator<T> {
+  if (n <= 0) return;
+  for (const x of it) {
+    yield x;
+    if (--n <= 0) return;
+  }
+}

@@ -47,7 +47,7 @@ import { callOf, collapseItem } from './collapse';
 import { applyCheckpoint, newId } from '../context';
 import { collectRequests, removeRequestsSection } from '../summary/requests';
 import { keptTokensOf } from '../plan/kept-tokens';
-import { backfillIdentifiers } from '../summary/identifiers/backfill';
+import { backfillIdentifiers, SpanIdentifiers } from '../summary/identifiers/backfill';
 import { carryIdentifiers } from '../summary/identifiers/carry-identifiers';
 import { actionsOf } from '../summary/ledger/actions';
 import { movedPaths } from '../summary/ledger/ledger';
@@ -620,7 +620,8 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
     backfillChars(spanBudget, input.section.shortened === 0 && input.section.omitted === 0),
     Math.max(0, spanBudget - checkedTokens) * 4,
   );
-  let backfilled = backfillIdentifiers(checked, content, allowChars, moved).text;
+  const sources = new SpanIdentifiers(content);
+  let backfilled = backfillIdentifiers(checked, content, allowChars, moved, sources).text;
   // Paths and ids run denser than 4 characters a token: scale the characters down to the tokens left.
   for (
     let k = 0, t = countText(backfilled);
@@ -628,7 +629,7 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
     k++, t = countText(backfilled)
   ) {
     allowChars = Math.floor((allowChars * Math.max(0, spanBudget - checkedTokens)) / (t - checkedTokens));
-    backfilled = backfillIdentifiers(checked, content, allowChars, moved).text;
+    backfilled = backfillIdentifiers(checked, content, allowChars, moved, sources).text;
   }
   // What the allowance leaves goes to the identifiers an earlier summary in the span kept.
   const carried = carryIdentifiers(backfilled, content, allowChars - (backfilled.length - checked.length));
