@@ -347,10 +347,12 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   /** Applies an applied compaction result: persist first, then memory, then events. */
   private commitCompaction(result: CompactionResult): CheckpointRecord[] {
     const { next, records } = this.session.planCommit(result, this.now().toISOString());
+    // The meter's own figures of the result: the messages are not counted again, and the tally
+    // needs only the summaries among the items removed and added (see ContextTally.rewrite).
+    const summaries = (items: readonly ContextItem[]) => items.filter((i) => i.kind === 'summary');
     this.rewrite(next, {
-      removed: result.checkpoints.flatMap((c) => c.replaced),
-      added: result.checkpoints.flatMap((c) => c.inserted),
-      // The meter's own figures of the result: the messages are not counted again.
+      removed: result.checkpoints.flatMap((c) => summaries(c.replaced)),
+      added: result.checkpoints.flatMap((c) => summaries(c.inserted)),
       messages: result.tokensAfter - result.tokensBefore,
     });
     for (const record of records) this.events.checkpointAdded.fire(record);

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { itemsFromEntries } from '../../src/compaction/context';
-import { commitPrepared } from '../../src/compaction/rewrite/commit';
+import { applyPrepared, commitPrepared } from '../../src/compaction/rewrite/commit';
 import type { CompactionResult } from '../../src/compaction/outcome';
 import type { ContextItem } from '../../src/compaction/types';
 import { prepareOffThread } from '../../src/service/compaction/worker/runner';
@@ -17,24 +17,50 @@ import { budget, meter, normalized as positional, session, summarizer, tools } f
 /** {@link positional}, with each checkpoint's duration (a clock reading) left out. */
 const normalized = (value: unknown) => positional(value).replace(/"durationMs":\d+/g, '"durationMs":0');
 
-/** Prepares on `mode` and commits on the caller's thread, over fresh copies of the same session. */
-async function committed(mode: 'inline' | 'worker', seed: number, turns: number): Promise<CompactionResult> {
+/**
+ * Prepares on `mode` and commits on the caller's thread, over fresh copies of the same session;
+ * with `grown`, a message is appended to the context while the compaction runs.
+ */
+async function committed(
+  mode: 'inline' | 'worker',
+  seed: number,
+  turns: number,
+  grown = false,
+): Promise<CompactionResult> {
   const items: ContextItem[] = itemsFromEntries(session(seed, turns));
   const prepared = await prepareOffThread(
     { items, tools, meter, summarizer, options: { budget: budget(16_000), trigger: 'auto' } },
     { mode },
   );
   assert.ok(!('status' in prepared), `${mode}: a compaction was prepared`);
-  return commitPrepared(items, prepared, meter, tools);
+  if (grown)
+    items.push(
+      ...itemsFromEntries([{ id: 'late', message: { role: 'user', content: 'One more thing: keep the logs.' } }]),
+    );
+  // Applied afresh to the context as it stands now, without what preparing kept: the reference.
+  const afresh = applyPrepared(items, prepared, meter, tools);
+  const result = commitPrepared(items, prepared, meter, tools);
+  assert.ok(!('status' in afresh));
+  assert.equal(result.tokensBefore, afresh.tokensBefore, `${mode}: tokens before as applied afresh`);
+  assert.equal(result.tokensAfter, afresh.tokensAfter, `${mode}: tokens after as applied afresh`);
+  assert.deepEqual(result.context, afresh.context, `${mode}: the context as applied afresh`);
+  assert.deepEqual(
+    result.checkpoints.map((c) => [c.tokensBefore, c.tokensAfter, c.replacedIds]),
+    afresh.checkpoints.map((c) => [c.tokensBefore, c.tokensAfter, c.replacedIds]),
+  );
+  return result;
 }
 
 test('a compaction prepared in the worker commits to the checkpoint, tokens and saved text of the same compaction inline', async () => {
-  for (const [seed, turns] of [
-    [1, 60],
-    [4, 150],
-  ]) {
-    const inline = await committed('inline', seed, turns);
-    const inWorker = await committed('worker', seed, turns);
+  for (const [seed, turns, grown] of [
+    [1, 60, false],
+    [4, 150, false],
+    [5, 80, true],
+  ] as const) {
+    const inline = await committed('inline', seed, turns, grown);
+    const inWorker = await committed('worker', seed, turns, grown);
+    if (grown)
+      assert.equal(inWorker.context.at(-1)?.id, 'late', 'the message sent meanwhile stays after the compaction');
     assert.equal(inWorker.status.kind, 'applied');
     assert.equal(inWorker.tokensBefore, inline.tokensBefore);
     assert.equal(inWorker.tokensAfter, inline.tokensAfter);

@@ -181,19 +181,28 @@ const appliedWhenPrepared = new WeakMap<
   }
 >();
 
-/** Keeps `done` (the application of `prepared` to `items`) for the commit that follows on the same context. */
+/**
+ * Keeps `done` (the application of `prepared` to the first `length` items of `items`) for the
+ * commit that follows on the same context, as it is then or grown at its end.
+ */
 export function keepApplied(
   prepared: PreparedCompaction,
   items: readonly ContextItem[],
   done: AppliedCompaction,
+  length = items.length,
 ): void {
   appliedWhenPrepared.set(prepared, {
     items,
-    length: items.length,
-    last: items[items.length - 1],
+    length,
+    last: items[length - 1],
     checkpoints: prepared.checkpoints,
     done,
   });
+}
+
+/** The application kept for `prepared` (see {@link keepApplied}), if any. */
+export function keptApplication(prepared: PreparedCompaction): AppliedCompaction | undefined {
+  return appliedWhenPrepared.get(prepared)?.done;
 }
 
 /**
@@ -212,14 +221,48 @@ export function commitPrepared(
     appliedWhenPrepared.delete(prepared);
     if (
       kept.items === items &&
-      kept.length === items.length &&
-      kept.last === items[items.length - 1] &&
+      kept.length <= items.length &&
+      kept.last === items[kept.length - 1] &&
       kept.checkpoints === prepared.checkpoints
-    )
-      return appliedResult(kept.done, prepared);
+    ) {
+      if (kept.length === items.length) return appliedResult(kept.done, prepared);
+      const grown = grownApplication(kept.done, items.slice(kept.length), meter);
+      if (grown) return appliedResult(grown, prepared);
+    }
   }
   const done = applyPrepared(items, prepared, meter, tools);
   return 'status' in done ? done : appliedResult(done, prepared);
+}
+
+/**
+ * `done` for the same context with `appended` after it (messages sent while the compaction ran): what
+ * {@link applyPrepared} gives on the grown context, since every replaced item lies before them, at
+ * the cost of the appended items and the context after it. Undefined when the appended items would
+ * break tool pairing (the full application then says so).
+ */
+function grownApplication(
+  done: AppliedCompaction,
+  appended: readonly ContextItem[],
+  meter: TokenMeter,
+): AppliedCompaction | undefined {
+  let added = 0;
+  for (const it of appended) added += meter.countMessage(it.message);
+  const context = done.context.concat(appended);
+  const broken = checkToolPairing(
+    context.map((i) => i.message),
+    true,
+  );
+  if (broken.length > 0) return undefined;
+  return {
+    context,
+    tokensBefore: done.tokensBefore + added,
+    tokensAfter: done.tokensAfter + added,
+    checkpoints: done.checkpoints.map((cp) => ({
+      ...cp,
+      tokensBefore: (cp.tokensBefore ?? 0) + added,
+      tokensAfter: (cp.tokensAfter ?? 0) + added,
+    })),
+  };
 }
 
 /** The raw entry ids `items` cover, in order (a loop: any number of items and ids). */

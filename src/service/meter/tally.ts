@@ -143,8 +143,9 @@ export class ContextTally {
    * checkpoint's replaced and inserted items, or the reverse for a restore) the sums move by the
    * difference; without it (a load, an import) they are rebuilt from the messages' cached counts.
    * `change.messages`, when the caller has it (a compaction's tokens after minus before, as this
-   * meter counts), is the change of the messages' sum: then only summaries are counted, so a
-   * compaction that replaced 300k messages does not look each one up again.
+   * meter counts), is the change of the messages' sum: then only the summaries of `removed` and
+   * `added` are read (the lists may hold just those), so a compaction that replaced 300k messages
+   * does not look each one up again.
    */
   rewrite(
     items: readonly ContextItem[],

@@ -125,6 +125,9 @@ export function writeFileAtomic(file: string, text: string, options: AtomicWrite
   fsyncFolder(path.dirname(file));
 }
 
+/** Characters of the text encoded and written at a time by {@link writeFileAtomicAsync}. */
+export const WRITE_PIECE_CHARS = 1 << 20;
+
 /**
  * As {@link writeFileAtomic}, with the write and the fsyncs off this thread. `stillWanted` is called
  * on this thread right before the rename: when it returns false (a newer text was put in place
@@ -142,7 +145,17 @@ export async function writeFileAtomicAsync(
   try {
     const handle = await fs.promises.open(temp, 'w');
     try {
-      await handle.writeFile(text);
+      // In pieces, each encoded in a turn of its own: a large state is never encoded in one block.
+      for (let at = 0; at < text.length;) {
+        let end = Math.min(text.length, at + WRITE_PIECE_CHARS);
+        // Never between the halves of a surrogate pair (each piece is encoded on its own).
+        const last = text.charCodeAt(end - 1);
+        if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+        const bytes = Buffer.from(text.slice(at, end), 'utf8');
+        for (let done = 0; done < bytes.length;)
+          done += (await handle.write(bytes, done, bytes.length - done)).bytesWritten;
+        at = end;
+      }
       await handle.sync();
     } finally {
       await handle.close();

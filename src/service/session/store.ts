@@ -322,9 +322,12 @@ export class SessionStore {
     };
     // The checkpoints last, each from the kept text of its large lists (see stored-text.ts): a save
     // writes out only what changed since the last one.
+    // Joined by concatenation, which V8 does without copying the large texts (the write copies them once).
     const head = JSON.stringify(stored);
-    const checkpoints = state.checkpoints.map(storedCheckpointText).join(',');
-    return `${head.slice(0, -'[]}'.length)}[${checkpoints}]}\n`;
+    let text = `${head.slice(0, -'[]}'.length)}[`;
+    for (let k = 0; k < state.checkpoints.length; k++)
+      text += (k ? ',' : '') + storedCheckpointText(state.checkpoints[k]);
+    return `${text}]}\n`;
   }
 
   /** Writes state text (from {@link stateText}) atomically, keeping the previous file as a fallback. */

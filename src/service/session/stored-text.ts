@@ -48,16 +48,17 @@ export function noteStoredText(
 }
 
 /**
- * The JSON text of a checkpoint as stored: its fields, `inserted` in stored form, then `replaced`
- * and `replacedIds` from the kept texts (see {@link storedItemsText}).
+ * The JSON text of a checkpoint as stored: its fields, then `inserted` and `replaced` in stored
+ * form and `replacedIds`, from the kept texts (see {@link storedItemsText}).
  */
 export function storedCheckpointText(cp: {
   replaced: readonly ContextItem[];
   inserted: readonly ContextItem[];
   replacedIds?: readonly string[];
 }): string {
-  const { replaced, replacedIds, ...rest } = cp;
-  const head = JSON.stringify({ ...rest, inserted: cp.inserted.map(toStored) });
+  const { replaced, replacedIds, inserted, ...rest } = cp;
+  const head = JSON.stringify(rest);
   const ids = replacedIds === undefined ? '' : `,"replacedIds":${storedIdsText(replacedIds)}`;
-  return `${head.slice(0, -1)},"replaced":${storedItemsText(replaced)}${ids}}`;
+  const lists = `"inserted":${storedItemsText(inserted)},"replaced":${storedItemsText(replaced)}${ids}}`;
+  return head === '{}' ? `{${lists}` : `${head.slice(0, -1)},${lists}`;
 }

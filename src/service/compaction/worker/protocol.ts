@@ -9,7 +9,12 @@
  */
 import type { EncodingName } from '../../../tokenizer/tokenizer';
 import type { Checkpoint, CompactionOptions, ContextItem, ToolSchema } from '../../../compaction/types';
-import { noteReplaced, type PreparedCompaction } from '../../../compaction/rewrite/commit';
+import {
+  keepApplied,
+  noteReplaced,
+  type AppliedCompaction,
+  type PreparedCompaction,
+} from '../../../compaction/rewrite/commit';
 import type { CompactionResult } from '../../../compaction/outcome';
 import type { TokenMeter } from '../../../compaction/meter/meter';
 import { coveredIds } from '../../../compaction/context';
@@ -54,7 +59,17 @@ export interface ProgressMessage {
   total: number;
 }
 
-/** Worker → host: the result (see {@link encodeResult}). */
+/**
+ * Worker → host: items the run made (summaries, collapsed records), in the order numbered (see
+ * {@link encodeResult}); a large batch comes in several messages, so each is taken in its own turn.
+ */
+export interface ResultItemsMessage {
+  type: 'result-items';
+  job: number;
+  items: ContextItem[];
+}
+
+/** Worker → host: the result (see {@link encodeResult}); every item in it is a number. */
 export interface DoneMessage {
   type: 'done';
   job: number;
@@ -68,13 +83,18 @@ export interface ErrorMessage {
   message: string;
 }
 
-export type FromWorker = ProgressMessage | DoneMessage | ErrorMessage;
+export type FromWorker = ProgressMessage | ResultItemsMessage | DoneMessage | ErrorMessage;
 
-/** A replaced item: its index in the items sent, or the item itself when it was made during the run. */
-type ItemRef = number | ContextItem;
+/**
+ * An item of the result by number: below the count of items sent, its index in them (the caller's
+ * own object comes back); from there on, an item the run made, in the order of the
+ * {@link ResultItemsMessage}s.
+ */
+type ItemRef = number;
 
-interface EncodedCheckpoint extends Omit<Checkpoint, 'replaced'> {
+interface EncodedCheckpoint extends Omit<Checkpoint, 'replaced' | 'inserted'> {
   replaced: ItemRef[];
+  inserted: ItemRef[];
   /** Tokens of each inserted item's message, as the worker's meter counted them. */
   insertedTokens: number[];
   /**
@@ -85,85 +105,220 @@ interface EncodedCheckpoint extends Omit<Checkpoint, 'replaced'> {
   replacedTokens: number;
   replacedText: string;
   replacedIdsText: string;
+  /** The JSON text of the inserted items' stored form (a collapse inserts one item per result). */
+  insertedText: string;
+  /** The checkpoint's tokens before and after, as applied to the items sent. */
+  applied: { tokensBefore: number; tokensAfter: number };
+}
+
+/**
+ * The compaction applied to the items sent, as the worker applied it when preparing it: the
+ * context after it and its tokens. The caller commits it to the same items (grown at their end
+ * since, at most) without applying the checkpoints again.
+ */
+interface EncodedApplication {
+  /** How many items were sent. */
+  length: number;
+  context: ItemRef[];
+  tokensBefore: number;
+  tokensAfter: number;
 }
 
 /** A prepared compaction or a not-applied result, as it crosses the thread boundary. */
 export type EncodedResult =
-  | { prepared: Omit<PreparedCompaction, 'checkpoints'> & { checkpoints: EncodedCheckpoint[] } }
+  | {
+      prepared: Omit<PreparedCompaction, 'checkpoints'> & { checkpoints: EncodedCheckpoint[] };
+      applied?: EncodedApplication;
+    }
   | { notApplied: Omit<CompactionResult, 'context'> };
 
+/** Most characters of message content in one {@link ResultItemsMessage} (about 25k tokens). */
+export const RESULT_ITEMS_CHARS = 100_000;
+
 /**
- * Encodes what `prepareCompaction` returned for `items` (the worker's copy of the context). A
- * not-applied result leaves the context as it was, so its `context` is not sent back.
+ * Encodes what `prepareCompaction` returned for `items` (the worker's copy of the context), with
+ * its application to them (`applied`, when the run kept it). A not-applied result leaves the
+ * context as it was, so its `context` is not sent back. Returns the result and the items the run
+ * made, in batches of about {@link RESULT_ITEMS_CHARS} characters, to be sent first.
  */
 export function encodeResult(
   result: PreparedCompaction | CompactionResult,
   items: readonly ContextItem[],
   countMessage: (message: ContextItem['message']) => number,
-): EncodedResult {
+  applied?: AppliedCompaction,
+): { result: EncodedResult; made: ContextItem[][] } {
   if ('status' in result) {
     const { context: _context, ...rest } = result;
     void _context;
-    return { notApplied: rest };
+    return { result: { notApplied: rest }, made: [] };
   }
   const index = new Map<ContextItem, number>();
   items.forEach((it, k) => index.set(it, k));
-  const checkpoints = result.checkpoints.map((cp) => {
+  const made: ContextItem[][] = [];
+  let batch: ContextItem[] = [];
+  let chars = 0;
+  let next = items.length;
+  const ref = (it: ContextItem): ItemRef => {
+    let k = index.get(it);
+    if (k === undefined) {
+      index.set(it, (k = next++));
+      const size = sizeOf(it);
+      if (batch.length > 0 && chars + size > RESULT_ITEMS_CHARS) {
+        made.push(batch);
+        batch = [];
+        chars = 0;
+      }
+      batch.push(it);
+      chars += size;
+    }
+    return k;
+  };
+  const checkpoints = result.checkpoints.map((cp, k) => {
     let replacedTokens = 0;
     for (const it of cp.replaced) replacedTokens += countMessage(it.message);
+    const done = applied?.checkpoints[k];
     return {
       ...cp,
-      replaced: cp.replaced.map((it): ItemRef => index.get(it) ?? it),
+      replaced: cp.replaced.map(ref),
+      inserted: cp.inserted.map(ref),
       insertedTokens: cp.inserted.map((it) => countMessage(it.message)),
       replacedTokens,
       replacedText: storedItemsText(cp.replaced),
       replacedIdsText: storedIdsText(coveredIds(cp.replaced)),
+      insertedText: storedItemsText(cp.inserted),
+      applied: { tokensBefore: done?.tokensBefore ?? NaN, tokensAfter: done?.tokensAfter ?? NaN },
     };
   });
-  return { prepared: { ...result, checkpoints } };
+  const application: EncodedApplication | undefined = applied && {
+    length: items.length,
+    context: applied.context.map(ref),
+    tokensBefore: applied.tokensBefore,
+    tokensAfter: applied.tokensAfter,
+  };
+  if (batch.length > 0) made.push(batch);
+  return { result: { prepared: { ...result, checkpoints }, applied: application }, made };
 }
 
+/** Characters of an item's message content and tool calls, roughly. */
+export function sizeOf(item: ContextItem): number {
+  const m = item.message as { content?: unknown; tool_calls?: Array<{ function?: { arguments?: string } }> };
+  let n = 64;
+  if (typeof m.content === 'string') n += m.content.length;
+  else if (Array.isArray(m.content)) {
+    for (const part of m.content as Array<{ text?: string; image_url?: { url?: string } }>)
+      n += (part.text?.length ?? 0) + (part.image_url?.url?.length ?? 0) + 32;
+  }
+  for (const call of m.tool_calls ?? []) n += (call.function?.arguments?.length ?? 0) + 64;
+  return n;
+}
+
+/** Milliseconds of the caller's thread one turn of taking a result over may take (see {@link decodeResult}). */
+export const DECODE_SLICE_MS = 8;
+
 /**
- * The result an inline run over `items` (the caller's objects) would have returned. `remember` gets
- * each inserted message with the worker's count of it (to spare the caller counting it again). With
- * `meter` (the caller's, counting as the worker's does), what the worker made of each checkpoint's
- * replaced items is kept for the commit (their tokens and ids, see `noteReplaced`) and the save
- * (their stored text, see `noteStoredText`), so neither reads the span again.
- * @throws Error when a replaced item's index is outside `items` (worker and caller disagree).
+ * A pause for long loops on the caller's thread: `await pause()` every few thousand steps yields a
+ * turn of the event loop once {@link DECODE_SLICE_MS} have passed since the last one.
  */
-export function decodeResult(
+function slicer(): () => Promise<void> | undefined {
+  let started = performance.now();
+  return () => {
+    if (performance.now() - started < DECODE_SLICE_MS) return undefined;
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        started = performance.now();
+        resolve();
+      }),
+    );
+  };
+}
+
+/** Steps between two looks at the clock in the sliced loops. */
+const STEPS = 4096;
+
+/**
+ * The result an inline run over `items` (the caller's objects) would have returned; `made` holds
+ * the items of the {@link ResultItemsMessage}s, in order. Taken over in slices of about
+ * {@link DECODE_SLICE_MS} on the caller's thread (a 300k-message span is read in a few turns).
+ * `remember` gets each inserted message with the worker's count of it (to spare the caller counting
+ * it again). With `meter` (the caller's, counting as the worker's does), what the worker made of
+ * each checkpoint's replaced items is kept for the commit (their tokens and ids, see `noteReplaced`)
+ * and the save (their stored text, see `noteStoredText`), and so is the worker's application of the
+ * compaction to `items` (see `keepApplied`): the commit that follows takes it over instead of
+ * applying it again.
+ * @throws Error when an item's number is outside what was sent and made (worker and caller disagree).
+ */
+export async function decodeResult(
   encoded: EncodedResult,
   items: readonly ContextItem[],
+  made: readonly ContextItem[] = [],
   remember?: (message: ContextItem['message'], tokens: number) => void,
   meter?: TokenMeter,
-): PreparedCompaction | CompactionResult {
+): Promise<PreparedCompaction | CompactionResult> {
   if ('notApplied' in encoded) return { ...encoded.notApplied, context: [...items] };
-  const checkpoints: Checkpoint[] = encoded.prepared.checkpoints.map(
-    ({ insertedTokens, replacedTokens, replacedText, replacedIdsText, ...cp }) => {
-      const replaced = new Array<ContextItem>(cp.replaced.length);
-      for (let k = 0; k < replaced.length; k++) {
-        const ref = cp.replaced[k];
-        const item = typeof ref === 'number' ? items[ref] : ref;
-        if (item === undefined)
-          throw new Error(
-            `compaction worker: replaced item ${typeof ref === 'number' ? ref : '?'} is not one of the ${items.length} items sent`,
-          );
-        replaced[k] = item;
-      }
-      if (meter) {
-        const ids = coveredIds(replaced);
-        noteReplaced({ replaced }, meter, replacedTokens, ids);
-        noteStoredText(replaced, replacedText, ids, replacedIdsText);
-      }
-      return {
-        ...cp,
-        inserted: cp.inserted.map((item, k) => {
-          if (insertedTokens[k] !== undefined) remember?.(item.message, insertedTokens[k]);
-          return item;
-        }),
-        replaced,
-      };
-    },
-  );
-  return { ...encoded.prepared, checkpoints };
+  const pause = slicer();
+  const sent = encoded.applied?.length ?? items.length;
+  const list = async (refs: readonly ItemRef[]): Promise<ContextItem[]> => {
+    const out = new Array<ContextItem>(refs.length);
+    for (let k = 0; k < refs.length; k++) {
+      if (k % STEPS === STEPS - 1) await pause();
+      const ref = refs[k];
+      const item = ref < sent ? items[ref] : made[ref - sent];
+      if (item === undefined)
+        throw new Error(
+          `compaction worker: item ${ref} is neither one of the ${sent} items sent nor one of the ${made.length} made`,
+        );
+      out[k] = item;
+    }
+    return out;
+  };
+  // `coveredIds`, in slices.
+  const idsOf = async (list: readonly ContextItem[]): Promise<string[]> => {
+    const out: string[] = [];
+    for (let k = 0; k < list.length; k++) {
+      if (k % STEPS === STEPS - 1) await pause();
+      for (const id of list[k].covers) out.push(id);
+    }
+    return out;
+  };
+  const applied: Checkpoint[] = [];
+  const checkpoints: Checkpoint[] = [];
+  for (const encodedCheckpoint of encoded.prepared.checkpoints) {
+    const {
+      insertedTokens,
+      replacedTokens,
+      replacedText,
+      replacedIdsText,
+      insertedText,
+      applied: figures,
+      ...cp
+    } = encodedCheckpoint;
+    const replaced = await list(cp.replaced);
+    const inserted = await list(cp.inserted);
+    for (let k = 0; k < inserted.length; k++)
+      if (insertedTokens[k] !== undefined) remember?.(inserted[k].message, insertedTokens[k]);
+    const ids = await idsOf(replaced);
+    if (meter) {
+      noteReplaced({ replaced }, meter, replacedTokens, ids);
+      noteStoredText(replaced, replacedText, ids, replacedIdsText);
+      noteStoredText(inserted, insertedText);
+    }
+    const checkpoint = { ...cp, inserted, replaced };
+    applied.push({ ...checkpoint, replacedIds: ids, ...figures });
+    checkpoints.push(checkpoint);
+  }
+  const prepared: PreparedCompaction = { ...encoded.prepared, checkpoints };
+  const application = encoded.applied;
+  if (meter && application && application.length <= items.length)
+    keepApplied(
+      prepared,
+      items,
+      {
+        context: await list(application.context),
+        tokensBefore: application.tokensBefore,
+        tokensAfter: application.tokensAfter,
+        checkpoints: applied,
+      },
+      application.length,
+    );
+  return prepared;
 }

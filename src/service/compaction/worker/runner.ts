@@ -118,7 +118,7 @@ async function runInWorker(
   void _onDelta;
   const worker = options.worker ?? new CompactionWorker(file);
   try {
-    return await worker.run({
+    const result = await worker.run({
       items: input.items,
       encoding,
       tools: input.tools ? [...input.tools] : undefined,
@@ -128,6 +128,9 @@ async function runInWorker(
       remember: (m, tokens) => input.meter.remember(m, tokens),
       meter: input.meter,
     });
+    // Taking the result over was this turn's work; the commit that follows gets a turn of its own.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    return result;
   } finally {
     // Stopping a thread takes a few milliseconds: after the caller has its answer, in a later turn.
     if (!options.worker) setImmediate(() => worker.dispose());

@@ -16,7 +16,7 @@ import { Worker } from 'node:worker_threads';
 import type { EncodingName } from '../../../tokenizer/tokenizer';
 import type { ContextItem, ToolSchema } from '../../../compaction/types';
 import type { TokenMeter } from '../../../compaction/meter/meter';
-import { decodeResult, type FromWorker, type ToWorker, type WorkerCompactionOptions } from './protocol';
+import { decodeResult, sizeOf, type FromWorker, type ToWorker, type WorkerCompactionOptions } from './protocol';
 import type { PreparedCompaction } from '../../../compaction/rewrite/commit';
 import type { CompactionResult } from '../../../compaction/outcome';
 
@@ -178,6 +178,8 @@ export class CompactionWorker {
       );
     };
     job.signal?.addEventListener('abort', onAbort, { once: true });
+    // The items the run made, as they arrive (each batch in its own turn), before its result.
+    const made: ContextItem[] = [];
     try {
       await new Promise<void>((free) => {
         this.running = {
@@ -189,17 +191,18 @@ export class CompactionWorker {
               if (!answered) job.onProgress?.({ message: message.message, done: message.done, total: message.total });
               return;
             }
+            if (message.type === 'result-items') {
+              for (const it of message.items) made.push(it);
+              return;
+            }
             if (message.type === 'error') {
               answer(() => reject(new Error(`the compaction worker failed: ${message.message}`)));
               // What the thread holds may no longer match what this side believes: start afresh.
               this.stop(new Error('the compaction worker failed'));
             } else {
+              // Taken over in slices (see decodeResult); the thread is free for the next job meanwhile.
               answer(() => {
-                try {
-                  resolve(decodeResult(message.result, job.items, job.remember, job.meter));
-                } catch (error) {
-                  reject(error);
-                }
+                decodeResult(message.result, job.items, made, job.remember, job.meter).then(resolve, reject);
               });
             }
             free();
@@ -316,7 +319,7 @@ export class CompactionWorker {
       const started = performance.now();
       let end = at;
       let chars = 0;
-      for (; end < fresh.length && (end === at || chars < budget); end++) chars += roughSize(items[fresh[end]]);
+      for (; end < fresh.length && (end === at || chars < budget); end++) chars += sizeOf(items[fresh[end]]);
       if (end > at) {
         const slice = fresh.slice(at, end);
         const message: ToWorker = {
@@ -347,17 +350,4 @@ export class CompactionWorker {
     this.held = held;
     return true;
   }
-}
-
-/** Characters of an item's message content and tool calls (images counted by their data URL), roughly. */
-function roughSize(item: ContextItem): number {
-  const m = item.message as { content?: unknown; tool_calls?: Array<{ function?: { arguments?: string } }> };
-  let n = 64;
-  if (typeof m.content === 'string') n += m.content.length;
-  else if (Array.isArray(m.content)) {
-    for (const part of m.content as Array<{ text?: string; image_url?: { url?: string } }>)
-      n += (part.text?.length ?? 0) + (part.image_url?.url?.length ?? 0) + 32;
-  }
-  for (const call of m.tool_calls ?? []) n += (call.function?.arguments?.length ?? 0) + 64;
-  return n;
 }

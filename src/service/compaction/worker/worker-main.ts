@@ -8,6 +8,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { prepareCompaction } from '../../../compaction/rewrite/compactor';
+import { keptApplication } from '../../../compaction/rewrite/commit';
 import { ExtractiveSummarizer } from '../../../compaction/summary/extractive';
 import { TokenMeter } from '../../../compaction/meter/meter';
 import { createTokenCounter, type EncodingName } from '../../../tokenizer/tokenizer';
@@ -75,7 +76,12 @@ async function run(message: RunMessage): Promise<void> {
   };
   post({ type: 'progress', job, message: `planning over ${total.toLocaleString('en-US')} messages`, done, total });
   const result = await prepareCompaction({ items, tools: message.tools, meter, summarizer, options: message.options });
-  post({ type: 'done', job, result: encodeResult(result, items, (m) => meter.countMessage(m)) });
+  // The compaction as applied to these items when it was prepared: the caller commits it as it is.
+  const applied = 'status' in result ? undefined : keptApplication(result);
+  const encoded = encodeResult(result, items, (m) => meter.countMessage(m), applied);
+  // What the run made goes first, in batches (the caller takes each in its own turn), then the result.
+  for (const batch of encoded.made) post({ type: 'result-items', job, items: batch });
+  post({ type: 'done', job, result: encoded.result });
 }
 
 port.on('message', (message: ToWorker) => {
