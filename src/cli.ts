@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { compactCommand, meterCommand, replayCommand, type BudgetOptions } from './cli/commands';
+import { heapPolicyFor } from './cli/heap';
 import { parseCount, parseFraction, parseTokens } from './cli/options';
 import { modelsCommand, type ModelsOptions } from './cli/models';
 import { sessionsCommand, watchCommand } from './cli/watch';
@@ -265,4 +266,7 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-if (require.main === module) void main(process.argv);
+if (require.main === module) {
+  heapPolicyFor(process.argv[2]);
+  void main(process.argv);
+}
