@@ -420,9 +420,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   }
 
   getBudget(): BudgetSnapshot {
-    const notes = [this.compactions.guard.status().advice, this.compactions.stuckReason].filter(
-      (n): n is string => n !== undefined,
-    );
+    const notes = this.compactions.notes();
     this.tally.sync(this.session.items);
     const snapshot = this.tally.snapshot(this.tools.schemas, this.budget, this.options.model, notes);
     const { windowSource } = this;

@@ -82,8 +82,9 @@ test('a new request that crosses the trigger is compacted before sending; it goe
   for (const body of fx.requests) assert.notEqual((body.messages as ChatMessage[]).at(-1)?.role, 'assistant');
 });
 
-test('when the compaction before the call times out, the request still ends with the new message, verbatim', async (t) => {
-  const fx = await serviceFixture(
+/** Four read steps, then a text answer; compactions never finish (the summarizer hangs) within 150 ms. */
+async function hangingFixture() {
+  return serviceFixture(
     (_b, n) =>
       n <= 4
         ? toolCalls(
@@ -99,14 +100,33 @@ test('when the compaction before the call times out, the request still ends with
       compactionTimeoutMs: 150,
     },
   );
+}
+
+test('when the compaction before the call times out, the request still ends with the new message, verbatim', async (t) => {
+  const fx = await hangingFixture();
   t.after(fx.cleanup);
   await fx.service.runTask('Read the four files.');
-  const big = `Now refactor with these notes:\n${filler(500, 'note')}`;
+  // Over the trigger, inside the prompt budget: the request goes out uncompacted.
+  const big = `Now refactor with these notes:\n${filler(80, 'note')}`;
   const before = fx.requests.length;
   const outcome = await fx.service.runTask(big);
-  assert.equal(outcome.status, 'done');
+  assert.equal(outcome.status, 'done', outcome.error);
   const sent = fx.requests[before].messages as ChatMessage[];
   assert.equal(sent.at(-1)?.role, 'user');
   assert.equal(sent.at(-1)?.content, big);
   assert.deepEqual(checkToolPairing(sent), []);
+});
+
+test('when the compaction before the call times out and the prompt is over the budget, the task stops naming the figures and nothing is sent', async (t) => {
+  const fx = await hangingFixture();
+  t.after(fx.cleanup);
+  await fx.service.runTask('Read the four files.');
+  const before = fx.requests.length;
+  const outcome = await fx.service.runTask(`Now refactor with these notes:\n${filler(500, 'note')}`);
+  assert.equal(outcome.status, 'error');
+  assert.match(
+    outcome.error ?? '',
+    /The next request would carry [\d,]+ prompt tokens; 15,000 fit the context window \(16,000 tokens, 1,000 reserved for the reply\)/,
+  );
+  assert.equal(fx.requests.length, before, 'no request over the budget was sent');
 });

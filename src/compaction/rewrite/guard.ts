@@ -10,7 +10,9 @@
  *   trigger within one model call — is counted; at `thrashLimit` (default 3) it is reported with advice
  *   and automatic compaction pauses (unless `pauseOnThrash` is false).
  *
- * Manual compactions are always allowed.
+ * Manual compactions are always allowed. The pause only holds back compactions that are a choice:
+ * the coordinator compacts a prompt that would not fit the window whatever the guard says, and a
+ * compaction the user agreed to in a dialog ends the pause ({@link CompactionGuard.resume}).
  */
 
 /** Options of {@link CompactionGuard}. */
@@ -152,6 +154,16 @@ export class CompactionGuard {
       this.watchCall = undefined;
       this.thrash();
     }
+  }
+
+  /**
+   * The user chose to compact (agreed in a dialog): ends the pause and the thrash history, as a
+   * successful manual compaction does, without waiting for the run to succeed.
+   */
+  resume(): void {
+    this.paused = undefined;
+    this.thrashes = 0;
+    this.retryAtCall = 0;
   }
 
   /** Clears all state (a new task or a new session). */

@@ -41,7 +41,7 @@ import type { CompactionStatus, CompactionResult } from '../../compaction/outcom
 import { describeCompaction } from '../../compaction/outcome-text';
 import type { CompactionHost, CompactionsOptions, CompactionStats } from './compaction-host';
 
-import { CompactionGuard } from '../../compaction/rewrite/guard';
+import { CompactionGuard, THRASH_ADVICE } from '../../compaction/rewrite/guard';
 import { evictImages } from './image-eviction';
 import type { ContextOverflow } from '../../models/context-errors';
 import type { PreparedCompaction } from '../../compaction/rewrite/commit';
@@ -215,6 +215,14 @@ export class Compactions {
     return promise;
   }
 
+  /**
+   * The automatic check before a model call. Over the trigger it compacts when the guard allows; a
+   * prompt over the input budget (what fits the window beside the reserved output) is compacted
+   * whatever the guard says, since sending it would overflow the window, and when it still does not
+   * fit afterwards the task stops: throws an error naming the figures, and nothing is sent.
+   * Messages a restore brought back are compacted only once the user agreed (see
+   * {@link mayCompactRestored}); declined, throws. Agreeing ends a pause of automatic compaction.
+   */
   private async automatic(signal: AbortSignal): Promise<void> {
     if (this.inFlight) {
       await this.inFlight;
@@ -227,17 +235,33 @@ export class Compactions {
       this.ahead.maybeStart(used, th.base, th.triggerTokens);
       return;
     }
+    const restoredBefore = this.host.restoredIds?.().size ?? 0;
     if (!(await this.mayCompactRestored(used, th.inputBudget, false))) {
       throw new Error(
-        `The restored messages do not fit the context window (${used.toLocaleString('en-US')} of ${th.inputBudget.toLocaleString('en-US')} tokens) and were not compacted again. Run Compact Conversation to compact them, restore fewer, or use a model with a larger window.`,
+        `The restored messages do not fit the context window (${tokens(used)} of ${tokens(th.inputBudget)} tokens) and were not compacted again. Run Compact Conversation to compact them, restore fewer, or use a model with a larger window.`,
       );
     }
+    // The user's explicit choice overrides a pause of automatic compaction.
+    if (restoredBefore > 0 && (this.host.restoredIds?.().size ?? 0) === 0) this.guard.resume();
+    const overBudget = used > th.inputBudget;
     const allowed = this.guard.mayAutoCompact();
-    if (!allowed.allowed) {
+    if (!allowed.allowed && !overBudget) {
       this.host.log('warn', `automatic compaction skipped: ${allowed.reason}`);
       return;
     }
+    if (!allowed.allowed)
+      this.host.log(
+        'warn',
+        `compacting although ${allowed.reason}: the next request would carry ${tokens(used)} prompt tokens; ${tokens(th.inputBudget)} fit`,
+      );
     await this.singleFlight(() => this.runAutomatic(signal, th.triggerTokens));
+    const after = this.measure();
+    if (after > th.inputBudget) {
+      const why = this.stuck ? ` ${this.stuck}` : '';
+      throw new Error(
+        `The next request would carry ${tokens(after)} prompt tokens; ${tokens(th.inputBudget)} fit the context window (${tokens(this.host.budget.contextWindow)} tokens, ${tokens(th.reservedOutput)} reserved for the reply), and compaction could not bring it lower, so it was not sent.${why} Run Compact Conversation, start a new task, or use a model with a larger window.`,
+      );
+    }
   }
 
   private async runAutomatic(signal: AbortSignal, triggerTokens: number): Promise<CompactOutcome> {
@@ -505,6 +529,33 @@ export class Compactions {
     return this.stuck;
   }
 
+  /**
+   * What the user should know about automatic compaction now, for the gauge: that it is paused and
+   * why, that messages a restore brought back are kept out of it (and until when), and why it cannot
+   * help (see {@link stuckReason}). Empty when nothing holds.
+   */
+  notes(): string[] {
+    const status = this.guard.status();
+    const restored = this.host.restoredIds?.().size ?? 0;
+    const out: string[] = [];
+    // Told once it matters: over the trigger, or while it holds automatic compaction back.
+    if (restored > 0 && (status.paused || this.measure() >= thresholds(this.host.budget).triggerTokens))
+      out.push(
+        `${restored} message${restored === 1 ? '' : 's'} a checkpoint restore brought back ${restored === 1 ? 'is' : 'are'} kept out of automatic compaction while the context fits the window; if it no longer fits, you are asked before they are compacted again. Compact Conversation compacts them now.`,
+      );
+    if (status.pauseReason === 'thrashing')
+      out.push(
+        `Automatic compaction is paused: it refilled past the trigger ${status.thrashes} times within one model call. A request that would not fit the window is still compacted first; Compact Conversation resumes automatic compaction. ${
+          restored > 0
+            ? 'The restored messages leave it little to compact: compact them, or restore fewer.'
+            : THRASH_ADVICE
+        }`,
+      );
+    else if (status.advice) out.push(status.advice);
+    if (this.stuck) out.push(this.stuck);
+    return out;
+  }
+
   private noteFailure(trigger: CheckpointTrigger, status: CompactOutcomeStatus): void {
     this.stats.failures++;
     this.guard.compactionFailed(trigger);
@@ -536,6 +587,11 @@ export class Compactions {
     );
     return outcomeOf(result, records);
   }
+}
+
+/** A token figure as the dialogs show it (thousands separated). */
+function tokens(n: number): string {
+  return n.toLocaleString('en-US');
 }
 
 /** The note shown while the meter is over the trigger and automatic compaction cannot help. */
