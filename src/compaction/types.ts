@@ -194,6 +194,11 @@ export interface RetentionScorecard {
   errors: { open: number; openNamed: number; resolved: number; shownOpen: number };
   /** Commands of the span that never failed, shown as failing by the text (should be 0). */
   neverFailedShownFailing: number;
+  /**
+   * Open failures (command, or `tool path`) beside which a model's summary said the work is done: the
+   * summary contradicts the tool results (it then carries a correction line naming them). Absent when not.
+   */
+  contradicted?: string[];
   /** Names of the code the agent worked with (functions, classes, services) and how many the text keeps. */
   identifiers: { total: number; kept: number };
   /** What was left out, by name: at most 8 of each kind (`SCORECARD_NAMES`), in span order. */

@@ -35,7 +35,10 @@ async function compacted(steps: Step[]) {
   assert.ok('context' in r && 'checkpoints' in r, 'compacted');
   const summary = r.context.find((i) => i.kind === 'summary');
   assert.ok(summary, 'a summary was written');
-  return { summary: textWithPlaceholders(summary.message.content), card: r.checkpoints[0]?.retention };
+  return {
+    summary: textWithPlaceholders(summary.message.content),
+    card: r.checkpoints.find((c) => c.strategy === 'extractive')?.retention,
+  };
 }
 
 const fail = (command: string, output: string): Step => ({ tool: 'bash', command, output, ok: false });

@@ -9,7 +9,7 @@ import { textWithPlaceholders } from '../content-text';
 import { recordedToolOutcome } from '../tool-outcomes';
 import { agentCalls, type RetentionEntry } from './calls';
 import { codeNames } from './code-names';
-import { errorSignatures, neverFailedCommands } from './errors';
+import { errorSignatures, neverFailedCommands, type ErrorSignature } from './errors';
 import { spanFiles } from './files';
 import { typedRequests } from './requests';
 import {
@@ -55,16 +55,9 @@ function requestName(text: string): string {
 export function retentionScorecard(
   checkpoint: Pick<Checkpoint, 'replaced' | 'inserted'>,
 ): RetentionScorecard | undefined {
-  const entries: RetentionEntry[] = [];
+  const entries = entriesOf(checkpoint.replaced);
   const carried: string[] = [];
-  for (const it of checkpoint.replaced) {
-    if (it.kind === 'summary') {
-      for (const r of it.requests ?? []) carried.push(r);
-      continue;
-    }
-    const ok = recordedToolOutcome(it.message);
-    entries.push(ok === undefined ? { message: it.message } : { message: it.message, meta: { toolOk: ok } });
-  }
+  for (const it of checkpoint.replaced) if (it.kind === 'summary') for (const r of it.requests ?? []) carried.push(r);
   const n = entries.length;
   // Each typed request with its message (the facts of a message's request are kept per message).
   const typed = new Map<string, object | undefined>();
@@ -211,6 +204,26 @@ function writtenText(items: readonly ContextItem[]): string {
   return out.join('\n');
 }
 
+/** The messages of `items` as the scorecard reads them, each with its recorded success flag; summaries left out. */
+function entriesOf(items: readonly ContextItem[]): RetentionEntry[] {
+  const entries: RetentionEntry[] = [];
+  for (const it of items) {
+    if (it.kind === 'summary') continue;
+    const ok = recordedToolOutcome(it.message);
+    entries.push(ok === undefined ? { message: it.message } : { message: it.message, meta: { toolOk: ok } });
+  }
+  return entries;
+}
+
+/**
+ * The failures of `items` (a span, oldest first) still open at its end, by the scorecard's rules
+ * ({@link errorSignatures}), oldest first.
+ */
+export function openFailures(items: readonly ContextItem[]): ErrorSignature[] {
+  const entries = entriesOf(items);
+  return errorSignatures(entries, 0, entries.length).filter((e) => e.state === 'open');
+}
+
 /**
  * The scorecards of several checkpoints (one compaction run) as one: counts added up, names listed
  * in order up to {@link SCORECARD_NAMES} per kind. Undefined when none has one.
@@ -232,6 +245,9 @@ export function mergeScorecards(cards: ReadonlyArray<RetentionScorecard | undefi
     errors: sum((c) => c.errors),
     neverFailedShownFailing: present.reduce((n, c) => n + c.neverFailedShownFailing, 0),
     identifiers: sum((c) => c.identifiers),
+    ...(present.some((c) => c.contradicted?.length)
+      ? { contradicted: present.flatMap((c) => c.contradicted ?? []).slice(0, SCORECARD_NAMES) }
+      : {}),
     missing: {
       requests: names((c) => c.missing.requests),
       filesChanged: names((c) => c.missing.filesChanged),
@@ -244,11 +260,15 @@ export function mergeScorecards(cards: ReadonlyArray<RetentionScorecard | undefi
 
 /**
  * The scorecard in one line, e.g. "kept: requests 5/6 whole (1 shortened), files changed 4/5 named,
- * errors 1/2 open named, 0/3 resolved shown as open, identifiers 31/40". Parts with nothing to count
- * are left out; '' when nothing is counted.
+ * errors 1/2 open named, 0/3 resolved shown as open, identifiers 31/40", after a warning when the
+ * summary contradicts the tool results (`contradicted`). Parts with nothing to count are left out;
+ * '' when nothing is counted.
  */
 export function scorecardLine(c: RetentionScorecard): string {
   const parts: string[] = [];
+  const warning = c.contradicted?.length
+    ? `the summary contradicts the tool results: it says the work is done, but ${c.contradicted.length} failure${c.contradicted.length === 1 ? ' is' : 's are'} still open (a correction was added)`
+    : '';
   const r = c.requests;
   if (r.total)
     parts.push(
@@ -263,7 +283,8 @@ export function scorecardLine(c: RetentionScorecard): string {
   if (c.neverFailedShownFailing)
     parts.push(`${c.neverFailedShownFailing} command(s) that never failed shown as failing`);
   if (c.identifiers.total) parts.push(`identifiers ${c.identifiers.kept}/${c.identifiers.total}`);
-  return parts.length ? `kept: ${parts.join(', ')}` : '';
+  const kept = parts.length ? `kept: ${parts.join(', ')}` : '';
+  return warning && kept ? `${warning}; ${kept}` : warning || kept;
 }
 
 /**
@@ -274,6 +295,10 @@ export function scorecardLine(c: RetentionScorecard): string {
 export function scorecardDetails(c: RetentionScorecard, code: (name: string) => string = (n) => n): string[] {
   const out: string[] = [];
   const r = c.requests;
+  if (c.contradicted?.length)
+    out.push(
+      `The summary contradicts the tool results: it says the work is done, but these failed and were not fixed (a correction line says so in the summary): ${c.contradicted.map(code).join('; ')}`,
+    );
   out.push(`Typed requests: ${r.total} (${r.whole} kept whole, ${r.shortened} shortened, ${r.leftOut} left out)`);
   out.push(`Files changed: ${c.filesChanged.named} of ${c.filesChanged.total} named`);
   out.push(`Files read: ${c.filesRead.named} of ${c.filesRead.total} named`);

@@ -310,6 +310,8 @@ function finishRun(run: TierRun, startedAt: number): PreparedCompaction | Compac
   checkpoints.forEach((cp, k) => {
     const card = retentionScorecard(cp);
     if (!card) return;
+    const contradicted = contradictedBy.get(cp);
+    if (contradicted?.length) card.contradicted = contradicted;
     cp.retention = card;
     trial.checkpoints[k].retention = card;
   });
@@ -593,6 +595,12 @@ function callsKeptForLater(summarizer: Summarizer, inputs: readonly SpanInput[])
 }
 
 /**
+ * Open failures a model's summary contradicted by saying the work is done (`finalizeSummary`), per
+ * checkpoint: its scorecard flags them.
+ */
+const contradictedBy = new WeakMap<Checkpoint, string[]>();
+
+/**
  * The checkpoint of one span's summary: the summarizer's notes checked (a model's), identifiers
  * back-filled within the notes' budget, composed with the verbatim requests under its header.
  */
@@ -607,11 +615,10 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
   // A fallback to the extractive summarizer, or a span the call limit left no call for, had no model.
   const isModel = summarizer.name !== 'extractive' && !result.coverage?.parts.every((p) => p.writer === 'extractive');
   const missingFromModel = isModel ? requests.filter((r) => !result.text.includes(r)).length : undefined;
-  const checked = isModel
-    ? removeRequestsSection(
-        finalizeSummary(result.text.trim(), content, { userRequests, maxAppendixChars: spanBudget * 2 }).text,
-      )
-    : result.text.trim();
+  const finalized = isModel
+    ? finalizeSummary(result.text.trim(), content, { userRequests, maxAppendixChars: spanBudget * 2 })
+    : undefined;
+  const checked = finalized ? removeRequestsSection(finalized.text) : result.text.trim();
   // Identifiers appended get what the notes left of their budget (about 4 characters a token),
   // each under a heading that says where it came from.
   const moved = movedPaths(actionsOf(content));
@@ -659,6 +666,7 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
   });
   const { text, section } = composed;
   const cp = run.newCheckpoint(isModel ? 'summary' : 'extractive', input.checkpointId);
+  if (finalized?.contradicted.length) contradictedBy.set(cp, finalized.contradicted);
   const summaryItem: ContextItem = {
     id: `${cp.id}~s`,
     kind: 'summary',

@@ -7,7 +7,12 @@
  * - each tool call's outcome (ok / error, from its result) is listed, and prose claiming success for a
  *   call whose result shows an error is flagged;
  * - the arguments of the last task-list tool call are carried verbatim, exactly once;
- * - the latest verification result (tests, build, type check, lint) is carried verbatim.
+ * - the latest verification result (tests, build, type check, lint) is carried verbatim;
+ * - when the prose says the work is complete while failures of the span are still open (the
+ *   retention scorecard's rules, `retention/errors.ts`), a correction line naming them follows it.
+ *
+ * When the appendix is over its size, successful calls are left out of the outcomes first (oldest
+ * first, counted); a failure's line is never cut.
  *
  * Pure: no I/O, no model calls.
  */
@@ -16,6 +21,8 @@ import { clipMiddle } from '../clip';
 import { toolCallsOf } from './summary-prompt';
 import { parseJsonOrUndefined } from '../../format/json';
 import { plainText } from '../content-text';
+import { recordedToolOutcome } from '../tool-outcomes';
+import { openFailures } from '../retention/scorecard';
 
 /** Heading of the appended task-list section. */
 export const TASK_LIST_HEADING = '## Task list (last update, verbatim)';
@@ -41,6 +48,19 @@ const SUCCESS_CLAIM =
 /** Prose words that already admit failure. */
 const FAILURE_ADMITTED =
   /\b(?:fail|failed|failing|error|errors|did not|didn't|could not|couldn't|unable|not applied|unsuccessful|rejected)\b/i;
+
+/**
+ * Prose that says all the work is finished ("All work is complete", "nothing remains", "everything
+ * is already properly configured").
+ */
+const COMPLETION_CLAIM =
+  /\b(?:(?:all|the) (?:work|tasks?|changes|requests?) (?:is |are |was |were |has been |have been )?(?:now )?(?:complete|completed|done|finished)|nothing (?:else )?(?:remains|is left|left to do)|no (?:remaining|open) (?:work|tasks|issues|errors)|everything (?:is|was) (?:now |already )?(?:done|complete|completed|finished|working|(?:properly |correctly |fully )?(?:configured|set up|in place))|(?:task|work) (?:is |was |has been )(?:now )?(?:complete|completed|done|finished)|all done)\b/i;
+
+/** Marker of a cut inside one line. */
+const INLINE_CLIP = (removed: number) => ` […${removed} characters…] `;
+
+/** Start of the correction line added when the prose claims completion beside open failures. */
+export const CORRECTION_PREFIX = 'Note (added from the tool results): the notes above say the work is done, but';
 
 /** Outcome of one tool call, from its result. */
 export interface CallOutcome {
@@ -74,6 +94,11 @@ export interface FinalizedSummary {
   contradictions: Array<{ sentence: string; callId: string }>;
   /** Per-call outcomes found in the span, oldest first. */
   outcomes: CallOutcome[];
+  /**
+   * Open failures (command, or `tool path`) the prose contradicts by saying the work is done; a
+   * correction line names them in `text`. Empty when the prose claims no completion or none is open.
+   */
+  contradicted: string[];
 }
 
 /**
@@ -104,30 +129,59 @@ export function finalizeSummary(
 
   const outcomes = callOutcomes(items);
   const contradictions = findContradictions(body, outcomes);
+  const contradicted = COMPLETION_CLAIM.test(body) ? openFailures(items) : [];
+  if (contradicted.length > 0)
+    body = `${body.trimEnd()}\n\n${CORRECTION_PREFIX} these failed and were not fixed: ${contradicted
+      .map(
+        (f) =>
+          `\`${clipMiddle(f.key, 160, INLINE_CLIP)}\`${f.line ? ` (${clipMiddle(f.line, 160, INLINE_CLIP)})` : ''}`,
+      )
+      .join('; ')}.`;
 
-  const sections: string[] = [];
+  // The verification and the task list take at most half of the appendix when the outcomes need
+  // the rest; the outcomes then leave successful calls out before any failure.
+  const head: string[] = [];
   const verification = latestVerification(items, outcomes) ?? carriedSection(earlierSummaries, VERIFICATION_HEADING);
-  if (verification !== undefined) sections.push(`${VERIFICATION_HEADING}\n${verification}`);
+  if (verification !== undefined) head.push(`${VERIFICATION_HEADING}\n${verification}`);
   const taskList = latestTaskList(outcomes) ?? carriedSection(earlierSummaries, TASK_LIST_HEADING);
-  if (taskList !== undefined) sections.push(`${TASK_LIST_HEADING}\n${taskList}`);
-  const outcomeSection = renderOutcomes(outcomes, contradictions, maxLines);
-  if (outcomeSection !== undefined) sections.push(`${OUTCOMES_HEADING}\n${outcomeSection}`);
-
-  let appendix = sections.join('\n\n');
-  if (appendix.length > maxAppendix) appendix = clipMiddle(appendix, maxAppendix);
+  if (taskList !== undefined) head.push(`${TASK_LIST_HEADING}\n${taskList}`);
+  let headText = head.join('\n\n');
+  const full = renderOutcomes(outcomes, contradictions, maxLines);
+  const outcomesRoom = (room: number) => Math.max(0, room - OUTCOMES_HEADING.length - 3);
+  if (full !== undefined && headText.length + full.length + OUTCOMES_HEADING.length + 3 > maxAppendix)
+    headText = clipMiddle(headText, Math.max(maxAppendix - full.length - OUTCOMES_HEADING.length - 3, maxAppendix / 2));
+  else if (headText.length > maxAppendix) headText = clipMiddle(headText, maxAppendix);
+  const outcomeSection =
+    full === undefined
+      ? undefined
+      : renderOutcomes(outcomes, contradictions, maxLines, outcomesRoom(maxAppendix - headText.length));
+  const appendix = [headText, outcomeSection === undefined ? '' : `${OUTCOMES_HEADING}\n${outcomeSection}`]
+    .filter((t) => t.length > 0)
+    .join('\n\n');
   const finalText = appendix.length > 0 ? `${body.trimEnd()}\n\n${appendix}` : body.trimEnd();
-  return { text: finalText, removedQuotes: quoteCheck.removed, contradictions, outcomes };
+  return {
+    text: finalText,
+    removedQuotes: quoteCheck.removed,
+    contradictions,
+    outcomes,
+    contradicted: contradicted.map((f) => f.key),
+  };
 }
 
 /**
- * Outcomes of the tool calls in `items`, oldest first: `error` when the result reads as a failure
- * (error words, non-zero exit code, `is_error`) and not as a clean run ("0 failed"), `missing` when no
- * result answers the call in the span.
+ * Outcomes of the tool calls in `items`, oldest first: from the success flag the recording carries
+ * for the result (`tool-outcomes.ts`) where it has one, else `error` when the result reads as a
+ * failure (error words, non-zero exit code, `is_error`) and not as a clean run ("0 failed");
+ * `missing` when no result answers the call in the span.
  */
 export function callOutcomes(items: readonly ContextItem[]): CallOutcome[] {
   const results = new Map<string, string>();
+  const recorded = new Map<string, boolean>();
   for (const item of items) {
-    if (item.message.role === 'tool') results.set(item.message.tool_call_id, plainText(item.message.content));
+    if (item.message.role !== 'tool') continue;
+    results.set(item.message.tool_call_id, plainText(item.message.content));
+    const ok = recordedToolOutcome(item.message);
+    if (ok !== undefined) recorded.set(item.message.tool_call_id, ok);
   }
   const out: CallOutcome[] = [];
   for (const item of items) {
@@ -137,7 +191,9 @@ export function callOutcomes(items: readonly ContextItem[]): CallOutcome[] {
         out.push({ ...call, status: 'missing', detail: '' });
         continue;
       }
-      out.push({ ...call, status: isErrorResult(result) ? 'error' : 'ok', detail: firstMeaningfulLine(result) });
+      // The recording's own success flag decides where it has one; the wording only where it has none.
+      const ok = recorded.get(call.id) ?? !isErrorResult(result);
+      out.push({ ...call, status: ok ? 'ok' : 'error', detail: firstMeaningfulLine(result, !ok) });
     }
   }
   return out;
@@ -230,32 +286,50 @@ function targetsOf(call: Pick<CallOutcome, 'arguments'>): string[] {
   return out;
 }
 
+/**
+ * The outcome lines of the newest `maxLines` calls, then a correction per contradiction. Within
+ * `room` characters (default: no bound), successful calls are left out first (oldest first), then the
+ * oldest failures; those left out are counted in a line of their own. A line is never cut.
+ */
 function renderOutcomes(
   outcomes: readonly CallOutcome[],
   contradictions: ReadonlyArray<{ sentence: string; callId: string }>,
   maxLines: number,
+  room = Infinity,
 ): string | undefined {
   if (outcomes.length === 0) return undefined;
-  const shown = outcomes.slice(-maxLines);
-  const lines: string[] = [];
-  const hidden = outcomes.length - shown.length;
-  if (hidden > 0) {
-    const errors = outcomes.slice(0, hidden).filter((o) => o.status === 'error').length;
-    lines.push(`- ${hidden} earlier calls not listed (${hidden - errors} ok, ${errors} error)`);
-  }
-  for (const o of shown) {
+  const lineOf = (o: CallOutcome) => {
     // Older task lists would contradict the latest one: only the task-list section shows it.
-    const args = TASK_LIST_TOOL.test(o.name) ? '(task list update)' : clipMiddle(o.arguments.replace(/\s+/g, ' '), 100);
+    // Cut inside the line (a failure's line stays one line): failures keep more of their arguments.
+    const args = TASK_LIST_TOOL.test(o.name)
+      ? '(task list update)'
+      : clipMiddle(o.arguments.replace(/\s+/g, ' '), o.status === 'error' ? 240 : 100, INLINE_CLIP);
     const detail = o.detail.length > 0 ? `: ${o.detail}` : '';
-    lines.push(`- ${o.id} ${o.name} ${args} — ${o.status}${detail}`);
-  }
-  for (const c of contradictions) {
+    return `- ${o.id} ${o.name} ${args} — ${o.status}${detail}`;
+  };
+  const corrections = contradictions.map((c) => {
     const call = outcomes.find((o) => o.id === c.callId);
-    lines.push(
-      `- Correction: the notes above say "${clipMiddle(c.sentence, 160)}", but ${c.callId} ${call?.name ?? ''} failed${call?.detail ? `: ${call.detail}` : ''}.`,
-    );
+    return `- Correction: the notes above say "${clipMiddle(c.sentence, 160)}", but ${c.callId} ${call?.name ?? ''} failed${call?.detail ? `: ${call.detail}` : ''}.`;
+  });
+  const shown = new Set(outcomes.slice(-maxLines));
+  const render = () => {
+    const left = outcomes.filter((o) => !shown.has(o));
+    const errors = left.filter((o) => o.status === 'error').length;
+    const lines = left.length
+      ? [`- ${left.length} earlier calls not listed (${left.length - errors} ok, ${errors} error)`]
+      : [];
+    for (const o of outcomes) if (shown.has(o)) lines.push(lineOf(o));
+    return [...lines, ...corrections].join('\n');
+  };
+  let text = render();
+  // Leave out successes first, oldest first, then the oldest failures, until the lines fit.
+  const order = [...outcomes.filter((o) => o.status !== 'error'), ...outcomes.filter((o) => o.status === 'error')];
+  for (const o of order) {
+    if (text.length <= room) break;
+    if (!shown.delete(o)) continue;
+    text = render();
   }
-  return lines.join('\n');
+  return text;
 }
 
 /** The arguments of the last task-list call, verbatim, with its outcome. */
@@ -326,17 +400,15 @@ function removeSections(text: string, headings: readonly string[]): string {
   return out.trimEnd();
 }
 
-function firstMeaningfulLine(result: string): string {
+function firstMeaningfulLine(result: string, failed: boolean): string {
   const lines = result
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l.length > 0);
   const errorLine = lines.find((l) => ERROR_RESULT.test(l) && !CLEAN_RESULT.test(l));
   const line =
-    isErrorResult(result) && errorLine !== undefined
-      ? errorLine
-      : (lines.find((l) => CLEAN_RESULT.test(l)) ?? lines[0] ?? '');
-  return clipMiddle(line, 160);
+    failed && errorLine !== undefined ? errorLine : (lines.find((l) => CLEAN_RESULT.test(l)) ?? lines[0] ?? '');
+  return clipMiddle(line, 160, INLINE_CLIP);
 }
 
 function normalise(s: string): string {
