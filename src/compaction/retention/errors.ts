@@ -89,26 +89,42 @@ const failedOf = new MessageMemo<AgentCall, boolean>();
  * Each call's command key, by its arguments object: the calls of one message share theirs between
  * readings of the span (calls.ts), so a command is keyed once in its life.
  */
-const keyOf = new MessageMemo<object, { name: string; key: string | null; target: string }>();
+const keyOf = new MessageMemo<object, CommandFacts>();
+
+/** What the error rules read of a call's command, once per arguments object. */
+interface CommandFacts {
+  name: string;
+  /** {@link commandKey}; null when the call runs no command. */
+  key: string | null;
+  target: string;
+  /** The command checks work ({@link isCheckCommand}). */
+  check: boolean;
+}
 
 /** {@link commandKey} of the call's command; undefined when it runs none. */
 function callKey(c: AgentCall): string | undefined {
-  return keysOf(c)?.key;
+  return keysOf(c).key ?? undefined;
 }
 
 /** {@link commandTarget} of the call's command; undefined when it runs none. */
 function callTarget(c: AgentCall): string | undefined {
-  return keysOf(c)?.target;
+  const known = keysOf(c);
+  return known.key === null ? undefined : known.target;
 }
 
-function keysOf(c: AgentCall): { key: string; target: string } | undefined {
+function keysOf(c: AgentCall): CommandFacts {
   let known = keyOf.get(c.args);
   if (known === undefined || known.name !== c.name) {
     const cmd = commandOf(c);
-    const key = cmd === undefined ? null : commandKey(cmd);
-    keyOf.set(c.args, (known = { name: c.name, key, target: cmd === undefined ? '' : commandTarget(cmd) }));
+    known = {
+      name: c.name,
+      key: cmd === undefined ? null : commandKey(cmd),
+      target: cmd === undefined ? '' : commandTarget(cmd),
+      check: cmd !== undefined && isCheckCommand(cmd),
+    };
+    keyOf.set(c.args, known);
   }
-  return known.key === null ? undefined : { key: known.key, target: known.target };
+  return known;
 }
 
 function readFailed(c: AgentCall): boolean {
@@ -131,8 +147,24 @@ export function namedFiles(...texts: string[]): string[] {
   return [...out];
 }
 
-/** A failed call's signature fields, before resolution. */
+/**
+ * A failed call's signature fields, before resolution: read once per call arguments and result text
+ * (both shared between readings of a span, see calls.ts); `index` is the call's own.
+ */
 function signatureOf(c: AgentCall): Omit<ErrorSignature, 'state'> {
+  const known = signatureMemo.get(c.args);
+  if (known && known.name === c.name && known.result === c.result) return { ...known.sig, index: c.index };
+  const sig = readSignature(c);
+  signatureMemo.set(c.args, { name: c.name, result: c.result, sig });
+  return sig;
+}
+
+const signatureMemo = new MessageMemo<
+  object,
+  { name: string; result: string | undefined; sig: Omit<ErrorSignature, 'state'> }
+>();
+
+function readSignature(c: AgentCall): Omit<ErrorSignature, 'state'> {
   const command = commandOf(c);
   const line = failureLine(c.result ?? '');
   if (command !== undefined) {
@@ -226,8 +258,7 @@ export function errorSignatures(
 
 /** A passing check: a check command (see {@link isCheckCommand}) that did not fail. */
 function isPassingCheck(c: AgentCall): boolean {
-  const cmd = commandOf(c);
-  return cmd !== undefined && isCheckCommand(cmd) && !failedCall(c);
+  return keysOf(c).check && !failedCall(c);
 }
 
 /** Whether `command` checks work: runs tests, a build, a type check, a linter or a program. */
