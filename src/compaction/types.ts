@@ -201,6 +201,11 @@ export interface RetentionScorecard {
   contradicted?: string[];
   /** Names of the code the agent worked with (functions, classes, services) and how many the text keeps. */
   identifiers: { total: number; kept: number };
+  /**
+   * Files and commits named by earlier summaries in the span (a recording agent's or the product's
+   * own), and how many the text still names; absent on checkpoints saved before it was counted.
+   */
+  earlier?: { total: number; kept: number };
   /** What was left out, by name: at most 8 of each kind (`SCORECARD_NAMES`), in span order. */
   missing: {
     /** Requests not kept whole, each cut to 80 characters, prefixed `shortened: ` or `left out: `. */
@@ -211,6 +216,10 @@ export interface RetentionScorecard {
     /** Command of each resolved error the text presents as open. */
     shownOpen: string[];
     identifiers: string[];
+    /** Commands that never failed and that the text shows as failing. */
+    neverFailed?: string[];
+    /** Files and commits of earlier summaries the text no longer names. */
+    earlier?: string[];
   };
 }
 

@@ -148,3 +148,24 @@ test('every summary a compaction writes carries its scorecard, judged on the tex
     assert.ok(cp.retention.filesChanged.total >= 2, 'the files written in the span are counted');
   }
 });
+
+test('a command that never failed shown as failing is named, in the details and in what was left out', () => {
+  const replaced = itemsFromEntries(
+    importTranscriptTextSync(
+      claudeCode([
+        { user: 'Build it.' },
+        { tool: 'bash', command: 'pnpm build', output: 'Compiled successfully' },
+        { say: 'Built.' },
+      ]),
+      'session.jsonl',
+    ).entries,
+  );
+  const card = retentionScorecard({
+    replaced,
+    inserted: [summaryItem('- Next step: resolve `pnpm build` failing\n- Build it.')],
+  })!;
+  assert.equal(card.neverFailedShownFailing, 1);
+  assert.deepEqual(card.missing.neverFailed, ['pnpm build']);
+  assert.ok(scorecardLeftOut(card).includes('Commands that never failed shown as failing: pnpm build'));
+  assert.ok(scorecardDetails(card).includes('Commands that never failed shown as failing: 1'));
+});

@@ -68,16 +68,27 @@ test('the checkpoint record lists trigger, tokens, replaced messages, summarizer
   assert.match(lines.slice(summaryAt).join('\n'), /SUMMARY: the parser was fixed; tests pass\./);
 });
 
-test("the checkpoint record shows what the summary kept of the typed requests, and the summary's verbatim requests section", () => {
+test("the checkpoint record's typed-request figures come from its scorecard, and the summary's verbatim requests section", () => {
   const doc = render(checkpoint.id, 'checkpoint');
   const lines = doc.split('\n');
   const r = checkpoint.requests!;
   assert.ok(r && r.whole + r.shortened > 0, 'the replaced span holds typed requests');
   // The stub model's summary has no requests of its own: the product restores them verbatim, and says so.
   assert.equal(r.missingFromModel, r.whole + r.shortened);
+  // One source for the figures: the header row gives the scorecard's counts, the same as the list below.
+  const card = checkpoint.retention!.requests;
   assert.equal(
     lines.find((l) => l.startsWith('| Typed requests kept |')),
-    `| Typed requests kept | ${r.whole} whole, ${r.shortened} shortened in the middle, ${r.omitted} left out; ${r.missingFromModel} restored after the model left them out |`,
+    `| Typed requests kept | ${card.whole} whole, ${card.shortened} shortened, ${card.leftOut} left out (of ${card.total}) |`,
+  );
+  assert.ok(
+    lines.includes(
+      `- Typed requests: ${card.total} (${card.whole} kept whole, ${card.shortened} shortened, ${card.leftOut} left out)`,
+    ),
+  );
+  assert.equal(
+    lines.find((l) => l.startsWith('| Requests the model left out |')),
+    `| Requests the model left out | ${r.missingFromModel}, put back verbatim in the requests section |`,
   );
   const summary = lines.slice(lines.indexOf('## Summary')).join('\n');
   assert.match(summary, /## Requests, verbatim \(oldest first; the user's own words\)\n- /);

@@ -232,3 +232,37 @@ test("a divider carries its checkpoints' scorecards as one: a line for the divid
   assert.ok(run.retention?.details.includes('Files changed not named: src/a.ts; src/b.ts'));
   assert.equal(old.retention, undefined);
 });
+
+test("a step whose summary a later step of the same run replaced is not counted twice in the divider's figures", () => {
+  const card = (total: number, whole: number, leftOut: string[]): RetentionScorecard => ({
+    requests: { total, whole, shortened: 0, leftOut: total - whole },
+    filesChanged: { total: 1, named: 1 },
+    filesRead: { total: 0, named: 0 },
+    errors: { open: 0, openNamed: 0, resolved: 0, shownOpen: 0 },
+    neverFailedShownFailing: 0,
+    identifiers: { total: 0, kept: 0 },
+    missing: {
+      requests: leftOut.map((r) => `left out: ${r}`),
+      filesChanged: [],
+      openErrors: [],
+      shownOpen: [],
+      identifiers: [],
+    },
+  });
+  const placed = placeCompactions(
+    [
+      // Step 1 keeps 2 of 3 requests; step 2 replaces step 1's summary and the next message, and keeps
+      // step 1's 2 and its own 1.
+      checkpoint('cp1', 3, ['e0', 'e1'], [item('summary', ['e0', 'e1'])], { retention: card(3, 2, ['old one']) }),
+      checkpoint('cp2', 3, ['e0', 'e1', 'e2'], [item('summary', ['e0', 'e1', 'e2'])], { retention: card(3, 3, []) }),
+    ],
+    order,
+    entries,
+    lines,
+    undefined,
+  );
+  const [run] = placed.compactions;
+  assert.deepEqual(run.checkpointIds, ['cp1', 'cp2']);
+  assert.equal(run.retention?.line, 'kept: requests 3/4 whole, 1 left out, files changed 2/2 named');
+  assert.ok(run.retention?.details.includes('Requests not kept whole: left out: old one'));
+});

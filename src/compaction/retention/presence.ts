@@ -223,6 +223,8 @@ export interface FalseOpens {
   lines: string[];
   /** The resolved errors counted in `falseOpen`, in order. */
   resolvedShownOpen: ErrorSignature[];
+  /** The commands that never failed and are shown as failing, in the order counted. */
+  neverFailedShown: string[];
 }
 
 /**
@@ -253,20 +255,21 @@ export function falseOpens(
       out.push(`resolved (${e.resolvedBy}): ${hits[0].slice(0, 240)}`);
     }
   }
-  let shown = 0;
+  const neverFailedShown: string[] = [];
   const used = new Set<string>();
   for (const c of [...neverFailed].sort((a, b) => b.length - a.length)) {
     const hits = linesNamingCommand(lines, commandKey(c).slice(0, MENTION)).filter((l) => !used.has(l));
     if (hits.length) {
-      shown++;
+      neverFailedShown.push(c);
       for (const h of hits) used.add(h);
       out.push(`never failed: ${hits[0].slice(0, 240)}`);
     }
   }
   return {
     falseOpen: resolvedShownOpen.length,
-    neverFailedShownFailing: shown,
+    neverFailedShownFailing: neverFailedShown.length,
     lines: out.slice(0, 10),
     resolvedShownOpen,
+    neverFailedShown,
   };
 }

@@ -12,6 +12,7 @@ import { codeNames } from './code-names';
 import { errorSignatures, neverFailedCommands, type ErrorSignature } from './errors';
 import { spanFiles } from './files';
 import { typedRequests } from './requests';
+import { earlierHeld } from './earlier';
 import {
   containsAtWordBounds,
   errorNamedIn,
@@ -46,9 +47,10 @@ function requestName(text: string): string {
 
 /**
  * The scorecard of `checkpoint`: gold sets from its replaced items (each tool result with its
- * recorded success flag; an earlier summary in the span is not scored again, except the requests
- * a recorded agent's summary stands for), errors labelled at the end of the span; presence in the
- * text of its inserted items. Cost: linear in the span for the gold sets (the benchmark's rules),
+ * recorded success flag), errors labelled at the end of the span; presence in the text of its
+ * inserted items. An earlier summary in the span (a recording agent's or the product's own) is
+ * content to keep: the requests it stands for or quotes are typed requests of the span, and the
+ * files and commits it names are scored as `earlier` (see `earlier.ts`). Cost: linear in the span for the gold sets (the benchmark's rules),
  * plus one word index of the inserted text. Undefined when the span holds nothing to score
  * (a span of tool results alone, collapsed).
  */
@@ -57,7 +59,16 @@ export function retentionScorecard(
 ): RetentionScorecard | undefined {
   const entries = entriesOf(checkpoint.replaced);
   const carried: string[] = [];
-  for (const it of checkpoint.replaced) if (it.kind === 'summary') for (const r of it.requests ?? []) carried.push(r);
+  const held = new Set<string>();
+  for (const it of checkpoint.replaced) {
+    if (it.kind !== 'summary') continue;
+    for (const r of it.requests ?? []) carried.push(r);
+    // A file re-attached after a summary is a copy of the workspace, not an earlier summary.
+    if (it.attachedFile !== undefined) continue;
+    const earlier = earlierHeld(textWithPlaceholders(it.message.content));
+    for (const r of earlier.requests) carried.push(r);
+    for (const name of earlier.names) held.add(name);
+  }
   const n = entries.length;
   // Each typed request with its message (the facts of a message's request are kept per message).
   const typed = new Map<string, object | undefined>();
@@ -70,7 +81,7 @@ export function retentionScorecard(
   const errors = errorSignatures(entries, 0, n, n, calls);
   const neverFailed = neverFailedCommands(entries, 0, n, n, calls);
   const names = codeNames(entries, 0, n, calls);
-  if (typed.size + files.modified.size + read.length + errors.length + names.length === 0) return undefined;
+  if (typed.size + files.modified.size + read.length + errors.length + names.length + held.size === 0) return undefined;
 
   const text = expandRoots(writtenText(checkpoint.inserted));
   const normalized = normalize(text);
@@ -81,6 +92,8 @@ export function retentionScorecard(
     openErrors: [],
     shownOpen: [],
     identifiers: [],
+    neverFailed: [],
+    earlier: [],
   };
 
   const requests = scoreRequests(typed, text, normalized, missing.requests);
@@ -100,6 +113,13 @@ export function retentionScorecard(
   }
   const fo = falseOpens(text, errors, neverFailed);
   for (const e of fo.resolvedShownOpen) pushBounded(missing.shownOpen, e.key || e.line);
+  for (const c of fo.neverFailedShown) pushBounded(missing.neverFailed!, c);
+
+  let heldKept = 0;
+  for (const name of held) {
+    if (hasPathIn(pathText, name) || containsAtWordBounds(pathText, name)) heldKept++;
+    else pushBounded(missing.earlier!, name);
+  }
 
   const present = new Set(text.match(/[\w$]+/g) ?? []);
   let kept = 0;
@@ -115,6 +135,7 @@ export function retentionScorecard(
     errors: { open: open.length, openNamed, resolved: errors.length - open.length, shownOpen: fo.falseOpen },
     neverFailedShownFailing: fo.neverFailedShownFailing,
     identifiers: { total: names.length, kept },
+    ...(held.size ? { earlier: { total: held.size, kept: heldKept } } : {}),
     missing,
   };
 }
@@ -237,7 +258,9 @@ export function mergeScorecards(cards: ReadonlyArray<RetentionScorecard | undefi
       for (const k of Object.keys(out)) (out as Record<string, number>)[k] += pick(c)[k];
     return out;
   };
-  const names = (pick: (c: RetentionScorecard) => string[]) => present.flatMap(pick).slice(0, SCORECARD_NAMES);
+  const names = (pick: (c: RetentionScorecard) => string[] | undefined) =>
+    present.flatMap((c) => pick(c) ?? []).slice(0, SCORECARD_NAMES);
+  const withEarlier = present.filter((c) => c.earlier !== undefined);
   return {
     requests: sum((c) => c.requests),
     filesChanged: sum((c) => c.filesChanged),
@@ -248,13 +271,41 @@ export function mergeScorecards(cards: ReadonlyArray<RetentionScorecard | undefi
     ...(present.some((c) => c.contradicted?.length)
       ? { contradicted: present.flatMap((c) => c.contradicted ?? []).slice(0, SCORECARD_NAMES) }
       : {}),
+    ...(withEarlier.length
+      ? {
+          earlier: {
+            total: withEarlier.reduce((n, c) => n + c.earlier!.total, 0),
+            kept: withEarlier.reduce((n, c) => n + c.earlier!.kept, 0),
+          },
+        }
+      : {}),
     missing: {
       requests: names((c) => c.missing.requests),
       filesChanged: names((c) => c.missing.filesChanged),
       openErrors: names((c) => c.missing.openErrors),
       shownOpen: names((c) => c.missing.shownOpen),
       identifiers: names((c) => c.missing.identifiers),
+      neverFailed: names((c) => c.missing.neverFailed),
+      earlier: names((c) => c.missing.earlier),
     },
+  };
+}
+
+/**
+ * The part of `card` that a later checkpoint of the same run does not score again, for adding the
+ * run's cards up: that later checkpoint replaced this one's summary and scores the requests, files
+ * and commits it held against the text that stands now, so only what this one left out (requests
+ * and earlier summaries' names it no longer held) stays counted here; files, errors and identifiers
+ * of its own span are scored only here.
+ */
+export function supersededScorecard(card: RetentionScorecard): RetentionScorecard {
+  const leftOut = card.missing.requests.filter((r) => r.startsWith('left out: '));
+  const dropped = card.earlier ? card.earlier.total - card.earlier.kept : 0;
+  return {
+    ...card,
+    requests: { total: card.requests.leftOut, whole: 0, shortened: 0, leftOut: card.requests.leftOut },
+    ...(card.earlier ? { earlier: { total: dropped, kept: 0 } } : {}),
+    missing: { ...card.missing, requests: leftOut },
   };
 }
 
@@ -283,6 +334,7 @@ export function scorecardLine(c: RetentionScorecard): string {
   if (c.neverFailedShownFailing)
     parts.push(`${c.neverFailedShownFailing} command(s) that never failed shown as failing`);
   if (c.identifiers.total) parts.push(`identifiers ${c.identifiers.kept}/${c.identifiers.total}`);
+  if (c.earlier?.total) parts.push(`earlier summaries' files and commits ${c.earlier.kept}/${c.earlier.total} named`);
   const kept = parts.length ? `kept: ${parts.join(', ')}` : '';
   return warning && kept ? `${warning}; ${kept}` : warning || kept;
 }
@@ -307,6 +359,8 @@ export function scorecardDetails(c: RetentionScorecard, code: (name: string) => 
   );
   if (c.neverFailedShownFailing) out.push(`Commands that never failed shown as failing: ${c.neverFailedShownFailing}`);
   out.push(`Identifiers: ${c.identifiers.kept} of ${c.identifiers.total} kept`);
+  if (c.earlier?.total)
+    out.push(`Files and commits named by earlier summaries: ${c.earlier.kept} of ${c.earlier.total} still named`);
   return [...out, ...scorecardLeftOut(c, code)];
 }
 
@@ -320,12 +374,17 @@ export function scorecardLeftOut(c: RetentionScorecard, code: (name: string) => 
   const list = (label: string, names: readonly string[], total: number, quote = code) => {
     if (total <= 0) return;
     const more = total - names.length;
-    out.push(`${label}: ${names.map(quote).join('; ')}${more > 0 ? `; and ${more} more` : ''}`);
+    // A card saved before a kind's names were kept has the count alone.
+    if (!names.length) out.push(`${label}: ${total}`);
+    else out.push(`${label}: ${names.map(quote).join('; ')}${more > 0 ? `; and ${more} more` : ''}`);
   };
   list('Requests not kept whole', c.missing.requests, r.shortened + r.leftOut, (n) => n);
   list('Files changed not named', c.missing.filesChanged, c.filesChanged.total - c.filesChanged.named);
   list('Open errors not named', c.missing.openErrors, c.errors.open - c.errors.openNamed);
   list('Resolved errors shown as open', c.missing.shownOpen, c.errors.shownOpen);
+  list('Commands that never failed shown as failing', c.missing.neverFailed ?? [], c.neverFailedShownFailing);
   list('Identifiers left out', c.missing.identifiers, c.identifiers.total - c.identifiers.kept);
+  if (c.earlier)
+    list("Earlier summaries' files and commits not named", c.missing.earlier ?? [], c.earlier.total - c.earlier.kept);
   return out;
 }

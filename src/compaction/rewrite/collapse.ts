@@ -120,3 +120,72 @@ const recordCache = new WeakMap<
   object,
   { name: string | undefined; arguments: string | undefined; message: ChatMessage }
 >();
+
+/** Arguments that name what a call worked on, most telling first (paths, then commands, then searches). */
+const MAIN_ARGUMENTS = [
+  'file_path',
+  'path',
+  'filePath',
+  'filename',
+  'notebook_path',
+  'command',
+  'cmd',
+  'script',
+  'pattern',
+  'query',
+  'url',
+];
+
+/** Longest main argument quoted in a collapse description, in characters. */
+const MAIN_ARGUMENT_CHARS = 80;
+
+/**
+ * A call as a reader names it: the tool and its main argument (`Read src/x.ts`, `Bash npm test`), the
+ * argument from {@link MAIN_ARGUMENTS} or else its first string value, clipped to
+ * {@link MAIN_ARGUMENT_CHARS} characters; the tool alone when the arguments are not an object, and
+ * `a tool result` when no call is known.
+ */
+export function callLabel(call: { name: string; arguments: string } | undefined): string {
+  if (!call) return 'a tool result';
+  let args: unknown;
+  try {
+    args = JSON.parse(call.arguments);
+  } catch {
+    return call.name;
+  }
+  if (!args || typeof args !== 'object') return call.name;
+  const a = args as Record<string, unknown>;
+  const pick = (v: unknown): string | undefined =>
+    typeof v === 'string' && v.trim()
+      ? v
+      : Array.isArray(v) && v.every((x) => typeof x === 'string')
+        ? v.slice(v.length >= 3 && /sh$/.test(v[0]) ? 2 : 0).join(' ')
+        : undefined;
+  const main =
+    MAIN_ARGUMENTS.map((k) => pick(a[k])).find((v) => v !== undefined) ?? Object.values(a).map(pick).find(Boolean);
+  if (!main) return call.name;
+  const flat = main.replace(/\s+/g, ' ').trim();
+  return `${call.name} ${flat.length > MAIN_ARGUMENT_CHARS ? `${flat.slice(0, MAIN_ARGUMENT_CHARS - 1)}…` : flat}`;
+}
+
+/** Calls named in a collapse description, at most; the rest are counted. */
+const NAMED_CALLS = 12;
+
+/**
+ * What a collapse did, in a sentence that names what it collapsed: `lead` (e.g. "Collapsed 5 older
+ * tool results to one-line records"), then each result's call as {@link callLabel} names it (repeats
+ * counted, e.g. `Read src/x.ts (×2)`), at most {@link NAMED_CALLS}, the rest counted.
+ */
+export function describeCollapse(
+  lead: string,
+  calls: ReadonlyArray<{ name: string; arguments: string } | undefined>,
+): string {
+  const counts = new Map<string, number>();
+  for (const c of calls) {
+    const label = callLabel(c);
+    counts.set(label, (counts.get(label) ?? 0) + 1);
+  }
+  const named = [...counts].slice(0, NAMED_CALLS).map(([l, n]) => (n > 1 ? `${l} (×${n})` : l));
+  const rest = [...counts].slice(NAMED_CALLS).reduce((sum, [, n]) => sum + n, 0);
+  return `${lead}: ${named.join('; ')}${rest ? `; and ${rest} more` : ''}.`;
+}

@@ -43,7 +43,7 @@ import {
 } from './commit';
 import { retentionScorecard } from '../retention/scorecard';
 
-import { callOf, collapseItem } from './collapse';
+import { callOf, collapseItem, describeCollapse } from './collapse';
 import { applyCheckpoint, newId } from '../context';
 import { collectRequests, removeRequestsSection } from '../summary/requests';
 import { keptTokensOf } from '../plan/kept-tokens';
@@ -377,14 +377,20 @@ function collapseTier(run: TierRun): void {
   const { items, meter } = run.input;
   if (plan.collapse.length === 0) return;
   const cp = run.newCheckpoint('collapse');
+  const calls: Array<{ name: string; arguments: string } | undefined> = [];
   for (const i of plan.collapse) {
     const it = items[i];
-    const collapsed = collapseItem(it, callOf(items, i), cp.id);
+    const call = callOf(items, i);
+    calls.push(call);
+    const collapsed = collapseItem(it, call, cp.id);
     cp.replaced.push(it);
     cp.inserted.push(collapsed);
     run.workTokens += meter.countMessage(collapsed.message) - m.perItem[i];
   }
-  cp.summary = `Collapsed ${plan.collapse.length} older tool result${plan.collapse.length === 1 ? '' : 's'} to one-line records.`;
+  cp.summary = describeCollapse(
+    `Collapsed ${plan.collapse.length} older tool result${plan.collapse.length === 1 ? '' : 's'} to one-line records`,
+    calls,
+  );
   run.checkpoints.push(cp);
 }
 

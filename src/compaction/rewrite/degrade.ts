@@ -19,7 +19,7 @@ import type { Checkpoint, CheckpointStrategy, CompactionOptions, ContextItem, Su
 import { SummarizerError } from '../types';
 import type { TokenMeter } from '../meter/meter';
 import { analyzeTable, KIND, REGION } from '../plan/structure';
-import { callIndex, collapseItem } from './collapse';
+import { callIndex, collapseItem, describeCollapse } from './collapse';
 import { clipMessageToTokens } from '../clip';
 import { applyCheckpoint } from '../context';
 import { tokenHolders } from '../plan/holders';
@@ -137,14 +137,16 @@ export async function degradeToFit(input: DegradeInput): Promise<DegradeResult> 
       }
     }
     candidates.sort((x, y) => y.tokens - x.tokens);
+    const named: Array<{ name: string; arguments: string } | undefined> = [];
     for (const { i, tokens } of candidates) {
       if (excess <= 0) break;
+      named.push(calls.get(i));
       const collapsed = collapseItem(items[i], calls.get(i), cp.id);
       cp.replaced.push(items[i]);
       cp.inserted.push(collapsed);
       excess -= tokens - meter.countMessage(collapsed.message);
     }
-    cp.summary = `Collapsed ${cp.replaced.length} tool result${cp.replaced.length === 1 ? '' : 's'} of the newest agent steps: the context did not fit its window otherwise.`;
+    cp.summary = `${describeCollapse(`Collapsed ${cp.replaced.length} tool result${cp.replaced.length === 1 ? '' : 's'} of the newest agent steps`, named)} The context did not fit its window otherwise.`;
     apply(cp);
   }
 

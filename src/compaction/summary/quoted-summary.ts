@@ -1,7 +1,7 @@
 /**
  * A recorded agent's own summary (or one quoted by an earlier summary of ours) as quoted lines of the
  * "Earlier summary" section, and how those lines shrink when they do not fit: sentences that name a
- * cause, a fix or a file are kept before any other, and what is left out is said by a marker line.
+ * cause, a fix, a file, a decision or a commit are kept before any other, and what is left out is said by a marker line.
  * A richer summary is never replaced by a thinner paraphrase. Pure: no I/O.
  */
 
@@ -15,9 +15,21 @@ export const REQUESTS_BEFORE_HEADING = '## Requests before this summary (typed b
 /** A marker line saying how many sentences of quoted summaries were left out. */
 const MARKER = /^> \[… (\d+) sentences? of the recorded summary left out to fit the budget …\]$/;
 
-/** A sentence that says why something failed, how it was fixed, or which file it concerns. */
+/**
+ * A sentence that says why something failed, how it was fixed, what was decided, recommended or
+ * committed: work a later agent must not redo or contradict. Kept longest.
+ */
 const KEY =
-  /\b(root cause|caus(e|ed|es|ing)|because|due to|fix(e[sd]|ing)?|bug|broke\w*|regression|error|fail\w*|exception|crash\w*|resolv\w*|patch\w*|modif\w*|chang(e|ed|es))\b|[\w.-]+\/[\w.-]+|\b[\w-]+\.(ts|tsx|js|jsx|py|go|rs|java|json|md|c|cc|cpp|h|rb|yml|yaml|toml|sh)\b/i;
+  /\b(root cause|recommend\w*|decid\w*|decision|chose|chosen|agreed|commit(s|ted)?|pending|next step|caus(e|ed|es|ing)|because|due to|fix(e[sd]|ing)?|bug|broke\w*|regression|error|fail\w*|exception|crash\w*|resolv\w*)\b/i;
+
+/** A sentence that names a file or a change: kept after {@link KEY} sentences, before all others. */
+const FILE =
+  /\b(patch\w*|modif\w*|chang(e|ed|es))\b|[\w.-]+\/[\w.-]+|\b[\w-]+\.(ts|tsx|js|jsx|py|go|rs|java|json|md|c|cc|cpp|h|rb|yml|yaml|toml|sh)\b/i;
+
+/** 0: a sentence of no kind below; 1: names a file or a change ({@link FILE}); 2: a {@link KEY} sentence. */
+function rank(sentence: string): number {
+  return KEY.test(sentence) ? 2 : FILE.test(sentence) ? 1 : 0;
+}
 
 function marker(n: number): string {
   return `> [… ${n} sentence${n === 1 ? '' : 's'} of the recorded summary left out to fit the budget …]`;
@@ -54,7 +66,8 @@ function sentencesOf(line: string): string[] {
 
 /**
  * Removes `n` sentences from the quoted lines `lines` (in place): the newest sentence that names no
- * cause, fix or file first, then the newest of the others; a line left without sentences goes. One
+ * cause, fix, decision, commit or file first, then the newest that names a file or change, then the
+ * newest of the others; a line left without sentences goes. One
  * marker line at the end counts every sentence left out (markers already there are added up).
  * Returns false when no sentence was left to remove (the marker alone may remain).
  */
@@ -69,9 +82,9 @@ export function shrinkQuoted(lines: string[], n: number): boolean {
   let removed = 0;
   for (let k = 0; k < n; k++) {
     let at: [number, number] | undefined;
-    for (const pass of [false, true]) {
+    for (const most of [0, 1, 2]) {
       for (let i = body.length - 1; i >= 0 && !at; i--)
-        for (let j = body[i].length - 1; j >= 0 && !at; j--) if (pass || !KEY.test(body[i][j])) at = [i, j];
+        for (let j = body[i].length - 1; j >= 0 && !at; j--) if (rank(body[i][j]) <= most) at = [i, j];
       if (at) break;
     }
     if (!at) break;

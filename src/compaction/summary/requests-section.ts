@@ -27,14 +27,40 @@ export function shortenedMarker(removedChars: number): string {
 }
 const MARKER_RE = /\[… [\d,]+ characters of this request left out …\]/;
 
-/** Keeps `max` characters of `text`: its start and end, the middle replaced by the marker. */
+/**
+ * Keeps about `max` characters of `text`: its start and end, the middle replaced by the marker. The
+ * cuts fall at a sentence end when one is near (within a third of the part kept), else at a space, so
+ * no word is cut in two; a part with no space in reach (one long token) is cut where it falls.
+ */
 export function shortenMiddle(text: string, max: number): string {
   if (text.length <= max) return text;
   const keep = Math.max(2, max);
-  const head = Math.ceil(keep * 0.6);
-  const tail = keep - head;
-  const removed = text.length - head - tail;
-  return `${text.slice(0, head).trimEnd()} ${shortenedMarker(removed)} ${text.slice(text.length - tail).trimStart()}`;
+  let head = Math.ceil(keep * 0.6);
+  let tail = text.length - (keep - head);
+  head = headCut(text, head);
+  tail = tailCut(text, tail, head);
+  const removed = text.slice(head, tail).trim().length;
+  return `${text.slice(0, head).trimEnd()} ${shortenedMarker(removed)} ${text.slice(tail).trimStart()}`;
+}
+
+/** End of the kept start: the last sentence end or space at or before `at` (see {@link shortenMiddle}). */
+function headCut(text: string, at: number): number {
+  const reach = Math.floor(at / 3);
+  for (let i = at; i >= at - reach && i > 0; i--) if (/[.!?\n]/.test(text[i - 1]) && /\s/.test(text[i])) return i;
+  if (/\s/.test(text[at] ?? ' ')) return at;
+  for (let i = at; i > 0; i--) if (/\s/.test(text[i])) return i;
+  return at;
+}
+
+/** Start of the kept end: the first space or sentence start at or after `at`, never before `head`. */
+function tailCut(text: string, at: number, head: number): number {
+  if (at <= head) return head;
+  const reach = Math.floor((text.length - at) / 3);
+  for (let i = at; i < Math.min(text.length, at + reach); i++)
+    if (/[.!?\n]/.test(text[i - 1]) && /\s/.test(text[i])) return i;
+  if (/\s/.test(text[at - 1] ?? ' ')) return at;
+  for (let i = at; i < text.length; i++) if (/\s/.test(text[i])) return i;
+  return at;
 }
 
 /** Renders one request as a list item: `- ` then its lines, each continuation indented two spaces. */

@@ -127,13 +127,22 @@ export function renderCheckpoint(checkpoint: CheckpointRecord): string {
     ]);
   if (checkpoint.durationMs !== undefined) rows.push(['Duration', `${checkpoint.durationMs} ms`]);
   if (checkpoint.focus) rows.push(['Focus', checkpoint.focus]);
-  // What the summary kept of the typed requests (its "Requests, verbatim" section closes the summary).
+  // What the summary kept of the typed requests: the scorecard's figures, the same the list below,
+  // the divider and the command line show; the writer's own count only on checkpoints saved without one.
+  const card = checkpoint.retention;
   const req = checkpoint.requests;
-  if (req)
+  if (card && card.requests.total)
     rows.push([
       'Typed requests kept',
-      `${req.whole} whole, ${req.shortened} shortened in the middle, ${req.omitted} left out${req.missingFromModel ? `; ${req.missingFromModel} restored after the model left them out` : ''}`,
+      `${card.requests.whole} whole, ${card.requests.shortened} shortened, ${card.requests.leftOut} left out (of ${card.requests.total})`,
     ]);
+  else if (!card && req)
+    rows.push([
+      'Typed requests kept',
+      `${req.whole} whole, ${req.shortened} shortened in the middle, ${req.omitted} left out`,
+    ]);
+  if (req?.missingFromModel)
+    rows.push(['Requests the model left out', `${req.missingFromModel}, put back verbatim in the requests section`]);
   const files = checkpoint.attachedFiles ?? [];
   if (files.length)
     rows.push([
@@ -148,7 +157,6 @@ export function renderCheckpoint(checkpoint: CheckpointRecord): string {
     ? ['', '## Files re-attached after the summary', '', ...files.map((f) => `- \`${f.path}\` (${f.tokens} tokens)`)]
     : [];
   // The scorecard: what the written text keeps of the span, by the quality benchmark's rules.
-  const card = checkpoint.retention;
   const kept = card
     ? ['', '## What this compaction kept', '', ...scorecardDetails(card, codeSpan).map((l) => `- ${l}`)]
     : [];

@@ -13,7 +13,12 @@ import type { CompactedAs, CompactionView } from '../../webview/shared/protocol'
 import type { CheckpointRecord } from '../../service/records';
 import type { BudgetSnapshot } from '../../service/meter/budget-types';
 import { describeCoverage, unreadByModel } from '../../compaction/summary/coverage';
-import { mergeScorecards, scorecardDetails, scorecardLine } from '../../compaction/retention/scorecard';
+import {
+  mergeScorecards,
+  scorecardDetails,
+  scorecardLine,
+  supersededScorecard,
+} from '../../compaction/retention/scorecard';
 
 /** Checkpoints of one run are applied within this many milliseconds of each other. */
 export const GROUP_WINDOW_MS = 60_000;
@@ -142,7 +147,19 @@ export function placeCompactions(
 function withScorecards(compactions: CompactionView[], checkpoints: readonly CheckpointRecord[]): CompactionView[] {
   const byId = new Map(checkpoints.map((c) => [c.id, c]));
   for (const view of compactions) {
-    const card = mergeScorecards(view.checkpointIds.map((id) => byId.get(id)?.retention));
+    const steps = view.checkpointIds.map((id) => byId.get(id));
+    // A step whose summary a later step replaced is scored again by that step: counted once.
+    // (Replaced ids are raw entry ids: a summary is replaced when the messages it covers are.)
+    const replacedLater = (k: number) => {
+      const covered = steps[k]?.inserted.filter((i) => i.kind === 'summary' && i.covers.length > 0) ?? [];
+      return steps.slice(k + 1).some((later) => {
+        const ids = new Set(later?.replacedIds);
+        return covered.some((i) => i.covers.every((id) => ids.has(id)));
+      });
+    };
+    const card = mergeScorecards(
+      steps.map((cp, k) => cp?.retention && (replacedLater(k) ? supersededScorecard(cp.retention) : cp.retention)),
+    );
     const line = card && scorecardLine(card);
     if (card && line) view.retention = { line, details: scorecardDetails(card) };
   }

@@ -1,0 +1,105 @@
+/**
+ * What an earlier summary in a replaced span holds that a later summary must still hold: the files and
+ * commits it names and the requests it quotes. Read from the summary's text by rules written for
+ * measurement (no code shared with the summary writer), so a summary that drops an earlier one's
+ * content is scored as having dropped it. Pure.
+ */
+import { expandRoots } from './presence';
+
+/** Extensions of files a bare name (no folder) is read as a file by. */
+const FILE_EXT =
+  /\.(?:md|mdx|txt|json|jsonl|ya?ml|toml|ts|tsx|js|jsx|mjs|cjs|py|rs|go|java|kt|rb|php|cs|c|h|cpp|sql|sh|css|scss|html|vue|svelte)$/i;
+
+/**
+ * A commit id: 7 to 40 lower-case hex digits, holding a letter and a digit, said to be a commit: the
+ * word "commit" (or "commits", "committed", "sha") within the same line before it.
+ */
+const HEX = /\b[0-9a-f]{7,40}\b/g;
+const COMMIT_WORD = /\b(?:commit(?:s|ted)?|sha|hash(?:es)?)\b/i;
+
+/** Heading of a summary's quoted requests (the product's own summaries, and quoted older ones). */
+const REQUESTS_HEADING = /^#{2,3} Requests, verbatim\b/;
+
+/** A placeholder a summary writes where it left the middle of a request out. */
+const LEFT_OUT = /\s*\[… [\d,]+ characters of this request left out …\]\s*/;
+
+/** Names (files, commits) and requests an earlier summary holds. */
+export interface EarlierHeld {
+  /** Paths and commit ids, in order of first mention, without repeats. */
+  names: string[];
+  /** Requests quoted under its requests heading, each the text between markers of left-out middles. */
+  requests: string[];
+}
+
+/**
+ * The file paths of `text`, in order, without repeats: tokens (split at spaces, quotes, brackets and
+ * commas; trailing punctuation and `:line:column` left off) that hold a folder separator and end in a
+ * file extension, or bare file names with a code or document extension (`ROADMAP.md`). URLs are not paths.
+ */
+export function pathsIn(text: string): string[] {
+  const out = new Set<string>();
+  for (const raw of expandRoots(text).split(/[\s`'"()[\]<>{},;|*]+/)) {
+    const t = raw
+      .replace(/[.:!?]+$/, '')
+      .replace(/(?::\d+)+$/, '')
+      .replace(/\\/g, '/');
+    if (t.length < 4 || t.includes('://') || !/^[\w.@+~/:$-]+$/.test(t)) continue;
+    const file = t.includes('/')
+      ? /\/[\w.@+-]*\w\.[A-Za-z]\w{0,7}$/.test(t)
+      : FILE_EXT.test(t) && /^[\w.@+-]+$/.test(t);
+    if (file) out.add(t);
+  }
+  return [...out];
+}
+
+/** The commit ids `text` names (see {@link HEX}), in order, without repeats. */
+export function commitsIn(text: string): string[] {
+  const out = new Set<string>();
+  for (const line of text.split('\n')) {
+    for (const m of line.matchAll(HEX)) {
+      const h = m[0];
+      if (!/[a-f]/.test(h) || !/\d/.test(h)) continue;
+      if (COMMIT_WORD.test(line.slice(0, m.index))) out.add(h);
+    }
+  }
+  return [...out];
+}
+
+/**
+ * The requests quoted under the summary's requests heading: list items (`- ` then the request, its
+ * continuation lines indented), up to the next heading. A request whose middle the summary left out
+ * yields its longest kept part.
+ */
+export function quotedRequests(text: string): string[] {
+  const out: string[] = [];
+  let inside = false;
+  let current: string[] | undefined;
+  const flush = () => {
+    if (!current) return;
+    const parts = current.join('\n').split(LEFT_OUT);
+    const longest = parts.reduce((a, b) => (b.trim().length > a.trim().length ? b : a), '').trim();
+    if (longest) out.push(longest);
+    current = undefined;
+  };
+  for (const line of text.split('\n')) {
+    if (/^#{1,6} /.test(line)) {
+      flush();
+      inside = REQUESTS_HEADING.test(line);
+      continue;
+    }
+    if (!inside) continue;
+    if (line.startsWith('- ')) {
+      flush();
+      current = [line.slice(2)];
+    } else if (current && /^\s{2}/.test(line)) current.push(line.slice(2));
+    else if (line.trim()) flush();
+  }
+  flush();
+  return out;
+}
+
+/** What the earlier summary `text` holds: its files and commits, and its quoted requests. */
+export function earlierHeld(text: string): EarlierHeld {
+  const requests = quotedRequests(text);
+  return { names: [...new Set([...pathsIn(text), ...commitsIn(text)])], requests };
+}
