@@ -1,8 +1,9 @@
 /**
  * Approval of the agent's side effects. For an edit, the proposed change opens in a diff editor
  * (current file ↔ proposed text, both read-only); for a command, the command line is shown. The user
- * answers from the sidebar's buttons or the diff editor's title bar; a progress notification says that
- * the agent waits, its Cancel denies, and it closes by itself once the request is answered anywhere.
+ * answers from the sidebar's card (drawn after the waiting tool call and brought into view), the diff
+ * editor's title bar, or the notification's own Allow and Deny buttons. A notification cannot be
+ * closed from outside, so one pressed after the request was answered elsewhere says so and changes nothing.
  * Non-modal on purpose: a modal dialog would lock the sidebar whose transcript explains why the agent asks.
  */
 import * as vscode from 'vscode';
@@ -63,32 +64,22 @@ export class ApprovalPresenter implements vscode.Disposable {
       this.open.set(request.requestId, after);
       await vscode.commands.executeCommand('vscode.diff', before, after, `${name}: proposed edit`, { preview: true });
     }
-    // A progress notification, not a message: it closes by itself once the request is answered anywhere.
-    await vscode.window.withProgress(
-      {
-        location: vscode.ProgressLocation.Notification,
-        title: `ContextKeeper: the agent asks to ${request.kind === 'edit' ? 'apply' : 'run'} “${request.title}”. Allow or Deny in the sidebar${request.kind === 'edit' ? ' or the diff editor’s title bar' : ''}; Cancel denies.`,
-        cancellable: true,
-      },
-      (_progress, token) =>
-        new Promise<void>((resolve) => {
-          const pending = () =>
-            (this.controller.current?.getPendingApprovals() ?? []).some((r) => r.requestId === request.requestId);
-          const watch = this.controller.onDidChange(() => {
-            if (!pending()) finish();
-          });
-          const cancel = token.onCancellationRequested(() => {
-            this.controller.current?.resolveApproval(request.requestId, false);
-            finish();
-          });
-          function finish(): void {
-            watch.dispose();
-            cancel.dispose();
-            resolve();
-          }
-          if (!pending()) finish();
-        }),
+    const verb = request.kind === 'edit' ? 'apply' : 'run';
+    const answer = await vscode.window.showInformationMessage(
+      `ContextKeeper: the agent asks to ${verb} “${request.title}”. Allow or Deny here, in the sidebar${request.kind === 'edit' ? ' or in the diff editor’s title bar' : ''}.`,
+      'Allow',
+      'Deny',
     );
+    // Dismissed: the request stays pending in the sidebar (and the diff editor).
+    if (answer === undefined) return;
+    const service = this.controller.current;
+    if (!service?.getPendingApprovals().some((r) => r.requestId === request.requestId)) {
+      void vscode.window.showInformationMessage(
+        `ContextKeeper: “${request.title}” was already answered; nothing changed.`,
+      );
+      return;
+    }
+    service.resolveApproval(request.requestId, answer === 'Allow');
   }
 
   /** Answers the request whose proposed edit is shown in the active diff editor (its title-bar buttons). */

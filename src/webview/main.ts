@@ -14,7 +14,7 @@
  */
 import { html, nothing, render } from 'lit-html';
 import type { HostMessage, WebviewMessage } from './shared/protocol.js';
-import { banners, gauge, header, history } from './panels.js';
+import { approvals, banners, gauge, header, history } from './panels.js';
 import { Store } from './shared/view-store.js';
 import type { Applied } from './shared/view-store.js';
 import { announcementFor } from './shared/announcements.js';
@@ -102,6 +102,10 @@ class Page implements Ui {
   private readonly form = document.createElement('div');
   private readonly list = document.createElement('div');
   private readonly history = document.createElement('div');
+  /** Pending approvals, after the transcript's newest line (the tool call that waits for them). */
+  private readonly approvalsBox = document.createElement('div');
+  /** Approval requests already brought into view, so a redraw does not pull the reader back to one. */
+  private readonly shownRequests = new Set<string>();
   /** "↓ 3 new": shown while the reader is scrolled up and new lines arrived. */
   private readonly jump = document.createElement('button');
   /** Transcript lines the reader has seen at its end; -1 until the next draw (a new session). */
@@ -125,7 +129,8 @@ class Page implements Ui {
     this.jump.dataset.test = 'jump-latest';
     this.jump.hidden = true;
     this.jump.addEventListener('click', () => this.toLatest());
-    task.append(title, this.form, this.list, this.jump);
+    this.approvalsBox.className = 'approvals';
+    task.append(title, this.form, this.list, this.approvalsBox, this.jump);
     // The view is the one scroll container: reaching the transcript's end by scrolling counts as seen.
     window.addEventListener('scroll', () => this.atLatest() && this.markSeen(), { passive: true });
     const loading = document.createElement('p');
@@ -223,16 +228,21 @@ class Page implements Ui {
     return view ? view.earlier + view.transcript.length : 0;
   }
 
+  /** The transcript's end: the pending approvals when there are any (they follow its newest line). */
+  private latestEnd(): Element | null {
+    return this.approvalsBox.childElementCount > 0 ? this.approvalsBox : this.list.querySelector('.transcript');
+  }
+
   /** True when the transcript's end is in view (8 px of slack). */
   private atLatest(): boolean {
-    const list = this.list.querySelector('.transcript');
-    return !list || list.getBoundingClientRect().bottom <= window.innerHeight + 8;
+    const end = this.latestEnd();
+    return !end || end.getBoundingClientRect().bottom <= window.innerHeight + 8;
   }
 
   /** Scrolls the view so the transcript's end is at its bottom, and marks every line seen. */
   private toLatest(): void {
-    const list = this.list.querySelector('.transcript');
-    const below = list ? list.getBoundingClientRect().bottom - window.innerHeight : 0;
+    const end = this.latestEnd();
+    const below = end ? end.getBoundingClientRect().bottom - window.innerHeight : 0;
     if (below > 0) window.scrollBy({ top: below + 8 });
     this.markSeen();
   }
@@ -322,6 +332,8 @@ class Page implements Ui {
             ${banners(this, view)}`,
           this.top,
         );
+        render(approvals(this, view), this.approvalsBox);
+        this.revealNewApproval();
         this.showFocusOf(view.sessionId);
         // A recording takes no task: say why Run is off, and where to go instead.
         this.taskInput.placeholder = view.readOnly
@@ -360,11 +372,14 @@ class Page implements Ui {
         );
         return;
       case 'transcript': {
-        // Follow the stream only when the reader is at the transcript's end already (or on a new session).
-        const stick = this.seen < 0 || this.atLatest();
+        // Follow the stream only when the reader is at the transcript's end already (or on a new session,
+        // or one whose first lines arrive). An empty transcript is not scrolled to: the view opens at its
+        // top, with the gauge in sight.
+        const stick = this.seen <= 0 || this.atLatest();
         render(transcript(this, view), this.list);
         this.rows.sync();
-        if (stick) this.toLatest();
+        if (stick && this.lineCount() > 0) this.toLatest();
+        else if (stick) this.markSeen();
         else this.showJump();
         return;
       }
@@ -373,6 +388,23 @@ class Page implements Ui {
         this.checkpointRows.sync();
         return;
     }
+  }
+
+  /**
+   * Scrolls a newly pending approval into view and moves focus to its Allow button, unless the reader
+   * is typing in a field of the page (a task draft or a focus text is never interrupted).
+   */
+  private revealNewApproval(): void {
+    const cards = [...this.approvalsBox.querySelectorAll<HTMLElement>('[data-request]')];
+    const pending = new Set(cards.map((card) => card.dataset.request ?? ''));
+    for (const id of [...this.shownRequests]) if (!pending.has(id)) this.shownRequests.delete(id);
+    const fresh = cards.find((card) => !this.shownRequests.has(card.dataset.request ?? ''));
+    if (!fresh) return;
+    for (const id of pending) this.shownRequests.add(id);
+    fresh.scrollIntoView({ block: 'nearest' });
+    const active = document.activeElement;
+    const typing = active instanceof HTMLTextAreaElement || active instanceof HTMLInputElement;
+    if (!typing) fresh.querySelector<HTMLButtonElement>('[data-test="approve"]')?.focus({ preventScroll: true });
   }
 
   private compact(): void {

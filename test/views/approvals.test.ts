@@ -1,9 +1,9 @@
 /**
  * The approval flow as the user sees it, over a real context service whose loopback model asks to edit
  * a file: the proposed edit opens in a diff editor (current ↔ proposed, served by the proposal
- * documents), a cancellable notification says the agent waits, and the answer (diff editor's Allow,
- * the notification's Cancel, or the sidebar) decides whether the file is written. Every path closes
- * the diff and the notification.
+ * documents), a notification with Allow and Deny says the agent waits, and the answer (diff editor's
+ * Allow, the notification's buttons, or the sidebar) decides whether the file is written. Every path
+ * closes the diff; a notification button pressed after the sidebar answered changes nothing and says so.
  */
 import '../support/vscode-fake/register';
 import { afterEach, beforeEach, test } from 'node:test';
@@ -68,7 +68,8 @@ afterEach(async () => {
 async function startAndWaitForApproval(): Promise<{ task: Promise<{ status: string }>; diff: TabInputTextDiff }> {
   const task = fx.service.runTask('Update the notes');
   await until(
-    () => host.progress.length === 1 && window.tabGroups.activeTabGroup.activeTab !== undefined,
+    () =>
+      host.messages.some((m) => m.items.includes('Allow')) && window.tabGroups.activeTabGroup.activeTab !== undefined,
     'the diff editor and the notification',
   );
   const input = window.tabGroups.activeTabGroup.activeTab!.input;
@@ -79,12 +80,13 @@ async function startAndWaitForApproval(): Promise<{ task: Promise<{ status: stri
 const notes = () => readFileSync(path.join(fx.root, 'notes.md'), 'utf8');
 const text$ = async (uri: vscode.Uri) => (await workspace.openTextDocument(uri)).getText();
 
-test('the proposed edit opens as a diff of current and proposed text, with a cancellable notification', async () => {
+test('the proposed edit opens as a diff of current and proposed text, with a notification offering Allow and Deny', async () => {
   const { task, diff } = await startAndWaitForApproval();
   assert.equal(await text$(diff.original), 'old line\n');
   assert.equal(await text$(diff.modified), 'new line\n');
-  assert.equal(host.progress[0].cancellable, true);
-  assert.match(host.progress[0].title ?? '', /the agent asks to apply “.*notes\.md.*”/);
+  const [asked] = host.messages;
+  assert.match(asked.message, /the agent asks to apply “.*notes\.md.*”/);
+  assert.deepEqual(asked.items, ['Allow', 'Deny']);
   assert.deepEqual(
     fx.service.getPendingApprovals().map((r) => r.kind),
     ['edit'],
@@ -94,40 +96,55 @@ test('the proposed edit opens as a diff of current and proposed text, with a can
   await task;
 });
 
-test("Allow in the diff editor's title bar writes the edit, then the diff and the notification close", async () => {
+test("Allow in the diff editor's title bar writes the edit, then the diff closes", async () => {
   const { task } = await startAndWaitForApproval();
   presenter.answerActive(true);
   assert.equal((await task).status, 'done');
   assert.equal(notes(), 'new line\n');
-  await until(
-    () => host.progress.length === 0 && window.tabGroups.all[0].tabs.length === 0,
-    'the notification and the diff to close',
-  );
+  await until(() => window.tabGroups.all[0].tabs.length === 0, 'the diff to close');
 });
 
-test("the notification's Cancel declines: the file stays as it was and the agent is told", async () => {
-  const { task } = await startAndWaitForApproval();
-  host.progress[0].cancel();
+test("the notification's Allow writes the edit and closes the diff", async () => {
+  host.user.message = (m) => (m.items.includes('Allow') ? 'Allow' : undefined);
+  // Answered the moment it is shown: the diff closes at once.
+  const task = fx.service.runTask('Update the notes');
+  assert.equal((await task).status, 'done');
+  assert.equal(notes(), 'new line\n');
+  await until(() => window.tabGroups.all[0].tabs.length === 0, 'the diff to close');
+});
+
+test("the notification's Deny declines: the file stays as it was and the agent is told", async () => {
+  host.user.message = (m) => (m.items.includes('Deny') ? 'Deny' : undefined);
+  // Answered the moment it is shown: the diff closes at once.
+  const task = fx.service.runTask('Update the notes');
   assert.equal((await task).status, 'done');
   assert.equal(notes(), 'old line\n');
   const result = fx.service.getMessages().find((m) => m.role === 'tool');
   assert.match(String(result?.content), /denied|declined|not approved/i);
-  await until(
-    () => host.progress.length === 0 && window.tabGroups.all[0].tabs.length === 0,
-    'the notification and the diff to close',
-  );
+  await until(() => window.tabGroups.all[0].tabs.length === 0, 'the diff to close');
 });
 
-test('an answer from the sidebar closes the diff and the notification by themselves', async () => {
+test('a notification button pressed after the sidebar answered changes nothing and says so', async () => {
+  // The sidebar allows while the notification is still on screen; then Deny is pressed on it.
+  host.user.message = (m) => {
+    if (!m.items.includes('Deny')) return undefined;
+    const [request] = fx.service.getPendingApprovals();
+    fx.service.resolveApproval(request.requestId, true);
+    return 'Deny';
+  };
+  const task = fx.service.runTask('Update the notes');
+  assert.equal((await task).status, 'done');
+  assert.equal(notes(), 'new line\n', "the sidebar's Allow stands");
+  await until(() => host.messages.some((m) => /was already answered; nothing changed/.test(m.message)), 'the note');
+});
+
+test('an answer from the sidebar closes the diff by itself', async () => {
   const { task, diff } = await startAndWaitForApproval();
   const [request] = fx.service.getPendingApprovals();
   fx.service.resolveApproval(request.requestId, true);
   assert.equal((await task).status, 'done');
   assert.equal(notes(), 'new line\n');
-  await until(
-    () => host.progress.length === 0 && window.tabGroups.all[0].tabs.length === 0,
-    'the notification and the diff to close',
-  );
+  await until(() => window.tabGroups.all[0].tabs.length === 0, 'the diff to close');
   // The proposal's texts are forgotten with the request.
   assert.equal(await text$(diff.modified), '');
 });
