@@ -356,7 +356,7 @@ function previewCard(ui: Ui, preview: PreviewView): TemplateResult {
 }
 
 function approvalCard(ui: Ui, approval: ApprovalView): TemplateResult {
-  return html`<div class="card approval" data-test="approval">
+  return html`<div class="card approval" data-test="approval" data-request=${approval.requestId}>
     <div class="approval-title">${icon(approval.kind === 'edit' ? 'edit' : 'terminal')} ${approval.title}</div>
     <pre class="approval-detail">${approval.detail}</pre>
     <div class="actions">
@@ -366,7 +366,15 @@ function approvalCard(ui: Ui, approval: ApprovalView): TemplateResult {
   </div>`;
 }
 
-/** Error, preview and approval cards; a read-only note for imported recordings. */
+/**
+ * The pending approvals, drawn after the transcript beside the tool call that waits for them: the
+ * transcript follows its newest line, so the question is where the reader already looks.
+ */
+export function approvals(ui: Ui, view: ViewState): TemplateResult {
+  return html`${view.approvals.map((a) => approvalCard(ui, a))}`;
+}
+
+/** Error and preview cards; a read-only note for imported recordings. */
 export function banners(ui: Ui, view: ViewState): TemplateResult {
   return html`<div class="banners">
     ${view.error ? errorCard(ui, view.error) : nothing}
@@ -380,7 +388,7 @@ export function banners(ui: Ui, view: ViewState): TemplateResult {
           </div>`
         : nothing
     }
-    ${view.preview ? previewCard(ui, view.preview) : nothing} ${view.approvals.map((a) => approvalCard(ui, a))}
+    ${view.preview ? previewCard(ui, view.preview) : nothing}
   </div>`;
 }
 
