@@ -46,3 +46,23 @@ test('no "Show Sidebar" command beside VS Code\'s "Focus on Context View"', () =
   assert.ok(!manifest.contributes.commands.some((c) => c.title === 'Show Sidebar'));
   assert.doesNotMatch(JSON.stringify(manifest.contributes), /contextKeeper\.showSidebar/);
 });
+
+test("the README's Commands section lists every default keybinding with its command", () => {
+  const readme = readFileSync(path.resolve(__dirname, '../../../README.md'), 'utf8');
+  const section = readme.slice(
+    readme.indexOf('## Commands'),
+    readme.indexOf('\n## ', readme.indexOf('## Commands') + 1),
+  );
+  const titles = new Map(manifest.contributes.commands.map((c) => [c.command, c.title]));
+  for (const binding of manifest.contributes.keybindings ?? []) {
+    // "ctrl+shift+alt+n" as the README writes it: "Ctrl+Shift+Alt+N".
+    const shown = binding.key
+      .split('+')
+      .map((part) => part[0].toUpperCase() + part.slice(1))
+      .join('+');
+    const row = section.split('\n').find((line) => line.startsWith(`| ${shown} |`));
+    assert.ok(row, `${shown} is listed in the README's Commands section`);
+    assert.ok(row.includes(titles.get(binding.command) ?? binding.command), `${shown} names ${binding.command}`);
+  }
+  assert.doesNotMatch(section, /Show Sidebar/, 'no command that no longer exists');
+});
