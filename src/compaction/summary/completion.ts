@@ -38,3 +38,24 @@ export function reportsFinishedWork(text: string): boolean {
   }
   return true;
 }
+
+/**
+ * True when `text` (an agent's message) leaves a step open: a sentence that asks a question or
+ * states a step still to take (conditional offers excepted).
+ */
+export function leavesStepOpen(text: string): boolean {
+  return plain(text).some((s) => /\?["')\]]*$/.test(s) || (OPEN.test(s) && !CONDITIONAL.test(s)));
+}
+
+/**
+ * True when a typed request asks a question rather than for work: it ends a sentence with `?`, or
+ * opens with a question word or "quick question" (after a `Task:` label).
+ */
+export function asksQuestion(request: string): boolean {
+  return (
+    /\?(?:\s|$)/.test(request) ||
+    /^\s*(?:task:\s*)?(?:(?:quick|short|one) question|what|where|which|who|why|how|explain|describe|show me)\b/i.test(
+      request,
+    )
+  );
+}

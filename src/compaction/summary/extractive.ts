@@ -13,7 +13,7 @@ import { SummarizerError } from '../types';
 import { isToolOutputText, keyArguments, toolCallsOf } from '../text';
 import { textWithPlaceholders } from '../content-text';
 import { clip } from './message-facts';
-import { reportsFinishedWork } from './completion';
+import { asksQuestion, leavesStepOpen, reportsFinishedWork } from './completion';
 import { typedRequestOf } from './requests';
 import { actionsOf, type Action } from './ledger/actions';
 import { GrowingSpan } from '../meter/span-memo';
@@ -48,6 +48,17 @@ const OBSERVATION_ERROR = /^- Error in tool output \(user-role observation\): "(
  * finished work and nothing followed it: `spanEnds` says so of the span, `after` (the messages kept
  * after it) may hold a newer request, more tool calls or a newer message of the agent's.
  */
+/** The failures of the ledger's open lines, at most four, each as the line names it (a command in backticks, or a file and its tool). */
+function openNames(open: readonly string[]): string {
+  const names = open.map((l) =>
+    l
+      .slice('- open: '.length)
+      .split(' → ')[0]
+      .replace(/: ([^:]+) failed: .*$/, ' ($1)'),
+  );
+  return `${names.slice(-4).join('; ')}${names.length > 4 ? `; and ${names.length - 4} more` : ''}`;
+}
+
 function answeredAtEnd(spanEnds: boolean, after: readonly ContextItem[]): boolean {
   let ends = spanEnds;
   for (const it of after) {
@@ -272,13 +283,27 @@ export class ExtractiveSummarizer implements Summarizer {
     else carry('- Latest verification');
     if (lastTaskList) current.push(`- Latest plan or to-do list (verbatim): ${lastTaskList}`);
     else carry('- Latest plan');
-    // A message that reports finished work is work completed, not work in progress.
-    const finished = lastAssistant !== '' && reportsFinishedWork(lastAssistant);
+    // A message that reports finished work is work completed, not work in progress, unless failures
+    // are still open: then it is the agent's claim, shown beside them. A reply that answers a
+    // question and leaves no step open is an answer, not work in progress.
+    const open = ledger.errors.filter((l) => l.startsWith('- open:'));
+    const claimsDone = lastAssistant !== '' && reportsFinishedWork(lastAssistant);
+    const finished = claimsDone && open.length === 0;
+    const answered =
+      !claimsDone &&
+      lastAssistantEnds &&
+      latestRequest !== undefined &&
+      asksQuestion(latestRequest) &&
+      !leavesStepOpen(lastAssistant);
     if (lastAssistant)
       current.push(
         finished
           ? `- Work completed (the agent's last message here reports it done): "${clip(lastAssistant, 600)}"`
-          : `- In progress (the agent's last message here): "${clip(lastAssistant, 600)}"`,
+          : claimsDone
+            ? `- The agent reported done, but these failed and were not fixed: ${openNames(open)}. Its last message here: "${clip(lastAssistant, 600)}"`
+            : answered
+              ? `- Answered (the agent's last message here, its reply to the latest request): "${clip(lastAssistant, 600)}"`
+              : `- In progress (the agent's last message here): "${clip(lastAssistant, 600)}"`,
       );
     if (ledger.edited.length)
       current.push(
@@ -290,7 +315,6 @@ export class ExtractiveSummarizer implements Summarizer {
     else carry('- Files edited most recently');
     if (lastCall) current.push(`- Last tool call: ${lastCall}`);
     else carry('- Last tool call');
-    const open = ledger.errors.filter((l) => l.startsWith('- open:'));
     // Errors quoted from tool output in the user role (SWE-agent observations) are current state
     // only while the ledger, which read the same calls in order, has a failure open: when it has
     // none, each was fixed by a later run or edit. One the ledger lists as fixed is never kept.
@@ -311,7 +335,7 @@ export class ExtractiveSummarizer implements Summarizer {
       `- Next step: ${
         open.length
           ? `resolve ${open.at(-1)!.slice('- open: '.length)}`
-          : answeredAtEnd(finished && lastAssistantEnds, after)
+          : answeredAtEnd((finished || answered) && lastAssistantEnds, after)
             ? "the user's (the latest request appears done: the agent's last message reports it finished)"
             : 'continue with the latest request'
       }`,
