@@ -35,7 +35,10 @@ export async function getJson(url: string, request: JsonRequest): Promise<JsonRe
       body: request.body === undefined ? undefined : JSON.stringify(request.body),
       signal,
     });
-    if (!response.ok) return { ok: false, status: response.status, reason: `HTTP ${response.status}` };
+    if (!response.ok) {
+      const said = serverMessage(await response.text().catch(() => ''));
+      return { ok: false, status: response.status, reason: `HTTP ${response.status}${said ? `: ${said}` : ''}` };
+    }
     try {
       return { ok: true, status: response.status, value: await response.json() };
     } catch {
@@ -48,6 +51,32 @@ export async function getJson(url: string, request: JsonRequest): Promise<JsonRe
   } finally {
     clearTimeout(timeout);
   }
+}
+
+/** Characters kept of a server's error message. */
+const SERVER_MESSAGE_MAX_CHARS = 200;
+
+/**
+ * The message of an error reply's body: `error.message`, `error` (a string), `message` or `detail`
+ * of a JSON body (OpenAI, Ollama, vLLM, FastAPI shapes), else the body's text; white space collapsed,
+ * cut at {@link SERVER_MESSAGE_MAX_CHARS} characters. '' for an empty body.
+ */
+export function serverMessage(body: string): string {
+  let text = body;
+  try {
+    const value = JSON.parse(body) as Record<string, unknown> | null;
+    const error = value?.error;
+    const found = [
+      typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : error,
+      value?.message,
+      value?.detail,
+    ].find((v): v is string => typeof v === 'string' && v.trim() !== '');
+    if (found) text = found;
+  } catch {
+    // Not JSON: the text itself (an HTML error page still names its status line).
+  }
+  text = text.replace(/\s+/g, ' ').trim();
+  return text.length > SERVER_MESSAGE_MAX_CHARS ? `${text.slice(0, SERVER_MESSAGE_MAX_CHARS - 1)}…` : text;
 }
 
 /** `value` as a positive integer number of tokens, or undefined. Accepts numeric strings. */

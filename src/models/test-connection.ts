@@ -32,6 +32,8 @@ export interface ConnectionTestResult {
   modelLine: string;
   /** Why the test request failed (from its HTTP status), when it did. */
   failure?: ModelFailure;
+  /** The failure in a few words, when the test request failed: "HTTP 500: <the server's message>". */
+  reason?: string;
   endpoint: EndpointReport;
   window: ResolvedWindow;
 }
@@ -96,6 +98,7 @@ export async function testConnection(options: ConnectionTestOptions): Promise<Co
   });
   let ok = false;
   let failure: ModelFailure | undefined;
+  let reason: string | undefined;
   if (reply.ok) {
     const usage = (reply.value as { usage?: { prompt_tokens?: number } })?.usage;
     ok = Array.isArray((reply.value as { choices?: unknown })?.choices);
@@ -104,7 +107,10 @@ export async function testConnection(options: ConnectionTestOptions): Promise<Co
         ? `A test request to ${options.model} answered in ${Date.now() - started} ms${usage?.prompt_tokens ? ` (${usage.prompt_tokens} prompt tokens)` : ''}.`
         : `A test request to ${options.model} got a reply that is not a chat completion.`,
     );
-    if (!ok) failure = { kind: 'bad-reply', status: reply.status };
+    if (!ok) {
+      failure = { kind: 'bad-reply', status: reply.status };
+      reason = 'the reply is not a chat completion';
+    }
   } else {
     failure = failureOfStatus(reply.status);
     const what =
@@ -113,9 +119,11 @@ export async function testConnection(options: ConnectionTestOptions): Promise<Co
         : reply.status === 404
           ? `the endpoint does not know model "${options.model}" (or has no chat route)`
           : reply.reason;
+    // The status and the server's own words stay together: they are what the user acts on.
+    reason = reply.status === undefined || what === reply.reason ? what : `HTTP ${reply.status}, ${what}`;
     lines.push(`A test request to ${options.model} failed: ${what}.`);
   }
-  return { ok, lines, modelLine, ...(failure ? { failure } : {}), endpoint, window };
+  return { ok, lines, modelLine, ...(failure ? { failure } : {}), ...(reason ? { reason } : {}), endpoint, window };
 }
 
 /** The failure kind of a test request from its HTTP status (none: the server was not reached). */

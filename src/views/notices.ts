@@ -101,15 +101,16 @@ export function connectionVerdict(
     const summary = result.modelLine ?? result.lines[0] ?? '';
     return { text: `ContextKeeper: connection to ${where} works. ${summary}`, actions: ['Show Details'] };
   }
-  const failure = result.lines.at(-1) ?? 'no answer';
+  // The failure's own words (status and the server's message) when the test has them, else the report's last line.
+  const failure = result.reason ?? result.lines.at(-1) ?? 'no answer';
   // Set API Key when the key was rejected, or none is stored for the OpenAI default (which needs one).
   const keyFix = result.failure?.kind === 'auth' || (!hasKey && !chosen);
   return {
     text: `ContextKeeper: ${failureLead(result.failure, where)}: ${failure}`,
     actions:
       source === 'vscode'
-        ? ['Show Log']
-        : ['Choose Endpoint', ...(keyFix ? (['Set API Key'] as const) : []), 'Show Log'],
+        ? ['Show Details']
+        : ['Choose Endpoint', ...(keyFix ? (['Set API Key'] as const) : []), 'Show Details'],
   };
 }
 
@@ -127,6 +128,8 @@ function failureLead(failure: ModelFailure | undefined, where: string): string {
       return `${where} does not serve the model`;
     case 'timeout':
       return `${where} did not answer in time`;
+    case 'server':
+      return `the server at ${where} failed the test request`;
     default:
       return `connection problem with ${where}`;
   }
@@ -141,6 +144,8 @@ export interface ConnectionReport {
   modelLine?: string;
   /** Why it failed, when it did and the kind is known. */
   failure?: ModelFailure;
+  /** The failure in a few words (status and the server's message), shown in place of the last line. */
+  reason?: string;
 }
 
 /** The confirmation after Choose Endpoint: where requests go now, and with which model when one was picked. */

@@ -119,7 +119,7 @@ test('a failed Test Connection with no endpoint chosen names the default it trie
     verdict.text,
     /https:\/\/api\.openai\.com\/v1 \(OpenAI, the default: no endpoint chosen yet\): The test stopped: fetch failed/,
   );
-  assert.deepEqual(verdict.actions, ['Choose Endpoint', 'Set API Key', 'Show Log']);
+  assert.deepEqual(verdict.actions, ['Choose Endpoint', 'Set API Key', 'Show Details']);
   const chosen = connectionVerdict(
     {
       ok: false,
@@ -142,7 +142,7 @@ test('a failed Test Connection with no endpoint chosen names the default it trie
     false,
   );
   assert.match(splitNotice(unreachable.text).short, /^ContextKeeper: nothing answers at http:\/\/127\.0\.0\.1:19\/v1/);
-  assert.deepEqual(chosen.actions, ['Choose Endpoint', 'Set API Key', 'Show Log']);
+  assert.deepEqual(chosen.actions, ['Choose Endpoint', 'Set API Key', 'Show Details']);
 });
 
 test('Test Connection offers Set API Key from the typed failure, never from the words of the report', () => {
@@ -158,7 +158,7 @@ test('Test Connection offers Set API Key from the typed failure, never from the 
     local,
     true,
   );
-  assert.deepEqual(server.actions, ['Choose Endpoint', 'Show Log']);
+  assert.deepEqual(server.actions, ['Choose Endpoint', 'Show Details']);
   // A rejected key whose text says nothing about keys: still Set API Key.
   const auth = connectionVerdict(
     { ok: false, lines: ['failed: forbidden'], failure: { kind: 'auth', status: 403 } },
@@ -166,7 +166,7 @@ test('Test Connection offers Set API Key from the typed failure, never from the 
     local,
     true,
   );
-  assert.deepEqual(auth.actions, ['Choose Endpoint', 'Set API Key', 'Show Log']);
+  assert.deepEqual(auth.actions, ['Choose Endpoint', 'Set API Key', 'Show Details']);
   // The model line is the one the test gave, not a line that happens to start with "Model ".
   const ok = connectionVerdict(
     { ok: true, lines: ['Model list: 3 entries', 'Model m: 32k tokens.'], modelLine: 'Model m: 32k tokens.' },

@@ -81,3 +81,39 @@ test('with an endpoint chosen, Test Connection sends its request there', async (
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 });
+
+test("a failed test request shows its status and the server's message in the toast, with Show Details", async () => {
+  resetVscodeFake();
+  const server = createServer((req, res) => {
+    if (req.url?.endsWith('/chat/completions')) {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'model runner has unexpectedly stopped' } }));
+    } else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const log = new FakeLogChannel('test');
+  let shown = false;
+  log.show = () => (shown = true);
+  host.user.message = (m) => (m.items.includes('Show Details') ? 'Show Details' : undefined);
+  try {
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
+    const result = await runTestConnection({
+      endpoint: () => ({ modelSource: 'endpoint', baseUrl: url, model: 'qwen2.5-coder:7b', contextWindow: 0 }),
+      apiKey: async () => undefined,
+      log,
+    });
+    assert.equal(result?.ok, false);
+    const toast = host.messages.at(-1)!;
+    assert.equal(toast.severity, 'error');
+    assert.match(
+      toast.message,
+      new RegExp(
+        `the server at ${url.replace(/[.]/g, '\\.')} failed the test request: HTTP 500: model runner has unexpectedly stopped`,
+      ),
+    );
+    assert.deepEqual(toast.items, ['Choose Endpoint', 'Show Details']);
+    assert.ok(shown, 'Show Details opens the log with the whole report');
+  } finally {
+    server.close();
+  }
+});

@@ -100,8 +100,9 @@ export async function runTestConnection(deps: TestConnectionDeps): Promise<Conne
   );
   const key = await deps.apiKey();
   const verdict = connectionVerdict(result, settings.modelSource, settings.baseUrl, !!key);
-  // Success offers one "Show Details" (the log with the whole report), not a second one from notify.
-  const choice = await notify(result.ok ? 'info' : 'warning', verdict.text, verdict.actions, deps.log);
+  // Either verdict offers one "Show Details" (the log with the whole report), not a second one from
+  // notify; a failure is an error notice, whose longer toast keeps the status and the server's message.
+  const choice = await notify(result.ok ? 'info' : 'error', verdict.text, verdict.actions, deps.log);
   if (choice === 'Show Details' || choice === 'Show Log') deps.log.show(true);
   if (choice === 'Choose Endpoint') void vscode.commands.executeCommand(Commands.pickEndpoint);
   if (choice === 'Set API Key') void vscode.commands.executeCommand(Commands.setApiKey);
