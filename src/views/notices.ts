@@ -64,9 +64,14 @@ function statesFigures(status: CompactOutcomeStatus): boolean {
   return status.kind === 'applied' || status.kind === 'not-needed' || status.kind === 'does-not-fit';
 }
 
-/** The notification after a restore: "ContextKeeper: restored 2 checkpoints; context 3.8k → 11.9k tokens." */
-export function restoreNotice(undone: number, before: number, after: number): string {
-  return `ContextKeeper: restored ${plural(undone, 'checkpoint', 'checkpoints')}; context ${formatTokens(before)} → ${formatTokens(after)} tokens.`;
+/**
+ * The notification after a restore, counted as the history shows it (one entry per compaction run):
+ * "ContextKeeper: restored 1 compaction (2 steps); context 3.8k → 11.9k tokens." `runs` compaction
+ * runs were undone, `checkpoints` checkpoints in all.
+ */
+export function restoreNotice(runs: number, checkpoints: number, before: number, after: number): string {
+  const steps = checkpoints > runs ? ` (${plural(checkpoints, 'step', 'steps')})` : '';
+  return `ContextKeeper: restored ${plural(runs, 'compaction', 'compactions')}${steps}; context ${formatTokens(before)} → ${formatTokens(after)} tokens.`;
 }
 
 /** The notification after undoing a restore: "ContextKeeper: restore undone, 1 checkpoint in force again; context 11.9k → 3.8k tokens." */

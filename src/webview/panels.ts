@@ -16,7 +16,7 @@ import type {
 } from './shared/protocol.js';
 import { cssProps } from './css-props.js';
 import { localTime } from './format.js';
-import { formatTokens } from '../format/tokens.js';
+import { formatTokens, formatTokensFull } from '../format/tokens.js';
 import { formatDateTime } from '../format/display.js';
 import { READ_ONLY_NOTICE } from './shared/item-labels.js';
 import { checkpointCountTitle, groupCheckpointRuns, type CheckpointRunView } from './shared/checkpoint-runs.js';
@@ -392,12 +392,17 @@ export function banners(ui: Ui, view: ViewState): TemplateResult {
   </div>`;
 }
 
-/** One step of a run: what it did, and the buttons to inspect it (document, diff, summary). */
+/**
+ * One step of a run: what it did with its exact token figures (the run's head rounds them, and two
+ * runs can round alike), and the buttons to inspect it (document, diff, summary).
+ */
 function checkpointStep(ui: Ui, checkpoint: CheckpointView, single: boolean): TemplateResult {
   // The summarizer is named unless the strategy already says it (the extractive one).
   const summarizer =
     checkpoint.summarizerModel === checkpoint.strategy ? undefined : (checkpoint.summarizerModel ?? 'no model');
+  const exact = `${formatTokensFull(checkpoint.tokensBefore)} → ${formatTokensFull(checkpoint.tokensAfter)} tokens`;
   const facts = [
+    single ? exact : undefined,
     plural(checkpoint.messagesReplaced, 'message', 'messages'),
     summarizer,
     checkpoint.withoutModel > 0 ? checkpoint.coverage : undefined,
@@ -417,9 +422,7 @@ function checkpointStep(ui: Ui, checkpoint: CheckpointView, single: boolean): Te
         ? nothing // the run's head already names the strategy and the tokens
         : html`<div class="checkpoint-head">
             <span class="strategy">${checkpoint.strategy}</span>
-            <span class="step-tokens"
-              >${formatTokens(checkpoint.tokensBefore)} → ${formatTokens(checkpoint.tokensAfter)}</span
-            >
+            <span class="step-tokens" data-test="step-tokens">${exact}</span>
           </div>`
     }
     <div class="checkpoint-facts">${facts}</div>
@@ -456,7 +459,11 @@ function checkpointRow(ui: Ui, run: CheckpointRunView): TemplateResult {
       <span class="strategy">${run.steps.length > 1 ? `${run.steps.length} steps` : first.strategy}</span>
       <time datetime=${run.time} title=${formatDateTime(run.time)}>${localTime(run.time)}</time>
     </div>
-    <div class="checkpoint-tokens" data-test="checkpoint-tokens">
+    <div
+      class="checkpoint-tokens"
+      data-test="checkpoint-tokens"
+      title="${formatTokensFull(run.tokensBefore)} → ${formatTokensFull(run.tokensAfter)} tokens"
+    >
       ${formatTokens(run.tokensBefore)} → ${formatTokens(run.tokensAfter)} tokens
     </div>
     ${focus ? html`<div class="checkpoint-focus">${icon('target')} ${focus}</div>` : nothing}

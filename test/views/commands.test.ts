@@ -108,12 +108,13 @@ test('Restore Checkpoint asks a modal confirmation; dismissing it restores nothi
   await commands.executeCommand('contextKeeper.restoreCheckpoint', checkpoint.id);
   assert.match(
     lastMessage()?.message ?? '',
-    /^ContextKeeper: restored \d+ checkpoints?; context [\d.]+[kM]? → [\d.]+[kM]? tokens\.$/,
+    /^ContextKeeper: restored 1 compaction( \(\d+ steps\))?; context [\d.]+[kM]? → [\d.]+[kM]? tokens\.$/,
   );
   assert.ok(api.getViewState().budget.used > compacted, 'the replaced messages came back');
   // Undo Last Restore is offered in the palette (its `when` key) and on the restored checkpoint's row.
   await until(() => host.contextKeys.get('contextKeeper.canUndoRestore') === true, 'the canUndoRestore context key');
-  assert.equal(api.getViewState().checkpoints.find((c) => c.id === checkpoint.id)?.undoRestore, true);
+  const run = checkpoint.run ?? checkpoint.id;
+  assert.ok(api.getViewState().checkpoints.some((c) => (c.run ?? c.id) === run && c.undoRestore === true));
 });
 
 test('Copy Summary puts the chosen checkpoint summary on the clipboard', async () => {

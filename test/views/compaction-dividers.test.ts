@@ -185,7 +185,7 @@ test('the peak of the latest run is the largest "before" over its checkpoints, n
       tokensAfter: 9_000,
     }),
     checkpoint('summary', 5, ['e2'], [], { time: at(0), tokensBefore: 9_000, tokensAfter: 4_000 }),
-    checkpoint('reattach', 5, ['e3'], [], { time: at(2), tokensBefore: 4_000, tokensAfter: 4_600 }),
+    checkpoint('reattach', 5, ['e3'], [], { time: at(0), tokensBefore: 4_000, tokensAfter: 4_600 }),
   ];
   assert.deepEqual(latestRunPeak(run), { tokens: 12_000, time: at(0) });
   // Restored and imported checkpoints are no peak; a restored one also ends the run.
@@ -265,4 +265,69 @@ test("a step whose summary a later step of the same run replaced is not counted 
   assert.deepEqual(run.checkpointIds, ['cp1', 'cp2']);
   assert.equal(run.retention?.line, 'kept: requests 3/4 whole, 1 left out, files changed 2/2 named');
   assert.ok(run.retention?.details.includes('Requests not kept whole: left out: old one'));
+});
+
+test("automatic compactions a second apart are separate runs: separate dividers, and the peak is the latest one's", () => {
+  const at = (ms: number) => new Date(Date.parse('2026-01-01T10:05:00.000Z') + ms).toISOString();
+  // Four automatic runs within 1.4 s, each one checkpoint (one commit, one time).
+  const runs = [
+    checkpoint('a1', 5, ['e0'], [item('summary', ['e0'])], { time: at(0), tokensBefore: 10_357, tokensAfter: 7_786 }),
+    checkpoint('a2', 5, ['e1'], [item('summary', ['e1'])], { time: at(400), tokensBefore: 10_950, tokensAfter: 9_100 }),
+    checkpoint('a3', 5, ['e2'], [item('summary', ['e2'])], { time: at(900), tokensBefore: 10_698, tokensAfter: 9_340 }),
+    checkpoint('a4', 5, ['e3'], [item('summary', ['e3'])], {
+      time: at(1_400),
+      tokensBefore: 9_800,
+      tokensAfter: 9_285,
+    }),
+  ];
+  const placed = placeCompactions(runs, order, entries, lines, undefined);
+  assert.deepEqual(
+    placed.compactions.map((c) => [c.checkpointIds, c.tokensBefore, c.tokensAfter]),
+    [
+      [['a1'], 10_357, 7_786],
+      [['a2'], 10_950, 9_100],
+      [['a3'], 10_698, 9_340],
+      [['a4'], 9_800, 9_285],
+    ],
+  );
+  assert.deepEqual(latestRunPeak(runs), { tokens: 9_800, time: at(1_400) });
+});
+
+test('the steps of one run share its divider even where a later step replaced earlier entries; figures from first to last', () => {
+  const time = '2026-01-01T10:05:00.000Z';
+  // A manual compaction of an import: a summary of the recent span, then earlier summaries summarised
+  // again (they stand before it in the transcript). One commit: one time.
+  const run = [
+    checkpoint('m1', 5, ['e3', 'e4'], [item('summary', ['e3', 'e4'])], {
+      time,
+      trigger: 'manual',
+      tokensBefore: 102_000,
+      tokensAfter: 17_000,
+    }),
+    checkpoint('m2', 5, ['e0', 'e1'], [item('summary', ['e0', 'e1'])], {
+      time,
+      trigger: 'manual',
+      tokensBefore: 17_000,
+      tokensAfter: 16_000,
+    }),
+  ];
+  const untimed = new Map(order.map((id) => [id, entry(id, undefined)]));
+  const placed = placeCompactions(run, order, untimed, lines, undefined);
+  assert.equal(placed.compactions.length, 1);
+  const [view] = placed.compactions;
+  assert.deepEqual(view.checkpointIds, ['m1', 'm2']);
+  assert.equal(view.tokensBefore, 102_000);
+  assert.equal(view.tokensAfter, 16_000);
+  assert.equal(view.summaries, 2);
+  assert.equal(view.afterId, 'line-e4');
+});
+
+test('recorded compactions of an import, applied at one time, stay separate where they stand apart', () => {
+  const time = '2026-01-01T10:05:00.000Z';
+  const imported = [
+    checkpoint('i1', 5, ['e0'], [item('summary', ['e0'])], { time, trigger: 'import' }),
+    checkpoint('i2', 5, ['e3'], [item('summary', ['e3'])], { time, trigger: 'import' }),
+  ];
+  const untimed = new Map(order.map((id) => [id, entry(id, undefined)]));
+  assert.equal(placeCompactions(imported, order, untimed, lines, undefined).compactions.length, 2);
 });

@@ -109,8 +109,12 @@ test('compaction parts count collapsed results, summaries and clipped messages',
 });
 
 test('the restore notice uses the gauge formatting', () => {
-  assert.equal(restoreNotice(2, 3_800, 11_900), 'ContextKeeper: restored 2 checkpoints; context 3.8k → 12k tokens.');
-  assert.doesNotMatch(restoreNotice(1, 3_812, 11_934), /\d{4}/);
+  assert.equal(
+    restoreNotice(1, 2, 3_800, 11_900),
+    'ContextKeeper: restored 1 compaction (2 steps); context 3.8k → 12k tokens.',
+  );
+  assert.equal(restoreNotice(2, 2, 3_800, 11_900), 'ContextKeeper: restored 2 compactions; context 3.8k → 12k tokens.');
+  assert.doesNotMatch(restoreNotice(1, 1, 3_812, 11_934), /\d{4}/);
 });
 
 test('a failed Test Connection with no endpoint chosen names the default it tried and offers the fixes', () => {

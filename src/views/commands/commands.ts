@@ -33,7 +33,7 @@ import type { ReadOnlyDocuments } from '../documents/read-only-documents';
 import { parsePreviewDocument, previewDocument } from '../documents/preview-text';
 import { askOverCallLimit } from './call-limit';
 import { runTestConnection } from './test-connection';
-import { restoreRun } from './restore-run';
+import { restoreRun, runsOf } from './restore-run';
 import { notify } from '../notify';
 import { sessionCommands } from './session-commands';
 import { firstLine } from '../sidebar/transcript-items';
@@ -378,9 +378,10 @@ class CommandHandlers {
   async restoreCheckpoint(id?: string): Promise<void> {
     const service = await this.service();
     const before = service.getBudget().used;
+    const views = this.deps.controller.model.checkpointViews();
     const done = await restoreRun(
       {
-        checkpoints: () => this.deps.controller.model.checkpointViews(),
+        checkpoints: () => views,
         budget: () => service.getBudget(),
         plan: (ids) => service.planRestore(ids),
         restore: (ids) => service.restoreCheckpoint(ids),
@@ -393,7 +394,11 @@ class CommandHandlers {
     const after = service.getBudget().used;
     this.deps.log.info(`Restored the compaction run ${restored.id} (undone: ${restored.undone.join(', ')}).`);
     void vscode.window
-      .showInformationMessage(restoreNotice(restored.undone.length, before, after), 'Undo Restore', 'Compact Again')
+      .showInformationMessage(
+        restoreNotice(runsOf(views, restored.undone), restored.undone.length, before, after),
+        'Undo Restore',
+        'Compact Again',
+      )
       .then((choice) => {
         if (choice === 'Undo Restore') void vscode.commands.executeCommand(Commands.undoRestore);
         if (choice === 'Compact Again') void vscode.commands.executeCommand(Commands.compactConversation, {});

@@ -42,6 +42,12 @@ export function runOf(checkpoints: readonly CheckpointView[], id: string): Check
   return groupCheckpointRuns(checkpoints).find((run) => run.steps.some((step) => step.id === id));
 }
 
+/** How many history entries (compaction runs) hold the checkpoints `ids`. */
+export function runsOf(checkpoints: readonly CheckpointView[], ids: readonly string[]): number {
+  const runs = groupCheckpointRuns(checkpoints);
+  return new Set(ids.map((id) => runs.find((run) => run.steps.some((step) => step.id === id))?.id ?? id)).size;
+}
+
 /** The run to restore: the one holding `id`, or the user's pick among the runs not restored. */
 async function pickRun(
   checkpoints: readonly CheckpointView[],
@@ -92,7 +98,7 @@ export async function restoreRun(
     `Restore the context to before ${describeRun(run)}?`,
     {
       modal: true,
-      detail: `What it replaced comes back${run.steps.length > 1 ? ` (all ${run.steps.length} of its steps)` : ''}${others > 0 ? `, with ${others} later compaction${others > 1 ? 's' : ''} built on it` : ''}: the context grows from ${formatTokensFull(before)} to about ${formatTokensFull(estimate)} tokens (${share}% of the ${formatTokensFull(budget.inputBudget)}-token budget)${over}. Restored messages are kept out of automatic compaction until you run Compact Conversation.`,
+      detail: `What it replaced comes back${run.steps.length > 1 ? ` (all ${run.steps.length} of its steps)` : ''}${others > 0 ? `, with ${others} later compaction${others > 1 ? 's' : ''} built on it` : ''}: the context grows from ${formatTokensFull(before)} to about ${formatTokensFull(estimate)} tokens (${share}% of the ${formatTokensFull(budget.inputBudget)}-token budget)${over}. Restored messages are kept out of automatic compaction while the context fits the window, until you run Compact Conversation.`,
     },
     'Restore',
   );

@@ -4,9 +4,9 @@
  *
  * Place rule: a divider stands after the newest entry that existed when the compaction was applied
  * (entries carry their production time), and never before the last entry it replaced (imported
- * entries often carry no time). Checkpoints written by one run (same trigger, same place, applied
- * within {@link GROUP_WINDOW_MS} of each other: for example tool results collapsed, then a summary)
- * share one divider, whose figures add up theirs.
+ * entries often carry no time). Checkpoints written by one run (for example tool results collapsed,
+ * then a summary, then files re-attached) share one divider, whose figures add up theirs: see
+ * {@link sameRun}.
  */
 import type { Entry, ItemKind } from '../../compaction/types';
 import type { CompactedAs, CompactionView } from '../../webview/shared/protocol';
@@ -20,8 +20,22 @@ import {
   supersededScorecard,
 } from '../../compaction/retention/scorecard';
 
-/** Checkpoints of one run are applied within this many milliseconds of each other. */
+/** Recorded compactions of an import are applied within this many milliseconds of each other. */
 export const GROUP_WINDOW_MS = 60_000;
+
+/**
+ * True when `b`, the checkpoint right after `a` in the history, was written by the same compaction
+ * run. A run commits all its checkpoints at once, stamped with one time, so that time is the run's
+ * identity: two automatic compactions a second apart are two runs, and the steps of one run stay
+ * together wherever in the transcript they stand. Recorded compactions of an import share the
+ * import's time, so they are one run only where they also stand at one place (`samePlace`) within
+ * {@link GROUP_WINDOW_MS}.
+ */
+export function sameRun(a: CheckpointRecord, b: CheckpointRecord, samePlace = true): boolean {
+  if (a.trigger !== b.trigger || Boolean(a.restored) !== Boolean(b.restored)) return false;
+  if (a.trigger !== 'import') return a.time === b.time;
+  return samePlace && Math.abs(Date.parse(a.time) - Date.parse(b.time)) <= GROUP_WINDOW_MS;
+}
 
 /** Dividers in transcript order and, per replaced raw entry, the id of the divider standing for it. */
 export interface PlacedCompactions {
@@ -74,22 +88,16 @@ export function placeCompactions(
   const compactions: CompactionView[] = [];
   const compactedBy = new Map<string, string>();
   const compactedAs = new Map<string, CompactedAs>();
-  let previous: { view: CompactionView; index: number; time: number } | undefined;
+  let previous: { view: CompactionView; index: number; checkpoint: CheckpointRecord } | undefined;
   for (const checkpoint of checkpoints) {
     const index = placeIndex(checkpoint, order, entries, position);
-    const time = Date.parse(checkpoint.time);
     const inserted = checkpoint.inserted;
     const counts = {
       collapsed: inserted.filter((item) => item.kind === 'collapsed').length,
       summaries: inserted.filter((item) => item.kind === 'summary' && !item.attachedFile).length,
       clipped: inserted.filter((item) => item.kind === 'clipped').length,
     };
-    const joins =
-      previous &&
-      previous.index === index &&
-      previous.view.trigger === checkpoint.trigger &&
-      Math.abs(time - previous.time) <= GROUP_WINDOW_MS &&
-      Boolean(previous.view.restored) === Boolean(checkpoint.restored);
+    const joins = previous && sameRun(previous.checkpoint, checkpoint, previous.index === index);
     let view: CompactionView;
     if (joins && previous) {
       view = previous.view;
@@ -130,7 +138,8 @@ export function placeCompactions(
       };
       compactions.push(view);
     }
-    previous = { view, index, time };
+    // A step placed later than the run's first moves nothing: the divider stands where the run began.
+    previous = { view, index: joins && previous ? previous.index : index, checkpoint };
     if (checkpoint.restored) continue;
     for (const id of checkpoint.replacedIds) {
       compactedBy.set(id, view.id);
@@ -170,9 +179,8 @@ function withScorecards(compactions: CompactionView[], checkpoints: readonly Che
  * The level the context reached before the latest compaction run, in tokens, with the time the run
  * began: the largest `tokensBefore` over the run's checkpoints (a run that collapses, summarizes and
  * re-attaches files writes several, each starting where the previous one left off, so the last one's
- * `before` is not the peak). A run is the newest checkpoints not restored and not imported, of one
- * trigger, applied within {@link GROUP_WINDOW_MS} of each other. Undefined when there is none.
- * O(checkpoints of the run).
+ * `before` is not the peak). The run is the newest checkpoint not restored and not imported, with the
+ * ones before it that {@link sameRun} joins to it. Undefined when there is none. O(checkpoints of the run).
  */
 export function latestRunPeak(checkpoints: readonly CheckpointRecord[]): { tokens: number; time: string } | undefined {
   let i = checkpoints.length - 1;
@@ -180,13 +188,9 @@ export function latestRunPeak(checkpoints: readonly CheckpointRecord[]): { token
   if (i < 0) return undefined;
   const last = checkpoints[i];
   let peak = { tokens: last.tokensBefore, time: last.time };
-  let time = Date.parse(last.time);
-  for (let j = i - 1; j >= 0; j--) {
+  for (let j = i - 1; j >= 0 && sameRun(checkpoints[j], checkpoints[j + 1]); j--) {
     const c = checkpoints[j];
-    const t = Date.parse(c.time);
-    if (c.restored || c.trigger !== last.trigger || !(Math.abs(time - t) <= GROUP_WINDOW_MS)) break;
     peak = { tokens: Math.max(peak.tokens, c.tokensBefore), time: c.time };
-    time = t;
   }
   return peak;
 }
