@@ -18,7 +18,7 @@ import { cssProps } from './css-props.js';
 import { localTime } from './format.js';
 import { formatTokens, formatTokensFull } from '../format/tokens.js';
 import { formatDateTime } from '../format/display.js';
-import { READ_ONLY_NOTICE } from './shared/item-labels.js';
+import { failedTaskLine, READ_ONLY_NOTICE } from './shared/item-labels.js';
 import { checkpointCountTitle, groupCheckpointRuns, type CheckpointRunView } from './shared/checkpoint-runs.js';
 import type { AgentGaugeView } from './shared/agent-gauge.js';
 import { gaugeGeometry, recordedPromptNote, windowOriginNote, type GaugeGeometry } from './shared/gauge-geometry.js';
@@ -286,7 +286,7 @@ function errorCard(ui: Ui, error: ErrorView): TemplateResult {
   return html`<div class="card error" role="alert" data-test="error">
     ${icon('error')} ${error.message}
     ${error.endpoint ? html`<div class="meta" data-test="error-endpoint">Endpoint: ${error.endpoint}</div>` : nothing}
-    ${error.retryTask !== undefined ? html`<div class="meta" data-test="error-task">Task: ${error.retryTask}</div>` : nothing}
+    ${error.retryTask !== undefined ? html`<div class="meta" data-test="error-task">${failedTaskLine(error.retryTask)}</div>` : nothing}
     <div class="actions">
       ${error.retryTask !== undefined ? button(ui, 'Retry', 'debug-restart', { type: 'retryTask' }, { test: 'retry' }) : nothing}
       ${error.actions.map((a) => button(ui, FIXES[a][0], FIXES[a][1], FIXES[a][2], { secondary: true, test: `fix-${a}` }))}

@@ -12,6 +12,7 @@ import { start, type ModelServer } from '../../src/demo/modelserver/wire';
 import { commands, host } from '../support/vscode-fake';
 import { activateWithModel, type ExtensionWithModel } from '../support/vscode-fake/extension-with-model';
 import { until } from '../support/until';
+import { failedTaskLine } from '../../src/webview/shared/item-labels';
 
 let server: ModelServer;
 let extension: ExtensionWithModel;
@@ -83,4 +84,32 @@ test('a failed task shows the error state with Retry, which sends the same task 
   assert.equal(asked.length, before + 1);
   assert.match(host.messages.at(-1)?.message ?? '', /nothing to retry/);
   assert.equal(host.messages.length, shown + 1);
+});
+
+test("the error toast's Retry pressed after the task was retried says so and sends nothing; the task is named once", async () => {
+  // The toast stays on screen while the sidebar's Retry runs: its answer comes later.
+  let press: (choice: string | undefined) => void = () => undefined;
+  const pressed = new Promise<string | undefined>((resolve) => (press = resolve));
+  const show = host.show.bind(host);
+  host.show = (severity, message, rest) => {
+    const answer = show(severity, message, rest);
+    return (severity === 'error' ? pressed : answer) as ReturnType<typeof show>;
+  };
+  try {
+    failing = true;
+    await commands.executeCommand('contextKeeper.newAgentTask', 'Task: quick check of the parser');
+    await until(() => api.getViewState().state === 'error', 'the error state');
+    const retryTask = api.getViewState().error?.retryTask ?? '';
+    assert.equal(failedTaskLine(retryTask), 'Task: quick check of the parser', 'not "Task: Task: …"');
+    assert.equal(failedTaskLine('quick check'), 'Task: quick check');
+    failing = false;
+    await commands.executeCommand('contextKeeper.retryTask');
+    await until(() => api.getViewState().state === 'idle', 'the retried task to end');
+    const sent = asked.length;
+    press('Retry');
+    await until(() => /already retried/.test(host.messages.at(-1)?.message ?? ''), 'the answer of the spent Retry');
+    assert.equal(asked.length, sent, 'nothing was sent again');
+  } finally {
+    host.show = show;
+  }
 });

@@ -290,8 +290,17 @@ class CommandHandlers {
         ['Retry', ...fixes],
         this.deps.log,
       ).then((choice) => {
-        // Spent once another task ran or the error was cleared: Retry then does nothing.
-        if (choice === 'Retry' && this.deps.controller.failedTask === task) void this.retryTask();
+        // A toast cannot be closed from here: once the task was sent again (or replaced), its Retry says so.
+        if (choice === 'Retry') {
+          if (this.deps.controller.failedTask === task) void this.retryTask();
+          else
+            void notify(
+              'info',
+              'ContextKeeper: this task was already retried (or another task ran since); nothing was sent.',
+              [],
+              this.deps.log,
+            );
+        }
         if (choice === 'Set API Key') void vscode.commands.executeCommand(Commands.setApiKey);
         if (choice === 'Open Settings')
           void vscode.commands.executeCommand('workbench.action.openSettings', '@ext:contextkeeper.context-keeper');

@@ -46,3 +46,11 @@ export function heldLabel(as: CompactedAs | undefined): { text: string; hint: st
  */
 export const READ_ONLY_NOTICE =
   'A recording, opened for inspection: compacting it changes only this copy, never the file. Pins apply to working sessions: use Continue in a new task to pin messages.';
+
+/**
+ * The failed task as the error card names it: "Task: <text>", or the text alone when it starts with
+ * "Task:" itself (any case), so the label is never doubled ("Task: Task: quick check").
+ */
+export function failedTaskLine(task: string): string {
+  return /^\s*task\s*:/i.test(task) ? task.trim() : `Task: ${task}`;
+}
