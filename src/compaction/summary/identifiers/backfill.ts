@@ -22,6 +22,22 @@ export const BACKFILL_HEADINGS = {
 } as const;
 
 /** Source texts of a span, split by where the text came from. */
+/**
+ * A Markdown table row (`| a | b |`) or a failure report (`ERROR: (gcloud…) HTTPError 400: …`,
+ * `src/a.ts(3,1): error TS2304: …`): text, not a name to carry. Failures are kept with their command
+ * under the notes' errors.
+ */
+function notAName(id: string): boolean {
+  const t = id.trim();
+  return (
+    /^\|.*\|$/.test(t) ||
+    (/\s/.test(t) &&
+      /^(?:[A-Z]\w*(?:Error|Exception)\b|error\b|ERROR\b|FAILED\b|FATAL\b|fatal:|panic:|Traceback\b)|^\S+\(\d+,\d+\): error\b/i.test(
+        t,
+      ))
+  );
+}
+
 export function sourcesOf(items: readonly ContextItem[]): { args: string; conversation: string; output: string } {
   const args: string[] = [];
   const conversation: string[] = [];
@@ -220,7 +236,7 @@ export function backfillIdentifiers(
     for (const id of sources.of(key)) {
       // Nothing more fits: every later identifier would be skipped for its cost.
       if (budget < MIN_LINE_COST) break;
-      if (id.trim().length < 3 || NOISE.has(id.trim()) || seen.has(id)) continue;
+      if (id.trim().length < 3 || NOISE.has(id.trim()) || seen.has(id) || notAName(id)) continue;
       const now = moved.get(id);
       const line = `- ${id.replace(/\r?\n/g, ' ⏎ ')}${now ? ` (moved; now ${now})` : ''}`;
       const cost = line.length + 1 + (lines.length === 0 ? heading.length + 2 : 0);

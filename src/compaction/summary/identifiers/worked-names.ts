@@ -61,14 +61,20 @@ function scan(text: string, base: number, into: Map<string, number>): void {
     const next = text.charAt(at + n.length);
     const quoted = text.charAt(at - 1) === '`' || (next === '`' && /`[\w.]*$/.test(prev));
     let w: number = base;
+    const declared = DECLARES.test(prev);
+    // `Service.method`: a member follows the dot (a sentence's full stop is no member access).
+    const member = next === '.' && /^[A-Z]/.test(n) && /[A-Za-z_]/.test(text.charAt(at + n.length + 1));
+    const used = CONSTRUCTS.test(prev) || next === '(' || next === '<' || member;
     // An annotation (`@Table(…)`, `@Override`) marks code the framework reads; a mention at most.
     if (text.charAt(at - 1) === '@') w = NAME_WEIGHT.mention;
-    else if (DECLARES.test(prev)) w = Math.max(w, NAME_WEIGHT.declared);
-    else if (CONSTRUCTS.test(prev) || next === '(' || next === '<' || (next === '.' && /^[A-Z]/.test(n)))
-      w = Math.max(w, NAME_WEIGHT.used);
+    else if (declared) w = Math.max(w, NAME_WEIGHT.declared);
+    else if (used) w = Math.max(w, NAME_WEIGHT.used);
     if (quoted) w = Math.max(w, NAME_WEIGHT.quoted);
-    // A plain capitalised word (`Button`, `Route`) counts only where code uses it; prose is full of them.
-    if (!shaped(n) && !(w > NAME_WEIGHT.mention && /^[A-Z][a-z]{4,}$|^[a-z]+[A-Z_]/.test(n))) continue;
+    // A plain capitalised word (`Button`, `Route`) counts only where code uses it here (declared,
+    // constructed, called, quoted): prose, a failure message or a search pattern is full of English
+    // words ("Refactor", "Missing").
+    const asCode = quoted || (text.charAt(at - 1) !== '@' && (declared || used));
+    if (!shaped(n) && !(asCode && /^[A-Z][a-z]{4,}$/.test(n))) continue;
     if ((into.get(n) ?? 0) < w) into.set(n, w);
   }
 }
