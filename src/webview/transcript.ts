@@ -123,7 +123,7 @@ function line(ui: Ui, item: TranscriptItemView, readOnly: boolean): TemplateResu
       aria-hidden="true"
     ></span>
     <span class="sr-only"
-      >${SPEAKER[item.kind]}${interrupted ? ' (interrupted)' : ''}${item.compactedBy ? ` (${heldLabel(item.compactedAs).text} by a compaction)` : ''}${item.pinned ? ' (pinned)' : ''}:</span
+      >${item.kind === 'user' && item.speaker ? item.speaker : SPEAKER[item.kind]}${interrupted ? ' (interrupted)' : ''}${item.compactedBy ? ` (${heldLabel(item.compactedAs).text} by a compaction)` : ''}${item.pinned ? ' (pinned)' : ''}:</span
     >
     <div class="line-body">${body(ui, item)}</div>
     ${pinButton(ui, item, readOnly)}

@@ -12,6 +12,7 @@ import type { ContextItem, Summarizer, SummaryRequest, SummaryResult } from '../
 import { SummarizerError } from '../types';
 import { isToolOutputText, keyArguments, toolCallsOf } from '../text';
 import { textWithPlaceholders } from '../content-text';
+import { userTextAuthor, userWords } from '../harness-text';
 import { clip } from './message-facts';
 import { asksQuestion, leavesStepOpen, reportsFinishedWork } from './completion';
 import { typedRequestOf } from './requests';
@@ -355,13 +356,19 @@ export class ExtractiveSummarizer implements Summarizer {
         for (const it of items) {
           if (it.kind === 'summary') continue;
           const role = it.message.role;
+          const full = textWithPlaceholders(it.message.content);
+          const author = role === 'user' ? userTextAuthor(full) : undefined;
           const from =
             role === 'tool'
               ? toolLabel(calls.get((it.message as { tool_call_id?: string }).tool_call_id ?? ''))
-              : role === 'user' && isToolOutputText(textWithPlaceholders(it.message.content))
+              : role === 'user' && isToolOutputText(full)
                 ? 'tool output'
-                : role;
-          for (const line of textWithPlaceholders(it.message.content).split('\n')) {
+                : author?.by === 'harness'
+                  ? author.label
+                  : role;
+          // A user message's own lines are the user's; blocks a harness added to it are not quoted as theirs.
+          const body = role === 'user' && from === 'user' ? userWords(full) : full;
+          for (const line of body.split('\n')) {
             const t = line.trim();
             if (t.length < 6 || focused.length >= MAX_FOCUS_LINES) continue;
             const lower = t.toLowerCase();

@@ -11,6 +11,7 @@ import type { Entry } from '../../compaction/types';
 import type { TranscriptItemView } from '../../webview/shared/protocol';
 import { parseJsonObject } from '../../format/json';
 import { textWithPlaceholders } from '../../compaction/content-text';
+import { userTextAuthor } from '../../compaction/harness-text';
 
 /** Longest text a transcript line carries, in characters. */
 export const TEXT_CAP_CHARS = 1_500;
@@ -58,8 +59,20 @@ export function itemsForEntry(entry: Entry, toolNames: ToolNames, live: ToolLive
   const common = { entryId: entry.id, time: entry.meta?.timestamp };
   switch (message.role) {
     case 'user': {
-      const capped = capText(textWithPlaceholders(message.content));
-      return [{ kind: 'user', id: entry.id, ...common, text: capped.text, fullLength: capped.fullLength }];
+      const text = textWithPlaceholders(message.content);
+      const capped = capText(text);
+      // Text a harness wrote (environment details, reminders) is shown as the harness's, never as "You".
+      const author = userTextAuthor(text);
+      return [
+        {
+          kind: 'user',
+          id: entry.id,
+          ...common,
+          text: capped.text,
+          fullLength: capped.fullLength,
+          ...(author.by === 'harness' ? { speaker: author.label } : {}),
+        },
+      ];
     }
     case 'assistant': {
       const items: TranscriptItemView[] = [];

@@ -179,7 +179,12 @@ interface ItemCommon {
 
 /** One line of the running transcript. Long texts are capped; `expandItem` fetches the rest. */
 export type TranscriptItemView =
-  | (ItemCommon & { kind: 'user'; text: string })
+  | (ItemCommon & {
+      kind: 'user';
+      text: string;
+      /** Set when a harness wrote the message, not the user (e.g. "Cline (environment)"): shown instead of "You". */
+      speaker?: string;
+    })
   /** `interrupted`: the reply was cut short by a cancel (its text ends with the cancel marker, `agent/cancelled-reply.ts`). */
   | (ItemCommon & { kind: 'assistant'; text: string; streaming?: boolean; interrupted?: boolean })
   | (ItemCommon & { kind: 'tool-call'; name: string; argumentsPreview: string; running?: boolean })

@@ -9,6 +9,7 @@
 import type { ContextItem } from '../../types';
 import { isToolOutputText, toolCallsOf } from '../../text';
 import { textWithPlaceholders } from '../../content-text';
+import { HARNESS_BLOCKS, HARNESS_PARAGRAPHS, userTextAuthor } from '../../harness-text';
 import { extractIdentifiers, NOISE } from './identifiers';
 import { identifiersOfPart, type PartIdentifiers } from './identifier-parts';
 import { rootsIn, shortPath } from '../ledger/path-root';
@@ -20,6 +21,16 @@ export const BACKFILL_HEADINGS = {
   conversation: '## Identifiers from the conversation',
   output: "## Identifiers from tool output (not the user's words)",
 } as const;
+
+/** A user message that a harness wrote (environment details, reminders) or that carries tool output. */
+function harnessOrToolOutput(text: string): boolean {
+  return isToolOutputText(text) || userTextAuthor(text).by === 'harness';
+}
+
+/** The conversation text of a message: a user message without the blocks a harness added to it. */
+function conversationText(role: string, text: string): string {
+  return role === 'user' ? text.replace(HARNESS_BLOCKS, ' ').replace(HARNESS_PARAGRAPHS, '\n') : text;
+}
 
 /** Source texts of a span, split by where the text came from. */
 /**
@@ -46,8 +57,8 @@ export function sourcesOf(items: readonly ContextItem[]): { args: string; conver
     if (it.kind === 'summary') continue;
     const m = it.message;
     const text = textWithPlaceholders(m.content);
-    if (m.role === 'tool' || (m.role === 'user' && isToolOutputText(text))) output.push(text);
-    else if (m.role === 'user' || m.role === 'assistant') conversation.push(text);
+    if (m.role === 'tool' || (m.role === 'user' && harnessOrToolOutput(text))) output.push(text);
+    else if (m.role === 'user' || m.role === 'assistant') conversation.push(conversationText(m.role, text));
     for (const c of toolCallsOf(m)) args.push(`${c.name} ${c.arguments}`);
   }
   return { args: args.join('\n'), conversation: conversation.join('\n'), output: output.join('\n') };
@@ -70,7 +81,7 @@ function entryOf(item: ContextItem): MessageParts {
   let hit = partCache.get(m);
   if (!hit) {
     const source =
-      m.role === 'tool' || (m.role === 'user' && isToolOutputText(textWithPlaceholders(m.content)))
+      m.role === 'tool' || (m.role === 'user' && harnessOrToolOutput(textWithPlaceholders(m.content)))
         ? 'output'
         : m.role === 'user' || m.role === 'assistant'
           ? 'conversation'
@@ -105,7 +116,10 @@ function* partsOfSource(items: readonly ContextItem[], key: 'args' | 'conversati
     }
     const entry = entryOf(it);
     if (entry.source !== key) continue;
-    const text = textWithPlaceholders(m.content);
+    const text =
+      key === 'conversation'
+        ? conversationText(m.role, textWithPlaceholders(m.content))
+        : textWithPlaceholders(m.content);
     yield { text, read: () => (entry.text ??= identifiersOfPart(text)) };
   }
 }
