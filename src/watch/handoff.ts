@@ -10,6 +10,7 @@ import type { CompactInput } from '../compaction/rewrite/compactor';
 import { prepareOffThread, type OffThreadOptions } from '../service/compaction/worker/runner';
 import { ExtractiveSummarizer } from '../compaction/summary/extractive';
 import { textWithPlaceholders } from '../compaction/content-text';
+import { userTextAuthor } from '../compaction/harness-text';
 import { maskSecrets } from '../compaction/secrets';
 import { commitPrepared } from '../compaction/rewrite/commit';
 
@@ -152,8 +153,12 @@ function renderItem(item: ContextItem, maxChars: number): string[] {
         '',
         quote(cut(textWithPlaceholders(m.content), Math.min(maxChars, 1_500))),
       ];
-    case 'user':
-      return ['## User', '', quote(cut(textWithPlaceholders(m.content), maxChars))];
+    case 'user': {
+      // Text a harness wrote in the user role (reminders, continuation notes) is headed as the harness's.
+      const text = textWithPlaceholders(m.content);
+      const author = userTextAuthor(text);
+      return [author.by === 'harness' ? `## ${author.label}` : '## User', '', quote(cut(text, maxChars))];
+    }
     case 'assistant': {
       const out: string[] = ['## Assistant', ''];
       const text = textWithPlaceholders(m.content);

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { SessionWatcher } from '../../src/watch/watcher';
-import { buildHandoff } from '../../src/watch/handoff';
+import { buildHandoff, renderContext } from '../../src/watch/handoff';
 import { ClaudeLines } from './fixtures';
 
 test('handoff: a watched session compacts into Markdown that keeps the latest request and stands for far fewer tokens', async () => {
@@ -62,4 +62,20 @@ test('handoff: the original context is the figure the gauge shows (the providerâ
   );
   // Without the provider's figure the count stands alone, with nothing beside it.
   assert.match(counted.markdown, /Context of the original session: [\d,]+ prompt tokens; this handoff/);
+});
+
+test('a continuation note or reminder a harness wrote in the user role is not headed "## User" in a handoff', () => {
+  const item = (content: string) => ({
+    id: content.slice(0, 8),
+    kind: 'raw' as const,
+    message: { role: 'user' as const, content },
+    covers: [],
+  });
+  const text = renderContext([
+    item('Fix the parser.'),
+    item('Please continue the conversation from where we left it off without asking the user any further questions.'),
+    item('<system-reminder>The file src/a.ts was modified.</system-reminder>'),
+  ]);
+  assert.equal(text.split('\n').filter((l) => l === '## User').length, 1, text);
+  assert.match(text, /## Claude Code \(harness\)/);
 });
