@@ -87,3 +87,25 @@ test('cline: the summary’s fixed and open failures agree with the scorecard’
   const open = lines.filter((l) => l.startsWith('- open: ')).length;
   assert.deepEqual({ fixed, open }, { fixed: card.errors.resolved, open: card.errors.open }, summary);
 });
+
+test('cline: a command that failed and then passed with other flags is fixed in both the errors and the commands', async () => {
+  const { summary, card } = await compacted([
+    { user: 'give the database instance a public address' },
+    fail(
+      'gcloud sql instances patch main-db --project=dev-1 --assign-ip',
+      'ERROR: (gcloud.sql.instances.patch) denied',
+    ),
+    pass('gcloud sql instances patch main-db --project=dev-1 --database-flags=x=on', 'Patching instance...done.'),
+    { say: `Patched. ${filler(1500)}` },
+    { user: 'go on' },
+    { say: 'ok' },
+  ]);
+  assert.match(summary, /^- fixed: `gcloud sql instances patch main-db --project=dev-1 --assign-ip` failed/m, summary);
+  assert.match(
+    summary,
+    /^- `gcloud sql instances patch main-db --project=dev-1 --assign-ip` → failed, then fixed: /m,
+    summary,
+  );
+  assert.doesNotMatch(summary, /^- open:/m, summary);
+  assert.equal(card?.errors.shownOpen, 0, summary);
+});

@@ -139,6 +139,15 @@ export function buildLedger(
   // this summary is not failing: its latest outcome decides.
   const passedLater = new Set<string>();
   for (const a of later) if (a.kind === 'command' && a.ok) passedLater.add(commandKey(a.command));
+  // A command whose last run here failed while the same command (same target, other flags) passed
+  // after it is fixed, as the errors section says: the newest passing run of each target.
+  const passedTarget = new Map<string, { at: number; key: string }>();
+  actions.forEach((a, i) => {
+    if (a.kind === 'command' && a.ok) passedTarget.set(commandTarget(a.command), { at: i, key: commandKey(a.command) });
+  });
+  for (const a of later)
+    if (a.kind === 'command' && a.ok)
+      passedTarget.set(commandTarget(a.command), { at: actions.length, key: commandKey(a.command) });
   for (const [cmd, r] of [...runs].sort((a, b) => a[1].last - b[1].last)) {
     const status = r.answer
       ? `${r.answer}${r.answerExit !== undefined ? ` (exit ${r.answerExit})` : ''}`
@@ -146,7 +155,8 @@ export function buildLedger(
         ? 'ok'
         : passedLater.has(cmd)
           ? 'succeeded when run again in the steps kept after this summary'
-          : `failed${r.exit !== undefined ? ` (exit ${r.exit})` : ''}${r.error ? `: ${clipLine(r.error)}` : ''}`;
+          : (fixedBy(passedTarget.get(commandTarget(cmd)), r.last, cmd) ??
+            `failed${r.exit !== undefined ? ` (exit ${r.exit})` : ''}${r.error ? `: ${clipLine(r.error)}` : ''}`);
     const history = r.runs > 1 ? ` (ran ${r.runs}×, ${r.failed} failed)` : '';
     commandLines.push(`- \`${cmd}\` → ${status}${history}`);
   }
@@ -236,6 +246,12 @@ export function movedPaths(actions: readonly Action[]): ReadonlyMap<string, stri
   return movedCache.get(actions) ?? buildLedger(actions).moved;
 }
 const movedCache = new WeakMap<readonly Action[], Map<string, string>>();
+
+/** "fixed: …" for a failed command whose target passed after its last run (`passed`), else undefined. */
+function fixedBy(passed: { at: number; key: string } | undefined, last: number, cmd: string): string | undefined {
+  if (!passed || passed.at <= last || passed.key === cmd) return undefined;
+  return `failed, then fixed: \`${passed.key}\` passed`;
+}
 
 function clipLine(s: string): string {
   const t = s.replace(/\s+/g, ' ').trim();
