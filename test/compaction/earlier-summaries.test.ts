@@ -8,14 +8,12 @@ import assert from 'node:assert/strict';
 import { importTranscriptTextSync } from '../../src/transcripts';
 import { itemsFromEntries } from '../../src/compaction/context';
 import { TokenMeter } from '../../src/compaction/meter/meter';
-import { compact } from '../../src/compaction/rewrite/compactor';
 import { applyRecordedCompactions } from '../../src/compaction/rewrite/imported';
-import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { retentionScorecard, scorecardDetails, scorecardLeftOut } from '../../src/compaction/retention/scorecard';
 import { commitsIn, pathsIn, quotedRequests } from '../../src/compaction/retention/earlier';
 import { textWithPlaceholders } from '../../src/compaction/content-text';
 import type { ContextItem } from '../../src/compaction/types';
-import { claudeCode, type Step } from '../support/recordings';
+import { claudeCode, compactExtractive, type Step } from '../support/recordings';
 import { quarterCounter } from '../support/generate';
 
 const meter = new TokenMeter({ counter: quarterCounter });
@@ -154,24 +152,11 @@ test('a summary that drops an earlier summary reports what it dropped, by name',
   assert.deepEqual(whole.earlier, { total: CHANGED.length + 2, kept: CHANGED.length + 2 });
 });
 
-async function compactIn(items: ContextItem[], window: number) {
-  return compact({
-    items,
-    meter,
-    summarizer: new ExtractiveSummarizer((s) => meter.countText(s)),
-    options: {
-      budget: { contextWindow: window, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 },
-      trigger: 'manual',
-      force: true,
-    },
-  });
-}
-
 test('compacting again keeps the earlier summary’s files, commits, recommendation and request', async () => {
   const items = imported();
   const size = items.reduce((n, i) => n + meter.countMessage(i.message), 0);
   for (const window of [Math.ceil(size * 1.1), Math.ceil(size * 0.6)]) {
-    const r = await compactIn(items, window);
+    const r = await compactExtractive(items, window);
     const text = r.context.map((i) => textWithPlaceholders(i.message.content)).join('\n');
     for (const p of CHANGED) assert.ok(text.includes(p), `${window}: ${p} is named\n${text}`);
     for (const c of ['f8e6fe0', '73f00b8']) assert.ok(text.includes(c), `${window}: commit ${c} is kept\n${text}`);
@@ -188,7 +173,7 @@ test('compacting again keeps the earlier summary’s files, commits, recommendat
 test('where the budget cannot hold the earlier summary’s names, the scorecard names those dropped', async () => {
   const items = imported();
   const size = items.reduce((n, i) => n + meter.countMessage(i.message), 0);
-  const r = await compactIn(items, Math.ceil(size * 0.4));
+  const r = await compactExtractive(items, Math.ceil(size * 0.4));
   const text = r.context.map((i) => textWithPlaceholders(i.message.content)).join('\n');
   const card = r.checkpoints.find((c) => c.replaced.some((i) => i.kind === 'summary'))?.retention;
   assert.ok(card?.earlier);

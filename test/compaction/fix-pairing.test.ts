@@ -6,32 +6,18 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cline, type Step } from '../support/recordings';
+import { cline, compactExtractive, type Step } from '../support/recordings';
 import { importTranscriptTextSync } from '../../src/transcripts';
 import { itemsFromEntries } from '../../src/compaction/context';
-import { TokenMeter } from '../../src/compaction/meter/meter';
-import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
-import { compact } from '../../src/compaction/rewrite/compactor';
 import { textWithPlaceholders } from '../../src/compaction/content-text';
-import { quarterCounter } from '../support/generate';
 
 const filler = (n: number) => 'lorem ipsum dolor sit amet '.repeat(n);
-const meter = new TokenMeter({ counter: quarterCounter });
 
 /** The extractive summary of a Cline recording of `steps`, and its checkpoint's scorecard. */
 async function compacted(steps: Step[]) {
-  const items = itemsFromEntries(importTranscriptTextSync(cline(steps), 'api_conversation_history.json').entries);
-  const window = Math.ceil(1.25 * items.reduce((n, i) => n + meter.countMessage(i.message), 0));
-  const r = await compact({
-    items,
-    meter,
-    summarizer: new ExtractiveSummarizer((s) => meter.countText(s)),
-    options: {
-      budget: { contextWindow: window, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 },
-      trigger: 'manual',
-      force: true,
-    },
-  });
+  const r = await compactExtractive(
+    itemsFromEntries(importTranscriptTextSync(cline(steps), 'api_conversation_history.json').entries),
+  );
   assert.ok('context' in r && 'checkpoints' in r, 'compacted');
   const summary = r.context.find((i) => i.kind === 'summary');
   assert.ok(summary, 'a summary was written');

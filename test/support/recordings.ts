@@ -13,6 +13,8 @@ import { compact } from '../../src/compaction/rewrite/compactor';
 import { quarterCounter } from './generate';
 import { textWithPlaceholders } from '../../src/compaction/content-text';
 import { describeCompaction } from '../../src/compaction/outcome-text';
+import type { ContextItem } from '../../src/compaction/types';
+import type { CompactionResult } from '../../src/compaction/outcome';
 
 /** One step of a recording. */
 export type Step =
@@ -385,21 +387,13 @@ export const ALL_WRITERS = { ...WRITERS, aider: { write: aider, file: '.aider.ch
 const meter = new TokenMeter({ counter: quarterCounter });
 
 /**
- * Imports `text` (named `file`) and compacts it with the extractive summarizer the way the command
- * line does (manual, forced), in a window of `window` tokens (default: the recording's own size,
- * so that all but the newest step and the latest request is summarized). Returns the
- * summary's text and the imported format. Throws when no summary was written.
+ * Compacts `items` with the extractive summarizer the way the command line does (manual, forced), in
+ * a window of `window` tokens (default: a little over the items' size, so that the target, half the
+ * window, makes the summary replace most of them). Counts are characters / 4.
  */
-export async function summaryOf(
-  text: string,
-  file: string,
-  window?: number,
-): Promise<{ summary: string; format: string; context: string[] }> {
-  const t = importTranscriptTextSync(text, file);
-  const items = itemsFromEntries(t.entries);
-  // By default the window is a little over the recording's size: the target (half the window) makes the summary replace most of it.
+export function compactExtractive(items: ContextItem[], window?: number): Promise<CompactionResult> {
   window ??= Math.ceil(1.25 * items.reduce((n, i) => n + meter.countMessage(i.message), 0));
-  const r = await compact({
+  return compact({
     items,
     meter,
     summarizer: new ExtractiveSummarizer((s) => meter.countText(s)),
@@ -409,6 +403,19 @@ export async function summaryOf(
       force: true,
     },
   });
+}
+
+/**
+ * Imports `text` (named `file`) and compacts it with {@link compactExtractive}. Returns the
+ * summary's text, the imported format and the context's texts. Throws when no summary was written.
+ */
+export async function summaryOf(
+  text: string,
+  file: string,
+  window?: number,
+): Promise<{ summary: string; format: string; context: string[] }> {
+  const t = importTranscriptTextSync(text, file);
+  const r = await compactExtractive(itemsFromEntries(t.entries), window);
   const summary = r.context.find((i) => i.kind === 'summary');
   if (!summary) throw new Error(`${t.format}: no summary was written (${describeCompaction(r.status)})`);
   return {
