@@ -32,6 +32,7 @@ import { recallCheck } from './recall-checks.mjs';
 import { openWalkthrough, setupChecks, walkthroughChecks } from './setup-checks.mjs';
 import { checkpointChecks } from './checkpoint-checks.mjs';
 import { compactEnabledCheck, retryCheck } from './state-checks.mjs';
+import { keybindingChecks, ollamaModelToastCheck } from './notice-checks.mjs';
 import { checkpointKeyboardChecks, sessionSelectChecks, transcriptKeyboardChecks } from './keyboard-checks.mjs';
 
 const env = (name, required = true) => {
@@ -99,6 +100,18 @@ try {
     await sidebar.budget();
     await longSessionChecks(ctx);
     throw new Abort('only the long-session check was asked for');
+  }
+  if (only === 'notices') {
+    // Notifications and keybindings alone (CK_E2E_ONLY=notices), on a session given some history first.
+    await configuredCheck(ctx);
+    await wb.activityItem('ContextKeeper').click();
+    await sidebar.budget();
+    await sidebar.frame.locator('#task').fill('Task: quick question about the notes');
+    await sidebar.frame.locator('[data-test="run-task"]').click();
+    await sidebar.frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 30_000 });
+    await ollamaModelToastCheck(ctx);
+    await keybindingChecks(ctx);
+    throw new Abort('only the notification and keybinding checks were asked for');
   }
   if (only === 'watch') {
     // The Agent Sessions view alone (CK_E2E_ONLY=watch).
@@ -258,6 +271,10 @@ try {
   });
 
   await retryCheck(ctx);
+
+  await ollamaModelToastCheck(ctx);
+
+  await keybindingChecks(ctx);
 
   await checkpointChecks(ctx);
 

@@ -10,7 +10,8 @@
 // responsiveness checks: clicks and focus while the sidebar applies a delta per piece). One that says
 // "look up" calls search_history for a line every design note holds, then answers from the result it got
 // ("Recall: found it" with the citation and the text, or "Recall: not found"). One that says "flaky" gets
-// an HTTP 400 the first time and a direct answer ("Retried: …") after that (for Retry).
+// an HTTP 400 the first time and a direct answer ("Retried: …") after that (for Retry). One that says
+// "missing model" gets Ollama's HTTP 404 for a model it has not pulled, naming the requested model.
 // Writes its base URL to the file named by argv[2]; with argv[3], appends one JSON line per chat request
 // there: the task and how many user messages in the request carry its text. Stops on SIGTERM.
 import fs from 'node:fs';
@@ -42,6 +43,10 @@ function responder(body) {
     return done === 0
       ? { type: 'status', status: 400, message: 'scripted failure: the model is flaky this once' }
       : { content: 'Retried: the task completed after the failed call.' };
+  }
+  // Ollama's answer for a model it has not pulled (HTTP 404), naming the requested model id.
+  if (/missing model/i.test(task)) {
+    return { type: 'status', status: 404, message: `model "${body.model}" not found, try pulling it first` };
   }
   if (/fail/i.test(task)) {
     return { type: 'status', status: 400, message: 'scripted failure: the model refused the request' };

@@ -1,0 +1,74 @@
+// Checks of what a user reads in notifications and reaches by keyboard: an error toast about a model
+// whose id holds a colon (Ollama's `name:tag`) shows the id whole and keeps the server's reason; the
+// default keybindings for New Agent Task, Compact Conversation and Cancel reach their commands from
+// the workbench (none is taken by a VS Code binding).
+// Each function takes the driver's context: { check, expect, wb, sidebar, page, updateSettings }.
+
+const OLLAMA_MODEL = 'qwen2.5-coder:7b';
+
+/** Puts the keyboard focus on the workbench (not inside a webview or an input), as a user clicking the editor area does. */
+async function focusWorkbench(page) {
+  await page.locator('.part.editor').click({ position: { x: 40, y: 40 } });
+}
+
+/** A model call refused for an Ollama model id: the toast names the model whole and says why. */
+export async function ollamaModelToastCheck({ check, expect, wb, sidebar, page, updateSettings }) {
+  await check(`an error toast about the Ollama model ${OLLAMA_MODEL} shows the id whole and the reason`, async () => {
+    updateSettings({ 'contextKeeper.model': OLLAMA_MODEL });
+    try {
+      const frame = sidebar.frame;
+      // The settings change is applied live; the gauge names the model once it is.
+      for (let i = 0; i < 50 && !(await sidebar.budget()).model.includes('qwen2.5-coder'); i++)
+        await page.waitForTimeout(200);
+      await frame.locator('#task').fill('Task: missing model, the server has not pulled it');
+      await frame.locator('[data-test="run-task"]').click();
+      const toast = wb.toast('the agent stopped');
+      await toast.waitFor({ timeout: 30_000 });
+      const text = (await toast.locator('.notification-list-item-message').innerText()).trim();
+      await wb.screenshot('05g-ollama-model-toast');
+      expect(text.includes(OLLAMA_MODEL), `the toast does not show "${OLLAMA_MODEL}" whole: "${text}"`);
+      expect(/not found/.test(text), `the toast lost the server's reason: "${text}"`);
+      expect(!/qwen2\.5-coder[.…]?$/.test(text), `the toast ends inside the model id: "${text}"`);
+      await wb.clearToasts();
+      return text;
+    } finally {
+      updateSettings({ 'contextKeeper.model': undefined });
+    }
+  });
+}
+
+/** The three default keybindings, pressed with the focus on the workbench, run their commands. */
+export async function keybindingChecks({ check, expect, wb, sidebar, page }) {
+  const title = (text) => page.locator('.quick-input-widget .quick-input-title', { hasText: text });
+
+  await check('Ctrl+Shift+Alt+N opens New Agent Task; Ctrl+Shift+Alt+K opens Compact Conversation', async () => {
+    await wb.clearToasts();
+    await focusWorkbench(page);
+    await page.keyboard.press('Control+Shift+Alt+N');
+    await title('New Agent Task').waitFor({ timeout: 10_000 });
+    await wb.closeQuickInput();
+    const compact = sidebar.frame.locator('[data-test="compact"]');
+    for (let i = 0; i < 50 && (await compact.isDisabled()); i++) await page.waitForTimeout(200);
+    expect(!(await compact.isDisabled()), 'nothing to compact: the session should have history here');
+    await focusWorkbench(page);
+    await page.keyboard.press('Control+Shift+Alt+K');
+    await title('Compact Conversation').waitFor({ timeout: 10_000 });
+    await wb.screenshot('05h-keybinding-compact');
+    await wb.closeQuickInput();
+    return 'both asked for their input';
+  });
+
+  await check('Ctrl+Shift+Alt+X cancels a streaming task', async () => {
+    const frame = sidebar.frame;
+    await frame.locator('#task').fill('Task: slow answer to cancel by keyboard');
+    await frame.locator('[data-test="run-task"]').click();
+    await frame.locator('.turn.assistant.streaming', { hasText: 'word3' }).waitFor({ timeout: 30_000 });
+    await focusWorkbench(page);
+    await page.keyboard.press('Control+Shift+Alt+X');
+    await frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 15_000 });
+    const last = await frame.locator('.turn.assistant').last().innerText();
+    expect(!last.includes('word59'), 'the answer streamed to its end: the keybinding did not cancel it');
+    await wb.clearToasts();
+    return 'cancelled before the end of the answer';
+  });
+}
