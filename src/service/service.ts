@@ -425,8 +425,10 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     const snapshot = this.tally.snapshot(this.tools.schemas, this.budget, this.options.model, notes);
     const { windowSource } = this;
     const { recordedPromptTokens } = this.options;
+    const autoPaused = this.compactions.pauseReason();
     return {
       ...snapshot,
+      ...(autoPaused ? { autoPaused } : {}),
       ...(windowSource ? { windowSource } : {}),
       ...(recordedPromptTokens !== undefined ? { recordedPromptTokens } : {}),
     };

@@ -19,6 +19,9 @@ const STATE_ICONS: Record<ActivityState, string> = {
   error: '$(error)',
 };
 
+/** Marks the item while automatic compaction is paused. */
+const PAUSED_ICON = '$(debug-pause)';
+
 /** Shows the meter in the status bar. */
 export class StatusBarMeter implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
@@ -61,18 +64,25 @@ export class StatusBarMeter implements vscode.Disposable {
     }
     const percent = budget.inputBudget > 0 ? Math.round((budget.used / budget.inputBudget) * 100) : 0;
     const approx = budget.exact ? '' : '~';
+    // A pause holds compaction back until the user acts, so it is marked on the item itself, not only on hover.
+    const paused = budget.autoPaused ? ` ${PAUSED_ICON}` : '';
     this.item.text = budget.counting
-      ? `${STATE_ICONS[state]} ≈ ${formatTokens(budget.used)} (estimate)`
-      : `${STATE_ICONS[state]} ${percent}% · ${approx}${formatTokens(budget.used)}/${formatTokens(budget.inputBudget)}`;
+      ? `${STATE_ICONS[state]} ≈ ${formatTokens(budget.used)} (estimate)${paused}`
+      : `${STATE_ICONS[state]} ${percent}% · ${approx}${formatTokens(budget.used)}/${formatTokens(budget.inputBudget)}${paused}`;
     const accuracy = budget.counting
       ? 'an estimate (about 4 characters a token) while the tokenizer loads'
       : budget.exact
         ? 'exact'
         : 'estimated';
-    this.item.tooltip = new vscode.MarkdownString(
+    const tooltip = new vscode.MarkdownString(
       [
         `**ContextKeeper** — ${budget.model}`,
         '',
+        ...(budget.autoPaused
+          ? [
+              `${PAUSED_ICON} **Automatic compaction is ${budget.autoPaused}.** A request that would not fit the window is still compacted first. [Compact Conversation](command:${Commands.compactConversation}) resumes it; click the item for details.`,
+            ]
+          : []),
         `${formatTokensFull(budget.used)} of ${formatTokensFull(budget.inputBudget)} prompt tokens (${percent}%), ${accuracy}${budget.usedSource ? `: ${budget.usedSource}` : ''}`,
         ...(budget.windowSource ? [`Context window: ${budget.windowSource}`] : []),
         ...(budget.recordedPromptTokens !== undefined
@@ -83,12 +93,16 @@ export class StatusBarMeter implements vscode.Disposable {
         `Compacts at ${formatTokensFull(budget.compactAt)}, down to ${formatTokensFull(budget.compactTo)}${budget.autoCompact ? '' : ' (automatic compaction off)'}`,
         `State: ${state}`,
       ].join('\n\n'),
+      true,
     );
+    // Only the link to Compact Conversation runs from the tooltip.
+    tooltip.isTrusted = { enabledCommands: [Commands.compactConversation] };
+    this.item.tooltip = tooltip;
     this.item.accessibilityInformation = {
-      label: `ContextKeeper: ${percent} percent of the context budget used, ${budget.used} of ${budget.inputBudget} tokens, ${accuracy}, ${state}`,
+      label: `ContextKeeper: ${percent} percent of the context budget used, ${budget.used} of ${budget.inputBudget} tokens, ${accuracy}, ${state}${budget.autoPaused ? `, automatic compaction ${budget.autoPaused}` : ''}`,
       role: 'button',
     };
-    const warn = budget.used >= budget.compactAt;
+    const warn = budget.used >= budget.compactAt || budget.autoPaused !== undefined;
     this.item.backgroundColor = warn ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
   }
 

@@ -2,7 +2,8 @@
  * A restore, then automatic compaction pauses (the restored messages are kept out, so it keeps
  * refilling past the trigger), then the context grows past what fits: the user agrees to compact the
  * restored messages and the compaction runs despite the pause; no request above the prompt budget is
- * ever sent; the gauge's notes tell the pause and the restore. Through a real context service and a
+ * ever sent; the gauge's notes tell the pause and the restore, and the gauge carries the pause for the
+ * status bar. Through a real context service and a
  * loopback model server.
  */
 import { test } from 'node:test';
@@ -119,4 +120,6 @@ test('while automatic compaction is paused for thrashing, a prompt over the budg
     fx.service.getBudget().warnings.some((w) => /Automatic compaction is paused/.test(w)),
     fx.service.getBudget().warnings.join('\n'),
   );
+  // The gauge carries the pause as a field of its own, for the status bar.
+  assert.match(fx.service.getBudget().autoPaused ?? '', /^paused: it refilled past the trigger \d+ times/);
 });

@@ -138,3 +138,26 @@ test('with no conversation in the workspace yet it names itself, with no figure'
   assert.equal(item()?.text, '$(dashboard) 3% · 777/29k', 'the real figure once a session is open');
   meter.dispose();
 });
+
+test('a pause of automatic compaction is marked on the item, told in the tooltip with a link that resumes it, and read out', () => {
+  const meter = new StatusBarMeter();
+  meter.update(budget(12_345, { autoPaused: 'paused after 3 failed compactions in a row' }), 'idle');
+  assert.equal(item()?.text, '$(dashboard) 43% · 12k/29k $(debug-pause)');
+  const tooltip = item()!.tooltip as MarkdownString;
+  assert.match(tooltip.value, /Automatic compaction is paused after 3 failed compactions in a row/);
+  assert.match(tooltip.value, /\[Compact Conversation\]\(command:contextKeeper\.compactConversation\) resumes it/);
+  assert.deepEqual(tooltip.isTrusted, { enabledCommands: ['contextKeeper.compactConversation'] });
+  assert.equal(tooltip.supportThemeIcons, true, 'the pause icon renders in the tooltip');
+  assert.match(item()!.accessibilityInformation?.label ?? '', /automatic compaction paused after 3 failed/);
+  assert.deepEqual(
+    item()!.backgroundColor,
+    new ThemeColor('statusBarItem.warningBackground'),
+    'below the level, yet paused',
+  );
+  assert.equal(item()?.command, 'contextKeeper.sidebar.focus', 'a click opens the view that tells the pause');
+  meter.update(budget(12_345), 'idle');
+  assert.equal(item()?.text, '$(dashboard) 43% · 12k/29k', 'the mark goes when it resumes');
+  assert.doesNotMatch((item()!.tooltip as MarkdownString).value, /paused/);
+  assert.equal(item()!.backgroundColor, undefined);
+  meter.dispose();
+});

@@ -530,6 +530,19 @@ export class Compactions {
   }
 
   /**
+   * Why automatic compaction is paused, as a clause ("paused after 3 failed compactions in a row"),
+   * or undefined while it is not (see {@link CompactionGuard}). For the status bar.
+   */
+  pauseReason(): string | undefined {
+    const status = this.guard.status();
+    if (status.pauseReason === 'failures')
+      return `paused after ${status.consecutiveFailures} failed compactions in a row`;
+    if (status.pauseReason === 'thrashing')
+      return `paused: it refilled past the trigger ${status.thrashes} times within one model call`;
+    return undefined;
+  }
+
+  /**
    * What the user should know about automatic compaction now, for the gauge: that it is paused and
    * why, that messages a restore brought back are kept out of it (and until when), and why it cannot
    * help (see {@link stuckReason}). Empty when nothing holds.

@@ -72,4 +72,10 @@ export interface BudgetSnapshot {
   windowSource?: string;
   /** An imported recording's provider-reported prompt tokens of its newest request, when recorded. */
   recordedPromptTokens?: number;
+  /**
+   * Set while automatic compaction is paused (after failures in a row, or when it kept refilling past
+   * the trigger): why, as a clause ("paused after 3 failed compactions in a row"). A successful
+   * manual compaction resumes it.
+   */
+  autoPaused?: string;
 }

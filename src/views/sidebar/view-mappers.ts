@@ -40,6 +40,7 @@ export function toBudgetView(budget: BudgetSnapshot, autoCompact: boolean): Budg
     autoCompact,
     ...(budget.windowSource ? { windowSource: budget.windowSource } : {}),
     ...(budget.recordedPromptTokens !== undefined ? { recordedPromptTokens: budget.recordedPromptTokens } : {}),
+    ...(budget.autoPaused ? { autoPaused: budget.autoPaused } : {}),
   };
 }
 

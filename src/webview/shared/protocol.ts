@@ -82,6 +82,8 @@ export interface BudgetView {
   peak?: { tokens: number; time: string };
   /** Why Compact can do nothing now ("the conversation is empty", "nothing eligible: …"); absent when it can. */
   compactBlocked?: string;
+  /** While automatic compaction is paused: why ("paused after 3 failed compactions in a row"). */
+  autoPaused?: string;
 }
 
 /** One row of the checkpoint history. */
