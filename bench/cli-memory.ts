@@ -28,6 +28,16 @@ export interface CliPeak {
   tokens: number | undefined;
 }
 
+/** Every run of {@link benchCliPeaks} on one recording. */
+export interface CliPeaks {
+  messages: number;
+  rows: CliPeak[];
+  /** Size of the recording in each shape, MB. */
+  fileMB: Record<'array' | 'object', number>;
+  /** Where the text came from. */
+  source: string;
+}
+
 /** Writes `messages` as a JSON array (or a `{model, messages}` object), one message a line, without one big string. */
 function writeRecording(file: string, messages: readonly ChatMessage[], shape: 'array' | 'object'): number {
   const fd = openSync(file, 'w');
@@ -93,7 +103,7 @@ export async function benchCliPeaks(
   root: string,
   messages: number,
   commands: ReadonlyArray<'compact' | 'replay'> = ['compact', 'replay'],
-): Promise<{ rows: CliPeak[]; fileMB: Record<'array' | 'object', number>; source: string }> {
+): Promise<CliPeaks> {
   const text = await loadRealText(root);
   const recording = realisticRecording(messages, new TextCutter(text, 29));
   const cli = path.join(root, 'dist/cli.js');
@@ -118,7 +128,7 @@ export async function benchCliPeaks(
           tokens: tokensOf(r.stdout),
         });
       }
-    return { rows, fileMB, source: text.source };
+    return { messages, rows, fileMB, source: text.source };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -157,7 +167,8 @@ async function main(): Promise<void> {
     console.log(`\ntokens in the recording: ${rows.find((r) => r.tokens)?.tokens?.toLocaleString('en')}`);
 }
 
-if (require.main === module)
+// Bundled into main.js too, where `require.main === module` also holds: run alone only as its own file.
+if (require.main === module && path.basename(process.argv[1] ?? '') === 'cli-memory.js')
   main().catch((error) => {
     console.error(error);
     process.exitCode = 1;

@@ -21,22 +21,14 @@
  * - first sight: messages never read before (each message's actions, identifiers and typed request
  *   are read once and kept per message object; the first compaction of a session imported whole);
  * - same span again: the previous compaction ran on exactly these messages (a repeated preview).
- *
- * Also the command-line tool's peak memory on a generated 300k-message recording, in a child
- * process (`/usr/bin/time -v`, else the child's own `resourceUsage().maxRSS`).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { loadRealText, realisticRecording, TextCutter, type RealText } from './real-text';
 import { TokenMeter } from '../src/compaction/meter/meter';
 import { itemsFromEntries } from '../src/compaction/context';
 import { compact } from '../src/compaction/rewrite/compactor';
 import { ExtractiveSummarizer } from '../src/compaction/summary/extractive';
 import { growthExponent, median, nowMs, sig, threadCpuMs } from './stats';
-import { rng } from '../test/support/generate';
-import type { ChatMessage, ContextItem } from '../src/compaction/types';
+import type { ContextItem } from '../src/compaction/types';
 import { describeCompaction } from '../src/compaction/outcome-text';
 
 /** Messages a span grows by between two compactions in the grown-span figure. */
@@ -153,112 +145,4 @@ export async function benchCompact(
     againExponent: exp((r) => r.againMs),
     firstSightExponent: exp((r) => r.firstSightMs),
   };
-}
-
-/** Peak memory of one CLI run. */
-export interface CliMemory {
-  messages: number;
-  fileMB: number;
-  /** Tokens of the recording as `meter` counts them. */
-  tokens: number;
-  command: string;
-  peakMB: number;
-  /** How the peak was read. */
-  source: string;
-  seconds: number;
-}
-
-const WORDS =
-  'the build test file src/app.ts error fixed function returns value config npm run lint passes module import path parser token meter window'.split(
-    ' ',
-  );
-
-/**
- * A recording of `n` messages of about 57 tokens each (300k messages: about 17M tokens, 70 MB of
- * JSON): user requests, agent steps with one tool call, tool results of 10-70 words.
- */
-export function cliRecording(n: number, seed = 17): ChatMessage[] {
-  const r = rng(seed);
-  const words = (k: number) => Array.from({ length: k }, () => WORDS[Math.floor(r() * WORDS.length)]).join(' ');
-  const msgs: ChatMessage[] = [{ role: 'system', content: `You are a coding agent. ${words(60)}` }];
-  let call = 0;
-  while (msgs.length < n) {
-    msgs.push({ role: 'user', content: `${words(20)}. Keep the public API.` });
-    const steps = 2 + Math.floor(r() * 30);
-    for (let s = 0; s < steps && msgs.length < n - 2; s++) {
-      const id = `call_${call++}`;
-      msgs.push({
-        role: 'assistant',
-        content: r() < 0.5 ? null : words(12),
-        tool_calls: [
-          {
-            id,
-            type: 'function',
-            function: {
-              name: r() < 0.5 ? 'read_file' : 'run_command',
-              arguments: JSON.stringify({ path: `src/f${call}.ts` }),
-            },
-          },
-        ],
-      });
-      msgs.push({ role: 'tool', tool_call_id: id, content: words(10 + Math.floor(r() * 60)) });
-    }
-    msgs.push({ role: 'assistant', content: words(30) });
-  }
-  return msgs.slice(0, n);
-}
-
-/**
- * Writes the generated recording of `messages` messages ({@link cliRecording}, JSON) and runs
- * `node dist/cli.js compact FILE --window 128000 --json` on it in a child process.
- */
-export function benchCliMemory(root: string, messages: number): CliMemory {
-  const dir = mkdtempSync(path.join(tmpdir(), 'ck-bench-cli-'));
-  try {
-    const file = path.join(dir, 'session.json');
-    const msgs = cliRecording(messages);
-    const text = JSON.stringify(msgs);
-    writeFileSync(file, text);
-    const cli = path.join(root, 'dist/cli.js');
-    if (!existsSync(cli)) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'ignore' });
-    const args = [cli, 'compact', file, '--window', '128000', '--json'];
-    const started = Date.now();
-    let peakMB: number;
-    let source: string;
-    let stdout: string;
-    if (existsSync('/usr/bin/time')) {
-      const r = spawnSync('/usr/bin/time', ['-v', process.execPath, ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
-      const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr);
-      if (!m) throw new Error(`no peak in /usr/bin/time output: ${r.stderr.slice(-300)}`);
-      peakMB = Number(m[1]) / 1024;
-      source = '/usr/bin/time -v (maximum resident set size)';
-      stdout = r.stdout;
-    } else {
-      // The child reports its own peak (kilobytes) on exit.
-      const r = spawnSync(
-        process.execPath,
-        [
-          '-e',
-          `process.on('exit',()=>process.stderr.write('\\nPEAK '+process.resourceUsage().maxRSS+'\\n'));process.argv.splice(1,0,${JSON.stringify(cli)});require(${JSON.stringify(cli)})`,
-          ...args.slice(1),
-        ],
-        { encoding: 'utf8', maxBuffer: 1 << 28 },
-      );
-      peakMB = Number(/PEAK (\d+)/.exec(r.stderr)?.[1] ?? NaN) / 1024;
-      source = 'process.resourceUsage().maxRSS of the child';
-      stdout = r.stdout;
-    }
-    const report = JSON.parse(stdout) as { tokensBefore: number };
-    return {
-      messages,
-      fileMB: sig(Buffer.byteLength(text) / 1e6),
-      tokens: report.tokensBefore,
-      command: `node dist/cli.js compact <${messages / 1000}k messages> --window 128000 --json`,
-      peakMB: Math.round(peakMB),
-      source,
-      seconds: Math.round((Date.now() - started) / 1000),
-    };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }

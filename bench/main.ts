@@ -19,7 +19,8 @@ import { benchLargeFollow } from './large-follow';
 import { benchQuality } from './quality/index';
 import { benchReplay } from './replay';
 import { benchServiceCall } from './service-call';
-import { benchCliMemory, benchCompact } from './compact';
+import { benchCompact } from './compact';
+import { benchCliPeaks } from './cli-memory';
 import { benchWorker } from './worker';
 import { table, targets } from './report';
 
@@ -89,7 +90,7 @@ async function main(): Promise<void> {
   }
   if (want('compact')) {
     results.compact = await benchCompact(root, [10_000, 100_000], quick ? 1 : 3, log);
-    results.cliMemory = benchCliMemory(root, 300_000);
+    results.cliMemory = await benchCliPeaks(root, 300_000);
     log('compact done');
   }
   if (want('worker')) {

@@ -112,10 +112,16 @@ async function job(service: ContextService, profile?: string): Promise<JobRun> {
   monitor.enable();
   let blockCpuMs = 0;
   let lastCpu = threadCpuMs() ?? 0;
+  // With a profile, the stretches between ticks longer than 20 ms (µs of the profile's clock), to find them in it.
+  const gaps: [number, number][] = [];
+  let lastTick = process.hrtime.bigint();
   const ticks = setInterval(() => {
     const cpu = threadCpuMs() ?? 0;
     blockCpuMs = Math.max(blockCpuMs, cpu - lastCpu);
     lastCpu = cpu;
+    const now = process.hrtime.bigint();
+    if (profile && now - lastTick > 20_000_000n) gaps.push([Number(lastTick / 1000n), Number(now / 1000n)]);
+    lastTick = now;
   }, 1);
   const session = profile ? new Session() : undefined;
   if (session) {
@@ -126,15 +132,16 @@ async function job(service: ContextService, profile?: string): Promise<JobRun> {
   const t0 = process.hrtime.bigint();
   const outcome = await service.compactNow({ onProgress: () => progressReports++ });
   const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (session && profile) {
-    const { profile: taken } = await session.post('Profiler.stop');
-    writeFileSync(profile, JSON.stringify(taken));
-    session.disconnect();
-  }
   // One more turn, so the monitor and the ticks see the end of the last block.
   await new Promise((resolve) => setTimeout(resolve, 5));
   monitor.disable();
   clearInterval(ticks);
+  if (session && profile) {
+    const { profile: taken } = await session.post('Profiler.stop');
+    session.disconnect();
+    writeFileSync(profile, JSON.stringify(taken));
+    writeFileSync(`${profile}.gaps.json`, JSON.stringify(gaps));
+  }
   if (outcome.status.kind !== 'applied')
     throw new Error(`bench compaction not applied: ${describeOutcome(outcome.status)}`);
   const summaries = service
@@ -239,22 +246,28 @@ export async function benchWorker(
   for (const size of sizes) {
     const runs: Record<Thread, Run[]> = { inline: [], worker: [] };
     for (let k = 0; k < reps; k++) {
-      const order: Thread[] = k % 2 === 0 ? ['inline', 'worker'] : ['worker', 'inline'];
+      // CK_BENCH_WORKER_ONLY=1 (diagnosis, profiles) leaves the inline runs out.
+      const order: Thread[] = process.env.CK_BENCH_WORKER_ONLY
+        ? ['worker']
+        : k % 2 === 0
+          ? ['inline', 'worker']
+          : ['worker', 'inline'];
       for (const thread of order) runs[thread].push(await once(thread, size, text));
     }
-    const ref = runs.inline[0].jobs.first;
+    const refRuns = runs.inline.length ? runs.inline : runs.worker;
+    const ref = refRuns[0].jobs.first;
     const both = [...runs.inline, ...runs.worker];
     const sameResult = (['first', 'second'] as const).every((j) =>
       both.every(
         (r) =>
-          r.jobs[j].tokensAfter === runs.inline[0].jobs[j].tokensAfter &&
-          r.jobs[j].summaries === runs.inline[0].jobs[j].summaries,
+          r.jobs[j].tokensAfter === refRuns[0].jobs[j].tokensAfter &&
+          r.jobs[j].summaries === refRuns[0].jobs[j].summaries,
       ),
     );
     if (!sameResult)
       for (const j of ['first', 'second'] as const)
         for (const r of both) {
-          const a = runs.inline[0].jobs[j];
+          const a = refRuns[0].jobs[j];
           const b = r.jobs[j];
           if (a.tokensAfter === b.tokensAfter && a.summaries === b.summaries) continue;
           let at = 0;
@@ -284,13 +297,13 @@ export async function benchWorker(
     };
     const row: WorkerBenchRow = {
       size,
-      tokens: runs.inline[0].tokensBefore,
-      messages: runs.inline[0].messages,
+      tokens: refRuns[0].tokensBefore,
+      messages: refRuns[0].messages,
       ...figures('first'),
       warm: figures('second'),
       tokensAfter: ref.tokensAfter,
       sameResult,
-      routes: { inline: runs.inline[0].route, worker: runs.worker[0].route },
+      routes: { inline: runs.inline[0]?.route ?? '', worker: runs.worker[0].route },
       progressReports: runs.worker[0].jobs.first.progressReports,
     };
     rows.push(row);
