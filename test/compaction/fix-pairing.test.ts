@@ -1,6 +1,7 @@
 /**
- * A failure is fixed only by a later success of the same command (same program, subcommand and
- * target: flags aside) or by an edit of a file it names followed by a passing check; never one
+ * A failure is fixed only by a later success of the same command (same program, subcommand, target
+ * and options: option values and display options aside) or by an edit of a file it names followed by
+ * a passing check; never one
  * command's failure by a different command's success. Each fixed failure is listed once, and the
  * summary's fixed/open lines agree with the checkpoint's scorecard. Recorded in Cline's format.
  */
@@ -10,6 +11,7 @@ import { cline, compactExtractive, type Step } from '../support/recordings';
 import { importTranscriptTextSync } from '../../src/transcripts';
 import { itemsFromEntries } from '../../src/compaction/context';
 import { textWithPlaceholders } from '../../src/compaction/content-text';
+import { commandTarget } from '../../src/compaction/retention/errors';
 
 const filler = (n: number) => 'lorem ipsum dolor sit amet '.repeat(n);
 
@@ -39,8 +41,8 @@ const cloudWork: Step[] = [
   pass('gcloud sql instances describe main-db --project=dev-1 --format="yaml(settings)"', 'settings: {}'),
   fail('gcloud sql connect main-db --user=app --project=dev-1', 'ERROR: (gcloud.sql.connect) connection refused'),
   fail('terraform plan -var-file=dev.tfvars', 'Error: Missing required argument in terraform/main.tf'),
-  fail('terraform plan -var-file=dev.tfvars -lock=false', 'Error: Missing required argument in terraform/main.tf'),
-  fail('terraform plan -var-file=dev.tfvars -refresh=false', 'Error: Missing required argument in terraform/main.tf'),
+  fail('terraform plan -var-file=dev.tfvars -no-color', 'Error: Missing required argument in terraform/main.tf'),
+  fail('terraform plan -var-file=prod.tfvars 2>&1 | tail -20', 'Error: Missing required argument in terraform/main.tf'),
   { tool: 'edit', path: 'src/app.ts', old: 'a', new: 'b' },
   pass('npm run build', 'built in 2s'),
   { tool: 'edit', path: 'terraform/main.tf', old: 'region = ""', new: 'region = "us-central1"' },
@@ -74,24 +76,57 @@ test('cline: the summary’s fixed and open failures agree with the scorecard’
   assert.deepEqual({ fixed, open }, { fixed: card.errors.resolved, open: card.errors.open }, summary);
 });
 
-test('cline: a command that failed and then passed with other flags is fixed in both the errors and the commands', async () => {
+test('commandTarget: option names are the operation; values, display options and plumbing are aside', () => {
+  const same = (a: string, b: string) => assert.equal(commandTarget(a), commandTarget(b), `${a} | ${b}`);
+  const differ = (a: string, b: string) => assert.notEqual(commandTarget(a), commandTarget(b), `${a} | ${b}`);
+  differ(
+    'gcloud sql instances patch db --project=p --assign-ip',
+    'gcloud sql instances patch db --project=p --database-flags=cloudsql.iam_authentication=on',
+  );
+  differ('terraform plan -var-file=dev.tfvars', 'terraform plan -var-file=dev.tfvars -lock=false');
+  differ('gcloud sql instances patch db', 'gcloud sql instances describe db');
+  same('pytest -x -q tests/a.py', 'pytest tests/a.py');
+  same('pytest -vv --tb=short tests/a.py', 'pytest tests/a.py');
+  same('npm test -- --watch=false', 'npm test');
+  same('npx jest --ci --runInBand --colors', 'npx jest');
+  same(
+    'gcloud sql instances patch db --project=a --assign-ip',
+    'gcloud sql instances patch db --project=b --assign-ip',
+  );
+  same(
+    'cd /w && terraform plan -var-file=dev.tfvars 2>&1 | tail -20',
+    'terraform plan -var-file=prod.tfvars -no-color',
+  );
+  same('gcloud auth list --format="value(account name)"', 'gcloud auth list --quiet');
+});
+
+test('cline: a command that failed and then passed with another option is still open; display options aside it is fixed', async () => {
   const { summary, card } = await compacted([
     { user: 'give the database instance a public address' },
     fail(
       'gcloud sql instances patch main-db --project=dev-1 --assign-ip',
-      'ERROR: (gcloud.sql.instances.patch) denied',
+      'ERROR: (gcloud.sql.instances.patch) Constraint constraints/sql.restrictPublicIp violated',
     ),
     pass('gcloud sql instances patch main-db --project=dev-1 --database-flags=x=on', 'Patching instance...done.'),
+    fail('pytest -x -q tests/test_api.py', 'FAILED tests/test_api.py::test_get - AssertionError: 1 failed'),
+    { tool: 'edit', path: 'src/api.py', old: 'a', new: 'b' },
+    pass('pytest tests/test_api.py', '3 passed in 0.2s'),
+    fail('npm test -- --watch=false', 'FAIL src/app.test.ts\n1 failed'),
+    pass('npm test', 'Tests: 4 passed'),
     { say: `Patched. ${filler(1500)}` },
     { user: 'go on' },
     { say: 'ok' },
   ]);
-  assert.match(summary, /^- fixed: `gcloud sql instances patch main-db --project=dev-1 --assign-ip` failed/m, summary);
+  assert.match(summary, /^- open: `gcloud sql instances patch main-db --project=dev-1 --assign-ip`/m, summary);
+  assert.doesNotMatch(summary, /^- fixed: `gcloud sql instances patch/m, summary);
+  assert.match(summary, /^- `gcloud sql instances patch main-db --project=dev-1 --assign-ip` → failed/m, summary);
+  assert.doesNotMatch(summary, /--assign-ip` → failed, then fixed/, summary);
   assert.match(
     summary,
-    /^- `gcloud sql instances patch main-db --project=dev-1 --assign-ip` → failed, then fixed: /m,
+    /^- fixed: `pytest -x -q tests\/test_api.py` failed[^\n]*`pytest tests\/test_api.py` passed/m,
     summary,
   );
-  assert.doesNotMatch(summary, /^- open:/m, summary);
+  assert.match(summary, /^- fixed: `npm test -- --watch=false` failed[^\n]*`npm test` passed/m, summary);
+  assert.deepEqual({ open: card?.errors.open, resolved: card?.errors.resolved }, { open: 1, resolved: 2 }, summary);
   assert.equal(card?.errors.shownOpen, 0, summary);
 });

@@ -61,15 +61,74 @@ export function commandKey(command: string): string {
 }
 
 /**
- * What a command does, flags aside: its {@link commandKey} without option words (`-x`, `--flag`,
- * `--key=value`) and redirections (`2>nul`, `>out.txt`), quoted words kept whole. Two runs with the
- * same target run the same program and subcommand on the same target (`terraform plan
- * -var-file=dev.tfvars` and `terraform plan -var-file=dev.tfvars -lock=false`; `npm test` and `npm
- * test -- --runInBand`); `gcloud sql instances patch db` and `gcloud sql instances describe db` differ.
+ * Options that change how a command shows or paces its run, not what it runs (long names without
+ * their dashes): verbosity (`--quiet`, `--verbose`, `--silent`), colour and layout (`--color`,
+ * `--no-color`, `--format`, `--reporter`, `--tb`, `--pretty`, `--progress`), watching and stopping
+ * early (`--watch`, `--watchAll`, `--ci`, `--bail`, `--exitfirst`, `--maxfail`, `--runInBand`). A run
+ * with or without them runs the same check.
+ */
+export const DISPLAY_OPTIONS: ReadonlySet<string> = new Set([
+  'quiet',
+  'verbose',
+  'silent',
+  'verbosity',
+  'color',
+  'colors',
+  'colour',
+  'no-color',
+  'no-colors',
+  'no-colour',
+  'format',
+  'reporter',
+  'tb',
+  'pretty',
+  'no-pretty',
+  'progress',
+  'no-progress',
+  'watch',
+  'watchAll',
+  'no-watch',
+  'no-watchman',
+  'ci',
+  'bail',
+  'exitfirst',
+  'maxfail',
+  'fail-fast',
+  'runInBand',
+  'no-header',
+  'no-summary',
+  'disable-warnings',
+  'log-level',
+  'loglevel',
+]);
+/** Short options of {@link DISPLAY_OPTIONS}' kind, alone or clustered (`-q`, `-vv`, `-xq`): quiet, verbose, stop at the first failure. */
+const DISPLAY_SHORT = /^-[qvx]+$/;
+
+/**
+ * What a command does, values aside: its {@link commandKey} with option values (`--key=value` →
+ * `--key`), redirections (`2>nul`, `>out.txt`), the `--` separator and the display options
+ * ({@link DISPLAY_OPTIONS}, `-q`, `-v`, `-x`) left out; quoted words kept whole. Option names stay:
+ * for a command such as `gcloud sql instances patch db --assign-ip` the option is the operation, and
+ * `… patch db --database-flags=x=on` is another one. Two runs with the same target run the same
+ * program, subcommand, target and options: `pytest -x -q tests/a.py` and `pytest tests/a.py`; `npm
+ * test -- --watch=false` and `npm test`; `terraform plan -var-file=dev.tfvars` and `terraform plan
+ * -var-file=prod.tfvars`. A value given as a separate word (`-n 10`) is kept, as a plain word is.
  */
 export function commandTarget(command: string): string {
-  const words = commandKey(command).match(/"(?:[^"\\]|\\.)*"?|'[^']*'?|\S+/g) ?? [];
-  return words.filter((w) => !w.startsWith('-') && !/^(?:\d*|&)>/.test(w)).join(' ');
+  // A word runs to the next unquoted space (`--format="value(a b)"` is one word).
+  const words = commandKey(command).match(/(?:[^\s"']+|"(?:[^"\\]|\\.)*"?|'[^']*'?)+/g) ?? [];
+  const out: string[] = [];
+  for (const w of words) {
+    if (/^(?:\d*|&)>/.test(w) || w === '--') continue;
+    if (!w.startsWith('-')) {
+      out.push(w);
+      continue;
+    }
+    const name = w.replace(/=.*$/s, '');
+    if (DISPLAY_SHORT.test(name) || DISPLAY_OPTIONS.has(name.replace(/^--?/, ''))) continue;
+    out.push(name);
+  }
+  return out.join(' ');
 }
 
 /** Commands that check work (tests, builds, type checks, linters, running a program). */
@@ -181,7 +240,8 @@ function readSignature(c: AgentCall): Omit<ErrorSignature, 'state'> {
  * (a message index: calls at or after it are not seen). A failure is a call whose recorded success
  * flag says so (`toolOk`, an exit code), or, where nothing is recorded, a command whose output begins
  * with a failure line. It is resolved when, before `point`:
- * - the same command (same {@link commandTarget}: program, subcommand and target, flags aside) later
+ * - the same command (same {@link commandTarget}: program, subcommand, target and options, values and
+ *   display options aside) later
  *   succeeded; or
  * - a file it names was edited later and a check command (test, build, lint, run) then succeeded; or
  * - for a failed edit or read, the same tool later succeeded on the same file.

@@ -20,7 +20,7 @@ import { actionsOf, type Action } from './ledger/actions';
 import { GrowingSpan } from '../meter/span-memo';
 import { SECTIONS, SpanScan } from './span-scan';
 import { buildLedger, type LedgerLines } from './ledger/ledger';
-import { LedgerFold } from './ledger/ledger-fold';
+import { commandKey, LedgerFold } from './ledger/ledger-fold';
 import { chooseRoots, rootsLine, shortPath, type PathRoots } from './ledger/path-root';
 import { nameLines } from './identifiers/worked-names';
 import { quotedSentences, shrinkQuoted } from './quoted-summary';
@@ -259,6 +259,7 @@ export class ExtractiveSummarizer implements Summarizer {
       lastTaskList,
       lastVerify,
       lastCommandError,
+      lastFailedCommand,
       carriedCurrent,
       carriedRoots,
     } = scan;
@@ -327,9 +328,11 @@ export class ExtractiveSummarizer implements Summarizer {
       if (quoted && ((tracked && !open.length) || (fixedText.includes(quoted) && !openText.includes(quoted))))
         state.splice(k, 1);
     }
-    // An error line is current state only while a failure is open: a fixed one is under "Errors and
+    // An error line is current state only while its failure is open: a fixed one is under "Errors and
     // fixes". A carried line stays while this part ran no command that could have fixed it.
-    if (lastCommandError && open.length > 0) current.push(`- Latest error line in command output ${lastCommandError}`);
+    const stillOpen =
+      lastFailedCommand !== undefined && open.some((l) => l.startsWith(`- open: \`${commandKey(lastFailedCommand)}\``));
+    if (lastCommandError && stillOpen) current.push(`- Latest error line in command output ${lastCommandError}`);
     else if (!lastCommandError && (open.length > 0 || !actions.some((a) => a.kind === 'command')))
       carry('- Latest error line in command output');
     current.push(

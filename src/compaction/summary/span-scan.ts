@@ -105,6 +105,8 @@ export interface SpanReading {
   lastTaskList: string | undefined;
   lastVerify: string | undefined;
   lastCommandError: string | undefined;
+  /** The command whose output {@link lastCommandError} quotes (its text as run). */
+  lastFailedCommand: string | undefined;
   carriedCurrent: string[];
   carriedRoots: PathRoots | undefined;
   /** Code names the agent worked with, best ranked first (see `worked-names.ts`). */
@@ -253,9 +255,11 @@ export class SpanScan {
    */
   result(): SpanReading {
     let lastCommandError: string | undefined;
+    let lastFailedCommand: string | undefined;
     for (let k = this.commandOutputs.length - 1; k >= 0 && lastCommandError === undefined; k--) {
       const { call, text } = this.commandOutputs[k];
       const lines = failureLines(call.arguments, printedText(text)).map((l) => clip(l, 300));
+      if (lines.length) lastFailedCommand = commandText(call.arguments);
       if (lines.length)
         lastCommandError = `(\`${clip(commandText(call.arguments).replace(/\s+/g, ' '), 140)}\`): ${lines.map((l) => `"${l}"`).join(' | ')}`;
     }
@@ -282,6 +286,7 @@ export class SpanScan {
       lastTaskList: this.lastTaskList,
       lastVerify,
       lastCommandError,
+      lastFailedCommand,
       carriedCurrent: this.carriedCurrent,
       carriedRoots: this.carriedRoots,
       names: this.names.ranked(MAX_NAMES),

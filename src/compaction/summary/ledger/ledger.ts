@@ -3,8 +3,8 @@
  * prose: per file what happened to it and where it lives now, the symbols edits defined or changed,
  * per command its outcome, and failures with how they were fixed.
  *
- * A failure is resolved when a later run of the same command (same target: program, subcommand and
- * target, flags aside) succeeds, or when a later edit of a file it names is followed by a passing
+ * A failure is resolved when a later run of the same command (same target: program, subcommand,
+ * target and options, values and display options aside; `retention/errors.ts` commandTarget) succeeds, or when a later edit of a file it names is followed by a passing
  * check (the retention scorecard's rules, `retention/errors.ts`); a failed edit is resolved by a
  * later successful edit of the same file. Resolved failures take one line each; only the others
  * are listed as open, each with its error line.
@@ -139,7 +139,7 @@ export function buildLedger(
   // this summary is not failing: its latest outcome decides.
   const passedLater = new Set<string>();
   for (const a of later) if (a.kind === 'command' && a.ok) passedLater.add(commandKey(a.command));
-  // A command whose last run here failed while the same command (same target, other flags) passed
+  // A command whose last run here failed while the same command (same target, other values or display options) passed
   // after it is fixed, as the errors section says: the newest passing run of each target.
   const passedTarget = new Map<string, { at: number; key: string }>();
   actions.forEach((a, i) => {
@@ -163,7 +163,7 @@ export function buildLedger(
 
   // Failures and their fixes, by the rules of the retention scorecard (`retention/errors.ts`), so
   // that the summary and its scorecard count the same: a failed command is fixed by a later success
-  // of the same command (same target: program, subcommand and target, flags aside) or by a later
+  // of the same command (same target: program, subcommand, target and options) or by a later
   // edit of a file it names followed by a passing check; a failed change of a file by a later
   // successful change of it. One line per failed target, its latest failure deciding. Every "the
   // first later action that…" question is answered from indexes built in one pass from the end, so
