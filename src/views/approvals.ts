@@ -2,14 +2,16 @@
  * Approval of the agent's side effects. For an edit, the proposed change opens in a diff editor
  * (current file ↔ proposed text, both read-only); for a command, the command line is shown. The user
  * answers from the sidebar's card (drawn after the waiting tool call and brought into view), the diff
- * editor's title bar, or the notification's own Allow and Deny buttons. A notification cannot be
- * closed from outside, so one pressed after the request was answered elsewhere says so and changes nothing.
+ * editor's title bar, or the Allow and Deny links of a notification. The notification is a progress
+ * notification held open while the request waits: VS Code closes it (also from the notification
+ * centre) once the request is answered anywhere, which a message with buttons would not allow.
  * Non-modal on purpose: a modal dialog would lock the sidebar whose transcript explains why the agent asks.
  */
 import * as vscode from 'vscode';
 import { DisposableStore } from '../lifecycle/disposables';
 import type { ApprovalRequest } from '../agent/types';
 import type { SessionController } from './session-controller';
+import { Commands } from './commands/command-ids';
 
 /** The URI scheme of the two sides of a proposed edit. */
 export const PROPOSAL_SCHEME = 'contextkeeper-proposal';
@@ -24,11 +26,21 @@ async function closeDiff(proposed: vscode.Uri): Promise<void> {
   if (tabs.length > 0) await vscode.window.tabGroups.close(tabs);
 }
 
+/**
+ * A `command:` link that answers request `requestId` (the internal answer command, as the sidebar's
+ * buttons use). VS Code runs command links in a notification's message.
+ */
+export function answerLink(requestId: string, approved: boolean): string {
+  return `command:${Commands.answerApproval}?${encodeURIComponent(JSON.stringify([requestId, approved]))}`;
+}
+
 /** Shows approval requests and forwards the user's answer to the service. */
 export class ApprovalPresenter implements vscode.Disposable {
   private readonly texts = new Map<string, string>();
   /** Open requests with the proposed-side URI of their diff (undefined for commands). */
   private readonly open = new Map<string, vscode.Uri | undefined>();
+  /** Ends the notification of each open request (resolved once it is answered, or on dispose). */
+  private readonly notices = new Map<string, () => void>();
   private readonly store = new DisposableStore();
 
   constructor(private readonly controller: SessionController) {
@@ -48,6 +60,7 @@ export class ApprovalPresenter implements vscode.Disposable {
     for (const [requestId, proposed] of [...this.open]) {
       if (pending.has(requestId)) continue;
       this.open.delete(requestId);
+      this.endNotice(requestId);
       for (const key of [...this.texts.keys()]) if (key.includes(`/${requestId}/`)) this.texts.delete(key);
       if (proposed) void closeDiff(proposed);
     }
@@ -64,22 +77,27 @@ export class ApprovalPresenter implements vscode.Disposable {
       this.open.set(request.requestId, after);
       await vscode.commands.executeCommand('vscode.diff', before, after, `${name}: proposed edit`, { preview: true });
     }
+    // Answered while the diff opened: nothing to ask any more.
+    if (!this.open.has(request.requestId)) return;
     const verb = request.kind === 'edit' ? 'apply' : 'run';
-    const answer = await vscode.window.showInformationMessage(
-      `ContextKeeper: the agent asks to ${verb} “${request.title}”. Allow or Deny here, in the sidebar${request.kind === 'edit' ? ' or in the diff editor’s title bar' : ''}.`,
-      'Allow',
-      'Deny',
+    const ended = new Promise<void>((resolve) => this.notices.set(request.requestId, resolve));
+    await vscode.window.withProgress(
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `ContextKeeper: the agent asks to ${verb} “${request.title}”`,
+      },
+      async (progress) => {
+        progress.report({
+          message: `[Allow](${answerLink(request.requestId, true)}) or [Deny](${answerLink(request.requestId, false)}) here, in the sidebar${request.kind === 'edit' ? ' or in the diff editor’s title bar' : ''}.`,
+        });
+        await ended;
+      },
     );
-    // Dismissed: the request stays pending in the sidebar (and the diff editor).
-    if (answer === undefined) return;
-    const service = this.controller.current;
-    if (!service?.getPendingApprovals().some((r) => r.requestId === request.requestId)) {
-      void vscode.window.showInformationMessage(
-        `ContextKeeper: “${request.title}” was already answered; nothing changed.`,
-      );
-      return;
-    }
-    service.resolveApproval(request.requestId, answer === 'Allow');
+  }
+
+  private endNotice(requestId: string): void {
+    this.notices.get(requestId)?.();
+    this.notices.delete(requestId);
   }
 
   /** Answers the request whose proposed edit is shown in the active diff editor (its title-bar buttons). */
@@ -92,6 +110,7 @@ export class ApprovalPresenter implements vscode.Disposable {
   }
 
   dispose(): void {
+    for (const requestId of [...this.notices.keys()]) this.endNotice(requestId);
     this.store.dispose();
     this.texts.clear();
     this.open.clear();

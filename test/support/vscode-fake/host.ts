@@ -22,6 +22,9 @@ export interface ShownMessage {
 /** A running `withProgress` task: its title, and the Cancel button of a cancellable notification. */
 export interface RunningProgress {
   title: string | undefined;
+  location: vscode.ProgressOptions['location'];
+  /** The message last reported (`progress.report({ message })`). */
+  message?: string;
   cancellable: boolean;
   cancel(): void;
 }
@@ -179,12 +182,16 @@ export class FakeHost {
     const source = new CancellationTokenSource();
     const entry: RunningProgress = {
       title: options.title,
+      location: options.location,
       cancellable: options.cancellable === true,
       cancel: () => source.cancel(),
     };
     this.progress.push(entry);
     try {
-      return await task({ report: () => undefined }, source.token);
+      const report = (step: { message?: string }) => {
+        if (step.message !== undefined) entry.message = step.message;
+      };
+      return await task({ report }, source.token);
     } finally {
       this.progress.splice(this.progress.indexOf(entry), 1);
       source.dispose();
