@@ -81,3 +81,17 @@ test('extractIdentifiers keeps a long error line from just before its match', ()
   assert.ok(id?.includes('TypeError: x is not a function'), id);
   assert.ok((id?.length ?? 0) <= 240);
 });
+
+test('a search hit quoting a line of code is no error line; a compiler report with the same prefix is one', () => {
+  const text = [
+    'app/api/retrieval/retrieve/route.ts:74:      const { data: localFileItems, error: localFileItemsError } =',
+    'src/log.ts:9:    console.error("failed", e)',
+    'src/a.ts:3:1: error TS2304: Cannot find name x',
+    'lib/x.py:10: error: Incompatible types in assignment',
+  ].join('\n');
+  const ids = extractIdentifiers(text);
+  assert.ok(!ids.some((id) => id.includes('const {') || id.includes('console.error')), JSON.stringify(ids));
+  assert.ok(ids.includes('app/api/retrieval/retrieve/route.ts'), JSON.stringify(ids));
+  assert.ok(ids.includes('src/a.ts:3:1: error TS2304: Cannot find name x'), JSON.stringify(ids));
+  assert.ok(ids.includes('lib/x.py:10: error: Incompatible types in assignment'), JSON.stringify(ids));
+});

@@ -7,6 +7,9 @@ import { errorLines, keyArguments, looksLikeError, toolCallsOf } from '../text';
 import { textWithPlaceholders } from '../content-text';
 import { typedRequestOf } from '../summary/requests';
 import { shortenMiddle } from '../summary/requests-section';
+import { callOutcome } from '../summary/ledger/actions';
+import { printedText } from '../summary/ledger/run-outcome';
+import { recordedToolOutcome } from '../tool-outcomes';
 
 /**
  * Longest typed answer, in characters, a collapsed record carries whole (see {@link collapseItem});
@@ -55,24 +58,44 @@ export function callOf(items: readonly ContextItem[], index: number): { name: st
 const VERDICT =
   /\b\d+ (passed|failed|tests?|passing|failing|errors?|warnings?)\b|\b(all tests passed|build succeeded|compiled successfully|no errors)\b/i;
 
-/** The one-line record that stands for a tool result. */
+/** Longest last line a record quotes, in characters (a verdict line is short; a longer one is cut at a word). */
+const VERDICT_CHARS = 160;
+
+/**
+ * The one-line record that stands for a tool result: tool, key arguments, outcome, size in
+ * characters and lines, the first error line of a failure, and a run's verdict line. The outcome
+ * follows the summary ledger's rules (`summary/ledger/run-outcome.ts`): the recording's success flag,
+ * then a stated exit status, then the wording, never the words of a file a read showed. Sizes, lines
+ * and quotes are of the text the tool printed (Codex wraps it in `{"output": …, "metadata": …}`).
+ */
 export function collapsedRecord(result: ChatMessage, call: { name: string; arguments: string } | undefined): string {
-  const text = textWithPlaceholders(result.content);
-  const failed = looksLikeError(text);
+  const raw = textWithPlaceholders(result.content);
+  const text = printedText(raw);
+  const recorded = recordedToolOutcome(result);
+  const outcome = call ? callOutcome(call.name, call.arguments, raw, recorded) : undefined;
+  const failed = outcome ? !outcome.ok : recorded !== undefined ? !recorded : looksLikeError(text);
   const name = call?.name ?? 'tool';
   const args = call ? keyArguments(call.arguments) : '';
   const err = failed ? errorLines(text, 1)[0] : undefined;
   const lines = text.length === 0 ? 0 : text.split('\n').length;
   // A test or build run's verdict is its last line ("42 passed, 0 failed"): it outlives the output.
   const last = text.trimEnd().split('\n').at(-1)?.trim() ?? '';
-  const verdict = !failed && VERDICT.test(last) ? last.slice(0, 160) : undefined;
+  const verdict = !failed && VERDICT.test(last) ? cutAtWord(last, VERDICT_CHARS) : undefined;
+  const state = failed ? 'error' : outcome?.answer ? `ok (${outcome.answer})` : 'ok';
   return (
-    `[tool result collapsed] ${name}${args ? ` ${args}` : ''} → ${failed ? 'error' : 'ok'}, ${text.length} characters, ${lines} lines` +
+    `[tool result collapsed] ${name}${args ? ` ${args}` : ''} → ${state}, ${text.length} characters, ${lines} ${lines === 1 ? 'line' : 'lines'}` +
     (err ? `; ${err}` : '') +
     (verdict ? `; last line: ${verdict}` : '') +
     // No checkpoint id in the text: the record must read the same on every run (prompt caches, diffs).
     `. The full output is kept in ContextKeeper's checkpoint history; run the tool again if it is needed.`
   );
+}
+
+/** `text` cut to at most `max` characters at the last white space, marked "…"; whole when it fits. */
+function cutAtWord(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const space = text.lastIndexOf(' ', max - 1);
+  return `${text.slice(0, space > max / 2 ? space : max - 1).trimEnd()}…`;
 }
 
 /**

@@ -276,6 +276,9 @@ function isOneCommand(command: string): boolean {
 const NOT_AN_ERROR_REPORT =
   /^(?:[-+]\s*)?(?:[})\]]|\\?["'`]|(?:const|let|var|return|throw|catch|if|else|elif|except|raise|def|function|import|export|from|await|async|print|echo|log|logger|console|stderr|stdout|process|self|this|alert|set[A-Z]\w*|res|req|expect|assert)\b|\/\/|#|--|\*)|;\s*$|\{\s*$|^(?:[-*]\s+)?(?:the user|user|i|i'm|i'll|we|let me|now|this|that|it|they|he|she)\b/i;
 
+/** The `path:line:` (or `path:line:column:`) prefix grep, rg and compilers put before a line they quote. */
+const SEARCH_HIT_PREFIX = /^[\w./\\@~+-]+:\d+(?::\d+)?[:-]/;
+
 /** Result of {@link appendMissingIdentifiers}. */
 export interface IdentifierBackfill {
   /** The summary with the missing identifiers appended (unchanged when none were missing). */
@@ -374,6 +377,10 @@ function collectErrorLines(text: string, push: (start: number, raw: string) => v
     // Transcript markers (`[result c1] `) at the start of a line are not part of the error text.
     let value = line.text.replace(/^\s*(?:\[[^\]\n]*\]\s*)+/, '');
     if (NOT_AN_ERROR_REPORT.test(value.trim())) continue;
+    // A search hit (`grep -n`, `rg -n`: `path:74:  const { error: e } =`) shows a line of a file; it
+    // is an error report only when the line itself is one (`src/a.c:3:1: error: …` is a compiler's).
+    const hit = SEARCH_HIT_PREFIX.exec(value);
+    if (hit && NOT_AN_ERROR_REPORT.test(value.slice(hit[0].length).trim())) continue;
     if (value.length > MAX_IDENTIFIER_CHARS) {
       const at = Math.max(0, match.index - 40);
       const wordStart = line.text.lastIndexOf(' ', at);

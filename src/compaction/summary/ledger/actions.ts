@@ -453,6 +453,34 @@ function callActions(name: string, rawArgs: string, result: string | undefined, 
   return out;
 }
 
+/**
+ * Whether one tool call succeeded, by the ledger's rules (`run-outcome.ts`: the recorded flag, then a
+ * stated exit status, then the wording only of output that is not content): `ok` false when any of
+ * its actions failed; `answer` for a probe that answered "no". Undefined for a call the ledger reads
+ * no action from (an unknown tool), whose outcome is then the caller's to judge.
+ *
+ * @param name Tool name. @param rawArgs Arguments (JSON text). @param result The tool result's text.
+ * @param recorded The success flag the recording carries, when it has one.
+ */
+export function callOutcome(
+  name: string,
+  rawArgs: string,
+  result: string,
+  recorded?: boolean,
+): { ok: boolean; answer?: string } | undefined {
+  let ok = true;
+  let answer: string | undefined;
+  let any = false;
+  for (const a of callActions(name, rawArgs, result, recorded)) {
+    if (a.kind === 'plan') continue;
+    any = true;
+    ok &&= a.ok;
+    if (a.kind === 'command') answer ??= a.answer;
+  }
+  if (!any) return undefined;
+  return answer === undefined ? { ok } : { ok, answer };
+}
+
 /** `{ change }` of an edit's arguments, or nothing when it adds no line (see {@link changeGist}). */
 function withChange(args: Record<string, unknown>): { change?: string } {
   const change = changeGist(oldTextOf(args), newTextOf(args));
