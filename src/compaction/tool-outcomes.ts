@@ -1,5 +1,6 @@
 /**
- * The success flag a tool result carries, kept with the message object it belongs to: importers
+ * The success flag a tool result carries, kept with the message object it belongs to (and the marks
+ * of a person's reply and of a harness's message in the user role): importers
  * and the agent record it in `EntryMeta.toolOk` (Claude Code's and Cline's `is_error`, Codex's
  * `success` or exit code, OpenHands' error events, the product's own tool host), and context items
  * are built from entries without their metadata. The summary's ledger reads the flag here, so a
@@ -11,17 +12,27 @@ import type { ChatMessage, Entry } from './types';
 
 const outcomes = new WeakMap<object, boolean>();
 const humanReplies = new WeakSet<object>();
+const harnessTexts = new WeakSet<object>();
 
 /**
- * Keeps `entry.meta.toolOk` and `entry.meta.humanReply` (when recorded) with `entry.message`.
- * Returns the message.
+ * Keeps `entry.meta.toolOk`, `entry.meta.humanReply` and `entry.meta.harnessText` (when recorded)
+ * with `entry.message`. Returns the message.
  */
 export function keepToolOutcome(entry: Entry): ChatMessage {
   const ok = entry.meta?.toolOk;
   if (!entry.message || typeof entry.message !== 'object') return entry.message;
   if (ok !== undefined) outcomes.set(entry.message, ok);
   if (entry.meta?.humanReply === true) humanReplies.add(entry.message);
+  if (entry.meta?.harnessText === true) harnessTexts.add(entry.message);
   return entry.message;
+}
+
+/**
+ * True when the recording marks the user message `message` as written by the harness, not typed
+ * (`EntryMeta.harnessText`, Claude Code's `isMeta`).
+ */
+export function isRecordedHarnessText(message: ChatMessage | undefined): boolean {
+  return !!message && harnessTexts.has(message);
 }
 
 /** Records that the tool result `message` is the person's reply (as `EntryMeta.humanReply` says). */

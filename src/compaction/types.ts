@@ -54,6 +54,12 @@ export interface EntryMeta {
    */
   humanReply?: boolean;
   /**
+   * For a user message: true when the recording marks it as written by the agent's harness, not
+   * typed by the person (Claude Code's `isMeta`: command caveats, local command output, injected
+   * instructions). Such a message is never a typed request nor the latest request, whatever it says.
+   */
+  harnessText?: boolean;
+  /**
    * True for a message this product's agent appended in its own session, in the workspace the session
    * belongs to (its tool calls ran there). Entries taken over by an import or a continued recording
    * never carry it: their paths name another project's files, so they are never re-attached.

@@ -11,6 +11,7 @@ import { prepareOffThread, type OffThreadOptions } from '../service/compaction/w
 import { ExtractiveSummarizer } from '../compaction/summary/extractive';
 import { textWithPlaceholders } from '../compaction/content-text';
 import { userTextAuthor } from '../compaction/harness-text';
+import { isRecordedHarnessText } from '../compaction/tool-outcomes';
 import { maskSecrets } from '../compaction/secrets';
 import { commitPrepared } from '../compaction/rewrite/commit';
 
@@ -156,7 +157,7 @@ function renderItem(item: ContextItem, maxChars: number): string[] {
     case 'user': {
       // Text a harness wrote in the user role (reminders, continuation notes) is headed as the harness's.
       const text = textWithPlaceholders(m.content);
-      const author = userTextAuthor(text);
+      const author = userTextAuthor(text, isRecordedHarnessText(m));
       return [author.by === 'harness' ? `## ${author.label}` : '## User', '', quote(cut(text, maxChars))];
     }
     case 'assistant': {

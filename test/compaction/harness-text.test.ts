@@ -8,13 +8,14 @@ import assert from 'node:assert/strict';
 import { importTranscriptTextSync } from '../../src/transcripts';
 import { itemsFromEntries } from '../../src/compaction/context';
 import { typedRequests } from '../../src/compaction/retention/requests';
-import { typedRequestOf } from '../../src/compaction/summary/requests';
+import { collectRequests, typedRequestOf } from '../../src/compaction/summary/requests';
+import { textWithPlaceholders } from '../../src/compaction/content-text';
 import { retentionScorecard } from '../../src/compaction/retention/scorecard';
 import { userTextAuthor, userWords } from '../../src/compaction/harness-text';
 import { itemsForEntry } from '../../src/views/sidebar/transcript-items';
 import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { TokenMeter } from '../../src/compaction/meter/meter';
-import { claudeCode } from '../support/recordings';
+import { claudeCode, summaryOf } from '../support/recordings';
 import { quarterCounter } from '../support/generate';
 
 const meter = new TokenMeter({ counter: quarterCounter });
@@ -130,4 +131,140 @@ test('claude code: a reminder-only message and a continuation note are not typed
   const gold = typedRequests(items.map((i) => ({ message: i.message }))).map((t) => t.text);
   assert.deepEqual(gold, ['Fix the flaky test in the parser suite.']);
   assert.deepEqual(items.map(typedRequestOf).filter(Boolean), ['Fix the flaky test in the parser suite.']);
+});
+
+const RESUMED =
+  "[TASK RESUMPTION] This task was interrupted 12 hours ago. It may or may not be complete, so please reassess the task context. Be aware that the project state may have changed since then. The current working directory is now '/w'. If the task has not been completed, retry the last step before interruption and proceed with completing the task.\n\nNote: If you previously attempted a tool use that the user did not provide a result for, you should assume the tool use was not successful and assess whether you should retry. If the last tool was a browser_action, the browser has been closed and you must launch a new browser if needed.\n\nIMPORTANT: If the last tool use was a replace_in_file or write_to_file that was interrupted, the file was reverted back to its original state before the interrupted edit, and you do NOT need to re-read the file as you already have its up-to-date contents.";
+const RESUMED_PLAN =
+  "[TASK RESUMPTION] This task was interrupted 3 days ago. The conversation may have been incomplete. Be aware that the project state may have changed since then. The current working directory is now '/w'.\n\nNote: If you previously attempted a tool use that the user did not provide a result for, you should assume the tool use was not successful. However you are in PLAN MODE, so rather than continuing the task, you must respond to the user's message.";
+const NO_MESSAGE =
+  "(The user did not provide a new message. Consider asking them how they'd like you to proceed, or suggest to them to switch to Act mode to continue with the task.)";
+const CONTINUE = 'Deploy to the staging project only; leave production untouched.';
+const PLAN_QUESTION = 'Which port does the health check use?';
+const COMPLETION_FEEDBACK = 'The server still fails to start on my machine, see the log above.';
+
+/** A Cline task resumed three times: with no new message, with new instructions, in plan mode with a question. */
+function clineResumed(): string {
+  return JSON.stringify([
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: `<task>\n${TASK}\n</task>` },
+        { type: 'text', text: ENV },
+      ],
+    },
+    { role: 'assistant', content: [{ type: 'text', text: 'Reading the server first.' }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: RESUMED_PLAN },
+        { type: 'text', text: NO_MESSAGE },
+        { type: 'text', text: ENV },
+      ],
+    },
+    { role: 'assistant', content: [{ type: 'text', text: 'How would you like to proceed?' }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: RESUMED },
+        { type: 'text', text: `New instructions for task continuation:\n<user_message>\n${CONTINUE}\n</user_message>` },
+        { type: 'text', text: `\n${TODO}` },
+        { type: 'text', text: ENV },
+      ],
+    },
+    {
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 't1', name: 'attempt_completion', input: { result: 'Deployed.' } }],
+    },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: '[attempt_completion] Result: Done' },
+        { type: 'text', text: 'Command failed with exit code 1.\nOutput:\nError: listen EADDRINUSE :::9002' },
+        {
+          type: 'text',
+          text: 'The user has provided feedback on the results. Consider their input to continue the task, and then attempt completion again.',
+        },
+        { type: 'text', text: `<feedback>\n${COMPLETION_FEEDBACK}\n</feedback>` },
+        { type: 'text', text: ENV },
+      ],
+    },
+    { role: 'assistant', content: [{ type: 'text', text: 'The port is taken; freeing it.' }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: RESUMED_PLAN },
+        {
+          type: 'text',
+          text: `New message to respond to with plan_mode_respond tool (be sure to provide your response in the <response> parameter):\n<user_message>\n${PLAN_QUESTION}\n</user_message>`,
+        },
+        {
+          type: 'text',
+          text: 'Files attached by the user:\n\n<file_content path="notes.md">\n# Notes\nport 8080\n</file_content>',
+        },
+        { type: 'text', text: ENV },
+      ],
+    },
+    { role: 'assistant', content: [{ type: 'text', text: 'Port 8080.' }] },
+  ]);
+}
+
+test('cline: task resumption notes, their notes on tool use and the no-new-message notice are the harness’s; the new message inside is the user’s', () => {
+  const entries = importTranscriptTextSync(clineResumed(), 'api_conversation_history.json').entries;
+  const items = itemsFromEntries(entries);
+  const typed = [TASK, CONTINUE, COMPLETION_FEEDBACK, PLAN_QUESTION];
+  const gold = typedRequests(items.map((i) => ({ message: i.message }))).map((t) => t.text);
+  assert.deepEqual(gold, typed);
+  assert.deepEqual(items.map(typedRequestOf).filter(Boolean), typed);
+  // The completion's command output belongs to its result, not to the person's feedback after it.
+  const result = entries.find((e) => e.message.role === 'tool');
+  assert.match(String(result?.message.content), /EADDRINUSE/);
+  // Each piece read alone (another Cline version may split or join blocks differently).
+  for (const notice of [RESUMED, RESUMED_PLAN, NO_MESSAGE, `${RESUMED_PLAN}\n\n${NO_MESSAGE}\n\n${ENV}`]) {
+    assert.equal(userWords(notice), '', notice.slice(0, 60));
+    assert.equal(userTextAuthor(notice).by, 'harness', notice.slice(0, 60));
+  }
+  assert.equal(
+    userWords(`${RESUMED}\n\nNew instructions for task continuation:\n<user_message>\n${CONTINUE}\n</user_message>`),
+    CONTINUE,
+  );
+  const users = entries.flatMap((e) => itemsForEntry(e, new Map(), { running: new Set(), outcomes: new Map() }));
+  const noticeOnly = users.find((l) => l.kind === 'user' && l.text.includes('did not provide a new message'));
+  assert.ok(noticeOnly?.kind === 'user' && noticeOnly.speaker, 'the resumption notice is shown as the harness’s');
+});
+
+test('cline: a summary of a resumed task quotes no resumption note as a request or as the user’s', async () => {
+  const { summary } = await summaryOf(clineResumed(), 'api_conversation_history.json', 1200);
+  const requests = summary.slice(summary.indexOf('Requests, verbatim'));
+  assert.ok(summary.includes('Requests, verbatim'), summary);
+  assert.doesNotMatch(
+    requests,
+    /previously attempted a tool use|did not provide a new message|TASK RESUMPTION/,
+    summary,
+  );
+  assert.match(requests, new RegExp(`- ${TASK}\\n- ${CONTINUE}\\n`), summary);
+  assert.doesNotMatch(summary, /\(user\)[^\n]*previously attempted a tool use/, summary);
+});
+
+test('claude code: a record marked isMeta is the harness’s: never typed, never the latest request, never “You”', () => {
+  const caveat = 'Run the full suite before you commit anything to the release branch.';
+  const text = claudeCode([
+    { user: 'Fix the flaky test in the parser suite.' },
+    { say: 'Fixed.' },
+    { user: caveat, meta: true },
+  ]);
+  const entries = importTranscriptTextSync(text, 'session.jsonl').entries;
+  const marked = entries.find((e) => textWithPlaceholders(e.message.content) === caveat);
+  assert.ok(marked, 'the isMeta record is imported');
+  assert.equal(marked.meta?.harnessText, true);
+  const items = itemsFromEntries(entries);
+  assert.deepEqual(items.map(typedRequestOf).filter(Boolean), ['Fix the flaky test in the parser suite.']);
+  // The retention rules read the mark from the entry's metadata as well as from the message.
+  assert.deepEqual(
+    typedRequests(entries).map((t) => t.text),
+    ['Fix the flaky test in the parser suite.'],
+  );
+  assert.deepEqual(collectRequests(items), ['Fix the flaky test in the parser suite.']);
+  const line = itemsForEntry(marked, new Map(), { running: new Set(), outcomes: new Map() })[0];
+  assert.ok(line.kind === 'user' && line.speaker, 'an isMeta message is not shown as the user’s');
 });

@@ -18,7 +18,7 @@ import type { CompactionResult } from '../../src/compaction/outcome';
 
 /** One step of a recording. */
 export type Step =
-  | { user: string }
+  | { user: string; /** Claude Code only: the record is marked `isMeta` (written by the harness). */ meta?: boolean }
   | { say: string }
   | { tool: 'bash'; command: string; output: string; ok?: boolean; exit?: number }
   | { tool: 'read'; path: string; output: string }
@@ -44,7 +44,8 @@ export function claudeCode(steps: readonly Step[]): string {
     parent = uuid;
   };
   steps.forEach((s, i) => {
-    if ('user' in s) return push({ type: 'user', message: { role: 'user', content: s.user } });
+    if ('user' in s)
+      return push({ type: 'user', ...(s.meta ? { isMeta: true } : {}), message: { role: 'user', content: s.user } });
     if ('say' in s)
       return push({
         type: 'assistant',

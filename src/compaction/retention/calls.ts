@@ -12,10 +12,14 @@ import { toolCallsOf } from '../text';
 import { textWithPlaceholders } from '../content-text';
 import { MessageMemo } from '../message-memo';
 
-/** The data the retention rules read: a message and, for a tool result, its recorded success flag. */
+/**
+ * The data the retention rules read: a message and, for a tool result, its recorded success flag;
+ * for a user message, whether the recording marks it as the harness's (`harnessText`, Claude Code
+ * `isMeta`).
+ */
 export interface RetentionEntry {
   message: ChatMessage;
-  meta?: { toolOk?: boolean };
+  meta?: { toolOk?: boolean; harnessText?: boolean };
 }
 
 /** One tool call of the agent, in message order. */

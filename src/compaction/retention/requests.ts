@@ -6,6 +6,7 @@ import { textWithPlaceholders } from '../content-text';
 import type { RetentionEntry } from './calls';
 import { MessageMemo } from '../message-memo';
 import { userWords } from '../harness-text';
+import { isRecordedHarnessText } from '../tool-outcomes';
 
 /** Whole messages that are harness output, not typed: tool results and observations, resumption notes, compaction summaries. */
 const NOT_TYPED =
@@ -35,14 +36,15 @@ export interface TypedRequest {
 
 /**
  * Typed user messages of `from` ≤ index < `to`: user-role messages with a typed part (see
- * {@link typedPart}), in order. A user message that answers a text action (SWE-agent observation)
+ * {@link typedPart}) that the recording does not mark as the harness's, in order. A user message that answers a text action (SWE-agent observation)
  * is not typed.
  */
 export function typedRequests(entries: readonly RetentionEntry[], from = 0, to = entries.length): TypedRequest[] {
   const out: TypedRequest[] = [];
   for (let i = Math.max(0, from); i < Math.min(to, entries.length); i++) {
     const m = entries[i].message;
-    if (m.role !== 'user') continue;
+    // A message the recording marks as written by the harness (Claude Code `isMeta`) is not typed.
+    if (m.role !== 'user' || entries[i].meta?.harnessText === true || isRecordedHarnessText(m)) continue;
     let t = typedOf.get(m);
     if (t === undefined) typedOf.set(m, (t = typedPart(textWithPlaceholders(m.content))));
     if (t) out.push({ index: i, text: t });

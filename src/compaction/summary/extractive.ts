@@ -13,6 +13,7 @@ import { SummarizerError } from '../types';
 import { isToolOutputText, keyArguments, toolCallsOf } from '../text';
 import { textWithPlaceholders } from '../content-text';
 import { userTextAuthor, userWords } from '../harness-text';
+import { isRecordedHarnessText } from '../tool-outcomes';
 import { clip } from './message-facts';
 import { asksQuestion, leavesStepOpen, reportsFinishedWork } from './completion';
 import { typedRequestOf } from './requests';
@@ -360,7 +361,7 @@ export class ExtractiveSummarizer implements Summarizer {
           if (it.kind === 'summary') continue;
           const role = it.message.role;
           const full = textWithPlaceholders(it.message.content);
-          const author = role === 'user' ? userTextAuthor(full) : undefined;
+          const author = role === 'user' ? userTextAuthor(full, isRecordedHarnessText(it.message)) : undefined;
           const from =
             role === 'tool'
               ? toolLabel(calls.get((it.message as { tool_call_id?: string }).tool_call_id ?? ''))

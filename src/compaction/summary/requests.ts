@@ -17,7 +17,7 @@
 import type { ContextItem } from '../types';
 import { isToolOutputText } from '../text';
 import { textWithPlaceholders } from '../content-text';
-import { isHumanReply } from '../tool-outcomes';
+import { isHumanReply, isRecordedHarnessText } from '../tool-outcomes';
 import { REQUESTS_HEADING } from './requests-section';
 import { GrowingSpan } from '../meter/span-memo';
 import { MessageMemo } from '../message-memo';
@@ -112,7 +112,8 @@ function typedRequestOfMessage(message: ContextItem['message']): string | undefi
       return typedText(text.slice(at + 1), true);
     return undefined;
   }
-  if (role !== 'user') return undefined;
+  // A message the recording marks as the harness's (Claude Code `isMeta`) is never typed.
+  if (role !== 'user' || isRecordedHarnessText(item.message)) return undefined;
   return typedText(textWithPlaceholders(item.message.content));
 }
 

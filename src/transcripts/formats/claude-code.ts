@@ -7,7 +7,8 @@
  *   one assistant message (pairing.ts), and `usage` (input + cache read + cache write) becomes
  *   `meta.reportedPromptTokens` of that message (an all-zero usage is none: the agent's own records).
  * - `tool_result` blocks become tool messages; other text in the same user record becomes a user message
- *   after them.
+ *   after them. A user record marked `isMeta` (written by Claude Code, not typed) keeps the mark as
+ *   `meta.harnessText`.
  * - Rewinds leave abandoned branches in the `parentUuid` tree: records that are neither on the chain of
  *   the last message nor part of a response / tool result on it are dropped and counted as
  *   `abandoned-branch`. When the chain is broken the file order is used as is.
@@ -116,6 +117,8 @@ export function readClaudeCode(text: string, builder: TranscriptBuilder): void {
     if (blocks.parts.length === 0) continue;
     const userId = blocks.toolResults.length ? `${id}/text` : id;
     if (blocks.imageSizes.length) meta.imageSizes = blocks.imageSizes;
+    // Claude Code marks what it injects in the user role (caveats, command output) as not typed.
+    if (rec.isMeta === true && rec.isCompactSummary !== true) meta.harnessText = true;
     if (rec.isCompactSummary === true) {
       meta.importedSummary = true;
       builder.boundary({

@@ -7,7 +7,8 @@
  *   `ts` -> `meta.timestamp`.
  * - Tool results are text blocks `[<tool> for '<arg>'] Result:` (or `[<tool>] Result:`) in the next user
  *   message; they answer the preceding message's still unanswered `tool_use` ids in order and become
- *   tool messages. Real `tool_result` blocks are used too. All other blocks (`<environment_details>`,
+ *   tool messages; the block of command output a completion's result is followed by joins it. Real
+ *   `tool_result` blocks are used too. All other blocks (`<environment_details>`,
  *   feedback, task resumption notes, images) stay in one user message after the tool messages.
  * - A result's success flag (`meta.toolOk`) comes from Cline's own wording (see {@link clineToolOk}),
  *   never from the absence of `is_error`, which Cline's results do not carry.
@@ -37,6 +38,13 @@ const HUMAN_REPLY =
 
 /** `[tool for 'arg'] Result:`; the argument may span lines and contain brackets and quotes. */
 const RESULT = /^\[([A-Za-z0-9_.:-]+)(?: for '[\s\S]*?')?\] Result:/;
+
+/**
+ * A block Cline writes right after a result to continue it: the output of the command a completion
+ * ran ("Command failed with exit code 1.\nOutput: …"). It belongs to that result, not to the
+ * person's message that follows (their feedback).
+ */
+const COMMAND_OUTPUT = /^(?:Command failed with exit code \d+|Command executed)/;
 
 /** Cline's wording of a failed call: a non-zero exit status, a tool error, a missing parameter, a failed edit. */
 const FAILED =
@@ -125,26 +133,20 @@ export function readCline(text: string, builder: TranscriptBuilder, parsed?: unk
         },
       });
     }
-    const rest: ChatCompletionContentPart[] = [];
-    const sizes: Array<ImageSize | undefined> = [];
+    const split = splitResults(blocks.parts, open);
+    unmatched += split.unmatched;
+    for (const r of split.results)
+      builder.add({
+        kind: 'message',
+        id: `${id}/${r.callId}`,
+        meta: toolMeta(meta, r.text),
+        message: { role: 'tool', tool_call_id: r.callId, content: r.text },
+      });
     let image = 0;
-    for (const part of blocks.parts) {
-      if (part.type === 'image_url') sizes.push(blocks.imageSizes[image++]);
-      if (part.type === 'text' && RESULT.test(part.text)) {
-        const callId = open.shift();
-        if (callId !== undefined) {
-          builder.add({
-            kind: 'message',
-            id: `${id}/${callId}`,
-            meta: toolMeta(meta, part.text),
-            message: { role: 'tool', tool_call_id: callId, content: part.text },
-          });
-          continue;
-        }
-        unmatched++;
-      }
-      rest.push(part);
-    }
+    const sizes: Array<ImageSize | undefined> = blocks.parts.flatMap((p) =>
+      p.type === 'image_url' ? [blocks.imageSizes[image++]] : [],
+    );
+    const rest = split.rest;
     // Calls still open when the next user message carries none of their results were interrupted.
     open = [];
     if (!rest.length) return;
@@ -153,4 +155,38 @@ export function readCline(text: string, builder: TranscriptBuilder, parsed?: unk
   });
   if (unmatched)
     builder.warn(`${unmatched} "[tool] Result:" text block(s) follow no tool call and were kept as user text`);
+}
+
+/**
+ * The `[tool] Result:` text blocks of a user message's `parts`, each answering the next of the `open`
+ * call ids in order (with the command output block that continues it, {@link COMMAND_OUTPUT}), and
+ * the other parts. A result block with no call left to answer stays in `rest` and is counted.
+ */
+function splitResults(
+  parts: readonly ChatCompletionContentPart[],
+  open: readonly string[],
+): { results: Array<{ callId: string; text: string }>; rest: ChatCompletionContentPart[]; unmatched: number } {
+  const calls = [...open];
+  const results: Array<{ callId: string; text: string }> = [];
+  const rest: ChatCompletionContentPart[] = [];
+  let unmatched = 0;
+  let continues = false;
+  for (const part of parts) {
+    if (part.type === 'text' && RESULT.test(part.text)) {
+      const callId = calls.shift();
+      if (callId !== undefined) {
+        results.push({ callId, text: part.text });
+        continues = true;
+        continue;
+      }
+      unmatched++;
+    }
+    if (continues && part.type === 'text' && COMMAND_OUTPUT.test(part.text)) {
+      results[results.length - 1].text += `\n\n${part.text}`;
+      continue;
+    }
+    continues = false;
+    rest.push(part);
+  }
+  return { results, rest, unmatched };
 }

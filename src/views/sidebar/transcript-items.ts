@@ -62,7 +62,7 @@ export function itemsForEntry(entry: Entry, toolNames: ToolNames, live: ToolLive
       const text = textWithPlaceholders(message.content);
       const capped = capText(text);
       // Text a harness wrote (environment details, reminders) is shown as the harness's, never as "You".
-      const author = userTextAuthor(text);
+      const author = userTextAuthor(text, entry.meta?.harnessText === true);
       return [
         {
           kind: 'user',
