@@ -22,7 +22,8 @@ function heldTarget(content: () => string) {
   const written: string[] = [];
   const target: SaveTarget = {
     serialize: content,
-    write: (t, stillWanted) => {
+    write: (pieces, stillWanted) => {
+      const t = typeof pieces === 'string' ? pieces : pieces.join('');
       events.push(`start ${t}`);
       return new Promise<boolean>((resolve, reject) => {
         held.push({

@@ -133,11 +133,11 @@ export const WRITE_PIECE_CHARS = 1 << 20;
  * on this thread right before the rename: when it returns false (a newer text was put in place
  * meanwhile, or the file's owner closed it), the temp file is removed and `file` is left as it is.
  * Resolves whether `file` was replaced; rejects with the I/O error (the temp file is removed; `file`
- * is untouched).
+ * is untouched). `text` is the file's text, whole or in pieces (written in order, one after another).
  */
 export async function writeFileAtomicAsync(
   file: string,
-  text: string,
+  text: string | readonly string[],
   stillWanted: () => boolean = () => true,
   options: AtomicWriteOptions = {},
 ): Promise<boolean> {
@@ -146,15 +146,10 @@ export async function writeFileAtomicAsync(
     const handle = await fs.promises.open(temp, 'w');
     try {
       // In pieces, each encoded in a turn of its own: a large state is never encoded in one block.
-      for (let at = 0; at < text.length;) {
-        let end = Math.min(text.length, at + WRITE_PIECE_CHARS);
-        // Never between the halves of a surrogate pair (each piece is encoded on its own).
-        const last = text.charCodeAt(end - 1);
-        if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-        const bytes = Buffer.from(text.slice(at, end), 'utf8');
+      for (const piece of writePieces(typeof text === 'string' ? [text] : text)) {
+        const bytes = Buffer.from(piece, 'utf8');
         for (let done = 0; done < bytes.length;)
           done += (await handle.write(bytes, done, bytes.length - done)).bytesWritten;
-        at = end;
       }
       await handle.sync();
     } finally {
@@ -174,6 +169,38 @@ export async function writeFileAtomicAsync(
   }
   await fsyncFolderAsync(path.dirname(file));
   return true;
+}
+
+/**
+ * The concatenation of `texts` in pieces of about {@link WRITE_PIECE_CHARS}: small texts are joined,
+ * large ones cut (never between the halves of a surrogate pair: each piece is encoded on its own).
+ */
+function* writePieces(texts: readonly string[]): Generator<string> {
+  let batch: string[] = [];
+  let chars = 0;
+  for (const text of texts) {
+    if (chars + text.length <= WRITE_PIECE_CHARS) {
+      batch.push(text);
+      chars += text.length;
+      continue;
+    }
+    if (batch.length) yield batch.join('');
+    batch = [];
+    chars = 0;
+    let at = 0;
+    while (text.length - at > WRITE_PIECE_CHARS) {
+      let end = at + WRITE_PIECE_CHARS;
+      const last = text.charCodeAt(end - 1);
+      if (last >= 0xd800 && last <= 0xdbff) end--;
+      yield text.slice(at, end);
+      at = end;
+    }
+    if (at < text.length) {
+      batch.push(at ? text.slice(at) : text);
+      chars = text.length - at;
+    }
+  }
+  if (batch.length) yield batch.join('');
 }
 
 /** Makes a rename durable; not supported on every platform (Windows), hence best effort. */

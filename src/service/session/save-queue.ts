@@ -5,7 +5,8 @@
  * is when that write starts (the newest state wins, older pending ones are never written).
  *
  * The writes run off the caller's thread (see {@link writeFileAtomicAsync}); what stays on it is
- * serializing the content when a write starts and the rename at its end. {@link flushSync} writes
+ * serializing the content when a write starts (in slices of bounded time when the target can,
+ * see {@link SaveTarget.serializeSliced}) and the rename at its end. {@link flushSync} writes
  * synchronously what is not on disk yet, for closing (an editor window shutting down cannot wait),
  * and makes a write still in flight leave the file alone. A failed write is reported to `onError`,
  * and the content stays out of date: the next request, {@link flush} or {@link flushSync} writes it
@@ -17,10 +18,17 @@ export interface SaveTarget {
   /** The content to write now, as file text (called on the caller's thread when a write starts). */
   serialize(): string;
   /**
-   * Writes `text` durably off the caller's thread; `stillWanted` is asked right before the file is
-   * replaced. Resolves whether it was replaced; rejects with the I/O error (the file untouched).
+   * When given, used instead of {@link serialize} by the writes that run off the caller's thread:
+   * takes the content as it is now (before it returns) and resolves its file text in pieces, made
+   * over several turns of the event loop so that no turn is long.
    */
-  write(text: string, stillWanted: () => boolean): Promise<boolean>;
+  serializeSliced?(): Promise<readonly string[]>;
+  /**
+   * Writes `text` (whole or in pieces, in order) durably off the caller's thread; `stillWanted` is
+   * asked right before the file is replaced. Resolves whether it was replaced; rejects with the I/O
+   * error (the file untouched).
+   */
+  write(text: string | readonly string[], stillWanted: () => boolean): Promise<boolean>;
   /** Writes `text` durably before returning; throws the I/O error (the file untouched). */
   writeSync(text: string): void;
 }
@@ -114,7 +122,11 @@ export class SaveQueue {
     const current = () => generation === this.generation;
     let write: Promise<boolean>;
     try {
-      write = this.target.write(this.target.serialize(), current);
+      const target = this.target;
+      write = target.serializeSliced
+        ? // A write overtaken while its text is made (flushSync, close) is not started at all.
+          target.serializeSliced().then((text) => (current() ? target.write(text, current) : false))
+        : target.write(target.serialize(), current);
     } catch (error) {
       write = Promise.reject(asError(error));
     }

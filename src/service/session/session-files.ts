@@ -255,16 +255,17 @@ export class SessionFiles {
     const file = store.statePath;
     const failed = (error: unknown) =>
       new Error(`could not save the session state to ${file}: ${describeIoError(error)}`, { cause: error });
+    const state = () => ({
+      sessionId: this.id,
+      model: this.model,
+      source: this.source,
+      createdAt: this.createdAt,
+      ...this.stateOf(),
+    });
     return new SaveQueue(
       {
-        serialize: () =>
-          store.stateText({
-            sessionId: this.id,
-            model: this.model,
-            source: this.source,
-            createdAt: this.createdAt,
-            ...this.stateOf(),
-          }),
+        serialize: () => store.stateText(state()),
+        serializeSliced: () => store.stateTextSliced(state()),
         write: (text, stillWanted) =>
           store.writeStateTextAsync(text, stillWanted).catch((error: unknown) => Promise.reject(failed(error))),
         writeSync: (text) => {

@@ -33,7 +33,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Entry } from '../../compaction/types';
 import { parseTranscript, resolveState, toStored, type SavedSessionState, type StoredState } from './store-format';
-import { storedCheckpointText } from './stored-text';
+import { jsonListPieces, storedCheckpointPieces } from './stored-text';
 import { removeStaleTempFiles, writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
 import { SessionLock } from './session-lock';
 import { dropUnpairedResults, insertRepairs, repairInterruptedCalls } from './store-repair';
@@ -68,6 +68,8 @@ const MARKER = 'session.json';
 const LOCK = 'lock';
 /** Characters of JSON lines gathered into one write by {@link SessionStore.append}. */
 const APPEND_CHUNK_CHARS = 1 << 20;
+/** Most milliseconds of this thread {@link SessionStore.stateTextSliced} works before it yields a turn. */
+export const STATE_SLICE_MS = 8;
 /** The saved calibration's file, written atomically by session-files.ts (named here for the temp-file sweep). */
 export const CALIBRATION_FILE = 'calibration.json';
 
@@ -308,26 +310,28 @@ export class SessionStore {
 
   /** The text of `state.json` for `state` (its raw items as references). O(state). */
   stateText(state: SavedSessionState): string {
-    const stored: StoredState = {
-      format: 'context-keeper/session-state',
-      version: 1,
-      sessionId: state.sessionId,
-      model: state.model,
-      source: state.source,
-      createdAt: state.createdAt,
-      updatedAt: new Date().toISOString(),
-      context: state.context.map(toStored),
-      pinned: state.pinned,
-      checkpoints: [],
-    };
-    // The checkpoints last, each from the kept text of its large lists (see stored-text.ts): a save
-    // writes out only what changed since the last one.
-    // Joined by concatenation, which V8 does without copying the large texts (the write copies them once).
-    const head = JSON.stringify(stored);
-    let text = `${head.slice(0, -'[]}'.length)}[`;
-    for (let k = 0; k < state.checkpoints.length; k++)
-      text += (k ? ',' : '') + storedCheckpointText(state.checkpoints[k]);
-    return `${text}]}\n`;
+    let text = '';
+    for (const piece of statePieces(state)) text += piece;
+    return text;
+  }
+
+  /**
+   * {@link stateText} in pieces (their concatenation is that text), written out over as many turns
+   * of the event loop as it takes, each at most about {@link STATE_SLICE_MS} of this thread: a state
+   * of 300k messages takes over 100 ms to write out. `state` is read as it is now (its lists are
+   * copies or never changed: the caller's snapshot), so what changes meanwhile is not in the text.
+   */
+  async stateTextSliced(state: SavedSessionState, sliceMs = STATE_SLICE_MS): Promise<string[]> {
+    const pieces: string[] = [];
+    let started = performance.now();
+    for (const piece of statePieces(state)) {
+      pieces.push(piece);
+      if (performance.now() - started > sliceMs) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        started = performance.now();
+      }
+    }
+    return pieces;
   }
 
   /** Writes state text (from {@link stateText}) atomically, keeping the previous file as a fallback. */
@@ -340,7 +344,7 @@ export class SessionStore {
    * As {@link writeStateText}, with the write and fsyncs off this thread; the file is replaced only
    * when `stillWanted()` holds right before the rename. Resolves whether it was replaced.
    */
-  async writeStateTextAsync(text: string, stillWanted: () => boolean): Promise<boolean> {
+  async writeStateTextAsync(text: string | readonly string[], stillWanted: () => boolean): Promise<boolean> {
     this.writable();
     return writeFileAtomicAsync(this.statePath, text, () => stillWanted() && this.transcriptFd !== undefined, {
       keepPreviousAs: path.join(this.folder, PREVIOUS_STATE),
@@ -354,6 +358,32 @@ export class SessionStore {
     this.lock?.release();
     this.lock = undefined;
   }
+}
+
+/**
+ * The text of `state.json` in pieces, in order: the session's fields, the context (raw items as
+ * references) written out a few thousand items at a time, the pins, then each checkpoint
+ * from the kept text of its large lists (see stored-text.ts: a save writes out only what changed
+ * since the last one). Joined, the same text as `JSON.stringify` of the stored state.
+ */
+function* statePieces(state: SavedSessionState): Generator<string> {
+  const fields: Omit<StoredState, 'context' | 'pinned' | 'checkpoints'> = {
+    format: 'context-keeper/session-state',
+    version: 1,
+    sessionId: state.sessionId,
+    model: state.model,
+    source: state.source,
+    createdAt: state.createdAt,
+    updatedAt: new Date().toISOString(),
+  };
+  yield `${JSON.stringify(fields).slice(0, -1)},"context":`;
+  yield* jsonListPieces(state.context, toStored);
+  yield `,"pinned":${JSON.stringify(state.pinned)},"checkpoints":[`;
+  for (let k = 0; k < state.checkpoints.length; k++) {
+    if (k) yield ',';
+    yield* storedCheckpointPieces(state.checkpoints[k]);
+  }
+  yield ']}\n';
 }
 
 /** Writes all of `bytes` at the descriptor's position; throws on a short write. Returns the byte count. */

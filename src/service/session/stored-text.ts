@@ -19,6 +19,22 @@ export function toStored(item: ContextItem): StoredItem {
 const itemsText = new WeakMap<readonly ContextItem[], string>();
 const idsText = new WeakMap<readonly string[], string>();
 
+/** Elements of a list written out at a time by the piecewise writers (about a millisecond of work). */
+export const PIECE_ELEMENTS = 2048;
+
+/**
+ * `JSON.stringify(list.map(form))` in pieces of {@link PIECE_ELEMENTS} elements, in order: their
+ * concatenation is that text. Lets a caller stop between pieces (see `SessionStore.stateTextSliced`).
+ */
+export function* jsonListPieces<T>(list: readonly T[], form: (x: T) => unknown = (x) => x): Generator<string> {
+  yield '[';
+  for (let at = 0; at < list.length; at += PIECE_ELEMENTS) {
+    const part = JSON.stringify(list.slice(at, at + PIECE_ELEMENTS).map(form));
+    yield at === 0 ? part.slice(1, -1) : `,${part.slice(1, -1)}`;
+  }
+  yield ']';
+}
+
 /** `JSON.stringify(items.map(toStored))`, kept for the list object (a list that is never changed). */
 export function storedItemsText(items: readonly ContextItem[]): string {
   let text = itemsText.get(items);
@@ -31,6 +47,37 @@ export function storedIdsText(ids: readonly string[]): string {
   let text = idsText.get(ids);
   if (text === undefined) idsText.set(ids, (text = JSON.stringify(ids)));
   return text;
+}
+
+/**
+ * {@link storedItemsText} in pieces (the kept text whole when there is one; else written out piece
+ * by piece, see {@link jsonListPieces}, and kept once complete).
+ */
+function* storedItemsPieces(items: readonly ContextItem[]): Generator<string> {
+  yield* keptPieces(itemsText, items, toStored);
+}
+
+/** {@link storedIdsText} in pieces, as {@link storedItemsPieces}. */
+function* storedIdsPieces(ids: readonly string[]): Generator<string> {
+  yield* keptPieces(idsText, ids, (id) => id);
+}
+
+function* keptPieces<T>(
+  kept: WeakMap<readonly T[], string>,
+  list: readonly T[],
+  form: (x: T) => unknown,
+): Generator<string> {
+  const text = kept.get(list);
+  if (text !== undefined) {
+    yield text;
+    return;
+  }
+  const pieces: string[] = [];
+  for (const piece of jsonListPieces(list, form)) {
+    pieces.push(piece);
+    yield piece;
+  }
+  kept.set(list, pieces.join(''));
 }
 
 /**
@@ -61,4 +108,23 @@ export function storedCheckpointText(cp: {
   const ids = replacedIds === undefined ? '' : `,"replacedIds":${storedIdsText(replacedIds)}`;
   const lists = `"inserted":${storedItemsText(inserted)},"replaced":${storedItemsText(replaced)}${ids}}`;
   return head === '{}' ? `{${lists}` : `${head.slice(0, -1)},${lists}`;
+}
+
+/** {@link storedCheckpointText} in pieces, in order (their concatenation is that text). */
+export function* storedCheckpointPieces(cp: {
+  replaced: readonly ContextItem[];
+  inserted: readonly ContextItem[];
+  replacedIds?: readonly string[];
+}): Generator<string> {
+  const { replaced, replacedIds, inserted, ...rest } = cp;
+  const head = JSON.stringify(rest);
+  yield head === '{}' ? '{"inserted":' : `${head.slice(0, -1)},"inserted":`;
+  yield* storedItemsPieces(inserted);
+  yield ',"replaced":';
+  yield* storedItemsPieces(replaced);
+  if (replacedIds !== undefined) {
+    yield ',"replacedIds":';
+    yield* storedIdsPieces(replacedIds);
+  }
+  yield '}';
 }
