@@ -222,9 +222,10 @@ class EmptyTree implements vscode.TreeDataProvider<never> {
 }
 
 /**
- * Context keys the walkthrough's `completionEvents` watch (`onContext:`), set once the step is done.
- * Not a command event alone: VS Code counts a command only when its own UI ran it, and a key already
- * true when the walkthrough registers is never counted, so these start unset and turn true.
+ * Context keys the walkthrough's `completionEvents` watch (`onContext:`), set once the step succeeded.
+ * Not a command event: VS Code counts a command only when its own UI ran it, and running it proves
+ * nothing (a test may fail). VS Code's walkthrough service ticks a step when the key turns true, or at
+ * its registration when the key is already true; so these start unset and are set only on success.
  */
 export const WALKTHROUGH_KEYS = {
   endpointChosen: 'contextKeeper.endpointChosen',

@@ -1,6 +1,7 @@
 /**
  * Test Connection is always findable (palette and the sidebar's menu, whatever is set up) and, with
- * no endpoint chosen and no API key, says so without sending anything and offers Choose Endpoint.
+ * no endpoint chosen and no API key, says so without sending anything and offers Choose Endpoint; a
+ * failed test leaves the walkthrough's test step unticked.
  */
 import '../support/vscode-fake/register';
 import { test } from 'node:test';
@@ -11,6 +12,7 @@ import { createServer } from 'node:http';
 import { Commands } from '../../src/views/commands/command-ids';
 import { runTestConnection } from '../../src/views/commands/test-connection';
 import { host, resetVscodeFake } from '../support/vscode-fake';
+import { WALKTHROUGH_KEYS } from '../../src/views/onboarding';
 import { FakeLogChannel } from '../support/vscode-fake/window-parts';
 
 const manifest = JSON.parse(readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8')) as {
@@ -76,6 +78,11 @@ test('with an endpoint chosen, Test Connection sends its request there', async (
     assert.ok(result, 'a report');
     assert.equal(result.ok, false);
     assert.ok(requests > 0, 'the endpoint was asked');
+    assert.equal(
+      host.contextKeys.get(WALKTHROUGH_KEYS.connectionTested),
+      undefined,
+      "a failed test leaves the walkthrough's test step unticked",
+    );
     assert.ok(!host.messages.some((m) => /no endpoint is chosen/.test(m.message)));
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -124,7 +124,7 @@ test('choosing an endpoint and a working Test Connection turn on the keys their 
     assert.equal(
       host.contextKeys.get(WALKTHROUGH_KEYS.endpointChosen),
       undefined,
-      'unset before: a key already true when the walkthrough registers never ticks it',
+      'unset before: set only once the step succeeded',
     );
     host.user.quickPick = (items) => items.find((i) => i.label.includes('Other')) ?? items[0];
     host.user.input = () => `${server.url}/v1`;

@@ -124,7 +124,10 @@ try {
 
   await setupChecks(ctx);
   // The set-up checks alone (CK_E2E_ONLY=setup): the fresh profile up to the empty session's gauge.
-  if (only === 'setup') throw new Abort('only the set-up checks were asked for');
+  if (only === 'setup') {
+    await walkthroughChecks(ctx, ['endpoint', 'key', 'test']);
+    throw new Abort('only the set-up checks were asked for');
+  }
 
   await check('agent task crosses compactAt: auto checkpoint, approval, gauge drops', async () => {
     const frame = sidebar.frame;

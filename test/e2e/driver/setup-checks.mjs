@@ -97,6 +97,17 @@ export async function setupChecks({ check, expect, wb, sidebar, page, updateSett
     await sidebar.frame.locator('.header .key').waitFor({ timeout: 10_000 });
   });
 
+  await check('Test Connection reaches the scripted model and says it works', async () => {
+    await wb.clearToasts();
+    await wb.runCommand('ContextKeeper: Test Connection');
+    const toast = wb.toast('works.');
+    await toast.waitFor({ timeout: 30_000 });
+    const verdict = (await toast.innerText()).replace(/\s+/g, ' ');
+    expect(/connection to http:\/\/127\.0\.0\.1:\d+\/v1 works/.test(verdict), `the verdict: ${verdict}`);
+    await wb.clearToasts();
+    return verdict.slice(0, 160);
+  });
+
   await check('clear API key', async () => {
     await wb.runCommand('ContextKeeper: Clear API Key');
     await wb.waitToast('API key cleared');
@@ -118,10 +129,11 @@ export async function openWalkthrough({ wb }) {
 }
 
 /**
- * The walkthrough ticks what the run did: the endpoint chosen, the key set, a task run from the
- * sidebar (its buttons run the extension's own code, which VS Code's command events do not see).
+ * The walkthrough ticks what the run did: the endpoint chosen, the key set, a working Test Connection,
+ * a task run from the sidebar (its buttons run the extension's own code, which VS Code's command
+ * events do not see). `required`: the steps the run has done by then.
  */
-export async function walkthroughChecks({ check, expect, wb, page }) {
+export async function walkthroughChecks({ check, expect, wb, page }, required = ['endpoint', 'key', 'test', 'task']) {
   await check('the walkthrough ticks the steps the run did', async () => {
     await wb.runCommand('Welcome: Open Walkthrough...');
     const row = wb.paletteRow('Get Started with ContextKeeper');
@@ -136,8 +148,7 @@ export async function walkthroughChecks({ check, expect, wb, page }) {
     }
     await wb.screenshot('09-walkthrough');
     await wb.runCommand('View: Close All Editors').catch(() => {});
-    for (const step of ['endpoint', 'key', 'task'])
-      expect(states[step], `the "${step}" step is not ticked: ${JSON.stringify(states)}`);
+    for (const step of required) expect(states[step], `the "${step}" step is not ticked: ${JSON.stringify(states)}`);
     return `ticked: ${Object.entries(states)
       .filter(([, done]) => done)
       .map(([step]) => step)
