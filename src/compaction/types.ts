@@ -165,6 +165,8 @@ export interface Checkpoint {
   coverage?: SummaryCoverage;
   /** Focus text given for a manual compaction. */
   focus?: string;
+  /** True when the user edited the summary text in the preview before applying it (summaries only). */
+  editedByHand?: boolean;
   /** Why it ran when neither the threshold nor the user asked (the provider refused an oversized request). */
   cause?: string;
   /** Typed requests the summary keeps: whole, shortened in the middle, left out (summaries only). */

@@ -18,7 +18,7 @@ import { cssProps } from './css-props.js';
 import { localTime } from './format.js';
 import { formatTokens, formatTokensFull } from '../format/tokens.js';
 import { formatDateTime } from '../format/display.js';
-import { failedTaskLine, READ_ONLY_NOTICE } from './shared/item-labels.js';
+import { EDITED_BY_HAND, failedTaskLine, READ_ONLY_NOTICE } from './shared/item-labels.js';
 import { checkpointCountTitle, groupCheckpointRuns, type CheckpointRunView } from './shared/checkpoint-runs.js';
 import type { AgentGaugeView } from './shared/agent-gauge.js';
 import { gaugeGeometry, recordedPromptNote, windowOriginNote, type GaugeGeometry } from './shared/gauge-geometry.js';
@@ -300,6 +300,15 @@ function previewTexts(target: EventTarget | null): string[] {
   return boxes.map((b) => b.value);
 }
 
+/**
+ * Rows for a summary box where CSS `field-sizing` is not supported: its lines, long ones counted as
+ * wrapped at about 60 characters, from 8 up to 40 (the box scrolls beyond).
+ */
+export function summaryRows(text: string): number {
+  const lines = text.split('\n').reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / 60)), 0);
+  return Math.min(40, Math.max(8, lines));
+}
+
 /** Pending report of the preview's edits: typing is reported once it pauses, not per key. */
 let editTimer: ReturnType<typeof setTimeout> | undefined;
 /** How long typing pauses before the review document is updated, in milliseconds. */
@@ -343,7 +352,7 @@ function previewCard(ui: Ui, preview: PreviewView): TemplateResult {
             class="summary-edit"
             data-test="preview-text"
             aria-label=${`Proposed summary ${k + 1} of ${count} (editable)`}
-            rows="8"
+            rows=${summaryRows(s.summary)}
             .value=${s.summary}
             @input=${edit}
           ></textarea>`,
@@ -405,6 +414,7 @@ function checkpointStep(ui: Ui, checkpoint: CheckpointView, single: boolean): Te
     single ? exact : undefined,
     plural(checkpoint.messagesReplaced, 'message', 'messages'),
     summarizer,
+    checkpoint.editedByHand ? EDITED_BY_HAND : undefined,
     checkpoint.withoutModel > 0 ? checkpoint.coverage : undefined,
   ]
     .filter(Boolean)
@@ -449,7 +459,7 @@ function checkpointRow(ui: Ui, run: CheckpointRunView): TemplateResult {
     data-row=${`cp:${run.id}`}
     data-steps=${run.steps.length}
     tabindex="-1"
-    aria-label="${run.trigger} compaction${stepCount}, ${run.tokensBefore} to ${run.tokensAfter} tokens${run.restored ? ', restored' : ''}"
+    aria-label="${run.trigger} compaction${stepCount}, ${run.tokensBefore} to ${run.tokensAfter} tokens${run.restored ? ', restored' : ''}${run.steps.some((step) => step.editedByHand) ? `, summary ${EDITED_BY_HAND}` : ''}"
     data-trigger=${run.trigger}
     data-before=${run.tokensBefore}
     data-after=${run.tokensAfter}
@@ -467,6 +477,7 @@ function checkpointRow(ui: Ui, run: CheckpointRunView): TemplateResult {
       ${formatTokens(run.tokensBefore)} → ${formatTokens(run.tokensAfter)} tokens
     </div>
     ${focus ? html`<div class="checkpoint-focus">${icon('target')} ${focus}</div>` : nothing}
+    ${run.steps.some((step) => step.editedByHand) ? html`<div class="checkpoint-edited" data-test="checkpoint-edited">${icon('edit')} summary ${EDITED_BY_HAND}</div>` : nothing}
     ${run.restored ? html`<div class="checkpoint-restored">${icon('history')} restored</div>` : nothing}
     ${run.steps.map((step) => checkpointStep(ui, step, run.steps.length === 1))}
     <div class="actions">

@@ -9,7 +9,7 @@ import { guard } from 'lit-html/directives/guard.js';
 import { repeat } from 'lit-html/directives/repeat.js';
 import type { CompactionView, TranscriptItemView, ViewState, WebviewMessage } from './shared/protocol.js';
 import type { Store } from './shared/view-store.js';
-import { heldLabel, pinLabel, pinOffered } from './shared/item-labels.js';
+import { EDITED_BY_HAND, heldLabel, pinLabel, pinOffered } from './shared/item-labels.js';
 import { localTime } from './format.js';
 import { formatTokens } from '../format/tokens.js';
 import { formatInteger } from '../format/display.js';
@@ -165,7 +165,16 @@ function divider(ui: Ui, c: CompactionView): TemplateResult {
         <span class="codicon codicon-fold" aria-hidden="true"></span>
         <span class="headline" data-test="divider-text">${compactionHeadline(c)}</span>
         <time datetime=${c.time}>${localTime(c.time)}</time
-        >${c.restored ? html` <span class="badge">restored</span>` : nothing}
+        >${c.restored ? html` <span class="badge">restored</span>` : nothing}${
+          c.editedByHand
+            ? html` <span
+                class="badge"
+                data-test="divider-edited"
+                title="The summary was edited by hand in the preview before it was applied"
+                >${EDITED_BY_HAND}</span
+              >`
+            : nothing
+        }
         ${
           c.retention
             ? html`<span class="retention-line" data-test="divider-retention" title=${c.retention.details.join('\n')}

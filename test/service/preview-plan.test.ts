@@ -88,7 +88,7 @@ test('the preview shows every summary Apply writes, and Apply writes exactly tho
     );
 });
 
-test('edits of each summary are applied as edited; a preview of a conversation that changed since writes nothing', async (t) => {
+test('edits of each summary are applied as edited and marked so; a preview of a conversation that changed since writes nothing', async (t) => {
   const { fx } = await twoSpanSession();
   t.after(fx.cleanup);
   const proposed = await fx.service.compactNow({ preview: true });
@@ -100,6 +100,13 @@ test('edits of each summary are applied as edited; a preview of a conversation t
     written.map((c) => c.summary),
     [proposed.preview.summaries[0].summary, 'THE SECOND, AS EDITED'],
   );
+  // The edited one is marked as edited by hand, in the saved record too; the other is not.
+  assert.deepEqual(
+    written.map((c) => c.editedByHand === true),
+    [false, true],
+  );
+  const saved = fx.service.getCheckpoints().find((c) => c.id === written[1].id);
+  assert.equal(saved?.editedByHand, true);
 
   // Undo it, preview again, then let the conversation grow: Apply writes nothing and says why.
   await fx.service.restoreCheckpoint(applied.checkpoints[0].id);

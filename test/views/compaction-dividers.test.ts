@@ -1,10 +1,13 @@
-/** Placement and grouping of compaction dividers, and the session list's records. */
+/** Placement and grouping of compaction dividers (with the mark of a summary edited by hand), and the session list's records. */
+import '../support/vscode-fake/register';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ContextItem, Entry, RetentionScorecard } from '../../src/compaction/types';
 import { latestRunPeak, placeCompactions } from '../../src/views/sidebar/compaction-dividers';
 import { SessionList } from '../../src/views/session-list';
 import type { CheckpointRecord } from '../../src/service/records';
+import { toCheckpointView } from '../../src/views/sidebar/view-mappers';
+import { renderCheckpoint } from '../../src/views/documents/checkpoint-documents';
 
 function entry(id: string, minute: number | undefined): Entry {
   return {
@@ -330,4 +333,18 @@ test('recorded compactions of an import, applied at one time, stay separate wher
   ];
   const untimed = new Map(order.map((id) => [id, entry(id, undefined)]));
   assert.equal(placeCompactions(imported, order, untimed, lines, undefined).compactions.length, 2);
+});
+
+test('a summary edited by hand in the preview marks its divider, its history row and its document', () => {
+  const edited = checkpoint('cp1', 3, ['e0', 'e1'], [item('summary', ['e0', 'e1'])], { editedByHand: true });
+  const plain = checkpoint('cp2', 5, ['e2'], [item('summary', ['e2'])]);
+  const placed = placeCompactions([edited, plain], order, entries, lines, undefined);
+  assert.deepEqual(
+    placed.compactions.map((c) => c.editedByHand === true),
+    [true, false],
+  );
+  assert.equal(toCheckpointView(edited).editedByHand, true);
+  assert.equal(toCheckpointView(plain).editedByHand, undefined);
+  assert.match(renderCheckpoint(edited), /Summary text\s*\|?\s*edited by hand before applying/);
+  assert.doesNotMatch(renderCheckpoint(plain), /edited by hand/);
 });

@@ -52,7 +52,8 @@ export function previewOf(
 
 /**
  * A copy of `prepared` whose summaries carry the user's edited texts: `edited[k]` replaces the k-th
- * summary (in {@link previewOf}'s order); undefined, blank or unchanged keeps it.
+ * summary (in {@link previewOf}'s order) and marks its checkpoint `editedByHand`; undefined, blank or
+ * unchanged keeps it as proposed.
  */
 export function withEditedSummaries(
   prepared: PreparedCompaction,
@@ -71,7 +72,7 @@ export function withEditedSummaries(
     // The scorecard judges the text the user wrote, not the one that was proposed.
     const { retention: _proposed, ...rest } = cp;
     const retention = retentionScorecard({ replaced: cp.replaced, inserted });
-    return { ...rest, summary: text, inserted, ...(retention ? { retention } : {}) };
+    return { ...rest, summary: text, inserted, editedByHand: true, ...(retention ? { retention } : {}) };
   });
   return { ...prepared, checkpoints };
 }

@@ -127,6 +127,11 @@ export function renderCheckpoint(checkpoint: CheckpointRecord): string {
     ]);
   if (checkpoint.durationMs !== undefined) rows.push(['Duration', `${checkpoint.durationMs} ms`]);
   if (checkpoint.focus) rows.push(['Focus', checkpoint.focus]);
+  if (checkpoint.editedByHand)
+    rows.push([
+      'Summary text',
+      `edited by hand before applying (proposed by ${checkpoint.summarizerModel ?? 'the summarizer'})`,
+    ]);
   // What the summary kept of the typed requests: the scorecard's figures, the same the list below,
   // the divider and the command line show; the writer's own count only on checkpoints saved without one.
   const card = checkpoint.retention;

@@ -112,6 +112,7 @@ export function placeCompactions(
       view.coverage = joinCoverage(view.coverage, checkpoint);
       view.summarizerModel ??= checkpoint.summarizerModel;
       view.focus ??= checkpoint.focus;
+      if (checkpoint.editedByHand) view.editedByHand = true;
       if (checkpoint.attachedFiles?.length)
         view.attachedFiles = [...(view.attachedFiles ?? []), ...checkpoint.attachedFiles];
     } else {
@@ -133,6 +134,7 @@ export function placeCompactions(
         coverage: joinCoverage(undefined, checkpoint),
         summarizerModel: checkpoint.summarizerModel,
         focus: checkpoint.focus,
+        ...(checkpoint.editedByHand ? { editedByHand: true } : {}),
         restored: checkpoint.restored || undefined,
         ...(checkpoint.attachedFiles?.length ? { attachedFiles: [...checkpoint.attachedFiles] } : {}),
       };

@@ -58,6 +58,7 @@ export function toCheckpointView(checkpoint: CheckpointRecord, undoableRestore?:
     withoutModel: unreadByModel(checkpoint.coverage),
     ...(checkpoint.coverage ? { coverage: describeCoverage(checkpoint.coverage) } : {}),
     focus: checkpoint.focus,
+    ...(checkpoint.editedByHand ? { editedByHand: true } : {}),
     restored: checkpoint.restored || undefined,
     undoRestore: (checkpoint.restored && checkpoint.id === undoableRestore) || undefined,
   };

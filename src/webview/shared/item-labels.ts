@@ -54,3 +54,6 @@ export const READ_ONLY_NOTICE =
 export function failedTaskLine(task: string): string {
   return /^\s*task\s*:/i.test(task) ? task.trim() : `Task: ${task}`;
 }
+
+/** The mark of a summary the user edited in the preview before applying it (history and divider). */
+export const EDITED_BY_HAND = 'edited by hand';

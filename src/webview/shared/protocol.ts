@@ -102,6 +102,8 @@ export interface CheckpointView {
   /** Raw messages summarised without a model because of the call limit or a failed model call. */
   withoutModel: number;
   focus?: string;
+  /** True when the user edited its summary in the preview before applying it. */
+  editedByHand?: boolean;
   /** True when the checkpoint was undone (kept in the list, greyed out). */
   restored?: boolean;
   /** True on the checkpoint whose restore can be undone now (the latest restore, nothing rewritten since). */
@@ -147,6 +149,8 @@ export interface CompactionView {
   coverage?: string;
   summarizerModel?: string;
   focus?: string;
+  /** True when the user edited a summary of the group in the preview before applying it. */
+  editedByHand?: boolean;
   /** True when every checkpoint of the group was restored. */
   restored?: boolean;
   /** Files re-attached after the summary (current contents from the workspace), with their tokens. */

@@ -179,7 +179,7 @@ export async function dividerDuringTask({ expect, wb, sidebar }) {
 
 export async function previewApplyCheck({ check, expect, wb, sidebar, page, updateSettings }) {
   await check(
-    'summary preview in the sidebar shows every summary Apply writes; Apply writes them as edited',
+    'summary preview in the sidebar shows every summary Apply writes in boxes that fit their text; Apply writes them as edited, marked so',
     async () => {
       updateSettings({ 'contextKeeper.previewSummary': true });
       await page.waitForTimeout(1_000);
@@ -230,6 +230,16 @@ async function previewApply({ expect, wb, sidebar, page }) {
   const meta = await card.locator('[data-test="preview-meta"]').innerText();
   const last = count - 1;
   const edited = `EDITED BY THE REVIEWER\n\n${proposed[last].split('\n').slice(0, 3).join('\n')}\n\nKeep the notes.md format.`;
+  // Each box grows with its text: the whole summary shows without an inner scrollbar (up to most of the view's height).
+  for (let k = 0; k < count; k++) {
+    const fit = await boxes.nth(k).evaluate((b) => ({
+      fits: b.scrollHeight <= b.clientHeight + 2,
+      tall: b.clientHeight >= 0.75 * innerHeight,
+      height: b.clientHeight,
+      needed: b.scrollHeight,
+    }));
+    expect(fit.fits || fit.tall, `summary box ${k + 1} is ${fit.height} px for ${fit.needed} px of text`);
+  }
   await boxes.nth(last).fill(edited);
   await wb.screenshot('08-summary-preview');
   await card.locator('[data-test="apply-preview"]').click();
@@ -237,6 +247,9 @@ async function previewApply({ expect, wb, sidebar, page }) {
   await card.waitFor({ state: 'detached', timeout: 10_000 });
   await wb.toast('proposed summary').waitFor({ state: 'hidden', timeout: 10_000 });
   const divider = frame.locator('[data-test="compaction-divider"][data-trigger="manual"]').last();
+  // The summary edited by hand is marked so on its divider and in the history.
+  await divider.locator('[data-test="divider-edited"]').waitFor({ timeout: 10_000 });
+  await frame.locator('[data-test="checkpoint-edited"]').first().waitFor({ timeout: 10_000 });
   await divider.locator('summary').click();
   const summary = await divider.locator('[data-test="divider-summary"]').innerText({ timeout: 10_000 });
   // The divider joins the summaries of one run in order: exactly what the preview showed, as edited.
@@ -247,7 +260,7 @@ async function previewApply({ expect, wb, sidebar, page }) {
     `applied summaries differ from the preview:\n${summary.slice(0, 400)}\n--- expected ---\n${expected.join('\n---\n').slice(0, 400)}`,
   );
   await wb.clearToasts();
-  return `${count} summaries previewed (${meta.replace(/\s+/g, ' ').slice(0, 80)}…), applied as shown with the last one edited`;
+  return `${count} summaries previewed (${meta.replace(/\s+/g, ' ').slice(0, 80)}…), applied as shown with the last one edited and marked so`;
 }
 
 export async function importChecks({ check, expect, wb, sidebar, env, page }) {
