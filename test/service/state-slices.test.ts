@@ -15,6 +15,7 @@ import { SessionStore } from '../../src/service/session/store';
 import type { SavedSessionState } from '../../src/service/session/store-format';
 import { writeFileAtomicAsync, WRITE_PIECE_CHARS } from '../../src/service/session/atomic-file';
 import { rawItem } from '../../src/compaction/context';
+import { noteStoredItemText, storedItemText, toStored } from '../../src/service/session/stored-text';
 import type { ContextItem, Entry } from '../../src/compaction/types';
 import type { CheckpointRecord } from '../../src/service/records';
 
@@ -145,4 +146,14 @@ test('a text written in pieces lands whole: small pieces joined, large ones cut,
   const pieces = ['{"x":"', 'é', '', large, ...Array.from({ length: 3000 }, (_, i) => `${i}🙂`), '"}\n'];
   assert.ok(await writeFileAtomicAsync(file, pieces));
   assert.equal(readFileSync(file, 'utf8'), pieces.join(''));
+});
+
+test("an item's stored text is its stored form's JSON (a summary kept once written; raw items by reference, pins kept)", () => {
+  const { state } = bigState(10);
+  for (const item of [...state.context, ...state.checkpoints[0].inserted])
+    assert.equal(storedItemText(item), JSON.stringify(toStored(item)), item.id);
+  assert.equal(storedItemText(state.context[5]), `{"ref":"${state.context[5].id}","pinned":true}`);
+  const summary = state.context[0];
+  noteStoredItemText(summary, '{"written":"elsewhere"}');
+  assert.equal(storedItemText(summary), '{"written":"elsewhere"}', 'the text the worker wrote is taken as it is');
 });

@@ -32,8 +32,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Entry } from '../../compaction/types';
-import { parseTranscript, resolveState, toStored, type SavedSessionState, type StoredState } from './store-format';
-import { jsonListPieces, storedCheckpointPieces } from './stored-text';
+import { parseTranscript, resolveState, type SavedSessionState, type StoredState } from './store-format';
+import { jsonListPieces, storedCheckpointPieces, storedItemText } from './stored-text';
 import { removeStaleTempFiles, writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
 import { SessionLock } from './session-lock';
 import { dropUnpairedResults, insertRepairs, repairInterruptedCalls } from './store-repair';
@@ -377,7 +377,7 @@ function* statePieces(state: SavedSessionState): Generator<string> {
     updatedAt: new Date().toISOString(),
   };
   yield `${JSON.stringify(fields).slice(0, -1)},"context":`;
-  yield* jsonListPieces(state.context, toStored);
+  yield* jsonListPieces(state.context, storedItemText);
   yield `,"pinned":${JSON.stringify(state.pinned)},"checkpoints":[`;
   for (let k = 0; k < state.checkpoints.length; k++) {
     if (k) yield ',';

@@ -23,22 +23,45 @@ const idsText = new WeakMap<readonly string[], string>();
 export const PIECE_ELEMENTS = 2048;
 
 /**
- * `JSON.stringify(list.map(form))` in pieces of {@link PIECE_ELEMENTS} elements, in order: their
- * concatenation is that text. Lets a caller stop between pieces (see `SessionStore.stateTextSliced`).
+ * The JSON text of a list whose elements have the JSON texts `text(x)`, in pieces of
+ * {@link PIECE_ELEMENTS} elements, in order: their concatenation is that text (as `JSON.stringify`
+ * writes an array). Lets a caller stop between pieces (see `SessionStore.stateTextSliced`).
  */
-export function* jsonListPieces<T>(list: readonly T[], form: (x: T) => unknown = (x) => x): Generator<string> {
+export function* jsonListPieces<T>(list: readonly T[], text: (x: T) => string): Generator<string> {
   yield '[';
   for (let at = 0; at < list.length; at += PIECE_ELEMENTS) {
-    const part = JSON.stringify(list.slice(at, at + PIECE_ELEMENTS).map(form));
-    yield at === 0 ? part.slice(1, -1) : `,${part.slice(1, -1)}`;
+    const end = Math.min(list.length, at + PIECE_ELEMENTS);
+    const parts = new Array<string>(end - at);
+    for (let k = at; k < end; k++) parts[k - at] = text(list[k]);
+    const joined = parts.join(',');
+    yield at === 0 ? joined : `,${joined}`;
   }
   yield ']';
+}
+
+const itemText = new WeakMap<ContextItem, string>();
+
+/**
+ * `JSON.stringify(toStored(item))`. A derived item (a summary of 100k messages is over a megabyte
+ * of text) is written out once in its life and kept with the item (items are never changed); a raw
+ * item is a reference, made at once.
+ */
+export function storedItemText(item: ContextItem): string {
+  if (item.kind === 'raw') return `{"ref":${JSON.stringify(item.id)}${item.pinned ? ',"pinned":true' : ''}}`;
+  let text = itemText.get(item);
+  if (text === undefined) itemText.set(item, (text = JSON.stringify(item)));
+  return text;
+}
+
+/** Takes the text of `item` written elsewhere (the compaction worker): it must equal {@link storedItemText}. */
+export function noteStoredItemText(item: ContextItem, text: string): void {
+  if (item.kind !== 'raw') itemText.set(item, text);
 }
 
 /** `JSON.stringify(items.map(toStored))`, kept for the list object (a list that is never changed). */
 export function storedItemsText(items: readonly ContextItem[]): string {
   let text = itemsText.get(items);
-  if (text === undefined) itemsText.set(items, (text = JSON.stringify(items.map(toStored))));
+  if (text === undefined) itemsText.set(items, (text = `[${items.map(storedItemText).join(',')}]`));
   return text;
 }
 
@@ -54,18 +77,18 @@ export function storedIdsText(ids: readonly string[]): string {
  * by piece, see {@link jsonListPieces}, and kept once complete).
  */
 function* storedItemsPieces(items: readonly ContextItem[]): Generator<string> {
-  yield* keptPieces(itemsText, items, toStored);
+  yield* keptPieces(itemsText, items, storedItemText);
 }
 
 /** {@link storedIdsText} in pieces, as {@link storedItemsPieces}. */
 function* storedIdsPieces(ids: readonly string[]): Generator<string> {
-  yield* keptPieces(idsText, ids, (id) => id);
+  yield* keptPieces(idsText, ids, (id) => JSON.stringify(id));
 }
 
 function* keptPieces<T>(
   kept: WeakMap<readonly T[], string>,
   list: readonly T[],
-  form: (x: T) => unknown,
+  form: (x: T) => string,
 ): Generator<string> {
   const text = kept.get(list);
   if (text !== undefined) {

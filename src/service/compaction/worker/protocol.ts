@@ -18,7 +18,13 @@ import {
 import type { CompactionResult } from '../../../compaction/outcome';
 import type { TokenMeter } from '../../../compaction/meter/meter';
 import { coveredIds } from '../../../compaction/context';
-import { noteStoredText, storedIdsText, storedItemsText } from '../../session/stored-text';
+import {
+  noteStoredItemText,
+  noteStoredText,
+  storedIdsText,
+  storedItemText,
+  storedItemsText,
+} from '../../session/stored-text';
 
 /** The options of a run that can cross a thread (no signal, clock or callbacks). */
 export type WorkerCompactionOptions = Omit<CompactionOptions, 'signal' | 'now' | 'onDelta'>;
@@ -105,8 +111,12 @@ interface EncodedCheckpoint extends Omit<Checkpoint, 'replaced' | 'inserted'> {
   replacedTokens: number;
   replacedText: string;
   replacedIdsText: string;
-  /** The JSON text of the inserted items' stored form (a collapse inserts one item per result). */
-  insertedText: string;
+  /**
+   * The JSON text of each inserted item's stored form (a collapse inserts one item per result; a
+   * summary of 100k messages is over a megabyte of text): the list's text is made of them, and the
+   * context after the compaction holds the same items.
+   */
+  insertedTexts: string[];
   /** The checkpoint's tokens before and after, as applied to the items sent. */
   applied: { tokensBefore: number; tokensAfter: number };
 }
@@ -185,7 +195,7 @@ export function encodeResult(
       replacedTokens,
       replacedText: storedItemsText(cp.replaced),
       replacedIdsText: storedIdsText(coveredIds(cp.replaced)),
-      insertedText: storedItemsText(cp.inserted),
+      insertedTexts: cp.inserted.map(storedItemText),
       applied: { tokensBefore: done?.tokensBefore ?? NaN, tokensAfter: done?.tokensAfter ?? NaN },
     };
   });
@@ -288,7 +298,7 @@ export async function decodeResult(
       replacedTokens,
       replacedText,
       replacedIdsText,
-      insertedText,
+      insertedTexts,
       applied: figures,
       ...cp
     } = encodedCheckpoint;
@@ -300,7 +310,8 @@ export async function decodeResult(
     if (meter) {
       noteReplaced({ replaced }, meter, replacedTokens, ids);
       noteStoredText(replaced, replacedText, ids, replacedIdsText);
-      noteStoredText(inserted, insertedText);
+      for (let k = 0; k < inserted.length; k++) noteStoredItemText(inserted[k], insertedTexts[k]);
+      noteStoredText(inserted, `[${insertedTexts.join(',')}]`);
     }
     const checkpoint = { ...cp, inserted, replaced };
     applied.push({ ...checkpoint, replacedIds: ids, ...figures });
