@@ -19,7 +19,8 @@ import { quarterCounter } from '../support/generate';
 const meter = new TokenMeter({ counter: quarterCounter });
 const FALSE_DONE =
   '## Summary\nThe user asked to add DEFAULT_TIMEOUT_MS to src/models/http.ts. The agent added the constant and verified it with grep (TYPECHECK OK). All work is complete; nothing remains.';
-const GREP = 'grep -n "DEFAULT_TIMEOUT_MS" src/models/http.ts && echo TYPECHECK OK';
+// A check that fails (a search that finds nothing answers "no" and is no failure: retention/outcome.ts).
+const GREP = 'npx tsc --noEmit -p . && echo TYPECHECK OK';
 
 /** The product's own session: reads that succeed, an edit that fails, a check that fails, a claim of done. */
 function session(failing = true): Entry[] {
@@ -47,7 +48,7 @@ function session(failing = true): Entry[] {
       'Error: old_text occurs 2 times in src/models/http.ts; add surrounding lines or set replace_all.',
       false,
     );
-  if (failing) call('c1', 'run_command', { command: GREP }, 'exit code 1', false);
+  if (failing) call('c1', 'run_command', { command: GREP }, 'exit code 2', false);
   for (let k = 0; k < 12; k++)
     call(
       `r${k}`,
@@ -75,7 +76,7 @@ test('own host: failures stay whole in a small appendix; successes are left out 
   const items = itemsFromEntries(session()).slice(0, 29);
   const { text, contradicted } = finalizeSummary(FALSE_DONE, items, { maxAppendixChars: 700 });
   assert.match(text, /edit_file[^\n]*— error: Error: old_text occurs 2 times in src\/models\/http\.ts/, text);
-  assert.match(text, /run_command[^\n]*DEFAULT_TIMEOUT_MS[^\n]*— error/, text);
+  assert.match(text, /run_command[^\n]*TYPECHECK OK[^\n]*— error/, text);
   assert.doesNotMatch(text, /characters clipped/, text);
   assert.match(text, /earlier calls not listed \(\d+ ok, 0 error\)/, text);
   assert.deepEqual(contradicted, ['edit_file src/models/http.ts', GREP]);

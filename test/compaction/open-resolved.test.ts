@@ -132,15 +132,28 @@ test('a command run several times, failing here and passing in the steps kept af
   }
 });
 
-test('outcome rules: the recorded flag first, then the exit status, then the wording; probes answer no', () => {
+test('outcome rules: a denial, a probe’s no, the stated exit status, the flag, then the wording', () => {
   assert.equal(commandOutcome('npm test', 'Error: looks bad but passed', true).ok, true, 'flag beats wording');
+  assert.equal(
+    commandOutcome(
+      'node check.js',
+      'Command executed successfully (exit code 0).\nOutput:\nError: read ECONNRESET',
+      true,
+    ).ok,
+    false,
+    'exit 0 with an error report failed',
+  );
+  assert.deepEqual(commandOutcome('npm test', 'The user denied this operation.'), {
+    ok: false,
+    denied: true,
+    answer: 'denied by the user',
+  });
   assert.equal(commandOutcome('npm test', 'all fine', false).ok, false, 'flag beats wording');
   assert.deepEqual(commandOutcome('grep -n foo src/a.ts', 'Exit code 1'), { ok: true, exit: 1, answer: 'no match' });
   assert.equal(commandOutcome('which mvn && mvn -version', 'Exit code 1\nmvn not found', false).answer, 'not found');
   assert.equal(commandOutcome('cat schema.sql', 'CREATE TABLE t (error TEXT);\nERROR: logged line').ok, true);
   assert.deepEqual(commandOutcome('cat missing.sql', 'cat: missing.sql: No such file or directory'), {
     ok: true,
-    exit: undefined,
     answer: 'not found',
   });
   assert.equal(

@@ -3,7 +3,10 @@
  * product writes of them: the tests of what a summary keeps read the same work in every format.
  *
  * A step is a typed user message, or one tool call with its result (`ok` false: the recording marks
- * it failed where the format has a flag, and the output states exit status 1 where it has one).
+ * it failed where the format has a flag, and the output states exit status 1 where it has one;
+ * `exit: 0` on a passing command: the output states exit status 0 where the format words one).
+ * `result` gives a tool result's text verbatim instead (a denial, say), with `ok` false setting the
+ * format's error flag where it has one.
  */
 import { importTranscriptTextSync } from '../../src/transcripts';
 import { itemsFromEntries } from '../../src/compaction/context';
@@ -20,10 +23,10 @@ import type { CompactionResult } from '../../src/compaction/outcome';
 export type Step =
   | { user: string; /** Claude Code only: the record is marked `isMeta` (written by the harness). */ meta?: boolean }
   | { say: string }
-  | { tool: 'bash'; command: string; output: string; ok?: boolean; exit?: number }
-  | { tool: 'read'; path: string; output: string }
-  | { tool: 'write'; path: string; content: string }
-  | { tool: 'edit'; path: string; old: string; new: string };
+  | { tool: 'bash'; command: string; output: string; ok?: boolean; exit?: number; result?: string }
+  | { tool: 'read'; path: string; output: string; result?: string; ok?: boolean }
+  | { tool: 'write'; path: string; content: string; result?: string; ok?: boolean }
+  | { tool: 'edit'; path: string; old: string; new: string; result?: string; ok?: boolean };
 
 const CC_BASE = {
   sessionId: 's1',
@@ -69,15 +72,17 @@ export function claudeCode(steps: readonly Step[]): string {
         content: [{ type: 'tool_use', id: `c${i}`, name, input }],
       },
     });
-    const failed = s.tool === 'bash' && s.ok === false;
+    const failed = s.ok === false && (s.tool === 'bash' || s.result !== undefined);
     const output =
-      s.tool === 'bash'
-        ? failed
-          ? `Exit code ${s.exit ?? 1}\n${s.output}`
-          : s.output
-        : s.tool === 'read'
-          ? s.output
-          : `The file ${s.path} has been updated.`;
+      s.result !== undefined
+        ? s.result
+        : s.tool === 'bash'
+          ? failed
+            ? `Exit code ${s.exit ?? 1}\n${s.output}`
+            : s.output
+          : s.tool === 'read'
+            ? s.output
+            : `The file ${s.path} has been updated.`;
     push({
       type: 'user',
       message: {
@@ -143,7 +148,7 @@ export function codex(steps: readonly Step[]): string {
       rec('response_item', {
         type: 'function_call_output',
         call_id: `c${i}`,
-        output: JSON.stringify({ output, metadata: { exit_code: exit, duration_seconds: 0.1 } }),
+        output: s.result ?? JSON.stringify({ output, metadata: { exit_code: exit, duration_seconds: 0.1 } }),
       }),
     );
   });
@@ -178,7 +183,9 @@ export function cline(steps: readonly Step[]): string {
             s.command,
             s.ok === false
               ? `Command failed with exit code ${s.exit ?? 1}.\nOutput:\n${s.output}`
-              : `Command executed.\nOutput:\n${s.output}`,
+              : s.exit === 0
+                ? `Command executed successfully (exit code 0).\nOutput:\n${s.output}`
+                : `Command executed.\nOutput:\n${s.output}`,
           ]
         : s.tool === 'read'
           ? ['read_file', { path: s.path }, s.path, s.output]
@@ -199,7 +206,7 @@ export function cline(steps: readonly Step[]): string {
     msgs.push({
       role: 'user',
       content: [
-        { type: 'text', text: `[${name} for '${label}'] Result:\n${result}` },
+        { type: 'text', text: `[${name} for '${label}'] Result:\n${s.result ?? result}` },
         { type: 'text', text: CLINE_ENV },
       ],
     });
@@ -230,7 +237,7 @@ export function openaiChat(steps: readonly Step[]): string {
       content: null,
       tool_calls: [{ id: `c${i}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
     });
-    messages.push({ role: 'tool', tool_call_id: `c${i}`, content: output });
+    messages.push({ role: 'tool', tool_call_id: `c${i}`, content: s.result ?? output });
   });
   return JSON.stringify({ messages });
 }

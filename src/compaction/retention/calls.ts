@@ -11,6 +11,7 @@ import type { ChatMessage } from '../types';
 import { toolCallsOf } from '../text';
 import { textWithPlaceholders } from '../content-text';
 import { MessageMemo } from '../message-memo';
+import { commandVerdict, isDenial } from './outcome';
 
 /**
  * The data the retention rules read: a message and, for a tool result, its recorded success flag;
@@ -37,11 +38,14 @@ export interface AgentCall {
   /** Text of the result. */
   result?: string;
   /**
-   * Whether the call failed: the recorded flag (`toolOk`), else a recorded exit code in the result
-   * (Codex `metadata.exit_code`, `Exit code: N`, OpenHands `[Command finished with exit code N]`),
-   * else undefined (nothing recorded says).
+   * Whether the call failed: for a command by the verdict of `outcome.ts` (the rule the summary's
+   * ledger reads too); for another tool a recorded exit code in the result (Codex
+   * `metadata.exit_code`, `Exit code: N`, OpenHands `[Command finished with exit code N]`), else the
+   * recorded flag (`toolOk`), else undefined (nothing recorded says). False for a denied call.
    */
   failed?: boolean;
+  /** The person refused the call (`outcome.ts`, `isDenial`): it did not run; `failed` is false. */
+  denied?: boolean;
 }
 
 const FUNCTION_BLOCK = /<function=([\w.-]+)>([\s\S]*?)(?:<\/function>|$)/g;
@@ -86,13 +90,11 @@ function parseArgs(raw: string): Record<string, unknown> {
   }
 }
 
-/** Searches exit with 1 when nothing matched: an empty answer, not a failure. */
-const SEARCH = /^\s*(?:cd\s+\S+\s*&&\s*)?(?:grep|rg|ag|ack|git grep|find|fd|ls|findstr)\b/;
-
 /**
- * A recorded exit status decides first (Cline records a failed command's exit code in its text while
- * its result block carries no error flag), then the success flag; a search that matched nothing
- * (exit 1, no output) is no failure.
+ * Whether the call failed, by the rule the summary's ledger reads too (`outcome.ts`): for a command
+ * its verdict (a denial, a probe's "no", a stated exit status, the tool's own flag, the output's
+ * wording); for another tool the recorded exit status, else the flag, else undefined. A denied call
+ * is marked `denied` and did not fail.
  */
 function failedOf(
   ok: boolean | undefined,
@@ -100,18 +102,14 @@ function failedOf(
   call: AgentCall,
   code: number | undefined,
 ): boolean | undefined {
+  if (isDenial(raw)) {
+    call.denied = true;
+    return false;
+  }
   const command = commandOf(call);
-  if (code === 1 && command !== undefined && SEARCH.test(command) && outputBody(raw) === '') return false;
+  if (command !== undefined) return commandVerdict(command, raw, code, code === undefined ? ok : undefined).failed;
   if (code !== undefined) return code !== 0;
   return ok === undefined ? undefined : !ok;
-}
-
-/** A result's output without its wrapper (Codex JSON) and harness header and status lines (Cline). */
-function outputBody(raw: string): string {
-  return unwrapOutput(raw)
-    .replace(/^\[[\w ]+(?: for '[^\n]*')?\] Result:\s*/, '')
-    .replace(/^Command (?:executed successfully \(exit code -?\d+\)|failed with exit code -?\d+)\.?\s*/m, '')
-    .trim();
 }
 
 /** Codex 0.5x wraps a command's output as JSON text (`{"output": …, "metadata": …}`): the output itself. */
@@ -141,6 +139,8 @@ interface ResultFacts {
   code: number | undefined;
   /** The first failure line of the output's first 40 lines, once asked for (see `failureHead`). */
   failureHead?: string;
+  /** The verdict on the call it answers, by that call's arguments object and flag (see `failedOf`). */
+  verdict?: { args: object; ok: boolean | undefined; failed: boolean | undefined; denied: boolean };
 }
 
 /**
@@ -218,7 +218,15 @@ export function agentCalls(entries: readonly RetentionEntry[]): AgentCall[] {
         const facts = resultFacts(m);
         c.resultIndex = index;
         c.result = facts.result;
-        c.failed = failedOf(e.meta?.toolOk, facts.raw, c, facts.code);
+        // A result is judged once for its call (the calls of a message share their arguments object).
+        const known = facts.verdict;
+        if (known && known.args === c.args && known.ok === e.meta?.toolOk) {
+          c.failed = known.failed;
+          if (known.denied) c.denied = true;
+        } else {
+          c.failed = failedOf(e.meta?.toolOk, facts.raw, c, facts.code);
+          facts.verdict = { args: c.args, ok: e.meta?.toolOk, failed: c.failed, denied: c.denied === true };
+        }
         resultOfCall.set(c, facts);
         open.delete(id);
       }

@@ -6,6 +6,7 @@
 import { agentCalls, commandOf, resultHead, type AgentCall, type RetentionEntry } from './calls';
 import { fileTouches, pathKey } from './files';
 import { MessageMemo } from '../message-memo';
+import { failureLine } from './outcome';
 
 /** One failure of the agent's tool calls and its state at the point. */
 export interface ErrorSignature {
@@ -26,33 +27,18 @@ export interface ErrorSignature {
   resolvedBy?: 'same command succeeded' | 'file edited and check passed' | 'same edit succeeded';
 }
 
-/**
- * A line that reports a failure: an error or exception class with a colon (`TypeError: x`), a
- * traceback head, `error:`/`fatal:` prefixes, a test runner's FAIL/FAILED, npm's `npm ERR!`, a
- * shell's "command not found" / "No such file or directory", a `Cannot find module`. A column named
- * `error` or a class merely imported is not one.
- */
-export const FAILURE_LINE =
-  /\b[A-Z]\w*(?:Error|Exception)\b:|^E\s+\w*(?:Error|Exception)\b|Traceback \(most recent call last\)|(?:^|\s)(?:error|ERROR|Error|fatal|FATAL)(?:\[[\w-]+\])?:|(?:^|\s)(?:FAIL|FAILED)\b|npm ERR!|command not found|No such file or directory|Cannot find module|\b\d+ (?:failed|failing)\b/;
-
-/** The first failure line of `text`, trimmed and cut to 160 characters; '' when none. */
-export function failureLine(text: string): string {
-  for (const line of text.split('\n')) {
-    const l = line.trim();
-    if (l.length >= 6 && l.length <= 600 && FAILURE_LINE.test(l)) return l.replace(/\s+/g, ' ').slice(0, 160);
-  }
-  return '';
-}
+export { FAILURE_LINE, failureLine } from './outcome';
 
 /**
- * Key of a command as a person would name it: first non-empty line, `cd DIR &&` prefixes and
+ * Key of a command as a person would name it: first non-empty line, `cd DIR &&` prefixes (`cd /d
+ * "C:\\a b" &&`, `pushd DIR &&` too) and
  * trailing `2>&1 | tail -N`-style plumbing removed, whitespace collapsed, cut to 120 characters.
  */
 export function commandKey(command: string): string {
   let c = command.split('\n').find((l) => l.trim() !== '') ?? '';
   c = c.replace(/\s+/g, ' ').trim();
   for (;;) {
-    const next = c.replace(/^cd\s+\S+\s*(?:&&|;)\s*/, '');
+    const next = c.replace(/^(?:cd|pushd)\s+(?:\/d\s+)?(?:"[^"]*"|'[^']*'|\S+)\s*(?:&&|;)\s*/, '');
     if (next === c) break;
     c = next;
   }
@@ -135,7 +121,7 @@ export function commandTarget(command: string): string {
 const CHECK =
   /\b(?:test|tests|pytest|jest|vitest|mocha|tsc|build|lint|eslint|cargo|go (?:test|build|vet|run)|make|mvn|gradle|npm|npx|pnpm|yarn|node|python\d?|ruff|mypy|flake8|terraform|docker|curl|deno|bun)\b/;
 
-/** Whether the call failed: the recorded flag, else a failure line at the head of a command's result. */
+/** Whether the call failed: as `calls.ts` read it (`outcome.ts`), else a failure line at the head of a command's result. */
 function failedCall(c: AgentCall): boolean {
   let failed = failedOf.get(c);
   if (failed === undefined) failedOf.set(c, (failed = readFailed(c)));
@@ -296,7 +282,7 @@ export function errorSignatures(
     // This call is now the nearest later one for the calls before it.
     const target = callTarget(c);
     const failed = failedCall(c);
-    if (target !== undefined && !failed) successByKey.set(target, k);
+    if (target !== undefined && !failed && !c.denied) successByKey.set(target, k);
     for (const t of fileTouches(c)) {
       const p = pathKey(t.path);
       if (t.action !== 'read') edits.add('', p, k);
@@ -318,7 +304,7 @@ export function errorSignatures(
 
 /** A passing check: a check command (see {@link isCheckCommand}) that did not fail. */
 function isPassingCheck(c: AgentCall): boolean {
-  return keysOf(c).check && !failedCall(c);
+  return keysOf(c).check && !failedCall(c) && !c.denied;
 }
 
 /** Whether `command` checks work: runs tests, a build, a type check, a linter or a program. */
@@ -388,7 +374,7 @@ export function neverFailedCommands(
     const key = callKey(c);
     if (key === undefined) continue;
     if (failedCall(c)) failed.add(key);
-    else if (c.index >= from && c.index < to) ran.add(key);
+    else if (c.index >= from && c.index < to && !c.denied) ran.add(key);
   }
   return [...ran].filter((k) => !failed.has(k) && k.length >= 4);
 }

@@ -129,8 +129,8 @@ export function filesOfCalls(calls: readonly AgentCall[]): SpanFiles {
   const modified = new Map<string, 'created' | 'edited' | 'deleted' | 'moved'>();
   const read: string[] = [];
   for (const c of calls) {
-    // A failed edit changed nothing.
-    if (c.failed === true && c.name !== 'aider_edit' && commandOf(c) === undefined) continue;
+    // A failed edit changed nothing; a refused call did not run.
+    if (c.denied || (c.failed === true && c.name !== 'aider_edit' && commandOf(c) === undefined)) continue;
     for (const t of fileTouches(c)) {
       const k = pathKey(t.path);
       if (!k) continue;

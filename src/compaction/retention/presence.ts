@@ -171,15 +171,33 @@ export function hasPathIn(slashedText: string, p: string): boolean {
 }
 
 /**
- * Whether an open error is still named in a text: its command key or its failure line (first 40
- * characters; either at least 8 characters long) occurs there. `normalized` is the text normalized.
+ * Whether an open error is still named in a text: its command key (first 40 characters), or its
+ * failure line (first 40 characters; either at least 8 characters long) occurs there. A command is
+ * also named when the text quotes it in full (in backticks or after a `$ `/`> ` prompt) with what
+ * {@link commandKey} leaves out: `cd /x && npm run build 2>&1 | tail -5` names `npm run build`.
+ * `normalized` is the text normalized.
  */
 export function errorNamedIn(e: ErrorSignature, text: string, normalized: string): boolean {
-  return (
-    (e.key.length >= 8 && text.includes(e.key.slice(0, 40))) ||
-    (e.line.length >= 8 && normalized.includes(normalize(e.line).slice(0, 40)))
-  );
+  if (e.key.length >= 8) {
+    const key = e.key.slice(0, 40);
+    if (text.includes(key) || quotedCommandKeys(text).includes(key)) return true;
+  }
+  return e.line.length >= 8 && normalized.includes(normalize(e.line).slice(0, 40));
 }
+
+/**
+ * The {@link commandKey} of every command quoted in `text` (a backticked span, a `$ ` or `> `
+ * prompt line), one a line; kept for the last text asked about (one text is asked about for every
+ * open error of a span).
+ */
+function quotedCommandKeys(text: string): string {
+  if (quotedKeys?.text === text) return quotedKeys.keys;
+  const keys: string[] = [];
+  for (const m of text.matchAll(/`([^`\n]{4,})`|^\s*[$>] (.+)$/gm)) keys.push(commandKey(m[1] ?? m[2]));
+  quotedKeys = { text, keys: keys.join('\n') };
+  return quotedKeys.keys;
+}
+let quotedKeys: { text: string; keys: string } | undefined;
 
 /** Cues that a line presents something as still open or failing. */
 const OPEN_CUE =

@@ -190,7 +190,8 @@ export class SpanScan {
       }
       // Only the newest failed command's output lines are quoted: read from the end, in result().
       // A run the recording marks as successful, or a probe's "no match", is no failure.
-      if (!commandOutcome(commandText(call.arguments), text, recordedToolOutcome(m)).ok) {
+      const run = commandOutcome(commandText(call.arguments), text, recordedToolOutcome(m));
+      if (!run.ok && !run.denied) {
         this.commandOutputs.push({ call, text });
         this.names.add(namesOfMessage(m, true));
       }

@@ -49,6 +49,8 @@ const COMMAND_OUTPUT = /^(?:Command failed with exit code \d+|Command executed)/
 /** Cline's wording of a failed call: a non-zero exit status, a tool error, a missing parameter, a failed edit. */
 const FAILED =
   /^(?:Command failed with exit code [1-9]\d*|Command failed\b|The tool execution failed|Error executing\b|Missing value for required parameter|Unable to (?:apply|edit|read|write)\b|<error>|Error:)/i;
+/** Cline's tools that show a file or a listing. */
+const READ_TOOL = /^(?:read_file|list_files|search_files|list_code_definition_names|access_mcp_resource)$/;
 /** Cline's wording of a call that succeeded. */
 const SUCCEEDED =
   /^(?:Command executed successfully\b(?! \(exit code [1-9])|The content was successfully saved|The (?:file|changes?) (?:was|were) (?:successfully )?(?:saved|applied)|Found \d+ results?\b)/i;
@@ -65,6 +67,8 @@ export function clineToolOk(text: string, errorFlag?: boolean): boolean | undefi
   if (errorFlag === true) return false;
   const body = text.replace(RESULT, '').trimStart();
   if (HUMAN_REPLY.test(text)) return undefined;
+  // A read shows the file: one that begins "Error: …" (a log, say) is content, not Cline's report.
+  if (READ_TOOL.test(RESULT.exec(text)?.[1] ?? '') && /^Error:/.test(body)) return undefined;
   if (FAILED.test(body)) return false;
   if (SUCCEEDED.test(body)) return true;
   return errorFlag === false ? true : undefined;

@@ -61,7 +61,7 @@ test('a failure naming a file is resolved when that file is edited and a check t
   assert.ok(r.files.includes('app/models.py'));
 });
 
-test('codex: exit codes decide; a search that matched nothing (exit 1, no output) is no failure', async () => {
+test('codex: exit codes decide; a search that matched nothing (exit 1) or a listing of a missing path (exit 2, "No such file") answers no and is no failure; a failed build is one', async () => {
   const rec = (type: string, payload: Record<string, unknown>) =>
     JSON.stringify({ timestamp: '2025-11-17T21:30:00.000Z', type, payload });
   const item = (payload: Record<string, unknown>) => rec('response_item', payload);
@@ -87,14 +87,16 @@ test('codex: exit codes decide; a search that matched nothing (exit 1, no output
     out('c2', "ls: cannot access 'lib/ai': No such file or directory\n", 2),
     shell('c3', 'pnpm build'),
     out('c3', 'done', 0),
+    shell('c4', 'pnpm lint'),
+    out('c4', 'src/a.ts:1:1 error  no-unused-vars', 1),
   ].join('\n');
   const t = await importTranscriptText(text, 'rollout.jsonl');
   const sigs = errorSignatures(t.entries, 0, t.entries.length);
   assert.deepEqual(
     sigs.map((s) => [s.key, s.state, s.line]),
-    [['ls lib/ai', 'open', "ls: cannot access 'lib/ai': No such file or directory"]],
+    [['pnpm lint', 'open', '']],
   );
-  assert.deepEqual(neverFailedCommands(t.entries, 0, t.entries.length), ['rg -n "OLLAMA"', 'pnpm build']);
+  assert.deepEqual(neverFailedCommands(t.entries, 0, t.entries.length), ['rg -n "OLLAMA"', 'ls lib/ai', 'pnpm build']);
 });
 
 test('swe-agent: with no recorded status, an observation that opens with a traceback is a failure; a later clean run resolves it', async () => {

@@ -9,12 +9,13 @@ import type { ChatMessage, ContextItem } from '../../types';
 import { errorLines, toolCallsOf } from '../../text';
 import { textWithPlaceholders } from '../../content-text';
 import { recordedToolOutcome } from '../../tool-outcomes';
-import { commandOutcome, fileOutcome, printedText } from './run-outcome';
+import { commandOutcome, fileOutcome } from './run-outcome';
 import { isToolOutputText } from '../../text';
 import { GrowingSpan } from '../../meter/span-memo';
 import { parseJsonObject } from '../../../format/json';
 import { MessageMemo } from '../../message-memo';
 import { namedFiles } from '../../retention/errors';
+import { isDenial, printedOutput } from '../../retention/outcome';
 
 /** What happened to a file. */
 export type FileOp = 'read' | 'created' | 'edited' | 'deleted' | 'moved';
@@ -40,8 +41,10 @@ export type Action =
       exit?: number;
       error?: string;
       tool: string;
-      /** A probe's negative answer ("no match", "not found"): not a failure (see `run-outcome.ts`). */
+      /** A probe's negative answer ("no match", "not found"), or "denied by the user": not a failure (see `run-outcome.ts`). */
       answer?: string;
+      /** The person refused the run: it did not run (`ok` is false) and is no failure to fix. */
+      denied?: true;
       /**
        * For a failed run, the files it names (path keys): in the command and in its output's first 60
        * lines (`retention/errors.ts`, `namedFiles`). An edit of one of them followed by a passing check
@@ -334,7 +337,8 @@ function patchOps(patch: string): Array<{ op: FileOp; path: string; to?: string;
  * for it (`recorded`, undefined when none): see `run-outcome.ts` for how the outcome is decided.
  */
 function callActions(name: string, rawArgs: string, result: string | undefined, recorded?: boolean): Action[] {
-  const printed = result === undefined ? undefined : printedText(result);
+  // The output without a recording's envelope, label and status line: its error line is the tool's own.
+  const printed = result === undefined ? undefined : printedOutput(result);
   const failure = (ok: boolean) =>
     printed !== undefined && !ok ? (errorLines(printed, 1)[0] ?? firstLine(printed)) : undefined;
   const edit = fileOutcome(false, result, recorded).ok;
@@ -343,6 +347,13 @@ function callActions(name: string, rawArgs: string, result: string | undefined, 
   const args = parseArgs(rawArgs) ?? {};
   const out: Action[] = [];
   if (PLAN_TOOL.test(name)) return [{ kind: 'plan', text: rawArgs, tool: name }];
+  if (printed !== undefined && isDenial(printed)) {
+    // A refused call did not run: a command is listed as denied, a file tool changed and read nothing.
+    const refused = pick(args, COMMAND_KEYS);
+    return refused && SHELL_TOOL.test(name)
+      ? [{ kind: 'command', command: refused, ok: false, denied: true, answer: 'denied by the user', tool: name }]
+      : [];
+  }
   const patchText =
     typeof args.input === 'string'
       ? args.input

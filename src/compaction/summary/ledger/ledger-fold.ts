@@ -179,7 +179,7 @@ export class LedgerFold {
     r.last = i;
     r.answer = a.answer;
     r.answerExit = a.answer ? a.exit : undefined;
-    if (!a.ok) {
+    if (!a.ok && !a.denied) {
       r.failed++;
       r.exit = a.exit;
       r.error = a.error;

@@ -197,7 +197,7 @@ export function buildLedger(
     else put(k, l, false);
   }
   actions.forEach((a, i) => {
-    if (a.kind === 'plan' || a.ok) return;
+    if (a.kind === 'plan' || a.ok || (a.kind === 'command' && a.denied)) return;
     if (a.kind === 'command') {
       const again = next.sameTargetOk[i];
       const editAt = next.namedEdit[i];

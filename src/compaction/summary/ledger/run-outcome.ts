@@ -1,104 +1,29 @@
 /**
- * Whether a tool call failed, decided from what the recording says before how its output reads:
- *
- * 1. the success flag the recording carries (`tool-outcomes.ts`: Claude Code's and Cline's
- *    `is_error`, Codex's `success` or `exit_code`, OpenHands' error observations);
- * 2. the exit status the output states (`exit code 2`, `"exit_code": 1`);
- * 3. only then the output's wording (`looksLikeError`), and never for output that is content: a
- *    command or tool that shows a file or a listing (`cat`, `head`, `sed -n`, `type`, a read tool)
- *    prints the file, and a file holding `error TEXT` or a logged `ERROR:` line is not a failure;
- *    such a call failed only when it could not read what it was asked to show.
- *
- * A probe is a command that asks a yes/no question (`grep`, `rg`, `findstr`, `which`, `test`,
- * `diff`, `ls` of a path that may not exist): by POSIX convention exit status 1 answers "no" (no
- * match, not found, files differ) and is not a failure. A command that only shows files (`cat`,
- * `type`, `sed -n`) asks whether they exist when it finds none. Either outcome is `ok` with
- * `answer` set ("no match", "not found"), unless an error line says the command could not run.
+ * Whether a tool call failed, was denied, or answered "no": for commands by the rule the retention
+ * scorecard reads too (`retention/outcome.ts`, where the rule and the probes it knows are listed),
+ * so the summary and its scorecard agree; for file tools from the recorded flag, else from the
+ * result's wording, and never from the content of a file that was read (a file holding `error TEXT`
+ * or a logged `ERROR:` line is not a failure; a read failed only when it could not read).
  *
  * Pure: no I/O.
  */
-import { errorLines, looksLikeError } from '../../text';
+import { looksLikeError } from '../../text';
+import { commandSegments, commandVerdict, COULD_NOT_READ, isDenial, program } from '../../retention/outcome';
 
-/** The outcome of one run: `ok` false only for a failure; `answer` for a probe that answered "no". */
+export { asksQuestion, commandSegments, endsInProbe, showsContent } from '../../retention/outcome';
+
+/**
+ * The outcome of one run: `ok` false for a failure or a denial; `answer` for a probe that answered
+ * "no" (then `ok` is true) or "denied by the user" (with `denied`).
+ */
 export interface RunOutcome {
   ok: boolean;
+  /** The person refused the call: it did not run, and it is no failure to fix. */
+  denied?: true;
   /** Exit status, when the recording or the output states one. */
   exit?: number;
-  /** "no match" / "not found": a probe's negative answer (then `ok` is true). */
+  /** "no match" / "not found": a probe's negative answer (then `ok` is true); "denied by the user". */
   answer?: string;
-}
-
-/** A command's segments (`a && b | c; d`), each trimmed, `cd X` prefixes dropped. */
-export function commandSegments(command: string): string[] {
-  return command
-    .split(/&&|\|\||;|\n/)
-    .map((s) => s.trim())
-    .filter((s) => s && !/^(cd|pushd|set|export)\b/i.test(s));
-}
-
-/** Programs that show a file or a listing: their output is content, not a report. */
-const SHOW_PROGRAM =
-  /^(cat|head|tail|less|more|nl|bat|type|sed\s+-n|ls|dir|find|tree|wc|stat|file|awk|jq|xxd|od|git\s+(show|diff|log|status|blame|grep)|Get-Content|gc)\b/i;
-/** Programs whose exit status 1 answers "no" (POSIX grep, diff, test, which; Windows findstr, where). */
-const PROBE_PROGRAM =
-  /^(grep|egrep|fgrep|rg|ag|ack|findstr|which|where|command\s+-v|type\s+-p|test|\[|\[\[|diff|cmp|pgrep|ls|dir|stat|git\s+(diff|grep|rev-parse|show-ref|ls-files)|Test-Path|docker\s+(ps|images|inspect)|kill\s+-0)\b/i;
-/** A line saying a shown file or a probed path could not be read. */
-const COULD_NOT_READ =
-  /No such file or directory|cannot (open|access|find)|not found|Permission denied|Is a directory|does not exist|The system cannot find/i;
-
-/** The program words of a command segment (`sudo`, env assignments and `npx` left out). */
-function program(segment: string): string {
-  return segment
-    .replace(/^(?:sudo\s+|time\s+|env\s+|[A-Z_][A-Z0-9_]*=\S*\s+)+/, '')
-    .replace(/^\(+\s*/, '')
-    .trim();
-}
-
-/** True when every segment of `command` only shows content (a file, a listing, a search). */
-export function showsContent(command: string): boolean {
-  const parts = command
-    .split(/\|\||&&|;|\n|\|/)
-    .map((s) => program(s.trim()))
-    .filter((s) => s && !/^(cd|pushd|echo|printf|set|export)\b/i.test(s));
-  return parts.length > 0 && parts.every((p) => SHOW_PROGRAM.test(p) || PROBE_PROGRAM.test(p));
-}
-
-/**
- * True when the exit status of `command` is that of a probe: the last pipeline stage of its last
- * segment is a probe program (`… | grep x`, `which mvn`, `ls a b`).
- */
-export function endsInProbe(command: string): boolean {
-  const segments = commandSegments(command);
-  const last = segments.at(-1);
-  if (!last) return false;
-  const stage = program(last.split('|').at(-1) ?? '');
-  // `ls x 2>&1 | head` exits with head's status: the probe is the stage before a pager.
-  const stages = last.split('|').map((s) => program(s));
-  const meaningful = stages.filter((s) => !/^(head|tail|sort|uniq|wc|cut|tr|cat|more|less)\b/.test(s));
-  return PROBE_PROGRAM.test(stage) || (meaningful.length > 0 && PROBE_PROGRAM.test(meaningful.at(-1)!));
-}
-
-/**
- * True when a non-zero exit of `command` can be a probe's "no": its exit status is a probe's
- * ({@link endsInProbe}), or it is a chain whose other segments only show content or probe
- * (`which mvn && mvn -version`, `ls a; ls b; which java`): a failed probe stops or ends it.
- */
-function asksQuestion(command: string): boolean {
-  if (endsInProbe(command) || showsContent(command)) return true;
-  const segments = command
-    .split(/&&|\|\||;|\n/)
-    .map((s) => program(s.trim()))
-    .filter(Boolean);
-  return (
-    segments.some((s) => PROBE_PROGRAM.test(s)) &&
-    segments.every(
-      (s) =>
-        PROBE_PROGRAM.test(s) ||
-        SHOW_PROGRAM.test(s) ||
-        /^\S+\s+(?:-{1,2}version|-v)\b/.test(s) ||
-        /^(cd|echo|printf|pushd|popd)\b/i.test(s),
-    )
-  );
 }
 
 /** Exit status stated in a tool result, when it states one. */
@@ -112,45 +37,31 @@ export function exitStatus(text: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-/** The error lines of an output that are more than a bare exit status. */
-function tellingErrors(output: string): string[] {
-  return errorLines(output, 5).filter(
-    (l) =>
-      !/^(?:Command failed with exit code|Exit code|exit(?:ed)? (?:with )?(?:code|status))\s*:?\s*-?\d+\.?$/i.test(l),
-  );
-}
-
 /**
  * The outcome of running `command`, whose output is `output` (undefined: not answered yet) and
- * whose recorded success flag is `recorded` (undefined: the recording has none). Rules in the
- * module comment; a probe's exit 1 with no error line but "not found" is a negative answer.
+ * whose recorded success flag is `recorded` (undefined: the recording has none), by the rule the
+ * retention scorecard reads too (`retention/outcome.ts`, `commandVerdict`): a denial is its own
+ * outcome, a probe's exit 1 is an answer, a stated exit status decides (0 fails only when the output
+ * reports a failure), then the recorded flag, then the output's wording. A flag recorded beside an
+ * exit status stated in the output (Cline words one as the other) is read as that status.
  */
 export function commandOutcome(command: string, output: string | undefined, recorded?: boolean): RunOutcome {
   if (output === undefined) return { ok: recorded ?? true };
   const exit = exitStatus(output);
-  output = printedText(output);
-  if ((exit === undefined || exit === 1 || exit === 2) && recorded !== true && asksQuestion(command)) {
-    const head = output.length > 4000 ? output.slice(0, 4000) : output;
-    const notFound = COULD_NOT_READ.test(head);
-    // A probe that could not run at all (a bad pattern, a bad option) says so in an error line.
-    const telling = tellingErrors(head).filter((l) => !COULD_NOT_READ.test(l));
-    if (telling.length === 0 && (exit !== undefined || recorded === false || notFound))
-      return { ok: true, exit, answer: notFound ? 'not found' : 'no match' };
-  }
-  if (recorded !== undefined) return { ok: recorded, exit };
-  if (exit !== undefined) return { ok: exit === 0, exit };
-  // Content shown (its words are the file's, not a report): never a failure by its wording.
-  if (showsContent(command)) return { ok: true };
-  return { ok: !looksLikeError(output) };
+  const v = commandVerdict(command, printedText(output), exit, exit === undefined ? recorded : undefined);
+  if (v.denied) return { ok: false, denied: true, answer: 'denied by the user' };
+  return { ok: !v.failed, ...(exit !== undefined ? { exit } : {}), ...(v.answer ? { answer: v.answer } : {}) };
 }
 
 /**
- * The outcome of a file tool call (read, write, edit) whose result is `output`: the recorded flag
+ * The outcome of a file tool call (read, write, edit) whose result is `output`: denied when the
+ * result says the person refused it (`retention/outcome.ts`, `isDenial`); else the recorded flag
  * when there is one; a read failed only when its result's first lines say that the file could not
  * be read (its content is the file, whatever words it holds); a write or an edit when its short
  * result reads as a failure.
  */
 export function fileOutcome(read: boolean, output: string | undefined, recorded?: boolean): RunOutcome {
+  if (output !== undefined && isDenial(output)) return { ok: false, denied: true, answer: 'denied by the user' };
   if (recorded !== undefined) return { ok: recorded };
   if (output === undefined) return { ok: true };
   if (read) {

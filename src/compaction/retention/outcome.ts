@@ -1,0 +1,253 @@
+/**
+ * How a run of a command or a tool turned out, by one rule read by both the summary's ledger
+ * (`summary/ledger/run-outcome.ts`) and the retention scorecard (`calls.ts`, `errors.ts`), so that
+ * what the summary calls failed, denied or fine is what the scorecard counts:
+ *
+ * 1. **Denied.** A result that says the person refused the call (Cline "The user denied this
+ *    operation.", Claude Code "The user doesn't want to proceed with this tool use", Codex "exec
+ *    command rejected by user", OpenHands "Action has been rejected by the user") is its own outcome:
+ *    the call did not run, so it neither failed nor succeeded ({@link isDenial}).
+ * 2. **A probe's "no".** For the programs in {@link PROBE_PROGRAM} exit status 1 answers "no": grep,
+ *    egrep, fgrep, rg, ag, ack, git grep and Windows findstr (no match); diff, cmp and git diff (the
+ *    files differ); test/`[`, which, where, command -v, pgrep, ls, dir, stat, Test-Path, docker
+ *    ps/images/inspect (not found). When the command's exit status is a probe's (its last pipeline
+ *    stage, pagers aside: `npx tsc | findstr "error TS"`), or it chains only probes and displays,
+ *    exit 1 (or 2 with a "not found" line) and no error line saying the probe could not run is an
+ *    answer, not a failure ({@link probeAnswer}).
+ * 3. **An exit status stated.** Non-zero fails. Zero is fine unless the output reports a failure
+ *    ({@link failureReport}): a script that catches its error and prints `Error: read ECONNRESET`
+ *    exits 0 and still failed.
+ * 4. **A success flag of the tool's own** (Claude Code's `is_error`, OpenHands' error observations,
+ *    Codex's `success`), where no exit status is stated, wins over the output's wording.
+ * 5. **Nothing recorded** (SWE-agent, Aider, a bare "Command executed."): a failure line among the
+ *    output's first or last 40 lines ({@link failureLine}).
+ *
+ * The output of a command that only shows content (`cat`, `type`, `sed -n`, `git log`, a search:
+ * {@link showsContent}) is the content's words, never a failure report, and the content of a file
+ * that was read is never one either (reads are judged by `fileOutcome`).
+ *
+ * Pure: no I/O.
+ */
+import { errorLines } from '../text';
+
+/** What one run came to. */
+export interface RunVerdict {
+  failed: boolean;
+  /** The person refused the call: it did not run ({@link isDenial}); `failed` is false. */
+  denied?: true;
+  /** A probe's negative answer ("no match", "not found", "differs"); `failed` is false. */
+  answer?: 'no match' | 'not found' | 'differs';
+}
+
+/** The person refused the call, as each agent words it (at the start of the result, after a Cline result label). */
+const DENIAL =
+  /^(?:The user denied this operation|The user doesn't want to (?:proceed with|take) this (?:tool use|action)|The tool use was rejected|(?:exec command|command|patch|tool call) (?:was )?rejected by (?:the )?user|Action has been rejected by the user|User (?:denied|rejected) (?:this|the) (?:operation|action|command|tool call|request))/i;
+
+/** True when `result` (a tool result's text) says the person refused the call. */
+export function isDenial(result: string): boolean {
+  const body = result.trimStart().replace(/^\[[A-Za-z0-9_.:-]+(?: for '[\s\S]*?')?\] Result:\s*/, '');
+  return DENIAL.test(body.slice(0, 200));
+}
+
+/** Programs that show a file or a listing: their output is content, not a report. */
+export const SHOW_PROGRAM =
+  /^(cat|head|tail|less|more|nl|bat|type|sed\s+-n|ls|dir|find|tree|wc|stat|file|awk|jq|xxd|od|git\s+(show|diff|log|status|blame|grep)|Get-Content|gc)\b/i;
+/** Programs whose exit status 1 answers "no" (see the module comment, rule 2). */
+export const PROBE_PROGRAM =
+  /^(grep|egrep|fgrep|rg|ag|ack|findstr|which|where|command\s+-v|type\s+-p|test|\[|\[\[|diff|cmp|pgrep|ls|dir|stat|git\s+(diff|grep|rev-parse|show-ref|ls-files)|Test-Path|docker\s+(ps|images|inspect)|kill\s+-0)\b/i;
+/** A line saying a shown file or a probed path could not be read. */
+export const COULD_NOT_READ =
+  /No such file or directory|cannot (open|access|find)|not found|Permission denied|Is a directory|does not exist|The system cannot find/i;
+
+/** The program words of a command segment (`sudo`, env assignments and `npx` left out). */
+export function program(segment: string): string {
+  return segment
+    .replace(/^(?:sudo\s+|time\s+|env\s+|[A-Z_][A-Z0-9_]*=\S*\s+)+/, '')
+    .replace(/^\(+\s*/, '')
+    .trim();
+}
+
+/** A command's segments (`a && b | c; d`), each trimmed, `cd X` prefixes dropped. */
+export function commandSegments(command: string): string[] {
+  return command
+    .split(/&&|\|\||;|\n/)
+    .map((s) => s.trim())
+    .filter((s) => s && !/^(cd|pushd|set|export)\b/i.test(s));
+}
+
+/** True when every segment of `command` only shows content (a file, a listing, a search). */
+export function showsContent(command: string): boolean {
+  const parts = command
+    .split(/\|\||&&|;|\n|\|/)
+    .map((s) => program(s.trim()))
+    .filter((s) => s && !/^(cd|pushd|echo|printf|set|export)\b/i.test(s));
+  return parts.length > 0 && parts.every((p) => SHOW_PROGRAM.test(p) || PROBE_PROGRAM.test(p));
+}
+
+/**
+ * True when the exit status of `command` is that of a probe: the last pipeline stage of its last
+ * segment is a probe program (`… | grep x`, `which mvn`, `ls a b`), pagers after it aside.
+ */
+export function endsInProbe(command: string): boolean {
+  const last = commandSegments(command).at(-1);
+  if (!last) return false;
+  const stages = last.split('|').map((s) => program(s));
+  // `ls x 2>&1 | head` exits with head's status: the probe is the stage before a pager.
+  const meaningful = stages.filter((s) => !/^(head|tail|sort|uniq|wc|cut|tr|cat|more|less)\b/.test(s));
+  return PROBE_PROGRAM.test(stages.at(-1) ?? '') || (meaningful.length > 0 && PROBE_PROGRAM.test(meaningful.at(-1)!));
+}
+
+/**
+ * True when a non-zero exit of `command` can be a probe's "no": its exit status is a probe's
+ * ({@link endsInProbe}), or it is a chain whose other segments only show content or probe
+ * (`which mvn && mvn -version`, `ls a; ls b; which java`): a failed probe stops or ends it.
+ */
+export function asksQuestion(command: string): boolean {
+  if (endsInProbe(command) || showsContent(command)) return true;
+  const segments = command
+    .split(/&&|\|\||;|\n/)
+    .map((s) => program(s.trim()))
+    .filter(Boolean);
+  return (
+    segments.some((s) => PROBE_PROGRAM.test(s)) &&
+    segments.every(
+      (s) =>
+        PROBE_PROGRAM.test(s) ||
+        SHOW_PROGRAM.test(s) ||
+        /^\S+\s+(?:-{1,2}version|-v)\b/.test(s) ||
+        /^(cd|echo|printf|pushd|popd)\b/i.test(s),
+    )
+  );
+}
+
+/** The error lines of an output that are more than a bare exit status. */
+function tellingErrors(output: string): string[] {
+  return errorLines(output, 5).filter(
+    (l) =>
+      !/^(?:Command failed with exit code|Exit code|exit(?:ed)? (?:with )?(?:code|status))\s*:?\s*-?\d+\.?$/i.test(l),
+  );
+}
+
+/**
+ * A probe's negative answer (rule 2 of the module comment): "no match", "not found" or "differs" when
+ * `command` asks a question and its run (exit status `exit`, the tool's flag `recorded`, printed
+ * `output`) answered "no"; undefined otherwise.
+ */
+export function probeAnswer(
+  command: string,
+  output: string,
+  exit: number | undefined,
+  recorded: boolean | undefined,
+): RunVerdict['answer'] {
+  if (!(exit === undefined || exit === 1 || exit === 2) || recorded === true || !asksQuestion(command))
+    return undefined;
+  const head = output.length > 4000 ? output.slice(0, 4000) : output;
+  const notFound = COULD_NOT_READ.test(head);
+  // A probe that could not run at all (a bad pattern, a bad option) says so in an error line.
+  const telling = tellingErrors(head).filter((l) => !COULD_NOT_READ.test(l));
+  if (telling.length > 0 || (exit === 2 && !notFound)) return undefined;
+  if (exit === undefined && recorded !== false && !notFound) return undefined;
+  if (notFound) return 'not found';
+  const last = program(commandSegments(command).at(-1) ?? '');
+  return /^(?:diff|cmp|git\s+diff)\b/.test(last) ? 'differs' : 'no match';
+}
+
+/**
+ * A line that reports a failure: an error or exception class with a colon (`TypeError: x`), a
+ * traceback head, `error:`/`fatal:` prefixes, `error TS2322`, a test runner's FAIL/FAILED, npm's
+ * `npm ERR!`, a Rust panic, a shell's "command not found" / "No such file or directory", a `Cannot
+ * find module`, "N failed" (N ≥ 1). A column named `error` or a class merely imported is not one.
+ */
+export const FAILURE_LINE =
+  /\b[A-Z]\w*(?:Error|Exception)\b:|^E\s+\w*(?:Error|Exception)\b|Traceback \(most recent call last\)|(?:^|\s)(?:error|ERROR|Error|fatal|FATAL)(?:\[[\w-]+\])?:|\berror TS\d+|(?:^|\s)(?:FAIL|FAILED)\b|npm ERR!|panicked at|command not found|No such file or directory|Cannot find module|\b[1-9]\d* (?:failed|failing)\b/;
+
+/** The first failure line ({@link FAILURE_LINE}) of `text`, trimmed and cut to 160 characters; '' when none. */
+export function failureLine(text: string): string {
+  for (const line of text.split('\n')) {
+    const l = line.trim();
+    if (l.length >= 6 && l.length <= 600 && FAILURE_LINE.test(l)) return l.replace(/\s+/g, ' ').slice(0, 160);
+  }
+  return '';
+}
+
+/**
+ * A line that opens a failure report: it begins with an error or exception (`Error: read
+ * ECONNRESET`, `TypeError: …`, `java.io.IOException: …`, `Uncaught Error: …`), `error:`, `ERROR:`,
+ * `fatal:`, a traceback head, `panic:`, `npm ERR!`, `Exception in thread`.
+ */
+const REPORT_LINE =
+  /^(?:Uncaught\s+)?(?:[A-Za-z_$][\w$]*\.)*[A-Za-z_$]*(?:Error|Exception)(?:\s*\[[\w-]+\])?:\s|^(?:error|ERROR|fatal|FATAL)(?:\[[\w-]+\])?:\s|^Traceback \(most recent call last\):|^panic:\s|^thread '[^']*' panicked at|^npm (?:ERR!|error)\s|^Exception in thread\b/;
+/** A line that reports a run's success (a verdict after an error logged on the way). */
+const SUCCESS_LINE = /\b(?:[1-9]\d* passed|passed|succeeded|successfully|Success|Done|Compiled)\b|✓|✔/;
+
+/**
+ * The line of `output` that reports the run failed although its exit status was 0 (rule 3): a
+ * line beginning a failure report ({@link REPORT_LINE}) with no success verdict after it, among the
+ * output's first and last 60 lines; '' when none.
+ */
+export function failureReport(output: string): string {
+  const lines = output.split('\n');
+  const seen = lines.length > 120 ? [...lines.slice(0, 60), ...lines.slice(-60)] : lines;
+  let found = '';
+  for (const line of seen) {
+    const l = line.trim();
+    if (!l) continue;
+    if (REPORT_LINE.test(l)) found = found || l.replace(/\s+/g, ' ').slice(0, 160);
+    else if (found && SUCCESS_LINE.test(l)) found = '';
+  }
+  return found;
+}
+
+/**
+ * The verdict on running `command` (rules in the module comment): `output` its printed text
+ * (undefined: not answered yet), `exit` the exit status the recording states (undefined: none),
+ * `flag` the tool's own success flag (undefined: none; a flag derived from a stated exit status is
+ * not one).
+ */
+export function commandVerdict(
+  command: string,
+  output: string | undefined,
+  exit: number | undefined,
+  flag: boolean | undefined,
+): RunVerdict {
+  if (output === undefined) return { failed: flag === false };
+  if (isDenial(output)) return { failed: false, denied: true };
+  output = printedOutput(output);
+  const answer = exit !== 0 ? probeAnswer(command, output, exit, flag) : undefined;
+  if (answer) return { failed: false, answer };
+  if (exit !== undefined) return { failed: exit !== 0 || (!showsContent(command) && failureReport(output) !== '') };
+  if (flag !== undefined) return { failed: !flag };
+  if (showsContent(command)) return { failed: false };
+  return { failed: outputFailure(output) !== '' };
+}
+
+/**
+ * What a command printed, out of the envelope a recording wraps it in: Codex's JSON text
+ * (`{"output": "…", "metadata": {…}}`), Cline's result label (`[execute_command for '…'] Result:`,
+ * the command may span lines) and its status line ("Command executed successfully (exit code 0).").
+ */
+export function printedOutput(raw: string): string {
+  let text = raw;
+  if (text.startsWith('{"output"')) {
+    try {
+      const v = JSON.parse(text) as { output?: unknown };
+      if (typeof v.output === 'string') text = v.output;
+    } catch {
+      // not the envelope after all: read as printed
+    }
+  }
+  if (!text.startsWith('[')) return text;
+  return text
+    .replace(/^\[[A-Za-z0-9_.:-]+(?: for '[\s\S]*?')?\] Result:\s*/, '')
+    .replace(
+      /^Command (?:executed successfully \(exit code -?\d+\)|executed|failed with exit code -?\d+)\.?\s*(?:Output:\s*)?/,
+      '',
+    );
+}
+
+/** The failure line of a run with no status recorded (rule 5): among its first or last 40 lines; '' when none. */
+export function outputFailure(output: string): string {
+  const lines = output.split('\n');
+  if (lines.length <= 80) return failureLine(output);
+  return failureLine(lines.slice(0, 40).join('\n')) || failureLine(lines.slice(-40).join('\n'));
+}

@@ -1,0 +1,147 @@
+/**
+ * One verdict per run, read alike by the summary and its scorecard (`retention/outcome.ts`): a run
+ * whose exit status is 0 (or unstated) but whose output reports a failure failed; a tool's own
+ * success flag wins where the recording has one; a refused call is "denied by the user", neither
+ * failed nor done; a search that matched nothing (exit 1) answered "no"; the content of a file that
+ * was read is never a failure. Built in each recording format that words these.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { WRITERS, compactExtractive, type Step } from '../support/recordings';
+import { importTranscriptTextSync } from '../../src/transcripts';
+import { itemsFromEntries } from '../../src/compaction/context';
+import { textWithPlaceholders } from '../../src/compaction/content-text';
+import { commandVerdict, failureReport, isDenial } from '../../src/compaction/retention/outcome';
+import { errorNamedIn } from '../../src/compaction/retention/presence';
+import type { ErrorSignature } from '../../src/compaction/retention/errors';
+
+const filler = (n: number) => 'lorem ipsum dolor sit amet '.repeat(n);
+
+async function compacted(format: keyof typeof WRITERS, steps: Step[]) {
+  const w = WRITERS[format];
+  const r = await compactExtractive(itemsFromEntries(importTranscriptTextSync(w.write(steps), w.file).entries));
+  assert.ok('context' in r && 'checkpoints' in r, `${format}: compacted`);
+  const summary = r.context.find((i) => i.kind === 'summary');
+  assert.ok(summary, `${format}: a summary was written`);
+  const card = r.checkpoints.find((c) => c.strategy === 'extractive')?.retention;
+  assert.ok(card, `${format}: the checkpoint has a scorecard`);
+  return { summary: textWithPlaceholders(summary.message.content), card };
+}
+
+const tail: Step[] = [{ say: `Looked into it. ${filler(1500)}` }, { user: 'go on' }, { say: 'ok' }];
+const PROBE = `node -e "require('pg').connect().catch(e => console.error('Error:', e.message))"`;
+
+test('a run that exits 0 but prints an error report failed, in the summary and the scorecard alike', async () => {
+  for (const format of ['cline', 'codex', 'openai-chat', 'swe-agent'] as const) {
+    const { summary, card } = await compacted(format, [
+      { user: 'check the database connection' },
+      { tool: 'bash', command: PROBE, output: 'Error: read ECONNRESET', exit: 0 },
+      ...tail,
+    ]);
+    assert.match(summary, /^- open: `node -e[^\n]*Error: read ECONNRESET/m, `${format}\n${summary}`);
+    assert.doesNotMatch(summary, /^- `node -e[^\n]*→ ok/m, `${format}\n${summary}`);
+    assert.equal(card.errors.open, 1, `${format}\n${summary}`);
+  }
+});
+
+test('a tool’s own success flag wins over the output’s wording (Claude Code)', async () => {
+  const { summary, card } = await compacted('claude-code', [
+    { user: 'check the database connection' },
+    { tool: 'bash', command: PROBE, output: 'Error: read ECONNRESET' },
+    ...tail,
+  ]);
+  assert.doesNotMatch(summary, /^- open:/m, summary);
+  assert.equal(card.errors.open, 0, summary);
+});
+
+test('a stack trace after a passing verdict, and the content of a file read, are no failure', async () => {
+  assert.equal(failureReport('Error: mock rejected\n    at x (a.js:1:1)\nTests: 4 passed, 4 total'), '');
+  assert.equal(
+    failureReport('Connected\nError: read ECONNRESET\n    at Socket (net.js:1:1)'),
+    'Error: read ECONNRESET',
+  );
+  for (const format of ['cline', 'codex', 'openai-chat'] as const) {
+    const { summary, card } = await compacted(format, [
+      { user: 'look at the log and the schema' },
+      { tool: 'read', path: 'logs/app.log', output: 'Error: read ECONNRESET\nTypeError: x is undefined\n' },
+      { tool: 'bash', command: 'cat logs/app.log', output: 'Error: read ECONNRESET', exit: 0 },
+      ...tail,
+    ]);
+    assert.doesNotMatch(summary, /^- open:/m, `${format}\n${summary}`);
+    assert.equal(card.errors.open, 0, `${format}\n${summary}`);
+  }
+});
+
+test('a refused call is denied by the user: not done, not a failure to fix, its file not changed', async () => {
+  const denial = {
+    cline: 'The user denied this operation.',
+    'claude-code':
+      "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.",
+    'openai-chat': 'The user denied this operation.',
+  } as const;
+  for (const format of ['cline', 'claude-code', 'openai-chat'] as const) {
+    const { summary, card } = await compacted(format, [
+      { user: 'restart the proxy and fix the env file' },
+      {
+        tool: 'bash',
+        command: 'taskkill /F /IM proxy.exe && start proxy.exe --port=5432',
+        output: '',
+        result: denial[format],
+        ok: false,
+      },
+      { tool: 'edit', path: 'config/.env.local', old: 'A=1', new: 'A=2', result: denial[format], ok: false },
+      ...tail,
+    ]);
+    assert.match(
+      summary,
+      /^- `taskkill \/F \/IM proxy\.exe && start proxy\.exe --port=5432` → denied by the user$/m,
+      `${format}\n${summary}`,
+    );
+    assert.doesNotMatch(summary, /^- open:/m, `${format}\n${summary}`);
+    assert.doesNotMatch(summary, /config\/\.env\.local: edited/, `${format}\n${summary}`);
+    assert.equal(card.errors.open + card.errors.resolved, 0, `${format}\n${summary}`);
+    assert.equal(card.filesChanged.total, 0, `${format}\n${summary}`);
+  }
+  assert.ok(isDenial("[execute_command for 'npm i'] Result:\nThe user denied this operation."));
+  assert.ok(isDenial('exec command rejected by user'));
+  assert.ok(!isDenial('Permission denied (publickey).'));
+});
+
+test('a denied run does not fix an earlier failure of the same command', () => {
+  assert.deepEqual(commandVerdict('npm test', 'The user denied this operation.', undefined, undefined), {
+    failed: false,
+    denied: true,
+  });
+});
+
+test('a search that matched nothing (exit 1) answered "no" in the summary and the scorecard; exit 2 failed', async () => {
+  for (const format of ['cline', 'codex', 'claude-code', 'openai-chat'] as const) {
+    const { summary, card } = await compacted(format, [
+      { user: 'make sure no type errors are left' },
+      { tool: 'bash', command: 'cd /w && npx tsc --noEmit 2>&1 | findstr "error TS"', output: '', ok: false, exit: 1 },
+      { tool: 'bash', command: 'grep -rn "getStorage" src', output: '', ok: false, exit: 1 },
+      { tool: 'bash', command: 'diff old.txt new.txt', output: '1c1\n< a\n---\n> b', ok: false, exit: 1 },
+      ...tail,
+    ]);
+    assert.doesNotMatch(summary, /^- open:/m, `${format}\n${summary}`);
+    assert.match(summary, /^- `grep -rn "getStorage" src` → no match/m, `${format}\n${summary}`);
+    assert.equal(card.errors.open, 0, `${format}\n${summary}`);
+  }
+  const grepError = commandVerdict('grep -rn x src', 'grep: src: No such file or directory', 2, undefined);
+  assert.equal(grepError.failed, false, 'a missing path is a probe’s "not found"');
+  assert.equal(commandVerdict('grep -rn "(" src', 'grep: Unmatched ( or \\(', 2, undefined).failed, true);
+});
+
+test('an open error quoted in the summary by its full command (cd prefix, 2>&1, a pipe) is named', () => {
+  const e: ErrorSignature = {
+    index: 3,
+    tool: 'command',
+    key: 'npm run build | findstr error',
+    line: '',
+    files: [],
+    state: 'open',
+  };
+  const text = '- open: `cd /d "C:\\Apps\\My App" && npm run build 2>&1 | findstr error` → exit 1';
+  assert.ok(errorNamedIn(e, text, text.toLowerCase()));
+  assert.ok(!errorNamedIn({ ...e, key: 'npm run lint | findstr error' }, text, text.toLowerCase()));
+});
