@@ -19,7 +19,7 @@ import { ExtractiveSummarizer } from '../compaction/summary/extractive';
 import { FallbackSummarizer } from '../summarizers/fallback';
 import { lineAdditiveOption } from '../summarizers/from-options';
 import { OpenAISummarizer } from '../summarizers/openai';
-import type { ContextKeeperSettings } from '../settings/settings';
+import { describeWindowOrigin, type ContextKeeperSettings } from '../settings/settings';
 import { notify } from '../views/notify';
 
 /** Placeholder key for servers that want none (local OpenAI-compatible servers ignore it). */
@@ -104,7 +104,7 @@ export async function openModelSource(
     });
     source = { client, model: settings.model, window };
   }
-  const label = describeWindow(source.window);
+  const label = describeWindow(source.window, describeWindowOrigin(settings.contextWindowOrigin));
   log.info(`Context window of ${source.model}: ${label}.`);
   for (const warning of warned.filter(source.window.warnings)) {
     log.warn(warning);

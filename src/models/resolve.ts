@@ -1,8 +1,9 @@
 /**
  * The one context window a session measures against, with where it came from, and the reply reserve.
  *
- * Precedence: the user's setting always wins; then what the server serves the model with; then the
- * model table; then a fallback the gauge labels as assumed. A setting above what the server reports
+ * Precedence: the setting wins (its value in force: VS Code applies folder, workspace, then user
+ * settings); then what the server serves the model with; then the model table; then a fallback the
+ * gauge labels as assumed. A setting above what the server reports
  * is kept (the user may know better, for example a server about to be restarted) but warned about,
  * once per endpoint, model and figures.
  */
@@ -33,12 +34,18 @@ export interface ResolvedWindow {
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 
-/** The gauge's label: "32,768 tokens, reported by the server", "… from the model table", "… from settings". */
-export function describeWindow(resolved: Pick<ResolvedWindow, 'window' | 'source'> & { inputOnly?: boolean }): string {
+/**
+ * The gauge's label: "32,768 tokens, reported by the server", "… from the model table", "… from
+ * settings" (`settingOrigin` replaces "from settings": which layer, "from workspace settings").
+ */
+export function describeWindow(
+  resolved: Pick<ResolvedWindow, 'window' | 'source'> & { inputOnly?: boolean },
+  settingOrigin = 'from settings',
+): string {
   const where = {
     server: resolved.inputOnly ? 'reported by VS Code' : 'reported by the server',
     table: 'from the model table',
-    flag: 'from settings',
+    flag: settingOrigin,
     fallback: 'assumed: nothing reported it',
   }[resolved.source];
   return `${fmt(resolved.window)} tokens, ${where}`;

@@ -6,7 +6,13 @@
 import * as vscode from 'vscode';
 import { DisposableStore } from '../lifecycle/disposables';
 import { readBoolean, readNumber, readString, readStrings, type KeysOfType } from './schema';
-import { IgnoredSettingsNotice, userScoped, type InspectableConfiguration } from './user-scoped-settings';
+import {
+  IgnoredSettingsNotice,
+  settingOrigin,
+  userScoped,
+  type InspectableConfiguration,
+  type SettingLayer,
+} from './user-scoped-settings';
 
 /** The section all keys live under. */
 export const SETTINGS_SECTION = 'contextKeeper';
@@ -19,6 +25,12 @@ export interface ContextKeeperSettings {
   modelSource: 'endpoint' | 'vscode';
   /** 0 means: use the model's known window. */
   contextWindow: number;
+  /**
+   * Which settings layer `contextWindow` comes from (undefined: the default, 0), and the user's own
+   * value when a folder or workspace value overrides it (VS Code applies folder, then workspace,
+   * then user settings).
+   */
+  contextWindowOrigin: { layer?: SettingLayer; overriddenUserValue?: number };
   maxOutputTokens: number;
   summary: {
     baseUrl: string;
@@ -69,6 +81,7 @@ export function readSettings(workspaceConfig: InspectableConfiguration): Context
     model: str('model'),
     modelSource: str('modelSource') === 'vscode' ? 'vscode' : 'endpoint',
     contextWindow: num('contextWindow'),
+    contextWindowOrigin: windowOrigin(config),
     maxOutputTokens: num('maxOutputTokens'),
     summary: {
       baseUrl: str('summary.baseUrl'),
@@ -94,6 +107,40 @@ export function readSettings(workspaceConfig: InspectableConfiguration): Context
       notifyBeforeAgentCompacts: num('watch.notifyBeforeAgentCompacts'),
     },
   };
+}
+
+/** Where `contextWindow` comes from (see {@link ContextKeeperSettings.contextWindowOrigin}). */
+function windowOrigin(config: InspectableConfiguration): ContextKeeperSettings['contextWindowOrigin'] {
+  const { layer, overriddenUserValue } = settingOrigin(config, 'contextWindow');
+  return {
+    ...(layer ? { layer } : {}),
+    ...(typeof overriddenUserValue === 'number' ? { overriddenUserValue } : {}),
+  };
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+/**
+ * Where a `contextKeeper.contextWindow` value in force comes from, for the gauge's window label:
+ * "from workspace settings, which override your user setting of 32,000".
+ */
+export function describeWindowOrigin(origin: ContextKeeperSettings['contextWindowOrigin']): string {
+  const layer = origin.layer ?? 'user';
+  const over =
+    origin.overriddenUserValue !== undefined
+      ? `, which override your user setting of ${fmt(origin.overriddenUserValue)}`
+      : '';
+  return `from ${layer} settings${over}`;
+}
+
+/**
+ * The warning for a user value of `contextKeeper.contextWindow` that a folder or workspace value
+ * overrides (changing it changes nothing here), or undefined when none is overridden.
+ */
+export function overriddenWindowNotice(settings: ContextKeeperSettings): string | undefined {
+  const { layer, overriddenUserValue } = settings.contextWindowOrigin;
+  if (overriddenUserValue === undefined || overriddenUserValue === settings.contextWindow) return undefined;
+  return `ContextKeeper: your user setting contextKeeper.contextWindow (${fmt(overriddenUserValue)}) has no effect here: this ${layer === 'folder' ? 'folder' : 'workspace'}'s settings set ${settings.contextWindow === 0 ? '0 (ask the endpoint)' : fmt(settings.contextWindow)}, which VS Code applies first. Change or remove that value to use yours.`;
 }
 
 /** Writes in progress through {@link changeSettingsTogether}; while any runs, change events wait. */
@@ -126,6 +173,10 @@ export class Settings implements vscode.Disposable {
   readonly onDidChange = this._onDidChange.event;
   private current: ContextKeeperSettings;
 
+  /** The overridden-window warning last due (see {@link overriddenWindowNotice}). */
+  private told: string | undefined;
+  /** False until the first read (the user changed nothing yet). */
+  private started = false;
   private readonly notice = new IgnoredSettingsNotice((message) => void vscode.window.showWarningMessage(message));
 
   constructor() {
@@ -158,7 +209,14 @@ export class Settings implements vscode.Disposable {
   private read(): ContextKeeperSettings {
     const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     this.notice.check(config);
-    return readSettings(config);
+    const settings = readSettings(config);
+    // Told on a change of settings, once per pair of values: not at startup, where a workspace value
+    // set on purpose would be nagged about in every window.
+    const overridden = overriddenWindowNotice(settings);
+    if (this.started && overridden && overridden !== this.told) void vscode.window.showWarningMessage(overridden);
+    if (overridden) this.told = overridden;
+    this.started = true;
+    return settings;
   }
 
   /** The settings in force now. */

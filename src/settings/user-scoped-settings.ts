@@ -87,3 +87,29 @@ export class IgnoredSettingsNotice {
     return keys;
   }
 }
+
+/** The settings layer a value comes from, in VS Code's order of precedence (first wins). */
+export type SettingLayer = 'folder' | 'workspace' | 'user';
+
+/**
+ * Where the value of `key` in force comes from (folder, workspace, then user settings, as VS Code
+ * applies them; undefined: the default), and the user's own value when a folder or workspace value
+ * overrides it (the case where changing the user value changes nothing).
+ */
+export function settingOrigin(
+  config: InspectableConfiguration,
+  key: string,
+): { layer?: SettingLayer; overriddenUserValue?: unknown } {
+  const inspection = config.inspect(key);
+  if (!inspection) return {};
+  const layer: SettingLayer | undefined =
+    inspection.workspaceFolderValue !== undefined
+      ? 'folder'
+      : inspection.workspaceValue !== undefined
+        ? 'workspace'
+        : inspection.globalValue !== undefined
+          ? 'user'
+          : undefined;
+  const overridden = (layer === 'folder' || layer === 'workspace') && inspection.globalValue !== undefined;
+  return { ...(layer ? { layer } : {}), ...(overridden ? { overriddenUserValue: inspection.globalValue } : {}) };
+}

@@ -82,6 +82,16 @@ test("the window's note names where it came from, also for windows with thousand
   assert.equal(windowOriginNote(describeWindow({ window: 32_768, source: 'server' })), ' (reported)');
   assert.equal(windowOriginNote(describeWindow({ window: 128_000, source: 'table' })), ' (model table)');
   assert.equal(windowOriginNote(describeWindow({ window: 128_000, source: 'flag' })), ' (settings)');
+  // Whichever layer, also when it names the user setting it overrides.
+  assert.equal(
+    windowOriginNote(
+      describeWindow(
+        { window: 8_000, source: 'flag' },
+        'from workspace settings, which override your user setting of 32,000',
+      ),
+    ),
+    ' (settings)',
+  );
   assert.equal(windowOriginNote(describeWindow({ window: 128_000, source: 'fallback' })), ' (assumed)');
   assert.equal(windowOriginNote(undefined), '');
 });

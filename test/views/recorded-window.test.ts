@@ -1,8 +1,10 @@
 /**
  * An imported recording is measured against the window of the model it was recorded with (model
  * table), not the configured model's; a recording naming no model, or an unknown one, says so and
- * falls back to the configured window with a visible label. Checked on the pure resolution and over
- * the running extension (typed `vscode` fake, real context service): import, switch away and back.
+ * falls back to the configured window with a visible label, where `contextKeeper.contextWindow` applies
+ * in VS Code's order (a workspace value overrides the user's, which a change of settings tells). Checked on the pure
+ * resolution and over the running extension (typed `vscode` fake, real context service): import,
+ * switch away and back, change settings.
  */
 import '../support/vscode-fake/register';
 import { after, before, test } from 'node:test';
@@ -17,6 +19,7 @@ import { lookupModel } from '../../src/models/table';
 import { windowOriginNote } from '../../src/webview/shared/gauge-geometry';
 import { commands, host, resetVscodeFake, Uri } from '../support/vscode-fake';
 import { fakeExtensionContext } from '../support/vscode-fake/context';
+import { until } from '../support/until';
 
 const configured = { model: 'gpt-4o-mini', window: 128_000, maxOutput: 16_384 };
 
@@ -165,4 +168,38 @@ test('an imported Codex rollout is measured against the window its token counts 
   await commands.executeCommand('contextKeeper.newSession');
   await commands.executeCommand('contextKeeper.switchSession', imported);
   assert.equal(api.getViewState().budget.window, 258_400, 'the recorded window is kept with the session');
+});
+
+test("contextWindow follows VS Code's order on a recording of unknown window: the user value applies, a workspace value overrides it, and the user value without effect is told", async () => {
+  await commands.executeCommand(
+    'contextKeeper.importTranscript',
+    Uri.file(path.resolve(__dirname, '../../../samples/demo-session.json')),
+  );
+  assert.equal(api.getViewState().budget.window, 128_000);
+  host.setSetting('contextKeeper.contextWindow', 32_000, 'globalValue');
+  await until(() => api.getViewState().budget.window === 32_000, 'the user value to apply to the recording');
+  const shown = host.messages.length;
+  const warnings = () =>
+    host.messages
+      .slice(shown)
+      .filter((m) => m.severity === 'warning')
+      .map((m) => m.message);
+  host.setSetting('contextKeeper.contextWindow', 16_000, 'workspaceValue');
+  await until(() => api.getViewState().budget.window === 16_000, 'the workspace value to apply');
+  const told = (user: string) =>
+    `ContextKeeper: your user setting contextKeeper.contextWindow (${user}) has no effect here: this workspace's settings set 16,000, which VS Code applies first. Change or remove that value to use yours.`;
+  await until(() => warnings().length === 1, 'the warning about the user value without effect');
+  assert.deepEqual(warnings(), [told('32,000')]);
+  host.setSetting('contextKeeper.contextWindow', 24_000, 'globalValue');
+  await until(() => warnings().length === 2, 'the warning about the new user value');
+  assert.deepEqual(warnings(), [told('32,000'), told('24,000')]);
+  assert.equal(api.getViewState().budget.window, 16_000);
+  host.setSetting('contextKeeper.maxOutputTokens', 2_000, 'globalValue');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(warnings().length, 2, 'told once per pair of values, not on every change');
+  host.setSetting('contextKeeper.maxOutputTokens', undefined, 'globalValue');
+  host.setSetting('contextKeeper.contextWindow', undefined, 'workspaceValue');
+  await until(() => api.getViewState().budget.window === 24_000, 'the user value once the workspace value is removed');
+  host.setSetting('contextKeeper.contextWindow', undefined, 'globalValue');
+  await until(() => api.getViewState().budget.window === 128_000, 'the default again');
 });

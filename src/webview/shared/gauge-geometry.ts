@@ -87,9 +87,10 @@ export function windowOriginNote(source: string | undefined): string {
   // What follows "N tokens," (N itself holds commas: "32,768 tokens, reported by the server").
   const where = source.slice(source.indexOf('tokens,') + 'tokens,'.length).trim();
   if (where.startsWith('assumed')) return ' (assumed)';
+  // First: a setting's label may go on to name the user setting a workspace value overrides.
+  if (/^from (\w+ )?settings\b/.test(where)) return ' (settings)';
   if (where.includes('server') || where.includes('VS Code')) return ' (reported)';
   if (where.includes('table')) return ' (model table)';
-  if (where.includes('settings')) return ' (settings)';
   return '';
 }
 

@@ -76,15 +76,27 @@ export async function setupChecks({ check, expect, wb, sidebar, page, updateSett
     return (await item.getAttribute('aria-label')) ?? '';
   });
 
-  await check('settings change applies without reload', async () => {
+  await check('settings change applies without reload; a user value a workspace value overrides is told', async () => {
+    // The user settings hold 8000: the workspace's 16000 applies first, and a warning says the user value has no effect.
     updateSettings({ 'contextKeeper.contextWindow': 16000 });
-    await sidebar.waitBudget((b) => b.text.includes('16k window'), 'gauge did not follow contextWindow = 16000');
+    await sidebar.waitBudget(
+      (b) => b.text.includes('16k window (settings)'),
+      'gauge did not follow contextWindow = 16000',
+    );
+    const warning = (await wb.toast('has no effect here').innerText({ timeout: 15_000 })).replace(/\s+/g, ' ');
+    expect(
+      /your user setting contextKeeper\.contextWindow \(8,000\) has no effect here: this workspace's settings set 16,000/.test(
+        warning,
+      ),
+      `the warning: ${warning}`,
+    );
+    await wb.clearToasts();
     updateSettings({ 'contextKeeper.contextWindow': 8000 });
     const budget = await sidebar.waitBudget(
       (b) => b.text.includes('8.0k window'),
       'gauge did not follow contextWindow = 8000',
     );
-    return budget.text;
+    return `${budget.text}; ${warning.slice(0, 120)}`;
   });
 
   const probe = env('API_KEY_PROBE');
