@@ -170,14 +170,80 @@ test('compacting again keeps the earlier summary’s files, commits, recommendat
   }
 });
 
-test('where the budget cannot hold the earlier summary’s names, the scorecard names those dropped', async () => {
+test('however small the window, the earlier summary’s files and commits stay named, or the summary stays whole', async () => {
   const items = imported();
   const size = items.reduce((n, i) => n + meter.countMessage(i.message), 0);
-  const r = await compactExtractive(items, Math.ceil(size * 0.4));
+  for (const share of [0.4, 0.25]) {
+    const r = await compactExtractive(items, Math.ceil(size * share));
+    const text = r.context.map((i) => textWithPlaceholders(i.message.content)).join('\n');
+    for (const n of [...CHANGED, 'f8e6fe0', '73f00b8']) assert.ok(text.includes(n), `${share}: ${n} is kept\n${text}`);
+    for (const c of r.checkpoints.filter((c) => c.replaced.some((i) => i.kind === 'summary')))
+      assert.equal(c.retention?.earlier?.kept, c.retention?.earlier?.total, c.retention?.missing.earlier?.join(', '));
+  }
+});
+
+/** A session of the product's own: memory files created, two commits, then long work on other files. */
+function ownSession(): string {
+  const memory = ['project_gtm_order', 'project_fundy', 'project_visa'].map((n) => `/home/u/.claude/memory/${n}.md`);
+  const steps: Step[] = [
+    { user: 'Record the rollout order and the partner research in memory, then commit the roadmap.' },
+    ...memory.map((path) => ({ tool: 'write' as const, path, content: `# ${path}\n${'A note. '.repeat(30)}` })),
+    { tool: 'edit', path: '/w/ROADMAP.md', old: '# Roadmap', new: '# Roadmap\n- Split first' },
+    { tool: 'bash', command: 'git commit -am "roadmap"', output: '[main 4be9a4b] roadmap\n 1 file changed' },
+    { tool: 'bash', command: 'git commit -am "adr"', output: '[main 7d1c0e2] adr\n 2 files changed' },
+    { say: `Recorded. ${'The memory notes hold the order and the partners. '.repeat(20)}` },
+    { user: 'Now build the readiness script and check the build.' },
+    ...Array.from({ length: 8 }, (_, k) => ({
+      tool: 'read' as const,
+      path: `/w/src/mod${k}.ts`,
+      output: `export const m${k} = 1;\n${'// a long module comment line\n'.repeat(60)}`,
+    })),
+    { tool: 'write', path: '/w/scripts/readiness.mjs', content: 'export function main() {}\n' },
+    { tool: 'bash', command: 'pnpm build', output: 'Compiled successfully' },
+    ...Array.from({ length: 6 }, (_, k) => ({
+      say: `Step ${k}: ${'the script reads the wallet positions. '.repeat(40)}`,
+    })),
+    { user: 'Good. Commit it.' },
+  ];
+  return claudeCode(steps);
+}
+
+test('re-summarising the product’s own summary at a small window keeps the files it created and its commits', async () => {
+  let items = itemsFromEntries(importTranscriptTextSync(ownSession(), 'session.jsonl').entries);
+  const size = items.reduce((n, i) => n + meter.countMessage(i.message), 0);
+  // A first compaction at a roomy window writes a summary naming the memory files and the commits.
+  const first = await compactExtractive(items, Math.ceil(size * 0.9));
+  items = first.context;
+  const earlier = items.filter((i) => i.kind === 'summary').map((i) => textWithPlaceholders(i.message.content));
+  const held = ['project_gtm_order.md', 'project_fundy.md', 'project_visa.md', '4be9a4b', '7d1c0e2'];
+  for (const n of held)
+    assert.ok(earlier.join('\n').includes(n), `the first summary holds ${n}\n${earlier.join('\n')}`);
+  // Then a window a fraction of that: the earlier summary is folded into a new one.
+  const later = items.reduce((n, i) => n + meter.countMessage(i.message), 0);
+  const r = await compactExtractive(items, Math.ceil(later * 0.35));
+  const folded = r.checkpoints.find((c) => c.replaced.some((i) => i.kind === 'summary'));
   const text = r.context.map((i) => textWithPlaceholders(i.message.content)).join('\n');
-  const card = r.checkpoints.find((c) => c.replaced.some((i) => i.kind === 'summary'))?.retention;
-  assert.ok(card?.earlier);
-  const dropped = [...CHANGED, 'f8e6fe0', '73f00b8'].filter((n) => !text.includes(n));
-  assert.equal(card.earlier.total - card.earlier.kept, dropped.length);
-  assert.deepEqual(card.missing.earlier, dropped.slice(0, 8));
+  for (const n of held) assert.ok(text.includes(n), `${n} is still named\n${text}`);
+  assert.ok(folded, 'the earlier summary is summarised again');
+  assert.equal(folded.retention?.earlier?.kept, folded.retention?.earlier?.total);
+});
+
+test('the scorecard’s left-out list names files and commits first; an extension alone or a product name is no file', () => {
+  const earlier = summaryItem(
+    ['## Identifiers', '- Next.js', '- .tsx', '- review.md', '- commit 4be9a4b', '- /w/docs/adr/0021.md'].join('\n'),
+  );
+  const card = retentionScorecard({
+    replaced: [
+      earlier,
+      { id: 'u', kind: 'raw', message: { role: 'user', content: 'Fix the parser and run the suite.' }, covers: ['u'] },
+    ],
+    inserted: [summaryItem('## Current work\n- nothing named')],
+  })!;
+  assert.deepEqual(card.missing.earlier, ['/w/docs/adr/0021.md', '4be9a4b', 'review.md']);
+  const lines = scorecardLeftOut(card);
+  assert.match(
+    lines[0],
+    /^Earlier summaries' files and commits not named: \/w\/docs\/adr\/0021\.md; 4be9a4b; review\.md$/,
+  );
+  assert.ok(lines.findIndex((l) => l.startsWith('Requests not kept whole')) > 0, lines.join('\n'));
 });

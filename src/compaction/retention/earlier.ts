@@ -20,6 +20,9 @@ const COMMIT_WORD = /\b(?:commit(?:s|ted)?|sha|hash(?:es)?)\b/i;
 /** Heading of a summary's quoted requests (the product's own summaries, and quoted older ones). */
 const REQUESTS_HEADING = /^#{2,3} Requests, verbatim\b/;
 
+/** A product or library named in prose the way a file would be (`Next.js`, `Node.js`). */
+const PRODUCT_NAME = /^[A-Z][a-z]+\.js$/;
+
 /** A placeholder a summary writes where it left the middle of a request out. */
 const LEFT_OUT = /\s*\[… [\d,]+ characters of this request left out …\]\s*/;
 
@@ -34,7 +37,9 @@ export interface EarlierHeld {
 /**
  * The file paths of `text`, in order, without repeats: tokens (split at spaces, quotes, brackets and
  * commas; trailing punctuation and `:line:column` left off) that hold a folder separator and end in a
- * file extension, or bare file names with a code or document extension (`ROADMAP.md`). URLs are not paths.
+ * file extension, or bare file names with a code or document extension (`ROADMAP.md`). URLs are not paths,
+ * nor an extension alone (`.tsx`), nor a product named in prose (`Next.js`, `Node.js`: one capitalised
+ * word before `.js`, with no folder).
  */
 export function pathsIn(text: string): string[] {
   const out = new Set<string>();
@@ -46,7 +51,7 @@ export function pathsIn(text: string): string[] {
     if (t.length < 4 || t.includes('://') || !/^[\w.@+~/:$-]+$/.test(t)) continue;
     const file = t.includes('/')
       ? /\/[\w.@+-]*\w\.[A-Za-z]\w{0,7}$/.test(t)
-      : FILE_EXT.test(t) && /^[\w.@+-]+$/.test(t);
+      : FILE_EXT.test(t) && /^[\w@+-][\w.@+-]*$/.test(t) && !PRODUCT_NAME.test(t);
     if (file) out.add(t);
   }
   return [...out];
@@ -98,8 +103,14 @@ export function quotedRequests(text: string): string[] {
   return out;
 }
 
-/** What the earlier summary `text` holds: its files and commits, and its quoted requests. */
+/**
+ * What the earlier summary `text` holds: its files and commits, and its quoted requests. Names are
+ * ordered paths with a folder first, then commits, then bare file names (each in order of first
+ * mention), so a bounded list of what was left out shows the most telling names.
+ */
 export function earlierHeld(text: string): EarlierHeld {
   const requests = quotedRequests(text);
-  return { names: [...new Set([...pathsIn(text), ...commitsIn(text)])], requests };
+  const paths = pathsIn(text);
+  const names = [...paths.filter((p) => p.includes('/')), ...commitsIn(text), ...paths.filter((p) => !p.includes('/'))];
+  return { names: [...new Set(names)], requests };
 }

@@ -366,7 +366,7 @@ export function scorecardDetails(c: RetentionScorecard, code: (name: string) => 
 
 /**
  * What was left out, by name, one line per kind that has any (e.g. "Files changed not named:
- * src/a.ts; src/b.ts; and 3 more"); [] when nothing was.
+ * src/a.ts; src/b.ts; and 3 more"), files and commits first; [] when nothing was.
  */
 export function scorecardLeftOut(c: RetentionScorecard, code: (name: string) => string = (n) => n): string[] {
   const out: string[] = [];
@@ -378,13 +378,14 @@ export function scorecardLeftOut(c: RetentionScorecard, code: (name: string) => 
     if (!names.length) out.push(`${label}: ${total}`);
     else out.push(`${label}: ${names.map(quote).join('; ')}${more > 0 ? `; and ${more} more` : ''}`);
   };
-  list('Requests not kept whole', c.missing.requests, r.shortened + r.leftOut, (n) => n);
+  // Files and commits first: what the agent needs to go on working, and what a reader checks first.
   list('Files changed not named', c.missing.filesChanged, c.filesChanged.total - c.filesChanged.named);
+  if (c.earlier)
+    list("Earlier summaries' files and commits not named", c.missing.earlier ?? [], c.earlier.total - c.earlier.kept);
+  list('Requests not kept whole', c.missing.requests, r.shortened + r.leftOut, (n) => n);
   list('Open errors not named', c.missing.openErrors, c.errors.open - c.errors.openNamed);
   list('Resolved errors shown as open', c.missing.shownOpen, c.errors.shownOpen);
   list('Commands that never failed shown as failing', c.missing.neverFailed ?? [], c.neverFailedShownFailing);
   list('Identifiers left out', c.missing.identifiers, c.identifiers.total - c.identifiers.kept);
-  if (c.earlier)
-    list("Earlier summaries' files and commits not named", c.missing.earlier ?? [], c.earlier.total - c.earlier.kept);
   return out;
 }

@@ -49,6 +49,7 @@ import { collectRequests, removeRequestsSection } from '../summary/requests';
 import { keptTokensOf } from '../plan/kept-tokens';
 import { backfillIdentifiers, SpanIdentifiers } from '../summary/identifiers/backfill';
 import { carryIdentifiers } from '../summary/identifiers/carry-identifiers';
+import { keepEarlierHoldings } from '../summary/earlier-holdings';
 import { actionsOf } from '../summary/ledger/actions';
 import { movedPaths } from '../summary/ledger/ledger';
 import { LineCounter } from '../../tokenizer/line-count';
@@ -564,6 +565,9 @@ async function summaryTier(run: TierRun): Promise<CompactionResult | undefined> 
     let spanTokens = 0;
     for (let i = span.start; i < span.end; i++) spanTokens += run.m.perItem[i];
     const insertedTokens = cp.inserted.reduce((s, i) => s + run.input.meter.countMessage(i.message), 0);
+    // A span whose earlier summaries cannot be shortened without losing their files, commits or
+    // causes is kept as it is: a richer summary is never replaced by a thinner one.
+    if (insertedTokens >= spanTokens && heldEarlier.has(cp)) continue;
     if (insertedTokens >= spanTokens) {
       const e = new SummarizerError(
         `the summary (${insertedTokens} tokens) is not shorter than what it replaces (${spanTokens} tokens)`,
@@ -599,6 +603,9 @@ function callsKeptForLater(summarizer: Summarizer, inputs: readonly SpanInput[])
   for (let k = needs.length - 2; k >= 0; k--) kept[k] = kept[k + 1] + needs[k + 1];
   return kept;
 }
+
+/** Checkpoints whose summary names what the earlier summaries of its span held beyond its budget. */
+const heldEarlier = new WeakSet<Checkpoint>();
 
 /**
  * Open failures a model's summary contradicted by saying the work is done (`finalizeSummary`), per
@@ -670,8 +677,11 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
     encoding: meter.encoding,
     footer: input.pointer,
   });
-  const { text, section } = composed;
+  const { section } = composed;
+  // An earlier summary's files, commits and root causes stay named, whatever the budget.
+  const text = keepEarlierHoldings(composed.text, spanItems);
   const cp = run.newCheckpoint(isModel ? 'summary' : 'extractive', input.checkpointId);
+  if (text !== composed.text) heldEarlier.add(cp);
   if (finalized?.contradicted.length) contradictedBy.set(cp, finalized.contradicted);
   const summaryItem: ContextItem = {
     id: `${cp.id}~s`,

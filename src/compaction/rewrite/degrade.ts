@@ -26,6 +26,7 @@ import { tokenHolders } from '../plan/holders';
 import { collectRequests, removeRequestsSection } from '../summary/requests';
 import { recallPointer } from '../summary/recall-pointer';
 import { backfillIdentifiers } from '../summary/identifiers/backfill';
+import { keepEarlierHoldings } from '../summary/earlier-holdings';
 import { maskSecrets } from '../secrets';
 import { COLLAPSE_MIN_TOKENS } from '../plan/collapse-plan';
 import { renderRequestsSection } from '../summary/requests-section';
@@ -257,11 +258,12 @@ async function resummarize(
   }
   input.calls.left = Math.max(0, input.calls.left - result.usage.calls);
   if (!result.text?.trim()) return { error: new SummarizerError('the summarizer returned an empty summary', 'empty') };
-  const notes = backfillIdentifiers(
-    removeRequestsSection(result.text.trim()),
+  // The earlier summaries' files, commits and root causes stay named, whatever the budget: when that
+  // makes the summary no shorter than the run, the run stays as it is (see degradeToFit).
+  const notes = keepEarlierHoldings(
+    backfillIdentifiers(removeRequestsSection(result.text.trim()), spanItems, Math.min(600, notesBudget)).text,
     spanItems,
-    Math.min(600, notesBudget),
-  ).text;
+  );
   const cp = input.newCheckpoint(summarizer.name === 'extractive' ? 'extractive' : 'summary');
   const covers = spanItems.flatMap((i) => i.covers);
   const masked = maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes);

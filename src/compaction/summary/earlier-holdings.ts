@@ -1,0 +1,136 @@
+/**
+ * What an earlier summary holds that the summary replacing it must still hold: the files it names
+ * (with the line that says what happened to each), the commits it names and the root causes it
+ * states. A span that folds an earlier summary (the product's own, or a recording agent's, imported)
+ * is summarised within the new summary's budget, which at a small context window is far smaller than
+ * the earlier summary: without this, a richer summary would be replaced by a thinner one, and the
+ * agent would lose the files it created and the commits it made. What the new text does not name is
+ * added under {@link KEPT_HEADING}, whatever the budget; when even that does not make the span
+ * shorter, the compactor keeps the span as it is (see `compactor.ts`).
+ *
+ * The writer's own rules (the retention scorecard reads summaries by rules of its own).
+ * Pure: no I/O.
+ */
+import type { ContextItem } from '../types';
+import { textWithPlaceholders } from '../content-text';
+import { expandRoots, parseRootsLine, rootsIn } from './ledger/path-root';
+import { LEDGER } from './ledger/ledger';
+import { REQUESTS_HEADING } from './requests-section';
+
+/** Heading of what the earlier summaries held and the new notes did not name. */
+export const KEPT_HEADING = '## Kept from the earlier summaries (files, commits, root causes)';
+
+/** Most characters of one carried line (a file's line of what changed, a root cause). */
+const LINE_CHARS = 240;
+
+/** A file path: a token with a folder separator ending in an extension, or a bare name with a common one. */
+const PATH_TOKEN = /^(?:[\w.@+~$-]*\/)+[\w.@+-]*[\w@+-]\.[A-Za-z][\w]{0,7}$/;
+const BARE_FILE =
+  /^[\w@+-][\w.@+-]*\.(?:md|mdx|txt|json|jsonl|ya?ml|toml|ts|tsx|js|jsx|mjs|cjs|py|rs|go|java|kt|rb|php|cs|c|h|cpp|sql|sh|css|scss|html|vue|svelte|lock|env)$/i;
+/** A commit id: 7 to 40 lower-case hex digits holding a letter and a digit. */
+const HEX = /(?<![\w/.-])[0-9a-f]{7,40}(?![\w/.-])/g;
+/** Lines that state why something failed. */
+const CAUSE = /\broot[- ]cause|\bcaused by\b|\bthe cause (?:was|is)\b|\bbecause of\b/i;
+
+/** One thing an earlier summary held: its key (a path, a commit id, a cause line) and the line that keeps it. */
+interface Holding {
+  kind: 'file' | 'commit' | 'cause';
+  key: string;
+  /** The earlier summary's line that says what happened to it, when there is one. */
+  line?: string;
+}
+
+/** The file paths of one line, roots expanded, in order. */
+function pathsOf(line: string): string[] {
+  const out: string[] = [];
+  for (const raw of line.split(/[\s`'"()[\]<>{},;|*]+/)) {
+    const t = raw.replace(/[.:!?]+$/, '').replace(/(?::\d+)+$/, '');
+    if (t.length < 4 || t.includes('://')) continue;
+    if ((PATH_TOKEN.test(t) || BARE_FILE.test(t)) && !out.includes(t)) out.push(t);
+  }
+  return out;
+}
+
+/** The commit ids of one line. */
+function commitsOf(line: string): string[] {
+  return [...line.matchAll(HEX)].map((m) => m[0]).filter((h) => /[a-f]/.test(h) && /\d/.test(h));
+}
+
+/** What the summary `text` holds: files (with their line in a files section), commits, cause lines. */
+function holdingsOf(text: string): Holding[] {
+  const roots = rootsIn(text);
+  const out: Holding[] = [];
+  let heading = '';
+  for (const raw of text.split('\n')) {
+    if (/^#{1,6} /.test(raw)) {
+      heading = raw.trim();
+      continue;
+    }
+    // The requests section is carried by the requests of the span; roots lines name folders.
+    if (heading.startsWith(REQUESTS_HEADING) || parseRootsLine(raw) !== undefined) continue;
+    const line = expandRoots(roots, raw).trim();
+    if (!line) continue;
+    const inFiles = heading === LEDGER.files && /^- \S+: /.test(line) && !line.startsWith('- read only:');
+    for (const p of pathsOf(line)) out.push({ kind: 'file', key: p, ...(inFiles ? { line } : {}) });
+    for (const c of commitsOf(line))
+      out.push({ kind: 'commit', key: c, line: /\bcommit/i.test(line) ? line : undefined });
+    if (CAUSE.test(line)) out.push({ kind: 'cause', key: line.replace(/^[-*\s]+/, ''), line });
+  }
+  return out;
+}
+
+/** Whitespace-collapsed lower-case text, for presence of a cause line. */
+function flat(text: string): string {
+  return text.replace(/\s+/g, ' ').toLowerCase();
+}
+
+function clipLine(line: string): string {
+  return line.length > LINE_CHARS ? `${line.slice(0, LINE_CHARS - 1)}…` : line;
+}
+
+/**
+ * `summary` (a new summary's text) with what the earlier summaries among `span` held and it does not
+ * name added under {@link KEPT_HEADING}, before its requests section (or at its end): each missing
+ * file with the earlier line that says what changed in it (else its path, in one list), the missing
+ * commit ids, the missing root-cause lines. Paths are written out in full. `summary` unchanged when
+ * nothing is missing or the span holds no earlier summary. Never throws.
+ */
+export function keepEarlierHoldings(summary: string, span: readonly ContextItem[]): string {
+  const earlier = span.filter((i) => i.kind === 'summary' && i.attachedFile === undefined);
+  if (earlier.length === 0) return summary;
+  const present = expandRoots(rootsIn(summary), summary);
+  const presentFlat = flat(present);
+  const fileLines: string[] = [];
+  const bareFiles: string[] = [];
+  const commits: string[] = [];
+  const causes: string[] = [];
+  const seen = new Set<string>();
+  const named = (key: string) => present.includes(key);
+  for (const item of earlier) {
+    for (const h of holdingsOf(textWithPlaceholders(item.message.content))) {
+      if (seen.has(`${h.kind}:${h.key}`)) continue;
+      if (h.kind === 'cause' ? presentFlat.includes(flat(h.key)) : named(h.key)) continue;
+      seen.add(`${h.kind}:${h.key}`);
+      if (h.kind === 'file') {
+        if (h.line && !fileLines.includes(clipLine(h.line))) fileLines.push(clipLine(h.line));
+        else if (!h.line) bareFiles.push(h.key);
+      } else if (h.kind === 'commit')
+        commits.push(h.line ? `${h.key} (${clipLine(h.line.replace(/^[-*\s]+/, ''))})` : h.key);
+      else causes.push(`- ${clipLine(h.key)}`);
+    }
+  }
+  // A path a carried line already names is not listed again.
+  const inLines = fileLines.join('\n');
+  const rest = bareFiles.filter((p) => !inLines.includes(p));
+  const lines = [
+    ...fileLines,
+    ...(rest.length ? [`- Files also named: ${rest.join(', ')}`] : []),
+    ...(commits.length ? [`- Commits: ${commits.join('; ')}`] : []),
+    ...causes,
+  ];
+  if (lines.length === 0) return summary;
+  const section = `${KEPT_HEADING}\n${lines.join('\n')}`;
+  const at = summary.indexOf(`\n${REQUESTS_HEADING}`);
+  if (at >= 0) return `${summary.slice(0, at).trimEnd()}\n\n${section}\n${summary.slice(at)}`;
+  return `${summary.trimEnd()}\n\n${section}`;
+}
