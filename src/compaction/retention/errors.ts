@@ -101,6 +101,20 @@ const DISPLAY_SHORT = /^-[qvx]+$/;
  * -var-file=prod.tfvars`. A value given as a separate word (`-n 10`) is kept, as a plain word is.
  */
 export function commandTarget(command: string): string {
+  // Every compaction's ledger and scorecard read every command of the span again: kept (bounded).
+  let target = commandTargets.get(command);
+  if (target === undefined) {
+    target = readCommandTarget(command);
+    if (commandTargets.size >= KEPT_COMMAND_TARGETS) commandTargets.clear();
+    commandTargets.set(command, target);
+  }
+  return target;
+}
+const commandTargets = new Map<string, string>();
+/** Most command targets kept. */
+const KEPT_COMMAND_TARGETS = 50_000;
+
+function readCommandTarget(command: string): string {
   // A word runs to the next unquoted space (`--format="value(a b)"` is one word).
   const words = commandKey(command).match(/(?:[^\s"']+|"(?:[^"\\]|\\.)*"?|'[^']*'?)+/g) ?? [];
   const out: string[] = [];

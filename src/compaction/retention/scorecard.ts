@@ -159,13 +159,13 @@ function scoreRequests(
     // A request whose first characters are nowhere in the text is not there verbatim.
     if (facts.head !== undefined) heads ??= headsOf(normalized);
     const maybe = facts.head === undefined || heads?.has(facts.head) !== false;
-    if (!facts.empty && maybe && containsAtWordBounds(normalized, normalize(t))) {
+    if (!facts.empty && maybe && containsAtWordBounds(normalized, facts.normalized)) {
       requests.whole++;
       continue;
     }
     index ??= new WordIndex(text);
     // No run of the request's words in the text: coverage 0 without segmenting it again.
-    const covered = facts.grams.length === 0 || index.mayCover(facts.grams) ? index.coverage(words(t)) > 0 : false;
+    const covered = facts.grams.length === 0 || index.mayCover(facts.grams) ? index.coverage(facts.words) > 0 : false;
     if (covered) requests.shortened++;
     else requests.leftOut++;
     // Named lazily: most requests left out are never listed.
@@ -178,6 +178,10 @@ function scoreRequests(
 interface RequestFacts {
   /** The request normalizes to ''. */
   empty: boolean;
+  /** The request, normalized (see `normalize`). */
+  normalized: string;
+  /** Its words (see `words`). */
+  words: readonly string[];
   /** Hash of the first {@link HEAD} characters of the normalized request; undefined when shorter. */
   head: number | undefined;
   /** `gramHashes` of its words (empty under {@link RUN} words). */
@@ -197,10 +201,13 @@ function requestFacts(text: string, message: object | undefined): RequestFacts {
   const known = message ? requestFactsOf.get(message) : undefined;
   if (known && known.text === text) return known.facts;
   const nt = normalize(text);
+  const segmented = words(text);
   const facts: RequestFacts = {
     empty: nt === '',
+    normalized: nt,
+    words: segmented,
     head: nt.length >= HEAD ? stringHash(nt, 0, HEAD) : undefined,
-    grams: gramHashes(words(text)),
+    grams: gramHashes(segmented),
   };
   if (message) requestFactsOf.set(message, { text, facts });
   return facts;
