@@ -19,8 +19,8 @@ import { describeHolders, tokenHolders } from '../compaction/plan/holders';
 import { summarizerFromFlags } from '../summarizers/from-options';
 import { replay } from '../replay/replay';
 import { loadSession, type LoadedSession } from './load';
-import { gauge } from './format';
-import { formatTokens } from '../format/tokens';
+import { gauge, GAUGE_LEGEND } from './format';
+import { formatTokens, formatTokensFull as full, plural } from '../format/tokens';
 import { writeJsonLines } from './json-lines';
 import { encodingWarning } from './encoding';
 import { latestReportedPrompt, recordedK, recordedReason } from '../transcripts/reported';
@@ -260,11 +260,11 @@ export async function compactCommand(
     return;
   }
   out(
-    `${path.basename(file)}: ${s.transcript.format}, ${s.entries.length} messages, window ${formatTokens(o.window)} (target ${formatTokens(th.targetTokens)})`,
+    `${path.basename(file)}: ${s.transcript.format}, ${plural(s.entries.length, 'message', 'messages')}, window ${formatTokens(o.window)} (target ${formatTokens(th.targetTokens)})`,
   );
   out(
     status.kind === 'applied'
-      ? `compacted: ${result.tokensBefore} → ${result.tokensAfter} tokens`
+      ? `compacted: ${full(result.tokensBefore)} → ${full(result.tokensAfter)} tokens`
       : `nothing changed: ${describeCompaction(status)}`,
   );
   for (const c of result.checkpoints) printCheckpoint(c, out);
@@ -273,11 +273,11 @@ export async function compactCommand(
   printWarnings(s, encodingNote, note);
   if (!fits)
     out(
-      `does not fit: ${result.tokensAfter} tokens remain against a budget of ${th.inputBudget}${status.kind === 'summarizer-failed' ? '' : `; ${describeHolders(holders(), th.inputBudget)}`}`,
+      `does not fit: ${full(result.tokensAfter)} tokens remain against a budget of ${full(th.inputBudget)}${status.kind === 'summarizer-failed' ? '' : `; ${describeHolders(holders(), th.inputBudget)}`}`,
     );
   else if (status.kind === 'applied' && result.tokensAfter > th.targetTokens)
     out(
-      `note: ${result.tokensAfter} tokens is above the target of ${th.targetTokens}; what remains is anchored (${anchoredText(status)})`,
+      `note: ${full(result.tokensAfter)} tokens is above the target of ${full(th.targetTokens)}; what remains is anchored (${anchoredText(status)})`,
     );
   if (violations.length) out(`invariant violations: ${violations.length}; first: ${violations[0].message}`);
   if (o.out && status.kind !== 'summarizer-failed') out(`wrote ${o.out}`);
@@ -286,7 +286,7 @@ export async function compactCommand(
 /** One checkpoint of `compact`'s printed result: its figures, then its scorecard and what it left out by name. */
 function printCheckpoint(c: Checkpoint, out: Out): void {
   out(
-    `  checkpoint ${c.id} ${c.strategy} (${c.trigger}): ${c.replacedIds.length} messages, ${c.tokensBefore} → ${c.tokensAfter} tokens${c.coverage ? `; ${describeCoverage(c.coverage)}` : ''}${c.usage?.calls ? `; ${c.usage.calls} model call${c.usage.calls === 1 ? '' : 's'}` : ''}`,
+    `  checkpoint ${c.id} ${c.strategy} (${c.trigger}): ${plural(c.replacedIds.length, 'message', 'messages')}, ${full(c.tokensBefore)} → ${full(c.tokensAfter)} tokens${c.coverage ? `; ${describeCoverage(c.coverage)}` : ''}${c.usage?.calls ? `; ${c.usage.calls} model call${c.usage.calls === 1 ? '' : 's'}` : ''}`,
   );
   if (c.retention) for (const l of [scorecardLine(c.retention), ...scorecardLeftOut(c.retention)]) out(`    ${l}`);
 }
@@ -332,8 +332,9 @@ export async function replayCommand(
   const summarizer = summarizerFor(o, s);
   if (!o.json) {
     out(
-      `${path.basename(file)}: ${s.transcript.format}, ${s.entries.length} messages, window ${formatTokens(o.window)}, compact at ${Math.round(o.at * 100)}% → ${Math.round(o.to * 100)}%, summarizer ${summarizer.name}`,
+      `${path.basename(file)}: ${s.transcript.format}, ${plural(s.entries.length, 'message', 'messages')}, window ${formatTokens(o.window)}, compact at ${Math.round(o.at * 100)}% → ${Math.round(o.to * 100)}%, summarizer ${summarizer.name}`,
     );
+    out(GAUGE_LEGEND);
   }
   const report = await replay(s.entries, s.meter, summarizer, {
     budget,
@@ -353,7 +354,7 @@ export async function replayCommand(
       ? undefined
       : (cps, before, after) =>
           out(
-            `  compaction: ${before} → ${after} tokens (${cps.map((c) => `${c.strategy} of ${c.replacedIds.length} messages`).join(', ')})`,
+            `  compaction: ${full(before)} → ${full(after)} tokens (${cps.map((c) => `${c.strategy} of ${plural(c.replacedIds.length, 'message', 'messages')}`).join(', ')})`,
           ),
   });
   const saved = report.promptTokensUnmanaged - report.promptTokens;
@@ -396,17 +397,17 @@ export async function replayCommand(
     return out(JSON.stringify({ ...summary, out: o.out, ...modelFields(s, encodingNote) }, null, 2));
   }
   out(
-    `model calls ${report.modelCalls}, compactions ${report.compactions}${report.failedCompactions ? ` (${report.failedCompactions} failed)` : ''}, summarizer calls ${report.summarizerCalls}`,
+    `model calls ${report.modelCalls}, compactions ${report.compactions}${report.failedCompactions ? ` (${report.failedCompactions} failed)` : ''}, ${summarizerCallsText(summarizer, report.summarizerCalls)}`,
   );
   out(
-    `peak ${report.peakTokens} tokens over the model calls; ${report.finalTokens} tokens at the end of the recording (after its last message)`,
+    `peak ${full(report.peakTokens)} tokens over the model calls; ${full(report.finalTokens)} tokens at the end of the recording (after its last message)`,
   );
   out(
-    `prompt tokens over all calls: ${report.promptTokens} with compaction, ${report.promptTokensUnmanaged} without (${report.promptTokensUnmanaged ? Math.round((saved / report.promptTokensUnmanaged) * 100) : 0}% saved)`,
+    `prompt tokens over all calls: ${full(report.promptTokens)} with compaction, ${full(report.promptTokensUnmanaged)} without (${report.promptTokensUnmanaged ? Math.round((saved / report.promptTokensUnmanaged) * 100) : 0}% saved)`,
   );
   if (!fits)
     out(
-      `does not fit: the peak of ${report.peakTokens} tokens is over the budget of ${th.inputBudget}${report.peakHolders ? `; at that call ${describeHolders(report.peakHolders, th.inputBudget)}` : ''}`,
+      `does not fit: the peak of ${full(report.peakTokens)} tokens is over the budget of ${full(th.inputBudget)}${report.peakHolders ? `; at that call ${describeHolders(report.peakHolders, th.inputBudget)}` : ''}`,
     );
   out(
     `invariant violations: ${report.violations.length}${report.violations.length ? `; first: ${report.violations[0].message}` : ''}`,
@@ -488,4 +489,15 @@ function writeJsonAtomically(file: string, value: unknown): void {
       `cannot write ${file}: ${(err as NodeJS.ErrnoException).code === 'EISDIR' ? 'it is a directory' : (err as Error).message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '')}`,
     );
   }
+}
+
+/**
+ * What the replay's summaries cost, in words: the model calls of a model summarizer ("summarizer
+ * calls 3 (qwen2.5-coder)"), or for the extractive one, which calls no model, how many summaries it
+ * wrote and that no model was called. `calls` counts one per summarized span for the extractive one.
+ */
+export function summarizerCallsText(summarizer: Pick<Summarizer, 'name'>, calls: number): string {
+  return summarizer.name === 'extractive'
+    ? `${plural(calls, 'summary', 'summaries')} written by the extractive summarizer (0 model calls)`
+    : `summarizer calls ${calls} (${summarizer.name})`;
 }

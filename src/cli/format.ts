@@ -14,6 +14,13 @@ export function gaugeBar(used: number, base: number, at: number, to: number, wid
   return `[${cells.join('')}]`;
 }
 
+/**
+ * The legend of {@link gauge}, printed once above the first gauge line (the demo and `replay` use the
+ * same scale: the input budget, the window less the reply reserve).
+ */
+export const GAUGE_LEGEND =
+  'gauge: [#### used, | compaction trigger, : compaction target, . free] over the input budget (the window less the reserved reply), then the percent of it and used/budget tokens';
+
 /** A gauge line: `[#########.....|...:...]  62% 79k/128k` (see {@link gaugeBar}). */
 export function gauge(used: number, base: number, at: number, to: number, width = 40): string {
   return `${gaugeBar(used, base, at, to, width)} ${String(Math.round((used / base) * 100)).padStart(3)}% ${formatTokens(used)}/${formatTokens(base)}`;

@@ -20,8 +20,9 @@ import { start } from './modelserver/wire';
 import { ContextService } from '../service/service';
 import type { ApprovalRequest } from '../agent/types';
 import { DEMO_FOCUS, DEMO_TASKS, demoResponder } from './script';
-import { checkpointLine, compactionsLine, firstLine, gaugeLine } from './print';
-import { formatTokensFull } from '../format/tokens';
+import { checkpointLine, checkReached, compactionsLine, DemoError, firstLine, gaugeLine } from './print';
+import { formatTokensFull, plural } from '../format/tokens';
+import { GAUGE_LEGEND } from '../cli/format';
 import { describeOutcome } from '../service/compaction/outcome';
 
 const MODEL = 'scripted-coder';
@@ -73,8 +74,9 @@ async function main(): Promise<void> {
   console.log('task; no API key, no network. Everything else is real: context service, agent loop, workspace');
   console.log(`tools over ${args.root}, the openai client, the token meter and compaction.`);
   console.log(
-    `Context window ${formatTokensFull(args.window)} tokens; compaction at 80% of the input budget, down to 50%.\n`,
+    `Context window ${formatTokensFull(args.window)} tokens; compaction at 80% of the input budget, down to 50%.`,
   );
+  console.log(`${GAUGE_LEGEND}.\n`);
 
   const meter = new TokenMeter({ model: MODEL });
   const server = await start({ responder: demoResponder(args.root, meter) });
@@ -114,8 +116,9 @@ async function main(): Promise<void> {
     for (const [k, task] of DEMO_TASKS.entries()) {
       console.log(`\nuser (task ${k + 1}): ${task}\n`);
       const outcome = await service.runTask(task);
+      checkReached(outcome, k + 1, server.url);
       console.log(
-        `\n  task ${k + 1} ${outcome.status}: ${outcome.modelCalls} model calls, ${outcome.toolCalls} tool calls, ${outcome.compactions} automatic checkpoint(s)`,
+        `\n  task ${k + 1} ${outcome.status}: ${plural(outcome.modelCalls, 'model call', 'model calls')}, ${plural(outcome.toolCalls, 'tool call', 'tool calls')}, ${plural(outcome.compactions, 'automatic checkpoint', 'automatic checkpoints')}`,
       );
       if (outcome.error) console.log(`  error: ${outcome.error}`);
       console.log(`  answer: ${outcome.finalText}`);
@@ -151,8 +154,8 @@ function printTotals(service: ContextService, window: number): void {
   const stats = service.getStats();
   const sent = stats.modelCalls.reduce((s, c) => s + c.reportedPromptTokens, 0);
   const without = stats.modelCalls.reduce((s, c) => s + c.withoutCompactionTokens, 0);
-  const largest = stats.modelCalls.reduce((m, c) => Math.max(m, c.reportedPromptTokens), -Infinity);
-  const largestWithout = stats.modelCalls.reduce((m, c) => Math.max(m, c.withoutCompactionTokens), -Infinity);
+  const largest = stats.modelCalls.reduce((m, c) => Math.max(m, c.reportedPromptTokens), 0);
+  const largestWithout = stats.modelCalls.reduce((m, c) => Math.max(m, c.withoutCompactionTokens), 0);
   const checkpoints = service.getCheckpoints();
   console.log('\nTotals');
   console.log(`  model calls:              ${stats.modelCalls.length}`);
@@ -178,6 +181,12 @@ function printTotals(service: ContextService, window: number): void {
 }
 
 main().catch((error: unknown) => {
-  console.error(`demo failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  const text =
+    error instanceof DemoError
+      ? error.message
+      : error instanceof Error
+        ? (error.stack ?? error.message)
+        : String(error);
+  console.error(`demo failed: ${text}`);
   process.exitCode = 1;
 });

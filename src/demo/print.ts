@@ -1,22 +1,19 @@
 /** Text rendering of the demo's gauge, checkpoints and totals (plain ASCII, fixed width). */
-import { gaugeBar } from '../cli/format';
-import { formatTokensFull } from '../format/tokens';
+import { gauge } from '../cli/format';
+import { formatTokensFull, plural } from '../format/tokens';
 import type { CheckpointRecord } from '../service/records';
 import type { BudgetSnapshot } from '../service/meter/budget-types';
+import type { TaskOutcome } from '../service/records';
 
 /**
- * One gauge line: a bar over the whole window with `|` at the trigger, `:` at the target and `#` for
- * used tokens, then the figures.
+ * One gauge line, on the scale `replay` uses (see `GAUGE_LEGEND`): a bar over the input budget with
+ * `|` at the trigger, `:` at the target and `#` for used tokens, the percent and used/budget tokens,
+ * and whether the count is exact.
  */
 export function gaugeLine(label: string, budget: BudgetSnapshot): string {
-  const bar = gaugeBar(
-    budget.used,
-    budget.window,
-    budget.compactAt.tokens / budget.window,
-    budget.compactTo.tokens / budget.window,
-  );
-  const percent = Math.round(budget.usedFraction * 100);
-  return `${label} ${bar} ${formatTokensFull(budget.used).padStart(6)} / ${formatTokensFull(budget.window)} tokens (${percent}% of ${formatTokensFull(budget.inputBudget)} input budget, ${budget.exact ? 'exact' : 'estimate'})`;
+  const base = budget.inputBudget;
+  const bar = gauge(budget.used, base, budget.compactAt.tokens / base, budget.compactTo.tokens / base);
+  return `${label} ${bar} (${budget.exact ? 'exact' : 'estimate'})`;
 }
 
 /** One checkpoint line. */
@@ -27,7 +24,7 @@ export function checkpointLine(cp: CheckpointRecord): string {
       : cp.strategy === 'clip'
         ? 'clipped'
         : `summary by ${cp.summarizerModel ?? cp.strategy}`;
-  return `  * checkpoint ${cp.id} (${cp.trigger}, ${how}): ${formatTokensFull(cp.tokensBefore)} -> ${formatTokensFull(cp.tokensAfter)} tokens, ${cp.replacedIds.length} messages replaced`;
+  return `  * checkpoint ${cp.id} (${cp.trigger}, ${how}): ${formatTokensFull(cp.tokensBefore)} -> ${formatTokensFull(cp.tokensAfter)} tokens, ${plural(cp.replacedIds.length, 'message', 'messages')} replaced`;
 }
 
 /**
@@ -58,4 +55,22 @@ export function compactionsLine(
 export function firstLine(text: string, max = 100): string {
   const line = text.split('\n', 1)[0] ?? '';
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** A failure the demo explains itself: printed without a stack trace. */
+export class DemoError extends Error {}
+
+/**
+ * Stops the demo with a clear error when task `n` did not run to its end: the scripted model is on
+ * 127.0.0.1, so a failure is almost always loopback access (a sandbox without it, or a proxy variable
+ * that catches requests to 127.0.0.1). Totals of a demo that reached no model would be meaningless.
+ * @throws Error naming the task, the error and the address tried.
+ */
+export function checkReached(outcome: TaskOutcome, n: number, url: string): void {
+  if (outcome.status === 'done') return;
+  throw new DemoError(
+    `task ${n} ended with status ${outcome.status}${outcome.error ? ` (${outcome.error.replace(/\.$/, '')})` : ''}. The demo's scripted model listens on ${url}; ` +
+      'if it could not be reached, this environment blocks loopback connections or sends them through a proxy ' +
+      '(set NO_PROXY=127.0.0.1,localhost).',
+  );
 }

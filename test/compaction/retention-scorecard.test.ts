@@ -81,6 +81,9 @@ test('the scorecard names the file changed that the summary left out, the shorte
   assert.ok(card.identifiers.total > 0 && card.identifiers.kept < card.identifiers.total);
   assert.ok(card.missing.identifiers.includes('checkDatabase'), card.missing.identifiers.join(', '));
   assert.match(scorecardLine(card), /^kept: requests 1\/2 whole \(1 shortened\), files changed 1\/2 named, /);
+  // A count of what went wrong reads as such, not as a fraction kept.
+  assert.match(scorecardLine(card), /, resolved errors shown as open: 1 of 1(,|$)/);
+  assert.doesNotMatch(scorecardLine(card), /\d+\/\d+ resolved/);
   assert.ok(scorecardLeftOut(card).includes('Files changed not named: /w/src/routes.ts'));
 });
 

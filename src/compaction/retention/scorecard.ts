@@ -318,7 +318,7 @@ export function supersededScorecard(card: RetentionScorecard): RetentionScorecar
 
 /**
  * The scorecard in one line, e.g. "kept: requests 5/6 whole (1 shortened), files changed 4/5 named,
- * errors 1/2 open named, 0/3 resolved shown as open, identifiers 31/40", after a warning when the
+ * open errors 1/2 named, resolved errors shown as open: 0 of 3, identifiers 31/40", after a warning when the
  * summary contradicts the tool results (`contradicted`). Parts with nothing to count are left out;
  * '' when nothing is counted.
  */
@@ -334,12 +334,12 @@ export function scorecardLine(c: RetentionScorecard): string {
     );
   if (c.filesChanged.total) parts.push(`files changed ${c.filesChanged.named}/${c.filesChanged.total} named`);
   if (c.errors.open) parts.push(`open errors ${c.errors.openNamed}/${c.errors.open} named`);
-  if (c.errors.resolved)
-    parts.push(
-      `${c.errors.shownOpen}/${c.errors.resolved} resolved error${c.errors.resolved === 1 ? '' : 's'} shown as open`,
-    );
+  // Counts of what went wrong read "what: n of m", never as a kept fraction like the parts around them.
+  if (c.errors.resolved) parts.push(`resolved errors shown as open: ${c.errors.shownOpen} of ${c.errors.resolved}`);
   if (c.neverFailedShownFailing)
-    parts.push(`${c.neverFailedShownFailing} command(s) that never failed shown as failing`);
+    parts.push(
+      `${c.neverFailedShownFailing} ${c.neverFailedShownFailing === 1 ? 'command that never failed shown as failing' : 'commands that never failed shown as failing'}`,
+    );
   if (c.identifiers.total) parts.push(`identifiers ${c.identifiers.kept}/${c.identifiers.total}`);
   if (c.earlier?.total) parts.push(`earlier summaries' files and commits ${c.earlier.kept}/${c.earlier.total} named`);
   const kept = parts.length ? `kept: ${parts.join(', ')}` : '';
