@@ -177,3 +177,15 @@ test('names an earlier summary kept are carried into the next summary of it', ()
   );
   assert.match(section(notes), /carriedServiceName, OlderRepository/, notes);
 });
+
+test('a token that starts with a digit (an address, a hash) gives no name, not even its tail', () => {
+  const said = {
+    role: 'assistant' as const,
+    content:
+      'Sending to `3iusaL6ys79qVbHmz4Xk` and `6i5SyF8Hx2u5PkLw`; then call `settleSplitGroup(groupId)` from `4wCwkHnKz1g`.',
+  };
+  const names = [...namesOfMessage(said).keys()];
+  assert.ok(names.includes('settleSplitGroup'), JSON.stringify(names));
+  for (const fragment of ['iusaL6ys79qVbHmz4Xk', 'i5SyF8Hx2u5PkLw', 'wCwkHnKz1g'])
+    assert.ok(!names.includes(fragment), `${fragment} in ${JSON.stringify(names)}`);
+});

@@ -52,8 +52,10 @@ const SEARCH_TOOL = /grep|search|find|glob|symbol|references|definition/i;
 
 /** Names in `text`, each with the strongest weight it has there; `base` is the weight of a plain mention. */
 function scan(text: string, base: number, into: Map<string, number>): void {
-  // One pass over identifier tokens; dotted chains (`Service.method`) give each shaped part.
-  for (const m of text.matchAll(/[A-Za-z_][\w]*/g)) {
+  // One pass over identifier tokens; dotted chains (`Service.method`) give each shaped part. A
+  // token that starts with a digit (`3iusaL6ys79…`, an address or a hash) is no name, and no part of
+  // it is one: its tail without the digit would be a value that exists nowhere.
+  for (const m of text.matchAll(/(?<!\w)[A-Za-z_]\w*/g)) {
     const n = m[0];
     if (n.length < 4 || n.length > 80 || COMMON.has(n) || idLike(n)) continue;
     const at = m.index;
