@@ -258,3 +258,48 @@ test('when the system prompt and tool schemas alone are over the budget, nothing
   assert.deepEqual(r.context, items, 'the newest step is left verbatim');
   assert.match(describeCompaction(r.status), /the system prompt and tool schemas alone are over the budget of 8,000/);
 });
+
+test('earlier summaries in two places summarised again are recorded oldest first, as they stand in the conversation', async () => {
+  const earlier = (k: number, covers: string[]): ContextItem => ({
+    id: `s${k}`,
+    kind: 'summary',
+    covers,
+    checkpointId: `cp${k}`,
+    message: { role: 'user', content: `[Summary of earlier messages]\n\n## Notes\n${lines(500, `part${k}`)}` },
+  });
+  const conv = entries([
+    { role: 'user', content: 'Migrate the scheduler.' },
+    { role: 'assistant', content: 'ok' },
+    { role: 'user', content: 'Keep the old API working until v3.' },
+    { role: 'assistant', content: 'Noted, keeping it.' },
+    { role: 'user', content: 'Now write the notes.' },
+    { role: 'assistant', content: 'ok' },
+    { role: 'user', content: 'And the changelog.' },
+    { role: 'assistant', content: 'Writing it.' },
+  ]);
+  const items: ContextItem[] = [
+    earlier(0, ['e0', 'e1']),
+    // A pinned message between them: the two are summarised again each on its own.
+    ...itemsFromEntries(conv.slice(2, 4)).map((i) => ({ ...i, pinned: true })),
+    earlier(1, ['e4', 'e5']),
+    ...itemsFromEntries(conv.slice(6)),
+  ];
+  const r = await compact({
+    items,
+    meter,
+    summarizer,
+    options: { budget: budget(3000), trigger: 'manual', force: true },
+  });
+  assert.equal(r.status.kind, 'applied', describeCompaction(r.status));
+  const again = r.checkpoints.filter((c) => c.replaced.some((i) => i.id === 's0' || i.id === 's1'));
+  assert.equal(
+    again.length,
+    2,
+    r.checkpoints.map((c) => `${c.strategy}: ${c.replaced.map((i) => i.id).join(',')} ${c.cause ?? ''}`).join('\n'),
+  );
+  assert.deepEqual(
+    again.map((c) => c.replaced.find((i) => i.kind === 'summary')?.id),
+    ['s0', 's1'],
+  );
+  assert.deepEqual(checkContext(r.context, conv), []);
+});

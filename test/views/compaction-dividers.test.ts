@@ -6,7 +6,7 @@ import type { ContextItem, Entry, RetentionScorecard } from '../../src/compactio
 import { latestRunPeak, placeCompactions } from '../../src/views/sidebar/compaction-dividers';
 import { SessionList } from '../../src/views/session-list';
 import type { CheckpointRecord } from '../../src/service/records';
-import { toCheckpointView } from '../../src/views/sidebar/view-mappers';
+import { compactionDetailOf, toCheckpointView } from '../../src/views/sidebar/view-mappers';
 import { renderCheckpoint } from '../../src/views/documents/checkpoint-documents';
 
 function entry(id: string, minute: number | undefined): Entry {
@@ -347,4 +347,26 @@ test('a summary edited by hand in the preview marks its divider, its history row
   assert.equal(toCheckpointView(plain).editedByHand, undefined);
   assert.match(renderCheckpoint(edited), /Summary text\s*\|?\s*edited by hand before applying/);
   assert.doesNotMatch(renderCheckpoint(plain), /edited by hand/);
+});
+
+test('a run whose summaries were written newest first shows them oldest first, as in the conversation', () => {
+  // One run (same time): the newer span's summary was written first.
+  const newer = checkpoint('cpB', 5, ['e2', 'e3'], [item('summary', ['e2', 'e3'])], {
+    summary: 'summary of the newer part',
+  });
+  const older = checkpoint('cpA', 5, ['e0', 'e1'], [item('summary', ['e0', 'e1'])], {
+    summary: 'summary of the older part',
+  });
+  const records = [newer, older];
+  const placed = placeCompactions(records, order, entries, lines, undefined);
+  assert.equal(placed.compactions.length, 1, 'one divider for the run');
+  const detail = compactionDetailOf(placed.compactions[0], records, entries, new Map(), 10);
+  assert.ok(
+    detail.summary.indexOf('summary of the older part') < detail.summary.indexOf('summary of the newer part'),
+    detail.summary,
+  );
+  assert.deepEqual(
+    detail.replaced.map((r) => r.preview),
+    ['e0', 'e1', 'e2', 'e3'],
+  );
 });

@@ -199,19 +199,23 @@ export async function degradeToFit(input: DegradeInput): Promise<DegradeResult> 
   }));
   const summaryTotal = runs.reduce((s, r) => s + r.tokens, 0);
   const room = goal - (total - summaryTotal);
-  // Newest first: indices stay valid while earlier runs are replaced later.
+  // Newest first: indices stay valid while earlier runs are replaced later. The runs are disjoint, so
+  // their checkpoints are recorded oldest first, as they stand in the conversation (the divider, the
+  // history and the preview list a run's summaries in that order).
+  const resummarized: Checkpoint[] = [];
+  const inOrder = () => [...checkpoints, ...[...resummarized].reverse()];
   for (const run of [...runs].reverse()) {
     const budget = Math.max(DEGRADE_SUMMARY_FLOOR, Math.floor((room * run.tokens) / Math.max(1, summaryTotal)));
     if (budget >= run.tokens * 0.8) continue;
     const spanItems = items.slice(run.a, run.b);
     const done = await resummarize(input, spanItems, budget, items[run.b], firstPositionAt(items, run.a));
-    if ('error' in done) return { checkpoints, items, error: done.error };
+    if ('error' in done) return { checkpoints: inOrder(), items, error: done.error };
     const inserted = done.cp.inserted.reduce((s, it) => s + meter.countMessage(it.message), 0);
     if (inserted >= run.tokens) continue;
-    checkpoints.push(done.cp);
+    resummarized.push(done.cp);
     items = [...items.slice(0, run.a), ...done.cp.inserted, ...items.slice(run.b)];
   }
-  return { checkpoints, items };
+  return { checkpoints: inOrder(), items };
 }
 
 /**

@@ -85,9 +85,32 @@ export function toPreviewView(preview: CompactionPreview | undefined): PreviewVi
   );
 }
 
+/** `records` ordered by the position of the first entry each replaced (stable: ties keep their order). */
+function inConversationOrder(
+  records: readonly CheckpointRecord[],
+  entries: ReadonlyMap<string, Entry>,
+): CheckpointRecord[] {
+  if (records.length < 2) return [...records];
+  const position = new Map<string, number>();
+  let k = 0;
+  for (const id of entries.keys()) position.set(id, k++);
+  const first = (c: CheckpointRecord) => {
+    let min = Infinity;
+    for (const id of c.replacedIds) min = Math.min(min, position.get(id) ?? Infinity);
+    return min;
+  };
+  return records
+    .map((c, i) => ({ c, i, at: first(c) }))
+    .sort((a, b) => a.at - b.at || a.i - b.i)
+    .map((x) => x.c);
+}
+
 /**
  * The summary text (at most 40,000 characters) and the first `max` replaced messages of a compaction
- * divider; `toolNames` maps tool-result entry ids to tool names (see `transcript-items.ts`).
+ * divider; `toolNames` maps tool-result entry ids to tool names (see `transcript-items.ts`). A run's
+ * summaries and replaced messages are listed oldest first, as they stand in the conversation (by the
+ * first entry each checkpoint replaced; history order where that is the same), whatever order the run
+ * wrote them in.
  */
 export function compactionDetailOf(
   group: CompactionView,
@@ -96,7 +119,10 @@ export function compactionDetailOf(
   toolNames: ReadonlyMap<string, { name: string }>,
   max: number,
 ): { summary: string; replaced: ReplacedItemView[]; more: number } {
-  const records = checkpoints.filter((c) => group.checkpointIds.includes(c.id));
+  const records = inConversationOrder(
+    checkpoints.filter((c) => group.checkpointIds.includes(c.id)),
+    entries,
+  );
   const summary = records
     .map((c) => c.summary)
     .join('\n\n---\n\n')
