@@ -92,9 +92,13 @@ function entryOf(item: ContextItem): MessageParts {
   return hit;
 }
 
-/** One part of a source text: its text, and its identifiers (read once, kept per message). */
+/**
+ * One part of a source text: its text and its identifiers (read once, kept per message). The text
+ * is made only when asked for (a part is read with its neighbours only where an identifier may run
+ * across their join): a compaction of a grown span otherwise takes each part's identifiers as kept.
+ */
 interface SourcePart {
-  text: string;
+  text: () => string;
   read: () => PartIdentifiers;
 }
 
@@ -106,9 +110,8 @@ function* partsOfSource(items: readonly ContextItem[], key: 'args' | 'conversati
     if (key === 'args') {
       const calls = toolCallsOf(m);
       for (let k = 0; k < calls.length; k++) {
-        const text = `${calls[k].name} ${calls[k].arguments}`;
         yield {
-          text,
+          text: () => `${calls[k].name} ${calls[k].arguments}`,
           read: () => (entryOf(it).args ??= calls.map((c) => identifiersOfPart(`${c.name} ${c.arguments}`)))[k],
         };
       }
@@ -116,11 +119,11 @@ function* partsOfSource(items: readonly ContextItem[], key: 'args' | 'conversati
     }
     const entry = entryOf(it);
     if (entry.source !== key) continue;
-    const text =
+    const text = () =>
       key === 'conversation'
         ? conversationText(m.role, textWithPlaceholders(m.content))
         : textWithPlaceholders(m.content);
-    yield { text, read: () => (entry.text ??= identifiersOfPart(text)) };
+    yield { text, read: () => (entry.text ??= identifiersOfPart(text())) };
   }
 }
 
@@ -159,15 +162,15 @@ export function* sourceIdentifiers(
       continue;
     }
     // An identifier may run across this join: read on with the next parts as one text.
-    const texts = [part.text];
+    const texts = [part.text()];
     let merged: PartIdentifiers;
     do {
-      texts.push(next.value.text);
+      texts.push(next.value.text());
       next = parts.next();
       merged = identifiersOfPart(texts.join('\n'));
     } while (!merged.sealed && !next.done && texts.length < MAX_MERGED);
     if (!merged.sealed && !next.done) {
-      for (let n: IteratorResult<SourcePart> = next; !n.done; n = parts.next()) texts.push(n.value.text);
+      for (let n: IteratorResult<SourcePart> = next; !n.done; n = parts.next()) texts.push(n.value.text());
       yield* fresh(extractIdentifiers(texts.join('\n')));
       return;
     }
