@@ -16,10 +16,13 @@
  *   `<command-args>`, `<local-command-stdout>`), the local-command caveat, continuation notes;
  * - Codex: `<environment_context>`, `<user_instructions>`, permission, plugin and skills blocks, AGENTS.md;
  * - IDE attachments (`<ide_selection>`, `<ide_opened_file>`, editor context) and SWE-agent's
- *   `<uploaded_files>`.
+ *   `<uploaded_files>`;
+ * - SWE-agent's observations and other tool output sent in the user role; Aider's confirmation
+ *   prompts (the one-word answer typed at one is no request).
  *
  * Pure: no I/O.
  */
+import { isToolOutputText } from './text';
 
 /** Names of blocks (`<name …>…</name>`) a harness or an IDE injects; none of them was typed. */
 const BLOCK_NAMES = [
@@ -134,6 +137,9 @@ export const WRAPPER_TAGS = /<\/?(task|feedback|user_message|answer|query|user_q
 /** Blocks a person's words are quoted in inside a harness message (Cline feedback on a result). */
 export const QUOTED_WORDS = /<(task|feedback|answer|user_message)>([\s\S]*?)<\/\1>/gi;
 
+/** Aider's confirmation prompt with the answer typed at it ("Add file to the chat? (Y)es/(N)o… [Yes]: all"). */
+const AIDER_PROMPT = /^[^\n]*\(Y\)es\/\(N\)o[^\n]*\]: ?\S*$/;
+
 /** Who wrote a user message's text: the user, or a harness (with a label naming it for display). */
 export type UserTextAuthor = { by: 'user' } | { by: 'harness'; label: string };
 
@@ -155,12 +161,17 @@ const BLOCK_LABELS: Array<[RegExp, string]> = [
 ];
 
 /**
- * Who wrote the user message `text`: a harness when nothing typed is left once its blocks
+ * Who wrote the user message `text`: a harness when it is tool output sent in the user role
+ * (`isToolOutputText`) or Aider's confirmation prompt with its answer, or when nothing typed is left once its blocks
  * ({@link HARNESS_BLOCKS}) and appended paragraphs ({@link HARNESS_PARAGRAPHS}) are removed and no
  * quoted words remain, or when the rest is a harness message ({@link HARNESS_MESSAGE}); else the user.
  * `meta` is true for a record the recording marks as not typed (Claude Code `isMeta`).
  */
 export function userTextAuthor(text: string, meta = false): UserTextAuthor {
+  // Tool output a harness sends in the user role (SWE-agent observations, results with no call).
+  if (isToolOutputText(text)) return { by: 'harness', label: 'Tool output' };
+  // Aider writes its own confirmation prompt on the line of the one-word answer.
+  if (AIDER_PROMPT.test(text.trim())) return { by: 'harness', label: 'Aider (prompt)' };
   const quoted = [...text.matchAll(QUOTED_WORDS)].some((m) => m[2].trim() !== '');
   if (quoted && !meta) return { by: 'user' };
   const rest = text.replace(HARNESS_BLOCKS, ' ').replace(HARNESS_PARAGRAPHS, '\n').trim();

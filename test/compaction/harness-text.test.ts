@@ -268,3 +268,28 @@ test('claude code: a record marked isMeta is the harness’s: never typed, never
   const line = itemsForEntry(marked, new Map(), { running: new Set(), outcomes: new Map() })[0];
   assert.ok(line.kind === 'user' && line.speaker, 'an isMeta message is not shown as the user’s');
 });
+
+test('aider and swe-agent: a confirmation prompt with its answer and an observation in the user role are not shown as the user’s', () => {
+  const prompt = "Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: all";
+  assert.deepEqual(userTextAuthor(prompt), { by: 'harness', label: 'Aider (prompt)' });
+  assert.deepEqual(userTextAuthor('OBSERVATION:\nFile created successfully at: /testbed/reproduce.py'), {
+    by: 'harness',
+    label: 'Tool output',
+  });
+  const text = [
+    '',
+    '# aider chat started at 2026-02-24 16:53:06',
+    '',
+    `#### ${prompt}  `,
+    '',
+    '#### Fix the parser.  ',
+    '',
+  ];
+  const entries = importTranscriptTextSync(text.join('\n'), '.aider.chat.history.md').entries;
+  const users = entries
+    .flatMap((e) => itemsForEntry(e, new Map(), { running: new Set(), outcomes: new Map() }))
+    .filter((l) => l.kind === 'user');
+  const shown = users.map((l) => (l.kind === 'user' ? (l.speaker ?? 'You') : ''));
+  assert.deepEqual(shown, ['Aider (prompt)', 'You']);
+  assert.equal(userTextAuthor('Fix the parser so that (Y)es/(N)o answers parse.').by, 'user');
+});
