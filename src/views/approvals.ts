@@ -84,11 +84,12 @@ export class ApprovalPresenter implements vscode.Disposable {
     await vscode.window.withProgress(
       {
         location: vscode.ProgressLocation.Notification,
-        title: `ContextKeeper: the agent asks to ${verb} “${request.title}”`,
+        // The links lead: a progress notification shows one line until expanded, and they must be on it.
+        title: `ContextKeeper: [Allow](${answerLink(request.requestId, true)}) or [Deny](${answerLink(request.requestId, false)}): the agent asks to ${verb} “${request.title}”`,
       },
       async (progress) => {
         progress.report({
-          message: `[Allow](${answerLink(request.requestId, true)}) or [Deny](${answerLink(request.requestId, false)}) here, in the sidebar${request.kind === 'edit' ? ' or in the diff editor’s title bar' : ''}.`,
+          message: `You can also answer in the sidebar${request.kind === 'edit' ? ' or in the diff editor’s title bar' : ''}.`,
         });
         await ended;
       },

@@ -81,14 +81,16 @@ afterEach(async () => {
 
 /** The approval's notification while it is open. */
 const notice = (): RunningProgress | undefined => host.progress.find((p) => /the agent asks to/.test(p.title ?? ''));
+/** The notification's text as VS Code shows it: the title, then the message. */
+const noticeText = () => `${notice()?.title ?? ''}: ${notice()?.message ?? ''}`;
 
 /**
  * Clicks the notification's link labelled `label`: runs its `command:` URI as VS Code does, through
  * the answer command (registered here as the extension's command table registers it).
  */
 async function click(label: 'Allow' | 'Deny'): Promise<void> {
-  const link = new RegExp(`\\[${label}\\]\\((command:[^)]+)\\)`).exec(notice()?.message ?? '')?.[1];
-  assert.ok(link, `a ${label} link in: ${notice()?.message}`);
+  const link = new RegExp(`\\[${label}\\]\\((command:[^)]+)\\)`).exec(noticeText())?.[1];
+  assert.ok(link, `a ${label} link in: ${noticeText()}`);
   const [id, query] = link.slice('command:'.length).split('?');
   assert.equal(id, Commands.answerApproval);
   await commands.executeCommand(id, ...(JSON.parse(decodeURIComponent(query)) as unknown[]));
@@ -115,11 +117,12 @@ test('the proposed edit opens as a diff of current and proposed text, with a not
   assert.equal(await text$(diff.modified), 'new line\n');
   const asked = notice()!;
   assert.equal(asked.location, ProgressLocation.Notification);
-  assert.match(asked.title ?? '', /^ContextKeeper: the agent asks to apply “.*notes\.md.*”$/);
+  // The links lead the first line, which is all a collapsed progress notification shows.
   assert.match(
-    asked.message ?? '',
-    /^\[Allow\]\(command:.*\) or \[Deny\]\(command:.*\) here, in the sidebar or in the diff editor’s title bar\.$/,
+    asked.title ?? '',
+    /^ContextKeeper: \[Allow\]\(command:[^)]+\) or \[Deny\]\(command:[^)]+\): the agent asks to apply “.*notes\.md.*”$/,
   );
+  assert.equal(asked.message, 'You can also answer in the sidebar or in the diff editor’s title bar.');
   assert.equal(asked.cancellable, false, 'no Cancel button that would read as a third answer');
   assert.deepEqual(
     fx.service.getPendingApprovals().map((r) => r.kind),

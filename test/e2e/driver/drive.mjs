@@ -32,7 +32,7 @@ import { recallCheck } from './recall-checks.mjs';
 import { openWalkthrough, setupChecks, walkthroughChecks } from './setup-checks.mjs';
 import { checkpointChecks } from './checkpoint-checks.mjs';
 import { compactEnabledCheck, retryCheck } from './state-checks.mjs';
-import { keybindingChecks, ollamaModelToastCheck } from './notice-checks.mjs';
+import { keybindingChecks, approvalNoticeCheck, ollamaModelToastCheck } from './notice-checks.mjs';
 import { checkpointKeyboardChecks, sessionSelectChecks, transcriptKeyboardChecks } from './keyboard-checks.mjs';
 
 const env = (name, required = true) => {
@@ -110,6 +110,7 @@ try {
     await sidebar.frame.locator('[data-test="run-task"]').click();
     await sidebar.frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 30_000 });
     await ollamaModelToastCheck(ctx);
+    await approvalNoticeCheck(ctx);
     await keybindingChecks(ctx);
     throw new Abort('only the notification and keybinding checks were asked for');
   }
@@ -144,8 +145,12 @@ try {
       () => 'no diff tab',
     );
     await wb.screenshot('04-approval');
+    // The approval's notification waits beside the card, and goes once the sidebar answers.
+    const notice = wb.toast('the agent asks to');
+    await notice.waitFor({ timeout: 10_000 });
     await approval.locator('[data-test="approve"]').click();
     await proposed.waitFor({ state: 'detached', timeout: 10_000 });
+    await notice.waitFor({ state: 'hidden', timeout: 10_000 });
     const auto = frame.locator('[data-test="checkpoint"][data-trigger="auto"]').first();
     await auto.waitFor({ timeout: 60_000 });
     const before = Number(await auto.getAttribute('data-before'));

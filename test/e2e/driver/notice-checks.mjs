@@ -72,3 +72,43 @@ export async function keybindingChecks({ check, expect, wb, sidebar, page }) {
     return 'cancelled before the end of the answer';
   });
 }
+
+/**
+ * An approval's notification: it offers Allow and Deny links, its Allow answers the request (the
+ * sidebar's card goes, the edit is written), and once answered it is gone, from the toasts and from
+ * the notification centre.
+ */
+export async function approvalNoticeCheck({ check, expect, wb, sidebar, page, env }) {
+  await check(
+    "an approval's notification: its Allow link answers it, then it closes, also in the notification centre",
+    async () => {
+      await wb.clearToasts();
+      const frame = sidebar.frame;
+      await frame.locator('#task').fill('Task: gather the design notes into notes.md for the approval notice');
+      await frame.locator('[data-test="run-task"]').click();
+      const card = frame.locator('[data-test="approval"]').first();
+      await card.waitFor({ timeout: 90_000 });
+      const toast = wb.toast('the agent asks to');
+      await toast.waitFor({ timeout: 10_000 });
+      const text = (await toast.innerText()).replace(/\s+/g, ' ');
+      const links = toast.locator('.notification-list-item-message a');
+      expect((await links.allInnerTexts()).join(',') === 'Allow,Deny', `the links: ${await links.allInnerTexts()}`);
+      await wb.screenshot('05i-approval-notice');
+      await links.first().click();
+      await card.waitFor({ state: 'detached', timeout: 10_000 });
+      await toast.waitFor({ state: 'hidden', timeout: 10_000 });
+      await frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 60_000 });
+      const fs = await import('node:fs');
+      const path = await import('node:path');
+      expect(fs.existsSync(path.join(env('WORKSPACE'), 'notes.md')), 'notes.md was not written after Allow');
+      await wb.runCommand('Notifications: Show Notifications');
+      await page.waitForTimeout(500);
+      const left = await page
+        .locator('.notifications-center .notification-list-item', { hasText: 'the agent asks to' })
+        .count();
+      await wb.runCommand('Notifications: Hide Notifications').catch(() => {});
+      expect(left === 0, `${left} approval notification(s) left in the notification centre`);
+      return text.slice(0, 160);
+    },
+  );
+}
