@@ -23,6 +23,7 @@ import type { Ui } from './transcript.js';
 import { RovingRows } from './roving.js';
 import { UpdateScheduler } from './scheduler.js';
 import { FocusDrafts } from './shared/focus-drafts.js';
+import { focusRefusal, taskRefusal } from './shared/input-limits.js';
 import { formatInteger, setDisplayLocale } from '../format/display.js';
 import { watchResources } from './resource-watch.js';
 
@@ -108,6 +109,8 @@ class Page implements Ui {
   private readonly shownRequests = new Set<string>();
   /** "↓ 3 new": shown while the reader is scrolled up and new lines arrived. */
   private readonly jump = document.createElement('button');
+  /** Why the box kept a task (or the focus field a focus) instead of sending it; empty when nothing was kept. */
+  private readonly inputNote = document.createElement('p');
   /** Transcript lines the reader has seen at its end; -1 until the next draw (a new session). */
   private seen = -1;
   private readonly rows = new RovingRows(this.list);
@@ -130,7 +133,12 @@ class Page implements Ui {
     this.jump.hidden = true;
     this.jump.addEventListener('click', () => this.toLatest());
     this.approvalsBox.className = 'approvals';
-    task.append(title, this.form, this.list, this.approvalsBox, this.jump);
+    this.inputNote.className = 'meta input-note';
+    this.inputNote.dataset.test = 'input-note';
+    this.inputNote.setAttribute('role', 'alert');
+    this.inputNote.hidden = true;
+    taskInput.addEventListener('input', () => this.note(undefined));
+    task.append(title, this.form, this.inputNote, this.list, this.approvalsBox, this.jump);
     // The view is the one scroll container: reaching the transcript's end by scrolling counts as seen.
     window.addEventListener('scroll', () => this.atLatest() && this.markSeen(), { passive: true });
     const loading = document.createElement('p');
@@ -410,6 +418,9 @@ class Page implements Ui {
   private compact(): void {
     const input = this.top.querySelector<HTMLInputElement>('#compact-focus');
     const focus = input?.value.trim();
+    const refused = focusRefusal(focus ?? '');
+    this.note(refused);
+    if (refused) return;
     this.post({ type: 'compact', focus: focus || undefined });
     if (input) input.value = '';
     this.noteFocus(this.store.view?.sessionId, '');
@@ -436,9 +447,20 @@ class Page implements Ui {
     this.save();
   }
 
+  /** Shows why a typed text was kept instead of sent; undefined hides the note. */
+  private note(text: string | undefined): void {
+    this.inputNote.textContent = text ?? '';
+    this.inputNote.hidden = !text;
+  }
+
   submit(): void {
     const text = this.taskInput.value.trim();
-    if (!text || this.store.view?.readOnly) return;
+    const view = this.store.view;
+    if (!text || view?.readOnly) return;
+    // Checked before the box is cleared: a task the host would refuse stays where the user typed it.
+    const refused = taskRefusal(text, view !== undefined && view.state !== 'idle' && view.state !== 'error');
+    this.note(refused);
+    if (refused) return;
     this.post({ type: 'runTask', text });
     this.taskInput.value = '';
     this.save();

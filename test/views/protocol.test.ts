@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseWebviewMessage } from '../../src/webview/shared/protocol';
+import { MAX_FOCUS_CHARS, MAX_TASK_CHARS } from '../../src/webview/shared/input-limits';
 
 test('well-formed messages of every kind are accepted as sent', () => {
   const valid = [
@@ -53,7 +54,7 @@ test('malformed messages are rejected', () => {
     { type: 'unknown' },
     { type: 'runTask' },
     { type: 'runTask', text: '' },
-    { type: 'runTask', text: 'x'.repeat(100_001) },
+    { type: 'runTask', text: 'x'.repeat(MAX_TASK_CHARS + 1) },
     { type: 'runTask', text: 7 },
     { type: 'openCheckpoint' },
     { type: 'openCheckpoint', id: '' },
@@ -61,7 +62,7 @@ test('malformed messages are rejected', () => {
     { type: 'approve', requestId: 'r1' },
     { type: 'approve', requestId: 'r1', approved: 'yes' },
     { type: 'compact', focus: 3 },
-    { type: 'compact', focus: 'x'.repeat(10_001) },
+    { type: 'compact', focus: 'x'.repeat(MAX_FOCUS_CHARS + 1) },
     { type: 'applyPreview', summaries: [] },
     { type: 'applyPreview', summaries: 'one string' },
     { type: 'applyPreview', summaries: [5] },

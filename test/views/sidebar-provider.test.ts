@@ -225,3 +225,21 @@ test("the log tells a view never answered from one that did not apply its snapsh
   ]);
   p.dispose();
 });
+
+test('a task over the size cap is not dropped silently: it goes back into the box and a toast says why', async () => {
+  const p = provider();
+  const { view, posted, send } = fakeView();
+  resolve(p, view);
+  send({ type: 'ready' });
+  const calls: unknown[] = [];
+  commands.registerCommand(Commands.newAgentTask, (...args: unknown[]) => void calls.push(args));
+  const huge = 'log line\n'.repeat(500_000);
+  send({ type: 'runTask', text: huge });
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(calls, [], 'no task was started');
+  assert.deepEqual(posted.at(-1), { type: 'restoreTask', text: huge });
+  const toast = host.messages.at(-1);
+  assert.equal(toast?.severity, 'error');
+  assert.match(toast?.message ?? '', /not taken: the task has 4,500,000 characters; at most 4,000,000 are taken/);
+  p.dispose();
+});

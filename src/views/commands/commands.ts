@@ -11,6 +11,7 @@ import type { RecordedCompaction } from '../../compaction/rewrite/imported';
 import { maskSecrets, maskStrings } from '../../compaction/secrets';
 import type { Entry } from '../../compaction/types';
 import type { ContextServiceApi } from '../../service/api';
+import type { TaskOutcome } from '../../service/records';
 import { describeOutcome, type CompactOutcome } from '../../service/compaction/outcome';
 import { abortSignalFrom } from '../../lifecycle/cancellation';
 import { OneAtATime } from '../../lifecycle/one-at-a-time';
@@ -259,18 +260,9 @@ class CommandHandlers {
       if (choice) await vscode.commands.executeCommand(Commands.continueInNewTask);
       return;
     }
+    if (this.refuseWhileRunning(service, text)) return;
     await this.deps.sidebar.reveal();
-    const outcome = await vscode.window.withProgress(
-      { location: { viewId: SidebarProvider.viewId }, title: 'Agent working', cancellable: true },
-      async (_progress, token) => {
-        const abort = abortSignalFrom(token);
-        try {
-          return await service.runTask(task, abort.signal);
-        } finally {
-          abort.dispose();
-        }
-      },
-    );
+    const outcome = await this.runInProgress(service, task, text);
     this.deps.log.info(
       `Task ended: ${outcome.status} after ${outcome.modelCalls} model calls, ${outcome.toolCalls} tool calls, ${outcome.compactions} compactions.`,
     );
@@ -316,6 +308,48 @@ class CommandHandlers {
       );
     if (outcome.status === 'step-limit')
       void vscode.window.showWarningMessage('ContextKeeper: the agent reached its step limit.');
+  }
+
+  /** Runs `task` under the view's progress bar; a task Run sent (`text`) goes back into the box when refused. */
+  private async runInProgress(
+    service: ContextServiceApi,
+    task: string,
+    text: string | undefined,
+  ): Promise<TaskOutcome> {
+    try {
+      return await vscode.window.withProgress(
+        { location: { viewId: SidebarProvider.viewId }, title: 'Agent working', cancellable: true },
+        async (_progress, token) => {
+          const abort = abortSignalFrom(token);
+          try {
+            return await service.runTask(task, abort.signal);
+          } finally {
+            abort.dispose();
+          }
+        },
+      );
+    } catch (error) {
+      // Refused before it started (another task got there first): the text goes back into the box.
+      if (text !== undefined) this.deps.sidebar.restoreTask(text);
+      throw error;
+    }
+  }
+
+  /**
+   * A second task while one runs is not taken: it goes back into the box Run emptied, and the toast
+   * says so (the page keeps it already; this covers the command palette and a page that lagged).
+   * True when refused.
+   */
+  private refuseWhileRunning(service: ContextServiceApi, text: string | undefined): boolean {
+    if (!service.taskRunning) return false;
+    if (text !== undefined) this.deps.sidebar.restoreTask(text);
+    void notify(
+      'info',
+      'ContextKeeper: a task is already running; the new one was kept in the task box. Run it when the agent is done, or cancel first.',
+      [],
+      this.deps.log,
+    );
+    return true;
   }
 
   /** Sends the task that failed again, as it was typed; nothing when no failed task is shown. */

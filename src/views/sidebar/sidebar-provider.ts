@@ -9,7 +9,8 @@
 import * as vscode from 'vscode';
 import { DisposableStore } from '../../lifecycle/disposables';
 import { Commands } from '../commands/command-ids';
-import { parseWebviewMessage } from '../../webview/shared/protocol';
+import { parseWebviewMessage, refusedInput } from '../../webview/shared/protocol';
+import { notify } from '../notify';
 import type { HostMessage, ReplacedItemView, WebviewMessage } from '../../webview/shared/protocol';
 import { renderSidebarHtml, webviewRoots } from './webview-html';
 import { PageReloads } from './page-reloads';
@@ -168,6 +169,15 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
   private receive(raw: unknown): void {
     const message = parseWebviewMessage(raw);
     if (!message) {
+      // Something the user typed is never dropped silently: the toast says why, and a task goes back
+      // into the box (the page checks the sizes first, so this is the host's last word, not the usual path).
+      const refused = refusedInput(raw);
+      if (refused) {
+        this.log.warn(`Refused ${refused.type} from the sidebar webview: ${refused.reason}.`);
+        if (refused.task !== undefined) this.restoreTask(refused.task);
+        void notify('error', `ContextKeeper: not taken: ${refused.reason}.`, [], this.log);
+        return;
+      }
       this.log.warn('Dropped a malformed message from the sidebar webview.');
       return;
     }

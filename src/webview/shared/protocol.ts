@@ -11,6 +11,8 @@
  * `TEXT_CAP_CHARS` in transcript-items.ts); the full text is fetched on demand (`expandItem`).
  */
 import { z } from 'zod';
+import { formatInteger } from '../../format/display';
+import { MAX_FOCUS_CHARS, MAX_SUMMARY_EDIT_CHARS, MAX_TASK_CHARS } from './input-limits';
 
 /** The service's coarse state, as shown by the sidebar and the status bar. */
 export type ActivityState = 'idle' | 'streaming' | 'running-tool' | 'compacting' | 'error';
@@ -346,9 +348,9 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('resync') }),
   /** A resource of the page (a stylesheet, a font) failed to load: the host loads the page again. */
   z.object({ type: z.literal('resourcesLost'), what: z.string().max(300) }),
-  z.object({ type: z.literal('runTask'), text: z.string().min(1).max(100_000) }),
+  z.object({ type: z.literal('runTask'), text: z.string().min(1).max(MAX_TASK_CHARS) }),
   z.object({ type: z.literal('cancel') }),
-  z.object({ type: z.literal('compact'), focus: z.string().max(10_000).optional() }),
+  z.object({ type: z.literal('compact'), focus: z.string().max(MAX_FOCUS_CHARS).optional() }),
   z.object({ type: z.literal('openCheckpoint'), id }),
   z.object({ type: z.literal('diffCheckpoint'), id }),
   z.object({ type: z.literal('restoreCheckpoint'), id }),
@@ -358,12 +360,12 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('applyPreview'),
     /** The texts of the preview's summaries as edited, one per summary, in order; absent: as proposed. */
-    summaries: z.array(z.string().max(1_000_000)).min(1).max(64).optional(),
+    summaries: z.array(z.string().max(MAX_SUMMARY_EDIT_CHARS)).min(1).max(64).optional(),
   }),
   z.object({
     type: z.literal('editPreview'),
     /** The texts of the preview's summaries as the user is editing them, one per summary, in order. */
-    summaries: z.array(z.string().max(1_000_000)).min(1).max(64),
+    summaries: z.array(z.string().max(MAX_SUMMARY_EDIT_CHARS)).min(1).max(64),
   }),
   z.object({ type: z.literal('discardPreview') }),
   z.object({ type: z.literal('importTranscript') }),
@@ -390,4 +392,60 @@ export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
 export function parseWebviewMessage(raw: unknown): WebviewMessage | undefined {
   const result = webviewMessageSchema.safeParse(raw);
   return result.success ? result.data : undefined;
+}
+
+/** User input the host could not take, as {@link refusedInput} describes it. */
+export interface RefusedInput {
+  /** The message type that carried it. */
+  type: 'runTask' | 'compact' | 'applyPreview' | 'editPreview';
+  /** The task text, when the refused message was a task (so the box gets it back). */
+  task?: string;
+  /** Why, in words for a notification ("the task has 5,000,001 characters; at most 4,000,000 are taken"). */
+  reason: string;
+}
+
+/**
+ * For a message {@link parseWebviewMessage} refused: whether it carried something the user typed
+ * (a task, a focus, an edited summary) and why it was refused, so the host can say so instead of
+ * dropping it silently. Undefined for anything else (a malformed message from no user action).
+ */
+export function refusedInput(raw: unknown): RefusedInput | undefined {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const message = raw as Record<string, unknown>;
+  const count = formatInteger;
+  switch (message.type) {
+    case 'runTask': {
+      const text = message.text;
+      if (typeof text !== 'string') return undefined;
+      if (!text.trim()) return undefined; // an empty task is no input
+      return {
+        type: 'runTask',
+        task: text,
+        reason: `the task has ${count(text.length)} characters; at most ${count(MAX_TASK_CHARS)} are taken`,
+      };
+    }
+    case 'compact': {
+      const focus = message.focus;
+      if (typeof focus !== 'string') return undefined;
+      return {
+        type: 'compact',
+        reason: `the focus has ${count(focus.length)} characters; at most ${count(MAX_FOCUS_CHARS)} are taken`,
+      };
+    }
+    case 'applyPreview':
+    case 'editPreview': {
+      const summaries = message.summaries;
+      if (!Array.isArray(summaries)) return undefined;
+      const longest = summaries.reduce<number>((most, s) => Math.max(most, typeof s === 'string' ? s.length : 0), 0);
+      return {
+        type: message.type,
+        reason:
+          longest > MAX_SUMMARY_EDIT_CHARS
+            ? `an edited summary has ${count(longest)} characters; at most ${count(MAX_SUMMARY_EDIT_CHARS)} are taken`
+            : `the edited summaries could not be read (${count(summaries.length)} given, 1 to 64 taken)`,
+      };
+    }
+    default:
+      return undefined;
+  }
 }
