@@ -7,7 +7,8 @@ import path from 'node:path';
 import { SessionWatcher, followFile, type WatchUpdate } from '../watch/watcher';
 import { discoverSessions } from '../watch/discovery';
 import { gauge as gaugeText } from './format';
-import { formatTokens } from '../format/tokens';
+import { formatTokens, plural } from '../format/tokens';
+import { formatInteger } from '../format/display';
 
 type Out = (line: string) => void;
 
@@ -42,13 +43,13 @@ export function watchLine(u: WatchUpdate): string {
     g.reportedTokens !== undefined
       ? ` (provider reported ${formatTokens(g.reportedTokens)}, exact, + ${formatTokens(g.usedTokens - g.reportedTokens)} since; ${formatTokens(g.tokens)} counted in the file)`
       : ` (counted; the agent's system prompt and tools are not in the file)`;
-  const bad = g.badLines ? `, ${g.badLines} unreadable line(s) skipped` : '';
+  const bad = g.badLines ? `, ${plural(g.badLines, 'unreadable line', 'unreadable lines')} skipped` : '';
   const agent = g.agentCompactsAt ? `, agent compacts at about ${formatTokens(g.agentCompactsAt.tokens)}` : '';
   const restarted = u.restarted ? ' [file replaced: read again]' : '';
   const skipped = g.skippedBytes
-    ? ` [large file: read from byte ${g.skippedBytes.toLocaleString('en-US')}, the agent's last compaction or the last 16 MiB]`
+    ? ` [large file: read from byte ${formatInteger(g.skippedBytes)}, the agent's last compaction or the last 16 MiB]`
     : '';
-  return `${new Date().toLocaleTimeString()} ${gaugeText(g.usedTokens, g.window, 1, 1, 30)}${reported}${agent}, ${g.checkpoints} checkpoint(s), ${g.messages} messages${bad}${restarted}${skipped}`;
+  return `${new Date().toLocaleTimeString()} ${gaugeText(g.usedTokens, g.window, 1, 1, 30)}${reported}${agent}, ${plural(g.checkpoints, 'checkpoint', 'checkpoints')}, ${plural(g.messages, 'message', 'messages')}${bad}${restarted}${skipped}`;
 }
 
 /**

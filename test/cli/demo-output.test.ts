@@ -2,7 +2,7 @@
  * The demo's output reads as the command line's: its gauge is the same bar on the same scale as
  * `replay`'s (the input budget) under the same legend, counts take their plural form, and a demo that
  * cannot reach its scripted model on 127.0.0.1 fails with a clear error and a non-zero exit, not with
- * totals of nothing. `replay` groups its token figures and says when no model was called.
+ * totals of nothing. `replay` groups its token figures and says when no model was called; `watch` counts in plural forms.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +13,8 @@ import { execFile } from 'node:child_process';
 import { checkpointLine, checkReached, DemoError, gaugeLine } from '../../src/demo/print';
 import { gauge, GAUGE_LEGEND } from '../../src/cli/format';
 import { replayCommand, summarizerCallsText } from '../../src/cli/commands';
+import { watchLine } from '../../src/cli/watch';
+import type { WatchedGauge } from '../../src/watch/live';
 import type { BudgetSnapshot } from '../../src/service/meter/budget-types';
 import type { CheckpointRecord } from '../../src/service/records';
 
@@ -108,4 +110,17 @@ test('replay prints the legend, token figures with thousands separators, and say
   assert.match(text, /^peak \d{1,3}(,\d{3})* tokens over the model calls/m);
   assert.doesNotMatch(text, /\b\d{4,} tokens|\b1 messages/, 'every figure grouped, every count in its form');
   assert.equal(summarizerCallsText({ name: 'qwen2.5-coder:7b' }, 3), 'summarizer calls 3 (qwen2.5-coder:7b)');
+});
+
+test('watch counts checkpoints, messages and unreadable lines in their singular or plural form', () => {
+  const line = (checkpoints: number, messages: number, badLines: number) =>
+    watchLine({
+      changed: true,
+      restarted: false,
+      bytesRead: 1,
+      gauge: { usedTokens: 1_500, tokens: 1_500, window: 200_000, checkpoints, messages, badLines } as WatchedGauge,
+    });
+  assert.match(line(1, 1, 1), /, 1 checkpoint, 1 message, 1 unreadable line skipped$/);
+  assert.match(line(0, 2, 3), /, 0 checkpoints, 2 messages, 3 unreadable lines skipped$/);
+  assert.doesNotMatch(line(2, 2, 0), /\(s\)/);
 });
