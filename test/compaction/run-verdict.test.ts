@@ -11,7 +11,8 @@ import { WRITERS, compactExtractive, type Step } from '../support/recordings';
 import { importTranscriptTextSync } from '../../src/transcripts';
 import { itemsFromEntries } from '../../src/compaction/context';
 import { textWithPlaceholders } from '../../src/compaction/content-text';
-import { commandVerdict, failureReport, isDenial } from '../../src/compaction/retention/outcome';
+import { collapsedVerdict, commandVerdict, failureReport, isDenial } from '../../src/compaction/retention/outcome';
+import { typedPart } from '../../src/compaction/retention/requests';
 import { errorNamedIn } from '../../src/compaction/retention/presence';
 import type { ErrorSignature } from '../../src/compaction/retention/errors';
 
@@ -144,4 +145,25 @@ test('an open error quoted in the summary by its full command (cd prefix, 2>&1, 
   const text = '- open: `cd /d "C:\\Apps\\My App" && npm run build 2>&1 | findstr error` → exit 1';
   assert.ok(errorNamedIn(e, text, text.toLowerCase()));
   assert.ok(!errorNamedIn({ ...e, key: 'npm run lint | findstr error' }, text, text.toLowerCase()));
+});
+
+test('a collapsed record’s stated outcome is read back alike; a reply that carries no request is not a typed request', () => {
+  const rec = (state: string) =>
+    `[tool result collapsed] execute_command command=npx tsc --noEmit | findstr "error TS" → ${state}, 0 characters, 0 lines. The full output is kept in ContextKeeper's checkpoint history; run the tool again if it is needed.`;
+  assert.deepEqual(collapsedVerdict(rec('ok (no match)')), { failed: false, answer: 'no match' });
+  assert.deepEqual(collapsedVerdict(rec('error')), { failed: true });
+  assert.deepEqual(collapsedVerdict(rec('denied by the user')), { failed: false, denied: true });
+  assert.equal(
+    commandVerdict('npx tsc --noEmit | findstr "error TS"', rec('error'), undefined, undefined).failed,
+    true,
+  );
+  assert.equal(collapsedVerdict('Error: read ECONNRESET'), undefined);
+  for (const t of [
+    'y',
+    'exit',
+    "Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: all",
+    '/help',
+  ])
+    assert.equal(typedPart(t), '', t);
+  assert.equal(typedPart('fix the login page'), 'fix the login page');
 });

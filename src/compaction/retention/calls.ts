@@ -11,7 +11,7 @@ import type { ChatMessage } from '../types';
 import { toolCallsOf } from '../text';
 import { textWithPlaceholders } from '../content-text';
 import { MessageMemo } from '../message-memo';
-import { commandVerdict, isDenial } from './outcome';
+import { collapsedVerdict, commandVerdict, isDenial } from './outcome';
 
 /**
  * The data the retention rules read: a message and, for a tool result, its recorded success flag;
@@ -102,7 +102,9 @@ function failedOf(
   call: AgentCall,
   code: number | undefined,
 ): boolean | undefined {
-  if (isDenial(raw)) {
+  // A collapsed result's record states a refusal as it states a command's verdict (read by `commandVerdict`).
+  const stated = collapsedVerdict(raw);
+  if (stated?.denied || (!stated && isDenial(raw))) {
     call.denied = true;
     return false;
   }

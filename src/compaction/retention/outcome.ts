@@ -22,6 +22,9 @@
  * 5. **Nothing recorded** (SWE-agent, Aider, a bare "Command executed."): a failure line among the
  *    output's first or last 40 lines ({@link failureLine}).
  *
+ * A collapsed tool result's record states the verdict this rule gave when it was collapsed
+ * ({@link collapsedVerdict}); it is read back as stated.
+ *
  * The output of a command that only shows content (`cat`, `type`, `sed -n`, `git log`, a search:
  * {@link showsContent}) is the content's words, never a failure report, and the content of a file
  * that was read is never one either (reads are judged by `fileOutcome`).
@@ -37,6 +40,27 @@ export interface RunVerdict {
   denied?: true;
   /** A probe's negative answer ("no match", "not found", "differs"); `failed` is false. */
   answer?: 'no match' | 'not found' | 'differs';
+}
+
+/** How a collapsed tool result's record opens (`rewrite/collapse.ts`). */
+const COLLAPSED = '[tool result collapsed] ';
+/** The outcome a collapsed record states after its tool and arguments. */
+const COLLAPSED_STATE = / → (error|denied by the user|ok(?: \((no match|not found|differs)\))?), \d+ characters?, /g;
+
+/**
+ * The verdict a collapsed tool result's one-line record states (`[tool result collapsed] NAME ARGS →
+ * STATE, N characters, …`: `error`, `ok`, `ok (no match)`, `denied by the user`), decided when the
+ * result was collapsed by this module's rule; undefined for any other text.
+ */
+export function collapsedVerdict(text: string): RunVerdict | undefined {
+  if (!text.startsWith(COLLAPSED)) return undefined;
+  const end = text.indexOf('\n');
+  const states = [...(end < 0 ? text : text.slice(0, end)).matchAll(COLLAPSED_STATE)];
+  const m = states.at(-1);
+  if (!m) return undefined;
+  if (m[1] === 'error') return { failed: true };
+  if (m[1] === 'denied by the user') return { failed: false, denied: true };
+  return m[2] ? { failed: false, answer: m[2] as RunVerdict['answer'] } : { failed: false };
 }
 
 /** The person refused the call, as each agent words it (at the start of the result, after a Cline result label). */
@@ -200,7 +224,8 @@ export function failureReport(output: string): string {
 
 /**
  * The verdict on running `command` (rules in the module comment): `output` its printed text
- * (undefined: not answered yet), `exit` the exit status the recording states (undefined: none),
+ * (undefined: not answered yet), `exit` the exit status the recording states (undefined: none; then
+ * one stated on the output's last lines counts),
  * `flag` the tool's own success flag (undefined: none; a flag derived from a stated exit status is
  * not one).
  */
@@ -211,7 +236,10 @@ export function commandVerdict(
   flag: boolean | undefined,
 ): RunVerdict {
   if (output === undefined) return { failed: flag === false };
+  const stated = collapsedVerdict(output);
+  if (stated) return stated;
   if (isDenial(output)) return { failed: false, denied: true };
+  exit ??= tailExit(output);
   output = printedOutput(output);
   const answer = exit !== 0 ? probeAnswer(command, output, exit, flag) : undefined;
   if (answer) return { failed: false, answer };
@@ -219,6 +247,16 @@ export function commandVerdict(
   if (flag !== undefined) return { failed: !flag };
   if (showsContent(command)) return { failed: false };
   return { failed: outputFailure(output) !== '' };
+}
+
+/** An exit status stated on the last lines of an output (`Command exited with status 1`, `{"exit_code": 2}`). */
+const TAIL_EXIT =
+  /(?:exit(?:ed)? (?:with )?(?:code|status)|exit status|Exit code:?|"exit_?code":\s*|Process exited with code)\s*(-?\d+)/gi;
+
+/** The last exit status {@link TAIL_EXIT} finds in the last 400 characters of `output`; undefined when none. */
+function tailExit(output: string): number | undefined {
+  const found = [...output.slice(-400).matchAll(TAIL_EXIT)].at(-1);
+  return found ? Number(found[1]) : undefined;
 }
 
 /**

@@ -6,7 +6,7 @@ import { textWithPlaceholders } from '../content-text';
 import type { RetentionEntry } from './calls';
 import { MessageMemo } from '../message-memo';
 import { userWords } from '../harness-text';
-import { isRecordedHarnessText } from '../tool-outcomes';
+import { isHumanReply, isRecordedHarnessText } from '../tool-outcomes';
 
 /** Whole messages that are harness output, not typed: tool results and observations, resumption notes, compaction summaries. */
 const NOT_TYPED =
@@ -15,14 +15,20 @@ const NOT_TYPED =
 /**
  * The typed part of a user message's text: the user's words as `harness-text.ts` reads them (harness
  * blocks and reminders removed; the words a harness quotes, such as Cline's `<feedback>`, kept),
- * trimmed. '' when nothing typed remains or the whole message is harness output ({@link NOT_TYPED})
- * quoting no words of the user.
+ * trimmed. '' when nothing typed remains, the whole message is harness output ({@link NOT_TYPED})
+ * quoting no words of the user, or it carries no request ({@link NO_REQUEST}).
  */
 export function typedPart(text: string): string {
   if (NOT_TYPED.test(text) && !QUOTES.test(text)) return '';
   const t = userWords(text);
-  return NOT_TYPED.test(t) ? '' : t;
+  return NOT_TYPED.test(t) || NO_REQUEST.test(t) ? '' : t;
 }
+
+/**
+ * A reply that carries no request: one word (`y`, `ok`, `exit`, `continue`), a confirmation at a
+ * prompt (`Add file to the chat? (Y)es/(N)o … [Yes]: all`), a slash command, "go on", "thank you".
+ */
+const NO_REQUEST = /^(?:\S+|.*\(Y\)es\/\(N\)o.*\]: \w+|go on|go ahead|thank you|\/\S+(?: \S+)?)[.!]?$/i;
 
 /** A harness message that quotes the user's words (Cline's feedback on a result, an answer). */
 const QUOTES = /<(feedback|answer|user_message)>\s*\S/;
@@ -36,7 +42,8 @@ export interface TypedRequest {
 
 /**
  * Typed user messages of `from` ≤ index < `to`: user-role messages with a typed part (see
- * {@link typedPart}) that the recording does not mark as the harness's, in order. A user message that answers a text action (SWE-agent observation)
+ * {@link typedPart}) that the recording does not mark as the harness's, and tool results the
+ * recording marks as the person's reply (Cline's answer to its question, feedback on a result), in order. A user message that answers a text action (SWE-agent observation)
  * is not typed.
  */
 export function typedRequests(entries: readonly RetentionEntry[], from = 0, to = entries.length): TypedRequest[] {
@@ -44,6 +51,11 @@ export function typedRequests(entries: readonly RetentionEntry[], from = 0, to =
   for (let i = Math.max(0, from); i < Math.min(to, entries.length); i++) {
     const m = entries[i].message;
     // A message the recording marks as written by the harness (Claude Code `isMeta`) is not typed.
+    if (m.role === 'tool') {
+      const t = replyOf(m);
+      if (t) out.push({ index: i, text: t });
+      continue;
+    }
     if (m.role !== 'user' || entries[i].meta?.harnessText === true || isRecordedHarnessText(m)) continue;
     let t = typedOf.get(m);
     if (t === undefined) typedOf.set(m, (t = typedPart(textWithPlaceholders(m.content))));
@@ -54,6 +66,27 @@ export function typedRequests(entries: readonly RetentionEntry[], from = 0, to =
 
 /** The typed part of each user message object, read once in its life (messages are never mutated). */
 const typedOf = new MessageMemo<object, string>();
+
+/** The line a collapsed tool result's record writes before the person's words it keeps (`rewrite/collapse.ts`). */
+const COLLAPSED_WORDS = "\nThe user's words in this result, verbatim:\n";
+
+/**
+ * The person's words in a tool result: one the recording marks as their reply (`isHumanReply`), or
+ * the collapsed record of one (a one-line record, then the words it keeps); '' otherwise.
+ */
+function replyOf(m: RetentionEntry['message']): string {
+  let t = typedOf.get(m);
+  if (t !== undefined) return t;
+  const text = textWithPlaceholders(m.content);
+  const at = text.indexOf(COLLAPSED_WORDS);
+  t = isHumanReply(m)
+    ? typedPart(text)
+    : text.startsWith('[tool result collapsed] ') && at > 0 && !text.slice(0, at).includes('\n')
+      ? typedPart(text.slice(at + COLLAPSED_WORDS.length))
+      : '';
+  typedOf.set(m, t);
+  return t;
+}
 
 /**
  * Words that make a sentence constrain later work: obligations and prohibitions (`must`, `never`,

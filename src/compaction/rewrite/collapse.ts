@@ -76,12 +76,18 @@ export function collapsedRecord(result: ChatMessage, call: { name: string; argum
   const failed = outcome ? !outcome.ok : recorded !== undefined ? !recorded : looksLikeError(text);
   const name = call?.name ?? 'tool';
   const args = call ? keyArguments(call.arguments) : '';
-  const err = failed ? errorLines(text, 1)[0] : undefined;
+  const err = failed && !outcome?.denied ? errorLines(text, 1)[0] : undefined;
   const lines = text.length === 0 ? 0 : text.split('\n').length;
   // A test or build run's verdict is its last line ("42 passed, 0 failed"): it outlives the output.
   const last = text.trimEnd().split('\n').at(-1)?.trim() ?? '';
   const verdict = !failed && VERDICT.test(last) ? cutAtWord(last, VERDICT_CHARS) : undefined;
-  const state = failed ? 'error' : outcome?.answer ? `ok (${outcome.answer})` : 'ok';
+  const state = outcome?.denied
+    ? 'denied by the user'
+    : failed
+      ? 'error'
+      : outcome?.answer
+        ? `ok (${outcome.answer})`
+        : 'ok';
   return (
     `[tool result collapsed] ${name}${args ? ` ${args}` : ''} → ${state}, ${text.length} characters, ${lines} ${lines === 1 ? 'line' : 'lines'}` +
     (err ? `; ${err}` : '') +

@@ -478,7 +478,9 @@ export function callOutcome(
   rawArgs: string,
   result: string,
   recorded?: boolean,
-): { ok: boolean; answer?: string } | undefined {
+): { ok: boolean; answer?: string; denied?: true } | undefined {
+  // A refused call did not run: its outcome is the refusal, whatever the call would have done.
+  if (isDenial(printedOutput(result))) return { ok: false, denied: true, answer: 'denied by the user' };
   let ok = true;
   let answer: string | undefined;
   let any = false;

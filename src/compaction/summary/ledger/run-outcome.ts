@@ -8,7 +8,14 @@
  * Pure: no I/O.
  */
 import { looksLikeError } from '../../text';
-import { commandSegments, commandVerdict, COULD_NOT_READ, isDenial, program } from '../../retention/outcome';
+import {
+  collapsedVerdict,
+  commandSegments,
+  commandVerdict,
+  COULD_NOT_READ,
+  isDenial,
+  program,
+} from '../../retention/outcome';
 
 export { asksQuestion, commandSegments, endsInProbe, showsContent } from '../../retention/outcome';
 
@@ -61,7 +68,10 @@ export function commandOutcome(command: string, output: string | undefined, reco
  * result reads as a failure.
  */
 export function fileOutcome(read: boolean, output: string | undefined, recorded?: boolean): RunOutcome {
-  if (output !== undefined && isDenial(output)) return { ok: false, denied: true, answer: 'denied by the user' };
+  const stated = output === undefined ? undefined : collapsedVerdict(output);
+  if (stated?.denied || (output !== undefined && isDenial(output)))
+    return { ok: false, denied: true, answer: 'denied by the user' };
+  if (stated) return { ok: !stated.failed };
   if (recorded !== undefined) return { ok: recorded };
   if (output === undefined) return { ok: true };
   if (read) {

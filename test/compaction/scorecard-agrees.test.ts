@@ -1,0 +1,107 @@
+/**
+ * A checkpoint's scorecard counts what its summary lists: on every checkpoint of a replay of each
+ * recording in ../shared/transcripts (extractive summaries, 32k window), the open and resolved
+ * errors of the scorecard are the summary's `- open:` and `- fixed:` lines (beside lines an earlier
+ * summary carried in, lines left out for room, said so, and failures fixed in the newest steps kept
+ * after the summary, which the span alone shows open), and its typed requests are the bullets under
+ * "Requests, verbatim" (with those the section says it left out).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { sharedTranscriptsDir } from '../support/shared';
+import { loadSession } from '../../src/cli/load';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
+import { replay } from '../../src/replay/replay';
+import { textWithPlaceholders } from '../../src/compaction/content-text';
+import type { Checkpoint } from '../../src/compaction/types';
+
+const dir = sharedTranscriptsDir();
+const files = dir
+  ? fs
+      .readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .flatMap((d) => fs.readdirSync(path.join(dir, d.name)).map((f) => path.join(dir, d.name, f)))
+  : [];
+
+if (!dir)
+  test('scorecard and summary agree on the shared recordings', (t) =>
+    t.skip('../shared/transcripts not found beside the repository; set CONTEXT_KEEPER_SHARED to run these'));
+
+/** The lines of section `heading` (a `## ` line starting with it) of `text`, up to the next heading. */
+function section(text: string, heading: string): string[] {
+  const lines = text.split('\n');
+  const at = lines.findIndex((l) => l.startsWith(`## ${heading}`));
+  if (at < 0) return [];
+  const end = lines.findIndex((l, i) => i > at && l.startsWith('## '));
+  return lines.slice(at + 1, end < 0 ? undefined : end);
+}
+
+/** What a summary lists: its open and fixed error lines, the lines it says it left out, its request bullets. */
+function listed(summary: string) {
+  const errors = section(summary, 'Errors and fixes');
+  const requests = section(summary, 'Requests, verbatim');
+  const leftOut = (lines: string[]) =>
+    lines.reduce((n, l) => n + Number(/^- … (\d+) (?:older )?(?:lines?|requests?)\b.*not kept/.exec(l)?.[1] ?? 0), 0);
+  return {
+    open: errors.filter((l) => l.startsWith('- open:')).length,
+    fixed: errors.filter((l) => l.startsWith('- fixed:')).length,
+    // Fixed by a run in the newest steps, which stay in the context: the span alone still shows it open.
+    fixedLater: errors.filter((l) => l.startsWith('- fixed:') && l.endsWith('(in the steps kept after this summary)'))
+      .length,
+    errorsLeftOut: leftOut(errors),
+    requests: requests.filter((l) => l.startsWith('- ') && !l.startsWith('- … ')).length,
+    requestsLeftOut: leftOut(requests),
+  };
+}
+
+for (const file of files) {
+  const name = path.relative(dir!, file);
+  test(`${name}: every checkpoint's scorecard counts what its summary lists`, async () => {
+    const s = await loadSession(file);
+    const report = await replay(s.entries, s.meter, new ExtractiveSummarizer((t) => s.meter.countText(t)), {
+      budget: { contextWindow: 32_000, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 },
+      tools: s.transcript.tools,
+    });
+    const checked = report.checkpoints.filter(
+      (c): c is Checkpoint & { retention: NonNullable<Checkpoint['retention']> } =>
+        c.strategy === 'extractive' && c.retention !== undefined,
+    );
+    for (const c of checked) {
+      const summary = c.inserted.find((i) => i.kind === 'summary');
+      if (!summary) continue;
+      const text = textWithPlaceholders(summary.message.content);
+      const l = listed(text);
+      const card = c.retention;
+      const where = `${name} ${c.id}\n${text.slice(0, 4000)}`;
+      // Every error the scorecard counts is a line of the summary, or among the lines it says it left out.
+      assert.ok(
+        card.errors.open <= l.open + l.fixedLater + l.errorsLeftOut &&
+          card.errors.resolved <= l.fixed + l.errorsLeftOut,
+        `${where}\nscorecard ${JSON.stringify(card.errors)} vs listed ${JSON.stringify(l)}`,
+      );
+      assert.ok(
+        l.open <= card.errors.open + carried(c, 'open') &&
+          l.fixed - l.fixedLater <= card.errors.resolved + carried(c, 'fixed'),
+        `${where}\nscorecard ${JSON.stringify(card.errors)} vs listed ${JSON.stringify(l)}`,
+      );
+      assert.equal(
+        card.requests.total,
+        l.requests + l.requestsLeftOut,
+        `${where}\nscorecard ${JSON.stringify(card.requests)} vs listed ${JSON.stringify(l)}`,
+      );
+    }
+  });
+}
+
+/** Error lines of `kind` in the earlier summaries the checkpoint replaced (carried into its summary). */
+function carried(c: Checkpoint, kind: 'open' | 'fixed'): number {
+  let n = 0;
+  for (const it of c.replaced)
+    if (it.kind === 'summary')
+      n += section(textWithPlaceholders(it.message.content), 'Errors and fixes').filter((l) =>
+        l.startsWith(`- ${kind}:`),
+      ).length;
+  return n;
+}
