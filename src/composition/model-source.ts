@@ -6,6 +6,7 @@
  * the model or endpoint settings change.
  */
 import { boundedFetch } from '../models/bounded-fetch';
+import { withApiPath } from '../models/http';
 import { sharedFetchWorker } from '../models/worker-fetch';
 import * as vscode from 'vscode';
 import OpenAI from 'openai';
@@ -91,7 +92,8 @@ export async function openModelSource(
     // Streamed events are bounded in size before the SDK buffers them (`bounded-fetch.ts`); the HTTP
     // work runs in the process's HTTP worker where the policy set in ./root allows (`worker-fetch.ts`).
     const client = new OpenAI({
-      baseURL: settings.baseUrl || undefined,
+      // A bare server address gets /v1, as Test Connection and the model list call it (`withApiPath`).
+      baseURL: settings.baseUrl ? withApiPath(settings.baseUrl) : undefined,
       apiKey: apiKey ?? NO_KEY,
       maxRetries: 1,
       fetch: boundedFetch(sharedFetchWorker().fetch),

@@ -107,3 +107,28 @@ export function roots(baseUrl: string): { root: string; v1: string } {
   if (/\/v1$/.test(path)) path = path.replace(/\/v1$/, '');
   return { root: `${url.origin}${path}`, v1 };
 }
+
+/**
+ * The URL a chat completion goes to for `baseUrl`, exactly as the agent's and the summarizer's OpenAI
+ * client builds it (the base URL as given, trailing slashes dropped, then `/chat/completions`). Test
+ * Connection calls this one, so a test passes only where tasks would reach the model.
+ */
+export function chatCompletionsUrl(baseUrl: string): string {
+  return `${baseUrl.trim().replace(/\/+$/, '')}/chat/completions`;
+}
+
+/**
+ * `baseUrl` with `/v1` added when it names a server and no path (`http://127.0.0.1:11434`): every
+ * local server and OpenAI serve the chat API under `/v1`, and nothing answers chat at a bare origin.
+ * Any other URL is returned as typed (trimmed). Throws nothing: a URL that does not parse is returned as is.
+ */
+export function withApiPath(baseUrl: string): string {
+  const typed = baseUrl.trim();
+  try {
+    const url = new URL(typed);
+    if (url.pathname.replace(/\/+$/, '') === '' && !url.search && !url.hash) return `${url.origin}/v1`;
+  } catch {
+    // not a URL: left to the caller's validation
+  }
+  return typed;
+}

@@ -4,7 +4,7 @@
  * the editor command and usable headless; all I/O through the injected `fetch`.
  */
 import { discoverEndpoint } from './discover';
-import { getJson, roots } from './http';
+import { chatCompletionsUrl, getJson, roots, withApiPath } from './http';
 import type { ModelFailure } from '../compaction/outcome';
 import { describeWindow, resolveWindow, type ResolvedWindow } from './resolve';
 import type { EndpointReport, FetchLike } from './types';
@@ -89,7 +89,9 @@ export async function testConnection(options: ConnectionTestOptions): Promise<Co
   for (const w of window.warnings) lines.push(`  warning: ${w}`);
 
   const started = Date.now();
-  const reply = await getJson(`${roots(baseUrl).v1}/chat/completions`, {
+  // The very URL tasks call (not a guessed /v1 root): a test must fail where tasks would.
+  const chatUrl = chatCompletionsUrl(withApiPath(baseUrl));
+  const reply = await getJson(chatUrl, {
     fetch,
     apiKey: options.apiKey,
     timeoutMs,
@@ -117,7 +119,9 @@ export async function testConnection(options: ConnectionTestOptions): Promise<Co
       reply.status === 401 || reply.status === 403
         ? 'the API key was rejected'
         : reply.status === 404
-          ? `the endpoint does not know model "${options.model}" (or has no chat route)`
+          ? `the endpoint does not know model "${options.model}" (or has no chat route at ${chatUrl}${
+              chatUrl !== `${roots(baseUrl).v1}/chat/completions` ? `; the API may live at ${roots(baseUrl).v1}` : ''
+            })`
           : reply.reason;
     // The status and the server's own words stay together: they are what the user acts on.
     reason = reply.status === undefined || what === reply.reason ? what : `HTTP ${reply.status}, ${what}`;

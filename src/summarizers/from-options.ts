@@ -8,6 +8,7 @@ import { DEFAULT_CONTEXT_WINDOW, resolveContextWindow } from '../compaction/plan
 import { OpenAISummarizer, type ReplyLimitParameter } from './openai';
 import { FallbackSummarizer } from './fallback';
 import { redactUrl } from '../format/urls';
+import { withApiPath } from '../models/http';
 
 /** OpenAI's public endpoint, used when a model is set without a base URL. */
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -71,7 +72,8 @@ export function summarizerFromSettings(settings: SummarizerSettings): Summarizer
     throw new RangeError(
       `a summary model is required for the summarizer endpoint ${redactUrl(baseUrl) ?? '(not a URL)'}`,
     );
-  const url = baseUrl.length > 0 ? baseUrl : OPENAI_BASE_URL;
+  // A bare server address gets /v1, as every other model call does (`withApiPath`).
+  const url = baseUrl.length > 0 ? withApiPath(baseUrl) : OPENAI_BASE_URL;
   if (!/^https?:\/\//i.test(url))
     throw new RangeError(
       `the summarizer base URL must start with http:// or https://, got ${redactUrl(url) ?? '(not a URL)'}`,

@@ -6,6 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { discoverEndpoint } from '../models/discover';
+import { withApiPath } from '../models/http';
 import { Commands } from './commands/command-ids';
 import { endpointChosenNotice } from './notices';
 import { checkEndpoint } from './commands/endpoint-check';
@@ -120,7 +121,9 @@ async function askCustomUrl(log: vscode.LogOutputChannel): Promise<string | unde
       validateInput: (text) => (isHttpUrl(text.trim()) ? undefined : 'Enter an http:// or https:// URL.'),
     });
     if (typed === undefined) return undefined;
-    const url = typed.trim();
+    // A bare server address gets the API's /v1: saved as every call will use it (test, models, tasks).
+    const url = withApiPath(typed);
+    if (url !== typed.trim()) log.info(`Base URL ${typed.trim()} names no API path; saved as ${url}.`);
     const model = vscode.workspace.getConfiguration('contextKeeper').get<string>('model', '');
     const check = await checkEndpoint(url, model);
     if (!check) return undefined;

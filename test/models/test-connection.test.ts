@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testConnection } from '../../src/models/test-connection';
+import { chatCompletionsUrl, withApiPath } from '../../src/models/http';
 import { fakeServer, ollamaRoutes, vllmRoutes } from './fake-servers';
 
 const completion = {
@@ -67,4 +68,32 @@ test("the failure is typed from the status, whatever the server's text says; the
   assert.deepEqual(result.failure, { kind: 'server', status: 500 });
   assert.match(result.modelLine, /^Model Qwen\/Qwen2\.5-Coder-7B-Instruct: /);
   assert.ok(result.lines.includes(result.modelLine));
+});
+
+test('the test calls the URL tasks call: a bare server address gets /v1 for both, a path without /v1 is taken as given', async (t) => {
+  assert.equal(withApiPath('http://127.0.0.1:11434'), 'http://127.0.0.1:11434/v1');
+  assert.equal(withApiPath(' http://127.0.0.1:11434/ '), 'http://127.0.0.1:11434/v1');
+  assert.equal(withApiPath('http://127.0.0.1:11434/v1'), 'http://127.0.0.1:11434/v1');
+  const gemini = 'https://generativelanguage.googleapis.com/v1beta/openai/';
+  assert.equal(withApiPath(gemini), gemini, 'a path of its own is kept');
+  assert.equal(chatCompletionsUrl(gemini), 'https://generativelanguage.googleapis.com/v1beta/openai/chat/completions');
+  const hits: string[] = [];
+  const server = await fakeServer({
+    ...ollamaRoutes(),
+    'POST /v1/chat/completions': () => (hits.push('/v1'), { json: completion }),
+    'POST /proxy/v1/chat/completions': () => (hits.push('/proxy/v1'), { json: completion }),
+  });
+  t.after(() => server.close());
+  // Bare address: the test and tasks both call /v1/chat/completions, which answers.
+  const bare = await testConnection({ baseUrl: server.url, model: 'qwen2.5-coder:7b' });
+  assert.equal(bare.ok, true);
+  assert.equal(chatCompletionsUrl(withApiPath(server.url)), `${server.url}/v1/chat/completions`);
+  // A path without /v1: tasks call /proxy/chat/completions, which is not served, so the test fails too.
+  const proxied = await testConnection({ baseUrl: `${server.url}/proxy`, model: 'qwen2.5-coder:7b' });
+  assert.equal(proxied.ok, false, 'a test passes only where tasks would reach the model');
+  assert.match(
+    proxied.reason ?? '',
+    /no chat route at .*\/proxy\/chat\/completions; the API may live at .*\/proxy\/v1/,
+  );
+  assert.deepEqual(hits, ['/v1']);
 });
