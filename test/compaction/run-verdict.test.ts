@@ -128,6 +128,13 @@ test('a search that matched nothing (exit 1) answered "no" in the summary and th
     assert.match(summary, /^- `grep -rn "getStorage" src` → no match/m, `${format}\n${summary}`);
     assert.equal(card.errors.open, 0, `${format}\n${summary}`);
   }
+  // A pipe or separator inside a quoted pattern is the pattern's, not the shell's.
+  assert.equal(
+    commandVerdict('cd /w && npx tsc --noEmit 2>&1 | findstr /i "gcs-storage\\|firebase-admin"', '', 1, undefined)
+      .answer,
+    'no match',
+  );
+  assert.equal(commandVerdict('grep -E "a|b;c" src/a.ts', '', 1, undefined).answer, 'no match');
   const grepError = commandVerdict('grep -rn x src', 'grep: src: No such file or directory', 2, undefined);
   assert.equal(grepError.failed, false, 'a missing path is a probe’s "not found"');
   assert.equal(commandVerdict('grep -rn "(" src', 'grep: Unmatched ( or \\(', 2, undefined).failed, true);

@@ -91,9 +91,17 @@ export function program(segment: string): string {
     .trim();
 }
 
-/** A command's segments (`a && b | c; d`), each trimmed, `cd X` prefixes dropped. */
+/**
+ * `command` with each quoted string's inside blanked (`findstr /i "a\\|b"` → `findstr /i "…"`): the
+ * separators and pipes a pattern holds are not the shell's.
+ */
+function unquoted(command: string): string {
+  return command.replace(/"(?:[^"\\\n]|\\.)*"|'[^'\n]*'/g, '"…"');
+}
+
+/** A command's segments (`a && b | c; d`, outside quotes), each trimmed, `cd X` prefixes dropped. */
 export function commandSegments(command: string): string[] {
-  return command
+  return unquoted(command)
     .split(/&&|\|\||;|\n/)
     .map((s) => s.trim())
     .filter((s) => s && !/^(cd|pushd|set|export)\b/i.test(s));
@@ -101,7 +109,7 @@ export function commandSegments(command: string): string[] {
 
 /** True when every segment of `command` only shows content (a file, a listing, a search). */
 export function showsContent(command: string): boolean {
-  const parts = command
+  const parts = unquoted(command)
     .split(/\|\||&&|;|\n|\|/)
     .map((s) => program(s.trim()))
     .filter((s) => s && !/^(cd|pushd|echo|printf|set|export)\b/i.test(s));
@@ -128,7 +136,7 @@ export function endsInProbe(command: string): boolean {
  */
 export function asksQuestion(command: string): boolean {
   if (endsInProbe(command) || showsContent(command)) return true;
-  const segments = command
+  const segments = unquoted(command)
     .split(/&&|\|\||;|\n/)
     .map((s) => program(s.trim()))
     .filter(Boolean);
