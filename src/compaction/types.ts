@@ -342,6 +342,11 @@ export interface SummaryRequest {
    * instruction appended, instead of the span framed as data. Absent for recordings and tests.
    */
   context?: SummaryContext;
+  /**
+   * One object per compaction run, shared by all of its requests (absent outside a compaction): a
+   * summarizer may keep state for the run under it, such as which summarizers already failed.
+   */
+  compactionRun?: object;
 }
 
 /** The agent's current request around a span (see {@link SummaryRequest.context}). */

@@ -28,8 +28,9 @@ interface Failure {
  * Tries `primary`, then `session`, then `extractive`, each at most once per compaction: a summarizer
  * that failed on one span is not asked again for the compaction's later spans (they go straight to
  * the next one in the chain, labelled with the first failure), so a down endpoint costs one failed
- * call per compaction, not one per span. A compaction is recognised by the context its requests
- * share (`SummaryRequest.context.items`, one array per compaction run). Never falls
+ * call per compaction, not one per span. A compaction is recognised by the run object its requests
+ * share (`SummaryRequest.compactionRun`); a request without one is a compaction of its own, and
+ * the next compaction asks the whole chain again (the endpoint may be back). Never falls
  * back after a cancellation (`aborted`): the user asked to stop. A result from a fallback is labelled
  * in `model` (`<name> (fallback: <first failure kind>)`) so the checkpoint says what wrote it; one
  * from the extractive summarizer also carries its coverage (`model-failed`, with the first failure's
@@ -43,7 +44,7 @@ export class FallbackSummarizer implements Summarizer {
   readonly contextWindow?: number;
   readonly reusesPrefix?: boolean;
 
-  /** Failures so far per compaction, keyed by the context its requests share (dropped with it). */
+  /** Failures so far per compaction, keyed by its run object (dropped with it). */
   private readonly failedIn = new WeakMap<object, Failure[]>();
 
   constructor(
@@ -93,7 +94,7 @@ export class FallbackSummarizer implements Summarizer {
     work: (s: Summarizer) => Promise<T>,
     relabel: (result: T, label: (r: SummaryResult, request: SummaryRequest) => SummaryResult) => T,
   ): Promise<T> {
-    const key = request.context?.items;
+    const key = request.compactionRun;
     const failures: Failure[] = (key && this.failedIn.get(key)) ?? [];
     if (key) this.failedIn.set(key, failures);
     const earlier = failures.length;

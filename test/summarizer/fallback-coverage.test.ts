@@ -17,7 +17,7 @@ import type { CheckpointRecord } from '../../src/service/records';
 import { loadWithVscodeShim } from '../support/vscode-shim';
 import { compactWith, conversation, items, quarterCount, rig } from './fixtures';
 import { describeCompaction } from '../../src/compaction/outcome-text';
-import { SummarizerError, type ContextItem, type Summarizer, type SummaryRequest } from '../../src/compaction/types';
+import { SummarizerError, type Summarizer, type SummaryRequest } from '../../src/compaction/types';
 
 const { renderCheckpoint } = loadWithVscodeShim<typeof Documents>(
   path.join(__dirname, '../../src/views/documents/checkpoint-documents'),
@@ -97,22 +97,26 @@ test('a summarizer that failed on one span is not asked again for the same compa
     extractive: new ExtractiveSummarizer(quarterCount),
   });
   const context = items(conversation());
-  const span = (start: number, end: number, whole: readonly ContextItem[]): SummaryRequest => ({
+  const run = {};
+  const span = (start: number, end: number, compactionRun: object): SummaryRequest => ({
     items: context.slice(start, end),
     userRequests: [],
     approximateSummaryTokens: 200,
     maxCalls: 4,
-    context: { items: whole, start, end, tokens: 0 },
+    // Every compaction of a session sees the same context array until one applies (a preview
+    // discarded, a compaction that failed): only the run tells compactions apart.
+    context: { items: context, start, end, tokens: 0 },
+    compactionRun,
   });
-  const first = await fallback.summarize(span(1, 4, context));
-  const second = await fallback.summarize(span(4, 7, context));
+  const first = await fallback.summarize(span(1, 4, run));
+  const second = await fallback.summarize(span(4, 7, run));
   assert.deepEqual(calls, { primary: 1, session: 1 }, 'one failed call each for the whole compaction');
   assert.equal(first.usage.calls, 2, 'the two failed calls are counted once');
   assert.equal(second.usage.calls, 0);
   for (const r of [first, second]) assert.match(r.model, /^extractive \(fallback: http\)$/);
   assert.match(second.coverage?.parts[0]?.failure ?? '', /primary is down/, 'the later span names the first failure');
 
-  // The next compaction (another context) asks the model again: the endpoint may be back.
-  await fallback.summarize(span(1, 4, [...context]));
+  // The next compaction of the same, unchanged context asks the model again: the endpoint may be back.
+  await fallback.summarize(span(1, 4, {}));
   assert.deepEqual(calls, { primary: 2, session: 2 });
 });

@@ -463,6 +463,8 @@ function spanInput(run: TierRun, span: Span): SpanInput {
     // A quarter of the notes' budget is left for the identifiers back-filled below.
     approximateSummaryTokens: Math.max(MIN_SUMMARY_TOKENS, spanBudget - backfillTokens(spanBudget)),
     maxCalls: run.calls.left,
+    // The run's call allowance is one object per run: its identity names the run.
+    compactionRun: run.calls,
     focus: options.focus,
     signal: options.signal,
     onDelta: options.onDelta,

@@ -246,6 +246,7 @@ async function resummarize(
       userRequests: requests,
       approximateSummaryTokens: notesBudget,
       maxCalls: input.calls.left,
+      compactionRun: input.calls,
       focus: options.focus,
       signal: options.signal,
       onDelta: options.onDelta,

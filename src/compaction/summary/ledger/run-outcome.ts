@@ -38,9 +38,10 @@ export function exitStatus(text: string): number | undefined {
   // Every pattern names an exit: a text without the word has none (one cheap scan for most results).
   if (!/exit/i.test(text.length > 2400 ? `${text.slice(0, 2000)}\n${text.slice(-400)}` : text)) return undefined;
   const m =
-    /(?:exit(?:ed)? (?:with )?code|exit status|Exit code:|"exit_code":\s*|Process exited with code)\s*(-?\d+)/i.exec(
+    /(?:exit(?:ed)? (?:with )?(?:code|status)|exit status|Exit code:|"exit_code":\s*|Process exited with code)\s*(-?\d+)/i.exec(
       text.slice(0, 2000),
-    ) ?? /(?:exit(?:ed)? (?:with )?code|exit status|Exit code:)\s*(-?\d+)/i.exec(text.slice(-400));
+    ) ??
+    /(?:exit(?:ed)? (?:with )?(?:code|status)|exit status|Exit code:|"exit_code":)\s*(-?\d+)/i.exec(text.slice(-400));
   return m ? Number(m[1]) : undefined;
 }
 
