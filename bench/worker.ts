@@ -195,6 +195,8 @@ async function once(thread: Thread, size: WorkerSize, text: RealText): Promise<R
       storageDir: path.join(dir, 'sessions'),
       tokenCounter: createTokenCounter('o200k_base'),
       compactionThread: thread,
+      // A loaded machine (a 300k-message inline run takes minutes of wall time there) must not time it out.
+      compactionTimeoutMs: 900_000,
       log: (_level, message) => {
         if (message.startsWith('compaction runs') && !route) route = message;
       },
