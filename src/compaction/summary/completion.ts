@@ -33,7 +33,7 @@ export function reportsFinishedWork(text: string): boolean {
   if (!all.length) return false;
   if (!all.slice(0, 3).some((s) => DONE.test(s) || s.includes('✅'))) return false;
   for (const s of all) {
-    if (/\?["')\]]*$/.test(s)) return false;
+    if (/[?？]["')\]」』]*$/.test(s)) return false;
     if (OPEN.test(s) && !CONDITIONAL.test(s)) return false;
   }
   return true;
@@ -44,7 +44,7 @@ export function reportsFinishedWork(text: string): boolean {
  * states a step still to take (conditional offers excepted).
  */
 export function leavesStepOpen(text: string): boolean {
-  return plain(text).some((s) => /\?["')\]]*$/.test(s) || (OPEN.test(s) && !CONDITIONAL.test(s)));
+  return plain(text).some((s) => /[?？]["')\]」』]*$/.test(s) || (OPEN.test(s) && !CONDITIONAL.test(s)));
 }
 
 /**
@@ -53,7 +53,7 @@ export function leavesStepOpen(text: string): boolean {
  */
 export function asksQuestion(request: string): boolean {
   return (
-    /\?(?:\s|$)/.test(request) ||
+    /\?(?:\s|$)|？/.test(request) ||
     /^\s*(?:task:\s*)?(?:(?:quick|short|one) question|what|where|which|who|why|how|explain|describe|show me)\b/i.test(
       request,
     )

@@ -19,7 +19,7 @@ import { asksQuestion, leavesStepOpen, reportsFinishedWork } from './completion'
 import { typedRequestOf } from './requests';
 import { actionsOf, type Action } from './ledger/actions';
 import { GrowingSpan } from '../meter/span-memo';
-import { SECTIONS, SpanScan } from './span-scan';
+import { SECTIONS, SpanScan, TEXT_ACTION } from './span-scan';
 import { buildLedger, type LedgerLines } from './ledger/ledger';
 import { commandKey, LedgerFold } from './ledger/ledger-fold';
 import { chooseRoots, rootsLine, shortPath, type PathRoots } from './ledger/path-root';
@@ -45,11 +45,6 @@ const CURRENT_STATE =
 /** A state line quoting an error from tool output in the user role (see `message-facts.ts`), with the error text. */
 const OBSERVATION_ERROR = /^- Error in tool output \(user-role observation\): "(.+)"$/;
 
-/**
- * Whether the agent's last message of the whole context answers the latest request with a report of
- * finished work and nothing followed it: `spanEnds` says so of the span, `after` (the messages kept
- * after it) may hold a newer request, more tool calls or a newer message of the agent's.
- */
 /** The failures of the ledger's open lines, at most four, each as the line names it (a command in backticks, or a file and its tool). */
 function openNames(open: readonly string[]): string {
   const names = open.map((l) =>
@@ -61,6 +56,29 @@ function openNames(open: readonly string[]): string {
   return `${names.slice(-4).join('; ')}${names.length > 4 ? `; and ${names.length - 4} more` : ''}`;
 }
 
+/**
+ * Whether the agent's turn went on after the span: the first message kept after it is a tool result,
+ * or an agent message with a tool call (or a text action), before any typed request.
+ */
+function turnGoesOn(after: readonly ContextItem[]): boolean {
+  for (const it of after) {
+    if (it.kind === 'summary') continue;
+    const m = it.message;
+    if (m.role === 'tool') return true;
+    if (m.role === 'assistant') return toolCallsOf(m).length > 0 || TEXT_ACTION.test(textWithPlaceholders(m.content));
+    if (m.role !== 'user') continue;
+    if (typedRequestOf(it) !== undefined) return false;
+    // A tool's output in the user role (SWE-agent observations) answers a call: the turn went on.
+    if (isToolOutputText(textWithPlaceholders(m.content))) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether the agent's last message of the whole context answers the latest request and nothing
+ * followed it: `spanEnds` says so of the span, `after` (the messages kept after it) may hold a newer
+ * request, more tool calls or a newer message of the agent's.
+ */
 function answeredAtEnd(spanEnds: boolean, after: readonly ContextItem[]): boolean {
   let ends = spanEnds;
   for (const it of after) {
@@ -70,8 +88,9 @@ function answeredAtEnd(spanEnds: boolean, after: readonly ContextItem[]): boolea
       if (typedRequestOf(it) !== undefined) ends = false;
     } else if (m.role === 'assistant') {
       const text = textWithPlaceholders(m.content).trim();
-      if (text) ends = reportsFinishedWork(text);
-      if (toolCallsOf(m).length) ends = false;
+      // A message that no tool call followed ends the turn: an answer unless it asks or proposes a step.
+      if (text) ends = !leavesStepOpen(text);
+      if (toolCallsOf(m).length || TEXT_ACTION.test(text)) ends = false;
     }
   }
   return ends;
@@ -256,6 +275,7 @@ export class ExtractiveSummarizer implements Summarizer {
       latestRequest,
       lastAssistant,
       lastAssistantEnds,
+      lastAssistantClosed,
       lastCall,
       lastTaskList,
       lastVerify,
@@ -286,27 +306,36 @@ export class ExtractiveSummarizer implements Summarizer {
     else carry('- Latest verification');
     if (lastTaskList) current.push(`- Latest plan or to-do list (verbatim): ${lastTaskList}`);
     else carry('- Latest plan');
-    // A message that reports finished work is work completed, not work in progress, unless failures
-    // are still open: then it is the agent's claim, shown beside them. A reply that answers a
-    // question and leaves no step open is an answer, not work in progress.
+    // Whether a step is finished is read from the structure, whatever the language: the agent's last
+    // message with no tool call after it (in the span, nor in the messages kept after it) ended its
+    // turn, so it is its answer; only a message that more tool calls followed is work in progress.
+    // Failures still open make a final answer the agent's claim, shown beside them.
     const open = ledger.errors.filter((l) => l.startsWith('- open:'));
+    const closed = lastAssistant !== '' && lastAssistantClosed && !turnGoesOn(after);
+    // The closing message answers the latest request (none was typed after it).
+    const replied = closed && lastAssistantEnds;
     const claimsDone = lastAssistant !== '' && reportsFinishedWork(lastAssistant);
-    const finished = claimsDone && open.length === 0;
-    const answered =
-      !claimsDone &&
-      lastAssistantEnds &&
-      latestRequest !== undefined &&
-      asksQuestion(latestRequest) &&
-      !leavesStepOpen(lastAssistant);
+    // A final message that asks the user something or proposes a step waits for the user's word.
+    const asks = replied && !claimsDone && leavesStepOpen(lastAssistant);
+    const finished = (claimsDone || (replied && !asks)) && open.length === 0;
+    // A final message that replies to a question is an answer.
+    const answered = replied && latestRequest !== undefined && asksQuestion(latestRequest) && !asks;
+    const quoted = `"${clip(lastAssistant, 600)}"`;
     if (lastAssistant)
       current.push(
-        finished
-          ? `- Work completed (the agent's last message here reports it done): "${clip(lastAssistant, 600)}"`
-          : claimsDone
-            ? `- The agent reported done, but these failed and were not fixed: ${openNames(open)}. Its last message here: "${clip(lastAssistant, 600)}"`
-            : answered
-              ? `- Answered (the agent's last message here, its reply to the latest request): "${clip(lastAssistant, 600)}"`
-              : `- In progress (the agent's last message here): "${clip(lastAssistant, 600)}"`,
+        !closed && !claimsDone
+          ? `- In progress (the agent's last message here; tool calls followed it): ${quoted}`
+          : open.length
+            ? `- The agent ${claimsDone ? 'reported done' : 'ended its turn'}, but these failed and were not fixed: ${openNames(open)}. Its last message here: ${quoted}`
+            : closed && !lastAssistantEnds
+              ? `- Answered an earlier request (the agent's final message of that turn; a newer request came after it): ${quoted}`
+              : claimsDone
+                ? `- Work completed (the agent's last message here reports it done): ${quoted}`
+                : answered
+                  ? `- Answered (the agent's last message here, its reply to the latest request): ${quoted}`
+                  : asks
+                    ? `- Waiting for the user (the agent ended its turn with a question or a proposed step): ${quoted}`
+                    : `- Work completed (the agent's final message of its turn, its answer; no tool call followed): ${quoted}`,
       );
     if (ledger.edited.length)
       current.push(

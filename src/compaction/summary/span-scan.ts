@@ -43,6 +43,8 @@ const MAX_NAMES = 600;
 
 /** Tools that run commands (their output's error lines are current state). */
 const SHELL_CALL = /bash|shell|command|exec|terminal|^run|powershell|^python$/i;
+/** An action a text-parsed agent (SWE-agent) writes in its message: a tool call without the structure. */
+export const TEXT_ACTION = /<function=[\w.-]+>/;
 const TASK_LIST_TOOL = /todo|task_?list|task_?tracker|update_?plan|^plan$/i;
 
 /** Splits earlier notes into their sections (lines under each `## ` heading). */
@@ -101,6 +103,12 @@ export interface SpanReading {
    * agent stopped there (its message is its answer to that request).
    */
   lastAssistantEnds: boolean;
+  /**
+   * No tool call followed the agent's last message in the span (a typed request may have): the agent
+   * ended its turn with it, so it is its answer, whatever its wording or language. False while a tool
+   * call (or a SWE-agent `<function=…>` action written in text) came after it.
+   */
+  lastAssistantClosed: boolean;
   lastCall: string | undefined;
   lastTaskList: string | undefined;
   lastVerify: string | undefined;
@@ -129,6 +137,7 @@ export class SpanScan {
   private latestRequest: string | undefined;
   private lastAssistant = '';
   private lastAssistantEnds = false;
+  private lastAssistantClosed = false;
   private lastTaskList: string | undefined;
   private carriedCurrent: string[] = [];
   // Named folders the ledger's paths are written from: the first earlier summary's, more chosen later.
@@ -171,11 +180,14 @@ export class SpanScan {
       if (facts.trimmed) {
         this.lastAssistant = facts.trimmed;
         this.lastAssistantEnds = true;
+        this.lastAssistantClosed = true;
         for (const d of facts.decisions) this.addOnce(this.decisions, d);
         if (facts.checklist !== undefined) this.lastTaskList = facts.checklist;
       }
+      // An action written in the text (SWE-agent) is a tool call too: its observation follows.
+      if (TEXT_ACTION.test(text)) this.lastAssistantEnds = this.lastAssistantClosed = false;
       for (const c of toolCallsOf(m)) {
-        this.lastAssistantEnds = false;
+        this.lastAssistantEnds = this.lastAssistantClosed = false;
         this.calls.set(c.id, c);
         this.lastCallOf = c;
         if (TASK_LIST_TOOL.test(c.name))
@@ -283,6 +295,7 @@ export class SpanScan {
       latestRequest: this.latestRequest,
       lastAssistant: this.lastAssistant,
       lastAssistantEnds: this.lastAssistantEnds,
+      lastAssistantClosed: this.lastAssistantClosed,
       lastCall,
       lastTaskList: this.lastTaskList,
       lastVerify,
