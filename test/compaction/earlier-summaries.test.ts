@@ -247,3 +247,38 @@ test('the scorecard’s left-out list names files and commits first; an extensio
   );
   assert.ok(lines.findIndex((l) => l.startsWith('Requests not kept whole')) > 0, lines.join('\n'));
 });
+
+test('where naming what an earlier summary held would leave the context over its trigger, the compaction fits and the scorecard names what was left out', async () => {
+  const files = Array.from({ length: 150 }, (_, k) => `/w/src/area${k % 7}/module_${k}.ts`);
+  const earlier: ContextItem = {
+    id: 'old~s',
+    kind: 'summary',
+    covers: ['o1'],
+    checkpointId: 'old',
+    message: {
+      role: 'user',
+      content: `[Summary of 40 earlier messages]\n\n## Files changed (created or edited, what changed; moves; files read)\n${files.map((f) => `- ${f}: created`).join('\n')}`,
+    },
+  };
+  const later = itemsFromEntries(
+    importTranscriptTextSync(
+      claudeCode([
+        { user: 'Now document every module.' },
+        ...Array.from({ length: 6 }, (_, k) => ({
+          say: `Part ${k}: ${'the module docs list their exports. '.repeat(40)}`,
+        })),
+        { user: 'Good, go on.' },
+      ]),
+      'session.jsonl',
+    ).entries,
+  );
+  const items = [earlier, ...later];
+  const size = items.reduce((n, i) => n + meter.countMessage(i.message), 0);
+  const r = await compactExtractive(items, Math.ceil(size * 0.5));
+  assert.equal(r.status.kind, 'applied');
+  assert.ok(r.tokensAfter < Math.ceil(size * 0.5) * 0.8, `${r.tokensAfter} is under the trigger`);
+  const card = r.checkpoints.find((c) => c.replaced.some((i) => i.id === 'old~s'))?.retention;
+  assert.ok(card?.earlier && card.earlier.kept < card.earlier.total, 'some earlier files could not be kept');
+  assert.equal(card.missing.earlier?.length, Math.min(8, card.earlier.total - card.earlier.kept));
+  assert.ok(card.missing.earlier?.every((n) => files.includes(n)));
+});

@@ -303,8 +303,14 @@ function finishRun(run: TierRun, startedAt: number): PreparedCompaction | Compac
     startedAt,
   };
   // Applied once here: the commit that follows on the same context uses this application.
-  const trial = applyPrepared(items, prepared, meter, tools, before);
+  let trial = applyPrepared(items, prepared, meter, tools, before);
   if ('status' in trial) return trial;
+  // What earlier summaries held, named beyond the budget, gives way when the result would stay at or
+  // over the trigger: fitting the window comes first (the scorecard then names what was left out).
+  if (trial.tokensAfter >= th.triggerTokens && checkpoints.map(withoutHoldings).some(Boolean)) {
+    trial = applyPrepared(items, prepared, meter, tools, before);
+    if ('status' in trial) return trial;
+  }
   if (run.auto && !run.overBudget && trial.tokensAfter >= th.triggerTokens)
     return cannotReach(run.input, before, trial.tokensAfter);
   // Each checkpoint's scorecard, kept on the prepared checkpoint and on its applied copy.
@@ -566,10 +572,10 @@ async function summaryTier(run: TierRun): Promise<CompactionResult | undefined> 
     // The meter's counts of the span, as read at the start (the same messages).
     let spanTokens = 0;
     for (let i = span.start; i < span.end; i++) spanTokens += run.m.perItem[i];
-    const insertedTokens = cp.inserted.reduce((s, i) => s + run.input.meter.countMessage(i.message), 0);
-    // A span whose earlier summaries cannot be shortened without losing their files, commits or
-    // causes is kept as it is: a richer summary is never replaced by a thinner one.
-    if (insertedTokens >= spanTokens && heldEarlier.has(cp)) continue;
+    let insertedTokens = cp.inserted.reduce((s, i) => s + run.input.meter.countMessage(i.message), 0);
+    // What the earlier summaries held is named only where the summary still shortens its span.
+    if (insertedTokens >= spanTokens && withoutHoldings(cp))
+      insertedTokens = cp.inserted.reduce((s, i) => s + run.input.meter.countMessage(i.message), 0);
     if (insertedTokens >= spanTokens) {
       const e = new SummarizerError(
         `the summary (${insertedTokens} tokens) is not shorter than what it replaces (${spanTokens} tokens)`,
@@ -606,8 +612,25 @@ function callsKeptForLater(summarizer: Summarizer, inputs: readonly SpanInput[])
   return kept;
 }
 
-/** Checkpoints whose summary names what the earlier summaries of its span held beyond its budget. */
-const heldEarlier = new WeakSet<Checkpoint>();
+/**
+ * Checkpoints whose summary names what the earlier summaries of its span held beyond its budget,
+ * with the summary text written without that part.
+ */
+const heldEarlier = new WeakMap<Checkpoint, { summary: string; content: string }>();
+
+/**
+ * Puts back `cp`'s summary without what its span's earlier summaries held beyond its budget (the
+ * compaction would not fit otherwise); false when it named nothing beyond. Its scorecard then names
+ * what was left out.
+ */
+function withoutHoldings(cp: Checkpoint): boolean {
+  const plain = heldEarlier.get(cp);
+  if (plain === undefined) return false;
+  heldEarlier.delete(cp);
+  cp.inserted[0] = { ...cp.inserted[0], message: { role: 'user', content: plain.content } };
+  cp.summary = plain.summary;
+  return true;
+}
 
 /**
  * Open failures a model's summary contradicted by saying the work is done (`finalizeSummary`), per
@@ -680,10 +703,11 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
     footer: input.pointer,
   });
   const { section } = composed;
-  // An earlier summary's files, commits and root causes stay named, whatever the budget.
+  // An earlier summary's files, commits and root causes stay named beyond the budget, as long as the
+  // compaction still fits (see finishRun): a richer summary is not replaced by a thinner one.
   const text = keepEarlierHoldings(composed.text, spanItems);
   const cp = run.newCheckpoint(isModel ? 'summary' : 'extractive', input.checkpointId);
-  if (text !== composed.text) heldEarlier.add(cp);
+  if (text !== composed.text) heldEarlier.set(cp, { summary: composed.text, content: `${header}\n\n${composed.text}` });
   if (finalized?.contradicted.length) contradictedBy.set(cp, finalized.contradicted);
   const summaryItem: ContextItem = {
     id: `${cp.id}~s`,

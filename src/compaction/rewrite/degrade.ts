@@ -263,12 +263,15 @@ async function resummarize(
   }
   input.calls.left = Math.max(0, input.calls.left - result.usage.calls);
   if (!result.text?.trim()) return { error: new SummarizerError('the summarizer returned an empty summary', 'empty') };
-  // The earlier summaries' files, commits and root causes stay named, whatever the budget: when that
-  // makes the summary no shorter than the run, the run stays as it is (see degradeToFit).
-  const notes = keepEarlierHoldings(
-    backfillIdentifiers(removeRequestsSection(result.text.trim()), spanItems, Math.min(600, notesBudget)).text,
+  const plain = backfillIdentifiers(
+    removeRequestsSection(result.text.trim()),
     spanItems,
-  );
+    Math.min(600, notesBudget),
+  ).text;
+  // The earlier summaries' files, commits and root causes stay named where the notes' budget holds
+  // them: this stage runs because the context does not fit its window, and fitting comes first.
+  const rich = keepEarlierHoldings(plain, spanItems);
+  const notes = rich !== plain && meter.countText(rich) <= notesBudget ? rich : plain;
   const cp = input.newCheckpoint(summarizer.name === 'extractive' ? 'extractive' : 'summary');
   const covers = spanItems.flatMap((i) => i.covers);
   const masked = maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes);
