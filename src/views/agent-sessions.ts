@@ -196,7 +196,7 @@ export class AgentSessionsView
         if (u.gauge.checkpoints > before)
           this._onDidChange.fire(this.compactionUri(u.gauge.checkpoints - 1, 'summary'));
         this.warnBeforeAgentCompacts(file, u.gauge);
-        this._onDidChangeTreeData.fire(undefined);
+        this.refreshRowsIfChanged();
         this._onDidUpdateGauge.fire();
       },
       (err) => {
@@ -207,6 +207,36 @@ export class AgentSessionsView
       1000,
     );
     this.log.info(`Following ${file}`);
+  }
+
+  /** What the tree shows, row by row (label, description, command arguments), for {@link refreshRowsIfChanged}. */
+  private rowsSignature(): string {
+    const rows: unknown[] = [];
+    const walk = (nodes: Node[]) => {
+      for (const node of nodes) {
+        const item = this.getTreeItem(node);
+        const label = typeof item.label === 'string' ? item.label : item.label?.label;
+        rows.push([label, item.description, item.contextValue, item.command?.arguments]);
+        walk(this.getChildren(node));
+      }
+    };
+    walk(this.getChildren());
+    return JSON.stringify(rows);
+  }
+
+  private shownRows = '';
+
+  /**
+   * Refreshes the tree only when a row would read differently. A refresh makes VS Code drop the rows'
+   * command arguments and register new ones; a session file that grows every second would refresh the
+   * tree every second, and a click on a compaction row landing between the two fails with "Actual
+   * command not found". Unchanged rows keep their commands.
+   */
+  private refreshRowsIfChanged(): void {
+    const rows = this.rowsSignature();
+    if (rows === this.shownRows) return;
+    this.shownRows = rows;
+    this._onDidChangeTreeData.fire(undefined);
   }
 
   private stopFollowing(): void {

@@ -117,3 +117,24 @@ test('dispose releases the view, its commands, the document scheme and the liste
   );
   assert.equal(host.editorListenerCount(), 0);
 });
+
+test('a watch update that changes no row leaves the tree alone, so the rows keep their commands', async () => {
+  session(projects(), 'live-session', 5);
+  const view = new AgentSessionsView(new FakeLogChannel('test'));
+  disposables.push(view);
+  await view.discover();
+  await until(() => view.followedGauge !== undefined, 'the first read of the followed session');
+  // Let the first reads settle, then count refreshes for updates that change nothing shown.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  let refreshes = 0;
+  disposables.push(view.onDidChangeTreeData(() => refreshes++));
+  const refresh = () => (view as unknown as { refreshRowsIfChanged(): void }).refreshRowsIfChanged();
+  refresh();
+  refresh();
+  assert.equal(refreshes, 0, 'rows read the same: no refresh');
+  await view.discover();
+  const before = refreshes;
+  (view as unknown as { shownRows: string }).shownRows = 'something else was shown';
+  refresh();
+  assert.equal(refreshes, before + 1, 'a row that reads differently refreshes the tree');
+});
