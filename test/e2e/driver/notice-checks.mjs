@@ -41,30 +41,33 @@ export async function ollamaModelToastCheck({ check, expect, wb, sidebar, page, 
 export async function keybindingChecks({ check, expect, wb, sidebar, page }) {
   const title = (text) => page.locator('.quick-input-widget .quick-input-title', { hasText: text });
 
-  await check('Ctrl+Shift+Alt+N opens New Agent Task; Ctrl+Shift+Alt+K opens Compact Conversation', async () => {
+  await check('Ctrl+K A opens New Agent Task; Ctrl+K J opens Compact Conversation', async () => {
     await wb.clearToasts();
     await focusWorkbench(page);
-    await page.keyboard.press('Control+Shift+Alt+N');
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('A');
     await title('New Agent Task').waitFor({ timeout: 10_000 });
     await wb.closeQuickInput();
     const compact = sidebar.frame.locator('[data-test="compact"]');
     for (let i = 0; i < 50 && (await compact.isDisabled()); i++) await page.waitForTimeout(200);
     expect(!(await compact.isDisabled()), 'nothing to compact: the session should have history here');
     await focusWorkbench(page);
-    await page.keyboard.press('Control+Shift+Alt+K');
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('J');
     await title('Compact Conversation').waitFor({ timeout: 10_000 });
     await wb.screenshot('05h-keybinding-compact');
     await wb.closeQuickInput();
     return 'both asked for their input';
   });
 
-  await check('Ctrl+Shift+Alt+X cancels a streaming task', async () => {
+  await check('Ctrl+K X cancels a streaming task', async () => {
     const frame = sidebar.frame;
     await frame.locator('#task').fill('Task: slow answer to cancel by keyboard');
     await frame.locator('[data-test="run-task"]').click();
     await frame.locator('.turn.assistant.streaming', { hasText: 'word3' }).waitFor({ timeout: 30_000 });
     await focusWorkbench(page);
-    await page.keyboard.press('Control+Shift+Alt+X');
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('X');
     await frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 15_000 });
     const last = await frame.locator('.turn.assistant').last().innerText();
     expect(!last.includes('word59'), 'the answer streamed to its end: the keybinding did not cancel it');
