@@ -24,8 +24,9 @@ function distinctive(n: string): boolean {
 }
 
 const FORMS: RegExp[] = [
-  // called: name(  or obj.name(
-  /(?:^|[^\w$.])(?:[A-Za-z_$][\w$]*\.)*([A-Za-z_$][\w$]*)\s*\(/g,
+  // called: name(  or obj.name(  — the parenthesis right after the name: prose puts a space before
+  // an aside ("the Certificate Authority (CA)", "Secrets (3)"), code rarely does
+  /(?:^|[^\w$.])(?:[A-Za-z_$][\w$]*\.)*([A-Za-z_$][\w$]*)\(/g,
   // constructed, extended, implemented, typed
   /\b(?:new|extends|implements|instanceof)\s+([A-Z][\w$]*)/g,
   // declared

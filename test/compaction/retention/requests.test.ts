@@ -90,3 +90,14 @@ test('code names: called, constructed, imported and declared names from the agen
   assert.ok(!names.includes('unrelatedHelperInOutput'), 'tool output is not the agent referencing code');
   assert.ok(!names.includes('return') && !names.includes('import'));
 });
+
+test('code names: a capitalised word before a parenthetical aside in prose is not a call', () => {
+  const said: ChatMessage = {
+    role: 'assistant',
+    content:
+      'The Certificate Authority (CA) and the Workflow (see the diagram) need Secrets (3 of them); then call validateTicket(req) and Firestore.collection.',
+  };
+  const names = codeNames([{ message: said }]);
+  for (const word of ['Authority', 'Workflow', 'Secrets']) assert.ok(!names.includes(word), `${word} in ${names}`);
+  assert.ok(names.includes('validateTicket') && names.includes('Firestore'), names.join(', '));
+});
