@@ -98,6 +98,7 @@ test('code names: a capitalised word before a parenthetical aside in prose is no
       'The Certificate Authority (CA) and the Workflow (see the diagram) need Secrets (3 of them); then call validateTicket(req) and Firestore.collection.',
   };
   const names = codeNames([{ message: said }]);
-  for (const word of ['Authority', 'Workflow', 'Secrets']) assert.ok(!names.includes(word), `${word} in ${names}`);
+  for (const word of ['Authority', 'Workflow', 'Secrets'])
+    assert.ok(!names.includes(word), `${word} in ${names.join(', ')}`);
   assert.ok(names.includes('validateTicket') && names.includes('Firestore'), names.join(', '));
 });
