@@ -43,13 +43,18 @@ export interface ModelSource {
 /** Warnings already shown in this window of VS Code (a setting above the served window is said once). */
 const warned = new WarnOnce();
 
-/** Opens the model source of `settings`. Throws with a plain message when an editor model cannot be had. */
+/**
+ * Opens the model source of `settings`. Window warnings are logged each time and shown as a toast once
+ * per window of VS Code, or once ever per endpoint, model and warning when `shownBefore` (globalState)
+ * is given. Throws with a plain message when an editor model cannot be had.
+ */
 export async function openModelSource(
   settings: ContextKeeperSettings,
   apiKey: string | undefined,
   log: vscode.LogOutputChannel,
   countText: (text: string) => number,
   lineAdditive?: () => boolean,
+  shownBefore?: vscode.Memento,
 ): Promise<ModelSource> {
   let source: Omit<ModelSource, 'label' | 'reservedOutput'>;
   if (settings.modelSource === 'vscode') {
@@ -110,11 +115,30 @@ export async function openModelSource(
   log.info(`Context window of ${source.model}: ${label}.`);
   for (const warning of warned.filter(source.window.warnings)) {
     log.warn(warning);
+    // A toast once per endpoint, model and warning, across window loads: the served window does not
+    // change by reloading, and the log keeps the warning every time.
+    if (
+      shownBefore &&
+      !firstShowing(shownBefore, `${settings.modelSource}|${settings.baseUrl}|${source.model}|${warning}`)
+    )
+      continue;
     void warnAboutWindow(warning, log);
   }
   // An editor model's limit is input only: its reply does not share the window.
   const reservedOutput = source.window.inputOnly ? 0 : replyReserve(settings.maxOutputTokens, source.window);
   return { ...source, label, reservedOutput };
+}
+
+/** Where window warnings already shown are remembered (globalState), newest last, at most {@link SHOWN_KEPT}. */
+const SHOWN_KEY = 'contextKeeper.windowWarningsShown';
+const SHOWN_KEPT = 100;
+
+/** True the first time `key` is seen in `memento` (and remembers it); false ever after. */
+function firstShowing(memento: vscode.Memento, key: string): boolean {
+  const shown = memento.get<string[]>(SHOWN_KEY, []);
+  if (shown.includes(key)) return false;
+  void memento.update(SHOWN_KEY, [...shown, key].slice(-SHOWN_KEPT));
+  return true;
 }
 
 /** The setting a window warning can point to. */

@@ -88,6 +88,7 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
       log,
       (text) => counter.countText(text),
       () => counter.lineAdditive === true,
+      context.globalState,
     );
     // The session's own model at its own endpoint has the agent's prefix in its prompt cache:
     // summaries then send that prefix unchanged, measured against the session's window.

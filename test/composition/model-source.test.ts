@@ -7,6 +7,7 @@
 import '../support/vscode-fake/register';
 import { beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
+import type * as vscode from 'vscode';
 import { openModelSource } from '../../src/composition/model-source';
 import { readSettings } from '../../src/settings/settings';
 import { chatModels, host, resetVscodeFake, workspace } from '../support/vscode-fake';
@@ -91,5 +92,34 @@ test('a model VS Code does not offer is an error naming what is offered', async 
   await assert.rejects(
     openModelSource(settings(), undefined, new FakeLogChannel('test'), countText),
     /VS Code offers no chat models: sign in to GitHub Copilot/,
+  );
+});
+
+test('with globalState given, a window warning is shown once per endpoint and model across window loads', async () => {
+  host.setSetting('contextKeeper.model', 'claude-x');
+  host.setSetting('contextKeeper.contextWindow', 300_000);
+  const stored = new Map<string, unknown>();
+  const memento = {
+    keys: () => [...stored.keys()],
+    get: <T>(key: string, fallback?: T) => (stored.has(key) ? (stored.get(key) as T) : fallback),
+    update: async (key: string, value: unknown) => void stored.set(key, value),
+  } as unknown as vscode.Memento;
+  const toasts = () => host.messages.filter((m) => m.severity === 'warning' && !m.modal);
+  await openModelSource(settings(), undefined, new FakeLogChannel('test'), countText, undefined, memento);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(toasts().length, 1, 'shown the first time');
+  const remembered = stored.get('contextKeeper.windowWarningsShown') as string[];
+  assert.equal(remembered.length, 1);
+  assert.match(remembered[0], /\|claude-x\|.*300,000/);
+  // A later window load: the warning text is new to this window's memory but remembered in globalState.
+  host.setSetting('contextKeeper.contextWindow', 310_000);
+  stored.set('contextKeeper.windowWarningsShown', [remembered[0].replace('300,000', '310,000')]);
+  const log = new FakeLogChannel('test');
+  await openModelSource(settings(), undefined, log, countText, undefined, memento);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(toasts().length, 1, 'not shown again after a reload');
+  assert.ok(
+    log.lines.some((l) => l.startsWith('[warn]') && /310,000/.test(l)),
+    'still in the log',
   );
 });
