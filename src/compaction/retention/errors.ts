@@ -96,7 +96,8 @@ const DISPLAY_SHORT = /^-[qvx]+$/;
  * ({@link DISPLAY_OPTIONS}, `-q`, `-v`, `-x`) left out; quoted words kept whole. Option names stay:
  * for a command such as `gcloud sql instances patch db --assign-ip` the option is the operation, and
  * `… patch db --database-flags=x=on` is another one. Two runs with the same target run the same
- * program, subcommand, target and options: `pytest -x -q tests/a.py` and `pytest tests/a.py`; `npm
+ * program, subcommand, target and options, with or without environment assignments before the
+ * program (`COREPACK_ENABLE_PROJECT_SPEC=0 pnpm --version` and `pnpm --version`): `pytest -x -q tests/a.py` and `pytest tests/a.py`; `npm
  * test -- --watch=false` and `npm test`; `terraform plan -var-file=dev.tfvars` and `terraform plan
  * -var-file=prod.tfvars`. A value given as a separate word (`-n 10`) is kept, as a plain word is.
  */
@@ -116,7 +117,10 @@ const KEPT_COMMAND_TARGETS = 50_000;
 
 function readCommandTarget(command: string): string {
   // A word runs to the next unquoted space (`--format="value(a b)"` is one word).
-  const words = commandKey(command).match(/(?:[^\s"']+|"(?:[^"\\]|\\.)*"?|'[^']*'?)+/g) ?? [];
+  // Environment assignments before the program (`COREPACK_ENABLE_PROJECT_SPEC=0 pnpm --version`,
+  // `env CI=1 npm test`) set how it runs, not what runs: the program and its words are the target.
+  const key = commandKey(command).replace(/^(?:env\s+)?(?:[A-Za-z_][A-Za-z0-9_]*=(?:"[^"]*"|'[^']*'|\S*)\s+)+/, '');
+  const words = key.match(/(?:[^\s"']+|"(?:[^"\\]|\\.)*"?|'[^']*'?)+/g) ?? [];
   const out: string[] = [];
   for (const w of words) {
     if (/^(?:\d*|&)>/.test(w) || w === '--') continue;

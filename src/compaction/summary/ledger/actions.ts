@@ -339,8 +339,7 @@ function patchOps(patch: string): Array<{ op: FileOp; path: string; to?: string;
 function callActions(name: string, rawArgs: string, result: string | undefined, recorded?: boolean): Action[] {
   // The output without a recording's envelope, label and status line: its error line is the tool's own.
   const printed = result === undefined ? undefined : printedOutput(result);
-  const failure = (ok: boolean) =>
-    printed !== undefined && !ok ? (errorLines(printed, 1)[0] ?? firstLine(printed)) : undefined;
+  const failure = (ok: boolean) => (printed !== undefined && !ok ? tellingLine(printed) : undefined);
   const edit = fileOutcome(false, result, recorded).ok;
   const ok = edit;
   const error = failure(edit);
@@ -498,6 +497,26 @@ export function callOutcome(
 function withChange(args: Record<string, unknown>): { change?: string } {
   const change = changeGist(oldTextOf(args), newTextOf(args));
   return change ? { change } : {};
+}
+
+/** A line that states only an exit status ("Exit code 1", "Command failed with exit code 1."): it tells no cause. */
+const BARE_STATUS =
+  /^(?:exit(?:ed)?(?: with)? (?:code|status)|command failed with exit code|process exited with code)\s*:?\s*-?\d+\.?$/i;
+
+/**
+ * The line of a failed call's output that tells the cause: its first error line, else its first
+ * line; a bare exit status gives way to the first error line after it, else the output's last line
+ * that is not one (what the program printed last before it stopped).
+ */
+function tellingLine(printed: string): string {
+  const line = errorLines(printed, 1)[0] ?? firstLine(printed);
+  if (!BARE_STATUS.test(line.trim())) return line;
+  const rest = printed
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !BARE_STATUS.test(l));
+  if (!rest.length) return line;
+  return (errorLines(rest.join('\n'), 1)[0] ?? rest[rest.length - 1]).trim().slice(0, 240);
 }
 
 function firstLine(text: string): string {

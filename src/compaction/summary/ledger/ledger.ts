@@ -206,12 +206,10 @@ export function buildLedger(
       if (again < known || checkAt < known) {
         const end = again < known ? again : checkAt;
         const edited = all[editAt];
-        const fixes =
-          again < known
-            ? next.firstEdits[i + 1].filter((f) => f.at < end).map((f) => rel(f.path))
-            : edited.kind === 'file'
-              ? [rel(edited.to ?? edited.path)]
-              : [];
+        // "After editing X" only where the rule paired the failure with that edit (a file it names,
+        // then a passing check); a later success of the same command is the fix on its own: edits
+        // made in between are not said to have caused it.
+        const fixes = again >= known && edited.kind === 'file' ? [rel(edited.to ?? edited.path)] : [];
         const passed = all[end] as Extract<Action, { kind: 'command' }>;
         put(
           next.targets[i],
