@@ -225,6 +225,12 @@ export class SessionController implements vscode.Disposable {
     await this.rebuild('switch session', true);
   }
 
+  /**
+   * Ids of sessions whose task is being cancelled so they can be deleted: the task's own end says
+   * nothing then ("What the agent did so far is kept" would contradict the deletion the user chose).
+   */
+  readonly deleting = new Set<string>();
+
   /** Forgets session `id` (and deletes its folder); shows another one when it was shown. */
   async deleteSession(id: string): Promise<void> {
     const shown = id === this.service?.sessionId;

@@ -229,9 +229,11 @@ test('deleting the shown session while a task runs asks first (modal), and Cance
   const busy = new SessionController(factory, settings, keys, new FakeMemento(), new FakeLogChannel('test'));
   try {
     await busy.ensure();
-    const task = slow.service.runTask('do it');
-    await until(() => busy.state() === 'streaming', 'the task to stream');
     const id = slow.service.sessionId;
+    // When the task ends, its session is marked as being deleted: the task's own end says nothing then.
+    let markedAtEnd: boolean | undefined;
+    const task = slow.service.runTask('do it').then((outcome) => ((markedAtEnd = busy.deleting.has(id)), outcome));
+    await until(() => busy.state() === 'streaming', 'the task to stream');
     const folder = slow.service.sessionDir!;
     assert.ok(busy.sessions.get(id), 'the shown session is listed');
     const remove = sessionCommands(busy, new FakeLogChannel('test'))[Commands.deleteSession];
@@ -256,6 +258,8 @@ test('deleting the shown session while a task runs asks first (modal), and Cance
           : undefined;
     await remove(id as never);
     assert.equal((await task).status, 'cancelled');
+    assert.equal(markedAtEnd, true, 'the cancelled task saw its session marked for deletion');
+    assert.equal(busy.deleting.size, 0, 'the mark is gone once deleted');
     assert.equal(busy.sessions.get(id), undefined, 'the session is deleted');
     assert.match(
       host.messages.at(-1)?.message ?? '',

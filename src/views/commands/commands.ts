@@ -300,7 +300,8 @@ class CommandHandlers {
       });
     }
     // A task cancelled to delete its session: the delete command says what happened.
-    const deleted = !this.deps.controller.sessions.get(service.sessionId);
+    const deleted =
+      !this.deps.controller.sessions.get(service.sessionId) || this.deps.controller.deleting.has(service.sessionId);
     if (outcome.status === 'cancelled' && !deleted)
       void notify(
         'info',

@@ -84,8 +84,13 @@ export function sessionCommands(
           'Cancel Task and Delete',
         );
         if (action !== 'Cancel Task and Delete') return;
-        await controller.cancelTask();
-        await controller.deleteSession(session.id);
+        controller.deleting.add(session.id);
+        try {
+          await controller.cancelTask();
+          await controller.deleteSession(session.id);
+        } finally {
+          controller.deleting.delete(session.id);
+        }
         void vscode.window.showInformationMessage(
           `ContextKeeper: the task was cancelled and the session “${session.label}” deleted.`,
         );
