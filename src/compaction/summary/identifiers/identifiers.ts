@@ -190,7 +190,7 @@ export const COMMAND_ARRAY_RE = /"(?:command|cmd)"\s*:\s*(\[(?:\s*"(?:[^"\\]|\\.
 const PROMPT_LINE_RE = /^[ \t]*\$ (\S.*)$/gm;
 /** A line that reports an error (`TypeError: …`, `error TS2304: …`, `Error: …`, `FAILED …`, `panic: …`). */
 const ERROR_LINE_RE =
-  /\b(?:[A-Z]\w*(?:Error|Exception)\b:?|[Ee]rror(?:\[\w+\])?:|error [A-Z]{1,4}\d{2,6}\b|ERROR\b|FAILED\b|FATAL\b|fatal:|panic:|Traceback \(most recent call last\))/;
+  /\b(?:[A-Z]\w*(?:Error|Exception)\b(?!::):?|[Ee]rror(?:\[\w+\])?:|error [A-Z]{1,4}\d{2,6}\b|ERROR\b|FAILED\b|FATAL\b|fatal:|panic:|Traceback \(most recent call last\))/;
 
 /**
  * Finds identifiers in `text`: URLs, file paths and file names, UUIDs, hex hashes (7–64 digits with at
@@ -212,7 +212,8 @@ export function extractIdentifiers(text: string): string[] {
   // URLs first; their spans are masked so their path parts are not reported again as paths.
   const urlSpans: Array<[number, number]> = [];
   for (const m of text.matchAll(URL_RE)) {
-    push(m.index, trimTrailingPunctuation(m[0]));
+    // A URL built in a template literal (`http://127.0.0.1:${port}`) is code, not an address: masked only.
+    if (!m[0].includes('${')) push(m.index, trimTrailingPunctuation(m[0]));
     urlSpans.push([m.index, m.index + m[0].length]);
   }
   const masked = maskSpans(text, urlSpans);
@@ -276,8 +277,12 @@ function isOneCommand(command: string): boolean {
 const NOT_AN_ERROR_REPORT =
   /^(?:[-+]\s*)?(?:[})\]]|\\?["'`]|(?:const|let|var|return|throw|catch|if|else|elif|except|raise|def|function|import|export|from|await|async|print|echo|log|logger|console|stderr|stdout|process|self|this|alert|set[A-Z]\w*|res|req|expect|assert)\b|\/\/|#|--|\*)|;\s*$|\{\s*$|^(?:[-*]\s+)?(?:the user|user|i|i'm|i'll|we|let me|now|this|that|it|they|he|she)\b/i;
 
-/** The `path:line:` (or `path:line:column:`) prefix grep, rg and compilers put before a line they quote. */
-const SEARCH_HIT_PREFIX = /^[\w./\\@~+-]+:\d+(?::\d+)?[:-]/;
+/**
+ * The `path:line:` (or `path:line:column:`) prefix grep, rg and compilers put before a line they
+ * quote, or the bare line number `grep -n` on one file, `cat -n` and file readers put there (`54:`,
+ * `28<tab>`, `12→`).
+ */
+const SEARCH_HIT_PREFIX = /^(?:[\w./\\@~+-]+:\d+(?::\d+)?[:-]|\s*\d+(?:[:\t]|\s*→))/;
 
 /** Result of {@link appendMissingIdentifiers}. */
 export interface IdentifierBackfill {
