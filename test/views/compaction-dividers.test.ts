@@ -2,6 +2,7 @@
 import '../support/vscode-fake/register';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { compactionHeadline } from '../../src/webview/shared/compaction-headline';
 import type { ContextItem, Entry, RetentionScorecard } from '../../src/compaction/types';
 import { latestRunPeak, placeCompactions } from '../../src/views/sidebar/compaction-dividers';
 import { SessionList } from '../../src/views/session-list';
@@ -100,6 +101,28 @@ test('checkpoints of one run share a divider whose figures add up; a later run g
   assert.equal(second.trigger, 'manual');
   assert.equal(second.thresholdTokens, undefined);
   assert.equal(second.afterId, 'line-e5');
+});
+
+test('the trigger is named only where it fired: not with automatic compaction off, not for another cause', () => {
+  const run = [
+    checkpoint('cp1', 1, ['e1'], [item('collapsed', ['e1'])], { strategy: 'collapse', tokensBefore: 1200 }),
+    checkpoint('cp9', 5, ['e3'], [item('collapsed', ['e3'])], {
+      cause: 'the provider refused the request as too long for its context window',
+    }),
+  ];
+  const budget = { compactAt: { tokens: 1100, fraction: 0.8 } } as never;
+  const off = placeCompactions(run, order, entries, lines, budget, false);
+  assert.ok(off.compactions.every((c) => c.thresholdTokens === undefined));
+  assert.doesNotMatch(compactionHeadline(off.compactions[0]), /trigger/);
+  const on = placeCompactions(run, order, entries, lines, budget, true);
+  assert.equal(on.compactions[0].thresholdTokens, 1100);
+  assert.match(compactionHeadline(on.compactions[0]), /passed the 1\.1k-token trigger/);
+  const caused = on.compactions.find((c) => c.cause);
+  assert.equal(caused?.thresholdTokens, undefined);
+  assert.match(
+    compactionHeadline(caused!),
+    /^Compacted automatically because the provider refused the request as too long for its context window: the context went from/,
+  );
 });
 
 test('each replaced entry says what holds it now: collapsed, clipped, or summarized (the newest checkpoint wins)', () => {

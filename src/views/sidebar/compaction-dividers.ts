@@ -74,7 +74,8 @@ function placeIndex(
 /**
  * Groups and places `checkpoints` (oldest first) over the entries in `order`. `lastItemOfEntry`
  * maps an entry id to its last transcript line (entries without a line, like system messages, are
- * skipped back to the previous one). `budget` supplies the trigger level shown on automatic ones.
+ * skipped back to the previous one). `budget` supplies the trigger level shown on automatic ones, named
+ * only when `autoCompact` is on and the checkpoint records no other cause.
  */
 export function placeCompactions(
   checkpoints: readonly CheckpointRecord[],
@@ -82,6 +83,7 @@ export function placeCompactions(
   entries: ReadonlyMap<string, Entry>,
   lastItemOfEntry: ReadonlyMap<string, string>,
   budget: BudgetSnapshot | undefined,
+  autoCompact = true,
 ): PlacedCompactions {
   const position = new Map<string, number>();
   order.forEach((id, i) => position.set(id, i));
@@ -118,14 +120,17 @@ export function placeCompactions(
     } else {
       let after: string | undefined;
       for (let i = index; i >= 0 && after === undefined; i--) after = lastItemOfEntry.get(order[i]);
+      const byTrigger = checkpoint.trigger === 'auto' && !checkpoint.cause && autoCompact;
       view = {
         id: checkpoint.id,
         checkpointIds: [checkpoint.id],
         afterId: after,
         time: checkpoint.time,
         trigger: checkpoint.trigger,
-        thresholdTokens: checkpoint.trigger === 'auto' ? budget?.compactAt.tokens : undefined,
-        thresholdFraction: checkpoint.trigger === 'auto' ? budget?.compactAt.fraction : undefined,
+        // The trigger is named only where it can have fired: automatic compaction on and no other cause.
+        thresholdTokens: byTrigger ? budget?.compactAt.tokens : undefined,
+        thresholdFraction: byTrigger ? budget?.compactAt.fraction : undefined,
+        ...(checkpoint.cause ? { cause: checkpoint.cause } : {}),
         tokensBefore: checkpoint.tokensBefore,
         tokensAfter: checkpoint.tokensAfter,
         ...counts,

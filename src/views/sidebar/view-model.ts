@@ -346,7 +346,14 @@ export class SidebarModel {
 
   private recomputeCompactions(markDirty: boolean): void {
     const budget = this.service?.getBudget();
-    const placed = placeCompactions(this.checkpoints, this.entryOrder, this.entries, this.lastItemOfEntry, budget);
+    const placed = placeCompactions(
+      this.checkpoints,
+      this.entryOrder,
+      this.entries,
+      this.lastItemOfEntry,
+      budget,
+      this.settings().autoCompact,
+    );
     this.compactions = placed.compactions;
     const previous = this.compactedBy;
     const previousAs = this.compactedAs;

@@ -16,7 +16,9 @@ export function compactionHeadline(c: CompactionView): string {
     c.trigger === 'auto'
       ? c.thresholdTokens !== undefined
         ? `Compacted automatically: the context passed the ${formatTokens(c.thresholdTokens)}-token trigger${c.thresholdFraction !== undefined ? ` (${Math.round(c.thresholdFraction * 100)}% of budget)` : ''} and ${change}`
-        : `Compacted automatically: the context ${change}`
+        : c.cause
+          ? `Compacted automatically because ${c.cause}: the context ${change}`
+          : `Compacted automatically: the context ${change}`
       : c.trigger === 'manual'
         ? `Compacted on request: the context ${change}`
         : c.trigger === 'continue'

@@ -129,9 +129,14 @@ export interface CompactionView {
   afterId?: string;
   time: string;
   trigger: 'auto' | 'manual' | 'import' | 'continue';
-  /** The automatic trigger level when it fired, in tokens, and as a fraction of the budget. */
+  /**
+   * The automatic trigger level when it fired, in tokens, and as a fraction of the budget; absent when
+   * automatic compaction is off or something else caused it (`cause`).
+   */
   thresholdTokens?: number;
   thresholdFraction?: number;
+  /** Why it ran when neither the trigger nor the user asked (the provider refused an oversized request). */
+  cause?: string;
   tokensBefore: number;
   tokensAfter: number;
   /** Tool results shortened to a one-line note. */
