@@ -11,6 +11,7 @@ import { importTranscriptTextSync } from '../../src/transcripts';
 import { itemsFromEntries } from '../../src/compaction/context';
 import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { commandTarget } from '../../src/compaction/retention/errors';
+import { failureLines } from '../../src/compaction/summary/ledger/command-errors';
 
 const filler = (n: number) => 'lorem ipsum dolor sit amet '.repeat(n);
 const YARN = 'This project is configured to use yarn because /home/u/package.json has a "packageManager" field';
@@ -54,4 +55,8 @@ test('claude-code: a failure fixed by an env-prefixed run is fixed, quoted by it
   assert.doesNotMatch(summary, /Next step: resolve/, summary);
   assert.doesNotMatch(summary, /after editing/, summary);
   assert.doesNotMatch(summary, /failed \("Exit code 1"\)/, summary);
+});
+
+test('the latest error line of a run that printed only an exit status and its last words is those words', () => {
+  assert.deepEqual(failureLines('node --version && pnpm --version 2>&1', `Exit code 1\nv22.16.0\n${YARN}`), [YARN]);
 });

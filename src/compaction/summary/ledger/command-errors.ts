@@ -35,5 +35,8 @@ export function failureLines(args: string, output: string): string[] {
   const telling = found.filter((l) => !EXIT_ONLY.test(l));
   if (telling.length) return telling.slice(0, 2);
   const named = lines.filter((l) => l.length >= 12 && l.length <= 400 && EXCEPTION_MENTION.test(l));
-  return (named.length ? named : found).slice(0, 2);
+  if (named.length) return named.slice(0, 2);
+  // Only an exit status was found: the last line the program printed tells what stopped it.
+  const last = lines.filter((l) => l && !EXIT_ONLY.test(l) && l.length <= 400).at(-1);
+  return last && found.length ? [last] : found.slice(0, 2);
 }
