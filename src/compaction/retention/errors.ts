@@ -6,7 +6,7 @@
 import { agentCalls, commandOf, resultHead, type AgentCall, type RetentionEntry } from './calls';
 import { fileTouches, pathKey } from './files';
 import { MessageMemo } from '../message-memo';
-import { failureLine } from './outcome';
+import { endsInProbe, failureLine, showsContent } from './outcome';
 
 /** One failure of the agent's tool calls and its state at the point. */
 export interface ErrorSignature {
@@ -133,6 +133,47 @@ function readCommandTarget(command: string): string {
     out.push(name);
   }
   return out.join(' ');
+}
+
+/**
+ * The {@link commandTarget} of the last segment of a chain `a && b` when that segment is a check
+ * ({@link isCheckCommand}) that neither only shows content nor probes; undefined for any other
+ * command (one segment, `;` or `||` between segments, a last segment such as `cat x | grep y`).
+ * A failed chain stopped at the segment that failed, most often its last (the step the earlier
+ * ones prepare, `node --version && pnpm --version`), and a later passing run of that step alone
+ * reaches what the chain was for: it fixes the chain's failure as a run of the whole chain would.
+ */
+export function chainTailTarget(command: string): string | undefined {
+  // Read for every command of the span at every compaction, as targets are: kept (bounded).
+  let tail = chainTails.get(command);
+  if (tail === undefined) {
+    tail = readChainTail(command) ?? null;
+    if (chainTails.size >= KEPT_COMMAND_TARGETS) chainTails.clear();
+    chainTails.set(command, tail);
+  }
+  return tail ?? undefined;
+}
+const chainTails = new Map<string, string | null>();
+
+function readChainTail(command: string): string | undefined {
+  const line = commandKey(command);
+  let quote = '';
+  let tail = -1;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i];
+    if (quote) {
+      if (ch === quote) quote = '';
+      else if (ch === '\\' && quote === '"') i++;
+      continue;
+    }
+    if (ch === '"' || ch === "'") quote = ch;
+    else if (ch === ';' || (ch === '|' && line[i + 1] === '|')) return undefined;
+    else if (ch === '&' && line[i + 1] === '&') tail = i + 2;
+  }
+  if (tail < 0) return undefined;
+  const last = line.slice(tail).trim();
+  if (!last || !isCheckCommand(last) || showsContent(last) || endsInProbe(last)) return undefined;
+  return commandTarget(last);
 }
 
 /** Commands that check work (tests, builds, type checks, linters, running a program). */
@@ -279,7 +320,10 @@ export function errorSignatures(
       const sig = signatureOf(c);
       signatures[k] = sig;
       if (sig.tool === 'command') {
-        const same = successByKey.get(callTarget(c) ?? sig.key);
+        const tail = commandOf(c);
+        const same =
+          successByKey.get(callTarget(c) ?? sig.key) ??
+          (tail === undefined ? undefined : successByKey.get(chainTailTarget(tail) ?? '\u0000'));
         if (same !== undefined) resolution[k] = { resolvedAt: calls[same].index, resolvedBy: 'same command succeeded' };
         else {
           const edit = edits.first('', sig.files);

@@ -17,7 +17,7 @@
 import type { Action, FileOp } from './actions';
 import { fullPath, NO_ROOTS, shortPath, type PathRoots } from './path-root';
 import { commandKey, LedgerFold } from './ledger-fold';
-import { commandTarget, isCheckCommand, LaterPaths, namedFiles } from '../../retention/errors';
+import { chainTailTarget, commandTarget, isCheckCommand, LaterPaths, namedFiles } from '../../retention/errors';
 import { pathKey } from '../../retention/files';
 
 /** The files section's heading in summaries written before it was named "Files changed" (still read when folded in). */
@@ -155,8 +155,11 @@ export function buildLedger(
         ? 'ok'
         : passedLater.has(cmd)
           ? 'succeeded when run again in the steps kept after this summary'
-          : (fixedBy(passedTarget.get(commandTarget(cmd)), r.last, cmd) ??
-            `failed${r.exit !== undefined ? ` (exit ${r.exit})` : ''}${r.error ? `: ${clipLine(r.error)}` : ''}`);
+          : (fixedBy(
+              passedTarget.get(commandTarget(cmd)) ?? passedTarget.get(chainTailTarget(cmd) ?? '\u0000'),
+              r.last,
+              cmd,
+            ) ?? `failed${r.exit !== undefined ? ` (exit ${r.exit})` : ''}${r.error ? `: ${clipLine(r.error)}` : ''}`);
     const history = r.runs > 1 ? ` (ran ${r.runs}×, ${r.failed} failed)` : '';
     commandLines.push(`- \`${cmd}\` → ${status}${history}`);
   }
@@ -188,7 +191,8 @@ export function buildLedger(
     }
     const edit = next.firstEditOf(namedFiles(l));
     const how =
-      (isCommand && next.okTargets.has(k)) || (!isCommand && next.okEditPaths.has(fullPath(roots, about)))
+      (isCommand && (next.okTargets.has(k) || next.okTargets.has(chainTailTarget(about) ?? '\u0000'))) ||
+      (!isCommand && next.okEditPaths.has(fullPath(roots, about)))
         ? 'it succeeded later'
         : edit < known && next.check[edit + 1] < known
           ? 'a file it names was edited, then a check passed'
@@ -293,7 +297,7 @@ function laterIndexes(actions: readonly Action[]) {
       keys[i] = commandKey(a.command);
       const target = commandTarget(a.command);
       targets[i] = target;
-      sameTargetOk[i] = okAt.get(target) ?? n;
+      sameTargetOk[i] = okAt.get(target) ?? okAt.get(chainTailTarget(a.command) ?? '\u0000') ?? n;
       if (a.named?.length) namedEdit[i] = edits.first('', a.named) ?? n;
       if (a.ok) {
         okAt.set(target, i);
