@@ -54,3 +54,24 @@ export function recordToolOutcome(message: ChatMessage, ok: boolean): void {
 export function recordedToolOutcome(message: ChatMessage | undefined): boolean | undefined {
   return message ? outcomes.get(message) : undefined;
 }
+
+/**
+ * The marks kept with `message` (its success flag, a person's reply, a harness's text) as one small
+ * number, for a copy of the message made elsewhere (a structured clone sent to a worker thread keeps
+ * no marks: they live beside the message object, not in it). Bits: 1 a flag is recorded, 2 the flag
+ * is success, 4 a person's reply, 8 a harness's text. 0 when none.
+ */
+export function marksOf(message: ChatMessage): number {
+  const ok = outcomes.get(message);
+  return (
+    (ok === undefined ? 0 : ok ? 3 : 1) | (humanReplies.has(message) ? 4 : 0) | (harnessTexts.has(message) ? 8 : 0)
+  );
+}
+
+/** Keeps the marks `marks` ({@link marksOf}) with `message`, a copy of the message they were read from. */
+export function keepMarks(message: ChatMessage, marks: number): void {
+  if (!message || typeof message !== 'object' || marks === 0) return;
+  if (marks & 1) outcomes.set(message, (marks & 2) !== 0);
+  if (marks & 4) humanReplies.add(message);
+  if (marks & 8) harnessTexts.add(message);
+}

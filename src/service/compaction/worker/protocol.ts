@@ -37,6 +37,11 @@ export interface ItemsMessage {
   type: 'items';
   keys: number[];
   items: ContextItem[];
+  /**
+   * `marks[k]`: what the recording says of `items[k]`'s message (success flag, a person's reply, a
+   * harness's text; `compaction/tool-outcomes.ts` marksOf). The clone the worker gets has none.
+   */
+  marks: number[];
 }
 
 /**

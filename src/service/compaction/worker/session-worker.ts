@@ -19,6 +19,7 @@ import type { TokenMeter } from '../../../compaction/meter/meter';
 import { decodeResult, sizeOf, type FromWorker, type ToWorker, type WorkerCompactionOptions } from './protocol';
 import type { PreparedCompaction } from '../../../compaction/rewrite/commit';
 import type { CompactionResult } from '../../../compaction/outcome';
+import { marksOf } from '../../../compaction/tool-outcomes';
 
 /** Milliseconds without a job after which the thread is stopped (its memory freed): 3 minutes. */
 export const IDLE_STOP_MS = 180_000;
@@ -326,6 +327,7 @@ export class CompactionWorker {
           type: 'items',
           keys: slice.map((k) => order[k]),
           items: slice.map((k) => items[k]),
+          marks: slice.map((k) => marksOf(items[k].message)),
         };
         thread.postMessage(message);
         for (const k of slice) this.held.set(items[k], order[k]);

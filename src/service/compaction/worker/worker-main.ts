@@ -15,6 +15,7 @@ import { createTokenCounter, type EncodingName } from '../../../tokenizer/tokeni
 import type { ContextItem, Summarizer } from '../../../compaction/types';
 import { SummarizerError } from '../../../compaction/types';
 import { encodeResult, type FromWorker, type RunMessage, type ToWorker } from './protocol';
+import { keepMarks } from '../../../compaction/tool-outcomes';
 
 const port = parentPort;
 if (!port) throw new Error('the compaction worker must run in a worker thread');
@@ -86,7 +87,10 @@ async function run(message: RunMessage): Promise<void> {
 
 port.on('message', (message: ToWorker) => {
   if (message.type === 'items') {
-    for (let k = 0; k < message.keys.length; k++) held.set(message.keys[k], message.items[k]);
+    for (let k = 0; k < message.keys.length; k++) {
+      keepMarks(message.items[k].message, message.marks?.[k] ?? 0);
+      held.set(message.keys[k], message.items[k]);
+    }
     return;
   }
   run(message).catch((error: unknown) =>
