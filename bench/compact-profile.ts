@@ -24,13 +24,15 @@ import { nowMs, threadCpuMs } from './stats';
 import type { CompactionResult } from '../src/compaction/outcome';
 import { describeCompaction } from '../src/compaction/outcome-text';
 
-/** A short hash of what a compaction did (its checkpoints' summaries, replaced ids and inserted messages, tokens after). */
+/** A short hash of what a compaction did (its checkpoints' summaries, replaced ids, inserted messages and scorecards, tokens after). */
 export function resultHash(r: CompactionResult): string {
   const h = createHash('sha256');
   h.update(`${r.status.kind} ${r.tokensBefore} ${r.tokensAfter}\n`);
   for (const cp of r.checkpoints) {
-    h.update(`${cp.strategy}\n${cp.summary}\n${cp.replaced.map((i) => i.id).join(',')}\n`);
-    for (const i of cp.inserted) h.update(JSON.stringify(i.message));
+    h.update(`${cp.strategy}\n${cp.summary.replace(/ck-\d{8}/g, 'ck')}\n${cp.replaced.map((i) => i.id).join(',')}\n`);
+    // Checkpoint ids are drawn at random: the summaries name theirs.
+    for (const i of cp.inserted) h.update(JSON.stringify(i.message).replace(/ck-\d{8}/g, 'ck'));
+    h.update(JSON.stringify(cp.retention ?? null));
   }
   return h.digest('hex').slice(0, 12);
 }

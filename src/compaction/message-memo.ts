@@ -1,7 +1,7 @@
 /**
  * Per-message memos: facts derived from a message (or from an object made from one, such as a tool
  * call read from it) that never change, because messages are never mutated once appended. Each memo
- * keeps its facts beside the message in a WeakMap, so a later compaction of the same growing
+ * keeps its facts beside the message in a weak table, so a later compaction of the same growing
  * conversation does not read the message again, and the facts go when the message goes.
  *
  * A process that compacts once (the command-line `compact` and `replay` of a recording) turns every
@@ -14,32 +14,36 @@
  * their own maps.
  */
 
-/** Every memo made, so the switch reaches them all (memos are module-level: a fixed, small set). */
-const memos: Array<MessageMemo<object, unknown>> = [];
-let keeping = true;
+/**
+ * What every memo keeps, in one table: per key object an array with one slot per memo. One weak
+ * entry per key object instead of one per memo and object: the garbage collector visits every entry
+ * of every WeakMap at each major collection (they are ephemerons), and a dozen memos over 100k
+ * messages made well over a million entries. Undefined while memos are off.
+ */
+let table: WeakMap<object, unknown[]> | undefined = new WeakMap();
+/** Slots handed out (memos are module-level: a fixed, small set). */
+let slots = 0;
 
-/** A WeakMap-backed memo that stores nothing while memos are off. */
+/** A memo of facts per key object, in a slot of the shared table; stores nothing while memos are off. */
 export class MessageMemo<K extends object, V> {
-  private map: WeakMap<K, V> | undefined = keeping ? new WeakMap() : undefined;
-
-  constructor() {
-    memos.push(this);
-  }
+  private readonly slot = slots++;
 
   /** The value kept for `key`; undefined when none is (or memos are off). */
   get(key: K): V | undefined {
-    return this.map?.get(key);
+    const kept = table?.get(key);
+    return kept === undefined ? undefined : (kept[this.slot] as V | undefined);
   }
 
   /** Keeps `value` for `key` (nothing while memos are off); returns `value`. */
   set(key: K, value: V): V {
-    this.map?.set(key, value);
+    if (table === undefined) return value;
+    let kept = table.get(key);
+    if (kept === undefined) {
+      kept = new Array<unknown>(slots);
+      table.set(key, kept);
+    }
+    kept[this.slot] = value;
     return value;
-  }
-
-  /** Starts keeping (an empty memo) or drops everything kept and stops. */
-  switch(on: boolean): void {
-    this.map = on ? (this.map ?? new WeakMap()) : undefined;
   }
 }
 
@@ -48,6 +52,5 @@ export class MessageMemo<K extends object, V> {
  * same session many times). Off drops what every memo holds at once.
  */
 export function keepMessageMemos(on: boolean): void {
-  keeping = on;
-  for (const memo of memos) memo.switch(on);
+  table = on ? (table ?? new WeakMap()) : undefined;
 }

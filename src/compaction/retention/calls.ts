@@ -204,61 +204,119 @@ export function resultHead(call: AgentCall, read: (head: string) => string): str
  * The agent's tool calls in `entries`, in order, each with its result. Native calls pair with the
  * `tool` message answering their id; a SWE-agent text action pairs with the next user message (its
  * observation); Aider blocks have no result (Aider reports edits in its own lines, which are ignored).
- * What each message says is read once per message object and kept (see {@link callsOfMessage}); the
- * calls returned are new objects each time (their positions and pairing are the span's).
+ * What each message says is read once per message object and kept (see {@link callsOfMessage}).
+ *
+ * A span that grew at its end (the next compaction of a growing conversation: the same message
+ * objects with the same success flags first) continues the last reading: the calls of the messages
+ * read before are the same objects as last time, so what is kept per call (files, failures) is read
+ * once in its life; a call still waiting for its result is read again as a new object, since its
+ * result may be among the new messages. Any other span is read from its start. The returned array
+ * is the caller's; its calls must not be changed.
  */
 export function agentCalls(entries: readonly RetentionEntry[]): AgentCall[] {
-  const out: AgentCall[] = [];
-  const open = new Map<string, AgentCall>();
-  let pendingText: AgentCall[] = [];
-  entries.forEach((e, index) => {
-    const m = e.message;
-    if (m.role === 'tool') {
-      const id = (m as { tool_call_id?: string }).tool_call_id ?? '';
-      const c = open.get(id);
-      if (c) {
-        const facts = resultFacts(m);
-        c.resultIndex = index;
-        c.result = facts.result;
-        // A result is judged once for its call (the calls of a message share their arguments object).
-        const known = facts.verdict;
-        if (known && known.args === c.args && known.ok === e.meta?.toolOk) {
-          c.failed = known.failed;
-          if (known.denied) c.denied = true;
-        } else {
-          c.failed = failedOf(e.meta?.toolOk, facts.raw, c, facts.code);
-          facts.verdict = { args: c.args, ok: e.meta?.toolOk, failed: c.failed, denied: c.denied === true };
-        }
-        resultOfCall.set(c, facts);
-        open.delete(id);
+  if (entries.length < KEEP_FROM) return new CallsReading().read(entries, 0).out;
+  const k = keptReading;
+  let from = k ? k.messages.length : -1;
+  if (!k || from > entries.length) from = -1;
+  else
+    for (let i = 0; i < from; i++) {
+      const e = entries[i];
+      if (k.messages[i] !== e.message || k.oks[i] !== e.meta?.toolOk) {
+        from = -1;
+        break;
       }
-      return;
     }
-    if (m.role === 'user') {
-      if (pendingText.length) {
-        const text = textWithPlaceholders(m.content);
-        for (const c of pendingText) {
+  keptReading = from < 0 ? new CallsReading().read(entries, 0) : k!.renewWaiting().read(entries, from);
+  return keptReading.out.slice();
+}
+
+/** Spans shorter than this are read whole (cheap), so they do not push a long span's reading out. */
+const KEEP_FROM = 256;
+
+/** The reading of a span's calls that the next, grown span continues (see {@link agentCalls}). */
+let keptReading: CallsReading | undefined;
+
+/** The state of one forward reading of a span's calls. */
+class CallsReading {
+  /** The messages read and their success flags, by entry index. */
+  readonly messages: ChatMessage[] = [];
+  readonly oks: Array<boolean | undefined> = [];
+  readonly out: AgentCall[] = [];
+  /** Native calls waiting for their result, by call id. */
+  private open = new Map<string, AgentCall>();
+  /** Text actions of the last assistant message, waiting for the next user message. */
+  private pendingText: AgentCall[] = [];
+
+  /** Replaces each call still waiting for its result with a copy (the kept one may have been read as it was). */
+  renewWaiting(): this {
+    if (this.open.size === 0 && this.pendingText.length === 0) return this;
+    const copies = new Map<AgentCall, AgentCall>();
+    for (const c of this.open.values()) copies.set(c, { ...c });
+    for (const c of this.pendingText) copies.set(c, { ...c });
+    const { out } = this;
+    for (let i = 0; i < out.length; i++) {
+      const copy = copies.get(out[i]);
+      if (copy) out[i] = copy;
+    }
+    for (const [id, c] of this.open) this.open.set(id, copies.get(c)!);
+    this.pendingText = this.pendingText.map((c) => copies.get(c)!);
+    return this;
+  }
+
+  read(entries: readonly RetentionEntry[], from: number): this {
+    const { out, open, messages, oks } = this;
+    for (let index = from; index < entries.length; index++) {
+      const e = entries[index];
+      const m = e.message;
+      messages.push(m);
+      oks.push(e.meta?.toolOk);
+      if (m.role === 'tool') {
+        const id = (m as { tool_call_id?: string }).tool_call_id ?? '';
+        const c = open.get(id);
+        if (c) {
+          const facts = resultFacts(m);
           c.resultIndex = index;
-          c.result = text;
-          c.failed = failedOf(e.meta?.toolOk, text, c, recordedExitCode(text));
+          c.result = facts.result;
+          // A result is judged once for its call (the calls of a message share their arguments object).
+          const known = facts.verdict;
+          if (known && known.args === c.args && known.ok === e.meta?.toolOk) {
+            c.failed = known.failed;
+            if (known.denied) c.denied = true;
+          } else {
+            c.failed = failedOf(e.meta?.toolOk, facts.raw, c, facts.code);
+            facts.verdict = { args: c.args, ok: e.meta?.toolOk, failed: c.failed, denied: c.denied === true };
+          }
+          resultOfCall.set(c, facts);
+          open.delete(id);
         }
+        continue;
       }
-      pendingText = [];
-      return;
+      if (m.role === 'user') {
+        if (this.pendingText.length) {
+          const text = textWithPlaceholders(m.content);
+          for (const c of this.pendingText) {
+            c.resultIndex = index;
+            c.result = text;
+            c.failed = failedOf(e.meta?.toolOk, text, c, recordedExitCode(text));
+          }
+        }
+        this.pendingText = [];
+        continue;
+      }
+      if (m.role !== 'assistant') continue;
+      this.pendingText = [];
+      for (const b of callBases(m)) {
+        const call: AgentCall =
+          b.callId !== undefined
+            ? { index, name: b.name, args: b.args, callId: b.callId }
+            : { index, name: b.name, args: b.args };
+        out.push(call);
+        if (b.callId !== undefined) open.set(b.callId, call);
+        else if (b.text) this.pendingText.push(call);
+      }
     }
-    if (m.role !== 'assistant') return;
-    pendingText = [];
-    for (const b of callBases(m)) {
-      const call: AgentCall =
-        b.callId !== undefined
-          ? { index, name: b.name, args: b.args, callId: b.callId }
-          : { index, name: b.name, args: b.args };
-      out.push(call);
-      if (b.callId !== undefined) open.set(b.callId, call);
-      else if (b.text) pendingText.push(call);
-    }
-  });
-  return out;
+    return this;
+  }
 }
 
 /** Every string inside a parsed JSON value, depth first. */
