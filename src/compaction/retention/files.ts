@@ -51,8 +51,9 @@ const READS = /^(read|read_file|view|view_file|open|cat|notebookread|open_file)$
  *   `*** Move to:`), and shell scripts (see `shellEffects`);
  * - Aider: a file-named code block (`aider_edit`): whole-file content (created or rewritten) or
  *   SEARCH/REPLACE (edited);
- * - any shell tool: redirections, `tee`, `sed -i`, `cp`, `mv`, `rm`, `touch`, Python writes, and
- *   `cat`/`head`/`tail`/`sed -n` reads.
+ * - any shell tool: redirections, `tee`, `sed -i`, `cp`, `mv`, `rm`, `touch`, Python writes, Windows
+ *   and PowerShell moves and deletions (see `shellEffects`), and `cat`/`head`/`tail`/`sed -n` reads; a
+ *   command that failed moved and deleted nothing.
  */
 export function fileTouches(call: AgentCall): FileTouch[] {
   // Read once per call: the error rules look at every later call's files for each failure.
@@ -131,9 +132,11 @@ export function filesOfCalls(calls: readonly AgentCall[]): SpanFiles {
   for (const c of calls) {
     // A failed edit changed nothing; a refused call did not run.
     if (c.denied || (c.failed === true && c.name !== 'aider_edit' && commandOf(c) === undefined)) continue;
+    // A command that failed moved and deleted nothing (what it wrote before failing may stand).
+    const failedRun = c.failed === true && commandOf(c) !== undefined;
     for (const t of fileTouches(c)) {
       const k = pathKey(t.path);
-      if (!k) continue;
+      if (!k || (failedRun && (t.action === 'moved' || t.action === 'deleted'))) continue;
       if (t.action === 'read') {
         if (!read.includes(k)) read.push(k);
       } else {

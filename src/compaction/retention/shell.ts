@@ -1,7 +1,9 @@
 /**
  * What a shell script does to files, read from its text: the files it writes (redirections `>`/`>>`,
  * `tee`, `sed -i`, `perl -i`, `cp`, `mv`, `touch`, `apply_patch` bodies, Python `open(…, 'w')` and
- * `write_text`), deletes (`rm`) and reads (`cat`, `sed -n`, `head`, `tail`, `nl`, `less`). Used for
+ * `write_text`), moves and deletes (`mv`, `rm`, `git mv`/`git rm`, Windows `ren`/`move`/`del`/`erase`,
+ * PowerShell `Move-Item`/`Rename-Item`/`Remove-Item`; also inside `bash -lc "…"`, `cmd /c` and
+ * `powershell -Command`) and reads (`cat`, `sed -n`, `head`, `tail`, `nl`, `less`). Used for
  * agents that edit by running commands (Codex `exec`/`shell`, OpenHands `terminal`, Cline
  * `execute_command`, Claude Code `Bash`). Heuristic by nature: a script that writes through a
  * program of its own (a build, a generator) is not seen. Pure.
@@ -155,6 +157,108 @@ export function shellEffects(script: string): ShellEffect[] {
 
 const READERS = new Set(['cat', 'head', 'tail', 'nl', 'less', 'more', 'bat', 'view']);
 
+/** A shell that runs its argument as a script: `bash -lc "…"`, `sh -c`, `cmd /c`, `powershell -Command`, `pwsh -c`. */
+const WRAPPER = /^(?:(?:ba|z|da)?sh|cmd(?:\.exe)?|pwsh(?:\.exe)?|powershell(?:\.exe)?)$/i;
+/** The option after which a wrapper's script starts (`-c`, `-lc`, `/c`, `/k`, `-Command`). */
+const SCRIPT_OPTION = /^(?:-\w*c|\/[ck]|-command)$/i;
+
+/**
+ * The script a wrapper shell runs (`bash -lc "rm x"` → `rm x`), or undefined when `words` is no such
+ * call. A quoted script is one word; an unquoted one (`cmd /c del x`) is the words after the option.
+ */
+function wrappedScript(words: readonly string[]): string | undefined {
+  const [cmd, ...rest] = words;
+  if (!cmd || !WRAPPER.test(cmd.split(/[\\/]/).pop() ?? '')) return undefined;
+  const at = rest.findIndex((w) => SCRIPT_OPTION.test(w));
+  if (at < 0 || at === rest.length - 1) return undefined;
+  return rest.slice(at + 1).join(' ');
+}
+
+/** The folder part of `path` (with its separator), '' for a bare name. */
+function folderOf(path: string): string {
+  const at = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
+  return at < 0 ? '' : path.slice(0, at + 1);
+}
+
+/** PowerShell parameters that take a value (the rest of `-Name` words are switches). */
+const PS_VALUE = new Set([
+  'path',
+  'literalpath',
+  'destination',
+  'newname',
+  'filter',
+  'include',
+  'exclude',
+  'erroraction',
+]);
+
+/** A PowerShell command's named values (`-Path p`, lower-cased names) and positional words; `-WhatIf` runs nothing. */
+function psArgs(args: readonly string[]): { named: Map<string, string>; positional: string[]; whatIf: boolean } {
+  const named = new Map<string, string>();
+  const positional: string[] = [];
+  let whatIf = false;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i];
+    const m = /^-(\w+)(?::(.+))?$/.exec(w);
+    if (!m) positional.push(w);
+    else if (m[2] !== undefined) named.set(m[1].toLowerCase(), m[2]);
+    else if (PS_VALUE.has(m[1].toLowerCase()) && i + 1 < args.length) named.set(m[1].toLowerCase(), args[++i]);
+    else if (/^whatif$/i.test(m[1])) whatIf = true;
+  }
+  return { named, positional, whatIf };
+}
+
+/** Effects of a move of `from` to `to` (`to` a folder keeps the name): the new path moved, the old one deleted. */
+function moveEffects(from: string, to: string, out: ShellEffect[]): void {
+  out.push({ path: to, action: 'moved' }, { path: from, action: 'deleted' });
+}
+
+/** Windows and PowerShell deletions, moves and renames (`del`, `erase`, `rd`, `ren`, `move`, `Remove-Item`, …). */
+function windowsEffects(cmd: string, args: string[], out: ShellEffect[]): boolean {
+  const name = cmd.toLowerCase();
+  // cmd.exe switches are `/x` words (`/q`, `/s`, `/y`), never files.
+  const plain = args.filter((a) => fileWord(a) && !/^\/[a-z-]{1,2}$/i.test(a));
+  switch (name) {
+    case 'del':
+    case 'erase':
+    case 'rd':
+      for (const f of plain) out.push({ path: f, action: 'deleted' });
+      return true;
+    case 'ren':
+    case 'rename':
+      // Perl's rename takes an expression first (`rename 's/a/b/' *.txt`): not a rename of one file.
+      if (plain.length !== 2 || /^s\W/.test(plain[0])) return name === 'ren';
+      moveEffects(plain[0], folderOf(plain[0]) + plain[1], out);
+      return true;
+    case 'move':
+      if (plain.length === 2) moveEffects(plain[0], plain[1], out);
+      return true;
+    case 'remove-item':
+    case 'ri': {
+      const a = psArgs(args);
+      if (a.whatIf) return true;
+      const paths = [a.named.get('path') ?? a.named.get('literalpath'), ...a.positional].filter(fileWord);
+      for (const p of paths) for (const f of p.split(',')) if (fileWord(f)) out.push({ path: f, action: 'deleted' });
+      return true;
+    }
+    case 'move-item':
+    case 'mi':
+    case 'rename-item':
+    case 'rni': {
+      const a = psArgs(args);
+      if (a.whatIf) return true;
+      const pos = a.positional.filter(fileWord);
+      const from = a.named.get('path') ?? a.named.get('literalpath') ?? pos.shift();
+      const to = a.named.get(name.startsWith('r') ? 'newname' : 'destination') ?? pos.shift();
+      if (!fileWord(from) || !fileWord(to)) return true;
+      moveEffects(from, name.startsWith('r') && !/[\\/]/.test(to) ? folderOf(from) + to : to, out);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
 function commandEffects(words: string[], out: ShellEffect[]): void {
   const plain: string[] = [];
   for (let i = 0; i < words.length; i++) {
@@ -170,6 +274,12 @@ function commandEffects(words: string[], out: ShellEffect[]): void {
   while (plain.length && /^(sudo|env|time|command|nohup)$/.test(plain[0])) plain.shift();
   const [cmd, ...args] = plain;
   if (!cmd) return;
+  const script = wrappedScript(plain);
+  if (script !== undefined) {
+    for (const e of shellEffects(script)) out.push(e);
+    return;
+  }
+  if (windowsEffects(cmd, args, out)) return;
   const files = args.filter(fileWord);
   switch (cmd.split('/').pop()) {
     case 'tee':
@@ -192,7 +302,6 @@ function commandEffects(words: string[], out: ShellEffect[]): void {
       if (files.length >= 2) out.push({ path: files[files.length - 1], action: 'created' });
       break;
     case 'mv':
-    case 'git-mv':
       if (files.length >= 2) {
         out.push({ path: files[files.length - 1], action: 'moved' });
         for (const f of files.slice(0, -1)) out.push({ path: f, action: 'deleted' });
@@ -202,12 +311,22 @@ function commandEffects(words: string[], out: ShellEffect[]): void {
       for (const f of files) out.push({ path: f, action: 'created' });
       break;
     case 'rm':
+    case 'rmdir':
       for (const f of files) out.push({ path: f, action: 'deleted' });
       break;
-    case 'git':
-      if (args[0] === 'mv' && files.length >= 3) out.push({ path: files[files.length - 1], action: 'moved' });
-      if (args[0] === 'rm') for (const f of files.slice(1)) out.push({ path: f, action: 'deleted' });
+    case 'git': {
+      // `git -C dir mv …`: the subcommand is the first word that is no option (nor an option's value).
+      const sub = args.findIndex((a, i) => !a.startsWith('-') && !/^-[Cc]$/.test(args[i - 1] ?? ''));
+      const rest = args.slice(sub + 1).filter(fileWord);
+      if (args[sub] === 'mv' && rest.length >= 2) {
+        out.push({ path: rest[rest.length - 1], action: 'moved' });
+        for (const f of rest.slice(0, -1)) out.push({ path: f, action: 'deleted' });
+      }
+      // `git rm --cached` only stops tracking: the file stays.
+      if (args[sub] === 'rm' && !args.includes('--cached'))
+        for (const f of rest) out.push({ path: f, action: 'deleted' });
       break;
+    }
     default:
       if (READERS.has(cmd)) for (const f of files) if (/[./]/.test(f)) out.push({ path: f, action: 'read' });
   }

@@ -209,7 +209,8 @@ function isFileTarget(target: string): boolean {
 }
 
 /**
- * File operations a shell command performs that matter later: moves, deletions, files written by
+ * File operations a shell command performs that matter later: moves, renames and deletions (see
+ * {@link moveOps}; also inside `bash -lc "…"`, `cmd /c`, `powershell -Command`), files written by
  * redirection (`cat > f`, `cat <<EOF > f`, `echo … >> f`, `printf`), `tee`, `touch`, `sed -i`,
  * `cp`, and scripts that write files (`python`/`node` code with `open(p, 'w')`, `write_text`,
  * `writeFileSync`, `Set-Content`/`Out-File`). Heredoc bodies are the new code of the file they
@@ -239,18 +240,14 @@ function shellFileOps(command: string): ShellFileOp[] {
       for (const op of scriptWrites(body)) ops.push(op);
     i = j;
   }
-  for (const part of commandLines.join('\n').split(/&&|\|\||;|\n/)) {
+  for (const part of unwrapScripts(commandLines.join('\n')).split(/&&|\|\||;|\n/)) {
     const t = part.trim().replace(/^(?:sudo\s+)/, '');
-    let m = /^(?:git\s+)?mv\s+(?:-\w+\s+)*(\S+)\s+(\S+)$/.exec(t);
-    if (m) {
-      ops.push({ op: 'moved', path: unquote(m[1]), to: unquote(m[2]) });
+    const moves = moveOps(t);
+    if (moves) {
+      for (const op of moves) ops.push(op);
       continue;
     }
-    m = /^(?:git\s+)?rm\s+(?:-\w+\s+)*(.+)$/.exec(t);
-    if (m) {
-      for (const p of m[1].split(/\s+/)) if (p && !p.startsWith('-')) ops.push({ op: 'deleted', path: unquote(p) });
-      continue;
-    }
+    let m: RegExpExecArray | null;
     if (/<</.test(t)) continue;
     m = /^cp\s+(?:-\w+\s+)*(\S+)\s+(\S+)$/.exec(t);
     if (m && !m[2].endsWith('/')) ops.push({ op: 'created', path: unquote(m[2]) });
@@ -266,6 +263,102 @@ function shellFileOps(command: string): ShellFileOp[] {
     for (const op of shellReads(t)) ops.push(op);
   }
   return ops;
+}
+
+/**
+ * `script` with the scripts of wrapper shells inlined (`bash -lc "rm x"`, `sh -c 'mv a b'`, `cmd /c
+ * del x`, `powershell -NoProfile -Command "Remove-Item x"`): the wrapper and its script's quotes removed,
+ * so the script's own commands are read like any others.
+ */
+function unwrapScripts(script: string): string {
+  if (!/(?:sh|cmd|pwsh|powershell)(?:\.exe)?\s/i.test(script)) return script;
+  let out = '';
+  let rest = script;
+  for (let m = WRAPPER_RE.exec(rest); m; m = WRAPPER_RE.exec(rest)) {
+    out += rest.slice(0, m.index);
+    rest = rest.slice(m.index + m[0].length);
+    const q = rest[0];
+    if (q === '"' || q === "'") {
+      const end = rest.indexOf(q, 1);
+      out += end < 0 ? rest.slice(1) : rest.slice(1, end);
+      rest = end < 0 ? '' : rest.slice(end + 1);
+    }
+  }
+  return out + rest;
+}
+/** A wrapper shell up to its script: its name, its options, and the option after which the script comes. */
+const WRAPPER_RE =
+  /(?<![\w.-])(?:\S*[\\/])?(?:(?:ba|z|da)?sh|cmd(?:\.exe)?|pwsh(?:\.exe)?|powershell(?:\.exe)?)\s+(?:(?!-\w*c\s|\/[ck]\s|-command\s)[-/]\w+(?:\s+(?![-/"'])[\w.]+)?\s+)*(?:-\w*c|\/[ck]|-command)\s+/i;
+
+/** PowerShell parameters that take a value (other `-Name` words are switches). */
+const PS_VALUE_PARAMS = /^-(?:path|literalpath|destination|newname|filter|include|exclude|erroraction)$/i;
+
+/** The folder of `path` with its separator (`src/` of `src/a.ts`), '' for a bare name. */
+function folderPart(path: string): string {
+  const at = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
+  return at < 0 ? '' : path.slice(0, at + 1);
+}
+
+/**
+ * Moves, renames and deletions of one simple command, or undefined when it is none: `mv`, `git mv`,
+ * `rm`, `rmdir`, `git rm` (not `--cached`, which keeps the file), Windows `ren`/`rename`, `move`,
+ * `del`/`erase`/`rd`, PowerShell `Remove-Item`, `Move-Item`, `Rename-Item` (and their aliases `ri`,
+ * `mi`, `rni`). A rename's new name lives in the old path's folder. `-WhatIf` changes nothing.
+ */
+function moveOps(segment: string): ShellFileOp[] | undefined {
+  const words = segment.split(/\s+/).filter(Boolean);
+  if (words[0] === 'git') {
+    const sub = words.findIndex((w, i) => i > 0 && !w.startsWith('-') && !/^-[Cc]$/.test(words[i - 1]));
+    if (sub < 0 || !/^(mv|rm)$/.test(words[sub])) return undefined;
+    if (words[sub] === 'rm' && words.includes('--cached')) return [];
+    words.splice(0, sub);
+  }
+  const name = (words[0] ?? '').toLowerCase();
+  const args = words.slice(1).filter((w) => !/[<>|]/.test(w));
+  // Options (`-f`, `--force`, cmd's `/q`) are never files; PowerShell's valued ones are read apart.
+  const plain = args.filter((w) => !w.startsWith('-') && !/^\/[a-z-]{1,2}$/i.test(w)).map(unquote);
+  const moved = (from: string, to: string): ShellFileOp[] => [{ op: 'moved', path: from, to }];
+  switch (name) {
+    case 'mv':
+    case 'move':
+      return plain.length === 2 ? moved(plain[0], plain[1]) : [];
+    case 'rm':
+    case 'rmdir':
+    case 'del':
+    case 'erase':
+    case 'rd':
+      return plain.filter((p) => !/[*?]/.test(p)).map((p) => ({ op: 'deleted' as const, path: p }));
+    case 'ren':
+    case 'rename':
+      // Perl's rename takes an expression first (`rename 's/a/b/' *.txt`): no rename of one file.
+      if (plain.length !== 2 || /^s\W/.test(plain[0])) return name === 'ren' ? [] : undefined;
+      return moved(plain[0], folderPart(plain[0]) + plain[1]);
+    case 'remove-item':
+    case 'ri':
+    case 'move-item':
+    case 'mi':
+    case 'rename-item':
+    case 'rni': {
+      const named = new Map<string, string>();
+      const positional: string[] = [];
+      for (let i = 0; i < args.length; i++) {
+        const w = args[i];
+        if (PS_VALUE_PARAMS.test(w) && i + 1 < args.length) named.set(w.slice(1).toLowerCase(), unquote(args[++i]));
+        else if (/^-whatif$/i.test(w)) return [];
+        else if (!w.startsWith('-')) positional.push(unquote(w));
+      }
+      const from = named.get('path') ?? named.get('literalpath') ?? positional.shift();
+      if (!from) return [];
+      if (name === 'remove-item' || name === 'ri')
+        return [from, ...positional].flatMap((p) => p.split(',')).map((p) => ({ op: 'deleted' as const, path: p }));
+      const rename = name === 'rename-item' || name === 'rni';
+      const to = named.get(rename ? 'newname' : 'destination') ?? positional.shift();
+      if (!to) return [];
+      return moved(from, rename && !/[\\/]/.test(to) ? folderPart(from) + to : to);
+    }
+    default:
+      return undefined;
+  }
 }
 
 /** Programs that print a file: their file arguments were read. */
