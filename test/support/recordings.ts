@@ -285,7 +285,12 @@ export function sweAgent(steps: readonly Step[]): string {
       agent: 'main',
       message_type: 'action',
     });
-    history.push({ role: 'user', content: `OBSERVATION:\n${output}`, agent: 'main', message_type: 'observation' });
+    history.push({
+      role: 'user',
+      content: `OBSERVATION:\n${s.result ?? output}`,
+      agent: 'main',
+      message_type: 'observation',
+    });
   });
   return JSON.stringify({ trajectory: [], history, info: { exit_status: 'submitted' } }, null, 2);
 }
@@ -343,7 +348,10 @@ export function openhands(steps: readonly Step[]): string {
       tool_name: name,
       tool_call_id: `t${i}`,
       action_id: `a${i}`,
-      observation: { content: [{ type: 'text', text: output }], is_error: failed },
+      observation: {
+        content: [{ type: 'text', text: s.result ?? output }],
+        is_error: failed || (s.ok === false && s.result !== undefined),
+      },
     });
   });
   return JSON.stringify(events);

@@ -5,6 +5,7 @@
 import { agentCalls, argStrings, commandOf, type AgentCall, type RetentionEntry } from './calls';
 import { patchEffects, shellEffects, type ShellEffect } from './shell';
 import { MessageMemo } from '../message-memo';
+import { editFailed } from './outcome';
 
 /** One file touched by one call. */
 export interface FileTouch extends ShellEffect {
@@ -130,13 +131,21 @@ export function filesOfCalls(calls: readonly AgentCall[]): SpanFiles {
   const modified = new Map<string, 'created' | 'edited' | 'deleted' | 'moved'>();
   const read: string[] = [];
   for (const c of calls) {
+    const command = commandOf(c);
     // A failed edit changed nothing; a refused call did not run.
-    if (c.denied || (c.failed === true && c.name !== 'aider_edit' && commandOf(c) === undefined)) continue;
-    // A command that failed moved and deleted nothing (what it wrote before failing may stand).
-    const failedRun = c.failed === true && commandOf(c) !== undefined;
+    if (c.denied || (c.failed === true && c.name !== 'aider_edit' && command === undefined)) continue;
+    // Where no flag says, an edit failed when its report says so (`editFailed`, the ledger's rule too).
+    const failedEdit =
+      command === undefined && c.failed === undefined && c.result !== undefined && editFailed(c.result);
+    // A command that failed moved and deleted nothing, and its patch applied nothing (what it wrote
+    // by redirection before failing may stand).
+    const failedRun = c.failed === true && command !== undefined;
+    const patch = failedRun && /^\*\*\* (?:Add|Update|Delete) File:/m.test(command);
     for (const t of fileTouches(c)) {
       const k = pathKey(t.path);
-      if (!k || (failedRun && (t.action === 'moved' || t.action === 'deleted'))) continue;
+      if (!k) continue;
+      if (t.action !== 'read' && (failedEdit || patch)) continue;
+      if (failedRun && (t.action === 'moved' || t.action === 'deleted')) continue;
       if (t.action === 'read') {
         if (!read.includes(k)) read.push(k);
       } else {

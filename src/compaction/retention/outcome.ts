@@ -31,7 +31,7 @@
  *
  * Pure: no I/O.
  */
-import { errorLines } from '../text';
+import { errorLines, looksLikeError } from '../text';
 
 /** What one run came to. */
 export interface RunVerdict {
@@ -297,3 +297,18 @@ export function outputFailure(output: string): string {
   if (lines.length <= 80) return failureLine(output);
   return failureLine(lines.slice(0, 40).join('\n')) || failureLine(lines.slice(-40).join('\n'));
 }
+
+/**
+ * Whether the result of an edit or write tool (no command) reports that it changed nothing, for a
+ * call whose recording states no success flag: its report (the first 600 characters, before the
+ * snippet of the file some editors echo) reads as an error, or says the text to replace was not
+ * found ("No replacement was performed", "did not appear verbatim", "String to replace not found",
+ * apply_patch's "Failed to find expected lines"). Read by the summary's ledger (`fileOutcome`) and
+ * the scorecard's files (`files.ts`) alike, so a failed edit is a change in neither.
+ */
+export function editFailed(output: string): boolean {
+  const head = printedOutput(output.length > 600 ? output.slice(0, 600) : output);
+  return looksLikeError(head) || EDIT_FAILED.test(head);
+}
+const EDIT_FAILED =
+  /\bNo replacement was performed\b|\bdid not appear verbatim\b|\bnot found in\b|\bto replace not found\b|\bFailed to find expected lines\b|\bverification failed\b|\bdoes not match anything in the file\b/i;

@@ -7,12 +7,12 @@
  *
  * Pure: no I/O.
  */
-import { looksLikeError } from '../../text';
 import {
   collapsedVerdict,
   commandSegments,
   commandVerdict,
   COULD_NOT_READ,
+  editFailed,
   isDenial,
   program,
 } from '../../retention/outcome';
@@ -79,13 +79,8 @@ export function fileOutcome(read: boolean, output: string | undefined, recorded?
     const head = output.split('\n').slice(0, 2).join('\n');
     return { ok: !(COULD_NOT_READ.test(head) && output.length < 2000) };
   }
-  // An edit tool echoes a snippet of the edited file after its report: judge the report, not the snippet.
-  const head = output.length > 600 ? output.slice(0, 600) : output;
-  return {
-    ok:
-      !looksLikeError(head) &&
-      !/\bNo replacement was performed\b|\bdid not appear verbatim\b|\bnot found in\b/i.test(head),
-  };
+  // An edit tool echoes a snippet of the edited file after its report: judged on the report (the scorecard's rule).
+  return { ok: !editFailed(output) };
 }
 
 /**
