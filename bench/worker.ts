@@ -115,11 +115,18 @@ async function job(service: ContextService, profile?: string): Promise<JobRun> {
   // With a profile, the stretches between ticks longer than 20 ms (µs of the profile's clock), to find them in it.
   const gaps: [number, number][] = [];
   let lastTick = process.hrtime.bigint();
+  const start = lastTick;
+  // With CK_BENCH_BLOCKS=1, the stretches of more than 10 ms of this thread's CPU between ticks are logged (ms into the job).
+  const blocks: string[] = [];
   const ticks = setInterval(() => {
     const cpu = threadCpuMs() ?? 0;
     blockCpuMs = Math.max(blockCpuMs, cpu - lastCpu);
-    lastCpu = cpu;
     const now = process.hrtime.bigint();
+    if (process.env.CK_BENCH_BLOCKS && cpu - lastCpu > 10)
+      blocks.push(
+        `${(cpu - lastCpu).toFixed(1)} ms CPU / ${(Number(now - lastTick) / 1e6).toFixed(1)} ms wall at ${(Number(lastTick - start) / 1e6).toFixed(0)} ms`,
+      );
+    lastCpu = cpu;
     if (profile && now - lastTick > 20_000_000n) gaps.push([Number(lastTick / 1000n), Number(now / 1000n)]);
     lastTick = now;
   }, 1);
@@ -136,6 +143,7 @@ async function job(service: ContextService, profile?: string): Promise<JobRun> {
   await new Promise((resolve) => setTimeout(resolve, 5));
   monitor.disable();
   clearInterval(ticks);
+  if (blocks.length) process.stderr.write(`blocks of the job (${wallMs.toFixed(0)} ms): ${blocks.join('; ')}\n`);
   if (session && profile) {
     const { profile: taken } = await session.post('Profiler.stop');
     session.disconnect();

@@ -5,7 +5,10 @@
  * A prepared compaction's checkpoints hold the items they replace; those are (almost always) the
  * very items the worker was sent. They travel back as their index in that list and are put back as
  * the caller's own objects, so the result is the one an inline run gives (same objects, same ids)
- * and the way back costs the new items only.
+ * and the way back costs the new items only. Lists of items go as runs of consecutive numbers (a
+ * summary of 300k messages replaces one run), and the ids a made item covers as the items sent
+ * whose ids they are: a structured clone of 300k ids or numbers costs the receiving thread tens of
+ * milliseconds of copying and garbage collection, a few runs nothing.
  */
 import type { EncodingName } from '../../../tokenizer/tokenizer';
 import type { Checkpoint, CompactionOptions, ContextItem, ToolSchema } from '../../../compaction/types';
@@ -77,7 +80,13 @@ export interface ProgressMessage {
 export interface ResultItemsMessage {
   type: 'result-items';
   job: number;
+  /** The items; where `covers[k]` is set, `items[k].covers` is empty and made from it. */
   items: ContextItem[];
+  /**
+   * `covers[k]`: the items sent whose covered ids, one item after another, are `items[k]`'s (as
+   * {@link RefRuns}); null when its ids travel with it.
+   */
+  covers: Array<RefRuns | null>;
 }
 
 /** Worker → host: the result (see {@link encodeResult}); every item in it is a number. */
@@ -103,9 +112,35 @@ export type FromWorker = ProgressMessage | ResultItemsMessage | DoneMessage | Er
  */
 type ItemRef = number;
 
+/**
+ * A list of item numbers as runs of consecutive ones: `[first, count, first, count, …]` (the 300k
+ * items a summary replaces are one run: two numbers instead of 300k).
+ */
+export type RefRuns = number[];
+
+/** `refs` as {@link RefRuns}. */
+export function refRuns(refs: readonly ItemRef[]): RefRuns {
+  const runs: RefRuns = [];
+  for (const ref of refs) {
+    const last = runs.length - 2;
+    if (last >= 0 && runs[last] + runs[last + 1] === ref) runs[last + 1]++;
+    else runs.push(ref, 1);
+  }
+  return runs;
+}
+
+/** The items a made item's covered ids come from, and the batches of made items, as sent. */
+export interface MadeBatch {
+  items: ContextItem[];
+  covers: Array<RefRuns | null>;
+}
+
+/** Made items covering at least this many ids have them sent as the items sent that hold them. */
+export const COVERS_BY_REF_MIN = 64;
+
 interface EncodedCheckpoint extends Omit<Checkpoint, 'replaced' | 'inserted'> {
-  replaced: ItemRef[];
-  inserted: ItemRef[];
+  replaced: RefRuns;
+  inserted: RefRuns;
   /** Tokens of each inserted item's message, as the worker's meter counted them. */
   insertedTokens: number[];
   /**
@@ -134,7 +169,7 @@ interface EncodedCheckpoint extends Omit<Checkpoint, 'replaced' | 'inserted'> {
 interface EncodedApplication {
   /** How many items were sent. */
   length: number;
-  context: ItemRef[];
+  context: RefRuns;
   tokensBefore: number;
   tokensAfter: number;
 }
@@ -143,6 +178,8 @@ interface EncodedApplication {
 export type EncodedResult =
   | {
       prepared: Omit<PreparedCompaction, 'checkpoints'> & { checkpoints: EncodedCheckpoint[] };
+      /** How many items were sent: numbers from there on are items the run made. */
+      sent: number;
       applied?: EncodedApplication;
     }
   | { notApplied: Omit<CompactionResult, 'context'> };
@@ -161,7 +198,7 @@ export function encodeResult(
   items: readonly ContextItem[],
   countMessage: (message: ContextItem['message']) => number,
   applied?: AppliedCompaction,
-): { result: EncodedResult; made: ContextItem[][] } {
+): { result: EncodedResult; made: MadeBatch[] } {
   if ('status' in result) {
     const { context: _context, ...rest } = result;
     void _context;
@@ -169,21 +206,25 @@ export function encodeResult(
   }
   const index = new Map<ContextItem, number>();
   items.forEach((it, k) => index.set(it, k));
-  const made: ContextItem[][] = [];
-  let batch: ContextItem[] = [];
+  const made: MadeBatch[] = [];
+  let batch: MadeBatch = { items: [], covers: [] };
   let chars = 0;
   let next = items.length;
+  const byFirstId = lazyFirstIds(items);
   const ref = (it: ContextItem): ItemRef => {
     let k = index.get(it);
     if (k === undefined) {
       index.set(it, (k = next++));
       const size = sizeOf(it);
-      if (batch.length > 0 && chars + size > RESULT_ITEMS_CHARS) {
+      if (batch.items.length > 0 && chars + size > RESULT_ITEMS_CHARS) {
         made.push(batch);
-        batch = [];
+        batch = { items: [], covers: [] };
         chars = 0;
       }
-      batch.push(it);
+      const covers = it.covers.length >= COVERS_BY_REF_MIN ? coversAsRuns(it.covers, items, byFirstId()) : null;
+      // The same fields in the same order (the saved text of the item depends on it), its ids left to the caller.
+      batch.items.push(covers ? { ...it, covers: [] } : it);
+      batch.covers.push(covers);
       chars += size;
     }
     return k;
@@ -194,8 +235,8 @@ export function encodeResult(
     const done = applied?.checkpoints[k];
     return {
       ...cp,
-      replaced: cp.replaced.map(ref),
-      inserted: cp.inserted.map(ref),
+      replaced: refRuns(cp.replaced.map(ref)),
+      inserted: refRuns(cp.inserted.map(ref)),
       insertedTokens: cp.inserted.map((it) => countMessage(it.message)),
       replacedTokens,
       replacedText: storedItemsText(cp.replaced),
@@ -206,12 +247,46 @@ export function encodeResult(
   });
   const application: EncodedApplication | undefined = applied && {
     length: items.length,
-    context: applied.context.map(ref),
+    context: refRuns(applied.context.map(ref)),
     tokensBefore: applied.tokensBefore,
     tokensAfter: applied.tokensAfter,
   };
-  if (batch.length > 0) made.push(batch);
-  return { result: { prepared: { ...result, checkpoints }, applied: application }, made };
+  if (batch.items.length > 0) made.push(batch);
+  return { result: { prepared: { ...result, checkpoints }, sent: items.length, applied: application }, made };
+}
+
+/** A getter of the index of `items` by the first id each covers, built on first use. */
+function lazyFirstIds(items: readonly ContextItem[]): () => Map<string, number> {
+  let map: Map<string, number> | undefined;
+  return () => {
+    if (!map) {
+      map = new Map();
+      for (let k = 0; k < items.length; k++) if (items[k].covers.length > 0) map.set(items[k].covers[0], k);
+    }
+    return map;
+  };
+}
+
+/**
+ * `covers` as the items of `items` whose covered ids, one item after another, are exactly these
+ * ids (as {@link RefRuns}), or null when they are not (the ids then travel as they are).
+ */
+function coversAsRuns(
+  covers: readonly string[],
+  items: readonly ContextItem[],
+  byFirstId: Map<string, number>,
+): RefRuns | null {
+  const refs: ItemRef[] = [];
+  for (let at = 0; at < covers.length;) {
+    const k = byFirstId.get(covers[at]);
+    if (k === undefined) return null;
+    const own = items[k].covers;
+    if (at + own.length > covers.length) return null;
+    for (let j = 0; j < own.length; j++) if (own[j] !== covers[at + j]) return null;
+    refs.push(k);
+    at += own.length;
+  }
+  return refRuns(refs);
 }
 
 /** Characters of an item's message content and tool calls, roughly. */
@@ -250,9 +325,73 @@ function slicer(): () => Promise<void> | undefined {
 /** Steps between two looks at the clock in the sliced loops. */
 const STEPS = 4096;
 
+/** The steps of one decode's sliced loops: `await steps.next()` at each step. */
+function stepper(): { next: () => Promise<void> | undefined } {
+  const pause = slicer();
+  let steps = 0;
+  return { next: () => (++steps % STEPS === 0 ? pause() : undefined) };
+}
+
+/** The items sent (the caller's objects, the first `sent` of `items`) and made, as the worker numbered them. */
+interface Numbered {
+  items: readonly ContextItem[];
+  sent: number;
+  made: readonly ContextItem[];
+  steps: { next: () => Promise<void> | undefined };
+}
+
+/** The items `runs` number, in slices. */
+async function listOf(runs: RefRuns, { items, sent, made, steps }: Numbered): Promise<ContextItem[]> {
+  let length = 0;
+  for (let r = 1; r < runs.length; r += 2) length += runs[r];
+  const out = new Array<ContextItem>(length);
+  let at = 0;
+  for (let r = 0; r < runs.length; r += 2)
+    for (let ref = runs[r], end = ref + runs[r + 1]; ref < end; ref++) {
+      await steps.next();
+      const item = ref < sent ? items[ref] : made[ref - sent];
+      if (item === undefined)
+        throw new Error(
+          `compaction worker: item ${ref} is neither one of the ${sent} items sent nor one of the ${made.length} made`,
+        );
+      out[at++] = item;
+    }
+  return out;
+}
+
+/** Fills in the ids of made items sent without them (the caller's own id strings, in order), in slices. */
+async function fillCovers(
+  covers: ReadonlyArray<RefRuns | null>,
+  { items, sent, made, steps }: Numbered,
+): Promise<void> {
+  for (let k = 0; k < made.length; k++) {
+    const runs = covers[k];
+    if (!runs) continue;
+    const into = made[k].covers;
+    for (let r = 0; r < runs.length; r += 2)
+      for (let ref = runs[r], end = ref + runs[r + 1]; ref < end; ref++) {
+        await steps.next();
+        if (ref >= sent) throw new Error(`compaction worker: item ${ref} is not one of the ${sent} items sent`);
+        const own = items[ref].covers;
+        for (let j = 0; j < own.length; j++) into.push(own[j]);
+      }
+  }
+}
+
+/** `coveredIds(list)`, in slices. */
+async function idsOf(list: readonly ContextItem[], { steps }: Numbered): Promise<string[]> {
+  const out: string[] = [];
+  for (let k = 0; k < list.length; k++) {
+    await steps.next();
+    for (const id of list[k].covers) out.push(id);
+  }
+  return out;
+}
+
 /**
  * The result an inline run over `items` (the caller's objects) would have returned; `made` holds
- * the items of the {@link ResultItemsMessage}s, in order. Taken over in slices of about
+ * the {@link ResultItemsMessage}s' batches, in order (the ids of made items sent
+ * without them are filled in here, from the caller's items). Taken over in slices of about
  * {@link DECODE_SLICE_MS} on the caller's thread (a 300k-message span is read in a few turns).
  * `remember` gets each inserted message with the worker's count of it (to spare the caller counting
  * it again). With `meter` (the caller's, counting as the worker's does), what the worker made of
@@ -265,36 +404,23 @@ const STEPS = 4096;
 export async function decodeResult(
   encoded: EncodedResult,
   items: readonly ContextItem[],
-  made: readonly ContextItem[] = [],
+  made: readonly MadeBatch[] = [],
   remember?: (message: ContextItem['message'], tokens: number) => void,
   meter?: TokenMeter,
 ): Promise<PreparedCompaction | CompactionResult> {
   if ('notApplied' in encoded) return { ...encoded.notApplied, context: [...items] };
-  const pause = slicer();
-  const sent = encoded.applied?.length ?? items.length;
-  const list = async (refs: readonly ItemRef[]): Promise<ContextItem[]> => {
-    const out = new Array<ContextItem>(refs.length);
-    for (let k = 0; k < refs.length; k++) {
-      if (k % STEPS === STEPS - 1) await pause();
-      const ref = refs[k];
-      const item = ref < sent ? items[ref] : made[ref - sent];
-      if (item === undefined)
-        throw new Error(
-          `compaction worker: item ${ref} is neither one of the ${sent} items sent nor one of the ${made.length} made`,
-        );
-      out[k] = item;
+  const sent = encoded.sent;
+  if (sent > items.length)
+    throw new Error(`compaction worker: it was sent ${sent} items, the context has ${items.length}`);
+  const madeItems: ContextItem[] = [];
+  const covers: Array<RefRuns | null> = [];
+  for (const batch of made)
+    for (let k = 0; k < batch.items.length; k++) {
+      madeItems.push(batch.items[k]);
+      covers.push(batch.covers[k] ?? null);
     }
-    return out;
-  };
-  // `coveredIds`, in slices.
-  const idsOf = async (list: readonly ContextItem[]): Promise<string[]> => {
-    const out: string[] = [];
-    for (let k = 0; k < list.length; k++) {
-      if (k % STEPS === STEPS - 1) await pause();
-      for (const id of list[k].covers) out.push(id);
-    }
-    return out;
-  };
+  const numbered: Numbered = { items, sent, made: madeItems, steps: stepper() };
+  await fillCovers(covers, numbered);
   const applied: Checkpoint[] = [];
   const checkpoints: Checkpoint[] = [];
   for (const encodedCheckpoint of encoded.prepared.checkpoints) {
@@ -307,11 +433,11 @@ export async function decodeResult(
       applied: figures,
       ...cp
     } = encodedCheckpoint;
-    const replaced = await list(cp.replaced);
-    const inserted = await list(cp.inserted);
+    const replaced = await listOf(cp.replaced, numbered);
+    const inserted = await listOf(cp.inserted, numbered);
     for (let k = 0; k < inserted.length; k++)
       if (insertedTokens[k] !== undefined) remember?.(inserted[k].message, insertedTokens[k]);
-    const ids = await idsOf(replaced);
+    const ids = await idsOf(replaced, numbered);
     if (meter) {
       noteReplaced({ replaced }, meter, replacedTokens, ids);
       noteStoredText(replaced, replacedText, ids, replacedIdsText);
@@ -329,7 +455,7 @@ export async function decodeResult(
       prepared,
       items,
       {
-        context: await list(application.context),
+        context: await listOf(application.context, numbered),
         tokensBefore: application.tokensBefore,
         tokensAfter: application.tokensAfter,
         checkpoints: applied,

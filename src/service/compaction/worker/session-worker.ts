@@ -16,7 +16,14 @@ import { Worker } from 'node:worker_threads';
 import type { EncodingName } from '../../../tokenizer/tokenizer';
 import type { ContextItem, ToolSchema } from '../../../compaction/types';
 import type { TokenMeter } from '../../../compaction/meter/meter';
-import { decodeResult, sizeOf, type FromWorker, type ToWorker, type WorkerCompactionOptions } from './protocol';
+import {
+  decodeResult,
+  sizeOf,
+  type FromWorker,
+  type MadeBatch,
+  type ToWorker,
+  type WorkerCompactionOptions,
+} from './protocol';
 import type { PreparedCompaction } from '../../../compaction/rewrite/commit';
 import type { CompactionResult } from '../../../compaction/outcome';
 import { marksOf } from '../../../compaction/tool-outcomes';
@@ -180,7 +187,7 @@ export class CompactionWorker {
     };
     job.signal?.addEventListener('abort', onAbort, { once: true });
     // The items the run made, as they arrive (each batch in its own turn), before its result.
-    const made: ContextItem[] = [];
+    const made: MadeBatch[] = [];
     try {
       await new Promise<void>((free) => {
         this.running = {
@@ -193,7 +200,7 @@ export class CompactionWorker {
               return;
             }
             if (message.type === 'result-items') {
-              for (const it of message.items) made.push(it);
+              made.push({ items: message.items, covers: message.covers });
               return;
             }
             if (message.type === 'error') {

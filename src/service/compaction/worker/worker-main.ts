@@ -81,7 +81,7 @@ async function run(message: RunMessage): Promise<void> {
   const applied = 'status' in result ? undefined : keptApplication(result);
   const encoded = encodeResult(result, items, (m) => meter.countMessage(m), applied);
   // What the run made goes first, in batches (the caller takes each in its own turn), then the result.
-  for (const batch of encoded.made) post({ type: 'result-items', job, items: batch });
+  for (const batch of encoded.made) post({ type: 'result-items', job, items: batch.items, covers: batch.covers });
   post({ type: 'done', job, result: encoded.result });
 }
 

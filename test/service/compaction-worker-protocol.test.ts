@@ -1,0 +1,97 @@
+/**
+ * The way back from the compaction worker: lists of items travel as runs of numbers and a made
+ * item's covered ids as the items sent that hold them, so a summary of a long span costs the
+ * receiving thread a few numbers; decoded, the result is the one the same compaction gives inline.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { itemsFromEntries } from '../../src/compaction/context';
+import { prepareCompaction } from '../../src/compaction/rewrite/compactor';
+import { keptApplication, type PreparedCompaction } from '../../src/compaction/rewrite/commit';
+import type { ContextItem } from '../../src/compaction/types';
+import { COVERS_BY_REF_MIN, decodeResult, encodeResult } from '../../src/service/compaction/worker/protocol';
+import { budget, meter, normalized, session, summarizer, tools } from './worker-fixtures';
+
+/** What arrives on the other side: encoded as the worker does, then copied as a message is. */
+function crossed(result: PreparedCompaction, sent: readonly ContextItem[]) {
+  const encoded = encodeResult(result, sent, (m) => meter.countMessage(m), keptApplication(result));
+  const { result: back, made } = structuredClone(encoded);
+  return { back, made, items: made.flatMap((b) => b.items), covers: made.flatMap((b) => b.covers) };
+}
+
+test('a summary of a long span comes back as runs of numbers and is decoded to the inline result', async () => {
+  // No collapsed tool results: the span summarized is then messages sent, one after another.
+  const options = { budget: budget(16_000), trigger: 'auto' as const, noCollapse: true };
+  const items = itemsFromEntries(session(4, 150));
+  // The worker runs on its own copies of the items, as a structured clone makes them.
+  const copies = structuredClone(items);
+  const inWorker = await prepareCompaction({ items: copies, tools, meter, summarizer, options });
+  const inline = await prepareCompaction({ items, tools, meter, summarizer, options });
+  assert.ok(!('status' in inWorker) && !('status' in inline), 'a compaction was prepared');
+  const { back, made, items: madeItems, covers } = crossed(inWorker, copies);
+  assert.ok('prepared' in back);
+
+  const summary = inWorker.checkpoints.find((cp) => cp.inserted[0]?.kind === 'summary');
+  assert.ok(summary, 'the compaction summarized a span');
+  const at = inWorker.checkpoints.indexOf(summary);
+  assert.ok(summary.replaced.length > 100, `the span is long (${summary.replaced.length} messages)`);
+  const first = copies.indexOf(summary.replaced[0]);
+  assert.ok(
+    summary.replaced.every((it, k) => copies[first + k] === it),
+    'the span is consecutive messages',
+  );
+  assert.deepEqual(back.prepared.checkpoints[at].replaced, [first, summary.replaced.length], 'the span is one run');
+  const madeSummary = madeItems.findIndex((it) => it.kind === 'summary');
+  assert.ok(summary.inserted[0].covers.length >= COVERS_BY_REF_MIN);
+  assert.deepEqual(madeItems[madeSummary].covers, [], "the summary's ids do not travel");
+  assert.deepEqual(covers[madeSummary], [first, summary.replaced.length], 'they are the items of the span');
+
+  // Decoded against the caller's objects, grown by a message sent meanwhile.
+  const late = itemsFromEntries([{ id: 'late', message: { role: 'user', content: 'Keep the logs.' } }]);
+  const decoded = await decodeResult(back, [...items, ...late], made);
+  assert.ok(!('status' in decoded));
+  assert.equal(normalized(decoded.checkpoints), normalized(inline.checkpoints));
+  const own = new Set(items);
+  for (const cp of decoded.checkpoints) for (const it of cp.replaced) assert.ok(own.has(it), 'the caller’s object');
+  assert.deepEqual(decoded.checkpoints[at].inserted[0].covers, summary.inserted[0].covers);
+});
+
+test('ids a made item covers that are not the ids of items sent, one after another, travel as they are', async () => {
+  const items = itemsFromEntries(session(2, 40));
+  const replaced = items.slice(1, 1 + 2 * COVERS_BY_REF_MIN);
+  // One id no item sent covers (the items sent are not all the context holds): no list of items gives them.
+  const covers = ['m-elsewhere', ...replaced.map((it) => it.id)];
+  const inserted: ContextItem = {
+    id: 'summary-1',
+    kind: 'summary',
+    message: { role: 'user', content: 'A summary.' },
+    covers,
+    checkpointId: 'ck-00000001',
+  };
+  const prepared: PreparedCompaction = {
+    checkpoints: [
+      {
+        id: 'ck-00000001',
+        time: new Date(0).toISOString(),
+        trigger: 'manual',
+        strategy: 'summary',
+        replacedIds: replaced.map((it) => it.id),
+        replaced,
+        inserted: [inserted],
+        summary: 'A summary.',
+        tokensBefore: 0,
+        tokensAfter: 0,
+      },
+    ],
+    tokensBefore: 0,
+    tokensAfter: 0,
+    startedAt: 0,
+  };
+  const { back, made, ...sent } = crossed(prepared, items);
+  assert.deepEqual(sent.covers, [null]);
+  assert.deepEqual(sent.items[0].covers, covers, 'the ids travel with the item');
+  const decoded = await decodeResult(back, items, made);
+  assert.ok(!('status' in decoded));
+  assert.deepEqual(decoded.checkpoints[0].inserted[0].covers, covers);
+  assert.deepEqual(decoded.checkpoints[0].replaced, replaced);
+});
