@@ -53,8 +53,8 @@ for (const [format, { write, file }] of Object.entries(WRITERS)) {
   });
 }
 
-test('a failure still unfixed at the end of the span stays open and is the next step', async () => {
-  const steps: Step[] = [
+test('a failure still unfixed at the end of the span stays open; it is the next step while the turn goes on', async () => {
+  const failed: Step[] = [
     { user: 'deploy it' },
     {
       tool: 'bash',
@@ -62,14 +62,34 @@ test('a failure still unfixed at the end of the span stays open and is the next 
       output: `Error: Invalid provider configuration\n${filler(40)}`,
       ok: false,
     },
+  ];
+  const goesOn: Step[] = [
+    ...failed,
+    { say: `Looking into the provider block. ${filler(500)}` },
+    { tool: 'read', path: 'infra/providers.tf', output: `provider "google" {}\n${filler(40)}` },
+    { tool: 'read', path: 'infra/main.tf', output: `module "x" {}\n${filler(40)}` },
+  ];
+  // The agent stopped with the failure unfixed ("go on" continues the same request): the person moves next.
+  const ended: Step[] = [
+    ...failed,
     { say: `Looking into the provider block. ${filler(500)}` },
     { user: 'go on' },
     { say: 'ok' },
   ];
   for (const { write, file } of Object.values(WRITERS)) {
-    const { summary, format } = await summaryOf(write(steps), file);
-    assert.match(summary, /^- open: `terraform plan`/m, `${format}: ${summary}`);
-    assert.match(summary, /Next step: resolve `terraform plan`/, summary);
+    const on = await summaryOf(write(goesOn), file);
+    assert.match(on.summary, /^- open: `terraform plan`/m, `${on.format}: ${on.summary}`);
+    assert.match(on.summary, /Next step: resolve `terraform plan`/, on.summary);
+    const stopped = await summaryOf(write(ended), file);
+    assert.match(stopped.summary, /^- open: `terraform plan`/m, `${stopped.format}: ${stopped.summary}`);
+    assert.doesNotMatch(stopped.summary, /Next step: resolve/, stopped.summary);
+    // SWE-agent's writer words "go on" as a new task: the failure is an earlier turn's, not named as the next step.
+    if (stopped.format !== 'swe-agent')
+      assert.match(
+        stopped.summary,
+        /Next step: the user's \(the agent ended its turn with failures not fixed: `terraform plan`\)/,
+        stopped.summary,
+      );
   }
 });
 

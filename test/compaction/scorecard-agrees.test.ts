@@ -81,9 +81,10 @@ for (const file of files) {
           card.errors.resolved <= l.fixed + l.errorsLeftOut,
         `${where}\nscorecard ${JSON.stringify(card.errors)} vs listed ${JSON.stringify(l)}`,
       );
+      // A failure an earlier summary listed open may be fixed by this span's work: listed fixed here.
       assert.ok(
         l.open <= card.errors.open + carried(c, 'open') &&
-          l.fixed - l.fixedLater <= card.errors.resolved + carried(c, 'fixed'),
+          l.fixed - l.fixedLater <= card.errors.resolved + carried(c, 'fixed') + carried(c, 'open'),
         `${where}\nscorecard ${JSON.stringify(card.errors)} vs listed ${JSON.stringify(l)}`,
       );
       assert.equal(

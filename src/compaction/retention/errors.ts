@@ -23,9 +23,23 @@ export interface ErrorSignature {
   state: 'open' | 'resolved';
   /** Index of the message whose call resolved it. */
   resolvedAt?: number;
-  /** How it was resolved. */
-  resolvedBy?: 'same command succeeded' | 'file edited and check passed' | 'same edit succeeded';
+  /** How it was resolved (see {@link LaterSuccesses} for the command rules). */
+  resolvedBy?:
+    | 'same command succeeded'
+    | 'same command with options added succeeded'
+    | 'worked around by another command'
+    | 'signed in later'
+    | 'file edited and check passed'
+    | 'same edit succeeded';
 }
+
+/** {@link ErrorSignature.resolvedBy} of each {@link CommandFix}. */
+const RESOLVED_BY = {
+  'same command succeeded': 'same command succeeded',
+  'options added': 'same command with options added succeeded',
+  'worked around': 'worked around by another command',
+  'signed in': 'signed in later',
+} as const satisfies Record<CommandFix['by'], NonNullable<ErrorSignature['resolvedBy']>>;
 
 export { FAILURE_LINE, failureLine } from './outcome';
 
@@ -116,13 +130,16 @@ const commandTargets = new Map<string, string>();
 const KEPT_COMMAND_TARGETS = 50_000;
 
 function readCommandTarget(command: string): string {
+  return targetWords(command).join(' ');
+}
+
+/** The words of {@link commandTarget}, in order (a quoted word with spaces is one word). */
+function targetWords(command: string): string[] {
   // A word runs to the next unquoted space (`--format="value(a b)"` is one word).
   // Environment assignments before the program (`COREPACK_ENABLE_PROJECT_SPEC=0 pnpm --version`,
   // `env CI=1 npm test`) set how it runs, not what runs: the program and its words are the target.
-  const key = commandKey(command).replace(/^(?:env\s+)?(?:[A-Za-z_][A-Za-z0-9_]*=(?:"[^"]*"|'[^']*'|\S*)\s+)+/, '');
-  const words = key.match(/(?:[^\s"']+|"(?:[^"\\]|\\.)*"?|'[^']*'?)+/g) ?? [];
   const out: string[] = [];
-  for (const w of words) {
+  for (const w of commandWords(command)) {
     if (/^(?:\d*|&)>/.test(w) || w === '--') continue;
     if (!w.startsWith('-')) {
       out.push(w);
@@ -132,7 +149,13 @@ function readCommandTarget(command: string): string {
     if (DISPLAY_SHORT.test(name) || DISPLAY_OPTIONS.has(name.replace(/^--?/, ''))) continue;
     out.push(name);
   }
-  return out.join(' ');
+  return out;
+}
+
+/** The words of a command's {@link commandKey}, environment assignments before the program left out. */
+function commandWords(command: string): string[] {
+  const key = commandKey(command).replace(/^(?:env\s+)?(?:[A-Za-z_][A-Za-z0-9_]*=(?:"[^"]*"|'[^']*'|\S*)\s+)+/, '');
+  return key.match(/(?:[^\s"']+|"(?:[^"\\]|\\.)*"?|'[^']*'?)+/g) ?? [];
 }
 
 /**
@@ -147,13 +170,19 @@ export function chainTailTarget(command: string): string | undefined {
   // Read for every command of the span at every compaction, as targets are: kept (bounded).
   let tail = chainTails.get(command);
   if (tail === undefined) {
-    tail = readChainTail(command) ?? null;
+    const last = readChainTail(command);
+    tail = last === undefined ? null : commandTarget(last);
     if (chainTails.size >= KEPT_COMMAND_TARGETS) chainTails.clear();
     chainTails.set(command, tail);
   }
   return tail ?? undefined;
 }
 const chainTails = new Map<string, string | null>();
+
+/** The segment whose {@link commandTarget} {@link chainTailTarget} gives; undefined when it gives none. */
+function chainTail(command: string): string | undefined {
+  return chainTailTarget(command) === undefined ? undefined : readChainTail(command);
+}
 
 function readChainTail(command: string): string | undefined {
   const line = commandKey(command);
@@ -173,7 +202,228 @@ function readChainTail(command: string): string | undefined {
   if (tail < 0) return undefined;
   const last = line.slice(tail).trim();
   if (!last || !isCheckCommand(last) || showsContent(last) || endsInProbe(last)) return undefined;
-  return commandTarget(last);
+  return last;
+}
+
+/** How a later success resolved a failed command (see {@link LaterSuccesses}). */
+export type CommandFix =
+  | { at: number; by: 'same command succeeded' }
+  | { at: number; by: 'options added'; added: string[] }
+  | { at: number; by: 'worked around' }
+  | { at: number; by: 'signed in' };
+
+/**
+ * Options whose addition makes a run do less than the failed one did (select fewer tests, only
+ * plan, only print): a run with them passing says nothing of the failed run's goal.
+ */
+const NARROWING_OPTIONS = new Set([
+  '-k',
+  '-t',
+  '-m',
+  '-g',
+  '-n',
+  '-h',
+  '--help',
+  '--version',
+  '-V',
+  '--grep',
+  '--filter',
+  '--only',
+  '--skip',
+  '--ignore',
+  '--deselect',
+  '--exclude',
+  '--testNamePattern',
+  '--testPathPattern',
+  '--testPathIgnorePatterns',
+  '--dry-run',
+  '--dryrun',
+  '--collect-only',
+  '--list',
+  '--listTests',
+]);
+
+/** Checks and program runs: a failure of one is fixed only by that check passing, never worked around. */
+const CHECK_RUN =
+  /^(?:npx\s+|pnpm\s+exec\s+|bunx\s+|uv\s+run\s+|poetry\s+run\s+)?(?:pytest|jest|vitest|mocha|tsc|eslint|prettier|ruff|mypy|flake8|pylint|tox|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:test|build|lint|typecheck|check|dev|start)|cargo\s+(?:test|build|check|clippy|run)|go\s+(?:test|build|vet|run)|make|mvn|gradle|\.\/\S+|node|python\d?(?:\.\d+)?|deno|bun|ruby|php|java|dotnet|curl|wget|ping|nc|telnet|psql|mysql|sqlite3|timeout)\b/i;
+/** Subcommand words of a command that only reads state: a success of one does no failed action's work. */
+const READ_ONLY_WORD =
+  /^(?:list|ls|describe|get|show|status|info|view|inspect|logs?|cat|version|help|whoami|search|find|print-[\w-]+|check|validate|history)$/i;
+/** Words of a sign-in command (`gcloud auth login`, `az login`, `npm login`, `gh auth login`). */
+const SIGN_IN_WORD = /^(?:login|signin|sign-in|authenticate|auth)$/i;
+/** Words of a command that signs in, sets configuration or reports a version: its success shows no signed-in work. */
+const NOT_SIGNED_IN_WORK =
+  /^(?:auth|login|logout|signin|sign-in|config|configure|version|--version|-v|help|--help|-h|info)$/i;
+
+/** Words of a command that removes, stops or revokes. */
+const REMOVE_WORD =
+  /^(?:rm|rmdir|del|delete|remove|uninstall|kill|taskkill|stop|destroy|drop|revoke|unset|purge|prune|erase|detach)$/i;
+
+/** What {@link LaterSuccesses} reads of a command, once per command text. */
+interface RunShape {
+  /** {@link commandTarget}. */
+  target: string;
+  /** The program (its path and `npx`-style launchers aside). */
+  program: string;
+  /** The target's plain words (option values given as separate words among them), joined. */
+  base: string;
+  /** The target's option names. */
+  options: string[];
+  /** Distinctive arguments the command names (see {@link distinctiveWords}), option values too. */
+  named: Set<string>;
+  /** Distinctive plain arguments: what a workaround must name again. */
+  distinct: string[];
+  /** One segment, not a check or a program run, not a read-only query: an action a workaround can do. */
+  action: boolean;
+  /** Only reads state ({@link READ_ONLY_WORD}) or shows content. */
+  readOnly: boolean;
+  /** Signs in ({@link SIGN_IN_WORD}). */
+  signIn: boolean;
+  /** Its success shows work done signed in ({@link NOT_SIGNED_IN_WORK} names none of its words). */
+  signedInWork: boolean;
+  /** Removes or stops what it names ({@link REMOVE_WORD}): never a workaround for making it. */
+  removes: boolean;
+}
+
+/**
+ * An argument distinctive enough to name one thing: 4+ characters holding a `/`, `\\`, `:`, `.`,
+ * `@`, `_`, `-` or a digit beside letters (a URL, a path, a bucket, a project or instance name), not an
+ * option; quotes and a trailing slash aside. Common words (`install`, `create`) are not distinctive.
+ */
+function distinctiveWords(words: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const raw of words) {
+    if (raw.startsWith('-') || /^(?:\d*|&)>/.test(raw)) continue;
+    const w = raw.replace(/^["']|["']$/g, '').replace(/[\\/]+$/, '');
+    if (w.length >= 4 && /[A-Za-z]/.test(w) && /[/\\:.@_\d-]/.test(w) && !/\s/.test(w) && !/^[\d.]+$/.test(w))
+      out.push(w);
+  }
+  return out;
+}
+
+const shapes = new Map<string, RunShape>();
+
+function shapeOf(command: string): RunShape {
+  let shape = shapes.get(command);
+  if (shape === undefined) {
+    shape = readShape(command);
+    if (shapes.size >= KEPT_COMMAND_TARGETS) shapes.clear();
+    shapes.set(command, shape);
+  }
+  return shape;
+}
+
+function readShape(command: string): RunShape {
+  const words = targetWords(command);
+  const plain = words.filter((w) => !w.startsWith('-'));
+  const options = words.filter((w) => w.startsWith('-'));
+  const program = (plain[0] ?? '').replace(/^.*[\\/]/, '').replace(/\.(?:exe|cmd|bat)$/i, '');
+  // Every word with option values split off: a workaround may give as `--project=X` what the failed run gave as `-p X`.
+  const all = commandWords(command).flatMap((w) =>
+    w.startsWith('-') && w.includes('=') ? [w.slice(w.indexOf('=') + 1)] : [w],
+  );
+  const key = commandKey(command);
+  const oneSegment = !/&&|\|\||;|\|/.test(key.replace(/"[^"]*"|'[^']*'/g, ''));
+  const readOnly = showsContent(key) || endsInProbe(key) || plain.slice(1, 4).some((w) => READ_ONLY_WORD.test(w));
+  return {
+    target: words.join(' '),
+    program,
+    base: plain.join(' '),
+    options,
+    named: new Set(distinctiveWords(all)),
+    distinct: distinctiveWords(plain.slice(1)),
+    action: oneSegment && !readOnly && !CHECK_RUN.test(key),
+    readOnly,
+    signIn: plain.slice(1, 4).some((w) => SIGN_IN_WORD.test(w)) && !readOnly,
+    signedInWork:
+      plain.slice(1, 4).every((w) => !NOT_SIGNED_IN_WORK.test(w)) && options.every((o) => !NOT_SIGNED_IN_WORK.test(o)),
+    removes: plain.slice(0, 4).some((w) => REMOVE_WORD.test(w)),
+  };
+}
+
+/** Later successes scanned at most per question (the nearest first). */
+const SCAN = 200;
+
+/**
+ * The successful runs after a point, filled from the last one back ({@link add}), answering "which
+ * later success resolves this failed command" ({@link fix}), one rule read by the retention scorecard
+ * (`errorSignatures`) and the summary's ledger alike. In order:
+ * 1. **The same command**: same {@link commandTarget}, or of a chain `a && b` ending in a check, that
+ *    check alone ({@link chainTailTarget}).
+ * 2. **Options added**: the same program, subcommand and arguments, with every option the failed
+ *    run gave and more (`npm install` fixed by `npm install --legacy-peer-deps`, `terraform plan` by
+ *    `terraform -chdir=infra plan`); not options that make a run do less ({@link NARROWING_OPTIONS}).
+ *    Options are the operation in some commands, so a run with other options than the failed one's
+ *    (`… patch db --assign-ip`, then `… patch db --database-flags=…`) is not it.
+ * 3. **Worked around**: a failed action (one command, not a check, a program run or a read-only query)
+ *    that names a URL or a path, whose distinctive arguments ({@link distinctiveWords}: the URL or
+ *    path, resource names) a later successful action (not one that removes or stops) names all
+ *    again, by another program or subcommand (`gsutil mb -p proj gs://b`, then `gcloud storage
+ *    buckets create gs://b --project=proj`). A resource name alone is not enough: later actions on
+ *    the same instance (`gcloud sql connect db`, then `gcloud sql instances patch db`) do other work.
+ * 4. **Signed in**: a failed sign-in (`gcloud auth login`, `az login`) is resolved by a later success of
+ *    the same program doing signed-in work (not signing in, configuring or printing a version): the
+ *    person completed the sign-in themselves.
+ */
+export class LaterSuccesses {
+  private readonly byTarget = new Map<string, number>();
+  private readonly byBase = new Map<string, Array<{ options: string[]; at: number }>>();
+  private readonly byName = new Map<string, Array<{ shape: RunShape; at: number }>>();
+  private readonly byProgram = new Map<string, number>();
+
+  /** Records a successful run of `command` at position `at` (positions decrease from call to call). */
+  add(command: string, at: number): void {
+    const s = shapeOf(command);
+    this.byTarget.set(s.target, at);
+    const tail = chainTail(command);
+    const runs = [s, ...(tail === undefined ? [] : [shapeOf(tail)])];
+    for (const r of runs) {
+      let list = this.byBase.get(r.base);
+      if (!list) this.byBase.set(r.base, (list = []));
+      list.push({ options: r.options, at });
+    }
+    if (s.action && !s.removes)
+      for (const w of s.named) {
+        let list = this.byName.get(w);
+        if (!list) this.byName.set(w, (list = []));
+        list.push({ shape: s, at });
+      }
+    if (s.signedInWork && s.program) this.byProgram.set(s.program, at);
+  }
+
+  /** The nearest later success that resolves the failed `command` (see the class comment); undefined when none. */
+  fix(command: string): CommandFix | undefined {
+    const s = shapeOf(command);
+    const tailTarget = chainTailTarget(command);
+    const same = this.byTarget.get(s.target) ?? (tailTarget === undefined ? undefined : this.byTarget.get(tailTarget));
+    if (same !== undefined) return { at: same, by: 'same command succeeded' };
+    const tail = chainTail(command);
+    for (const r of tail === undefined ? [s] : [s, shapeOf(tail)]) {
+      const list = this.byBase.get(r.base) ?? [];
+      for (let i = list.length - 1, seen = 0; i >= 0 && seen < SCAN; i--, seen++) {
+        const later = list[i].options;
+        const added = later.filter((o) => !r.options.includes(o));
+        if (added.length && r.options.every((o) => later.includes(o)) && !added.some((o) => NARROWING_OPTIONS.has(o)))
+          return { at: list[i].at, by: 'options added', added };
+      }
+    }
+    if (s.action && s.distinct.some((w) => /[/\\]/.test(w))) {
+      const list = this.byName.get(s.distinct[0]) ?? [];
+      for (let i = list.length - 1, seen = 0; i >= 0 && seen < SCAN; i--, seen++)
+        if (list[i].shape.base !== s.base && s.distinct.every((w) => list[i].shape.named.has(w)))
+          return { at: list[i].at, by: 'worked around' };
+    }
+    if (s.signIn) {
+      const at = this.byProgram.get(s.program);
+      if (at !== undefined) return { at, by: 'signed in' };
+    }
+    return undefined;
+  }
+
+  /** Whether some recorded success resolves the failed `command`. */
+  fixes(command: string): boolean {
+    return this.fix(command) !== undefined;
+  }
 }
 
 /** Commands that check work (tests, builds, type checks, linters, running a program). */
@@ -310,7 +560,7 @@ export function errorSignatures(
   const signatures = new Array<Omit<ErrorSignature, 'state'> | undefined>(n);
   // checkFrom[k]: position of the first call at or after k that is a passing check (n when none).
   const checkFrom = new Int32Array(n + 1).fill(n);
-  const successByKey = new Map<string, number>();
+  const successes = new LaterSuccesses();
   const edits = new LaterPaths();
   const sameTool = new LaterPaths();
   for (let k = n - 1; k >= 0; k--) {
@@ -320,11 +570,8 @@ export function errorSignatures(
       const sig = signatureOf(c);
       signatures[k] = sig;
       if (sig.tool === 'command') {
-        const tail = commandOf(c);
-        const same =
-          successByKey.get(callTarget(c) ?? sig.key) ??
-          (tail === undefined ? undefined : successByKey.get(chainTailTarget(tail) ?? '\u0000'));
-        if (same !== undefined) resolution[k] = { resolvedAt: calls[same].index, resolvedBy: 'same command succeeded' };
+        const fix = successes.fix(commandOf(c) ?? sig.key);
+        if (fix !== undefined) resolution[k] = { resolvedAt: calls[fix.at].index, resolvedBy: RESOLVED_BY[fix.by] };
         else {
           const edit = edits.first('', sig.files);
           if (edit !== undefined) {
@@ -342,9 +589,9 @@ export function errorSignatures(
       }
     }
     // This call is now the nearest later one for the calls before it.
-    const target = callTarget(c);
+    const command = commandOf(c);
     const failed = failedCall(c);
-    if (target !== undefined && !failed && !c.denied) successByKey.set(target, k);
+    if (command !== undefined && !failed && !c.denied) successes.add(command, k);
     for (const t of fileTouches(c)) {
       const p = pathKey(t.path);
       if (t.action !== 'read') edits.add('', p, k);

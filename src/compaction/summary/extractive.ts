@@ -19,7 +19,7 @@ import { asksQuestion, leavesStepOpen, reportsFinishedWork } from './completion'
 import { typedRequestOf } from './requests';
 import { actionsOf, type Action } from './ledger/actions';
 import { GrowingSpan } from '../meter/span-memo';
-import { SECTIONS, SpanScan, TEXT_ACTION } from './span-scan';
+import { handOverOf, SECTIONS, SpanScan, TEXT_ACTION } from './span-scan';
 import { buildLedger, type LedgerLines } from './ledger/ledger';
 import { commandKey, LedgerFold } from './ledger/ledger-fold';
 import { chooseRoots, rootsLine, shortPath, type PathRoots } from './ledger/path-root';
@@ -60,11 +60,15 @@ function openNames(open: readonly string[]): string {
  * Whether the agent's turn went on after the span: the first message kept after it is a tool result,
  * or an agent message with a tool call (or a text action), before any typed request.
  */
-function turnGoesOn(after: readonly ContextItem[]): boolean {
+function turnGoesOn(after: readonly ContextItem[], handedOver = false): boolean {
   for (const it of after) {
     if (it.kind === 'summary') continue;
     const m = it.message;
-    if (m.role === 'tool') return true;
+    // The result of a call that handed the turn over holds the person's reply, not more work.
+    if (m.role === 'tool') {
+      if (handedOver) continue;
+      return true;
+    }
     if (m.role === 'assistant') return toolCallsOf(m).length > 0 || TEXT_ACTION.test(textWithPlaceholders(m.content));
     if (m.role !== 'user') continue;
     if (typedRequestOf(it) !== undefined) return false;
@@ -75,25 +79,87 @@ function turnGoesOn(after: readonly ContextItem[]): boolean {
 }
 
 /**
- * Whether the agent's last message of the whole context answers the latest request and nothing
- * followed it: `spanEnds` says so of the span, `after` (the messages kept after it) may hold a newer
- * request, more tool calls or a newer message of the agent's.
+ * Who moves next at the end of the whole context: `agent` while its turn goes on (tool calls followed
+ * its last message), `newer request` when the person typed a request after the agent's last final
+ * message, `user` when the agent's last message ended its turn (no tool call after it, or one handing
+ * the turn over) and nothing came after it. `spanClosed`/`spanReplied` say so of the span (see
+ * `SpanScan`); `after` are the messages kept after it, read in order. `finalText`: the agent's final
+ * message when one in `after` ended the turn.
  */
-function answeredAtEnd(spanEnds: boolean, after: readonly ContextItem[]): boolean {
-  let ends = spanEnds;
+function turnAtEnd(
+  spanClosed: boolean,
+  spanReplied: boolean,
+  after: readonly ContextItem[],
+): { who: 'agent' | 'newer request' | 'user'; finalText?: string } {
+  let who: 'agent' | 'newer request' | 'user' = spanReplied ? 'user' : spanClosed ? 'newer request' : 'agent';
+  let finalText: string | undefined;
   for (const it of after) {
     if (it.kind === 'summary') continue;
     const m = it.message;
     if (m.role === 'user') {
-      if (typedRequestOf(it) !== undefined) ends = false;
+      if (typedRequestOf(it) !== undefined) who = 'newer request';
+      else if (isToolOutputText(textWithPlaceholders(m.content))) who = 'agent';
+    } else if (m.role === 'tool') {
+      // A tool result after a final message answers a call handing the turn over (the person's reply).
+      if (who !== 'user') who = 'agent';
     } else if (m.role === 'assistant') {
       const text = textWithPlaceholders(m.content).trim();
-      // A message that no tool call followed ends the turn: an answer unless it asks or proposes a step.
-      if (text) ends = !leavesStepOpen(text);
-      if (toolCallsOf(m).length || TEXT_ACTION.test(text)) ends = false;
+      const calls = toolCallsOf(m);
+      const handOver = calls.length === 1 && handOverOf(calls[0].name) !== undefined;
+      if ((calls.length && !handOver) || TEXT_ACTION.test(text)) {
+        who = 'agent';
+        finalText = undefined;
+      } else if (text || handOver) {
+        who = 'user';
+        finalText = text || calls[0]?.arguments || '';
+      }
     }
   }
-  return ends;
+  return { who, finalText };
+}
+
+/** Whether the person typed a request in `after` (the messages kept after the span). */
+function typedAfter(after: readonly ContextItem[]): boolean {
+  return after.some((it) => it.kind !== 'summary' && typedRequestOf(it) !== undefined);
+}
+
+/** Suffix of an open failure left when an earlier turn ended (see {@link failuresBeforeLatestRequest}). */
+const EARLIER_TURN = ' (left when an earlier turn ended; a newer request came after it)';
+
+/**
+ * Which open ledger lines (`- open: …`) were left by an earlier turn: the failure's command or file
+ * failed only before the latest typed request (in the span `items`, or in `after`, which then makes
+ * every failure of the span an earlier turn's). The agent stopped and the person asked for something
+ * else: the failure is no next step of the latest request.
+ */
+function failuresBeforeLatestRequest(
+  items: readonly ContextItem[],
+  after: readonly ContextItem[],
+  actions: readonly Action[],
+): (openLine: string) => boolean {
+  if (typedAfter(after)) return () => true;
+  let at = -1;
+  for (let i = items.length - 1; i >= 0 && at < 0; i--) {
+    const it = items[i];
+    if (it.kind !== 'summary' && it.message.role === 'user' && typedRequestOf(it) !== undefined) at = i;
+  }
+  if (at <= 0) return () => false;
+  let latest: Set<string> | undefined;
+  return (line) => {
+    if (latest === undefined) {
+      latest = new Set<string>();
+      const turn = actions.length ? actionsOf(items.slice(at)) : NO_ACTIONS;
+      for (const a of turn)
+        if (a.kind === 'command' && !a.ok) latest.add(commandKey(a.command));
+        else if (a.kind === 'file' && !a.ok) latest.add(a.path);
+    }
+    const cmd = /^- open: `([^`]+)`/.exec(line);
+    if (cmd) return !latest.has(cmd[1]);
+    const file = /^- open: (.+?): \S+ failed: /.exec(line);
+    return file
+      ? ![...latest].some((p) => p === file[1] || p.endsWith(`/${file[1]}`) || p.endsWith(`\\${file[1]}`))
+      : false;
+  };
 }
 
 /** Lines quoted for a focus, at most. */
@@ -276,6 +342,7 @@ export class ExtractiveSummarizer implements Summarizer {
       lastAssistant,
       lastAssistantEnds,
       lastAssistantClosed,
+      lastHandOver,
       lastCall,
       lastTaskList,
       lastVerify,
@@ -307,34 +374,46 @@ export class ExtractiveSummarizer implements Summarizer {
     if (lastTaskList) current.push(`- Latest plan or to-do list (verbatim): ${lastTaskList}`);
     else carry('- Latest plan');
     // Whether a step is finished is read from the structure, whatever the language: the agent's last
-    // message with no tool call after it (in the span, nor in the messages kept after it) ended its
-    // turn, so it is its answer; only a message that more tool calls followed is work in progress.
-    // Failures still open make a final answer the agent's claim, shown beside them.
-    const open = ledger.errors.filter((l) => l.startsWith('- open:'));
-    const closed = lastAssistant !== '' && lastAssistantClosed && !turnGoesOn(after);
+    // message with no tool call after it (in the span, nor in the messages kept after it), or one
+    // whose only call hands the turn to the person (a completion report, a plan, a question), ended
+    // its turn, so it is its answer; a message that more tool calls followed is work in progress,
+    // whatever it says (a report of a step done, an announcement of the next one).
+    // Only failures of the latest turn are the work's open state: one left when an earlier turn
+    // ended, after which the person typed a new request, is listed with its error, never the next step.
+    const earlierTurn = failuresBeforeLatestRequest(items, after, actions);
+    for (let k = 0; k < ledger.errors.length; k++) {
+      const l = ledger.errors[k];
+      if (l.startsWith('- open:') && !l.endsWith(EARLIER_TURN) && earlierTurn(l))
+        ledger.errors[k] = `${l}${EARLIER_TURN}`;
+    }
+    const open = ledger.errors.filter((l) => l.startsWith('- open:') && !l.endsWith(EARLIER_TURN));
+    const closed = lastAssistant !== '' && lastAssistantClosed && !turnGoesOn(after, lastHandOver !== undefined);
     // The closing message answers the latest request (none was typed after it).
     const replied = closed && lastAssistantEnds;
-    const claimsDone = lastAssistant !== '' && reportsFinishedWork(lastAssistant);
-    // A final message that asks the user something or proposes a step waits for the user's word.
-    const asks = replied && !claimsDone && leavesStepOpen(lastAssistant);
-    const finished = (claimsDone || (replied && !asks)) && open.length === 0;
+    const claimsDone =
+      closed && lastHandOver !== 'plan' && lastHandOver !== 'question' && reportsFinishedWork(lastAssistant);
+    // A final message that asks the user something or proposes a step, a plan awaiting approval or a
+    // question asked by a tool, waits for the user's word.
+    const asks =
+      replied &&
+      (lastHandOver === 'plan' || lastHandOver === 'question' || (!claimsDone && leavesStepOpen(lastAssistant)));
     // A final message that replies to a question is an answer.
     const answered = replied && latestRequest !== undefined && asksQuestion(latestRequest) && !asks;
     const quoted = `"${clip(lastAssistant, 600)}"`;
     if (lastAssistant)
       current.push(
-        !closed && !claimsDone
+        !closed
           ? `- In progress (the agent's last message here; tool calls followed it): ${quoted}`
-          : open.length
-            ? `- The agent ${claimsDone ? 'reported done' : 'ended its turn'}, but these failed and were not fixed: ${openNames(open)}. Its last message here: ${quoted}`
-            : closed && !lastAssistantEnds
-              ? `- Answered an earlier request (the agent's final message of that turn; a newer request came after it): ${quoted}`
-              : claimsDone
-                ? `- Work completed (the agent's last message here reports it done): ${quoted}`
-                : answered
-                  ? `- Answered (the agent's last message here, its reply to the latest request): ${quoted}`
-                  : asks
-                    ? `- Waiting for the user (the agent ended its turn with a question or a proposed step): ${quoted}`
+          : !lastAssistantEnds || typedAfter(after)
+            ? `- Answered an earlier request (the agent's final message of that turn; a newer request came after it): ${quoted}`
+            : open.length
+              ? `- The agent ${claimsDone ? 'reported done' : 'ended its turn'}, but these failed and were not fixed: ${openNames(open)}. Its last message here: ${quoted}`
+              : asks
+                ? `- Waiting for the user (the agent ended its turn with ${lastHandOver === 'plan' ? 'a plan awaiting approval' : 'a question or a proposed step'}): ${quoted}`
+                : claimsDone
+                  ? `- Work completed (the agent's last message here reports it done): ${quoted}`
+                  : answered
+                    ? `- Answered (the agent's last message here, its reply to the latest request): ${quoted}`
                     : `- Work completed (the agent's final message of its turn, its answer; no tool call followed): ${quoted}`,
       );
     if (ledger.edited.length)
@@ -365,13 +444,24 @@ export class ExtractiveSummarizer implements Summarizer {
     if (lastCommandError && stillOpen) current.push(`- Latest error line in command output ${lastCommandError}`);
     else if (!lastCommandError && (open.length > 0 || !actions.some((a) => a.kind === 'command')))
       carry('- Latest error line in command output');
+    // One reading of who moves next, for the current-work line above and this one alike: when the
+    // agent's turn ended (nothing after its final message in the context), the person's.
+    const turn = turnAtEnd(closed, replied, after);
+    const waits =
+      turn.finalText === undefined ? asks : leavesStepOpen(turn.finalText) && !reportsFinishedWork(turn.finalText);
     current.push(
       `- Next step: ${
-        open.length
-          ? `resolve ${open.at(-1)!.slice('- open: '.length)}`
-          : answeredAtEnd((finished || answered) && lastAssistantEnds, after)
-            ? "the user's (the latest request appears done: the agent's last message reports it finished)"
+        turn.who === 'agent'
+          ? open.length
+            ? `resolve ${open.at(-1)!.slice('- open: '.length)}`
             : 'continue with the latest request'
+          : turn.who === 'newer request'
+            ? 'continue with the latest request'
+            : open.length
+              ? `the user's (the agent ended its turn with failures not fixed: ${openNames(open)})`
+              : waits
+                ? "the user's (the agent ended its turn waiting for the user's answer or approval)"
+                : "the user's (the latest request appears done: the agent's last message reports it finished)"
       }`,
     );
     if (latestRequest)

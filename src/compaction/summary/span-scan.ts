@@ -17,6 +17,7 @@ import { quoteSummary } from './quoted-summary';
 import { LEDGER, OLD_FILES_HEADING, VERIFY } from './ledger/ledger';
 import { expandRoots, parseRootsLine, type PathRoots } from './ledger/path-root';
 import { NameTally, namesFromLines, namesOfMessage } from './identifiers/worked-names';
+import { parseJsonObject } from '../../format/json';
 
 /** Section headings shared by every summarizer's notes. */
 export const SECTIONS = {
@@ -45,6 +46,32 @@ const MAX_NAMES = 600;
 const SHELL_CALL = /bash|shell|command|exec|terminal|^run|powershell|^python$/i;
 /** An action a text-parsed agent (SWE-agent) writes in its message: a tool call without the structure. */
 export const TEXT_ACTION = /<function=[\w.-]+>/;
+/**
+ * Tools that hand the turn to the person (Cline's `attempt_completion`, `plan_mode_respond` and
+ * `ask_followup_question`, Claude Code's `AskUserQuestion` and `ExitPlanMode`): the call is the agent's
+ * answer, plan or question, after which it waits for the person's word, as after a message with no
+ * tool call. Which of the three it is: {@link handOverOf}.
+ */
+export const HAND_OVER_TOOL =
+  /^(?:attempt_completion|plan_mode_respond|ask_followup_question|ask_?user(?:_?question)?|AskUserQuestion|ExitPlanMode|exit_plan_mode)$/i;
+
+/** What a hand-over call ({@link HAND_OVER_TOOL}) hands over: a report of finished work, a plan awaiting approval, a question. */
+export type HandOver = 'completion' | 'plan' | 'question';
+
+/** The kind of a hand-over tool `name`; undefined for any other tool. */
+export function handOverOf(name: string): HandOver | undefined {
+  if (!HAND_OVER_TOOL.test(name)) return undefined;
+  return /completion/i.test(name) ? 'completion' : /plan/i.test(name) ? 'plan' : 'question';
+}
+
+/** The words a hand-over call hands over (its result, response, question or plan argument); '' when none. */
+function handOverText(args: string): string {
+  const v = parseJsonObject(args);
+  for (const k of ['result', 'response', 'question', 'plan', 'message', 'text'])
+    if (v && typeof v[k] === 'string' && v[k].trim()) return v[k].trim();
+  return '';
+}
+
 const TASK_LIST_TOOL = /todo|task_?list|task_?tracker|update_?plan|^plan$/i;
 
 /** Splits earlier notes into their sections (lines under each `## ` heading). */
@@ -109,6 +136,8 @@ export interface SpanReading {
    * call (or a SWE-agent `<function=…>` action written in text) came after it.
    */
   lastAssistantClosed: boolean;
+  /** The agent's last message handed the turn over by a tool ({@link HAND_OVER_TOOL}): what it handed over. */
+  lastHandOver: HandOver | undefined;
   lastCall: string | undefined;
   lastTaskList: string | undefined;
   lastVerify: string | undefined;
@@ -138,6 +167,7 @@ export class SpanScan {
   private lastAssistant = '';
   private lastAssistantEnds = false;
   private lastAssistantClosed = false;
+  private lastHandOver: HandOver | undefined;
   private lastTaskList: string | undefined;
   private carriedCurrent: string[] = [];
   // Named folders the ledger's paths are written from: the first earlier summary's, more chosen later.
@@ -186,8 +216,19 @@ export class SpanScan {
       }
       // An action written in the text (SWE-agent) is a tool call too: its observation follows.
       if (TEXT_ACTION.test(text)) this.lastAssistantEnds = this.lastAssistantClosed = false;
-      for (const c of toolCallsOf(m)) {
-        this.lastAssistantEnds = this.lastAssistantClosed = false;
+      const calls = toolCallsOf(m);
+      // A lone call that hands the turn over ends it, as a message with no tool call does: its words are the agent's last message.
+      const handOver = calls.length === 1 ? handOverOf(calls[0].name) : undefined;
+      if (calls.length || facts.trimmed) this.lastHandOver = handOver;
+      if (handOver) {
+        const words = facts.trimmed || handOverText(calls[0].arguments);
+        if (words) {
+          this.lastAssistant = clip(words, 4000);
+          this.lastAssistantEnds = this.lastAssistantClosed = true;
+        }
+      }
+      for (const c of calls) {
+        if (!handOver) this.lastAssistantEnds = this.lastAssistantClosed = false;
         this.calls.set(c.id, c);
         this.lastCallOf = c;
         if (TASK_LIST_TOOL.test(c.name))
@@ -296,6 +337,7 @@ export class SpanScan {
       lastAssistant: this.lastAssistant,
       lastAssistantEnds: this.lastAssistantEnds,
       lastAssistantClosed: this.lastAssistantClosed,
+      lastHandOver: this.lastHandOver,
       lastCall,
       lastTaskList: this.lastTaskList,
       lastVerify,

@@ -17,7 +17,14 @@
 import type { Action, FileOp } from './actions';
 import { fullPath, NO_ROOTS, shortPath, type PathRoots } from './path-root';
 import { commandKey, LedgerFold } from './ledger-fold';
-import { chainTailTarget, commandTarget, isCheckCommand, LaterPaths, namedFiles } from '../../retention/errors';
+import {
+  commandTarget,
+  isCheckCommand,
+  LaterPaths,
+  LaterSuccesses,
+  namedFiles,
+  type CommandFix,
+} from '../../retention/errors';
 import { pathKey } from '../../retention/files';
 
 /** The files section's heading in summaries written before it was named "Files changed" (still read when folded in). */
@@ -139,15 +146,13 @@ export function buildLedger(
   // this summary is not failing: its latest outcome decides.
   const passedLater = new Set<string>();
   for (const a of later) if (a.kind === 'command' && a.ok) passedLater.add(commandKey(a.command));
-  // A command whose last run here failed while the same command (same target, other values or display options) passed
-  // after it is fixed, as the errors section says: the newest passing run of each target.
-  const passedTarget = new Map<string, { at: number; key: string }>();
-  actions.forEach((a, i) => {
-    if (a.kind === 'command' && a.ok) passedTarget.set(commandTarget(a.command), { at: i, key: commandKey(a.command) });
-  });
-  for (const a of later)
-    if (a.kind === 'command' && a.ok)
-      passedTarget.set(commandTarget(a.command), { at: actions.length, key: commandKey(a.command) });
+  // Failures and their fixes, by the rules of the retention scorecard (`retention/errors.ts`,
+  // `LaterSuccesses`), so that the summary and its scorecard count the same. Every "the first later
+  // action that…" question is answered from indexes built in one pass from the end, so the section
+  // costs time linear in the actions.
+  const all = later.length ? [...actions, ...later] : actions;
+  const next = laterIndexes(all);
+  const known = all.length;
   for (const [cmd, r] of [...runs].sort((a, b) => a[1].last - b[1].last)) {
     const status = r.answer
       ? `${r.answer}${r.answerExit !== undefined ? ` (exit ${r.answerExit})` : ''}`
@@ -155,25 +160,16 @@ export function buildLedger(
         ? 'ok'
         : passedLater.has(cmd)
           ? 'succeeded when run again in the steps kept after this summary'
-          : (fixedBy(
-              passedTarget.get(commandTarget(cmd)) ?? passedTarget.get(chainTailTarget(cmd) ?? '\u0000'),
-              r.last,
-              cmd,
-            ) ?? `failed${r.exit !== undefined ? ` (exit ${r.exit})` : ''}${r.error ? `: ${clipLine(r.error)}` : ''}`);
+          : (fixedBy(all, next.fixes[r.last], cmd) ??
+            `failed${r.exit !== undefined ? ` (exit ${r.exit})` : ''}${r.error ? `: ${clipLine(r.error)}` : ''}`);
     const history = r.runs > 1 ? ` (ran ${r.runs}×, ${r.failed} failed)` : '';
     commandLines.push(`- \`${cmd}\` → ${status}${history}`);
   }
 
-  // Failures and their fixes, by the rules of the retention scorecard (`retention/errors.ts`), so
-  // that the summary and its scorecard count the same: a failed command is fixed by a later success
-  // of the same command (same target: program, subcommand, target and options) or by a later
-  // edit of a file it names followed by a passing check; a failed change of a file by a later
-  // successful change of it. One line per failed target, its latest failure deciding. Every "the
-  // first later action that…" question is answered from indexes built in one pass from the end, so
-  // the section costs time linear in the actions.
-  const all = later.length ? [...actions, ...later] : actions;
-  const next = laterIndexes(all);
-  const known = all.length;
+  // A failed command is fixed by a later success that resolves it (the same command, the same one
+  // with options added, a workaround naming the same target, signed-in work after a failed sign-in)
+  // or by a later edit of a file it names followed by a passing check; a failed change of a file by a
+  // later successful change of it. One line per failed target, its latest failure deciding.
   const errors = new Map<string, { line: string; fixed: boolean }>();
   const put = (k: string, line: string, fixed: boolean) => {
     errors.delete(k);
@@ -191,8 +187,7 @@ export function buildLedger(
     }
     const edit = next.firstEditOf(namedFiles(l));
     const how =
-      (isCommand && (next.okTargets.has(k) || next.okTargets.has(chainTailTarget(about) ?? '\u0000'))) ||
-      (!isCommand && next.okEditPaths.has(fullPath(roots, about)))
+      (isCommand && next.successes.fixes(about)) || (!isCommand && next.okEditPaths.has(fullPath(roots, about)))
         ? 'it succeeded later'
         : edit < known && next.check[edit + 1] < known
           ? 'a file it names was edited, then a check passed'
@@ -215,9 +210,10 @@ export function buildLedger(
         // made in between are not said to have caused it.
         const fixes = again >= known && edited.kind === 'file' ? [rel(edited.to ?? edited.path)] : [];
         const passed = all[end] as Extract<Action, { kind: 'command' }>;
+        const fix = again < known ? next.fixes[i] : undefined;
         put(
           next.targets[i],
-          `- fixed: ${what} → ${fixes.length ? `after editing ${fixes.join(', ')}, ` : ''}\`${commandKey(passed.command)}\` passed${end >= actions.length ? ' (in the steps kept after this summary)' : ''}`,
+          `- fixed: ${what} → ${fixes.length ? `after editing ${fixes.join(', ')}, ` : ''}${fixWords(fix, commandKey(passed.command))}${end >= actions.length ? ' (in the steps kept after this summary)' : ''}`,
           true,
         );
       } else
@@ -249,10 +245,30 @@ export function movedPaths(actions: readonly Action[]): ReadonlyMap<string, stri
 }
 const movedCache = new WeakMap<readonly Action[], Map<string, string>>();
 
-/** "fixed: …" for a failed command whose target passed after its last run (`passed`), else undefined. */
-function fixedBy(passed: { at: number; key: string } | undefined, last: number, cmd: string): string | undefined {
-  if (!passed || passed.at <= last || passed.key === cmd) return undefined;
-  return `failed, then fixed: \`${passed.key}\` passed`;
+/**
+ * "failed, then fixed: …" for a failed command's last run that a later run resolved (`fix`, an index
+ * into `all`), else undefined (also when that run is the same command text: "ok" was its outcome).
+ */
+function fixedBy(all: readonly Action[], fix: CommandFix | undefined, cmd: string): string | undefined {
+  const passed = fix === undefined ? undefined : all[fix.at];
+  if (passed?.kind !== 'command') return undefined;
+  const key = commandKey(passed.command);
+  if (key === cmd) return undefined;
+  return `failed, then ${fix!.by === 'worked around' || fix!.by === 'signed in' ? 'resolved' : 'fixed'}: ${fixWords(fix, key)}`;
+}
+
+/** How a later run (`passed`, its command key) resolved a failed command, as the ledger words it. */
+function fixWords(fix: CommandFix | undefined, passed: string): string {
+  switch (fix?.by) {
+    case 'options added':
+      return `fixed by adding ${fix.added.join(' ')}: \`${passed}\` passed`;
+    case 'worked around':
+      return `worked around by \`${passed}\`, which succeeded`;
+    case 'signed in':
+      return `signed in later: \`${passed}\` succeeded`;
+    default:
+      return `\`${passed}\` passed`;
+  }
 }
 
 function clipLine(s: string): string {
@@ -275,8 +291,10 @@ function laterIndexes(actions: readonly Action[]) {
   const targets: string[] = new Array<string>(n);
   /** First index ≥ i of a passing check (`isCheckCommand`). */
   const check = new Int32Array(n + 2).fill(n);
-  /** For a command at i: first index > i of a passing run of the same target (`commandTarget`). */
+  /** For a command at i: first index > i of a passing run that resolves it (`LaterSuccesses`). */
   const sameTargetOk = new Int32Array(n).fill(n);
+  /** For a failed command at i: how that run resolved it. */
+  const fixes: Array<CommandFix | undefined> = new Array<CommandFix | undefined>(n);
   /** For a failed command at i: first index > i of a successful change of a file it names. */
   const namedEdit = new Int32Array(n).fill(n);
   /** For a file action at i: whether a later successful change of the same path exists. */
@@ -284,9 +302,8 @@ function laterIndexes(actions: readonly Action[]) {
   /** The first four distinct paths changed at or after i, with the index where each first appears. */
   const firstEdits: Array<Array<{ path: string; at: number }>> = new Array<Array<{ path: string; at: number }>>(n + 2);
   firstEdits[n] = firstEdits[n + 1] = [];
-  const okAt = new Map<string, number>();
+  const successes = new LaterSuccesses();
   const editedLater = new Set<string>();
-  const okTargets = new Set<string>();
   const okEditPaths = new Set<string>();
   const edits = new LaterPaths();
   for (let i = n - 1; i >= 0; i--) {
@@ -297,11 +314,14 @@ function laterIndexes(actions: readonly Action[]) {
       keys[i] = commandKey(a.command);
       const target = commandTarget(a.command);
       targets[i] = target;
-      sameTargetOk[i] = okAt.get(target) ?? okAt.get(chainTailTarget(a.command) ?? '\u0000') ?? n;
+      if (!a.ok && !a.denied) {
+        const fix = successes.fix(a.command);
+        fixes[i] = fix;
+        sameTargetOk[i] = fix?.at ?? n;
+      }
       if (a.named?.length) namedEdit[i] = edits.first('', a.named) ?? n;
       if (a.ok) {
-        okAt.set(target, i);
-        okTargets.add(target);
+        successes.add(a.command, i);
         if (isCheckCommand(a.command)) check[i] = i;
       }
     } else if (a.kind === 'file') {
@@ -323,7 +343,9 @@ function laterIndexes(actions: readonly Action[]) {
     namedEdit,
     editPathAfter,
     firstEdits,
-    okTargets,
+    fixes,
+    /** Successes of all the actions: whether one resolves a failed command (a carried line's). */
+    successes,
     okEditPaths,
     /** Index of the first successful change of one of `paths` (path keys); `n` when none. */
     firstEditOf: (paths: readonly string[]) => (paths.length ? (edits.first('', paths) ?? n) : n),

@@ -1,0 +1,230 @@
+/**
+ * Finished work never reads as open or as the next step, in the summary and its scorecard alike, in
+ * several recording formats: a failure reached by another run later (the same command with options
+ * added, a global option before the subcommand, another program naming the same URL, signed-in work
+ * after a failed sign-in) is fixed; a failure left when an earlier turn ended is no next step; a
+ * message that tool calls followed is in progress whatever it says; a plan or a question handed over
+ * by a tool waits for the user; and the current-work line and the next step never disagree.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { WRITERS, summaryOf, type Step } from '../support/recordings';
+import { importTranscriptTextSync } from '../../src/transcripts';
+import { itemsFromEntries } from '../../src/compaction/context';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
+import { errorSignatures } from '../../src/compaction/retention/errors';
+
+const filler = (n: number) => 'lorem ipsum dolor sit amet '.repeat(n);
+const FORMATS = ['claude-code', 'codex', 'cline'] as const;
+
+/** The notes of the whole recording (nothing kept after them) and its error signatures. */
+function notesAndErrors(format: keyof typeof WRITERS, steps: Step[]) {
+  const { write, file } = WRITERS[format];
+  const entries = importTranscriptTextSync(write(steps), file).entries;
+  const summary = new ExtractiveSummarizer((t) => Math.ceil(t.length / 4)).notes(itemsFromEntries(entries), 6000);
+  return { summary, errors: errorSignatures(entries, 0, entries.length) };
+}
+
+const PEER = 'npm ERR! ERESOLVE unable to resolve dependency tree\nnpm ERR! peer react@"^18" from next-auth@5.0.0';
+
+for (const format of FORMATS) {
+  test(`${format}: a failed run is fixed by a later run of it with options added, not by one with other options`, () => {
+    const { summary, errors } = notesAndErrors(format, [
+      { user: 'add next-auth and switch the database to IAM sign-in' },
+      { tool: 'bash', command: 'npm install next-auth@beta bcryptjs', output: PEER, ok: false },
+      { tool: 'bash', command: 'npm install next-auth@beta bcryptjs --legacy-peer-deps', output: 'added 12 packages' },
+      {
+        tool: 'bash',
+        command: 'gcloud sql instances patch db1 --assign-ip',
+        output: 'ERROR: (gcloud.sql.instances.patch) HTTPError 400: Organization Policy check failure',
+        ok: false,
+      },
+      {
+        tool: 'bash',
+        command: 'gcloud sql instances patch db1 --database-flags=cloudsql.iam_authentication=on',
+        output: 'Patching Cloud SQL instance...done.',
+      },
+      { tool: 'bash', command: 'terraform plan', output: 'Error: No configuration files', ok: false },
+      { tool: 'bash', command: 'terraform -chdir=infra plan -out=tfplan', output: 'Plan: 14 to add, 0 to change' },
+      { say: `Installed next-auth with --legacy-peer-deps; the plan runs from infra/. ${filler(20)}` },
+      { tool: 'read', path: 'infra/main.tf', output: `resource "x" {}\n${filler(20)}` },
+    ]);
+    assert.match(
+      summary,
+      /^- fixed: `npm install next-auth@beta bcryptjs` failed[^\n]*fixed by adding --legacy-peer-deps/m,
+      summary,
+    );
+    assert.match(summary, /^- fixed: `terraform plan` failed[^\n]*fixed by adding -chdir -out/m, summary);
+    assert.match(summary, /^- open: `gcloud sql instances patch db1 --assign-ip`/m, summary);
+    assert.doesNotMatch(summary, /^- open: `(?:npm install|terraform)/m, summary);
+    const state = (prefix: string) => errors.find((e) => e.key.startsWith(prefix))?.state;
+    assert.equal(state('npm install'), 'resolved');
+    assert.equal(state('terraform plan'), 'resolved');
+    assert.equal(state('gcloud sql instances patch db1 --assign-ip'), 'open');
+  });
+
+  test(`${format}: a failed action is worked around by another program naming the same URL; a failed sign-in by signed-in work`, () => {
+    const { summary, errors } = notesAndErrors(format, [
+      { user: 'create the media bucket and list the projects' },
+      {
+        tool: 'bash',
+        command: 'gsutil mb -p media-dev-1 -l us-central1 gs://media-dev-bucket/',
+        output: 'ERROR: (gsutil) Unable to read file [C:\\SDK\\platform\\gsutil\\VERSION]: Permission denied',
+        ok: false,
+      },
+      {
+        tool: 'bash',
+        command: 'gcloud storage buckets create gs://media-dev-bucket --project=media-dev-1 --location=us-central1',
+        output: 'Creating gs://media-dev-bucket/...',
+      },
+      {
+        tool: 'bash',
+        command: 'gcloud auth login --no-launch-browser',
+        output: 'ERROR: gcloud crashed (EOFError): EOF when reading a line',
+        ok: false,
+      },
+      { user: 'I signed in myself in my own terminal, go ahead with the listing' },
+      { tool: 'bash', command: 'gcloud projects list --format=json', output: '[{"projectId": "media-dev-1"}]' },
+      // Another failure whose resource only a removal names later: not worked around.
+      {
+        tool: 'bash',
+        command: 'mkdir /srv/media/cache',
+        output: 'mkdir: cannot create directory: Permission denied',
+        ok: false,
+      },
+      { tool: 'bash', command: 'rm -rf /srv/media/cache', output: '' },
+      { tool: 'read', path: 'README.md', output: `# Media\n${filler(20)}` },
+    ]);
+    assert.match(summary, /^- fixed: `gsutil mb[^\n]*worked around by `gcloud storage buckets create/m, summary);
+    assert.match(summary, /^- fixed: `gcloud auth login --no-launch-browser`[^\n]*signed in later/m, summary);
+    assert.match(summary, /^- open: `mkdir \/srv\/media\/cache`/m, summary);
+    const state = (prefix: string) => errors.find((e) => e.key.startsWith(prefix))?.state;
+    assert.equal(state('gsutil mb'), 'resolved');
+    assert.equal(state('gcloud auth login'), 'resolved');
+    assert.equal(state('mkdir'), 'open');
+  });
+
+  test(`${format}: a failure left when an earlier turn ended is listed, never the next step`, () => {
+    const { summary } = notesAndErrors(format, [
+      { user: 'deploy the worker to the staging cluster' },
+      {
+        tool: 'bash',
+        command: 'kubectl apply -f deploy/worker.yaml',
+        output: 'error: You must be logged in to the server (Unauthorized)',
+        ok: false,
+      },
+      { say: `I could not deploy: the cluster refuses the credentials. ${filler(20)}` },
+      { user: 'leave the deployment for now and write the README section on configuration' },
+      { tool: 'write', path: 'README.md', content: `# Worker\n## Configuration\n${filler(20)}` },
+      { tool: 'read', path: 'src/config.ts', output: `export const config = {};\n${filler(20)}` },
+    ]);
+    assert.match(
+      summary,
+      /^- open: `kubectl apply -f deploy\/worker\.yaml`[^\n]*left when an earlier turn ended/m,
+      summary,
+    );
+    assert.doesNotMatch(summary, /Next step: resolve/, summary);
+    assert.match(summary, /Next step: continue with the latest request/, summary);
+  });
+
+  test(`${format}: a message that tool calls followed is in progress, even when it reports a step done`, () => {
+    const { summary } = notesAndErrors(format, [
+      { user: 'update the config and run the tests' },
+      { tool: 'edit', path: 'src/config.ts', old: 'retries: 1', new: 'retries: 3' },
+      { say: 'Updated the config: retries are now 3.' },
+      { tool: 'bash', command: 'npm test', output: `PASS test/config.test.ts\n${filler(10)}` },
+    ]);
+    assert.match(
+      summary,
+      /- In progress \(the agent's last message here; tool calls followed it\): "Updated the config/,
+      summary,
+    );
+    assert.doesNotMatch(summary, /Work completed|reported done/, summary);
+    assert.match(summary, /Next step: continue with the latest request/, summary);
+  });
+}
+
+/** Appends a hand-over call (a plan awaiting approval) to a recording, in Cline's and Claude Code's own shapes. */
+function withPlan(format: 'cline' | 'claude-code', text: string, plan: string): string {
+  if (format === 'cline') {
+    const msgs = JSON.parse(text) as unknown[];
+    msgs.push({
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'I reviewed the configuration.' },
+        { type: 'tool_use', id: 'plan1', name: 'plan_mode_respond', input: { response: plan } },
+      ],
+    });
+    return JSON.stringify(msgs);
+  }
+  const lines = text.split('\n');
+  const last = JSON.parse(lines.at(-1)!) as { uuid: string };
+  lines.push(
+    JSON.stringify({
+      sessionId: 's1',
+      cwd: '/w',
+      version: '2.1.0',
+      isSidechain: false,
+      timestamp: '2026-01-01T00:00:00.000Z',
+      type: 'assistant',
+      uuid: 'plan',
+      parentUuid: last.uuid,
+      message: {
+        role: 'assistant',
+        id: 'rplan',
+        model: 'claude-x',
+        content: [{ type: 'tool_use', id: 'plan1', name: 'ExitPlanMode', input: { plan } }],
+      },
+    }),
+  );
+  return lines.join('\n');
+}
+
+for (const format of ['cline', 'claude-code'] as const) {
+  test(`${format}: a plan handed over for approval waits for the user; it is never work completed`, () => {
+    const { write, file } = WRITERS[format];
+    const steps: Step[] = [
+      { user: 'plan the deployment of phase 4' },
+      {
+        tool: 'read',
+        path: 'terraform/main.tf',
+        output: `resource "google_cloud_run_service" "app" {}\n${filler(20)}`,
+      },
+    ];
+    const plan =
+      'Great news! The configuration is already set up and configured. Plan: 1. run terraform apply 2. verify the service.';
+    const entries = importTranscriptTextSync(withPlan(format, write(steps), plan), file).entries;
+    const summary = new ExtractiveSummarizer((t) => Math.ceil(t.length / 4)).notes(itemsFromEntries(entries), 6000);
+    assert.match(summary, /- Waiting for the user \(the agent ended its turn with a plan awaiting approval\)/, summary);
+    assert.match(
+      summary,
+      /Next step: the user's \(the agent ended its turn waiting for the user's answer or approval\)/,
+      summary,
+    );
+    assert.doesNotMatch(summary, /Work completed|reported done|In progress/, summary);
+  });
+}
+
+for (const [format, { write, file }] of Object.entries(WRITERS)) {
+  test(`${format}: the current-work line and the next step agree on who moves next`, async () => {
+    const base: Step[] = [
+      { user: 'add the changelog entry for the ADR index' },
+      { tool: 'write', path: 'CHANGELOG.md', content: `# Changelog\n- ADR index\n${filler(40)}` },
+      { say: `Done. Added the ADR index entry to CHANGELOG.md. ${filler(200)}` },
+    ];
+    for (const steps of [
+      base,
+      [...base, { user: 'now add the release date to the changelog heading' } as Step],
+      [
+        ...base,
+        { user: 'now add the release date to the changelog heading' } as Step,
+        { say: 'Added the date.' } as Step,
+      ],
+    ]) {
+      const { summary } = await summaryOf(write(steps), file);
+      if (/^- Work completed/m.test(summary)) assert.match(summary, /Next step: the user's/, summary);
+      if (/Next step: continue with the latest request/.test(summary))
+        assert.doesNotMatch(summary, /^- Work completed/m, summary);
+    }
+  });
+}
