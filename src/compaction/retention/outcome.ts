@@ -39,13 +39,14 @@ export interface RunVerdict {
   /** The person refused the call: it did not run ({@link isDenial}); `failed` is false. */
   denied?: true;
   /** A probe's negative answer ("no match", "not found", "differs"); `failed` is false. */
-  answer?: 'no match' | 'not found' | 'differs';
+  answer?: 'no match' | 'no match, or an earlier part failed' | 'not found' | 'differs';
 }
 
 /** How a collapsed tool result's record opens (`rewrite/collapse.ts`). */
 const COLLAPSED = '[tool result collapsed] ';
 /** The outcome a collapsed record states after its tool and arguments. */
-const COLLAPSED_STATE = / → (error|denied by the user|ok(?: \((no match|not found|differs)\))?), \d+ characters?, /g;
+const COLLAPSED_STATE =
+  / → (error|denied by the user|ok(?: \((no match(?:, or an earlier part failed)?|not found|differs)\))?), \d+ characters?, /g;
 
 /**
  * The verdict a collapsed tool result's one-line record states (`[tool result collapsed] NAME ARGS →
@@ -180,8 +181,32 @@ export function probeAnswer(
   if (telling.length > 0 || (exit === 2 && !notFound)) return undefined;
   if (exit === undefined && recorded !== false && !notFound) return undefined;
   if (notFound) return 'not found';
-  const last = program(commandSegments(command).at(-1) ?? '');
-  return /^(?:diff|cmp|git\s+diff)\b/.test(last) ? 'differs' : 'no match';
+  const segments = commandSegments(command);
+  const last = program(segments.at(-1) ?? '');
+  if (/^(?:diff|cmp|git\s+diff)\b/.test(last)) return 'differs';
+  // Only `&&` passes an earlier step's failure on as the chain's status (after `;` the last step's decides).
+  const chained = unquoted(command).includes('&&');
+  return !chained || ranBefore(segments.slice(0, -1), head) ? 'no match' : 'no match, or an earlier part failed';
+}
+
+/**
+ * Whether the output shows that the segments before a chain's last one ran: true when each only
+ * shows content, probes or echoes, or is a version query whose version the output's first line
+ * prints. Another step (`pnpm install && grep x log`) that exits 1 stops the chain with the same
+ * status as a search that found nothing: the exit status alone cannot tell which one it was.
+ */
+function ranBefore(before: readonly string[], output: string): boolean {
+  // The first printed line, past a status line the recording adds (Claude Code's "Exit code 1").
+  const first =
+    output
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l && !/^(?:Exit code|exit(?:ed)? (?:with )?(?:code|status))\b/i.test(l)) ?? '';
+  return before.every((segment) => {
+    const p = program(segment);
+    if (/^(cd|pushd|popd|echo|printf)\b/i.test(p) || SHOW_PROGRAM.test(p) || PROBE_PROGRAM.test(p)) return true;
+    return /^\S+\s+(?:-{1,2}version|-v)\b/.test(p) && /^v?\d+\.\d+/.test(first.trim());
+  });
 }
 
 /**
