@@ -55,7 +55,8 @@ export interface ItemsMessage {
 export interface RunMessage {
   type: 'run';
   job: number;
-  order: number[];
+  /** Transferred, not copied: one number per item of the context. */
+  order: Uint32Array;
   encoding: EncodingName;
   tools: ToolSchema[] | undefined;
   options: WorkerCompactionOptions;

@@ -39,7 +39,7 @@ function meterFor(encoding: EncodingName): { meter: TokenMeter; extractive: Extr
 }
 
 /** The job's items in order, and `held` cut down to them (what the host now believes the worker has). */
-function itemsOf(order: readonly number[]): ContextItem[] {
+function itemsOf(order: ArrayLike<number>): ContextItem[] {
   const items: ContextItem[] = new Array<ContextItem>(order.length);
   const kept = new Map<number, ContextItem>();
   for (let k = 0; k < order.length; k++) {
