@@ -225,7 +225,8 @@ test("the worker reads what the recording says of each message: a tool's success
   const inWorker = await prepareOffThread(input, { mode: 'worker' });
   assert.equal(normalized(inWorker), normalized(inline));
   const summary = 'checkpoints' in inline ? inline.checkpoints.map((c) => c.summary ?? '').join('\n') : '';
-  assert.match(summary, /failed and were not fixed: `\.\/deploy\.sh --env staging`/, 'the recorded failure is read');
+  // The deploy's flag says it failed, though its output reads well: it stays an open failure.
+  assert.match(summary, /^- open: `\.\/deploy\.sh --env staging`/m, 'the recorded failure is read');
   assert.doesNotMatch(summary, /readiness\.mjs[^\n]*(?:→ error|failed|not fixed)/, 'the recorded success is read');
   assert.doesNotMatch(summary, /Caveat: the messages below/, "the harness's text is no request");
 });
