@@ -220,9 +220,18 @@ for (const [format, { write, file }] of Object.entries(WRITERS)) {
         { user: 'now add the release date to the changelog heading' } as Step,
         { say: 'Added the date.' } as Step,
       ],
+      [
+        { user: 'add the changelog entry for the ADR index and commit it' },
+        { say: `Writing the entry first. ${filler(200)}` },
+        { tool: 'write', path: 'CHANGELOG.md', content: `# Changelog\n- ADR index\n${filler(40)}` },
+        { tool: 'bash', command: 'git commit -am "docs: changelog"', output: '[main 1a2b3c4] docs: changelog' },
+        { say: 'Committed the changelog entry.' },
+      ] as Step[],
     ]) {
       const { summary } = await summaryOf(write(steps), file);
       if (/^- Work completed/m.test(summary)) assert.match(summary, /Next step: the user's/, summary);
+      if (/Next step: the user's/.test(summary))
+        assert.doesNotMatch(summary, /^- In progress \(the agent's last message here/m, summary);
       if (/Next step: continue with the latest request/.test(summary))
         assert.doesNotMatch(summary, /^- Work completed/m, summary);
     }

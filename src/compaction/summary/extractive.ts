@@ -400,10 +400,15 @@ export class ExtractiveSummarizer implements Summarizer {
     // A final message that replies to a question is an answer.
     const answered = replied && latestRequest !== undefined && asksQuestion(latestRequest) && !asks;
     const quoted = `"${clip(lastAssistant, 600)}"`;
+    // One reading of who moves next, for the current-work line and the next step alike: when the
+    // agent's turn ended (nothing after its final message in the context), the person's.
+    const turn = turnAtEnd(closed, replied, after);
     if (lastAssistant)
       current.push(
         !closed
-          ? `- In progress (the agent's last message here; tool calls followed it): ${quoted}`
+          ? turn.who === 'agent'
+            ? `- In progress (the agent's last message here; tool calls followed it): ${quoted}`
+            : `- In progress here (tool calls followed this message; the turn ended in the messages kept after this summary): ${quoted}`
           : !lastAssistantEnds || typedAfter(after)
             ? `- Answered an earlier request (the agent's final message of that turn; a newer request came after it): ${quoted}`
             : open.length
@@ -444,9 +449,6 @@ export class ExtractiveSummarizer implements Summarizer {
     if (lastCommandError && stillOpen) current.push(`- Latest error line in command output ${lastCommandError}`);
     else if (!lastCommandError && (open.length > 0 || !actions.some((a) => a.kind === 'command')))
       carry('- Latest error line in command output');
-    // One reading of who moves next, for the current-work line above and this one alike: when the
-    // agent's turn ended (nothing after its final message in the context), the person's.
-    const turn = turnAtEnd(closed, replied, after);
     const waits =
       turn.finalText === undefined ? asks : leavesStepOpen(turn.finalText) && !reportsFinishedWork(turn.finalText);
     current.push(
