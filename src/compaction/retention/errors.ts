@@ -249,8 +249,11 @@ const CHECK_RUN =
 /** Subcommand words of a command that only reads state: a success of one does no failed action's work. */
 const READ_ONLY_WORD =
   /^(?:list|ls|describe|get|show|status|info|view|inspect|logs?|cat|version|help|whoami|search|find|print-[\w-]+|check|validate|history)$/i;
-/** Words of a sign-in command (`gcloud auth login`, `az login`, `npm login`, `gh auth login`). */
-const SIGN_IN_WORD = /^(?:login|signin|sign-in|authenticate|auth)$/i;
+/**
+ * Words of a sign-in command (`gcloud auth login`, `az login`, `npm login`, `gh auth login`); `auth`
+ * alone is not one (`gcloud auth revoke`, `gh auth status`).
+ */
+const SIGN_IN_WORD = /^(?:login|signin|sign-in|authenticate)$/i;
 /** Words of a command that signs in, sets configuration or reports a version: its success shows no signed-in work. */
 const NOT_SIGNED_IN_WORK =
   /^(?:auth|login|logout|signin|sign-in|config|configure|version|--version|-v|help|--help|-h|info)$/i;
