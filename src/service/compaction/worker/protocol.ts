@@ -360,31 +360,45 @@ async function listOf(runs: RefRuns, { items, sent, made, steps }: Numbered): Pr
   return out;
 }
 
-/** Fills in the ids of made items sent without them (the caller's own id strings, in order), in slices. */
-async function fillCovers(
-  covers: ReadonlyArray<RefRuns | null>,
-  { items, sent, made, steps }: Numbered,
-): Promise<void> {
+/**
+ * Fills in the ids of made items sent without them (the caller's own id strings, in order), in
+ * slices. Each list is made at its full length at once: grown by pushes, a list of 300k ids is
+ * copied over and over, garbage the collector then stops the thread for.
+ */
+async function fillCovers(covers: ReadonlyArray<RefRuns | null>, numbered: Numbered): Promise<void> {
+  const { items, sent, made, steps } = numbered;
   for (let k = 0; k < made.length; k++) {
     const runs = covers[k];
     if (!runs) continue;
-    const into = made[k].covers;
+    let length = 0;
+    for (let r = 0; r < runs.length; r += 2) {
+      const end = runs[r] + runs[r + 1];
+      if (end > sent) throw new Error(`compaction worker: item ${end - 1} is not one of the ${sent} items sent`);
+      for (let ref = runs[r]; ref < end; ref++) length += items[ref].covers.length;
+    }
+    const ids = new Array<string>(length);
+    let at = 0;
     for (let r = 0; r < runs.length; r += 2)
       for (let ref = runs[r], end = ref + runs[r + 1]; ref < end; ref++) {
         await steps.next();
-        if (ref >= sent) throw new Error(`compaction worker: item ${ref} is not one of the ${sent} items sent`);
         const own = items[ref].covers;
-        for (let j = 0; j < own.length; j++) into.push(own[j]);
+        for (let j = 0; j < own.length; j++) ids[at++] = own[j];
       }
+    // The same field: the item's fields keep their order (its stored text depends on it).
+    made[k].covers = ids;
   }
 }
 
-/** `coveredIds(list)`, in slices. */
+/** `coveredIds(list)`, in slices; the list made at its full length at once (see {@link fillCovers}). */
 async function idsOf(list: readonly ContextItem[], { steps }: Numbered): Promise<string[]> {
-  const out: string[] = [];
+  let length = 0;
+  for (let k = 0; k < list.length; k++) length += list[k].covers.length;
+  const out = new Array<string>(length);
+  let at = 0;
   for (let k = 0; k < list.length; k++) {
     await steps.next();
-    for (const id of list[k].covers) out.push(id);
+    const covers = list[k].covers;
+    for (let j = 0; j < covers.length; j++) out[at++] = covers[j];
   }
   return out;
 }
