@@ -17,11 +17,14 @@ const KEYWORDS = new Set(
 /** A name distinctive enough to stand for code: camelCase, PascalCase (5+ characters), snake_case or SCREAMING_CASE. */
 function distinctive(n: string): boolean {
   // Ids and hashes (`toolu_01Sue…`, `a1b2c3d4`) are not code names.
-  if (n.length < 4 || KEYWORDS.has(n) || /\d{3,}/.test(n)) return false;
+  if (n.length < 4 || KEYWORDS.has(n) || /\d{3,}/.test(n) || PLACEHOLDER.test(n)) return false;
   return (
     /[a-z][A-Z]/.test(n) || /[A-Za-z0-9]_[A-Za-z0-9]/.test(n) || /^_[a-z]\w{3,}/.test(n) || /^[A-Z][a-z]{4,}$/.test(n)
   );
 }
+
+/** Placeholders stand for a value, they name no code (`YOUR_API_KEY_HERE`, `AIza_REDACTED_KEY`). */
+const PLACEHOLDER = /REDACTED|PLACEHOLDER|^YOUR_|_HERE$|^(?:EXAMPLE|SAMPLE|DUMMY)_|^x{3,}/i;
 
 const FORMS: RegExp[] = [
   // called: name(  or obj.name(  — the parenthesis right after the name: prose puts a space before

@@ -205,6 +205,8 @@ const ERROR_LINE_RE =
 export function extractIdentifiers(text: string): string[] {
   const candidates: Candidate[] = [];
   const push = (start: number, raw: string): void => {
+    // A match that touches a clip's edge (`…`, the clip marker) may be cut mid-word: no identifier.
+    if (atClipEdge(text, start, start + raw.length)) return;
     const value = tidy(raw);
     if (value.length > 0) candidates.push({ start, value });
   };
@@ -241,10 +243,16 @@ export function extractIdentifiers(text: string): string[] {
 
   for (const m of masked.matchAll(PATH_RE)) {
     const path = trimTrailingPunctuation(m[0]);
+    // A piece of a path built from parts (`${dir}/a.ts`, `app/[id]/page.tsx`, `src/*.ts`) is not the path.
+    if (PIECE_BEFORE.test(masked.charAt(m.index - 1)) || PIECE_AFTER.test(masked.charAt(m.index + m[0].length)))
+      continue;
     // `dir/` and `dir` are one identifier; the bare form is found inside either.
-    if (looksLikePath(path)) push(m.index, path.length > 1 ? path.replace(/\/+$/, '') : path);
+    if (looksLikePath(path) && !examplePath(path)) push(m.index, path.length > 1 ? path.replace(/\/+$/, '') : path);
   }
-  for (const m of masked.matchAll(WINDOWS_PATH_RE)) push(m.index, trimTrailingPunctuation(m[0]));
+  for (const m of masked.matchAll(WINDOWS_PATH_RE)) {
+    const path = trimTrailingPunctuation(m[0]);
+    if (!examplePath(path)) push(m.index, path);
+  }
   for (const m of masked.matchAll(FILE_NAME_RE)) {
     const ext = (m[1] ?? '').toLowerCase();
     if (FILE_EXTENSIONS.has(ext)) push(m.index, m[0]);
@@ -275,7 +283,7 @@ function isOneCommand(command: string): boolean {
  * `} catch (error) {`, `-- ERROR: …` in SQL, "The user reported an error…"), not an error report.
  */
 const NOT_AN_ERROR_REPORT =
-  /^(?:[-+]\s*)?(?:[})\]]|\\?["'`]|(?:const|let|var|return|throw|catch|if|else|elif|except|raise|def|function|import|export|from|await|async|print|echo|log|logger|console|stderr|stdout|process|self|this|alert|set[A-Z]\w*|res|req|expect|assert)\b|\/\/|#|--|\*)|;\s*$|\{\s*$|^(?:[-*]\s+)?(?:the user|user|i|i'm|i'll|we|let me|now|this|that|it|they|he|she)\b/i;
+  /^(?:[-+]\s*)?(?:[})\]]|\\?["'`]|(?:const|let|var|return|throw|catch|if|else|elif|except|raise|def|function|import|export|from|await|async|print|echo|log|logger|console|stderr|stdout|process|self|this|alert|set[A-Z]\w*|res|req|expect|assert)\b|\/\/|#|--|\*)|[;,]\s*$|\{\s*$|^(?:[-*]\s+|\d+[.)]\s+)?(?:the user|user|i|i'm|i'll|we|let me|let's|let us|next|first|then|now|this|that|it|they|he|she)\b/i;
 
 /**
  * The `path:line:` (or `path:line:column:`) prefix grep, rg and compilers put before a line they
@@ -405,6 +413,34 @@ function exceptionLines(lines: ReadonlyArray<{ text: string }>): Int32Array {
     if (!/^\s/.test(t) && t.trim().length > 0) next = i;
   }
   return out;
+}
+
+/** Characters before a path match that make it a piece of a longer one (a template, a route's `[id]`, a variable). */
+const PIECE_BEFORE = /[\]}$*>]/;
+/** Characters after a path match that make it a piece of a longer one. */
+const PIECE_AFTER = /[[{$*<]/;
+
+/**
+ * A path written as an example in instructions or docs, naming no file of the project:
+ * `/path/to/file`, `/abs/x`, `foo/bar`, `your-project/src`, `<dir>/x`, `C:\\path\\to\\x`.
+ */
+export function examplePath(p: string): boolean {
+  return EXAMPLE_SEGMENT.test(p);
+}
+const EXAMPLE_SEGMENT =
+  /(?:^|[\\/])(?:path[\\/]to|foo|bar|baz|qux|abs|your[-_][\w-]*|my[-_](?:project|app|repo)|some[-_]?(?:dir|file|path)|<[^>]*>)(?=[\\/.]|$)/i;
+
+/**
+ * Whether `[start, end)` of `text` touches a clip: an ellipsis right before or after it, or the clip
+ * marker's brackets (`[… 1200 characters clipped …]`) on the line next to it.
+ */
+function atClipEdge(text: string, start: number, end: number): boolean {
+  return (
+    text.charAt(end) === '…' ||
+    text.startsWith('\n[… ', end) ||
+    text.charAt(start - 1) === '…' ||
+    text.startsWith('…]\n', start - 3)
+  );
 }
 
 /** Trims, strips the transcript's own line prefixes, and cuts to {@link MAX_IDENTIFIER_CHARS}. */

@@ -14,6 +14,7 @@ import { textWithPlaceholders } from '../../content-text';
 import type { ChatMessage } from '../../types';
 import { parseJsonObject } from '../../../format/json';
 import { MessageMemo } from '../../message-memo';
+import { printedOutput } from '../../retention/outcome';
 
 /** How strongly one occurrence ties a name to the work (higher ranks first). */
 export const NAME_WEIGHT = { mention: 1, used: 2, declared: 3, searched: 3, quoted: 3, failed: 3 } as const;
@@ -37,10 +38,41 @@ function shaped(n: string): boolean {
   return /[a-z][A-Z]/.test(n) || /[A-Za-z0-9]_[A-Za-z0-9]/.test(n) || /^[A-Z][a-z0-9]+[A-Z][a-z]/.test(n);
 }
 
-/** Ids, hashes and generated names are not code names (`toolu_01…`, `call_3f2a…`, `a1b2c3d4e5`). */
+/**
+ * Ids, hashes and generated names are not code names (`toolu_01…`, `call_3f2a…`, `a1b2c3d4e5`), and
+ * neither are placeholders standing for a value (`YOUR_API_KEY_HERE`, `AIza_REDACTED_KEY`, `PLACEHOLDER_URL`).
+ */
 function idLike(n: string): boolean {
-  return /\d{3,}/.test(n) || /^(?:toolu|call|fc|msg|chatcmpl|resp|run|tool_call)_/i.test(n) || /[0-9a-f]{8,}/i.test(n);
+  return (
+    /\d{3,}/.test(n) ||
+    /^(?:toolu|call|fc|msg|chatcmpl|resp|run|tool_call)_/i.test(n) ||
+    /[0-9a-f]{8,}/i.test(n) ||
+    PLACEHOLDER.test(n)
+  );
 }
+/** A placeholder token: it stands for a value someone is to put there, or for one that was removed. */
+export const PLACEHOLDER = /REDACTED|PLACEHOLDER|^YOUR_|_HERE$|^(?:EXAMPLE|SAMPLE|DUMMY)_|^x{3,}/i;
+
+/**
+ * Whether the token at `at` of `text` is part of something that is no identifier: an escape
+ * (`\nOutput` in JSON text is a newline and `Output`), a command's option (`-NoProfile`,
+ * `--dry_run`), a handle or a scoped package (`@zCasee`, `@supabase/…`), a folder of a path
+ * (`node_modules/`), or a token cut by a clip.
+ */
+function notAName(text: string, at: number, n: string): boolean {
+  const before = text.charAt(at - 1);
+  const end = at + n.length;
+  // Next to a clip's edge (`…`, the clip marker) a token may be cut mid-word (`DevP…`).
+  if (before === '…' || text.charAt(end) === '…' || text.startsWith('\n[… ', end) || text.startsWith('…]\n', at - 3))
+    return true;
+  if (before === '\\') return true;
+  if (before === '-' && (at < 2 || /[\s'"(-]/.test(text.charAt(at - 2)))) return true;
+  if (before === '@' && /^[a-z]/.test(n)) return true;
+  return text.charAt(at + n.length) === '/' && text.charAt(at + n.length + 1) !== '/';
+}
+
+/** SWE-agent's action markup (`<function=str_replace_editor>`, `<parameter=old_str>`): the tool's schema, not the agent's words. */
+const ACTION_MARKUP = /<\/?(?:function|parameter)(?:=[\w.-]+)?>/g;
 
 const DECLARES =
   /\b(?:function\*?|def|class|interface|enum|struct|trait|fn|func|type|record|object|module|namespace)\s+$|\b(?:const|let|var|val)\s+$/;
@@ -59,6 +91,7 @@ function scan(text: string, base: number, into: Map<string, number>): void {
     const n = m[0];
     if (n.length < 4 || n.length > 80 || COMMON.has(n) || idLike(n)) continue;
     const at = m.index;
+    if (notAName(text, at, n)) continue;
     const prev = text.slice(Math.max(0, at - 24), at);
     const next = text.charAt(at + n.length);
     const quoted = text.charAt(at - 1) === '`' || (next === '`' && /`[\w.]*$/.test(prev));
@@ -110,7 +143,8 @@ export function namesOfMessage(message: ChatMessage, failed = false): ReadonlyMa
   if (hit) return hit;
   const names = new Map<string, number>();
   if (message.role === 'assistant') {
-    scan(textWithPlaceholders(message.content), NAME_WEIGHT.mention, names);
+    const text = textWithPlaceholders(message.content);
+    scan(text.includes('<function=') ? text.replace(ACTION_MARKUP, ' ') : text, NAME_WEIGHT.mention, names);
     for (const c of toolCallsOf(message)) {
       const searchTool = SEARCH_TOOL.test(c.name);
       for (const v of argValues(c.arguments)) {
@@ -119,7 +153,9 @@ export function namesOfMessage(message: ChatMessage, failed = false): ReadonlyMa
       }
     }
   } else if (failed) {
-    for (const line of errorLines(textWithPlaceholders(message.content), 8)) scan(line, NAME_WEIGHT.failed, names);
+    // Codex wraps output in a JSON envelope whose keys (`exit_code`) are the recording's, not the code's.
+    for (const line of errorLines(printedOutput(textWithPlaceholders(message.content)), 8))
+      scan(line, NAME_WEIGHT.failed, names);
   }
   const out = names.size ? names : NONE;
   cache.set(message, out);
