@@ -213,7 +213,16 @@ export interface RetentionScorecard {
    * Files and commits named by earlier summaries in the span (a recording agent's or the product's
    * own), and how many the text still names; absent on checkpoints saved before it was counted.
    */
-  earlier?: { total: number; kept: number };
+  earlier?: {
+    total: number;
+    kept: number;
+    /** How many of `total` are commit ids (the rest are files). */ commits?: number;
+  };
+  /**
+   * Commits made in the span (Aider's commit notices, `git commit` output) and how many the text
+   * names by id; absent when the span made none.
+   */
+  commits?: { total: number; named: number };
   /** What was left out, by name: at most 8 of each kind (`SCORECARD_NAMES`), in span order. */
   missing: {
     /** Requests not kept whole, each cut to 80 characters, prefixed `shortened: ` or `left out: `. */
@@ -228,6 +237,8 @@ export interface RetentionScorecard {
     neverFailed?: string[];
     /** Files and commits of earlier summaries the text no longer names. */
     earlier?: string[];
+    /** Ids of the span's commits the text does not name. */
+    commits?: string[];
   };
 }
 

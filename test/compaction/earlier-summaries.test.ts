@@ -136,7 +136,7 @@ test('a summary that drops an earlier summary reports what it dropped, by name',
     '## Current work\n- Files edited most recently: /w/docs/index.md\n- Now have everything indexed in the docs page and check the build.',
   );
   const card = retentionScorecard({ replaced, inserted: [thin] })!;
-  assert.deepEqual(card.earlier, { total: CHANGED.length + 2, kept: 0 });
+  assert.deepEqual(card.earlier, { total: CHANGED.length + 2, kept: 0, commits: 2 });
   assert.ok(card.missing.earlier!.includes('/w/ROADMAP.md'));
   assert.ok(card.requests.total >= 2, 'the request the earlier summary stands for is scored');
   assert.ok(
@@ -149,7 +149,7 @@ test('a summary that drops an earlier summary reports what it dropped, by name',
     replaced,
     inserted: [summaryItem(`${RECORDED_SUMMARY}\n${thin.message.content as string}`)],
   })!;
-  assert.deepEqual(whole.earlier, { total: CHANGED.length + 2, kept: CHANGED.length + 2 });
+  assert.deepEqual(whole.earlier, { total: CHANGED.length + 2, kept: CHANGED.length + 2, commits: 2 });
 });
 
 test('compacting again keeps the earlier summary’s files, commits, recommendation and request', async () => {

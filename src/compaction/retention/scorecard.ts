@@ -11,6 +11,7 @@ import { agentCalls, type RetentionEntry } from './calls';
 import { codeNames } from './code-names';
 import { errorSignatures, neverFailedCommands, type ErrorSignature } from './errors';
 import { spanFiles } from './files';
+import { spanCommits } from './commits';
 import { typedRequests } from './requests';
 import { earlierHeld } from './earlier';
 import {
@@ -81,7 +82,9 @@ export function retentionScorecard(
   const errors = errorSignatures(entries, 0, n, n, calls);
   const neverFailed = neverFailedCommands(entries, 0, n, n, calls);
   const names = codeNames(entries, 0, n, calls);
-  if (typed.size + files.modified.size + read.length + errors.length + names.length + held.size === 0) return undefined;
+  const commits = spanCommits(entries, calls, 0, n);
+  if (typed.size + files.modified.size + read.length + errors.length + names.length + held.size + commits.length === 0)
+    return undefined;
 
   const text = expandRoots(writtenText(checkpoint.inserted));
   const normalized = normalize(text);
@@ -135,9 +138,32 @@ export function retentionScorecard(
     errors: { open: open.length, openNamed, resolved: errors.length - open.length, shownOpen: fo.falseOpen },
     neverFailedShownFailing: fo.neverFailedShownFailing,
     identifiers: { total: names.length, kept },
-    ...(held.size ? { earlier: { total: held.size, kept: heldKept } } : {}),
+    ...(held.size ? { earlier: { total: held.size, kept: heldKept, ...commitIds(held) } } : {}),
+    ...commitsPart(commits, present, missing),
     missing,
   };
+}
+
+/** `{ commits: n }` when `n` of `names` are commit ids, else nothing. */
+function commitIds(names: Iterable<string>): { commits?: number } {
+  let n = 0;
+  for (const name of names) if (/^[0-9a-f]{7,40}$/.test(name)) n++;
+  return n ? { commits: n } : {};
+}
+
+/**
+ * The scorecard's count of the span's `commits` the text names (`present`: the text's words), with
+ * those it does not added to `missing.commits`; nothing when the span made no commit.
+ */
+function commitsPart(
+  commits: readonly string[],
+  present: ReadonlySet<string>,
+  missing: RetentionScorecard['missing'],
+): Pick<RetentionScorecard, 'commits'> {
+  if (!commits.length) return {};
+  const absent = commits.filter((id) => !present.has(id));
+  missing.commits = absent.slice(0, SCORECARD_NAMES);
+  return { commits: { total: commits.length, named: commits.length - absent.length } };
 }
 
 /**
@@ -268,6 +294,8 @@ export function mergeScorecards(cards: ReadonlyArray<RetentionScorecard | undefi
   const names = (pick: (c: RetentionScorecard) => string[] | undefined) =>
     present.flatMap((c) => pick(c) ?? []).slice(0, SCORECARD_NAMES);
   const withEarlier = present.filter((c) => c.earlier !== undefined);
+  const withCommits = present.filter((c) => c.commits !== undefined);
+  const earlierCommits = withEarlier.reduce((n, c) => n + (c.earlier!.commits ?? 0), 0);
   return {
     requests: sum((c) => c.requests),
     filesChanged: sum((c) => c.filesChanged),
@@ -283,6 +311,15 @@ export function mergeScorecards(cards: ReadonlyArray<RetentionScorecard | undefi
           earlier: {
             total: withEarlier.reduce((n, c) => n + c.earlier!.total, 0),
             kept: withEarlier.reduce((n, c) => n + c.earlier!.kept, 0),
+            ...(earlierCommits ? { commits: earlierCommits } : {}),
+          },
+        }
+      : {}),
+    ...(withCommits.length
+      ? {
+          commits: {
+            total: withCommits.reduce((n, c) => n + c.commits!.total, 0),
+            named: withCommits.reduce((n, c) => n + c.commits!.named, 0),
           },
         }
       : {}),
@@ -294,6 +331,7 @@ export function mergeScorecards(cards: ReadonlyArray<RetentionScorecard | undefi
       identifiers: names((c) => c.missing.identifiers),
       neverFailed: names((c) => c.missing.neverFailed),
       earlier: names((c) => c.missing.earlier),
+      ...(withCommits.length ? { commits: names((c) => c.missing.commits) } : {}),
     },
   };
 }
@@ -341,7 +379,9 @@ export function scorecardLine(c: RetentionScorecard): string {
       `${c.neverFailedShownFailing} ${c.neverFailedShownFailing === 1 ? 'command that never failed shown as failing' : 'commands that never failed shown as failing'}`,
     );
   if (c.identifiers.total) parts.push(`identifiers ${c.identifiers.kept}/${c.identifiers.total}`);
-  if (c.earlier?.total) parts.push(`earlier summaries' files and commits ${c.earlier.kept}/${c.earlier.total} named`);
+  if (c.commits?.total) parts.push(`commits ${c.commits.named}/${c.commits.total} named`);
+  if (c.earlier?.total)
+    parts.push(`earlier summaries' ${earlierWhat(c.earlier)} ${c.earlier.kept}/${c.earlier.total} named`);
   const kept = parts.length ? `kept: ${parts.join(', ')}` : '';
   return warning && kept ? `${warning}; ${kept}` : warning || kept;
 }
@@ -366,8 +406,13 @@ export function scorecardDetails(c: RetentionScorecard, code: (name: string) => 
   );
   if (c.neverFailedShownFailing) out.push(`Commands that never failed shown as failing: ${c.neverFailedShownFailing}`);
   out.push(`Identifiers: ${c.identifiers.kept} of ${c.identifiers.total} kept`);
-  if (c.earlier?.total)
-    out.push(`Files and commits named by earlier summaries: ${c.earlier.kept} of ${c.earlier.total} still named`);
+  if (c.commits?.total) out.push(`Commits made: ${c.commits.named} of ${c.commits.total} named`);
+  if (c.earlier?.total) {
+    const what = earlierWhat(c.earlier);
+    out.push(
+      `${what[0].toUpperCase()}${what.slice(1)} named by earlier summaries: ${c.earlier.kept} of ${c.earlier.total} still named`,
+    );
+  }
   return [...out, ...scorecardLeftOut(c, code)];
 }
 
@@ -387,12 +432,27 @@ export function scorecardLeftOut(c: RetentionScorecard, code: (name: string) => 
   };
   // Files and commits first: what the agent needs to go on working, and what a reader checks first.
   list('Files changed not named', c.missing.filesChanged, c.filesChanged.total - c.filesChanged.named);
+  if (c.commits) list('Commits not named', c.missing.commits ?? [], c.commits.total - c.commits.named);
   if (c.earlier)
-    list("Earlier summaries' files and commits not named", c.missing.earlier ?? [], c.earlier.total - c.earlier.kept);
+    list(
+      `Earlier summaries' ${earlierWhat(c.earlier)} not named`,
+      c.missing.earlier ?? [],
+      c.earlier.total - c.earlier.kept,
+    );
   list('Requests not kept whole', c.missing.requests, r.shortened + r.leftOut, (n) => n);
   list('Open errors not named', c.missing.openErrors, c.errors.open - c.errors.openNamed);
   list('Resolved errors shown as open', c.missing.shownOpen, c.errors.shownOpen);
   list('Commands that never failed shown as failing', c.missing.neverFailed ?? [], c.neverFailedShownFailing);
   list('Identifiers left out', c.missing.identifiers, c.identifiers.total - c.identifiers.kept);
   return out;
+}
+
+/**
+ * What earlier summaries' names are, as counted: "files and commits" only where some are commit ids,
+ * "commits" where all are, else "files" (also on a card saved before commits were counted apart): the
+ * line never claims commits that were not there.
+ */
+function earlierWhat(e: NonNullable<RetentionScorecard['earlier']>): string {
+  if (e.commits === undefined) return 'files';
+  return e.commits === e.total ? 'commits' : 'files and commits';
 }

@@ -10,10 +10,13 @@
  *   (Aider returns to its prompt), so it is no message and is counted as `blank-input`. Typed replies
  *   such as `y` or `exit` at Aider's chat prompt did reach the model and stay user messages; the
  *   summarizer treats them as trivial (compaction/requests.ts), so no rule here drops them.
- * - `> ` lines are Aider's own output (pip noise, confirmations, "Applied edit", commit notices, cost
- *   lines). They never reached the model, so they are skipped and counted as `aider-output` (lines). A
- *   `> Tokens: N sent` line ends a model reply and gives that reply's `meta.reportedPromptTokens`; a
- *   `> Model: name` line gives `meta.model` for the session.
+ * - `> ` lines are Aider's own output (pip noise, confirmations, "Applied edit", cost lines). They never
+ *   reached the model, so they are skipped and counted as `aider-output` (lines). A `> Tokens: N sent`
+ *   line ends a model reply and gives that reply's `meta.reportedPromptTokens`; a `> Model: name` line
+ *   gives `meta.model` for the session.
+ * - Commit notices (`> Commit e647cd7 feat: …`, the commits Aider made of the reply's edits) are the
+ *   one exception: what was committed is the state of the work, so they are kept, as Aider printed
+ *   them, at the end of the reply they follow (a blank line, then the `> Commit …` lines).
  * - Everything else is assistant text (prose, whole-file blocks, SEARCH/REPLACE blocks), kept verbatim:
  *   edits are actions written as text, like SWE-agent's; no tool calls are invented.
  * - `# aider chat started at …` starts a session (counted as `session`); its time (local, no zone) is
@@ -31,7 +34,7 @@ export function readAider(text: string, builder: TranscriptBuilder): void {
   let timestamp: string | undefined;
   let model: string | undefined;
   let user: { line: number; text: string[] } | undefined;
-  let reply: { line: number; text: string[] } | undefined;
+  let reply: { line: number; text: string[]; commits: string[]; tokens?: number; closed?: boolean } | undefined;
 
   const meta = (line: number, id: string): EntryMeta => {
     const m: EntryMeta = { source: builder.source(line, id) };
@@ -58,15 +61,16 @@ export function readAider(text: string, builder: TranscriptBuilder): void {
     const id = `L${line}`;
     builder.add({ kind: 'message', id, meta: meta(line, id), message: { role: 'user', content: body } });
   };
-  const flushReply = (promptTokens?: number) => {
+  const flushReply = () => {
     if (!reply) return;
-    const body = reply.text
+    const text = reply.text
       .join('\n')
       .replace(/^\s*\n/, '')
       .trimEnd();
-    const line = reply.line;
+    const { line, commits, tokens: promptTokens } = reply;
     reply = undefined;
-    if (!body.trim()) return;
+    if (!text.trim()) return;
+    const body = commits.length ? `${text}\n\n${commits.join('\n')}` : text;
     const id = `L${line}`;
     const m = meta(line, id);
     if (model) m.model = model;
@@ -92,18 +96,30 @@ export function readAider(text: string, builder: TranscriptBuilder): void {
       return;
     }
     if (raw.startsWith('> ') || raw === '>') {
+      const commit = /^> (Commit [0-9a-f]{7,40} \S.*?)\s*$/.exec(raw);
+      if (commit && reply) {
+        reply.commits.push(`> ${commit[1]}`);
+        return;
+      }
       builder.skip('aider-output');
       const modelLine = /^> (?:Main )?[Mm]odel: (\S+)/.exec(raw);
       if (modelLine) model = modelLine[1];
       const tokens = /^> Tokens: ([\d.,]+)(k|M)? sent/.exec(raw);
-      if (tokens)
-        flushReply(
-          Math.round(Number(tokens[1].replace(/,/g, '')) * (tokens[2] === 'M' ? 1e6 : tokens[2] === 'k' ? 1e3 : 1)),
+      if (tokens && reply) {
+        // The reply ends here; the commit notices that follow its edits still belong to it.
+        reply.tokens = Math.round(
+          Number(tokens[1].replace(/,/g, '')) * (tokens[2] === 'M' ? 1e6 : tokens[2] === 'k' ? 1e3 : 1),
         );
+        reply.closed = true;
+      }
       return;
     }
+    if (reply?.closed) {
+      if (raw.trim() === '') return;
+      flushReply();
+    }
     if (reply) reply.text.push(raw);
-    else if (raw.trim() !== '') reply = { line, text: [raw] };
+    else if (raw.trim() !== '') reply = { line, text: [raw], commits: [] };
   });
   flushUser();
   flushReply();

@@ -52,7 +52,25 @@ export type Action =
        */
       named?: string[];
     }
-  | { kind: 'plan'; text: string; tool: string };
+  | { kind: 'plan'; text: string; tool: string }
+  /** A commit made in the span: Aider's `> Commit <hash> <message>` notice, or `git commit`'s `[branch <hash>] <message>`. */
+  | { kind: 'commit'; hash: string; message: string; tool: string };
+
+/** Aider's commit notice, kept by the importer at the end of the reply whose edits it committed. */
+const AIDER_COMMIT = /^> Commit ([0-9a-f]{7,40}) (\S.*?)\s*$/gm;
+/** `git commit`'s first line of output: `[main e647cd7] message`, `[main (root-commit) e647cd7] message`. */
+const GIT_COMMIT_LINE = /^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] (\S.*?)\s*$/gm;
+
+/** The commits a successful `git commit` reports in `output` (none for another command). */
+function gitCommits(command: string, output: string | undefined, tool: string): Action[] {
+  if (!output || !/\bgit\b[^\n|;&]*\bcommit\b/.test(command)) return [];
+  return [...printedOutput(output).matchAll(GIT_COMMIT_LINE)].map((m) => ({
+    kind: 'commit' as const,
+    hash: m[1],
+    message: m[2],
+    tool,
+  }));
+}
 
 const PATH_KEYS = [
   'file_path',
@@ -525,6 +543,7 @@ function callActions(name: string, rawArgs: string, result: string | undefined, 
       ...(run.answer ? { answer: run.answer } : {}),
       ...(run.ok ? {} : { named: namedFiles(command, (result ?? '').split('\n', 60).join('\n')) }),
     });
+    if (run.ok) for (const c of gitCommits(command, result, name)) out.push(c);
     for (const f of shellFileOps(command))
       out.push({ kind: 'file', ...f, symbols: f.symbols ?? [], ok: run.ok, tool: name });
     return out;
@@ -577,7 +596,7 @@ export function callOutcome(
   let answer: string | undefined;
   let any = false;
   for (const a of callActions(name, rawArgs, result, recorded)) {
-    if (a.kind === 'plan') continue;
+    if (a.kind === 'plan' || a.kind === 'commit') continue;
     any = true;
     ok &&= a.ok;
     if (a.kind === 'command') answer ??= a.answer;
@@ -772,6 +791,9 @@ function messageActions(
         ? nextText.replace(/^(OBSERVATION:|Observation:)\s*/, '')
         : undefined;
     for (const f of textFunctionCalls(text)) for (const a of callActions(f.name, f.args, observation)) out.push(a);
+    if (text.includes('> Commit '))
+      for (const m of text.matchAll(AIDER_COMMIT))
+        out.push({ kind: 'commit', hash: m[1], message: m[2], tool: 'aider' });
     for (const e of aiderEdits(text))
       out.push({
         kind: 'file',

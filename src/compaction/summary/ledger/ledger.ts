@@ -136,6 +136,7 @@ export function buildLedger(
     if (st.lastOp !== 'deleted') edited.push(st.path);
   }
   if (readOnly.length) fileLines.unshift(`- read only: ${readOnly.join(', ')}`);
+  for (const l of commitLines(actions)) fileLines.push(l);
 
   // Commands: one line per distinct command, newest last, with its runs' outcomes.
   const { runs } = fold;
@@ -196,7 +197,7 @@ export function buildLedger(
     else put(k, l, false);
   }
   actions.forEach((a, i) => {
-    if (a.kind === 'plan' || a.ok || (a.kind === 'command' && a.denied)) return;
+    if (a.kind === 'plan' || a.kind === 'commit' || a.ok || (a.kind === 'command' && a.denied)) return;
     if (a.kind === 'command') {
       const again = next.sameTargetOk[i];
       const editAt = next.namedEdit[i];
@@ -269,6 +270,36 @@ function fixWords(fix: CommandFix | undefined, passed: string): string {
     default:
       return `\`${passed}\` passed`;
   }
+}
+
+/** Commits named in full (hash and message), the newest; earlier ones are listed by hash. */
+const COMMITS_IN_FULL = 5;
+/** Earlier commits listed by hash at most. */
+const COMMIT_HASHES = 15;
+
+/**
+ * Lines naming the commits of `actions`, oldest first: the newest {@link COMMITS_IN_FULL} each on a
+ * line with its message (`- commit e647cd7: feat: add …`), the ones before them by hash on one line.
+ */
+function commitLines(actions: readonly Action[]): string[] {
+  const commits: Array<Extract<Action, { kind: 'commit' }>> = [];
+  const seen = new Set<string>();
+  for (const a of actions)
+    if (a.kind === 'commit' && !seen.has(a.hash)) {
+      seen.add(a.hash);
+      commits.push(a);
+    }
+  if (!commits.length) return [];
+  const full = commits.slice(-COMMITS_IN_FULL);
+  const before = commits.slice(0, -COMMITS_IN_FULL);
+  const out: string[] = [];
+  if (before.length) {
+    const listed = before.slice(-COMMIT_HASHES).map((c) => c.hash);
+    const more = before.length - listed.length;
+    out.push(`- earlier commits: ${listed.join(', ')}${more ? ` and ${more} before them` : ''}`);
+  }
+  for (const c of full) out.push(`- commit ${c.hash}: ${clipLine(c.message)}`);
+  return out;
 }
 
 function clipLine(s: string): string {
