@@ -237,3 +237,32 @@ for (const [format, { write, file }] of Object.entries(WRITERS)) {
     }
   });
 }
+
+for (const format of ['claude-code', 'cline'] as const) {
+  test(`${format}: a final answer followed by a new request in the span is an earlier request's answer, whatever the work on the new one does after it`, () => {
+    const { write, file } = WRITERS[format];
+    const steps: Step[] = [
+      { user: 'add the changelog entry for the ADR index' },
+      { tool: 'write', path: 'CHANGELOG.md', content: `# Changelog\n- ADR index\n${filler(20)}` },
+      { say: `Done. Added the ADR index entry to CHANGELOG.md. ${filler(20)}` },
+      { user: 'now run the docs build and fix what it reports' },
+      { tool: 'bash', command: 'npm run docs:build', output: 'built 12 pages' },
+      { tool: 'bash', command: 'npm run docs:check', output: 'ok' },
+    ];
+    const items = itemsFromEntries(importTranscriptTextSync(write(steps), file).entries);
+    // The span ends at the new request; the work on it stays after the summary.
+    const at = items.findIndex(
+      (it, i) => i > 0 && it.message.role === 'assistant' && /docs:build/.test(JSON.stringify(it.message)),
+    );
+    assert.ok(at > 0);
+    const summary = new ExtractiveSummarizer((t) => Math.ceil(t.length / 4)).notes(
+      items.slice(0, at),
+      6000,
+      undefined,
+      items.slice(at),
+    );
+    assert.match(summary, /- Answered an earlier request \([^)]*\): "Done\./, summary);
+    assert.doesNotMatch(summary, /In progress|Work completed/, summary);
+    assert.match(summary, /Next step: continue with the latest request/, summary);
+  });
+}

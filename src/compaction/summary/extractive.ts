@@ -387,7 +387,12 @@ export class ExtractiveSummarizer implements Summarizer {
         ledger.errors[k] = `${l}${EARLIER_TURN}`;
     }
     const open = ledger.errors.filter((l) => l.startsWith('- open:') && !l.endsWith(EARLIER_TURN));
-    const closed = lastAssistant !== '' && lastAssistantClosed && !turnGoesOn(after, lastHandOver !== undefined);
+    // A request typed after the agent's last message in the span (with no tool call between) shows
+    // that message ended its turn, whatever the work on the new request did after the span.
+    const closed =
+      lastAssistant !== '' &&
+      lastAssistantClosed &&
+      (!lastAssistantEnds || !turnGoesOn(after, lastHandOver !== undefined));
     // The closing message answers the latest request (none was typed after it).
     const replied = closed && lastAssistantEnds;
     const claimsDone =
