@@ -202,6 +202,21 @@ for (const format of ['cline', 'claude-code'] as const) {
       summary,
     );
     assert.doesNotMatch(summary, /Work completed|reported done|In progress/, summary);
+    // The plan kept after the summary (the span ends before it): the person's word is still awaited.
+    const items = itemsFromEntries(entries);
+    const at = items.findIndex((it) => /plan_mode_respond|ExitPlanMode/.test(JSON.stringify(it.message)));
+    assert.ok(at > 0);
+    const before = new ExtractiveSummarizer((t) => Math.ceil(t.length / 4)).notes(
+      items.slice(0, at),
+      6000,
+      undefined,
+      items.slice(at),
+    );
+    assert.match(
+      before,
+      /Next step: the user's \(the agent ended its turn waiting for the user's answer or approval\)/,
+      before,
+    );
   });
 }
 

@@ -83,16 +83,17 @@ function turnGoesOn(after: readonly ContextItem[], handedOver = false): boolean 
  * its last message), `newer request` when the person typed a request after the agent's last final
  * message, `user` when the agent's last message ended its turn (no tool call after it, or one handing
  * the turn over) and nothing came after it. `spanClosed`/`spanReplied` say so of the span (see
- * `SpanScan`); `after` are the messages kept after it, read in order. `finalText`: the agent's final
- * message when one in `after` ended the turn.
+ * `SpanScan`); `after` are the messages kept after it, read in order. `waits`: the agent's final
+ * message in `after` asked a question or proposed a step (a plan or a question handed over by a tool
+ * included), undefined when no message in `after` ended the turn.
  */
 function turnAtEnd(
   spanClosed: boolean,
   spanReplied: boolean,
   after: readonly ContextItem[],
-): { who: 'agent' | 'newer request' | 'user'; finalText?: string } {
+): { who: 'agent' | 'newer request' | 'user'; waits?: boolean } {
   let who: 'agent' | 'newer request' | 'user' = spanReplied ? 'user' : spanClosed ? 'newer request' : 'agent';
-  let finalText: string | undefined;
+  let waits: boolean | undefined;
   for (const it of after) {
     if (it.kind === 'summary') continue;
     const m = it.message;
@@ -108,14 +109,16 @@ function turnAtEnd(
       const handOver = calls.length === 1 && handOverOf(calls[0].name) !== undefined;
       if ((calls.length && !handOver) || TEXT_ACTION.test(text)) {
         who = 'agent';
-        finalText = undefined;
+        waits = undefined;
       } else if (text || handOver) {
         who = 'user';
-        finalText = text || calls[0]?.arguments || '';
+        const final = text || calls[0]?.arguments || '';
+        const kind = handOver ? handOverOf(calls[0].name) : undefined;
+        waits = kind === 'plan' || kind === 'question' || (leavesStepOpen(final) && !reportsFinishedWork(final));
       }
     }
   }
-  return { who, finalText };
+  return { who, waits };
 }
 
 /** Whether the person typed a request in `after` (the messages kept after the span). */
@@ -454,8 +457,7 @@ export class ExtractiveSummarizer implements Summarizer {
     if (lastCommandError && stillOpen) current.push(`- Latest error line in command output ${lastCommandError}`);
     else if (!lastCommandError && (open.length > 0 || !actions.some((a) => a.kind === 'command')))
       carry('- Latest error line in command output');
-    const waits =
-      turn.finalText === undefined ? asks : leavesStepOpen(turn.finalText) && !reportsFinishedWork(turn.finalText);
+    const waits = turn.waits ?? asks;
     current.push(
       `- Next step: ${
         turn.who === 'agent'
