@@ -244,6 +244,31 @@ test("a span's identifiers read for one back-fill are replayed for the next: the
   }
 });
 
+test("a grown span's identifiers continue the reading of the span before it: the same identifiers, in order, as reading afresh", () => {
+  const all = itemsFromEntries(workSession(7, 400));
+  assert.ok(all.length > 600, 'long enough to be kept');
+  for (const key of ['args', 'conversation', 'output'] as const) {
+    // Several compactions of a growing conversation, one of them stopping early.
+    for (const [cut, first] of [
+      [300, Infinity],
+      [450, 5],
+      [all.length, Infinity],
+    ] as const) {
+      const span = all.slice(0, cut);
+      const got = [...take(new SpanIdentifiers(span).of(key), first)];
+      assert.deepEqual(got, [...take(sourceIdentifiers(structuredClone(span), key), first)], `${key} up to ${cut}`);
+    }
+  }
+  // An earlier message replaced: read from the start.
+  const changed = all.slice();
+  changed[1] = itemsFromEntries([{ id: 'x', message: { role: 'user', content: 'rename src/other/place.ts now' } }])[0];
+  assert.deepEqual(
+    [...new SpanIdentifiers(changed).of('conversation')],
+    [...sourceIdentifiers(changed, 'conversation')],
+  );
+  assert.ok([...new SpanIdentifiers(changed).of('conversation')].includes('src/other/place.ts'));
+});
+
 function* take<T>(it: Iterable<T>, n: number): Generator<T> {
   if (n <= 0) return;
   for (const x of it) {

@@ -12,7 +12,7 @@ import { codeNames } from './code-names';
 import { errorSignatures, neverFailedCommands, type ErrorSignature } from './errors';
 import { spanFiles } from './files';
 import { spanCommits } from './commits';
-import { typedRequests } from './requests';
+import { typedRequests, type TypedRequest } from './requests';
 import { earlierHeld } from './earlier';
 import {
   containsAtWordBounds,
@@ -74,7 +74,7 @@ export function retentionScorecard(
   // Each typed request with its message (the facts of a message's request are kept per message).
   const typed = new Map<string, object | undefined>();
   for (const text of carried) if (!typed.has(text)) typed.set(text, undefined);
-  for (const t of typedRequests(entries, 0, n)) if (!typed.has(t.text)) typed.set(t.text, entries[t.index].message);
+  for (const t of spanTypedRequests(entries)) if (!typed.has(t.text)) typed.set(t.text, entries[t.index].message);
   // The agent's calls are read once for every set.
   const calls = agentCalls(entries);
   const files = spanFiles(entries, 0, n, calls);
@@ -165,6 +165,38 @@ function commitsPart(
   missing.commits = absent.slice(0, SCORECARD_NAMES);
   return { commits: { total: commits.length, named: commits.length - absent.length } };
 }
+
+/**
+ * `typedRequests(entries)`, continuing the reading of the span scored last when `entries` starts
+ * with its messages (with the same harness marks): a message is read for a typed request once per
+ * span, not at every compaction of a growing conversation. Each message's request depends on that
+ * message alone (`requests.ts`), so the requests of the messages read before stand. The returned
+ * list is changed by the next call: read it first.
+ */
+function spanTypedRequests(entries: readonly RetentionEntry[]): readonly TypedRequest[] {
+  const n = entries.length;
+  if (n < KEEP_FROM) return typedRequests(entries, 0, n);
+  let k = keptTyped;
+  let from = k && k.messages.length <= n ? k.messages.length : -1;
+  for (let i = 0; i < from; i++)
+    if (k!.messages[i] !== entries[i].message || k!.harness[i] !== entries[i].meta?.harnessText) from = -1;
+  if (!k || from < 0) {
+    k = keptTyped = { messages: [], harness: [], typed: [] };
+    from = 0;
+  }
+  for (let i = from; i < n; i++) {
+    k.messages.push(entries[i].message);
+    k.harness.push(entries[i].meta?.harnessText);
+  }
+  for (const t of typedRequests(entries, from, n)) k.typed.push(t);
+  return k.typed;
+}
+
+/** Spans shorter than this are read whole (cheap), so they do not push a long span's reading out. */
+const KEEP_FROM = 256;
+
+/** The messages of the span scored last (with their harness marks) and its typed requests. */
+let keptTyped: { messages: object[]; harness: Array<boolean | undefined>; typed: TypedRequest[] } | undefined;
 
 /**
  * How the typed requests (text → its message, when one) survived in `text` (`normalized`: it

@@ -100,11 +100,20 @@ function entryOf(item: ContextItem): MessageParts {
 interface SourcePart {
   text: () => string;
   read: () => PartIdentifiers;
+  /** Index of its item in the span. */
+  item: number;
+  /** The part is the first of its message (a reading may start here). */
+  first: boolean;
 }
 
 /** The parts of `items` that make up the `key` source text of {@link sourcesOf}, in order. */
-function* partsOfSource(items: readonly ContextItem[], key: 'args' | 'conversation' | 'output'): Generator<SourcePart> {
-  for (const it of items) {
+function* partsOfSource(
+  items: readonly ContextItem[],
+  key: 'args' | 'conversation' | 'output',
+  from = 0,
+): Generator<SourcePart> {
+  for (let item = from; item < items.length; item++) {
+    const it = items[item];
     if (it.kind === 'summary') continue;
     const m = it.message;
     if (key === 'args') {
@@ -113,6 +122,8 @@ function* partsOfSource(items: readonly ContextItem[], key: 'args' | 'conversati
         yield {
           text: () => `${calls[k].name} ${calls[k].arguments}`,
           read: () => (entryOf(it).args ??= calls.map((c) => identifiersOfPart(`${c.name} ${c.arguments}`)))[k],
+          item,
+          first: k === 0,
         };
       }
       continue;
@@ -123,7 +134,7 @@ function* partsOfSource(items: readonly ContextItem[], key: 'args' | 'conversati
       key === 'conversation'
         ? conversationText(m.role, textWithPlaceholders(m.content))
         : textWithPlaceholders(m.content);
-    yield { text, read: () => (entry.text ??= identifiersOfPart(text())) };
+    yield { text, read: () => (entry.text ??= identifiersOfPart(text())), item, first: true };
   }
 }
 
@@ -137,12 +148,16 @@ function* partsOfSource(items: readonly ContextItem[], key: 'args' | 'conversati
  *
  * Memory: one part (or a few merged) at a time; reading the rest of a 300k-message span as one
  * text held about 140 MB of it at once (measured on real text).
+ *
+ * `resume`: start at item `from` as if `seen` had been yielded before it (a place `at` reported
+ * by an earlier reading of the same items); `at` is told each item where this reading may resume.
  */
 export function* sourceIdentifiers(
   items: readonly ContextItem[],
   key: 'args' | 'conversation' | 'output',
+  resume?: { from: number; seen: ReadonlySet<string>; at: (item: number) => void },
 ): Generator<string> {
-  const seen = new Set<string>();
+  const seen = new Set<string>(resume?.seen);
   function* fresh(ids: readonly string[]): Generator<string> {
     for (const id of ids) {
       if (seen.has(id)) continue;
@@ -150,10 +165,12 @@ export function* sourceIdentifiers(
       yield id;
     }
   }
-  const parts = partsOfSource(items, key);
+  const parts = partsOfSource(items, key, resume?.from);
   let cur = parts.next();
   while (!cur.done) {
     const part = cur.value;
+    // Every join before this part is sealed and what came before it is yielded: a reading may resume here.
+    if (part.first) resume?.at(part.item);
     const read = part.read();
     let next = parts.next();
     if (read.sealed || next.done) {
@@ -195,8 +212,31 @@ export class SpanIdentifiers {
   private readonly seen: Record<SourceKey, string[]> = { args: [], conversation: [], output: [] };
   private readonly readers: Partial<Record<SourceKey, Generator<string>>> = {};
   private readonly ended = new Set<SourceKey>();
+  /** Where each source's reading resumes: its last resumable place in the span read last. */
+  private readonly resumeAt: Partial<Record<SourceKey, number>> = {};
 
-  constructor(readonly items: readonly ContextItem[]) {}
+  /**
+   * A span that grew at its end (the next compaction of a growing conversation: the same items
+   * first) takes each source's identifiers up to the last place the reading of the span before
+   * could resume from (see {@link sourceIdentifiers}) and reads on from there: the identifiers
+   * are the same, in the same order, and the messages before that place are not visited again.
+   */
+  constructor(readonly items: readonly ContextItem[]) {
+    if (items.length < KEEP_FROM) return;
+    const before = keptReadings;
+    keptReadings = { items, at: {} };
+    if (!before) return;
+    let far = 0;
+    for (const key of SOURCE_KEYS) far = Math.max(far, before.at[key]?.item ?? 0);
+    const same = samePrefix(before.items, items, far);
+    for (const key of SOURCE_KEYS) {
+      const at = before.at[key];
+      if (!at || at.item > same) continue;
+      this.seen[key] = at.list.slice(0, at.count);
+      this.resumeAt[key] = at.item;
+      keptReadings.at[key] = { ...at, list: this.seen[key] };
+    }
+  }
 
   /** {@link sourceIdentifiers} of the span for `key`, in order: what was read already, then more. */
   *of(key: SourceKey): Generator<string> {
@@ -207,7 +247,7 @@ export class SpanIdentifiers {
         continue;
       }
       if (this.ended.has(key)) return;
-      const next = (this.readers[key] ??= sourceIdentifiers(this.items, key)).next();
+      const next = (this.readers[key] ??= this.reader(key)).next();
       if (next.done) {
         this.ended.add(key);
         return;
@@ -216,6 +256,39 @@ export class SpanIdentifiers {
       yield next.value;
     }
   }
+
+  private reader(key: SourceKey): Generator<string> {
+    const list = this.seen[key];
+    const from = this.resumeAt[key] ?? 0;
+    // The place is kept for the next span only while this span is the one kept.
+    const place = { item: from, count: list.length, list };
+    if (keptReadings?.items === this.items) keptReadings.at[key] = place;
+    const at = (item: number) => {
+      place.item = item;
+      place.count = list.length;
+    };
+    return sourceIdentifiers(this.items, key, { from, seen: new Set(list), at });
+  }
+}
+
+const SOURCE_KEYS: readonly SourceKey[] = ['args', 'conversation', 'output'];
+
+/** Spans shorter than this are read whole (cheap), so they do not push a long span's reading out. */
+const KEEP_FROM = 256;
+
+/**
+ * The span read last and, per source, the last place its reading could resume from: the item, and
+ * how many identifiers of `list` (the reading's own list, which only grows) came before it.
+ */
+let keptReadings:
+  | { items: readonly ContextItem[]; at: Partial<Record<SourceKey, { item: number; count: number; list: string[] }>> }
+  | undefined;
+
+/** How many items `a` and `b` share at their start (the same messages, as the same kind), looking at most `upTo`. */
+function samePrefix(a: readonly ContextItem[], b: readonly ContextItem[], upTo: number): number {
+  const n = Math.min(a.length, b.length, upTo);
+  for (let i = 0; i < n; i++) if (a[i].message !== b[i].message || a[i].kind !== b[i].kind) return i;
+  return n;
 }
 
 /** Smallest cost of one back-filled line: `- ` and an identifier of at least 3 characters, and a newline. */
