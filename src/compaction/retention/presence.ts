@@ -21,10 +21,26 @@ const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
 export function words(text: string): string[] {
   const out: string[] = [];
   for (const piece of pieces(text.normalize('NFC'))) {
-    for (const s of segmenter.segment(piece)) if (s.isWordLike) out.push(s.segment.toLowerCase());
+    let known = wordsOfPiece.get(piece);
+    if (known === undefined) {
+      const read: string[] = [];
+      for (const s of segmenter.segment(piece)) if (s.isWordLike) read.push(s.segment.toLowerCase());
+      if (wordsOfPiece.size >= KEPT_PIECES) wordsOfPiece.clear();
+      wordsOfPiece.set(piece, (known = read));
+    }
+    for (const w of known) out.push(w);
   }
   return out;
 }
+
+/**
+ * The words of each line (or piece of a long one) segmented lately. A summary is scored against
+ * at every compaction, and most of its lines stand unchanged from the summary before (its ledger,
+ * the requests it keeps): segmenting it whole again took most of a grown compaction's word index.
+ */
+const wordsOfPiece = new Map<string, readonly string[]>();
+/** Most pieces kept (bounded: dropped all at once when full). */
+const KEPT_PIECES = 50_000;
 
 /**
  * Lines of `text`, long ones cut at a space before 2,000 characters. ICU's segmenter slows down
