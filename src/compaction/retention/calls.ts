@@ -209,9 +209,9 @@ export function resultHead(call: AgentCall, read: (head: string) => string): str
  * A span that grew at its end (the next compaction of a growing conversation: the same message
  * objects with the same success flags first) continues the last reading: the calls of the messages
  * read before are the same objects as last time, so what is kept per call (files, failures) is read
- * once in its life; a call still waiting for its result is read again as a new object, since its
- * result may be among the new messages. Any other span is read from its start. The returned array
- * is the caller's; its calls must not be changed.
+ * once in its life. A call returned is never changed afterwards: one whose result is among the new
+ * messages is given as a new object with its result. Any other span is read from its start. The
+ * returned array is the caller's; its calls must not be changed.
  */
 export function agentCalls(entries: readonly RetentionEntry[]): AgentCall[] {
   if (entries.length < KEEP_FROM) return new CallsReading().read(entries, 0).out;
@@ -226,7 +226,7 @@ export function agentCalls(entries: readonly RetentionEntry[]): AgentCall[] {
         break;
       }
     }
-  keptReading = from < 0 ? new CallsReading().read(entries, 0) : k!.renewWaiting().read(entries, from);
+  keptReading = from < 0 ? new CallsReading().read(entries, 0) : k!.read(entries, from);
   return keptReading.out.slice();
 }
 
@@ -247,20 +247,22 @@ class CallsReading {
   /** Text actions of the last assistant message, waiting for the next user message. */
   private pendingText: AgentCall[] = [];
 
-  /** Replaces each call still waiting for its result with a copy (the kept one may have been read as it was). */
-  renewWaiting(): this {
-    if (this.open.size === 0 && this.pendingText.length === 0) return this;
-    const copies = new Map<AgentCall, AgentCall>();
-    for (const c of this.open.values()) copies.set(c, { ...c });
-    for (const c of this.pendingText) copies.set(c, { ...c });
-    const { out } = this;
-    for (let i = 0; i < out.length; i++) {
-      const copy = copies.get(out[i]);
-      if (copy) out[i] = copy;
-    }
-    for (const [id, c] of this.open) this.open.set(id, copies.get(c)!);
-    this.pendingText = this.pendingText.map((c) => copies.get(c)!);
-    return this;
+  /** Position in `out` of each call that waited for its result (a few: most are answered at once). */
+  private readonly waitingAt = new Map<AgentCall, number>();
+  /** Calls before this position in `out` were returned by an earlier reading. */
+  private returned = 0;
+
+  /**
+   * `call`, to be given its result: a copy in its place when an earlier reading returned it (what
+   * was read of it then, such as its files or that it had not failed, stays with the object read).
+   */
+  private answering(call: AgentCall): AgentCall {
+    const at = this.waitingAt.get(call);
+    this.waitingAt.delete(call);
+    if (at === undefined || at >= this.returned) return call;
+    const copy = { ...call };
+    this.out[at] = copy;
+    return copy;
   }
 
   read(entries: readonly RetentionEntry[], from: number): this {
@@ -272,8 +274,9 @@ class CallsReading {
       oks.push(e.meta?.toolOk);
       if (m.role === 'tool') {
         const id = (m as { tool_call_id?: string }).tool_call_id ?? '';
-        const c = open.get(id);
-        if (c) {
+        const waiting = open.get(id);
+        if (waiting) {
+          const c = this.answering(waiting);
           const facts = resultFacts(m);
           c.resultIndex = index;
           c.result = facts.result;
@@ -294,7 +297,8 @@ class CallsReading {
       if (m.role === 'user') {
         if (this.pendingText.length) {
           const text = textWithPlaceholders(m.content);
-          for (const c of this.pendingText) {
+          for (const waiting of this.pendingText) {
+            const c = this.answering(waiting);
             c.resultIndex = index;
             c.result = text;
             c.failed = failedOf(e.meta?.toolOk, text, c, recordedExitCode(text));
@@ -310,11 +314,17 @@ class CallsReading {
           b.callId !== undefined
             ? { index, name: b.name, args: b.args, callId: b.callId }
             : { index, name: b.name, args: b.args };
+        if (b.callId !== undefined) {
+          this.waitingAt.set(call, out.length);
+          open.set(b.callId, call);
+        } else if (b.text) {
+          this.waitingAt.set(call, out.length);
+          this.pendingText.push(call);
+        }
         out.push(call);
-        if (b.callId !== undefined) open.set(b.callId, call);
-        else if (b.text) this.pendingText.push(call);
       }
     }
+    this.returned = out.length;
     return this;
   }
 }

@@ -126,11 +126,64 @@ export function spanFiles(
   return filesOfCalls(calls.filter((c) => c.index >= from && c.index < to));
 }
 
-/** {@link spanFiles} over calls already read. */
+/**
+ * {@link spanFiles} over calls already read. The calls of a grown span that the span before had
+ * (the same call objects: `agentCalls` never changes a call it returned, and gives a call that
+ * got its result since as a new object) are not read again: the reading of those is kept and
+ * continued. The calls at the end without a result yet are read on a copy of it each time.
+ */
 export function filesOfCalls(calls: readonly AgentCall[]): SpanFiles {
-  const modified = new Map<string, 'created' | 'edited' | 'deleted' | 'moved'>();
-  const read: string[] = [];
-  for (const c of calls) {
+  const settled = settledFiles(calls);
+  const modified = new Map(settled.modified);
+  const read = settled.read.slice();
+  readFiles(calls, settled.upTo, calls.length, modified, read);
+  return { modified, read: read.filter((k) => !modified.has(k)) };
+}
+
+/** Files modified (path key → what happened last) and read, in order, by calls read so far. */
+interface FilesReading {
+  modified: Map<string, 'created' | 'edited' | 'deleted' | 'moved'>;
+  read: string[];
+  /** The calls read, in order. */
+  calls: AgentCall[];
+  upTo: number;
+}
+
+/** Spans with fewer calls are read whole (cheap), so they do not push a long span's reading out. */
+const KEEP_FROM = 128;
+let keptFiles: FilesReading | undefined;
+
+/** The reading of `calls` but those at the end without a result: the kept one continued when it read a prefix of them. */
+function settledFiles(calls: readonly AgentCall[]): FilesReading {
+  let k = calls.length < KEEP_FROM ? undefined : keptFiles;
+  if (k && k.upTo <= calls.length) {
+    for (let i = 0; i < k.upTo; i++)
+      if (k.calls[i] !== calls[i]) {
+        k = undefined;
+        break;
+      }
+  } else k = undefined;
+  k ??= { modified: new Map(), read: [], calls: [], upTo: 0 };
+  // The calls at the end still without a result are read on a copy: theirs may come next time.
+  let to = calls.length;
+  while (to > k.upTo && calls[to - 1].result === undefined) to--;
+  readFiles(calls, k.upTo, to, k.modified, k.read);
+  for (let i = k.upTo; i < to; i++) k.calls.push(calls[i]);
+  k.upTo = to;
+  if (calls.length >= KEEP_FROM) keptFiles = k;
+  return k;
+}
+
+/** Reads the files of `calls` from ≤ i < to into `modified` and `read` (the rules of {@link spanFiles}). */
+function readFiles(
+  calls: readonly AgentCall[],
+  from: number,
+  to: number,
+  modified: FilesReading['modified'],
+  read: string[],
+): void {
+  for (let i = from; i < to; i++) {
+    const c = calls[i];
     const command = commandOf(c);
     // A failed edit changed nothing; a refused call did not run.
     if (c.denied || (c.failed === true && c.name !== 'aider_edit' && command === undefined)) continue;
@@ -154,5 +207,4 @@ export function filesOfCalls(calls: readonly AgentCall[]): SpanFiles {
       }
     }
   }
-  return { modified, read: read.filter((k) => !modified.has(k)) };
 }

@@ -89,6 +89,16 @@ export class WordIndex {
     return seq.length === 0 || this.joined.includes(` ${seq.join(' ')} `);
   }
   /**
+   * `coverage(seq) > 0`, where `hashes` is `gramHashes(seq)`: only the runs whose hash the text has
+   * are compared word by word (a run of the text has its hash here), and the first found answers.
+   */
+  coversAny(seq: readonly string[], hashes: Int32Array): boolean {
+    if (seq.length < RUN) return this.coverage(seq) > 0;
+    for (let i = 0; i < hashes.length; i++)
+      if (this.hashes.has(hashes[i]) && this.grams.has(seq.slice(i, i + RUN).join(' '))) return true;
+    return false;
+  }
+  /**
    * Share (0..1) of `seq`'s words that lie inside some run of {@link RUN} consecutive words found
    * in the text. A message shortened in the middle keeps its head and tail runs; scattered common
    * words do not count.

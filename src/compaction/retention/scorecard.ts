@@ -223,7 +223,8 @@ function scoreRequests(
     }
     index ??= new WordIndex(text);
     // No run of the request's words in the text: coverage 0 without segmenting it again.
-    const covered = facts.grams.length === 0 || index.mayCover(facts.grams) ? index.coverage(facts.words) > 0 : false;
+    const covered =
+      facts.grams.length === 0 || index.mayCover(facts.grams) ? index.coversAny(facts.words, facts.grams) : false;
     if (covered) requests.shortened++;
     else requests.leftOut++;
     // Named lazily: most requests left out are never listed.

@@ -7,6 +7,7 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { agentCalls, errorSignatures, type RetentionEntry } from '../../../src/compaction/retention';
+import { spanFiles } from '../../../src/compaction/retention/files';
 import type { ChatMessage } from '../../../src/compaction/types';
 
 const call = (id: string, command: string): ChatMessage => ({
@@ -66,4 +67,32 @@ test('a span whose earlier message or success flag changed is read again', () =>
     agentCalls(structuredClone(replaced)).map((c) => c.args),
   );
   assert.deepEqual(agentCalls(replaced)[0].args, { command: 'npm test' });
+});
+
+test('the files of a grown span equal a fresh reading, also for an edit whose failure arrives after the cut', () => {
+  const edit = (id: string, path: string): ChatMessage => ({
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id, type: 'function', function: { name: 'Edit', arguments: JSON.stringify({ file_path: path }) } }],
+  });
+  const all: RetentionEntry[] = [{ message: { role: 'user', content: 'tidy the modules' } }];
+  for (let i = 0; i < 300; i++) {
+    all.push({ message: edit(`e${i}`, i % 5 === 0 ? `src/once${i}.ts` : `src/m${i % 40}.ts`) });
+    // Every fifth edit fails, and the file of every seventh is only read by a command.
+    all.push({ message: res(`e${i}`, i % 5 === 0 ? 'String to replace not found in file.' : 'ok') });
+    all.push({ message: call(`r${i}`, `cat lib/r${i % 13}.ts`) });
+    all.push({ message: res(`r${i}`, 'x') });
+  }
+  // Cut right after an edit that fails: its result comes with the grown span.
+  const cut = all.findIndex((e, i) => i > 400 && (e.message as { tool_call_id?: string }).tool_call_id === 'e105');
+  assert.ok(cut > 0);
+  const shorter = spanFiles(all.slice(0, cut));
+  assert.equal(shorter.modified.get('src/once105.ts'), 'edited', 'before its result the edit counts');
+  spanFiles(all.slice(0, cut + 100));
+  const grown = spanFiles(all);
+  const fresh = spanFiles(structuredClone(all));
+  assert.deepEqual([...grown.modified], [...fresh.modified]);
+  assert.deepEqual(grown.read, fresh.read);
+  assert.equal(grown.modified.has('src/once105.ts'), false, 'the failed edit changed nothing');
+  assert.ok(fresh.read.length > 0 && fresh.modified.size > 0);
 });
