@@ -5,6 +5,18 @@
 import type { ChatMessage } from './types';
 import { parseJsonObject } from '../format/json';
 
+/** Terminal escape sequences: colour and cursor codes (CSI) and window-title strings (OSC). */
+const ANSI_ESCAPE = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
+
+/**
+ * `text` without terminal escape sequences (the colour codes terraform, jest or cargo print when
+ * they think they write to a terminal): a quoted error line reads as the person saw it. Text with
+ * no escape character is returned as it is (no copy).
+ */
+export function withoutAnsi(text: string): string {
+  return text.includes('\u001b') ? text.replace(ANSI_ESCAPE, '') : text;
+}
+
 /** Tool calls of an assistant message as `{id, name, arguments}` (empty for other roles). */
 export function toolCallsOf(message: ChatMessage): Array<{ id: string; name: string; arguments: string }> {
   if (message.role !== 'assistant') return [];

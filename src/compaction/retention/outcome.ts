@@ -31,7 +31,7 @@
  *
  * Pure: no I/O.
  */
-import { errorLines, looksLikeError } from '../text';
+import { errorLines, looksLikeError, withoutAnsi } from '../text';
 
 /** What one run came to. */
 export interface RunVerdict {
@@ -295,9 +295,14 @@ function tailExit(output: string): number | undefined {
 /**
  * What a command printed, out of the envelope a recording wraps it in: Codex's JSON text
  * (`{"output": "…", "metadata": {…}}`), Cline's result label (`[execute_command for '…'] Result:`,
- * the command may span lines) and its status line ("Command executed successfully (exit code 0).").
+ * the command may span lines) and its status line ("Command executed successfully (exit code 0)."),
+ * without terminal escape sequences.
  */
 export function printedOutput(raw: string): string {
+  return withoutAnsi(unwrapped(raw));
+}
+
+function unwrapped(raw: string): string {
   let text = raw;
   if (text.startsWith('{"output"')) {
     try {

@@ -16,6 +16,7 @@ import {
   isDenial,
   program,
 } from '../../retention/outcome';
+import { withoutAnsi } from '../../text';
 
 export { asksQuestion, commandSegments, endsInProbe, showsContent } from '../../retention/outcome';
 
@@ -104,14 +105,15 @@ export function commandSignature(command: string): string {
 
 /**
  * The text a tool printed, out of the envelope some recordings wrap it in: Codex records a shell
- * call's output as the JSON text `{"output": "…", "metadata": {"exit_code": n}}`. Other text is
- * returned as it is.
+ * call's output as the JSON text `{"output": "…", "metadata": {"exit_code": n}}`; terminal escape
+ * sequences are removed. Other text is returned as it is.
  */
-export function printedText(result: string): string {
+export function printedText(raw: string): string {
+  const result = withoutAnsi(raw);
   if (!result.startsWith('{"output":')) return result;
   try {
     const v = JSON.parse(result) as { output?: unknown };
-    return typeof v.output === 'string' ? v.output : result;
+    return typeof v.output === 'string' ? withoutAnsi(v.output) : result;
   } catch {
     return result;
   }
