@@ -1,15 +1,30 @@
 /**
  * The way back from the compaction worker: lists of items travel as runs of numbers and a made
  * item's covered ids as the items sent that hold them, so a summary of a long span costs the
- * receiving thread a few numbers; decoded, the result is the one the same compaction gives inline.
+ * receiving thread a few numbers; the large texts for the save come as bytes, handed over and
+ * written as they are. Decoded, the result is the one the same compaction gives inline.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { itemsFromEntries } from '../../src/compaction/context';
+import { coveredIds, itemsFromEntries } from '../../src/compaction/context';
 import { prepareCompaction } from '../../src/compaction/rewrite/compactor';
 import { keptApplication, type PreparedCompaction } from '../../src/compaction/rewrite/commit';
 import type { ContextItem } from '../../src/compaction/types';
-import { COVERS_BY_REF_MIN, decodeResult, encodeResult } from '../../src/service/compaction/worker/protocol';
+import {
+  BYTES_MIN_CHARS,
+  COVERS_BY_REF_MIN,
+  decodeResult,
+  encodeResult,
+} from '../../src/service/compaction/worker/protocol';
+import {
+  asString,
+  jsonListPieces,
+  PIECE_ELEMENTS,
+  storedCheckpointPieces,
+  storedCheckpointText,
+  storedItemPiece,
+  toStored,
+} from '../../src/service/session/stored-text';
 import { budget, meter, normalized, session, summarizer, tools } from './worker-fixtures';
 
 /** What arrives on the other side: encoded as the worker does, then copied as a message is. */
@@ -94,4 +109,57 @@ test('ids a made item covers that are not the ids of items sent, one after anoth
   assert.ok(!('status' in decoded));
   assert.deepEqual(decoded.checkpoints[0].inserted[0].covers, covers);
   assert.deepEqual(decoded.checkpoints[0].replaced, replaced);
+});
+
+test('large texts for the save come back as bytes, handed over, and are saved as the same text', async () => {
+  const options = { budget: budget(16_000), trigger: 'auto' as const, noCollapse: true };
+  const items = itemsFromEntries(session(6, 2_500));
+  const copies = structuredClone(items);
+  const inWorker = await prepareCompaction({ items: copies, tools, meter, summarizer, options });
+  assert.ok(!('status' in inWorker));
+  const encoded = encodeResult(inWorker, copies, (m) => meter.countMessage(m), keptApplication(inWorker));
+  assert.ok(encoded.transfer.length > 0, 'some texts are bytes');
+  const { result: back, made } = structuredClone(
+    { result: encoded.result, made: encoded.made },
+    { transfer: encoded.transfer },
+  );
+  assert.ok('prepared' in back);
+  const sentAsBytes = back.prepared.checkpoints.flatMap((cp) => [
+    cp.replacedText,
+    cp.replacedIdsText,
+    ...cp.insertedTexts,
+  ]);
+  assert.ok(sentAsBytes.some((text) => text instanceof Uint8Array && text.length >= BYTES_MIN_CHARS));
+  const decoded = await decodeResult(back, items, made, undefined, meter);
+  assert.ok(!('status' in decoded));
+  const checkpoint = decoded.checkpoints.find((cp) => cp.inserted[0]?.kind === 'summary');
+  assert.ok(checkpoint);
+  const { replaced, inserted, replacedIds: _ids, ...rest } = checkpoint;
+  void _ids;
+  const expected = JSON.stringify({
+    ...rest,
+    inserted: inserted.map(toStored),
+    replaced: replaced.map(toStored),
+    replacedIds: coveredIds(replaced),
+  });
+  const withIds = { ...checkpoint, replacedIds: coveredIds(replaced) };
+  // The pieces a save writes (bytes among them), and the text a synchronous save makes.
+  const pieces = [...storedCheckpointPieces(withIds)];
+  assert.ok(
+    pieces.some((piece) => typeof piece !== 'string'),
+    'bytes are written as they are',
+  );
+  assert.equal(pieces.map(asString).join(''), expected);
+  assert.equal(storedCheckpointText(withIds), expected);
+  assert.equal(asString(storedItemPiece(inserted[0])), JSON.stringify(inserted[0]));
+});
+
+test('a list whose elements are characters and bytes is written as the JSON list of their texts', () => {
+  const bytes = new TextEncoder();
+  const texts = Array.from({ length: 2 * PIECE_ELEMENTS + 3 }, (_, k) => `{"n":${k},"é":"ü"}`);
+  for (const asBytes of [[0], [1, 2], [PIECE_ELEMENTS - 1, PIECE_ELEMENTS], [texts.length - 1], []]) {
+    const pieces = [...jsonListPieces(texts, (t) => (asBytes.includes(texts.indexOf(t)) ? bytes.encode(t) : t))];
+    assert.equal(pieces.map(asString).join(''), `[${texts.join(',')}]`, `bytes at ${asBytes.join(', ')}`);
+    assert.equal(pieces.filter((p) => typeof p !== 'string').length, asBytes.length);
+  }
 });

@@ -128,16 +128,20 @@ export function writeFileAtomic(file: string, text: string, options: AtomicWrite
 /** Characters of the text encoded and written at a time by {@link writeFileAtomicAsync}. */
 export const WRITE_PIECE_CHARS = 1 << 20;
 
+/** A piece of a file's text: characters, or the UTF-8 bytes of its characters (written as they are). */
+export type TextPiece = string | Uint8Array;
+
 /**
  * As {@link writeFileAtomic}, with the write and the fsyncs off this thread. `stillWanted` is called
  * on this thread right before the rename: when it returns false (a newer text was put in place
  * meanwhile, or the file's owner closed it), the temp file is removed and `file` is left as it is.
  * Resolves whether `file` was replaced; rejects with the I/O error (the temp file is removed; `file`
- * is untouched). `text` is the file's text, whole or in pieces (written in order, one after another).
+ * is untouched). `text` is the file's text, whole or in pieces (written in order, one after another;
+ * a piece of bytes is written as it is).
  */
 export async function writeFileAtomicAsync(
   file: string,
-  text: string | readonly string[],
+  text: string | readonly TextPiece[],
   stillWanted: () => boolean = () => true,
   options: AtomicWriteOptions = {},
 ): Promise<boolean> {
@@ -147,7 +151,7 @@ export async function writeFileAtomicAsync(
     try {
       // In pieces, each encoded in a turn of its own: a large state is never encoded in one block.
       for (const piece of writePieces(typeof text === 'string' ? [text] : text)) {
-        const bytes = Buffer.from(piece, 'utf8');
+        const bytes = typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece;
         for (let done = 0; done < bytes.length;)
           done += (await handle.write(bytes, done, bytes.length - done)).bytesWritten;
       }
@@ -173,12 +177,20 @@ export async function writeFileAtomicAsync(
 
 /**
  * The concatenation of `texts` in pieces of about {@link WRITE_PIECE_CHARS}: small texts are joined,
- * large ones cut (never between the halves of a surrogate pair: each piece is encoded on its own).
+ * large ones cut (never between the halves of a surrogate pair: each piece is encoded on its own);
+ * bytes pass as they are, in their place.
  */
-function* writePieces(texts: readonly string[]): Generator<string> {
+function* writePieces(texts: readonly TextPiece[]): Generator<TextPiece> {
   let batch: string[] = [];
   let chars = 0;
   for (const text of texts) {
+    if (typeof text !== 'string') {
+      if (batch.length) yield batch.join('');
+      batch = [];
+      chars = 0;
+      yield text;
+      continue;
+    }
     if (chars + text.length <= WRITE_PIECE_CHARS) {
       batch.push(text);
       chars += text.length;

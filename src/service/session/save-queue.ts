@@ -13,6 +13,8 @@
  * again, so nothing is lost while the process lives.
  */
 
+import type { TextPiece } from './atomic-file';
+
 /** How the queue reaches its file. */
 export interface SaveTarget {
   /** The content to write now, as file text (called on the caller's thread when a write starts). */
@@ -22,13 +24,13 @@ export interface SaveTarget {
    * takes the content as it is now (before it returns) and resolves its file text in pieces, made
    * over several turns of the event loop so that no turn is long.
    */
-  serializeSliced?(): Promise<readonly string[]>;
+  serializeSliced?(): Promise<readonly TextPiece[]>;
   /**
    * Writes `text` (whole or in pieces, in order) durably off the caller's thread; `stillWanted` is
    * asked right before the file is replaced. Resolves whether it was replaced; rejects with the I/O
    * error (the file untouched).
    */
-  write(text: string | readonly string[], stillWanted: () => boolean): Promise<boolean>;
+  write(text: string | readonly TextPiece[], stillWanted: () => boolean): Promise<boolean>;
   /** Writes `text` durably before returning; throws the I/O error (the file untouched). */
   writeSync(text: string): void;
 }

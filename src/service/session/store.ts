@@ -33,8 +33,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Entry } from '../../compaction/types';
 import { parseTranscript, resolveState, type SavedSessionState, type StoredState } from './store-format';
-import { jsonListPieces, storedCheckpointPieces, storedItemText } from './stored-text';
-import { removeStaleTempFiles, writeFileAtomic, writeFileAtomicAsync } from './atomic-file';
+import { asString, jsonListPieces, storedCheckpointPieces, storedItemPiece, type StoredText } from './stored-text';
+import { removeStaleTempFiles, writeFileAtomic, writeFileAtomicAsync, type TextPiece } from './atomic-file';
 import { SessionLock } from './session-lock';
 import { dropUnpairedResults, insertRepairs, repairInterruptedCalls } from './store-repair';
 import { parseJsonObject } from '../../format/json';
@@ -311,18 +311,19 @@ export class SessionStore {
   /** The text of `state.json` for `state` (its raw items as references). O(state). */
   stateText(state: SavedSessionState): string {
     let text = '';
-    for (const piece of statePieces(state)) text += piece;
+    for (const piece of statePieces(state)) text += asString(piece);
     return text;
   }
 
   /**
-   * {@link stateText} in pieces (their concatenation is that text), written out over as many turns
+   * {@link stateText} in pieces (their concatenation is that text; a piece of bytes stands for its
+   * UTF-8 characters), written out over as many turns
    * of the event loop as it takes, each at most about {@link STATE_SLICE_MS} of this thread: a state
    * of 300k messages takes over 100 ms to write out. `state` is read as it is now (its lists are
    * copies or never changed: the caller's snapshot), so what changes meanwhile is not in the text.
    */
-  async stateTextSliced(state: SavedSessionState, sliceMs = STATE_SLICE_MS): Promise<string[]> {
-    const pieces: string[] = [];
+  async stateTextSliced(state: SavedSessionState, sliceMs = STATE_SLICE_MS): Promise<TextPiece[]> {
+    const pieces: TextPiece[] = [];
     let started = performance.now();
     for (const piece of statePieces(state)) {
       pieces.push(piece);
@@ -344,7 +345,7 @@ export class SessionStore {
    * As {@link writeStateText}, with the write and fsyncs off this thread; the file is replaced only
    * when `stillWanted()` holds right before the rename. Resolves whether it was replaced.
    */
-  async writeStateTextAsync(text: string | readonly string[], stillWanted: () => boolean): Promise<boolean> {
+  async writeStateTextAsync(text: string | readonly TextPiece[], stillWanted: () => boolean): Promise<boolean> {
     this.writable();
     return writeFileAtomicAsync(this.statePath, text, () => stillWanted() && this.transcriptFd !== undefined, {
       keepPreviousAs: path.join(this.folder, PREVIOUS_STATE),
@@ -366,7 +367,7 @@ export class SessionStore {
  * from the kept text of its large lists (see stored-text.ts: a save writes out only what changed
  * since the last one). Joined, the same text as `JSON.stringify` of the stored state.
  */
-function* statePieces(state: SavedSessionState): Generator<string> {
+function* statePieces(state: SavedSessionState): Generator<StoredText> {
   const fields: Omit<StoredState, 'context' | 'pinned' | 'checkpoints'> = {
     format: 'context-keeper/session-state',
     version: 1,
@@ -377,7 +378,7 @@ function* statePieces(state: SavedSessionState): Generator<string> {
     updatedAt: new Date().toISOString(),
   };
   yield `${JSON.stringify(fields).slice(0, -1)},"context":`;
-  yield* jsonListPieces(state.context, storedItemText);
+  yield* jsonListPieces(state.context, storedItemPiece);
   yield `,"pinned":${JSON.stringify(state.pinned)},"checkpoints":[`;
   for (let k = 0; k < state.checkpoints.length; k++) {
     if (k) yield ',';

@@ -27,6 +27,7 @@ import {
   storedIdsText,
   storedItemText,
   storedItemsText,
+  type StoredText,
 } from '../../session/stored-text';
 
 /** The options of a run that can cross a thread (no signal, clock or callbacks). */
@@ -139,6 +140,15 @@ export interface MadeBatch {
 /** Made items covering at least this many ids have them sent as the items sent that hold them. */
 export const COVERS_BY_REF_MIN = 64;
 
+/**
+ * Texts for the save of at least this many characters travel as their UTF-8 bytes, transferred:
+ * the caller's thread neither copies them (the texts of a 300k-message span are about 17M
+ * characters) nor holds them on its heap; the save writes the bytes as they are.
+ */
+export const BYTES_MIN_CHARS = 64 * 1024;
+
+const encoder = new TextEncoder();
+
 interface EncodedCheckpoint extends Omit<Checkpoint, 'replaced' | 'inserted'> {
   replaced: RefRuns;
   inserted: RefRuns;
@@ -147,17 +157,18 @@ interface EncodedCheckpoint extends Omit<Checkpoint, 'replaced' | 'inserted'> {
   /**
    * What committing and saving need of the replaced items, made in the worker so the caller's
    * thread does not read them all again: their tokens (the worker's counts, summed), and the JSON
-   * text of their stored form and of the ids they cover (see session/stored-text.ts).
+   * text of their stored form and of the ids they cover (see session/stored-text.ts). Large texts
+   * travel as their UTF-8 bytes, transferred (see {@link BYTES_MIN_CHARS}).
    */
   replacedTokens: number;
-  replacedText: string;
-  replacedIdsText: string;
+  replacedText: StoredText;
+  replacedIdsText: StoredText;
   /**
    * The JSON text of each inserted item's stored form (a collapse inserts one item per result; a
    * summary of 100k messages is over a megabyte of text): the list's text is made of them, and the
    * context after the compaction holds the same items.
    */
-  insertedTexts: string[];
+  insertedTexts: StoredText[];
   /** The checkpoint's tokens before and after, as applied to the items sent. */
   applied: { tokensBefore: number; tokensAfter: number };
 }
@@ -199,12 +210,19 @@ export function encodeResult(
   items: readonly ContextItem[],
   countMessage: (message: ContextItem['message']) => number,
   applied?: AppliedCompaction,
-): { result: EncodedResult; made: MadeBatch[] } {
+): { result: EncodedResult; made: MadeBatch[]; transfer: ArrayBuffer[] } {
   if ('status' in result) {
     const { context: _context, ...rest } = result;
     void _context;
-    return { result: { notApplied: rest }, made: [] };
+    return { result: { notApplied: rest }, made: [], transfer: [] };
   }
+  const transfer: ArrayBuffer[] = [];
+  const bytes = (text: string): StoredText => {
+    if (text.length < BYTES_MIN_CHARS) return text;
+    const encoded = encoder.encode(text);
+    transfer.push(encoded.buffer);
+    return encoded;
+  };
   const index = new Map<ContextItem, number>();
   items.forEach((it, k) => index.set(it, k));
   const made: MadeBatch[] = [];
@@ -240,9 +258,9 @@ export function encodeResult(
       inserted: refRuns(cp.inserted.map(ref)),
       insertedTokens: cp.inserted.map((it) => countMessage(it.message)),
       replacedTokens,
-      replacedText: storedItemsText(cp.replaced),
-      replacedIdsText: storedIdsText(coveredIds(cp.replaced)),
-      insertedTexts: cp.inserted.map(storedItemText),
+      replacedText: bytes(storedItemsText(cp.replaced)),
+      replacedIdsText: bytes(storedIdsText(coveredIds(cp.replaced))),
+      insertedTexts: cp.inserted.map((it) => bytes(storedItemText(it))),
       applied: { tokensBefore: done?.tokensBefore ?? NaN, tokensAfter: done?.tokensAfter ?? NaN },
     };
   });
@@ -253,7 +271,11 @@ export function encodeResult(
     tokensAfter: applied.tokensAfter,
   };
   if (batch.items.length > 0) made.push(batch);
-  return { result: { prepared: { ...result, checkpoints }, sent: items.length, applied: application }, made };
+  return {
+    result: { prepared: { ...result, checkpoints }, sent: items.length, applied: application },
+    made,
+    transfer,
+  };
 }
 
 /** A getter of the index of `items` by the first id each covers, built on first use. */
@@ -457,7 +479,9 @@ export async function decodeResult(
       noteReplaced({ replaced }, meter, replacedTokens, ids);
       noteStoredText(replaced, replacedText, ids, replacedIdsText);
       for (let k = 0; k < inserted.length; k++) noteStoredItemText(inserted[k], insertedTexts[k]);
-      noteStoredText(inserted, `[${insertedTexts.join(',')}]`);
+      // Kept whole as characters only; with bytes among them, the save joins the items' own texts.
+      if (insertedTexts.every((text) => typeof text === 'string'))
+        noteStoredText(inserted, `[${insertedTexts.join(',')}]`);
     }
     const checkpoint = { ...cp, inserted, replaced };
     applied.push({ ...checkpoint, replacedIds: ids, ...figures });

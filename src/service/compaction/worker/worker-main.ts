@@ -19,7 +19,8 @@ import { keepMarks } from '../../../compaction/tool-outcomes';
 
 const port = parentPort;
 if (!port) throw new Error('the compaction worker must run in a worker thread');
-const post = (message: FromWorker): void => port.postMessage(message);
+/** Posts `message`, handing over the buffers in `transfer` (the sender no longer holds them). */
+const post = (message: FromWorker, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
 
 /** The items sent so far, by key; pruned to the last job's context at each run. */
 let held = new Map<number, ContextItem>();
@@ -82,7 +83,8 @@ async function run(message: RunMessage): Promise<void> {
   const encoded = encodeResult(result, items, (m) => meter.countMessage(m), applied);
   // What the run made goes first, in batches (the caller takes each in its own turn), then the result.
   for (const batch of encoded.made) post({ type: 'result-items', job, items: batch.items, covers: batch.covers });
-  post({ type: 'done', job, result: encoded.result });
+  // The large texts for the save go as bytes, handed over rather than copied.
+  post({ type: 'done', job, result: encoded.result }, encoded.transfer);
 }
 
 port.on('message', (message: ToWorker) => {
