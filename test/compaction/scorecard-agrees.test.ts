@@ -42,8 +42,17 @@ function section(text: string, heading: string): string[] {
 function listed(summary: string) {
   const errors = section(summary, 'Errors and fixes');
   const requests = section(summary, 'Requests, verbatim');
+  // "- … 3 older lines not kept", or the requests section's "[3 earlier requests (2,111 characters) left out here …]".
   const leftOut = (lines: string[]) =>
-    lines.reduce((n, l) => n + Number(/^- … (\d+) (?:older )?(?:lines?|requests?)\b.*not kept/.exec(l)?.[1] ?? 0), 0);
+    lines.reduce(
+      (n, l) =>
+        n +
+        Number(
+          (/^- … (\d+) (?:older )?(?:lines?|requests?)\b.*not kept/.exec(l) ??
+            /^\[(\d+) earlier requests? \([\d,]+ characters\) left out here/.exec(l))?.[1] ?? 0,
+        ),
+      0,
+    );
   return {
     open: errors.filter((l) => l.startsWith('- open:')).length,
     fixed: errors.filter((l) => l.startsWith('- fixed:')).length,

@@ -199,6 +199,8 @@ const FOCUS_STOPWORDS = new Set([
  */
 const NAMES_WEIGHT = 8;
 const NAMES_LAST_LINE_WEIGHT = 2;
+/** Weight of the commits section: far above the others', so it gives way before any of them. */
+const COMMITS_WEIGHT = 100;
 
 /** Symbols a file line keeps at least when the budget shortens its list. */
 const MIN_LINE_SYMBOLS = 3;
@@ -312,6 +314,7 @@ export class ExtractiveSummarizer implements Summarizer {
       files: ledger.files.slice(),
       commands: ledger.commands.slice(),
       errors: ledger.errors.slice(),
+      commits: ledger.commits.slice(),
       moved: new Map(ledger.moved),
       edited: ledger.edited.slice(),
       roots,
@@ -526,6 +529,8 @@ export class ExtractiveSummarizer implements Summarizer {
       [SECTIONS.focus, focused, 2, false],
       [SECTIONS.decisions, decisions, 3, true],
       [SECTIONS.commands, ledger.commands, 3, true],
+      // Commits are named where the room allows: they give way first (`git log` lists them again).
+      [SECTIONS.commits, ledger.commits, COMMITS_WEIGHT, true],
       // A recorded agent's summary is kept whole while it fits and shrinks by sentences; it weighs a little
       // less than the files changed, so a long one cannot push the state of the code out of the summary.
       [SECTIONS.earlier, earlier, 1.2, false],

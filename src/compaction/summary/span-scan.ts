@@ -27,6 +27,7 @@ export const SECTIONS = {
   files: LEDGER.files,
   commands: LEDGER.commands,
   errors: LEDGER.errors,
+  commits: '## Commits made (newest last)',
   state: '## Latest state',
   identifiers: '## Identifiers',
   earlier: '## Earlier summary',

@@ -51,6 +51,8 @@ export interface LedgerLines {
   commands: string[];
   /** `fixed: …` lines first, then `open: …` lines (newest last). */
   errors: string[];
+  /** The commits the span made (see {@link commitLines}), oldest first. */
+  commits: string[];
   /** Paths that moved away: old path → where the file lives now. */
   moved: Map<string, string>;
   /** Files edited or created, newest last (current paths, as the tool calls gave them). */
@@ -136,7 +138,6 @@ export function buildLedger(
     if (st.lastOp !== 'deleted') edited.push(st.path);
   }
   if (readOnly.length) fileLines.unshift(`- read only: ${readOnly.join(', ')}`);
-  for (const l of commitLines(actions)) fileLines.push(l);
 
   // Commands: one line per distinct command, newest last, with its runs' outcomes.
   const { runs } = fold;
@@ -234,7 +235,7 @@ export function buildLedger(
   const listed = [...errors.values()];
   const errorLines = [...listed.filter((e) => e.fixed), ...listed.filter((e) => !e.fixed)].map((e) => e.line);
   movedCache.set(actions, moved);
-  return { files: fileLines, commands: commandLines, errors: errorLines, moved, edited };
+  return { files: fileLines, commands: commandLines, errors: errorLines, commits: commitLines(actions), moved, edited };
 }
 
 /**
@@ -272,14 +273,15 @@ function fixWords(fix: CommandFix | undefined, passed: string): string {
   }
 }
 
-/** Commits named in full (hash and message), the newest; earlier ones are listed by hash. */
+/** Commits named with their message (the newest); earlier ones are listed by id. */
 const COMMITS_IN_FULL = 5;
-/** Earlier commits listed by hash at most. */
-const COMMIT_HASHES = 15;
+/** Earlier commits listed by id at most (the newest of them). */
+const COMMIT_IDS = 20;
 
 /**
- * Lines naming the commits of `actions`, oldest first: the newest {@link COMMITS_IN_FULL} each on a
- * line with its message (`- commit e647cd7: feat: add …`), the ones before them by hash on one line.
+ * Lines naming the commits of `actions`, oldest first: one with the ids of the earlier ones (the
+ * newest {@link COMMIT_IDS} of them), then the newest {@link COMMITS_IN_FULL}, each with its message
+ * (`- e647cd7 "feat: add …"`); none when the span made no commit.
  */
 function commitLines(actions: readonly Action[]): string[] {
   const commits: Array<Extract<Action, { kind: 'commit' }>> = [];
@@ -289,17 +291,21 @@ function commitLines(actions: readonly Action[]): string[] {
       seen.add(a.hash);
       commits.push(a);
     }
-  if (!commits.length) return [];
-  const full = commits.slice(-COMMITS_IN_FULL);
   const before = commits.slice(0, -COMMITS_IN_FULL);
-  const out: string[] = [];
-  if (before.length) {
-    const listed = before.slice(-COMMIT_HASHES).map((c) => c.hash);
-    const more = before.length - listed.length;
-    out.push(`- earlier commits: ${listed.join(', ')}${more ? ` and ${more} before them` : ''}`);
-  }
-  for (const c of full) out.push(`- commit ${c.hash}: ${clipLine(c.message)}`);
-  return out;
+  const ids = before.slice(-COMMIT_IDS).map((c) => c.hash);
+  const more = before.length - ids.length;
+  return [
+    ...(ids.length ? [`- earlier commits: ${more ? `${more} before, then ` : ''}${ids.join(', ')}`] : []),
+    ...commits.slice(-COMMITS_IN_FULL).map((c) => `- commit ${c.hash}: ${clipMessage(c.message)}`),
+  ];
+}
+
+/** A commit message cut at a word to 60 characters, with "…". */
+function clipMessage(s: string): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  if (t.length <= 60) return t;
+  const cut = t.lastIndexOf(' ', 59);
+  return `${t.slice(0, cut > 30 ? cut : 59)}…`;
 }
 
 function clipLine(s: string): string {
