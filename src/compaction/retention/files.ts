@@ -187,6 +187,8 @@ function readFiles(
     const command = commandOf(c);
     // A failed edit changed nothing; a refused call did not run.
     if (c.denied || (c.failed === true && c.name !== 'aider_edit' && command === undefined)) continue;
+    // A command with no result was interrupted: what it would have done is not known to have happened.
+    if (command !== undefined && c.result === undefined) continue;
     // Where no flag says, an edit failed when its report says so (`editFailed`, the ledger's rule too).
     const failedEdit =
       command === undefined && c.failed === undefined && c.result !== undefined && editFailed(c.result);

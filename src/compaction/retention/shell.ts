@@ -312,7 +312,8 @@ function commandEffects(words: string[], out: ShellEffect[]): void {
       break;
     case 'rm':
     case 'rmdir':
-      for (const f of files) out.push({ path: f, action: 'deleted' });
+      // cmd.exe's `rmdir /s /q dir`: its switches are no files.
+      for (const f of files) if (!/^\/[a-z]$/i.test(f)) out.push({ path: f, action: 'deleted' });
       break;
     case 'git': {
       // `git -C dir mv …`: the subcommand is the first word that is no option (nor an option's value).

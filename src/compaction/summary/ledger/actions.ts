@@ -258,7 +258,9 @@ function shellFileOps(command: string): ShellFileOp[] {
       for (const op of scriptWrites(body)) ops.push(op);
     i = j;
   }
-  for (const part of unwrapScripts(commandLines.join('\n')).split(/&&|\|\||;|\n/)) {
+  // A lone `&` ends a command too (cmd.exe runs the next one after it; a POSIX shell runs the first in
+  // the background); `2>&1` and `&>` are redirections, not separators.
+  for (const part of unwrapScripts(commandLines.join('\n')).split(/&&|\|\||;|\n|(?<![>&])&(?![&>])/)) {
     const t = part.trim().replace(/^(?:sudo\s+)/, '');
     const moves = moveOps(t);
     if (moves) {
@@ -544,8 +546,11 @@ function callActions(name: string, rawArgs: string, result: string | undefined, 
       ...(run.ok ? {} : { named: namedFiles(command, (result ?? '').split('\n', 60).join('\n')) }),
     });
     if (run.ok) for (const c of gitCommits(command, result, name)) out.push(c);
-    for (const f of shellFileOps(command))
-      out.push({ kind: 'file', ...f, symbols: f.symbols ?? [], ok: run.ok, tool: name });
+    // A command with no result was interrupted (the recording goes on without it): what it would have
+    // written, moved or deleted is not known to have happened.
+    if (result !== undefined)
+      for (const f of shellFileOps(command))
+        out.push({ kind: 'file', ...f, symbols: f.symbols ?? [], ok: run.ok, tool: name });
     return out;
   }
   if (path) {
