@@ -122,3 +122,36 @@ test('code names drop escapes, options, handles, placeholders and tokens cut by 
   for (const bad of ['NoProfile', 'nOutput', 'zCasee', 'AIza_REDACTED_KEY', 'DevP'])
     assert.ok(!names.has(bad), `${bad} in ${[...names.keys()].join(', ')}`);
 });
+
+const listing: Step[] = [
+  { user: 'find where the parser lives and fix the empty-input case' },
+  {
+    tool: 'bash',
+    command: 'find . -name "*.py" | grep -v test_',
+    output: './tools/stale_helper.py\n./docs/conf_builder.py\n./pkg/parser/core_reader.py',
+    exit: 0,
+  },
+  { tool: 'read', path: 'pkg/parser/core_reader.py', output: 'def read_input(text):\n    return text.split()' },
+  {
+    tool: 'edit',
+    path: 'pkg/parser/core_reader.py',
+    old: '    return text.split()',
+    new: '    return text.split() if text else []',
+  },
+  { say: `Fixed. ${filler(2500)}` },
+  { user: 'thanks' },
+  { say: 'ok' },
+];
+
+for (const format of ['claude-code', 'swe-agent', 'codex'] as const) {
+  test(`${format}: entries of a folder listing are no identifiers; the file the agent then used is named`, async () => {
+    const { write, file } = WRITERS[format];
+    const t = importTranscriptTextSync(write(listing), file);
+    const r = await compactExtractive(itemsFromEntries(t.entries));
+    const item = r.context.find((i) => i.kind === 'summary');
+    assert.ok(item, 'a summary was written');
+    const summary = textWithPlaceholders(item.message.content);
+    assert.match(summary, /pkg\/parser\/core_reader\.py/, summary);
+    assert.doesNotMatch(summary, /stale_helper|conf_builder/, summary);
+  });
+}

@@ -53,14 +53,15 @@ export function sourcesOf(items: readonly ContextItem[]): { args: string; conver
   const args: string[] = [];
   const conversation: string[] = [];
   const output: string[] = [];
-  for (const it of items) {
-    if (it.kind === 'summary') continue;
+  items.forEach((it, i) => {
+    if (it.kind === 'summary') return;
     const m = it.message;
     const text = textWithPlaceholders(m.content);
-    if (m.role === 'tool' || (m.role === 'user' && harnessOrToolOutput(text))) output.push(text);
-    else if (m.role === 'user' || m.role === 'assistant') conversation.push(conversationText(m.role, text));
+    if (m.role === 'tool' || (m.role === 'user' && harnessOrToolOutput(text))) {
+      if (!listingResult(items, i)) output.push(text);
+    } else if (m.role === 'user' || m.role === 'assistant') conversation.push(conversationText(m.role, text));
     for (const c of toolCallsOf(m)) args.push(`${c.name} ${c.arguments}`);
-  }
+  });
   return { args: args.join('\n'), conversation: conversation.join('\n'), output: output.join('\n') };
 }
 
@@ -106,6 +107,42 @@ interface SourcePart {
   first: boolean;
 }
 
+/** A tool that lists a folder (its output names what exists, not what the agent used). */
+const LISTING_TOOL = /^(?:ls|list_?files|list_?dir(?:ectory)?|glob|find_?files|dir)$/i;
+/** A command whose program lists files (`ls`, `find`, `tree`, `fd`, `dir`, `Get-ChildItem`), filtered or not, that runs nothing on them (`xargs`, `-exec`). */
+const LISTING_COMMAND =
+  /^\s*(?:cd\s+\S+\s*(?:&&|;)\s*)?(?:ls|find|tree|fd|dir|Get-ChildItem|gci)\b(?![\s\S]*(?:\|\s*xargs\b|-exec\b))/;
+
+/**
+ * Whether `items[index]` is the result of a call that lists a folder (a listing tool, or a shell
+ * command that is a listing): its entries name what exists, not what the agent used, so they are
+ * no identifiers to carry. The call is the assistant message before the run of results.
+ */
+function listingResult(items: readonly ContextItem[], index: number): boolean {
+  const m = items[index].message;
+  if (m.role === 'user') {
+    // A SWE-agent observation answers the action written in the assistant message before it.
+    const before = items[index - 1]?.message;
+    if (before?.role !== 'assistant') return false;
+    const action = /<function=([\w.-]+)>([\s\S]*?)(?:<\/function>|$)/.exec(textWithPlaceholders(before.content));
+    if (!action) return false;
+    const command = /<parameter=command>\n?([\s\S]*?)<\/parameter>/.exec(action[2])?.[1];
+    return LISTING_TOOL.test(action[1]) || (command !== undefined && LISTING_COMMAND.test(command));
+  }
+  if (m.role !== 'tool') return false;
+  const id = (m as { tool_call_id?: string }).tool_call_id;
+  let j = index - 1;
+  while (j >= 0 && items[j].message.role === 'tool') j--;
+  const call = j >= 0 ? toolCallsOf(items[j].message).find((c) => c.id === id) : undefined;
+  if (!call) return false;
+  if (LISTING_TOOL.test(call.name)) return true;
+  // `"command": "ls -la"`, or Codex's `"command": ["bash", "-lc", "ls -la"]` (its last element).
+  const command = /"(?:command|cmd)"\s*:\s*(?:\[(?:\s*"(?:[^"\\]|\\.)*"\s*,)*\s*)?"((?:[^"\\]|\\.)*)"/.exec(
+    call.arguments,
+  )?.[1];
+  return command !== undefined && LISTING_COMMAND.test(command.replace(/\\"/g, '"'));
+}
+
 /** The parts of `items` that make up the `key` source text of {@link sourcesOf}, in order. */
 function* partsOfSource(
   items: readonly ContextItem[],
@@ -129,7 +166,7 @@ function* partsOfSource(
       continue;
     }
     const entry = entryOf(it);
-    if (entry.source !== key) continue;
+    if (entry.source !== key || (key === 'output' && listingResult(items, item))) continue;
     const text = () =>
       key === 'conversation'
         ? conversationText(m.role, textWithPlaceholders(m.content))
