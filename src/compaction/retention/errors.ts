@@ -484,7 +484,17 @@ function keysOf(c: AgentCall): CommandFacts {
   return known;
 }
 
+/**
+ * Calls that hand the turn to the person (a completion report, a plan, a question: Cline's
+ * `attempt_completion`, `plan_mode_respond`, `ask_followup_question`, Claude Code's `ExitPlanMode`,
+ * `AskUserQuestion`): their result holds the person's reply (feedback, a pasted error), never a failure
+ * of the call itself, so none is an error signature.
+ */
+const HAND_OVER_CALL =
+  /^(?:attempt_completion|plan_mode_respond|ask_followup_question|ask_?user(?:_?question)?|AskUserQuestion|ExitPlanMode|exit_plan_mode)$/i;
+
 function readFailed(c: AgentCall): boolean {
+  if (HAND_OVER_CALL.test(c.name)) return false;
   if (c.failed !== undefined) return c.failed;
   if (c.result === undefined || commandOf(c) === undefined) return false;
   // No recorded status (SWE-agent, Aider): the output's first lines decide (read once per result).

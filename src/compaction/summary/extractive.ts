@@ -352,6 +352,8 @@ export class ExtractiveSummarizer implements Summarizer {
       lastCall,
       lastTaskList,
       lastVerify,
+      taskListBeforeRequest,
+      verifyBeforeRequest,
       lastCommandError,
       lastFailedCommand,
       carriedCurrent,
@@ -375,10 +377,28 @@ export class ExtractiveSummarizer implements Summarizer {
     if (named) current.push(named);
     // The latest request is kept whole in the requests section that closes every summary (the
     // newest request is kept first there): a pointer here instead of a second copy.
-    if (lastVerify) current.push(`- Latest verification: ${lastVerify}`);
-    else carry('- Latest verification');
-    if (lastTaskList) current.push(`- Latest plan or to-do list (verbatim): ${lastTaskList}`);
-    else carry('- Latest plan');
+    // A verification or plan is the current request's only when it came after the latest typed
+    // request (in the span, and none typed in the messages kept after it): an older one is labelled
+    // with its age, and the budget may drop it (see CURRENT_STATE). A carried one is older than any
+    // request typed in the span.
+    const newer = typedAfter(after);
+    const requestWas = latestRequest ? ` «${clip(latestRequest, 60)}»` : ' the latest request';
+    const aged = (what: string) =>
+      `- ${what} from an earlier request (before${newer ? ' a request typed after this summary' : `:${requestWas}`})`;
+    if (lastVerify)
+      current.push(
+        verifyBeforeRequest || newer
+          ? `${aged('Verification')}: ${lastVerify}`
+          : `- Latest verification: ${lastVerify}`,
+      );
+    else if (latestRequest === undefined && !newer) carry('- Latest verification');
+    if (lastTaskList)
+      current.push(
+        taskListBeforeRequest || newer
+          ? `${aged('Plan or to-do list')}: ${lastTaskList}`
+          : `- Latest plan or to-do list: ${lastTaskList}`,
+      );
+    else if (latestRequest === undefined && !newer) carry('- Latest plan');
     // Whether a step is finished is read from the structure, whatever the language: the agent's last
     // message with no tool call after it (in the span, nor in the messages kept after it), or one
     // whose only call hands the turn to the person (a completion report, a plan, a question), ended

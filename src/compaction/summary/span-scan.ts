@@ -75,6 +75,38 @@ function handOverText(args: string): string {
 
 const TASK_LIST_TOOL = /todo|task_?list|task_?tracker|update_?plan|^plan$/i;
 
+/** Item lists a plan tool's arguments hold them under (Codex `plan`, Claude Code `todos`, OpenHands `task_list`). */
+const PLAN_LISTS = ['plan', 'todos', 'task_list', 'tasks', 'items'] as const;
+/** Words an item's text is under, first found. */
+const ITEM_TEXT = ['step', 'content', 'title', 'text', 'task', 'description'] as const;
+
+/**
+ * A plan tool's call as its items with their status (`1. [completed] Add the schema | 2. [in_progress] …`),
+ * the way a person reads the plan, never its JSON; undefined when the arguments hold no item list.
+ */
+export function planItems(args: string): string | undefined {
+  const v = parseJsonObject(args);
+  if (!v) return undefined;
+  const list = PLAN_LISTS.map((k) => v[k]).find((x): x is unknown[] => Array.isArray(x) && x.length > 0);
+  if (!list) return undefined;
+  const items: string[] = [];
+  for (const [i, x] of list.entries()) {
+    if (typeof x === 'string') {
+      items.push(`${i + 1}. ${x.trim()}`);
+      continue;
+    }
+    if (!x || typeof x !== 'object') continue;
+    const o = x as Record<string, unknown>;
+    const words = ITEM_TEXT.map((k) => o[k]).find((w): w is string => typeof w === 'string' && w.trim() !== '');
+    if (!words) continue;
+    const status = typeof o.status === 'string' && o.status ? `[${o.status}] ` : '';
+    items.push(`${i + 1}. ${status}${words.replace(/\s+/g, ' ').trim()}`);
+  }
+  if (!items.length) return undefined;
+  const note = typeof v.explanation === 'string' && v.explanation.trim() ? ` (${clip(v.explanation.trim(), 200)})` : '';
+  return `${items.join(' | ')}${note}`;
+}
+
 /** Splits earlier notes into their sections (lines under each `## ` heading). */
 export function parseSections(text: string): Map<string, string[]> {
   const out = new Map<string, string[]>();
@@ -142,6 +174,12 @@ export interface SpanReading {
   lastCall: string | undefined;
   lastTaskList: string | undefined;
   lastVerify: string | undefined;
+  /**
+   * The latest plan / verification came before the latest typed request of the span (the person
+   * asked for something since): not the current request's. False when no request followed it.
+   */
+  taskListBeforeRequest: boolean;
+  verifyBeforeRequest: boolean;
   lastCommandError: string | undefined;
   /** The command whose output {@link lastCommandError} quotes (its text as run). */
   lastFailedCommand: string | undefined;
@@ -170,6 +208,8 @@ export class SpanScan {
   private lastAssistantClosed = false;
   private lastHandOver: HandOver | undefined;
   private lastTaskList: string | undefined;
+  private taskListBeforeRequest = false;
+  private verifyBeforeRequest = false;
   private carriedCurrent: string[] = [];
   // Named folders the ledger's paths are written from: the first earlier summary's, more chosen later.
   private carriedRoots: PathRoots | undefined;
@@ -204,6 +244,7 @@ export class SpanScan {
       if (facts.typed === undefined) return;
       this.latestRequest = facts.typed;
       this.lastAssistantEnds = false;
+      this.taskListBeforeRequest = this.verifyBeforeRequest = true;
       for (const r of facts.rules) this.addOnce(this.rules, r);
     } else if (m.role === 'assistant') {
       const facts = assistantFacts(m, text);
@@ -213,7 +254,10 @@ export class SpanScan {
         this.lastAssistantEnds = true;
         this.lastAssistantClosed = true;
         for (const d of facts.decisions) this.addOnce(this.decisions, d);
-        if (facts.checklist !== undefined) this.lastTaskList = facts.checklist;
+        if (facts.checklist !== undefined) {
+          this.lastTaskList = facts.checklist;
+          this.taskListBeforeRequest = false;
+        }
       }
       // An action written in the text (SWE-agent) is a tool call too: its observation follows.
       if (TEXT_ACTION.test(text)) this.lastAssistantEnds = this.lastAssistantClosed = false;
@@ -232,8 +276,11 @@ export class SpanScan {
         if (!handOver) this.lastAssistantEnds = this.lastAssistantClosed = false;
         this.calls.set(c.id, c);
         this.lastCallOf = c;
-        if (TASK_LIST_TOOL.test(c.name))
-          this.lastTaskList = `(${c.name}) ${c.arguments.length > 2000 ? `${c.arguments.slice(0, 1999)}…` : c.arguments}`;
+        if (TASK_LIST_TOOL.test(c.name)) {
+          const items = planItems(c.arguments);
+          this.lastTaskList = `(${c.name}) ${items !== undefined ? clip(items, 2000) : c.arguments.length > 2000 ? `${c.arguments.slice(0, 1999)}…` : c.arguments}`;
+          this.taskListBeforeRequest = false;
+        }
       }
     } else if (m.role === 'tool') {
       const call = this.calls.get((m as { tool_call_id?: string }).tool_call_id ?? '');
@@ -251,7 +298,10 @@ export class SpanScan {
       }
       // Only the last verification run is quoted: its end is read once, in result(). Only commands
       // verify: a file written with "npm test" in it is not a test run.
-      if (VERIFY.test(call.arguments)) this.lastVerifyOf = { call, text };
+      if (VERIFY.test(call.arguments)) {
+        this.lastVerifyOf = { call, text };
+        this.verifyBeforeRequest = false;
+      }
     } else if (m.role === 'system' || m.role === 'developer') {
       if (text.trim()) this.push(this.state, `- System note: ${clip(text, 200)}`);
     }
@@ -342,6 +392,8 @@ export class SpanScan {
       lastCall,
       lastTaskList: this.lastTaskList,
       lastVerify,
+      taskListBeforeRequest: this.taskListBeforeRequest,
+      verifyBeforeRequest: this.verifyBeforeRequest,
       lastCommandError,
       lastFailedCommand,
       carriedCurrent: this.carriedCurrent,
