@@ -281,3 +281,32 @@ for (const format of ['claude-code', 'cline'] as const) {
     assert.match(summary, /Next step: continue with the latest request/, summary);
   });
 }
+
+for (const [format, { write, file }] of Object.entries(WRITERS)) {
+  test(`${format}: a span ending mid-work is in progress and its next step is never the user's, wherever the span ends`, () => {
+    const steps: Step[] = [
+      { user: 'check why the settlement transaction failed and fix the retry' },
+      { say: `I will look at the failed transaction first. ${filler(20)}` },
+      { tool: 'bash', command: 'cast tx 0xabc123 --rpc-url http://127.0.0.1:8545', output: 'status 0 (failed)' },
+      { tool: 'read', path: 'src/settle.ts', output: `export function settle() {}\n${filler(20)}` },
+      { tool: 'edit', path: 'src/settle.ts', old: 'retries: 1', new: 'retries: 3' },
+      { say: `Done: the retry now runs three times. ${filler(20)}` },
+    ];
+    const items = itemsFromEntries(importTranscriptTextSync(write(steps), file).entries);
+    let midWork = 0;
+    for (let at = 2; at < items.length; at++) {
+      const summary = new ExtractiveSummarizer((t) => Math.ceil(t.length / 4)).notes(
+        items.slice(0, at),
+        6000,
+        undefined,
+        items.slice(at),
+      );
+      if (/^- In progress/m.test(summary)) {
+        midWork++;
+        assert.doesNotMatch(summary, /Next step: the user's/, `split at ${at}:\n${summary}`);
+      }
+      if (/Next step: the user's/.test(summary)) assert.doesNotMatch(summary, /^- In progress/m, summary);
+    }
+    assert.ok(midWork > 0, 'some split ends mid-work');
+  });
+}

@@ -481,9 +481,16 @@ export class ExtractiveSummarizer implements Summarizer {
     else if (!lastCommandError && (open.length > 0 || !actions.some((a) => a.kind === 'command')))
       carry('- Latest error line in command output');
     const waits = turn.waits ?? asks;
+    // A span whose last agent message tool calls followed ends mid-work: its next step is the agent's,
+    // never the person's, even when the turn ended in the messages kept after it (those show how).
+    const midWork = lastAssistant !== '' && !closed && turn.who === 'user';
     current.push(
       `- Next step: ${
-        turn.who === 'agent'
+        midWork
+          ? open.length
+            ? `resolve ${open.at(-1)!.slice('- open: '.length)}`
+            : 'continue with the latest request (the work in progress here went on in the messages kept after this summary)'
+          : turn.who === 'agent'
           ? open.length
             ? `resolve ${open.at(-1)!.slice('- open: '.length)}`
             : 'continue with the latest request'
