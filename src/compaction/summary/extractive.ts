@@ -491,16 +491,16 @@ export class ExtractiveSummarizer implements Summarizer {
             ? `resolve ${open.at(-1)!.slice('- open: '.length)}`
             : 'continue with the latest request (the work in progress here went on in the messages kept after this summary)'
           : turn.who === 'agent'
-          ? open.length
-            ? `resolve ${open.at(-1)!.slice('- open: '.length)}`
-            : 'continue with the latest request'
-          : turn.who === 'newer request'
-            ? 'continue with the latest request'
-            : open.length
-              ? `the user's (the agent ended its turn with failures not fixed: ${openNames(open)})`
-              : waits
-                ? "the user's (the agent ended its turn waiting for the user's answer or approval)"
-                : "the user's (the latest request appears done: the agent's last message reports it finished)"
+            ? open.length
+              ? `resolve ${open.at(-1)!.slice('- open: '.length)}`
+              : 'continue with the latest request'
+            : turn.who === 'newer request'
+              ? 'continue with the latest request'
+              : open.length
+                ? `the user's (the agent ended its turn with failures not fixed: ${openNames(open)})`
+                : waits
+                  ? "the user's (the agent ended its turn waiting for the user's answer or approval)"
+                  : "the user's (the latest request appears done: the agent's last message reports it finished)"
       }`,
     );
     if (latestRequest)
