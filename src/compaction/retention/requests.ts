@@ -7,6 +7,7 @@ import type { RetentionEntry } from './calls';
 import { MessageMemo } from '../message-memo';
 import { userWords } from '../harness-text';
 import { isHumanReply, isRecordedHarnessText } from '../tool-outcomes';
+import { ruleSentences } from '../summary/prose';
 
 /** Whole messages that are harness output, not typed: tool results and observations, resumption notes, compaction summaries. */
 const NOT_TYPED =
@@ -89,27 +90,21 @@ function replyOf(m: RetentionEntry['message']): string {
 }
 
 /**
- * Words that make a sentence constrain later work: obligations and prohibitions (`must`, `never`,
- * `always`, `do not`, `only`, `avoid`, `make sure`, `keep`, `without`, `instead of`).
- */
-const CONSTRAINT =
-  /\b(?:must|mustn't|never|always|do not|don't|dont|does not need|should not|shouldn't|only|avoid|make sure|ensure|keep|without|instead of|no more than|at most|at least|exactly|not allowed|forbidden|required)\b/i;
-
-/**
- * Constraint sentences of a typed message: sentences (split at line breaks and at `.`, `!`, `?`
- * followed by a space) of 12 to 400 characters holding a constraint word ({@link CONSTRAINT}),
- * whitespace collapsed. Source: the user's own words only; tool output never yields one.
+ * Constraint sentences of a typed message: its standing rules by the one sentence rule the summary's
+ * "Standing rules" section uses (`ruleSentences` in `summary/prose.ts`: prohibitions and obligations
+ * with an object in any casing, sentences naming their standing; not one-off scoping, not the items of
+ * a long specification), of 12 to 400 characters, whitespace collapsed, each once. One rule for both,
+ * so the scorecard and the bench ask the summary for exactly the sentences it is meant to keep.
+ * Source: the user's own words only; tool output never yields one.
  */
 export function constraintSentences(text: string): string[] {
   const out: string[] = [];
-  for (const line of text.split(/\n+/)) {
-    for (const s of line.split(/(?<=[.!?])\s+(?=[A-Z0-9"'`(])/)) {
-      const t = s
-        .replace(/^[\s>*\-\d.)]+/, '')
-        .replace(/\s+/g, ' ')
-        .trim();
-      if (t.length >= 12 && t.length <= 400 && CONSTRAINT.test(t) && !out.includes(t)) out.push(t);
-    }
+  for (const s of ruleSentences(text)) {
+    const t = s
+      .replace(/^[\s>*\-\d.)]+/, '')
+      .replace(/\s+/g, ' ')
+      .trim();
+    if (t.length >= 12 && t.length <= 400 && !out.includes(t)) out.push(t);
   }
   return out;
 }

@@ -14,6 +14,36 @@
 export const RULE =
   /\b(always|never|from now on|(every|each) time|going forward|in (the )?future|whenever|remember (to|that)|at all times|for (all|every|any) (future |later |new )?(files?|changes?|commits?|tasks?|requests?|code)|unless I (ask|say)|without (asking|my)|no matter|for the rest of|throughout|don't ever|do not ever|must (always|never)|as a rule|by default)\b/i;
 /**
+ * A prohibition or obligation with an object, in any casing: "do not", "don't", "must not", "should
+ * not", "never", "must" followed by a verb and at least one more word ("DO NOT touch or destroy any
+ * resources in the old project", "Do not proceed to the next phase until I approve"). Verbs that
+ * report rather than forbid ("I don't know", "it must be failing", "you don't need to") are not.
+ * One-off scoping of the request it is in ({@link SCOPING}) is not a rule.
+ */
+export const PROHIBITION =
+  /\b(?:do not|don't|dont|must not|mustn't|should not|shouldn't|may not|never|must)\s+(?:ever\s+)?(?!(?:know|see|understand|think|get|seem|look|appear|recall|believe|find|exist|matter|happen|care|mind|work|need|have|has|had|be \w+ing)\b)[a-z][\w-]*\s+\S/i;
+/**
+ * The scope of one request ("Do not change other parts.", "Do not add new features.", "don't touch
+ * anything else"): bounds that request only, which is kept verbatim in the requests section.
+ */
+export const SCOPING = /\b(?:other|anything else|else|unrelated|new (?:features?|functionality)|the rest|more than)\b/i;
+/**
+ * Words that say a sentence lasts beyond its request even as an item of a list: a list item inside a
+ * long specification is part of that request unless it says so.
+ */
+const STANDING =
+  /\b(?:from now on|going forward|in general|for (?:all|every|any)\b|at all times|in (?:the )?future|as a rule|whenever|every time)/i;
+
+/**
+ * Whether a sentence of a typed request is a standing rule: it names its standing ({@link RULE}), or it
+ * is a prohibition or obligation with an object ({@link PROHIBITION}) that is not one-off scoping
+ * ({@link SCOPING}). Source for both the extractive notes and the retention's constraint sentences.
+ */
+export function isRuleSentence(s: string): boolean {
+  return RULE.test(s) || (PROHIBITION.test(s) && !SCOPING.test(s.slice(PROHIBITION.exec(s)!.index)));
+}
+
+/**
  * A sentence that states a decision with its reason: a choice ("decided", "chose", "went with",
  * "switched to", "opted", "use X instead of Y", "rather than", "prefer") and a reason ("because",
  * "since", "so that", "due to", "to avoid", "in order to", "as it", "which means"), both.
@@ -65,6 +95,9 @@ export function sentences(text: string): string[] {
     .filter(Boolean);
 }
 
+/** A list item: `- `, `* `, `• `, `1. `, `1) ` then text. */
+const LIST_ITEM = /^\s*(?:[-*•]|\d+[.)])\s+\S/;
+
 /** Characters of a rule sentence, at most: a longer one is dropped, never cut (its request is kept verbatim). */
 export const MAX_RULE_CHARS = 400;
 
@@ -94,14 +127,17 @@ function unwrapped(text: string): string[] {
 export function ruleSentences(typed: string): string[] {
   const lines = unwrapped(withoutFences(typed));
   const out: string[] = [];
+  // A request with three list items or more is a specification: its items are that request's.
+  const spec = lines.filter((l) => LIST_ITEM.test(l)).length >= 3;
   for (let i = 0; i < lines.length; i++) {
+    if (spec && LIST_ITEM.test(lines[i]) && !STANDING.test(lines[i])) continue;
     const parts = lines[i]
       .split(/(?<=[.!?])\s+/)
       .map((s) => s.trim())
       .filter(Boolean);
     for (let k = 0; k < parts.length; k++) {
       let s = parts[k];
-      if (!isProse(s) || !RULE.test(s)) continue;
+      if (!isProse(s) || !isRuleSentence(s)) continue;
       if (k === parts.length - 1 && s.endsWith(':')) {
         const list: string[] = [];
         for (let j = i + 1; j < lines.length && list.length < 8; j++) {
@@ -110,7 +146,7 @@ export function ruleSentences(typed: string): string[] {
             if (list.length) break;
             continue;
           }
-          if (!/^(?:[-*•]|\d+[.)])\s+\S/.test(item)) break;
+          if (!LIST_ITEM.test(item)) break;
           list.push(item);
         }
         if (list.length) s = `${s} ${list.join(' ')}`;

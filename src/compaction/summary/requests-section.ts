@@ -10,6 +10,7 @@
  * Pure: no I/O.
  */
 import { LineCounter } from '../../tokenizer/line-count';
+import { ruleSentences } from './prose';
 
 /** Heading of the section; chained compactions find the section of an earlier summary by it. */
 export const REQUESTS_HEADING = '## Requests, verbatim';
@@ -63,6 +64,23 @@ function tailCut(text: string, at: number, head: number): number {
   return at;
 }
 
+/**
+ * A request shortened to about `max` characters ({@link shortenMiddle}); one that states standing
+ * rules (`ruleSentences`) keeps those sentences whole instead, with the marker counting the rest,
+ * when they take no more than `max` characters or {@link RULES_SHOWN_CHARS}: a prohibition survives the
+ * shortening of the request it is in.
+ */
+export function shortenKeepingRules(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const rules = omissionRank(text) >= 3 ? ruleSentences(text).map((r) => r.replace(/\s+/g, ' ').trim()) : [];
+  const kept = rules.join(' ');
+  if (!rules.length || kept.length > Math.max(max, RULES_SHOWN_CHARS)) return shortenMiddle(text, max);
+  return `${kept} ${shortenedMarker(Math.max(0, text.length - kept.length))}`;
+}
+
+/** Characters of a request's rule sentences kept whole when the request is shortened further. */
+const RULES_SHOWN_CHARS = 240;
+
 /** Renders one request as a list item: `- ` then its lines, each continuation indented two spaces. */
 function renderRequest(text: string): string {
   return text
@@ -106,6 +124,32 @@ function countsFor(encoding: string | undefined): Map<string, Map<number, number
   return store;
 }
 
+/**
+ * A reply that only acknowledges or lets the agent go on ("Authentication complete - continue", "ok,
+ * proceed", "yes please", "Approved"): at most six words, one of them an acknowledgement, no rule.
+ */
+const ACKNOWLEDGEMENT =
+  /^(?=[\s\S]{0,60}$)(?=.*\b(?:continue|proceed|go ahead|go on|ok(?:ay)?|yes|yep|approved?|done|complete[d]?|thanks?|thank you|sure|lgtm|sounds good|looks good|perfect|great)\b)(?:\W*[\w'’]+){1,6}\W*$/i;
+
+/** Omission rank of each request text (0 left out first), kept per text across sections. */
+const ranks = new Map<string, number>();
+
+/**
+ * When a request is left out, by rank (lower first): 0 an acknowledgement ({@link ACKNOWLEDGEMENT}),
+ * 1 a long request (over 240 characters; one frees many tokens), 2 a short one, 3 a long one that
+ * states a standing rule (`ruleSentences`: a prohibition such as "DO NOT touch the old project"), 4 a
+ * short one that does. Safety constraints outlast every ordinary request.
+ */
+function omissionRank(text: string): number {
+  let r = ranks.get(text);
+  if (r !== undefined) return r;
+  const rule = ruleSentences(text).length > 0;
+  r = rule ? (text.length > 240 ? 3 : 4) : ACKNOWLEDGEMENT.test(text.trim()) ? 0 : text.length > 240 ? 1 : 2;
+  if (ranks.size > KEPT_REQUESTS) ranks.clear();
+  ranks.set(text, r);
+  return r;
+}
+
 /** The line that says how many requests were left out at one place. */
 function omittedLine(count: number, chars: number): string {
   return `[${count} earlier request${count === 1 ? '' : 's'} (${groupDigits(chars)} characters) left out here to fit the budget]`;
@@ -135,11 +179,14 @@ export function renderRequestsSection(
   const lines = new LineCounter(countText, lineAdditive, encoding);
   const heading = `${REQUESTS_HEADING} (oldest first; the user's own words)`;
   const n = requests.length;
-  // Left out first when nothing else fits: the oldest long middle requests, then the oldest others.
+  // Left out first when nothing else fits: acknowledgements, then the oldest long middle requests, then
+  // the oldest others; requests that state a standing rule last (see {@link omissionRank}).
   const omitOrder: number[] = [];
-  for (let i = 1; i < n - 1; i++) if (requests[i].length > 240) omitOrder.push(i);
-  for (let i = 1; i < n - 1; i++) if (requests[i].length <= 240) omitOrder.push(i);
-  const rendered = (i: number, shown: number): string => renderRequest(shortenMiddle(requests[i], shown));
+  for (let rank = 0; rank < 5; rank++)
+    for (let i = 1; i < n - 1; i++) if (omissionRank(requests[i]) === rank) omitOrder.push(i);
+  // The first and newest requests keep their start and end (the task and what is asked now).
+  const rendered = (i: number, shown: number): string =>
+    renderRequest(i === 0 || i === n - 1 ? shortenMiddle(requests[i], shown) : shortenKeepingRules(requests[i], shown));
   const markers = new Map<number, boolean>();
   const hasMarker = (i: number): boolean => {
     let m = markers.get(i);

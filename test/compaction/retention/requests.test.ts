@@ -52,13 +52,24 @@ test('codex and claude code: environment context, system reminders and command w
   assert.equal(typedPart('OBSERVATION:\nok'), '');
 });
 
-test('constraint sentences: obligations and prohibitions only, each once', () => {
+test('constraint sentences: prohibitions and obligations with an object, in any casing, each once; not one-off scoping', () => {
   const text =
-    'Recreate the admin pages. Do NOT modify public pages (booking, home).\n- Keep the sidebar and top bar\nThanks! Never commit secrets. Never commit secrets.';
-  assert.deepEqual(constraintSentences(text), [
-    'Do NOT modify public pages (booking, home).',
-    'Keep the sidebar and top bar',
-    'Never commit secrets.',
+    'Recreate the admin pages. Do NOT modify public pages (booking, home).\n- Keep the sidebar and top bar\nThanks! Never commit secrets. Never commit secrets. Do not change other parts. I do not know why.';
+  assert.deepEqual(constraintSentences(text), ['Do NOT modify public pages (booking, home).', 'Never commit secrets.']);
+});
+
+test('constraint sentences: the items of a long specification are its request, not rules, unless they say they last', () => {
+  const spec = [
+    'Add a broker selector:',
+    '1. Three radio buttons',
+    '2. Save the choice in localStorage',
+    '3. Keep the test button – publish always goes to the active broker',
+    '4. From now on, never hardcode a broker URL',
+    'DO NOT touch the Supabase card.',
+  ].join('\n');
+  assert.deepEqual(constraintSentences(spec), [
+    'From now on, never hardcode a broker URL',
+    'DO NOT touch the Supabase card.',
   ]);
 });
 

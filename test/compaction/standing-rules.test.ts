@@ -1,0 +1,72 @@
+/**
+ * The user's standing rules outlast ordinary requests: a prohibition with an object, in any casing
+ * ("DO NOT touch … the old project"), is a standing rule and is the last request the budget leaves out
+ * (shortened to its rule sentences first), while acknowledgements ("Authentication complete -
+ * continue") go first; the items of a long specification are that request's, not standing rules.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ALL_WRITERS, summaryOf, type Step } from '../support/recordings';
+import { ruleSentences } from '../../src/compaction/summary/prose';
+
+const filler = (n: number, word: string) => `${`${word} lorem ipsum dolor sit amet `.repeat(n)}`;
+const RULE = 'DO NOT touch or destroy any resources in the old project (shop-prod).';
+
+const work: Step[] = [
+  { user: `Move the shop to the new cloud project. ${filler(10, 'task')}` },
+  { say: `Reading the project. ${filler(40, 'read')}` },
+  { user: `${RULE} Create the new resources in shop-dev and pause for my approval. ${filler(12, 'infra')}` },
+  { say: `Plan ready. ${filler(40, 'plan')}` },
+  ...Array.from({ length: 10 }, (_, k): Step[] => [
+    { user: `Step ${k}: change the module number ${k} in the new project. ${filler(14, `step${k}`)}` },
+    { say: `Done step ${k}. ${filler(40, `done${k}`)}` },
+    { user: 'Authentication complete - continue' },
+    { say: `Continuing. ${filler(30, `cont${k}`)}` },
+  ]).flat(),
+  { user: 'Now deploy the service to shop-dev.' },
+  { say: `Deploying. ${filler(20, 'deploy')}` },
+];
+
+for (const [format, { write, file }] of Object.entries(ALL_WRITERS)) {
+  test(`${format}: a prohibition outlasts ordinary requests and acknowledgements when the budget cuts`, async () => {
+    const { summary } = await summaryOf(write(work), file, 1600);
+    assert.match(summary, /left out here to fit the budget/, summary);
+    assert.ok(summary.includes(RULE), summary);
+    assert.doesNotMatch(summary, /Authentication complete - continue/, summary);
+  });
+}
+
+const spec: Step[] = [
+  {
+    user: [
+      'Add a broker selector to the status page:',
+      '1. Three radio buttons, one per broker',
+      '2. Save the choice in localStorage',
+      '3. Keep the test button – publish always goes to the active broker',
+      '4. Show the broker name in the card title',
+      '',
+      'From now on, never hardcode a broker URL in a component.',
+    ].join('\n'),
+  },
+  { say: `Added the selector. ${filler(60, 'sel')}` },
+  { user: 'Remove the test button; publishing is done from the console now.' },
+  { say: `Removed. ${filler(60, 'rm')}` },
+];
+
+for (const [format, { write, file }] of Object.entries(ALL_WRITERS)) {
+  test(`${format}: the items of a long specification are not standing rules; a sentence that says it lasts is`, async () => {
+    const { summary } = await summaryOf(write(spec), file);
+    const rules = /## Standing rules[^\n]*\n([\s\S]*?)(\n\n|$)/.exec(summary)?.[1] ?? '';
+    assert.match(rules, /never hardcode a broker URL/, summary);
+    assert.doesNotMatch(rules, /publish always goes/, summary);
+  });
+}
+
+test('rule sentences: prohibitions with an object in any casing; not scoping, not reports', () => {
+  assert.deepEqual(
+    ruleSentences(
+      'DO NOT modify public/customer pages. Do not change other parts. I do not know why it fails. Do not add new functionality.',
+    ),
+    ['DO NOT modify public/customer pages.'],
+  );
+});
