@@ -17,6 +17,16 @@ export function withoutAnsi(text: string): string {
   return text.includes('\u001b') ? text.replace(ANSI_ESCAPE, '') : text;
 }
 
+/**
+ * The paths an Aider reply's `> Applied edit to <path>` notices name (kept by the importer at the end
+ * of the reply), or undefined when `message` does not list its applied edits
+ * (`listsAppliedEdits`): then every edit block of it counts.
+ */
+export function appliedEditPaths(text: string, listed: boolean): Set<string> | undefined {
+  if (!listed) return undefined;
+  return new Set([...text.matchAll(/^> Applied edit to (\S.*?)\s*$/gm)].map((m) => m[1]));
+}
+
 /** Tool calls of an assistant message as `{id, name, arguments}` (empty for other roles). */
 export function toolCallsOf(message: ChatMessage): Array<{ id: string; name: string; arguments: string }> {
   if (message.role !== 'assistant') return [];

@@ -13,6 +13,7 @@ import type { ChatMessage, Entry } from './types';
 const outcomes = new WeakMap<object, boolean>();
 const humanReplies = new WeakSet<object>();
 const harnessTexts = new WeakSet<object>();
+const editsListed = new WeakSet<object>();
 
 /**
  * Keeps `entry.meta.toolOk`, `entry.meta.humanReply` and `entry.meta.harnessText` (when recorded)
@@ -24,6 +25,7 @@ export function keepToolOutcome(entry: Entry): ChatMessage {
   if (ok !== undefined) outcomes.set(entry.message, ok);
   if (entry.meta?.humanReply === true) humanReplies.add(entry.message);
   if (entry.meta?.harnessText === true) harnessTexts.add(entry.message);
+  if (entry.meta?.editsListed === true) editsListed.add(entry.message);
   return entry.message;
 }
 
@@ -33,6 +35,14 @@ export function keepToolOutcome(entry: Entry): ChatMessage {
  */
 export function isRecordedHarnessText(message: ChatMessage | undefined): boolean {
   return !!message && harnessTexts.has(message);
+}
+
+/**
+ * True when the assistant message `message` lists the edits that were applied (`EntryMeta.editsListed`,
+ * an Aider reply): only its edit blocks with an `> Applied edit to` notice changed a file.
+ */
+export function listsAppliedEdits(message: ChatMessage | undefined): boolean {
+  return !!message && editsListed.has(message);
 }
 
 /** Records that the tool result `message` is the person's reply (as `EntryMeta.humanReply` says). */
@@ -59,12 +69,15 @@ export function recordedToolOutcome(message: ChatMessage | undefined): boolean |
  * The marks kept with `message` (its success flag, a person's reply, a harness's text) as one small
  * number, for a copy of the message made elsewhere (a structured clone sent to a worker thread keeps
  * no marks: they live beside the message object, not in it). Bits: 1 a flag is recorded, 2 the flag
- * is success, 4 a person's reply, 8 a harness's text. 0 when none.
+ * is success, 4 a person's reply, 8 a harness's text, 16 a reply that lists its applied edits. 0 when none.
  */
 export function marksOf(message: ChatMessage): number {
   const ok = outcomes.get(message);
   return (
-    (ok === undefined ? 0 : ok ? 3 : 1) | (humanReplies.has(message) ? 4 : 0) | (harnessTexts.has(message) ? 8 : 0)
+    (ok === undefined ? 0 : ok ? 3 : 1) |
+    (humanReplies.has(message) ? 4 : 0) |
+    (harnessTexts.has(message) ? 8 : 0) |
+    (editsListed.has(message) ? 16 : 0)
   );
 }
 
@@ -74,4 +87,5 @@ export function keepMarks(message: ChatMessage, marks: number): void {
   if (marks & 1) outcomes.set(message, (marks & 2) !== 0);
   if (marks & 4) humanReplies.add(message);
   if (marks & 8) harnessTexts.add(message);
+  if (marks & 16) editsListed.add(message);
 }

@@ -60,6 +60,12 @@ export interface EntryMeta {
    */
   harnessText?: boolean;
   /**
+   * An Aider reply whose applied edits are listed in its text by the `> Applied edit to <path>`
+   * notices Aider printed (kept by the importer): an edit block with no notice for its file was a
+   * proposal Aider did not apply (a file not in the chat, a block that did not match).
+   */
+  editsListed?: boolean;
+  /**
    * True for a message this product's agent appended in its own session, in the workspace the session
    * belongs to (its tool calls ran there). Entries taken over by an import or a continued recording
    * never carry it: their paths name another project's files, so they are never re-attached.

@@ -94,7 +94,10 @@ test('aider: commit notices stay with the reply whose edits they committed', () 
   const t = importTranscriptTextSync(history, '.aider.chat.history.md');
   const reply = t.entries.find((e) => e.message.role === 'assistant');
   assert.ok(reply);
-  assert.match(String(reply.message.content), /```\n\n> Commit e647cd7 feat: make the title bold$/);
+  assert.match(
+    String(reply.message.content),
+    /```\n\n> Applied edit to src\/app\.ts\n> Commit e647cd7 feat: make the title bold$/,
+  );
   assert.equal(reply.meta?.reportedPromptTokens, 3100);
   assert.equal(t.entries.length, 3);
 });

@@ -359,7 +359,8 @@ export function openhands(steps: readonly Step[]): string {
 
 /**
  * Aider `.aider.chat.history.md`: `#### ` user lines; edits as SEARCH/REPLACE blocks (an empty
- * SEARCH creates the file) followed by "Applied edit to"; commands and reads have no tool calls in
+ * SEARCH creates the file) followed by "Applied edit to" (not for a step with `ok` false: a proposal
+ * Aider did not apply); commands and reads have no tool calls in
  * Aider, so they become plain assistant text.
  */
 export function aider(steps: readonly Step[]): string {
@@ -380,7 +381,8 @@ export function aider(steps: readonly Step[]): string {
         '```',
         '',
       );
-      out.push(`> Applied edit to ${s.path}  `, '');
+      // Aider prints the notice only for an edit it applied (`ok` false: a proposal it did not apply).
+      if (s.ok !== false) out.push(`> Applied edit to ${s.path}  `, '');
     } else if (s.tool === 'bash') out.push(`Run \`${s.command}\`.`, '', '```', s.output, '```', '');
     else out.push(`Looking at ${s.path}.`, '');
   }

@@ -46,16 +46,22 @@ test('aider: user runs, slash commands, Aider output and replies', async () => {
     t.entries.map((e) => [e.id, e.message.role, e.message.content]),
     [
       ['L10', 'user', 'make the title bold\nand blue'],
-      ['L13', 'assistant', 'Here is the change:\n\nsrc/app.ts\n```\n<h1 class="bold blue">Title</h1>\n```'],
+      [
+        'L13',
+        'assistant',
+        'Here is the change:\n\nsrc/app.ts\n```\n<h1 class="bold blue">Title</h1>\n```\n\n> Applied edit to src/app.ts',
+      ],
       ['L23', 'user', 'why blue?'],
       ['L25', 'assistant', 'Because you asked.'],
     ],
   );
+  // The reply lists the edits Aider applied (its notices kept with it).
+  assert.equal(t.entries[1].meta?.editsListed, true);
   assert.equal(t.entries[1].meta?.reportedPromptTokens, 3100);
   assert.equal(t.entries[3].meta?.reportedPromptTokens, 812);
   assert.equal(t.entries[1].meta?.model, 'xai/grok-code-fast-1');
   assert.equal(t.entries[0].meta?.timestamp, '2026-02-24T16:53:06');
-  assert.deepEqual(t.skipped, { session: 2, 'aider-output': 6, 'slash-command': 2 });
+  assert.deepEqual(t.skipped, { session: 2, 'aider-output': 5, 'slash-command': 2 });
 });
 
 test('aider: an empty input (`<blank>`, blank lines) is no message; typed "y" and "exit" stay user messages', async () => {

@@ -8,7 +8,8 @@
  * defect in the writer's reading cannot hide itself in the scores computed from this one. Pure.
  */
 import type { ChatMessage } from '../types';
-import { toolCallsOf } from '../text';
+import { appliedEditPaths, toolCallsOf } from '../text';
+import { listsAppliedEdits } from '../tool-outcomes';
 import { textWithPlaceholders } from '../content-text';
 import { MessageMemo } from '../message-memo';
 import { collapsedVerdict, commandVerdict, isDenial } from './outcome';
@@ -168,7 +169,10 @@ function callBases(m: ChatMessage): readonly CallBase[] {
     }
   }
   if (text.includes('```')) {
+    // An Aider reply lists the edits Aider applied; a block without its notice was never applied.
+    const applied = appliedEditPaths(text, listsAppliedEdits(m));
     for (const b of text.matchAll(AIDER_BLOCK)) {
+      if (applied && !applied.has(b[1])) continue;
       const body = b[3];
       const search = /^<{5,9} SEARCH\s*$/m.test(body);
       out.push({ name: 'aider_edit', args: { path: b[1], [search ? 'diff' : 'content']: body } });

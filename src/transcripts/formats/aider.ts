@@ -14,9 +14,11 @@
  *   reached the model, so they are skipped and counted as `aider-output` (lines). A `> Tokens: N sent`
  *   line ends a model reply and gives that reply's `meta.reportedPromptTokens`; a `> Model: name` line
  *   gives `meta.model` for the session.
- * - Commit notices (`> Commit e647cd7 feat: …`, the commits Aider made of the reply's edits) are the
- *   one exception: what was committed is the state of the work, so they are kept, as Aider printed
- *   them, at the end of the reply they follow (a blank line, then the `> Commit …` lines).
+ * - Edit and commit notices (`> Applied edit to src/a.ts`, `> Commit e647cd7 feat: …`) are the
+ *   exception: which edits were applied and what was committed is the state of the work, so they are
+ *   kept, as Aider printed them, at the end of the reply they follow (a blank line, then the `> …`
+ *   lines), and the reply is marked `meta.editsListed`: an edit block with no notice for its file was
+ *   not applied (Aider asked to add the file to the chat, or the block did not match).
  * - Everything else is assistant text (prose, whole-file blocks, SEARCH/REPLACE blocks), kept verbatim:
  *   edits are actions written as text, like SWE-agent's; no tool calls are invented.
  * - `# aider chat started at …` starts a session (counted as `session`); its time (local, no zone) is
@@ -34,7 +36,9 @@ export function readAider(text: string, builder: TranscriptBuilder): void {
   let timestamp: string | undefined;
   let model: string | undefined;
   let user: { line: number; text: string[] } | undefined;
-  let reply: { line: number; text: string[]; commits: string[]; tokens?: number; closed?: boolean } | undefined;
+  let reply:
+    | { line: number; text: string[]; applied: string[]; commits: string[]; tokens?: number; closed?: boolean }
+    | undefined;
 
   const meta = (line: number, id: string): EntryMeta => {
     const m: EntryMeta = { source: builder.source(line, id) };
@@ -67,14 +71,16 @@ export function readAider(text: string, builder: TranscriptBuilder): void {
       .join('\n')
       .replace(/^\s*\n/, '')
       .trimEnd();
-    const { line, commits, tokens: promptTokens } = reply;
+    const { line, applied, commits, tokens: promptTokens } = reply;
     reply = undefined;
     if (!text.trim()) return;
-    const body = commits.length ? `${text}\n\n${commits.join('\n')}` : text;
+    const notices = [...applied, ...commits];
+    const body = notices.length ? `${text}\n\n${notices.join('\n')}` : text;
     const id = `L${line}`;
     const m = meta(line, id);
     if (model) m.model = model;
     if (promptTokens !== undefined) m.reportedPromptTokens = promptTokens;
+    m.editsListed = true;
     builder.add({ kind: 'message', id, meta: m, message: { role: 'assistant', content: body } });
   };
 
@@ -101,6 +107,11 @@ export function readAider(text: string, builder: TranscriptBuilder): void {
         reply.commits.push(`> ${commit[1]}`);
         return;
       }
+      const applied = /^> (Applied edit to \S.*?)\s*$/.exec(raw);
+      if (applied && reply) {
+        reply.applied.push(`> ${applied[1]}`);
+        return;
+      }
       builder.skip('aider-output');
       const modelLine = /^> (?:Main )?[Mm]odel: (\S+)/.exec(raw);
       if (modelLine) model = modelLine[1];
@@ -119,7 +130,7 @@ export function readAider(text: string, builder: TranscriptBuilder): void {
       flushReply();
     }
     if (reply) reply.text.push(raw);
-    else if (raw.trim() !== '') reply = { line, text: [raw], commits: [] };
+    else if (raw.trim() !== '') reply = { line, text: [raw], applied: [], commits: [] };
   });
   flushUser();
   flushReply();

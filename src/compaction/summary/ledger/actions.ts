@@ -6,9 +6,9 @@
  * Pure: no I/O.
  */
 import type { ChatMessage, ContextItem } from '../../types';
-import { errorLines, toolCallsOf } from '../../text';
+import { appliedEditPaths, errorLines, toolCallsOf } from '../../text';
 import { textWithPlaceholders } from '../../content-text';
-import { recordedToolOutcome } from '../../tool-outcomes';
+import { listsAppliedEdits, recordedToolOutcome } from '../../tool-outcomes';
 import { commandOutcome, fileOutcome } from './run-outcome';
 import { isToolOutputText } from '../../text';
 import { GrowingSpan } from '../../meter/span-memo';
@@ -799,16 +799,19 @@ function messageActions(
     if (text.includes('> Commit '))
       for (const m of text.matchAll(AIDER_COMMIT))
         out.push({ kind: 'commit', hash: m[1], message: m[2], tool: 'aider' });
+    // An Aider reply lists the edits Aider applied; a block without its notice was never applied.
+    const applied = appliedEditPaths(text, listsAppliedEdits(message));
     for (const e of aiderEdits(text))
-      out.push({
-        kind: 'file',
-        op: e.created ? 'created' : 'edited',
-        path: e.path,
-        symbols: symbolsIn(e.code),
-        ...(!e.created && e.change ? { change: e.change } : {}),
-        ok: true,
-        tool: 'edit block',
-      });
+      if (!applied || applied.has(e.path))
+        out.push({
+          kind: 'file',
+          op: e.created ? 'created' : 'edited',
+          path: e.path,
+          symbols: symbolsIn(e.code),
+          ...(!e.created && e.change ? { change: e.change } : {}),
+          ok: true,
+          tool: 'edit block',
+        });
   }
   actionCache.set(message, { deps, actions: out });
   return out;
