@@ -165,3 +165,28 @@ for (const format of ['cline', 'claude-code'] as const) {
     assert.match(stale, /^- Plan or to-do list from an earlier request \(before: «stop the report work/m, stale);
   });
 }
+
+for (const format of ['claude-code', 'codex', 'cline', 'openai-chat', 'openhands'] as const) {
+  test(`${format}: a multi-line command keeps its line breaks visible wherever it is quoted`, () => {
+    const steps: Step[] = [
+      { user: 'look at the frontend layout and build it' },
+      { tool: 'bash', command: 'ls /w/frontend/src/ 2>/dev/null\nls /w/frontend/ 2>/dev/null', output: 'app\nsrc' },
+      {
+        tool: 'bash',
+        command: 'cd /w/frontend\nnpm run build',
+        output: 'Error: Cannot find module vite',
+        ok: false,
+      },
+    ];
+    const { summary, errors } = notesOf(format, WRITERS[format].write(steps));
+    assert.doesNotMatch(summary, /2>\/dev\/null ls|frontend npm run build/, summary);
+    assert.match(summary, /`ls \/w\/frontend\/src\/ 2>\/dev\/null ⏎ ls \/w\/frontend\/ 2>\/dev\/null`/, summary);
+    assert.match(summary, /^- open: `cd \/w\/frontend ⏎ npm run build`/m, summary);
+    assert.match(summary, /^- Last tool call: [^\n]*cd \/w\/frontend ⏎ npm run build/m, summary);
+    // The scorecard names the open failure in the summary by the same command.
+    assert.ok(
+      errors.some((e) => e.state === 'open' && summary.includes(e.key)),
+      JSON.stringify(errors),
+    );
+  });
+}

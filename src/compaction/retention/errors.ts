@@ -49,7 +49,8 @@ export { FAILURE_LINE, failureLine } from './outcome';
  * trailing `2>&1 | tail -N`-style plumbing removed, whitespace collapsed, cut to 120 characters.
  */
 export function commandKey(command: string): string {
-  let c = command.split('\n').find((l) => l.trim() !== '') ?? '';
+  // A line break, or the mark a summary shows in its place (` ⏎ `), ends the first line.
+  let c = command.split(/\n| ⏎ /).find((l) => l.trim() !== '') ?? '';
   c = c.replace(/\s+/g, ' ').trim();
   for (;;) {
     const next = c.replace(/^(?:cd|pushd)\s+(?:\/d\s+)?(?:"[^"]*"|'[^']*'|\S+)\s*(?:&&|;)\s*/, '');

@@ -15,6 +15,7 @@ import { assistantFacts, clip, userFacts } from './message-facts';
 import { isImportedSummary } from './requests';
 import { quoteSummary } from './quoted-summary';
 import { LEDGER, OLD_FILES_HEADING, VERIFY } from './ledger/ledger';
+import { oneLineCommand } from './ledger/ledger-fold';
 import { expandRoots, parseRootsLine, type PathRoots } from './ledger/path-root';
 import { NameTally, namesFromLines, namesOfMessage } from './identifiers/worked-names';
 import { parseJsonObject } from '../../format/json';
@@ -125,8 +126,13 @@ type Call = { name: string; arguments: string };
 /** `key=value` arguments of a call, with the command first where it is an argv array (Codex: `["bash", "-lc", "…"]`). */
 function shellLabel(call: Call): string {
   const label = keyArguments(call.arguments, 300);
-  if (!SHELL_CALL.test(call.name) || /\b(command|cmd|script)=/.test(label)) return label;
-  return clip(`command=${commandText(call.arguments).replace(/\s+/g, ' ')} ${label}`, 300);
+  if (!SHELL_CALL.test(call.name)) return label;
+  const command = commandText(call.arguments);
+  if (/\b(command|cmd|script)=/.test(label)) {
+    // A multi-line command keeps its line breaks visible (keyArguments collapses them).
+    return /\n/.test(command.trim()) ? clip(`command=${oneLineCommand(command)}`, 300) : label;
+  }
+  return clip(`command=${oneLineCommand(command)} ${label}`, 300);
 }
 
 /** The command a shell call runs: its `command`/`cmd` argument (an argv array joined), else the raw arguments. */
@@ -366,7 +372,7 @@ export class SpanScan {
       const lines = failureLines(call.arguments, printedText(text)).map((l) => clip(l, 300));
       if (lines.length) lastFailedCommand = commandText(call.arguments);
       if (lines.length)
-        lastCommandError = `(\`${clip(commandText(call.arguments).replace(/\s+/g, ' '), 140)}\`): ${lines.map((l) => `"${l}"`).join(' | ')}`;
+        lastCommandError = `(\`${clip(oneLineCommand(commandText(call.arguments)), 140)}\`): ${lines.map((l) => `"${l}"`).join(' | ')}`;
     }
     const last = this.lastCallOf;
     const lastCall = last ? `${last.name} ${shellLabel(last)}` : undefined;
@@ -375,7 +381,7 @@ export class SpanScan {
       // The end of a run's output holds its verdict ("42 passed, 0 failed"): keep the end.
       const { call, text } = this.lastVerifyOf;
       const tail = printedText(text).trim().split('\n').slice(-3).join(' | ').replace(/\s+/g, ' ');
-      lastVerify = `${call.name} ${clip(commandText(call.arguments).replace(/\s+/g, ' '), 200)} → ${tail.length > 160 ? `…${tail.slice(-159)}` : tail}`;
+      lastVerify = `${call.name} ${clip(oneLineCommand(commandText(call.arguments)), 200)} → ${tail.length > 160 ? `…${tail.slice(-159)}` : tail}`;
     }
     return {
       rules: this.rules.slice(),

@@ -15,7 +15,7 @@ export function commandKey(command: string): string {
   // Every ledger reads every command of its span again: the keys are kept (bounded).
   let key = commandKeys.get(command);
   if (key === undefined) {
-    const t = command.replace(/\s+/g, ' ').trim();
+    const t = oneLineCommand(command);
     key = t.length > 300 ? `${t.slice(0, 299)}…` : t;
     if (commandKeys.size >= KEPT_COMMAND_KEYS) commandKeys.clear();
     commandKeys.set(command, key);
@@ -23,6 +23,23 @@ export function commandKey(command: string): string {
   return key;
 }
 const commandKeys = new Map<string, string>();
+
+/** Shown where a multi-line command's line break was: no shell argument looks like it. */
+export const LINE_BREAK_MARK = ' ⏎ ';
+
+/**
+ * A command on one line as it ran: each line break (outside a backslash continuation, which joins
+ * lines into one command) shown as {@link LINE_BREAK_MARK}, so two commands on two lines never read
+ * as one command with the second as its arguments; other whitespace collapsed. Characters in, characters out.
+ */
+export function oneLineCommand(command: string): string {
+  return command
+    .replace(/\\\r?\n/g, ' ')
+    .split(/\r?\n/)
+    .map((l) => l.replace(/\s+/g, ' ').trim())
+    .filter((l) => l !== '')
+    .join(LINE_BREAK_MARK);
+}
 /** Most command keys kept. */
 const KEPT_COMMAND_KEYS = 50_000;
 
