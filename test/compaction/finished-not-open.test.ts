@@ -310,3 +310,32 @@ for (const [format, { write, file }] of Object.entries(WRITERS)) {
     assert.ok(midWork > 0, 'some split ends mid-work');
   });
 }
+
+for (const format of FORMATS) {
+  test(`${format}: a plan failing to read its input file is fixed by a later pass without it; a sign-in for other credentials is not fixed by the program's own work`, () => {
+    const { summary, errors } = notesAndErrors(format, [
+      { user: 'plan the infrastructure for the dev project' },
+      {
+        tool: 'bash',
+        command: 'gcloud auth application-default login --no-launch-browser',
+        output: 'ERROR: gcloud crashed (EOFError): EOF when reading a line',
+        ok: false,
+      },
+      {
+        tool: 'bash',
+        command: 'terraform plan -var-file="terraform.tfvars"',
+        output: 'Error: Failed to read variables file\nGiven variables file terraform.tfvars does not exist.',
+        ok: false,
+      },
+      { tool: 'bash', command: 'gcloud sql instances describe db1', output: 'state: RUNNABLE' },
+      { tool: 'bash', command: 'terraform -chdir=infra plan -out=tfplan', output: 'Plan: 14 to add, 0 to change' },
+      { say: `The plan is saved in infra/tfplan. ${filler(20)}` },
+      { tool: 'read', path: 'infra/main.tf', output: `resource "x" {}\n${filler(20)}` },
+    ]);
+    assert.match(summary, /^- fixed: `terraform plan -var-file="terraform\.tfvars"`[^\n]*without -var-file/m, summary);
+    assert.match(summary, /^- open: `gcloud auth application-default login --no-launch-browser`/m, summary);
+    const state = (prefix: string) => errors.find((e) => e.key.startsWith(prefix))?.state;
+    assert.equal(state('terraform plan'), 'resolved');
+    assert.equal(state('gcloud auth application-default login'), 'open');
+  });
+}

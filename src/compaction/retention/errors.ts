@@ -29,6 +29,7 @@ export interface ErrorSignature {
     | 'same command with options added succeeded'
     | 'worked around by another command'
     | 'signed in later'
+    | 'same check without the input file succeeded'
     | 'file edited and check passed'
     | 'same edit succeeded';
 }
@@ -39,6 +40,7 @@ const RESOLVED_BY = {
   'options added': 'same command with options added succeeded',
   'worked around': 'worked around by another command',
   'signed in': 'signed in later',
+  'input file left out': 'same check without the input file succeeded',
 } as const satisfies Record<CommandFix['by'], NonNullable<ErrorSignature['resolvedBy']>>;
 
 export { FAILURE_LINE, failureLine } from './outcome';
@@ -211,7 +213,23 @@ export type CommandFix =
   | { at: number; by: 'same command succeeded' }
   | { at: number; by: 'options added'; added: string[] }
   | { at: number; by: 'worked around' }
-  | { at: number; by: 'signed in' };
+  | { at: number; by: 'signed in' }
+  | { at: number; by: 'input file left out'; dropped: string[] };
+
+/**
+ * Options that only point a run at an input file (`terraform plan -var-file=x.tfvars`, `docker run
+ * --env-file`, `helm template --values`): a run that fails reading it and a later run without it.
+ */
+const INPUT_FILE_OPTION = /^--?(?:var-file|env-file|values|backend-config|config-file|input-file)$/i;
+/** Subcommands that check or plan without changing anything: their later pass shows the work goes on without the file. */
+const CHECK_SUBCOMMAND = /^(?:plan|validate|check|lint|test|build|diff|template|fmt)$/i;
+/**
+ * Sign-ins for credentials the program itself does not use (`gcloud auth application-default login`
+ * signs in Application Default Credentials, read by libraries and tools such as Terraform, never by
+ * gcloud's own commands): no later run of that program shows them signed in, and which later runs
+ * read them cannot be told from the command, so such a failure stays unresolved by later work.
+ */
+const OTHER_CREDENTIALS_WORD = /^application-default$/i;
 
 /**
  * Options whose addition makes a run do less than the failed one did (select fewer tests, only
@@ -281,7 +299,7 @@ interface RunShape {
   action: boolean;
   /** Only reads state ({@link READ_ONLY_WORD}) or shows content. */
   readOnly: boolean;
-  /** Signs in ({@link SIGN_IN_WORD}). */
+  /** Signs in ({@link SIGN_IN_WORD}) for credentials the program's own later runs use ({@link OTHER_CREDENTIALS_WORD}). */
   signIn: boolean;
   /** Its success shows work done signed in ({@link NOT_SIGNED_IN_WORK} names none of its words). */
   signedInWork: boolean;
@@ -338,7 +356,10 @@ function readShape(command: string): RunShape {
     distinct: distinctiveWords(plain.slice(1)),
     action: oneSegment && !readOnly && !CHECK_RUN.test(key),
     readOnly,
-    signIn: plain.slice(1, 4).some((w) => SIGN_IN_WORD.test(w)) && !readOnly,
+    signIn:
+      plain.slice(1, 4).some((w) => SIGN_IN_WORD.test(w)) &&
+      !plain.slice(1, 4).some((w) => OTHER_CREDENTIALS_WORD.test(w)) &&
+      !readOnly,
     signedInWork:
       plain.slice(1, 4).every((w) => !NOT_SIGNED_IN_WORK.test(w)) && options.every((o) => !NOT_SIGNED_IN_WORK.test(o)),
     removes: plain.slice(0, 4).some((w) => REMOVE_WORD.test(w)),
@@ -367,7 +388,12 @@ const SCAN = 200;
  *    the same instance (`gcloud sql connect db`, then `gcloud sql instances patch db`) do other work.
  * 4. **Signed in**: a failed sign-in (`gcloud auth login`, `az login`) is resolved by a later success of
  *    the same program doing signed-in work (not signing in, configuring or printing a version): the
- *    person completed the sign-in themselves.
+ *    person completed the sign-in themselves. Not a sign-in for credentials the program itself does
+ *    not use ({@link OTHER_CREDENTIALS_WORD}).
+ * 5. **Input file left out**: a failed check or plan ({@link CHECK_SUBCOMMAND}) whose options missing
+ *    later only point at an input file ({@link INPUT_FILE_OPTION}) is resolved by a later pass of the
+ *    same program and subcommand without them (`terraform plan -var-file=x.tfvars` failing to read
+ *    the file, then `terraform -chdir=infra plan -out=tfplan` passing).
  */
 export class LaterSuccesses {
   private readonly byTarget = new Map<string, number>();
@@ -409,6 +435,16 @@ export class LaterSuccesses {
         const added = later.filter((o) => !r.options.includes(o));
         if (added.length && r.options.every((o) => later.includes(o)) && !added.some((o) => NARROWING_OPTIONS.has(o)))
           return { at: list[i].at, by: 'options added', added };
+        // A check or plan that failed with an input-file option passes later without it (other
+        // options added, none narrowing): the work goes on without that file.
+        const dropped = r.options.filter((o) => !later.includes(o));
+        if (
+          dropped.length &&
+          dropped.every((o) => INPUT_FILE_OPTION.test(o)) &&
+          CHECK_SUBCOMMAND.test(r.base.split(' ')[1] ?? '') &&
+          !added.some((o) => NARROWING_OPTIONS.has(o))
+        )
+          return { at: list[i].at, by: 'input file left out', dropped };
       }
     }
     if (s.action && s.distinct.some((w) => /[/\\]/.test(w))) {

@@ -43,9 +43,11 @@ test('another action naming the same URL or path works around a failed action; c
 });
 
 test('signed-in work of the same program resolves a failed sign-in; configuring, versions and revoking do not', () => {
+  assert.equal(fixOf('gcloud auth login --no-launch-browser', ['gcloud sql instances describe db']), 'signed in');
+  // Application Default Credentials are not what gcloud's own commands use.
   assert.equal(
     fixOf('gcloud auth application-default login --no-launch-browser', ['gcloud sql instances describe db']),
-    'signed in',
+    undefined,
   );
   assert.equal(fixOf('gcloud auth login', ['gcloud config set project p1']), undefined);
   assert.equal(fixOf('gcloud auth login', ['gcloud --version']), undefined);

@@ -268,6 +268,8 @@ function fixWords(fix: CommandFix | undefined, passed: string): string {
       return `worked around by \`${passed}\`, which succeeded`;
     case 'signed in':
       return `signed in later: \`${passed}\` succeeded`;
+    case 'input file left out':
+      return `the same check passed without ${fix.dropped.join(' ')}: \`${passed}\` passed`;
     default:
       return `\`${passed}\` passed`;
   }
