@@ -6,8 +6,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ALL_WRITERS, summaryOf, type Step } from '../support/recordings';
+import { ALL_WRITERS, WRITERS, summaryOf, type Step } from '../support/recordings';
 import { ruleSentences } from '../../src/compaction/summary/prose';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
+import { itemsFromEntries } from '../../src/compaction/context';
+import { importTranscriptTextSync } from '../../src/transcripts';
 
 const filler = (n: number, word: string) => `${`${word} lorem ipsum dolor sit amet `.repeat(n)}`;
 const RULE = 'DO NOT touch or destroy any resources in the old project (shop-prod).';
@@ -70,3 +73,25 @@ test('rule sentences: prohibitions with an object in any casing; not scoping, no
     ['DO NOT modify public/customer pages.'],
   );
 });
+
+const findings: Step[] = [
+  { user: 'Is the id toolu_42 used more than twice in the trajectory? Check the events.' },
+  { say: `Looking at the events. ${filler(10, 'look')}` },
+  { tool: 'bash', command: 'grep -c toolu_42 events/*.json', output: '2' },
+  {
+    say: 'There is NO problem with toolu_42: it appears exactly 2 times, once in the call and once in its result.',
+  },
+  { user: 'Then why did the request fail? Look at the error event.' },
+  { say: `Reading the error event now. ${filler(10, 'now')}` },
+  { tool: 'bash', command: 'cat events/error.json', output: 'missing result' },
+];
+
+for (const [format, { write, file }] of Object.entries(WRITERS)) {
+  test(`${format}: the agent's answer that ended a turn is kept among its findings, with the request it answered`, () => {
+    const items = itemsFromEntries(importTranscriptTextSync(write(findings), file).entries);
+    const notes = new ExtractiveSummarizer((t) => Math.ceil(t.length / 4)).notes(items, 4000);
+    const answers = /## Agent's answers and findings[^\n]*\n([\s\S]*?)(\n\n|$)/.exec(notes)?.[1] ?? '';
+    assert.match(answers, /^- \(to ".+"\) "There is NO problem with toolu_42: .*exactly 2 times/, notes);
+    assert.doesNotMatch(answers, /Reading the error event now/, notes);
+  });
+}

@@ -426,6 +426,21 @@ interface SpanInput {
 }
 
 /**
+ * Tokens the summaries of a run may use together: what the target leaves after everything that stays.
+ * When what stays is at the target already (a system prompt and tool schemas larger than it), no
+ * summary size reaches the target: the summaries then get their planned size within half the room
+ * left below the trigger, rather than being squeezed to a few lines for no gain (the agent's findings,
+ * commands and files would be lost while the context stays as large).
+ */
+function summariesShare(run: TierRun): number {
+  const below = run.planTarget - run.lowerBound;
+  const spans = run.plan.spans.length;
+  if (below >= spans * MIN_SUMMARY_TOKENS * 2) return below;
+  const planned = spans * (run.summaryTokens + run.budgets.userTokens);
+  return Math.max(below, Math.min(planned, Math.floor((run.th.triggerTokens - run.lowerBound) / 2)));
+}
+
+/**
  * The summary request for span `span` and the budgets its summary is written to: its share of the
  * tokens the target leaves for summaries, never more than most of the span it replaces.
  */
@@ -436,7 +451,7 @@ function spanInput(run: TierRun, span: Span): SpanInput {
     1,
     run.plan.spans.reduce((sum, sp) => sum + sp.tokens, 0),
   );
-  const summaryShare = run.planTarget - run.lowerBound;
+  const summaryShare = summariesShare(run);
   const spanItems = items.slice(span.start, span.end);
   // Files re-attached by an earlier compaction are stale copies: a new summary drops them (a live
   // session re-attaches current contents) and names them, so the summarizer never sees them.

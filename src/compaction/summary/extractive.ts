@@ -30,6 +30,9 @@ import { LineCounter, newLineStore, SHARED_LINES, storedLines, type LineStore } 
 /** The actions of nothing (no items after the span). */
 const NO_ACTIONS: readonly Action[] = Object.freeze([]);
 
+/** The agent's answers offered to the notes, newest (see `SpanScan`); the budget keeps fewer. */
+const MAX_ANSWERS = 12;
+
 /** Files named in "Files edited most recently". */
 const RECENT_FILES = 5;
 /**
@@ -359,11 +362,12 @@ export class ExtractiveSummarizer implements Summarizer {
       carriedCurrent,
       carriedRoots,
     } = scan;
-    const [rules, decisions, state, earlier] = [
+    const [rules, decisions, state, earlier, answers] = [
       scan.rules.slice(),
       scan.decisions.slice(),
       scan.state.slice(),
       scan.earlier.slice(),
+      scan.answers.slice(-MAX_ANSWERS),
     ];
     const current: string[] = [];
     const carry = (prefix: string) => {
@@ -554,6 +558,8 @@ export class ExtractiveSummarizer implements Summarizer {
       // Ranked best first: the budget drops the least used names early, their best line as late as errors.
       [SECTIONS.names, names, names.length > 1 ? NAMES_WEIGHT : NAMES_LAST_LINE_WEIGHT, false],
       [SECTIONS.focus, focused, 2, false],
+      // What the agent found and told the person: oldest dropped first, after decisions, commands and the earlier summary.
+      [SECTIONS.answers, answers, 1.1, true],
       [SECTIONS.decisions, decisions, 3, true],
       [SECTIONS.commands, ledger.commands, 3, true],
       // Commits are named where the room allows: they give way first (`git log` lists them again).

@@ -32,6 +32,7 @@ export const SECTIONS = {
   state: '## Latest state',
   identifiers: '## Identifiers',
   earlier: '## Earlier summary',
+  answers: "## Agent's answers and findings (oldest first; each ended a turn)",
   focus: '## On the requested focus',
   names: '## Code names the agent worked with (most used first)',
   // Headings of older notes, still read when such notes are folded in.
@@ -40,6 +41,22 @@ export const SECTIONS = {
   completed: '## Work completed',
   unresolved: '## Unresolved and next step',
 } as const;
+
+/** Characters of an agent's answer kept in the notes, at most (clipped at a sentence end). */
+const MAX_ANSWER_CHARS = 700;
+
+/**
+ * The prose of an agent's answer: its text without reasoning blocks (`<think>`, `<thinking…>`) and
+ * fenced code (an edit block, a listing: the files changed say what it did); '' when fewer than 20
+ * characters of prose remain.
+ */
+function answerText(text: string): string {
+  const t = text
+    .replace(/<(think(?:ing)?[\w-]*)>[\s\S]*?<\/\1>/gi, ' ')
+    .replace(/^\s*```[^\n]*\n[\s\S]*?^\s*```[^\n]*$/gm, ' ')
+    .trim();
+  return t.length >= 20 ? t : '';
+}
 
 /** Most names the notes' code-names section is offered (the budget keeps fewer). */
 const MAX_NAMES = 600;
@@ -158,6 +175,13 @@ export interface SpanReading {
   decisions: string[];
   state: string[];
   earlier: string[];
+  /**
+   * The agent's answers to the person, oldest first: each message with which it ended a turn (no tool
+   * call after it, or a call handing the turn over) that a typed request followed, as a note line
+   * naming the request it answered, clipped at a sentence to {@link MAX_ANSWER_CHARS} characters.
+   * The last message of the span is not here (the current-work line quotes it).
+   */
+  answers: string[];
   /** Ledger lines of earlier summaries, by section heading. */
   carried: Map<string, string[]>;
   /** Tool calls by id (the latest call of an id). */
@@ -213,6 +237,7 @@ export class SpanScan {
   private lastAssistantEnds = false;
   private lastAssistantClosed = false;
   private lastHandOver: HandOver | undefined;
+  private readonly answers: string[] = [];
   private lastTaskList: string | undefined;
   private taskListBeforeRequest = false;
   private verifyBeforeRequest = false;
@@ -248,6 +273,14 @@ export class SpanScan {
       for (const e of facts.errors) this.addOnce(this.state, e);
       if (facts.errors.length) this.names.add(namesOfMessage(m, true));
       if (facts.typed === undefined) return;
+      // The agent's message that ended its turn (no tool call after it) before this request is its
+      // answer to the request before: findings the person read and may build on.
+      const answer = this.lastAssistantClosed ? answerText(this.lastAssistant) : '';
+      if (answer)
+        this.addOnce(
+          this.answers,
+          `- ${this.latestRequest ? `(to "${clip(this.latestRequest, 80)}") ` : ''}"${clip(answer, MAX_ANSWER_CHARS)}"`,
+        );
       this.latestRequest = facts.typed;
       this.lastAssistantEnds = false;
       this.taskListBeforeRequest = this.verifyBeforeRequest = true;
@@ -357,6 +390,7 @@ export class SpanScan {
         .filter((l) => parseRootsLine(l) === undefined)
         .map((l) => (other ? expandRoots(other, l) : l));
     for (const l of sec.get(SECTIONS.earlier) ?? []) this.earlier.push(l);
+    for (const l of sec.get(SECTIONS.answers) ?? []) this.addOnce(this.answers, l);
     this.names.carry(namesFromLines(sec.get(SECTIONS.names) ?? []));
   }
 
@@ -388,6 +422,7 @@ export class SpanScan {
       decisions: this.decisions.slice(),
       state: this.state.slice(),
       earlier: this.earlier.slice(),
+      answers: this.answers.slice(),
       carried: this.carried,
       calls: this.calls,
       latestRequest: this.latestRequest,
