@@ -339,3 +339,24 @@ for (const format of FORMATS) {
     assert.equal(state('gcloud auth application-default login'), 'open');
   });
 }
+
+for (const format of FORMATS) {
+  test(`${format}: a failed shell command that would have moved a file is listed as the command with its cause, never as the file`, () => {
+    const { summary } = notesAndErrors(format, [
+      { user: 'rename the variables file so terraform loads it' },
+      {
+        tool: 'bash',
+        command: 'mv terraform.tfvars terraform.auto.tfvars && terraform validate',
+        output: 'mv: cannot stat terraform.tfvars: No such file or directory',
+        ok: false,
+      },
+      { say: `The variables file does not exist here. ${filler(20)}` },
+    ]);
+    assert.doesNotMatch(summary, /^- (?:open|fixed): (?:changing )?terraform(?:\.auto)?\.tfvars/m, summary);
+    assert.match(
+      summary,
+      /^- open: `mv terraform\.tfvars terraform\.auto\.tfvars && terraform validate` → [^\n]*cannot stat/m,
+      summary,
+    );
+  });
+}

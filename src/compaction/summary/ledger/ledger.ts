@@ -226,6 +226,9 @@ export function buildLedger(
         );
     } else if (a.kind === 'file') {
       if (a.op === 'read') return;
+      // A file a failed shell command would have changed (`ren a b && …`): the command's own line
+      // says what failed and why (and whether it was fixed); the file alone says nothing.
+      if (!a.ok && fromFailedCommand(actions, i)) return;
       const k = `file\u0000${a.path}`;
       const what = `changing ${rel(a.path)} failed${a.error ? ` ("${clipLine(a.error)}")` : ''}`;
       if (next.editPathAfter[i]) put(k, `- fixed: ${what} → a later ${a.tool} of the same file succeeded`, true);
@@ -313,6 +316,20 @@ function clipMessage(s: string): string {
 function clipLine(s: string): string {
   const t = s.replace(/\s+/g, ' ').trim();
   return t.length > 200 ? `${t.slice(0, 199)}…` : t;
+}
+
+/**
+ * Whether the file action at `i` was read from the shell command just before it (the actions of one
+ * call: the command, then the files it names; see `actions.ts`): same tool, and that command failed.
+ */
+function fromFailedCommand(actions: readonly Action[], i: number): boolean {
+  const a = actions[i];
+  for (let k = i - 1; k >= 0; k--) {
+    const b = actions[k];
+    if (b.kind === 'command') return b.tool === a.tool && !b.ok;
+    if (b.kind !== 'file' || b.tool !== a.tool) return false;
+  }
+  return false;
 }
 
 /** A successful file change (not a read). */
