@@ -113,6 +113,12 @@ for (const format of ['claude-code', 'codex', 'cline', 'openai-chat', 'openhands
     assert.match(summary, /^- Verification from an earlier request \(before: «revert to executing Terraform/m, summary);
     // The same run after the latest request is the latest verification.
     const fresh = notesOf(format, WRITERS[format].write([steps[0], steps[1]])).summary;
+    // A check run through a launcher as the call's whole command is a verification too.
+    const launched = notesOf(
+      format,
+      WRITERS[format].write([steps[0], { tool: 'bash', command: 'npx tsc --noEmit', output: 'Found 0 errors.' }]),
+    ).summary;
+    assert.match(launched, /^- Latest verification: [^\n]*npx tsc --noEmit/m, launched);
     assert.match(fresh, /^- Latest verification: [^\n]*npm run typecheck/m, fresh);
   });
 }
