@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { WRITERS, type Step } from '../support/recordings';
+import { CC_BASE, WRITERS, type Step } from '../support/recordings';
 import { importTranscriptTextSync } from '../../src/transcripts';
 import { itemsFromEntries } from '../../src/compaction/context';
 import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
@@ -31,13 +31,7 @@ function withCall(
   }
   const lines = text.split('\n');
   const last = JSON.parse(lines.at(-1)!) as { uuid: string };
-  const base = {
-    sessionId: 's1',
-    cwd: '/w',
-    version: '2.1.0',
-    isSidechain: false,
-    timestamp: '2026-01-01T00:00:00.000Z',
-  };
+  const base = CC_BASE;
   const id = `x${lines.length}`;
   lines.push(
     JSON.stringify({

@@ -28,7 +28,8 @@ export type Step =
   | { tool: 'write'; path: string; content: string; result?: string; ok?: boolean }
   | { tool: 'edit'; path: string; old: string; new: string; result?: string; ok?: boolean };
 
-const CC_BASE = {
+/** The fields every Claude Code session record carries (session, folder, version, time). */
+export const CC_BASE = {
   sessionId: 's1',
   cwd: '/w',
   version: '2.1.0',
