@@ -33,7 +33,7 @@ for (const format of formats) {
     // The report answered the first request; a newer one came after it (and was answered in the steps kept).
     assert.match(summary, /Answered an earlier request \([^)]*\): "Done\./, summary);
     assert.doesNotMatch(summary, /In progress \(the agent's last message here\)/, summary);
-    assert.match(summary, /Next step: the user's \(the latest request appears done/, summary);
+    assert.match(summary, /Next step: the user's turn \(the latest request appears done/, summary);
     assert.doesNotMatch(summary, /continue with the latest request/, summary);
   });
 
@@ -46,7 +46,7 @@ for (const format of formats) {
       // The agent's turn ended with its question or plan: the person moves next.
       assert.match(
         summary,
-        /Next step: the user's \(the agent ended its turn waiting for the user's answer or approval\)/,
+        /Next step: the user's turn \(the agent ended its turn waiting for the user's answer or approval\)/,
         summary,
       );
       assert.doesNotMatch(summary, /Work completed|reported done|continue with the latest request/, summary);

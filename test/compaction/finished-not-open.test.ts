@@ -198,7 +198,7 @@ for (const format of ['cline', 'claude-code'] as const) {
     assert.match(summary, /- Waiting for the user \(the agent ended its turn with a plan awaiting approval\)/, summary);
     assert.match(
       summary,
-      /Next step: the user's \(the agent ended its turn waiting for the user's answer or approval\)/,
+      /Next step: the user's turn \(the agent ended its turn waiting for the user's answer or approval\)/,
       summary,
     );
     assert.doesNotMatch(summary, /Work completed|reported done|In progress/, summary);
@@ -214,7 +214,7 @@ for (const format of ['cline', 'claude-code'] as const) {
     );
     assert.match(
       before,
-      /Next step: the user's \(the agent ended its turn waiting for the user's answer or approval\)/,
+      /Next step: the user's turn \(the agent ended its turn waiting for the user's answer or approval\)/,
       before,
     );
   });

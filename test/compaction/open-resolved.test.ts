@@ -87,7 +87,7 @@ test('a failure still unfixed at the end of the span stays open; it is the next 
     if (stopped.format !== 'swe-agent')
       assert.match(
         stopped.summary,
-        /Next step: the user's \(the agent ended its turn with failures not fixed: `terraform plan`\)/,
+        /Next step: the user's turn \(the agent ended its turn with failures not fixed: `terraform plan`\)/,
         stopped.summary,
       );
   }

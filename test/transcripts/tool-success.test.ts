@@ -128,6 +128,53 @@ test("openhands: an observation's is_error and an agent error event become the s
   assert.deepEqual(toolOks(t.entries), [true, false]);
 });
 
+test("openhands: a terminal observation's exit code decides where is_error stays false (failed, timed out, never finished)", async () => {
+  const call = (n: number) => ({
+    id: `a${n}`,
+    source: 'agent',
+    kind: 'ActionEvent',
+    thought: [],
+    tool_name: 'terminal',
+    tool_call_id: `t${n}`,
+    tool_call: { id: `t${n}`, name: 'terminal', arguments: JSON.stringify({ command: `step ${n}` }) },
+    llm_response_id: `r${n}`,
+  });
+  const seen = (n: number, exit: number, suffix: string) => ({
+    id: `o${n}`,
+    source: 'environment',
+    kind: 'ObservationEvent',
+    tool_name: 'terminal',
+    tool_call_id: `t${n}`,
+    action_id: `a${n}`,
+    observation: {
+      content: [{ type: 'text', text: `output ${n}` }],
+      is_error: false,
+      exit_code: exit,
+      metadata: { exit_code: exit, suffix },
+      kind: 'TerminalObservation',
+    },
+  });
+  const events = [
+    {
+      id: 'u',
+      source: 'user',
+      kind: 'MessageEvent',
+      llm_message: { role: 'user', content: [{ type: 'text', text: 'go' }] },
+    },
+    call(1),
+    seen(1, 0, '\n[The command completed with exit code 0.]'),
+    call(2),
+    seen(2, -1, '\n[The command timed out after 15.0 seconds. You may wait longer to see additional output.]'),
+    call(3),
+    seen(3, 1, '\n[The command completed with exit code 1. CTRL+C was sent.]'),
+  ];
+  const t = await importTranscriptText(JSON.stringify(events), 'events.json');
+  assert.deepEqual(toolOks(t.entries), [true, false, false]);
+  const results = t.entries.filter((e) => e.message.role === 'tool').map((e) => String(e.message.content));
+  assert.match(results[1], /^output 2\n\[The command timed out after 15\.0 seconds/);
+  assert.match(results[2], /CTRL\+C was sent\.\]$/);
+});
+
 test('openai chat messages record no success flag', async () => {
   const text = JSON.stringify({
     messages: [

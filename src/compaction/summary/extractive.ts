@@ -501,10 +501,10 @@ export class ExtractiveSummarizer implements Summarizer {
             : turn.who === 'newer request'
               ? 'continue with the latest request'
               : open.length
-                ? `the user's (the agent ended its turn with failures not fixed: ${openNames(open)})`
+                ? `the user's turn (the agent ended its turn with failures not fixed: ${openNames(open)})`
                 : waits
-                  ? "the user's (the agent ended its turn waiting for the user's answer or approval)"
-                  : "the user's (the latest request appears done: the agent's last message reports it finished)"
+                  ? "the user's turn (the agent ended its turn waiting for the user's answer or approval)"
+                  : "the user's turn (the latest request appears done: the agent's last message reports it finished)"
       }`,
     );
     if (latestRequest)

@@ -126,6 +126,14 @@ export function readOpenHands(text: string, builder: TranscriptBuilder, parsed?:
           const mapped = contentParts(observation.content);
           body = plainText(mapped.parts, '\n\n');
           toolOk = typeof observation.is_error === 'boolean' ? !observation.is_error : undefined;
+          // A terminal observation states its exit code: `is_error` stays false for a command that
+          // failed (exit 1), timed out or never finished (-1), so the exit code decides. Its metadata's
+          // suffix ("[The command timed out after 15.0 seconds…]", "[… CTRL+C was sent.]") is part of
+          // what the agent was shown.
+          const exit = observation.exit_code ?? (observation.metadata as Rec | undefined)?.exit_code;
+          if (toolOk !== false && typeof exit === 'number') toolOk = exit === 0;
+          const suffix = (observation.metadata as Rec | undefined)?.suffix;
+          if (typeof suffix === 'string' && suffix.trim()) body = body ? `${body}\n${suffix.trim()}` : suffix.trim();
           images = { parts: mapped.parts.filter((p) => p.type === 'image_url'), sizes: mapped.sizes };
           if (images.parts.length) body += `\n[${images.parts.length} image(s): attached in the next user message]`;
         } else if (kind === 'UserRejectObservation') {
