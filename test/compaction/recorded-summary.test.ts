@@ -88,6 +88,24 @@ test('openhands: compacting again keeps the root-cause sentence of the recorded 
   assert.ok(!text.includes('panel number 40 and its layout'), 'filler gave way first');
 });
 
+test('openhands: a quoted recorded summary that later work followed says it is as written then', () => {
+  const t = importTranscriptTextSync(openhandsWithCondensation(), 'events.json');
+  const items = applyRecordedCompactions(itemsFromEntries(t.entries), t.compactions, meter).items;
+  const at = items.findIndex((i) => i.kind === 'summary');
+  assert.ok(at >= 0 && at < items.length - 1, 'the recorded summary is followed by later messages');
+  const notes = (span: typeof items) => new ExtractiveSummarizer((s) => meter.countText(s)).notes(span, 6000);
+  const followed = notes(items);
+  assert.match(followed, /## Earlier summary\n- \(As written then; later work may have done what it calls next/, followed);
+  const alone = notes(items.slice(0, at + 1));
+  assert.match(alone, /## Earlier summary\n> /, alone);
+  assert.doesNotMatch(alone, /As written then/, alone);
+  // Summarised again with nothing after it, the mark stays (the work that followed is in the earlier notes).
+  const again = notes([
+    { ...items[at], id: 'notes', checkpointId: 'ck-1', kind: 'summary', message: { role: 'user', content: followed } },
+  ]);
+  assert.equal(again.match(/As written then/g)?.length, 1, again);
+});
+
 test('quoted summary: sentences naming causes, fixes and files are removed last, with one marker', () => {
   const lines = ['> Looked at the header. The bug is in src/a.ts. Looked at the footer.', '> Fixed by a guard.'];
   assert.equal(shrinkQuoted(lines, 2), true);

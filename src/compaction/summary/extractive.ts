@@ -19,7 +19,7 @@ import { asksQuestion, leavesStepOpen, reportsFinishedWork } from './completion'
 import { typedRequestOf } from './requests';
 import { actionsOf, type Action } from './ledger/actions';
 import { GrowingSpan } from '../meter/span-memo';
-import { handOverOf, SECTIONS, SpanScan, TEXT_ACTION } from './span-scan';
+import { EARLIER_AS_WRITTEN, handOverOf, SECTIONS, SpanScan, TEXT_ACTION } from './span-scan';
 import { buildLedger, type LedgerLines } from './ledger/ledger';
 import { commandKey, LedgerFold } from './ledger/ledger-fold';
 import { chooseRoots, rootsLine, shortPath, type PathRoots } from './ledger/path-root';
@@ -566,7 +566,15 @@ export class ExtractiveSummarizer implements Summarizer {
       [SECTIONS.commits, ledger.commits, COMMITS_WEIGHT, true],
       // A recorded agent's summary is kept whole while it fits and shrinks by sentences; it weighs a little
       // less than the files changed, so a long one cannot push the state of the code out of the summary.
-      [SECTIONS.earlier, earlier, 1.2, false],
+      // Work followed the quoted summary: what it calls next may be done since, and the reader is told.
+      [
+        scan.afterEarlier > 0
+          ? `${SECTIONS.earlier}\n${EARLIER_AS_WRITTEN}later work may have done what it calls next.)`
+          : SECTIONS.earlier,
+        earlier,
+        1.2,
+        false,
+      ],
       [SECTIONS.state, state, 4, false],
     ];
     const render = () =>

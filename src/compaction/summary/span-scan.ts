@@ -169,12 +169,20 @@ function commandText(args: string): string {
   return args;
 }
 
+/**
+ * The note under a quoted earlier summary that later messages of the span followed: what it calls
+ * next or not yet done may have been done since (the sections above say what was).
+ */
+export const EARLIER_AS_WRITTEN = '- (As written then; ';
+
 /** What the notes take from a span, as {@link SpanScan.result} gives it (lists are the caller's to trim). */
 export interface SpanReading {
   rules: string[];
   decisions: string[];
   state: string[];
   earlier: string[];
+  /** Messages of the span after the last earlier summary quoted in {@link earlier} (0: it ends the span, or none was quoted). */
+  afterEarlier: number;
   /**
    * The agent's answers to the person, oldest first: each message with which it ended a turn (no tool
    * call after it, or a call handing the turn over) that a typed request followed, as a note line
@@ -228,6 +236,7 @@ export class SpanScan {
   private readonly decisions: string[] = [];
   private readonly state: string[] = [];
   private readonly earlier: string[] = [];
+  private afterEarlier = 0;
   // Lists with a set of what they hold: a span of 100k messages adds thousands of lines.
   private readonly held = new Map<string[], Set<string>>();
   private carried = new Map<string, string[]>();
@@ -267,6 +276,7 @@ export class SpanScan {
     this.length++;
     const m = it.message;
     if (it.kind === 'summary') return this.addSummary(textWithPlaceholders(m.content), isImportedSummary(it));
+    if (this.earlier.length) this.afterEarlier++;
     const text = textWithPlaceholders(m.content);
     if (m.role === 'user') {
       const facts = userFacts(it, text);
@@ -365,6 +375,7 @@ export class SpanScan {
       // A summary in another shape (written by a recording agent): quoted whole; the notes shrink
       // it by sentences, causes, fixes and files last (quoted-summary.ts).
       for (const l of quoteSummary(body)) this.earlier.push(l);
+      this.afterEarlier = 0;
       return;
     }
     for (const l of sec.get(SECTIONS.rules) ?? []) this.addOnce(this.rules, l);
@@ -389,7 +400,10 @@ export class SpanScan {
       this.carriedCurrent = cur
         .filter((l) => parseRootsLine(l) === undefined)
         .map((l) => (other ? expandRoots(other, l) : l));
-    for (const l of sec.get(SECTIONS.earlier) ?? []) this.earlier.push(l);
+    const quoted = sec.get(SECTIONS.earlier) ?? [];
+    for (const l of quoted) if (!l.startsWith(EARLIER_AS_WRITTEN)) this.earlier.push(l);
+    // A quote already marked as followed by later work stays marked.
+    if (quoted.length) this.afterEarlier = quoted.some((l) => l.startsWith(EARLIER_AS_WRITTEN)) ? 1 : 0;
     for (const l of sec.get(SECTIONS.answers) ?? []) this.addOnce(this.answers, l);
     this.names.carry(namesFromLines(sec.get(SECTIONS.names) ?? []));
   }
@@ -422,6 +436,7 @@ export class SpanScan {
       decisions: this.decisions.slice(),
       state: this.state.slice(),
       earlier: this.earlier.slice(),
+      afterEarlier: this.afterEarlier,
       answers: this.answers.slice(),
       carried: this.carried,
       calls: this.calls,
