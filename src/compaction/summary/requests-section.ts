@@ -75,7 +75,20 @@ export function shortenKeepingRules(text: string, max: number): string {
   const rules = omissionRank(text) >= 3 ? ruleSentences(text).map((r) => r.replace(/\s+/g, ' ').trim()) : [];
   const kept = rules.join(' ');
   if (!rules.length || kept.length > Math.max(max, RULES_SHOWN_CHARS)) return shortenMiddle(text, max);
-  return `${kept} ${shortenedMarker(Math.max(0, text.length - kept.length))}`;
+  // Each sentence stays where it was: a marker stands wherever text was left out (before, between or
+  // after them), so the request never reads as if only its end were cut.
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const parts: string[] = [];
+  let from = 0;
+  for (const rule of rules) {
+    const at = flat.indexOf(rule, from);
+    if (at < 0) return `${kept} ${shortenedMarker(Math.max(0, text.length - kept.length))}`;
+    if (flat.slice(from, at).trim()) parts.push(shortenedMarker(at - from));
+    parts.push(rule);
+    from = at + rule.length;
+  }
+  if (flat.slice(from).trim()) parts.push(shortenedMarker(flat.length - from));
+  return parts.join(' ');
 }
 
 /** Characters of a request's rule sentences kept whole when the request is shortened further. */
