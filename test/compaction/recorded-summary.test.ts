@@ -95,7 +95,11 @@ test('openhands: a quoted recorded summary that later work followed says it is a
   assert.ok(at >= 0 && at < items.length - 1, 'the recorded summary is followed by later messages');
   const notes = (span: typeof items) => new ExtractiveSummarizer((s) => meter.countText(s)).notes(span, 6000);
   const followed = notes(items);
-  assert.match(followed, /## Earlier summary\n- \(As written then; later work may have done what it calls next/, followed);
+  assert.match(
+    followed,
+    /## Earlier summary\n- \(As written then; later work may have done what it calls next/,
+    followed,
+  );
   const alone = notes(items.slice(0, at + 1));
   assert.match(alone, /## Earlier summary\n> /, alone);
   assert.doesNotMatch(alone, /As written then/, alone);
