@@ -4,6 +4,7 @@
  */
 import type { ChatMessage } from './types';
 import { parseJsonObject } from '../format/json';
+import { whatFailed } from './stack-trace';
 
 /** Terminal escape sequences: colour and cursor codes (CSI) and window-title strings (OSC). */
 const ANSI_ESCAPE = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
@@ -92,16 +93,33 @@ const FAILURE_MARKER =
 const EXIT_OR_FLAG =
   /exit(ed)? (with )?(status |code:? )?[1-9]|exit code:? [1-9]|"?exit_?code"?\s*[:=]\s*[1-9]|"?return_?code"?\s*[:=]\s*[1-9]|"is_error"\s*:\s*true|\bis_error\b(?!"?\s*[:=]\s*(false|0)\b)|"error"\s*:\s*\{|Process exited with code [1-9]/i;
 
-/** Lines of `text` that report errors, deduplicated, at most `max`, each at most 240 characters. */
+/**
+ * Lines of `text` that report errors, deduplicated, at most `max`, each at most 240 characters. A
+ * stack trace is quoted by the line that says what failed (`stack-trace.ts`): a Python traceback's
+ * head by the exception that ends it (`KeyError: 'a'`), a Node or Java `at …` frame by the error line
+ * before the frames.
+ */
 export function errorLines(text: string, max = 5): string[] {
   const out: string[] = [];
-  for (const line of text.split('\n')) {
-    const t = line.trim();
-    if (t.length > 0 && ERROR_LINE.test(t) && !out.includes(t.slice(0, 240))) {
-      out.push(t.slice(0, 240));
+  // A traceback cut before its exception (or frames with nothing before them) is quoted as it is
+  // when no other line says more.
+  let bare: string | undefined;
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const t = lines[i].trim();
+    if (t.length === 0 || !ERROR_LINE.test(t)) continue;
+    const said = whatFailed(lines, i);
+    if (!said) {
+      bare ??= t.slice(0, 240);
+      continue;
+    }
+    const line = said.slice(0, 240);
+    if (!out.includes(line)) {
+      out.push(line);
       if (out.length >= max) break;
     }
   }
+  if (!out.length && bare !== undefined) out.push(bare);
   return out;
 }
 

@@ -32,6 +32,7 @@
  * Pure: no I/O.
  */
 import { errorLines, looksLikeError, withoutAnsi } from '../text';
+import { whatFailed } from '../stack-trace';
 
 /** What one run came to. */
 export interface RunVerdict {
@@ -218,13 +219,23 @@ function ranBefore(before: readonly string[], output: string): boolean {
 export const FAILURE_LINE =
   /\b[A-Z]\w*(?:Error|Exception)\b:|^E\s+\w*(?:Error|Exception)\b|Traceback \(most recent call last\)|(?:^|\s)(?:error|ERROR|Error|fatal|FATAL)(?:\[[\w-]+\])?:|\berror TS\d+|(?:^|\s)(?:FAIL|FAILED)\b|npm ERR!|panicked at|command not found|No such file or directory|Cannot find module|\b[1-9]\d* (?:failed|failing)\b/;
 
-/** The first failure line ({@link FAILURE_LINE}) of `text`, trimmed and cut to 160 characters; '' when none. */
+/**
+ * The first failure line ({@link FAILURE_LINE}) of `text`, trimmed and cut to 160 characters; '' when
+ * none. A stack trace is named by the line that says what failed (`stack-trace.ts`): a traceback's
+ * head by the exception ending it, a frame by the error line before the frames.
+ */
 export function failureLine(text: string): string {
-  for (const line of text.split('\n')) {
-    const l = line.trim();
-    if (l.length >= 6 && l.length <= 600 && FAILURE_LINE.test(l)) return l.replace(/\s+/g, ' ').slice(0, 160);
+  const lines = text.split('\n');
+  // A traceback cut before its exception is named by its head when no other line says more.
+  let bare = '';
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i].trim();
+    if (l.length < 6 || l.length > 600 || !FAILURE_LINE.test(l)) continue;
+    const said = whatFailed(lines, i);
+    if (said) return said.replace(/\s+/g, ' ').slice(0, 160);
+    bare ||= l.replace(/\s+/g, ' ').slice(0, 160);
   }
-  return '';
+  return bare;
 }
 
 /**

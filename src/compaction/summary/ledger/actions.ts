@@ -5,6 +5,7 @@
  *
  * Pure: no I/O.
  */
+import { exceptionLine, isStackFrame, whatFailed } from '../../stack-trace';
 import type { ChatMessage, ContextItem } from '../../types';
 import { appliedEditPaths, errorLines, toolCallsOf } from '../../text';
 import { textWithPlaceholders } from '../../content-text';
@@ -622,22 +623,29 @@ const BARE_STATUS =
 
 /**
  * The line of a failed call's output that tells the cause: its first error line, else its first
- * line; a bare exit status gives way to the first error line after it, else the output's last line
+ * line naming an exception class (no stack frame: `stack-trace.ts`), else its first line; a bare exit status gives way to the first error line after it, else the output's last line
  * that is not one (what the program printed last before it stopped).
  */
 function tellingLine(printed: string): string {
-  const line = errorLines(printed, 1)[0] ?? firstLine(printed);
+  const line = errorLines(printed, 1)[0] ?? exceptionLine(printed) ?? firstLine(printed);
   if (!BARE_STATUS.test(line.trim())) return line;
-  const rest = printed
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l && !BARE_STATUS.test(l));
+  // Lines keep their indentation: a traceback's frames are told from its exception by it.
+  const rest = printed.split('\n').filter((l) => l.trim() && !BARE_STATUS.test(l.trim()));
   if (!rest.length) return line;
-  return (errorLines(rest.join('\n'), 1)[0] ?? rest[rest.length - 1]).trim().slice(0, 240);
+  // The last line printed, or for a stack trace's last frame the error line the frames belong to.
+  return (
+    errorLines(rest.join('\n'), 1)[0] ??
+    exceptionLine(rest.join('\n')) ??
+    whatFailed(rest, rest.length - 1) ??
+    rest[rest.length - 1]
+  )
+    .trim()
+    .slice(0, 240);
 }
 
 function firstLine(text: string): string {
-  return (text.split('\n').find((l) => l.trim()) ?? '').trim().slice(0, 240);
+  // A frame says where, not what: the first line that is not one.
+  return (text.split('\n').find((l) => l.trim() && !isStackFrame(l)) ?? '').trim().slice(0, 240);
 }
 
 /** SWE-agent text actions: `<function=name>` with `<parameter=key>value</parameter>` blocks. */

@@ -7,6 +7,7 @@
  * Pure: no I/O.
  */
 import { errorLines, looksLikeError } from '../../text';
+import { isStackFrame, whatFailed } from '../../stack-trace';
 
 /** A line naming an error or exception class ("BusinessException", "TypeError"), beyond `errorLines`' patterns. */
 const EXCEPTION_MENTION = /\b[A-Z]\w*(?:Error|Exception)\b/;
@@ -34,9 +35,16 @@ export function failureLines(args: string, output: string): string[] {
   // "exit code 1" says that it failed, not what failed: the last resort.
   const telling = found.filter((l) => !EXIT_ONLY.test(l));
   if (telling.length) return telling.slice(0, 2);
-  const named = lines.filter((l) => l.length >= 12 && l.length <= 400 && EXCEPTION_MENTION.test(l));
+  // A stack frame naming an exception class (`at com.acme.OrderException.<init>(…)`) says where, not what.
+  const named = output
+    .split('\n')
+    .filter((l) => !isStackFrame(l))
+    .map((l) => l.trim())
+    .filter((l) => l.length >= 12 && l.length <= 400 && EXCEPTION_MENTION.test(l));
   if (named.length) return named.slice(0, 2);
-  // Only an exit status was found: the last line the program printed tells what stopped it.
-  const last = lines.filter((l) => l && !EXIT_ONLY.test(l) && l.length <= 400).at(-1);
+  // Only an exit status was found: the last line the program printed tells what stopped it (for a
+  // stack trace, the error line its frames belong to).
+  const printed = lines.filter((l) => l && !EXIT_ONLY.test(l) && l.length <= 400);
+  const last = printed.length ? (whatFailed(printed, printed.length - 1) ?? printed.at(-1)) : undefined;
   return last && found.length ? [last] : found.slice(0, 2);
 }
