@@ -23,6 +23,11 @@ import type { CompactionResult } from '../../src/compaction/outcome';
 export type Step =
   | { user: string; /** Claude Code only: the record is marked `isMeta` (written by the harness). */ meta?: boolean }
   | { say: string }
+  /**
+   * The agent hands the turn over with its report: Cline `attempt_completion`, OpenHands `finish`,
+   * SWE-agent `submit` (its observation is the patch); a plain final message in the other formats.
+   */
+  | { done: string }
   | { tool: 'bash'; command: string; output: string; ok?: boolean; exit?: number; result?: string }
   | { tool: 'read'; path: string; output: string; result?: string; ok?: boolean }
   | { tool: 'write'; path: string; content: string; result?: string; ok?: boolean }
@@ -37,6 +42,11 @@ export const CC_BASE = {
   timestamp: '2026-01-01T00:00:00.000Z',
 };
 
+/** A hand-over step as a plain final message, for formats whose agent has no hand-over tool. */
+function plain(step: Step): Exclude<Step, { done: string }> {
+  return 'done' in step ? { say: step.done } : step;
+}
+
 /** Claude Code session JSONL: Bash, Read, Write, Edit tool_use blocks; `is_error` on failed results. */
 export function claudeCode(steps: readonly Step[]): string {
   const lines: string[] = [];
@@ -47,7 +57,8 @@ export function claudeCode(steps: readonly Step[]): string {
     lines.push(JSON.stringify({ ...CC_BASE, uuid, parentUuid: parent, ...o }));
     parent = uuid;
   };
-  steps.forEach((s, i) => {
+  steps.forEach((step, i) => {
+    const s = plain(step);
     if ('user' in s)
       return push({ type: 'user', ...(s.meta ? { isMeta: true } : {}), message: { role: 'user', content: s.user } });
     if ('say' in s)
@@ -102,7 +113,8 @@ export function codex(steps: readonly Step[]): string {
   const rec = (type: string, payload: Record<string, unknown>) =>
     JSON.stringify({ timestamp: '2025-11-17T21:30:00.000Z', type, payload });
   const out = [rec('session_meta', { id: 's', cwd: '/w', cli_version: '0.58.0' })];
-  steps.forEach((s, i) => {
+  steps.forEach((step, i) => {
+    const s = plain(step);
     if ('user' in s)
       return out.push(
         rec('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: s.user }] }),
@@ -176,6 +188,19 @@ export function cline(steps: readonly Step[]): string {
       return;
     }
     if ('say' in s) return msgs.push({ role: 'assistant', content: [{ type: 'text', text: s.say }] });
+    if ('done' in s) {
+      msgs.push({
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: `t${i}`, name: 'attempt_completion', input: { result: s.done } }],
+      });
+      return msgs.push({
+        role: 'user',
+        content: [
+          { type: 'text', text: '[attempt_completion] Result:\nThe user has provided feedback on the results.' },
+          { type: 'text', text: CLINE_ENV },
+        ],
+      });
+    }
     const [name, input, label, result] =
       s.tool === 'bash'
         ? [
@@ -218,7 +243,8 @@ export function cline(steps: readonly Step[]): string {
 /** OpenAI chat messages with `tool_calls` (no success flag: the output states its exit status). */
 export function openaiChat(steps: readonly Step[]): string {
   const messages: Array<Record<string, unknown>> = [{ role: 'system', content: 'You are a coding agent.' }];
-  steps.forEach((s, i) => {
+  steps.forEach((step, i) => {
+    const s = plain(step);
     if ('user' in s) return messages.push({ role: 'user', content: s.user });
     if ('say' in s) return messages.push({ role: 'assistant', content: s.say });
     const [name, args, output] =
@@ -257,6 +283,21 @@ export function sweAgent(steps: readonly Step[]): string {
         message_type: 'observation',
       });
     if ('say' in s) return history.push({ role: 'assistant', content: s.say, agent: 'main', message_type: 'action' });
+    if ('done' in s) {
+      history.push({
+        role: 'assistant',
+        content: `${s.done}\n\n<function=submit>\n</function>`,
+        agent: 'main',
+        message_type: 'action',
+      });
+      return history.push({
+        role: 'user',
+        content:
+          'OBSERVATION:\ndiff --git a/src/a.py b/src/a.py\n--- a/src/a.py\n+++ b/src/a.py\n@@ -1 +1 @@\n-x = 1\n+x = 2',
+        agent: 'main',
+        message_type: 'observation',
+      });
+    }
     const [fn, params, output] =
       s.tool === 'bash'
         ? ['bash', { command: s.command }, s.output]
@@ -314,6 +355,27 @@ export function openhands(steps: readonly Step[]): string {
         kind: 'MessageEvent',
         llm_message: { role: 'assistant', content: [{ type: 'text', text: s.say }] },
       });
+    if ('done' in s) {
+      events.push({
+        id: `a${i}`,
+        source: 'agent',
+        kind: 'ActionEvent',
+        thought: [],
+        tool_name: 'finish',
+        tool_call_id: `t${i}`,
+        tool_call: { id: `t${i}`, name: 'finish', arguments: JSON.stringify({ message: s.done }) },
+        llm_response_id: `r${i}`,
+      });
+      return events.push({
+        id: `o${i}`,
+        source: 'environment',
+        kind: 'ObservationEvent',
+        tool_name: 'finish',
+        tool_call_id: `t${i}`,
+        action_id: `a${i}`,
+        observation: { content: [{ type: 'text', text: s.done }], is_error: false },
+      });
+    }
     const [name, args, output, failed] =
       s.tool === 'bash'
         ? ['terminal', { command: s.command }, s.output, s.ok === false]
@@ -366,7 +428,8 @@ export function openhands(steps: readonly Step[]): string {
  */
 export function aider(steps: readonly Step[]): string {
   const out = ['', '# aider chat started at 2026-02-24 16:53:06', '', '> Model: m with diff edit format  ', ''];
-  for (const s of steps) {
+  for (const step of steps) {
+    const s = plain(step);
     if ('user' in s) out.push(...s.user.split('\n').map((l) => `#### ${l}  `), '');
     else if ('say' in s) out.push(s.say, '');
     else if (s.tool === 'write' || s.tool === 'edit') {

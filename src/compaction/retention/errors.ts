@@ -6,7 +6,7 @@
 import { agentCalls, commandOf, resultHead, type AgentCall, type RetentionEntry } from './calls';
 import { fileTouches, pathKey } from './files';
 import { MessageMemo } from '../message-memo';
-import { endsInProbe, failureLine, showsContent } from './outcome';
+import { editFailed, endsInProbe, failureLine, showsContent } from './outcome';
 
 /** One failure of the agent's tool calls and its state at the point. */
 export interface ErrorSignature {
@@ -524,16 +524,19 @@ function keysOf(c: AgentCall): CommandFacts {
 /**
  * Calls that hand the turn to the person (a completion report, a plan, a question: Cline's
  * `attempt_completion`, `plan_mode_respond`, `ask_followup_question`, Claude Code's `ExitPlanMode`,
- * `AskUserQuestion`): their result holds the person's reply (feedback, a pasted error), never a failure
+ * `AskUserQuestion`, OpenHands' `finish`, SWE-agent's `submit`): their result holds the person's reply (feedback, a pasted error), never a failure
  * of the call itself, so none is an error signature.
  */
 const HAND_OVER_CALL =
-  /^(?:attempt_completion|plan_mode_respond|ask_followup_question|ask_?user(?:_?question)?|AskUserQuestion|ExitPlanMode|exit_plan_mode)$/i;
+  /^(?:attempt_completion|plan_mode_respond|ask_followup_question|ask_?user(?:_?question)?|AskUserQuestion|ExitPlanMode|exit_plan_mode|finish|submit)$/i;
 
 function readFailed(c: AgentCall): boolean {
   if (HAND_OVER_CALL.test(c.name)) return false;
   if (c.failed !== undefined) return c.failed;
-  if (c.result === undefined || commandOf(c) === undefined) return false;
+  if (c.result === undefined) return false;
+  // An edit whose recording states no flag (SWE-agent's `str_replace_editor`) failed when its report
+  // says it changed nothing: the rule the files changed and the summary's ledger read (`editFailed`).
+  if (commandOf(c) === undefined) return fileTouches(c).some((t) => t.action !== 'read') && editFailed(c.result);
   // No recorded status (SWE-agent, Aider): the output's first lines decide (read once per result).
   return resultHead(c, failureLine) !== '';
 }

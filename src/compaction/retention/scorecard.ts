@@ -54,9 +54,15 @@ function requestName(text: string): string {
  * files and commits it names are scored as `earlier` (see `earlier.ts`). Cost: linear in the span for the gold sets (the benchmark's rules),
  * plus one word index of the inserted text. Undefined when the span holds nothing to score
  * (a span of tool results alone, collapsed).
+ *
+ * `after`: the items that stay after the span in the context (the newest steps, the latest request),
+ * as the summary that was written read them: a failure of the span that a later run there resolved
+ * is resolved here too, by the same rule ({@link errorSignatures}, `LaterSuccesses`), so the scorecard
+ * and the summary's "Errors and fixes" count the same failures open and resolved.
  */
 export function retentionScorecard(
   checkpoint: Pick<Checkpoint, 'replaced' | 'inserted'>,
+  after: readonly ContextItem[] = [],
 ): RetentionScorecard | undefined {
   const entries = entriesOf(checkpoint.replaced);
   const carried: string[] = [];
@@ -79,8 +85,7 @@ export function retentionScorecard(
   const calls = agentCalls(entries);
   const files = spanFiles(entries, 0, n, calls);
   const read = files.read;
-  const errors = errorSignatures(entries, 0, n, n, calls);
-  const neverFailed = neverFailedCommands(entries, 0, n, n, calls);
+  const { errors, neverFailed } = spanErrors(entries, calls, after);
   const names = codeNames(entries, 0, n, calls);
   const commits = spanCommits(entries, calls, 0, n);
   if (typed.size + files.modified.size + read.length + errors.length + names.length + held.size + commits.length === 0)
@@ -292,6 +297,24 @@ function writtenText(items: readonly ContextItem[]): string {
 }
 
 /** The messages of `items` as the scorecard reads them, each with its recorded success flag; summaries left out. */
+/**
+ * The error signatures of the span `entries` (its calls `calls`) and its commands that never failed,
+ * labelled where the items `after` it end, as the summary labels them (see {@link retentionScorecard}).
+ */
+function spanErrors(
+  entries: RetentionEntry[],
+  calls: ReturnType<typeof agentCalls>,
+  after: readonly ContextItem[],
+): { errors: ErrorSignature[]; neverFailed: string[] } {
+  const n = entries.length;
+  const later = after.length ? [...entries, ...entriesOf(after)] : entries;
+  const laterCalls = after.length ? agentCalls(later) : calls;
+  return {
+    errors: errorSignatures(later, 0, n, later.length, laterCalls),
+    neverFailed: neverFailedCommands(later, 0, n, later.length, laterCalls),
+  };
+}
+
 function entriesOf(items: readonly ContextItem[]): RetentionEntry[] {
   const entries: RetentionEntry[] = [];
   for (const it of items) {

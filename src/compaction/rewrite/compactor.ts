@@ -315,7 +315,10 @@ function finishRun(run: TierRun, startedAt: number): PreparedCompaction | Compac
     return cannotReach(run.input, before, trial.tokensAfter);
   // Each checkpoint's scorecard, kept on the prepared checkpoint and on its applied copy.
   checkpoints.forEach((cp, k) => {
-    const card = retentionScorecard(cp);
+    // The items after the span, as its summarizer was given them (`SummaryRequest.context`).
+    const last = cp.replaced.at(-1);
+    const end = last === undefined ? -1 : items.lastIndexOf(last);
+    const card = retentionScorecard(cp, end >= 0 ? items.slice(end + 1) : []);
     if (!card) return;
     const contradicted = contradictedBy.get(cp);
     if (contradicted?.length) card.contradicted = contradicted;

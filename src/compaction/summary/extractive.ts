@@ -19,7 +19,7 @@ import { asksQuestion, leavesStepOpen, reportsFinishedWork } from './completion'
 import { typedRequestOf } from './requests';
 import { actionsOf, type Action } from './ledger/actions';
 import { GrowingSpan } from '../meter/span-memo';
-import { EARLIER_AS_WRITTEN, handOverOf, SECTIONS, SpanScan, TEXT_ACTION } from './span-scan';
+import { EARLIER_AS_WRITTEN, handOverOf, SECTIONS, SpanScan, textActionGoesOn, textHandOver } from './span-scan';
 import { buildLedger, type LedgerLines } from './ledger/ledger';
 import { commandKey, LedgerFold } from './ledger/ledger-fold';
 import { chooseRoots, rootsLine, shortPath, type PathRoots } from './ledger/path-root';
@@ -72,11 +72,16 @@ function turnGoesOn(after: readonly ContextItem[], handedOver = false): boolean 
       if (handedOver) continue;
       return true;
     }
-    if (m.role === 'assistant') return toolCallsOf(m).length > 0 || TEXT_ACTION.test(textWithPlaceholders(m.content));
+    if (m.role === 'assistant') {
+      const text = textWithPlaceholders(m.content);
+      const calls = toolCallsOf(m);
+      return calls.length > 1 || (calls.length === 1 && !handOverOf(calls[0].name)) || textActionGoesOn(text);
+    }
     if (m.role !== 'user') continue;
     if (typedRequestOf(it) !== undefined) return false;
-    // A tool's output in the user role (SWE-agent observations) answers a call: the turn went on.
-    if (isToolOutputText(textWithPlaceholders(m.content))) return true;
+    // A tool's output in the user role (SWE-agent observations) answers a call: the turn went on,
+    // unless the call handed the turn over (`submit`: its observation is the submitted patch).
+    if (!handedOver && isToolOutputText(textWithPlaceholders(m.content))) return true;
   }
   return false;
 }
@@ -102,21 +107,23 @@ function turnAtEnd(
     const m = it.message;
     if (m.role === 'user') {
       if (typedRequestOf(it) !== undefined) who = 'newer request';
-      else if (isToolOutputText(textWithPlaceholders(m.content))) who = 'agent';
+      // The observation of an action handing the turn over (SWE-agent `submit`) is no more work.
+      else if (who !== 'user' && isToolOutputText(textWithPlaceholders(m.content))) who = 'agent';
     } else if (m.role === 'tool') {
       // A tool result after a final message answers a call handing the turn over (the person's reply).
       if (who !== 'user') who = 'agent';
     } else if (m.role === 'assistant') {
       const text = textWithPlaceholders(m.content).trim();
       const calls = toolCallsOf(m);
-      const handOver = calls.length === 1 && handOverOf(calls[0].name) !== undefined;
-      if ((calls.length && !handOver) || TEXT_ACTION.test(text)) {
+      const byText = calls.length ? undefined : textHandOver(text);
+      const handOver = (calls.length === 1 && handOverOf(calls[0].name) !== undefined) || byText !== undefined;
+      if ((calls.length && !handOver) || textActionGoesOn(text)) {
         who = 'agent';
         waits = undefined;
       } else if (text || handOver) {
         who = 'user';
         const final = text || calls[0]?.arguments || '';
-        const kind = handOver ? handOverOf(calls[0].name) : undefined;
+        const kind = byText ?? (handOver ? handOverOf(calls[0].name) : undefined);
         waits = kind === 'plan' || kind === 'question' || (leavesStepOpen(final) && !reportsFinishedWork(final));
       }
     }
@@ -631,7 +638,8 @@ export class ExtractiveSummarizer implements Summarizer {
       if (victim[1] === current) {
         let k = current.length - 1;
         while (k > 0 && CURRENT_STATE.test(current[k])) k--;
-        if (current[k].length > 200) current[k] = `${current[k].slice(0, Math.floor(current[k].length / 2))}…`;
+        // Halved at a sentence or word end (never mid-word), with a marker.
+        if (current[k].length > 200) current[k] = clip(current[k], Math.floor(current[k].length / 2));
         else current.splice(k, 1);
         sizes.set(victim, size(victim[1]));
         counted.delete(victim);

@@ -22,6 +22,23 @@ export function clip(s: string, max: number): string {
   return `${word >= floor ? room.slice(0, word) : room}…`;
 }
 
+/**
+ * The end of `s` as one line of at most `max` characters, for text whose end matters (a run's
+ * verdict): cut where a line (` | `) or else a word begins, within the first two fifths of what is
+ * kept, never mid-word unless one word fills them; `… ` marks where text was left out.
+ */
+export function clipStart(s: string, max: number): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  if (t.length <= max) return t;
+  const room = t.slice(t.length - (max - 2));
+  const ceiling = Math.floor(max * 0.4);
+  const line = room.indexOf(' | ');
+  if (line >= 0 && line <= ceiling) return `… ${room.slice(line + 3)}`;
+  const word = room.indexOf(' ');
+  if (word >= 0 && word <= ceiling) return `… ${room.slice(word + 1)}`;
+  return `…${room}`;
+}
+
 /** What the notes take from one user message (kept per message object: messages are never mutated). */
 export interface UserFacts {
   /** Error lines of tool output sent in the user role, as note lines. */

@@ -11,7 +11,7 @@ import { textWithPlaceholders } from '../content-text';
 import { failureLines } from './ledger/command-errors';
 import { commandOutcome, printedText } from './ledger/run-outcome';
 import { recordedToolOutcome } from '../tool-outcomes';
-import { assistantFacts, clip, userFacts } from './message-facts';
+import { assistantFacts, clip, clipStart, userFacts } from './message-facts';
 import { isImportedSummary } from './requests';
 import { quoteSummary } from './quoted-summary';
 import { LEDGER, OLD_FILES_HEADING, VERIFY } from './ledger/ledger';
@@ -67,12 +67,12 @@ const SHELL_CALL = /bash|shell|command|exec|terminal|^run|powershell|^python$/i;
 export const TEXT_ACTION = /<function=[\w.-]+>/;
 /**
  * Tools that hand the turn to the person (Cline's `attempt_completion`, `plan_mode_respond` and
- * `ask_followup_question`, Claude Code's `AskUserQuestion` and `ExitPlanMode`): the call is the agent's
- * answer, plan or question, after which it waits for the person's word, as after a message with no
- * tool call. Which of the three it is: {@link handOverOf}.
+ * `ask_followup_question`, Claude Code's `AskUserQuestion` and `ExitPlanMode`, OpenHands' `finish`,
+ * SWE-agent's `submit`): the call is the agent's answer, plan or question, after which it waits for
+ * the person's word, as after a message with no tool call. Which of the three it is: {@link handOverOf}.
  */
 export const HAND_OVER_TOOL =
-  /^(?:attempt_completion|plan_mode_respond|ask_followup_question|ask_?user(?:_?question)?|AskUserQuestion|ExitPlanMode|exit_plan_mode)$/i;
+  /^(?:attempt_completion|plan_mode_respond|ask_followup_question|ask_?user(?:_?question)?|AskUserQuestion|ExitPlanMode|exit_plan_mode|finish|submit)$/i;
 
 /** What a hand-over call ({@link HAND_OVER_TOOL}) hands over: a report of finished work, a plan awaiting approval, a question. */
 export type HandOver = 'completion' | 'plan' | 'question';
@@ -80,7 +80,27 @@ export type HandOver = 'completion' | 'plan' | 'question';
 /** The kind of a hand-over tool `name`; undefined for any other tool. */
 export function handOverOf(name: string): HandOver | undefined {
   if (!HAND_OVER_TOOL.test(name)) return undefined;
-  return /completion/i.test(name) ? 'completion' : /plan/i.test(name) ? 'plan' : 'question';
+  return /completion|finish|submit/i.test(name) ? 'completion' : /plan/i.test(name) ? 'plan' : 'question';
+}
+
+/**
+ * What the actions written in a message's text (SWE-agent `<function=submit>`) hand over, when every
+ * one of them is a hand-over ({@link HAND_OVER_TOOL}); undefined when the text holds none or another
+ * action too (the turn goes on).
+ */
+export function textHandOver(text: string): HandOver | undefined {
+  let kind: HandOver | undefined;
+  for (const m of text.matchAll(/<function=([\w.-]+)>/g)) {
+    const k = handOverOf(m[1]);
+    if (!k) return undefined;
+    kind ??= k;
+  }
+  return kind;
+}
+
+/** The message's text writes an action (SWE-agent) that goes on working, not one handing the turn over. */
+export function textActionGoesOn(text: string): boolean {
+  return TEXT_ACTION.test(text) && textHandOver(text) === undefined;
 }
 
 /** The words a hand-over call hands over (its result, response, question or plan argument); '' when none. */
@@ -308,14 +328,15 @@ export class SpanScan {
           this.taskListBeforeRequest = false;
         }
       }
-      // An action written in the text (SWE-agent) is a tool call too: its observation follows.
-      if (TEXT_ACTION.test(text)) this.lastAssistantEnds = this.lastAssistantClosed = false;
+      // An action written in the text (SWE-agent) is a tool call too: its observation follows. One
+      // handing the turn over (`submit`) ends the turn as a hand-over tool call does.
+      if (textActionGoesOn(text)) this.lastAssistantEnds = this.lastAssistantClosed = false;
       const calls = toolCallsOf(m);
       // A lone call that hands the turn over ends it, as a message with no tool call does: its words are the agent's last message.
-      const handOver = calls.length === 1 ? handOverOf(calls[0].name) : undefined;
+      const handOver = calls.length === 1 ? handOverOf(calls[0].name) : calls.length ? undefined : textHandOver(text);
       if (calls.length || facts.trimmed) this.lastHandOver = handOver;
       if (handOver) {
-        const words = facts.trimmed || handOverText(calls[0].arguments);
+        const words = facts.trimmed || handOverText(calls[0]?.arguments ?? '');
         if (words) {
           this.lastAssistant = clip(words, 4000);
           this.lastAssistantEnds = this.lastAssistantClosed = true;
@@ -429,7 +450,7 @@ export class SpanScan {
       // The end of a run's output holds its verdict ("42 passed, 0 failed"): keep the end.
       const { call, text } = this.lastVerifyOf;
       const tail = printedText(text).trim().split('\n').slice(-3).join(' | ').replace(/\s+/g, ' ');
-      lastVerify = `${call.name} ${clip(oneLineCommand(commandText(call.arguments)), 200)} → ${tail.length > 160 ? `…${tail.slice(-159)}` : tail}`;
+      lastVerify = `${call.name} ${clip(oneLineCommand(commandText(call.arguments)), 200)} → ${clipStart(tail, 160)}`;
     }
     return {
       rules: this.rules.slice(),
