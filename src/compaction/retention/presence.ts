@@ -5,6 +5,7 @@
  * judge by the same rules. Written for measurement: no code shared with the summary writer. Pure.
  */
 import { commandKey, type ErrorSignature } from './errors';
+import { expandFolderLines } from '../summary/ledger/file-names';
 
 /** Unicode NFC, whitespace runs collapsed to one space, trimmed. */
 export function normalize(text: string): string {
@@ -174,9 +175,12 @@ export function expandRoots(text: string): string {
   return out;
 }
 
-/** A text with backslashes turned into forward slashes, as {@link hasPathIn} reads it. */
+/**
+ * A text with backslashes turned into forward slashes, as {@link hasPathIn} reads it; a files line
+ * naming files by folder (`- in src/api/: a.ts, b.ts`) reads as the full paths it names.
+ */
 export function slashed(text: string): string {
-  return text.replace(/\\\\/g, '/').replace(/\\/g, '/');
+  return expandFolderLines(text).replace(/\\\\/g, '/').replace(/\\/g, '/');
 }
 
 /**

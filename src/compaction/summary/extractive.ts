@@ -25,6 +25,15 @@ import { commandKey, LedgerFold } from './ledger/ledger-fold';
 import { chooseRoots, rootsLine, shortPath, type PathRoots } from './ledger/path-root';
 import { nameLines } from './identifiers/worked-names';
 import { quotedSentences, shrinkQuoted } from './quoted-summary';
+import {
+  dropOldestNames,
+  FILES_LEFT_OUT,
+  foldIntoFolders,
+  hasDetail,
+  isFileLine,
+  isFolderLine,
+  withoutDetail,
+} from './ledger/file-names';
 import { LineCounter, newLineStore, SHARED_LINES, storedLines, type LineStore } from '../../tokenizer/line-count';
 
 /** The actions of nothing (no items after the span). */
@@ -240,6 +249,57 @@ function shortenSymbols(line: string): string {
   const names = list.split(', ');
   const keep = Math.max(MIN_LINE_SYMBOLS, Math.floor(names.length / 2));
   return `${line.slice(0, at)}${SYMBOLS_MARK}${names.slice(0, keep).join(', ')} (+${names.length - keep + more} more)`;
+}
+
+/**
+ * One step of shortening the files section `lines` (in place), least loss first: the line of files
+ * only read goes; else the oldest file line with detail (symbols, last change) loses it; else the
+ * oldest full file line becomes a name on its folder's line; else the oldest names go. `many`: far
+ * over the budget, each step takes half of what it works on. Returns what was left out: changed
+ * files no longer named, and whether the files read went.
+ */
+function shortenFiles(lines: string[], many: boolean): { files: number; read: boolean } {
+  const read = lines.findIndex((l) => l.startsWith('- read only:'));
+  if (read >= 0) {
+    lines.splice(read, 1);
+    return { files: 0, read: true };
+  }
+  const detailed = lines.flatMap((l, k) => (hasDetail(l) ? [k] : []));
+  if (detailed.length) {
+    for (const k of detailed.slice(0, many ? Math.max(1, Math.floor(detailed.length / 2)) : 1))
+      lines[k] = withoutDetail(lines[k]) ?? lines[k];
+    return { files: 0, read: false };
+  }
+  const full = lines.flatMap((l, k) => (isFileLine(l) ? [k] : []));
+  if (full.length) {
+    const take = new Set(full.slice(0, many ? Math.max(1, Math.floor(full.length / 2)) : 1));
+    const folded = foldIntoFolders(
+      lines.filter(isFolderLine),
+      lines.filter((_, k) => take.has(k)),
+    );
+    const others = lines.filter((l, k) => !take.has(k) && !isFolderLine(l));
+    lines.length = 0;
+    for (const l of folded) lines.push(l);
+    for (const l of others) lines.push(l);
+    return { files: 0, read: false };
+  }
+  const named = lines.filter(isFolderLine).reduce((n, l) => n + l.split(', ').length, 0);
+  if (named) return { files: dropOldestNames(lines, many ? Math.max(1, Math.floor(named / 2)) : 1), read: false };
+  // Lines of no known shape (none are written today): the oldest goes.
+  lines.shift();
+  return { files: 0, read: false };
+}
+
+/** Characters above which a current-work line is halved rather than dropped. */
+const LONG_LINE = 200;
+
+/** Index of the longest line of `current` over {@link LONG_LINE} characters that the budget may shorten, or -1. */
+function longestQuote(current: readonly string[]): number {
+  let best = -1;
+  current.forEach((l, k) => {
+    if (l.length > LONG_LINE && !CURRENT_STATE.test(l) && (best < 0 || l.length > current[best].length)) best = k;
+  });
+  return best;
 }
 
 /** Content words of a focus text (4 letters or more, lower case, stop words removed). */
@@ -626,20 +686,32 @@ export class ExtractiveSummarizer implements Summarizer {
     const sizes = new Map(sections.map((sec) => [sec, size(sec[1])]));
     const before = new Map(sections.map(([h, l]) => [h, l.length]));
     let guard = 0;
+    let filesLeftOut = 0;
+    let readLeftOut = false;
+    let namesOnly = false;
     let count = tokens();
     while (count > maxTokens && guard++ < 10_000) {
       // The section with the most characters per weight loses lines first; rules and current work last.
-      const candidates = sections.filter(([, l, w]) => l.length > 0 && w > 1);
+      // The files named only by folder are the last list to lose lines before the current work: each
+      // name left out is a file changed that the agent would not know of.
+      const lists = sections.filter(([, l, w]) => l.length > 0 && w > 1);
+      const others: Section[] = namesOnly ? lists.filter((sec) => sec[1] !== ledger.files) : lists;
+      const candidates = others.length ? others : lists;
       // Current-state lines stay whatever the budget: the section loses its other lines first.
       const removable = (l: string[]) => (l === current ? l.filter((x) => !CURRENT_STATE.test(x)) : l);
       const pool = candidates.length ? candidates : sections.filter(([, l]) => removable(l).length > 0);
-      const victim = pool.sort((a, b) => sizes.get(b)! * b[2] - sizes.get(a)! * a[2])[0];
+      // Before a file's name goes, a long quote of the current work is halved (its short lines stay).
+      const longQuote: number = namesOnly && others.length === 0 ? longestQuote(current) : -1;
+      const victim: Section | undefined =
+        longQuote >= 0
+          ? sections.find((sec) => sec[1] === current)
+          : pool.sort((a, b) => sizes.get(b)! * b[2] - sizes.get(a)! * a[2])[0];
       if (!victim) break;
       if (victim[1] === current) {
-        let k = current.length - 1;
+        let k = longQuote >= 0 ? longQuote : current.length - 1;
         while (k > 0 && CURRENT_STATE.test(current[k])) k--;
         // Halved at a sentence or word end (never mid-word), with a marker.
-        if (current[k].length > 200) current[k] = clip(current[k], Math.floor(current[k].length / 2));
+        if (current[k].length > LONG_LINE) current[k] = clip(current[k], Math.floor(current[k].length / 2));
         else current.splice(k, 1);
         sizes.set(victim, size(victim[1]));
         counted.delete(victim);
@@ -659,13 +731,20 @@ export class ExtractiveSummarizer implements Summarizer {
       if (victim[1] === ledger.files) {
         // A file's symbol list shortens before any file is dropped: every file changed stays named longest.
         const k = longestSymbolList(ledger.files);
-        if (k >= 0) {
-          ledger.files[k] = shortenSymbols(ledger.files[k]);
-          sizes.set(victim, size(victim[1]));
-          counted.delete(victim);
-          count = tokens();
-          continue;
+        if (k >= 0) ledger.files[k] = shortenSymbols(ledger.files[k]);
+        else {
+          // Then fewer words per file (see file-names.ts): the files only read go, then each file's
+          // detail, then files are named only, by folder; a file goes only when its name cannot stay.
+          const gone = shortenFiles(ledger.files, count / maxTokens > 2);
+          filesLeftOut += gone.files;
+          readLeftOut ||= gone.read;
+          // Named only, by folder, the files give way after every other list (see the victim's choice).
+          namesOnly = !ledger.files.some((l) => isFileLine(l) || l.startsWith('- read only:'));
         }
+        sizes.set(victim, size(victim[1]));
+        counted.delete(victim);
+        count = tokens();
+        continue;
       }
       // Drop in halves when far over, one line when close: keeps this loop short on huge spans.
       const over = count / maxTokens;
@@ -689,6 +768,14 @@ export class ExtractiveSummarizer implements Summarizer {
     // Say what was left out, so a reader never takes a list for everything that happened.
     let noted = false;
     for (const s of sections) {
+      if (s[1] === ledger.files) {
+        // Lines of this section are folded, not only dropped: the marker counts the files left out.
+        if (s[1].length > 0 && (filesLeftOut > 0 || readLeftOut)) {
+          s[1].unshift(filesLeftOut > 0 ? FILES_LEFT_OUT(filesLeftOut) : '- … the files only read are not listed here');
+          noted = true;
+        }
+        continue;
+      }
       const left = (before.get(s[0]) ?? 0) - s[1].length;
       if (left > 0 && s[1].length > 0 && s[3]) {
         s[1].unshift(`- … ${left} older line${left === 1 ? '' : 's'} not kept`);
