@@ -170,22 +170,29 @@ function commandWords(command: string): string[] {
  * reaches what the chain was for: it fixes the chain's failure as a run of the whole chain would.
  */
 export function chainTailTarget(command: string): string | undefined {
-  // Read for every command of the span at every compaction, as targets are: kept (bounded).
-  let tail = chainTails.get(command);
-  if (tail === undefined) {
-    const last = readChainTail(command);
-    tail = last === undefined ? null : commandTarget(last);
-    if (chainTails.size >= KEPT_COMMAND_TARGETS) chainTails.clear();
-    chainTails.set(command, tail);
-  }
-  return tail ?? undefined;
+  return chainTailOf(command)?.target;
 }
-const chainTails = new Map<string, string | null>();
 
 /** The segment whose {@link commandTarget} {@link chainTailTarget} gives; undefined when it gives none. */
 function chainTail(command: string): string | undefined {
-  return chainTailTarget(command) === undefined ? undefined : readChainTail(command);
+  return chainTailOf(command)?.segment;
 }
+
+/**
+ * The last segment of a chain ending in a check, with its {@link commandTarget}; null when there is
+ * none. Read for every command of the span at every compaction, as targets are: kept (bounded).
+ */
+function chainTailOf(command: string): { segment: string; target: string } | null {
+  let tail = chainTails.get(command);
+  if (tail === undefined) {
+    const segment = readChainTail(command);
+    tail = segment === undefined ? null : { segment, target: commandTarget(segment) };
+    if (chainTails.size >= KEPT_COMMAND_TARGETS) chainTails.clear();
+    chainTails.set(command, tail);
+  }
+  return tail;
+}
+const chainTails = new Map<string, { segment: string; target: string } | null>();
 
 function readChainTail(command: string): string | undefined {
   const line = commandKey(command);

@@ -695,10 +695,15 @@ export function actionsOf(items: readonly ContextItem[]): Action[] {
   let actions: Action[];
   if (items.length < 256) actions = new SpanActions().read(items, 0);
   else {
-    const kept = lastSpan.get(items);
+    let kept: { state: SpanActions; from: number } | undefined;
+    let slot = 0;
+    for (; slot < lastSpans.length && !kept; slot++) kept = lastSpans[slot].get(items);
+    // The slot that matched, else the one used least recently.
+    slot = kept ? slot - 1 : 1 - recentSpan;
     const reading = kept?.state ?? new SpanActions();
     actions = reading.read(items, kept?.from ?? 0);
-    lastSpan.set(items, reading, kept?.from ?? 0);
+    lastSpans[slot].set(items, reading, kept?.from ?? 0);
+    recentSpan = slot;
   }
   listMemo.set(items, { length: items.length, last: items[items.length - 1], actions });
   return actions;
@@ -708,7 +713,13 @@ const listMemo = new WeakMap<
   readonly ContextItem[],
   { length: number; last: ContextItem | undefined; actions: Action[] }
 >();
-const lastSpan = new GrowingSpan<SpanActions>();
+/**
+ * The spans read last: two, since a compaction reads its span and then the messages kept after it
+ * (`after`), and one slot alone would lose the long span's reading to the short one every time.
+ */
+const lastSpans = [new GrowingSpan<SpanActions>(), new GrowingSpan<SpanActions>()];
+/** The slot of {@link lastSpans} used last. */
+let recentSpan = 0;
 
 /**
  * The running actions of a span that grows at its end. An assistant message's actions depend on the
