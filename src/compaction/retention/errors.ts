@@ -51,6 +51,18 @@ export { FAILURE_LINE, failureLine } from './outcome';
  * trailing `2>&1 | tail -N`-style plumbing removed, whitespace collapsed, cut to 120 characters.
  */
 export function commandKey(command: string): string {
+  // The ledger and the scorecard key every command of the span at every compaction: kept (bounded).
+  let key = commandKeys.get(command);
+  if (key === undefined) {
+    key = readCommandKey(command);
+    if (commandKeys.size >= KEPT_COMMAND_TARGETS) commandKeys.clear();
+    commandKeys.set(command, key);
+  }
+  return key;
+}
+const commandKeys = new Map<string, string>();
+
+function readCommandKey(command: string): string {
   // A line break, or the mark a summary shows in its place (` ⏎ `), ends the first line.
   let c = command.split(/\n| ⏎ /).find((l) => l.trim() !== '') ?? '';
   c = c.replace(/\s+/g, ' ').trim();
@@ -623,10 +635,12 @@ export function errorSignatures(
   const successes = new LaterSuccesses();
   const edits = new LaterPaths();
   const sameTool = new LaterPaths();
+  const facts = scanFactsOf(calls);
   for (let k = n - 1; k >= 0; k--) {
     const c = calls[k];
-    checkFrom[k] = isPassingCheck(c) ? k : checkFrom[k + 1];
-    if (c.index >= from && c.index < to && failedCall(c)) {
+    const f = facts[k];
+    checkFrom[k] = f.passingCheck ? k : checkFrom[k + 1];
+    if (c.index >= from && c.index < to && f.failed) {
       const sig = signatureOf(c);
       signatures[k] = sig;
       if (sig.tool === 'command') {
@@ -649,13 +663,10 @@ export function errorSignatures(
       }
     }
     // This call is now the nearest later one for the calls before it.
-    const command = commandOf(c);
-    const failed = failedCall(c);
-    if (command !== undefined && !failed && !c.denied) successes.add(command, k);
-    for (const t of fileTouches(c)) {
-      const p = pathKey(t.path);
-      if (t.action !== 'read') edits.add('', p, k);
-      if (!failed) sameTool.add(c.name, p, k);
+    if (f.command !== undefined && !f.failed && !c.denied) successes.add(f.command, k);
+    for (const t of f.touches) {
+      if (t.edit) edits.add('', t.path, k, t.suffixes);
+      if (!f.failed) sameTool.add(c.name, t.path, k, t.suffixes);
     }
   }
   const byKey = new Map<string, ErrorSignature>();
@@ -688,16 +699,23 @@ export function isCheckCommand(command: string): boolean {
  * suffix of it, so both directions are a lookup.
  */
 export class LaterPaths {
-  /** Group and path → position of the nearest later call naming exactly that path. */
-  private readonly exact = new Map<string, number>();
-  /** Group and suffix → position of the nearest later call whose path is it or ends with `/` and it. */
-  private readonly suffix = new Map<string, number>();
+  /** Per group: path → position of the nearest later call naming exactly that path. */
+  private readonly exact = new Map<string, Map<string, number>>();
+  /** Per group: suffix → position of the nearest later call whose path is it or ends with `/` and it. */
+  private readonly suffix = new Map<string, Map<string, number>>();
 
-  add(group: string, path: string, at: number): void {
-    this.exact.set(`${group}\u0000${path}`, at);
-    this.suffix.set(`${group}\u0000${path}`, at);
-    for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1))
-      this.suffix.set(`${group}\u0000${path.slice(i + 1)}`, at);
+  /**
+   * Records a call in `group` naming `path` at position `at` (positions decrease from call to call);
+   * `suffixes`: {@link pathSuffixes} of `path` when the caller has them.
+   */
+  add(group: string, path: string, at: number, suffixes: readonly string[] = pathSuffixes(path)): void {
+    let exact = this.exact.get(group);
+    if (!exact) this.exact.set(group, (exact = new Map()));
+    let suffix = this.suffix.get(group);
+    if (!suffix) this.suffix.set(group, (suffix = new Map()));
+    exact.set(path, at);
+    suffix.set(path, at);
+    for (const s of suffixes) suffix.set(s, at);
   }
 
   /** Position of the nearest later call in `group` naming one of `paths`; undefined when none. */
@@ -706,16 +724,71 @@ export class LaterPaths {
     const take = (at: number | undefined) => {
       if (at !== undefined && (best === undefined || at < best)) best = at;
     };
+    const exact = this.exact.get(group);
+    const suffix = this.suffix.get(group);
+    if (!exact || !suffix) return undefined;
     for (const f of paths) {
       // A later path that is `f` or ends with `/f`.
-      take(this.suffix.get(`${group}\u0000${f}`));
+      take(suffix.get(f));
       // A later path that `f` ends with (after a `/`).
-      for (let i = f.indexOf('/'); i >= 0; i = f.indexOf('/', i + 1))
-        take(this.exact.get(`${group}\u0000${f.slice(i + 1)}`));
+      for (let i = f.indexOf('/'); i >= 0; i = f.indexOf('/', i + 1)) take(exact.get(f.slice(i + 1)));
     }
     return best;
   }
 }
+
+/** The parts of `path` after each of its `/` (`a/b/c` → `b/c`, `c`): the suffixes {@link LaterPaths} files it under. */
+export function pathSuffixes(path: string): string[] {
+  const out: string[] = [];
+  for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) out.push(path.slice(i + 1));
+  return out;
+}
+
+/** What the backward scan of {@link errorSignatures} reads of one call. */
+interface ScanFacts {
+  /** {@link commandOf}. */
+  command: string | undefined;
+  /** {@link failedCall}. */
+  failed: boolean;
+  /** {@link isPassingCheck}. */
+  passingCheck: boolean;
+  /** Its {@link fileTouches}: path key, its {@link pathSuffixes}, and whether it changed the file. */
+  touches: Array<{ path: string; suffixes: string[]; edit: boolean }>;
+}
+
+/**
+ * The {@link ScanFacts} of each of `calls`. A grown span's calls are the same objects as last time
+ * (see `agentCalls`), and a call's facts never change: those of the calls read last are taken again
+ * by position, so a grown span reads its new calls only.
+ */
+function scanFactsOf(calls: readonly AgentCall[]): ScanFacts[] {
+  const kept = keptScan;
+  const facts = new Array<ScanFacts>(calls.length);
+  for (let i = 0; i < calls.length; i++) {
+    const c = calls[i];
+    facts[i] = kept && kept.calls[i] === c ? kept.facts[i] : readScanFacts(c);
+  }
+  if (calls.length >= KEEP_SCAN_FROM) keptScan = { calls: calls.slice(), facts };
+  return facts;
+}
+
+function readScanFacts(c: AgentCall): ScanFacts {
+  const failed = failedCall(c);
+  return {
+    command: commandOf(c),
+    failed,
+    passingCheck: isPassingCheck(c),
+    touches: fileTouches(c).map((t) => {
+      const path = pathKey(t.path);
+      return { path, suffixes: pathSuffixes(path), edit: t.action !== 'read' };
+    }),
+  };
+}
+
+/** Spans with fewer calls are read whole (cheap), so they do not push a long span's facts out. */
+const KEEP_SCAN_FROM = 128;
+/** The calls {@link scanFactsOf} read last, with their facts. */
+let keptScan: { calls: readonly AgentCall[]; facts: readonly ScanFacts[] } | undefined;
 
 /** Same file named two ways: equal, or one is the other's suffix at a folder boundary. */
 export function samePath(a: string, b: string): boolean {
@@ -737,13 +810,66 @@ export function neverFailedCommands(
   all: readonly AgentCall[] = agentCalls(entries),
 ): string[] {
   const calls = all.filter((c) => c.index < point);
+  // The span's every call, a grown span's most often: the reading of the calls before continues.
+  if (from <= 0 && to >= point && calls.length >= KEEP_SCAN_FROM) return neverFailedOfAll(calls);
   const ran = new Set<string>();
   const failed = new Set<string>();
-  for (const c of calls) {
+  readRuns(calls, 0, calls.length, from, to, ran, failed);
+  return [...ran].filter((k) => !failed.has(k) && k.length >= 4);
+}
+
+/**
+ * Reads `calls[i]`, i from `start` to `end`, into the commands that `ran` (calls in messages `from`
+ * ≤ index < `to`, not refused, that did not fail) and those that `failed` (by command key).
+ */
+function readRuns(
+  calls: readonly AgentCall[],
+  start: number,
+  end: number,
+  from: number,
+  to: number,
+  ran: Set<string>,
+  failed: Set<string>,
+): void {
+  for (let i = start; i < end; i++) {
+    const c = calls[i];
     const key = callKey(c);
     if (key === undefined) continue;
     if (failedCall(c)) failed.add(key);
     else if (c.index >= from && c.index < to && !c.denied) ran.add(key);
   }
-  return [...ran].filter((k) => !failed.has(k) && k.length >= 4);
 }
+
+/**
+ * {@link neverFailedCommands} of every call of `calls`: the reading of the calls the last span had
+ * (the same objects, see `agentCalls`) is kept and continued; the calls at the end still without a
+ * result (theirs may come next time, as a new object) are read apart each time.
+ */
+function neverFailedOfAll(calls: readonly AgentCall[]): string[] {
+  let k = keptRuns;
+  if (k && k.calls.length <= calls.length) {
+    for (let i = 0; i < k.calls.length; i++)
+      if (k.calls[i] !== calls[i]) {
+        k = undefined;
+        break;
+      }
+  } else k = undefined;
+  k ??= { calls: [], ran: new Set(), failed: new Set() };
+  let settled = calls.length;
+  while (settled > k.calls.length && calls[settled - 1].result === undefined) settled--;
+  readRuns(calls, k.calls.length, settled, 0, Infinity, k.ran, k.failed);
+  for (let i = k.calls.length; i < settled; i++) k.calls.push(calls[i]);
+  keptRuns = k;
+  const ran = new Set<string>();
+  const failed = new Set<string>();
+  readRuns(calls, settled, calls.length, 0, Infinity, ran, failed);
+  // In the order of a reading of all the calls at once: the kept runs first, then the new ones.
+  const out: string[] = [];
+  for (const key of k.ran) if (!k.failed.has(key) && !failed.has(key) && key.length >= 4) out.push(key);
+  for (const key of ran)
+    if (!k.ran.has(key) && !k.failed.has(key) && !failed.has(key) && key.length >= 4) out.push(key);
+  return out;
+}
+
+/** The calls {@link neverFailedOfAll} read last (those with a result) and the commands they ran and failed. */
+let keptRuns: { calls: AgentCall[]; ran: Set<string>; failed: Set<string> } | undefined;

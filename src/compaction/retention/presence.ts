@@ -67,26 +67,36 @@ export const RUN = 8;
  * sequence for short messages. Built once per text.
  */
 export class WordIndex {
-  private readonly grams = new Set<string>();
-  /** {@link gramHashes} of the text's words: a run whose hash is not here is not in the text. */
-  private readonly hashes: Set<number>;
-  private readonly joined: string;
+  /** The text's words. */
+  private readonly w: readonly string[];
+  /**
+   * Where each run of the text starts, by its hash (see {@link gramHashes}): one position, or the
+   * positions of runs sharing a hash. A run whose hash is not here is not in the text; one whose
+   * hash is is compared word by word (words hold no space, so equal words are equal joined runs).
+   */
+  private readonly starts = new Map<number, number | number[]>();
+  private joined: string | undefined;
   constructor(text: string) {
-    const w = words(text);
-    for (let i = 0; i + RUN <= w.length; i++) this.grams.add(w.slice(i, i + RUN).join(' '));
-    this.hashes = new Set(gramHashes(w));
-    this.joined = ` ${w.join(' ')} `;
+    const w = (this.w = words(text));
+    const hashes = gramHashes(w);
+    for (let i = 0; i < hashes.length; i++) {
+      const known = this.starts.get(hashes[i]);
+      if (known === undefined) this.starts.set(hashes[i], i);
+      else if (typeof known === 'number') this.starts.set(hashes[i], [known, i]);
+      else known.push(i);
+    }
   }
   /**
    * False when no run of {@link RUN} words with one of `hashes` (see {@link gramHashes}) is in the
    * text, so `coverage` of those words is 0; true when one may be (a hash can collide).
    */
   mayCover(hashes: Int32Array): boolean {
-    for (const h of hashes) if (this.hashes.has(h)) return true;
+    for (const h of hashes) if (this.starts.has(h)) return true;
     return false;
   }
   /** True when the word sequence `seq` occurs contiguously in the text. */
   hasSequence(seq: readonly string[]): boolean {
+    this.joined ??= ` ${this.w.join(' ')} `;
     return seq.length === 0 || this.joined.includes(` ${seq.join(' ')} `);
   }
   /**
@@ -95,8 +105,7 @@ export class WordIndex {
    */
   coversAny(seq: readonly string[], hashes: Int32Array): boolean {
     if (seq.length < RUN) return this.coverage(seq) > 0;
-    for (let i = 0; i < hashes.length; i++)
-      if (this.hashes.has(hashes[i]) && this.grams.has(seq.slice(i, i + RUN).join(' '))) return true;
+    for (let i = 0; i < hashes.length; i++) if (this.hasRun(seq, i, hashes[i])) return true;
     return false;
   }
   /**
@@ -107,18 +116,31 @@ export class WordIndex {
   coverage(seq: readonly string[]): number {
     if (seq.length === 0) return 1;
     if (seq.length < RUN) return this.hasSequence(seq) ? 1 : 0;
+    const hashes = gramHashes(seq);
     const covered = new Uint8Array(seq.length);
     for (let i = 0; i + RUN <= seq.length; i++) {
-      if (this.grams.has(seq.slice(i, i + RUN).join(' '))) covered.fill(1, i, i + RUN);
+      if (this.hasRun(seq, i, hashes[i])) covered.fill(1, i, i + RUN);
     }
     let n = 0;
     for (const c of covered) n += c;
     return n / seq.length;
   }
+  /** Whether the run of {@link RUN} words of `seq` at `at` (whose hash is `hash`) is a run of the text. */
+  private hasRun(seq: readonly string[], at: number, hash: number): boolean {
+    const known = this.starts.get(hash);
+    if (known === undefined) return false;
+    if (typeof known === 'number') return this.runAt(known, seq, at);
+    for (const j of known) if (this.runAt(j, seq, at)) return true;
+    return false;
+  }
+  private runAt(j: number, seq: readonly string[], at: number): boolean {
+    for (let k = 0; k < RUN; k++) if (this.w[j + k] !== seq[at + k]) return false;
+    return true;
+  }
 }
 
 /**
- * A 32-bit hash of each run of {@link RUN} consecutive words of `seq` (empty when shorter): equal runs
+ * A 30-bit hash of each run of {@link RUN} consecutive words of `seq` (empty when shorter): equal runs
  * have equal hashes, so a run whose hash a text lacks is not in the text (see `WordIndex.mayCover`).
  */
 export function gramHashes(seq: readonly string[]): Int32Array {
@@ -129,7 +151,8 @@ export function gramHashes(seq: readonly string[]): Int32Array {
   for (let i = 0; i < out.length; i++) {
     let g = 0;
     for (let j = i; j < i + RUN; j++) g = (Math.imul(g, 1_000_003) ^ wh[j]) | 0;
-    out[i] = g;
+    // 30 bits: a small integer to V8 (a map keyed by it then holds no boxed numbers).
+    out[i] = g & 0x3fffffff;
   }
   return out;
 }
@@ -140,6 +163,39 @@ export function stringHash(text: string, from: number, to: number): number {
   for (let i = from; i < to; i++) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0;
   return h;
 }
+
+/**
+ * A filter of the `stringHash` of every `size`-character window of a text, each hash computed from
+ * the one before (rolling: linear in the text whatever the size): {@link has} is false for a hash no
+ * window has, and may be true for one it has not (hashes share bits), so it only rules out.
+ */
+export class WindowHashes {
+  /** One bit per hash bucket (the hash's low bits). */
+  private readonly bits = new Uint32Array(WINDOW_BUCKETS / 32);
+  constructor(text: string, size: number) {
+    if (text.length < size) return;
+    // 31^(size-1), modulo 2^32 as stringHash computes.
+    let top = 1;
+    for (let i = 1; i < size; i++) top = Math.imul(top, 31);
+    let h = stringHash(text, 0, size);
+    this.add(h);
+    for (let i = size; i < text.length; i++) {
+      h = (Math.imul(h - Math.imul(text.charCodeAt(i - size), top), 31) + text.charCodeAt(i)) | 0;
+      this.add(h);
+    }
+  }
+  /** False when no window of the text has the hash `h`. */
+  has(h: number): boolean {
+    const b = h & (WINDOW_BUCKETS - 1);
+    return (this.bits[b >>> 5] & (1 << (b & 31))) !== 0;
+  }
+  private add(h: number): void {
+    const b = h & (WINDOW_BUCKETS - 1);
+    this.bits[b >>> 5] |= 1 << (b & 31);
+  }
+}
+/** Buckets of {@link WindowHashes} (a power of two; 256 KB): a 100k-character text sets about 5% of them. */
+const WINDOW_BUCKETS = 1 << 21;
 
 /** How a typed message survived in a text. */
 export type Kept = 'verbatim' | 'words' | 'no';

@@ -24,6 +24,7 @@ import {
   normalize,
   slashed,
   stringHash,
+  WindowHashes,
   WordIndex,
   words,
 } from './presence';
@@ -216,12 +217,16 @@ function scoreRequests(
   const requests = { total: typed.size, whole: 0, shortened: 0, leftOut: 0 };
   // The word index is built only when a request is not there verbatim (most are, in a summary of ours).
   let index: WordIndex | undefined;
-  let heads: Set<number> | undefined;
+  let heads: WindowHashes | undefined;
+  let longHeads: WindowHashes | undefined;
   for (const [t, message] of typed) {
     const facts = requestFacts(t, message);
     // A request whose first characters are nowhere in the text is not there verbatim.
-    if (facts.head !== undefined) heads ??= headsOf(normalized);
-    const maybe = facts.head === undefined || heads?.has(facts.head) !== false;
+    if (facts.head !== undefined) heads ??= new WindowHashes(normalized, HEAD);
+    if (facts.longHead !== undefined) longHeads ??= new WindowHashes(normalized, LONG_HEAD);
+    const maybe =
+      (facts.head === undefined || heads?.has(facts.head) !== false) &&
+      (facts.longHead === undefined || longHeads?.has(facts.longHead) !== false);
     if (!facts.empty && maybe && containsAtWordBounds(normalized, facts.normalized)) {
       requests.whole++;
       continue;
@@ -248,12 +253,19 @@ interface RequestFacts {
   words: readonly string[];
   /** Hash of the first {@link HEAD} characters of the normalized request; undefined when shorter. */
   head: number | undefined;
+  /** Hash of the first {@link LONG_HEAD} characters of the normalized request; undefined when shorter. */
+  longHead: number | undefined;
   /** `gramHashes` of its words (empty under {@link RUN} words). */
   grams: Int32Array;
 }
 
 /** Characters of a normalized request's start looked up before searching for it whole. */
 const HEAD = 8;
+/**
+ * The same for a longer start: many requests begin alike ("Please ", "I want "), and each whose
+ * short start the text has was searched for in the whole text.
+ */
+const LONG_HEAD = 32;
 
 /**
  * The facts of each typed request by its message (a request's text is a function of its message,
@@ -271,17 +283,11 @@ function requestFacts(text: string, message: object | undefined): RequestFacts {
     normalized: nt,
     words: segmented,
     head: nt.length >= HEAD ? stringHash(nt, 0, HEAD) : undefined,
+    longHead: nt.length >= LONG_HEAD ? stringHash(nt, 0, LONG_HEAD) : undefined,
     grams: gramHashes(segmented),
   };
   if (message) requestFactsOf.set(message, { text, facts });
   return facts;
-}
-
-/** The hash of every {@link HEAD}-character window of `normalized`. */
-function headsOf(normalized: string): Set<number> {
-  const out = new Set<number>();
-  for (let i = 0; i + HEAD <= normalized.length; i++) out.add(stringHash(normalized, i, i + HEAD));
-  return out;
 }
 
 /** The text of inserted items as a model reads it: content, then each tool call's name and arguments. */
@@ -296,7 +302,6 @@ function writtenText(items: readonly ContextItem[]): string {
   return out.join('\n');
 }
 
-/** The messages of `items` as the scorecard reads them, each with its recorded success flag; summaries left out. */
 /**
  * The error signatures of the span `entries` (its calls `calls`) and its commands that never failed,
  * labelled where the items `after` it end, as the summary labels them (see {@link retentionScorecard}).
@@ -307,7 +312,8 @@ function spanErrors(
   after: readonly ContextItem[],
 ): { errors: ErrorSignature[]; neverFailed: string[] } {
   const n = entries.length;
-  const later = after.length ? [...entries, ...entriesOf(after)] : entries;
+  // The items after the span are read apart: the span's reading stays kept for the next, grown span.
+  const later = after.length ? [...entries, ...entriesOf(after, false)] : entries;
   const laterCalls = after.length ? agentCalls(later) : calls;
   return {
     errors: errorSignatures(later, 0, n, later.length, laterCalls),
@@ -315,15 +321,47 @@ function spanErrors(
   };
 }
 
-function entriesOf(items: readonly ContextItem[]): RetentionEntry[] {
-  const entries: RetentionEntry[] = [];
-  for (const it of items) {
-    if (it.kind === 'summary') continue;
-    const ok = recordedToolOutcome(it.message);
-    entries.push(ok === undefined ? { message: it.message } : { message: it.message, meta: { toolOk: ok } });
+/**
+ * The messages of `items` as the scorecard reads them, each with its recorded success flag; summaries
+ * left out. The items the previous call read, in the same places at the start of `items`, give the
+ * entries they gave then (an item's message and its recorded flag never change once the item is
+ * made, see context.ts), so a grown span looks up only its new messages' flags; `keep` false reads
+ * `items` apart, leaving that reading as it is. Returns a new array.
+ */
+function entriesOf(items: readonly ContextItem[], keep = true): RetentionEntry[] {
+  if (items.length < KEEP_FROM || !keep) {
+    const entries: RetentionEntry[] = [];
+    for (const it of items) pushEntry(entries, it);
+    return entries;
   }
-  return entries;
+  let k = keptEntries;
+  let same = 0;
+  if (k) {
+    const upTo = Math.min(k.items.length, items.length);
+    while (same < upTo && k.items[same] === items[same]) same++;
+  }
+  if (!k || same === 0) k = keptEntries = { items: [], ends: [], entries: [] };
+  k.items.length = k.ends.length = same;
+  k.entries.length = same ? k.ends[same - 1] : 0;
+  for (let i = same; i < items.length; i++) {
+    k.items.push(items[i]);
+    pushEntry(k.entries, items[i]);
+    k.ends.push(k.entries.length);
+  }
+  return k.entries.slice();
 }
+
+function pushEntry(entries: RetentionEntry[], it: ContextItem): void {
+  if (it.kind === 'summary') return;
+  const ok = recordedToolOutcome(it.message);
+  entries.push(ok === undefined ? { message: it.message } : { message: it.message, meta: { toolOk: ok } });
+}
+
+/**
+ * The items {@link entriesOf} read last, the entries they gave and, per item, how many entries the
+ * items up to it gave.
+ */
+let keptEntries: { items: ContextItem[]; ends: number[]; entries: RetentionEntry[] } | undefined;
 
 /**
  * The failures of `items` (a span, oldest first) still open at its end, by the scorecard's rules
