@@ -54,3 +54,11 @@ export class MessageMemo<K extends object, V> {
 export function keepMessageMemos(on: boolean): void {
   table = on ? (table ?? new WeakMap()) : undefined;
 }
+
+/**
+ * Whether the per-message memos are on (see {@link keepMessageMemos}). A reading of a span kept for
+ * the next, grown span is kept only while they are: a process that compacts once would only hold it.
+ */
+export function messageMemosKept(): boolean {
+  return table !== undefined;
+}

@@ -6,7 +6,8 @@
  */
 import { textWithPlaceholders } from '../content-text';
 import { agentCalls, argStrings, type AgentCall, type RetentionEntry } from './calls';
-import { MessageMemo } from '../message-memo';
+import { MessageMemo, messageMemosKept } from '../message-memo';
+import type { ChatMessage } from '../types';
 
 const KEYWORDS = new Set(
   'abstract await async break case catch class const constructor continue debugger default delete else enum export extends false finally for from function if implements import in instanceof interface let new null package private protected public return static super switch this throw true try type typeof undefined var void while with yield def elif except lambda nonlocal pass raise self None True False print len range list dict str int float bool tuple set open super isinstance require console module exports process Promise Object Array String Number Boolean Error Date Math JSON Map Set RegExp Symbol setTimeout setInterval clearTimeout parseInt parseFloat then catch finally resolve reject push pop map filter reduce forEach join split slice splice includes indexOf length keys values entries assign stringify parse toString log warn error info debug test describe expect it beforeEach afterEach'.split(
@@ -73,15 +74,35 @@ export function codeNames(
   to = entries.length,
   calls: readonly AgentCall[] = agentCalls(entries),
 ): string[] {
+  if (from <= 0 && to >= entries.length && entries.length >= KEEP_FROM) return namesOfAll(entries, calls);
   const names = new Set<string>();
-  for (let i = Math.max(0, from); i < Math.min(to, entries.length); i++) {
+  readMessages(entries, Math.max(0, from), Math.min(to, entries.length), names);
+  readCalls(calls, 0, calls.length, from, to, names);
+  return [...names];
+}
+
+/** Adds the names of the assistant messages of `entries[start..end)` to `names`, in order. */
+function readMessages(entries: readonly RetentionEntry[], start: number, end: number, names: Set<string>): void {
+  for (let i = start; i < end; i++) {
     const m = entries[i].message;
     if (m.role !== 'assistant') continue;
     let known = namesOfText.get(m);
     if (!known) namesOfText.set(m, (known = [...namesInText(textWithPlaceholders(m.content))]));
     for (const n of known) names.add(n);
   }
-  for (const c of calls) {
+}
+
+/** Adds the names of the arguments of `calls[start..end)` in messages `from` ≤ index < `to` to `names`, in order. */
+function readCalls(
+  calls: readonly AgentCall[],
+  start: number,
+  end: number,
+  from: number,
+  to: number,
+  names: Set<string>,
+): void {
+  for (let i = start; i < end; i++) {
+    const c = calls[i];
     // A call written in the assistant's text (SWE-agent actions, Aider edit blocks: no call id) was
     // read with that text above: its arguments are parts of it.
     if (c.index < from || c.index >= to || c.callId === undefined) continue;
@@ -93,8 +114,53 @@ export function codeNames(
     }
     for (const n of known) names.add(n);
   }
-  return [...names];
 }
+
+/**
+ * {@link codeNames} of a whole span, continuing the reading of the span read last: its messages
+ * (the same objects at the start) and its calls with a result (the same objects, see `agentCalls`)
+ * are not read again; the calls at the end still without a result are read apart each time (theirs
+ * may come next time, as a new object). The names come in the order of a reading of all at once:
+ * the messages' first, then the calls' not among them.
+ */
+function namesOfAll(entries: readonly RetentionEntry[], calls: readonly AgentCall[]): string[] {
+  let k = keptNames;
+  if (k && !isPrefix(k.messages, entries, (e) => e.message)) k = undefined;
+  k ??= { messages: [], text: new Set(), calls: [], args: new Set() };
+  if (!isPrefix(k.calls, calls, (c) => c)) {
+    k.calls = [];
+    k.args = new Set();
+  }
+  readMessages(entries, k.messages.length, entries.length, k.text);
+  for (let i = k.messages.length; i < entries.length; i++) k.messages.push(entries[i].message);
+  let settled = calls.length;
+  while (settled > k.calls.length && calls[settled - 1].result === undefined) settled--;
+  readCalls(calls, k.calls.length, settled, 0, Infinity, k.args);
+  for (let i = k.calls.length; i < settled; i++) k.calls.push(calls[i]);
+  keptNames = messageMemosKept() ? k : undefined;
+  const waiting = new Set<string>();
+  readCalls(calls, settled, calls.length, 0, Infinity, waiting);
+  const out = [...k.text];
+  for (const n of k.args) if (!k.text.has(n)) out.push(n);
+  for (const n of waiting) if (!k.text.has(n) && !k.args.has(n)) out.push(n);
+  return out;
+}
+
+/** Whether `kept` is, element by element, the start of `list` (as `key` reads each element). */
+function isPrefix<T, U>(kept: readonly U[], list: readonly T[], key: (x: T) => U): boolean {
+  if (kept.length > list.length) return false;
+  for (let i = 0; i < kept.length; i++) if (kept[i] !== key(list[i])) return false;
+  return true;
+}
+
+/** Spans shorter than this are read whole (cheap), so they do not push a long span's reading out. */
+const KEEP_FROM = 256;
+
+/**
+ * The span {@link namesOfAll} read last: its messages and their names, its calls with a result and
+ * the names of their arguments, each in first-seen order.
+ */
+let keptNames: { messages: ChatMessage[]; text: Set<string>; calls: AgentCall[]; args: Set<string> } | undefined;
 
 /**
  * The names of each assistant message's text and of each call's arguments object (shared between

@@ -5,7 +5,7 @@
  */
 import { agentCalls, commandOf, resultHead, type AgentCall, type RetentionEntry } from './calls';
 import { fileTouches, pathKey } from './files';
-import { MessageMemo } from '../message-memo';
+import { MessageMemo, messageMemosKept } from '../message-memo';
 import { editFailed, endsInProbe, failureLine, showsContent } from './outcome';
 
 /** One failure of the agent's tool calls and its state at the point. */
@@ -710,9 +710,9 @@ export class LaterPaths {
    */
   add(group: string, path: string, at: number, suffixes: readonly string[] = pathSuffixes(path)): void {
     let exact = this.exact.get(group);
-    if (!exact) this.exact.set(group, (exact = new Map()));
+    if (!exact) this.exact.set(group, (exact = new Map<string, number>()));
     let suffix = this.suffix.get(group);
-    if (!suffix) this.suffix.set(group, (suffix = new Map()));
+    if (!suffix) this.suffix.set(group, (suffix = new Map<string, number>()));
     exact.set(path, at);
     suffix.set(path, at);
     for (const s of suffixes) suffix.set(s, at);
@@ -768,7 +768,7 @@ function scanFactsOf(calls: readonly AgentCall[]): ScanFacts[] {
     const c = calls[i];
     facts[i] = kept && kept.calls[i] === c ? kept.facts[i] : readScanFacts(c);
   }
-  if (calls.length >= KEEP_SCAN_FROM) keptScan = { calls: calls.slice(), facts };
+  keptScan = calls.length >= KEEP_SCAN_FROM && messageMemosKept() ? { calls: calls.slice(), facts } : keptScan;
   return facts;
 }
 
@@ -859,7 +859,7 @@ function neverFailedOfAll(calls: readonly AgentCall[]): string[] {
   while (settled > k.calls.length && calls[settled - 1].result === undefined) settled--;
   readRuns(calls, k.calls.length, settled, 0, Infinity, k.ran, k.failed);
   for (let i = k.calls.length; i < settled; i++) k.calls.push(calls[i]);
-  keptRuns = k;
+  keptRuns = messageMemosKept() ? k : undefined;
   const ran = new Set<string>();
   const failed = new Set<string>();
   readRuns(calls, settled, calls.length, 0, Infinity, ran, failed);

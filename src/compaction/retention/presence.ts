@@ -6,6 +6,9 @@
  */
 import { commandKey, type ErrorSignature } from './errors';
 import { expandFolderLines } from '../summary/ledger/file-names';
+import { stringHash } from '../window-hashes';
+
+export { stringHash, WindowHashes } from '../window-hashes';
 
 /** Unicode NFC, whitespace runs collapsed to one space, trimmed. */
 export function normalize(text: string): string {
@@ -70,28 +73,46 @@ export class WordIndex {
   /** The text's words. */
   private readonly w: readonly string[];
   /**
-   * Where each run of the text starts, by its hash (see {@link gramHashes}): one position, or the
-   * positions of runs sharing a hash. A run whose hash is not here is not in the text; one whose
-   * hash is is compared word by word (words hold no space, so equal words are equal joined runs).
+   * Where the runs of the text start, by their hash (see {@link gramHashes}), in an open-addressing
+   * table: `keys[s]` a hash (-1: free slot), `first[s]` the first run with it, `next[i]` the next run
+   * after run i with the same hash (-1: none). A run whose hash is not here is not in the text; one
+   * whose hash is is compared word by word (words hold no space, so equal words are equal joined runs).
    */
-  private readonly starts = new Map<number, number | number[]>();
+  private readonly keys: Int32Array;
+  private readonly first: Int32Array;
+  private readonly next: Int32Array;
+  /** log2 of the table's size. */
+  private readonly bits: number;
   private joined: string | undefined;
   constructor(text: string) {
     const w = (this.w = words(text));
     const hashes = gramHashes(w);
-    for (let i = 0; i < hashes.length; i++) {
-      const known = this.starts.get(hashes[i]);
-      if (known === undefined) this.starts.set(hashes[i], i);
-      else if (typeof known === 'number') this.starts.set(hashes[i], [known, i]);
-      else known.push(i);
+    let bits = 4;
+    while (1 << bits < 2 * hashes.length) bits++;
+    this.bits = bits;
+    this.keys = new Int32Array(1 << bits).fill(-1);
+    this.first = new Int32Array(1 << bits);
+    this.next = new Int32Array(hashes.length).fill(-1);
+    for (let i = hashes.length - 1; i >= 0; i--) {
+      const s = this.slot(hashes[i]);
+      if (this.keys[s] !== -1) this.next[i] = this.first[s];
+      this.keys[s] = hashes[i];
+      this.first[s] = i;
     }
+  }
+  /** The slot of hash `h`: where it is, or the free slot where it would go. */
+  private slot(h: number): number {
+    const mask = (1 << this.bits) - 1;
+    let s = Math.imul(h, 0x9e3779b1) >>> (32 - this.bits);
+    while (this.keys[s] !== -1 && this.keys[s] !== h) s = (s + 1) & mask;
+    return s;
   }
   /**
    * False when no run of {@link RUN} words with one of `hashes` (see {@link gramHashes}) is in the
    * text, so `coverage` of those words is 0; true when one may be (a hash can collide).
    */
   mayCover(hashes: Int32Array): boolean {
-    for (const h of hashes) if (this.starts.has(h)) return true;
+    for (const h of hashes) if (this.keys[this.slot(h)] === h) return true;
     return false;
   }
   /** True when the word sequence `seq` occurs contiguously in the text. */
@@ -127,10 +148,9 @@ export class WordIndex {
   }
   /** Whether the run of {@link RUN} words of `seq` at `at` (whose hash is `hash`) is a run of the text. */
   private hasRun(seq: readonly string[], at: number, hash: number): boolean {
-    const known = this.starts.get(hash);
-    if (known === undefined) return false;
-    if (typeof known === 'number') return this.runAt(known, seq, at);
-    for (const j of known) if (this.runAt(j, seq, at)) return true;
+    const s = this.slot(hash);
+    if (this.keys[s] !== hash) return false;
+    for (let j = this.first[s]; j !== -1; j = this.next[j]) if (this.runAt(j, seq, at)) return true;
     return false;
   }
   private runAt(j: number, seq: readonly string[], at: number): boolean {
@@ -156,46 +176,6 @@ export function gramHashes(seq: readonly string[]): Int32Array {
   }
   return out;
 }
-
-/** A 32-bit hash of `text.slice(from, to)`. */
-export function stringHash(text: string, from: number, to: number): number {
-  let h = 0;
-  for (let i = from; i < to; i++) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0;
-  return h;
-}
-
-/**
- * A filter of the `stringHash` of every `size`-character window of a text, each hash computed from
- * the one before (rolling: linear in the text whatever the size): {@link has} is false for a hash no
- * window has, and may be true for one it has not (hashes share bits), so it only rules out.
- */
-export class WindowHashes {
-  /** One bit per hash bucket (the hash's low bits). */
-  private readonly bits = new Uint32Array(WINDOW_BUCKETS / 32);
-  constructor(text: string, size: number) {
-    if (text.length < size) return;
-    // 31^(size-1), modulo 2^32 as stringHash computes.
-    let top = 1;
-    for (let i = 1; i < size; i++) top = Math.imul(top, 31);
-    let h = stringHash(text, 0, size);
-    this.add(h);
-    for (let i = size; i < text.length; i++) {
-      h = (Math.imul(h - Math.imul(text.charCodeAt(i - size), top), 31) + text.charCodeAt(i)) | 0;
-      this.add(h);
-    }
-  }
-  /** False when no window of the text has the hash `h`. */
-  has(h: number): boolean {
-    const b = h & (WINDOW_BUCKETS - 1);
-    return (this.bits[b >>> 5] & (1 << (b & 31))) !== 0;
-  }
-  private add(h: number): void {
-    const b = h & (WINDOW_BUCKETS - 1);
-    this.bits[b >>> 5] |= 1 << (b & 31);
-  }
-}
-/** Buckets of {@link WindowHashes} (a power of two; 256 KB): a 100k-character text sets about 5% of them. */
-const WINDOW_BUCKETS = 1 << 21;
 
 /** How a typed message survived in a text. */
 export type Kept = 'verbatim' | 'words' | 'no';

@@ -28,7 +28,7 @@ import {
   WordIndex,
   words,
 } from './presence';
-import { MessageMemo } from '../message-memo';
+import { MessageMemo, messageMemosKept } from '../message-memo';
 
 /** Most names listed per kind of what was left out (see `RetentionScorecard.missing`). */
 export const SCORECARD_NAMES = 8;
@@ -226,7 +226,8 @@ function scoreRequests(
     if (facts.longHead !== undefined) longHeads ??= new WindowHashes(normalized, LONG_HEAD);
     const maybe =
       (facts.head === undefined || heads?.has(facts.head) !== false) &&
-      (facts.longHead === undefined || longHeads?.has(facts.longHead) !== false);
+      (facts.longHead === undefined ||
+        (longHeads?.has(facts.longHead) !== false && longHeads?.has(facts.longTail!) !== false));
     if (!facts.empty && maybe && containsAtWordBounds(normalized, facts.normalized)) {
       requests.whole++;
       continue;
@@ -255,6 +256,8 @@ interface RequestFacts {
   head: number | undefined;
   /** Hash of the first {@link LONG_HEAD} characters of the normalized request; undefined when shorter. */
   longHead: number | undefined;
+  /** Hash of its last {@link LONG_HEAD} characters, when it has a `longHead`. */
+  longTail: number | undefined;
   /** `gramHashes` of its words (empty under {@link RUN} words). */
   grams: Int32Array;
 }
@@ -262,8 +265,9 @@ interface RequestFacts {
 /** Characters of a normalized request's start looked up before searching for it whole. */
 const HEAD = 8;
 /**
- * The same for a longer start: many requests begin alike ("Please ", "I want "), and each whose
- * short start the text has was searched for in the whole text.
+ * The same for a longer start and end: many requests begin alike ("Please ", "I want "), and a
+ * request shortened in the text keeps its start; each whose short start the text has was searched
+ * for in the whole text.
  */
 const LONG_HEAD = 32;
 
@@ -284,6 +288,7 @@ function requestFacts(text: string, message: object | undefined): RequestFacts {
     words: segmented,
     head: nt.length >= HEAD ? stringHash(nt, 0, HEAD) : undefined,
     longHead: nt.length >= LONG_HEAD ? stringHash(nt, 0, LONG_HEAD) : undefined,
+    longTail: nt.length >= LONG_HEAD ? stringHash(nt, nt.length - LONG_HEAD, nt.length) : undefined,
     grams: gramHashes(segmented),
   };
   if (message) requestFactsOf.set(message, { text, facts });
@@ -329,7 +334,8 @@ function spanErrors(
  * `items` apart, leaving that reading as it is. Returns a new array.
  */
 function entriesOf(items: readonly ContextItem[], keep = true): RetentionEntry[] {
-  if (items.length < KEEP_FROM || !keep) {
+  if (!messageMemosKept()) keptEntries = undefined;
+  if (items.length < KEEP_FROM || !keep || !messageMemosKept()) {
     const entries: RetentionEntry[] = [];
     for (const it of items) pushEntry(entries, it);
     return entries;

@@ -14,6 +14,7 @@ import { extractIdentifiers, NOISE } from './identifiers';
 import { identifiersOfPart, type PartIdentifiers } from './identifier-parts';
 import { rootsIn, shortPath } from '../ledger/path-root';
 import { MessageMemo } from '../../message-memo';
+import { stringHash, WindowHashes } from '../../window-hashes';
 
 /** Headings of the back-filled identifiers, by source, in order of priority. */
 export const BACKFILL_HEADINGS = {
@@ -387,21 +388,22 @@ export function backfillIdentifiers(
 
 /**
  * `summary.includes(id)` for many identifiers: an identifier of at least {@link GRAM} characters can
- * only occur where its first {@link GRAM} characters do, so a set of the summary's substrings of that
- * length rejects most absent identifiers without a search.
+ * only occur where its first and last {@link GRAM} characters do, so a filter of the hashes of the
+ * summary's windows of that length rejects most absent identifiers without a search.
  */
 class SummaryIndex {
-  private grams: Set<string> | undefined;
+  private windows: WindowHashes | undefined;
 
   constructor(private readonly summary: string) {}
 
   has(id: string): boolean {
     if (id.length < GRAM) return this.summary.includes(id);
-    if (!this.grams) {
-      this.grams = new Set();
-      for (let i = 0; i + GRAM <= this.summary.length; i++) this.grams.add(this.summary.slice(i, i + GRAM));
-    }
-    return this.grams.has(id.slice(0, GRAM)) && this.summary.includes(id);
+    this.windows ??= new WindowHashes(this.summary, GRAM);
+    return (
+      this.windows.has(stringHash(id, 0, GRAM)) &&
+      this.windows.has(stringHash(id, id.length - GRAM, id.length)) &&
+      this.summary.includes(id)
+    );
   }
 }
 const GRAM = 8;
