@@ -810,8 +810,8 @@ export function neverFailedCommands(
   all: readonly AgentCall[] = agentCalls(entries),
 ): string[] {
   const calls = all.filter((c) => c.index < point);
-  // The span's every call, a grown span's most often: the reading of the calls before continues.
-  if (from <= 0 && to >= point && calls.length >= KEEP_SCAN_FROM) return neverFailedOfAll(calls);
+  // Runs counted from the span's start, a grown span's most often: the reading of the calls before continues.
+  if (from <= 0 && calls.length >= KEEP_SCAN_FROM) return neverFailedFromStart(calls, to);
   const ran = new Set<string>();
   const failed = new Set<string>();
   readRuns(calls, 0, calls.length, from, to, ran, failed);
@@ -841,13 +841,15 @@ function readRuns(
 }
 
 /**
- * {@link neverFailedCommands} of every call of `calls`: the reading of the calls the last span had
- * (the same objects, see `agentCalls`) is kept and continued; the calls at the end still without a
- * result (theirs may come next time, as a new object) are read apart each time.
+ * {@link neverFailedCommands} of `calls` (ordered by message) with runs counted in messages before
+ * `to`: the reading of the calls the last span had there (the same objects, see `agentCalls`) is
+ * kept and continued; the calls after `to` (the messages after the span, which may be the span's
+ * own next time) and the calls of the span at its end still without a result (theirs may come next
+ * time, as a new object) are read apart each time.
  */
-function neverFailedOfAll(calls: readonly AgentCall[]): string[] {
+function neverFailedFromStart(calls: readonly AgentCall[], to: number): string[] {
   let k = keptRuns;
-  if (k && k.calls.length <= calls.length) {
+  if (k && k.calls.length <= calls.length && (k.calls.at(-1)?.index ?? -1) < to) {
     for (let i = 0; i < k.calls.length; i++)
       if (k.calls[i] !== calls[i]) {
         k = undefined;
@@ -855,14 +857,15 @@ function neverFailedOfAll(calls: readonly AgentCall[]): string[] {
       }
   } else k = undefined;
   k ??= { calls: [], ran: new Set(), failed: new Set() };
-  let settled = calls.length;
+  let settled = k.calls.length;
+  while (settled < calls.length && calls[settled].index < to) settled++;
   while (settled > k.calls.length && calls[settled - 1].result === undefined) settled--;
   readRuns(calls, k.calls.length, settled, 0, Infinity, k.ran, k.failed);
   for (let i = k.calls.length; i < settled; i++) k.calls.push(calls[i]);
   keptRuns = messageMemosKept() ? k : undefined;
   const ran = new Set<string>();
   const failed = new Set<string>();
-  readRuns(calls, settled, calls.length, 0, Infinity, ran, failed);
+  readRuns(calls, settled, calls.length, 0, to, ran, failed);
   // In the order of a reading of all the calls at once: the kept runs first, then the new ones.
   const out: string[] = [];
   for (const key of k.ran) if (!k.failed.has(key) && !failed.has(key) && key.length >= 4) out.push(key);
@@ -871,5 +874,5 @@ function neverFailedOfAll(calls: readonly AgentCall[]): string[] {
   return out;
 }
 
-/** The calls {@link neverFailedOfAll} read last (those with a result) and the commands they ran and failed. */
+/** The calls {@link neverFailedFromStart} read last (those with a result) and the commands they ran and failed. */
 let keptRuns: { calls: AgentCall[]; ran: Set<string>; failed: Set<string> } | undefined;

@@ -77,9 +77,14 @@ function readings(entries: RetentionEntry[]) {
   return {
     names: codeNames(entries, 0, n, calls),
     neverFailed: neverFailedCommands(entries, 0, n, n, calls),
+    // Runs counted in the span, failures up to the end of the messages after it (as the scorecard reads them).
+    neverFailedBeforeEnd: neverFailedCommands(entries, 0, n - AFTER, n, calls),
     errors: errorSignatures(entries, 0, n, n, calls),
   };
 }
+
+/** Messages after the span in {@link readings}' second reading of the commands that never failed. */
+const AFTER = 40;
 
 /**
  * The same read afresh: copies of the messages (nothing kept applies to them), and the names and
@@ -93,6 +98,7 @@ function fresh(entries: RetentionEntry[]) {
   return {
     names: codeNames(longer, 1, n, calls),
     neverFailed: neverFailedCommands(longer, 1, n, n, calls),
+    neverFailedBeforeEnd: neverFailedCommands(longer, 1, n - AFTER, n, calls),
     errors: errorSignatures(copy, 0, copy.length, copy.length, agentCalls(copy)),
   };
 }
