@@ -20,7 +20,7 @@ import { typedRequestOf } from './requests';
 import { actionsOf, type Action } from './ledger/actions';
 import { GrowingSpan } from '../meter/span-memo';
 import { EARLIER_AS_WRITTEN, handOverOf, SECTIONS, SpanScan, textActionGoesOn, textHandOver } from './span-scan';
-import { buildLedger, type LedgerLines } from './ledger/ledger';
+import { buildLedger, INPUT_LINE, LEFT_LINE, OPEN_LINE, unfixedBody, type LedgerLines } from './ledger/ledger';
 import { commandKey, LedgerFold } from './ledger/ledger-fold';
 import { chooseRoots, rootsLine, shortPath, type PathRoots } from './ledger/path-root';
 import { nameLines } from './identifiers/worked-names';
@@ -145,8 +145,27 @@ function typedAfter(after: readonly ContextItem[]): boolean {
   return after.some((it) => it.kind !== 'summary' && typedRequestOf(it) !== undefined);
 }
 
-/** Suffix of an open failure left when an earlier turn ended (see {@link failuresBeforeLatestRequest}). */
+/** Suffix of an open failure left when an earlier turn ended, in summaries written before {@link LEFT_LINE}. */
 const EARLIER_TURN = ' (left when an earlier turn ended; a newer request came after it)';
+
+/**
+ * Output of a command that stopped for input it could not read (an interactive sign-in's verification
+ * code, a password or key-press prompt, run where nothing can type): Python's `EOFError` / "EOF when
+ * reading a line", "not a tty", "Inappropriate ioctl for device", Windows' "Input redirection is not
+ * supported", a prompt's "cannot prompt" / "non-interactive".
+ */
+const NEEDS_INPUT =
+  /\bEOFError\b|EOF when reading a line|\bnot a (?:tty|terminal)\b|no tty present|Inappropriate ioctl for device|Input redirection is not supported|\bcannot prompt\b|\bnon-?interactive (?:mode|session|terminal)\b/i;
+
+/**
+ * The line of an open failure (`- open: …`) that an earlier turn left, relabelled: never open work
+ * of the latest request. A command that stopped for input only the person could type is said so
+ * ({@link INPUT_LINE}); any other is unresolved when that turn ended ({@link LEFT_LINE}).
+ */
+function leftByEarlierTurn(line: string): string {
+  const body = (unfixedBody(line) ?? line).replace(EARLIER_TURN, '');
+  return `${NEEDS_INPUT.test(body) ? INPUT_LINE : LEFT_LINE}${body}`;
+}
 
 /**
  * Which open ledger lines (`- open: …`) were left by an earlier turn: the failure's command or file
@@ -477,13 +496,20 @@ export class ExtractiveSummarizer implements Summarizer {
     // whatever it says (a report of a step done, an announcement of the next one).
     // Only failures of the latest turn are the work's open state: one left when an earlier turn
     // ended, after which the person typed a new request, is listed with its error, never the next step.
+    // Such failures are listed apart, after the fixed ones and before the open ones (newest last).
     const earlierTurn = failuresBeforeLatestRequest(items, after, actions);
-    for (let k = 0; k < ledger.errors.length; k++) {
-      const l = ledger.errors[k];
-      if (l.startsWith('- open:') && !l.endsWith(EARLIER_TURN) && earlierTurn(l))
-        ledger.errors[k] = `${l}${EARLIER_TURN}`;
+    const fixed: string[] = [];
+    const left: string[] = [];
+    const open: string[] = [];
+    for (const l of ledger.errors) {
+      // A line an earlier summary already relabelled stays as it was written.
+      if (unfixedBody(l) === undefined) fixed.push(l);
+      else if (!l.startsWith(OPEN_LINE)) left.push(l);
+      else if (l.endsWith(EARLIER_TURN) || earlierTurn(l)) left.push(leftByEarlierTurn(l));
+      else open.push(l);
     }
-    const open = ledger.errors.filter((l) => l.startsWith('- open:') && !l.endsWith(EARLIER_TURN));
+    ledger.errors.length = 0;
+    for (const list of [fixed, left, open]) for (const l of list) ledger.errors.push(l);
     // A request typed after the agent's last message in the span (with no tool call between) shows
     // that message ended its turn, whatever the work on the new request did after the span.
     const closed =

@@ -45,11 +45,32 @@ export const LEDGER = {
 export const VERIFY =
   /(?:^|&&|\|\|?|;|\n|"|\[|\(|\s(?:npx|pnpm exec|uv run|poetry run|bunx|time|sudo)\s)\s*(?:[A-Z_]+=\S*\s+)*(?:(?:npx|bunx|pnpm exec|uv run|poetry run)\s+)?(pytest|jest|vitest|mocha|tox|(?:npm|pnpm|yarn|bun) (?:run )?(?:test|build|lint|typecheck|check|tsc)(?::[\w:.-]+)?|node --test|deno test|cargo (?:test|build|check|clippy)|go (?:test|build|vet)|tsc|eslint|ruff|mypy|make(?: \w+)?|mvn|\.\/mvnw|gradle|\.\/gradlew|dotnet (?:test|build)|phpunit|rspec|python3? -m (?:pytest|unittest)|python3? (?:\S*\/)?(?:manage\.py test|runtests\.py|reproduce\w*\.py|test\w*\.py))(?=$|[\s"',;&|)\]])(?!\s+(?:-{1,2}version|-v)\b)/;
 
+/** How an open failure's line begins: work of the current turn still to do. */
+export const OPEN_LINE = '- open: ';
+/**
+ * How the line of a failure left when an earlier turn ended begins: the person typed a newer request
+ * after it, so it is no open work of the latest request, and nothing later fixed it.
+ */
+export const LEFT_LINE = '- unresolved when that turn ended (a newer request came after it): ';
+/**
+ * How the line of such a failure begins when the command needed an interactive terminal the agent's
+ * tool has not (a sign-in's verification code, a password, a key press): it was the person's to run
+ * by hand.
+ */
+export const INPUT_LINE =
+  '- needed an interactive terminal, left for the user to run by hand (a newer request came after it): ';
+
+/** The part of a not-fixed failure's line after its label (`` `cmd` → … `` or `path: tool failed: …`); undefined for another line. */
+export function unfixedBody(line: string): string | undefined {
+  for (const label of [OPEN_LINE, LEFT_LINE, INPUT_LINE]) if (line.startsWith(label)) return line.slice(label.length);
+  return undefined;
+}
+
 /** Lines of the three ledger sections, oldest first. */
 export interface LedgerLines {
   files: string[];
   commands: string[];
-  /** `fixed: …` lines first, then `open: …` lines (newest last). */
+  /** `fixed: …` lines first, then `open: …` lines (newest last); the summary relabels those an earlier turn left ({@link LEFT_LINE}). */
   errors: string[];
   /** The commits the span made (see {@link commitLines}), oldest first. */
   commits: string[];
@@ -67,7 +88,8 @@ function opsText(counts: Iterable<[FileOp, number]>): string {
 function lineKey(line: string): string {
   const cmd = /`([^`]+)`/.exec(line);
   if (cmd) return cmd[1];
-  const path = /^- (?:fixed: |open: )?(\S+?)(?: \(|:)/.exec(line);
+  const body = unfixedBody(line) ?? line.replace(/^- (?:fixed: )?/, '');
+  const path = /^(\S+?)(?: \(|:)/.exec(body);
   return path ? path[1] : line;
 }
 
@@ -183,7 +205,8 @@ export function buildLedger(
     const about = lineKey(l);
     const isCommand = /`/.test(l);
     const k = isCommand ? commandTarget(about) : `file\u0000${fullPath(roots, about)}`;
-    if (!l.startsWith('- open:')) {
+    const unfixed = unfixedBody(l);
+    if (unfixed === undefined) {
       put(k, l, true);
       continue;
     }
@@ -194,7 +217,7 @@ export function buildLedger(
         : edit < known && next.check[edit + 1] < known
           ? 'a file it names was edited, then a check passed'
           : undefined;
-    if (how) put(k, `- fixed: ${l.slice('- open: '.length).split(' → ')[0]} → resolved in later work (${how})`, true);
+    if (how) put(k, `- fixed: ${unfixed.split(' → ')[0]} → resolved in later work (${how})`, true);
     else put(k, l, false);
   }
   actions.forEach((a, i) => {
