@@ -302,7 +302,11 @@ test('ledger: moves say where a file lives now, edits name their symbols, failur
   );
   // The same command passed again: that pairs them; the edit in between is not said to be the cause.
   assert.match(s, /- fixed: `npm test` failed \("[^"]*"\) → `npm test` passed/);
-  assert.match(s, /- open: `npm run lint` → exit 2: error: no-unused-vars in src\/util\.ts/);
+  // The person typed a newer request after the turn that left it: listed apart, not as open work.
+  assert.match(
+    s,
+    /- unresolved when that turn ended \(a newer request came after it\): `npm run lint` → exit 2: error: no-unused-vars in src\/util\.ts/,
+  );
   assert.doesNotMatch(s, /- open: `npm test`/);
   assert.match(s, /## Current work and next step[\s\S]*- Files edited most recently: src\/services\/orders\.ts/);
   // The back-filled identifiers never point at the old path without saying where the file is now.

@@ -35,12 +35,47 @@ const STANDING =
   /\b(?:from now on|going forward|in general|for (?:all|every|any)\b|at all times|in (?:the )?future|as a rule|whenever|every time)/i;
 
 /**
- * Whether a sentence of a typed request is a standing rule: it names its standing ({@link RULE}), or it
- * is a prohibition or obligation with an object ({@link PROHIBITION}) that is not one-off scoping
- * ({@link SCOPING}). Source for both the extractive notes and the retention's constraint sentences.
+ * An obligation to have something ("Both must have "dev" in their names."): `must have` with an
+ * object, not a guess about the past ("it must have failed", "must have been") nor `must have to`.
+ */
+const MUST_HAVE = /\bmust\s+have\s+(?!(?:to|been|got)\b|\w+(?:ed|en)\b)\S+\s+\S/i;
+/**
+ * A goal statement: the work item itself (this application, the project, the codebase) as the
+ * subject of a passive obligation ("This application must be refactored to run in the new
+ * infrastructure."): what the request asks for, kept with it, not a rule over later work.
+ */
+const GOAL =
+  /^(?:this|the|our|my)\s+(?:whole\s+|entire\s+)?(?:application|app|project|code(?:base)?|repo(?:sitory)?|service|system|site|website|program|platform|solution)\s+(?:must|needs? to|has to|should|will need to)\s+be\s+\w+(?:ed|en|t)\b/i;
+/**
+ * A pointer: a prohibition whose object is only a word pointing elsewhere ("DO NOT skip this.",
+ * "Don't forget it!"): what it forbids is in the text it points at, which the request keeps.
+ */
+const POINTER =
+  /^(?:please\s+)?(?:do not|don't|dont|never|must not)\s+(?:ever\s+)?[a-z][\w-]*\s+(?:this|that|it|these|those|them)(?:\s+(?:step|part|one))?\s*[.!]*$/i;
+/**
+ * An imperative over every instance of the agent's own later actions, with when it applies ("Explain
+ * each command you'd like to execute before asking to execute."): each, or every, thing the agent
+ * will do, then before, after, until, once or when. It governs each later such action; "Explain each
+ * step of the migration plan before you start" is about one plan, part of its request.
+ */
+const EVERY_INSTANCE =
+  /^(?:please\s+)?(?!(?:the|this|that|these|those|it|i|we|you|my|our|a|an|there|here|each|every|all)\b)[a-z]+\s+(?:each|every)\s+\w+(?:\s+\w+)?\s+(?:that\s+|which\s+)?(?:you|i)\b[^.!?]*\b(?:before|after|until|once|when)\b/i;
+
+/**
+ * Whether a sentence of a typed request is a standing rule: not a pointer ({@link POINTER}); it names
+ * its standing ({@link RULE}); or, not being a goal statement ({@link GOAL}), it asks something of
+ * every instance of an action ({@link EVERY_INSTANCE}), or is a prohibition or obligation with an
+ * object ({@link PROHIBITION}, {@link MUST_HAVE}) that is not one-off scoping ({@link SCOPING}).
+ * Source for both the extractive notes and the retention's constraint sentences.
  */
 export function isRuleSentence(s: string): boolean {
-  return RULE.test(s) || (PROHIBITION.test(s) && !SCOPING.test(s.slice(PROHIBITION.exec(s)!.index)));
+  const t = s.trim();
+  if (POINTER.test(t)) return false;
+  if (RULE.test(t)) return true;
+  if (GOAL.test(t)) return false;
+  if (EVERY_INSTANCE.test(t)) return true;
+  const m = PROHIBITION.exec(t) ?? MUST_HAVE.exec(t);
+  return m !== null && !SCOPING.test(t.slice(m.index));
 }
 
 /**

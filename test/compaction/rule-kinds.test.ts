@@ -1,0 +1,80 @@
+/**
+ * Only real constraints are standing rules, in the summary's "Standing rules" section and the
+ * constraint gold set alike (one sentence rule), in several recording formats: a goal statement
+ * ("This application must be refactored …") and a pointer ("DO NOT skip this.") are not rules; an
+ * instruction over every instance of an action ("Explain each command … before …") and an obligation
+ * to have something ("Both must have "dev" in their names.") are. Claude Code's recovery prompt
+ * "Continue from where you left off.", sent alone after an interruption, is the harness's, never a
+ * request of the user's.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ALL_WRITERS, WRITERS, type Step } from '../support/recordings';
+import { importTranscriptTextSync } from '../../src/transcripts';
+import { itemsFromEntries } from '../../src/compaction/context';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
+import { constraintSentences, typedRequests } from '../../src/compaction/retention/requests';
+import { userTextAuthor } from '../../src/compaction/harness-text';
+
+const REQUEST = [
+  'This application must be refactored to run in the new infrastructure.',
+  'DO NOT skip this. Create a dev bucket and a dev database for local testing.',
+  'Both must have "dev" in their names.',
+  "Explain each command you'd like to execute before asking to execute.",
+].join('\n');
+
+/** The lines of the standing rules section of `summary`. */
+function rules(summary: string): string {
+  const at = summary.indexOf("## Standing rules (the user's words, verbatim)");
+  if (at < 0) return '';
+  const end = summary.indexOf('\n## ', at + 1);
+  return summary.slice(at, end < 0 ? undefined : end);
+}
+
+for (const format of ['cline', 'claude-code', 'codex', 'aider'] as const) {
+  test(`${format}: goal statements and pointers are no rules; every-instance instructions and must-have constraints are`, () => {
+    const { write, file } = ALL_WRITERS[format];
+    const steps: Step[] = [
+      { user: REQUEST },
+      { tool: 'write', path: '.env.local', content: 'BUCKET=dev-media' },
+      { say: 'Created the dev environment file.' },
+    ];
+    const entries = importTranscriptTextSync(write(steps), file).entries;
+    const summary = new ExtractiveSummarizer((t) => Math.ceil(t.length / 4)).notes(itemsFromEntries(entries), 6000);
+    const section = rules(summary);
+    assert.match(section, /Both must have "dev" in their names\./, summary);
+    assert.match(section, /Explain each command you'd like to execute before asking to execute\./, summary);
+    assert.doesNotMatch(section, /must be refactored/, summary);
+    assert.doesNotMatch(section, /DO NOT skip this/, summary);
+    // The constraint gold set reads the same sentences.
+    const typed = typedRequests(entries).map((t) => t.text);
+    const gold = typed.flatMap((t) => constraintSentences(t));
+    assert.deepEqual(gold, [
+      'Both must have "dev" in their names.',
+      "Explain each command you'd like to execute before asking to execute.",
+    ]);
+  });
+}
+
+for (const format of ['claude-code', 'openai-chat'] as const) {
+  test(`${format}: the harness's "Continue from where you left off." is no request of the user's`, () => {
+    const { write, file } = WRITERS[format];
+    const steps: Step[] = [
+      { user: 'write the service tests' },
+      { say: "You've hit your limit · resets 3pm" },
+      { user: 'Continue from where you left off.' },
+      { say: 'No response requested.' },
+      { user: 'ok, now add the API tests' },
+    ];
+    const entries = importTranscriptTextSync(write(steps), file).entries;
+    const typed = typedRequests(entries).map((t) => t.text);
+    assert.deepEqual(typed, ['write the service tests', 'ok, now add the API tests']);
+    const summary = new ExtractiveSummarizer((t) => Math.ceil(t.length / 4)).notes(itemsFromEntries(entries), 6000);
+    assert.doesNotMatch(summary, /Continue from where you left off/, summary);
+  });
+}
+
+test('only the recovery prompt sent alone is the harness', () => {
+  assert.equal(userTextAuthor('Continue from where you left off.').by, 'harness');
+  assert.equal(userTextAuthor('Continue from where you left off, and add the API tests too.').by, 'user');
+});
