@@ -8,6 +8,7 @@ import { textWithPlaceholders } from '../content-text';
 import { agentCalls, argStrings, type AgentCall, type RetentionEntry } from './calls';
 import { MessageMemo, messageMemosKept } from '../message-memo';
 import type { ChatMessage } from '../types';
+import { isPrefix } from '../prefix';
 
 const KEYWORDS = new Set(
   'abstract await async break case catch class const constructor continue debugger default delete else enum export extends false finally for from function if implements import in instanceof interface let new null package private protected public return static super switch this throw true try type typeof undefined var void while with yield def elif except lambda nonlocal pass raise self None True False print len range list dict str int float bool tuple set open super isinstance require console module exports process Promise Object Array String Number Boolean Error Date Math JSON Map Set RegExp Symbol setTimeout setInterval clearTimeout parseInt parseFloat then catch finally resolve reject push pop map filter reduce forEach join split slice splice includes indexOf length keys values entries assign stringify parse toString log warn error info debug test describe expect it beforeEach afterEach'.split(
@@ -144,13 +145,6 @@ function namesOfAll(entries: readonly RetentionEntry[], calls: readonly AgentCal
   for (const n of k.args) if (!k.text.has(n)) out.push(n);
   for (const n of waiting) if (!k.text.has(n) && !k.args.has(n)) out.push(n);
   return out;
-}
-
-/** Whether `kept` is, element by element, the start of `list` (as `key` reads each element). */
-function isPrefix<T, U>(kept: readonly U[], list: readonly T[], key: (x: T) => U): boolean {
-  if (kept.length > list.length) return false;
-  for (let i = 0; i < kept.length; i++) if (kept[i] !== key(list[i])) return false;
-  return true;
 }
 
 /** Spans shorter than this are read whole (cheap), so they do not push a long span's reading out. */

@@ -623,7 +623,8 @@ export function errorSignatures(
   point: number = to,
   all: readonly AgentCall[] = agentCalls(entries),
 ): ErrorSignature[] {
-  const calls = all.filter((c) => c.index < point);
+  // Most callers label at the end of what they read: every call is before the point, no copy.
+  const calls = (all.at(-1)?.index ?? -1) < point ? all : all.filter((c) => c.index < point);
   const n = calls.length;
   // Each failure's resolution looks at the calls after it. They are read once, from the last call
   // back, into maps of the nearest later call of each kind (see `LaterCalls`), so the cost is
@@ -809,7 +810,8 @@ export function neverFailedCommands(
   point: number = to,
   all: readonly AgentCall[] = agentCalls(entries),
 ): string[] {
-  const calls = all.filter((c) => c.index < point);
+  // Most callers label at the end of what they read: every call is before the point, no copy.
+  const calls = (all.at(-1)?.index ?? -1) < point ? all : all.filter((c) => c.index < point);
   // Runs counted from the span's start, a grown span's most often: the reading of the calls before continues.
   if (from <= 0 && calls.length >= KEEP_SCAN_FROM) return neverFailedFromStart(calls, to);
   const ran = new Set<string>();

@@ -48,19 +48,49 @@ const KEPT_PIECES = 50_000;
 
 /**
  * Lines of `text`, long ones cut at a space before 2,000 characters. ICU's segmenter slows down
- * badly on long inputs; no word spans a line break or a space, so the words are the same.
+ * badly on long inputs; no word spans a line break or a space, so the words are the same. Each
+ * piece is cut again into chunks (see {@link chunks}), the units whose words are kept.
  */
 function* pieces(text: string): Generator<string> {
   for (let line of text.split('\n')) {
     while (line.length > 2000) {
       const cut = line.lastIndexOf(' ', 2000);
       const at = cut > 0 ? cut : 2000;
-      yield line.slice(0, at);
+      yield* chunks(line.slice(0, at));
       line = line.slice(at);
     }
-    yield line;
+    yield* chunks(line);
   }
 }
+
+/**
+ * `piece` cut before some of its spaces, where the word before the space has a hash with its low
+ * three bits clear (and the chunk has {@link CHUNK_MIN} characters): where it is cut depends on the
+ * words around the cut only, so a long line that changed in one place (a count, a name added to a
+ * list) is segmented again in the chunks that changed, not whole. No word spans a space: the words
+ * are the same.
+ */
+function* chunks(piece: string): Generator<string> {
+  if (piece.length < 2 * CHUNK_MIN) {
+    yield piece;
+    return;
+  }
+  let start = 0;
+  let h = 0;
+  for (let i = 0; i < piece.length; i++) {
+    const c = piece.charCodeAt(i);
+    if (c === 32) {
+      if (i - start >= CHUNK_MIN && (h & 7) === 0) {
+        yield piece.slice(start, i);
+        start = i;
+      }
+      h = 0;
+    } else h = (Math.imul(h, 31) + c) | 0;
+  }
+  yield piece.slice(start);
+}
+/** Fewest characters of a chunk cut from a piece (see {@link chunks}). */
+const CHUNK_MIN = 64;
 
 /** Length of the word runs that count as "still there" in the 90%-of-words test. */
 export const RUN = 8;

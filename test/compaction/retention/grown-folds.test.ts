@@ -1,6 +1,6 @@
 /**
  * The scorecard's readings of a span that grew at its end continue the reading of the span before
- * (its entries, its calls' facts, its code names, its commands that never failed): each equals a
+ * (its entries, its calls' facts, its code names, its commands that never failed, its commits): each equals a
  * fresh reading of the whole span (fresh copies of the messages, so nothing kept applies), in the
  * native tool-call form and in the form of calls written in the assistant's text (SWE-agent), also
  * when a call waits for its result at the cut and when an earlier message of the span is another one.
@@ -9,6 +9,7 @@ import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { agentCalls, codeNames, errorSignatures, type RetentionEntry } from '../../../src/compaction/retention';
 import { neverFailedCommands } from '../../../src/compaction/retention/errors';
+import { spanCommits } from '../../../src/compaction/retention/commits';
 import { retentionScorecard } from '../../../src/compaction/retention/scorecard';
 import { itemsFromEntries } from '../../../src/compaction/context';
 import { rng } from '../../support/generate';
@@ -43,17 +44,28 @@ function session(form: Form, seed: number, steps: number): RetentionEntry[] {
     const name = command ? 'bash' : pick(['str_replace_editor', 'read_file']);
     // Some commands are run once only, naming code the prose names too (or not).
     const once = `node -e "${caseName(k)}()"`;
-    const args: Record<string, string> = command
-      ? { command: r() < 0.3 ? once : pick(COMMANDS) }
-      : { path: pick(FILES) };
+    const commit = command && r() < 0.1;
+    const args: Record<string, string> = commit
+      ? { command: `git commit -m "step ${k}"` }
+      : command
+        ? { command: r() < 0.3 ? once : pick(COMMANDS) }
+        : { path: pick(FILES) };
     if (name === 'str_replace_editor') Object.assign(args, { command: 'str_replace', old_str: 'a', new_str: 'b' });
     const prose = `Step ${k}: calling \`parseConfig${k % 17}()\` from loadSettings_${k % 11}, after \`${caseName(k - 1)}()\`.`;
-    const output = ok ? `done ${k}` : `Error: failed in ${pick(FILES)}:3\nTraceback (most recent call last)`;
+    // A commit notice in the reply (Aider's form) where the call runs once.
+    const reply =
+      args.command === once ? `${prose}\n> Commit ${(0xb000000 + k).toString(16)} ran ${caseName(k)}` : prose;
+    const sha = (0xa000000 + k * 7919).toString(16);
+    const output = !ok
+      ? `Error: failed in ${pick(FILES)}:3\nTraceback (most recent call last)`
+      : commit
+        ? `[main ${sha}] step ${k}\n 1 file changed`
+        : `done ${k}`;
     if (form === 'native') {
       out.push({
         message: {
           role: 'assistant',
-          content: prose,
+          content: reply,
           tool_calls: [{ id: `c${k}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
         },
       });
@@ -62,7 +74,7 @@ function session(form: Form, seed: number, steps: number): RetentionEntry[] {
       const params = Object.entries(args)
         .map(([key, v]) => `<parameter=${key}>${v}</parameter>`)
         .join('\n');
-      out.push({ message: { role: 'assistant', content: `${prose}\n<function=${name}>\n${params}\n</function>` } });
+      out.push({ message: { role: 'assistant', content: `${reply}\n<function=${name}>\n${params}\n</function>` } });
       out.push({ message: { role: 'user', content: `OBSERVATION:\n${output}` } });
     }
     if (r() < 0.15) out.push({ message: { role: 'user', content: `Now step ${k}: never skip the type check.` } });
@@ -80,6 +92,7 @@ function readings(entries: RetentionEntry[]) {
     // Runs counted in the span, failures up to the end of the messages after it (as the scorecard reads them).
     neverFailedBeforeEnd: neverFailedCommands(entries, 0, n - AFTER, n, calls),
     errors: errorSignatures(entries, 0, n, n, calls),
+    commits: spanCommits(entries, calls, 0, n),
   };
 }
 
@@ -100,6 +113,7 @@ function fresh(entries: RetentionEntry[]) {
     neverFailed: neverFailedCommands(longer, 1, n, n, calls),
     neverFailedBeforeEnd: neverFailedCommands(longer, 1, n - AFTER, n, calls),
     errors: errorSignatures(copy, 0, copy.length, copy.length, agentCalls(copy)),
+    commits: spanCommits(longer, calls, 1, n),
   };
 }
 
@@ -130,6 +144,7 @@ for (const form of ['native', 'text'] as const) {
       const grown = readings(all);
       assert.deepEqual(grown, freshAll, `seed ${seed}: the grown span`);
       assert.notDeepEqual(grown.errors, before.errors, 'the grown span has more failures and resolutions');
+      assert.ok(grown.commits.length > before.commits.length, 'the grown span made more commits');
       // The scorecard continues its entries and facts the same way.
       const freshItems = itemsFromEntries(structuredClone(all).map((e, i) => ({ id: `m${i}`, ...e })));
       const freshCard = retentionScorecard({ replaced: freshItems, inserted });

@@ -79,3 +79,31 @@ test('the window filter holds the hash of every window of the text and rules out
   }
   assert.equal(new WindowHashes('short', 8).has(stringHash('shortxyz', 0, 8)), false);
 });
+
+test('the words of a long line, segmented in chunks and kept per chunk, are those of the whole line', () => {
+  const r = rng(8);
+  const vocab = [
+    'Parse',
+    'config.json',
+    'src/a.ts',
+    'npm',
+    '3.14',
+    "don't",
+    'e-mail',
+    'ビルド',
+    '漢字です',
+    '  ',
+    'x_1',
+    'Ä',
+  ];
+  const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
+  const literally = (t: string) =>
+    [...segmenter.segment(t.normalize('NFC'))].filter((s) => s.isWordLike).map((s) => s.segment.toLowerCase());
+  for (let k = 0; k < 50; k++) {
+    const line = Array.from({ length: 400 }, () => vocab[Math.floor(r() * vocab.length)]).join(' ');
+    assert.deepEqual(words(line), literally(line), `line ${k}`);
+    // The same line with one word changed: read again through the chunks kept, still the same words.
+    const changed = line.replace('npm', 'pnpm');
+    assert.deepEqual(words(changed), literally(changed), `line ${k}, changed`);
+  }
+});
