@@ -12,6 +12,7 @@ import { identifiersOfPart, mergePartIdentifiers } from '../../src/compaction/su
 import {
   backfillIdentifiers,
   sourceIdentifiers,
+  outputText,
   sourcesOf,
   SpanIdentifiers,
 } from '../../src/compaction/summary/identifiers/backfill';
@@ -96,15 +97,18 @@ test("identifiers merged from each message's parts equal those of the joined tex
     const src = sourcesOf(items);
     // Per message, as the back-fill reads them.
     const byKey = { args: [] as string[], conversation: [] as string[], output: [] as string[] };
-    for (const it of items) {
+    items.forEach((it, i) => {
       const m = it.message;
       const text = typeof m.content === 'string' ? m.content : '';
       const out = m.role === 'tool' || (m.role === 'user' && /^OBSERVATION:/.test(text));
-      if (out) byKey.output.push(text);
-      else if (m.role === 'user' || m.role === 'assistant') byKey.conversation.push(text);
+      // A listing or a documentation file shown gives none (see outputText).
+      if (out) {
+        const given = outputText(items, i);
+        if (given !== undefined) byKey.output.push(given);
+      } else if (m.role === 'user' || m.role === 'assistant') byKey.conversation.push(text);
       for (const c of (m as { tool_calls?: Array<{ function: { name: string; arguments: string } }> }).tool_calls ?? [])
         byKey.args.push(`${c.function.name} ${c.function.arguments}`);
-    }
+    });
     let merged = 0;
     for (const key of ['args', 'conversation', 'output'] as const) {
       assert.equal(byKey[key].join('\n'), src[key], `${key} texts as the back-fill joins them`);

@@ -51,7 +51,7 @@ function splitHeredocs(script: string): { commands: string; bodies: string[] } {
 }
 
 /** Shell words of one command line: quotes removed, operators (`;`, `&&`, `||`, `|`, `>`, `>>`) as their own words. */
-function shellWords(line: string): string[] {
+export function shellWords(line: string): string[] {
   const out: string[] = [];
   let cur = '';
   let has = false;

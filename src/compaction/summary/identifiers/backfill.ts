@@ -10,7 +10,7 @@ import type { ContextItem } from '../../types';
 import { isToolOutputText, toolCallsOf } from '../../text';
 import { textWithPlaceholders } from '../../content-text';
 import { HARNESS_BLOCKS, HARNESS_PARAGRAPHS, userTextAuthor } from '../../harness-text';
-import { extractIdentifiers, NOISE } from './identifiers';
+import { extractIdentifiers, isOneToken, NOISE } from './identifiers';
 import { identifiersOfPart, type PartIdentifiers } from './identifier-parts';
 import { rootsIn, shortPath } from '../ledger/path-root';
 import { MessageMemo } from '../../message-memo';
@@ -50,6 +50,16 @@ function notAName(id: string): boolean {
   );
 }
 
+/**
+ * What the tool output `items[index]` gives the identifiers read from tool output: its text without
+ * search hits in documentation files, or undefined for a folder listing or a documentation file shown
+ * (they name what exists or what a document cites, not what the agent used).
+ */
+export function outputText(items: readonly ContextItem[], index: number): string | undefined {
+  if (listingResult(items, index) || docResult(items, index)) return undefined;
+  return withoutDocHitText(textWithPlaceholders(items[index].message.content));
+}
+
 export function sourcesOf(items: readonly ContextItem[]): { args: string; conversation: string; output: string } {
   const args: string[] = [];
   const conversation: string[] = [];
@@ -59,7 +69,8 @@ export function sourcesOf(items: readonly ContextItem[]): { args: string; conver
     const m = it.message;
     const text = textWithPlaceholders(m.content);
     if (m.role === 'tool' || (m.role === 'user' && harnessOrToolOutput(text))) {
-      if (!listingResult(items, i)) output.push(text);
+      const out = outputText(items, i);
+      if (out !== undefined) output.push(out);
     } else if (m.role === 'user' || m.role === 'assistant') conversation.push(conversationText(m.role, text));
     for (const c of toolCallsOf(m)) args.push(`${c.name} ${c.arguments}`);
   });
@@ -144,6 +155,79 @@ function listingResult(items: readonly ContextItem[], index: number): boolean {
   return command !== undefined && LISTING_COMMAND.test(command.replace(/\\"/g, '"'));
 }
 
+/** Documentation files by extension: what they cite is text, not the work's files. */
+const DOC_FILE = /\.(?:md|mdx|markdown|txt|rst|adoc)$/i;
+/** A tool that shows one file (its path argument names it). */
+const READ_TOOL =
+  /^(?:read|view|open|cat|read_?file|view_?file|get_?file|file_?read|str_replace_editor|str_replace_based_edit_tool)$/i;
+/** A shell command that prints files (`cat`, `head`, `tail`, `sed -n '…p'`, `less`, `bat`, `nl`, `type`, `Get-Content`): its words after it. */
+const SHOW_COMMAND =
+  /^\s*(?:cd\s+\S+\s*(?:&&|;)\s*)?(?:cat|head|tail|less|more|bat|nl|type|Get-Content|gc|sed\s+-n\s+(?:'[^']*'|"[^"]*"|\S+))\s+(.*)$/;
+
+/**
+ * Whether `items[index]` is the result of a call that shows a documentation file (a read tool's path,
+ * or a shell command printing it, ending in `.md`, `.txt`, `.rst`…): the paths, names and addresses it
+ * cites are its text, and the work shows them elsewhere when they exist (a call's arguments, a search
+ * hit, a file read), so none is carried from it. SWE-agent observations are read by their action.
+ */
+function docResult(items: readonly ContextItem[], index: number): boolean {
+  const m = items[index].message;
+  if (m.role === 'user') {
+    const before = items[index - 1]?.message;
+    if (before?.role !== 'assistant') return false;
+    const action = /<function=([\w.-]+)>([\s\S]*?)(?:<\/function>|$)/.exec(textWithPlaceholders(before.content));
+    if (!action) return false;
+    const command = /<parameter=command>\n?([\s\S]*?)<\/parameter>/.exec(action[2])?.[1] ?? '';
+    const path = /<parameter=path>\n?([\s\S]*?)<\/parameter>/.exec(action[2])?.[1];
+    return showsDoc(action[1], command.trim(), path?.trim());
+  }
+  const call = m.role === 'tool' ? callOf(items, index) : undefined;
+  if (!call) return false;
+  const command = /"(?:command|cmd)"\s*:\s*(?:\[(?:\s*"(?:[^"\\]|\\.)*"\s*,)*\s*)?"((?:[^"\\]|\\.)*)"/.exec(
+    call.arguments,
+  )?.[1];
+  const path = /"(?:path|file_path|filePath|absolute_path|file|filename|target_file)"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(
+    call.arguments,
+  )?.[1];
+  return showsDoc(call.name, command?.replace(/\\"/g, '"') ?? '', path);
+}
+
+/** The tool call that the tool result `items[index]` answers (in the assistant message before its run of results), if any. */
+function callOf(items: readonly ContextItem[], index: number): { name: string; arguments: string } | undefined {
+  const id = (items[index].message as { tool_call_id?: string }).tool_call_id;
+  let j = index - 1;
+  while (j >= 0 && items[j].message.role === 'tool') j--;
+  return j >= 0 ? toolCallsOf(items[j].message).find((c) => c.id === id) : undefined;
+}
+
+/** Whether a call named `name` with this `command` (a shell command) or `path` shows a documentation file. */
+function showsDoc(name: string, command: string, path: string | undefined): boolean {
+  // An editor tool's `view` shows the file of its path; its other commands edit.
+  if (path !== undefined && READ_TOOL.test(name) && (command === '' || command === 'view')) return DOC_FILE.test(path);
+  const shown = SHOW_COMMAND.exec(command.split('|')[0])?.[1];
+  if (!shown || /[<>;&]/.test(shown)) return false;
+  const files = [...shown.matchAll(/'([^']+)'|"([^"]+)"|(\S+)/g)]
+    .map((w) => w[1] ?? w[2] ?? w[3])
+    .filter((w) => !w.startsWith('-') && !/^\d+$/.test(w));
+  return files.length > 0 && files.every((f) => DOC_FILE.test(f));
+}
+
+/**
+ * A search hit in a documentation file (`docs/setup.md:15:// path: lib/x.ts`, `grep -n`/`rg -n`), to
+ * the line's end (a newline, or its `\n` escape in JSON text); group 1 is what came before it. A file
+ * name may hold spaces (`LM Studio configuration.md:3:`).
+ */
+const DOC_HIT = /(^|\n|\\n|")[^\n"\\]*?\.(?:md|mdx|markdown|txt|rst|adoc):\d+[:-](?:(?!\\n)[^\n])*/gi;
+
+/**
+ * `text` (a tool's output) with its search hits in documentation files left out: what such a line
+ * shows is documentation, whose paths are cited, not the work's (the command names the files searched).
+ */
+function withoutDocHitText(text: string): string {
+  if (!/\.(?:md|mdx|markdown|txt|rst|adoc):\d/i.test(text)) return text;
+  return text.replace(DOC_HIT, '$1');
+}
+
 /** The parts of `items` that make up the `key` source text of {@link sourcesOf}, in order. */
 function* partsOfSource(
   items: readonly ContextItem[],
@@ -167,12 +251,13 @@ function* partsOfSource(
       continue;
     }
     const entry = entryOf(it);
-    if (entry.source !== key || (key === 'output' && listingResult(items, item))) continue;
+    if (entry.source !== key || (key === 'output' && (listingResult(items, item) || docResult(items, item)))) continue;
     const text = () =>
       key === 'conversation'
         ? conversationText(m.role, textWithPlaceholders(m.content))
-        : textWithPlaceholders(m.content);
-    yield { text, read: () => (entry.text ??= identifiersOfPart(text())), item, first: true };
+        : withoutDocHitText(textWithPlaceholders(m.content));
+    const read = () => (entry.text ??= identifiersOfPart(text()));
+    yield { text, read, item, first: true };
   }
 }
 
@@ -364,7 +449,7 @@ export function backfillIdentifiers(
     for (const id of sources.of(key)) {
       // Nothing more fits: every later identifier would be skipped for its cost.
       if (budget < MIN_LINE_COST) break;
-      if (id.trim().length < 3 || NOISE.has(id.trim()) || seen.has(id) || notAName(id)) continue;
+      if (id.trim().length < 3 || NOISE.has(id.trim()) || seen.has(id) || notAName(id) || !isOneToken(id)) continue;
       const now = moved.get(id);
       const line = `- ${id.replace(/\r?\n/g, ' ⏎ ')}${now ? ` (moved; now ${now})` : ''}`;
       const cost = line.length + 1 + (lines.length === 0 ? heading.length + 2 : 0);

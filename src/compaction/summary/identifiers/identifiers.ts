@@ -202,7 +202,9 @@ const ERROR_LINE_RE =
  * @returns Distinct identifiers, in order of first appearance, each at most 240 characters (longer error
  *   lines and commands are cut). Never throws.
  */
-export function extractIdentifiers(text: string): string[] {
+export function extractIdentifiers(source: string): string[] {
+  // Terminal colour codes are no part of any identifier (same length: positions stay).
+  const text = maskAnsi(source);
   const candidates: Candidate[] = [];
   const push = (start: number, raw: string): void => {
     // A match that touches a clip's edge (`…`, the clip marker) may be cut mid-word: no identifier.
@@ -246,6 +248,8 @@ export function extractIdentifiers(text: string): string[] {
     // A piece of a path built from parts (`${dir}/a.ts`, `app/[id]/page.tsx`, `src/*.ts`) is not the path.
     if (PIECE_BEFORE.test(masked.charAt(m.index - 1)) || PIECE_AFTER.test(masked.charAt(m.index + m[0].length)))
       continue;
+    // The end of a quoted name with spaces (`'docs/LM Studio/setup.md'`) is a piece of it.
+    if (inSpacedQuote(masked, m.index, m.index + path.length)) continue;
     // `dir/` and `dir` are one identifier; the bare form is found inside either.
     if (looksLikePath(path) && !examplePath(path)) push(m.index, path.length > 1 ? path.replace(/\/+$/, '') : path);
   }
@@ -254,8 +258,8 @@ export function extractIdentifiers(text: string): string[] {
     if (!examplePath(path)) push(m.index, path);
   }
   for (const m of masked.matchAll(FILE_NAME_RE)) {
-    const ext = (m[1] ?? '').toLowerCase();
-    if (FILE_EXTENSIONS.has(ext)) push(m.index, m[0]);
+    const ext = m[1] ?? '';
+    if (FILE_EXTENSIONS.has(ext.toLowerCase()) && isFileName(masked, m.index, m[0], ext)) push(m.index, m[0]);
   }
 
   // Stable sort by position; at equal positions the longer (more specific) match first.
@@ -268,6 +272,55 @@ export function extractIdentifiers(text: string): string[] {
     out.push(c.value);
   }
   return out;
+}
+
+/**
+ * ANSI escape sequences (colours, cursor moves): the ESC control byte, or its escaped spellings as
+ * text (`\x1b`, `\u001b`, `\033`, `\e`, with one or two backslashes as JSON text has them), then
+ * `[`, parameters and a final letter.
+ */
+const ESC = String.fromCharCode(27);
+const ANSI_RE = new RegExp(String.raw`(?:${ESC}|\\{1,2}(?:x1b|u001b|033|e))\[[0-9;?]*[A-Za-z]`, 'gi');
+
+/** `text` with its ANSI escape sequences replaced by spaces (same length, so indices still match). */
+function maskAnsi(text: string): string {
+  if (!text.includes(ESC) && !/\\(?:x1b|u001b|033|e)\[/i.test(text)) return text;
+  return text.replace(ANSI_RE, (m) => ' '.repeat(m.length));
+}
+
+/**
+ * Whether `[start, end)` of `text` ends a quoted name that holds a space (`'LM Studio configuration.md'`):
+ * the closing quote follows it and its opening quote, on the same line, comes before a space. The
+ * name is one file; its last word alone names none.
+ */
+function inSpacedQuote(text: string, start: number, end: number): boolean {
+  const q = text.charAt(end);
+  if (q !== "'" && q !== '"' && q !== '`') return false;
+  const lineStart = text.lastIndexOf('\n', start) + 1;
+  const open = text.lastIndexOf(q, start - 1);
+  return open >= lineStart && /\s/.test(text.slice(open + 1, start));
+}
+
+/**
+ * Whether the bare file name `name` (extension `ext`) found at `start` of `text` names a file, not
+ * code: no call (`response.json()`), no member chain (`process.env.PORT`), no constant written in
+ * capitals after a name in lower case (`SqlTypes.JSON`), no last word of a quoted name with spaces.
+ */
+function isFileName(text: string, start: number, name: string, ext: string): boolean {
+  const end = start + name.length;
+  const next = text.charAt(end);
+  if (next === '(' || (next === '.' && /\w/.test(text.charAt(end + 1)))) return false;
+  if (ext !== ext.toLowerCase() && /[a-z]/.test(name.slice(0, -ext.length - 1))) return false;
+  return !inSpacedQuote(text, start, end);
+}
+
+/**
+ * Whether an identifier is one token, as the lists of identifiers carry them: no whitespace (a
+ * command, an error line or a sentence is no identifier; the notes list commands and errors with
+ * their outcomes), except a Windows path, whose folders may hold spaces.
+ */
+export function isOneToken(id: string): boolean {
+  return !/\s/.test(id) || /^[A-Za-z]:\\/.test(id);
 }
 
 /**

@@ -17,6 +17,7 @@ import { parseJsonObject } from '../../../format/json';
 import { MessageMemo } from '../../message-memo';
 import { namedFiles } from '../../retention/errors';
 import { isDenial, printedOutput } from '../../retention/outcome';
+import { shellWords } from '../../retention/shell';
 
 /** What happened to a file. */
 export type FileOp = 'read' | 'created' | 'edited' | 'deleted' | 'moved';
@@ -383,7 +384,8 @@ function moveOps(segment: string): ShellFileOp[] | undefined {
 }
 
 /** Programs that print a file: their file arguments were read. */
-const SHOW_FILE = /^(?:cat|head|tail|nl|less|more|bat|type|Get-Content|gc|sed\s+-n\s+(?:'[^']*'|"[^"]*"|\S+))\b/;
+// Ends where a word does not go on (`\b` would cut `sed -n '1,80p'` before its closing quote).
+const SHOW_FILE = /^(?:cat|head|tail|nl|less|more|bat|type|Get-Content|gc|sed\s+-n\s+(?:'[^']*'|"[^"]*"|\S+))(?![\w-])/;
 
 /** Files a display command reads (`cat a b`, `sed -n '1,80p' f`, `head -50 f | …`): arguments that look like files. */
 function shellReads(segment: string): ShellFileOp[] {
@@ -392,9 +394,9 @@ function shellReads(segment: string): ShellFileOp[] {
   const m = SHOW_FILE.exec(stage);
   if (!m) return [];
   const out: ShellFileOp[] = [];
-  for (const w of stage.slice(m[0].length).trim().split(/\s+/)) {
-    const p = unquote(w);
-    if (!p || p.startsWith('-') || /^\d+$/.test(p) || /[*?$`]/.test(p)) continue;
+  // Quoted words stay whole: `cat 'LM Studio configuration.md'` reads one file, not two.
+  for (const p of shellWords(stage.slice(m[0].length).trim())) {
+    if (!p || p.startsWith('-') || /^\d+$/.test(p) || /[*?$`;&|()]/.test(p)) continue;
     if (/\.[A-Za-z]\w{0,9}$/.test(p) || /[\\/]/.test(p)) out.push({ op: 'read', path: p });
   }
   return out;
