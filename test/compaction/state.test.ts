@@ -47,11 +47,17 @@ test("a recorded agent's own summary keeps the typed requests it stands for; a l
     meter,
   );
   const imported = applied.items.find((i) => i.kind === 'summary')!;
-  assert.equal(
-    imported.message.content,
-    'The user wanted an orders service.\n\n## Requests before this summary (typed by the user, verbatim)\n' +
-      '- build the orders service on postgres 16\n- never commit unless I ask',
-    'the imported context is what the agent sent, then the requests its summary stands for, verbatim',
+  // What the agent sent, then its answers in the span, then the requests its summary stands for, verbatim.
+  const content = imported.message.content as string;
+  assert.ok(content.startsWith("The user wanted an orders service.\n\n## Agent's answers and findings"), content);
+  assert.match(content, /\n- \(to "build the orders service on postgres 16"\) "done /, content);
+  assert.match(content, /\n- \(to "never commit unless I ask"\) "ok /, content);
+  assert.ok(
+    content.endsWith(
+      '\n\n## Requests before this summary (typed by the user, verbatim)\n' +
+        '- build the orders service on postgres 16\n- never commit unless I ask',
+    ),
+    content,
   );
   assert.deepEqual(imported.requests, ['build the orders service on postgres 16', 'never commit unless I ask']);
   const r = await compact({

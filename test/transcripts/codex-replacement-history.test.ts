@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { importTranscriptText } from '../../src/transcripts';
 import { encryptedSummaryPlaceholder } from '../../src/transcripts/formats/codex';
-import { applyRecordedCompactions, withRequestsBefore } from '../../src/compaction/rewrite/imported';
+import { applyRecordedCompactions, withAnswersBefore, withRequestsBefore } from '../../src/compaction/rewrite/imported';
 import { itemsFromEntries } from '../../src/compaction/context';
 import { TokenMeter } from '../../src/compaction/meter/meter';
 import { checkContext } from '../../src/compaction/plan/invariants';
@@ -23,6 +23,8 @@ const item = (payload: Record<string, unknown>) => rec('response_item', payload)
 const meter = new TokenMeter({ counter: { encoding: 'o200k_base', countText: (t) => Math.ceil(t.length / 4) } });
 
 const SEALED = 'gAAAAAB' + 'x'.repeat(6000);
+/** The agent's answer in the compacted span, kept beside Codex's summary. */
+const ANSWER = '- (to "Port the parser to Rust.") "Fixed the missing binding."';
 
 function session(replacement: unknown[], message = ''): string {
   return [
@@ -61,7 +63,7 @@ test('a remote compaction: the kept requests and a labelled placeholder for the 
   // What Codex continued from, then what followed.
   assert.deepEqual(texts, [
     'You are Codex.',
-    encryptedSummaryPlaceholder(SEALED.length),
+    withAnswersBefore(encryptedSummaryPlaceholder(SEALED.length), [ANSWER]),
     '<permissions>sandbox: workspace-write</permissions>',
     'Port the parser to Rust.',
     'Keep the public API unchanged.',
@@ -77,10 +79,15 @@ test('a remote compaction: the kept requests and a labelled placeholder for the 
   // Everything before the record is replaced, the replaced steps whole.
   assert.equal(t.compactions.length, 1);
   assert.deepEqual(t.compactions[0].replacedIds, ['L2', 'L3', 'L4', 'L5', 'L6', 'L7']);
-  // The meter counts what is sent: the placeholder and the kept messages, not the replaced steps.
+  // The meter counts what is sent: the placeholder (with the answers kept beside it) and the kept
+  // messages, not the replaced steps.
   const counted = meter.measure(applied.items).total;
   const expected = meter.measure(
-    itemsFromEntries(t.entries.filter((e) => !t.compactions[0].replacedIds.includes(e.id))),
+    itemsFromEntries(t.entries.filter((e) => !t.compactions[0].replacedIds.includes(e.id))).map((i) =>
+      i.message.content === encryptedSummaryPlaceholder(SEALED.length)
+        ? { ...i, message: { role: 'user' as const, content: texts[1] } }
+        : i,
+    ),
   ).total;
   assert.equal(counted, expected);
   assert.ok(counted > meter.countText(encryptedSummaryPlaceholder(SEALED.length)));
@@ -92,7 +99,7 @@ test('the summary item is read under its older name too, and a history summary e
   );
   // The request typed before the compaction that Codex did not keep is carried under the summary.
   assert.deepEqual(older.texts.slice(1, 3), [
-    withRequestsBefore(encryptedSummaryPlaceholder(4), ['Port the parser to Rust.']),
+    withRequestsBefore(withAnswersBefore(encryptedSummaryPlaceholder(4), [ANSWER]), ['Port the parser to Rust.']),
     'Keep the public API unchanged.',
   ]);
   const summary = 'Summary: the parser builds; the public API stays unchanged.';
@@ -101,7 +108,7 @@ test('the summary item is read under its older name too, and a history summary e
   );
   assert.deepEqual(local.texts, [
     'You are Codex.',
-    withRequestsBefore(summary, ['Keep the public API unchanged.']),
+    withRequestsBefore(withAnswersBefore(summary, [ANSWER]), ['Keep the public API unchanged.']),
     'Port the parser to Rust.',
     'Now add benchmarks.',
     'Adding them.',

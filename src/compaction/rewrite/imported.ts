@@ -9,7 +9,8 @@ import { applyCheckpoint } from '../context';
 import { analyze } from '../plan/structure';
 import { collectRequests, typedRequestOf } from '../summary/requests';
 import { maskSecrets } from '../secrets';
-import { REQUESTS_BEFORE_HEADING } from '../summary/quoted-summary';
+import { ANSWERS_HEADING, REQUESTS_BEFORE_HEADING } from '../summary/quoted-summary';
+import { spanAnswers } from '../summary/span-scan';
 
 /**
  * The recording agent's summary followed by the typed `requests` of the span it replaced, each a list
@@ -25,6 +26,17 @@ export function withRequestsBefore(summary: string, requests: readonly string[])
       .join('\n'),
   );
   return `${summary}\n\n${maskSecrets([REQUESTS_BEFORE_HEADING, ...list].join('\n'))}`;
+}
+
+/**
+ * The recording agent's summary followed by the agent's answers and findings of the span it replaced
+ * (note lines of `span-scan.ts` spanAnswers) under the notes' answers heading, secrets masked as in
+ * every summary: its summary paraphrases what the agent told the person, a native compaction quotes
+ * it. Returns `summary` unchanged when there are none.
+ */
+export function withAnswersBefore(summary: string, answers: readonly string[]): string {
+  if (answers.length === 0) return summary;
+  return `${summary}\n\n${maskSecrets([ANSWERS_HEADING, ...answers].join('\n'))}`;
 }
 
 /** An agent's own compaction found in a recorded file. */
@@ -120,13 +132,18 @@ export function applyRecordedCompactions(
       const covers = replaced.flatMap((i) => i.covers);
       // The agent's summary paraphrases what the user typed: the typed requests it stands for are
       // kept beside it, so a later compaction carries them forward verbatim.
-      const requests = collectRequests(
-        replaced.filter((i) => !rc.summaryEntryId || !i.covers.includes(rc.summaryEntryId)),
-      );
+      const own = replaced.filter((i) => !rc.summaryEntryId || !i.covers.includes(rc.summaryEntryId));
+      const requests = collectRequests(own);
+      // What the agent told the person in the span is kept beside the summary, as a native
+      // compaction keeps it (only with the span's summary: later runs are pointers to it).
+      // The typed request before the span (the agent kept it) names what the first answer answered.
+      let asked = s - 1;
+      while (asked >= 0 && typedRequestOf(current[asked]) === undefined) asked--;
+      const answers = r === 0 ? spanAnswers(asked >= 0 ? [current[asked], ...own] : own) : [];
       // ...and in its text, so the context the import builds holds them (and the meter counts them),
       // except those the agent kept as messages (Codex's replacement history keeps typed requests).
       const content = withRequestsBefore(
-        text,
+        withAnswersBefore(text, answers),
         requests.filter((q) => !keptTyped.has(q)),
       );
       return {

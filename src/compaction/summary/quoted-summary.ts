@@ -12,6 +12,14 @@
  */
 export const REQUESTS_BEFORE_HEADING = '## Requests before this summary (typed by the user, verbatim)';
 
+/**
+ * Heading of the agent's answers and findings, in our notes and beside an imported summary (the
+ * recording agent's summary paraphrases what its agent told the person; the answers are quoted
+ * beside it as a native compaction keeps them). Quoting a summary skips this part: a later summary
+ * carries its lines in its own answers section.
+ */
+export const ANSWERS_HEADING = "## Agent's answers and findings (oldest first; each ended a turn)";
+
 /** A marker line saying how many sentences of quoted summaries were left out. */
 const MARKER = /^> \[… (\d+) sentences? of the recorded summary left out to fit the budget …\]$/;
 
@@ -37,15 +45,15 @@ function marker(n: number): string {
 
 /**
  * The quoted lines of `body`: every non-empty line, trimmed, prefixed `> `, whole (no line or length
- * cap); the opening `[Summary of …]` line and the requests-before part (heading to the next `## `
- * heading) are left out.
+ * cap); the opening `[Summary of …]` line, the requests-before part and the answers part (each from
+ * its heading to the next `## ` heading) are left out.
  */
 export function quoteSummary(body: string): string[] {
   const out: string[] = [];
   let skipping = false;
   for (const raw of body.split('\n')) {
     const l = raw.trim();
-    if (l === REQUESTS_BEFORE_HEADING) {
+    if (l === REQUESTS_BEFORE_HEADING || l === ANSWERS_HEADING) {
       skipping = true;
       continue;
     }

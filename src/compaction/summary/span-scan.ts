@@ -13,7 +13,7 @@ import { commandOutcome, printedText } from './ledger/run-outcome';
 import { recordedToolOutcome } from '../tool-outcomes';
 import { assistantFacts, clip, clipStart, userFacts } from './message-facts';
 import { isImportedSummary } from './requests';
-import { quoteSummary } from './quoted-summary';
+import { ANSWERS_HEADING, quoteSummary } from './quoted-summary';
 import { LEDGER, OLD_FILES_HEADING, VERIFY } from './ledger/ledger';
 import { oneLineCommand } from './ledger/ledger-fold';
 import { expandRoots, parseRootsLine, type PathRoots } from './ledger/path-root';
@@ -32,7 +32,7 @@ export const SECTIONS = {
   state: '## Latest state',
   identifiers: '## Identifiers',
   earlier: '## Earlier summary',
-  answers: "## Agent's answers and findings (oldest first; each ended a turn)",
+  answers: ANSWERS_HEADING,
   focus: '## On the requested focus',
   names: '## Code names the agent worked with (most used first)',
   // Headings of older notes, still read when such notes are folded in.
@@ -248,6 +248,37 @@ export interface SpanReading {
 }
 
 /**
+ * The note line of an agent's answer `text` to `request` (`- (to "…") "…"`), the answer's prose
+ * clipped at a sentence to {@link MAX_ANSWER_CHARS} characters; undefined when it has too little prose
+ * (see {@link answerText}).
+ */
+export function answerLine(request: string | undefined, text: string): string | undefined {
+  const answer = answerText(text);
+  return answer ? `- ${request ? `(to "${clip(request, 80)}") ` : ''}"${clip(answer, MAX_ANSWER_CHARS)}"` : undefined;
+}
+
+/** Answers kept beside an imported summary, at most (the newest), as the extractive notes offer. */
+const MAX_SPAN_ANSWERS = 12;
+
+/**
+ * The agent's answers and findings in `items` (a span a recording agent compacted itself), as the
+ * notes' answers section lists them: each message with which the agent ended a turn, oldest first,
+ * the newest {@link MAX_SPAN_ANSWERS}; the span's last message too when it ended the agent's turn
+ * (the native notes quote that one as the current work, which an imported summary has no place for).
+ */
+export function spanAnswers(items: readonly ContextItem[]): string[] {
+  const scan = new SpanScan();
+  for (const it of items) scan.add(it);
+  const r = scan.result();
+  const out = r.answers;
+  if (r.lastAssistantEnds && r.lastAssistantClosed) {
+    const last = answerLine(r.latestRequest, r.lastAssistant);
+    if (last && !out.includes(last)) out.push(last);
+  }
+  return out.slice(-MAX_SPAN_ANSWERS);
+}
+
+/**
  * The running reading of a span: {@link add} each message in order, {@link result} at any point.
  * Adding messages after a result was taken extends the same reading (the span grew at its end).
  */
@@ -305,12 +336,8 @@ export class SpanScan {
       if (facts.typed === undefined) return;
       // The agent's message that ended its turn (no tool call after it) before this request is its
       // answer to the request before: findings the person read and may build on.
-      const answer = this.lastAssistantClosed ? answerText(this.lastAssistant) : '';
-      if (answer)
-        this.addOnce(
-          this.answers,
-          `- ${this.latestRequest ? `(to "${clip(this.latestRequest, 80)}") ` : ''}"${clip(answer, MAX_ANSWER_CHARS)}"`,
-        );
+      const answer = this.lastAssistantClosed ? answerLine(this.latestRequest, this.lastAssistant) : undefined;
+      if (answer) this.addOnce(this.answers, answer);
       this.latestRequest = facts.typed;
       this.lastAssistantEnds = false;
       this.taskListBeforeRequest = this.verifyBeforeRequest = true;
@@ -394,8 +421,10 @@ export class SpanScan {
       ].some((h) => sec.has(h));
     if (!ours) {
       // A summary in another shape (written by a recording agent): quoted whole; the notes shrink
-      // it by sentences, causes, fixes and files last (quoted-summary.ts).
+      // it by sentences, causes, fixes and files last (quoted-summary.ts). The answers quoted beside
+      // it at import join this summary's answers.
       for (const l of quoteSummary(body)) this.earlier.push(l);
+      for (const l of sec.get(SECTIONS.answers) ?? []) this.addOnce(this.answers, l);
       this.afterEarlier = 0;
       return;
     }
