@@ -9,6 +9,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WRITERS, summaryOf, type Step } from '../support/recordings';
 import { extractIdentifiers, isOneToken } from '../../src/compaction/summary/identifiers/identifiers';
+import { backfillIdentifiers } from '../../src/compaction/summary/identifiers/backfill';
+import { A, Acalls, T, U, items } from '../support/conversation';
 
 const ESC = String.fromCharCode(27);
 const filler = (n: number) => 'The provider registry now resolves the local server. '.repeat(n);
@@ -92,4 +94,19 @@ test('one token: a Windows path may hold spaces, a command may not', () => {
   assert.equal(isOneToken('c:\\Apps\\MRA - Copy\\src\\a.ts'), true);
   assert.equal(isOneToken('src/a.ts'), true);
   assert.equal(isOneToken('ls -la src'), false);
+});
+
+test("a terminal's echo that split a path gives no piece of it; a JSON line break after a letter is no drive path", () => {
+  const full = '/home/u/conv/e03964cb/base_state.json';
+  const span = items([
+    U('why is the list empty?'),
+    Acalls([['c1', 'bash', JSON.stringify({ command: `jq '.messages' ${full}` })]]),
+    T('c1', `$ jq '.messages' /home/u/conv/e039 64cb/base_state.json\nnull`),
+    A('It holds no messages.'),
+  ]);
+  const { added } = backfillIdentifiers('## Current work and next step\n- none', span, 2000);
+  assert.ok(added.includes(full), added.join('\n'));
+  assert.ok(!added.some((id) => id !== full && full.endsWith(id)), added.join('\n'));
+  assert.ok(!extractIdentifiers('{"text": "f:\\n  done"}').includes('f:\\n'));
+  assert.ok(extractIdentifiers('see C:\\Users\\dev\\app\\main.ts').includes('C:\\Users\\dev\\app\\main.ts'));
 });

@@ -414,6 +414,11 @@ function samePrefix(a: readonly ContextItem[], b: readonly ContextItem[], upTo: 
   return n;
 }
 
+/** The last segment of a path (`a/b/c.ts` → `c.ts`). */
+function fileNameOf(path: string): string {
+  return path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
+}
+
 /** Smallest cost of one back-filled line: `- ` and an identifier of at least 3 characters, and a newline. */
 const MIN_LINE_COST = 6;
 
@@ -443,6 +448,15 @@ export function backfillIdentifiers(
   };
   let budget = maxChars;
   const blocks: string[] = [];
+  // Paths read so far, by file name: a path in tool output that ends another one mid-folder is a piece of it.
+  const paths = new Map<string, string[]>();
+  const pieceOfKnown = (id: string): boolean => {
+    const known = paths.get(fileNameOf(id));
+    return (
+      known !== undefined &&
+      known.some((k) => k.length > id.length && k.endsWith(id) && !/[\\/]/.test(k[k.length - id.length - 1]))
+    );
+  };
   for (const key of ['args', 'conversation', 'output'] as const) {
     const lines: string[] = [];
     const heading = BACKFILL_HEADINGS[key];
@@ -450,6 +464,12 @@ export function backfillIdentifiers(
       // Nothing more fits: every later identifier would be skipped for its cost.
       if (budget < MIN_LINE_COST) break;
       if (id.trim().length < 3 || NOISE.has(id.trim()) || seen.has(id) || notAName(id) || !isOneToken(id)) continue;
+      if (/[\\/]/.test(id)) {
+        // A terminal's echo wrapped or split a path (`…/e039 64cb…/base_state.json`): its tail is no path.
+        if (key === 'output' && pieceOfKnown(id)) continue;
+        const name = fileNameOf(id);
+        paths.set(name, [...(paths.get(name) ?? []), id]);
+      }
       const now = moved.get(id);
       const line = `- ${id.replace(/\r?\n/g, ' ⏎ ')}${now ? ` (moved; now ${now})` : ''}`;
       const cost = line.length + 1 + (lines.length === 0 ? heading.length + 2 : 0);

@@ -255,7 +255,8 @@ export function extractIdentifiers(source: string): string[] {
   }
   for (const m of masked.matchAll(WINDOWS_PATH_RE)) {
     const path = trimTrailingPunctuation(m[0]);
-    if (!examplePath(path)) push(m.index, path);
+    // `f:\n` in JSON text is a letter, a colon and a line break, not a drive's file.
+    if (!examplePath(path) && !/^[A-Za-z]:\\{1,2}[nrt]$/.test(path)) push(m.index, path);
   }
   for (const m of masked.matchAll(FILE_NAME_RE)) {
     const ext = m[1] ?? '';
@@ -290,15 +291,22 @@ function maskAnsi(text: string): string {
 
 /**
  * Whether `[start, end)` of `text` ends a quoted name that holds a space (`'LM Studio configuration.md'`):
- * the closing quote follows it and its opening quote, on the same line, comes before a space. The
- * name is one file; its last word alone names none.
+ * the closing quote follows it and its opening quote, on the same line, comes a few words before it
+ * (at most four). The name is one file; its last word alone names none.
  */
 function inSpacedQuote(text: string, start: number, end: number): boolean {
   const q = text.charAt(end);
   if (q !== "'" && q !== '"' && q !== '`') return false;
   const lineStart = text.lastIndexOf('\n', start) + 1;
   const open = text.lastIndexOf(q, start - 1);
-  return open >= lineStart && /\s/.test(text.slice(open + 1, start));
+  // A quote opened after a space, `=` or `(` (a shell argument, a name in prose); one opened after
+  // `:`, `,` or `[` is a JSON value (a whole command), whose words are no one name.
+  return (
+    open >= lineStart &&
+    (open === lineStart || /[\s=(]/.test(text.charAt(open - 1))) &&
+    /\s/.test(text.slice(open + 1, start)) &&
+    text.slice(open + 1, start).split(/\s+/).length <= 4
+  );
 }
 
 /**
