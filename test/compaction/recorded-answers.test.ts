@@ -13,7 +13,7 @@ import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { applyRecordedCompactions } from '../../src/compaction/rewrite/imported';
 import { ANSWERS_HEADING } from '../../src/compaction/summary/quoted-summary';
 import { textWithPlaceholders } from '../../src/compaction/content-text';
-import { CC_BASE, claudeCode, codex, openhands, type Step } from '../support/recordings';
+import { claudeCode, claudeCodeCompacted, codex, openhands, type Step } from '../support/recordings';
 import { quarterCounter } from '../support/generate';
 
 const meter = new TokenMeter({ counter: quarterCounter });
@@ -37,42 +37,7 @@ const after: Step[] = [{ user: 'Now fix it and add a test.' }, { say: 'On it.' }
 const RECORDINGS: Record<string, { file: string; text: () => string }> = {
   'claude-code': {
     file: 'session.jsonl',
-    text: () => {
-      const lines = claudeCode(before).split('\n');
-      const last = (JSON.parse(lines.at(-1)!) as { uuid: string }).uuid;
-      lines.push(
-        JSON.stringify({
-          ...CC_BASE,
-          type: 'system',
-          subtype: 'compact_boundary',
-          uuid: 'b1',
-          parentUuid: null,
-          logicalParentUuid: last,
-          content: 'Conversation compacted',
-          compactMetadata: { trigger: 'auto', preTokens: 100000 },
-        }),
-        JSON.stringify({
-          ...CC_BASE,
-          type: 'user',
-          uuid: 's1',
-          parentUuid: 'b1',
-          isCompactSummary: true,
-          isVisibleInTranscriptOnly: true,
-          message: {
-            role: 'user',
-            content: `This session is being continued from a previous conversation. ${RECORDED}`,
-          },
-        }),
-        JSON.stringify({
-          ...CC_BASE,
-          type: 'user',
-          uuid: 'n1',
-          parentUuid: 's1',
-          message: { role: 'user', content: 'Now fix it and add a test.' },
-        }),
-      );
-      return lines.join('\n');
-    },
+    text: () => claudeCodeCompacted(claudeCode(before), RECORDED, 'Now fix it and add a test.'),
   },
   openhands: {
     file: 'events.json',

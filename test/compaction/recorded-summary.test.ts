@@ -13,7 +13,7 @@ import { applyRecordedCompactions } from '../../src/compaction/rewrite/imported'
 import { REQUESTS_BEFORE_HEADING, shrinkQuoted } from '../../src/compaction/summary/quoted-summary';
 import { textWithPlaceholders } from '../../src/compaction/content-text';
 import { describeCompaction } from '../../src/compaction/outcome-text';
-import { claudeCode, openhands, type Step } from '../support/recordings';
+import { claudeCode, claudeCodeCompacted, openhands, type Step } from '../support/recordings';
 import { quarterCounter } from '../support/generate';
 
 const meter = new TokenMeter({ counter: quarterCounter });
@@ -136,47 +136,8 @@ function claudeCodeWithBoundary(): { text: string; early: string[] } {
     { tool: 'read', path: '/w/src/import.ts', output: 'export function load() {}' },
     { user: early[1] },
     { say: 'Understood.' },
-  ]).split('\n');
-  const last = (JSON.parse(lines.at(-1)!) as { uuid: string }).uuid;
-  const base = {
-    sessionId: 's1',
-    cwd: '/w',
-    version: '2.1.0',
-    isSidechain: false,
-    timestamp: '2026-01-01T00:00:00.000Z',
-  };
-  lines.push(
-    JSON.stringify({
-      ...base,
-      type: 'system',
-      subtype: 'compact_boundary',
-      uuid: 'b1',
-      parentUuid: null,
-      logicalParentUuid: last,
-      content: 'Conversation compacted',
-      compactMetadata: { trigger: 'auto', preTokens: 100000 },
-    }),
-    JSON.stringify({
-      ...base,
-      type: 'user',
-      uuid: 's1',
-      parentUuid: 'b1',
-      isCompactSummary: true,
-      isVisibleInTranscriptOnly: true,
-      message: {
-        role: 'user',
-        content: 'This session is being continued from a previous conversation. Summary: importer work started.',
-      },
-    }),
-    JSON.stringify({
-      ...base,
-      type: 'user',
-      uuid: 'n1',
-      parentUuid: 's1',
-      message: { role: 'user', content: 'Continue.' },
-    }),
-  );
-  return { text: lines.join('\n'), early };
+  ]);
+  return { text: claudeCodeCompacted(lines, 'Summary: importer work started.', 'Continue.'), early };
 }
 
 test('claude-code: requests typed before the first compact boundary are in the imported context and counted', () => {

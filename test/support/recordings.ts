@@ -42,6 +42,45 @@ export const CC_BASE = {
   timestamp: '2026-01-01T00:00:00.000Z',
 };
 
+/**
+ * Claude Code's own compaction appended to a session's JSONL `text`: the `compact_boundary` record
+ * (chained logically to the last record), the summary record (`isCompactSummary`) holding `summary`,
+ * and the user's next message `next`. Returns the whole JSONL text.
+ */
+export function claudeCodeCompacted(text: string, summary: string, next: string): string {
+  const lines = text.split('\n');
+  const last = (JSON.parse(lines.at(-1)!) as { uuid: string }).uuid;
+  lines.push(
+    JSON.stringify({
+      ...CC_BASE,
+      type: 'system',
+      subtype: 'compact_boundary',
+      uuid: 'b1',
+      parentUuid: null,
+      logicalParentUuid: last,
+      content: 'Conversation compacted',
+      compactMetadata: { trigger: 'auto', preTokens: 100000 },
+    }),
+    JSON.stringify({
+      ...CC_BASE,
+      type: 'user',
+      uuid: 's1',
+      parentUuid: 'b1',
+      isCompactSummary: true,
+      isVisibleInTranscriptOnly: true,
+      message: { role: 'user', content: `This session is being continued from a previous conversation. ${summary}` },
+    }),
+    JSON.stringify({
+      ...CC_BASE,
+      type: 'user',
+      uuid: 'n1',
+      parentUuid: 's1',
+      message: { role: 'user', content: next },
+    }),
+  );
+  return lines.join('\n');
+}
+
 /** A hand-over step as a plain final message, for formats whose agent has no hand-over tool. */
 function plain(step: Step): Exclude<Step, { done: string }> {
   return 'done' in step ? { say: step.done } : step;

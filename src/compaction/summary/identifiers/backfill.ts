@@ -141,18 +141,11 @@ function listingResult(items: readonly ContextItem[], index: number): boolean {
     const command = /<parameter=command>\n?([\s\S]*?)<\/parameter>/.exec(action[2])?.[1];
     return LISTING_TOOL.test(action[1]) || (command !== undefined && LISTING_COMMAND.test(command));
   }
-  if (m.role !== 'tool') return false;
-  const id = (m as { tool_call_id?: string }).tool_call_id;
-  let j = index - 1;
-  while (j >= 0 && items[j].message.role === 'tool') j--;
-  const call = j >= 0 ? toolCallsOf(items[j].message).find((c) => c.id === id) : undefined;
+  const call = m.role === 'tool' ? callOf(items, index) : undefined;
   if (!call) return false;
   if (LISTING_TOOL.test(call.name)) return true;
-  // `"command": "ls -la"`, or Codex's `"command": ["bash", "-lc", "ls -la"]` (its last element).
-  const command = /"(?:command|cmd)"\s*:\s*(?:\[(?:\s*"(?:[^"\\]|\\.)*"\s*,)*\s*)?"((?:[^"\\]|\\.)*)"/.exec(
-    call.arguments,
-  )?.[1];
-  return command !== undefined && LISTING_COMMAND.test(command.replace(/\\"/g, '"'));
+  const command = shellCommandOf(call);
+  return command !== undefined && LISTING_COMMAND.test(command);
 }
 
 /** Documentation files by extension: what they cite is text, not the work's files. */
@@ -183,13 +176,21 @@ function docResult(items: readonly ContextItem[], index: number): boolean {
   }
   const call = m.role === 'tool' ? callOf(items, index) : undefined;
   if (!call) return false;
-  const command = /"(?:command|cmd)"\s*:\s*(?:\[(?:\s*"(?:[^"\\]|\\.)*"\s*,)*\s*)?"((?:[^"\\]|\\.)*)"/.exec(
-    call.arguments,
-  )?.[1];
+  const command = shellCommandOf(call);
   const path = /"(?:path|file_path|filePath|absolute_path|file|filename|target_file)"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(
     call.arguments,
   )?.[1];
-  return showsDoc(call.name, command?.replace(/\\"/g, '"') ?? '', path);
+  return showsDoc(call.name, command ?? '', path);
+}
+
+/**
+ * The shell command in a call's JSON arguments, unescaped for quotes: `"command": "ls -la"`, or
+ * Codex's `"command": ["bash", "-lc", "ls -la"]` (its last element); undefined when there is none.
+ */
+function shellCommandOf(call: { arguments: string }): string | undefined {
+  return /"(?:command|cmd)"\s*:\s*(?:\[(?:\s*"(?:[^"\\]|\\.)*"\s*,)*\s*)?"((?:[^"\\]|\\.)*)"/
+    .exec(call.arguments)?.[1]
+    ?.replace(/\\"/g, '"');
 }
 
 /** The tool call that the tool result `items[index]` answers (in the assistant message before its run of results), if any. */
