@@ -318,7 +318,7 @@ function spanErrors(
 ): { errors: ErrorSignature[]; neverFailed: string[] } {
   const n = entries.length;
   // The items after the span are read apart: the span's reading stays kept for the next, grown span.
-  const later = after.length ? [...entries, ...entriesOf(after, false)] : entries;
+  const later = after.length ? entries.concat(entriesOf(after, false)) : entries;
   const laterCalls = after.length ? agentCalls(later) : calls;
   return {
     errors: errorSignatures(later, 0, n, later.length, laterCalls),
