@@ -123,8 +123,12 @@ interface Candidate {
 const URL_RE = /\bhttps?:\/\/[^\s<>"'`)\]}\\]+/g;
 /** RFC 4122-shaped UUIDs (any version). */
 const UUID_RE = /\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b/g;
-/** Hex hashes of 7 to 64 digits (git short and full hashes, sha256); checked for a digit and a letter. */
-const HEX_RE = /\b[0-9a-fA-F]{7,64}\b/g;
+/**
+ * Hex hashes of 7 to 64 digits (git short and full hashes, sha256), checked for a digit and a letter:
+ * a whole token only (a commit, an id; the ends of a range `a1b2c3d..e4f5a6b` too), never a piece of
+ * a longer path or name (`…/e03964cb4ea041…/`, `build-e03964cb`, `pkg@1a2b3c4d`, `a1b2c3d4.json`).
+ */
+const HEX_RE = /(?<![\w/\\@-]|(?<!\.)\.)[0-9a-fA-F]{7,64}(?![\w/\\@-]|\.\w)/g;
 /** Provider tool-call ids: OpenAI `call_…`, Anthropic `toolu_…`, Responses `fc_…`. */
 const TOOL_CALL_ID_RE = /\b(?:call|toolu|fc|tool_call)_[A-Za-z0-9_-]{4,}\b/g;
 /** Ids in the transcript markers written by `renderTranscript` (`[call c1]`, `[result c1]`). */
@@ -136,8 +140,11 @@ const CALL_MARKER_RE = /\[(?:call|result) ([^\s\]]+)\]/g;
  */
 const PATH_RE =
   /(?<![\w.@:/\\-])(?:~|\.{1,2})?(?:\/[\w.@+%-]+)+\/?|(?<![\w.@:/\\-])[\w@+.-][\w.@+%-]*(?:\/[\w.@+%-]+)+\/?/g;
-/** Windows paths with a drive letter (`C:\\Users\\x`, also JSON-escaped `C:\\\\Users\\\\x`). */
-const WINDOWS_PATH_RE = /\b[A-Za-z]:(?:\\{1,2}[\w.@+%-]+(?: [\w.@+%-]+)*(?=\\))*\\{1,2}[\w.@+%-]+/g;
+/**
+ * Windows paths with a drive letter (`C:\\Users\\x`, also JSON-escaped `C:\\\\Users\\\\x`), also
+ * at the start of a line of JSON text (after a `\\n` escape).
+ */
+const WINDOWS_PATH_RE = /(?:(?<=\\[nrt])|\b)[A-Za-z]:(?:\\{1,2}[\w.@+%-]+(?: [\w.@+%-]+)*(?=\\))*\\{1,2}[\w.@+%-]+/g;
 /** First segments of relative paths that name a directory even without a file extension. */
 const COMMON_DIRECTORIES = new Set([
   'src',
@@ -213,14 +220,28 @@ export function extractIdentifiers(source: string): string[] {
     if (value.length > 0) candidates.push({ start, value });
   };
 
-  // URLs first; their spans are masked so their path parts are not reported again as paths.
+  // Windows paths first: their backslashes are separators, never escapes.
+  const windowsSpans: Array<[number, number]> = [];
+  for (const m of text.matchAll(WINDOWS_PATH_RE)) {
+    const path = trimTrailingPunctuation(jsonPathEnd(m[0]));
+    // `f:\n` in JSON text is a letter, a colon and a line break, not a drive's file.
+    if (/^[A-Za-z]:\\{1,2}[nrt]$/.test(path)) continue;
+    windowsSpans.push([m.index, m.index + path.length]);
+    // The path as written in JSON text (`c:\\\\Apps\\\\x.ts`) is the path `c:\\Apps\\x.ts`.
+    if (!examplePath(path)) push(m.index, path.replace(/\\\\/g, '\\'));
+  }
+  // Tokens are read in a view of the text where a JSON escape (`\n`, `\t` as text in a tool's output
+  // or arguments) is a break: the `n` of `\n/src/a.ts` is no letter of the path after it.
+  const view = escapesAsBreaks(text, windowsSpans);
+
+  // URLs next; their spans are masked so their path parts are not reported again as paths.
   const urlSpans: Array<[number, number]> = [];
-  for (const m of text.matchAll(URL_RE)) {
+  for (const m of view.matchAll(URL_RE)) {
     // A URL built in a template literal (`http://127.0.0.1:${port}`) is code, not an address: masked only.
     if (!m[0].includes('${')) push(m.index, trimTrailingPunctuation(m[0]));
     urlSpans.push([m.index, m.index + m[0].length]);
   }
-  const masked = maskSpans(text, urlSpans);
+  const masked = maskSpans(view, urlSpans);
 
   for (const m of text.matchAll(COMMAND_STRING_RE)) {
     const command = decodeJsonString(m[1] ?? '');
@@ -234,13 +255,13 @@ export function extractIdentifiers(source: string): string[] {
 
   collectErrorLines(text, push);
 
-  for (const m of text.matchAll(UUID_RE)) push(m.index, m[0]);
-  for (const m of text.matchAll(HEX_RE)) {
-    if (/[0-9]/.test(m[0]) && /[a-fA-F]/.test(m[0]) && !isInsideUuid(text, m.index, m[0].length)) {
+  for (const m of view.matchAll(UUID_RE)) push(m.index, m[0]);
+  for (const m of view.matchAll(HEX_RE)) {
+    if (/[0-9]/.test(m[0]) && /[a-fA-F]/.test(m[0]) && !isInsideUuid(view, m.index, m[0].length)) {
       push(m.index, m[0]);
     }
   }
-  for (const m of text.matchAll(TOOL_CALL_ID_RE)) push(m.index, m[0]);
+  for (const m of view.matchAll(TOOL_CALL_ID_RE)) push(m.index, m[0]);
   for (const m of text.matchAll(CALL_MARKER_RE)) push(m.index + m[0].indexOf(' ') + 1, m[1] ?? '');
 
   for (const m of masked.matchAll(PATH_RE)) {
@@ -252,11 +273,6 @@ export function extractIdentifiers(source: string): string[] {
     if (inSpacedQuote(masked, m.index, m.index + path.length)) continue;
     // `dir/` and `dir` are one identifier; the bare form is found inside either.
     if (looksLikePath(path) && !examplePath(path)) push(m.index, path.length > 1 ? path.replace(/\/+$/, '') : path);
-  }
-  for (const m of masked.matchAll(WINDOWS_PATH_RE)) {
-    const path = trimTrailingPunctuation(m[0]);
-    // `f:\n` in JSON text is a letter, a colon and a line break, not a drive's file.
-    if (!examplePath(path) && !/^[A-Za-z]:\\{1,2}[nrt]$/.test(path)) push(m.index, path);
   }
   for (const m of masked.matchAll(FILE_NAME_RE)) {
     const ext = m[1] ?? '';
@@ -273,6 +289,34 @@ export function extractIdentifiers(source: string): string[] {
     out.push(c.value);
   }
   return out;
+}
+
+/**
+ * A JSON-escaped Windows path (separators `\\\\`) ends where a single backslash starts an escape
+ * (`C:\\\\a\\\\b.ts\\nnext` is `C:\\\\a\\\\b.ts` and a line break).
+ */
+function jsonPathEnd(path: string): string {
+  if (!path.includes('\\\\')) return path;
+  const escape = /(?<!\\)\\[nrt]/.exec(path);
+  return escape === null ? path : path.slice(0, escape.index);
+}
+
+/**
+ * `text` with each JSON escape of a line break or tab (`\\n`, `\\r`, `\\t` as text, the backslash
+ * itself not escaped) outside `keep` (Windows paths, whose `\\new` is a folder) written as a space
+ * and a line break (a tab as two spaces): same length, so indices still match. Tool output recorded
+ * as JSON text (Codex) holds its lines this way; a token at the start of such a line follows the
+ * escape's letter, which no word boundary separates from it.
+ */
+function escapesAsBreaks(text: string, keep: ReadonlyArray<[number, number]>): string {
+  if (!/\\[nrt]/.test(text)) return text;
+  let k = 0;
+  return text.replace(/(?<!\\)((?:\\\\)*)\\([nrt])/g, (m: string, even: string, letter: string, at: number) => {
+    const escapeAt = at + even.length;
+    while (k < keep.length && keep[k][1] <= escapeAt) k++;
+    if (k < keep.length && keep[k][0] <= escapeAt) return m;
+    return even + (letter === 't' ? '  ' : ' \n');
+  });
 }
 
 /**
