@@ -233,11 +233,17 @@ export function containsAtWordBounds(hay: string, needle: string): boolean {
   return false;
 }
 
-/** Folder names a summary defines (`$A = /home/u/app/`), expanded in place so `$A/src/x.ts` reads as the full path. */
+/**
+ * Folder names a summary defines (`$A = /home/u/app/`, `$B = c:\\Apps\\app\\`), expanded in place so
+ * `$A/src/x.ts` and `$B\\src\\x.ts` read as the full paths.
+ */
 export function expandRoots(text: string): string {
-  const roots = [...text.matchAll(/(\$[A-Z]) = ([~/]?[^\s,]*\/)(?=[,\s]|$)/g)].map((m) => ({ name: m[1], dir: m[2] }));
+  const roots = [...text.matchAll(/(\$[A-Z]) = ((?:[~/]|[A-Za-z]:\\)?[^\s,]*[\\/])(?=[,\s]|$)/g)].map((m) => ({
+    name: m[1],
+    dir: m[2],
+  }));
   let out = text;
-  for (const r of roots) out = out.split(`${r.name}/`).join(r.dir);
+  for (const r of roots) out = out.split(`${r.name}${r.dir.charAt(r.dir.length - 1)}`).join(r.dir);
   return out;
 }
 

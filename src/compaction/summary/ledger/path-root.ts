@@ -12,7 +12,7 @@
 
 /** Named folders, deepest first when shortening. */
 export interface PathRoots {
-  /** Name (`$A`) and absolute folder ending with `/`. */
+  /** Name (`$A`) and absolute folder ending with its separator (`/home/u/app/`, `c:\\Apps\\app\\`). */
   list: ReadonlyArray<{ name: string; dir: string }>;
 }
 
@@ -33,7 +33,7 @@ export function parseRootsLine(line: string): PathRoots | undefined {
   const t = line.trim();
   if (!t.startsWith(ROOTS_LINE_PREFIX)) return undefined;
   const list: Array<{ name: string; dir: string }> = [];
-  for (const m of t.slice(ROOTS_LINE_PREFIX.length).matchAll(/(\$[A-Z]) = (\S+\/)(?:,|$)/g))
+  for (const m of t.slice(ROOTS_LINE_PREFIX.length).matchAll(/(\$[A-Z]) = ([^\s,]+[\\/])(?:,|$)/g))
     list.push({ name: m[1], dir: m[2] });
   return list.length ? { list } : undefined;
 }
@@ -44,13 +44,29 @@ const MAX_ROOTS = 4;
 const MIN_SAVING = 120;
 const NAMES = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
-/** Folders of an absolute POSIX path (`/a/b/c/d.ts` → `/a/b/`), at least two levels deep, not its own folder. */
+/**
+ * The separator of an absolute path: `/` for POSIX (`/…`, `~/…`), `\\` for Windows with a drive letter
+ * (`c:\\Apps\\x`), undefined for any other (relative, JSON-escaped `c:\\\\x`, doubled separators).
+ */
+function separatorOf(path: string): '/' | '\\' | undefined {
+  if (/^(?:\/|~\/)/.test(path)) return path.includes('//') ? undefined : '/';
+  if (/^[A-Za-z]:\\/.test(path)) return path.includes('\\\\') ? undefined : '\\';
+  return undefined;
+}
+
+/**
+ * Folders of an absolute path (`/a/b/c/d.ts` → `/a/b/`, `c:\\a\\b\\d.ts` → `c:\\a\\`), at least two
+ * levels deep, not its own folder. A folder whose name holds a space or a comma is not named (the
+ * roots line is read back word by word).
+ */
 function ancestors(path: string): string[] {
-  if (!/^(?:\/|~\/)/.test(path) || path.includes('//')) return [];
+  const sep = separatorOf(path);
+  if (sep === undefined) return [];
   const out: string[] = [];
-  for (let at = path.indexOf('/', 1); at > 0; at = path.indexOf('/', at + 1)) {
+  for (let at = path.indexOf(sep, 1); at > 0; at = path.indexOf(sep, at + 1)) {
     const dir = path.slice(0, at + 1);
-    if (dir.split('/').filter(Boolean).length >= 2) out.push(dir);
+    if (/[\s,]/.test(dir)) break;
+    if (dir.split(sep).filter(Boolean).length >= 2) out.push(dir);
   }
   // A file directly in a folder is not shortened by it (it keeps its parent folder).
   return out.slice(0, -1);
@@ -59,7 +75,8 @@ function ancestors(path: string): string[] {
 /**
  * Chooses up to four folders to name, greedily by characters saved over `paths` (each path is
  * written from the deepest chosen folder that holds it). `keep` are folders already named by an earlier summary:
- * they keep their names and come first. Only absolute POSIX paths (`/…`, `~/…`) are shortened.
+ * they keep their names and come first. Only absolute paths are shortened: POSIX (`/…`, `~/…`) and
+ * Windows with a drive letter (`c:\\…`, written `$A\\src\\x.ts`).
  *
  * @param paths File paths as the tool calls gave them.
  * @returns The named folders (possibly none).
@@ -98,27 +115,30 @@ export function chooseRoots(paths: Iterable<string>, keep: PathRoots = NO_ROOTS)
 
 /** True when `dir` shortens `path` (the path lies at least one folder below it). */
 function covers(dir: string, path: string): boolean {
-  return path.startsWith(dir) && path.indexOf('/', dir.length) > dir.length;
+  return path.startsWith(dir) && path.indexOf(dir.charAt(dir.length - 1), dir.length) > dir.length;
 }
 
 /** `path` written from the deepest named folder that shortens it, else unchanged. */
 export function shortPath(roots: PathRoots, path: string): string {
   let best: { name: string; dir: string } | undefined;
   for (const r of roots.list) if (covers(r.dir, path) && (!best || r.dir.length > best.dir.length)) best = r;
-  return best ? `${best.name}/${path.slice(best.dir.length)}` : path;
+  return best ? `${best.name}${best.dir.charAt(best.dir.length - 1)}${path.slice(best.dir.length)}` : path;
 }
 
-/** `path` with a leading folder name (`$A/`) replaced by the folder, else unchanged. */
+/** `path` with a leading folder name (`$A/`, `$A\\`) replaced by the folder, else unchanged. */
 export function fullPath(roots: PathRoots, path: string): string {
-  const m = /^(\$[A-Z])\//.exec(path);
+  const m = /^(\$[A-Z])[\\/]/.exec(path);
   const r = m && roots.list.find((x) => x.name === m[1]);
   return r ? `${r.dir}${path.slice(3)}` : path;
 }
 
-/** Every `$A/`-style folder name of `roots` in `text` replaced by its folder (for lines carried between summaries with other roots). */
+/** Every `$A/`-style (or `$A\\`) folder name of `roots` in `text` replaced by its folder (for lines carried between summaries with other roots). */
 export function expandRoots(roots: PathRoots, text: string): string {
   if (!roots.list.length) return text;
-  return text.replace(/(?<![\w$])(\$[A-Z])\//g, (m, name: string) => roots.list.find((r) => r.name === name)?.dir ?? m);
+  return text.replace(
+    /(?<![\w$])(\$[A-Z])[\\/]/g,
+    (m, name: string) => roots.list.find((r) => r.name === name)?.dir ?? m,
+  );
 }
 
 /** The folders named in `text` (a summary), by its roots line, or none. */
