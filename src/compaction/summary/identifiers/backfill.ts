@@ -14,6 +14,7 @@ import { extractIdentifiers, isOneToken, NOISE } from './identifiers';
 import { identifiersOfPart, type PartIdentifiers } from './identifier-parts';
 import { rootsIn, shortPath } from '../ledger/path-root';
 import { MessageMemo } from '../../message-memo';
+import { FileUse, productOrFile } from './file-use';
 import { stringHash, WindowHashes } from '../../window-hashes';
 
 /** Headings of the back-filled identifiers, by source, in order of priority. */
@@ -458,6 +459,7 @@ export function backfillIdentifiers(
       known.some((k) => k.length > id.length && k.endsWith(id) && !/[\\/]/.test(k[k.length - id.length - 1]))
     );
   };
+  const usedAsFile = new FileUse(items);
   for (const key of ['args', 'conversation', 'output'] as const) {
     const lines: string[] = [];
     const heading = BACKFILL_HEADINGS[key];
@@ -465,6 +467,8 @@ export function backfillIdentifiers(
       // Nothing more fits: every later identifier would be skipped for its cost.
       if (budget < MIN_LINE_COST) break;
       if (id.trim().length < 3 || NOISE.has(id.trim()) || seen.has(id) || notAName(id) || !isOneToken(id)) continue;
+      // A product named like a file (`Next.js`) is a file only where the work used it as one.
+      if (productOrFile(id) && !usedAsFile.has(id, paths)) continue;
       if (/[\\/]/.test(id)) {
         // A terminal's echo wrapped or split a path (`…/e039 64cb…/base_state.json`): its tail is no path.
         if (key === 'output' && pieceOfKnown(id)) continue;
