@@ -201,11 +201,23 @@ export interface RetentionScorecard {
   /** Files only read in the span, and how many the text names. */
   filesRead: { total: number; named: number };
   /**
-   * Failures of the span's tool calls: `open` at the end of the span and how many of those the text
-   * still names (`openNamed`); `resolved` later in the span and how many the text presents as open
+   * Failures of the span's tool calls: `open` at the end of the span (work of the latest request)
+   * and how many of those the text still names (`openNamed`); `resolved` later in the span and how many the text presents as open
    * or failing (`shownOpen`, which should be 0).
    */
-  errors: { open: number; openNamed: number; resolved: number; shownOpen: number };
+  errors: {
+    open: number;
+    openNamed: number;
+    resolved: number;
+    shownOpen: number;
+    /**
+     * Failures unresolved when an earlier turn ended (the person typed a newer request after them;
+     * `earlier-turn.ts`), counted apart from `open` and how many of them the text still names.
+     * Absent when there are none (and on checkpoints saved before they were counted apart).
+     */
+    earlierTurn?: number;
+    earlierTurnNamed?: number;
+  };
   /** Commands of the span that never failed, shown as failing by the text (should be 0). */
   neverFailedShownFailing: number;
   /**
@@ -236,6 +248,8 @@ export interface RetentionScorecard {
     filesChanged: string[];
     /** Command (or `tool path`) of each open error the text no longer names. */
     openErrors: string[];
+    /** The same for failures unresolved when an earlier turn ended (see `errors.earlierTurn`). */
+    earlierTurnErrors?: string[];
     /** Command of each resolved error the text presents as open. */
     shownOpen: string[];
     identifiers: string[];

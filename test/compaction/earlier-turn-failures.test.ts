@@ -3,11 +3,20 @@
  * open work: the summary lists it apart ("unresolved when that turn ended", or, for a command that
  * needed an interactive terminal, left for the user to run by hand), never as `open:` nor as the next
  * step; one a later variant of the same run fixed is fixed. The scorecard counts them as the summary
- * lists them (unresolved, not resolved), in several recording formats.
+ * lists them (unresolved, not resolved), apart from open errors of the latest request, in several
+ * recording formats.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WRITERS, type Step } from '../support/recordings';
+import {
+  mergeScorecards,
+  retentionScorecard,
+  scorecardDetails,
+  scorecardLine,
+} from '../../src/compaction/retention/scorecard';
+import { leftWhenTurnEnded } from '../../src/compaction/earlier-turn';
+import type { ContextItem } from '../../src/compaction/types';
 import { importTranscriptTextSync } from '../../src/transcripts';
 import { itemsFromEntries } from '../../src/compaction/context';
 import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
@@ -62,3 +71,50 @@ for (const format of ['cline', 'claude-code', 'codex', 'openhands'] as const) {
     assert.equal(state('npm install pg'), 'resolved');
   });
 }
+
+for (const format of ['cline', 'claude-code', 'codex'] as const) {
+  test(`${format}: the scorecard counts failures an earlier turn left apart from open errors`, () => {
+    const { write, file } = WRITERS[format];
+    // A failure of the latest request stays open work: counted among open errors.
+    const steps: Step[] = [
+      ...STEPS.slice(0, -1),
+      { tool: 'bash', command: 'terraform apply tfplan', output: 'Error: insufficient permissions', ok: false },
+      { say: 'The apply needs more permissions.' },
+    ];
+    const replaced = itemsFromEntries(importTranscriptTextSync(write(steps), file).entries);
+    const notes = new ExtractiveSummarizer((t) => Math.ceil(t.length / 4)).notes(replaced, 6000);
+    const inserted: ContextItem = {
+      id: 'cp~s',
+      kind: 'summary',
+      message: { role: 'user', content: notes },
+      covers: [],
+      checkpointId: 'cp',
+    };
+    const card = retentionScorecard({ replaced, inserted: [inserted] })!;
+    assert.equal(card.errors.open, 1, JSON.stringify(card.errors));
+    assert.equal(card.errors.earlierTurn, 2, JSON.stringify(card.errors));
+    const line = scorecardLine(card);
+    assert.match(line, /open errors 1\/1 named, unresolved from earlier turns 2\/2 named/, line);
+    assert.ok(
+      scorecardDetails(card).some((l) => /^Errors unresolved when an earlier turn ended: 2 \(2 still named\)/.test(l)),
+      scorecardDetails(card).join('\n'),
+    );
+    // A request typed after the span makes every failure of it an earlier turn's.
+    const later = retentionScorecard({ replaced, inserted: [inserted] }, [
+      { id: 'u9', kind: 'raw', message: { role: 'user', content: 'now roll it back' } } as ContextItem,
+    ])!;
+    assert.equal(later.errors.open, 0, JSON.stringify(later.errors));
+    assert.equal(later.errors.earlierTurn, 3, JSON.stringify(later.errors));
+    // Run together with a card that has none, the counts still add up apart.
+    const merged = mergeScorecards([card, { ...card, errors: { open: 1, openNamed: 1, resolved: 0, shownOpen: 0 } }]);
+    assert.equal(merged?.errors.open, 2);
+    assert.equal(merged?.errors.earlierTurn, 2);
+  });
+}
+
+test('one rule: a failure is left by an earlier turn when a request was typed after its last failing run', () => {
+  assert.equal(leftWhenTurnEnded(3, 5, false), true);
+  assert.equal(leftWhenTurnEnded(6, 5, false), false);
+  assert.equal(leftWhenTurnEnded(6, 5, true), true);
+  assert.equal(leftWhenTurnEnded(3, -1, false), false);
+});

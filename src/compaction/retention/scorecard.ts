@@ -13,6 +13,7 @@ import { errorSignatures, neverFailedCommands, type ErrorSignature } from './err
 import { spanFiles } from './files';
 import { spanCommits } from './commits';
 import { typedRequests, type TypedRequest } from './requests';
+import { leftWhenTurnEnded } from '../earlier-turn';
 import { earlierHeld } from './earlier';
 import {
   containsAtWordBounds,
@@ -81,7 +82,8 @@ export function retentionScorecard(
   // Each typed request with its message (the facts of a message's request are kept per message).
   const typed = new Map<string, object | undefined>();
   for (const text of carried) if (!typed.has(text)) typed.set(text, undefined);
-  for (const t of spanTypedRequests(entries)) if (!typed.has(t.text)) typed.set(t.text, entries[t.index].message);
+  const spanTyped = spanTypedRequests(entries);
+  for (const t of spanTyped) if (!typed.has(t.text)) typed.set(t.text, entries[t.index].message);
   // The agent's calls are read once for every set.
   const calls = agentCalls(entries);
   const files = spanFiles(entries, 0, n, calls);
@@ -114,12 +116,9 @@ export function retentionScorecard(
   }
   const readNamed = read.filter((p) => hasPathIn(pathText, p)).length;
 
-  const open = errors.filter((e) => e.state === 'open');
-  let openNamed = 0;
-  for (const e of open) {
-    if (errorNamedIn(e, text, normalized)) openNamed++;
-    else pushBounded(missing.openErrors, e.key || e.line);
-  }
+  const latestRequestAt = spanTyped.length ? spanTyped[spanTyped.length - 1].index : -1;
+  const later = after.length > 0 && typedRequests(entriesOf(after, false)).length > 0;
+  const unresolved = scoreUnresolved(errors, latestRequestAt, later, (e) => errorNamedIn(e, text, normalized), missing);
   const fo = falseOpens(text, errors, neverFailed);
   for (const e of fo.resolvedShownOpen) pushBounded(missing.shownOpen, e.key || e.line);
   for (const c of fo.neverFailedShown) pushBounded(missing.neverFailed!, c);
@@ -141,13 +140,49 @@ export function retentionScorecard(
     requests,
     filesChanged: { total: files.modified.size, named: changedNamed },
     filesRead: { total: read.length, named: readNamed },
-    errors: { open: open.length, openNamed, resolved: errors.length - open.length, shownOpen: fo.falseOpen },
+    errors: {
+      ...unresolved,
+      resolved: errors.length - unresolved.open - (unresolved.earlierTurn ?? 0),
+      shownOpen: fo.falseOpen,
+    },
     neverFailedShownFailing: fo.neverFailedShownFailing,
     identifiers: { total: names.length, kept },
     ...(held.size ? { earlier: { total: held.size, kept: heldKept, ...commitIds(held) } } : {}),
     ...commitsPart(commits, present, missing),
     missing,
   };
+}
+
+/**
+ * The failures still unresolved at the end of the span, split by the summary's rule (one rule:
+ * earlier-turn.ts): open work of the latest request, and those left when an earlier turn ended
+ * (a request was typed after their last failing run, `latestRequestAt` in the span or `typedAfter`
+ * it). Counts each and how many `named` finds in the text; the unnamed go to `missing`.
+ */
+function scoreUnresolved(
+  errors: readonly ErrorSignature[],
+  latestRequestAt: number,
+  typedAfter: boolean,
+  named: (e: ErrorSignature) => boolean,
+  missing: RetentionScorecard['missing'],
+): Pick<RetentionScorecard['errors'], 'open' | 'openNamed' | 'earlierTurn' | 'earlierTurnNamed'> {
+  let open = 0;
+  let openNamed = 0;
+  let left = 0;
+  let leftNamed = 0;
+  const leftMissing: string[] = [];
+  for (const e of errors) {
+    if (e.state !== 'open') continue;
+    const earlier = leftWhenTurnEnded(e.index, latestRequestAt, typedAfter);
+    if (earlier) left++;
+    else open++;
+    if (named(e)) {
+      if (earlier) leftNamed++;
+      else openNamed++;
+    } else pushBounded(earlier ? leftMissing : missing.openErrors, e.key || e.line);
+  }
+  if (left) missing.earlierTurnErrors = leftMissing;
+  return { open, openNamed, ...(left ? { earlierTurn: left, earlierTurnNamed: leftNamed } : {}) };
 }
 
 /** `{ commits: n }` when `n` of `names` are commit ids, else nothing. */
@@ -400,7 +435,7 @@ export function mergeScorecards(cards: ReadonlyArray<RetentionScorecard | undefi
     requests: sum((c) => c.requests),
     filesChanged: sum((c) => c.filesChanged),
     filesRead: sum((c) => c.filesRead),
-    errors: sum((c) => c.errors),
+    errors: mergeErrors(present.map((c) => c.errors)),
     neverFailedShownFailing: present.reduce((n, c) => n + c.neverFailedShownFailing, 0),
     identifiers: sum((c) => c.identifiers),
     ...(present.some((c) => c.contradicted?.length)
@@ -427,12 +462,29 @@ export function mergeScorecards(cards: ReadonlyArray<RetentionScorecard | undefi
       requests: names((c) => c.missing.requests),
       filesChanged: names((c) => c.missing.filesChanged),
       openErrors: names((c) => c.missing.openErrors),
+      ...(present.some((c) => c.errors.earlierTurn)
+        ? { earlierTurnErrors: names((c) => c.missing.earlierTurnErrors) }
+        : {}),
       shownOpen: names((c) => c.missing.shownOpen),
       identifiers: names((c) => c.missing.identifiers),
       neverFailed: names((c) => c.missing.neverFailed),
       earlier: names((c) => c.missing.earlier),
       ...(withCommits.length ? { commits: names((c) => c.missing.commits) } : {}),
     },
+  };
+}
+
+/** Error counts of several scorecards added up; the earlier turns' only where some card has them. */
+function mergeErrors(all: ReadonlyArray<RetentionScorecard['errors']>): RetentionScorecard['errors'] {
+  const add = (pick: (e: RetentionScorecard['errors']) => number | undefined) =>
+    all.reduce((n, e) => n + (pick(e) ?? 0), 0);
+  const earlierTurn = add((e) => e.earlierTurn);
+  return {
+    open: add((e) => e.open),
+    openNamed: add((e) => e.openNamed),
+    resolved: add((e) => e.resolved),
+    shownOpen: add((e) => e.shownOpen),
+    ...(earlierTurn ? { earlierTurn, earlierTurnNamed: add((e) => e.earlierTurnNamed) } : {}),
   };
 }
 
@@ -456,7 +508,8 @@ export function supersededScorecard(card: RetentionScorecard): RetentionScorecar
 
 /**
  * The scorecard in one line, e.g. "kept: requests 5/6 whole (1 shortened), files changed 4/5 named,
- * open errors 1/2 named, resolved errors shown as open: 0 of 3, identifiers 31/40", after a warning when the
+ * open errors 1/2 named, unresolved from earlier turns 1/1 named, resolved errors shown as open: 0 of 3,
+ * identifiers 31/40" (a part for failures an earlier turn left only when there are some), after a warning when the
  * summary contradicts the tool results (`contradicted`). Parts with nothing to count are left out;
  * '' when nothing is counted.
  */
@@ -472,6 +525,8 @@ export function scorecardLine(c: RetentionScorecard): string {
     );
   if (c.filesChanged.total) parts.push(`files changed ${c.filesChanged.named}/${c.filesChanged.total} named`);
   if (c.errors.open) parts.push(`open errors ${c.errors.openNamed}/${c.errors.open} named`);
+  if (c.errors.earlierTurn)
+    parts.push(`unresolved from earlier turns ${c.errors.earlierTurnNamed ?? 0}/${c.errors.earlierTurn} named`);
   // Counts of what went wrong read "what: n of m", never as a kept fraction like the parts around them.
   if (c.errors.resolved) parts.push(`resolved errors shown as open: ${c.errors.shownOpen} of ${c.errors.resolved}`);
   if (c.neverFailedShownFailing)
@@ -504,6 +559,10 @@ export function scorecardDetails(c: RetentionScorecard, code: (name: string) => 
   out.push(
     `Errors: ${c.errors.open} open (${c.errors.openNamed} still named), ${c.errors.resolved} resolved (${c.errors.shownOpen} shown as open)`,
   );
+  if (c.errors.earlierTurn)
+    out.push(
+      `Errors unresolved when an earlier turn ended: ${c.errors.earlierTurn} (${c.errors.earlierTurnNamed ?? 0} still named)`,
+    );
   if (c.neverFailedShownFailing) out.push(`Commands that never failed shown as failing: ${c.neverFailedShownFailing}`);
   out.push(`Identifiers: ${c.identifiers.kept} of ${c.identifiers.total} kept`);
   if (c.commits?.total) out.push(`Commits made: ${c.commits.named} of ${c.commits.total} named`);
@@ -541,6 +600,12 @@ export function scorecardLeftOut(c: RetentionScorecard, code: (name: string) => 
     );
   list('Requests not kept whole', c.missing.requests, r.shortened + r.leftOut, (n) => n);
   list('Open errors not named', c.missing.openErrors, c.errors.open - c.errors.openNamed);
+  if (c.errors.earlierTurn)
+    list(
+      'Errors unresolved from earlier turns not named',
+      c.missing.earlierTurnErrors ?? [],
+      c.errors.earlierTurn - (c.errors.earlierTurnNamed ?? 0),
+    );
   list('Resolved errors shown as open', c.missing.shownOpen, c.errors.shownOpen);
   list('Commands that never failed shown as failing', c.missing.neverFailed ?? [], c.neverFailedShownFailing);
   list('Identifiers left out', c.missing.identifiers, c.identifiers.total - c.identifiers.kept);

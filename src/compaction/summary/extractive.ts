@@ -24,6 +24,7 @@ import { buildLedger, INPUT_LINE, LEFT_LINE, OPEN_LINE, unfixedBody, type Ledger
 import { commandKey, LedgerFold } from './ledger/ledger-fold';
 import { chooseRoots, rootsLine, shortPath, type PathRoots } from './ledger/path-root';
 import { nameLines } from './identifiers/worked-names';
+import { leftWhenTurnEnded } from '../earlier-turn';
 import { quotedSentences, shrinkQuoted } from './quoted-summary';
 import {
   dropOldestNames,
@@ -178,7 +179,7 @@ function failuresBeforeLatestRequest(
   after: readonly ContextItem[],
   actions: readonly Action[],
 ): (openLine: string) => boolean {
-  if (typedAfter(after)) return () => true;
+  if (leftWhenTurnEnded(-1, -1, typedAfter(after))) return () => true;
   let at = -1;
   for (let i = items.length - 1; i >= 0 && at < 0; i--) {
     const it = items[i];
@@ -195,11 +196,13 @@ function failuresBeforeLatestRequest(
         else if (a.kind === 'file' && !a.ok) latest.add(a.path);
     }
     const cmd = /^- open: `([^`]+)`/.exec(line);
-    if (cmd) return !latest.has(cmd[1]);
-    const file = /^- open: (.+?): \S+ failed: /.exec(line);
-    return file
-      ? ![...latest].some((p) => p === file[1] || p.endsWith(`/${file[1]}`) || p.endsWith(`\\${file[1]}`))
-      : false;
+    const file = cmd ? undefined : /^- open: (.+?): \S+ failed: /.exec(line);
+    if (!cmd && !file) return false;
+    // Its last failing run: in the latest turn (at or after the request) or before it.
+    const failedInTurn = cmd
+      ? latest.has(cmd[1])
+      : [...latest].some((p) => p === file![1] || p.endsWith(`/${file![1]}`) || p.endsWith(`\\${file![1]}`));
+    return leftWhenTurnEnded(failedInTurn ? at : at - 1, at, false);
   };
 }
 
