@@ -18,7 +18,7 @@ import { approvals, banners, gauge, header, history } from './panels.js';
 import { Store } from './shared/view-store.js';
 import type { Applied } from './shared/view-store.js';
 import { announcementFor } from './shared/announcements.js';
-import { compactionAnnouncement, transcript } from './transcript.js';
+import { compactionAnnouncement, restoreAnnouncement, transcript } from './transcript.js';
 import type { Ui } from './transcript.js';
 import { RovingRows } from './roving.js';
 import { UpdateScheduler } from './scheduler.js';
@@ -219,7 +219,9 @@ class Page implements Ui {
     const newest = this.store.view?.transcript.at(-1);
     const fromRun = applied.stateChange?.from === 'streaming' || applied.stateChange?.from === 'running-tool';
     const cancelled = this.cancelRequested || (fromRun && newest?.kind === 'assistant' && newest.interrupted === true);
-    const { clear, texts } = announcementFor(applied, cancelled, compactionAnnouncement);
+    const { clear, texts } = announcementFor(applied, cancelled, compactionAnnouncement, (c, undone) =>
+      restoreAnnouncement(undone, this.store.view?.budget.counting ? undefined : this.store.view?.budget.used),
+    );
     if (applied.stateChange && (applied.stateChange.to === 'idle' || applied.stateChange.to === 'error'))
       this.cancelRequested = false;
     if (clear) {

@@ -280,3 +280,14 @@ export function transcript(ui: Ui, view: ViewState): TemplateResult {
 export function compactionAnnouncement(c: CompactionView): string {
   return `${compactionHeadline(c)}. ${formatTokens(c.tokensAfter)} tokens now.`;
 }
+
+/**
+ * The status line's sentence for a checkpoint restored (`undone` false: the replaced messages are
+ * back) or a restore undone (the summary back), with the context's tokens now when known.
+ */
+export function restoreAnnouncement(undone: boolean, usedTokens: number | undefined): string {
+  const what = undone
+    ? 'Restore undone: the summary is back in the context.'
+    : 'Checkpoint restored: the replaced messages are back in the context.';
+  return usedTokens === undefined ? what : `${what} ${formatTokens(usedTokens)} tokens now.`;
+}

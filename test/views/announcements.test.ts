@@ -76,3 +76,64 @@ test('the end of a cancelled run is announced as cancelled, a normal end as fini
     ['The agent finished.'],
   );
 });
+
+test('a compaction run on its own ends as a compaction, never as "the agent finished"', () => {
+  const store = new Store();
+  store.apply({ type: 'snapshot', seq: 1, state: state('a', 'idle') });
+  assert.deepEqual(
+    announcementFor(store.apply({ type: 'delta', seq: 2, delta: { state: 'compacting' } }), false, describe).texts,
+    ['Compacting the context.'],
+  );
+  // Its new compaction is the news; no word about an agent.
+  assert.deepEqual(
+    announcementFor(
+      store.apply({ type: 'delta', seq: 3, delta: { state: 'idle', compactions: [compaction] } }),
+      false,
+      describe,
+    ).texts,
+    ['compaction c1'],
+  );
+  store.apply({ type: 'delta', seq: 4, delta: { state: 'compacting' } });
+  assert.deepEqual(
+    announcementFor(store.apply({ type: 'delta', seq: 5, delta: { state: 'error' } }), false, describe).texts,
+    ['The compaction stopped with an error.'],
+  );
+  store.apply({ type: 'delta', seq: 6, delta: { state: 'compacting' } });
+  assert.deepEqual(
+    announcementFor(store.apply({ type: 'delta', seq: 7, delta: { state: 'idle' } }), true, describe).texts,
+    ['The compaction was cancelled.'],
+  );
+  // A compaction inside an agent's run: the run's end is still the agent's.
+  store.apply({ type: 'delta', seq: 8, delta: { state: 'streaming' } });
+  store.apply({ type: 'delta', seq: 9, delta: { state: 'compacting' } });
+  store.apply({ type: 'delta', seq: 10, delta: { state: 'streaming' } });
+  assert.deepEqual(
+    announcementFor(store.apply({ type: 'delta', seq: 11, delta: { state: 'idle' } }), false, describe).texts,
+    ['The agent finished.'],
+  );
+});
+
+test('a restored checkpoint and an undone restore are announced, so the status line never keeps the old figures', () => {
+  const store = new Store();
+  store.apply({ type: 'snapshot', seq: 1, state: state('a', 'idle', [compaction]) });
+  const restored = announcementFor(
+    store.apply({ type: 'delta', seq: 2, delta: { compactions: [{ ...compaction, restored: true }] } }),
+    false,
+    describe,
+    (c, undone) => `${undone ? 'undone' : 'restored'} ${c.id}`,
+  );
+  assert.deepEqual(restored.texts, ['restored c1']);
+  const undone = announcementFor(
+    store.apply({ type: 'delta', seq: 3, delta: { compactions: [compaction] } }),
+    false,
+    describe,
+    (c, u) => `${u ? 'undone' : 'restored'} ${c.id}`,
+  );
+  assert.deepEqual(undone.texts, ['undone c1']);
+  // The same list again: nothing to say.
+  assert.deepEqual(
+    announcementFor(store.apply({ type: 'delta', seq: 4, delta: { compactions: [compaction] } }), false, describe)
+      .texts,
+    [],
+  );
+});

@@ -100,3 +100,18 @@ test('from the palette the user picks among runs, not checkpoints', async () => 
   assert.match(offered[1], /^manual compaction · .* \| 9.0k → 3.0k tokens, 2 steps$/);
   assert.deepEqual(restored, [['collapse1', 'summary1']]);
 });
+
+test('a restore past the window never promises the messages stay out of compaction "while the context fits"', async () => {
+  resetVscodeFake();
+  host.user.message = () => undefined;
+  const fits = target([]);
+  await restoreRun(fits, 'collapse1');
+  assert.match(host.messages[0].detail ?? '', /kept out of automatic compaction while the context fits the window/);
+  resetVscodeFake();
+  host.user.message = () => undefined;
+  const over = { ...target([]), plan: (ids: readonly string[]) => ({ undone: [...ids], tokens: 250_000 }) };
+  await restoreRun(over, 'collapse1');
+  const detail = host.messages[0].detail ?? '';
+  assert.match(detail, /more than the window holds: the next request will ask you before compacting them again/);
+  assert.doesNotMatch(detail, /while the context fits/);
+});

@@ -98,7 +98,7 @@ export async function restoreRun(
     `Restore the context to before ${describeRun(run)}?`,
     {
       modal: true,
-      detail: `What it replaced comes back${run.steps.length > 1 ? ` (all ${run.steps.length} of its steps)` : ''}${others > 0 ? `, with ${others} later compaction${others > 1 ? 's' : ''} built on it` : ''}: the context grows from ${formatTokensFull(before)} to about ${formatTokensFull(estimate)} tokens (${share}% of the ${formatTokensFull(budget.inputBudget)}-token budget)${over}. Restored messages are kept out of automatic compaction while the context fits the window, until you run Compact Conversation.`,
+      detail: `What it replaced comes back${run.steps.length > 1 ? ` (all ${run.steps.length} of its steps)` : ''}${others > 0 ? `, with ${others} later compaction${others > 1 ? 's' : ''} built on it` : ''}: the context grows from ${formatTokensFull(before)} to about ${formatTokensFull(estimate)} tokens (${share}% of the ${formatTokensFull(budget.inputBudget)}-token budget)${over}.${estimate > budget.inputBudget ? '' : ' Restored messages are kept out of automatic compaction while the context fits the window, until you run Compact Conversation.'}`,
     },
     'Restore',
   );

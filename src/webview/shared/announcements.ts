@@ -15,24 +15,40 @@ export interface Announcement {
 /**
  * The announcement for one applied host message. `cancelRequested` is true when the user pressed
  * Cancel since the last run started, so the run's end is announced as cancelled, not finished;
- * `describe` gives the sentence for a new compaction.
+ * `describe` gives the sentence for a new compaction; `describeRestore` the sentence for a checkpoint
+ * restored (`undone`: a restore undone, the summary back in place).
+ * A stretch of work that began as a compaction (the command, not an agent's run) ends as a
+ * compaction: its end never says the agent finished.
  */
 export function announcementFor(
   applied: Applied,
   cancelRequested: boolean,
   describe: (c: CompactionView) => string,
+  describeRestore: (c: CompactionView, undone: boolean) => string = (_c, undone) =>
+    undone
+      ? 'Restore undone: the summary is back in the context.'
+      : 'Checkpoint restored: the replaced messages are back in the context.',
 ): Announcement {
   const texts: string[] = [];
   const change = applied.stateChange;
+  const compactionAlone = applied.startedAs === 'compacting';
   // Only the changes a listener acts on: work starts, work ends, an error, a compaction starts.
   if (change && !applied.sessionChanged) {
     const idle = (s: string) => s === 'idle' || s === 'error';
-    if (change.to === 'error')
+    if (compactionAlone && change.to === 'error')
+      texts.push(cancelRequested ? 'The compaction was cancelled.' : 'The compaction stopped with an error.');
+    else if (compactionAlone && change.to === 'idle') {
+      // A new compaction is announced by `describe` below; otherwise say how it ended.
+      if (cancelRequested) texts.push('The compaction was cancelled.');
+      else if (applied.newCompactions.length === 0) texts.push('The compaction ended.');
+    } else if (change.to === 'error')
       texts.push(cancelRequested ? 'The agent was cancelled.' : 'The agent stopped with an error.');
     else if (change.to === 'idle') texts.push(cancelRequested ? 'The agent was cancelled.' : 'The agent finished.');
     else if (change.to === 'compacting') texts.push('Compacting the context.');
     else if (idle(change.from)) texts.push('The agent is working.');
   }
   for (const c of applied.newCompactions) texts.push(describe(c));
+  if (!applied.sessionChanged)
+    for (const { compaction, undone } of applied.restoreChanges ?? []) texts.push(describeRestore(compaction, undone));
   return { clear: applied.sessionChanged === true, texts };
 }

@@ -3,7 +3,14 @@
  * streamed text appended), so the keyed renderer only touches what changed. A delta whose sequence
  * number is not the next one means a message was lost: the store asks the host for a snapshot.
  */
-import type { HostMessage, ReplacedItemView, TranscriptItemView, ViewDelta, ViewState } from './protocol';
+import type {
+  CompactionView,
+  HostMessage,
+  ReplacedItemView,
+  TranscriptItemView,
+  ViewDelta,
+  ViewState,
+} from './protocol';
 
 /** The body of a compaction divider, fetched when it is opened. */
 export interface CompactionDetail {
@@ -21,12 +28,21 @@ export interface Applied {
   newCompactions: ViewState['compactions'];
   /** True when this message shows another session than before, or is the first state after a (re)load. */
   sessionChanged?: boolean;
+  /** Compactions of the same session restored by this message (`undone`: a restore undone, the compaction back). */
+  restoreChanges?: { compaction: CompactionView; undone: boolean }[];
+  /**
+   * The state that began the current stretch of activity (the first state after idle or error), so
+   * the end of a compaction run alone is told from the end of an agent's run.
+   */
+  startedAs?: string;
 }
 
 /** The webview's state: the host's view plus what only the webview knows (texts fetched on demand). */
 export class Store {
   view: ViewState | undefined;
   private seq = 0;
+  /** The first state after idle or error, kept until the activity ends (see `Applied.startedAs`). */
+  private startedAs: string | undefined;
   private readonly index = new Map<string, number>();
   /** Full texts fetched with `expandItem`, by line id. */
   readonly fullTexts = new Map<string, string>();
@@ -41,17 +57,18 @@ export class Store {
         this.view = message.state;
         this.seq = message.seq;
         this.reindex();
+        const sameSession = before !== undefined && before.sessionId === message.state.sessionId;
+        const stateChange =
+          before && before.state !== message.state.state ? { from: before.state, to: message.state.state } : undefined;
         return {
           kind: 'snapshot',
-          stateChange:
-            before && before.state !== message.state.state
-              ? { from: before.state, to: message.state.state }
-              : undefined,
-          newCompactions:
-            before && before.sessionId === message.state.sessionId
-              ? message.state.compactions.filter((c) => !before.compactions.some((b) => b.id === c.id))
-              : [],
-          sessionChanged: !before || before.sessionId !== message.state.sessionId,
+          stateChange,
+          newCompactions: sameSession
+            ? message.state.compactions.filter((c) => !before.compactions.some((b) => b.id === c.id))
+            : [],
+          sessionChanged: !sameSession,
+          restoreChanges: sameSession ? restoreChanges(before.compactions, message.state.compactions) : [],
+          startedAs: this.track(stateChange),
         };
       }
       case 'delta': {
@@ -77,8 +94,10 @@ export class Store {
       applied.stateChange = { from: view.state, to: delta.state };
       view.state = delta.state;
     }
+    applied.startedAs = this.track(applied.stateChange);
     if (delta.compactions) {
       applied.newCompactions = delta.compactions.filter((c) => !view.compactions.some((b) => b.id === c.id));
+      applied.restoreChanges = restoreChanges(view.compactions, delta.compactions);
       view.compactions = delta.compactions;
     }
     if (delta.budget) view.budget = delta.budget;
@@ -94,6 +113,7 @@ export class Store {
       applied.sessionChanged = true;
       // Another session's compactions are no news to announce.
       applied.newCompactions = [];
+      applied.restoreChanges = [];
     }
     if (delta.readOnly !== undefined) view.readOnly = delta.readOnly;
     if (delta.items) this.upsert(view, delta.items);
@@ -107,6 +127,16 @@ export class Store {
     }
     if (delta.earlier !== undefined) view.earlier = delta.earlier;
     return applied;
+  }
+
+  /** Keeps `startedAs` across a state change; returns the value that holds for this message. */
+  private track(change: { from: string; to: string } | undefined): string | undefined {
+    if (!change) return this.startedAs;
+    const rest = (state: string) => state === 'idle' || state === 'error';
+    if (rest(change.from) && !rest(change.to)) this.startedAs = change.to;
+    const startedAs = this.startedAs;
+    if (rest(change.to)) this.startedAs = undefined;
+    return startedAs;
   }
 
   private upsert(view: ViewState, items: TranscriptItemView[]): void {
@@ -130,4 +160,15 @@ export class Store {
     this.index.clear();
     this.view?.transcript.forEach((item, i) => this.index.set(item.id, i));
   }
+}
+
+/** Compactions in both lists whose `restored` flag changed: restored now, or a restore undone. */
+function restoreChanges(
+  before: readonly CompactionView[],
+  after: readonly CompactionView[],
+): { compaction: CompactionView; undone: boolean }[] {
+  const was = new Map(before.map((c) => [c.id, c.restored === true]));
+  return after
+    .filter((c) => was.has(c.id) && was.get(c.id) !== (c.restored === true))
+    .map((c) => ({ compaction: c, undone: c.restored !== true }));
 }
