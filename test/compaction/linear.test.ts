@@ -273,6 +273,65 @@ test("a grown span's identifiers continue the reading of the span before it: the
   assert.ok([...new SpanIdentifiers(changed).of('conversation')].includes('src/other/place.ts'));
 });
 
+test('a Traceback mentioned in prose is read part by part: its exception line comes from a later part, and a grown span resumes after it', () => {
+  // Prose that quotes a Traceback line, then more than 16 messages of indented lines (source comments),
+  // then the line that ends it; in the messages of a conversation and in tool results (the bare text
+  // and the JSON-escaped form, with `\n` escapes, as a tool's output may carry it).
+  const quoted = [
+    'A Python traceback opens with `Traceback (most recent call last):` and ends with the exception;',
+    '{"output": "Traceback (most recent call last):\\n  File \\"app/x.py\\", line 3\\n    run()"}',
+  ];
+  for (const opener of quoted) {
+    const entries: Array<{ id: string; message: ChatMessage }> = [];
+    const add = (message: ChatMessage) => entries.push({ id: `t${entries.length}`, message });
+    for (let k = 0; k < 140; k++) add({ role: k % 2 ? 'assistant' : 'user', content: `step ${k} edits src/m${k}.ts` });
+    for (const role of ['assistant', 'tool'] as const) {
+      const msg = (content: string): ChatMessage =>
+        role === 'tool' ? { role, tool_call_id: `call_t${entries.length}`, content } : { role, content };
+      add(msg(opener));
+      for (let k = 0; k < 20; k++) add(msg(`   * comment ${k} on lib/c${k}.ts\n     */`));
+      add(msg('KeyError: missing /srv/data.json'));
+      for (let k = 0; k < 140; k++) add(msg(`later ${k} in pkg/l${k}.go`));
+    }
+    const all = itemsFromEntries(entries);
+    const src = sourcesOf(all);
+    for (const key of ['conversation', 'output'] as const) {
+      const whole = extractIdentifiers(src[key]);
+      assert.ok(whole.includes('KeyError: missing /srv/data.json'), `${key}: the exception line is an identifier`);
+      assert.deepEqual([...sourceIdentifiers(all, key)], whole, `${key}`);
+    }
+    // A span that grows past the Traceback resumes at the end of the span before: no message before
+    // the last one read is read again (each message's text is counted as it is taken).
+    const reads = new Set<number>();
+    const counted = itemsFromEntries(
+      entries.map((e, i) => {
+        const message = { ...e.message };
+        const content = message.content;
+        Object.defineProperty(message, 'content', {
+          enumerable: true,
+          get: () => {
+            reads.add(i);
+            return content;
+          },
+        });
+        return { id: e.id, message };
+      }),
+    );
+    const cut = entries.length - 100;
+    for (const key of ['conversation', 'output'] as const) {
+      void [...new SpanIdentifiers(counted.slice(0, cut)).of(key)];
+      reads.clear();
+      const grown = [...new SpanIdentifiers(counted).of(key)];
+      assert.deepEqual(
+        [...reads].filter((i) => i < cut - 1),
+        [],
+        `${key}: read again before the growth`,
+      );
+      assert.deepEqual(grown, extractIdentifiers(sourcesOf(all)[key]), `${key} grown`);
+    }
+  }
+});
+
 function* take<T>(it: Iterable<T>, n: number): Generator<T> {
   if (n <= 0) return;
   for (const x of it) {

@@ -11,7 +11,12 @@ import { isToolOutputText, toolCallsOf } from '../../text';
 import { textWithPlaceholders } from '../../content-text';
 import { HARNESS_BLOCKS, HARNESS_PARAGRAPHS, userTextAuthor } from '../../harness-text';
 import { extractIdentifiers, isOneToken, NOISE } from './identifiers';
-import { identifiersOfPart, type PartIdentifiers } from './identifier-parts';
+import {
+  identifiersAfterTraceback,
+  identifiersOfPart,
+  prefixedWithTraceback,
+  type PartIdentifiers,
+} from './identifier-parts';
 import { rootsIn, shortPath } from '../ledger/path-root';
 import { MessageMemo } from '../../message-memo';
 import { FileUse, productOrFile } from './file-use';
@@ -266,21 +271,31 @@ function* partsOfSource(
 /**
  * `extractIdentifiers(sourcesOf(items)[key])`, in the same order, read lazily: each part's
  * identifiers (cached per message) while the joins before it are sealed (see identifier-parts.ts).
- * A part whose join is not sealed is read together with the parts after it, up to the first sealed
- * join: matches cannot start earlier (the joins before are sealed) nor run past a sealed end. After
- * {@link MAX_MERGED} such parts in a row, the rest of the text is joined and read whole. A caller
- * that stops early (the back-fill's budget is spent) reads no more of the span than it used.
+ * A part that ends inside a command string or array is read together with the parts after it, up to
+ * the first join no command crosses: matches cannot start earlier nor run past that end. After
+ * {@link MAX_MERGED} such parts in a row, the rest of the text is joined and read whole. A Traceback
+ * that waits for its exception line is no reason to merge: the parts after it are read after a
+ * Traceback line of their own until one ends it (a flag carried across the joins, also when a reading
+ * resumes), so text that mentions a Traceback in prose (source comments, notes) is still read part by
+ * part. A caller that stops early (the back-fill's budget is spent) reads no more of the span than it
+ * used.
  *
  * Memory: one part (or a few merged) at a time; reading the rest of a 300k-message span as one
  * text held about 140 MB of it at once (measured on real text).
  *
- * `resume`: start at item `from` as if `seen` had been yielded before it (a place `at` reported
- * by an earlier reading of the same items); `at` is told each item where this reading may resume.
+ * `resume`: start at item `from` as if `seen` had been yielded before it and a Traceback waited for
+ * its exception line when `traceback` is true (a place `at` reported by an earlier reading of the
+ * same items); `at` is told each item where this reading may resume, with that flag.
  */
 export function* sourceIdentifiers(
   items: readonly ContextItem[],
   key: 'args' | 'conversation' | 'output',
-  resume?: { from: number; seen: ReadonlySet<string>; at: (item: number) => void },
+  resume?: {
+    from: number;
+    seen: ReadonlySet<string>;
+    traceback?: boolean;
+    at: (item: number, traceback: boolean) => void;
+  },
 ): Generator<string> {
   const seen = new Set<string>(resume?.seen);
   function* fresh(ids: readonly string[]): Generator<string> {
@@ -290,33 +305,38 @@ export function* sourceIdentifiers(
       yield id;
     }
   }
+  // Whether a Traceback before the current part still waits for its exception line.
+  let traceback = resume?.traceback ?? false;
+  const textOf = (part: SourcePart): string => (traceback ? prefixedWithTraceback(part.text()) : part.text());
   const parts = partsOfSource(items, key, resume?.from);
   let cur = parts.next();
   while (!cur.done) {
     const part = cur.value;
-    // Every join before this part is sealed and what came before it is yielded: a reading may resume here.
-    if (part.first) resume?.at(part.item);
-    const read = part.read();
+    // No command crosses a join before this part and what came before it is yielded: a reading may resume here.
+    if (part.first) resume?.at(part.item, traceback);
+    const read = traceback ? identifiersAfterTraceback(part.text(), part.read()) : part.read();
     let next = parts.next();
-    if (read.sealed || next.done) {
+    if (!read.commandOpen || next.done) {
       yield* fresh(read.ids);
+      traceback = read.openTraceback;
       cur = next;
       continue;
     }
-    // An identifier may run across this join: read on with the next parts as one text.
-    const texts = [part.text()];
+    // A command may run across this join: read on with the next parts as one text.
+    const texts = [textOf(part)];
     let merged: PartIdentifiers;
     do {
       texts.push(next.value.text());
       next = parts.next();
       merged = identifiersOfPart(texts.join('\n'));
-    } while (!merged.sealed && !next.done && texts.length < MAX_MERGED);
-    if (!merged.sealed && !next.done) {
+    } while (merged.commandOpen && !next.done && texts.length < MAX_MERGED);
+    if (merged.commandOpen && !next.done) {
       for (let n: IteratorResult<SourcePart> = next; !n.done; n = parts.next()) texts.push(n.value.text());
       yield* fresh(extractIdentifiers(texts.join('\n')));
       return;
     }
     yield* fresh(merged.ids);
+    traceback = merged.openTraceback;
     cur = next;
   }
 }
@@ -338,7 +358,7 @@ export class SpanIdentifiers {
   private readonly readers: Partial<Record<SourceKey, Generator<string>>> = {};
   private readonly ended = new Set<SourceKey>();
   /** Where each source's reading resumes: its last resumable place in the span read last. */
-  private readonly resumeAt: Partial<Record<SourceKey, number>> = {};
+  private readonly resumeAt: Partial<Record<SourceKey, { item: number; traceback: boolean }>> = {};
 
   /**
    * A span that grew at its end (the next compaction of a growing conversation: the same items
@@ -358,7 +378,7 @@ export class SpanIdentifiers {
       const at = before.at[key];
       if (!at || at.item > same) continue;
       this.seen[key] = at.list.slice(0, at.count);
-      this.resumeAt[key] = at.item;
+      this.resumeAt[key] = { item: at.item, traceback: at.traceback };
       keptReadings.at[key] = { ...at, list: this.seen[key] };
     }
   }
@@ -384,15 +404,16 @@ export class SpanIdentifiers {
 
   private reader(key: SourceKey): Generator<string> {
     const list = this.seen[key];
-    const from = this.resumeAt[key] ?? 0;
+    const { item: from, traceback } = this.resumeAt[key] ?? { item: 0, traceback: false };
     // The place is kept for the next span only while this span is the one kept.
-    const place = { item: from, count: list.length, list };
+    const place = { item: from, traceback, count: list.length, list };
     if (keptReadings?.items === this.items) keptReadings.at[key] = place;
-    const at = (item: number) => {
+    const at = (item: number, open: boolean) => {
       place.item = item;
+      place.traceback = open;
       place.count = list.length;
     };
-    return sourceIdentifiers(this.items, key, { from, seen: new Set(list), at });
+    return sourceIdentifiers(this.items, key, { from, seen: new Set(list), traceback, at });
   }
 }
 
@@ -402,11 +423,15 @@ const SOURCE_KEYS: readonly SourceKey[] = ['args', 'conversation', 'output'];
 const KEEP_FROM = 256;
 
 /**
- * The span read last and, per source, the last place its reading could resume from: the item, and
- * how many identifiers of `list` (the reading's own list, which only grows) came before it.
+ * The span read last and, per source, the last place its reading could resume from: the item, whether
+ * a Traceback before it waits for its exception line, and how many identifiers of `list` (the
+ * reading's own list, which only grows) came before it.
  */
 let keptReadings:
-  | { items: readonly ContextItem[]; at: Partial<Record<SourceKey, { item: number; count: number; list: string[] }>> }
+  | {
+      items: readonly ContextItem[];
+      at: Partial<Record<SourceKey, { item: number; traceback: boolean; count: number; list: string[] }>>;
+    }
   | undefined;
 
 /** How many items `a` and `b` share at their start (the same messages, as the same kind), looking at most `upTo`. */

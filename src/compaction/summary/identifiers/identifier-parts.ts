@@ -5,25 +5,40 @@
  *
  * Pure: no I/O, no model calls.
  */
-import { COMMAND_ARRAY_RE, COMMAND_STRING_RE, extractIdentifiers } from './identifiers';
+import {
+  COMMAND_ARRAY_RE,
+  COMMAND_STRING_RE,
+  extractIdentifiers,
+  hasExceptionLine,
+  tracebackAwaitsException,
+} from './identifiers';
 
 /** Openers of a command string or array in JSON text (scanned overlapping, see {@link identifiersOfPart}). */
 const COMMAND_OPENER_RE = /"(?:command|cmd|script)"\s*:\s*"/y;
 const COMMAND_ARRAY_OPENER_RE = /"(?:command|cmd)"\s*:\s*\[/y;
 /** A text that ends inside the opener of a command string or array. */
 const COMMAND_TAIL_RE = /"(?:command|cmd|script)"\s*(?::\s*)?$/;
-const TRACEBACK = 'Traceback (most recent call last)';
 
 /** Identifiers of one part of a longer text (see {@link identifiersOfPart}). */
 export interface PartIdentifiers {
   /** `extractIdentifiers(part)`. */
   ids: string[];
   /**
-   * True when no identifier of the joined text can start in this part and end after it. Only the
-   * command patterns (their strings and arrays may hold line breaks) and a Traceback (its exception
-   * line comes after it) can reach across a line break; every other pattern stops at one.
+   * True when no identifier of the joined text can start in this part and end after it, and no
+   * Traceback in it waits for its exception line: `!commandOpen && !openTraceback`.
    */
   sealed: boolean;
+  /**
+   * True when a command string or array of the joined text may start in this part and end after it:
+   * only the command patterns (their strings and arrays may hold line breaks) reach across a line break.
+   */
+  commandOpen: boolean;
+  /**
+   * True when the part's last Traceback has no exception line in it: the joined text's identifiers
+   * then hold the first line after the part that is neither indented nor blank, at its place (see
+   * {@link identifiersAfterTraceback}). Nothing else of the part reaches past it.
+   */
+  openTraceback: boolean;
 }
 
 /**
@@ -33,7 +48,29 @@ export interface PartIdentifiers {
  * be read once and its result kept. Never throws.
  */
 export function identifiersOfPart(part: string): PartIdentifiers {
-  return { ids: extractIdentifiers(part), sealed: isSealed(part) };
+  const commandOpen = !commandsClosed(part);
+  const openTraceback = tracebackAwaitsException(part);
+  return { ids: extractIdentifiers(part), sealed: !commandOpen && !openTraceback, commandOpen, openTraceback };
+}
+
+/** The line a Traceback opens with; it yields no identifier of its own (only its exception line does). */
+const TRACEBACK_LINE = 'Traceback (most recent call last):';
+
+/**
+ * {@link identifiersOfPart} for `part` read after a part whose Traceback is open (see
+ * {@link PartIdentifiers.openTraceback}): `own`, the part's identifiers read alone, when no line of it
+ * ends that Traceback (then it stays open), else the part read after a Traceback line. A Traceback
+ * line yields nothing but its exception line, at that line's place, so the identifiers keep the order
+ * they have in the joined text; the state across a join is this one flag, not the text before it.
+ */
+export function identifiersAfterTraceback(part: string, own: PartIdentifiers): PartIdentifiers {
+  if (!hasExceptionLine(part)) return { ...own, sealed: false, openTraceback: true };
+  return identifiersOfPart(prefixedWithTraceback(part));
+}
+
+/** `part` after a Traceback line, as {@link identifiersAfterTraceback} reads it. */
+export function prefixedWithTraceback(part: string): string {
+  return `${TRACEBACK_LINE}\n${part}`;
 }
 
 /** Merges the identifiers of consecutive parts (see {@link identifiersOfPart}); undefined when a join is not sealed. */
@@ -51,21 +88,13 @@ export function mergePartIdentifiers(parts: readonly PartIdentifiers[]): string[
   return out;
 }
 
-function isSealed(text: string): boolean {
+/** True when every command string or array that opens in `text` also closes in it. */
+function commandsClosed(text: string): boolean {
   if (COMMAND_TAIL_RE.test(text)) return false;
-  if (
-    !openersCovered(text, COMMAND_OPENER_RE, COMMAND_STRING_RE) ||
-    !openersCovered(text, COMMAND_ARRAY_OPENER_RE, COMMAND_ARRAY_RE)
-  )
-    return false;
-  const last = text.lastIndexOf(TRACEBACK);
-  if (last >= 0) {
-    // The last Traceback needs its exception line inside the part (earlier ones then have one too).
-    const rest = text.slice(last);
-    const lines = rest.split(/\n|\\n/).slice(1);
-    if (!lines.some((l) => !/^\s/.test(l) && l.trim().length > 0)) return false;
-  }
-  return true;
+  return (
+    openersCovered(text, COMMAND_OPENER_RE, COMMAND_STRING_RE) &&
+    openersCovered(text, COMMAND_ARRAY_OPENER_RE, COMMAND_ARRAY_RE)
+  );
 }
 
 /**

@@ -508,14 +508,41 @@ function collectErrorLines(text: string, push: (start: number, raw: string) => v
   }
 }
 
+/**
+ * Whether a Traceback of `source` waits for its exception line: after the last line that opens one
+ * (as {@link extractIdentifiers} reads the lines: colour codes masked, split at a line break or its
+ * `\\n` escape), no line is neither indented nor blank. Text after `source` (joined with `\n`) then
+ * gives {@link extractIdentifiers} its first such line, at its place. Never throws.
+ */
+export function tracebackAwaitsException(source: string): boolean {
+  if (!source.includes('Traceback')) return false;
+  const lines = maskAnsi(source).split(/\n|\\n/);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (ERROR_LINE_RE.exec(lines[i])?.[0].startsWith('Traceback')) return true;
+    if (endsTraceback(lines[i])) return false;
+  }
+  return false;
+}
+
+/** Whether some line of `source` would end a Traceback before it (see {@link tracebackAwaitsException}). */
+export function hasExceptionLine(source: string): boolean {
+  return maskAnsi(source)
+    .split(/\n|\\n/)
+    .some(endsTraceback);
+}
+
+/** A line neither indented nor blank: the exception line that ends a Traceback's frames. */
+function endsTraceback(line: string): boolean {
+  return !/^\s/.test(line) && line.trim().length > 0;
+}
+
 /** `out[i]`: index of the first line after `i` that is neither indented nor blank (`lines.length` when none). */
 function exceptionLines(lines: ReadonlyArray<{ text: string }>): Int32Array {
   const out = new Int32Array(lines.length);
   let next = lines.length;
   for (let i = lines.length - 1; i >= 0; i--) {
     out[i] = next;
-    const t = lines[i].text;
-    if (!/^\s/.test(t) && t.trim().length > 0) next = i;
+    if (endsTraceback(lines[i].text)) next = i;
   }
   return out;
 }
