@@ -23,6 +23,9 @@ const REQUESTS_HEADING = /^#{2,3} Requests, verbatim\b/;
 /** A product or library named in prose the way a file would be (`Next.js`, `Node.js`). */
 const PRODUCT_NAME = /^[A-Z][a-z]+\.js$/;
 
+/** A constant of a type, not a file: capitals after a dot behind a name holding lower case (`SqlTypes.JSON`). */
+const CONSTANT = /^[\w$]*[a-z][\w$]*\.[A-Z][A-Z0-9_]*$/;
+
 /** A placeholder a summary writes where it left the middle of a request out. */
 const LEFT_OUT = /\s*\[… [\d,]+ characters of this request left out …\]\s*/;
 
@@ -39,22 +42,35 @@ export interface EarlierHeld {
  * commas; trailing punctuation and `:line:column` left off) that hold a folder separator and end in a
  * file extension, or bare file names with a code or document extension (`ROADMAP.md`). URLs are not paths,
  * nor an extension alone (`.tsx`), nor a product named in prose (`Next.js`, `Node.js`: one capitalised
- * word before `.js`, with no folder).
+ * word before `.js`, with no folder), nor a type's constant (`SqlTypes.JSON`), nor a path a line only
+ * points at to be read ("read the full transcript at: p": the earlier summary does not say it changed).
  */
 export function pathsIn(text: string): string[] {
   const out = new Set<string>();
-  for (const raw of expandRoots(text).split(/[\s`'"()[\]<>{},;|*]+/)) {
-    const t = raw
+  for (const line of expandRoots(text).split('\n')) for (const p of linePaths(line)) out.add(p);
+  return [...out];
+}
+
+/** Words that end a line's text before a path it only points at to be read ("read the transcript at: p"). */
+const READ_AT = /\b(?:read|see|view|open)\b[^.;]*\b(?:at|from|in)\s*:?\s*$/i;
+
+/** The paths of one line (see {@link pathsIn}). */
+function linePaths(line: string): string[] {
+  const out: string[] = [];
+  const words = line.split(/([\s`'"()[\]<>{},;|*]+)/);
+  for (let i = 0; i < words.length; i += 2) {
+    if (READ_AT.test(words.slice(0, i).join(''))) continue;
+    const t = words[i]
       .replace(/[.:!?]+$/, '')
       .replace(/(?::\d+)+$/, '')
       .replace(/\\/g, '/');
     if (t.length < 4 || t.includes('://') || !/^[\w.@+~/:$-]+$/.test(t)) continue;
     const file = t.includes('/')
       ? /\/[\w.@+-]*\w\.[A-Za-z]\w{0,7}$/.test(t)
-      : FILE_EXT.test(t) && /^[\w@+-][\w.@+-]*$/.test(t) && !PRODUCT_NAME.test(t);
-    if (file) out.add(t);
+      : FILE_EXT.test(t) && /^[\w@+-][\w.@+-]*$/.test(t) && !PRODUCT_NAME.test(t) && !CONSTANT.test(t);
+    if (file) out.push(t);
   }
-  return [...out];
+  return out;
 }
 
 /** The commit ids `text` names (see {@link HEX}), in order, without repeats. */

@@ -1,7 +1,7 @@
 /**
  * What a shell script does to files, read from its text: the files it writes (redirections `>`/`>>`,
  * `tee`, `sed -i`, `perl -i`, `cp`, `mv`, `touch`, `apply_patch` bodies, Python `open(…, 'w')` and
- * `write_text`), moves and deletes (`mv`, `rm`, `git mv`/`git rm`, Windows `ren`/`move`/`del`/`erase`,
+ * `write_text`; a copy's sources (`cp`, `copy`, `Copy-Item`) are read, its destination created), moves and deletes (`mv`, `rm`, `git mv`/`git rm`, Windows `ren`/`move`/`del`/`erase`,
  * PowerShell `Move-Item`/`Rename-Item`/`Remove-Item`; also inside `bash -lc "…"`, `cmd /c` and
  * `powershell -Command`) and reads (`cat`, `sed -n`, `head`, `tail`, `nl`, `less`). Used for
  * agents that edit by running commands (Codex `exec`/`shell`, OpenHands `terminal`, Cline
@@ -138,6 +138,7 @@ export function shellEffects(script: string): ShellEffect[] {
   const { commands, bodies } = splitHeredocs(script);
   for (const body of bodies) for (const p of pythonWrites(body)) out.push({ path: p, action: 'edited' });
   for (const p of pythonWrites(commands)) out.push({ path: p, action: 'edited' });
+  const vars = new Map<string, string>();
   for (const line of commands.split('\n')) {
     const words = shellWords(line);
     // Segments between separators are simple commands.
@@ -150,9 +151,37 @@ export function shellEffects(script: string): ShellEffect[] {
       } else seg.push(w);
     }
     segments.push(seg);
-    for (const s of segments) commandEffects(s, out);
+    for (const s of segments) if (!assigns(s, vars)) commandEffects(expanded(s, vars), out);
   }
   return out;
+}
+
+/** A plain shell variable assignment (`SRC=/a/b.txt`): name and value. */
+const ASSIGNMENT = /^([A-Za-z_]\w*)=(.*)$/;
+
+/**
+ * Records the assignments of a command made only of assignments (`SRC=a DST=b`) in `vars` and says
+ * whether it was one: a script that names its files through variables (`cp "$SRC" "$DST"`) copies
+ * the files the variables hold.
+ */
+function assigns(words: readonly string[], vars: Map<string, string>): boolean {
+  if (words.length === 0 || !words.every((w) => ASSIGNMENT.test(w))) return false;
+  for (const w of words) {
+    const m = ASSIGNMENT.exec(w);
+    if (m) vars.set(m[1], expandWord(m[2], vars));
+  }
+  return true;
+}
+
+/** `word` with the known variables (`$NAME`, `${NAME}`) replaced by their values; unknown ones stay. */
+function expandWord(word: string, vars: ReadonlyMap<string, string>): string {
+  return word.replace(/\$\{(\w+)\}|\$(\w+)/g, (all, a: string | undefined, b: string | undefined) => {
+    return vars.get(a ?? b ?? '') ?? all;
+  });
+}
+
+function expanded(words: readonly string[], vars: ReadonlyMap<string, string>): string[] {
+  return vars.size === 0 ? [...words] : words.map((w) => expandWord(w, vars));
 }
 
 const READERS = new Set(['cat', 'head', 'tail', 'nl', 'less', 'more', 'bat', 'view']);
@@ -213,6 +242,12 @@ function moveEffects(from: string, to: string, out: ShellEffect[]): void {
   out.push({ path: to, action: 'moved' }, { path: from, action: 'deleted' });
 }
 
+/** Effects of a copy of `from` to `to`: the sources read, the destination created. */
+function copyEffects(from: readonly string[], to: string, out: ShellEffect[]): void {
+  out.push({ path: to, action: 'created' });
+  for (const f of from) if (fileWord(f)) out.push({ path: f, action: 'read' });
+}
+
 /** Windows and PowerShell deletions, moves and renames (`del`, `erase`, `rd`, `ren`, `move`, `Remove-Item`, …). */
 function windowsEffects(cmd: string, args: string[], out: ShellEffect[]): boolean {
   const name = cmd.toLowerCase();
@@ -233,6 +268,20 @@ function windowsEffects(cmd: string, args: string[], out: ShellEffect[]): boolea
     case 'move':
       if (plain.length === 2) moveEffects(plain[0], plain[1], out);
       return true;
+    case 'copy':
+      // cmd.exe `copy a b`: a is read, b written (`copy a+b c` joins files into c).
+      if (plain.length === 2) copyEffects(plain[0].split('+'), plain[1], out);
+      return true;
+    case 'copy-item':
+    case 'cpi': {
+      const a = psArgs(args);
+      if (a.whatIf) return true;
+      const pos = a.positional.filter(fileWord);
+      const from = a.named.get('path') ?? a.named.get('literalpath') ?? pos.shift();
+      const to = a.named.get('destination') ?? pos.shift();
+      if (fileWord(from) && fileWord(to)) copyEffects(from.split(','), to, out);
+      return true;
+    }
     case 'remove-item':
     case 'ri': {
       const a = psArgs(args);
@@ -299,7 +348,11 @@ function commandEffects(words: string[], out: ShellEffect[]): void {
       break;
     case 'cp':
     case 'install':
-      if (files.length >= 2) out.push({ path: files[files.length - 1], action: 'created' });
+      // A copy reads its sources and writes its destination only.
+      if (files.length >= 2) {
+        out.push({ path: files[files.length - 1], action: 'created' });
+        for (const f of files.slice(0, -1)) out.push({ path: f, action: 'read' });
+      }
       break;
     case 'mv':
       if (files.length >= 2) {

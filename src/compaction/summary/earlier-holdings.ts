@@ -40,13 +40,52 @@ interface Holding {
   line?: string;
 }
 
-/** The file paths of one line, roots expanded, in order. */
+/**
+ * A bare name that is code, not a file: an extension in capitals after a name holding lower case
+ * (`SqlTypes.JSON`, `MediaType.JSON`), the rule the identifier lists apply to bare file names.
+ */
+function isCodeMember(token: string): boolean {
+  const at = token.lastIndexOf('.');
+  const ext = token.slice(at + 1);
+  return !token.includes('/') && ext !== ext.toLowerCase() && /[a-z]/.test(token.slice(0, at));
+}
+
+/** A command that copies: its last path is the copy, the ones before it are only read. */
+const COPY_COMMAND = /(?:^|[\s`(;&|])(?:cp|copy|copy-item|cpi)\s/i;
+/** Words before a path that point at it as something to read (`read the full transcript at: p`). */
+const READ_POINTER = /\b(?:read|see|view|open)\b[^.;]*\b(?:at|from|in)\s*:?\s*$/i;
+
+/** Whether the text before a path ends inside a copy command (no command separator since its `cp`). */
+function inCopy(before: string): boolean {
+  const last = before.split(/[;&|]/).pop() ?? '';
+  return COPY_COMMAND.test(last);
+}
+
+/**
+ * The file paths of one line that it may say were changed, roots expanded, in order: no code member
+ * (see {@link isCodeMember}), no source of a copy (read, not changed: `cp a b` holds `b`), no path
+ * the line only points at to be read ("read the full transcript at: p").
+ */
 function pathsOf(line: string): string[] {
   const out: string[] = [];
-  for (const raw of line.split(/[\s`'"()[\]<>{},;|*]+/)) {
+  const copies = COPY_COMMAND.test(line);
+  const found: { token: string; at: number }[] = [];
+  let at = 0;
+  for (const raw of line.split(/([\s`'"()[\]<>{},;|*]+)/)) {
+    const start = at;
+    at += raw.length;
     const t = raw.replace(/[.:!?]+$/, '').replace(/(?::\d+)+$/, '');
-    if (t.length < 4 || t.includes('://')) continue;
-    if ((PATH_TOKEN.test(t) || BARE_FILE.test(t)) && !out.includes(t)) out.push(t);
+    if (t.length < 4 || t.includes('://') || isCodeMember(t)) continue;
+    if (READ_POINTER.test(line.slice(0, start))) continue;
+    if ((PATH_TOKEN.test(t) || BARE_FILE.test(t)) && !found.some((f) => f.token === t))
+      found.push({ token: t, at: start });
+  }
+  for (const [i, f] of found.entries()) {
+    // Of a copy's paths, the last one before the next command is the destination.
+    const next = found[i + 1];
+    const between = next ? line.slice(f.at, next.at) : '';
+    if (copies && next && inCopy(line.slice(0, f.at)) && !/[;&|]/.test(between)) continue;
+    out.push(f.token);
   }
   return out;
 }

@@ -310,6 +310,7 @@ test('shell: redirections, tee, sed -i, cp, mv, rm, touch; descriptors and /dev/
   assert.deepEqual(e("sed -i.bak -e 's/a/b/' conf/app.yml"), ['edited conf/app.yml']);
   assert.deepEqual(e('cp a.ts b.ts && mv b.ts lib/c.ts && rm old.ts && touch new.ts'), [
     'created b.ts',
+    'read a.ts',
     'moved lib/c.ts',
     'deleted b.ts',
     'deleted old.ts',

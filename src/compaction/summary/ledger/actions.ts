@@ -262,8 +262,21 @@ function shellFileOps(command: string): ShellFileOp[] {
   }
   // A lone `&` ends a command too (cmd.exe runs the next one after it; a POSIX shell runs the first in
   // the background); `2>&1` and `&>` are redirections, not separators.
+  // Plain assignments (`SRC=a.txt`): a later `cp "$SRC" "$DST"` copies the files they hold.
+  const vars = new Map<string, string>();
   for (const part of unwrapScripts(commandLines.join('\n')).split(/&&|\|\||;|\n|(?<![>&])&(?![&>])/)) {
-    const t = part.trim().replace(/^(?:sudo\s+)/, '');
+    const assignment = /^\s*([A-Za-z_]\w*)=(['"]?)([^\s'"$`]+)\2\s*$/.exec(part);
+    if (assignment) {
+      vars.set(assignment[1], assignment[3]);
+      continue;
+    }
+    const t = (
+      vars.size
+        ? part.replace(/\$\{(\w+)\}|\$(\w+)/g, (all, a?: string, b?: string) => vars.get(a ?? b ?? '') ?? all)
+        : part
+    )
+      .trim()
+      .replace(/^(?:sudo\s+)/, '');
     const moves = moveOps(t);
     if (moves) {
       for (const op of moves) ops.push(op);
@@ -271,8 +284,7 @@ function shellFileOps(command: string): ShellFileOp[] {
     }
     let m: RegExpExecArray | null;
     if (/<</.test(t)) continue;
-    m = /^cp\s+(?:-\w+\s+)*(\S+)\s+(\S+)$/.exec(t);
-    if (m && !m[2].endsWith('/')) ops.push({ op: 'created', path: unquote(m[2]) });
+    for (const op of copyOps(t)) ops.push(op);
     m = /(?:^|\s)(?:cat|echo|printf)\b[^>]*?(?:^|[^0-9&>])>>?\s*(\S+)/.exec(t) ?? /^touch\s+(\S+)/.exec(t);
     if (m && isFileTarget(unquote(m[1]))) ops.push({ op: 'created', path: unquote(m[1]) });
     m = /\btee\s+(?:-a\s+)?([^\s|;&>]+)/.exec(t);
@@ -319,6 +331,44 @@ const PS_VALUE_PARAMS = /^-(?:path|literalpath|destination|newname|filter|includ
 function folderPart(path: string): string {
   const at = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
   return at < 0 ? '' : path.slice(0, at + 1);
+}
+
+/**
+ * The files one copy command touches: `cp [-opts] src… dest`, cmd.exe `copy [/y] src dest`, PowerShell
+ * `Copy-Item [-Path] src [-Destination] dest` (alias `cpi`). A copy reads its sources and creates its
+ * destination; a destination that is a folder (`dest/`) or a variable (`$DST`) names no file. Empty
+ * for any other command.
+ */
+function copyOps(segment: string): ShellFileOp[] {
+  const words = shellWords(segment);
+  const name = (words[0] ?? '').toLowerCase();
+  if (!/^(?:cp|copy|copy-item|cpi)$/.test(name) || words.some((w) => /^[<>|]/.test(w))) return [];
+  let from: string[];
+  let to: string | undefined;
+  if (name === 'copy-item' || name === 'cpi') {
+    const pos: string[] = [];
+    let path: string | undefined;
+    for (let i = 1; i < words.length; i++) {
+      const w = words[i];
+      if (/^-(?:path|literalpath)$/i.test(w)) path = words[++i];
+      else if (/^-destination$/i.test(w)) to = words[++i];
+      else if (PS_VALUE_PARAMS.test(w)) i++;
+      else if (!w.startsWith('-')) pos.push(w);
+    }
+    from = (path ?? pos.shift() ?? '').split(',').filter(Boolean);
+    to = to ?? pos.shift();
+  } else {
+    // Options (`-r`, `--force`, cmd's `/y`) are no files.
+    const files = words.slice(1).filter((w) => !w.startsWith('-') && !/^\/[a-z-]{1,2}$/i.test(w));
+    if (files.length < 2) return [];
+    to = files[files.length - 1];
+    from = files.slice(0, -1).flatMap((f) => (name === 'copy' ? f.split('+') : [f]));
+  }
+  if (!to || !isFileTarget(to) || /[\\/]$/.test(to)) return [];
+  return [
+    { op: 'created', path: to },
+    ...from.filter((f) => isFileTarget(f) && !/[*?]/.test(f)).map((f) => ({ op: 'read' as const, path: f })),
+  ];
 }
 
 /**
