@@ -16,7 +16,7 @@ import { userTextAuthor, userWords } from '../harness-text';
 import { isRecordedHarnessText } from '../tool-outcomes';
 import { clip } from './message-facts';
 import { asksQuestion, leavesStepOpen, reportsFinishedWork } from './completion';
-import { typedRequestOf } from './requests';
+import { collectRequests, typedRequestOf } from './requests';
 import { actionsOf, type Action } from './ledger/actions';
 import { GrowingSpan } from '../meter/span-memo';
 import { EARLIER_AS_WRITTEN, handOverOf, SECTIONS, SpanScan, textActionGoesOn, textHandOver } from './span-scan';
@@ -603,9 +603,13 @@ export class ExtractiveSummarizer implements Summarizer {
                   : "the user's turn (the latest request appears done: the agent's last message reports it finished)"
       }`,
     );
-    if (latestRequest)
+    // The pointer quotes the request the requests section ends with (the same reading of the span:
+    // an earlier summary's carried requests count, a repeated request keeps its first place), never
+    // only the last typed message, which can be an older request typed again.
+    const listedLast = collectRequests(items).at(-1);
+    if (listedLast)
       current.push(
-        `- Latest request in this part: the last one under "Requests, verbatim" ("${clip(latestRequest, 60)}")`,
+        `- Latest request in this part: the last one under "Requests, verbatim" ("${clip(listedLast, 60)}")`,
       );
     if (decisions.length > 12) decisions.splice(0, decisions.length - 12);
     const focused: string[] = [];
