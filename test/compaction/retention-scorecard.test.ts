@@ -73,7 +73,8 @@ test('the scorecard names the file changed that the summary left out, the shorte
   const card = retentionScorecard({ replaced: span(), inserted: [summaryItem(written)] });
   assert.ok(card);
   assert.deepEqual(card.requests, { total: 2, whole: 1, shortened: 1, leftOut: 0 });
-  assert.deepEqual(card.missing.requests, [`shortened: ${REQUEST.slice(0, 79)}…`]);
+  // Cut at a word, with a mark that it was cut.
+  assert.deepEqual(card.missing.requests, [`shortened: ${REQUEST.slice(0, REQUEST.lastIndexOf(' ', 79))}…`]);
   assert.deepEqual(card.filesChanged, { total: 2, named: 1 });
   assert.deepEqual(card.missing.filesChanged, ['/w/src/routes.ts'], 'the dropped file is named');
   assert.deepEqual(card.errors, { open: 1, openNamed: 1, resolved: 1, shownOpen: 1 });

@@ -72,8 +72,11 @@ function readCommandKey(command: string): string {
     c = next;
   }
   c = c.replace(/\s*2>&1\b/g, '').replace(/\s*\|\s*(?:tail|head)(?:\s+-n?\s*\d+|\s+-\d+)?\s*$/, '');
-  return c.slice(0, 120);
+  return c.slice(0, COMMAND_KEY_CHARS);
 }
+
+/** Longest command key, in characters: a key this long was cut from a longer command. */
+export const COMMAND_KEY_CHARS = 120;
 
 /**
  * Options that change how a command shows or paces its run, not what it runs (long names without

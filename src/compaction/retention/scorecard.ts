@@ -9,7 +9,8 @@ import { textWithPlaceholders } from '../content-text';
 import { recordedToolOutcome } from '../tool-outcomes';
 import { agentCalls, type RetentionEntry } from './calls';
 import { codeNames } from './code-names';
-import { errorSignatures, neverFailedCommands, type ErrorSignature } from './errors';
+import { COMMAND_KEY_CHARS, errorSignatures, neverFailedCommands, type ErrorSignature } from './errors';
+import { holdsSecretValue, maskSecretValues, spanSecretValues } from '../secret-values';
 import { spanFiles } from './files';
 import { spanCommits } from './commits';
 import { typedRequests, type TypedRequest } from './requests';
@@ -39,13 +40,33 @@ export type { RetentionScorecard };
 /** Longest request quoted in a list of what was left out, in characters. */
 const REQUEST_NAME_CHARS = 80;
 
-function pushBounded(list: string[], name: string): void {
+function pushName(list: string[], name: string): void {
   if (list.length < SCORECARD_NAMES) list.push(name);
 }
 
 function requestName(text: string): string {
   const n = normalize(text);
-  return n.length > REQUEST_NAME_CHARS ? `${n.slice(0, REQUEST_NAME_CHARS - 1)}…` : n;
+  return n.length > REQUEST_NAME_CHARS ? clipAtWord(n, REQUEST_NAME_CHARS - 1) : n;
+}
+
+/**
+ * `text` cut to at most `chars` characters at its last space within them, then "…": a name is never
+ * cut mid-word (nor a credential mid-value, where masking would no longer recognise it).
+ */
+export function clipAtWord(text: string, chars: number): string {
+  const head = text.slice(0, chars + 1);
+  const space = head.search(/\s\S*$/);
+  return `${(space > 0 ? head.slice(0, space) : head.slice(0, chars)).trimEnd()}…`;
+}
+
+/**
+ * A name as the scorecard lists it: a command key cut at its limit clipped at a word, then masked
+ * like the summary is (`secrets`: the span's secret values, see `secret-values.ts`), so the
+ * scorecard never shows a credential the summary masks.
+ */
+function shownName(name: string, secrets: readonly string[]): string {
+  const clipped = name.length >= COMMAND_KEY_CHARS ? clipAtWord(name, COMMAND_KEY_CHARS - 2) : name;
+  return maskSecretValues(clipped, secrets);
 }
 
 /**
@@ -89,7 +110,9 @@ export function retentionScorecard(
   const files = spanFiles(entries, 0, n, calls);
   const read = files.read;
   const { errors, neverFailed } = spanErrors(entries, calls, after);
-  const names = codeNames(entries, 0, n, calls);
+  // The span's secret values: no names to keep, masked in every name listed.
+  const secrets = spanSecretValues(checkpoint.replaced);
+  const names = codeNames(entries, 0, n, calls).filter((name) => !holdsSecretValue(name, secrets));
   const commits = spanCommits(entries, calls, 0, n);
   if (typed.size + files.modified.size + read.length + errors.length + names.length + held.size + commits.length === 0)
     return undefined;
@@ -107,7 +130,8 @@ export function retentionScorecard(
     earlier: [],
   };
 
-  const requests = scoreRequests(typed, text, normalized, missing.requests);
+  const requests = scoreRequests(typed, text, normalized, missing.requests, secrets);
+  const pushBounded = (list: string[], name: string) => pushName(list, shownName(name, secrets));
 
   let changedNamed = 0;
   for (const p of files.modified.keys()) {
@@ -241,13 +265,15 @@ let keptTyped: { messages: object[]; harness: Array<boolean | undefined>; typed:
 
 /**
  * How the typed requests (text → its message, when one) survived in `text` (`normalized`: it
- * normalized): whole, shortened or left out; the first {@link SCORECARD_NAMES} not kept whole go to `names`.
+ * normalized): whole, shortened or left out; the first {@link SCORECARD_NAMES} not kept whole go to `names`,
+ * masked (`secrets`: the span's secret values).
  */
 function scoreRequests(
   typed: ReadonlyMap<string, object | undefined>,
   text: string,
   normalized: string,
   names: string[],
+  secrets: readonly string[],
 ): RetentionScorecard['requests'] {
   const requests = { total: typed.size, whole: 0, shortened: 0, leftOut: 0 };
   // The word index is built only when a request is not there verbatim (most are, in a summary of ours).
@@ -274,7 +300,8 @@ function scoreRequests(
     if (covered) requests.shortened++;
     else requests.leftOut++;
     // Named lazily: most requests left out are never listed.
-    if (names.length < SCORECARD_NAMES) names.push(`${covered ? 'shortened' : 'left out'}: ${requestName(t)}`);
+    if (names.length < SCORECARD_NAMES)
+      names.push(maskSecretValues(`${covered ? 'shortened' : 'left out'}: ${requestName(t)}`, secrets));
   }
   return requests;
 }

@@ -62,6 +62,7 @@ import { systemAndToolsTokens, tokenHolders } from '../plan/holders';
 import { renderRequestsSection, type RequestsSection } from '../summary/requests-section';
 import { droppedFilesNote } from './reattach';
 import { coverageNote, firstPositionAt, placeCoverage, wholeCoverage } from '../summary/coverage';
+import { maskSecretValues, spanSecretValues } from '../secret-values';
 
 /** Everything one compaction needs. */
 export interface CompactInput {
@@ -321,7 +322,11 @@ function finishRun(run: TierRun, startedAt: number): PreparedCompaction | Compac
     const card = retentionScorecard(cp, end >= 0 ? items.slice(end + 1) : []);
     if (!card) return;
     const contradicted = contradictedBy.get(cp);
-    if (contradicted?.length) card.contradicted = contradicted;
+    // Failed commands quoted as the scorecard's other names are: masked like the summary.
+    if (contradicted?.length) {
+      const secrets = spanSecretValues(cp.replaced);
+      card.contradicted = contradicted.map((c) => maskSecretValues(c, secrets));
+    }
     cp.retention = card;
     trial.checkpoints[k].retention = card;
   });
@@ -719,6 +724,7 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
     lineAdditive: meter.lineAdditive,
     encoding: meter.encoding,
     footer: input.pointer,
+    secretValues: spanSecretValues(spanItems),
   });
   const { section } = composed;
   // An earlier summary's files, commits and root causes stay named beyond the budget, as long as the

@@ -6,7 +6,7 @@
  *
  * Pure: no I/O.
  */
-import { maskSecrets } from '../secrets';
+import { maskSecretValues } from '../secret-values';
 import { renderRequestsSection, type RequestsSection } from './requests-section';
 
 /** Tokens of a summary message beyond its text: the message's own overhead and the joins. */
@@ -35,6 +35,19 @@ export interface ComposeInput {
   encoding?: string;
   /** One line that ends the summary (the pointer to its replaced messages); counted inside `limit`. */
   footer?: string;
+  /**
+   * Secret values of the span (`spanSecretValues`): masked wherever they appear, a list entry that
+   * is one of them left out.
+   */
+  secretValues?: readonly string[];
+}
+
+/** A list entry that is nothing but a mask: a secret value listed as a name, which says nothing. */
+const MASK_ALONE = /^- `?\[masked [^\]]+\]`?\n/gm;
+
+/** `text` masked as a summary leaves (see {@link ComposeInput.secretValues}). */
+function masked(text: string, values: readonly string[]): string {
+  return `${maskSecretValues(text, values)}\n`.replace(MASK_ALONE, '').slice(0, -1);
 }
 
 /**
@@ -53,8 +66,9 @@ export function composeSummary(input: ComposeInput): { text: string; section: Re
   const spare = limit - frame - countText(notes) - section.tokens - 2;
   if ((section.shortened > 0 || section.omitted > 0) && spare > 8)
     section = renderRequestsSection(requests, section.tokens + spare, countText, lineAdditive, encoding);
+  const values = input.secretValues ?? [];
   const compose = () =>
-    maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes) + (footer ? `\n\n${footer}` : '');
+    masked(section.text ? `${notes}\n\n${section.text}` : notes, values) + (footer ? `\n\n${footer}` : '');
   let text = compose();
   if (limit < frame + minRequests + 64) return { text, section };
   const overBy = () => countText(`${header}\n\n${text}`) + SUMMARY_FRAME_TOKENS - limit;
