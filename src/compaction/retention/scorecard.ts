@@ -142,7 +142,8 @@ export function retentionScorecard(
 
   const latestRequestAt = spanTyped.length ? spanTyped[spanTyped.length - 1].index : -1;
   const later = after.length > 0 && typedRequests(entriesOf(after, false)).length > 0;
-  const unresolved = scoreUnresolved(errors, latestRequestAt, later, (e) => errorNamedIn(e, text, normalized), missing);
+  const named = (e: ErrorSignature) => errorNamedIn(e, text, normalized);
+  const unresolved = scoreUnresolved(errors, latestRequestAt, later, named, missing, pushBounded);
   const fo = falseOpens(text, errors, neverFailed);
   for (const e of fo.resolvedShownOpen) pushBounded(missing.shownOpen, e.key || e.line);
   for (const c of fo.neverFailedShown) pushBounded(missing.neverFailed!, c);
@@ -181,7 +182,8 @@ export function retentionScorecard(
  * The failures still unresolved at the end of the span, split by the summary's rule (one rule:
  * earlier-turn.ts): open work of the latest request, and those left when an earlier turn ended
  * (a request was typed after their last failing run, `latestRequestAt` in the span or `typedAfter`
- * it). Counts each and how many `named` finds in the text; the unnamed go to `missing`.
+ * it). Counts each and how many `named` finds in the text; the unnamed go to `missing`, through
+ * `pushBounded` (which masks and bounds them).
  */
 function scoreUnresolved(
   errors: readonly ErrorSignature[],
@@ -189,6 +191,7 @@ function scoreUnresolved(
   typedAfter: boolean,
   named: (e: ErrorSignature) => boolean,
   missing: RetentionScorecard['missing'],
+  pushBounded: (list: string[], name: string) => void,
 ): Pick<RetentionScorecard['errors'], 'open' | 'openNamed' | 'earlierTurn' | 'earlierTurnNamed'> {
   let open = 0;
   let openNamed = 0;
