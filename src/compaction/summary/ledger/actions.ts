@@ -508,7 +508,9 @@ function callActions(name: string, rawArgs: string, result: string | undefined, 
   const failure = (ok: boolean) => (printed !== undefined && !ok ? tellingLine(printed) : undefined);
   const edit = fileOutcome(false, result, recorded).ok;
   const ok = edit;
-  const error = failure(edit);
+  // A file tool's failed result is the tool's own message, which may quote the file's text (an
+  // edit's old text): its reason is the line saying it failed, never a quoted line of content.
+  const error = printed !== undefined && !edit ? toolFailureLine(printed) : undefined;
   const args = parseArgs(rawArgs) ?? {};
   const out: Action[] = [];
   if (PLAN_TOOL.test(name)) return [{ kind: 'plan', text: rawArgs, tool: name }];
@@ -564,7 +566,7 @@ function callActions(name: string, rawArgs: string, result: string | undefined, 
         ...(op === 'edited' ? withChange(args) : {}),
         ok: fine,
         tool: name,
-        error: failure(fine),
+        error: printed !== undefined && !fine ? toolFailureLine(printed) : undefined,
       },
     ];
   }
@@ -693,6 +695,21 @@ function tellingLine(printed: string): string {
   )
     .trim()
     .slice(0, 240);
+}
+
+/** Words a file tool's message uses to say it failed ("No replacement was performed", "String to replace not found"). */
+const TOOL_FAILED =
+  /\b(?:no replacement|not performed|did not appear|not found|no match|does not exist|no such file|failed|errors?|invalid|cannot|can't|could not|unable)\b/i;
+
+/**
+ * The reason a file tool (edit, write, read) failed, from its output: the tool's message comes first
+ * and may quote file content over many lines (an edit's old text, where a `raise ValueError(` line is
+ * code, not the failure), so the first line using failure words ({@link TOOL_FAILED}) is the
+ * reason, else the cause {@link tellingLine} finds. At most 240 characters.
+ */
+export function toolFailureLine(printed: string): string {
+  const line = printed.split(/\r?\n/).find((l) => TOOL_FAILED.test(l));
+  return line !== undefined ? line.trim().slice(0, 240) : tellingLine(printed);
 }
 
 function firstLine(text: string): string {
