@@ -61,6 +61,8 @@ function tailCut(text: string, at: number, head: number): number {
     if (/[.!?\n]/.test(text[i - 1]) && /\s/.test(text[i])) return i;
   if (/\s/.test(text[at - 1] ?? ' ')) return at;
   for (let i = at; i < text.length; i++) if (/\s/.test(text[i])) return i;
+  // The end is one long token (a path at the request's end): resume at its start, not inside it.
+  for (let i = at - 1; i > head; i--) if (/\s/.test(text[i])) return i;
   return at;
 }
 
