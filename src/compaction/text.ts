@@ -140,13 +140,32 @@ export function keyArguments(args: string, max = 320): string {
         const sv = String(v).replace(/\s+/g, ' ');
         // Paths and commands stay whole (an agent must know which file it touched); other values are cut.
         const limit = WHOLE_KEYS.test(k) ? 240 : 60;
-        pairs.push(`${k}=${sv.length > limit ? sv.slice(0, limit - 3) + '…' : sv}`);
+        pairs.push(`${k}=${cutAtBoundary(sv, limit)}`);
       }
     }
     s = pairs.join(' ');
   }
-  s = s.replace(/\s+/g, ' ').trim();
-  return s.length > max ? s.slice(0, max - 1) + '…' : s;
+  return cutAtBoundary(s.replace(/\s+/g, ' ').trim(), max);
+}
+
+/**
+ * `s` cut to at most `max` characters with `…` at the end, where a word, a path segment or a
+ * clause ends (a space, `/`, `\`, `,`, `;`, `&`, `|`) within its last two fifths, so a reader never
+ * sees half a word; mid-word only when one word fills them.
+ */
+export function cutAtBoundary(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const room = s.slice(0, max - 1);
+  let at = -1;
+  for (let i = room.length - 1; i >= Math.floor(max * 0.6); i--) {
+    if (/[\s/\\,;&|]/.test(room[i])) {
+      at = i;
+      break;
+    }
+  }
+  if (at < 0) return room + '…';
+  // A separator that belongs to what it ends (a folder's slash) stays; a space or a comma goes.
+  return (/[/\\]/.test(room[at]) ? room.slice(0, at + 1) : room.slice(0, at).trimEnd()) + '…';
 }
 
 /**
