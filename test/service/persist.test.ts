@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { SessionStore } from '../../src/service/session/store';
 import { checkContext } from '../../src/compaction/plan/invariants';
-import { withRequestsBefore } from '../../src/compaction/rewrite/imported';
+import { withAnswersBefore, withRequestsBefore } from '../../src/compaction/rewrite/imported';
 import { text, toolCalls } from '../../src/demo/modelserver/replies';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
 import { pngDataUrl } from '../support/generate';
@@ -204,8 +204,14 @@ test("an imported transcript's own compactions become import checkpoints (the su
     fx.service.getMessages().map((m) => m.content),
     [
       'Recorded system prompt.',
-      // The agent's summary, then the request it replaced, verbatim: the imported context keeps it.
-      withRequestsBefore('The user asked to set up the project; package.json was created.', ['Set up the project.']),
+      // The agent's summary, its answer in the span replaced, then the request it replaced, verbatim:
+      // the imported context keeps them.
+      withRequestsBefore(
+        withAnswersBefore('The user asked to set up the project; package.json was created.', [
+          '- (to "Set up the project.") "Done: created package.json."',
+        ]),
+        ['Set up the project.'],
+      ),
       'Now add tests.',
       'Added tests.',
     ],

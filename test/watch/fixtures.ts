@@ -1,6 +1,6 @@
 /** Generated Claude Code and Codex session records for the watcher tests (no recorded content). */
 import { loadSession } from '../../src/cli/load';
-import { REQUESTS_BEFORE_HEADING } from '../../src/compaction/summary/quoted-summary';
+import { ANSWERS_HEADING, REQUESTS_BEFORE_HEADING } from '../../src/compaction/summary/quoted-summary';
 
 const claudeBase = {
   sessionId: 's1',
@@ -173,10 +173,11 @@ export async function agentSentTokens(
   file: string,
 ): Promise<{ tokens: number; imported: number; checkpoints: number }> {
   const s = await loadSession(file);
-  const cut = `\n\n${REQUESTS_BEFORE_HEADING}`;
+  // What the import adds after the agent's own summary: the answers, then the requests it replaced.
+  const cuts = [`\n\n${ANSWERS_HEADING}`, `\n\n${REQUESTS_BEFORE_HEADING}`];
   const items = s.items.map((i) => {
     const text = i.kind === 'summary' && typeof i.message.content === 'string' ? i.message.content : undefined;
-    const at = text?.indexOf(cut) ?? -1;
+    const at = cuts.map((c) => text?.indexOf(c) ?? -1).find((n) => n >= 0) ?? -1;
     return at < 0 ? i : { ...i, message: { ...i.message, content: text!.slice(0, at) } };
   });
   return {
