@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { aider, compactExtractive, type Step } from '../support/recordings';
+import { aider, compactExtractive, type Step, sectionOf } from '../support/recordings';
 import { importTranscriptTextSync } from '../../src/transcripts';
 import { itemsFromEntries } from '../../src/compaction/context';
 import { textWithPlaceholders } from '../../src/compaction/content-text';
@@ -40,7 +40,7 @@ test('aider: an edit block without an "Applied edit to" notice changed no file, 
   const item = r.context.find((i) => i.kind === 'summary');
   assert.ok(item, 'a summary was written');
   const summary = textWithPlaceholders(item.message.content);
-  const section = /## Files changed[^\n]*\n([\s\S]*?)(\n\n|$)/.exec(summary)?.[1] ?? '';
+  const section = sectionOf(summary, 'Files changed');
   assert.match(section, /src\/app\/test-page\.tsx[^\n]*edited/, summary);
   assert.doesNotMatch(section, /layout\.tsx/, summary);
   const card = r.checkpoints.find((c) => c.retention)?.retention;

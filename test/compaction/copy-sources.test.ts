@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { WRITERS, compactExtractive, type Step } from '../support/recordings';
+import { WRITERS, compactExtractive, type Step, sectionOf } from '../support/recordings';
 import { importTranscriptTextSync } from '../../src/transcripts';
 import { itemsFromEntries } from '../../src/compaction/context';
 import { textWithPlaceholders } from '../../src/compaction/content-text';
@@ -69,7 +69,7 @@ for (const [format, { write, file }] of Object.entries(WRITERS)) {
     const item = r.context.find((i) => i.kind === 'summary');
     assert.ok(item, 'a summary was written');
     const summary = textWithPlaceholders(item.message.content);
-    const section = /## Files changed[^\n]*\n([\s\S]*?)(\n\n|$)/.exec(summary)?.[1] ?? '';
+    const section = sectionOf(summary, 'Files changed');
     const changed = section
       .split('\n')
       .filter((l) => !/read only/.test(l))

@@ -15,6 +15,7 @@ import { textWithPlaceholders } from '../../src/compaction/content-text';
 import type { ContextItem } from '../../src/compaction/types';
 import { claudeCode, compactExtractive, type Step } from '../support/recordings';
 import { quarterCounter } from '../support/generate';
+import { summaryItem } from '../support/conversation';
 
 const meter = new TokenMeter({ counter: quarterCounter });
 
@@ -104,14 +105,6 @@ function imported(): ContextItem[] {
   assert.equal(t.compactions.length, 1, 'the recording holds one compaction of its own');
   return applyRecordedCompactions(itemsFromEntries(t.entries), t.compactions, meter).items;
 }
-
-const summaryItem = (text: string): ContextItem => ({
-  id: 'cp~s',
-  kind: 'summary',
-  message: { role: 'user', content: text },
-  covers: [],
-  checkpointId: 'cp',
-});
 
 test('the files, commits and requests an earlier summary holds are read by the measurement rules', () => {
   assert.deepEqual(pathsIn(RECORDED_SUMMARY), CHANGED);

@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ALL_WRITERS, summaryOf, type Step } from '../support/recordings';
+import { ALL_WRITERS, summaryOf, type Step, sectionOf } from '../support/recordings';
 import { actionsOf } from '../../src/compaction/summary/ledger/actions';
 import { A, Acalls, T, U, items } from '../support/conversation';
 
@@ -41,7 +41,7 @@ const work: Step[] = [
 for (const [format, { write, file }] of Object.entries(ALL_WRITERS)) {
   test(`${format}: every file created or changed is named under Files changed with what changed`, async () => {
     const { summary } = await summaryOf(write(work), file);
-    const section = /## Files changed[^\n]*\n([\s\S]*?)(\n\n|$)/.exec(summary)?.[1] ?? '';
+    const section = sectionOf(summary, 'Files changed');
     assert.match(section, /src\/retry\.ts[^\n]*created[^\n]*withRetry, RetryError/, summary);
     assert.match(section, /src\/server\.ts[^\n]*edited[^\n]*GET \/health/, summary);
     assert.match(

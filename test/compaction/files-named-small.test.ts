@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { WRITERS, summaryOf, type Step } from '../support/recordings';
+import { WRITERS, summaryOf, type Step, sectionOf } from '../support/recordings';
 import { dropOldestNames, expandFolderLines, foldIntoFolders } from '../../src/compaction/summary/ledger/file-names';
 
 const FOLDERS = ['src/server/routes', 'src/client/components', 'docs/guides'];
@@ -32,7 +32,7 @@ const work: Step[] = [
 
 /** The files section of a summary. */
 function filesSection(summary: string): string {
-  return /## Files changed[^\n]*\n([\s\S]*?)(?:\n\n|$)/.exec(summary)?.[1] ?? '';
+  return sectionOf(summary, 'Files changed');
 }
 
 /** Whether `section` names `path`: on its own line, or as a name on the line of its folder. */

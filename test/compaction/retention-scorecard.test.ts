@@ -22,6 +22,7 @@ import type { ContextItem } from '../../src/compaction/types';
 import { describeCompaction } from '../../src/compaction/outcome-text';
 import { claudeCode, type Step } from '../support/recordings';
 import { quarterCounter } from '../support/generate';
+import { summaryItem } from '../support/conversation';
 
 const meter = new TokenMeter({ counter: quarterCounter });
 
@@ -50,14 +51,6 @@ const STEPS: Step[] = [
 function span(): ContextItem[] {
   return itemsFromEntries(importTranscriptTextSync(claudeCode(STEPS), 'session.jsonl').entries);
 }
-
-const summaryItem = (text: string): ContextItem => ({
-  id: 'cp~s',
-  kind: 'summary',
-  message: { role: 'user', content: text },
-  covers: [],
-  checkpointId: 'cp',
-});
 
 test('the scorecard names the file changed that the summary left out, the shortened request and the resolved error shown as open', () => {
   const written = [

@@ -11,6 +11,7 @@ import { retentionScorecard, scorecardDetails } from '../../src/compaction/reten
 import type { ContextItem } from '../../src/compaction/types';
 import { compactExtractive, WRITERS, type Step } from '../support/recordings';
 import { textWithPlaceholders } from '../../src/compaction/content-text';
+import { summaryItem } from '../support/conversation';
 
 const PASSWORD = 'Pa55-w0rd-live';
 const KEY = '5f3c9a7e-1b2d-4e6f-8a9b-0c1d2e3f4a5b';
@@ -47,14 +48,6 @@ function itemsOf(format: (typeof FORMATS)[number]): ContextItem[] {
   const w = WRITERS[format];
   return itemsFromEntries(importTranscriptTextSync(w.write(STEPS), w.file).entries);
 }
-
-const summaryItem = (text: string): ContextItem => ({
-  id: 'cp~s',
-  kind: 'summary',
-  message: { role: 'user', content: text },
-  covers: [],
-  checkpointId: 'cp',
-});
 
 for (const format of FORMATS) {
   test(`${format}: the scorecard's names are masked like the summary and cut at a word`, () => {

@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { WRITERS, compactExtractive, type Step } from '../support/recordings';
+import { WRITERS, compactExtractive, type Step, sectionOf } from '../support/recordings';
 import { importTranscriptTextSync } from '../../src/transcripts';
 import { itemsFromEntries } from '../../src/compaction/context';
 import { textWithPlaceholders } from '../../src/compaction/content-text';
@@ -21,7 +21,7 @@ async function filesOf(format: keyof typeof WRITERS, text: string) {
   const item = r.context.find((i) => i.kind === 'summary');
   assert.ok(item, 'a summary was written');
   const summary = textWithPlaceholders(item.message.content);
-  const section = /## Files changed[^\n]*\n([\s\S]*?)(\n\n|$)/.exec(summary)?.[1] ?? '';
+  const section = sectionOf(summary, 'Files changed');
   const card = r.checkpoints.find((c) => c.retention)?.retention;
   assert.ok(card, 'the checkpoint has a scorecard');
   return { summary, section, card };

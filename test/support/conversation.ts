@@ -58,6 +58,11 @@ export function items(messages: ChatMessage[]): ContextItem[] {
   return itemsFromEntries(entries(messages));
 }
 
+/** A checkpoint's summary item (user role, checkpoint `cp`) holding `text`, as a compaction inserts it. */
+export function summaryItem(text: string): ContextItem {
+  return { id: 'cp~s', kind: 'summary', message: { role: 'user', content: text }, covers: [], checkpointId: 'cp' };
+}
+
 /** Counts how often each tool_call_id appears in tool messages. */
 export function resultCounts(messages: readonly ChatMessage[]): Map<string, number> {
   const m = new Map<string, number>();

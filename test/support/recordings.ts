@@ -545,3 +545,13 @@ export async function summaryOf(
     context: r.context.map((i) => textWithPlaceholders(i.message.content)),
   };
 }
+
+/** The lines under a summary's `## <heading>` line, up to the blank line that ends the section ('' when absent). */
+export function sectionOf(summary: string, heading: string): string {
+  const at = summary.indexOf(`## ${heading}`);
+  if (at < 0) return '';
+  const body = summary.indexOf('\n', at);
+  if (body < 0) return '';
+  const end = summary.indexOf('\n\n', body + 1);
+  return summary.slice(body + 1, end < 0 ? undefined : end);
+}

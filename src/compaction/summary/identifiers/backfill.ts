@@ -132,6 +132,24 @@ const LISTING_COMMAND =
   /^\s*(?:cd\s+\S+\s*(?:&&|;)\s*)?(?:ls|find|tree|fd|dir|Get-ChildItem|gci)\b(?![\s\S]*(?:\|\s*xargs\b|-exec\b))/;
 
 /**
+ * The action a SWE-agent observation (a user message) answers: the `<function=name>` block written in
+ * the assistant message just before it, with its `command` and `path` parameters when present.
+ * Undefined when the message before is not an assistant's or holds no action.
+ */
+function actionBefore(
+  items: readonly ContextItem[],
+  index: number,
+): { name: string; command?: string; path?: string } | undefined {
+  const before = items[index - 1]?.message;
+  if (before?.role !== 'assistant') return undefined;
+  const action = /<function=([\w.-]+)>([\s\S]*?)(?:<\/function>|$)/.exec(textWithPlaceholders(before.content));
+  if (!action) return undefined;
+  const command = /<parameter=command>\n?([\s\S]*?)<\/parameter>/.exec(action[2])?.[1];
+  const path = /<parameter=path>\n?([\s\S]*?)<\/parameter>/.exec(action[2])?.[1];
+  return { name: action[1], command, path };
+}
+
+/**
  * Whether `items[index]` is the result of a call that lists a folder (a listing tool, or a shell
  * command that is a listing): its entries name what exists, not what the agent used, so they are
  * no identifiers to carry. The call is the assistant message before the run of results.
@@ -139,13 +157,9 @@ const LISTING_COMMAND =
 function listingResult(items: readonly ContextItem[], index: number): boolean {
   const m = items[index].message;
   if (m.role === 'user') {
-    // A SWE-agent observation answers the action written in the assistant message before it.
-    const before = items[index - 1]?.message;
-    if (before?.role !== 'assistant') return false;
-    const action = /<function=([\w.-]+)>([\s\S]*?)(?:<\/function>|$)/.exec(textWithPlaceholders(before.content));
+    const action = actionBefore(items, index);
     if (!action) return false;
-    const command = /<parameter=command>\n?([\s\S]*?)<\/parameter>/.exec(action[2])?.[1];
-    return LISTING_TOOL.test(action[1]) || (command !== undefined && LISTING_COMMAND.test(command));
+    return LISTING_TOOL.test(action.name) || (action.command !== undefined && LISTING_COMMAND.test(action.command));
   }
   const call = m.role === 'tool' ? callOf(items, index) : undefined;
   if (!call) return false;
@@ -172,13 +186,9 @@ const SHOW_COMMAND =
 function docResult(items: readonly ContextItem[], index: number): boolean {
   const m = items[index].message;
   if (m.role === 'user') {
-    const before = items[index - 1]?.message;
-    if (before?.role !== 'assistant') return false;
-    const action = /<function=([\w.-]+)>([\s\S]*?)(?:<\/function>|$)/.exec(textWithPlaceholders(before.content));
+    const action = actionBefore(items, index);
     if (!action) return false;
-    const command = /<parameter=command>\n?([\s\S]*?)<\/parameter>/.exec(action[2])?.[1] ?? '';
-    const path = /<parameter=path>\n?([\s\S]*?)<\/parameter>/.exec(action[2])?.[1];
-    return showsDoc(action[1], command.trim(), path?.trim());
+    return showsDoc(action.name, (action.command ?? '').trim(), action.path?.trim());
   }
   const call = m.role === 'tool' ? callOf(items, index) : undefined;
   if (!call) return false;
