@@ -70,6 +70,22 @@ function shownName(name: string, secrets: readonly string[]): string {
 }
 
 /**
+ * The scorecard of `checkpoint` as it stands in `items`, the context it was prepared on: the items
+ * after its last replaced item are the `after` of {@link retentionScorecard}, the same inputs the
+ * summary was written with (`SummaryRequest.context`). Every scorecard of a compaction, proposed or
+ * edited by hand, is computed here, so an edited summary is judged by the same rules as the
+ * proposed one. Undefined as {@link retentionScorecard} is. O(items) to find the span's end.
+ */
+export function scorecardInContext(
+  checkpoint: Pick<Checkpoint, 'replaced' | 'inserted'>,
+  items: readonly ContextItem[],
+): RetentionScorecard | undefined {
+  const last = checkpoint.replaced.at(-1);
+  const end = last === undefined ? -1 : items.lastIndexOf(last);
+  return retentionScorecard(checkpoint, end >= 0 ? items.slice(end + 1) : []);
+}
+
+/**
  * The scorecard of `checkpoint`: gold sets from its replaced items (each tool result with its
  * recorded success flag), errors labelled at the end of the span; presence in the text of its
  * inserted items. An earlier summary in the span (a recording agent's or the product's own) is

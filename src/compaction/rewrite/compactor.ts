@@ -41,7 +41,7 @@ import {
   noteReplaced,
   type PreparedCompaction,
 } from './commit';
-import { retentionScorecard } from '../retention/scorecard';
+import { scorecardInContext } from '../retention/scorecard';
 
 import { callOf, collapseItem, describeCollapse } from './collapse';
 import { applyCheckpoint, newId } from '../context';
@@ -316,10 +316,8 @@ function finishRun(run: TierRun, startedAt: number): PreparedCompaction | Compac
     return cannotReach(run.input, before, trial.tokensAfter);
   // Each checkpoint's scorecard, kept on the prepared checkpoint and on its applied copy.
   checkpoints.forEach((cp, k) => {
-    // The items after the span, as its summarizer was given them (`SummaryRequest.context`).
-    const last = cp.replaced.at(-1);
-    const end = last === undefined ? -1 : items.lastIndexOf(last);
-    const card = retentionScorecard(cp, end >= 0 ? items.slice(end + 1) : []);
+    // Scored with the items after the span, as its summarizer was given them (`SummaryRequest.context`).
+    const card = scorecardInContext(cp, items);
     if (!card) return;
     const contradicted = contradictedBy.get(cp);
     // Failed commands quoted as the scorecard's other names are: masked like the summary.

@@ -164,7 +164,8 @@ export class Compactions {
       if (pending.version !== this.host.version() || pending.length !== this.host.items().length) {
         return notApplied({ kind: 'rewritten', during: 'preview' }, this.measure());
       }
-      const prepared = edited === undefined ? pending.prepared : withEditedSummaries(pending.prepared, edited);
+      const prepared =
+        edited === undefined ? pending.prepared : withEditedSummaries(pending.prepared, edited, this.host.items());
       const result = commitPrepared(this.host.items(), prepared, this.host.meter, this.host.tools());
       return this.finish(result, 'manual');
     });

@@ -2,10 +2,10 @@
  * The summary preview of a manual compaction: every summary Apply will write, in order, and the
  * prepared compaction with the user's edited texts in place of those summaries.
  */
-import type { Checkpoint } from '../../compaction/types';
+import type { Checkpoint, ContextItem } from '../../compaction/types';
 import { summaryHeader } from '../../compaction/rewrite/compactor';
 import { describeCoverage } from '../../compaction/summary/coverage';
-import { retentionScorecard } from '../../compaction/retention/scorecard';
+import { scorecardInContext } from '../../compaction/retention/scorecard';
 import type { PreparedCompaction } from '../../compaction/rewrite/commit';
 import type { CompactionPreview, PreviewSummary } from '../records';
 
@@ -53,11 +53,13 @@ export function previewOf(
 /**
  * A copy of `prepared` whose summaries carry the user's edited texts: `edited[k]` replaces the k-th
  * summary (in {@link previewOf}'s order) and marks its checkpoint `editedByHand`; undefined, blank or
- * unchanged keeps it as proposed.
+ * unchanged keeps it as proposed. `items`: the context `prepared` was prepared on (the caller checks
+ * it has not changed); an edited summary is scored with the items after its span, as the proposed one was.
  */
 export function withEditedSummaries(
   prepared: PreparedCompaction,
   edited: readonly (string | undefined)[],
+  items: readonly ContextItem[],
 ): PreparedCompaction {
   let k = -1;
   const checkpoints = prepared.checkpoints.map((cp) => {
@@ -71,7 +73,7 @@ export function withEditedSummaries(
     );
     // The scorecard judges the text the user wrote, not the one that was proposed.
     const { retention: _proposed, ...rest } = cp;
-    const retention = retentionScorecard({ replaced: cp.replaced, inserted });
+    const retention = scorecardInContext({ replaced: cp.replaced, inserted }, items);
     return { ...rest, summary: text, inserted, editedByHand: true, ...(retention ? { retention } : {}) };
   });
   return { ...prepared, checkpoints };
