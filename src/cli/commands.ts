@@ -7,6 +7,8 @@ import path from 'node:path';
 import type { BudgetConfig, Checkpoint, ContextItem, Summarizer } from '../compaction/types';
 import type { CompactionResult } from '../compaction/outcome';
 import { toMessages } from '../compaction/context';
+import { maskMessage } from '../compaction/masked-messages';
+import { spanSecretValues } from '../compaction/secret-values';
 import { describeCoverage, unreadByModel } from '../compaction/summary/coverage';
 import { scorecardLeftOut, scorecardLine } from '../compaction/retention/scorecard';
 import { compact } from '../compaction/rewrite/compactor';
@@ -291,7 +293,13 @@ function printCheckpoint(c: Checkpoint, out: Out): void {
   if (c.retention) for (const l of [scorecardLine(c.retention), ...scorecardLeftOut(c.retention)]) out(`    ${l}`);
 }
 
-/** The JSON written by `compact --out` and `replay --out`: the context an agent would be sent. */
+/**
+ * The JSON written by `compact --out` and `replay --out`: the context an agent would be sent, with
+ * every secret value the masking recognises masked in the messages kept as they were (summaries are
+ * masked when written). The file may be shared; the recording it was made from keeps the originals
+ * and is never overwritten, so nothing is lost. `tokensAfter` is counted on the messages written,
+ * so `meter` on the file gives the same figure.
+ */
 function contextDocument(
   s: LoadedSession,
   window: number,
@@ -300,13 +308,21 @@ function contextDocument(
   items: readonly ContextItem[],
   checkpoints: readonly Checkpoint[],
 ) {
+  const values = spanSecretValues(s.rawItems);
+  let changed = false;
+  const written = items.map((it) => {
+    const message = maskMessage(it.message, values);
+    if (message === it.message) return it;
+    changed = true;
+    return { ...it, message };
+  });
   return {
     format: s.transcript.format,
     model: s.model,
     window,
     tokensBefore,
-    tokensAfter,
-    messages: toMessages(items),
+    tokensAfter: changed ? s.meter.measure(written, s.transcript.tools).total : tokensAfter,
+    messages: toMessages(written),
     // The tool schemas go with the messages: they are sent with every request and counted in `tokensAfter`.
     ...(s.transcript.tools.length > 0 ? { tools: s.transcript.tools } : {}),
     checkpoints: checkpoints.map(checkpointJson),
