@@ -4,7 +4,7 @@
  * the headers arrive, so a body that stalls needs its own).
  */
 import type OpenAI from 'openai';
-import type { ChatCompletionCreateParams } from 'openai/resources/chat/completions';
+import type { ChatCompletion, ChatCompletionCreateParams } from 'openai/resources/chat/completions';
 import type { RawReply } from './reply';
 import type { Watchdog } from './watchdog';
 
@@ -23,6 +23,11 @@ export async function jsonReply(
     { ...params, stream: false },
     { signal: watch.signal, timeout: timeoutMs, maxRetries },
   );
+  return replyOfCompletion(completion);
+}
+
+/** A whole completion's first choice as a {@link RawReply}. */
+function replyOfCompletion(completion: ChatCompletion): RawReply {
   const choice = completion.choices[0];
   const message = choice?.message;
   return {
@@ -39,6 +44,8 @@ export async function jsonReply(
 
 /**
  * Sends `params` streamed and gathers the deltas (each text delta also goes to `onDelta`).
+ * A server that answers with one JSON completion (`Content-Type: application/json`) instead of a stream
+ * is read as that completion.
  * @param timeoutMs Milliseconds to wait for the headers, and the longest silence between two events;
  *   the watchdog fires `idle` past it. A stream that ends without a finish reason is marked `incomplete`.
  */
@@ -50,10 +57,17 @@ export async function streamedReply(
   maxRetries: number,
   onDelta: ((text: string) => void) | undefined,
 ): Promise<RawReply> {
-  const stream = await client.chat.completions.create(
-    { ...params, stream: true, stream_options: { include_usage: true } },
-    { signal: watch.signal, timeout: timeoutMs, maxRetries },
-  );
+  const { data: stream, response } = await client.chat.completions
+    .create(
+      { ...params, stream: true, stream_options: { include_usage: true } },
+      { signal: watch.signal, timeout: timeoutMs, maxRetries },
+    )
+    .withResponse();
+  // Some OpenAI-compatible servers ignore `stream: true` and answer with one JSON completion; the
+  // SDK would read that body as an event stream holding no events.
+  if (/^application\/json\b/i.test(response.headers.get('content-type') ?? '')) {
+    return replyOfCompletion((await response.json()) as ChatCompletion);
+  }
   const reply: RawReply = { text: '', finishReason: null, toolCalls: 0, refusal: '' };
   let idle = watch.arm(timeoutMs, 'idle');
   try {

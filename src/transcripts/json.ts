@@ -13,10 +13,14 @@ export interface JsonLine {
 
 /**
  * Parses JSON Lines: one JSON object per non-blank line.
+ *
+ * A last line that stops mid-value is what a writer still appending to the file leaves (an agent's
+ * live session log): when `onCutLastLine` is given, that line is left out and reported through it
+ * with its 1-based line number, so the complete records before it are read; otherwise it is an error.
  * @throws TranscriptError for invalid JSON (`invalid JSON: …`), a cut-off last line (`truncated JSON
- *   line`) or a record that is not an object
+ *   line`, only without `onCutLastLine`) or a record that is not an object
  */
-export function parseJsonLines(text: string, file: string): JsonLine[] {
+export function parseJsonLines(text: string, file: string, onCutLastLine?: (line: number) => void): JsonLine[] {
   const out: JsonLine[] = [];
   const lines = text.split('\n');
   const lastNonBlank = findLastNonBlank(lines);
@@ -30,6 +34,10 @@ export function parseJsonLines(text: string, file: string): JsonLine[] {
       const message = errorMessage(cause);
       // A last line that stops mid-value is what an interrupted writer leaves behind.
       const truncated = i === lastNonBlank && /end of JSON input|Unterminated string/i.test(message);
+      if (truncated && onCutLastLine && out.length > 0) {
+        onCutLastLine(i + 1);
+        continue;
+      }
       throw new TranscriptError(file, i + 1, '', truncated ? 'truncated JSON line' : `invalid JSON: ${message}`, {
         cause,
       });
@@ -168,4 +176,15 @@ function skipValue(text: string, pos: number): number {
   let i = pos;
   while (i < text.length && !',]} \n\r\t'.includes(text[i])) i++;
   return i;
+}
+
+/**
+ * The `onCutLastLine` handler of {@link parseJsonLines} for format readers: a warning, shown after
+ * import, that names the line left out.
+ */
+export function cutLastLineWarning(sink: { warn(message: string): void }): (line: number) => void {
+  return (line) =>
+    sink.warn(
+      `line ${line}: the last record stops mid-value (the session may still be being written); it was left out and the records before it were read`,
+    );
 }

@@ -31,6 +31,7 @@ import {
 } from './fixtures';
 import type { CompactionResult, SummarizerFailureKind } from '../../src/compaction/outcome';
 import { describeCompaction } from '../../src/compaction/outcome-text';
+import { textWithPlaceholders } from '../../src/compaction/content-text';
 
 /** Failure: the context is the same array contents, no checkpoint, one error of `kind`. */
 function assertUnchanged(
@@ -120,6 +121,26 @@ test('streamed summary in chunks: deltas reach onDelta and the joined text is co
     const result = await compactWith(r, context);
     assertApplied(result, context);
     assert.equal(r.server.requests.length, 2);
+  } finally {
+    await r.close();
+  }
+});
+
+test('a server that answers a streamed request with one JSON completion: its summary is read and committed', async () => {
+  const r = await rig(scripted([text(GOOD_SUMMARY, { ignoresStream: true }), text('', { ignoresStream: true })]));
+  try {
+    const context = items(conversation());
+    const result = await compactWith(r, context);
+    assertApplied(result, context);
+    assert.equal(r.server.requests[0]?.stream, true, 'the request asked for a stream');
+    const summary = result.context.find((i) => i.kind === 'summary');
+    assert.ok(
+      textWithPlaceholders(summary?.message.content ?? '').includes(GOOD_SUMMARY.slice(0, 40)),
+      'the JSON reply is the summary',
+    );
+    // The same server's empty JSON answer is an empty reply, not a stream that broke off.
+    const again = await compactWith(r, context);
+    assertUnchanged(again, context, 'bad-reply', /empty reply/);
   } finally {
     await r.close();
   }

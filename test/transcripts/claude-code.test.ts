@@ -184,9 +184,28 @@ test('claude-code: a call with no result is left unanswered and warned; a result
 test('claude-code: malformed input names file, line and field', async () => {
   const good = user('u1', null, 'hi');
   const truncated = `${good}\n${assistant('a1', 'u1', 'm1', [{ type: 'text', text: 'x' }]).slice(0, 40)}`;
-  let e = await transcriptError(() => importTranscriptText(truncated, 'cut.jsonl', { format: 'claude-code' }));
-  assert.deepEqual([e.file, e.line, e.field], ['cut.jsonl', 2, '']);
-  assert.match(e.message, /^cut\.jsonl:2: truncated JSON line$/);
+  // A session still being written: the cut last record is left out with a warning naming its line.
+  const live = await importTranscriptText(truncated, 'cut.jsonl', { format: 'claude-code' });
+  assert.deepEqual(
+    live.entries.map((x) => x.message.content),
+    ['hi'],
+  );
+  assert.ok(
+    live.warnings.some((w) => /^line 2: the last record stops mid-value/.test(w)),
+    live.warnings.join('\n'),
+  );
+  // Alone, a cut record is no transcript.
+  let e = await transcriptError(() =>
+    importTranscriptText(truncated.slice(good.length + 1), 'cut.jsonl', { format: 'claude-code' }),
+  );
+  assert.deepEqual([e.file, e.line, e.field], ['cut.jsonl', 1, '']);
+  assert.match(e.message, /^cut\.jsonl:1: truncated JSON line$/);
+  // Cut anywhere but at the end, it is broken JSON.
+  e = await transcriptError(() =>
+    importTranscriptText(`${truncated}\n${good}`, 'cut.jsonl', { format: 'claude-code' }),
+  );
+  assert.deepEqual([e.line, e.field], [2, '']);
+  assert.match(e.message, /^cut\.jsonl:2: invalid JSON/);
 
   e = await transcriptError(() => importTranscriptText(`${good}\n{"type": "user",,}\n${good}`, 'bad.jsonl'));
   assert.deepEqual([e.line, e.field], [2, '']);

@@ -95,7 +95,12 @@ test('codex: malformed input names file, line and field', async () => {
   assert.deepEqual([e.line, e.field], [2, 'payload.role']);
   assert.match(e.message, /unknown role "robot"/);
 
-  e = await transcriptError(() => importTranscriptText(`${first}\n${first.slice(0, 30)}`, 'r.jsonl'));
+  const live = await importTranscriptText(`${first}\n${first.slice(0, 30)}`, 'r.jsonl');
+  assert.ok(
+    live.warnings.some((w) => /^line 2: the last record stops mid-value/.test(w)),
+    live.warnings.join('\n'),
+  );
+  e = await transcriptError(() => importTranscriptText(`${first}\n${first.slice(0, 30)}\n${first}`, 'r.jsonl'));
   assert.deepEqual([e.line, e.field], [2, '']);
-  assert.match(e.message, /truncated JSON line/);
+  assert.match(e.message, /invalid JSON/);
 });

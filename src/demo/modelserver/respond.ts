@@ -57,7 +57,7 @@ export async function respond(res: ServerResponse, body: ChatRequestBody, reply:
     }
     default:
       await sleep(reply.delayMs ?? 0);
-      if (streamed) await streamCompletion(res, body, reply, id);
+      if (streamed && reply.ignoresStream !== true) await streamCompletion(res, body, reply, id);
       else sendCompletion(res, body, reply, id);
   }
 }

@@ -64,6 +64,8 @@ export interface CompletionReply {
   /** Model name in the reply. Default: the request's `model`. */
   model?: string;
   headers?: Record<string, string>;
+  /** Answer a streamed request with one JSON completion, as some OpenAI-compatible servers do. */
+  ignoresStream?: boolean;
 }
 
 /** An HTTP error status (429 with `Retry-After`, 500, 400 context-length errors…). */

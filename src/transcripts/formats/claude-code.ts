@@ -26,7 +26,7 @@ import { mapAnthropicContent, toolImageMessage, type BlockContext } from '../ant
 import type { TranscriptBuilder } from '../builder';
 import { userContent } from '../drafts';
 import { TranscriptError, fieldPath } from '../errors';
-import { parseJsonLines, type JsonLine } from '../json';
+import { cutLastLineWarning, parseJsonLines, type JsonLine } from '../json';
 import { withArticle } from '../article';
 import { plainText } from '../../compaction/content-text';
 
@@ -37,7 +37,7 @@ export const SYNTHETIC_MODEL = '<synthetic>';
 
 /** Reads a Claude Code session. @throws TranscriptError (line and field of the bad record) */
 export function readClaudeCode(text: string, builder: TranscriptBuilder): void {
-  const records = parseJsonLines(text, builder.file);
+  const records = parseJsonLines(text, builder.file, cutLastLineWarning(builder));
   const live = liveRecords(records, builder);
   let pendingBoundary: { id: string; keep?: string[] } | undefined;
 

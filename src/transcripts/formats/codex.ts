@@ -26,7 +26,7 @@ import type { TranscriptBuilder } from '../builder';
 import { userContent } from '../drafts';
 import { TranscriptError, fieldPath } from '../errors';
 import { imageSizeFromUrl, type ImageSize } from '../images';
-import { parseJsonLines } from '../json';
+import { cutLastLineWarning, parseJsonLines } from '../json';
 import { parseJsonObject } from '../../format/json';
 import { plainText } from '../../compaction/content-text';
 
@@ -192,7 +192,7 @@ export function readCodex(text: string, builder: TranscriptBuilder): void {
     for (const { payload, k } of kept) addItem(payload, `${id}/h${k}`, line, ['payload', 'replacement_history', k]);
   }
 
-  for (const { line, value: rec } of parseJsonLines(text, builder.file)) {
+  for (const { line, value: rec } of parseJsonLines(text, builder.file, cutLastLineWarning(builder))) {
     const type = typeof rec.type === 'string' ? rec.type : 'unknown';
     const payload = (rec.payload && typeof rec.payload === 'object' ? rec.payload : {}) as Rec;
     const meta = (id: string): EntryMeta => {
