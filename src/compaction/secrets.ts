@@ -27,6 +27,12 @@ interface Rule {
   pattern: RegExp;
   /** Index of the group holding the secret (the first that matched, when several); 0 masks the whole match. */
   group: number | number[];
+  /**
+   * Index of the group holding the name the value is assigned to, for rules that recognise a secret by
+   * its name: the match counts only when {@link namesCredential} accepts the name and
+   * {@link isReference} rejects the value.
+   */
+  name?: number;
 }
 
 // Names of variables or fields that hold credentials (API_KEY, client_secret, DB_PASSWORD, authToken...).
@@ -97,13 +103,19 @@ const RULES: readonly Rule[] = [
   {
     kind: 'secret',
     pattern: new RegExp(
-      String.raw`(?<=^|[\s;,(\[{"'\x60:?&/])(?:export[ \t]+)?${SECRET_NAME}(?<!${FILE_EXTENSION})[ \t]*[=:][ \t]*(?!(?:Bearer|Basic|Token|Digest|Negotiate)[ \t])(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'#,;[][^\s"'#,;]*))`,
+      String.raw`(?<=^|[\s;,(\[{"'\x60:?&/])(?:export[ \t]+)?(${SECRET_NAME})(?<!${FILE_EXTENSION})[ \t]*[=:][ \t]*(?!(?:Bearer|Basic|Token|Digest|Negotiate)[ \t])(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'#,;[][^\s"'#,;]*))`,
       'gmi',
     ),
-    group: [1, 2, 3],
+    group: [2, 3, 4],
+    name: 1,
   },
   // JSON fields: "apiKey": "value".
-  { kind: 'secret', pattern: new RegExp(String.raw`"${SECRET_NAME}"\s*:\s*"([^"\n]{4,})"`, 'gi'), group: 1 },
+  {
+    kind: 'secret',
+    pattern: new RegExp(String.raw`"(${SECRET_NAME})"\s*:\s*"([^"\n]{4,})"`, 'gi'),
+    group: 2,
+    name: 1,
+  },
 ];
 
 // The `d` flag gives each group's offsets.
@@ -126,6 +138,83 @@ function isPlaceholder(value: string): boolean {
     return true;
   if (/^(?:true|false|null|none|undefined|changeme|required|optional|example|your[_-].*|x{3,}|\*{3,}|\.{3,})$/i.test(v))
     return true;
+  return false;
+}
+
+/**
+ * Words that, after the credential word of a name, make the name say something about a credential
+ * rather than hold it: `NEXTAUTH_URL`, `authDomain`, `secret_id`, `token_usage`, `AUTH_TOKEN_EXPIRY`.
+ */
+const ABOUT_A_CREDENTIAL = new Set(
+  (
+    'url uri urls endpoint domain host hostname server issuer audience id ids name names type kind role roles ' +
+    'usage count limit length size expiry expires expiration ttl lifetime file path dir header field param ' +
+    'provider method mode status version scope scopes policy enabled disabled required prefix label ref arn ' +
+    'format strategy manager'
+  ).split(' '),
+);
+
+/** A word of a name that holds a credential, alone (`password`) or at its end (`dbpassword`, `oauth`). */
+const CREDENTIAL_WORD =
+  /(?:secret|token|passw(?:or)?d|pwd|credentials?|auth|authorization|(?:api|private|access|secret)key)$/;
+
+/** The words of a name: `NEXTAUTH_URL` → nextauth, url; `apiKeyFromConfig` → api, key, from, config. */
+function wordsOf(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+}
+
+/**
+ * `name` (of a variable, field or header) holds a credential: one of its words is a credential word
+ * (`DB_PASSWORD`, `authToken`, `api_key`, `SECRET_KEY_BASE`) and no word after the last one says the
+ * value is something about the credential ({@link ABOUT_A_CREDENTIAL}). The broad name pattern matches
+ * a credential word inside a longer one too; a word that only starts with it (`Author`, `authority`,
+ * `inputTokens`, counts of tokens) names no credential.
+ */
+function namesCredential(name: string): boolean {
+  const words = wordsOf(name);
+  let last = -1;
+  words.forEach((w, i) => {
+    const keyOf = w === 'key' && i > 0 && /(?:api|private|access|secret)$/.test(words[i - 1]);
+    if (keyOf || CREDENTIAL_WORD.test(w)) last = i;
+  });
+  return last >= 0 && !words.slice(last + 1).some((w) => ABOUT_A_CREDENTIAL.has(w));
+}
+
+/** A run of 16+ letters and digits mixing both: a token inside a URL's path or query (webhook URLs). */
+const TOKEN_LIKE = /(?=[A-Za-z0-9_-]{0,200}\d)(?=[A-Za-z0-9_-]{0,200}[A-Za-z])[A-Za-z0-9_-]{16,}/;
+
+/**
+ * `value`, assigned to a name that says credential, refers to something rather than being a
+ * credential: code (`credentials.password`, `getAuth(app)`, `options?.apiKey`, `apiKeyFromConfig`),
+ * the name of another variable (`DATABASE_URL`, `` `AUTH_SECRET` ``), a URL with neither a password
+ * nor a token in it (`http://localhost:9002`), a version range (`^5.0.0-beta.31`, a package.json
+ * dependency), or a value Terraform prints instead of one (`(sensitive value)`). Such values are left
+ * in place, and so never masked wherever they appear again (`secret-values.ts`).
+ */
+function isReference(value: string): boolean {
+  if (/^\((?:known|sensitive|write-only)\b/.test(value)) return true;
+  // Quotes, backticks and brackets around it, or punctuation after it, are not part of the value.
+  const v = value
+    .trim()
+    .replace(/^[`'"([{]+/, '')
+    .replace(/[`'")\]}.,:;!?]+$/, '');
+  if (v !== value.trim() && isPlaceholder(v)) return true;
+  if (/^[~^<>=]{0,2}\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?$/.test(v)) return true;
+  if (/^[a-z][a-z0-9+.-]{0,30}:\/\/[^\s/@]+(?:[/?#]\S*)?$/i.test(v) && !TOKEN_LIKE.test(v)) return true;
+  if (/^[A-Z][A-Z0-9]*(?:_[A-Z][A-Z0-9]*)+$/.test(v)) return true;
+  // An HTTP auth scheme before a template (`Authorization = \`Bearer ${token}\``): the credential is after it.
+  if (/^(?:Bearer|Basic|Token|Digest|Negotiate)$/.test(v)) return true;
+  // A member chain (`a.b`, `a?.b.c`), maybe called or typed (`getAuth(app)`, `tokenProvider.generateToken(
+  // user.getUsername())`, `React.Dispatch<...>`): code. The chain has one way to match: linear.
+  const ident = String.raw`[A-Za-z_$][\w$]*`;
+  if (/[.(<]/.test(v) && new RegExp(String.raw`^${ident}(?:\??\.${ident})*(?:[(<].*)?$`).test(v)) return true;
+  // A camelCase name of letters alone (`apiKeyFromConfig`): code, not a password.
+  if (/^[a-z]+(?:[A-Z][a-z]+)+$/.test(v)) return true;
   return false;
 }
 
@@ -188,6 +277,7 @@ export function findSecrets(text: string): SecretSpan[] {
       const value = m[group];
       if (value === undefined || where === undefined) continue;
       if (group > 0 && isPlaceholder(value)) continue;
+      if (rule.name !== undefined && (!namesCredential(m[rule.name] ?? '') || isReference(value))) continue;
       spans.push({ start: where[0], end: where[1], kind: rule.kind });
     }
   }
