@@ -13,7 +13,7 @@ import { describeCoverage, unreadByModel } from '../compaction/summary/coverage'
 import { scorecardLeftOut, scorecardLine } from '../compaction/retention/scorecard';
 import { compact } from '../compaction/rewrite/compactor';
 import { keepMessageMemos } from '../compaction/message-memo';
-import { describeAnchored, describeCompaction } from '../compaction/outcome-text';
+import { describeAnchored, describeCompaction, describeSmallSpans } from '../compaction/outcome-text';
 import { holdersOf, type CompactionStatus } from '../compaction/outcome';
 import { thresholds } from '../compaction/plan/budget';
 import { checkContext } from '../compaction/plan/invariants';
@@ -222,7 +222,8 @@ export async function compactCommand(
   const th = thresholds(budgetOf(o));
   const result = await compactSession(s, o);
   const { status, context: items } = result;
-  const holders = () => holdersOf(status) ?? tokenHolders(items, s.meter, s.transcript.tools, o.keepSteps);
+  const holders = () =>
+    holdersOf(status) ?? tokenHolders(items, s.meter, s.transcript.tools, o.keepSteps, th.inputBudget);
   const violations = checkContext(items, s.entries, { keepRecentSteps: o.keepSteps, rawItems: s.rawItems });
   // A failed compaction writes nothing: a script that checks for the file must not get the input back.
   // The document is built only to be written: without --out its copy of every message is not needed.
@@ -270,6 +271,8 @@ export async function compactCommand(
       : `nothing changed: ${describeCompaction(status)}`,
   );
   for (const c of result.checkpoints) printCheckpoint(c, out);
+  const small = status.kind === 'applied' || status.kind === 'does-not-fit' ? status.smallSpans : undefined;
+  if (small && status.kind === 'applied') out(`  ${describeSmallSpans(small)}`);
   if (s.importCheckpoints.length)
     out(`  (${s.importCheckpoints.length} compaction(s) recorded in the file became import checkpoints)`);
   printWarnings(s, encodingNote, note);

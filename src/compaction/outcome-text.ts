@@ -3,7 +3,7 @@
  * not. The sidebar, the notifications and the command line all render from here, so the words
  * follow the data rather than the other way round.
  */
-import type { AnchoredTokens, CompactionApplied, CompactionStatus, SummarizerFailureKind } from './outcome';
+import type { AnchoredTokens, CompactionApplied, CompactionStatus, SmallSpans, SummarizerFailureKind } from './outcome';
 import { describeHolders } from './plan/holders';
 
 const n = (x: number): string => x.toLocaleString('en-US');
@@ -40,6 +40,19 @@ export function describeAnchored(anchored: AnchoredTokens): string {
     .join(', ');
 }
 
+/**
+ * Spans left as they were because the context cannot fit anyway, as a clause: "messages 96-97 left
+ * as they were: rewriting them would free at most 1,093 tokens, under the 1,200 a checkpoint must
+ * free while the context cannot fit" (a summary or collapsed tool results alike).
+ */
+export function describeSmallSpans(small: SmallSpans): string {
+  const one = small.first === small.last;
+  const where = one
+    ? `message ${small.first} left as it was`
+    : `messages ${small.first}-${small.last} left as they were`;
+  return `${where}: rewriting ${one ? 'it' : 'them'} would free at most ${n(small.tokens)} tokens, under the ${n(small.minTokens)} a checkpoint must free while the context cannot fit`;
+}
+
 /** The sentence for `status`. Token figures are formatted with thousands separators. */
 export function describeCompaction(status: CompactionStatus): string {
   switch (status.kind) {
@@ -54,8 +67,10 @@ export function describeCompaction(status: CompactionStatus): string {
     case 'would-break-pairing':
       return `compaction not applied: it would break tool pairing (${status.detail})`;
     case 'does-not-fit': {
-      if (status.holders)
-        return `nothing can be shortened; does not fit: ${n(status.bestTokens)} tokens against a budget of ${n(status.limitTokens)}; ${describeHolders(status.holders, status.limitTokens)}`;
+      if (status.holders) {
+        const small = status.smallSpans ? `; ${describeSmallSpans(status.smallSpans)}` : '';
+        return `nothing can be shortened enough; does not fit: ${n(status.bestTokens)} tokens against a budget of ${n(status.limitTokens)}; ${describeHolders(status.holders, status.limitTokens)}${small}`;
+      }
       const held = status.anchored ? `; it is held by ${describeAnchored(status.anchored)} tokens` : '';
       return `cannot get below ${n(status.limitTokens)} tokens: at best ${n(status.bestTokens)}${held}; a larger window, fewer kept recent steps or fewer pinned messages would help`;
     }
@@ -78,11 +93,13 @@ function describeApplied(status: CompactionApplied): string {
   const head = `compacted ${n(status.tokensBefore)} → ${n(status.tokensAfter)} tokens${steps ? ` (${steps})` : ''}`;
   const ahead = status.preparedAhead ? '; summary prepared ahead' : '';
   const over = status.overBudget;
+  const small = status.smallSpans ? `; ${describeSmallSpans(status.smallSpans)}` : '';
   if (over)
-    return `${head}; does not fit: ${n(status.tokensAfter)} tokens against a budget of ${n(over.inputBudget)}; ${describeHolders(over.holders, over.inputBudget)}${ahead}`;
+    return `${head}; does not fit: ${n(status.tokensAfter)} tokens against a budget of ${n(over.inputBudget)}; ${describeHolders(over.holders, over.inputBudget)}${small}${ahead}`;
   const a = status.anchored;
-  if (a === undefined || status.targetTokens === undefined || a.total <= status.targetTokens) return head + ahead;
-  return `${head}; what is never summarized holds ${n(a.total)} tokens (${describeAnchored(a)}), over the target of ${n(status.targetTokens)}${ahead}`;
+  if (a === undefined || status.targetTokens === undefined || a.total <= status.targetTokens)
+    return head + small + ahead;
+  return `${head}; what is never summarized holds ${n(a.total)} tokens (${describeAnchored(a)}), over the target of ${n(status.targetTokens)}${small}${ahead}`;
 }
 
 function unreachable(status: never): string {

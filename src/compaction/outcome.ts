@@ -61,6 +61,22 @@ export interface AnchoredTokens {
   pinned: number;
 }
 
+/**
+ * Spans a compaction left as they were because their summaries would free too little while the
+ * context cannot get under its threshold anyway (see `minimumSaving` in `compactor.ts`).
+ */
+export interface SmallSpans {
+  /** How many spans were left. */
+  spans: number;
+  /** Positions of the first and last message they hold, counted from 1 over the raw messages. */
+  first: number;
+  last: number;
+  /** Tokens their summaries would have freed together, at most. */
+  tokens: number;
+  /** Least tokens one summary had to free to be written, in tokens. */
+  minTokens: number;
+}
+
 /** One step of an applied compaction: its strategy and the context's tokens before and after it. */
 export interface CompactionStep {
   strategy: string;
@@ -85,6 +101,8 @@ export interface CompactionApplied {
    * after the degrade tiers: the budget and what holds the tokens.
    */
   overBudget?: { inputBudget: number; holders: TokenHolders };
+  /** Spans left as they were: their summaries would free too little for a context that cannot fit. */
+  smallSpans?: SmallSpans;
   /** True when the summary was prepared ahead of the trigger and applied from there. */
   preparedAhead?: boolean;
 }
@@ -122,6 +140,8 @@ export interface CompactionDoesNotFit {
   anchored?: AnchoredTokens;
   /** What holds the tokens, when nothing could be shortened and the context is over the input budget. */
   holders?: TokenHolders;
+  /** Spans left as they were: their summaries would free too little for a context that cannot fit. */
+  smallSpans?: SmallSpans;
 }
 
 /** A prepared compaction whose replaced messages changed before it could apply. */

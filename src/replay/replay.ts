@@ -169,7 +169,7 @@ export async function replay(
       report.promptTokens += tokens;
       report.promptTokensUnmanaged += unmanaged;
       if (tokens > report.peakTokens && tokens > th.inputBudget)
-        report.peakHolders = tokenHolders(items, meter, tools, keepRecentSteps);
+        report.peakHolders = tokenHolders(items, meter, tools, keepRecentSteps, th.inputBudget);
       report.peakTokens = Math.max(report.peakTokens, tokens);
       report.calls.push(call);
       // What would be sent must be valid: no pending calls may remain before a model call.

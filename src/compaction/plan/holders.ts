@@ -21,17 +21,37 @@ export interface TokenHolders {
   /** Everything else: older history, collapsed records, clipped messages outside the newest steps. */
   history: number;
   total: number;
+  /**
+   * The messages over the input budget by themselves, when the budget was given: no compaction that
+   * keeps them whole can make the request fit. Largest first, at most {@link OVERSIZED_LISTED}.
+   */
+  oversized?: OversizedMessage[];
 }
+
+/** One message larger than the input budget by itself. */
+export interface OversizedMessage {
+  /** Its position in the conversation, counted from 1 over the raw messages (the positions `recall` cites). */
+  position: number;
+  role: string;
+  /** What it is: `system prompt`, `latest request`, `summary`, `tool result`, `message`. */
+  part: string;
+  tokens: number;
+}
+
+/** Most oversized messages listed. */
+export const OVERSIZED_LISTED = 5;
 
 /**
  * Splits the tokens of `items` (with `tools`) into {@link TokenHolders}. O(items).
  * @param keepRecentSteps newest agent steps counted as `newestSteps`
+ * @param inputBudget when given (tokens), the messages over it by themselves are listed as `oversized`
  */
 export function tokenHolders(
   items: readonly ContextItem[],
   meter: TokenMeter,
   tools: readonly ToolSchema[] | undefined,
   keepRecentSteps: number,
+  inputBudget?: number,
 ): TokenHolders {
   const m = meter.measure(items, tools);
   const t = analyzeTable(items, keepRecentSteps);
@@ -54,6 +74,29 @@ export function tokenHolders(
     else if (t.kind[k] === KIND.request) h.latestRequest += sum;
     else if (t.kind[k] === KIND.step && t.region[k] === REGION.current && !t.eligible[k]) h.newestSteps += sum;
     else h.history += sum;
+  }
+  if (inputBudget !== undefined) {
+    const over: OversizedMessage[] = [];
+    let position = 1;
+    for (let k = 0, i = 0; i < items.length; i++) {
+      while (k < t.count && t.end[k] <= i) k++;
+      if (m.perItem[i] > inputBudget) {
+        const it = items[i];
+        const part =
+          it.kind === 'summary'
+            ? 'summary'
+            : t.kind[k] === KIND.system
+              ? 'system prompt'
+              : t.kind[k] === KIND.request
+                ? 'latest request'
+                : it.message.role === 'tool'
+                  ? 'tool result'
+                  : 'message';
+        over.push({ position, role: it.message.role, part, tokens: m.perItem[i] });
+      }
+      position += items[i].covers.length;
+    }
+    h.oversized = over.sort((a, b) => b.tokens - a.tokens).slice(0, OVERSIZED_LISTED);
   }
   return h;
 }
@@ -104,7 +147,20 @@ export function describeHolders(h: TokenHolders, inputBudget?: number): string {
     .join(', ');
   if (h.systemAndTools === 0) return `${text} (there is no system prompt or tool schema)`;
   // Nothing a compaction may rewrite can help then: say so rather than blame the messages.
+  const alone = describeOversized(h.oversized ?? [], inputBudget);
   if (inputBudget !== undefined && h.systemAndTools >= inputBudget)
-    return `${text}; the system prompt and tool schemas alone are over the budget of ${n(inputBudget)}, so no compaction can make the request fit`;
-  return text;
+    return `${text}; the system prompt and tool schemas alone are over the budget of ${n(inputBudget)}, so no compaction can make the request fit${alone}`;
+  return text + alone;
+}
+
+/**
+ * The messages over the budget by themselves, as a clause: "; over the budget by itself: message 1
+ * (system prompt, 14,688 tokens)". Empty when there is none.
+ */
+function describeOversized(over: readonly OversizedMessage[], inputBudget: number | undefined): string {
+  if (over.length === 0) return '';
+  const n = (x: number) => x.toLocaleString('en-US');
+  const list = over.map((o) => `message ${o.position} (${o.part}, ${n(o.tokens)} tokens)`).join(', ');
+  const budget = inputBudget === undefined ? 'the budget' : `the budget of ${n(inputBudget)}`;
+  return `; over ${budget} by ${over.length === 1 ? 'itself' : 'themselves'}: ${list}`;
 }

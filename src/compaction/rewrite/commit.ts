@@ -11,7 +11,7 @@ import type { TokenMeter } from '../meter/meter';
 import { summarizerFailed, type CompactionStatus, type CompactionResult } from '../outcome';
 import { applyCheckpoint, coveredIds } from '../context';
 import { checkToolPairing } from '../plan/invariants';
-import type { AnchoredTokens } from '../outcome';
+import type { AnchoredTokens, SmallSpans } from '../outcome';
 import type { TokenHolders } from '../plan/holders';
 
 /** A compaction computed but not applied (preview, or a summary prepared ahead of the threshold). */
@@ -35,6 +35,8 @@ export interface PreparedCompaction {
   holders?: TokenHolders;
   /** The input budget (`contextWindow - reservedOutput`), in tokens. */
   inputBudget?: number;
+  /** Spans left as they were: their summaries would free too little for a context that cannot fit. */
+  smallSpans?: SmallSpans;
 }
 
 /** A result that leaves `items` as they are, with the status given. */
@@ -160,6 +162,7 @@ export function appliedResult(done: AppliedCompaction, prepared: PreparedCompact
     ...(prepared.anchored ? { anchored: prepared.anchored } : {}),
     ...(target !== undefined ? { targetTokens: target } : {}),
     ...(overBudget ? { overBudget } : {}),
+    ...(prepared.smallSpans ? { smallSpans: prepared.smallSpans } : {}),
   };
   return { status, tokensBefore: before, tokensAfter: tokens, checkpoints: applied, context: [...done.context] };
 }

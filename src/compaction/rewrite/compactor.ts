@@ -28,7 +28,7 @@ import {
   type Thresholds,
 } from '../plan/budget';
 import { anchorReasons, planCompaction, spanSummaryEstimate, type Plan, type Span } from '../plan/planner';
-import type { CompactionResult } from '../outcome';
+import type { CompactionResult, SmallSpans } from '../outcome';
 import { anchoredBreakdown } from '../plan/anchored';
 import { planClips } from '../plan/clip-plan';
 import {
@@ -88,6 +88,27 @@ export const MIN_REQUEST_TOKENS = 256;
 export const MIN_SUMMARY_TOKENS = 64;
 /** A summary keeping more than this share of its span's tokens is not applied when other spans are. */
 export const LOW_YIELD = 0.8;
+/** Least share of the input budget a summary must free when the context cannot fit (see {@link minimumSaving}). */
+export const MIN_SAVING_SHARE = 0.05;
+
+/**
+ * Least tokens one rewrite (a summary of a span, the collapse of old tool results) must free when
+ * the compaction cannot get the context under its input budget whatever it rewrites (the system
+ * prompt and tool schemas alone are over it): half the room one compaction is meant to buy (trigger
+ * less target, 0.8 to 0.5 of the budget by default), and never under {@link MIN_SAVING_SHARE} of the budget.
+ *
+ * Source: DESIGN.md, "Compaction pipeline, cheapest first": each rewrite invalidates the provider's
+ * prompt cache from the first changed message on, so rewriting a little every time costs more than
+ * not compacting (1.4x on a recorded 353-call session against 0.3x for compacting from 0.8 to 0.5):
+ * "compact seldom and deep". A context that will not fit gains nothing from a summary of a few newer
+ * messages, and loses the verbatim steps the agent works from; the outcome says instead which
+ * messages keep it over the budget (`TokenHolders.oversized`). `th`: the compaction's thresholds, in tokens.
+ */
+export function minimumSaving(th: Pick<Thresholds, 'inputBudget' | 'triggerTokens' | 'targetTokens'>): number {
+  const room = Math.floor((th.triggerTokens - th.targetTokens) / 2);
+  return Math.max(room, Math.ceil(th.inputBudget * MIN_SAVING_SHARE));
+}
+
 /** Tokens kept from a notes budget for back-filled identifiers: a quarter, at most {@link IDENTIFIER_BACKFILL_CHARS} / 4. */
 function backfillTokens(notesBudget: number): number {
   return Math.min(Math.floor(IDENTIFIER_BACKFILL_CHARS / 4), Math.floor(notesBudget / 4));
@@ -226,6 +247,10 @@ function startRun(input: CompactInput): TierRun | CompactionResult | { deeper: C
     clips,
     auto,
     checkpoints: [],
+    // Cannot get under the budget whatever is rewritten: the system prompt and tool schemas alone are
+    // over it. (A context that fits but stays above the trigger is left to the trigger's own rules: a
+    // compaction on request applies there, an automatic one refuses.)
+    minSaving: hopeless ? minimumSaving(th) : 0,
     workTokens: before,
     calls: { left: Math.max(0, Math.floor(options.maxSummaryCalls ?? DEFAULT_MAX_SUMMARY_CALLS)) },
     newCheckpoint: (strategy, id = newId()) => ({
@@ -294,7 +319,8 @@ function finishRun(run: TierRun, startedAt: number): PreparedCompaction | Compac
       bestTokens: before,
       limitTokens: th.inputBudget,
       anchored: anchoredBreakdown(items, meter, tools, keepRecentSteps),
-      holders: tokenHolders(items, meter, tools, keepRecentSteps),
+      holders: tokenHolders(items, meter, tools, keepRecentSteps, th.inputBudget),
+      ...(run.smallSpans ? { smallSpans: run.smallSpans } : {}),
     });
   }
   const prepared: PreparedCompaction = {
@@ -334,7 +360,9 @@ function finishRun(run: TierRun, startedAt: number): PreparedCompaction | Compac
     prepared.anchored = anchoredBreakdown(trial.context, meter, tools, keepRecentSteps);
   }
   prepared.inputBudget = th.inputBudget;
-  if (trial.tokensAfter > th.inputBudget) prepared.holders = tokenHolders(trial.context, meter, tools, keepRecentSteps);
+  if (trial.tokensAfter > th.inputBudget)
+    prepared.holders = tokenHolders(trial.context, meter, tools, keepRecentSteps, th.inputBudget);
+  if (run.smallSpans) prepared.smallSpans = run.smallSpans;
   keepApplied(prepared, items, trial);
   prepared.preparedAt = Date.now();
   return prepared;
@@ -371,6 +399,13 @@ interface TierRun {
   /** Checkpoints written so far, in the order they apply. */
   checkpoints: Checkpoint[];
   /**
+   * Least tokens a rewrite must free (see {@link minimumSaving}) when the context cannot get under
+   * its input budget whatever is rewritten; 0 when it can.
+   */
+  minSaving: number;
+  /** Spans left as they were under `minSaving`. */
+  smallSpans?: SmallSpans;
+  /**
    * The context's tokens after each rewrite: the meter's total is a sum over messages, so the counts
    * of what a checkpoint removes and inserts give it without measuring the whole context again.
    */
@@ -391,6 +426,7 @@ function collapseTier(run: TierRun): void {
   if (plan.collapse.length === 0) return;
   const cp = run.newCheckpoint('collapse');
   const calls: Array<{ name: string; arguments: string } | undefined> = [];
+  let freed = 0;
   for (const i of plan.collapse) {
     const it = items[i];
     const call = callOf(items, i);
@@ -398,8 +434,14 @@ function collapseTier(run: TierRun): void {
     const collapsed = collapseItem(it, call, cp.id);
     cp.replaced.push(it);
     cp.inserted.push(collapsed);
-    run.workTokens += meter.countMessage(collapsed.message) - m.perItem[i];
+    freed += m.perItem[i] - meter.countMessage(collapsed.message);
   }
+  // A context that cannot fit anyway keeps its tool results for a small saving (see `minimumSaving`).
+  if (freed < run.minSaving) {
+    noteSmallSpan(run, { start: plan.collapse[0], end: plan.collapse[plan.collapse.length - 1] + 1 }, freed);
+    return;
+  }
+  run.workTokens -= freed;
   cp.summary = describeCollapse(
     `Collapsed ${plan.collapse.length} older tool result${plan.collapse.length === 1 ? '' : 's'} to one-line records`,
     calls,
@@ -566,6 +608,11 @@ async function summaryTier(run: TierRun): Promise<CompactionResult | undefined> 
     if (k > 0 && !options.all && run.workTokens <= run.planTarget) break;
     if (options.signal?.aborted)
       return failed(items, run.m.total, new SummarizerError('compaction cancelled', 'aborted'));
+    // Not even a summary of no tokens would free the minimum: the summarizer is not asked.
+    if (span.tokens < run.minSaving) {
+      noteSmallSpan(run, span, span.tokens);
+      continue;
+    }
     const input = inputOf(k);
     let result: SummaryResult;
     try {
@@ -607,11 +654,33 @@ async function summaryTier(run: TierRun): Promise<CompactionResult | undefined> 
     // A span that shrinks by less than a fifth (already-collapsed records, an earlier summary) is left
     // as it is: rewriting it would break the provider's prompt cache for almost nothing.
     if (insertedTokens > spanTokens * LOW_YIELD && plan.spans.length > 1) continue;
+    // A context that cannot fit anyway is not rewritten for a small saving (see `minimumSaving`).
+    if (spanTokens - insertedTokens < run.minSaving) {
+      noteSmallSpan(run, span, spanTokens - insertedTokens);
+      continue;
+    }
     noteReplaced(cp, run.input.meter, spanTokens, input.covers);
     run.checkpoints.push(cp);
     run.workTokens += insertedTokens - spanTokens;
   }
   return undefined;
+}
+
+/** Records `span` as left as it was, its summary freeing `freed` tokens (at most), under `run.minSaving`. */
+function noteSmallSpan(run: TierRun, span: Pick<Span, 'start' | 'end'>, freed: number): void {
+  const { items } = run.input;
+  const first = firstPositionAt(items, span.start);
+  const last = firstPositionAt(items, span.end) - 1;
+  const s = run.smallSpans;
+  run.smallSpans = s
+    ? {
+        ...s,
+        spans: s.spans + 1,
+        first: Math.min(s.first, first),
+        last: Math.max(s.last, last),
+        tokens: s.tokens + freed,
+      }
+    : { spans: 1, first, last, tokens: freed, minTokens: run.minSaving };
 }
 
 /**
