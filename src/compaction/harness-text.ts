@@ -139,6 +139,52 @@ export const WRAPPER_TAGS = /<\/?(task|feedback|user_message|answer|query|user_q
 /** Blocks a person's words are quoted in inside a harness message (Cline feedback on a result). */
 export const QUOTED_WORDS = /<(task|feedback|answer|user_message)>([\s\S]*?)<\/\1>/gi;
 
+/**
+ * Whole messages a harness writes in the agent's (assistant) role, never the model's words: Claude
+ * Code's synthetic replies (its "No response requested." to its own recovery prompt, usage-limit
+ * notices such as "You've hit your limit · resets 3pm (Europe/Paris)" or "Claude AI usage limit
+ * reached|…", "5-hour limit reached ∙ resets …", "API Error: 529 {…}", "Prompt is too long",
+ * "Credit balance is too low", "Invalid API key · Please run /login", "Request timed out",
+ * "Interrupted by user"), which keep this wording when a recording is converted to another format
+ * (the openai-chat city-bus session), where the `<synthetic>` model marker is gone.
+ */
+const AGENT_ROLE_NOTICE = new RegExp(
+  '^(?:' +
+    [
+      'No response requested\\.?',
+      "You(?:'|\u2019)ve (?:hit|reached) your (?:[\\w-]+ )?limit\\b[^\\n]*",
+      '(?:Claude (?:AI )?)?usage limit reached\\b[^\\n]*',
+      '(?:\\d+-hour|weekly|daily|session|opus|sonnet) limit reached\\b[^\\n]*',
+      'API Error(?::|\\s*\\(|\\s*$)[\\s\\S]*',
+      'Prompt is too long\\.?',
+      'Credit balance is too low\\b[^\\n]*',
+      'Invalid API key\\b[^\\n]*',
+      'Request timed out\\.?',
+      'Request was aborted\\.?',
+      'Interrupted by user\\.?',
+      '\\[Request interrupted by user[^\\]\\n]*\\]',
+    ].join('|') +
+    ')$',
+  'i',
+);
+
+/**
+ * A marker a harness appends to the agent's message when the reply stopped (Cline "[Response
+ * interrupted by user]", "[Response interrupted by API Error]"): the words before it are the agent's.
+ */
+const AGENT_ROLE_SUFFIX = /\s*\[Response interrupted by [^\]\n]*\]\s*$/i;
+
+/**
+ * The agent's own words in an assistant message's `text`: '' when the whole message is a notice a
+ * harness wrote in the agent's role ({@link AGENT_ROLE_NOTICE}), else the text trimmed, without an
+ * interruption marker the harness appended ({@link AGENT_ROLE_SUFFIX}). Summaries read this, so a
+ * usage-limit notice is never listed among the agent's answers and findings.
+ */
+export function agentWords(text: string): string {
+  const t = text.replace(AGENT_ROLE_SUFFIX, '').trim();
+  return AGENT_ROLE_NOTICE.test(t) ? '' : t;
+}
+
 /** Aider's confirmation prompt with the answer typed at it ("Add file to the chat? (Y)es/(N)o… [Yes]: all"). */
 const AIDER_PROMPT = /^[^\n]*\(Y\)es\/\(N\)o[^\n]*\]: ?\S*$/;
 

@@ -12,9 +12,10 @@ import type { ContextItem, Summarizer, SummaryRequest, SummaryResult } from '../
 import { SummarizerError } from '../types';
 import { isToolOutputText, keyArguments, toolCallsOf } from '../text';
 import { textWithPlaceholders } from '../content-text';
-import { userTextAuthor, userWords } from '../harness-text';
+import { agentWords, userTextAuthor, userWords } from '../harness-text';
 import { isRecordedHarnessText } from '../tool-outcomes';
 import { clip } from './message-facts';
+import { shortenLine } from './line-shorten';
 import { asksQuestion, leavesStepOpen, reportsFinishedWork } from './completion';
 import { collectRequests, typedRequestOf } from './requests';
 import { actionsOf, type Action } from './ledger/actions';
@@ -123,7 +124,8 @@ function turnAtEnd(
       // A tool result after a final message answers a call handing the turn over (the person's reply).
       if (who !== 'user') who = 'agent';
     } else if (m.role === 'assistant') {
-      const text = textWithPlaceholders(m.content).trim();
+      // A notice a harness wrote in the agent's role (a usage limit) neither ends nor goes on with the turn.
+      const text = agentWords(textWithPlaceholders(m.content));
       const calls = toolCallsOf(m);
       const byText = calls.length ? undefined : textHandOver(text);
       const handOver = (calls.length === 1 && handOverOf(calls[0].name) !== undefined) || byText !== undefined;
@@ -743,8 +745,11 @@ export class ExtractiveSummarizer implements Summarizer {
       if (victim[1] === current) {
         let k = longQuote >= 0 ? longQuote : current.length - 1;
         while (k > 0 && CURRENT_STATE.test(current[k])) k--;
-        // Halved at a sentence or word end (never mid-word), with a marker.
-        if (current[k].length > LONG_LINE) current[k] = clip(current[k], Math.floor(current[k].length / 2));
+        // Halved at a sentence or word end (never mid-word), with a marker; a line whose content
+        // would be gone (a label with nothing after it) goes whole.
+        const half =
+          current[k].length > LONG_LINE ? shortenLine(current[k], Math.floor(current[k].length / 2)) : undefined;
+        if (half !== undefined) current[k] = half;
         else current.splice(k, 1);
         sizes.set(victim, size(victim[1]));
         counted.delete(victim);
@@ -787,10 +792,12 @@ export class ExtractiveSummarizer implements Summarizer {
         // A line many times the whole budget (a ledger line naming 40k files) is halved again
         // without counting each half: counting 478k, 239k, 120k... characters cost more than all
         // the rest of a 100k-message summary, and no such half could fit.
-        let line = victim[1][0];
-        do line = `${line.slice(0, Math.floor(line.length / 2))}…`;
-        while (line.length > UNCOUNTED_HALVING_CHARS_PER_TOKEN * maxTokens);
-        victim[1][0] = line;
+        let line: string | undefined = victim[1][0];
+        do line = shortenLine(line, Math.floor(line.length / 2));
+        while (line !== undefined && line.length > UNCOUNTED_HALVING_CHARS_PER_TOKEN * maxTokens);
+        // A line whose content would be gone goes whole, never as a label with nothing after it.
+        if (line !== undefined) victim[1][0] = line;
+        else victim[1].splice(0, 1);
       } else victim[1].splice(victim[3] ? 0 : victim[1].length - n, n);
       if (victim[1] === names && names.length <= 1) victim[2] = NAMES_LAST_LINE_WEIGHT;
       sizes.set(victim, size(victim[1]));

@@ -8,6 +8,7 @@ import { errorLines, isToolOutputText } from '../text';
 import { typedRequestOf } from './requests';
 import { DECISION, isProse, MAX_RULE_CHARS, NOT_DECISION, ruleSentences, sentences } from './prose';
 import { MessageMemo } from '../message-memo';
+import { agentWords } from '../harness-text';
 
 /** One line of at most `max` characters (quotes must not bring their own headings or lists along). */
 export function clip(s: string, max: number): string {
@@ -82,11 +83,14 @@ export function userFacts(it: ContextItem, text: string): UserFacts {
   return facts;
 }
 
-/** The facts of an assistant message (`text` is its content text). */
+/**
+ * The facts of an assistant message (`text` is its content text). `trimmed` holds the agent's own
+ * words (`agentWords`): '' for a notice a harness wrote in the agent's role.
+ */
 export function assistantFacts(m: ContextItem['message'], text: string): AssistantFacts {
   const hit = assistantFactsCache.get(m);
   if (hit) return hit;
-  const trimmed = text.trim();
+  const trimmed = agentWords(text);
   const decisions: string[] = [];
   let checklist: string | undefined;
   if (trimmed) {

@@ -45,15 +45,23 @@ export const SECTIONS = {
 /** Characters of an agent's answer kept in the notes, at most (clipped at a sentence end). */
 const MAX_ANSWER_CHARS = 700;
 
+/** Aider's notices kept at the end of a reply (`> Applied edit to a.ts`, `> Commit e647cd7 feat: …`): the harness's words. */
+const AIDER_NOTICE_LINE = /^> (?:Applied edit to |Commit [0-9a-f]{7,} )[^\n]*$/gm;
+/** A file's name alone on the line above its fenced block (Aider's whole-file edit format): part of the edit. */
+const FENCE_FILE_NAME = /^[ \t]*[\w.@~/\\-]+\.\w+[ \t]*\n(?=[ \t]*```)/gm;
+
 /**
- * The prose of an agent's answer: its text without reasoning blocks (`<think>`, `<thinking…>`) and
- * fenced code (an edit block, a listing: the files changed say what it did); '' when fewer than 20
- * characters of prose remain.
+ * The prose of an agent's answer: its text without reasoning blocks (`<think>`, `<thinking…>`),
+ * fenced code with the file name above it (an edit block, a listing: the files changed say what it
+ * did) and the notices a harness appended to it (Aider's applied edits and commits); '' when fewer
+ * than 20 characters of prose remain.
  */
 function answerText(text: string): string {
   const t = text
     .replace(/<(think(?:ing)?[\w-]*)>[\s\S]*?<\/\1>/gi, ' ')
+    .replace(FENCE_FILE_NAME, '')
     .replace(/^\s*```[^\n]*\n[\s\S]*?^\s*```[^\n]*$/gm, ' ')
+    .replace(AIDER_NOTICE_LINE, ' ')
     .trim();
   return t.length >= 20 ? t : '';
 }
@@ -159,6 +167,21 @@ export function parseSections(text: string): Map<string, string[]> {
 }
 
 type Call = { name: string; arguments: string };
+
+/**
+ * The shape of arguments that hold no value short enough to show (`todos=[9 items]`, `edits=[2
+ * items] options={…}`), so a call is never named with nothing after it; '' when they hold nothing.
+ */
+function argumentShape(args: string): string {
+  const v = parseJsonObject(args);
+  if (!v) return '';
+  const parts: string[] = [];
+  for (const [k, x] of Object.entries(v)) {
+    if (Array.isArray(x)) parts.push(`${k}=[${x.length} item${x.length === 1 ? '' : 's'}]`);
+    else if (x && typeof x === 'object') parts.push(`${k}={…}`);
+  }
+  return parts.join(' ');
+}
 
 /** `key=value` arguments of a call, with the command first where it is an argv array (Codex: `["bash", "-lc", "…"]`). */
 function shellLabel(call: Call): string {
@@ -344,6 +367,10 @@ export class SpanScan {
       for (const r of facts.rules) this.addOnce(this.rules, r);
     } else if (m.role === 'assistant') {
       const facts = assistantFacts(m, text);
+      const calls = toolCallsOf(m);
+      // A notice a harness wrote in the agent's role ("No response requested.", a usage limit) is not
+      // the agent's: no answer, no last message, no names; the turn stands as it was before it.
+      if (!facts.trimmed && !calls.length && text.trim()) return;
       this.names.add(namesOfMessage(m));
       if (facts.trimmed) {
         this.lastAssistant = facts.trimmed;
@@ -358,7 +385,6 @@ export class SpanScan {
       // An action written in the text (SWE-agent) is a tool call too: its observation follows. One
       // handing the turn over (`submit`) ends the turn as a hand-over tool call does.
       if (textActionGoesOn(text)) this.lastAssistantEnds = this.lastAssistantClosed = false;
-      const calls = toolCallsOf(m);
       // A lone call that hands the turn over ends it, as a message with no tool call does: its words are the agent's last message.
       const handOver = calls.length === 1 ? handOverOf(calls[0].name) : calls.length ? undefined : textHandOver(text);
       if (calls.length || facts.trimmed) this.lastHandOver = handOver;
@@ -473,7 +499,8 @@ export class SpanScan {
         lastCommandError = `(\`${clip(oneLineCommand(commandText(call.arguments)), 140)}\`): ${lines.map((l) => `"${l}"`).join(' | ')}`;
     }
     const last = this.lastCallOf;
-    const lastCall = last ? `${last.name} ${shellLabel(last)}` : undefined;
+    const label = last ? shellLabel(last) || argumentShape(last.arguments) : '';
+    const lastCall = last ? (label ? `${last.name} ${label}` : last.name) : undefined;
     let lastVerify: string | undefined;
     if (this.lastVerifyOf) {
       // The end of a run's output holds its verdict ("42 passed, 0 failed"): keep the end.
