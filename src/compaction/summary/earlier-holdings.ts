@@ -20,6 +20,12 @@ import { REQUESTS_HEADING } from './requests-section';
 /** Heading of what the earlier summaries held and the new notes did not name. */
 export const KEPT_HEADING = '## Kept from the earlier summaries (files, commits, root causes)';
 
+/**
+ * How the carried files an earlier summary listed as read only begin: read files stay told apart
+ * from changed ones (the agent must not take a file it only read for one it edited).
+ */
+export const READ_LINE = '- Files read (not changed):';
+
 /** Most characters of one carried line (a file's line of what changed, a root cause). */
 const LINE_CHARS = 240;
 
@@ -36,6 +42,8 @@ const CAUSE = /\broot[- ]cause|\bcaused by\b|\bthe cause (?:was|is)\b|\bbecause 
 interface Holding {
   kind: 'file' | 'commit' | 'cause';
   key: string;
+  /** A file the earlier summary lists as read only (its files section's `- read only:` line). */
+  read?: boolean;
   /** The earlier summary's line that says what happened to it, when there is one. */
   line?: string;
 }
@@ -109,8 +117,10 @@ function holdingsOf(text: string): Holding[] {
     if (heading.startsWith(REQUESTS_HEADING) || parseRootsLine(raw) !== undefined) continue;
     const line = expandRoots(roots, raw).trim();
     if (!line) continue;
-    const inFiles = heading === LEDGER.files && /^- \S+: /.test(line) && !line.startsWith('- read only:');
-    for (const p of pathsOf(line)) out.push({ kind: 'file', key: p, ...(inFiles ? { line } : {}) });
+    const read = heading === LEDGER.files && line.startsWith('- read only:');
+    const inFiles = heading === LEDGER.files && /^- \S+: /.test(line) && !read;
+    for (const p of pathsOf(line))
+      out.push({ kind: 'file', key: p, ...(inFiles ? { line } : {}), ...(read ? { read: true } : {}) });
     for (const c of commitsOf(line))
       out.push({ kind: 'commit', key: c, line: /\bcommit/i.test(line) ? line : undefined });
     if (CAUSE.test(line)) out.push({ kind: 'cause', key: line.replace(/^[-*\s]+/, ''), line });
@@ -130,7 +140,8 @@ function clipLine(line: string): string {
 /**
  * `summary` (a new summary's text) with what the earlier summaries among `span` held and it does not
  * name added under {@link KEPT_HEADING}, before its requests section (or at its end): each missing
- * file with the earlier line that says what changed in it (else its path, in one list), the missing
+ * file with the earlier line that says what changed in it, the files listed as read only on one
+ * line of their own ({@link READ_LINE}), other paths in one list, the missing
  * commit ids, the missing root-cause lines. Paths are written out in full. `summary` unchanged when
  * nothing is missing or the span holds no earlier summary. Never throws.
  */
@@ -143,10 +154,16 @@ export function keepEarlierHoldings(summary: string, span: readonly ContextItem[
   const bareFiles: string[] = [];
   const commits: string[] = [];
   const causes: string[] = [];
+  const readFiles: string[] = [];
   const seen = new Set<string>();
   const named = (key: string) => present.includes(key);
   for (const item of earlier) {
     for (const h of holdingsOf(textWithPlaceholders(item.message.content))) {
+      // Read files are listed apart, unless another line says the file changed.
+      if (h.read) {
+        if (!named(h.key) && !readFiles.includes(h.key)) readFiles.push(h.key);
+        continue;
+      }
       if (seen.has(`${h.kind}:${h.key}`)) continue;
       if (h.kind === 'cause' ? presentFlat.includes(flat(h.key)) : named(h.key)) continue;
       seen.add(`${h.kind}:${h.key}`);
@@ -160,9 +177,11 @@ export function keepEarlierHoldings(summary: string, span: readonly ContextItem[
   }
   // A path a carried line already names is not listed again.
   const inLines = fileLines.join('\n');
-  const rest = bareFiles.filter((p) => !inLines.includes(p));
+  const read = readFiles.filter((p) => !inLines.includes(p));
+  const rest = bareFiles.filter((p) => !inLines.includes(p) && !read.includes(p));
   const lines = [
     ...fileLines,
+    ...(read.length ? [`${READ_LINE} ${read.join(', ')}`] : []),
     ...(rest.length ? [`- Files also named: ${rest.join(', ')}`] : []),
     ...(commits.length ? [`- Commits: ${commits.join('; ')}`] : []),
     ...causes,
