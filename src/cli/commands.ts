@@ -4,9 +4,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { BudgetConfig, Checkpoint, ContextItem, Summarizer } from '../compaction/types';
+import type { BudgetConfig, Checkpoint, CompactionOptions, ContextItem, Summarizer } from '../compaction/types';
 import type { CompactionResult } from '../compaction/outcome';
-import { toMessages } from '../compaction/context';
+import { sequentialIds, toMessages } from '../compaction/context';
 import { maskMessage } from '../compaction/masked-messages';
 import { spanSecretValues } from '../compaction/secret-values';
 import { describeCoverage, unreadByModel } from '../compaction/summary/coverage';
@@ -193,8 +193,19 @@ export async function compactSession(s: LoadedSession, o: BudgetOptions): Promis
       maxSummaryCalls: o.maxSummaryCalls,
       userBudget: o.userBudget,
       summaryBudget: o.summaryBudget,
+      ...cliOutput(s),
     },
   });
+}
+
+/**
+ * What the command-line tool's summaries and checkpoints say where they are read: the positions of
+ * the replaced messages in the recording read (its checkpoints live only in the output, where
+ * nothing can open them later: `recall` on the recording reads those positions), and ids counted
+ * from `ck-00000001`, so the same input gives the same output.
+ */
+function cliOutput(s: LoadedSession): Pick<CompactionOptions, 'recallPointer' | 'newCheckpointId'> {
+  return { recallPointer: { recording: path.basename(s.transcript.file) }, newCheckpointId: sequentialIds() };
 }
 
 /**
@@ -363,6 +374,7 @@ export async function replayCommand(
     summaryBudget: o.summaryBudget,
     tools: s.transcript.tools,
     keepCheckpointItems: false,
+    ...cliOutput(s),
     onCall: o.json
       ? undefined
       : (c) =>

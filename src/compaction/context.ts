@@ -118,3 +118,14 @@ export function newId(): string {
   const n = globalThis.crypto.getRandomValues(new Uint32Array(1))[0] % 100_000_000;
   return `ck-${String(n).padStart(8, '0')}`;
 }
+
+/**
+ * A source of checkpoint ids for output that must be reproducible (the command-line tool): `ck-`
+ * and the ordinal of the call, 8 digits from `ck-00000001` (the same tokens as {@link newId}'s, so a
+ * summary's budget does not change). Unique among the ids of one source: one source per output (a
+ * whole replay shares one). Ids of different outputs may be equal; each file is read on its own.
+ */
+export function sequentialIds(): () => string {
+  let n = 0;
+  return () => `ck-${String(++n % 100_000_000).padStart(8, '0')}`;
+}

@@ -35,6 +35,11 @@ export interface EntryMeta {
   timestamp?: string;
   /** True when this message is a summary written by an agent's own compaction (imported). */
   importedSummary?: boolean;
+  /**
+   * With `importedSummary`: `context-keeper` when the summary is one ContextKeeper wrote, read back
+   * from a file it wrote (`compact --out`), not the recording agent's.
+   */
+  summaryWriter?: 'context-keeper';
   /** Pixel sizes of image parts, in part order, when known (used by the image token estimate). */
   imageSizes?: Array<{ width: number; height: number } | undefined>;
   /** Prompt tokens reported by the provider for the request that produced this assistant message. */
@@ -318,10 +323,20 @@ export interface CompactionOptions {
   /** Emit the summary as a user/assistant pair for chat templates that require alternation. */
   summaryAsPair?: boolean;
   /**
-   * End each summary with the line naming its checkpoint and the history tools (default true). Off
-   * for text that leaves the session (a handoff), where those checkpoints cannot be looked up.
+   * The line that ends each summary, saying where the messages it replaced can be read
+   * (`recall-pointer.ts`). True (default): its checkpoint and the history tools, for a session that
+   * keeps its checkpoints (the extension). `{ recording }`: their positions in the recording file
+   * named, read with `context-keeper recall` (the command-line tool, whose checkpoints live only in
+   * its output). False: no line, for text that leaves the session (a handoff), where neither can be
+   * looked up.
    */
-  recallPointer?: boolean;
+  recallPointer?: boolean | { recording: string };
+  /**
+   * Where the run's checkpoint ids come from, one call per id; default `newId` of `context.ts` (random, so the
+   * ids of a long-lived session never meet). The command-line tool passes ordinals, so the same
+   * input gives the same output (see `sequentialIds` in `context.ts`). In-process only (a function).
+   */
+  newCheckpointId?: () => string;
   /** Skip the collapse tier. */
   noCollapse?: boolean;
   /**

@@ -64,7 +64,10 @@ function provenanceOf(entry: Entry, calls: Map<string, string>): Provenance {
     case 'function':
       return { kind: 'tool', toolName: m.name };
     default:
-      if (entry.meta?.importedSummary) return { kind: 'recorded-summary' };
+      if (entry.meta?.importedSummary)
+        return entry.meta.summaryWriter
+          ? { kind: 'recorded-summary', writer: entry.meta.summaryWriter }
+          : { kind: 'recorded-summary' };
       return isToolOutputText(textWithPlaceholders(m.content)) ? { kind: 'user-role-output' } : { kind: 'user' };
   }
 }

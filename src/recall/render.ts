@@ -21,7 +21,9 @@ export function describeProvenance(p: Provenance): string {
     case 'user':
       return "user's message";
     case 'recorded-summary':
-      return "summary written by the recording agent's own compaction";
+      return p.writer === 'context-keeper'
+        ? 'summary written by an earlier ContextKeeper compaction'
+        : "summary written by the recording agent's own compaction";
     case 'user-role-output':
       return 'tool or environment output sent in the user role (not typed by the user)';
     case 'assistant':

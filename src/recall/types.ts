@@ -25,8 +25,11 @@ export interface RecallSource {
 export type Provenance =
   | { kind: 'system' }
   | { kind: 'user' }
-  /** A summary a recording agent wrote at its own compaction (it stands in the user role). */
-  | { kind: 'recorded-summary' }
+  /**
+   * A summary a recording agent wrote at its own compaction (it stands in the user role); `writer`
+   * `context-keeper` when ContextKeeper wrote it (a file of `compact --out` read back).
+   */
+  | { kind: 'recorded-summary'; writer?: 'context-keeper' }
   /** Tool or environment output that a harness sent in the user role. */
   | { kind: 'user-role-output' }
   | { kind: 'assistant'; toolCalls: string[] }

@@ -3,7 +3,15 @@
  * model call) the meter is read and compaction runs when it crosses the trigger; recorded messages
  * are then appended. Every context that would be sent is checked against the invariants.
  */
-import type { BudgetConfig, Checkpoint, ContextItem, Entry, Summarizer, ToolSchema } from '../compaction/types';
+import type {
+  BudgetConfig,
+  Checkpoint,
+  CompactionOptions,
+  ContextItem,
+  Entry,
+  Summarizer,
+  ToolSchema,
+} from '../compaction/types';
 import type { TokenMeter } from '../compaction/meter/meter';
 import { itemsFromEntries } from '../compaction/context';
 import { compact } from '../compaction/rewrite/compactor';
@@ -71,6 +79,10 @@ export interface ReplayOptions {
     anchoredTokens?: number,
   ) => void;
   signal?: AbortSignal;
+  /** The line that ends each summary (see `CompactionOptions.recallPointer`). Default: its checkpoint. */
+  recallPointer?: CompactionOptions['recallPointer'];
+  /** Where every compaction's checkpoint ids come from (see `CompactionOptions.newCheckpointId`). Default: random. */
+  newCheckpointId?: () => string;
   /**
    * False: the report's checkpoints keep their metadata but not the replaced and inserted items nor
    * the replaced ids (each summary of summaries covers every older message, so keeping them all
@@ -142,6 +154,8 @@ export async function replay(
             userBudget: options.userBudget,
             summaryBudget: options.summaryBudget,
             signal: options.signal,
+            recallPointer: options.recallPointer,
+            newCheckpointId: options.newCheckpointId,
           },
         });
         const spans = result.checkpoints.filter((c) => c.strategy === 'summary' || c.strategy === 'extractive');

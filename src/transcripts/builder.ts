@@ -12,6 +12,8 @@ export interface ExplicitCompaction {
   replacedIds: string[];
   summary: string;
   summaryEntryId?: string;
+  /** Set when the summary is ContextKeeper's own, read back from a file it wrote (see `ImportedCompaction`). */
+  writer?: 'context-keeper';
 }
 
 /**
@@ -139,6 +141,7 @@ export class TranscriptBuilder {
       const compaction: ImportedCompaction = { replacedIds, summary: explicit.summary };
       const summaryEntryId = explicit.summaryEntryId !== undefined ? resolve(explicit.summaryEntryId) : undefined;
       if (summaryEntryId) compaction.summaryEntryId = summaryEntryId;
+      if (explicit.writer) compaction.writer = explicit.writer;
       compactions.push(compaction);
     }
 

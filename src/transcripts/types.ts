@@ -34,6 +34,11 @@ export interface ImportedCompaction {
   summary: string;
   /** The entry holding the summary, when it is one of `entries` (it then follows the replaced span). */
   summaryEntryId?: string;
+  /**
+   * `context-keeper`: the summary is one ContextKeeper wrote (a file of `compact --out` read back),
+   * recognised by its header (`summary-header.ts`); absent: the recording agent wrote it.
+   */
+  writer?: 'context-keeper';
 }
 
 /** Counts over the imported entries. */

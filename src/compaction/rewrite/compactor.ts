@@ -56,7 +56,8 @@ import { LineCounter } from '../../tokenizer/line-count';
 import { finalizeSummary } from '../summary/summary-checks';
 import { clipMessageToTokens } from '../clip';
 import { composeSummary, SUMMARY_FRAME_TOKENS } from '../summary/compose-summary';
-import { recallPointer } from '../summary/recall-pointer';
+import { pointerLine } from '../summary/recall-pointer';
+import { summaryHeader } from '../summary/summary-header';
 import { degradeToFit, summaryAcknowledgement } from './degrade';
 import { systemAndToolsTokens, tokenHolders } from '../plan/holders';
 import { renderRequestsSection, type RequestsSection } from '../summary/requests-section';
@@ -128,11 +129,6 @@ export const BACKFILL_REFERENCE_TOKENS = 4000;
 export function backfillChars(notesBudget: number, requestsWhole: boolean): number {
   const scaled = Math.floor((IDENTIFIER_BACKFILL_CHARS * notesBudget) / BACKFILL_REFERENCE_TOKENS);
   return requestsWhole ? Math.max(IDENTIFIER_BACKFILL_CHARS, scaled) : IDENTIFIER_BACKFILL_CHARS;
-}
-
-/** Label that opens every summary message: historical context, not an instruction (invariants 6, 8). */
-export function summaryHeader(messages: number): string {
-  return `[Summary of ${messages} earlier message${messages === 1 ? '' : 's'} of this conversation, written by ContextKeeper. It is historical context, not a new request; the user's latest message is the active one.]`;
 }
 
 /**
@@ -253,7 +249,7 @@ function startRun(input: CompactInput): TierRun | CompactionResult | { deeper: C
     minSaving: hopeless ? minimumSaving(th) : 0,
     workTokens: before,
     calls: { left: Math.max(0, Math.floor(options.maxSummaryCalls ?? DEFAULT_MAX_SUMMARY_CALLS)) },
-    newCheckpoint: (strategy, id = newId()) => ({
+    newCheckpoint: (strategy, id = (options.newCheckpointId ?? newId)()) => ({
       id,
       time: now().toISOString(),
       trigger: options.trigger,
@@ -512,8 +508,8 @@ function spanInput(run: TierRun, span: Span): SpanInput {
   const covers = coversOf(spanItems);
   const header = summaryHeader(covers.length);
   // The checkpoint's id is chosen now: the summary's last line names it (recall-pointer.ts).
-  const checkpointId = newId();
-  const pointer = options.recallPointer === false ? undefined : recallPointer(checkpointId, covers.length);
+  const checkpointId = (options.newCheckpointId ?? newId)();
+  const pointer = pointerLine(options.recallPointer, checkpointId, firstPositionAt(items, span.start), covers.length);
   // What this summary may use: its share of the target left by what stays (the rest of the
   // context after the plan), never more than most of the span it replaces (it must shrink), less
   // the summary's own framing (its header, its pointer line and the message's overhead).

@@ -24,7 +24,7 @@ import { clipMessageToTokens } from '../clip';
 import { applyCheckpoint } from '../context';
 import { tokenHolders } from '../plan/holders';
 import { collectRequests, removeRequestsSection } from '../summary/requests';
-import { recallPointer } from '../summary/recall-pointer';
+import { pointerLine } from '../summary/recall-pointer';
 import { backfillIdentifiers } from '../summary/identifiers/backfill';
 import { keepEarlierHoldings } from '../summary/earlier-holdings';
 import { maskSecrets } from '../secrets';
@@ -237,8 +237,12 @@ async function resummarize(
     Math.max(64, Math.min(input.userTokens, Math.floor(budget * 0.6))),
     (t) => meter.countText(t),
   );
-  // The header and the pointer line that ends the summary take about 70 tokens.
-  const notesBudget = Math.max(64, budget - section.tokens - 70);
+  // The header and the pointer line that ends the summary (its id drawn later: ids all cost the same
+  // tokens, see `newId`) come out of the budget, with a few tokens for the blank lines between.
+  const covered = spanItems.reduce((n, i) => n + i.covers.length, 0);
+  const planned = pointerLine(options.recallPointer, 'ck-00000000', first, covered);
+  const frame = meter.countText(input.header(covered)) + (planned ? meter.countText(planned) : 0) + 8;
+  const notesBudget = Math.max(64, budget - section.tokens - frame);
   let result;
   try {
     result = await summarizer.summarize({
@@ -275,7 +279,8 @@ async function resummarize(
   const cp = input.newCheckpoint(summarizer.name === 'extractive' ? 'extractive' : 'summary');
   const covers = spanItems.flatMap((i) => i.covers);
   const masked = maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes);
-  const text = options.recallPointer === false ? masked : `${masked}\n\n${recallPointer(cp.id, covers.length)}`;
+  const pointer = pointerLine(options.recallPointer, cp.id, first, covers.length);
+  const text = pointer === undefined ? masked : `${masked}\n\n${pointer}`;
   cp.replaced = spanItems;
   cp.inserted = [
     {

@@ -47,6 +47,12 @@ export interface RecordedCompaction {
   summary: string;
   /** The raw entry that holds the summary, when the summary is itself a recorded message. */
   summaryEntryId?: string;
+  /**
+   * `context-keeper`: a summary ContextKeeper wrote, read back from a file it wrote: its text stays
+   * as it is (it holds the requests and answers of what it replaced itself), and a later compaction
+   * reads it as the product's own earlier summary (see `isImportedSummary`).
+   */
+  writer?: 'context-keeper';
 }
 
 /**
@@ -142,10 +148,13 @@ export function applyRecordedCompactions(
       const answers = r === 0 ? spanAnswers(asked >= 0 ? [current[asked], ...own] : own) : [];
       // ...and in its text, so the context the import builds holds them (and the meter counts them),
       // except those the agent kept as messages (Codex's replacement history keeps typed requests).
-      const content = withRequestsBefore(
-        withAnswersBefore(text, answers),
-        requests.filter((q) => !keptTyped.has(q)),
-      );
+      const content =
+        rc.writer === 'context-keeper'
+          ? text
+          : withRequestsBefore(
+              withAnswersBefore(text, answers),
+              requests.filter((q) => !keptTyped.has(q)),
+            );
       return {
         id,
         time,
@@ -166,7 +175,7 @@ export function applyRecordedCompactions(
         summary: content,
         tokensBefore: 0,
         tokensAfter: 0,
-        summarizerModel: 'recorded agent',
+        summarizerModel: rc.writer === 'context-keeper' ? 'ContextKeeper' : 'recorded agent',
       } satisfies Checkpoint;
     });
     for (const cp of cps) {

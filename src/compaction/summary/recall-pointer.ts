@@ -1,12 +1,47 @@
 /**
- * The line that ends every summary: where the messages it replaced can be read word for word (the
- * agent's history tools, the MCP server of the same name, `context-keeper recall`). It opens with
- * `[` so that a later compaction reading the requests section above it ends the last request there.
+ * The line that ends every summary: where the messages it replaced can be read word for word. It
+ * opens with `[` so that a later compaction reading the requests section above it ends the last
+ * request there. Only what is true where the summary is used is said (see `CompactionOptions.recallPointer`):
+ *
+ * - in a session that keeps its checkpoints (the extension, whose agent has the history tools, and the
+ *   MCP server of the same name), the checkpoint that replaced them;
+ * - in the command-line tool's output, whose checkpoints nothing can open later, their positions in
+ *   the recording it read, which `context-keeper recall FILE --read FROM-TO` reads (recall's positions
+ *   are the compaction's: the same pairing repair of the same file).
  *
  * Pure: no I/O.
  */
+import type { CompactionOptions } from '../types';
 
 /** The pointer of the summary of checkpoint `checkpointId`, which replaced `messages` raw messages. */
 export function recallPointer(checkpointId: string, messages: number): string {
   return `[The ${messages} replaced message${messages === 1 ? ' is' : 's are'} kept: search_history / read_history, checkpoint ${checkpointId}.]`;
+}
+
+/**
+ * The pointer of a summary that replaced `messages` raw messages from position `first` (1-based) of
+ * the recording file `recording` (a file name): the file, those positions and the `recall` command
+ * that reads them. The file is named once, after "read from:", the words by which a later summary
+ * and the retention scorecard tell a file pointed at to be read from a file the work changed.
+ */
+export function recordingPointer(recording: string, first: number, messages: number): string {
+  const last = first + Math.max(1, messages) - 1;
+  const range = first === last ? `${first}` : `${first}-${last}`;
+  const which = messages === 1 ? `message ${range}` : `messages ${range}`;
+  return `[The ${messages} replaced message${messages === 1 ? '' : 's'} can be read from: ${recording}, ${which} (context-keeper recall FILE --read ${range}).]`;
+}
+
+/**
+ * The pointer line `options` ask for (undefined for none) of the summary of checkpoint `checkpointId`,
+ * which replaced `messages` raw messages from position `first` (1-based) of the conversation.
+ */
+export function pointerLine(
+  option: CompactionOptions['recallPointer'],
+  checkpointId: string,
+  first: number,
+  messages: number,
+): string | undefined {
+  if (option === false) return undefined;
+  if (option === undefined || option === true) return recallPointer(checkpointId, messages);
+  return recordingPointer(option.recording, first, messages);
 }

@@ -19,6 +19,7 @@ import { isToolOutputText } from '../text';
 import { textWithPlaceholders } from '../content-text';
 import { isHumanReply, isRecordedHarnessText } from '../tool-outcomes';
 import { REQUESTS_HEADING } from './requests-section';
+import { isContextKeeperSummary } from './summary-header';
 import { GrowingSpan } from '../meter/span-memo';
 import { MessageMemo } from '../message-memo';
 import {
@@ -168,9 +169,15 @@ class RequestsReading {
 /**
  * True for a summary item that stands for a recorded agent's own compaction (the import's
  * checkpoints are named `import-…`, see `imported.ts`): its text was written by that agent's model.
+ * A summary ContextKeeper wrote and a file of `compact --out` brought back in is imported too, but
+ * its text is the product's own (recognised by its header, `summary-header.ts`): false for it.
  */
 export function isImportedSummary(item: ContextItem): boolean {
-  return item.kind === 'summary' && (item.checkpointId?.startsWith('import-') ?? false);
+  return (
+    item.kind === 'summary' &&
+    (item.checkpointId?.startsWith('import-') ?? false) &&
+    !isContextKeeperSummary(textWithPlaceholders(item.message.content))
+  );
 }
 
 /**

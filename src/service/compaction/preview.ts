@@ -3,7 +3,7 @@
  * prepared compaction with the user's edited texts in place of those summaries.
  */
 import type { Checkpoint, ContextItem } from '../../compaction/types';
-import { summaryHeader } from '../../compaction/rewrite/compactor';
+import { summaryHeader } from '../../compaction/summary/summary-header';
 import { describeCoverage } from '../../compaction/summary/coverage';
 import { scorecardInContext } from '../../compaction/retention/scorecard';
 import type { PreparedCompaction } from '../../compaction/rewrite/commit';

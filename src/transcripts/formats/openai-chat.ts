@@ -10,6 +10,10 @@
  *   following user message when that one starts "This session is being continued".
  * - Image parts in a tool message (not valid there) move to a user message after the step's tool
  *   messages; the tool message keeps its text and a placeholder.
+ * - A user message that begins with the header of a ContextKeeper summary (`summary-header.ts`: what
+ *   `compact --out` and `replay --out` write) is that summary read back: an imported compaction whose
+ *   summary is the message itself, written by ContextKeeper, so a later compaction carries it forward
+ *   as the product's own earlier summary (its requests, files and notes), never as a typed request.
  * - Top-level `tools` become tool schemas; top-level `model` the model. Other top-level fields
  *   (`phases`, …) are annotations and are ignored.
  */
@@ -23,6 +27,7 @@ import { documentFault, parseJsonDocument } from '../json';
 import { readJsonDocument } from '../json-array-stream';
 import { checkMessage } from '../openai-messages';
 import { plainText } from '../../compaction/content-text';
+import { isContextKeeperSummary } from '../../compaction/summary/summary-header';
 
 type Fault = (path: Array<string | number>, detail: string) => TranscriptError;
 
@@ -171,7 +176,22 @@ function readMessage(
     else builder.boundary({ id, summary: '' });
     return checked.repairedArguments;
   }
-  if (message.role === 'user' && SUMMARY_START.test(plainText(message.content, '\n\n'))) meta.importedSummary = true;
+  if (message.role === 'user') {
+    const text = plainText(message.content, '\n\n');
+    if (SUMMARY_START.test(text)) meta.importedSummary = true;
+    else if (isContextKeeperSummary(text)) {
+      // A summary ContextKeeper wrote (`compact --out`, `replay --out`): it stands for messages this
+      // file no longer holds, so it is read back as a compaction whose summary is this message.
+      meta.importedSummary = true;
+      meta.summaryWriter = 'context-keeper';
+      builder.explicitCompactions.push({
+        replacedIds: [id],
+        summary: text,
+        summaryEntryId: id,
+        writer: 'context-keeper',
+      });
+    }
+  }
   if (message.role === 'tool' && Array.isArray(message.content) && message.content.some((p) => p.type !== 'text')) {
     builder.add(splitToolImages(id, meta, message.tool_call_id, message.content));
     return checked.repairedArguments;
