@@ -39,12 +39,15 @@ function contentChars(body: string): number {
     .replace(/[^\p{L}\p{N}]+/gu, '').length;
 }
 
-/** A plan's items (`1. [completed] a | 2. [pending] b`) without the finished ones, with their count; undefined when none is finished or all are. */
+/** A plan's items (`1. [completed] a | 2. [pending] b`) without the finished ones, with their count (`all N items finished` when every one is); undefined when none is finished. */
 function openItems(body: string): string | undefined {
   const items = body.split(' | ');
   if (items.length < 2) return undefined;
   const done = items.filter((i) => /\[(?:completed|done)\]/i.test(i));
-  if (done.length === 0 || done.length === items.length) return undefined;
+  if (done.length === 0) return undefined;
+  // Every item finished: that is the plan's state, in a few words.
+  if (done.length === items.length)
+    return `${/^\(\S+\)\s*/.exec(items[0])?.[0] ?? ''}all ${items.length} items finished`;
   const tool = /^\(\S+\)\s*/.exec(items[0])?.[0] ?? '';
   const open = items.filter((i) => !done.includes(i)).map((i, k) => (k === 0 ? i.replace(/^\(\S+\)\s*/, '') : i));
   return `${tool}${done.length} finished item${done.length === 1 ? '' : 's'} not listed | ${open.join(' | ')}`;
@@ -63,7 +66,8 @@ export function shortenLine(line: string, max: number): string | undefined {
   const open = openItems(body);
   if (open !== undefined && open.length < body.length) {
     body = open;
-    if (head.length + body.length <= max) return head + body;
+    if (head.length + body.length <= max && (/all \d+ items finished$/.test(body) || contentChars(body) >= MIN_CONTENT))
+      return head + body;
   }
   const room = max - head.length;
   if (room <= 0) return undefined;
