@@ -333,7 +333,8 @@ export class AgentSessionsView
       this.compactionUri(index, 'replaced'),
       this.compactionUri(index, 'summary'),
       title,
-      { preview: true },
+      // A selection keeps the editor at the first line; without one it scrolls to the first change.
+      { preview: true, selection: new vscode.Range(0, 0, 0, 0) },
     );
   }
 

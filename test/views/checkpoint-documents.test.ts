@@ -1,7 +1,7 @@
 /**
  * Checkpoint documents over a real manual compaction of the demo recording: the record renders its
  * rows and the summary, the replaced span and what stands in its place render one section per
- * message, `show` and `showDiff` open them in editors, and `refresh` re-renders only open documents.
+ * message (one line a message, so the compare is cheap), `show` and `showDiff` open them in editors, and `refresh` re-renders only open documents.
  */
 import '../support/vscode-fake/register';
 import { after, before, beforeEach, test } from 'node:test';
@@ -16,7 +16,9 @@ import {
   parseCheckpointUri,
   renderCheckpoint,
   renderItems,
+  COMPARE_MESSAGE_CHARS,
 } from '../../src/views/documents/checkpoint-documents';
+import type { ContextItem } from '../../src/compaction/types';
 import { serviceFixture, StubSummarizer, type ServiceFixture } from '../service/fixtures';
 import { host, resetVscodeFake, window, workspace, type Uri } from '../support/vscode-fake';
 import type { CheckpointRecord } from '../../src/service/records';
@@ -146,6 +148,9 @@ test('show opens the record in an editor titled by time, trigger and tokens; sho
   assert.deepEqual(parseCheckpointUri(left), { id: checkpoint.id, part: 'replaced' });
   assert.deepEqual(parseCheckpointUri(right), { id: checkpoint.id, part: 'summary' });
   assert.match(title, /^Checkpoint .* manual .*: replaced ↔ summary$/);
+  const options = diff.args[3] as { selection?: { start: { line: number; character: number } } };
+  const start = options.selection?.start;
+  assert.deepEqual([start?.line, start?.character], [0, 0], 'the diff opens at the top');
 });
 
 test('refresh re-renders the documents that are open, and forgets closed ones', async () => {
@@ -195,7 +200,7 @@ test('headings inside verbatim requests and messages stay text; summary headings
     items.split('\n').filter((line) => /^#{1,6}\s/.test(line)),
     ['### user · u1'],
   );
-  assert.match(items, /^\\# Waterfront project$/m);
+  assert.match(items, /^\\# Waterfront project ## Error Message text$/m, 'the message is one line, its mark escaped');
 });
 
 test("the summary side of the replaced ↔ summary diff shows the summary's headings as headings, nested under its label", () => {
@@ -269,7 +274,7 @@ test('a quoted line of dashes or equals signs under a text line never becomes a 
   assert.match(model, /^\n?---$/m, 'a dash line after a blank line (a rule, not a heading) is left as it is');
 });
 
-test('messages in the replaced span: setext underlines are escaped, fenced code is kept, and an unclosed fence is closed', () => {
+test('messages in the replaced span are one line each: white space collapsed, underlines and fences never make structure', () => {
   const items = renderItems([
     {
       id: 'u1',
@@ -283,10 +288,55 @@ test('messages in the replaced span: setext underlines are escaped, fenced code 
       covers: ['a1'],
       message: { role: 'assistant', content: 'Here is the start:\n````js\nconst a = 1;\n```\nstill code' },
     },
-    { id: 't1', kind: 'raw', covers: ['t1'], message: { role: 'tool', tool_call_id: 'c1', content: 'done\n---' } },
+    { id: 't1', kind: 'raw', covers: ['t1'], message: { role: 'tool', tool_call_id: 'c1', content: '---\ndone' } },
   ]);
   assert.deepEqual(outline(items), ['### user · u1', '### assistant · a1', '### tool · t1']);
-  assert.match(items, /^\\=============$/m);
-  assert.match(items, /^line\n---\n```$/m, 'inside fenced code nothing is escaped');
-  assert.match(items, /^still code\n````$/m, 'the open four-backtick fence is closed with its own marker');
+  assert.match(items, /^Error report ============= stack: ``` line --- ``` End -$/m);
+  assert.match(items, /^Here is the start: ````js const a = 1; ``` still code$/m);
+  assert.match(items, /^--- done$/m, 'a line of dashes joined to its text is no underline');
+});
+
+test('the compare documents of a long step are small and stable: one line a message, each cut with the rest counted', () => {
+  // An 82-message step: a request, then 27 rounds of a call, a long tool result and a short note.
+  const long = Array.from({ length: 400 }, (_, i) => `src/module${i}.ts:${i}: warning: unused variable 'x${i}'`).join(
+    '\n',
+  );
+  const step: ContextItem[] = [
+    { id: 'u0', kind: 'raw', covers: ['u0'], message: { role: 'user', content: 'Fix every warning.' } },
+  ];
+  for (let i = 1; step.length < 82; i++) {
+    const call = {
+      id: `c${i}`,
+      type: 'function' as const,
+      function: { name: 'bash', arguments: `{"command":"npm run lint -- part${i}"}` },
+    };
+    step.push(
+      {
+        id: `a${i}`,
+        kind: 'raw',
+        covers: [`a${i}`],
+        message: { role: 'assistant', content: null, tool_calls: [call] },
+      },
+      { id: `t${i}`, kind: 'raw', covers: [`t${i}`], message: { role: 'tool', tool_call_id: `c${i}`, content: long } },
+      {
+        id: `n${i}`,
+        kind: 'raw',
+        covers: [`n${i}`],
+        message: { role: 'assistant', content: `Part ${i} has warnings.` },
+      },
+    );
+  }
+  const doc = renderItems(step.slice(0, 82));
+  const lines = doc.split('\n');
+  assert.equal(renderItems(step.slice(0, 82)), doc, 'the same items give the same text');
+  // A heading, one line of text or of a call, and blank lines between: 4 lines a message at most.
+  assert.ok(lines.length <= 82 * 4, `${lines.length} lines`);
+  const widest = Math.max(...lines.map((l) => l.length));
+  assert.ok(widest <= COMPARE_MESSAGE_CHARS + 40, `the widest line has ${widest} characters`);
+  const result = lines.find((l) => l.startsWith('src/module0.ts:0:'))!;
+  assert.match(
+    result,
+    new RegExp(` … \\(${long.replace(/\s+/g, ' ').length - COMPARE_MESSAGE_CHARS} more characters\\)$`),
+  );
+  assert.ok(lines.includes('→ `bash` {"command":"npm run lint -- part1"}'), 'a tool call is a line of its own');
 });

@@ -3,8 +3,8 @@
  *
  * - `contextkeeper-checkpoint:/<id>/checkpoint.md` — the record (trigger, strategy, tokens, model,
  *   dropped messages) followed by the summary;
- * - `contextkeeper-checkpoint:/<id>/replaced.md` — the span the checkpoint replaced, rendered;
- * - `contextkeeper-checkpoint:/<id>/summary.md` — what stands in its place.
+ * - `contextkeeper-checkpoint:/<id>/replaced.md` — the span the checkpoint replaced, one line a message;
+ * - `contextkeeper-checkpoint:/<id>/summary.md` — what stands in its place, the summary whole.
  *
  * The last two feed a diff editor ("what did this summary keep?").
  */
@@ -57,9 +57,20 @@ export function parseCheckpointUri(
   };
 }
 
-const MAX_TOOL_OUTPUT_CHARS = 4000;
+/**
+ * Most characters of one message the compare documents show, on one line (the rest is counted). The
+ * replaced span of a long step holds tool results of thousands of lines: rendered whole, the diff
+ * editor ran into its 5-second limit on an 82-message step and still showed nothing.
+ */
+export const COMPARE_MESSAGE_CHARS = 200;
 
-/** Renders active-context items as Markdown, one section per message. */
+/**
+ * Renders active-context items for the replaced ↔ summary compare, one section per item: a `### role
+ * · id` heading, then each message on one line (white space collapsed, at most
+ * {@link COMPARE_MESSAGE_CHARS} characters, the rest counted), each tool call on a line of its own. A
+ * summary is the product's own Markdown: it is shown whole, its headings nested under the label. The
+ * form is stable (the same items give the same text) and small, so the diff is cheap on any step.
+ */
 export function renderItems(items: readonly ContextItem[]): string {
   const out: string[] = [];
   for (const item of items) {
@@ -70,23 +81,30 @@ export function renderItems(items: readonly ContextItem[]): string {
         ? message.role
         : `${message.role} (${item.kind})`;
     out.push(`### ${label} · ${item.covers.length > 1 ? `${item.covers.length} messages` : item.id}`, '');
-    let text = textWithPlaceholders(message.content);
-    if (message.role === 'tool' && text.length > MAX_TOOL_OUTPUT_CHARS) {
-      text = `${text.slice(0, MAX_TOOL_OUTPUT_CHARS)}\n… (${text.length - MAX_TOOL_OUTPUT_CHARS} more characters)`;
-    }
-    // The message's own Markdown headings would become the document's (its outline lists the "### role" lines).
-    // A summary is the product's own Markdown: its headings nest under the label and stay headings
-    // (escaped, "\## Goal" would show as literal text in the replaced ↔ summary diff).
+    const text = textWithPlaceholders(message.content);
     const summary = item.kind === 'summary' && !item.attachedFile;
-    if (text.trim()) out.push(summary ? nestSummary(text, 3) : escapeHeadings(text), '');
+    // The message's own Markdown headings would become the document's (its outline lists the "### role" lines).
+    if (summary && text.trim()) out.push(nestSummary(text, 3), '');
+    else if (text.trim()) out.push(escapeHeadings(oneLine(text)), '');
     if (message.role === 'assistant') {
       for (const call of message.tool_calls ?? []) {
         if (call.type === 'function')
-          out.push(escapeHeadings(`→ \`${call.function.name}\` ${call.function.arguments}`), '');
+          out.push(escapeHeadings(oneLine(`→ \`${call.function.name}\` ${call.function.arguments}`)), '');
       }
     }
   }
   return out.join('\n');
+}
+
+/** `text` on one line: white space collapsed, cut at {@link COMPARE_MESSAGE_CHARS} with the rest counted. */
+export function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= COMPARE_MESSAGE_CHARS) return flat;
+  // Never split a surrogate pair: the cut would leave half a character.
+  let cut = COMPARE_MESSAGE_CHARS;
+  const code = flat.charCodeAt(cut - 1);
+  if (code >= 0xd800 && code <= 0xdbff) cut--;
+  return `${flat.slice(0, cut)} … (${flat.length - cut} more characters)`;
 }
 
 /** A name as inline code (a backtick in it would end the span: shown as a quote). */
@@ -233,7 +251,7 @@ export class CheckpointDocumentProvider implements vscode.TextDocumentContentPro
     await vscode.window.showTextDocument(document, { preview: true });
   }
 
-  /** Opens a diff between the replaced span and what stands in its place. */
+  /** Opens a diff between the replaced span and what stands in its place, at the top of both. */
   async showDiff(id: string): Promise<void> {
     const session = this.currentSession();
     const record = this.lookup(id, session);
@@ -243,7 +261,8 @@ export class CheckpointDocumentProvider implements vscode.TextDocumentContentPro
       checkpointUri(id, 'replaced', undefined, session),
       checkpointUri(id, 'summary', undefined, session),
       title,
-      { preview: true },
+      // A selection keeps the editor at the first line; without one it scrolls to the first change.
+      { preview: true, selection: new vscode.Range(0, 0, 0, 0) },
     );
   }
 

@@ -212,3 +212,20 @@ export class RelativePattern implements vscode.RelativePattern {
     this.base = this.baseUri.fsPath;
   }
 }
+
+export class Position implements Pick<vscode.Position, 'line' | 'character'> {
+  constructor(
+    readonly line: number,
+    readonly character: number,
+  ) {}
+}
+
+/** A range of positions (what `TextDocumentShowOptions.selection` takes). */
+export class Range implements Pick<vscode.Range, 'start' | 'end'> {
+  readonly start: vscode.Position;
+  readonly end: vscode.Position;
+  constructor(startLine: number, startCharacter: number, endLine: number, endCharacter: number) {
+    this.start = new Position(startLine, startCharacter) as vscode.Position;
+    this.end = new Position(endLine, endCharacter) as vscode.Position;
+  }
+}
