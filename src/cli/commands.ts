@@ -25,7 +25,8 @@ import { gauge, GAUGE_LEGEND } from './format';
 import { formatTokens, formatTokensFull as full, plural } from '../format/tokens';
 import { writeJsonLines } from './json-lines';
 import { encodingWarning } from './encoding';
-import { latestReportedPrompt, recordedK, recordedReason } from '../transcripts/reported';
+import { latestReportedPrompt, RECORDING_COUNT_BASIS, recordedK, recordedReason } from '../transcripts/reported';
+import { replyStartTokens } from '../compaction/meter/meter';
 
 /** Options shared by `compact` and `replay`. */
 export interface BudgetOptions {
@@ -130,7 +131,7 @@ export async function meterCommand(
   if (report.reportedTokens !== null) out(recordedByProvider(report.reportedTokens, m.total));
   for (const [k, v] of Object.entries(m.breakdown)) out(`  ${k.padEnd(12)} ${String(v).padStart(9)}`);
   out(
-    `  ${'reply start'.padEnd(12)} ${String(m.total - (Object.values(m.breakdown) as number[]).reduce((a, b) => a + b, 0)).padStart(9)}  (tokens that prime the reply, once per request)`,
+    `  ${'reply start'.padEnd(12)} ${String(replyStartTokens(m)).padStart(9)}  (tokens that prime the reply, once per request)`,
   );
   const skipped = Object.entries(s.transcript.skipped);
   if (skipped.length) out(`skipped records: ${skipped.map(([k, v]) => `${k} ${v}`).join(', ')}`);
@@ -143,7 +144,7 @@ export async function meterCommand(
  * below it, the agent had condensed or cut its own context.
  */
 export function recordedByProvider(tokens: number, counted: number): string {
-  return `recorded by the provider: ${recordedK(tokens)} prompt tokens (${tokens}) for the newest request, ${recordedReason(tokens, counted)}; the count above is what ContextKeeper sends`;
+  return `recorded by the provider: ${recordedK(tokens)} prompt tokens (${tokens}) for the newest request, ${recordedReason(tokens, counted)}; the count above is ${RECORDING_COUNT_BASIS}`;
 }
 
 /** What holds the anchored tokens of an applied compaction, or the kinds of message when not measured. */

@@ -32,6 +32,8 @@ export function describeAnchored(anchored: AnchoredTokens): string {
     ['latest request', anchored.latestRequest],
     ['newest steps', anchored.recentSteps],
     ['pinned messages', anchored.pinned],
+    // The same words as the command line's `meter` prints for these tokens.
+    ['reply start', anchored.replyStart],
   ];
   return parts
     .filter(([, tokens]) => tokens > 0)

@@ -49,8 +49,13 @@ export interface ModelFailure {
 export interface AnchoredTokens {
   /** Everything below together. */
   total: number;
-  /** Tool schemas and per-request overhead. */
+  /** Tool schemas sent with the request (the meter's `tools` category). */
   tools: number;
+  /**
+   * Tokens that prime the reply, once per request (the meter's total less its categories): what the
+   * command line's `meter` prints as "reply start". Never counted as tool schemas.
+   */
+  replyStart: number;
   /** Leading system messages. */
   system: number;
   /** The latest user message. */

@@ -14,6 +14,7 @@ import { deferredCounterForModel } from '../tokenizer/tokenizer';
 import type { LogSink } from '../service/api';
 import { ContextService } from '../service/service';
 import { openModelSource, type ModelSource } from './model-source';
+import { openingLine } from './opening-line';
 import { recordingWindow } from '../models/recorded';
 import { replyReserve } from '../models/resolve';
 import { lookupModel } from '../models/table';
@@ -132,8 +133,21 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
             label: shown?.label ?? source.label,
           };
     if (shown) log.info(`Imported recording: ${shown.note}.`);
+    // The model named is the one the counts and the gauge use (a recording's own), not only the agent's.
     log.info(
-      `Opening the context service: model ${source.model}${settings.modelSource === 'vscode' ? ' from VS Code' : settings.baseUrl ? ` at ${redactUrl(settings.baseUrl) ?? '(invalid URL)'}` : ''}, summaries ${(source.summarizer ?? summarizer).name}.`,
+      openingLine({
+        model: measured.model,
+        encoding: counter.encoding,
+        recorded: recording !== undefined && measured.model === recording.model,
+        agentModel: source.model,
+        endpoint:
+          settings.modelSource === 'vscode'
+            ? ' from VS Code'
+            : settings.baseUrl
+              ? ` at ${redactUrl(settings.baseUrl) ?? '(invalid URL)'}`
+              : '',
+        summaries: (source.summarizer ?? summarizer).name,
+      }),
     );
     return ContextService.open({
       client: source.client,
@@ -141,6 +155,8 @@ export function createServiceFactory(context: vscode.ExtensionContext, log: vsco
       budget: budgetOf(settings, measured),
       windowSource: measured.label,
       ...(recording?.promptTokens !== undefined ? { recordedPromptTokens: recording.promptTokens } : {}),
+      // An imported recording is inspected, not continued: counted as the command line's `meter` counts it.
+      ...(recording ? { countsRecording: true } : {}),
       host: toolHost(context, apiKey),
       summarizer: source.summarizer ?? summarizer,
       storageDir,

@@ -139,7 +139,8 @@ export interface ContextServiceApi extends Disposable {
   /**
    * Undoes the latest restore: the context it replaced comes back (its checkpoints are in force
    * again), followed by any message appended since. Fires {@link onDidRestoreCheckpoint} with
-   * `undo: true`. Not kept across a reload. Rejects when no restore can be undone (see
+   * `undo: true`. Kept with the session's state: it survives a switch to another session and a reload,
+   * and ends with the next rewrite of the context (a compaction, a pin or another restore). Rejects when no restore can be undone (see
    * {@link getUndoableRestore}), and while a task or a compaction runs.
    */
   undoRestore(): Promise<CheckpointRestored>;
@@ -204,6 +205,12 @@ export interface ContextServiceOptions {
   windowSource?: string;
   /** An imported recording's provider-reported prompt tokens of its newest request, shown beside the count. */
   recordedPromptTokens?: number;
+  /**
+   * True for an imported recording opened for inspection (no task runs in it): its count holds the
+   * tool schemas the recording itself recorded (kept with the session; most formats record none)
+   * instead of the agent's own, as the command line's `meter` counts a recording.
+   */
+  countsRecording?: boolean;
   /** File system and process access for the workspace tools. */
   host: ToolHost;
   /** Writes summaries; default: the extractive summarizer (no model call). */

@@ -5,7 +5,7 @@
  *
  * Units: every size here is in tokens unless its name says otherwise.
  */
-import type { Checkpoint, ContextItem, Entry, ChatMessage } from '../compaction/types';
+import type { Checkpoint, ContextItem, Entry, ChatMessage, ToolSchema } from '../compaction/types';
 import type { RecordedCompaction } from '../compaction/rewrite/imported';
 import type { ModelFailure } from '../compaction/outcome';
 
@@ -49,6 +49,16 @@ export interface CheckpointRestored {
   undone: string[];
   /** True when this undoes a restore: the checkpoints in `undone` are in force again. */
   undo?: boolean;
+}
+
+/**
+ * The undo of an applied restore: the active context it replaced, the restore, and the length of the
+ * active context right after it (messages appended since follow the context that comes back).
+ */
+export interface RestoreUndo {
+  context: ContextItem[];
+  event: CheckpointRestored;
+  length: number;
 }
 
 /** A piece of streamed assistant text. */
@@ -161,6 +171,8 @@ export interface ImportedTranscript {
   entries: Entry[];
   /** Compactions the recording agent made itself; they become checkpoints with trigger `import`. */
   compactions?: RecordedCompaction[];
+  /** Tool schemas the recording holds (OpenAI chat trajectories, OpenHands); counted while it is only inspected. */
+  tools?: ToolSchema[];
   /**
    * A fork of another session: its active context, checkpoints and pins, taken over as they stand
    * (raw items refer to `entries` by id) instead of rebuilding the context from `entries`;

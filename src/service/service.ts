@@ -126,7 +126,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
           this.meter,
           () => [this.session.items, this.session.entries],
           () => this.disposed,
-          () => this.tools.schemas,
+          () => this.countedTools,
         ),
       )
       .then(() => this.recountExactly());
@@ -167,12 +167,12 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       { ...options, budget: () => this.budget },
       {
         items: () => this.session.items,
-        tools: () => this.tools.schemas,
+        tools: () => this.countedTools,
         meter: this.meter,
         summarizer: this.summarizer,
         used: () => {
           this.tally.sync(this.session.items);
-          return this.tally.read(this.tools.schemas).total;
+          return this.tally.read(this.countedTools).total;
         },
         version: () => this.session.version,
         commit: (result) => this.commitCompaction(result),
@@ -304,7 +304,12 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       this.blocker = {
         version,
         length: items.length,
-        reason: compactionBlocker(items, this.options.keepRecentSteps ?? 1),
+        // Measured as the compaction measures them (cached per item): the same plan, the same answer.
+        reason: compactionBlocker(
+          items,
+          this.meter.measure(items, this.countedTools).perItem,
+          this.options.keepRecentSteps ?? 1,
+        ),
       };
     return this.blocker.reason;
   }
@@ -375,13 +380,11 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   async restoreCheckpoint(id: string | readonly string[]): Promise<CheckpointRestored> {
     if (this.taskController || this.compactions.busy)
       throw new Error('wait for the task or compaction to finish before restoring a checkpoint');
-    const before = this.session.snapshot();
     const { next, event } = this.session.planRestore(id, this.now().toISOString());
     const undone = this.session.checkpoints.filter((c) => event.undone.includes(c.id));
     this.rewrite(next, { removed: undone.flatMap((c) => c.inserted), added: undone.flatMap((c) => c.replaced) });
     // What came back stays out of the next automatic compaction: a restore is never silently undone.
     for (const cp of undone) for (const rid of cp.replacedIds) this.restored.add(rid);
-    this.session.noteRestore(before, event);
     this.compactions.guard.reset();
     this.events.checkpointRestored.fire(event);
     this.fireBudget();
@@ -404,6 +407,14 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     return undone;
   }
 
+  /**
+   * The tool schemas the count includes: an inspected recording's own (see
+   * {@link ContextServiceOptions.countsRecording}), else the agent's, which it sends with every request.
+   */
+  private get countedTools(): readonly ToolSchema[] {
+    return this.options.countsRecording ? this.files.recordedTools : this.tools.schemas;
+  }
+
   getUndoableRestore(): CheckpointRestored | undefined {
     return this.session.redoable;
   }
@@ -422,7 +433,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   getBudget(): BudgetSnapshot {
     const notes = this.compactions.notes();
     this.tally.sync(this.session.items);
-    const snapshot = this.tally.snapshot(this.tools.schemas, this.budget, this.options.model, notes);
+    const snapshot = this.tally.snapshot(this.countedTools, this.budget, this.options.model, notes);
     const { windowSource } = this;
     const { recordedPromptTokens } = this.options;
     const autoPaused = this.compactions.pauseReason();
@@ -482,7 +493,15 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       // A continued recording works in this workspace from now on: under its instructions.
       imported.state ? instructionsEntry(await this.readInstructions()) : undefined,
     );
-    this.files.startNew(newSessionId(this.now()), importSource(imported), this.now().toISOString(), entries);
+    // A recording's own tool schemas stay with it; a fork is a working session, sending the agent's.
+    const recordedTools = imported.state ? [] : (imported.tools ?? []);
+    this.files.startNew(
+      newSessionId(this.now()),
+      importSource(imported),
+      this.now().toISOString(),
+      entries,
+      recordedTools,
+    );
     this.adopt(
       entries,
       state && {
@@ -498,7 +517,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
         this.session.items,
         imported.compactions,
         this.meter,
-        this.tools.schemas,
+        this.countedTools,
         this.now().toISOString(),
       );
       for (const warning of applied.warnings) this.log('warn', `import: ${warning}`);

@@ -77,6 +77,14 @@ function reasonAgainst(recorded: number, counted: number): string {
   }
 }
 
+/**
+ * What ContextKeeper's count of an imported recording holds, in the words the gauge's note and the
+ * command line's `meter` both use: the recording's messages and the tool schemas it recorded (most
+ * formats record none). ContextKeeper's own agent's tool schemas are counted only where that agent
+ * sends them: in a working session, a continued recording included.
+ */
+export const RECORDING_COUNT_BASIS = "the recording's messages and the tool schemas it recorded";
+
 /** A recorded figure as the notes show it: "69.4k" (one decimal, thousands). */
 export function recordedK(tokens: number): string {
   return `${(tokens / 1000).toFixed(1)}k`;

@@ -30,7 +30,7 @@ test('meter prints the newest reported prompt tokens beside its own count, label
     text,
     /^recorded by the provider: 135\.5k prompt tokens \(135528\) for the newest request, including what the recording does not hold \(system prompt, tool schemas/m,
   );
-  assert.match(text, /the count above is what ContextKeeper sends/);
+  assert.match(text, /the count above is the recording's messages and the tool schemas it recorded/);
 });
 
 test('meter says a reported figure far below its count is a last request the agent had condensed or cut', async () => {

@@ -1,11 +1,25 @@
 /**
  * `compactionBlocker`: why a manual compaction could do nothing at all, said before it is asked for
- * (an empty conversation, everything left anchored), and nothing when some turn is eligible.
+ * (an empty conversation, everything left anchored, a lone summary, parts too small to shrink), and
+ * nothing when some part would be summarized. It follows the compaction's own rule: wherever it says
+ * blocked, a manual compaction refuses with the same words; wherever it says not blocked, one applies.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatMessage, ContextItem } from '../../src/compaction/types';
-import { compactionBlocker } from '../../src/compaction/plan/planner';
+import { compactionBlocker, LEFT_OUT_REASONS, MANUAL_PLAN_OPTIONS } from '../../src/compaction/plan/planner';
+import { TokenMeter } from '../../src/compaction/meter/meter';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
+import { compact } from '../../src/compaction/rewrite/compactor';
+import { describeCompaction } from '../../src/compaction/outcome-text';
+import { itemsFromEntries } from '../../src/compaction/context';
+import { applyRecordedCompactions } from '../../src/compaction/rewrite/imported';
+import { importTranscriptTextSync } from '../../src/transcripts';
+import { claudeCode, claudeCodeCompacted, codex, type Step } from '../support/recordings';
+import { quarterCounter } from '../support/generate';
+
+const meter = new TokenMeter({ counter: quarterCounter });
+const blocker = (items: readonly ContextItem[]) => compactionBlocker(items, meter.measure(items).perItem);
 
 let n = 0;
 const item = (message: ChatMessage): ContextItem => {
@@ -13,22 +27,54 @@ const item = (message: ChatMessage): ContextItem => {
   return { id, kind: 'raw', message, covers: [id] };
 };
 const system = item({ role: 'system', content: 'You are a coding agent.' });
+const long = (tag: string) => Array.from({ length: 40 }, (_, i) => `${tag} line ${i}: the parser reads it`).join('\n');
+
+/** What a manual compaction (Compact Conversation) of `items` says, in the words the user reads. */
+async function manualOutcome(items: ContextItem[]): Promise<{ kind: string; words: string }> {
+  const total = meter.measure(items).total;
+  const result = await compact({
+    items,
+    meter,
+    summarizer: new ExtractiveSummarizer((s) => meter.countText(s)),
+    options: {
+      budget: { contextWindow: total * 4, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 },
+      trigger: 'manual',
+      force: true,
+      ...MANUAL_PLAN_OPTIONS,
+    },
+  });
+  return { kind: result.status.kind, words: describeCompaction(result.status) };
+}
 
 test('an empty conversation (the system prompt alone) is blocked as empty', () => {
-  assert.equal(compactionBlocker([]), 'the conversation is empty');
-  assert.equal(compactionBlocker([system]), 'the conversation is empty');
+  assert.equal(blocker([]), 'the conversation is empty');
+  assert.equal(blocker([system]), 'the conversation is empty');
 });
 
-test('the current task alone is anchored: blocked with the anchors named', () => {
-  const reason = compactionBlocker([
+test('the current task alone is anchored: blocked with the anchors named, as the compaction refuses', async () => {
+  const items = [
     system,
     item({ role: 'user', content: 'Fix the parser' }),
     item({ role: 'assistant', content: 'Fixed.' }),
-  ]);
+  ];
+  const reason = blocker(items);
   assert.match(reason ?? '', /^nothing eligible: everything left is /);
+  assert.deepEqual(await manualOutcome(items), { kind: 'nothing-eligible', words: reason });
 });
 
-test('an earlier finished turn is eligible: not blocked', () => {
+test('an earlier turn large enough to shrink is not blocked, and a manual compaction applies', async () => {
+  const items = [
+    system,
+    item({ role: 'user', content: 'Read the parser' }),
+    item({ role: 'assistant', content: long('read') }),
+    item({ role: 'user', content: 'Now fix it' }),
+    item({ role: 'assistant', content: 'Fixed.' }),
+  ];
+  assert.equal(blocker(items), undefined);
+  assert.equal((await manualOutcome(items)).kind, 'applied');
+});
+
+test('an earlier turn too small to shrink is blocked, saying so, as the compaction refuses', async () => {
   const items = [
     system,
     item({ role: 'user', content: 'Read the parser' }),
@@ -36,5 +82,51 @@ test('an earlier finished turn is eligible: not blocked', () => {
     item({ role: 'user', content: 'Now fix it' }),
     item({ role: 'assistant', content: 'Fixed.' }),
   ];
-  assert.equal(compactionBlocker(items), undefined);
+  const reason = blocker(items);
+  assert.ok(reason?.includes(LEFT_OUT_REASONS.small), reason);
+  assert.deepEqual(await manualOutcome(items), { kind: 'nothing-eligible', words: reason });
 });
+
+// An imported recording whose own compaction summarized everything before the latest request: the
+// summary is eligible, but a summary alone would be rewritten into itself, so nothing can be done.
+const before: Step[] = [
+  { user: 'Why is the timeline empty?' },
+  { tool: 'read', path: '/w/src/parse.ts', output: long('parse') },
+  { say: 'parseEvents drops events without a timezone.' },
+];
+const RECORDED = 'Summary: the timeline investigation found the parser bug.';
+const RECORDINGS = {
+  'claude-code': {
+    file: 'session.jsonl',
+    text: () => claudeCodeCompacted(claudeCode(before), RECORDED, 'Now fix it.'),
+  },
+  codex: {
+    file: 'rollout-2025-11-17T15-30-28-x.jsonl',
+    text: () => {
+      const compacted = JSON.stringify({
+        timestamp: '2025-11-17T21:31:00.000Z',
+        type: 'compacted',
+        payload: { message: RECORDED },
+      });
+      const after = codex([{ user: 'Now fix it.' }, { say: 'On it.' }])
+        .split('\n')
+        .slice(1);
+      return [codex(before), compacted, ...after].join('\n');
+    },
+  },
+};
+
+for (const [format, { file, text }] of Object.entries(RECORDINGS)) {
+  test(`${format}: an import whose only earlier part is its own summary is blocked, as the compaction refuses`, async () => {
+    const imported = importTranscriptTextSync(text(), file);
+    assert.equal(imported.compactions.length, 1);
+    const { items } = applyRecordedCompactions(itemsFromEntries(imported.entries), imported.compactions, meter);
+    assert.ok(
+      items.some((i) => i.kind === 'summary'),
+      'the recorded compaction became a summary',
+    );
+    const reason = blocker(items);
+    assert.ok(reason?.includes(LEFT_OUT_REASONS.summary), reason);
+    assert.deepEqual(await manualOutcome(items), { kind: 'nothing-eligible', words: reason });
+  });
+}

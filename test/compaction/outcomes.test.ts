@@ -85,6 +85,7 @@ test('applied above the target: the status says what holds the anchored tokens',
     r.status.anchored.total,
     r.status.anchored.system +
       r.status.anchored.tools +
+      r.status.anchored.replyStart +
       r.status.anchored.latestRequest +
       r.status.anchored.recentSteps +
       r.status.anchored.pinned,

@@ -1,6 +1,6 @@
 /**
  * An imported recording that holds the provider's usage shows the provider's prompt tokens of its
- * newest request beside the gauge's own count (which stays what ContextKeeper sends), also after
+ * newest request beside the gauge's own count (the recording's messages and the tool schemas it recorded), also after
  * switching away and back; a recording without usage shows no such figure. Over the running
  * extension (typed `vscode` fake, real context service) and on the gauge's note text.
  */
@@ -42,7 +42,7 @@ test('recordedPromptNote names the provider figure, what it includes, and the ga
     note,
     /^Recorded by the provider: 135\.5k prompt tokens for the recording's newest request, including what the recording does not hold \(system prompt, tool schemas, hidden reasoning\)\./,
   );
-  assert.match(note, /The gauge counts what ContextKeeper sends: 54,301 tokens\.$/);
+  assert.match(note, /The gauge counts the recording's messages and the tool schemas it recorded: 54,301 tokens\.$/);
 });
 
 test('recordedPromptNote says a figure far below the count is a last request the agent had condensed or cut', () => {
@@ -52,7 +52,7 @@ test('recordedPromptNote says a figure far below the count is a last request the
     /^Recorded by the provider: 69\.4k prompt tokens for the recording's newest request, less than the whole recording: the agent condensed or cut its own context/,
   );
   assert.doesNotMatch(note, /does not hold/);
-  assert.match(note, /The gauge counts what ContextKeeper sends: 365,000 tokens\.$/);
+  assert.match(note, /The gauge counts the recording's messages and the tool schemas it recorded: 365,000 tokens\.$/);
 });
 
 test('an imported Claude Code recording carries its newest reported prompt tokens beside the count, after switching too', async () => {

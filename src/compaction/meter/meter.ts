@@ -35,6 +35,14 @@ export interface Measurement {
   perItem: number[];
 }
 
+/**
+ * Tokens of `m` that prime the reply, once per request: its total less every category of its
+ * breakdown (tool schemas included). Shown as "reply start" wherever a count is broken down.
+ */
+export function replyStartTokens(m: Measurement): number {
+  return m.total - (Object.values(m.breakdown) as number[]).reduce((a, b) => a + b, 0);
+}
+
 /** What the meter shows: the estimate, or the last reported exact size plus what was added since. */
 export interface MeterReading extends Measurement {
   /** `exact`: equals the last reported prompt tokens; `exact+new`: that plus counted new messages. */

@@ -3,7 +3,7 @@
  * newest steps kept verbatim, pinned items, and the tool schemas sent with every request.
  */
 import type { ContextItem, ToolSchema } from '../types';
-import type { TokenMeter } from '../meter/meter';
+import { replyStartTokens, type TokenMeter } from '../meter/meter';
 import type { AnchoredTokens } from '../outcome';
 import { analyzeTable } from './structure';
 
@@ -17,7 +17,11 @@ export function anchoredTokens(
   return anchoredBreakdown(items, meter, tools, keepRecentSteps).total;
 }
 
-/** {@link anchoredTokens} by what holds them (unit reasons of `structure.ts`; tool schemas and request overhead apart). */
+/**
+ * {@link anchoredTokens} by what holds them (unit reasons of `structure.ts`; the tool schemas and the
+ * tokens that prime the reply apart, each as the meter's breakdown has them, so the words match the
+ * command line's `meter`).
+ */
 export function anchoredBreakdown(
   items: readonly ContextItem[],
   meter: TokenMeter,
@@ -28,7 +32,8 @@ export function anchoredBreakdown(
   const m = meter.measure(items, tools);
   const out: AnchoredTokens = {
     total: 0,
-    tools: m.total - m.perItem.reduce((a, b) => a + b, 0),
+    tools: m.breakdown.tools,
+    replyStart: replyStartTokens(m),
     system: 0,
     latestRequest: 0,
     recentSteps: 0,
@@ -49,6 +54,6 @@ export function anchoredBreakdown(
     for (let i = t.start[k]; i < t.end[k]; i++) sum += m.perItem[i];
     out[bucket[t.reason[k]] ?? 'recentSteps'] += sum;
   }
-  out.total = out.tools + out.system + out.latestRequest + out.recentSteps + out.pinned;
+  out.total = out.tools + out.replyStart + out.system + out.latestRequest + out.recentSteps + out.pinned;
   return out;
 }

@@ -176,20 +176,69 @@ export function spanSummaryEstimate(span: Span, summaryTokens: number, kept: num
 }
 
 /**
+ * The plan options of a manual compaction (Compact Conversation): every eligible unit is summarized,
+ * nothing is collapsed. The service's manual compactions and {@link compactionBlocker} share them,
+ * so Compact is enabled exactly when a manual compaction would find something to do.
+ */
+export const MANUAL_PLAN_OPTIONS = { all: true, noCollapse: true } as const;
+
+/**
  * Why a manual compaction of `items` could do nothing at all, whatever its target, or undefined when
- * some part is eligible (the planner then decides how much to replace). Cheap: one
- * {@link analyzeTable} pass, O(items). For disabling Compact with its reason before it is asked for.
+ * it would replace something. The same rule as the compaction itself: the plan of a manual
+ * compaction ({@link MANUAL_PLAN_OPTIONS}) with no span is refused, in the words of
+ * {@link heldReasons}. O(items). For disabling Compact with its reason before it is asked for.
+ * @param perItem tokens of each item, as the compaction measures them
  * @param keepRecentSteps newest agent steps of the current task kept as anchors (as the planner keeps them)
  */
-export function compactionBlocker(items: readonly ContextItem[], keepRecentSteps = 1): string | undefined {
+export function compactionBlocker(
+  items: readonly ContextItem[],
+  perItem: readonly number[],
+  keepRecentSteps = 1,
+): string | undefined {
   if (!items.some((it) => it.kind !== 'raw' || it.message.role !== 'system')) return 'the conversation is empty';
-  const shape = analyzeTable(items, keepRecentSteps);
-  for (let k = 0; k < shape.count; k++) if (shape.eligible[k]) return undefined;
-  return nothingReason(shape);
+  let total = 0;
+  for (const n of perItem) total += n;
+  const plan = planCompaction(items, perItem, total, 0, { keepRecentSteps, summaryTokens: 0, ...MANUAL_PLAN_OPTIONS });
+  if (plan.spans.length > 0 || plan.collapse.length > 0) return undefined;
+  return nothingSentence(heldReasons(items, plan));
+}
+
+/** "nothing eligible: everything left is …", as `describeCompaction` words a nothing-eligible status. */
+function nothingSentence(reasons: readonly string[]): string {
+  return `nothing eligible: everything left is ${reasons.join(', ') || 'anchored'}`;
 }
 
 function nothingReason(shape: UnitTable): string {
-  return `nothing eligible: everything left is ${anchorReasons(shape).join(', ') || 'anchored'}`;
+  return nothingSentence(anchorReasons(shape));
+}
+
+/** What holds a part that is eligible yet left out of every span (see {@link heldReasons}). */
+export const LEFT_OUT_REASONS = {
+  summary: 'one summary already',
+  small: `parts under ${MIN_SPAN_TOKENS} tokens (too small to shrink)`,
+} as const;
+
+/**
+ * What holds every unit `plan` leaves in place, in words, each once: the anchors
+ * ({@link anchorReasons}), then eligible units no span took: a lone summary (rewriting it into
+ * itself shrinks nothing) or a run under {@link MIN_SPAN_TOKENS} tokens. The words of a
+ * nothing-eligible outcome and of {@link compactionBlocker} alike.
+ */
+export function heldReasons(items: readonly ContextItem[], plan: Plan): string[] {
+  const reasons = anchorReasons(plan.shape);
+  const shape = plan.shape;
+  const covered = new Uint8Array(items.length);
+  for (const s of plan.spans) covered.fill(1, s.start, s.end);
+  let summary = false;
+  let small = false;
+  for (let k = 0; k < shape.count; k++) {
+    if (!shape.eligible[k] || covered[shape.start[k]]) continue;
+    if (shape.kind[k] === KIND.summary) summary = true;
+    else small = true;
+  }
+  if (summary) reasons.push(LEFT_OUT_REASONS.summary);
+  if (small) reasons.push(LEFT_OUT_REASONS.small);
+  return reasons;
 }
 
 /** What keeps the units that may not be compacted, in words (`UNIT_REASONS`), each once, in first-seen order. */

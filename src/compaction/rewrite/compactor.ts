@@ -27,7 +27,7 @@ import {
   type SummaryBudgets,
   type Thresholds,
 } from '../plan/budget';
-import { anchorReasons, planCompaction, spanSummaryEstimate, type Plan, type Span } from '../plan/planner';
+import { heldReasons, planCompaction, spanSummaryEstimate, type Plan, type Span } from '../plan/planner';
 import type { CompactionResult, SmallSpans } from '../outcome';
 import { anchoredBreakdown } from '../plan/anchored';
 import { planClips } from '../plan/clip-plan';
@@ -201,7 +201,7 @@ function startRun(input: CompactInput): TierRun | CompactionResult | { deeper: C
   if (plan.collapse.length === 0 && plan.spans.length === 0 && clips.length === 0 && !overBudget) {
     return notApplied(items, before, {
       kind: 'nothing-eligible',
-      heldBy: anchorReasons(plan.shape),
+      heldBy: heldReasons(items, plan),
     });
   }
   // An automatic compaction that cannot get below its own trigger would fire again on the next

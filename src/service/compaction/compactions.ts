@@ -50,12 +50,13 @@ import { commitPrepared } from '../../compaction/rewrite/commit';
 import type { CompactionProgress } from './worker/session-worker';
 import { raceAbort } from './race-abort';
 import { previewOf, withEditedSummaries } from './preview';
+import { MANUAL_PLAN_OPTIONS } from '../../compaction/plan/planner';
 
 /**
  * The plan of a manual compaction: run whatever the level and summarise everything eligible (the
  * focus only matters to a summary), rather than stopping at the collapse tier at the target.
  */
-const MANUAL_PLAN = { force: true, all: true, noCollapse: true } as const;
+const MANUAL_PLAN = { force: true, ...MANUAL_PLAN_OPTIONS } as const;
 
 /** The compaction coordinator of one context service. */
 export class Compactions {

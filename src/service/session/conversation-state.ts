@@ -10,7 +10,7 @@
 import type { ChatMessage, ContextItem, Entry } from '../../compaction/types';
 import { itemsFromEntries, rawItem, undoCheckpoint } from '../../compaction/context';
 import type { CompactionResult } from '../../compaction/outcome';
-import type { CheckpointRecord, CheckpointRestored } from '../records';
+import type { CheckpointRecord, CheckpointRestored, RestoreUndo } from '../records';
 import { unaccountedEntries } from './store-format';
 
 /** The rewritable part of the state, as persisted beside the transcript. */
@@ -21,6 +21,11 @@ export interface ContextState {
   checkpoints: CheckpointRecord[];
   /** Entry ids of pinned messages. */
   pinned: string[];
+  /**
+   * What undoes the latest restore, while it can still be undone (see {@link RestoreUndo}). Kept with
+   * the rest of the state, so switching sessions or reloading the window does not lose the undo.
+   */
+  undo?: RestoreUndo;
 }
 
 /** The state of one conversation. See the module comment for the plan/apply discipline. */
@@ -37,8 +42,11 @@ export class ConversationState {
    * array: that array only grows in place ({@link append}); every other change replaces it.
    */
   private messageCache: { items: readonly ContextItem[]; messages: ChatMessage[] } | undefined;
-  /** The state a restore replaced, while the restore can still be undone (see {@link planRedo}). */
-  private redo: { before: ContextState; event: CheckpointRestored; version: number; length: number } | undefined;
+  /**
+   * The undo of the latest restore, while it can still be undone (see {@link planRedo}): set by the
+   * {@link apply} of a restore and by {@link adopt} of a saved one, dropped by any other rewrite.
+   */
+  private redo: RestoreUndo | undefined;
 
   /** The raw transcript: every entry ever appended, in order. */
   get entries(): readonly Entry[] {
@@ -75,9 +83,15 @@ export class ConversationState {
     return this.rewrites;
   }
 
-  /** The current rewritable state (copies), for persistence. */
+  /** The current rewritable state (copies), for persistence; with the undo of a restore while there is one. */
   snapshot(): ContextState {
-    return { context: [...this.active], checkpoints: [...this.checkpointList], pinned: [...this.pins] };
+    const state: ContextState = {
+      context: [...this.active],
+      checkpoints: [...this.checkpointList],
+      pinned: [...this.pins],
+    };
+    if (this.redo) state.undo = this.redo;
+    return state;
   }
 
   /** A fresh entry id (`e000001`, …) not used by any entry. */
@@ -108,7 +122,18 @@ export class ConversationState {
     const context = saved?.context ?? [];
     const missing = unaccountedEntries(entries, context, this.checkpointList);
     this.active = this.withPins([...context, ...itemsFromEntries(missing)], this.pins);
+    this.redo = saved?.undo && this.undoStillFits(saved.undo) ? saved.undo : undefined;
     this.rewrites++;
+  }
+
+  /**
+   * Whether a saved undo still matches the state it was saved with: every checkpoint it puts back in
+   * force is there and restored, and the context it saw after the restore is not longer than now.
+   * A state written by an older version, or repaired on load, may not match; its undo is dropped.
+   */
+  private undoStillFits(undo: RestoreUndo): boolean {
+    if (undo.length > this.active.length || undo.event.undone.length === 0) return false;
+    return undo.event.undone.every((id) => this.checkpointList.some((c) => c.id === id && c.restored));
   }
 
   /**
@@ -153,26 +178,20 @@ export class ConversationState {
     const checkpoints = this.checkpointList.map((c) =>
       undone.includes(c.id) ? { ...c, restored: true, restoredAt: time } : c,
     );
-    return {
-      next: { context: this.withPins(items, this.pins), checkpoints, pinned: [...this.pins] },
-      event: { id: ids[0], undone },
-    };
-  }
-
-  /**
-   * Remembers what an applied restore replaced (`before`, taken with {@link snapshot} before it), so
-   * that {@link planRedo} can bring it back. Call right after applying the restore.
-   */
-  noteRestore(before: ContextState, event: CheckpointRestored): void {
-    this.redo = { before, event, version: this.rewrites, length: this.active.length };
+    const event = { id: ids[0], undone };
+    const context = this.withPins(items, this.pins);
+    // The undo goes with the state it belongs to, so it is saved (and lost) together with it.
+    const undo: RestoreUndo = { context: [...this.active], event, length: context.length };
+    return { next: { context, checkpoints, pinned: [...this.pins], undo }, event };
   }
 
   /**
    * The restore that can be undone now, if any: the latest restore, while nothing rewrote the context
-   * after it (messages appended since are fine; a compaction, a pin or another restore ends it).
+   * after it (messages appended since are fine; a compaction, a pin or another restore ends it). It
+   * survives a reload of the state (see {@link ContextState.undo}).
    */
   get redoable(): CheckpointRestored | undefined {
-    return this.redo && this.redo.version === this.rewrites ? this.redo.event : undefined;
+    return this.redo?.event;
   }
 
   /**
@@ -182,7 +201,7 @@ export class ConversationState {
    */
   planRedo(): { next: ContextState; event: CheckpointRestored } {
     const redo = this.redo;
-    if (!redo || redo.version !== this.rewrites)
+    if (!redo)
       throw new Error(
         'no restore to undo: the context changed since the last restore (a compaction, a pin or another restore)',
       );
@@ -195,7 +214,7 @@ export class ConversationState {
     });
     return {
       next: {
-        context: this.withPins([...redo.before.context, ...appended], this.pins),
+        context: this.withPins([...redo.context, ...appended], this.pins),
         checkpoints,
         pinned: [...this.pins],
       },
@@ -223,11 +242,15 @@ export class ConversationState {
     return { context: this.withPins(this.active, pins), checkpoints: [...this.checkpointList], pinned: [...pins] };
   }
 
-  /** Takes over a planned state (after it was persisted) and counts a rewrite. */
+  /**
+   * Takes over a planned state (after it was persisted) and counts a rewrite. The undo of a restore
+   * is kept only when `next` carries it (a restore); any other rewrite ends it.
+   */
   apply(next: ContextState): void {
     this.active = next.context;
     this.checkpointList = next.checkpoints;
     this.pins = new Set(next.pinned);
+    this.redo = next.undo;
     this.rewrites++;
   }
 

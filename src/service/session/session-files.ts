@@ -3,7 +3,7 @@
  * {@link SessionStore}) and the metadata written with every state (source, creation time, model).
  * Without a storage directory nothing is written and the session lives in memory only.
  */
-import type { Entry } from '../../compaction/types';
+import type { Entry, ToolSchema } from '../../compaction/types';
 import type { LogSink } from '../api';
 import type { ContextState } from './conversation-state';
 import * as fs from 'node:fs';
@@ -30,6 +30,8 @@ export class SessionFiles {
   private store: SessionStore | undefined;
   /** Where the session came from, shown in the sidebar ("Agent session", "Imported: file.jsonl"). */
   source = AGENT_SESSION_SOURCE;
+  /** The tool schemas an imported recording holds (empty for other sessions), kept with its state. */
+  recordedTools: ToolSchema[] = [];
   /** Entries appended since this instance created the folder empty; undefined when it held a session already. */
   private appendedToNew: number | undefined;
   /** The calibration to write next (read when its write starts) and where to report a failure. */
@@ -84,6 +86,7 @@ export class SessionFiles {
     if (loaded.state) {
       this.source = loaded.state.source;
       this.createdAt = loaded.state.createdAt;
+      this.recordedTools = loaded.state.recordedTools ?? [];
     }
     const calibration = this.readCalibration(log);
     return { entries: loaded.entries, state: loaded.state, ...(calibration ? { calibration } : {}) };
@@ -261,6 +264,7 @@ export class SessionFiles {
       source: this.source,
       createdAt: this.createdAt,
       ...this.stateOf(),
+      ...(this.recordedTools.length ? { recordedTools: this.recordedTools } : {}),
     });
     return new SaveQueue(
       {
@@ -293,11 +297,18 @@ export class SessionFiles {
   }
 
   /**
-   * Switches to a new session folder holding `entries` (an import); the old folder is closed, and
+   * Switches to a new session folder holding `entries` (an import, with the tool schemas it recorded:
+   * `recordedTools`); the old folder is closed, and
    * deleted when this instance created it and wrote nothing but the opening system prompt to it (so an
    * import leaves no empty session behind; a folder with anything else in it is kept).
    */
-  startNew(sessionId: string, source: string, createdAt: string, entries: Entry[]): void {
+  startNew(
+    sessionId: string,
+    source: string,
+    createdAt: string,
+    entries: Entry[],
+    recordedTools: ToolSchema[] = [],
+  ): void {
     this.flushCalibration();
     this.closeSaves();
     let store: SessionStore | undefined;
@@ -321,6 +332,7 @@ export class SessionFiles {
     this.id = sessionId;
     this.source = source;
     this.createdAt = createdAt;
+    this.recordedTools = recordedTools;
   }
 
   /** Writes what is not saved yet (synchronously: closing cannot wait), then closes the folder. */

@@ -3,8 +3,8 @@
  * layout): transcript lines, the state file, and the rebuilding of the in-memory state from them.
  */
 import { z } from 'zod';
-import type { ContextItem, Entry } from '../../compaction/types';
-import type { CheckpointRecord } from '../records';
+import type { ContextItem, Entry, ToolSchema } from '../../compaction/types';
+import type { CheckpointRecord, RestoreUndo } from '../records';
 import { rawItem } from '../../compaction/context';
 
 import { toStored, type StoredItem } from './stored-text';
@@ -30,6 +30,18 @@ export interface StoredState {
   context: StoredItem[];
   pinned: string[];
   checkpoints: StoredCheckpoint[];
+  /** The undo of the latest restore while it can be undone (see {@link RestoreUndo}); absent otherwise. */
+  restoreUndo?: StoredRestoreUndo;
+  /** The tool schemas an imported recording holds; absent when it holds none, and for other sessions. */
+  recordedTools?: ToolSchema[];
+}
+
+/** A {@link RestoreUndo} as stored: the context it brings back in {@link StoredItem} form. */
+export interface StoredRestoreUndo {
+  context: StoredItem[];
+  id: string;
+  undone: string[];
+  length: number;
 }
 
 /** What a session folder saved, in memory: `state.json` resolved against the transcript's entries. */
@@ -41,6 +53,8 @@ export interface SavedSessionState {
   context: ContextItem[];
   pinned: string[];
   checkpoints: CheckpointRecord[];
+  undo?: RestoreUndo;
+  recordedTools?: ToolSchema[];
 }
 
 /** The stored form of an active-context item: raw items by reference. */
@@ -206,6 +220,7 @@ export function resolveState(stored: StoredState, entries: readonly Entry[], los
     replaced: cp.replaced.map((item, k) => resolveShared(item, `checkpoints[${i}].replaced[${k}]`)).filter(present),
     inserted: cp.inserted.map((item, k) => resolveShared(item, `checkpoints[${i}].inserted[${k}]`)).filter(present),
   }));
+  const undo = resolveUndo(stored.restoreUndo, (item, k) => resolveShared(item, `restoreUndo.context[${k}]`));
   return {
     sessionId: stored.sessionId,
     model: stored.model,
@@ -214,7 +229,33 @@ export function resolveState(stored: StoredState, entries: readonly Entry[], los
     context,
     pinned: Array.isArray(stored.pinned) ? stored.pinned.filter((p) => typeof p === 'string') : [],
     checkpoints,
+    ...(undo ? { undo } : {}),
+    ...(Array.isArray(stored.recordedTools) && stored.recordedTools.length
+      ? { recordedTools: stored.recordedTools }
+      : {}),
   };
+}
+
+/**
+ * The stored undo of a restore, resolved; undefined when there is none, or when it is malformed or
+ * names a message the transcript lost: the undo is a convenience, and the state loads without it.
+ */
+function resolveUndo(
+  stored: StoredRestoreUndo | undefined,
+  resolve: (item: StoredItem, index: number) => ContextItem | undefined,
+): RestoreUndo | undefined {
+  if (stored === undefined || stored === null) return undefined;
+  const { context, id, undone, length } = stored;
+  if (!Array.isArray(context) || typeof id !== 'string' || !Array.isArray(undone) || !Number.isSafeInteger(length))
+    return undefined;
+  if (!undone.every((u) => typeof u === 'string')) return undefined;
+  try {
+    const items = context.map(resolve);
+    if (!items.every((i): i is ContextItem => i !== undefined)) return undefined;
+    return { context: items, event: { id, undone: [...undone] }, length };
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -365,10 +365,11 @@ export class SessionStore {
  * The text of `state.json` in pieces, in order: the session's fields, the context (raw items as
  * references) written out a few thousand items at a time, the pins, then each checkpoint
  * from the kept text of its large lists (see stored-text.ts: a save writes out only what changed
- * since the last one). Joined, the same text as `JSON.stringify` of the stored state.
+ * since the last one), the undo of a restore while there is one, and a recording's tool schemas. Joined, the same text as
+ * `JSON.stringify` of the stored state.
  */
 function* statePieces(state: SavedSessionState): Generator<StoredText> {
-  const fields: Omit<StoredState, 'context' | 'pinned' | 'checkpoints'> = {
+  const fields: Omit<StoredState, 'context' | 'pinned' | 'checkpoints' | 'restoreUndo' | 'recordedTools'> = {
     format: 'context-keeper/session-state',
     version: 1,
     sessionId: state.sessionId,
@@ -384,7 +385,15 @@ function* statePieces(state: SavedSessionState): Generator<StoredText> {
     if (k) yield ',';
     yield* storedCheckpointPieces(state.checkpoints[k]);
   }
-  yield ']}\n';
+  yield ']';
+  const undo = state.undo;
+  if (undo) {
+    yield ',"restoreUndo":{"context":';
+    yield* jsonListPieces(undo.context, storedItemPiece);
+    yield `,"id":${JSON.stringify(undo.event.id)},"undone":${JSON.stringify(undo.event.undone)},"length":${undo.length}}`;
+  }
+  if (state.recordedTools?.length) yield `,"recordedTools":${JSON.stringify(state.recordedTools)}`;
+  yield '}\n';
 }
 
 /** Writes all of `bytes` at the descriptor's position; throws on a short write. Returns the byte count. */

@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { WALKTHROUGH_KEYS } from '../onboarding';
 import type { RecordedCompaction } from '../../compaction/rewrite/imported';
 import { maskSecrets, maskStrings } from '../../compaction/secrets';
-import type { Entry } from '../../compaction/types';
+import type { Entry, ToolSchema } from '../../compaction/types';
 import type { ContextServiceApi } from '../../service/api';
 import type { TaskOutcome } from '../../service/records';
 import { describeOutcome, type CompactOutcome } from '../../service/compaction/outcome';
@@ -67,6 +67,8 @@ export interface ImportResult {
   model?: string;
   /** The context window the file states (tokens), when its format records one (Codex `model_context_window`). */
   contextWindow?: number;
+  /** Tool schemas the recording holds (OpenAI chat trajectories, OpenHands); counted while it is inspected. */
+  tools?: ToolSchema[];
 }
 
 /** Parses a transcript file's bytes; throws with file/line/field on malformed input. */
@@ -526,7 +528,12 @@ class CommandHandlers {
         const imported = await this.deps.importer(await vscode.workspace.fs.readFile(file), fileName);
         const recordedModel = imported.model ?? imported.entries.find((e) => e.meta?.model)?.meta?.model;
         await this.deps.controller.importTranscript(
-          { source: `${imported.format}: ${fileName}`, entries: imported.entries, compactions: imported.compactions },
+          {
+            source: `${imported.format}: ${fileName}`,
+            entries: imported.entries,
+            compactions: imported.compactions,
+            tools: imported.tools,
+          },
           `${fileName} (${imported.format})`,
           recordedModel,
           latestReportedPrompt(imported.entries)?.tokens,

@@ -8,7 +8,7 @@
  * true places on the same scale (instead of every mark crowding inside a bar filled to the edge).
  */
 import type { BudgetView } from './protocol';
-import { recordedK, recordedReason } from '../../transcripts/reported';
+import { RECORDING_COUNT_BASIS, recordedK, recordedReason } from '../../transcripts/reported';
 import { formatTokensFull } from '../../format/tokens';
 
 /** Positions on the bar, each a CSS percentage string ("42.00%"). */
@@ -100,8 +100,8 @@ export function windowOriginNote(source: string | undefined): string {
  * holds no usage. It says why the figure differs from the count: above it, the request held what the
  * recording does not (system prompt, tool schemas, hidden reasoning); well below it, the agent had
  * condensed or cut its own context (see `recordedReason`); after ContextKeeper compacted the context,
- * the figure is compared with the recording as imported (`importedTokens`). The gauge's own figure stays what
- * ContextKeeper sends, which is what compaction acts on.
+ * the figure is compared with the recording as imported (`importedTokens`). The gauge's own figure is
+ * {@link RECORDING_COUNT_BASIS}, as the command line's `meter` counts it, which is what compaction acts on.
  */
 export function recordedPromptNote(budget: {
   used: number;
@@ -110,5 +110,5 @@ export function recordedPromptNote(budget: {
 }): string | undefined {
   const recorded = budget.recordedPromptTokens;
   if (recorded === undefined) return undefined;
-  return `Recorded by the provider: ${recordedK(recorded)} prompt tokens for the recording's newest request, ${recordedReason(recorded, budget.used, budget.importedTokens)}. The gauge counts what ContextKeeper sends: ${formatTokensFull(budget.used)} tokens.`;
+  return `Recorded by the provider: ${recordedK(recorded)} prompt tokens for the recording's newest request, ${recordedReason(recorded, budget.used, budget.importedTokens)}. The gauge counts ${RECORDING_COUNT_BASIS}: ${formatTokensFull(budget.used)} tokens.`;
 }

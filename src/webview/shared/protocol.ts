@@ -69,7 +69,8 @@ export interface BudgetView {
   windowSource?: string;
   /**
    * An imported recording's newest request as the provider measured it (prompt tokens, with the
-   * system prompt and tool schemas the recording does not hold); `used` stays what ContextKeeper sends.
+   * system prompt and tool schemas the recording does not hold); `used` counts the recording's messages
+   * and the tool schemas it recorded, as the command line's `meter` does (`RECORDING_COUNT_BASIS`).
    */
   recordedPromptTokens?: number;
   /**
