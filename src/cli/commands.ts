@@ -305,7 +305,9 @@ function printCheckpoint(c: Checkpoint, out: Out): void {
   out(
     `  checkpoint ${c.id} ${c.strategy} (${c.trigger}): ${plural(c.replacedIds.length, 'message', 'messages')}, ${full(c.tokensBefore)} → ${full(c.tokensAfter)} tokens${c.coverage ? `; ${describeCoverage(c.coverage)}` : ''}${c.usage?.calls ? `; ${c.usage.calls} model call${c.usage.calls === 1 ? '' : 's'}` : ''}`,
   );
-  if (c.retention) for (const l of [scorecardLine(c.retention), ...scorecardLeftOut(c.retention)]) out(`    ${l}`);
+  // A line with nothing to say is not printed: an empty indented line reads as a missing scorecard.
+  if (c.retention)
+    for (const l of [scorecardLine(c.retention), ...scorecardLeftOut(c.retention)]) if (l.trim()) out(`    ${l}`);
 }
 
 /**

@@ -83,7 +83,18 @@ test('the scorecard names the file changed that the summary left out, the shorte
 
 test('a summary that keeps everything leaves nothing out; a span of tool results alone has no scorecard', () => {
   const replaced = span();
-  const everything = replaced.map((i) => JSON.stringify(i.message)).join('\n');
+  // Requests as items, files under a files-changed heading (where a summary presents them), then
+  // every message as it was (the identifiers).
+  const everything = [
+    '## Requests',
+    `- ${REQUEST}`,
+    `- ${SECOND}`,
+    '## Files changed',
+    '- /w/src/health.ts: created',
+    '- /w/src/routes.ts: edited',
+    '## Messages',
+    ...replaced.map((i) => JSON.stringify(i.message)),
+  ].join('\n');
   const card = retentionScorecard({ replaced, inserted: [summaryItem(everything)] })!;
   assert.equal(card.requests.whole, 2);
   assert.equal(card.filesChanged.named, 2);

@@ -5,7 +5,7 @@
  * ended) and `- fixed:` lines (beside lines an earlier
  * summary carried in, lines left out for room, said so, and failures fixed in the newest steps kept
  * after the summary, which the span alone shows open), and its typed requests are the bullets under
- * "Requests, verbatim" (with those the section says it left out).
+ * "Requests, verbatim" (with those the section says it left out), whole, cut and left out alike.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -64,6 +64,9 @@ function listed(summary: string) {
       .length,
     errorsLeftOut: leftOut(errors),
     requests: requests.filter((l) => l.startsWith('- ') && !l.startsWith('- … ')).length,
+    // Items the section cut in the middle (its mark counts what was left out of the request).
+    requestsShortened: requests.filter((l) => l.startsWith('- ') && /characters of this request left out …\]/.test(l))
+      .length,
     requestsLeftOut: leftOut(requests),
   };
 }
@@ -104,6 +107,13 @@ for (const file of files) {
       assert.equal(
         card.requests.total,
         l.requests + l.requestsLeftOut,
+        `${where}\nscorecard ${JSON.stringify(card.requests)} vs listed ${JSON.stringify(l)}`,
+      );
+      // Whole, shortened and left out as the section states them: one request's sentence repeated in
+      // another's item keeps nothing of the first.
+      assert.deepEqual(
+        { shortened: card.requests.shortened, leftOut: card.requests.leftOut },
+        { shortened: l.requestsShortened, leftOut: l.requestsLeftOut },
         `${where}\nscorecard ${JSON.stringify(card.requests)} vs listed ${JSON.stringify(l)}`,
       );
     }

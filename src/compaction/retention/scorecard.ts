@@ -16,21 +16,9 @@ import { spanCommits } from './commits';
 import { typedRequests, type TypedRequest } from './requests';
 import { leftWhenTurnEnded } from '../earlier-turn';
 import { earlierHeld } from './earlier';
-import {
-  containsAtWordBounds,
-  errorNamedIn,
-  expandRoots,
-  falseOpens,
-  gramHashes,
-  hasPathIn,
-  normalize,
-  slashed,
-  stringHash,
-  WindowHashes,
-  WordIndex,
-  words,
-} from './presence';
+import { containsAtWordBounds, errorNamedIn, expandRoots, falseOpens, hasPathIn, normalize, slashed } from './presence';
 import { MessageMemo, messageMemosKept } from '../message-memo';
+import { changedFilesText, failingText, RequestPresentations } from './presented';
 
 /** Most names listed per kind of what was left out (see `RetentionScorecard.missing`). */
 export const SCORECARD_NAMES = 8;
@@ -134,7 +122,6 @@ export function retentionScorecard(
     return undefined;
 
   const text = expandRoots(writtenText(checkpoint.inserted));
-  const normalized = normalize(text);
   const pathText = slashed(text);
   const missing: RetentionScorecard['missing'] = {
     requests: [],
@@ -146,19 +133,19 @@ export function retentionScorecard(
     earlier: [],
   };
 
-  const requests = scoreRequests(typed, text, normalized, missing.requests, secrets);
+  const requests = scoreRequests(typed, text, missing.requests, secrets);
   const pushBounded = (list: string[], name: string) => pushName(list, shownName(name, secrets));
 
-  let changedNamed = 0;
-  for (const p of files.modified.keys()) {
-    if (hasPathIn(pathText, p)) changedNamed++;
-    else pushBounded(missing.filesChanged, p);
-  }
+  const changedNamed = countChangedNamed(files.modified.keys(), text, (p) => pushBounded(missing.filesChanged, p));
   const readNamed = read.filter((p) => hasPathIn(pathText, p)).length;
 
   const latestRequestAt = spanTyped.length ? spanTyped[spanTyped.length - 1].index : -1;
   const later = after.length > 0 && typedRequests(entriesOf(after, false)).length > 0;
-  const named = (e: ErrorSignature) => errorNamedIn(e, text, normalized);
+  // An open failure counts as named where the text presents it as failing or open, not where its
+  // command is a bare mention (a line calling the work done, a list of identifiers).
+  const failing = failingText(text);
+  const failingNormalized = normalize(failing);
+  const named = (e: ErrorSignature) => errorNamedIn(e, failing, failingNormalized);
   const unresolved = scoreUnresolved(errors, latestRequestAt, later, named, missing, pushBounded);
   const fo = falseOpens(text, errors, neverFailed);
   for (const e of fo.resolvedShownOpen) pushBounded(missing.shownOpen, e.key || e.line);
@@ -192,6 +179,21 @@ export function retentionScorecard(
     ...commitsPart(commits, present, missing),
     missing,
   };
+}
+
+/**
+ * How many of the files `changed` the text presents as changed (`changedFilesText`, presented.ts: a
+ * files-changed section, a line saying it was created or edited), not where a path is a bare name
+ * among identifiers; each one not named goes to `unnamed`.
+ */
+function countChangedNamed(changed: Iterable<string>, text: string, unnamed: (path: string) => void): number {
+  const changedText = slashed(changedFilesText(text));
+  let named = 0;
+  for (const p of changed) {
+    if (hasPathIn(changedText, p)) named++;
+    else unnamed(p);
+  }
+  return named;
 }
 
 /**
@@ -283,97 +285,51 @@ const KEEP_FROM = 256;
 let keptTyped: { messages: object[]; harness: Array<boolean | undefined>; typed: TypedRequest[] } | undefined;
 
 /**
- * How the typed requests (text → its message, when one) survived in `text` (`normalized`: it
- * normalized): whole, shortened or left out; the first {@link SCORECARD_NAMES} not kept whole go to `names`,
- * masked (`secrets`: the span's secret values).
+ * How the typed requests (text → its message, when one) survived in `text`: whole, shortened or left
+ * out, where the text presents them as requests (`RequestPresentations`, presented.ts: an item that is
+ * the request, or one with the summary's cut mark whose kept parts are the request's; each item given
+ * to one request), so the counts are the ones the summary's requests section states and a sentence
+ * another request or a tool call repeats keeps nothing. Each request is looked for masked as the
+ * summary masks it (`secrets`: the span's secret values). The first {@link SCORECARD_NAMES} not kept
+ * whole go to `names`, masked.
  */
 function scoreRequests(
   typed: ReadonlyMap<string, object | undefined>,
   text: string,
-  normalized: string,
   names: string[],
   secrets: readonly string[],
 ): RetentionScorecard['requests'] {
   const requests = { total: typed.size, whole: 0, shortened: 0, leftOut: 0 };
-  // The word index is built only when a request is not there verbatim (most are, in a summary of ours).
-  let index: WordIndex | undefined;
-  let heads: WindowHashes | undefined;
-  let longHeads: WindowHashes | undefined;
+  const shown = new RequestPresentations(text);
   for (const [t, message] of typed) {
-    const facts = requestFacts(t, message);
-    // A request whose first characters are nowhere in the text is not there verbatim.
-    if (facts.head !== undefined) heads ??= new WindowHashes(normalized, HEAD);
-    if (facts.longHead !== undefined) longHeads ??= new WindowHashes(normalized, LONG_HEAD);
-    const maybe =
-      (facts.head === undefined || heads?.has(facts.head) !== false) &&
-      (facts.longHead === undefined ||
-        (longHeads?.has(facts.longHead) !== false && longHeads?.has(facts.longTail!) !== false));
-    if (!facts.empty && maybe && containsAtWordBounds(normalized, facts.normalized)) {
+    const kept = shown.keep(normalizedRequest(t, message, secrets));
+    if (kept === 'whole') {
       requests.whole++;
       continue;
     }
-    index ??= new WordIndex(text);
-    // No run of the request's words in the text: coverage 0 without segmenting it again.
-    const covered =
-      facts.grams.length === 0 || index.mayCover(facts.grams) ? index.coversAny(facts.words, facts.grams) : false;
-    if (covered) requests.shortened++;
+    if (kept === 'shortened') requests.shortened++;
     else requests.leftOut++;
     // Named lazily: most requests left out are never listed.
     if (names.length < SCORECARD_NAMES)
-      names.push(maskSecretValues(`${covered ? 'shortened' : 'left out'}: ${requestName(t)}`, secrets));
+      names.push(maskSecretValues(`${kept === 'shortened' ? 'shortened' : 'left out'}: ${requestName(t)}`, secrets));
   }
   return requests;
 }
 
-/** What the presence checks need of a typed request, independent of the text it is looked for in. */
-interface RequestFacts {
-  /** The request normalizes to ''. */
-  empty: boolean;
-  /** The request, normalized (see `normalize`). */
-  normalized: string;
-  /** Its words (see `words`). */
-  words: readonly string[];
-  /** Hash of the first {@link HEAD} characters of the normalized request; undefined when shorter. */
-  head: number | undefined;
-  /** Hash of the first {@link LONG_HEAD} characters of the normalized request; undefined when shorter. */
-  longHead: number | undefined;
-  /** Hash of its last {@link LONG_HEAD} characters, when it has a `longHead`. */
-  longTail: number | undefined;
-  /** `gramHashes` of its words (empty under {@link RUN} words). */
-  grams: Int32Array;
-}
-
-/** Characters of a normalized request's start looked up before searching for it whole. */
-const HEAD = 8;
 /**
- * The same for a longer start and end: many requests begin alike ("Please ", "I want "), and a
- * request shortened in the text keeps its start; each whose short start the text has was searched
- * for in the whole text.
+ * Each typed request's normalized text by its message (a request's text is a function of its
+ * message, which is never mutated): a grown span's requests are normalized once in their life.
  */
-const LONG_HEAD = 32;
+const normalizedOf = new MessageMemo<object, { text: string; normalized: string }>();
 
-/**
- * The facts of each typed request by its message (a request's text is a function of its message,
- * which is never mutated): a grown span's requests are segmented into words once in their life.
- */
-const requestFactsOf = new MessageMemo<object, { text: string; facts: RequestFacts }>();
-
-function requestFacts(text: string, message: object | undefined): RequestFacts {
-  const known = message ? requestFactsOf.get(message) : undefined;
-  if (known && known.text === text) return known.facts;
-  const nt = normalize(text);
-  const segmented = words(text);
-  const facts: RequestFacts = {
-    empty: nt === '',
-    normalized: nt,
-    words: segmented,
-    head: nt.length >= HEAD ? stringHash(nt, 0, HEAD) : undefined,
-    longHead: nt.length >= LONG_HEAD ? stringHash(nt, 0, LONG_HEAD) : undefined,
-    longTail: nt.length >= LONG_HEAD ? stringHash(nt, nt.length - LONG_HEAD, nt.length) : undefined,
-    grams: gramHashes(segmented),
-  };
-  if (message) requestFactsOf.set(message, { text, facts });
-  return facts;
+/** `text` normalized (see `normalize`), masked first when the span has secret values. */
+function normalizedRequest(text: string, message: object | undefined, secrets: readonly string[]): string {
+  if (secrets.length) return normalize(maskSecretValues(text, secrets));
+  const known = message ? normalizedOf.get(message) : undefined;
+  if (known && known.text === text) return known.normalized;
+  const normalized = normalize(text);
+  if (message) normalizedOf.set(message, { text, normalized });
+  return normalized;
 }
 
 /** The text of inserted items as a model reads it: content, then each tool call's name and arguments. */
@@ -554,10 +510,10 @@ export function supersededScorecard(card: RetentionScorecard): RetentionScorecar
 
 /**
  * The scorecard in one line, e.g. "kept: requests 5/6 whole (1 shortened), files changed 4/5 named,
- * open errors 1/2 named, unresolved from earlier turns 1/1 named, resolved errors shown as open: 0 of 3,
+ * files read 7/9 named, open errors 1/2 named, unresolved from earlier turns 1/1 named, resolved errors shown as open: 0 of 3,
  * identifiers 31/40" (a part for failures an earlier turn left only when there are some), after a warning when the
  * summary contradicts the tool results (`contradicted`). Parts with nothing to count are left out;
- * '' when nothing is counted.
+ * every count a card holds has a part, so the line is '' only for a card that counts nothing at all.
  */
 export function scorecardLine(c: RetentionScorecard): string {
   const parts: string[] = [];
@@ -570,6 +526,9 @@ export function scorecardLine(c: RetentionScorecard): string {
       `requests ${r.whole}/${r.total} whole${r.shortened ? ` (${r.shortened} shortened)` : ''}${r.leftOut ? `, ${r.leftOut} left out` : ''}`,
     );
   if (c.filesChanged.total) parts.push(`files changed ${c.filesChanged.named}/${c.filesChanged.total} named`);
+  // Every count the card holds has its part: a card of reads alone (a span that only looked around)
+  // otherwise reads as an empty line.
+  if (c.filesRead.total) parts.push(`files read ${c.filesRead.named}/${c.filesRead.total} named`);
   if (c.errors.open) parts.push(`open errors ${c.errors.openNamed}/${c.errors.open} named`);
   if (c.errors.earlierTurn)
     parts.push(`unresolved from earlier turns ${c.errors.earlierTurnNamed ?? 0}/${c.errors.earlierTurn} named`);

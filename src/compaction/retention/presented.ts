@@ -1,0 +1,225 @@
+/**
+ * Where a written text presents something as what the scorecard counts it as: a file as changed, a
+ * failure as failing, a typed request as the user's request. A bare mention (a path in a list of
+ * identifiers, a command in a line that calls the work done, a request's sentence quoted inside
+ * another request) is not that: a summary that names a file only as an identifier has not said the
+ * file was changed. Rules written for measurement, reading the text's lines and `## ` sections
+ * only; no code shared with the summary writer. Pure.
+ */
+import { normalize } from './presence';
+
+/** A section heading (`## …`, any level from 1 to 6). */
+const HEADING = /^#{1,6}\s/;
+
+/** A heading of a section that lists files changed (`## Files changed`, `## Modified files`, `## Edits`). */
+const CHANGED_HEADING =
+  /\b(?:files?\s+(?:changed|modified|edited|created|written|touched|updated)|(?:changed|modified|edited|created|updated)\s+files?|edits|changes\s+made)\b/i;
+
+/** The section of the user's own words: what they asked is not the summary saying it was done. */
+const REQUESTS_HEADING = /^#{1,6}\s+(?:requests|typed requests|user requests)\b/i;
+
+/** A line of a files section that lists files read, not changed (`- read only: a.ts, b.ts`). */
+const READ_LINE = /^\s*(?:[-*]\s+)?(?:read only|read|files read|looked at|viewed)\b\s*:/i;
+
+/** Words that say a file was changed, in the past or as a done state. */
+const CHANGE_WORD =
+  /\b(?:created|edited|changed|modified|wrote|written|rewrote|rewritten|updated|deleted|removed|moved|renamed|patched|added|refactored|replaced)\b/i;
+
+/** Words that undo a change word on the same line ("not changed", "unchanged", "no files were edited"). */
+const NO_CHANGE =
+  /\b(?:not|never|no|nothing|none)\s+(?:\w+\s+){0,2}(?:created|edited|changed|modified|written|updated|deleted|removed|moved|renamed|patched)\b|\bunchanged\b/i;
+
+/** Cues that a line presents something as failing or still open. */
+const FAILING_CUE =
+  /\b(?:open|unresolved|fail(?:s|ed|ing|ure|ures)?|errors?|broken|not found|denied|exception|traceback|timed out|crash(?:ed|es)?|blocked|pending|still|not fixed|not resolved)\b|\bexit(?:ed)?(?:\s+(?:code|status))?\s*[1-9]\d*\b|✗|❌/i;
+
+/**
+ * A heading of a section of failures (`## Errors and fixes`, `## Unresolved and next step`,
+ * `## Blockers`): its lines present what they name as failing unless they call it settled.
+ */
+const FAILURES_HEADING = /\b(?:errors?|failures?|unresolved|blockers?|problems?)\b/i;
+
+/** Cues that a line presents it as settled (a `- fixed:` line, "resolved"), unless it also says not. */
+const SETTLED_CUE = /\b(?:fixed|resolved)\b/i;
+const UNSETTLED = /\b(?:not|never)\s+(?:yet\s+)?(?:fixed|resolved)\b|\bunresolved\b/i;
+
+/**
+ * `line` with code spans, paths and dotted names blanked, so a word inside a name
+ * (`create-user.ts`, ``git rm``) is not read as the summary's own word.
+ */
+function proseOf(line: string): string {
+  return line.replace(/`[^`]*`/g, ' ').replace(/\S*[\\/]\S*|\S+\.\w\S*|\S*[=_]\S*/g, ' ');
+}
+
+/** The lines of `text` with the heading of the section each is in ('' before any heading). */
+function linesWithSections(text: string): Array<{ line: string; heading: string }> {
+  const out: Array<{ line: string; heading: string }> = [];
+  let heading = '';
+  for (const line of text.split('\n')) {
+    if (HEADING.test(line)) {
+      heading = line;
+      continue;
+    }
+    out.push({ line, heading });
+  }
+  return out;
+}
+
+/**
+ * The lines of `text` that present files as changed, joined with line breaks: every line of a
+ * section whose heading lists files changed ({@link CHANGED_HEADING}) except its lines of files read,
+ * and any other line whose own words (outside code spans and names) say something was created,
+ * edited, changed, moved or deleted ({@link CHANGE_WORD}) and do not deny it ({@link NO_CHANGE}).
+ * Never lines of the user's requests section (their words are what was asked, not what was done).
+ * A changed file is named where one of these lines names it.
+ */
+export function changedFilesText(text: string): string {
+  const out: string[] = [];
+  for (const { line, heading } of linesWithSections(text)) {
+    if (REQUESTS_HEADING.test(heading)) continue;
+    if (CHANGED_HEADING.test(heading)) {
+      if (!READ_LINE.test(line)) out.push(line);
+      continue;
+    }
+    const prose = proseOf(line);
+    if (CHANGE_WORD.test(prose) && !NO_CHANGE.test(prose)) out.push(line);
+  }
+  return out.join('\n');
+}
+
+/**
+ * The lines of `text` that present something as failing or still open, joined with line breaks:
+ * lines with a failure cue ({@link FAILING_CUE}: open, failed, error, not found, a non-zero exit)
+ * or in a section of failures ({@link FAILURES_HEADING}) that do not call it fixed or resolved ({@link SETTLED_CUE}) unless they also say it is not; never
+ * the user's requests section. An open failure is named where one of these lines names it: a
+ * command listed among identifiers, or in a line saying the work is done, is not named as open.
+ */
+export function failingText(text: string): string {
+  const out: string[] = [];
+  for (const { line, heading } of linesWithSections(text)) {
+    if (REQUESTS_HEADING.test(heading)) continue;
+    if (!FAILING_CUE.test(line) && !(FAILURES_HEADING.test(heading) && line.trim())) continue;
+    if (SETTLED_CUE.test(line) && !UNSETTLED.test(line)) continue;
+    out.push(line);
+  }
+  return out.join('\n');
+}
+
+/**
+ * A mark that part of a request was left out: the summary's `[… 1,234 characters of this request left
+ * out …]`, or an ellipsis a person editing the summary types (`[…]`, `[...]`, `…`, `...`).
+ */
+const REQUEST_CUT = /\s*(?:\[… [\d,]+ characters of this request left out …\]|\[(?:…|\.\.\.)\]|…|\.\.\.)\s*/;
+
+/** An item of a text with cut marks: a request presented shortened. */
+interface Presentation {
+  /** Where it is among the text's presentations (text order). */
+  at: number;
+  /** The item's words (bullet and enclosing quotes removed), whitespace collapsed. */
+  body: string;
+  /** The item's kept parts between its cut marks, in order, and whether the request's start and end were cut. */
+  cut: { parts: string[]; startCut: boolean; endCut: boolean };
+}
+
+/**
+ * The places where a written text presents typed requests, and which request each is given to. A
+ * request is kept whole where a list item (a `- ` or `* ` line with its continuation lines, indented
+ * two spaces) or a line of the text is that request and nothing else (enclosing quotes aside); it is
+ * kept shortened where an item holds the summary's cut mark (`[… N characters of this request left
+ * out …]`) and its kept parts are the request's: its start when the start was not cut, its end when
+ * the end was not, every part in order. Each item is given to one request, the first in order that
+ * fits it after the one given the item before (requests are listed oldest first), so a sentence two
+ * requests share is kept for the one whose item it is, and a request only mentioned in another line
+ * (a tool call's argument, a rule quoted elsewhere) is not kept. Build once per text; O(lines).
+ */
+export class RequestPresentations {
+  private readonly whole = new Map<string, number[]>();
+  private readonly cut: Presentation[] = [];
+  private readonly claimed = new Set<number>();
+  /** Text position of the presentation given last: the next request looks after it first. */
+  private cursor = -1;
+
+  constructor(text: string) {
+    let at = 0;
+    const add = (raw: string) => {
+      const body = normalize(raw.replace(/^\s*(?:[-*>]\s+)?/, '').replace(/^(["“'])([\s\S]*)(["”'])$/, '$2'));
+      if (!body) return;
+      const pos = at++;
+      // Every item may be a whole request (a request can itself hold an ellipsis); one with a cut mark
+      // may also be a shortened one.
+      let list = this.whole.get(body);
+      if (!list) this.whole.set(body, (list = []));
+      list.push(pos);
+      if (!REQUEST_CUT.test(body)) return;
+      const pieces = body.split(REQUEST_CUT);
+      const parts = pieces.map((p) => p.trim()).filter(Boolean);
+      if (parts.length)
+        this.cut.push({
+          at: pos,
+          body,
+          cut: { parts, startCut: pieces[0].trim() === '', endCut: pieces[pieces.length - 1].trim() === '' },
+        });
+    };
+    let item: string[] | undefined;
+    for (const line of text.split('\n')) {
+      if (item && line.startsWith('  ')) {
+        item.push(line);
+        continue;
+      }
+      if (item) add(item.join('\n'));
+      item = undefined;
+      if (HEADING.test(line)) continue;
+      if (/^[-*] /.test(line)) item = [line];
+      else add(line);
+    }
+    if (item) add(item.join('\n'));
+  }
+
+  /**
+   * How the text keeps the request whose normalized text is `request`: 'whole', 'shortened' or
+   * 'no'. Asked once per request, oldest first: the item found is given to it and to no later one.
+   */
+  keep(request: string): 'whole' | 'shortened' | 'no' {
+    if (!request) return 'no';
+    const places = this.whole.get(request);
+    if (places) {
+      this.give(
+        places.find((p) => p > this.cursor && !this.claimed.has(p)) ??
+          places.find((p) => !this.claimed.has(p)) ??
+          places[0],
+      );
+      return 'whole';
+    }
+    let fallback: Presentation | undefined;
+    for (const p of this.cut) {
+      if (this.claimed.has(p.at) || !fits(p.cut, request)) continue;
+      if (p.at > this.cursor) {
+        this.give(p.at);
+        return 'shortened';
+      }
+      fallback ??= p;
+    }
+    if (!fallback) return 'no';
+    this.give(fallback.at);
+    return 'shortened';
+  }
+
+  private give(at: number): void {
+    this.claimed.add(at);
+    this.cursor = at;
+  }
+}
+
+/** Whether the kept parts of a cut item are parts of `request` (normalized), as {@link RequestPresentations} reads them. */
+function fits(cut: Presentation['cut'], request: string): boolean {
+  const { parts, startCut, endCut } = cut;
+  if (!startCut && !request.startsWith(parts[0])) return false;
+  if (!endCut && !request.endsWith(parts[parts.length - 1])) return false;
+  let from = 0;
+  for (const part of parts) {
+    const found = request.indexOf(part, from);
+    if (found < 0) return false;
+    from = found + part.length;
+  }
+  return true;
+}
