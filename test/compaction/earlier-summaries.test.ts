@@ -119,7 +119,10 @@ test('the files, commits and requests an earlier summary holds are read by the m
     '## Next',
     '- y',
   ].join('\n');
-  assert.deepEqual(quotedRequests(ours), ['one request\non two lines', 'b']);
+  assert.deepEqual(quotedRequests(ours), [
+    'one request\non two lines',
+    'b [… 40 characters of this request left out …] c',
+  ]);
 });
 
 test('a summary that drops an earlier summary reports what it dropped, by name', () => {

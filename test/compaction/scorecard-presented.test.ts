@@ -136,10 +136,38 @@ for (const format of FORMATS) {
   });
 }
 
+for (const format of FORMATS) {
+  test(`${format}: a request an earlier summary showed cut is whole where the new summary shows it as it stood`, () => {
+    const cutItem = `- ${RULE} [… 98 characters of this request left out …] before nine.`;
+    const earlier = summaryItem(['## Requests, verbatim', cutItem].join('\n'));
+    const replaced = [earlier, ...span(format, [{ user: 'now run the migration' }, { say: 'ok' }])];
+    const kept = retentionScorecard({
+      replaced,
+      inserted: [summaryItem(['## Requests, verbatim', cutItem, '- now run the migration'].join('\n'))],
+    });
+    assert.ok(kept);
+    assert.deepEqual(kept.requests, { total: 2, whole: 2, shortened: 0, leftOut: 0 });
+    const dropped = retentionScorecard({
+      replaced,
+      inserted: [summaryItem(['## Requests, verbatim', `- ${RULE}`, '- now run the migration'].join('\n'))],
+    });
+    assert.ok(dropped);
+    assert.deepEqual(
+      dropped.requests,
+      { total: 2, whole: 1, shortened: 0, leftOut: 1 },
+      'a part alone is no item of it',
+    );
+  });
+}
+
 /** What a summary's requests section states: items whole, items cut, and requests it says it left out. */
 function sectionCounts(summary: string) {
   const lines = sectionOf(summary, 'Requests, verbatim').split('\n');
-  const items = lines.filter((l) => l.startsWith('- '));
+  // Each item with its continuation lines (indented two spaces): a cut mark may be on any of them.
+  const items: string[] = [];
+  for (const l of lines)
+    if (l.startsWith('- ')) items.push(l);
+    else if (items.length && l.startsWith('  ')) items[items.length - 1] += `\n${l}`;
   const cut = items.filter((l) => l.includes('characters of this request left out')).length;
   const leftOut = lines.reduce(
     (n, l) => n + Number(/^\[(\d+) earlier requests? \([\d,]+ characters\) left out here/.exec(l)?.[1] ?? 0),

@@ -33,7 +33,7 @@ const LEFT_OUT = /\s*\[… [\d,]+ characters of this request left out …\]\s*/;
 export interface EarlierHeld {
   /** Paths and commit ids, in order of first mention, without repeats. */
   names: string[];
-  /** Requests quoted under its requests heading, each the text between markers of left-out middles. */
+  /** Requests quoted under its requests heading, each as shown there (marks of left-out middles included). */
   requests: string[];
 }
 
@@ -88,8 +88,8 @@ export function commitsIn(text: string): string[] {
 
 /**
  * The requests quoted under the summary's requests heading: list items (`- ` then the request, its
- * continuation lines indented), up to the next heading. A request whose middle the summary left out
- * yields its longest kept part.
+ * continuation lines indented), up to the next heading, each as the summary shows it: a request
+ * whose middle the summary left out keeps its marks (`[… N characters of this request left out …]`).
  */
 export function quotedRequests(text: string): string[] {
   const out: string[] = [];
@@ -97,9 +97,10 @@ export function quotedRequests(text: string): string[] {
   let current: string[] | undefined;
   const flush = () => {
     if (!current) return;
-    const parts = current.join('\n').split(LEFT_OUT);
-    const longest = parts.reduce((a, b) => (b.trim().length > a.trim().length ? b : a), '').trim();
-    if (longest) out.push(longest);
+    // As the summary shows it, marks of left-out middles included: a later summary carries the item
+    // as it stands, and the scorecard finds it there whole (see `RequestPresentations`).
+    const shown = current.join('\n').trim();
+    if (shown.replace(LEFT_OUT, ' ').trim()) out.push(shown);
     current = undefined;
   };
   for (const line of text.split('\n')) {

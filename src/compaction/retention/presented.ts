@@ -139,7 +139,11 @@ export class RequestPresentations {
   /** Text position of the presentation given last: the next request looks after it first. */
   private cursor = -1;
 
-  constructor(text: string) {
+  /**
+   * `text`: the written text; `blocks`: further texts each presented whole as one item (the person's
+   * words a collapsed tool result's record keeps, which are no list item).
+   */
+  constructor(text: string, blocks: readonly string[] = []) {
     let at = 0;
     const add = (raw: string) => {
       const body = normalize(raw.replace(/^\s*(?:[-*>]\s+)?/, '').replace(/^(["“'])([\s\S]*)(["”'])$/, '$2'));
@@ -173,6 +177,7 @@ export class RequestPresentations {
       else add(line);
     }
     if (item) add(item.join('\n'));
+    for (const b of blocks) add(b);
   }
 
   /**

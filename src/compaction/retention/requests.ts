@@ -79,14 +79,20 @@ function replyOf(m: RetentionEntry['message']): string {
   let t = typedOf.get(m);
   if (t !== undefined) return t;
   const text = textWithPlaceholders(m.content);
-  const at = text.indexOf(COLLAPSED_WORDS);
-  t = isHumanReply(m)
-    ? typedPart(text)
-    : text.startsWith('[tool result collapsed] ') && at > 0 && !text.slice(0, at).includes('\n')
-      ? typedPart(text.slice(at + COLLAPSED_WORDS.length))
-      : '';
+  t = isHumanReply(m) ? typedPart(text) : collapsedRecordWords(text);
   typedOf.set(m, t);
   return t;
+}
+
+/**
+ * The person's words a collapsed tool result's record keeps (`rewrite/collapse.ts`: a one-line record,
+ * then the words), as {@link typedPart} reads them; '' for any other text.
+ */
+export function collapsedRecordWords(text: string): string {
+  const at = text.indexOf(COLLAPSED_WORDS);
+  return text.startsWith('[tool result collapsed] ') && at > 0 && !text.slice(0, at).includes('\n')
+    ? typedPart(text.slice(at + COLLAPSED_WORDS.length))
+    : '';
 }
 
 /**

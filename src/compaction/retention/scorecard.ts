@@ -13,7 +13,7 @@ import { COMMAND_KEY_CHARS, errorSignatures, neverFailedCommands, type ErrorSign
 import { holdsSecretValue, maskSecretValues, spanSecretValues } from '../secret-values';
 import { spanFiles } from './files';
 import { spanCommits } from './commits';
-import { typedRequests, type TypedRequest } from './requests';
+import { collapsedRecordWords, typedRequests, type TypedRequest } from './requests';
 import { leftWhenTurnEnded } from '../earlier-turn';
 import { earlierHeld } from './earlier';
 import { containsAtWordBounds, errorNamedIn, expandRoots, falseOpens, hasPathIn, normalize, slashed } from './presence';
@@ -133,7 +133,12 @@ export function retentionScorecard(
     earlier: [],
   };
 
-  const requests = scoreRequests(typed, text, missing.requests, secrets);
+  const requests = scoreRequests(
+    typed,
+    new RequestPresentations(text, recordWords(checkpoint.inserted)),
+    missing.requests,
+    secrets,
+  );
   const pushBounded = (list: string[], name: string) => pushName(list, shownName(name, secrets));
 
   const changedNamed = countChangedNamed(files.modified.keys(), text, (p) => pushBounded(missing.filesChanged, p));
@@ -141,11 +146,7 @@ export function retentionScorecard(
 
   const latestRequestAt = spanTyped.length ? spanTyped[spanTyped.length - 1].index : -1;
   const later = after.length > 0 && typedRequests(entriesOf(after, false)).length > 0;
-  // An open failure counts as named where the text presents it as failing or open, not where its
-  // command is a bare mention (a line calling the work done, a list of identifiers).
-  const failing = failingText(text);
-  const failingNormalized = normalize(failing);
-  const named = (e: ErrorSignature) => errorNamedIn(e, failing, failingNormalized);
+  const named = namedAsFailing(text);
   const unresolved = scoreUnresolved(errors, latestRequestAt, later, named, missing, pushBounded);
   const fo = falseOpens(text, errors, neverFailed);
   for (const e of fo.resolvedShownOpen) pushBounded(missing.shownOpen, e.key || e.line);
@@ -179,6 +180,17 @@ export function retentionScorecard(
     ...commitsPart(commits, present, missing),
     missing,
   };
+}
+
+/**
+ * Whether `text` names an open failure where it presents it as failing or open (`failingText`,
+ * presented.ts), not where its command is a bare mention (a line calling the work done, a list of
+ * identifiers).
+ */
+function namedAsFailing(text: string): (e: ErrorSignature) => boolean {
+  const failing = failingText(text);
+  const normalized = normalize(failing);
+  return (e) => errorNamedIn(e, failing, normalized);
 }
 
 /**
@@ -285,8 +297,8 @@ const KEEP_FROM = 256;
 let keptTyped: { messages: object[]; harness: Array<boolean | undefined>; typed: TypedRequest[] } | undefined;
 
 /**
- * How the typed requests (text → its message, when one) survived in `text`: whole, shortened or left
- * out, where the text presents them as requests (`RequestPresentations`, presented.ts: an item that is
+ * How the typed requests (text → its message, when one) survived in the written text: whole, shortened
+ * or left out, where it presents them as requests (`shown`, presented.ts: an item that is
  * the request, or one with the summary's cut mark whose kept parts are the request's; each item given
  * to one request), so the counts are the ones the summary's requests section states and a sentence
  * another request or a tool call repeats keeps nothing. Each request is looked for masked as the
@@ -295,12 +307,11 @@ let keptTyped: { messages: object[]; harness: Array<boolean | undefined>; typed:
  */
 function scoreRequests(
   typed: ReadonlyMap<string, object | undefined>,
-  text: string,
+  shown: RequestPresentations,
   names: string[],
   secrets: readonly string[],
 ): RetentionScorecard['requests'] {
   const requests = { total: typed.size, whole: 0, shortened: 0, leftOut: 0 };
-  const shown = new RequestPresentations(text);
   for (const [t, message] of typed) {
     const kept = shown.keep(normalizedRequest(t, message, secrets));
     if (kept === 'whole') {
@@ -330,6 +341,17 @@ function normalizedRequest(text: string, message: object | undefined, secrets: r
   const normalized = normalize(text);
   if (message) normalizedOf.set(message, { text, normalized });
   return normalized;
+}
+
+/** The person's words each collapsed tool result's record among `items` keeps (see `collapsedRecordWords`). */
+function recordWords(items: readonly ContextItem[]): string[] {
+  const out: string[] = [];
+  for (const it of items) {
+    if (it.message.role !== 'tool') continue;
+    const words = collapsedRecordWords(textWithPlaceholders(it.message.content));
+    if (words) out.push(words);
+  }
+  return out;
 }
 
 /** The text of inserted items as a model reads it: content, then each tool call's name and arguments. */
