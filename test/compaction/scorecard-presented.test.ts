@@ -160,6 +160,35 @@ for (const format of FORMATS) {
   });
 }
 
+for (const format of FORMATS) {
+  test(`${format}: a request the summary shows with a value masked is kept as it is shown`, () => {
+    const request = "Connect to the broker - Auth: username 'dock-user', password 'harbour-22' (local tests only)";
+    const steps: Step[] = [{ user: request }, { user: 'then publish a test message' }];
+    const masked =
+      "Connect to the broker - Auth: [masked secret] 'dock-user', password [masked secret] (local tests only)";
+    const whole = retentionScorecard({
+      replaced: span(format, steps),
+      inserted: [summaryItem(['## Requests, verbatim', `- ${masked}`, '- then publish a test message'].join('\n'))],
+    });
+    assert.ok(whole);
+    assert.deepEqual(whole.requests, { total: 2, whole: 2, shortened: 0, leftOut: 0 });
+    const cut = retentionScorecard({
+      replaced: span(format, steps),
+      inserted: [
+        summaryItem(
+          [
+            '## Requests, verbatim',
+            '- Connect to the broker - Auth: [masked secret] [… 40 characters of this request left out …] only)',
+            '- then publish a test message',
+          ].join('\n'),
+        ),
+      ],
+    });
+    assert.ok(cut);
+    assert.deepEqual(cut.requests, { total: 2, whole: 1, shortened: 1, leftOut: 0 });
+  });
+}
+
 /** What a summary's requests section states: items whole, items cut, and requests it says it left out. */
 function sectionCounts(summary: string) {
   const lines = sectionOf(summary, 'Requests, verbatim').split('\n');

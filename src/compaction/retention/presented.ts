@@ -134,6 +134,8 @@ interface Presentation {
  */
 export class RequestPresentations {
   private readonly whole = new Map<string, number[]>();
+  /** Items that hold a mask (`[masked secret]`), each with the pattern of the text it may stand for. */
+  private readonly masked: Array<{ at: number; pattern: RegExp }> = [];
   private readonly cut: Presentation[] = [];
   private readonly claimed = new Set<number>();
   /** Text position of the presentation given last: the next request looks after it first. */
@@ -154,6 +156,7 @@ export class RequestPresentations {
       let list = this.whole.get(body);
       if (!list) this.whole.set(body, (list = []));
       list.push(pos);
+      if (MASK.test(body)) this.masked.push({ at: pos, pattern: new RegExp(`^${maskedPattern(body)}$`) });
       if (!REQUEST_CUT.test(body)) return;
       const pieces = body.split(REQUEST_CUT);
       const parts = pieces.map((p) => p.trim()).filter(Boolean);
@@ -195,6 +198,12 @@ export class RequestPresentations {
       );
       return 'whole';
     }
+    // The summary masks what looks like a credential; the item stands for the request all the same.
+    const masked = this.masked.find((m) => !this.claimed.has(m.at) && m.pattern.test(request));
+    if (masked) {
+      this.give(masked.at);
+      return 'whole';
+    }
     let fallback: Presentation | undefined;
     for (const p of this.cut) {
       if (this.claimed.has(p.at) || !fits(p.cut, request)) continue;
@@ -218,13 +227,41 @@ export class RequestPresentations {
 /** Whether the kept parts of a cut item are parts of `request` (normalized), as {@link RequestPresentations} reads them. */
 function fits(cut: Presentation['cut'], request: string): boolean {
   const { parts, startCut, endCut } = cut;
-  if (!startCut && !request.startsWith(parts[0])) return false;
-  if (!endCut && !request.endsWith(parts[parts.length - 1])) return false;
   let from = 0;
-  for (const part of parts) {
-    const found = request.indexOf(part, from);
-    if (found < 0) return false;
-    from = found + part.length;
+  for (let k = 0; k < parts.length; k++) {
+    const found = findPart(parts[k], request, from);
+    if (!found || (k === 0 && !startCut && found.at !== 0)) return false;
+    if (k === parts.length - 1 && !endCut && !endsAt(parts[k], request)) return false;
+    from = found.end;
   }
   return true;
+}
+
+/** A mask the summary writes where it hid a value (`[masked secret]`, `[masked api key]`). */
+const MASK = /\[masked [^\]\n]{1,40}\]/;
+const MASKS = new RegExp(MASK.source, 'g');
+
+/** `text` as a pattern: itself, each mask in it standing for any run of characters (at most 400). */
+function maskedPattern(text: string): string {
+  return text
+    .split(MASKS)
+    .map((piece) => piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('[\\s\\S]{1,400}?');
+}
+
+/** Where `part` (masks standing for any value) first occurs in `request` at or after `from`. */
+function findPart(part: string, request: string, from: number): { at: number; end: number } | undefined {
+  if (!MASK.test(part)) {
+    const at = request.indexOf(part, from);
+    return at < 0 ? undefined : { at, end: at + part.length };
+  }
+  const re = new RegExp(maskedPattern(part), 'g');
+  re.lastIndex = from;
+  const m = re.exec(request);
+  return m ? { at: m.index, end: m.index + m[0].length } : undefined;
+}
+
+/** Whether `request` ends with `part` (masks standing for any value). */
+function endsAt(part: string, request: string): boolean {
+  return MASK.test(part) ? new RegExp(`${maskedPattern(part)}$`).test(request) : request.endsWith(part);
 }
