@@ -8,6 +8,7 @@
  */
 import { findSecrets, maskLabel, maskSecrets } from './secrets';
 import { textWithPlaceholders } from './content-text';
+import { messageMemosKept } from './message-memo';
 
 /**
  * Shortest value masked wherever it appears: a shorter one (`password=test`) would mask ordinary
@@ -59,12 +60,51 @@ function stringsOf(value: unknown, out: string[]): void {
 
 /**
  * Every secret value of the messages of `items` (see the module comment), longest first (a value
- * that holds another is masked whole).
+ * that holds another is masked whole); values of one length in the order the span first holds them.
+ * A span that grew at its end since the last call continues that call's reading (see
+ * {@link keptValues}): only its new messages are visited. Returns a new array.
  */
 export function spanSecretValues(items: ReadonlyArray<{ message: object }>): string[] {
-  const all = new Set<string>();
-  for (const it of items) for (const v of messageValues(it.message)) all.add(v);
-  return [...all].sort((a, b) => b.length - a.length);
+  let k = keptValues;
+  if (!messageMemosKept()) k = keptValues = undefined;
+  if (k && (k.count > items.length || !sameMessages(k.items, items, k.count))) k = undefined;
+  if (k && k.count === items.length) return k.sorted.slice();
+  // A copy: the kept set stays the reading of the span it was read for until replaced.
+  const all = new Set<string>(k?.all);
+  for (let i = k ? k.count : 0; i < items.length; i++) for (const v of messageValues(items[i].message)) all.add(v);
+  // Stable: values of one length stay in the order the span first holds them.
+  const sorted = [...all].sort((a, b) => b.length - a.length);
+  if (messageMemosKept() && items.length >= KEEP_FROM) keptValues = { items, count: items.length, all, sorted };
+  return sorted.slice();
+}
+
+/**
+ * The span {@link spanSecretValues} read last: its items, how many of them the values cover, the
+ * values in the order the span first holds them, and the same sorted longest first.
+ *
+ * Why continuing it equals a reading of the whole span: the values of a span are the union of its
+ * messages' values (each message's are fixed, messages are never mutated), and a set keeps the order
+ * of first insertion, so the set of a span whose first `count` items are the same messages, continued
+ * over the items after them, holds the same values in the same order as a set filled from the start.
+ * The sort is stable, so the result is the same too. A span that does not start with those items is
+ * read from its start. Nothing is kept while the per-message memos are off (one compaction per
+ * process).
+ */
+let keptValues:
+  { items: ReadonlyArray<{ message: object }>; count: number; all: Set<string>; sorted: string[] } | undefined;
+
+/** Spans shorter than this are read whole (cheap), so they do not push a long span's reading out. */
+const KEEP_FROM = 256;
+
+/** Whether `a` and `b` hold the same messages in their first `n` places. */
+function sameMessages(
+  a: ReadonlyArray<{ message: object }>,
+  b: ReadonlyArray<{ message: object }>,
+  n: number,
+): boolean {
+  if (a === b) return true;
+  for (let i = 0; i < n; i++) if (a[i].message !== b[i].message) return false;
+  return true;
 }
 
 /**
