@@ -20,7 +20,7 @@ import {
 import { rootsIn, shortPath } from '../ledger/path-root';
 import { MessageMemo } from '../../message-memo';
 import { FileUse, productOrFile } from './file-use';
-import { stringHash, WindowHashes } from '../../window-hashes';
+import { WindowIndex } from '../../window-hashes';
 
 /** Headings of the back-filled identifiers, by source, in order of priority. */
 export const BACKFILL_HEADINGS = {
@@ -532,23 +532,21 @@ export function backfillIdentifiers(
 }
 
 /**
- * `summary.includes(id)` for many identifiers: an identifier of at least {@link GRAM} characters can
- * only occur where its first and last {@link GRAM} characters do, so a filter of the hashes of the
- * summary's windows of that length rejects most absent identifiers without a search.
+ * `summary.includes(id)` for many identifiers: an identifier of at least {@link GRAM} characters is
+ * compared only where the summary has a window hashing like its first or last {@link GRAM} characters
+ * (`WindowIndex`). Most identifiers a back-fill asks about are in the summary already, and a search of
+ * the whole summary for each went through half of it on average (measured: about 5% of a grown
+ * compaction at 100k messages).
  */
 class SummaryIndex {
-  private windows: WindowHashes | undefined;
+  private windows: WindowIndex | undefined;
 
   constructor(private readonly summary: string) {}
 
   has(id: string): boolean {
     if (id.length < GRAM) return this.summary.includes(id);
-    this.windows ??= new WindowHashes(this.summary, GRAM);
-    return (
-      this.windows.has(stringHash(id, 0, GRAM)) &&
-      this.windows.has(stringHash(id, id.length - GRAM, id.length)) &&
-      this.summary.includes(id)
-    );
+    this.windows ??= new WindowIndex(this.summary, GRAM);
+    return this.windows.includes(id);
   }
 }
 const GRAM = 8;
