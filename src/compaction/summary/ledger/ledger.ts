@@ -366,6 +366,7 @@ function isEdit(a: Action): a is Extract<Action, { kind: 'file' }> {
  */
 function laterIndexes(actions: readonly Action[]) {
   const n = actions.length;
+  /** For a failed command at i (not refused): its {@link commandKey} and {@link commandTarget}. */
   const keys: string[] = new Array<string>(n);
   const targets: string[] = new Array<string>(n);
   /** First index ≥ i of a passing check (`isCheckCommand`). */
@@ -378,9 +379,6 @@ function laterIndexes(actions: readonly Action[]) {
   const namedEdit = new Int32Array(n).fill(n);
   /** For a file action at i: whether a later successful change of the same path exists. */
   const editPathAfter = new Uint8Array(n);
-  /** The first four distinct paths changed at or after i, with the index where each first appears. */
-  const firstEdits: Array<Array<{ path: string; at: number }>> = new Array<Array<{ path: string; at: number }>>(n + 2);
-  firstEdits[n] = firstEdits[n + 1] = [];
   const successes = new LaterSuccesses();
   const editedLater = new Set<string>();
   const okEditPaths = new Set<string>();
@@ -388,17 +386,16 @@ function laterIndexes(actions: readonly Action[]) {
   for (let i = n - 1; i >= 0; i--) {
     const a = actions[i];
     check[i] = check[i + 1];
-    firstEdits[i] = firstEdits[i + 1];
     if (a.kind === 'command') {
-      keys[i] = commandKey(a.command);
-      const target = commandTarget(a.command);
-      targets[i] = target;
       if (!a.ok && !a.denied) {
+        // Only a failure's line names its command (the errors section reads no other's key).
+        keys[i] = commandKey(a.command);
+        targets[i] = commandTarget(a.command);
         const fix = successes.fix(a.command);
         fixes[i] = fix;
         sameTargetOk[i] = fix?.at ?? n;
+        if (a.named?.length) namedEdit[i] = edits.first('', a.named) ?? n;
       }
-      if (a.named?.length) namedEdit[i] = edits.first('', a.named) ?? n;
       if (a.ok) {
         successes.add(a.command, i);
         if (isCheckCommand(a.command)) check[i] = i;
@@ -408,9 +405,7 @@ function laterIndexes(actions: readonly Action[]) {
       if (isEdit(a)) {
         editedLater.add(a.path);
         okEditPaths.add(a.path);
-        const path = a.to ?? a.path;
-        edits.add('', pathKey(path), i);
-        firstEdits[i] = [{ path, at: i }, ...firstEdits[i + 1].filter((f) => f.path !== path)].slice(0, 4);
+        edits.add('', pathKey(a.to ?? a.path), i);
       }
     }
   }
@@ -421,7 +416,6 @@ function laterIndexes(actions: readonly Action[]) {
     sameTargetOk,
     namedEdit,
     editPathAfter,
-    firstEdits,
     fixes,
     /** Successes of all the actions: whether one resolves a failed command (a carried line's). */
     successes,
