@@ -40,12 +40,12 @@ for (const [format, { write, file }] of Object.entries(ALL_WRITERS)) {
     });
   }
 
-  test(`${format}: an agent message that tool calls followed is in progress`, async () => {
+  test(`${format}: an agent message that tool calls followed, one failing, is in progress`, async () => {
     const steps: Step[] = [
       { user: 'Count the demo transactions that ran on the old and new vault.' },
       { tool: 'bash', command: 'node count.mjs', output: 'old: 20\nnew: 20' },
       { say: `失敗tx の中身も確認しておきます。${'確認します。'.repeat(300)}` },
-      { tool: 'bash', command: 'node check_failed.mjs', output: 'failed: 2' },
+      { tool: 'bash', command: 'node check_failed.mjs', output: 'Error: cannot read tx.json', ok: false },
       { tool: 'bash', command: 'node check_failed.mjs --all', output: 'failed: 2' },
     ];
     const { summary } = await summaryOf(write(steps), file);

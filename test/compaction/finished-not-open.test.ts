@@ -128,7 +128,7 @@ for (const format of FORMATS) {
     assert.match(summary, /Next step: continue with the latest request/, summary);
   });
 
-  test(`${format}: a message that tool calls followed is in progress, even when it reports a step done`, () => {
+  test(`${format}: a step the tool calls after it carried out is done, but the turn is not: the agent goes on`, () => {
     const { summary } = notesAndErrors(format, [
       { user: 'update the config and run the tests' },
       { tool: 'edit', path: 'src/config.ts', old: 'retries: 1', new: 'retries: 3' },
@@ -137,7 +137,7 @@ for (const format of FORMATS) {
     ]);
     assert.match(
       summary,
-      /- In progress \(the agent's last message here; tool calls followed it\): "Updated the config/,
+      /- Done here \(announced, then carried out by the tool calls after it\): "Updated the config/,
       summary,
     );
     assert.doesNotMatch(summary, /Work completed|reported done/, summary);

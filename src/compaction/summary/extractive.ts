@@ -443,6 +443,7 @@ export class ExtractiveSummarizer implements Summarizer {
       lastAssistantEnds,
       lastAssistantClosed,
       lastHandOver,
+      lastAssistantStepDone,
       lastCall,
       lastTaskList,
       lastVerify,
@@ -538,21 +539,23 @@ export class ExtractiveSummarizer implements Summarizer {
     const turn = turnAtEnd(closed, replied, after);
     if (lastAssistant)
       current.push(
-        !closed
-          ? turn.who === 'agent'
-            ? `- In progress (the agent's last message here; tool calls followed it): ${quoted}`
-            : `- In progress here (tool calls followed this message; the turn ended in the messages kept after this summary): ${quoted}`
-          : !lastAssistantEnds || typedAfter(after)
-            ? `- Answered an earlier request (the agent's final message of that turn; a newer request came after it): ${quoted}`
-            : open.length
-              ? `- The agent ${claimsDone ? 'reported done' : 'ended its turn'}, but these failed and were not fixed: ${openNames(open)}. Its last message here: ${quoted}`
-              : asks
-                ? `- Waiting for the user (the agent ended its turn with ${lastHandOver === 'plan' ? 'a plan awaiting approval' : 'a question or a proposed step'}): ${quoted}`
-                : claimsDone
-                  ? `- Work completed (the agent's last message here reports it done): ${quoted}`
-                  : answered
-                    ? `- Answered (the agent's last message here, its reply to the latest request): ${quoted}`
-                    : `- Work completed (the agent's final message of its turn, its answer; no tool call followed): ${quoted}`,
+        !closed && lastAssistantStepDone
+          ? `- Done here (announced, then carried out by the tool calls after it): ${quoted}`
+          : !closed
+            ? turn.who === 'agent'
+              ? `- In progress (the agent's last message here; tool calls followed it): ${quoted}`
+              : `- In progress here (tool calls followed this message; the turn ended in the messages kept after this summary): ${quoted}`
+            : !lastAssistantEnds || typedAfter(after)
+              ? `- Answered an earlier request (the agent's final message of that turn; a newer request came after it): ${quoted}`
+              : open.length
+                ? `- The agent ${claimsDone ? 'reported done' : 'ended its turn'}, but these failed and were not fixed: ${openNames(open)}. Its last message here: ${quoted}`
+                : asks
+                  ? `- Waiting for the user (the agent ended its turn with ${lastHandOver === 'plan' ? 'a plan awaiting approval' : 'a question or a proposed step'}): ${quoted}`
+                  : claimsDone
+                    ? `- Work completed (the agent's last message here reports it done): ${quoted}`
+                    : answered
+                      ? `- Answered (the agent's last message here, its reply to the latest request): ${quoted}`
+                      : `- Work completed (the agent's final message of its turn, its answer; no tool call followed): ${quoted}`,
       );
     if (ledger.edited.length)
       current.push(
@@ -585,7 +588,9 @@ export class ExtractiveSummarizer implements Summarizer {
     const waits = turn.waits ?? asks;
     // A span whose last agent message tool calls followed ends mid-work: its next step is the agent's,
     // never the person's, even when the turn ended in the messages kept after it (those show how).
-    const midWork = lastAssistant !== '' && !closed && turn.who === 'user';
+    // A step announced and done in the span leaves no work in progress here: the messages kept after
+    // it say who moves next.
+    const midWork = lastAssistant !== '' && !closed && !lastAssistantStepDone && turn.who === 'user';
     current.push(
       `- Next step: ${
         midWork

@@ -6,7 +6,7 @@
  * once per message object). Pure: no I/O.
  */
 import type { ContextItem } from '../types';
-import { keyArguments, toolCallsOf } from '../text';
+import { isToolOutputText, keyArguments, toolCallsOf } from '../text';
 import { textWithPlaceholders } from '../content-text';
 import { failureLines } from './ledger/command-errors';
 import { commandOutcome, printedText } from './ledger/run-outcome';
@@ -252,6 +252,12 @@ export interface SpanReading {
   lastAssistantClosed: boolean;
   /** The agent's last message handed the turn over by a tool ({@link HAND_OVER_TOOL}): what it handed over. */
   lastHandOver: HandOver | undefined;
+  /**
+   * Tool calls followed the agent's last message in the span (it is not closed) and each got a
+   * result that reads as a success (a shell run by its outcome, another call by its recorded flag):
+   * the step it announced ("Now commit the docs:", "Next I'll run the tests") was done in the span.
+   */
+  lastAssistantStepDone: boolean;
   lastCall: string | undefined;
   lastTaskList: string | undefined;
   lastVerify: string | undefined;
@@ -320,6 +326,10 @@ export class SpanScan {
   private lastAssistantEnds = false;
   private lastAssistantClosed = false;
   private lastHandOver: HandOver | undefined;
+  /** Tool calls made after the agent's last message, results read, and failed results among them. */
+  private stepCalls = 0;
+  private stepResults = 0;
+  private stepFailed = false;
   private readonly answers: string[] = [];
   private lastTaskList: string | undefined;
   private taskListBeforeRequest = false;
@@ -356,7 +366,11 @@ export class SpanScan {
       const facts = userFacts(it, text);
       for (const e of facts.errors) this.addOnce(this.state, e);
       if (facts.errors.length) this.names.add(namesOfMessage(m, true));
-      if (facts.typed === undefined) return;
+      if (facts.typed === undefined) {
+        // Tool output in the user role (Cline, SWE-agent observations) answers the step's calls.
+        if (isToolOutputText(text)) this.stepResult(facts.errors.length === 0);
+        return;
+      }
       // The agent's message that ended its turn (no tool call after it) before this request is its
       // answer to the request before: findings the person read and may build on.
       const answer = this.lastAssistantClosed ? answerLine(this.latestRequest, this.lastAssistant) : undefined;
@@ -373,6 +387,8 @@ export class SpanScan {
       if (!facts.trimmed && !calls.length && text.trim()) return;
       this.names.add(namesOfMessage(m));
       if (facts.trimmed) {
+        this.stepCalls = this.stepResults = 0;
+        this.stepFailed = false;
         this.lastAssistant = facts.trimmed;
         this.lastAssistantEnds = true;
         this.lastAssistantClosed = true;
@@ -384,7 +400,10 @@ export class SpanScan {
       }
       // An action written in the text (SWE-agent) is a tool call too: its observation follows. One
       // handing the turn over (`submit`) ends the turn as a hand-over tool call does.
-      if (textActionGoesOn(text)) this.lastAssistantEnds = this.lastAssistantClosed = false;
+      if (textActionGoesOn(text)) {
+        this.lastAssistantEnds = this.lastAssistantClosed = false;
+        this.stepCalls++;
+      }
       // A lone call that hands the turn over ends it, as a message with no tool call does: its words are the agent's last message.
       const handOver = calls.length === 1 ? handOverOf(calls[0].name) : calls.length ? undefined : textHandOver(text);
       if (calls.length || facts.trimmed) this.lastHandOver = handOver;
@@ -396,7 +415,10 @@ export class SpanScan {
         }
       }
       for (const c of calls) {
-        if (!handOver) this.lastAssistantEnds = this.lastAssistantClosed = false;
+        if (!handOver) {
+          this.lastAssistantEnds = this.lastAssistantClosed = false;
+          this.stepCalls++;
+        }
         this.calls.set(c.id, c);
         this.lastCallOf = c;
         if (TASK_LIST_TOOL.test(c.name)) {
@@ -408,6 +430,7 @@ export class SpanScan {
     } else if (m.role === 'tool') {
       const call = this.calls.get((m as { tool_call_id?: string }).tool_call_id ?? '');
       if (!call || !SHELL_CALL.test(call.name)) {
+        this.stepResult(recordedToolOutcome(m) !== false);
         // A failed call's error lines name what broke (a missing symbol, a stack trace's function).
         if (recordedToolOutcome(m) === false) this.names.add(namesOfMessage(m, true));
         return;
@@ -415,6 +438,8 @@ export class SpanScan {
       // Only the newest failed command's output lines are quoted: read from the end, in result().
       // A run the recording marks as successful, or a probe's "no match", is no failure.
       const run = commandOutcome(commandText(call.arguments), text, recordedToolOutcome(m));
+      // A probe's negative answer ("no match") is a success; a denied run did not run.
+      this.stepResult(run.ok);
       if (!run.ok && !run.denied) {
         this.commandOutputs.push({ call, text });
         this.names.add(namesOfMessage(m, true));
@@ -428,6 +453,13 @@ export class SpanScan {
     } else if (m.role === 'system' || m.role === 'developer') {
       if (text.trim()) this.push(this.state, `- System note: ${clip(text, 200)}`);
     }
+  }
+
+  /** Counts one result of a tool call made after the agent's last message. */
+  private stepResult(ok: boolean): void {
+    if (this.stepCalls === 0) return;
+    this.stepResults++;
+    if (!ok) this.stepFailed = true;
   }
 
   /** Reads an earlier summary; a recorded agent's own (`imported`) is quoted as it is, never read as our sections. */
@@ -522,6 +554,8 @@ export class SpanScan {
       lastAssistantEnds: this.lastAssistantEnds,
       lastAssistantClosed: this.lastAssistantClosed,
       lastHandOver: this.lastHandOver,
+      lastAssistantStepDone:
+        !this.lastAssistantClosed && this.stepCalls > 0 && this.stepResults >= this.stepCalls && !this.stepFailed,
       lastCall,
       lastTaskList: this.lastTaskList,
       lastVerify,
