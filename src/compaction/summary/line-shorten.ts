@@ -7,7 +7,7 @@
 import { clip } from './message-facts';
 
 /** Letters and digits a shortened line keeps at least past its label; with fewer, it goes whole. */
-const MIN_CONTENT = 24;
+const MIN_CONTENT = 12;
 
 /** Index just past the label of `line`: its first `: ` outside parentheses and «quotes», or 2 (after `- `). */
 function contentStart(line: string): number {
