@@ -199,18 +199,28 @@ function oldTextOf(args: Record<string, unknown>): string {
 /**
  * What an edit changed, in one line: the first line of the new text that the old text does not
  * hold (trimmed, at least three characters with a letter or digit), cut at a word boundary to 90
- * characters with "…". Undefined when the edit adds no such line (a pure deletion).
+ * characters with "…". A line the old text holds but for a separator at its end (`"a": 1` given a
+ * comma to add an entry after it, a statement given its `;`) is context, not the change: it is the
+ * gist only when the edit changed nothing else. Undefined when the edit adds no such line (a pure
+ * deletion).
  */
 export function changeGist(oldText: string, newText: string): string | undefined {
-  const before = new Set(oldText.split('\n').map((l) => l.trim()));
-  for (const raw of newText.split('\n')) {
-    const line = raw.trim();
-    if (line.length < 3 || before.has(line) || !/[\p{L}\p{N}]/u.test(line)) continue;
-    if (line.length <= 90) return line;
-    const cut = line.lastIndexOf(' ', 89);
-    return `${line.slice(0, cut > 40 ? cut : 89)}…`;
-  }
-  return undefined;
+  const lines = oldText.split('\n').map((l) => l.trim());
+  const before = new Set(lines);
+  const bare = new Set(lines.map(withoutEndSeparator));
+  const added = newText
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length >= 3 && !before.has(l) && /[\p{L}\p{N}]/u.test(l));
+  const line = added.find((l) => !bare.has(withoutEndSeparator(l))) ?? added[0];
+  if (line === undefined || line.length <= 90) return line;
+  const cut = line.lastIndexOf(' ', 89);
+  return `${line.slice(0, cut > 40 ? cut : 89)}…`;
+}
+
+/** `line` without the list or statement separators at its end (`,` `;`), for comparing lines. */
+function withoutEndSeparator(line: string): string {
+  return line.replace(/[\s,;]+$/, '');
 }
 
 /** The REPLACE halves of SEARCH/REPLACE blocks (Cline diffs, Aider), or the text itself. */
