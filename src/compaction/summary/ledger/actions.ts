@@ -515,7 +515,8 @@ function patchOps(patch: string): Array<{ op: FileOp; path: string; to?: string;
 function callActions(name: string, rawArgs: string, result: string | undefined, recorded?: boolean): Action[] {
   // The output without a recording's envelope, label and status line: its error line is the tool's own.
   const printed = result === undefined ? undefined : printedOutput(result);
-  const failure = (ok: boolean) => (printed !== undefined && !ok ? tellingLine(printed) : undefined);
+  const failure = (ok: boolean, command?: string) =>
+    printed !== undefined && !ok ? tellingLine(printed, command) : undefined;
   const edit = fileOutcome(false, result, recorded).ok;
   const ok = edit;
   // A file tool's failed result is the tool's own message, which may quote the file's text (an
@@ -605,7 +606,7 @@ function callActions(name: string, rawArgs: string, result: string | undefined, 
       command,
       ok: run.ok,
       exit: run.exit,
-      error: failure(run.ok),
+      error: failure(run.ok, command),
       tool: name,
       ...(run.answer ? { answer: run.answer } : {}),
       ...(run.ok ? {} : { named: namedFiles(command, (result ?? '').split('\n', 60).join('\n')) }),
@@ -686,11 +687,38 @@ const BARE_STATUS =
   /^(?:exit(?:ed)?(?: with)? (?:code|status)|command failed with exit code|process exited with code)\s*:?\s*-?\d+\.?$/i;
 
 /**
- * The line of a failed call's output that tells the cause: its first error line, else its first
- * line naming an exception class (no stack frame: `stack-trace.ts`), else its first line; a bare exit status gives way to the first error line after it, else the output's last line
- * that is not one (what the program printed last before it stopped).
+ * A terminal's note that the command never finished: OpenHands' "[The command has no new output after
+ * 30 seconds…]" and "[The command timed out after 15.0 seconds…]", a shell's "command timed out".
  */
-function tellingLine(printed: string): string {
+const HUNG = /^\[?(?:The command (?:has no new output after|timed out after|was interrupted)|command timed out\b)/i;
+
+/**
+ * `printed` without the lines that echo `command` back (a terminal shows what was typed, a heredoc's
+ * body included): the command is not its own outcome. `printed` as it is when only the echo is left.
+ */
+function withoutEcho(printed: string, command: string | undefined): string {
+  if (!command) return printed;
+  const typed = new Set(
+    command
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l.length >= 3),
+  );
+  const kept = printed.split('\n').filter((l) => !typed.has(l.trim()));
+  return kept.some((l) => l.trim()) ? kept.join('\n') : printed;
+}
+
+/**
+ * The line of a failed call's output that tells the cause: a terminal's note that the command hung
+ * or timed out ({@link HUNG}), else its first error line, else its first line naming an exception
+ * class (no stack frame: `stack-trace.ts`), else its first line; a bare exit status gives way to the
+ * first error line after it, else the output's last line that is not one (what the program printed
+ * last before it stopped). Lines echoing `command` (the shell command run) are never the cause.
+ */
+function tellingLine(output: string, command?: string): string {
+  const hung = output.split('\n').find((l) => HUNG.test(l.trim()));
+  if (hung !== undefined) return hung.trim().slice(0, 240);
+  const printed = withoutEcho(output, command);
   const line = errorLines(printed, 1)[0] ?? exceptionLine(printed) ?? firstLine(printed);
   if (!BARE_STATUS.test(line.trim())) return line;
   // Lines keep their indentation: a traceback's frames are told from its exception by it.
