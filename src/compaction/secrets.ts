@@ -218,6 +218,20 @@ function isReference(value: string): boolean {
   return false;
 }
 
+/**
+ * A label in prose, not an assignment: `Auth: pass-through to the API`, `Password: username and
+ * password from the vault`. The name is followed by a colon, the unquoted value is a plain word
+ * (letters and hyphens, no digit) and more words follow it on the line: a YAML or header value is the
+ * rest of its line, so a word with prose after it is the start of a sentence.
+ * @param nameEnd Offset where the credential's name ends in `text`.
+ * @param value Offsets [start, end) of the unquoted value.
+ */
+function isProseLabel(text: string, nameEnd: number, value: readonly [number, number]): boolean {
+  if (!/^[ \t]*:[ \t]*$/.test(text.slice(nameEnd, value[0]))) return false;
+  if (!/^[A-Za-z][a-z]*(?:-[a-z]+)*$/.test(text.slice(value[0], value[1]))) return false;
+  return /^[ \t]+['"`(]?[A-Za-z]/.test(text.slice(value[1], value[1] + 40));
+}
+
 /** One secret found in a text: character offsets [start, end) and its kind. */
 export interface SecretSpan {
   start: number;
@@ -278,6 +292,8 @@ export function findSecrets(text: string): SecretSpan[] {
       if (value === undefined || where === undefined) continue;
       if (group > 0 && isPlaceholder(value)) continue;
       if (rule.name !== undefined && (!namesCredential(m[rule.name] ?? '') || isReference(value))) continue;
+      if (rule.name !== undefined && group === 4 && isProseLabel(text, m.indices?.[rule.name]?.[1] ?? 0, where))
+        continue;
       spans.push({ start: where[0], end: where[1], kind: rule.kind });
     }
   }

@@ -108,3 +108,39 @@ for (const format of ['claude-code', 'cline', 'openhands'] as const) {
     assert.doesNotMatch(summary, /\[masked secret\]="postgresql/);
   });
 }
+
+test('a credential word used as a label in prose is no assignment; a value alone after it still is', () => {
+  const text = [
+    '- Auth: pass-through to the Zerion API, no key of our own',
+    "Auth: username 'waterfront-user' with the broker's password",
+    'Token: refresh on every call',
+    `password: ${REAL}`,
+    'Password: Tr0ub4dor',
+    'api_key: plainwordkey',
+  ].join('\n');
+  const masked = maskSecrets(text);
+  for (const kept of ['Auth: pass-through to the Zerion', "Auth: username 'waterfront-user'", 'Token: refresh on'])
+    assert.ok(masked.includes(kept), `${kept} was masked:\n${masked}`);
+  assert.match(masked, /^password: \[masked secret\]$/m);
+  assert.match(masked, /^Password: \[masked secret\]$/m);
+  assert.match(masked, /^api_key: \[masked secret\]$/m, 'a plain word that ends its line is a value');
+  assert.deepEqual(secretValuesIn('Auth: pass-through to the Zerion API'), []);
+});
+
+for (const format of ['claude-code', 'codex'] as const) {
+  test(`${format}: a request's prose label keeps its words in the summary, there and wherever they appear again`, async () => {
+    const w = WRITERS[format];
+    const { summary } = await summaryOf(
+      w.write([
+        { user: 'Wire the balances page. Auth: pass-through to the Zerion API, the user signs each call.' },
+        { tool: 'bash', command: 'grep -rn pass-through src', output: 'src/api/zerion.ts:3: // pass-through auth' },
+        { say: `Balances use the pass-through client. ${'The page lists each chain. '.repeat(60)}` },
+        { user: 'Now the history page.' },
+        { say: 'On it.' },
+      ]),
+      w.file,
+    );
+    assert.match(summary, /Auth: pass-through to the Zerion API/);
+    assert.doesNotMatch(summary, /\[masked/);
+  });
+}
