@@ -100,10 +100,11 @@ const RULES: readonly Rule[] = [
   // strings), //registry/:_authToken=value (.npmrc), "X-Auth-Token: value" (HTTP headers). Quoted values
   // are masked whole, unquoted ones up to the next space or quote. An HTTP auth scheme after the name
   // ("Authorization: Bearer ...") is left to the Authorization rule, which masks the credential after it.
+  // A path separator is no assignment colon: `anchor_spl::token::{self, Token}` (Rust, C++, PHP).
   {
     kind: 'secret',
     pattern: new RegExp(
-      String.raw`(?<=^|[\s;,(\[{"'\x60:?&/])(?:export[ \t]+)?(${SECRET_NAME})(?<!${FILE_EXTENSION})[ \t]*[=:][ \t]*(?!(?:Bearer|Basic|Token|Digest|Negotiate)[ \t])(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'#,;[][^\s"'#,;]*))`,
+      String.raw`(?<=^|[\s;,(\[{"'\x60:?&/])(?:export[ \t]+)?(${SECRET_NAME})(?<!${FILE_EXTENSION})[ \t]*(?:=|:(?!:))[ \t]*(?!(?:Bearer|Basic|Token|Digest|Negotiate)[ \t])(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'#,;[][^\s"'#,;]*))`,
       'gmi',
     ),
     group: [2, 3, 4],
@@ -213,6 +214,8 @@ function isReference(value: string): boolean {
   // user.getUsername())`, `React.Dispatch<...>`): code. The chain has one way to match: linear.
   const ident = String.raw`[A-Za-z_$][\w$]*`;
   if (/[.(<]/.test(v) && new RegExp(String.raw`^${ident}(?:\??\.${ident})*(?:[(<].*)?$`).test(v)) return true;
+  // A path (`anchor_lang::prelude::Pubkey`, `std::string::String`): a type or item in code.
+  if (/^(?:[A-Za-z_]\w*::)+[A-Za-z_]\w*(?:<.*)?$/.test(v)) return true;
   // A camelCase name of letters alone (`apiKeyFromConfig`): code, not a password.
   if (/^[a-z]+(?:[A-Z][a-z]+)+$/.test(v)) return true;
   return false;
@@ -230,6 +233,48 @@ function isProseLabel(text: string, nameEnd: number, value: readonly [number, nu
   if (!/^[ \t]*:[ \t]*$/.test(text.slice(nameEnd, value[0]))) return false;
   if (!/^[A-Za-z][a-z]*(?:-[a-z]+)*$/.test(text.slice(value[0], value[1]))) return false;
   return /^[ \t]+['"`(]?[A-Za-z]/.test(text.slice(value[1], value[1] + 40));
+}
+
+/**
+ * A typed declaration, not an assignment: `pub provider_token_account: Pubkey,` (a Rust struct field),
+ * `fn pay(token: Token)`, `authToken: string;` (TypeScript). The name is followed by a colon, the
+ * unquoted value is a type name (a Capitalized identifier of letters, or a primitive type) and the
+ * declaration goes on with `,` `;` `)` `>` `]` `|` `=` or `{` (a field list, a parameter list, a
+ * default). A password alone at the end of its YAML line (`password: Welcome`) has none of these after
+ * it, and a value with a digit (`Hunter2`) is no type name here, so both stay masked.
+ * @param nameEnd Offset where the credential's name ends in `text`.
+ * @param value Offsets [start, end) of the unquoted value.
+ */
+function isTypeAnnotation(text: string, nameEnd: number, value: readonly [number, number]): boolean {
+  if (!/^[ \t]*:[ \t]*$/.test(text.slice(nameEnd, value[0]))) return false;
+  const v = text.slice(value[0], value[1]).replace(/[)\]>|={]+$/, '');
+  if (!/^(?:[A-Z][a-z]+(?:[A-Z][a-z]*)*|string|number|boolean|bigint|str|bytes|bool)$/.test(v)) return false;
+  return /^[ \t]*[,;)>\]|={]/.test(text.slice(value[0] + v.length, value[0] + v.length + 40));
+}
+
+/**
+ * A shell parameter expansion, not an assignment: `${ALCHEMY_API_KEY:+yes}`, `${TOKEN:?unset}` test or
+ * require the variable and hold no value of it. A default (`${DB_PASSWORD:-hunter2}`, `${TOKEN:=x}`) is
+ * a literal value, so only the word after the operator is kept as the value (POSIX shell, section
+ * 2.6.2 "Parameter Expansion").
+ * @param nameStart Offset where the credential's name starts in `text`.
+ * @param value Offsets [start, end) of the unquoted value.
+ * @returns null when `text` has no expansion there; else the default's offsets, or null offsets when
+ *   the expansion holds no value.
+ */
+function expansionDefault(
+  text: string,
+  nameStart: number,
+  value: readonly [number, number],
+): { value: [number, number] | null } | null {
+  if (text.slice(Math.max(0, nameStart - 2), nameStart) !== '${') return null;
+  const op = text[value[0]];
+  if (op !== '-' && op !== '=' && op !== '+' && op !== '?') return null;
+  if (op === '+' || op === '?') return { value: null };
+  const body = text.slice(value[0] + 1, value[1]);
+  const close = body.indexOf('}');
+  const end = value[0] + 1 + (close >= 0 ? close : body.length);
+  return { value: end > value[0] + 1 ? [value[0] + 1, end] : null };
 }
 
 /** One secret found in a text: character offsets [start, end) and its kind. */
@@ -287,12 +332,21 @@ export function findSecrets(text: string): SecretSpan[] {
         continue;
       }
       const group = typeof rule.group === 'number' ? rule.group : (rule.group.find((g) => m[g] !== undefined) ?? 0);
-      const where = m.indices?.[group];
-      const value = m[group];
+      let where: readonly [number, number] | undefined = m.indices?.[group];
+      let value = m[group];
       if (value === undefined || where === undefined) continue;
+      const nameAt = rule.name !== undefined ? m.indices?.[rule.name] : undefined;
+      if (nameAt && group === 4) {
+        const expansion = expansionDefault(text, nameAt[0], where);
+        if (expansion) {
+          if (!expansion.value) continue;
+          where = expansion.value;
+          value = text.slice(where[0], where[1]);
+        }
+      }
       if (group > 0 && isPlaceholder(value)) continue;
       if (rule.name !== undefined && (!namesCredential(m[rule.name] ?? '') || isReference(value))) continue;
-      if (rule.name !== undefined && group === 4 && isProseLabel(text, m.indices?.[rule.name]?.[1] ?? 0, where))
+      if (nameAt && group === 4 && (isProseLabel(text, nameAt[1], where) || isTypeAnnotation(text, nameAt[1], where)))
         continue;
       spans.push({ start: where[0], end: where[1], kind: rule.kind });
     }

@@ -144,3 +144,64 @@ for (const format of ['claude-code', 'codex'] as const) {
     assert.doesNotMatch(summary, /\[masked/);
   });
 }
+
+test('code is no assignment: a path separator, a typed declaration and a shell expansion stay; values stay masked', () => {
+  const text = [
+    'use anchor_spl::token::{self, Token, TokenAccount, Transfer};',
+    'let t = anchor_spl::token::Transfer { from };',
+    '    pub provider_token_account: Pubkey,',
+    "    pub vault_token_account: Account<'info, TokenAccount>,",
+    'fn pay(auth_token: Signer, amount: u64) {}',
+    '  authToken: string;',
+    'mint: token: anchor_spl::token::Mint',
+    'echo "ALCHEMY_API_KEY set: ${ALCHEMY_API_KEY:+yes}"; : "${GITHUB_TOKEN:?not set}"',
+    `psql "\${DB_PASSWORD:-${REAL}}"`,
+    'password: Welcome',
+    'password: Hunter2x,',
+    `{ "password": "${REAL}", token: ${REAL}, }`,
+  ].join('\n');
+  const masked = maskSecrets(text);
+  for (const kept of [
+    'use anchor_spl::token::{self, Token, TokenAccount, Transfer};',
+    'let t = anchor_spl::token::Transfer { from };',
+    'pub provider_token_account: Pubkey,',
+    "pub vault_token_account: Account<'info, TokenAccount>,",
+    'fn pay(auth_token: Signer, amount: u64) {}',
+    'authToken: string;',
+    'mint: token: anchor_spl::token::Mint',
+    '${ALCHEMY_API_KEY:+yes}"',
+    '"${GITHUB_TOKEN:?not set}"',
+  ])
+    assert.ok(masked.includes(kept), `${kept} was masked:\n${masked}`);
+  assert.ok(!masked.includes(REAL), masked);
+  assert.match(masked, /^psql "\$\{DB_PASSWORD:-\[masked secret\]\}"$/m, 'a default is a value; the braces stay');
+  assert.match(masked, /^password: \[masked secret\]$/m, 'a capitalized word alone at the end of its line is a value');
+  assert.match(masked, /^password: \[masked secret\],$/m, 'a word with a digit is no type name');
+  assert.deepEqual(secretValuesIn('pub provider_token_account: Pubkey,'), []);
+  assert.equal(maskSecrets(masked), masked, 'idempotent');
+});
+
+for (const format of ['claude-code', 'codex'] as const) {
+  test(`${format}: Rust paths, typed fields and shell expansions in a request keep their words in the summary`, async () => {
+    const w = WRITERS[format];
+    const request =
+      'Fix the escrow. It has `use anchor_spl::token::{self, Token, TokenAccount, Transfer};` and ' +
+      '`pub provider_token_account: Pubkey,` and the script prints ${ALCHEMY_API_KEY:+yes}. ' +
+      `The deploy key is API_KEY=${REAL}.`;
+    const { summary } = await summaryOf(
+      w.write([
+        { user: request },
+        { tool: 'bash', command: 'cargo build', output: 'Finished dev profile' },
+        { say: `The escrow builds. ${'Each transfer goes through the vault. '.repeat(60)}` },
+        { user: 'Now the refund path.' },
+        { say: 'On it.' },
+      ]),
+      w.file,
+    );
+    assert.match(summary, /use anchor_spl::token::\{self, Token, TokenAccount, Transfer\};/);
+    assert.match(summary, /pub provider_token_account: Pubkey,/);
+    assert.match(summary, /\$\{ALCHEMY_API_KEY:\+yes\}/);
+    assert.ok(!summary.includes(REAL), summary);
+    assert.match(summary, /API_KEY=\[masked secret\]/);
+  });
+}
