@@ -181,3 +181,60 @@ for (const format of ['claude-code', 'openai-chat'] as const) {
       assert.equal(new Set(ids).size, ids.length, 'ids are unique within the output');
     });
 }
+
+// One request, then a long task after it: the first compaction summarises the task's older steps,
+// so its summary stands after the latest request. That summary is no request of the user's.
+const longTask: Step[] = [
+  { user: 'add a retry budget to the fetch client in src/net/client.ts' },
+  { say: `Looking at the client. ${filler(200)}` },
+  { user: 'then wire the budget into the uploader in src/net/upload.ts' },
+  ...[1, 2, 3, 4, 5, 6].flatMap((n): Step[] => [
+    { tool: 'read', path: `src/net/part${n}.ts`, output: filler(200) },
+    { tool: 'edit', path: `src/net/part${n}.ts`, old: 'retries = 0', new: 'retries = budget.left' },
+    { say: `Part ${n} uses the budget. ${filler(120)}` },
+  ]),
+];
+
+for (const format of ['claude-code', 'openai-chat'] as const) {
+  test(`${format}: an earlier summary after the latest request is summarised again without an invariant violation`, async () => {
+    const { write, file } = WRITERS[format];
+    const dir = fs.mkdtempSync(path.join(tmp, `${format}-task-`));
+    const input = path.join(dir, file);
+    fs.writeFileSync(input, write(longTask));
+    const first = path.join(dir, 'A.json');
+    await quiet((out, note) => compactCommand(input, { ...budget(8000), out: first }, out, note));
+    const a = read(first);
+    const isRequest = a.messages.map((m) => m.role === 'user' && !HEADER.test(String(m.content)));
+    const last = isRequest.lastIndexOf(true);
+    const after = a.messages.findIndex((m, k) => k > last && HEADER.test(String(m.content)));
+    assert.ok(
+      last >= 0 && after > last,
+      `the first summary stands after the latest request:\n${JSON.stringify(a.messages.map((m) => m.role))}`,
+    );
+
+    const exitCode = process.exitCode;
+    let code: typeof process.exitCode;
+    const lines: string[] = [];
+    try {
+      process.exitCode = undefined;
+      await compactCommand(
+        first,
+        { ...budget(3000), out: path.join(dir, 'B.json'), json: true },
+        (l) => lines.push(l),
+        () => undefined,
+      );
+      code = process.exitCode;
+    } finally {
+      process.exitCode = exitCode;
+    }
+    const json = JSON.parse(lines.join('\n')) as {
+      violations: Array<{ message: string }>;
+      applied: boolean;
+      fits: boolean;
+    };
+    assert.ok(json.applied, 'the second compaction replaced something');
+    assert.deepEqual(json.violations, []);
+    assert.ok(json.fits);
+    assert.notEqual(code, 1, 'no violation, a fitting result: success');
+  });
+}
