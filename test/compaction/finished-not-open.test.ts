@@ -137,7 +137,7 @@ for (const format of FORMATS) {
     ]);
     assert.match(
       summary,
-      /- Done here \(announced, then carried out by the tool calls after it\): "Updated the config/,
+      /- Step carried out \(announced in the agent's last message here; the tool calls after it succeeded; the turn was not over\): "Updated the config/,
       summary,
     );
     assert.doesNotMatch(summary, /Work completed|reported done/, summary);
@@ -213,9 +213,11 @@ for (const format of ['cline', 'claude-code'] as const) {
       undefined,
       items.slice(at),
     );
+    // The span itself ends mid-work (a read, no plan yet): the agent moves next there; the messages
+    // kept after it end waiting for the person's word.
     assert.match(
       before,
-      /Next step: the user's turn \(the agent ended its turn waiting for the user's answer or approval\)/,
+      /Next step: continue with the latest request \(the work in progress here went on in the messages kept after this summary, which end waiting for the user's answer or approval\)/,
       before,
     );
   });
@@ -302,13 +304,39 @@ for (const [format, { write, file }] of Object.entries(WRITERS)) {
         undefined,
         items.slice(at),
       );
-      if (/^- In progress/m.test(summary)) {
+      if (/^- (?:In progress|Step carried out)/m.test(summary)) {
         midWork++;
         assert.doesNotMatch(summary, /Next step: the user's/, `split at ${at}:\n${summary}`);
       }
-      if (/Next step: the user's/.test(summary)) assert.doesNotMatch(summary, /^- In progress/m, summary);
+      if (/Next step: the user's/.test(summary))
+        assert.doesNotMatch(summary, /^- (?:In progress|Step carried out)/m, summary);
     }
     assert.ok(midWork > 0, 'some split ends mid-work');
+  });
+}
+
+for (const format of ['claude-code', 'openhands', 'codex'] as const) {
+  test(`${format}: a span of tool calls alone, the agent's answer kept after it, ends mid-work: the next step is never the user's`, () => {
+    const { write, file } = WRITERS[format];
+    const steps: Step[] = [
+      { user: 'summarize what the investigation found so far' },
+      { tool: 'bash', command: 'ls /w/notes', output: `findings.md\n${filler(20)}` },
+      { tool: 'read', path: '/w/notes/findings.md', output: `# Findings\n${filler(20)}` },
+      { say: `The investigation found the retry bug. ${filler(20)}` },
+    ];
+    const items = itemsFromEntries(importTranscriptTextSync(write(steps), file).entries);
+    const answer = items.findIndex(
+      (i) => i.message.role === 'assistant' && /investigation found/.test(JSON.stringify(i.message)),
+    );
+    assert.ok(answer > 2, 'the answer follows the tool calls');
+    const summary = new ExtractiveSummarizer((t) => Math.ceil(t.length / 4)).notes(
+      items.slice(0, answer),
+      6000,
+      undefined,
+      items.slice(answer),
+    );
+    assert.doesNotMatch(summary, /Next step: the user's/, summary);
+    assert.match(summary, /Next step: continue with the latest request/, summary);
   });
 }
 

@@ -540,7 +540,7 @@ export class ExtractiveSummarizer implements Summarizer {
     if (lastAssistant)
       current.push(
         !closed && lastAssistantStepDone
-          ? `- Done here (announced, then carried out by the tool calls after it): ${quoted}`
+          ? `- Step carried out (announced in the agent's last message here; the tool calls after it succeeded; the turn was not over): ${quoted}`
           : !closed
             ? turn.who === 'agent'
               ? `- In progress (the agent's last message here; tool calls followed it): ${quoted}`
@@ -588,15 +588,15 @@ export class ExtractiveSummarizer implements Summarizer {
     const waits = turn.waits ?? asks;
     // A span whose last agent message tool calls followed ends mid-work: its next step is the agent's,
     // never the person's, even when the turn ended in the messages kept after it (those show how).
-    // A step announced and done in the span leaves no work in progress here: the messages kept after
-    // it say who moves next.
-    const midWork = lastAssistant !== '' && !closed && !lastAssistantStepDone && turn.who === 'user';
+    // A step announced and carried out in the span is done, but the turn it belongs to is not over; a
+    // span of tool calls alone (no text from the agent) ends mid-work too.
+    const midWork = (lastAssistant !== '' || lastCall !== undefined) && !closed && turn.who === 'user';
     current.push(
       `- Next step: ${
         midWork
           ? open.length
             ? `resolve ${open.at(-1)!.slice('- open: '.length)}`
-            : 'continue with the latest request (the work in progress here went on in the messages kept after this summary)'
+            : `continue with the latest request (the ${lastAssistantStepDone && lastAssistant !== '' ? "agent's turn" : 'work in progress here'} went on in the messages kept after this summary${turn.waits ? ", which end waiting for the user's answer or approval" : ''})`
           : turn.who === 'agent'
             ? open.length
               ? `resolve ${open.at(-1)!.slice('- open: '.length)}`
