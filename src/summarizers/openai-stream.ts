@@ -4,7 +4,11 @@
  * the headers arrive, so a body that stalls needs its own).
  */
 import type OpenAI from 'openai';
-import type { ChatCompletion, ChatCompletionCreateParams } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionCreateParams,
+} from 'openai/resources/chat/completions';
 import type { RawReply } from './reply';
 import type { Watchdog } from './watchdog';
 
@@ -57,17 +61,21 @@ export async function streamedReply(
   maxRetries: number,
   onDelta: ((text: string) => void) | undefined,
 ): Promise<RawReply> {
-  const { data: stream, response } = await client.chat.completions
-    .create(
-      { ...params, stream: true, stream_options: { include_usage: true } },
-      { signal: watch.signal, timeout: timeoutMs, maxRetries },
-    )
-    .withResponse();
-  // Some OpenAI-compatible servers ignore `stream: true` and answer with one JSON completion; the
-  // SDK would read that body as an event stream holding no events.
-  if (/^application\/json\b/i.test(response.headers.get('content-type') ?? '')) {
-    return replyOfCompletion((await response.json()) as ChatCompletion);
-  }
+  const request = client.chat.completions.create(
+    { ...params, stream: true, stream_options: { include_usage: true } },
+    { signal: watch.signal, timeout: timeoutMs, maxRetries },
+  );
+  let stream: AsyncIterable<ChatCompletionChunk>;
+  // The editor-model adapter speaks the client's shape without HTTP: it has no response to look at.
+  if (typeof (request as Partial<typeof request>).withResponse === 'function') {
+    const { data, response } = await request.withResponse();
+    // Some OpenAI-compatible servers ignore `stream: true` and answer with one JSON completion; the
+    // SDK would read that body as an event stream holding no events.
+    if (/^application\/json\b/i.test(response.headers.get('content-type') ?? '')) {
+      return replyOfCompletion((await response.json()) as ChatCompletion);
+    }
+    stream = data;
+  } else stream = await request;
   const reply: RawReply = { text: '', finishReason: null, toolCalls: 0, refusal: '' };
   let idle = watch.arm(timeoutMs, 'idle');
   try {
