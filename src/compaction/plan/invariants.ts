@@ -115,11 +115,8 @@ export function checkContext(
       message: `covered raw ids differ from the raw transcript (${covered} covered, ${raw.length} raw, first difference at ${difference < 0 ? covered : difference})`,
     });
   }
-  const given = options.rawItems ?? raw.map((e) => ({ id: e.id, kind: 'raw', message: e.message, covers: [e.id] }));
-  // Copied only when the transcript holds an imported compaction (this runs while memory peaks).
-  const rawItems: readonly ContextItem[] = raw.some((e) => e.meta?.importedSummary)
-    ? given.map((it, k) => asRecorded(raw[k], it))
-    : given;
+  const rawItems: readonly ContextItem[] =
+    options.rawItems ?? raw.map((e) => ({ id: e.id, kind: 'raw', message: e.message, covers: [e.id] }));
   // The unit table, not unit objects: only the anchors are needed.
   const rawShape = analyzeTable(rawItems, options.keepRecentSteps ?? 1);
   const mustKeep: number[] = [];
@@ -133,17 +130,6 @@ export function checkContext(
 }
 
 const RECENT_STEP = UNIT_REASONS.indexOf('recent agent step');
-
-/**
- * `item` (the raw item of `entry`) as the anchors are found on it: a summary an earlier compaction
- * wrote, read back from the transcript (`meta.importedSummary`: an agent's own compaction, or
- * ContextKeeper's from a `compact --out` file), is a summary, not a real user message. DESIGN.md's
- * invariant 3 anchors the latest real user message; invariant 10 carries an earlier summary's
- * requests into the next one, so the summary itself may be summarized again.
- */
-function asRecorded(entry: Entry | undefined, item: ContextItem): ContextItem {
-  return entry?.meta?.importedSummary && item.kind === 'raw' ? { ...item, kind: 'summary' } : item;
-}
 
 /**
  * Invariants 3 (anchors verbatim), 6 (a summary is never a system message) and the first-message half
@@ -232,10 +218,7 @@ export class IncrementalChecker {
       if (this.leadOpen && system) this.leadEnd = k + 1;
       else this.leadOpen = false;
       if (!system && this.firstReal < 0) this.firstReal = k;
-      if (
-        !this.leadOpen &&
-        isRealUserMessage(asRecorded(e, { id: e.id, kind: 'raw', message: e.message, covers: [e.id] }))
-      ) {
+      if (!this.leadOpen && isRealUserMessage({ id: e.id, kind: 'raw', message: e.message, covers: [e.id] })) {
         this.lastUser = k;
         this.assistants = [];
       } else if (!this.leadOpen && role === 'assistant') {
