@@ -247,9 +247,21 @@ function isProseLabel(text: string, nameEnd: number, value: readonly [number, nu
  */
 function isTypeAnnotation(text: string, nameEnd: number, value: readonly [number, number]): boolean {
   if (!/^[ \t]*:[ \t]*$/.test(text.slice(nameEnd, value[0]))) return false;
-  const v = text.slice(value[0], value[1]).replace(/[)\]>|={]+$/, '');
+  // A reference or pointer to the type (Rust `token: &Token`, `&mut Token`, `*const Token`) is a type too.
+  let start = value[0];
+  const pointer = /^(?:&(?:'\w+[ \t]+)?(?:mut[ \t]+)?|\*(?:const|mut)[ \t]+)/.exec(text.slice(start, start + 40));
+  if (pointer) start += pointer[0].length;
+  // The value may end at the space in `&mut Token`: the type is read from the text itself.
+  const v = /^\w*/.exec(text.slice(start, start + 80))?.[0] ?? '';
   if (!/^(?:[A-Z][a-z]+(?:[A-Z][a-z]*)*|string|number|boolean|bigint|str|bytes|bool)$/.test(v)) return false;
-  return /^[ \t]*[,;)>\]|={]/.test(text.slice(value[0] + v.length, value[0] + v.length + 40));
+  const after = text.slice(start + v.length, start + v.length + 40);
+  if (/^[ \t]*[,;)>\]|={]/.test(after)) return true;
+  // A Python annotation ends its line (`token: Token`, `api_key: SecretStr`): a primitive type, or a
+  // type named after a credential, is the type of the field; any other word alone is a YAML value.
+  return (
+    /^[ \t]*(?:#.*)?(?:\r?\n|$)/.test(after) &&
+    (/^[a-z]/.test(v) || /Token|Secret|Key|Password|Credential|Auth/.test(v))
+  );
 }
 
 /**
@@ -275,6 +287,24 @@ function expansionDefault(
   const close = body.indexOf('}');
   const end = value[0] + 1 + (close >= 0 ? close : body.length);
   return { value: end > value[0] + 1 ? [value[0] + 1, end] : null };
+}
+
+/**
+ * A value that is itself a parameter expansion (`password: ${DB_PASSWORD:-hunter2}`, `pass=${PW}`): the
+ * variable's name is no secret; a default after `:-` or `:=` is, and only it is the value (see
+ * {@link expansionDefault}). A default of a placeholder word (`changeme`) is left by the placeholder rule.
+ * @param value Offsets [start, end) of the unquoted value in `text`.
+ * @returns null when the value is no expansion; else the default's offsets, or null offsets.
+ */
+function valueExpansion(text: string, value: readonly [number, number]): { value: [number, number] | null } | null {
+  const head = /^\$\{[A-Za-z_][A-Za-z0-9_]*(?=:?[-=+?}])/.exec(
+    text.slice(value[0], Math.min(value[1], value[0] + 200)),
+  );
+  if (!head) return null;
+  let at = value[0] + head[0].length;
+  if (text[at] === '}') return { value: null };
+  if (text[at] === ':') at++;
+  return expansionDefault(text, value[0] + 2, [at, value[1]]);
 }
 
 /** One secret found in a text: character offsets [start, end) and its kind. */
@@ -337,7 +367,7 @@ export function findSecrets(text: string): SecretSpan[] {
       if (value === undefined || where === undefined) continue;
       const nameAt = rule.name !== undefined ? m.indices?.[rule.name] : undefined;
       if (nameAt && group === 4) {
-        const expansion = expansionDefault(text, nameAt[0], where);
+        const expansion = expansionDefault(text, nameAt[0], where) ?? valueExpansion(text, where);
         if (expansion) {
           if (!expansion.value) continue;
           where = expansion.value;

@@ -156,6 +156,13 @@ test('code is no assignment: a path separator, a typed declaration and a shell e
     'mint: token: anchor_spl::token::Mint',
     'echo "ALCHEMY_API_KEY set: ${ALCHEMY_API_KEY:+yes}"; : "${GITHUB_TOKEN:?not set}"',
     `psql "\${DB_PASSWORD:-${REAL}}"`,
+    'fn auth(token: &Token) -> bool {}',
+    "fn sign(&self, key: &mut Signer, secret_key: &'a Keypair) {}",
+    'class Settings:',
+    '    api_key: SecretStr',
+    '    token: Token',
+    `password: \${DB_PASSWORD:-${REAL}}`,
+    'password: ${DB_PASSWORD}',
     'password: Welcome',
     'password: Hunter2x,',
     `{ "password": "${REAL}", token: ${REAL}, }`,
@@ -169,12 +176,21 @@ test('code is no assignment: a path separator, a typed declaration and a shell e
     'fn pay(auth_token: Signer, amount: u64) {}',
     'authToken: string;',
     'mint: token: anchor_spl::token::Mint',
+    'fn auth(token: &Token) -> bool {}',
+    "fn sign(&self, key: &mut Signer, secret_key: &'a Keypair) {}",
+    '    api_key: SecretStr\n    token: Token\n',
+    'password: ${DB_PASSWORD}\n',
     '${ALCHEMY_API_KEY:+yes}"',
     '"${GITHUB_TOKEN:?not set}"',
   ])
     assert.ok(masked.includes(kept), `${kept} was masked:\n${masked}`);
   assert.ok(!masked.includes(REAL), masked);
   assert.match(masked, /^psql "\$\{DB_PASSWORD:-\[masked secret\]\}"$/m, 'a default is a value; the braces stay');
+  assert.match(
+    masked,
+    /^password: \$\{DB_PASSWORD:-\[masked secret\]\}$/m,
+    'an expansion assigned to a credential name keeps its variable; only its default is masked',
+  );
   assert.match(masked, /^password: \[masked secret\]$/m, 'a capitalized word alone at the end of its line is a value');
   assert.match(masked, /^password: \[masked secret\],$/m, 'a word with a digit is no type name');
   assert.deepEqual(secretValuesIn('pub provider_token_account: Pubkey,'), []);
