@@ -83,9 +83,13 @@ export function renderRead(
     lines.push(`── ${citation(m)}${part}`);
     lines.push(m.text === '' ? '│ (no text)' : m.text.replace(/\r?\n/g, '\n│ ').replace(/^/, '│ '));
   }
-  if (result.next)
-    lines.push(
-      `[stopped at ${limits.readMessages} messages or ${groupDigits(limits.readChars)} characters; continue with ${continueWith(result.next)}]`,
-    );
+  if (result.next) {
+    // Say which cap stopped the read, so the reader knows whether a narrower range would help.
+    const cap =
+      result.messages.length >= limits.readMessages
+        ? `${limits.readMessages} messages, the most one read returns`
+        : `${groupDigits(limits.readChars)} characters, the most one read returns`;
+    lines.push(`[stopped at ${cap}; continue with ${continueWith(result.next)}]`);
+  }
   return lines.join('\n');
 }

@@ -158,6 +158,12 @@ test('recall output is bounded: results, snippet characters, messages and charac
   const tool = recallToolText('read_history', { from: long, to: long }, indexSource(source));
   assert.ok(tool.length < RECALL_LIMITS.readChars + 1_000, `read text ${tool.length}`);
   assert.match(tool, new RegExp(`continue with \\{"from":${long},"to":${long},"offset":8000\\}`));
+  assert.match(tool, /stopped at 8,000 characters, the most one read returns/, 'names the cap that stopped it');
+  const short = [S('agent')];
+  for (let k = 0; k < RECALL_LIMITS.readMessages + 10; k++) short.push(U(`note ${k}`));
+  const many = recallToolText('read_history', { from: 1 }, indexSource({ entries: entries(short), checkpoints: [] }));
+  assert.equal((many.match(/^── /gm) ?? []).length, RECALL_LIMITS.readMessages);
+  assert.match(many, new RegExp(`stopped at ${RECALL_LIMITS.readMessages} messages, the most one read returns`));
 });
 
 test('recall output is masked: a key in a tool result is never shown, and searching for it finds nothing', () => {
