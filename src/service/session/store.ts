@@ -36,6 +36,7 @@ import { parseTranscript, resolveState, type SavedSessionState, type StoredState
 import { asString, jsonListPieces, storedCheckpointPieces, storedItemPiece, type StoredText } from './stored-text';
 import { removeStaleTempFiles, writeFileAtomic, writeFileAtomicAsync, type TextPiece } from './atomic-file';
 import { SessionLock } from './session-lock';
+import { TimeSlices } from '../../lifecycle/time-slices';
 import { dropUnpairedResults, insertRepairs, repairInterruptedCalls } from './store-repair';
 import { parseJsonObject } from '../../format/json';
 
@@ -324,13 +325,12 @@ export class SessionStore {
    */
   async stateTextSliced(state: SavedSessionState, sliceMs = STATE_SLICE_MS): Promise<TextPiece[]> {
     const pieces: TextPiece[] = [];
-    let started = performance.now();
+    // The caller's turn (a commit, a restore) is its own work: the first piece is made in a turn of its own.
+    const slices = new TimeSlices(sliceMs);
+    await slices.turn();
     for (const piece of statePieces(state)) {
       pieces.push(piece);
-      if (performance.now() - started > sliceMs) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        started = performance.now();
-      }
+      if (slices.due()) await slices.turn();
     }
     return pieces;
   }

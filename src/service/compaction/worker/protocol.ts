@@ -29,6 +29,7 @@ import {
   storedItemsText,
   type StoredText,
 } from '../../session/stored-text';
+import { TimeSlices } from '../../../lifecycle/time-slices';
 
 /** The options of a run that can cross a thread (no signal, clock or callbacks). */
 export type WorkerCompactionOptions = Omit<CompactionOptions, 'signal' | 'now' | 'onDelta'>;
@@ -329,66 +330,47 @@ export function sizeOf(item: ContextItem): number {
 export const DECODE_SLICE_MS = 8;
 
 /**
- * A pause for long loops on the caller's thread: `await pause()` every few thousand steps yields a
- * turn of the event loop once {@link DECODE_SLICE_MS} have passed since the last one.
+ * Steps of a loop in {@link decodeResult} between two looks at the clock: copying an element is a
+ * few nanoseconds, so this is well under a millisecond.
  */
-function slicer(): () => Promise<void> | undefined {
-  let started = performance.now();
-  return () => {
-    if (performance.now() - started < DECODE_SLICE_MS) return undefined;
-    return new Promise<void>((resolve) =>
-      setImmediate(() => {
-        started = performance.now();
-        resolve();
-      }),
-    );
-  };
-}
-
-/** Steps between two looks at the clock in the sliced loops. */
 const STEPS = 4096;
-
-/** The steps of one decode's sliced loops: `await steps.next()` at each step. */
-function stepper(): { next: () => Promise<void> | undefined } {
-  const pause = slicer();
-  let steps = 0;
-  return { next: () => (++steps % STEPS === 0 ? pause() : undefined) };
-}
 
 /** The items sent (the caller's objects, the first `sent` of `items`) and made, as the worker numbered them. */
 interface Numbered {
   items: readonly ContextItem[];
   sent: number;
   made: readonly ContextItem[];
-  steps: { next: () => Promise<void> | undefined };
+  slices: TimeSlices;
 }
 
-/** The items `runs` number, in slices. */
-async function listOf(runs: RefRuns, { items, sent, made, steps }: Numbered): Promise<ContextItem[]> {
+/** The items `runs` number; in slices of bounded time. */
+async function listOf(runs: RefRuns, { items, sent, made, slices }: Numbered): Promise<ContextItem[]> {
   let length = 0;
   for (let r = 1; r < runs.length; r += 2) length += runs[r];
   const out = new Array<ContextItem>(length);
   let at = 0;
   for (let r = 0; r < runs.length; r += 2)
-    for (let ref = runs[r], end = ref + runs[r + 1]; ref < end; ref++) {
-      await steps.next();
-      const item = ref < sent ? items[ref] : made[ref - sent];
-      if (item === undefined)
-        throw new Error(
-          `compaction worker: item ${ref} is neither one of the ${sent} items sent nor one of the ${made.length} made`,
-        );
-      out[at++] = item;
+    for (let from = runs[r], end = from + runs[r + 1]; from < end; from += STEPS) {
+      if (slices.due()) await slices.turn();
+      for (let ref = from, to = Math.min(end, from + STEPS); ref < to; ref++) {
+        const item = ref < sent ? items[ref] : made[ref - sent];
+        if (item === undefined)
+          throw new Error(
+            `compaction worker: item ${ref} is neither one of the ${sent} items sent nor one of the ${made.length} made`,
+          );
+        out[at++] = item;
+      }
     }
   return out;
 }
 
 /**
  * Fills in the ids of made items sent without them (the caller's own id strings, in order), in
- * slices. Each list is made at its full length at once: grown by pushes, a list of 300k ids is
- * copied over and over, garbage the collector then stops the thread for.
+ * slices of bounded time. Each list is made at its full length at once: grown by pushes, a list of
+ * 300k ids is copied over and over, garbage the collector then stops the thread for.
  */
 async function fillCovers(covers: ReadonlyArray<RefRuns | null>, numbered: Numbered): Promise<void> {
-  const { items, sent, made, steps } = numbered;
+  const { items, sent, made, slices } = numbered;
   for (let k = 0; k < made.length; k++) {
     const runs = covers[k];
     if (!runs) continue;
@@ -396,31 +378,41 @@ async function fillCovers(covers: ReadonlyArray<RefRuns | null>, numbered: Numbe
     for (let r = 0; r < runs.length; r += 2) {
       const end = runs[r] + runs[r + 1];
       if (end > sent) throw new Error(`compaction worker: item ${end - 1} is not one of the ${sent} items sent`);
-      for (let ref = runs[r]; ref < end; ref++) length += items[ref].covers.length;
+      for (let from = runs[r]; from < end; from += STEPS) {
+        if (slices.due()) await slices.turn();
+        for (let ref = from, to = Math.min(end, from + STEPS); ref < to; ref++) length += items[ref].covers.length;
+      }
     }
     const ids = new Array<string>(length);
     let at = 0;
     for (let r = 0; r < runs.length; r += 2)
-      for (let ref = runs[r], end = ref + runs[r + 1]; ref < end; ref++) {
-        await steps.next();
-        const own = items[ref].covers;
-        for (let j = 0; j < own.length; j++) ids[at++] = own[j];
+      for (let from = runs[r], end = from + runs[r + 1]; from < end; from += STEPS) {
+        if (slices.due()) await slices.turn();
+        for (let ref = from, to = Math.min(end, from + STEPS); ref < to; ref++) {
+          const own = items[ref].covers;
+          for (let j = 0; j < own.length; j++) ids[at++] = own[j];
+        }
       }
     // The same field: the item's fields keep their order (its stored text depends on it).
     made[k].covers = ids;
   }
 }
 
-/** `coveredIds(list)`, in slices; the list made at its full length at once (see {@link fillCovers}). */
-async function idsOf(list: readonly ContextItem[], { steps }: Numbered): Promise<string[]> {
+/** `coveredIds(list)`, in slices of bounded time; the list made at its full length at once (see {@link fillCovers}). */
+async function idsOf(list: readonly ContextItem[], { slices }: Numbered): Promise<string[]> {
   let length = 0;
-  for (let k = 0; k < list.length; k++) length += list[k].covers.length;
+  for (let from = 0; from < list.length; from += STEPS) {
+    if (slices.due()) await slices.turn();
+    for (let k = from, to = Math.min(list.length, from + STEPS); k < to; k++) length += list[k].covers.length;
+  }
   const out = new Array<string>(length);
   let at = 0;
-  for (let k = 0; k < list.length; k++) {
-    await steps.next();
-    const covers = list[k].covers;
-    for (let j = 0; j < covers.length; j++) out[at++] = covers[j];
+  for (let from = 0; from < list.length; from += STEPS) {
+    if (slices.due()) await slices.turn();
+    for (let k = from, to = Math.min(list.length, from + STEPS); k < to; k++) {
+      const covers = list[k].covers;
+      for (let j = 0; j < covers.length; j++) out[at++] = covers[j];
+    }
   }
   return out;
 }
@@ -449,6 +441,9 @@ export async function decodeResult(
   const sent = encoded.sent;
   if (sent > items.length)
     throw new Error(`compaction worker: it was sent ${sent} items, the context has ${items.length}`);
+  // Receiving the result (copying it onto this thread) was this turn's work: the slices start in a turn of their own.
+  const slices = new TimeSlices(DECODE_SLICE_MS);
+  await slices.turn();
   const madeItems: ContextItem[] = [];
   const covers: Array<RefRuns | null> = [];
   for (const batch of made)
@@ -456,7 +451,7 @@ export async function decodeResult(
       madeItems.push(batch.items[k]);
       covers.push(batch.covers[k] ?? null);
     }
-  const numbered: Numbered = { items, sent, made: madeItems, steps: stepper() };
+  const numbered: Numbered = { items, sent, made: madeItems, slices };
   await fillCovers(covers, numbered);
   const applied: Checkpoint[] = [];
   const checkpoints: Checkpoint[] = [];

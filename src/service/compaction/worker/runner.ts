@@ -16,6 +16,7 @@ import { tiktokenEncodingOf, type EncodingName } from '../../../tokenizer/tokeni
 import { CompactionWorker, type CompactionProgress } from './session-worker';
 import type { PreparedCompaction } from '../../../compaction/rewrite/commit';
 import type { CompactionResult } from '../../../compaction/outcome';
+import { nextTurn } from '../../../lifecycle/time-slices';
 
 /**
  * Contexts of at least this many prompt tokens are compacted in a worker. Measured by
@@ -129,7 +130,7 @@ async function runInWorker(
       meter: input.meter,
     });
     // Taking the result over was this turn's work; the commit that follows gets a turn of its own.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await nextTurn();
     return result;
   } finally {
     // Stopping a thread takes a few milliseconds: after the caller has its answer, in a later turn.

@@ -29,6 +29,7 @@ import {
 import type { PreparedCompaction } from '../../../compaction/rewrite/commit';
 import type { CompactionResult } from '../../../compaction/outcome';
 import { marksOf } from '../../../compaction/tool-outcomes';
+import { TimeSlices } from '../../../lifecycle/time-slices';
 
 /** Milliseconds without a job after which the thread is stopped (its memory freed): 3 minutes. */
 export const IDLE_STOP_MS = 180_000;
@@ -301,49 +302,54 @@ export class CompactionWorker {
     // The job's items as they are now (the caller's list may grow meanwhile: appends are pushed).
     const items = job.items.slice();
     const order = new Uint32Array(items.length);
-    const fresh: number[] = [];
+    // Positions of the items to send, the first `count` of them.
+    const fresh = new Uint32Array(items.length);
+    let count = 0;
     const held = new HeldItems(this.held, items.length);
-    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    // Starting the thread (and what the caller did before) was this turn's work: the slices start in
+    // a turn of their own.
+    const slices = new TimeSlices(SLICE_MS);
+    await slices.turn();
+    if (stopped() || this.thread !== thread) return false;
     // Keyed in slices bounded by time: a 300k-message context takes a few of them.
-    for (let k = 0, started = performance.now(); k < items.length; k++) {
-      if ((k & 1023) === 1023 && performance.now() - started > SLICE_MS) {
-        await turn();
+    for (let k = 0; k < items.length; k++) {
+      if ((k & 1023) === 1023 && slices.due()) {
+        await slices.turn();
         if (stopped() || this.thread !== thread) return false;
-        started = performance.now();
       }
       let key = held.keyOf(items[k]);
       if (key === undefined) {
         key = this.nextKey++;
-        fresh.push(k);
+        fresh[count++] = k;
       }
       order[k] = key;
     }
     let at = 0;
     let budget = CHARS_PER_MESSAGE;
-    do {
-      // The thread's start-up work on this side ends this turn; each slice gets one of its own.
-      await turn();
+    while (at < count) {
+      // Each copy gets a turn of its own.
+      await slices.turn();
       if (stopped() || this.thread !== thread) return false;
       const started = performance.now();
       let end = at;
       let chars = 0;
-      for (; end < fresh.length && (end === at || chars < budget); end++) chars += sizeOf(items[fresh[end]]);
-      if (end > at) {
-        const slice = fresh.slice(at, end);
-        const message: ToWorker = {
-          type: 'items',
-          keys: slice.map((k) => order[k]),
-          items: slice.map((k) => items[k]),
-          marks: slice.map((k) => marksOf(items[k].message)),
-        };
-        thread.postMessage(message);
-        this.stats.itemsSent += slice.length;
-      }
-      // The next slice sized from this one's time per character, to about SLICE_MS.
+      for (; end < count && (end === at || chars < budget); end++) chars += sizeOf(items[fresh[end]]);
+      const slice = fresh.subarray(at, end);
+      const message: ToWorker = {
+        type: 'items',
+        keys: Array.from(slice, (k) => order[k]),
+        items: Array.from(slice, (k) => items[k]),
+        marks: Array.from(slice, (k) => marksOf(items[k].message)),
+      };
+      thread.postMessage(message);
+      this.stats.itemsSent += slice.length;
+      // The next copy sized from this one's time per character, to about SLICE_MS; it grows at most
+      // twofold a time (a copy that went fast once, before the collector ran, is no rule).
       const took = performance.now() - started;
-      if (took > 0.5) budget = Math.max(1_000, Math.min(4 * budget, Math.round((chars * SLICE_MS) / took)));
+      if (took > 0.5) budget = Math.max(1_000, Math.min(2 * budget, Math.round((chars * SLICE_MS) / took)));
+      else budget *= 2;
       at = end;
-    } while (at < fresh.length);
+    }
     const run: ToWorker = {
       type: 'run',
       job: id,
