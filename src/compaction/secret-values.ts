@@ -112,7 +112,16 @@ function sameMessages(
  * replaced by `[masked secret]`. Idempotent.
  */
 export function maskSecretValues(text: string, values: readonly string[]): string {
-  let out = maskSecrets(text);
+  return maskValues(maskSecrets(text), values);
+}
+
+/**
+ * `masked` (a text {@link maskSecrets} was applied to) with every one of `values` replaced by
+ * `[masked secret]`, in their order: the second step of {@link maskSecretValues}, for a caller that
+ * keeps the first step's result of a text it masks again with other values.
+ */
+export function maskValues(masked: string, values: readonly string[]): string {
+  let out = masked;
   for (const v of values) if (out.includes(v)) out = out.split(v).join(maskLabel('secret'));
   return out;
 }

@@ -137,6 +137,15 @@ export class RequestPresentations {
   /** Items that hold a mask (`[masked secret]`), each with the pattern of the text it may stand for. */
   private readonly masked: Array<{ at: number; pattern: RegExp }> = [];
   private readonly cut: Presentation[] = [];
+  /**
+   * Indexes of {@link cut} by what a request must hold to fit an item (see {@link fits}): items that
+   * keep the request's start, by the first {@link KEY_CHARS} characters the request then starts with;
+   * items that keep its end (and not its start), by the last ones it then ends with; `anywhere`, the
+   * rest. Each list holds positions in `cut`, ascending; each item is in one list.
+   */
+  private readonly byStart = new Map<string, number[]>();
+  private readonly byEnd = new Map<string, number[]>();
+  private readonly anywhere: number[] = [];
   private readonly claimed = new Set<number>();
   /** Text position of the presentation given last: the next request looks after it first. */
   private cursor = -1;
@@ -181,6 +190,14 @@ export class RequestPresentations {
     }
     if (item) add(item.join('\n'));
     for (const b of blocks) add(b);
+    this.cut.forEach((p, k) => {
+      const { parts, startCut, endCut } = p.cut;
+      const head = startCut ? '' : parts[0].split(MASKS)[0];
+      const tail = endCut ? '' : parts[parts.length - 1].split(MASKS).at(-1)!;
+      if (head.length >= KEY_CHARS) listIn(this.byStart, head.slice(0, KEY_CHARS)).push(k);
+      else if (tail.length >= KEY_CHARS) listIn(this.byEnd, tail.slice(-KEY_CHARS)).push(k);
+      else this.anywhere.push(k);
+    });
   }
 
   /**
@@ -205,7 +222,26 @@ export class RequestPresentations {
       return 'whole';
     }
     let fallback: Presentation | undefined;
-    for (const p of this.cut) {
+    // Only the items the request can fit, in text order: the same first fit as a walk over them all.
+    const starts = this.byStart.get(request.slice(0, KEY_CHARS)) ?? NONE;
+    const ends = (request.length >= KEY_CHARS && this.byEnd.get(request.slice(-KEY_CHARS))) || NONE;
+    const rest = this.anywhere;
+    for (let a = 0, b = 0, c = 0; a < starts.length || b < ends.length || c < rest.length;) {
+      const sa = a < starts.length ? starts[a] : Infinity;
+      const sb = b < ends.length ? ends[b] : Infinity;
+      const sc = c < rest.length ? rest[c] : Infinity;
+      let k: number;
+      if (sa <= sb && sa <= sc) {
+        k = sa;
+        a++;
+      } else if (sb <= sc) {
+        k = sb;
+        b++;
+      } else {
+        k = sc;
+        c++;
+      }
+      const p = this.cut[k];
       if (this.claimed.has(p.at) || !fits(p.cut, request)) continue;
       if (p.at > this.cursor) {
         this.give(p.at);
@@ -222,6 +258,21 @@ export class RequestPresentations {
     this.claimed.add(at);
     this.cursor = at;
   }
+}
+
+/**
+ * Characters of a kept start or end by which cut items are indexed: a request that starts (ends) with
+ * an item's kept start (end) of at least this many characters starts (ends) with its first (last) ones.
+ */
+const KEY_CHARS = 8;
+
+const NONE: readonly number[] = [];
+
+/** The list `map` holds for `key`, made empty when none. */
+function listIn(map: Map<string, number[]>, key: string): number[] {
+  let list = map.get(key);
+  if (!list) map.set(key, (list = []));
+  return list;
 }
 
 /** Whether the kept parts of a cut item are parts of `request` (normalized), as {@link RequestPresentations} reads them. */

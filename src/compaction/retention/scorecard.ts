@@ -10,7 +10,8 @@ import { recordedToolOutcome } from '../tool-outcomes';
 import { agentCalls, type RetentionEntry } from './calls';
 import { codeNames } from './code-names';
 import { COMMAND_KEY_CHARS, errorSignatures, neverFailedCommands, type ErrorSignature } from './errors';
-import { holdsSecretValue, maskSecretValues, spanSecretValues } from '../secret-values';
+import { holdsSecretValue, maskSecretValues, maskValues, spanSecretValues } from '../secret-values';
+import { maskSecrets } from '../secrets';
 import { spanFiles } from './files';
 import { spanCommits } from './commits';
 import { collapsedRecordWords, typedRequests, type TypedRequest } from './requests';
@@ -329,18 +330,39 @@ function scoreRequests(
 
 /**
  * Each typed request's normalized text by its message (a request's text is a function of its
- * message, which is never mutated): a grown span's requests are normalized once in their life.
+ * message, which is never mutated), with the secret values it was masked with: a grown span's
+ * requests are normalized once in their life, and masked again only when the span's secret values
+ * changed. `masked`: the text with `maskSecrets` applied (a function of the text alone), kept for that.
  */
-const normalizedOf = new MessageMemo<object, { text: string; normalized: string }>();
+const normalizedOf = new MessageMemo<
+  object,
+  { text: string; secrets: readonly string[]; normalized: string; masked?: string }
+>();
 
-/** `text` normalized (see `normalize`), masked first when the span has secret values. */
+/**
+ * `text` normalized (see `normalize`), masked first when the span has secret values (`secrets`, see
+ * `maskSecretValues`). A function of `text` and `secrets` alone: what is kept per message is reused
+ * only for the same text and the same values in the same order.
+ */
 function normalizedRequest(text: string, message: object | undefined, secrets: readonly string[]): string {
-  if (secrets.length) return normalize(maskSecretValues(text, secrets));
   const known = message ? normalizedOf.get(message) : undefined;
-  if (known && known.text === text) return known.normalized;
-  const normalized = normalize(text);
-  if (message) normalizedOf.set(message, { text, normalized });
+  if (known && known.text === text && sameValues(known.secrets, secrets)) return known.normalized;
+  let masked: string | undefined;
+  let normalized: string;
+  if (secrets.length) {
+    masked = known && known.text === text && known.masked !== undefined ? known.masked : maskSecrets(text);
+    normalized = normalize(maskValues(masked, secrets));
+  } else normalized = normalize(text);
+  if (message) normalizedOf.set(message, { text, secrets, normalized, masked: masked ?? known?.masked });
   return normalized;
+}
+
+/** Whether `a` and `b` hold the same values in the same order. */
+function sameValues(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** The person's words each collapsed tool result's record among `items` keeps (see `collapsedRecordWords`). */
