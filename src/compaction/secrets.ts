@@ -33,11 +33,18 @@ interface Rule {
    * {@link isReference} rejects the value.
    */
   name?: number;
+  /**
+   * What every match holds, for rules that would otherwise try a match at every position of the text:
+   * `pattern` (global) finds the places it occurs, and each match that counts starts at most `reach`
+   * characters before one of them (see {@link matchesOf}).
+   */
+  anchor?: { pattern: RegExp; reach: number };
 }
 
 // Names of variables or fields that hold credentials (API_KEY, client_secret, DB_PASSWORD, authToken...).
 // Bounded repetitions keep every rule linear in the text (tool output is hostile input too).
-const SECRET_NAME = String.raw`[A-Za-z0-9_.-]{0,40}(?:api[_-]?key|secret|token|passw(?:or)?d|pwd|credential|private[_-]?key|access[_-]?key|auth)[A-Za-z0-9_.-]{0,40}`;
+const CREDENTIAL_NAME_WORD = String.raw`(?:api[_-]?key|secret|token|passw(?:or)?d|pwd|credential|private[_-]?key|access[_-]?key|auth)`;
+const SECRET_NAME = String.raw`[A-Za-z0-9_.-]{0,40}${CREDENTIAL_NAME_WORD}[A-Za-z0-9_.-]{0,40}`;
 
 // A source or config file's name ends in one of these: "AuthController.java: created" or
 // "src/token.ts:12: ..." (summary ledgers, grep output) names a file, not a credential.
@@ -94,7 +101,13 @@ const RULES: readonly Rule[] = [
   // Authorization headers.
   { kind: 'credential', pattern: /\b(?:Bearer|Basic|Token)\s+([A-Za-z0-9._~+/-]{16,}=*)/g, group: 1 },
   // user:password@ in URLs.
-  { kind: 'password', pattern: /\b[a-z][a-z0-9+.-]{0,30}:\/\/[^\s:/@]{1,200}:([^\s@/]{3,200})@/gi, group: 1 },
+  // A URL's scheme is at most 31 characters before its `://`.
+  {
+    kind: 'password',
+    pattern: /\b[a-z][a-z0-9+.-]{0,30}:\/\/[^\s:/@]{1,200}:([^\s@/]{3,200})@/gi,
+    group: 1,
+    anchor: { pattern: /:\/\//g, reach: 31 },
+  },
   // .env / shell assignments, at a line start, after a space or a separator: NAME=value, export
   // NAME="value", NAME: 'value' (YAML), "NAME=value" (docker-compose list entries), ?token=value (query
   // strings), //registry/:_authToken=value (.npmrc), "X-Auth-Token: value" (HTTP headers). Quoted values
@@ -109,6 +122,11 @@ const RULES: readonly Rule[] = [
     ),
     group: [2, 3, 4],
     name: 1,
+    // The name holds a credential word at most 40 characters after the name's start. A match that
+    // starts with `export ` gives the same groups and end as the match at its name (a space precedes
+    // the name, and no match starts inside `export ` or the blanks after it), so the name's start is
+    // where it is looked for.
+    anchor: { pattern: new RegExp(CREDENTIAL_NAME_WORD, 'gi'), reach: 40 },
   },
   // JSON fields: "apiKey": "value".
   {
@@ -119,11 +137,50 @@ const RULES: readonly Rule[] = [
   },
 ];
 
-// The `d` flag gives each group's offsets.
+// The `d` flag gives each group's offsets; an anchored rule is tried at chosen places (`y`, sticky).
 const INDEXED_RULES: readonly Rule[] = RULES.map((rule) => ({
   ...rule,
-  pattern: new RegExp(rule.pattern.source, `${rule.pattern.flags}d`),
+  pattern: new RegExp(rule.pattern.source, `${rule.pattern.flags}d${rule.anchor ? 'y' : ''}`),
 }));
+
+/**
+ * The matches of `rule` in `text`, in order, each searched from where the one before ended: what a
+ * global `exec` loop gives. An anchored rule (see `Rule.anchor`) is tried only at the places within
+ * `reach` characters before an occurrence of its anchor, in increasing order, the first that matches
+ * taken: a match cannot start anywhere else, so the first place that matches is where the global
+ * search finds its next match. A regular expression engine tries every position; for the assignment
+ * rule that was a third of the masking time on source text.
+ */
+function* matchesOf(rule: Rule, text: string): Generator<RegExpExecArray> {
+  const re = new RegExp(rule.pattern);
+  if (!rule.anchor) {
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      yield m;
+      if (m[0].length === 0) re.lastIndex++;
+    }
+    return;
+  }
+  const anchor = new RegExp(rule.anchor.pattern);
+  const reach = rule.anchor.reach;
+  let from = 0;
+  for (;;) {
+    anchor.lastIndex = from;
+    const a = anchor.exec(text);
+    if (!a) return;
+    let found: RegExpExecArray | null = null;
+    for (let at = Math.max(from, a.index - reach); at <= a.index && !found; at++) {
+      re.lastIndex = at;
+      found = re.exec(text);
+    }
+    if (!found) {
+      // Every place up to this occurrence was tried; overlapping occurrences are each found.
+      from = a.index + 1;
+      continue;
+    }
+    yield found;
+    from = found[0].length === 0 ? found.index + 1 : found.index + found[0].length;
+  }
+}
 
 /** Values that name a secret rather than hold one (references, placeholders, masks, booleans). */
 function isPlaceholder(value: string): boolean {
@@ -355,12 +412,8 @@ function ruleSetSecrets(text: string): SecretSpan[] {
 export function findSecrets(text: string): SecretSpan[] {
   const spans: SecretSpan[] = [];
   for (const rule of INDEXED_RULES) {
-    const re = new RegExp(rule.pattern);
-    for (let m = re.exec(text); m; m = re.exec(text)) {
-      if (m[0].length === 0) {
-        re.lastIndex++;
-        continue;
-      }
+    for (const m of matchesOf(rule, text)) {
+      if (m[0].length === 0) continue;
       const group = typeof rule.group === 'number' ? rule.group : (rule.group.find((g) => m[g] !== undefined) ?? 0);
       let where: readonly [number, number] | undefined = m.indices?.[group];
       let value = m[group];
