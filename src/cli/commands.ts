@@ -8,7 +8,7 @@ import type { BudgetConfig, Checkpoint, CompactionOptions, ContextItem, Summariz
 import type { CompactionResult } from '../compaction/outcome';
 import { sequentialIds, toMessages } from '../compaction/context';
 import { maskMessage } from '../compaction/masked-messages';
-import { spanSecretValues } from '../compaction/secret-values';
+import { maskSecretValues, spanSecretValues } from '../compaction/secret-values';
 import { describeCoverage, unreadByModel } from '../compaction/summary/coverage';
 import { scorecardLeftOut, scorecardLine } from '../compaction/retention/scorecard';
 import { compact } from '../compaction/rewrite/compactor';
@@ -194,6 +194,7 @@ export async function compactSession(s: LoadedSession, o: BudgetOptions): Promis
       maxSummaryCalls: o.maxSummaryCalls,
       userBudget: o.userBudget,
       summaryBudget: o.summaryBudget,
+      knownSecretValues: spanSecretValues(s.rawItems),
       ...cliOutput(s),
     },
   });
@@ -342,7 +343,8 @@ function contextDocument(
     messages: toMessages(written),
     // The tool schemas go with the messages: they are sent with every request and counted in `tokensAfter`.
     ...(s.transcript.tools.length > 0 ? { tools: s.transcript.tools } : {}),
-    checkpoints: checkpoints.map(checkpointJson),
+    // A checkpoint's summary is part of the file too: masked by the same values as the messages.
+    checkpoints: checkpoints.map((c) => checkpointJson({ ...c, summary: maskSecretValues(c.summary, values) })),
     rawCount: s.entries.length,
   };
 }

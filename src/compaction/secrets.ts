@@ -427,6 +427,15 @@ export function findSecrets(text: string): SecretSpan[] {
           value = text.slice(where[0], where[1]);
         }
       }
+      // Text escaped as a JSON string (Codex keeps a command's output so): an unquoted value ends at
+      // an escaped line break or quote, as it would at the character itself.
+      if (group === 4) {
+        const escape = /\\[nrt"]/.exec(value);
+        if (escape && escape.index > 0) {
+          where = [where[0], where[0] + escape.index];
+          value = value.slice(0, escape.index);
+        }
+      }
       if (group > 0 && isPlaceholder(value)) continue;
       if (rule.name !== undefined && (!namesCredential(m[rule.name] ?? '') || isReference(value))) continue;
       if (nameAt && group === 4 && (isProseLabel(text, nameAt[1], where) || isTypeAnnotation(text, nameAt[1], where)))

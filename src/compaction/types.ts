@@ -357,6 +357,13 @@ export interface CompactionOptions {
    * over the agent's cached prefix, `src/service/compaction/landing.ts`).
    */
   deeperCompactTo?: number;
+  /**
+   * Secret values of the transcript's messages outside the context (those earlier checkpoints
+   * replaced; from `spanSecretValues` over the raw transcript). An earlier summary holds masks, not
+   * the values, so a later message that repeats a value without its assignment (a table of settings)
+   * would otherwise reach a summary unmasked. Merged with the span's own values.
+   */
+  knownSecretValues?: readonly string[];
   /** Clock, for deterministic tests. */
   now?: () => Date;
   /** Cancels a running compaction; the context is then left unchanged. */

@@ -15,6 +15,7 @@ import type {
 import type { TokenMeter } from '../compaction/meter/meter';
 import { itemsFromEntries } from '../compaction/context';
 import { compact } from '../compaction/rewrite/compactor';
+import { spanSecretValues } from '../compaction/secret-values';
 import { thresholds } from '../compaction/plan/budget';
 import { checkToolPairing, IncrementalChecker, type Violation } from '../compaction/plan/invariants';
 import { CompactionGuard } from '../compaction/rewrite/guard';
@@ -156,6 +157,8 @@ export async function replay(
             signal: options.signal,
             recallPointer: options.recallPointer,
             newCheckpointId: options.newCheckpointId,
+            // Values whose assignments earlier summaries replaced stay masked in later summaries.
+            knownSecretValues: spanSecretValues(raw),
           },
         });
         const spans = result.checkpoints.filter((c) => c.strategy === 'summary' || c.strategy === 'extractive');

@@ -194,6 +194,11 @@ test('code is no assignment: a path separator, a typed declaration and a shell e
   assert.match(masked, /^password: \[masked secret\]$/m, 'a capitalized word alone at the end of its line is a value');
   assert.match(masked, /^password: \[masked secret\],$/m, 'a word with a digit is no type name');
   assert.deepEqual(secretValuesIn('pub provider_token_account: Pubkey,'), []);
+  assert.deepEqual(
+    secretValuesIn(String.raw`{"output":"db:\n  POSTGRES_PASSWORD: pg_pass_77xq\nnext line"}`),
+    ['pg_pass_77xq'],
+    'a value in text escaped as a JSON string ends at the escaped line break',
+  );
   assert.equal(maskSecrets(masked), masked, 'idempotent');
 });
 

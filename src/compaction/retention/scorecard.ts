@@ -64,14 +64,16 @@ function shownName(name: string, secrets: readonly string[]): string {
  * summary was written with (`SummaryRequest.context`). Every scorecard of a compaction, proposed or
  * edited by hand, is computed here, so an edited summary is judged by the same rules as the
  * proposed one. Undefined as {@link retentionScorecard} is. O(items) to find the span's end.
+ * `knownSecrets`: secret values of messages outside the span, masked as the summary masks them.
  */
 export function scorecardInContext(
   checkpoint: Pick<Checkpoint, 'replaced' | 'inserted'>,
   items: readonly ContextItem[],
+  knownSecrets?: readonly string[],
 ): RetentionScorecard | undefined {
   const last = checkpoint.replaced.at(-1);
   const end = last === undefined ? -1 : items.lastIndexOf(last);
-  return retentionScorecard(checkpoint, end >= 0 ? items.slice(end + 1) : []);
+  return retentionScorecard(checkpoint, end >= 0 ? items.slice(end + 1) : [], knownSecrets);
 }
 
 /**
@@ -87,10 +89,13 @@ export function scorecardInContext(
  * as the summary that was written read them: a failure of the span that a later run there resolved
  * is resolved here too, by the same rule ({@link errorSignatures}, `LaterSuccesses`), so the scorecard
  * and the summary's "Errors and fixes" count the same failures open and resolved.
+ * `knownSecrets`: secret values of messages outside the span (`CompactionOptions.knownSecretValues`),
+ * never listed as names and masked where a listed text holds them, as in the summary.
  */
 export function retentionScorecard(
   checkpoint: Pick<Checkpoint, 'replaced' | 'inserted'>,
   after: readonly ContextItem[] = [],
+  knownSecrets: readonly string[] = [],
 ): RetentionScorecard | undefined {
   const entries = entriesOf(checkpoint.replaced);
   const carried: string[] = [];
@@ -116,7 +121,11 @@ export function retentionScorecard(
   const read = files.read;
   const { errors, neverFailed } = spanErrors(entries, calls, after);
   // The span's secret values: no names to keep, masked in every name listed.
-  const secrets = spanSecretValues(checkpoint.replaced);
+  // Values of messages outside the span too (`CompactionOptions.knownSecretValues`): the summary masks them.
+  const own = spanSecretValues(checkpoint.replaced);
+  const secrets = knownSecrets.length
+    ? [...new Set([...own, ...knownSecrets])].sort((a, b) => b.length - a.length)
+    : own;
   const names = codeNames(entries, 0, n, calls).filter((name) => !holdsSecretValue(name, secrets));
   const commits = spanCommits(entries, calls, 0, n);
   if (typed.size + files.modified.size + read.length + errors.length + names.length + held.size + commits.length === 0)

@@ -93,6 +93,15 @@ export const LOW_YIELD = 0.8;
 export const MIN_SAVING_SHARE = 0.05;
 
 /**
+ * The span's secret values with `known` (`CompactionOptions.knownSecretValues`) added, longest first
+ * as `maskSecretValues` needs them (a value that holds another is masked whole).
+ */
+function withKnownValues(values: string[], known: readonly string[] | undefined): string[] {
+  if (!known?.length) return values;
+  return [...new Set([...values, ...known])].sort((a, b) => b.length - a.length);
+}
+
+/**
  * Least tokens one rewrite (a summary of a span, the collapse of old tool results) must free when
  * the compaction cannot get the context under its input budget whatever it rewrites (the system
  * prompt and tool schemas alone are over it): half the room one compaction is meant to buy (trigger
@@ -339,12 +348,12 @@ function finishRun(run: TierRun, startedAt: number): PreparedCompaction | Compac
   // Each checkpoint's scorecard, kept on the prepared checkpoint and on its applied copy.
   checkpoints.forEach((cp, k) => {
     // Scored with the items after the span, as its summarizer was given them (`SummaryRequest.context`).
-    const card = scorecardInContext(cp, items);
+    const card = scorecardInContext(cp, items, run.input.options.knownSecretValues);
     if (!card) return;
     const contradicted = contradictedBy.get(cp);
     // Failed commands quoted as the scorecard's other names are: masked like the summary.
     if (contradicted?.length) {
-      const secrets = spanSecretValues(cp.replaced);
+      const secrets = withKnownValues(spanSecretValues(cp.replaced), run.input.options.knownSecretValues);
       card.contradicted = contradicted.map((c) => maskSecretValues(c, secrets));
     }
     cp.retention = card;
@@ -787,7 +796,7 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
     lineAdditive: meter.lineAdditive,
     encoding: meter.encoding,
     footer: input.pointer,
-    secretValues: spanSecretValues(spanItems),
+    secretValues: withKnownValues(spanSecretValues(spanItems), options.knownSecretValues),
   });
   const { section } = composed;
   // An earlier summary's files, commits and root causes stay named beyond the budget, as long as the
