@@ -71,6 +71,67 @@ test('a summary of a long span comes back as runs of numbers and is decoded to t
   assert.deepEqual(decoded.checkpoints[at].inserted[0].covers, summary.inserted[0].covers);
 });
 
+/** `items` with each item's `covers` read counted in `reads.n` (the same objects otherwise). */
+function countingCovers(items: readonly ContextItem[], reads: { n: number }): void {
+  for (const it of items) {
+    const covers = it.covers;
+    Object.defineProperty(it, 'covers', {
+      get: () => {
+        reads.n++;
+        return covers;
+      },
+      set: () => assert.fail('an item sent is never changed'),
+      enumerable: true,
+      configurable: true,
+    });
+  }
+}
+
+test("a summary's replaced ids are its own ids, copied: each replaced item is read once, and a count that does not add up is refused", async () => {
+  const options = { budget: budget(16_000), trigger: 'auto' as const, noCollapse: true };
+  const items = itemsFromEntries(session(5, 150));
+  const copies = structuredClone(items);
+  const inWorker = await prepareCompaction({ items: copies, tools, meter, summarizer, options });
+  assert.ok(!('status' in inWorker));
+  const at = inWorker.checkpoints.findIndex((cp) => cp.inserted[0]?.kind === 'summary');
+  assert.ok(at >= 0, 'the compaction summarized a span');
+  const summary = inWorker.checkpoints[at];
+  const { back, made, items: madeItems } = crossed(inWorker, copies);
+  assert.ok('prepared' in back);
+  const encoded = back.prepared.checkpoints[at];
+  assert.equal(
+    madeItems[(encoded.replacedIdsOf ?? -1) - copies.length]?.kind,
+    'summary',
+    'the replaced ids are the summary item’s',
+  );
+  assert.equal(encoded.replacedIdCount, summary.replaced.length);
+
+  const reads = { n: 0 };
+  countingCovers(items, reads);
+  const decoded = await decodeResult(structuredClone(back), items, structuredClone(made), undefined, meter);
+  assert.ok(!('status' in decoded));
+  const ids = summary.replaced.map((it) => it.id);
+  assert.deepEqual(decoded.checkpoints[at].inserted[0].covers, ids);
+  assert.deepEqual(keptApplication(decoded)?.checkpoints[at].replacedIds, ids, 'the checkpoint’s replaced ids');
+  assert.notEqual(
+    keptApplication(decoded)?.checkpoints[at].replacedIds,
+    decoded.checkpoints[at].inserted[0].covers,
+    'a list of their own',
+  );
+  assert.equal(reads.n, summary.replaced.length, 'each replaced item read once');
+
+  // Worker and caller disagree on how many ids the items cover: refused, never a list with holes.
+  const miscounted = structuredClone(made);
+  const k = miscounted.findIndex((b) => b.covers.some((c) => c !== null));
+  miscounted[k].coverIds = miscounted[k].coverIds.map((n) => (n > 0 ? n + 1 : n));
+  await assert.rejects(decodeResult(structuredClone(back), items, miscounted), /do not cover the \d+ ids/);
+  const wrongIds = structuredClone(back);
+  assert.ok('prepared' in wrongIds);
+  wrongIds.prepared.checkpoints[at].replacedIdsOf = undefined;
+  wrongIds.prepared.checkpoints[at].replacedIdCount -= 1;
+  await assert.rejects(decodeResult(wrongIds, items, structuredClone(made)), /do not cover the \d+ ids/);
+});
+
 test('ids a made item covers that are not the ids of items sent, one after another, travel as they are', async () => {
   const items = itemsFromEntries(session(2, 40));
   const replaced = items.slice(1, 1 + 2 * COVERS_BY_REF_MIN);

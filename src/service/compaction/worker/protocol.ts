@@ -90,6 +90,8 @@ export interface ResultItemsMessage {
    * {@link RefRuns}); null when its ids travel with it.
    */
   covers: Array<RefRuns | null>;
+  /** `coverIds[k]`: how many ids `covers[k]` stands for (0 where it is null). */
+  coverIds: number[];
 }
 
 /** Worker → host: the result (see {@link encodeResult}); every item in it is a number. */
@@ -136,6 +138,8 @@ export function refRuns(refs: readonly ItemRef[]): RefRuns {
 export interface MadeBatch {
   items: ContextItem[];
   covers: Array<RefRuns | null>;
+  /** How many ids each of `covers` stands for (see {@link ResultItemsMessage.coverIds}). */
+  coverIds: number[];
 }
 
 /** Made items covering at least this many ids have them sent as the items sent that hold them. */
@@ -162,6 +166,14 @@ interface EncodedCheckpoint extends Omit<Checkpoint, 'replaced' | 'inserted'> {
    * travel as their UTF-8 bytes, transferred (see {@link BYTES_MIN_CHARS}).
    */
   replacedTokens: number;
+  /**
+   * The number of an inserted item the run made whose covered ids are exactly the replaced items'
+   * ids (a summary's: the caller copies that list instead of reading every replaced item again);
+   * else undefined, and {@link replacedIdCount} says how many there are.
+   */
+  replacedIdsOf?: ItemRef;
+  /** How many ids the replaced items cover. */
+  replacedIdCount: number;
   replacedText: StoredText;
   replacedIdsText: StoredText;
   /**
@@ -227,7 +239,7 @@ export function encodeResult(
   const index = new Map<ContextItem, number>();
   items.forEach((it, k) => index.set(it, k));
   const made: MadeBatch[] = [];
-  let batch: MadeBatch = { items: [], covers: [] };
+  let batch: MadeBatch = { items: [], covers: [], coverIds: [] };
   let chars = 0;
   let next = items.length;
   const byFirstId = lazyFirstIds(items);
@@ -238,13 +250,14 @@ export function encodeResult(
       const size = sizeOf(it);
       if (batch.items.length > 0 && chars + size > RESULT_ITEMS_CHARS) {
         made.push(batch);
-        batch = { items: [], covers: [] };
+        batch = { items: [], covers: [], coverIds: [] };
         chars = 0;
       }
       const covers = it.covers.length >= COVERS_BY_REF_MIN ? coversAsRuns(it.covers, items, byFirstId()) : null;
       // The same fields in the same order (the saved text of the item depends on it), its ids left to the caller.
       batch.items.push(covers ? { ...it, covers: [] } : it);
       batch.covers.push(covers);
+      batch.coverIds.push(covers ? it.covers.length : 0);
       chars += size;
     }
     return k;
@@ -253,14 +266,20 @@ export function encodeResult(
     let replacedTokens = 0;
     for (const it of cp.replaced) replacedTokens += countMessage(it.message);
     const done = applied?.checkpoints[k];
+    const replaced = refRuns(cp.replaced.map(ref));
+    const inserted = cp.inserted.map(ref);
+    const ids = coveredIds(cp.replaced);
+    const sameIds = cp.inserted.findIndex((it, j) => inserted[j] >= items.length && sameList(it.covers, ids));
     return {
       ...cp,
-      replaced: refRuns(cp.replaced.map(ref)),
-      inserted: refRuns(cp.inserted.map(ref)),
+      replaced,
+      inserted: refRuns(inserted),
       insertedTokens: cp.inserted.map((it) => countMessage(it.message)),
       replacedTokens,
+      replacedIdsOf: sameIds >= 0 ? inserted[sameIds] : undefined,
+      replacedIdCount: ids.length,
       replacedText: bytes(storedItemsText(cp.replaced)),
-      replacedIdsText: bytes(storedIdsText(coveredIds(cp.replaced))),
+      replacedIdsText: bytes(storedIdsText(ids)),
       insertedTexts: cp.inserted.map((it) => bytes(storedItemText(it))),
       applied: { tokensBefore: done?.tokensBefore ?? NaN, tokensAfter: done?.tokensAfter ?? NaN },
     };
@@ -277,6 +296,13 @@ export function encodeResult(
     made,
     transfer,
   };
+}
+
+/** True when `a` and `b` hold the same strings in the same order. */
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
 }
 
 /** A getter of the index of `items` by the first id each covers, built on first use. */
@@ -366,54 +392,63 @@ async function listOf(runs: RefRuns, { items, sent, made, slices }: Numbered): P
 
 /**
  * Fills in the ids of made items sent without them (the caller's own id strings, in order), in
- * slices of bounded time. Each list is made at its full length at once: grown by pushes, a list of
+ * slices of bounded time, reading each item sent once (`counts[k]`: how many ids `covers[k]` stands
+ * for, from the worker). Each list is made at its full length at once: grown by pushes, a list of
  * 300k ids is copied over and over, garbage the collector then stops the thread for.
+ * @throws Error when the items sent cover another number of ids (worker and caller disagree).
  */
-async function fillCovers(covers: ReadonlyArray<RefRuns | null>, numbered: Numbered): Promise<void> {
+async function fillCovers(
+  covers: ReadonlyArray<RefRuns | null>,
+  counts: readonly number[],
+  numbered: Numbered,
+): Promise<void> {
   const { items, sent, made, slices } = numbered;
   for (let k = 0; k < made.length; k++) {
     const runs = covers[k];
     if (!runs) continue;
-    let length = 0;
+    const length = counts[k];
+    const ids = new Array<string>(length);
+    let at = 0;
     for (let r = 0; r < runs.length; r += 2) {
       const end = runs[r] + runs[r + 1];
       if (end > sent) throw new Error(`compaction worker: item ${end - 1} is not one of the ${sent} items sent`);
       for (let from = runs[r]; from < end; from += STEPS) {
         if (slices.due()) await slices.turn();
-        for (let ref = from, to = Math.min(end, from + STEPS); ref < to; ref++) length += items[ref].covers.length;
-      }
-    }
-    const ids = new Array<string>(length);
-    let at = 0;
-    for (let r = 0; r < runs.length; r += 2)
-      for (let from = runs[r], end = from + runs[r + 1]; from < end; from += STEPS) {
-        if (slices.due()) await slices.turn();
         for (let ref = from, to = Math.min(end, from + STEPS); ref < to; ref++) {
           const own = items[ref].covers;
+          if (at + own.length > length) throw disagree(length);
           for (let j = 0; j < own.length; j++) ids[at++] = own[j];
         }
       }
+    }
+    if (at !== length) throw disagree(length);
     // The same field: the item's fields keep their order (its stored text depends on it).
     made[k].covers = ids;
   }
 }
 
-/** `coveredIds(list)`, in slices of bounded time; the list made at its full length at once (see {@link fillCovers}). */
-async function idsOf(list: readonly ContextItem[], { slices }: Numbered): Promise<string[]> {
-  let length = 0;
-  for (let from = 0; from < list.length; from += STEPS) {
-    if (slices.due()) await slices.turn();
-    for (let k = from, to = Math.min(list.length, from + STEPS); k < to; k++) length += list[k].covers.length;
-  }
+/** The error of ids that do not add up to the count the worker gave. */
+function disagree(count: number): Error {
+  return new Error(`compaction worker: the items sent do not cover the ${count} ids it counted`);
+}
+
+/**
+ * `coveredIds(list)`, in slices of bounded time, reading each item once: `length` is how many ids
+ * they cover (from the worker); the list made at its full length at once (see {@link fillCovers}).
+ * @throws Error when they cover another number of ids.
+ */
+async function idsOf(list: readonly ContextItem[], length: number, { slices }: Numbered): Promise<string[]> {
   const out = new Array<string>(length);
   let at = 0;
   for (let from = 0; from < list.length; from += STEPS) {
     if (slices.due()) await slices.turn();
     for (let k = from, to = Math.min(list.length, from + STEPS); k < to; k++) {
       const covers = list[k].covers;
+      if (at + covers.length > length) throw disagree(length);
       for (let j = 0; j < covers.length; j++) out[at++] = covers[j];
     }
   }
+  if (at !== length) throw disagree(length);
   return out;
 }
 
@@ -446,19 +481,23 @@ export async function decodeResult(
   await slices.turn();
   const madeItems: ContextItem[] = [];
   const covers: Array<RefRuns | null> = [];
+  const coverIds: number[] = [];
   for (const batch of made)
     for (let k = 0; k < batch.items.length; k++) {
       madeItems.push(batch.items[k]);
       covers.push(batch.covers[k] ?? null);
+      coverIds.push(batch.coverIds[k] ?? 0);
     }
   const numbered: Numbered = { items, sent, made: madeItems, slices };
-  await fillCovers(covers, numbered);
+  await fillCovers(covers, coverIds, numbered);
   const applied: Checkpoint[] = [];
   const checkpoints: Checkpoint[] = [];
   for (const encodedCheckpoint of encoded.prepared.checkpoints) {
     const {
       insertedTokens,
       replacedTokens,
+      replacedIdsOf,
+      replacedIdCount,
       replacedText,
       replacedIdsText,
       insertedTexts,
@@ -469,7 +508,9 @@ export async function decodeResult(
     const inserted = await listOf(cp.inserted, numbered);
     for (let k = 0; k < inserted.length; k++)
       if (insertedTokens[k] !== undefined) remember?.(inserted[k].message, insertedTokens[k]);
-    const ids = await idsOf(replaced, numbered);
+    // A summary covers exactly the ids of what it replaced: its list (filled in above) is copied.
+    const same = replacedIdsOf === undefined ? undefined : madeItems[replacedIdsOf - sent]?.covers;
+    const ids = same?.length === replacedIdCount ? same.slice() : await idsOf(replaced, replacedIdCount, numbered);
     if (meter) {
       noteReplaced({ replaced }, meter, replacedTokens, ids);
       noteStoredText(replaced, replacedText, ids, replacedIdsText);

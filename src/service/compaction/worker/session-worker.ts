@@ -203,7 +203,7 @@ export class CompactionWorker {
               return;
             }
             if (message.type === 'result-items') {
-              made.push({ items: message.items, covers: message.covers });
+              made.push({ items: message.items, covers: message.covers, coverIds: message.coverIds });
               return;
             }
             if (message.type === 'error') {

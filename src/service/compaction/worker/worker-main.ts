@@ -82,7 +82,8 @@ async function run(message: RunMessage): Promise<void> {
   const applied = 'status' in result ? undefined : keptApplication(result);
   const encoded = encodeResult(result, items, (m) => meter.countMessage(m), applied);
   // What the run made goes first, in batches (the caller takes each in its own turn), then the result.
-  for (const batch of encoded.made) post({ type: 'result-items', job, items: batch.items, covers: batch.covers });
+  for (const batch of encoded.made)
+    post({ type: 'result-items', job, items: batch.items, covers: batch.covers, coverIds: batch.coverIds });
   // The large texts for the save go as bytes, handed over rather than copied.
   post({ type: 'done', job, result: encoded.result }, encoded.transfer);
 }
