@@ -93,6 +93,8 @@ export function changedInstructions(
   items: readonly ContextItem[],
   current: readonly InstructionFile[],
 ): AttachedFile[] {
+  // No files: nothing to look for in the context (hundreds of thousands of messages).
+  if (current.length === 0) return [];
   const lead = items.find((it) => it.id === INSTRUCTIONS_ENTRY_ID);
   const leadText = typeof lead?.message.content === 'string' ? lead.message.content : '';
   const out: AttachedFile[] = [];

@@ -33,7 +33,7 @@ import { countInSlices } from './meter/count-slices';
 import { UsageRecorder, type ServiceStats } from './meter/usage';
 import { ServiceStatus } from './status';
 import { agentHooks } from './agent-hooks';
-import { exportOf, forkedSession, importedEntries, importSource, ownEntryIds } from './session/transfer';
+import { exportOf, forkedSession, importedEntries, importSource, ownEntryTest } from './session/transfer';
 import { protectedRestoredIds } from './session/restored-ids';
 import {
   changedInstructions,
@@ -177,7 +177,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
         version: () => this.session.version,
         commit: (result) => this.commitCompaction(result),
         setBusy: (detail) => this.status.compacting(detail),
-        ownEntries: () => ownEntryIds(this.session.entries, this.files.source),
+        ownEntries: () => ownEntryTest(this.session.entries, (id) => this.session.hasEntry(id), this.files.source),
         instructions: async (items, signal) => changedInstructions(items, await this.readInstructions(signal)),
         restoredIds: () => this.restored,
         releaseRestored: () => this.restored.clear(),

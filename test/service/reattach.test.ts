@@ -12,7 +12,9 @@ import type { ChatMessage, ContextItem, Entry } from '../../src/compaction/types
 import { reattachCandidates } from '../../src/compaction/rewrite/reattach';
 import { checkContext } from '../../src/compaction/plan/invariants';
 import { NodeToolHost } from '../../src/agent/node-host';
-import { readReattachFiles } from '../../src/service/compaction/reattach-files';
+import { ownWork, readReattachFiles } from '../../src/service/compaction/reattach-files';
+import { ownEntryTest } from '../../src/service/session/transfer';
+import { AGENT_SESSION_SOURCE } from '../../src/service/session/session-files';
 import type * as CheckpointDocuments from '../../src/views/documents/checkpoint-documents';
 import { text, toolCalls } from '../../src/demo/modelserver/replies';
 import type { ChatRequestBody, Responder } from '../../src/demo/modelserver/wire';
@@ -375,4 +377,47 @@ test('a continued recording re-attaches only the files this session read or chan
   const after = attachedOf(reopened.getTranscript().context).map((i) => i.attachedFile);
   assert.ok(after.includes('src/app.ts'), after.join(', '));
   assert.ok(!after.includes('package.json') && !after.includes('README.md'), after.join(', '));
+});
+
+test('own work: a session started here owns its entries, an import only those marked local; attached files count, summaries and uncovered items do not', async () => {
+  const entries: Entry[] = [
+    { id: 'e1', message: { role: 'user', content: 'Task 1' } },
+    { id: 'e2', message: { role: 'assistant', content: 'Read it.' }, meta: { local: true } },
+    { id: 'e3', message: { role: 'assistant', content: 'Done.' } },
+  ];
+  const raw = (e: Entry): ContextItem => ({ id: e.id, kind: 'raw', message: e.message, covers: [e.id] });
+  const summary: ContextItem = {
+    id: 's1',
+    kind: 'summary',
+    message: { role: 'user', content: 'Summary.' },
+    covers: ['e1'],
+    checkpointId: 'ck-00000001',
+  };
+  const attached: ContextItem = { ...summary, id: 'f1', covers: [], attachedFile: 'src/app.ts' };
+  const stray: ContextItem = { id: 'x1', kind: 'raw', message: { role: 'user', content: 'Not an entry.' }, covers: [] };
+  const items = [summary, attached, ...entries.map(raw), stray];
+  const ids = new Set(entries.map((e) => e.id));
+  const here = ownEntryTest(entries, (id) => ids.has(id), AGENT_SESSION_SOURCE);
+  assert.deepEqual(
+    (await ownWork(items, here)).map((it) => it.id),
+    ['f1', 'e1', 'e2', 'e3'],
+  );
+  const imported = ownEntryTest(entries, () => assert.fail('an import never asks the session'), 'import');
+  assert.deepEqual(
+    (await ownWork(items, imported)).map((it) => it.id),
+    ['f1', 'e2'],
+  );
+  // A long context is read over several turns of the event loop, with the same items.
+  const many = Array.from({ length: 200_000 }, (_, k) => raw({ id: `m${k}`, message: { role: 'user', content: 'x' } }));
+  let turns = 0;
+  let counting = true;
+  const count = () => {
+    turns++;
+    if (counting) setImmediate(count);
+  };
+  setImmediate(count);
+  const own = await ownWork(many, (id) => id !== undefined && id.endsWith('7'));
+  counting = false;
+  assert.equal(own.length, 20_000);
+  assert.ok(turns >= 1, `read after a turn of its own (${turns})`);
 });

@@ -8,6 +8,7 @@ import type { ContextItem } from '../../compaction/types';
 import { CandidateScan, type AttachedFile, type ReattachCandidate } from '../../compaction/rewrite/reattach';
 import { resolveInside, toRelative } from '../../agent/paths';
 import type { ToolHost } from '../../agent/types';
+import { TimeSlices } from '../../lifecycle/time-slices';
 
 /** Limits of one read, from the settings (`contextKeeper.reattachBudget`, `reattachMaxFiles`). */
 export interface ReattachLimits {
@@ -52,11 +53,25 @@ export async function scanCandidates(
 
 /**
  * The items of `items` that show the session's own work: files re-attached by its earlier compactions,
- * and messages whose raw entry is in `own` (see `ownEntryIds`). Summaries are left out (their files
- * are not candidates anyway).
+ * and messages whose raw entry `own` accepts (see `ownEntryTest`). Summaries are left out (their
+ * files are not candidates anyway). Read in slices of {@link SCAN_SLICE_MS}, the first in a turn of
+ * its own.
  */
-export function ownWork(items: readonly ContextItem[], own: ReadonlySet<string>): ContextItem[] {
-  return items.filter((it) => it.attachedFile !== undefined || (it.kind !== 'summary' && own.has(it.covers[0])));
+export async function ownWork(
+  items: readonly ContextItem[],
+  own: (entryId: string | undefined) => boolean,
+): Promise<ContextItem[]> {
+  const out: ContextItem[] = [];
+  const slices = new TimeSlices(SCAN_SLICE_MS);
+  await slices.turn();
+  for (let at = 0; at < items.length; at += 1024) {
+    if (slices.due()) await slices.turn();
+    for (let k = at, end = Math.min(items.length, at + 1024); k < end; k++) {
+      const it = items[k];
+      if (it.attachedFile !== undefined || (it.kind !== 'summary' && own(it.covers[0]))) out.push(it);
+    }
+  }
+  return out;
 }
 
 /**

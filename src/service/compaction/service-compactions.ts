@@ -13,6 +13,7 @@ import { Compactions } from './compactions';
 import { ownWork, readReattachFiles } from './reattach-files';
 import { compactionWorkerFile } from './worker/runner';
 import { CompactionWorker } from './worker/session-worker';
+import { nextTurn } from '../../lifecycle/time-slices';
 
 /** The parts of a {@link CompactionHost} that the service holds (state, meter, summarizer, events). */
 export type ServiceCompactionParts = Pick<
@@ -30,10 +31,10 @@ export type ServiceCompactionParts = Pick<
   | 'log'
 > & {
   /**
-   * Ids of the raw entries that are the session's own work in its workspace (see `ownEntryIds`); only
+   * Whether a raw entry id is the session's own work in its workspace (see `ownEntryTest`); only
    * their files are re-attached. Absent: every entry counts as the session's own.
    */
-  ownEntries?(): ReadonlySet<string>;
+  ownEntries?(): (entryId: string | undefined) => boolean;
   /**
    * Instruction files whose text on disk differs from what the context holds (see
    * `changedInstructions`): re-attached first after a summary. Absent: none.
@@ -91,9 +92,12 @@ export function serviceCompactions(
         read: async (items, limits, signal) => {
           // Changed project instructions first: they are re-read after every compaction that summarises.
           const instructions = (await parts.instructions?.(items, signal)) ?? [];
+          // Each pass over the context (hundreds of thousands of messages) in slices of its own.
+          await nextTurn();
+          const own = parts.ownEntries?.();
           const touched = await readReattachFiles(
             options.host,
-            parts.ownEntries ? ownWork(items, parts.ownEntries()) : items,
+            own ? await ownWork(items, own) : items,
             limits,
             (text) => parts.meter.countText(text),
             signal,

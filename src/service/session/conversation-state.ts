@@ -94,6 +94,11 @@ export class ConversationState {
     return state;
   }
 
+  /** True when an entry of the transcript has id `id`. */
+  hasEntry(id: string): boolean {
+    return this.entryIds.has(id);
+  }
+
   /** A fresh entry id (`e000001`, …) not used by any entry. */
   newEntryId(): string {
     let id: string;

@@ -33,13 +33,20 @@ function withoutLocalMark(entry: Entry): Entry {
 }
 
 /**
- * Ids of the entries that are the session's own work, in the workspace it belongs to: every entry of
+ * Whether an entry id names the session's own work, in the workspace it belongs to: every entry of
  * a session started here (`source` {@link AGENT_SESSION_SOURCE}; also those saved before entries were
- * marked), else only the entries marked `local` (appended after an import or a continued recording).
+ * marked; `has` tells the session's entries, with no set of their ids made), else only the entries
+ * marked `local` (appended after an import or a continued recording; one pass over `entries`).
  */
-export function ownEntryIds(entries: readonly Entry[], source: string): Set<string> {
-  const all = source === AGENT_SESSION_SOURCE;
-  return new Set(entries.filter((e) => all || e.meta?.local === true).map((e) => e.id));
+export function ownEntryTest(
+  entries: readonly Entry[],
+  has: (id: string) => boolean,
+  source: string,
+): (id: string | undefined) => boolean {
+  if (source === AGENT_SESSION_SOURCE) return (id) => id !== undefined && has(id);
+  const local = new Set<string>();
+  for (const e of entries) if (e.meta?.local === true) local.add(e.id);
+  return (id) => id !== undefined && local.has(id);
 }
 
 /** The export document of a session as it stands (copies; later changes do not show in it). */

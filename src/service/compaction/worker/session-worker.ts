@@ -29,7 +29,7 @@ import {
 import type { PreparedCompaction } from '../../../compaction/rewrite/commit';
 import type { CompactionResult } from '../../../compaction/outcome';
 import { marksOf } from '../../../compaction/tool-outcomes';
-import { TimeSlices } from '../../../lifecycle/time-slices';
+import { nextTurn, TimeSlices } from '../../../lifecycle/time-slices';
 
 /** Milliseconds without a job after which the thread is stopped (its memory freed): 3 minutes. */
 export const IDLE_STOP_MS = 180_000;
@@ -143,7 +143,8 @@ export class CompactionWorker {
         if (waiting) reject(job.signal?.reason);
       };
       job.signal?.addEventListener('abort', onQueuedAbort, { once: true });
-      const turn = this.tail.then(() => {
+      // Starting the thread gets a turn of its own, apart from what the caller did before (reading files to re-attach).
+      const turn = this.tail.then(nextTurn).then(() => {
         waiting = false;
         job.signal?.removeEventListener('abort', onQueuedAbort);
         return this.execute(job, resolve, reject);
