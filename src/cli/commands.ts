@@ -16,7 +16,7 @@ import { keepMessageMemos } from '../compaction/message-memo';
 import { describeAnchored, describeCompaction, describeSmallSpans } from '../compaction/outcome-text';
 import { holdersOf, type CompactionStatus } from '../compaction/outcome';
 import { thresholds } from '../compaction/plan/budget';
-import { checkContext } from '../compaction/plan/invariants';
+import { checkContext, describeViolation, type Violation } from '../compaction/plan/invariants';
 import { describeHolders, tokenHolders } from '../compaction/plan/holders';
 import { summarizerFromFlags } from '../summarizers/from-options';
 import { replay } from '../replay/replay';
@@ -250,6 +250,7 @@ export async function compactCommand(
     );
   const fits = result.tokensAfter <= th.inputBudget;
   if (status.kind === 'summarizer-failed' || !fits) process.exitCode = 1;
+  failOnViolations(violations, note);
   const encodingNote = sessionEncodingWarning(s, o.model);
   if (o.json) {
     if (encodingNote) note(`warning: ${encodingNote}`);
@@ -299,6 +300,20 @@ export async function compactCommand(
     );
   if (violations.length) out(`invariant violations: ${violations.length}; first: ${violations[0].message}`);
   if (o.out && status.kind !== 'summarizer-failed') out(`wrote ${o.out}`);
+}
+
+/**
+ * A broken invariant means the context is not one the agent may be sent: a script must see it, as
+ * `replay` exits with 1 on one. Sets exit code 1 and says on `note` (standard error) which invariant
+ * broke and on which message; nothing when `violations` is empty.
+ */
+export function failOnViolations(violations: readonly Violation[], note: Out): void {
+  if (violations.length === 0) return;
+  process.exitCode = 1;
+  const more = violations.length - 1;
+  note(
+    `error: the compacted context breaks ${describeViolation(violations[0])}${more ? ` (and ${plural(more, 'more violation', 'more violations')})` : ''}`,
+  );
 }
 
 /** One checkpoint of `compact`'s printed result: its figures, then its scorecard and what it left out by name. */

@@ -1,6 +1,7 @@
 /**
  * The success flag a tool result carries, kept with the message object it belongs to (and the marks
- * of a person's reply and of a harness's message in the user role): importers
+ * of a person's reply, of a harness's message in the user role and of a summary an earlier
+ * compaction wrote, read back from the recording): importers
  * and the agent record it in `EntryMeta.toolOk` (Claude Code's and Cline's `is_error`, Codex's
  * `success` or exit code, OpenHands' error events, the product's own tool host), and context items
  * are built from entries without their metadata. The summary's ledger reads the flag here, so a
@@ -14,10 +15,11 @@ const outcomes = new WeakMap<object, boolean>();
 const humanReplies = new WeakSet<object>();
 const harnessTexts = new WeakSet<object>();
 const editsListed = new WeakSet<object>();
+const recordedSummaries = new WeakSet<object>();
 
 /**
- * Keeps `entry.meta.toolOk`, `entry.meta.humanReply` and `entry.meta.harnessText` (when recorded)
- * with `entry.message`. Returns the message.
+ * Keeps `entry.meta.toolOk`, `entry.meta.humanReply`, `entry.meta.harnessText` and
+ * `entry.meta.importedSummary` (when recorded) with `entry.message`. Returns the message.
  */
 export function keepToolOutcome(entry: Entry): ChatMessage {
   const ok = entry.meta?.toolOk;
@@ -26,6 +28,7 @@ export function keepToolOutcome(entry: Entry): ChatMessage {
   if (entry.meta?.humanReply === true) humanReplies.add(entry.message);
   if (entry.meta?.harnessText === true) harnessTexts.add(entry.message);
   if (entry.meta?.editsListed === true) editsListed.add(entry.message);
+  if (entry.meta?.importedSummary === true) recordedSummaries.add(entry.message);
   return entry.message;
 }
 
@@ -35,6 +38,24 @@ export function keepToolOutcome(entry: Entry): ChatMessage {
  */
 export function isRecordedHarnessText(message: ChatMessage | undefined): boolean {
   return !!message && harnessTexts.has(message);
+}
+
+/**
+ * True when the recording marks the message `message` as a summary an earlier compaction wrote
+ * (`EntryMeta.importedSummary`: the recording agent's own compaction, or ContextKeeper's read back
+ * from a file `compact --out` wrote). Such a message stands for earlier messages: nobody typed it.
+ */
+export function isRecordedSummary(message: ChatMessage | undefined): boolean {
+  return !!message && recordedSummaries.has(message);
+}
+
+/**
+ * Marks `copy`, a shortened copy of `original` (clipped, its images taken out), as a recorded summary
+ * when `original` is one ({@link isRecordedSummary}): shortening a summary does not make it a message
+ * the user typed, so it must not become the latest-request anchor.
+ */
+export function keepSummaryMark(original: ChatMessage, copy: ChatMessage): void {
+  if (copy && typeof copy === 'object' && recordedSummaries.has(original)) recordedSummaries.add(copy);
 }
 
 /**
@@ -69,7 +90,8 @@ export function recordedToolOutcome(message: ChatMessage | undefined): boolean |
  * The marks kept with `message` (its success flag, a person's reply, a harness's text) as one small
  * number, for a copy of the message made elsewhere (a structured clone sent to a worker thread keeps
  * no marks: they live beside the message object, not in it). Bits: 1 a flag is recorded, 2 the flag
- * is success, 4 a person's reply, 8 a harness's text, 16 a reply that lists its applied edits. 0 when none.
+ * is success, 4 a person's reply, 8 a harness's text, 16 a reply that lists its applied edits, 32 a
+ * summary read back from the recording. 0 when none.
  */
 export function marksOf(message: ChatMessage): number {
   const ok = outcomes.get(message);
@@ -77,7 +99,8 @@ export function marksOf(message: ChatMessage): number {
     (ok === undefined ? 0 : ok ? 3 : 1) |
     (humanReplies.has(message) ? 4 : 0) |
     (harnessTexts.has(message) ? 8 : 0) |
-    (editsListed.has(message) ? 16 : 0)
+    (editsListed.has(message) ? 16 : 0) |
+    (recordedSummaries.has(message) ? 32 : 0)
   );
 }
 
@@ -88,4 +111,5 @@ export function keepMarks(message: ChatMessage, marks: number): void {
   if (marks & 4) humanReplies.add(message);
   if (marks & 8) harnessTexts.add(message);
   if (marks & 16) editsListed.add(message);
+  if (marks & 32) recordedSummaries.add(message);
 }

@@ -181,3 +181,83 @@ for (const format of ['claude-code', 'openai-chat'] as const) {
       assert.equal(new Set(ids).size, ids.length, 'ids are unique within the output');
     });
 }
+
+// One request, then a long task after the next one: the first compaction summarises the task's
+// older steps, so its summary stands after the latest request. Read back, that summary is no request.
+const longTask: Step[] = [
+  { user: 'add a retry budget to the fetch client in src/net/client.ts' },
+  { say: `Looking at the client. ${filler(200)}` },
+  { user: 'then wire the budget into the uploader in src/net/upload.ts' },
+  ...[1, 2, 3, 4, 5, 6].flatMap((n): Step[] => [
+    { tool: 'read', path: `src/net/part${n}.ts`, output: filler(200) },
+    { tool: 'edit', path: `src/net/part${n}.ts`, old: 'retries = 0', new: 'retries = budget.left' },
+    { say: `Part ${n} uses the budget. ${filler(120)}` },
+  ]),
+];
+
+/** Runs a command, collecting standard output and error and the exit code it sets (then put back). */
+async function run(
+  command: (out: (l: string) => void, note: (l: string) => void) => Promise<void>,
+): Promise<{ out: string; err: string; code: typeof process.exitCode }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const exitCode = process.exitCode;
+  try {
+    process.exitCode = undefined;
+    await command(
+      (l) => out.push(l),
+      (l) => err.push(l),
+    );
+    return { out: out.join('\n'), err: err.join('\n'), code: process.exitCode };
+  } finally {
+    process.exitCode = exitCode;
+  }
+}
+
+for (const format of ['claude-code', 'openai-chat'] as const) {
+  test(`${format}: a summary read back after the latest request is summarised again, the request typed last kept, exit 0`, async () => {
+    const { write, file } = WRITERS[format];
+    const dir = fs.mkdtempSync(path.join(tmp, `${format}-task-`));
+    const input = path.join(dir, file);
+    fs.writeFileSync(input, write(longTask));
+    const first = path.join(dir, 'A.json');
+    await quiet((out, note) => compactCommand(input, { ...budget(8000), out: first }, out, note));
+    const a = read(first);
+    const typed = a.messages.map((m) => m.role === 'user' && !HEADER.test(String(m.content)));
+    const last = typed.lastIndexOf(true);
+    assert.ok(
+      a.messages.some((m, k) => k > last && HEADER.test(String(m.content))),
+      `the first summary stands after the latest request:\n${JSON.stringify(a.messages.map((m) => m.role))}`,
+    );
+    const request = a.messages[last].content;
+
+    const second = path.join(dir, 'B.json');
+    const compacted = await run((out, note) =>
+      compactCommand(first, { ...budget(3000), out: second, json: true }, out, note),
+    );
+    const json = JSON.parse(compacted.out) as { violations: unknown[]; applied: boolean; fits: boolean };
+    assert.ok(json.applied, 'the second compaction replaced something');
+    assert.deepEqual(json.violations, []);
+    assert.ok(json.fits);
+    assert.equal(compacted.code, undefined, 'no violation, a fitting result: success');
+    assert.doesNotMatch(compacted.err, /invariant/);
+    const b = read(second);
+    assert.ok(
+      b.messages.some((m) => m.role === 'user' && m.content === request),
+      'the request typed last is in the context verbatim',
+    );
+
+    // Replayed message by message, the summary read back is no request either: the request stays.
+    const replayedOut = path.join(dir, 'C.json');
+    const replayed = await run((out, note) =>
+      replayCommand(first, { ...budget(1500), out: replayedOut, json: true }, out, note),
+    );
+    const report = JSON.parse(replayed.out) as { invariantViolations: number; compactions: number };
+    assert.ok(report.compactions > 0, 'the replay compacted');
+    assert.ok(
+      read(replayedOut).messages.some((m) => m.role === 'user' && m.content === request),
+      'the replay keeps the request typed last verbatim',
+    );
+    assert.equal(report.invariantViolations, 0);
+  });
+}

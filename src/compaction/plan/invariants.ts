@@ -3,6 +3,7 @@
  * context it would send, and as a last guard before a compaction commits.
  */
 import type { ChatMessage, ContextItem, Entry } from '../types';
+import { rawItem } from '../context';
 import { analyze, analyzeTable, isRealUserMessage, toolCallIds, UNIT_REASONS } from './structure';
 
 /** One broken invariant, for people: `invariant` is the number in DESIGN.md. */
@@ -10,6 +11,24 @@ export interface Violation {
   invariant: 1 | 2 | 3 | 4 | 5 | 6;
   index?: number;
   message: string;
+}
+
+/** DESIGN.md's short name of each invariant a {@link Violation} can name. */
+const INVARIANT_NAMES: Record<Violation['invariant'], string> = {
+  1: 'tool pairing',
+  2: 'order',
+  3: 'anchors',
+  4: 'no loss',
+  5: 'shrink',
+  6: 'role',
+};
+
+/**
+ * One line for people naming the broken invariant (its DESIGN.md number and name) and what broke it,
+ * e.g. `invariant 3 (anchors): anchor message m2 (user) is not in the context verbatim`.
+ */
+export function describeViolation(v: Violation): string {
+  return `invariant ${v.invariant} (${INVARIANT_NAMES[v.invariant]}): ${v.message}`;
 }
 
 /**
@@ -115,8 +134,9 @@ export function checkContext(
       message: `covered raw ids differ from the raw transcript (${covered} covered, ${raw.length} raw, first difference at ${difference < 0 ? covered : difference})`,
     });
   }
-  const rawItems: readonly ContextItem[] =
-    options.rawItems ?? raw.map((e) => ({ id: e.id, kind: 'raw', message: e.message, covers: [e.id] }));
+  // Raw items as the context builds them: a summary the recording holds (`meta.importedSummary`) is
+  // marked on its message, so it is no latest-request anchor here either.
+  const rawItems: readonly ContextItem[] = options.rawItems ?? raw.map(rawItem);
   // The unit table, not unit objects: only the anchors are needed.
   const rawShape = analyzeTable(rawItems, options.keepRecentSteps ?? 1);
   const mustKeep: number[] = [];
@@ -218,7 +238,7 @@ export class IncrementalChecker {
       if (this.leadOpen && system) this.leadEnd = k + 1;
       else this.leadOpen = false;
       if (!system && this.firstReal < 0) this.firstReal = k;
-      if (!this.leadOpen && isRealUserMessage({ id: e.id, kind: 'raw', message: e.message, covers: [e.id] })) {
+      if (!this.leadOpen && isRealUserMessage(rawItem(e))) {
         this.lastUser = k;
         this.assistants = [];
       } else if (!this.leadOpen && role === 'assistant') {
@@ -290,9 +310,7 @@ export class IncrementalChecker {
     const keep = this.options.keepRecentSteps ?? 1;
     if (keep <= 0 || this.assistants.length === 0) return [];
     const from = this.assistants[Math.max(0, this.assistants.length - keep)];
-    const slice = this.raw
-      .slice(from)
-      .map((e): ContextItem => ({ id: e.id, kind: 'raw', message: e.message, covers: [e.id] }));
+    const slice = this.raw.slice(from).map(rawItem);
     const shape = analyze(slice, keep);
     const out: number[] = [];
     for (const u of shape.units)

@@ -9,6 +9,7 @@
  */
 import type { ChatMessage, ContextItem } from '../types';
 import { isToolOutputText } from '../text';
+import { isRecordedSummary } from '../tool-outcomes';
 
 /** What a unit is. */
 /** `turn`: a piece of history (a step, or user messages); `step`: a current-task agent step. */
@@ -42,9 +43,23 @@ export function toolCallIds(message: ChatMessage): string[] {
   return Array.isArray(calls) ? calls.map((c) => c.id) : [];
 }
 
-/** A user message written by the user (not a summary standing for earlier messages). */
+/**
+ * A user message written by the user (not a summary standing for earlier messages). A summary an
+ * earlier compaction wrote and the recording holds as a plain user message (the recording agent's own
+ * compaction replayed message by message, ContextKeeper's read back from a `compact --out` file) is
+ * no such message, in whatever item it stands: DESIGN.md's invariant 3 anchors what the user typed.
+ */
 export function isRealUserMessage(item: ContextItem): boolean {
-  return item.message.role === 'user' && item.kind !== 'summary' && !isToolOutputMessage(item);
+  return item.message.role === 'user' && !isSummaryItem(item) && !isToolOutputMessage(item);
+}
+
+/**
+ * A summary: an item a compaction wrote, or the message (raw, or clipped from it) of a summary an
+ * earlier compaction wrote that the recording holds ({@link isRecordedSummary}). Either stands for
+ * earlier messages, so either may be summarised again (invariant 10 carries its requests forward).
+ */
+export function isSummaryItem(item: ContextItem): boolean {
+  return item.kind === 'summary' || isRecordedSummary(item.message);
 }
 
 /**
@@ -53,7 +68,7 @@ export function isRealUserMessage(item: ContextItem): boolean {
  * user role. Such a message belongs to the agent step before it.
  */
 export function isToolOutputMessage(item: ContextItem): boolean {
-  if (item.message.role !== 'user' || item.kind === 'summary') return false;
+  if (item.message.role !== 'user' || isSummaryItem(item)) return false;
   const content = (item.message as { content?: unknown }).content;
   const head =
     typeof content === 'string'
@@ -151,7 +166,7 @@ export function analyzeTable(items: readonly ContextItem[], keepRecentSteps = 1)
   const historyEnd = lastUserIndex < 0 ? leadEnd : lastUserIndex;
   let i = leadEnd;
   while (i < historyEnd) {
-    if (items[i].kind === 'summary') {
+    if (isSummaryItem(items[i])) {
       push(i, i + 1, KIND.summary, REGION.history, true);
       i++;
       continue;
@@ -160,7 +175,7 @@ export function analyzeTable(items: readonly ContextItem[], keepRecentSteps = 1)
     if (items[i].message.role === 'assistant') {
       while (j < historyEnd && items[j].message.role === 'tool') j++;
     } else {
-      while (j < historyEnd && items[j].kind !== 'summary' && items[j].message.role !== 'assistant') j++;
+      while (j < historyEnd && !isSummaryItem(items[j]) && items[j].message.role !== 'assistant') j++;
     }
     push(i, j, KIND.turn, REGION.history, true);
     i = j;
@@ -191,7 +206,7 @@ export function analyzeTable(items: readonly ContextItem[], keepRecentSteps = 1)
       steps++;
       i = j;
     } else {
-      const summary = item.kind === 'summary';
+      const summary = isSummaryItem(item);
       push(i, i + 1, summary ? KIND.summary : KIND.other, REGION.current, summary, 0);
       i++;
     }

@@ -55,6 +55,7 @@ import { movedPaths } from '../summary/ledger/ledger';
 import { LineCounter } from '../../tokenizer/line-count';
 import { finalizeSummary } from '../summary/summary-checks';
 import { clipMessageToTokens } from '../clip';
+import { keepSummaryMark } from '../tool-outcomes';
 import { composeSummary, SUMMARY_FRAME_TOKENS } from '../summary/compose-summary';
 import { pointerLine } from '../summary/recall-pointer';
 import { summaryHeader } from '../summary/summary-header';
@@ -845,6 +846,7 @@ function clipTier(run: TierRun): void {
       (t) => meter.countText(t),
     );
     if (message === it.message) continue;
+    keepSummaryMark(it.message, message);
     cp.replaced.push(it);
     cp.inserted.push({ id: `${it.id}~k`, kind: 'clipped', message, covers: [...it.covers], checkpointId: cp.id });
   }

@@ -21,6 +21,7 @@ import type { TokenMeter } from '../meter/meter';
 import { analyzeTable, KIND, REGION } from '../plan/structure';
 import { callIndex, collapseItem, describeCollapse } from './collapse';
 import { clipMessageToTokens } from '../clip';
+import { keepSummaryMark } from '../tool-outcomes';
 import { applyCheckpoint } from '../context';
 import { tokenHolders } from '../plan/holders';
 import { collectRequests, removeRequestsSection } from '../summary/requests';
@@ -181,6 +182,7 @@ export async function degradeToFit(input: DegradeInput): Promise<DegradeResult> 
         64,
       );
       if (message === it.message) continue;
+      keepSummaryMark(it.message, message);
       cp.replaced.push(it);
       cp.inserted.push({ id: `${it.id}~k`, kind: 'clipped', message, covers: [...it.covers], checkpointId: cp.id });
       excess -= tokens - meter.countMessage(message);

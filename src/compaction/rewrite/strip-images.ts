@@ -8,6 +8,7 @@ import type { Checkpoint, ChatMessage, ContextItem, ToolSchema } from '../types'
 import type { TokenMeter } from '../meter/meter';
 import { imageSizeFromDataUrl } from '../meter/images';
 import { applyCheckpoint } from '../context';
+import { keepSummaryMark } from '../tool-outcomes';
 
 /** Number of `image_url` parts in a message. */
 export function imageCount(message: ChatMessage): number {
@@ -61,10 +62,12 @@ export function stripImages(
     const n = imageCount(it.message);
     if (n === 0 || it.pinned || it.message.role === 'system') continue;
     replaced.push(it);
+    const message = withoutImages(it.message);
+    keepSummaryMark(it.message, message);
     inserted.push({
       id: `${it.id}~i`,
       kind: 'collapsed',
-      message: withoutImages(it.message),
+      message,
       covers: [...it.covers],
       checkpointId: id,
     });
