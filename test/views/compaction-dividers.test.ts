@@ -7,7 +7,13 @@ import type { ContextItem, Entry, RetentionScorecard } from '../../src/compactio
 import { latestRunPeak, placeCompactions } from '../../src/views/sidebar/compaction-dividers';
 import { SessionList } from '../../src/views/session-list';
 import type { CheckpointRecord } from '../../src/service/records';
-import { compactionDetailOf, toCheckpointView } from '../../src/views/sidebar/view-mappers';
+import {
+  compactionDetailOf,
+  DIVIDER_SUMMARY_CHARS,
+  shownSummary,
+  toCheckpointView,
+} from '../../src/views/sidebar/view-mappers';
+import { formatInteger } from '../../src/format/display';
 import { renderCheckpoint } from '../../src/views/documents/checkpoint-documents';
 
 function entry(id: string, minute: number | undefined): Entry {
@@ -392,4 +398,47 @@ test('a run whose summaries were written newest first shows them oldest first, a
     detail.replaced.map((r) => r.preview),
     ['e0', 'e1', 'e2', 'e3'],
   );
+});
+
+/** The shown part and the note of a cut summary, split where the note starts. */
+function cutParts(shown: string): { body: string; note: string } {
+  const at = shown.lastIndexOf('\n\n[… ');
+  assert.ok(at > 0, 'a cut summary ends with a note');
+  return { body: shown.slice(0, at), note: shown.slice(at + 2) };
+}
+
+/** The note a cut summary ends with, counting what the summary holds after `body` (white space at the cut aside). */
+function expectedNote(text: string, body: string): string {
+  const left = text.slice(body.length).trimStart().length;
+  return `[… ${formatInteger(left)} more characters of this summary are not shown here: Open shows the whole checkpoint.]`;
+}
+
+test('a summary longer than a divider shows is cut at a line and says how much is left and where', () => {
+  // Each line ends with a space: the cut drops the white space there and counts from the next line.
+  const line = (i: number) => `- line ${i}: ${'the settlement flow was checked '.repeat(3)}`;
+  const long = Array.from({ length: 1200 }, (_, i) => line(i)).join('\n');
+  assert.ok(long.length > DIVIDER_SUMMARY_CHARS);
+  const shown = shownSummary(long);
+  const { body, note } = cutParts(shown);
+  assert.ok(long.startsWith(body), 'the shown part is the summary as written');
+  assert.ok(body.length <= DIVIDER_SUMMARY_CHARS);
+  assert.match(body, /the settlement flow was checked$/, 'cut where a line ends');
+  assert.match(long.slice(body.length), /^\s*\n- line \d+:/, 'the next line starts the part left out');
+  assert.equal(note, expectedNote(long, body));
+  const short = 'Summary of 3 messages.';
+  assert.equal(shownSummary(short), short, 'a short summary is shown whole, with no note');
+  assert.equal(
+    shownSummary('x'.repeat(DIVIDER_SUMMARY_CHARS)),
+    'x'.repeat(DIVIDER_SUMMARY_CHARS),
+    'exactly the limit: whole',
+  );
+});
+
+test('a summary of one line longer than a divider shows is cut between words, with the note', () => {
+  const long = 'the settlement flow was checked '.repeat(Math.ceil((DIVIDER_SUMMARY_CHARS * 1.5) / 32));
+  const { body, note } = cutParts(shownSummary(long));
+  assert.ok(long.startsWith(body) && body.length <= DIVIDER_SUMMARY_CHARS);
+  assert.match(body, /[a-z]$/, 'cut after a whole word');
+  assert.match(long.slice(body.length), /^ [a-z]/, 'before the next one');
+  assert.equal(note, expectedNote(long, body));
 });

@@ -2,6 +2,7 @@
  * The service's records as the sidebar shows them: gauge, checkpoint rows, approvals, the summary
  * preview and a compaction divider's detail. Pure functions of the records.
  */
+import { formatInteger } from '../../format/display';
 import type { ApprovalRequest } from '../../agent/types';
 import type { Entry } from '../../compaction/types';
 import type {
@@ -105,8 +106,27 @@ function inConversationOrder(
     .map((x) => x.c);
 }
 
+/** Characters of summary text a divider shows; the checkpoint document holds the rest. */
+export const DIVIDER_SUMMARY_CHARS = 40_000;
+
 /**
- * The summary text (at most 40,000 characters) and the first `max` replaced messages of a compaction
+ * `text` as a divider shows it: whole up to {@link DIVIDER_SUMMARY_CHARS} characters; longer, cut at
+ * the last line break before that (a word boundary when a line is longer), followed by a line that
+ * says how much is left out and where it is, so a cut summary never reads as whole.
+ */
+export function shownSummary(text: string): string {
+  if (text.length <= DIVIDER_SUMMARY_CHARS) return text;
+  const head = text.slice(0, DIVIDER_SUMMARY_CHARS);
+  const line = head.lastIndexOf('\n');
+  const space = head.lastIndexOf(' ');
+  const at =
+    line > DIVIDER_SUMMARY_CHARS / 2 ? line : space > DIVIDER_SUMMARY_CHARS / 2 ? space : DIVIDER_SUMMARY_CHARS;
+  const left = text.slice(at).trimStart().length;
+  return `${text.slice(0, at).trimEnd()}\n\n[… ${formatInteger(left)} more characters of this summary are not shown here: Open shows the whole checkpoint.]`;
+}
+
+/**
+ * The summary text (see {@link shownSummary}) and the first `max` replaced messages of a compaction
  * divider; `toolNames` maps tool-result entry ids to tool names (see `transcript-items.ts`). A run's
  * summaries and replaced messages are listed oldest first, as they stand in the conversation (by the
  * first entry each checkpoint replaced; history order where that is the same), whatever order the run
@@ -123,10 +143,7 @@ export function compactionDetailOf(
     checkpoints.filter((c) => group.checkpointIds.includes(c.id)),
     entries,
   );
-  const summary = records
-    .map((c) => c.summary)
-    .join('\n\n---\n\n')
-    .slice(0, 40_000);
+  const summary = shownSummary(records.map((c) => c.summary).join('\n\n---\n\n'));
   const ids = [...new Set(records.flatMap((c) => c.replacedIds))];
   const replaced: ReplacedItemView[] = [];
   for (const entryId of ids.slice(0, max)) {
