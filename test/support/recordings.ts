@@ -16,6 +16,7 @@ import { compact } from '../../src/compaction/rewrite/compactor';
 import { quarterCounter } from './generate';
 import { textWithPlaceholders } from '../../src/compaction/content-text';
 import { describeCompaction } from '../../src/compaction/outcome-text';
+import { recallPointer } from '../../src/compaction/summary/recall-pointer';
 import type { ContextItem } from '../../src/compaction/types';
 import type { CompactionResult } from '../../src/compaction/outcome';
 
@@ -554,4 +555,37 @@ export function sectionOf(summary: string, heading: string): string {
   if (body < 0) return '';
   const end = summary.indexOf('\n\n', body + 1);
   return summary.slice(body + 1, end < 0 ? undefined : end);
+}
+
+/**
+ * A chained compaction: the recording of `first` (written by `write`, named `file`) is summarised by
+ * the extractive notes in `firstTokens` tokens (default 8,000: room for every section), closed by
+ * the pointer line the compactor ends a summary with (checkpoint `cp-first`), that summary stands for
+ * those messages, the steps `then` follow it, and the whole is compacted with
+ * {@link compactExtractive} in a window of `window` tokens. Returns the first summary's text and the
+ * second's, which read the first. Throws when the second compaction wrote no summary.
+ */
+export async function chainedSummaries(
+  write: (steps: readonly Step[]) => string,
+  file: string,
+  first: readonly Step[],
+  then: readonly Step[],
+  window?: number,
+  firstTokens = 8000,
+): Promise<{ first: string; second: string }> {
+  const before = itemsFromEntries(importTranscriptTextSync(write(first), file).entries);
+  const all = itemsFromEntries(importTranscriptTextSync(write([...first, ...then]), file).entries);
+  const notes = new ExtractiveSummarizer((s) => meter.countText(s)).notes(before, firstTokens);
+  const text = `${notes}\n\n${recallPointer('cp-first', before.length)}`;
+  const earlier: ContextItem = {
+    id: 'cp~s',
+    kind: 'summary',
+    message: { role: 'user', content: text },
+    covers: before.map((i) => i.id),
+    checkpointId: 'cp',
+  };
+  const r = await compactExtractive([earlier, ...all.slice(before.length)], window);
+  const s = r.context.find((i) => i.kind === 'summary' && i !== earlier);
+  if (!s) throw new Error(`no second summary (${describeCompaction(r.status)})`);
+  return { first: text, second: textWithPlaceholders(s.message.content) };
 }

@@ -26,6 +26,9 @@ export const KEPT_HEADING = '## Kept from the earlier summaries (files, commits,
  */
 export const READ_LINE = '- Files read (not changed):';
 
+/** How the line of the carried commits begins: their ids, one list, oldest first. */
+export const KEPT_COMMITS_LINE = '- Commits:';
+
 /** Most characters of one carried line (a file's line of what changed, a root cause). */
 const LINE_CHARS = 240;
 
@@ -35,6 +38,18 @@ const BARE_FILE =
   /^[\w@+-][\w.@+-]*\.(?:md|mdx|txt|json|jsonl|ya?ml|toml|ts|tsx|js|jsx|mjs|cjs|py|rs|go|java|kt|rb|php|cs|c|h|cpp|sql|sh|css|scss|html|vue|svelte|lock|env)$/i;
 /** A commit id: 7 to 40 lower-case hex digits holding a letter and a digit. */
 const HEX = /(?<![\w/.-])[0-9a-f]{7,40}(?![\w/.-])/g;
+
+/**
+ * Whether a line of an earlier summary under `heading` names commits the agent made: a line of its
+ * commits section, the commits line of its kept section, or (a recording agent's own summary, which
+ * has no sections of ours) a line that says "commit". A hex id anywhere else (an identifier
+ * from a `git log` listing, a sub-agent's id, a request's trace id) is no commit of the agent's.
+ */
+function namesCommits(heading: string, line: string): boolean {
+  // A recording agent's own summary has none of these headings: its line that says "commit" counts.
+  if (heading === '') return /\bcommit/i.test(line);
+  return heading === LEDGER.commits || (heading === KEPT_HEADING && line.startsWith(KEPT_COMMITS_LINE));
+}
 /** Lines that state why something failed. */
 const CAUSE = /\broot[- ]cause|\bcaused by\b|\bthe cause (?:was|is)\b|\bbecause of\b/i;
 
@@ -121,8 +136,7 @@ function holdingsOf(text: string): Holding[] {
     const inFiles = heading === LEDGER.files && /^- \S+: /.test(line) && !read;
     for (const p of pathsOf(line))
       out.push({ kind: 'file', key: p, ...(inFiles ? { line } : {}), ...(read ? { read: true } : {}) });
-    for (const c of commitsOf(line))
-      out.push({ kind: 'commit', key: c, line: /\bcommit/i.test(line) ? line : undefined });
+    if (namesCommits(heading, line)) for (const c of commitsOf(line)) out.push({ kind: 'commit', key: c });
     if (CAUSE.test(line)) out.push({ kind: 'cause', key: line.replace(/^[-*\s]+/, ''), line });
   }
   return out;
@@ -157,6 +171,9 @@ export function keepEarlierHoldings(summary: string, span: readonly ContextItem[
   const readFiles: string[] = [];
   const seen = new Set<string>();
   const named = (key: string) => present.includes(key);
+  // A commit is kept unless the new text lists it as a commit: an id in another list (identifiers
+  // carried from the earlier summary) does not tell the agent it made that commit.
+  const presentCommits = new Set(holdingsOf(present).flatMap((h) => (h.kind === 'commit' ? [h.key] : [])));
   for (const item of earlier) {
     for (const h of holdingsOf(textWithPlaceholders(item.message.content))) {
       // Read files are listed apart, unless another line says the file changed.
@@ -165,13 +182,19 @@ export function keepEarlierHoldings(summary: string, span: readonly ContextItem[
         continue;
       }
       if (seen.has(`${h.kind}:${h.key}`)) continue;
-      if (h.kind === 'cause' ? presentFlat.includes(flat(h.key)) : named(h.key)) continue;
+      if (
+        h.kind === 'cause'
+          ? presentFlat.includes(flat(h.key))
+          : h.kind === 'commit'
+            ? presentCommits.has(h.key)
+            : named(h.key)
+      )
+        continue;
       seen.add(`${h.kind}:${h.key}`);
       if (h.kind === 'file') {
         if (h.line && !fileLines.includes(clipLine(h.line))) fileLines.push(clipLine(h.line));
         else if (!h.line) bareFiles.push(h.key);
-      } else if (h.kind === 'commit')
-        commits.push(h.line ? `${h.key} (${clipLine(h.line.replace(/^[-*\s]+/, ''))})` : h.key);
+      } else if (h.kind === 'commit') commits.push(h.key);
       else causes.push(`- ${clipLine(h.key)}`);
     }
   }
@@ -183,7 +206,7 @@ export function keepEarlierHoldings(summary: string, span: readonly ContextItem[
     ...fileLines,
     ...(read.length ? [`${READ_LINE} ${read.join(', ')}`] : []),
     ...(rest.length ? [`- Files also named: ${rest.join(', ')}`] : []),
-    ...(commits.length ? [`- Commits: ${commits.join('; ')}`] : []),
+    ...(commits.length ? [`${KEPT_COMMITS_LINE} ${commits.join('; ')}`] : []),
     ...causes,
   ];
   if (lines.length === 0) return summary;

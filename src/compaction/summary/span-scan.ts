@@ -15,6 +15,7 @@ import { assistantFacts, clip, clipStart, userFacts } from './message-facts';
 import { isImportedSummary } from './requests';
 import { ANSWERS_HEADING, quoteSummary } from './quoted-summary';
 import { LEDGER, OLD_FILES_HEADING, VERIFY } from './ledger/ledger';
+import { KEPT_COMMITS_LINE, KEPT_HEADING } from './earlier-holdings';
 import { oneLineCommand } from './ledger/ledger-fold';
 import { expandRoots, parseRootsLine, type PathRoots } from './ledger/path-root';
 import { NameTally, namesFromLines, namesOfMessage } from './identifiers/worked-names';
@@ -28,7 +29,7 @@ export const SECTIONS = {
   files: LEDGER.files,
   commands: LEDGER.commands,
   errors: LEDGER.errors,
-  commits: '## Commits made (newest last)',
+  commits: LEDGER.commits,
   state: '## Latest state',
   identifiers: '## Identifiers',
   earlier: '## Earlier summary',
@@ -161,9 +162,25 @@ export function parseSections(text: string): Map<string, string[]> {
     if (line.startsWith('## ')) {
       current = line.trim();
       if (!out.has(current)) out.set(current, []);
-    } else if (current && line.trim()) out.get(current)!.push(line.trim());
+    } else if (POINTER_LINE.test(line)) current = '';
+    else if (current && line.trim()) out.get(current)!.push(line.trim());
   }
   return out;
+}
+
+/**
+ * The line that ends a summary, pointing at its replaced messages (`recall-pointer.ts`: `[The 12
+ * replaced messages are kept: …]`, `[The 2 replaced messages can be read from: …]`): no line of the
+ * section above it.
+ */
+const POINTER_LINE = /^\[The [\d,]+ replaced messages? /;
+
+/**
+ * A note the writer put in a list about the list itself (`- … 3 older lines not kept`, `- … the
+ * files only read are not listed here`): no item; the summary that carries the list writes its own.
+ */
+export function isListNote(line: string): boolean {
+  return line.startsWith('- … ');
 }
 
 type Call = { name: string; arguments: string };
@@ -495,8 +512,12 @@ export class SpanScan {
     const other = theirs && theirs !== this.carriedRoots ? theirs : undefined;
     // A new map: a result taken earlier keeps the one it was given (the ledger memo compares by identity).
     const carried = new Map(this.carried);
-    for (const h of [LEDGER.files, LEDGER.commands, LEDGER.errors]) {
-      const lines = sec.get(h) ?? [];
+    // Commits are carried as commits: those of the commits section, and those the summary kept
+    // apart when its commits section gave way (the kept section's commits line).
+    const keptCommits = (sec.get(KEPT_HEADING) ?? []).filter((l) => l.startsWith(KEPT_COMMITS_LINE));
+    sec.set(LEDGER.commits, [...(sec.get(LEDGER.commits) ?? []), ...keptCommits]);
+    for (const h of [LEDGER.files, LEDGER.commands, LEDGER.errors, LEDGER.commits]) {
+      const lines = (sec.get(h) ?? []).filter((l) => !isListNote(l));
       carried.set(h, [
         ...(carried.get(h) ?? []),
         ...(other && h !== LEDGER.commands ? lines.map((l) => expandRoots(other, l)) : lines),

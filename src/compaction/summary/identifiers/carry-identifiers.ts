@@ -31,7 +31,8 @@ export function carryIdentifiers(summary: string, items: readonly ContextItem[],
       const trimmed = id.trim();
       if (trimmed.length < 3 || NOISE.has(trimmed) || seen.has(id)) continue;
       seen.add(id);
-      const line = `- ${id.replace(/\r?\n/g, ' ⏎ ')}`;
+      // A line of the earlier summary's own lists keeps its words, not its bullet: one bullet per line.
+      const line = `- ${id.replace(/^(?:[-*] )+/, '').replace(/\r?\n/g, ' ⏎ ')}`;
       if (line.length + 1 > budget || summary.includes(id)) continue;
       budget -= line.length + 1;
       lines.push(line);

@@ -35,6 +35,7 @@ export const LEDGER = {
   files: '## Files changed (created or edited, what changed; moves; files read)',
   commands: '## Commands and outcomes',
   errors: '## Errors and fixes',
+  commits: '## Commits made (newest last)',
 } as const;
 
 /**
@@ -261,7 +262,14 @@ export function buildLedger(
   const listed = [...errors.values()];
   const errorLines = [...listed.filter((e) => e.fixed), ...listed.filter((e) => !e.fixed)].map((e) => e.line);
   movedCache.set(actions, moved);
-  return { files: fileLines, commands: commandLines, errors: errorLines, commits: commitLines(actions), moved, edited };
+  return {
+    files: fileLines,
+    commands: commandLines,
+    errors: errorLines,
+    commits: commitLines(actions, earlier.get(LEDGER.commits) ?? []),
+    moved,
+    edited,
+  };
 }
 
 /**
@@ -306,14 +314,53 @@ const COMMITS_IN_FULL = 5;
 /** Earlier commits listed by id at most (the newest of them). */
 const COMMIT_IDS = 20;
 
+/** A commit id in a carried commits line: 7 to 40 lower-case hex digits, a whole word. */
+const CARRIED_HASH = /(?<![\w/.-])[0-9a-f]{7,40}(?![\w/.-])/g;
+
 /**
- * Lines naming the commits of `actions`, oldest first: one with the ids of the earlier ones (the
- * newest {@link COMMIT_IDS} of them), then the newest {@link COMMITS_IN_FULL}, each with its message
- * (`- e647cd7 "feat: add …"`); none when the span made no commit.
+ * The commits an earlier summary's commits lines name, oldest first, and how many older ones it
+ * counted without naming them. Reads the lines {@link commitLines} writes (`- earlier commits: 3
+ * before, then a1b2c3d, …`, `- commit e647cd7: message`) and the bare id lists an earlier summary
+ * kept them in (`- Commits: a1b2c3d; e647cd7`); every id is taken once, so a list that an older
+ * version nested inside itself reads as the flat list it meant.
  */
-function commitLines(actions: readonly Action[]): string[] {
-  const commits: Array<Extract<Action, { kind: 'commit' }>> = [];
+export function carriedCommits(lines: readonly string[]): {
+  before: number;
+  commits: Array<{ hash: string; message: string }>;
+} {
+  let before = 0;
+  const commits: Array<{ hash: string; message: string }> = [];
   const seen = new Set<string>();
+  for (const line of lines) {
+    const full = /^- commit ([0-9a-f]{7,40}): (.*)$/.exec(line);
+    if (full) {
+      if (!seen.has(full[1])) commits.push({ hash: full[1], message: full[2] });
+      seen.add(full[1]);
+      continue;
+    }
+    const count = /^- earlier commits: (\d+) before, then /.exec(line);
+    if (count) before += Number(count[1]);
+    const ids = count ? line.slice(count[0].length) : line.replace(/^- [^:]*:/, '');
+    for (const m of ids.matchAll(CARRIED_HASH))
+      if (/[a-f]/.test(m[0]) && /\d/.test(m[0]) && !seen.has(m[0])) {
+        seen.add(m[0]);
+        commits.push({ hash: m[0], message: '' });
+      }
+  }
+  return { before, commits };
+}
+
+/**
+ * Lines naming the commits of `actions`, oldest first, after those `earlier` lines (an earlier
+ * summary's commits section, see {@link carriedCommits}) named: one with the ids of the earlier ones
+ * (the newest {@link COMMIT_IDS} of them, and how many came before), then the newest
+ * {@link COMMITS_IN_FULL}, each with its message where one is known (`- commit e647cd7: feat: add …`);
+ * none when neither made a commit. A commit is listed once, however often it is named.
+ */
+function commitLines(actions: readonly Action[], earlier: readonly string[]): string[] {
+  const carried = carriedCommits(earlier);
+  const commits = carried.commits.slice();
+  const seen = new Set(commits.map((c) => c.hash));
   for (const a of actions)
     if (a.kind === 'commit' && !seen.has(a.hash)) {
       seen.add(a.hash);
@@ -321,10 +368,12 @@ function commitLines(actions: readonly Action[]): string[] {
     }
   const before = commits.slice(0, -COMMITS_IN_FULL);
   const ids = before.slice(-COMMIT_IDS).map((c) => c.hash);
-  const more = before.length - ids.length;
+  const more = carried.before + before.length - ids.length;
   return [
     ...(ids.length ? [`- earlier commits: ${more ? `${more} before, then ` : ''}${ids.join(', ')}`] : []),
-    ...commits.slice(-COMMITS_IN_FULL).map((c) => `- commit ${c.hash}: ${clipMessage(c.message)}`),
+    ...commits
+      .slice(-COMMITS_IN_FULL)
+      .map((c) => (c.message ? `- commit ${c.hash}: ${clipMessage(c.message)}` : `- commit ${c.hash}`)),
   ];
 }
 
