@@ -126,8 +126,20 @@ export function errorLines(text: string, max = 5): string[] {
 const WHOLE_KEYS = /path|file|dir|folder|command|cmd|url|uri|pattern|glob|query/i;
 
 /**
+ * The command line an argv array runs: the script of a wrapper shell (`["bash", "-lc", "npm test"]`
+ * → `npm test`, as Codex records its shell calls), else the words joined by spaces.
+ */
+export function argvCommand(parts: readonly string[]): string {
+  if (parts.length >= 3 && /^(\/bin\/)?(ba|z)?sh$|^pwsh$|^powershell$/.test(parts[0]) && /^-\w*c$/.test(parts[1]))
+    return parts.slice(2).join(' ');
+  return parts.join(' ');
+}
+
+/**
  * A short form of tool-call arguments: the JSON's scalar values as `key=value`, paths and commands
- * whole (up to 240 characters each), other values cut to 60; at most `max` characters in all.
+ * whole (up to 240 characters each), other values cut to 60; at most `max` characters in all. A
+ * command given as an argv array of strings (Codex `command: ["bash", "-lc", "…"]`) is its command
+ * line ({@link argvCommand}); other arrays and objects are left out.
  */
 export function keyArguments(args: string, max = 320): string {
   let s = args;
@@ -136,7 +148,9 @@ export function keyArguments(args: string, max = 320): string {
   if (obj) {
     const pairs: string[] = [];
     for (const [k, v] of Object.entries(obj)) {
-      if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') {
+      if (Array.isArray(v) && v.length > 0 && /command|cmd|argv/i.test(k) && v.every((x) => typeof x === 'string'))
+        pairs.push(`${k}=${cutAtBoundary(argvCommand(v as string[]).replace(/\s+/g, ' '), 240)}`);
+      else if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') {
         const sv = String(v).replace(/\s+/g, ' ');
         // Paths and commands stay whole (an agent must know which file it touched); other values are cut.
         const limit = WHOLE_KEYS.test(k) ? 240 : 60;

@@ -54,3 +54,23 @@ test('a collapsed read of a file that holds error words is ok: its words are the
   );
   assert.match(search, /→ ok \(no match\)/);
 });
+
+test('a collapsed result of a command given as an argv array names the command line', () => {
+  const codex = collapsedRecord(
+    { role: 'tool', tool_call_id: 'c4', content: codexOutput('{\n  "name": "chatbot-ui"\n}', 0) },
+    {
+      name: 'shell',
+      arguments: JSON.stringify({ command: ['bash', '-lc', "sed -n '1,200p' package.json"], workdir: '/home/u/app' }),
+    },
+  );
+  assert.match(
+    codex,
+    /^\[tool result collapsed\] shell command=sed -n '1,200p' package\.json workdir=\/home\/u\/app → ok/,
+  );
+  // An argv without a wrapper shell is its words; an array of other things is still left out.
+  const plain = collapsedRecord(
+    { role: 'tool', tool_call_id: 'c5', content: 'ok' },
+    { name: 'exec', arguments: JSON.stringify({ cmd: ['git', 'status', '--short'], env: ['A=1'] }) },
+  );
+  assert.match(plain, /^\[tool result collapsed\] exec cmd=git status --short → ok/);
+});

@@ -7,7 +7,7 @@
  */
 import { exceptionLine, isStackFrame, whatFailed } from '../../stack-trace';
 import type { ChatMessage, ContextItem } from '../../types';
-import { appliedEditPaths, errorLines, toolCallsOf } from '../../text';
+import { appliedEditPaths, argvCommand, errorLines, toolCallsOf } from '../../text';
 import { textWithPlaceholders } from '../../content-text';
 import { listsAppliedEdits, recordedToolOutcome } from '../../tool-outcomes';
 import { commandOutcome, fileOutcome } from './run-outcome';
@@ -148,16 +148,9 @@ function pick(obj: Record<string, unknown>, keys: readonly string[]): string | u
   for (const k of keys) {
     const v = obj[k];
     if (typeof v === 'string' && v.trim()) return v.trim();
-    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return shellArray(v);
+    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return argvCommand(v);
   }
   return undefined;
-}
-
-/** `["bash","-lc","npm test"]` → `npm test`. */
-function shellArray(parts: string[]): string {
-  if (parts.length >= 3 && /^(\/bin\/)?(ba|z)?sh$|^pwsh$|^powershell$/.test(parts[0]) && /^-\w*c$/.test(parts[1]))
-    return parts.slice(2).join(' ');
-  return parts.join(' ');
 }
 
 /** New text an edit writes (`new_string`, `content`, a diff's added lines, MultiEdit's edits). */
