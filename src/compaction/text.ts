@@ -149,7 +149,7 @@ export function keyArguments(args: string, max = 320): string {
     const pairs: string[] = [];
     for (const [k, v] of Object.entries(obj)) {
       if (Array.isArray(v) && v.length > 0 && /command|cmd|argv/i.test(k) && v.every((x) => typeof x === 'string'))
-        pairs.push(`${k}=${cutAtBoundary(argvCommand(v as string[]).replace(/\s+/g, ' '), 240)}`);
+        pairs.push(`${k}=${cutAtBoundary(argvCommand(v).replace(/\s+/g, ' '), 240)}`);
       else if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') {
         const sv = String(v).replace(/\s+/g, ' ');
         // Paths and commands stay whole (an agent must know which file it touched); other values are cut.
