@@ -5,6 +5,8 @@
 import '../support/vscode-fake/register';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import * as vscode from 'vscode';
 import { host, resetVscodeFake } from '../support/vscode-fake';
 import { READ_ONLY_SCHEME, ReadOnlyDocuments } from '../../src/views/documents/read-only-documents';
@@ -47,6 +49,18 @@ test('the proposed summary opens read-only and closes when the preview ends', as
   const [editor] = vscode.window.visibleTextEditors;
   assert.equal(editor.document.uri.scheme, READ_ONLY_SCHEME);
   assert.equal(editor.document.getText(), 'The summary.');
+  // The notification offers no Cancel, its only button would discard the summary; Apply and
+  // Discard are in the title bar of this document's editor.
+  const notice = host.progress.find((p) => /proposed summary/.test(p.title ?? ''));
+  assert.equal(notice?.cancellable, false);
+  assert.match(notice?.title ?? '', /Apply or Discard/);
+  const manifest = JSON.parse(readFileSync(path.join(__dirname, '../../../package.json'), 'utf8')) as {
+    contributes: { menus: Record<string, Array<{ command: string; when?: string }>> };
+  };
+  for (const command of ['contextKeeper.applyPreview', 'contextKeeper.discardPreview']) {
+    const item = manifest.contributes.menus['editor/title'].find((m) => m.command === command);
+    assert.ok(item?.when?.includes(`resourceScheme == ${READ_ONLY_SCHEME}`), `${command} shows on the review document`);
+  }
   preview = undefined;
   changed.fire(undefined);
   await review;

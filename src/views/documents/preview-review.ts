@@ -56,11 +56,13 @@ export async function reviewPreview(
     await vscode.window.withProgress(
       {
         location: vscode.ProgressLocation.Notification,
+        // No Cancel button: the only button of the notification would be the one that throws the
+        // summary away. Apply and Discard sit side by side in the editor's title bar and the sidebar.
         title:
-          'ContextKeeper: review the proposed summary in the editor (read-only). Edit it in the sidebar, then Apply; Cancel discards it.',
-        cancellable: true,
+          "ContextKeeper: a proposed summary is open in the editor (read-only). Apply or Discard it from the editor's title bar or the sidebar; edit it in the sidebar.",
+        cancellable: false,
       },
-      (_progress, token) =>
+      () =>
         new Promise<void>((resolve) => {
           const subscriptions = new DisposableStore();
           const done = () => {
@@ -70,11 +72,6 @@ export async function reviewPreview(
           subscriptions.addAll(
             service.onDidChangePreview((preview) => {
               if (!preview) done();
-            }),
-            token.onCancellationRequested(() => {
-              deps.log.info('Summary preview discarded from the notification.');
-              service.discardPreview();
-              done();
             }),
           );
           if (!service.getPreview()) done();
