@@ -175,13 +175,21 @@ const AGENT_ROLE_NOTICE = new RegExp(
 const AGENT_ROLE_SUFFIX = /\s*\[Response interrupted by [^\]\n]*\]\s*$/i;
 
 /**
+ * The model's reasoning written inline in its reply, tag and body: `<think>`, `<thinking>`,
+ * `<reasoning>` and Aider's `<thinking-content-<hex>>` (the tag it wraps a reasoning model's thoughts
+ * in). It is what the model thought before answering, never what it told the person.
+ */
+const THINKING_BLOCKS = /<(think|thinking|reasoning|thinking-content-[0-9a-f]+)(?:\s[^>]*)?>[\s\S]*?<\/\1>/gi;
+
+/**
  * The agent's own words in an assistant message's `text`: '' when the whole message is a notice a
- * harness wrote in the agent's role ({@link AGENT_ROLE_NOTICE}), else the text trimmed, without an
- * interruption marker the harness appended ({@link AGENT_ROLE_SUFFIX}). Summaries read this, so a
- * usage-limit notice is never listed among the agent's answers and findings.
+ * harness wrote in the agent's role ({@link AGENT_ROLE_NOTICE}), else the text trimmed, without
+ * inline reasoning blocks ({@link THINKING_BLOCKS}) and an interruption marker the harness appended
+ * ({@link AGENT_ROLE_SUFFIX}). Summaries read this, so neither a usage-limit notice nor the model's
+ * thoughts are ever listed among the agent's answers and findings.
  */
 export function agentWords(text: string): string {
-  const t = text.replace(AGENT_ROLE_SUFFIX, '').trim();
+  const t = text.replace(THINKING_BLOCKS, ' ').replace(AGENT_ROLE_SUFFIX, '').trim();
   return AGENT_ROLE_NOTICE.test(t) ? '' : t;
 }
 

@@ -94,9 +94,10 @@ export function assistantFacts(m: ContextItem['message'], text: string): Assista
   const decisions: string[] = [];
   let checklist: string | undefined;
   if (trimmed) {
-    for (const s of sentences(text))
+    // The agent's words alone: its inline reasoning decided nothing the person read.
+    for (const s of sentences(trimmed))
       if (isProse(s) && DECISION.test(s) && !NOT_DECISION.test(s)) decisions.push(`- agent: "${clip(s, 300)}"`);
-    const items = text.split('\n').filter((l) => /^\s*(?:[-*] \[[ xX]\]|\d+\.\s+\S)/.test(l));
+    const items = trimmed.split('\n').filter((l) => /^\s*(?:[-*] \[[ xX]\]|\d+\.\s+\S)/.test(l));
     if (items.length >= 2) checklist = `(from the agent's message) ${clip(items.join(' | '), 1500)}`;
   }
   // Most messages state no decision: one shared empty list instead of one per message kept.

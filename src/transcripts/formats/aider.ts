@@ -11,7 +11,12 @@
  *   such as `y` or `exit` at Aider's chat prompt did reach the model and stay user messages; the
  *   summarizer treats them as trivial (compaction/requests.ts), so no rule here drops them.
  * - `> ` lines are Aider's own output (pip noise, confirmations, "Applied edit", cost lines). They never
- *   reached the model, so they are skipped and counted as `aider-output` (lines). A `> Tokens: N sent`
+ *   reached the model, so they are skipped and counted as `aider-output` (lines). Aider prefixes only
+ *   the first line of a multi-line notice with `> ` and ends the notice's last line with Markdown's two
+ *   trailing spaces (its Playwright install hint: "> For the best web scraping, install Playwright:",
+ *   the pip commands, "See https://aider.chat/… for more info.  "); so the lines after a `> ` line that
+ *   lacks them, up to the first line that has them, are that notice too (see {@link noticeLines}).
+ *   A `> Tokens: N sent`
  *   line ends a model reply and gives that reply's `meta.reportedPromptTokens`; a `> Model: name` line
  *   gives `meta.model` for the session.
  * - Edit and commit notices (`> Applied edit to src/a.ts`, `> Commit e647cd7 feat: …`) are the
@@ -30,9 +35,31 @@ import type { TranscriptBuilder } from '../builder';
 
 const KEEP_COMMANDS = /^\/(ask|code|architect)\s+(\S[\s\S]*)$/;
 
+/**
+ * Indexes (0-based) of the unprefixed lines that continue a multi-line `> ` notice: after a `> ` line
+ * with no trailing two spaces, the lines up to and including the first non-blank one ending in two
+ * spaces. When a `> `, `#### ` or session line (or the end) comes first, the notice had one line and the
+ * lines after it are left as they are (a history saved with trailing spaces trimmed loses no reply).
+ */
+function noticeLines(lines: readonly string[]): Set<number> {
+  const out = new Set<number>();
+  const opens = (l: string) => l.startsWith('> ') || l === '>' || l.startsWith('####') || l.startsWith('# aider chat');
+  for (let i = 0; i < lines.length; i++) {
+    if (!lines[i].startsWith('> ') || lines[i].endsWith('  ')) continue;
+    for (let j = i + 1; j < lines.length && !opens(lines[j]); j++) {
+      if (lines[j].trim() === '' || !lines[j].endsWith('  ')) continue;
+      for (let k = i + 1; k <= j; k++) out.add(k);
+      i = j;
+      break;
+    }
+  }
+  return out;
+}
+
 /** Reads an Aider chat history. Never throws on content: any text is a valid history. */
 export function readAider(text: string, builder: TranscriptBuilder): void {
   const lines = text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+  const continued = noticeLines(lines);
   let timestamp: string | undefined;
   let model: string | undefined;
   let user: { line: number; text: string[] } | undefined;
@@ -86,6 +113,10 @@ export function readAider(text: string, builder: TranscriptBuilder): void {
 
   lines.forEach((raw, index) => {
     const line = index + 1;
+    if (continued.has(index)) {
+      if (raw.trim() !== '') builder.skip('aider-output');
+      return;
+    }
     if (raw.startsWith('#### ') || raw === '####') {
       flushReply();
       const content = raw.slice(5).replace(/ {2}$/, '');
