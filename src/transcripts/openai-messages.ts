@@ -132,6 +132,7 @@ function pathTo(root: unknown, target: unknown, depth: number): Array<string | n
 export function checkMessage(raw: unknown, path: Array<string | number>, fault: Fault): CheckedMessage {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw fault(path, 'message is not an object');
   const m = raw as Rec;
+  if (m.role === undefined || m.role === null) throw fault([...path, 'role'], 'missing field role');
   if (typeof m.role !== 'string' || !ROLES.has(m.role))
     throw fault([...path, 'role'], `unknown role ${JSON.stringify(m.role)}`);
   const deep = tooDeep(m);
@@ -211,6 +212,9 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
       if (typeof fn.name !== 'string')
         throw fault([...path, 'tool_calls', k, 'function', 'name'], 'tool call has no function name');
       let args = fn.arguments;
+      // Arguments the API would refuse to parse are kept as recorded (nothing is lost), with a note.
+      if (typeof args === 'string' && args.trim() !== '' && !isJson(args))
+        out.cleaned.push(`tool call ${k} (${fn.name}): arguments are not valid JSON; kept as recorded`);
       if (typeof args !== 'string') {
         args = JSON.stringify(args ?? {});
         out.repairedArguments++;
@@ -228,4 +232,14 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
   }
   if (changed) out.message = cleanCopy(m, allowed, changes);
   return out;
+}
+
+/** `text` parses as JSON. */
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -137,6 +137,10 @@ test('openai-chat: malformed messages name file, line and field', async () => {
   assert.equal(e.line, 7);
   assert.equal(e.message, 'file.json:7: [1].role: unknown role "robot"');
 
+  const roleless = JSON.stringify([{ role: 'user', content: 'a' }, { content: 'b' }], null, 2);
+  e = await transcriptError(() => importTranscriptText(roleless, 'file.json'));
+  assert.equal(e.message, 'file.json:6: [1].role: missing field role');
+
   e = await transcriptError(() =>
     importTranscriptText('[\n  {"role": "user", "content": "a"},\n  {"role": \n', 'cut.json', {
       format: 'openai-chat',
@@ -193,4 +197,25 @@ test('openai-chat: a message with no content is refused, except an assistant mes
     'ok.json',
   );
   assert.equal(ok.entries.length, 3);
+});
+
+test('openai-chat: tool-call arguments that are not JSON are kept as recorded, with a warning naming the message and call', async () => {
+  const text = JSON.stringify([
+    { role: 'user', content: 'list the files' },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'bash', arguments: '{"command": "ls' } }],
+    },
+    { role: 'tool', tool_call_id: 'c1', content: 'a b' },
+  ]);
+  const t = await importTranscriptText(text, 'cut-args.json');
+  const assistant = t.entries.find((e) => e.message.role === 'assistant')?.message as
+    { tool_calls?: Array<{ function: { arguments: string } }> } | undefined;
+  const call = assistant?.tool_calls?.[0];
+  assert.equal(call?.function.arguments, '{"command": "ls', 'kept as recorded');
+  assert.deepEqual(
+    t.warnings.filter((w) => /not valid JSON/.test(w)),
+    ['cut-args.json: message 1: tool call 0 (bash): arguments are not valid JSON; kept as recorded'],
+  );
 });
