@@ -5,7 +5,7 @@
 import { agentCalls, argStrings, commandOf, type AgentCall, type RetentionEntry } from './calls';
 import { patchEffects, shellEffects, type ShellEffect } from './shell';
 import { MessageMemo } from '../message-memo';
-import { editFailed } from './outcome';
+import { editFailed, neverFinished } from './outcome';
 
 /** One file touched by one call. */
 export interface FileTouch extends ShellEffect {
@@ -195,11 +195,14 @@ function readFiles(
     // A command that failed moved and deleted nothing, and its patch applied nothing (what it wrote
     // by redirection before failing may stand).
     const failedRun = c.failed === true && command !== undefined;
+    // A command the terminal left running (it hung, timed out, was interrupted) changed no file known to
+    // be written: a heredoc still waiting for its end marker wrote nothing.
+    const unfinished = command !== undefined && c.result !== undefined && neverFinished(c.result);
     const patch = failedRun && /^\*\*\* (?:Add|Update|Delete) File:/m.test(command);
     for (const t of fileTouches(c)) {
       const k = pathKey(t.path);
       if (!k) continue;
-      if (t.action !== 'read' && (failedEdit || patch)) continue;
+      if (t.action !== 'read' && (failedEdit || patch || unfinished)) continue;
       if (failedRun && (t.action === 'moved' || t.action === 'deleted')) continue;
       if (t.action === 'read') {
         if (!read.includes(k)) read.push(k);

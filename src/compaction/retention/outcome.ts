@@ -22,6 +22,11 @@
  * 5. **Nothing recorded** (SWE-agent, Aider, a bare "Command executed."): a failure line among the
  *    output's first or last 40 lines ({@link failureLine}).
  *
+ * 0. **Keys sent to a hung command.** Interrupt or end-of-input keys sent to the terminal (OpenHands'
+ *    `C-c`, `C-d`, `C-z` with `is_input`, a lone `^C` or control character) stop a command that hung:
+ *    the terminal's "exit code 1. CTRL+C was sent." is that stop, not a failure of its own
+ *    ({@link isInterruptKeys}).
+ *
  * A collapsed tool result's record states the verdict this rule gave when it was collapsed
  * ({@link collapsedVerdict}); it is read back as stated.
  *
@@ -279,6 +284,7 @@ export function commandVerdict(
   exit: number | undefined,
   flag: boolean | undefined,
 ): RunVerdict {
+  if (isInterruptKeys(command)) return { failed: false };
   if (output === undefined) return { failed: flag === false };
   const stated = collapsedVerdict(output);
   if (stated) return stated;
@@ -291,6 +297,31 @@ export function commandVerdict(
   if (flag !== undefined) return { failed: !flag };
   if (showsContent(command)) return { failed: false };
   return { failed: outputFailure(output) !== '' };
+}
+
+/**
+ * Keys sent to a running command rather than a command: one or more of tmux-style `C-c`/`C-d`/`C-z`/
+ * `C-\\` (OpenHands' terminal input), caret notation (`^C`) or the control characters themselves
+ * (ETX, EOT, SUB, FS), separated by spaces. Rule 0 of the module comment.
+ */
+export function isInterruptKeys(command: string): boolean {
+  return /^(?:(?:C-[cdz\\]|\^[CDZ\\]|[\x03\x04\x1a\x1c])\s*)+$/i.test(command.trim());
+}
+
+/**
+ * A terminal's note that the command never finished: it gave no new output for a while and is left
+ * running (OpenHands "[The command has no new output after 30 seconds. …]"), it timed out ("[The
+ * command timed out after 15.0 seconds…]", a shell's "command timed out") or was interrupted.
+ */
+const NEVER_FINISHED =
+  /^\[?(?:The command (?:has no new output after|timed out after|was interrupted)|command timed out\b)/im;
+
+/**
+ * True when `output` (a command's result) notes that the command never finished ({@link NEVER_FINISHED}):
+ * what its redirections were to write (a heredoc waiting for its end marker) is not known to be written.
+ */
+export function neverFinished(output: string): boolean {
+  return NEVER_FINISHED.test(output);
 }
 
 /** An exit status stated on the last lines of an output (`Command exited with status 1`, `{"exit_code": 2}`). */
