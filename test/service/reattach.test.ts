@@ -23,6 +23,7 @@ import { tempWorkspace } from '../agent/helpers';
 import { filler, serviceFixture, StubSummarizer } from './fixtures';
 import type { CheckpointRecord } from '../../src/service/records';
 import { describeOutcome } from '../../src/service/compaction/outcome';
+import { countingTurns } from '../support/turns';
 
 const { renderCheckpoint, renderItems } = loadWithVscodeShim<typeof CheckpointDocuments>(
   path.join(__dirname, '../../src/views/documents/checkpoint-documents'),
@@ -409,15 +410,7 @@ test('own work: a session started here owns its entries, an import only those ma
   );
   // A long context is read over several turns of the event loop, with the same items.
   const many = Array.from({ length: 200_000 }, (_, k) => raw({ id: `m${k}`, message: { role: 'user', content: 'x' } }));
-  let turns = 0;
-  let counting = true;
-  const count = () => {
-    turns++;
-    if (counting) setImmediate(count);
-  };
-  setImmediate(count);
-  const own = await ownWork(many, (id) => id !== undefined && id.endsWith('7'));
-  counting = false;
+  const { result: own, turns } = await countingTurns(() => ownWork(many, (id) => id !== undefined && id.endsWith('7')));
   assert.equal(own.length, 20_000);
   assert.ok(turns >= 1, `read after a turn of its own (${turns})`);
 });

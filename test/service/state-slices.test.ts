@@ -18,6 +18,7 @@ import { rawItem } from '../../src/compaction/context';
 import { noteStoredItemText, storedItemText, toStored } from '../../src/service/session/stored-text';
 import type { ContextItem, Entry } from '../../src/compaction/types';
 import type { CheckpointRecord } from '../../src/service/records';
+import { countingTurns } from '../support/turns';
 
 /** Entries `e0`… with messages of some text (a non-ASCII character in each). */
 function entries(n: number, from = 0): Entry[] {
@@ -75,15 +76,7 @@ test('the state written out in slices is the text of one synchronous save, and i
   t.after(() => store.close());
   const { state, all } = bigState(20_000);
   store.append(all);
-  let turns = 0;
-  let counting = true;
-  const count = () => {
-    turns++;
-    if (counting) setImmediate(count);
-  };
-  setImmediate(count);
-  const pieces = await store.stateTextSliced(state, 0);
-  counting = false;
+  const { result: pieces, turns } = await countingTurns(() => store.stateTextSliced(state, 0));
   const whole = store.stateText(state);
   assert.equal(timeless(pieces.join('')), timeless(whole));
   assert.ok(pieces.length > 10, `written out in many pieces (${pieces.length})`);
