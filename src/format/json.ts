@@ -21,3 +21,8 @@ export function parseJsonObject(text: string): Record<string, unknown> | undefin
     ? (value as Record<string, unknown>)
     : undefined;
 }
+
+/** `text` is valid JSON (no JSON text parses to undefined). */
+export function parsesAsJson(text: string): boolean {
+  return parseJsonOrUndefined(text) !== undefined;
+}

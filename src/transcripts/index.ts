@@ -3,6 +3,7 @@
  * messages with stable ids), tool schemas and the agents' own compactions. Pure: reads the file it is
  * given and writes nothing. Formats and their mapping rules are documented in `formats/*.ts`.
  */
+import { parsesAsJson } from '../format/json';
 import { readFile, stat } from 'node:fs/promises';
 import { TranscriptBuilder } from './builder';
 import { decodeUtf8, MAX_TEXT_CHARS, tooLargeError } from './decode';
@@ -127,16 +128,7 @@ function reportSyntaxError(text: string, fileName: string): void {
   const trimmed = text.trimStart();
   if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return;
   const lines = trimmed.split('\n').filter((l) => l.trim() !== '');
-  const firstLineIsRecord = lines.length > 1 && lines[0].trim().startsWith('{') && isJson(lines[0]);
+  const firstLineIsRecord = lines.length > 1 && lines[0].trim().startsWith('{') && parsesAsJson(lines[0]);
   if (firstLineIsRecord) parseJsonLines(text, fileName);
   else parseJsonDocument(text, fileName);
-}
-
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -2,6 +2,7 @@
  * Validation of OpenAI Chat Completions messages read from a file (openai-chat, SWE-agent history).
  * Messages are kept as found (provider fields included) once they are known to be well formed.
  */
+import { parsesAsJson } from '../format/json';
 import type { ChatMessage, ToolCall } from '../compaction/types';
 import type { TranscriptError } from './errors';
 import { imageSizeFromUrl, type ImageSize } from './images';
@@ -213,7 +214,7 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
         throw fault([...path, 'tool_calls', k, 'function', 'name'], 'tool call has no function name');
       let args = fn.arguments;
       // Arguments the API would refuse to parse are kept as recorded (nothing is lost), with a note.
-      if (typeof args === 'string' && args.trim() !== '' && !isJson(args))
+      if (typeof args === 'string' && args.trim() !== '' && !parsesAsJson(args))
         out.cleaned.push(`tool call ${k} (${fn.name}): arguments are not valid JSON; kept as recorded`);
       if (typeof args !== 'string') {
         args = JSON.stringify(args ?? {});
@@ -232,14 +233,4 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
   }
   if (changed) out.message = cleanCopy(m, allowed, changes);
   return out;
-}
-
-/** `text` parses as JSON. */
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }
