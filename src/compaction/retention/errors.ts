@@ -6,7 +6,9 @@
 import { agentCalls, commandOf, resultHead, type AgentCall, type RetentionEntry } from './calls';
 import { fileTouches, pathKey } from './files';
 import { MessageMemo, messageMemosKept } from '../message-memo';
-import { editFailed, endsInProbe, failureLine, showsContent } from './outcome';
+import { checkHead, editFailed, endsInProbe, expectsFailure, failureLine, showsContent } from './outcome';
+import { textWithPlaceholders } from '../content-text';
+import { agentWords } from '../harness-text';
 
 /** One failure of the agent's tool calls and its state at the point. */
 export interface ErrorSignature {
@@ -31,7 +33,8 @@ export interface ErrorSignature {
     | 'signed in later'
     | 'same check without the input file succeeded'
     | 'file edited and check passed'
-    | 'same edit succeeded';
+    | 'same edit succeeded'
+    | 'the agent expected the failure';
 }
 
 /** {@link ErrorSignature.resolvedBy} of each {@link CommandFix}. */
@@ -640,6 +643,9 @@ export function errorSignatures(
   const edits = new LaterPaths();
   const sameTool = new LaterPaths();
   const facts = scanFactsOf(calls);
+  // Each check's latest failed run the agent's next words took as intended (read from the end, so a
+  // failure is resolved by its own words or those after a later run of the same check).
+  const expectedAt = new Map<string, number>();
   for (let k = n - 1; k >= 0; k--) {
     const c = calls[k];
     const f = facts[k];
@@ -660,6 +666,15 @@ export function errorSignatures(
             if (check < n)
               resolution[k] = { resolvedAt: calls[check].index, resolvedBy: 'file edited and check passed' };
           }
+        }
+        // A deliberate negative check: the agent's next words take the failure as the outcome it
+        // meant, after this run or a later run of the same check (`checkHead`).
+        if (resolution[k] === undefined) {
+          const words = nextWordsAt(entries, c, point);
+          const head = checkHead(commandOf(c) ?? sig.key);
+          if (words !== undefined && expectsFailure(words.text)) expectedAt.set(head, words.index);
+          const at = expectedAt.get(head);
+          if (at !== undefined) resolution[k] = { resolvedAt: at, resolvedBy: 'the agent expected the failure' };
         }
       } else {
         const same = sameTool.first(c.name, sig.files);
@@ -684,6 +699,27 @@ export function errorSignatures(
     );
   }
   return [...byKey.values()];
+}
+
+/**
+ * The agent's words right after `call`'s result (or after the call, when it has none): the text of
+ * the next assistant message before `point` that has words of the agent's (messages of tool calls
+ * alone and harness notices are passed over), with its index; undefined when there is none.
+ */
+export function nextWordsAt(
+  entries: readonly RetentionEntry[],
+  call: AgentCall,
+  point: number,
+): { text: string; index: number } | undefined {
+  const end = Math.min(point, entries.length);
+  for (let j = Math.max(call.index, call.resultIndex ?? call.index) + 1; j < end; j++) {
+    const m = entries[j].message;
+    if (m.role !== 'assistant') continue;
+    // A message of tool calls alone says nothing yet: the agent's next words speak of every run since it last spoke.
+    const text = agentWords(textWithPlaceholders(m.content));
+    if (text) return { text, index: j };
+  }
+  return undefined;
 }
 
 /** A passing check: a check command (see {@link isCheckCommand}) that did not fail. */

@@ -384,3 +384,38 @@ export function editFailed(output: string): boolean {
 }
 const EDIT_FAILED =
   /\bNo replacement was performed\b|\bdid not appear verbatim\b|\bnot found in\b|\bto replace not found\b|\bFailed to find expected lines\b|\bverification failed\b|\bdoes not match anything in the file\b/i;
+
+/**
+ * Words that take a failure as the outcome the agent meant to see: "as expected", "the expected
+ * error", "exit codes work", "correctly rejects", "fails as it should". A deliberate negative check
+ * (a fake address, a missing argument) fails on purpose, and the agent's next words say so.
+ */
+const EXPECTED_FAILURE =
+  /\b(?:as (?:expected|intended|designed)|(?:the |an? )?expected (?:error|failure|exit|result|behaviou?r|output|rejection|message|refusal)|(?:exit (?:codes?|status(?:es)?)|error (?:handling|paths?|cases?|messages?)|the (?:guard|check|validation|negative (?:case|path|check|test)|failure path)) (?:works?|is working|behaves? correctly|(?:is|are) correct)|works? (?:correctly|as (?:expected|intended))|correctly (?:rejects?|refuses?|fails?|errors?|exits?|reports?|flags?|catches?|returns? (?:an? )?(?:error|non-?zero))|fails? (?:as|like) (?:it should|expected|intended)|(?:rejected|refused|failed|errored|exited) as (?:expected|intended))/i;
+/** A negation in the same sentence before the words: "not the expected error", "doesn't work as expected". */
+const NEGATED_BEFORE = /(?:\bnot\b|n't\b|\bnever\b|\bno longer\b|\binstead of\b)[^.!?\n]{0,40}$/i;
+/** Characters of the agent's next words read: the opening sentences react to what just ran. */
+const NEXT_WORDS_CHARS = 240;
+
+/**
+ * Whether the agent's words right after a failed run (`words`: the text of its next message, its
+ * opening sentences read) take the failure as the outcome it meant to see ({@link EXPECTED_FAILURE},
+ * not negated in the same sentence). Such a failure is no open work: the summary's ledger and the
+ * scorecard both read it so (`ledger.ts`, `errors.ts`).
+ */
+export function expectsFailure(words: string): boolean {
+  const head = words.slice(0, NEXT_WORDS_CHARS);
+  const m = EXPECTED_FAILURE.exec(head);
+  return m !== null && !NEGATED_BEFORE.test(head.slice(0, m.index));
+}
+
+/**
+ * The check a command runs, plumbing aside: its first segment before any pipe (`node s.mjs BAD | head
+ * -5; echo "exit=$?"` → `node s.mjs BAD`), whitespace collapsed. Two runs with the same head run the
+ * same check, shown another way; the agent's words after the later one speak of both. A head holding a
+ * quoted argument is the whole command (`python -c "…"` runs many different checks).
+ */
+export function checkHead(command: string): string {
+  const first = (commandSegments(command)[0] ?? '').split('|')[0];
+  return first.includes('"…"') ? command.replace(/\s+/g, ' ').trim() : program(first).replace(/\s+/g, ' ').trim();
+}

@@ -23,6 +23,7 @@ import { GrowingSpan } from '../meter/span-memo';
 import { EARLIER_AS_WRITTEN, handOverOf, SECTIONS, SpanScan, textActionGoesOn, textHandOver } from './span-scan';
 import { buildLedger, INPUT_LINE, LEFT_LINE, OPEN_LINE, unfixedBody, type LedgerLines } from './ledger/ledger';
 import { commandKey, LedgerFold } from './ledger/ledger-fold';
+import { expectedOutcomes } from './ledger/expected-failures';
 import { chooseRoots, rootsLine, shortPath, type PathRoots } from './ledger/path-root';
 import { nameLines } from './identifiers/worked-names';
 import { leftWhenTurnEnded } from '../earlier-turn';
@@ -206,6 +207,36 @@ function failuresBeforeLatestRequest(
       : [...latest].some((p) => p === file![1] || p.endsWith(`/${file![1]}`) || p.endsWith(`\\${file![1]}`));
     return leftWhenTurnEnded(failedInTurn ? at : at - 1, at, false);
   };
+}
+
+/**
+ * Relabels, in `ledger` (in place), the open failures of commands whose latest run the agent expected
+ * to fail (`expected`: command key → its next words, see `expected-failures.ts`): the error line
+ * becomes a resolved one and the command's outcome line says it failed as intended, both quoting the
+ * agent's words.
+ */
+function markExpected(ledger: LedgerLines, expected: ReadonlyMap<string, string>): void {
+  const marked = new Set<string>();
+  for (let k = 0; k < ledger.errors.length; k++) {
+    const m = /^- open: `([^`]+)` → (.*)$/.exec(ledger.errors[k]);
+    const words = m && expected.get(m[1]);
+    if (m && words) marked.add(m[1]);
+    if (m && words)
+      ledger.errors[k] =
+        `- fixed: \`${m[1]}\` failed ("${m[2]}") → resolved as intended: the agent expected this failure ("${words}")`;
+  }
+  for (let k = 0; k < ledger.commands.length; k++) {
+    const m = /^- `([^`]+)` → failed\b.*?( \(ran \d+×, \d+ failed\))?$/.exec(ledger.commands[k]);
+    const words = m && marked.has(m[1]) && expected.get(m[1]);
+    if (m && words)
+      ledger.commands[k] =
+        `- \`${m[1]}\` → failed as intended (resolved: the agent expected it, "${words}")${m[2] ?? ''}`;
+  }
+  // Resolved lines come first, as the ledger orders them.
+  const done = ledger.errors.filter((l) => unfixedBody(l) === undefined);
+  const rest = ledger.errors.filter((l) => unfixedBody(l) !== undefined);
+  ledger.errors.length = 0;
+  for (const l of [...done, ...rest]) ledger.errors.push(l);
 }
 
 /** Lines quoted for a focus, at most. */
@@ -507,6 +538,12 @@ export class ExtractiveSummarizer implements Summarizer {
     const fixed: string[] = [];
     const left: string[] = [];
     const open: string[] = [];
+    // A failure the agent's next words took as the outcome it meant (a deliberate negative check) is
+    // no open work: read only when some command failure is open.
+    const expected = ledger.errors.some((l) => /^- open: `/.test(l))
+      ? expectedOutcomes(after.length ? [...items, ...after] : items)
+      : undefined;
+    if (expected?.size) markExpected(ledger, expected);
     for (const l of ledger.errors) {
       // A line an earlier summary already relabelled stays as it was written.
       if (unfixedBody(l) === undefined) fixed.push(l);

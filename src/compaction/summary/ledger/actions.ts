@@ -748,6 +748,24 @@ function firstLine(text: string): string {
   return (text.split('\n').find((l) => l.trim() && !isStackFrame(l)) ?? '').trim().slice(0, 240);
 }
 
+/**
+ * The commands an assistant message runs (its shell tool calls and SWE-agent text actions), as the
+ * ledger's command actions give them (the same argument keys and shell tools), in order.
+ */
+export function commandsRun(message: ChatMessage): string[] {
+  const out: string[] = [];
+  const take = (name: string, rawArgs: string) => {
+    if (!SHELL_TOOL.test(name)) return;
+    const command =
+      pick(parseArgs(rawArgs) ?? {}, COMMAND_KEYS) ?? (!rawArgs.trim().startsWith('{') ? rawArgs.trim() : undefined);
+    if (command) out.push(command);
+  };
+  for (const c of toolCallsOf(message)) take(c.name, c.arguments);
+  const text = textWithPlaceholders(message.content);
+  if (text.includes('<function=')) for (const f of textFunctionCalls(text)) take(f.name, f.args);
+  return out;
+}
+
 /** SWE-agent text actions: `<function=name>` with `<parameter=key>value</parameter>` blocks. */
 function textFunctionCalls(text: string): Array<{ name: string; args: string }> {
   const out: Array<{ name: string; args: string }> = [];

@@ -1,0 +1,100 @@
+/**
+ * A failure the agent ran on purpose (a negative check) and took as the outcome it meant to see in
+ * its next words is no open work: the summary lists it as resolved, never as the next step, and its
+ * scorecard reads it the same way; a failure the agent's next words do not accept stays open. A
+ * failure an earlier summary carried as resolved stays resolved when summarised again.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chainedSummaries, sectionOf, WRITERS, type Step } from '../support/recordings';
+import { importTranscriptTextSync } from '../../src/transcripts';
+import { itemsFromEntries } from '../../src/compaction/context';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
+import { errorSignatures } from '../../src/compaction/retention/errors';
+import { expectsFailure } from '../../src/compaction/retention/outcome';
+
+const filler = (n: number) => 'lorem ipsum dolor sit amet '.repeat(n);
+const FORMATS = ['claude-code', 'codex', 'openai-chat', 'swe-agent'] as const;
+
+function notesAndErrors(format: keyof typeof WRITERS, steps: Step[]) {
+  const { write, file } = WRITERS[format];
+  const entries = importTranscriptTextSync(write(steps), file).entries;
+  const summary = new ExtractiveSummarizer((t) => Math.ceil(t.length / 4)).notes(itemsFromEntries(entries), 6000);
+  return { summary, errors: errorSignatures(entries, 0, entries.length) };
+}
+
+const MISSING = 'error: `wallet` CLI not found on PATH.\nInstall it and re-run this script.\nexit=2';
+
+const NEGATIVE_CHECK: Step[] = [
+  { user: 'add a wallet readiness script and make sure a bad address exits non-zero' },
+  { tool: 'write', path: 'scripts/readiness.mjs', content: `#!/usr/bin/env node\n${filler(10)}` },
+  { tool: 'bash', command: 'node scripts/readiness.mjs --help', output: `Usage: readiness <address>\n${filler(5)}` },
+  // Run twice, the second time without words in between: the agent's next words speak of both.
+  { tool: 'bash', command: 'node scripts/readiness.mjs BAD_ADDRESS | head -5', output: MISSING, ok: false },
+  { tool: 'bash', command: 'node scripts/readiness.mjs BAD_ADDRESS; echo "exit=$?"', output: MISSING, ok: false },
+  { say: 'Exit codes work. Now the build:' },
+  { tool: 'bash', command: 'pnpm build', output: `Compiled successfully\n${filler(5)}` },
+  { tool: 'read', path: 'README.md', output: `# Wallet\n${filler(20)}` },
+];
+
+for (const format of FORMATS) {
+  test(`${format}: a negative check the agent's next words take as intended is resolved, not the next step`, () => {
+    const { summary, errors } = notesAndErrors(format, NEGATIVE_CHECK);
+    assert.doesNotMatch(summary, /^- open: `node scripts\/readiness/m, summary);
+    assert.doesNotMatch(summary, /Next step: resolve/, summary);
+    assert.match(
+      summary,
+      /^- fixed: `node scripts\/readiness\.mjs BAD_ADDRESS; echo[^\n]*the agent expected this failure \("Exit codes work\."\)/m,
+      summary,
+    );
+    assert.doesNotMatch(
+      sectionOf(summary, 'Commands and outcomes'),
+      /BAD_ADDRESS[^\n]*→ failed(?! as intended)/,
+      summary,
+    );
+    const bad = errors.filter((e) => e.key.includes('BAD_ADDRESS'));
+    assert.equal(bad.length, 2);
+    for (const e of bad) assert.equal(e.state, 'resolved', e.key);
+  });
+
+  test(`${format}: a failure the agent's next words do not accept stays open`, () => {
+    const { summary, errors } = notesAndErrors(format, [
+      { user: 'make the readiness script work' },
+      { tool: 'bash', command: 'node scripts/readiness.mjs 0xabc', output: MISSING, ok: false },
+      { say: 'This is not the expected error: the CLI is missing on this machine.' },
+      { tool: 'read', path: 'README.md', output: `# Wallet\n${filler(20)}` },
+    ]);
+    assert.match(summary, /^- open: `node scripts\/readiness\.mjs 0xabc`/m, summary);
+    assert.equal(errors.find((e) => e.key.includes('0xabc'))?.state, 'open');
+  });
+
+  test(`${format}: a failure an earlier summary carried as resolved stays resolved in the next one`, async () => {
+    const { write, file } = WRITERS[format];
+    const { first, second } = await chainedSummaries(write, file, NEGATIVE_CHECK, [
+      { user: 'now document the script' },
+      { tool: 'write', path: 'docs/readiness.md', content: `# Readiness\n${filler(30)}` },
+      { say: `Documented. ${filler(10)}` },
+      { user: 'thanks' },
+    ]);
+    assert.match(first, /^- fixed: `node scripts\/readiness\.mjs BAD_ADDRESS; echo/m, first);
+    assert.doesNotMatch(second, /^- (?:open|unresolved[^:]*):[^\n]*BAD_ADDRESS/m, second);
+    assert.doesNotMatch(second, /Next step: resolve/, second);
+  });
+}
+
+test('the words that accept a failure, and negated ones that do not', () => {
+  for (const w of [
+    'Exit codes work. Now run the build:',
+    'Good, it fails as expected with a bad address.',
+    'The script correctly rejects the fake address.',
+    'That is the expected error for an unknown address.',
+  ])
+    assert.equal(expectsFailure(w), true, w);
+  for (const w of [
+    'This is not the expected error.',
+    "The check doesn't work as expected.",
+    'The build failed; I will fix the import.',
+    'Reproduced the bug: the script raises KeyError.',
+  ])
+    assert.equal(expectsFailure(w), false, w);
+});
