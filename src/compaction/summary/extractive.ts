@@ -20,7 +20,16 @@ import { asksQuestion, leavesStepOpen, reportsFinishedWork } from './completion'
 import { collectRequests, typedRequestOf } from './requests';
 import { actionsOf, type Action } from './ledger/actions';
 import { GrowingSpan } from '../meter/span-memo';
-import { EARLIER_AS_WRITTEN, handOverOf, SECTIONS, SpanScan, textActionGoesOn, textHandOver } from './span-scan';
+import {
+  answerText,
+  EARLIER_AS_WRITTEN,
+  editBlockFiles,
+  handOverOf,
+  SECTIONS,
+  SpanScan,
+  textActionGoesOn,
+  textHandOver,
+} from './span-scan';
 import { buildLedger, INPUT_LINE, LEFT_LINE, OPEN_LINE, unfixedBody, type LedgerLines } from './ledger/ledger';
 import { commandKey, LedgerFold } from './ledger/ledger-fold';
 import { expectedOutcomes } from './ledger/expected-failures';
@@ -570,11 +579,20 @@ export class ExtractiveSummarizer implements Summarizer {
       (lastHandOver === 'plan' || lastHandOver === 'question' || (!claimsDone && leavesStepOpen(lastAssistant)));
     // A final message that replies to a question is an answer.
     const answered = replied && latestRequest !== undefined && asksQuestion(latestRequest) && !asks;
-    const quoted = `"${clip(lastAssistant, 600)}"`;
+    // An edit block (a file's name above its fenced content) is a file change the files section
+    // lists, never an answer's text: only the message's prose is quoted, and a message that is edit
+    // blocks alone is said to be an edit of its files.
+    const edits = editBlockFiles(lastAssistant);
+    const prose = edits.length ? answerText(lastAssistant) : lastAssistant;
+    const quoted = `"${clip(prose, 600)}"`;
     // One reading of who moves next, for the current-work line and the next step alike: when the
     // agent's turn ended (nothing after its final message in the context), the person's.
     const turn = turnAtEnd(closed, replied, after);
-    if (lastAssistant)
+    if (lastAssistant && !prose)
+      current.push(
+        `- The agent's ${closed ? 'final' : 'last'} message ${closed && (!lastAssistantEnds || typedAfter(after)) ? 'of an earlier turn (a newer request came after it)' : 'here'} was an edit of ${edits.join(', ')} (a file change, no answer text)`,
+      );
+    else if (lastAssistant)
       current.push(
         !closed && lastAssistantStepDone
           ? `- Step carried out (announced in the agent's last message here; the tool calls after it succeeded; the turn was not over): ${quoted}`

@@ -54,17 +54,33 @@ const FENCE_FILE_NAME = /^[ \t]*[\w.@~/\\-]+\.\w+[ \t]*\n(?=[ \t]*```)/gm;
 /**
  * The prose of an agent's answer: its text without reasoning blocks (`<think>`, `<thinking…>`),
  * fenced code with the file name above it (an edit block, a listing: the files changed say what it
- * did) and the notices a harness appended to it (Aider's applied edits and commits); '' when fewer
- * than 20 characters of prose remain.
+ * did), a fence left open (a message cut short: what follows its opening line is code), and the
+ * notices a harness appended to it (Aider's applied edits and commits); '' when fewer than 20
+ * characters of prose remain.
  */
-function answerText(text: string): string {
+export function answerText(text: string): string {
   const t = text
     .replace(/<(think(?:ing)?[\w-]*)>[\s\S]*?<\/\1>/gi, ' ')
     .replace(FENCE_FILE_NAME, '')
     .replace(/^\s*```[^\n]*\n[\s\S]*?^\s*```[^\n]*$/gm, ' ')
+    .replace(/^\s*```[^\n]*(?:\n[\s\S]*)?$/m, ' ')
     .replace(AIDER_NOTICE_LINE, ' ')
     .trim();
   return t.length >= 20 ? t : '';
+}
+
+/**
+ * The files an agent's message writes as edit blocks: the file name alone on the line above a fenced
+ * block (Aider's whole-file and SEARCH/REPLACE formats), each once, in order; none for a message
+ * without one. Such a message is a file change, never an answer's text.
+ */
+export function editBlockFiles(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(FENCE_FILE_NAME)) {
+    const name = m[0].trim();
+    if (!out.includes(name)) out.push(name);
+  }
+  return out;
 }
 
 /** Most names the notes' code-names section is offered (the budget keeps fewer). */
