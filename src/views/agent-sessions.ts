@@ -18,6 +18,7 @@ import { formatTokens, formatTokensFull, plural } from '../format/tokens';
 import { AGENT_NAMES, agentGaugeView, type AgentGaugeView } from '../webview/shared/agent-gauge';
 import { Commands } from './commands/command-ids';
 import { formatDateTime } from '../format/display';
+import { layOutCompare } from './documents/compare-layout';
 
 /** URI scheme of the read-only documents of an agent's compactions. */
 export const AGENT_CHECKPOINT_SCHEME = 'contextkeeper-agent';
@@ -342,13 +343,16 @@ export class AgentSessionsView
     const match = /^\/(\d+)\/(replaced|summary)\.md$/.exec(uri.path);
     const c = match ? this.followed?.watcher.live.compactionsSeen()[Number(match[1])] : undefined;
     if (!match || !c) return 'This compaction is no longer followed.';
-    if (match[2] === 'summary')
-      return c.summary
-        ? `# Summary written by the agent\n\n${c.summary}\n`
-        : '(the agent has not written its summary yet)\n';
-    if (c.replacedText === undefined)
-      return `# Replaced context\n\nThe context before this compaction was read while catching up with an older part of the file and was not kept; only the last compactions read at once are rendered.\n`;
-    return `# Replaced context (${c.replacedMessages === undefined ? '? messages' : plural(c.replacedMessages, 'message', 'messages')}, ${c.tokensBefore === undefined ? '?' : formatTokensFull(c.tokensBefore)} tokens)\n\n${c.replacedText}\n`;
+    const summary = c.summary
+      ? `# Summary written by the agent\n\n${c.summary}\n`
+      : '(the agent has not written its summary yet)\n';
+    const replaced =
+      c.replacedText === undefined
+        ? `# Replaced context\n\nThe context before this compaction was read while catching up with an older part of the file and was not kept; only the last compactions read at once are rendered.\n`
+        : `# Replaced context (${c.replacedMessages === undefined ? '? messages' : plural(c.replacedMessages, 'message', 'messages')}, ${c.tokensBefore === undefined ? '?' : formatTokensFull(c.tokensBefore)} tokens)\n\n${c.replacedText}\n`;
+    // Up to 200k characters a side: laid out so the diff editor's work stays small (see compare-layout.ts).
+    const documents = layOutCompare(replaced, summary);
+    return match[2] === 'summary' ? documents.summary : documents.replaced;
   }
 
   dispose(): void {

@@ -19,6 +19,7 @@ import {
   COMPARE_MESSAGE_CHARS,
 } from '../../src/views/documents/checkpoint-documents';
 import type { ContextItem } from '../../src/compaction/types';
+import { ALSO_IN_SUMMARY, COMPARE_DIVIDER } from '../../src/views/documents/compare-layout';
 import { serviceFixture, StubSummarizer, type ServiceFixture } from '../service/fixtures';
 import { host, resetVscodeFake, window, workspace, type Uri } from '../support/vscode-fake';
 import type { CheckpointRecord } from '../../src/service/records';
@@ -339,4 +340,62 @@ test('the compare documents of a long step are small and stable: one line a mess
     new RegExp(` … \\(${long.replace(/\s+/g, ' ').length - COMPARE_MESSAGE_CHARS} more characters\\)$`),
   );
   assert.ok(lines.includes('→ `bash` {"command":"npm run lint -- part1"}'), 'a tool call is a line of its own');
+});
+
+test('the compare of a 673-message span shares one line with its summary, so the diff is two one-sided blocks', () => {
+  // A long step as a Cline recording holds it: requests, calls, long results, notes; one request the
+  // summary keeps verbatim on a line of its own.
+  const kept = 'Deploy the service to the dev project only.';
+  const replaced: ContextItem[] = [];
+  for (let i = 0; replaced.length < 673; i++) {
+    const call = {
+      id: `c${i}`,
+      type: 'function' as const,
+      function: { name: 'read_file', arguments: `{"path":"f${i}"}` },
+    };
+    replaced.push(
+      {
+        id: `u${i}`,
+        kind: 'raw',
+        covers: [`u${i}`],
+        message: { role: 'user', content: i === 3 ? kept : `Step ${i}.` },
+      },
+      {
+        id: `a${i}`,
+        kind: 'raw',
+        covers: [`a${i}`],
+        message: { role: 'assistant', content: null, tool_calls: [call] },
+      },
+      {
+        id: `t${i}`,
+        kind: 'raw',
+        covers: [`t${i}`],
+        message: { role: 'tool', tool_call_id: `c${i}`, content: 'x\n'.repeat(900) },
+      },
+    );
+  }
+  const summaryText = ['## Requests', '', kept, '', '## Files read', '', ...replaced.map((_, i) => `- f${i}`)].join(
+    '\n',
+  );
+  const record: CheckpointRecord = {
+    ...checkpoint,
+    id: 'cp-long',
+    replaced: replaced.slice(0, 673),
+    inserted: [{ id: 's', kind: 'summary', covers: ['u0'], message: { role: 'user', content: summaryText } }],
+  };
+  const longProvider = new CheckpointDocumentProvider((id) => (id === record.id ? record : undefined));
+  const left = longProvider.provideTextDocumentContent(checkpointUri(record.id, 'replaced')).split('\n');
+  const right = longProvider.provideTextDocumentContent(checkpointUri(record.id, 'summary')).split('\n');
+  longProvider.dispose();
+  // The diff editor pairs lines compared trimmed: the divider must be the only line both sides hold,
+  // first on the left and last on the right. Then the diff is the summary added above it and the span
+  // removed below it, and neither block needs the character-by-character pass that timed out.
+  const leftSet = new Set(left.map((l) => l.trim()));
+  const shared = [...new Set(right.map((l) => l.trim()))].filter((l) => leftSet.has(l));
+  assert.deepEqual(shared, [COMPARE_DIVIDER]);
+  assert.equal(left[0], COMPARE_DIVIDER);
+  assert.equal(right.filter((l) => l.trim()).at(-1), COMPARE_DIVIDER);
+  assert.equal(left.filter((l) => l.startsWith('### ')).length, 673, 'every replaced message is shown');
+  assert.ok(right.includes(kept), 'the summary side shows the summary as written');
+  assert.ok(left.includes(`${kept}${ALSO_IN_SUMMARY}`), 'a line the summary keeps verbatim is marked on the left');
 });

@@ -6,7 +6,8 @@
  * - `contextkeeper-checkpoint:/<id>/replaced.md` — the span the checkpoint replaced, one line a message;
  * - `contextkeeper-checkpoint:/<id>/summary.md` — what stands in its place, the summary whole.
  *
- * The last two feed a diff editor ("what did this summary keep?").
+ * The last two feed a diff editor ("what did this summary keep?"), laid out by `compare-layout.ts` so
+ * the diff stays cheap on a span of any length.
  */
 import * as vscode from 'vscode';
 import { DisposableStore } from '../../lifecycle/disposables';
@@ -18,6 +19,7 @@ import { formatTokens, formatTokensFull } from '../../format/tokens';
 import { formatClock, formatDateTime } from '../../format/display';
 import { scorecardDetails } from '../../compaction/retention/scorecard';
 import { textWithPlaceholders } from '../../compaction/content-text';
+import { layOutCompare } from './compare-layout';
 
 /** The URI scheme of checkpoint documents. */
 export const CHECKPOINT_SCHEME = 'contextkeeper-checkpoint';
@@ -230,9 +232,9 @@ export class CheckpointDocumentProvider implements vscode.TextDocumentContentPro
       case 'checkpoint':
         return renderCheckpoint(checkpoint);
       case 'replaced':
-        return renderItems(checkpoint.replaced);
+        return layOutCompare(renderItems(checkpoint.replaced), renderItems(checkpoint.inserted)).replaced;
       case 'summary':
-        return `${renderItems(checkpoint.inserted)}\n`;
+        return layOutCompare(renderItems(checkpoint.replaced), renderItems(checkpoint.inserted)).summary;
     }
   }
 

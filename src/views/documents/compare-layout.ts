@@ -1,0 +1,55 @@
+/**
+ * The layout of the two documents of a "replaced ↔ summary" compare, chosen so that VS Code's diff
+ * costs next to nothing however long the replaced span is.
+ *
+ * Why a layout and not more time: the diff editor first pairs equal lines, then diffs every changed
+ * block character by character (an O(ND) algorithm, D the characters that differ). A summary is not
+ * an edit of the messages it replaced, so D is nearly the whole text: on a 659-message Cline step
+ * (193k characters against a 39k-character summary) that character pass ran past the 5-second
+ * `diffEditor.maxComputationTime` and showed no diff, and with no limit it ran for minutes. Raising
+ * the limit (a user setting) would only make the editor wait longer. Cutting both sides into pages
+ * paired by shared marks still cost seconds, since every both-sided block pays the same pass.
+ *
+ * So the two sides share exactly one line, {@link COMPARE_DIVIDER}: it opens the replaced side and
+ * closes the summary side. The diff is then one block added above the divider (the summary, shown
+ * first) and one block removed below it (the replaced messages); a block with nothing on one side
+ * skips the character pass. The replaced side has no blank line, and a line of it that is also a
+ * line of the summary is marked {@link ALSO_IN_SUMMARY}, so no other line can pair up and split a
+ * block in two.
+ */
+
+/** The one line both sides share: the summary side ends with it, the replaced side starts with it. */
+export const COMPARE_DIVIDER = '<!-- Above: what stands in place of the messages. Below: the messages it replaced. -->';
+
+/** Appended to a replaced line the summary holds verbatim (the mark also keeps the two from pairing). */
+export const ALSO_IN_SUMMARY = ' ← also a line of the summary';
+
+/** The two documents of a compare, as whole texts. */
+export interface CompareDocuments {
+  replaced: string;
+  summary: string;
+}
+
+/**
+ * Lays `replaced` (the replaced span, rendered as text) and `summary` (what stands in its place) out
+ * for a diff editor: `summary` whole, then the divider; the divider, then `replaced` without its blank
+ * lines or final line break, a line the summary also holds marked. Lines are compared as the diff
+ * editor does, with leading and trailing white space trimmed.
+ */
+export function layOutCompare(replaced: string, summary: string): CompareDocuments {
+  const summaryLines = summary.replace(/\s+$/, '').split(/\r?\n/);
+  const taken = new Set(summaryLines.map((line) => line.trim()));
+  taken.add(COMPARE_DIVIDER);
+  const replacedLines = [COMPARE_DIVIDER];
+  for (const line of replaced.split(/\r?\n/)) {
+    if (!line.trim()) continue;
+    let shown = line;
+    while (taken.has(shown.trim())) shown += ALSO_IN_SUMMARY;
+    replacedLines.push(shown);
+  }
+  return {
+    // No line break at the end either: the empty last line it makes would be a second shared line.
+    replaced: replacedLines.join('\n'),
+    summary: `${summaryLines.join('\n')}\n${COMPARE_DIVIDER}\n`,
+  };
+}
