@@ -10,6 +10,7 @@ import { LineCounter, startsPiece } from '../../src/tokenizer/line-count';
 import { extractIdentifiers } from '../../src/compaction/summary/identifiers/identifiers';
 import { identifiersOfPart, mergePartIdentifiers } from '../../src/compaction/summary/identifiers/identifier-parts';
 import {
+  BACKFILL_HEADINGS,
   backfillIdentifiers,
   sourceIdentifiers,
   outputText,
@@ -339,3 +340,41 @@ function* take<T>(it: Iterable<T>, n: number): Generator<T> {
     if (--n <= 0) return;
   }
 }
+
+test('a back-fill reads no source once not even its cheapest line fits', () => {
+  const items = itemsFromEntries([
+    { id: 'u', message: { role: 'user', content: 'edit src/alpha.ts please' } },
+    { id: 'a', message: { role: 'assistant', content: 'Done.' } },
+    { id: 't', message: { role: 'tool', tool_call_id: 'call_x', content: 'wrote lib/gamma.ts' } },
+  ]);
+  /** The sources' readings, counting the identifiers each back-fill takes per source. */
+  class Counted extends SpanIdentifiers {
+    taken: Record<string, number> = {};
+    override *of(key: 'args' | 'conversation' | 'output'): Generator<string> {
+      for (const id of super.of(key)) {
+        this.taken[key] = (this.taken[key] ?? 0) + 1;
+        yield id;
+      }
+    }
+  }
+  const all = backfillIdentifiers('', items, 10_000);
+  assert.deepEqual(all.added, ['src/alpha.ts', 'lib/gamma.ts']);
+  // Each source's first line pays for its heading; the shortest line is `- ` and 3 characters.
+  const conversation = BACKFILL_HEADINGS.conversation.length + 2 + '- src/alpha.ts'.length + 1;
+  const output = BACKFILL_HEADINGS.output.length + 2 + '- lib/gamma.ts'.length + 1;
+  const cheapestOutput = BACKFILL_HEADINGS.output.length + 2 + '- abc'.length + 1;
+  assert.deepEqual(backfillIdentifiers('', items, conversation + output, new Map(), new Counted(items)), all);
+  for (const allowance of [conversation + cheapestOutput, conversation + output - 1]) {
+    const counted = new Counted(items);
+    assert.deepEqual(backfillIdentifiers('', items, allowance, new Map(), counted).added, ['src/alpha.ts']);
+    assert.equal(counted.taken.output, 1, 'a line of the output could fit: it is read');
+  }
+  const short = new Counted(items);
+  const cut = backfillIdentifiers('', items, conversation + cheapestOutput - 1, new Map(), short);
+  assert.deepEqual(cut.added, ['src/alpha.ts']);
+  assert.equal(short.taken.output, undefined, 'the output was read though no line of it could fit');
+  // Every source read to its end beforehand: the same back-fill.
+  const read = new Counted(items);
+  for (const key of ['args', 'conversation', 'output'] as const) void [...read.of(key)];
+  assert.deepEqual(backfillIdentifiers('', items, conversation + cheapestOutput - 1, new Map(), read), cut);
+});

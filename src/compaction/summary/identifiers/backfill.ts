@@ -459,6 +459,16 @@ function fileNameOf(path: string): string {
 /** Smallest cost of one back-filled line: `- ` and an identifier of at least 3 characters, and a newline. */
 const MIN_LINE_COST = 6;
 
+/** Smallest cost of a source's first back-filled line: its heading, a blank line's worth, and the line. */
+function openingCost(key: SourceKey): number {
+  return BACKFILL_HEADINGS[key].length + 2 + MIN_LINE_COST;
+}
+
+/** Per source (in {@link SOURCE_KEYS} order), the smallest opening cost of the sources after it (Infinity for the last). */
+const LATER_OPENING: readonly number[] = SOURCE_KEYS.map((_, k) =>
+  SOURCE_KEYS.slice(k + 1).reduce((least, key) => Math.min(least, openingCost(key)), Infinity),
+);
+
 /**
  * Appends identifiers of `items` missing from `summary`, at most `maxChars` characters in all
  * (about 4 characters make a token). A path the summary writes from a named folder (`path-root.ts`)
@@ -495,12 +505,18 @@ export function backfillIdentifiers(
     );
   };
   const usedAsFile = new FileUse(items);
-  for (const key of ['args', 'conversation', 'output'] as const) {
+  for (let k = 0; k < SOURCE_KEYS.length; k++) {
+    const key = SOURCE_KEYS[k];
     const lines: string[] = [];
     const heading = BACKFILL_HEADINGS[key];
+    // Not even the cheapest line of this source or a later one fits (a source's first line pays
+    // for its heading): nothing more can be added, so the sources left are not read. Reading them
+    // would change nothing but the paths seen, which matter only to lines that could be added.
+    const later = LATER_OPENING[k];
+    if (budget < Math.min(openingCost(key), later)) break;
     for (const id of sources.of(key)) {
       // Nothing more fits: every later identifier would be skipped for its cost.
-      if (budget < MIN_LINE_COST) break;
+      if (budget < Math.min(lines.length ? MIN_LINE_COST : openingCost(key), later)) break;
       if (id.trim().length < 3 || NOISE.has(id.trim()) || seen.has(id) || notAName(id) || !isOneToken(id)) continue;
       // A product named like a file (`Next.js`) is a file only where the work used it as one.
       if (productOrFile(id) && !usedAsFile.has(id, paths)) continue;
