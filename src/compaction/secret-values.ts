@@ -126,6 +126,47 @@ export function maskValues(masked: string, values: readonly string[]): string {
   return out;
 }
 
+/**
+ * Whether `maskValues(masked, now)` is sure to equal `maskValues(masked, before)`, told without masking
+ * again: `now` is `before` with values added (the others in the same order), and no added value can be
+ * replaced in `masked`. An added value that does not occur in `masked`, holds no bracket and is no
+ * piece of the label cannot occur later in the masking either: the text between the labels an
+ * earlier value put in is the text's own, and an occurrence that reaches into a label holds one of
+ * its brackets or lies inside it. A grown span's values mostly add values its older messages do not
+ * hold: a text masked with the values before is then masked alike with the new ones.
+ */
+export function sameMasking(masked: string, before: readonly string[], now: readonly string[]): boolean {
+  if (before === now) return true;
+  const added = addedValues(before, now);
+  if (added === undefined) return false;
+  for (const v of added) if (masked.includes(v)) return false;
+  return true;
+}
+
+/**
+ * The values of `now` not in `before` when `now` holds all of `before` in the same order and each added
+ * value is one {@link sameMasking} may judge by its occurrence alone; else undefined. The last answer is
+ * kept: one compaction asks about the same two lists for every request.
+ */
+function addedValues(before: readonly string[], now: readonly string[]): readonly string[] | undefined {
+  if (lastAdded?.before === before && lastAdded.now === now) return lastAdded.added;
+  const had = new Set(before);
+  const added: string[] = [];
+  let k = 0;
+  let ok = true;
+  for (const v of now) {
+    if (!had.has(v)) {
+      added.push(v);
+      if (v.includes('[') || v.includes(']') || maskLabel('secret').includes(v)) ok = false;
+    } else if (before[k++] !== v) ok = false;
+  }
+  if (k !== before.length) ok = false;
+  lastAdded = { before, now, added: ok ? added : undefined };
+  return lastAdded.added;
+}
+
+let lastAdded: { before: readonly string[]; now: readonly string[]; added: readonly string[] | undefined } | undefined;
+
 /** `value` is, or holds, one of `values`: a name that must not be listed. */
 export function holdsSecretValue(value: string, values: readonly string[]): boolean {
   return values.some((v) => value.includes(v));

@@ -10,7 +10,7 @@ import { recordedToolOutcome } from '../tool-outcomes';
 import { agentCalls, type RetentionEntry } from './calls';
 import { codeNames } from './code-names';
 import { COMMAND_KEY_CHARS, errorSignatures, neverFailedCommands, type ErrorSignature } from './errors';
-import { holdsSecretValue, maskSecretValues, maskValues, spanSecretValues } from '../secret-values';
+import { holdsSecretValue, maskSecretValues, maskValues, sameMasking, spanSecretValues } from '../secret-values';
 import { maskSecrets } from '../secrets';
 import { spanFiles } from './files';
 import { spanCommits } from './commits';
@@ -356,6 +356,18 @@ const normalizedOf = new MessageMemo<
 function normalizedRequest(text: string, message: object | undefined, secrets: readonly string[]): string {
   const known = message ? normalizedOf.get(message) : undefined;
   if (known && known.text === text && sameValues(known.secrets, secrets)) return known.normalized;
+  // Values added since (a grown span's new messages) that the masked text does not hold: the same result.
+  if (
+    message &&
+    known?.text === text &&
+    known.masked !== undefined &&
+    known.secrets.length &&
+    secrets.length &&
+    sameMasking(known.masked, known.secrets, secrets)
+  ) {
+    normalizedOf.set(message, { ...known, secrets });
+    return known.normalized;
+  }
   let masked: string | undefined;
   let normalized: string;
   if (secrets.length) {
