@@ -7,7 +7,13 @@ import { html, nothing } from 'lit-html';
 import type { TemplateResult } from 'lit-html';
 import { guard } from 'lit-html/directives/guard.js';
 import { repeat } from 'lit-html/directives/repeat.js';
-import type { CompactionView, TranscriptItemView, ViewState, WebviewMessage } from './shared/protocol.js';
+import type {
+  CompactionDetailView,
+  CompactionView,
+  TranscriptItemView,
+  ViewState,
+  WebviewMessage,
+} from './shared/protocol.js';
 import type { Store } from './shared/view-store.js';
 import { EDITED_BY_HAND, heldLabel, pinLabel, pinOffered } from './shared/item-labels.js';
 import { localTime } from './format.js';
@@ -211,16 +217,7 @@ function divider(ui: Ui, c: CompactionView): TemplateResult {
                   ${detail.replaced.map((r) => html`<li><span class="role">${r.role}</span>${r.tool ? html` <code>${r.tool}</code>` : nothing}${r.path ? html` <span class="path">${r.path}</span>` : nothing} <span class="meta">${r.preview}</span></li>`)}
                   ${detail.more > 0 ? html`<li class="meta">… and ${detail.more} more</li>` : nothing}
                 </ul>
-                <div class="actions">
-                  <button
-                    class="secondary"
-                    tabindex="-1"
-                    @click=${() => ui.post({ type: 'openCheckpoint', id: c.checkpointIds[c.checkpointIds.length - 1] })}
-                  >
-                    <span class="codicon codicon-go-to-file" aria-hidden="true"></span> Open
-                  </button>
-                  ${c.restored || c.trigger === 'import' ? nothing : html`<button class="secondary" tabindex="-1" data-test="divider-restore" @click=${() => ui.post({ type: 'restoreCheckpoint', id: c.id })}><span class="codicon codicon-discard" aria-hidden="true"></span> Restore</button>`}
-                </div>
+                ${dividerActions(ui, c, detail.opens)}
               </div>`
             : html`<p class="meta">Loading…</p>`
           : nothing
@@ -229,6 +226,23 @@ function divider(ui: Ui, c: CompactionView): TemplateResult {
   </li>`;
 }
 
+/** A divider's buttons: one Open per checkpoint of its run (labels from the host), then Restore. */
+function dividerActions(ui: Ui, c: CompactionView, opens: CompactionDetailView['opens']): TemplateResult {
+  return html`<div class="actions">
+    ${opens.map(
+      (open) =>
+        html`<button
+          class="secondary"
+          tabindex="-1"
+          data-test="divider-open"
+          @click=${() => ui.post({ type: 'openCheckpoint', id: open.id })}
+        >
+          <span class="codicon codicon-go-to-file" aria-hidden="true"></span> ${open.label}
+        </button>`,
+    )}
+    ${c.restored || c.trigger === 'import' ? nothing : html`<button class="secondary" tabindex="-1" data-test="divider-restore" @click=${() => ui.post({ type: 'restoreCheckpoint', id: c.id })}><span class="codicon codicon-discard" aria-hidden="true"></span> Restore</button>`}
+  </div>`;
+}
 /**
  * One row, rebuilt only when what it shows changed (lit-html `guard` compares the inputs by
  * identity): while a reply streams, a delta re-renders the streaming line and skips the rest.

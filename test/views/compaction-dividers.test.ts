@@ -442,3 +442,40 @@ test('a summary of one line longer than a divider shows is cut between words, wi
   assert.match(long.slice(body.length), /^ [a-z]/, 'before the next one');
   assert.equal(note, expectedNote(long, body));
 });
+
+test("a cut summary's note names the divider's button that opens that checkpoint, in a run of several too", () => {
+  const long = Array.from({ length: 1200 }, (_, i) => `- line ${i}: the settlement flow was checked`).join('\n');
+  assert.ok(long.length > DIVIDER_SUMMARY_CHARS);
+  // One run: the older span's long summary first, then tool results collapsed; the last checkpoint is
+  // not the one whose summary is cut.
+  const summarized = checkpoint('cpA', 5, ['e0', 'e1'], [item('summary', ['e0', 'e1'])], { summary: long });
+  const collapsed = checkpoint('cpB', 5, ['e2'], [item('collapsed', ['e2'])], {
+    strategy: 'collapse',
+    summary: 'collapsed 1 tool result',
+  });
+  const records = [summarized, collapsed];
+  const placed = placeCompactions(records, order, entries, lines, undefined);
+  assert.equal(placed.compactions.length, 1, 'one divider for the run');
+  const detail = compactionDetailOf(placed.compactions[0], records, entries, new Map(), 10);
+  assert.deepEqual(detail.opens, [
+    { id: 'cpA', label: 'Open summary' },
+    { id: 'cpB', label: 'Open collapse' },
+  ]);
+  const note = /not shown here: (.+) shows the whole checkpoint\.\]/.exec(detail.summary);
+  assert.ok(note, detail.summary.slice(-300));
+  const named = detail.opens.find((o) => o.label === note[1]);
+  assert.equal(named?.id, 'cpA', 'the button the note names opens the checkpoint whose summary was cut');
+  assert.ok(detail.summary.endsWith('collapsed 1 tool result'), 'the later step is shown after the cut one');
+
+  // A run of one checkpoint: one button, "Open", which the note names.
+  const alone = [summarized];
+  const one = compactionDetailOf(
+    placeCompactions(alone, order, entries, lines, undefined).compactions[0],
+    alone,
+    entries,
+    new Map(),
+    10,
+  );
+  assert.deepEqual(one.opens, [{ id: 'cpA', label: 'Open' }]);
+  assert.match(one.summary, /not shown here: Open shows the whole checkpoint\.\]$/);
+});

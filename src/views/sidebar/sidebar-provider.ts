@@ -11,7 +11,7 @@ import { DisposableStore } from '../../lifecycle/disposables';
 import { Commands } from '../commands/command-ids';
 import { parseWebviewMessage, refusedInput } from '../../webview/shared/protocol';
 import { notify } from '../notify';
-import type { HostMessage, ReplacedItemView, WebviewMessage } from '../../webview/shared/protocol';
+import type { CompactionDetailView, HostMessage, WebviewMessage } from '../../webview/shared/protocol';
 import { renderSidebarHtml, webviewRoots } from './webview-html';
 import { PageReloads } from './page-reloads';
 
@@ -20,7 +20,7 @@ export interface SidebarSource {
   snapshot(): HostMessage;
   takeDelta(): HostMessage | undefined;
   fullText(itemId: string): { text: string; fullLength: number } | undefined;
-  compactionDetail(id: string): { summary: string; replaced: ReplacedItemView[]; more: number } | undefined;
+  compactionDetail(id: string): CompactionDetailView | undefined;
   loadEarlier(): void;
 }
 

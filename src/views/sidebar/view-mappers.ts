@@ -9,6 +9,7 @@ import type {
   ApprovalView,
   BudgetView,
   CheckpointView,
+  CompactionDetailView,
   CompactionView,
   PreviewView,
   ReplacedItemView,
@@ -112,9 +113,10 @@ export const DIVIDER_SUMMARY_CHARS = 40_000;
 /**
  * `text` as a divider shows it: whole up to {@link DIVIDER_SUMMARY_CHARS} characters; longer, cut at
  * the last line break before that (a word boundary when a line is longer), followed by a line that
- * says how much is left out and where it is, so a cut summary never reads as whole.
+ * says how much is left out and which button (`opener`, the label of the divider's button that opens
+ * this checkpoint) shows it whole, so a cut summary never reads as whole.
  */
-export function shownSummary(text: string): string {
+export function shownSummary(text: string, opener = 'Open'): string {
   if (text.length <= DIVIDER_SUMMARY_CHARS) return text;
   const head = text.slice(0, DIVIDER_SUMMARY_CHARS);
   const line = head.lastIndexOf('\n');
@@ -122,12 +124,13 @@ export function shownSummary(text: string): string {
   const at =
     line > DIVIDER_SUMMARY_CHARS / 2 ? line : space > DIVIDER_SUMMARY_CHARS / 2 ? space : DIVIDER_SUMMARY_CHARS;
   const left = text.slice(at).trimStart().length;
-  return `${text.slice(0, at).trimEnd()}\n\n[… ${formatInteger(left)} more characters of this summary are not shown here: Open shows the whole checkpoint.]`;
+  return `${text.slice(0, at).trimEnd()}\n\n[… ${formatInteger(left)} more characters of this summary are not shown here: ${opener} shows the whole checkpoint.]`;
 }
 
 /**
- * The summary text (see {@link shownSummary}) and the first `max` replaced messages of a compaction
- * divider; `toolNames` maps tool-result entry ids to tool names (see `transcript-items.ts`). A run's
+ * The summary text (see {@link shownSummary}), the first `max` replaced messages and the Open buttons
+ * of a compaction divider: each checkpoint's summary is cut on its own, its note naming the button that
+ * opens that checkpoint; `toolNames` maps tool-result entry ids to tool names (see `transcript-items.ts`). A run's
  * summaries and replaced messages are listed oldest first, as they stand in the conversation (by the
  * first entry each checkpoint replaced; history order where that is the same), whatever order the run
  * wrote them in.
@@ -138,12 +141,13 @@ export function compactionDetailOf(
   entries: ReadonlyMap<string, Entry>,
   toolNames: ReadonlyMap<string, { name: string }>,
   max: number,
-): { summary: string; replaced: ReplacedItemView[]; more: number } {
+): CompactionDetailView {
   const records = inConversationOrder(
     checkpoints.filter((c) => group.checkpointIds.includes(c.id)),
     entries,
   );
-  const summary = shownSummary(records.map((c) => c.summary).join('\n\n---\n\n'));
+  const opens = openButtons(records);
+  const summary = records.map((c, i) => shownSummary(c.summary, opens[i].label)).join('\n\n---\n\n');
   const ids = [...new Set(records.flatMap((c) => c.replacedIds))];
   const replaced: ReplacedItemView[] = [];
   for (const entryId of ids.slice(0, max)) {
@@ -166,5 +170,21 @@ export function compactionDetailOf(
     const tool = message.role === 'tool' ? toolNames.get(entryId)?.name : undefined;
     replaced.push({ role: message.role, tool, preview: firstLine(textWithPlaceholders(message.content), 100) });
   }
-  return { summary, replaced, more: Math.max(0, ids.length - max) };
+  return { summary, replaced, more: Math.max(0, ids.length - max), opens };
+}
+
+/**
+ * The Open buttons of a run's checkpoints, in the order given: "Open" for a run of one; else "Open
+ * <strategy>", numbered when the run has that strategy more than once.
+ */
+function openButtons(records: readonly CheckpointRecord[]): Array<{ id: string; label: string }> {
+  if (records.length === 1) return [{ id: records[0].id, label: 'Open' }];
+  const total = new Map<string, number>();
+  for (const c of records) total.set(c.strategy, (total.get(c.strategy) ?? 0) + 1);
+  const seen = new Map<string, number>();
+  return records.map((c) => {
+    const n = (seen.get(c.strategy) ?? 0) + 1;
+    seen.set(c.strategy, n);
+    return { id: c.id, label: total.get(c.strategy)! > 1 ? `Open ${c.strategy} ${n}` : `Open ${c.strategy}` };
+  });
 }

@@ -18,7 +18,7 @@ import type {
   ErrorView,
   HostMessage,
   PreviewView,
-  ReplacedItemView,
+  CompactionDetailView,
   ActivityState,
   SessionView,
   TranscriptItemView,
@@ -283,7 +283,7 @@ export class SidebarModel {
   }
 
   /** The summary text and replaced messages of a compaction divider (first `max` messages). */
-  compactionDetail(id: string, max = 300): { summary: string; replaced: ReplacedItemView[]; more: number } | undefined {
+  compactionDetail(id: string, max = 300): CompactionDetailView | undefined {
     const group = this.compactions.find((c) => c.id === id);
     return group && compactionDetailOf(group, this.checkpoints, this.entries, this.toolNames, max);
   }

@@ -319,9 +319,23 @@ export type HostMessage =
   /** Answer to `expandItem`: the item's full text (capped at {@link FULL_TEXT_CAP_CHARS}). */
   | { type: 'itemText'; id: string; text: string; fullLength: number }
   /** Answer to `compactionDetail`. */
-  | { type: 'compactionDetail'; id: string; summary: string; replaced: ReplacedItemView[]; more: number }
+  | ({ type: 'compactionDetail'; id: string } & CompactionDetailView)
   /** A task from the box that was not taken (no endpoint set up): back into the box, which Run cleared. */
   | { type: 'restoreTask'; text: string };
+
+/** The body of a compaction divider, fetched when it is opened. */
+export interface CompactionDetailView {
+  /** The run's summaries, oldest first, each cut with a note naming the button that opens it whole. */
+  summary: string;
+  /** The first replaced messages, and how many more there are. */
+  replaced: ReplacedItemView[];
+  more: number;
+  /**
+   * One Open button per checkpoint of the run, oldest first: `label` is what the button says and what
+   * a cut summary's note names ("Open" when the run has one checkpoint, else "Open <strategy>").
+   */
+  opens: Array<{ id: string; label: string }>;
+}
 
 /** One message a compaction replaced, as listed under its divider. */
 export interface ReplacedItemView {

@@ -4,20 +4,16 @@
  * number is not the next one means a message was lost: the store asks the host for a snapshot.
  */
 import type {
+  CompactionDetailView,
   CompactionView,
   HostMessage,
-  ReplacedItemView,
   TranscriptItemView,
   ViewDelta,
   ViewState,
 } from './protocol';
 
 /** The body of a compaction divider, fetched when it is opened. */
-export interface CompactionDetail {
-  summary: string;
-  replaced: ReplacedItemView[];
-  more: number;
-}
+export type CompactionDetail = CompactionDetailView;
 
 /** What an applied message changed, for announcements. */
 export interface Applied {
@@ -80,7 +76,12 @@ export class Store {
         this.fullTexts.set(message.id, message.text);
         return { kind: 'reply', newCompactions: [] };
       case 'compactionDetail':
-        this.details.set(message.id, { summary: message.summary, replaced: message.replaced, more: message.more });
+        this.details.set(message.id, {
+          summary: message.summary,
+          replaced: message.replaced,
+          more: message.more,
+          opens: message.opens,
+        });
         return { kind: 'reply', newCompactions: [] };
       case 'restoreTask':
         // Handled by the page's task box, not the view state.
