@@ -64,7 +64,8 @@ export async function keptDuringTaskChecks({ check, expect, wb, sidebar, page, u
       );
       await summary.evaluate((el) => el.scrollIntoView({ block: 'start' }));
       await wb.screenshot('05b-divider-requests-verbatim');
-      await divider.locator('.actions button', { hasText: 'Open' }).click();
+      // One Open a checkpoint of the run (collapse, then summary): the summary's is the last.
+      await divider.locator('[data-test="divider-open"]').last().click();
       await page.locator('.tabs-container .tab', { hasText: /auto/ }).first().waitFor({ timeout: 15_000 });
       const heading = await findInEditor(page, 'Requests, verbatim');
       expect(!/no results/i.test(heading), `the checkpoint document has no "Requests, verbatim" section (${heading})`);
@@ -121,7 +122,8 @@ export async function reattachedDuringTaskCheck({ check, expect, wb, sidebar, pa
       // above shows them in the divider and the checkpoint document.
       await attached.evaluate((el) => el.scrollIntoView({ block: 'center' }));
       await wb.screenshot('05d-divider-files-reattached');
-      await divider.locator('.actions button', { hasText: 'Open' }).click();
+      // One Open a checkpoint of the run (collapse, then summary): the summary's is the last.
+      await divider.locator('[data-test="divider-open"]').last().click();
       await page
         .locator('.tabs-container .tab', { hasText: /manual/ })
         .first()
