@@ -2,8 +2,9 @@
  * Only real constraints are standing rules, in the summary's "Standing rules" section and the
  * constraint gold set alike (one sentence rule), in several recording formats: a goal statement
  * ("This application must be refactored …") and a pointer ("DO NOT skip this.") are not rules; an
- * instruction over every instance of an action ("Explain each command … before …") and an obligation
- * to have something ("Both must have "dev" in their names.") are. Claude Code's recovery prompt
+ * instruction over every instance of an action ("Explain each command … before …") is; an obligation
+ * whose subject points back at the request's own items ("Both must have "dev" in their names.") is a
+ * detail of that request, not a rule. Claude Code's recovery prompt
  * "Continue from where you left off.", sent alone after an interruption, is the harness's, never a
  * request of the user's.
  */
@@ -32,7 +33,7 @@ function rules(summary: string): string {
 }
 
 for (const format of ['cline', 'claude-code', 'codex', 'aider'] as const) {
-  test(`${format}: goal statements and pointers are no rules; every-instance instructions and must-have constraints are`, () => {
+  test(`${format}: goal statements, pointers and details of the request's own items are no rules; every-instance instructions are`, () => {
     const { write, file } = ALL_WRITERS[format];
     const steps: Step[] = [
       { user: REQUEST },
@@ -42,17 +43,14 @@ for (const format of ['cline', 'claude-code', 'codex', 'aider'] as const) {
     const entries = importTranscriptTextSync(write(steps), file).entries;
     const summary = new ExtractiveSummarizer((t) => Math.ceil(t.length / 4)).notes(itemsFromEntries(entries), 6000);
     const section = rules(summary);
-    assert.match(section, /Both must have "dev" in their names\./, summary);
+    assert.doesNotMatch(section, /Both must have "dev" in their names\./, summary);
     assert.match(section, /Explain each command you'd like to execute before asking to execute\./, summary);
     assert.doesNotMatch(section, /must be refactored/, summary);
     assert.doesNotMatch(section, /DO NOT skip this/, summary);
     // The constraint gold set reads the same sentences.
     const typed = typedRequests(entries).map((t) => t.text);
     const gold = typed.flatMap((t) => constraintSentences(t));
-    assert.deepEqual(gold, [
-      'Both must have "dev" in their names.',
-      "Explain each command you'd like to execute before asking to execute.",
-    ]);
+    assert.deepEqual(gold, ["Explain each command you'd like to execute before asking to execute."]);
   });
 }
 

@@ -62,8 +62,17 @@ const EVERY_INSTANCE =
   /^(?:please\s+)?(?!(?:the|this|that|these|those|it|i|we|you|my|our|a|an|there|here|each|every|all)\b)[a-z]+\s+(?:each|every)\s+\w+(?:\s+\w+)?\s+(?:that\s+|which\s+)?(?:you|i)\b[^.!?]*\b(?:before|after|until|once|when)\b/i;
 
 /**
+ * An obligation whose subject points back at the items of its own request ("Both must have "dev" in
+ * their names." after "create a database and a bucket", "It should return JSON."): a detail of what
+ * that request asks for, kept with it in the requests section, not a rule over later work.
+ */
+const ANAPHOR_SUBJECT =
+  /^(?:both|either|neither|it|they|these|those|(?:each|all|both) of (?:them|these|those)|all (?:two|three|four|five))\s+(?:\w+\s+)?(?:must|should|shall|needs? to|has to|have to)\b/i;
+
+/**
  * Whether a sentence of a typed request is a standing rule: not a pointer ({@link POINTER}); it names
- * its standing ({@link RULE}); or, not being a goal statement ({@link GOAL}), it asks something of
+ * its standing ({@link RULE}); or, not being a goal statement ({@link GOAL}) nor a detail of its own
+ * request's items ({@link ANAPHOR_SUBJECT}), it asks something of
  * every instance of an action ({@link EVERY_INSTANCE}), or is a prohibition or obligation with an
  * object ({@link PROHIBITION}, {@link MUST_HAVE}) that is not one-off scoping ({@link SCOPING}).
  * Source for both the extractive notes and the retention's constraint sentences.
@@ -72,7 +81,7 @@ export function isRuleSentence(s: string): boolean {
   const t = s.trim();
   if (POINTER.test(t)) return false;
   if (RULE.test(t)) return true;
-  if (GOAL.test(t)) return false;
+  if (GOAL.test(t) || ANAPHOR_SUBJECT.test(t)) return false;
   if (EVERY_INSTANCE.test(t)) return true;
   const m = PROHIBITION.exec(t) ?? MUST_HAVE.exec(t);
   return m !== null && !SCOPING.test(t.slice(m.index));
@@ -190,4 +199,62 @@ export function ruleSentences(typed: string): string[] {
     }
   }
   return out;
+}
+
+/** A prohibition's verb and what it forbids ("Do NOT modify public pages (booking, root layout)."). */
+const FORBIDS =
+  /\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't)\s+(?:ever\s+)?(?:modify|change|touch|edit|alter|update|remove|delete|rename|move|replace|refactor|rewrite|use|add|hardcode|commit|push|deploy)\s+((?:[^.;:!?–—]|[.:](?=\S))+)/i;
+/** Words that keep, bound or forbid rather than ask for a change: a sentence with one overrides nothing. */
+const KEEPS = /\b(?:not|don't|dont|never|no|keep|leave|unchanged|as is|except|without|only|preserve|untouched)\b/i;
+/** Leading words of a forbidden item that do not name it. */
+const ITEM_LEAD = /^(?:the|any|all|existing|other|my|our|your|a|an)\s+/i;
+
+/** A word without a plural `s`, lower case: "Cards" and "card" name the same thing. */
+function singular(word: string): string {
+  const w = word.toLowerCase();
+  return w.length > 3 && /^\p{L}+s$/u.test(w) && !w.endsWith('ss') ? w.slice(0, -1) : w;
+}
+
+/** `text` as words in the singular, space separated, padded with spaces for whole-word search. */
+function wordsOf(text: string): string {
+  return ` ${(text.match(/[\p{L}\p{N}_./@-]+/gu) ?? []).map((w) => singular(w.replace(/[.]+$/, ''))).join(' ')} `;
+}
+
+/**
+ * What a prohibition forbids, as items a later request may name: the phrases of two words or more
+ * and the file names of its object, split at commas, "and", "or" and parentheses ("public/customer
+ * pages (booking, confirmation, home, root layout)" → "public/customer pages", "root layout"). A
+ * single plain word ("booking", "logic") names too much to tell: it is no item.
+ */
+function forbiddenItems(rule: string): string[] {
+  const m = FORBIDS.exec(rule);
+  if (!m) return [];
+  const out: string[] = [];
+  for (const raw of m[1].split(/[(),]|\s+(?:and|or)\s+/i)) {
+    const item = raw
+      .trim()
+      .replace(ITEM_LEAD, '')
+      .replace(/\s+(?:anywhere|at all|again)$/i, '');
+    const words = item.split(/\s+/).filter(Boolean);
+    if (words.length >= 2 || (words.length === 1 && /\w\.[a-z]{1,6}$/i.test(words[0]))) out.push(wordsOf(item));
+  }
+  return out;
+}
+
+/**
+ * The sentence of a later request `request` that overrides the prohibition `rule`: one that names
+ * what the rule forbids ({@link forbiddenItems}) and asks for work on it, without keeping, bounding or
+ * forbidding it again ("Fix the hydration warning in the page and root layout." after "Do NOT modify
+ * public/customer pages (booking, confirmation, home, root layout)."); undefined when none does. A
+ * rule so overridden no longer stands: the summary shows it as superseded, not as a standing rule.
+ */
+export function overridingSentence(rule: string, request: string): string | undefined {
+  const items = forbiddenItems(rule);
+  if (!items.length) return undefined;
+  for (const s of sentences(request)) {
+    if (KEEPS.test(s)) continue;
+    const words = wordsOf(s);
+    if (items.some((i) => words.includes(i))) return s;
+  }
+  return undefined;
 }

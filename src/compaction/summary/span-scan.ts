@@ -20,6 +20,7 @@ import { oneLineCommand } from './ledger/ledger-fold';
 import { expandRoots, parseRootsLine, type PathRoots } from './ledger/path-root';
 import { NameTally, namesFromLines, namesOfMessage } from './identifiers/worked-names';
 import { parseJsonObject } from '../../format/json';
+import { overridingSentence } from './prose';
 
 /** Section headings shared by every summarizer's notes. */
 export const SECTIONS = {
@@ -42,6 +43,16 @@ export const SECTIONS = {
   completed: '## Work completed',
   unresolved: '## Unresolved and next step',
 } as const;
+
+/** A standing rule's note line (`- "…"`): the rule's sentence. */
+const RULE_LINE = /^- "(.*)"$/;
+/** How the line of a rule that a later request overrode begins (never read as a standing rule). */
+export const SUPERSEDED_RULE = '- superseded by a later request';
+
+/** The note line of `rule` overridden by the sentence `by` of a later request. */
+export function supersededLine(rule: string, by: string): string {
+  return `${SUPERSEDED_RULE} ("${clip(by, 120)}"), no longer standing: "${rule}"`;
+}
 
 /** Characters of an agent's answer kept in the notes, at most (clipped at a sentence end). */
 const MAX_ANSWER_CHARS = 700;
@@ -411,6 +422,7 @@ export class SpanScan {
       this.latestRequest = facts.typed;
       this.lastAssistantEnds = false;
       this.taskListBeforeRequest = this.verifyBeforeRequest = true;
+      this.supersede(facts.typed);
       for (const r of facts.rules) this.addOnce(this.rules, r);
     } else if (m.role === 'assistant') {
       const facts = assistantFacts(m, text);
@@ -485,6 +497,23 @@ export class SpanScan {
       }
     } else if (m.role === 'system' || m.role === 'developer') {
       if (text.trim()) this.push(this.state, `- System note: ${clip(text, 200)}`);
+    }
+  }
+
+  /**
+   * Marks the standing rules that the request `typed` overrides ({@link overridingSentence}) as
+   * superseded ({@link supersededLine}): a rule a later request asked otherwise no longer stands.
+   */
+  private supersede(typed: string): void {
+    const set = this.held.get(this.rules);
+    for (let k = 0; k < this.rules.length; k++) {
+      const rule = RULE_LINE.exec(this.rules[k])?.[1];
+      const by = rule === undefined ? undefined : overridingSentence(rule, typed);
+      if (rule === undefined || by === undefined) continue;
+      const line = supersededLine(rule, by);
+      set?.delete(this.rules[k]);
+      set?.add(line);
+      this.rules[k] = line;
     }
   }
 
