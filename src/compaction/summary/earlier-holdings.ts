@@ -16,6 +16,7 @@ import { textWithPlaceholders } from '../content-text';
 import { expandRoots, parseRootsLine, rootsIn } from './ledger/path-root';
 import { LEDGER } from './ledger/ledger';
 import { REQUESTS_HEADING } from './requests-section';
+import { productOrFile } from './identifiers/file-use';
 
 /** Heading of what the earlier summaries held and the new notes did not name. */
 export const KEPT_HEADING = '## Kept from the earlier summaries (files, commits, root causes)';
@@ -73,6 +74,17 @@ function isCodeMember(token: string): boolean {
   return !token.includes('/') && ext !== ext.toLowerCase() && /[a-z]/.test(token.slice(0, at));
 }
 
+/**
+ * A token that names no file of the work: a glob (`eslint.config*`, cut there it reads as a file
+ * named `eslint.config`), a scoped package (`@solana/web3.js`), a name clipped with `…`, or, outside
+ * the files section's own lines, a product named like a file (`Node.js`, `MQTT.js`: see
+ * `productOrFile`), which the files section would name had the work used it as a file.
+ */
+function namesNoFile(token: string, inFiles: boolean): boolean {
+  if (/[*?…]/.test(token) || /^@[\w.-]+\/[\w.-]+$/.test(token)) return true;
+  return !inFiles && !/[\\/]/.test(token) && (productOrFile(token) || /^[A-Z][A-Z\d]*\.js$/.test(token));
+}
+
 /** A command that copies: its last path is the copy, the ones before it are only read. */
 const COPY_COMMAND = /(?:^|[\s`(;&|])(?:cp|copy|copy-item|cpi)\s/i;
 /** Words before a path that point at it as something to read (`read the full transcript at: p`). */
@@ -89,16 +101,18 @@ function inCopy(before: string): boolean {
  * (see {@link isCodeMember}), no source of a copy (read, not changed: `cp a b` holds `b`), no path
  * the line only points at to be read ("read the full transcript at: p").
  */
-function pathsOf(line: string): string[] {
+function pathsOf(line: string, inFiles = false): string[] {
   const out: string[] = [];
   const copies = COPY_COMMAND.test(line);
   const found: { token: string; at: number }[] = [];
   let at = 0;
-  for (const raw of line.split(/([\s`'"()[\]<>{},;|*]+)/)) {
+  for (const raw of line.split(/([\s`'"()[\]<>{},;|]+)/)) {
     const start = at;
     at += raw.length;
-    const t = raw.replace(/[.:!?]+$/, '').replace(/(?::\d+)+$/, '');
-    if (t.length < 4 || t.includes('://') || isCodeMember(t)) continue;
+    // Emphasis around a name (`**src/a.ts**`) is markdown; a star on one side only is a glob.
+    const bare = /^(\*+)([^*]+)\1$/.exec(raw)?.[2] ?? raw;
+    const t = bare.replace(/[.:!?]+$/, '').replace(/(?::\d+)+$/, '');
+    if (t.length < 4 || t.includes('://') || isCodeMember(t) || namesNoFile(t, inFiles)) continue;
     if (READ_POINTER.test(line.slice(0, start))) continue;
     if ((PATH_TOKEN.test(t) || BARE_FILE.test(t)) && !found.some((f) => f.token === t))
       found.push({ token: t, at: start });
@@ -134,7 +148,7 @@ function holdingsOf(text: string): Holding[] {
     if (!line) continue;
     const read = heading === LEDGER.files && line.startsWith('- read only:');
     const inFiles = heading === LEDGER.files && /^- \S+: /.test(line) && !read;
-    for (const p of pathsOf(line))
+    for (const p of pathsOf(line, heading === LEDGER.files))
       out.push({ kind: 'file', key: p, ...(inFiles ? { line } : {}), ...(read ? { read: true } : {}) });
     if (namesCommits(heading, line)) for (const c of commitsOf(line)) out.push({ kind: 'commit', key: c });
     if (CAUSE.test(line)) out.push({ kind: 'cause', key: line.replace(/^[-*\s]+/, ''), line });
