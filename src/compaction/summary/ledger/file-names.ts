@@ -34,6 +34,39 @@ interface FileLine {
   detail: string;
 }
 
+/**
+ * A files section's line read back, for carrying it into the next summary: a full line's path (as
+ * written), where note, operations with their counts (`edited 2×` → 2) and symbols it names; or, for a
+ * folder line, each name it holds (`ops` empty: the line named the file only). Undefined for a line
+ * that is neither.
+ */
+export function readCarriedFileLine(
+  line: string,
+): Array<{ path: string; where: string; ops: Array<[string, number]>; symbols: string[]; detail: string }> | undefined {
+  const f = parseFileLine(line);
+  if (f) {
+    const ops = f.ops.split(', ').map((o): [string, number] => {
+      const m = /^(\w+)(?: (\d+)×)?$/.exec(o)!;
+      return [m[1], m[2] ? Number(m[2]) : 1];
+    });
+    const sym = /^; defines or changes: (.*)$/.exec(f.detail);
+    return [{ path: f.path, where: f.where, ops, symbols: sym ? sym[1].split(', ') : [], detail: sym ? '' : f.detail }];
+  }
+  const m = FOLDER_LINE.exec(line);
+  if (!m) return undefined;
+  const folder = m[1] === './' ? '' : m[1];
+  return m[2].split(', ').map((n) => {
+    const note = / \((deleted|moved)\)$/.exec(n);
+    return {
+      path: `${folder}${note ? n.slice(0, note.index) : n}`,
+      where: note ? ` (${note[1]})` : '',
+      ops: [],
+      symbols: [],
+      detail: '',
+    };
+  });
+}
+
 function parseFileLine(line: string): FileLine | undefined {
   const m = FILE_LINE.exec(line);
   return m ? { path: m[1], where: m[2] ?? '', ops: m[3], detail: m[4] ?? '' } : undefined;

@@ -10,7 +10,9 @@
  * are listed as open, each with its error line.
  *
  * The ledger of an earlier summary in the span is carried forward: its lines stay unless the new
- * actions speak about the same file or command again.
+ * actions speak about the same command again; a file they change again is listed once, with the
+ * earlier summary's counts added to the new ones and its symbols kept (a file it named only by folder
+ * is named once, by the new line).
  *
  * Pure: no I/O.
  */
@@ -26,6 +28,7 @@ import {
   type CommandFix,
 } from '../../retention/errors';
 import { pathKey } from '../../retention/files';
+import { foldIntoFolders, readCarriedFileLine } from './file-names';
 
 /** The files section's heading in summaries written before it was named "Files changed" (still read when folded in). */
 export const OLD_FILES_HEADING = '## Files (what happened to each; where it lives now)';
@@ -81,7 +84,69 @@ export interface LedgerLines {
   edited: string[];
 }
 
-function opsText(counts: Iterable<[FileOp, number]>): string {
+/** A folder line's note on a name, as the full line's note that folds back into it. */
+const FOLDER_NOTE: Readonly<Record<string, string>> = {
+  ' (deleted)': ' (deleted; no longer exists)',
+  ' (moved)': ' (moved from an earlier path; lives here now)',
+};
+
+/** A file as an earlier summary's files section named it (see `readCarriedFileLine`). */
+interface CarriedFile {
+  path: string;
+  where: string;
+  /** Operations with their counts; empty when the summary named the file only (by folder). */
+  ops: Array<[string, number]>;
+  symbols: string[];
+  detail: string;
+  /** The line as written, when it named this file alone and with its operations. */
+  line?: string;
+}
+
+/**
+ * The files of an earlier summary's files section `lines`, by full path (a file two lines name stands
+ * once, see {@link mergeCarried}); lines that name no file (not the read-only line nor the marker of
+ * files left out, which are read apart) are added to `other` as they are.
+ */
+function carriedFiles(lines: readonly string[], roots: PathRoots, other: string[]): Map<string, CarriedFile> {
+  const carried = new Map<string, CarriedFile>();
+  for (const l of lines) {
+    if (l.startsWith('- read only:') || l.startsWith('- …')) continue;
+    const read = readCarriedFileLine(l);
+    if (!read) {
+      other.push(l);
+      continue;
+    }
+    for (const f of read) {
+      const k = fullPath(roots, f.path);
+      const had = carried.get(k);
+      if (!had) carried.set(k, { ...f, line: read.length === 1 && f.ops.length ? l : undefined });
+      else if (f.ops.length) carried.set(k, mergeCarried(had, f));
+    }
+  }
+  return carried;
+}
+
+/** Two carried lines of one file as one: each operation's larger count, the symbols of both. */
+function mergeCarried(a: CarriedFile, b: CarriedFile): CarriedFile {
+  const ops = new Map(a.ops);
+  for (const [op, n] of b.ops) ops.set(op, Math.max(ops.get(op) ?? 0, n));
+  return { ...b, ops: [...ops], symbols: [...new Set([...a.symbols, ...b.symbols])], line: undefined };
+}
+
+/** The line of a carried file whose counts or symbols were merged. */
+function carriedLine(f: CarriedFile): string {
+  const sym = f.symbols.length ? `; defines or changes: ${f.symbols.slice(0, 24).join(', ')}` : f.detail;
+  return `- ${f.path}${f.where}: ${opsText(f.ops)}${sym}`;
+}
+
+/** The counts of an earlier summary's operations plus those of the new actions, in order of first appearance. */
+function addedOps(before: ReadonlyArray<[string, number]>, now: Iterable<[FileOp, number]>): Array<[string, number]> {
+  const ops = new Map(before);
+  for (const [op, n] of now) ops.set(op, (ops.get(op) ?? 0) + n);
+  return [...ops];
+}
+
+function opsText(counts: Iterable<[string, number]>): string {
   return [...counts].map(([o, n]) => (n > 1 ? `${o} ${n}×` : o)).join(', ');
 }
 
@@ -116,7 +181,6 @@ export function buildLedger(
   later: readonly Action[] = [],
 ): LedgerLines {
   const rel = (p: string) => shortPath(roots, p);
-  const key = (l: string) => fullPath(roots, lineKey(l));
   // The forward reading of files and commands continues the last one when the actions grew at their end.
   const fold = LedgerFold.of(actions);
   const { files } = fold;
@@ -124,19 +188,36 @@ export function buildLedger(
   const fileLines: string[] = [];
   const readOnly: string[] = [];
   const edited: string[] = [];
-  const carriedFiles = (earlier.get(LEDGER.files) ?? []).filter(
-    (l) => !files.has(key(l)) && !moved.has(key(l)) && !l.startsWith('- read only:') && !l.startsWith('- …'),
-  );
-  for (const l of carriedFiles) fileLines.push(l);
+  // An earlier summary's file lines, one entry per file (a file two lines name, a full line and a
+  // folder line's name, stands once): a file the new actions touch again is written once, its
+  // earlier counts added to the new ones and its symbols kept, never a thinner line beside the old.
+  const carried = carriedFiles(earlier.get(LEDGER.files) ?? [], roots, fileLines);
+  const merged = new Map<string, CarriedFile>();
+  for (const [k, f] of carried) {
+    const now = files.get(k) ?? files.get(moved.get(k) ?? '');
+    if (now && f.ops.length) merged.set(now.path, f);
+    else if (!now && !moved.has(k)) {
+      if (f.ops.length) fileLines.push(f.line ?? carriedLine(f));
+    }
+  }
+  // Files the earlier summary named only (by folder), not touched again: named by folder again.
+  const namedOnly = [...carried].filter(([k, f]) => !f.ops.length && !files.has(k) && !moved.has(k));
+  for (const line of foldIntoFolders(
+    [],
+    namedOnly.map(([, f]) => `- ${f.path}${FOLDER_NOTE[f.where] ?? ''}: edited`),
+  ))
+    fileLines.push(line);
   const carriedRead = (earlier.get(LEDGER.files) ?? []).find((l) => l.startsWith('- read only:'));
   if (carriedRead)
     for (const p of carriedRead.slice('- read only:'.length).split(',')) {
       const trimmed = p.trim();
-      if (trimmed && !files.has(fullPath(roots, trimmed))) readOnly.push(trimmed);
+      if (trimmed && !files.has(fullPath(roots, trimmed)) && !carried.has(fullPath(roots, trimmed)))
+        readOnly.push(trimmed);
     }
   const listedRead = new Set(readOnly);
   for (const st of [...files.values()].sort((a, b) => a.last - b.last)) {
-    if (st.onlyRead) {
+    const before = merged.get(st.path);
+    if (st.onlyRead && !before) {
       const p = rel(st.path);
       if (!listedRead.has(p)) {
         listedRead.add(p);
@@ -151,14 +232,14 @@ export function buildLedger(
           ? ` (moved from ${rel(st.from)}; lives here now)`
           : '';
     const own = baseName(st.path);
-    const symbols = st.symbols.filter((s) => s !== own).slice(0, 24);
+    const symbols = [...new Set([...(before?.symbols ?? []), ...st.symbols])].filter((s) => s !== own).slice(0, 24);
     const sym = symbols.length
       ? `; defines or changes: ${symbols.join(', ')}`
       : st.change
         ? `; last change: "${st.change}"`
-        : '';
-    fileLines.push(`- ${rel(st.path)}${where}: ${opsText(st.ops)}${sym}`);
-    if (st.lastOp !== 'deleted') edited.push(st.path);
+        : (before?.detail ?? '');
+    fileLines.push(`- ${rel(st.path)}${where}: ${opsText(before ? addedOps(before.ops, st.ops) : st.ops)}${sym}`);
+    if (st.lastOp !== 'deleted' && !st.onlyRead) edited.push(st.path);
   }
   if (readOnly.length) fileLines.unshift(`- read only: ${readOnly.join(', ')}`);
 
