@@ -27,7 +27,7 @@ export function carryIdentifiers(summary: string, items: readonly ContextItem[],
   const seen = new Set<string>();
   let budget = maxChars - CARRIED_HEADING.length - 2;
   for (const item of earlier) {
-    for (const id of extractIdentifiers(textWithPlaceholders(item.message.content))) {
+    for (const id of heldIdentifiers(textWithPlaceholders(item.message.content))) {
       const trimmed = id.trim();
       if (trimmed.length < 3 || NOISE.has(trimmed) || seen.has(id)) continue;
       seen.add(id);
@@ -39,4 +39,29 @@ export function carryIdentifiers(summary: string, items: readonly ContextItem[],
     }
   }
   return lines.length === 0 ? summary : `${summary.trimEnd()}\n\n${CARRIED_HEADING}\n${lines.join('\n')}`;
+}
+
+/** A heading of a summary's identifier lists (`## Identifiers from the conversation`, the carried ones). */
+const IDENTIFIER_HEADING = /^## Identifiers\b/;
+/** Headings every summary of ours has one of (another agent's summary has none). */
+const OUR_HEADING = /^## (?:Current work and next step|Requests, verbatim|Files changed)\b/;
+
+/**
+ * The identifiers an earlier summary `text` held as identifiers. A summary of ours lists them under
+ * its identifier headings, one a line: those lines are the identifiers, and nothing else of it is
+ * (its requests, commits, files and the line saying where its messages can be read are carried by
+ * their own sections, and a request's words or the recording's file name are no identifier of the
+ * work). Another agent's summary, with no such lists, is read whole ({@link extractIdentifiers}).
+ */
+function heldIdentifiers(text: string): string[] {
+  const lines = text.split('\n');
+  if (!lines.some((l) => IDENTIFIER_HEADING.test(l) || OUR_HEADING.test(l))) return extractIdentifiers(text);
+  const out: string[] = [];
+  let inList = false;
+  for (const l of lines) {
+    if (l.startsWith('## ')) inList = IDENTIFIER_HEADING.test(l);
+    else if (inList && l.startsWith('- ')) out.push(l.slice(2).trim());
+    else if (inList && l.trim() === '') inList = false;
+  }
+  return out;
 }

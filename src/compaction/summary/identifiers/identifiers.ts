@@ -194,6 +194,13 @@ export const COMMAND_STRING_RE = /"(?:command|cmd|script)"\s*:\s*"((?:[^"\\]|\\.
 /** Codex-style command arrays: `"command": ["bash", "-lc", "…"]`. */
 export const COMMAND_ARRAY_RE = /"(?:command|cmd)"\s*:\s*(\[(?:\s*"(?:[^"\\]|\\.)*"\s*,?)+\])/g;
 /** Shell prompt lines: `$ npm test`. */
+/** A package archive's address: a registry tarball (`…/-/name-1.0.0.tgz`), a wheel, a zip or tar archive. */
+const ARCHIVE_URL = /\/-\/[^/]+$|\.(?:tgz|tar\.(?:gz|bz2|xz)|whl|zip)$/i;
+/** A dependency lock file (written by the package manager, never by the work): its name, any folder. */
+const LOCK_FILE =
+  /(?:^|[\\/])(?:package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.ya?ml|yarn\.lock|bun\.lockb?|[\w.-]+\.lock)$/i;
+/** What comes before a module specifier in an import (`from '`, `require('`, `import('`). */
+const IMPORT_BEFORE = /(?:\bfrom\s*|\brequire\(\s*|\bimport\(\s*|\bimport\s+)['"`]$/;
 const PROMPT_LINE_RE = /^[ \t]*\$ (\S.*)$/gm;
 /** A line that reports an error (`TypeError: …`, `error TS2304: …`, `Error: …`, `FAILED …`, `panic: …`). */
 const ERROR_LINE_RE =
@@ -238,7 +245,9 @@ export function extractIdentifiers(source: string): string[] {
   const urlSpans: Array<[number, number]> = [];
   for (const m of view.matchAll(URL_RE)) {
     // A URL built in a template literal (`http://127.0.0.1:${port}`) is code, not an address: masked only.
-    if (!m[0].includes('${')) push(m.index, trimTrailingPunctuation(m[0]));
+    // A package archive's address (a lock file's `resolved` tarball) is no identifier of the work.
+    if (!m[0].includes('${') && !ARCHIVE_URL.test(trimTrailingPunctuation(m[0])))
+      push(m.index, trimTrailingPunctuation(m[0]));
     urlSpans.push([m.index, m.index + m[0].length]);
   }
   const masked = maskSpans(view, urlSpans);
@@ -271,12 +280,16 @@ export function extractIdentifiers(source: string): string[] {
       continue;
     // The end of a quoted name with spaces (`'docs/LM Studio/setup.md'`) is a piece of it.
     if (inSpacedQuote(masked, m.index, m.index + path.length)) continue;
+    // A module specifier (`from './chat'`) names a module, not a file path; a lock file is no file of the work.
+    if (IMPORT_BEFORE.test(masked.slice(Math.max(0, m.index - 12), m.index)) && !/\.\w{1,6}$/.test(path)) continue;
+    if (LOCK_FILE.test(path)) continue;
     // `dir/` and `dir` are one identifier; the bare form is found inside either.
     if (looksLikePath(path) && !examplePath(path)) push(m.index, path.length > 1 ? path.replace(/\/+$/, '') : path);
   }
   for (const m of masked.matchAll(FILE_NAME_RE)) {
     const ext = m[1] ?? '';
-    if (FILE_EXTENSIONS.has(ext.toLowerCase()) && isFileName(masked, m.index, m[0], ext)) push(m.index, m[0]);
+    if (FILE_EXTENSIONS.has(ext.toLowerCase()) && isFileName(masked, m.index, m[0], ext) && !LOCK_FILE.test(m[0]))
+      push(m.index, m[0]);
   }
 
   // Stable sort by position; at equal positions the longer (more specific) match first.
