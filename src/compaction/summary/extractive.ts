@@ -33,6 +33,7 @@ import {
 import { buildLedger, INPUT_LINE, LEFT_LINE, OPEN_LINE, unfixedBody, type LedgerLines } from './ledger/ledger';
 import { commandKey, LedgerFold } from './ledger/ledger-fold';
 import { expectedOutcomes } from './ledger/expected-failures';
+import { planProgress } from './plan-progress';
 import { chooseRoots, rootsLine, shortPath, type PathRoots } from './ledger/path-root';
 import { nameLines } from './identifiers/worked-names';
 import { leftWhenTurnEnded } from '../earlier-turn';
@@ -486,6 +487,7 @@ export class ExtractiveSummarizer implements Summarizer {
       lastAssistantStepDone,
       lastCall,
       lastTaskList,
+      taskListAt,
       lastVerify,
       taskListBeforeRequest,
       verifyBeforeRequest,
@@ -528,13 +530,25 @@ export class ExtractiveSummarizer implements Summarizer {
           : `- Latest verification: ${lastVerify}`,
       );
     else if (latestRequest === undefined && !newer) carry('- Latest verification');
-    if (lastTaskList)
+    if (lastTaskList) {
+      // Items carried out after the plan was written (by the agent's later edits) read as done.
+      const progress = planProgress(
+        lastTaskList,
+        after.length ? [...items.slice(taskListAt), ...after] : items.slice(taskListAt),
+        new Set(ledger.edited),
+      );
+      const state =
+        progress.items > 0 && progress.done === progress.items
+          ? ' (every item done since it was written)'
+          : progress.done > 0
+            ? ` (${progress.done} of ${progress.items} items done)`
+            : '';
       current.push(
         taskListBeforeRequest || newer
-          ? `${aged('Plan or to-do list')}: ${lastTaskList}`
-          : `- Latest plan or to-do list: ${lastTaskList}`,
+          ? `${aged('Plan or to-do list')}${state}: ${progress.text}`
+          : `- Latest plan or to-do list${state}: ${progress.text}`,
       );
-    else if (latestRequest === undefined && !newer) carry('- Latest plan');
+    } else if (latestRequest === undefined && !newer) carry('- Latest plan');
     // Whether a step is finished is read from the structure, whatever the language: the agent's last
     // message with no tool call after it (in the span, nor in the messages kept after it), or one
     // whose only call hands the turn to the person (a completion report, a plan, a question), ended
@@ -625,18 +639,25 @@ export class ExtractiveSummarizer implements Summarizer {
     // Errors quoted from tool output in the user role (SWE-agent observations) are current state
     // only while the ledger, which read the same calls in order, has a failure open: when it has
     // none, each was fixed by a later run or edit. One the ledger lists as fixed is never kept.
+    // One source of truth for the latest error: where the ledger read the calls, an error quoted from
+    // an observation stays only when the newest open failure (the next step's) quotes it too; an
+    // older one (an earlier run's error, since replaced by another) would contradict it.
     const tracked = actions.some((a) => a.kind === 'command' || a.kind === 'file');
     const fixedText = ledger.errors.filter((l) => l.startsWith('- fixed:')).join('\n');
-    const openText = open.join('\n');
+    const newestOpen = open.at(-1) ?? '';
     for (let k = state.length - 1; k >= 0; k--) {
       const quoted = OBSERVATION_ERROR.exec(state[k])?.[1].slice(0, 60);
-      if (quoted && ((tracked && !open.length) || (fixedText.includes(quoted) && !openText.includes(quoted))))
+      if (
+        quoted &&
+        ((tracked && !newestOpen.includes(quoted)) || (fixedText.includes(quoted) && !newestOpen.includes(quoted)))
+      )
         state.splice(k, 1);
     }
-    // An error line is current state only while its failure is open: a fixed one is under "Errors and
-    // fixes". A carried line stays while this part ran no command that could have fixed it.
+    // An error line is current state only while its failure is the newest open one (the next step's):
+    // a fixed one is under "Errors and fixes". A carried line stays while this part ran no command that
+    // could have fixed it.
     const stillOpen =
-      lastFailedCommand !== undefined && open.some((l) => l.startsWith(`- open: \`${commandKey(lastFailedCommand)}\``));
+      lastFailedCommand !== undefined && newestOpen.startsWith(`- open: \`${commandKey(lastFailedCommand)}\``);
     if (lastCommandError && stillOpen) current.push(`- Latest error line in command output ${lastCommandError}`);
     else if (!lastCommandError && (open.length > 0 || !actions.some((a) => a.kind === 'command')))
       carry('- Latest error line in command output');

@@ -11,6 +11,7 @@ import { textWithPlaceholders } from '../content-text';
 import { failureLines } from './ledger/command-errors';
 import { commandOutcome, printedText } from './ledger/run-outcome';
 import { recordedToolOutcome } from '../tool-outcomes';
+import { MISSING_RESULT_TEXT } from '../plan/repair';
 import { assistantFacts, clip, clipStart, userFacts } from './message-facts';
 import { isImportedSummary } from './requests';
 import { ANSWERS_HEADING, quoteSummary } from './quoted-summary';
@@ -98,6 +99,9 @@ export function editBlockFiles(text: string): string[] {
 const MAX_NAMES = 600;
 
 /** Tools that run commands (their output's error lines are current state). */
+/** How a collapsed tool result's record opens (`rewrite/collapse.ts`). */
+const COLLAPSED_RECORD = '[tool result collapsed] ';
+
 const SHELL_CALL = /bash|shell|command|exec|terminal|^run|powershell|^python$/i;
 /** An action a text-parsed agent (SWE-agent) writes in its message: a tool call without the structure. */
 export const TEXT_ACTION = /<function=[\w.-]+>/;
@@ -304,6 +308,8 @@ export interface SpanReading {
   lastAssistantStepDone: boolean;
   lastCall: string | undefined;
   lastTaskList: string | undefined;
+  /** Index in the span of the message that wrote {@link lastTaskList} (its plan, or its to-do tool call). */
+  taskListAt: number;
   lastVerify: string | undefined;
   /**
    * The latest plan / verification came before the latest typed request of the span (the person
@@ -351,6 +357,36 @@ export function spanAnswers(items: readonly ContextItem[]): string[] {
   return out.slice(-MAX_SPAN_ANSWERS);
 }
 
+/** Said after the last tool call when it got no result. */
+const NO_RESULT_NOTE = ' (it got no result: interrupted, denied or never answered; its outcome is unknown)';
+
+/** How a collapsed record keeps a run's verdict line (`rewrite/collapse.ts`). */
+const COLLAPSED_LAST_LINE = /; last line: (.*?)\. The full output is kept in ContextKeeper's checkpoint history/;
+
+/**
+ * Which placeholder the product wrote in place of a tool's output `text`: `missing` for the result it
+ * added to a call that had none (`plan/repair.ts`), `collapsed` for the one-line record of a collapsed
+ * result (`rewrite/collapse.ts`); undefined for a tool's own output.
+ */
+export function placeholderKind(text: string): 'missing' | 'collapsed' | undefined {
+  const t = text.trim();
+  if (t === MISSING_RESULT_TEXT) return 'missing';
+  return t.startsWith(COLLAPSED_RECORD) ? 'collapsed' : undefined;
+}
+
+/**
+ * What a verification line says of a run whose output is a placeholder (see {@link placeholderKind}):
+ * no outcome, only that the output is not here, with the verdict line a collapsed record kept from the
+ * real output (a test run's "42 passed") quoted as that.
+ */
+function placeholderOutcome(kind: 'missing' | 'collapsed', text: string): string {
+  if (kind === 'missing') return 'no outcome: the run got no result (interrupted or denied)';
+  const last = COLLAPSED_LAST_LINE.exec(text)?.[1];
+  return last
+    ? `its output was collapsed before this summary; its last line was: "${clip(last, 160)}"`
+    : 'no outcome quoted: its output was collapsed before this summary (run it again to see the outcome)';
+}
+
 /**
  * The running reading of a span: {@link add} each message in order, {@link result} at any point.
  * Adding messages after a result was taken extends the same reading (the span grew at its end).
@@ -376,12 +412,15 @@ export class SpanScan {
   private stepFailed = false;
   private readonly answers: string[] = [];
   private lastTaskList: string | undefined;
+  private taskListAt = 0;
   private taskListBeforeRequest = false;
   private verifyBeforeRequest = false;
   private carriedCurrent: string[] = [];
   // Named folders the ledger's paths are written from: the first earlier summary's, more chosen later.
   private carriedRoots: PathRoots | undefined;
   private lastCallOf: Call | undefined;
+  /** The text of the result answering {@link lastCallOf}; undefined while none came. */
+  private lastCallResult: string | undefined;
   private lastVerifyOf: { call: Call; text: string } | undefined;
   private readonly commandOutputs: Array<{ call: Call; text: string }> = [];
   private readonly names = new NameTally();
@@ -440,6 +479,7 @@ export class SpanScan {
         for (const d of facts.decisions) this.addOnce(this.decisions, d);
         if (facts.checklist !== undefined) {
           this.lastTaskList = facts.checklist;
+          this.taskListAt = this.length - 1;
           this.taskListBeforeRequest = false;
         }
       }
@@ -466,14 +506,17 @@ export class SpanScan {
         }
         this.calls.set(c.id, c);
         this.lastCallOf = c;
+        this.lastCallResult = undefined;
         if (TASK_LIST_TOOL.test(c.name)) {
           const items = planItems(c.arguments);
           this.lastTaskList = `(${c.name}) ${items !== undefined ? clip(items, 2000) : c.arguments.length > 2000 ? `${c.arguments.slice(0, 1999)}…` : c.arguments}`;
+          this.taskListAt = this.length - 1;
           this.taskListBeforeRequest = false;
         }
       }
     } else if (m.role === 'tool') {
       const call = this.calls.get((m as { tool_call_id?: string }).tool_call_id ?? '');
+      if (call !== undefined && call === this.lastCallOf) this.lastCallResult = text;
       if (!call || !SHELL_CALL.test(call.name)) {
         this.stepResult(recordedToolOutcome(m) !== false);
         // A failed call's error lines name what broke (a missing symbol, a stack trace's function).
@@ -482,7 +525,11 @@ export class SpanScan {
       }
       // Only the newest failed command's output lines are quoted: read from the end, in result().
       // A run the recording marks as successful, or a probe's "no match", is no failure.
-      const run = commandOutcome(commandText(call.arguments), text, recordedToolOutcome(m));
+      // A placeholder for a missing result is no success: the step is not said to be carried out.
+      const run =
+        placeholderKind(text) === 'missing'
+          ? { ok: false, denied: true }
+          : commandOutcome(commandText(call.arguments), text, recordedToolOutcome(m));
       // A probe's negative answer ("no match") is a success; a denied run did not run.
       this.stepResult(run.ok);
       if (!run.ok && !run.denied) {
@@ -598,13 +645,23 @@ export class SpanScan {
     }
     const last = this.lastCallOf;
     const label = last ? shellLabel(last) || argumentShape(last.arguments) : '';
-    const lastCall = last ? (label ? `${last.name} ${label}` : last.name) : undefined;
+    // A call the span holds no result for (or only the placeholder the product added for a missing
+    // one) got none: said so, never left to read as a success or a failure.
+    const noResult =
+      last !== undefined && (this.lastCallResult === undefined || placeholderKind(this.lastCallResult) === 'missing');
+    const lastCall = last
+      ? `${label ? `${last.name} ${label}` : last.name}${noResult ? NO_RESULT_NOTE : ''}`
+      : undefined;
     let lastVerify: string | undefined;
     if (this.lastVerifyOf) {
-      // The end of a run's output holds its verdict ("42 passed, 0 failed"): keep the end.
+      // The end of a run's output holds its verdict ("42 passed, 0 failed"): keep the end. A
+      // placeholder the product wrote in the output's place is no outcome: it is not quoted.
       const { call, text } = this.lastVerifyOf;
+      const kind = placeholderKind(text);
       const tail = printedText(text).trim().split('\n').slice(-3).join(' | ').replace(/\s+/g, ' ');
-      lastVerify = `${call.name} ${clip(oneLineCommand(commandText(call.arguments)), 200)} → ${clipStart(tail, 160)}`;
+      lastVerify = `${call.name} ${clip(oneLineCommand(commandText(call.arguments)), 200)} → ${
+        kind === undefined ? clipStart(tail, 160) : placeholderOutcome(kind, text)
+      }`;
     }
     return {
       rules: this.rules.slice(),
@@ -624,6 +681,7 @@ export class SpanScan {
         !this.lastAssistantClosed && this.stepCalls > 0 && this.stepResults >= this.stepCalls && !this.stepFailed,
       lastCall,
       lastTaskList: this.lastTaskList,
+      taskListAt: this.taskListAt,
       lastVerify,
       taskListBeforeRequest: this.taskListBeforeRequest,
       verifyBeforeRequest: this.verifyBeforeRequest,

@@ -17,6 +17,7 @@ import { parseJsonObject } from '../../../format/json';
 import { MessageMemo } from '../../message-memo';
 import { namedFiles } from '../../retention/errors';
 import { isDenial, printedOutput } from '../../retention/outcome';
+import { MISSING_RESULT_TEXT } from '../../plan/repair';
 import { shellWords } from '../../retention/shell';
 
 /** What happened to a file. */
@@ -86,6 +87,8 @@ const PATH_KEYS = [
   'absolutePath',
 ];
 const COMMAND_KEYS = ['command', 'cmd', 'script'];
+/** The outcome listed for a command whose call got no result (the product's placeholder stands in its place). */
+export const NO_RESULT_ANSWER = 'no result was recorded (interrupted, denied or never answered; outcome unknown)';
 const PLAN_TOOL = /todo|task_?list|task_?tracker|update_?plan|^plan$/i;
 const READ_TOOL = /^(read|view|open|cat|read_file|readfile|get_file|file_read)$|read_?file|view_?file/i;
 const WRITE_TOOL = /^(write|create)|write_?to_?file|create_?file|write_?file/i;
@@ -518,11 +521,15 @@ function callActions(name: string, rawArgs: string, result: string | undefined, 
   const args = parseArgs(rawArgs) ?? {};
   const out: Action[] = [];
   if (PLAN_TOOL.test(name)) return [{ kind: 'plan', text: rawArgs, tool: name }];
-  if (printed !== undefined && isDenial(printed)) {
+  // The placeholder the product added for a call with no result says nothing of how it went.
+  const missing = printed !== undefined && printed.trim() === MISSING_RESULT_TEXT;
+  if (printed !== undefined && (missing || isDenial(printed))) {
     // A refused call did not run: a command is listed as denied, a file tool changed and read nothing.
+    // A call with no result is listed as such, neither failed nor succeeded.
     const refused = pick(args, COMMAND_KEYS);
+    const answer = missing ? NO_RESULT_ANSWER : 'denied by the user';
     return refused && SHELL_TOOL.test(name)
-      ? [{ kind: 'command', command: refused, ok: false, denied: true, answer: 'denied by the user', tool: name }]
+      ? [{ kind: 'command', command: refused, ok: false, denied: true, answer, tool: name }]
       : [];
   }
   const patchText =
@@ -592,6 +599,9 @@ function callActions(name: string, rawArgs: string, result: string | undefined, 
       });
     return out;
   }
+  // A command whose call got no result (none recorded) ran with an outcome nobody saw: listed as such.
+  if (command && SHELL_TOOL.test(name) && result === undefined && recorded === undefined)
+    return [{ kind: 'command', command, ok: false, denied: true, answer: NO_RESULT_ANSWER, tool: name }];
   if (command && SHELL_TOOL.test(name)) {
     const run = commandOutcome(command, result, recorded);
     out.push({
