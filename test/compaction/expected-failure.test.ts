@@ -12,6 +12,8 @@ import { itemsFromEntries } from '../../src/compaction/context';
 import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { errorSignatures } from '../../src/compaction/retention/errors';
 import { expectsFailure } from '../../src/compaction/retention/outcome';
+import { expectedOutcomes } from '../../src/compaction/summary/ledger/expected-failures';
+import { keepMessageMemos } from '../../src/compaction/message-memo';
 
 const filler = (n: number) => 'lorem ipsum dolor sit amet '.repeat(n);
 const FORMATS = ['claude-code', 'codex', 'openai-chat', 'swe-agent'] as const;
@@ -98,3 +100,33 @@ test('the words that accept a failure, and negated ones that do not', () => {
   ])
     assert.equal(expectsFailure(w), false, w);
 });
+
+for (const format of FORMATS) {
+  test(`${format}: the outcomes the agent expected, read from what is kept per message, equal a fresh reading`, () => {
+    const { write, file } = WRITERS[format];
+    const steps = [...NEGATIVE_CHECK, ...NEGATIVE_CHECK.slice(1), { say: 'That failed; the address check is wrong.' }];
+    const entries = importTranscriptTextSync(write(steps), file).entries;
+    const items = itemsFromEntries(entries);
+    const fresh = () => expectedOutcomes(itemsFromEntries(structuredClone(entries)));
+    try {
+      keepMessageMemos(false);
+      const unkept = [...expectedOutcomes(items)];
+      keepMessageMemos(true);
+      // The span before it grew, then the grown span: its first messages' facts are read as kept.
+      for (let end = 1; end <= items.length; end++)
+        assert.deepEqual(
+          [...expectedOutcomes(items.slice(0, end))],
+          [...expectedOutcomes(itemsFromEntries(structuredClone(entries.slice(0, end))))],
+          `first ${end}`,
+        );
+      assert.deepEqual([...expectedOutcomes(items)], unkept);
+      assert.deepEqual([...fresh()], unkept);
+      assert.ok(
+        entries.slice(0, entries.length - 2).some((_, end) => expectedOutcomes(items.slice(0, end + 1)).size > 0),
+        'some prefix holds an expected failure',
+      );
+    } finally {
+      keepMessageMemos(true);
+    }
+  });
+}

@@ -6,12 +6,13 @@
  *
  * Pure: no I/O.
  */
-import type { ContextItem } from '../../types';
+import type { ChatMessage, ContextItem } from '../../types';
 import { textWithPlaceholders } from '../../content-text';
 import { agentWords } from '../../harness-text';
 import { checkHead, expectsFailure } from '../../retention/outcome';
 import { commandsRun } from './actions';
 import { commandKey } from './ledger-fold';
+import { MessageMemo } from '../../message-memo';
 
 /**
  * For each command run in `items` (by its ledger key, `commandKey`), the agent's next words (its
@@ -26,29 +27,59 @@ export function expectedOutcomes(items: readonly ContextItem[]): Map<string, str
   // Commands run so far by the check they run (`checkHead`): words accepting one run speak of the
   // earlier runs of the same check too (the same negative check run again without a pipe, say).
   const byHead = new Map<string, Set<string>>();
-  let waiting: string[] = [];
+  let waiting: CommandRun[] = [];
   for (const it of items) {
     if (it.kind === 'summary' || it.message.role !== 'assistant') continue;
-    const words = agentWords(textWithPlaceholders(it.message.content));
-    const runs = commandsRun(it.message);
-    if (words) {
-      const accepted = expectsFailure(words);
+    const facts = turnFacts(it.message);
+    if (facts.words) {
       for (const run of waiting)
-        if (!accepted) out.delete(commandKey(run));
-        else for (const key of byHead.get(checkHead(run)) ?? []) out.set(key, firstSentence(words));
+        if (facts.sentence === undefined) out.delete(run.key);
+        else for (const key of byHead.get(run.head) ?? []) out.set(key, facts.sentence);
       waiting = [];
     }
     // A notice a harness wrote in the agent's role, or a message of tool calls alone, says nothing
     // yet: the agent's next words speak of every run since it last spoke.
-    for (const r of runs) {
+    for (const r of facts.runs) {
       waiting.push(r);
-      const head = checkHead(r);
-      let keys = byHead.get(head);
-      if (!keys) byHead.set(head, (keys = new Set()));
-      keys.add(commandKey(r));
+      let keys = byHead.get(r.head);
+      if (!keys) byHead.set(r.head, (keys = new Set()));
+      keys.add(r.key);
     }
   }
   return out;
+}
+
+/** A command an assistant message runs: its ledger key (`commandKey`) and the check it runs (`checkHead`). */
+interface CommandRun {
+  key: string;
+  head: string;
+}
+
+/**
+ * What {@link expectedOutcomes} reads of one assistant message: whether it has words of the agent's,
+ * their opening sentence when they take the runs before as the intended outcome (undefined when they
+ * do not), and the commands it runs.
+ */
+interface TurnFacts {
+  words: boolean;
+  sentence: string | undefined;
+  runs: CommandRun[];
+}
+
+/**
+ * Per message (a message is never mutated, so its facts never change): each compaction of a growing
+ * conversation reads every assistant message of its span, and its words and commands once took a
+ * fifth of a grown compaction at 100k messages.
+ */
+const turnFactsOf = new MessageMemo<object, TurnFacts>();
+
+function turnFacts(message: ChatMessage): TurnFacts {
+  const known = turnFactsOf.get(message);
+  if (known) return known;
+  const words = agentWords(textWithPlaceholders(message.content));
+  const runs = commandsRun(message).map((r) => ({ key: commandKey(r), head: checkHead(r) }));
+  const sentence = words && expectsFailure(words) ? firstSentence(words) : undefined;
+  return turnFactsOf.set(message, { words: words !== '', sentence, runs });
 }
 
 /** The opening sentence of `words`, at most 120 characters. */
