@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark of ContextKeeper in one run. Prints a table and writes
- * bench/results.json. Options: `--only=tokenizers,firstcount,meter,service,compact,worker,planner,economics,replay,sidebar,extension,watch,largefollow,quality` runs a subset;
+ * bench/results.json. Options: `--only=tokenizers,firstcount,meter,service,requestpath,compact,worker,planner,economics,replay,sidebar,extension,watch,largefollow,quality` runs a subset;
  * `--quick` uses fewer repetitions (a smoke run; figures are noisier). A subset or a quick run writes
  * bench/results.partial.json instead, so the complete run's figures, measured side by side, stay whole.
  */
@@ -19,6 +19,7 @@ import { benchLargeFollow } from './large-follow';
 import { benchQuality } from './quality/index';
 import { benchReplay } from './replay';
 import { benchServiceCall } from './service-call';
+import { benchRequestPath } from './request-path';
 import { benchCompact } from './compact';
 import { benchCliPeaks } from './cli-memory';
 import { benchWorker } from './worker';
@@ -87,6 +88,11 @@ async function main(): Promise<void> {
     // Beside it, for comparison: the same with the model replying at once (see bench/service-call.ts).
     results.serviceCallInstant = await benchServiceCall([10_000, 1_000_000], quick ? 10 : 25, 3, 0);
     log('service bookkeeping done');
+  }
+  if (want('requestpath')) {
+    // The whole request path: the real client over loopback HTTP, the sidebar attached.
+    results.requestPath = await benchRequestPath(root, [10_000, 1_000_000], quick ? 1 : 3, 12);
+    log('request path done');
   }
   if (want('compact')) {
     results.compact = await benchCompact(root, [10_000, 100_000], quick ? 1 : 3, log);

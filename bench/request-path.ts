@@ -9,6 +9,9 @@
  * worker (src/models/worker-fetch.ts), or with `--fetch=host` over this thread's own `fetch` (what
  * the extension keeps for a remote endpoint while VS Code adds its proxy support to `fetch`).
  *
+ * The sidebar is attached as in the extension: its model is fed by the service's events and each
+ * update is built as the webview would be sent it, so its share of the host's work is in the figure.
+ *
  * Timed per model call, in CPU time of this thread (`/proc/thread-self/schedstat`; waiting for the
  * server costs none): from the moment the agent asks the service for the messages of the request
  * until the client has the response's headers: the messages handed over (with the tally's
@@ -29,6 +32,9 @@ import OpenAI from 'openai';
 import { NodeToolHost } from '../src/agent/node-host';
 import type { Conversation } from '../src/agent/session';
 import { ContextService } from '../src/service/service';
+import { feedSidebar } from '../src/views/sidebar/sidebar-feed';
+import { SidebarModel } from '../src/views/sidebar/view-model';
+import type { BudgetView } from '../src/webview/shared/protocol';
 import type { ChatMessage, Entry } from '../src/compaction/types';
 import { loadRealText, realisticRecording, TextCutter, type RealText } from './real-text';
 import { workerServer } from './service-harness';
@@ -121,8 +127,17 @@ async function measure(
     systemPrompt: 'You are a coding agent.',
     prepareAheadMargin: 0,
   });
+  let feed: { dispose(): void } | undefined;
   try {
     await service.importTranscript({ source: 'bench', entries });
+    // The sidebar attached, its updates built as the webview is sent them.
+    const sidebar = new SidebarModel(
+      service,
+      { source: 'bench', hasApiKey: true, sessions: [], readOnly: false },
+      () => ({ autoCompact: true, emptyBudget: { used: 0 } as BudgetView }),
+    );
+    sidebar.snapshot();
+    feed = feedSidebar(service, sidebar, () => void sidebar.takeDelta());
     const clock = () => threadCpuMs() ?? nowMs();
     const samples: number[] = [];
     const walls: number[] = [];
@@ -192,12 +207,20 @@ async function measure(
       ticks,
     };
   } finally {
+    feed?.dispose();
     await service.whenSaved().catch(() => undefined);
     service.dispose();
     await server.close();
     rmSync(workspace, { recursive: true, force: true });
     rmSync(storage, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
   }
+}
+
+/** What {@link benchRequestPath} returns: a row per size, the text's source, and the largest size's time over the smallest's. */
+export interface RequestPathBench {
+  rows: RequestPathRow[];
+  source: string;
+  ratio: number;
 }
 
 /**
@@ -211,7 +234,7 @@ export async function benchRequestPath(
   rounds = 3,
   steps = 12,
   via: 'worker' | 'host' = 'worker',
-): Promise<{ rows: RequestPathRow[]; source: string; ratio: number }> {
+): Promise<RequestPathBench> {
   const text = await loadRealText(root);
   // One worker for every task, as the product keeps one for every model call.
   const worker = via === 'worker' ? new FetchWorker() : undefined;
@@ -229,7 +252,7 @@ async function runRounds(
   rounds: number,
   steps: number,
   fetch: typeof globalThis.fetch,
-): Promise<{ rows: RequestPathRow[]; source: string; ratio: number }> {
+): Promise<RequestPathBench> {
   const sessions = sizes.map((tokens, i) => sessionOf(text, tokens, 41 + i));
   await measure(sessions[0], sizes[0], 3, fetch); // warm-up: code compiled, tables loaded
   const all = sizes.map(() => ({
@@ -302,7 +325,8 @@ async function main(): Promise<void> {
   );
 }
 
-if (require.main === module)
+// Bundled into main.js too, where `require.main === module` also holds: run alone only as its own file.
+if (require.main === module && path.basename(process.argv[1] ?? '') === 'request-path.js')
   main().catch((error) => {
     console.error(error);
     process.exitCode = 1;

@@ -300,7 +300,13 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   compactBlocker(): string | undefined {
     const items = this.session.items;
     const version = this.session.version;
-    if (this.blocker?.version !== version || this.blocker.length !== items.length)
+    const known = this.blocker;
+    // Appends only make more of the context eligible (the latest request and the recent steps move
+    // to the new messages; an open tool call gets its result), so once a compaction could apply it
+    // still can until the next rewrite: the plan over every item is not run again on each append,
+    // which the sidebar asks for at every budget update.
+    if (known?.version === version && known.reason === undefined && items.length >= known.length) return undefined;
+    if (known?.version !== version || known.length !== items.length)
       this.blocker = {
         version,
         length: items.length,
@@ -311,7 +317,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
           this.options.keepRecentSteps ?? 1,
         ),
       };
-    return this.blocker.reason;
+    return this.blocker!.reason;
   }
 
   async compactNow(options: CompactNowOptions = {}, signal?: AbortSignal): Promise<CompactOutcome> {

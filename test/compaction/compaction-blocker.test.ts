@@ -17,6 +17,10 @@ import { applyRecordedCompactions } from '../../src/compaction/rewrite/imported'
 import { importTranscriptTextSync } from '../../src/transcripts';
 import { claudeCode, claudeCodeCompacted, codex, type Step } from '../support/recordings';
 import { quarterCounter } from '../support/generate';
+import { sharedTranscriptsDir } from '../support/shared';
+import { loadSession } from '../../src/cli/load';
+import fs from 'node:fs';
+import path from 'node:path';
 
 const meter = new TokenMeter({ counter: quarterCounter });
 const blocker = (items: readonly ContextItem[]) => compactionBlocker(items, meter.measure(items).perItem);
@@ -130,3 +134,61 @@ for (const [format, { file, text }] of Object.entries(RECORDINGS)) {
     assert.deepEqual(await manualOutcome(items), { kind: 'nothing-eligible', words: reason });
   });
 }
+
+/**
+ * The first prefix length from which every longer prefix of `items` is unblocked, checking that no
+ * longer prefix is blocked again (the rule the service's cached answer relies on: appends never block
+ * a compaction that could apply). Returns the lengths where that failed.
+ */
+function blockedAgain(items: readonly ContextItem[], lengths: readonly number[]): number[] {
+  const failures: number[] = [];
+  let open = false;
+  for (const n of lengths) {
+    const reason = blocker(items.slice(0, n));
+    if (reason === undefined) open = true;
+    else if (open) failures.push(n);
+  }
+  return failures;
+}
+
+/** Every length up to 300, then about 60 more spread to the end. */
+function prefixLengths(count: number): number[] {
+  const lengths: number[] = [];
+  for (let n = 1; n <= Math.min(count, 300); n++) lengths.push(n);
+  const step = Math.max(1, Math.floor((count - 300) / 60));
+  for (let n = 301; n <= count; n += step) lengths.push(n);
+  if (lengths.at(-1) !== count && count > 300) lengths.push(count);
+  return lengths;
+}
+
+test('appending messages never blocks a compaction that could apply (built recordings)', () => {
+  for (const [format, { file, text }] of Object.entries(RECORDINGS)) {
+    const imported = importTranscriptTextSync(text(), file);
+    const { items } = applyRecordedCompactions(itemsFromEntries(imported.entries), imported.compactions, meter);
+    const more = [
+      ...items,
+      item({ role: 'user', content: `Next: ${long('task')}` }),
+      item({ role: 'assistant', content: long('reply') }),
+      item({ role: 'user', content: 'And then?' }),
+    ];
+    assert.deepEqual(blockedAgain(more, prefixLengths(more.length)), [], format);
+    assert.equal(blocker(more), undefined, `${format}: the appended turns unblock the compaction`);
+  }
+});
+
+const transcripts = sharedTranscriptsDir();
+test('appending messages never blocks a compaction that could apply (recorded transcripts)', async (t) => {
+  if (!transcripts)
+    return t.skip('../shared/transcripts not found beside the repository; set CONTEXT_KEEPER_SHARED to run this');
+  const files = fs
+    .readdirSync(transcripts, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .flatMap((d) => fs.readdirSync(path.join(transcripts, d.name)).map((f) => path.join(transcripts, d.name, f)));
+  let checked = 0;
+  for (const file of files) {
+    const { items } = await loadSession(file);
+    assert.deepEqual(blockedAgain(items, prefixLengths(items.length)), [], path.relative(transcripts, file));
+    checked++;
+  }
+  assert.ok(checked > 0, 'no recorded transcript was read');
+});
