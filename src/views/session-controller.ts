@@ -80,7 +80,7 @@ export function emptyBudgetView(settings: ContextKeeperSettings): BudgetView {
     compactTo: marks.targetTokens,
     compactToFraction: settings.compactTo,
     exact: false,
-    breakdown: { system: 0, instructions: 0, tools: 0, history: 0, summaries: 0, currentTask: 0 },
+    breakdown: { system: 0, instructions: 0, tools: 0, history: 0, summaries: 0, currentTask: 0, harness: 0 },
     model: settings.model,
     warnings: marks.warnings,
     autoCompact: settings.autoCompact,

@@ -108,11 +108,14 @@ const SEGMENTS: Array<[keyof BudgetView['breakdown'], string]> = [
   ['history', 'History'],
   ['summaries', 'Summaries'],
   ['currentTask', 'Current task'],
+  ['harness', 'Harness (environment)'],
   ['unrecorded', 'Not in the recording'],
 ];
 
 /** What a category holds, where its name alone does not say it (the segment's and legend row's tooltip). */
 const SEGMENT_NOTES: Partial<Record<keyof BudgetView['breakdown'], string>> = {
+  harness:
+    "Text the agent's harness or editor added to the current task's messages (environment details, system reminders, open files): sent with the task, not typed by the user",
   unrecorded:
     "The provider's reported prompt tokens minus what the session file's messages count to: the agent's system prompt, tool schemas and anything else it sent without recording it",
 };

@@ -26,8 +26,16 @@ export interface BudgetBreakdown {
   history: number;
   /** Summary items written by checkpoints (re-attached instruction files excepted). */
   summaries: number;
-  /** The latest real user message and everything after it. */
+  /**
+   * The latest real user message and everything after it, less {@link BudgetBreakdown.harness}.
+   */
   currentTask: number;
+  /**
+   * Text an agent's harness or IDE wrote into the current task's user messages (Cline's environment
+   * details, system reminders, editor context; recognised by `compaction/harness-text.ts`): sent with
+   * the task, but not the user's request.
+   */
+  harness: number;
 }
 
 /** The budget gauge: what the next request would carry, against the model's window. */

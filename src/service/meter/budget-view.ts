@@ -7,10 +7,36 @@ import { thresholds } from '../../compaction/plan/budget';
 import { analyze } from '../../compaction/plan/structure';
 import type { BudgetBreakdown, BudgetSnapshot } from './budget-types';
 import { isInstructionsItem } from '../project-instructions';
+import { HARNESS_BLOCKS, HARNESS_PARAGRAPHS, userTextAuthor } from '../../compaction/harness-text';
+import { isRealUserMessage, isSummaryItem, isToolOutputMessage } from '../../compaction/plan/structure';
+import { textWithPlaceholders } from '../../compaction/content-text';
 
 /**
- * Reads the meter and splits the total into system, project instructions, tools, history, summaries
- * and current task.
+ * Whether the gauge counts `item` as the start of the current task: a real user message
+ * (`isRealUserMessage`) with words the user typed, so a message that holds harness text alone (Cline's
+ * environment details after a tool result) leaves the typed request the task's start.
+ */
+export function startsTask(item: ContextItem): boolean {
+  return isRealUserMessage(item) && userTextAuthor(textWithPlaceholders(item.message.content)).by === 'user';
+}
+
+/**
+ * Tokens of `item` (of `count` tokens in all) that an agent's harness wrote: 0 for a message that is
+ * not a user message or is a summary; all of a user message that holds harness text alone; else the
+ * harness blocks and paragraphs in it (Cline appends its environment details to the user's words and
+ * to tool output), counted as text and at most `count`. Same rule as the summary's typed requests.
+ */
+export function harnessTokens(item: ContextItem, count: number, meter: TokenMeter): number {
+  if (item.message.role !== 'user' || isSummaryItem(item)) return 0;
+  const text = textWithPlaceholders(item.message.content);
+  if (!isToolOutputMessage(item) && userTextAuthor(text).by === 'harness') return count;
+  const parts = [...text.matchAll(HARNESS_BLOCKS), ...text.matchAll(HARNESS_PARAGRAPHS)].map((m) => m[0]);
+  return parts.length ? Math.min(count, meter.countText(parts.join('\n'))) : 0;
+}
+
+/**
+ * Reads the meter and splits the total into system, project instructions, tools, history, summaries,
+ * current task and the harness text sent with it.
  * When the reading is anchored on reported usage, the categories (estimates) are scaled so they add
  * up to the reported total; rounding goes to the largest category.
  */
@@ -24,6 +50,8 @@ export function budgetSnapshot(
 ): BudgetSnapshot {
   const reading = meter.read(items, tools);
   const shape = analyze(items, 0);
+  let taskStart = -1;
+  for (let i = items.length - 1; i >= shape.leadEnd && taskStart < 0; i--) if (startsTask(items[i])) taskStart = i;
   const breakdown: BudgetBreakdown = {
     system: 0,
     instructions: 0,
@@ -31,14 +59,18 @@ export function budgetSnapshot(
     history: 0,
     summaries: 0,
     currentTask: 0,
+    harness: 0,
   };
   items.forEach((item, i) => {
     const n = reading.perItem[i];
     if (isInstructionsItem(item)) breakdown.instructions += n;
     else if (i < shape.leadEnd) breakdown.system += n;
     else if (item.kind === 'summary') breakdown.summaries += n;
-    else if (shape.lastUserIndex >= 0 && i >= shape.lastUserIndex) breakdown.currentTask += n;
-    else breakdown.history += n;
+    else if (taskStart >= 0 && i >= taskStart) {
+      const harness = harnessTokens(item, n, meter);
+      breakdown.harness += harness;
+      breakdown.currentTask += n - harness;
+    } else breakdown.history += n;
   });
   return fillSnapshot(
     breakdown,

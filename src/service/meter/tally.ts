@@ -18,8 +18,7 @@ import {
   type CalibrationOutcome,
   type TokenMeter,
 } from '../../compaction/meter/meter';
-import { fillSnapshot } from './budget-view';
-import { isRealUserMessage } from '../../compaction/plan/structure';
+import { fillSnapshot, harnessTokens, startsTask } from './budget-view';
 import type { BudgetBreakdown, BudgetSnapshot } from './budget-types';
 import { isInstructionsItem } from '../project-instructions';
 
@@ -85,6 +84,8 @@ export class ContextTally {
   private leadInstructions = 0;
   private attachedInstructions = 0;
   private current = 0;
+  /** Tokens of `current` that a harness wrote (see {@link harnessTokens}). */
+  private harness = 0;
   private leadEnd = 0;
   private lastUser = -1;
   /** Raw transcript: entries counted, and tokens of the first k entries at `rawPrefix[k]`. */
@@ -157,7 +158,7 @@ export class ContextTally {
       this.items = items;
       this.counted = 0;
       this.sumsExact = this.meter.exact;
-      this.messages = this.lead = this.summariesAll = this.leadSummaries = this.current = 0;
+      this.messages = this.lead = this.summariesAll = this.leadSummaries = this.current = this.harness = 0;
       this.leadInstructions = this.attachedInstructions = 0;
       this.leadEnd = 0;
       this.lastUser = -1;
@@ -326,7 +327,8 @@ export class ContextTally {
       tools: this.meter.countTools(tools),
       history,
       summaries: summaries - this.attachedInstructions,
-      currentTask: this.current,
+      currentTask: this.current - this.harness,
+      harness: this.harness,
     };
     // Counting goes on until the sums are recounted exactly (see the service's recount in slices).
     return fillSnapshot(breakdown, reading, this.meter.exact && this.sumsExact, budget, model, extraWarnings);
@@ -348,11 +350,15 @@ export class ContextTally {
       if (item.kind === 'summary') this.leadSummaries += n;
     } else if (item.kind === 'summary') {
       // Summaries count as summaries wherever they stand.
-    } else if (isRealUserMessage(item)) {
+    } else if (startsTask(item)) {
       // A new request: the task before it becomes history.
       this.lastUser = i;
       this.current = n;
-    } else if (this.lastUser >= 0) this.current += n;
+      this.harness = harnessTokens(item, n, this.meter);
+    } else if (this.lastUser >= 0) {
+      this.current += n;
+      this.harness += harnessTokens(item, n, this.meter);
+    }
   }
 
   /** Adds (`sign` 1) or removes (-1) an item's tokens from the totals that do not depend on its position. */
@@ -381,16 +387,20 @@ export class ContextTally {
       if (it.kind === 'summary') this.leadSummaries += n;
     }
     this.lastUser = -1;
-    this.current = 0;
+    this.current = this.harness = 0;
     for (let i = items.length - 1; i >= this.leadEnd; i--) {
-      if (isRealUserMessage(items[i])) {
+      if (startsTask(items[i])) {
         this.lastUser = i;
         break;
       }
     }
     if (this.lastUser < 0) return;
-    for (let i = this.lastUser; i < items.length; i++)
-      if (items[i].kind !== 'summary') this.current += this.meter.countMessage(items[i].message);
+    for (let i = this.lastUser; i < items.length; i++) {
+      if (items[i].kind === 'summary') continue;
+      const n = this.meter.countMessage(items[i].message);
+      this.current += n;
+      this.harness += harnessTokens(items[i], n, this.meter);
+    }
   }
 
   /**

@@ -22,7 +22,10 @@ export interface GaugeGeometry {
   /** `used` as a whole-number percentage of the prompt budget (e.g. 236). */
   usedPercent: number;
   /** Width of each breakdown category's segment, in category order of the breakdown. */
-  segments: Record<Exclude<keyof BudgetView['breakdown'], 'unrecorded'>, string> & { unrecorded?: string };
+  segments: Record<Exclude<keyof BudgetView['breakdown'], 'unrecorded' | 'harness'>, string> & {
+    unrecorded?: string;
+    harness?: string;
+  };
   /** The reply reserve: from the prompt budget's end to the window's end. */
   reserved: { left: string; width: string };
   /** The part of the context over the prompt budget, drawn over the segments; absent within budget. */
@@ -62,6 +65,7 @@ export function gaugeGeometry(
       history: at(b.history),
       summaries: at(b.summaries),
       currentTask: at(b.currentTask),
+      ...(b.harness !== undefined ? { harness: at(b.harness) } : {}),
     },
     reserved: { left: at(budget.inputBudget), width: at(budget.window - budget.inputBudget) },
     ...(over ? { overflow: { left: at(budget.inputBudget), width: at(budget.used - budget.inputBudget) } } : {}),

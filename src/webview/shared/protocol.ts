@@ -26,6 +26,8 @@ export interface BreakdownView {
   history: number;
   summaries: number;
   currentTask: number;
+  /** Harness text sent with the current task (environment details, reminders); absent for a watched agent. */
+  harness?: number;
   /**
    * A watched agent's prompt tokens that its session file does not account for: the provider's
    * reported figure minus what the file's messages count to (the agent's system prompt, tool schemas
