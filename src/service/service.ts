@@ -29,6 +29,7 @@ import { SessionFiles, newSessionId } from './session/session-files';
 import type { Compactions } from './compaction/compactions';
 import { serviceCompactions } from './compaction/service-compactions';
 import { ContextTally, type SavedCalibration } from './meter/tally';
+import { TranscriptSecrets } from './compaction/transcript-secrets';
 import { countInSlices } from './meter/count-slices';
 import { UsageRecorder, type ServiceStats } from './meter/usage';
 import { ServiceStatus } from './status';
@@ -83,6 +84,8 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   private readonly usage: UsageRecorder;
   /** The meter's running reading of the active context (see tally.ts). */
   private readonly tally: ContextTally;
+  /** The transcript's secret values, for compactions (see transcript-secrets.ts). */
+  private readonly secrets = new TranscriptSecrets();
   private readonly status = new ServiceStatus(
     (change) => this.events.state.fire(change),
     () => !this.disposed,
@@ -181,6 +184,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
         instructions: async (items, signal) => changedInstructions(items, await this.readInstructions(signal)),
         restoredIds: () => this.restored,
         releaseRestored: () => this.restored.clear(),
+        knownSecretValues: () => this.secrets.values(this.session.entries),
         log: (level, message) => this.log(level, message),
       },
     );
@@ -228,6 +232,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       this.session.append(entry);
       this.tally.sync(this.session.items);
       this.tally.syncEntries(this.session.entries);
+      this.secrets.sync(this.session.entries);
       this.events.entryAppended.fire({ entry });
       this.fireBudget();
     },

@@ -60,6 +60,11 @@ export interface CompactionHost {
   confirmCompactRestored?(info: RestoredOverflow): Promise<boolean>;
   /** Forgets the restored ids (the user compacted, or agreed to). */
   releaseRestored?(): void;
+  /**
+   * Secret values of the whole raw transcript (`CompactionOptions.knownSecretValues`), kept up to date
+   * as messages are appended; absent: only each span's own values are masked.
+   */
+  knownSecretValues?(): readonly string[];
   /** Reports that a compaction started (`detail`) or ended (undefined). */
   setBusy(detail: string | undefined): void;
   log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;

@@ -468,6 +468,7 @@ export class Compactions {
               focus: options.focus,
               reserveTokens: reattach?.reserve,
               deeperCompactTo: aim.deeperCompactTo,
+              knownSecretValues: this.host.knownSecretValues?.(),
               signal,
             },
           },

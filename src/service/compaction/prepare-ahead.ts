@@ -126,6 +126,7 @@ export class PrepareAhead {
             force: true,
             maxEstimatedAfter,
             deeperCompactTo: aim.deeperCompactTo,
+            knownSecretValues: this.host.knownSecretValues?.(),
             signal,
           },
         },

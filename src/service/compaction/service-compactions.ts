@@ -28,6 +28,7 @@ export type ServiceCompactionParts = Pick<
   | 'setBusy'
   | 'restoredIds'
   | 'releaseRestored'
+  | 'knownSecretValues'
   | 'log'
 > & {
   /**
