@@ -112,6 +112,8 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
       contextKeys.update({
         state,
         needsSetup: !keys.hasKey && settings.value.baseUrl === '',
+        // The Get Started view gives way to the Context view once there is a session to show.
+        hasSession: controller.model.hasEntries,
         hasApiKey: keys.hasKey,
         hasCheckpoints: (service?.getCheckpoints().length ?? 0) > 0,
         // Compact is offered only when something is eligible (the sidebar's button says why not).

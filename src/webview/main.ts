@@ -113,6 +113,8 @@ class Page implements Ui {
   private readonly inputNote = document.createElement('p');
   /** Transcript lines the reader has seen at its end; -1 until the next draw (a new session). */
   private seen = -1;
+  /** True from a state that shows another session (or the first after a load) until its transcript is drawn. */
+  private opening = false;
   private readonly rows = new RovingRows(this.list);
   // The checkpoint history as one Tab stop too (newest first), instead of one per button.
   private readonly checkpointRows = new RovingRows(this.history, 'first');
@@ -207,6 +209,7 @@ class Page implements Ui {
         // Another session, or the view shown again: its lines are not "new" to the reader.
         this.seen = -1;
       }
+      if (applied.sessionChanged) this.opening = true;
       if (applied.kind === 'delta') this.scheduler.stats.deltas++;
       this.announceChanges(applied);
       // eslint-disable-next-line no-restricted-syntax -- bounded: at most the three regions of the sidebar
@@ -382,12 +385,19 @@ class Page implements Ui {
         );
         return;
       case 'transcript': {
-        // Follow the stream only when the reader is at the transcript's end already (or on a new session,
-        // or one whose first lines arrive). An empty transcript is not scrolled to: the view opens at its
-        // top, with the gauge in sight.
-        const stick = this.seen <= 0 || this.atLatest();
         render(transcript(this, view), this.list);
         this.rows.sync();
+        // A session shown anew (opened, imported, the view reloaded) opens at the top, gauge and
+        // checkpoint history in sight, its lines counted as seen; the jump control leads to its end.
+        if (this.opening) {
+          this.opening = false;
+          window.scrollTo({ top: 0 });
+          this.markSeen();
+          return;
+        }
+        // Follow the stream only when the reader is at the transcript's end already (or when the
+        // first lines of an empty session arrive).
+        const stick = this.seen <= 0 || this.atLatest();
         if (stick && this.lineCount() > 0) this.toLatest();
         else if (stick) this.markSeen();
         else this.showJump();

@@ -78,6 +78,11 @@ export class SidebarModel {
     this.reset(service);
   }
 
+  /** True when the shown session holds a message (a task ran, or a recording was imported). */
+  get hasEntries(): boolean {
+    return this.entryOrder.length > 0;
+  }
+
   /** Rebuilds everything from `service` (a new, switched or reopened session). O(entries). */
   reset(service: ContextServiceApi | undefined): void {
     this.service = service;
