@@ -17,6 +17,7 @@ import type { PreparedCompaction } from '../../src/compaction/rewrite/commit';
 import type { CompactionResult } from '../../src/compaction/outcome';
 import { commitPrepared } from '../../src/compaction/rewrite/commit';
 import { CompactionWorker } from '../../src/service/compaction/worker/session-worker';
+import { until } from '../support/until';
 
 const file = compactionWorkerFile();
 const manual: CompactionOptions = {
@@ -168,13 +169,23 @@ test('a cancelled job that outlasts its grace costs the thread; the next job sta
   assert.ok(file);
   const worker = new CompactionWorker(file, { cancelGraceMs: 0 });
   t.after(() => worker.dispose());
-  const items = itemsFromEntries(session(16, 200));
+  const items = itemsFromEntries(session(16, 1200));
   const controller = new AbortController();
+  // Cancelled once the thread is summarizing a span, which it does not interrupt: the job surely
+  // outlasts a grace of 0 ms (cancelled at the planning report, a quick job could still answer first).
   const cancelled = prepareOffThread(
     { items, tools, meter, summarizer, options: { ...manual, signal: controller.signal } },
-    { mode: 'worker', worker, onProgress: () => controller.abort(new Error('user cancelled')) },
+    {
+      mode: 'worker',
+      worker,
+      onProgress: (p) => {
+        if (p.message.startsWith('summarizing')) controller.abort(new Error('user cancelled'));
+      },
+    },
   );
   await assert.rejects(cancelled, /user cancelled/);
+  // The thread is stopped when the grace ends, long before its summarizing would.
+  await until(() => !worker.warm, 'the thread stopped after the grace');
   await sameAsInline(worker, items, manual, 'job after the cancel');
   assert.equal(worker.stats.threads, 2);
 });
