@@ -10,6 +10,8 @@ import { WRITERS, type Step } from '../support/recordings';
 import { importTranscriptTextSync } from '../../src/transcripts';
 import { itemsFromEntries } from '../../src/compaction/context';
 import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
+import { planProgress } from '../../src/compaction/summary/plan-progress';
+import type { ChatMessage } from '../../src/compaction/types';
 
 const filler = (n: number) => 'lorem ipsum dolor sit amet '.repeat(n);
 const FILE = '/testbed/sklearn/utils/_set_output.py';
@@ -75,3 +77,34 @@ for (const format of ['swe-agent', 'claude-code', 'openai-chat'] as const) {
     assert.match(line, /`_SetOutputMixin\.set_output` to accept `preserve_dtypes`$/, line);
   });
 }
+
+test('a to-do list written by a tool with every item completed is not counted one short', () => {
+  const plan =
+    '(TodoWrite) 1. [completed] Read the spec | 2. [completed] Write the tests | 3. [completed] Fix the parser';
+  assert.deepEqual(
+    { items: planProgress(plan, [], new Set()).items, done: planProgress(plan, [], new Set()).done },
+    { items: 3, done: 3 },
+    'the first item, after the tool name, is marked done too',
+  );
+  const todos = ['Read the spec', 'Write the tests', 'Fix the parser'].map((content) => ({
+    content,
+    status: 'completed',
+  }));
+  const messages: ChatMessage[] = [
+    { role: 'user', content: 'fix the parser and its tests' },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: 'c1', type: 'function', function: { name: 'TodoWrite', arguments: JSON.stringify({ todos }) } },
+      ],
+    },
+    { role: 'tool', tool_call_id: 'c1', content: 'Todos have been modified successfully.' },
+    { role: 'assistant', content: `All three are done. ${filler(10)}` },
+  ];
+  const items = itemsFromEntries(messages.map((message, i) => ({ id: `m${i}`, message })));
+  const summary = new ExtractiveSummarizer((t) => Math.ceil(t.length / 4)).notes(items, 6000);
+  const line = /^- Latest plan or to-do list.*$/m.exec(summary)?.[0] ?? summary;
+  assert.doesNotMatch(line, /items done|done since/, line);
+  assert.match(line, /\[completed\] Read the spec|all 3 items finished/, line);
+});

@@ -537,12 +537,15 @@ export class ExtractiveSummarizer implements Summarizer {
         after.length ? [...items.slice(taskListAt), ...after] : items.slice(taskListAt),
         new Set(ledger.edited),
       );
+      // Only where later edits carried items out: a list's own marks need no count beside them.
       const state =
-        progress.items > 0 && progress.done === progress.items
-          ? ' (every item done since it was written)'
-          : progress.done > 0
-            ? ` (${progress.done} of ${progress.items} items done)`
-            : '';
+        progress.since === 0
+          ? ''
+          : progress.items > 0 && progress.done === progress.items
+            ? ' (every item done since it was written)'
+            : progress.done > 0
+              ? ` (${progress.done} of ${progress.items} items done)`
+              : '';
       current.push(
         taskListBeforeRequest || newer
           ? `${aged('Plan or to-do list')}${state}: ${progress.text}`

@@ -49,6 +49,8 @@ export interface PlanProgress {
   /** Items of the plan, and those done (marked in the list or since). */
   items: number;
   done: number;
+  /** Items done since the list was written (by the agent's later edits), of `done`. */
+  since: number;
 }
 
 /**
@@ -59,8 +61,10 @@ export interface PlanProgress {
 export function planProgress(plan: string, later: readonly ContextItem[], changed: ReadonlySet<string>): PlanProgress {
   const parts = plan.split(' | ');
   // A line ending in a colon introduces the items after it ("3. Modify the code. We need to:"): no task of its own.
-  const isItem = (p: string) => ITEM.test(p.replace(/^\([^)]*\) /, '')) && !/:\s*$/.test(p);
-  const open = parts.flatMap((p, k) => (isItem(p) && !MARKED_DONE.test(p) ? [k] : []));
+  // The first part may start with the tool that wrote the list ("(TodoWrite) 1. [completed] …").
+  const bare = (p: string) => p.replace(/^\([^)]*\) /, '');
+  const isItem = (p: string) => ITEM.test(bare(p)) && !/:\s*$/.test(p);
+  const open = parts.flatMap((p, k) => (isItem(p) && !MARKED_DONE.test(bare(p)) ? [k] : []));
   const listed = parts.filter(isItem).length;
   const names = new Map(open.map((k) => [k, namesOf(parts[k])]));
   const doneSince = new Set<number>();
@@ -74,5 +78,5 @@ export function planProgress(plan: string, later: readonly ContextItem[], change
       for (const [k, ns] of names) if (!doneSince.has(k) && ns.some((n) => namesWord(said, n))) doneSince.add(k);
     }
   const text = parts.map((p, k) => (doneSince.has(k) ? `${p} [done since]` : p)).join(' | ');
-  return { text, items: listed, done: listed - open.length + doneSince.size };
+  return { text, items: listed, done: listed - open.length + doneSince.size, since: doneSince.size };
 }
