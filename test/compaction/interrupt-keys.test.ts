@@ -40,6 +40,9 @@ for (const format of ['openhands', 'openai-chat'] as const) {
     assert.match(summary, /cat > \/tmp\/analyze\.py/, summary);
     assert.doesNotMatch(summary, /^- [^\n]*`C-c`[^\n]*(?:fail|exit 1|unresolved|open)/im, summary);
     assert.doesNotMatch(summary, /^- (?:open|unresolved[^:]*):[^\n]*`C-c`/im, summary);
+    // Nor a command that succeeded: the keys are listed as what they were.
+    assert.doesNotMatch(summary, /`C-c` → ok/, summary);
+    assert.match(summary, /`C-c` → keys sent to stop the command that was running/, summary);
     const keys = errorSignatures(entries, 0, entries.length).filter((e) => e.key.startsWith('C-c'));
     assert.deepEqual(keys, []);
   });

@@ -28,6 +28,7 @@ import {
   type CommandFix,
 } from '../../retention/errors';
 import { pathKey } from '../../retention/files';
+import { isInterruptKeys } from '../../retention/outcome';
 import { foldIntoFolders, readCarriedFileLine } from './file-names';
 
 /** The files section's heading in summaries written before it was named "Files changed" (still read when folded in). */
@@ -260,15 +261,19 @@ export function buildLedger(
   const next = laterIndexes(all);
   const known = all.length;
   for (const [cmd, r] of [...runs].sort((a, b) => a[1].last - b[1].last)) {
-    const status = r.answer
-      ? `${r.answer}${r.answerExit !== undefined ? ` (exit ${r.answerExit})` : ''}`
-      : r.lastOk
-        ? 'ok'
-        : passedLater.has(cmd)
-          ? 'succeeded when run again in the steps kept after this summary'
-          : (fixedBy(all, next.fixes[r.last], cmd) ??
-            `failed${r.exit !== undefined ? ` (exit ${r.exit})` : ''}${r.error ? `: ${clipLine(r.error)}` : ''}`);
-    const history = r.runs > 1 ? ` (ran ${r.runs}×, ${r.failed} failed)` : '';
+    // Keys that stopped a hung command are no command of their own: neither "ok" nor a failure.
+    const status = isInterruptKeys(cmd)
+      ? 'keys sent to stop the command that was running'
+      : r.answer
+        ? `${r.answer}${r.answerExit !== undefined ? ` (exit ${r.answerExit})` : ''}`
+        : r.lastOk
+          ? 'ok'
+          : passedLater.has(cmd)
+            ? 'succeeded when run again in the steps kept after this summary'
+            : (fixedBy(all, next.fixes[r.last], cmd) ??
+              `failed${r.exit !== undefined ? ` (exit ${r.exit})` : ''}${r.error ? `: ${clipLine(r.error)}` : ''}`);
+    const history =
+      r.runs > 1 ? (isInterruptKeys(cmd) ? ` (sent ${r.runs}×)` : ` (ran ${r.runs}×, ${r.failed} failed)`) : '';
     commandLines.push(`- \`${cmd}\` → ${status}${history}`);
   }
 
