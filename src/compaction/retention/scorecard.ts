@@ -145,7 +145,7 @@ export function retentionScorecard(
 
   const requests = scoreRequests(
     typed,
-    new RequestPresentations(text, recordWords(checkpoint.inserted)),
+    new RequestPresentations(text, [...recordWords(checkpoint.inserted), ...clippedRequests(checkpoint.inserted)]),
     missing.requests,
     secrets,
   );
@@ -395,6 +395,18 @@ function recordWords(items: readonly ContextItem[]): string[] {
     if (words) out.push(words);
   }
   return out;
+}
+
+/**
+ * The typed requests a clipped message still holds, each presented whole: a message clipped in its
+ * middle keeps the person's words when the clip took only what surrounds them (a harness's
+ * environment block, a reminder). Read by the same rules as the span's requests, so a request the
+ * clip left intact is the same text; one the clip cut is not.
+ */
+function clippedRequests(items: readonly ContextItem[]): string[] {
+  const clipped = items.filter((it) => it.kind === 'clipped');
+  if (!clipped.length) return [];
+  return typedRequests(entriesOf(clipped, false)).map((t) => t.text);
 }
 
 /** The text of inserted items as a model reads it: content, then each tool call's name and arguments. */
