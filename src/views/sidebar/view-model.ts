@@ -53,6 +53,8 @@ export class SidebarModel {
   private readonly itemIndex = new Map<string, number>();
   private readonly entries = new Map<string, Entry>();
   private readonly entryOrder: string[] = [];
+  /** Entries other than system messages (see {@link hasEntries}). */
+  private conversationEntries = 0;
   private readonly lastItemOfEntry = new Map<string, string>();
   private readonly toolNames: ToolNames = new Map();
   /** For entries that give lines: how many such entries come before (the "earlier messages" count). */
@@ -78,9 +80,12 @@ export class SidebarModel {
     this.reset(service);
   }
 
-  /** True when the shown session holds a message (a task ran, or a recording was imported). */
+  /**
+   * True when the shown session holds a message of the conversation (a task ran, or a recording was
+   * imported); the system prompt and instructions every new session starts with do not count.
+   */
   get hasEntries(): boolean {
-    return this.entryOrder.length > 0;
+    return this.conversationEntries > 0;
   }
 
   /** Rebuilds everything from `service` (a new, switched or reopened session). O(entries). */
@@ -90,6 +95,7 @@ export class SidebarModel {
     this.itemIndex.clear();
     this.entries.clear();
     this.entryOrder.length = 0;
+    this.conversationEntries = 0;
     this.lastItemOfEntry.clear();
     this.messageOrdinal.clear();
     this.toolNames.clear();
@@ -299,6 +305,7 @@ export class SidebarModel {
     if (this.entries.has(entry.id)) return;
     this.entries.set(entry.id, entry);
     this.entryOrder.push(entry.id);
+    if (entry.message.role !== 'system') this.conversationEntries++;
     const lines = itemsForEntry(entry, this.toolNames, { running: this.running, outcomes: this.outcomes });
     if (lines.length > 0) this.messageOrdinal.set(entry.id, this.messageOrdinal.size);
     for (const item of lines) {
