@@ -419,6 +419,7 @@ export async function replayCommand(
     failedCompactions: report.failedCompactions,
     summarizerCalls: report.summarizerCalls,
     peakTokens: report.peakTokens,
+    largestCompactedTokens: report.largestCompactedTokens,
     promptTokens: report.promptTokens,
     promptTokensWithoutCompaction: report.promptTokensUnmanaged,
     promptTokensSaved: saved,
@@ -451,7 +452,7 @@ export async function replayCommand(
     `model calls ${report.modelCalls}, compactions ${report.compactions}${report.failedCompactions ? ` (${report.failedCompactions} failed)` : ''}, ${summarizerCallsText(summarizer, report.summarizerCalls)}`,
   );
   out(
-    `peak ${full(report.peakTokens)} tokens over the model calls; ${full(report.finalTokens)} tokens at the end of the recording (after its last message)`,
+    `peak ${full(report.peakTokens)} tokens over the model calls${report.largestCompactedTokens > report.peakTokens ? ` (sent; compaction ran first on contexts of up to ${full(report.largestCompactedTokens)})` : ''}; ${full(report.finalTokens)} tokens at the end of the recording (after its last message)`,
   );
   out(
     `prompt tokens over all calls: ${full(report.promptTokens)} with compaction, ${full(report.promptTokensUnmanaged)} without (${report.promptTokensUnmanaged ? Math.round((saved / report.promptTokensUnmanaged) * 100) : 0}% saved)`,

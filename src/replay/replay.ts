@@ -40,7 +40,13 @@ export interface ReplayReport {
   failedCompactions: number;
   /** Summarizer invocations (one per summarized span; model calls for a model summarizer). */
   summarizerCalls: number;
+  /** The largest prompt sent to the model (after any compaction before that call). */
   peakTokens: number;
+  /**
+   * The largest context a compaction replaced before a call, in prompt tokens (0 with no compaction).
+   * Above `peakTokens` whenever compaction kept the context below the trigger: it was never sent.
+   */
+  largestCompactedTokens: number;
   promptTokens: number;
   promptTokensUnmanaged: number;
   finalTokens: number;
@@ -115,6 +121,7 @@ export async function replay(
     failedCompactions: 0,
     summarizerCalls: 0,
     peakTokens: 0,
+    largestCompactedTokens: 0,
     promptTokens: 0,
     promptTokensUnmanaged: 0,
     finalTokens: 0,
@@ -167,6 +174,7 @@ export async function replay(
         if (status.kind === 'applied') {
           items = result.context;
           report.compactions++;
+          report.largestCompactedTokens = Math.max(report.largestCompactedTokens, before);
           for (const c of result.checkpoints)
             report.checkpoints.push(
               options.keepCheckpointItems === false ? { ...c, replaced: [], inserted: [], replacedIds: [] } : c,

@@ -69,3 +69,19 @@ test('a replay with room to spare has no notice and no error', async () => {
   assert.deepEqual(report.notices, []);
   assert.deepEqual(report.errors, []);
 });
+
+test('the replay reports the largest context it compacted beside the peak it sent', async () => {
+  const budget = { contextWindow: 4000, reservedOutput: 0, compactAt: 0.8, compactTo: 0.5 };
+  const report = await replay(session(12, 600), meter, summarizer, { budget });
+  assert.ok(report.compactions > 0);
+  // Compaction runs before the call that would cross the trigger, so that context is never sent:
+  // the peak alone would read as if the trigger had never been reached.
+  assert.ok(report.largestCompactedTokens >= 0.8 * 4000, `largest compacted ${report.largestCompactedTokens}`);
+  assert.ok(
+    report.largestCompactedTokens > report.peakTokens,
+    `${report.largestCompactedTokens} vs ${report.peakTokens}`,
+  );
+  const calm = await replay(session(2, 20), meter, summarizer, { budget });
+  assert.equal(calm.compactions, 0);
+  assert.equal(calm.largestCompactedTokens, 0);
+});
