@@ -51,7 +51,7 @@ test('a file an earlier summary named by folder only is named once when changed 
   const named = ledger.files.filter((l) => l.includes('status_page.tsx'));
   assert.deepEqual(named, ['- src/status_page.tsx: edited'], ledger.files.join('\n'));
   assert.ok(
-    ledger.files.some((l) => /^- in src\/: status_card\.tsx$/.test(l)),
+    ledger.files.some((l) => /^- in src\/: edited status_card\.tsx$/.test(l)),
     ledger.files.join('\n'),
   );
 });

@@ -1,7 +1,8 @@
 /**
  * At a small window the "Files changed" section names every file changed that it can: lines give up
  * their detail first (symbols, last change), then files are named only, grouped by their folder, and
- * a file is left out only after that; the marker then counts the files left out, never lines. The
+ * a file is left out only after that; the marker then counts the files left out, never lines. A
+ * file named by folder still says what happened to it (created, edited, deleted, moved here). The
  * same work in each recording format.
  */
 import { test } from 'node:test';
@@ -11,6 +12,8 @@ import { dropOldestNames, expandFolderLines, foldIntoFolders } from '../../src/c
 
 const FOLDERS = ['src/server/routes', 'src/client/components', 'docs/guides'];
 const files = Array.from({ length: 24 }, (_, i) => `${FOLDERS[i % 3]}/module-${i}-handler.ts`);
+/** Files that existed before the work: only edited. */
+const edited = ['src/server/routes/index.ts', 'src/client/components/index.ts', 'docs/guides/index.md'];
 
 const work: Step[] = [
   { user: 'split the handlers into one module each' },
@@ -21,6 +24,11 @@ const work: Step[] = [
       '\n',
     ),
   })),
+  // A third of the modules are edited after they were written, and three files that existed before are edited.
+  ...files
+    .filter((_, i) => i % 3 === 1)
+    .map((path, i): Step => ({ tool: 'edit', path, old: 'return 0;', new: `return ${i + 10};` })),
+  ...edited.map((path): Step => ({ tool: 'edit', path, old: 'const a = 1;', new: 'const a = 2;' })),
   { say: `Done: ${files.length} modules written.` },
   { user: 'explain the layout' },
   { say: `The layout: ${'each module holds one handler and its cases. '.repeat(80)}` },
@@ -35,26 +43,38 @@ function filesSection(summary: string): string {
   return sectionOf(summary, 'Files changed');
 }
 
-/** Whether `section` names `path`: on its own line, or as a name on the line of its folder. */
-function names(section: string, path: string): boolean {
+/**
+ * What `section` says happened to `path`: the operations of its own line, or the verb of the group
+ * that names it on its folder's line (`- in src/: created a.ts, b.ts; edited c.ts`); undefined when
+ * it is not named.
+ */
+function said(section: string, path: string): string | undefined {
   const at = path.lastIndexOf('/');
   const [folder, name] = [path.slice(0, at + 1), path.slice(at + 1)];
-  return section.split('\n').some((l) => {
-    if (l.startsWith(`- ${path}:`)) return true;
+  for (const l of section.split('\n')) {
+    if (l.startsWith(`- ${path}: `)) return l.slice(`- ${path}: `.length).split(';')[0];
     const m = /^- in (.+?): (.+)$/.exec(l);
-    return m !== null && m[1] === folder && m[2].split(', ').some((n) => n === name || n.startsWith(`${name} (`));
-  });
+    if (m === null || m[1] !== folder) continue;
+    for (const group of m[2].split('; ')) {
+      const g = /^(created|edited|deleted|moved here) (.+)$/.exec(group);
+      if (g && g[2].split(', ').includes(name)) return g[1];
+    }
+  }
+  return undefined;
 }
 
 for (const [format, { write, file }] of Object.entries(WRITERS)) {
   test(`${format}: at a small window every file changed is named, by folder, before any is left out`, async () => {
     const { summary } = await summaryOf(write(work), file, 4500);
     const section = filesSection(summary);
-    const missing = files.filter((p) => !names(section, p));
+    const missing = [...files, ...edited].filter((p) => said(section, p) === undefined);
     assert.deepEqual(missing, [], summary);
+    // Each file says whether it is new or was edited, on its own line or in its folder's group.
+    for (const p of files) assert.match(said(section, p)!, /^created\b/, `${p}\n${summary}`);
+    for (const p of edited) assert.match(said(section, p)!, /^edited\b/, `${p}\n${summary}`);
     assert.doesNotMatch(section, /not kept|not named here/, summary);
     // Names only, by folder: the older files' lines gave up their words first.
-    assert.match(section, /^- in src\/server\/routes\/: module-0-handler\.ts, /m, summary);
+    assert.match(section, /^- in src\/server\/routes\/: created module-0-handler\.ts, /m, summary);
   });
 }
 
@@ -68,17 +88,34 @@ test('a folder line reads back as the full paths it names, and its notes stay wi
       '- README.md: edited 2×; last change: "x"',
     ],
   );
-  assert.deepEqual(lines, ['- in src/: a.ts, old.ts (deleted)', '- in lib/: b.ts (moved)', '- in ./: README.md']);
+  assert.deepEqual(lines, [
+    '- in src/: created a.ts; deleted old.ts',
+    '- in lib/: moved here b.ts',
+    '- in ./: edited README.md',
+  ]);
   assert.equal(
     expandFolderLines(lines.join('\n')),
-    ['- src/a.ts', '- src/old.ts (deleted)', '- lib/b.ts (moved)', '- README.md'].join('\n'),
+    ['- src/a.ts (created)', '- src/old.ts (deleted)', '- lib/b.ts (moved here)', '- README.md (edited)'].join('\n'),
   );
+  // A file written whole after edits is new content: created; one folded again keeps its newest verb.
+  assert.deepEqual(foldIntoFolders(lines, ['- src/c.ts: edited, created', '- src/a.ts: edited']), [
+    '- in src/: created c.ts; edited a.ts; deleted old.ts',
+    '- in lib/: moved here b.ts',
+    '- in ./: edited README.md',
+  ]);
+  // A folder line written without verbs reads each name's note as its verb, a bare name as edited.
+  assert.deepEqual(foldIntoFolders(['- in src/: a.ts, old.ts (deleted)'], []), [
+    '- in src/: edited a.ts; deleted old.ts',
+  ]);
   // A Windows folder keeps its separators.
   const win = foldIntoFolders([], ['- c:\\App\\src\\x.ts: edited']);
-  assert.deepEqual(win, ['- in c:\\App\\src\\: x.ts']);
-  assert.equal(expandFolderLines(win[0]), '- c:\\App\\src\\x.ts');
-  // The oldest names go first, and a folder line left without names goes.
+  assert.deepEqual(win, ['- in c:\\App\\src\\: edited x.ts']);
+  assert.equal(expandFolderLines(win[0]), '- c:\\App\\src\\x.ts (edited)');
+  // The oldest folder's names go first (a deleted file before the others), and a folder line left without names goes.
   const left = [...lines];
   assert.equal(dropOldestNames(left, 3), 3);
-  assert.deepEqual(left, ['- in ./: README.md']);
+  assert.deepEqual(left, ['- in ./: edited README.md']);
+  const one = [...lines];
+  assert.equal(dropOldestNames(one, 1), 1);
+  assert.deepEqual(one, ['- in src/: created a.ts', '- in lib/: moved here b.ts', '- in ./: edited README.md']);
 });

@@ -41,6 +41,7 @@ import { quotedSentences, shrinkQuoted } from './quoted-summary';
 import {
   dropOldestNames,
   FILES_LEFT_OUT,
+  filesNamed,
   foldIntoFolders,
   hasDetail,
   isFileLine,
@@ -348,7 +349,7 @@ function shortenFiles(lines: string[], many: boolean): { files: number; read: bo
     for (const l of others) lines.push(l);
     return { files: 0, read: false };
   }
-  const named = lines.filter(isFolderLine).reduce((n, l) => n + l.split(', ').length, 0);
+  const named = filesNamed(lines.filter(isFolderLine));
   if (named) return { files: dropOldestNames(lines, many ? Math.max(1, Math.floor(named / 2)) : 1), read: false };
   // Lines of no known shape (none are written today): the oldest goes.
   lines.shift();

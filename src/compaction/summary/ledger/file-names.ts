@@ -13,8 +13,24 @@
 
 /** Start of a files line that names files only, by folder. */
 const FOLDER_PREFIX = '- in ';
-/** A folder line: its folder (ending with `/` or `\`) and its names, comma separated. */
+/** A folder line: its folder (ending with `/` or `\\`) and its groups of names. */
 const FOLDER_LINE = /^- in (\S(?:.*?[\\/])?): (.+)$/;
+
+/**
+ * What happened to a file named on a folder line, in the words that group its names there
+ * (`- in src/api/: created a.ts, b.ts; edited c.ts`): every name says whether the file is new, was
+ * edited, was deleted or was moved into that folder, as its full line did.
+ */
+export type FolderVerb = 'created' | 'edited' | 'deleted' | 'moved here';
+const VERBS: readonly FolderVerb[] = ['created', 'edited', 'moved here', 'deleted'];
+/** A group of a folder line: its verb and its names, comma separated. */
+const GROUP = /^(created|edited|deleted|moved here) (.+)$/;
+
+/** One name of a folder line with what happened to its file. */
+interface FolderName {
+  name: string;
+  verb: FolderVerb;
+}
 
 /** The operations a ledger line lists (`read, edited 2×, created`), see `ledger.ts` opsText. */
 const OPS = String.raw`(?:read|created|edited|deleted|moved)(?: \d+×)?`;
@@ -40,9 +56,16 @@ interface FileLine {
  * folder line, each name it holds (`ops` empty: the line named the file only). Undefined for a line
  * that is neither.
  */
-export function readCarriedFileLine(
-  line: string,
-): Array<{ path: string; where: string; ops: Array<[string, number]>; symbols: string[]; detail: string }> | undefined {
+export function readCarriedFileLine(line: string):
+  | Array<{
+      path: string;
+      where: string;
+      ops: Array<[string, number]>;
+      symbols: string[];
+      detail: string;
+      verb?: FolderVerb;
+    }>
+  | undefined {
   const f = parseFileLine(line);
   if (f) {
     const ops = f.ops.split(', ').map((o): [string, number] => {
@@ -55,16 +78,54 @@ export function readCarriedFileLine(
   const m = FOLDER_LINE.exec(line);
   if (!m) return undefined;
   const folder = m[1] === './' ? '' : m[1];
-  return m[2].split(', ').map((n) => {
-    const note = / \((deleted|moved)\)$/.exec(n);
-    return {
-      path: `${folder}${note ? n.slice(0, note.index) : n}`,
-      where: note ? ` (${note[1]})` : '',
-      ops: [],
-      symbols: [],
-      detail: '',
-    };
-  });
+  return folderNames(m[2]).map(({ name, verb }) => ({
+    path: `${folder}${name}`,
+    where: verb === 'deleted' ? ' (deleted)' : verb === 'moved here' ? ' (moved)' : '',
+    ops: [],
+    symbols: [],
+    detail: '',
+    verb,
+  }));
+}
+
+/**
+ * The names of a folder line's body (after `- in folder: `) with their verbs, in the line's order.
+ * A body written without verbs (`a.ts, old.ts (deleted), b.ts (moved)`, as earlier versions wrote it)
+ * reads each name's note as its verb and a name without one as edited.
+ */
+function folderNames(body: string): FolderName[] {
+  const out: FolderName[] = [];
+  for (const group of body.split('; ')) {
+    const g = GROUP.exec(group);
+    if (g) {
+      for (const name of g[2].split(', ')) out.push({ name, verb: g[1] as FolderVerb });
+      continue;
+    }
+    for (const n of group.split(', ')) {
+      const note = / \((deleted|moved)\)$/.exec(n);
+      const name = note ? n.slice(0, note.index) : n;
+      out.push({ name, verb: note?.[1] === 'deleted' ? 'deleted' : note ? 'moved here' : 'edited' });
+    }
+  }
+  return out;
+}
+
+/** A folder line naming `names` in `folder`, grouped by verb (created, edited, moved here, deleted), each group in the names' order. */
+function folderLine(folder: string, names: readonly FolderName[]): string {
+  const groups = VERBS.map((v) => [v, names.filter((n) => n.verb === v).map((n) => n.name)] as const).filter(
+    ([, ns]) => ns.length > 0,
+  );
+  return `${FOLDER_PREFIX}${folder}: ${groups.map(([v, ns]) => `${v} ${ns.join(', ')}`).join('; ')}`;
+}
+
+/**
+ * What a full line's file is, in a folder line's words: deleted or moved when its note says so,
+ * created when its operations hold a creation (a new file, or one written whole), else edited.
+ */
+function verbOf(f: FileLine): FolderVerb {
+  if (f.where.startsWith(' (deleted')) return 'deleted';
+  if (f.where.startsWith(' (moved')) return 'moved here';
+  return /\bcreated\b/.test(f.ops) ? 'created' : 'edited';
 }
 
 function parseFileLine(line: string): FileLine | undefined {
@@ -77,10 +138,10 @@ export function isFolderLine(line: string): boolean {
   return FOLDER_LINE.test(line);
 }
 
-/** The names of a folder line (with their `(deleted)`/`(moved)` notes), or none. */
-function namesOf(line: string): string[] {
+/** The names of a folder line with their verbs, or none. */
+function namesOf(line: string): FolderName[] {
   const m = FOLDER_LINE.exec(line);
-  return m ? m[2].split(', ') : [];
+  return m ? folderNames(m[2]) : [];
 }
 
 /** How many files `lines` (files section lines) name: one per full line, one per name of a folder line. */
@@ -120,16 +181,17 @@ function splitPath(path: string): [string, string] {
 
 /**
  * Folds the full file lines `lines` into the folder lines `folders` (both in the files section's
- * order, oldest first): each file becomes its name on its folder's line, marked `(deleted)` or
- * `(moved)` when the line said so (a name never reads as a file that still exists when it does not).
+ * order, oldest first): each file becomes its name on its folder's line, in the group of what
+ * happened to it (`created`, `edited`, `moved here`, `deleted`, see {@link verbOf}), so a name never
+ * reads as a file changed without saying how, nor as one that still exists when it does not.
  * A folder already named gets the names at its end; a new folder gets a line after the others.
  * Lines that are no full file lines are kept as they were, after the folder lines. Returns the new lines.
  */
 export function foldIntoFolders(folders: readonly string[], lines: readonly string[]): string[] {
-  const byFolder = new Map<string, string[]>();
+  const byFolder = new Map<string, FolderName[]>();
   for (const l of folders) {
     const m = FOLDER_LINE.exec(l);
-    if (m) byFolder.set(m[1], m[2].split(', '));
+    if (m) byFolder.set(m[1], folderNames(m[2]));
   }
   const rest: string[] = [];
   for (const l of lines) {
@@ -139,21 +201,20 @@ export function foldIntoFolders(folders: readonly string[], lines: readonly stri
       continue;
     }
     const [folder, name] = splitPath(f.path);
-    const note = f.where.startsWith(' (deleted') ? ' (deleted)' : f.where.startsWith(' (moved') ? ' (moved)' : '';
     const names = byFolder.get(folder) ?? [];
-    const named = `${name}${note}`;
-    // A file named again (a carried line and a new one) stands once, with its newest note.
-    const same = names.findIndex((n) => n === name || n.startsWith(`${name} (`));
+    // A file named again (a carried line and a new one) stands once, with what happened to it last.
+    const same = names.findIndex((n) => n.name === name);
     if (same >= 0) names.splice(same, 1);
-    names.push(named);
+    names.push({ name, verb: verbOf(f) });
     byFolder.set(folder, names);
   }
-  return [...[...byFolder].map(([folder, names]) => `${FOLDER_PREFIX}${folder}: ${names.join(', ')}`), ...rest];
+  return [...[...byFolder].map(([folder, names]) => folderLine(folder, names)), ...rest];
 }
 
 /**
- * Removes the oldest `n` names from the folder lines among `lines` (in place; a line left without
- * names goes). Returns how many names were removed.
+ * Removes `n` names from the folder lines among `lines` (in place), the oldest folder's first and,
+ * in a folder, deleted files before moved, edited and created ones (what no longer exists tells the
+ * least about the code as it is); a line left without names goes. Returns how many were removed.
  */
 export function dropOldestNames(lines: string[], n: number): number {
   let removed = 0;
@@ -161,20 +222,24 @@ export function dropOldestNames(lines: string[], n: number): number {
     const k = lines.findIndex(isFolderLine);
     if (k < 0) break;
     const m = FOLDER_LINE.exec(lines[k])!;
-    const names = m[2].split(', ');
-    const take = Math.min(names.length, n - removed);
-    names.splice(0, take);
-    removed += take;
-    if (names.length) lines[k] = `${FOLDER_PREFIX}${m[1]}: ${names.join(', ')}`;
+    const names = folderNames(m[2]);
+    for (const verb of [...VERBS].reverse())
+      for (let i = 0; i < names.length && removed < n;)
+        if (names[i].verb === verb) {
+          names.splice(i, 1);
+          removed++;
+        } else i++;
+    if (names.length) lines[k] = folderLine(m[1], names);
     else lines.splice(k, 1);
   }
   return removed;
 }
 
 /**
- * `text` with each folder line written out as the full paths it names, one per line
- * (`- in src/api/: a.ts, b.ts (deleted)` → `- src/api/a.ts`, `- src/api/b.ts (deleted)`): how a
- * reader that looks paths up verbatim reads a summary's short files section.
+ * `text` with each folder line written out as the full paths it names, one per line, each with what
+ * happened to it (`- in src/api/: created a.ts; deleted b.ts` → `- src/api/a.ts (created)`,
+ * `- src/api/b.ts (deleted)`): how a reader that looks paths up verbatim reads a summary's short
+ * files section.
  */
 export function expandFolderLines(text: string): string {
   if (!text.includes(FOLDER_PREFIX)) return text;
@@ -184,9 +249,8 @@ export function expandFolderLines(text: string): string {
       const m = FOLDER_LINE.exec(l);
       if (!m) return l;
       const folder = m[1] === './' ? '' : m[1];
-      return m[2]
-        .split(', ')
-        .map((n) => `- ${folder}${n}`)
+      return folderNames(m[2])
+        .map((n) => `- ${folder}${n.name} (${n.verb})`)
         .join('\n');
     })
     .join('\n');

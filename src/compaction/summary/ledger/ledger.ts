@@ -29,7 +29,7 @@ import {
 } from '../../retention/errors';
 import { pathKey } from '../../retention/files';
 import { isInterruptKeys } from '../../retention/outcome';
-import { foldIntoFolders, readCarriedFileLine } from './file-names';
+import { foldIntoFolders, readCarriedFileLine, type FolderVerb } from './file-names';
 
 /** The files section's heading in summaries written before it was named "Files changed" (still read when folded in). */
 export const OLD_FILES_HEADING = '## Files (what happened to each; where it lives now)';
@@ -99,6 +99,8 @@ interface CarriedFile {
   ops: Array<[string, number]>;
   symbols: string[];
   detail: string;
+  /** What a folder line said happened to the file (see `FolderVerb`), when one named it. */
+  verb?: FolderVerb;
   /** The line as written, when it named this file alone and with its operations. */
   line?: string;
 }
@@ -205,7 +207,9 @@ export function buildLedger(
   const namedOnly = [...carried].filter(([k, f]) => !f.ops.length && !files.has(k) && !moved.has(k));
   for (const line of foldIntoFolders(
     [],
-    namedOnly.map(([, f]) => `- ${f.path}${FOLDER_NOTE[f.where] ?? ''}: edited`),
+    namedOnly.map(
+      ([, f]) => `- ${f.path}${FOLDER_NOTE[f.where] ?? ''}: ${f.verb === 'created' ? 'created' : 'edited'}`,
+    ),
   ))
     fileLines.push(line);
   const carriedRead = (earlier.get(LEDGER.files) ?? []).find((l) => l.startsWith('- read only:'));
