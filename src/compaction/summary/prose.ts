@@ -70,21 +70,49 @@ const ANAPHOR_SUBJECT =
   /^(?:both|either|neither|it|they|these|those|(?:each|all|both) of (?:them|these|those)|all (?:two|three|four|five))\s+(?:\w+\s+)?(?:must|should|shall|needs? to|has to|have to)\b/i;
 
 /**
- * Whether a sentence of a typed request is a standing rule: not a pointer ({@link POINTER}); it names
- * its standing ({@link RULE}); or, not being a goal statement ({@link GOAL}) nor a detail of its own
- * request's items ({@link ANAPHOR_SUBJECT}), it asks something of
- * every instance of an action ({@link EVERY_INSTANCE}), or is a prohibition or obligation with an
- * object ({@link PROHIBITION}, {@link MUST_HAVE}) that is not one-off scoping ({@link SCOPING}).
+ * A note passed on for information, not an instruction: a sentence led by a label that names it one
+ * ("Security note: Hardcoded password is only for local dev testing – never commit to git.", "Note:",
+ * "NB:", "FYI", "Warning:", "Disclaimer:", "Caveat:", "Tip:"), often pasted from a tool's or another
+ * assistant's output. It tells the agent something; it does not constrain its later work.
+ */
+const NOTE_LABEL =
+  /^(?!(?:important|critical|strict)\b)(?:[\p{L}-]+\s+)?(?:note|notice|nb|n\.b\.|fyi|warning|disclaimer|caveat|tip|hint|heads[- ]up|p\.s\.)\s*[:–—]/iu;
+/**
+ * A statement of what there is ("However, there is a major architectural shift you must account for:
+ * We are completely dropping Firebase."): it describes the work, and an obligation inside it belongs to
+ * the thing it describes, not to later work.
+ */
+const THERE_IS =
+  /^(?:(?:however|but|also|and|so|now|first|note that)\s*,?\s+)?(?:there|here)(?:\s+(?:is|are|was|were|will be)\b|'s\b)/i;
+/**
+ * What ends just before a prohibition that gives the purpose of the sentence's own task ("We need to
+ * create a new database so we do not overwrite any production data."): the reason for that task, not
+ * a rule of its own.
+ */
+const PURPOSE_BEFORE =
+  /\b(?:so(?: that)?|in order|such that|lest|to make sure|to ensure|ensuring)\s+(?:(?:we|i|you|it|they|this|that|the \w+)\s+)?$/i;
+const PROHIBITIONS = new RegExp(PROHIBITION.source, 'gi');
+
+/**
+ * Whether a sentence of a typed request is a standing rule: not a note passed on for information
+ * ({@link NOTE_LABEL}) nor a pointer ({@link POINTER}); it names
+ * its standing ({@link RULE}); or, not being a goal statement ({@link GOAL}), a detail of its own
+ * request's items ({@link ANAPHOR_SUBJECT}) nor a statement of what there is ({@link THERE_IS}), it
+ * asks something of every instance of an action ({@link EVERY_INSTANCE}), or is a prohibition or
+ * obligation with an object ({@link PROHIBITION}, {@link MUST_HAVE}), not the purpose of its own task
+ * ({@link PURPOSE_BEFORE}), that is not one-off scoping ({@link SCOPING}).
  * Source for both the extractive notes and the retention's constraint sentences.
  */
 export function isRuleSentence(s: string): boolean {
   const t = s.trim();
-  if (POINTER.test(t)) return false;
+  if (NOTE_LABEL.test(t) || POINTER.test(t)) return false;
   if (RULE.test(t)) return true;
-  if (GOAL.test(t) || ANAPHOR_SUBJECT.test(t)) return false;
+  if (GOAL.test(t) || ANAPHOR_SUBJECT.test(t) || THERE_IS.test(t)) return false;
   if (EVERY_INSTANCE.test(t)) return true;
-  const m = PROHIBITION.exec(t) ?? MUST_HAVE.exec(t);
-  return m !== null && !SCOPING.test(t.slice(m.index));
+  // A prohibition that gives the purpose of the sentence's own task is that task's reason.
+  const directives = [...t.matchAll(PROHIBITIONS)].filter((m) => !PURPOSE_BEFORE.test(t.slice(0, m.index)));
+  const m = directives[0] ?? MUST_HAVE.exec(t);
+  return m !== undefined && m !== null && !SCOPING.test(t.slice(m.index));
 }
 
 /**
@@ -201,9 +229,46 @@ export function ruleSentences(typed: string): string[] {
   return out;
 }
 
-/** A prohibition's verb and what it forbids ("Do NOT modify public pages (booking, root layout)."). */
+/** A prohibition's verb (group 1) and what it forbids (group 2) ("Do NOT modify public pages (booking, root layout)."). */
 const FORBIDS =
-  /\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't)\s+(?:ever\s+)?(?:modify|change|touch|edit|alter|update|remove|delete|rename|move|replace|refactor|rewrite|use|add|hardcode|commit|push|deploy)\s+((?:[^.;:!?–—]|[.:](?=\S))+)/i;
+  /\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't)\s+(?:ever\s+)?(modify|change|touch|edit|alter|update|remove|delete|rename|move|replace|refactor|rewrite|use|add|hardcode|commit|push|deploy)\s+((?:[^.;:!?–—]|[.:](?=\S))+)/i;
+/** Verbs that forbid the same thing: any change to it. */
+const CHANGE_VERB = /^(?:modify|change|touch|edit|alter|update|replace|refactor|rewrite)$/i;
+/** Words of a forbidden object that name no item of their own (leading words, joins). */
+const NOT_ITEM_WORDS = new Set([
+  'the',
+  'any',
+  'all',
+  'existing',
+  'other',
+  'my',
+  'our',
+  'your',
+  'a',
+  'an',
+  'and',
+  'or',
+  'of',
+  'in',
+  'on',
+  'to',
+  'for',
+  'with',
+]);
+/** Nouns for a part of a page or a program that any of them names alike ("the Supabase card", "the Supabase section"). */
+const PART_NOUN = new Set([
+  'card',
+  'section',
+  'part',
+  'block',
+  'panel',
+  'component',
+  'area',
+  'box',
+  'tile',
+  'widget',
+  'element',
+]);
 /** Words that keep, bound or forbid rather than ask for a change: a sentence with one overrides nothing. */
 const KEEPS = /\b(?:not|don't|dont|never|no|keep|leave|unchanged|as is|except|without|only|preserve|untouched)\b/i;
 /** Leading words of a forbidden item that do not name it. */
@@ -230,15 +295,39 @@ function forbiddenItems(rule: string): string[] {
   const m = FORBIDS.exec(rule);
   if (!m) return [];
   const out: string[] = [];
-  for (const raw of m[1].split(/[(),]|\s+(?:and|or)\s+/i)) {
-    const item = raw
+  // Separators kept (odd indexes): "Supabase or Environment cards" shares "cards" across "or".
+  const parts = m[2].split(/([(),]|\s+(?:and|or)\s+)/i);
+  for (let k = 0; k < parts.length; k += 2) {
+    let item = parts[k]
       .trim()
       .replace(ITEM_LEAD, '')
       .replace(/\s+(?:anywhere|at all|again)$/i, '');
+    const next = (parts[k + 2] ?? '').trim().replace(ITEM_LEAD, '').split(/\s+/);
+    const joined = k + 1 < parts.length && /^\s+(?:and|or)\s+$/i.test(parts[k + 1]);
+    if (joined && /^[\p{L}-]+$/u.test(item) && next.length === 2) item = `${item} ${next[1]}`;
     const words = item.split(/\s+/).filter(Boolean);
     if (words.length >= 2 || (words.length === 1 && /\w\.[a-z]{1,6}$/i.test(words[0]))) out.push(wordsOf(item));
   }
   return out;
+}
+
+/**
+ * What the prohibition `rule` forbids, as one key two rules that forbid the same share ("do not
+ * change Supabase or Environment cards" and "Do NOT change Supabase card or Environment card." and
+ * "Do not change Supabase or Environment sections."): its verb (any change verb as one), then the
+ * words of its object in the singular, sorted, without joins and nouns for a part ({@link PART_NOUN});
+ * undefined for a sentence that forbids nothing {@link FORBIDS} reads.
+ */
+export function prohibitionKey(rule: string): string | undefined {
+  const m = FORBIDS.exec(rule);
+  if (!m) return undefined;
+  const words = wordsOf(m[2])
+    .trim()
+    .split(' ')
+    .filter((w) => w && !NOT_ITEM_WORDS.has(w) && !PART_NOUN.has(w));
+  if (!words.length) return undefined;
+  const verb = CHANGE_VERB.test(m[1]) ? 'change' : m[1].toLowerCase();
+  return `${verb}: ${[...new Set(words)].sort().join(' ')}`;
 }
 
 /**

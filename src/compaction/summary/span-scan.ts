@@ -21,7 +21,7 @@ import { oneLineCommand } from './ledger/ledger-fold';
 import { expandRoots, parseRootsLine, type PathRoots } from './ledger/path-root';
 import { NameTally, namesFromLines, namesOfMessage } from './identifiers/worked-names';
 import { parseJsonObject } from '../../format/json';
-import { overridingSentence } from './prose';
+import { overridingSentence, prohibitionKey } from './prose';
 
 /** Section headings shared by every summarizer's notes. */
 export const SECTIONS = {
@@ -549,18 +549,34 @@ export class SpanScan {
 
   /**
    * Marks the standing rules that the request `typed` overrides ({@link overridingSentence}) as
-   * superseded ({@link supersededLine}): a rule a later request asked otherwise no longer stands.
+   * superseded ({@link supersededLine}), and with them every standing rule that forbids the same
+   * ({@link prohibitionKey}): a rule a later request asked otherwise no longer stands, in any wording.
    */
   private supersede(typed: string): void {
     const set = this.held.get(this.rules);
-    for (let k = 0; k < this.rules.length; k++) {
-      const rule = RULE_LINE.exec(this.rules[k])?.[1];
-      const by = rule === undefined ? undefined : overridingSentence(rule, typed);
-      if (rule === undefined || by === undefined) continue;
+    // What the overridden rules forbade, by the sentence that overrode them: a standing rule that
+    // forbids the same (said in other words) is overridden with them, never left standing beside them.
+    const overridden = new Map<string, string>();
+    const mark = (k: number, rule: string, by: string) => {
       const line = supersededLine(rule, by);
       set?.delete(this.rules[k]);
       set?.add(line);
       this.rules[k] = line;
+    };
+    for (let k = 0; k < this.rules.length; k++) {
+      const rule = RULE_LINE.exec(this.rules[k])?.[1];
+      const by = rule === undefined ? undefined : overridingSentence(rule, typed);
+      if (rule === undefined || by === undefined) continue;
+      const key = prohibitionKey(rule);
+      if (key !== undefined) overridden.set(key, by);
+      mark(k, rule, by);
+    }
+    if (!overridden.size) return;
+    for (let k = 0; k < this.rules.length; k++) {
+      const rule = RULE_LINE.exec(this.rules[k])?.[1];
+      const key = rule === undefined ? undefined : prohibitionKey(rule);
+      const by = key === undefined ? undefined : overridden.get(key);
+      if (rule !== undefined && by !== undefined) mark(k, rule, by);
     }
   }
 
