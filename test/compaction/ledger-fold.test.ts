@@ -92,3 +92,12 @@ test('ledger: a list with an earlier action replaced is read again, not continue
   assert.deepEqual(grown, fresh);
   assert.ok(grown.commands.some((l) => l.includes('cargo build --release')));
 });
+
+test('ledger: a shorter list, then one with another tail, after a longer one give the ledgers of fresh readings', () => {
+  const all = mixedActions(1500, 4);
+  const other = mixedActions(400, 5);
+  buildLedger(all, carried);
+  // What the longer list indexed past the shorter one's end must resolve none of its failures.
+  for (const list of [all.slice(0, 1000), [...all.slice(0, 800), ...other], all.slice(0, 1200), all.slice()])
+    assert.deepEqual(buildLedger(list, carried), buildLedger(structuredClone(list), carried));
+});

@@ -395,9 +395,64 @@ function readShape(command: string): RunShape {
 const SCAN = 200;
 
 /**
- * The successful runs after a point, filled from the last one back ({@link add}), answering "which
- * later success resolves this failed command" ({@link fix}), one rule read by the retention scorecard
- * (`errorSignatures`) and the summary's ledger alike. In order:
+ * Positions appended in ascending order under keys, with a value per position, that can be cut back
+ * to the positions below a point: the forward indexes of a list that grows at its end ({@link
+ * LaterSuccesses}, {@link LaterPaths}) keep their postings across readings of the list grown, and
+ * drop those of its changed tail.
+ */
+class Postings {
+  /** Every list appended to, once per position appended, in the order of the appends. */
+  private readonly appended: Array<{ ats: number[]; vals: unknown[] }> = [];
+  /** The position of each append in {@link appended}. */
+  private readonly appendedAt: number[] = [];
+
+  /** Appends position `at` (not below any appended before) with `val` to the list of `key` in `map`. */
+  push<T>(map: Map<string, { ats: number[]; vals: T[] }>, key: string, at: number, val: T): void {
+    let list = map.get(key);
+    if (!list) map.set(key, (list = { ats: [], vals: [] }));
+    list.ats.push(at);
+    list.vals.push(val);
+    this.appended.push(list);
+    this.appendedAt.push(at);
+  }
+
+  /** Drops every position at or after `n`. */
+  cut(n: number): void {
+    const { appended, appendedAt } = this;
+    while (appendedAt.length && appendedAt[appendedAt.length - 1] >= n) {
+      appendedAt.pop();
+      const list = appended.pop()!;
+      list.ats.pop();
+      list.vals.pop();
+    }
+  }
+}
+
+/** Index in `ats` (ascending) of the first position after `after`; `ats.length` when none. */
+function firstAfter(ats: readonly number[], after: number): number {
+  let lo = 0;
+  let hi = ats.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ats[mid] <= after) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The first of `ats` (ascending positions) after `after` and before `before`; undefined when none. */
+function nextAt(ats: readonly number[] | undefined, after: number, before: number): number | undefined {
+  if (ats === undefined) return undefined;
+  const i = firstAfter(ats, after);
+  return i < ats.length && ats[i] < before ? ats[i] : undefined;
+}
+
+/**
+ * The successful runs of a list of calls or actions, added in the order of their positions ({@link
+ * add}), answering "which success after a failure at a position (and before another) resolves its
+ * command" ({@link fix}), one rule read by the retention scorecard (`errorSignatures`) and the
+ * summary's ledger alike. Each answer is looked up in lists of positions per key, so a list that
+ * grows at its end is indexed once for every question asked of it (see {@link cut}). In order:
  * 1. **The same command**: same {@link commandTarget}, or of a chain `a && b` ending in a check, that
  *    check alone ({@link chainTailTarget}).
  * 2. **Options added**: the same program, subcommand and arguments, with every option the failed
@@ -419,47 +474,59 @@ const SCAN = 200;
  *    later only point at an input file ({@link INPUT_FILE_OPTION}) is resolved by a later pass of the
  *    same program and subcommand without them (`terraform plan -var-file=x.tfvars` failing to read
  *    the file, then `terraform -chdir=infra plan -out=tfplan` passing).
+ * Among successes of one kind the nearest after the failure wins; rule 2 and 3 look at the
+ * {@link SCAN} nearest runs of the same arguments or name.
  */
 export class LaterSuccesses {
-  private readonly byTarget = new Map<string, number>();
-  private readonly byBase = new Map<string, Array<{ options: string[]; at: number }>>();
-  private readonly byName = new Map<string, Array<{ shape: RunShape; at: number }>>();
-  private readonly byProgram = new Map<string, number>();
+  private readonly postings = new Postings();
+  private readonly byTarget = new Map<string, { ats: number[]; vals: undefined[] }>();
+  private readonly byBase = new Map<string, { ats: number[]; vals: string[][] }>();
+  private readonly byName = new Map<string, { ats: number[]; vals: RunShape[] }>();
+  private readonly byProgram = new Map<string, { ats: number[]; vals: undefined[] }>();
 
-  /** Records a successful run of `command` at position `at` (positions decrease from call to call). */
+  /** Records a successful run of `command` at position `at` (positions never decrease from call to call). */
   add(command: string, at: number): void {
     const s = shapeOf(command);
-    this.byTarget.set(s.target, at);
+    const p = this.postings;
+    p.push(this.byTarget, s.target, at, undefined);
     const tail = chainTail(command);
-    const runs = [s, ...(tail === undefined ? [] : [shapeOf(tail)])];
-    for (const r of runs) {
-      let list = this.byBase.get(r.base);
-      if (!list) this.byBase.set(r.base, (list = []));
-      list.push({ options: r.options, at });
+    // Of one run, the chain's tail is met before the whole chain (as the nearest-first scans read them).
+    if (tail !== undefined) {
+      const t = shapeOf(tail);
+      p.push(this.byBase, t.base, at, t.options);
     }
-    if (s.action && !s.removes)
-      for (const w of s.named) {
-        let list = this.byName.get(w);
-        if (!list) this.byName.set(w, (list = []));
-        list.push({ shape: s, at });
-      }
-    if (s.signedInWork && s.program) this.byProgram.set(s.program, at);
+    p.push(this.byBase, s.base, at, s.options);
+    if (s.action && !s.removes) for (const w of s.named) p.push(this.byName, w, at, s);
+    if (s.signedInWork && s.program) p.push(this.byProgram, s.program, at, undefined);
   }
 
-  /** The nearest later success that resolves the failed `command` (see the class comment); undefined when none. */
-  fix(command: string): CommandFix | undefined {
+  /** Forgets the runs at positions `n` and after (the list they were read from changed there). */
+  cut(n: number): void {
+    this.postings.cut(n);
+  }
+
+  /**
+   * The nearest success after position `after` (and before `before`) that resolves the failed
+   * `command` (see the class comment); undefined when none.
+   */
+  fix(command: string, after = -1, before = Infinity): CommandFix | undefined {
     const s = shapeOf(command);
     const tailTarget = chainTailTarget(command);
-    const same = this.byTarget.get(s.target) ?? (tailTarget === undefined ? undefined : this.byTarget.get(tailTarget));
+    const same =
+      nextAt(this.byTarget.get(s.target)?.ats, after, before) ??
+      (tailTarget === undefined ? undefined : nextAt(this.byTarget.get(tailTarget)?.ats, after, before));
     if (same !== undefined) return { at: same, by: 'same command succeeded' };
     const tail = chainTail(command);
     for (const r of tail === undefined ? [s] : [s, shapeOf(tail)]) {
-      const list = this.byBase.get(r.base) ?? [];
-      for (let i = list.length - 1, seen = 0; i >= 0 && seen < SCAN; i--, seen++) {
-        const later = list[i].options;
+      const list = this.byBase.get(r.base);
+      if (!list) continue;
+      for (let i = firstAfter(list.ats, after), seen = 0; i < list.ats.length && seen < SCAN; i++, seen++) {
+        const at = list.ats[i];
+        if (at >= before) break;
+        const later = list.vals[i];
         const added = later.filter((o) => !r.options.includes(o));
         if (added.length && r.options.every((o) => later.includes(o)) && !added.some((o) => NARROWING_OPTIONS.has(o)))
-          return { at: list[i].at, by: 'options added', added };
+          return { at, by: 'options added', added };
         // A check or plan that failed with an input-file option passes later without it (other
         // options added, none narrowing): the work goes on without that file.
         const dropped = r.options.filter((o) => !later.includes(o));
@@ -469,25 +536,29 @@ export class LaterSuccesses {
           CHECK_SUBCOMMAND.test(r.base.split(' ')[1] ?? '') &&
           !added.some((o) => NARROWING_OPTIONS.has(o))
         )
-          return { at: list[i].at, by: 'input file left out', dropped };
+          return { at, by: 'input file left out', dropped };
       }
     }
     if (s.action && s.distinct.some((w) => /[/\\]/.test(w))) {
-      const list = this.byName.get(s.distinct[0]) ?? [];
-      for (let i = list.length - 1, seen = 0; i >= 0 && seen < SCAN; i--, seen++)
-        if (list[i].shape.base !== s.base && s.distinct.every((w) => list[i].shape.named.has(w)))
-          return { at: list[i].at, by: 'worked around' };
+      const list = this.byName.get(s.distinct[0]);
+      if (list)
+        for (let i = firstAfter(list.ats, after), seen = 0; i < list.ats.length && seen < SCAN; i++, seen++) {
+          if (list.ats[i] >= before) break;
+          const shape = list.vals[i];
+          if (shape.base !== s.base && s.distinct.every((w) => shape.named.has(w)))
+            return { at: list.ats[i], by: 'worked around' };
+        }
     }
     if (s.signIn) {
-      const at = this.byProgram.get(s.program);
+      const at = nextAt(this.byProgram.get(s.program)?.ats, after, before);
       if (at !== undefined) return { at, by: 'signed in' };
     }
     return undefined;
   }
 
-  /** Whether some recorded success resolves the failed `command`. */
-  fixes(command: string): boolean {
-    return this.fix(command) !== undefined;
+  /** Whether some recorded success after position `after` (and before `before`) resolves the failed `command`. */
+  fixes(command: string, after = -1, before = Infinity): boolean {
+    return this.fix(command, after, before) !== undefined;
   }
 }
 
@@ -632,60 +703,48 @@ export function errorSignatures(
   // Most callers label at the end of what they read: every call is before the point, no copy.
   const calls = (all.at(-1)?.index ?? -1) < point ? all : all.filter((c) => c.index < point);
   const n = calls.length;
-  // Each failure's resolution looks at the calls after it. They are read once, from the last call
-  // back, into maps of the nearest later call of each kind (see `LaterCalls`), so the cost is
-  // linear in the calls, not in calls × failures.
+  // Each failure's resolution looks at the calls after it, in indexes of the calls' successes, edits
+  // and passing checks by position (see `CallIndex`): the cost is in the failures, not in calls ×
+  // failures, and a grown span's calls are indexed once.
+  const index = CallIndex.of(calls);
   const resolution = new Array<Pick<ErrorSignature, 'resolvedAt' | 'resolvedBy'> | undefined>(n);
   const signatures = new Array<Omit<ErrorSignature, 'state'> | undefined>(n);
-  // checkFrom[k]: position of the first call at or after k that is a passing check (n when none).
-  const checkFrom = new Int32Array(n + 1).fill(n);
-  const successes = new LaterSuccesses();
-  const edits = new LaterPaths();
-  const sameTool = new LaterPaths();
-  const facts = scanFactsOf(calls);
   // Each check's latest failed run the agent's next words took as intended (read from the end, so a
   // failure is resolved by its own words or those after a later run of the same check).
   const expectedAt = new Map<string, number>();
-  for (let k = n - 1; k >= 0; k--) {
+  const { failures, passingChecks } = index;
+  for (let f = firstAfter(failures, n - 1) - 1; f >= 0; f--) {
+    const k = failures[f];
     const c = calls[k];
-    const f = facts[k];
-    checkFrom[k] = f.passingCheck ? k : checkFrom[k + 1];
-    if (c.index >= from && c.index < to && f.failed) {
-      const sig = signatureOf(c);
-      signatures[k] = sig;
-      if (sig.tool === 'command') {
-        const fix = successes.fix(commandOf(c) ?? sig.key);
-        if (fix !== undefined) resolution[k] = { resolvedAt: calls[fix.at].index, resolvedBy: RESOLVED_BY[fix.by] };
-        else {
-          const edit = edits.first('', sig.files);
-          if (edit !== undefined) {
-            // The first passing check in a message after the edit's.
-            let after = edit + 1;
-            while (after < n && calls[after].index <= calls[edit].index) after++;
-            const check = checkFrom[after];
-            if (check < n)
-              resolution[k] = { resolvedAt: calls[check].index, resolvedBy: 'file edited and check passed' };
-          }
+    if (c.index < from || c.index >= to) continue;
+    const sig = signatureOf(c);
+    signatures[k] = sig;
+    if (sig.tool === 'command') {
+      const fix = index.successes.fix(commandOf(c) ?? sig.key, k, n);
+      if (fix !== undefined) resolution[k] = { resolvedAt: calls[fix.at].index, resolvedBy: RESOLVED_BY[fix.by] };
+      else {
+        const edit = index.edits.first('', sig.files, k, n);
+        if (edit !== undefined) {
+          // The first passing check in a message after the edit's.
+          let after = edit + 1;
+          while (after < n && calls[after].index <= calls[edit].index) after++;
+          const check = nextAt(passingChecks, after - 1, n);
+          if (check !== undefined)
+            resolution[k] = { resolvedAt: calls[check].index, resolvedBy: 'file edited and check passed' };
         }
-        // A deliberate negative check: the agent's next words take the failure as the outcome it
-        // meant, after this run or a later run of the same check (`checkHead`).
-        if (resolution[k] === undefined) {
-          const words = nextWordsAt(entries, c, point);
-          const head = checkHead(commandOf(c) ?? sig.key);
-          if (words !== undefined && expectsFailure(words.text)) expectedAt.set(head, words.index);
-          const at = expectedAt.get(head);
-          if (at !== undefined) resolution[k] = { resolvedAt: at, resolvedBy: 'the agent expected the failure' };
-        }
-      } else {
-        const same = sameTool.first(c.name, sig.files);
-        if (same !== undefined) resolution[k] = { resolvedAt: calls[same].index, resolvedBy: 'same edit succeeded' };
       }
-    }
-    // This call is now the nearest later one for the calls before it.
-    if (f.command !== undefined && !f.failed && !c.denied) successes.add(f.command, k);
-    for (const t of f.touches) {
-      if (t.edit) edits.add('', t.path, k, t.suffixes);
-      if (!f.failed) sameTool.add(c.name, t.path, k, t.suffixes);
+      // A deliberate negative check: the agent's next words take the failure as the outcome it
+      // meant, after this run or a later run of the same check (`checkHead`).
+      if (resolution[k] === undefined) {
+        const words = nextWordsAt(entries, c, point);
+        const head = checkHead(commandOf(c) ?? sig.key);
+        if (words !== undefined && expectsFailure(words.text)) expectedAt.set(head, words.index);
+        const at = expectedAt.get(head);
+        if (at !== undefined) resolution[k] = { resolvedAt: at, resolvedBy: 'the agent expected the failure' };
+      }
+    } else {
+      const same = index.sameTool.first(c.name, sig.files, k, n);
+      if (same !== undefined) resolution[k] = { resolvedAt: calls[same].index, resolvedBy: 'same edit succeeded' };
     }
   }
   const byKey = new Map<string, ErrorSignature>();
@@ -733,45 +792,50 @@ export function isCheckCommand(command: string): boolean {
 }
 
 /**
- * The nearest later call naming each path (per group: a tool name, or '' for all), filled from the
- * last call back, answering "the first later call whose path is {@link samePath} as one of these":
- * equal, or one the other's suffix at a folder boundary. A path is filed under itself and every such
- * suffix of it, so both directions are a lookup.
+ * The calls naming each path (per group: a tool name, or '' for all), added in the order of their
+ * positions, answering "the first call after a point (and before another) whose path is {@link
+ * samePath} as one of these": equal, or one the other's suffix at a folder boundary. A path is filed
+ * under itself and every such suffix of it, so both directions are a lookup; {@link cut} drops the
+ * calls of a changed tail, as {@link LaterSuccesses} does.
  */
 export class LaterPaths {
-  /** Per group: path → position of the nearest later call naming exactly that path. */
-  private readonly exact = new Map<string, Map<string, number>>();
-  /** Per group: suffix → position of the nearest later call whose path is it or ends with `/` and it. */
-  private readonly suffix = new Map<string, Map<string, number>>();
+  private readonly postings = new Postings();
+  /** Per group and path: positions of the calls naming exactly that path. */
+  private readonly exact = new Map<string, { ats: number[]; vals: undefined[] }>();
+  /** Per group and suffix: positions of the calls whose path is it or ends with `/` and it. */
+  private readonly suffix = new Map<string, { ats: number[]; vals: undefined[] }>();
 
   /**
-   * Records a call in `group` naming `path` at position `at` (positions decrease from call to call);
-   * `suffixes`: {@link pathSuffixes} of `path` when the caller has them.
+   * Records a call in `group` naming `path` at position `at` (positions never decrease from call to
+   * call); `suffixes`: {@link pathSuffixes} of `path` when the caller has them.
    */
   add(group: string, path: string, at: number, suffixes: readonly string[] = pathSuffixes(path)): void {
-    let exact = this.exact.get(group);
-    if (!exact) this.exact.set(group, (exact = new Map<string, number>()));
-    let suffix = this.suffix.get(group);
-    if (!suffix) this.suffix.set(group, (suffix = new Map<string, number>()));
-    exact.set(path, at);
-    suffix.set(path, at);
-    for (const s of suffixes) suffix.set(s, at);
+    const p = this.postings;
+    p.push(this.exact, `${group}\u0000${path}`, at, undefined);
+    p.push(this.suffix, `${group}\u0000${path}`, at, undefined);
+    for (const s of suffixes) p.push(this.suffix, `${group}\u0000${s}`, at, undefined);
   }
 
-  /** Position of the nearest later call in `group` naming one of `paths`; undefined when none. */
-  first(group: string, paths: readonly string[]): number | undefined {
+  /** Forgets the calls at positions `n` and after. */
+  cut(n: number): void {
+    this.postings.cut(n);
+  }
+
+  /**
+   * Position of the first call in `group` after position `after` (and before `before`) naming one of
+   * `paths`; undefined when none.
+   */
+  first(group: string, paths: readonly string[], after = -1, before = Infinity): number | undefined {
     let best: number | undefined;
     const take = (at: number | undefined) => {
       if (at !== undefined && (best === undefined || at < best)) best = at;
     };
-    const exact = this.exact.get(group);
-    const suffix = this.suffix.get(group);
-    if (!exact || !suffix) return undefined;
     for (const f of paths) {
       // A later path that is `f` or ends with `/f`.
-      take(suffix.get(f));
+      take(nextAt(this.suffix.get(`${group}\u0000${f}`)?.ats, after, before));
       // A later path that `f` ends with (after a `/`).
-      for (let i = f.indexOf('/'); i >= 0; i = f.indexOf('/', i + 1)) take(exact.get(f.slice(i + 1)));
+      for (let i = f.indexOf('/'); i >= 0; i = f.indexOf('/', i + 1))
+        take(nextAt(this.exact.get(`${group}\u0000${f.slice(i + 1)}`)?.ats, after, before));
     }
     return best;
   }
@@ -784,7 +848,7 @@ export function pathSuffixes(path: string): string[] {
   return out;
 }
 
-/** What the backward scan of {@link errorSignatures} reads of one call. */
+/** What {@link CallIndex} reads of one call. */
 interface ScanFacts {
   /** {@link commandOf}. */
   command: string | undefined;
@@ -797,20 +861,66 @@ interface ScanFacts {
 }
 
 /**
- * The {@link ScanFacts} of each of `calls`. A grown span's calls are the same objects as last time
- * (see `agentCalls`), and a call's facts never change: those of the calls read last are taken again
- * by position, so a grown span reads its new calls only.
+ * What the failures of a list of calls are resolved from, by position in the list: the successes
+ * ({@link LaterSuccesses}), the files changed (by any call) and those a tool changed without failing
+ * (by tool, {@link LaterPaths}), the passing checks and the failures. A grown span's calls are the
+ * same objects as last time (see `agentCalls`) and a call's facts never change, so the index of the
+ * calls read last is kept: cut where a new list differs from it (a call at the end given its result
+ * is a new object), then extended by the calls after, so a grown span indexes its new calls only.
  */
-function scanFactsOf(calls: readonly AgentCall[]): ScanFacts[] {
-  const kept = keptScan;
-  const facts = new Array<ScanFacts>(calls.length);
-  for (let i = 0; i < calls.length; i++) {
-    const c = calls[i];
-    facts[i] = kept && kept.calls[i] === c ? kept.facts[i] : readScanFacts(c);
+class CallIndex {
+  /** The calls indexed, in order. */
+  readonly calls: AgentCall[] = [];
+  readonly successes = new LaterSuccesses();
+  readonly edits = new LaterPaths();
+  readonly sameTool = new LaterPaths();
+  /** Positions of the passing checks ({@link isPassingCheck}), ascending. */
+  readonly passingChecks: number[] = [];
+  /** Positions of the failed calls ({@link failedCall}), ascending. */
+  readonly failures: number[] = [];
+
+  /** The index of `calls`: the kept one cut and extended when memos are kept and the list is long. */
+  static of(calls: readonly AgentCall[]): CallIndex {
+    if (!messageMemosKept()) keptIndex = undefined;
+    if (calls.length < KEEP_SCAN_FROM || !messageMemosKept()) return new CallIndex().update(calls);
+    keptIndex = (keptIndex ?? new CallIndex()).update(calls);
+    return keptIndex;
   }
-  keptScan = calls.length >= KEEP_SCAN_FROM && messageMemosKept() ? { calls: calls.slice(), facts } : keptScan;
-  return facts;
+
+  /** Cuts the index where `calls` differs from the calls indexed, then indexes the calls after. */
+  private update(calls: readonly AgentCall[]): this {
+    const own = this.calls;
+    const upTo = Math.min(own.length, calls.length);
+    let same = 0;
+    while (same < upTo && own[same] === calls[same]) same++;
+    if (same < own.length) {
+      own.length = same;
+      this.successes.cut(same);
+      this.edits.cut(same);
+      this.sameTool.cut(same);
+      while ((this.passingChecks.at(-1) ?? -1) >= same) this.passingChecks.pop();
+      while ((this.failures.at(-1) ?? -1) >= same) this.failures.pop();
+    }
+    for (let k = same; k < calls.length; k++) {
+      const c = calls[k];
+      own.push(c);
+      const f = readScanFacts(c);
+      if (f.passingCheck) this.passingChecks.push(k);
+      if (f.failed) this.failures.push(k);
+      if (f.command !== undefined && !f.failed && !c.denied) this.successes.add(f.command, k);
+      for (const t of f.touches) {
+        if (t.edit) this.edits.add('', t.path, k, t.suffixes);
+        if (!f.failed) this.sameTool.add(c.name, t.path, k, t.suffixes);
+      }
+    }
+    return this;
+  }
 }
+
+/** Lists with fewer calls are indexed apart (cheap), so they do not push a long span's index out. */
+const KEEP_SCAN_FROM = 128;
+/** The index {@link CallIndex.of} kept for the next, grown span. */
+let keptIndex: CallIndex | undefined;
 
 function readScanFacts(c: AgentCall): ScanFacts {
   const failed = failedCall(c);
@@ -824,11 +934,6 @@ function readScanFacts(c: AgentCall): ScanFacts {
     }),
   };
 }
-
-/** Spans with fewer calls are read whole (cheap), so they do not push a long span's facts out. */
-const KEEP_SCAN_FROM = 128;
-/** The calls {@link scanFactsOf} read last, with their facts. */
-let keptScan: { calls: readonly AgentCall[]; facts: readonly ScanFacts[] } | undefined;
 
 /** Same file named two ways: equal, or one is the other's suffix at a folder boundary. */
 export function samePath(a: string, b: string): boolean {

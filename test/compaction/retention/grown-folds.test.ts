@@ -154,6 +154,27 @@ for (const form of ['native', 'text'] as const) {
     }
   });
 
+  test(`${form} calls: a shorter span, then one with another tail, read as fresh readings after a longer one`, () => {
+    const all = session(form, 4, 400);
+    const other = session(form, 5, 120).slice(1);
+    readings(all);
+    // The kept reading covers calls past the shorter span's end: their successes and edits must not resolve its failures.
+    const shorter = all.slice(0, 300);
+    assert.deepEqual(readings(shorter), fresh(shorter), 'the shorter span');
+    const changedTail = [...all.slice(0, 250), ...other];
+    assert.deepEqual(readings(changedTail), fresh(changedTail), 'the span with another tail');
+    assert.deepEqual(readings(all), fresh(all), 'the longer span again');
+    // Failures labelled at a point before the end: the calls after the point are not read.
+    const calls = agentCalls(all);
+    const point = all.length - 60;
+    const copy = structuredClone(all);
+    assert.deepEqual(
+      errorSignatures(all, 0, point, point, calls),
+      errorSignatures(copy, 0, point, point, agentCalls(copy)),
+      'labelled at a point',
+    );
+  });
+
   test(`${form} calls: a span whose earlier message is another one is read again`, () => {
     const all = session(form, 9, 300);
     const changed = all.slice();

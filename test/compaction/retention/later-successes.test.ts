@@ -11,8 +11,9 @@ import { LaterSuccesses } from '../../../src/compaction/retention/errors';
 /** The kind of fix `later` (successes, in order after the failure) gives the failed `command`, or undefined. */
 function fixOf(command: string, later: string[]): string | undefined {
   const s = new LaterSuccesses();
-  for (let k = later.length - 1; k >= 0; k--) s.add(later[k], k);
-  return s.fix(command)?.by;
+  // The failure stands at position 0, the successes after it.
+  for (let k = 0; k < later.length; k++) s.add(later[k], k + 1);
+  return s.fix(command, 0)?.by;
 }
 
 test('options added to the same command fix it; other or narrowing options do not', () => {

@@ -28,6 +28,7 @@ import {
   type CommandFix,
 } from '../../retention/errors';
 import { pathKey } from '../../retention/files';
+import { messageMemosKept } from '../../message-memo';
 import { isInterruptKeys } from '../../retention/outcome';
 import { foldIntoFolders, readCarriedFileLine, type FolderVerb } from './file-names';
 
@@ -259,8 +260,8 @@ export function buildLedger(
   for (const a of later) if (a.kind === 'command' && a.ok) passedLater.add(commandKey(a.command));
   // Failures and their fixes, by the rules of the retention scorecard (`retention/errors.ts`,
   // `LaterSuccesses`), so that the summary and its scorecard count the same. Every "the first later
-  // action that…" question is answered from indexes built in one pass from the end, so the section
-  // costs time linear in the actions.
+  // action that…" question is answered from indexes of the actions by position, kept for the grown
+  // span, so the section costs time in the failures and the new actions.
   const all = later.length ? [...actions, ...later] : actions;
   const next = laterIndexes(all);
   const known = all.length;
@@ -274,7 +275,7 @@ export function buildLedger(
           ? 'ok'
           : passedLater.has(cmd)
             ? 'succeeded when run again in the steps kept after this summary'
-            : (fixedBy(all, next.fixes[r.last], cmd) ??
+            : (fixedBy(all, next.fixAt(r.last), cmd) ??
               `failed${r.exit !== undefined ? ` (exit ${r.exit})` : ''}${r.error ? `: ${clipLine(r.error)}` : ''}`);
     const history =
       r.runs > 1 ? (isInterruptKeys(cmd) ? ` (sent ${r.runs}×)` : ` (ran ${r.runs}×, ${r.failed} failed)`) : '';
@@ -303,9 +304,9 @@ export function buildLedger(
     }
     const edit = next.firstEditOf(namedFiles(l));
     const how =
-      (isCommand && next.successes.fixes(about)) || (!isCommand && next.okEditPaths.has(fullPath(roots, about)))
+      (isCommand && next.fixedLater(about)) || (!isCommand && next.editedSomewhere(fullPath(roots, about)))
         ? 'it succeeded later'
-        : edit < known && next.check[edit + 1] < known
+        : edit < known && next.checkFrom(edit + 1) < known
           ? 'a file it names was edited, then a check passed'
           : undefined;
     if (how) put(k, `- fixed: ${unfixed.split(' → ')[0]} → resolved in later work (${how})`, true);
@@ -314,10 +315,10 @@ export function buildLedger(
   actions.forEach((a, i) => {
     if (a.kind === 'plan' || a.kind === 'commit' || a.ok || (a.kind === 'command' && a.denied)) return;
     if (a.kind === 'command') {
-      const again = next.sameTargetOk[i];
-      const editAt = next.namedEdit[i];
-      const checkAt = editAt < known ? next.check[editAt + 1] : known;
-      const what = `\`${next.keys[i]}\` failed${a.error ? ` ("${clipLine(a.error)}")` : ''}`;
+      const again = next.sameTargetOk(i);
+      const editAt = next.namedEdit(i);
+      const checkAt = editAt < known ? next.checkFrom(editAt + 1) : known;
+      const what = `\`${commandKey(a.command)}\` failed${a.error ? ` ("${clipLine(a.error)}")` : ''}`;
       if (again < known || checkAt < known) {
         const end = again < known ? again : checkAt;
         const edited = all[editAt];
@@ -326,16 +327,16 @@ export function buildLedger(
         // made in between are not said to have caused it.
         const fixes = again >= known && edited.kind === 'file' ? [rel(edited.to ?? edited.path)] : [];
         const passed = all[end] as Extract<Action, { kind: 'command' }>;
-        const fix = again < known ? next.fixes[i] : undefined;
+        const fix = again < known ? next.fixAt(i) : undefined;
         put(
-          next.targets[i],
+          commandTarget(a.command),
           `- fixed: ${what} → ${fixes.length ? `after editing ${fixes.join(', ')}, ` : ''}${fixWords(fix, commandKey(passed.command))}${end >= actions.length ? ' (in the steps kept after this summary)' : ''}`,
           true,
         );
       } else
         put(
-          next.targets[i],
-          `- open: \`${next.keys[i]}\` → ${a.exit !== undefined ? `exit ${a.exit}: ` : ''}${clipLine(a.error ?? 'failed')}`,
+          commandTarget(a.command),
+          `- open: \`${commandKey(a.command)}\` → ${a.exit !== undefined ? `exit ${a.exit}: ` : ''}${clipLine(a.error ?? 'failed')}`,
           false,
         );
     } else if (a.kind === 'file') {
@@ -345,7 +346,7 @@ export function buildLedger(
       if (!a.ok && fromFailedCommand(actions, i)) return;
       const k = `file\u0000${a.path}`;
       const what = `changing ${rel(a.path)} failed${a.error ? ` ("${clipLine(a.error)}")` : ''}`;
-      if (next.editPathAfter[i]) put(k, `- fixed: ${what} → a later ${a.tool} of the same file succeeded`, true);
+      if (next.editPathAfter(i)) put(k, `- fixed: ${what} → a later ${a.tool} of the same file succeeded`, true);
       else put(k, `- open: ${rel(a.path)}: ${a.tool} failed: ${clipLine(a.error ?? 'failed')}`, false);
     }
   });
@@ -500,66 +501,117 @@ function isEdit(a: Action): a is Extract<Action, { kind: 'file' }> {
 }
 
 /**
- * For each action index `i`, the first later actions the errors section asks about (the length of
- * `actions` when there is none): built in one pass from the end.
+ * What the errors section asks of the actions after an action, answered from an {@link ActionIndex}
+ * of `actions` by position (the length of `actions` when there is none).
  */
 function laterIndexes(actions: readonly Action[]) {
   const n = actions.length;
-  /** For a failed command at i (not refused): its {@link commandKey} and {@link commandTarget}. */
-  const keys: string[] = new Array<string>(n);
-  const targets: string[] = new Array<string>(n);
-  /** First index ≥ i of a passing check (`isCheckCommand`). */
-  const check = new Int32Array(n + 2).fill(n);
-  /** For a command at i: first index > i of a passing run that resolves it (`LaterSuccesses`). */
-  const sameTargetOk = new Int32Array(n).fill(n);
-  /** For a failed command at i: how that run resolved it. */
-  const fixes: Array<CommandFix | undefined> = new Array<CommandFix | undefined>(n);
-  /** For a failed command at i: first index > i of a successful change of a file it names. */
-  const namedEdit = new Int32Array(n).fill(n);
-  /** For a file action at i: whether a later successful change of the same path exists. */
-  const editPathAfter = new Uint8Array(n);
-  const successes = new LaterSuccesses();
-  const editedLater = new Set<string>();
-  const okEditPaths = new Set<string>();
-  const edits = new LaterPaths();
-  for (let i = n - 1; i >= 0; i--) {
+  const index = ActionIndex.of(actions);
+  const { successes, edits, checks, editedAt } = index;
+  const fixes = new Map<number, CommandFix | undefined>();
+  /** For a failed command at i (not refused): how the first later run resolving it did so. */
+  const fixAt = (i: number): CommandFix | undefined => {
     const a = actions[i];
-    check[i] = check[i + 1];
-    if (a.kind === 'command') {
-      if (!a.ok && !a.denied) {
-        // Only a failure's line names its command (the errors section reads no other's key).
-        keys[i] = commandKey(a.command);
-        targets[i] = commandTarget(a.command);
-        const fix = successes.fix(a.command);
-        fixes[i] = fix;
-        sameTargetOk[i] = fix?.at ?? n;
-        if (a.named?.length) namedEdit[i] = edits.first('', a.named) ?? n;
-      }
-      if (a.ok) {
-        successes.add(a.command, i);
-        if (isCheckCommand(a.command)) check[i] = i;
-      }
-    } else if (a.kind === 'file') {
-      editPathAfter[i] = editedLater.has(a.path) ? 1 : 0;
-      if (isEdit(a)) {
-        editedLater.add(a.path);
-        okEditPaths.add(a.path);
-        edits.add('', pathKey(a.to ?? a.path), i);
-      }
-    }
-  }
+    if (a.kind !== 'command' || a.ok || a.denied) return undefined;
+    if (!fixes.has(i)) fixes.set(i, successes.fix(a.command, i, n));
+    return fixes.get(i);
+  };
   return {
-    keys,
-    targets,
-    check,
-    sameTargetOk,
-    namedEdit,
-    editPathAfter,
-    fixes,
-    /** Successes of all the actions: whether one resolves a failed command (a carried line's). */
-    successes,
-    okEditPaths,
+    fixAt,
+    /** For a failed command at i: first index > i of a passing run that resolves it. */
+    sameTargetOk: (i: number) => fixAt(i)?.at ?? n,
+    /** For a failed command at i: first index > i of a successful change of a file it names. */
+    namedEdit: (i: number) => {
+      const a = actions[i];
+      return a.kind === 'command' && a.named?.length ? (edits.first('', a.named, i, n) ?? n) : n;
+    },
+    /** First index ≥ i of a passing check (`isCheckCommand`). */
+    checkFrom: (i: number) => nextAt(checks, i - 1, n) ?? n,
+    /** For a file action at i: whether a later successful change of the same path exists. */
+    editPathAfter: (i: number) => {
+      const a = actions[i];
+      return a.kind === 'file' && nextAt(editedAt.get(a.path), i, n) !== undefined;
+    },
+    /** Whether some success of the actions resolves a failed command (a carried line's). */
+    fixedLater: (command: string) => successes.fixes(command, -1, n),
+    /** Whether some action changed `path` successfully. */
+    editedSomewhere: (path: string) => nextAt(editedAt.get(path), -1, n) !== undefined,
     /** Index of the first successful change of one of `paths` (path keys); `n` when none. */
-    firstEditOf: (paths: readonly string[]) => (paths.length ? (edits.first('', paths) ?? n) : n),
+    firstEditOf: (paths: readonly string[]) => (paths.length ? (edits.first('', paths, -1, n) ?? n) : n),
   };
 }
+
+/** The first of `ats` (ascending positions) after `after` and before `before`; undefined when none. */
+function nextAt(ats: readonly number[] | undefined, after: number, before: number): number | undefined {
+  if (ats === undefined) return undefined;
+  let lo = 0;
+  let hi = ats.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ats[mid] <= after) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < ats.length && ats[lo] < before ? ats[lo] : undefined;
+}
+
+/**
+ * The successful runs ({@link LaterSuccesses}), successful file changes (by path key, {@link
+ * LaterPaths}, and by path) and passing checks of a list of actions, by position. The actions of a
+ * grown span are the same objects as last time (see `actionsOf`), so the index of the list read last
+ * is kept: cut where a new list differs from it, then extended by the actions after, so a grown span
+ * (and the same span with the actions kept after it) indexes its new actions only.
+ */
+class ActionIndex {
+  /** The actions indexed, in order. */
+  private readonly actions: Action[] = [];
+  readonly successes = new LaterSuccesses();
+  readonly edits = new LaterPaths();
+  /** Positions of the passing checks, ascending. */
+  readonly checks: number[] = [];
+  /** Per path: positions of its successful changes ({@link isEdit}), ascending. */
+  readonly editedAt = new Map<string, number[]>();
+
+  /** The index of `actions`: the kept one cut and extended when memos are kept and the list is long. */
+  static of(actions: readonly Action[]): ActionIndex {
+    if (!messageMemosKept()) keptIndex = undefined;
+    if (actions.length < KEEP_INDEX_FROM || !messageMemosKept()) return new ActionIndex().update(actions);
+    keptIndex = (keptIndex ?? new ActionIndex()).update(actions);
+    return keptIndex;
+  }
+
+  private update(actions: readonly Action[]): this {
+    const own = this.actions;
+    const upTo = Math.min(own.length, actions.length);
+    let same = 0;
+    while (same < upTo && own[same] === actions[same]) same++;
+    if (same < own.length) {
+      for (let i = own.length - 1; i >= same; i--) {
+        const a = own[i];
+        if (isEdit(a)) this.editedAt.get(a.path)!.pop();
+      }
+      own.length = same;
+      this.successes.cut(same);
+      this.edits.cut(same);
+      while ((this.checks.at(-1) ?? -1) >= same) this.checks.pop();
+    }
+    for (let i = same; i < actions.length; i++) {
+      const a = actions[i];
+      own.push(a);
+      if (a.kind === 'command' && a.ok) {
+        this.successes.add(a.command, i);
+        if (isCheckCommand(a.command)) this.checks.push(i);
+      } else if (isEdit(a)) {
+        let at = this.editedAt.get(a.path);
+        if (!at) this.editedAt.set(a.path, (at = []));
+        at.push(i);
+        this.edits.add('', pathKey(a.to ?? a.path), i);
+      }
+    }
+    return this;
+  }
+}
+
+/** Lists with fewer actions are indexed apart (cheap), so they do not push a long span's index out. */
+const KEEP_INDEX_FROM = 256;
+/** The index {@link ActionIndex.of} kept for the next, grown span. */
+let keptIndex: ActionIndex | undefined;
