@@ -382,7 +382,7 @@ export async function replayCommand(
   const summarizer = summarizerFor(o, s);
   if (!o.json) {
     out(
-      `${path.basename(file)}: ${s.transcript.format}, ${plural(s.entries.length, 'message', 'messages')}, window ${formatTokens(o.window)}, compact at ${Math.round(o.at * 100)}% → ${Math.round(o.to * 100)}%, summarizer ${summarizer.name}`,
+      `${path.basename(file)}: ${s.transcript.format}, ${plural(s.entries.length, 'message', 'messages')}, window ${formatTokens(o.window)} less ${full(budget.reservedOutput)} tokens reserved for the reply (--reserve), compact at ${Math.round(o.at * 100)}% → ${Math.round(o.to * 100)}% of the ${formatTokens(th.inputBudget)} left, summarizer ${summarizer.name}`,
     );
     out(GAUGE_LEGEND);
   }

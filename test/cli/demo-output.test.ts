@@ -105,6 +105,11 @@ test('replay prints the legend, token figures with thousands separators, and say
   process.exitCode = exitCode;
   const text = lines.join('\n');
   assert.equal(lines[1], GAUGE_LEGEND);
+  // The host reserves room for the reply and a recording's replay does not: the header says which.
+  assert.match(
+    lines[0],
+    /window 4\.0k less 0 tokens reserved for the reply \(--reserve\), compact at 80% → 50% of the 4\.0k left/,
+  );
   assert.match(text, /, \d+ summar(y|ies) written by the extractive summarizer \(0 model calls\)$/m);
   assert.doesNotMatch(text, /summarizer calls/);
   assert.match(text, /^peak \d{1,3}(,\d{3})* tokens over the model calls/m);
