@@ -5,6 +5,7 @@
  */
 import type { AnchoredTokens, CompactionApplied, CompactionStatus, SmallSpans, SummarizerFailureKind } from './outcome';
 import { describeHolders } from './plan/holders';
+import { describeHeld } from './plan/held-words';
 
 const n = (x: number): string => x.toLocaleString('en-US');
 
@@ -65,7 +66,7 @@ export function describeCompaction(status: CompactionStatus): string {
         ? `below the trigger: ${n(status.tokens)} of ${n(status.limitTokens)} tokens`
         : `already small enough: ${n(status.tokens)} tokens, target ${n(status.limitTokens)}`;
     case 'nothing-eligible':
-      return `nothing eligible: everything left is ${status.heldBy.join(', ') || 'anchored'}`;
+      return `nothing to compact: ${describeHeld(status.heldBy)}`;
     case 'would-break-pairing':
       return `compaction not applied: it would break tool pairing (${status.detail})`;
     case 'does-not-fit': {

@@ -62,8 +62,11 @@ test('the current task alone is anchored: blocked with the anchors named, as the
     item({ role: 'assistant', content: 'Fixed.' }),
   ];
   const reason = blocker(items);
-  assert.match(reason ?? '', /^nothing eligible: everything left is /);
-  assert.deepEqual(await manualOutcome(items), { kind: 'nothing-eligible', words: reason });
+  assert.equal(
+    reason,
+    'all that is left is the leading system messages, the latest user message and the recent agent steps kept verbatim',
+  );
+  assert.deepEqual(await manualOutcome(items), { kind: 'nothing-eligible', words: `nothing to compact: ${reason}` });
 });
 
 test('an earlier turn large enough to shrink is not blocked, and a manual compaction applies', async () => {
@@ -88,7 +91,7 @@ test('an earlier turn too small to shrink is blocked, saying so, as the compacti
   ];
   const reason = blocker(items);
   assert.ok(reason?.includes(LEFT_OUT_REASONS.small), reason);
-  assert.deepEqual(await manualOutcome(items), { kind: 'nothing-eligible', words: reason });
+  assert.deepEqual(await manualOutcome(items), { kind: 'nothing-eligible', words: `nothing to compact: ${reason}` });
 });
 
 // An imported recording whose own compaction summarized everything before the latest request: the
@@ -131,7 +134,7 @@ for (const [format, { file, text }] of Object.entries(RECORDINGS)) {
     );
     const reason = blocker(items);
     assert.ok(reason?.includes(LEFT_OUT_REASONS.summary), reason);
-    assert.deepEqual(await manualOutcome(items), { kind: 'nothing-eligible', words: reason });
+    assert.deepEqual(await manualOutcome(items), { kind: 'nothing-eligible', words: `nothing to compact: ${reason}` });
   });
 }
 

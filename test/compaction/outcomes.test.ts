@@ -122,7 +122,10 @@ test('nothing eligible: the status names what holds everything', async () => {
   assert.equal(r.status.kind, 'nothing-eligible');
   if (r.status.kind !== 'nothing-eligible') return;
   assert.ok(r.status.heldBy.includes('latest user message'), r.status.heldBy.join(', '));
-  assert.equal(describeCompaction(r.status), `nothing eligible: everything left is ${r.status.heldBy.join(', ')}`);
+  assert.equal(
+    describeCompaction(r.status),
+    'nothing to compact: all that is left is the leading system messages, the latest user message and the recent agent steps kept verbatim',
+  );
   assert.ok(isQuietStatus(r.status));
 });
 
@@ -295,6 +298,6 @@ test('every status kind renders a non-empty sentence', () => {
     { kind: 'summarizer-failed', failure: 'auth', message: 'no', status: 401 },
   ];
   for (const s of all) assert.ok(describeCompaction(s).length > 10, s.kind);
-  assert.equal(describeCompaction(all[2]), 'nothing eligible: everything left is anchored');
+  assert.equal(describeCompaction(all[2]), 'nothing to compact: everything left must stay as it is');
   assert.equal(describeCompaction(all[0]), 'compacted 5,000 → 2,000 tokens');
 });

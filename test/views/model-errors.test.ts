@@ -58,13 +58,13 @@ test("the openai client's errors are typed by status, whatever their text says",
 test('a long notification shows a short message; Show Details opens the whole text in a dialog', async () => {
   resetVscodeFake();
   const long =
-    'ContextKeeper: nothing eligible: everything left is leading system messages, the latest user request and the newest agent step kept verbatim.';
+    'ContextKeeper: nothing to compact: all that is left is the leading system messages, the latest user message and the recent agent steps kept verbatim.';
   host.user.message = (shown) => (shown.modal ? undefined : 'Show Details');
   await notify('warning', long, ['Open Settings']);
   const [toast, dialog] = host.messages;
   assert.equal(
     toast.message,
-    'ContextKeeper: nothing eligible: everything left is leading system messages, the latest…',
+    'ContextKeeper: nothing to compact: all that is left is the leading system messages, the…',
   );
   assert.deepEqual(toast.items, ['Open Settings', 'Show Details']);
   assert.equal(dialog.modal, true);

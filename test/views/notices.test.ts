@@ -86,12 +86,12 @@ test('a compaction the summary model failed says so and why, not just which summ
 test('a compaction not applied gives the sentence of its status, with the size only when the sentence lacks it', () => {
   assert.equal(
     compactionNotice({
-      status: { kind: 'nothing-eligible', heldBy: ['the latest request'] } as never,
+      status: { kind: 'nothing-eligible', heldBy: ['latest user message'] } as never,
       tokensBefore: 5_100,
       tokensAfter: 5_100,
       checkpoints: [],
     }),
-    'ContextKeeper: nothing eligible: everything left is the latest request (context 5.1k tokens).',
+    'ContextKeeper: nothing to compact: all that is left is the latest user message (context 5.1k tokens).',
   );
   const withFigures = compactionNotice({
     status: { kind: 'not-needed', why: 'below-trigger', tokens: 1_200, limitTokens: 8_000 } as never,
@@ -216,10 +216,10 @@ test('Choose Endpoint confirms where requests go', () => {
 
 test('long notifications are split into a short message and the whole text as detail, never cut mid-word', () => {
   const long =
-    'ContextKeeper: nothing eligible: everything left is leading system messages, the latest user request, 1 pinned message and the newest agent step kept verbatim (context 41k tokens).';
+    'ContextKeeper: nothing to compact: all that is left is the leading system messages, the latest user message, pinned messages and the recent agent steps kept verbatim (context 41k tokens).';
   const split = splitNotice(long);
   // A colon introduces the reason: the short message goes on past it.
-  assert.equal(split.short, 'ContextKeeper: nothing eligible: everything left is leading system messages, the latest…');
+  assert.equal(split.short, 'ContextKeeper: nothing to compact: all that is left is the leading system messages, the…');
   assert.equal(split.detail, long);
   // Every sentence the product writes fits once split: short, ends at a boundary, nothing lost.
   for (const text of [

@@ -9,6 +9,7 @@
 import type { ContextItem } from '../types';
 import { analyzeTable, KIND, REGION, UNIT_REASONS, type UnitTable } from './structure';
 import { COLLAPSED_RECORD_TOKENS, collapseCandidates } from './collapse-plan';
+import { describeHeld } from './held-words';
 
 /**
  * Spans smaller than this many tokens are not summarized: the summary's label and sections alone
@@ -200,22 +201,17 @@ export function compactionBlocker(
   for (const n of perItem) total += n;
   const plan = planCompaction(items, perItem, total, 0, { keepRecentSteps, summaryTokens: 0, ...MANUAL_PLAN_OPTIONS });
   if (plan.spans.length > 0 || plan.collapse.length > 0) return undefined;
-  return nothingSentence(heldReasons(items, plan));
-}
-
-/** "nothing eligible: everything left is …", as `describeCompaction` words a nothing-eligible status. */
-function nothingSentence(reasons: readonly string[]): string {
-  return `nothing eligible: everything left is ${reasons.join(', ') || 'anchored'}`;
+  return describeHeld(heldReasons(items, plan));
 }
 
 function nothingReason(shape: UnitTable): string {
-  return nothingSentence(anchorReasons(shape));
+  return describeHeld(anchorReasons(shape));
 }
 
 /** What holds a part that is eligible yet left out of every span (see {@link heldReasons}). */
 export const LEFT_OUT_REASONS = {
-  summary: 'one summary already',
-  small: `parts under ${MIN_SPAN_TOKENS} tokens (too small to shrink)`,
+  summary: 'one summary',
+  small: `parts under ${MIN_SPAN_TOKENS} tokens, too small to shrink`,
 } as const;
 
 /**
