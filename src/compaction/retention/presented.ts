@@ -118,7 +118,20 @@ interface Presentation {
   /** The item's words (bullet and enclosing quotes removed), whitespace collapsed. */
   body: string;
   /** The item's kept parts between its cut marks, in order, and whether the request's start and end were cut. */
-  cut: { parts: string[]; startCut: boolean; endCut: boolean };
+  cut: CutParts;
+}
+
+/**
+ * The kept parts of a cut item, whether the request's start and end were cut, and per part that holds
+ * a mask its patterns (see {@link partPatterns}): made once per item, since every request left
+ * whole nowhere is tried against the items it may fit.
+ */
+interface CutParts {
+  parts: string[];
+  startCut: boolean;
+  endCut: boolean;
+  /** Per part: undefined when it holds no mask (it is looked for as it stands), else its patterns. */
+  patterns: Array<{ find: RegExp; end: RegExp } | undefined>;
 }
 
 /**
@@ -173,7 +186,12 @@ export class RequestPresentations {
         this.cut.push({
           at: pos,
           body,
-          cut: { parts, startCut: pieces[0].trim() === '', endCut: pieces[pieces.length - 1].trim() === '' },
+          cut: {
+            parts,
+            startCut: pieces[0].trim() === '',
+            endCut: pieces[pieces.length - 1].trim() === '',
+            patterns: parts.map(partPatterns),
+          },
         });
     };
     let item: string[] | undefined;
@@ -276,16 +294,43 @@ function listIn(map: Map<string, number[]>, key: string): number[] {
 }
 
 /** Whether the kept parts of a cut item are parts of `request` (normalized), as {@link RequestPresentations} reads them. */
-function fits(cut: Presentation['cut'], request: string): boolean {
-  const { parts, startCut, endCut } = cut;
+function fits(cut: CutParts, request: string): boolean {
+  const { parts, startCut, endCut, patterns } = cut;
   let from = 0;
   for (let k = 0; k < parts.length; k++) {
-    const found = findPart(parts[k], request, from);
-    if (!found || (k === 0 && !startCut && found.at !== 0)) return false;
-    if (k === parts.length - 1 && !endCut && !endsAt(parts[k], request)) return false;
-    from = found.end;
+    // Where the part first occurs in `request` at or after `from` (masks standing for any value).
+    const part = parts[k];
+    const pattern = patterns[k];
+    let at: number;
+    let end: number;
+    if (pattern === undefined) {
+      at = request.indexOf(part, from);
+      end = at + part.length;
+    } else {
+      pattern.find.lastIndex = from;
+      const m = pattern.find.exec(request);
+      at = m ? m.index : -1;
+      end = m ? m.index + m[0].length : -1;
+    }
+    if (at < 0 || (k === 0 && !startCut && at !== 0)) return false;
+    if (
+      k === parts.length - 1 &&
+      !endCut &&
+      !(pattern === undefined ? request.endsWith(part) : pattern.end.test(request))
+    )
+      return false;
+    from = end;
   }
   return true;
+}
+
+/**
+ * The patterns of a kept part that holds a mask (each mask standing for any value): `find` looks for
+ * it anywhere (from its `lastIndex`), `end` at the end of a text; undefined for a part without a mask.
+ */
+function partPatterns(part: string): { find: RegExp; end: RegExp } | undefined {
+  if (!MASK.test(part)) return undefined;
+  return { find: new RegExp(maskedPattern(part), 'g'), end: new RegExp(`${maskedPattern(part)}$`) };
 }
 
 /** A mask the summary writes where it hid a value (`[masked secret]`, `[masked api key]`). */
@@ -298,21 +343,4 @@ function maskedPattern(text: string): string {
     .split(MASKS)
     .map((piece) => piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
     .join('[\\s\\S]{1,400}?');
-}
-
-/** Where `part` (masks standing for any value) first occurs in `request` at or after `from`. */
-function findPart(part: string, request: string, from: number): { at: number; end: number } | undefined {
-  if (!MASK.test(part)) {
-    const at = request.indexOf(part, from);
-    return at < 0 ? undefined : { at, end: at + part.length };
-  }
-  const re = new RegExp(maskedPattern(part), 'g');
-  re.lastIndex = from;
-  const m = re.exec(request);
-  return m ? { at: m.index, end: m.index + m[0].length } : undefined;
-}
-
-/** Whether `request` ends with `part` (masks standing for any value). */
-function endsAt(part: string, request: string): boolean {
-  return MASK.test(part) ? new RegExp(`${maskedPattern(part)}$`).test(request) : request.endsWith(part);
 }
