@@ -28,7 +28,14 @@ export type Step =
    * The agent hands the turn over with its report: Cline `attempt_completion`, OpenHands `finish`,
    * SWE-agent `submit` (its observation is the patch); a plain final message in the other formats.
    */
-  | { done: string }
+  | {
+      done: string;
+      /**
+       * Words the agent wrote in the same message before the hand-over call ("Let me sum up."): Cline's
+       * text block, OpenHands' `thought`; the formats without a hand-over tool leave them out.
+       */
+      lead?: string;
+    }
   | { tool: 'bash'; command: string; output: string; ok?: boolean; exit?: number; result?: string }
   | { tool: 'read'; path: string; output: string; result?: string; ok?: boolean }
   | { tool: 'write'; path: string; content: string; result?: string; ok?: boolean }
@@ -231,7 +238,10 @@ export function cline(steps: readonly Step[]): string {
     if ('done' in s) {
       msgs.push({
         role: 'assistant',
-        content: [{ type: 'tool_use', id: `t${i}`, name: 'attempt_completion', input: { result: s.done } }],
+        content: [
+          ...(s.lead ? [{ type: 'text', text: s.lead }] : []),
+          { type: 'tool_use', id: `t${i}`, name: 'attempt_completion', input: { result: s.done } },
+        ],
       });
       return msgs.push({
         role: 'user',
@@ -400,7 +410,7 @@ export function openhands(steps: readonly Step[]): string {
         id: `a${i}`,
         source: 'agent',
         kind: 'ActionEvent',
-        thought: [],
+        thought: s.lead ? [{ type: 'text', text: s.lead }] : [],
         tool_name: 'finish',
         tool_call_id: `t${i}`,
         tool_call: { id: `t${i}`, name: 'finish', arguments: JSON.stringify({ message: s.done }) },

@@ -493,7 +493,9 @@ export class SpanScan {
       const handOver = calls.length === 1 ? handOverOf(calls[0].name) : calls.length ? undefined : textHandOver(text);
       if (calls.length || facts.trimmed) this.lastHandOver = handOver;
       if (handOver) {
-        const words = facts.trimmed || handOverText(calls[0]?.arguments ?? '');
+        // What the call hands over (a completion's result, a plan, a question) is the answer; the
+        // words before it in the message mostly announce it ("Let me provide a completion summary").
+        const words = handOverText(calls[0]?.arguments ?? '') || facts.trimmed;
         if (words) {
           this.lastAssistant = clip(words, 4000);
           this.lastAssistantEnds = this.lastAssistantClosed = true;
