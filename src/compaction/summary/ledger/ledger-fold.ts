@@ -59,6 +59,8 @@ export interface FileFold {
   last: number;
   /** The newest edit's changed line, when an edit gave one. */
   change?: string;
+  /** True once a successful read or change showed the file exists (false again after a delete). */
+  exists?: boolean;
 }
 
 /** First letter of each op (they differ), for the order of first appearance. */
@@ -126,6 +128,10 @@ export class LedgerFold {
   /** Every path and move target of the file actions (failed ones too), in order of first appearance. */
   readonly paths = new Set<string>();
   private actions: readonly Action[] = [];
+  /** A relative path (forward slashes) → its key in `files`, until the file is named absolute. */
+  private readonly relative = new Map<string, string>();
+  /** Each folder-boundary suffix of the absolute paths named → that path; null when two share it. */
+  private readonly absoluteBySuffix = new Map<string, string | null>();
 
   /**
    * The reading of `actions`: the kept one continued when it read a prefix of them, else a new one.
@@ -161,15 +167,17 @@ export class LedgerFold {
     if (a.to) this.paths.add(a.to);
     if (!a.ok && a.op !== 'read') return;
     const { files, moved } = this;
-    let path = moved.get(a.path) ?? a.path;
+    const named = this.sameFile(a.path);
+    let path = moved.get(named) ?? named;
     let st = files.get(path);
     if (a.op === 'moved' && a.to) {
       const prev = st ?? newFile(path, i);
       files.delete(path);
-      moved.set(path, a.to);
-      for (const [k, v] of moved) if (v === path) moved.set(k, a.to);
-      path = a.to;
-      st = { ...prev, path, from: prev.from ?? a.path, ops: prev.ops.copy(), last: i };
+      const to = this.sameFile(a.to);
+      moved.set(path, to);
+      for (const [k, v] of moved) if (v === path) moved.set(k, to);
+      path = to;
+      st = { ...prev, path, from: prev.from ?? named, ops: prev.ops.copy(), last: i };
       addOp(st, 'moved');
       files.set(path, st);
       return;
@@ -178,10 +186,54 @@ export class LedgerFold {
       st = newFile(path, i);
       files.set(path, st);
     }
-    if (a.op !== 'read' || !st.ops.has('read')) addOp(st, a.op);
+    // A whole-file write (Cline's write_to_file, Claude Code's Write) over a file known to exist
+    // rewrites it: "created" would tell the agent an existing file is new.
+    const op = a.op === 'created' && st.exists ? 'edited' : a.op;
+    if (op !== 'read' || !st.ops.has('read')) addOp(st, op);
+    if (a.ok) st.exists = op !== 'deleted';
     for (const s of a.symbols) addSymbol(st, s);
     if (a.change) st.change = a.change;
     st.last = i;
+  }
+
+  /**
+   * The key of the file `p` names: agents name one file both relative to their working folder
+   * (`src/app/page.tsx`) and absolute (`c:\\Apps\\web\\src\\app\\page.tsx`), and a relative path
+   * is taken as the absolute one it ends (at a folder boundary, either separator) when only one
+   * absolute path named so far does. A file first named relative is filed under the absolute path
+   * once that is named. Other paths are their own key.
+   */
+  private sameFile(p: string): string {
+    if (this.files.has(p) || this.moved.has(p)) return p;
+    const slashed = p.replace(/\\/g, '/').replace(/^\.\//, '');
+    if (/^(?:\/|~\/|[A-Za-z]:[\\/])/.test(p)) {
+      let relative: string | undefined;
+      for (let at = slashed.indexOf('/', 1); at >= 0; at = slashed.indexOf('/', at + 1)) {
+        const suffix = slashed.slice(at + 1);
+        if (!suffix) continue;
+        const other = this.absoluteBySuffix.get(suffix);
+        this.absoluteBySuffix.set(suffix, other === undefined || other === p ? p : null);
+        relative ??= this.relative.get(suffix);
+      }
+      if (relative !== undefined) this.fileUnder(relative, p);
+      return p;
+    }
+    if (slashed.startsWith('../')) return p;
+    const absolute = this.absoluteBySuffix.get(slashed);
+    if (absolute) return absolute;
+    this.relative.set(slashed, p);
+    return p;
+  }
+
+  /** Files what was read under the relative path `from` under the absolute path `to` instead. */
+  private fileUnder(from: string, to: string): void {
+    this.relative.delete(from.replace(/\\/g, '/').replace(/^\.\//, ''));
+    const st = this.files.get(from);
+    if (st && !this.files.has(to)) {
+      this.files.delete(from);
+      this.files.set(to, { ...st, path: to });
+    }
+    for (const [k, v] of this.moved) if (v === from) this.moved.set(k, to);
   }
 
   private command(a: Extract<Action, { kind: 'command' }>, i: number): void {
