@@ -34,7 +34,7 @@ const work: Step[] = [
     output: `built ${ESC}[32mdist/index.js${ESC}[0m and \\x1b[1;34mdist/chunk-a.js\\x1b[0m`,
   },
   { tool: 'edit', path: 'src/ai/registry.ts', old: 'createProvider("ollama")', new: 'createProvider("lmstudio")' },
-  { say: `Registered the provider. ${filler(40)}` },
+  { say: `Registered the provider. ${filler(80)}` },
   { user: 'thanks, now the docs' },
   { say: 'ok' },
 ];

@@ -130,6 +130,15 @@ export function summaryBudgets(
   };
 }
 
+/**
+ * Tokens of a summary's `room` the notes keep at least when it holds less than the requests' share
+ * (`budgets.userTokens`) and the notes' (`notes`) together: their part in proportion to the two.
+ */
+export function notesFloor(room: number, budgets: SummaryBudgets, notes: number): number {
+  const both = notes + budgets.userTokens;
+  return both > 0 && room > 0 ? Math.floor((room * notes) / both) : 0;
+}
+
 /** How one summary's room is shared, in tokens. */
 export interface RoomShares {
   /** Most tokens the verbatim requests section may take. */
@@ -138,6 +147,8 @@ export interface RoomShares {
   notes: number;
   /** Fewest tokens the requests section is given, whatever the room. */
   min: number;
+  /** The room holds less than both shares: the notes keep their floor (see {@link notesFloor}). */
+  tight: boolean;
 }
 
 /**
@@ -145,12 +156,19 @@ export interface RoomShares {
  * its verbatim requests and its notes, in the order of priority inside the target (README, "What a
  * summary keeps"): the requests first, with their share of the target (`budgets.userTokens`, at
  * least `minRequests`) and whatever the room holds beyond the notes' share; the notes get their
- * share (`budgets.summaryTokens`, at most half of the span of `spanTokens` tokens) from what is left.
- * The requests never get more than {@link MAX_USER_BUDGET_TOKENS} unless their own share is larger.
+ * share (`budgets.summaryTokens`, at most half of the span of `spanTokens` tokens) from what is left,
+ * and, when the room holds less than both shares, never less than their part of the room in
+ * proportion to the two shares (half of it with the default budgets) unless the requests' minimum
+ * `minRequests` needs it: the state of the code (the files changed, the current work) must not give
+ * way to the verbatim requests entirely, and the requests section marks what it leaves out. The
+ * requests never get more than {@link MAX_USER_BUDGET_TOKENS} unless their own share is larger.
  */
 export function splitRoom(room: number, budgets: SummaryBudgets, spanTokens: number, minRequests = 256): RoomShares {
   const notes = Math.min(budgets.summaryTokens, Math.ceil(spanTokens / 2));
   const beyondNotes = Math.min(Math.max(budgets.userTokens, MAX_USER_BUDGET_TOKENS), room - notes);
-  const requests = Math.max(minRequests, Math.min(room, Math.max(budgets.userTokens, beyondNotes)));
-  return { requests, notes, min: minRequests };
+  // A room short of both shares keeps a floor for the notes: the files changed stay named whatever
+  // the requests would take (a room holding both is shared as before: the floor is then below it).
+  const floor = Math.min(notes, notesFloor(room, budgets, notes));
+  const requests = Math.max(minRequests, Math.min(room - floor, Math.max(budgets.userTokens, beyondNotes)));
+  return { requests, notes, min: minRequests, tight: room < notes + budgets.userTokens };
 }

@@ -21,6 +21,7 @@ import { SummarizerError } from '../types';
 import type { Measurement, TokenMeter } from '../meter/meter';
 import {
   splitRoom,
+  notesFloor,
   summaryBudgets,
   thresholds,
   type RoomShares,
@@ -526,7 +527,14 @@ function spanInput(run: TierRun, span: Span): SpanInput {
   const mustShrink = Math.floor(span.tokens * 0.8);
   const limit = Math.min(mustShrink, Math.floor(summaryShare * (span.tokens / spanTotal)));
   const room = limit - meter.countText(header) - (pointer ? meter.countText(pointer) + 1 : 0) - SUMMARY_FRAME_TOKENS;
-  const share = splitRoom(room, { ...budgets, summaryTokens }, span.tokens, Math.min(MIN_REQUEST_TOKENS, mustShrink));
+  // A small room keeps the notes' floor (see `splitRoom`) before the requests' minimum: they are cut with a marker.
+  const notesShare = { ...budgets, summaryTokens };
+  const minRequests = Math.min(
+    MIN_REQUEST_TOKENS,
+    mustShrink,
+    room - notesFloor(room, notesShare, Math.min(summaryTokens, Math.ceil(span.tokens / 2))),
+  );
+  const share = splitRoom(room, notesShare, span.tokens, minRequests);
   // Summaries are counted many times as they are put together, from mostly the same lines.
   const lineCounter = new LineCounter((t) => meter.countText(t), meter.lineAdditive, meter.encoding);
   const countText = (t: string) => lineCounter.countLines(t);
@@ -535,8 +543,9 @@ function spanInput(run: TierRun, span: Span): SpanInput {
   const request: SummaryRequest = {
     items: content,
     userRequests,
-    // A quarter of the notes' budget is left for the identifiers back-filled below.
-    approximateSummaryTokens: Math.max(MIN_SUMMARY_TOKENS, spanBudget - backfillTokens(spanBudget)),
+    // A quarter of the notes' budget is left for the identifiers back-filled below; a tight room keeps
+    // nothing aside: the notes' own lines (the files changed) come first, identifiers get what is left.
+    approximateSummaryTokens: Math.max(MIN_SUMMARY_TOKENS, spanBudget - (share.tight ? 0 : backfillTokens(spanBudget))),
     maxCalls: run.calls.left,
     // The run's call allowance is one object per run: its identity names the run.
     compactionRun: run.calls,

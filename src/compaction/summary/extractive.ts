@@ -64,6 +64,15 @@ const RECENT_FILES = 5;
  */
 const UNCOUNTED_HALVING_CHARS_PER_TOKEN = 16;
 
+/**
+ * Share of the notes' budget that the files section keeps at least once its files are named only by
+ * folder: below it the standing rules (all but the first) give way before any file's name does.
+ */
+const FILES_FLOOR_SHARE = 0.5;
+
+/** A current-work line about an earlier request than the latest: its verification, its plan (see `aged` in the notes). */
+const AGED_LINE = /^- (?:Verification|Plan or to-do list) from an earlier request /;
+
 /** Lines of current state that the budget never removes: what an agent needs to pick the work up. */
 const CURRENT_STATE =
   /^- (Files edited most recently|Last tool call|Latest error line in command output|Latest verification|Path roots)(:| \()/;
@@ -809,6 +818,7 @@ export class ExtractiveSummarizer implements Summarizer {
     let filesLeftOut = 0;
     let readLeftOut = false;
     let namesOnly = false;
+    const filesSection = sections.find((sec) => sec[1] === ledger.files)!;
     let count = tokens();
     while (count > maxTokens && guard++ < 10_000) {
       // The section with the most characters per weight loses lines first; rules and current work last.
@@ -819,9 +829,24 @@ export class ExtractiveSummarizer implements Summarizer {
       const candidates = others.length ? others : lists;
       // Current-state lines stay whatever the budget: the section loses its other lines first.
       const removable = (l: string[]) => (l === current ? l.filter((x) => !CURRENT_STATE.test(x)) : l);
-      const pool = candidates.length ? candidates : sections.filter(([, l]) => removable(l).length > 0);
-      // Before a file's name goes, a long quote of the current work is halved (its short lines stay).
-      const longQuote: number = namesOnly && others.length === 0 ? longestQuote(current) : -1;
+      // The files named only by folder keep a floor of the notes (about 4 characters a token): below
+      // it, the standing rules give their newest lines first (the first stays), so a small summary
+      // still says which files changed rather than only what was asked.
+      const filesFloored: boolean =
+        namesOnly &&
+        others.length === 0 &&
+        rules.length > 1 &&
+        sizes.get(filesSection)! / 4 <= maxTokens * FILES_FLOOR_SHARE;
+      const pool: Section[] = filesFloored
+        ? sections.filter((sec) => sec[1] === rules)
+        : candidates.length
+          ? candidates
+          : sections.filter(([, l]) => removable(l).length > 0);
+      // Before a file's name goes, a line about an earlier request than the latest (its verification,
+      // its plan) goes, and a long quote of the current work is halved (its short lines stay).
+      const lastNames = namesOnly && others.length === 0 && !filesFloored;
+      const agedAt = lastNames ? current.findIndex((l) => AGED_LINE.test(l)) : -1;
+      const longQuote: number = agedAt >= 0 ? agedAt : lastNames ? longestQuote(current) : -1;
       const victim: Section | undefined =
         longQuote >= 0
           ? sections.find((sec) => sec[1] === current)
@@ -833,7 +858,9 @@ export class ExtractiveSummarizer implements Summarizer {
         // Halved at a sentence or word end (never mid-word), with a marker; a line whose content
         // would be gone (a label with nothing after it) goes whole.
         const half =
-          current[k].length > LONG_LINE ? shortenLine(current[k], Math.floor(current[k].length / 2)) : undefined;
+          current[k].length > LONG_LINE && k !== agedAt
+            ? shortenLine(current[k], Math.floor(current[k].length / 2))
+            : undefined;
         if (half !== undefined) current[k] = half;
         else current.splice(k, 1);
         sizes.set(victim, size(victim[1]));
