@@ -17,7 +17,7 @@ import { ApprovalPresenter } from '../views/approvals';
 import { CHECKPOINT_SCHEME, CheckpointDocumentProvider } from '../views/documents/checkpoint-documents';
 import { registerCommands } from '../views/commands/commands';
 import { ContextKeys } from '../views/onboarding';
-import { reviewDocumentText, showPreviewEdits } from '../views/documents/preview-review';
+import { showPreviewEdits } from '../views/documents/preview-review';
 import { ReadOnlyDocuments } from '../views/documents/read-only-documents';
 import type { ViewState } from '../webview/shared/protocol';
 import { SessionController } from '../views/session-controller';
@@ -146,7 +146,7 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
     controller.onDidChange(() => render.schedule()),
     controller.onDidAddCheckpoint(() => documents.refresh()),
     keys.onDidChange(() => render.schedule()),
-    sidebar.onDidEditPreview((texts) => showPreviewEdits(texts)),
+    sidebar.onDidEditPreview((texts) => showPreviewEdits(controller.current, texts)),
     settings.onDidChange(() => render.schedule()),
     // eslint-disable-next-line no-restricted-syntax -- bounded: one disposable per contributed command
     ...registerCommands({
@@ -158,7 +158,6 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
       importer: (bytes, fileName) => importTranscriptText(bytes, fileName),
       log,
       readOnly,
-      previewText: reviewDocumentText,
     }),
     // eslint-disable-next-line no-restricted-syntax -- bounded: the disposables of one view
     ...agentRegistrations,

@@ -312,26 +312,18 @@ export function summaryRows(text: string): number {
   return Math.min(40, Math.max(8, lines));
 }
 
-/** Pending report of the preview's edits: typing is reported once it pauses, not per key. */
-let editTimer: ReturnType<typeof setTimeout> | undefined;
-/** How long typing pauses before the review document is updated, in milliseconds. */
-const EDIT_REPORT_MS = 250;
-
 function previewCard(ui: Ui, preview: PreviewView): TemplateResult {
   const count = preview.summaries.length;
-  // The review document in the editor is read-only and mirrors these boxes: every edit is reported.
+  // Every edit is reported as it is typed, not after a pause: an Apply pressed elsewhere (the
+  // editor's title bar, the palette) writes these texts, and the read-only review document mirrors them.
   const edit = (e: Event) => {
     const texts = previewTexts(e.currentTarget);
-    clearTimeout(editTimer);
-    editTimer = setTimeout(() => {
-      if (texts.length === count) ui.post({ type: 'editPreview', summaries: texts });
-    }, EDIT_REPORT_MS);
+    if (texts.length === count) ui.post({ type: 'editPreview', summaries: texts });
   };
+  // The texts shown, edited or not: an earlier edit reported to the extension never outlives them.
   const apply = (e: Event) => {
-    clearTimeout(editTimer);
     const texts = previewTexts(e.currentTarget);
-    const edited = texts.length === count && texts.some((t, k) => t !== preview.summaries[k].summary);
-    ui.post({ type: 'applyPreview', summaries: edited ? texts : undefined });
+    ui.post({ type: 'applyPreview', summaries: texts.length === count ? texts : undefined });
   };
   return html`<section class="card preview" data-test="preview">
     <h2>${icon('eye')} Proposed ${count === 1 ? 'summary' : `compaction: ${count} summaries`}</h2>

@@ -29,9 +29,9 @@ const FIX_LABELS: Record<ModelErrorFix, string> = {
   openSettings: 'Open Settings',
   showLog: 'Show Log',
 };
-import { reviewPreview } from '../documents/preview-review';
+import { editedPreviewTexts, reviewPreview } from '../documents/preview-review';
 import type { ReadOnlyDocuments } from '../documents/read-only-documents';
-import { parsePreviewDocument, previewDocument } from '../documents/preview-text';
+import { previewDocument } from '../documents/preview-text';
 import { askOverCallLimit } from './call-limit';
 import { runTestConnection } from './test-connection';
 import { restoreRun, runsOf } from './restore-run';
@@ -85,8 +85,11 @@ export interface CommandDeps {
   log: vscode.LogOutputChannel;
   /** Where a proposed summary opens for review, read-only. */
   readOnly: ReadOnlyDocuments;
-  /** The text of the open summary review document, if one is open. */
-  previewText?: () => string | undefined;
+}
+
+/** `value` when it is a list of strings, else undefined (a command's argument of unknown origin). */
+function textList(value: unknown): readonly string[] | undefined {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
 }
 
 /** Registers every command; the caller disposes the returned registrations. */
@@ -108,7 +111,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [Commands.importTranscript]: (uri?: vscode.Uri) => handlers.importTranscript(uri),
     [Commands.exportTranscript]: () => handlers.exportTranscript(),
     [Commands.showLog]: () => deps.log.show(),
-    [Commands.applyPreview]: (summaries?: readonly string[]) => handlers.applyPreview(summaries),
+    // The editor's title bar passes its document's URI: only a list of texts (the sidebar's) is taken.
+    [Commands.applyPreview]: (summaries?: unknown) => handlers.applyPreview(textList(summaries)),
     [Commands.discardPreview]: () => deps.controller.current?.discardPreview(),
     [Commands.testConnection]: () =>
       runTestConnection({ endpoint: () => deps.settings.value, apiKey: () => deps.keys.get(), log: deps.log }),
@@ -210,25 +214,14 @@ class CommandHandlers {
   }
 
   /**
-   * Applies the pending preview: `summaries` as given (the sidebar's texts, one per summary, in
-   * order), else the review document's; a review document whose markers were changed applies nothing.
+   * Applies the pending preview as the sidebar shows it: `summaries` as given (the sidebar's texts,
+   * one per summary, in order), else the sidebar's latest edits ({@link editedPreviewTexts}; the
+   * review document shows the same), else the summaries as proposed.
    */
   async applyPreview(summaries?: readonly string[]): Promise<void> {
     const service = await this.service();
-    const preview = service.getPreview();
-    if (!preview) return;
-    const document = summaries === undefined ? this.deps.previewText?.() : undefined;
-    const texts =
-      summaries ?? (document === undefined ? undefined : parsePreviewDocument(document, preview.summaries.length));
-    if (document !== undefined && texts === undefined) {
-      void notify(
-        'warning',
-        `ContextKeeper: nothing applied: the review document must keep its ${preview.summaries.length} "summary k of n" marker lines, in order.`,
-        [],
-        this.deps.log,
-      );
-      return;
-    }
+    if (!service.getPreview()) return;
+    const texts = summaries ?? editedPreviewTexts(service);
     const outcome = await service.applyPreview(texts);
     void notify(
       outcome.status.kind === 'applied' ? 'info' : 'warning',

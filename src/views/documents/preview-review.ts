@@ -2,12 +2,16 @@
  * Review of a proposed compaction (manual compaction with `contextKeeper.previewSummary`). Every
  * summary Apply would write opens in one read-only document (./preview-text, a marker line per
  * summary; closing it never asks to save) and in the sidebar's preview card, where each summary can be
- * edited; Apply (the editor's title bar or the sidebar) applies the texts of the surface it was pressed on. A progress notification stays while the review is open and closes by itself
- * however the preview ends (applied or discarded anywhere; its Cancel discards).
+ * edited. The sidebar reports every edit as it is typed; the latest texts are kept here with the
+ * preview they belong to, so every Apply (the sidebar's, the editor's title bar, the palette) writes
+ * the texts the sidebar shows, whether or not the document is still open. A progress notification
+ * stays while the review is open and closes by itself however the preview ends (applied or discarded
+ * anywhere; its Cancel discards).
  */
 import * as vscode from 'vscode';
 import { DisposableStore } from '../../lifecycle/disposables';
 import type { ContextServiceApi } from '../../service/api';
+import type { CompactionPreview } from '../../service/records';
 import type { ReadOnlyDocuments } from './read-only-documents';
 import { previewDocument } from './preview-text';
 
@@ -20,16 +24,33 @@ export function reviewDocumentText(): string | undefined {
   return review.readOnly.provideTextDocumentContent(review.document.uri);
 }
 
+/** The sidebar's latest texts of a preview's summaries, with the preview (by identity) they belong to. */
+let edits: { preview: CompactionPreview; texts: readonly string[] } | undefined;
+
 /**
- * Shows the sidebar's edits of the proposed summaries (`texts`, one per summary, in order) in the
- * review document, so it always holds what Apply writes. Nothing when no review is open or the
- * texts do not match the preview's summaries one for one.
+ * Takes the sidebar's edits of the pending preview of `service` (`texts`, one per summary, in order):
+ * kept for {@link editedPreviewTexts} and shown in the review document when one is open, so it
+ * always holds what Apply writes. Nothing when no preview is pending or the texts do not match its
+ * summaries one for one.
  */
-export function showPreviewEdits(texts: readonly string[]): void {
-  const preview = review?.service.getPreview();
-  if (!review || !preview || texts.length !== preview.summaries.length) return;
+export function showPreviewEdits(service: ContextServiceApi | undefined, texts: readonly string[]): void {
+  const preview = service?.getPreview();
+  if (!preview || texts.length !== preview.summaries.length) return;
+  edits = { preview, texts: [...texts] };
+  if (!review || review.service !== service) return;
   const edited = { ...preview, summaries: preview.summaries.map((s, k) => ({ ...s, summary: texts[k] })) };
   review.readOnly.update(review.document.uri, previewDocument(edited));
+}
+
+/**
+ * The texts the sidebar shows for the pending preview of `service` (one per summary, in order),
+ * when they were edited there; undefined when it shows the proposed summaries (no edit, or the
+ * edits belong to a preview that has ended).
+ */
+export function editedPreviewTexts(service: ContextServiceApi): readonly string[] | undefined {
+  const preview = service.getPreview();
+  if (!edits || !preview || edits.preview !== preview) return undefined;
+  return edits.texts;
 }
 
 /** Closes the editor of the review document. */

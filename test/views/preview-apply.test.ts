@@ -1,0 +1,133 @@
+/**
+ * Every Apply of a summary preview writes what the sidebar shows: an edit typed in the sidebar is
+ * applied by the editor's title-bar Apply (which passes its document's URI) and by the palette's
+ * (no argument) as by the sidebar's own, and the notification gives the figures of what was applied.
+ */
+import '../support/vscode-fake/register';
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type * as vscode from 'vscode';
+import { activate, type ContextKeeperApi } from '../../src/extension';
+import { commands, EventEmitter, host, resetVscodeFake, Uri, window } from '../support/vscode-fake';
+import { fakeExtensionContext } from '../support/vscode-fake/context';
+import { until } from '../support/until';
+import type { CompactOutcome } from '../../src/service/compaction/outcome';
+import type { SidebarProvider } from '../../src/views/sidebar/sidebar-provider';
+import { READ_ONLY_SCHEME } from '../../src/views/documents/read-only-documents';
+
+let storage: string;
+let context: vscode.ExtensionContext;
+let api: ContextKeeperApi;
+const fromSidebar = new EventEmitter<unknown>();
+/** Tokens after the latest proposal as it was proposed. */
+let proposedAfter = 0;
+
+before(async () => {
+  resetVscodeFake();
+  host.setSetting('contextKeeper.contextWindow', 100_000);
+  host.setSetting('contextKeeper.previewSummary', true);
+  storage = mkdtempSync(path.join(tmpdir(), 'ck-preview-apply-'));
+  context = fakeExtensionContext(storage);
+  api = activate(context);
+  // The sidebar's page: what it posts reaches the extension as the real webview's messages do.
+  const sidebar = host.live('webview-view').find((view) => view.id === 'contextKeeper.sidebar')
+    ?.target as SidebarProvider;
+  const never = new EventEmitter<void>();
+  sidebar.resolveWebviewView({
+    visible: true,
+    onDidChangeVisibility: never.event,
+    onDidDispose: never.event,
+    webview: {
+      options: {},
+      html: '',
+      cspSource: 'vscode-webview://fake',
+      asWebviewUri: (uri: vscode.Uri) => uri,
+      postMessage: async () => true,
+      onDidReceiveMessage: fromSidebar.event,
+    },
+  } as unknown as vscode.WebviewView);
+  fromSidebar.fire({ type: 'ready' });
+});
+after(() => {
+  for (const subscription of context.subscriptions) subscription.dispose();
+  rmSync(storage, { recursive: true, force: true });
+});
+
+/** Imports the demo recording into a new session and proposes a compaction of it; the proposed summaries. */
+async function propose(): Promise<string[]> {
+  await commands.executeCommand(
+    'contextKeeper.importTranscript',
+    Uri.file(path.resolve(__dirname, '../../../samples/demo-session.json')),
+  );
+  await until(() => api.getViewState().budget.counting !== true, 'the exact count');
+  host.user.input = () => '';
+  const outcome = await commands.executeCommand<CompactOutcome>('contextKeeper.compactConversation');
+  assert.ok(outcome.preview?.summaries.length, 'a summary proposed');
+  proposedAfter = outcome.preview.tokensAfter;
+  return outcome.preview.summaries.map((s) => s.summary);
+}
+
+/** The summaries of the checkpoints added since there were `before`, as Copy Summary gives them. */
+async function appliedSummaries(before: number): Promise<string> {
+  const texts: string[] = [];
+  for (const checkpoint of api.getViewState().checkpoints.slice(before)) {
+    host.clipboard = '';
+    await commands.executeCommand('contextKeeper.copySummary', checkpoint.id);
+    texts.push(host.clipboard);
+  }
+  return texts.join('\n');
+}
+
+for (const [surface, apply] of [
+  [
+    "the editor's title bar",
+    async () => {
+      const editor = window.visibleTextEditors.find((e) => e.document.uri.scheme === READ_ONLY_SCHEME);
+      assert.ok(editor, 'the review document is open');
+      await commands.executeCommand('contextKeeper.applyPreview', editor.document.uri);
+    },
+  ],
+  ['the command palette', () => commands.executeCommand('contextKeeper.applyPreview')],
+] as const) {
+  test(`Apply from ${surface} writes the summary as edited in the sidebar`, async () => {
+    const proposed = await propose();
+    await until(
+      () => window.visibleTextEditors.some((e) => e.document.uri.scheme === READ_ONLY_SCHEME),
+      'the review document',
+    );
+    const edited = proposed.map((text, k) => (k === 0 ? `${text}\n\nEdited by hand: keep the parser notes.` : text));
+    fromSidebar.fire({ type: 'editPreview', summaries: edited });
+    const before = api.getViewState().checkpoints.length;
+    await apply();
+    await until(() => api.getViewState().checkpoints.length > before, 'the checkpoints');
+    const added = api.getViewState().checkpoints.slice(before);
+    assert.equal(added.filter((c) => c.editedByHand).length, 1, 'the edited summary is marked');
+    assert.match(await appliedSummaries(before), /Edited by hand: keep the parser notes\./);
+    // The toast's figure is of the applied (longer) text, not of the proposal.
+    const figure = /compacted [\d,]+ → ([\d,]+) tokens/.exec(
+      host.messages.filter((m) => /compacted/.test(m.message)).at(-1)?.message ?? '',
+    )?.[1];
+    assert.ok(figure && Number(figure.replace(/,/g, '')) > proposedAfter, `${figure} vs ${proposedAfter}`);
+  });
+}
+
+test('the sidebar Apply writes its own texts, even where an earlier edit was reported', async () => {
+  const proposed = await propose();
+  fromSidebar.fire({
+    type: 'editPreview',
+    summaries: proposed.map((text) => `${text}\n\nA line typed, then deleted.`),
+  });
+  const before = api.getViewState().checkpoints.length;
+  fromSidebar.fire({ type: 'applyPreview', summaries: proposed });
+  await until(() => api.getViewState().checkpoints.length > before, 'the checkpoints');
+  assert.ok(
+    api
+      .getViewState()
+      .checkpoints.slice(before)
+      .every((c) => !c.editedByHand),
+  );
+  assert.doesNotMatch(await appliedSummaries(before), /A line typed/);
+});
