@@ -25,6 +25,12 @@ export type Step =
   | { user: string; /** Claude Code only: the record is marked `isMeta` (written by the harness). */ meta?: boolean }
   | { say: string }
   /**
+   * The agent's to-do list, items with whether each is done: Claude Code and OpenAI chat `TodoWrite`,
+   * Codex `update_plan`, Cline's `task_progress` checklist on its next tool call; the formats with no
+   * to-do tool leave it out.
+   */
+  | { plan: ReadonlyArray<readonly [string, boolean]> }
+  /**
    * The agent hands the turn over with its report: Cline `attempt_completion`, OpenHands `finish`,
    * SWE-agent `submit` (its observation is the patch); a plain final message in the other formats.
    */
@@ -108,6 +114,29 @@ export function claudeCode(steps: readonly Step[]): string {
     const s = plain(step);
     if ('user' in s)
       return push({ type: 'user', ...(s.meta ? { isMeta: true } : {}), message: { role: 'user', content: s.user } });
+    if ('plan' in s) {
+      const todos = s.plan.map(([content, done]) => ({
+        content,
+        status: done ? 'completed' : 'pending',
+        activeForm: content,
+      }));
+      push({
+        type: 'assistant',
+        message: {
+          role: 'assistant',
+          id: `r${i}`,
+          model: 'claude-x',
+          content: [{ type: 'tool_use', id: `c${i}`, name: 'TodoWrite', input: { todos } }],
+        },
+      });
+      return push({
+        type: 'user',
+        message: {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: `c${i}`, content: 'Todos have been modified successfully.' }],
+        },
+      });
+    }
     if ('say' in s)
       return push({
         type: 'assistant',
@@ -170,6 +199,18 @@ export function codex(steps: readonly Step[]): string {
       return out.push(
         rec('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: s.say }] }),
       );
+    if ('plan' in s) {
+      const plan = s.plan.map(([step, done]) => ({ step, status: done ? 'completed' : 'pending' }));
+      out.push(
+        rec('response_item', {
+          type: 'function_call',
+          name: 'update_plan',
+          arguments: JSON.stringify({ plan }),
+          call_id: `c${i}`,
+        }),
+      );
+      return out.push(rec('response_item', { type: 'function_call_output', call_id: `c${i}`, output: 'Plan updated' }));
+    }
     let command: string;
     let output: string;
     let exit = 0;
@@ -222,7 +263,18 @@ const CLINE_ENV =
 export function cline(steps: readonly Step[]): string {
   const msgs: Array<Record<string, unknown>> = [];
   let first = true;
+  // Cline writes its checklist as the `task_progress` parameter of its next tool call.
+  let progress: string | undefined;
+  const withProgress = (input: Record<string, unknown>) => {
+    const out = progress === undefined ? input : { ...input, task_progress: progress };
+    progress = undefined;
+    return out;
+  };
   steps.forEach((s, i) => {
+    if ('plan' in s) {
+      progress = s.plan.map(([item, done]) => `- [${done ? 'x' : ' '}] ${item}`).join('\n');
+      return;
+    }
     if ('user' in s) {
       msgs.push({
         role: 'user',
@@ -240,7 +292,7 @@ export function cline(steps: readonly Step[]): string {
         role: 'assistant',
         content: [
           ...(s.lead ? [{ type: 'text', text: s.lead }] : []),
-          { type: 'tool_use', id: `t${i}`, name: 'attempt_completion', input: { result: s.done } },
+          { type: 'tool_use', id: `t${i}`, name: 'attempt_completion', input: withProgress({ result: s.done }) },
         ],
       });
       return msgs.push({
@@ -278,7 +330,7 @@ export function cline(steps: readonly Step[]): string {
                 s.path,
                 `The content was successfully saved to ${s.path}.`,
               ];
-    msgs.push({ role: 'assistant', content: [{ type: 'tool_use', id: `t${i}`, name, input }] });
+    msgs.push({ role: 'assistant', content: [{ type: 'tool_use', id: `t${i}`, name, input: withProgress(input) }] });
     msgs.push({
       role: 'user',
       content: [
@@ -297,6 +349,17 @@ export function openaiChat(steps: readonly Step[]): string {
     const s = plain(step);
     if ('user' in s) return messages.push({ role: 'user', content: s.user });
     if ('say' in s) return messages.push({ role: 'assistant', content: s.say });
+    if ('plan' in s) {
+      const todos = s.plan.map(([content, done]) => ({ content, status: done ? 'completed' : 'pending' }));
+      messages.push({
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: `c${i}`, type: 'function', function: { name: 'TodoWrite', arguments: JSON.stringify({ todos }) } },
+        ],
+      });
+      return messages.push({ role: 'tool', tool_call_id: `c${i}`, content: 'Todos have been modified successfully.' });
+    }
     const [name, args, output] =
       s.tool === 'bash'
         ? ['Bash', { command: s.command }, s.ok === false ? `${s.output}\nExit code ${s.exit ?? 1}` : s.output]
@@ -325,6 +388,7 @@ export function sweAgent(steps: readonly Step[]): string {
     { role: 'system', content: 'You are a helpful assistant.', agent: 'main', message_type: 'system_prompt' },
   ];
   steps.forEach((s) => {
+    if ('plan' in s) return;
     if ('user' in s)
       return history.push({
         role: 'user',
@@ -391,6 +455,7 @@ export function sweAgent(steps: readonly Step[]): string {
 export function openhands(steps: readonly Step[]): string {
   const events: Array<Record<string, unknown>> = [];
   steps.forEach((s, i) => {
+    if ('plan' in s) return;
     if ('user' in s)
       return events.push({
         id: `e${i}`,
@@ -480,6 +545,7 @@ export function aider(steps: readonly Step[]): string {
   const out = ['', '# aider chat started at 2026-02-24 16:53:06', '', '> Model: m with diff edit format  ', ''];
   for (const step of steps) {
     const s = plain(step);
+    if ('plan' in s) continue;
     if ('user' in s) out.push(...s.user.split('\n').map((l) => `#### ${l}  `), '');
     else if ('say' in s) out.push(s.say, '');
     else if (s.tool === 'write' || s.tool === 'edit') {

@@ -83,6 +83,42 @@ export function userFacts(it: ContextItem, text: string): UserFacts {
   return facts;
 }
 
+/** A checkbox item (`- [ ] …`, `- [x] …`): a to-do list whatever introduces it. */
+const CHECKBOX = /^\s*[-*] \[[ xX]\]\s+\S/;
+/** A numbered item (`1. …`). */
+const NUMBERED = /^\s*\d+\.\s+\S/;
+/**
+ * A line introducing steps the agent commits to ("We need to:", "Here's my plan:", "Next steps:",
+ * "I'll:"): it ends in a colon and speaks of what is to be done.
+ */
+const PLAN_INTRO =
+  /\b(?:plan|steps?|to-?dos?|tasks?|need to|must|will|'ll|going to|let me|let's|next|remaining|implement(?:ation)?)\b[^\n]*:\s*(?:\*\*)?\s*$/i;
+/**
+ * Words of an introduction or a question putting choices to the user, or reporting what was found
+ * ("Options:", "Which would you prefer?", "Key findings:"): numbered items under it are no plan.
+ */
+const NOT_PLAN =
+  /\b(?:options?|choices?|alternatives?|ways?|either|which (?:one|option|approach|would|do)|would you (?:like|prefer)|do you want|prefer|choose|pick|findings?|found|discovered|summary|changes made|what (?:i|we) (?:did|changed))\b/i;
+
+/**
+ * The items of the to-do list or plan a message of the agent's (`text`, its own words) states, in
+ * order: its checkbox items (`- [ ] …`), else its numbered items when the line introducing them
+ * commits to them as steps ({@link PLAN_INTRO}). Numbered options put to the user, or numbered
+ * findings, are no plan ({@link NOT_PLAN}, in the introduction or in a question of the message).
+ */
+export function planLines(text: string): string[] {
+  const lines = text.split('\n');
+  const boxes = lines.filter((l) => CHECKBOX.test(l));
+  if (boxes.length) return boxes;
+  const first = lines.findIndex((l) => NUMBERED.test(l));
+  if (first < 0) return [];
+  // The sentence just before the first item introduces the list ("The bug is confirmed. We need to:").
+  const intro = sentences(lines.slice(0, first).join('\n')).at(-1);
+  if (intro === undefined || !PLAN_INTRO.test(intro) || NOT_PLAN.test(intro)) return [];
+  const asks = sentences(text).some((q) => /[?？]\s*$/.test(q.trim()) && NOT_PLAN.test(q));
+  return asks ? [] : lines.filter((l) => NUMBERED.test(l));
+}
+
 /**
  * The facts of an assistant message (`text` is its content text). `trimmed` holds the agent's own
  * words (`agentWords`): '' for a notice a harness wrote in the agent's role.
@@ -97,7 +133,7 @@ export function assistantFacts(m: ContextItem['message'], text: string): Assista
     // The agent's words alone: its inline reasoning decided nothing the person read.
     for (const s of sentences(trimmed))
       if (isProse(s) && DECISION.test(s) && !NOT_DECISION.test(s)) decisions.push(`- agent: "${clip(s, 300)}"`);
-    const items = trimmed.split('\n').filter((l) => /^\s*(?:[-*] \[[ xX]\]|\d+\.\s+\S)/.test(l));
+    const items = planLines(trimmed);
     if (items.length >= 2) checklist = `(from the agent's message) ${clip(items.join(' | '), 1500)}`;
   }
   // Most messages state no decision: one shared empty list instead of one per message kept.

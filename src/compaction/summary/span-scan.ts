@@ -12,7 +12,7 @@ import { failureLines } from './ledger/command-errors';
 import { commandOutcome, printedText } from './ledger/run-outcome';
 import { recordedToolOutcome } from '../tool-outcomes';
 import { MISSING_RESULT_TEXT } from '../plan/repair';
-import { assistantFacts, clip, clipStart, userFacts } from './message-facts';
+import { assistantFacts, clip, clipStart, planLines, userFacts } from './message-facts';
 import { isImportedSummary } from './requests';
 import { ANSWERS_HEADING, quoteSummary } from './quoted-summary';
 import { LEDGER, OLD_FILES_HEADING, VERIFY } from './ledger/ledger';
@@ -157,6 +157,23 @@ const TASK_LIST_TOOL = /todo|task_?list|task_?tracker|update_?plan|^plan$/i;
 const PLAN_LISTS = ['plan', 'todos', 'task_list', 'tasks', 'items'] as const;
 /** Words an item's text is under, first found. */
 const ITEM_TEXT = ['step', 'content', 'title', 'text', 'task', 'description'] as const;
+
+/** Where Cline writes the agent's checklist: a `task_progress` parameter of any of its tool calls. */
+const PROGRESS_KEY = 'task_progress';
+/** The same parameter written as a tag in the text of an action (Cline's XML tool calls). */
+const PROGRESS_TAG = /<task_progress>([\s\S]*?)<\/task_progress>/g;
+
+/**
+ * The checklist a call's JSON arguments (`args`) or an action's text carry beside the action itself
+ * (Cline's `task_progress`: `- [x] Done | - [ ] Open`), items joined by ` | `; undefined when none.
+ */
+export function progressChecklist(args: string, text = ''): string | undefined {
+  const v = args ? parseJsonObject(args) : undefined;
+  const tagged = [...text.matchAll(PROGRESS_TAG)].at(-1)?.[1];
+  const list = v && typeof v[PROGRESS_KEY] === 'string' ? v[PROGRESS_KEY] : tagged;
+  const items = list ? planLines(list).map((l) => l.trim()) : [];
+  return items.length ? items.join(' | ') : undefined;
+}
 
 /**
  * A plan tool's call as its items with their status (`1. [completed] Add the schema | 2. [in_progress] …`),
@@ -438,6 +455,13 @@ export class SpanScan {
     if (!this.held.get(list)?.has(line)) this.push(list, line);
   }
 
+  /** `list` (a plan line) is the latest plan, written by the message just read. */
+  private setTaskList(list: string): void {
+    this.lastTaskList = list;
+    this.taskListAt = this.length - 1;
+    this.taskListBeforeRequest = false;
+  }
+
   /** Reads the next message of the span. */
   add(it: ContextItem): void {
     this.length++;
@@ -477,12 +501,10 @@ export class SpanScan {
         this.lastAssistantEnds = true;
         this.lastAssistantClosed = true;
         for (const d of facts.decisions) this.addOnce(this.decisions, d);
-        if (facts.checklist !== undefined) {
-          this.lastTaskList = facts.checklist;
-          this.taskListAt = this.length - 1;
-          this.taskListBeforeRequest = false;
-        }
+        if (facts.checklist !== undefined) this.setTaskList(facts.checklist);
       }
+      const tagged = calls.length ? undefined : progressChecklist('', text);
+      if (tagged !== undefined) this.setTaskList(`(${PROGRESS_KEY}) ${clip(tagged, 2000)}`);
       // An action written in the text (SWE-agent) is a tool call too: its observation follows. One
       // handing the turn over (`submit`) ends the turn as a hand-over tool call does.
       if (textActionGoesOn(text)) {
@@ -511,9 +533,12 @@ export class SpanScan {
         this.lastCallResult = undefined;
         if (TASK_LIST_TOOL.test(c.name)) {
           const items = planItems(c.arguments);
-          this.lastTaskList = `(${c.name}) ${items !== undefined ? clip(items, 2000) : c.arguments.length > 2000 ? `${c.arguments.slice(0, 1999)}…` : c.arguments}`;
-          this.taskListAt = this.length - 1;
-          this.taskListBeforeRequest = false;
+          this.setTaskList(
+            `(${c.name}) ${items !== undefined ? clip(items, 2000) : c.arguments.length > 2000 ? `${c.arguments.slice(0, 1999)}…` : c.arguments}`,
+          );
+        } else {
+          const progress = progressChecklist(c.arguments);
+          if (progress !== undefined) this.setTaskList(`(${PROGRESS_KEY}) ${clip(progress, 2000)}`);
         }
       }
     } else if (m.role === 'tool') {
