@@ -16,8 +16,11 @@ import { parseJsonObject } from '../../../format/json';
 import { MessageMemo } from '../../message-memo';
 import { printedOutput } from '../../retention/outcome';
 
-/** How strongly one occurrence ties a name to the work (higher ranks first). */
-export const NAME_WEIGHT = { mention: 1, used: 2, declared: 3, searched: 3, quoted: 3, failed: 3 } as const;
+/**
+ * How strongly one occurrence ties a name to the work (higher ranks first); `prose`: a word of a
+ * sentence that no code use marks, which lists nothing on its own.
+ */
+export const NAME_WEIGHT = { prose: 0, mention: 1, used: 2, declared: 3, searched: 3, quoted: 3, failed: 3 } as const;
 
 /** Words that look like code names but name the language, not the project. */
 const COMMON = new Set(
@@ -77,13 +80,50 @@ const ACTION_MARKUP = /<\/?(?:function|parameter)(?:=[\w.-]+)?>/g;
 const DECLARES =
   /\b(?:function\*?|def|class|interface|enum|struct|trait|fn|func|type|record|object|module|namespace)\s+$|\b(?:const|let|var|val)\s+$/;
 const CONSTRUCTS = /\b(?:new|extends|implements|instanceof|throws?|raise|except|import|from)\s*$/;
+/**
+ * Keywords before a name that are English words too ("renumbered from Phase 4", "a new Phase",
+ * "except Telegram"): for a plain word they mark code only in code's shape, {@link KEYWORD_SHAPE}.
+ */
+const ENGLISH_KEYWORD = /\b(?:new|throws?|raise|except|import|from)\s*$/;
+/** What follows a name after such a keyword in code: a call, a generic, `from X import`, `except X:`, `import X from`/`;`. */
+const KEYWORD_SHAPE = /^(?:\s*[(<:;,}]|\s+(?:import|as|from)\b|\s*$)/;
+/**
+ * The part after a dot that makes a capitalised word a domain or a file name, not a member access
+ * ("Crypto.com", "Linear.app", "Next.js").
+ */
+const DOMAIN_PART =
+  /^(?:com|org|net|io|ai|dev|app|co|so|sh|me|gg|xyz|cloud|tech|js|ts|md|py|rs|go|json|yaml|yml|toml|txt|html|css)\b(?![.(\w])/;
 /** A shell command that searches (its patterns name what the agent looked for). */
 const SEARCH_COMMAND = /(?:^|[\s;&|(])(?:grep|egrep|rg|ag|ack|git grep|findstr|Select-String)\b/;
 /** Tools that search. */
 const SEARCH_TOOL = /grep|search|find|glob|symbol|references|definition/i;
 
-/** Names in `text`, each with the strongest weight it has there; `base` is the weight of a plain mention. */
-function scan(text: string, base: number, into: Map<string, number>): void {
+/** Code inside prose: fenced blocks and backtick spans (what is between them is code, not sentences). */
+const CODE_SPANS = /^\s*```[^\n]*\n[\s\S]*?^\s*```[^\n]*$|`[^`\n]+`/gm;
+
+/** A document's file name (Markdown, text) on the line just above. */
+const DOCUMENT_ABOVE = /(?:^|\s)[\w.@~/\\-]+\.(?:md|mdx|markdown|txt|rst|adoc)\s*$/i;
+
+/**
+ * A name a sentence may hold as a name of a product or a thing, not of code: PascalCase without an
+ * underscore ("OpenHands", "FundWise", "OpenRouter"). camelCase and snake_case are code's own shapes.
+ */
+const PROSE_SHAPED = /^[A-Z][A-Za-z0-9]*$/;
+
+/**
+ * Names in `text`, each with the strongest weight it has there; `base` is the weight of a plain
+ * mention. With `prose`, `text` is sentences (an agent's message, a Markdown file): a PascalCase
+ * name outside its code spans ({@link CODE_SPANS}) that no code use marks is a word of the sentence,
+ * {@link NAME_WEIGHT}'s `prose`, listed only where it also occurs as code.
+ */
+function scan(text: string, base: number, into: Map<string, number>, prose = false): void {
+  const code: Array<[number, number]> = [];
+  if (prose)
+    for (const m of text.matchAll(CODE_SPANS))
+      // A block under a document's name (Aider's whole-file edit of README.md) is that document's sentences.
+      if (!DOCUMENT_ABOVE.test(text.slice(Math.max(0, m.index - 200), m.index)))
+        code.push([m.index, m.index + m[0].length]);
+  const inCode = (at: number) => code.some(([a, b]) => at >= a && at < b);
   // One pass over identifier tokens; dotted chains (`Service.method`) give each shaped part. A
   // token that starts with a digit (`3iusaL6ys79…`, an address or a hash) is no name, and no part of
   // it is one: its tail without the digit would be a value that exists nowhere.
@@ -93,13 +133,28 @@ function scan(text: string, base: number, into: Map<string, number>): void {
     const at = m.index;
     if (notAName(text, at, n)) continue;
     const prev = text.slice(Math.max(0, at - 24), at);
-    const next = text.charAt(at + n.length);
-    const quoted = text.charAt(at - 1) === '`' || (next === '`' && /`[\w.]*$/.test(prev));
+    const end = at + n.length;
+    const next = text.charAt(end);
+    const after = text.slice(end, end + 24);
+    // A backtick run that holds the name alone (`Name`, `a.Name`, `Name()`): one that opens a
+    // string (`Usage: run …`) quotes text, not a name.
+    const quoted =
+      (text.charAt(at - 1) === '`' && /^[\w.]*(?:\(\))?`/.test(after)) || (next === '`' && /`[\w.]*$/.test(prev));
     let w: number = base;
     const declared = DECLARES.test(prev);
-    // `Service.method`: a member follows the dot (a sentence's full stop is no member access).
-    const member = next === '.' && /^[A-Z]/.test(n) && /[A-Za-z_]/.test(text.charAt(at + n.length + 1));
-    const used = CONSTRUCTS.test(prev) || next === '(' || next === '<' || member;
+    // `Service.method`: a member follows the dot (a sentence's full stop, a domain or a file name is no member access).
+    const member =
+      next === '.' &&
+      /^[A-Z]/.test(n) &&
+      /[A-Za-z_]/.test(text.charAt(end + 1)) &&
+      !DOMAIN_PART.test(text.slice(end + 1, end + 12));
+    // `List<Item>` is a generic; `>Alerts</` is the text of a markup element.
+    const generic = next === '<' && text.charAt(end + 1) !== '/' && text.charAt(at - 1) !== '>';
+    const keyword = CONSTRUCTS.test(prev) && (!ENGLISH_KEYWORD.test(prev) || shaped(n) || KEYWORD_SHAPE.test(after));
+    // `<Calendar …>`: a markup element named by a component; `import { Calendar } from …`: an import.
+    const element = /<\/?$/.test(prev) && /^[A-Z]/.test(n) && /[\s/>]/.test(next);
+    const imported = /\bimport\s+(?:type\s+)?\{[^}]*$/.test(prev);
+    const used = keyword || next === '(' || generic || member || element || imported;
     // An annotation (`@Table(…)`, `@Override`) marks code the framework reads; a mention at most.
     if (text.charAt(at - 1) === '@') w = NAME_WEIGHT.mention;
     else if (declared) w = Math.max(w, NAME_WEIGHT.declared);
@@ -110,23 +165,39 @@ function scan(text: string, base: number, into: Map<string, number>): void {
     // words ("Refactor", "Missing").
     const asCode = quoted || (text.charAt(at - 1) !== '@' && (declared || used));
     if (!shaped(n) && !(asCode && /^[A-Z][a-z]{4,}$/.test(n))) continue;
-    if ((into.get(n) ?? 0) < w) into.set(n, w);
+    if (prose && !asCode && w <= NAME_WEIGHT.mention && PROSE_SHAPED.test(n) && !inCode(at)) w = NAME_WEIGHT.prose;
+    if ((into.get(n) ?? -1) < w) into.set(n, w);
   }
 }
 
-/** String values of a tool call's JSON arguments (keys are the tool's schema, not the agent's words). */
-function argValues(args: string): string[] {
+/**
+ * String values of a tool call's JSON arguments (keys are the tool's schema, not the agent's words),
+ * each with the name of the key it stands under ('' for a value that is no JSON object's).
+ */
+function argValues(args: string): Array<[string, string]> {
   const obj = parseJsonObject(args);
-  if (!obj) return [args];
-  const out: string[] = [];
-  const walk = (v: unknown): void => {
-    if (typeof v === 'string') out.push(v);
-    else if (Array.isArray(v)) v.forEach(walk);
-    else if (v && typeof v === 'object') Object.values(v).forEach(walk);
+  if (!obj) return [['', args]];
+  const out: Array<[string, string]> = [];
+  const walk = (v: unknown, key: string): void => {
+    if (typeof v === 'string') out.push([key, v]);
+    else if (Array.isArray(v)) v.forEach((x) => walk(x, key));
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k);
   };
-  walk(obj);
+  walk(obj, '');
   return out;
 }
+
+/**
+ * Arguments that hold the agent's sentences, not code: a thought, a message or an answer to the
+ * person, a plan, a report (OpenHands `think` and `finish`, Cline `attempt_completion` and
+ * `task_progress`, Claude Code `ExitPlanMode`).
+ */
+const PROSE_ARGUMENT =
+  /^(?:thoughts?|message|result|response|question|summary|reason|explanation|description|task_progress|plan|notes?|answer|final_thought|follow_up|options|title)$/i;
+
+/** A tool call's arguments that name a document (Markdown, text) as the file it writes or edits. */
+const PROSE_FILE =
+  /"(?:file_?path|path|file(?:name)?|target_file|TargetFile)"\s*:\s*"[^"]*\.(?:md|mdx|markdown|txt|rst|adoc)"/i;
 
 const cache = new MessageMemo<object, ReadonlyMap<string, number>>();
 const NONE: ReadonlyMap<string, number> = new Map();
@@ -144,12 +215,18 @@ export function namesOfMessage(message: ChatMessage, failed = false): ReadonlyMa
   const names = new Map<string, number>();
   if (message.role === 'assistant') {
     const text = textWithPlaceholders(message.content);
-    scan(text.includes('<function=') ? text.replace(ACTION_MARKUP, ' ') : text, NAME_WEIGHT.mention, names);
+    // The agent's words are sentences; an action written in the text (SWE-agent) is code.
+    const action = text.indexOf('<function=');
+    scan(action < 0 ? text : text.slice(0, action), NAME_WEIGHT.mention, names, true);
+    if (action >= 0) scan(text.slice(action).replace(ACTION_MARKUP, ' '), NAME_WEIGHT.mention, names);
     for (const c of toolCallsOf(message)) {
       const searchTool = SEARCH_TOOL.test(c.name);
-      for (const v of argValues(c.arguments)) {
+      // What the call writes into a document (README.md, notes.txt) is sentences, not code.
+      const document = PROSE_FILE.test(c.arguments);
+      for (const [key, v] of argValues(c.arguments)) {
         const search = searchTool || SEARCH_COMMAND.test(v);
-        scan(search ? v.replace(/\\\|/g, ' | ') : v, search ? NAME_WEIGHT.searched : NAME_WEIGHT.mention, names);
+        if (search) scan(v.replace(/\\\|/g, ' | '), NAME_WEIGHT.searched, names);
+        else scan(v, NAME_WEIGHT.mention, names, document || PROSE_ARGUMENT.test(key));
       }
     }
   } else if (failed) {
@@ -195,9 +272,11 @@ export class NameTally {
     return 2 * this.best.get(n)! + Math.log(1 + this.total.get(n)!);
   }
 
-  /** At most `max` names, best first (see the class), the more recent first among equals. */
+  /** At most `max` names, best first (see the class), the more recent first among equals; none met only in prose. */
   ranked(max: number): string[] {
-    const score = new Map([...this.best.keys()].map((n) => [n, this.score(n)]));
+    // A name met only as a word of a sentence ({@link NAME_WEIGHT}'s `prose`) is no code name.
+    const listed = [...this.best.keys()].filter((n) => this.best.get(n)! > NAME_WEIGHT.prose);
+    const score = new Map(listed.map((n) => [n, this.score(n)]));
     return [...score.keys()]
       .sort((a, b) => score.get(b)! - score.get(a)! || this.last.get(b)! - this.last.get(a)!)
       .slice(0, max);
