@@ -193,6 +193,14 @@ export function agentWords(text: string): string {
   return AGENT_ROLE_NOTICE.test(t) ? '' : t;
 }
 
+/**
+ * Notices a harness appends to the agent's message, one a line: Aider's `> Applied edit to a.ts` and
+ * `> Commit e647cd7 feat: …` (its importer keeps them with the reply whose edits they applied and
+ * committed). They are the tool's words, never the agent's: a commit is read from them as a commit,
+ * not as an id the conversation named. Global, multi-line.
+ */
+export const AGENT_NOTICE_LINES = /^> (?:Applied edit to |Commit [0-9a-f]{7,40} )[^\n]*$/gm;
+
 /** Aider's confirmation prompt with the answer typed at it ("Add file to the chat? (Y)es/(N)o… [Yes]: all"). */
 const AIDER_PROMPT = /^[^\n]*\(Y\)es\/\(N\)o[^\n]*\]: ?\S*$/;
 

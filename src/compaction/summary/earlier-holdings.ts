@@ -42,7 +42,8 @@ const HEX = /(?<![\w/.-])[0-9a-f]{7,40}(?![\w/.-])/g;
 
 /**
  * Whether a line of an earlier summary under `heading` names commits the agent made: a line of its
- * commits section, the commits line of its kept section, or (a recording agent's own summary, which
+ * commits section, the commits line of its kept section (a command's line names the commits it made
+ * after its outcome, {@link COMMAND_COMMITS}), or (a recording agent's own summary, which
  * has no sections of ours) a line that says "commit". A hex id anywhere else (an identifier
  * from a `git log` listing, a sub-agent's id, a request's trace id) is no commit of the agent's.
  */
@@ -51,6 +52,9 @@ function namesCommits(heading: string, line: string): boolean {
   if (heading === '') return /\bcommit/i.test(line);
   return heading === LEDGER.commits || (heading === KEPT_HEADING && line.startsWith(KEPT_COMMITS_LINE));
 }
+/** A command's line that names the commits it made (`… → ok, commit 4be9a4b`, ledger.ts): their ids. */
+const COMMAND_COMMITS = /→ ok, commit ((?:[0-9a-f]{7,40}(?:, )?)+)/;
+
 /** Lines that state why something failed. */
 const CAUSE = /\broot[- ]cause|\bcaused by\b|\bthe cause (?:was|is)\b|\bbecause of\b/i;
 
@@ -151,6 +155,10 @@ function holdingsOf(text: string): Holding[] {
     for (const p of pathsOf(line, heading === LEDGER.files))
       out.push({ kind: 'file', key: p, ...(inFiles ? { line } : {}), ...(read ? { read: true } : {}) });
     if (namesCommits(heading, line)) for (const c of commitsOf(line)) out.push({ kind: 'commit', key: c });
+    else if (heading === LEDGER.commands) {
+      const made = COMMAND_COMMITS.exec(line);
+      if (made) for (const c of commitsOf(made[1])) out.push({ kind: 'commit', key: c });
+    }
     if (CAUSE.test(line)) out.push({ kind: 'cause', key: line.replace(/^[-*\s]+/, ''), line });
   }
   return out;

@@ -22,6 +22,7 @@ import { expandRoots, parseRootsLine, type PathRoots } from './ledger/path-root'
 import { NameTally, namesFromLines, namesOfMessage } from './identifiers/worked-names';
 import { parseJsonObject } from '../../format/json';
 import { overridingSentence, prohibitionKey } from './prose';
+import { AGENT_NOTICE_LINES } from '../harness-text';
 
 /** Section headings shared by every summarizer's notes. */
 export const SECTIONS = {
@@ -58,8 +59,6 @@ export function supersededLine(rule: string, by: string): string {
 /** Characters of an agent's answer kept in the notes, at most (clipped at a sentence end). */
 const MAX_ANSWER_CHARS = 700;
 
-/** Aider's notices kept at the end of a reply (`> Applied edit to a.ts`, `> Commit e647cd7 feat: …`): the harness's words. */
-const AIDER_NOTICE_LINE = /^> (?:Applied edit to |Commit [0-9a-f]{7,} )[^\n]*$/gm;
 /** A file's name alone on the line above its fenced block (Aider's whole-file edit format): part of the edit. */
 const FENCE_FILE_NAME = /^[ \t]*[\w.@~/\\-]+\.\w+[ \t]*\n(?=[ \t]*```)/gm;
 
@@ -76,7 +75,7 @@ export function answerText(text: string): string {
     .replace(FENCE_FILE_NAME, '')
     .replace(/^\s*```[^\n]*\n[\s\S]*?^\s*```[^\n]*$/gm, ' ')
     .replace(/^\s*```[^\n]*(?:\n[\s\S]*)?$/m, ' ')
-    .replace(AIDER_NOTICE_LINE, ' ')
+    .replace(AGENT_NOTICE_LINES, ' ')
     .trim();
   return t.length >= 20 ? t : '';
 }

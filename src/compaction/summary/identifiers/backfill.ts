@@ -9,7 +9,7 @@
 import type { ContextItem } from '../../types';
 import { isToolOutputText, toolCallsOf } from '../../text';
 import { textWithPlaceholders } from '../../content-text';
-import { HARNESS_BLOCKS, HARNESS_PARAGRAPHS, userTextAuthor } from '../../harness-text';
+import { AGENT_NOTICE_LINES, HARNESS_BLOCKS, HARNESS_PARAGRAPHS, userTextAuthor } from '../../harness-text';
 import { extractIdentifiers, isOneToken, NOISE } from './identifiers';
 import {
   identifiersAfterTraceback,
@@ -34,9 +34,14 @@ function harnessOrToolOutput(text: string): boolean {
   return isToolOutputText(text) || userTextAuthor(text).by === 'harness';
 }
 
-/** The conversation text of a message: a user message without the blocks a harness added to it. */
+/**
+ * The conversation text of a message: a user message without the blocks a harness added to it, an
+ * agent's without the notices a harness appended to it (Aider's commits: their ids are commits, named
+ * as such, not identifiers of the conversation).
+ */
 function conversationText(role: string, text: string): string {
-  return role === 'user' ? text.replace(HARNESS_BLOCKS, ' ').replace(HARNESS_PARAGRAPHS, '\n') : text;
+  if (role === 'user') return text.replace(HARNESS_BLOCKS, ' ').replace(HARNESS_PARAGRAPHS, '\n');
+  return text.includes('\n> ') || text.startsWith('> ') ? text.replace(AGENT_NOTICE_LINES, ' ') : text;
 }
 
 /** Source texts of a span, split by where the text came from. */

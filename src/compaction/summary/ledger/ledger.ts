@@ -272,7 +272,7 @@ export function buildLedger(
       : r.answer
         ? `${r.answer}${r.answerExit !== undefined ? ` (exit ${r.answerExit})` : ''}`
         : r.lastOk
-          ? 'ok'
+          ? `ok${commitsOf(actions, r.last)}`
           : passedLater.has(cmd)
             ? 'succeeded when run again in the steps kept after this summary'
             : (fixedBy(all, next.fixAt(r.last), cmd) ??
@@ -402,6 +402,21 @@ function fixWords(fix: CommandFix | undefined, passed: string): string {
 
 /** Commits named with their message (the newest); earlier ones are listed by id. */
 const COMMITS_IN_FULL = 5;
+/**
+ * The commits the command at `actions[at]` made (the `commit` actions that follow it, see
+ * `actions.ts`), as the words that follow its "ok": `, commit f8e6fe0`; '' for none. The command's
+ * line keeps the id of what it made even where the commits section gives way to the budget.
+ */
+function commitsOf(actions: readonly Action[], at: number): string {
+  const hashes: string[] = [];
+  for (let i = at + 1; i < actions.length; i++) {
+    const a = actions[i];
+    if (a.kind !== 'commit') break;
+    hashes.push(a.hash);
+  }
+  return hashes.length ? `, commit ${hashes.join(', ')}` : '';
+}
+
 /** Earlier commits listed by id at most (the newest of them). */
 const COMMIT_IDS = 20;
 
