@@ -270,6 +270,7 @@ function shellFileOps(command: string): ShellFileOp[] {
   // the background); `2>&1` and `&>` are redirections, not separators.
   // Plain assignments (`SRC=a.txt`): a later `cp "$SRC" "$DST"` copies the files they hold.
   const vars = new Map<string, string>();
+  let cwd: string | undefined;
   for (const part of unwrapScripts(commandLines.join('\n')).split(/&&|\|\||;|\n|(?<![>&])&(?![&>])/)) {
     const assignment = /^\s*([A-Za-z_]\w*)=(['"]?)([^\s'"$`]+)\2\s*$/.exec(part);
     if (assignment) {
@@ -283,26 +284,74 @@ function shellFileOps(command: string): ShellFileOp[] {
     )
       .trim()
       .replace(/^(?:sudo\s+)/, '');
-    const moves = moveOps(t);
-    if (moves) {
-      for (const op of moves) ops.push(op);
+    // `cd DIR && rm -rf .next`: what follows names paths in DIR.
+    const cd = CHANGE_DIRECTORY.exec(t);
+    if (cd) {
+      cwd = joinedPath(cwd, unquote(cd[1]));
       continue;
     }
-    let m: RegExpExecArray | null;
-    if (/<</.test(t)) continue;
-    for (const op of copyOps(t)) ops.push(op);
-    m = /(?:^|\s)(?:cat|echo|printf)\b[^>]*?(?:^|[^0-9&>])>>?\s*(\S+)/.exec(t) ?? /^touch\s+(\S+)/.exec(t);
-    if (m && isFileTarget(unquote(m[1]))) ops.push({ op: 'created', path: unquote(m[1]) });
-    m = /\btee\s+(?:-a\s+)?([^\s|;&>]+)/.exec(t);
-    if (m && isFileTarget(unquote(m[1]))) ops.push({ op: 'created', path: unquote(m[1]) });
-    m = /^sed\s+(?:-\w+\s+)*-i\S*\s+.*\s(\S+)$/.exec(t);
-    if (m) ops.push({ op: 'edited', path: unquote(m[1]) });
-    m = /\b(?:Set-Content|Add-Content|Out-File)\s+(?:-(?:Path|FilePath)\s+)?(['"]?)([^\s'"]+)\1/i.exec(t);
-    if (m) ops.push({ op: 'created', path: m[2] });
-    if (/^(python3?|node)\s+-[ce]\s/.test(t)) for (const op of scriptWrites(t)) ops.push(op);
-    for (const op of shellReads(t)) ops.push(op);
+    const start = ops.length;
+    partOps(t, ops);
+    if (cwd !== undefined)
+      for (let k = start; k < ops.length; k++) {
+        const op = ops[k];
+        ops[k] = {
+          ...op,
+          path: joinedPath(cwd, op.path) ?? op.path,
+          ...(op.to ? { to: joinedPath(cwd, op.to) ?? op.to } : {}),
+        };
+      }
   }
   return ops;
+}
+
+/** A command that changes the folder the next ones run in: `cd DIR`, `cd /d DIR`, `pushd DIR`, `Set-Location DIR`. */
+const CHANGE_DIRECTORY =
+  /^(?:cd|chdir|pushd|Set-Location|sl)\s+(?:\/d\s+|-(?:Literal)?Path\s+)?("[^"]+"|'[^']+'|[^\s"']+)\s*$/i;
+
+/** An absolute path: POSIX (`/…`, `~/…`), Windows with a drive letter (`c:\\…`, `c:/…`), a UNC share. */
+const ABSOLUTE = /^(?:[/~]|[A-Za-z]:[\\/]|\\\\)/;
+
+/**
+ * `path` in the folder `dir` (`c:\\app\\terraform` + `.terraform` → `c:\\app\\terraform\\.terraform`), in
+ * `dir`'s separator, with `.` and `..` steps taken; `path` itself when it is absolute or names a
+ * variable; undefined when `dir` is unknown or not absolute.
+ */
+function joinedPath(dir: string | undefined, path: string): string | undefined {
+  if (ABSOLUTE.test(path)) return path;
+  if (dir === undefined || !ABSOLUTE.test(dir) || /^[$%]/.test(path)) return dir === undefined ? undefined : path;
+  const sep = /^[A-Za-z]:|^\\\\/.test(dir) ? '\\' : '/';
+  const parts = dir.split(/[\\/]/);
+  if (parts[parts.length - 1] === '') parts.pop();
+  for (const step of path.split(/[\\/]/)) {
+    if (step === '' || step === '.') continue;
+    if (step === '..') {
+      if (parts.length > 1) parts.pop();
+    } else parts.push(step);
+  }
+  return parts.join(sep);
+}
+
+/** The file operations of one simple command of a shell script `t` (see {@link shellFileOps}), pushed to `ops`. */
+function partOps(t: string, ops: ShellFileOp[]): void {
+  const moves = moveOps(t);
+  if (moves) {
+    for (const op of moves) ops.push(op);
+    return;
+  }
+  let m: RegExpExecArray | null;
+  if (/<</.test(t)) return;
+  for (const op of copyOps(t)) ops.push(op);
+  m = /(?:^|\s)(?:cat|echo|printf)\b[^>]*?(?:^|[^0-9&>])>>?\s*(\S+)/.exec(t) ?? /^touch\s+(\S+)/.exec(t);
+  if (m && isFileTarget(unquote(m[1]))) ops.push({ op: 'created', path: unquote(m[1]) });
+  m = /\btee\s+(?:-a\s+)?([^\s|;&>]+)/.exec(t);
+  if (m && isFileTarget(unquote(m[1]))) ops.push({ op: 'created', path: unquote(m[1]) });
+  m = /^sed\s+(?:-\w+\s+)*-i\S*\s+.*\s(\S+)$/.exec(t);
+  if (m) ops.push({ op: 'edited', path: unquote(m[1]) });
+  m = /\b(?:Set-Content|Add-Content|Out-File)\s+(?:-(?:Path|FilePath)\s+)?(['"]?)([^\s'"]+)\1/i.exec(t);
+  if (m) ops.push({ op: 'created', path: m[2] });
+  if (/^(python3?|node)\s+-[ce]\s/.test(t)) for (const op of scriptWrites(t)) ops.push(op);
+  for (const op of shellReads(t)) ops.push(op);
 }
 
 /**

@@ -4,8 +4,9 @@
  * absolute paths, and a ledger of a hundred files repeats the same 40–90-character prefixes a hundred
  * times; written this way the same notes budget holds three to four times as many files.
  *
- * A shortened path keeps at least its parent folder and its name (`$A/src/x.ts`, never `$A/x.ts`
- * for a file directly in a named folder's parent), so names stay recognisable on their own.
+ * Every path under a named folder is written from it, a file directly in it too (`$A/package.json`
+ * beside `$A/src/x.ts`): one summary never writes the same folder two ways. A folder is chosen for
+ * the deeper paths it shortens, so a shortened path mostly keeps its parent folder and its name.
  *
  * Pure: no I/O.
  */
@@ -113,9 +114,9 @@ export function chooseRoots(paths: Iterable<string>, keep: PathRoots = NO_ROOTS)
   return { list };
 }
 
-/** True when `dir` shortens `path` (the path lies at least one folder below it). */
+/** True when `dir` shortens `path` (the path lies in it, directly or deeper). */
 function covers(dir: string, path: string): boolean {
-  return path.startsWith(dir) && path.indexOf(dir.charAt(dir.length - 1), dir.length) > dir.length;
+  return path.length > dir.length && path.startsWith(dir);
 }
 
 /** `path` written from the deepest named folder that shortens it, else unchanged. */

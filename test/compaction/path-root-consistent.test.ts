@@ -1,0 +1,60 @@
+/**
+ * A summary writes a folder one way: every path under a named folder is written from its name, a file
+ * directly in it too, and so are the files and folders a command deletes or moves by a relative path
+ * after `cd DIR &&` (they lie in DIR, and two folders' `.next` are two entries, not one).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { WRITERS, summaryOf, sectionOf, type Step } from '../support/recordings';
+
+const filler = (n: number) => 'lorem ipsum dolor sit amet '.repeat(n);
+
+/** The work, with paths under `root` (ending with its separator) written with `sep`. */
+function work(root: string, sep: string): Step[] {
+  const p = (...parts: string[]) => root + parts.join(sep);
+  const deep = ['src', 'components', 'incidents'];
+  return [
+    { user: 'set up the incident pages and clean the build folders' },
+    ...['IncidentList', 'IncidentForm', 'IncidentMap', 'IncidentDetails'].map((n): Step => ({
+      tool: 'write',
+      path: p(...deep, `${n}.tsx`),
+      content: `export function ${n}() {}`,
+    })),
+    { tool: 'write', path: p('package.json'), content: '{ "name": "incidents" }' },
+    {
+      tool: 'bash',
+      command: `cd ${p('terraform')} && rm -rf .terraform && cd .. && rm -rf .next && mv notes.txt ${['docs', 'notes.txt'].join(sep)}`,
+      output: '',
+      exit: 0,
+    },
+    { say: `Done. ${filler(2500)}` },
+    { user: 'thanks' },
+    { say: 'ok' },
+  ];
+}
+
+const CASES = [
+  { format: 'claude-code', root: '/home/someone/projects/marine-response-app/', sep: '/' },
+  { format: 'codex', root: '/home/someone/projects/marine-response-app/', sep: '/' },
+  { format: 'cline', root: 'c:\\Apps\\MarineResponseApp04242026\\', sep: '\\' },
+] as const;
+
+for (const { format, root, sep } of CASES) {
+  test(`${format}: paths under a named folder, deleted and moved ones too, are all written from its name`, async () => {
+    const { write, file } = WRITERS[format];
+    const { summary } = await summaryOf(write(work(root, sep)), file);
+    const name = new RegExp(`\\$([A-Z]) = ${root.replace(/[\\$.]/g, '\\$&')}(?:,|$)`, 'm').exec(summary)?.[1];
+    assert.ok(name, `the folder is named:\n${summary}`);
+    const files = sectionOf(summary, 'Files changed');
+    const at = (...parts: string[]) => [`$${name}`, ...parts].join(sep);
+    // A file is named on its own line or by its folder's (`- in $A/terraform/: deleted .terraform`).
+    const named = (dir: string[], file: string, what: string) =>
+      files.includes(`- ${at(...dir, file)}`) ||
+      files.split('\n').some((l) => l.startsWith(`- in ${at(...dir)}${sep}: `) && l.includes(`${what} ${file}`));
+    assert.ok(named([], 'package.json', 'created'), summary);
+    assert.ok(named(['terraform'], '.terraform', 'deleted'), summary);
+    assert.ok(named([], '.next', 'deleted'), summary);
+    assert.ok(named(['docs'], 'notes.txt', 'moved here'), summary);
+    assert.ok(!files.includes(root), `no path of the folder is written in full:\n${files}`);
+  });
+}
