@@ -90,9 +90,14 @@ for (const [writer, meta] of [
       incremental.check(requestLost).map((v) => v.message),
       ['anchor message m2 (user) is not in the context verbatim'],
     );
-    // The same message as a plain user message (no recorded mark) is the request typed last.
+    // Without the recorded mark the message still opens with a summary's header, which nobody types:
+    // no anchor either. A message typed in its place is the request typed last.
     const unmarked = raw.map((e) => ({ id: e.id, message: { ...e.message } }));
-    assert.equal(analyze(itemsFromEntries(unmarked)).lastUserIndex, 3);
+    assert.equal(analyze(itemsFromEntries(unmarked)).lastUserIndex, 2);
+    const typed = unmarked.map((e) =>
+      e.id === 'm3' ? { id: e.id, message: { role: 'user' as const, content: 'and document it' } } : e,
+    );
+    assert.equal(analyze(itemsFromEntries(typed)).lastUserIndex, 3);
   });
 }
 

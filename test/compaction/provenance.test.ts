@@ -64,10 +64,13 @@ const sweWork = work.filter((s) => !('user' in s) || !HARNESS_BLOCKS.includes(s.
 
 for (const [format, { write, file }] of Object.entries(ALL_WRITERS)) {
   test(`${format}: harness blocks and tags in tool output are never the user's words`, async () => {
-    const { summary } = await summaryOf(write(format === 'swe-agent' ? sweWork : work), file);
+    const { summary, context } = await summaryOf(write(format === 'swe-agent' ? sweWork : work), file);
     const words = usersWords(summary);
-    // SWE-agent's only typed message is the latest request, which stays in the context unsummarized.
-    if (format !== 'swe-agent') assert.match(words, /rename the config loader and keep the public API stable/, summary);
+    // The typed message is kept: the latest request, unsummarized in the context (the harness blocks
+    // after it are nobody's request), or a request the summary quotes (Cline's writer sends the blocks
+    // after it as the user's feedback).
+    const typed = 'rename the config loader and keep the public API stable';
+    assert.ok(context.some((t) => !t.startsWith('[Summary of') && t.includes(typed)) || words.includes(typed), summary);
     assert.doesNotMatch(words, /attacker\.example/, summary);
     for (const leak of [
       'environment_context',

@@ -9,7 +9,10 @@
  */
 import type { ChatMessage, ContextItem } from '../types';
 import { isToolOutputText } from '../text';
-import { isRecordedSummary } from '../tool-outcomes';
+import { isRecordedHarnessText, isRecordedSummary } from '../tool-outcomes';
+import { userTextAuthor } from '../harness-text';
+import { textWithPlaceholders } from '../content-text';
+import { MessageMemo } from '../message-memo';
 
 /** What a unit is. */
 /** `turn`: a piece of history (a step, or user messages); `step`: a current-task agent step. */
@@ -44,13 +47,33 @@ export function toolCallIds(message: ChatMessage): string[] {
 }
 
 /**
- * A user message written by the user (not a summary standing for earlier messages). A summary an
- * earlier compaction wrote and the recording holds as a plain user message (the recording agent's own
- * compaction replayed message by message, ContextKeeper's read back from a `compact --out` file) is
- * no such message, in whatever item it stands: DESIGN.md's invariant 3 anchors what the user typed.
+ * A user message written by the user: not a summary standing for earlier messages, not tool output
+ * sent in the user role, and not a message a harness or an IDE wrote alone ({@link isHarnessMessage}).
+ * A summary an earlier compaction wrote and the recording holds as a plain user message (the
+ * recording agent's own compaction replayed message by message, ContextKeeper's read back from a
+ * `compact --out` file) is no such message, in whatever item it stands: DESIGN.md's invariant 3
+ * anchors what the user typed.
  */
 export function isRealUserMessage(item: ContextItem): boolean {
-  return item.message.role === 'user' && !isSummaryItem(item) && !isToolOutputMessage(item);
+  return item.message.role === 'user' && !isSummaryItem(item) && !isToolOutputMessage(item) && !isHarnessMessage(item);
+}
+
+const harnessMessages = new MessageMemo<object, boolean>();
+
+/**
+ * A user-role message that holds only what a harness or an IDE wrote (`userTextAuthor` in
+ * harness-text.ts: Cline's environment details or task resumption notice with no new words, Claude
+ * Code's reminders, command wrappers and records marked `isMeta`, Codex's environment context, IDE
+ * selections): nobody typed it. Read once per message object.
+ */
+export function isHarnessMessage(item: ContextItem): boolean {
+  const m = item.message;
+  if (m.role !== 'user') return false;
+  const hit = harnessMessages.get(m);
+  if (hit !== undefined) return hit;
+  const harness = userTextAuthor(textWithPlaceholders(m.content), isRecordedHarnessText(m)).by === 'harness';
+  harnessMessages.set(m, harness);
+  return harness;
 }
 
 /**
@@ -199,8 +222,9 @@ export function analyzeTable(items: readonly ContextItem[], keepRecentSteps = 1)
         if (ids.includes((items[j].message as { tool_call_id?: string }).tool_call_id ?? '')) answered++;
         j++;
       }
-      // Tool output sent in the user role (agents without native tool calls) ends the step too.
-      while (j < n && isToolOutputMessage(items[j])) j++;
+      // Tool output sent in the user role (agents without native tool calls) ends the step too, and
+      // so does what a harness sends after the results (Cline's environment details): nobody typed it.
+      while (j < n && (isToolOutputMessage(items[j]) || isHarnessMessage(items[j]))) j++;
       // Every call answered (ids are unique within a message, results answer each once).
       push(i, j, KIND.step, REGION.current, answered >= ids.length, 3);
       steps++;
