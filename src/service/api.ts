@@ -84,6 +84,12 @@ export interface ContextServiceApi extends Disposable {
   readonly onDidRequestApproval: Event<ApprovalRequest>;
   /** The pending preview changed (set, applied or discarded → undefined). */
   readonly onDidChangePreview: Event<CompactionPreview | undefined>;
+  /**
+   * The pending preview was discarded because the context it was computed on changed (a restore, an
+   * undone restore, a new message, a compaction, a pin): what changed, in words ("a checkpoint was
+   * restored"). Fired after {@link onDidChangePreview} (undefined).
+   */
+  readonly onDidDropPreview: Event<string>;
 
   /** Session id (folder name under the storage directory). */
   readonly sessionId: string;

@@ -29,6 +29,7 @@ export class ServiceEvents {
   readonly toolCallStarted = new Emitter<ToolCallEvent>();
   readonly toolCallFinished = new Emitter<ToolResultEvent>();
   readonly preview = new Emitter<CompactionPreview | undefined>();
+  readonly previewDropped = new Emitter<string>();
 
   /** Drops every listener; later subscriptions are no-ops. */
   dispose(): void {
@@ -42,6 +43,7 @@ export class ServiceEvents {
       this.toolCallStarted,
       this.toolCallFinished,
       this.preview,
+      this.previewDropped,
     ]) {
       emitter.dispose();
     }
@@ -65,6 +67,7 @@ export abstract class ServiceEventSurface {
   readonly onDidFinishToolCall = this.events.toolCallFinished.event;
   readonly onDidRequestApproval = this.approvals.onDidRequest;
   readonly onDidChangePreview = this.events.preview.event;
+  readonly onDidDropPreview = this.events.previewDropped.event;
 
   resolveApproval(requestId: string, approved: boolean): void {
     this.approvals.resolve(requestId, approved);

@@ -234,6 +234,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       this.tally.syncEntries(this.session.entries);
       this.secrets.sync(this.session.entries);
       this.events.entryAppended.fire({ entry });
+      this.dropStalePreview('a new message was added');
       this.fireBudget();
     },
     messages: () => {
@@ -351,8 +352,23 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     if (this.taskController) throw new Error('wait for the task to finish before applying the preview');
     const outcome = await this.compactions.applyPreview(edited);
     this.events.preview.fire(undefined);
-    if (outcome.status.kind !== 'applied') this.reportProblem(outcome.status);
+    // A preview refused (stale, or already gone) is the caller's to report: no agent or compaction
+    // ran, so the state does not turn to error.
+    const refused = outcome.status.kind === 'rewritten' || outcome.status.kind === 'no-preview';
+    if (outcome.status.kind !== 'applied' && !refused) this.reportProblem(outcome.status);
     return outcome;
+  }
+
+  /**
+   * Discards the pending preview, if any, because the context it was computed on changed (`why`, in
+   * words): applying it would be refused as stale, so it is not offered any longer.
+   */
+  private dropStalePreview(why: string): void {
+    if (!this.compactions.currentPreview) return;
+    this.compactions.discardPreview();
+    this.log('info', `summary preview discarded: ${why}`);
+    this.events.preview.fire(undefined);
+    this.events.previewDropped.fire(why);
   }
 
   discardPreview(): void {
@@ -372,6 +388,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       messages: result.tokensAfter - result.tokensBefore,
     });
     for (const record of records) this.events.checkpointAdded.fire(record);
+    this.dropStalePreview('a compaction rewrote the context');
     this.fireBudget();
     return records;
   }
@@ -398,6 +415,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     for (const cp of undone) for (const rid of cp.replacedIds) this.restored.add(rid);
     this.compactions.guard.reset();
     this.events.checkpointRestored.fire(event);
+    this.dropStalePreview('a checkpoint was restored');
     this.fireBudget();
     return event;
   }
@@ -414,6 +432,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     this.rewrite(next);
     const undone = { ...event, undo: true };
     this.events.checkpointRestored.fire(undone);
+    this.dropStalePreview('the restore was undone');
     this.fireBudget();
     return undone;
   }
@@ -432,6 +451,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
 
   async pin(entryId: string, pinned = true): Promise<void> {
     this.rewrite(this.session.planPin(entryId, pinned), { removed: [], added: [] });
+    this.dropStalePreview(pinned ? 'a message was pinned' : 'a message was unpinned');
     this.fireBudget();
   }
 

@@ -30,6 +30,7 @@ import { cancelAndWait } from './commands/task-cancel';
 import type { CheckpointRecord, ImportedTranscript, ServiceState } from '../service/records';
 import { toBudgetView } from './sidebar/view-mappers';
 import { errorMessage } from '../format/error-message';
+import { notify } from './notify';
 
 /** Everything the factory needs to build one service instance. */
 export interface ServiceInput {
@@ -419,6 +420,10 @@ export class SessionController implements vscode.Disposable {
         if (change.state === 'idle' && this.rebuildPending && !service.taskRunning) void this.rebuild('deferred');
       }),
       service.onDidRequestApproval((request) => this._onDidRequestApproval.fire(request)),
+      // The preview card and its review document go with the preview; say why it went.
+      service.onDidDropPreview((why) => {
+        void notify('info', `ContextKeeper: summary preview discarded: ${why}.`);
+      }),
       service.onDidAppendEntry(({ entry }) => {
         // The first task names a new session (a name given by the user stays).
         if (entry.message.role !== 'user' || typeof entry.message.content !== 'string') return;

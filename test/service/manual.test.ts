@@ -150,7 +150,7 @@ test('two concurrent compactions give one summary and one checkpoint; the same d
   );
 });
 
-test('preview: propose, edit and apply; discard; a stale preview is not applied', async (t) => {
+test('preview: propose, edit and apply; discard; a pin discards it', async (t) => {
   const summarizer = new StubSummarizer('PROPOSED SUMMARY');
   const fx = await serviceFixture(
     history(() => text('ok')),
@@ -181,9 +181,56 @@ test('preview: propose, edit and apply; discard; a stale preview is not applied'
 
   await fx.service.compactNow({ preview: true });
   await fx.service.pin(fx.service.getTranscript().context[1].id);
-  const stale = await fx.service.applyPreview();
-  assert.notEqual(stale.status.kind, 'applied');
-  assert.match(describeOutcome(stale.status), /stale/);
+  assert.equal(fx.service.getPreview(), undefined, 'the pin changed the context the preview was made on');
+  assert.notEqual((await fx.service.applyPreview()).status.kind, 'applied');
+});
+
+test('a pending preview is discarded, saying why, by a restore, an undone restore, a new message and a compaction; a refused Apply is no error', async (t) => {
+  const summarizer = new StubSummarizer('PROPOSED SUMMARY');
+  const fx = await serviceFixture(
+    history(() => text(`ok\n${filler(40, 'ok')}`)),
+    { files, summarizer, window: 64_000 },
+  );
+  t.after(fx.cleanup);
+  await withHistory(fx);
+  const dropped: string[] = [];
+  const changes: unknown[] = [];
+  const subscriptions = [
+    fx.service.onDidDropPreview((why) => dropped.push(why)),
+    fx.service.onDidChangePreview((p) => changes.push(p)),
+  ];
+  t.after(() => subscriptions.forEach((s) => s.dispose()));
+  const propose = async () => {
+    const outcome = await fx.service.compactNow({ preview: true });
+    assert.ok(outcome.preview, describeOutcome(outcome.status));
+    changes.length = 0;
+  };
+  const compacted = await fx.service.compactNow();
+  assert.equal(compacted.status.kind, 'applied', describeOutcome(compacted.status));
+  const checkpoint = fx.service.getCheckpoints().at(-1)!;
+
+  await fx.service.restoreCheckpoint(checkpoint.id);
+  await propose();
+  await fx.service.undoRestore();
+  await fx.service.restoreCheckpoint(checkpoint.id);
+  assert.deepEqual(dropped, ['the restore was undone']);
+  assert.deepEqual(changes, [undefined], 'the preview card and its document go');
+
+  await propose();
+  await fx.service.runTask('One more thing.');
+  assert.deepEqual(dropped, ['the restore was undone', 'a new message was added']);
+  assert.equal(fx.service.getPreview(), undefined);
+
+  await propose();
+  dropped.length = 0;
+  const again = await fx.service.compactNow();
+  assert.equal(again.status.kind, 'applied', describeOutcome(again.status));
+  assert.deepEqual(dropped, ['a compaction rewrote the context']);
+
+  // Apply with nothing left to apply is refused and said by the caller: the state is not an error.
+  const refused = await fx.service.applyPreview();
+  assert.equal(refused.status.kind, 'no-preview');
+  assert.notEqual(fx.service.getState().state, 'error');
 });
 
 test('restore undoes dependent checkpoints first, restores the exact context, and compacting again works', async (t) => {

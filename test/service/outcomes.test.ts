@@ -90,14 +90,13 @@ test('timed out: the status carries the limit and the problem is shown', async (
   });
 });
 
-test('preview: proposed, then no preview to apply, and a stale preview', async (t) => {
+test('preview: proposed, then discarded by a pin, so there is no preview to apply', async (t) => {
   const { fx } = await withHistory(new StubSummarizer('SUMMARY-OK'));
   t.after(fx.cleanup);
   const proposed = await fx.service.compactNow({ preview: true });
   assert.deepEqual(proposed.status, { kind: 'proposed' });
   await fx.service.pin(fx.service.getTranscript().entries[1].id);
-  const stale = await fx.service.applyPreview();
-  assert.deepEqual(stale.status, { kind: 'rewritten', during: 'preview' });
+  assert.equal(fx.service.getPreview(), undefined);
   const none = await fx.service.applyPreview();
   assert.deepEqual(none.status, { kind: 'no-preview' });
   assert.equal(describeOutcome(none.status), 'there is no summary preview to apply');

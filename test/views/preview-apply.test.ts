@@ -131,3 +131,16 @@ test('the sidebar Apply writes its own texts, even where an earlier edit was rep
   );
   assert.doesNotMatch(await appliedSummaries(before), /A line typed/);
 });
+
+test('a preview discarded because the context changed says why, and its card and document go', async () => {
+  await propose();
+  const entry = api.getViewState().transcript.find((item) => 'entryId' in item && item.kind === 'user');
+  assert.ok(entry && 'entryId' in entry);
+  await commands.executeCommand('contextKeeper.pinMessage', entry.entryId);
+  await until(() => api.getViewState().preview === undefined, 'the preview card to go');
+  assert.ok(
+    host.messages.some((m) => m.message === 'ContextKeeper: summary preview discarded: a message was pinned.'),
+    host.messages.map((m) => m.message).join('\n'),
+  );
+  assert.notEqual(api.getViewState().state, 'error');
+});

@@ -181,7 +181,8 @@ export class Compactions {
   invalidate(): void {
     this.ahead.discardReady();
     this.ahead.stop('context rewritten');
-    // A pending preview is kept: applying it reports it stale (its version no longer matches).
+    // A pending preview is the service's to discard (it says why); applying one left over would
+    // report it stale (its version no longer matches).
   }
 
   /** Aborts runs and preparation in progress; queued requests resolve as not applied. */
