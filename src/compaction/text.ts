@@ -104,6 +104,8 @@ export function errorLines(text: string, max = 5): string[] {
   // A traceback cut before its exception (or frames with nothing before them) is quoted as it is
   // when no other line says more.
   let bare: string | undefined;
+  /** Lines found that are no warning: the scan stops at `max` of them. */
+  let errors = 0;
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const t = lines[i].trim();
@@ -116,11 +118,22 @@ export function errorLines(text: string, max = 5): string[] {
     const line = said.slice(0, 240);
     if (!out.includes(line)) {
       out.push(line);
-      if (out.length >= max) break;
+      if (!WARNING_LINE.test(line) && ++errors >= max) break;
     }
   }
   if (!out.length && bare !== undefined) out.push(bare);
-  return out;
+  // A warning printed before the error ("npm warn ERESOLVE …" before "npm error code ERESOLVE") is
+  // not what failed: error lines come first.
+  if (!errors || errors === out.length) return out.slice(0, max);
+  return [...out.filter((l) => !WARNING_LINE.test(l)), ...out.filter((l) => WARNING_LINE.test(l))].slice(0, max);
+}
+
+/** A line a tool prints as a warning (`npm warn …`, `WARNING: …`, `warning: …`, `[WARN] …`). */
+const WARNING_LINE = /^(?:(?:npm|yarn|pnpm)\s+)?(?:\[\s*)?warn(?:ing)?\b/i;
+
+/** True when `line` (trimmed) is a warning a tool printed ({@link WARNING_LINE}), not an error. */
+export function isWarningLine(line: string): boolean {
+  return WARNING_LINE.test(line);
 }
 
 const WHOLE_KEYS = /path|file|dir|folder|command|cmd|url|uri|pattern|glob|query/i;

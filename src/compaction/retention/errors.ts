@@ -360,8 +360,17 @@ function shapeOf(command: string): RunShape {
   return shape;
 }
 
+/**
+ * Output hidden or a failure ignored (`2>nul`, `2>/dev/null`, `|| true`, `; exit 0`,
+ * `-ErrorAction SilentlyContinue`): such a run passing says nothing of what failed without it.
+ */
+const SILENCED =
+  /\d?>\s*(?:nul|\$null|\/dev\/null)\b|\|\|\s*(?:true|:|exit\s+0|echo\b)|;\s*(?:true|exit\s+0)\s*$|-ErrorAction\s+(?:SilentlyContinue|Ignore)/i;
+
 function readShape(command: string): RunShape {
   const words = targetWords(command);
+  // A run that hides its errors is another target than the same run showing them: its success fixes nothing.
+  const hidden = SILENCED.test(command) ? ' (errors hidden)' : '';
   const plain = words.filter((w) => !w.startsWith('-'));
   const options = words.filter((w) => w.startsWith('-'));
   const program = (plain[0] ?? '').replace(/^.*[\\/]/, '').replace(/\.(?:exe|cmd|bat)$/i, '');
@@ -373,9 +382,9 @@ function readShape(command: string): RunShape {
   const oneSegment = !/&&|\|\||;|\|/.test(key.replace(/"[^"]*"|'[^']*'/g, ''));
   const readOnly = showsContent(key) || endsInProbe(key) || plain.slice(1, 4).some((w) => READ_ONLY_WORD.test(w));
   return {
-    target: words.join(' '),
+    target: words.join(' ') + hidden,
     program,
-    base: plain.join(' '),
+    base: plain.join(' ') + hidden,
     options,
     named: new Set(distinctiveWords(all)),
     distinct: distinctiveWords(plain.slice(1)),

@@ -7,7 +7,7 @@
  */
 import { exceptionLine, isStackFrame, whatFailed } from '../../stack-trace';
 import type { ChatMessage, ContextItem } from '../../types';
-import { appliedEditPaths, argvCommand, errorLines, toolCallsOf } from '../../text';
+import { appliedEditPaths, argvCommand, errorLines, isWarningLine, toolCallsOf } from '../../text';
 import { textWithPlaceholders } from '../../content-text';
 import { listsAppliedEdits, recordedToolOutcome } from '../../tool-outcomes';
 import { commandOutcome, fileOutcome } from './run-outcome';
@@ -561,12 +561,21 @@ function callActions(name: string, rawArgs: string, result: string | undefined, 
   // The output without a recording's envelope, label and status line: its error line is the tool's own.
   const printed = result === undefined ? undefined : printedOutput(result);
   const failure = (ok: boolean, command?: string) =>
-    printed !== undefined && !ok ? tellingLine(printed, command) : undefined;
+    printed === undefined || ok
+      ? undefined
+      : isCollapsedRecord(printed)
+        ? collapsedError(printed)
+        : tellingLine(printed, command);
   const edit = fileOutcome(false, result, recorded).ok;
   const ok = edit;
   // A file tool's failed result is the tool's own message, which may quote the file's text (an
   // edit's old text): its reason is the line saying it failed, never a quoted line of content.
-  const error = printed !== undefined && !edit ? toolFailureLine(printed) : undefined;
+  const error =
+    printed === undefined || edit
+      ? undefined
+      : isCollapsedRecord(printed)
+        ? collapsedError(printed)
+        : toolFailureLine(printed);
   const args = parseArgs(rawArgs) ?? {};
   const out: Action[] = [];
   if (PLAN_TOOL.test(name)) return [{ kind: 'plan', text: rawArgs, tool: name }];
@@ -626,7 +635,12 @@ function callActions(name: string, rawArgs: string, result: string | undefined, 
         ...(op === 'edited' ? withChange(args) : {}),
         ok: fine,
         tool: name,
-        error: printed !== undefined && !fine ? toolFailureLine(printed) : undefined,
+        error:
+          printed === undefined || fine
+            ? undefined
+            : isCollapsedRecord(printed)
+              ? collapsedError(printed)
+              : toolFailureLine(printed),
       },
     ];
   }
@@ -767,6 +781,25 @@ function withoutEcho(printed: string, command: string | undefined): string {
  * first error line after it, else the output's last line that is not one (what the program printed
  * last before it stopped). Lines echoing `command` (the shell command run) are never the cause.
  */
+/** How the product's record of a collapsed tool result opens (`rewrite/collapse.ts`). */
+const COLLAPSED_RECORD = '[tool result collapsed] ';
+/** The error line a collapsed record kept from the output it stands for (`→ error, N characters, M lines; <line>`). */
+const COLLAPSED_ERROR =
+  / → error, \d+ characters?, \d+ lines?; (.+?)(?:; last line: .*)?\. The full output is kept in ContextKeeper's checkpoint history/;
+
+/** True when `printed` is the product's placeholder for a collapsed tool result, not the tool's output. */
+function isCollapsedRecord(printed: string): boolean {
+  return printed.trimStart().startsWith(COLLAPSED_RECORD);
+}
+
+/**
+ * The error line of the original output a collapsed record (`printed`) kept, else undefined: the
+ * record's own words are never quoted as the tool's error.
+ */
+function collapsedError(printed: string): string | undefined {
+  return COLLAPSED_ERROR.exec(printed)?.[1]?.trim().slice(0, 240);
+}
+
 function tellingLine(output: string, command?: string): string {
   const hung = output.split('\n').find((l) => HUNG.test(l.trim()));
   if (hung !== undefined) return hung.trim().slice(0, 240);
@@ -803,8 +836,10 @@ export function toolFailureLine(printed: string): string {
 }
 
 function firstLine(text: string): string {
-  // A frame says where, not what: the first line that is not one.
-  return (text.split('\n').find((l) => l.trim() && !isStackFrame(l)) ?? '').trim().slice(0, 240);
+  // A frame says where, not what: the first line that is not one; a warning ("npm warn …") is not
+  // what failed when a line after it is no warning.
+  const lines = text.split('\n').filter((l) => l.trim() && !isStackFrame(l));
+  return (lines.find((l) => !isWarningLine(l.trim())) ?? lines[0] ?? '').trim().slice(0, 240);
 }
 
 /**
