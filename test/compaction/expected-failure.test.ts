@@ -130,3 +130,32 @@ for (const format of FORMATS) {
     }
   });
 }
+
+for (const format of ['claude-code', 'openai-chat'] as const) {
+  test(`${format}: a long span's expected outcomes, grown, cut short or with another tail, equal a fresh reading`, () => {
+    const { write, file } = WRITERS[format];
+    // Long enough that the reading is kept for the next, grown span; accepted and rejected runs alternate.
+    const steps: Step[] = [];
+    for (let k = 0; k < 40; k++)
+      steps.push(...NEGATIVE_CHECK.slice(1), {
+        say: k % 3 === 0 ? 'That failed; the address check is wrong.' : 'Exit codes work.',
+      });
+    const entries = importTranscriptTextSync(write(steps), file).entries;
+    const items = itemsFromEntries(entries);
+    assert.ok(items.length > 300, `${items.length} items`);
+    const same = (list: typeof items, label: string) => {
+      const copy = itemsFromEntries(structuredClone(entries.slice(0, list.length)));
+      const want = [...expectedOutcomes(copy)];
+      assert.deepEqual([...expectedOutcomes(list)], want, label);
+    };
+    const other = itemsFromEntries(importTranscriptTextSync(write(NEGATIVE_CHECK), file).entries);
+    for (const end of [280, 290, items.length]) same(items.slice(0, end), `first ${end}`);
+    same(items.slice(0, 270), 'a shorter span after a longer one');
+    // Another tail: the fresh reading of the same messages (the copies of the other tail's).
+    const tail = [...items.slice(0, 260), ...other];
+    const want = [...expectedOutcomes([...itemsFromEntries(structuredClone(entries.slice(0, 260))), ...other])];
+    expectedOutcomes(items);
+    assert.deepEqual([...expectedOutcomes(tail)], want, 'another tail');
+    assert.ok(want.length > 0, 'some command was expected to fail');
+  });
+}

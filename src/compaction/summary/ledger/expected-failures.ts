@@ -12,7 +12,7 @@ import { agentWords } from '../../harness-text';
 import { checkHead, expectsFailure } from '../../retention/outcome';
 import { commandsRun } from './actions';
 import { commandKey } from './ledger-fold';
-import { MessageMemo } from '../../message-memo';
+import { MessageMemo, messageMemosKept } from '../../message-memo';
 
 /**
  * For each command run in `items` (by its ledger key, `commandKey`), the agent's next words (its
@@ -23,31 +23,70 @@ import { MessageMemo } from '../../message-memo';
  * skipped (their ledger lines say what they resolved).
  */
 export function expectedOutcomes(items: readonly ContextItem[]): Map<string, string> {
-  const out = new Map<string, string>();
+  return new Map(OutcomesFold.of(items).out);
+}
+
+/**
+ * The forward reading of {@link expectedOutcomes}: what the agent's words took as intended so far,
+ * the commands run so far by check, and the runs waiting for the agent's next words. It depends on
+ * the items alone, in order, so a list that grew at its end (the next compaction of a growing
+ * conversation, the same item objects first) continues the reading kept from the last long list
+ * instead of reading every message again; any other list is read from its start.
+ */
+class OutcomesFold {
+  /** The items read, in order. */
+  private readonly items: ContextItem[] = [];
+  readonly out = new Map<string, string>();
   // Commands run so far by the check they run (`checkHead`): words accepting one run speak of the
   // earlier runs of the same check too (the same negative check run again without a pipe, say).
-  const byHead = new Map<string, Set<string>>();
-  let waiting: CommandRun[] = [];
-  for (const it of items) {
-    if (it.kind === 'summary' || it.message.role !== 'assistant') continue;
-    const facts = turnFacts(it.message);
-    if (facts.words) {
-      for (const run of waiting)
-        if (facts.sentence === undefined) out.delete(run.key);
-        else for (const key of byHead.get(run.head) ?? []) out.set(key, facts.sentence);
-      waiting = [];
-    }
-    // A notice a harness wrote in the agent's role, or a message of tool calls alone, says nothing
-    // yet: the agent's next words speak of every run since it last spoke.
-    for (const r of facts.runs) {
-      waiting.push(r);
-      let keys = byHead.get(r.head);
-      if (!keys) byHead.set(r.head, (keys = new Set()));
-      keys.add(r.key);
-    }
+  private readonly byHead = new Map<string, Set<string>>();
+  private waiting: CommandRun[] = [];
+
+  /** The reading of `items`: the kept one continued when it read a prefix of them, else a new one. */
+  static of(items: readonly ContextItem[]): OutcomesFold {
+    if (!messageMemosKept()) keptFold = undefined;
+    if (items.length < KEEP_FROM || !messageMemosKept()) return new OutcomesFold().read(items, 0);
+    const k = keptFold;
+    let from = k && k.items.length <= items.length ? k.items.length : -1;
+    for (let i = 0; i < from; i++)
+      if (k!.items[i] !== items[i]) {
+        from = -1;
+        break;
+      }
+    keptFold = from < 0 ? new OutcomesFold().read(items, 0) : k!.read(items, from);
+    return keptFold;
   }
-  return out;
+
+  private read(items: readonly ContextItem[], from: number): this {
+    const { out, byHead } = this;
+    for (let i = from; i < items.length; i++) {
+      const it = items[i];
+      this.items.push(it);
+      if (it.kind === 'summary' || it.message.role !== 'assistant') continue;
+      const facts = turnFacts(it.message);
+      if (facts.words) {
+        for (const run of this.waiting)
+          if (facts.sentence === undefined) out.delete(run.key);
+          else for (const key of byHead.get(run.head) ?? []) out.set(key, facts.sentence);
+        this.waiting = [];
+      }
+      // A notice a harness wrote in the agent's role, or a message of tool calls alone, says nothing
+      // yet: the agent's next words speak of every run since it last spoke.
+      for (const r of facts.runs) {
+        this.waiting.push(r);
+        let keys = byHead.get(r.head);
+        if (!keys) byHead.set(r.head, (keys = new Set()));
+        keys.add(r.key);
+      }
+    }
+    return this;
+  }
 }
+
+/** Lists shorter than this are read whole (cheap), so they do not push a long list's reading out. */
+const KEEP_FROM = 256;
+/** The reading {@link OutcomesFold.of} kept for the next, grown list. */
+let keptFold: OutcomesFold | undefined;
 
 /** A command an assistant message runs: its ledger key (`commandKey`) and the check it runs (`checkHead`). */
 interface CommandRun {
