@@ -245,7 +245,11 @@ test('the scorecard’s left-out list names files and commits first; an extensio
 });
 
 test('where naming what an earlier summary held would leave the context over its trigger, the compaction fits and the scorecard names what was left out', async () => {
-  const files = Array.from({ length: 150 }, (_, k) => `/w/src/area${k % 7}/module_${k}.ts`);
+  // Names so long that even their shortest form (names by folder) would leave the context over its trigger.
+  const files = Array.from(
+    { length: 150 },
+    (_, k) => `/w/src/area${k % 7}/module_${k}_handler_for_the_billing_ledger_settlement_and_refunds.ts`,
+  );
   const earlier: ContextItem = {
     id: 'old~s',
     kind: 'summary',

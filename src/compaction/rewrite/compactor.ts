@@ -50,13 +50,14 @@ import { collectRequests, removeRequestsSection } from '../summary/requests';
 import { keptTokensOf } from '../plan/kept-tokens';
 import { backfillIdentifiers, SpanIdentifiers } from '../summary/identifiers/backfill';
 import { carryIdentifiers } from '../summary/identifiers/carry-identifiers';
-import { keepEarlierHoldings } from '../summary/earlier-holdings';
+import { keepEarlierHoldings, SHORTER_HOLDINGS } from '../summary/earlier-holdings';
 import { actionsOf } from '../summary/ledger/actions';
 import { movedPaths } from '../summary/ledger/ledger';
 import { LineCounter } from '../../tokenizer/line-count';
 import { finalizeSummary } from '../summary/summary-checks';
 import { clipMessageToTokens } from '../clip';
-import { keepSummaryMark } from '../tool-outcomes';
+import { isRecordedSummary, keepSummaryMark } from '../tool-outcomes';
+import { clipSummaryMessage } from '../summary/summary-clip';
 import { composeSummary, SUMMARY_FRAME_TOKENS } from '../summary/compose-summary';
 import { pointerLine } from '../summary/recall-pointer';
 import { summaryHeader } from '../summary/summary-header';
@@ -340,10 +341,26 @@ function finishRun(run: TierRun, startedAt: number): PreparedCompaction | Compac
   let trial = applyPrepared(items, prepared, meter, tools, before);
   if ('status' in trial) return trial;
   // What earlier summaries held, named beyond the budget, gives way when the result would stay at or
-  // over the trigger: fitting the window comes first (the scorecard then names what was left out).
-  if (trial.tokensAfter >= th.triggerTokens && checkpoints.map(withoutHoldings).some(Boolean)) {
+  // over the trigger: fitting the window comes first, so it is named in shorter forms, then left out
+  // (the scorecard then names what was left out).
+  while (trial.tokensAfter >= th.triggerTokens && checkpoints.map((cp) => thinnerHoldings(cp, false)).some(Boolean)) {
     trial = applyPrepared(items, prepared, meter, tools, before);
     if ('status' in trial) return trial;
+  }
+  // Left out only when that makes the result fit: a result over the trigger either way keeps them
+  // named (a richer summary is not replaced by a thinner one for nothing).
+  if (trial.tokensAfter >= th.triggerTokens) {
+    const named = checkpoints.map((cp) => ({ cp, inserted: cp.inserted[0], summary: cp.summary }));
+    if (checkpoints.map((cp) => thinnerHoldings(cp)).some(Boolean)) {
+      const without = applyPrepared(items, prepared, meter, tools, before);
+      if ('status' in without) return without;
+      if (without.tokensAfter < th.triggerTokens) trial = without;
+      else
+        for (const n of named) {
+          n.cp.inserted[0] = n.inserted;
+          n.cp.summary = n.summary;
+        }
+    }
   }
   if (run.auto && !run.overBudget && trial.tokensAfter >= th.triggerTokens)
     return cannotReach(run.input, before, trial.tokensAfter);
@@ -656,8 +673,9 @@ async function summaryTier(run: TierRun): Promise<CompactionResult | undefined> 
     let spanTokens = 0;
     for (let i = span.start; i < span.end; i++) spanTokens += run.m.perItem[i];
     let insertedTokens = cp.inserted.reduce((s, i) => s + run.input.meter.countMessage(i.message), 0);
-    // What the earlier summaries held is named only where the summary still shortens its span.
-    if (insertedTokens >= spanTokens && withoutHoldings(cp))
+    // What the earlier summaries held is named only where the summary still shortens its span: in
+    // shorter forms first, then not at all.
+    while (insertedTokens >= spanTokens && thinnerHoldings(cp))
       insertedTokens = cp.inserted.reduce((s, i) => s + run.input.meter.countMessage(i.message), 0);
     if (insertedTokens >= spanTokens) {
       const e = new SummarizerError(
@@ -719,21 +737,24 @@ function callsKeptForLater(summarizer: Summarizer, inputs: readonly SpanInput[])
 
 /**
  * Checkpoints whose summary names what the earlier summaries of its span held beyond its budget,
- * with the summary text written without that part.
+ * with the summary texts that name it in shorter forms, shortest last, then without that part.
  */
-const heldEarlier = new WeakMap<Checkpoint, { summary: string; content: string }>();
+const heldEarlier = new WeakMap<Checkpoint, Array<{ summary: string; content: string }>>();
 
 /**
- * Puts back `cp`'s summary without what its span's earlier summaries held beyond its budget (the
- * compaction would not fit otherwise); false when it named nothing beyond. Its scorecard then names
- * what was left out.
+ * Puts back `cp`'s summary with what its span's earlier summaries held beyond its budget in the
+ * next shorter form (see `keepEarlierHoldings`), the last time without it (the compaction would not
+ * fit otherwise); false when it named nothing beyond. Its scorecard then names what was left out.
  */
-function withoutHoldings(cp: Checkpoint): boolean {
-  const plain = heldEarlier.get(cp);
-  if (plain === undefined) return false;
-  heldEarlier.delete(cp);
-  cp.inserted[0] = { ...cp.inserted[0], message: { role: 'user', content: plain.content } };
-  cp.summary = plain.summary;
+function thinnerHoldings(cp: Checkpoint, toNone = true): boolean {
+  const forms = heldEarlier.get(cp);
+  // The last form names nothing beyond the budget: taken only when asked for (`toNone`).
+  if (!toNone && forms?.length === 1) return false;
+  const next = forms?.shift();
+  if (next === undefined) return false;
+  if (forms!.length === 0) heldEarlier.delete(cp);
+  cp.inserted[0] = { ...cp.inserted[0], message: { role: 'user', content: next.content } };
+  cp.summary = next.summary;
   return true;
 }
 
@@ -813,7 +834,16 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
   // compaction still fits (see finishRun): a richer summary is not replaced by a thinner one.
   const text = keepEarlierHoldings(composed.text, spanItems);
   const cp = run.newCheckpoint(isModel ? 'summary' : 'extractive', input.checkpointId);
-  if (text !== composed.text) heldEarlier.set(cp, { summary: composed.text, content: `${header}\n\n${composed.text}` });
+  if (text !== composed.text) {
+    // The shorter forms, then none: tried in turn when the compaction would not fit (`thinnerHoldings`).
+    const forms = Array.from({ length: SHORTER_HOLDINGS }, (_, k) =>
+      keepEarlierHoldings(composed.text, spanItems, k + 1),
+    ).filter((t, k, all) => t !== text && t !== composed.text && t !== all[k - 1]);
+    heldEarlier.set(
+      cp,
+      [...forms, composed.text].map((summary) => ({ summary, content: `${header}\n\n${summary}` })),
+    );
+  }
   if (finalized?.contradicted.length) contradictedBy.set(cp, finalized.contradicted);
   const summaryItem: ContextItem = {
     id: `${cp.id}~s`,
@@ -848,12 +878,25 @@ function clipTier(run: TierRun): void {
   const cp = run.newCheckpoint('clip');
   for (const { index, maxTokens } of clips) {
     const it = items[index];
-    const message = clipMessageToTokens(
-      it.message,
-      maxTokens,
-      (m) => meter.countMessage(m),
-      (t) => meter.countText(t),
-    );
+    // A summary (this product's, one read back from a file, an agent's own) keeps its headings and
+    // its typed requests: it is clipped by sections, never in its middle as a whole.
+    const summary =
+      it.kind === 'summary' || isRecordedSummary(it.message)
+        ? clipSummaryMessage(
+            it.message,
+            maxTokens,
+            (m) => meter.countMessage(m),
+            (t) => meter.countText(t),
+          )
+        : undefined;
+    const message =
+      summary ??
+      clipMessageToTokens(
+        it.message,
+        maxTokens,
+        (m) => meter.countMessage(m),
+        (t) => meter.countText(t),
+      );
     if (message === it.message) continue;
     keepSummaryMark(it.message, message);
     cp.replaced.push(it);

@@ -27,7 +27,7 @@ import { tokenHolders } from '../plan/holders';
 import { collectRequests, removeRequestsSection } from '../summary/requests';
 import { pointerLine } from '../summary/recall-pointer';
 import { backfillIdentifiers } from '../summary/identifiers/backfill';
-import { keepEarlierHoldings } from '../summary/earlier-holdings';
+import { keepEarlierHoldings, SHORTER_HOLDINGS } from '../summary/earlier-holdings';
 import { maskSecrets } from '../secrets';
 import { COLLAPSE_MIN_TOKENS } from '../plan/collapse-plan';
 import { renderRequestsSection } from '../summary/requests-section';
@@ -276,8 +276,16 @@ async function resummarize(
   ).text;
   // The earlier summaries' files, commits and root causes stay named where the notes' budget holds
   // them: this stage runs because the context does not fit its window, and fitting comes first.
-  const rich = keepEarlierHoldings(plain, spanItems);
-  const notes = rich !== plain && meter.countText(rich) <= notesBudget ? rich : plain;
+  // In the fullest of their forms that the budget holds (see `keepEarlierHoldings`).
+  let notes = plain;
+  for (let level = 0; level <= SHORTER_HOLDINGS; level++) {
+    const rich = keepEarlierHoldings(plain, spanItems, level);
+    if (rich === plain) break;
+    if (meter.countText(rich) <= notesBudget) {
+      notes = rich;
+      break;
+    }
+  }
   const cp = input.newCheckpoint(summarizer.name === 'extractive' ? 'extractive' : 'summary');
   const covers = spanItems.flatMap((i) => i.covers);
   const masked = maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes);

@@ -15,6 +15,7 @@ import type { ContextItem } from '../types';
 import { textWithPlaceholders } from '../content-text';
 import { expandRoots, parseRootsLine, rootsIn } from './ledger/path-root';
 import { LEDGER } from './ledger/ledger';
+import { expandFolderLines, foldIntoFolders, shortDetail } from './ledger/file-names';
 import { REQUESTS_HEADING } from './requests-section';
 import { productOrFile } from './identifiers/file-use';
 
@@ -174,17 +175,29 @@ function clipLine(line: string): string {
 }
 
 /**
+ * How many shorter forms {@link keepEarlierHoldings} can write of what it keeps, below the full one
+ * (level 0): 1, each file's line with what changed in a short form; 2, the files changed named by
+ * folder, each saying what happened to it (created, edited, moved here, deleted), the files read
+ * still listed; 3, the files changed by folder only. Past the last level the caller leaves the kept
+ * part out altogether.
+ */
+export const SHORTER_HOLDINGS = 3;
+
+/**
  * `summary` (a new summary's text) with what the earlier summaries among `span` held and it does not
  * name added under {@link KEPT_HEADING}, before its requests section (or at its end): each missing
  * file with the earlier line that says what changed in it, the files listed as read only on one
  * line of their own ({@link READ_LINE}), other paths in one list, the missing
- * commit ids, the missing root-cause lines. Paths are written out in full. `summary` unchanged when
- * nothing is missing or the span holds no earlier summary. Never throws.
+ * commit ids, the missing root-cause lines. Paths are written out in full. `level` (0 to
+ * {@link SHORTER_HOLDINGS}) asks for a shorter form of the files: a room too small for the full one
+ * still names every file changed, with what happened to it, before any is left out. `summary`
+ * unchanged when nothing is missing or the span holds no earlier summary. Never throws.
  */
-export function keepEarlierHoldings(summary: string, span: readonly ContextItem[]): string {
+export function keepEarlierHoldings(summary: string, span: readonly ContextItem[], level = 0): string {
   const earlier = span.filter((i) => i.kind === 'summary' && i.attachedFile === undefined);
   if (earlier.length === 0) return summary;
-  const present = expandRoots(rootsIn(summary), summary);
+  // A file named on a folder line (`- in src/: created a.ts`) is named.
+  const present = expandFolderLines(expandRoots(rootsIn(summary), summary));
   const presentFlat = flat(present);
   const fileLines: string[] = [];
   const bareFiles: string[] = [];
@@ -224,10 +237,11 @@ export function keepEarlierHoldings(summary: string, span: readonly ContextItem[
   const inLines = fileLines.join('\n');
   const read = readFiles.filter((p) => !inLines.includes(p));
   const rest = bareFiles.filter((p) => !inLines.includes(p) && !read.includes(p));
+  const changed = level >= 2 ? foldIntoFolders([], fileLines) : level === 1 ? fileLines.map(shortDetail) : fileLines;
   const lines = [
-    ...fileLines,
-    ...(read.length ? [`${READ_LINE} ${read.join(', ')}`] : []),
-    ...(rest.length ? [`- Files also named: ${rest.join(', ')}`] : []),
+    ...changed,
+    ...(read.length && level < 3 ? [`${READ_LINE} ${read.join(', ')}`] : []),
+    ...(rest.length && level < 3 ? [`- Files also named: ${rest.join(', ')}`] : []),
     ...(commits.length ? [`${KEPT_COMMITS_LINE} ${commits.join('; ')}`] : []),
     ...causes,
   ];

@@ -40,12 +40,15 @@ import { leftWhenTurnEnded } from '../earlier-turn';
 import { quotedSentences, shrinkQuoted } from './quoted-summary';
 import {
   dropOldestNames,
+  dropReadNames,
   FILES_LEFT_OUT,
   filesNamed,
   foldIntoFolders,
+  foldReadLine,
   hasDetail,
   isFileLine,
   isFolderLine,
+  shortDetail,
   withoutDetail,
 } from './ledger/file-names';
 import { LineCounter, newLineStore, SHARED_LINES, storedLines, type LineStore } from '../../tokenizer/line-count';
@@ -328,26 +331,28 @@ function shortenSymbols(line: string): string {
 
 /**
  * One step of shortening the files section `lines` (in place), least loss first: the line of files
- * only read goes; else the oldest file line with detail (symbols, last change) loses it; else the
- * oldest full file line becomes a name on its folder's line; else the oldest names go. `many`: far
- * over the budget, each step takes half of what it works on. Returns what was left out: changed
- * files no longer named, and whether the files read went.
+ * only read is folded into folder lines (`- in src/: read a.ts`); else the oldest file line whose
+ * detail (symbols, last change) is long keeps it in a short form, and then loses it; else the oldest
+ * full file line becomes a name on its folder's line; else the names of files only read go; else
+ * the oldest names go. `many`: far over the budget, each step takes half of what it works on.
+ * Returns what was left out: changed files no longer named, and whether the files read went.
  */
 function shortenFiles(lines: string[], many: boolean): { files: number; read: boolean } {
-  const read = lines.findIndex((l) => l.startsWith('- read only:'));
-  if (read >= 0) {
-    lines.splice(read, 1);
-    return { files: 0, read: true };
+  if (foldReadLine(lines)) return { files: 0, read: false };
+  const half = (n: number) => (many ? Math.max(1, Math.floor(n / 2)) : 1);
+  const long = lines.flatMap((l, k) => (shortDetail(l) !== l ? [k] : []));
+  if (long.length) {
+    for (const k of long.slice(0, half(long.length))) lines[k] = shortDetail(lines[k]);
+    return { files: 0, read: false };
   }
   const detailed = lines.flatMap((l, k) => (hasDetail(l) ? [k] : []));
   if (detailed.length) {
-    for (const k of detailed.slice(0, many ? Math.max(1, Math.floor(detailed.length / 2)) : 1))
-      lines[k] = withoutDetail(lines[k]) ?? lines[k];
+    for (const k of detailed.slice(0, half(detailed.length))) lines[k] = withoutDetail(lines[k]) ?? lines[k];
     return { files: 0, read: false };
   }
   const full = lines.flatMap((l, k) => (isFileLine(l) ? [k] : []));
   if (full.length) {
-    const take = new Set(full.slice(0, many ? Math.max(1, Math.floor(full.length / 2)) : 1));
+    const take = new Set(full.slice(0, half(full.length)));
     const folded = foldIntoFolders(
       lines.filter(isFolderLine),
       lines.filter((_, k) => take.has(k)),
@@ -358,8 +363,9 @@ function shortenFiles(lines: string[], many: boolean): { files: number; read: bo
     for (const l of others) lines.push(l);
     return { files: 0, read: false };
   }
+  if (dropReadNames(lines) > 0) return { files: 0, read: true };
   const named = filesNamed(lines.filter(isFolderLine));
-  if (named) return { files: dropOldestNames(lines, many ? Math.max(1, Math.floor(named / 2)) : 1), read: false };
+  if (named) return { files: dropOldestNames(lines, half(named)), read: false };
   // Lines of no known shape (none are written today): the oldest goes.
   lines.shift();
   return { files: 0, read: false };
@@ -844,7 +850,9 @@ export class ExtractiveSummarizer implements Summarizer {
           : sections.filter(([, l]) => removable(l).length > 0);
       // Before a file's name goes, a line about an earlier request than the latest (its verification,
       // its plan) goes, and a long quote of the current work is halved (its short lines stay).
-      const lastNames = namesOnly && others.length === 0 && !filesFloored;
+      // (Also before a file's line loses what changed in it: the files are the only list left.)
+      const lastNames =
+        !filesFloored && (namesOnly ? others.length === 0 : lists.length === 1 && lists[0][1] === ledger.files);
       const agedAt = lastNames ? current.findIndex((l) => AGED_LINE.test(l)) : -1;
       const longQuote: number = agedAt >= 0 ? agedAt : lastNames ? longestQuote(current) : -1;
       const victim: Section | undefined =

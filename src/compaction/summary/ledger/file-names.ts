@@ -18,13 +18,17 @@ const FOLDER_LINE = /^- in (\S(?:.*?[\\/])?): (.+)$/;
 
 /**
  * What happened to a file named on a folder line, in the words that group its names there
- * (`- in src/api/: created a.ts, b.ts; edited c.ts`): every name says whether the file is new, was
- * edited, was deleted or was moved into that folder, as its full line did.
+ * (`- in src/api/: created a.ts, b.ts; edited c.ts; read d.ts`): every name says whether the file
+ * is new, was edited, was deleted or was moved into that folder, as its full line did, or that it
+ * was only read (a name of the files-read line, folded in before it would go).
  */
-export type FolderVerb = 'created' | 'edited' | 'deleted' | 'moved here';
-const VERBS: readonly FolderVerb[] = ['created', 'edited', 'moved here', 'deleted'];
+export type FolderVerb = 'created' | 'edited' | 'deleted' | 'moved here' | 'read';
+const VERBS: readonly FolderVerb[] = ['created', 'edited', 'moved here', 'deleted', 'read'];
 /** A group of a folder line: its verb and its names, comma separated. */
-const GROUP = /^(created|edited|deleted|moved here) (.+)$/;
+const GROUP = /^(created|edited|deleted|moved here|read) (.+)$/;
+
+/** Start of the files section's line of the files only read (see `ledger.ts`). */
+export const READ_ONLY_LINE = '- read only:';
 
 /** One name of a folder line with what happened to its file. */
 interface FolderName {
@@ -144,14 +148,88 @@ function namesOf(line: string): FolderName[] {
   return m ? folderNames(m[2]) : [];
 }
 
-/** How many files `lines` (files section lines) name: one per full line, one per name of a folder line. */
+/** How many changed files `lines` (files section lines) name: one per full line, one per changed name of a folder line. */
 export function filesNamed(lines: readonly string[]): number {
   let n = 0;
   for (const l of lines) {
-    if (isFolderLine(l)) n += namesOf(l).length;
+    if (isFolderLine(l)) n += namesOf(l).filter((f) => f.verb !== 'read').length;
     else if (parseFileLine(l)) n++;
   }
   return n;
+}
+
+/**
+ * Folds the files-read line among `lines` (in place) into the folder lines, each name in its
+ * folder's `read` group (a folder line is added for a folder not named yet, after the others):
+ * shorter than the line of full paths, and the files read stay named. False when there is no such line.
+ */
+export function foldReadLine(lines: string[]): boolean {
+  const k = lines.findIndex((l) => l.startsWith(READ_ONLY_LINE));
+  if (k < 0) return false;
+  const paths = lines[k]
+    .slice(READ_ONLY_LINE.length)
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  lines.splice(k, 1);
+  const byFolder = new Map<string, FolderName[]>();
+  const at = new Map<string, number>();
+  lines.forEach((l, i) => {
+    const m = FOLDER_LINE.exec(l);
+    if (m) {
+      byFolder.set(m[1], folderNames(m[2]));
+      at.set(m[1], i);
+    }
+  });
+  for (const p of paths) {
+    const [folder, name] = splitPath(p);
+    const names = byFolder.get(folder) ?? [];
+    if (!names.some((n) => n.name === name)) names.push({ name, verb: 'read' });
+    byFolder.set(folder, names);
+  }
+  const added: string[] = [];
+  for (const [folder, names] of byFolder) {
+    const i = at.get(folder);
+    if (i === undefined) added.push(folderLine(folder, names));
+    else lines[i] = folderLine(folder, names);
+  }
+  // New folder lines go after the last folder line, or first (the read line's place) when none.
+  const last = lines.reduce((n, l, i) => (isFolderLine(l) ? i : n), -1);
+  let put = last < 0 ? Math.min(k, lines.length) : last + 1;
+  for (const l of added) lines.splice(put++, 0, l);
+  return true;
+}
+
+/** Removes the names of files only read from the folder lines among `lines` (in place). Returns how many went. */
+export function dropReadNames(lines: string[]): number {
+  let removed = 0;
+  for (let k = lines.length - 1; k >= 0; k--) {
+    const m = FOLDER_LINE.exec(lines[k]);
+    if (!m) continue;
+    const names = folderNames(m[2]);
+    const kept = names.filter((n) => n.verb !== 'read');
+    removed += names.length - kept.length;
+    if (kept.length === names.length) continue;
+    if (kept.length) lines[k] = folderLine(m[1], kept);
+    else lines.splice(k, 1);
+  }
+  return removed;
+}
+
+/** Characters of a file line's detail (what changed) in its short form. */
+const SHORT_DETAIL_CHARS = 60;
+
+/**
+ * The full file line `line` with its detail (what changed, after the operations) cut to about
+ * {@link SHORT_DETAIL_CHARS} characters at a word end, marked `…`; `line` itself when its detail is
+ * that short already or it is no full file line.
+ */
+export function shortDetail(line: string): string {
+  const f = parseFileLine(line);
+  if (!f || f.detail.length <= SHORT_DETAIL_CHARS + 2) return line;
+  const detail = f.detail.slice(2, 2 + SHORT_DETAIL_CHARS);
+  const end = detail.lastIndexOf(' ');
+  return `- ${f.path}${f.where}: ${f.ops}; ${(end > 20 ? detail.slice(0, end) : detail).replace(/[,;:(]+$/, '')}…`;
 }
 
 /**

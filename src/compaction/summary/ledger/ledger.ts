@@ -205,7 +205,9 @@ export function buildLedger(
     }
   }
   // Files the earlier summary named only (by folder), not touched again: named by folder again.
-  const namedOnly = [...carried].filter(([k, f]) => !f.ops.length && !files.has(k) && !moved.has(k));
+  const namedOnly = [...carried].filter(
+    ([k, f]) => !f.ops.length && f.verb !== 'read' && !files.has(k) && !moved.has(k),
+  );
   for (const line of foldIntoFolders(
     [],
     namedOnly.map(
@@ -220,6 +222,9 @@ export function buildLedger(
       if (trimmed && !files.has(fullPath(roots, trimmed)) && !carried.has(fullPath(roots, trimmed)))
         readOnly.push(trimmed);
     }
+  // Files a folder line named as only read stay files read.
+  for (const [k, f] of carried)
+    if (f.verb === 'read' && !files.has(k) && !readOnly.includes(f.path)) readOnly.push(f.path);
   const listedRead = new Set(readOnly);
   for (const st of [...files.values()].sort((a, b) => a.last - b.last)) {
     const before = merged.get(st.path);
