@@ -13,7 +13,6 @@
  * the Compact focus text of each session (see focus-drafts.ts) and which tool results and dividers are open.
  */
 import { html, nothing, render } from 'lit-html';
-import { wrapTabStops } from './tab-stops';
 import type { HostMessage, WebviewMessage } from './shared/protocol.js';
 import { approvals, banners, gauge, header, history } from './panels.js';
 import { Store } from './shared/view-store.js';
@@ -497,7 +496,6 @@ if (root) {
   });
   taskInput.setAttribute('aria-label', 'Agent task');
   const page = new Page(root, taskInput);
-  wrapTabStops(root);
   taskInput.addEventListener('input', () => page.save());
   taskInput.addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
