@@ -39,12 +39,19 @@ test('a second task while one runs stays in the box; the focus over its cap stay
 
 let server: ModelServer;
 let extension: ExtensionWithModel;
-let release: () => void = () => undefined;
+// The model's reply waits until the test releases it. The release may come before the request
+// reaches the server (the task counts as running from its start): then the reply is not held.
+let released = false;
+let resume: () => void = () => undefined;
+const release = () => {
+  released = true;
+  resume();
+};
 
 before(async () => {
   server = await start({
     responder: async () => {
-      await new Promise<void>((resolve) => (release = resolve));
+      if (!released) await new Promise<void>((resolve) => (resume = resolve));
       return { content: 'Done.' };
     },
   });
