@@ -54,22 +54,25 @@ interface FileLine {
   detail: string;
 }
 
+/** One file as an earlier summary's files section named it (see {@link readCarriedFileLine}). */
+export interface CarriedFileLine {
+  path: string;
+  where: string;
+  /** Operations with their counts; empty when the summary named the file only (by folder). */
+  ops: Array<[string, number]>;
+  symbols: string[];
+  detail: string;
+  /** What a folder line said happened to the file (see `FolderVerb`), when one named it. */
+  verb?: FolderVerb;
+}
+
 /**
  * A files section's line read back, for carrying it into the next summary: a full line's path (as
  * written), where note, operations with their counts (`edited 2×` → 2) and symbols it names; or, for a
  * folder line, each name it holds (`ops` empty: the line named the file only). Undefined for a line
  * that is neither.
  */
-export function readCarriedFileLine(line: string):
-  | Array<{
-      path: string;
-      where: string;
-      ops: Array<[string, number]>;
-      symbols: string[];
-      detail: string;
-      verb?: FolderVerb;
-    }>
-  | undefined {
+export function readCarriedFileLine(line: string): CarriedFileLine[] | undefined {
   const f = parseFileLine(line);
   if (f) {
     const ops = f.ops.split(', ').map((o): [string, number] => {

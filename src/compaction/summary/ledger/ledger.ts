@@ -30,7 +30,7 @@ import {
 import { pathKey } from '../../retention/files';
 import { messageMemosKept } from '../../message-memo';
 import { isInterruptKeys } from '../../retention/outcome';
-import { foldIntoFolders, readCarriedFileLine, type FolderVerb } from './file-names';
+import { foldIntoFolders, readCarriedFileLine, type CarriedFileLine } from './file-names';
 
 /** The files section's heading in summaries written before it was named "Files changed" (still read when folded in). */
 export const OLD_FILES_HEADING = '## Files (what happened to each; where it lives now)';
@@ -93,15 +93,7 @@ const FOLDER_NOTE: Readonly<Record<string, string>> = {
 };
 
 /** A file as an earlier summary's files section named it (see `readCarriedFileLine`). */
-interface CarriedFile {
-  path: string;
-  where: string;
-  /** Operations with their counts; empty when the summary named the file only (by folder). */
-  ops: Array<[string, number]>;
-  symbols: string[];
-  detail: string;
-  /** What a folder line said happened to the file (see `FolderVerb`), when one named it. */
-  verb?: FolderVerb;
+interface CarriedFile extends CarriedFileLine {
   /** The line as written, when it named this file alone and with its operations. */
   line?: string;
 }
