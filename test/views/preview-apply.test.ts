@@ -22,6 +22,8 @@ let storage: string;
 let context: vscode.ExtensionContext;
 let api: ContextKeeperApi;
 const fromSidebar = new EventEmitter<unknown>();
+/** Every message the extension posted to the sidebar's page, in order. */
+const posted: unknown[] = [];
 /** Tokens after the latest proposal as it was proposed. */
 let proposedAfter = 0;
 
@@ -45,7 +47,10 @@ before(async () => {
       html: '',
       cspSource: 'vscode-webview://fake',
       asWebviewUri: (uri: vscode.Uri) => uri,
-      postMessage: async () => true,
+      postMessage: async (message: unknown) => {
+        posted.push(message);
+        return true;
+      },
       onDidReceiveMessage: fromSidebar.event,
     },
   } as unknown as vscode.WebviewView);
@@ -143,4 +148,19 @@ test('a preview discarded because the context changed says why, and its card and
     host.messages.map((m) => m.message).join('\n'),
   );
   assert.notEqual(api.getViewState().state, 'error');
+});
+
+test('a sidebar page that reloads during an edited preview shows the edits, and Apply writes them', async () => {
+  const proposed = await propose();
+  const edited = proposed.map((text, k) => (k === 0 ? `${text}\n\nEdited before the page reloaded.` : text));
+  fromSidebar.fire({ type: 'editPreview', summaries: edited });
+  const sent = posted.length;
+  fromSidebar.fire({ type: 'ready' });
+  await until(() => posted.slice(sent).some((m) => JSON.stringify(m).includes('"preview"')), 'the page snapshot');
+  const snapshot = JSON.stringify(posted.slice(sent));
+  assert.match(snapshot, /Edited before the page reloaded\./, 'the reloaded card shows the edited text');
+  const before = api.getViewState().checkpoints.length;
+  await commands.executeCommand('contextKeeper.applyPreview');
+  await until(() => api.getViewState().checkpoints.length > before, 'the checkpoints');
+  assert.match(await appliedSummaries(before), /Edited before the page reloaded\./);
 });

@@ -29,7 +29,8 @@ const FIX_LABELS: Record<ModelErrorFix, string> = {
   openSettings: 'Open Settings',
   showLog: 'Show Log',
 };
-import { editedPreviewTexts, reviewPreview } from '../documents/preview-review';
+import { reviewPreview } from '../documents/preview-review';
+import { editedPreviewTexts } from '../preview-edits';
 import type { ReadOnlyDocuments } from '../documents/read-only-documents';
 import { previewDocument } from '../documents/preview-text';
 import { askOverCallLimit } from './call-limit';

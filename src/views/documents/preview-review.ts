@@ -2,18 +2,18 @@
  * Review of a proposed compaction (manual compaction with `contextKeeper.previewSummary`). Every
  * summary Apply would write opens in one read-only document (./preview-text, a marker line per
  * summary; closing it never asks to save) and in the sidebar's preview card, where each summary can be
- * edited. The sidebar reports every edit as it is typed; the latest texts are kept here with the
- * preview they belong to, so every Apply (the sidebar's, the editor's title bar, the palette) writes
- * the texts the sidebar shows, whether or not the document is still open. A progress notification
+ * edited. The sidebar reports every edit as it is typed; the latest texts are kept with the preview
+ * they belong to (../preview-edits), so every Apply (the sidebar's, the editor's title bar, the
+ * palette) writes the texts the sidebar shows, whether or not the document is still open. A progress notification
  * stays while the review is open and closes by itself however the preview ends (applied or discarded
  * anywhere; its Cancel discards).
  */
 import * as vscode from 'vscode';
 import { DisposableStore } from '../../lifecycle/disposables';
 import type { ContextServiceApi } from '../../service/api';
-import type { CompactionPreview } from '../../service/records';
 import type { ReadOnlyDocuments } from './read-only-documents';
 import { previewDocument } from './preview-text';
+import { keepPreviewEdits } from '../preview-edits';
 
 /** The open review: its document, where its text is served, and the preview it shows. */
 let review: { document: vscode.TextDocument; readOnly: ReadOnlyDocuments; service: ContextServiceApi } | undefined;
@@ -24,33 +24,16 @@ export function reviewDocumentText(): string | undefined {
   return review.readOnly.provideTextDocumentContent(review.document.uri);
 }
 
-/** The sidebar's latest texts of a preview's summaries, with the preview (by identity) they belong to. */
-let edits: { preview: CompactionPreview; texts: readonly string[] } | undefined;
-
 /**
  * Takes the sidebar's edits of the pending preview of `service` (`texts`, one per summary, in order):
- * kept for {@link editedPreviewTexts} and shown in the review document when one is open, so it
+ * kept for every Apply (./preview-edits) and shown in the review document when one is open, so it
  * always holds what Apply writes. Nothing when no preview is pending or the texts do not match its
  * summaries one for one.
  */
 export function showPreviewEdits(service: ContextServiceApi | undefined, texts: readonly string[]): void {
-  const preview = service?.getPreview();
-  if (!preview || texts.length !== preview.summaries.length) return;
-  edits = { preview, texts: [...texts] };
-  if (!review || review.service !== service) return;
-  const edited = { ...preview, summaries: preview.summaries.map((s, k) => ({ ...s, summary: texts[k] })) };
+  const edited = keepPreviewEdits(service, texts);
+  if (!edited || !review || review.service !== service) return;
   review.readOnly.update(review.document.uri, previewDocument(edited));
-}
-
-/**
- * The texts the sidebar shows for the pending preview of `service` (one per summary, in order),
- * when they were edited there; undefined when it shows the proposed summaries (no edit, or the
- * edits belong to a preview that has ended).
- */
-export function editedPreviewTexts(service: ContextServiceApi): readonly string[] | undefined {
-  const preview = service.getPreview();
-  if (!edits || !preview || edits.preview !== preview) return undefined;
-  return edits.texts;
 }
 
 /** Closes the editor of the review document. */

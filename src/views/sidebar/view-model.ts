@@ -30,6 +30,7 @@ import { latestRunPeak, placeCompactions } from './compaction-dividers';
 import { fullTextOf, itemsForEntry, toolCallLineId, type ToolNames } from './transcript-items';
 import { compactionDetailOf, toApprovalViews, toBudgetView, toCheckpointView, toPreviewView } from './view-mappers';
 import { countAsImported } from '../import-count';
+import { shownPreview } from '../preview-edits';
 import type { CheckpointRecord } from '../../service/records';
 
 /** Lines shown at first; `loadEarlier` adds this many more each time. */
@@ -430,7 +431,8 @@ export class SidebarModel {
   }
 
   private previewView(): PreviewView | undefined {
-    return toPreviewView(this.service?.getPreview());
+    // The edits typed in the card, so a page that reloads shows what Apply writes.
+    return toPreviewView(shownPreview(this.service));
   }
 
   private chromeFields(): Omit<Chrome, 'error'> & { error?: ErrorView } {
