@@ -128,8 +128,23 @@ export function errorLines(text: string, max = 5): string[] {
   return [...out.filter((l) => !WARNING_LINE.test(l)), ...out.filter((l) => WARNING_LINE.test(l))].slice(0, max);
 }
 
-/** A line a tool prints as a warning (`npm warn …`, `WARNING: …`, `warning: …`, `[WARN] …`). */
-const WARNING_LINE = /^(?:(?:npm|yarn|pnpm)\s+)?(?:\[\s*)?warn(?:ing)?\b/i;
+/**
+ * What a logger prints before a line's level: times and dates (`[12:00:01]`, `2024-01-01T10:00:00Z`,
+ * `12:00:01.123`), bracketed fields (`[main]`, `[2024-01-01 12:00:01]`), a process tag (`(node:42)`)
+ * and the separators between them (`-`, `|`, `:`), in any order.
+ */
+const LOG_PREFIX = String.raw`(?:(?:\[[^\]\n]{1,60}\]|\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?|\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?|\(\w+:\d+\)|[-|:])\s*)*`;
+/**
+ * A line a tool prints as a warning, in the shapes tools and loggers print one: at the line's start
+ * (`npm warn …`, `WARNING: …`, `warning: …`, `[WARN] …`), after a logger's times and fields
+ * ({@link LOG_PREFIX}: `[12:00:01] WARN …`, `2024-01-01T10:00:00Z WARNING …`, `12:00:01.123 [main]
+ * WARN …`, `(node:42) Warning: …`), as a logfmt level (`level=warn`, `"level":"warning"`), or as a
+ * Python warning category (`app.py:3: DeprecationWarning: …`).
+ */
+const WARNING_LINE = new RegExp(
+  String.raw`^${LOG_PREFIX}(?:(?:npm|yarn|pnpm)\s+)?(?:\[\s*)?warn(?:ing)?\b|\blevel["']?\s*[=:]\s*["']?warn(?:ing)?\b|^(?:\S+:\d+:\s*)?[A-Z]\w*Warning:`,
+  'i',
+);
 
 /** True when `line` (trimmed) is a warning a tool printed ({@link WARNING_LINE}), not an error. */
 export function isWarningLine(line: string): boolean {

@@ -45,6 +45,35 @@ for (const format of FORMATS)
     assert.doesNotMatch(errors, /npm warn/, errors);
   });
 
+/** Warnings as loggers print them: after a time, a date or fields, as a logfmt level, as a Python category. */
+const LOGGED_WARNINGS = [
+  '[12:00:01] WARN cache: TimeoutError: retrying in 1s',
+  '2024-01-01T10:00:00Z WARNING pool: ConnectionError: retrying in 1s',
+  '12:00:01.123 [main] WARN c.a.Config - SettingsException: optional file missing',
+  'time=2024-01-01T10:00:00Z level=warn msg="RetryError: attempt 1 of 3"',
+  '(node:4242) Warning: ExperimentalError: fetch is experimental',
+  'app.py:3: DeprecationWarning: LegacyError: error_callback is deprecated',
+];
+
+for (const format of FORMATS)
+  for (const warning of LOGGED_WARNINGS)
+    test(`${format}: a logged warning (${warning.slice(0, 24)}…) is never quoted as the error after it`, () => {
+      const steps: Step[] = [
+        { user: 'start the api server' },
+        {
+          tool: 'bash',
+          command: 'npm run serve',
+          output: [warning, 'Error: listen EADDRINUSE: address already in use :::3000'].join('\n'),
+          ok: false,
+        },
+      ];
+      const notes = new ExtractiveSummarizer((t) => Math.ceil(t.length / 4)).notes(itemsOf(format, steps), 6000);
+      const errors = sectionOf(notes, 'Errors and fixes');
+      assert.match(errors, /EADDRINUSE/, errors);
+      // Nowhere in the summary is the warning quoted as what failed.
+      assert.ok(!notes.includes(warning.slice(0, 30)), notes);
+    });
+
 for (const format of FORMATS)
   test(`${format}: a collapsed result's record is never quoted as the error`, () => {
     const items = itemsOf(format, NPM);

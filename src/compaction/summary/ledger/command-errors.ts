@@ -6,7 +6,7 @@
  *
  * Pure: no I/O.
  */
-import { errorLines, looksLikeError } from '../../text';
+import { errorLines, isWarningLine, looksLikeError } from '../../text';
 import { isStackFrame, whatFailed } from '../../stack-trace';
 
 /** A line naming an error or exception class ("BusinessException", "TypeError"), beyond `errorLines`' patterns. */
@@ -24,7 +24,7 @@ const COULD_NOT_READ =
  * At most two failure lines of `output`, the output of a call with JSON arguments `args`, verbatim
  * (whitespace trimmed): for a display command the lines saying it could not read; for another
  * command that reads as failed (`looksLikeError`), `errorLines`' failure lines other than a bare exit
- * status, else lines that name an error or exception class, else the exit status line; none for a
+ * status (warnings only when no other line is there), else lines that name an error or exception class, else the exit status line; none for a
  * run that did not fail.
  */
 export function failureLines(args: string, output: string): string[] {
@@ -34,7 +34,9 @@ export function failureLines(args: string, output: string): string[] {
   const found = errorLines(output, 5);
   // "exit code 1" says that it failed, not what failed: the last resort.
   const telling = found.filter((l) => !EXIT_ONLY.test(l));
-  if (telling.length) return telling.slice(0, 2);
+  // A warning is not what failed: quoted only when no error line is there.
+  const errors = telling.filter((l) => !isWarningLine(l));
+  if (telling.length) return (errors.length ? errors : telling).slice(0, 2);
   // A stack frame naming an exception class (`at com.acme.OrderException.<init>(…)`) says where, not what.
   const named = output
     .split('\n')
