@@ -184,7 +184,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
         instructions: async (items, signal) => changedInstructions(items, await this.readInstructions(signal)),
         restoredIds: () => this.restored,
         releaseRestored: () => this.restored.clear(),
-        knownSecretValues: () => this.secrets.values(this.session.entries),
+        knownSecretValues: (signal) => this.secrets.values(this.session.entries, signal),
         log: (level, message) => this.log(level, message),
       },
     );

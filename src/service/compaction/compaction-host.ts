@@ -62,9 +62,11 @@ export interface CompactionHost {
   releaseRestored?(): void;
   /**
    * Secret values of the whole raw transcript (`CompactionOptions.knownSecretValues`), kept up to date
-   * as messages are appended; absent: only each span's own values are masked.
+   * as messages are appended; a transcript not read yet (just loaded or imported) is read in slices of
+   * the host's time first. Rejects with the reason of `signal` when it aborts in between. Absent: only
+   * each span's own values are masked.
    */
-  knownSecretValues?(): readonly string[];
+  knownSecretValues?(signal?: AbortSignal): Promise<readonly string[]>;
   /** Reports that a compaction started (`detail`) or ended (undefined). */
   setBusy(detail: string | undefined): void;
   log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;

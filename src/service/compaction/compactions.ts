@@ -443,6 +443,11 @@ export class Compactions {
         planReattach(this.host.reattach, items, budget, this.host.meter, (m) => this.host.log('warn', m), signal),
         signal,
       );
+      // Read before the run: a transcript just loaded or imported is read in slices of the host's time.
+      const knownSecretValues = await raceAbort(
+        this.host.knownSecretValues?.(signal) ?? Promise.resolve(undefined),
+        signal,
+      );
       // Large extractive compactions run in a worker thread; cancel terminates it (./compaction-worker).
       const planned = await raceAbort(
         prepareOffThread(
@@ -469,7 +474,7 @@ export class Compactions {
               focus: options.focus,
               reserveTokens: reattach?.reserve,
               deeperCompactTo: aim.deeperCompactTo,
-              knownSecretValues: this.host.knownSecretValues?.(),
+              knownSecretValues,
               signal,
             },
           },

@@ -109,28 +109,34 @@ export class PrepareAhead {
     const aimed = aim.budget;
     this.stats.summarizerRuns++;
     const signal = AbortSignal.any([controller.signal, this.lifetime(), AbortSignal.timeout(this.options.timeoutMs)]);
+    // The transcript's secret values first: one just loaded or imported is read in slices of the host's time.
+    const known = this.host.knownSecretValues?.(signal) ?? Promise.resolve(undefined);
+    const tools = this.host.tools();
+    const summarizer = this.host.summarizer;
     const promise = raceAbort(
-      prepareOffThread(
-        {
-          items,
-          tools: this.host.tools(),
-          meter: this.host.meter,
-          summarizer: this.host.summarizer,
-          options: {
-            budget: aimed,
-            trigger: 'auto',
-            keepRecentSteps: this.host.keepRecentSteps,
-            maxSummaryCalls: this.host.maxSummaryCalls,
-            userBudget: this.host.userBudget,
-            summaryBudget: this.host.summaryBudget,
-            force: true,
-            maxEstimatedAfter,
-            deeperCompactTo: aim.deeperCompactTo,
-            knownSecretValues: this.host.knownSecretValues?.(),
-            signal,
+      known.then((knownSecretValues) =>
+        prepareOffThread(
+          {
+            items,
+            tools,
+            meter: this.host.meter,
+            summarizer,
+            options: {
+              budget: aimed,
+              trigger: 'auto',
+              keepRecentSteps: this.host.keepRecentSteps,
+              maxSummaryCalls: this.host.maxSummaryCalls,
+              userBudget: this.host.userBudget,
+              summaryBudget: this.host.summaryBudget,
+              force: true,
+              maxEstimatedAfter,
+              deeperCompactTo: aim.deeperCompactTo,
+              knownSecretValues,
+              signal,
+            },
           },
-        },
-        { mode: this.options.thread, worker: this.options.worker },
+          { mode: this.options.thread, worker: this.options.worker },
+        ),
       ),
       signal,
     )
