@@ -1,6 +1,6 @@
 /**
  * The plan a summary shows is the agent's latest to-do list (Claude Code and OpenAI chat `TodoWrite`,
- * Codex `update_plan`, Cline's `task_progress` checklist on any tool call) with its open items, or
+ * Codex `update_plan`, OpenHands `task_tracker`, Cline's `task_progress` checklist on any tool call) with its open items, or
  * steps the agent committed to in its own words ("We need to:"). Numbered options put to the user,
  * and numbered findings, are no plan: they never replace the list nor stand for one.
  */
@@ -44,7 +44,7 @@ const STEPS: Step[] = [
   { tool: 'bash', command: 'gcloud cloud-shell ssh --command "echo ok"', output: 'ok' },
 ];
 
-for (const format of ['cline', 'claude-code', 'codex', 'openai-chat'] as const)
+for (const format of ['cline', 'claude-code', 'codex', 'openai-chat', 'openhands'] as const)
   test(`${format}: the plan is the agent's to-do list with its open items, not options offered after it`, () => {
     const summary = notesOf(format, STEPS);
     const plan = planOf(summary);
@@ -52,6 +52,63 @@ for (const format of ['cline', 'claude-code', 'codex', 'openai-chat'] as const)
     assert.match(plan, /Apply Terraform/, summary);
     assert.doesNotMatch(summary, /Plan or to-do list[^\n]*Use Cloud Shell/, summary);
   });
+
+/** `text` (an OpenHands event list) with a `task_tracker` call of `args` and its observation `output` at its end. */
+function withTracker(text: string, args: Record<string, unknown>, output: string): string {
+  const events = JSON.parse(text) as unknown[];
+  const call = { id: 'tv', name: 'task_tracker', arguments: JSON.stringify(args) };
+  events.push(
+    {
+      id: 'av',
+      source: 'agent',
+      kind: 'ActionEvent',
+      thought: [],
+      tool_name: 'task_tracker',
+      tool_call_id: 'tv',
+      tool_call: call,
+      llm_response_id: 'rv',
+    },
+    {
+      id: 'ov',
+      source: 'environment',
+      kind: 'ObservationEvent',
+      tool_name: 'task_tracker',
+      tool_call_id: 'tv',
+      action_id: 'av',
+      observation: { content: [{ type: 'text', text: output }], is_error: false },
+    },
+  );
+  return JSON.stringify(events);
+}
+
+test("openhands: the plan is task_tracker's latest list; viewing the list does not replace it", () => {
+  const steps: Step[] = [
+    ...STEPS.slice(0, 3),
+    {
+      plan: [
+        ['Review the Terraform configuration', true],
+        ['Run terraform init', true],
+        ['Apply Terraform', false],
+        ['Check the Cloud Run service account', false],
+      ],
+    },
+  ];
+  const text = withTracker(
+    WRITERS.openhands.write(steps),
+    { command: 'view' },
+    '# Task List\n1. [done] Review the Terraform configuration\n2. [done] Run terraform init\n3. [todo] Apply Terraform',
+  );
+  const items = itemsFromEntries(importTranscriptTextSync(text, WRITERS.openhands.file).entries);
+  const summary = new ExtractiveSummarizer((t) => Math.ceil(t.length / 4)).notes(items, 6000);
+  const plan = planOf(summary);
+  assert.match(
+    plan,
+    /\(task_tracker\) 1\. \[done\] Review the Terraform configuration \| 2\. \[done\] Run terraform init/,
+    summary,
+  );
+  assert.match(plan, /4\. \[todo\] Check the Cloud Run service account/, summary);
+  assert.doesNotMatch(plan, /"command"|\bview\b/, summary);
+});
 
 const FINDINGS: Step[] = [
   { user: 'how much of the app still uses Firebase?' },

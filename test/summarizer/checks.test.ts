@@ -69,6 +69,27 @@ test('the last task-list call is carried verbatim, exactly once, even when the m
   assert.equal(count(again.text, last), 1);
 });
 
+test('a task-list call that only shows the list is not carried as the latest list', () => {
+  const todos = [
+    { title: 'Add the schema', status: 'done' },
+    { title: 'Write the endpoint', status: 'todo' },
+  ];
+  const messages: ChatMessage[] = [
+    { role: 'user', content: 'add the schema and the endpoint' },
+    call('t0', 'task_tracker', { command: 'plan', task_list: todos }),
+    result('t0', 'Task list has been updated with 2 item(s).'),
+    call('t1', 'task_tracker', { command: 'view' }),
+    result('t1', '1. [done] Add the schema'),
+  ];
+  const out = finalizeSummary('## Work completed\nThe schema was added.', items(messages));
+  assert.equal(
+    count(out.text, `t0 task_tracker:\n${JSON.stringify({ command: 'plan', task_list: todos })}`),
+    1,
+    out.text,
+  );
+  assert.ok(!out.text.includes('t1 task_tracker:'), out.text);
+});
+
 test('the latest verification result survives verbatim', () => {
   const messages: ChatMessage[] = [
     { role: 'user', content: 'fix the failing tests' },

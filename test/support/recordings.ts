@@ -26,8 +26,8 @@ export type Step =
   | { say: string }
   /**
    * The agent's to-do list, items with whether each is done: Claude Code and OpenAI chat `TodoWrite`,
-   * Codex `update_plan`, Cline's `task_progress` checklist on its next tool call; the formats with no
-   * to-do tool leave it out.
+   * Codex `update_plan`, OpenHands `task_tracker` (`plan` command), Cline's `task_progress` checklist
+   * on its next tool call; the formats with no to-do tool leave it out.
    */
   | { plan: ReadonlyArray<readonly [string, boolean]> }
   /**
@@ -451,11 +451,37 @@ export function sweAgent(steps: readonly Step[]): string {
   return JSON.stringify({ trajectory: [], history, info: { exit_status: 'submitted' } }, null, 2);
 }
 
-/** OpenHands V1 event list: `str_replace_editor` and `terminal` actions, observations with `is_error`. */
+/** OpenHands V1 event list: `str_replace_editor`, `terminal` and `task_tracker` actions, observations with `is_error`. */
 export function openhands(steps: readonly Step[]): string {
   const events: Array<Record<string, unknown>> = [];
   steps.forEach((s, i) => {
-    if ('plan' in s) return;
+    if ('plan' in s) {
+      // The agent's to-do list: `task_tracker` with the `plan` command writes the whole list.
+      const task_list = s.plan.map(([title, done]) => ({ title, notes: '', status: done ? 'done' : 'todo' }));
+      const args = { command: 'plan', task_list };
+      events.push({
+        id: `a${i}`,
+        source: 'agent',
+        kind: 'ActionEvent',
+        thought: [],
+        tool_name: 'task_tracker',
+        tool_call_id: `t${i}`,
+        tool_call: { id: `t${i}`, name: 'task_tracker', arguments: JSON.stringify(args) },
+        llm_response_id: `r${i}`,
+      });
+      return events.push({
+        id: `o${i}`,
+        source: 'environment',
+        kind: 'ObservationEvent',
+        tool_name: 'task_tracker',
+        tool_call_id: `t${i}`,
+        action_id: `a${i}`,
+        observation: {
+          content: [{ type: 'text', text: `Task list has been updated with ${task_list.length} item(s).` }],
+          is_error: false,
+        },
+      });
+    }
     if ('user' in s)
       return events.push({
         id: `e${i}`,

@@ -141,3 +141,19 @@ export function assistantFacts(m: ContextItem['message'], text: string): Assista
   assistantFactsCache.set(m, facts);
   return facts;
 }
+
+/** Tool names that keep the agent's task list (`todo_write`, `update_plan`, `task_tracker`, `TodoWrite`). */
+export const TASK_LIST_TOOL = /todo|task_?list|task_?tracker|update_?plan|^plan$/i;
+/** What a task-list tool is asked to do when it only shows the list (OpenHands `task_tracker` `view`). */
+const SHOW_ONLY = /^(?:view|list|show|get|read)$/i;
+
+/**
+ * Whether the call `name` with JSON arguments `args` writes the agent's task list: a task-list tool
+ * ({@link TASK_LIST_TOOL}) not asked only to show it (`{"command": "view"}` changes nothing, so the
+ * list written before it stays the latest).
+ */
+export function writesTaskList(name: string, args: string): boolean {
+  if (!TASK_LIST_TOOL.test(name)) return false;
+  const m = /"(?:command|action|operation)"\s*:\s*"(\w+)"/.exec(args);
+  return !(m && SHOW_ONLY.test(m[1]));
+}

@@ -12,7 +12,7 @@ import { failureLines } from './ledger/command-errors';
 import { commandOutcome, printedText } from './ledger/run-outcome';
 import { recordedToolOutcome } from '../tool-outcomes';
 import { MISSING_RESULT_TEXT } from '../plan/repair';
-import { assistantFacts, clip, clipStart, planLines, userFacts } from './message-facts';
+import { assistantFacts, clip, clipStart, planLines, TASK_LIST_TOOL, userFacts, writesTaskList } from './message-facts';
 import { isImportedSummary } from './requests';
 import { ANSWERS_HEADING, quoteSummary } from './quoted-summary';
 import { LEDGER, OLD_FILES_HEADING, VERIFY } from './ledger/ledger';
@@ -149,8 +149,6 @@ function handOverText(args: string): string {
     if (v && typeof v[k] === 'string' && v[k].trim()) return v[k].trim();
   return '';
 }
-
-const TASK_LIST_TOOL = /todo|task_?list|task_?tracker|update_?plan|^plan$/i;
 
 /** Item lists a plan tool's arguments hold them under (Codex `plan`, Claude Code `todos`, OpenHands `task_list`). */
 const PLAN_LISTS = ['plan', 'todos', 'task_list', 'tasks', 'items'] as const;
@@ -531,6 +529,8 @@ export class SpanScan {
         this.lastCallOf = c;
         this.lastCallResult = undefined;
         if (TASK_LIST_TOOL.test(c.name)) {
+          // Showing the list changes nothing: the list written before stays the latest.
+          if (!writesTaskList(c.name, c.arguments)) continue;
           const items = planItems(c.arguments);
           this.setTaskList(
             `(${c.name}) ${items !== undefined ? clip(items, 2000) : c.arguments.length > 2000 ? `${c.arguments.slice(0, 1999)}…` : c.arguments}`,

@@ -23,6 +23,7 @@ import { parseJsonOrUndefined } from '../../format/json';
 import { plainText } from '../content-text';
 import { recordedToolOutcome } from '../tool-outcomes';
 import { openFailures } from '../retention/scorecard';
+import { TASK_LIST_TOOL, writesTaskList } from './message-facts';
 
 /** Heading of the appended task-list section. */
 export const TASK_LIST_HEADING = '## Task list (last update, verbatim)';
@@ -31,8 +32,6 @@ export const VERIFICATION_HEADING = '## Latest verification (verbatim)';
 /** Heading of the appended per-call outcome section. */
 export const OUTCOMES_HEADING = '## Tool call outcomes (from the tool results; these override the notes above)';
 
-/** Tool names that maintain a task list (`todo_write`, `update_plan`, `task_tracker`, `TodoWrite`). */
-const TASK_LIST_TOOL = /todo|task_?list|task_?tracker|update_?plan|^plan$/i;
 /** Tool names or shell commands that verify work. */
 const VERIFY_TOOL = /test|lint|typecheck|type_check|build|check/i;
 const VERIFY_COMMAND =
@@ -334,7 +333,7 @@ function renderOutcomes(
 
 /** The arguments of the last task-list call, verbatim, with its outcome. */
 function latestTaskList(outcomes: readonly CallOutcome[]): string | undefined {
-  const last = [...outcomes].reverse().find((o) => TASK_LIST_TOOL.test(o.name));
+  const last = [...outcomes].reverse().find((o) => writesTaskList(o.name, o.arguments));
   if (last === undefined) return undefined;
   return `${last.id} ${last.name}${last.status === 'error' ? ' (failed)' : ''}:\n${last.arguments}`;
 }
