@@ -54,6 +54,45 @@ for (const format of ['cline', 'claude-code', 'codex', 'aider'] as const) {
   });
 }
 
+/** Descriptions of the task's goal beside real rules, in one request. */
+const GOALS = [
+  'Please double-check the main.tf file.',
+  'You must ensure that the Cloud Run service is explicitly configured to run as the app-runner service account.',
+  'The Cloud Run service must be configured with two instances at least.',
+  'Preserving dtypes for DataFrame output by transformers that do not modify the input values.',
+  'DO NOT touch or destroy any resources in the old project.',
+  'The old project must not be changed.',
+  'You must ensure that the staging database is backed up before each migration.',
+].join('\n');
+
+for (const format of ['cline', 'claude-code', 'codex', 'aider'] as const) {
+  test(`${format}: what the task asks to bring about is no rule; bounds on later work are`, () => {
+    const { write, file } = ALL_WRITERS[format];
+    const steps: Step[] = [
+      { user: 'deploy the app to the new project' },
+      { say: 'Deployed to the new project.' },
+      { user: GOALS },
+      { tool: 'write', path: 'terraform/main.tf', content: 'service_account_name = "app-runner"' },
+      { say: 'Set the service account.' },
+    ];
+    const entries = importTranscriptTextSync(write(steps), file).entries;
+    const summary = new ExtractiveSummarizer((t) => Math.ceil(t.length / 4)).notes(itemsFromEntries(entries), 6000);
+    const section = rules(summary);
+    assert.doesNotMatch(
+      section,
+      /explicitly configured|configured with two instances|do not modify the input/,
+      summary,
+    );
+    const gold = typedRequests(entries).flatMap((t) => constraintSentences(t.text));
+    assert.deepEqual(gold, [
+      'DO NOT touch or destroy any resources in the old project.',
+      'The old project must not be changed.',
+      'You must ensure that the staging database is backed up before each migration.',
+    ]);
+    for (const rule of gold) assert.ok(section.includes(rule), summary);
+  });
+}
+
 for (const format of ['claude-code', 'openai-chat'] as const) {
   test(`${format}: the harness's "Continue from where you left off." is no request of the user's`, () => {
     const { write, file } = WRITERS[format];

@@ -39,13 +39,26 @@ const STANDING =
  * object, not a guess about the past ("it must have failed", "must have been") nor `must have to`.
  */
 const MUST_HAVE = /\bmust\s+have\s+(?!(?:to|been|got)\b|\w+(?:ed|en)\b)\S+\s+\S/i;
+/** Things a request asks to build or change, as the subject of its goal ("the Cloud Run service", "this app"). */
+const WORK_ITEM = String.raw`(?:application|app|project|code(?:base)?|repo(?:sitory)?|service|system|site|website|program|platform|solution|deployment|infrastructure|database|bucket|cluster|server|instance|pipeline|api|endpoint|page|feature|module|component)`;
+/** A definite thing of the request's work: `the`, `this`, `our` or `my`, up to three words naming it, then a {@link WORK_ITEM}. */
+const WORK_SUBJECT = String.raw`(?:this|the|our|my)\s+(?:[\w.-]+\s+){0,3}?${WORK_ITEM}`;
+/** A state brought about, not kept: a participle other than kept, left, preserved or unchanged ("explicitly configured"). */
+const BROUGHT_ABOUT = String.raw`(?:\w+ly\s+)?(?!(?:kept|left|preserved|untouched|unchanged)\b)\w+(?:ed|en|t)\b`;
 /**
- * A goal statement: the work item itself (this application, the project, the codebase) as the
- * subject of a passive obligation ("This application must be refactored to run in the new
- * infrastructure."): what the request asks for, kept with it, not a rule over later work.
+ * A goal statement: the work item itself (this application, the Cloud Run service, the project) as
+ * the subject of a passive obligation ("This application must be refactored to run in the new
+ * infrastructure.", "The Cloud Run service must be configured to run as the runner account."), or an
+ * obligation to see it brought to that state ("You must ensure that the Cloud Run service is
+ * explicitly configured to run as the mra-app-runner service account."): what the request asks for,
+ * kept with it, not a rule over later work. A state kept ("must be left as is") is a rule.
  */
-const GOAL =
-  /^(?:this|the|our|my)\s+(?:whole\s+|entire\s+)?(?:application|app|project|code(?:base)?|repo(?:sitory)?|service|system|site|website|program|platform|solution)\s+(?:must|needs? to|has to|should|will need to)\s+be\s+\w+(?:ed|en|t)\b/i;
+const GOAL = new RegExp(
+  String.raw`^(?:please\s+)?(?:${WORK_SUBJECT}\s+(?:must|needs? to|has to|should|will need to)\s+be|(?:(?:you|we)\s+)?(?:must|need to|have to|should|will need to)\s+(?:ensure|make sure|verify|confirm)\s+(?:that\s+)?${WORK_SUBJECT}\s+(?:is|are|gets?|get)|(?:ensure|make sure)\s+(?:that\s+)?${WORK_SUBJECT}\s+(?:is|are|gets?|get))\s+${BROUGHT_ABOUT}`,
+  'i',
+);
+/** Words that make a goal's state a lasting bound: a negation, or a time it holds at ("before each deploy"). */
+const LASTING = /\b(?:not|never|no|before|after|until|whenever|each|every)\b/i;
 /**
  * A pointer: a prohibition whose object is only a word pointing elsewhere ("DO NOT skip this.",
  * "Don't forget it!"): what it forbids is in the text it points at, which the request keeps.
@@ -91,26 +104,37 @@ const THERE_IS =
  */
 const PURPOSE_BEFORE =
   /\b(?:so(?: that)?|in order|such that|lest|to make sure|to ensure|ensuring)\s+(?:(?:we|i|you|it|they|this|that|the \w+)\s+)?$/i;
+/**
+ * What ends just before a prohibition inside a relative clause ("transformers that do not modify the
+ * input values", "a helper which must not block"): it describes the thing named before it, as a task's
+ * title or a goal does; it asks nothing of later work.
+ */
+const RELATIVE_BEFORE = /\b(?:that|which|who)\s+$/i;
 const PROHIBITIONS = new RegExp(PROHIBITION.source, 'gi');
 
 /**
  * Whether a sentence of a typed request is a standing rule: not a note passed on for information
  * ({@link NOTE_LABEL}) nor a pointer ({@link POINTER}); it names
- * its standing ({@link RULE}); or, not being a goal statement ({@link GOAL}), a detail of its own
- * request's items ({@link ANAPHOR_SUBJECT}) nor a statement of what there is ({@link THERE_IS}), it
- * asks something of every instance of an action ({@link EVERY_INSTANCE}), or is a prohibition or
- * obligation with an object ({@link PROHIBITION}, {@link MUST_HAVE}), not the purpose of its own task
- * ({@link PURPOSE_BEFORE}), that is not one-off scoping ({@link SCOPING}).
+ * its standing ({@link RULE}); or, not being a goal statement ({@link GOAL}) without a lasting bound
+ * ({@link LASTING}), a detail of its own request's items ({@link ANAPHOR_SUBJECT}) nor a statement of
+ * what there is ({@link THERE_IS}), it asks something of every instance of an action
+ * ({@link EVERY_INSTANCE}), or is a prohibition or obligation with an object ({@link PROHIBITION},
+ * {@link MUST_HAVE}), not the purpose of its own task ({@link PURPOSE_BEFORE}) nor inside a relative
+ * clause ({@link RELATIVE_BEFORE}), that is not one-off scoping ({@link SCOPING}).
  * Source for both the extractive notes and the retention's constraint sentences.
  */
 export function isRuleSentence(s: string): boolean {
   const t = s.trim();
   if (NOTE_LABEL.test(t) || POINTER.test(t)) return false;
   if (RULE.test(t)) return true;
-  if (GOAL.test(t) || ANAPHOR_SUBJECT.test(t) || THERE_IS.test(t)) return false;
+  if ((GOAL.test(t) && !LASTING.test(t)) || ANAPHOR_SUBJECT.test(t) || THERE_IS.test(t)) return false;
   if (EVERY_INSTANCE.test(t)) return true;
-  // A prohibition that gives the purpose of the sentence's own task is that task's reason.
-  const directives = [...t.matchAll(PROHIBITIONS)].filter((m) => !PURPOSE_BEFORE.test(t.slice(0, m.index)));
+  // A prohibition that gives the purpose of the sentence's own task is that task's reason; one in a
+  // relative clause describes a thing.
+  const directives = [...t.matchAll(PROHIBITIONS)].filter((m) => {
+    const before = t.slice(0, m.index);
+    return !PURPOSE_BEFORE.test(before) && !RELATIVE_BEFORE.test(before);
+  });
   const m = directives[0] ?? MUST_HAVE.exec(t);
   return m !== undefined && m !== null && !SCOPING.test(t.slice(m.index));
 }
