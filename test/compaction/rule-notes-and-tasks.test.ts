@@ -2,8 +2,8 @@
  * Standing rules come only from the user's own words that constrain later work: a note passed on
  * for information ("Security note: … never commit to git.") is no rule, nor is a sentence of the task
  * itself (a prohibition giving the task's purpose, a statement of what there is); rules that forbid
- * the same thing in other words are overridden together, so one is never shown superseded while its
- * twin still stands.
+ * the same thing in other words are one rule, overridden as one, so one is never shown superseded
+ * while its twin still stands.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -72,9 +72,10 @@ for (const format of ['aider', 'cline', 'claude-code', 'codex'] as const) {
       [],
       summary,
     );
+    // Said three times in other words, the rule is one line: superseded once.
     assert.equal(
       section.split('\n').filter((l) => l.startsWith('- superseded') && /Supabase/.test(l)).length,
-      3,
+      1,
       summary,
     );
   });

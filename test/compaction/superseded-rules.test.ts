@@ -67,6 +67,37 @@ for (const format of ['aider', 'claude-code', 'codex', 'cline'] as const) {
   });
 }
 
+/** Three wordings of one prohibition, each in its own request. */
+const SAME_RULE = [
+  'Keep the form simple and do not change Supabase or Environment cards.',
+  'Do NOT change Supabase card or Environment card.',
+  'Do not change Supabase or Environment sections.',
+];
+
+const sameRuleSteps = (later: Step[]): Step[] => [
+  ...SAME_RULE.flatMap((rule, k): Step[] => [
+    { user: `Add the broker form number ${k + 1}. ${rule}` },
+    { tool: 'write', path: `src/app/broker-${k}.tsx`, content: 'export const Broker = () => null;' },
+    { say: `Added the broker form. ${filler(30, 'broker')}` },
+  ]),
+  ...later,
+];
+
+for (const format of ['aider', 'claude-code', 'codex', 'cline'] as const) {
+  test(`${format}: rules that say the same are one line, standing or superseded`, () => {
+    const { write, file } = ALL_WRITERS[format];
+    const standing = rules(notesOf(write(sameRuleSteps([])), file));
+    assert.equal(standing.match(/Supabase/g)?.length, 1, standing);
+    const restyle = 'Restyle the Environment cards as a vertical stack at the top.';
+    const superseded = rules(notesOf(write(sameRuleSteps([{ user: restyle }])), file));
+    assert.equal(superseded.match(/Supabase/g)?.length, 1, superseded);
+    assert.match(superseded, /^- superseded by a later request \("Restyle the Environment cards/m, superseded);
+    // Said again after it was superseded, the rule stands again, once.
+    const again = rules(notesOf(write(sameRuleSteps([{ user: restyle }, { user: SAME_RULE[1] }])), file));
+    assert.equal(again, `- "${SAME_RULE[1]}"`, again);
+  });
+}
+
 test('what overrides a prohibition: a later sentence asking for work on what it forbids', () => {
   assert.equal(
     overridingSentence(RULE, 'Fix the warning. Also update the root layout to set the theme.'),

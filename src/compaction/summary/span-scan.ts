@@ -51,6 +51,23 @@ const RULE_LINE = /^- "(.*)"$/;
 /** How the line of a rule that a later request overrode begins (never read as a standing rule). */
 export const SUPERSEDED_RULE = '- superseded by a later request';
 
+/** A superseded rule's line ({@link supersededLine}): the rule it quotes. */
+const SUPERSEDED_LINE = /^- superseded by a later request \(".*"\), no longer standing: "(.*)"$/;
+
+/**
+ * What the rule of a standing or superseded rule line says, as one key that rules saying the same
+ * share: what a prohibition forbids ({@link prohibitionKey}: "do not change Supabase or Environment
+ * cards" and "Do NOT change Supabase card or Environment card."), else its words in lower case; with
+ * whether it still stands. Undefined for a line of another shape.
+ */
+function ruleKey(line: string): { key: string; standing: boolean } | undefined {
+  const standing = RULE_LINE.exec(line)?.[1];
+  const rule = standing ?? SUPERSEDED_LINE.exec(line)?.[1];
+  if (rule === undefined) return undefined;
+  const key = prohibitionKey(rule) ?? (rule.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).join(' ');
+  return { key, standing: standing !== undefined };
+}
+
 /** The note line of `rule` overridden by the sentence `by` of a later request. */
 export function supersededLine(rule: string, by: string): string {
   return `${SUPERSEDED_RULE} ("${clip(by, 120)}"), no longer standing: "${rule}"`;
@@ -407,6 +424,8 @@ function placeholderOutcome(kind: 'missing' | 'collapsed', text: string): string
  */
 export class SpanScan {
   private readonly rules: string[] = [];
+  /** {@link ruleKey} of the rule lines read, by line. */
+  private readonly ruleKeys = new Map<string, ReturnType<typeof ruleKey>>();
   private readonly decisions: string[] = [];
   private readonly state: string[] = [];
   private readonly earlier: string[] = [];
@@ -483,7 +502,7 @@ export class SpanScan {
       this.lastAssistantEnds = false;
       this.taskListBeforeRequest = this.verifyBeforeRequest = true;
       this.supersede(facts.typed);
-      for (const r of facts.rules) this.addOnce(this.rules, r);
+      for (const r of facts.rules) this.addRule(r);
     } else if (m.role === 'assistant') {
       const facts = assistantFacts(m, text);
       const calls = toolCallsOf(m);
@@ -574,6 +593,29 @@ export class SpanScan {
   }
 
   /**
+   * Adds the rule line `line` (standing or superseded) unless a rule line saying the same
+   * ({@link ruleKey}) stands already, or `line` is superseded and one saying the same is there: one
+   * line per rule, in the wording first given. A rule said again after it was superseded stands
+   * again: the superseded line saying the same goes.
+   */
+  private addRule(line: string): void {
+    const keyOf = (l: string) => {
+      if (!this.ruleKeys.has(l)) this.ruleKeys.set(l, ruleKey(l));
+      return this.ruleKeys.get(l);
+    };
+    const k = keyOf(line);
+    if (k === undefined) return this.addOnce(this.rules, line);
+    const same = this.rules.filter((l) => keyOf(l)?.key === k.key);
+    if (same.some((l) => !k.standing || keyOf(l)?.standing)) return;
+    const set = this.held.get(this.rules);
+    for (const l of same) {
+      this.rules.splice(this.rules.indexOf(l), 1);
+      set?.delete(l);
+    }
+    this.push(this.rules, line);
+  }
+
+  /**
    * Marks the standing rules that the request `typed` overrides ({@link overridingSentence}) as
    * superseded ({@link supersededLine}), and with them every standing rule that forbids the same
    * ({@link prohibitionKey}): a rule a later request asked otherwise no longer stands, in any wording.
@@ -637,7 +679,7 @@ export class SpanScan {
       this.afterEarlier = 0;
       return;
     }
-    for (const l of sec.get(SECTIONS.rules) ?? []) this.addOnce(this.rules, l);
+    for (const l of sec.get(SECTIONS.rules) ?? []) this.addRule(l);
     for (const l of sec.get(SECTIONS.constraints) ?? []) if (l.startsWith('- User:')) this.addOnce(this.rules, l);
     for (const l of sec.get(SECTIONS.decisions) ?? []) this.addOnce(this.decisions, l);
     const theirs = (sec.get(SECTIONS.current) ?? []).map(parseRootsLine).find((r) => r !== undefined);
