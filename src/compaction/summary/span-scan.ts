@@ -547,14 +547,13 @@ export class SpanScan {
         this.calls.set(c.id, c);
         this.lastCallOf = c;
         this.lastCallResult = undefined;
-        if (TASK_LIST_TOOL.test(c.name)) {
-          // Showing the list changes nothing: the list written before stays the latest.
-          if (!writesTaskList(c.name, c.arguments)) continue;
+        // A task-list call that only shows the list (OpenHands `view`) changes nothing: the list before stays.
+        if (writesTaskList(c.name, c.arguments)) {
           const items = planItems(c.arguments);
           this.setTaskList(
             `(${c.name}) ${items !== undefined ? clip(items, 2000) : c.arguments.length > 2000 ? `${c.arguments.slice(0, 1999)}…` : c.arguments}`,
           );
-        } else {
+        } else if (!TASK_LIST_TOOL.test(c.name)) {
           const progress = progressChecklist(c.arguments);
           if (progress !== undefined) this.setTaskList(`(${PROGRESS_KEY}) ${clip(progress, 2000)}`);
         }
