@@ -10,6 +10,9 @@ import { plainText } from '../content-text';
 /** Content of the tool result added for a call that has none. */
 export const MISSING_RESULT_TEXT = '[no result was recorded for this tool call; it was interrupted or denied]';
 
+/** Between the call's entry id and the call id in the id of an added result. */
+const MISSING_RESULT_MARK = '#no-result:';
+
 /** Result of {@link repairToolPairing}. */
 export interface PairingRepair {
   entries: Entry[];
@@ -38,7 +41,7 @@ export function repairToolPairing(entries: readonly Entry[], options: { closeTra
   const closeOpen = () => {
     for (const id of open) {
       out.push({
-        id: `${openEntry!.id}#${id}`,
+        id: `${openEntry!.id}${MISSING_RESULT_MARK}${id}`,
         message: { role: 'tool', tool_call_id: id, content: MISSING_RESULT_TEXT },
         meta: { source: openEntry!.meta?.source },
       });

@@ -42,10 +42,13 @@ export function capText(text: string, cap = TEXT_CAP_CHARS): { text: string; ful
 
 /**
  * The line id of tool call `callId` of assistant entry `entryId`. Call ids repeat across steps
- * (servers that number calls per reply send `call_0` every time), so a line is keyed by both.
+ * (servers that number calls per reply send `call_0` every time), so a line is keyed by both. The
+ * `#call#` mark keeps it apart from entry ids built as `<entry>#<call id>` (placeholder results of
+ * older imports): a line id shared with another entry's line would leave one of them unmarked when
+ * a compaction replaces it.
  */
 export function toolCallLineId(entryId: string, callId: string): string {
-  return `${entryId}#${callId}`;
+  return `${entryId}#call#${callId}`;
 }
 
 /**
