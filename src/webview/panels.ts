@@ -85,7 +85,13 @@ export function header(ui: Ui, view: ViewState): TemplateResult {
         data-test="session-select"
         title=${shown ? sessionName(shown) : view.source}
         ?disabled=${busy}
-        @change=${(e: Event) => ui.post({ type: 'switchSession', id: (e.currentTarget as HTMLSelectElement).value })}
+        @change=${(e: Event) => {
+          const select = e.currentTarget as HTMLSelectElement;
+          ui.post({ type: 'switchSession', id: select.value });
+          // The list shows the session in view until the switch is made: a refused switch (a preview
+          // is waiting) leaves nothing to re-render, so the choice would otherwise stay on screen.
+          select.value = view.sessionId ?? '';
+        }}
       >
         ${view.sessions.length === 0 ? html`<option value="" selected>${view.source}</option>` : nothing}
         ${view.sessions.map((s) => html`<option value=${s.id} title=${sessionName(s)} .selected=${s.id === view.sessionId}>${s.kind === 'imported' ? '⤓ ' : ''}${s.label}</option>`)}
@@ -330,8 +336,8 @@ function previewCard(ui: Ui, preview: PreviewView): TemplateResult {
     <p class="meta" data-test="preview-meta">
       Replaces ${plural(preview.messagesReplaced, 'message', 'messages')}: ${formatTokens(preview.tokensBefore)} →
       ${formatTokens(preview.tokensAfter)} tokens. Apply writes
-      ${count === 1 ? 'this summary' : `these ${count} summaries, in this order`} as shown here; edit
-      ${count === 1 ? 'it' : 'them'} if needed.
+      ${count === 1 ? 'this summary' : `these ${count} summaries, in this order`} as shown here, each after its first
+      line; edit ${count === 1 ? 'it' : 'them'} if needed.
     </p>
     ${
       preview.steps.length
@@ -343,6 +349,9 @@ function previewCard(ui: Ui, preview: PreviewView): TemplateResult {
     ${preview.summaries.map(
       (s, k) =>
         html`<label class="meta" data-test="preview-label">Summary ${k + 1} of ${count}: ${s.label}</label>
+          <p class="meta summary-header" data-test="preview-header" title="Written before the summary; not editable">
+            ${s.header}
+          </p>
           <textarea
             class="summary-edit"
             data-test="preview-text"

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CompactionPreview } from '../../src/service/records';
 import { parsePreviewDocument, previewDocument } from '../../src/views/documents/preview-text';
+import { isContextKeeperSummary, summaryHeader } from '../../src/compaction/summary/summary-header';
 
 const preview: CompactionPreview = {
   summaries: [
@@ -40,4 +41,14 @@ test('edits come back per summary; a document whose markers were changed gives n
   const noMarker = doc.replace(/<!-- summary 2 of 2[^\n]*\n/, '');
   assert.equal(parsePreviewDocument(noMarker, 2), undefined);
   assert.equal(parsePreviewDocument(doc, 3), undefined);
+});
+
+test("each summary's part of the document is the whole message Apply writes: its header line, then the summary", () => {
+  const doc = previewDocument(preview);
+  const parts = doc.split(/^<!-- summary \d of 2[^\n]*\n/m).slice(1);
+  assert.equal(parts.length, 2);
+  preview.summaries.forEach((s, k) => {
+    assert.equal(parts[k].trim(), `${summaryHeader(s.messages)}\n\n${s.summary}`);
+    assert.ok(isContextKeeperSummary(parts[k].trim()), 'read back as a ContextKeeper summary');
+  });
 });

@@ -5,6 +5,7 @@
  */
 import type { CompactionPreview } from '../../service/records';
 import { formatTokensFull } from '../../format/tokens';
+import { isContextKeeperSummary, summaryHeader } from '../../compaction/summary/summary-header';
 
 /** A marker line as {@link previewDocument} writes it: `<!-- summary 2 of 3: … -->`. */
 const MARKER = /^<!-- summary (\d+) of (\d+)\b.*-->\s*$/;
@@ -16,20 +17,20 @@ function n(x: number): string {
 
 /**
  * The review document of `preview`: a comment naming the plan and its token figures, then each
- * summary under its marker (what it stands for, who wrote it). The text between markers is what
- * Apply writes for that summary.
+ * summary under its marker (what it stands for, who wrote it), after the header line Apply writes
+ * first (`summaryHeader`). The text between markers is what Apply writes for that summary.
  */
 export function previewDocument(preview: CompactionPreview): string {
   const count = preview.summaries.length;
   const lines = [
-    `<!-- Proposed compaction: ${count} ${count === 1 ? 'summary' : 'summaries'}, ${n(preview.tokensBefore)} → ${n(preview.tokensAfter)} tokens. This document is read-only: it shows exactly what Apply writes under each marker. Edit the summaries in the ContextKeeper sidebar; this view follows the edits. -->`,
+    `<!-- Proposed compaction: ${count} ${count === 1 ? 'summary' : 'summaries'}, ${n(preview.tokensBefore)} → ${n(preview.tokensAfter)} tokens. This document is read-only: it shows exactly what Apply writes under each marker, the summary's first line included. Edit the summaries in the ContextKeeper sidebar; this view follows the edits. -->`,
     ...preview.steps.map((s) => `<!-- also: ${s.replace(/-->/g, '—>')} -->`),
     '',
   ];
   preview.summaries.forEach((s, k) => {
     const by = s.summarizerModel ? `, by ${s.summarizerModel}` : '';
     lines.push(`<!-- summary ${k + 1} of ${count}: ${s.coverage ?? `${n(s.messages)} messages`}${by} -->`, '');
-    lines.push(s.summary, '');
+    lines.push(summaryHeader(s.messages), '', s.summary, '');
   });
   return lines.join('\n');
 }
@@ -48,5 +49,10 @@ export function parsePreviewDocument(text: string, count: number): string[] | un
       parts.push([]);
     } else if (parts.length > 0) parts[parts.length - 1].push(line);
   }
-  return parts.length === count ? parts.map((p) => p.join('\n').trim()) : undefined;
+  // The header line is written by Apply, not part of the summary's editable text.
+  const summary = (p: string[]) => {
+    const text = p.join('\n').trim();
+    return isContextKeeperSummary(text) ? text.slice(text.indexOf(']') + 1).trim() : text;
+  };
+  return parts.length === count ? parts.map(summary) : undefined;
 }

@@ -2,6 +2,7 @@
  * The service's records as the sidebar shows them: gauge, checkpoint rows, approvals, the summary
  * preview and a compaction divider's detail. Pure functions of the records.
  */
+import { summaryHeader } from '../../compaction/summary/summary-header';
 import { formatInteger } from '../../format/display';
 import type { ApprovalRequest } from '../../agent/types';
 import type { Entry } from '../../compaction/types';
@@ -76,6 +77,7 @@ export function toPreviewView(preview: CompactionPreview | undefined): PreviewVi
   return (
     preview && {
       summaries: preview.summaries.map((s) => ({
+        header: summaryHeader(s.messages),
         summary: s.summary,
         label: `${s.coverage ?? `${formatTokensFull(s.messages)} messages`}${s.summarizerModel ? `, by ${s.summarizerModel}` : ''}`,
       })),

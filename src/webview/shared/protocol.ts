@@ -216,6 +216,8 @@ export interface ApprovalView {
 
 /** One summary of a preview, as Apply writes it. */
 export interface PreviewSummaryView {
+  /** The line Apply writes before the summary (not editable): what it is and how to read it. */
+  header: string;
   summary: string;
   /** What it stands for and who wrote it, in words ("messages 1-40, by gpt-4o"). */
   label: string;

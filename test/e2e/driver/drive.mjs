@@ -23,6 +23,7 @@ import {
   importChecks,
   longSessionChecks,
   previewApplyCheck,
+  refusedSwitchCheck,
   themeShots,
   welcomeChecks,
 } from './sidebar-checks.mjs';
@@ -337,6 +338,7 @@ try {
   });
 
   await sessionSelectChecks(ctx);
+  await refusedSwitchCheck(ctx);
 
   await check('compact the imported transcript with no model', async () => {
     expect(imported, 'needs the imported transcript');

@@ -618,3 +618,37 @@ export async function themeShots({ check, wb, sidebar, page }, theme, kind, tag)
     return kind;
   });
 }
+
+/**
+ * A session switch refused while a summary preview waits leaves the session list on the session in
+ * view (the list must never name a session other than the one shown).
+ */
+export async function refusedSwitchCheck({ check, expect, wb, sidebar, page, updateSettings }) {
+  await check('a session switch refused during a summary preview leaves the list on the session shown', async () => {
+    const frame = sidebar.frame;
+    const select = frame.locator('[data-test="session-select"]');
+    const shown = await select.inputValue();
+    const other = (await select.locator('option').evaluateAll((os) => os.map((o) => o.value))).find(
+      (v) => v && v !== shown,
+    );
+    expect(other !== undefined, 'only one session in the list');
+    updateSettings({ 'contextKeeper.previewSummary': true });
+    await page.waitForTimeout(1_000);
+    try {
+      await wb.clearToasts();
+      await frame.locator('[data-test="compact"]').click();
+      await frame.locator('[data-test="preview"]').waitFor({ timeout: 30_000 });
+      await select.selectOption(other);
+      await wb.waitToast('apply or discard it before switching sessions');
+      const after = await select.inputValue();
+      expect(after === shown, `the list reads ${after} while ${shown} is shown`);
+      await frame.locator('[data-test="discard-preview"]').click();
+      await frame.locator('[data-test="preview"]').waitFor({ state: 'detached', timeout: 30_000 });
+      expect((await select.inputValue()) === shown, 'the list changed after Discard');
+      await wb.clearToasts();
+      return `switch refused; the list stayed on ${shown}`;
+    } finally {
+      updateSettings({ 'contextKeeper.previewSummary': false });
+    }
+  });
+}
