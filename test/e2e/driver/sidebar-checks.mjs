@@ -648,7 +648,9 @@ export async function refusedSwitchCheck({ check, expect, wb, sidebar, page, upd
       await wb.clearToasts();
       return `switch refused; the list stayed on ${shown}`;
     } finally {
+      // The next checks compact at once: the setting must be off in the extension before they start.
       updateSettings({ 'contextKeeper.previewSummary': false });
+      await page.waitForTimeout(1_500);
     }
   });
 }
