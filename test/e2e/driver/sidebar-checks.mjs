@@ -650,7 +650,7 @@ export async function refusedSwitchCheck({ check, expect, wb, sidebar, page, upd
     } finally {
       // The next checks compact at once: the setting must be off in the extension before they start.
       updateSettings({ 'contextKeeper.previewSummary': false });
-      await page.waitForTimeout(1_500);
+      await page.waitForTimeout(3_000);
     }
   });
 }
