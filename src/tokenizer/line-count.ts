@@ -12,6 +12,9 @@
  * `b`. Lines that start otherwise are counted with their neighbours, whole.
  */
 
+/** White space at one place of a text (sticky): what continues the piece before a line break. */
+const PIECE_CONTINUES = /\s/y;
+
 /** True when a text that follows a line break starts a new pre-tokenizer piece whatever precedes it. */
 export function startsPiece(line: string): boolean {
   if (line.length === 0) return false;
@@ -104,13 +107,37 @@ export class LineCounter {
   }
 
   /**
-   * Tokens of any `text`, exactly: split at its blank lines and line breaks and counted with
-   * {@link countBlocks} (line counts kept), else counted whole. Summaries are counted again and again
-   * as they are trimmed and put together, mostly from the same lines.
+   * Tokens of any `text`, exactly: split after each run of line breaks followed by a character that
+   * starts a piece ({@link startsPiece}), each part counted once and kept (a line with its break,
+   * the keys {@link countBlocks} uses), the parts summed; a line that starts otherwise (indented, a
+   * path's `/`) is counted with the line before it. Summaries are counted again and again as they
+   * are trimmed and put together, mostly from the same lines. Not additive: counted whole.
    */
   countLines(text: string): number {
     if (!this.additive || text.length === 0) return this.countText(text);
-    return this.countBlocks(text.split('\n\n').map((b) => b.split('\n'))) ?? this.countText(text);
+    let total = 0;
+    let start = 0;
+    for (let nl = text.indexOf('\n'); nl >= 0 && nl + 1 < text.length; nl = text.indexOf('\n', nl + 1)) {
+      const next = nl + 1;
+      // Within a run of line breaks the piece goes on; white space and `/` continue it too.
+      const c = text.charCodeAt(next);
+      if (c === 0x0a || c === 0x2f) continue;
+      PIECE_CONTINUES.lastIndex = next;
+      if (PIECE_CONTINUES.test(text)) continue;
+      total += this.part(text, start, next);
+      start = next;
+    }
+    return total + this.part(text, start, text.length);
+  }
+
+  /** Tokens of `text.slice(start, end)`, a part that ends the text or before a piece's start, kept under the keys of {@link countBlocks}. */
+  private part(text: string, start: number, end: number): number {
+    const part = text.slice(start, end);
+    if (end === text.length) return this.memo(this.bare, part, '');
+    // Ends with one line break, or two: a line, or a block's last line, as countBlocks keys them.
+    if (part.charCodeAt(part.length - 2) !== 0x0a) return this.memo(this.withBreak, part.slice(0, -1), '\n');
+    if (part.charCodeAt(part.length - 3) !== 0x0a) return this.memo(this.withGap, part.slice(0, -2), '\n\n');
+    return this.memo(this.bare, part, '');
   }
 
   private memo(map: Map<string, number>, line: string, after: string): number {

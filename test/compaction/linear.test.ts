@@ -87,6 +87,22 @@ test('counting line by line equals counting the joined text, for both encodings,
   }
 });
 
+test('counting any text by its parts equals counting it whole, for both encodings, the kept counts reused', () => {
+  const separators = ['\n', '\n\n', '\n\n\n', '\r\n', '\n  ', '\n/', '\n\t', ''];
+  for (const model of ['gpt-4o', 'gpt-4']) {
+    const meter = new TokenMeter({ model });
+    const r = rng(model.length + 7);
+    // One counter for every text, as a compaction keeps one: counts kept for one text serve the next.
+    const lines = new LineCounter((t) => meter.countText(t), true);
+    for (let k = 0; k < 600; k++) {
+      let text = '';
+      for (let n = Math.floor(r() * 12); n > 0; n--)
+        text += randomLine(r) + separators[Math.floor(r() * separators.length)];
+      assert.equal(lines.countLines(text), meter.countText(text), `${model}: ${JSON.stringify(text)}`);
+    }
+  }
+});
+
 test('a counter that is not additive is never summed line by line', () => {
   const lines = new LineCounter((t) => Math.ceil(t.length / 4), false);
   assert.equal(lines.countBlocks([['## a', '- b']]), undefined);

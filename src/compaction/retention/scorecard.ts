@@ -29,8 +29,9 @@ export type { RetentionScorecard };
 /** Longest request quoted in a list of what was left out, in characters. */
 const REQUEST_NAME_CHARS = 80;
 
-function pushName(list: string[], name: string): void {
-  if (list.length < SCORECARD_NAMES) list.push(name);
+/** `name` as listed ({@link shownName}) added to `list` while it holds fewer than {@link SCORECARD_NAMES}; a full list takes none, so none is masked for nothing. */
+function pushShown(list: string[], name: string, secrets: readonly string[]): void {
+  if (list.length < SCORECARD_NAMES) list.push(shownName(name, secrets));
 }
 
 function requestName(text: string): string {
@@ -149,7 +150,7 @@ export function retentionScorecard(
     missing.requests,
     secrets,
   );
-  const pushBounded = (list: string[], name: string) => pushName(list, shownName(name, secrets));
+  const pushBounded = (list: string[], name: string) => pushShown(list, name, secrets);
 
   const changedNamed = countChangedNamed(files.modified.keys(), text, (p) => pushBounded(missing.filesChanged, p));
   const readNamed = read.filter((p) => hasPathIn(pathText, p)).length;
