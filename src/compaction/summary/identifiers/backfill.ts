@@ -17,7 +17,7 @@ import {
   prefixedWithTraceback,
   type PartIdentifiers,
 } from './identifier-parts';
-import { rootsIn, shortPath } from '../ledger/path-root';
+import { expandRoots, rootsIn, shortPath } from '../ledger/path-root';
 import { MessageMemo } from '../../message-memo';
 import { FileUse, productOrFile } from './file-use';
 import { WindowIndex } from '../../window-hashes';
@@ -493,10 +493,15 @@ export function backfillIdentifiers(
   const inSummary = new SummaryIndex(summary);
   // A path the ledger wrote from a named folder (`$A/src/x.ts`) is in the summary already.
   const roots = rootsIn(summary);
+  const short = (id: string) => (roots.list.length ? shortPath(roots, id) : id);
+  let full: string | undefined;
   const has = (id: string) => {
-    if (inSummary.has(id)) return true;
-    const short = roots.list.length ? shortPath(roots, id) : id;
-    return short !== id && inSummary.has(short);
+    if (inSummary.has(id) || (short(id) !== id && inSummary.has(short(id)))) return true;
+    if (!RELATIVE_PATH.test(id)) return false;
+    // A relative path the summary names in full, from a named folder or with the other separator
+    // (`src/lib/db.ts` for `$A\src\lib\db.ts`), is named already.
+    full ??= expandRoots(roots, summary).replace(/\\/g, '/');
+    return endsAPathIn(full, id.replace(/^\.[\\/]/, '').replace(/\\/g, '/'));
   };
   let budget = maxChars;
   const blocks: string[] = [];
@@ -532,7 +537,8 @@ export function backfillIdentifiers(
         paths.set(name, [...(paths.get(name) ?? []), id]);
       }
       const now = moved.get(id);
-      const line = `- ${id.replace(/\r?\n/g, ' ⏎ ')}${now ? ` (moved; now ${now})` : ''}`;
+      // Written as the files section writes paths: from a named folder (`$A\\src\\x.ts`).
+      const line = `- ${short(id).replace(/\r?\n/g, ' ⏎ ')}${now ? ` (moved; now ${short(now)})` : ''}`;
       const cost = line.length + 1 + (lines.length === 0 ? heading.length + 2 : 0);
       // Too long for what is left: skipped, and never offered again (whether or not the summary
       // has it, it would be skipped later too), so the summary is searched only for those that fit.
@@ -550,6 +556,22 @@ export function backfillIdentifiers(
   }
   if (blocks.length === 0) return { text: summary, added };
   return { text: `${summary.trimEnd()}\n\n${blocks.join('\n\n')}`, added };
+}
+
+/** A relative path of two parts or more (`src/lib/db.ts`, `./docs/adr`, `src\\app`), not a URL nor an absolute path. */
+const RELATIVE_PATH = /^(?:\.[\\/])?[\w.@-]+[\\/][^\s:]*[\w]$/;
+
+/**
+ * Whether `text` holds `path` as the end of a path (after a `/`, a space, a quote or the start, and
+ * before no other character of a name), both written with `/`.
+ */
+function endsAPathIn(text: string, path: string): boolean {
+  for (let at = text.indexOf(path); at >= 0; at = text.indexOf(path, at + 1)) {
+    const before = at === 0 ? ' ' : text[at - 1];
+    const after = text[at + path.length] ?? ' ';
+    if (/[/\s"'`(]/.test(before) && !/[\w.-]/.test(after)) return true;
+  }
+  return false;
 }
 
 /**
