@@ -2,13 +2,23 @@
  * At a small window the "Files changed" section names every file changed that it can: lines give up
  * their detail first (symbols, last change), then files are named only, grouped by their folder, and
  * a file is left out only after that; the marker then counts the files left out, never lines. A
- * file named by folder still says what happened to it (created, edited, deleted, moved here). The
- * same work in each recording format.
+ * file named by folder still says what happened to it (created, edited, deleted, moved here). When
+ * room is tighter still, folder lines merge into the folder they share, each name written from it,
+ * so more files stay named in the same room. The same work in each recording format.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WRITERS, summaryOf, type Step, sectionOf } from '../support/recordings';
-import { dropOldestNames, expandFolderLines, foldIntoFolders } from '../../src/compaction/summary/ledger/file-names';
+import {
+  dropOldestNames,
+  expandFolderLines,
+  filesNamed,
+  foldIntoFolders,
+  mergeFolderLines,
+} from '../../src/compaction/summary/ledger/file-names';
+import { importTranscriptTextSync } from '../../src/transcripts';
+import { itemsFromEntries } from '../../src/compaction/context';
+import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 
 const FOLDERS = ['src/server/routes', 'src/client/components', 'docs/guides'];
 const files = Array.from({ length: 24 }, (_, i) => `${FOLDERS[i % 3]}/module-${i}-handler.ts`);
@@ -118,4 +128,62 @@ test('a folder line reads back as the full paths it names, and its notes stay wi
   const one = [...lines];
   assert.equal(dropOldestNames(one, 1), 1);
   assert.deepEqual(one, ['- in src/: created a.ts', '- in lib/: moved here b.ts', '- in ./: edited README.md']);
+});
+
+/** One file in each of eight folders under `src` (paths after the project folder, parts apart). */
+const SPREAD = [
+  ['components', 'cart', 'Cart.tsx'],
+  ['components', 'checkout', 'Checkout.tsx'],
+  ['lib', 'db', 'client.ts'],
+  ['lib', 'auth', 'session.ts'],
+  ['app', 'orders', 'page.tsx'],
+  ['app', 'admin', 'page.tsx'],
+  ['hooks', 'cart', 'useCart.ts'],
+  ['types', 'orders', 'order.ts'],
+];
+
+for (const [format, root, sep] of [
+  ['claude-code', '/home/dev/shop/', '/'],
+  ['cline', 'c:\\Users\\dev\\shop\\', '\\'],
+] as const) {
+  test(`${format}: with little room, files in many folders are named from the folder they share`, () => {
+    const { write, file } = WRITERS[format];
+    const steps: Step[] = [
+      { user: 'build the shop checkout' },
+      ...SPREAD.map((p): Step => ({ tool: 'write', path: root + ['src', ...p].join(sep), content: 'export {}' })),
+      { say: 'Done.' },
+      { user: 'thanks' },
+    ];
+    const items = itemsFromEntries(importTranscriptTextSync(write(steps), file).entries);
+    // Room for the current work and about 45 tokens of files: a line per folder names half of them.
+    const notes = new ExtractiveSummarizer((t) => Math.ceil(t.length / 4)).notes(items, 240);
+    const section = sectionOf(notes, 'Files changed');
+    assert.equal(filesNamed(section.split('\n')), SPREAD.length, notes);
+    assert.match(section, new RegExp(`: created components\\${sep}cart\\${sep}Cart\\.tsx, `), notes);
+  });
+}
+
+test('folder lines merge into the deepest folder they share, only when shorter, and read back as the same paths', () => {
+  const lines = [
+    '- in src/app/orders/: created page.tsx',
+    '- in src/app/admin/: edited page.tsx',
+    '- in lib/: edited util.ts',
+    '- in ./: edited README.md',
+  ];
+  const before = expandFolderLines(lines.join('\n')).split('\n').sort();
+  assert.equal(mergeFolderLines(lines), true);
+  assert.deepEqual(lines, [
+    '- in src/app/: created orders/page.tsx; edited admin/page.tsx',
+    '- in lib/: edited util.ts',
+    '- in ./: edited README.md',
+  ]);
+  assert.deepEqual(expandFolderLines(lines.join('\n')).split('\n').sort(), before);
+  // `src/app/` and `lib/` share no folder; a bare name's `./` merges nothing.
+  assert.equal(mergeFolderLines(lines), false);
+  // A shared folder that would make the names longer than the lines it saves is no merge.
+  const long = [
+    '- in src/components/forms/: created a.ts, b.ts, c.ts, d.ts, e.ts, f.ts',
+    '- in src/lib/: created u.ts',
+  ];
+  assert.equal(mergeFolderLines(long), false);
 });

@@ -41,6 +41,7 @@ import { quotedSentences, shrinkQuoted } from './quoted-summary';
 import {
   dropOldestNames,
   dropReadNames,
+  mergeFolderLines,
   FILES_LEFT_OUT,
   filesNamed,
   foldIntoFolders,
@@ -333,8 +334,8 @@ function shortenSymbols(line: string): string {
  * One step of shortening the files section `lines` (in place), least loss first: the line of files
  * only read is folded into folder lines (`- in src/: read a.ts`); else the oldest file line whose
  * detail (symbols, last change) is long keeps it in a short form, and then loses it; else the oldest
- * full file line becomes a name on its folder's line; else the names of files only read go; else
- * the oldest names go. `many`: far over the budget, each step takes half of what it works on.
+ * full file line becomes a name on its folder's line; else folder lines merge into the folder they
+ * share (`mergeFolderLines`); else the names of files only read go; else the oldest names go. `many`: far over the budget, each step takes half of what it works on.
  * Returns what was left out: changed files no longer named, and whether the files read went.
  */
 function shortenFiles(lines: string[], many: boolean): { files: number; read: boolean } {
@@ -363,6 +364,8 @@ function shortenFiles(lines: string[], many: boolean): { files: number; read: bo
     for (const l of others) lines.push(l);
     return { files: 0, read: false };
   }
+  // Folder lines merged into the folder they share name every file in fewer characters.
+  if (mergeFolderLines(lines)) return { files: 0, read: false };
   if (dropReadNames(lines) > 0) return { files: 0, read: true };
   const named = filesNamed(lines.filter(isFolderLine));
   if (named) return { files: dropOldestNames(lines, half(named)), read: false };

@@ -316,6 +316,46 @@ export function dropOldestNames(lines: string[], n: number): number {
   return removed;
 }
 
+/** The folder both `a` and `b` (folders ending with a separator) lie in, ending with a separator; '' when none. */
+function commonFolder(a: string, b: string): string {
+  let end = 0;
+  for (let i = 0; i < Math.min(a.length, b.length) && a[i] === b[i]; i++)
+    if (a[i] === '/' || a[i] === '\\') end = i + 1;
+  return a.slice(0, end);
+}
+
+/**
+ * Merges the folder lines among `lines` (in place) that lie in the deepest folder two of them share
+ * into one line of that folder, each name written from it (`- in $A/src/app/: edited a.tsx` and `- in
+ * $A/src/lib/: created db.ts` → `- in $A/src/: edited app/a.tsx; created lib/db.ts`), at the place of
+ * the first; only when the section gets shorter. Lossless (every name stays, read back as the same
+ * full path): the step before any name goes. A shared folder of fewer than three characters (`/`,
+ * `C:\\`) or a bare name's `./` merges nothing. Returns whether lines were merged.
+ */
+export function mergeFolderLines(lines: string[]): boolean {
+  const folders = lines.flatMap((l, k) => {
+    const m = FOLDER_LINE.exec(l);
+    return m && m[1] !== './' ? [{ k, folder: m[1], names: folderNames(m[2]) }] : [];
+  });
+  let best = '';
+  for (let i = 0; i < folders.length; i++)
+    for (let j = i + 1; j < folders.length; j++) {
+      const c = commonFolder(folders[i].folder, folders[j].folder);
+      if (c.length > best.length && c.length >= 3 && !/^[A-Za-z]:[\\/]$/.test(c)) best = c;
+    }
+  if (!best) return false;
+  const group = folders.filter((f) => f.folder.startsWith(best));
+  const names = group.flatMap((f) =>
+    f.names.map((n) => ({ name: `${f.folder.slice(best.length)}${n.name}`, verb: n.verb })),
+  );
+  const merged = folderLine(best, names);
+  if (merged.length >= group.reduce((n, f) => n + lines[f.k].length + 1, 0)) return false;
+  const gone = new Set(group.slice(1).map((f) => f.k));
+  lines[group[0].k] = merged;
+  for (let k = lines.length - 1; k >= 0; k--) if (gone.has(k)) lines.splice(k, 1);
+  return true;
+}
+
 /**
  * `text` with each folder line written out as the full paths it names, one per line, each with what
  * happened to it (`- in src/api/: created a.ts; deleted b.ts` → `- src/api/a.ts (created)`,
