@@ -33,7 +33,17 @@ export function secretValuesIn(text: string): string[] {
 function messageValues(message: { content?: unknown; tool_calls?: unknown }): readonly string[] {
   let hit = valuesOf.get(message);
   if (hit) return hit;
-  const parts = [textWithPlaceholders(message.content)];
+  const text = textWithPlaceholders(message.content);
+  const parts = [text];
+  // A tool's result may be JSON (Codex keeps a command's output as `{"output":"…\\n…"}`): its escaped
+  // line breaks hide an assignment at a line's start, so the decoded strings are read too.
+  if (/^\s*[[{]/.test(text)) {
+    try {
+      stringsOf(JSON.parse(text), parts);
+    } catch {
+      // Not JSON: the raw text was read.
+    }
+  }
   const calls = message.tool_calls as Array<{ function?: { arguments?: unknown } }> | undefined;
   for (const c of Array.isArray(calls) ? calls : []) {
     const args = c.function?.arguments;
@@ -123,7 +133,40 @@ export function maskSecretValues(text: string, values: readonly string[]): strin
 export function maskValues(masked: string, values: readonly string[]): string {
   let out = masked;
   for (const v of values) if (out.includes(v)) out = out.split(v).join(maskLabel('secret'));
+  for (const v of values)
+    for (const piece of valuePieces(v))
+      if (out.includes(piece)) out = out.replace(wholeToken(piece), maskLabel('secret'));
   return out;
+}
+
+/**
+ * The pieces of a secret value a list may show without the rest: a name read out of the text stops
+ * at punctuation, so `password: 'DevPass2024!'` gives the code name `DevPass2024`. A piece is a run
+ * of letters, digits and `_` (or also `.` and `-`) of {@link SHORTEST_VALUE}+ characters that either
+ * is most of the value (two thirds of its characters) or is specific on its own (letters and digits
+ * mixed, or 16+ characters), the rule {@link secretValuesIn} keeps values by. The value itself is
+ * no piece (it is masked as it is). Kept per value: a span's values are masked again and again.
+ */
+export function valuePieces(value: string): readonly string[] {
+  let hit = piecesOf.get(value);
+  if (hit) return hit;
+  const out = new Set<string>();
+  for (const piece of [...value.split(/[^A-Za-z0-9_]+/), ...value.split(/[^A-Za-z0-9_.-]+/)]) {
+    if (piece.length < SHORTEST_VALUE || piece === value || out.has(piece)) continue;
+    const specific = (/\d/.test(piece) && /[A-Za-z]/.test(piece)) || piece.length >= 16;
+    if (specific || piece.length * 3 >= value.length * 2) out.add(piece);
+  }
+  hit = [...out].sort((a, b) => b.length - a.length);
+  if (piecesOf.size > 4096) piecesOf.clear();
+  piecesOf.set(value, hit);
+  return hit;
+}
+
+const piecesOf = new Map<string, readonly string[]>();
+
+/** `piece` where it is a whole token (no letter, digit or `_` either side), every occurrence. */
+function wholeToken(piece: string): RegExp {
+  return new RegExp(`(?<![A-Za-z0-9_])${piece.replace(/[.-]/g, '\\$&')}(?![A-Za-z0-9_])`, 'g');
 }
 
 /**
@@ -139,7 +182,7 @@ export function sameMasking(masked: string, before: readonly string[], now: read
   if (before === now) return true;
   const added = addedValues(before, now);
   if (added === undefined) return false;
-  for (const v of added) if (masked.includes(v)) return false;
+  for (const v of added) if (masked.includes(v) || valuePieces(v).some((p) => masked.includes(p))) return false;
   return true;
 }
 
@@ -167,7 +210,9 @@ function addedValues(before: readonly string[], now: readonly string[]): readonl
 
 let lastAdded: { before: readonly string[]; now: readonly string[]; added: readonly string[] | undefined } | undefined;
 
-/** `value` is, or holds, one of `values`: a name that must not be listed. */
+/** `value` is, or holds, one of `values` or a whole piece of one ({@link valuePieces}): a name that must not be listed. */
 export function holdsSecretValue(value: string, values: readonly string[]): boolean {
-  return values.some((v) => value.includes(v));
+  return values.some(
+    (v) => value.includes(v) || valuePieces(v).some((p) => value.includes(p) && wholeToken(p).test(value)),
+  );
 }

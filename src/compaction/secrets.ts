@@ -111,13 +111,14 @@ const RULES: readonly Rule[] = [
   // .env / shell assignments, at a line start, after a space or a separator: NAME=value, export
   // NAME="value", NAME: 'value' (YAML), "NAME=value" (docker-compose list entries), ?token=value (query
   // strings), //registry/:_authToken=value (.npmrc), "X-Auth-Token: value" (HTTP headers). Quoted values
-  // are masked whole, unquoted ones up to the next space or quote. An HTTP auth scheme after the name
+  // are masked whole, unquoted ones up to the next space, quote or backtick; a `#` inside the word is part of it
+  // (a shell comment starts only after a blank: `--password=Pa#55` passes `Pa#55`). An HTTP auth scheme after the name
   // ("Authorization: Bearer ...") is left to the Authorization rule, which masks the credential after it.
   // A path separator is no assignment colon: `anchor_spl::token::{self, Token}` (Rust, C++, PHP).
   {
     kind: 'secret',
     pattern: new RegExp(
-      String.raw`(?<=^|[\s;,(\[{"'\x60:?&/])(?:export[ \t]+)?(${SECRET_NAME})(?<!${FILE_EXTENSION})[ \t]*(?:=|:(?!:))[ \t]*(?!(?:Bearer|Basic|Token|Digest|Negotiate)[ \t])(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'#,;[][^\s"'#,;]*))`,
+      String.raw`(?<=^|[\s;,(\[{"'\x60:?&/])(?:export[ \t]+)?(${SECRET_NAME})(?<!${FILE_EXTENSION})[ \t]*(?:=|:(?!:))[ \t]*(?!(?:Bearer|Basic|Token|Digest|Negotiate)[ \t])(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'\x60#,;[][^\s"'\x60,;]*))`,
       'gmi',
     ),
     group: [2, 3, 4],

@@ -45,9 +45,26 @@ export interface ComposeInput {
 /** A list entry that is nothing but a mask: a secret value listed as a name, which says nothing. */
 const MASK_ALONE = /^- `?\[masked [^\]]+\]`?\n/gm;
 
+/** Headings of the sections whose lines are lists of names, `, `-separated (code names, identifiers). */
+const NAME_LISTS = /^## (?:Code names|Identifiers)\b/;
+
+/** A name of such a list that is nothing but a mask, with the separator before or after it. */
+const MASKED_NAME = /(?:^|, )\[masked [^\]]+\](?=, |$)/g;
+
 /** `text` masked as a summary leaves (see {@link ComposeInput.secretValues}). */
 function masked(text: string, values: readonly string[]): string {
-  return `${maskSecretValues(text, values)}\n`.replace(MASK_ALONE, '').slice(0, -1);
+  let names = false;
+  const lines = maskSecretValues(text, values)
+    .split('\n')
+    .map((line) => {
+      if (line.startsWith('## ')) names = NAME_LISTS.test(line);
+      if (!names || !line.startsWith('- ') || !line.includes('[masked ')) return line;
+      // A name list's entry that is a mask says nothing: it leaves, and the line with it when alone.
+      const rest = line.slice(2).replace(MASKED_NAME, '').replace(/^, /, '');
+      return rest ? `- ${rest}` : undefined;
+    })
+    .filter((line) => line !== undefined);
+  return `${lines.join('\n')}\n`.replace(MASK_ALONE, '').slice(0, -1);
 }
 
 /**
