@@ -4,7 +4,8 @@
  * a file is left out only after that; the marker then counts the files left out, never lines. A
  * file named by folder still says what happened to it (created, edited, deleted, moved here). When
  * room is tighter still, folder lines merge into the folder they share, each name written from it,
- * so more files stay named in the same room. The same work in each recording format.
+ * so more files stay named in the same room, and the quote of the agent's answer to an earlier request
+ * gives way before a file's name does. The same work in each recording format.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -160,6 +161,32 @@ for (const [format, root, sep] of [
     const section = sectionOf(notes, 'Files changed');
     assert.equal(filesNamed(section.split('\n')), SPREAD.length, notes);
     assert.match(section, new RegExp(`: created components\\${sep}cart\\${sep}Cart\\.tsx, `), notes);
+  });
+}
+
+for (const [format, root, sep] of [
+  ['claude-code', '/home/dev/shop/', '/'],
+  ['cline', 'c:\\Users\\dev\\shop\\', '\\'],
+] as const) {
+  test(`${format}: the answer to an earlier request gives way before a file changed goes unnamed, not sooner`, () => {
+    const { write, file } = WRITERS[format];
+    const steps: Step[] = [
+      { user: 'build the shop checkout' },
+      ...SPREAD.map((p): Step => ({ tool: 'write', path: root + ['src', ...p].join(sep), content: 'export {}' })),
+      {
+        say: 'The checkout is built: the cart page lists the items, the checkout page takes the address and the card, and the orders page shows what was bought.',
+      },
+      { user: 'now add tests for the cart' },
+    ];
+    const items = itemsFromEntries(importTranscriptTextSync(write(steps), file).entries);
+    const notes = (budget: number) => new ExtractiveSummarizer((t) => Math.ceil(t.length / 4)).notes(items, budget);
+    const tight = notes(200);
+    assert.equal(filesNamed(sectionOf(tight, 'Files changed').split('\n')), SPREAD.length, tight);
+    assert.doesNotMatch(tight, /^- Answered an earlier request/m, tight);
+    // With room for both, both stay.
+    const roomy = notes(300);
+    assert.equal(filesNamed(sectionOf(roomy, 'Files changed').split('\n')), SPREAD.length, roomy);
+    assert.match(roomy, /^- Answered an earlier request [^\n]*"The checkout/m, roomy);
   });
 }
 

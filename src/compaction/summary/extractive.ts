@@ -41,6 +41,8 @@ import { quotedSentences, shrinkQuoted } from './quoted-summary';
 import {
   dropOldestNames,
   dropReadNames,
+  dropsNameNext,
+  expandFolderLines,
   mergeFolderLines,
   FILES_LEFT_OUT,
   filesNamed,
@@ -76,6 +78,14 @@ const FILES_FLOOR_SHARE = 0.5;
 
 /** A current-work line about an earlier request than the latest: its verification, its plan (see `aged` in the notes). */
 const AGED_LINE = /^- (?:Verification|Plan or to-do list) from an earlier request /;
+/**
+ * The current-work line quoting the agent's answer to an earlier request than the latest: it goes
+ * before the name of a file changed that "Files edited most recently" does not name (`dropsNameNext`):
+ * a file changed is the state of the code, and the answers section quotes the answer where it has room.
+ */
+const ANSWERED_EARLIER = /^- Answered an earlier request /;
+/** A changed file's line as `expandFolderLines` writes a folder line's name: its path. */
+const FOLDER_NAME_LINE = /^- (.+) \((?:created|edited|deleted|moved here)\)$/;
 
 /** Lines of current state that the budget never removes: what an agent needs to pick the work up. */
 const CURRENT_STATE =
@@ -828,6 +838,15 @@ export class ExtractiveSummarizer implements Summarizer {
     let readLeftOut = false;
     let namesOnly = false;
     const filesSection = sections.find((sec) => sec[1] === ledger.files)!;
+    // Whether the files section names a changed file that "Files edited most recently" does not.
+    const recent = new Set(ledger.edited.slice(-RECENT_FILES).map((p) => shortPath(roots, p)));
+    const namesBeyondRecent = () =>
+      expandFolderLines(ledger.files.join('\n'))
+        .split('\n')
+        .some((l) => {
+          const named = FOLDER_NAME_LINE.exec(l)?.[1];
+          return named !== undefined && !recent.has(named);
+        });
     let count = tokens();
     while (count > maxTokens && guard++ < 10_000) {
       // The section with the most characters per weight loses lines first; rules and current work last.
@@ -856,7 +875,13 @@ export class ExtractiveSummarizer implements Summarizer {
       // (Also before a file's line loses what changed in it: the files are the only list left.)
       const lastNames =
         !filesFloored && (namesOnly ? others.length === 0 : lists.length === 1 && lists[0][1] === ledger.files);
-      const agedAt = lastNames ? current.findIndex((l) => AGED_LINE.test(l)) : -1;
+      const agedAt = lastNames
+        ? current.findIndex(
+            (l) =>
+              AGED_LINE.test(l) ||
+              (namesOnly && ANSWERED_EARLIER.test(l) && dropsNameNext(ledger.files) && namesBeyondRecent()),
+          )
+        : -1;
       const longQuote: number = agedAt >= 0 ? agedAt : lastNames ? longestQuote(current) : -1;
       const victim: Section | undefined =
         longQuote >= 0

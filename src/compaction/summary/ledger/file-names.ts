@@ -357,6 +357,17 @@ export function mergeFolderLines(lines: string[]): boolean {
 }
 
 /**
+ * Whether the next shortening of the files section `lines` leaves a changed file's name out: it
+ * names a changed file, every file is named only, by folder, no file only read is named, and no
+ * folder lines merge ({@link mergeFolderLines}).
+ */
+export function dropsNameNext(lines: readonly string[]): boolean {
+  if (filesNamed(lines) === 0 || lines.some((l) => isFileLine(l) || l.startsWith(READ_ONLY_LINE))) return false;
+  if (lines.some((l) => namesOf(l).some((n) => n.verb === 'read'))) return false;
+  return !mergeFolderLines([...lines]);
+}
+
+/**
  * `text` with each folder line written out as the full paths it names, one per line, each with what
  * happened to it (`- in src/api/: created a.ts; deleted b.ts` → `- src/api/a.ts (created)`,
  * `- src/api/b.ts (deleted)`): how a reader that looks paths up verbatim reads a summary's short
