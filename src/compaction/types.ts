@@ -112,8 +112,9 @@ export interface ContextItem {
   pinned?: boolean;
   /**
    * Typed requests of the raw messages a summary stands for, oldest first, when its own text does
-   * not hold them verbatim (a recorded agent's summary, imported): a later compaction of this summary
-   * carries them forward in its requests section. Never sent to the model.
+   * not hold them all verbatim (a recorded agent's summary, imported; a summary of ours whose requests
+   * section shortened or left some out, see `carriedRequests`): a later compaction of this summary
+   * carries them forward in its requests section, whole where its room allows. Never sent to the model.
    */
   requests?: string[];
   /**

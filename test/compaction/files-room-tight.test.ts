@@ -33,7 +33,9 @@ for (const [format, { write, file }] of Object.entries(WRITERS)) {
       (p) => !new RegExp(`^- ${p.replace(/\./g, '\\.')}(:| \\(created\\))`, 'm').test(section),
     );
     assert.deepEqual(missing, [], summary);
-    // The requests are still there, their first and newest kept.
-    assert.match(sectionOf(summary, 'Requests, verbatim'), /Step 0: never touch/, summary);
+    // The requests are still there, the first and newest kept (shortened when the standing rules take
+    // their room), and the first request's rule with them.
+    assert.ok((sectionOf(summary, 'Requests, verbatim').match(/^- /gm)?.length ?? 0) >= 2, summary);
+    assert.match(summary, /Step 0: never touch/, summary);
   });
 }

@@ -179,10 +179,14 @@ test('requests section: all fit whole; over budget the first and newest stay who
   assert.ok(tight.shortened > 0);
   assert.match(tight.text, /\[… [\d,]+ characters of this request left out …\]/);
   assert.equal(tight.whole + tight.shortened + tight.omitted, reqs.length, 'nothing is dropped silently');
-  // So small that even shortened ones do not fit: some are left out, and a line counts them.
+  // So small that even shortened ones do not fit: some are left out, and a line counts them and says
+  // where to read them.
   const tiny = renderRequestsSection(reqs, 160, count);
   assert.ok(tiny.omitted > 0);
-  assert.match(tiny.text, /\[\d+ earlier requests? \([\d,]+ characters\) left out here to fit the budget\]/);
+  assert.match(
+    tiny.text,
+    /\[\d+ earlier requests? \([\d,]+ characters\) left out here to fit the budget; read them in the replaced messages \(last line\)\]/,
+  );
   assert.equal(parseRequestsSection(tiny.text)[0], reqs[0]);
 });
 

@@ -75,7 +75,9 @@ function listed(summary: string) {
     errorsLeftOut: leftOut(errors),
     requests: requests.filter((l) => l.startsWith('- ') && !l.startsWith('- … ')).length,
     // Items the section cut in the middle (its mark, on any line of the item, counts what was left out).
-    requestsShortened: items(requests).filter((i) => /characters of this request left out …\]/.test(i)).length,
+    requestsShortened: items(requests).filter((i) =>
+      /characters of this request left out …\]|of pasted output left out/.test(i),
+    ).length,
     requestsLeftOut: leftOut(requests),
   };
 }

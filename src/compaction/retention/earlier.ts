@@ -27,7 +27,19 @@ const PRODUCT_NAME = /^[A-Z][a-z]+\.js$/;
 const CONSTANT = /^[\w$]*[a-z][\w$]*\.[A-Z][A-Z0-9_]*$/;
 
 /** A placeholder a summary writes where it left the middle of a request out. */
-const LEFT_OUT = /\s*\[… [\d,]+ characters of this request left out …\]\s*/;
+const LEFT_OUT =
+  /\s*\[… [\d,]+ (?:characters of this request left out|lines? \([\d,]+ characters\) of pasted output left out[^\]\n]*) …\]\s*/;
+
+/**
+ * A summary's line saying requests were left out there (`[3 earlier requests (1,234 characters) left
+ * out here …]`): no request of its own, though a later summary's requests may carry it.
+ */
+const LEFT_OUT_LINE = /^\[[\d,]+ earlier requests? \([\d,]+ characters\) left out here\b/;
+
+/** Whether `text` is a summary's line saying requests were left out (see {@link LEFT_OUT_LINE}). */
+export function isLeftOutLine(text: string): boolean {
+  return LEFT_OUT_LINE.test(text);
+}
 
 /** Names (files, commits) and requests an earlier summary holds. */
 export interface EarlierHeld {

@@ -107,9 +107,10 @@ export function failingText(text: string): string {
 
 /**
  * A mark that part of a request was left out: the summary's `[… 1,234 characters of this request left
- * out …]`, or an ellipsis a person editing the summary types (`[…]`, `[...]`, `…`, `...`).
+ * out …]` or `[… 40 lines (2,345 characters) of pasted output left out; … …]`, or an ellipsis a person editing the summary types (`[…]`, `[...]`, `…`, `...`).
  */
-const REQUEST_CUT = /\s*(?:\[… [\d,]+ characters of this request left out …\]|\[(?:…|\.\.\.)\]|…|\.\.\.)\s*/;
+const REQUEST_CUT =
+  /\s*(?:\[… [\d,]+ (?:characters of this request left out|lines? \([\d,]+ characters\) of pasted output left out[^\]\n]*) …\]|\[(?:…|\.\.\.)\]|…|\.\.\.)\s*/;
 
 /** An item of a text with cut marks: a request presented shortened. */
 interface Presentation {

@@ -16,7 +16,7 @@ import { spanFiles } from './files';
 import { spanCommits } from './commits';
 import { collapsedRecordWords, typedRequests, type TypedRequest } from './requests';
 import { leftWhenTurnEnded } from '../earlier-turn';
-import { earlierHeld } from './earlier';
+import { earlierHeld, isLeftOutLine } from './earlier';
 import { containsAtWordBounds, errorNamedIn, expandRoots, falseOpens, hasPathIn, normalize, slashed } from './presence';
 import { MessageMemo, messageMemosKept } from '../message-memo';
 import { changedFilesText, failingText, RequestPresentations } from './presented';
@@ -103,11 +103,12 @@ export function retentionScorecard(
   const held = new Set<string>();
   for (const it of checkpoint.replaced) {
     if (it.kind !== 'summary') continue;
-    for (const r of it.requests ?? []) carried.push(r);
+    // The requests a summary keeps beside its text are its span's whole; its text may show them shortened.
+    for (const r of it.requests ?? []) if (!isLeftOutLine(r)) carried.push(r);
     // A file re-attached after a summary is a copy of the workspace, not an earlier summary.
     if (it.attachedFile !== undefined) continue;
     const earlier = earlierHeld(textWithPlaceholders(it.message.content));
-    for (const r of earlier.requests) carried.push(r);
+    if (it.requests === undefined) for (const r of earlier.requests) carried.push(r);
     for (const name of earlier.names) held.add(name);
   }
   const n = entries.length;

@@ -46,7 +46,8 @@ import { scorecardInContext } from '../retention/scorecard';
 
 import { callOf, collapseItem, describeCollapse } from './collapse';
 import { applyCheckpoint, newId } from '../context';
-import { collectRequests, removeRequestsSection } from '../summary/requests';
+import { carriedRequests, collectRequests, removeRequestsSection } from '../summary/requests';
+import { RULES_ROOM_TOKENS, standingRulesOf, standingRulesTokens } from '../summary/span-scan';
 import { keptTokensOf } from '../plan/kept-tokens';
 import { backfillIdentifiers, SpanIdentifiers } from '../summary/identifiers/backfill';
 import { carryIdentifiers } from '../summary/identifiers/carry-identifiers';
@@ -88,6 +89,8 @@ export const DEFAULT_MAX_SUMMARY_CALLS = 4;
 export const IDENTIFIER_BACKFILL_CHARS = 1200;
 /** Smallest budget for the typed requests of one summary, in tokens. */
 export const MIN_REQUEST_TOKENS = 256;
+/** Fewest tokens the requests section keeps when standing rules take its room (the first and newest, shortened). */
+const MIN_RULES_REQUESTS_TOKENS = 64;
 /** Smallest summary budget, in tokens: below this the notes say nothing useful. */
 export const MIN_SUMMARY_TOKENS = 64;
 /** A summary keeping more than this share of its span's tokens is not applied when other spans are. */
@@ -492,6 +495,8 @@ interface SpanInput {
   share: RoomShares;
   countText: (text: string) => number;
   section: RequestsSection;
+  /** The notes keep the standing rules in their own section (see `renderRequestsSection`). */
+  rulesElsewhere: boolean;
   /** Tokens for the notes (with back-filled identifiers). */
   spanBudget: number;
   request: SummaryRequest;
@@ -555,8 +560,29 @@ function spanInput(run: TierRun, span: Span): SpanInput {
   // Summaries are counted many times as they are put together, from mostly the same lines.
   const lineCounter = new LineCounter((t) => meter.countText(t), meter.lineAdditive, meter.encoding);
   const countText = (t: string) => lineCounter.countLines(t);
-  const section = renderRequestsSection(requests, share.requests, countText, meter.lineAdditive, meter.encoding);
-  const spanBudget = Math.max(MIN_SUMMARY_TOKENS, Math.min(share.notes, room - section.tokens));
+  // The standing rules come before the requests in a tight room: every later summary reads them back
+  // from this one (a summary of summaries), so a rule left out here would be gone from all of them,
+  // while a request left out is kept beside the summary (`carriedRequests`) for a later one to show.
+  // Their tokens, and room beside them for the current work, come out of the requests' share.
+  const rulesTokens = standingRulesTokens(standingRulesOf(content, requests), countText);
+  const rulesFloor = rulesTokens ? rulesTokens + RULES_ROOM_TOKENS : 0;
+  const requestsRoom =
+    rulesTokens && share.tight
+      ? Math.max(MIN_RULES_REQUESTS_TOKENS, Math.min(share.requests - rulesTokens, room - rulesFloor))
+      : share.requests;
+  const section = renderRequestsSection(
+    requests,
+    requestsRoom,
+    countText,
+    meter.lineAdditive,
+    meter.encoding,
+    rulesTokens > 0,
+  );
+  const spanBudget = Math.max(
+    MIN_SUMMARY_TOKENS,
+    Math.min(share.notes, room - section.tokens),
+    Math.min(share.notes, rulesFloor),
+  );
   const request: SummaryRequest = {
     items: content,
     userRequests,
@@ -587,6 +613,7 @@ function spanInput(run: TierRun, span: Span): SpanInput {
     share,
     countText,
     section,
+    rulesElsewhere: rulesTokens > 0,
     spanBudget,
     request,
   };
@@ -826,6 +853,7 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
     countText,
     lineAdditive: meter.lineAdditive,
     encoding: meter.encoding,
+    rulesElsewhere: input.rulesElsewhere,
     footer: input.pointer,
     secretValues: withKnownValues(spanSecretValues(spanItems), options.knownSecretValues),
   });
@@ -845,12 +873,14 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
     );
   }
   if (finalized?.contradicted.length) contradictedBy.set(cp, finalized.contradicted);
+  const keptBeside = carriedRequests(requests, section);
   const summaryItem: ContextItem = {
     id: `${cp.id}~s`,
     kind: 'summary',
     message: { role: 'user', content: `${header}\n\n${text}` },
     covers,
     checkpointId: cp.id,
+    ...(keptBeside ? { requests: keptBeside } : {}),
   };
   cp.replaced = spanItems;
   cp.inserted = [summaryItem];

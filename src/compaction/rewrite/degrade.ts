@@ -24,7 +24,8 @@ import { clipMessageToTokens } from '../clip';
 import { keepSummaryMark } from '../tool-outcomes';
 import { applyCheckpoint } from '../context';
 import { tokenHolders } from '../plan/holders';
-import { collectRequests, removeRequestsSection } from '../summary/requests';
+import { carriedRequests, collectRequests, removeRequestsSection } from '../summary/requests';
+import { RULES_ROOM_TOKENS, standingRulesOf, standingRulesTokens } from '../summary/span-scan';
 import { pointerLine } from '../summary/recall-pointer';
 import { backfillIdentifiers } from '../summary/identifiers/backfill';
 import { keepEarlierHoldings, SHORTER_HOLDINGS } from '../summary/earlier-holdings';
@@ -233,18 +234,24 @@ async function resummarize(
 ): Promise<{ cp: Checkpoint } | { error: SummarizerError }> {
   const { meter, summarizer, options } = input;
   const requests = collectRequests(spanItems);
-  // The user's words come first: up to 60% of the budget (within the user-message budget).
+  // The standing rules the earlier summaries carry are set aside first: every later summary reads
+  // them back from this one, so rules left out here would be gone from all of them.
+  const rulesTokens = standingRulesTokens(standingRulesOf(spanItems, requests), (t) => meter.countText(t));
+  // The user's words come next: up to 60% of what is left (within the user-message budget).
   const section = renderRequestsSection(
     requests,
-    Math.max(64, Math.min(input.userTokens, Math.floor(budget * 0.6))),
+    Math.max(64, Math.min(input.userTokens, Math.floor(Math.max(0, budget - rulesTokens) * 0.6))),
     (t) => meter.countText(t),
+    false,
+    undefined,
+    rulesTokens > 0,
   );
   // The header and the pointer line that ends the summary (its id drawn later: ids all cost the same
   // tokens, see `newId`) come out of the budget, with a few tokens for the blank lines between.
   const covered = spanItems.reduce((n, i) => n + i.covers.length, 0);
   const planned = pointerLine(options.recallPointer, 'ck-00000000', first, covered);
   const frame = meter.countText(input.header(covered)) + (planned ? meter.countText(planned) : 0) + 8;
-  const notesBudget = Math.max(64, budget - section.tokens - frame);
+  const notesBudget = Math.max(64, budget - section.tokens - frame, rulesTokens ? rulesTokens + RULES_ROOM_TOKENS : 0);
   let result;
   try {
     result = await summarizer.summarize({
@@ -291,6 +298,7 @@ async function resummarize(
   const masked = maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes);
   const pointer = pointerLine(options.recallPointer, cp.id, first, covers.length);
   const text = pointer === undefined ? masked : `${masked}\n\n${pointer}`;
+  const carried = carriedRequests(requests, section);
   cp.replaced = spanItems;
   cp.inserted = [
     {
@@ -299,6 +307,7 @@ async function resummarize(
       message: { role: 'user', content: `${input.header(covers.length)}\n\n${text}` },
       covers,
       checkpointId: cp.id,
+      ...(carried ? { requests: carried } : {}),
     },
   ];
   if (options.summaryAsPair && next && next.message.role !== 'assistant')

@@ -33,6 +33,8 @@ export interface ComposeInput {
   lineAdditive?: boolean;
   /** Name of the counter's encoding: line counts are then kept across sections (see `renderRequestsSection`). */
   encoding?: string;
+  /** The notes keep the standing rules in their own section (see `renderRequestsSection`). */
+  rulesElsewhere?: boolean;
   /** One line that ends the summary (the pointer to its replaced messages); counted inside `limit`. */
   footer?: string;
   /**
@@ -77,12 +79,19 @@ function masked(text: string, values: readonly string[]): string {
  * stays in the context alone is over the target, and the result says so).
  */
 export function composeSummary(input: ComposeInput): { text: string; section: RequestsSection } {
-  const { header, requests, limit, minRequests, countText, lineAdditive, encoding, footer } = input;
+  const { header, requests, limit, minRequests, countText, lineAdditive, encoding, footer, rulesElsewhere } = input;
   let { notes, section } = input;
   const frame = countText(header) + SUMMARY_FRAME_TOKENS + (footer ? countText(footer) + 1 : 0);
   const spare = limit - frame - countText(notes) - section.tokens - 2;
   if ((section.shortened > 0 || section.omitted > 0) && spare > 8)
-    section = renderRequestsSection(requests, section.tokens + spare, countText, lineAdditive, encoding);
+    section = renderRequestsSection(
+      requests,
+      section.tokens + spare,
+      countText,
+      lineAdditive,
+      encoding,
+      rulesElsewhere,
+    );
   const values = input.secretValues ?? [];
   const compose = () =>
     masked(section.text ? `${notes}\n\n${section.text}` : notes, values) + (footer ? `\n\n${footer}` : '');
@@ -96,6 +105,7 @@ export function composeSummary(input: ComposeInput): { text: string; section: Re
       countText,
       lineAdditive,
       encoding,
+      rulesElsewhere,
     );
     text = compose();
   }

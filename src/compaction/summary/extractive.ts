@@ -18,6 +18,7 @@ import { clip } from './message-facts';
 import { shortenLine } from './line-shorten';
 import { asksQuestion, leavesStepOpen, reportsFinishedWork } from './completion';
 import { collectRequests, typedRequestOf } from './requests';
+import { omittedNote } from './requests-section';
 import { actionsOf, type Action } from './ledger/actions';
 import { GrowingSpan } from '../meter/span-memo';
 import {
@@ -25,8 +26,10 @@ import {
   EARLIER_AS_WRITTEN,
   editBlockFiles,
   handOverOf,
+  rulesLeftOutLine,
   SECTIONS,
   SpanScan,
+  SUPERSEDED_RULE,
   textActionGoesOn,
   textHandOver,
 } from './span-scan';
@@ -75,6 +78,11 @@ const UNCOUNTED_HALVING_CHARS_PER_TOKEN = 16;
  * folder: below it the standing rules (all but the first) give way before any file's name does.
  */
 const FILES_FLOOR_SHARE = 0.5;
+/**
+ * Share of the notes' budget the standing rules keep whatever the files' floor: the user's constraints
+ * still in force are read back by every later summary, so rules dropped here are gone from all of them.
+ */
+const RULES_FLOOR_SHARE = 0.5;
 
 /** A current-work line about an earlier request than the latest: its verification, its plan (see `aged` in the notes). */
 const AGED_LINE = /^- (?:Verification|Plan or to-do list) from an earlier request /;
@@ -93,6 +101,12 @@ const CURRENT_STATE =
 
 /** A state line quoting an error from tool output in the user role (see `message-facts.ts`), with the error text. */
 const OBSERVATION_ERROR = /^- Error in tool output \(user-role observation\): "(.+)"$/;
+
+/** Lines of `all` that say a rule was superseded and are not in `kept`: no rule in force was left out with them. */
+function supersededDropped(all: readonly string[], kept: readonly string[]): number {
+  const left = new Set(kept);
+  return all.filter((l) => l.startsWith(SUPERSEDED_RULE) && !left.has(l)).length;
+}
 
 /** The failures of the ledger's open lines, at most four, each as the line names it (a command in backticks, or a file and its tool). */
 function openNames(open: readonly string[]): string {
@@ -721,7 +735,9 @@ export class ExtractiveSummarizer implements Summarizer {
     // The pointer quotes the request the requests section ends with (the same reading of the span:
     // an earlier summary's carried requests count, a repeated request keeps its first place), never
     // only the last typed message, which can be an older request typed again.
-    const listedLast = collectRequests(items).at(-1);
+    const listedLast = collectRequests(items)
+      .filter((r) => !omittedNote(r))
+      .at(-1);
     if (listedLast)
       current.push(
         `- Latest request in this part: the last one under "Requests, verbatim" ("${clip(listedLast, 60)}")`,
@@ -847,6 +863,7 @@ export class ExtractiveSummarizer implements Summarizer {
           const named = FOLDER_NAME_LINE.exec(l)?.[1];
           return named !== undefined && !recent.has(named);
         });
+    const rulesSection = sections.find((sec) => sec[1] === rules)!;
     let count = tokens();
     while (count > maxTokens && guard++ < 10_000) {
       // The section with the most characters per weight loses lines first; rules and current work last.
@@ -864,12 +881,16 @@ export class ExtractiveSummarizer implements Summarizer {
         namesOnly &&
         others.length === 0 &&
         rules.length > 1 &&
-        sizes.get(filesSection)! / 4 <= maxTokens * FILES_FLOOR_SHARE;
+        sizes.get(filesSection)! / 4 <= maxTokens * FILES_FLOOR_SHARE &&
+        sizes.get(rulesSection)! / 4 > maxTokens * RULES_FLOOR_SHARE;
+      // With no list left to shorten, the current work's other lines go before a standing rule does.
+      const left = candidates.length ? candidates : sections.filter(([, l]) => removable(l).length > 0);
+      const notRules = left.filter((sec) => sec[1] !== rules);
       const pool: Section[] = filesFloored
         ? sections.filter((sec) => sec[1] === rules)
-        : candidates.length
-          ? candidates
-          : sections.filter(([, l]) => removable(l).length > 0);
+        : candidates.length || notRules.length === 0
+          ? left
+          : notRules;
       // Before a file's name goes, a line about an earlier request than the latest (its verification,
       // its plan) goes, and a long quote of the current work is halved (its short lines stay).
       // (Also before a file's line loses what changed in it: the files are the only list left.)
@@ -955,6 +976,15 @@ export class ExtractiveSummarizer implements Summarizer {
     let out = render();
     // Say what was left out, so a reader never takes a list for everything that happened.
     let noted = false;
+    // Standing rules left out here or by an earlier summary: counted in one line, kept in every later
+    // summary (read back by `SpanScan`), never dropped in silence. The rules that stand are counted,
+    // not those a later request superseded.
+    const rulesLeft =
+      scan.rulesLeftOut + (before.get(SECTIONS.rules) ?? 0) - rules.length - supersededDropped(scan.rules, rules);
+    if (rulesLeft > 0) {
+      rules.push(rulesLeftOutLine(rulesLeft));
+      noted = true;
+    }
     for (const s of sections) {
       if (s[1] === ledger.files) {
         // Lines of this section are folded, not only dropped: the marker counts the files left out.

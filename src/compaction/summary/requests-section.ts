@@ -11,6 +11,7 @@
  */
 import { LineCounter } from '../../tokenizer/line-count';
 import { ruleSentences } from './prose';
+import { condensePastedOutput, isMostlyPastedOutput, PASTED_MARKER_SOURCE } from './pasted-output';
 
 /** Heading of the section; chained compactions find the section of an earlier summary by it. */
 export const REQUESTS_HEADING = '## Requests, verbatim';
@@ -26,7 +27,10 @@ export function groupDigits(n: number): string {
 export function shortenedMarker(removedChars: number): string {
   return `[… ${groupDigits(removedChars)} characters of this request left out …]`;
 }
-const MARKER_RE = /\[… [\d,]+ characters of this request left out …\]/;
+/** Either marker of a request's left-out part ({@link shortenedMarker}, `pastedOutputMarker`). */
+const MARKER_RE = new RegExp(`\\[… [\\d,]+ characters of this request left out …\\]|${PASTED_MARKER_SOURCE}`);
+/** Every marker of a text, for cuts that must not fall inside one. */
+const MARKERS_RE = new RegExp(MARKER_RE.source, 'g');
 
 /**
  * Keeps about `max` characters of `text`: its start and end, the middle replaced by the marker. The
@@ -40,6 +44,14 @@ export function shortenMiddle(text: string, max: number): string {
   let tail = text.length - (keep - head);
   head = headCut(text, head);
   tail = tailCut(text, tail, head);
+  // A cut never falls inside a marker already there (a request whose pasted output was left out):
+  // the marker goes whole with the part it stands in.
+  for (const m of text.includes('[… ') ? text.matchAll(MARKERS_RE) : []) {
+    const end = m.index + m[0].length;
+    if (m.index < head && head < end) head = m.index;
+    if (m.index < tail && tail < end) tail = end;
+  }
+  if (tail < head) tail = head;
   const removed = text.slice(head, tail).trim().length;
   return `${text.slice(0, head).trimEnd()} ${shortenedMarker(removed)} ${text.slice(tail).trimStart()}`;
 }
@@ -74,7 +86,7 @@ function tailCut(text: string, at: number, head: number): number {
  */
 export function shortenKeepingRules(text: string, max: number): string {
   if (text.length <= max) return text;
-  const rules = omissionRank(text) >= 3 ? ruleSentences(text).map((r) => r.replace(/\s+/g, ' ').trim()) : [];
+  const rules = omissionRank(text) >= RULE_RANK ? ruleSentences(text).map((r) => r.replace(/\s+/g, ' ').trim()) : [];
   const kept = rules.join(' ');
   if (!rules.length || kept.length > Math.max(max, RULES_SHOWN_CHARS)) return shortenMiddle(text, max);
   // Each sentence stays where it was: a marker stands wherever text was left out (before, between or
@@ -150,55 +162,141 @@ const ACKNOWLEDGEMENT =
 const ranks = new Map<string, number>();
 
 /**
- * When a request is left out, by rank (lower first): 0 an acknowledgement ({@link ACKNOWLEDGEMENT}),
- * 1 a long request (over 240 characters; one frees many tokens), 2 a short one, 3 a long one that
- * states a standing rule (`ruleSentences`: a prohibition such as "DO NOT touch the old project"), 4 a
- * short one that does. Safety constraints outlast every ordinary request.
+ * When a request is left out, by rank (lower first): 0 a request that is mostly pasted output
+ * (`isMostlyPastedOutput`: a log the person pasted, condensed; the replaced messages hold it whole),
+ * 1 an acknowledgement ({@link ACKNOWLEDGEMENT}), 2 a long request (over 240 characters; one frees
+ * many tokens), 3 a short one, 4 a long one that states a standing rule (`ruleSentences`: a
+ * prohibition such as "DO NOT touch the old project"), 5 a short one that does. Safety constraints
+ * outlast every ordinary request.
  */
 function omissionRank(text: string): number {
   let r = ranks.get(text);
   if (r !== undefined) return r;
   const rule = ruleSentences(text).length > 0;
-  r = rule ? (text.length > 240 ? 3 : 4) : ACKNOWLEDGEMENT.test(text.trim()) ? 0 : text.length > 240 ? 1 : 2;
+  r = rule
+    ? text.length > 240
+      ? 4
+      : 5
+    : isMostlyPastedOutput(text)
+      ? 0
+      : ACKNOWLEDGEMENT.test(text.trim())
+        ? 1
+        : text.length > 240
+          ? 2
+          : 3;
   if (ranks.size > KEPT_REQUESTS) ranks.clear();
   ranks.set(text, r);
   return r;
 }
 
-/** The line that says how many requests were left out at one place. */
+/** Highest omission rank ({@link omissionRank}). */
+const TOP_RANK = 5;
+/** Rank from which a request states a standing rule (its rule sentences kept when it is shortened). */
+const RULE_RANK = 4;
+/** Rank of a long request that states no rule (a rule-stating one ranks so when the rules are kept elsewhere). */
+const LONG_RANK = 2;
+
+/**
+ * The line that says how many requests were left out at one place, and where they can be read: the
+ * summary's last line points at the messages it replaced, which hold them word for word.
+ */
 function omittedLine(count: number, chars: number): string {
-  return `[${count} earlier request${count === 1 ? '' : 's'} (${groupDigits(chars)} characters) left out here to fit the budget]`;
+  return `[${count} earlier request${count === 1 ? '' : 's'} (${groupDigits(chars)} characters) left out here to fit the budget; read them in the replaced messages (last line)]`;
+}
+
+/** A line of {@link omittedLine} (or of an older summary, which said no more than the count), with its figures. */
+const OMITTED_LINE =
+  /^\[([\d,]+) earlier requests? \(([\d,]+) characters\) left out here to fit the budget\b[^\]\n]*\]$/;
+
+/**
+ * The figures of a line saying requests were left out ({@link omittedLine}), as an earlier summary's
+ * requests section holds it; undefined for any other text. A later summary carries such a line as an
+ * entry of its requests, so what an earlier summary left out is never dropped in silence.
+ */
+export function omittedNote(text: string): { count: number; chars: number } | undefined {
+  const m = OMITTED_LINE.exec(text);
+  if (!m) return undefined;
+  return { count: Number(m[1].replace(/,/g, '')), chars: Number(m[2].replace(/,/g, '')) };
 }
 
 /**
- * Renders `requests` (oldest first) as the requests section within `maxTokens` tokens, as counted
- * by `countText`. Priority (the product's retention rule, README "What a summary keeps"): the first
- * request and the newest are whole first; every other request is whole up to a length cap, chosen as
- * large as the budget allows, and a longer one is shortened in the middle to 200, 120 or 60
- * characters (the length that keeps the most requests whole) with a marker counting what was left out; when even that does not
- * fit, the oldest middle requests are left out and one line counts them. The first and newest are shortened
- * only when they alone leave no room for any other request (then to 400 characters each, so short
- * replies between them still fit) or alone exceed the budget. `lineAdditive`: `countText` is
- * tiktoken's exact count (`TokenCounter.lineAdditive`), so tries are counted request by request
- * (same result, much faster); with `encoding` (its name) the counts of rendered requests are kept for
- * later sections too.
+ * Renders `entries` (oldest first) as the requests section within `maxTokens` tokens, as counted
+ * by `countText`. An entry is a request, or a line of an earlier summary saying requests were left out
+ * there ({@link omittedNote}): its count joins the line this section writes at that place, so what was
+ * left out once stays said. Priority (the product's retention rule, README "What a summary keeps"):
+ * when the requests do not all fit whole, the pasted output inside them (logs, stack traces) is
+ * condensed first (`condensePastedOutput`: first and last lines and the error line kept, a marker
+ * saying how much was left out and where to read it); then the first request and the newest are whole
+ * first; every other request is whole up to a length cap, chosen as large as the budget allows, and a
+ * longer one is shortened in the middle to 200, 120 or 60 characters (the length that keeps the most
+ * requests whole) with a marker counting what was left out; when even that does not fit, middle
+ * requests are left out in the order of {@link omissionRank} and one line counts them and says where
+ * to read them. The first and newest are shortened only when they alone leave no room for any other
+ * request (then to 400 characters each, so short replies between them still fit) or alone exceed the
+ * budget. `lineAdditive`: `countText` is tiktoken's exact count (`TokenCounter.lineAdditive`), so tries
+ * are counted request by request (same result, much faster); with `encoding` (its name) the counts of
+ * rendered requests are kept for later sections too. `rulesElsewhere`: the summary keeps the standing
+ * rules in its own section, so a request is not kept longer for stating one (it ranks as any other).
  */
 export function renderRequestsSection(
-  requests: readonly string[],
+  entries: readonly string[],
   maxTokens: number,
   countText: (text: string) => number,
   lineAdditive = false,
   encoding?: string,
+  rulesElsewhere = false,
 ): RequestsSection {
-  if (requests.length === 0) return { text: '', whole: 0, shortened: 0, omitted: 0, tokens: 0 };
+  return renderEntries(entries, maxTokens, countText, lineAdditive, encoding, true, rulesElsewhere);
+}
+
+/**
+ * {@link renderRequestsSection}; `condense`: when the entries do not all fit whole, their pasted output
+ * is condensed first (then the search below runs on the condensed entries).
+ */
+function renderEntries(
+  entries: readonly string[],
+  maxTokens: number,
+  countText: (text: string) => number,
+  lineAdditive: boolean,
+  encoding: string | undefined,
+  condense: boolean,
+  rulesElsewhere: boolean,
+): RequestsSection {
+  // Lines of earlier summaries saying requests were left out: their figures, by the place they stood
+  // (before the request of the same index; `carried[n]` after the newest).
+  const requests: string[] = [];
+  const carried: Array<{ count: number; chars: number } | undefined> = [];
+  for (const e of entries) {
+    const note = omittedNote(e);
+    if (!note) {
+      requests.push(e);
+      continue;
+    }
+    const k = requests.length;
+    const c = carried[k];
+    carried[k] = c ? { count: c.count + note.count, chars: c.chars + note.chars } : note;
+  }
+  const carriedCount = carried.reduce((s, c) => s + (c?.count ?? 0), 0);
+  if (requests.length === 0 && carriedCount === 0) return { text: '', whole: 0, shortened: 0, omitted: 0, tokens: 0 };
   const lines = new LineCounter(countText, lineAdditive, encoding);
   const heading = `${REQUESTS_HEADING} (oldest first; the user's own words)`;
   const n = requests.length;
-  // Left out first when nothing else fits: acknowledgements, then the oldest long middle requests, then
-  // the oldest others; requests that state a standing rule last (see {@link omissionRank}).
+  if (n === 0) {
+    const text = `${heading}\n${omittedLine(
+      carriedCount,
+      carried.reduce((s, c) => s + (c?.chars ?? 0), 0),
+    )}`;
+    return { text, whole: 0, shortened: 0, omitted: carriedCount, tokens: countText(text) };
+  }
+  // Left out first when nothing else fits: pasted output, acknowledgements, then the oldest long middle
+  // requests, then the oldest others; requests that state a standing rule last (see {@link omissionRank}).
   const omitOrder: number[] = [];
-  for (let rank = 0; rank < 5; rank++)
-    for (let i = 1; i < n - 1; i++) if (omissionRank(requests[i]) === rank) omitOrder.push(i);
+  const rankOf = (text: string): number => {
+    const r = omissionRank(text);
+    return rulesElsewhere && r >= RULE_RANK ? r - (RULE_RANK - LONG_RANK) : r;
+  };
+  for (let rank = 0; rank <= TOP_RANK; rank++)
+    for (let i = 1; i < n - 1; i++) if (rankOf(requests[i]) === rank) omitOrder.push(i);
   // The first and newest requests keep their start and end (the task and what is asked now).
   const rendered = (i: number, shown: number): string =>
     renderRequest(i === 0 || i === n - 1 ? shortenMiddle(requests[i], shown) : shortenKeepingRules(requests[i], shown));
@@ -253,8 +351,13 @@ export function renderRequestsSection(
     let tokens: number | undefined = headingTokens;
     let pending = 0;
     let pendingChars = 0;
-    for (let i = 0; i < n; i++) {
-      if (omittedMark[i] === 1) {
+    for (let i = 0; i <= n; i++) {
+      const c = carried[i];
+      if (c) {
+        pending += c.count;
+        pendingChars += c.chars;
+      }
+      if (i < n && omittedMark[i] === 1) {
         pending++;
         pendingChars += requests[i].length;
         continue;
@@ -265,6 +368,7 @@ export function renderRequestsSection(
         pending = 0;
         pendingChars = 0;
       }
+      if (i === n) break;
       const shown = shownOf(i);
       if (shown >= requests[i].length && !hasMarker(i)) whole++;
       else shortened++;
@@ -282,8 +386,13 @@ export function renderRequestsSection(
       const parts: string[] = [heading];
       let run = 0;
       let runChars = 0;
-      for (let i = 0; i < n; i++) {
-        if (out[i] === 1) {
+      for (let i = 0; i <= n; i++) {
+        const c = carried[i];
+        if (c) {
+          run += c.count;
+          runChars += c.chars;
+        }
+        if (i < n && out[i] === 1) {
           run++;
           runChars += requests[i].length;
           continue;
@@ -291,7 +400,7 @@ export function renderRequestsSection(
         if (run > 0) parts.push(omittedLine(run, runChars));
         run = 0;
         runChars = 0;
-        parts.push(rendered(i, shownOf(i)));
+        if (i < n) parts.push(rendered(i, shownOf(i)));
       }
       return (text = parts.join('\n'));
     };
@@ -301,13 +410,19 @@ export function renderRequestsSection(
       },
       whole,
       shortened,
-      omitted: omitCount,
+      omitted: omitCount + carriedCount,
       tokens: tokens ?? countText(join()),
     };
   };
   const longest = requests.reduce((m, r) => Math.max(m, r.length), -Infinity);
   const all = build(longest, longest, longest, 0);
   if (all.tokens <= maxTokens) return all;
+  // Over the budget: the pasted output inside requests is what is shortened first.
+  if (condense) {
+    const condensed = entries.map((e) => (omittedNote(e) ? e : condensePastedOutput(e)));
+    if (condensed.some((c, i) => c !== entries[i]))
+      return renderEntries(condensed, maxTokens, countText, lineAdditive, encoding, false, rulesElsewhere);
+  }
   // Largest whole-length cap that fits with long ones shortened to `shortLen` (binary search).
   const fitCap = (shortLen: number) => {
     let found = build(shortLen, shortLen, longest, 0);
@@ -366,8 +481,13 @@ export function renderRequestsSection(
       let total = headingTokens;
       let pending = 0;
       let pendingChars = 0;
-      for (let i = 0; i < n; i++) {
-        if (mark[i] === 1) {
+      for (let i = 0; i <= n; i++) {
+        const c = carried[i];
+        if (c) {
+          pending += c.count;
+          pendingChars += c.chars;
+        }
+        if (i < n && mark[i] === 1) {
           pending++;
           pendingChars += requests[i].length;
           continue;
@@ -379,7 +499,7 @@ export function renderRequestsSection(
           pending = 0;
           pendingChars = 0;
         }
-        total += each[i];
+        if (i < n) total += each[i];
       }
       return total;
     };

@@ -18,7 +18,7 @@ import type { ContextItem } from '../types';
 import { isToolOutputText } from '../text';
 import { textWithPlaceholders } from '../content-text';
 import { isHumanReply, isRecordedHarnessText } from '../tool-outcomes';
-import { REQUESTS_HEADING } from './requests-section';
+import { omittedNote, REQUESTS_HEADING } from './requests-section';
 import { isContextKeeperSummary } from './summary-header';
 import { GrowingSpan } from '../meter/span-memo';
 import { MessageMemo } from '../message-memo';
@@ -148,8 +148,10 @@ class RequestsReading {
       if (it.kind === 'summary') {
         // A recorded agent's own summary does not hold the requests verbatim: the import keeps them
         // beside it. Its text is the agent's, whatever headings it uses: never read as requests.
+        // A summary of ours that shortened or left out requests keeps them beside it too (see
+        // `carriedRequests`): read whole from there, a later summary with more room shows them again.
         for (const r of it.requests ?? []) this.add(r);
-        if (!isImportedSummary(it))
+        if (!isImportedSummary(it) && it.requests === undefined)
           for (const r of parseRequestsSection(textWithPlaceholders(it.message.content))) this.add(r);
         continue;
       }
@@ -160,6 +162,11 @@ class RequestsReading {
   }
 
   private add(t: string): void {
+    // Each line saying requests were left out stands for its own requests: two alike are two.
+    if (omittedNote(t)) {
+      this.out.push(t);
+      return;
+    }
     if (this.seen.has(t)) return;
     this.seen.add(t);
     this.out.push(t);
@@ -182,8 +189,9 @@ export function isImportedSummary(item: ContextItem): boolean {
 
 /**
  * Parses the requests section of an earlier summary (written by {@link renderRequestsSection}).
- * Returns the requests, oldest first; a request that was shortened keeps its marker. Lines that say
- * requests were left out are not requests and are skipped.
+ * Returns the requests, oldest first; a request that was shortened keeps its marker. A line that says
+ * requests were left out is returned in its place as it stands (`omittedNote` reads its figures): the
+ * section that carries these entries counts them again.
  */
 export function parseRequestsSection(summary: string): string[] {
   const lines = summary.split('\n');
@@ -199,10 +207,12 @@ export function parseRequestsSection(summary: string): string[] {
       current = [line.slice(2)];
     } else if (line.startsWith('  ') && current) current.push(line.slice(2));
     else if (line === '' && current) current.push('');
-    else if (line.startsWith('[') && current) {
-      // A note line (requests left out): ends the current request.
-      out.push(current.join('\n'));
+    else if (line.startsWith('[')) {
+      // A note line ends the current request; one saying requests were left out is carried as an
+      // entry (`omittedNote`), so the next summary says so too.
+      if (current) out.push(current.join('\n'));
       current = undefined;
+      if (omittedNote(line)) out.push(line);
     }
   }
   if (current) out.push(current.join('\n'));
@@ -220,4 +230,25 @@ export function removeRequestsSection(text: string): string {
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
+}
+
+/** Most characters of requests a summary keeps beside its text (see {@link carriedRequests}). */
+const MAX_CARRIED_CHARS = 400_000;
+
+/**
+ * The requests a summary keeps beside its text (`ContextItem.requests`, never sent to the model):
+ * `requests` (its span's, oldest first, as `collectRequests` read them) when its requests section
+ * shortened or left out any of them, so a later summary with more room shows them whole again instead
+ * of re-reading the shortened forms; undefined when the section holds them all whole, or when they are
+ * over {@link MAX_CARRIED_CHARS} characters (then the section's text, its lines saying what it left
+ * out included, is what a later summary reads).
+ */
+export function carriedRequests(
+  requests: readonly string[],
+  section: { shortened: number; omitted: number },
+): string[] | undefined {
+  if (section.shortened === 0 && section.omitted === 0) return undefined;
+  let chars = 0;
+  for (const r of requests) if ((chars += r.length) > MAX_CARRIED_CHARS) return undefined;
+  return requests.slice();
 }

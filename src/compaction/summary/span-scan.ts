@@ -21,7 +21,7 @@ import { oneLineCommand } from './ledger/ledger-fold';
 import { expandRoots, parseRootsLine, type PathRoots } from './ledger/path-root';
 import { NameTally, namesFromLines, namesOfMessage } from './identifiers/worked-names';
 import { parseJsonObject } from '../../format/json';
-import { overridingSentence, prohibitionKey } from './prose';
+import { MAX_RULE_CHARS, overridingSentence, prohibitionKey, ruleSentences } from './prose';
 import { AGENT_NOTICE_LINES } from '../harness-text';
 
 /** Section headings shared by every summarizer's notes. */
@@ -66,6 +66,66 @@ function ruleKey(line: string): { key: string; standing: boolean } | undefined {
   if (rule === undefined) return undefined;
   const key = prohibitionKey(rule) ?? (rule.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).join(' ');
   return { key, standing: standing !== undefined };
+}
+
+/**
+ * The note line that says how many standing rules a summary left out to fit its budget, and where
+ * to read them (the summary's last line points at the messages it replaced).
+ */
+export function rulesLeftOutLine(count: number): string {
+  return `- … ${count} standing rule${count === 1 ? '' : 's'} left out here to fit the budget; read ${count === 1 ? 'it' : 'them'} in the replaced messages (last line)`;
+}
+/** A line of {@link rulesLeftOutLine}, with its count. */
+const RULES_LEFT_OUT = /^- … (\d+) standing rules? left out here to fit the budget\b/;
+
+/** The count of a {@link rulesLeftOutLine}; undefined for any other line. */
+export function rulesLeftOutCount(line: string): number | undefined {
+  const m = RULES_LEFT_OUT.exec(line);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * The standing rules a summary of `items` would list: the rule lines of the earlier summaries among
+ * them (their "Standing rules" sections; lines of superseded rules and notes aside; a recorded agent's
+ * own summary has no such section of ours) and those of the typed `requests`
+ * (`ruleSentences`), each once, as note lines. What the budget sets aside for them before the
+ * requests section takes its share (see {@link standingRulesTokens}): rules left out of one summary are
+ * gone from every later one.
+ */
+export function standingRulesOf(items: readonly ContextItem[], requests: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const it of items) {
+    if (it.kind !== 'summary' || it.attachedFile !== undefined || isImportedSummary(it)) continue;
+    for (const l of parseSections(textWithPlaceholders(it.message.content)).get(SECTIONS.rules) ?? [])
+      if (!isListNote(l) && !l.startsWith(SUPERSEDED_RULE)) out.add(l);
+  }
+  for (const r of requests) for (const l of ruleLinesOf(r)) out.add(l);
+  return [...out];
+}
+
+/** The rule lines of one request text, kept across compactions (the same requests come back in each). */
+function ruleLinesOf(request: string): string[] {
+  let lines = ruleLines.get(request);
+  if (lines) return lines;
+  lines = ruleSentences(request).map((s) => `- "${clip(s, MAX_RULE_CHARS)}"`);
+  if (ruleLines.size > KEPT_RULE_TEXTS) ruleLines.clear();
+  ruleLines.set(request, lines);
+  return lines;
+}
+const ruleLines = new Map<string, string[]>();
+/** Most request texts whose rule lines are kept. */
+const KEPT_RULE_TEXTS = 20_000;
+
+/** Tokens of the standing rules' heading and the joins around their section. */
+const RULES_FRAME_TOKENS = 16;
+/** Most tokens set aside for standing rules (a span of hundreds of rules gets no more). */
+const MAX_RULES_TOKENS = 1500;
+/** Tokens the notes keep beside the standing rules at least (the current work's state lines). */
+export const RULES_ROOM_TOKENS = 256;
+
+/** Tokens the standing rules `rules` ({@link standingRulesOf}) take as a section, at most {@link MAX_RULES_TOKENS}; 0 for none. */
+export function standingRulesTokens(rules: readonly string[], countText: (text: string) => number): number {
+  return rules.length ? Math.min(MAX_RULES_TOKENS, countText(rules.join('\n')) + RULES_FRAME_TOKENS) : 0;
 }
 
 /** The note line of `rule` overridden by the sentence `by` of a later request. */
@@ -300,6 +360,8 @@ export const EARLIER_AS_WRITTEN = '- (As written then; ';
 /** What the notes take from a span, as {@link SpanScan.result} gives it (lists are the caller's to trim). */
 export interface SpanReading {
   rules: string[];
+  /** Standing rules earlier summaries of the span said they left out ({@link rulesLeftOutLine}). */
+  rulesLeftOut: number;
   decisions: string[];
   state: string[];
   earlier: string[];
@@ -430,6 +492,7 @@ export class SpanScan {
   private readonly state: string[] = [];
   private readonly earlier: string[] = [];
   private afterEarlier = 0;
+  private rulesLeftOut = 0;
   // Lists with a set of what they hold: a span of 100k messages adds thousands of lines.
   private readonly held = new Map<string[], Set<string>>();
   private carried = new Map<string, string[]>();
@@ -678,7 +741,11 @@ export class SpanScan {
       this.afterEarlier = 0;
       return;
     }
-    for (const l of sec.get(SECTIONS.rules) ?? []) this.addRule(l);
+    for (const l of sec.get(SECTIONS.rules) ?? []) {
+      const left = rulesLeftOutCount(l);
+      if (left !== undefined) this.rulesLeftOut += left;
+      else this.addRule(l);
+    }
     for (const l of sec.get(SECTIONS.constraints) ?? []) if (l.startsWith('- User:')) this.addOnce(this.rules, l);
     for (const l of sec.get(SECTIONS.decisions) ?? []) this.addOnce(this.decisions, l);
     const theirs = (sec.get(SECTIONS.current) ?? []).map(parseRootsLine).find((r) => r !== undefined);
@@ -748,6 +815,7 @@ export class SpanScan {
     }
     return {
       rules: this.rules.slice(),
+      rulesLeftOut: this.rulesLeftOut,
       decisions: this.decisions.slice(),
       state: this.state.slice(),
       earlier: this.earlier.slice(),
