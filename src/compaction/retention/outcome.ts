@@ -14,6 +14,9 @@
  *    stage, pagers aside: `npx tsc | findstr "error TS"`), or it chains only probes and displays,
  *    exit 1 (or 2 with a "not found" line) and no error line saying the probe could not run is an
  *    answer, not a failure ({@link probeAnswer}).
+ *    2b. **A filter's status.** A run piped into filters (`npx tsc 2>&1 | findstr "error TS"`, `pytest
+ *    | tail -3`) exits with the last filter's status: when the lines it let through hold a compiler's
+ *    or test runner's error lines, the run failed, whatever that status ({@link filteredRun}).
  * 3. **An exit status stated.** Non-zero fails. Zero is fine unless the output reports a failure
  *    ({@link failureReport}): a script that catches its error and prints `Error: read ECONNRESET`
  *    exits 0 and still failed.
@@ -215,6 +218,53 @@ function ranBefore(before: readonly string[], output: string): boolean {
   });
 }
 
+/** Programs that pass on or pick out lines of what the stage before them printed (their status is their own). */
+const FILTER_PROGRAM =
+  /^(grep|egrep|fgrep|rg|ag|ack|findstr|Select-String|sls|head|tail|sort|uniq|cut|tr|sed|awk|wc|tee|more|less|cat|Out-String|Select-Object)\b/i;
+
+/** Programs whose output is a log of other runs: the errors it holds are not this run's. */
+const LOG_PROGRAM =
+  /^(journalctl|docker(?:-compose|\s+compose)?\s+logs|kubectl\s+logs|heroku\s+logs|pm2\s+logs|git)\b/i;
+
+/**
+ * True when the exit status of `command` is a filter's, not its run's: the last segment pipes a
+ * program that runs something (`npx tsc --noEmit`, `npm test`, `pytest`; no program that shows
+ * content, probes or prints a log) into filters alone (`| findstr /c:"error TS"`, `| grep error`,
+ * `| tail -5`). Such a run exits 0 when the filter printed lines, whatever the run did.
+ */
+export function filteredRun(command: string): boolean {
+  const last = commandSegments(command).at(-1);
+  if (!last?.includes('|')) return false;
+  const stages = last.split('|').map((s) => program(s.trim()));
+  const [first, ...rest] = stages;
+  if (!first || rest.length === 0 || SHOW_PROGRAM.test(first) || PROBE_PROGRAM.test(first) || LOG_PROGRAM.test(first))
+    return false;
+  if (/^(?:echo|printf|cat|type|Get-Content|gc)\b/i.test(first)) return false;
+  return rest.every((s) => FILTER_PROGRAM.test(s));
+}
+
+/**
+ * A line a compiler, type checker or test runner prints for an error or a failed test: TypeScript's
+ * `error TS2559`, Rust's `error[E0308]`, `file:line:col: error`, a test runner's `FAIL`/`FAILED` or
+ * `N failed`, pytest's `=== FAILURES ===`, a Python traceback, `npm ERR!`, tsc's `Found N errors`.
+ */
+const TOOL_ERROR_LINE =
+  /\berror TS\d+\b|\berror\[E\d{4}\]|^\S+?:\d+(?::\d+)?:\s*(?:fatal\s+)?error\b|^(?:FAIL|FAILED)\b|^=+ (?:FAILURES|ERRORS) =+|Traceback \(most recent call last\)|\b[1-9]\d* (?:failed|failing)\b|npm ERR!|\bFound [1-9]\d* errors?\b|^error(?:\[\w+\])?:\s/;
+
+/**
+ * The first line of `output` among its first and last 60 lines that a compiler or test runner
+ * prints for an error ({@link TOOL_ERROR_LINE}), trimmed and cut to 160 characters; '' when none.
+ */
+export function toolErrorLine(output: string): string {
+  const lines = output.split('\n');
+  const seen = lines.length > 120 ? [...lines.slice(0, 60), ...lines.slice(-60)] : lines;
+  for (const line of seen) {
+    const l = line.trim();
+    if (l.length <= 600 && TOOL_ERROR_LINE.test(l)) return l.replace(/\s+/g, ' ').slice(0, 160);
+  }
+  return '';
+}
+
 /**
  * A line that reports a failure: an error or exception class with a colon (`TypeError: x`), a
  * traceback head, `error:`/`fatal:` prefixes, `error TS2322`, a test runner's FAIL/FAILED, npm's
@@ -291,6 +341,8 @@ export function commandVerdict(
   if (isDenial(output)) return { failed: false, denied: true };
   exit ??= tailExit(output);
   output = printedOutput(output);
+  // A filter's status is not the run's: what the run printed decides (rule 2b).
+  if (filteredRun(command) && toolErrorLine(output) !== '') return { failed: true };
   const answer = exit !== 0 ? probeAnswer(command, output, exit, flag) : undefined;
   if (answer) return { failed: false, answer };
   if (exit !== undefined) return { failed: exit !== 0 || (!showsContent(command) && failureReport(output) !== '') };

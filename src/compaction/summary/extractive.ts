@@ -23,6 +23,7 @@ import { actionsOf, type Action } from './ledger/actions';
 import { GrowingSpan } from '../meter/span-memo';
 import {
   answerText,
+  DOCUMENT_FILE,
   EARLIER_AS_WRITTEN,
   editBlockFiles,
   handOverOf,
@@ -534,6 +535,7 @@ export class ExtractiveSummarizer implements Summarizer {
       lastVerify,
       taskListBeforeRequest,
       verifyBeforeRequest,
+      verifySuperseded,
       lastCommandError,
       lastFailedCommand,
       carriedCurrent,
@@ -566,13 +568,21 @@ export class ExtractiveSummarizer implements Summarizer {
     const requestWas = latestRequest ? ` «${clip(latestRequest, 60)}»` : ' the latest request';
     const aged = (what: string) =>
       `- ${what} from an earlier request (before${newer ? ' a request typed after this summary' : `:${requestWas}`})`;
-    if (lastVerify)
-      current.push(
-        verifyBeforeRequest || newer
-          ? `${aged('Verification')}: ${lastVerify}`
-          : `- Latest verification: ${lastVerify}`,
-      );
-    else if (latestRequest === undefined && !newer) carry('- Latest verification');
+    // An earlier request's check that later work superseded (commands run, code written since, in the
+    // span or in the messages kept after it) is no state of the code: it is left out here (a failure it
+    // showed stays listed with the errors).
+    const aging = verifyBeforeRequest || newer;
+    const superseded =
+      aging &&
+      (verifySuperseded ||
+        (newer &&
+          later.some(
+            (a) => a.kind === 'command' || (a.kind === 'file' && a.op !== 'read' && !DOCUMENT_FILE.test(a.path)),
+          )));
+    if (lastVerify) {
+      if (!superseded)
+        current.push(aging ? `${aged('Verification')}: ${lastVerify}` : `- Latest verification: ${lastVerify}`);
+    } else if (latestRequest === undefined && !newer) carry('- Latest verification');
     if (lastTaskList) {
       // Items carried out after the plan was written (by the agent's later edits) read as done.
       const progress = planProgress(

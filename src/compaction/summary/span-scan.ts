@@ -179,6 +179,31 @@ const MAX_NAMES = 600;
 const COLLAPSED_RECORD = '[tool result collapsed] ';
 
 const SHELL_CALL = /bash|shell|command|exec|terminal|^run|powershell|^python$/i;
+
+/** Tools that write files: Claude Code `Write`/`Edit`, Cline `write_to_file`/`replace_in_file`, OpenHands `str_replace_editor`. */
+const WRITE_CALL = /write|edit|replace|patch|insert|create|delete|move|rename/i;
+
+/** A document's name (Markdown, text): writing one changes no code a check ran over. */
+export const DOCUMENT_FILE = /\.(?:md|mdx|markdown|txt|rst|adoc)$/i;
+
+/** The file a write or edit call names in its arguments. */
+const WRITTEN_PATH = /"(?:file_?path|path|file(?:name)?|target_file|TargetFile|absolute_path)"\s*:\s*"([^"]+)"/i;
+
+/**
+ * `call` runs a command or writes a file other than a document: work after which an earlier check's
+ * outcome is no longer the code's state. An editor tool's `view` only reads.
+ */
+function changesWork(call: Call): boolean {
+  if (SHELL_CALL.test(call.name)) {
+    // A patch run as a command (Codex `apply_patch`) is work only where it writes more than documents.
+    const files = [...call.arguments.matchAll(/\*\*\* (?:Add|Update|Delete) File: ([^\n\\]+)/g)].map((m) =>
+      m[1].trim(),
+    );
+    return files.length === 0 || files.some((f) => !DOCUMENT_FILE.test(f));
+  }
+  if (!WRITE_CALL.test(call.name) || /"command"\s*:\s*"view"/.test(call.arguments)) return false;
+  return !DOCUMENT_FILE.test(WRITTEN_PATH.exec(call.arguments)?.[1] ?? '');
+}
 /** An action a text-parsed agent (SWE-agent) writes in its message: a tool call without the structure. */
 export const TEXT_ACTION = /<function=[\w.-]+>/;
 /**
@@ -410,6 +435,11 @@ export interface SpanReading {
    */
   taskListBeforeRequest: boolean;
   verifyBeforeRequest: boolean;
+  /**
+   * Work followed {@link lastVerify} in the span: a command ran or a file other than a document was
+   * written or edited after it, so its outcome is no longer the state of the code.
+   */
+  verifySuperseded: boolean;
   lastCommandError: string | undefined;
   /** The command whose output {@link lastCommandError} quotes (its text as run). */
   lastFailedCommand: string | undefined;
@@ -511,6 +541,7 @@ export class SpanScan {
   private taskListAt = 0;
   private taskListBeforeRequest = false;
   private verifyBeforeRequest = false;
+  private verifySuperseded = false;
   private carriedCurrent: string[] = [];
   // Named folders the ledger's paths are written from: the first earlier summary's, more chosen later.
   private carriedRoots: PathRoots | undefined;
@@ -608,6 +639,7 @@ export class SpanScan {
           this.stepCalls++;
         }
         this.calls.set(c.id, c);
+        if (this.lastVerifyOf && !handOver && changesWork(c)) this.verifySuperseded = true;
         this.lastCallOf = c;
         this.lastCallResult = undefined;
         // A task-list call that only shows the list (OpenHands `view`) changes nothing: the list before stays.
@@ -647,7 +679,7 @@ export class SpanScan {
       // verify: a file written with "npm test" in it is not a test run.
       if (VERIFY.test(call.arguments)) {
         this.lastVerifyOf = { call, text };
-        this.verifyBeforeRequest = false;
+        this.verifyBeforeRequest = this.verifySuperseded = false;
       }
     } else if (m.role === 'system' || m.role === 'developer') {
       if (text.trim()) this.push(this.state, `- System note: ${clip(text, 200)}`);
@@ -836,6 +868,7 @@ export class SpanScan {
       lastVerify,
       taskListBeforeRequest: this.taskListBeforeRequest,
       verifyBeforeRequest: this.verifyBeforeRequest,
+      verifySuperseded: this.verifySuperseded,
       lastCommandError,
       lastFailedCommand,
       carriedCurrent: this.carriedCurrent,
