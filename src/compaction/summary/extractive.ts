@@ -22,6 +22,7 @@ import { omittedNote } from './requests-section';
 import { actionsOf, type Action } from './ledger/actions';
 import { GrowingSpan } from '../meter/span-memo';
 import {
+  answeredByUser,
   answerText,
   DOCUMENT_FILE,
   EARLIER_AS_WRITTEN,
@@ -690,7 +691,11 @@ export class ExtractiveSummarizer implements Summarizer {
           .join(', ')}`,
       );
     else carry('- Files edited most recently');
-    if (lastCall) current.push(`- Last tool call: ${lastCall}`);
+    // A hand-over the person answered after this summary (in the messages kept after it) has that answer.
+    if (lastCall)
+      current.push(
+        `- Last tool call: ${newer && handOverOf(lastCall.split(' ')[0]) ? answeredByUser(lastCall) : lastCall}`,
+      );
     else carry('- Last tool call');
     // Errors quoted from tool output in the user role (SWE-agent observations) are current state
     // only while the ledger, which read the same calls in order, has a failure open: when it has

@@ -483,6 +483,18 @@ export function spanAnswers(items: readonly ContextItem[]): string[] {
 /** Said after the last tool call when it got no result. */
 const NO_RESULT_NOTE = ' (it got no result: interrupted, denied or never answered; its outcome is unknown)';
 
+/**
+ * Said after the last tool call when it handed the turn to the person (a plan, a question, a report)
+ * and the person answered with a typed message: Cline records no result for such a call (the product
+ * adds a placeholder), its answer is the person's next message.
+ */
+export const ANSWERED_NOTE = " (it handed the turn to the user: the user's next message is its answer)";
+
+/** `lastCall` (a current-work line's call) with its no-result note, if any, replaced by {@link ANSWERED_NOTE}. */
+export function answeredByUser(lastCall: string): string {
+  return lastCall.endsWith(NO_RESULT_NOTE) ? lastCall.slice(0, -NO_RESULT_NOTE.length) + ANSWERED_NOTE : lastCall;
+}
+
 /** How a collapsed record keeps a run's verdict line (`rewrite/collapse.ts`). */
 const COLLAPSED_LAST_LINE = /; last line: (.*?)\. The full output is kept in ContextKeeper's checkpoint history/;
 
@@ -548,6 +560,8 @@ export class SpanScan {
   private lastCallOf: Call | undefined;
   /** The text of the result answering {@link lastCallOf}; undefined while none came. */
   private lastCallResult: string | undefined;
+  /** The person typed a message after {@link lastCallOf}, a call that handed the turn over: its answer. */
+  private lastCallAnswered = false;
   private lastVerifyOf: { call: Call; text: string } | undefined;
   private readonly commandOutputs: Array<{ call: Call; text: string }> = [];
   private readonly names = new NameTally();
@@ -593,6 +607,8 @@ export class SpanScan {
       const answer = this.lastAssistantClosed ? answerLine(this.latestRequest, this.lastAssistant) : undefined;
       if (answer) this.addOnce(this.answers, answer);
       this.latestRequest = facts.typed;
+      // A call that handed the turn over and got no result of its own is answered by this message.
+      if (this.lastCallOf && handOverOf(this.lastCallOf.name)) this.lastCallAnswered = true;
       this.lastAssistantEnds = false;
       this.taskListBeforeRequest = this.verifyBeforeRequest = true;
       this.supersede(facts.typed);
@@ -642,6 +658,7 @@ export class SpanScan {
         if (this.lastVerifyOf && !handOver && changesWork(c)) this.verifySuperseded = true;
         this.lastCallOf = c;
         this.lastCallResult = undefined;
+        this.lastCallAnswered = false;
         // A task-list call that only shows the list (OpenHands `view`) changes nothing: the list before stays.
         if (writesTaskList(c.name, c.arguments)) {
           const items = planItems(c.arguments);
@@ -832,7 +849,7 @@ export class SpanScan {
     const noResult =
       last !== undefined && (this.lastCallResult === undefined || placeholderKind(this.lastCallResult) === 'missing');
     const lastCall = last
-      ? `${label ? `${last.name} ${label}` : last.name}${noResult ? NO_RESULT_NOTE : ''}`
+      ? `${label ? `${last.name} ${label}` : last.name}${noResult ? (this.lastCallAnswered ? ANSWERED_NOTE : NO_RESULT_NOTE) : ''}`
       : undefined;
     let lastVerify: string | undefined;
     if (this.lastVerifyOf) {
