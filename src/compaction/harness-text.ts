@@ -185,12 +185,58 @@ const THINKING_BLOCKS = /<(think|thinking|reasoning|thinking-content-[0-9a-f]+)(
  * The agent's own words in an assistant message's `text`: '' when the whole message is a notice a
  * harness wrote in the agent's role ({@link AGENT_ROLE_NOTICE}), else the text trimmed, without
  * inline reasoning blocks ({@link THINKING_BLOCKS}) and an interruption marker the harness appended
- * ({@link AGENT_ROLE_SUFFIX}). Summaries read this, so neither a usage-limit notice nor the model's
- * thoughts are ever listed among the agent's answers and findings.
+ * ({@link AGENT_ROLE_SUFFIX}), and the acknowledgement of the harness's rules it opens with
+ * ({@link withoutAcknowledgement}; '' when that is all it says). Summaries read this, so neither a
+ * usage-limit notice, the model's thoughts nor its echo of the harness's rules are ever listed among
+ * the agent's answers and findings.
  */
 export function agentWords(text: string): string {
   const t = text.replace(THINKING_BLOCKS, ' ').replace(AGENT_ROLE_SUFFIX, '').trim();
-  return AGENT_ROLE_NOTICE.test(t) ? '' : t;
+  return AGENT_ROLE_NOTICE.test(t) ? '' : withoutAcknowledgement(t);
+}
+
+/** One sentence at the start of a text, with the blanks after it (a dot inside a name such as `a.ts` does not end it). */
+const FIRST_SENTENCE = /^(?:[^.!?\n]|[.!?](?=\S))*[.!?]+(?=\s|$)\s*/;
+
+/** How a sentence that acknowledges something opens ("I understand", "Ok, I'll", "If I need to", "Any changes I propose"). */
+const ACKNOWLEDGING =
+  /^(?:(?:ok(?:ay)?|understood|got it|sure|alright)\b[,.!]?\s*)?(?:I(?: understand| will| acknowledge| have read|['\u2019]ll|['\u2019]ve read)\b|if I need to\b|any changes I (?:propose|make)\b)/i;
+
+/**
+ * What such a sentence acknowledges when it is the harness's rules for replies, not the request:
+ * the rules or instructions it was given, the format it described, the files added to the chat.
+ */
+const HARNESS_RULES =
+  /\b(?:the|these|your|its) (?:rules|instructions|guidelines)\b|\bformat (?:you(?:'ve| have)? )?(?:described|specified|given)\b|\b(?:add(?:ed)?|adding) (?:them |it |these files )?to the chat\b|\bto (?:those|these) files\b/i;
+
+/**
+ * `text` without the sentences its paragraphs open with that only acknowledge the harness's rules for replies
+ * (Aider's system prompt echoed back: "I understand the rules for *SEARCH/REPLACE* blocks. I'll use
+ * the exact format you've described… If I need to propose edits to other files, I'll ask you to add
+ * them to the chat first."; "Ok, any changes I propose will be to those files."): the model repeats
+ * them, the person asked nothing of them, so they are never an answer. '' when nothing else is left.
+ */
+function withoutAcknowledgement(text: string): string {
+  if (!HARNESS_RULES.test(text)) return text;
+  // Each paragraph: a reply the harness printed after another (Aider's retry once a file was added)
+  // can open the agent's next paragraph with it.
+  let dropped = false;
+  const paragraphs = text.split(/\n[ \t]*\n/).map((paragraph) => {
+    let rest = paragraph.trim();
+    for (let m = FIRST_SENTENCE.exec(rest); m; m = FIRST_SENTENCE.exec(rest)) {
+      const sentence = m[0].trim();
+      if (!ACKNOWLEDGING.test(sentence) || !HARNESS_RULES.test(sentence)) break;
+      rest = rest.slice(m[0].length);
+    }
+    if (rest === paragraph.trim()) return paragraph;
+    dropped = true;
+    return rest;
+  });
+  if (!dropped) return text;
+  return paragraphs
+    .filter((p) => p.trim())
+    .join('\n\n')
+    .trim();
 }
 
 /**
