@@ -164,3 +164,26 @@ test('a sidebar page that reloads during an edited preview shows the edits, and 
   await until(() => api.getViewState().checkpoints.length > before, 'the checkpoints');
   assert.match(await appliedSummaries(before), /Edited before the page reloaded\./);
 });
+
+test('an import or a new session while a preview waits is refused unless the preview is discarded', async () => {
+  await propose();
+  const session = api.getViewState().sessionId;
+  const demo = Uri.file(path.resolve(__dirname, '../../../samples/demo-session.json'));
+  // Dismissed: nothing happens, the preview stays.
+  host.user.message = () => undefined;
+  await commands.executeCommand('contextKeeper.importTranscript', demo);
+  await commands.executeCommand('contextKeeper.newSession');
+  assert.equal(api.getViewState().sessionId, session, 'the session shown is unchanged');
+  assert.ok(api.getViewState().preview, 'the preview still waits');
+  const refusals = host.messages.filter((m) => /a summary preview is waiting in this session/.test(m.message));
+  assert.deepEqual(
+    refusals.map((m) => /before (importing a transcript|starting a new session)\.$/.exec(m.message)?.[1]),
+    ['importing a transcript', 'starting a new session'],
+  );
+  // Discarded: the import goes ahead, with no preview left behind.
+  host.user.message = (shown) => (shown.items.includes('Discard Preview') ? 'Discard Preview' : undefined);
+  await commands.executeCommand('contextKeeper.importTranscript', demo);
+  await until(() => api.getViewState().sessionId !== session, 'the imported session');
+  assert.equal(api.getViewState().preview, undefined);
+  host.user.message = () => undefined;
+});

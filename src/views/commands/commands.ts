@@ -38,6 +38,7 @@ import { runTestConnection } from './test-connection';
 import { restoreRun, runsOf } from './restore-run';
 import { notify } from '../notify';
 import { sessionCommands } from './session-commands';
+import { leavePreview } from './preview-guard';
 import { firstLine } from '../sidebar/transcript-items';
 import { latestReportedPrompt } from '../../transcripts/reported';
 import { describeImportCount, importCount } from '../import-count';
@@ -515,6 +516,8 @@ class CommandHandlers {
       file = picked?.[0];
     }
     if (!file) return;
+    // The import opens as a session of its own and is shown: the waiting preview would be orphaned.
+    if (!(await leavePreview(this.deps.controller, 'importing a transcript'))) return;
     const fileName = file.path.split('/').pop() ?? file.path;
     const result = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `ContextKeeper: importing ${fileName}…` },

@@ -10,6 +10,7 @@ import { describeOutcome } from '../../service/compaction/outcome';
 import { pickEndpoint } from '../onboarding';
 import type { SessionController } from '../session-controller';
 import { formatDateTime } from '../../format/display';
+import { leavePreview } from './preview-guard';
 
 /** Handlers by command id; registered (with error reporting) by `registerCommands`. */
 export function sessionCommands(
@@ -28,7 +29,9 @@ export function sessionCommands(
   };
   return {
     [Commands.pickEndpoint]: () => pickEndpoint(log),
-    [Commands.newSession]: () => controller.startNewSession(),
+    [Commands.newSession]: async () => {
+      if (await leavePreview(controller, 'starting a new session')) await controller.startNewSession();
+    },
     [Commands.switchSession]: async (id?: string) => {
       const chosen = await pickSession('Switch Session', id);
       if (!chosen) return;
@@ -43,15 +46,7 @@ export function sessionCommands(
         if (action === 'Cancel Task') await vscode.commands.executeCommand(Commands.cancel);
         return;
       }
-      // A waiting summary preview belongs to this session: leaving would orphan its editor.
-      if (chosen !== controller.current?.sessionId && controller.current?.getPreview()) {
-        const action = await vscode.window.showWarningMessage(
-          'ContextKeeper: a summary preview is waiting in this session: apply or discard it before switching sessions.',
-          'Discard Preview',
-        );
-        if (action !== 'Discard Preview') return;
-        await vscode.commands.executeCommand(Commands.discardPreview);
-      }
+      if (chosen !== controller.current?.sessionId && !(await leavePreview(controller, 'switching sessions'))) return;
       await controller.switchTo(chosen);
     },
     [Commands.renameSession]: async (id?: string) => {
