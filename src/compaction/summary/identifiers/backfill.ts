@@ -246,8 +246,39 @@ const DOC_HIT = /(^|\n|\\n|")[^\n"\\]*?\.(?:md|mdx|markdown|txt|rst|adoc):\d+[:-
  * shows is documentation, whose paths are cited, not the work's (the command names the files searched).
  */
 function withoutDocHitText(text: string): string {
-  if (!/\.(?:md|mdx|markdown|txt|rst|adoc):\d/i.test(text)) return text;
-  return text.replace(DOC_HIT, '$1');
+  const t = withoutDependencyHits(text);
+  if (!/\.(?:md|mdx|markdown|txt|rst|adoc):\d/i.test(t)) return t;
+  return t.replace(DOC_HIT, '$1');
+}
+
+/** A folder of installed packages in a path (`node_modules`, `site-packages`, `dist-packages`, `bower_components`). */
+const DEPENDENCY_DIR = String.raw`(?:node_modules|site-packages|dist-packages|bower_components)[\\/]`;
+/**
+ * A search hit in an installed package's file, `grep -n` style (`node_modules/x/a.js:12: …`, the path
+ * first on its line: a stack frame's `at f (…/node_modules/x.js:3:5)` stays), to the line's end;
+ * group 1 as {@link DOC_HIT}'s.
+ */
+const DEPENDENCY_HIT = new RegExp(
+  String.raw`(^|\n|\\n|")[^\s"\\]*?${DEPENDENCY_DIR}[^\s:"]*:\d+[:-](?:(?!\\n)[^\n])*`,
+  'g',
+);
+/**
+ * A search hit block in an installed package's file, Cline style: the file's line, then its `│` lines
+ * (lines end at a newline or its `\n` escape in JSON text); group 1 as above.
+ */
+const DEPENDENCY_BLOCK = new RegExp(
+  String.raw`(^|\n|\\n|")(?:(?!\\n)[^\n│"])*${DEPENDENCY_DIR}(?:(?!\\n)[^\n])*(?:(?:\n|\\n)│(?:(?!\\n)[^\n])*)+`,
+  'g',
+);
+
+/**
+ * `text` (a tool's output) without its search hits in installed packages' files (`node_modules/…`):
+ * what they show is a package's code (a source map's `../../src/index.ts`), not the work's files or
+ * ids, and the command names the folder searched.
+ */
+function withoutDependencyHits(text: string): string {
+  if (!/(?:node_modules|site-packages|dist-packages|bower_components)[\\/]/.test(text)) return text;
+  return text.replace(DEPENDENCY_BLOCK, '$1').replace(DEPENDENCY_HIT, '$1');
 }
 
 /** The parts of `items` that make up the `key` source text of {@link sourcesOf}, in order. */

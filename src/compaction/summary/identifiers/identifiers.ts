@@ -126,9 +126,16 @@ const UUID_RE = /\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[
 /**
  * Hex hashes of 7 to 64 digits (git short and full hashes, sha256), checked for a digit and a letter:
  * a whole token only (a commit, an id; the ends of a range `a1b2c3d..e4f5a6b` too), never a piece of
- * a longer path or name (`…/e03964cb4ea041…/`, `build-e03964cb`, `pkg@1a2b3c4d`, `a1b2c3d4.json`).
+ * a longer path or name (`…/e03964cb4ea041…/`, `build-e03964cb`, `pkg@1a2b3c4d`, `a1b2c3d4.json`),
+ * nor of percent-encoded text, whose escape's digits run into what follows (`%603e37bb42%60` is
+ * `` `3e37bb42` ``, an address's query, not a hash).
  */
-const HEX_RE = /(?<![\w/\\@-]|(?<!\.)\.)[0-9a-fA-F]{7,64}(?![\w/\\@-]|\.\w)/g;
+const HEX_RE = /(?<![\w/\\@%-]|(?<!\.)\.)[0-9a-fA-F]{7,64}(?![\w/\\@%-]|\.\w)/g;
+/**
+ * A log's label for a tracing id right before a hex run (`traceId: '…'`, `"request_id": "…"`,
+ * `span-id=…`): it names one request's trace in a service's log, not a commit or the work's object.
+ */
+const TRACE_ID_BEFORE = /\b(?:trace|span|request|correlation|parent)[_-]?id['"]?\s*[:=]\s*['"]?$/i;
 /** Provider tool-call ids: OpenAI `call_…`, Anthropic `toolu_…`, Responses `fc_…`. */
 const TOOL_CALL_ID_RE = /\b(?:call|toolu|fc|tool_call)_[A-Za-z0-9_-]{4,}\b/g;
 /** Ids in the transcript markers written by `renderTranscript` (`[call c1]`, `[result c1]`). */
@@ -266,7 +273,12 @@ export function extractIdentifiers(source: string): string[] {
 
   for (const m of view.matchAll(UUID_RE)) push(m.index, m[0]);
   for (const m of view.matchAll(HEX_RE)) {
-    if (/[0-9]/.test(m[0]) && /[a-fA-F]/.test(m[0]) && !isInsideUuid(view, m.index, m[0].length)) {
+    if (
+      /[0-9]/.test(m[0]) &&
+      /[a-fA-F]/.test(m[0]) &&
+      !isInsideUuid(view, m.index, m[0].length) &&
+      !TRACE_ID_BEFORE.test(view.slice(Math.max(0, m.index - 24), m.index))
+    ) {
       push(m.index, m[0]);
     }
   }
