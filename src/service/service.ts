@@ -571,10 +571,19 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     return this.files.whenClosed();
   }
 
+  /**
+   * Cancels what runs, writes what is pending and closes the session folder. A pending preview ends
+   * with the service: {@link onDidChangePreview} fires `undefined` first, so whatever waits on it (a
+   * review and its notification) ends too rather than waiting on events that never come.
+   */
   dispose(): void {
     if (this.disposed) return;
     this.cancel();
     this.disposed = true;
+    if (this.compactions.currentPreview) {
+      this.compactions.discardPreview();
+      this.events.preview.fire(undefined);
+    }
     this.compactions.dispose();
     this.files.close();
     this.disposeEvents();

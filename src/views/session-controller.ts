@@ -470,6 +470,9 @@ export class SessionController implements vscode.Disposable {
     if (this.opening) await this.opening.catch(() => undefined);
     if (!this.service && !force) return;
     this.log.info(`Reloading the context service (${reason}).`);
+    // The preview ends with the service (a switch or a new session discarded it first): say so.
+    if (this.service?.getPreview())
+      void notify('info', `ContextKeeper: summary preview discarded: the session was reopened (${reason}).`);
     this.detach();
     try {
       await this.ensure();

@@ -187,3 +187,38 @@ test('an import or a new session while a preview waits is refused unless the pre
   assert.equal(api.getViewState().preview, undefined);
   host.user.message = () => undefined;
 });
+
+/** The running review notifications (one per open review of a proposed summary). */
+const reviewNotices = () => host.progress.filter((p) => /a proposed summary is open in the editor/.test(p.title ?? ''));
+
+for (const [leaving, leave] of [
+  ['a settings change reopens the session', () => host.setSetting('contextKeeper.keepRecentSteps', 3)],
+  [
+    'the shown session is deleted',
+    async () => {
+      host.user.message = (shown) => (shown.items.includes('Delete') ? 'Delete' : undefined);
+      await commands.executeCommand('contextKeeper.deleteSession', api.getViewState().sessionId);
+      host.user.message = () => undefined;
+    },
+  ],
+] as const) {
+  test(`the review notification ends with its preview when ${leaving}`, async () => {
+    await propose();
+    const session = api.getViewState().sessionId;
+    await until(() => reviewNotices().length === 1, 'the review notification');
+    await leave();
+    await until(() => api.getViewState().preview === undefined, 'the preview to go');
+    if (leaving.startsWith('a settings change'))
+      assert.ok(host.messages.some((m) => /summary preview discarded: the session was reopened/.test(m.message)));
+    await until(() => reviewNotices().length === 0, 'the review notification to end');
+    // The review is over: its document is closed and its title-bar buttons go.
+    await until(() => host.contextKeys.get('contextKeeper.reviewingSummary') === false, 'the review to end');
+    assert.ok(host.executed.some((c) => c.id === 'workbench.action.revertAndCloseActiveEditor'));
+    // Shown again, the session has no preview, and no notification comes back.
+    if (api.getViewState().sessions.some((s) => s.id === session) && api.getViewState().sessionId !== session) {
+      await commands.executeCommand('contextKeeper.switchSession', session);
+      assert.equal(reviewNotices().length, 0);
+    }
+    assert.equal(api.getViewState().preview, undefined);
+  });
+}

@@ -6,7 +6,7 @@
  * they belong to (../preview-edits), so every Apply (the sidebar's, the editor's title bar, the
  * palette) writes the texts the sidebar shows, whether or not the document is still open. A progress notification
  * stays while the review is open and closes by itself however the preview ends (applied or discarded
- * anywhere; its Cancel discards).
+ * anywhere, or gone with its service when the session is reopened or deleted).
  */
 import * as vscode from 'vscode';
 import { DisposableStore } from '../../lifecycle/disposables';
@@ -54,7 +54,8 @@ export async function reviewPreview(
   deps: { log: vscode.LogOutputChannel; readOnly: ReadOnlyDocuments },
 ): Promise<void> {
   const opened = await deps.readOnly.show('Proposed compaction.md', document);
-  review = { document: opened, readOnly: deps.readOnly, service };
+  const shown = { document: opened, readOnly: deps.readOnly, service };
+  review = shown;
   await vscode.commands.executeCommand('setContext', 'contextKeeper.reviewingSummary', true);
   try {
     await vscode.window.withProgress(
@@ -82,8 +83,11 @@ export async function reviewPreview(
         }),
     );
   } finally {
-    review = undefined;
-    await vscode.commands.executeCommand('setContext', 'contextKeeper.reviewingSummary', false);
+    // A later review (of a later preview) keeps its own document and context key.
+    if (review === shown) {
+      review = undefined;
+      await vscode.commands.executeCommand('setContext', 'contextKeeper.reviewingSummary', false);
+    }
     await closeDocument(opened);
     deps.readOnly.forget(opened);
   }
