@@ -60,7 +60,9 @@ for (const format of ['aider', 'cline', 'claude-code', 'codex'] as const) {
       { user: 'Add HiveMQ Cloud as a broker. Do not change Supabase or Environment sections.' },
       { tool: 'edit', path: 'src/app/page.tsx', old: '<Selector warn />', new: '<Selector warn cloud />' },
       { say: `Added the cloud broker. ${filler(20, 'cloud')}` },
-      { user: 'Restyle the page.\nEnvironment + Supabase cards: vertical stack at top, full-width.' },
+      {
+        user: 'Restyle the page.\nYou can now change the Environment and Supabase cards: vertical stack at top, full-width.',
+      },
       { tool: 'edit', path: 'src/app/page.tsx', old: '<main>', new: '<main className="stack">' },
       { say: `Restyled. ${filler(20, 'styled')}` },
       { user: 'Now add a footer.' },

@@ -1,8 +1,9 @@
 /**
- * A standing rule that a later request overrides no longer stands: a prohibition whose object a later
- * request asks to work on ("Do NOT modify … root layout" then "Fix the warning in … root layout") is
- * shown as superseded by that request, never as a standing rule; a later request that keeps or
- * bounds the same thing ("leave the root layout unchanged") overrides nothing.
+ * A standing rule ends only when a later request explicitly reverses it: a request that asks for work
+ * on part of what a prohibition forbids ("Do NOT modify … root layout" then "Fix the warning in … root
+ * layout") makes an exception, and the rule stands with the exception named beside it; a permission
+ * covering all it forbids ("You can now change …") or the rule lifted as such shows it superseded; a
+ * later request that keeps or bounds the same thing ("leave the root layout unchanged") changes nothing.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +11,7 @@ import { ALL_WRITERS, type Step } from '../support/recordings';
 import { importTranscriptTextSync } from '../../src/transcripts';
 import { itemsFromEntries } from '../../src/compaction/context';
 import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
-import { overridingSentence } from '../../src/compaction/summary/prose';
+import { ruleChange } from '../../src/compaction/summary/prose';
 
 const filler = (n: number, word: string) => `${word} lorem ipsum dolor sit amet `.repeat(n);
 const RULE = 'Do NOT modify public/customer pages (booking, confirmation, home, root layout).';
@@ -42,17 +43,32 @@ function rules(summary: string): string {
 }
 
 for (const format of ['aider', 'claude-code', 'codex', 'cline'] as const) {
-  test(`${format}: a rule a later request overrides is shown as superseded, not as standing`, () => {
+  test(`${format}: an exception to part of a rule leaves the rule standing, with the exception beside it`, () => {
     const { write, file } = ALL_WRITERS[format];
     const summary = notesOf(
       write(steps('Fix the React hydration mismatch warning in the status page and root layout.')),
       file,
     );
     const section = rules(summary);
-    assert.ok(!section.split('\n').includes(`- "${RULE}"`), summary);
+    assert.doesNotMatch(section, /superseded|no longer standing/, summary);
     assert.match(
       section,
-      /^- superseded by a later request \("Fix the React hydration mismatch[^\n]*no longer standing: "Do NOT modify public\/customer pages/m,
+      /^- "Do NOT modify public\/customer pages \(booking, confirmation, home, root layout\)\." \(stands; a later request made an exception: "Fix the React hydration mismatch warning in the status page and root layout\."\)$/m,
+      summary,
+    );
+  });
+
+  test(`${format}: an explicit reversal of the whole rule supersedes it`, () => {
+    const { write, file } = ALL_WRITERS[format];
+    const summary = notesOf(
+      write(steps('Ignore my earlier restriction on the public/customer pages: the root layout needs a theme switch.')),
+      file,
+    );
+    const section = rules(summary);
+    assert.ok(!section.split('\n').some((l) => l.startsWith(`- "${RULE}"`)), summary);
+    assert.match(
+      section,
+      /^- superseded by a later request \("Ignore my earlier restriction[^\n]*no longer standing: "Do NOT modify public\/customer pages/m,
       summary,
     );
   });
@@ -84,31 +100,50 @@ const sameRuleSteps = (later: Step[]): Step[] => [
 ];
 
 for (const format of ['aider', 'claude-code', 'codex', 'cline'] as const) {
-  test(`${format}: rules that say the same are one line, standing or superseded`, () => {
+  test(`${format}: rules that say the same are one line, standing, with an exception or superseded`, () => {
     const { write, file } = ALL_WRITERS[format];
     const standing = rules(notesOf(write(sameRuleSteps([])), file));
     assert.equal(standing.match(/Supabase/g)?.length, 1, standing);
     const restyle = 'Restyle the Environment cards as a vertical stack at the top.';
-    const superseded = rules(notesOf(write(sameRuleSteps([{ user: restyle }])), file));
-    assert.equal(superseded.match(/Supabase/g)?.length, 1, superseded);
-    assert.match(superseded, /^- superseded by a later request \("Restyle the Environment cards/m, superseded);
+    const excepted = rules(notesOf(write(sameRuleSteps([{ user: restyle }])), file));
+    assert.equal(excepted.match(/Supabase/g)?.length, 1, excepted);
+    assert.match(
+      excepted,
+      /^- "[^\n]*Supabase[^\n]*" \(stands; a later request made an exception: "Restyle the Environment cards/m,
+    );
+    const reverse = 'You can now change the Supabase and Environment cards as you see fit.';
+    const superseded = rules(notesOf(write(sameRuleSteps([{ user: reverse }])), file));
+    assert.equal(superseded.match(/Supabase/g)?.length, 2, superseded);
+    assert.match(superseded, /^- superseded by a later request \("You can now change the Supabase/m, superseded);
     // Said again after it was superseded, the rule stands again, once.
-    const again = rules(notesOf(write(sameRuleSteps([{ user: restyle }, { user: SAME_RULE[1] }])), file));
+    const again = rules(notesOf(write(sameRuleSteps([{ user: reverse }, { user: SAME_RULE[1] }])), file));
     assert.equal(again, `- "${SAME_RULE[1]}"`, again);
   });
 }
 
-test('what overrides a prohibition: a later sentence asking for work on what it forbids', () => {
+test('how a later sentence changes a prohibition: an exception to part of it, or an explicit reversal of all of it', () => {
+  assert.deepEqual(ruleChange(RULE, 'Fix the warning. Also update the root layout to set the theme.'), {
+    by: 'Also update the root layout to set the theme.',
+    kind: 'exception',
+  });
+  assert.deepEqual(ruleChange('Do NOT touch src/config.ts.', 'In src/config.ts add the port.'), {
+    by: 'In src/config.ts add the port.',
+    kind: 'exception',
+  });
+  // A permission for one of the items is an exception; for all it forbids, a reversal.
+  assert.equal(ruleChange(RULE, 'You can now change the root layout.')?.kind, 'exception');
   assert.equal(
-    overridingSentence(RULE, 'Fix the warning. Also update the root layout to set the theme.'),
-    'Also update the root layout to set the theme.',
+    ruleChange('Do not change Supabase or Environment cards.', 'You can now change the Supabase and Environment cards.')
+      ?.kind,
+    'reversed',
   );
   assert.equal(
-    overridingSentence('Do NOT touch src/config.ts.', 'In src/config.ts add the port.'),
-    'In src/config.ts add the port.',
+    ruleChange('Do NOT touch src/config.ts.', 'Feel free to edit src/config.ts from here on.')?.kind,
+    'reversed',
   );
+  assert.equal(ruleChange(RULE, 'The restriction no longer applies to the root layout.')?.kind, 'reversed');
   // A single plain word names too much to tell ("booking" of the public pages, "bookings" of the admin).
-  assert.equal(overridingSentence(RULE, 'Add a data table to the admin bookings page.'), undefined);
-  assert.equal(overridingSentence(RULE, 'Do not touch the root layout either.'), undefined);
-  assert.equal(overridingSentence('Explain each command before running it.', 'Explain the root layout.'), undefined);
+  assert.equal(ruleChange(RULE, 'Add a data table to the admin bookings page.'), undefined);
+  assert.equal(ruleChange(RULE, 'Do not touch the root layout either.'), undefined);
+  assert.equal(ruleChange('Explain each command before running it.', 'Explain the root layout.'), undefined);
 });

@@ -345,29 +345,71 @@ function forbiddenItems(rule: string): string[] {
 export function prohibitionKey(rule: string): string | undefined {
   const m = FORBIDS.exec(rule);
   if (!m) return undefined;
-  const words = wordsOf(m[2])
-    .trim()
-    .split(' ')
-    .filter((w) => w && !NOT_ITEM_WORDS.has(w) && !PART_NOUN.has(w));
+  const words = objectWords(m[2]);
   if (!words.length) return undefined;
   const verb = CHANGE_VERB.test(m[1]) ? 'change' : m[1].toLowerCase();
   return `${verb}: ${[...new Set(words)].sort().join(' ')}`;
 }
 
+/** The words of a forbidden object that name what it is, in the singular (joins and nouns for a part left out). */
+function objectWords(object: string): string[] {
+  return wordsOf(object)
+    .trim()
+    .split(' ')
+    .filter((w) => w && !NOT_ITEM_WORDS.has(w) && !PART_NOUN.has(w));
+}
+
 /**
- * The sentence of a later request `request` that overrides the prohibition `rule`: one that names
- * what the rule forbids ({@link forbiddenItems}) and asks for work on it, without keeping, bounding or
- * forbidding it again ("Fix the hydration warning in the page and root layout." after "Do NOT modify
- * public/customer pages (booking, confirmation, home, root layout)."); undefined when none does. A
- * rule so overridden no longer stands: the summary shows it as superseded, not as a standing rule.
+ * Words that reverse an earlier prohibition rather than ask for one change: a permission ("you can
+ * now modify", "feel free to change", "it's fine to touch", "is allowed again") or the rule itself
+ * lifted ("ignore my earlier rule", "the restriction no longer applies").
  */
-export function overridingSentence(rule: string, request: string): string | undefined {
+const PERMITS =
+  /\b(?:you (?:can|may)(?: now| also)?|feel free to|(?:it'?s|it is) (?:now )?(?:ok(?:ay)?|fine|allowed) to|(?:are|is) (?:now )?allowed|allowed again|go ahead and|from now on)\b/i;
+/** Words that lift a rule as such ("ignore the earlier restriction", "that rule no longer applies"). */
+const LIFTS =
+  /\b(?:(?:ignore|disregard|forget|drop|lift|remove|cancel|revoke)\s+(?:(?:the|my|that|this|your)\s+)?(?:(?:earlier|previous|above|old|former)\s+)?(?:rule|restriction|constraint|instruction|limitation|ban)s?|(?:rule|restriction|constraint|limitation|ban)s?\s+(?:no longer|does not|doesn't|do not|don't)\s+appl(?:y|ies)|no longer (?:off[- ]limits|forbidden|restricted|protected))\b/i;
+
+/** How a later request changes a standing prohibition (see {@link ruleChange}). */
+export interface RuleChange {
+  /** The sentence of the later request that changes the rule. */
+  by: string;
+  /**
+   * `reversed`: the sentence explicitly reverses the whole rule (it no longer stands);
+   * `exception`: it asks for work on part of what the rule forbids, once or by a permission that
+   * covers only part of it (the rule stands, with the exception beside it).
+   */
+  kind: 'reversed' | 'exception';
+}
+
+/**
+ * How a later request `request` changes the prohibition `rule`, undefined when it does not:
+ *
+ * - `reversed` when one of its sentences explicitly reverses the rule: a permission ({@link PERMITS})
+ *   naming all the rule forbids (every item, {@link forbiddenItems}, or every word of its object), or the rule lifted as such
+ *   ({@link LIFTS}) with one of its items named ("You can now change the Supabase and Environment
+ *   cards." after "Do not change Supabase or Environment cards.");
+ * - `exception` when a sentence asks for work on what the rule forbids without reversing all of it
+ *   ("Fix the hydration warning in the page and root layout."): a one-off change, or a permission for
+ *   one of its items, is an exception to the rule, which still stands for the rest;
+ * - undefined when no sentence names what it forbids, or those that do keep, bound or forbid it again
+ *   ("leave the root layout unchanged").
+ *
+ * A reversal found in any sentence wins over an exception in an earlier one.
+ */
+export function ruleChange(rule: string, request: string): RuleChange | undefined {
   const items = forbiddenItems(rule);
   if (!items.length) return undefined;
+  let exception: string | undefined;
   for (const s of sentences(request)) {
-    if (KEEPS.test(s)) continue;
     const words = wordsOf(s);
-    if (items.some((i) => words.includes(i))) return s;
+    const named = items.filter((i) => words.includes(i));
+    if (!named.length) continue;
+    // A permission reverses the rule when it names all the rule forbids: every item, or every word of its object.
+    const whole =
+      named.length === items.length || objectWords(FORBIDS.exec(rule)![2]).every((w) => words.includes(` ${w} `));
+    if ((PERMITS.test(s) && whole) || LIFTS.test(s)) return { by: s, kind: 'reversed' };
+    if (!KEEPS.test(s) || PERMITS.test(s)) exception ??= s;
   }
-  return undefined;
+  return exception === undefined ? undefined : { by: exception, kind: 'exception' };
 }

@@ -21,7 +21,7 @@ import { oneLineCommand } from './ledger/ledger-fold';
 import { expandRoots, parseRootsLine, type PathRoots } from './ledger/path-root';
 import { NameTally, namesFromLines, namesOfMessage } from './identifiers/worked-names';
 import { parseJsonObject } from '../../format/json';
-import { MAX_RULE_CHARS, overridingSentence, prohibitionKey, ruleSentences } from './prose';
+import { MAX_RULE_CHARS, prohibitionKey, ruleChange, ruleSentences } from './prose';
 import { AGENT_NOTICE_LINES } from '../harness-text';
 
 /** Section headings shared by every summarizer's notes. */
@@ -46,8 +46,13 @@ export const SECTIONS = {
   unresolved: '## Unresolved and next step',
 } as const;
 
-/** A standing rule's note line (`- "…"`): the rule's sentence. */
-const RULE_LINE = /^- "(.*)"$/;
+/** How the note of an exception a later request made to a standing rule begins ({@link exceptionLine}). */
+const EXCEPTION_NOTE = ' (stands; a later request made an exception: "';
+/**
+ * A standing rule's note line (`- "…"`, with the note of an exception a later request made to it
+ * when there is one, {@link exceptionLine}): the rule's sentence.
+ */
+const RULE_LINE = /^- "(.*)"(?: \(stands; a later request made an exception: ".*"\))?$/;
 /** How the line of a rule that a later request overrode begins (never read as a standing rule). */
 export const SUPERSEDED_RULE = '- superseded by a later request';
 
@@ -126,6 +131,15 @@ export const RULES_ROOM_TOKENS = 256;
 /** Tokens the standing rules `rules` ({@link standingRulesOf}) take as a section, at most {@link MAX_RULES_TOKENS}; 0 for none. */
 export function standingRulesTokens(rules: readonly string[], countText: (text: string) => number): number {
   return rules.length ? Math.min(MAX_RULES_TOKENS, countText(rules.join('\n')) + RULES_FRAME_TOKENS) : 0;
+}
+
+/**
+ * The note line of the standing rule `rule` to which the sentence `by` of a later request made an
+ * exception (asked for work on part of what it forbids): the rule still stands, the exception is
+ * named beside it, so neither is taken for the other.
+ */
+export function exceptionLine(rule: string, by: string): string {
+  return `- "${rule}"${EXCEPTION_NOTE}${clip(by, 120)}")`;
 }
 
 /** The note line of `rule` overridden by the sentence `by` of a later request. */
@@ -727,35 +741,40 @@ export class SpanScan {
   }
 
   /**
-   * Marks the standing rules that the request `typed` overrides ({@link overridingSentence}) as
-   * superseded ({@link supersededLine}), and with them every standing rule that forbids the same
-   * ({@link prohibitionKey}): a rule a later request asked otherwise no longer stands, in any wording.
+   * Applies the request `typed` to the standing rules ({@link ruleChange}): a rule it explicitly
+   * reverses is marked superseded ({@link supersededLine}), and with it every standing rule that
+   * forbids the same ({@link prohibitionKey}), in any wording; a rule it makes an exception to (work
+   * asked on part of what the rule forbids) stands, with the exception named beside it
+   * ({@link exceptionLine}). Only an explicit reversal ends a rule.
    */
   private supersede(typed: string): void {
     const set = this.held.get(this.rules);
-    // What the overridden rules forbade, by the sentence that overrode them: a standing rule that
-    // forbids the same (said in other words) is overridden with them, never left standing beside them.
+    // What the reversed rules forbade, by the sentence that reversed them: a standing rule that
+    // forbids the same (said in other words) is reversed with them, never left standing beside them.
     const overridden = new Map<string, string>();
-    const mark = (k: number, rule: string, by: string) => {
-      const line = supersededLine(rule, by);
+    const replace = (k: number, line: string) => {
       set?.delete(this.rules[k]);
       set?.add(line);
       this.rules[k] = line;
     };
     for (let k = 0; k < this.rules.length; k++) {
       const rule = RULE_LINE.exec(this.rules[k])?.[1];
-      const by = rule === undefined ? undefined : overridingSentence(rule, typed);
-      if (rule === undefined || by === undefined) continue;
+      const change = rule === undefined ? undefined : ruleChange(rule, typed);
+      if (rule === undefined || change === undefined) continue;
+      if (change.kind === 'exception') {
+        replace(k, exceptionLine(rule, change.by));
+        continue;
+      }
       const key = prohibitionKey(rule);
-      if (key !== undefined) overridden.set(key, by);
-      mark(k, rule, by);
+      if (key !== undefined) overridden.set(key, change.by);
+      replace(k, supersededLine(rule, change.by));
     }
     if (!overridden.size) return;
     for (let k = 0; k < this.rules.length; k++) {
       const rule = RULE_LINE.exec(this.rules[k])?.[1];
       const key = rule === undefined ? undefined : prohibitionKey(rule);
       const by = key === undefined ? undefined : overridden.get(key);
-      if (rule !== undefined && by !== undefined) mark(k, rule, by);
+      if (rule !== undefined && by !== undefined) replace(k, supersededLine(rule, by));
     }
   }
 
