@@ -3,7 +3,15 @@
  * not. The sidebar, the notifications and the command line all render from here, so the words
  * follow the data rather than the other way round.
  */
-import type { AnchoredTokens, CompactionApplied, CompactionStatus, SmallSpans, SummarizerFailureKind } from './outcome';
+import type {
+  AnchoredTokens,
+  CompactionApplied,
+  CompactionStatus,
+  CompactionStep,
+  SmallSpans,
+  SummarizerFailureKind,
+} from './outcome';
+import type { CheckpointStrategy } from './types';
 import { describeHolders } from './plan/holders';
 import { describeHeld } from './plan/held-words';
 
@@ -87,13 +95,46 @@ export function describeCompaction(status: CompactionStatus): string {
   }
 }
 
+/** What each checkpoint strategy did, as the means of a compaction ("… by the extractive summarizer"). */
+const STEP_MEANS: Record<CheckpointStrategy, string> = {
+  collapse: 'collapsing tool results',
+  clip: 'clipping long messages',
+  summary: 'the summary model',
+  extractive: 'the extractive summarizer',
+};
+
+/** Each checkpoint strategy as a step of a breakdown ("extractive summarizer 9,000 → 4,000"). */
+const STEP_NAMES: Record<CheckpointStrategy, string> = {
+  collapse: 'tool results collapsed',
+  clip: 'messages clipped',
+  summary: 'summary model',
+  extractive: 'extractive summarizer',
+};
+
 /**
- * An applied compaction: the figures, each step ("summary 9,000 → 4,000"), and what keeps the result
- * above its input budget (what holds the tokens) or, short of that, above its target (the anchored part).
+ * How an applied compaction got there, after its figures: " by the extractive summarizer" (the
+ * means, in the order applied), or, only where the summary model and the extractive summarizer each
+ * wrote part, a breakdown of every step with its own figures (" (summary model 9,000 → 5,000,
+ * extractive summarizer 5,000 → 4,000)"). A breakdown of one writer's steps would repeat the head's
+ * figures. Empty without steps.
+ */
+export function describeSteps(steps: readonly CompactionStep[]): string {
+  const strategies = [...new Set(steps.map((s) => s.strategy))];
+  if (strategies.length === 0) return '';
+  const known = (strategy: string): strategy is CheckpointStrategy => strategy in STEP_MEANS;
+  if (strategies.includes('summary') && strategies.includes('extractive'))
+    return ` (${steps.map((s) => `${known(s.strategy) ? STEP_NAMES[s.strategy] : s.strategy} ${n(s.tokensBefore)} → ${n(s.tokensAfter)}`).join(', ')})`;
+  const means = strategies.map((strategy) => (known(strategy) ? STEP_MEANS[strategy] : strategy));
+  return ` by ${means.length > 1 ? `${means.slice(0, -1).join(', ')} and ${means.at(-1)}` : means[0]}`;
+}
+
+/**
+ * An applied compaction: the figures, how they were reached ({@link describeSteps}), and what keeps
+ * the result above its input budget (what holds the tokens) or, short of that, above its target (the
+ * anchored part).
  */
 function describeApplied(status: CompactionApplied): string {
-  const steps = status.steps.map((s) => `${s.strategy} ${n(s.tokensBefore)} → ${n(s.tokensAfter)}`).join(', ');
-  const head = `compacted ${n(status.tokensBefore)} → ${n(status.tokensAfter)} tokens${steps ? ` (${steps})` : ''}`;
+  const head = `compacted ${n(status.tokensBefore)} → ${n(status.tokensAfter)} tokens${describeSteps(status.steps)}`;
   const ahead = status.preparedAhead ? '; summary prepared ahead' : '';
   const over = status.overBudget;
   const small = status.smallSpans ? `; ${describeSmallSpans(status.smallSpans)}` : '';

@@ -69,7 +69,7 @@ test('applied: the status carries the figures of the result', async () => {
     r.status.steps,
     r.checkpoints.map((c) => ({ strategy: c.strategy, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter })),
   );
-  assert.match(describeCompaction(r.status), /^compacted [\d,]+ → [\d,]+ tokens \((\w+ [\d,]+ → [\d,]+(, )?)+\)$/);
+  assert.match(describeCompaction(r.status), /^compacted [\d,]+ → [\d,]+ tokens by the extractive summarizer$/);
 });
 
 test('applied above the target: the status says what holds the anchored tokens', async () => {
@@ -300,4 +300,51 @@ test('every status kind renders a non-empty sentence', () => {
   for (const s of all) assert.ok(describeCompaction(s).length > 10, s.kind);
   assert.equal(describeCompaction(all[2]), 'nothing to compact: everything left must stay as it is');
   assert.equal(describeCompaction(all[0]), 'compacted 5,000 → 2,000 tokens');
+});
+
+test('an applied compaction names the one summarizer that wrote it, and breaks the figures down only when two did', () => {
+  const applied = (steps: Array<[string, number, number]>): CompactionStatus => ({
+    kind: 'applied',
+    tokensBefore: steps[0][1],
+    tokensAfter: steps.at(-1)![2],
+    checkpoints: steps.length,
+    steps: steps.map(([strategy, tokensBefore, tokensAfter]) => ({ strategy, tokensBefore, tokensAfter })),
+  });
+  assert.equal(
+    describeCompaction(applied([['extractive', 364_675, 31_348]])),
+    'compacted 364,675 → 31,348 tokens by the extractive summarizer',
+  );
+  assert.equal(
+    describeCompaction(applied([['summary', 9_000, 4_000]])),
+    'compacted 9,000 → 4,000 tokens by the summary model',
+  );
+  assert.equal(
+    describeCompaction(
+      applied([
+        ['collapse', 12_000, 10_000],
+        ['extractive', 10_000, 4_000],
+      ]),
+    ),
+    'compacted 12,000 → 4,000 tokens by collapsing tool results and the extractive summarizer',
+  );
+  assert.equal(
+    describeCompaction(
+      applied([
+        ['summary', 20_000, 9_000],
+        ['extractive', 9_000, 4_000],
+      ]),
+    ),
+    'compacted 20,000 → 4,000 tokens (summary model 20,000 → 9,000, extractive summarizer 9,000 → 4,000)',
+  );
+  // Whatever the steps, no figure of one writer's compaction is given twice.
+  for (const steps of [
+    [['extractive', 5_000, 2_000]],
+    [
+      ['clip', 5_000, 4_000],
+      ['summary', 4_000, 2_000],
+    ],
+  ] as Array<Array<[string, number, number]>>) {
+    const figures = describeCompaction(applied(steps)).match(/[\d,]{4,}/g) ?? [];
+    assert.equal(new Set(figures).size, figures.length, figures.join(' '));
+  }
 });

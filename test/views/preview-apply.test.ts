@@ -116,6 +116,11 @@ for (const [surface, apply] of [
       host.messages.filter((m) => /compacted/.test(m.message)).at(-1)?.message ?? '',
     )?.[1];
     assert.ok(figure && Number(figure.replace(/,/g, '')) > proposedAfter, `${figure} vs ${proposedAfter}`);
+    // One summarizer wrote it: named once, its figures not repeated as a breakdown.
+    const toast = host.messages.filter((m) => /compacted/.test(m.message)).at(-1)!.message;
+    assert.match(toast, /tokens by the (extractive summarizer|summary model)/, toast);
+    const figures = toast.match(/\d[\d,]{3,}/g) ?? [];
+    assert.equal(new Set(figures).size, figures.length, toast);
   });
 }
 
