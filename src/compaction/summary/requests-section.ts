@@ -250,6 +250,75 @@ export function renderRequestsSection(
 }
 
 /**
+ * What every rendering of one list of entries shares, whatever its budget: the requests, the
+ * figures of earlier left-out lines by place, the omission orders and which requests hold a marker.
+ * A summary renders its requests up to five times (the first section, the room the notes left, the
+ * corrections of `composeSummary`), each time with the same array; the condensed entries are one
+ * array too, so their preparation is kept as well.
+ */
+interface PreparedEntries {
+  requests: string[];
+  /** Figures of earlier summaries' left-out lines, by the place they stood (before the request of the same index; `carried[n]` after the newest). */
+  carried: Array<{ count: number; chars: number } | undefined>;
+  carriedCount: number;
+  /** Omission order of the middle requests ({@link omissionRank}), by whether the rules are kept elsewhere. */
+  orders: Partial<Record<'own' | 'elsewhere', number[]>>;
+  /** Per request: 0 not looked at yet, 1 no left-out marker in it, 2 a marker. */
+  markers: Uint8Array;
+  /** The entries with their pasted output condensed (the same array when nothing was). */
+  condensed?: readonly string[];
+}
+
+/** Preparations by entries array (a summary's few renderings of one array; collected with it). */
+const preparations = new WeakMap<readonly string[], PreparedEntries>();
+
+function preparedOf(entries: readonly string[]): PreparedEntries {
+  let p = preparations.get(entries);
+  if (p) return p;
+  const requests: string[] = [];
+  const carried: PreparedEntries['carried'] = [];
+  for (const e of entries) {
+    const note = omittedNote(e);
+    if (!note) {
+      requests.push(e);
+      continue;
+    }
+    const k = requests.length;
+    const c = carried[k];
+    carried[k] = c ? { count: c.count + note.count, chars: c.chars + note.chars } : note;
+  }
+  const carriedCount = carried.reduce((s, c) => s + (c?.count ?? 0), 0);
+  p = { requests, carried, carriedCount, orders: {}, markers: new Uint8Array(requests.length) };
+  preparations.set(entries, p);
+  return p;
+}
+
+/**
+ * The middle requests in the order they are left out: by {@link omissionRank}, oldest first within a
+ * rank; a request that states a rule ranks as a long one when `rulesElsewhere`.
+ */
+function omissionOrder(p: PreparedEntries, rulesElsewhere: boolean): number[] {
+  const key = rulesElsewhere ? 'elsewhere' : 'own';
+  const have = p.orders[key];
+  if (have) return have;
+  const { requests } = p;
+  const n = requests.length;
+  const rankOf = (text: string): number => {
+    const r = omissionRank(text);
+    return rulesElsewhere && r >= RULE_RANK ? r - (RULE_RANK - LONG_RANK) : r;
+  };
+  const byRank: number[][] = Array.from({ length: TOP_RANK + 1 }, () => []);
+  for (let i = 1; i < n - 1; i++) byRank[rankOf(requests[i])].push(i);
+  return (p.orders[key] = byRank.flat());
+}
+
+/** `entries` with each request's pasted output condensed (`condensePastedOutput`); `entries` itself when none changed. */
+function condensedEntries(entries: readonly string[]): readonly string[] {
+  const condensed = entries.map((e) => (omittedNote(e) ? e : condensePastedOutput(e)));
+  return condensed.some((c, i) => c !== entries[i]) ? condensed : entries;
+}
+
+/**
  * {@link renderRequestsSection}; `condense`: when the entries do not all fit whole, their pasted output
  * is condensed first (then the search below runs on the condensed entries).
  */
@@ -262,21 +331,8 @@ function renderEntries(
   condense: boolean,
   rulesElsewhere: boolean,
 ): RequestsSection {
-  // Lines of earlier summaries saying requests were left out: their figures, by the place they stood
-  // (before the request of the same index; `carried[n]` after the newest).
-  const requests: string[] = [];
-  const carried: Array<{ count: number; chars: number } | undefined> = [];
-  for (const e of entries) {
-    const note = omittedNote(e);
-    if (!note) {
-      requests.push(e);
-      continue;
-    }
-    const k = requests.length;
-    const c = carried[k];
-    carried[k] = c ? { count: c.count + note.count, chars: c.chars + note.chars } : note;
-  }
-  const carriedCount = carried.reduce((s, c) => s + (c?.count ?? 0), 0);
+  const prepared = preparedOf(entries);
+  const { requests, carried, carriedCount } = prepared;
   if (requests.length === 0 && carriedCount === 0) return { text: '', whole: 0, shortened: 0, omitted: 0, tokens: 0 };
   const lines = new LineCounter(countText, lineAdditive, encoding);
   const heading = `${REQUESTS_HEADING} (oldest first; the user's own words)`;
@@ -290,21 +346,15 @@ function renderEntries(
   }
   // Left out first when nothing else fits: pasted output, acknowledgements, then the oldest long middle
   // requests, then the oldest others; requests that state a standing rule last (see {@link omissionRank}).
-  const omitOrder: number[] = [];
-  const rankOf = (text: string): number => {
-    const r = omissionRank(text);
-    return rulesElsewhere && r >= RULE_RANK ? r - (RULE_RANK - LONG_RANK) : r;
-  };
-  for (let rank = 0; rank <= TOP_RANK; rank++)
-    for (let i = 1; i < n - 1; i++) if (rankOf(requests[i]) === rank) omitOrder.push(i);
+  const omitOrder = omissionOrder(prepared, rulesElsewhere);
   // The first and newest requests keep their start and end (the task and what is asked now).
   const rendered = (i: number, shown: number): string =>
     renderRequest(i === 0 || i === n - 1 ? shortenMiddle(requests[i], shown) : shortenKeepingRules(requests[i], shown));
-  const markers = new Map<number, boolean>();
+  const markers = prepared.markers;
   const hasMarker = (i: number): boolean => {
-    let m = markers.get(i);
-    if (m === undefined) markers.set(i, (m = MARKER_RE.test(requests[i])));
-    return m;
+    let m = markers[i];
+    if (m === 0) markers[i] = m = MARKER_RE.test(requests[i]) ? 2 : 1;
+    return m === 2;
   };
   // Counts per request, by shown length (the newest request is the last item: counted without its line break).
   const kept = countsFor(lineAdditive ? encoding : undefined);
@@ -419,8 +469,8 @@ function renderEntries(
   if (all.tokens <= maxTokens) return all;
   // Over the budget: the pasted output inside requests is what is shortened first.
   if (condense) {
-    const condensed = entries.map((e) => (omittedNote(e) ? e : condensePastedOutput(e)));
-    if (condensed.some((c, i) => c !== entries[i]))
+    const condensed = (prepared.condensed ??= condensedEntries(entries));
+    if (condensed !== entries)
       return renderEntries(condensed, maxTokens, countText, lineAdditive, encoding, false, rulesElsewhere);
   }
   // Largest whole-length cap that fits with long ones shortened to `shortLen` (binary search).
