@@ -133,7 +133,7 @@ for (const [format, { file, text }] of Object.entries(RECORDINGS)) {
       'the recorded compaction became a summary',
     );
     const reason = blocker(items);
-    assert.ok(reason?.includes(LEFT_OUT_REASONS.summary), reason);
+    assert.ok(reason?.includes(LEFT_OUT_REASONS.summaries(1)), reason);
     assert.deepEqual(await manualOutcome(items), { kind: 'nothing-eligible', words: `nothing to compact: ${reason}` });
   });
 }
@@ -194,4 +194,32 @@ test('appending messages never blocks a compaction that could apply (recorded tr
     checked++;
   }
   assert.ok(checked > 0, 'no recorded transcript was read');
+});
+
+/** A summary an earlier compaction wrote, standing for `covers` (ids of raw entries it replaced). */
+const summaryItem = (tag: string): ContextItem => {
+  const id = `s${++n}`;
+  return {
+    id,
+    kind: 'summary',
+    message: { role: 'user', content: `Summary of the earlier ${tag}: the parser drops events without a timezone.` },
+    covers: [`${id}-a`, `${id}-b`],
+    checkpointId: `cp-${id}`,
+  };
+};
+
+test('two summaries held apart by the latest request are counted as two, as the compaction refuses', async () => {
+  // One summary of the history before the request, one of the request's earlier steps: each alone
+  // would be rewritten into itself, and the request between them may not be summarized.
+  const items = [
+    system,
+    summaryItem('turns'),
+    item({ role: 'user', content: 'Now fix it' }),
+    summaryItem('steps'),
+    item({ role: 'assistant', content: 'Fixed.' }),
+  ];
+  const reason = blocker(items);
+  assert.ok(reason?.endsWith(`and ${LEFT_OUT_REASONS.summaries(2)}`), reason);
+  assert.doesNotMatch(reason ?? '', /one summary/);
+  assert.deepEqual(await manualOutcome(items), { kind: 'nothing-eligible', words: `nothing to compact: ${reason}` });
 });

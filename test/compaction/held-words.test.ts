@@ -9,9 +9,15 @@ import { LEFT_OUT_REASONS } from '../../src/compaction/plan/planner';
 
 test('the reasons for nothing to compact read as one sentence', () => {
   assert.equal(
-    describeHeld(['latest user message', LEFT_OUT_REASONS.summary]),
+    describeHeld(['latest user message', LEFT_OUT_REASONS.summaries(1)]),
     'all that is left is the latest user message and one summary',
   );
+  assert.equal(
+    describeHeld(['latest user message', LEFT_OUT_REASONS.summaries(2)]),
+    'all that is left is the latest user message and two summaries',
+  );
+  assert.equal(LEFT_OUT_REASONS.summaries(3), 'three summaries');
+  assert.equal(LEFT_OUT_REASONS.summaries(12), '12 summaries');
   assert.equal(describeHeld(['pinned']), 'all that is left is pinned messages');
   assert.equal(
     describeHeld(['leading system messages', 'tool calls still waiting for results', LEFT_OUT_REASONS.small]),

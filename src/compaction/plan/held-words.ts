@@ -1,7 +1,8 @@
 /**
  * The sentence that says why nothing can be compacted, from the words of {@link heldReasons}
- * ("latest user message", "one summary", …): "all that is left is the latest user message and one
- * summary". The Compact button's reason, its notification and a nothing-eligible outcome share it.
+ * ("latest user message", "two summaries", …): "all that is left is the latest user message and two
+ * summaries" (held summaries are counted: see `LEFT_OUT_REASONS`). The Compact button's reason, its
+ * notification and a nothing-eligible outcome share it.
  */
 
 /** Each reason as a noun phrase that reads in a sentence; a reason not listed reads as it is. */

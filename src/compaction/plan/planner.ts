@@ -208,31 +208,37 @@ function nothingReason(shape: UnitTable): string {
   return describeHeld(anchorReasons(shape));
 }
 
+/** Counts written as words in a sentence ("two summaries"); larger ones as figures ("12 summaries"). */
+const COUNT_WORDS = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
+
 /** What holds a part that is eligible yet left out of every span (see {@link heldReasons}). */
 export const LEFT_OUT_REASONS = {
-  summary: 'one summary',
+  /** `count` summaries each left alone: "one summary", "two summaries", "12 summaries". */
+  summaries: (count: number): string =>
+    `${COUNT_WORDS[count] ?? count.toLocaleString('en-US')} ${count === 1 ? 'summary' : 'summaries'}`,
   small: `parts under ${MIN_SPAN_TOKENS} tokens, too small to shrink`,
 } as const;
 
 /**
  * What holds every unit `plan` leaves in place, in words, each once: the anchors
- * ({@link anchorReasons}), then eligible units no span took: a lone summary (rewriting it into
- * itself shrinks nothing) or a run under {@link MIN_SPAN_TOKENS} tokens. The words of a
- * nothing-eligible outcome and of {@link compactionBlocker} alike.
+ * ({@link anchorReasons}), then eligible units no span took: lone summaries, counted (rewriting
+ * one into itself shrinks nothing; anchors between them keep them apart), or runs under
+ * {@link MIN_SPAN_TOKENS} tokens. The words of a nothing-eligible outcome and of
+ * {@link compactionBlocker} alike.
  */
 export function heldReasons(items: readonly ContextItem[], plan: Plan): string[] {
   const reasons = anchorReasons(plan.shape);
   const shape = plan.shape;
   const covered = new Uint8Array(items.length);
   for (const s of plan.spans) covered.fill(1, s.start, s.end);
-  let summary = false;
+  let summaries = 0;
   let small = false;
   for (let k = 0; k < shape.count; k++) {
     if (!shape.eligible[k] || covered[shape.start[k]]) continue;
-    if (shape.kind[k] === KIND.summary) summary = true;
+    if (shape.kind[k] === KIND.summary) summaries++;
     else small = true;
   }
-  if (summary) reasons.push(LEFT_OUT_REASONS.summary);
+  if (summaries > 0) reasons.push(LEFT_OUT_REASONS.summaries(summaries));
   if (small) reasons.push(LEFT_OUT_REASONS.small);
   return reasons;
 }
