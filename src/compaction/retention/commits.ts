@@ -60,16 +60,21 @@ function readCommits(
 
 /**
  * {@link spanCommits} of a whole span, continuing the reading of the span read last: its messages
- * (the same objects at the start) up to the first call still without a result, and the calls read
- * with them (the same objects, see `agentCalls`), are not read again; the rest is read on a copy
- * each time (a call's result may come next time, as a new object).
+ * (the same objects at the start) up to the calls at the end still without a result, and the calls
+ * read with them (the same objects, see `agentCalls`), are not read again; the rest is read on a copy
+ * each time (a call's result may come next time, as a new object). Measured: waiting instead at the
+ * first call without a result, one never answered early in a 100k-message span had every later
+ * message read again by each compaction.
  */
 function commitsOfAll(entries: readonly RetentionEntry[], calls: readonly AgentCall[]): string[] {
   let k = keptCommits;
   if (k && !(isPrefix(k.messages, entries, (e) => e.message) && isPrefix(k.calls, calls, (c) => c))) k = undefined;
   k ??= { messages: [], calls: [], out: new Set() };
-  let waiting = k.calls.length;
-  while (waiting < calls.length && calls[waiting].result !== undefined) waiting++;
+  // The calls at the end still without a result are read on a copy: theirs may come next time. A
+  // call in the middle without one (never answered) is read as it is; an answer coming later makes it
+  // a new object, and the whole span is read again.
+  let waiting = calls.length;
+  while (waiting > k.calls.length && calls[waiting - 1].result === undefined) waiting--;
   const upTo = waiting < calls.length ? Math.max(k.messages.length, calls[waiting].index) : entries.length;
   const next = readCommits(entries, calls, k.messages.length, upTo, k.calls.length, 0, k.out);
   for (let i = k.messages.length; i < upTo; i++) k.messages.push(entries[i].message);
