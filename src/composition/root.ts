@@ -25,6 +25,7 @@ import { SidebarProvider } from '../views/sidebar/sidebar-provider';
 import { StatusBarMeter } from '../views/status-bar';
 import { LastBudgetMemory } from '../views/sidebar/last-budget';
 import { createServiceFactory, sessionsDir } from './service-factory';
+import { listSavedSessions } from '../service/session/saved-sessions';
 import { configureHttpWorker } from './http-worker';
 import { checkpointLookup } from '../views/documents/checkpoint-lookup';
 import { errorMessage } from '../format/error-message';
@@ -65,7 +66,9 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
   store.add(configureHttpWorker(log));
   const settings = store.add(new Settings());
   const controller = store.add(
-    new SessionController(createServiceFactory(context, log), settings, keys, context.workspaceState, log),
+    new SessionController(createServiceFactory(context, log), settings, keys, context.workspaceState, log, (known) =>
+      listSavedSessions(sessionsDir(context), known),
+    ),
   );
   const statusBar = store.add(new StatusBarMeter());
   const lastBudget = new LastBudgetMemory(context.workspaceState);

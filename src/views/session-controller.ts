@@ -22,7 +22,8 @@ import { OPENAI_URL } from './onboarding';
 import { recordingWindow } from '../models/recorded';
 import type { ModelFailure } from '../compaction/outcome';
 import { modelErrorFixes } from './notices';
-import { SessionList } from './session-list';
+import { continuedLabel, SessionList } from './session-list';
+import type { SavedSession } from '../service/session/saved-sessions';
 import { feedSidebar } from './sidebar/sidebar-feed';
 import { SidebarModel } from './sidebar/view-model';
 import { countAsImported } from './import-count';
@@ -61,6 +62,9 @@ function recordingOf(record: {
 
 /** Builds a context service; supplied by the composition root. */
 export type ServiceFactory = (input: ServiceInput) => Promise<ContextServiceApi>;
+
+/** The saved sessions whose ids are not in `known`, read from their folders (see `listSavedSessions`). */
+export type SavedSessionLister = (known: ReadonlySet<string>) => Promise<SavedSession[]>;
 
 /** The gauge before any service exists: an empty conversation against the configured window. */
 export function emptyBudgetView(settings: ContextKeeperSettings): BudgetView {
@@ -114,15 +118,20 @@ export class SessionController implements vscode.Disposable {
   private opening: Promise<ContextServiceApi> | undefined;
   private rebuildPending = false;
   private lastError: ErrorView | undefined;
+  /** Settles once the sessions saved on disk but missing from the list are listed (see {@link restoreSaved}). */
+  readonly whenListed: Promise<void>;
 
+  /** @param savedSessions reads the session folders, to list the saved sessions the list lacks */
   constructor(
     private readonly factory: ServiceFactory,
     private readonly settings: Settings,
     private readonly keys: KeyStore,
     memento: vscode.Memento,
     private readonly log: vscode.LogOutputChannel,
+    savedSessions?: SavedSessionLister,
   ) {
     this.sessions = new SessionList(memento);
+    this.whenListed = savedSessions ? this.restoreSaved(savedSessions) : Promise.resolve();
     this.model = new SidebarModel(undefined, this.chrome(), () => ({
       autoCompact: settings.value.autoCompact,
       emptyBudget: emptyBudgetView(settings.value),
@@ -131,6 +140,23 @@ export class SessionController implements vscode.Disposable {
       settings.onDidChange(() => this.requestRebuild('settings changed')),
       keys.onDidChange(() => this.requestRebuild('API key changed')),
     );
+  }
+
+  /**
+   * Lists the sessions saved on disk that the list lacks: the list lives in the workspace state, which
+   * the editor writes when it sees fit (a killed editor loses its latest records), while each session's
+   * folder is written as the session goes. Runs once, at startup; the session to resume is chosen after
+   * it. Never rejects: a failure is logged and the list stays as it was.
+   */
+  private async restoreSaved(savedSessions: SavedSessionLister): Promise<void> {
+    try {
+      const added = await this.sessions.restore(await savedSessions(new Set(this.sessions.all().map((s) => s.id))));
+      if (added === 0) return;
+      this.log.info(`Listed ${added} saved session(s) missing from the session list, from their folders.`);
+      this.changed();
+    } catch (error) {
+      this.log.warn(`The saved sessions were not read from their folders: ${errorMessage(error)}`);
+    }
   }
 
   /** The service if it was opened already. */
@@ -201,7 +227,7 @@ export class SessionController implements vscode.Disposable {
     const source = from?.label ?? service.sessionId;
     await this.openNew(
       { source, entries, state: { context, checkpoints, pinned } },
-      { label: `Continued: ${from?.label ?? 'session'}`, kind: 'working' },
+      { label: continuedLabel(from?.label ?? 'session'), kind: 'working' },
     );
   }
 
@@ -380,6 +406,8 @@ export class SessionController implements vscode.Disposable {
   }
 
   private async open(): Promise<ContextServiceApi> {
+    // The session to resume, and its record, may come from the folders.
+    await this.whenListed;
     const record = this.sessions.get(this.sessions.currentId);
     const recording = record?.kind === 'imported' ? recordingOf(record) : undefined;
     const service = await this.factory({

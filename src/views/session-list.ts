@@ -1,9 +1,14 @@
 /**
  * The workspace's conversations, as the sidebar's session list shows them: kept in workspace state
  * (a Memento) as a small list of records; each session's data lives in its own folder under the
- * service's storage directory. Imports are their own sessions and never replace a working one.
+ * service's storage directory. Imports are their own sessions and never replace a working one. The
+ * workspace state is written by the editor when it sees fit (a killed editor may lose the latest
+ * records), the folders as the session goes: sessions missing from the list are restored from their
+ * folders ({@link SessionList.restore}).
  */
 import type { SessionView } from '../webview/shared/protocol';
+import type { SavedSession } from '../service/session/saved-sessions';
+import { parseSource } from '../service/session/transfer';
 
 /** The storage a list lives in (VS Code's `Memento`, or a Map in tests). */
 export interface ListStore {
@@ -106,6 +111,32 @@ export class SessionList {
     );
   }
 
+  /**
+   * Lists the saved sessions `saved` (read from their folders: see `listSavedSessions`) that the list
+   * lacks, as their folders describe them ({@link savedSessionView}); a session listed already keeps
+   * its record (a name given by the user included). Each id is listed once. When no session is shown,
+   * the newest one is, as it would have been resumed. Returns how many were added.
+   */
+  async restore(saved: readonly SavedSession[]): Promise<number> {
+    const list = this.store.get<SessionView[]>(LIST_KEY) ?? [];
+    const listed = new Set(list.map((s) => s.id));
+    const labels = list.map((s) => s.label);
+    const added: SessionView[] = [];
+    // Oldest first: of two recordings with one name, the later import gets the "(2)", as at import.
+    for (const session of [...saved].sort((a, b) => a.updated.localeCompare(b.updated))) {
+      if (listed.has(session.id)) continue;
+      listed.add(session.id);
+      const view = savedSessionView(session);
+      const label = distinctLabel(view.label, labels);
+      labels.push(label);
+      added.push({ ...view, label });
+    }
+    if (added.length === 0) return 0;
+    await this.store.update(LIST_KEY, [...list, ...added]);
+    if (this.currentId === undefined) await this.setCurrent(this.all()[0]?.id);
+    return added.length;
+  }
+
   async remove(id: string): Promise<void> {
     await this.store.update(
       LIST_KEY,
@@ -117,6 +148,49 @@ export class SessionList {
 
 /** The name of a working session before its first task. */
 export const UNTITLED_LABEL = 'New session';
+
+/** The source an imported recording is stored with: its format and file name ("codex: log.jsonl"). */
+export function recordingSource(format: string, fileName: string): string {
+  return `${format}: ${fileName}`;
+}
+
+/** The name of an imported recording in the session list: "log.jsonl (codex)". */
+export function recordingLabel(format: string, fileName: string): string {
+  return `${fileName} (${format})`;
+}
+
+/** The name of a working session continued from the session named `from`. */
+export function continuedLabel(from: string): string {
+  return `Continued: ${from}`;
+}
+
+/**
+ * A saved session's record as the list would have made it, from what its folder holds: an imported
+ * recording is named by its file and format ({@link recordingLabel}) with the model it was recorded
+ * with; a continued one after the session it continues ({@link continuedLabel}); a working one after
+ * its first task ({@link taskTitle}), or untitled before it. A name the user gave is not in the folder.
+ */
+export function savedSessionView(saved: SavedSession): SessionView {
+  const source = saved.source === undefined ? ({ kind: 'agent' } as const) : parseSource(saved.source);
+  const updated = saved.updated;
+  if (source.kind === 'imported') {
+    const cut = source.origin.indexOf(': ');
+    const label = cut > 0 ? recordingLabel(source.origin.slice(0, cut), source.origin.slice(cut + 2)) : source.origin;
+    return {
+      id: saved.id,
+      label,
+      kind: 'imported',
+      updated,
+      ...(saved.recordedModel ? { recordedModel: saved.recordedModel } : {}),
+    };
+  }
+  if (source.kind === 'continued')
+    return { id: saved.id, label: continuedLabel(source.from), kind: 'working', updated };
+  const title = taskTitle(saved.firstUserText ?? '');
+  return title
+    ? { id: saved.id, label: title, kind: 'working', updated }
+    : { id: saved.id, label: UNTITLED_LABEL, kind: 'working', untitled: true, updated };
+}
 
 /** Most characters of a name taken from a task. */
 const TITLE_MAX_CHARS = 60;

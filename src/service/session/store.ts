@@ -67,6 +67,8 @@ const STATE = 'state.json';
 const PREVIOUS_STATE = 'state.prev.json';
 const MARKER = 'session.json';
 const LOCK = 'lock';
+/** The files that say what a folder holds, for reading it without opening it (./saved-sessions). */
+export const SESSION_FILE_NAMES = { transcript: TRANSCRIPT, state: STATE, previousState: PREVIOUS_STATE } as const;
 /** Characters of JSON lines gathered into one write by {@link SessionStore.append}. */
 const APPEND_CHUNK_CHARS = 1 << 20;
 /** Most milliseconds of this thread {@link SessionStore.stateTextSliced} works before it yields a turn. */

@@ -115,9 +115,25 @@ export function forkedSession(
   };
 }
 
+const CONTINUED_FROM = 'Continued from ';
+const IMPORTED = 'Imported: ';
+
 /** The source line stored with an imported session: "Continued from …" for a fork, "Imported: …" otherwise. */
 export function importSource(imported: ImportedTranscript): string {
-  return imported.state ? `Continued from ${imported.source}` : `Imported: ${imported.source}`;
+  return imported.state ? `${CONTINUED_FROM}${imported.source}` : `${IMPORTED}${imported.source}`;
+}
+
+/**
+ * What a stored source line ({@link importSource}, {@link AGENT_SESSION_SOURCE}) says: a session
+ * started here (`agent`), an imported recording with the import's own source (`imported`), or a
+ * fork continued from the session named `from` (`continued`). Any other line reads as `agent`.
+ */
+export function parseSource(
+  source: string,
+): { kind: 'agent' } | { kind: 'imported'; origin: string } | { kind: 'continued'; from: string } {
+  if (source.startsWith(IMPORTED)) return { kind: 'imported', origin: source.slice(IMPORTED.length) };
+  if (source.startsWith(CONTINUED_FROM)) return { kind: 'continued', from: source.slice(CONTINUED_FROM.length) };
+  return { kind: 'agent' };
 }
 
 /** `base`, or `base-2`, `base-3`, … : the first that no entry of `entries` uses as its id. */

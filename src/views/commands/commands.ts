@@ -43,6 +43,7 @@ import { firstLine } from '../sidebar/transcript-items';
 import { latestReportedPrompt } from '../../transcripts/reported';
 import { describeImportCount, importCount } from '../import-count';
 import { refuseWithoutEndpoint } from './task-setup';
+import { recordingLabel, recordingSource } from '../session-list';
 import { plural } from '../../format/tokens';
 import { errorMessage } from '../../format/error-message';
 import { formatDateTime } from '../../format/display';
@@ -526,12 +527,12 @@ class CommandHandlers {
         const recordedModel = imported.model ?? imported.entries.find((e) => e.meta?.model)?.meta?.model;
         await this.deps.controller.importTranscript(
           {
-            source: `${imported.format}: ${fileName}`,
+            source: recordingSource(imported.format, fileName),
             entries: imported.entries,
             compactions: imported.compactions,
             tools: imported.tools,
           },
-          `${fileName} (${imported.format})`,
+          recordingLabel(imported.format, fileName),
           recordedModel,
           latestReportedPrompt(imported.entries)?.tokens,
           imported.contextWindow,

@@ -19,6 +19,8 @@ export function sessionCommands(
 ): Record<string, (...args: never[]) => unknown> {
   const pickSession = async (title: string, id?: string): Promise<string | undefined> => {
     if (id) return id;
+    // Sessions saved on disk but missing from the list are listed first (read at startup).
+    await controller.whenListed;
     const items = controller.sessions.all().map((s) => ({
       label: `${s.kind === 'imported' ? '$(cloud-download) ' : '$(comment-discussion) '}${s.label}`,
       description: s.id === controller.current?.sessionId ? 'shown' : undefined,
