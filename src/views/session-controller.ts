@@ -4,7 +4,8 @@
  * - Opens the service lazily (first sidebar view, first command, or shortly after startup when a
  *   session was open before, so the status bar shows its real level), so activation loads no tokenizer.
  * - Rebuilds it when settings or the API key change, resuming the same session from disk; a rebuild
- *   asked for while the agent works waits until the service is idle.
+ *   asked for while the agent works, or while a summary preview waits, waits until the service is
+ *   idle and the preview applied or discarded.
  * - Keeps the workspace's session list: New Session, switch, rename, delete; an import opens as its
  *   own read-only session beside the working ones and can be continued in a new working session.
  * - Feeds the service's events into the sidebar's {@link SidebarModel} (deltas while a task runs).
@@ -445,7 +446,16 @@ export class SessionController implements vscode.Disposable {
         else if (change.state !== 'idle') this.lastError = undefined;
         if (change.state === 'idle')
           void this.sessions.upsert({ ...this.sessions.get(service.sessionId)!, updated: new Date().toISOString() });
-        if (change.state === 'idle' && this.rebuildPending && !service.taskRunning) void this.rebuild('deferred');
+        if (change.state === 'idle' && this.rebuildPending && !service.taskRunning && !service.getPreview())
+          void this.rebuild('deferred');
+      }),
+      // A rebuild deferred while a preview waited runs once it is applied or discarded (after the
+      // apply that ended it has returned: the service is not disposed under its caller).
+      service.onDidChangePreview((preview) => {
+        if (!preview && this.rebuildPending)
+          queueMicrotask(() => {
+            if (this.rebuildPending && !this.busy && !this.service?.getPreview()) void this.rebuild('deferred');
+          });
       }),
       service.onDidRequestApproval((request) => this._onDidRequestApproval.fire(request)),
       // The preview card and its review document go with the preview; say why it went.
@@ -484,9 +494,12 @@ export class SessionController implements vscode.Disposable {
       this.changed();
       return;
     }
-    if (this.busy) {
+    // Reopening would end a running task, or throw away a summary preview the user is reviewing.
+    if (this.busy || this.service.getPreview()) {
       this.rebuildPending = true;
-      this.log.info(`Settings change deferred until the agent is idle (${reason}).`);
+      this.log.info(
+        `Settings change deferred until ${this.busy ? 'the agent is idle' : 'the summary preview is applied or discarded'} (${reason}).`,
+      );
       return;
     }
     void this.rebuild(reason);
@@ -498,9 +511,6 @@ export class SessionController implements vscode.Disposable {
     if (this.opening) await this.opening.catch(() => undefined);
     if (!this.service && !force) return;
     this.log.info(`Reloading the context service (${reason}).`);
-    // The preview ends with the service (a switch or a new session discarded it first): say so.
-    if (this.service?.getPreview())
-      void notify('info', `ContextKeeper: summary preview discarded: the session was reopened (${reason}).`);
     this.detach();
     try {
       await this.ensure();

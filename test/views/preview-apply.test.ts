@@ -14,6 +14,7 @@ import { activate, type ContextKeeperApi } from '../../src/extension';
 import { commands, EventEmitter, host, resetVscodeFake, Uri, window } from '../support/vscode-fake';
 import { fakeExtensionContext } from '../support/vscode-fake/context';
 import { until } from '../support/until';
+import type { FakeLogChannel } from '../support/vscode-fake/window-parts';
 import type { CompactOutcome } from '../../src/service/compaction/outcome';
 import type { SidebarProvider } from '../../src/views/sidebar/sidebar-provider';
 import { READ_ONLY_SCHEME } from '../../src/views/documents/read-only-documents';
@@ -196,34 +197,41 @@ test('an import or a new session while a preview waits is refused unless the pre
 /** The running review notifications (one per open review of a proposed summary). */
 const reviewNotices = () => host.progress.filter((p) => /a proposed summary is open in the editor/.test(p.title ?? ''));
 
-for (const [leaving, leave] of [
-  ['a settings change reopens the session', () => host.setSetting('contextKeeper.keepRecentSteps', 3)],
-  [
-    'the shown session is deleted',
-    async () => {
-      host.user.message = (shown) => (shown.items.includes('Delete') ? 'Delete' : undefined);
-      await commands.executeCommand('contextKeeper.deleteSession', api.getViewState().sessionId);
-      host.user.message = () => undefined;
-    },
-  ],
-] as const) {
-  test(`the review notification ends with its preview when ${leaving}`, async () => {
-    await propose();
-    const session = api.getViewState().sessionId;
-    await until(() => reviewNotices().length === 1, 'the review notification');
-    await leave();
-    await until(() => api.getViewState().preview === undefined, 'the preview to go');
-    if (leaving.startsWith('a settings change'))
-      assert.ok(host.messages.some((m) => /summary preview discarded: the session was reopened/.test(m.message)));
-    await until(() => reviewNotices().length === 0, 'the review notification to end');
-    // The review is over: its document is closed and its title-bar buttons go.
-    await until(() => host.contextKeys.get('contextKeeper.reviewingSummary') === false, 'the review to end');
-    assert.ok(host.executed.some((c) => c.id === 'workbench.action.revertAndCloseActiveEditor'));
-    // Shown again, the session has no preview, and no notification comes back.
-    if (api.getViewState().sessions.some((s) => s.id === session) && api.getViewState().sessionId !== session) {
-      await commands.executeCommand('contextKeeper.switchSession', session);
-      assert.equal(reviewNotices().length, 0);
-    }
+test('a settings change while a preview waits reopens the session once the preview is discarded, and the review ends', async () => {
+  await propose();
+  await until(() => reviewNotices().length === 1, 'the review notification');
+  const log = host.live('output-channel').find((r) => r.id === 'ContextKeeper')?.target as FakeLogChannel;
+  const reloads = () => log.lines.filter((l) => /Reloading the context service/.test(l)).length;
+  const before = reloads();
+  host.setSetting('contextKeeper.keepRecentSteps', 3);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.ok(api.getViewState().preview, 'the preview still waits');
+  assert.equal(reviewNotices().length, 1, 'its review goes on');
+  assert.equal(reloads(), before, 'the session is not reopened under the preview');
+  await commands.executeCommand('contextKeeper.discardPreview');
+  await until(() => reviewNotices().length === 0, 'the review notification to end');
+  await until(() => reloads() === before + 1, 'the deferred reopen');
+  assert.equal(api.getViewState().preview, undefined);
+});
+
+test('the review notification ends with its preview when the shown session is deleted, and stays gone across switches', async () => {
+  await propose();
+  await until(() => reviewNotices().length === 1, 'the review notification');
+  host.user.message = (shown) => (shown.items.includes('Delete') ? 'Delete' : undefined);
+  await commands.executeCommand('contextKeeper.deleteSession', api.getViewState().sessionId);
+  host.user.message = () => undefined;
+  await until(() => api.getViewState().preview === undefined, 'the preview to go');
+  await until(() => reviewNotices().length === 0, 'the review notification to end');
+  // The review is over: its document is closed and its title-bar buttons go.
+  await until(() => host.contextKeys.get('contextKeeper.reviewingSummary') === false, 'the review to end');
+  assert.ok(host.executed.some((c) => c.id === 'workbench.action.revertAndCloseActiveEditor'));
+  // Away and back: no preview, no notification.
+  const shown = api.getViewState().sessionId!;
+  const other = api.getViewState().sessions.find((s) => s.id !== shown)!.id;
+  for (const id of [other, shown]) {
+    await commands.executeCommand('contextKeeper.switchSession', id);
+    await until(() => api.getViewState().sessionId === id, 'the switch');
+    assert.equal(reviewNotices().length, 0);
     assert.equal(api.getViewState().preview, undefined);
-  });
-}
+  }
+});
