@@ -17,7 +17,7 @@ import { describeAnchored, describeCompaction, describeSmallSpans } from '../com
 import { holdersOf, type CompactionStatus } from '../compaction/outcome';
 import { thresholds } from '../compaction/plan/budget';
 import { checkContext, describeViolation, type Violation } from '../compaction/plan/invariants';
-import { describeHolders, tokenHolders } from '../compaction/plan/holders';
+import { describeFixedOverBudget, describeHolders, tokenHolders } from '../compaction/plan/holders';
 import { summarizerFromFlags } from '../summarizers/from-options';
 import { replay } from '../replay/replay';
 import { loadSession, type LoadedSession } from './load';
@@ -395,6 +395,12 @@ export async function replayCommand(
     tools: s.transcript.tools,
     keepCheckpointItems: false,
     ...cliOutput(s),
+    onFixedOverBudget: o.json
+      ? undefined
+      : (f) =>
+          out(
+            `warning: from call ${f.call} on, ${describeFixedOverBudget(f.tokens, f.inputBudget, f.contextWindow, f.reservedOutput)}`,
+          ),
     onCall: o.json
       ? undefined
       : (c) =>
@@ -427,6 +433,7 @@ export async function replayCommand(
     invariantViolations: report.violations.length,
     fits,
     ...(report.peakHolders ? { peakHolders: report.peakHolders } : {}),
+    ...(report.fixedOverBudget ? { fixedOverBudget: report.fixedOverBudget } : {}),
     errors: report.errors,
     notices: report.notices,
   };
@@ -459,7 +466,7 @@ export async function replayCommand(
   );
   if (!fits)
     out(
-      `does not fit: the peak of ${full(report.peakTokens)} tokens is over the budget of ${full(th.inputBudget)}${report.peakHolders ? `; at that call ${describeHolders(report.peakHolders, th.inputBudget)}` : ''}`,
+      `does not fit: the peak of ${full(report.peakTokens)} tokens is over the budget of ${full(th.inputBudget)}${report.peakHolders ? `; at that call ${describeHolders(report.peakHolders, report.fixedOverBudget ? undefined : th.inputBudget)}` : ''}${report.fixedOverBudget ? ' (the system prompt and tool schemas alone are over it: see the warning above)' : ''}`,
     );
   out(
     `invariant violations: ${report.violations.length}${report.violations.length ? `; first: ${report.violations[0].message}` : ''}`,

@@ -19,7 +19,7 @@ import { spanSecretValues } from '../compaction/secret-values';
 import { thresholds } from '../compaction/plan/budget';
 import { checkToolPairing, IncrementalChecker, type Violation } from '../compaction/plan/invariants';
 import { CompactionGuard } from '../compaction/rewrite/guard';
-import { tokenHolders, type TokenHolders } from '../compaction/plan/holders';
+import { systemAndToolsTokens, tokenHolders, type TokenHolders } from '../compaction/plan/holders';
 import type { CompactionStatus } from '../compaction/outcome';
 import { describeCompaction } from '../compaction/outcome-text';
 
@@ -63,6 +63,22 @@ export interface ReplayReport {
   notices: string[];
   /** What held the tokens at the peak call, when the peak was over the input budget. */
   peakHolders?: TokenHolders;
+  /** Set from the first call whose system prompt and tool schemas alone were over the input budget. */
+  fixedOverBudget?: FixedOverBudget;
+}
+
+/**
+ * The system prompt and tool schemas alone over the input budget: no request can fit the window,
+ * whatever a compaction rewrites (it still shortens the rest). Tokens throughout.
+ */
+export interface FixedOverBudget {
+  /** The model call (1-based) at which it was first seen. */
+  call: number;
+  /** Tokens of the leading system messages and the tool schemas. */
+  tokens: number;
+  inputBudget: number;
+  contextWindow: number;
+  reservedOutput: number;
 }
 
 /** Replay options. */
@@ -75,6 +91,11 @@ export interface ReplayOptions {
   userBudget?: number;
   summaryBudget?: number;
   tools?: readonly ToolSchema[];
+  /**
+   * Called once, before the first call whose system prompt and tool schemas alone are over the
+   * input budget (the report keeps it as `fixedOverBudget`).
+   */
+  onFixedOverBudget?: (fixed: FixedOverBudget) => void;
   /** Called after each model call (for a gauge line). */
   onCall?: (call: ReplayCall, items: readonly ContextItem[]) => void;
   /** Called after each applied compaction. */
@@ -142,8 +163,23 @@ export async function replay(
     if (entry.message.role === 'assistant' && raw.length > 0) {
       let compacted = false;
       guard.modelCallStarted();
-      const before = meter.measure(items, tools).total;
+      const measured = meter.measure(items, tools);
+      const before = measured.total;
       guard.meterReading(before, th.triggerTokens);
+      // Said once: nothing a compaction rewrites can make such a request fit, and every later call is the same.
+      if (!report.fixedOverBudget && before > th.inputBudget) {
+        const fixed = systemAndToolsTokens(items, measured.perItem, meter, tools);
+        if (fixed >= th.inputBudget) {
+          report.fixedOverBudget = {
+            call: report.modelCalls + 1,
+            tokens: fixed,
+            inputBudget: th.inputBudget,
+            contextWindow: options.budget.contextWindow,
+            reservedOutput: th.reservedOutput,
+          };
+          options.onFixedOverBudget?.(report.fixedOverBudget);
+        }
+      }
       // Over the input budget the provider refuses the request, and a live session compacts at once
       // whatever the guard says (the service's context-length path): the replay does the same.
       const overflow = before > th.inputBudget;

@@ -130,3 +130,19 @@ test('when the compaction before the call times out and the prompt is over the b
   );
   assert.equal(fx.requests.length, before, 'no request over the budget was sent');
 });
+
+test('with the system prompt and tool schemas alone over the window, the task stops saying so with the figures, and nothing is sent', async (t) => {
+  const fx = await serviceFixture(() => text('ok'), {
+    window: 4_000,
+    reserved: 0,
+    systemPrompt: `You are a test agent. ${filler(400, 'rule')}`,
+  });
+  t.after(fx.cleanup);
+  const outcome = await fx.service.runTask('Read the files.');
+  assert.equal(outcome.status, 'error');
+  assert.match(
+    outcome.error ?? '',
+    /The next request would carry [\d,]+ prompt tokens and was not sent: The system prompt and tool schemas alone hold [\d,]+ tokens, over the 4,000 a request may carry \(the 4,000-token window less 0 reserved for the reply\), so no request can fit whatever is compacted/,
+  );
+  assert.equal(fx.requests.length, 0, 'no request over the budget was sent');
+});

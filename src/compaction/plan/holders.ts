@@ -122,6 +122,21 @@ export function systemAndToolsTokens(
 }
 
 /**
+ * The sentence saying that the system prompt and tool schemas alone (`tokens`) are over what a
+ * request may carry (`inputBudget`: the `contextWindow` less `reservedOutput`), with the figures:
+ * no request can fit, whatever a compaction rewrites, and what can be done about it. Tokens throughout.
+ */
+export function describeFixedOverBudget(
+  tokens: number,
+  inputBudget: number,
+  contextWindow: number,
+  reservedOutput: number,
+): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  return `the system prompt and tool schemas alone hold ${n(tokens)} tokens, over the ${n(inputBudget)} a request may carry (the ${n(contextWindow)}-token window less ${n(reservedOutput)} reserved for the reply), so no request can fit whatever is compacted; the rest of the context is still compacted (use a model with a larger window, fewer tools or a shorter system prompt)`;
+}
+
+/**
  * One sentence naming what holds the tokens, largest part first, with figures: "the system prompt
  * and tool schemas hold 1,200 tokens, summaries 5,400, the newest agent step 2,100, the latest request
  * 300". Parts holding nothing are left out; a context with no system prompt or tools says so, and

@@ -212,7 +212,11 @@ function startRun(input: CompactInput): TierRun | CompactionResult | { deeper: C
   // unless the system prompt and tool schemas alone are over it (nothing else can make room then).
   const overBudget = before > th.inputBudget;
   const hopeless = overBudget && systemAndToolsTokens(items, m.perItem, meter, tools) >= th.inputBudget;
-  const clips = hopeless ? [] : planClips(items, m.perItem, plan, th.inputBudget, th.targetTokens);
+  // Even then a message far over the budget by itself (a tool's huge output) is clipped: the request
+  // is as small as it can be made, and the clip frees at least what any rewrite must (`minimumSaving`).
+  const clips = planClips(items, m.perItem, plan, th.inputBudget, th.targetTokens).filter(
+    (c) => !hopeless || m.perItem[c.index] - c.maxTokens >= minimumSaving(th),
+  );
   if (plan.collapse.length === 0 && plan.spans.length === 0 && clips.length === 0 && !overBudget) {
     return notApplied(items, before, {
       kind: 'nothing-eligible',

@@ -27,6 +27,7 @@ import { PrepareAhead, preparedCeiling } from './prepare-ahead';
 import { mayCompactRestored } from '../session/restored-overflow';
 import { automaticAim } from './landing';
 import { anchoredTokens } from '../../compaction/plan/anchored';
+import { describeFixedOverBudget, systemAndToolsTokens } from '../../compaction/plan/holders';
 import { ManualQueue } from './manual-queue';
 import {
   describeOutcome,
@@ -260,6 +261,17 @@ export class Compactions {
     await this.singleFlight(() => this.runAutomatic(signal, th.triggerTokens));
     const after = this.measure();
     if (after > th.inputBudget) {
+      // The system prompt and tool schemas alone over the budget: said as such, with the figures,
+      // since no compaction can help (the rest was compacted all the same).
+      const items = this.host.items();
+      const tools = this.host.tools();
+      const fixed = systemAndToolsTokens(items, this.host.meter.measure(items, tools).perItem, this.host.meter, tools);
+      if (fixed >= th.inputBudget) {
+        const said = describeFixedOverBudget(fixed, th.inputBudget, this.host.budget.contextWindow, th.reservedOutput);
+        throw new Error(
+          `The next request would carry ${tokens(after)} prompt tokens and was not sent: ${said[0].toUpperCase()}${said.slice(1)}.`,
+        );
+      }
       const why = this.stuck ? ` ${this.stuck}` : '';
       throw new Error(
         `The next request would carry ${tokens(after)} prompt tokens; ${tokens(th.inputBudget)} fit the context window (${tokens(this.host.budget.contextWindow)} tokens, ${tokens(th.reservedOutput)} reserved for the reply), and compaction could not bring it lower, so it was not sent.${why} Run Compact Conversation, start a new task, or use a model with a larger window.`,
