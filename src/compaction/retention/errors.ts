@@ -66,6 +66,11 @@ export function commandKey(command: string): string {
 const commandKeys = new Map<string, string>();
 
 function readCommandKey(command: string): string {
+  return commandLine(command).slice(0, COMMAND_KEY_CHARS);
+}
+
+/** A command's first line, `cd DIR &&` prefixes and trailing `2>&1 | tail -N` plumbing removed, whitespace collapsed. */
+function commandLine(command: string): string {
   // A line break, or the mark a summary shows in its place (` ⏎ `), ends the first line.
   let c = command.split(/\n| ⏎ /).find((l) => l.trim() !== '') ?? '';
   c = c.replace(/\s+/g, ' ').trim();
@@ -74,8 +79,7 @@ function readCommandKey(command: string): string {
     if (next === c) break;
     c = next;
   }
-  c = c.replace(/\s*2>&1\b/g, '').replace(/\s*\|\s*(?:tail|head)(?:\s+-n?\s*\d+|\s+-\d+)?\s*$/, '');
-  return c.slice(0, COMMAND_KEY_CHARS);
+  return c.replace(/\s*2>&1\b/g, '').replace(/\s*\|\s*(?:tail|head)(?:\s+-n?\s*\d+|\s+-\d+)?\s*$/, '');
 }
 
 /** Longest command key, in characters: a key this long was cut from a longer command. */
@@ -151,7 +155,34 @@ const commandTargets = new Map<string, string>();
 const KEPT_COMMAND_TARGETS = 50_000;
 
 function readCommandTarget(command: string): string {
-  return targetWords(command).join(' ');
+  return targetWords(launchedRun(command) ?? command).join(' ');
+}
+
+/**
+ * A launcher's words before the program it starts in the background or in another window: cmd's
+ * `start` with its switches and window title (`start /B`, `start "Proxy" /MIN`), `Start-Process`,
+ * `nohup`, `setsid`.
+ */
+const LAUNCHER = /^(?:start(?:\s+\/[A-Za-z]+(?::\S+)?|\s+"[^"]*")*|Start-Process|nohup|setsid)\s+(?=\S)/i;
+
+/**
+ * The run a command launches in the background or in another window, launcher aside, when its
+ * last step is one (`taskkill … & start /B proxy.exe --port=5432`, `cd x && start "Proxy" proxy.exe
+ * --port=5432`, `nohup node server.js > log 2>&1 &` → `proxy.exe --port=5432`, `node server.js >
+ * log 2>&1`); undefined for any other command. The steps before it prepare the launch: two launches
+ * of the same run, however started, run the same thing, and a later one that started fixes an
+ * earlier one that failed.
+ */
+export function launchedRun(command: string): string | undefined {
+  // The whole line: a long launch's key is cut before the options that tell what it runs.
+  const key = commandLine(command).replace(/\s*(?<![&>])&\s*$/, '');
+  // Separators inside quotes are the program's: positions are read on a copy with quotes blanked.
+  const blanked = key.replace(/"[^"]*"|'[^']*'/g, (q) => `${q[0]}${' '.repeat(q.length - 2)}${q[0]}`);
+  let from = 0;
+  for (const m of blanked.matchAll(/&&|\|\||;|(?<![\d>&])&(?![&>])/g)) from = m.index + m[0].length;
+  const last = key.slice(from).trim();
+  const launcher = LAUNCHER.exec(last);
+  return launcher ? last.slice(launcher[0].length) : undefined;
 }
 
 /** The words of {@link commandTarget}, in order (a quoted word with spaces is one word). */
@@ -368,6 +399,8 @@ const SILENCED =
   /\d?>\s*(?:nul|\$null|\/dev\/null)\b|\|\|\s*(?:true|:|exit\s+0|echo\b)|;\s*(?:true|exit\s+0)\s*$|-ErrorAction\s+(?:SilentlyContinue|Ignore)/i;
 
 function readShape(command: string): RunShape {
+  // A launch is read as the run it starts (see launchedRun).
+  command = launchedRun(command) ?? command;
   const words = targetWords(command);
   // A run that hides its errors is another target than the same run showing them: its success fixes nothing.
   const hidden = SILENCED.test(command) ? ' (errors hidden)' : '';

@@ -20,6 +20,14 @@
  * 3. **An exit status stated.** Non-zero fails. Zero is fine unless the output reports a failure
  *    ({@link failureReport}): a script that catches its error and prints `Error: read ECONNRESET`
  *    exits 0 and still failed.
+ *    3a. **A status the command printed.** A command that echoes its run's status (`…; echo
+ *    "exit=$?"`, `echo EXIT:%ERRORLEVEL%`, `$LASTEXITCODE`) exits with the echo's 0: the status it
+ *    printed (`exit=2`, `exit code: 1`) is the run's, and wins over the recorded one and the flag
+ *    ({@link echoedStatus}). After a pipe into a filter (`… | head; echo $?`) it is the filter's.
+ *    3b. **A masked status.** A command whose status cannot tell a failure (`|| true`, `; echo done`,
+ *    cmd's `a & b`, `start /B`, `nohup`, a trailing `&`, a filter's: {@link masksStatus}) failed when
+ *    its output opens or ends on a fatal error line (`Error starting proxy: …`, `fatal: …`, `bind:
+ *    address already in use`, a traceback: {@link fatalLine}), log timestamps aside.
  * 4. **A success flag of the tool's own** (Claude Code's `is_error`, OpenHands' error observations,
  *    Codex's `success`), where no exit status is stated, wins over the output's wording.
  * 5. **Nothing recorded** (SWE-agent, Aider, a bare "Command executed."): a failure line among the
@@ -45,6 +53,8 @@ import { whatFailed } from '../stack-trace';
 /** What one run came to. */
 export interface RunVerdict {
   failed: boolean;
+  /** The exit status the command printed for its run (rule 3a), when it printed one. */
+  printedExit?: number;
   /** The person refused the call: it did not run ({@link isDenial}); `failed` is false. */
   denied?: true;
   /** A probe's negative answer ("no match", "not found", "differs"); `failed` is false. */
@@ -226,6 +236,15 @@ const FILTER_PROGRAM =
 const LOG_PROGRAM =
   /^(journalctl|docker(?:-compose|\s+compose)?\s+logs|kubectl\s+logs|heroku\s+logs|pm2\s+logs|git)\b/i;
 
+/** True when a segment of `command` runs a program whose output is a log of other runs ({@link LOG_PROGRAM}). */
+function printsLog(command: string): boolean {
+  // `git` itself runs work (`git push` ending on `fatal: …` failed); its logs are shown content.
+  return commandSegments(command).some((s) => {
+    const p = program(s.split('|')[0]);
+    return LOG_PROGRAM.test(p) && !/^git\b/.test(p);
+  });
+}
+
 /**
  * True when the exit status of `command` is a filter's, not its run's: the last segment pipes a
  * program that runs something (`npx tsc --noEmit`, `npm test`, `pytest`; no program that shows
@@ -341,14 +360,114 @@ export function commandVerdict(
   if (isDenial(output)) return { failed: false, denied: true };
   exit ??= tailExit(output);
   output = printedOutput(output);
+  // A status the command printed for its run is the run's (rule 3a); the echo is no part of the run.
+  const echoed = echoedStatus(command, output);
+  if (echoed) {
+    command = echoed.run;
+    if (echoed.status !== undefined) {
+      const v = commandVerdict(command, output, echoed.status, undefined);
+      return { ...v, printedExit: echoed.status };
+    }
+  }
   // A filter's status is not the run's: what the run printed decides (rule 2b).
   if (filteredRun(command) && toolErrorLine(output) !== '') return { failed: true };
   const answer = exit !== 0 ? probeAnswer(command, output, exit, flag) : undefined;
   if (answer) return { failed: false, answer };
-  if (exit !== undefined) return { failed: exit !== 0 || (!showsContent(command) && failureReport(output) !== '') };
+  // A status that cannot tell a failure: a fatal error the output opens or ends on does (rule 3b).
+  // Content shown or a log printed is never the run's own error (a grep's hits, a log `cat`-ed).
+  const shown = command.replace(/\s*\|\|\s*(?:true|:|exit\s+0)\s*$/, '');
+  if ((exit === 0 || flag === true) && masksStatus(command) && !showsContent(shown) && !printsLog(command))
+    if (fatalLine(output) !== '') return { failed: true };
+  if (exit !== undefined)
+    return { failed: exit !== 0 || (!showsContent(command) && !printsLog(command) && failureReport(output) !== '') };
   if (flag !== undefined) return { failed: !flag };
   if (showsContent(command)) return { failed: false };
   return { failed: outputFailure(output) !== '' };
+}
+
+/**
+ * An echo of the status of the run before it: `echo "exit=$?"`, `printf 'rc=%s' $?`, `echo
+ * EXIT:%ERRORLEVEL%`, `Write-Host $LASTEXITCODE`, after `;`, `&`, `&&`, `||` or a line break.
+ */
+const STATUS_ECHO =
+  /^([\s\S]*\S)\s*(?:;|&&?|\|\||\n)\s*(?:echo|printf|Write-Host|Write-Output)\b[^;&|\n]*(?:\$\?|\$\{\?\}|%ERRORLEVEL%|!ERRORLEVEL!|\$LASTEXITCODE)[^;&|\n]*$/i;
+
+/** A line that prints an exit status alone: `exit=2`, `exit code: 1`, `EXIT:1`, `Exit status 2`, `rc=1`, `[exit 1]`. */
+const PRINTED_STATUS =
+  /^[\s[(]*(?:exit(?:[ _-]?(?:code|status))?|rc|return[ _-]?code|errorlevel|status)\s*[:=]?\s*(-?\d{1,3})\s*[\])]*\s*$/i;
+
+/**
+ * When `command` ends by echoing the status of the run before it ({@link STATUS_ECHO}): that run
+ * (`run`, the command without the echo) and the status `output` printed for it (the last line
+ * {@link PRINTED_STATUS} reads; undefined when none, or when the run pipes into a filter, whose
+ * status that is). Undefined for any other command.
+ */
+export function echoedStatus(command: string, output: string): { run: string; status?: number } | undefined {
+  const m = STATUS_ECHO.exec(command.trim());
+  if (!m) return undefined;
+  const run = m[1].trim();
+  if (filteredRun(run)) return { run };
+  const lines = output.split('\n');
+  for (let i = lines.length - 1; i >= Math.max(0, lines.length - 40); i--) {
+    const s = PRINTED_STATUS.exec(lines[i].trim());
+    if (s) return { run, status: Number(s[1]) };
+  }
+  return { run };
+}
+
+/**
+ * True when the exit status of `command` cannot tell that its run failed (rule 3b): a failure
+ * ignored (`|| true`, `|| :`, `|| exit 0`, `|| echo …`, `; true`), a last step that only prints
+ * after `;` or cmd's `&` (`; echo done`), a run started in the background or in another window
+ * (`start /B x`, `start "title" x`, `Start-Process`, `nohup x`, `setsid x`, `x &`), cmd's `a & b`
+ * (`a`'s status is lost), or a run piped into filters ({@link filteredRun}).
+ */
+export function masksStatus(command: string): boolean {
+  const bare = unquoted(command).trim();
+  if (/\|\|\s*(?:true|:|exit\s+0|echo\b|cd\b)|;\s*(?:true|exit\s+0)\s*$/i.test(bare)) return true;
+  if (/(?:^|[^&])&\s*$|(?:^|[^&>])&(?!&|>)\s*\S/.test(bare.replace(/\d?>&\d?/g, ''))) return true;
+  if (/(?:;|\n)\s*(?:echo|printf|Write-Host|Write-Output)\b[^;&|\n]*$/i.test(bare)) return true;
+  const programs = bare.split(/&&|\|\||;|\n|&/).map((s) => program(s.trim()));
+  if (programs.some((p) => /^(?:start|Start-Process|nohup|setsid|disown)\b/i.test(p))) return true;
+  return filteredRun(command);
+}
+
+/**
+ * A line that says a run stopped on a fatal error, past a log's timestamp and level: one opening a
+ * failure report ({@link REPORT_LINE}), `Error <doing> …:` (`Error starting proxy: …`), a port
+ * already bound (`bind: address already in use`, `EADDRINUSE`, Windows' "Only one usage of each
+ * socket address"), a shell's "command not found" or cmd's "is not recognized as an internal or
+ * external command".
+ */
+const FATAL_LINE =
+  /^(?:Error|ERROR|Fatal|FATAL) [a-z]+ing\b[^:]{0,80}:|\bbind: (?:address already in use|Only one usage of each socket address)|\bEADDRINUSE\b|: command not found$|is not recognized as an internal or external command/;
+
+/** A log line's timestamp and level before its message (`2026/04/28 16:37:32 `, `[12:00:01] `, `time=… level=error msg=`). */
+const LOG_PREFIX =
+  /^(?:\[?\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s+|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\]\s+)(?:\[?(?:ERROR|FATAL|CRITICAL)\]?\s+)?/;
+
+/** Lines of an output read for a fatal error at each end ({@link fatalLine}). */
+const FATAL_END_LINES = 4;
+
+/**
+ * The first fatal error line ({@link FATAL_LINE}, or one opening a failure report) among the first
+ * and last {@link FATAL_END_LINES} non-blank lines of `output` (printed status lines aside), with no
+ * success verdict after it; trimmed and cut to 160 characters; '' when none. Only the ends are
+ * read: a run that logged an error on the way and went on does not end on it.
+ */
+export function fatalLine(output: string): string {
+  const lines = output
+    .split('\n')
+    .map((l) => l.trim().replace(LOG_PREFIX, ''))
+    .filter((l) => l && !PRINTED_STATUS.test(l));
+  const n = FATAL_END_LINES;
+  const ends = lines.length > 2 * n ? [...lines.slice(0, n), ...lines.slice(-n)] : lines;
+  let found = '';
+  for (const l of ends) {
+    if (l.length <= 600 && (REPORT_LINE.test(l) || FATAL_LINE.test(l))) found ||= l.replace(/\s+/g, ' ').slice(0, 160);
+    else if (found && SUCCESS_LINE.test(l)) found = '';
+  }
+  return found;
 }
 
 /**

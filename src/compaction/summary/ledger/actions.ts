@@ -16,7 +16,7 @@ import { GrowingSpan } from '../../meter/span-memo';
 import { parseJsonObject } from '../../../format/json';
 import { MessageMemo } from '../../message-memo';
 import { namedFiles } from '../../retention/errors';
-import { isDenial, printedOutput } from '../../retention/outcome';
+import { fatalLine, isDenial, masksStatus, printedOutput } from '../../retention/outcome';
 import { MISSING_RESULT_TEXT } from '../../plan/repair';
 import { shellWords } from '../../retention/shell';
 
@@ -75,7 +75,7 @@ function gitCommits(command: string, output: string | undefined, tool: string): 
   }));
 }
 
-const PATH_KEYS = [
+export const PATH_KEYS = [
   'file_path',
   'path',
   'filePath',
@@ -90,10 +90,10 @@ const COMMAND_KEYS = ['command', 'cmd', 'script'];
 /** The outcome listed for a command whose call got no result (the product's placeholder stands in its place). */
 export const NO_RESULT_ANSWER = 'no result was recorded (interrupted, denied or never answered; outcome unknown)';
 const PLAN_TOOL = /todo|task_?list|task_?tracker|update_?plan|^plan$/i;
-const READ_TOOL = /^(read|view|open|cat|read_file|readfile|get_file|file_read)$|read_?file|view_?file/i;
-const WRITE_TOOL = /^(write|create)|write_?to_?file|create_?file|write_?file/i;
-const EDIT_TOOL = /edit|replace|patch|insert|str_replace/i;
-const DELETE_TOOL = /delete|remove_?file|rm_?file/i;
+export const READ_TOOL = /^(read|view|open|cat|read_file|readfile|get_file|file_read)$|read_?file|view_?file/i;
+export const WRITE_TOOL = /^(write|create)|write_?to_?file|create_?file|write_?file/i;
+export const EDIT_TOOL = /edit|replace|patch|insert|str_replace/i;
+export const DELETE_TOOL = /delete|remove_?file|rm_?file/i;
 const SHELL_TOOL = /bash|shell|command|exec|terminal|^run|powershell|cmd/i;
 
 export { exitStatus } from './run-outcome';
@@ -157,7 +157,7 @@ function pick(obj: Record<string, unknown>, keys: readonly string[]): string | u
 }
 
 /** New text an edit writes (`new_string`, `content`, a diff's added lines, MultiEdit's edits). */
-function newTextOf(args: Record<string, unknown>): string {
+export function newTextOf(args: Record<string, unknown>): string {
   const parts: string[] = [];
   for (const k of [
     'new_string',
@@ -180,7 +180,7 @@ function newTextOf(args: Record<string, unknown>): string {
 }
 
 /** Old text an edit replaces (`old_string`, `old_str`, `old_text`, SEARCH halves, MultiEdit's edits). */
-function oldTextOf(args: Record<string, unknown>): string {
+export function oldTextOf(args: Record<string, unknown>): string {
   const parts: string[] = [];
   for (const k of ['old_string', 'old_str', 'old_text', 'oldText'])
     if (typeof args[k] === 'string') parts.push(args[k]);
@@ -804,6 +804,9 @@ function tellingLine(output: string, command?: string): string {
   const hung = output.split('\n').find((l) => HUNG.test(l.trim()));
   if (hung !== undefined) return hung.trim().slice(0, 240);
   const printed = withoutEcho(output, command);
+  // A run whose status was masked failed on the fatal line its output opens or ends on: that line says why.
+  const fatal = command !== undefined && masksStatus(command) ? fatalLine(printed) : '';
+  if (fatal) return fatal;
   const line = errorLines(printed, 1)[0] ?? exceptionLine(printed) ?? firstLine(printed);
   if (!BARE_STATUS.test(line.trim())) return line;
   // Lines keep their indentation: a traceback's frames are told from its exception by it.

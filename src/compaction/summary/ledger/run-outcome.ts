@@ -59,7 +59,14 @@ export function commandOutcome(command: string, output: string | undefined, reco
   const exit = exitStatus(output);
   const v = commandVerdict(command, printedText(output), exit, exit === undefined ? recorded : undefined);
   if (v.denied) return { ok: false, denied: true, answer: 'denied by the user' };
-  return { ok: !v.failed, ...(exit !== undefined ? { exit } : {}), ...(v.answer ? { answer: v.answer } : {}) };
+  // A status the command printed for its run (`echo "exit=$?"`) is the run's, not the echo's.
+  // A masked status (0, the echo's or the launcher's) that the output proved wrong says nothing.
+  const status = v.printedExit ?? (v.failed && exit === 0 ? undefined : exit);
+  return {
+    ok: !v.failed,
+    ...(status !== undefined ? { exit: status } : {}),
+    ...(v.answer ? { answer: v.answer } : {}),
+  };
 }
 
 /**
