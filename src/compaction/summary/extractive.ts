@@ -10,10 +10,10 @@
  */
 import type { ContextItem, Summarizer, SummaryRequest, SummaryResult } from '../types';
 import { SummarizerError } from '../types';
-import { isToolOutputText, keyArguments, toolCallsOf } from '../text';
+import { isToolOutputText, toolCallsOf } from '../text';
 import { textWithPlaceholders } from '../content-text';
-import { agentWords, userTextAuthor, userWords } from '../harness-text';
-import { isRecordedHarnessText } from '../tool-outcomes';
+import { agentWords } from '../harness-text';
+import { focusQuotes } from './focus-quotes';
 import { clip } from './message-facts';
 import { shortenLine } from './line-shorten';
 import { asksQuestion, leavesStepOpen, reportsFinishedWork } from './completion';
@@ -289,33 +289,6 @@ function markExpected(ledger: LedgerLines, expected: ReadonlyMap<string, string>
   for (const l of [...done, ...rest]) ledger.errors.push(l);
 }
 
-/** Lines quoted for a focus, at most. */
-const MAX_FOCUS_LINES = 12;
-const FOCUS_STOPWORDS = new Set([
-  'keep',
-  'focus',
-  'the',
-  'that',
-  'this',
-  'with',
-  'and',
-  'about',
-  'from',
-  'into',
-  'what',
-  'when',
-  'only',
-  'also',
-  'them',
-  'their',
-  'some',
-  'more',
-  'most',
-  'please',
-  'summary',
-  'summarize',
-]);
-
 /**
  * Weights of the code-names section in the budget (higher shrinks first): its lines beyond the first
  * give way before files, commands and decisions; its first line, the names used most, as late as
@@ -410,23 +383,6 @@ function longestQuote(current: readonly string[]): number {
     if (l.length > LONG_LINE && !CURRENT_STATE.test(l) && (best < 0 || l.length > current[best].length)) best = k;
   });
   return best;
-}
-
-/** Content words of a focus text (4 letters or more, lower case, stop words removed). */
-function focusWords(focus: string): string[] {
-  return [
-    ...new Set(
-      focus
-        .toLowerCase()
-        .split(/[^\p{L}\p{N}_.-]+/u)
-        .filter((w) => w.length >= 4 && !FOCUS_STOPWORDS.has(w)),
-    ),
-  ];
-}
-
-/** Where a tool result came from, for quoting it: `output of bash \`npm test\``. */
-function toolLabel(call: { name: string; arguments: string } | undefined): string {
-  return call ? `output of ${call.name} ${keyArguments(call.arguments, 100)}` : 'tool output';
 }
 
 /**
@@ -763,32 +719,7 @@ export class ExtractiveSummarizer implements Summarizer {
       current.unshift(`- Focus requested for this summary: ${clip(focus, 200)}`);
       // Lines of the span that mention the focus words, verbatim, each with where it came from: the
       // extractive answer to "focus on X" (a model summarizer gets the focus in its instruction).
-      const words = focusWords(focus);
-      if (words.length > 0) {
-        for (const it of items) {
-          if (it.kind === 'summary') continue;
-          const role = it.message.role;
-          const full = textWithPlaceholders(it.message.content);
-          const author = role === 'user' ? userTextAuthor(full, isRecordedHarnessText(it.message)) : undefined;
-          const from =
-            role === 'tool'
-              ? toolLabel(calls.get((it.message as { tool_call_id?: string }).tool_call_id ?? ''))
-              : role === 'user' && isToolOutputText(full)
-                ? 'tool output'
-                : author?.by === 'harness'
-                  ? author.label
-                  : role;
-          // A user message's own lines are the user's; blocks a harness added to it are not quoted as theirs.
-          const body = role === 'user' && from === 'user' ? userWords(full) : full;
-          for (const line of body.split('\n')) {
-            const t = line.trim();
-            if (t.length < 6 || focused.length >= MAX_FOCUS_LINES) continue;
-            const lower = t.toLowerCase();
-            const quoted = `- (${from}) ${clip(t, 240)}`;
-            if (words.some((w) => lower.includes(w)) && !focused.includes(quoted)) focused.push(quoted);
-          }
-        }
-      }
+      for (const l of focusQuotes(focus, items, after, calls)) focused.push(l);
     }
 
     // Names the files and current-work lines already hold are not listed again.
