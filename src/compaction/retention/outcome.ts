@@ -403,6 +403,8 @@ const PRINTED_STATUS =
  * status that is). Undefined for any other command.
  */
 export function echoedStatus(command: string, output: string): { run: string; status?: number } | undefined {
+  // Most commands name no status variable: one cheap scan before the pattern's search.
+  if (!/\$\?|\$\{\?\}|ERRORLEVEL|\$LASTEXITCODE/i.test(command)) return undefined;
   const m = STATUS_ECHO.exec(command.trim());
   if (!m) return undefined;
   const run = m[1].trim();
