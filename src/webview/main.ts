@@ -62,7 +62,11 @@ function regionsOf(message: HostMessage): Region[] {
       const regions = new Set<Region>();
       if (d.text || d.items || d.earlier !== undefined || d.compactions || d.readOnly !== undefined)
         regions.add('transcript');
-      if (d.checkpoints) regions.add('history');
+      // The top's over-budget warning offers to restore the newest compaction run.
+      if (d.checkpoints) {
+        regions.add('history');
+        regions.add('top');
+      }
       if (
         d.state !== undefined ||
         d.budget ||
@@ -301,7 +305,7 @@ class Page implements Ui {
         document.body.dataset.state = view.state;
         render(
           html`${header(this, view)}
-            <div id="gauge">${gauge(view.budget)}</div>
+            <div id="gauge">${gauge(view.budget, undefined, { ui: this, checkpoints: view.checkpoints })}</div>
             <div class="compact-row">
               <input
                 type="text"

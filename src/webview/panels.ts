@@ -21,7 +21,13 @@ import { formatDateTime } from '../format/display.js';
 import { EDITED_BY_HAND, failedTaskLine, READ_ONLY_NOTICE } from './shared/item-labels.js';
 import { checkpointCountTitle, groupCheckpointRuns, type CheckpointRunView } from './shared/checkpoint-runs.js';
 import type { AgentGaugeView } from './shared/agent-gauge.js';
-import { gaugeGeometry, recordedPromptNote, windowOriginNote, type GaugeGeometry } from './shared/gauge-geometry.js';
+import {
+  gaugeGeometry,
+  overBudgetAdvice,
+  recordedPromptNote,
+  windowOriginNote,
+  type GaugeGeometry,
+} from './shared/gauge-geometry.js';
 import type { Ui } from './transcript.js';
 import { plural } from '../format/tokens.js';
 
@@ -148,9 +154,10 @@ function peakMarkOf(budget: BudgetView, geometry: GaugeGeometry): TemplateResult
 /**
  * The budget gauge with its compaction marks and the peak before the latest compaction. Over the
  * prompt budget the bar's scale widens to the context (see gauge-geometry.ts): the overflow is its
- * own hatched segment, the window's end a mark, and an "over budget" label says by how much.
+ * own hatched segment, the window's end a mark, and an "over budget" label says by how much. `own`, for
+ * the sidebar's gauge, lets the warning offer a restore when Compact has nothing left to replace.
  */
-export function gauge(budget: BudgetView, agent?: AgentGaugeView): TemplateResult {
+export function gauge(budget: BudgetView, agent?: AgentGaugeView, own?: OwnGauge): TemplateResult {
   const g = gaugeGeometry(budget);
   const over = budget.used >= budget.compactAt;
   return html`<section class="gauge${over ? ' over' : ''}${g.over ? ' over-budget' : ''}" aria-labelledby="gauge-title">
@@ -225,9 +232,28 @@ export function gauge(budget: BudgetView, agent?: AgentGaugeView): TemplateResul
     <ul class="legend">
       ${segmentsOf(budget).map(([key, label]) => html`<li title=${SEGMENT_NOTES[key] ?? nothing}><span class="swatch segment-${key}" aria-hidden="true"></span><span class="legend-label">${label}</span><span class="legend-value" data-test="breakdown-${key}">${formatTokens(budget.breakdown[key] ?? 0)}</span></li>`)}${g.over ? html`<li><span class="swatch overflow" aria-hidden="true"></span><span class="legend-label">Over budget</span><span class="legend-value">${formatTokens(g.overTokens)}</span></li>` : nothing}
     </ul>
-    ${g.over ? html`<p class="warning" data-test="over-budget">${icon('warning')} ${formatTokens(g.overTokens)} over the prompt budget: compact before the next request.</p>` : nothing}
+    ${g.over ? overBudgetWarning(budget, g, own) : nothing}
     ${budget.warnings.map((warning) => html`<p class="warning">${icon('warning')} ${warning}</p>`)}
   </section>`;
+}
+
+/** The sidebar's own gauge: its actions post through `ui`; `checkpoints` name the runs it may restore. */
+interface OwnGauge {
+  ui: Ui;
+  checkpoints: readonly CheckpointView[];
+}
+
+/**
+ * The over-budget warning: it asks for a compaction only when Compact can run, and otherwise offers
+ * the way out (see overBudgetAdvice), a Restore button for the newest compaction in the sidebar.
+ */
+function overBudgetWarning(budget: BudgetView, g: GaugeGeometry, own: OwnGauge | undefined): TemplateResult {
+  // A watched agent's gauge has no Compact of ours: its warning names only the excess.
+  const advice = own
+    ? overBudgetAdvice(g.overTokens, budget.compactBlocked, groupCheckpointRuns(own.checkpoints))
+    : overBudgetAdvice(g.overTokens, undefined, []);
+  return html`<p class="warning" data-test="over-budget">${icon('warning')} ${advice.text}</p>
+    ${own && advice.restoreRunId ? html`<div class="actions">${button(own.ui, 'Restore the Latest Compaction', 'discard', { type: 'restoreCheckpoint', id: advice.restoreRunId }, { secondary: true, test: 'over-budget-restore' })}</div>` : nothing}`;
 }
 
 /** The legend of ContextKeeper's own marks: where it compacts, down to what, the reply reserve. */

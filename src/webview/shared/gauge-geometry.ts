@@ -9,7 +9,8 @@
  */
 import type { BudgetView } from './protocol';
 import { RECORDING_COUNT_BASIS, recordedK, recordedReason } from '../../transcripts/reported';
-import { formatTokensFull } from '../../format/tokens';
+import { formatTokens, formatTokensFull } from '../../format/tokens';
+import type { CheckpointRunView } from './checkpoint-runs';
 
 /** Positions on the bar, each a CSS percentage string ("42.00%"). */
 export interface GaugeGeometry {
@@ -115,4 +116,35 @@ export function recordedPromptNote(budget: {
   const recorded = budget.recordedPromptTokens;
   if (recorded === undefined) return undefined;
   return `Recorded by the provider: ${recordedK(recorded)} prompt tokens for the recording's newest request, ${recordedReason(recorded, budget.used, budget.importedTokens)}. The gauge counts ${RECORDING_COUNT_BASIS}: ${formatTokensFull(budget.used)} tokens.`;
+}
+
+/** The over-budget warning under the gauge, and the compaction run it offers to restore, if any. */
+export interface OverBudgetAdvice {
+  text: string;
+  /** Id of the newest compaction run not restored, offered when Compact has nothing left to replace. */
+  restoreRunId?: string;
+}
+
+/**
+ * What the gauge says when the context is `overTokens` tokens over the prompt budget. It asks for a
+ * compaction only when Compact can run (`compactBlocked` absent): told to compact with the button
+ * disabled, the user has no way on. When all that is left is held (the anchors and summaries that
+ * cannot be rewritten smaller), the way out is to restore the newest compaction (`runs`, newest
+ * first) and compact again, which summarizes its messages anew at the lower budget; with no
+ * compaction to restore, only a larger window helps.
+ */
+export function overBudgetAdvice(
+  overTokens: number,
+  compactBlocked: string | undefined,
+  runs: readonly Pick<CheckpointRunView, 'id' | 'restored'>[],
+): OverBudgetAdvice {
+  const over = `${formatTokens(overTokens)} over the prompt budget`;
+  if (compactBlocked === undefined) return { text: `${over}: compact before the next request.` };
+  const held = `Compact has nothing left to replace (${compactBlocked})`;
+  const run = runs.find((r) => !r.restored);
+  if (!run) return { text: `${over}, and ${held}: only a larger context window makes room.` };
+  return {
+    text: `${over}, and ${held}: restore the latest compaction, then compact again to summarize its messages anew.`,
+    restoreRunId: run.id,
+  };
 }
