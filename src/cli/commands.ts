@@ -415,7 +415,14 @@ export async function replayCommand(
           ),
   });
   const saved = report.promptTokensUnmanaged - report.promptTokens;
-  const fits = report.peakTokens <= th.inputBudget;
+  // What stands at the end counts as much as the peak: a recording ending on a request leaves a
+  // call pending, and the context after it must fit as every sent request must.
+  const peakFits = report.peakTokens <= th.inputBudget;
+  const endFits = report.finalTokens <= th.inputBudget;
+  const fits = peakFits && endFits;
+  const finalHolders = endFits
+    ? undefined
+    : tokenHolders(report.finalContext, s.meter, s.transcript.tools, o.keepSteps, th.inputBudget);
   const summary = {
     file,
     format: s.transcript.format,
@@ -430,11 +437,14 @@ export async function replayCommand(
     promptTokensWithoutCompaction: report.promptTokensUnmanaged,
     promptTokensSaved: saved,
     finalTokens: report.finalTokens,
+    finalCompacted: report.endCompacted,
     invariantViolations: report.violations.length,
     fits,
     ...(report.peakHolders ? { peakHolders: report.peakHolders } : {}),
     ...(report.fixedOverBudget ? { fixedOverBudget: report.fixedOverBudget } : {}),
+    ...(finalHolders ? { finalHolders } : {}),
     errors: report.errors,
+    compactionWarnings: report.warnings,
     notices: report.notices,
   };
   if (report.violations.length || report.failedCompactions || !fits) process.exitCode = 1;
@@ -459,12 +469,12 @@ export async function replayCommand(
     `model calls ${report.modelCalls}, compactions ${report.compactions}${report.failedCompactions ? ` (${report.failedCompactions} failed)` : ''}, ${summarizerCallsText(summarizer, report.summarizerCalls)}`,
   );
   out(
-    `peak ${full(report.peakTokens)} tokens over the model calls${report.largestCompactedTokens > report.peakTokens ? ` (sent; compaction ran first on contexts of up to ${full(report.largestCompactedTokens)})` : ''}; ${full(report.finalTokens)} tokens at the end of the recording (after its last message)`,
+    `peak ${full(report.peakTokens)} tokens over the model calls${report.largestCompactedTokens > report.peakTokens ? ` (sent; compaction ran first on contexts of up to ${full(report.largestCompactedTokens)})` : ''}; ${full(report.finalTokens)} tokens at the end of the recording (${report.endCompacted ? 'its last message is a request: compacted before that pending call' : 'after its last message'})`,
   );
   out(
     `prompt tokens over all calls: ${full(report.promptTokens)} with compaction, ${full(report.promptTokensUnmanaged)} without (${report.promptTokensUnmanaged ? Math.round((saved / report.promptTokensUnmanaged) * 100) : 0}% saved)`,
   );
-  if (!fits)
+  if (!peakFits)
     out(
       `does not fit: the peak of ${full(report.peakTokens)} tokens is over the budget of ${full(th.inputBudget)}${report.peakHolders ? `; at that call ${describeHolders(report.peakHolders, report.fixedOverBudget ? undefined : th.inputBudget)}` : ''}${report.fixedOverBudget ? ' (the system prompt and tool schemas alone are over it: see the warning above)' : ''}`,
     );
@@ -472,6 +482,12 @@ export async function replayCommand(
     `invariant violations: ${report.violations.length}${report.violations.length ? `; first: ${report.violations[0].message}` : ''}`,
   );
   printWarnings(s, encodingNote, note);
+  if (finalHolders)
+    out(
+      `does not fit: the context at the end of the recording${report.endCompacted ? ', compacted before the request it ends on,' : ''} holds ${full(report.finalTokens)} tokens, over the budget of ${full(th.inputBudget)}; ${describeHolders(finalHolders, report.fixedOverBudget ? undefined : th.inputBudget)}`,
+    );
+  for (const w of report.warnings.slice(0, 5)) out(`warning: ${w}`);
+  if (report.warnings.length > 5) out(`warning: … ${report.warnings.length - 5} more (compactionWarnings in --json)`);
   for (const e of report.errors.slice(0, 5)) out(`error: ${e}`);
   for (const n of report.notices) out(`note: ${n}`);
   if (o.out) out(`wrote ${o.out} (the context after the whole replay)`);

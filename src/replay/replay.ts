@@ -49,6 +49,10 @@ export interface ReplayReport {
   largestCompactedTokens: number;
   promptTokens: number;
   promptTokensUnmanaged: number;
+  /**
+   * Prompt tokens of the context at the end: after the last recorded message, and after the
+   * compaction before the pending call when the recording ends on a request.
+   */
   finalTokens: number;
   /** Prompt tokens of every recorded message with no compaction, at the end. */
   finalTokensUnmanaged: number;
@@ -59,6 +63,17 @@ export interface ReplayReport {
   calls: ReplayCall[];
   /** One line per compaction failure, and the pause that failures in a row cause. */
   errors: string[];
+  /**
+   * Compactions refused because they could not reach their target while the request still fit the
+   * window (sent as it was): one line each, with the figures. Not failures.
+   */
+  warnings: string[];
+  /**
+   * True when the recording ends on a request (its last message is not the assistant's) and the
+   * compaction before that pending call applied: `finalTokens` and `finalContext` are then what
+   * the agent would send next.
+   */
+  endCompacted: boolean;
   /** What the replay did that is not a failure: automatic compaction paused because it kept refilling. */
   notices: string[];
   /** What held the tokens at the peak call, when the peak was over the input budget. */
@@ -152,78 +167,97 @@ export async function replay(
     checkpoints: [],
     calls: [],
     errors: [],
+    warnings: [],
     notices: [],
+    endCompacted: false,
   };
   const tools = options.tools;
   // The same guard as a live session: one automatic compaction per model call, back-off after
   // failures, a breaker after three in a row, thrashing reported.
   const guard = new CompactionGuard();
   let unmanaged = meter.countTools(tools) + 3;
+  /** The call a line names: a model call, or the request the end of the recording leaves pending. */
+  let atEnd = false;
+  const where = (call: number) => (atEnd ? 'the request the recording ends on' : `call ${call}`);
+  /**
+   * What a live session does before a model call: compacts when the meter crosses the trigger (or the
+   * request is over the input budget). `call` is the 1-based call it precedes. True when a compaction applied.
+   */
+  const beforeCall = async (call: number): Promise<boolean> => {
+    const measured = meter.measure(items, tools);
+    const before = measured.total;
+    guard.meterReading(before, th.triggerTokens);
+    // Said once: nothing a compaction rewrites can make such a request fit, and every later call is the same.
+    if (!report.fixedOverBudget && before > th.inputBudget) {
+      const fixed = systemAndToolsTokens(items, measured.perItem, meter, tools);
+      if (fixed >= th.inputBudget) {
+        report.fixedOverBudget = {
+          call,
+          tokens: fixed,
+          inputBudget: th.inputBudget,
+          contextWindow: options.budget.contextWindow,
+          reservedOutput: th.reservedOutput,
+        };
+        options.onFixedOverBudget?.(report.fixedOverBudget);
+      }
+    }
+    // Over the input budget the provider refuses the request, and a live session compacts at once
+    // whatever the guard says (the service's context-length path): the replay does the same.
+    const overflow = before > th.inputBudget;
+    if (before >= th.triggerTokens && (overflow || guard.mayAutoCompact().allowed)) {
+      const result = await compact({
+        items,
+        tools,
+        meter,
+        summarizer,
+        options: {
+          budget: options.budget,
+          trigger: 'auto',
+          keepRecentSteps,
+          maxSummaryCalls: options.maxSummaryCalls,
+          approximateSummaryTokens: options.approximateSummaryTokens,
+          userBudget: options.userBudget,
+          summaryBudget: options.summaryBudget,
+          signal: options.signal,
+          recallPointer: options.recallPointer,
+          newCheckpointId: options.newCheckpointId,
+          // Values whose assignments earlier summaries replaced stay masked in later summaries.
+          knownSecretValues: spanSecretValues(raw),
+        },
+      });
+      const spans = result.checkpoints.filter((c) => c.strategy === 'summary' || c.strategy === 'extractive');
+      report.summarizerCalls += spans.reduce((s, c) => s + Math.max(1, c.usage?.calls ?? 0), 0);
+      const status = result.status;
+      if (status.kind === 'applied') {
+        items = result.context;
+        report.compactions++;
+        report.largestCompactedTokens = Math.max(report.largestCompactedTokens, before);
+        for (const c of result.checkpoints)
+          report.checkpoints.push(
+            options.keepCheckpointItems === false ? { ...c, replaced: [], inserted: [], replacedIds: [] } : c,
+          );
+        guard.compactionSucceeded('auto', result.tokensAfter, th.triggerTokens);
+        options.onCompaction?.(result.checkpoints, result.tokensBefore, result.tokensAfter, status.anchored?.total);
+        return true;
+      } else if (status.kind === 'does-not-fit' && status.holders === undefined && before <= th.inputBudget) {
+        // The compaction was refused (it could not reach its target) while the request fits the
+        // window: the request is sent as it is, as a live session sends it. Only a request over
+        // the window fails, and the fit check reports that.
+        report.warnings.push(
+          `${where(call)}: ${describeCompaction(status)}; the request ${atEnd ? 'would be' : 'was'} sent as it was (${before.toLocaleString('en-US')} tokens, within the budget of ${th.inputBudget.toLocaleString('en-US')})`,
+        );
+      } else if (isFailedCompaction(status)) {
+        guard.compactionFailed('auto');
+        report.failedCompactions++;
+        report.errors.push(`${where(call)}: ${describeCompaction(status)}`);
+      }
+    }
+    return false;
+  };
   for (const entry of entries) {
     if (entry.message.role === 'assistant' && raw.length > 0) {
-      let compacted = false;
       guard.modelCallStarted();
-      const measured = meter.measure(items, tools);
-      const before = measured.total;
-      guard.meterReading(before, th.triggerTokens);
-      // Said once: nothing a compaction rewrites can make such a request fit, and every later call is the same.
-      if (!report.fixedOverBudget && before > th.inputBudget) {
-        const fixed = systemAndToolsTokens(items, measured.perItem, meter, tools);
-        if (fixed >= th.inputBudget) {
-          report.fixedOverBudget = {
-            call: report.modelCalls + 1,
-            tokens: fixed,
-            inputBudget: th.inputBudget,
-            contextWindow: options.budget.contextWindow,
-            reservedOutput: th.reservedOutput,
-          };
-          options.onFixedOverBudget?.(report.fixedOverBudget);
-        }
-      }
-      // Over the input budget the provider refuses the request, and a live session compacts at once
-      // whatever the guard says (the service's context-length path): the replay does the same.
-      const overflow = before > th.inputBudget;
-      if (before >= th.triggerTokens && (overflow || guard.mayAutoCompact().allowed)) {
-        const result = await compact({
-          items,
-          tools,
-          meter,
-          summarizer,
-          options: {
-            budget: options.budget,
-            trigger: 'auto',
-            keepRecentSteps,
-            maxSummaryCalls: options.maxSummaryCalls,
-            approximateSummaryTokens: options.approximateSummaryTokens,
-            userBudget: options.userBudget,
-            summaryBudget: options.summaryBudget,
-            signal: options.signal,
-            recallPointer: options.recallPointer,
-            newCheckpointId: options.newCheckpointId,
-            // Values whose assignments earlier summaries replaced stay masked in later summaries.
-            knownSecretValues: spanSecretValues(raw),
-          },
-        });
-        const spans = result.checkpoints.filter((c) => c.strategy === 'summary' || c.strategy === 'extractive');
-        report.summarizerCalls += spans.reduce((s, c) => s + Math.max(1, c.usage?.calls ?? 0), 0);
-        const status = result.status;
-        if (status.kind === 'applied') {
-          items = result.context;
-          report.compactions++;
-          report.largestCompactedTokens = Math.max(report.largestCompactedTokens, before);
-          for (const c of result.checkpoints)
-            report.checkpoints.push(
-              options.keepCheckpointItems === false ? { ...c, replaced: [], inserted: [], replacedIds: [] } : c,
-            );
-          compacted = true;
-          guard.compactionSucceeded('auto', result.tokensAfter, th.triggerTokens);
-          options.onCompaction?.(result.checkpoints, result.tokensBefore, result.tokensAfter, status.anchored?.total);
-        } else if (isFailedCompaction(status)) {
-          guard.compactionFailed('auto');
-          report.failedCompactions++;
-          report.errors.push(`call ${report.modelCalls + 1}: ${describeCompaction(status)}`);
-        }
-      }
+      const compacted = await beforeCall(report.modelCalls + 1);
       const tokens = meter.measure(items, tools).total;
       const call: ReplayCall = { index: report.modelCalls + 1, tokens, unmanagedTokens: unmanaged, compacted };
       report.modelCalls++;
@@ -249,6 +283,18 @@ export async function replay(
     for (const item of itemsFromEntries([entry])) items.push(item);
     unmanaged += meter.countMessage(entry.message);
   }
+  // A recording that ends on a request (a user message, a tool result) leaves a model call pending:
+  // what the agent would send next is that request after the same pre-call compaction.
+  const last = entries.at(-1);
+  if (last && last.message.role !== 'assistant' && raw.length > 0) {
+    guard.modelCallStarted();
+    atEnd = true;
+    report.endCompacted = await beforeCall(report.modelCalls + 1);
+    // Checked as a request that would be sent (tool calls still waiting for results aside).
+    if (report.endCompacted)
+      for (const v of checker.check(items))
+        report.violations.push({ ...v, message: `the request the recording ends on: ${v.message}` });
+  }
   report.finalTokens = meter.measure(items, tools).total;
   report.finalTokensUnmanaged = unmanaged;
   report.finalContext = items;
@@ -265,9 +311,10 @@ export async function replay(
 
 /**
  * Compactions the replay counts as failed: the summarizer failed, the rewrite would break tool
- * pairing, or the run could not get below its trigger. Nothing to do, nothing eligible, a stale
- * prepared compaction and a context over its budget with nothing left to shorten (`holders`; the
- * fit check reports that one) are not failures.
+ * pairing, or the run could not get below its trigger with a request over the input budget (the
+ * caller handles one that fits: a warning). Nothing to do, nothing eligible, a stale prepared
+ * compaction and a context over its budget with nothing left to shorten (`holders`; the fit check
+ * reports that one) are not failures.
  */
 function isFailedCompaction(status: CompactionStatus): boolean {
   if (status.kind === 'does-not-fit') return status.holders === undefined;
