@@ -123,9 +123,22 @@ export function describeSteps(steps: readonly CompactionStep[]): string {
   if (strategies.length === 0) return '';
   const known = (strategy: string): strategy is CheckpointStrategy => strategy in STEP_MEANS;
   if (strategies.includes('summary') && strategies.includes('extractive'))
-    return ` (${steps.map((s) => `${known(s.strategy) ? STEP_NAMES[s.strategy] : s.strategy} ${n(s.tokensBefore)} → ${n(s.tokensAfter)}`).join(', ')})`;
+    return ` (${steps.map((s) => `${known(s.strategy) ? STEP_NAMES[s.strategy] : s.strategy} ${n(s.tokensBefore)} → ${n(s.tokensAfter)}`).join(', ')})${editedClause(steps)}`;
   const means = strategies.map((strategy) => (known(strategy) ? STEP_MEANS[strategy] : strategy));
-  return ` by ${means.length > 1 ? `${means.slice(0, -1).join(', ')} and ${means.at(-1)}` : means[0]}`;
+  return ` by ${means.length > 1 ? `${means.slice(0, -1).join(', ')} and ${means.at(-1)}` : means[0]}${editedClause(steps)}`;
+}
+
+/**
+ * ", the summary then edited by hand" when the user rewrote a proposed summary before applying it:
+ * the text in the context is theirs, not the summarizer's alone. Empty when no step was edited.
+ */
+function editedClause(steps: readonly CompactionStep[]): string {
+  const edited = steps.filter((s) => s.editedByHand).length;
+  if (edited === 0) return '';
+  const summaries = steps.filter((s) => s.strategy === 'summary' || s.strategy === 'extractive').length;
+  return edited === 1 && summaries <= 1
+    ? ', the summary then edited by hand'
+    : `, ${edited} of the summaries then edited by hand`;
 }
 
 /**

@@ -87,6 +87,8 @@ export interface CompactionStep {
   strategy: string;
   tokensBefore: number;
   tokensAfter: number;
+  /** True when the step's summary is a text the user edited by hand before applying it (a preview). */
+  editedByHand?: boolean;
 }
 
 /** The context was compacted. All figures in tokens. */

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { announcementFor } from '../../src/webview/shared/announcements';
+import { announcementFor, PREVIEW_WAITS } from '../../src/webview/shared/announcements';
 import type { CompactionView, ViewState } from '../../src/webview/shared/protocol';
 import { Store } from '../../src/webview/shared/view-store';
 
@@ -135,5 +135,32 @@ test('a restored checkpoint and an undone restore are announced, so the status l
     announcementFor(store.apply({ type: 'delta', seq: 4, delta: { compactions: [compaction] } }), false, describe)
       .texts,
     [],
+  );
+});
+
+test('a compaction that ends with a proposed summary says it waits for review, never "The compaction ended."', () => {
+  const preview = { summaries: [] } as unknown as NonNullable<ViewState['preview']>;
+  const store = new Store();
+  store.apply({ type: 'snapshot', seq: 1, state: state('a', 'idle') });
+  store.apply({ type: 'delta', seq: 2, delta: { state: 'compacting' } });
+  // The preview arrives with the end of the run.
+  assert.deepEqual(
+    announcementFor(store.apply({ type: 'delta', seq: 3, delta: { state: 'idle', preview } }), false, describe).texts,
+    [PREVIEW_WAITS],
+  );
+  store.apply({ type: 'delta', seq: 4, delta: { preview: null } });
+  // The preview arrives after the run's end: the end is not told as over, and the preview is announced.
+  store.apply({ type: 'delta', seq: 5, delta: { state: 'compacting' } });
+  store.apply({ type: 'delta', seq: 6, delta: { state: 'idle', preview } });
+  store.apply({ type: 'delta', seq: 7, delta: { preview: null } });
+  store.apply({ type: 'delta', seq: 8, delta: { state: 'compacting' } });
+  assert.deepEqual(announcementFor(store.apply({ type: 'delta', seq: 9, delta: { preview } }), false, describe).texts, [
+    PREVIEW_WAITS,
+  ]);
+  // Without a preview the run's end is still told as it was.
+  store.apply({ type: 'delta', seq: 10, delta: { preview: null } });
+  assert.deepEqual(
+    announcementFor(store.apply({ type: 'delta', seq: 11, delta: { state: 'idle' } }), false, describe).texts,
+    ['The compaction ended.'],
   );
 });

@@ -115,3 +115,23 @@ test('a restore past the window never promises the messages stay out of compacti
   assert.match(detail, /more than the window holds: the next request will ask you before compacting them again/);
   assert.doesNotMatch(detail, /while the context fits/);
 });
+
+test('restoring in a read-only recording never speaks of its next request: a recording sends none', async () => {
+  resetVscodeFake();
+  host.user.message = () => undefined;
+  const over = { used: 5000, inputBudget: 10_000, compactAt: { tokens: 8_000 } } as unknown as BudgetSnapshot;
+  await restoreRun({ ...target([]), budget: () => over, readOnly: () => true }, 'collapse1');
+  const recording = host.messages[0].detail ?? '';
+  assert.match(recording, /more than the window holds/);
+  assert.doesNotMatch(recording, /next request|automatic compaction/);
+  assert.match(
+    recording,
+    /A recording sends no request, so nothing compacts them again until you run Compact Conversation/,
+  );
+  // A working session's next request does ask.
+  await restoreRun({ ...target([]), budget: () => over }, 'collapse1');
+  assert.match(
+    host.messages[1].detail ?? '',
+    /more than the window holds: the next request will ask you before compacting them again/,
+  );
+});

@@ -158,7 +158,12 @@ export function appliedResult(done: AppliedCompaction, prepared: PreparedCompact
     tokensBefore: before,
     tokensAfter: tokens,
     checkpoints: applied.length,
-    steps: applied.map((c) => ({ strategy: c.strategy, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter })),
+    steps: applied.map((c) => ({
+      strategy: c.strategy,
+      tokensBefore: c.tokensBefore,
+      tokensAfter: c.tokensAfter,
+      ...(c.editedByHand ? { editedByHand: true } : {}),
+    })),
     ...(prepared.anchored ? { anchored: prepared.anchored } : {}),
     ...(target !== undefined ? { targetTokens: target } : {}),
     ...(overBudget ? { overBudget } : {}),

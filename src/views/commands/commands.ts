@@ -427,6 +427,7 @@ class CommandHandlers {
         budget: () => service.getBudget(),
         plan: (ids) => service.planRestore(ids),
         restore: (ids) => service.restoreCheckpoint(ids),
+        readOnly: () => this.deps.controller.readOnly,
       },
       id,
     );

@@ -22,6 +22,8 @@ export interface RestoreTarget {
   /** What restoring `ids` would undo and the tokens after it (the service's `planRestore`). */
   plan(ids: readonly string[]): RestorePlan;
   restore(ids: readonly string[]): Promise<CheckpointRestored>;
+  /** True for a read-only imported recording: it sends no request, so nothing compacts on its own. */
+  readOnly?(): boolean;
 }
 
 const TRIGGER_NAMES: Record<CheckpointView['trigger'], string> = {
@@ -88,20 +90,36 @@ export async function restoreRun(
   const estimate = plan.tokens;
   const share = Math.round((estimate / budget.inputBudget) * 100);
   const others = plan.undone.length - steps.length;
-  const over =
-    estimate > budget.inputBudget
-      ? ', more than the window holds: the next request will ask you before compacting them again'
-      : estimate > budget.compactAt.tokens
-        ? ', past the automatic compaction level'
-        : '';
+  const overWindow = estimate > budget.inputBudget;
+  const readOnly = target.readOnly?.() ?? false;
+  const over = overWindow
+    ? `, more than the window holds${readOnly ? '' : ': the next request will ask you before compacting them again'}`
+    : estimate > budget.compactAt.tokens
+      ? ', past the automatic compaction level'
+      : '';
+  const after = afterRestore(readOnly, overWindow);
   const answer = await vscode.window.showWarningMessage(
     `Restore the context to before ${describeRun(run)}?`,
     {
       modal: true,
-      detail: `What it replaced comes back${run.steps.length > 1 ? ` (all ${run.steps.length} of its steps)` : ''}${others > 0 ? `, with ${others} later compaction${others > 1 ? 's' : ''} built on it` : ''}: the context grows from ${formatTokensFull(before)} to about ${formatTokensFull(estimate)} tokens (${share}% of the ${formatTokensFull(budget.inputBudget)}-token budget)${over}.${estimate > budget.inputBudget ? '' : ' Restored messages are kept out of automatic compaction while the context fits the window, until you run Compact Conversation.'}`,
+      detail: `What it replaced comes back${run.steps.length > 1 ? ` (all ${run.steps.length} of its steps)` : ''}${others > 0 ? `, with ${others} later compaction${others > 1 ? 's' : ''} built on it` : ''}: the context grows from ${formatTokensFull(before)} to about ${formatTokensFull(estimate)} tokens (${share}% of the ${formatTokensFull(budget.inputBudget)}-token budget)${over}.${after}`,
     },
     'Restore',
   );
   if (answer !== 'Restore') return undefined;
   return { run, restored: await target.restore(steps) };
+}
+
+/**
+ * What becomes of the restored messages, after the figures (with its leading space, or empty). A
+ * recording makes no request, so only Compact Conversation compacts them again; in a working session
+ * automatic compaction leaves them alone while they fit (past the window, the figures already say
+ * the next request asks).
+ */
+function afterRestore(readOnly: boolean, overWindow: boolean): string {
+  if (readOnly)
+    return ' A recording sends no request, so nothing compacts them again until you run Compact Conversation.';
+  return overWindow
+    ? ''
+    : ' Restored messages are kept out of automatic compaction while the context fits the window, until you run Compact Conversation.';
 }

@@ -12,6 +12,9 @@ export interface Announcement {
   texts: string[];
 }
 
+/** What the status line says while a proposed summary waits for review: nothing has been applied yet. */
+export const PREVIEW_WAITS = 'A summary is proposed and waits for your review: Apply it or Discard it.';
+
 /**
  * The announcement for one applied host message. `cancelRequested` is true when the user pressed
  * Cancel since the last run started, so the run's end is announced as cancelled, not finished;
@@ -40,6 +43,8 @@ export function announcementFor(
     else if (compactionAlone && change.to === 'idle') {
       // A new compaction is announced by `describe` below; otherwise say how it ended.
       if (cancelRequested) texts.push('The compaction was cancelled.');
+      // A preview is no end: the summary waits for the user's Apply or Discard.
+      else if (applied.previewPending) texts.push(PREVIEW_WAITS);
       else if (applied.newCompactions.length === 0) texts.push('The compaction ended.');
     } else if (change.to === 'error')
       texts.push(cancelRequested ? 'The agent was cancelled.' : 'The agent stopped with an error.');
@@ -47,6 +52,7 @@ export function announcementFor(
     else if (change.to === 'compacting') texts.push('Compacting the context.');
     else if (idle(change.from)) texts.push('The agent is working.');
   }
+  if (applied.previewAppeared && !applied.sessionChanged && !texts.includes(PREVIEW_WAITS)) texts.push(PREVIEW_WAITS);
   for (const c of applied.newCompactions) texts.push(describe(c));
   if (!applied.sessionChanged)
     for (const { compaction, undone } of applied.restoreChanges ?? []) texts.push(describeRestore(compaction, undone));

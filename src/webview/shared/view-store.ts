@@ -31,6 +31,10 @@ export interface Applied {
    * the end of a compaction run alone is told from the end of an agent's run.
    */
   startedAs?: string;
+  /** True when a summary preview waits for review (Apply or Discard) after this message. */
+  previewPending?: boolean;
+  /** True when this message brought a preview that was not there before. */
+  previewAppeared?: boolean;
 }
 
 /** The webview's state: the host's view plus what only the webview knows (texts fetched on demand). */
@@ -65,6 +69,8 @@ export class Store {
           sessionChanged: !sameSession,
           restoreChanges: sameSession ? restoreChanges(before.compactions, message.state.compactions) : [],
           startedAs: this.track(stateChange),
+          previewPending: message.state.preview !== undefined,
+          previewAppeared: sameSession && before.preview === undefined && message.state.preview !== undefined,
         };
       }
       case 'delta': {
@@ -104,7 +110,10 @@ export class Store {
     if (delta.budget) view.budget = delta.budget;
     if (delta.checkpoints) view.checkpoints = delta.checkpoints;
     if (delta.approvals) view.approvals = delta.approvals;
-    if (delta.preview !== undefined) view.preview = delta.preview ?? undefined;
+    if (delta.preview !== undefined) {
+      applied.previewAppeared = view.preview === undefined && delta.preview !== null;
+      view.preview = delta.preview ?? undefined;
+    }
     if (delta.error !== undefined) view.error = delta.error ?? undefined;
     if (delta.source !== undefined) view.source = delta.source;
     if (delta.hasApiKey !== undefined) view.hasApiKey = delta.hasApiKey;
@@ -115,7 +124,9 @@ export class Store {
       // Another session's compactions are no news to announce.
       applied.newCompactions = [];
       applied.restoreChanges = [];
+      applied.previewAppeared = false;
     }
+    applied.previewPending = view.preview !== undefined;
     if (delta.readOnly !== undefined) view.readOnly = delta.readOnly;
     if (delta.items) this.upsert(view, delta.items);
     if (delta.text) {
