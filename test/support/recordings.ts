@@ -555,6 +555,15 @@ export function openhands(steps: readonly Step[]): string {
       observation: {
         content: [{ type: 'text', text: s.result ?? output }],
         is_error: failed || (s.ok === false && s.result !== undefined),
+        // A terminal states its exit status as OpenHands does: `is_error` stays false, the status is
+        // in `exit_code` and in a suffix the agent was shown.
+        ...('exit' in s && s.exit !== undefined && s.tool === 'bash'
+          ? {
+              is_error: false,
+              exit_code: s.exit,
+              metadata: { exit_code: s.exit, suffix: `\n[The command completed with exit code ${s.exit}.]` },
+            }
+          : {}),
       },
     });
   });

@@ -174,11 +174,16 @@ export function asksQuestion(command: string): boolean {
 
 /** The error lines of an output that are more than a bare exit status. */
 function tellingErrors(output: string): string[] {
-  return errorLines(output, 5).filter(
-    (l) =>
-      !/^(?:Command failed with exit code|Exit code|exit(?:ed)? (?:with )?(?:code|status))\s*:?\s*-?\d+\.?$/i.test(l),
-  );
+  return errorLines(output, 5).filter((l) => !EXIT_STATUS_LINE.test(l.trim()));
 }
+
+/**
+ * A line that only states a run's exit status, as a harness adds it after the output: "Exit code 1",
+ * "Command failed with exit code 1", "exited with code 1", OpenHands' "[The command completed with
+ * exit code 1.]", "Process exited with code 1". It tells no error of its own: the status decides.
+ */
+const EXIT_STATUS_LINE =
+  /^\[?(?:the command (?:completed|finished|failed|exited) with exit code|(?:command|process) (?:failed|exited|finished|completed) with (?:exit )?code|Exit code|exit(?:ed)? (?:with )?(?:code|status))\s*:?\s*-?\d+\.?\]?$/i;
 
 /**
  * A probe's negative answer (rule 2 of the module comment): "no match", "not found" or "differs" when
