@@ -50,6 +50,7 @@ function itemsOf(format: keyof typeof WRITERS, steps: Step[]): ContextItem[] {
 }
 
 const SUMMARY = '## Current work and next step\n- none';
+// The back-fill is read whole (no cap on its lines): what it lists shows what the reading found.
 
 for (const format of ['claude-code', 'codex'] as const) {
   test(`${format}: the secret values of a span grown at its end equal a fresh reading of the whole span`, () => {
@@ -69,9 +70,18 @@ for (const format of ['claude-code', 'codex'] as const) {
   test(`${format}: the names used as files in a span grown at its end equal a fresh reading`, () => {
     const all = itemsOf(format, session(80));
     const sizes = [...Array.from({ length: 40 }, (_, i) => 300 + i), 420, 555, all.length];
-    const grown = sizes.map((size) => backfillIdentifiers(SUMMARY, all.slice(0, size), 50_000).added);
+    const grown = sizes.map(
+      (size) => backfillIdentifiers(SUMMARY, all.slice(0, size), 50_000, undefined, undefined, Infinity).added,
+    );
     sizes.forEach((size, i) => {
-      const fresh = backfillIdentifiers(SUMMARY, itemsOf(format, session(80)).slice(0, size), 50_000).added;
+      const fresh = backfillIdentifiers(
+        SUMMARY,
+        itemsOf(format, session(80)).slice(0, size),
+        50_000,
+        undefined,
+        undefined,
+        Infinity,
+      ).added;
       assert.deepEqual(grown[i], fresh, `at ${size} items`);
     });
     // The answers changed as the span grew: a file first used late is listed only then.
@@ -84,7 +94,7 @@ for (const format of ['claude-code', 'codex'] as const) {
   test(`${format}: a span whose earlier messages differ is read again, not continued`, () => {
     const long = itemsOf(format, session(80));
     spanSecretValues(long);
-    backfillIdentifiers(SUMMARY, long, 50_000);
+    backfillIdentifiers(SUMMARY, long, 50_000, undefined, undefined, Infinity);
     // One early message replaced by another (another secret in it), the span grown after it.
     const salted = itemsOf(format, session(90, 'Salt'));
     const at = salted.findIndex((it) => JSON.stringify(it.message).includes('k0Salt'));
@@ -97,7 +107,7 @@ for (const format of ['claude-code', 'codex'] as const) {
     // Fewer rounds: a shorter span of other messages (other secrets, other files).
     const other = itemsOf(format, session(70));
     assert.ok(!spanSecretValues(other).some((v) => v.includes('k75')));
-    const added = backfillIdentifiers(SUMMARY, other, 50_000).added;
+    const added = backfillIdentifiers(SUMMARY, other, 50_000, undefined, undefined, Infinity).added;
     assert.ok(!added.includes('Mod75.js'), added.join('\n'));
     assert.ok(added.includes('Mod69.js'), added.join('\n'));
   });

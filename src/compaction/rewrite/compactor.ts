@@ -49,7 +49,7 @@ import { applyCheckpoint, newId } from '../context';
 import { carriedRequests, collectRequests, removeRequestsSection } from '../summary/requests';
 import { RULES_ROOM_TOKENS, standingRulesOf, standingRulesTokens } from '../summary/span-scan';
 import { keptTokensOf } from '../plan/kept-tokens';
-import { backfillIdentifiers, SpanIdentifiers } from '../summary/identifiers/backfill';
+import { backfillIdentifiers, MAX_IDENTIFIER_LINES, SpanIdentifiers } from '../summary/identifiers/backfill';
 import { carryIdentifiers } from '../summary/identifiers/carry-identifiers';
 import { keepEarlierHoldings, SHORTER_HOLDINGS } from '../summary/earlier-holdings';
 import { actionsOf } from '../summary/ledger/actions';
@@ -823,18 +823,24 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
     Math.max(0, spanBudget - checkedTokens) * 4,
   );
   const sources = new SpanIdentifiers(content);
-  let backfilled = backfillIdentifiers(checked, content, allowChars, moved, sources).text;
+  let backfill = backfillIdentifiers(checked, content, allowChars, moved, sources);
   // Paths and ids run denser than 4 characters a token: scale the characters down to the tokens left.
   for (
-    let k = 0, t = countText(backfilled);
+    let k = 0, t = countText(backfill.text);
     k < 3 && t > Math.max(spanBudget, checkedTokens) && allowChars > 0;
-    k++, t = countText(backfilled)
+    k++, t = countText(backfill.text)
   ) {
     allowChars = Math.floor((allowChars * Math.max(0, spanBudget - checkedTokens)) / (t - checkedTokens));
-    backfilled = backfillIdentifiers(checked, content, allowChars, moved, sources).text;
+    backfill = backfillIdentifiers(checked, content, allowChars, moved, sources);
   }
+  let backfilled = backfill.text;
   // What the allowance leaves goes to the identifiers an earlier summary in the span kept.
-  const carried = carryIdentifiers(backfilled, content, allowChars - (backfilled.length - checked.length));
+  const carried = carryIdentifiers(
+    backfilled,
+    content,
+    allowChars - (backfilled.length - checked.length),
+    MAX_IDENTIFIER_LINES - backfill.added.length,
+  );
   if (carried !== backfilled && countText(carried) <= Math.max(spanBudget, checkedTokens)) backfilled = carried;
   const withFiles = droppedFiles && content.length > 0 ? `${backfilled}\n\n${droppedFiles}` : backfilled;
   // Every replaced message is covered (invariant 7); the summary says which part had no model.

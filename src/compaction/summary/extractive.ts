@@ -40,7 +40,7 @@ import { commandKey, LedgerFold } from './ledger/ledger-fold';
 import { expectedOutcomes } from './ledger/expected-failures';
 import { planProgress } from './plan-progress';
 import { chooseRoots, rootsLine, shortPath, type PathRoots } from './ledger/path-root';
-import { nameLines } from './identifiers/worked-names';
+import { nameLines, namesFromLines, namesLeftOutLine } from './identifiers/worked-names';
 import { leftWhenTurnEnded } from '../earlier-turn';
 import { quotedSentences, shrinkQuoted } from './quoted-summary';
 import {
@@ -725,6 +725,13 @@ export class ExtractiveSummarizer implements Summarizer {
     // Names the files and current-work lines already hold are not listed again.
     const written = new Set([...current, ...ledger.files].join('\n').match(/[A-Za-z_][\w]*/g) ?? []);
     const names = nameLines(scan.names, written);
+    // How many names the section could list: those it leaves out (past its cap, or for the room) are
+    // counted on its last line, there from the start so that the budget pays for it.
+    const nameCount = scan.names.reduce((n, name) => (written.has(name) ? n : n + 1), 0);
+    const listedNames = () => namesFromLines(names).length;
+    let namesNoted = nameCount > listedNames() && names.length > 0;
+    if (namesNoted) names.push(namesLeftOutLine(nameCount - listedNames()));
+    const nameLineCount = () => names.length - (namesNoted ? 1 : 0);
     // [heading, lines, weight, drop from the start (oldest first lists)]: higher weight shrinks first.
     const sections: Array<[string, string[], number, boolean]> = [
       [SECTIONS.rules, rules, 1, false],
@@ -733,7 +740,7 @@ export class ExtractiveSummarizer implements Summarizer {
       // Files changed give way after errors, decisions and commands: they are the state of the code.
       [SECTIONS.files, ledger.files, 1.5, true],
       // Ranked best first: the budget drops the least used names early, their best line as late as errors.
-      [SECTIONS.names, names, names.length > 1 ? NAMES_WEIGHT : NAMES_LAST_LINE_WEIGHT, false],
+      [SECTIONS.names, names, nameLineCount() > 1 ? NAMES_WEIGHT : NAMES_LAST_LINE_WEIGHT, false],
       [SECTIONS.focus, focused, 2, false],
       // What the agent found and told the person: oldest dropped first, after decisions, commands and the earlier summary.
       [SECTIONS.answers, answers, 1.1, true],
@@ -913,8 +920,21 @@ export class ExtractiveSummarizer implements Summarizer {
         // A line whose content would be gone goes whole, never as a label with nothing after it.
         if (line !== undefined) victim[1][0] = line;
         else victim[1].splice(0, 1);
+      } else if (victim[1] === names) {
+        // The names' last line counts those left out: the lowest ranked names go before it, and it
+        // goes with the last of them.
+        if (!namesNoted) {
+          names.push('');
+          namesNoted = true;
+        }
+        const k = Math.min(n, nameLineCount());
+        names.splice(nameLineCount() - k, k);
+        if (nameLineCount() === 0) {
+          names.length = 0;
+          namesNoted = false;
+        } else names[names.length - 1] = namesLeftOutLine(nameCount - listedNames());
       } else victim[1].splice(victim[3] ? 0 : victim[1].length - n, n);
-      if (victim[1] === names && names.length <= 1) victim[2] = NAMES_LAST_LINE_WEIGHT;
+      if (victim[1] === names && nameLineCount() <= 1) victim[2] = NAMES_LAST_LINE_WEIGHT;
       sizes.set(victim, size(victim[1]));
       counted.delete(victim);
       count = tokens();

@@ -19,7 +19,7 @@ import { LEDGER, OLD_FILES_HEADING, VERIFY } from './ledger/ledger';
 import { KEPT_COMMITS_LINE, KEPT_HEADING } from './earlier-holdings';
 import { oneLineCommand } from './ledger/ledger-fold';
 import { expandRoots, parseRootsLine, type PathRoots } from './ledger/path-root';
-import { NameTally, namesFromLines, namesOfMessage } from './identifiers/worked-names';
+import { NameTally, namesFromLines, namesInCalls, namesOfMessage } from './identifiers/worked-names';
 import { parseJsonObject } from '../../format/json';
 import { MAX_RULE_CHARS, prohibitionKey, ruleChange, ruleSentences } from './prose';
 import { AGENT_NOTICE_LINES } from '../harness-text';
@@ -633,7 +633,7 @@ export class SpanScan {
       // A notice a harness wrote in the agent's role ("No response requested.", a usage limit) is not
       // the agent's: no answer, no last message, no names; the turn stands as it was before it.
       if (!facts.trimmed && !calls.length && text.trim()) return;
-      this.names.add(namesOfMessage(m));
+      this.names.add(namesOfMessage(m), namesInCalls(m));
       if (facts.trimmed) {
         this.stepCalls = this.stepResults = 0;
         this.stepFailed = false;

@@ -506,8 +506,23 @@ const LATER_OPENING: readonly number[] = SOURCE_KEYS.map((_, k) =>
 );
 
 /**
+ * Most identifier lines the back-fill writes, whatever the room: the tool calls' identifiers first
+ * (the paths and ids the work used), then the conversation's, then tool output's. Past about forty, a
+ * list is read as noise (a long session's output names hundreds of files it only listed or cited);
+ * the last line says how many more there were ({@link identifiersLeftOutLine}), and the recall
+ * command reads them.
+ */
+export const MAX_IDENTIFIER_LINES = 40;
+
+/** The line that ends the identifier lists when {@link MAX_IDENTIFIER_LINES} left some out: how many. */
+export function identifiersLeftOutLine(left: number): string {
+  return `- … ${left} more identifier${left === 1 ? '' : 's'} not listed`;
+}
+
+/**
  * Appends identifiers of `items` missing from `summary`, at most `maxChars` characters in all
- * (about 4 characters make a token). A path the summary writes from a named folder (`path-root.ts`)
+ * (about 4 characters make a token) and `maxLines` lines ({@link MAX_IDENTIFIER_LINES} unless
+ * told), then a line counting those past that many. A path the summary writes from a named folder (`path-root.ts`)
  * is not missing. `moved` maps old paths to where the files live now; `sources`, the span's
  * identifiers as read by an earlier back-fill of the same `items` (read afresh when not given).
  * Returns the new text and the identifiers added. Never throws.
@@ -518,6 +533,7 @@ export function backfillIdentifiers(
   maxChars: number,
   moved: ReadonlyMap<string, string> = new Map(),
   sources: SpanIdentifiers = new SpanIdentifiers(items),
+  maxLines: number = MAX_IDENTIFIER_LINES,
 ): { text: string; added: string[] } {
   const added: string[] = [];
   const seen = new Set<string>();
@@ -546,6 +562,9 @@ export function backfillIdentifiers(
     );
   };
   const usedAsFile = new FileUse(items);
+  // Identifiers past the cap that the summary does not hold: counted, not listed.
+  let leftOut = 0;
+  const capped = () => added.length >= maxLines;
   for (let k = 0; k < SOURCE_KEYS.length; k++) {
     const key = SOURCE_KEYS[k];
     const lines: string[] = [];
@@ -553,11 +572,12 @@ export function backfillIdentifiers(
     // Not even the cheapest line of this source or a later one fits (a source's first line pays
     // for its heading): nothing more can be added, so the sources left are not read. Reading them
     // would change nothing but the paths seen, which matter only to lines that could be added.
+    // Past the cap, the sources are read on to count what is left out.
     const later = LATER_OPENING[k];
-    if (budget < Math.min(openingCost(key), later)) break;
+    if (!capped() && budget < Math.min(openingCost(key), later)) break;
     for (const id of sources.of(key)) {
       // Nothing more fits: every later identifier would be skipped for its cost.
-      if (budget < Math.min(lines.length ? MIN_LINE_COST : openingCost(key), later)) break;
+      if (!capped() && budget < Math.min(lines.length ? MIN_LINE_COST : openingCost(key), later)) break;
       if (id.trim().length < 3 || NOISE.has(id.trim()) || seen.has(id) || notAName(id) || !isOneToken(id)) continue;
       // A product named like a file (`Next.js`) is a file only where the work used it as one.
       if (productOrFile(id) && !usedAsFile.has(id, paths)) continue;
@@ -566,6 +586,11 @@ export function backfillIdentifiers(
         if (key === 'output' && pieceOfKnown(id)) continue;
         const name = fileNameOf(id);
         paths.set(name, [...(paths.get(name) ?? []), id]);
+      }
+      if (capped()) {
+        if (!has(id)) leftOut++;
+        seen.add(id);
+        continue;
       }
       const now = moved.get(id);
       // Written as the files section writes paths: from a named folder (`$A\\src\\x.ts`).
@@ -586,6 +611,7 @@ export function backfillIdentifiers(
     if (lines.length) blocks.push(`${heading}\n${lines.join('\n')}`);
   }
   if (blocks.length === 0) return { text: summary, added };
+  if (leftOut > 0) blocks[blocks.length - 1] += `\n${identifiersLeftOutLine(leftOut)}`;
   return { text: `${summary.trimEnd()}\n\n${blocks.join('\n\n')}`, added };
 }
 

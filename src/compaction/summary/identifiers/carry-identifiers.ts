@@ -16,11 +16,16 @@ export const CARRIED_HEADING = '## Identifiers kept by the earlier summary';
 
 /**
  * Appends to `summary` the identifiers of the summaries among `items` that `summary` does not hold,
- * newest summary first, within `maxChars` characters (heading included); `summary` unchanged when
- * there are none or nothing fits. Never throws.
+ * newest summary first, within `maxChars` characters (heading included) and `maxLines` lines;
+ * `summary` unchanged when there are none or nothing fits. Never throws.
  */
-export function carryIdentifiers(summary: string, items: readonly ContextItem[], maxChars: number): string {
-  if (maxChars <= CARRIED_HEADING.length + 8) return summary;
+export function carryIdentifiers(
+  summary: string,
+  items: readonly ContextItem[],
+  maxChars: number,
+  maxLines = Infinity,
+): string {
+  if (maxChars <= CARRIED_HEADING.length + 8 || maxLines <= 0) return summary;
   const earlier = items.filter((i) => i.kind === 'summary').reverse();
   if (earlier.length === 0) return summary;
   const lines: string[] = [];
@@ -36,7 +41,9 @@ export function carryIdentifiers(summary: string, items: readonly ContextItem[],
       if (line.length + 1 > budget || summary.includes(id)) continue;
       budget -= line.length + 1;
       lines.push(line);
+      if (lines.length >= maxLines) break;
     }
+    if (lines.length >= maxLines) break;
   }
   return lines.length === 0 ? summary : `${summary.trimEnd()}\n\n${CARRIED_HEADING}\n${lines.join('\n')}`;
 }
@@ -60,7 +67,8 @@ function heldIdentifiers(text: string): string[] {
   let inList = false;
   for (const l of lines) {
     if (l.startsWith('## ')) inList = IDENTIFIER_HEADING.test(l);
-    else if (inList && l.startsWith('- ')) out.push(l.slice(2).trim());
+    // A line counting what a list left out (`- … 12 more identifiers not listed`) names nothing.
+    else if (inList && l.startsWith('- ') && !l.startsWith('- … ')) out.push(l.slice(2).trim());
     else if (inList && l.trim() === '') inList = false;
   }
   return out;

@@ -128,14 +128,30 @@ const UUID_RE = /\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[
  * a whole token only (a commit, an id; the ends of a range `a1b2c3d..e4f5a6b` too), never a piece of
  * a longer path or name (`…/e03964cb4ea041…/`, `build-e03964cb`, `pkg@1a2b3c4d`, `a1b2c3d4.json`),
  * nor of percent-encoded text, whose escape's digits run into what follows (`%603e37bb42%60` is
- * `` `3e37bb42` ``, an address's query, not a hash).
+ * `` `3e37bb42` ``, an address's query, not a hash), nor the last piece of a colon-joined id
+ * (`1:1234:web:ae7e70cdb5`, a Firebase app id).
  */
-const HEX_RE = /(?<![\w/\\@%-]|(?<!\.)\.)[0-9a-fA-F]{7,64}(?![\w/\\@%-]|\.\w)/g;
+const HEX_RE = /(?<![\w/\\@%-]|(?<!\.)\.|\w:)[0-9a-fA-F]{7,64}(?![\w/\\@%-]|\.\w)/g;
 /**
  * A log's label for a tracing id right before a hex run (`traceId: '…'`, `"request_id": "…"`,
  * `span-id=…`): it names one request's trace in a service's log, not a commit or the work's object.
  */
 const TRACE_ID_BEFORE = /\b(?:trace|span|request|correlation|parent)[_-]?id['"]?\s*[:=]\s*['"]?$/i;
+/**
+ * A setting's label right before a value (`appId: "…"`, `api_key = '…'`, `"clientSecret": "…"`,
+ * `AUTH_TOKEN=…`), the value possibly a colon-joined id (`1:1234:web:…`): the value of an id, key,
+ * secret or token in a configuration is data, not a commit or a name of the work. A label that
+ * names a commit (`commit_id`, `latestGitCommitHash`) is not one, nor a bare `id:` (a record's own).
+ */
+const SETTING_VALUE_BEFORE =
+  /(?<![\w-])(?![\w-]*[Cc]ommit)[\w-]+?(?:[iI]d|ID|[kK]ey|KEY|[sS]ecret|SECRET|[tT]oken|TOKEN|[sS]id|SID)['"]?\s*[:=]\s*['"`]?(?:[\w.-]+:)*$/;
+/**
+ * Where git prints a commit on the line of a hex run: the word commit (`commit 1a2b3c4`, `Commit
+ * a1b2c3d`, `latestGitCommitHash`), git itself or its words for commits (`git show`, `HEAD is now at`,
+ * `Merge:`, `cherry-pick`, `revert`, `rebase`, `checkout`, `branch`, `sha`).
+ */
+const GIT_WORDS =
+  /commit|\bgit\b|\bHEAD\b|\bsha\b|cherry-pick|\brevert|\brebase|\bmerge|\bcheckout\b|\bbranch\b|\breflog\b/i;
 /** Provider tool-call ids: OpenAI `call_…`, Anthropic `toolu_…`, Responses `fc_…`. */
 const TOOL_CALL_ID_RE = /\b(?:call|toolu|fc|tool_call)_[A-Za-z0-9_-]{4,}\b/g;
 /** Ids in the transcript markers written by `renderTranscript` (`[call c1]`, `[result c1]`). */
@@ -206,6 +222,12 @@ const ARCHIVE_URL = /\/-\/[^/]+$|\.(?:tgz|tar\.(?:gz|bz2|xz)|whl|zip)$/i;
 /** A dependency lock file (written by the package manager, never by the work): its name, any folder. */
 const LOCK_FILE =
   /(?:^|[\\/])(?:package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.ya?ml|yarn\.lock|bun\.lockb?|[\w.-]+\.lock)$/i;
+/**
+ * What follows a product's name in a log line, not a file's: its version (`▲ Next.js 14.2`,
+ * `Node.js v20.11.1`) or the time it took (`(next.js: 3.0s, application-code: 305ms)`, a dev
+ * server's timing). A file's line number (`app.js:12`) has no unit and no space after its colon.
+ */
+const PRODUCT_IN_LOG = /^(?:\s+v?\d+\.\d+|:\s+\d+(?:\.\d+)?\s?(?:ms|s|µs)\b)/;
 /** What comes before a module specifier in an import (`from '`, `require('`, `import('`). */
 const IMPORT_BEFORE = /(?:\bfrom\s*|\brequire\(\s*|\bimport\(\s*|\bimport\s+)['"`]$/;
 const PROMPT_LINE_RE = /^[ \t]*\$ (\S.*)$/gm;
@@ -277,7 +299,9 @@ export function extractIdentifiers(source: string): string[] {
       /[0-9]/.test(m[0]) &&
       /[a-fA-F]/.test(m[0]) &&
       !isInsideUuid(view, m.index, m[0].length) &&
-      !TRACE_ID_BEFORE.test(view.slice(Math.max(0, m.index - 24), m.index))
+      !TRACE_ID_BEFORE.test(view.slice(Math.max(0, m.index - 24), m.index)) &&
+      !SETTING_VALUE_BEFORE.test(view.slice(Math.max(0, m.index - 60), m.index)) &&
+      gitPrinted(view, m.index, m[0].length)
     ) {
       push(m.index, m[0]);
     }
@@ -300,7 +324,12 @@ export function extractIdentifiers(source: string): string[] {
   }
   for (const m of masked.matchAll(FILE_NAME_RE)) {
     const ext = m[1] ?? '';
-    if (FILE_EXTENSIONS.has(ext.toLowerCase()) && isFileName(masked, m.index, m[0], ext) && !LOCK_FILE.test(m[0]))
+    if (
+      FILE_EXTENSIONS.has(ext.toLowerCase()) &&
+      isFileName(masked, m.index, m[0], ext) &&
+      !LOCK_FILE.test(m[0]) &&
+      !PRODUCT_IN_LOG.test(masked.slice(m.index + m[0].length, m.index + m[0].length + 24))
+    )
       push(m.index, m[0]);
   }
 
@@ -649,6 +678,27 @@ function looksLikePath(p: string): boolean {
 
 function isInsideUuid(text: string, index: number, length: number): boolean {
   return text[index - 1] === '-' || text[index + length] === '-';
+}
+
+/**
+ * Whether the hex run at `[index, index + length)` of `text` is a commit as git prints one: its line
+ * holds {@link GIT_WORDS}, or the run opens its line before a message (`git log --oneline`, with
+ * `--graph`'s `* | /`; in output recorded as JSON text, after its key), is the whole line (`git rev-parse HEAD`), ends a branch's bracket (`[main
+ * a1b2c3d] …`) or is an end of a range (`a1b2c3d..e4f5a6b`). Any other hex run (a checksum, a
+ * sub-agent's or a build's id) is no commit, and an identifier list would show it as one.
+ */
+function gitPrinted(text: string, index: number, length: number): boolean {
+  const end = index + length;
+  if (text.startsWith('..', end) || text.slice(Math.max(0, index - 3), index).endsWith('..')) return true;
+  const lineStart = text.lastIndexOf('\n', index - 1) + 1;
+  const nl = text.indexOf('\n', end);
+  const lineEnd = nl < 0 ? text.length : nl;
+  const before = text.slice(lineStart, index);
+  const after = text.slice(end, lineEnd);
+  // A line of output recorded as JSON text starts after its key (`{"output":"9f8e7d6 fix …`).
+  if (/^(?:\{?"\w+"\s*:\s*")?[\s*|/\\]*$/.test(before) && (/^\s*$/.test(after) || /^ \S/.test(after))) return true;
+  if (/\[[^\]\s]+(?: \(root-commit\))? $/.test(before) && after.startsWith(']')) return true;
+  return GIT_WORDS.test(before) || GIT_WORDS.test(after);
 }
 
 function decodeJsonString(body: string): string | undefined {

@@ -32,9 +32,71 @@ const COMMON = new Set(
     'addEventListener removeEventListener getElementById querySelector querySelectorAll innerHTML textContent ' +
     'JSON.stringify stringify isinstance __init__ __name__ __main__ __file__ __dirname __filename ' +
     'README Python Node TypeScript JavaScript GitHub Error Exception Warning Traceback Note Summary Request ' +
-    'Please Thanks Okay Let First Then Next Now Here There This That These Those When What Which Where While'
+    'Please Thanks Okay Let First Then Next Now Here There This That These Those When What Which Where While ' +
+    // The names of naming conventions ("map snake_case columns to camelCase") name no code.
+    'snake_case camelCase PascalCase lowerCamelCase UpperCamelCase SCREAMING_SNAKE_CASE UPPER_SNAKE_CASE kebab_case'
   ).split(/\s+/),
 );
+
+/**
+ * The agent's own tools and the harness's words for its messages (Claude Code's `TodoWrite`,
+ * `MultiEdit`; Cline's `environment_details`, `requires_approval`): words of the recording, not of
+ * the code. Snake-case tool names are read by their words ({@link agentTool}).
+ */
+const HARNESS_WORDS = new Set(
+  (
+    'TodoWrite TodoRead MultiEdit WebFetch WebSearch ExitPlanMode EnterPlanMode NotebookEdit NotebookRead ' +
+    'BashOutput KillShell KillBash SlashCommand AskUserQuestion ListMcpResourcesTool ReadMcpResourceTool ' +
+    'environment_details task_progress requires_approval final_file_content auto_formatting_edits user_edits ' +
+    'new_problems'
+  ).split(/\s+/),
+);
+
+/**
+ * What agent tools are named with (`read_file`, `write_to_file`, `str_replace_editor`,
+ * `apply_patch`, `execute_bash`, `use_mcp_tool`): a verb, an object, and joining words.
+ */
+const TOOL_VERBS = new Set(
+  (
+    'read write edit view create delete list search find grep replace apply execute exec run ask attempt ' +
+    'update use access new respond load'
+  ).split(/\s+/),
+);
+const TOOL_OBJECTS = new Set(
+  (
+    'file files command cmd terminal shell bash editor patch dir directory question completion plan mcp resource ' +
+    'task code definition names todo notebook content lines symbol output str followup image stdin ipython cell ' +
+    'codebase documentation tracker'
+  ).split(/\s+/),
+);
+const TOOL_JOINS = new Set('to in by based tool mode name item'.split(' '));
+
+/**
+ * Whether `n` names one of the agent's tools, not the code: a harness word ({@link HARNESS_WORDS}),
+ * or a snake-case name whose words are all words tools are named with, a verb and an object among
+ * them (`read_file`, `execute_command`, `terminal_execute`, `str_replace_based_edit_tool`,
+ * `update_plan`; not `tool_use` nor `tool_call`, which name parts of a message). The code's own
+ * function of that name is listed where the work declares it.
+ */
+export function agentTool(n: string): boolean {
+  if (HARNESS_WORDS.has(n)) return true;
+  if (!/^[a-z]+(?:_[a-z]+)+$/.test(n)) return false;
+  const words = n.split('_');
+  return (
+    words.every((w) => TOOL_VERBS.has(w) || TOOL_OBJECTS.has(w) || TOOL_JOINS.has(w)) &&
+    words.some((w) => TOOL_VERBS.has(w)) &&
+    words.some((w) => TOOL_OBJECTS.has(w))
+  );
+}
+
+/**
+ * A setting's label right before a quoted value (`appId: "…`, `"apiKey": "…`, `clientSecret = '…`, an
+ * environment file's `API_KEY=…`), the value possibly a colon-joined id (`1:1234:web:…`): the value
+ * of an id, key, secret or token is data the code reads, not a name of the code. A bare `id:` or
+ * `key:` labels a record's own value, which may be a name.
+ */
+const SETTING_VALUE_BEFORE =
+  /(?:(?<![\w-])[\w-]+?(?:[iI]d|ID|[kK]ey|[sS]ecret|[tT]oken|[sS]id)['"]?\s*[:=]\s*['"`]|(?<![\w-])[A-Z0-9_]*(?:ID|KEY|SECRET|TOKEN|SID)=)(?:[\w.-]+:)*$/;
 
 /** A token shaped like a code name: camelCase, PascalCase with two humps, snake_case, SCREAMING_CASE. */
 function shaped(n: string): boolean {
@@ -133,6 +195,7 @@ function scan(text: string, base: number, into: Map<string, number>, prose = fal
     const at = m.index;
     if (notAName(text, at, n)) continue;
     const prev = text.slice(Math.max(0, at - 24), at);
+    if (SETTING_VALUE_BEFORE.test(text.slice(Math.max(0, at - 60), at))) continue;
     const end = at + n.length;
     const next = text.charAt(end);
     const after = text.slice(end, end + 24);
@@ -142,6 +205,8 @@ function scan(text: string, base: number, into: Map<string, number>, prose = fal
       (text.charAt(at - 1) === '`' && /^[\w.]*(?:\(\))?`/.test(after)) || (next === '`' && /`[\w.]*$/.test(prev));
     let w: number = base;
     const declared = DECLARES.test(prev);
+    // A tool's name is the recording's word, unless the code declares a function of that name here.
+    if (!declared && agentTool(n)) continue;
     // `Service.method`: a member follows the dot (a sentence's full stop, a domain or a file name is no member access).
     const member =
       next === '.' &&
@@ -199,8 +264,23 @@ const PROSE_ARGUMENT =
 const PROSE_FILE =
   /"(?:file_?path|path|file(?:name)?|target_file|TargetFile)"\s*:\s*"[^"]*\.(?:md|mdx|markdown|txt|rst|adoc)"/i;
 
-const cache = new MessageMemo<object, ReadonlyMap<string, number>>();
+/** One message's names with their weights, and those of them its tool calls use as code. */
+interface MessageNames {
+  names: ReadonlyMap<string, number>;
+  inCalls: ReadonlySet<string>;
+}
+const cache = new MessageMemo<object, MessageNames>();
 const NONE: ReadonlyMap<string, number> = new Map();
+const NO_CALL_NAMES: ReadonlySet<string> = new Set();
+
+/**
+ * The names of {@link namesOfMessage} that the message's tool calls use as code: in code or a
+ * command they run or write, in a pattern they search for (not in an argument that holds sentences).
+ * Empty for a message that is not the agent's. Cached per message object.
+ */
+export function namesInCalls(message: ChatMessage): ReadonlySet<string> {
+  return message.role === 'assistant' ? readNames(message, false).inCalls : NO_CALL_NAMES;
+}
 
 /**
  * The code names one message gives, each with its weight there (see {@link NAME_WEIGHT}): the
@@ -210,33 +290,40 @@ const NONE: ReadonlyMap<string, number> = new Map();
  * what the agent used. Cached per message object.
  */
 export function namesOfMessage(message: ChatMessage, failed = false): ReadonlyMap<string, number> {
+  return readNames(message, failed).names;
+}
+
+function readNames(message: ChatMessage, failed: boolean): MessageNames {
   const hit = cache.get(message);
   if (hit) return hit;
   const names = new Map<string, number>();
+  let callNames: ReadonlySet<string> = NO_CALL_NAMES;
   if (message.role === 'assistant') {
     const text = textWithPlaceholders(message.content);
     // The agent's words are sentences; an action written in the text (SWE-agent) is code.
     const action = text.indexOf('<function=');
     scan(action < 0 ? text : text.slice(0, action), NAME_WEIGHT.mention, names, true);
     if (action >= 0) scan(text.slice(action).replace(ACTION_MARKUP, ' '), NAME_WEIGHT.mention, names);
+    const inCalls = new Map<string, number>();
     for (const c of toolCallsOf(message)) {
       const searchTool = SEARCH_TOOL.test(c.name);
       // What the call writes into a document (README.md, notes.txt) is sentences, not code.
       const document = PROSE_FILE.test(c.arguments);
       for (const [key, v] of argValues(c.arguments)) {
         const search = searchTool || SEARCH_COMMAND.test(v);
-        if (search) scan(v.replace(/\\\|/g, ' | '), NAME_WEIGHT.searched, names);
-        else scan(v, NAME_WEIGHT.mention, names, document || PROSE_ARGUMENT.test(key));
+        const prose = document || PROSE_ARGUMENT.test(key);
+        if (search) scan(v.replace(/\\\|/g, ' | '), NAME_WEIGHT.searched, inCalls);
+        else scan(v, NAME_WEIGHT.mention, prose ? names : inCalls, prose);
       }
     }
+    for (const [n, w] of inCalls) if ((names.get(n) ?? -1) < w) names.set(n, w);
+    if (inCalls.size) callNames = new Set(inCalls.keys());
   } else if (failed) {
     // Codex wraps output in a JSON envelope whose keys (`exit_code`) are the recording's, not the code's.
     for (const line of errorLines(printedOutput(textWithPlaceholders(message.content)), 8))
       scan(line, NAME_WEIGHT.failed, names);
   }
-  const out = names.size ? names : NONE;
-  cache.set(message, out);
-  return out;
+  return cache.set(message, { names: names.size ? names : NONE, inCalls: callNames });
 }
 
 /**
@@ -248,6 +335,8 @@ export class NameTally {
   private readonly best = new Map<string, number>();
   private readonly total = new Map<string, number>();
   private readonly last = new Map<string, number>();
+  /** Names a tool call used as code (in code or a command it wrote or ran, a pattern it searched for). */
+  private readonly called = new Set<string>();
   private step = 0;
 
   private put(n: string, w: number): void {
@@ -256,10 +345,14 @@ export class NameTally {
     this.last.set(n, this.step);
   }
 
-  /** Adds one message's names (see {@link namesOfMessage}). */
-  add(names: ReadonlyMap<string, number>): void {
+  /**
+   * Adds one message's names (see {@link namesOfMessage}); `inCalls`, those of them its tool calls
+   * used as code (see {@link namesInCalls}).
+   */
+  add(names: ReadonlyMap<string, number>, inCalls: ReadonlySet<string> = NO_CALL_NAMES): void {
     this.step++;
     for (const [n, w] of names) this.put(n, w);
+    for (const n of inCalls) this.called.add(n);
   }
 
   /** Adds names an earlier summary kept, best first: the first ones as if declared, the rest as used. */
@@ -272,13 +365,22 @@ export class NameTally {
     return 2 * this.best.get(n)! + Math.log(1 + this.total.get(n)!);
   }
 
-  /** At most `max` names, best first (see the class), the more recent first among equals; none met only in prose. */
+  /**
+   * At most `max` names, best first (see the class); among equals, those a tool call used as code
+   * (the agent acted on them: an edit, a command, a search) first, then the more recent; none met
+   * only in prose.
+   */
   ranked(max: number): string[] {
     // A name met only as a word of a sentence ({@link NAME_WEIGHT}'s `prose`) is no code name.
     const listed = [...this.best.keys()].filter((n) => this.best.get(n)! > NAME_WEIGHT.prose);
     const score = new Map(listed.map((n) => [n, this.score(n)]));
     return [...score.keys()]
-      .sort((a, b) => score.get(b)! - score.get(a)! || this.last.get(b)! - this.last.get(a)!)
+      .sort(
+        (a, b) =>
+          score.get(b)! - score.get(a)! ||
+          Number(this.called.has(b)) - Number(this.called.has(a)) ||
+          this.last.get(b)! - this.last.get(a)!,
+      )
       .slice(0, max);
   }
 }
@@ -286,12 +388,28 @@ export class NameTally {
 /** Names per line of the notes' code-names section: the budget drops whole lines, lowest ranked first. */
 export const NAMES_PER_LINE = 12;
 
-/** The section's lines for `ranked` names (best first), leaving out those `already` holds as a word. */
+/**
+ * Most names the code-names section lists, whatever the room (twenty lines, about 1,000 tokens):
+ * a 32k summary of a long session had room for about 200 names its next calls used (measured on
+ * a recorded Java session), while a large window listed every name met once in a long file (300
+ * and more). The section says how many it leaves out ({@link namesLeftOutLine}).
+ */
+export const MAX_LISTED_NAMES = 20 * NAMES_PER_LINE;
+
+/**
+ * The section's lines for `ranked` names (best first), leaving out those `already` holds as a word,
+ * at most {@link MAX_LISTED_NAMES} names.
+ */
 export function nameLines(ranked: readonly string[], already: ReadonlySet<string>): string[] {
-  const names = ranked.filter((n) => !already.has(n));
+  const names = ranked.filter((n) => !already.has(n)).slice(0, MAX_LISTED_NAMES);
   const out: string[] = [];
   for (let k = 0; k < names.length; k += NAMES_PER_LINE) out.push(`- ${names.slice(k, k + NAMES_PER_LINE).join(', ')}`);
   return out;
+}
+
+/** The line that ends the code-names section when it lists fewer names than it had: how many it left out. */
+export function namesLeftOutLine(left: number): string {
+  return `- … ${left} more name${left === 1 ? '' : 's'} used less, not listed`;
 }
 
 /** The names an earlier summary's code-names section lists, in its order. */
