@@ -29,9 +29,26 @@ const fmt = (n: number) => n.toLocaleString('en-US');
  * Resolves the window of a recording made with `recordedModel` (undefined: the recording names
  * none). `recordedWindow` is the window the file states (tokens), when it states one: it is used as
  * is and labelled "recorded in the file". Otherwise the model table's window for the recorded model,
- * else `configured` (the session's configured model and its resolved window, tokens). Never throws.
+ * else `configured` (the session's configured model and its resolved window, tokens).
+ * `settingWindow`: the `contextKeeper.contextWindow` value set (tokens; 0 or undefined: none); when a
+ * recording's own window stands instead, the note says the setting is not applied to it and how to
+ * work at it. Never throws.
  */
 export function recordingWindow(
+  recordedModel: string | undefined,
+  configured: { model: string; window: number; maxOutput?: number },
+  recordedWindow?: number,
+  settingWindow?: number,
+): RecordingWindow {
+  const shown = resolvedWindow(recordedModel, configured, recordedWindow);
+  if (shown.configured || !settingWindow || settingWindow <= 0 || settingWindow === shown.window) return shown;
+  return {
+    ...shown,
+    note: `${shown.note}; contextKeeper.contextWindow (${fmt(settingWindow)}) is not applied to a recording: Continue in a New Task works at it`,
+  };
+}
+
+function resolvedWindow(
   recordedModel: string | undefined,
   configured: { model: string; window: number; maxOutput?: number },
   recordedWindow?: number,

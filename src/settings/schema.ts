@@ -112,3 +112,62 @@ export function readStrings(config: ConfigurationGetter, key: KeysOfType<'array'
   if (!Array.isArray(value)) return [...spec.default];
   return value.filter((v): v is string => typeof v === 'string' && v.trim() !== '').map((v) => v.trim());
 }
+
+/** A value set for a setting that the reader does not use as given, and what it uses instead. */
+export interface ReplacedValue {
+  /** The setting's name under `contextKeeper.`. */
+  key: SettingKey;
+  /** The value as set. */
+  given: unknown;
+  /** The value used. */
+  used: unknown;
+  /** Why: "below its minimum 0", "not a number", "not one of endpoint, vscode"… */
+  why: string;
+}
+
+/**
+ * The values of `config` that the readers above replace: a number out of its range (clamped) or not
+ * a finite number, a choice not among its choices, a boolean or a list of another type (the
+ * default). Values at their default or unset are never listed. `compactTo` at or above `compactAt`
+ * is listed too (`readSettings` keeps it below). Order: the schema's. Never throws.
+ */
+export function replacedValues(config: ConfigurationGetter): ReplacedValue[] {
+  const out: ReplacedValue[] = [];
+  for (const key of Object.keys(SETTINGS_SCHEMA) as SettingKey[]) {
+    const spec: SettingSpec = SETTINGS_SCHEMA[key];
+    const given = config.get<unknown>(key, spec.default);
+    if (given === undefined || given === null || given === spec.default) continue;
+    if (spec.type === 'number') {
+      if (typeof given !== 'number' || !Number.isFinite(given)) {
+        out.push({ key, given, used: spec.default, why: 'not a number' });
+        continue;
+      }
+      if (given < spec.minimum) out.push({ key, given, used: spec.minimum, why: `below its minimum ${spec.minimum}` });
+      else if (given > spec.maximum)
+        out.push({ key, given, used: spec.maximum, why: `above its maximum ${spec.maximum}` });
+    } else if (spec.type === 'string') {
+      if (typeof given !== 'string') out.push({ key, given, used: spec.default, why: 'not text' });
+      else if (spec.enum && !spec.enum.includes(given.trim()))
+        out.push({ key, given, used: spec.default, why: `not one of ${spec.enum.join(', ')}` });
+    } else if (spec.type === 'boolean') {
+      if (typeof given !== 'boolean') out.push({ key, given, used: spec.default, why: 'not true or false' });
+    } else if (!Array.isArray(given)) out.push({ key, given, used: spec.default, why: 'not a list of text' });
+  }
+  const at = readNumber(config, 'compactAt');
+  const to = readNumber(config, 'compactTo');
+  // The same rule as `readSettings`: a target at or above the trigger would compact on every call.
+  if (to >= at) {
+    const used = Number((at - 0.01).toFixed(2));
+    const why = `not below contextKeeper.compactAt (${at})`;
+    const clamped = out.find((r) => r.key === 'compactTo');
+    if (clamped) Object.assign(clamped, { used, why: `${clamped.why}, and ${why}` });
+    else
+      out.push({
+        key: 'compactTo',
+        given: config.get<unknown>('compactTo', SETTINGS_SCHEMA.compactTo.default),
+        used,
+        why,
+      });
+  }
+  return out;
+}

@@ -5,7 +5,16 @@
  */
 import * as vscode from 'vscode';
 import { DisposableStore } from '../lifecycle/disposables';
-import { readBoolean, readNumber, readString, readStrings, type KeysOfType } from './schema';
+import {
+  readBoolean,
+  readNumber,
+  readString,
+  readStrings,
+  replacedValues,
+  type ConfigurationGetter,
+  type KeysOfType,
+  type ReplacedValue,
+} from './schema';
 import {
   IgnoredSettingsNotice,
   settingOrigin,
@@ -178,6 +187,7 @@ export class Settings implements vscode.Disposable {
   /** False until the first read (the user changed nothing yet). */
   private started = false;
   private readonly notice = new IgnoredSettingsNotice((message) => void vscode.window.showWarningMessage(message));
+  private readonly replaced = new ReplacedValuesNotice((message) => void vscode.window.showWarningMessage(message));
 
   constructor() {
     this.current = this.read();
@@ -209,6 +219,7 @@ export class Settings implements vscode.Disposable {
   private read(): ContextKeeperSettings {
     const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     this.notice.check(config);
+    this.replaced.check(config);
     const settings = readSettings(config);
     // Told on a change of settings, once per pair of values: not at startup, where a workspace value
     // set on purpose would be nagged about in every window.
@@ -226,5 +237,30 @@ export class Settings implements vscode.Disposable {
 
   dispose(): void {
     this.store.dispose();
+  }
+}
+
+/**
+ * Tells the user, once per setting and value, that a value set is not used as given (out of its
+ * range, of another type, `compactTo` not below `compactAt`; see `replacedValues`), naming the value
+ * used instead: a mistyped setting never changes the behaviour in silence.
+ */
+export class ReplacedValuesNotice {
+  private readonly told = new Set<string>();
+
+  /** @param show displays one message (a warning notification in the extension). */
+  constructor(private readonly show: (message: string) => void) {}
+
+  /** Checks `config`; shows one message for the values not told yet. Returns every value replaced now. */
+  check(config: ConfigurationGetter): ReplacedValue[] {
+    const all = replacedValues(config);
+    const fresh = all.filter((r) => !this.told.has(`${r.key}=${JSON.stringify(r.given)}`));
+    if (fresh.length === 0) return all;
+    for (const r of fresh) this.told.add(`${r.key}=${JSON.stringify(r.given)}`);
+    const parts = fresh.map(
+      (r) => `contextKeeper.${r.key} is ${JSON.stringify(r.given)}, ${r.why}: ${JSON.stringify(r.used)} is used`,
+    );
+    this.show(`ContextKeeper: ${parts.join('; ')}. Change the setting to choose another value.`);
+    return all;
   }
 }

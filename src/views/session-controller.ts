@@ -195,6 +195,7 @@ export class SessionController implements vscode.Disposable {
       session.recordedModel,
       { model: budget?.model ?? configured.model, window: budget?.window ?? configured.window },
       session.recordedWindow,
+      this.settings.value.contextWindow,
     );
     return `Imported recording: ${session.label}, ${shown.note}`;
   }

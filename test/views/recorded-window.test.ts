@@ -203,3 +203,18 @@ test("contextWindow follows VS Code's order on a recording of unknown window: th
   host.setSetting('contextKeeper.contextWindow', undefined, 'globalValue');
   await until(() => api.getViewState().budget.window === 128_000, 'the default again');
 });
+
+test('a window set in the settings that a recording does not use is named in its note, with the way to work at it', () => {
+  const configured = { model: 'gpt-4o-mini', window: 32_000 };
+  const own = recordingWindow('gpt-4.1', configured, undefined, 32_000);
+  assert.equal(own.window, 1_047_576, "the recording keeps its model's window");
+  assert.match(own.note, /^recorded with gpt-4\.1, 1,047,576-token window; /);
+  assert.match(
+    own.note,
+    /contextKeeper\.contextWindow \(32,000\) is not applied to a recording: Continue in a New Task/,
+  );
+  // No setting, the same window, or the configured window standing in: nothing to say.
+  assert.doesNotMatch(recordingWindow('gpt-4.1', configured, undefined, 0).note, /contextWindow/);
+  assert.doesNotMatch(recordingWindow('gpt-4.1', configured, undefined, 1_047_576).note, /contextWindow/);
+  assert.doesNotMatch(recordingWindow('no-such-model', configured, undefined, 32_000).note, /not applied/);
+});
