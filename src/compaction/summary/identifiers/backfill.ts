@@ -578,7 +578,7 @@ export function backfillIdentifiers(
     for (const id of sources.of(key)) {
       // Nothing more fits: every later identifier would be skipped for its cost.
       if (!capped() && budget < Math.min(lines.length ? MIN_LINE_COST : openingCost(key), later)) break;
-      if (id.trim().length < 3 || NOISE.has(id.trim()) || seen.has(id) || notAName(id) || !isOneToken(id)) continue;
+      if (id.trim().length < 3 || NOISE.has(id.trim()) || seen.has(sameFile(id)) || notAName(id) || !isOneToken(id)) continue;
       // A product named like a file (`Next.js`) is a file only where the work used it as one.
       if (productOrFile(id) && !usedAsFile.has(id, paths)) continue;
       if (/[\\/]/.test(id)) {
@@ -589,7 +589,7 @@ export function backfillIdentifiers(
       }
       if (capped()) {
         if (!has(id)) leftOut++;
-        seen.add(id);
+        seen.add(sameFile(id));
         continue;
       }
       const now = moved.get(id);
@@ -599,11 +599,11 @@ export function backfillIdentifiers(
       // Too long for what is left: skipped, and never offered again (whether or not the summary
       // has it, it would be skipped later too), so the summary is searched only for those that fit.
       if (cost > budget) {
-        seen.add(id);
+        seen.add(sameFile(id));
         continue;
       }
       if (has(id)) continue;
-      seen.add(id);
+      seen.add(sameFile(id));
       budget -= cost;
       lines.push(line);
       added.push(id);
@@ -613,6 +613,11 @@ export function backfillIdentifiers(
   if (blocks.length === 0) return { text: summary, added };
   if (leftOut > 0) blocks[blocks.length - 1] += `\n${identifiersLeftOutLine(leftOut)}`;
   return { text: `${summary.trimEnd()}\n\n${blocks.join('\n\n')}`, added };
+}
+
+/** `./x` and `x` name one file (`STATUS.md`, `./STATUS.md`): one of them is listed. */
+function sameFile(id: string): string {
+  return id.startsWith('./') || id.startsWith('.\\') ? id.slice(2) : id;
 }
 
 /** A relative path of two parts or more (`src/lib/db.ts`, `./docs/adr`, `src\\app`), not a URL nor an absolute path. */
