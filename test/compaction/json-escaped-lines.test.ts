@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { WRITERS, summaryOf, type Step } from '../support/recordings';
+import { WRITERS, summaryOf, windowFor, type Step } from '../support/recordings';
 import { extractIdentifiers } from '../../src/compaction/summary/identifiers/identifiers';
 
 const filler = (n: number) => 'The registry now resolves the local server after the search. '.repeat(n);
@@ -26,7 +26,8 @@ const work: Step[] = [
 for (const format of ['codex', 'claude-code', 'openhands'] as const) {
   test(`${format}: paths on every line of a tool output are identifiers, not only on its first`, async () => {
     const { write, file } = WRITERS[format];
-    const { summary } = await summaryOf(write(work), file);
+    // Room beside the sections for the identifiers this reads (a smaller one names what it leaves out first).
+    const { summary } = await summaryOf(write(work), file, windowFor(write(work), file, 1.95));
     for (const p of [
       'src/ai/fallback-chain.ts',
       'src/ai/providers/lmstudio-provider.ts',

@@ -138,7 +138,12 @@ test('current state survives any budget: last tool call, files edited most recen
     notes,
     /- Latest error line in command output \(`javac -d out src\/Main\.java`\): "src\/Main\.java:3: import com\.shop\.OrderNotFoundException;"/,
   );
-  assert.doesNotMatch(notes, /In progress/, 'other lines of the section give way first');
+  assert.doesNotMatch(notes, /^- In progress/m, 'other lines of the section give way first');
+  assert.match(
+    notes,
+    /^- … left out here to fit the budget: [^\n]*from the current work: In progress/m,
+    'and are named',
+  );
   // A later summary that folds this one in, with no commands of its own, carries the lines forward.
   const again = new ExtractiveSummarizer(count).notes(
     [

@@ -96,3 +96,16 @@ test('the typed requests come first; a text without headings is clipped in its m
   assert.ok(count(clipped) <= 100 && clipped.includes('characters clipped'), clipped);
   assert.equal(clipSummaryToTokens('short', 100, count), 'short');
 });
+
+test('a section left with no room for its body is named in a left-out line, never dropped in silence', () => {
+  const count = (t: string) => Math.ceil(t.length / 4);
+  const tiny = clipSummaryToTokens(summary, 190, count);
+  assert.ok(count(tiny) <= 190, `${count(tiny)}`);
+  const note = tiny.split('\n').find((l) => l.startsWith('- … left out here to fit the budget: ')) ?? '';
+  assert.ok(note, tiny);
+  for (const h of HEADINGS) {
+    const name = h.slice(3).replace(/ \(.*$/, '');
+    assert.ok(tiny.includes(`${h}\n`) || note.includes(`${name} (`), `${name}\n${tiny}`);
+  }
+  for (const r of REQUESTS) assert.ok(tiny.includes(r), tiny);
+});

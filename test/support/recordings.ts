@@ -639,6 +639,16 @@ export function compactExtractive(items: ContextItem[], window?: number): Promis
 }
 
 /**
+ * A window `factor` times the tokens of the recording `text` (named `file`), counted as
+ * {@link compactExtractive} counts them: `compactExtractive`'s default is 1.25, where the summary's
+ * room is small; a larger factor leaves room for what a test reads beside the sections.
+ */
+export function windowFor(text: string, file: string, factor: number): number {
+  const items = itemsFromEntries(importTranscriptTextSync(text, file).entries);
+  return Math.ceil(factor * items.reduce((n, i) => n + meter.countMessage(i.message), 0));
+}
+
+/**
  * Imports `text` (named `file`) and compacts it with {@link compactExtractive}. Returns the
  * summary's text, the imported format and the context's texts. Throws when no summary was written.
  */

@@ -8,6 +8,7 @@
  */
 import { maskSecretValues } from '../secret-values';
 import { renderRequestsSection, type RequestsSection } from './requests-section';
+import { shortenLine } from './line-shorten';
 
 /** Tokens of a summary message beyond its text: the message's own overhead and the joins. */
 export const SUMMARY_FRAME_TOKENS = 8;
@@ -53,6 +54,82 @@ const NAME_LISTS = /^## (?:Code names|Identifiers)\b/;
 /** A name of such a list that is nothing but a mask, with the separator before or after it. */
 const MASKED_NAME = /(?:^|, )\[masked [^\]]+\](?=, |$)/g;
 
+/**
+ * The note line naming what a summary left out to fit its budget (`parts`: sections with their line
+ * counts, "Commands and outcomes (12 lines)"), and where to read it: the summary's last line points
+ * at the messages it replaced. It opens as a list note (`- … `), so a later summary reading this one
+ * takes it for no item of the list it stands in.
+ */
+export function leftOutLine(parts: readonly string[]): string {
+  return `- … left out here to fit the budget: ${parts.join(', ')}; read ${parts.length === 1 ? 'it' : 'them'} in the replaced messages (last line)`;
+}
+
+/** A `## ` heading's name, without its parenthesised note or the lines it carries: "Commands and outcomes". */
+export function sectionName(heading: string): string {
+  return heading
+    .split('\n')[0]
+    .replace(/^## /, '')
+    .replace(/ \(.*$/, '');
+}
+
+/** Characters above which a note line may be shortened to give back a small excess. */
+const SHORTENABLE_CHARS = 120;
+
+/** Characters of a line's content (past its label) that giving back a small excess keeps at least. */
+const KEPT_CONTENT_CHARS = 80;
+
+/**
+ * Index of the longest list line of `lines` that may still be shortened (over {@link SHORTENABLE_CHARS}
+ * characters, not in `done`), or -1: never a standing rule (the user's words, `- "…"`) nor a note about
+ * the list (`- … `).
+ */
+function longestShortenable(lines: readonly string[], done: ReadonlySet<number>): number {
+  let at = -1;
+  lines.forEach((l, i) => {
+    if (done.has(i) || !l.startsWith('- ') || l.startsWith('- "') || l.startsWith('- … ')) return;
+    if (l.length > SHORTENABLE_CHARS && (at < 0 || l.length > lines[at].length)) at = i;
+  });
+  return at;
+}
+
+/** Fewest characters `line` is shortened to: its label and {@link KEPT_CONTENT_CHARS} of what it says. */
+function shortestOf(line: string): number {
+  const label = line.indexOf(': ');
+  return Math.min(line.length, (label < 0 ? 2 : label + 2) + KEPT_CONTENT_CHARS);
+}
+
+/** `n` lines, in words. */
+function linesText(n: number): string {
+  return `${n} line${n === 1 ? '' : 's'}`;
+}
+
+/** The sections of `notes` with their line counts, by heading line. */
+function sectionSizes(notes: string): Map<string, number> {
+  const out = new Map<string, number>();
+  let heading: string | undefined;
+  for (const line of notes.split('\n')) {
+    if (line.startsWith('## ')) out.set((heading = line), 0);
+    else if (heading && line.trim()) out.set(heading, out.get(heading)! + 1);
+  }
+  return out;
+}
+
+/**
+ * `kept` (the first lines of `notes`) with a {@link leftOutLine} naming the sections of `notes` it no
+ * longer holds, and the lines it lost of the section it ends in; `kept` itself when it lost nothing.
+ */
+function withLeftOut(notes: string, kept: string): string {
+  const all = sectionSizes(notes);
+  const left = sectionSizes(kept);
+  const parts: string[] = [];
+  for (const [heading, n] of all) {
+    const now = left.get(heading);
+    if (n > 0 && now === undefined) parts.push(`${sectionName(heading)} (${linesText(n)})`);
+    else if (now !== undefined && now < n) parts.push(`${linesText(n - now)} of ${sectionName(heading)}`);
+  }
+  return parts.length ? `${kept}\n${leftOutLine(parts)}` : kept;
+}
+
 /** `text` masked as a summary leaves (see {@link ComposeInput.secretValues}). */
 function masked(text: string, values: readonly string[]): string {
   let names = false;
@@ -74,8 +151,9 @@ function masked(text: string, values: readonly string[]): string {
  * leave room within `limit`, a shortened requests section is rendered again with that room. Token
  * counts do not add exactly across joins and masking, so a result still over `limit` gives the
  * difference back from the requests (never below `minRequests`), then, when the excess is small
- * (joins, masking; at most a tenth of the limit), from the notes' last lines (back-filled
- * identifiers). Nothing is trimmed when the limit is below what a summary needs at all (then what
+ * (joins, masking; at most a tenth of the limit), from the notes' longest lines (shortened at a
+ * word end), then from their last lines (back-filled identifiers), naming what those held in a
+ * {@link leftOutLine}. Nothing is trimmed when the limit is below what a summary needs at all (then what
  * stays in the context alone is over the target, and the result says so).
  */
 export function composeSummary(input: ComposeInput): { text: string; section: RequestsSection } {
@@ -112,9 +190,27 @@ export function composeSummary(input: ComposeInput): { text: string; section: Re
   // Only a small excess is trimmed from the notes: a reply far over its budget is not cut to fit
   // (the compaction then fails as not shrinking, and the context stays as it was).
   if (overBy() > Math.max(SMALL_EXCESS_TOKENS, Math.floor(limit / 10))) return { text, section };
+  // A small excess comes first out of the notes' longest lines, shortened at a word end and marked:
+  // dropping whole lines for a few tokens takes more than the excess, and the note naming them more still.
+  const done = new Set<number>();
+  for (let k = 0, over = overBy(); over > 0 && k < 12; k++, over = overBy()) {
+    const lines = notes.split('\n');
+    const at = longestShortenable(lines, done);
+    if (at < 0) break;
+    const short = shortenLine(lines[at], Math.max(shortestOf(lines[at]), lines[at].length - (over * 4 + 16)));
+    if (short === undefined || short.length >= lines[at].length) {
+      done.add(at);
+      continue;
+    }
+    lines[at] = short;
+    notes = lines.join('\n');
+    text = compose();
+  }
+  // What a cut of whole lines takes is named in one line at the notes' end, never dropped in silence.
+  const whole = notes;
   for (let over = overBy(), lines = notes.split('\n'); over > 0 && lines.length > 2; over = overBy()) {
     lines = lines.slice(0, Math.max(2, lines.length - Math.max(1, Math.ceil(over / 12))));
-    notes = lines.join('\n').trimEnd();
+    notes = withLeftOut(whole, lines.join('\n').trimEnd());
     text = compose();
   }
   return { text, section };

@@ -19,6 +19,7 @@ import { shortenLine } from './line-shorten';
 import { asksQuestion, leavesStepOpen, reportsFinishedWork } from './completion';
 import { collectRequests, typedRequestOf } from './requests';
 import { omittedNote } from './requests-section';
+import { leftOutLine, sectionName } from './compose-summary';
 import { actionsOf, type Action } from './ledger/actions';
 import { GrowingSpan } from '../meter/span-memo';
 import {
@@ -85,6 +86,18 @@ const FILES_FLOOR_SHARE = 0.5;
  * still in force are read back by every later summary, so rules dropped here are gone from all of them.
  */
 const RULES_FLOOR_SHARE = 0.5;
+
+/**
+ * Labels of the current-work lines that are named when the budget drops them: the plan or to-do
+ * list, a verification, and the agent's last message (its answer, its work in progress).
+ */
+const NAMED_WHEN_DROPPED =
+  /^(?:Latest plan|Plan or to-do|Latest verification|Verification|Answered|Work completed|In progress|Step carried out|Waiting for the user|The agent)/;
+
+/** A current-work line's label, the words before its first `:` or ` (`: "Latest plan or to-do list". */
+function currentLabel(line: string): string {
+  return line.slice(2).split(/:| \(/)[0];
+}
 
 /** A current-work line about an earlier request than the latest: its verification, its plan (see `aged` in the notes). */
 const AGED_LINE = /^- (?:Verification|Plan or to-do list) from an earlier request /;
@@ -817,6 +830,8 @@ export class ExtractiveSummarizer implements Summarizer {
           return named !== undefined && !recent.has(named);
         });
     const rulesSection = sections.find((sec) => sec[1] === rules)!;
+    // The current work's lines by label before the budget, to name those it drops (a plan, an answer).
+    const currentLabels = current.map(currentLabel);
     let count = tokens();
     while (count > maxTokens && guard++ < 10_000) {
       // The section with the most characters per weight loses lines first; rules and current work last.
@@ -942,6 +957,28 @@ export class ExtractiveSummarizer implements Summarizer {
     let out = render();
     // Say what was left out, so a reader never takes a list for everything that happened.
     let noted = false;
+    // Sections the budget emptied and the plan or agent's message it dropped from the current work
+    // are named in one line of the current work (the rules count theirs apart, below): a section
+    // never disappears in silence.
+    const leftOutNote = (): string | undefined => {
+      const parts = sections
+        // The code names repeat names the other lists and the identifiers hold: not worth the tokens.
+        .filter((sec) => sec[1] !== rules && sec[1] !== names && sec[1].length === 0 && (before.get(sec[0]) ?? 0) > 0)
+        .map((sec) => `${sectionName(sec[0])} (${before.get(sec[0])} line${before.get(sec[0]) === 1 ? '' : 's'})`);
+      const nowLabels = current.map(currentLabel);
+      const dropped = currentLabels.filter(
+        (l, k) => currentLabels.indexOf(l) === k && NAMED_WHEN_DROPPED.test(l) && !nowLabels.includes(l),
+      );
+      if (dropped.length) parts.push(`from the current work: ${dropped.join('; ')}`);
+      return parts.length ? leftOutLine(parts) : undefined;
+    };
+    // Added beyond the budget, as the other notes about the lists are: the summary's composition
+    // gives a small excess back from the longest lines (compose-summary.ts).
+    const note = leftOutNote();
+    if (note !== undefined) {
+      current.push(note);
+      noted = true;
+    }
     // Standing rules left out here or by an earlier summary: counted in one line, kept in every later
     // summary (read back by `SpanScan`), never dropped in silence. The rules that stand are counted,
     // not those a later request superseded.

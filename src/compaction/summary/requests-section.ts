@@ -12,6 +12,7 @@
 import { LineCounter } from '../../tokenizer/line-count';
 import { ruleSentences } from './prose';
 import { condensePastedOutput, isMostlyPastedOutput, PASTED_MARKER_SOURCE } from './pasted-output';
+import { instructionsOf, shortenInstructionsFirst } from './request-shorten';
 
 /** Heading of the section; chained compactions find the section of an earlier summary by it. */
 export const REQUESTS_HEADING = '## Requests, verbatim';
@@ -79,7 +80,29 @@ function tailCut(text: string, at: number, head: number): number {
 }
 
 /**
- * A request shortened to about `max` characters ({@link shortenMiddle}); one that states standing
+ * A request shortened to about `max` characters, its instructions first: by whole sentences, the
+ * sentences that say what to do (imperatives, questions, constraints) kept ahead of those that
+ * describe, with a marker wherever text was left out (`shortenInstructionsFirst`); when no instruction
+ * fits whole, the instructions alone are clipped in their middle after a marker counting the rest; a
+ * request with no instruction (or too little room for them) is kept by its start and end
+ * ({@link shortenMiddle}).
+ */
+export function shortenRequest(text: string, max: number): string {
+  const whole = shortenInstructionsFirst(text, max, shortenedMarker);
+  if (whole !== undefined) return whole;
+  // No instruction fits whole: the instructions are clipped rather than the description kept.
+  const asks = text.length > max ? instructionsOf(text) : undefined;
+  const lead = asks ? shortenedMarker(asks.leftOut) : '';
+  if (asks && max - lead.length >= MIN_CLIPPED_INSTRUCTIONS_CHARS)
+    return `${lead} ${shortenMiddle(asks.text, max - lead.length - 1)}`;
+  return shortenMiddle(text, max);
+}
+
+/** Characters the clipped instructions of a request keep at least beside the marker before them, else it is clipped as a whole. */
+const MIN_CLIPPED_INSTRUCTIONS_CHARS = 80;
+
+/**
+ * A request shortened to about `max` characters ({@link shortenRequest}); one that states standing
  * rules (`ruleSentences`) keeps those sentences whole instead, with the marker counting the rest,
  * when they take no more than `max` characters or {@link RULES_SHOWN_CHARS}: a prohibition survives the
  * shortening of the request it is in.
@@ -88,7 +111,7 @@ export function shortenKeepingRules(text: string, max: number): string {
   if (text.length <= max) return text;
   const rules = omissionRank(text) >= RULE_RANK ? ruleSentences(text).map((r) => r.replace(/\s+/g, ' ').trim()) : [];
   const kept = rules.join(' ');
-  if (!rules.length || kept.length > Math.max(max, RULES_SHOWN_CHARS)) return shortenMiddle(text, max);
+  if (!rules.length || kept.length > Math.max(max, RULES_SHOWN_CHARS)) return shortenRequest(text, max);
   // Each sentence stays where it was: a marker stands wherever text was left out (before, between or
   // after them), so the request never reads as if only its end were cut.
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -122,7 +145,7 @@ export interface RequestsSection {
   text: string;
   /** Requests in the section whole. */
   whole: number;
-  /** Requests shortened in the middle. */
+  /** Requests shortened (instructions first, see `shortenRequest`). */
   shortened: number;
   /** Requests left out (only when even shortened ones would not fit). */
   omitted: number;
@@ -228,7 +251,7 @@ export function omittedNote(text: string): { count: number; chars: number } | un
  * condensed first (`condensePastedOutput`: first and last lines and the error line kept, a marker
  * saying how much was left out and where to read it); then the first request and the newest are whole
  * first; every other request is whole up to a length cap, chosen as large as the budget allows, and a
- * longer one is shortened in the middle to 200, 120 or 60 characters (the length that keeps the most
+ * longer one is shortened, its instructions first ({@link shortenRequest}), to 200, 120 or 60 characters (the length that keeps the most
  * requests whole) with a marker counting what was left out; when even that does not fit, middle
  * requests are left out in the order of {@link omissionRank} and one line counts them and says where
  * to read them. The first and newest are shortened only when they alone leave no room for any other
@@ -347,9 +370,11 @@ function renderEntries(
   // Left out first when nothing else fits: pasted output, acknowledgements, then the oldest long middle
   // requests, then the oldest others; requests that state a standing rule last (see {@link omissionRank}).
   const omitOrder = omissionOrder(prepared, rulesElsewhere);
-  // The first and newest requests keep their start and end (the task and what is asked now).
+  // The first and newest requests keep what they ask first (the task and what is asked now).
   const rendered = (i: number, shown: number): string =>
-    renderRequest(i === 0 || i === n - 1 ? shortenMiddle(requests[i], shown) : shortenKeepingRules(requests[i], shown));
+    renderRequest(
+      i === 0 || i === n - 1 ? shortenRequest(requests[i], shown) : shortenKeepingRules(requests[i], shown),
+    );
   const markers = prepared.markers;
   const hasMarker = (i: number): boolean => {
     let m = markers[i];

@@ -3,15 +3,17 @@
  * would take out whatever lies in the middle of the text: the headings that say what each part
  * holds, and often the typed requests. A summary read back from a file (`compact --out`) or an
  * agent's own sectioned summary can be larger than a small window by itself; clipped this way it
- * keeps its opening line, every `## ` heading, the typed requests first (the section headed
- * {@link REQUESTS_HEADING}, clipped in its middle only when it is over most of the room) and its
- * closing recall pointer, and the other sections share what is left: the small ones stay whole,
- * the larger ones lose their middle, each with the clip marker.
+ * keeps its opening line, the typed requests first (the section headed {@link REQUESTS_HEADING},
+ * clipped in its middle only when it is over most of the room) and its closing recall pointer, and
+ * the other sections share what is left: the small ones stay whole, the larger ones lose their
+ * middle, each with the clip marker, and one left with too little room to say anything goes, named
+ * in a left-out line after the opening one (`leftOutLine`).
  *
  * Pure: no I/O.
  */
 import { clipMiddleToTokens } from '../clip';
 import { REQUESTS_HEADING } from './requests-section';
+import { leftOutLine, sectionName } from './compose-summary';
 
 /** The closing line of a summary that says where the replaced messages can be read (recall-pointer.ts). */
 const POINTER = /\n\n(\[The [^\n]*\])\s*$/;
@@ -27,6 +29,12 @@ const MIN_BODY_TOKENS = 12;
 interface Section {
   heading: string;
   body: string;
+}
+
+/** A section left out, as the left-out line names it: its name and how many lines it held. */
+function leftOutPart(section: Section): string {
+  const n = section.body.split('\n').filter((l) => l.trim()).length;
+  return `${sectionName(section.heading)} (${n} line${n === 1 ? '' : 's'})`;
 }
 
 /** Whether `text` is sectioned: it holds at least one line that starts with `## `. */
@@ -55,18 +63,31 @@ export function clipSummaryToTokens(text: string, maxTokens: number, countText: 
     const nl = s.indexOf('\n');
     return nl < 0 ? { heading: s.trimEnd(), body: '' } : { heading: s.slice(0, nl), body: s.slice(nl + 1).trimEnd() };
   });
-  const render = (bodies: readonly string[]) =>
-    [
+  // A section whose body the room leaves out goes with its heading, named in one left-out line
+  // after the opening one: never dropped in silence.
+  const render = (bodies: readonly string[]) => {
+    const gone = sections.flatMap((s, k) => (s.body && !bodies[k] ? [leftOutPart(s)] : []));
+    return [
       ...(preamble ? [preamble] : []),
-      ...sections.map((s, k) => (bodies[k] ? `${s.heading}\n${bodies[k]}` : s.heading)),
+      ...(gone.length ? [leftOutLine(gone)] : []),
+      ...sections.flatMap((s, k) => (bodies[k] ? [`${s.heading}\n${bodies[k]}`] : s.body ? [] : [s.heading])),
       ...(footer ? [footer] : []),
     ].join('\n\n');
-  const frame = countText(render(sections.map(() => '')));
+  };
+  // The frame: the opening line, the headings and the pointer (the left-out line is counted in the rounds).
+  const headingsOnly = [
+    ...(preamble ? [preamble] : []),
+    ...sections.map((s) => s.heading),
+    ...(footer ? [footer] : []),
+  ];
+  const frame = countText(headingsOnly.join('\n\n'));
   if (frame >= maxTokens) return clipMiddleToTokens(text, maxTokens, countText);
   const sizes = sections.map((s) => (s.body ? countText(s.body) : 0));
   // Rounds: a join can count a token more or less than its parts; the room shrinks by what is over.
   let room = maxTokens - frame;
+  // With no room for a body, the left-out line names them all; failing that, the headings alone.
   let best = render(sections.map(() => ''));
+  if (countText(best) > maxTokens) best = headingsOnly.join('\n\n');
   for (let round = 0; round < 4 && room > 0; round++) {
     const bodies = share(sections, sizes, room).map((t, k) =>
       t >= sizes[k] ? sections[k].body : t < MIN_BODY_TOKENS ? '' : clipMiddleToTokens(sections[k].body, t, countText),
