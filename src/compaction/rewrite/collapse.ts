@@ -10,6 +10,7 @@ import { shortenMiddle } from '../summary/requests-section';
 import { callOutcome } from '../summary/ledger/actions';
 import { printedText } from '../summary/ledger/run-outcome';
 import { recordedToolOutcome } from '../tool-outcomes';
+import { collapsedOutputPointer } from '../summary/recall-pointer';
 
 /**
  * Longest typed answer, in characters, a collapsed record carries whole (see {@link collapseItem});
@@ -67,8 +68,14 @@ const VERDICT_CHARS = 160;
  * follows the summary ledger's rules (`summary/ledger/run-outcome.ts`): the recording's success flag,
  * then a stated exit status, then the wording, never the words of a file a read showed. Sizes, lines
  * and quotes are of the text the tool printed (Codex wraps it in `{"output": …, "metadata": …}`).
+ * `pointer` ends it: where the full output can be read (`collapsedOutputPointer`; default: the
+ * checkpoint history of a session that keeps it).
  */
-export function collapsedRecord(result: ChatMessage, call: { name: string; arguments: string } | undefined): string {
+export function collapsedRecord(
+  result: ChatMessage,
+  call: { name: string; arguments: string } | undefined,
+  pointer = collapsedOutputPointer(undefined, 0),
+): string {
   const raw = textWithPlaceholders(result.content);
   const text = printedText(raw);
   const recorded = recordedToolOutcome(result);
@@ -92,8 +99,7 @@ export function collapsedRecord(result: ChatMessage, call: { name: string; argum
     `[tool result collapsed] ${name}${args ? ` ${args}` : ''} → ${state}, ${text.length} characters, ${lines} ${lines === 1 ? 'line' : 'lines'}` +
     (err ? `; ${err}` : '') +
     (verdict ? `; last line: ${verdict}` : '') +
-    // No checkpoint id in the text: the record must read the same on every run (prompt caches, diffs).
-    `. The full output is kept in ContextKeeper's checkpoint history; run the tool again if it is needed.`
+    `. ${pointer}`
   );
 }
 
@@ -109,17 +115,18 @@ function cutAtWord(text: string, max: number): string {
  * that carries what the user typed (Cline's answers to the agent's questions and feedback on a
  * result) keeps those words verbatim after the record, in an `<answer>` block, so later summaries
  * still find them as typed requests (`requests.ts`); a long answer is shortened in the middle with
- * a marker ({@link MAX_COLLAPSED_ANSWER_CHARS}).
+ * a marker ({@link MAX_COLLAPSED_ANSWER_CHARS}). `pointer` ends the record (see {@link collapsedRecord}).
  */
 export function collapseItem(
   item: ContextItem,
   call: { name: string; arguments: string } | undefined,
   checkpointId: string,
+  pointer?: string,
 ): ContextItem {
   return {
     id: `${item.id}~c`,
     kind: 'collapsed',
-    message: collapsedMessage(item, call),
+    message: collapsedMessage(item, call, pointer),
     covers: [...item.covers],
     checkpointId,
   };
@@ -130,24 +137,29 @@ export function collapseItem(
  * that collapses the same result again (a span that grew, a preview, a summary prepared ahead)
  * then finds its token count in the meter's per-message cache instead of counting the record again.
  */
-function collapsedMessage(item: ContextItem, call: { name: string; arguments: string } | undefined): ChatMessage {
+function collapsedMessage(
+  item: ContextItem,
+  call: { name: string; arguments: string } | undefined,
+  pointer: string | undefined,
+): ChatMessage {
   const hit = recordCache.get(item.message);
-  if (hit && hit.name === call?.name && hit.arguments === call?.arguments) return hit.message;
+  if (hit && hit.name === call?.name && hit.arguments === call?.arguments && hit.pointer === pointer)
+    return hit.message;
   const m = item.message as ChatMessage & { tool_call_id: string };
   const answer = typedRequestOf(item);
   const typed = answer === undefined ? undefined : shortenMiddle(answer, MAX_COLLAPSED_ANSWER_CHARS);
-  const record = collapsedRecord(item.message, call);
+  const record = collapsedRecord(item.message, call, pointer);
   const message: ChatMessage = {
     role: 'tool',
     tool_call_id: m.tool_call_id,
     content: typed ? `${record}\nThe user's words in this result, verbatim:\n<answer>\n${typed}\n</answer>` : record,
   };
-  recordCache.set(item.message, { name: call?.name, arguments: call?.arguments, message });
+  recordCache.set(item.message, { name: call?.name, arguments: call?.arguments, pointer, message });
   return message;
 }
 const recordCache = new WeakMap<
   object,
-  { name: string | undefined; arguments: string | undefined; message: ChatMessage }
+  { name: string | undefined; arguments: string | undefined; pointer: string | undefined; message: ChatMessage }
 >();
 
 /** Arguments that name what a call worked on, most telling first (paths, then commands, then searches). */

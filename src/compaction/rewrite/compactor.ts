@@ -45,6 +45,7 @@ import {
 import { scorecardInContext } from '../retention/scorecard';
 
 import { callOf, collapseItem, describeCollapse } from './collapse';
+import { collapsedOutputPointer } from '../summary/recall-pointer';
 import { applyCheckpoint, newId } from '../context';
 import { carriedRequests, collectRequests, removeRequestsSection } from '../summary/requests';
 import { RULES_ROOM_TOKENS, standingRulesOf, standingRulesTokens } from '../summary/span-scan';
@@ -462,7 +463,8 @@ function collapseTier(run: TierRun): void {
     const it = items[i];
     const call = callOf(items, i);
     calls.push(call);
-    const collapsed = collapseItem(it, call, cp.id);
+    const pointer = collapsedOutputPointer(run.input.options.recallPointer, firstPositionAt(items, i));
+    const collapsed = collapseItem(it, call, cp.id, pointer);
     cp.replaced.push(it);
     cp.inserted.push(collapsed);
     freed += m.perItem[i] - meter.countMessage(collapsed.message);

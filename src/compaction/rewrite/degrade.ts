@@ -26,7 +26,7 @@ import { applyCheckpoint } from '../context';
 import { tokenHolders } from '../plan/holders';
 import { carriedRequests, collectRequests, removeRequestsSection } from '../summary/requests';
 import { RULES_ROOM_TOKENS, standingRulesOf, standingRulesTokens } from '../summary/span-scan';
-import { pointerLine } from '../summary/recall-pointer';
+import { collapsedOutputPointer, pointerLine } from '../summary/recall-pointer';
 import { backfillIdentifiers } from '../summary/identifiers/backfill';
 import { keepEarlierHoldings, SHORTER_HOLDINGS } from '../summary/earlier-holdings';
 import { maskSecrets } from '../secrets';
@@ -144,7 +144,8 @@ export async function degradeToFit(input: DegradeInput): Promise<DegradeResult> 
     for (const { i, tokens } of candidates) {
       if (excess <= 0) break;
       named.push(calls.get(i));
-      const collapsed = collapseItem(items[i], calls.get(i), cp.id);
+      const pointer = collapsedOutputPointer(input.options.recallPointer, firstPositionAt(items, i));
+      const collapsed = collapseItem(items[i], calls.get(i), cp.id, pointer);
       cp.replaced.push(items[i]);
       cp.inserted.push(collapsed);
       excess -= tokens - meter.countMessage(collapsed.message);

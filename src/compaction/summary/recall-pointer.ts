@@ -45,3 +45,21 @@ export function pointerLine(
   if (option === undefined || option === true) return recallPointer(checkpointId, messages);
   return recordingPointer(option.recording, first, messages);
 }
+
+/**
+ * The sentence that ends a collapsed tool result's record (`rewrite/collapse.ts`): where the full
+ * output can be read, by the same rule as {@link pointerLine}. In a session that keeps its
+ * checkpoints, its checkpoint history; in the command-line tool's output, the result's position
+ * `position` (1-based) in the recording `option.recording`, which `context-keeper recall` reads; with
+ * no pointer (text that leaves the session), only that the tool can be run again. No checkpoint id:
+ * the record must read the same on every run (prompt caches, diffs).
+ */
+export function collapsedOutputPointer(option: CompactionOptions['recallPointer'], position: number): string {
+  if (option === false) return 'Run the tool again if the full output is needed.';
+  if (option === undefined || option === true)
+    return "The full output is kept in ContextKeeper's checkpoint history; run the tool again if it is needed.";
+  return `The full output can be read from: ${option.recording}, message ${position} (context-keeper recall FILE --read ${position}).`;
+}
+
+/** How every {@link collapsedOutputPointer} sentence opens, as a regular expression source. */
+export const COLLAPSED_POINTER_OPENING = '(?:The full output (?:is kept|can be read)|Run the tool again)';

@@ -23,6 +23,7 @@ import { NameTally, namesFromLines, namesInCalls, namesOfMessage } from './ident
 import { parseJsonObject } from '../../format/json';
 import { MAX_RULE_CHARS, prohibitionKey, ruleChange, ruleSentences } from './prose';
 import { AGENT_NOTICE_LINES } from '../harness-text';
+import { COLLAPSED_POINTER_OPENING } from './recall-pointer';
 
 /** Section headings shared by every summarizer's notes. */
 export const SECTIONS = {
@@ -510,7 +511,7 @@ export function answeredByUser(lastCall: string): string {
 }
 
 /** How a collapsed record keeps a run's verdict line (`rewrite/collapse.ts`). */
-const COLLAPSED_LAST_LINE = /; last line: (.*?)\. The full output is kept in ContextKeeper's checkpoint history/;
+const COLLAPSED_LAST_LINE = new RegExp(`; last line: (.*?)\\. ${COLLAPSED_POINTER_OPENING}`);
 
 /**
  * Which placeholder the product wrote in place of a tool's output `text`: `missing` for the result it

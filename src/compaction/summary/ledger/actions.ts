@@ -19,6 +19,7 @@ import { namedFiles } from '../../retention/errors';
 import { fatalLine, isDenial, masksStatus, printedOutput } from '../../retention/outcome';
 import { MISSING_RESULT_TEXT } from '../../plan/repair';
 import { shellWords } from '../../retention/shell';
+import { COLLAPSED_POINTER_OPENING } from '../recall-pointer';
 
 /** What happened to a file. */
 export type FileOp = 'read' | 'created' | 'edited' | 'deleted' | 'moved';
@@ -784,8 +785,9 @@ function withoutEcho(printed: string, command: string | undefined): string {
 /** How the product's record of a collapsed tool result opens (`rewrite/collapse.ts`). */
 const COLLAPSED_RECORD = '[tool result collapsed] ';
 /** The error line a collapsed record kept from the output it stands for (`→ error, N characters, M lines; <line>`). */
-const COLLAPSED_ERROR =
-  / → error, \d+ characters?, \d+ lines?; (.+?)(?:; last line: .*)?\. The full output is kept in ContextKeeper's checkpoint history/;
+const COLLAPSED_ERROR = new RegExp(
+  ` → error, \\d+ characters?, \\d+ lines?; (.+?)(?:; last line: .*)?\\. ${COLLAPSED_POINTER_OPENING}`,
+);
 
 /** True when `printed` is the product's placeholder for a collapsed tool result, not the tool's output. */
 function isCollapsedRecord(printed: string): boolean {
