@@ -109,6 +109,8 @@ export async function meterCommand(
     tokensAllMessages: rawTotal,
     byCategory: m.breakdown,
     importedCompactions: s.importCheckpoints.length,
+    // Of those, the summaries ContextKeeper wrote (a file `compact --out` or `replay --out` wrote).
+    contextKeeperSummaries: s.importCheckpoints.filter(writtenByContextKeeper).length,
     // The provider's figure for the newest recorded request (as `watch` reports it), or null.
     reportedTokens: latestReportedPrompt(s.transcript.entries)?.tokens ?? null,
     skipped: s.transcript.skipped,
@@ -126,7 +128,7 @@ export async function meterCommand(
     `messages ${report.messages} (${report.activeMessages} in the active context), tool calls ${report.toolCalls}, tool results ${report.toolResults}, images ${report.images}`,
   );
   out(
-    `prompt tokens ${m.total}${s.importCheckpoints.length ? ` after the recording's ${s.importCheckpoints.length} own compaction(s); ${rawTotal} with every message` : ''}`,
+    `prompt tokens ${m.total}${s.importCheckpoints.length ? ` after ${importedCompactionsText(s.importCheckpoints)}; ${rawTotal} with every message` : ''}`,
   );
   if (report.reportedTokens !== null) out(recordedByProvider(report.reportedTokens, m.total));
   for (const [k, v] of Object.entries(m.breakdown)) out(`  ${k.padEnd(12)} ${String(v).padStart(9)}`);
@@ -208,6 +210,30 @@ export async function compactSession(s: LoadedSession, o: BudgetOptions): Promis
  */
 function cliOutput(s: LoadedSession): Pick<CompactionOptions, 'recallPointer' | 'newCheckpointId'> {
   return { recallPointer: { recording: path.basename(s.transcript.file) }, newCheckpointId: sequentialIds() };
+}
+
+/**
+ * True for an import checkpoint whose summary ContextKeeper wrote (read back from a file `compact
+ * --out` or `replay --out` wrote, `rewrite/imported.ts`), not the recording agent's own compaction.
+ */
+function writtenByContextKeeper(cp: Checkpoint): boolean {
+  return cp.summarizerModel === 'ContextKeeper';
+}
+
+/**
+ * The compactions recorded in a file, named by who wrote them: "the recording's 2 own compactions",
+ * "2 summaries written by ContextKeeper (an earlier compaction's output)", or both.
+ */
+export function importedCompactionsText(checkpoints: readonly Checkpoint[]): string {
+  const ours = checkpoints.filter(writtenByContextKeeper).length;
+  const agents = checkpoints.length - ours;
+  const parts: string[] = [];
+  if (agents) parts.push(`the recording's ${agents} own compaction${agents === 1 ? '' : 's'}`);
+  if (ours)
+    parts.push(
+      `${ours} ${ours === 1 ? 'summary' : 'summaries'} written by ContextKeeper (an earlier compaction's output, read back)`,
+    );
+  return parts.join(' and ');
 }
 
 /**
