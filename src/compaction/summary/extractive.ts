@@ -168,20 +168,25 @@ function turnGoesOn(after: readonly ContextItem[], handedOver = false): boolean 
  * the turn over) and nothing came after it. `spanClosed`/`spanReplied` say so of the span (see
  * `SpanScan`); `after` are the messages kept after it, read in order. `waits`: the agent's final
  * message in `after` asked a question or proposed a step (a plan or a question handed over by a tool
- * included), undefined when no message in `after` ended the turn.
+ * included), undefined when no message in `after` ended the turn. `finishedBy`: the finishing action
+ * (`submit`, `finish`, `attempt_completion`) the last of them handed the task in with, if any.
  */
 function turnAtEnd(
   spanClosed: boolean,
   spanReplied: boolean,
   after: readonly ContextItem[],
-): { who: 'agent' | 'newer request' | 'user'; waits?: boolean } {
+): { who: 'agent' | 'newer request' | 'user'; waits?: boolean; finishedBy?: string } {
   let who: 'agent' | 'newer request' | 'user' = spanReplied ? 'user' : spanClosed ? 'newer request' : 'agent';
   let waits: boolean | undefined;
+  let finishedBy: string | undefined;
   for (const it of after) {
     if (it.kind === 'summary') continue;
     const m = it.message;
     if (m.role === 'user') {
-      if (typedRequestOf(it) !== undefined) who = 'newer request';
+      if (typedRequestOf(it) !== undefined) {
+        who = 'newer request';
+        finishedBy = undefined;
+      }
       // The observation of an action handing the turn over (SWE-agent `submit`) is no more work.
       else if (who !== 'user' && isToolOutputText(textWithPlaceholders(m.content))) who = 'agent';
     } else if (m.role === 'tool') {
@@ -196,15 +201,26 @@ function turnAtEnd(
       if ((calls.length && !handOver) || textActionGoesOn(text)) {
         who = 'agent';
         waits = undefined;
+        finishedBy = undefined;
       } else if (text || handOver) {
         who = 'user';
         const final = text || calls[0]?.arguments || '';
         const kind = byText ?? (handOver ? handOverOf(calls[0].name) : undefined);
-        waits = kind === 'plan' || kind === 'question' || (leavesStepOpen(final) && !reportsFinishedWork(final));
+        // A finishing action (`submit`, `finish`, `attempt_completion`) hands in the work: the task
+        // is done, whatever its words announce ("let's submit them"); nothing waits for an answer.
+        finishedBy =
+          kind === 'completion'
+            ? calls.length
+              ? calls[0].name
+              : (/<function=([\w.-]+)>/.exec(text)?.[1] ?? '')
+            : undefined;
+        waits =
+          finishedBy === undefined &&
+          (kind === 'plan' || kind === 'question' || (leavesStepOpen(final) && !reportsFinishedWork(final)));
       }
     }
   }
-  return { who, waits };
+  return { who, waits, finishedBy };
 }
 
 /** Whether the person typed a request in `after` (the messages kept after the span). */
@@ -702,7 +718,9 @@ export class ExtractiveSummarizer implements Summarizer {
         midWork
           ? open.length
             ? `resolve ${open.at(-1)!.slice('- open: '.length)}`
-            : `continue with the latest request (the ${lastAssistantStepDone && lastAssistant !== '' ? "agent's turn" : 'work in progress here'} went on in the messages kept after this summary${turn.waits ? ", which end waiting for the user's answer or approval" : ''})`
+            : turn.finishedBy !== undefined
+              ? `the user's turn (the ${lastAssistantStepDone && lastAssistant !== '' ? "agent's turn" : 'work in progress here'} went on in the messages kept after this summary, which end with the task finished: the agent handed it in${turn.finishedBy ? ` with \`${turn.finishedBy}\`` : ''})`
+              : `continue with the latest request (the ${lastAssistantStepDone && lastAssistant !== '' ? "agent's turn" : 'work in progress here'} went on in the messages kept after this summary${turn.waits ? ", which end waiting for the user's answer or approval" : ''})`
           : turn.who === 'agent'
             ? open.length
               ? `resolve ${open.at(-1)!.slice('- open: '.length)}`
