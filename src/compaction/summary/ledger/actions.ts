@@ -99,8 +99,14 @@ const SHELL_TOOL = /bash|shell|command|exec|terminal|^run|powershell|cmd/i;
 
 export { exitStatus } from './run-outcome';
 
-/** Names a code edit defines or changes, from the new text it writes (functions, classes, types, endpoints). */
-export function symbolsIn(code: string): string[] {
+/**
+ * Names a code edit defines or changes, from the new text it writes (functions, classes, types,
+ * endpoints), at most 40. The new text of a document (`path` ending in .md, .mdx, .markdown, .txt,
+ * .rst or .adoc) is prose, whose words only look like code ("the architecture class"): its headings
+ * are named instead (`## GTM and product order` → `GTM and product order`), at most 8.
+ */
+export function symbolsIn(code: string, path?: string): string[] {
+  if (path !== undefined && DOC_PATH.test(path)) return headingsIn(code);
   const out: string[] = [];
   const add = (s: string | undefined) => {
     if (s && s.length > 1 && !out.includes(s) && !KEYWORDS.has(s)) out.push(s);
@@ -110,6 +116,20 @@ export function symbolsIn(code: string): string[] {
   for (const m of code.matchAll(DECORATOR_ENDPOINT_RE)) add(`${(m[1] ?? 'route').toUpperCase()} ${m[2]}`);
   return out.slice(0, 40);
 }
+/** A document: its text is prose, not code. */
+const DOC_PATH = /\.(?:md|mdx|markdown|txt|rst|adoc)$/i;
+
+/** The Markdown headings (`#` to `######`) and reStructuredText/AsciiDoc titles of `text`, in order, at most 8. */
+function headingsIn(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/^(?:#{1,6}|={1,6})\s+(.+?)\s*#*\s*$/gm)) {
+    const h = m[1].replace(/[*_`]/g, '').trim();
+    if (h.length > 1 && !out.includes(h)) out.push(h.length > 60 ? `${h.slice(0, 59).trimEnd()}…` : h);
+    if (out.length === 8) break;
+  }
+  return out;
+}
+
 const KEYWORDS = new Set([
   'if',
   'for',
@@ -262,7 +282,8 @@ function shellFileOps(command: string): ShellFileOp[] {
     const target =
       /(?:^|[^0-9&>])>>?\s*(['"]?)([^\s'";&|<>]+)\1/.exec(line.replace(/<<-?\s*(['"]?)[\w.-]+\1/, '')) ??
       /\btee\s+(?:-a\s+)?(['"]?)([^\s'";&|<>]+)\1/.exec(line);
-    if (target && isFileTarget(target[2])) ops.push({ op: 'created', path: target[2], symbols: symbolsIn(body) });
+    if (target && isFileTarget(target[2]))
+      ops.push({ op: 'created', path: target[2], symbols: symbolsIn(body, target[2]) });
     else if (/\b(python3?|node|deno|bun|ruby|perl|pwsh|powershell)\b/.test(line))
       for (const op of scriptWrites(body)) ops.push(op);
     i = j;
@@ -606,7 +627,7 @@ function callActions(name: string, rawArgs: string, result: string | undefined, 
         op: p.op,
         path: p.path,
         to: p.to,
-        symbols: symbolsIn(p.code),
+        symbols: symbolsIn(p.code, p.path),
         ...(p.change ? { change: p.change } : {}),
         ok,
         tool: name,
@@ -632,7 +653,7 @@ function callActions(name: string, rawArgs: string, result: string | undefined, 
         kind: 'file',
         op,
         path,
-        symbols: op === 'read' ? [] : symbolsIn(newTextOf(args)),
+        symbols: op === 'read' ? [] : symbolsIn(newTextOf(args), path),
         ...(op === 'edited' ? withChange(args) : {}),
         ok: fine,
         tool: name,
@@ -655,7 +676,7 @@ function callActions(name: string, rawArgs: string, result: string | undefined, 
         op: p.op,
         path: p.path,
         to: p.to,
-        symbols: symbolsIn(p.code),
+        symbols: symbolsIn(p.code, p.path),
         ...(p.change ? { change: p.change } : {}),
         ok,
         tool: 'apply_patch',
@@ -702,7 +723,7 @@ function callActions(name: string, rawArgs: string, result: string | undefined, 
         kind: 'file',
         op,
         path,
-        symbols: op === 'read' || op === 'deleted' ? [] : symbolsIn(newTextOf(args)),
+        symbols: op === 'read' || op === 'deleted' ? [] : symbolsIn(newTextOf(args), path),
         ...(op === 'edited' ? withChange(args) : {}),
         ok: fine,
         tool: name,
@@ -1043,7 +1064,7 @@ function messageActions(
           kind: 'file',
           op: e.created ? 'created' : 'edited',
           path: e.path,
-          symbols: symbolsIn(e.code),
+          symbols: symbolsIn(e.code, e.path),
           ...(!e.created && e.change ? { change: e.change } : {}),
           ok: true,
           tool: 'edit block',
