@@ -388,13 +388,15 @@ test('the compare of a 673-message span shares one line with its summary, so the
   const right = longProvider.provideTextDocumentContent(checkpointUri(record.id, 'summary')).split('\n');
   longProvider.dispose();
   // The diff editor pairs lines compared trimmed: the divider must be the only line both sides hold,
-  // first on the left and last on the right. Then the diff is the summary added above it and the span
-  // removed below it, and neither block needs the character-by-character pass that timed out.
+  // last on the left and first on the right. Then the diff is the span removed above it and the
+  // summary added below it, and neither block needs the character-by-character pass that timed out.
+  // The left pane opens on the replaced messages, not on empty filler beside the summary.
   const leftSet = new Set(left.map((l) => l.trim()));
   const shared = [...new Set(right.map((l) => l.trim()))].filter((l) => leftSet.has(l));
   assert.deepEqual(shared, [COMPARE_DIVIDER]);
-  assert.equal(left[0], COMPARE_DIVIDER);
-  assert.equal(right.filter((l) => l.trim()).at(-1), COMPARE_DIVIDER);
+  assert.equal(left.at(-1), COMPARE_DIVIDER);
+  assert.equal(right[0], COMPARE_DIVIDER);
+  assert.equal(left[0], `### user · u0`, 'the left side opens on the first replaced message');
   assert.equal(left.filter((l) => l.startsWith('### ')).length, 673, 'every replaced message is shown');
   assert.ok(right.includes(kept), 'the summary side shows the summary as written');
   assert.ok(left.includes(`${kept}${ALSO_IN_SUMMARY}`), 'a line the summary keeps verbatim is marked on the left');

@@ -26,7 +26,7 @@ import { checkpointLookup } from '../../src/views/documents/checkpoint-lookup';
 import { SessionController } from '../../src/views/session-controller';
 import { taskTitle } from '../../src/views/session-list';
 import { filler, serviceFixture, type ServiceFixture } from '../service/fixtures';
-import { host, resetVscodeFake, window, workspace } from '../support/vscode-fake';
+import { host, resetVscodeFake, window, workspace, type Uri } from '../support/vscode-fake';
 import { FakeMemento, secretStorage } from '../support/vscode-fake/context';
 import { FakeLogChannel } from '../support/vscode-fake/window-parts';
 
@@ -359,4 +359,40 @@ test('switching sessions while a summary preview waits asks first; Discard Previ
     'the discard command ran',
   );
   await until(() => controller.current?.sessionId === other, 'the switch');
+});
+
+test('the compare of a recording compaction shows the replaced messages on its left, in its own session, after a switch and after a reload', async () => {
+  resetVscodeFake();
+  await controller.importTranscript({ source: 'test: recording', entries: recording(60) }, 'recording.jsonl', 'gpt-4o');
+  const owner = controller.current!.sessionId;
+  assert.equal((await controller.current!.compactNow()).status.kind, 'applied');
+  const summary = controller.current!.getCheckpoints().find((c) => c.inserted.some((i) => i.kind === 'summary'));
+  assert.ok(summary, 'a summary was written');
+  const provider = new CheckpointDocumentProvider(
+    checkpointLookup(controller, fx.storageDir),
+    () => controller.current?.sessionId,
+  );
+  const registration = workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, provider);
+  try {
+    await provider.showDiff(summary.id);
+    const diff = host.executed.find((e) => e.id === 'vscode.diff')!;
+    const [left, right] = diff.args as [Uri, Uri];
+    const replacedText = () => provider.provideTextDocumentContent(left);
+    const firstReplaced = summary.replaced[0];
+    const heading = `### ${firstReplaced.message.role} · ${firstReplaced.id}`;
+    assert.ok(
+      replacedText().includes(heading),
+      `the left side names the replaced messages:\n${replacedText().slice(0, 400)}`,
+    );
+    assert.ok(replacedText().split('\n').length > summary.replaced.length, 'one section a replaced message');
+    assert.match(provider.provideTextDocumentContent(right), /SUMMARY|summary/i);
+    const shown = replacedText();
+    await controller.startNewSession();
+    assert.equal(replacedText(), shown, 'read from the session folder after a switch');
+    await controller.switchTo(owner);
+    assert.equal(replacedText(), shown, 'after the session reloads');
+  } finally {
+    registration.dispose();
+    provider.dispose();
+  }
 });

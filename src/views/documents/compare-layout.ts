@@ -10,16 +10,17 @@
  * the limit (a user setting) would only make the editor wait longer. Cutting both sides into pages
  * paired by shared marks still cost seconds, since every both-sided block pays the same pass.
  *
- * So the two sides share exactly one line, {@link COMPARE_DIVIDER}: it opens the replaced side and
- * closes the summary side. The diff is then one block added above the divider (the summary, shown
- * first) and one block removed below it (the replaced messages); a block with nothing on one side
- * skips the character pass. The replaced side has no blank line, and a line of it that is also a
+ * So the two sides share exactly one line, {@link COMPARE_DIVIDER}: it closes the replaced side and
+ * opens the summary side. The diff is then one block removed above the divider (the replaced
+ * messages, shown first, so the left pane opens on them instead of on empty filler beside a long
+ * summary) and one block added below it (the summary); a block with nothing on one side skips the
+ * character pass. The replaced side has no blank line, and a line of it that is also a
  * line of the summary is marked {@link ALSO_IN_SUMMARY}, so no other line can pair up and split a
  * block in two.
  */
 
-/** The one line both sides share: the summary side ends with it, the replaced side starts with it. */
-export const COMPARE_DIVIDER = '<!-- Above: what stands in place of the messages. Below: the messages it replaced. -->';
+/** The one line both sides share: the replaced side ends with it, the summary side starts with it. */
+export const COMPARE_DIVIDER = '<!-- Above: the messages that were replaced. Below: what stands in their place. -->';
 
 /** Appended to a replaced line the summary holds verbatim (the mark also keeps the two from pairing). */
 export const ALSO_IN_SUMMARY = ' ← also a line of the summary';
@@ -32,24 +33,25 @@ export interface CompareDocuments {
 
 /**
  * Lays `replaced` (the replaced span, rendered as text) and `summary` (what stands in its place) out
- * for a diff editor: `summary` whole, then the divider; the divider, then `replaced` without its blank
- * lines or final line break, a line the summary also holds marked. Lines are compared as the diff
+ * for a diff editor: `replaced` without its blank lines, a line the summary also holds marked, then
+ * the divider with no final line break; the divider, then `summary` whole. Lines are compared as the diff
  * editor does, with leading and trailing white space trimmed.
  */
 export function layOutCompare(replaced: string, summary: string): CompareDocuments {
   const summaryLines = summary.replace(/\s+$/, '').split(/\r?\n/);
   const taken = new Set(summaryLines.map((line) => line.trim()));
   taken.add(COMPARE_DIVIDER);
-  const replacedLines = [COMPARE_DIVIDER];
+  const replacedLines: string[] = [];
   for (const line of replaced.split(/\r?\n/)) {
     if (!line.trim()) continue;
     let shown = line;
     while (taken.has(shown.trim())) shown += ALSO_IN_SUMMARY;
     replacedLines.push(shown);
   }
+  replacedLines.push(COMPARE_DIVIDER);
   return {
-    // No line break at the end either: the empty last line it makes would be a second shared line.
+    // No line break at the end: the empty last line it makes would pair with the summary's last one.
     replaced: replacedLines.join('\n'),
-    summary: `${summaryLines.join('\n')}\n${COMPARE_DIVIDER}\n`,
+    summary: `${COMPARE_DIVIDER}\n${summaryLines.join('\n')}\n`,
   };
 }
