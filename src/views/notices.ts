@@ -233,3 +233,30 @@ export type ModelErrorFix = 'setApiKey' | 'openSettings' | 'showLog';
 export function modelErrorFixes(failure: ModelFailure | undefined, needsKey: boolean): ModelErrorFix[] {
   return [...(needsKey || failure?.kind === 'auth' ? (['setApiKey'] as const) : []), 'openSettings', 'showLog'];
 }
+
+/**
+ * Ids of the checkpoints whose summary the user edited by hand (`editedByHand`, not restored) and
+ * whose summary item is no longer in the context (`contextIds`, the ids of its items): a compaction
+ * since summarized it again (or the context was built without it), so the edits no longer stand word
+ * for word. In the order of `checkpoints`.
+ */
+export function editsNotInContext(
+  checkpoints: readonly Pick<CheckpointRecord, 'id' | 'editedByHand' | 'restored' | 'inserted'>[],
+  contextIds: ReadonlySet<string>,
+): string[] {
+  return checkpoints
+    .filter(
+      (c) => c.editedByHand && !c.restored && c.inserted.some((i) => i.kind === 'summary' && !contextIds.has(i.id)),
+    )
+    .map((c) => c.id);
+}
+
+/**
+ * The warning when a compaction summarized again `count` summaries the user had edited by hand (see
+ * {@link editsNotInContext}): the new summary reads them as it reads any earlier summary, so their
+ * wording is not carried as written; the checkpoint keeps it.
+ */
+export function editsNotCarriedNotice(count: number): string {
+  const which = count === 1 ? 'the summary you edited by hand was' : `${count} summaries you edited by hand were`;
+  return `ContextKeeper: to fit the new task, ${which} summarized again, so your edits are not carried word for word. The checkpoint keeps them: Open Checkpoint shows them, Restore puts them back.`;
+}

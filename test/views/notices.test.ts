@@ -8,6 +8,8 @@ import {
   compactionNotice,
   compactionParts,
   connectionVerdict,
+  editsNotCarriedNotice,
+  editsNotInContext,
   endpointChosenNotice,
   modelErrorFixes,
   ERROR_NOTICE_MAX_CHARS,
@@ -298,4 +300,23 @@ test('an error notification keeps its reason', () => {
   const long = `ContextKeeper: the agent stopped: ${reason}. ${'The server said more. '.repeat(10)}`;
   const short = splitNotice(long, ERROR_NOTICE_MAX_CHARS).short;
   assert.ok(short.includes(reason), short);
+});
+
+test('a summary edited by hand that is no longer in the context as written is named, and the notice says the edits were not carried', () => {
+  const summary = (id: string) =>
+    ({ id, kind: 'summary', covers: [id], message: { role: 'user', content: id } }) as ContextItem;
+  const checkpoints = [
+    { id: 'cp1', editedByHand: true, inserted: [summary('s1')] },
+    { id: 'cp2', editedByHand: true, inserted: [summary('s2')] },
+    { id: 'cp3', inserted: [summary('s3')] },
+    { id: 'cp4', editedByHand: true, restored: true, inserted: [summary('s4')] },
+  ];
+  // s1 stands in the context as written; s2 was summarized again; s3 was never edited; cp4 was restored.
+  assert.deepEqual(editsNotInContext(checkpoints, new Set(['s1', 'x'])), ['cp2']);
+  assert.deepEqual(editsNotInContext(checkpoints, new Set(['s1', 's2'])), []);
+  assert.match(
+    editsNotCarriedNotice(1),
+    /the summary you edited by hand was summarized again, so your edits are not carried/,
+  );
+  assert.match(editsNotCarriedNotice(2), /2 summaries you edited by hand were summarized again/);
 });

@@ -11,6 +11,9 @@ import { pickEndpoint } from '../onboarding';
 import type { SessionController } from '../session-controller';
 import { formatDateTime } from '../../format/display';
 import { leavePreview } from './preview-guard';
+import type { CheckpointRecord } from '../../service/records';
+import { notify } from '../notify';
+import { editsNotCarriedNotice, editsNotInContext } from '../notices';
 
 /** Handlers by command id; registered (with error reporting) by `registerCommands`. */
 export function sessionCommands(
@@ -128,7 +131,10 @@ export function sessionCommands(
       // holds; with no estimate (no summary model fits) the summaries are written without a model.
       const over = service ? service.getBudget().used > service.getBudget().inputBudget : false;
       const calls = asked ? asked.calls : estimate ? undefined : 'extractive';
-      if (!service || (!asked && !over)) return;
+      if (!service || (!asked && !over)) {
+        if (service) warnOfEditsNotCarried(service);
+        return;
+      }
       const outcome = await vscode.window.withProgress(
         {
           location: vscode.ProgressLocation.Notification,
@@ -145,6 +151,24 @@ export function sessionCommands(
         },
       );
       void vscode.window.showInformationMessage(`ContextKeeper: ${describeOutcome(outcome.status)}`);
+      warnOfEditsNotCarried(service);
     },
   };
+}
+
+/**
+ * Warns when a summary the user edited by hand in the recording is not in the continued session's
+ * context as written (the compaction that fitted it to the window read it again like any earlier
+ * summary), naming where the edits are kept.
+ */
+function warnOfEditsNotCarried(service: {
+  getCheckpoints(): CheckpointRecord[];
+  getTranscript(): { context: readonly { id: string }[] };
+}): void {
+  const ids = new Set(service.getTranscript().context.map((item) => item.id));
+  const dropped = editsNotInContext(service.getCheckpoints(), ids);
+  if (dropped.length === 0) return;
+  void notify('warning', editsNotCarriedNotice(dropped.length), ['Open Checkpoint']).then((choice) => {
+    if (choice) void vscode.commands.executeCommand(Commands.openCheckpoint, dropped[0]);
+  });
 }
