@@ -578,7 +578,8 @@ export function backfillIdentifiers(
     for (const id of sources.of(key)) {
       // Nothing more fits: every later identifier would be skipped for its cost.
       if (!capped() && budget < Math.min(lines.length ? MIN_LINE_COST : openingCost(key), later)) break;
-      if (id.trim().length < 3 || NOISE.has(id.trim()) || seen.has(sameFile(id)) || notAName(id) || !isOneToken(id)) continue;
+      if (id.trim().length < 3 || NOISE.has(id.trim()) || seen.has(sameFile(id)) || notAName(id) || !isOneToken(id))
+        continue;
       // A product named like a file (`Next.js`) is a file only where the work used it as one.
       if (productOrFile(id) && !usedAsFile.has(id, paths)) continue;
       if (/[\\/]/.test(id)) {
