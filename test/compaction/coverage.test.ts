@@ -9,6 +9,7 @@ import {
   coverageNote,
   describeCoverage,
   fallbackCoverage,
+  FirstPositions,
   firstPositionAt,
   placeCoverage,
   unreadByModel,
@@ -71,6 +72,10 @@ test("a summarizer's coverage, counted from 1, is placed where its span starts i
   ];
   assert.equal(firstPositionAt(context, 0), 1);
   assert.equal(firstPositionAt(context, 3), 5, 'after the system prompt and the three messages of the summary');
+  // The same answers from sums made once, at every place and past the end.
+  const positions = new FirstPositions(context);
+  for (let i = 0; i <= context.length + 1; i++)
+    assert.equal(positions.at(i), firstPositionAt(context, i), `place ${i}`);
   const placed = placeCoverage({ ...split, maxCalls: 2 }, 5, 4);
   assert.deepEqual(
     placed.parts.map((p) => [p.first, p.last]),

@@ -67,7 +67,7 @@ import { degradeToFit, summaryAcknowledgement } from './degrade';
 import { systemAndToolsTokens, tokenHolders } from '../plan/holders';
 import { renderRequestsSection, type RequestsSection } from '../summary/requests-section';
 import { droppedFilesNote } from './reattach';
-import { coverageNote, firstPositionAt, placeCoverage, wholeCoverage } from '../summary/coverage';
+import { coverageNote, FirstPositions, firstPositionAt, placeCoverage, wholeCoverage } from '../summary/coverage';
 import { maskSecretValues, spanSecretValues } from '../secret-values';
 
 /** Everything one compaction needs. */
@@ -459,11 +459,12 @@ function collapseTier(run: TierRun): void {
   const cp = run.newCheckpoint('collapse');
   const calls: Array<{ name: string; arguments: string } | undefined> = [];
   let freed = 0;
+  const positions = new FirstPositions(items);
   for (const i of plan.collapse) {
     const it = items[i];
     const call = callOf(items, i);
     calls.push(call);
-    const pointer = collapsedOutputPointer(run.input.options.recallPointer, firstPositionAt(items, i));
+    const pointer = collapsedOutputPointer(run.input.options.recallPointer, positions.at(i));
     const collapsed = collapseItem(it, call, cp.id, pointer);
     cp.replaced.push(it);
     cp.inserted.push(collapsed);

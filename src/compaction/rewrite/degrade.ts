@@ -14,7 +14,7 @@
  * a long imported summary is shortened before the newest tool output is. Source of the order:
  * DESIGN.md "Compaction pipeline, cheapest first" (no model call before a model call).
  */
-import { firstPositionAt, placeCoverage, wholeCoverage } from '../summary/coverage';
+import { FirstPositions, firstPositionAt, placeCoverage, wholeCoverage } from '../summary/coverage';
 import type { Checkpoint, CheckpointStrategy, CompactionOptions, ContextItem, Summarizer, ToolSchema } from '../types';
 import { SummarizerError } from '../types';
 import type { TokenMeter } from '../meter/meter';
@@ -141,10 +141,11 @@ export async function degradeToFit(input: DegradeInput): Promise<DegradeResult> 
     }
     candidates.sort((x, y) => y.tokens - x.tokens);
     const named: Array<{ name: string; arguments: string } | undefined> = [];
+    const positions = new FirstPositions(items);
     for (const { i, tokens } of candidates) {
       if (excess <= 0) break;
       named.push(calls.get(i));
-      const pointer = collapsedOutputPointer(input.options.recallPointer, firstPositionAt(items, i));
+      const pointer = collapsedOutputPointer(input.options.recallPointer, positions.at(i));
       const collapsed = collapseItem(items[i], calls.get(i), cp.id, pointer);
       cp.replaced.push(items[i]);
       cp.inserted.push(collapsed);

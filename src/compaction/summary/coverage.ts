@@ -30,6 +30,27 @@ export function fallbackCoverage(messages: number, failure: string): SummaryCove
  * item stands for its `covers`, in order, so the raw messages before it are those of the items
  * before it (an earlier summary counts every message it replaced).
  */
+/**
+ * {@link firstPositionAt} for many places of one list of items: the sums are made once, on the first
+ * question (O(items)), then each answer is O(1). A compaction that collapses hundreds of tool results
+ * of a 100k-message context asked each place afresh, reading the items before it every time.
+ */
+export class FirstPositions {
+  private sums: Float64Array | undefined;
+
+  constructor(private readonly items: readonly ContextItem[]) {}
+
+  /** `firstPositionAt(items, start)`. */
+  at(start: number): number {
+    if (!this.sums) {
+      const sums = new Float64Array(this.items.length + 1);
+      for (let i = 0; i < this.items.length; i++) sums[i + 1] = sums[i] + this.items[i].covers.length;
+      this.sums = sums;
+    }
+    return this.sums[Math.max(0, Math.min(start, this.items.length))] + 1;
+  }
+}
+
 export function firstPositionAt(items: readonly ContextItem[], start: number): number {
   let before = 0;
   for (let i = 0; i < start && i < items.length; i++) before += items[i].covers.length;
