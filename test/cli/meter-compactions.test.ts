@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { compactCommand, meterCommand, replayCommand } from '../../src/cli/commands';
 import { WRITERS, claudeCode, claudeCodeCompacted, type Step } from '../support/recordings';
+import { quiet } from '../support/cli-output';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ck-meter-compactions-'));
 test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -26,20 +27,6 @@ const work: Step[] = [
   { user: 'document it' },
   { say: 'Documented.' },
 ];
-
-async function quiet(command: (out: (l: string) => void, note: (l: string) => void) => Promise<void>): Promise<string> {
-  const lines: string[] = [];
-  const exitCode = process.exitCode;
-  try {
-    await command(
-      (l) => lines.push(l),
-      () => undefined,
-    );
-  } finally {
-    process.exitCode = exitCode;
-  }
-  return lines.join('\n');
-}
 
 const budget = { window: 3000, at: 0.8, to: 0.5, keepSteps: 1, summarizer: 'extractive' } as const;
 

@@ -20,6 +20,7 @@ import { TokenMeter } from '../../src/compaction/meter/meter';
 import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { quarterCounter } from '../support/generate';
 import { textWithPlaceholders } from '../../src/compaction/content-text';
+import { quiet } from '../support/cli-output';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ck-out-collapsed-'));
 test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -36,20 +37,6 @@ const work: Step[] = [
   { say: 'Twelve tests pass.' },
 ];
 const budget: BudgetOptions = { window: 4000, at: 0.8, to: 0.5, keepSteps: 1, summarizer: 'extractive' };
-
-async function quiet(command: (out: (l: string) => void, note: (l: string) => void) => Promise<void>): Promise<string> {
-  const lines: string[] = [];
-  const exitCode = process.exitCode;
-  try {
-    await command(
-      (l) => lines.push(l),
-      () => undefined,
-    );
-  } finally {
-    process.exitCode = exitCode;
-  }
-  return lines.join('\n');
-}
 
 const records = (file: string) =>
   (JSON.parse(fs.readFileSync(file, 'utf8')) as { messages: Array<{ role: string; content: unknown }> }).messages

@@ -14,6 +14,7 @@ import { compactCommand, meterCommand, replayCommand, type BudgetOptions } from 
 import { recallCommand } from '../../src/cli/recall';
 import { WRITERS, sectionOf, type Step } from '../support/recordings';
 import { expandFolderLines } from '../../src/compaction/summary/ledger/file-names';
+import { quiet } from '../support/cli-output';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ck-out-read-back-'));
 test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -58,21 +59,6 @@ const budget = (window: number, extra: Partial<BudgetOptions> = {}): BudgetOptio
   summarizer: 'extractive',
   ...extra,
 });
-
-/** Runs a command, collecting its standard output; the exit code it sets is put back. */
-async function quiet(command: (out: (l: string) => void, note: (l: string) => void) => Promise<void>): Promise<string> {
-  const lines: string[] = [];
-  const exitCode = process.exitCode;
-  try {
-    await command(
-      (l) => lines.push(l),
-      () => undefined,
-    );
-  } finally {
-    process.exitCode = exitCode;
-  }
-  return lines.join('\n');
-}
 
 interface Written {
   messages: Array<{ role: string; content: unknown }>;

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { compactCommand, meterCommand, replayCommand, type BudgetOptions } from '../../src/cli/commands';
 import { WRITERS, type Step } from '../support/recordings';
+import { quiet } from '../support/cli-output';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ck-out-secrets-'));
 test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -40,20 +41,6 @@ const budget = (extra: Partial<BudgetOptions> = {}): BudgetOptions => ({
   summarizer: 'extractive',
   ...extra,
 });
-
-async function quiet(command: (out: (l: string) => void, note: (l: string) => void) => Promise<void>): Promise<string> {
-  const lines: string[] = [];
-  const exitCode = process.exitCode;
-  try {
-    await command(
-      (l) => lines.push(l),
-      () => undefined,
-    );
-  } finally {
-    process.exitCode = exitCode;
-  }
-  return lines.join('\n');
-}
 
 interface Written {
   tokensAfter: number;
