@@ -44,14 +44,27 @@ export async function keptDuringTaskChecks({ check, expect, wb, sidebar, page, u
       await frame.locator('.turn.assistant', { hasText: 'nothing was written' }).waitFor({ timeout: 60_000 });
       await frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 30_000 });
       updateSettings({ 'contextKeeper.contextWindow': 8000 });
+      // The sidebar redraws on the change: the dividers are opened after it, not during it.
+      await sidebar.waitBudget((b) => b.text.includes('8.0k window'), 'gauge did not follow contextWindow = 8000');
       // The newest automatic compaction whose summary has the requests section (a collapse-only one has none).
       let text = '';
       const count = await autos.count();
       for (let i = count - 1; i >= before && !/requests, verbatim/i.test(text); i--) {
         divider = autos.nth(i);
-        await divider.locator('summary').click();
-        await divider.locator('[data-test="divider-summary"]').waitFor({ timeout: 10_000 });
-        text = await divider.locator('[data-test="divider-summary"]').innerText();
+        const body = divider.locator('[data-test="divider-summary"]');
+        // Opened when closed (a click on an open one would close it); again if a redraw closed it.
+        for (let attempt = 0; attempt < 3 && !(await body.isVisible()); attempt++) {
+          if (
+            !(await divider
+              .locator('details')
+              .first()
+              .evaluate((el) => el.open))
+          )
+            await divider.locator('summary').first().click();
+          await body.waitFor({ timeout: 5_000 }).catch(() => undefined);
+        }
+        await body.waitFor({ timeout: 5_000 });
+        text = await body.innerText();
       }
       const summary = divider.locator('[data-test="divider-summary"]');
       expect(
