@@ -64,7 +64,7 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
   const log = redactingLog(channel, () => storedKey);
   // Model calls run their HTTP work off this thread where the editor's proxy support allows (./http-worker).
   store.add(configureHttpWorker(log));
-  const settings = store.add(new Settings());
+  const settings = store.add(new Settings(log));
   const controller = store.add(
     new SessionController(createServiceFactory(context, log), settings, keys, context.workspaceState, log, (known) =>
       listSavedSessions(sessionsDir(context), known),

@@ -113,6 +113,19 @@ export function readStrings(config: ConfigurationGetter, key: KeysOfType<'array'
   return value.filter((v): v is string => typeof v === 'string' && v.trim() !== '').map((v) => v.trim());
 }
 
+/** How far below `compactAt` a `compactTo` at or above it is put: one hundredth of the window. */
+const TARGET_GAP = 0.01;
+
+/**
+ * The `compactTo` fraction in force for trigger `compactAt` and target `compactTo` (both fractions of
+ * the input budget, as read): `compactTo` when it is below `compactAt`, else `compactAt` − 0.01
+ * rounded to hundredths, since a target at or above the trigger would compact again on every model
+ * call. The one statement of the rule: `readSettings` uses it, and `replacedValues` reports it.
+ */
+export function targetBelowTrigger(compactAt: number, compactTo: number): number {
+  return compactTo < compactAt ? compactTo : Number((compactAt - TARGET_GAP).toFixed(2));
+}
+
 /** A value set for a setting that the reader does not use as given, and what it uses instead. */
 export interface ReplacedValue {
   /** The setting's name under `contextKeeper.`. */
@@ -155,9 +168,8 @@ export function replacedValues(config: ConfigurationGetter): ReplacedValue[] {
   }
   const at = readNumber(config, 'compactAt');
   const to = readNumber(config, 'compactTo');
-  // The same rule as `readSettings`: a target at or above the trigger would compact on every call.
-  if (to >= at) {
-    const used = Number((at - 0.01).toFixed(2));
+  const used = targetBelowTrigger(at, to);
+  if (used !== to) {
     const why = `not below contextKeeper.compactAt (${at})`;
     const clamped = out.find((r) => r.key === 'compactTo');
     if (clamped) Object.assign(clamped, { used, why: `${clamped.why}, and ${why}` });

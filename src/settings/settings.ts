@@ -11,6 +11,7 @@ import {
   readString,
   readStrings,
   replacedValues,
+  targetBelowTrigger,
   type ConfigurationGetter,
   type KeysOfType,
   type ReplacedValue,
@@ -83,8 +84,7 @@ export function readSettings(workspaceConfig: InspectableConfiguration): Context
   const str = (key: KeysOfType<'string'>) => readString(config, key);
   const bool = (key: KeysOfType<'boolean'>) => readBoolean(config, key);
   const compactAt = num('compactAt');
-  // A target at or above the trigger would compact again on every model call.
-  const compactTo = Math.min(num('compactTo'), compactAt - 0.01);
+  const compactTo = targetBelowTrigger(compactAt, num('compactTo'));
   return {
     baseUrl: str('baseUrl'),
     model: str('model'),
@@ -186,10 +186,14 @@ export class Settings implements vscode.Disposable {
   private told: string | undefined;
   /** False until the first read (the user changed nothing yet). */
   private started = false;
-  private readonly notice = new IgnoredSettingsNotice((message) => void vscode.window.showWarningMessage(message));
-  private readonly replaced = new ReplacedValuesNotice((message) => void vscode.window.showWarningMessage(message));
+  private readonly notice = new IgnoredSettingsNotice((message) => this.warn(message));
+  private readonly replaced = new ReplacedValuesNotice((message) => this.warn(message));
 
-  constructor() {
+  /**
+   * @param log where each warning about the settings is written as well as shown (a notification
+   * can be missed or dismissed; the output channel keeps it).
+   */
+  constructor(private readonly log?: Pick<vscode.LogOutputChannel, 'warn'>) {
     this.current = this.read();
     this.store.add(
       vscode.workspace.onDidChangeConfiguration((event) => {
@@ -224,10 +228,16 @@ export class Settings implements vscode.Disposable {
     // Told on a change of settings, once per pair of values: not at startup, where a workspace value
     // set on purpose would be nagged about in every window.
     const overridden = overriddenWindowNotice(settings);
-    if (this.started && overridden && overridden !== this.told) void vscode.window.showWarningMessage(overridden);
+    if (this.started && overridden && overridden !== this.told) this.warn(overridden);
     if (overridden) this.told = overridden;
     this.started = true;
     return settings;
+  }
+
+  /** Shows `message` as a warning and writes it to the log. */
+  private warn(message: string): void {
+    this.log?.warn(message);
+    void vscode.window.showWarningMessage(message);
   }
 
   /** The settings in force now. */

@@ -73,3 +73,15 @@ test('valid and unset values are never listed; each replaced value is told once'
   notice.check(config({ compactAt: 2 }));
   assert.equal(shown.length, 2, 'another wrong value is told again');
 });
+
+test('the target kept below the trigger is the one the reader uses, for every pair of values', () => {
+  for (const compactAt of [0.1, 0.3, 0.57, 0.8, 0.99])
+    for (const compactTo of [0.05, 0.29, 0.3, 0.56, 0.57, 0.58, 0.79, 0.8, 0.95]) {
+      const values = { compactAt, compactTo };
+      const used = readSettings(config(values)).compactTo;
+      assert.ok(used < compactAt, `${compactTo} below ${compactAt}: ${used}`);
+      const listed = replacedValues(config(values)).find((r) => r.key === 'compactTo');
+      // Listed exactly when replaced, with the very value the reader uses.
+      assert.equal(listed?.used ?? compactTo, used, JSON.stringify(values));
+    }
+});
