@@ -143,6 +143,8 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
     controller.onDidSwitchSession(() => {
       snapshotDue = true;
       render.schedule();
+      // A document that names no session reads the shown one (one restored with the window reads it once opened).
+      documents.refresh();
     }),
     vscode.window.registerWebviewViewProvider(SidebarProvider.viewId, sidebar),
     vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, documents),

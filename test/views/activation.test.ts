@@ -12,13 +12,14 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
 import { activate, deactivate } from '../../src/extension';
-import { commands, host, liveEmitters, resetVscodeFake, Uri } from '../support/vscode-fake';
+import { commands, host, liveEmitters, resetVscodeFake, Uri, window, workspace } from '../support/vscode-fake';
 import { fakeExtensionContext, FakeMemento } from '../support/vscode-fake/context';
 import type { FakeStatusBarItem } from '../support/vscode-fake/window-parts';
 import { until } from '../support/until';
 
 const root = path.resolve(__dirname, '../../..');
 const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+  activationEvents: string[];
   contributes: { commands: Array<{ command: string }>; views: Record<string, Array<{ id: string; type?: string }>> };
 };
 let storage: string;
@@ -127,6 +128,59 @@ test('a session open before a reload shows its last known level while it loads, 
     const budget = api.getViewState().budget;
     assert.equal(budget.used > 0, true);
     assert.match(shown, new RegExp(` ${Math.round((budget.used / budget.inputBudget) * 100)}% `));
+  } finally {
+    shutDown(second);
+  }
+});
+
+test('every document scheme activates the extension, so an editor tab restored by a reload finds its provider', () => {
+  const context = fakeExtensionContext(storage);
+  activate(context);
+  try {
+    // VS Code restores editor tabs before `onStartupFinished`; a scheme without a provider then
+    // fails to resolve ("Unable to resolve resource") and the tab is lost. It activates on
+    // `onFileSystem:<scheme>` first.
+    const schemes = host.live('content-provider').map((r) => r.id);
+    assert.ok(schemes.length >= 4);
+    for (const scheme of schemes)
+      assert.ok(
+        manifest.activationEvents.includes(`onFileSystem:${scheme}`),
+        `documents of ${scheme}: are restored before activation`,
+      );
+  } finally {
+    shutDown(context);
+  }
+});
+
+test('checkpoint and compare tabs restored after a reload show the same checkpoint, or say it is gone', async () => {
+  host.setSetting('contextKeeper.contextWindow', 100_000);
+  const workspaceState = new FakeMemento();
+  const first = fakeExtensionContext(storage, workspaceState);
+  const api = activate(first);
+  await commands.executeCommand(
+    'contextKeeper.importTranscript',
+    Uri.file(path.join(root, 'samples/demo-session.json')),
+  );
+  await commands.executeCommand('contextKeeper.compactConversation', { focus: '' });
+  const id = api.getViewState().checkpoints[0]?.id;
+  assert.ok(id, 'a checkpoint');
+  await commands.executeCommand('contextKeeper.openCheckpoint', id);
+  const record = window.visibleTextEditors[0].document;
+  await commands.executeCommand('contextKeeper.diffCheckpoint', id);
+  const [left, right] = host.executed.filter((e) => e.id === 'vscode.diff').at(-1)!.args as [Uri, Uri];
+  const uris = [record.uri, left, right];
+  const before = await Promise.all(uris.map(async (uri) => (await workspace.openTextDocument(uri)).getText()));
+  assert.match(before[0], new RegExp(`# Checkpoint ${id}`));
+  shutDown(first);
+
+  // A reload: the tabs come back with their URIs before the stored session is opened.
+  const second = fakeExtensionContext(storage, workspaceState);
+  activate(second);
+  try {
+    const after = await Promise.all(uris.map(async (uri) => (await workspace.openTextDocument(uri)).getText()));
+    assert.deepEqual(after, before);
+    const gone = record.uri.with({ path: record.uri.path.replace(encodeURIComponent(id), 'cp-404') });
+    assert.match((await workspace.openTextDocument(gone)).getText(), /^Checkpoint cp-404 was not found/);
   } finally {
     shutDown(second);
   }

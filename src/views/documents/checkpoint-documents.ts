@@ -227,7 +227,7 @@ export class CheckpointDocumentProvider implements vscode.TextDocumentContentPro
     const parsed = parseCheckpointUri(uri);
     const checkpoint = parsed && this.lookup(parsed.id, parsed.sessionId);
     if (!parsed || !checkpoint)
-      return `Checkpoint ${parsed?.id ?? uri.path} was not found${parsed?.sessionId ? ` in session ${parsed.sessionId} (the session was deleted)` : ''}.\n`;
+      return `Checkpoint ${parsed?.id ?? uri.path} was not found${parsed?.sessionId ? ` in session ${parsed.sessionId}: the session or the checkpoint was deleted` : ''}. The ContextKeeper sidebar lists the checkpoints of the shown session.\n`;
     switch (parsed.part) {
       case 'checkpoint':
         return renderCheckpoint(checkpoint);
@@ -263,7 +263,8 @@ export class CheckpointDocumentProvider implements vscode.TextDocumentContentPro
       checkpointUri(id, 'replaced', undefined, session),
       checkpointUri(id, 'summary', undefined, session),
       title,
-      // A selection keeps the editor at the first line; without one it scrolls to the first change.
+      // A selection keeps the editor at line 1 (shared by both sides, see compare-layout.ts), every
+      // time it opens; without one it scrolls to the first change.
       { preview: true, selection: new vscode.Range(0, 0, 0, 0) },
     );
   }
