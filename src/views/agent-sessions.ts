@@ -334,7 +334,8 @@ export class AgentSessionsView
       this.compactionUri(index, 'replaced'),
       this.compactionUri(index, 'summary'),
       title,
-      // A selection keeps the editor at the first line; without one it scrolls to the first change.
+      // A selection keeps the editor at line 1 (shared by both sides, see compare-layout.ts), every
+      // time it opens; without one it scrolls to the first change.
       { preview: true, selection: new vscode.Range(0, 0, 0, 0) },
     );
   }

@@ -19,7 +19,12 @@ import {
   COMPARE_MESSAGE_CHARS,
 } from '../../src/views/documents/checkpoint-documents';
 import type { ContextItem } from '../../src/compaction/types';
-import { ALSO_IN_SUMMARY, COMPARE_DIVIDER } from '../../src/views/documents/compare-layout';
+import {
+  ALSO_IN_SUMMARY,
+  COMPARE_DIVIDER,
+  COMPARE_HEADER,
+  layOutCompare,
+} from '../../src/views/documents/compare-layout';
 import { serviceFixture, StubSummarizer, type ServiceFixture } from '../service/fixtures';
 import { host, resetVscodeFake, window, workspace, type Uri } from '../support/vscode-fake';
 import type { CheckpointRecord } from '../../src/service/records';
@@ -342,7 +347,7 @@ test('the compare documents of a long step are small and stable: one line a mess
   assert.ok(lines.includes('→ `bash` {"command":"npm run lint -- part1"}'), 'a tool call is a line of its own');
 });
 
-test('the compare of a 673-message span shares one line with its summary, so the diff is two one-sided blocks', () => {
+test('the compare of a 673-message span shares two lines with its summary, so the diff is two one-sided blocks', () => {
   // A long step as a Cline recording holds it: requests, calls, long results, notes; one request the
   // summary keeps verbatim on a line of its own.
   const kept = 'Deploy the service to the dev project only.';
@@ -387,17 +392,47 @@ test('the compare of a 673-message span shares one line with its summary, so the
   const left = longProvider.provideTextDocumentContent(checkpointUri(record.id, 'replaced')).split('\n');
   const right = longProvider.provideTextDocumentContent(checkpointUri(record.id, 'summary')).split('\n');
   longProvider.dispose();
-  // The diff editor pairs lines compared trimmed: the divider must be the only line both sides hold,
-  // last on the left and first on the right. Then the diff is the span removed above it and the
-  // summary added below it, and neither block needs the character-by-character pass that timed out.
-  // The left pane opens on the replaced messages, not on empty filler beside the summary.
+  // The diff editor pairs lines compared trimmed: the header (first on both sides) and the divider
+  // (last on the left, second on the right) must be the only lines both sides hold. Then the diff is
+  // the span removed between them and the summary added below the divider, and neither block needs
+  // the character-by-character pass that timed out. The left pane opens on the replaced messages,
+  // not on empty filler beside the summary.
   const leftSet = new Set(left.map((l) => l.trim()));
   const shared = [...new Set(right.map((l) => l.trim()))].filter((l) => leftSet.has(l));
-  assert.deepEqual(shared, [COMPARE_DIVIDER]);
-  assert.equal(left.at(-1), COMPARE_DIVIDER);
-  assert.equal(right[0], COMPARE_DIVIDER);
-  assert.equal(left[0], `### user · u0`, 'the left side opens on the first replaced message');
+  assert.deepEqual(shared, [COMPARE_HEADER, COMPARE_DIVIDER]);
+  assert.deepEqual([left[0], left.at(-1)], [COMPARE_HEADER, COMPARE_DIVIDER]);
+  assert.deepEqual(right.slice(0, 2), [COMPARE_HEADER, COMPARE_DIVIDER]);
+  assert.equal(left[1], `### user · u0`, 'the left side opens on the first replaced message');
   assert.equal(left.filter((l) => l.startsWith('### ')).length, 673, 'every replaced message is shown');
   assert.ok(right.includes(kept), 'the summary side shows the summary as written');
   assert.ok(left.includes(`${kept}${ALSO_IN_SUMMARY}`), 'a line the summary keeps verbatim is marked on the left');
+});
+
+/**
+ * Filler lines a side-by-side diff puts above line 1 of each pane of `left` ↔ `right`, for a layout
+ * whose lines the two sides share (compared trimmed) pair in order: the other pane's lines before the
+ * first shared line, less this pane's own.
+ */
+function fillerAboveFirstLine(left: readonly string[], right: readonly string[]): { left: number; right: number } {
+  const rightSet = new Set(right.map((l) => l.trim()));
+  const l = left.findIndex((line) => rightSet.has(line.trim()));
+  const r = right.findIndex((line) => line.trim() === left[l].trim());
+  return { left: Math.max(0, r - l), right: Math.max(0, l - r) };
+}
+
+test('the compare opens at the start of the replaced messages: line 1 of both panes is the top, with no filler above it', () => {
+  // vscode.diff reveals its selection (line 1) on the right pane, centred. Filler above the right
+  // pane's line 1 would put the replaced messages' start above the view as soon as the diff is known
+  // before the reveal (a second open, a tab restored with the window).
+  for (const replaced of [
+    '### user · u1\nFix the parser.',
+    Array.from({ length: 400 }, (_, i) => `line ${i}`).join('\n'),
+  ])
+    for (const summary of ['short', Array.from({ length: 300 }, (_, i) => `note ${i}`).join('\n')]) {
+      const documents = layOutCompare(replaced, summary);
+      const left = documents.replaced.split('\n');
+      const right = documents.summary.split('\n');
+      assert.deepEqual(fillerAboveFirstLine(left, right), { left: 0, right: 0 });
+      assert.equal(left[1], replaced.split('\n')[0], 'the replaced messages start right below the first line');
+    }
 });

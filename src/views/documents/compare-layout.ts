@@ -10,14 +10,24 @@
  * the limit (a user setting) would only make the editor wait longer. Cutting both sides into pages
  * paired by shared marks still cost seconds, since every both-sided block pays the same pass.
  *
- * So the two sides share exactly one line, {@link COMPARE_DIVIDER}: it closes the replaced side and
- * opens the summary side. The diff is then one block removed above the divider (the replaced
- * messages, shown first, so the left pane opens on them instead of on empty filler beside a long
- * summary) and one block added below it (the summary); a block with nothing on one side skips the
- * character pass. The replaced side has no blank line, and a line of it that is also a
- * line of the summary is marked {@link ALSO_IN_SUMMARY}, so no other line can pair up and split a
- * block in two.
+ * So the two sides share exactly two lines: {@link COMPARE_HEADER} opens both, and
+ * {@link COMPARE_DIVIDER} closes the replaced side and opens the summary. The diff is then one block
+ * removed between them (the replaced messages, shown first, so the left pane opens on them instead of
+ * on empty filler beside a long summary) and one block added below the divider (the summary); a block
+ * with nothing on one side skips the character pass. The replaced side has no blank line, and a line
+ * of it that is also a line of the summary is marked {@link ALSO_IN_SUMMARY}, so no other line can
+ * pair up and split a block in two.
+ *
+ * Why the shared first line: `vscode.diff` applies its `selection` to the right pane and centres it.
+ * Were the right pane's first line the divider, the filler beside the replaced block would stand
+ * above it, and the compare would open scrolled down to the divider whenever the diff was computed
+ * before the reveal (a second open, a restored tab), past the start of the replaced messages.
+ * Paired first lines sit at the top of both panes, so line 1 is the top every time.
  */
+
+/** The first line of both sides: paired by the diff, so both panes open at their first line. */
+export const COMPARE_HEADER =
+  '<!-- The replaced messages (left) and what stands in their place (right, below the divider). -->';
 
 /** The one line both sides share: the replaced side ends with it, the summary side starts with it. */
 export const COMPARE_DIVIDER = '<!-- Above: the messages that were replaced. Below: what stands in their place. -->';
@@ -33,15 +43,16 @@ export interface CompareDocuments {
 
 /**
  * Lays `replaced` (the replaced span, rendered as text) and `summary` (what stands in its place) out
- * for a diff editor: `replaced` without its blank lines, a line the summary also holds marked, then
- * the divider with no final line break; the divider, then `summary` whole. Lines are compared as the diff
- * editor does, with leading and trailing white space trimmed.
+ * for a diff editor: the header, `replaced` without its blank lines, a line the summary also holds
+ * marked, then the divider with no final line break; the header, the divider, then `summary` whole.
+ * Lines are compared as the diff editor does, with leading and trailing white space trimmed.
  */
 export function layOutCompare(replaced: string, summary: string): CompareDocuments {
   const summaryLines = summary.replace(/\s+$/, '').split(/\r?\n/);
   const taken = new Set(summaryLines.map((line) => line.trim()));
   taken.add(COMPARE_DIVIDER);
-  const replacedLines: string[] = [];
+  taken.add(COMPARE_HEADER);
+  const replacedLines = [COMPARE_HEADER];
   for (const line of replaced.split(/\r?\n/)) {
     if (!line.trim()) continue;
     let shown = line;
@@ -52,6 +63,6 @@ export function layOutCompare(replaced: string, summary: string): CompareDocumen
   return {
     // No line break at the end: the empty last line it makes would pair with the summary's last one.
     replaced: replacedLines.join('\n'),
-    summary: `${COMPARE_DIVIDER}\n${summaryLines.join('\n')}\n`,
+    summary: `${COMPARE_HEADER}\n${COMPARE_DIVIDER}\n${summaryLines.join('\n')}\n`,
   };
 }
