@@ -31,6 +31,22 @@ export function secretValuesIn(text: string): string[] {
 }
 
 function messageValues(message: { content?: unknown; tool_calls?: unknown }): readonly string[] {
+  return messageSecretValues(message, true);
+}
+
+/**
+ * The secret values of one message (its text and its tool calls' arguments: see {@link secretValuesIn}),
+ * in the order the message holds them, repeats included. Read once per message while kept: with
+ * `keep` false, a message read before gives what was kept and one not read before is read without
+ * being kept. A reading of a whole transcript at once (after a load or an import) reads each message
+ * once in any case; keeping its values would grow the weak table by one entry per message, and each
+ * growth past a power of two copies the whole table in one stretch of the thread (about 30 ms at 300k
+ * messages, on the extension host).
+ */
+export function messageSecretValues(
+  message: { content?: unknown; tool_calls?: unknown },
+  keep: boolean,
+): readonly string[] {
   let hit = valuesOf.get(message);
   if (hit) return hit;
   const text = textWithPlaceholders(message.content);
@@ -57,8 +73,13 @@ function messageValues(message: { content?: unknown; tool_calls?: unknown }): re
     }
   }
   hit = parts.flatMap(secretValuesIn);
-  valuesOf.set(message, hit);
+  if (keep) valuesOf.set(message, hit);
   return hit;
+}
+
+/** Whether the secret values of `message` are kept (see {@link messageSecretValues}). */
+export function secretValuesKept(message: object): boolean {
+  return valuesOf.has(message);
 }
 
 /** Every string in `value` (a parsed JSON value), into `out`; arrays and objects at any depth. */

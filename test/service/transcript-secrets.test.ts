@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TranscriptSecrets } from '../../src/service/compaction/transcript-secrets';
 import type { Entry } from '../../src/compaction/types';
+import { secretValuesKept } from '../../src/compaction/secret-values';
 
 /** `n` entries; every seventh holds a secret assignment (two values share each length). */
 function transcript(n: number, tag = 'a'): Entry[] {
@@ -78,4 +79,19 @@ test('an aborted reading rejects with the reason', async () => {
   const reading = new TranscriptSecrets().values(transcript(3000), controller.signal);
   controller.abort(new Error('stopped'));
   await assert.rejects(reading, /stopped/);
+});
+
+test('a transcript read in one catch-up keeps nothing per message; appends keep their values for the compactor', async () => {
+  const imported = transcript(500, 'k');
+  const secrets = new TranscriptSecrets();
+  const values = await secrets.values(imported);
+  assert.deepEqual(values, await fresh(transcript(500, 'k')));
+  assert.equal(imported.filter((e) => secretValuesKept(e.message)).length, 0);
+  const appended = transcript(3, 'm');
+  for (const e of appended) {
+    imported.push(e);
+    secrets.sync(imported);
+  }
+  assert.equal(appended.filter((e) => secretValuesKept(e.message)).length, 3);
+  assert.deepEqual(await secrets.values(imported), await fresh([...transcript(500, 'k'), ...transcript(3, 'm')]));
 });

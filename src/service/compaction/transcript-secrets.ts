@@ -9,7 +9,7 @@
  * extension host (and, read on the first append, the agent's step).
  */
 import type { Entry } from '../../compaction/types';
-import { spanSecretValues } from '../../compaction/secret-values';
+import { messageSecretValues } from '../../compaction/secret-values';
 import { TimeSlices } from '../../lifecycle/time-slices';
 
 /** Milliseconds of wall time one slice of a catch-up takes at most (about; see `TimeSlices`). */
@@ -36,7 +36,7 @@ export class TranscriptSecrets {
   sync(entries: readonly Entry[]): void {
     this.adopt(entries);
     if (entries.length - this.count > APPEND_READS) return;
-    while (this.count < entries.length) this.readNext(entries);
+    while (this.count < entries.length) this.readNext(entries, true);
   }
 
   /**
@@ -49,7 +49,8 @@ export class TranscriptSecrets {
     this.adopt(entries);
     const slices = new TimeSlices(SLICE_MS);
     while (this.count < entries.length) {
-      this.readNext(entries);
+      // A catch-up reads each message once; its values are not kept per message (see messageSecretValues).
+      this.readNext(entries, false);
       if (slices.due()) {
         await slices.turn();
         signal?.throwIfAborted();
@@ -70,9 +71,10 @@ export class TranscriptSecrets {
     this.sorted = undefined;
   }
 
-  private readNext(entries: readonly Entry[]): void {
-    // One message at a time: spans this short leave the compactor's kept reading alone.
-    for (const value of spanSecretValues([entries[this.count]])) {
+  /** Reads the next entry; `keep`: whether its values are kept per message for the compactor. */
+  private readNext(entries: readonly Entry[], keep: boolean): void {
+    // Values of one length keep the order the message holds them, as in `spanSecretValues`.
+    for (const value of messageSecretValues(entries[this.count].message, keep)) {
       if (!this.found.has(value)) this.sorted = undefined;
       this.found.add(value);
     }
