@@ -45,7 +45,10 @@ export interface CheckpointRecord extends Checkpoint {
 export interface CheckpointRestored {
   /** The checkpoint the user asked to restore. */
   id: string;
-  /** Every checkpoint undone, newest first (later dependent ones before `id`). */
+  /**
+   * Every checkpoint undone, in the order undone: a later one built on a summary before that summary's
+   * checkpoint, and every step of a later run built on it (see `session/run-steps.ts`).
+   */
   undone: string[];
   /** True when this undoes a restore: the checkpoints in `undone` are in force again. */
   undo?: boolean;

@@ -246,3 +246,75 @@ test('the steps of one run are restored together, as one restore that one undo t
   );
   assert.ok(state.checkpoints.every((c) => !c.restored));
 });
+
+/** A checkpoint of `state` replacing `replaced` (items as they stand) by one summary. */
+function step(replaced: ContextItem[], checkpointId: string): CompactionResult['checkpoints'][number] {
+  const summary = summaryOf(
+    replaced.flatMap((i) => i.covers),
+    checkpointId,
+  );
+  return {
+    id: checkpointId,
+    trigger: 'manual',
+    strategy: 'summary',
+    replaced,
+    inserted: [summary],
+    replacedIds: replaced.flatMap((i) => i.covers),
+    summary: summary.message.content as string,
+    tokensBefore: 100,
+    tokensAfter: 50,
+  } as CompactionResult['checkpoints'][number];
+}
+
+test('restoring a checkpoint undoes every step of a later run built on its summary, also the steps that did not consume it', () => {
+  const state = fresh();
+  state.apply(state.planCommit(compactFirst(state, 2, 'a'), 't1').next);
+  const [summaryA, third, fourth] = state.items;
+  // A later run of two steps: the newest message alone, then every summary again (A's among them).
+  const x = step([fourth], 'x');
+  const y = step([summaryA, third, x.inserted[0]], 'y');
+  const run: CompactionResult = {
+    status: { kind: 'applied', tokensBefore: 100, tokensAfter: 50, checkpoints: 2, steps: [] },
+    tokensBefore: 100,
+    tokensAfter: 50,
+    checkpoints: [x, y],
+    context: [...y.inserted],
+  };
+  state.apply(state.planCommit(run, 't2').next);
+  // A run committed later, not built on A: it stays in force.
+  state.append(entry(state.newEntryId(), 'user', 'm4'));
+  state.append(entry(state.newEntryId(), 'assistant', 'm5'));
+  const later = compactFirst(state, 0, 'z');
+  const tail = state.items.slice(1);
+  later.checkpoints[0] = step(tail, 'z');
+  later.context = [state.items[0], ...later.checkpoints[0].inserted];
+  state.apply(state.planCommit(later, 't3').next);
+  assert.deepEqual(
+    state.items.map((i) => i.id),
+    ['s-y', 's-z'],
+  );
+
+  const { next, event } = state.planRestore('a', 't4');
+  state.apply(next);
+  assert.deepEqual([...event.undone].sort(), ['a', 'x', 'y']);
+  assert.deepEqual(
+    state.items.map((i) => i.id),
+    ['e000001', 'e000002', 'e000003', 'e000004', 's-z'],
+    'the context is as before A, with the unrelated later run still in force',
+  );
+  assert.deepEqual(
+    state.checkpoints.map((c) => [c.id, Boolean(c.restored)]),
+    [
+      ['a', true],
+      ['x', true],
+      ['y', true],
+      ['z', false],
+    ],
+  );
+  state.apply(state.planRedo().next);
+  assert.deepEqual(
+    state.items.map((i) => i.id),
+    ['s-y', 's-z'],
+    'one undo brings both runs back',
+  );
+});

@@ -135,3 +135,15 @@ test('restoring in a read-only recording never speaks of its next request: a rec
     /more than the window holds: the next request will ask you before compacting them again/,
   );
 });
+
+test('a later run built on the restored one is named as the history shows it: one compaction of its steps', async () => {
+  resetVscodeFake();
+  host.user.message = () => undefined;
+  // The service undoes both steps of the later run with the one asked for.
+  const built = {
+    ...target([]),
+    plan: (ids: readonly string[]) => ({ undone: [...ids, 'summary1', 'collapse1'], tokens: 11_000 }),
+  };
+  await restoreRun(built, 'auto1');
+  assert.match(host.messages[0].detail ?? '', /, with 1 later compaction \(2 steps\) built on it:/);
+});

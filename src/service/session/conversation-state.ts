@@ -12,6 +12,7 @@ import { itemsFromEntries, rawItem, undoCheckpoint } from '../../compaction/cont
 import type { CompactionResult } from '../../compaction/outcome';
 import type { CheckpointRecord, CheckpointRestored, RestoreUndo } from '../records';
 import { unaccountedEntries } from './store-format';
+import { runStepIds } from './run-steps';
 
 /** The rewritable part of the state, as persisted beside the transcript. */
 export interface ContextState {
@@ -158,8 +159,9 @@ export class ConversationState {
   /**
    * The state after restoring checkpoint `id` at `time` (or several at once: the steps of one
    * compaction run, as one restore that one undo takes back): their replaced messages come back, and
-   * so do those of later checkpoints that consumed their summaries (they are undone first). The
-   * event is named by the first id.
+   * so do those of later checkpoints that consumed their summaries (they are undone first), with
+   * every other step of those later checkpoints' runs (see run-steps.ts), so the context is as before
+   * `id`. The event is named by the first id.
    * @throws Error when there is no such checkpoint or it was restored already.
    */
   planRestore(id: string | readonly string[], time: string): { next: ContextState; event: CheckpointRestored } {
@@ -168,17 +170,26 @@ export class ConversationState {
     let items: ContextItem[] = [...this.active];
     const undone: string[] = [];
     for (const one of ids) {
-      if (undone.includes(one)) continue;
       const record = this.checkpointList.find((c) => c.id === one);
       if (!record) throw new Error(`no checkpoint with id ${one}`);
       if (record.restored) throw new Error(`checkpoint ${one} was already restored`);
-      const undo = undoCheckpoint(
-        items,
-        this.checkpointList.filter((c) => !c.restored && !undone.includes(c.id)),
-        one,
-      );
+    }
+    const inForce = (c: CheckpointRecord) => !c.restored && !undone.includes(c.id);
+    const queue = [...ids];
+    while (queue.length > 0) {
+      const one = queue.shift() as string;
+      if (undone.includes(one)) continue;
+      const undo = undoCheckpoint(items, this.checkpointList.filter(inForce), one);
       items = undo.items;
       for (const u of undo.undone) undone.push(u);
+      // A later run built on what comes back goes whole, newest step first: a step of it that took in
+      // none of it would otherwise stay in force, and the context would not be as before.
+      for (const u of undo.undone) {
+        if (ids.includes(u)) continue;
+        const steps = runStepIds(this.checkpointList, u).reverse();
+        for (const s of steps)
+          if (!queue.includes(s) && this.checkpointList.some((c) => c.id === s && inForce(c))) queue.push(s);
+      }
     }
     const checkpoints = this.checkpointList.map((c) =>
       undone.includes(c.id) ? { ...c, restored: true, restoredAt: time } : c,

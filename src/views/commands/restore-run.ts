@@ -11,7 +11,7 @@ import type { CheckpointView } from '../../webview/shared/protocol';
 import { groupCheckpointRuns, type CheckpointRunView } from '../../webview/shared/checkpoint-runs';
 import type { CheckpointRestored } from '../../service/records';
 import type { BudgetSnapshot } from '../../service/meter/budget-types';
-import { formatTokens, formatTokensFull } from '../../format/tokens';
+import { formatTokens, formatTokensFull, plural } from '../../format/tokens';
 import { formatClock, formatDateTime } from '../../format/display';
 
 /** What the restore reads and does: the history's checkpoints, the gauge and the service's restore. */
@@ -89,7 +89,9 @@ export async function restoreRun(
   const plan = target.plan(steps);
   const estimate = plan.tokens;
   const share = Math.round((estimate / budget.inputBudget) * 100);
-  const others = plan.undone.length - steps.length;
+  // Counted as the history shows them: a later run of several steps is one compaction.
+  const later = plan.undone.filter((undone) => !steps.includes(undone));
+  const laterRuns = runsOf(checkpoints, later);
   const overWindow = estimate > budget.inputBudget;
   const readOnly = target.readOnly?.() ?? false;
   const over = overWindow
@@ -102,7 +104,7 @@ export async function restoreRun(
     `Restore the context to before ${describeRun(run)}?`,
     {
       modal: true,
-      detail: `What it replaced comes back${run.steps.length > 1 ? ` (all ${run.steps.length} of its steps)` : ''}${others > 0 ? `, with ${others} later compaction${others > 1 ? 's' : ''} built on it` : ''}: the context grows from ${formatTokensFull(before)} to about ${formatTokensFull(estimate)} tokens (${share}% of the ${formatTokensFull(budget.inputBudget)}-token budget)${over}.${after}`,
+      detail: `What it replaced comes back${run.steps.length > 1 ? ` (all ${run.steps.length} of its steps)` : ''}${laterRuns > 0 ? `, with ${plural(laterRuns, 'later compaction', 'later compactions')}${later.length > laterRuns ? ` (${plural(later.length, 'step', 'steps')})` : ''} built on it` : ''}: the context grows from ${formatTokensFull(before)} to about ${formatTokensFull(estimate)} tokens (${share}% of the ${formatTokensFull(budget.inputBudget)}-token budget)${over}.${after}`,
     },
     'Restore',
   );

@@ -12,6 +12,7 @@ import type { Entry, ItemKind } from '../../compaction/types';
 import type { CompactedAs, CompactionView } from '../../webview/shared/protocol';
 import type { CheckpointRecord } from '../../service/records';
 import type { BudgetSnapshot } from '../../service/meter/budget-types';
+import { committedTogether } from '../../service/session/run-steps';
 import { describeCoverage, unreadByModel } from '../../compaction/summary/coverage';
 import {
   mergeScorecards,
@@ -26,14 +27,15 @@ export const GROUP_WINDOW_MS = 60_000;
 /**
  * True when `b`, the checkpoint right after `a` in the history, was written by the same compaction
  * run. A run commits all its checkpoints at once, stamped with one time, so that time is the run's
- * identity: two automatic compactions a second apart are two runs, and the steps of one run stay
- * together wherever in the transcript they stand. Recorded compactions of an import share the
+ * identity ({@link committedTogether}, the rule a restore follows too): two automatic compactions a
+ * second apart are two runs, and the steps of one run stay together wherever in the transcript they
+ * stand. Recorded compactions of an import share the
  * import's time, so they are one run only where they also stand at one place (`samePlace`) within
  * {@link GROUP_WINDOW_MS}.
  */
 export function sameRun(a: CheckpointRecord, b: CheckpointRecord, samePlace = true): boolean {
   if (a.trigger !== b.trigger || Boolean(a.restored) !== Boolean(b.restored)) return false;
-  if (a.trigger !== 'import') return a.time === b.time;
+  if (a.trigger !== 'import') return committedTogether(a, b);
   return samePlace && Math.abs(Date.parse(a.time) - Date.parse(b.time)) <= GROUP_WINDOW_MS;
 }
 
