@@ -113,17 +113,24 @@ export function readStrings(config: ConfigurationGetter, key: KeysOfType<'array'
   return value.filter((v): v is string => typeof v === 'string' && v.trim() !== '').map((v) => v.trim());
 }
 
-/** How far below `compactAt` a `compactTo` at or above it is put: one hundredth of the window. */
-const TARGET_GAP = 0.01;
+/**
+ * How far below `compactAt` a `compactTo` at or above it is put: the gap between the two defaults
+ * (0.8 − 0.5 = 0.3 of the budget), the room a compaction is meant to leave before the next one
+ * (package.json: `compactTo` "well below" `compactAt`).
+ */
+const TARGET_GAP = SETTINGS_SCHEMA.compactAt.default - SETTINGS_SCHEMA.compactTo.default;
 
 /**
  * The `compactTo` fraction in force for trigger `compactAt` and target `compactTo` (both fractions of
- * the input budget, as read): `compactTo` when it is below `compactAt`, else `compactAt` − 0.01
- * rounded to hundredths, since a target at or above the trigger would compact again on every model
- * call. The one statement of the rule: `readSettings` uses it, and `replacedValues` reports it.
+ * the input budget, as read): `compactTo` when it is below `compactAt`, else `compactAt` − 0.3 (the
+ * defaults' gap) rounded to hundredths and at least `compactTo`'s minimum 0.05. A target at or just
+ * under the trigger would leave a compacted context right at it, so the next model call compacts
+ * again with next to nothing to compact. The one statement of the rule: `readSettings` uses it, and
+ * `replacedValues` reports it.
  */
 export function targetBelowTrigger(compactAt: number, compactTo: number): number {
-  return compactTo < compactAt ? compactTo : Number((compactAt - TARGET_GAP).toFixed(2));
+  if (compactTo < compactAt) return compactTo;
+  return Math.max(SETTINGS_SCHEMA.compactTo.minimum, Number((compactAt - TARGET_GAP).toFixed(2)));
 }
 
 /** A value set for a setting that the reader does not use as given, and what it uses instead. */

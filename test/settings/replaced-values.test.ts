@@ -48,13 +48,17 @@ test('compactTo at or above compactAt is listed with the target actually used', 
   const got = replacedValues(config({ compactAt: 0.8, compactTo: 0.9 }));
   assert.equal(got.length, 1, JSON.stringify(got));
   assert.equal(got[0].key, 'compactTo');
-  assert.equal(got[0].used, 0.79);
+  // The defaults' gap (0.8 − 0.5) below the trigger: room for work before the next compaction.
+  assert.equal(got[0].used, 0.5);
   assert.match(got[0].why, /not below contextKeeper\.compactAt \(0\.8\)/);
-  assert.ok(Math.abs(readSettings(config({ compactAt: 0.8, compactTo: 0.9 })).compactTo - 0.79) < 1e-9);
+  assert.equal(readSettings(config({ compactAt: 0.8, compactTo: 0.9 })).compactTo, 0.5);
+  assert.equal(readSettings(config({ compactAt: 0.9, compactTo: 0.95 })).compactTo, 0.6);
+  // Never below compactTo's own minimum, which stays below compactAt's.
+  assert.equal(readSettings(config({ compactAt: 0.1, compactTo: 0.5 })).compactTo, 0.05);
   // Clamped first, then kept below the trigger: one entry, the final value.
   const both = replacedValues(config({ compactAt: 0.5, compactTo: 0.99 }));
   assert.equal(both.length, 1);
-  assert.equal(both[0].used, 0.49);
+  assert.equal(both[0].used, 0.2);
   assert.match(both[0].why, /above its maximum 0\.95, and not below/);
 });
 
@@ -80,6 +84,8 @@ test('the target kept below the trigger is the one the reader uses, for every pa
       const values = { compactAt, compactTo };
       const used = readSettings(config(values)).compactTo;
       assert.ok(used < compactAt, `${compactTo} below ${compactAt}: ${used}`);
+      if (used !== compactTo)
+        assert.ok(used <= compactAt - 0.29 || used === 0.05, `${compactTo} for ${compactAt}: ${used} leaves room`);
       const listed = replacedValues(config(values)).find((r) => r.key === 'compactTo');
       // Listed exactly when replaced, with the very value the reader uses.
       assert.equal(listed?.used ?? compactTo, used, JSON.stringify(values));

@@ -58,13 +58,10 @@ test('a replaced value is written to the log as well as shown', () => {
   host.setSetting('contextKeeper.compactTo', 0.7);
   const logged: string[] = [];
   const settings = new Settings({ warn: (message: string) => logged.push(message) });
-  assert.ok(Math.abs(settings.value.compactTo - 0.59) < 1e-9);
+  assert.ok(Math.abs(settings.value.compactTo - 0.3) < 1e-9);
   const shown = host.messages.filter((m) => m.severity === 'warning').map((m) => m.message);
   assert.equal(shown.length, 1);
-  assert.match(
-    shown[0],
-    /contextKeeper\.compactTo is 0\.7, not below contextKeeper\.compactAt \(0\.6\): 0\.59 is used/,
-  );
+  assert.match(shown[0], /contextKeeper\.compactTo is 0\.7, not below contextKeeper\.compactAt \(0\.6\): 0\.3 is used/);
   assert.deepEqual(logged, shown);
   settings.dispose();
 });
