@@ -328,6 +328,12 @@ const NAMES_LAST_LINE_WEIGHT = 2;
 /** Weight of the commits section: far above the others', so it gives way before any of them. */
 const COMMITS_WEIGHT = 100;
 
+/**
+ * Weight of the environment section (programs found missing or found, `ledger/environment.ts`): a
+ * few short lines that outlast the commands and errors they were read from, below the files changed.
+ */
+const ENVIRONMENT_WEIGHT = 1.3;
+
 /** Symbols a file line keeps at least when the budget shortens its list. */
 const MIN_LINE_SYMBOLS = 3;
 const SYMBOLS_MARK = '; defines or changes: ';
@@ -480,6 +486,7 @@ export class ExtractiveSummarizer implements Summarizer {
       commands: ledger.commands.slice(),
       errors: ledger.errors.slice(),
       commits: ledger.commits.slice(),
+      environment: ledger.environment.slice(),
       moved: new Map(ledger.moved),
       edited: ledger.edited.slice(),
       roots,
@@ -768,6 +775,9 @@ export class ExtractiveSummarizer implements Summarizer {
       [SECTIONS.rules, rules, 1, false],
       [SECTIONS.current, current, 1, false],
       [SECTIONS.errors, ledger.errors, 2, true],
+      // Programs found missing (or found): a line each, short and true for the whole session; they
+      // give way after the commands and errors whose runs found them out.
+      [SECTIONS.environment, ledger.environment, ENVIRONMENT_WEIGHT, true],
       // Files changed give way after errors, decisions and commands: they are the state of the code.
       [SECTIONS.files, ledger.files, 1.5, true],
       // Ranked best first: the budget drops the least used names early, their best line as late as errors.

@@ -34,6 +34,7 @@ export const SECTIONS = {
   commands: LEDGER.commands,
   errors: LEDGER.errors,
   commits: LEDGER.commits,
+  environment: LEDGER.environment,
   state: '## Latest state',
   identifiers: '## Identifiers',
   earlier: '## Earlier summary',
@@ -827,7 +828,7 @@ export class SpanScan {
     // apart when its commits section gave way (the kept section's commits line).
     const keptCommits = (sec.get(KEPT_HEADING) ?? []).filter((l) => l.startsWith(KEPT_COMMITS_LINE));
     sec.set(LEDGER.commits, [...(sec.get(LEDGER.commits) ?? []), ...keptCommits]);
-    for (const h of [LEDGER.files, LEDGER.commands, LEDGER.errors, LEDGER.commits]) {
+    for (const h of [LEDGER.files, LEDGER.commands, LEDGER.errors, LEDGER.commits, LEDGER.environment]) {
       const lines = (sec.get(h) ?? []).filter((l) => !isListNote(l));
       carried.set(h, [
         ...(carried.get(h) ?? []),

@@ -20,6 +20,7 @@ import { fatalLine, isDenial, masksStatus, printedOutput } from '../../retention
 import { MISSING_RESULT_TEXT } from '../../plan/repair';
 import { shellWords } from '../../retention/shell';
 import { COLLAPSED_POINTER_OPENING } from '../recall-pointer';
+import { environmentFacts, type EnvFact } from './environment';
 
 /** What happened to a file. */
 export type FileOp = 'read' | 'created' | 'edited' | 'deleted' | 'moved';
@@ -55,6 +56,8 @@ export type Action =
        * fixes it.
        */
       named?: string[];
+      /** What the output said about programs it probed: missing, or found with a version or path (`environment.ts`). */
+      env?: EnvFact[];
     }
   | { kind: 'plan'; text: string; tool: string }
   /** A commit made in the span: Aider's `> Commit <hash> <message>` notice, or `git commit`'s `[branch <hash>] <message>`. */
@@ -689,6 +692,7 @@ function callActions(name: string, rawArgs: string, result: string | undefined, 
     return [{ kind: 'command', command, ok: false, denied: true, answer: NO_RESULT_ANSWER, tool: name }];
   if (command && SHELL_TOOL.test(name)) {
     const run = commandOutcome(command, result, recorded);
+    const env = result === undefined ? [] : environmentFacts(command, result, !run.ok || run.answer !== undefined);
     out.push({
       kind: 'command',
       command,
@@ -698,6 +702,7 @@ function callActions(name: string, rawArgs: string, result: string | undefined, 
       tool: name,
       ...(run.answer ? { answer: run.answer } : {}),
       ...(run.ok ? {} : { named: namedFiles(command, (result ?? '').split('\n', 60).join('\n')) }),
+      ...(env.length ? { env } : {}),
     });
     if (run.ok) for (const c of gitCommits(command, result, name)) out.push(c);
     // A command with no result was interrupted (the recording goes on without it): what it would have

@@ -9,6 +9,9 @@
  * later successful edit of the same file. Resolved failures take one line each; only the others
  * are listed as open, each with its error line.
  *
+ * Programs the commands found missing (or found, with their version) are listed apart, one line each
+ * (`environment.ts`): a short fact that stays true for the session.
+ *
  * The ledger of an earlier summary in the span is carried forward: its lines stay unless the new
  * actions speak about the same command again; a file they change again is listed once, with the
  * earlier summary's counts added to the new ones and its symbols kept (a file it named only by folder
@@ -31,6 +34,7 @@ import { pathKey } from '../../retention/files';
 import { messageMemosKept } from '../../message-memo';
 import { isInterruptKeys } from '../../retention/outcome';
 import { foldIntoFolders, readCarriedFileLine, type CarriedFileLine } from './file-names';
+import { environmentLines } from './environment';
 
 /** The files section's heading in summaries written before it was named "Files changed" (still read when folded in). */
 export const OLD_FILES_HEADING = '## Files (what happened to each; where it lives now)';
@@ -41,6 +45,7 @@ export const LEDGER = {
   commands: '## Commands and outcomes',
   errors: '## Errors and fixes',
   commits: '## Commits made (newest last)',
+  environment: '## Environment (programs the commands found missing, or found with their version)',
 } as const;
 
 /**
@@ -80,6 +85,8 @@ export interface LedgerLines {
   errors: string[];
   /** The commits the span made (see {@link commitLines}), oldest first. */
   commits: string[];
+  /** Programs found missing or found with a version or path, one line each, oldest first (`environment.ts`). */
+  environment: string[];
   /** Paths that moved away: old path → where the file lives now. */
   moved: Map<string, string>;
   /** Files edited or created, newest last (current paths, as the tool calls gave them). */
@@ -355,6 +362,7 @@ export function buildLedger(
     commands: commandLines,
     errors: errorLines,
     commits: commitLines(actions, earlier.get(LEDGER.commits) ?? []),
+    environment: environmentLines(actions, earlier.get(LEDGER.environment) ?? [], later),
     moved,
     edited,
   };
