@@ -17,7 +17,7 @@ import type { HostMessage, WebviewMessage } from './shared/protocol.js';
 import { approvals, banners, gauge, header, history } from './panels.js';
 import { Store } from './shared/view-store.js';
 import type { Applied } from './shared/view-store.js';
-import { announcementFor } from './shared/announcements.js';
+import { announcementWithFigure, type StatedFigure } from './shared/announcements.js';
 import { compactionAnnouncement, restoreAnnouncement, transcript } from './transcript.js';
 import type { Ui } from './transcript.js';
 import { RovingRows } from './roving.js';
@@ -94,6 +94,8 @@ class Page implements Ui {
   private readonly queue: HostMessage[] = [];
   private readonly status = document.getElementById('status')!;
   private cancelRequested = false;
+  /** The figure the status line's sentence states ("33k tokens now"), while it states one. */
+  private stated: StatedFigure | undefined;
   private readonly pending: ReturnType<typeof setTimeout>[] = [];
   private readonly statsNode = document.getElementById('ck-stats')!;
   private readonly scheduler = new UpdateScheduler<Region>(
@@ -226,16 +228,22 @@ class Page implements Ui {
     const newest = this.store.view?.transcript.at(-1);
     const fromRun = applied.stateChange?.from === 'streaming' || applied.stateChange?.from === 'running-tool';
     const cancelled = this.cancelRequested || (fromRun && newest?.kind === 'assistant' && newest.interrupted === true);
-    const { clear, texts } = announcementFor(applied, cancelled, compactionAnnouncement, (c, undone) =>
-      restoreAnnouncement(undone, this.store.view?.budget.counting ? undefined : this.store.view?.budget.used),
+    const { clear, texts, stated } = announcementWithFigure(
+      applied,
+      cancelled,
+      this.store.view?.budget,
+      this.stated,
+      compactionAnnouncement,
+      (_c, undone, used) => restoreAnnouncement(undone, used),
     );
     if (applied.stateChange && (applied.stateChange.to === 'idle' || applied.stateChange.to === 'error'))
       this.cancelRequested = false;
     if (clear) {
-      // A text still waiting to be written belongs to the session left behind.
+      // A text still waiting to be written belongs to the session left behind, or states a past figure.
       for (const t of this.pending.splice(0)) clearTimeout(t);
       this.status.textContent = '';
     }
+    this.stated = stated;
     for (const text of texts) this.announce(text);
   }
 

@@ -290,9 +290,14 @@ export function transcript(ui: Ui, view: ViewState): TemplateResult {
     </ol>`;
 }
 
-/** The text a screen reader hears when a compaction happens. */
-export function compactionAnnouncement(c: CompactionView): string {
-  return `${compactionHeadline(c)}. ${formatTokens(c.tokensAfter)} tokens now.`;
+/**
+ * The text a screen reader hears when a compaction happens, with the context's tokens now (the
+ * gauge's figure, which may differ from the compaction's own result once messages follow it) when
+ * known.
+ */
+export function compactionAnnouncement(c: CompactionView, usedTokens: number | undefined): string {
+  const what = `${compactionHeadline(c)}.`;
+  return usedTokens === undefined ? what : `${what} ${formatTokens(usedTokens)} tokens now.`;
 }
 
 /**

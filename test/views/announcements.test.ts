@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { announcementFor, PREVIEW_WAITS } from '../../src/webview/shared/announcements';
+import { announcementFor, announcementWithFigure, PREVIEW_WAITS } from '../../src/webview/shared/announcements';
 import type { CompactionView, ViewState } from '../../src/webview/shared/protocol';
 import { Store } from '../../src/webview/shared/view-store';
 
@@ -163,4 +163,37 @@ test('a compaction that ends with a proposed summary says it waits for review, n
     announcementFor(store.apply({ type: 'delta', seq: 11, delta: { state: 'idle' } }), false, describe).texts,
     ['The compaction ended.'],
   );
+});
+
+test('a status sentence stating the tokens now goes when the gauge shows another figure or window', () => {
+  const store = new Store();
+  const budget = (used: number, inputBudget = 100_000) => ({ used, inputBudget }) as ViewState['budget'];
+  const said = (c: CompactionView, used: number | undefined) => `compaction ${c.id}. ${used} tokens now.`;
+  const restored = (_c: CompactionView, undone: boolean, used: number | undefined) => `restored ${undone} ${used}`;
+  const step = (message: Parameters<Store['apply']>[0], stated?: ReturnType<typeof announcementWithFigure>['stated']) =>
+    announcementWithFigure(store.apply(message), false, store.view?.budget, stated, said, restored);
+
+  const load = step({ type: 'snapshot', seq: 1, state: { ...state('a', 'idle'), budget: budget(365_000) } });
+  assert.equal(load.stated, undefined);
+  const compacted = step({
+    type: 'delta',
+    seq: 2,
+    delta: { compactions: [compaction], budget: budget(30_000) },
+  });
+  assert.deepEqual(compacted.texts, ['compaction c1. 30000 tokens now.'], "the gauge's figure after the compaction");
+  assert.deepEqual(compacted.stated, { used: '30k', inputBudget: 100_000 });
+  // Nothing the sentence states changed: it stays.
+  const same = step({ type: 'delta', seq: 3, delta: { budget: budget(30_100) } }, compacted.stated);
+  assert.deepEqual(same, { clear: false, texts: [], stated: compacted.stated });
+  // The context grew (a new task continued in it): the figure is no longer true.
+  const grown = step({ type: 'delta', seq: 4, delta: { budget: budget(33_000) } }, same.stated);
+  assert.deepEqual(grown, { clear: true, texts: [], stated: undefined });
+  // Another window, same tokens: "over budget" or not changed, so the sentence goes too.
+  const again = step({ type: 'delta', seq: 5, delta: { compactions: [compaction, { id: 'c2' } as CompactionView] } });
+  assert.deepEqual(again.stated, { used: '33k', inputBudget: 100_000 });
+  const window = step({ type: 'delta', seq: 6, delta: { budget: budget(33_000, 6_000) } }, again.stated);
+  assert.deepEqual(window, { clear: true, texts: [], stated: undefined });
+  // A sentence without a figure replaces one with it: nothing left to go stale.
+  const finished = step({ type: 'delta', seq: 7, delta: { state: 'streaming' } }, { used: '33k', inputBudget: 6_000 });
+  assert.deepEqual(finished, { clear: false, texts: ['The agent is working.'], stated: undefined });
 });

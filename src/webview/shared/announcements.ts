@@ -3,7 +3,8 @@
  * writes the result to its live region. Rule (WAI-ARIA live regions): a status line must describe the
  * current state, so a change of session (switch, delete of the shown one, reload) clears it.
  */
-import type { CompactionView } from './protocol';
+import type { BudgetView, CompactionView } from './protocol';
+import { formatTokens } from '../../format/tokens';
 import type { Applied } from './view-store';
 
 /** `clear`: empty the status line first; `texts`: sentences to announce, in order (the last one stays shown). */
@@ -57,4 +58,76 @@ export function announcementFor(
   if (!applied.sessionChanged)
     for (const { compaction, undone } of applied.restoreChanges ?? []) texts.push(describeRestore(compaction, undone));
   return { clear: applied.sessionChanged === true, texts };
+}
+
+/**
+ * The context's size a status sentence states ("33k tokens now"), as the sentence shows it, and the
+ * prompt budget (tokens) of the window it was measured in.
+ */
+export interface StatedFigure {
+  used: string;
+  inputBudget: number;
+}
+
+/** The figure a sentence written now states about `budget`; undefined while the tokenizer loads (no figure is stated). */
+export function figureOf(
+  budget: Pick<BudgetView, 'used' | 'inputBudget' | 'counting'> | undefined,
+): StatedFigure | undefined {
+  if (!budget || budget.counting || !Number.isFinite(budget.used)) return undefined;
+  return { used: formatTokens(budget.used), inputBudget: budget.inputBudget };
+}
+
+/**
+ * True when a status sentence that stated `stated` no longer matches the gauge's `budget`: the
+ * figure as shown changed (the context grew, shrank or is being counted again) or the window did.
+ * Such a sentence goes: a status line describes the current state, and "30k tokens now" beside a
+ * gauge at 33k is false.
+ */
+export function figureOutdated(
+  stated: StatedFigure,
+  budget: Pick<BudgetView, 'used' | 'inputBudget' | 'counting'> | undefined,
+): boolean {
+  const now = figureOf(budget);
+  return !now || now.used !== stated.used || now.inputBudget !== stated.inputBudget;
+}
+
+/** {@link announcementFor} with the figure the status line is left stating (undefined: none). */
+export interface FigureAnnouncement extends Announcement {
+  stated: StatedFigure | undefined;
+}
+
+/**
+ * {@link announcementFor} for a status line whose compaction and restore sentences end with the
+ * context's tokens now (`describe` and `describeRestore` get the gauge's `used`, undefined while the
+ * tokenizer loads): `stated` is the figure the line states before this message, `budget` the gauge
+ * after it. The line is cleared when its figure is outdated ({@link figureOutdated}), and the result's
+ * `stated` is what it states after the texts are written.
+ */
+export function announcementWithFigure(
+  applied: Applied,
+  cancelRequested: boolean,
+  budget: Pick<BudgetView, 'used' | 'inputBudget' | 'counting'> | undefined,
+  stated: StatedFigure | undefined,
+  describe: (c: CompactionView, used: number | undefined) => string,
+  describeRestore: (c: CompactionView, undone: boolean, used: number | undefined) => string,
+): FigureAnnouncement {
+  const figure = figureOf(budget);
+  const used = figure ? budget?.used : undefined;
+  // Compactions and restores come last among the texts, so the one left shown states the figure.
+  let stating = false;
+  const { clear, texts } = announcementFor(
+    applied,
+    cancelRequested,
+    (c) => {
+      stating = used !== undefined;
+      return describe(c, used);
+    },
+    (c, undone) => {
+      stating = used !== undefined;
+      return describeRestore(c, undone, used);
+    },
+  );
+  const outdated = stated !== undefined && figureOutdated(stated, budget);
+  const kept = clear || outdated ? undefined : stated;
+  return { clear: clear || outdated, texts, stated: texts.length > 0 ? (stating ? figure : undefined) : kept };
 }
