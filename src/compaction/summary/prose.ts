@@ -413,3 +413,35 @@ export function ruleChange(rule: string, request: string): RuleChange | undefine
   }
   return exception === undefined ? undefined : { by: exception, kind: 'exception' };
 }
+
+/**
+ * The sentence of a later request `request` that forbids again what the sentence `exception` (an
+ * exception an earlier request made to a standing rule, see {@link ruleChange}) asked for, undefined
+ * when none does: a prohibition ({@link FORBIDS}) whose object the exception names, by every word of
+ * it ("Do not touch the root layout." after "Fix the warning in the status page and root layout.") or
+ * by a code name in it ("Do NOT use the full <MachineCard /> component anywhere." after "Environment
+ * card: <MachineCard status="ok" />"). The exception then no longer stands; the rule does.
+ */
+export function revokingSentence(exception: string, request: string): string | undefined {
+  const asked = wordsOf(exception);
+  const askedNames = new Set(codeNames(exception));
+  for (const s of sentences(request)) {
+    const m = FORBIDS.exec(s);
+    if (!m) continue;
+    const words = objectWords(m[2]).filter((w) => /[\p{L}\p{N}]/u.test(w) && !/^(?:anywhere|again|ever)$/.test(w));
+    if (words.length && words.every((w) => asked.includes(` ${w} `))) return s;
+    if (codeNames(m[2]).some((n) => askedNames.has(n))) return s;
+  }
+  return undefined;
+}
+
+/**
+ * The names in `text` that are code, not prose: a word with a capital inside (`MachineCard`,
+ * `useState`), or with a dot, slash or underscore between its letters (`config.ts`, `src/app`,
+ * `MAX_RETRIES`).
+ */
+function codeNames(text: string): string[] {
+  return (text.match(/[A-Za-z_$][\w$]*(?:[./][\w$]+)*/g) ?? []).filter(
+    (w) => /[a-z][A-Z]/.test(w) || /\w[._/]\w/.test(w),
+  );
+}

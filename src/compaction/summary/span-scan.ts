@@ -21,7 +21,7 @@ import { oneLineCommand } from './ledger/ledger-fold';
 import { expandRoots, parseRootsLine, type PathRoots } from './ledger/path-root';
 import { NameTally, namesFromLines, namesInCalls, namesOfMessage } from './identifiers/worked-names';
 import { parseJsonObject } from '../../format/json';
-import { MAX_RULE_CHARS, prohibitionKey, ruleChange, ruleSentences } from './prose';
+import { MAX_RULE_CHARS, prohibitionKey, revokingSentence, ruleChange, ruleSentences } from './prose';
 import { AGENT_NOTICE_LINES } from '../harness-text';
 import { COLLAPSED_POINTER_OPENING } from './recall-pointer';
 
@@ -55,6 +55,8 @@ const EXCEPTION_NOTE = ' (stands; a later request made an exception: "';
  * when there is one, {@link exceptionLine}): the rule's sentence.
  */
 const RULE_LINE = /^- "(.*)"(?: \(stands; a later request made an exception: ".*"\))?$/;
+/** A standing rule's line with the note of an exception ({@link exceptionLine}): the rule, the exception. */
+const EXCEPTION_LINE = /^- "(.*)" \(stands; a later request made an exception: "(.*)"\)$/;
 /** How the line of a rule that a later request overrode begins (never read as a standing rule). */
 export const SUPERSEDED_RULE = '- superseded by a later request';
 
@@ -747,7 +749,8 @@ export class SpanScan {
    * reverses is marked superseded ({@link supersededLine}), and with it every standing rule that
    * forbids the same ({@link prohibitionKey}), in any wording; a rule it makes an exception to (work
    * asked on part of what the rule forbids) stands, with the exception named beside it
-   * ({@link exceptionLine}). Only an explicit reversal ends a rule.
+   * ({@link exceptionLine}), until a later request forbids again what the exception asked for
+   * ({@link revokingSentence}): then the rule stands without it. Only an explicit reversal ends a rule.
    */
   private supersede(typed: string): void {
     const set = this.held.get(this.rules);
@@ -760,6 +763,9 @@ export class SpanScan {
       this.rules[k] = line;
     };
     for (let k = 0; k < this.rules.length; k++) {
+      // An exception a later prohibition forbids again no longer stands: the rule stands without it.
+      const excepted = EXCEPTION_LINE.exec(this.rules[k]);
+      if (excepted && revokingSentence(excepted[2], typed) !== undefined) replace(k, `- "${excepted[1]}"`);
       const rule = RULE_LINE.exec(this.rules[k])?.[1];
       const change = rule === undefined ? undefined : ruleChange(rule, typed);
       if (rule === undefined || change === undefined) continue;
