@@ -116,9 +116,10 @@ export interface ContextServiceApi extends Disposable {
   /**
    * The summarizer calls {@link compactNow} would make now, from the same plan, without calling the
    * summarizer; undefined when it would write no summary with a model. For warning before a
-   * compaction that needs more calls than the limit (`contextKeeper.maxSummaryCalls`).
+   * compaction that needs more calls than the limit (`contextKeeper.maxSummaryCalls`). `trigger`
+   * names the compaction: `manual` (the default) or `continue` (see {@link CompactNowOptions.trigger}).
    */
-  estimateCompaction(): CallEstimate | undefined;
+  estimateCompaction(trigger?: 'manual' | 'continue'): CallEstimate | undefined;
   /**
    * Why Compact could do nothing now (the conversation is empty, everything left is anchored), in
    * words, or undefined when something is eligible. Cached per conversation version and length.

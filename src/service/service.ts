@@ -26,7 +26,7 @@ import type { CompactNowOptions, ContextServiceApi, ContextServiceOptions, LogSi
 import { ServiceEventSurface } from './service-events';
 import { ConversationState, type ContextState } from './session/conversation-state';
 import { SessionFiles, newSessionId } from './session/session-files';
-import type { Compactions } from './compaction/compactions';
+import { editedSummaryIds, type Compactions } from './compaction/compactions';
 import { serviceCompactions } from './compaction/service-compactions';
 import { ContextTally, type SavedCalibration } from './meter/tally';
 import { TranscriptSecrets } from './compaction/transcript-secrets';
@@ -184,6 +184,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
         instructions: async (items, signal) => changedInstructions(items, await this.readInstructions(signal)),
         restoredIds: () => this.restored,
         releaseRestored: () => this.restored.clear(),
+        editedSummaryIds: () => editedSummaryIds(this.session.checkpoints),
         knownSecretValues: (signal) => this.secrets.values(this.session.entries, signal),
         log: (level, message) => this.log(level, message),
       },
@@ -297,8 +298,8 @@ export class ContextService extends ServiceEventSurface implements ContextServic
 
   // ---- compaction ----------------------------------------------------------------------------
 
-  estimateCompaction(): CallEstimate | undefined {
-    return this.compactions.estimateManual();
+  estimateCompaction(trigger: 'manual' | 'continue' = 'manual'): CallEstimate | undefined {
+    return this.compactions.estimateManual(trigger);
   }
 
   private blocker: { version: number; length: number; reason: string | undefined } | undefined;

@@ -252,11 +252,13 @@ export function editsNotInContext(
 }
 
 /**
- * The warning when a compaction summarized again `count` summaries the user had edited by hand (see
- * {@link editsNotInContext}): the new summary reads them as it reads any earlier summary, so their
- * wording is not carried as written; the checkpoint keeps it.
+ * The warning when the compaction that fitted a continued recording summarized again `count`
+ * summaries the user had edited by hand (see {@link editsNotInContext}). It keeps them as written
+ * unless, with what is never summarised, they would fill the compaction target; then the new summary
+ * reads them as it reads any earlier summary, and the checkpoint keeps their wording.
  */
 export function editsNotCarriedNotice(count: number): string {
   const which = count === 1 ? 'the summary you edited by hand was' : `${count} summaries you edited by hand were`;
-  return `ContextKeeper: to fit the new task, ${which} summarized again, so your edits are not carried word for word. The checkpoint keeps them: Open Checkpoint shows them, Restore puts them back.`;
+  const it = count === 1 ? 'it' : 'they';
+  return `ContextKeeper: ${which} too large to keep as written in the new task (with what is always kept, ${it} would fill the compaction target, contextKeeper.compactTo), so ${it} ${count === 1 ? 'was' : 'were'} summarized again. The checkpoint keeps your edits: Open Checkpoint shows them, Restore puts them back.`;
 }

@@ -181,7 +181,9 @@ test('continuing a recording, "Use the Model (N Calls)": the new session is comp
   const needed = checkQuestion(question(), /^Continuing this recording/);
   assert.equal(api.getViewState().readOnly, false, 'continued in a working session');
   await until(() => api.getViewState().checkpoints.some((c) => c.strategy === 'summary'), 'the summary');
-  assert.ok(calls() > 4 && calls() <= needed, `${calls()} calls of ${needed}`);
+  // Estimated on the recording; the new session also counts the agent's system prompt and tools, so
+  // reaching the same target may take a few calls more, which the choice of the model covers too.
+  assert.ok(calls() > 4 && calls() <= Math.ceil(needed * 1.05), `${calls()} calls of ${needed}`);
   const summaries = api.getViewState().checkpoints.filter((c) => c.strategy === 'summary');
   assert.ok(summaries.every((c) => c.withoutModel === 0));
 });

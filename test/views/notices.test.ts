@@ -316,7 +316,7 @@ test('a summary edited by hand that is no longer in the context as written is na
   assert.deepEqual(editsNotInContext(checkpoints, new Set(['s1', 's2'])), []);
   assert.match(
     editsNotCarriedNotice(1),
-    /the summary you edited by hand was summarized again, so your edits are not carried/,
+    /the summary you edited by hand was too large to keep as written in the new task .*, so it was summarized again/,
   );
-  assert.match(editsNotCarriedNotice(2), /2 summaries you edited by hand were summarized again/);
+  assert.match(editsNotCarriedNotice(2), /2 summaries you edited by hand were too large to keep/);
 });

@@ -58,6 +58,11 @@ export interface CompactionHost {
    * the window; resolves false when declined or when nobody can answer.
    */
   confirmCompactRestored?(info: RestoredOverflow): Promise<boolean>;
+  /**
+   * Ids of the summary items in the context whose text the user edited by hand before applying
+   * (checkpoints marked `editedByHand`, not restored); absent or empty when none.
+   */
+  editedSummaryIds?(): ReadonlySet<string>;
   /** Forgets the restored ids (the user compacted, or agreed to). */
   releaseRestored?(): void;
   /**

@@ -59,6 +59,33 @@ import { MANUAL_PLAN_OPTIONS } from '../../compaction/plan/planner';
  */
 const MANUAL_PLAN = { force: true, ...MANUAL_PLAN_OPTIONS } as const;
 
+/**
+ * The plan of the compaction that fits a recording continued in a new task: the fewest oldest units
+ * that reach `compactTo`, as an automatic compaction takes them, so the new task keeps as much of
+ * the recording verbatim as the target allows (summarising everything eligible, as a manual run
+ * does, would land far below it). No collapse tier, as in a manual run: the summarizer calls asked
+ * for before continuing are estimated for summaries alone.
+ */
+const CONTINUE_PLAN = { force: true, noCollapse: true } as const;
+
+/** The plan of a compaction the user started (`manual`) or that continuing a recording needs (`continue`). */
+function requestedPlan(trigger: 'manual' | 'continue'): { force: true; all?: true; noCollapse: true } {
+  return trigger === 'continue' ? CONTINUE_PLAN : MANUAL_PLAN;
+}
+
+/**
+ * Ids of the summary items `checkpoints` inserted with a text the user edited by hand before
+ * applying (`editedByHand`), leaving out restored checkpoints (their summaries left the context).
+ */
+export function editedSummaryIds(
+  checkpoints: readonly Pick<CheckpointRecord, 'editedByHand' | 'restored' | 'inserted'>[],
+): Set<string> {
+  const ids = new Set<string>();
+  for (const c of checkpoints)
+    if (c.editedByHand && !c.restored) for (const item of c.inserted) if (item.kind === 'summary') ids.add(item.id);
+  return ids;
+}
+
 /** The compaction coordinator of one context service. */
 export class Compactions {
   readonly stats: CompactionStats = {
@@ -103,6 +130,27 @@ export class Compactions {
     const ids = this.host.restoredIds?.();
     if (!ids || ids.size === 0) return items;
     return items.map((it) => (!it.pinned && it.covers.some((id) => ids.has(id)) ? { ...it, pinned: true } : it));
+  }
+
+  /**
+   * The active context as the compaction on continuing a recording sees it: the summaries the user
+   * edited by hand are kept as written (pinned for this run; the edited text is what the user chose),
+   * unless with what is never summarised they would fill the compaction target: the run could not
+   * reach it, and the new task could start over the window (then they are summarised again, as any
+   * earlier summary).
+   */
+  private continueItems(): readonly ContextItem[] {
+    const items = this.host.items();
+    const ids = this.host.editedSummaryIds?.();
+    if (!ids || ids.size === 0) return items;
+    const pinned = items.map((it) => (!it.pinned && ids.has(it.id) ? { ...it, pinned: true } : it));
+    const fixed = anchoredTokens(pinned, this.host.meter, this.host.tools(), this.host.keepRecentSteps);
+    return fixed < thresholds(this.host.budget).targetTokens ? pinned : items;
+  }
+
+  /** The context a run of `trigger` plans over (see {@link autoItems}, {@link continueItems}). */
+  private itemsFor(trigger: CheckpointTrigger): readonly ContextItem[] {
+    return trigger === 'auto' ? this.autoItems() : trigger === 'continue' ? this.continueItems() : this.host.items();
   }
 
   /** See {@link mayCompactRestored}. */
@@ -373,36 +421,48 @@ export class Compactions {
   private async runManual(request: ManualRequest, signal?: AbortSignal): Promise<CompactOutcome> {
     this.ahead.discardReady();
     // The user asked for a compaction: summarize everything eligible (the focus only matters to a
-    // summary), rather than stopping at the collapse tier as soon as the target is reached.
-    return this.runFresh(
-      request.trigger ?? 'manual',
-      {
-        ...MANUAL_PLAN,
-        focus: request.focus,
-        preview: request.preview,
-        calls: request.calls,
-        onProgress: request.onProgress,
-      },
-      signal,
-    );
+    // summary), rather than stopping at the collapse tier as soon as the target is reached. A
+    // recording continued in a new task is compacted to the target instead (CONTINUE_PLAN).
+    const trigger = request.trigger ?? 'manual';
+    const asked = {
+      focus: request.focus,
+      preview: request.preview,
+      calls: request.calls,
+      onProgress: request.onProgress,
+    };
+    const outcome = await this.runFresh(trigger, { ...requestedPlan(trigger), ...asked }, signal);
+    // The new task must start within the input budget: when the target's plan leaves it over (a
+    // large summary the planner keeps), everything eligible is summarised, as Compact does.
+    const inputBudget = thresholds(this.host.budget).inputBudget;
+    if (trigger !== 'continue' || request.preview || this.measure() <= inputBudget) return outcome;
+    if (outcome.status.kind !== 'applied' && outcome.status.kind !== 'nothing-eligible') return outcome;
+    const deeper = await this.runFresh(trigger, { ...MANUAL_PLAN, ...asked, items: this.host.items() }, signal);
+    return {
+      ...deeper,
+      tokensBefore: outcome.tokensBefore,
+      checkpoints: [...outcome.checkpoints, ...deeper.checkpoints],
+    };
   }
 
-  /** The summarizer calls a manual compaction would make now (see `ContextServiceApi.estimateCompaction`). */
-  estimateManual(): CallEstimate | undefined {
+  /**
+   * The summarizer calls a compaction of `trigger` (`manual`, or `continue` on continuing a
+   * recording) would make now (see `ContextServiceApi.estimateCompaction`).
+   */
+  estimateManual(trigger: 'manual' | 'continue' = 'manual'): CallEstimate | undefined {
     try {
       return estimateSummaryCalls({
-        items: this.host.items(),
+        items: this.itemsFor(trigger),
         tools: this.host.tools(),
         meter: this.host.meter,
         summarizer: this.host.summarizer,
         options: {
           budget: this.host.budget,
-          trigger: 'manual',
+          trigger,
           keepRecentSteps: this.host.keepRecentSteps,
           maxSummaryCalls: this.host.maxSummaryCalls,
           userBudget: this.host.userBudget,
           summaryBudget: this.host.summaryBudget,
-          ...MANUAL_PLAN,
+          ...requestedPlan(trigger),
         },
       });
     } catch {
@@ -423,6 +483,8 @@ export class Compactions {
       cause?: string;
       calls?: number | 'extractive';
       onProgress?: (p: CompactionProgress) => void;
+      /** The context to plan over, when not the one of `trigger` (see {@link itemsFor}). */
+      items?: readonly ContextItem[];
     },
     external: AbortSignal | undefined,
     triggerTokens?: number,
@@ -430,7 +492,7 @@ export class Compactions {
     const signals = [this.lifetime.signal, AbortSignal.timeout(this.options.timeoutMs)];
     if (external) signals.push(external);
     const signal = AbortSignal.any(signals);
-    const items = trigger === 'auto' ? this.autoItems() : this.host.items();
+    const items = options.items ?? this.itemsFor(trigger);
     const version = this.host.version();
     this.host.setBusy(
       trigger === 'auto' ? 'automatic compaction' : options.preview ? 'preparing a summary preview' : 'compacting',

@@ -27,6 +27,7 @@ export type ServiceCompactionParts = Pick<
   | 'commit'
   | 'setBusy'
   | 'restoredIds'
+  | 'editedSummaryIds'
   | 'releaseRestored'
   | 'knownSecretValues'
   | 'log'

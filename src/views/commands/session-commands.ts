@@ -118,7 +118,7 @@ export function sessionCommands(
       const what = budget
         ? `Continuing this recording (${timesWindow(budget.used, budget.window)} the model's window)`
         : 'Continuing this recording';
-      const estimate = recording?.estimateCompaction();
+      const estimate = recording?.estimateCompaction('continue');
       const asked = await askOverCallLimit(estimate, what);
       if (asked === 'cancel') return;
       await controller.continueInNewTask();
@@ -130,7 +130,18 @@ export function sessionCommands(
       // the new task starts within budget. Within the call limit nothing was asked and the limit
       // holds; with no estimate (no summary model fits) the summaries are written without a model.
       const over = service ? service.getBudget().used > service.getBudget().inputBudget : false;
-      const calls = asked ? asked.calls : estimate ? undefined : 'extractive';
+      // The question was estimated on the recording; the new session also counts the agent's system
+      // prompt and tools, so the compaction to the same target may need a few calls more: the
+      // user's choice of using the model stands for those too.
+      const forked = typeof asked?.calls === 'number' ? service?.estimateCompaction('continue')?.needed : undefined;
+      const calls =
+        asked && typeof asked.calls === 'number'
+          ? Math.max(asked.calls, forked ?? 0)
+          : asked
+            ? asked.calls
+            : estimate
+              ? undefined
+              : 'extractive';
       if (!service || (!asked && !over)) {
         if (service) warnOfEditsNotCarried(service);
         return;
@@ -158,8 +169,9 @@ export function sessionCommands(
 
 /**
  * Warns when a summary the user edited by hand in the recording is not in the continued session's
- * context as written (the compaction that fitted it to the window read it again like any earlier
- * summary), naming where the edits are kept.
+ * context as written: the compaction that fitted it to the window keeps such summaries as written
+ * unless they would fill the compaction target, and then reads them again like any earlier summary. Names where the
+ * edits are kept.
  */
 function warnOfEditsNotCarried(service: {
   getCheckpoints(): CheckpointRecord[];
