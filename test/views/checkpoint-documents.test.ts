@@ -16,6 +16,7 @@ import {
   parseCheckpointUri,
   renderCheckpoint,
   renderItems,
+  oneLine,
   COMPARE_MESSAGE_CHARS,
 } from '../../src/views/documents/checkpoint-documents';
 import type { ContextItem } from '../../src/compaction/types';
@@ -435,4 +436,41 @@ test('the compare opens at the start of the replaced messages: line 1 of both pa
       assert.deepEqual(fillerAboveFirstLine(left, right), { left: 0, right: 0 });
       assert.equal(left[1], replaced.split('\n')[0], 'the replaced messages start right below the first line');
     }
+});
+
+test('the compare says on its first line that long messages are cut, and to how many characters', () => {
+  const long = 'word '.repeat(COMPARE_MESSAGE_CHARS);
+  const items: ContextItem[] = [
+    { id: 'm1', kind: 'raw', covers: ['m1'], message: { role: 'tool', tool_call_id: 'c1', content: long } },
+  ];
+  const { replaced, summary } = layOutCompare(renderItems(items), 'The summary.');
+  assert.match(replaced, /more characters\)/, 'the message is cut');
+  for (const side of [replaced, summary]) {
+    const first = side.split('\n')[0];
+    assert.match(first, new RegExp(`cut to their first ${COMPARE_MESSAGE_CHARS} characters`));
+    assert.match(first, /no word-for-word comparison/);
+  }
+});
+
+test('a message collapsed and cut a piece at a time reads as collapsed whole, with the same count of characters left', () => {
+  const whole = (text: string) => {
+    const flat = text.replace(/\s+/g, ' ').trim();
+    if (flat.length <= COMPARE_MESSAGE_CHARS) return flat;
+    let cut = COMPARE_MESSAGE_CHARS;
+    const code = flat.charCodeAt(cut - 1);
+    if (code >= 0xd800 && code <= 0xdbff) cut--;
+    return `${flat.slice(0, cut)} … (${flat.length - cut} more characters)`;
+  };
+  const pieces = ['a', 'bc ', '  ', '\n\t', '\u00a0', '\u2028', '\ufeff', '😀', 'x'.repeat(150), ' '.repeat(900)];
+  let seed = 7;
+  const next = () => (seed = (seed * 48271) % 2147483647);
+  for (let n = 0; n < 400; n++) {
+    let text = '';
+    const parts = next() % 120;
+    for (let k = 0; k < parts; k++) text += pieces[next() % pieces.length];
+    assert.equal(oneLine(text), whole(text), JSON.stringify(text.slice(0, 80)));
+  }
+  // A cut that would fall inside a pair of surrogates, and a message of one long run of spaces.
+  for (const text of [`${'x'.repeat(COMPARE_MESSAGE_CHARS - 1)}😀 tail`, ` ${' '.repeat(10_000)}a b`, ''])
+    assert.equal(oneLine(text), whole(text));
 });

@@ -19,7 +19,7 @@ import { formatTokens, formatTokensFull } from '../../format/tokens';
 import { formatClock, formatDateTime } from '../../format/display';
 import { scorecardDetails } from '../../compaction/retention/scorecard';
 import { textWithPlaceholders } from '../../compaction/content-text';
-import { layOutCompare } from './compare-layout';
+import { COMPARE_MESSAGE_CHARS, layOutCompare, type CompareDocuments } from './compare-layout';
 
 /** The URI scheme of checkpoint documents. */
 export const CHECKPOINT_SCHEME = 'contextkeeper-checkpoint';
@@ -59,12 +59,7 @@ export function parseCheckpointUri(
   };
 }
 
-/**
- * Most characters of one message the compare documents show, on one line (the rest is counted). The
- * replaced span of a long step holds tool results of thousands of lines: rendered whole, the diff
- * editor ran into its 5-second limit on an 82-message step and still showed nothing.
- */
-export const COMPARE_MESSAGE_CHARS = 200;
+export { COMPARE_MESSAGE_CHARS } from './compare-layout';
 
 /**
  * Renders active-context items for the replaced ↔ summary compare, one section per item: a `### role
@@ -100,13 +95,59 @@ export function renderItems(items: readonly ContextItem[]): string {
 
 /** `text` on one line: white space collapsed, cut at {@link COMPARE_MESSAGE_CHARS} with the rest counted. */
 export function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  if (flat.length <= COMPARE_MESSAGE_CHARS) return flat;
+  // Collapsed piece by piece: a tool result of a megabyte is neither copied nor collapsed whole to
+  // show its first 200 characters (that was most of the compare's build time).
+  let end = Math.min(text.length, COMPARE_MESSAGE_CHARS * 2);
+  let flat = collapse(text.slice(0, end));
+  while (flat.length <= COMPARE_MESSAGE_CHARS && end < text.length) {
+    end = Math.min(text.length, end * 4);
+    flat = collapse(text.slice(0, end));
+  }
+  if (end >= text.length && flat.length <= COMPARE_MESSAGE_CHARS) return flat;
   // Never split a surrogate pair: the cut would leave half a character.
   let cut = COMPARE_MESSAGE_CHARS;
   const code = flat.charCodeAt(cut - 1);
   if (code >= 0xd800 && code <= 0xdbff) cut--;
-  return `${flat.slice(0, cut)} … (${flat.length - cut} more characters)`;
+  return `${flat.slice(0, cut)} … (${collapsedLength(text) - cut} more characters)`;
+}
+
+/** `text` with each run of white space made one space, trimmed. */
+function collapse(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** The length of {@link collapse}`(text)`, counted without building it (white space as `\s` matches it). */
+function collapsedLength(text: string): number {
+  let n = 0;
+  let space = true;
+  for (let i = 0; i < text.length; i++) {
+    if (isSpace(text.charCodeAt(i))) {
+      if (!space) n++;
+      space = true;
+    } else {
+      n++;
+      space = false;
+    }
+  }
+  // A trailing run counted as a space is trimmed.
+  return space && n > 0 ? n - 1 : n;
+}
+
+/** True for the characters `\s` matches in a JavaScript regular expression. */
+function isSpace(c: number): boolean {
+  if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
+  if (c < 160) return false;
+  return (
+    c === 160 ||
+    c === 5760 ||
+    (c >= 8192 && c <= 8202) ||
+    c === 8232 ||
+    c === 8233 ||
+    c === 8239 ||
+    c === 8287 ||
+    c === 12288 ||
+    c === 65279
+  );
 }
 
 /** A name as inline code (a backtick in it would end the span: shown as a quote). */
@@ -212,6 +253,8 @@ export class CheckpointDocumentProvider implements vscode.TextDocumentContentPro
   private readonly _onDidChange = this.store.add(new vscode.EventEmitter<vscode.Uri>());
   readonly onDidChange = this._onDidChange.event;
   private readonly open = new Set<string>();
+  /** Compares already laid out, by checkpoint record (a record's items never change; see {@link compareOf}). */
+  private readonly compares = new WeakMap<CheckpointRecord, CompareDocuments>();
 
   /** `currentSession` names the shown session, written into the URIs `show` and `showDiff` open. */
   constructor(
@@ -232,10 +275,23 @@ export class CheckpointDocumentProvider implements vscode.TextDocumentContentPro
       case 'checkpoint':
         return renderCheckpoint(checkpoint);
       case 'replaced':
-        return layOutCompare(renderItems(checkpoint.replaced), renderItems(checkpoint.inserted)).replaced;
+        return this.compareOf(checkpoint).replaced;
       case 'summary':
-        return layOutCompare(renderItems(checkpoint.replaced), renderItems(checkpoint.inserted)).summary;
+        return this.compareOf(checkpoint).summary;
     }
+  }
+
+  /**
+   * Both documents of a compare, laid out once per checkpoint record: the diff editor asks for its two
+   * sides one after the other, and each needs both renders (a 673-message span takes about 0.2 s).
+   */
+  private compareOf(checkpoint: CheckpointRecord): CompareDocuments {
+    let documents = this.compares.get(checkpoint);
+    if (!documents) {
+      documents = layOutCompare(renderItems(checkpoint.replaced), renderItems(checkpoint.inserted));
+      this.compares.set(checkpoint, documents);
+    }
+    return documents;
   }
 
   /** Re-renders open documents (after a restore or a session change). */

@@ -25,9 +25,18 @@
  * Paired first lines sit at the top of both panes, so line 1 is the top every time.
  */
 
-/** The first line of both sides: paired by the diff, so both panes open at their first line. */
-export const COMPARE_HEADER =
-  '<!-- The replaced messages (left) and what stands in their place (right, below the divider). -->';
+/**
+ * Most characters of one message the compare documents show, on one line (the rest is counted). The
+ * replaced span of a long step holds tool results of thousands of lines: rendered whole, the diff
+ * editor ran into its 5-second limit on an 82-message step and still showed nothing.
+ */
+export const COMPARE_MESSAGE_CHARS = 200;
+
+/**
+ * The first line of both sides: paired by the diff, so both panes open at their first line. It says
+ * that long messages are cut, so the compare is not taken for a word-for-word one.
+ */
+export const COMPARE_HEADER = `<!-- The replaced messages (left) and what stands in their place (right, below the divider). Long messages are cut to their first ${COMPARE_MESSAGE_CHARS} characters (the rest counted), so this is no word-for-word comparison: the transcript in the ContextKeeper sidebar shows each replaced message whole. -->`;
 
 /** The one line both sides share: the replaced side ends with it, the summary side starts with it. */
 export const COMPARE_DIVIDER = '<!-- Above: the messages that were replaced. Below: what stands in their place. -->';
