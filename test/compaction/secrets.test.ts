@@ -126,3 +126,31 @@ test('a file name that holds a secret word, followed by a colon, is a file and n
   assert.match(masked, /^spring\.datasource\.password: \[masked secret\]$/m, 'a dotted property name is still a name');
   assert.match(masked, /^auth\.token=\[masked secret\]$/m);
 });
+
+test("a scan reuses each rule's search objects: scanning texts makes no regular expression of its own", () => {
+  const texts = Array.from(
+    { length: 50 },
+    (_, i) =>
+      `step ${i}: export API_KEY="Zx81kQ${i}pLmN0vB7tR2sW"\nran npx tsc -p . --noEmit && node --test src/file${i}.ts`,
+  );
+  // The first scan loads what it needs once (the rule set, its patterns).
+  const first = texts.map((t) => maskSecrets(t));
+  const Original = RegExp;
+  let made = 0;
+  globalThis.RegExp = new Proxy(Original, {
+    construct(target, args, newTarget) {
+      // Only ours: a rule of the maintained rule set may make its own (not this module's to change).
+      if (!/node_modules/.test(new Error().stack?.split('\n')[2] ?? '')) made++;
+      return Reflect.construct(target, args, newTarget) as object;
+    },
+  });
+  let again: string[];
+  try {
+    again = texts.map((t) => maskSecrets(t));
+  } finally {
+    globalThis.RegExp = Original;
+  }
+  assert.deepEqual(again, first);
+  assert.ok(first.every((t, i) => !t.includes(`Zx81kQ${i}pLmN0vB7tR2sW`)));
+  assert.equal(made, 0, `${made} regular expressions made for ${texts.length} texts`);
+});

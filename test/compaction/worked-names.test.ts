@@ -189,3 +189,18 @@ test('a token that starts with a digit (an address, a hash) gives no name, not e
   for (const fragment of ['iusaL6ys79qVbHmz4Xk', 'i5SyF8Hx2u5PkLw', 'wCwkHnKz1g'])
     assert.ok(!names.includes(fragment), `${fragment} in ${JSON.stringify(names)}`);
 });
+
+test("a setting's value is no code name after each mark that can close its label; the same word elsewhere is", () => {
+  const names = (content: string) => [...namesOfMessage({ role: 'assistant', content }).keys()];
+  // The label closes with a quote, with `=`, or with the colon of a colon-joined id before the word.
+  for (const [content, value] of [
+    ['The config sets `appId: "webClientMain` for the build.', 'webClientMain'],
+    ["Then set clientSecret = 'rotateSecretsNightly in the env.", 'rotateSecretsNightly'],
+    ['The env file has AUTH_TOKEN=tokenRefreshHandler now.', 'tokenRefreshHandler'],
+    ['It reads "firebaseId": "1:1234:web:projectMainWeb from the config.', 'projectMainWeb'],
+  ] as const)
+    assert.ok(!names(content).includes(value), `${value} listed from: ${content}`);
+  // The same words where no label closes right before them are names of the work.
+  const plain = names('We call webClientMain() and rotateSecretsNightly() from tokenRefreshHandler() daily.');
+  for (const n of ['webClientMain', 'rotateSecretsNightly', 'tokenRefreshHandler']) assert.ok(plain.includes(n), n);
+});

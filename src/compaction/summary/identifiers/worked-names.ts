@@ -98,6 +98,17 @@ export function agentTool(n: string): boolean {
 const SETTING_VALUE_BEFORE =
   /(?:(?<![\w-])[\w-]+?(?:[iI]d|ID|[kK]ey|[sS]ecret|[tT]oken|[sS]id)['"]?\s*[:=]\s*['"`]|(?<![\w-])[A-Z0-9_]*(?:ID|KEY|SECRET|TOKEN|SID)=)(?:[\w.-]+:)*$/;
 
+/**
+ * Whether a setting's label ({@link SETTING_VALUE_BEFORE}, in the 60 characters before) stands right
+ * before `at`. The label ends in a quote or `=`, and a colon-joined value's parts end in `:`: before
+ * any other character it cannot end there, and the pattern (tried at every place of the 60) is not run.
+ */
+function settingValueAt(text: string, at: number): boolean {
+  const before = text.charAt(at - 1);
+  if (before !== "'" && before !== '"' && before !== '`' && before !== '=' && before !== ':') return false;
+  return SETTING_VALUE_BEFORE.test(text.slice(Math.max(0, at - 60), at));
+}
+
 /** A token shaped like a code name: camelCase, PascalCase with two humps, snake_case, SCREAMING_CASE. */
 function shaped(n: string): boolean {
   return /[a-z][A-Z]/.test(n) || /[A-Za-z0-9]_[A-Za-z0-9]/.test(n) || /^[A-Z][a-z0-9]+[A-Z][a-z]/.test(n);
@@ -195,7 +206,7 @@ function scan(text: string, base: number, into: Map<string, number>, prose = fal
     const at = m.index;
     if (notAName(text, at, n)) continue;
     const prev = text.slice(Math.max(0, at - 24), at);
-    if (SETTING_VALUE_BEFORE.test(text.slice(Math.max(0, at - 60), at))) continue;
+    if (settingValueAt(text, at)) continue;
     const end = at + n.length;
     const next = text.charAt(end);
     const after = text.slice(end, end + 24);
