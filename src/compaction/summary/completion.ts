@@ -16,11 +16,14 @@ const OPEN =
 const CONDITIONAL =
   /^(if|when|whenever|once|should you)\b|\b(let me know|say the word|if you('d| would| want| prefer| like))\b/i;
 
+/** A letter of any script; made once (the bundler writes a literal with a Unicode property as a `new RegExp(...)` call). */
+const HAS_LETTER = /\p{L}/u;
+
 /** Prose sentences of a message with their markdown emphasis and list marks removed. */
 function plain(text: string): string[] {
   return sentences(text)
     .map((s) => s.replace(/^(?:[-*•]|\d+[.)]|#+)\s+/, '').replace(/[*_`]+/g, ''))
-    .filter((s) => /\p{L}/u.test(s));
+    .filter((s) => HAS_LETTER.test(s));
 }
 
 /**

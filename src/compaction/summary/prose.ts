@@ -198,6 +198,14 @@ const LIST_ITEM = /^\s*(?:[-*•]|\d+[.)])\s+\S/;
 export const MAX_RULE_CHARS = 400;
 
 /**
+ * Patterns with a Unicode property are made once here: the bundler writes such a literal as a
+ * `new RegExp(...)` call, which made one per line or word tested.
+ */
+const LOWER_START = /^\p{Ll}/u;
+/** A word of letters ending in `s` (see {@link singular}). */
+const PLURAL_WORD = /^\p{L}+s$/u;
+
+/**
  * Lines of a request with the lines a terminal or editor wrapped joined again: a line that does not
  * end a sentence (no `.`, `!`, `?` or `:` at its end) goes on in the next line when that one starts in
  * lower case. A list item, a heading and a blank line always start a line of their own.
@@ -207,7 +215,7 @@ function unwrapped(text: string): string[] {
   for (const raw of text.split('\n')) {
     const line = raw.trim();
     const prev = out.length ? out[out.length - 1] : undefined;
-    if (prev && line && /^\p{Ll}/u.test(line) && !/[.!?:]["')\]]*$/.test(prev) && !/^#/.test(prev))
+    if (prev && line && LOWER_START.test(line) && !/[.!?:]["')\]]*$/.test(prev) && !/^#/.test(prev))
       out[out.length - 1] = `${prev} ${line}`;
     else out.push(line);
   }
@@ -301,7 +309,7 @@ const ITEM_LEAD = /^(?:the|any|all|existing|other|my|our|your|a|an)\s+/i;
 /** A word without a plural `s`, lower case: "Cards" and "card" name the same thing. */
 function singular(word: string): string {
   const w = word.toLowerCase();
-  return w.length > 3 && /^\p{L}+s$/u.test(w) && !w.endsWith('ss') ? w.slice(0, -1) : w;
+  return w.length > 3 && PLURAL_WORD.test(w) && !w.endsWith('ss') ? w.slice(0, -1) : w;
 }
 
 /** `text` as words in the singular, space separated, padded with spaces for whole-word search. */
