@@ -28,6 +28,10 @@
  *    cmd's `a & b`, `start /B`, `nohup`, a trailing `&`, a filter's: {@link masksStatus}) failed when
  *    its output opens or ends on a fatal error line (`Error starting proxy: …`, `fatal: …`, `bind:
  *    address already in use`, a traceback: {@link fatalLine}), log timestamps aside.
+ *    3c. **A cleanup that found nothing.** A kill or removal whose failure the command ignores
+ *    (`taskkill /F /IM node.exe || true`, `pkill vite; npm run dev`, `rm x 2>/dev/null`:
+ *    {@link ignoredCleanup}) meant "if it is there": its "not found" / "no such process" lines are
+ *    no failure of the command; any other error line still is.
  * 4. **A success flag of the tool's own** (Claude Code's `is_error`, OpenHands' error observations,
  *    Codex's `success`), where no exit status is stated, wins over the output's wording.
  * 5. **Nothing recorded** (SWE-agent, Aider, a bare "Command executed."): a failure line among the
@@ -374,6 +378,8 @@ export function commandVerdict(
       return { ...v, printedExit: echoed.status };
     }
   }
+  // A cleanup whose failure the command ignores says only that there was nothing to clean (rule 3c).
+  if (output && ignoredCleanup(command)) output = withoutNothingToClean(output);
   // A filter's status is not the run's: what the run printed decides (rule 2b).
   if (filteredRun(command) && toolErrorLine(output) !== '') return { failed: true };
   const answer = exit !== 0 ? probeAnswer(command, output, exit, flag) : undefined;
@@ -388,6 +394,88 @@ export function commandVerdict(
   if (flag !== undefined) return { failed: !flag };
   if (showsContent(command)) return { failed: false };
   return { failed: outputFailure(output) !== '' };
+}
+
+/**
+ * Programs that stop or remove something that may not be there: `kill`, `pkill`, `killall`,
+ * `taskkill`, `Stop-Process`, `fuser -k`, `rm -f`, `rmdir`, `del`, `Remove-Item`, `docker rm`/`stop`/
+ * `kill`/`rmi`, `docker compose down`, `pm2 delete`/`stop`, `npm uninstall`/`pip uninstall -y`.
+ */
+const CLEANUP_PROGRAM =
+  /^(?:kill|pkill|killall|taskkill|tskill|Stop-Process|spps|fuser\s+-k|rm|rmdir|rd|del|erase|Remove-Item|ri|docker\s+(?:rm|rmi|stop|kill|network\s+rm|volume\s+rm)|docker(?:-compose|\s+compose)\s+(?:down|rm|stop)|pm2\s+(?:delete|stop|kill)|(?:npm|pnpm|yarn)\s+(?:uninstall|remove|rm)|pip3?\s+uninstall)\b/i;
+
+/**
+ * True when `command` runs a cleanup ({@link CLEANUP_PROGRAM}) whose failure it does not pass on:
+ * one followed by `|| …`, by `;`, cmd's `&` or a line break (the next step's status is the
+ * command's), or with its errors silenced (`2>/dev/null`, `-ErrorAction SilentlyContinue`): the
+ * person meant "stop it if it runs", "remove it if it is there".
+ */
+export function ignoredCleanup(command: string): boolean {
+  const bare = unquoted(command);
+  if (
+    !/\b(?:kill|pkill|killall|taskkill|tskill|Stop-Process|spps|fuser|rm|rmdir|rd|del|erase|Remove-Item|ri|docker|pm2|uninstall|remove)\b/i.test(
+      bare,
+    )
+  )
+    return false;
+  // Each step with the separator after it ('' at the end).
+  const steps = [...bare.matchAll(/([^;&|\n]+?)\s*(\|\||&&|;|\n|\||(?<![>&\d])&(?![&>])|$)/g)];
+  return steps.some((m, k) => {
+    const step = program(m[1].trim());
+    if (!CLEANUP_PROGRAM.test(step)) return false;
+    const after = m[2];
+    if (after === '||' || after === ';' || after === '\n' || after === '&') return true;
+    if (/\d?>\s*(?:nul|\$null|\/dev\/null)\b|-ErrorAction\s+(?:SilentlyContinue|Ignore)/i.test(m[1])) return true;
+    // The last step of a chain whose status is masked otherwise (`a || true` is read above).
+    return after === '' && k > 0 && steps[k - 1][2] === '||';
+  });
+}
+
+/**
+ * A line saying a cleanup found nothing to act on: taskkill's `ERROR: The process "node.exe" not
+ * found.`, kill's `No such process`, killall's `no process found`, rm's `No such file or directory`,
+ * del's `Could Not Find …`, PowerShell's `Cannot find a process …` / `Cannot find path … because it
+ * does not exist`, docker's `No such container`, pm2's `Process or Namespace x not found`.
+ */
+const NOTHING_TO_CLEAN = new RegExp(
+  [
+    /^ERROR: The process .{1,200} (?:not found|could not be found)\.?$/,
+    /^(?:\S*sh: (?:line \d+: )?)?kill: .{0,80}(?:No such process|no such job)$/,
+    /^\S+: no process found$/,
+    /^(?:rm|rmdir|unlink): cannot remove .{1,300}: No such file or directory$/,
+    /^Could Not Find .{1,300}$/,
+    /^(?:(?:Stop-Process|Remove-Item|spps|ri)\s*:\s*)?Cannot find (?:a process with the (?:name|process identifier)\b|path\b.{1,300}\bbecause it does not exist).{0,200}$/,
+    /^(?:Error(?: response from daemon)?: )?No such (?:container|image|network|volume|object)\b.{0,200}$/,
+    /^\[PM2\]\[(?:ERROR|WARN)\] Process or Namespace \S+ not found$/,
+  ]
+    .map((r) => `(?:${r.source})`)
+    .join('|'),
+  'i',
+);
+
+/**
+ * `output` without the lines saying a cleanup found nothing to act on ({@link NOTHING_TO_CLEAN}),
+ * nor the lines PowerShell writes under such an error (`At line:1 char:1`, `+ …`).
+ */
+function withoutNothingToClean(output: string): string {
+  const lines = output.split('\n');
+  const kept: string[] = [];
+  let underError = false;
+  for (const line of lines) {
+    const t = line.trim();
+    if (NOTHING_TO_CLEAN.test(t)) {
+      underError = true;
+      continue;
+    }
+    if (
+      underError &&
+      (/^(?:At line:\d+|At .+:\d+ char:\d+|\+ |CategoryInfo|FullyQualifiedErrorId)/.test(t) || t === '+')
+    )
+      continue;
+    underError = false;
+    kept.push(line);
+  }
+  return kept.length === lines.length ? output : kept.join('\n');
 }
 
 /**
