@@ -35,8 +35,10 @@ const MARKERS_RE = new RegExp(MARKER_RE.source, 'g');
 
 /**
  * Keeps about `max` characters of `text`: its start and end, the middle replaced by the marker. The
- * cuts fall at a sentence end when one is near (within a third of the part kept), else at a space, so
- * no word is cut in two; a part with no space in reach (one long token) is cut where it falls.
+ * cuts fall at a sentence or line end when one is near (within a third of the part kept before the
+ * cut, or within as much again after it: a part may keep up to twice its length to end a sentence),
+ * else at a space, so no word is cut in two; a part with no space in reach (one long token) is cut
+ * where it falls.
  */
 export function shortenMiddle(text: string, max: number): string {
   if (text.length <= max) return text;
@@ -60,7 +62,10 @@ export function shortenMiddle(text: string, max: number): string {
 /** End of the kept start: the last sentence end or space at or before `at` (see {@link shortenMiddle}). */
 function headCut(text: string, at: number): number {
   const reach = Math.floor(at / 3);
-  for (let i = at; i >= at - reach && i > 0; i--) if (/[.!?\n]/.test(text[i - 1]) && /\s/.test(text[i])) return i;
+  const sentenceEnd = (i: number) => /[.!?:\n]/.test(text[i - 1]) && /\s/.test(text[i]);
+  for (let i = at; i >= at - reach && i > 0; i--) if (sentenceEnd(i)) return i;
+  // A sentence or line that ends after the cut (within as much again) is kept whole rather than cut in its middle.
+  for (let i = at + 1; i <= 2 * at && i < text.length; i++) if (sentenceEnd(i)) return i;
   if (/\s/.test(text[at] ?? ' ')) return at;
   for (let i = at; i > 0; i--) if (/\s/.test(text[i])) return i;
   return at;
@@ -70,8 +75,10 @@ function headCut(text: string, at: number): number {
 function tailCut(text: string, at: number, head: number): number {
   if (at <= head) return head;
   const reach = Math.floor((text.length - at) / 3);
-  for (let i = at; i < Math.min(text.length, at + reach); i++)
-    if (/[.!?\n]/.test(text[i - 1]) && /\s/.test(text[i])) return i;
+  const sentenceStart = (i: number) => /[.!?:\n]/.test(text[i - 1]) && /\s/.test(text[i]);
+  for (let i = at; i < Math.min(text.length, at + reach); i++) if (sentenceStart(i)) return i;
+  // A sentence or line that starts before the cut (within as much again) is kept whole rather than from its middle.
+  for (let i = at - 1; i > Math.max(head, at - (text.length - at)); i--) if (sentenceStart(i)) return i;
   if (/\s/.test(text[at - 1] ?? ' ')) return at;
   for (let i = at; i < text.length; i++) if (/\s/.test(text[i])) return i;
   // The end is one long token (a path at the request's end): resume at its start, not inside it.
@@ -88,6 +95,7 @@ function tailCut(text: string, at: number, head: number): number {
  * ({@link shortenMiddle}).
  */
 export function shortenRequest(text: string, max: number): string {
+  if (text.length <= SHORT_REQUEST_CHARS) return text;
   const whole = shortenInstructionsFirst(text, max, shortenedMarker);
   if (whole !== undefined) return whole;
   // No instruction fits whole: the instructions are clipped rather than the description kept.
@@ -97,6 +105,12 @@ export function shortenRequest(text: string, max: number): string {
     return `${lead} ${shortenMiddle(asks.text, max - lead.length - 1)}`;
   return shortenMiddle(text, max);
 }
+
+/**
+ * Longest request, in characters, that is never shortened: a short request costs few tokens, and
+ * cut at both ends it says nothing ("In […] other parts of the page."). Only longer ones are clipped.
+ */
+export const SHORT_REQUEST_CHARS = 120;
 
 /** Characters the clipped instructions of a request keep at least beside the marker before them, else it is clipped as a whole. */
 const MIN_CLIPPED_INSTRUCTIONS_CHARS = 80;
@@ -108,7 +122,7 @@ const MIN_CLIPPED_INSTRUCTIONS_CHARS = 80;
  * shortening of the request it is in.
  */
 export function shortenKeepingRules(text: string, max: number): string {
-  if (text.length <= max) return text;
+  if (text.length <= Math.max(max, SHORT_REQUEST_CHARS)) return text;
   const rules = omissionRank(text) >= RULE_RANK ? ruleSentences(text).map((r) => r.replace(/\s+/g, ' ').trim()) : [];
   const kept = rules.join(' ');
   if (!rules.length || kept.length > Math.max(max, RULES_SHOWN_CHARS)) return shortenRequest(text, max);
@@ -418,6 +432,7 @@ function renderEntries(
     for (let k = 0; k < omitCount; k++) omittedMark[omitOrder[k]] = 1;
     const shownOf = (i: number): number => {
       const r = requests[i];
+      if (r.length <= SHORT_REQUEST_CHARS) return r.length;
       const limit = i === 0 || i === n - 1 ? protectedCap : r.length <= cap ? r.length : shortLen;
       return Math.min(limit, r.length);
     };
@@ -545,7 +560,10 @@ function renderEntries(
     const each = new Float64Array(n);
     for (let i = 0; i < n; i++) {
       const len = requests[i].length;
-      const t = itemTokens(i, Math.min(i === 0 || i === n - 1 ? protectedCap : shortest, len));
+      const t = itemTokens(
+        i,
+        len <= SHORT_REQUEST_CHARS ? len : Math.min(i === 0 || i === n - 1 ? protectedCap : shortest, len),
+      );
       if (t === undefined) return undefined;
       each[i] = t;
     }
