@@ -1,7 +1,8 @@
 /**
  * An agent's message announcing a step ("Now commit the docs as a second commit:") that the span's
  * next tool calls carried out successfully is a step carried out, not work in progress; its turn is
- * not over, so the next step stays the agent's (never the user's turn). The same message followed by a
+ * not over, so the next step is the agent's, unless the messages kept after the summary end with its
+ * final answer (then the user's turn, said so). The same message followed by a
  * failing call is still in progress. Recorded in each agent's format.
  */
 import { test } from 'node:test';
@@ -39,8 +40,19 @@ for (const format of ['claude-code', 'cline'] as const) {
       summary,
     );
     assert.doesNotMatch(summary, /In progress/, summary);
-    assert.doesNotMatch(summary, /Next step: the user's turn/, summary);
-    if (/Next step:/.test(summary)) assert.match(summary, /Next step: continue with the latest request/, summary);
+    // The span's own turn was not over: the next step is the user's only by the agent's final
+    // answer in the messages kept after the summary.
+    assert.doesNotMatch(
+      summary,
+      /Next step: the user's turn \(the (?:agent ended|latest request appears done)/,
+      summary,
+    );
+    if (/Next step:/.test(summary))
+      assert.match(
+        summary,
+        /Next step: (?:continue with the latest request|the user's turn \(the agent's turn went on in the messages kept after this summary, which end with the agent's final answer)/,
+        summary,
+      );
   });
 
   test(`${format}: an announced step whose tool call failed is not done`, async () => {

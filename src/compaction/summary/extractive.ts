@@ -170,15 +170,18 @@ function turnGoesOn(after: readonly ContextItem[], handedOver = false): boolean 
  * message in `after` asked a question or proposed a step (a plan or a question handed over by a tool
  * included), undefined when no message in `after` ended the turn. `finishedBy`: the finishing action
  * (`submit`, `finish`, `attempt_completion`) the last of them handed the task in with, if any.
+ * `answered`: the last of them is a plain final answer (text, no tool call nor hand-over, neither a
+ * question nor a step proposed): the agent finished and waits for the next request.
  */
 function turnAtEnd(
   spanClosed: boolean,
   spanReplied: boolean,
   after: readonly ContextItem[],
-): { who: 'agent' | 'newer request' | 'user'; waits?: boolean; finishedBy?: string } {
+): { who: 'agent' | 'newer request' | 'user'; waits?: boolean; finishedBy?: string; answered?: boolean } {
   let who: 'agent' | 'newer request' | 'user' = spanReplied ? 'user' : spanClosed ? 'newer request' : 'agent';
   let waits: boolean | undefined;
   let finishedBy: string | undefined;
+  let answered: boolean | undefined;
   for (const it of after) {
     if (it.kind === 'summary') continue;
     const m = it.message;
@@ -186,6 +189,7 @@ function turnAtEnd(
       if (typedRequestOf(it) !== undefined) {
         who = 'newer request';
         finishedBy = undefined;
+        answered = undefined;
       }
       // The observation of an action handing the turn over (SWE-agent `submit`) is no more work.
       else if (who !== 'user' && isToolOutputText(textWithPlaceholders(m.content))) who = 'agent';
@@ -202,6 +206,7 @@ function turnAtEnd(
         who = 'agent';
         waits = undefined;
         finishedBy = undefined;
+        answered = undefined;
       } else if (text || handOver) {
         who = 'user';
         const final = text || calls[0]?.arguments || '';
@@ -217,10 +222,13 @@ function turnAtEnd(
         waits =
           finishedBy === undefined &&
           (kind === 'plan' || kind === 'question' || (leavesStepOpen(final) && !reportsFinishedWork(final)));
+        // A plain final message (no call after it, no hand-over) that neither asks nor proposes a step
+        // is the agent's answer: its turn is over and the task done for now.
+        answered = finishedBy === undefined && !waits && !handOver && text !== '';
       }
     }
   }
-  return { who, waits, finishedBy };
+  return { who, waits, finishedBy, answered };
 }
 
 /** Whether the person typed a request in `after` (the messages kept after the span). */
@@ -727,7 +735,9 @@ export class ExtractiveSummarizer implements Summarizer {
             ? `resolve ${open.at(-1)!.slice('- open: '.length)}`
             : turn.finishedBy !== undefined
               ? `the user's turn (the ${lastAssistantStepDone && lastAssistant !== '' ? "agent's turn" : 'work in progress here'} went on in the messages kept after this summary, which end with the task finished: the agent handed it in${turn.finishedBy ? ` with \`${turn.finishedBy}\`` : ''})`
-              : `continue with the latest request (the ${lastAssistantStepDone && lastAssistant !== '' ? "agent's turn" : 'work in progress here'} went on in the messages kept after this summary${turn.waits ? ", which end waiting for the user's answer or approval" : ''})`
+              : turn.answered
+                ? `the user's turn (the ${lastAssistantStepDone && lastAssistant !== '' ? "agent's turn" : 'work in progress here'} went on in the messages kept after this summary, which end with the agent's final answer: it finished and waits for the user's next request)`
+                : `continue with the latest request (the ${lastAssistantStepDone && lastAssistant !== '' ? "agent's turn" : 'work in progress here'} went on in the messages kept after this summary${turn.waits ? ", which end waiting for the user's answer or approval" : ''})`
           : turn.who === 'agent'
             ? open.length
               ? `resolve ${open.at(-1)!.slice('- open: '.length)}`
