@@ -1,7 +1,8 @@
 /**
  * `recall FILE [QUERY]`: search a recorded session's raw transcript, including what its agent's own
  * compactions replaced (checkpoints `import-1`, `import-2`… as `compact` names them), or read a range
- * of it with `--read FROM[-TO]`. Without a query or `--read`, lists the recorded compactions.
+ * of it with `--read FROM[-TO]`. Without a query or `--read`, lists the recorded compactions, and
+ * names a summary ContextKeeper wrote into a file it output (`compact --out`) as such.
  * Output is bounded and masked like the agent's history tools (`src/recall`).
  */
 import fs from 'node:fs';
@@ -81,12 +82,30 @@ export async function recallCommand(
     );
     return;
   }
-  const checkpoints = [...index.byCheckpoint.keys()].map((id) => ({ id, messages: spans(scopeOf(index, id)) }));
+  const ours = new Map(
+    transcript.compactions.flatMap((c, n) => (c.writer === 'context-keeper' ? [[`import-${n + 1}`, c.summary]] : [])),
+  );
+  const checkpoints = [...index.byCheckpoint.keys()].map((id) => ({
+    id,
+    messages: spans(scopeOf(index, id)),
+    writtenBy: ours.has(id) ? ('ContextKeeper' as const) : ('recording agent' as const),
+  }));
   if (o.json)
     return out(JSON.stringify({ format: transcript.format, messages: index.messages.length, checkpoints }, null, 2));
   out(`${transcript.format} session, ${index.messages.length} messages.`);
-  if (checkpoints.length === 0) out('The recording agent made no compaction of its own.');
-  for (const c of checkpoints) out(`checkpoint ${c.id} replaced messages ${c.messages}`);
+  if (checkpoints.every((c) => ours.has(c.id))) out('The recording agent made no compaction of its own.');
+  for (const c of checkpoints) {
+    const summary = ours.get(c.id);
+    if (summary === undefined) {
+      out(`checkpoint ${c.id} replaced messages ${c.messages}`);
+      continue;
+    }
+    // The summary's own last line says where the messages it stands for can be read.
+    const pointer = summary.trimEnd().split('\n').at(-1)?.trim() ?? '';
+    out(
+      `summary ${c.id} (message ${c.messages}) written by ContextKeeper: an earlier compaction's summary, read back from a file compact --out or replay --out wrote; it stands for messages this file does not hold${/^\[The .* replaced messages? /.test(pointer) ? `. ${pointer}` : ''}`,
+    );
+  }
   out(`Search with ${base} QUERY; read with ${base} --read FROM-TO or --checkpoint ID.`);
 }
 

@@ -23,6 +23,9 @@ export function indexSource(source: RecallSource): RecallIndex {
   const covering = new Map<string, string[]>();
   for (const cp of source.checkpoints) {
     byCheckpoint.set(cp.id, new Set(cp.replacedIds));
+    // A summary ContextKeeper wrote is in the context: it stands for messages the file no longer
+    // holds, and nothing replaced it.
+    if (cp.writer === 'context-keeper') continue;
     for (const id of cp.replacedIds) {
       const list = covering.get(id);
       if (list) list.push(cp.id);

@@ -6,10 +6,19 @@ import type { ChatMessage, Entry } from '../compaction/types';
 
 /** A compaction whose replaced messages recall can name: one of ours, or a recording agent's own. */
 export interface RecallCheckpoint {
-  /** `ck-…` for ContextKeeper's checkpoints, `import-N` for a recording agent's own compactions. */
+  /**
+   * `ck-…` for ContextKeeper's checkpoints, `import-N` for the compactions a recorded file holds (the
+   * recording agent's own, or a summary ContextKeeper wrote into a file it output).
+   */
   id: string;
   /** Raw entry ids the compaction replaced, oldest first. */
   replacedIds: readonly string[];
+  /**
+   * `context-keeper`: a summary ContextKeeper wrote (a file of `compact --out` or `replay --out` read
+   * back): `replacedIds` is the summary message itself, which stands in the context for messages the
+   * file no longer holds; absent: the recording agent's own compaction, or one of ours.
+   */
+  writer?: 'context-keeper';
 }
 
 /** What recall reads: the raw transcript (every message, never edited) and the compactions in force. */
