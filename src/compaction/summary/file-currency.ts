@@ -6,8 +6,9 @@
  * span, nor in the messages kept after it, superseded it.
  *
  * Read from the tool calls: Claude Code `Read`/`Edit`/`Write`, Cline `read_file`/`replace_in_file`/
- * `write_to_file`, OpenHands `str_replace_editor`, Codex `cat` and `apply_patch` through the shell.
- * A file changed by another shell command (`sed -i`, a redirection) is not followed.
+ * `write_to_file`, OpenHands `str_replace_editor`, Codex `cat` and `apply_patch` through the shell,
+ * and the shell commands the files section reads as file changes (`sed -i`, `echo x > f`, `cat > f
+ * <<EOF`, `rm`, `mv`: `shellFileChanges`).
  *
  * Pure: no I/O.
  */
@@ -17,7 +18,16 @@ import { textWithPlaceholders } from '../content-text';
 import { parseJsonObject } from '../../format/json';
 import { recordedToolOutcome } from '../tool-outcomes';
 import { fileOutcome } from './ledger/run-outcome';
-import { DELETE_TOOL, EDIT_TOOL, newTextOf, oldTextOf, PATH_KEYS, READ_TOOL, WRITE_TOOL } from './ledger/actions';
+import {
+  DELETE_TOOL,
+  EDIT_TOOL,
+  newTextOf,
+  oldTextOf,
+  PATH_KEYS,
+  READ_TOOL,
+  shellFileChanges,
+  WRITE_TOOL,
+} from './ledger/actions';
 
 /** What one tool call did to a file's text. */
 type FileEvent =
@@ -135,7 +145,22 @@ function callEvents(name: string, rawArgs: string, ok: boolean): FileEvent[] {
   }
   if (command !== undefined) {
     const shown = SHOW_FILE.exec(command.trim());
-    return shown ? [{ kind: 'read', path: shown[1] }] : [];
+    if (shown) return [{ kind: 'read', path: shown[1] }];
+    // A file the command changed (as the files section reads it): written anew by a redirection or a
+    // script, edited in place (`sed -i`), deleted or moved. What it wrote is not known line by line,
+    // so every line shown before is superseded; a file only added to (`>>`) keeps its lines.
+    if (!ok) return [];
+    return shellFileChanges(command).flatMap((f): FileEvent[] =>
+      f.op === 'created'
+        ? f.append
+          ? []
+          : [{ kind: 'write', path: f.path, text: undefined }]
+        : f.op === 'edited'
+          ? [{ kind: 'edit', path: f.path, old: undefined, text: '', tool: name }]
+          : f.op === 'deleted' || f.op === 'moved'
+            ? [{ kind: 'gone', path: f.path }]
+            : [],
+    );
   }
   if (path === undefined) return [];
   if (DELETE_TOOL.test(name)) return ok ? [{ kind: 'gone', path }] : [];

@@ -253,6 +253,27 @@ function replaceParts(diff: string): string {
 /** A file operation a shell command or script performs, with the new code it writes when known. */
 type ShellFileOp = { op: FileOp; path: string; to?: string; symbols?: string[] };
 
+/**
+ * The files a shell command changes, as the files section reads them ({@link shellFileOps}): written
+ * by redirection, `tee` or a script (`created`; `append` when only added to, `>>` or `tee -a`),
+ * edited in place (`sed -i`), deleted, or moved (`to` where). Files it only reads are left out.
+ */
+export function shellFileChanges(command: string): Array<{ op: FileOp; path: string; to?: string; append?: true }> {
+  return shellFileOps(command).flatMap((f) => {
+    if (f.op === 'read') return [];
+    const append = f.op === 'created' && appendsTo(command, f.path);
+    return [{ op: f.op, path: f.path, ...(f.to ? { to: f.to } : {}), ...(append ? { append: true as const } : {}) }];
+  });
+}
+
+/** Whether `command` only adds to `path` (`>> path`, `tee -a path`, `Add-Content path`) rather than writing it anew. */
+function appendsTo(command: string, path: string): boolean {
+  const p = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(
+    `>>\\s*['"]?${p}\\b|\\btee\\s+-a\\s+['"]?${p}\\b|\\bAdd-Content\\s+(?:-Path\\s+)?['"]?${p}\\b`,
+  ).test(command);
+}
+
 /** Redirect targets that are not files (`2>&1`, `/dev/null`, `>&2`, `nul` on Windows). */
 function isFileTarget(target: string): boolean {
   return !!target && !/^(&\d*|\/dev\/|nul$|NUL$|\$)/.test(target) && !/^[<>|&]/.test(target);
