@@ -799,6 +799,28 @@ function thinnerHoldings(cp: Checkpoint, toNone = true): boolean {
 const contradictedBy = new WeakMap<Checkpoint, string[]>();
 
 /**
+ * Tokens the summary of `input` has beside its notes (`notesTokens`) and every request of its span
+ * whole (counted by `meter`'s encoding), within its limit (its header, pointer line and framing counted): what identifier lists may
+ * take when the requests section had to shorten or leave out requests. The typed requests, the
+ * latest one included, come before lists of names (README, "What a summary keeps"): a name left out
+ * is counted and can be looked up again, a request cut short loses the person's words. 0 when there
+ * is no such room.
+ */
+function roomBesideWholeRequests(input: SpanInput, notesTokens: number, meter: TokenMeter): number {
+  const { requests, header, pointer, limit, countText } = input;
+  const whole = renderRequestsSection(
+    requests,
+    Number.MAX_SAFE_INTEGER,
+    countText,
+    meter.lineAdditive,
+    meter.encoding,
+    input.rulesElsewhere,
+  ).tokens;
+  const frame = countText(header) + SUMMARY_FRAME_TOKENS + (pointer ? countText(pointer) + 1 : 0);
+  return Math.max(0, limit - frame - notesTokens - whole - 4);
+}
+
+/**
  * The checkpoint of one span's summary: the summarizer's notes checked (a model's), identifiers
  * back-filled within the notes' budget, composed with the verbatim requests under its header.
  */
@@ -821,12 +843,17 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
   // each under a heading that says where it came from.
   const moved = movedPaths(actionsOf(content));
   const checkedTokens = countText(checked);
+  const requestsWhole = input.section.shortened === 0 && input.section.omitted === 0;
   let allowChars = Math.min(
-    backfillChars(spanBudget, input.section.shortened === 0 && input.section.omitted === 0),
+    backfillChars(spanBudget, requestsWhole),
     Math.max(0, spanBudget - checkedTokens) * 4,
+    requestsWhole ? Infinity : roomBesideWholeRequests(input, checkedTokens, meter) * 4,
   );
   const sources = new SpanIdentifiers(content);
-  let backfill = backfillIdentifiers(checked, content, allowChars, moved, sources);
+  // Lists shrunk for the requests say how many identifiers they left out.
+  const backfillOf = (chars: number) =>
+    backfillIdentifiers(checked, content, chars, moved, sources, MAX_IDENTIFIER_LINES, !requestsWhole);
+  let backfill = backfillOf(allowChars);
   // Paths and ids run denser than 4 characters a token: scale the characters down to the tokens left.
   for (
     let k = 0, t = countText(backfill.text);
@@ -834,7 +861,7 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
     k++, t = countText(backfill.text)
   ) {
     allowChars = Math.floor((allowChars * Math.max(0, spanBudget - checkedTokens)) / (t - checkedTokens));
-    backfill = backfillIdentifiers(checked, content, allowChars, moved, sources);
+    backfill = backfillOf(allowChars);
   }
   let backfilled = backfill.text;
   // What the allowance leaves goes to the identifiers an earlier summary in the span kept.

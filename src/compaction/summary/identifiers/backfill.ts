@@ -525,7 +525,9 @@ export function identifiersLeftOutLine(left: number): string {
  * told), then a line counting those past that many. A path the summary writes from a named folder (`path-root.ts`)
  * is not missing. `moved` maps old paths to where the files live now; `sources`, the span's
  * identifiers as read by an earlier back-fill of the same `items` (read afresh when not given).
- * Returns the new text and the identifiers added. Never throws.
+ * `countLeftOut`: those `maxChars` leaves no room for are counted on that last line too (the lists
+ * were shrunk for text that comes first, the typed requests); with no room for any, the first
+ * heading stands with that line alone. Returns the new text and the identifiers added. Never throws.
  */
 export function backfillIdentifiers(
   summary: string,
@@ -534,6 +536,7 @@ export function backfillIdentifiers(
   moved: ReadonlyMap<string, string> = new Map(),
   sources: SpanIdentifiers = new SpanIdentifiers(items),
   maxLines: number = MAX_IDENTIFIER_LINES,
+  countLeftOut = false,
 ): { text: string; added: string[] } {
   const added: string[] = [];
   const seen = new Set<string>();
@@ -564,7 +567,10 @@ export function backfillIdentifiers(
   const usedAsFile = new FileUse(items);
   // Identifiers past the cap that the summary does not hold: counted, not listed.
   let leftOut = 0;
-  const capped = () => added.length >= maxLines;
+  // Out of room with `countLeftOut`: the sources are read on only to count what is left out.
+  let noRoom = false;
+  const capped = () => noRoom || added.length >= maxLines;
+  const stops = () => !countLeftOut || !(noRoom = true);
   for (let k = 0; k < SOURCE_KEYS.length; k++) {
     const key = SOURCE_KEYS[k];
     const lines: string[] = [];
@@ -574,10 +580,10 @@ export function backfillIdentifiers(
     // would change nothing but the paths seen, which matter only to lines that could be added.
     // Past the cap, the sources are read on to count what is left out.
     const later = LATER_OPENING[k];
-    if (!capped() && budget < Math.min(openingCost(key), later)) break;
+    if (!capped() && budget < Math.min(openingCost(key), later) && stops()) break;
     for (const id of sources.of(key)) {
       // Nothing more fits: every later identifier would be skipped for its cost.
-      if (!capped() && budget < Math.min(lines.length ? MIN_LINE_COST : openingCost(key), later)) break;
+      if (!capped() && budget < Math.min(lines.length ? MIN_LINE_COST : openingCost(key), later) && stops()) break;
       if (id.trim().length < 3 || NOISE.has(id.trim()) || seen.has(sameFile(id)) || notAName(id) || !isOneToken(id))
         continue;
       // A product named like a file (`Next.js`) is a file only where the work used it as one.
@@ -600,6 +606,7 @@ export function backfillIdentifiers(
       // Too long for what is left: skipped, and never offered again (whether or not the summary
       // has it, it would be skipped later too), so the summary is searched only for those that fit.
       if (cost > budget) {
+        if (countLeftOut && !has(id)) leftOut++;
         seen.add(sameFile(id));
         continue;
       }
@@ -611,8 +618,10 @@ export function backfillIdentifiers(
     }
     if (lines.length) blocks.push(`${heading}\n${lines.join('\n')}`);
   }
-  if (blocks.length === 0) return { text: summary, added };
-  if (leftOut > 0) blocks[blocks.length - 1] += `\n${identifiersLeftOutLine(leftOut)}`;
+  if (blocks.length === 0 && countLeftOut && leftOut > 0)
+    blocks.push(`${BACKFILL_HEADINGS.conversation}\n${identifiersLeftOutLine(leftOut)}`);
+  else if (blocks.length === 0) return { text: summary, added };
+  else if (leftOut > 0) blocks[blocks.length - 1] += `\n${identifiersLeftOutLine(leftOut)}`;
   return { text: `${summary.trimEnd()}\n\n${blocks.join('\n\n')}`, added };
 }
 
