@@ -1,6 +1,7 @@
 /**
  * A short request (up to `SHORT_REQUEST_CHARS` characters) is never shortened, whatever the budget:
- * it costs few tokens, and cut at both ends it says nothing. Only long requests are clipped, their
+ * it costs few tokens, and cut at both ends it says nothing; nor is one whose cut would leave out
+ * fewer characters than its marker costs (`MIN_LEFT_OUT_CHARS`). Only long requests are clipped, their
  * kept parts ending and starting at sentence or line ends, with a marker counting what was left out;
  * when even that does not fit, requests are left out whole (and counted) rather than cut short.
  */
@@ -10,6 +11,7 @@ import {
   renderRequestsSection,
   shortenKeepingRules,
   shortenRequest,
+  MIN_LEFT_OUT_CHARS,
   SHORT_REQUEST_CHARS,
 } from '../../src/compaction/summary/requests-section';
 import { ALL_WRITERS, summaryOf, type Step } from '../support/recordings';
@@ -51,6 +53,16 @@ test('a request of 120 characters or less is never shortened, however small the 
     assert.equal(shortenRequest(r, 60), r);
     assert.equal(shortenKeepingRules(r, 60), r);
   }
+});
+
+test('a request is not shortened for a cut that would leave out less than its marker costs', () => {
+  const request =
+    'so, in this conversation, does the hypothesis of the analysis hold? Look at the first tool_call_id and the error after it. Is the tool_call_id used more than twice?';
+  assert.ok(request.length > SHORT_REQUEST_CHARS && request.length - 120 < MIN_LEFT_OUT_CHARS);
+  assert.equal(shortenRequest(request, 120), request);
+  assert.equal(shortenKeepingRules(request, 120), request);
+  const long = `${request} ${'The trajectory shows the events in order. '.repeat(4)}`;
+  assert.match(shortenRequest(long, 120), MARKER, 'a longer one is shortened');
 });
 
 test('a long request is clipped at sentence ends', () => {

@@ -95,7 +95,7 @@ function tailCut(text: string, at: number, head: number): number {
  * ({@link shortenMiddle}).
  */
 export function shortenRequest(text: string, max: number): string {
-  if (text.length <= SHORT_REQUEST_CHARS) return text;
+  if (shownLength(text.length, max) >= text.length) return text;
   const whole = shortenInstructionsFirst(text, max, shortenedMarker);
   if (whole !== undefined) return whole;
   // No instruction fits whole: the instructions are clipped rather than the description kept.
@@ -112,6 +112,21 @@ export function shortenRequest(text: string, max: number): string {
  */
 export const SHORT_REQUEST_CHARS = 120;
 
+/**
+ * Fewest characters a shortening must leave out: its marker alone takes about 45 characters, so
+ * a cut of fewer than this saves almost nothing and loses the person's exact words.
+ */
+export const MIN_LEFT_OUT_CHARS = 80;
+
+/**
+ * Characters of a request of `length` characters shown when it is to be shortened to about `max`:
+ * `length` (whole) when it is short ({@link SHORT_REQUEST_CHARS}) or the cut would leave out fewer
+ * than {@link MIN_LEFT_OUT_CHARS}, else `max`.
+ */
+function shownLength(length: number, max: number): number {
+  return length <= SHORT_REQUEST_CHARS || length - max < MIN_LEFT_OUT_CHARS ? length : max;
+}
+
 /** Characters the clipped instructions of a request keep at least beside the marker before them, else it is clipped as a whole. */
 const MIN_CLIPPED_INSTRUCTIONS_CHARS = 80;
 
@@ -122,7 +137,7 @@ const MIN_CLIPPED_INSTRUCTIONS_CHARS = 80;
  * shortening of the request it is in.
  */
 export function shortenKeepingRules(text: string, max: number): string {
-  if (text.length <= Math.max(max, SHORT_REQUEST_CHARS)) return text;
+  if (shownLength(text.length, max) >= text.length) return text;
   const rules = omissionRank(text) >= RULE_RANK ? ruleSentences(text).map((r) => r.replace(/\s+/g, ' ').trim()) : [];
   const kept = rules.join(' ');
   if (!rules.length || kept.length > Math.max(max, RULES_SHOWN_CHARS)) return shortenRequest(text, max);
@@ -432,9 +447,8 @@ function renderEntries(
     for (let k = 0; k < omitCount; k++) omittedMark[omitOrder[k]] = 1;
     const shownOf = (i: number): number => {
       const r = requests[i];
-      if (r.length <= SHORT_REQUEST_CHARS) return r.length;
       const limit = i === 0 || i === n - 1 ? protectedCap : r.length <= cap ? r.length : shortLen;
-      return Math.min(limit, r.length);
+      return Math.min(shownLength(r.length, limit), r.length);
     };
     let whole = 0;
     let shortened = 0;
@@ -560,10 +574,7 @@ function renderEntries(
     const each = new Float64Array(n);
     for (let i = 0; i < n; i++) {
       const len = requests[i].length;
-      const t = itemTokens(
-        i,
-        len <= SHORT_REQUEST_CHARS ? len : Math.min(i === 0 || i === n - 1 ? protectedCap : shortest, len),
-      );
+      const t = itemTokens(i, Math.min(shownLength(len, i === 0 || i === n - 1 ? protectedCap : shortest), len));
       if (t === undefined) return undefined;
       each[i] = t;
     }
