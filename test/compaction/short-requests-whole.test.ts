@@ -61,6 +61,10 @@ test('a request is not shortened for a cut that would leave out less than its ma
   assert.ok(request.length > SHORT_REQUEST_CHARS && request.length - 120 < MIN_LEFT_OUT_CHARS);
   assert.equal(shortenRequest(request, 120), request);
   assert.equal(shortenKeepingRules(request, 120), request);
+  // Cut to keep whole sentences, a request that would lose less than its marker costs stays whole.
+  const asks =
+    'so, in this conversation, does the hypothesis of the analysis hold? You can inspect the whole conversation. Is the tool_call_id used more than twice?';
+  assert.equal(shortenRequest(asks, asks.length - 82), asks);
   const long = `${request} ${'The trajectory shows the events in order. '.repeat(4)}`;
   assert.match(shortenRequest(long, 120), MARKER, 'a longer one is shortened');
 });

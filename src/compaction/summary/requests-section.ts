@@ -96,6 +96,11 @@ function tailCut(text: string, at: number, head: number): number {
  */
 export function shortenRequest(text: string, max: number): string {
   if (shownLength(text.length, max) >= text.length) return text;
+  return worthIt(text, shortened(text, max));
+}
+
+/** {@link shortenRequest} past its checks. */
+function shortened(text: string, max: number): string {
   const whole = shortenInstructionsFirst(text, max, shortenedMarker);
   if (whole !== undefined) return whole;
   // No instruction fits whole: the instructions are clipped rather than the description kept.
@@ -104,6 +109,15 @@ export function shortenRequest(text: string, max: number): string {
   if (asks && max - lead.length >= MIN_CLIPPED_INSTRUCTIONS_CHARS)
     return `${lead} ${shortenMiddle(asks.text, max - lead.length - 1)}`;
   return shortenMiddle(text, max);
+}
+
+/**
+ * `out`, a shortening of `text`, when it is at least {@link MIN_LEFT_OUT_CHARS} / 2 characters
+ * shorter (its markers counted); else `text` whole: keeping whole sentences can leave so little out
+ * that the marker costs as much as it saves.
+ */
+function worthIt(text: string, out: string): string {
+  return text.length - out.length >= MIN_LEFT_OUT_CHARS / 2 ? out : text;
 }
 
 /**
@@ -141,6 +155,11 @@ export function shortenKeepingRules(text: string, max: number): string {
   const rules = omissionRank(text) >= RULE_RANK ? ruleSentences(text).map((r) => r.replace(/\s+/g, ' ').trim()) : [];
   const kept = rules.join(' ');
   if (!rules.length || kept.length > Math.max(max, RULES_SHOWN_CHARS)) return shortenRequest(text, max);
+  return worthIt(text, keepingRules(text, rules, kept));
+}
+
+/** The request `text` with only its rule sentences `rules` (joined: `kept`), a marker wherever text was left out. */
+function keepingRules(text: string, rules: readonly string[], kept: string): string {
   // Each sentence stays where it was: a marker stands wherever text was left out (before, between or
   // after them), so the request never reads as if only its end were cut.
   const flat = text.replace(/\s+/g, ' ').trim();
