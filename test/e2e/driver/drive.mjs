@@ -32,6 +32,7 @@ import { watchChecks } from './watch-checks.mjs';
 import { recallCheck } from './recall-checks.mjs';
 import { openWalkthrough, setupChecks, walkthroughChecks } from './setup-checks.mjs';
 import { checkpointChecks } from './checkpoint-checks.mjs';
+import { compareScrollChecks, reloadChecks } from './document-checks.mjs';
 import { compactEnabledCheck, retryCheck } from './state-checks.mjs';
 import { keybindingChecks, approvalNoticeCheck, ollamaModelToastCheck } from './notice-checks.mjs';
 import { checkpointKeyboardChecks, sessionSelectChecks, transcriptKeyboardChecks } from './keyboard-checks.mjs';
@@ -114,6 +115,26 @@ try {
     await approvalNoticeCheck(ctx);
     await keybindingChecks(ctx);
     throw new Abort('only the notification and keybinding checks were asked for');
+  }
+  if (only === 'documents') {
+    // Checkpoint documents alone (CK_E2E_ONLY=documents): an imported recording, compacted without a
+    // model, its compare opened twice, then both tabs across Reload Window.
+    await wb.activityItem('ContextKeeper').click();
+    await check('import and compact a recording for the document checks', async () => {
+      await wb.runCommand('ContextKeeper: Import Transcript');
+      await wb.answerFileDialog(env('TRANSCRIPT'));
+      await wb.waitToast('imported', 60_000);
+      await sidebar.waitBudget((b) => b.used > 0, 'no gauge for the import', 60_000);
+      await sidebar.frame.locator('[data-test="compact"]').click();
+      await sidebar.frame
+        .locator('[data-test="checkpoint"][data-trigger="manual"]')
+        .first()
+        .waitFor({ timeout: 60_000 });
+      await wb.clearToasts();
+    });
+    await compareScrollChecks(ctx);
+    await reloadChecks(ctx);
+    throw new Abort('only the checkpoint document checks were asked for');
   }
   if (only === 'watch') {
     // The Agent Sessions view alone (CK_E2E_ONLY=watch).
@@ -286,6 +307,8 @@ try {
   await keybindingChecks(ctx);
 
   await checkpointChecks(ctx);
+
+  await compareScrollChecks(ctx);
 
   await previewApplyCheck(ctx);
 
