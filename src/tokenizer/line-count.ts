@@ -11,6 +11,7 @@
  * text splits into pieces exactly there, and the count of `a + b` is the count of `a` plus that of
  * `b`. Lines that start otherwise are counted with their neighbours, whole.
  */
+import { ownCopy } from './own-copy';
 
 /** White space at one place of a text (sticky): what continues the piece before a line break. */
 const PIECE_CONTINUES = /\s/y;
@@ -32,6 +33,8 @@ export class LineCounter {
   private readonly withBreak: Map<string, number>;
   private readonly withGap: Map<string, number>;
   private readonly bare: Map<string, number>;
+  /** Where the characters of the lines kept are added up (the shared or given store, else this counter's). */
+  private readonly store: { chars: number };
 
   /**
    * @param shared Name of the encoding when line counts may be kept across counters of it (the
@@ -45,17 +48,20 @@ export class LineCounter {
   ) {
     if (typeof shared === 'object' && additive) {
       ({ withBreak: this.withBreak, withGap: this.withGap, bare: this.bare } = shared);
+      this.store = shared;
     } else if (typeof shared === 'string' && shared && additive) {
       let store = sharedStores.get(shared);
-      if (!store || store.bare.size + store.withBreak.size + store.withGap.size > SHARED_LINES) {
-        store = { withBreak: new Map(), withGap: new Map(), bare: new Map() };
+      if (!store || lineStoreFull(store)) {
+        store = newLineStore();
         sharedStores.set(shared, store);
       }
       ({ withBreak: this.withBreak, withGap: this.withGap, bare: this.bare } = store);
+      this.store = store;
     } else {
       this.withBreak = new Map();
       this.withGap = new Map();
       this.bare = new Map();
+      this.store = { chars: 0 };
     }
   }
 
@@ -144,7 +150,11 @@ export class LineCounter {
     let n = map.get(line);
     if (n === undefined) {
       n = this.countText(line + after);
-      map.set(line, n);
+      // A line cut from a longer text (a slice, a split) is a view that holds that whole text: the
+      // key kept is a copy of the line alone, or the store would keep every summary tried and every
+      // message whose lines it counted.
+      map.set(ownCopy(line), n);
+      this.store.chars += line.length;
     }
     return n;
   }
@@ -155,11 +165,13 @@ export interface LineStore {
   readonly withBreak: Map<string, number>;
   readonly withGap: Map<string, number>;
   readonly bare: Map<string, number>;
+  /** Characters of the lines kept (UTF-16 code units), keys only. */
+  chars: number;
 }
 
 /** An empty {@link LineStore}. */
 export function newLineStore(): LineStore {
-  return { withBreak: new Map(), withGap: new Map(), bare: new Map() };
+  return { withBreak: new Map(), withGap: new Map(), bare: new Map(), chars: 0 };
 }
 
 /** Lines a {@link LineStore} holds. */
@@ -167,10 +179,23 @@ export function storedLines(store: LineStore): number {
   return store.withBreak.size + store.withGap.size + store.bare.size;
 }
 
-/** Line counts kept across counters, per encoding (cleared past {@link SHARED_LINES}). */
-const sharedStores = new Map<
-  string,
-  { withBreak: Map<string, number>; withGap: Map<string, number>; bare: Map<string, number> }
->();
-/** Most lines whose counts are kept across counters (a few MB). */
+/**
+ * True when `store` holds more than {@link SHARED_LINES} lines or {@link SHARED_CHARS} characters:
+ * its keeper starts a new one (lines of pasted output and long summaries made the line bound alone
+ * hold tens of MB).
+ */
+export function lineStoreFull(store: LineStore): boolean {
+  return storedLines(store) > SHARED_LINES || store.chars > SHARED_CHARS;
+}
+
+/** Line counts kept across counters, per encoding (replaced once {@link lineStoreFull}). */
+const sharedStores = new Map<string, LineStore>();
+/** Most lines whose counts are kept across counters. */
 export const SHARED_LINES = 100_000;
+/** Most characters of lines whose counts are kept across counters (about 8 MB of one-byte text). */
+export const SHARED_CHARS = 8_000_000;
+
+/** The line counts kept across counters of `encoding` (for checks of their bounds); undefined before any. */
+export function sharedLineStore(encoding: string): Readonly<LineStore> | undefined {
+  return sharedStores.get(encoding);
+}

@@ -7,6 +7,7 @@
 import { commandKey, type ErrorSignature } from './errors';
 import { expandFolderLines } from '../summary/ledger/file-names';
 import { stringHash } from '../window-hashes';
+import { ownCopy } from '../../tokenizer/own-copy';
 
 export { stringHash, WindowHashes } from '../window-hashes';
 
@@ -28,9 +29,10 @@ export function words(text: string): string[] {
     let known = wordsOfPiece.get(piece);
     if (known === undefined) {
       const read: string[] = [];
-      for (const s of segmenter.segment(piece)) if (s.isWordLike) read.push(s.segment.toLowerCase());
+      // Kept past the text: copies, not views into it (see ownCopy).
+      for (const s of segmenter.segment(piece)) if (s.isWordLike) read.push(ownCopy(s.segment.toLowerCase()));
       if (wordsOfPiece.size >= KEPT_PIECES) wordsOfPiece.clear();
-      wordsOfPiece.set(piece, (known = read));
+      wordsOfPiece.set(ownCopy(piece), (known = read));
     }
     for (const w of known) out.push(w);
   }

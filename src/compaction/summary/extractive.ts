@@ -60,7 +60,7 @@ import {
   shortDetail,
   withoutDetail,
 } from './ledger/file-names';
-import { LineCounter, newLineStore, SHARED_LINES, storedLines, type LineStore } from '../../tokenizer/line-count';
+import { LineCounter, lineStoreFull, newLineStore, type LineStore } from '../../tokenizer/line-count';
 
 /** The actions of nothing (no items after the span). */
 const NO_ACTIONS: readonly Action[] = Object.freeze([]);
@@ -821,7 +821,7 @@ export class ExtractiveSummarizer implements Summarizer {
     // trim costs the lines it touches, not the whole text again.
     const additive = this.options.lineAdditive === true;
     // The same lines (ledger, decisions) come back in every summary of a session: counted once.
-    if (additive && storedLines(this.lineStore) > SHARED_LINES) this.lineStore = newLineStore();
+    if (additive && lineStoreFull(this.lineStore)) this.lineStore = newLineStore();
     const lines = new LineCounter(this.countText, additive, this.lineStore);
     // A trim changes one section: the others' counts are kept; the sum is `countBlocks`'s over all.
     type Section = (typeof sections)[number];

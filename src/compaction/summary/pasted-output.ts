@@ -16,6 +16,7 @@
  *
  * Pure: no I/O.
  */
+import { ownCopy } from '../../tokenizer/own-copy';
 
 /** Fewest lines of a block of pasted output that is condensed. */
 const MIN_BLOCK_LINES = 8;
@@ -161,7 +162,9 @@ export function condensePastedOutput(text: string): string {
   if (hit !== undefined) return hit;
   hit = condense(text);
   if (condensed.size > KEPT_TEXTS) condensed.clear();
-  condensed.set(text, hit);
+  // Kept past the text it was read from (an earlier summary's line, a trimmed message): copies.
+  const key = ownCopy(text);
+  condensed.set(key, (hit = hit === text ? key : ownCopy(hit)));
   return hit;
 }
 

@@ -13,6 +13,7 @@ import { LineCounter } from '../../tokenizer/line-count';
 import { ruleSentences } from './prose';
 import { condensePastedOutput, isMostlyPastedOutput, PASTED_MARKER_SOURCE } from './pasted-output';
 import { instructionsOf, shortenInstructionsFirst } from './request-shorten';
+import { ownCopy } from '../../tokenizer/own-copy';
 
 /** Heading of the section; chained compactions find the section of an earlier summary by it. */
 export const REQUESTS_HEADING = '## Requests, verbatim';
@@ -256,7 +257,7 @@ function omissionRank(text: string): number {
           ? 2
           : 3;
   if (ranks.size > KEPT_REQUESTS) ranks.clear();
-  ranks.set(text, r);
+  ranks.set(ownCopy(text), r);
   return r;
 }
 
@@ -434,7 +435,8 @@ function renderEntries(
   const perRequest = requests.map((r, i) => {
     if (i === n - 1) return new Map<number, number>();
     let m = kept.get(r);
-    if (!m) kept.set(r, (m = new Map<number, number>()));
+    // Kept past the request text (an earlier summary's line, a trimmed message): a copy, not a view into it.
+    if (!m) kept.set(ownCopy(r), (m = new Map<number, number>()));
     return m;
   });
   const itemTokens = (i: number, shown: number): number | undefined => {

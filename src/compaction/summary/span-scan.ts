@@ -24,6 +24,7 @@ import { parseJsonObject } from '../../format/json';
 import { MAX_RULE_CHARS, prohibitionKey, revokingSentence, ruleChange, ruleSentences } from './prose';
 import { AGENT_NOTICE_LINES } from '../harness-text';
 import { COLLAPSED_POINTER_OPENING } from './recall-pointer';
+import { ownCopy } from '../../tokenizer/own-copy';
 
 /** Section headings shared by every summarizer's notes. */
 export const SECTIONS = {
@@ -116,9 +117,10 @@ export function standingRulesOf(items: readonly ContextItem[], requests: readonl
 function ruleLinesOf(request: string): string[] {
   let lines = ruleLines.get(request);
   if (lines) return lines;
-  lines = ruleSentences(request).map((s) => `- "${clip(s, MAX_RULE_CHARS)}"`);
+  // Kept past the request text (an earlier summary's line, a trimmed message): copies, not views into it.
+  lines = ruleSentences(request).map((s) => ownCopy(`- "${clip(s, MAX_RULE_CHARS)}"`));
   if (ruleLines.size > KEPT_RULE_TEXTS) ruleLines.clear();
-  ruleLines.set(request, lines);
+  ruleLines.set(ownCopy(request), lines);
   return lines;
 }
 const ruleLines = new Map<string, string[]>();
