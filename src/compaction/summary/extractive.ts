@@ -528,6 +528,7 @@ export class ExtractiveSummarizer implements Summarizer {
       lastAssistant,
       lastAssistantEnds,
       lastAssistantClosed,
+      latestRequestUnanswered,
       lastHandOver,
       lastAssistantStepDone,
       lastCall,
@@ -728,27 +729,32 @@ export class ExtractiveSummarizer implements Summarizer {
     // A step announced and carried out in the span is done, but the turn it belongs to is not over; a
     // span of tool calls alone (no text from the agent) ends mid-work too.
     const midWork = (lastAssistant !== '' || lastCall !== undefined) && !closed && turn.who === 'user';
+    // The span's latest request got no reply in it and the person typed another in the messages kept
+    // after it: whatever those end with answers the newer one, never this part's request.
+    const unansweredHere = latestRequestUnanswered && newer;
     current.push(
       `- Next step: ${
-        midWork
-          ? open.length
-            ? `resolve ${open.at(-1)!.slice('- open: '.length)}`
-            : turn.finishedBy !== undefined
-              ? `the user's turn (the ${lastAssistantStepDone && lastAssistant !== '' ? "agent's turn" : 'work in progress here'} went on in the messages kept after this summary, which end with the task finished: the agent handed it in${turn.finishedBy ? ` with \`${turn.finishedBy}\`` : ''})`
-              : turn.answered
-                ? `the user's turn (the ${lastAssistantStepDone && lastAssistant !== '' ? "agent's turn" : 'work in progress here'} went on in the messages kept after this summary, which end with the agent's final answer: it finished and waits for the user's next request)`
-                : `continue with the latest request (the ${lastAssistantStepDone && lastAssistant !== '' ? "agent's turn" : 'work in progress here'} went on in the messages kept after this summary${turn.waits ? ", which end waiting for the user's answer or approval" : ''})`
-          : turn.who === 'agent'
+        unansweredHere
+          ? `none written here: this part's latest request got no answer in this part, and a newer request followed in the messages kept after this summary (the work goes on from there)`
+          : midWork
             ? open.length
               ? `resolve ${open.at(-1)!.slice('- open: '.length)}`
-              : 'continue with the latest request'
-            : turn.who === 'newer request'
-              ? 'continue with the latest request'
-              : open.length
-                ? `the user's turn (the agent ended its turn with failures not fixed: ${openNames(open)})`
-                : waits
-                  ? "the user's turn (the agent ended its turn waiting for the user's answer or approval)"
-                  : "the user's turn (the latest request appears done: the agent's last message reports it finished)"
+              : turn.finishedBy !== undefined
+                ? `the user's turn (the ${lastAssistantStepDone && lastAssistant !== '' ? "agent's turn" : 'work in progress here'} went on in the messages kept after this summary, which end with the task finished: the agent handed it in${turn.finishedBy ? ` with \`${turn.finishedBy}\`` : ''})`
+                : turn.answered
+                  ? `the user's turn (the ${lastAssistantStepDone && lastAssistant !== '' ? "agent's turn" : 'work in progress here'} went on in the messages kept after this summary, which end with the agent's final answer: it finished and waits for the user's next request)`
+                  : `continue with the latest request (the ${lastAssistantStepDone && lastAssistant !== '' ? "agent's turn" : 'work in progress here'} went on in the messages kept after this summary${turn.waits ? ", which end waiting for the user's answer or approval" : ''})`
+            : turn.who === 'agent'
+              ? open.length
+                ? `resolve ${open.at(-1)!.slice('- open: '.length)}`
+                : 'continue with the latest request'
+              : turn.who === 'newer request'
+                ? 'continue with the latest request'
+                : open.length
+                  ? `the user's turn (the agent ended its turn with failures not fixed: ${openNames(open)})`
+                  : waits
+                    ? "the user's turn (the agent ended its turn waiting for the user's answer or approval)"
+                    : "the user's turn (the latest request appears done: the agent's last message reports it finished)"
       }`,
     );
     // The pointer quotes the request the requests section ends with (the same reading of the span:

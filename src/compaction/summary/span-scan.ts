@@ -436,6 +436,11 @@ export interface SpanReading {
    * call (or a SWE-agent `<function=…>` action written in text) came after it.
    */
   lastAssistantClosed: boolean;
+  /**
+   * The latest typed request of the span got no message from the agent after it in the span (no
+   * words, no tool call): the span ends with the request unanswered.
+   */
+  latestRequestUnanswered: boolean;
   /** The agent's last message handed the turn over by a tool ({@link HAND_OVER_TOOL}): what it handed over. */
   lastHandOver: HandOver | undefined;
   /**
@@ -563,6 +568,7 @@ export class SpanScan {
   private lastAssistant = '';
   private lastAssistantEnds = false;
   private lastAssistantClosed = false;
+  private latestRequestUnanswered = false;
   private lastHandOver: HandOver | undefined;
   /** Tool calls made after the agent's last message, results read, and failed results among them. */
   private stepCalls = 0;
@@ -627,6 +633,7 @@ export class SpanScan {
       const answer = this.lastAssistantClosed ? answerLine(this.latestRequest, this.lastAssistant) : undefined;
       if (answer) this.addOnce(this.answers, answer);
       this.latestRequest = facts.typed;
+      this.latestRequestUnanswered = true;
       // A call that handed the turn over and got no result of its own is answered by this message.
       if (this.lastCallOf && handOverOf(this.lastCallOf.name)) this.lastCallAnswered = true;
       this.lastAssistantEnds = false;
@@ -640,6 +647,7 @@ export class SpanScan {
       // the agent's: no answer, no last message, no names; the turn stands as it was before it.
       if (!facts.trimmed && !calls.length && text.trim()) return;
       this.names.add(namesOfMessage(m), namesInCalls(m));
+      if (facts.trimmed || calls.length || textActionGoesOn(text)) this.latestRequestUnanswered = false;
       if (facts.trimmed) {
         this.stepCalls = this.stepResults = 0;
         this.stepFailed = false;
@@ -905,6 +913,7 @@ export class SpanScan {
       lastAssistant: this.lastAssistant,
       lastAssistantEnds: this.lastAssistantEnds,
       lastAssistantClosed: this.lastAssistantClosed,
+      latestRequestUnanswered: this.latestRequestUnanswered,
       lastHandOver: this.lastHandOver,
       lastAssistantStepDone:
         !this.lastAssistantClosed && this.stepCalls > 0 && this.stepResults >= this.stepCalls && !this.stepFailed,
