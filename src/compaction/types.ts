@@ -118,6 +118,12 @@ export interface ContextItem {
    */
   requests?: string[];
   /**
+   * Lines the user added by hand to this summary before applying it (a preview's edit), oldest first,
+   * with those carried from the earlier summaries it folds: a later summary of this one keeps them
+   * whole (see `hand-lines.ts`). Absent on summaries no one edited and on those saved before it existed.
+   */
+  handLines?: string[];
+  /**
    * Set on a file re-attached after a summary (live sessions): its workspace-relative path. Such an
    * item is a `summary` item covering no raw entry; a later summary drops it rather than summarising
    * a stale copy of the file (see `reattach.ts`).

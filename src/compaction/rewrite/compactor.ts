@@ -53,6 +53,7 @@ import { keptTokensOf } from '../plan/kept-tokens';
 import { backfillIdentifiers, MAX_IDENTIFIER_LINES, SpanIdentifiers } from '../summary/identifiers/backfill';
 import { carryIdentifiers } from '../summary/identifiers/carry-identifiers';
 import { keepEarlierHoldings, SHORTER_HOLDINGS } from '../summary/earlier-holdings';
+import { handLinesOf, keepHandLines } from '../summary/hand-lines';
 import { actionsOf } from '../summary/ledger/actions';
 import { movedPaths } from '../summary/ledger/ledger';
 import { LineCounter } from '../../tokenizer/line-count';
@@ -898,18 +899,22 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
     secretValues: withKnownValues(spanSecretValues(spanItems), options.knownSecretValues),
   });
   const { section } = composed;
+  // Lines the user added by hand to an earlier summary of the span are kept whole, whatever the
+  // budget: no summarizer can write them again from the messages.
+  const base = keepHandLines(composed.text, spanItems);
+  const handLines = handLinesOf(spanItems);
   // An earlier summary's files, commits and root causes stay named beyond the budget, as long as the
   // compaction still fits (see finishRun): a richer summary is not replaced by a thinner one.
-  const text = keepEarlierHoldings(composed.text, spanItems);
+  const text = keepEarlierHoldings(base, spanItems);
   const cp = run.newCheckpoint(isModel ? 'summary' : 'extractive', input.checkpointId);
-  if (text !== composed.text) {
+  if (text !== base) {
     // The shorter forms, then none: tried in turn when the compaction would not fit (`thinnerHoldings`).
     const forms = Array.from({ length: SHORTER_HOLDINGS }, (_, k) =>
-      keepEarlierHoldings(composed.text, spanItems, k + 1),
-    ).filter((t, k, all) => t !== text && t !== composed.text && t !== all[k - 1]);
+      keepEarlierHoldings(base, spanItems, k + 1),
+    ).filter((t, k, all) => t !== text && t !== base && t !== all[k - 1]);
     heldEarlier.set(
       cp,
-      [...forms, composed.text].map((summary) => ({ summary, content: `${header}\n\n${summary}` })),
+      [...forms, base].map((summary) => ({ summary, content: `${header}\n\n${summary}` })),
     );
   }
   if (finalized?.contradicted.length) contradictedBy.set(cp, finalized.contradicted);
@@ -921,6 +926,7 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
     covers,
     checkpointId: cp.id,
     ...(keptBeside ? { requests: keptBeside } : {}),
+    ...(handLines.length ? { handLines } : {}),
   };
   cp.replaced = spanItems;
   cp.inserted = [summaryItem];

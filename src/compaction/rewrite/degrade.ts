@@ -29,6 +29,7 @@ import { RULES_ROOM_TOKENS, standingRulesOf, standingRulesTokens } from '../summ
 import { collapsedOutputPointer, pointerLine } from '../summary/recall-pointer';
 import { backfillIdentifiers } from '../summary/identifiers/backfill';
 import { keepEarlierHoldings, SHORTER_HOLDINGS } from '../summary/earlier-holdings';
+import { handLinesOf, keepHandLines } from '../summary/hand-lines';
 import { maskSecrets } from '../secrets';
 import { COLLAPSE_MIN_TOKENS } from '../plan/collapse-plan';
 import { renderRequestsSection } from '../summary/requests-section';
@@ -295,6 +296,9 @@ async function resummarize(
       break;
     }
   }
+  // Lines the user added by hand to an earlier summary are kept whole, whatever the budget.
+  notes = keepHandLines(notes, spanItems);
+  const handLines = handLinesOf(spanItems);
   const cp = input.newCheckpoint(summarizer.name === 'extractive' ? 'extractive' : 'summary');
   const covers = spanItems.flatMap((i) => i.covers);
   const masked = maskSecrets(section.text ? `${notes}\n\n${section.text}` : notes);
@@ -310,6 +314,7 @@ async function resummarize(
       covers,
       checkpointId: cp.id,
       ...(carried ? { requests: carried } : {}),
+      ...(handLines.length ? { handLines } : {}),
     },
   ];
   if (options.summaryAsPair && next && next.message.role !== 'assistant')

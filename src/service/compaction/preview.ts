@@ -4,6 +4,7 @@
  */
 import type { Checkpoint, ContextItem } from '../../compaction/types';
 import { summaryHeader } from '../../compaction/summary/summary-header';
+import { handAddedLines } from '../../compaction/summary/hand-lines';
 import { describeCoverage } from '../../compaction/summary/coverage';
 import { scorecardInContext } from '../../compaction/retention/scorecard';
 import type { PreparedCompaction } from '../../compaction/rewrite/commit';
@@ -66,11 +67,18 @@ export function withEditedSummaries(
     if (!isSummary(cp)) return cp;
     const text = edited[++k]?.trim();
     if (!text || text === cp.summary) return cp;
-    const inserted = cp.inserted.map((item, i) =>
-      i === 0 && item.kind === 'summary'
-        ? { ...item, message: { role: 'user' as const, content: `${summaryHeader(item.covers.length)}\n\n${text}` } }
-        : item,
-    );
+    // The lines the user added are kept on the summary item, told apart from the generated text: a
+    // later summary of this one carries them whole.
+    const inserted = cp.inserted.map((item, i) => {
+      if (i !== 0 || item.kind !== 'summary') return item;
+      const { handLines: _carried, ...plain } = item;
+      const handLines = handAddedLines(cp.summary, text, item.handLines);
+      return {
+        ...plain,
+        message: { role: 'user' as const, content: `${summaryHeader(item.covers.length)}\n\n${text}` },
+        ...(handLines.length ? { handLines } : {}),
+      };
+    });
     // The scorecard judges the text the user wrote, not the one that was proposed.
     const { retention: _proposed, ...rest } = cp;
     const retention = scorecardInContext({ replaced: cp.replaced, inserted }, items);

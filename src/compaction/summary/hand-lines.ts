@@ -1,0 +1,57 @@
+/**
+ * Lines the user added by hand to a summary (in the preview, before applying it): they are the
+ * user's own words about the work, which no summarizer can recover from the messages. A later
+ * summary that folds that summary keeps them under {@link HAND_HEADING}, whatever its budget.
+ *
+ * Pure: no I/O.
+ */
+import type { ContextItem } from '../types';
+import { REQUESTS_HEADING } from './requests-section';
+
+/** Heading of the lines added by hand to an earlier summary, carried whole by the summary replacing it. */
+export const HAND_HEADING = '## Added by hand to an earlier summary';
+
+/** The non-blank lines of `text`, trimmed of trailing spaces. */
+function linesOf(text: string): string[] {
+  return text
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== '');
+}
+
+/**
+ * The lines the user added by hand: those of `edited` (the text applied) that the proposed text
+ * `proposed` does not have, in order, plus the lines `carried` (added by hand to the earlier
+ * summaries the proposed one folded) that `edited` still holds. Empty when the user only deleted.
+ */
+export function handAddedLines(proposed: string, edited: string, carried: readonly string[] = []): string[] {
+  const had = new Set(linesOf(proposed).map((l) => l.trim()));
+  const now = linesOf(edited);
+  const kept = new Set(now.map((l) => l.trim()));
+  const out = carried.filter((l) => kept.has(l.trim()));
+  for (const l of now) if (l.trim() !== HAND_HEADING && !had.has(l.trim()) && !out.includes(l)) out.push(l);
+  return out;
+}
+
+/** The lines added by hand to the summaries among `span`, oldest first, each once. */
+export function handLinesOf(span: readonly ContextItem[]): string[] {
+  const out: string[] = [];
+  for (const it of span)
+    if (it.kind === 'summary') for (const l of it.handLines ?? []) if (!out.includes(l)) out.push(l);
+  return out;
+}
+
+/**
+ * `summary` (a new summary's text) with the lines added by hand to the earlier summaries among
+ * `span` that it does not hold verbatim, under {@link HAND_HEADING}, before its requests section (or
+ * at its end). `summary` unchanged when there are none. Never throws.
+ */
+export function keepHandLines(summary: string, span: readonly ContextItem[]): string {
+  const held = new Set(linesOf(summary).map((l) => l.trim()));
+  const missing = handLinesOf(span).filter((l) => !held.has(l.trim()));
+  if (missing.length === 0) return summary;
+  const section = `${HAND_HEADING}\n${missing.join('\n')}`;
+  const at = summary.indexOf(`\n${REQUESTS_HEADING}`);
+  if (at >= 0) return `${summary.slice(0, at).trimEnd()}\n\n${section}\n${summary.slice(at)}`;
+  return `${summary.trimEnd()}\n\n${section}`;
+}
