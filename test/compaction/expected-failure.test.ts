@@ -44,9 +44,11 @@ for (const format of FORMATS) {
     const { summary, errors } = notesAndErrors(format, NEGATIVE_CHECK);
     assert.doesNotMatch(summary, /^- open: `node scripts\/readiness/m, summary);
     assert.doesNotMatch(summary, /Next step: resolve/, summary);
+    // It was never broken: an outcome the agent meant to see, not a fix.
+    assert.doesNotMatch(summary, /^- fixed:[^\n]*BAD_ADDRESS/m, summary);
     assert.match(
-      summary,
-      /^- fixed: `node scripts\/readiness\.mjs BAD_ADDRESS; echo[^\n]*the agent expected this failure \("Exit codes work\."\)/m,
+      sectionOf(summary, 'Commands and outcomes'),
+      /^- `node scripts\/readiness\.mjs BAD_ADDRESS; echo[^\n]*→ failed as intended [^\n]*"Exit codes work\."/m,
       summary,
     );
     assert.doesNotMatch(
@@ -78,7 +80,7 @@ for (const format of FORMATS) {
       { say: `Documented. ${filler(10)}` },
       { user: 'thanks' },
     ]);
-    assert.match(first, /^- fixed: `node scripts\/readiness\.mjs BAD_ADDRESS; echo/m, first);
+    assert.match(first, /^- `node scripts\/readiness\.mjs BAD_ADDRESS; echo[^\n]*→ failed as intended/m, first);
     assert.doesNotMatch(second, /^- (?:open|unresolved[^:]*):[^\n]*BAD_ADDRESS/m, second);
     assert.doesNotMatch(second, /Next step: resolve/, second);
   });

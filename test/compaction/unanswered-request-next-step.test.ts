@@ -50,3 +50,35 @@ for (const [format, { write, file }] of Object.entries(WRITERS)) {
     });
   }
 }
+
+/** A span ending with a plain report of finished work, then a newer request whose turn ends with a question. */
+const reported: Step[] = [
+  { user: 'fix the off-by-one in the pager' },
+  { tool: 'edit', path: 'src/pager.ts', old: 'i <= n', new: 'i < n' },
+  { done: 'Fixed the off-by-one in the pager. If you want the old paging back, say the word.' },
+  { user: 'rename fetchAll to loadAll' },
+  { tool: 'edit', path: 'src/load.ts', old: 'fetchAll', new: 'loadAll' },
+  { done: 'Renamed it in src/load.ts. Should I rename the tests too?' },
+];
+
+// The formats whose final message is plain text (no finishing action).
+for (const format of ['claude-code', 'codex', 'openai-chat'] as const) {
+  test(`${format}: a wait in the messages kept after the summary is said to be there, not this part's`, () => {
+    const { write, file } = WRITERS[format];
+    const items = itemsFromEntries(importTranscriptTextSync(write(reported), file).entries);
+    const at = items.findIndex((i) => textWithPlaceholders(i.message.content).includes('rename fetchAll'));
+    const summary = new ExtractiveSummarizer((s) => Math.ceil(s.length / 4)).notes(
+      items.slice(0, at),
+      4000,
+      undefined,
+      items.slice(at),
+    );
+    const next = /- Next step: .*/.exec(summary)?.[0] ?? '';
+    assert.doesNotMatch(next, /the agent ended its turn waiting/, summary);
+    assert.match(
+      next,
+      /a newer request followed in the messages kept after this summary, which end with the agent waiting/,
+      summary,
+    );
+  });
+}

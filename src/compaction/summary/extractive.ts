@@ -298,32 +298,34 @@ function failuresBeforeLatestRequest(
 
 /**
  * Relabels, in `ledger` (in place), the open failures of commands whose latest run the agent expected
- * to fail (`expected`: command key → its next words, see `expected-failures.ts`): the error line
- * becomes a resolved one and the command's outcome line says it failed as intended, both quoting the
- * agent's words.
+ * to fail (`expected`: command key → its next words, see `expected-failures.ts`): such a run was never
+ * broken, so it is no error and no fix. Its error line leaves the errors section and the command's
+ * outcome line says it failed as intended, quoting the agent's words (a line is added when the
+ * commands section had none for it).
  */
 function markExpected(ledger: LedgerLines, expected: ReadonlyMap<string, string>): void {
-  const marked = new Set<string>();
-  for (let k = 0; k < ledger.errors.length; k++) {
+  const marked = new Map<string, string>();
+  for (let k = ledger.errors.length - 1; k >= 0; k--) {
     const m = /^- open: `([^`]+)` → (.*)$/.exec(ledger.errors[k]);
     const words = m && expected.get(m[1]);
-    if (m && words) marked.add(m[1]);
-    if (m && words)
-      ledger.errors[k] =
-        `- fixed: \`${m[1]}\` failed ("${m[2]}") → resolved as intended: the agent expected this failure ("${words}")`;
+    if (!m || !words) continue;
+    marked.set(m[1], m[2]);
+    ledger.errors.splice(k, 1);
   }
+  const listed = new Set<string>();
   for (let k = 0; k < ledger.commands.length; k++) {
     const m = /^- `([^`]+)` → failed\b.*?( \(ran \d+×, \d+ failed\))?$/.exec(ledger.commands[k]);
     const words = m && marked.has(m[1]) && expected.get(m[1]);
-    if (m && words)
-      ledger.commands[k] =
-        `- \`${m[1]}\` → failed as intended (resolved: the agent expected it, "${words}")${m[2] ?? ''}`;
+    if (m && words) {
+      listed.add(m[1]);
+      ledger.commands[k] = `- \`${m[1]}\` → failed as intended (the agent expected it, "${words}")${m[2] ?? ''}`;
+    }
   }
-  // Resolved lines come first, as the ledger orders them.
-  const done = ledger.errors.filter((l) => unfixedBody(l) === undefined);
-  const rest = ledger.errors.filter((l) => unfixedBody(l) !== undefined);
-  ledger.errors.length = 0;
-  for (const l of [...done, ...rest]) ledger.errors.push(l);
+  for (const [key, error] of marked)
+    if (!listed.has(key))
+      ledger.commands.push(
+        `- \`${key}\` → failed as intended ("${error}"; the agent expected it, "${expected.get(key)}")`,
+      );
 }
 
 /**
@@ -752,9 +754,15 @@ export class ExtractiveSummarizer implements Summarizer {
                 ? 'continue with the latest request'
                 : open.length
                   ? `the user's turn (the agent ended its turn with failures not fixed: ${openNames(open)})`
-                  : waits
-                    ? "the user's turn (the agent ended its turn waiting for the user's answer or approval)"
-                    : "the user's turn (the latest request appears done: the agent's last message reports it finished)"
+                  : // A newer request typed after the span: how the turn ended is read from the messages
+                    // kept after this summary, never from this part's final message.
+                    newer
+                    ? turn.waits
+                      ? "the user's turn (a newer request followed in the messages kept after this summary, which end with the agent waiting for the user's answer or approval)"
+                      : "the user's turn (a newer request followed in the messages kept after this summary; the agent's last message there ended its turn)"
+                    : waits
+                      ? "the user's turn (the agent ended its turn waiting for the user's answer or approval)"
+                      : "the user's turn (the latest request appears done: the agent's last message reports it finished)"
       }`,
     );
     // The pointer quotes the request the requests section ends with (the same reading of the span:
