@@ -33,7 +33,12 @@ for (const format of formats) {
     // The report answered the first request; a newer one came after it (and was answered in the steps kept).
     assert.match(summary, /Answered an earlier request \([^)]*\): "Done\./, summary);
     assert.doesNotMatch(summary, /In progress \(the agent's last message here\)/, summary);
-    assert.match(summary, /Next step: the user's turn \(the latest request appears done/, summary);
+    // The newer request's turn ended in the steps kept after the summary, with the report.
+    assert.match(
+      summary,
+      /Next step: the user's turn \(a newer request followed in the messages kept after this summary; the agent's last message there ended its turn\)/,
+      summary,
+    );
     assert.doesNotMatch(summary, /continue with the latest request/, summary);
   });
 
@@ -43,10 +48,11 @@ for (const format of formats) {
       'Updated DECISIONS.md. Next, I will link each ADR from the roadmap.',
     ]) {
       const { summary } = await summaryOf(write(work(last)), file);
-      // The agent's turn ended with its question or plan: the person moves next.
+      // The agent's turn ended with its question or plan in the steps kept after the summary: the
+      // person moves next, and the wait is said to be there, not in this part.
       assert.match(
         summary,
-        /Next step: the user's turn \(the agent ended its turn waiting for the user's answer or approval\)/,
+        /Next step: the user's turn \(a newer request followed in the messages kept after this summary, which end with the agent waiting for the user's answer or approval\)/,
         summary,
       );
       assert.doesNotMatch(summary, /Work completed|reported done|continue with the latest request/, summary);

@@ -23,7 +23,7 @@ function work(root: string, sep: '/' | '\\'): Step[] {
       content: 'export default function LoginPage() {\n  return null;\n}\nexport function handleSignIn() {}',
     },
     { tool: 'write', path: abs('src/lib/auth.ts'), content: 'export function authorize() {}' },
-    { say: `Done. ${filler(400)}` },
+    { say: `Done. ${filler(800)}` },
     { user: 'thanks, now the docs' },
     { say: 'ok' },
   ];
