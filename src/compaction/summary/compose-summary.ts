@@ -150,7 +150,8 @@ function masked(text: string, values: readonly string[]): string {
  * Returns the summary's text (without its header) and the requests section it holds. When the notes
  * leave room within `limit`, a shortened requests section is rendered again with that room. Token
  * counts do not add exactly across joins and masking, so a result still over `limit` gives the
- * difference back from the requests (never below `minRequests`), then, when the excess is small
+ * difference back, while every request is whole and the excess is small, from the notes' longest
+ * lines first; then from the requests (never below `minRequests`), then, when the excess is small
  * (joins, masking; at most a tenth of the limit), from the notes' longest lines (shortened at a
  * word end), then from their last lines (back-filled identifiers), naming what those held in a
  * {@link leftOutLine}. Nothing is trimmed when the limit is below what a summary needs at all (then what
@@ -176,6 +177,26 @@ export function composeSummary(input: ComposeInput): { text: string; section: Re
   let text = compose();
   if (limit < frame + minRequests + 64) return { text, section };
   const overBy = () => countText(`${header}\n\n${text}`) + SUMMARY_FRAME_TOKENS - limit;
+  const small = () => overBy() <= Math.max(SMALL_EXCESS_TOKENS, Math.floor(limit / 10));
+  const done = new Set<number>();
+  const shortenLongest = () => {
+    for (let k = 0, over = overBy(); over > 0 && k < 12; k++, over = overBy()) {
+      const lines = notes.split('\n');
+      const at = longestShortenable(lines, done);
+      if (at < 0) break;
+      const short = shortenLine(lines[at], Math.max(shortestOf(lines[at]), lines[at].length - (over * 4 + 16)));
+      if (short === undefined || short.length >= lines[at].length) {
+        done.add(at);
+        continue;
+      }
+      lines[at] = short;
+      notes = lines.join('\n');
+      text = compose();
+    }
+  };
+  // While every request is kept whole, a small excess (joins, masking) comes out of the notes' longest
+  // lines first: a few tokens over never cost the user's words hundreds of characters.
+  if (section.shortened === 0 && section.omitted === 0 && overBy() > 0 && small()) shortenLongest();
   for (let over = overBy(), k = 0; over > 0 && k < 3 && section.tokens > minRequests; k++, over = overBy()) {
     section = renderRequestsSection(
       requests,
@@ -189,23 +210,10 @@ export function composeSummary(input: ComposeInput): { text: string; section: Re
   }
   // Only a small excess is trimmed from the notes: a reply far over its budget is not cut to fit
   // (the compaction then fails as not shrinking, and the context stays as it was).
-  if (overBy() > Math.max(SMALL_EXCESS_TOKENS, Math.floor(limit / 10))) return { text, section };
+  if (!small()) return { text, section };
   // A small excess comes first out of the notes' longest lines, shortened at a word end and marked:
   // dropping whole lines for a few tokens takes more than the excess, and the note naming them more still.
-  const done = new Set<number>();
-  for (let k = 0, over = overBy(); over > 0 && k < 12; k++, over = overBy()) {
-    const lines = notes.split('\n');
-    const at = longestShortenable(lines, done);
-    if (at < 0) break;
-    const short = shortenLine(lines[at], Math.max(shortestOf(lines[at]), lines[at].length - (over * 4 + 16)));
-    if (short === undefined || short.length >= lines[at].length) {
-      done.add(at);
-      continue;
-    }
-    lines[at] = short;
-    notes = lines.join('\n');
-    text = compose();
-  }
+  shortenLongest();
   // What a cut of whole lines takes is named in one line at the notes' end, never dropped in silence.
   const whole = notes;
   for (let over = overBy(), lines = notes.split('\n'); over > 0 && lines.length > 2; over = overBy()) {
