@@ -42,15 +42,38 @@ export function handLinesOf(span: readonly ContextItem[]): string[] {
 }
 
 /**
+ * Most characters of hand-added lines a new summary carries whole (about 1,000 tokens). Notes typed
+ * into a summary are short; a pasted block far larger would make the new summary longer than what it
+ * replaces, and the compaction would fail. Past this, whole lines stop and the rest is named.
+ */
+export const HAND_LINES_MAX_CHARS = 4_000;
+
+/**
  * `summary` (a new summary's text) with the lines added by hand to the earlier summaries among
  * `span` that it does not hold verbatim, under {@link HAND_HEADING}, before its requests section (or
- * at its end). `summary` unchanged when there are none. Never throws.
+ * at its end): whole lines, oldest first, up to {@link HAND_LINES_MAX_CHARS} characters, then one line
+ * counting those left out (they stay in the earlier summary, which its checkpoint keeps). `summary`
+ * unchanged when there are none. Never throws.
  */
 export function keepHandLines(summary: string, span: readonly ContextItem[]): string {
   const held = new Set(linesOf(summary).map((l) => l.trim()));
   const missing = handLinesOf(span).filter((l) => !held.has(l.trim()));
   if (missing.length === 0) return summary;
-  const section = `${HAND_HEADING}\n${missing.join('\n')}`;
+  const kept: string[] = [];
+  let chars = 0;
+  for (const l of missing) {
+    if (chars + l.length > HAND_LINES_MAX_CHARS) break;
+    kept.push(l);
+    chars += l.length + 1;
+  }
+  const left = missing.length - kept.length;
+  if (left > 0)
+    kept.push(
+      `- … ${left} more line${left === 1 ? '' : 's'} added by hand left out here (${missing
+        .slice(kept.length)
+        .reduce((n, l) => n + l.length, 0)} characters): the earlier summary holding them is kept by its checkpoint`,
+    );
+  const section = `${HAND_HEADING}\n${kept.join('\n')}`;
   const at = summary.indexOf(`\n${REQUESTS_HEADING}`);
   if (at >= 0) return `${summary.slice(0, at).trimEnd()}\n\n${section}\n${summary.slice(at)}`;
   return `${summary.trimEnd()}\n\n${section}`;
