@@ -42,7 +42,12 @@ export async function checkpointChecks({ check, expect, wb, sidebar, page, log }
     await wb.screenshot('07-checkpoint-document');
     await sidebar.frame.locator('[data-test="checkpoint"] [data-test="diff-checkpoint"]').first().click();
     await page.locator('.tabs-container .tab', { hasText: 'replaced ↔ summary' }).first().waitFor({ timeout: 15_000 });
-    await page.locator('.editor-instance .view-lines', { hasText: 'read_file' }).first().waitFor({ timeout: 15_000 });
+    // The compare opens at its first line (the same on both sides), above the first replaced message.
+    await page
+      .locator('.editor-instance .view-lines', { hasText: 'The replaced messages (left)' })
+      .first()
+      .waitFor({ timeout: 15_000 });
+    await page.locator('.editor-instance .view-lines', { hasText: '### user' }).first().waitFor({ timeout: 15_000 });
     await wb.screenshot('07-checkpoint-diff');
     return `tab "${title.trim()}"`;
   });
