@@ -178,7 +178,7 @@ export class ContextService extends ServiceEventSurface implements ContextServic
           return this.tally.read(this.countedTools).total;
         },
         version: () => this.session.version,
-        commit: (result) => this.commitCompaction(result),
+        commit: (result, runTime) => this.commitCompaction(result, runTime),
         setBusy: (detail) => this.status.compacting(detail),
         ownEntries: () => ownEntryTest(this.session.entries, (id) => this.session.hasEntry(id), this.files.source),
         instructions: async (items, signal) => changedInstructions(items, await this.readInstructions(signal)),
@@ -377,9 +377,12 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     this.events.preview.fire(undefined);
   }
 
-  /** Applies an applied compaction result: persist first, then memory, then events. */
-  private commitCompaction(result: CompactionResult): CheckpointRecord[] {
-    const { next, records } = this.session.planCommit(result, this.now().toISOString());
+  /**
+   * Applies an applied compaction result: persist first, then memory, then events. `runTime`: see
+   * `CompactionHost.commit`.
+   */
+  private commitCompaction(result: CompactionResult, runTime?: string): CheckpointRecord[] {
+    const { next, records } = this.session.planCommit(result, runTime ?? this.now().toISOString());
     // The meter's own figures of the result: the messages are not counted again, and the tally
     // needs only the summaries among the items removed and added (see ContextTally.rewrite).
     const summaries = (items: readonly ContextItem[]) => items.filter((i) => i.kind === 'summary');

@@ -45,9 +45,11 @@ export interface CompactionHost {
   version(): number;
   /**
    * Persists and applies an applied result; returns the records added. Throws when persisting fails,
-   * in which case nothing was changed.
+   * in which case nothing was changed. `runTime` (ISO 8601): the time of the run's earlier commit when
+   * one run commits more than once, so every step of it is stamped alike and the history and a
+   * restore take it as one run (see `session/run-steps.ts`); the time of the commit otherwise.
    */
-  commit(result: CompactionResult): CheckpointRecord[];
+  commit(result: CompactionResult, runTime?: string): CheckpointRecord[];
   /**
    * Raw entry ids a checkpoint restore brought back. Automatic compaction keeps them out (as if
    * pinned) until the user compacts manually or agrees to compact them; absent or empty when none.

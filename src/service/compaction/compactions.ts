@@ -436,7 +436,14 @@ export class Compactions {
     const inputBudget = thresholds(this.host.budget).inputBudget;
     if (trigger !== 'continue' || request.preview || this.measure() <= inputBudget) return outcome;
     if (outcome.status.kind !== 'applied' && outcome.status.kind !== 'nothing-eligible') return outcome;
-    const deeper = await this.runFresh(trigger, { ...MANUAL_PLAN, ...asked, items: this.host.items() }, signal);
+    // One run for the user: the deeper pass's steps are stamped with the first pass's time, so the
+    // history shows one entry and its restore undoes both passes (a clip of the first one included).
+    const runTime = outcome.checkpoints[0]?.time;
+    const deeper = await this.runFresh(
+      trigger,
+      { ...MANUAL_PLAN, ...asked, items: this.host.items(), runTime },
+      signal,
+    );
     return {
       ...deeper,
       tokensBefore: outcome.tokensBefore,
@@ -485,6 +492,8 @@ export class Compactions {
       onProgress?: (p: CompactionProgress) => void;
       /** The context to plan over, when not the one of `trigger` (see {@link itemsFor}). */
       items?: readonly ContextItem[];
+      /** The time of an earlier commit of the same run (see `CompactionHost.commit`). */
+      runTime?: string;
     },
     external: AbortSignal | undefined,
     triggerTokens?: number,
@@ -585,7 +594,7 @@ export class Compactions {
       const result = commitPrepared(this.host.items(), prepared, this.host.meter, this.host.tools());
       if (options.cause && result.status.kind === 'applied')
         for (const c of result.checkpoints) c.cause = options.cause;
-      return this.finish(result, trigger, triggerTokens);
+      return this.finish(result, trigger, triggerTokens, options.runTime);
     } catch (error) {
       const status = runFailure(signal, error, this.options.timeoutMs);
       const outcome = notApplied(status, this.measure());
@@ -658,7 +667,12 @@ export class Compactions {
     this.host.log('warn', describeOutcome(status));
   }
 
-  private finish(result: CompactionResult, trigger: CheckpointTrigger, triggerTokens?: number): CompactOutcome {
+  private finish(
+    result: CompactionResult,
+    trigger: CheckpointTrigger,
+    triggerTokens?: number,
+    runTime?: string,
+  ): CompactOutcome {
     if (result.status.kind !== 'applied') {
       if (result.status.kind === 'summarizer-failed') this.noteFailure(trigger, result.status);
       return outcomeOf(result, []);
@@ -666,7 +680,7 @@ export class Compactions {
     let records: CheckpointRecord[];
     this.stuck = undefined;
     try {
-      records = this.host.commit(result);
+      records = this.host.commit(result, runTime);
     } catch (error) {
       const status = { kind: 'save-failed', message: (error as Error).message } as const;
       this.noteFailure(trigger, status);
