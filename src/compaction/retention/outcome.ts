@@ -16,7 +16,9 @@
  *    answer, not a failure ({@link probeAnswer}).
  *    2b. **A filter's status.** A run piped into filters (`npx tsc 2>&1 | findstr "error TS"`, `pytest
  *    | tail -3`) exits with the last filter's status: when the lines it let through hold a compiler's
- *    or test runner's error lines, the run failed, whatever that status ({@link filteredRun}).
+ *    or test runner's error lines, the run failed, whatever that status ({@link filteredRun}); so did
+ *    one whose lines open a failure report ({@link failureReport}) with no success after it, or a
+ *    version query they answer with no version number ({@link unansweredVersion}).
  * 3. **An exit status stated.** Non-zero fails. Zero is fine unless the output reports a failure
  *    ({@link failureReport}): a script that catches its error and prints `Error: read ECONNRESET`
  *    exits 0 and still failed.
@@ -271,6 +273,26 @@ export function filteredRun(command: string): boolean {
   return rest.every((s) => FILTER_PROGRAM.test(s));
 }
 
+/** A query of a program's version alone: `pnpm --version`, `node -v`, `java -version`, `go version`. */
+const VERSION_QUERY = /^\S+\s+(?:--?version|-[vV]|version)$/;
+/** A version number as programs print it: `10.4.1`, `v22.16.0`, `17.0.2+8`, `1.22`. */
+const VERSION_NUMBER = /\d+\.\d+/;
+
+/**
+ * True when `command` pipes a version query ({@link VERSION_QUERY}, redirections aside) into filters
+ * and `output` (what they let through, not empty) holds no version number ({@link VERSION_NUMBER}):
+ * the program printed why it could not answer (corepack's "This project is configured to use yarn
+ * …", a shim's "No version is set"), and the filter's exit status hid it.
+ */
+export function unansweredVersion(command: string, output: string): boolean {
+  if (!filteredRun(command) || !output.trim()) return false;
+  const last = commandSegments(command).at(-1) ?? '';
+  const query = program(last.split('|')[0])
+    .replace(/\s*\d?>&?\s*\S+/g, '')
+    .trim();
+  return VERSION_QUERY.test(query) && !VERSION_NUMBER.test(output);
+}
+
 /**
  * A line a compiler, type checker or test runner prints for an error or a failed test: TypeScript's
  * `error TS2559`, Rust's `error[E0308]`, `file:line:col: error`, a test runner's `FAIL`/`FAILED` or
@@ -389,6 +411,10 @@ export function commandVerdict(
   const shown = command.replace(/\s*\|\|\s*(?:true|:|exit\s+0)\s*$/, '');
   if ((exit === 0 || flag === true) && masksStatus(command) && !showsContent(shown) && !printsLog(command))
     if (fatalLine(output) !== '') return { failed: true };
+  // A filter's status is not the run's: a failure report or a version query answered without a
+  // version is what the run printed, and it failed (rule 2b).
+  if ((exit === undefined || exit === 0) && filteredRun(command))
+    if (failureReport(output) !== '' || unansweredVersion(command, output)) return { failed: true };
   if (exit !== undefined)
     return { failed: exit !== 0 || (!showsContent(command) && !printsLog(command) && failureReport(output) !== '') };
   if (flag !== undefined) return { failed: !flag };
