@@ -253,9 +253,48 @@ const NEEDS_INPUT =
  * of the latest request. A command that stopped for input only the person could type is said so
  * ({@link INPUT_LINE}); any other is unresolved when that turn ended ({@link LEFT_LINE}).
  */
-function leftByEarlierTurn(line: string): string {
+function leftByEarlierTurn(line: string, rerun: (line: string) => boolean): string {
   const body = (unfixedBody(line) ?? line).replace(EARLIER_TURN, '');
-  return `${NEEDS_INPUT.test(body) ? INPUT_LINE : LEFT_LINE}${body}`;
+  return `${NEEDS_INPUT.test(body) && !rerun(line) ? INPUT_LINE : LEFT_LINE}${body}`;
+}
+
+/**
+ * The last step of `command`, whitespace collapsed: the text after its last `&&`, `||`, `;` or line
+ * break outside quotes. What a run does after the steps that only prepare it (`cd x &&`, `timeout /t 3
+ * >nul &&`): a run that dropped or changed those steps runs the same thing.
+ */
+function lastStep(command: string): string {
+  let quote = '';
+  let from = 0;
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i];
+    if (quote) {
+      if (c === quote) quote = '';
+      else if (c === '\\' && quote === '"') i++;
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === ';' || c === '\n') from = i + 1;
+    else if ((c === '&' || c === '|') && command[i + 1] === c) from = ++i + 1;
+  }
+  return command.slice(from).replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * Which open ledger lines (`- open: \`cmd\` → …`) name a command that the agent itself ran again
+ * after its failing run (the same last step, {@link lastStep}), among `actions` (the span's, in order)
+ * and `later` (those of the messages kept after it): such a failure was not left for the person to
+ * run by hand, whatever its output said about a terminal.
+ */
+function reranByAgent(actions: readonly Action[], later: readonly Action[]): (line: string) => boolean {
+  const runs = [...actions, ...later].flatMap((a) => (a.kind === 'command' && !a.denied ? [a.command] : []));
+  return (line) => {
+    const key = /^- open: `([^`]+)`/.exec(line)?.[1];
+    if (key === undefined) return false;
+    let at = -1;
+    for (let i = runs.length - 1; i >= 0 && at < 0; i--) if (commandKey(runs[i]) === key) at = i;
+    if (at < 0) return false;
+    const step = lastStep(runs[at]);
+    return step !== '' && runs.slice(at + 1).some((r) => lastStep(r) === step);
+  };
 }
 
 /**
@@ -618,6 +657,7 @@ export class ExtractiveSummarizer implements Summarizer {
     // ended, after which the person typed a new request, is listed with its error, never the next step.
     // Such failures are listed apart, after the fixed ones and before the open ones (newest last).
     const earlierTurn = failuresBeforeLatestRequest(items, after, actions);
+    const rerun = reranByAgent(actions, later);
     const fixed: string[] = [];
     const left: string[] = [];
     const open: string[] = [];
@@ -631,7 +671,7 @@ export class ExtractiveSummarizer implements Summarizer {
       // A line an earlier summary already relabelled stays as it was written.
       if (unfixedBody(l) === undefined) fixed.push(l);
       else if (!l.startsWith(OPEN_LINE)) left.push(l);
-      else if (l.endsWith(EARLIER_TURN) || earlierTurn(l)) left.push(leftByEarlierTurn(l));
+      else if (l.endsWith(EARLIER_TURN) || earlierTurn(l)) left.push(leftByEarlierTurn(l, rerun));
       else open.push(l);
     }
     ledger.errors.length = 0;
