@@ -12,6 +12,7 @@
  * Event plumbing lives in {@link ServiceEventSurface}, usage records in {@link UsageRecorder}.
  */
 import { compactionBlocker } from '../compaction/plan/planner';
+import { thresholds } from '../compaction/plan/budget';
 import type { CallEstimate } from '../compaction/rewrite/compactor';
 import type { BudgetConfig, ChatMessage, ContextItem, Entry, Summarizer, ToolSchema } from '../compaction/types';
 import type { ContextOverflow } from '../models/context-errors';
@@ -317,14 +318,25 @@ export class ContextService extends ServiceEventSurface implements ContextServic
       this.blocker = {
         version,
         length: items.length,
-        // Measured as the compaction measures them (cached per item): the same plan, the same answer.
-        reason: compactionBlocker(
-          items,
-          this.meter.measure(items, this.countedTools).perItem,
-          this.options.keepRecentSteps ?? 1,
-        ),
+        reason: this.blockerReason(items),
       };
     return this.blocker!.reason;
+  }
+
+  /**
+   * Why Compact could do nothing for `items` (see `compactionBlocker`), measured as the compaction
+   * measures them (cached per item): the same plan, the same answer. The input budget is what is left
+   * for the messages beside what the meter counts outside them (tool schemas, the reply's start).
+   */
+  private blockerReason(items: readonly ContextItem[]): string | undefined {
+    const m = this.meter.measure(items, this.countedTools);
+    const outside = m.total - m.perItem.reduce((sum, n) => sum + n, 0);
+    return compactionBlocker(
+      items,
+      m.perItem,
+      this.options.keepRecentSteps ?? 1,
+      thresholds(this.budget).inputBudget - outside,
+    );
   }
 
   async compactNow(options: CompactNowOptions = {}, signal?: AbortSignal): Promise<CompactOutcome> {

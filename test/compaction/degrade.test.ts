@@ -17,6 +17,7 @@ import { holdersOf } from '../../src/compaction/outcome';
 import { applyRecordedCompactions } from '../../src/compaction/rewrite/imported';
 import { quarterCounter } from '../support/generate';
 import { describeCompaction } from '../../src/compaction/outcome-text';
+import { HAND_HEADING } from '../../src/compaction/summary/hand-lines';
 
 const meter = new TokenMeter({ counter: quarterCounter });
 const summarizer = new ExtractiveSummarizer((t) => meter.countText(t));
@@ -302,4 +303,41 @@ test('earlier summaries in two places summarised again are recorded oldest first
     ['s0', 's1'],
   );
   assert.deepEqual(checkContext(r.context, conv), []);
+});
+
+test('a line typed by hand into a summary survives the last tiers: the latest request clipped and the summary summarised again keep it under its heading', async () => {
+  const NOTE = 'Typed by hand: the ledger ids stay stable, ask before renaming them.';
+  const hand = (id: string): ContextItem => ({
+    id: `${id}~s`,
+    kind: 'summary',
+    checkpointId: id,
+    covers: [`${id}-raw`],
+    message: {
+      role: 'user',
+      content: `[Summary of 40 earlier messages]\n\n## Current work\n${lines(500, id)}\n${NOTE}`,
+    },
+    handLines: [NOTE],
+  });
+  const items: ContextItem[] = [
+    { id: 'sys', kind: 'raw', covers: ['sys'], message: { role: 'system', content: 'You are a coding agent.' } },
+    hand('old'),
+    { id: 'u', kind: 'raw', covers: ['u'], message: { role: 'user', content: `Port this:\n${lines(500, 'req')}` } },
+  ];
+  for (const trigger of ['manual', 'auto'] as const) {
+    const r = await compact({
+      items,
+      meter,
+      summarizer,
+      options: { budget: budget(3000), trigger, force: true },
+    });
+    assert.equal(r.status.kind, 'applied', describeCompaction(r.status));
+    const strategies = r.checkpoints.map((c) => c.strategy);
+    assert.ok(strategies.includes('clip'), `${trigger}: the latest request is clipped (${strategies.join(', ')})`);
+    const summary = r.context.find((i) => i.kind === 'summary');
+    assert.ok(summary, `${trigger}: a summary stands for the earlier one`);
+    const text = String(summary.message.content);
+    assert.match(text, new RegExp(`${HAND_HEADING}\\n${NOTE}`), text);
+    assert.equal(text.split(NOTE).length, 2, 'once, under its heading');
+    assert.deepEqual(summary.handLines, [NOTE], 'carried on for the next summary');
+  }
 });

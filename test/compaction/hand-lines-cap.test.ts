@@ -28,3 +28,19 @@ test('hand-added lines past the bound stop at a whole line and the rest is count
   assert.ok(kept > 10 && kept < lines.length, `${kept} lines kept`);
   assert.match(section, new RegExp(`- … ${lines.length - kept} more lines added by hand left out here`));
 });
+
+test('a hand-added line the new notes quote elsewhere stands under its heading, once', () => {
+  const line = 'keep the harbour ids stable';
+  const out = keepHandLines(`## Current work\n- x\n${line}\n\n## Requests, verbatim\n- ${line}`, [summaryItem([line])]);
+  assert.match(out, new RegExp(`${HAND_HEADING}\\n${line}\\n`), out);
+  const notes = out.slice(0, out.indexOf('## Requests'));
+  assert.equal(notes.split(line).length, 2, `once in the notes:\n${out}`);
+  assert.match(out, new RegExp(`## Requests, verbatim\\n- ${line}$`), 'the requests section is left whole');
+});
+
+test('hand-added lines already under their heading are left as they are', () => {
+  const text = `## Current work\n- x\n\n${HAND_HEADING}\nfirst note`;
+  assert.equal(keepHandLines(text, [summaryItem(['first note'])]), text);
+  const more = keepHandLines(text, [summaryItem(['first note', 'second note'])]);
+  assert.equal(more, `${text}\nsecond note`);
+});

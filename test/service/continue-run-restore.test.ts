@@ -14,7 +14,7 @@ test('a continue that clips the latest request and summarises is one run: one hi
   const fx = await continuedAtSmallerWindow(t, {
     recorded: 128_000,
     count: 240,
-    lastWords: 2200,
+    lastWords: 9000,
     window: 16_000,
     prompt: 3_000,
   });

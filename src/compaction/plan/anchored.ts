@@ -5,7 +5,10 @@
 import type { ContextItem, ToolSchema } from '../types';
 import { replyStartTokens, type TokenMeter } from '../meter/meter';
 import type { AnchoredTokens } from '../outcome';
-import { analyzeTable } from './structure';
+import { analyzeTable, KIND, UNIT_REASONS } from './structure';
+
+/** The reason code of a pinned unit. */
+const PINNED = UNIT_REASONS.indexOf('pinned');
 
 /** Tokens of `items` (with `tools`) that no compaction may summarise: the leading system messages, the latest request, the newest steps, pinned items. */
 export function anchoredTokens(
@@ -49,7 +52,9 @@ export function anchoredBreakdown(
     'pinned',
   ];
   for (let k = 0; k < t.count; k++) {
-    if (t.eligible[k] || t.kind[k] === 2) continue;
+    // Summaries are compacted again, in tiers of their own, unless pinned: then they are held as
+    // surely as any pinned message.
+    if (t.eligible[k] || (t.kind[k] === KIND.summary && t.reason[k] !== PINNED)) continue;
     let sum = 0;
     for (let i = t.start[k]; i < t.end[k]; i++) sum += m.perItem[i];
     out[bucket[t.reason[k]] ?? 'recentSteps'] += sum;

@@ -4,7 +4,8 @@
  *
  * Tiers: 1 complete historical turns; 2 earlier historical summaries (two or more); 3 current-task
  * steps beyond `keepRecentSteps`; 4 current-task summaries (two or more). An earlier summary right
- * before a selected run is folded into it when the run is at least as large as the summary.
+ * before a selected run is folded into it when the run is at least as large as the summary. On
+ * request (`resummarizeOver`), a lone summary far larger than a new one is a unit of its tier too.
  */
 import type { ContextItem } from '../types';
 import { analyzeTable, KIND, REGION, UNIT_REASONS, type UnitTable } from './structure';
@@ -52,6 +53,22 @@ export interface PlanOptions {
    */
   keptPerItem?: readonly number[];
   keptCap?: number;
+  /**
+   * Tokens above which a lone summary (the only one of its region) is summarised again, shorter, by
+   * itself (see {@link loneSummaryLimit}): set where the compaction must reach its target and a
+   * summary larger than a new one would otherwise hold the context over it with nothing left to
+   * compact. Undefined: a lone summary stays as it is (it would be rewritten into about itself).
+   */
+  resummarizeOver?: number;
+}
+
+/**
+ * The size above which a lone summary is summarised again on request, in tokens: twice the most a
+ * new summary takes (its notes, `summaryTokens`, and its verbatim requests, `userTokens`), so the
+ * rewrite at least halves it.
+ */
+export function loneSummaryLimit(summaryTokens: number, userTokens: number): number {
+  return 2 * (summaryTokens + userTokens);
 }
 
 /**
@@ -102,8 +119,10 @@ export function planCompaction(
     else if (kind === KIND.step) tiers[2].push(k);
     else if (kind === KIND.summary) (shape.region[k] === REGION.history ? historySummaries : currentSummaries).push(k);
   }
-  if (historySummaries.length >= 2) tiers[1] = historySummaries;
-  if (currentSummaries.length >= 2) tiers[3] = currentSummaries;
+  const over = options.resummarizeOver;
+  const lone = (units: number[]) => (over === undefined ? [] : units.filter((k) => tokensOf(k) > over));
+  tiers[1] = historySummaries.length >= 2 ? historySummaries : lone(historySummaries);
+  tiers[3] = currentSummaries.length >= 2 ? currentSummaries : lone(currentSummaries);
 
   /** Tier (1-4) that selected each unit, by position; 0 when not selected. */
   const tierOf = new Uint8Array(count);
@@ -147,8 +166,10 @@ export function planCompaction(
     while (k + 1 < count && tierOf[k + 1] !== 0 && shape.start[k + 1] === shape.end[k]) k++;
     const span = { start: startItem, end: shape.end[k], tier, tokens: 0 };
     span.tokens = prefix[span.end] - prefix[span.start];
-    // A span that is only one summary would be rewritten into itself; a tiny one cannot shrink.
-    if (!(span.end - span.start === 1 && items[span.start].kind === 'summary') && span.tokens >= MIN_SPAN_TOKENS)
+    // A span that is only one summary would be rewritten into about itself, unless it is far larger
+    // than a new summary (`resummarizeOver`); a tiny one cannot shrink.
+    const loneSummary = span.end - span.start === 1 && items[span.start].kind === 'summary';
+    if ((!loneSummary || (over !== undefined && span.tokens > over)) && span.tokens >= MIN_SPAN_TOKENS)
       spans.push(span);
   }
   const inSpan = new Uint8Array(items.length);
@@ -190,17 +211,33 @@ export const MANUAL_PLAN_OPTIONS = { all: true, noCollapse: true } as const;
  * {@link heldReasons}. O(items). For disabling Compact with its reason before it is asked for.
  * @param perItem tokens of each item, as the compaction measures them
  * @param keepRecentSteps newest agent steps of the current task kept as anchors (as the planner keeps them)
+ * @param inputBudget tokens that fit the window beside the reserved output: a context over it is
+ *   compacted by the last tiers whatever the plan (Infinity: never counted as over it)
  */
 export function compactionBlocker(
   items: readonly ContextItem[],
   perItem: readonly number[],
   keepRecentSteps = 1,
+  inputBudget = Infinity,
 ): string | undefined {
   if (!items.some((it) => it.kind !== 'raw' || it.message.role !== 'system')) return 'the conversation is empty';
   let total = 0;
   for (const n of perItem) total += n;
   const plan = planCompaction(items, perItem, total, 0, { keepRecentSteps, summaryTokens: 0, ...MANUAL_PLAN_OPTIONS });
   if (plan.spans.length > 0 || plan.collapse.length > 0) return undefined;
+  // Over the window, the last tiers shorten what is otherwise kept (a lone summary is summarised
+  // again, the latest request and the newest steps are clipped: degrade.ts), all but the leading
+  // system messages and pinned messages; they fit beside it once the rest is small enough.
+  if (total > inputBudget) {
+    let fixed = 0;
+    let other = false;
+    for (let k = 0; k < plan.shape.count; k++) {
+      const held = plan.shape.kind[k] === KIND.system || items[plan.shape.start[k]].pinned === true;
+      for (let i = plan.shape.start[k]; i < plan.shape.end[k]; i++) if (held || items[i].pinned) fixed += perItem[i];
+      other ||= !held;
+    }
+    if (other && fixed < inputBudget) return undefined;
+  }
   return describeHeld(heldReasons(items, plan));
 }
 

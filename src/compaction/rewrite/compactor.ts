@@ -28,7 +28,14 @@ import {
   type SummaryBudgets,
   type Thresholds,
 } from '../plan/budget';
-import { heldReasons, planCompaction, spanSummaryEstimate, type Plan, type Span } from '../plan/planner';
+import {
+  heldReasons,
+  loneSummaryLimit,
+  planCompaction,
+  spanSummaryEstimate,
+  type Plan,
+  type Span,
+} from '../plan/planner';
 import type { CompactionResult, SmallSpans } from '../outcome';
 import { anchoredBreakdown } from '../plan/anchored';
 import { planClips } from '../plan/clip-plan';
@@ -199,6 +206,10 @@ function startRun(input: CompactInput): TierRun | CompactionResult | { deeper: C
     all: options.all,
     keptPerItem,
     keptCap: budgets.userTokens,
+    // Continuing a recording aims at the target like an automatic run, and a summary the user edited
+    // in the recording may alone fill it: then it is summarised again, shorter (a Compact over the
+    // window gets the same from the degrade tiers, which keep clipping a summary by its sections).
+    resummarizeOver: options.trigger === 'continue' ? loneSummaryLimit(summaryTokens, budgets.userTokens) : undefined,
   });
   // A compaction that calls the summarizer anyway may aim deeper (see `deeperCompactTo`).
   const deeper = options.deeperCompactTo;

@@ -50,14 +50,16 @@ export const HAND_LINES_MAX_CHARS = 4_000;
 
 /**
  * `summary` (a new summary's text) with the lines added by hand to the earlier summaries among
- * `span` that it does not hold verbatim, under {@link HAND_HEADING}, before its requests section (or
- * at its end): whole lines, oldest first, up to {@link HAND_LINES_MAX_CHARS} characters, then one line
- * counting those left out (they stay in the earlier summary, which its checkpoint keeps). `summary`
- * unchanged when there are none. Never throws.
+ * `span` under {@link HAND_HEADING}, before its requests section (or at its end): whole lines, oldest
+ * first, up to {@link HAND_LINES_MAX_CHARS} characters, then one line counting those left out (they
+ * stay in the earlier summary, which its checkpoint keeps). A line the notes already quote elsewhere
+ * (a summary of a summary copies its lines) moves under the heading, so the user's words are always
+ * found there and told apart from what was generated; lines already under the heading stay as they
+ * are. `summary` unchanged when there are none to add. Never throws.
  */
 export function keepHandLines(summary: string, span: readonly ContextItem[]): string {
-  const held = new Set(linesOf(summary).map((l) => l.trim()));
-  const missing = handLinesOf(span).filter((l) => !held.has(l.trim()));
+  const under = new Set(handSectionLines(summary).map((l) => l.trim()));
+  const missing = handLinesOf(span).filter((l) => !under.has(l.trim()));
   if (missing.length === 0) return summary;
   const kept: string[] = [];
   let chars = 0;
@@ -73,8 +75,36 @@ export function keepHandLines(summary: string, span: readonly ContextItem[]): st
         .slice(kept.length)
         .reduce((n, l) => n + l.length, 0)} characters): the earlier summary holding them is kept by its checkpoint`,
     );
+  const moved = withoutLines(summary, new Set(kept.map((l) => l.trim())));
+  // Added to the heading the notes carry already, or under a new one.
+  const heading = moved.indexOf(`\n${HAND_HEADING}\n`);
+  if (heading >= 0) {
+    const next = moved.indexOf('\n## ', heading + HAND_HEADING.length + 2);
+    const end = next < 0 ? moved.length : next;
+    return `${moved.slice(0, end).trimEnd()}\n${kept.join('\n')}\n${moved.slice(end)}`.trimEnd();
+  }
   const section = `${HAND_HEADING}\n${kept.join('\n')}`;
+  const at = moved.indexOf(`\n${REQUESTS_HEADING}`);
+  if (at >= 0) return `${moved.slice(0, at).trimEnd()}\n\n${section}\n${moved.slice(at)}`;
+  return `${moved.trimEnd()}\n\n${section}`;
+}
+
+/** The lines under {@link HAND_HEADING} in `summary` (up to the next `## ` heading); empty without one. */
+function handSectionLines(summary: string): string[] {
+  const at = summary.indexOf(`${HAND_HEADING}\n`);
+  if (at < 0 || (at > 0 && summary[at - 1] !== '\n')) return [];
+  const body = summary.slice(at + HAND_HEADING.length + 1);
+  const next = body.indexOf('\n## ');
+  return linesOf(next < 0 ? body : body.slice(0, next));
+}
+
+/**
+ * `summary` without the lines equal (trimmed) to one of `lines`, outside its requests section (the
+ * typed requests stay whole, whatever they repeat).
+ */
+function withoutLines(summary: string, lines: ReadonlySet<string>): string {
   const at = summary.indexOf(`\n${REQUESTS_HEADING}`);
-  if (at >= 0) return `${summary.slice(0, at).trimEnd()}\n\n${section}\n${summary.slice(at)}`;
-  return `${summary.trimEnd()}\n\n${section}`;
+  const notes = at >= 0 ? summary.slice(0, at) : summary;
+  const kept = notes.split('\n').filter((l) => l.trim() === '' || !lines.has(l.trim()));
+  return `${kept.join('\n')}${at >= 0 ? summary.slice(at) : ''}`;
 }
