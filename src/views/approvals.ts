@@ -46,7 +46,10 @@ export class ApprovalPresenter implements vscode.Disposable {
   constructor(private readonly controller: SessionController) {
     this.store.addAll(
       vscode.workspace.registerTextDocumentContentProvider(PROPOSAL_SCHEME, {
-        provideTextDocumentContent: (uri) => this.texts.get(uri.toString()) ?? '',
+        // A tab the window brought back after a reload: its request ended with the window.
+        provideTextDocumentContent: (uri) =>
+          this.texts.get(uri.toString()) ??
+          'This proposed edit is no longer waiting for approval: the request it belonged to ended (answered, cancelled, or the window was reloaded). Close this tab.\n',
       }),
       controller.onDidRequestApproval((request) => void this.present(request)),
       controller.onDidChange(() => this.closeAnswered()),

@@ -180,7 +180,53 @@ test('checkpoint and compare tabs restored after a reload show the same checkpoi
     const after = await Promise.all(uris.map(async (uri) => (await workspace.openTextDocument(uri)).getText()));
     assert.deepEqual(after, before);
     const gone = record.uri.with({ path: record.uri.path.replace(encodeURIComponent(id), 'cp-404') });
-    assert.match((await workspace.openTextDocument(gone)).getText(), /^Checkpoint cp-404 was not found/);
+    // Said as what the tab showed: the record of that checkpoint, by the title it was opened with, in its session.
+    const said = (await workspace.openTextDocument(gone)).getText();
+    assert.match(
+      said,
+      /^# Checkpoint cp-404 was not found\n\nThis tab showed the record of checkpoint cp-404 \(“[^”]+ manual [^”]+”\) of session \S+, which no longer holds it/,
+    );
+  } finally {
+    shutDown(second);
+  }
+});
+
+test('in a session continued from a recording, after a restore, checkpoint and compare tabs restored after a reload show the same checkpoint', async () => {
+  host.setSetting('contextKeeper.contextWindow', 100_000);
+  const workspaceState = new FakeMemento();
+  const first = fakeExtensionContext(storage, workspaceState);
+  const api = activate(first);
+  await commands.executeCommand(
+    'contextKeeper.importTranscript',
+    Uri.file(path.join(root, 'samples/demo-session.json')),
+  );
+  await commands.executeCommand('contextKeeper.compactConversation', { focus: '' });
+  const recorded = api.getViewState().checkpoints[0]?.id;
+  assert.ok(recorded, 'a checkpoint in the recording');
+  host.user.message = (shown) => (shown.modal ? shown.items[0] : undefined);
+  await commands.executeCommand('contextKeeper.continueInNewTask');
+  const source = api.getViewState().source ?? '';
+  assert.match(source, /^Agent session/, 'the continued session is shown');
+  // Tabs of the continued session: the record and the compare of the checkpoint it carries over,
+  // then a restore of it, as the tester's session had.
+  await commands.executeCommand('contextKeeper.openCheckpoint', recorded);
+  const record = window.visibleTextEditors[0].document;
+  await commands.executeCommand('contextKeeper.diffCheckpoint', recorded);
+  const [left, right] = host.executed.filter((e) => e.id === 'vscode.diff').at(-1)!.args as [Uri, Uri];
+  host.user.message = (shown) => (shown.modal ? 'Restore' : undefined);
+  await commands.executeCommand('contextKeeper.restoreCheckpoint', recorded);
+  assert.ok(api.getViewState().checkpoints.find((c) => c.id === recorded)?.restored, 'restored');
+  const uris = [record.uri, left, right];
+  const before = await Promise.all(uris.map(async (uri) => (await workspace.openTextDocument(uri)).getText()));
+  assert.match(before[0], new RegExp(`# Checkpoint ${recorded}`));
+  assert.match(before[0], /\| Restored \|/);
+  shutDown(first);
+
+  const second = fakeExtensionContext(storage, workspaceState);
+  activate(second);
+  try {
+    const after = await Promise.all(uris.map(async (uri) => (await workspace.openTextDocument(uri)).getText()));
+    assert.deepEqual(after, before);
   } finally {
     shutDown(second);
   }

@@ -136,7 +136,14 @@ test('the replaced span has one section per replaced message; the summary side s
 });
 
 test('a checkpoint not in the session says so instead of failing', () => {
-  assert.match(render('cp-gone', 'checkpoint'), /^Checkpoint cp-gone was not found/);
+  assert.match(
+    render('cp-gone', 'checkpoint'),
+    /^# Checkpoint cp-gone was not found\n\nThis tab showed the record of checkpoint cp-gone/,
+  );
+  assert.match(
+    render('cp-gone', 'replaced'),
+    /the replaced messages \(left side of the compare\) of checkpoint cp-gone/,
+  );
   assert.equal(parseCheckpointUri(checkpointUri('a/b', 'summary', 'x'))?.id, 'a/b');
 });
 

@@ -241,6 +241,30 @@ export function renderCheckpoint(checkpoint: CheckpointRecord): string {
   ].join('\n');
 }
 
+/** What each part of a checkpoint shows, in words, for a tab whose checkpoint cannot be read. */
+const PART_NAMES: Record<CheckpointPart, string> = {
+  checkpoint: 'the record of checkpoint',
+  replaced: 'the replaced messages (left side of the compare) of checkpoint',
+  summary: 'what stands in place of the replaced messages (right side of the compare) of checkpoint',
+};
+
+/**
+ * The text of a checkpoint tab whose checkpoint cannot be read (deleted with its session, or a URI
+ * that names none): what the tab showed (the part, the checkpoint id and the title it was opened
+ * with, the session) and where to find the checkpoints now, never an empty document.
+ */
+export function missingCheckpointText(uri: vscode.Uri): string {
+  const parsed = parseCheckpointUri(uri);
+  if (!parsed)
+    return `# Not a checkpoint\n\n${uri.toString()} names no ContextKeeper checkpoint. The ContextKeeper sidebar lists the checkpoints of the shown session.\n`;
+  const title = /\/(?:checkpoint|replaced|summary)\/([^/]+)\.md$/.exec(uri.path)?.[1];
+  const what = `${PART_NAMES[parsed.part]} ${parsed.id}${title ? ` (“${title}”)` : ''}`;
+  const where = parsed.sessionId
+    ? ` of session ${parsed.sessionId}, which no longer holds it: the session or the checkpoint was deleted`
+    : ': the shown session does not hold it';
+  return `# Checkpoint ${parsed.id} was not found\n\nThis tab showed ${what}${where}. The ContextKeeper sidebar lists the checkpoints of the shown session; close this tab.\n`;
+}
+
 /**
  * Looks a checkpoint up by id in session `sessionId` (the shown session when undefined), whether that
  * session is shown or not.
@@ -269,8 +293,7 @@ export class CheckpointDocumentProvider implements vscode.TextDocumentContentPro
     this.open.add(uri.toString());
     const parsed = parseCheckpointUri(uri);
     const checkpoint = parsed && this.lookup(parsed.id, parsed.sessionId);
-    if (!parsed || !checkpoint)
-      return `Checkpoint ${parsed?.id ?? uri.path} was not found${parsed?.sessionId ? ` in session ${parsed.sessionId}: the session or the checkpoint was deleted` : ''}. The ContextKeeper sidebar lists the checkpoints of the shown session.\n`;
+    if (!parsed || !checkpoint) return missingCheckpointText(uri);
     switch (parsed.part) {
       case 'checkpoint':
         return renderCheckpoint(checkpoint);

@@ -9,6 +9,15 @@ import { DisposableStore } from '../../lifecycle/disposables';
 /** The scheme of the read-only documents. */
 export const READ_ONLY_SCHEME = 'contextkeeper-document';
 
+/**
+ * What a read-only document whose text is no longer kept says (`uri` from {@link ReadOnlyDocuments.show}):
+ * its title, and that it is not kept across a reload, instead of an empty tab.
+ */
+export function goneDocumentText(uri: vscode.Uri): string {
+  const title = decodeURIComponent(uri.path.split('/').pop() ?? '').replace(/\.md$/, '') || 'This document';
+  return `# ${title}\n\nThis read-only document is no longer available: ContextKeeper keeps a handoff or a proposed summary only while the window that opened it stays open (Reload Window and restarts drop it). Close this tab; open the document again from where you opened it (for a proposed summary, Compact Conversation with the preview on).\n`;
+}
+
 /** Serves the texts of the read-only documents, each under its own URI. */
 export class ReadOnlyDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly store = new DisposableStore();
@@ -23,9 +32,12 @@ export class ReadOnlyDocuments implements vscode.TextDocumentContentProvider, vs
     this.store.add(vscode.workspace.registerTextDocumentContentProvider(READ_ONLY_SCHEME, this));
   }
 
-  /** The text of `uri`; empty once it was forgotten. */
+  /**
+   * The text of `uri`; once it was forgotten, or in a tab the window brought back after a reload
+   * (the texts live only as long as the window that opened them), a note naming the document.
+   */
   provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.texts.get(uri.toString()) ?? '';
+    return this.texts.get(uri.toString()) ?? goneDocumentText(uri);
   }
 
   /**
