@@ -16,10 +16,11 @@ const humanReplies = new WeakSet<object>();
 const harnessTexts = new WeakSet<object>();
 const editsListed = new WeakSet<object>();
 const recordedSummaries = new WeakSet<object>();
+const chosenOptions = new WeakSet<object>();
 
 /**
- * Keeps `entry.meta.toolOk`, `entry.meta.humanReply`, `entry.meta.harnessText` and
- * `entry.meta.importedSummary` (when recorded) with `entry.message`. Returns the message.
+ * Keeps `entry.meta.toolOk`, `entry.meta.humanReply`, `entry.meta.harnessText`,
+ * `entry.meta.importedSummary` and `entry.meta.chosenOption` (when recorded) with `entry.message`. Returns the message.
  */
 export function keepToolOutcome(entry: Entry): ChatMessage {
   const ok = entry.meta?.toolOk;
@@ -29,6 +30,7 @@ export function keepToolOutcome(entry: Entry): ChatMessage {
   if (entry.meta?.harnessText === true) harnessTexts.add(entry.message);
   if (entry.meta?.editsListed === true) editsListed.add(entry.message);
   if (entry.meta?.importedSummary === true) recordedSummaries.add(entry.message);
+  if (entry.meta?.chosenOption === true) chosenOptions.add(entry.message);
   return entry.message;
 }
 
@@ -76,6 +78,14 @@ export function isHumanReply(message: ChatMessage | undefined): boolean {
   return !!message && humanReplies.has(message);
 }
 
+/**
+ * True when the recording marks the person's reply `message` as an option the agent's question
+ * offered, clicked rather than typed (`EntryMeta.chosenOption`): no typed request.
+ */
+export function isChosenOption(message: ChatMessage | undefined): boolean {
+  return !!message && chosenOptions.has(message);
+}
+
 /** Records that the tool result `message` succeeded (`true`) or failed (`false`). */
 export function recordToolOutcome(message: ChatMessage, ok: boolean): void {
   outcomes.set(message, ok);
@@ -91,7 +101,7 @@ export function recordedToolOutcome(message: ChatMessage | undefined): boolean |
  * number, for a copy of the message made elsewhere (a structured clone sent to a worker thread keeps
  * no marks: they live beside the message object, not in it). Bits: 1 a flag is recorded, 2 the flag
  * is success, 4 a person's reply, 8 a harness's text, 16 a reply that lists its applied edits, 32 a
- * summary read back from the recording. 0 when none.
+ * summary read back from the recording, 64 an option the person clicked. 0 when none.
  */
 export function marksOf(message: ChatMessage): number {
   const ok = outcomes.get(message);
@@ -100,7 +110,8 @@ export function marksOf(message: ChatMessage): number {
     (humanReplies.has(message) ? 4 : 0) |
     (harnessTexts.has(message) ? 8 : 0) |
     (editsListed.has(message) ? 16 : 0) |
-    (recordedSummaries.has(message) ? 32 : 0)
+    (recordedSummaries.has(message) ? 32 : 0) |
+    (chosenOptions.has(message) ? 64 : 0)
   );
 }
 
@@ -112,4 +123,5 @@ export function keepMarks(message: ChatMessage, marks: number): void {
   if (marks & 8) harnessTexts.add(message);
   if (marks & 16) editsListed.add(message);
   if (marks & 32) recordedSummaries.add(message);
+  if (marks & 64) chosenOptions.add(message);
 }

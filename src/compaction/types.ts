@@ -59,6 +59,12 @@ export interface EntryMeta {
    */
   humanReply?: boolean;
   /**
+   * For a person's reply (`humanReply`): true when its words are one of the options the agent's
+   * question offered (Cline's `ask_followup_question` `options`), so the person clicked them rather
+   * than typed them. Such a reply is a choice, never a typed request.
+   */
+  chosenOption?: boolean;
+  /**
    * For a user message: true when the recording marks it as written by the agent's harness, not
    * typed by the person (Claude Code's `isMeta`: command caveats, local command output, injected
    * instructions). Such a message is never a typed request nor the latest request, whatever it says.

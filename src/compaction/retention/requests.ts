@@ -6,7 +6,7 @@ import { textWithPlaceholders } from '../content-text';
 import type { RetentionEntry } from './calls';
 import { MessageMemo } from '../message-memo';
 import { userWords } from '../harness-text';
-import { isHumanReply, isRecordedHarnessText } from '../tool-outcomes';
+import { isChosenOption, isHumanReply, isRecordedHarnessText } from '../tool-outcomes';
 import { ruleSentences } from '../summary/prose';
 
 /** Whole messages that are harness output, not typed: tool results and observations, resumption notes, compaction summaries. */
@@ -79,7 +79,8 @@ function replyOf(m: RetentionEntry['message']): string {
   let t = typedOf.get(m);
   if (t !== undefined) return t;
   const text = textWithPlaceholders(m.content);
-  t = isHumanReply(m) ? typedPart(text) : collapsedRecordWords(text);
+  // An option the person clicked among those offered is a choice, not typed words.
+  t = isChosenOption(m) ? '' : isHumanReply(m) ? typedPart(text) : collapsedRecordWords(text);
   typedOf.set(m, t);
   return t;
 }

@@ -17,7 +17,7 @@
 import type { ContextItem } from '../types';
 import { isToolOutputText } from '../text';
 import { textWithPlaceholders } from '../content-text';
-import { isHumanReply, isRecordedHarnessText } from '../tool-outcomes';
+import { isChosenOption, isHumanReply, isRecordedHarnessText } from '../tool-outcomes';
 import { omittedNote, REQUESTS_HEADING } from './requests-section';
 import { isContextKeeperSummary } from './summary-header';
 import { GrowingSpan } from '../meter/span-memo';
@@ -105,6 +105,8 @@ function typedRequestOfMessage(message: ContextItem['message']): string | undefi
     // Only a result the recording marks as the person's reply holds typed words (Cline's answers
     // to its questions, feedback): tags inside any other tool output are that output.
     const text = textWithPlaceholders(item.message.content);
+    // An option the person clicked among those the question offered is a choice, not typed words.
+    if (isChosenOption(item.message)) return undefined;
     if (isHumanReply(item.message)) return typedText(text, true);
     // A collapsed record of such a reply keeps the words after a line the record itself writes
     // (its first line is one line of tool name and arguments: output text cannot reach it).

@@ -10,7 +10,7 @@ import { isToolOutputText, keyArguments, toolCallsOf } from '../text';
 import { textWithPlaceholders } from '../content-text';
 import { failureLines } from './ledger/command-errors';
 import { commandOutcome, printedText } from './ledger/run-outcome';
-import { recordedToolOutcome } from '../tool-outcomes';
+import { isChosenOption, recordedToolOutcome } from '../tool-outcomes';
 import { MISSING_RESULT_TEXT } from '../plan/repair';
 import { assistantFacts, clip, clipStart, planLines, TASK_LIST_TOOL, userFacts, writesTaskList } from './message-facts';
 import { isImportedSummary } from './requests';
@@ -26,6 +26,8 @@ import { AGENT_NOTICE_LINES } from '../harness-text';
 import { COLLAPSED_POINTER_OPENING } from './recall-pointer';
 import { ownCopy } from '../../tokenizer/own-copy';
 
+/** The words of a person's reply to a question (`<answer>…</answer>`, Cline), trimmed. */
+const CHOSEN_ANSWER = /<answer>\s*([\s\S]*?)\s*<\/answer>/;
 /** Section headings shared by every summarizer's notes. */
 export const SECTIONS = {
   rules: "## Standing rules (the user's words, verbatim)",
@@ -701,6 +703,9 @@ export class SpanScan {
     } else if (m.role === 'tool') {
       const call = this.calls.get((m as { tool_call_id?: string }).tool_call_id ?? '');
       if (call !== undefined && call === this.lastCallOf) this.lastCallResult = text;
+      // An option the person clicked among those the agent offered: their choice, not typed words.
+      const chose = isChosenOption(m) ? CHOSEN_ANSWER.exec(text)?.[1] : undefined;
+      if (chose) this.addOnce(this.decisions, `- the user chose: ${clip(chose, 200)} (an option the agent offered)`);
       if (!call || !SHELL_CALL.test(call.name)) {
         this.stepResult(recordedToolOutcome(m) !== false);
         // A failed call's error lines name what broke (a missing symbol, a stack trace's function).

@@ -74,14 +74,46 @@ export function clineToolOk(text: string, errorFlag?: boolean): boolean | undefi
   return errorFlag === false ? true : undefined;
 }
 
-/** A tool result's metadata: its success flag where Cline's record gives one, and whether it is the person's reply. */
-function toolMeta(meta: EntryMeta, text: string, errorFlag?: boolean): EntryMeta {
+/**
+ * A tool result's metadata: its success flag where Cline's record gives one, whether it is the
+ * person's reply, and whether that reply is an option the call (`callArguments`) offered.
+ */
+function toolMeta(meta: EntryMeta, text: string, errorFlag?: boolean, callArguments?: string): EntryMeta {
   const ok = clineToolOk(text, errorFlag);
+  const reply = HUMAN_REPLY.test(text);
   return {
     ...meta,
     ...(ok === undefined ? {} : { toolOk: ok }),
-    ...(HUMAN_REPLY.test(text) ? { humanReply: true } : {}),
+    ...(reply ? { humanReply: true } : {}),
+    ...(reply && chosenOption(text, callArguments) ? { chosenOption: true } : {}),
   };
+}
+
+/** The person's answer in a reply (`<answer>…</answer>`), trimmed; undefined when it has none. */
+const ANSWER = /<answer>\s*([\s\S]*?)\s*<\/answer>/;
+
+/**
+ * The options a question call offered (`ask_followup_question`'s `options`: a JSON array, or the
+ * text of one, as Cline records it), each trimmed; [] when it offered none.
+ */
+function offeredOptions(callArguments: string | undefined): string[] {
+  if (!callArguments) return [];
+  try {
+    let options = (JSON.parse(callArguments) as Rec).options;
+    if (typeof options === 'string') options = JSON.parse(options) as unknown;
+    return Array.isArray(options) ? options.filter((o): o is string => typeof o === 'string').map((o) => o.trim()) : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * True when the reply `text` answers with one of the options the call (`callArguments`) offered,
+ * word for word: the person clicked it in Cline's panel, they did not type it.
+ */
+function chosenOption(text: string, callArguments: string | undefined): boolean {
+  const answer = ANSWER.exec(text)?.[1];
+  return answer !== undefined && answer !== '' && offeredOptions(callArguments).includes(answer);
 }
 
 /** Reads a Cline history. @throws TranscriptError (line where the bad value starts, field path) */
@@ -92,6 +124,8 @@ export function readCline(text: string, builder: TranscriptBuilder, parsed?: unk
   const ctx: BlockContext = { fault, skip: (t, n) => builder.skip(t, n) };
   let open: string[] = [];
   let unmatched = 0;
+  // The arguments of each call, by id: a reply is read against the options its question offered.
+  const callArguments = new Map<string, string>();
 
   doc.forEach((raw, index) => {
     if (!raw || typeof raw !== 'object') throw fault([index], 'message is not an object');
@@ -116,6 +150,7 @@ export function readCline(text: string, builder: TranscriptBuilder, parsed?: unk
           : { role: 'assistant', content: textParts },
       });
       open = blocks.toolCalls.map((c) => c.id);
+      for (const c of blocks.toolCalls) if (c.type === 'function') callArguments.set(c.id, c.function.arguments);
       return;
     }
     if (item.role !== 'user') throw fault([index, 'role'], `unknown role ${JSON.stringify(item.role)}`);
@@ -127,7 +162,7 @@ export function readCline(text: string, builder: TranscriptBuilder, parsed?: unk
       builder.add({
         kind: 'message',
         id: resultId,
-        meta: toolMeta(meta, result.text, result.errorFlag),
+        meta: toolMeta(meta, result.text, result.errorFlag, callArguments.get(result.toolUseId)),
         message: { role: 'tool', tool_call_id: result.toolUseId, content: result.text },
         attachment: image && {
           kind: 'message',
@@ -143,7 +178,7 @@ export function readCline(text: string, builder: TranscriptBuilder, parsed?: unk
       builder.add({
         kind: 'message',
         id: `${id}/${r.callId}`,
-        meta: toolMeta(meta, r.text),
+        meta: toolMeta(meta, r.text, undefined, callArguments.get(r.callId)),
         message: { role: 'tool', tool_call_id: r.callId, content: r.text },
       });
     let image = 0;
