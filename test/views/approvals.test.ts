@@ -178,7 +178,11 @@ test('an answer from the sidebar closes the diff and the notification by themsel
   await until(() => notice() === undefined, 'the notification to close');
   assert.equal(host.progress.length, 0, 'no notification left running');
   // The proposal's texts are forgotten with the request.
-  assert.equal(await text$(diff.modified), '');
+  assert.match(
+    await text$(diff.modified),
+    /^This proposed edit is no longer waiting for approval/,
+    'its text is let go, and the tab says so',
+  );
 });
 
 test('a notification still open when the presenter is disposed (extension deactivated) is closed', async () => {
