@@ -17,6 +17,7 @@ import { expandRoots, parseRootsLine, rootsIn } from './ledger/path-root';
 import { LEDGER } from './ledger/ledger';
 import { expandFolderLines, foldIntoFolders, shortDetail } from './ledger/file-names';
 import { REQUESTS_HEADING } from './requests-section';
+import { insertSection } from './recall-pointer';
 import { productOrFile } from './identifiers/file-use';
 
 /** Heading of what the earlier summaries held and the new notes did not name. */
@@ -185,7 +186,7 @@ export const SHORTER_HOLDINGS = 3;
 
 /**
  * `summary` (a new summary's text) with what the earlier summaries among `span` held and it does not
- * name added under {@link KEPT_HEADING}, before its requests section (or at its end): each missing
+ * name added under {@link KEPT_HEADING}, before its requests section (else before its closing pointer line, else at its end): each missing
  * file with the earlier line that says what changed in it, the files listed as read only on one
  * line of their own ({@link READ_LINE}), other paths in one list, the missing
  * commit ids, the missing root-cause lines. Paths are written out in full. `level` (0 to
@@ -247,7 +248,5 @@ export function keepEarlierHoldings(summary: string, span: readonly ContextItem[
   ];
   if (lines.length === 0) return summary;
   const section = `${KEPT_HEADING}\n${lines.join('\n')}`;
-  const at = summary.indexOf(`\n${REQUESTS_HEADING}`);
-  if (at >= 0) return `${summary.slice(0, at).trimEnd()}\n\n${section}\n${summary.slice(at)}`;
-  return `${summary.trimEnd()}\n\n${section}`;
+  return insertSection(summary, section, REQUESTS_HEADING);
 }

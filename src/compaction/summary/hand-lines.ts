@@ -7,6 +7,7 @@
  */
 import type { ContextItem } from '../types';
 import { REQUESTS_HEADING } from './requests-section';
+import { closingLineAt, insertSection } from './recall-pointer';
 
 /** Heading of the lines added by hand to an earlier summary, carried whole by the summary replacing it. */
 export const HAND_HEADING = '## Added by hand to an earlier summary';
@@ -50,7 +51,7 @@ export const HAND_LINES_MAX_CHARS = 4_000;
 
 /**
  * `summary` (a new summary's text) with the lines added by hand to the earlier summaries among
- * `span` under {@link HAND_HEADING}, before its requests section (or at its end): whole lines, oldest
+ * `span` under {@link HAND_HEADING}, before its requests section (else before its closing pointer line, else at its end): whole lines, oldest
  * first, up to {@link HAND_LINES_MAX_CHARS} characters, then one line counting those left out (they
  * stay in the earlier summary, which its checkpoint keeps). A line the notes already quote elsewhere
  * (a summary of a summary copies its lines) moves under the heading, so the user's words are always
@@ -80,13 +81,13 @@ export function keepHandLines(summary: string, span: readonly ContextItem[]): st
   const heading = moved.indexOf(`\n${HAND_HEADING}\n`);
   if (heading >= 0) {
     const next = moved.indexOf('\n## ', heading + HAND_HEADING.length + 2);
-    const end = next < 0 ? moved.length : next;
+    // The closing pointer line stays last.
+    const close = closingLineAt(moved);
+    const end = next >= 0 ? next : close >= 0 ? close : moved.length;
     return `${moved.slice(0, end).trimEnd()}\n${kept.join('\n')}\n${moved.slice(end)}`.trimEnd();
   }
   const section = `${HAND_HEADING}\n${kept.join('\n')}`;
-  const at = moved.indexOf(`\n${REQUESTS_HEADING}`);
-  if (at >= 0) return `${moved.slice(0, at).trimEnd()}\n\n${section}\n${moved.slice(at)}`;
-  return `${moved.trimEnd()}\n\n${section}`;
+  return insertSection(moved, section, REQUESTS_HEADING);
 }
 
 /** The lines under {@link HAND_HEADING} in `summary` (up to the next `## ` heading); empty without one. */

@@ -44,6 +44,16 @@ function marker(n: number): string {
 }
 
 /**
+ * True for a line that says nothing: once its list and quote marks (`-`, `*`, `>`, a number) are
+ * taken off, nothing is left but quote characters (`""`, `''`, `“”`, backticks) or a bare colon. An
+ * earlier summary's such line is not carried into a later one.
+ */
+export function isEmptyItem(line: string): boolean {
+  const rest = line.replace(/^(?:\s*(?:[-*+>]|\d+[.)])(?=\s|$|["'“”‘’`«»]))*\s*/, '');
+  return /^["'“”‘’`«»:\s]*$/.test(rest);
+}
+
+/**
  * The quoted lines of `body`: every non-empty line, trimmed, prefixed `> `, whole (no line or length
  * cap); the opening `[Summary of …]` line, the requests-before part and the answers part (each from
  * its heading to the next `## ` heading) are left out.
@@ -58,7 +68,7 @@ export function quoteSummary(body: string): string[] {
       continue;
     }
     if (skipping && l.startsWith('## ')) skipping = false;
-    if (skipping || !l || l.startsWith('[Summary of')) continue;
+    if (skipping || !l || l.startsWith('[Summary of') || isEmptyItem(l)) continue;
     out.push(`> ${l}`);
   }
   return out;

@@ -31,6 +31,29 @@ export function recordingPointer(recording: string, first: number, messages: num
   return `[The ${messages} replaced message${messages === 1 ? '' : 's'} can be read from: ${recording}, ${which} (context-keeper recall FILE --read ${range}).]`;
 }
 
+/** A line {@link recallPointer} or {@link recordingPointer} writes: the line that closes a summary. */
+const POINTER_LINE = /^\[The [\d,]+ replaced messages? (?:is |are )?(?:kept: |can be read from: ).*\]$/;
+
+/**
+ * `summary` with `section` (a heading and its lines) added before the line that opens with `before`
+ * (a heading, when the summary has it), else before the summary's closing pointer line
+ * ({@link POINTER_LINE}), which stays last, else at its end. Never throws.
+ */
+export function insertSection(summary: string, section: string, before?: string): string {
+  const at = before === undefined ? -1 : summary.indexOf(`\n${before}`);
+  if (at >= 0) return `${summary.slice(0, at).trimEnd()}\n\n${section}\n${summary.slice(at)}`;
+  const close = closingLineAt(summary);
+  if (close >= 0) return `${summary.slice(0, close).trimEnd()}\n\n${section}\n\n${summary.slice(close).trimEnd()}`;
+  return `${summary.trimEnd()}\n\n${section}`;
+}
+
+/** Where the closing pointer line ({@link POINTER_LINE}) of `summary` starts, when its last line is one; else -1. */
+export function closingLineAt(summary: string): number {
+  const trimmed = summary.trimEnd();
+  const last = trimmed.lastIndexOf('\n') + 1;
+  return last > 0 && POINTER_LINE.test(trimmed.slice(last)) ? last : -1;
+}
+
 /**
  * The pointer line `options` ask for (undefined for none) of the summary of checkpoint `checkpointId`,
  * which replaced `messages` raw messages from position `first` (1-based) of the conversation.

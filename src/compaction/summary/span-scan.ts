@@ -14,7 +14,7 @@ import { isChosenOption, recordedToolOutcome } from '../tool-outcomes';
 import { MISSING_RESULT_TEXT } from '../plan/repair';
 import { assistantFacts, clip, clipStart, planLines, TASK_LIST_TOOL, userFacts, writesTaskList } from './message-facts';
 import { isImportedSummary } from './requests';
-import { ANSWERS_HEADING, quoteSummary } from './quoted-summary';
+import { ANSWERS_HEADING, isEmptyItem, quoteSummary } from './quoted-summary';
 import { LEDGER, OLD_FILES_HEADING, VERIFY } from './ledger/ledger';
 import { KEPT_COMMITS_LINE, KEPT_HEADING } from './earlier-holdings';
 import { oneLineCommand } from './ledger/ledger-fold';
@@ -811,6 +811,12 @@ export class SpanScan {
   /** Reads an earlier summary; a recorded agent's own (`imported`) is quoted as it is, never read as our sections. */
   private addSummary(body: string, imported = false): void {
     const sec = parseSections(body);
+    // A line with nothing in it (an empty quote, `- ""`) is not carried.
+    for (const [h, lines] of sec)
+      sec.set(
+        h,
+        lines.filter((l) => !isEmptyItem(l)),
+      );
     const older = sec.get(OLD_FILES_HEADING);
     if (older) sec.set(LEDGER.files, [...(sec.get(LEDGER.files) ?? []), ...older]);
     const ours =
