@@ -103,11 +103,23 @@ function inCopy(before: string): boolean {
 }
 
 /**
+ * What `echo` or `printf` prints in a command (`echo "=== PROMPT.MD ==="`, `echo "--- a.md ---"`):
+ * banner text, not a file operation; where it is written to (`echo x > notes.md`) stays.
+ */
+const ECHOED = /(\b(?:echo|printf|Write-Host)\b)((?:\s+(?:"[^"\n]*"|'[^'\n]*'|[^\s;&|<>`⏎"']+))+)/gi;
+
+/** `line` with the text its commands echo left out ({@link ECHOED}). */
+function withoutEchoedText(line: string): string {
+  return /\b(?:echo|printf|Write-Host)\b/i.test(line) ? line.replace(ECHOED, '$1') : line;
+}
+
+/**
  * The file paths of one line that it may say were changed, roots expanded, in order: no code member
  * (see {@link isCodeMember}), no source of a copy (read, not changed: `cp a b` holds `b`), no path
  * the line only points at to be read ("read the full transcript at: p").
  */
 function pathsOf(line: string, inFiles = false): string[] {
+  line = withoutEchoedText(line);
   const out: string[] = [];
   const copies = COPY_COMMAND.test(line);
   const found: { token: string; at: number }[] = [];
