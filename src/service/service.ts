@@ -364,10 +364,14 @@ export class ContextService extends ServiceEventSurface implements ContextServic
   async applyPreview(edited?: readonly (string | undefined)[]): Promise<CompactOutcome> {
     if (this.taskController) throw new Error('wait for the task to finish before applying the preview');
     const outcome = await this.compactions.applyPreview(edited);
-    this.events.preview.fire(undefined);
-    // A preview refused (stale, or already gone) is the caller's to report: no agent or compaction
-    // ran, so the state does not turn to error.
-    const refused = outcome.status.kind === 'rewritten' || outcome.status.kind === 'no-preview';
+    // A preview refused for an empty summary stays pending, to be written or discarded.
+    if (outcome.status.kind !== 'empty-summary') this.events.preview.fire(undefined);
+    // A preview refused (stale, already gone, or with an empty summary) is the caller's to report: no
+    // agent or compaction ran, so the state does not turn to error.
+    const refused =
+      outcome.status.kind === 'rewritten' ||
+      outcome.status.kind === 'no-preview' ||
+      outcome.status.kind === 'empty-summary';
     if (outcome.status.kind !== 'applied' && !refused) this.reportProblem(outcome.status);
     return outcome;
   }

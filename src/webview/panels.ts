@@ -344,12 +344,37 @@ export function summaryRows(text: string): number {
   return Math.min(40, Math.max(8, lines));
 }
 
+/**
+ * Why Apply is disabled for the summary texts `texts` (one per box, in order): the first that is
+ * empty or whitespace only, named; '' when every summary has text.
+ */
+export function emptySummaryNote(texts: readonly string[]): string {
+  const k = texts.findIndex((t) => t.trim() === '');
+  if (k < 0) return '';
+  const which = texts.length === 1 ? 'The summary' : `Summary ${k + 1} of ${texts.length}`;
+  return `${which} is empty: an empty summary would lose every message it replaces. Write a summary, or Discard.`;
+}
+
 function previewCard(ui: Ui, preview: PreviewView): TemplateResult {
   const count = preview.summaries.length;
+  // A summary emptied in its box would lose the messages it replaces: Apply is disabled, and says why,
+  // until it holds text again (the extension refuses such an Apply too).
+  const refuse = (target: EventTarget | null, texts: readonly string[]) => {
+    const card = (target as HTMLElement).closest('.preview');
+    const button = card?.querySelector<HTMLButtonElement>('[data-test="apply-preview"]');
+    const reason = card?.querySelector<HTMLElement>('[data-test="preview-refusal"]');
+    const text = emptySummaryNote(texts);
+    if (button) button.disabled = text !== '';
+    if (reason) {
+      reason.textContent = text;
+      reason.hidden = text === '';
+    }
+  };
   // Every edit is reported as it is typed, not after a pause: an Apply pressed elsewhere (the
   // editor's title bar, the palette) writes these texts, and the read-only review document mirrors them.
   const edit = (e: Event) => {
     const texts = previewTexts(e.currentTarget);
+    refuse(e.currentTarget, texts);
     if (texts.length === count) ui.post({ type: 'editPreview', summaries: texts });
   };
   // The texts shown, edited or not: an earlier edit reported to the extension never outlives them.
@@ -357,6 +382,7 @@ function previewCard(ui: Ui, preview: PreviewView): TemplateResult {
     const texts = previewTexts(e.currentTarget);
     ui.post({ type: 'applyPreview', summaries: texts.length === count ? texts : undefined });
   };
+  const refusal = emptySummaryNote(preview.summaries.map((s) => s.summary));
   return html`<section class="card preview" data-test="preview">
     <h2>${icon('eye')} Proposed ${count === 1 ? 'summary' : `compaction: ${count} summaries`}</h2>
     <p class="meta" data-test="preview-meta">
@@ -387,8 +413,11 @@ function previewCard(ui: Ui, preview: PreviewView): TemplateResult {
             @input=${edit}
           ></textarea>`,
     )}
+    <p class="meta refusal" role="alert" data-test="preview-refusal" ?hidden=${!refusal} .textContent=${refusal}></p>
     <div class="actions">
-      <button data-test="apply-preview" @click=${apply}>${icon('check')}<span>Apply</span></button>
+      <button data-test="apply-preview" ?disabled=${refusal !== ''} @click=${apply}>
+        ${icon('check')}<span>Apply</span>
+      </button>
       ${button(ui, 'Discard', 'close', { type: 'discardPreview' }, { secondary: true, test: 'discard-preview' })}
     </div>
   </section>`;

@@ -18,6 +18,7 @@ import type { FakeLogChannel } from '../support/vscode-fake/window-parts';
 import type { CompactOutcome } from '../../src/service/compaction/outcome';
 import type { SidebarProvider } from '../../src/views/sidebar/sidebar-provider';
 import { READ_ONLY_SCHEME } from '../../src/views/documents/read-only-documents';
+import { reviewDocumentText } from '../../src/views/documents/preview-review';
 
 let storage: string;
 let context: vscode.ExtensionContext;
@@ -142,6 +143,80 @@ test('the sidebar Apply writes its own texts, even where an earlier edit was rep
   );
   assert.doesNotMatch(await appliedSummaries(before), /A line typed/);
 });
+
+/** The summary texts the review document shows, in order, each without the header line Apply writes first. */
+function previewedSummaries(): string[] {
+  const text = reviewDocumentText();
+  assert.ok(text !== undefined, 'the review document is open');
+  return text
+    .split(/^<!-- summary \d+ of \d+[^\n]*\n/m)
+    .slice(1)
+    .map((part) =>
+      part
+        .trim()
+        .replace(/^\[[^\]\n]*\]/, '')
+        .trim(),
+    );
+}
+
+test('an edited summary is applied exactly as the review document showed it', async () => {
+  const proposed = await propose();
+  await until(() => reviewDocumentText() !== undefined, 'the review document');
+  // Spaces and blank lines around the text, as a box often holds: the document shows what Apply keeps.
+  const edited = proposed.map((text, k) => (k === 0 ? `\n  ${text}\n\nEdited: keep the parser notes.  \n\n` : text));
+  fromSidebar.fire({ type: 'editPreview', summaries: edited });
+  const shown = previewedSummaries();
+  assert.equal(shown.length, proposed.length);
+  assert.match(shown[0], /Edited: keep the parser notes\.$/);
+  const before = api.getViewState().checkpoints.length;
+  await commands.executeCommand('contextKeeper.applyPreview');
+  await until(() => api.getViewState().checkpoints.length > before, 'the checkpoints');
+  // Each applied summary is one the document showed, whatever order the history lists them in.
+  const applied: string[] = [];
+  for (const checkpoint of api.getViewState().checkpoints.slice(before)) {
+    await commands.executeCommand('contextKeeper.copySummary', checkpoint.id);
+    applied.push(host.clipboard);
+    if (host.clipboard === shown[0]) assert.ok(checkpoint.editedByHand, 'the edited summary is marked');
+  }
+  assert.deepEqual(applied.sort(), [...shown].sort());
+});
+
+for (const [surface, apply] of [
+  ['the palette', () => commands.executeCommand('contextKeeper.applyPreview')],
+  ['the sidebar', (texts: string[]) => fromSidebar.fire({ type: 'applyPreview', summaries: texts })],
+] as const) {
+  test(`an emptied summary is refused by Apply from ${surface}, with the reason in the review document and an error notice`, async () => {
+    const proposed = await propose();
+    await until(() => reviewDocumentText() !== undefined, 'the review document');
+    const emptied = proposed.map((text, k) => (k === 0 ? '  \n ' : text));
+    fromSidebar.fire({ type: 'editPreview', summaries: emptied });
+    const which = proposed.length === 1 ? 'the summary' : `summary 1 of ${proposed.length}`;
+    assert.match(
+      reviewDocumentText() ?? '',
+      new RegExp(
+        `<!-- Apply is refused: ${which} is empty, and an empty summary would lose the [\\d,]+ messages? it replaces`,
+      ),
+    );
+    const before = api.getViewState().checkpoints.length;
+    const warnings = host.messages.length;
+    await apply(emptied);
+    await until(() => host.messages.slice(warnings).some((m) => /is empty/.test(m.message)), 'the refusal');
+    assert.match(
+      host.messages.slice(warnings).find((m) => /is empty/.test(m.message))!.message,
+      new RegExp(
+        `^ContextKeeper: nothing applied: ${which} is empty, .* it replaces; write it in the sidebar or Discard the preview$`,
+      ),
+    );
+    assert.equal(api.getViewState().checkpoints.length, before, 'nothing applied');
+    assert.ok(api.getViewState().preview, 'the preview still waits, to be written or discarded');
+    assert.notEqual(api.getViewState().state, 'error');
+    // Written again, it applies.
+    fromSidebar.fire({ type: 'editPreview', summaries: proposed });
+    await commands.executeCommand('contextKeeper.applyPreview');
+    await until(() => api.getViewState().checkpoints.length > before, 'the checkpoints');
+    assert.deepEqual((await appliedSummaries(before)).split('\n').sort(), proposed.join('\n').split('\n').sort());
+  });
+}
 
 test('a preview discarded because the context changed says why, and its card and document go', async () => {
   await propose();

@@ -52,3 +52,20 @@ test("each summary's part of the document is the whole message Apply writes: its
     assert.ok(isContextKeeperSummary(parts[k].trim()), 'read back as a ContextKeeper summary');
   });
 });
+
+test('a summary emptied (whitespace only) is shown empty, with the reason Apply refuses it first', () => {
+  const emptied = { ...preview, summaries: [{ ...preview.summaries[0], summary: ' \n  ' }, preview.summaries[1]] };
+  const doc = previewDocument(emptied);
+  assert.match(
+    doc.split('\n')[1],
+    /^<!-- Apply is refused: summary 1 of 2 is empty, and an empty summary would lose the 40 messages it replaces; .* -->$/,
+  );
+  assert.deepEqual(parsePreviewDocument(doc, 2), ['', 'Second summary.']);
+  assert.doesNotMatch(previewDocument(preview), /Apply is refused/);
+});
+
+test('the text under a marker is the summary as Apply writes it: trimmed', () => {
+  const padded = { ...preview, summaries: [{ ...preview.summaries[0], summary: '\n  Padded.  \n\n' }] };
+  const part = previewDocument(padded).split(/^<!-- summary 1 of 1[^\n]*\n/m)[1];
+  assert.equal(part, `\n${summaryHeader(40)}\n\nPadded.\n`);
+});

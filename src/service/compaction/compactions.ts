@@ -50,7 +50,7 @@ import type { CheckpointRecord, CompactionPreview } from '../records';
 import { commitPrepared } from '../../compaction/rewrite/commit';
 import type { CompactionProgress } from './worker/session-worker';
 import { raceAbort } from './race-abort';
-import { previewOf, withEditedSummaries } from './preview';
+import { emptyEditedSummary, previewOf, withEditedSummaries } from './preview';
 import { MANUAL_PLAN_OPTIONS } from '../../compaction/plan/planner';
 
 /**
@@ -204,12 +204,23 @@ export class Compactions {
   /**
    * Applies the pending preview exactly as it was shown (its summaries with the user's edits, its
    * re-attached files as read for it), or nothing: a context rewritten or grown since the preview
-   * was made leaves it unapplied, and the outcome says so.
+   * was made leaves it unapplied, and the outcome says so. A summary edited to nothing (whitespace
+   * only) is refused with the preview kept pending (`empty-summary`).
    */
   applyPreview(edited?: readonly (string | undefined)[]): Promise<CompactOutcome> {
     return this.singleFlight(async () => {
       const pending = this.preview;
       if (!pending) return notApplied({ kind: 'no-preview' }, this.measure());
+      // Refused before anything else, the preview kept: the user can still write the summary.
+      const empty = emptyEditedSummary(edited);
+      if (empty !== undefined) {
+        const summaries = pending.view.summaries;
+        const messages = summaries[empty]?.messages ?? 0;
+        return notApplied(
+          { kind: 'empty-summary', summary: empty + 1, of: summaries.length, messages },
+          this.measure(),
+        );
+      }
       this.preview = undefined;
       if (pending.version !== this.host.version() || pending.length !== this.host.items().length) {
         return notApplied({ kind: 'rewritten', during: 'preview' }, this.measure());

@@ -22,6 +22,11 @@ export type ServiceCompactionStatus =
   | { kind: 'save-failed'; message: string }
   /** `applyPreview` without a pending preview. */
   | { kind: 'no-preview' }
+  /**
+   * `applyPreview` refused: summary `summary` (1-based) of `of` was edited to nothing (whitespace
+   * only), so it would lose the `messages` messages it replaces. The preview stays pending.
+   */
+  | { kind: 'empty-summary'; summary: number; of: number; messages: number }
   /** A summary was proposed for review (preview mode). */
   | { kind: 'proposed' }
   /** A queued request never reached a safe point: the task ended first. */
@@ -47,6 +52,8 @@ export function describeOutcome(status: CompactOutcomeStatus): string {
       return `compaction not applied: saving the session failed (${status.message}); the context is unchanged`;
     case 'no-preview':
       return 'there is no summary preview to apply';
+    case 'empty-summary':
+      return `nothing applied: ${emptySummaryReason(status)}`;
     case 'proposed':
       return 'summary proposed for review';
     case 'task-ended':
@@ -54,6 +61,16 @@ export function describeOutcome(status: CompactOutcomeStatus): string {
     default:
       return describeCompaction(status);
   }
+}
+
+/**
+ * Why a preview with an empty summary cannot be applied, and what to do (one sentence, no final
+ * stop), for the refusal's notification and the review document.
+ */
+export function emptySummaryReason(at: { summary: number; of: number; messages: number }): string {
+  const which = at.of === 1 ? 'the summary' : `summary ${at.summary} of ${at.of}`;
+  const replaced = `${at.messages.toLocaleString('en-US')} ${at.messages === 1 ? 'message' : 'messages'}`;
+  return `${which} is empty, and an empty summary would lose the ${replaced} it replaces; write it in the sidebar or Discard the preview`;
 }
 
 /** True for outcomes nobody needs to be warned about: nothing to do, a preview, or cancelled on purpose. */
@@ -67,6 +84,7 @@ export function isQuietOutcome(status: CompactOutcomeStatus): boolean {
     case 'rewritten':
     case 'save-failed':
     case 'no-preview':
+    case 'empty-summary':
     case 'task-ended':
       return false;
     default:

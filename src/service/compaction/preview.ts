@@ -52,9 +52,21 @@ export function previewOf(
 }
 
 /**
+ * The position (0-based, in {@link previewOf}'s order) of the first edited summary that is empty or
+ * whitespace only, or undefined when there is none. Apply refuses such a preview rather than write
+ * nothing in place of the messages that summary replaces, or silently keep the proposed text the
+ * preview no longer shows. Undefined entries (not edited) are not empty.
+ */
+export function emptyEditedSummary(edited: readonly (string | undefined)[] | undefined): number | undefined {
+  const k = edited?.findIndex((text) => text !== undefined && text.trim() === '') ?? -1;
+  return k < 0 ? undefined : k;
+}
+
+/**
  * A copy of `prepared` whose summaries carry the user's edited texts: `edited[k]` replaces the k-th
- * summary (in {@link previewOf}'s order) and marks its checkpoint `editedByHand`; undefined, blank or
- * unchanged keeps it as proposed. `items`: the context `prepared` was prepared on (the caller checks
+ * summary (in {@link previewOf}'s order), trimmed, and marks its checkpoint `editedByHand`; undefined
+ * or unchanged keeps it as proposed. Throws when an edited text is empty or whitespace only (the
+ * caller refuses those first, see {@link emptyEditedSummary}). `items`: the context `prepared` was prepared on (the caller checks
  * it has not changed); an edited summary is scored with the items after its span, as the proposed one was.
  */
 export function withEditedSummaries(
@@ -65,8 +77,11 @@ export function withEditedSummaries(
   let k = -1;
   const checkpoints = prepared.checkpoints.map((cp) => {
     if (!isSummary(cp)) return cp;
-    const text = edited[++k]?.trim();
-    if (!text || text === cp.summary) return cp;
+    const given = edited[++k];
+    if (given === undefined) return cp;
+    const text = given.trim();
+    if (!text) throw new Error(`summary ${k + 1} is empty`);
+    if (text === cp.summary) return cp;
     // The lines the user added are kept on the summary item, told apart from the generated text: a
     // later summary of this one carries them whole.
     const inserted = cp.inserted.map((item, i) => {

@@ -226,8 +226,10 @@ class CommandHandlers {
     if (!service.getPreview()) return;
     const texts = summaries ?? editedPreviewTexts(service);
     const outcome = await service.applyPreview(texts);
+    // A refused empty summary is an error notice: its whole reason fits one (a warning's would be cut).
+    const { kind } = outcome.status;
     void notify(
-      outcome.status.kind === 'applied' ? 'info' : 'warning',
+      kind === 'applied' ? 'info' : kind === 'empty-summary' ? 'error' : 'warning',
       `ContextKeeper: ${describeOutcome(outcome.status)}`,
       [],
       this.deps.log,

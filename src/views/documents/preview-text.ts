@@ -6,6 +6,8 @@
 import type { CompactionPreview } from '../../service/records';
 import { formatTokensFull } from '../../format/tokens';
 import { isContextKeeperSummary, summaryHeader } from '../../compaction/summary/summary-header';
+import { emptyEditedSummary } from '../../service/compaction/preview';
+import { emptySummaryReason } from '../../service/compaction/outcome';
 
 /** A marker line as {@link previewDocument} writes it: `<!-- summary 2 of 3: … -->`. */
 const MARKER = /^<!-- summary (\d+) of (\d+)\b.*-->\s*$/;
@@ -18,19 +20,28 @@ function n(x: number): string {
 /**
  * The review document of `preview`: a comment naming the plan and its token figures, then each
  * summary under its marker (what it stands for, who wrote it), after the header line Apply writes
- * first (`summaryHeader`). The text between markers is what Apply writes for that summary.
+ * first (`summaryHeader`). The text between markers is what Apply writes for that summary (trimmed,
+ * as Apply trims it); when a summary is empty, the first comment says Apply refuses it and why.
  */
 export function previewDocument(preview: CompactionPreview): string {
   const count = preview.summaries.length;
+  const empty = emptyEditedSummary(preview.summaries.map((s) => s.summary));
+  const refusal =
+    empty === undefined
+      ? []
+      : [
+          `<!-- Apply is refused: ${emptySummaryReason({ summary: empty + 1, of: count, messages: preview.summaries[empty].messages })}. -->`,
+        ];
   const lines = [
     `<!-- Proposed compaction: ${count} ${count === 1 ? 'summary' : 'summaries'}, ${n(preview.tokensBefore)} → ${n(preview.tokensAfter)} tokens. This document is read-only: it shows exactly what Apply writes under each marker, the summary's first line included. Edit the summaries in the ContextKeeper sidebar; this view follows the edits. -->`,
+    ...refusal,
     ...preview.steps.map((s) => `<!-- also: ${s.replace(/-->/g, '—>')} -->`),
     '',
   ];
   preview.summaries.forEach((s, k) => {
     const by = s.summarizerModel ? `, by ${s.summarizerModel}` : '';
     lines.push(`<!-- summary ${k + 1} of ${count}: ${s.coverage ?? `${n(s.messages)} messages`}${by} -->`, '');
-    lines.push(summaryHeader(s.messages), '', s.summary, '');
+    lines.push(summaryHeader(s.messages), '', s.summary.trim(), '');
   });
   return lines.join('\n');
 }
