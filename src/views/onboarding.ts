@@ -23,14 +23,14 @@ export const LOCAL_SERVERS: ReadonlyArray<{ name: string; url: string }> = [
 /** The OpenAI API's base URL (what an empty `contextKeeper.baseUrl` means). */
 export const OPENAI_URL = 'https://api.openai.com/v1';
 
+/** A model a server lists, with its window in tokens when known. */
+type LocalModel = { id: string; window: number | null };
+
 /**
  * The models a server at `baseUrl` serves, with their windows when it says (through the project's
  * endpoint discovery); undefined when nothing answers within `timeoutMs`.
  */
-export async function listModels(
-  baseUrl: string,
-  timeoutMs = 800,
-): Promise<Array<{ id: string; window: number | null }> | undefined> {
+export async function listModels(baseUrl: string, timeoutMs = 800): Promise<LocalModel[] | undefined> {
   try {
     const report = await discoverEndpoint(baseUrl, { timeoutMs });
     return report.kind === 'unknown' && report.models.length === 0
@@ -105,11 +105,45 @@ export function endpointItems(
 }
 
 /**
- * The "Other URL…" path: asks for the URL, checks it as Test Connection does (see
- * {@link checkEndpoint}) and, when nothing answers there, says so and offers to keep it anyway or to
- * enter another. Resolves to the URL to save, or undefined when the user gave up (nothing saved).
+ * The model to use at `url`: asks among `models` (what the server lists; the configured model
+ * `current` first when it is served there). Resolves to `{ model }`: the one chosen, or undefined to
+ * keep the configured one (the server lists no models, or the user escaped while it serves
+ * `current`); undefined (give up, nothing written) when the user escaped a list without `current`.
  */
-async function askCustomUrl(log: vscode.LogOutputChannel): Promise<string | undefined> {
+async function askModel(
+  url: string,
+  models: readonly LocalModel[] | undefined,
+  current: string,
+): Promise<{ model: string | undefined } | undefined> {
+  if (!models || models.length === 0) return { model: undefined };
+  const picks = models.map((m) => ({
+    label: m.id,
+    description: m.window ? `${Math.round(m.window / 1000)}k-token window` : undefined,
+  }));
+  // The model already configured comes first when this server serves it.
+  picks.sort((a, b) => Number(b.label === current) - Number(a.label === current));
+  const model = await vscode.window.showQuickPick(picks, {
+    title: 'Choose the Model',
+    placeHolder: `Models served at ${url}`,
+  });
+  if (model) return { model: model.label };
+  // Escaping keeps the configured model when this server serves it (a pair that works, nothing to
+  // warn about); otherwise the endpoint would go with a model it does not serve: nothing is written.
+  return models.some((m) => m.id === current) ? { model: undefined } : undefined;
+}
+
+/**
+ * The "Other URL…" path: asks for the URL, then the model there (see {@link askModel}), then checks
+ * the pair as Test Connection does (see {@link checkEndpoint}): the test request and the window
+ * lookup use the model being chosen and the `contextKeeper.contextWindow` setting, not the model
+ * configured before. When nothing answers there, says so and offers to keep it anyway or to enter
+ * another. Resolves to the URL and model to save, or undefined when the user gave up (nothing saved).
+ */
+async function askCustomUrl(
+  log: vscode.LogOutputChannel,
+): Promise<{ url: string; models: LocalModel[] | undefined; model: string | undefined } | undefined> {
+  const config = vscode.workspace.getConfiguration('contextKeeper');
+  const current = config.get<string>('model', '');
   let value: string | undefined;
   for (;;) {
     const typed = await vscode.window.showInputBox({
@@ -124,11 +158,14 @@ async function askCustomUrl(log: vscode.LogOutputChannel): Promise<string | unde
     // A bare server address gets the API's /v1: saved as every call will use it (test, models, tasks).
     const url = withApiPath(typed);
     if (url !== typed.trim()) log.info(`Base URL ${typed.trim()} names no API path; saved as ${url}.`);
-    const model = vscode.workspace.getConfiguration('contextKeeper').get<string>('model', '');
-    const check = await checkEndpoint(url, model);
+    const models = await listModels(url, 2000);
+    const picked = await askModel(url, models, current);
+    if (!picked) return undefined;
+    const model = picked.model ?? current;
+    const check = await checkEndpoint(url, model, config.get<number>('contextWindow', 0));
     if (!check) return undefined;
     log.info(`Checked ${url} before saving it:\n${check.lines.join('\n')}`);
-    if (check.reachable) return url;
+    if (check.reachable) return { url, models, model: picked.model };
     const answer = await vscode.window.showWarningMessage(
       `ContextKeeper: nothing answers at ${url}. Keep it anyway?`,
       {
@@ -138,7 +175,7 @@ async function askCustomUrl(log: vscode.LogOutputChannel): Promise<string | unde
       'Keep Anyway',
       'Enter Another URL',
     );
-    if (answer === 'Keep Anyway') return url;
+    if (answer === 'Keep Anyway') return { url, models, model: picked.model };
     if (answer !== 'Enter Another URL') return undefined;
     value = url;
   }
@@ -164,33 +201,16 @@ export async function pickEndpoint(log: vscode.LogOutputChannel): Promise<string
     matchOnDetail: true,
   });
   if (!choice) return undefined;
-  let url = choice.url;
-  let models = choice.models;
-  if (choice.custom) {
-    url = await askCustomUrl(log);
-    if (url === undefined) return undefined;
-    models = await listModels(url, 2000);
-  }
   const config = vscode.workspace.getConfiguration('contextKeeper');
-  // The model is chosen before anything is written.
-  let chosenModel: string | undefined;
   const current = config.get<string>('model', '');
-  if (models && models.length > 0) {
-    const picks = models.map((m) => ({
-      label: m.id,
-      description: m.window ? `${Math.round(m.window / 1000)}k-token window` : undefined,
-    }));
-    // The model already configured comes first when this server serves it.
-    picks.sort((a, b) => Number(b.label === current) - Number(a.label === current));
-    const model = await vscode.window.showQuickPick(picks, {
-      title: 'Choose the Model',
-      placeHolder: `Models served at ${url}`,
-    });
-    if (model) chosenModel = model.label;
-    // Escaping keeps the configured model when this server serves it (a pair that works, nothing to
-    // warn about); otherwise the endpoint would go with a model it does not serve: nothing is written.
-    else if (!models.some((m) => m.id === current)) return undefined;
-  }
+  // The model is chosen before anything is written (for a typed URL, before it is checked).
+  const picked = choice.custom
+    ? await askCustomUrl(log)
+    : await askModel(choice.url ?? '', choice.models, current).then(
+        (m) => m && { url: choice.url, models: choice.models, model: m.model },
+      );
+  if (!picked) return undefined;
+  const { url, models, model: chosenModel } = picked;
   // Endpoint and model are announced as one change: the session reopens once, on what was chosen.
   await changeSettingsTogether(async () => {
     await config.update('baseUrl', url, vscode.ConfigurationTarget.Global);

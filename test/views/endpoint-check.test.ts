@@ -19,6 +19,8 @@ import { endpointItems } from '../../src/views/onboarding';
 import { activate } from '../../src/extension';
 import { commands, host, resetVscodeFake } from '../support/vscode-fake';
 import { fakeExtensionContext } from '../support/vscode-fake/context';
+import type { FakeLogChannel } from '../support/vscode-fake/window-parts';
+import { start } from '../../src/demo/modelserver/wire';
 
 let storage: string;
 let context: vscode.ExtensionContext;
@@ -200,4 +202,38 @@ test('settings written together are announced once, with all of them', async () 
   });
   assert.deepEqual(seen, [['http://127.0.0.1:9/v1', 'qwen2.5-coder:7b']]);
   settings.dispose();
+});
+
+test('a typed URL is checked with the model being chosen and the window setting, not the model configured before', async () => {
+  const server = await start({ models: ['e2e-scripted'], responder: () => ({ content: 'OK' }) });
+  try {
+    host.setSetting('contextKeeper.model', 'gpt-4o-mini');
+    host.setSetting('contextKeeper.contextWindow', 32_000);
+    host.user.quickPick = (items) =>
+      items.find((i) => i.label.includes('Other')) ?? items.find((i) => i.label === 'e2e-scripted');
+    host.user.input = () => server.url;
+    host.user.message = () => undefined;
+    const log = host
+      .live('output-channel')
+      .map((r) => r.target as FakeLogChannel)
+      .find((channel) => channel.lines !== undefined);
+    assert.ok(log);
+    const logged = log.lines.length;
+    await commands.executeCommand('contextKeeper.pickEndpoint');
+    assert.deepEqual(
+      server.requests.map((r) => r.model),
+      ['e2e-scripted'],
+      'the test request names the model chosen',
+    );
+    const check = log.lines.slice(logged).find((line) => line.includes('before saving it'));
+    assert.ok(check, log.lines.slice(logged).join('\n'));
+    assert.match(check, /Model e2e-scripted: 32,000 tokens/);
+    assert.match(check, /A test request to e2e-scripted answered/);
+    assert.doesNotMatch(check, /gpt-4o-mini/);
+    assert.equal(host.settingValue('contextKeeper.model'), 'e2e-scripted');
+    assert.equal(host.settingValue('contextKeeper.baseUrl'), server.url);
+  } finally {
+    host.setSetting('contextKeeper.contextWindow', 0);
+    await server.close();
+  }
 });

@@ -18,11 +18,13 @@ export interface EndpointCheck {
 export const CHECK_TIMEOUT_MS = 5_000;
 
 /**
- * Tests `url` with `model` (the configured one) and says whether anything answers there. A missing
+ * Tests `url` with `model` (the one being chosen, which the test request names and whose window is
+ * looked up) and `contextWindow` (the user's window setting in tokens; 0: none) and says whether
+ * anything answers there. A missing
  * key or an unknown model is not "unreachable": the server answered. Resolves to undefined when the
  * user cancelled the check. Never throws: an error counts as unreachable, its message as the last line.
  */
-export async function checkEndpoint(url: string, model: string): Promise<EndpointCheck | undefined> {
+export async function checkEndpoint(url: string, model: string, contextWindow = 0): Promise<EndpointCheck | undefined> {
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `ContextKeeper: checking ${url}`, cancellable: true },
     async (_progress, token): Promise<EndpointCheck | undefined> => {
@@ -32,6 +34,7 @@ export async function checkEndpoint(url: string, model: string): Promise<Endpoin
         const result = await testConnection({
           baseUrl: url,
           model: model || 'gpt-4o-mini',
+          contextWindow,
           timeoutMs: CHECK_TIMEOUT_MS,
           signal: controller.signal,
         });
