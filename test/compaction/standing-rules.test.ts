@@ -1,8 +1,9 @@
 /**
  * The user's standing rules outlast ordinary requests: a prohibition with an object, in any casing
  * ("DO NOT touch … the old project"), is a standing rule and is the last request the budget leaves out
- * (shortened to its rule sentences first), while acknowledgements ("Authentication complete -
- * continue") go first; the items of a long specification are that request's, not standing rules.
+ * (shortened to its rule sentences first); acknowledgements ("Authentication complete - continue")
+ * cost a few tokens and outlast the long ordinary requests; the items of a long specification are
+ * that request's, not standing rules.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -31,11 +32,13 @@ const work: Step[] = [
 ];
 
 for (const [format, { write, file }] of Object.entries(ALL_WRITERS)) {
-  test(`${format}: a prohibition outlasts ordinary requests and acknowledgements when the budget cuts`, async () => {
+  test(`${format}: a prohibition and the acknowledgements outlast long ordinary requests when the budget cuts`, async () => {
     const { summary } = await summaryOf(write(work), file, 1600);
     assert.match(summary, /left out here to fit the budget/, summary);
     assert.ok(summary.includes(RULE), summary);
-    assert.doesNotMatch(summary, /Authentication complete - continue/, summary);
+    // SWE-agent wraps every message it sends in its task template: no request of it is short.
+    if (format !== 'swe-agent') assert.match(summary, /^- Authentication complete - continue$/m, summary);
+    assert.doesNotMatch(summary, /^- Step 3: change the module number 3 in the new project\. step3 lorem/m, summary);
   });
 }
 

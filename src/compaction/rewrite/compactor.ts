@@ -73,7 +73,7 @@ import { pointerLine } from '../summary/recall-pointer';
 import { summaryHeader } from '../summary/summary-header';
 import { degradeToFit, summaryAcknowledgement } from './degrade';
 import { systemAndToolsTokens, tokenHolders } from '../plan/holders';
-import { renderRequestsSection, type RequestsSection } from '../summary/requests-section';
+import { renderRequestsSection, shortRequestsTokens, type RequestsSection } from '../summary/requests-section';
 import { droppedFilesNote } from './reattach';
 import { coverageNote, FirstPositions, firstPositionAt, placeCoverage, wholeCoverage } from '../summary/coverage';
 import { maskSecretValues, spanSecretValues } from '../secret-values';
@@ -100,6 +100,11 @@ export const IDENTIFIER_BACKFILL_CHARS = 1200;
 export const MIN_REQUEST_TOKENS = 256;
 /** Fewest tokens the requests section keeps when standing rules take its room (the first and newest, shortened). */
 const MIN_RULES_REQUESTS_TOKENS = 64;
+/**
+ * Most share of a summary's room kept for its short requests and acknowledgements (see
+ * `shortRequestsTokens`) when the room is tight: the rest stays for the rules and the notes.
+ */
+const SHORT_REQUESTS_SHARE = 0.6;
 /** Smallest summary budget, in tokens: below this the notes say nothing useful. */
 export const MIN_SUMMARY_TOKENS = 64;
 /** A summary keeping more than this share of its span's tokens is not applied when other spans are. */
@@ -570,12 +575,6 @@ function spanInput(run: TierRun, span: Span): SpanInput {
   const room = limit - meter.countText(header) - (pointer ? meter.countText(pointer) + 1 : 0) - SUMMARY_FRAME_TOKENS;
   // A small room keeps the notes' floor (see `splitRoom`) before the requests' minimum: they are cut with a marker.
   const notesShare = { ...budgets, summaryTokens };
-  const minRequests = Math.min(
-    MIN_REQUEST_TOKENS,
-    mustShrink,
-    room - notesFloor(room, notesShare, Math.min(summaryTokens, Math.ceil(span.tokens / 2))),
-  );
-  const share = splitRoom(room, notesShare, span.tokens, minRequests);
   // Summaries are counted many times as they are put together, from mostly the same lines.
   const lineCounter = new LineCounter((t) => meter.countText(t), meter.lineAdditive, meter.encoding);
   const countText = (t: string) => lineCounter.countLines(t);
@@ -585,9 +584,25 @@ function spanInput(run: TierRun, span: Span): SpanInput {
   // Their tokens, and room beside them for the current work, come out of the requests' share.
   const rulesTokens = standingRulesTokens(standingRulesOf(content, requests), countText);
   const rulesFloor = rulesTokens ? rulesTokens + RULES_ROOM_TOKENS : 0;
+  // The short requests and approvals keep their room (up to SHORT_REQUESTS_SHARE of it) whatever a
+  // long request or the messages kept after the summary take: the long ones are shortened first.
+  const shortFloor = Math.min(
+    Math.floor(room * SHORT_REQUESTS_SHARE),
+    mustShrink,
+    shortRequestsTokens(requests, countText, rulesTokens > 0),
+  );
+  const minRequests = Math.max(
+    shortFloor,
+    Math.min(
+      MIN_REQUEST_TOKENS,
+      mustShrink,
+      room - notesFloor(room, notesShare, Math.min(summaryTokens, Math.ceil(span.tokens / 2))),
+    ),
+  );
+  const share = splitRoom(room, notesShare, span.tokens, minRequests);
   const requestsRoom =
     rulesTokens && share.tight
-      ? Math.max(MIN_RULES_REQUESTS_TOKENS, Math.min(share.requests - rulesTokens, room - rulesFloor))
+      ? Math.max(MIN_RULES_REQUESTS_TOKENS, shortFloor, Math.min(share.requests - rulesTokens, room - rulesFloor))
       : share.requests;
   const section = renderRequestsSection(
     requests,

@@ -236,10 +236,11 @@ const ranks = new Map<string, number>();
 /**
  * When a request is left out, by rank (lower first): 0 a request that is mostly pasted output
  * (`isMostlyPastedOutput`: a log the person pasted, condensed; the replaced messages hold it whole),
- * 1 an acknowledgement ({@link ACKNOWLEDGEMENT}), 2 a long request (over 240 characters; one frees
- * many tokens), 3 a short one, 4 a long one that states a standing rule (`ruleSentences`: a
- * prohibition such as "DO NOT touch the old project"), 5 a short one that does. Safety constraints
- * outlast every ordinary request.
+ * 1 a long request (over {@link SHORT_REQUEST_CHARS} characters; one frees many tokens), 3 a short
+ * one or an acknowledgement ({@link ACKNOWLEDGEMENT}: an approval such as "Approved - Proceed to
+ * Phase 2" is the user's decision, and costs a few tokens), 4 a long one that states a standing rule
+ * (`ruleSentences`: a prohibition such as "DO NOT touch the old project"), 5 a short one that does.
+ * Safety constraints outlast every ordinary request; dozens of short replies outlast one long request.
  */
 function omissionRank(text: string): number {
   let r = ranks.get(text);
@@ -251,16 +252,25 @@ function omissionRank(text: string): number {
       : 5
     : isMostlyPastedOutput(text)
       ? 0
-      : ACKNOWLEDGEMENT.test(text.trim())
-        ? 1
-        : text.length > 240
-          ? 2
-          : 3;
+      : text.length <= SHORT_REQUEST_CHARS || ACKNOWLEDGEMENT.test(text.trim())
+        ? SHORT_RANK
+        : 1;
   if (ranks.size > KEPT_REQUESTS) ranks.clear();
   ranks.set(ownCopy(text), r);
   return r;
 }
 
+/**
+ * A request of at most {@link SHORT_REQUEST_CHARS} characters, or an acknowledgement
+ * ({@link ACKNOWLEDGEMENT}), that is not mostly pasted output: a few tokens that say what the user
+ * decided ("Approved - Proceed to Phase 3").
+ */
+function isShortRequest(text: string): boolean {
+  return (text.length <= SHORT_REQUEST_CHARS || ACKNOWLEDGEMENT.test(text.trim())) && !isMostlyPastedOutput(text);
+}
+
+/** Rank of a short request or an acknowledgement ({@link omissionRank}): kept before a long request is. */
+const SHORT_RANK = 3;
 /** Highest omission rank ({@link omissionRank}). */
 const TOP_RANK = 5;
 /** Rank from which a request states a standing rule (its rule sentences kept when it is shortened). */
@@ -270,10 +280,12 @@ const LONG_RANK = 2;
 
 /**
  * The line that says how many requests were left out at one place, and where they can be read: the
- * summary's last line points at the messages it replaced, which hold them word for word.
+ * summary's last line points at the messages it replaced, which hold them word for word. `again`: a
+ * line after the section's first such line, which says where to read them, only counts.
  */
-function omittedLine(count: number, chars: number): string {
-  return `[${count} earlier request${count === 1 ? '' : 's'} (${groupDigits(chars)} characters) left out here to fit the budget; read them in the replaced messages (last line)]`;
+function omittedLine(count: number, chars: number, again = false): string {
+  // Where to read them is said once per section: a later such line in it only counts.
+  return `[${count} earlier request${count === 1 ? '' : 's'} (${groupDigits(chars)} characters) left out here to fit the budget${again ? '' : '; read them in the replaced messages (last line)'}]`;
 }
 
 /** A line of {@link omittedLine} (or of an older summary, which said no more than the count), with its figures. */
@@ -384,6 +396,60 @@ function omissionOrder(p: PreparedEntries, rulesElsewhere: boolean): number[] {
   return (p.orders[key] = byRank.flat());
 }
 
+/**
+ * Tokens (by `countText`) of a requests section of `entries` (oldest first, as for
+ * {@link renderRequestsSection}) that keeps every short request and acknowledgement
+ * ({@link isShortRequest}) whole, the first and newest
+ * shortened to {@link SHORTENED_CHARS}[0] characters, and lines counting the long ones left out: the least
+ * the section needs before a long request may take the room of the short ones. 0 when there are no
+ * middle requests (the first and newest are kept by the section's own minimum).
+ */
+export function shortRequestsTokens(
+  entries: readonly string[],
+  countText: (text: string) => number,
+  rulesElsewhere = false,
+): number {
+  const prepared = preparedOf(entries);
+  const { requests } = prepared;
+  const n = requests.length;
+  if (n <= 2) return 0;
+  // Left out as the section leaves them out: the first `spared` of its order, all before any short one.
+  const out = new Set(omissionOrder(prepared, rulesElsewhere).slice(0, sparedCount(prepared, rulesElsewhere)));
+  const shortest = SHORTENED_CHARS[SHORTENED_CHARS.length - 1];
+  const parts = [
+    `${REQUESTS_HEADING} (oldest first; the user's own words)`,
+    renderRequest(shortenRequest(requests[0], SHORTENED_CHARS[0])),
+  ];
+  let left = 0;
+  let leftChars = 0;
+  let lineSeen = false;
+  for (let i = 1; i < n; i++) {
+    if (out.has(i)) {
+      left++;
+      leftChars += requests[i].length;
+      continue;
+    }
+    if (left > 0) parts.push(omittedLine(left, leftChars, lineSeen));
+    lineSeen ||= left > 0;
+    left = leftChars = 0;
+    const r = requests[i];
+    if (i < n - 1)
+      parts.push(renderRequest(shortenKeepingRules(r, Math.min(shownLength(r.length, shortest), r.length))));
+  }
+  parts.push(renderRequest(shortenRequest(requests[n - 1], SHORTENED_CHARS[0])));
+  return countText(parts.join('\n'));
+}
+
+/**
+ * How many middle requests of `p` are left out before any short request or acknowledgement
+ * ({@link isShortRequest}) is, in {@link omissionOrder}'s order.
+ */
+function sparedCount(p: PreparedEntries, rulesElsewhere: boolean): number {
+  const order = omissionOrder(p, rulesElsewhere);
+  const k = order.findIndex((i) => isShortRequest(p.requests[i]));
+  return k < 0 ? order.length : k;
+}
+
 /** `entries` with each request's pasted output condensed (`condensePastedOutput`); `entries` itself when none changed. */
 function condensedEntries(entries: readonly string[]): readonly string[] {
   const condensed = entries.map((e) => (omittedNote(e) ? e : condensePastedOutput(e)));
@@ -450,11 +516,11 @@ function renderEntries(
     return t;
   };
   const omittedCounts = new Map<number, number>();
-  const omittedTokens = (count: number, chars: number): number | undefined => {
-    const key = count * 2 ** 32 + chars;
+  const omittedTokens = (count: number, chars: number, again: boolean): number | undefined => {
+    const key = (count * 2 ** 32 + chars) * 2 + (again ? 1 : 0);
     let t = omittedCounts.get(key);
     if (t === undefined) {
-      const c = lines.itemTokens(omittedLine(count, chars), false);
+      const c = lines.itemTokens(omittedLine(count, chars, again), false);
       if (c === undefined) return undefined;
       omittedCounts.set(key, (t = c));
     }
@@ -476,6 +542,7 @@ function renderEntries(
     let tokens: number | undefined = headingTokens;
     let pending = 0;
     let pendingChars = 0;
+    let lineSeen = false;
     for (let i = 0; i <= n; i++) {
       const c = carried[i];
       if (c) {
@@ -488,8 +555,9 @@ function renderEntries(
         continue;
       }
       if (pending > 0) {
-        const t = tokens === undefined ? undefined : omittedTokens(pending, pendingChars);
+        const t = tokens === undefined ? undefined : omittedTokens(pending, pendingChars, lineSeen);
         tokens = t === undefined ? undefined : tokens! + t;
+        lineSeen = true;
         pending = 0;
         pendingChars = 0;
       }
@@ -522,7 +590,14 @@ function renderEntries(
           runChars += requests[i].length;
           continue;
         }
-        if (run > 0) parts.push(omittedLine(run, runChars));
+        if (run > 0)
+          parts.push(
+            omittedLine(
+              run,
+              runChars,
+              parts.some((x) => OMITTED_LINE.test(x)),
+            ),
+          );
         run = 0;
         runChars = 0;
         if (i < n) parts.push(rendered(i, shownOf(i)));
@@ -606,6 +681,7 @@ function renderEntries(
       let total = headingTokens;
       let pending = 0;
       let pendingChars = 0;
+      let lineSeen = false;
       for (let i = 0; i <= n; i++) {
         const c = carried[i];
         if (c) {
@@ -618,9 +694,10 @@ function renderEntries(
           continue;
         }
         if (pending > 0) {
-          const t = omittedTokens(pending, pendingChars);
+          const t = omittedTokens(pending, pendingChars, lineSeen);
           if (t === undefined) return build(shortest, shortest, protectedCap, omit).tokens;
           total += t;
+          lineSeen = true;
           pending = 0;
           pendingChars = 0;
         }
@@ -631,8 +708,20 @@ function renderEntries(
   };
   // The first and newest whole; when they alone leave no room for the others, shortened to
   // PROTECTED_SHORTENED_CHARS each so the short replies between them still fit.
-  const found = fewestOmitted(longest) ?? fewestOmitted(PROTECTED_SHORTENED_CHARS);
-  if (found) return found;
+  // Short requests and acknowledgements are left out only when the first and newest, shortened to
+  // as little as SHORTENED_CHARS[1], still leave no room for them: one long request never takes the
+  // room of dozens of short replies ("yes, proceed with phase 2").
+  const spared = sparedCount(prepared, rulesElsewhere);
+  const keepsShort = (r: RequestsSection | undefined) => r !== undefined && r.omitted - carriedCount <= spared;
+  const whole = fewestOmitted(longest);
+  if (keepsShort(whole)) return whole!;
+  let fallback = whole;
+  for (const cap of [PROTECTED_SHORTENED_CHARS, SHORTENED_CHARS[0], SHORTENED_CHARS[1]]) {
+    const r = fewestOmitted(cap);
+    if (keepsShort(r)) return r!;
+    fallback ??= r;
+  }
+  if (fallback) return fallback;
   // Only the first and newest remain and they alone are over: shorten them further.
   const omit = Math.max(0, n - 2);
   let protectedCap = longest;
