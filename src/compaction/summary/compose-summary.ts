@@ -64,6 +64,24 @@ export function leftOutLine(parts: readonly string[]): string {
   return `- … left out here to fit the budget: ${parts.join(', ')}; read ${parts.length === 1 ? 'it' : 'them'} in the replaced messages (last line)`;
 }
 
+/** Where a {@link leftOutLine}'s list starts, and where it ends. */
+const LEFT_OUT_OPENING = '- … left out here to fit the budget: ';
+const LEFT_OUT_END = /; read (?:it|them) in the replaced messages \(last line\)$/;
+
+/**
+ * The sections a {@link leftOutLine} names with their counts of lines ("Environment (2 lines)" →
+ * Environment: 2), by section name; the current work's labels it names are not sections and are
+ * not read. Undefined for any other line.
+ */
+export function leftOutSections(line: string): Map<string, number> | undefined {
+  if (!line.startsWith(LEFT_OUT_OPENING) || !LEFT_OUT_END.test(line)) return undefined;
+  const list = line.slice(LEFT_OUT_OPENING.length).replace(LEFT_OUT_END, '').split(', from the current work: ')[0];
+  const out = new Map<string, number>();
+  for (const m of list.matchAll(/(?:^|, )([^,(]+?) \((\d+) lines?\)/g))
+    out.set(m[1], (out.get(m[1]) ?? 0) + Number(m[2]));
+  return out;
+}
+
 /** A `## ` heading's name, without its parenthesised note or the lines it carries: "Commands and outcomes". */
 export function sectionName(heading: string): string {
   return heading

@@ -382,6 +382,12 @@ const COMMITS_WEIGHT = 100;
  * few short lines that outlast the commands and errors they were read from, below the files changed.
  */
 const ENVIRONMENT_WEIGHT = 1.3;
+/**
+ * Share of the notes' budget within which the environment's lines are kept as long as the current
+ * work (weight 1): a program found missing, or its version, decides what the agent can run next, in a
+ * few tokens, and outlasts the files' details and the identifiers back-filled after the notes.
+ */
+const ENVIRONMENT_SHARE = 0.1;
 
 /** Symbols a file line keeps at least when the budget shortens its list. */
 const MIN_LINE_SYMBOLS = 3;
@@ -841,7 +847,13 @@ export class ExtractiveSummarizer implements Summarizer {
       [SECTIONS.errors, ledger.errors, 2, true],
       // Programs found missing (or found): a line each, short and true for the whole session; they
       // give way after the commands and errors whose runs found them out.
-      [SECTIONS.environment, ledger.environment, ENVIRONMENT_WEIGHT, true],
+      // A few of them, within ENVIRONMENT_SHARE of the notes, stay as long as the current work does.
+      [
+        SECTIONS.environment,
+        ledger.environment,
+        ledger.environment.join('\n').length / 4 <= maxTokens * ENVIRONMENT_SHARE ? 1 : ENVIRONMENT_WEIGHT,
+        true,
+      ],
       // Files changed give way after errors, decisions and commands: they are the state of the code.
       [SECTIONS.files, ledger.files, 1.5, true],
       // Ranked best first: the budget drops the least used names early, their best line as late as errors.
@@ -1053,10 +1065,18 @@ export class ExtractiveSummarizer implements Summarizer {
     // are named in one line of the current work (the rules count theirs apart, below): a section
     // never disappears in silence.
     const leftOutNote = (): string | undefined => {
-      const parts = sections
+      // Lines earlier summaries left out are named again, with those this one leaves out.
+      const earlierOut = new Map(scan.sectionsLeftOut);
+      const parts: string[] = [];
+      for (const sec of sections) {
         // The code names repeat names the other lists and the identifiers hold: not worth the tokens.
-        .filter((sec) => sec[1] !== rules && sec[1] !== names && sec[1].length === 0 && (before.get(sec[0]) ?? 0) > 0)
-        .map((sec) => `${sectionName(sec[0])} (${before.get(sec[0])} line${before.get(sec[0]) === 1 ? '' : 's'})`);
+        if (sec[1] === rules || sec[1] === names) continue;
+        const name = sectionName(sec[0]);
+        const n = (sec[1].length === 0 ? (before.get(sec[0]) ?? 0) : 0) + (earlierOut.get(name) ?? 0);
+        earlierOut.delete(name);
+        if (n > 0) parts.push(`${name} (${n} line${n === 1 ? '' : 's'})`);
+      }
+      for (const [name, n] of earlierOut) parts.push(`${name} (${n} line${n === 1 ? '' : 's'})`);
       const nowLabels = current.map(currentLabel);
       const dropped = currentLabels.filter(
         (l, k) => currentLabels.indexOf(l) === k && NAMED_WHEN_DROPPED.test(l) && !nowLabels.includes(l),

@@ -25,6 +25,7 @@ import { MAX_RULE_CHARS, prohibitionKey, revokingSentence, ruleChange, ruleSente
 import { AGENT_NOTICE_LINES } from '../harness-text';
 import { COLLAPSED_POINTER_OPENING } from './recall-pointer';
 import { ownCopy } from '../../tokenizer/own-copy';
+import { leftOutSections } from './compose-summary';
 
 /** The words of a person's reply to a question (`<answer>…</answer>`, Cline), trimmed. */
 const CHOSEN_ANSWER = /<answer>\s*([\s\S]*?)\s*<\/answer>/;
@@ -471,6 +472,11 @@ export interface SpanReading {
   /** The command whose output {@link lastCommandError} quotes (its text as run). */
   lastFailedCommand: string | undefined;
   carriedCurrent: string[];
+  /**
+   * Lines of sections that earlier summaries of the span left out to fit their budget, by section
+   * name (their left-out lines, `leftOutLine`): named again by this summary.
+   */
+  sectionsLeftOut: ReadonlyMap<string, number>;
   carriedRoots: PathRoots | undefined;
   /** Code names the agent worked with, best ranked first (see `worked-names.ts`). */
   names: string[];
@@ -583,6 +589,7 @@ export class SpanScan {
   private verifyBeforeRequest = false;
   private verifySuperseded = false;
   private carriedCurrent: string[] = [];
+  private readonly sectionsLeftOut = new Map<string, number>();
   // Named folders the ledger's paths are written from: the first earlier summary's, more chosen later.
   private carriedRoots: PathRoots | undefined;
   private lastCallOf: Call | undefined;
@@ -864,6 +871,12 @@ export class SpanScan {
     }
     this.carried = carried;
     const cur = sec.get(SECTIONS.current);
+    // Sections an earlier summary left out stay named in every later one: never gone in silence.
+    for (const l of cur ?? []) {
+      const named = leftOutSections(l);
+      if (named)
+        for (const [name, n] of named) this.sectionsLeftOut.set(name, (this.sectionsLeftOut.get(name) ?? 0) + n);
+    }
     if (cur)
       this.carriedCurrent = cur
         .filter((l) => parseRootsLine(l) === undefined)
@@ -938,6 +951,7 @@ export class SpanScan {
       lastCommandError,
       lastFailedCommand,
       carriedCurrent: this.carriedCurrent,
+      sectionsLeftOut: new Map(this.sectionsLeftOut),
       carriedRoots: this.carriedRoots,
       names: this.names.ranked(MAX_NAMES),
     };
