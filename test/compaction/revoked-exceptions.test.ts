@@ -15,7 +15,7 @@ import { revokingSentence } from '../../src/compaction/summary/prose';
 import type { ContextItem } from '../../src/compaction/types';
 
 const filler = (n: number, word: string) => `${word} lorem ipsum dolor sit amet `.repeat(n);
-const RULE = 'Do not change the Environment or Supabase cards.';
+const RULE = 'Never change the Environment or Supabase cards.';
 const EXCEPTION = 'Show the full <MachineCard /> component in the Environment card on the detail page.';
 const REVOKE = 'Do NOT use the full <MachineCard /> component anywhere — it would nest cards incorrectly.';
 

@@ -1,6 +1,7 @@
 /**
- * A standing rule ends only when a later request explicitly reverses it: a request that asks for work
- * on part of what a prohibition forbids ("Do NOT modify … root layout" then "Fix the warning in … root
+ * A rule that names its standing ("never") ends only when a later request explicitly reverses it (a
+ * rule said as the scope of one request ends sooner, see scoped-rules.test.ts): a request that asks for work
+ * on part of what a prohibition forbids ("NEVER modify … root layout" then "Fix the warning in … root
  * layout") makes an exception, and the rule stands with the exception named beside it; a permission
  * covering all it forbids ("You can now change …") or the rule lifted as such shows it superseded; a
  * later request that keeps or bounds the same thing ("leave the root layout unchanged") changes nothing.
@@ -14,7 +15,7 @@ import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { ruleChange } from '../../src/compaction/summary/prose';
 
 const filler = (n: number, word: string) => `${word} lorem ipsum dolor sit amet `.repeat(n);
-const RULE = 'Do NOT modify public/customer pages (booking, confirmation, home, root layout).';
+const RULE = 'NEVER modify public/customer pages (booking, confirmation, home, root layout).';
 
 const steps = (later: string): Step[] => [
   { user: `Create the admin pages under src/app/admin. ${RULE}` },
@@ -53,7 +54,7 @@ for (const format of ['aider', 'claude-code', 'codex', 'cline'] as const) {
     assert.doesNotMatch(section, /superseded|no longer standing/, summary);
     assert.match(
       section,
-      /^- "Do NOT modify public\/customer pages \(booking, confirmation, home, root layout\)\." \(stands; a later request made an exception: "Fix the React hydration mismatch warning in the status page and root layout\."\)$/m,
+      /^- "NEVER modify public\/customer pages \(booking, confirmation, home, root layout\)\." \(stands; a later request made an exception: "Fix the React hydration mismatch warning in the status page and root layout\."\)$/m,
       summary,
     );
   });
@@ -68,7 +69,7 @@ for (const format of ['aider', 'claude-code', 'codex', 'cline'] as const) {
     assert.ok(!section.split('\n').some((l) => l.startsWith(`- "${RULE}"`)), summary);
     assert.match(
       section,
-      /^- superseded by a later request \("Ignore my earlier restriction[^\n]*no longer standing: "Do NOT modify public\/customer pages/m,
+      /^- superseded by a later request \("Ignore my earlier restriction[^\n]*no longer standing: "NEVER modify public\/customer pages/m,
       summary,
     );
   });
@@ -85,9 +86,9 @@ for (const format of ['aider', 'claude-code', 'codex', 'cline'] as const) {
 
 /** Three wordings of one prohibition, each in its own request. */
 const SAME_RULE = [
-  'Keep the form simple and do not change Supabase or Environment cards.',
-  'Do NOT change Supabase card or Environment card.',
-  'Do not change Supabase or Environment sections.',
+  'Keep the form simple and never change Supabase or Environment cards.',
+  'NEVER change Supabase card or Environment card.',
+  'Never change Supabase or Environment sections.',
 ];
 
 const sameRuleSteps = (later: Step[]): Step[] => [

@@ -223,12 +223,83 @@ function unwrapped(text: string): string[] {
 }
 
 /**
+ * A title that marks what follows as the user's lasting instructions ("# Waterfront project –
+ * persistent instructions for Aider", "Project rules:", "Rules to always follow"): persistent,
+ * standing, permanent, global or project instructions, rules, guidelines or conventions; rules to
+ * follow for the whole project or session.
+ */
+const PERSISTENT_TITLE =
+  /\b(?:persistent|standing|permanent|global|project|house|ground)\s+(?:instructions?|rules?|guidelines?|conventions?)\b|\b(?:instructions?|rules?|guidelines?|conventions?)\s+(?:to\s+(?:always\s+)?follow|for\s+(?:this|the|all|every)\s+(?:project|repo(?:sitory)?|codebase|session|conversation|tasks?|requests?))\b/i;
+/** Characters of a title line, at most: a longer line is a sentence, not a title. */
+const MAX_TITLE_CHARS = 120;
+/** Lines of a block of lasting instructions kept as rules, at most. */
+const MAX_BLOCK_LINES = 60;
+/** A markdown heading: its level (group 1). */
+const HEADING = /^(#{1,6})\s/;
+
+/**
+ * The lines of a block of a typed request that the user marked as lasting instructions: from a title
+ * ({@link PERSISTENT_TITLE}; a markdown heading, or the request's first line) to the next heading of
+ * the same level or higher, or the request's end, each non-empty line outside code blocks trimmed,
+ * the title first, at most {@link MAX_BLOCK_LINES}. The block is kept as standing rules line by line,
+ * whole, whatever each line says. Undefined when the request has no such title.
+ */
+export function persistentBlock(typed: string): string[] | undefined {
+  if (!PERSISTENT_TITLE.test(typed)) return undefined;
+  const lines = withoutFences(typed).split('\n');
+  const first = lines.findIndex((l) => l.trim() !== '');
+  for (let i = first; i >= 0 && i < lines.length; i++) {
+    const line = lines[i].trim();
+    const level = HEADING.exec(line)?.[1].length;
+    // A title: a heading, or the first line ending in a colon or of a few words without a sentence end.
+    const titled =
+      level !== undefined ||
+      (i === first && (line.endsWith(':') || (line.split(/\s+/).length <= 8 && !/[.!?]$/.test(line))));
+    if (!titled || line.length > MAX_TITLE_CHARS || !PERSISTENT_TITLE.test(line)) continue;
+    const out = [line];
+    for (let j = i + 1; j < lines.length && out.length < MAX_BLOCK_LINES; j++) {
+      const l = lines[j].trim();
+      const next = HEADING.exec(l)?.[1].length;
+      if (level !== undefined && next !== undefined && next <= level) break;
+      if (l && l.length <= MAX_RULE_CHARS) out.push(l);
+    }
+    return out;
+  }
+  return undefined;
+}
+
+/**
+ * A sentence that scopes a rule to the change it comes with ("for this change", "this time", "for
+ * now"): it bounds that request only.
+ */
+const ONE_OFF =
+  /\b(?:for|in|with|during)\s+(?:this|that|the)\s+(?:change|fix|task|request|step|edit|commit|pr|pass|round)\b|\bthis time\b|\bfor now\b/i;
+
+/**
+ * Whether the rule sentence `rule` of the typed request `request` is scoped to that request: it does
+ * not name its standing ({@link RULE}: "always", "never", "from now on"…), and it says it holds for
+ * this change ({@link ONE_OFF}) or comes in a request that asks for a change of its own (a sentence of
+ * prose that states no rule). Such a rule holds until a later request changes what it protected; a
+ * rule that names its standing stands, with the exception named beside it.
+ */
+export function isRequestScoped(rule: string, request: string): boolean {
+  if (RULE.test(rule)) return false;
+  if (ONE_OFF.test(rule)) return true;
+  const flat = rule.replace(/\s+/g, ' ');
+  return sentences(request).some((s) => isProse(s) && !flat.includes(s.replace(/\s+/g, ' ')) && !isRuleSentence(s));
+}
+
+/**
  * The sentences of a typed request that state a rule, each whole (a sentence the user's terminal
  * wrapped over lines is read as one). A rule that ends in a colon ("options must include:") takes the
  * list lines that follow it, so it is never quoted without what it requires. A rule longer than
- * {@link MAX_RULE_CHARS} is left out rather than cut.
+ * {@link MAX_RULE_CHARS} is left out rather than cut. A request holding a block the user marked as
+ * lasting instructions ({@link persistentBlock}) gives that block's lines.
  */
 export function ruleSentences(typed: string): string[] {
+  // A block the user marked as lasting instructions is kept line by line, whole, first.
+  const block = persistentBlock(typed);
+  if (block) return block;
   const lines = unwrapped(withoutFences(typed));
   const out: string[] = [];
   // A request with three list items or more is a specification: its items are that request's.

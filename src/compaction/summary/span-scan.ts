@@ -21,7 +21,15 @@ import { oneLineCommand } from './ledger/ledger-fold';
 import { expandRoots, parseRootsLine, type PathRoots } from './ledger/path-root';
 import { NameTally, namesFromLines, namesInCalls, namesOfMessage } from './identifiers/worked-names';
 import { parseJsonObject } from '../../format/json';
-import { MAX_RULE_CHARS, prohibitionKey, revokingSentence, ruleChange, ruleSentences } from './prose';
+import {
+  isRequestScoped,
+  MAX_RULE_CHARS,
+  persistentBlock,
+  prohibitionKey,
+  revokingSentence,
+  ruleChange,
+  ruleSentences,
+} from './prose';
 import { AGENT_NOTICE_LINES } from '../harness-text';
 import { COLLAPSED_POINTER_OPENING } from './recall-pointer';
 import { ownCopy } from '../../tokenizer/own-copy';
@@ -589,6 +597,10 @@ export class SpanScan {
   private verifyBeforeRequest = false;
   private verifySuperseded = false;
   private carriedCurrent: string[] = [];
+  /** Rule lines said only as the scope of their own request (`isRequestScoped`). */
+  private readonly scopedRules = new Set<string>();
+  /** How many rule lines at the start are those of blocks of lasting instructions (`persistentBlock`). */
+  private firstRules = 0;
   private readonly sectionsLeftOut = new Map<string, number>();
   // Named folders the ledger's paths are written from: the first earlier summary's, more chosen later.
   private carriedRoots: PathRoots | undefined;
@@ -648,7 +660,13 @@ export class SpanScan {
       this.lastAssistantEnds = false;
       this.taskListBeforeRequest = this.verifyBeforeRequest = true;
       this.supersede(facts.typed);
-      for (const r of facts.rules) this.addRule(r);
+      // A block marked as lasting instructions comes first (the budget drops the rules' last lines
+      // first); a rule scoped to its own request ends when a later request changes what it protected.
+      const block = facts.rules.length ? persistentBlock(facts.typed) : undefined;
+      for (const r of facts.rules) {
+        const sentence = RULE_LINE.exec(r)?.[1] ?? r;
+        this.addRule(r, block !== undefined, !block && isRequestScoped(sentence, facts.typed));
+      }
     } else if (m.role === 'assistant') {
       const facts = assistantFacts(m, text);
       const calls = toolCallsOf(m);
@@ -749,21 +767,40 @@ export class SpanScan {
    * line per rule, in the wording first given. A rule said again after it was superseded stands
    * again: the superseded line saying the same goes.
    */
-  private addRule(line: string): void {
+  private addRule(line: string, first = false, scoped = false): void {
     const keyOf = (l: string) => {
       if (!this.ruleKeys.has(l)) this.ruleKeys.set(l, ruleKey(l));
       return this.ruleKeys.get(l);
     };
     const k = keyOf(line);
-    if (k === undefined) return this.addOnce(this.rules, line);
+    if (k === undefined) {
+      if (this.held.get(this.rules)?.has(line)) return;
+      return this.pushRule(line, first, scoped);
+    }
     const same = this.rules.filter((l) => keyOf(l)?.key === k.key);
-    if (same.some((l) => !k.standing || keyOf(l)?.standing)) return;
+    const standing = same.filter((l) => !k.standing || keyOf(l)?.standing);
+    if (standing.length) {
+      // Said again without a scope, a rule said first for one request stands for good.
+      if (!scoped) for (const l of standing) this.scopedRules.delete(l);
+      return;
+    }
     const set = this.held.get(this.rules);
     for (const l of same) {
-      this.rules.splice(this.rules.indexOf(l), 1);
+      const at = this.rules.indexOf(l);
+      this.rules.splice(at, 1);
       set?.delete(l);
+      if (at < this.firstRules) this.firstRules--;
     }
+    this.pushRule(line, first, scoped);
+  }
+
+  /** Adds the rule line `line`: after the lasting instructions' lines when `first` (one of them), else last. */
+  private pushRule(line: string, first: boolean, scoped: boolean): void {
+    if (scoped) this.scopedRules.add(line);
+    if (!first) return this.push(this.rules, line);
     this.push(this.rules, line);
+    this.rules.splice(this.rules.length - 1, 1);
+    this.rules.splice(this.firstRules++, 0, line);
   }
 
   /**
@@ -791,10 +828,12 @@ export class SpanScan {
       const rule = RULE_LINE.exec(this.rules[k])?.[1];
       const change = rule === undefined ? undefined : ruleChange(rule, typed);
       if (rule === undefined || change === undefined) continue;
-      if (change.kind === 'exception') {
+      // A rule said for one request ends with the first later request that changes what it protected.
+      if (change.kind === 'exception' && !this.scopedRules.has(this.rules[k])) {
         replace(k, exceptionLine(rule, change.by));
         continue;
       }
+      this.scopedRules.delete(this.rules[k]);
       const key = prohibitionKey(rule);
       if (key !== undefined) overridden.set(key, change.by);
       replace(k, supersededLine(rule, change.by));
