@@ -394,6 +394,12 @@ export interface SummaryRequest {
   /** Target length, in tokens. */
   approximateSummaryTokens: number;
   /**
+   * Tokens the core keeps beside the summary for identifiers it back-fills after it (0 or absent: none
+   * kept). A summarizer may write the environment's few lines (programs found missing, versions found)
+   * in them: they decide what the agent can run next and outrank back-filled identifiers.
+   */
+  identifierReserveTokens?: number;
+  /**
    * Upper bound on model calls for this request: what the compaction's limit (`maxSummaryCalls`)
    * leaves after its earlier summaries. 0: no call is left, the span is written without a model.
    */

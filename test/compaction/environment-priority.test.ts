@@ -1,6 +1,6 @@
 /**
- * The environment's few lines (programs found missing, versions found) outlast the files' details and
- * the back-filled identifiers when the budget is tight; and a section an earlier summary left out to
+ * The environment's few lines (programs found missing, versions found) take the room kept for
+ * back-filled identifiers before those do, when the files fill the notes' budget; and a section an earlier summary left out to
  * fit its budget stays named in the left-out line of every later summary, never gone in silence.
  */
 import { test } from 'node:test';
@@ -34,11 +34,12 @@ const steps: Step[] = [
 ];
 
 for (const format of ['claude-code', 'codex', 'openai-chat'] as const) {
-  test(`${format}: the environment's lines stay when the files and identifiers fill a small budget`, () => {
+  test(`${format}: the environment's lines stay, in the identifiers' room, when the files fill a small budget`, () => {
     const { write, file } = WRITERS[format];
     const items = itemsFromEntries(importTranscriptTextSync(write(steps), file).entries);
     for (const budget of [300, 400]) {
-      const notes = new ExtractiveSummarizer(quarterCounter.countText).notes(items, budget);
+      // The room kept for back-filled identifiers (a quarter of the notes' budget) takes the environment first.
+      const notes = new ExtractiveSummarizer(quarterCounter.countText).notes(items, budget, undefined, [], budget / 4);
       assert.match(sectionOf(notes, 'Environment'), /^- not available: mvn \("mvn not found"\)$/m, notes);
     }
   });

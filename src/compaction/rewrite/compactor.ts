@@ -623,6 +623,7 @@ function spanInput(run: TierRun, span: Span): SpanInput {
     // A quarter of the notes' budget is left for the identifiers back-filled below; a tight room keeps
     // nothing aside: the notes' own lines (the files changed) come first, identifiers get what is left.
     approximateSummaryTokens: Math.max(MIN_SUMMARY_TOKENS, spanBudget - (share.tight ? 0 : backfillTokens(spanBudget))),
+    identifierReserveTokens: share.tight ? 0 : backfillTokens(spanBudget),
     maxCalls: run.calls.left,
     // The run's call allowance is one object per run: its identity names the run.
     compactionRun: run.calls,

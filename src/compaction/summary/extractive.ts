@@ -382,12 +382,6 @@ const COMMITS_WEIGHT = 100;
  * few short lines that outlast the commands and errors they were read from, below the files changed.
  */
 const ENVIRONMENT_WEIGHT = 1.3;
-/**
- * Share of the notes' budget within which the environment's lines are kept as long as the current
- * work (weight 1): a program found missing, or its version, decides what the agent can run next, in a
- * few tokens, and outlasts the files' details and the identifiers back-filled after the notes.
- */
-const ENVIRONMENT_SHARE = 0.1;
 
 /** Symbols a file line keeps at least when the budget shortens its list. */
 const MIN_LINE_SYMBOLS = 3;
@@ -552,16 +546,30 @@ export class ExtractiveSummarizer implements Summarizer {
   async summarize(request: SummaryRequest): Promise<SummaryResult> {
     if (request.signal?.aborted) throw new SummarizerError('compaction cancelled', 'aborted');
     const after = request.context ? request.context.items.slice(request.context.end) : [];
-    const text = this.notes(request.items, request.approximateSummaryTokens, request.focus, after);
+    const text = this.notes(
+      request.items,
+      request.approximateSummaryTokens,
+      request.focus,
+      after,
+      request.identifierReserveTokens,
+    );
     return { text, model: 'extractive', usage: { calls: 0, promptTokens: 0, completionTokens: 0 } };
   }
 
   /**
    * Builds the notes for `items`, at most `maxTokens` tokens. `after` are the items that stay after
    * them in the context (the newest steps, the latest request): read only to tell which failures of
-   * the span were fixed afterwards, so that none of those is listed as open.
+   * the span were fixed afterwards, so that none of those is listed as open. `environmentRoom`: tokens
+   * kept beside the notes for identifiers back-filled after them (`SummaryRequest.identifierReserveTokens`);
+   * the environment's lines take them first when they fit in them whole, beyond `maxTokens`.
    */
-  notes(items: readonly ContextItem[], maxTokens: number, focus?: string, after: readonly ContextItem[] = []): string {
+  notes(
+    items: readonly ContextItem[],
+    maxTokens: number,
+    focus?: string,
+    after: readonly ContextItem[] = [],
+    environmentRoom = 0,
+  ): string {
     // The same span again, or one grown at its end (the next compaction over read messages), reads
     // only its new messages; the lists the budget trims below are copies.
     const kept = this.scans.get(items);
@@ -840,6 +848,16 @@ export class ExtractiveSummarizer implements Summarizer {
     let namesNoted = nameCount > listedNames() && names.length > 0;
     if (namesNoted) names.push(namesLeftOutLine(nameCount - listedNames()));
     const nameLineCount = () => names.length - (namesNoted ? 1 : 0);
+    // The environment's few lines outrank the identifiers back-filled after the notes: when they fit
+    // whole in the room kept for those, they are written in it (the budget grows by their tokens).
+    const environmentText = ledger.environment.length
+      ? `${SECTIONS.environment}\n${ledger.environment.join('\n')}`
+      : '';
+    const environmentTokens =
+      environmentText && environmentRoom > 0 && this.countText(environmentText) + 2 <= environmentRoom
+        ? this.countText(environmentText) + 2
+        : 0;
+    maxTokens += environmentTokens;
     // [heading, lines, weight, drop from the start (oldest first lists)]: higher weight shrinks first.
     const sections: Array<[string, string[], number, boolean]> = [
       [SECTIONS.rules, rules, 1, false],
@@ -847,13 +865,8 @@ export class ExtractiveSummarizer implements Summarizer {
       [SECTIONS.errors, ledger.errors, 2, true],
       // Programs found missing (or found): a line each, short and true for the whole session; they
       // give way after the commands and errors whose runs found them out.
-      // A few of them, within ENVIRONMENT_SHARE of the notes, stay as long as the current work does.
-      [
-        SECTIONS.environment,
-        ledger.environment,
-        ledger.environment.join('\n').length / 4 <= maxTokens * ENVIRONMENT_SHARE ? 1 : ENVIRONMENT_WEIGHT,
-        true,
-      ],
+      // Lines that fit in the identifiers' room are kept as long as the current work, in that room.
+      [SECTIONS.environment, ledger.environment, environmentTokens > 0 ? 1 : ENVIRONMENT_WEIGHT, true],
       // Files changed give way after errors, decisions and commands: they are the state of the code.
       [SECTIONS.files, ledger.files, 1.5, true],
       // Ranked best first: the budget drops the least used names early, their best line as late as errors.
