@@ -194,7 +194,9 @@ function targetWords(command: string): string[] {
   for (const w of commandWords(command)) {
     if (/^(?:\d*|&)>/.test(w) || w === '--') continue;
     if (!w.startsWith('-')) {
-      out.push(w);
+      // An installed program named by its full path (`~/.nvm/…/bin/pnpm`, `node_modules/.bin/tsc`)
+      // is the program a bare `pnpm` or `tsc` runs: one target, so a later bare run can fix it.
+      out.push(out.length === 0 ? installedProgram(w) : w);
       continue;
     }
     const name = w.replace(/=.*$/s, '');
@@ -202,6 +204,12 @@ function targetWords(command: string): string[] {
     out.push(name);
   }
   return out;
+}
+
+/** `DIR/bin/NAME` or `DIR/.bin/NAME` (either slash, quotes removed) → `NAME`; any other word unchanged. */
+function installedProgram(word: string): string {
+  const m = /^["']?(?:.*[\\/])?\.?bin[\\/]([^\\/"']+)["']?$/.exec(word);
+  return m ? m[1] : word;
 }
 
 /** The words of a command's {@link commandKey}, environment assignments before the program left out. */
