@@ -20,6 +20,7 @@ import { earlierHeld, isLeftOutLine } from './earlier';
 import { containsAtWordBounds, errorNamedIn, expandRoots, falseOpens, hasPathIn, normalize, slashed } from './presence';
 import { MessageMemo, messageMemosKept } from '../message-memo';
 import { changedFilesText, failingText, RequestPresentations } from './presented';
+import { withoutHandLines } from '../summary/hand-lines';
 
 /** Most names listed per kind of what was left out (see `RetentionScorecard.missing`). */
 export const SCORECARD_NAMES = 8;
@@ -107,7 +108,7 @@ export function retentionScorecard(
     for (const r of it.requests ?? []) if (!isLeftOutLine(r)) carried.push(r);
     // A file re-attached after a summary is a copy of the workspace, not an earlier summary.
     if (it.attachedFile !== undefined) continue;
-    const earlier = earlierHeld(textWithPlaceholders(it.message.content));
+    const earlier = earlierHeld(withoutHandLines(textWithPlaceholders(it.message.content), it));
     if (it.requests === undefined) for (const r of earlier.requests) carried.push(r);
     for (const name of earlier.names) held.add(name);
   }

@@ -43,6 +43,24 @@ export function handLinesOf(span: readonly ContextItem[]): string[] {
 }
 
 /**
+ * The text of the earlier summary `item` without the lines added to it by hand (`handLines`): what
+ * the product wrote, for readers of its sections. A line typed at the end of a summary lands under
+ * its last heading (the requests, verbatim): read from the text, it would pass for a typed request,
+ * and for the latest one. Those lines are the user's notes, carried under {@link HAND_HEADING} only.
+ * `text` unchanged when the item has none. Never throws.
+ */
+export function withoutHandLines(text: string, item: Pick<ContextItem, 'handLines'>): string {
+  const hand = new Set((item.handLines ?? []).map((l) => l.trim()));
+  if (hand.size === 0) return text;
+  // A line the proposed summary already held is never a hand line (`handAddedLines`): dropping every
+  // line equal to one cannot take away the product's own text.
+  return text
+    .split('\n')
+    .filter((l) => !hand.has(l.trim()))
+    .join('\n');
+}
+
+/**
  * Most characters of hand-added lines a new summary carries whole (about 1,000 tokens). Notes typed
  * into a summary are short; a pasted block far larger would make the new summary longer than what it
  * replaces, and the compaction would fail. Past this, whole lines stop and the rest is named.

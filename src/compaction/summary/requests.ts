@@ -20,6 +20,7 @@ import { textWithPlaceholders } from '../content-text';
 import { isChosenOption, isHumanReply, isRecordedHarnessText } from '../tool-outcomes';
 import { omittedNote, REQUESTS_HEADING } from './requests-section';
 import { isContextKeeperSummary } from './summary-header';
+import { withoutHandLines } from './hand-lines';
 import { GrowingSpan } from '../meter/span-memo';
 import { MessageMemo } from '../message-memo';
 import {
@@ -154,7 +155,8 @@ class RequestsReading {
         // `carriedRequests`): read whole from there, a later summary with more room shows them again.
         for (const r of it.requests ?? []) this.add(r);
         if (!isImportedSummary(it) && it.requests === undefined)
-          for (const r of parseRequestsSection(textWithPlaceholders(it.message.content))) this.add(r);
+          for (const r of parseRequestsSection(withoutHandLines(textWithPlaceholders(it.message.content), it)))
+            this.add(r);
         continue;
       }
       const t = typedRequestOf(it);
