@@ -3,7 +3,7 @@
  * replaced it, and its text with credentials masked (as in summaries and exports).
  */
 import type { Entry } from '../compaction/types';
-import { isToolOutputText, toolCallsOf } from '../compaction/text';
+import { isToolOutputText, toolCallsOf, withoutAnsi } from '../compaction/text';
 import { textWithPlaceholders } from '../compaction/content-text';
 import { maskSecrets } from '../compaction/secrets';
 import { RecallError, type Provenance, type RecalledMessage, type RecallSource } from './types';
@@ -75,9 +75,13 @@ function provenanceOf(entry: Entry, calls: Map<string, string>): Provenance {
   }
 }
 
-/** The unmasked text of an entry: its content, then one `→ name(arguments)` line per tool call. */
+/**
+ * The unmasked text of an entry: its content, then one `→ name(arguments)` line per tool call.
+ * Terminal escape sequences (colour codes in command output) are removed: a read shows the text as
+ * the terminal showed it, and its character cap can never fall inside one.
+ */
 export function rawTextOf(entry: Entry): string {
-  const text = textWithPlaceholders(entry.message.content);
+  const text = withoutAnsi(textWithPlaceholders(entry.message.content));
   const calls = toolCallsOf(entry.message).map((c) => `→ ${c.name}(${c.arguments})`);
   return calls.length === 0 ? text : text ? `${text}\n${calls.join('\n')}` : calls.join('\n');
 }
