@@ -420,6 +420,8 @@ export async function replayCommand(
     summaryBudget: o.summaryBudget,
     tools: s.transcript.tools,
     keepCheckpointItems: false,
+    // Only the file --out writes lists the checkpoints: without it, none is kept.
+    keepCheckpoints: o.out !== undefined,
     ...cliOutput(s),
     onFixedOverBudget: o.json
       ? undefined

@@ -132,6 +132,13 @@ export interface ReplayOptions {
    * makes memory grow with the square of the recording). Default true.
    */
   keepCheckpointItems?: boolean;
+  /**
+   * False: the report's `checkpoints` stays empty ({@link onCompaction} still gets each compaction's
+   * checkpoints), for a caller that reads none of them: each keeps its summary and retention
+   * scorecard, tens of kB per compaction, and a replay of 300k messages makes about a thousand.
+   * Default true.
+   */
+  keepCheckpoints?: boolean;
 }
 
 /**
@@ -232,10 +239,11 @@ export async function replay(
         items = result.context;
         report.compactions++;
         report.largestCompactedTokens = Math.max(report.largestCompactedTokens, before);
-        for (const c of result.checkpoints)
-          report.checkpoints.push(
-            options.keepCheckpointItems === false ? { ...c, replaced: [], inserted: [], replacedIds: [] } : c,
-          );
+        if (options.keepCheckpoints !== false)
+          for (const c of result.checkpoints)
+            report.checkpoints.push(
+              options.keepCheckpointItems === false ? { ...c, replaced: [], inserted: [], replacedIds: [] } : c,
+            );
         guard.compactionSucceeded('auto', result.tokensAfter, th.triggerTokens);
         options.onCompaction?.(result.checkpoints, result.tokensBefore, result.tokensAfter, status.anchored?.total);
         return true;

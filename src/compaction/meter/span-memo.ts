@@ -8,9 +8,14 @@
  * same order. Context items are never mutated (a rewrite, a pin or a repair makes new item objects;
  * see the per-message caches of `actions.ts` and `message-facts.ts`, which rest on the same rule),
  * so the pass compares references only: at 100k messages, reading each item's message and kind
- * as well made every such pass several times slower. Pure: no I/O.
+ * as well made every such pass several times slower.
+ *
+ * Nothing is kept while the per-message memos are off (see {@link messageMemosKept}): a process that
+ * compacts once never reads a grown span, and each reading held for it (one slot or more per item
+ * of the span) only raised that process's peak. Pure: no I/O.
  */
 import type { ContextItem } from '../types';
+import { messageMemosKept } from '../message-memo';
 
 export class GrowingSpan<S> {
   private items: ContextItem[] = [];
@@ -31,9 +36,15 @@ export class GrowingSpan<S> {
   /**
    * Keeps `state` as the reading of `items`, of which the first `from` were read before (as
    * {@link get} returned them; 0 for a new state). The item references are copied: the array may
-   * change later. Returns `state`.
+   * change later. Keeps nothing (and drops what it kept) while the per-message memos are off.
+   * Returns `state`.
    */
   set(items: readonly ContextItem[], state: S, from = 0): S {
+    if (!messageMemosKept()) {
+      this.items = [];
+      this.state = undefined;
+      return state;
+    }
     if (from === 0 || state !== this.state) {
       this.items = items.slice();
     } else {

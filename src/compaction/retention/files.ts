@@ -4,7 +4,7 @@
  */
 import { agentCalls, argStrings, commandOf, type AgentCall, type RetentionEntry } from './calls';
 import { patchEffects, shellEffects, type ShellEffect } from './shell';
-import { MessageMemo } from '../message-memo';
+import { MessageMemo, messageMemosKept } from '../message-memo';
 import { editFailed, neverFinished } from './outcome';
 
 /** One file touched by one call. */
@@ -155,7 +155,10 @@ let keptFiles: FilesReading | undefined;
 
 /** The reading of `calls` but those at the end without a result: the kept one continued when it read a prefix of them. */
 function settledFiles(calls: readonly AgentCall[]): FilesReading {
-  let k = calls.length < KEEP_FROM ? undefined : keptFiles;
+  // A process that compacts once never reads a grown span: nothing is kept for one.
+  const keep = calls.length >= KEEP_FROM && messageMemosKept();
+  if (!keep) keptFiles = undefined;
+  let k = keep ? keptFiles : undefined;
   if (k && k.upTo <= calls.length) {
     for (let i = 0; i < k.upTo; i++)
       if (k.calls[i] !== calls[i]) {
@@ -170,7 +173,7 @@ function settledFiles(calls: readonly AgentCall[]): FilesReading {
   readFiles(calls, k.upTo, to, k.modified, k.read);
   for (let i = k.upTo; i < to; i++) k.calls.push(calls[i]);
   k.upTo = to;
-  if (calls.length >= KEEP_FROM) keptFiles = k;
+  if (keep) keptFiles = k;
   return k;
 }
 

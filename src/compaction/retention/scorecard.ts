@@ -286,7 +286,9 @@ function commitsPart(
  */
 function spanTypedRequests(entries: readonly RetentionEntry[]): readonly TypedRequest[] {
   const n = entries.length;
-  if (n < KEEP_FROM) return typedRequests(entries, 0, n);
+  // A process that compacts once never scores a grown span: nothing is kept for one.
+  if (!messageMemosKept()) keptTyped = undefined;
+  if (n < KEEP_FROM || !messageMemosKept()) return typedRequests(entries, 0, n);
   let k = keptTyped;
   let from = k && k.messages.length <= n ? k.messages.length : -1;
   for (let i = 0; i < from; i++)

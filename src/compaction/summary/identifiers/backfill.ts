@@ -18,7 +18,7 @@ import {
   type PartIdentifiers,
 } from './identifier-parts';
 import { expandRoots, rootsIn, shortPath } from '../ledger/path-root';
-import { MessageMemo } from '../../message-memo';
+import { MessageMemo, messageMemosKept } from '../../message-memo';
 import { FileUse, productOrFile } from './file-use';
 import { WindowIndex } from '../../window-hashes';
 
@@ -413,7 +413,9 @@ export class SpanIdentifiers {
    * are the same, in the same order, and the messages before that place are not visited again.
    */
   constructor(readonly items: readonly ContextItem[]) {
-    if (items.length < KEEP_FROM) return;
+    // A process that compacts once never reads a grown span: nothing is kept for one.
+    if (!messageMemosKept()) keptReadings = undefined;
+    if (items.length < KEEP_FROM || !messageMemosKept()) return;
     const before = keptReadings;
     keptReadings = { items, at: {} };
     if (!before) return;
