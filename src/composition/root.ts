@@ -148,6 +148,11 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
     }),
     vscode.window.registerWebviewViewProvider(SidebarProvider.viewId, sidebar),
     vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, documents),
+    // Served as a file system too: the workbench keeps only such editors across a window reload.
+    vscode.workspace.registerFileSystemProvider(CHECKPOINT_SCHEME, documents, {
+      isCaseSensitive: true,
+      isReadonly: true,
+    }),
     controller.onDidChange(() => render.schedule()),
     controller.onDidAddCheckpoint(() => documents.refresh()),
     keys.onDidChange(() => render.schedule()),

@@ -16,6 +16,7 @@ import { commands, host, liveEmitters, resetVscodeFake, Uri, window, workspace }
 import { fakeExtensionContext, FakeMemento } from '../support/vscode-fake/context';
 import type { FakeStatusBarItem } from '../support/vscode-fake/window-parts';
 import { until } from '../support/until';
+import { CHECKPOINT_SCHEME } from '../../src/views/documents/checkpoint-documents';
 
 const root = path.resolve(__dirname, '../../..');
 const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
@@ -147,6 +148,18 @@ test('every document scheme activates the extension, so an editor tab restored b
         manifest.activationEvents.includes(`onFileSystem:${scheme}`),
         `documents of ${scheme}: are restored before activation`,
       );
+  } finally {
+    shutDown(context);
+  }
+});
+
+test('checkpoint documents are served by a file system, so their kept tabs are persisted across a reload', () => {
+  const context = fakeExtensionContext(storage);
+  activate(context);
+  try {
+    // The workbench writes out at shutdown only editors whose scheme a file system serves; a scheme
+    // served by a content provider alone loses its tabs on Reload Window.
+    assert.ok(host.live('file-system').some((r) => r.id === CHECKPOINT_SCHEME));
   } finally {
     shutDown(context);
   }

@@ -481,3 +481,20 @@ test('a message collapsed and cut a piece at a time reads as collapsed whole, wi
   for (const text of [`${'x'.repeat(COMPARE_MESSAGE_CHARS - 1)}😀 tail`, ` ${' '.repeat(10_000)}a b`, ''])
     assert.equal(oneLine(text), whole(text));
 });
+
+test('the checkpoint scheme is a read-only file system whose files hold the documents, re-read after a refresh', async () => {
+  // The workbench persists across a window reload only editors whose scheme a file system serves.
+  const uri = checkpointUri(checkpoint.id, 'replaced', 'a title', 'session-1');
+  const expected = render(checkpoint.id, 'replaced');
+  const stat = provider.stat(uri);
+  assert.equal(stat.type, 1, 'a checkpoint URI is a file');
+  assert.equal(stat.size, Buffer.byteLength(expected, 'utf8'));
+  assert.equal(stat.permissions, 1, 'read-only');
+  assert.equal(Buffer.from(provider.readFile(uri)).toString('utf8'), expected);
+  assert.throws(() => provider.writeFile(uri), /no permissions/);
+  const changes: string[] = [];
+  provider.onDidChangeFile((events) => changes.push(...events.map((e) => e.uri.toString())));
+  provider.refresh();
+  assert.ok(provider.stat(uri).mtime > stat.mtime, 'a refresh moves the modification time');
+  assert.ok(changes.includes(uri.toString()), 'a refresh reports the open file changed');
+});

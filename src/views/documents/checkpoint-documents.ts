@@ -271,11 +271,22 @@ export function missingCheckpointText(uri: vscode.Uri): string {
  */
 export type CheckpointLookup = (id: string, sessionId?: string) => CheckpointRecord | undefined;
 
-/** Serves checkpoint documents, each from the session it belongs to (named in its URI). */
-export class CheckpointDocumentProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
+/**
+ * Serves checkpoint documents, each from the session it belongs to (named in its URI), both as a
+ * content provider and as a read-only file system. The file system is what brings kept checkpoint and
+ * compare tabs back after a window reload: the workbench persists editors of schemes a file system
+ * serves, and drops those only a content provider serves.
+ */
+export class CheckpointDocumentProvider
+  implements vscode.TextDocumentContentProvider, vscode.FileSystemProvider, vscode.Disposable
+{
   private readonly store = new DisposableStore();
   private readonly _onDidChange = this.store.add(new vscode.EventEmitter<vscode.Uri>());
   readonly onDidChange = this._onDidChange.event;
+  private readonly _onDidChangeFile = this.store.add(new vscode.EventEmitter<vscode.FileChangeEvent[]>());
+  readonly onDidChangeFile = this._onDidChangeFile.event;
+  /** Bumped on each refresh, so an open editor re-reads its file (milliseconds since the epoch). */
+  private mtime = Date.now();
   private readonly open = new Set<string>();
   /** Compares already laid out, by checkpoint record (a record's items never change; see {@link compareOf}). */
   private readonly compares = new WeakMap<CheckpointRecord, CompareDocuments>();
@@ -319,7 +330,59 @@ export class CheckpointDocumentProvider implements vscode.TextDocumentContentPro
 
   /** Re-renders open documents (after a restore or a session change). */
   refresh(): void {
+    this.mtime = Math.max(this.mtime + 1, Date.now());
     for (const uri of this.open) this._onDidChange.fire(vscode.Uri.parse(uri));
+    const changed = [...this.open].map((uri) => ({ type: vscode.FileChangeType.Changed, uri: vscode.Uri.parse(uri) }));
+    if (changed.length > 0) this._onDidChangeFile.fire(changed);
+  }
+
+  /** File system: a checkpoint URI is a file (size in bytes of its UTF-8 text); any other path a folder. */
+  stat(uri: vscode.Uri): vscode.FileStat {
+    if (!parseCheckpointUri(uri)) return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
+    const size = Buffer.byteLength(this.provideTextDocumentContent(uri), 'utf8');
+    return {
+      type: vscode.FileType.File,
+      ctime: 0,
+      mtime: this.mtime,
+      size,
+      permissions: vscode.FilePermission.Readonly,
+    };
+  }
+
+  /** File system: the document's text as UTF-8 bytes. */
+  readFile(uri: vscode.Uri): Uint8Array {
+    if (!parseCheckpointUri(uri)) throw vscode.FileSystemError.FileNotFound(uri);
+    return Buffer.from(this.provideTextDocumentContent(uri), 'utf8');
+  }
+
+  /** File system: documents change only through {@link refresh}, which reports every open one. */
+  watch(): vscode.Disposable {
+    return new vscode.Disposable(() => undefined);
+  }
+
+  /** File system: folders list nothing (documents are reached by their URIs only). */
+  readDirectory(): [string, vscode.FileType][] {
+    return [];
+  }
+
+  /** File system: read-only; throws `NoPermissions`. */
+  createDirectory(uri: vscode.Uri): void {
+    throw vscode.FileSystemError.NoPermissions(uri);
+  }
+
+  /** File system: read-only; throws `NoPermissions`. */
+  writeFile(uri: vscode.Uri): void {
+    throw vscode.FileSystemError.NoPermissions(uri);
+  }
+
+  /** File system: read-only; throws `NoPermissions`. */
+  delete(uri: vscode.Uri): void {
+    throw vscode.FileSystemError.NoPermissions(uri);
+  }
+
+  /** File system: read-only; throws `NoPermissions`. */
+  rename(uri: vscode.Uri): void {
+    throw vscode.FileSystemError.NoPermissions(uri);
   }
 
   /** Opens the checkpoint record. */

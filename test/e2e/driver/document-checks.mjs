@@ -49,12 +49,17 @@ export async function compareScrollChecks(ctx) {
 
 /** The checkpoint and compare tabs across Developer: Reload Window. */
 export async function reloadChecks(ctx) {
-  const { check, expect, wb, sidebar, page } = ctx;
+  const { check, expect, wb, sidebar, page, updateSettings, log } = ctx;
+  const settingsTab = () => page.locator('.tabs-container .tab', { hasText: 'Settings' }).first();
   const recordTab = () =>
     page
       .locator('.tabs-container .tab', { hasText: /\d{1,2}[:.]\d\d(\s?[AP]M)? (auto|manual) [\d.]+k? → [\d.]+k?/ })
       .first();
   await check('checkpoint and compare tabs come back after Reload Window, on the same checkpoint', async () => {
+    // As a user finds the window: the Settings editor open first and a setting changed from its default.
+    updateSettings({ 'contextKeeper.contextWindow': 200_000 });
+    await wb.runCommand('Preferences: Open Settings (UI)');
+    await settingsTab().waitFor({ timeout: 30_000 });
     // Both tabs kept (not preview tabs, which replace each other), as a user keeps what they read.
     await sidebar.frame.locator('[data-test="checkpoint"] [data-test="open-checkpoint"]').first().click();
     await recordTab().waitFor({ timeout: 15_000 });
@@ -71,7 +76,12 @@ export async function reloadChecks(ctx) {
     await wb.runCommand('Developer: Reload Window');
     await page.waitForTimeout(3_000);
     await page.locator('.monaco-workbench .part.statusbar').waitFor({ timeout: 90_000 });
-    await recordTab().waitFor({ timeout: 60_000 });
+    await settingsTab().waitFor({ timeout: 60_000 });
+    // Give a lost tab time to be missed: the workbench restores what it persisted at once.
+    await page.waitForTimeout(5_000);
+    const tabs = await page.locator('.tabs-container .tab').allInnerTexts();
+    log?.(`tabs after the reload: ${tabs.map((t) => t.trim()).join(' | ')}`);
+    await recordTab().waitFor({ timeout: 30_000 });
     await compareTab(page).waitFor({ timeout: 30_000 });
     await recordTab().click();
     const restored = page.locator('.editor-instance .view-lines', { hasText: heading }).first();

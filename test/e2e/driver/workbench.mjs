@@ -121,7 +121,17 @@ export class Workbench {
     for (let attempt = 1; attempt <= attempts; attempt++) {
       await this.closeQuickInput();
       await this.page.keyboard.press('F1');
-      await this.quickInputBox.waitFor({ state: 'visible', timeout: 15_000 });
+      try {
+        await this.quickInputBox.waitFor({ state: 'visible', timeout: 5_000 });
+      } catch {
+        // Focus inside a webview (the sidebar just shown) keeps F1 from the workbench: focus the editor area.
+        await this.page
+          .locator('.monaco-workbench .part.editor')
+          .first()
+          .click({ position: { x: 5, y: 5 } });
+        await this.page.keyboard.press('F1');
+        await this.quickInputBox.waitFor({ state: 'visible', timeout: 15_000 });
+      }
       await this.quickInputBox.fill(`>${text}`);
       if (!expectRow) return;
       const row = this.paletteRow(expectRow);

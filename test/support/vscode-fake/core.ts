@@ -116,6 +116,32 @@ export enum FileType {
   SymbolicLink = 64,
 }
 
+export enum FileChangeType {
+  Changed = 1,
+  Created = 2,
+  Deleted = 3,
+}
+
+export enum FilePermission {
+  Readonly = 1,
+}
+
+/** The errors a file system provider throws, by code (`FileNotFound`, `NoPermissions`). */
+export class FileSystemError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+  static FileNotFound(uri?: unknown): FileSystemError {
+    return new FileSystemError(`not found: ${String(uri)}`, 'FileNotFound');
+  }
+  static NoPermissions(uri?: unknown): FileSystemError {
+    return new FileSystemError(`no permissions: ${String(uri)}`, 'NoPermissions');
+  }
+}
+
 export enum ViewColumn {
   Active = -1,
   Beside = -2,

@@ -51,7 +51,7 @@ export interface SettingLayers {
 
 /** A live registration (command, provider, status bar item, channel, view) with its kind and id. */
 export interface Registration {
-  kind: 'command' | 'content-provider' | 'webview-view' | 'tree' | 'status-bar-item' | 'output-channel';
+  kind: 'command' | 'content-provider' | 'file-system' | 'webview-view' | 'tree' | 'status-bar-item' | 'output-channel';
   id: string;
   /** The registered object (a command's handler, a provider, the item). */
   target: unknown;

@@ -176,6 +176,9 @@ export const workspace = {
   registerTextDocumentContentProvider(scheme: string, provider: vscode.TextDocumentContentProvider): vscode.Disposable {
     return host.register('content-provider', scheme, provider);
   },
+  registerFileSystemProvider(scheme: string, provider: vscode.FileSystemProvider): vscode.Disposable {
+    return host.register('file-system', scheme, provider);
+  },
   /** Documents of a registered scheme come from its provider; `file:` documents from disk; `{content}` as given. */
   async openTextDocument(
     arg?: vscode.Uri | string | { language?: string; content?: string },
