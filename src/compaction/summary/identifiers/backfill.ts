@@ -246,9 +246,22 @@ const DOC_HIT = /(^|\n|\\n|")[^\n"\\]*?\.(?:md|mdx|markdown|txt|rst|adoc):\d+[:-
  * shows is documentation, whose paths are cited, not the work's (the command names the files searched).
  */
 function withoutDocHitText(text: string): string {
-  const t = withoutDependencyHits(text);
+  const t = withoutDependencyHits(withoutRecallPointer(text));
   if (!/\.(?:md|mdx|markdown|txt|rst|adoc):\d/i.test(t)) return t;
   return t.replace(DOC_HIT, '$1');
+}
+
+/**
+ * The sentence a collapsed tool result ends with in the command-line tool's output (`The full output
+ * can be read from: FILE, message N (context-keeper recall …).`, see `collapsedOutputPointer`): it
+ * names the recording the tool reads, not a file or id of the work.
+ */
+const RECALL_POINTER =
+  /The full output can be read from: [^\n]*?, message \d+ \(context-keeper recall FILE --read \d+\)\./g;
+
+/** `text` without its {@link RECALL_POINTER} sentences. */
+function withoutRecallPointer(text: string): string {
+  return text.includes('The full output can be read from: ') ? text.replace(RECALL_POINTER, '') : text;
 }
 
 /** A folder of installed packages in a path (`node_modules`, `site-packages`, `dist-packages`, `bower_components`). */
