@@ -308,3 +308,30 @@ export function userWords(text: string): string {
     .trim();
   return !rest || HARNESS_MESSAGE.test(rest) ? '' : rest;
 }
+
+/** The label of the harness whose text is in the user message `text`: by its notice, else its first block. */
+function harnessLabel(text: string): string {
+  if (CLINE_NOTICE.test(text)) return 'Cline (harness)';
+  const first = new RegExp(HARNESS_BLOCKS.source, 'i').exec(text)?.[1];
+  return (first && BLOCK_LABELS.find(([re]) => re.test(first))?.[1]) || 'Agent harness';
+}
+
+/**
+ * The speaker views show for the user message `text` instead of the user (`meta` as in
+ * {@link userTextAuthor}), or undefined when it is the user's: the harness's label when the harness
+ * wrote it all; when it opens with a harness's text and the user's words ({@link userWords}) are
+ * under half of its characters (a Cline task resumption or to-do reminder around a line the user
+ * typed), the harness's label followed by ", with your words", so neither part is shown as the
+ * other's. A message that opens with the user's words (a task followed by environment details) stays
+ * the user's. The sidebar's transcript and the compare document read this.
+ */
+export function userTextSpeaker(text: string, meta = false): string | undefined {
+  const author = userTextAuthor(text, meta);
+  if (author.by === 'harness') return author.label;
+  const words = userWords(text);
+  const opening = text.trimStart();
+  if (/^<(task|feedback|answer|user_message)>/i.test(opening) || opening.startsWith(words.slice(0, 40)))
+    return undefined;
+  if (words.length * 2 >= text.trim().length) return undefined;
+  return `${harnessLabel(text)}, with your words`;
+}

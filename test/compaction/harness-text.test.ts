@@ -105,7 +105,8 @@ test('cline: the sidebar shows environment details as the harness’s, and the s
   for (const l of users) {
     const harnessOnly = !l.text.includes(TASK) && !l.text.includes(FEEDBACK);
     if (harnessOnly) assert.ok(l.speaker, `harness text shown as the user's: ${l.text.slice(0, 80)}`);
-    else assert.equal(l.speaker, undefined);
+    // The user's words: the user's, or (opening with Cline's feedback preamble) named beside the harness.
+    else if (l.speaker !== undefined) assert.match(l.speaker, /^Cline \(harness\), with your words$/);
   }
   const items = itemsFromEntries(entries);
   const r = await new ExtractiveSummarizer((s) => meter.countText(s)).summarize({

@@ -19,6 +19,8 @@ import { formatTokens, formatTokensFull } from '../../format/tokens';
 import { formatClock, formatDateTime } from '../../format/display';
 import { scorecardDetails } from '../../compaction/retention/scorecard';
 import { textWithPlaceholders } from '../../compaction/content-text';
+import { userTextSpeaker } from '../../compaction/harness-text';
+import { isRecordedHarnessText } from '../../compaction/tool-outcomes';
 import { COMPARE_MESSAGE_CHARS, layOutCompare, type CompareDocuments } from './compare-layout';
 
 /** The URI scheme of checkpoint documents. */
@@ -63,7 +65,8 @@ export { COMPARE_MESSAGE_CHARS } from './compare-layout';
 
 /**
  * Renders active-context items for the replaced ↔ summary compare, one section per item: a `### role
- * · id` heading, then each message on one line (white space collapsed, at most
+ * · id` heading (for a user message a harness wrote, the harness's label in place of the role, see
+ * `userTextSpeaker`), then each message on one line (white space collapsed, at most
  * {@link COMPARE_MESSAGE_CHARS} characters, the rest counted), each tool call on a line of its own. A
  * summary is the product's own Markdown: it is shown whole, its headings nested under the label. The
  * form is stable (the same items give the same text) and small, so the diff is cheap on any step.
@@ -72,13 +75,18 @@ export function renderItems(items: readonly ContextItem[]): string {
   const out: string[] = [];
   for (const item of items) {
     const message = item.message;
+    const text = textWithPlaceholders(message.content);
+    // A user-role message a harness wrote is labelled as the harness's, as the sidebar labels it.
+    const speaker =
+      item.kind === 'raw' && message.role === 'user'
+        ? userTextSpeaker(text, isRecordedHarnessText(message))
+        : undefined;
     const label = item.attachedFile
       ? `${message.role} (file re-attached: ${item.attachedFile})`
       : item.kind === 'raw'
-        ? message.role
+        ? (speaker ?? message.role)
         : `${message.role} (${item.kind})`;
     out.push(`### ${label} · ${item.covers.length > 1 ? `${item.covers.length} messages` : item.id}`, '');
-    const text = textWithPlaceholders(message.content);
     const summary = item.kind === 'summary' && !item.attachedFile;
     // The message's own Markdown headings would become the document's (its outline lists the "### role" lines).
     if (summary && text.trim()) out.push(nestSummary(text, 3), '');

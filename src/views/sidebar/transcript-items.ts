@@ -11,7 +11,7 @@ import type { Entry } from '../../compaction/types';
 import type { TranscriptItemView } from '../../webview/shared/protocol';
 import { parseJsonObject } from '../../format/json';
 import { textWithPlaceholders } from '../../compaction/content-text';
-import { userTextAuthor } from '../../compaction/harness-text';
+import { userTextSpeaker } from '../../compaction/harness-text';
 
 /** Longest text a transcript line carries, in characters. */
 export const TEXT_CAP_CHARS = 1_500;
@@ -64,8 +64,9 @@ export function itemsForEntry(entry: Entry, toolNames: ToolNames, live: ToolLive
     case 'user': {
       const text = textWithPlaceholders(message.content);
       const capped = capText(text);
-      // Text a harness wrote (environment details, reminders) is shown as the harness's, never as "You".
-      const author = userTextAuthor(text, entry.meta?.harnessText === true);
+      // Text a harness wrote (environment details, reminders) is shown as the harness's, never as "You";
+      // a message mostly of a harness's text around the user's words names both.
+      const speaker = userTextSpeaker(text, entry.meta?.harnessText === true);
       return [
         {
           kind: 'user',
@@ -73,7 +74,7 @@ export function itemsForEntry(entry: Entry, toolNames: ToolNames, live: ToolLive
           ...common,
           text: capped.text,
           fullLength: capped.fullLength,
-          ...(author.by === 'harness' ? { speaker: author.label } : {}),
+          ...(speaker ? { speaker } : {}),
         },
       ];
     }
