@@ -11,6 +11,7 @@
  */
 import * as vscode from 'vscode';
 import { DisposableStore } from '../../lifecycle/disposables';
+import { notify } from '../notify';
 import type { ContextItem } from '../../compaction/types';
 import { describeCoverage } from '../../compaction/summary/coverage';
 import { escapeHeadings, nestSummary } from './summary-markdown';
@@ -21,7 +22,13 @@ import { scorecardDetails } from '../../compaction/retention/scorecard';
 import { textWithPlaceholders } from '../../compaction/content-text';
 import { userTextSpeaker } from '../../compaction/harness-text';
 import { isRecordedHarnessText } from '../../compaction/tool-outcomes';
-import { COMPARE_MESSAGE_CHARS, layOutCompare, type CompareDocuments } from './compare-layout';
+import {
+  COMPARE_DIFF_MAX_LINES,
+  COMPARE_MESSAGE_CHARS,
+  compareLines,
+  layOutCompare,
+  type CompareDocuments,
+} from './compare-layout';
 
 /** The URI scheme of checkpoint documents. */
 export const CHECKPOINT_SCHEME = 'contextkeeper-checkpoint';
@@ -62,6 +69,14 @@ export function parseCheckpointUri(
 }
 
 export { COMPARE_MESSAGE_CHARS } from './compare-layout';
+
+/**
+ * The notification when a compare of `lines` lines opens side by side: why there is no diff, and
+ * where each message is read whole.
+ */
+export function largeCompareNotice(lines: number): string {
+  return `ContextKeeper: this compare opens side by side, without a diff. At ${lines.toLocaleString('en-US')} lines it is over the ${COMPARE_DIFF_MAX_LINES.toLocaleString('en-US')} that VS Code's diff editor computes within its time limit; the replaced messages are on the left, the summary on the right, and the transcript in the ContextKeeper sidebar shows each replaced message whole.`;
+}
 
 /**
  * Renders active-context items for the replaced ↔ summary compare, one section per item: a `### role
@@ -403,10 +418,23 @@ export class CheckpointDocumentProvider
     await vscode.window.showTextDocument(document, { preview: true });
   }
 
-  /** Opens a diff between the replaced span and what stands in its place, at the top of both. */
+  /**
+   * Opens a diff between the replaced span and what stands in its place, at the top of both. A compare
+   * over {@link COMPARE_DIFF_MAX_LINES} lines opens as two editors side by side instead, without a diff
+   * (VS Code would stop computing it after 5 seconds and show nothing useful), and a notification says so.
+   */
   async showDiff(id: string): Promise<void> {
     const session = this.currentSession();
     const record = this.lookup(id, session);
+    const lines = record ? compareLines(this.compareOf(record)) : 0;
+    if (lines > COMPARE_DIFF_MAX_LINES) {
+      const replaced = await vscode.workspace.openTextDocument(checkpointUri(id, 'replaced', undefined, session));
+      await vscode.window.showTextDocument(replaced, { viewColumn: vscode.ViewColumn.Active, preview: false });
+      const summary = await vscode.workspace.openTextDocument(checkpointUri(id, 'summary', undefined, session));
+      await vscode.window.showTextDocument(summary, { viewColumn: vscode.ViewColumn.Beside, preview: false });
+      void notify('info', largeCompareNotice(lines));
+      return;
+    }
     const title = `Checkpoint ${record ? checkpointTitle(record) : id}: replaced ↔ summary`;
     await vscode.commands.executeCommand(
       'vscode.diff',

@@ -81,6 +81,8 @@ export class FakeHost {
   };
   readonly messages: ShownMessage[] = [];
   readonly progress: RunningProgress[] = [];
+  /** Documents shown with `window.showTextDocument`, in order, with the column and preview asked for. */
+  readonly shownDocuments: Array<{ uri: vscode.Uri; viewColumn?: number; preview?: boolean }> = [];
   /** Commands run that nobody registered (built-ins such as `vscode.diff`), with their arguments. */
   readonly executed: Array<{ id: string; args: unknown[] }> = [];
   /** Values set with `setContext`. */

@@ -116,8 +116,13 @@ export const window = {
     };
     return tree as vscode.TreeView<T>;
   },
-  async showTextDocument(document: vscode.TextDocument | vscode.Uri): Promise<vscode.TextEditor> {
+  async showTextDocument(
+    document: vscode.TextDocument | vscode.Uri,
+    options?: vscode.TextDocumentShowOptions | vscode.ViewColumn,
+  ): Promise<vscode.TextEditor> {
     const doc = 'getText' in document ? document : await workspace.openTextDocument(document);
+    const shown = typeof options === 'number' ? { viewColumn: options } : options;
+    host.shownDocuments.push({ uri: doc.uri, viewColumn: shown?.viewColumn, preview: shown?.preview });
     tabGroups.openText(doc.uri);
     const editor = { document: doc } as vscode.TextEditor;
     visibleTextEditors.splice(0, visibleTextEditors.length, editor);
