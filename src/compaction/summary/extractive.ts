@@ -37,7 +37,7 @@ import {
   textHandOver,
 } from './span-scan';
 import { buildLedger, INPUT_LINE, LEFT_LINE, OPEN_LINE, unfixedBody, type LedgerLines } from './ledger/ledger';
-import { commandKey, LedgerFold } from './ledger/ledger-fold';
+import { commandKey, LedgerFold, oneLineCommand } from './ledger/ledger-fold';
 import { expectedOutcomes } from './ledger/expected-failures';
 import { planProgress } from './plan-progress';
 import { chooseRoots, rootsLine, shortPath, type PathRoots } from './ledger/path-root';
@@ -278,20 +278,45 @@ function lastStep(command: string): string {
   return command.slice(from).replace(/\s+/g, ' ').trim();
 }
 
+/** A secret a summary masked (`[masked secret]`, `[masked api key]`): it stood for text of any length. */
+const MASKED = /\\\[masked [a-z ]+\\\]/g;
+
 /**
- * Which open ledger lines (`- open: \`cmd\` → …`) name a command that the agent itself ran again
- * after its failing run (the same last step, {@link lastStep}), among `actions` (the span's, in order)
- * and `later` (those of the messages kept after it): such a failure was not left for the person to
- * run by hand, whatever its output said about a terminal.
+ * Whether a step as run is `step` as a summary's ledger wrote it (its command key, {@link commandKey}):
+ * the same text, where a secret the summary masked stands for any text and a key cut at its end
+ * (`…`) for any ending. Undefined for an empty step.
+ */
+function writtenStep(step: string): ((run: string) => boolean) | undefined {
+  if (step === '' || step === '…') return undefined;
+  const cut = step.endsWith('…');
+  const body = (cut ? step.slice(0, -1) : step).replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(MASKED, '.+?');
+  const re = new RegExp(`^${body}${cut ? '' : '$'}`, 's');
+  return (run) => re.test(run);
+}
+
+/**
+ * Which not-fixed failures' ledger lines (`- open: \`cmd\` → …`, or one an earlier summary relabelled,
+ * {@link unfixedBody}) name a command that the agent itself ran again after its failing run (the same
+ * last step, {@link lastStep}), among `actions` (the span's, in order) and `later` (those of the
+ * messages kept after it): such a failure was not left for the person to run by hand, whatever its
+ * output said about a terminal. A line whose failing run is not in the span came from an earlier
+ * summary: every run here came after it, so any run of the same last step counts (the run again can
+ * fall in a later span than the failure, or after the summary that first judged it).
  */
 function reranByAgent(actions: readonly Action[], later: readonly Action[]): (line: string) => boolean {
   const runs = [...actions, ...later].flatMap((a) => (a.kind === 'command' && !a.denied ? [a.command] : []));
+  let keySteps: string[] | undefined;
   return (line) => {
-    const key = /^- open: `([^`]+)`/.exec(line)?.[1];
+    const key = /^`([^`]+)`/.exec(unfixedBody(line) ?? '')?.[1];
     if (key === undefined) return false;
     let at = -1;
     for (let i = runs.length - 1; i >= 0 && at < 0; i--) if (commandKey(runs[i]) === key) at = i;
-    if (at < 0) return false;
+    if (at < 0) {
+      // Compared as the ledger writes commands (on one line), as the carried line is written.
+      keySteps ??= runs.map((r) => lastStep(oneLineCommand(r)));
+      const same = writtenStep(lastStep(key));
+      return same !== undefined && keySteps.some(same);
+    }
     const step = lastStep(runs[at]);
     return step !== '' && runs.slice(at + 1).some((r) => lastStep(r) === step);
   };
@@ -682,8 +707,10 @@ export class ExtractiveSummarizer implements Summarizer {
       : undefined;
     if (expected?.size) markExpected(ledger, expected);
     for (const l of ledger.errors) {
-      // A line an earlier summary already relabelled stays as it was written.
+      // A line an earlier summary already relabelled stays as it was written, but a step it left for
+      // the person to run by hand that the agent ran again since was not left for the person.
       if (unfixedBody(l) === undefined) fixed.push(l);
+      else if (l.startsWith(INPUT_LINE) && rerun(l)) left.push(`${LEFT_LINE}${unfixedBody(l)}`);
       else if (!l.startsWith(OPEN_LINE)) left.push(l);
       else if (l.endsWith(EARLIER_TURN) || earlierTurn(l)) left.push(leftByEarlierTurn(l, rerun));
       else open.push(l);
