@@ -449,6 +449,46 @@ const PERMITS =
 const LIFTS =
   /\b(?:(?:ignore|disregard|forget|drop|lift|remove|cancel|revoke)\s+(?:(?:the|my|that|this|your)\s+)?(?:(?:earlier|previous|above|old|former)\s+)?(?:rule|restriction|constraint|instruction|limitation|ban)s?|(?:rule|restriction|constraint|limitation|ban)s?\s+(?:no longer|does not|doesn't|do not|don't)\s+appl(?:y|ies)|no longer (?:off[- ]limits|forbidden|restricted|protected))\b/i;
 
+/** Nouns for the stages work is done in ("phase 2", "the next step", "each milestone"). */
+const STAGE_NOUN = String.raw`(?:phase|stage|step|milestone|part|round|iteration|sprint)s?`;
+/**
+ * A rule that holds until the person has reviewed or approved each stage of the work ("Do not proceed
+ * to the next phase until I review and approve your work."): a stage in the rule, then `until` (or
+ * `before`, `without`) and a review or approval. Its condition is read in the later requests
+ * ({@link conditionMet}).
+ */
+const UNTIL_REVIEWED = new RegExp(
+  String.raw`\b${STAGE_NOUN}\b[^.;!?]*\b(?:until|till|before|unless|without)\b[^.;!?]*\b(?:review|approv|sign(?:s|ed)?[- ]?off|ok(?:ay)?s?\b|green[- ]light|go[- ]ahead)`,
+  'i',
+);
+/** Words that say a stage is over: complete, done, finished, approved, signed off. */
+const STAGE_OVER = String.raw`(?:complete[d]?|done|finished|approved|accepted|signed[- ]off)`;
+/**
+ * A sentence that says every stage of the work is over ("Approved - All phases complete", "all the
+ * steps are done", "the final phase is approved", "approved all phases"): no stage is left to review.
+ */
+const ALL_STAGES_OVER = new RegExp(
+  String.raw`\b(?:all|every|each)\s+(?:of\s+)?(?:the\s+|my\s+|our\s+|your\s+|\d+\s+)?${STAGE_NOUN}\b(?:\s+[\w'-]+){0,3}?\s+${STAGE_OVER}\b|\b(?:final|last)\s+${STAGE_NOUN}\b(?:\s+[\w'-]+){0,3}?\s+${STAGE_OVER}\b|\b${STAGE_OVER}\s+(?:all|every)\s+(?:of\s+)?(?:the\s+)?${STAGE_NOUN}\b`,
+  'i',
+);
+/** A negation or doubt before the words that say the stages are over ("not all phases are done"). */
+const NOT_OVER = /\b(?:not|never|isn't|aren't|no|yet)\b|n't\b/i;
+
+/**
+ * The sentence of a later request `request` that meets the condition of the rule `rule` when the rule
+ * holds only until each stage is reviewed ({@link UNTIL_REVIEWED}): one saying every stage is over
+ * ({@link ALL_STAGES_OVER}), not negated nor asked. With no stage left to review, such a rule no longer
+ * applies; an approval of one stage ("Approved - proceed to Phase 2") leaves it standing for the
+ * next. Undefined when the rule has no such condition or no sentence meets it.
+ */
+export function conditionMet(rule: string, request: string): string | undefined {
+  if (!UNTIL_REVIEWED.test(rule)) return undefined;
+  return sentences(request).find((s) => {
+    const m = ALL_STAGES_OVER.exec(s);
+    return m !== null && !/\?\s*$/.test(s) && !NOT_OVER.test(s.slice(0, m.index + m[0].length));
+  });
+}
+
 /** How a later request changes a standing prohibition (see {@link ruleChange}). */
 export interface RuleChange {
   /** The sentence of the later request that changes the rule. */
@@ -474,9 +514,14 @@ export interface RuleChange {
  * - undefined when no sentence names what it forbids, or those that do keep, bound or forbid it again
  *   ("leave the root layout unchanged").
  *
- * A reversal found in any sentence wins over an exception in an earlier one.
+ * A reversal found in any sentence wins over an exception in an earlier one. A rule that held only
+ * until each stage of the work was reviewed is `reversed` by a sentence saying every stage is over
+ * ({@link conditionMet}): its condition was met.
  */
 export function ruleChange(rule: string, request: string): RuleChange | undefined {
+  // A rule that held until every stage was reviewed ends when the person says all are over.
+  const met = conditionMet(rule, request);
+  if (met !== undefined) return { by: met, kind: 'reversed' };
   const items = forbiddenItems(rule);
   if (!items.length) return undefined;
   let exception: string | undefined;
