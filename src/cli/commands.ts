@@ -4,7 +4,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { BudgetConfig, Checkpoint, CompactionOptions, ContextItem, Summarizer } from '../compaction/types';
+import type {
+  BudgetConfig,
+  ChatMessage,
+  Checkpoint,
+  CompactionOptions,
+  ContextItem,
+  Summarizer,
+} from '../compaction/types';
+import { parsesAsJson } from '../format/json';
 import type { CompactionResult } from '../compaction/outcome';
 import { sequentialIds, toMessages } from '../compaction/context';
 import { maskMessage } from '../compaction/masked-messages';
@@ -267,12 +275,13 @@ export async function compactCommand(
   // A failed compaction writes nothing: a script that checks for the file must not get the input back.
   // The document is built only to be written: without --out its copy of every message is not needed.
   if (o.out && status.kind !== 'summarizer-failed')
-    writeJsonAtomically(
+    writeContext(
       o.out,
       contextDocument(s, o.window, result.tokensBefore, result.tokensAfter, items, [
         ...s.importCheckpoints,
         ...result.checkpoints,
       ]),
+      note,
     );
   const fits = result.tokensAfter <= th.inputBudget;
   if (status.kind === 'summarizer-failed' || !fits) process.exitCode = 1;
@@ -478,7 +487,7 @@ export async function replayCommand(
   if (report.violations.length || report.failedCompactions || !fits) process.exitCode = 1;
   const encodingNote = sessionEncodingWarning(s, o.model);
   if (o.out)
-    writeJsonAtomically(
+    writeContext(
       o.out,
       contextDocument(
         s,
@@ -488,6 +497,7 @@ export async function replayCommand(
         report.finalContext,
         report.checkpoints,
       ),
+      note,
     );
   if (o.json) {
     if (encodingNote) note(`warning: ${encodingNote}`);
@@ -578,6 +588,37 @@ function printWarnings(s: LoadedSession, encodingNote: string | null, out: Out):
  */
 function modelFields(s: LoadedSession, encodingNote: string | null) {
   return { model: s.model, encoding: s.meter.encoding, encodingWarning: encodingNote, warnings: s.warnings };
+}
+
+/**
+ * Writes the `--out` document `doc`, then says on `note` (standard error) which of its tool calls
+ * keep arguments that are not valid JSON, by their place in the file: they are written as the
+ * recording has them (the model's own text; its recorded result answers that text), and a server
+ * that parses arguments may refuse them.
+ */
+function writeContext(file: string, doc: { messages: readonly ChatMessage[] }, note: Out): void {
+  writeJsonAtomically(file, doc);
+  const unparsed = unparsedArguments(doc.messages);
+  if (unparsed.length === 0) return;
+  const more = unparsed.length > 5 ? `; and ${unparsed.length - 5} more` : '';
+  note(
+    `note: ${file} keeps ${plural(unparsed.length, 'tool call', 'tool calls')} whose arguments are not valid JSON, as the recording has them: ${unparsed.slice(0, 5).join('; ')}${more}`,
+  );
+}
+
+/** The tool calls of `messages` whose arguments are not valid JSON, by place: `messages[4].tool_calls[0] (bash)`. */
+function unparsedArguments(messages: readonly ChatMessage[]): string[] {
+  const out: string[] = [];
+  messages.forEach((m, i) => {
+    if (m.role !== 'assistant') return;
+    (m.tool_calls ?? []).forEach((c, k) => {
+      if (c.type !== 'function') return;
+      const args = c.function.arguments;
+      // Empty arguments are what some servers record for a call without parameters: not a fault.
+      if (args.trim() !== '' && !parsesAsJson(args)) out.push(`messages[${i}].tool_calls[${k}] (${c.function.name})`);
+    });
+  });
+  return out;
 }
 
 /** Writes JSON through a temporary file and a rename, so a reader never sees half a file. */

@@ -7,18 +7,23 @@
  *   text blocks are joined and whose images are returned separately (tool messages only take text).
  * - `thinking` / `redacted_thinking` are dropped and counted as `thinking` (OpenAI chat has no field for
  *   them; signatures are meaningless to another provider).
+ * - A block of another type is read as text when it holds text (`notes.ts`) and left out otherwise
+ *   (counted as `block:<type>`), with a warning naming its field either way.
  */
 import type { ChatCompletionContentPart } from 'openai/resources/chat/completions';
 import type { ToolCall } from '../compaction/types';
 import type { TranscriptError } from './errors';
 import { imagePart, imageSizeFromBase64, imageSizeFromUrl, type ImageSize } from './images';
+import { unknownBlockNote, unknownBlockText } from './notes';
 
 export type Path = Array<string | number>;
 
-/** What the readers supply: where errors point and where skipped blocks are counted. */
+/** What the readers supply: where errors point, where skipped blocks are counted and warnings go. */
 export interface BlockContext {
   fault(path: Path, detail: string): TranscriptError;
   skip(type: string, count?: number): void;
+  /** A warning about the value at `path`; the reader adds the file and the line or message. */
+  warn(path: Path, detail: string): void;
 }
 
 /** Images with their sizes, in part order. */
@@ -99,8 +104,12 @@ export function mapAnthropicContent(content: unknown, path: Path, ctx: BlockCont
         out.toolResults.push(mapToolResult(block, block.tool_use_id, at, ctx));
         break;
       }
-      default:
-        ctx.skip(`block:${String(block.type)}`);
+      default: {
+        const text = unknownBlockText(block);
+        if (text !== undefined) out.parts.push({ type: 'text', text });
+        else ctx.skip(`block:${String(block.type)}`);
+        ctx.warn([...at, 'type'], unknownBlockNote(block.type, text !== undefined));
+      }
     }
   });
   return out;
@@ -140,7 +149,10 @@ function mapToolResult(
       // Claude Code's deferred-tool loading: the result names tools that became available.
       texts.push(`[tool reference: ${item.tool_name}]`);
     } else {
-      ctx.skip(`block:${String(item.type)}`);
+      const text = unknownBlockText(item);
+      if (text !== undefined) texts.push(text);
+      else ctx.skip(`block:${String(item.type)}`);
+      ctx.warn([...inner, 'type'], unknownBlockNote(item.type, text !== undefined));
     }
   });
   result.text = texts.join('\n');

@@ -7,11 +7,13 @@ import type { ChatMessage, ToolCall } from '../compaction/types';
 import type { TranscriptError } from './errors';
 import { imageSizeFromUrl, type ImageSize } from './images';
 import { withArticle } from './article';
+import { invalidArgumentsNote, roleFault, unknownBlockText, unknownBlockNote } from './notes';
 
 type Rec = Record<string, unknown>;
 type Fault = (path: Array<string | number>, detail: string) => TranscriptError;
 
-const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
+const ROLE_NAMES = ['system', 'developer', 'user', 'assistant', 'tool'];
+const ROLES = new Set(ROLE_NAMES);
 
 /** A checked message with the pixel sizes of its image parts. */
 export interface CheckedMessage {
@@ -19,8 +21,14 @@ export interface CheckedMessage {
   imageSizes: Array<ImageSize | undefined>;
   /** Arguments that were objects and were serialised to JSON text. */
   repairedArguments: number;
-  /** What was removed so the message is one the Chat Completions API accepts, one phrase each. */
+  /** Fields removed so the message is one the Chat Completions API accepts, one phrase each. */
   cleaned: string[];
+  /**
+   * What was read otherwise than the file has it in content and tool calls, one phrase each naming
+   * the part or call: a part of unknown type read as text, a part the role cannot carry replaced by
+   * a note, arguments that are not JSON kept as recorded. Every reader reports these.
+   */
+  contentNotes: string[];
 }
 
 /** Fields each role may carry when sent (Chat Completions API); others are dropped on import. */
@@ -52,6 +60,9 @@ const PART_TYPES: Record<string, ReadonlySet<string>> = {
   // Images in tool results are moved to a user message by the readers that meet them.
   tool: new Set(['text', 'image_url']),
 };
+
+/** Every part type some role carries: a part of another type is unknown (see `checkMessage`). */
+const KNOWN_PART_TYPES: ReadonlySet<string> = new Set(Object.values(PART_TYPES).flatMap((types) => [...types]));
 
 /** Deepest nesting accepted inside one message; deeper values cannot be written back safely. */
 export const MAX_MESSAGE_DEPTH = 64;
@@ -123,19 +134,19 @@ function pathTo(root: unknown, target: unknown, depth: number): Array<string | n
 
 /**
  * Checks one message at `path` and cleans it into one the Chat Completions API accepts: fields the
- * role does not have (stray keys, `tool_calls` on a user message) are dropped and content parts of
- * types the role cannot carry become a text note, each listed in `cleaned`.
+ * role does not have (stray keys, `tool_calls` on a user message) are dropped (listed in `cleaned`);
+ * a content part of a type no role carries is read as a text part when it holds text, and other
+ * parts the role cannot carry become a text note (listed in `contentNotes`, with arguments that are
+ * not JSON, which are kept as recorded).
  * @throws TranscriptError for a value nested more than {@link MAX_MESSAGE_DEPTH} levels (naming the
- *   field), for an unknown role, a message without content (except an assistant message
+ *   field), for a missing or unknown role, a message without content (except an assistant message
  *   with tool calls), a tool message without `tool_call_id`, a tool call
  *   without id or function name, or content that is neither text, null nor a list of parts
  */
 export function checkMessage(raw: unknown, path: Array<string | number>, fault: Fault): CheckedMessage {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw fault(path, 'message is not an object');
   const m = raw as Rec;
-  if (m.role === undefined || m.role === null) throw fault([...path, 'role'], 'missing field role');
-  if (typeof m.role !== 'string' || !ROLES.has(m.role))
-    throw fault([...path, 'role'], `unknown role ${JSON.stringify(m.role)}`);
+  if (typeof m.role !== 'string' || !ROLES.has(m.role)) throw fault([...path, 'role'], roleFault(m.role, ROLE_NAMES));
   const deep = tooDeep(m);
   if (deep)
     throw fault(
@@ -149,6 +160,7 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
     imageSizes: [],
     repairedArguments: 0,
     cleaned: [],
+    contentNotes: [],
   };
   const changes: Rec = {};
   let changed = false;
@@ -175,7 +187,13 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
       }
       if (parts.has(p.type)) return part;
       replaced = true;
-      out.cleaned.push(
+      // A part of a type no role carries (a misspelt `txet`) that holds text is read as text: its words were in the conversation.
+      const text = KNOWN_PART_TYPES.has(p.type) ? undefined : unknownBlockText(p);
+      if (text !== undefined) {
+        out.contentNotes.push(`content[${k}].type: ${unknownBlockNote(p.type, true)}`);
+        return { type: 'text', text };
+      }
+      out.contentNotes.push(
         `content part ${k} of type "${p.type}" cannot be sent in ${withArticle(role)} message; replaced by a note`,
       );
       return { type: 'text', text: `[${p.type} content left out]` };
@@ -215,7 +233,7 @@ export function checkMessage(raw: unknown, path: Array<string | number>, fault: 
       let args = fn.arguments;
       // Arguments the API would refuse to parse are kept as recorded (nothing is lost), with a note.
       if (typeof args === 'string' && args.trim() !== '' && !parsesAsJson(args))
-        out.cleaned.push(`tool call ${k} (${fn.name}): arguments are not valid JSON; kept as recorded`);
+        out.contentNotes.push(invalidArgumentsNote(`tool call ${k} (${fn.name})`));
       if (typeof args !== 'string') {
         args = JSON.stringify(args ?? {});
         out.repairedArguments++;

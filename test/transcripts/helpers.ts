@@ -149,3 +149,34 @@ export function calls(message: Entry['message']): Array<[string, string, string]
     c.type === 'function' ? [c.id, c.function.name, c.function.arguments] : [c.id, '', ''],
   );
 }
+
+/**
+ * `text` (one JSON document, or JSON lines) with `change` applied to every object in it, depth first
+ * (children before their parent), written back in the same shape: a test breaks a recording written
+ * by `test/support/recordings.ts` in the same way in every format.
+ */
+export function rewriteRecords(text: string, change: (o: Record<string, unknown>) => void): string {
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) for (const x of v) walk(x);
+    else if (v && typeof v === 'object') {
+      for (const x of Object.values(v)) walk(x);
+      change(v as Record<string, unknown>);
+    }
+  };
+  try {
+    const doc = JSON.parse(text) as unknown;
+    walk(doc);
+    return JSON.stringify(doc);
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+  }
+  return text
+    .split('\n')
+    .map((line) => {
+      if (line.trim() === '') return line;
+      const record = JSON.parse(line) as unknown;
+      walk(record);
+      return JSON.stringify(record);
+    })
+    .join('\n');
+}

@@ -135,11 +135,17 @@ test('openai-chat: malformed messages name file, line and field', async () => {
   e = await transcriptError(() => importTranscriptText(robot, 'file.json'));
   assert.equal(e.field, '[1].role');
   assert.equal(e.line, 7);
-  assert.equal(e.message, 'file.json:7: [1].role: unknown role "robot"');
+  assert.equal(
+    e.message,
+    'file.json:7: [1].role: unknown role "robot" (expected one of system, developer, user, assistant, tool)',
+  );
 
   const roleless = JSON.stringify([{ role: 'user', content: 'a' }, { content: 'b' }], null, 2);
   e = await transcriptError(() => importTranscriptText(roleless, 'file.json'));
-  assert.equal(e.message, 'file.json:6: [1].role: missing field role');
+  assert.equal(
+    e.message,
+    'file.json:6: [1].role: message has no "role" (expected one of system, developer, user, assistant, tool)',
+  );
 
   e = await transcriptError(() =>
     importTranscriptText('[\n  {"role": "user", "content": "a"},\n  {"role": \n', 'cut.json', {

@@ -43,5 +43,8 @@ test('swe-agent: unknown role names the line and field', async () => {
   const e = await transcriptError(() => importTranscriptText(text, 'x.traj'));
   assert.equal(e.field, 'history[3].role');
   assert.equal(e.line, text.split('\n').findIndex((l) => l.includes('"role": "robot"')) + 1);
-  assert.match(e.message, /^x\.traj:\d+: history\[3\]\.role: unknown role "robot"$/);
+  assert.match(
+    e.message,
+    /^x\.traj:\d+: history\[3\]\.role: unknown role "robot" \(expected one of system, developer, user, assistant, tool\)$/,
+  );
 });

@@ -28,6 +28,7 @@ import { userContent } from '../drafts';
 import { TranscriptError, fieldPath } from '../errors';
 import { cutLastLineWarning, parseJsonLines, type JsonLine } from '../json';
 import { withArticle } from '../article';
+import { roleFault } from '../notes';
 import { plainText } from '../../compaction/content-text';
 
 type Rec = Record<string, unknown>;
@@ -46,6 +47,7 @@ export function readClaudeCode(text: string, builder: TranscriptBuilder): void {
     const ctx: BlockContext = {
       fault: (path, detail) => new TranscriptError(builder.file, line, fieldPath(path), detail),
       skip: (t, n) => builder.skip(t, n),
+      warn: (path, detail) => builder.warn(`${builder.file}:${line}: ${fieldPath(path)}: ${detail}`),
     };
     if (type !== 'user' && type !== 'assistant') {
       if (type === 'system' && rec.subtype === 'compact_boundary') {
@@ -68,6 +70,8 @@ export function readClaudeCode(text: string, builder: TranscriptBuilder): void {
     }
     const message = rec.message as Rec | undefined;
     if (!message || typeof message !== 'object') throw ctx.fault(['message'], 'record has no message object');
+    if (message.role === undefined || message.role === null)
+      throw ctx.fault(['message', 'role'], roleFault(message.role, [type]));
     if (message.role !== type) {
       throw ctx.fault(
         ['message', 'role'],

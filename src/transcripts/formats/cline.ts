@@ -23,6 +23,8 @@ import type { TranscriptBuilder } from '../builder';
 import { userContent } from '../drafts';
 import type { ImageSize } from '../images';
 import { documentFault, parseJsonDocument } from '../json';
+import { fieldPath } from '../errors';
+import { roleFault } from '../notes';
 import { plainText } from '../../compaction/content-text';
 
 type Rec = Record<string, unknown>;
@@ -121,7 +123,12 @@ export function readCline(text: string, builder: TranscriptBuilder, parsed?: unk
   const doc = parsed ?? parseJsonDocument(text, builder.file);
   const fault = documentFault(text, builder.file);
   if (!Array.isArray(doc)) throw fault([], 'expected a JSON array of messages');
-  const ctx: BlockContext = { fault, skip: (t, n) => builder.skip(t, n) };
+  const ctx: BlockContext = {
+    fault,
+    skip: (t, n) => builder.skip(t, n),
+    // A document's warnings name the message by its index in the field path (`[3].content[0].type`).
+    warn: (path, detail) => builder.warn(`${builder.file}: ${fieldPath(path)}: ${detail}`),
+  };
   let open: string[] = [];
   let unmatched = 0;
   // The arguments of each call, by id: a reply is read against the options its question offered.
@@ -153,7 +160,7 @@ export function readCline(text: string, builder: TranscriptBuilder, parsed?: unk
       for (const c of blocks.toolCalls) if (c.type === 'function') callArguments.set(c.id, c.function.arguments);
       return;
     }
-    if (item.role !== 'user') throw fault([index, 'role'], `unknown role ${JSON.stringify(item.role)}`);
+    if (item.role !== 'user') throw fault([index, 'role'], roleFault(item.role, ['user', 'assistant']));
 
     for (const result of blocks.toolResults) {
       open = open.filter((c) => c !== result.toolUseId);

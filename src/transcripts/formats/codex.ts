@@ -9,6 +9,9 @@
  *   and merge into one assistant message.
  * - A free-form `custom_tool_call` input becomes the arguments `{"input": "<text>"}` (arguments must be
  *   JSON in chat format).
+ * - A content block of a type not listed here is read as text when it holds text, with a warning, and
+ *   is an error otherwise; `function_call` arguments that are not JSON are kept as recorded, with a
+ *   warning naming the line.
  * - `reasoning` items (encrypted) are skipped and counted; so are `event_msg`s (by their own type),
  *   `turn_context`, `session_meta`, `ghost_snapshot` and unknown items.
  * - `token_count` events: a new `last_token_usage.input_tokens` becomes `meta.reportedPromptTokens` of the
@@ -27,7 +30,8 @@ import { userContent } from '../drafts';
 import { TranscriptError, fieldPath } from '../errors';
 import { imageSizeFromUrl, type ImageSize } from '../images';
 import { cutLastLineWarning, parseJsonLines } from '../json';
-import { parseJsonObject } from '../../format/json';
+import { parseJsonObject, parsesAsJson } from '../../format/json';
+import { invalidArgumentsNote, roleFault, unknownBlockNote, unknownBlockText } from '../notes';
 import { plainText } from '../../compaction/content-text';
 
 type Rec = Record<string, unknown>;
@@ -48,6 +52,8 @@ export function readCodex(text: string, builder: TranscriptBuilder): void {
   function addItem(payload: Rec, id: string, line: number, path: Array<string | number>): void {
     const fault = (at: Array<string | number>, detail: string) =>
       new TranscriptError(builder.file, line, fieldPath([...path, ...at.slice(1)]), detail);
+    const warn = (at: Array<string | number>, detail: string) =>
+      builder.warn(`${builder.file}:${line}: ${fieldPath([...path, ...at.slice(1)])}: ${detail}`);
     const meta = (entryId: string): EntryMeta => {
       const m: EntryMeta = { source: builder.source(line, entryId) };
       if (timestamp !== undefined) m.timestamp = timestamp;
@@ -70,9 +76,9 @@ export function readCodex(text: string, builder: TranscriptBuilder): void {
       case 'message': {
         const role = payload.role;
         if (role !== 'user' && role !== 'assistant' && role !== 'developer' && role !== 'system') {
-          throw fault(['payload', 'role'], `unknown role ${JSON.stringify(role)}`);
+          throw fault(['payload', 'role'], roleFault(role, ['user', 'assistant', 'developer', 'system']));
         }
-        const { parts, sizes } = messageParts(payload.content, fault);
+        const { parts, sizes } = messageParts(payload.content, fault, warn);
         if (role === 'assistant') {
           const text = plainText(parts, '\n\n');
           builder.add({
@@ -100,9 +106,11 @@ export function readCodex(text: string, builder: TranscriptBuilder): void {
         const name = typeof payload.name === 'string' ? payload.name : item === 'local_shell_call' ? 'local_shell' : '';
         if (!name) throw fault(['payload', 'name'], 'tool call has no name');
         let args: string;
-        if (item === 'function_call')
+        if (item === 'function_call') {
           args = typeof payload.arguments === 'string' ? payload.arguments : JSON.stringify(payload.arguments ?? {});
-        else if (item === 'custom_tool_call')
+          if (args.trim() !== '' && !parsesAsJson(args))
+            warn(['payload', 'arguments'], invalidArgumentsNote(`tool call ${callId} (${name})`));
+        } else if (item === 'custom_tool_call')
           args = JSON.stringify({ input: typeof payload.input === 'string' ? payload.input : (payload.input ?? '') });
         else args = JSON.stringify(payload.action ?? {});
         builder.add({
@@ -284,7 +292,15 @@ function itemText(payload: Rec): string {
   return content.map((b) => (b && typeof (b as Rec).text === 'string' ? ((b as Rec).text as string) : '')).join('\n\n');
 }
 
-function messageParts(content: unknown, fault: (path: Array<string | number>, detail: string) => TranscriptError) {
+/**
+ * A message's content blocks as chat parts. A block of another type is read as text when it holds
+ * text, with a warning (`warn`); one without text is an error (`fault`), naming its field.
+ */
+function messageParts(
+  content: unknown,
+  fault: (path: Array<string | number>, detail: string) => TranscriptError,
+  warn: (path: Array<string | number>, detail: string) => void,
+) {
   const parts: ChatCompletionContentPart[] = [];
   const sizes: Array<ImageSize | undefined> = [];
   if (typeof content === 'string') return { parts: [{ type: 'text' as const, text: content }], sizes };
@@ -300,7 +316,11 @@ function messageParts(content: unknown, fault: (path: Array<string | number>, de
       parts.push({ type: 'image_url', image_url: { url: block.image_url } });
       sizes.push(imageSizeFromUrl(block.image_url));
     } else {
-      throw fault(['payload', 'content', index, 'type'], `unknown content block type ${JSON.stringify(block.type)}`);
+      const text = unknownBlockText(block);
+      if (text === undefined)
+        throw fault(['payload', 'content', index, 'type'], `unknown content block type ${JSON.stringify(block.type)}`);
+      parts.push({ type: 'text', text });
+      warn(['payload', 'content', index, 'type'], unknownBlockNote(block.type, true));
     }
   });
   return { parts, sizes };

@@ -92,7 +92,7 @@ function readEntry(
   }
   seen.add(record.id);
   const checked = checkMessage(record.message, ['message'], fault);
-  for (const note of checked.cleaned) builder.warn(`${where}: ${note}`);
+  for (const note of [...checked.cleaned, ...checked.contentNotes]) builder.warn(`${where}: ${note}`);
   const recorded = record.meta && typeof record.meta === 'object' ? (record.meta as EntryMeta) : {};
   const meta: EntryMeta = { ...recorded, source: builder.source(line, record.id) };
   if (checked.imageSizes.length) meta.imageSizes = checked.imageSizes;

@@ -163,7 +163,8 @@ function readMessage(
   fault: Fault,
 ): number {
   const checked = checkMessage(raw, path, fault);
-  for (const note of checked.cleaned) builder.warn(`${builder.file}: message ${i}: ${note}`);
+  for (const note of [...checked.cleaned, ...checked.contentNotes])
+    builder.warn(`${builder.file}: message ${i}: ${note}`);
   const id = `m${i}`;
   const meta: EntryMeta = { source: builder.source(i + 1, id) };
   if (checked.imageSizes.length) meta.imageSizes = checked.imageSizes;

@@ -8,6 +8,9 @@
  *   Actions of one LLM response (same `llm_response_id`) merge into one assistant message.
  * - `ObservationEvent`, `UserRejectObservation`, `AgentErrorEvent` with a `tool_call_id` -> tool messages.
  * - `Condensation` -> imported compaction (`forgotten_event_ids`, `summary`); the summary is not an entry.
+ * - A content block of a type other than `text` and `image` is read as text when it holds text and left
+ *   out otherwise, with a warning naming its field; tool-call arguments that are not JSON are kept as
+ *   recorded, with a warning.
  * - Thinking blocks and `reasoning_content` are counted in `skipped`; other kinds are skipped by kind.
  * Entry ids are event ids. There are no token counts in events.
  */
@@ -18,14 +21,20 @@ import { userContent } from '../drafts';
 import { imageSizeFromUrl, type ImageSize } from '../images';
 import { documentFault, parseJsonDocument } from '../json';
 import { plainText } from '../../compaction/content-text';
+import { fieldPath } from '../errors';
+import { parsesAsJson } from '../../format/json';
+import { invalidArgumentsNote, roleFault, unknownBlockNote, unknownBlockText } from '../notes';
 
 type Rec = Record<string, unknown>;
+type Warn = (path: Array<string | number>, detail: string) => void;
 
 /** Reads an OpenHands event list. @throws TranscriptError (line of the event, field path `[i].…`) */
 export function readOpenHands(text: string, builder: TranscriptBuilder, parsed?: unknown): void {
   const events = parsed ?? parseJsonDocument(text, builder.file);
   const fault = documentFault(text, builder.file);
   if (!Array.isArray(events)) throw fault([], 'expected a JSON array of events');
+  // A document's warnings name the event by its index in the field path (`[3].llm_message.content[0].type`).
+  const warn: Warn = (path, detail) => builder.warn(`${builder.file}: ${fieldPath(path)}: ${detail}`);
 
   events.forEach((raw, index) => {
     if (!raw || typeof raw !== 'object') throw fault([index], 'event is not an object');
@@ -71,14 +80,14 @@ export function readOpenHands(text: string, builder: TranscriptBuilder, parsed?:
         if (!llm || typeof llm !== 'object') throw fault([index, 'llm_message'], 'message event has no llm_message');
         const role = llm.role;
         if (Array.isArray(llm.thinking_blocks)) builder.skip('thinking', llm.thinking_blocks.length);
-        const { parts, sizes } = contentParts(llm.content);
+        const { parts, sizes } = contentParts(llm.content, [index, 'llm_message', 'content'], warn);
         if (role === 'user') {
           if (sizes.length) meta.imageSizes = sizes;
           builder.add({ kind: 'message', id, meta, message: { role, content: userContent(parts) } });
         } else if (role === 'assistant' || role === 'system') {
           builder.add({ kind: 'message', id, meta, message: { role, content: plainText(parts, '\n\n') } });
         } else {
-          throw fault([index, 'llm_message', 'role'], `unknown role ${JSON.stringify(role)}`);
+          throw fault([index, 'llm_message', 'role'], roleFault(role, ['user', 'assistant', 'system']));
         }
         return;
       }
@@ -91,7 +100,9 @@ export function readOpenHands(text: string, builder: TranscriptBuilder, parsed?:
         if (typeof name !== 'string') throw fault([index, 'tool_name'], 'action has no tool name');
         const args =
           typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? ev.action ?? {});
-        const thought = plainText(contentParts(ev.thought).parts, '\n\n');
+        if (args.trim() !== '' && !parsesAsJson(args))
+          warn([index, 'tool_call', 'arguments'], invalidArgumentsNote(`tool call ${callId} (${name})`));
+        const thought = plainText(contentParts(ev.thought, [index, 'thought'], warn).parts, '\n\n');
         builder.add({
           kind: 'message',
           id,
@@ -123,7 +134,7 @@ export function readOpenHands(text: string, builder: TranscriptBuilder, parsed?:
         };
         if (kind === 'ObservationEvent') {
           const observation = (ev.observation ?? {}) as Rec;
-          const mapped = contentParts(observation.content);
+          const mapped = contentParts(observation.content, [index, 'observation', 'content'], warn);
           body = plainText(mapped.parts, '\n\n');
           toolOk = typeof observation.is_error === 'boolean' ? !observation.is_error : undefined;
           // A terminal observation states its exit code: `is_error` stays false for a command that
@@ -177,13 +188,20 @@ export function readOpenHands(text: string, builder: TranscriptBuilder, parsed?:
   });
 }
 
-/** OpenHands content: `text` blocks and `image` blocks with `image_urls`. */
-function contentParts(content: unknown): { parts: ChatCompletionContentPart[]; sizes: Array<ImageSize | undefined> } {
+/**
+ * OpenHands content at `path`: `text` blocks and `image` blocks with `image_urls`. A block of another
+ * type is read as text when it holds text and left out otherwise, with a warning either way.
+ */
+function contentParts(
+  content: unknown,
+  path: Array<string | number>,
+  warn: Warn,
+): { parts: ChatCompletionContentPart[]; sizes: Array<ImageSize | undefined> } {
   const parts: ChatCompletionContentPart[] = [];
   const sizes: Array<ImageSize | undefined> = [];
   if (typeof content === 'string') return { parts: content ? [{ type: 'text', text: content }] : [], sizes };
   if (!Array.isArray(content)) return { parts, sizes };
-  for (const raw of content) {
+  content.forEach((raw: unknown, k: number) => {
     const block = (raw ?? {}) as Rec;
     if (block.type === 'text' && typeof block.text === 'string') {
       if (block.text) parts.push({ type: 'text', text: block.text });
@@ -193,7 +211,11 @@ function contentParts(content: unknown): { parts: ChatCompletionContentPart[]; s
         parts.push({ type: 'image_url', image_url: { url } });
         sizes.push(imageSizeFromUrl(url));
       }
+    } else if (block.type !== 'text' && block.type !== 'image') {
+      const text = unknownBlockText(block);
+      if (text !== undefined) parts.push({ type: 'text', text });
+      warn([...path, k, 'type'], unknownBlockNote(block.type, text !== undefined));
     }
-  }
+  });
   return { parts, sizes };
 }

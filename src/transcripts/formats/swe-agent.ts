@@ -30,6 +30,8 @@ export function readSweAgent(text: string, builder: TranscriptBuilder, parsed?: 
 
   traj.history.forEach((raw, index) => {
     const checked = checkMessage(raw, ['history', index], fault);
+    // Extra fields are dropped by design (above); what was read otherwise in content and calls is told.
+    for (const note of checked.contentNotes) builder.warn(`${builder.file}: history[${index}]: ${note}`);
     const slim: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(checked.message))
       if (KEEP.has(key) && value !== undefined) slim[key] = value;

@@ -72,6 +72,8 @@ export interface ImportResult {
   contextWindow?: number;
   /** Tool schemas the recording holds (OpenAI chat trajectories, OpenHands); counted while it is inspected. */
   tools?: ToolSchema[];
+  /** What import repaired or read otherwise than the file has it, one sentence each naming where. */
+  warnings?: string[];
 }
 
 /** Parses a transcript file's bytes; throws with file/line/field on malformed input. */
@@ -548,8 +550,24 @@ class CommandHandlers {
     this.deps.log.info(
       `Imported ${fileName}: ${count}, format ${result.format}.${counted.placeholders ? ' Placeholder results answer tool calls the recording never answered; checkpoints count them too.' : ''}`,
     );
+    // What import read otherwise than the file has it (a block of unknown type read as text, arguments
+    // that are not JSON, repaired pairing) is told as the command line tells it, each naming where.
+    const warnings = result.warnings ?? [];
+    for (const warning of warnings) this.deps.log.warn(`Import ${fileName}: ${warning}`);
     await this.deps.sidebar.reveal();
-    void notify('info', `ContextKeeper: imported ${count} (${result.format}).`);
+    const warned = warnings.length;
+    if (!warned) {
+      void notify('info', `ContextKeeper: imported ${count} (${result.format}).`);
+      return;
+    }
+    void notify(
+      'info',
+      `ContextKeeper: imported ${count} (${result.format}); ${plural(warned, 'import warning', 'import warnings')} in the log.`,
+      [FIX_LABELS.showLog],
+      this.deps.log,
+    ).then((choice) => {
+      if (choice === FIX_LABELS.showLog) this.deps.log.show();
+    });
   }
 
   async exportTranscript(): Promise<void> {
