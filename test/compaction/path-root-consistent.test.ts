@@ -44,7 +44,9 @@ for (const { format, root, sep } of CASES) {
   test(`${format}: paths under a named folder, deleted and moved ones too, are all written from its name`, async () => {
     const { write, file } = WRITERS[format];
     const { summary } = await summaryOf(write(work(root, sep)), file);
-    const name = new RegExp(`\\$([A-Z]) = ${root.replace(/[\\$.]/g, '\\$&')}(?:,|$)`, 'm').exec(summary)?.[1];
+    // The folder is named without its last separator, as a shell variable holds it.
+    const written = root.slice(0, -1).replace(/[\\$.]/g, '\\$&');
+    const name = new RegExp(`\\$([A-Z]) = ${written}(?:,|$)`, 'm').exec(summary)?.[1];
     assert.ok(name, `the folder is named:\n${summary}`);
     const files = sectionOf(summary, 'Files changed');
     const at = (...parts: string[]) => [`$${name}`, ...parts].join(sep);
@@ -92,7 +94,7 @@ for (const { format, root, sep } of CASES) {
     const name = new RegExp(`\\$([A-Z]) = (\\S+)$`, 'm').exec(summary);
     assert.ok(name, `a folder is named:\n${summary}`);
     const ids = sectionOf(summary, 'Identifiers from tool-call arguments');
-    const legacy = [...`${root}src${sep}components${sep}legacy`.slice(name[2].length).split(sep)];
+    const legacy = [...`${root}src${sep}components${sep}legacy`.slice(name[2].length + 1).split(sep)];
     assert.ok(ids.split('\n').includes(`- $${name[1]}${sep}${legacy.join(sep)}`), summary);
     assert.ok(!ids.includes(root), `no path of the named folder is written in full:\n${ids}`);
     // The relative folder and file are those the files section names (from the named folder).

@@ -1,5 +1,5 @@
 /**
- * Shorter paths in the ledger: folders named once (`$A = /…/`), paths written from them, read back
+ * Shorter paths in the ledger: folders named once (`$A = /…`), paths written from them, read back
  * by a later compaction of the summary, and a class named like its file not repeated.
  */
 import { test } from 'node:test';
@@ -20,6 +20,10 @@ import { actionsOf } from '../../src/compaction/summary/ledger/actions';
 import { buildLedger } from '../../src/compaction/summary/ledger/ledger';
 import type { ContextItem } from '../../src/compaction/types';
 import { parseSections, SECTIONS } from '../../src/compaction/summary/span-scan';
+import { expandRoots as presenceExpand } from '../../src/compaction/retention/presence';
+import { WRITERS, type Step } from '../support/recordings';
+import { importTranscriptTextSync } from '../../src/transcripts';
+import { itemsFromEntries } from '../../src/compaction/context';
 
 const ROOT = '/home/someone/projects/orders-service/';
 const JAVA = `${ROOT}backend/src/main/java/com/example/orders/`;
@@ -134,4 +138,56 @@ test('back-fill does not add a path the summary already writes from a named fold
   for (const p of paths) assert.ok(withFullPaths(summary).includes(p), p);
   // Without the roots line the same paths are missing and are added.
   assert.ok(backfillIdentifiers(paths.map((p) => `- ${p.slice(-20)}`).join('\n'), span, 4000).added.includes(paths[0]));
+});
+
+/** `text` with each `$X` a roots line names replaced by what the line gives for it, as a shell expands a variable. */
+function shellExpanded(text: string): string {
+  const line = text.split('\n').find((l) => l.includes('- Path roots'));
+  assert.ok(line, text);
+  const values = new Map([...line.matchAll(/(\$[A-Z]) = ([^\s,]+)/g)].map((m) => [m[1], m[2]]));
+  const body = text
+    .split('\n')
+    .filter((l) => l !== line)
+    .join('\n');
+  return body.replace(/\$[A-Z]\b/g, (name) => values.get(name) ?? name);
+}
+
+const SHELL_FILES = [
+  'entity/Order.java',
+  'entity/Item.java',
+  'repository/OrderRepository.java',
+  'api/OrderApi.java',
+].map((p) => `${JAVA}${p}`);
+
+for (const format of ['claude-code', 'codex'] as const) {
+  test(`${format}: a path written from a named folder expands to the exact path, as a shell reads $A/x`, () => {
+    const { write, file } = WRITERS[format];
+    const steps: Step[] = [
+      { user: 'build the orders service' },
+      ...SHELL_FILES.map((path, i): Step => ({ tool: 'write', path, content: `public class C${i} {}` })),
+      { say: 'Wrote the entities, the repository and the API.' },
+    ];
+    const span = itemsFromEntries(importTranscriptTextSync(write(steps), file).entries);
+    const notes = new ExtractiveSummarizer((t) => Math.ceil(t.length / 4)).notes(span, 4000);
+    assert.match(notes, /- Path roots .*\$A = /, notes);
+    const expanded = shellExpanded(notes);
+    assert.ok(!/[^:]\/\//.test(expanded), `a doubled separator in\n${expanded}`);
+    for (const p of SHELL_FILES) assert.ok(expanded.includes(p), `${p} in\n${expanded}`);
+  });
+}
+
+test('roots lines of either form are read back: the folder with or without its last separator', () => {
+  const prefix = '- Path roots (a path starting with one is under that folder): ';
+  const want = {
+    list: [
+      { name: '$A', dir: '/x/y/' },
+      { name: '$B', dir: 'c:\\Apps\\Web\\' },
+    ],
+  };
+  assert.deepEqual(parseRootsLine(`${prefix}$A = /x/y, $B = c:\\Apps\\Web`), want);
+  assert.deepEqual(parseRootsLine(`${prefix}$A = /x/y/, $B = c:\\Apps\\Web\\`), want);
+  assert.equal(rootsLine(want), `${prefix}$A = /x/y, $B = c:\\Apps\\Web`);
+  // The scorecard's reading expands both forms to the same paths.
+  for (const line of [`${prefix}$A = /x/y`, `${prefix}$A = /x/y/`])
+    assert.equal(presenceExpand(`${line}\n- $A/adr/0001.md: created`).split('\n')[1], '- /x/y/adr/0001.md: created');
 });

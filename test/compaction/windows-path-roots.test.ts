@@ -1,6 +1,6 @@
 /**
  * Windows paths (a drive letter, backslashes) are written from named folders like POSIX ones
- * (`$A = c:\Apps\Web\`, `$A\src\lib\auth.ts`), read back by a later compaction and by the scorecard's
+ * (`$A = c:\Apps\Web`, `$A\src\lib\auth.ts`), read back by a later compaction and by the scorecard's
  * path matching (a path under a named folder counts when its expansion matches).
  */
 import { test } from 'node:test';

@@ -6,6 +6,7 @@
  */
 import { commandKey, type ErrorSignature } from './errors';
 import { expandFolderLines } from '../summary/ledger/file-names';
+import { rootDir } from '../summary/ledger/path-root';
 import { stringHash } from '../window-hashes';
 import { ownCopy } from '../../tokenizer/own-copy';
 
@@ -236,14 +237,17 @@ export function containsAtWordBounds(hay: string, needle: string): boolean {
 }
 
 /**
- * Folder names a summary defines (`$A = /home/u/app/`, `$B = c:\\Apps\\app\\`), expanded in place so
- * `$A/src/x.ts` and `$B\\src\\x.ts` read as the full paths.
+ * Folder names a summary defines (`$A = /home/u/app`, `$B = c:\\Apps\\app`; earlier summaries wrote
+ * them with their last separator, `$A = /home/u/app/`), expanded in place so `$A/src/x.ts` and
+ * `$B\\src\\x.ts` read as the full paths.
  */
 export function expandRoots(text: string): string {
-  const roots = [...text.matchAll(/(\$[A-Z]) = ((?:[~/]|[A-Za-z]:\\)?[^\s,]*[\\/])(?=[,\s]|$)/g)].map((m) => ({
-    name: m[1],
-    dir: m[2],
-  }));
+  const roots = [...text.matchAll(/(\$[A-Z]) = ((?:~?\/|[A-Za-z]:\\)[^\s,]*|[^\s,]*[\\/])(?=[,\s]|$)/g)].flatMap(
+    (m) => {
+      const dir = rootDir(m[2]);
+      return dir === undefined ? [] : [{ name: m[1], dir }];
+    },
+  );
   let out = text;
   for (const r of roots) out = out.split(`${r.name}${r.dir.charAt(r.dir.length - 1)}`).join(r.dir);
   return out;

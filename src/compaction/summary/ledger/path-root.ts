@@ -1,6 +1,7 @@
 /**
- * Shorter file paths in a summary's ledger: a few folders named once (`$A = /home/u/app/`), the
- * paths under them written from that name (`$A/src/x.ts`), as in a shell. Recorded agents give
+ * Shorter file paths in a summary's ledger: a few folders named once (`$A = /home/u/app`), the
+ * paths under them written from that name (`$A/src/x.ts`), as in a shell: the name stands for the
+ * folder without its last separator, so `$A/src/x.ts` expands to `/home/u/app/src/x.ts` exactly. Recorded agents give
  * absolute paths, and a ledger of a hundred files repeats the same 40–90-character prefixes a hundred
  * times; written this way the same notes budget holds three to four times as many files.
  *
@@ -22,11 +23,26 @@ export const NO_ROOTS: PathRoots = { list: [] };
 /** Start of the line that names the folders; chained compactions read it back with {@link parseRootsLine}. */
 export const ROOTS_LINE_PREFIX = '- Path roots (a path starting with one is under that folder): ';
 
-/** The line naming `roots`, or undefined when there are none. */
+/**
+ * The line naming `roots`, or undefined when there are none. Each folder is written without its last
+ * separator (`$A = /home/u/app`), as a shell variable holds it: `$A/src/x.ts` then reads as the path,
+ * where `$A = /home/u/app/` read that way gave `/home/u/app//src/x.ts`.
+ */
 export function rootsLine(roots: PathRoots): string | undefined {
   return roots.list.length
-    ? `${ROOTS_LINE_PREFIX}${roots.list.map((r) => `${r.name} = ${r.dir}`).join(', ')}`
+    ? `${ROOTS_LINE_PREFIX}${roots.list.map((r) => `${r.name} = ${r.dir.slice(0, -1)}`).join(', ')}`
     : undefined;
+}
+
+/**
+ * The folder a roots line writes as `written`, ending with its separator: a folder written without it
+ * ({@link rootsLine}) gets it back (`\\` after a drive letter, else `/`); one written with it (by earlier
+ * versions) is taken as it is. Undefined for text that is no absolute folder.
+ */
+export function rootDir(written: string): string | undefined {
+  if (/[\\/]$/.test(written)) return written;
+  if (/^[A-Za-z]:\\/.test(written)) return `${written}\\`;
+  return /^~?\//.test(written) ? `${written}/` : undefined;
 }
 
 /** The roots a line written by {@link rootsLine} names, or undefined. */
@@ -34,8 +50,10 @@ export function parseRootsLine(line: string): PathRoots | undefined {
   const t = line.trim();
   if (!t.startsWith(ROOTS_LINE_PREFIX)) return undefined;
   const list: Array<{ name: string; dir: string }> = [];
-  for (const m of t.slice(ROOTS_LINE_PREFIX.length).matchAll(/(\$[A-Z]) = ([^\s,]+[\\/])(?:,|$)/g))
-    list.push({ name: m[1], dir: m[2] });
+  for (const m of t.slice(ROOTS_LINE_PREFIX.length).matchAll(/(\$[A-Z]) = ([^\s,]+)(?=,|$)/g)) {
+    const dir = rootDir(m[2]);
+    if (dir !== undefined) list.push({ name: m[1], dir });
+  }
   return list.length ? { list } : undefined;
 }
 
