@@ -155,9 +155,10 @@ let keptFiles: FilesReading | undefined;
 
 /** The reading of `calls` but those at the end without a result: the kept one continued when it read a prefix of them. */
 function settledFiles(calls: readonly AgentCall[]): FilesReading {
-  // A process that compacts once never reads a grown span: nothing is kept for one.
+  // A process that compacts once never reads a grown span: nothing is kept for one. A short span
+  // read in between (another checkpoint's) leaves the long span's reading kept.
+  if (!messageMemosKept()) keptFiles = undefined;
   const keep = calls.length >= KEEP_FROM && messageMemosKept();
-  if (!keep) keptFiles = undefined;
   let k = keep ? keptFiles : undefined;
   if (k && k.upTo <= calls.length) {
     for (let i = 0; i < k.upTo; i++)
