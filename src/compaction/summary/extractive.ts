@@ -815,35 +815,42 @@ export class ExtractiveSummarizer implements Summarizer {
     // The span's latest request got no reply in it and the person typed another in the messages kept
     // after it: whatever those end with answers the newer one, never this part's request.
     const unansweredHere = latestRequestUnanswered && newer;
+    // The span's final message answered its latest request and the person typed a newer one after the
+    // span, which the agent has not finished (a compaction before the model call that answers it):
+    // the next step is that newer request's, never the answered one the pointer below names.
+    const answeredThenNewer =
+      replied && newer && (turn.who === 'newer request' || (turn.who === 'agent' && open.length === 0));
     current.push(
       `- Next step: ${
         unansweredHere
           ? `none written here: this part's latest request got no answer in this part, and a newer request followed in the messages kept after this summary (the work goes on from there)`
-          : midWork
-            ? open.length
-              ? `resolve ${open.at(-1)!.slice('- open: '.length)}`
-              : turn.finishedBy !== undefined
-                ? `the user's turn (the ${lastAssistantStepDone && lastAssistant !== '' ? "agent's turn" : 'work in progress here'} went on in the messages kept after this summary, which end with the task finished: the agent handed it in${turn.finishedBy ? ` with \`${turn.finishedBy}\`` : ''})`
-                : turn.answered
-                  ? `the user's turn (the ${lastAssistantStepDone && lastAssistant !== '' ? "agent's turn" : 'work in progress here'} went on in the messages kept after this summary, which end with the agent's final answer: it finished and waits for the user's next request)`
-                  : `continue with the latest request (the ${lastAssistantStepDone && lastAssistant !== '' ? "agent's turn" : 'work in progress here'} went on in the messages kept after this summary${turn.waits ? ", which end waiting for the user's answer or approval" : ''})`
-            : turn.who === 'agent'
+          : answeredThenNewer
+            ? `the newer request in the messages kept after this summary${turn.who === 'agent' ? " (the agent's work on it goes on there)" : ''}: this part's latest request was answered here`
+            : midWork
               ? open.length
                 ? `resolve ${open.at(-1)!.slice('- open: '.length)}`
-                : 'continue with the latest request'
-              : turn.who === 'newer request'
-                ? 'continue with the latest request'
-                : open.length
-                  ? `the user's turn (the agent ended its turn with failures not fixed: ${openNames(open)})`
-                  : // A newer request typed after the span: how the turn ended is read from the messages
-                    // kept after this summary, never from this part's final message.
-                    newer
-                    ? turn.waits
-                      ? "the user's turn (a newer request followed in the messages kept after this summary, which end with the agent waiting for the user's answer or approval)"
-                      : "the user's turn (a newer request followed in the messages kept after this summary; the agent's last message there ended its turn)"
-                    : waits
-                      ? "the user's turn (the agent ended its turn waiting for the user's answer or approval)"
-                      : "the user's turn (the latest request appears done: the agent's last message reports it finished)"
+                : turn.finishedBy !== undefined
+                  ? `the user's turn (the ${lastAssistantStepDone && lastAssistant !== '' ? "agent's turn" : 'work in progress here'} went on in the messages kept after this summary, which end with the task finished: the agent handed it in${turn.finishedBy ? ` with \`${turn.finishedBy}\`` : ''})`
+                  : turn.answered
+                    ? `the user's turn (the ${lastAssistantStepDone && lastAssistant !== '' ? "agent's turn" : 'work in progress here'} went on in the messages kept after this summary, which end with the agent's final answer: it finished and waits for the user's next request)`
+                    : `continue with the latest request (the ${lastAssistantStepDone && lastAssistant !== '' ? "agent's turn" : 'work in progress here'} went on in the messages kept after this summary${turn.waits ? ", which end waiting for the user's answer or approval" : ''})`
+              : turn.who === 'agent'
+                ? open.length
+                  ? `resolve ${open.at(-1)!.slice('- open: '.length)}`
+                  : 'continue with the latest request'
+                : turn.who === 'newer request'
+                  ? 'continue with the latest request'
+                  : open.length
+                    ? `the user's turn (the agent ended its turn with failures not fixed: ${openNames(open)})`
+                    : // A newer request typed after the span: how the turn ended is read from the messages
+                      // kept after this summary, never from this part's final message.
+                      newer
+                      ? turn.waits
+                        ? "the user's turn (a newer request followed in the messages kept after this summary, which end with the agent waiting for the user's answer or approval)"
+                        : "the user's turn (a newer request followed in the messages kept after this summary; the agent's last message there ended its turn)"
+                      : waits
+                        ? "the user's turn (the agent ended its turn waiting for the user's answer or approval)"
+                        : "the user's turn (the latest request appears done: the agent's last message reports it finished)"
       }`,
     );
     // The pointer quotes the request the requests section ends with (the same reading of the span:
