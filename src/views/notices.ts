@@ -3,9 +3,16 @@
  * writes them (`format/tokens.ts`), so a figure reads the same everywhere ("11.9k"). Pure: no `vscode` import.
  */
 import { describeOutcome, type CompactOutcomeStatus, type CompactOutcome } from '../service/compaction/outcome';
-import type { ModelFailure } from '../compaction/outcome';
 import type { CheckpointRecord } from '../service/records';
 import { formatTokens, plural } from '../format/tokens';
+import type { AnchoredTokens, ModelFailure } from '../compaction/outcome';
+import { describeAnchored } from '../compaction/outcome-text';
+import {
+  whyAboveTarget,
+  whyEditsSummarised,
+  type ContinueFacts,
+  type ContinueHolder,
+} from '../service/compaction/continue-facts';
 
 /** What the checkpoints of one compaction did: "5 tool results collapsed, 1 summary". Empty when nothing is known. */
 export function compactionParts(checkpoints: readonly Pick<CheckpointRecord, 'inserted' | 'strategy'>[]): string {
@@ -251,14 +258,76 @@ export function editsNotInContext(
     .map((c) => c.id);
 }
 
+/** "system prompt 9,000, tool schemas 1,200": what holds the never-summarised tokens, largest first. */
+function neverSummarisedParts(a: AnchoredTokens): string {
+  return describeAnchored({ ...a, recentSteps: 0, pinned: 0 });
+}
+
+/** What fills the target, in words with its figures (see {@link ContinueHolder}). */
+function describeHolder(holder: ContinueHolder, target: string): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  switch (holder.kind) {
+    case 'never-summarised':
+      return `what is never summarised (${neverSummarisedParts(holder.anchored)}; ${n(holder.tokens)} tokens) alone fills the compaction target of ${target}`;
+    case 'kept-steps':
+      return `the newest steps kept verbatim (contextKeeper.keepRecentSteps) hold ${n(holder.tokens)} tokens, and with what is never summarised (${n(holder.fixed)}) they fill the compaction target of ${target}`;
+    case 'pinned':
+      return `pinned messages hold ${n(holder.tokens)} tokens, and with what is always kept (${n(holder.fixed)}) they fill the compaction target of ${target}`;
+    case 'edited-summaries':
+      return `the summaries edited by hand hold ${n(holder.tokens)} tokens as written, and with what is always kept (${n(holder.fixed)}) they fill the compaction target of ${target} (contextKeeper.compactTo)`;
+    case 'hand-lines':
+      return `the lines added by hand, carried whole into the new summary, hold ${n(holder.tokens)} tokens; without them it would be within the target of ${target}`;
+    case 'summaries':
+      return `the new summaries hold ${n(holder.tokens)} tokens above what is always kept, the least their notes need, over the target of ${target}`;
+  }
+}
+
+/** A notification: its level, text, and whether it offers Open Checkpoint (an edited summary was summarised again). */
+export interface ContinueNotice {
+  level: 'info' | 'warning';
+  text: string;
+  openCheckpoint: boolean;
+}
+
 /**
- * The warning when the compaction that fitted a continued recording summarized again `count`
- * summaries the user had edited by hand (see {@link editsNotInContext}). It keeps them as written
- * unless, with what is never summarised, they would fill the compaction target; then the new summary
- * reads them as it reads any earlier summary, and the checkpoint keeps their wording.
+ * The notification after the compaction that fitted a continued recording, when something needs
+ * saying, from what the run measured and did ({@link ContinueFacts}), never assumed: why summaries
+ * the user edited by hand were summarised again ({@link whyEditsSummarised}: the recording had done
+ * it, the new task would not fit the input budget, or the part that really fills the target, which
+ * is the edits only when the rest stays below it), and why the new task starts above the target
+ * ({@link whyAboveTarget}). Undefined when every edited summary stands as written and the run
+ * reached its target.
  */
-export function editsNotCarriedNotice(count: number): string {
-  const which = count === 1 ? 'the summary you edited by hand was' : `${count} summaries you edited by hand were`;
-  const it = count === 1 ? 'it' : 'they';
-  return `ContextKeeper: ${which} too large to keep as written in the new task (with what is always kept, ${it} would fill the compaction target, contextKeeper.compactTo), so ${it} ${count === 1 ? 'was' : 'were'} summarized again. The checkpoint keeps your edits: Open Checkpoint shows them, Restore puts them back.`;
+export function continueNotice(facts: ContinueFacts): ContinueNotice | undefined {
+  const n = (x: number) => x.toLocaleString('en-US');
+  const target = `${n(facts.targetTokens)} tokens`;
+  const edits = whyEditsSummarised(facts);
+  const above = whyAboveTarget(facts);
+  const sentences: string[] = [];
+  if (edits) {
+    const count = edits.kind === 'recording' ? facts.summarisedBefore : facts.resummarised;
+    const which = count === 1 ? 'a summary you edited by hand was' : `${count} summaries you edited by hand were`;
+    const why =
+      edits.kind === 'recording'
+        ? 'a later compaction in the recording had done so before you continued it'
+        : edits.kind === 'over-budget'
+          ? `kept as written, the new task would not have fit the model's input budget`
+          : edits.kind === 'edited-summaries'
+            ? describeHolder(edits, target)
+            : `not because of your edits: ${describeHolder(edits, target)}`;
+    sentences.push(`${which} summarised again: ${why}.`);
+    sentences.push('The checkpoint keeps your edits: Open Checkpoint shows them, Restore puts them back.');
+  }
+  // Said unless the edits sentence already named the same holder.
+  if (above && !(edits && edits.kind === above.kind))
+    sentences.push(
+      `The new task starts at ${n(facts.tokensAfter)} tokens, above the target: ${describeHolder(above, target)}.`,
+    );
+  if (sentences.length === 0) return undefined;
+  const text = sentences.join(' ');
+  return {
+    level: edits ? 'warning' : 'info',
+    text: `ContextKeeper: ${text[0].toLowerCase()}${text.slice(1)}`,
+    openCheckpoint: edits !== undefined,
+  };
 }

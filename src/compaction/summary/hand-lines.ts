@@ -109,7 +109,7 @@ export function keepHandLines(summary: string, span: readonly ContextItem[]): st
 }
 
 /** The lines under {@link HAND_HEADING} in `summary` (up to the next `## ` heading); empty without one. */
-function handSectionLines(summary: string): string[] {
+export function handSectionLines(summary: string): string[] {
   const at = summary.indexOf(`${HAND_HEADING}\n`);
   if (at < 0 || (at > 0 && summary[at - 1] !== '\n')) return [];
   const body = summary.slice(at + HAND_HEADING.length + 1);

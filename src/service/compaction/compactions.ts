@@ -26,7 +26,9 @@ import { applyReattach, planReattach, reattachFiles } from './reattach-step';
 import { PrepareAhead, preparedCeiling } from './prepare-ahead';
 import { mayCompactRestored } from '../session/restored-overflow';
 import { automaticAim } from './landing';
-import { anchoredTokens } from '../../compaction/plan/anchored';
+import { anchoredBreakdown, anchoredTokens } from '../../compaction/plan/anchored';
+import { handSectionLines } from '../../compaction/summary/hand-lines';
+import type { ContinueFacts } from './continue-facts';
 import { describeFixedOverBudget, systemAndToolsTokens } from '../../compaction/plan/holders';
 import { ManualQueue } from './manual-queue';
 import {
@@ -140,12 +142,68 @@ export class Compactions {
    * earlier summary).
    */
   private continueItems(): readonly ContextItem[] {
+    return this.continuePlan().items;
+  }
+
+  /** {@link continueItems}, and whether the edited summaries are kept as written (pinned) in it. */
+  private continuePlan(): { items: readonly ContextItem[]; editedKept: boolean } {
     const items = this.host.items();
     const ids = this.host.editedSummaryIds?.();
-    if (!ids || ids.size === 0) return items;
+    if (!ids || ids.size === 0) return { items, editedKept: false };
     const pinned = items.map((it) => (!it.pinned && ids.has(it.id) ? { ...it, pinned: true } : it));
     const fixed = anchoredTokens(pinned, this.host.meter, this.host.tools(), this.host.keepRecentSteps);
-    return fixed < thresholds(this.host.budget).targetTokens ? pinned : items;
+    const editedKept = fixed < thresholds(this.host.budget).targetTokens;
+    return { items: editedKept ? pinned : items, editedKept };
+  }
+
+  /**
+   * The facts of a Continue in a New Task run measured before it (see {@link ContinueFacts}); the
+   * caller adds what the run did with {@link continueFactsAfter}.
+   */
+  private continueFactsBefore(): ContinueFacts {
+    const items = this.host.items();
+    const tools = this.host.tools();
+    const ids = this.host.editedSummaryIds?.() ?? new Set<string>();
+    const perItem = this.host.meter.measure(items, tools).perItem;
+    let count = 0;
+    let tokens = 0;
+    items.forEach((it, i) => {
+      if (!ids.has(it.id) || it.pinned) return;
+      count++;
+      tokens += perItem[i];
+    });
+    const present = items.filter((it) => ids.has(it.id)).length;
+    return {
+      targetTokens: thresholds(this.host.budget).targetTokens,
+      tokensAfter: this.measure(),
+      anchored: anchoredBreakdown(items, this.host.meter, tools, this.host.keepRecentSteps),
+      edited: { count, tokens },
+      editedKept: this.continuePlan().editedKept,
+      resummarised: 0,
+      summarisedBefore: ids.size - present,
+      handLines: 0,
+    };
+  }
+
+  /** `before` completed with what the run did: `outcome`'s tokens, the edited summaries it replaced, the hand lines it carried. */
+  private continueFactsAfter(
+    before: ContinueFacts,
+    outcome: CompactOutcome,
+    editedBefore: ReadonlySet<string>,
+  ): ContinueFacts {
+    if (outcome.checkpoints.length === 0) return { ...before, tokensAfter: outcome.tokensAfter };
+    const now = new Set(this.host.items().map((it) => it.id));
+    const resummarised = [...editedBefore].filter((id) => !now.has(id)).length;
+    const hand = outcome.checkpoints
+      .flatMap((c) => c.inserted)
+      .filter((it) => it.kind === 'summary' && now.has(it.id))
+      .flatMap((it) => handSectionLines(typeof it.message.content === 'string' ? it.message.content : ''));
+    return {
+      ...before,
+      tokensAfter: outcome.tokensAfter,
+      resummarised,
+      handLines: hand.length ? this.host.meter.countText(hand.join('\n')) : 0,
+    };
   }
 
   /** The context a run of `trigger` plans over (see {@link autoItems}, {@link continueItems}). */
@@ -435,6 +493,11 @@ export class Compactions {
     // summary), rather than stopping at the collapse tier as soon as the target is reached. A
     // recording continued in a new task is compacted to the target instead (CONTINUE_PLAN).
     const trigger = request.trigger ?? 'manual';
+    const facts = trigger === 'continue' && !request.preview ? this.continueFactsBefore() : undefined;
+    const ids = this.host.editedSummaryIds?.();
+    const editedBefore = new Set(this.host.items().flatMap((it) => (ids?.has(it.id) && !it.pinned ? [it.id] : [])));
+    const withFacts = (outcome: CompactOutcome): CompactOutcome =>
+      facts ? { ...outcome, continued: this.continueFactsAfter(facts, outcome, editedBefore) } : outcome;
     const asked = {
       focus: request.focus,
       preview: request.preview,
@@ -445,8 +508,8 @@ export class Compactions {
     // The new task must start within the input budget: when the target's plan leaves it over (a
     // large summary the planner keeps), everything eligible is summarised, as Compact does.
     const inputBudget = thresholds(this.host.budget).inputBudget;
-    if (trigger !== 'continue' || request.preview || this.measure() <= inputBudget) return outcome;
-    if (outcome.status.kind !== 'applied' && outcome.status.kind !== 'nothing-eligible') return outcome;
+    if (trigger !== 'continue' || request.preview || this.measure() <= inputBudget) return withFacts(outcome);
+    if (outcome.status.kind !== 'applied' && outcome.status.kind !== 'nothing-eligible') return withFacts(outcome);
     // One run for the user: the deeper pass's steps are stamped with the first pass's time, so the
     // history shows one entry and its restore undoes both passes (a clip of the first one included).
     const runTime = outcome.checkpoints[0]?.time;
@@ -455,11 +518,11 @@ export class Compactions {
       { ...MANUAL_PLAN, ...asked, items: this.host.items(), runTime },
       signal,
     );
-    return {
+    return withFacts({
       ...deeper,
       tokensBefore: outcome.tokensBefore,
       checkpoints: [...outcome.checkpoints, ...deeper.checkpoints],
-    };
+    });
   }
 
   /**

@@ -7,6 +7,7 @@ import type { CompactionResult, CompactionStatus, ModelFailure } from '../../com
 import { describeCompaction } from '../../compaction/outcome-text';
 import { isQuietStatus } from '../../compaction/outcome';
 import type { CheckpointRecord, CompactionPreview } from '../records';
+import type { ContinueFacts } from './continue-facts';
 
 /** Outcomes that only the service has. */
 export type ServiceCompactionStatus =
@@ -107,6 +108,8 @@ export interface CompactOutcome {
   preview?: CompactionPreview;
   /** True when the request waited for a streaming step to end before running. */
   queued?: boolean;
+  /** A Continue in a New Task run (trigger `continue`): what it did, to say why from (see `continue-facts.ts`). */
+  continued?: ContinueFacts;
 }
 
 /** The model failure behind `status` (a summarizer's failed call), or undefined for any other outcome. */

@@ -13,7 +13,8 @@ import { formatDateTime } from '../../format/display';
 import { leavePreview } from './preview-guard';
 import type { CheckpointRecord } from '../../service/records';
 import { notify } from '../notify';
-import { editsNotCarriedNotice, editsNotInContext } from '../notices';
+import { continueNotice, editsNotInContext } from '../notices';
+import { recordingFacts, type ContinueFacts } from '../../service/compaction/continue-facts';
 
 /** Handlers by command id; registered (with error reporting) by `registerCommands`. */
 export function sessionCommands(
@@ -162,16 +163,34 @@ export function sessionCommands(
         },
       );
       void vscode.window.showInformationMessage(`ContextKeeper: ${describeOutcome(outcome.status)}`);
-      warnOfEditsNotCarried(service);
+      if (outcome.continued) tellContinued(service, outcome.continued);
     },
   };
 }
 
 /**
- * Warns when a summary the user edited by hand in the recording is not in the continued session's
- * context as written: the compaction that fitted it to the window keeps such summaries as written
- * unless they would fill the compaction target, and then reads them again like any earlier summary. Names where the
- * edits are kept.
+ * Says why the compaction that fitted the continued session summarised again a summary the user
+ * edited by hand, or landed above its target, from what the run measured ({@link continueNotice});
+ * Open Checkpoint opens the first edited checkpoint no longer in the context, where the edits are kept.
+ */
+function tellContinued(
+  service: { getCheckpoints(): CheckpointRecord[]; getTranscript(): { context: readonly { id: string }[] } },
+  facts: ContinueFacts,
+): void {
+  const notice = continueNotice(facts);
+  if (!notice) return;
+  const ids = new Set(service.getTranscript().context.map((item) => item.id));
+  const dropped = editsNotInContext(service.getCheckpoints(), ids);
+  const actions = notice.openCheckpoint && dropped.length ? ['Open Checkpoint'] : [];
+  void notify(notice.level, notice.text, actions).then((choice) => {
+    if (choice === 'Open Checkpoint') void vscode.commands.executeCommand(Commands.openCheckpoint, dropped[0]);
+  });
+}
+
+/**
+ * Continued with no compaction (the recording fits): a summary edited by hand that is not in the
+ * context as written was summarised again by a later compaction in the recording, before it was
+ * continued; said so, with where the edits are kept.
  */
 function warnOfEditsNotCarried(service: {
   getCheckpoints(): CheckpointRecord[];
@@ -180,7 +199,9 @@ function warnOfEditsNotCarried(service: {
   const ids = new Set(service.getTranscript().context.map((item) => item.id));
   const dropped = editsNotInContext(service.getCheckpoints(), ids);
   if (dropped.length === 0) return;
-  void notify('warning', editsNotCarriedNotice(dropped.length), ['Open Checkpoint']).then((choice) => {
+  const notice = continueNotice(recordingFacts(dropped.length));
+  if (!notice) return;
+  void notify(notice.level, notice.text, ['Open Checkpoint']).then((choice) => {
     if (choice) void vscode.commands.executeCommand(Commands.openCheckpoint, dropped[0]);
   });
 }
