@@ -27,7 +27,7 @@ import { LastBudgetMemory } from '../views/sidebar/last-budget';
 import { createServiceFactory, sessionsDir } from './service-factory';
 import { listSavedSessions } from '../service/session/saved-sessions';
 import { configureHttpWorker } from './http-worker';
-import { checkpointLookup } from '../views/documents/checkpoint-lookup';
+import { checkpointLookup, checkpointRunLookup } from '../views/documents/checkpoint-lookup';
 import { errorMessage } from '../format/error-message';
 import { setDisplayLocale } from '../format/display';
 
@@ -77,6 +77,7 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
     new CheckpointDocumentProvider(
       checkpointLookup(controller, sessionsDir(context)),
       () => controller.current?.sessionId,
+      checkpointRunLookup(controller, sessionsDir(context)),
     ),
   );
   // Set when opening the stored session failed: the status bar stops saying it is loading.
@@ -93,8 +94,16 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
 
   const agentRegistrations = registerAgentSessions(log, readOnly, context.extensionUri);
   const agents = agentRegistrations.find((d): d is AgentSessionsView => d instanceof AgentSessionsView);
-  /** When a task of ours last ran (ms): the watched agent takes the status bar only when active after it. */
-  let lastOwnActivity = 0;
+  /**
+   * When a task of ours last ran or the sidebar was given another session to show (ms): the watched
+   * agent takes the status bar only when active after it, so the status bar shows the session the
+   * sidebar shows until the agent works again. A window that opens on a session of this workspace (a
+   * reload) counts from its opening: activity of the agent from before it does not take the status
+   * bar from the session the sidebar shows.
+   */
+  let lastOwnActivity = controller.storedSessionId !== undefined ? Date.now() : 0;
+  /** The session the sidebar shows (or will show once opened), to tell when it shows another. */
+  let shownSession = controller.storedSessionId;
 
   // One coalesced redraw: status bar, context keys, then the sidebar (a delta, or a snapshot after a switch).
   let snapshotDue = false;
@@ -106,6 +115,10 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
       const loading = !service && controller.storedSessionId !== undefined && !openFailed;
       if (service?.sessionId) lastBudget.remember(service.sessionId, budget);
       if (state !== 'idle') lastOwnActivity = Date.now();
+      if (service?.sessionId !== undefined && service.sessionId !== shownSession) {
+        shownSession = service.sessionId;
+        lastOwnActivity = Date.now();
+      }
       // While no task of ours runs, the status bar follows the watched agent when it was active since.
       const agentGauge =
         state === 'idle' && agents && agents.lastActivity >= lastOwnActivity ? agents.gaugeView() : undefined;

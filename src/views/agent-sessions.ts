@@ -40,7 +40,7 @@ export class AgentSessionsView
   private readonly _onDidUpdateGauge = new vscode.EventEmitter<void>();
   /** Fires when the followed session's gauge changed, or another (or no) session is followed. */
   readonly onDidUpdateGauge = this._onDidUpdateGauge.event;
-  /** Time (ms) the followed session last changed, as seen here: its file's mtime at the first read. */
+  /** Time (ms) the followed session last changed, as seen here: its file's mtime at the first read, then when a read found new lines. */
   private followedActivity = 0;
   /** The followed file and compaction count already warned about (one notification per context). */
   private warned: string | undefined;
@@ -193,7 +193,10 @@ export class AgentSessionsView
         const first = state.gauge === undefined;
         state.gauge = u.gauge;
         state.error = undefined;
-        this.followedActivity = first ? mtimeOf(file) : Date.now();
+        // Only a change of the file is the agent's activity: the same lines counted again (exact
+        // counts once the tokenizer has loaded) are not, or a reload would hand the agent the status bar.
+        if (first) this.followedActivity = mtimeOf(file);
+        else if (u.changed) this.followedActivity = Date.now();
         if (u.gauge.checkpoints > before)
           this._onDidChange.fire(this.compactionUri(u.gauge.checkpoints - 1, 'summary'));
         this.warnBeforeAgentCompacts(file, u.gauge);

@@ -126,7 +126,7 @@ export class StatusBarMeter implements vscode.Disposable {
         view.compactsAt
           ? `${view.agent} compacts at about ${formatTokensFull(view.compactsAt.tokens)} (${view.compactsAt.source}): ${formatTokensFull(view.compactsAt.toGo)} to go.`
           : `Where ${view.agent} compacts is not recorded.`,
-        `Session: ${view.session}. ContextKeeper's own session shows here again while one of its tasks runs.`,
+        `Session: ${view.session}. ContextKeeper's own session shows here again while one of its tasks runs, or once the sidebar shows another of its sessions.`,
       ].join('\n\n'),
     );
     this.item.accessibilityInformation = {

@@ -12,7 +12,9 @@ import { text } from '../../src/demo/modelserver/replies';
 import {
   CHECKPOINT_SCHEME,
   CheckpointDocumentProvider,
+  checkpointTitle,
   checkpointUri,
+  compareTitle,
   parseCheckpointUri,
   renderCheckpoint,
   renderItems,
@@ -27,7 +29,10 @@ import {
   layOutCompare,
 } from '../../src/views/documents/compare-layout';
 import { serviceFixture, StubSummarizer, type ServiceFixture } from '../service/fixtures';
-import { host, resetVscodeFake, window, workspace, type Uri } from '../support/vscode-fake';
+import { host, resetVscodeFake, Uri, window, workspace } from '../support/vscode-fake';
+import { checkpointRunLookup } from '../../src/views/documents/checkpoint-lookup';
+import { formatClock } from '../../src/format/display';
+import { formatTokens } from '../../src/format/tokens';
 import type { CheckpointRecord } from '../../src/service/records';
 import { describeOutcome } from '../../src/service/compaction/outcome';
 
@@ -147,24 +152,148 @@ test('a checkpoint not in the session says so instead of failing', () => {
   assert.equal(parseCheckpointUri(checkpointUri('a/b', 'summary', 'x'))?.id, 'a/b');
 });
 
-test('show opens the record in an editor titled by time, trigger and tokens; showDiff opens replaced ↔ summary', async () => {
+test('show opens the record in an editor titled "Checkpoint", time, trigger and tokens; showDiff opens replaced ↔ summary', async () => {
   await provider.show(checkpoint.id);
   const editor = window.visibleTextEditors[0];
   assert.equal(editor.document.uri.scheme, CHECKPOINT_SCHEME);
-  assert.match(
-    editor.document.uri.path,
-    new RegExp(`/checkpoint/\\d{1,2}:\\d\\d(\\s[AP]M)? manual [\\d.]+k → [\\d.]+k\\.md$`),
+  // The file name ends in .md (Markdown mode); the tab shows the label the editor was opened with.
+  assert.equal(editor.document.uri.path, `/${checkpoint.id}/checkpoint.md`);
+  const open = host.executed.find((e) => e.id === 'vscode.open')!;
+  const title = `Checkpoint ${formatClock(checkpoint.time)} · manual · ${formatTokens(checkpoint.tokensBefore)} → ${formatTokens(checkpoint.tokensAfter)}`;
+  assert.equal(
+    new URLSearchParams(editor.document.uri.query).get('title'),
+    title,
+    'a tab whose checkpoint is gone can name it',
   );
+  assert.equal(open.args[2], title);
+  const tab = window.tabGroups.activeTabGroup.activeTab!;
+  assert.equal(tab.label, title);
+  assert.doesNotMatch(tab.label, /\.md$/, 'the tab names no file extension');
   assert.equal(editor.document.getText(), render(checkpoint.id, 'checkpoint'));
   await provider.showDiff(checkpoint.id);
   const diff = host.executed.find((e) => e.id === 'vscode.diff')!;
-  const [left, right, title] = diff.args as [Uri, Uri, string];
+  const [left, right, diffTitle] = diff.args as [Uri, Uri, string];
   assert.deepEqual(parseCheckpointUri(left), { id: checkpoint.id, part: 'replaced' });
   assert.deepEqual(parseCheckpointUri(right), { id: checkpoint.id, part: 'summary' });
-  assert.match(title, /^Checkpoint .* manual .*: replaced ↔ summary$/);
+  assert.equal(diffTitle, `${title}: replaced ↔ summary`);
   const options = diff.args[3] as { selection?: { start: { line: number; character: number } } };
   const start = options.selection?.start;
   assert.deepEqual([start?.line, start?.character], [0, 0], 'the diff opens at the top');
+});
+
+/** A token figure as tabs show it. */
+const k = formatTokens;
+
+/** Three steps of one Continue run (committed together: same trigger and time), and a later manual run. */
+function continueRun(): CheckpointRecord[] {
+  const time = '2026-03-04T23:09:00.000Z';
+  return [
+    { ...checkpoint, id: 'cp-a', trigger: 'continue', time, tokensBefore: 120_000, tokensAfter: 80_000 },
+    { ...checkpoint, id: 'cp-b', trigger: 'continue', time, tokensBefore: 80_000, tokensAfter: 45_000 },
+    { ...checkpoint, id: 'cp-c', trigger: 'continue', time, tokensBefore: 45_000, tokensAfter: 30_500 },
+    {
+      ...checkpoint,
+      id: 'cp-d',
+      trigger: 'manual',
+      time: '2026-03-04T23:40:00.000Z',
+      tokensBefore: 31_000,
+      tokensAfter: 9_000,
+    },
+  ];
+}
+
+test("a step of a compaction run is titled with the run's figures (before its first step, after its last) and its place", () => {
+  const list = continueRun();
+  const runOf = checkpointRunLookup({ current: { sessionId: 's1', getCheckpoints: () => list } }, '/nowhere');
+  assert.deepEqual(
+    runOf('cp-b').map((c) => c.id),
+    ['cp-a', 'cp-b', 'cp-c'],
+  );
+  assert.deepEqual(
+    runOf('cp-d', 's1').map((c) => c.id),
+    ['cp-d'],
+  );
+  assert.deepEqual(runOf('cp-gone'), []);
+  const clock = formatClock(list[0].time);
+  assert.equal(
+    checkpointTitle(list[0], runOf('cp-a')),
+    `Checkpoint ${clock} · continue · ${k(120_000)} → ${k(30_500)} · step 1 of 3`,
+  );
+  assert.equal(
+    checkpointTitle(list[1], runOf('cp-b')),
+    `Checkpoint ${clock} · continue · ${k(120_000)} → ${k(30_500)} · step 2 of 3`,
+  );
+  assert.equal(
+    compareTitle('cp-c', list[2], runOf('cp-c')),
+    `Checkpoint ${clock} · continue · ${k(120_000)} → ${k(30_500)} · step 3 of 3: replaced ↔ summary`,
+  );
+  // A run of one: its own figures, no step.
+  assert.equal(
+    checkpointTitle(list[3], runOf('cp-d')),
+    `Checkpoint ${formatClock(list[3].time)} · manual · ${k(31_000)} → ${k(9_000)}`,
+  );
+  assert.equal(checkpointTitle(list[3]), checkpointTitle(list[3], runOf('cp-d')));
+  // Its last step restored: the run leaves what its last step in force left.
+  const restored = list.map((c) => (c.id === 'cp-c' ? { ...c, restored: true } : c));
+  assert.equal(
+    checkpointTitle(restored[0], restored.slice(0, 3)),
+    `Checkpoint ${clock} · continue · ${k(120_000)} → ${k(45_000)} · step 1 of 3`,
+  );
+  assert.equal(
+    compareTitle('cp-x'),
+    'Checkpoint cp-x: replaced ↔ summary',
+    'a checkpoint not found is named by its id',
+  );
+});
+
+test("show and showDiff title a run's step with the run's figures", async () => {
+  const list = continueRun();
+  const shown = { current: { sessionId: 's1', getCheckpoints: () => list } };
+  const runProvider = new CheckpointDocumentProvider(
+    (id) => list.find((c) => c.id === id),
+    () => 's1',
+    checkpointRunLookup(shown, '/nowhere'),
+  );
+  try {
+    await runProvider.show('cp-a');
+    const clock = formatClock(list[0].time);
+    assert.equal(
+      window.tabGroups.activeTabGroup.activeTab!.label,
+      `Checkpoint ${clock} · continue · ${k(120_000)} → ${k(30_500)} · step 1 of 3`,
+    );
+    await runProvider.showDiff('cp-c');
+    assert.equal(
+      window.tabGroups.activeTabGroup.activeTab!.label,
+      `Checkpoint ${clock} · continue · ${k(120_000)} → ${k(30_500)} · step 3 of 3: replaced ↔ summary`,
+    );
+    assert.deepEqual(parseCheckpointUri(window.visibleTextEditors[0].document.uri), {
+      id: 'cp-a',
+      part: 'checkpoint',
+      sessionId: 's1',
+    });
+  } finally {
+    runProvider.dispose();
+  }
+});
+
+test('checkpoint URIs of earlier versions, with the title as file name, still name their checkpoint', () => {
+  const old = Uri.from({
+    scheme: CHECKPOINT_SCHEME,
+    path: '/cp-3/checkpoint/14.02 auto 11.9k → 3.8k.md',
+    query: 'session=s1',
+  });
+  assert.deepEqual(parseCheckpointUri(old), { id: 'cp-3', part: 'checkpoint', sessionId: 's1' });
+  assert.match(
+    provider.provideTextDocumentContent(old),
+    /the record of checkpoint cp-3 \(“14\.02 auto 11\.9k → 3\.8k”\)/,
+  );
+  const titled = checkpointUri('cp-3', 'checkpoint', 'Checkpoint 2:02 PM · auto · 12k → 3.8k', 's1');
+  assert.deepEqual(parseCheckpointUri(titled), { id: 'cp-3', part: 'checkpoint', sessionId: 's1' });
+  assert.match(
+    provider.provideTextDocumentContent(titled),
+    /the record of checkpoint cp-3 \(“Checkpoint 2:02 PM · auto · 12k → 3\.8k”\)/,
+  );
+  assert.deepEqual(parseCheckpointUri(checkpointUri('cp-3', 'summary')), { id: 'cp-3', part: 'summary' });
 });
 
 test('refresh re-renders the documents that are open, and forgets closed ones', async () => {

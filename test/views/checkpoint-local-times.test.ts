@@ -42,7 +42,7 @@ test('the checkpoint document gives the applied and restored times in local time
 });
 
 test('the tab title gives local time, trigger and tokens, in the same clock format as the sidebar', () => {
-  assert.equal(checkpointTitle(record), `${formatClock(record.time)} manual 12k → 3.8k`);
+  assert.equal(checkpointTitle(record), `Checkpoint ${formatClock(record.time)} · manual · 12k → 3.8k`);
   assert.equal(formatWhen(record.time, new Date(record.time)), formatClock(record.time), 'the sidebar today');
 });
 

@@ -8,7 +8,7 @@
 import '../support/vscode-fake/register';
 import { afterEach, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
@@ -20,7 +20,7 @@ import { agentGaugeView, type AgentGaugeMessage } from '../../src/webview/shared
 import type { WatchedGauge } from '../../src/watch/live';
 import { activate, deactivate } from '../../src/extension';
 import { commands, EventEmitter, host, resetVscodeFake, Uri } from '../support/vscode-fake';
-import { fakeExtensionContext } from '../support/vscode-fake/context';
+import { fakeExtensionContext, FakeMemento } from '../support/vscode-fake/context';
 import { FakeLogChannel, type FakeStatusBarItem } from '../support/vscode-fake/window-parts';
 import { ClaudeLines } from './fixtures';
 import { until } from '../support/until';
@@ -160,8 +160,59 @@ test('the status bar follows the watched agent while no ContextKeeper task runs'
     assert.match(item.accessibilityInformation?.label ?? '', /^ContextKeeper: Claude Code, watched: 60 percent/);
     assert.match(
       (item.tooltip as vscode.MarkdownString).value,
-      /ContextKeeper's own session shows here again while one of its tasks runs/,
+      /ContextKeeper's own session shows here again while one of its tasks runs, or once the sidebar shows another of its sessions/,
     );
+  } finally {
+    for (const s of context.subscriptions) s.dispose();
+    deactivate();
+  }
+});
+
+test('after a window reload the status bar shows the session the sidebar shows, until the watched agent is active again', async () => {
+  const c = new ClaudeLines();
+  const file = session([c.user('Start'), c.assistantText('Working.', 120_000)]);
+  // The agent was last active before the window (re)opened.
+  const before = new Date(Date.now() - 60_000);
+  utimesSync(file, before, before);
+  const storage = mkdtempSync(path.join(base, 'storage-'));
+  const workspaceState = new FakeMemento();
+  // The first window: a recording imported, so the sidebar shows it.
+  let context = fakeExtensionContext(storage, workspaceState);
+  let api = activate(context);
+  const first = host.live('status-bar-item')[0].target as FakeStatusBarItem;
+  // No session of ours yet: the watched agent has the status bar.
+  await until(() => first.text.includes('Claude Code'), 'the status bar on the watched agent');
+  await commands.executeCommand(
+    'contextKeeper.importTranscript',
+    Uri.file(path.resolve(__dirname, '../../../samples/demo-session.json')),
+  );
+  await until(() => api.getViewState().readOnly, 'the imported recording shown');
+  await until(() => api.getViewState().budget.used > 0, 'the recording measured');
+  const shown = `${api.getViewState().budget.used} of ${api.getViewState().budget.inputBudget} tokens`;
+  // The sidebar given another session to show: the status bar follows it.
+  await until(() => (first.accessibilityInformation?.label ?? '').includes(shown), 'the status bar on the import');
+  for (const s of context.subscriptions) s.dispose();
+  deactivate();
+  // Reload: the same workspace state and storage.
+  resetVscodeFake();
+  host.workspaceFolders = [{ uri: Uri.file(path.join(base, 'ws')), name: 'ws', index: 0 }];
+  context = fakeExtensionContext(storage, workspaceState);
+  api = activate(context);
+  try {
+    const item = host.live('status-bar-item')[0].target as FakeStatusBarItem;
+    const tree = host.live('tree').find((r) => r.id === AgentSessionsView.viewId)!.target as AgentSessionsView;
+    await until(() => tree.followedGauge !== undefined, "the watched agent's gauge read");
+    await until(() => api.getViewState().readOnly && api.getViewState().budget.used > 0, 'the recording open again');
+    const budget = api.getViewState().budget;
+    const own = `${budget.used} of ${budget.inputBudget} tokens`;
+    await until(
+      () => (item.accessibilityInformation?.label ?? '').includes(own),
+      'the status bar on the shown session',
+    );
+    assert.doesNotMatch(item.text, /Claude Code/, `the status bar shows the agent: ${item.text}`);
+    // The agent active again after the reload takes the status bar, as before.
+    appendFileSync(file, [c.user('More'), c.assistantText('Still working.', 130_000)].join('\n') + '\n');
+    await until(() => item.text.includes('Claude Code'), 'the status bar following the agent once active', 5_000);
   } finally {
     for (const s of context.subscriptions) s.dispose();
     deactivate();

@@ -17,7 +17,7 @@ import { describeCoverage } from '../../compaction/summary/coverage';
 import { escapeHeadings, nestSummary } from './summary-markdown';
 import type { CheckpointRecord } from '../../service/records';
 import { formatTokens, formatTokensFull } from '../../format/tokens';
-import { formatClock, formatDateTime } from '../../format/display';
+import { formatClock, formatDateTime, formatInteger } from '../../format/display';
 import { scorecardDetails } from '../../compaction/retention/scorecard';
 import { textWithPlaceholders } from '../../compaction/content-text';
 import { userTextSpeaker } from '../../compaction/harness-text';
@@ -37,21 +37,44 @@ export const CHECKPOINT_SCHEME = 'contextkeeper-checkpoint';
 export type CheckpointPart = 'checkpoint' | 'replaced' | 'summary';
 
 /**
- * The URI of one part of a checkpoint. With `title`, the file name is that title (what the editor tab
- * shows), e.g. `/cp-3/checkpoint/14.02 auto 11.9k → 3.8k.md`. With `sessionId`, the query names the
- * session the checkpoint belongs to (`?session=<id>`), so the document shows it whatever session is
- * shown later.
+ * The URI of one part of a checkpoint: `/<id>/<part>.md` (the ending sets the Markdown language mode),
+ * with `session=<id>` in the query when `sessionId` names the session the checkpoint belongs to (so
+ * the document shows it whatever session is shown later), and `title=<title>` when given, so a tab
+ * whose checkpoint is gone can still say which one it showed. The tab shows the label the document
+ * is opened with (see {@link checkpointTitle}), never the file name. Earlier versions put the title in
+ * the file name (`/cp-3/checkpoint/14.02 auto 11.9k → 3.8k.md`); {@link parseCheckpointUri} reads both.
  */
 export function checkpointUri(id: string, part: CheckpointPart, title?: string, sessionId?: string): vscode.Uri {
-  const name = title ? `${part}/${title.replace(/[/\\]/g, '-')}` : part;
-  const query = sessionId ? `session=${encodeURIComponent(sessionId)}` : '';
-  return vscode.Uri.from({ scheme: CHECKPOINT_SCHEME, path: `/${encodeURIComponent(id)}/${name}.md`, query });
+  const query = [
+    ...(sessionId ? [`session=${encodeURIComponent(sessionId)}`] : []),
+    ...(title ? [`title=${encodeURIComponent(title)}`] : []),
+  ].join('&');
+  return vscode.Uri.from({ scheme: CHECKPOINT_SCHEME, path: `/${encodeURIComponent(id)}/${part}.md`, query });
 }
 
-/** A tab title for a checkpoint: local time, trigger and tokens ("14:02 auto 12k → 3.8k", in the display locale). */
-export function checkpointTitle(checkpoint: CheckpointRecord): string {
-  const time = formatClock(checkpoint.time);
-  return `${time} ${checkpoint.trigger} ${formatTokens(checkpoint.tokensBefore)} → ${formatTokens(checkpoint.tokensAfter)}`;
+/**
+ * The tab title of a checkpoint document: "Checkpoint", local time, trigger and tokens, e.g.
+ * "Checkpoint 14:02 · auto · 12k → 3.8k" (time and figures in the display locale). `run` holds the
+ * checkpoints of the compaction run that wrote `checkpoint`, oldest first (see `runStepIds`): the
+ * figures are the run's, as the sidebar's row shows them (tokens before its first step, after its last
+ * step in force), and a step of a run of several is named ("· step 2 of 3"). Without `run`, or with
+ * `checkpoint` alone in it, the checkpoint's own figures.
+ */
+export function checkpointTitle(checkpoint: CheckpointRecord, run: readonly CheckpointRecord[] = [checkpoint]): string {
+  const steps = run.some((c) => c.id === checkpoint.id) ? run : [checkpoint];
+  // After the run: what its last step in force left (every step restored: the last step's figure).
+  const inForce = steps.filter((c) => !c.restored);
+  const last = (inForce.length ? inForce : steps).at(-1) ?? checkpoint;
+  const time = formatClock(steps[0].time);
+  const figures = `${formatTokens(steps[0].tokensBefore)} → ${formatTokens(last.tokensAfter)}`;
+  const at = steps.findIndex((c) => c.id === checkpoint.id);
+  const step = steps.length > 1 ? ` · step ${at + 1} of ${steps.length}` : '';
+  return `Checkpoint ${time} · ${checkpoint.trigger} · ${figures}${step}`;
+}
+
+/** The tab title of a checkpoint's compare: its {@link checkpointTitle} (or its id), then "replaced ↔ summary". */
+export function compareTitle(id: string, checkpoint?: CheckpointRecord, run?: readonly CheckpointRecord[]): string {
+  return `${checkpoint ? checkpointTitle(checkpoint, run) : `Checkpoint ${id}`}: replaced ↔ summary`;
 }
 
 /** Parses a checkpoint URI (`sessionId` undefined when the URI names none); undefined when it is not one. */
@@ -75,7 +98,7 @@ export { COMPARE_MESSAGE_CHARS } from './compare-layout';
  * where each message is read whole.
  */
 export function largeCompareNotice(lines: number): string {
-  return `ContextKeeper: this compare opens side by side, without a diff. At ${lines.toLocaleString('en-US')} lines it is over the ${COMPARE_DIFF_MAX_LINES.toLocaleString('en-US')} that VS Code's diff editor computes within its time limit; the replaced messages are on the left, the summary on the right, and the transcript in the ContextKeeper sidebar shows each replaced message whole.`;
+  return `ContextKeeper: this compare opens side by side, without a diff. At ${formatInteger(lines)} lines it is over the ${formatInteger(COMPARE_DIFF_MAX_LINES)} that VS Code's diff editor computes within its time limit; the replaced messages are on the left, the summary on the right, and the transcript in the ContextKeeper sidebar shows each replaced message whole.`;
 }
 
 /**
@@ -280,7 +303,10 @@ export function missingCheckpointText(uri: vscode.Uri): string {
   const parsed = parseCheckpointUri(uri);
   if (!parsed)
     return `# Not a checkpoint\n\n${uri.toString()} names no ContextKeeper checkpoint. The ContextKeeper sidebar lists the checkpoints of the shown session.\n`;
-  const title = /\/(?:checkpoint|replaced|summary)\/([^/]+)\.md$/.exec(uri.path)?.[1];
+  const titled = /(?:^|&)title=([^&]+)/.exec(uri.query)?.[1];
+  const title = titled
+    ? decodeURIComponent(titled)
+    : /\/(?:checkpoint|replaced|summary)\/([^/]+)\.md$/.exec(uri.path)?.[1];
   const what = `${PART_NAMES[parsed.part]} ${parsed.id}${title ? ` (“${title}”)` : ''}`;
   const where = parsed.sessionId
     ? ` of session ${parsed.sessionId}, which no longer holds it: the session or the checkpoint was deleted`
@@ -293,6 +319,12 @@ export function missingCheckpointText(uri: vscode.Uri): string {
  * session is shown or not.
  */
 export type CheckpointLookup = (id: string, sessionId?: string) => CheckpointRecord | undefined;
+
+/**
+ * The checkpoints of the compaction run that wrote checkpoint `id` in session `sessionId` (the shown
+ * session when undefined), oldest first, `id` among them; empty when the checkpoint is not found.
+ */
+export type CheckpointRunLookup = (id: string, sessionId?: string) => CheckpointRecord[];
 
 /**
  * Serves checkpoint documents, each from the session it belongs to (named in its URI), both as a
@@ -314,10 +346,18 @@ export class CheckpointDocumentProvider
   /** Compares already laid out, by checkpoint record (a record's items never change; see {@link compareOf}). */
   private readonly compares = new WeakMap<CheckpointRecord, CompareDocuments>();
 
-  /** `currentSession` names the shown session, written into the URIs `show` and `showDiff` open. */
+  /**
+   * `currentSession` names the shown session, written into the URIs `show` and `showDiff` open;
+   * `runOf` gives the run a checkpoint belongs to, for the tab titles (each checkpoint a run of its
+   * own when not given).
+   */
   constructor(
     private readonly lookup: CheckpointLookup,
     private readonly currentSession: () => string | undefined = () => undefined,
+    private readonly runOf: CheckpointRunLookup = (id, sessionId) => {
+      const found = lookup(id, sessionId);
+      return found ? [found] : [];
+    },
   ) {
     // Forget closed documents, so refresh() renders only what is on screen.
     this.store.add(vscode.workspace.onDidCloseTextDocument((doc) => this.open.delete(doc.uri.toString())));
@@ -408,14 +448,20 @@ export class CheckpointDocumentProvider
     throw vscode.FileSystemError.NoPermissions(uri);
   }
 
-  /** Opens the checkpoint record. */
+  /**
+   * Opens the checkpoint record, titled by {@link checkpointTitle}. The title is the editor's label
+   * (kept with the tab across a window reload), not the file name, so it carries no `.md`.
+   */
   async show(id: string): Promise<void> {
     const session = this.currentSession();
     const record = this.lookup(id, session);
-    const document = await vscode.workspace.openTextDocument(
-      checkpointUri(id, 'checkpoint', record && checkpointTitle(record), session),
+    const title = record ? checkpointTitle(record, this.runOf(id, session)) : `Checkpoint ${id}`;
+    await vscode.commands.executeCommand(
+      'vscode.open',
+      checkpointUri(id, 'checkpoint', record && title, session),
+      { preview: true },
+      title,
     );
-    await vscode.window.showTextDocument(document, { preview: true });
   }
 
   /**
@@ -435,12 +481,11 @@ export class CheckpointDocumentProvider
       void notify('info', largeCompareNotice(lines));
       return;
     }
-    const title = `Checkpoint ${record ? checkpointTitle(record) : id}: replaced ↔ summary`;
     await vscode.commands.executeCommand(
       'vscode.diff',
       checkpointUri(id, 'replaced', undefined, session),
       checkpointUri(id, 'summary', undefined, session),
-      title,
+      compareTitle(id, record, record && this.runOf(id, session)),
       // A selection keeps the editor at line 1 (shared by both sides, see compare-layout.ts), every
       // time it opens; without one it scrolls to the first change.
       { preview: true, selection: new vscode.Range(0, 0, 0, 0) },

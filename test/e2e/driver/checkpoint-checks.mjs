@@ -2,6 +2,7 @@
 // checkpoint document and its diff, restoring the checkpoint (with the confirmation) and undoing
 // the restore from the palette and from the sidebar.
 import { COMPACTED_TOAST } from './sidebar.mjs';
+import { CHECKPOINT_TAB, expectCheckpointTitle } from './document-checks.mjs';
 
 export async function checkpointChecks({ check, expect, wb, sidebar, page, log }) {
   let compacted;
@@ -32,12 +33,12 @@ export async function checkpointChecks({ check, expect, wb, sidebar, page, log }
   await check('open checkpoint document', async () => {
     expect(compacted, 'needs a checkpoint');
     await sidebar.frame.locator('[data-test="checkpoint"] [data-test="open-checkpoint"]').first().click();
-    // The tab is titled by local time (the sidebar's clock format), trigger and tokens ("2:02 PM manual 5.1k → 2.0k.md").
-    const tab = page
-      .locator('.tabs-container .tab', { hasText: /\d{1,2}:\d\d(\s?[AP]M)? (auto|manual) [\d.]+k? → [\d.]+k?/ })
-      .first();
+    // The tab says what it shows: "Checkpoint", local time (the sidebar's clock format), trigger and
+    // tokens ("Checkpoint 2:02 PM · manual · 5.1k → 2.0k"), no file extension.
+    const tab = page.locator('.tabs-container .tab', { hasText: CHECKPOINT_TAB }).first();
     await tab.waitFor({ timeout: 15_000 });
     const title = await tab.innerText();
+    expectCheckpointTitle(expect, title, 'the checkpoint tab');
     await page.locator('.editor-instance .view-lines', { hasText: 'Checkpoint' }).first().waitFor({ timeout: 15_000 });
     await wb.screenshot('07-checkpoint-document');
     await sidebar.frame.locator('[data-test="checkpoint"] [data-test="diff-checkpoint"]').first().click();

@@ -45,7 +45,16 @@ export async function keptDuringTaskChecks({ check, expect, wb, sidebar, page, u
       await frame.locator('[data-test="state"]', { hasText: 'idle' }).waitFor({ timeout: 30_000 });
       updateSettings({ 'contextKeeper.contextWindow': 8000 });
       // The sidebar redraws on the change: the dividers are opened after it, not during it.
-      await sidebar.waitBudget((b) => b.text.includes('8.0k window'), 'gauge did not follow contextWindow = 8000');
+      // The session is opened anew with the setting: until it is, the sidebar shows no message (0 tokens).
+      await sidebar.waitBudget(
+        (b) => b.text.includes('8.0k window') && b.used > 0,
+        'gauge did not follow contextWindow = 8000',
+        60_000,
+      );
+      await frame
+        .locator('[data-test="compaction-divider"][data-trigger="auto"]')
+        .nth(before)
+        .waitFor({ timeout: 30_000 });
       // The newest automatic compaction whose summary has the requests section (a collapse-only one has none).
       let text = '';
       const count = await autos.count();

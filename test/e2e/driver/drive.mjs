@@ -32,7 +32,7 @@ import { watchChecks } from './watch-checks.mjs';
 import { recallCheck } from './recall-checks.mjs';
 import { openWalkthrough, setupChecks, walkthroughChecks } from './setup-checks.mjs';
 import { checkpointChecks } from './checkpoint-checks.mjs';
-import { compareScrollChecks, reloadChecks } from './document-checks.mjs';
+import { compareScrollChecks, reloadChecks, warmUp } from './document-checks.mjs';
 import { compactEnabledCheck, retryCheck } from './state-checks.mjs';
 import { keybindingChecks, approvalNoticeCheck, ollamaModelToastCheck } from './notice-checks.mjs';
 import { checkpointKeyboardChecks, sessionSelectChecks, transcriptKeyboardChecks } from './keyboard-checks.mjs';
@@ -118,9 +118,10 @@ try {
   }
   if (only === 'documents') {
     // Checkpoint documents alone (CK_E2E_ONLY=documents): an imported recording, compacted without a
-    // model, its compare opened twice, then both tabs across Reload Window.
-    await wb.activityItem('ContextKeeper').click();
+    // model, its compare opened twice, then both tabs across Reload Window. The workbench is waited
+    // for as the whole run waits before its first palette use (its views loaded, the palette ours).
     await check('import and compact a recording for the document checks', async () => {
+      await warmUp(ctx);
       await wb.runCommand('ContextKeeper: Import Transcript');
       await wb.answerFileDialog(env('TRANSCRIPT'));
       await wb.waitToast('imported', 60_000);
@@ -334,6 +335,8 @@ try {
   });
 
   let imported;
+  /** The imported recording's session (shown again for the reload check at the end). */
+  let importedSession;
   await importChecks(ctx);
   await check('switch to the imported session', async () => {
     const select = sidebar.frame.locator('[data-test="session-select"]');
@@ -344,6 +347,7 @@ try {
     // A Compact focus typed for this session is not offered for the other one.
     await sidebar.frame.locator('[data-test="compact-focus"]').fill('the parser fix');
     await select.selectOption(value);
+    importedSession = { id: value, file: path.basename(env('TRANSCRIPT')) };
     await sidebar.frame.locator('[data-test="read-only"]').waitFor({ timeout: 30_000 });
     // The session shown before may be another import (read-only too): wait for this one's source line.
     await sidebar.frame
@@ -433,6 +437,10 @@ try {
     await page.locator('.part.panel .view-lines', { hasText: '[info]' }).first().waitFor({ timeout: 15_000 });
     await wb.screenshot('13-log');
   });
+
+  // Last, since the reload restarts the workbench: the imported recording compacted above shown again
+  // (the watched agent was active after it), its checkpoint and compare kept across Reload Window.
+  if (importedSession) await reloadChecks(ctx, importedSession);
 } catch (error) {
   if (!(error instanceof Abort)) {
     results.push({ name: 'driver', ok: false, error: error?.message ?? String(error) });

@@ -116,23 +116,22 @@ export class Workbench {
     return this.page.locator('.quick-input-widget .quick-input-box input');
   }
 
-  /** Opens the command palette with `text` typed, retrying while contributions are still arriving. */
+  /**
+   * Opens the command palette with `text` typed, retrying while contributions are still arriving and
+   * while the workbench takes focus from it (the palette closes on focus loss, mostly while the
+   * workbench and its views are still starting: `fill` then waits on a box that is gone).
+   */
   async palette(text, expectRow, { attempts = 6 } = {}) {
     for (let attempt = 1; attempt <= attempts; attempt++) {
-      await this.closeQuickInput();
-      await this.page.keyboard.press('F1');
       try {
-        await this.quickInputBox.waitFor({ state: 'visible', timeout: 5_000 });
-      } catch {
-        // Focus inside a webview (the sidebar just shown) keeps F1 from the workbench: focus the editor area.
-        await this.page
-          .locator('.monaco-workbench .part.editor')
-          .first()
-          .click({ position: { x: 5, y: 5 } });
-        await this.page.keyboard.press('F1');
-        await this.quickInputBox.waitFor({ state: 'visible', timeout: 15_000 });
+        await this.openPaletteBox();
+        await this.quickInputBox.fill(`>${text}`, { timeout: 5_000 });
+      } catch (error) {
+        if (attempt === attempts) throw error;
+        this.log(`palette: not open for "${text}" (attempt ${attempt}): ${error.message.split('\n')[0]}`);
+        await this.page.waitForTimeout(1_000);
+        continue;
       }
-      await this.quickInputBox.fill(`>${text}`);
       if (!expectRow) return;
       const row = this.paletteRow(expectRow);
       try {
@@ -144,6 +143,23 @@ export class Workbench {
       }
     }
     throw new Error(`command "${expectRow}" never appeared in the palette`);
+  }
+
+  /** Opens the palette's input box (F1), from the editor area when a webview holds the focus. */
+  async openPaletteBox() {
+    await this.closeQuickInput();
+    await this.page.keyboard.press('F1');
+    try {
+      await this.quickInputBox.waitFor({ state: 'visible', timeout: 5_000 });
+    } catch {
+      // Focus inside a webview (the sidebar just shown) keeps F1 from the workbench: focus the editor area.
+      await this.page
+        .locator('.monaco-workbench .part.editor')
+        .first()
+        .click({ position: { x: 5, y: 5 } });
+      await this.page.keyboard.press('F1');
+      await this.quickInputBox.waitFor({ state: 'visible', timeout: 15_000 });
+    }
   }
 
   paletteRow(label) {

@@ -29,6 +29,8 @@ export const commands = {
     host.executed.push({ id: command, args: rest });
     if (command === 'setContext') host.contextKeys.set(rest[0] as string, rest[1]);
     if (command === 'vscode.diff') tabGroups.openDiff(rest[0] as vscode.Uri, rest[1] as vscode.Uri, rest[2] as string);
+    // vscode.open(uri, options, label): the document in an editor whose tab shows the label.
+    if (command === 'vscode.open') await showInEditor(rest[0] as vscode.Uri, rest[2] as string | undefined);
     return undefined as T;
   },
   async getCommands(): Promise<string[]> {
@@ -42,6 +44,15 @@ function messageFn(severity: 'information' | 'warning' | 'error') {
 }
 
 const visibleTextEditors: vscode.TextEditor[] = [];
+
+/** Opens `document` in an editor; its tab shows `label` (as `vscode.open` gives one) or the file name. */
+async function showInEditor(document: vscode.TextDocument | vscode.Uri, label?: string): Promise<vscode.TextEditor> {
+  const doc = 'getText' in document ? document : await workspace.openTextDocument(document);
+  tabGroups.openText(doc.uri, label);
+  const editor = { document: doc } as vscode.TextEditor;
+  visibleTextEditors.splice(0, visibleTextEditors.length, editor);
+  return editor;
+}
 
 /** `window`: notifications, prompts, progress, status bar, output channels, views and tabs. */
 export const window = {
@@ -116,17 +127,14 @@ export const window = {
     };
     return tree as vscode.TreeView<T>;
   },
-  async showTextDocument(
+  showTextDocument(
     document: vscode.TextDocument | vscode.Uri,
     options?: vscode.TextDocumentShowOptions | vscode.ViewColumn,
   ): Promise<vscode.TextEditor> {
-    const doc = 'getText' in document ? document : await workspace.openTextDocument(document);
     const shown = typeof options === 'number' ? { viewColumn: options } : options;
-    host.shownDocuments.push({ uri: doc.uri, viewColumn: shown?.viewColumn, preview: shown?.preview });
-    tabGroups.openText(doc.uri);
-    const editor = { document: doc } as vscode.TextEditor;
-    visibleTextEditors.splice(0, visibleTextEditors.length, editor);
-    return editor;
+    const uri = 'getText' in document ? document.uri : document;
+    host.shownDocuments.push({ uri, viewColumn: shown?.viewColumn, preview: shown?.preview });
+    return showInEditor(document);
   },
   get visibleTextEditors(): readonly vscode.TextEditor[] {
     return visibleTextEditors;

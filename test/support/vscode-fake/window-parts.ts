@@ -163,9 +163,9 @@ export const tabGroups = {
   openDiff(original: vscode.Uri, modified: vscode.Uri, title: string): void {
     this.activate({ label: title, input: new TabInputTextDiff(original, modified), group, isActive: true });
   },
-  openText(uri: vscode.Uri): void {
+  openText(uri: vscode.Uri, label?: string): void {
     this.activate({
-      label: uri.path.split('/').pop() ?? uri.path,
+      label: label ?? uri.path.split('/').pop() ?? uri.path,
       input: new TabInputText(uri),
       group,
       isActive: true,
