@@ -259,6 +259,12 @@ export interface RetentionScorecard {
    * names by id; absent when the span made none.
    */
   commits?: { total: number; named: number };
+  /**
+   * Programs (and Python modules) the span's commands found missing or found with a version or path,
+   * the environment an agent runs in (`retention/environment.ts`), and how many the text names.
+   * Absent on a card of a span with none, and on cards saved before it was counted.
+   */
+  environment?: { total: number; named: number };
   /** What was left out, by name: at most 8 of each kind (`SCORECARD_NAMES`), in span order. */
   missing: {
     /** Requests not kept whole, each cut to 80 characters, prefixed `shortened: ` or `left out: `. */
@@ -277,6 +283,8 @@ export interface RetentionScorecard {
     earlier?: string[];
     /** Ids of the span's commits the text does not name. */
     commits?: string[];
+    /** Programs of {@link RetentionScorecard.environment} the text does not name. */
+    environment?: string[];
   };
 }
 

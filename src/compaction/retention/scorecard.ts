@@ -14,6 +14,7 @@ import { holdsSecretValue, maskSecretValues, maskValues, sameMasking, spanSecret
 import { maskSecrets } from '../secrets';
 import { spanFiles } from './files';
 import { spanCommits } from './commits';
+import { spanEnvironment } from './environment';
 import { collapsedRecordWords, typedRequests, type TypedRequest } from './requests';
 import { leftWhenTurnEnded } from '../earlier-turn';
 import { earlierHeld, isLeftOutLine } from './earlier';
@@ -131,7 +132,18 @@ export function retentionScorecard(
     : own;
   const names = codeNames(entries, 0, n, calls).filter((name) => !holdsSecretValue(name, secrets));
   const commits = spanCommits(entries, calls, 0, n);
-  if (typed.size + files.modified.size + read.length + errors.length + names.length + held.size + commits.length === 0)
+  const environment = spanEnvironment(calls);
+  if (
+    typed.size +
+      files.modified.size +
+      read.length +
+      errors.length +
+      names.length +
+      held.size +
+      commits.length +
+      environment.length ===
+    0
+  )
     return undefined;
 
   const text = expandRoots(writtenText(checkpoint.inserted));
@@ -191,8 +203,28 @@ export function retentionScorecard(
     identifiers: { total: names.length, kept },
     ...(held.size ? { earlier: { total: held.size, kept: heldKept, ...commitIds(held) } } : {}),
     ...commitsPart(commits, present, missing),
+    ...environmentPart(environment, text, missing, pushBounded),
     missing,
   };
+}
+
+/**
+ * The card's environment part: how many of the span's `subjects` (`environment.ts`) `text` names,
+ * the others added to `missing.environment` by `push`; nothing when the span has none.
+ */
+function environmentPart(
+  subjects: readonly string[],
+  text: string,
+  missing: RetentionScorecard['missing'],
+  push: (list: string[], name: string) => void,
+): Pick<RetentionScorecard, 'environment'> {
+  if (subjects.length === 0) return {};
+  let named = 0;
+  for (const subject of subjects) {
+    if (containsAtWordBounds(text, subject)) named++;
+    else push((missing.environment ??= []), subject);
+  }
+  return { environment: { total: subjects.length, named } };
 }
 
 /**
@@ -514,6 +546,7 @@ export function mergeScorecards(cards: ReadonlyArray<RetentionScorecard | undefi
     present.flatMap((c) => pick(c) ?? []).slice(0, SCORECARD_NAMES);
   const withEarlier = present.filter((c) => c.earlier !== undefined);
   const withCommits = present.filter((c) => c.commits !== undefined);
+  const withEnvironment = present.filter((c) => c.environment !== undefined);
   const earlierCommits = withEarlier.reduce((n, c) => n + (c.earlier!.commits ?? 0), 0);
   return {
     requests: sum((c) => c.requests),
@@ -542,6 +575,14 @@ export function mergeScorecards(cards: ReadonlyArray<RetentionScorecard | undefi
           },
         }
       : {}),
+    ...(withEnvironment.length
+      ? {
+          environment: {
+            total: withEnvironment.reduce((n, c) => n + c.environment!.total, 0),
+            named: withEnvironment.reduce((n, c) => n + c.environment!.named, 0),
+          },
+        }
+      : {}),
     missing: {
       requests: names((c) => c.missing.requests),
       filesChanged: names((c) => c.missing.filesChanged),
@@ -554,6 +595,7 @@ export function mergeScorecards(cards: ReadonlyArray<RetentionScorecard | undefi
       neverFailed: names((c) => c.missing.neverFailed),
       earlier: names((c) => c.missing.earlier),
       ...(withCommits.length ? { commits: names((c) => c.missing.commits) } : {}),
+      ...(withEnvironment.length ? { environment: names((c) => c.missing.environment) } : {}),
     },
   };
 }
@@ -622,6 +664,7 @@ export function scorecardLine(c: RetentionScorecard): string {
     );
   if (c.identifiers.total) parts.push(`identifiers ${c.identifiers.kept}/${c.identifiers.total}`);
   if (c.commits?.total) parts.push(`commits ${c.commits.named}/${c.commits.total} named`);
+  if (c.environment?.total) parts.push(`environment ${c.environment.named}/${c.environment.total} named`);
   if (c.earlier?.total)
     parts.push(`earlier summaries' ${earlierWhat(c.earlier)} ${c.earlier.kept}/${c.earlier.total} named`);
   const kept = parts.length ? `kept: ${parts.join(', ')}` : '';
@@ -653,6 +696,8 @@ export function scorecardDetails(c: RetentionScorecard, code: (name: string) => 
   if (c.neverFailedShownFailing) out.push(`Commands that never failed shown as failing: ${c.neverFailedShownFailing}`);
   out.push(`Identifiers: ${c.identifiers.kept} of ${c.identifiers.total} kept`);
   if (c.commits?.total) out.push(`Commits made: ${c.commits.named} of ${c.commits.total} named`);
+  if (c.environment?.total)
+    out.push(`Environment (programs found missing or found): ${c.environment.named} of ${c.environment.total} named`);
   if (c.earlier?.total) {
     const what = earlierWhat(c.earlier);
     out.push(
@@ -679,6 +724,8 @@ export function scorecardLeftOut(c: RetentionScorecard, code: (name: string) => 
   // Files and commits first: what the agent needs to go on working, and what a reader checks first.
   list('Files changed not named', c.missing.filesChanged, c.filesChanged.total - c.filesChanged.named);
   if (c.commits) list('Commits not named', c.missing.commits ?? [], c.commits.total - c.commits.named);
+  if (c.environment)
+    list('Environment not named', c.missing.environment ?? [], c.environment.total - c.environment.named);
   if (c.earlier)
     list(
       `Earlier summaries' ${earlierWhat(c.earlier)} not named`,
