@@ -571,12 +571,15 @@ export class ExtractiveSummarizer implements Summarizer {
   async summarize(request: SummaryRequest): Promise<SummaryResult> {
     if (request.signal?.aborted) throw new SummarizerError('compaction cancelled', 'aborted');
     const after = request.context ? request.context.items.slice(request.context.end) : [];
+    // The notes stop trimming as soon as they fit: the room beyond the target length is taken only
+    // by lines that would otherwise be left out (less the identifiers' reserve, which stays theirs).
+    const reserve = request.identifierReserveTokens ?? 0;
     const text = this.notes(
       request.items,
-      request.approximateSummaryTokens,
+      Math.max(request.approximateSummaryTokens, (request.roomTokens ?? 0) - reserve),
       request.focus,
       after,
-      request.identifierReserveTokens,
+      reserve,
     );
     return { text, model: 'extractive', usage: { calls: 0, promptTokens: 0, completionTokens: 0 } };
   }

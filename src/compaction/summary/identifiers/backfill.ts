@@ -18,6 +18,7 @@ import {
   type PartIdentifiers,
 } from './identifier-parts';
 import { expandRoots, rootsIn, shortPath } from '../ledger/path-root';
+import { expandFolderLines } from '../ledger/file-names';
 import { MessageMemo, messageMemosKept } from '../../message-memo';
 import { FileUse, productOrFile } from './file-use';
 import { WindowIndex } from '../../window-hashes';
@@ -565,7 +566,8 @@ export function backfillIdentifiers(
     if (!RELATIVE_PATH.test(id)) return false;
     // A relative path the summary names in full, from a named folder or with the other separator
     // (`src/lib/db.ts` for `$A\src\lib\db.ts`), is named already.
-    full ??= expandRoots(roots, summary).replace(/\\/g, '/');
+    // A files line naming files by folder (`- in $A/src/: edited a.ts`) names each file's full path.
+    full ??= expandFolderLines(expandRoots(roots, summary)).replace(/\\/g, '/');
     return endsAPathIn(full, id.replace(/^\.[\\/]/, '').replace(/\\/g, '/'));
   };
   let budget = maxChars;
