@@ -34,6 +34,25 @@ export function describeImportCount(c: ImportCount): string {
   return `${messages} (${c.recorded} recorded + ${c.placeholders} placeholder result${c.placeholders === 1 ? '' : 's'})`;
 }
 
+/** Longest import notice, in characters: about the width of one line of a VS Code toast. */
+export const IMPORT_NOTICE_MAX_CHARS = 70;
+
+/**
+ * The import's notification: the stored message count first (what a cut toast still shows), then the
+ * format and the number of warnings. `details` is true when there is more to read (placeholder results
+ * added, warnings): the log holds it, offered by a "Show Details" button. Never longer than
+ * {@link IMPORT_NOTICE_MAX_CHARS} for fewer than a million messages and a thousand warnings
+ * (format names are a dozen characters at most).
+ */
+export function importNotice(c: ImportCount, format: string, warnings: number): { text: string; details: boolean } {
+  const messages = `${c.stored} message${c.stored === 1 ? '' : 's'}`;
+  const warned = warnings ? `, ${warnings} warning${warnings === 1 ? '' : 's'}` : '';
+  return {
+    text: `ContextKeeper: ${messages} imported (${format})${warned}.`,
+    details: c.placeholders > 0 || warnings > 0,
+  };
+}
+
 /**
  * The prompt tokens of an imported recording as imported, once ContextKeeper's own compaction has
  * changed its context: the `tokensBefore` of the first ContextKeeper checkpoint (the recording's own

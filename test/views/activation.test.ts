@@ -112,7 +112,7 @@ test('a session open before a reload shows its last known level while it loads, 
     'contextKeeper.importTranscript',
     Uri.file(path.join(root, 'samples/demo-session.json')),
   );
-  assert.match(host.messages.at(-1)?.message ?? '', /imported 46 messages/);
+  assert.match(host.messages.at(-1)?.message ?? '', /46 messages imported/);
   await until(() => /[1-9]\d*%/.test(statusItem().text), 'the imported session on the status bar', 30_000);
   const shown = statusItem().text;
   shutDown(first);

@@ -13,7 +13,7 @@ import type * as vscode from 'vscode';
 import { activate } from '../../src/extension';
 import { importTranscriptTextSync } from '../../src/transcripts';
 import { importedEntries } from '../../src/service/session/transfer';
-import { describeImportCount, importCount } from '../../src/views/import-count';
+import { describeImportCount, IMPORT_NOTICE_MAX_CHARS, importCount, importNotice } from '../../src/views/import-count';
 import { commands, host, resetVscodeFake, Uri } from '../support/vscode-fake';
 import { fakeExtensionContext } from '../support/vscode-fake/context';
 
@@ -57,10 +57,26 @@ test('importCount counts what the service stores: recorded messages plus placeho
   assert.equal(describeImportCount({ stored: 1, recorded: 1, placeholders: 0 }), '1 message');
 });
 
-test('the import notice gives the stored count and the difference', async () => {
+test('the import notice gives the stored count first, short, and the difference in the log behind Show Details', async () => {
   await commands.executeCommand('contextKeeper.importTranscript', Uri.file(path.join(storage, 'chat.json')));
-  assert.match(
-    host.messages.at(-1)?.message ?? '',
-    /^ContextKeeper: imported 6 messages \(5 recorded \+ 1 placeholder result\) \(openai-chat\)\.$/,
-  );
+  const shown = host.messages.at(-1);
+  // The unanswered call's placeholder is an import warning too: the log says which call it answers.
+  assert.equal(shown?.message, 'ContextKeeper: 6 messages imported (openai-chat), 1 warning.');
+  assert.deepEqual(shown?.items, ['Show Details'], 'the breakdown is one click away');
+});
+
+test('the import notice fits a toast line with its figure first, also for a long recording with warnings', () => {
+  const big = { stored: 999_999, recorded: 999_000, placeholders: 999 };
+  const notice = importNotice(big, 'openai-chat', 999);
+  assert.ok(notice.text.length <= IMPORT_NOTICE_MAX_CHARS, `${notice.text.length} chars: ${notice.text}`);
+  // A toast cut at 57 characters (as seen in VS Code) still gives the figure whole.
+  assert.ok(notice.text.slice(0, 56).startsWith('ContextKeeper: 999999 messages imported'), notice.text);
+  assert.equal(notice.details, true);
+  const cline = importNotice({ stored: 674, recorded: 666, placeholders: 8 }, 'cline', 0);
+  assert.equal(cline.text, 'ContextKeeper: 674 messages imported (cline).');
+  assert.equal(cline.details, true, 'the placeholders are told in the log');
+  assert.deepEqual(importNotice({ stored: 1, recorded: 1, placeholders: 0 }, 'cline', 0), {
+    text: 'ContextKeeper: 1 message imported (cline).',
+    details: false,
+  });
 });

@@ -58,11 +58,8 @@ test('a message without a role: the error names the file, line and field', async
 test('a block of unknown type read as text: a warning in the log, counted in the notice', async () => {
   await commands.executeCommand('contextKeeper.importTranscript', Uri.file(path.join(storage, 'misspelt.json')));
   const shown = host.messages.at(-1);
-  assert.match(
-    shown?.message ?? '',
-    /^ContextKeeper: imported 3 messages \(openai-chat\); 1 import warning in the log\.$/,
-  );
-  assert.deepEqual(shown?.items, ['Show Log']);
+  assert.match(shown?.message ?? '', /^ContextKeeper: 3 messages imported \(openai-chat\), 1 warning\.$/);
+  assert.deepEqual(shown?.items, ['Show Details'], 'the warnings are in the log it opens');
   assert.ok(
     logLines().includes(
       '[warn] Import misspelt.json: misspelt.json: message 1: content[0].type: content block of unknown type "txet"; its text is read as text',

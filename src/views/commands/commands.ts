@@ -29,6 +29,8 @@ const FIX_LABELS: Record<ModelErrorFix, string> = {
   openSettings: 'Open Settings',
   showLog: 'Show Log',
 };
+/** The button of a short notice whose whole story is in the log. */
+const SHOW_DETAILS = 'Show Details';
 import { reviewPreview } from '../documents/preview-review';
 import { editedPreviewTexts } from '../preview-edits';
 import type { ReadOnlyDocuments } from '../documents/read-only-documents';
@@ -41,7 +43,7 @@ import { sessionCommands } from './session-commands';
 import { leavePreview } from './preview-guard';
 import { firstLine } from '../sidebar/transcript-items';
 import { latestReportedPrompt } from '../../transcripts/reported';
-import { describeImportCount, importCount } from '../import-count';
+import { describeImportCount, importCount, importNotice } from '../import-count';
 import { refuseWithoutEndpoint } from './task-setup';
 import { recordingLabel, recordingSource } from '../session-list';
 import { plural } from '../../format/tokens';
@@ -555,18 +557,14 @@ class CommandHandlers {
     const warnings = result.warnings ?? [];
     for (const warning of warnings) this.deps.log.warn(`Import ${fileName}: ${warning}`);
     await this.deps.sidebar.reveal();
-    const warned = warnings.length;
-    if (!warned) {
-      void notify('info', `ContextKeeper: imported ${count} (${result.format}).`);
+    // The toast gives the count first and stays short; the breakdown and the warnings are in the log.
+    const notice = importNotice(counted, result.format, warnings.length);
+    if (!notice.details) {
+      void notify('info', notice.text);
       return;
     }
-    void notify(
-      'info',
-      `ContextKeeper: imported ${count} (${result.format}); ${plural(warned, 'import warning', 'import warnings')} in the log.`,
-      [FIX_LABELS.showLog],
-      this.deps.log,
-    ).then((choice) => {
-      if (choice === FIX_LABELS.showLog) this.deps.log.show();
+    void notify('info', notice.text, [SHOW_DETAILS], this.deps.log).then((choice) => {
+      if (choice === SHOW_DETAILS) this.deps.log.show();
     });
   }
 
