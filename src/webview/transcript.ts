@@ -17,6 +17,7 @@ import type {
 import type { Store } from './shared/view-store.js';
 import { EDITED_BY_HAND, heldLabel, pinLabel, pinOffered } from './shared/item-labels.js';
 import { localTime } from './format.js';
+import { foldTitle, lineLook } from './shared/line-look.js';
 import { formatTokens } from '../format/tokens.js';
 import { formatInteger } from '../format/display.js';
 import { compactionHeadline } from './shared/compaction-headline.js';
@@ -77,6 +78,25 @@ function body(ui: Ui, item: TranscriptItemView): TemplateResult {
   const full = ui.store.fullTexts.get(item.id);
   switch (item.kind) {
     case 'user':
+      if (lineLook(item).folded) {
+        const opened = ui.open.has(item.id);
+        return html`<details
+          class="harness-text"
+          data-test="harness-text"
+          .open=${opened}
+          @toggle=${(e: Event) => ui.toggle(item.id, (e.currentTarget as HTMLDetailsElement).open)}
+        >
+          <summary tabindex="-1">${foldTitle(item.text)}</summary>
+          ${
+            opened
+              ? html`<div class="text">${full ?? item.text}</div>
+                  ${moreButton(ui, item)}`
+              : nothing
+          }
+        </details>`;
+      }
+      return html`<div class="text">${full ?? item.text}</div>
+        ${moreButton(ui, item)}`;
     case 'assistant':
       return html`<div class="text">${full ?? item.text}</div>
         ${moreButton(ui, item)}`;
@@ -105,29 +125,17 @@ function body(ui: Ui, item: TranscriptItemView): TemplateResult {
   }
 }
 
-const ICONS: Record<TranscriptItemView['kind'], string> = {
-  user: 'account',
-  assistant: 'hubot',
-  'tool-call': 'tools',
-  'tool-result': 'output',
-};
-
 function line(ui: Ui, item: TranscriptItemView, readOnly: boolean): TemplateResult {
-  const running = item.kind === 'tool-call' && item.running;
-  const streaming = item.kind === 'assistant' && item.streaming;
   const interrupted = item.kind === 'assistant' && item.interrupted === true;
-  const classes = [
-    'turn',
-    item.kind === 'tool-result' ? `result ${item.ok ? 'ok' : 'failed'}` : item.kind,
-    streaming ? 'streaming' : '',
-    item.compactedBy ? 'compacted' : '',
-    item.pinned ? 'pinned' : '',
-  ].join(' ');
-  return html`<li class=${classes} data-id=${item.id} data-row=${item.id} tabindex="-1" data-test="item">
-    <span
-      class="codicon codicon-${running ? 'loading codicon-modifier-spin' : ICONS[item.kind]}"
-      aria-hidden="true"
-    ></span>
+  const look = lineLook(item);
+  return html`<li
+    class=${['turn', ...look.classes].join(' ')}
+    data-id=${item.id}
+    data-row=${item.id}
+    tabindex="-1"
+    data-test="item"
+  >
+    <span class="codicon codicon-${look.icon}" aria-hidden="true"></span>
     <span class="sr-only"
       >${item.kind === 'user' && item.speaker ? item.speaker : SPEAKER[item.kind]}${interrupted ? ' (interrupted)' : ''}${item.compactedBy ? ` (${heldLabel(item.compactedAs).text} by a compaction)` : ''}${item.pinned ? ' (pinned)' : ''}:</span
     >
