@@ -54,9 +54,18 @@ for (const format of ['claude-code', 'codex', 'aider'] as const) {
       /characters of this request left out|left out here to fit the budget/,
       'the requests do not all fit whole at this size',
     );
-    const lists = [...summary.matchAll(IDENTIFIER_LINE)].flatMap((m) => m[1].split('\n').filter(Boolean));
-    for (const line of lists) assert.match(line, /^- … \d+ more identifiers? not listed$/, summary);
+    const blocks = [...summary.matchAll(IDENTIFIER_LINE)];
+    const lists = blocks.flatMap((m) => m[1].split('\n').filter(Boolean));
+    for (const line of lists)
+      assert.match(
+        line,
+        /^- … \d+ (?:more identifiers? not listed|identifiers? of the replaced messages not listed: no room left in this summary)$/,
+        summary,
+      );
     if (lists.length) assert.equal(lists.length, 1, 'one line counts what the lists left out');
+    // A count standing alone is not put under one source's heading, as if that list were empty.
+    for (const [block] of blocks)
+      if (/^- … \d+ identifiers? of the replaced/m.test(block)) assert.match(block, /^## Identifiers\n/, summary);
     // The latest request is whole, in the summary or kept after it.
     const latest = 'now make the header sticky on every section page and keep the footer where it is';
     assert.ok(

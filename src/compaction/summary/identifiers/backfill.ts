@@ -535,6 +535,14 @@ export function identifiersLeftOutLine(left: number): string {
   return `- … ${left} more identifier${left === 1 ? '' : 's'} not listed`;
 }
 
+/** The heading over {@link noneListedLine} when no identifier line fits. */
+export const NONE_LISTED_HEADING = '## Identifiers';
+
+/** The line that stands alone when the room left holds no identifier line: how many were left out. */
+export function noneListedLine(left: number): string {
+  return `- … ${left} identifier${left === 1 ? '' : 's'} of the replaced messages not listed: no room left in this summary`;
+}
+
 /**
  * Appends identifiers of `items` missing from `summary`, at most `maxChars` characters in all
  * (about 4 characters make a token) and `maxLines` lines ({@link MAX_IDENTIFIER_LINES} unless
@@ -542,8 +550,8 @@ export function identifiersLeftOutLine(left: number): string {
  * is not missing. `moved` maps old paths to where the files live now; `sources`, the span's
  * identifiers as read by an earlier back-fill of the same `items` (read afresh when not given).
  * `countLeftOut`: those `maxChars` leaves no room for are counted on that last line too (the lists
- * were shrunk for text that comes first, the typed requests); with no room for any, the first
- * heading stands with that line alone. Returns the new text and the identifiers added. Never throws.
+ * were shrunk for text that comes first, the typed requests); with no room for any,
+ * {@link NONE_LISTED_HEADING} stands with {@link noneListedLine} alone. Returns the new text and the identifiers added. Never throws.
  */
 export function backfillIdentifiers(
   summary: string,
@@ -635,8 +643,10 @@ export function backfillIdentifiers(
     }
     if (lines.length) blocks.push(`${heading}\n${lines.join('\n')}`);
   }
+  // No room for any: one plain line says so, under no source's heading (a heading of its own over
+  // a count alone read as an empty list).
   if (blocks.length === 0 && countLeftOut && leftOut > 0)
-    blocks.push(`${BACKFILL_HEADINGS.conversation}\n${identifiersLeftOutLine(leftOut)}`);
+    blocks.push(`${NONE_LISTED_HEADING}\n${noneListedLine(leftOut)}`);
   else if (blocks.length === 0) return { text: summary, added };
   else if (leftOut > 0) blocks[blocks.length - 1] += `\n${identifiersLeftOutLine(leftOut)}`;
   return { text: `${summary.trimEnd()}\n\n${blocks.join('\n\n')}`, added };
