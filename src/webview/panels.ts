@@ -27,6 +27,7 @@ import {
   recordedPromptNote,
   windowOriginNote,
   type GaugeGeometry,
+  triggerLevel,
 } from './shared/gauge-geometry.js';
 import type { Ui } from './transcript.js';
 import { plural } from '../format/tokens.js';
@@ -213,7 +214,7 @@ export function gauge(budget: BudgetView, agent?: AgentGaugeView, own?: OwnGauge
         class="mark mark-at"
         data-test="gauge-mark-at"
         data-css=${cssProps({ left: markLeft(g.at, 2) })}
-        title="Compacts at ${budget.compactAt} tokens (${Math.round(budget.compactAtFraction * 100)}%)"
+        title="Compacts at ${budget.compactAt} tokens: ${triggerLevel(budget.compactAt, budget.compactAtFraction, budget.inputBudget, budget.window)}"
       ></div>
       ${
         agent && !budget.compactTo
@@ -259,7 +260,13 @@ function overBudgetWarning(budget: BudgetView, g: GaugeGeometry, own: OwnGauge |
 /** The legend of ContextKeeper's own marks: where it compacts, down to what, the reply reserve. */
 function ownMarks(budget: BudgetView, g: GaugeGeometry): TemplateResult {
   return html`<div class="gauge-marks">
-    <span class="key-at" aria-hidden="true"></span> compact at ${formatTokens(budget.compactAt)}
+    <span class="key-at" aria-hidden="true"></span>
+    <span
+      data-test="gauge-trigger"
+      title=${triggerLevel(budget.compactAt, budget.compactAtFraction, budget.inputBudget, budget.window)}
+      >compact at
+      ${formatTokens(budget.compactAt)}${budget.inputBudget < budget.window ? ` (${Math.round((budget.compactAt / budget.window) * 100)}% of the window)` : ''}</span
+    >
     <span class="key-to" aria-hidden="true"></span> down to
     ${formatTokens(budget.compactTo)}${budget.autoCompact ? '' : ' (auto off)'} · ${formatTokens(budget.reserved)}
     reserved for reply${g.windowEnd ? html` <span class="key-window" aria-hidden="true"></span> window ends` : nothing}

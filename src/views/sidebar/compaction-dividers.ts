@@ -132,6 +132,7 @@ export function placeCompactions(
         // The trigger is named only where it can have fired: automatic compaction on and no other cause.
         thresholdTokens: byTrigger ? budget?.compactAt.tokens : undefined,
         thresholdFraction: byTrigger ? budget?.compactAt.fraction : undefined,
+        ...(byTrigger && budget ? { thresholdBase: { inputBudget: budget.inputBudget, window: budget.window } } : {}),
         ...(checkpoint.cause ? { cause: checkpoint.cause } : {}),
         tokensBefore: checkpoint.tokensBefore,
         tokensAfter: checkpoint.tokensAfter,

@@ -4,6 +4,18 @@
  */
 import type { CompactionView } from './protocol';
 import { formatTokens, plural } from '../../format/tokens';
+import { triggerLevel } from './gauge-geometry';
+
+/**
+ * " (80% of the 123.9k prompt budget (…), 77% of the window)" when the base is known, " (80% of
+ * budget)" with the fraction alone, '' without it.
+ */
+function thresholdLevel(c: CompactionView): string {
+  if (c.thresholdFraction === undefined || c.thresholdTokens === undefined) return '';
+  if (!c.thresholdBase) return ` (${Math.round(c.thresholdFraction * 100)}% of budget)`;
+  const { inputBudget, window } = c.thresholdBase;
+  return ` (${triggerLevel(c.thresholdTokens, c.thresholdFraction, inputBudget, window)})`;
+}
 
 /**
  * E.g. "Compacted automatically: the context passed the 11.2k-token trigger (80% of budget) and
@@ -15,7 +27,7 @@ export function compactionHeadline(c: CompactionView): string {
   const opening =
     c.trigger === 'auto'
       ? c.thresholdTokens !== undefined
-        ? `Compacted automatically: the context passed the ${formatTokens(c.thresholdTokens)}-token trigger${c.thresholdFraction !== undefined ? ` (${Math.round(c.thresholdFraction * 100)}% of budget)` : ''} and ${change}`
+        ? `Compacted automatically: the context passed the ${formatTokens(c.thresholdTokens)}-token trigger${thresholdLevel(c)} and ${change}`
         : c.cause
           ? `Compacted automatically because ${c.cause}: the context ${change}`
           : `Compacted automatically: the context ${change}`

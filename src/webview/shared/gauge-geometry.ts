@@ -148,3 +148,18 @@ export function overBudgetAdvice(
     restoreRunId: run.id,
   };
 }
+
+/**
+ * Where the compaction trigger stands, said against both scales the user sees: the setting's fraction
+ * applies to the prompt budget (the window less the tokens reserved for the reply), while the bar is
+ * drawn to the whole window, so an 80% trigger sits at 77% of a 128k window with 4,096 reserved, and
+ * compactions there are read as early. E.g. "80% of the 124k prompt budget (the 128k window less
+ * 4.1k reserved for the reply), 77% of the window"; "80% of the window" when nothing is reserved.
+ * All sizes in tokens; `fraction` of the prompt budget (the `compactAt` setting).
+ */
+export function triggerLevel(tokens: number, fraction: number, inputBudget: number, window: number): string {
+  const setting = `${Math.round(fraction * 100)}%`;
+  if (inputBudget >= window || window <= 0) return `${setting} of the window`;
+  const ofWindow = `${Math.round((tokens / window) * 100)}%`;
+  return `${setting} of the ${formatTokens(inputBudget)} prompt budget (the ${formatTokens(window)} window less ${formatTokens(window - inputBudget)} reserved for the reply), ${ofWindow} of the window`;
+}

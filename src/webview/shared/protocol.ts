@@ -138,6 +138,11 @@ export interface CompactionView {
    */
   thresholdTokens?: number;
   thresholdFraction?: number;
+  /**
+   * With `thresholdTokens`: the prompt budget the fraction applies to and the window the gauge is
+   * drawn to, in tokens, so the headline says where the trigger stands on both.
+   */
+  thresholdBase?: { inputBudget: number; window: number };
   /** Why it ran when neither the trigger nor the user asked (the provider refused an oversized request). */
   cause?: string;
   tokensBefore: number;
