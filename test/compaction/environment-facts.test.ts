@@ -12,6 +12,7 @@ import { sectionOf, WRITERS, type Step } from '../support/recordings';
 import { quarterCounter } from '../support/generate';
 import { ExtractiveSummarizer } from '../../src/compaction/summary/extractive';
 import { importTranscriptTextSync } from '../../src/transcripts';
+import { keepMessageMemos } from '../../src/compaction/message-memo';
 import { itemsFromEntries } from '../../src/compaction/context';
 import type { ContextItem } from '../../src/compaction/types';
 
@@ -188,4 +189,33 @@ test('a successful run of a program listed as missing removes it; a program is l
   // A failed run of it says nothing of whether it is installed now.
   assert.deepEqual(environmentLines([], lines, [run('mvn test', false)]), lines);
   assert.deepEqual(environmentLines([], lines, [run('mvn -q test', true)]), []);
+});
+
+test('a grown span reads the programs of its commands kept from the span before: the same lines as a reading that keeps nothing', () => {
+  const run = (command: string, ok: boolean, env?: ReturnType<typeof environmentFacts>) => ({
+    kind: 'command',
+    command,
+    ok,
+    ...(env ? { env } : {}),
+  });
+  const span = [
+    run('which mvn', true, environmentFacts('which mvn', 'mvn not found', true)),
+    run('which gradle', true, environmentFacts('which gradle', 'gradle not found', true)),
+    run('ls src && cat pom.xml | head', true),
+  ];
+  const fresh = (actions: typeof span) => {
+    keepMessageMemos(false);
+    try {
+      return environmentLines(actions);
+    } finally {
+      keepMessageMemos(true);
+    }
+  };
+  assert.deepEqual(environmentLines(span), fresh(span));
+  // The next compaction: the same action objects, then new ones (gradle runs now, mvn still missing).
+  const grown = [...span, run('./gradlew wrapper && gradle test', true), run('npm test', true)];
+  const lines = environmentLines(grown);
+  assert.deepEqual(lines, fresh(grown));
+  assert.deepEqual(lines, ['- not available: mvn ("mvn not found")']);
+  assert.deepEqual(environmentLines(grown), lines, 'a third reading, every command kept');
 });

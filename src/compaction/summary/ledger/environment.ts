@@ -13,6 +13,7 @@
  */
 import { commandSegments, printedOutput, program } from '../../retention/outcome';
 import { withoutAnsi } from '../../text';
+import { MessageMemo } from '../../message-memo';
 
 /** One fact a command's output stated about a program (or a language's module). */
 export interface EnvFact {
@@ -221,13 +222,24 @@ export function environmentLines(
     }
     if (!a.ok || a.answer !== undefined || state.size === 0) return;
     // A program the run used without a word of it missing is there (installed since, or on the PATH now).
-    for (const name of programsRun(a.command))
+    for (const name of programsOf(a, a.command))
       if (!own.has(name) && state.get(name)?.found === false) state.delete(name);
   };
   for (const a of actions) apply(a, true);
   for (const a of later) apply(a, false);
   return [...state.values()].slice(-MAX_SUBJECTS).map(factLine);
 }
+
+/**
+ * {@link programsRun} of the command of `run` (an action, kept per message by `actions.ts` and never
+ * changed): read once in its life, where each compaction reads every successful command of its span.
+ */
+function programsOf(run: Run, command: string): string[] {
+  const kept = programsOfRun.get(run);
+  if (kept !== undefined && kept.command === command) return kept.programs;
+  return programsOfRun.set(run, { command, programs: programsRun(command) }).programs;
+}
+const programsOfRun = new MessageMemo<Run, { command: string; programs: string[] }>();
 
 /** The programs the segments of `command` run (the first word of each pipeline stage, without its folder). */
 function programsRun(command: string): string[] {
