@@ -17,7 +17,7 @@ import {
   prefixedWithTraceback,
   type PartIdentifiers,
 } from './identifier-parts';
-import { expandRoots, rootsIn, shortPath } from '../ledger/path-root';
+import { expandRoots, rootsIn, shortPath, type PathRoots } from '../ledger/path-root';
 import { expandFolderLines } from '../ledger/file-names';
 import { MessageMemo, messageMemosKept } from '../../message-memo';
 import { FileUse, productOrFile } from './file-use';
@@ -568,16 +568,9 @@ export function backfillIdentifiers(
   // A path the ledger wrote from a named folder (`$A/src/x.ts`) is in the summary already.
   const roots = rootsIn(summary);
   const short = (id: string) => (roots.list.length ? shortPath(roots, id) : id);
-  let full: string | undefined;
-  const has = (id: string) => {
-    if (inSummary.has(id) || (short(id) !== id && inSummary.has(short(id)))) return true;
-    if (!RELATIVE_PATH.test(id)) return false;
-    // A relative path the summary names in full, from a named folder or with the other separator
-    // (`src/lib/db.ts` for `$A\src\lib\db.ts`), is named already.
-    // A files line naming files by folder (`- in $A/src/: edited a.ts`) names each file's full path.
-    full ??= expandFolderLines(expandRoots(roots, summary)).replace(/\\/g, '/');
-    return endsAPathIn(full, id.replace(/^\.[\\/]/, '').replace(/\\/g, '/'));
-  };
+  const inFull = namedInFull(summary, roots);
+  const has = (id: string) =>
+    inSummary.has(id) || (short(id) !== id && inSummary.has(short(id))) || (RELATIVE_PATH.test(id) && inFull(id));
   let budget = maxChars;
   const blocks: string[] = [];
   // Paths read so far, by file name: a path in tool output that ends another one mid-folder is a piece of it.
@@ -650,6 +643,25 @@ export function backfillIdentifiers(
   else if (blocks.length === 0) return { text: summary, added };
   else if (leftOut > 0) blocks[blocks.length - 1] += `\n${identifiersLeftOutLine(leftOut)}`;
   return { text: `${summary.trimEnd()}\n\n${blocks.join('\n\n')}`, added };
+}
+
+/**
+ * Whether `summary` names a relative path in full, from one of its named folders (`roots`) or with
+ * the other separator (`src/lib/db.ts` for `$A\\src\\lib\\db.ts`). Most paths asked are not in it
+ * at all: an index of the text rules that out without a search of the whole text (the back-fill asks
+ * for the span's every identifier past its cap).
+ */
+function namedInFull(summary: string, roots: PathRoots): (relativePath: string) => boolean {
+  let full: { text: string; index: SummaryIndex } | undefined;
+  return (id) => {
+    if (!full) {
+      // A files line naming files by folder (`- in $A/src/: edited a.ts`) names each file's full path.
+      const text = expandFolderLines(expandRoots(roots, summary)).replace(/\\/g, '/');
+      full = { text, index: new SummaryIndex(text) };
+    }
+    const path = id.replace(/^\.[\\/]/, '').replace(/\\/g, '/');
+    return full.index.has(path) && endsAPathIn(full.text, path);
+  };
 }
 
 /** `./x` and `x` name one file (`STATUS.md`, `./STATUS.md`): one of them is listed. */
