@@ -27,9 +27,10 @@ export type Step =
   /**
    * The agent's to-do list, items with whether each is done: Claude Code and OpenAI chat `TodoWrite`,
    * Codex `update_plan`, OpenHands `task_tracker` (`plan` command), Cline's `task_progress` checklist
-   * on its next tool call; the formats with no to-do tool leave it out.
+   * on its next tool call; the formats with no to-do tool leave it out. An item `'in progress'` is
+   * written with the tool's own in-progress status (Cline's checklist has none: an open box).
    */
-  | { plan: ReadonlyArray<readonly [string, boolean]> }
+  | { plan: ReadonlyArray<readonly [string, boolean | 'in progress']> }
   /**
    * The agent hands the turn over with its report: Cline `attempt_completion`, OpenHands `finish`,
    * SWE-agent `submit` (its observation is the patch); a plain final message in the other formats.
@@ -117,7 +118,7 @@ export function claudeCode(steps: readonly Step[]): string {
     if ('plan' in s) {
       const todos = s.plan.map(([content, done]) => ({
         content,
-        status: done ? 'completed' : 'pending',
+        status: done === 'in progress' ? 'in_progress' : done ? 'completed' : 'pending',
         activeForm: content,
       }));
       push({
@@ -200,7 +201,10 @@ export function codex(steps: readonly Step[]): string {
         rec('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: s.say }] }),
       );
     if ('plan' in s) {
-      const plan = s.plan.map(([step, done]) => ({ step, status: done ? 'completed' : 'pending' }));
+      const plan = s.plan.map(([step, done]) => ({
+        step,
+        status: done === 'in progress' ? 'in_progress' : done ? 'completed' : 'pending',
+      }));
       out.push(
         rec('response_item', {
           type: 'function_call',
@@ -272,7 +276,7 @@ export function cline(steps: readonly Step[]): string {
   };
   steps.forEach((s, i) => {
     if ('plan' in s) {
-      progress = s.plan.map(([item, done]) => `- [${done ? 'x' : ' '}] ${item}`).join('\n');
+      progress = s.plan.map(([item, done]) => `- [${done === true ? 'x' : ' '}] ${item}`).join('\n');
       return;
     }
     if ('user' in s) {
@@ -350,7 +354,10 @@ export function openaiChat(steps: readonly Step[]): string {
     if ('user' in s) return messages.push({ role: 'user', content: s.user });
     if ('say' in s) return messages.push({ role: 'assistant', content: s.say });
     if ('plan' in s) {
-      const todos = s.plan.map(([content, done]) => ({ content, status: done ? 'completed' : 'pending' }));
+      const todos = s.plan.map(([content, done]) => ({
+        content,
+        status: done === 'in progress' ? 'in_progress' : done ? 'completed' : 'pending',
+      }));
       messages.push({
         role: 'assistant',
         content: null,
@@ -457,7 +464,11 @@ export function openhands(steps: readonly Step[]): string {
   steps.forEach((s, i) => {
     if ('plan' in s) {
       // The agent's to-do list: `task_tracker` with the `plan` command writes the whole list.
-      const task_list = s.plan.map(([title, done]) => ({ title, notes: '', status: done ? 'done' : 'todo' }));
+      const task_list = s.plan.map(([title, done]) => ({
+        title,
+        notes: '',
+        status: done === 'in progress' ? 'in_progress' : done ? 'done' : 'todo',
+      }));
       const args = { command: 'plan', task_list };
       events.push({
         id: `a${i}`,

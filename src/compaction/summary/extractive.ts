@@ -39,7 +39,7 @@ import {
 import { buildLedger, INPUT_LINE, LEFT_LINE, OPEN_LINE, unfixedBody, type LedgerLines } from './ledger/ledger';
 import { commandKey, LedgerFold, oneLineCommand } from './ledger/ledger-fold';
 import { expectedOutcomes } from './ledger/expected-failures';
-import { planProgress } from './plan-progress';
+import { planNextStep, planProgress } from './plan-progress';
 import { chooseRoots, rootsLine, shortPath, type PathRoots } from './ledger/path-root';
 import { nameLines, namesFromLines, namesLeftOutLine } from './identifiers/worked-names';
 import { leftWhenTurnEnded } from '../earlier-turn';
@@ -668,21 +668,28 @@ export class ExtractiveSummarizer implements Summarizer {
       if (!superseded)
         current.push(aging ? `${aged('Verification')}: ${lastVerify}` : `- Latest verification: ${lastVerify}`);
     } else if (latestRequest === undefined && !newer) carry('- Latest verification');
+    // The open steps of the current request's plan, for the next step when no failure is open.
+    let planNext: string | undefined;
     if (lastTaskList) {
-      // Items carried out after the plan was written (by the agent's later edits) read as done.
+      // Items carried out after the plan was written read as done, items worked on since as in progress.
+      const created = new Set<string>();
+      for (const list of [actions, later])
+        for (const a of list) if (a.kind === 'file' && a.op === 'created' && a.ok) created.add(a.path);
       const progress = planProgress(
         lastTaskList,
         after.length ? [...items.slice(taskListAt), ...after] : items.slice(taskListAt),
         new Set(ledger.edited),
+        created,
       );
-      // Only where later edits carried items out: a list's own marks need no count beside them.
+      if (!(taskListBeforeRequest || newer)) planNext = planNextStep(progress.open);
+      // Only where later work changed items: a list's own marks need no count beside them.
       const state =
-        progress.since === 0
+        progress.since === 0 && progress.edited === 0
           ? ''
           : progress.items > 0 && progress.done === progress.items
             ? ' (every item done since it was written)'
-            : progress.done > 0
-              ? ` (${progress.done} of ${progress.items} items done)`
+            : progress.done > 0 || progress.edited > 0
+              ? ` (${progress.done} of ${progress.items} items done${progress.edited ? `, ${progress.edited} in progress` : ''})`
               : '';
       current.push(
         taskListBeforeRequest || newer
@@ -836,11 +843,11 @@ export class ExtractiveSummarizer implements Summarizer {
                   ? `the user's turn (the ${lastAssistantStepDone && lastAssistant !== '' ? "agent's turn" : 'work in progress here'} went on in the messages kept after this summary, which end with the task finished: the agent handed it in${turn.finishedBy ? ` with \`${turn.finishedBy}\`` : ''})`
                   : turn.answered
                     ? `the user's turn (the ${lastAssistantStepDone && lastAssistant !== '' ? "agent's turn" : 'work in progress here'} went on in the messages kept after this summary, which end with the agent's final answer: it finished and waits for the user's next request)`
-                    : `continue with the latest request (the ${lastAssistantStepDone && lastAssistant !== '' ? "agent's turn" : 'work in progress here'} went on in the messages kept after this summary${turn.waits ? ", which end waiting for the user's answer or approval" : ''})`
+                    : `${planNext ?? 'continue with the latest request'} (the ${lastAssistantStepDone && lastAssistant !== '' ? "agent's turn" : 'work in progress here'} went on in the messages kept after this summary${turn.waits ? ", which end waiting for the user's answer or approval" : ''})`
               : turn.who === 'agent'
                 ? open.length
                   ? `resolve ${open.at(-1)!.slice('- open: '.length)}`
-                  : 'continue with the latest request'
+                  : (planNext ?? 'continue with the latest request')
                 : turn.who === 'newer request'
                   ? 'continue with the latest request'
                   : open.length
