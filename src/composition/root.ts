@@ -169,7 +169,9 @@ export function composeExtension(context: vscode.ExtensionContext): ComposedExte
     controller.onDidChange(() => render.schedule()),
     controller.onDidAddCheckpoint(() => documents.refresh()),
     keys.onDidChange(() => render.schedule()),
-    sidebar.onDidEditPreview((texts) => showPreviewEdits(controller.current, texts)),
+    sidebar.onDidEditPreview((texts) =>
+      showPreviewEdits(controller.current, texts, (tokensAfter) => sidebar.showPreviewTokens(tokensAfter)),
+    ),
     settings.onDidChange(() => render.schedule()),
     // eslint-disable-next-line no-restricted-syntax -- bounded: one disposable per contributed command
     ...registerCommands({

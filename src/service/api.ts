@@ -132,6 +132,11 @@ export interface ContextServiceApi extends Disposable {
    * while a task runs.
    */
   applyPreview(edited?: readonly (string | undefined)[]): Promise<CompactOutcome>;
+  /**
+   * Tokens the context would hold after {@link applyPreview} with `edited`, counted exactly as Apply
+   * counts them (the tokenizer on the edited summaries' text); undefined without a pending preview.
+   */
+  previewTokensAfter(edited: readonly (string | undefined)[]): number | undefined;
   /** Drops the pending preview. */
   discardPreview(): void;
   /**

@@ -361,6 +361,10 @@ export class ContextService extends ServiceEventSurface implements ContextServic
     return outcome;
   }
 
+  previewTokensAfter(edited: readonly (string | undefined)[]): number | undefined {
+    return this.compactions.previewTokensAfter(edited);
+  }
+
   async applyPreview(edited?: readonly (string | undefined)[]): Promise<CompactOutcome> {
     if (this.taskController) throw new Error('wait for the task to finish before applying the preview');
     const outcome = await this.compactions.applyPreview(edited);

@@ -6,8 +6,11 @@
 import type { ContextServiceApi } from '../service/api';
 import type { CompactionPreview } from '../service/records';
 
-/** The latest texts of a preview's summaries, with the preview (by identity) they belong to. */
-let edits: { preview: CompactionPreview; texts: readonly string[] } | undefined;
+/**
+ * The latest texts of a preview's summaries, with the preview (by identity) they belong to, and the
+ * tokens after Apply counted on these texts (undefined until counted: see {@link countPreviewEdits}).
+ */
+let edits: { preview: CompactionPreview; texts: readonly string[]; tokensAfter?: number } | undefined;
 
 /**
  * Keeps `texts` (one per summary, in order) as the edits of the preview pending in `service`.
@@ -20,8 +23,24 @@ export function keepPreviewEdits(
 ): CompactionPreview | undefined {
   const preview = service?.getPreview();
   if (!preview || texts.length !== preview.summaries.length) return undefined;
-  edits = { preview, texts: [...texts] };
-  return withTexts(preview, edits.texts);
+  // The last count stays shown until the new texts are counted (the figure lags the typing by a pause).
+  const counted = edits?.preview === preview ? edits.tokensAfter : undefined;
+  edits = { preview, texts: [...texts], ...(counted !== undefined ? { tokensAfter: counted } : {}) };
+  return withTexts(preview, edits.texts, edits.tokensAfter);
+}
+
+/**
+ * Counts the tokens after Apply on the kept edits of the preview pending in `service` (exact, as Apply
+ * counts them) and keeps the figure with them; returns it, or undefined when no edits of that preview
+ * are kept. O(edited text): call it after the typing pauses, not on every keystroke.
+ */
+export function countPreviewEdits(service: ContextServiceApi | undefined): number | undefined {
+  const preview = service?.getPreview();
+  if (!service || !edits || !preview || edits.preview !== preview) return undefined;
+  const tokensAfter = service.previewTokensAfter(edits.texts);
+  if (tokensAfter === undefined) return undefined;
+  edits = { ...edits, tokensAfter };
+  return tokensAfter;
 }
 
 /**
@@ -39,9 +58,13 @@ export function editedPreviewTexts(service: ContextServiceApi | undefined): read
 export function shownPreview(service: ContextServiceApi | undefined): CompactionPreview | undefined {
   const preview = service?.getPreview();
   const texts = editedPreviewTexts(service);
-  return preview && texts ? withTexts(preview, texts) : preview;
+  return preview && texts ? withTexts(preview, texts, edits?.tokensAfter) : preview;
 }
 
-function withTexts(preview: CompactionPreview, texts: readonly string[]): CompactionPreview {
-  return { ...preview, summaries: preview.summaries.map((s, k) => ({ ...s, summary: texts[k] })) };
+function withTexts(preview: CompactionPreview, texts: readonly string[], tokensAfter?: number): CompactionPreview {
+  return {
+    ...preview,
+    summaries: preview.summaries.map((s, k) => ({ ...s, summary: texts[k] })),
+    ...(tokensAfter !== undefined ? { tokensAfter } : {}),
+  };
 }

@@ -57,6 +57,8 @@ function regionsOf(message: HostMessage): Region[] {
       return ['transcript'];
     case 'restoreTask':
       return [];
+    case 'previewTokens':
+      return ['top'];
     case 'delta': {
       const d = message.delta;
       const regions = new Set<Region>();

@@ -52,7 +52,7 @@ import type { CheckpointRecord, CompactionPreview } from '../records';
 import { commitPrepared } from '../../compaction/rewrite/commit';
 import type { CompactionProgress } from './worker/session-worker';
 import { raceAbort } from './race-abort';
-import { emptyEditedSummary, previewOf, withEditedSummaries } from './preview';
+import { editedTokensAfter, emptyEditedSummary, previewOf, withEditedSummaries } from './preview';
 import { MANUAL_PLAN_OPTIONS } from '../../compaction/plan/planner';
 
 /**
@@ -288,6 +288,16 @@ export class Compactions {
       const result = commitPrepared(this.host.items(), prepared, this.host.meter, this.host.tools());
       return this.finish(result, 'manual');
     });
+  }
+
+  /**
+   * Tokens after applying the pending preview with `edited` (as {@link applyPreview} takes it), counted
+   * exactly; undefined without a pending preview.
+   */
+  previewTokensAfter(edited: readonly (string | undefined)[]): number | undefined {
+    const pending = this.preview;
+    if (!pending) return undefined;
+    return editedTokensAfter(pending.prepared, edited, (message) => this.host.meter.countMessage(message));
   }
 
   /** Drops the pending preview. */

@@ -62,6 +62,37 @@ export function emptyEditedSummary(edited: readonly (string | undefined)[] | und
   return k < 0 ? undefined : k;
 }
 
+/** The summary message Apply writes for a summary item covering `covers` messages with `text` (trimmed). */
+function summaryMessage(covers: number, text: string): { role: 'user'; content: string } {
+  return { role: 'user', content: `${summaryHeader(covers)}\n\n${text.trim()}` };
+}
+
+/**
+ * Tokens after applying `prepared` with `edited` in place of its summaries (as
+ * {@link withEditedSummaries} writes them): `prepared.tokensAfter` plus, per edited summary, the count
+ * of its message as written less the count of the proposed one (`countMessage`: the meter's exact
+ * per-message count, overhead included, which the context's total sums). O(edited text).
+ */
+export function editedTokensAfter(
+  prepared: PreparedCompaction,
+  edited: readonly (string | undefined)[],
+  countMessage: (message: { role: 'user'; content: string }) => number,
+): number {
+  let k = -1;
+  let after = prepared.tokensAfter;
+  for (const cp of prepared.checkpoints) {
+    if (!isSummary(cp)) continue;
+    const given = edited[++k];
+    const item = cp.inserted[0];
+    if (given === undefined || given.trim() === cp.summary || item?.kind !== 'summary') continue;
+    const proposed = typeof item.message.content === 'string' ? item.message.content : undefined;
+    if (proposed === undefined) continue;
+    after +=
+      countMessage(summaryMessage(item.covers.length, given)) - countMessage({ role: 'user', content: proposed });
+  }
+  return after;
+}
+
 /**
  * A copy of `prepared` whose summaries carry the user's edited texts: `edited[k]` replaces the k-th
  * summary (in {@link previewOf}'s order), trimmed, and marks its checkpoint `editedByHand`; undefined
@@ -90,7 +121,7 @@ export function withEditedSummaries(
       const handLines = handAddedLines(cp.summary, text, item.handLines);
       return {
         ...plain,
-        message: { role: 'user' as const, content: `${summaryHeader(item.covers.length)}\n\n${text}` },
+        message: summaryMessage(item.covers.length, text),
         ...(handLines.length ? { handLines } : {}),
       };
     });

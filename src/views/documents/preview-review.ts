@@ -11,9 +11,16 @@
 import * as vscode from 'vscode';
 import { DisposableStore } from '../../lifecycle/disposables';
 import type { ContextServiceApi } from '../../service/api';
+import type { CompactionPreview } from '../../service/records';
 import type { ReadOnlyDocuments } from './read-only-documents';
 import { previewDocument } from './preview-text';
-import { keepPreviewEdits } from '../preview-edits';
+import { countPreviewEdits, keepPreviewEdits, shownPreview } from '../preview-edits';
+
+/** Pause after the last edit before its tokens are counted (a 30k-token summary takes tens of ms). */
+export const PREVIEW_COUNT_DELAY_MS = 300;
+
+/** The count waiting for the typing to pause. */
+let counting: ReturnType<typeof setTimeout> | undefined;
 
 /** The open review: its document, where its text is served, and the preview it shows. */
 let review: { document: vscode.TextDocument; readOnly: ReadOnlyDocuments; service: ContextServiceApi } | undefined;
@@ -28,12 +35,32 @@ export function reviewDocumentText(): string | undefined {
  * Takes the sidebar's edits of the pending preview of `service` (`texts`, one per summary, in order):
  * kept for every Apply (./preview-edits) and shown in the review document when one is open, so it
  * always holds what Apply writes. Nothing when no preview is pending or the texts do not match its
- * summaries one for one.
+ * summaries one for one. Once the typing pauses ({@link PREVIEW_COUNT_DELAY_MS}), the edited summaries
+ * are counted (exactly, as Apply counts them): the review document's figures follow, and `counted`
+ * gets the tokens after Apply for the sidebar's card.
  */
-export function showPreviewEdits(service: ContextServiceApi | undefined, texts: readonly string[]): void {
+export function showPreviewEdits(
+  service: ContextServiceApi | undefined,
+  texts: readonly string[],
+  counted?: (tokensAfter: number) => void,
+): void {
   const edited = keepPreviewEdits(service, texts);
-  if (!edited || !review || review.service !== service) return;
-  review.readOnly.update(review.document.uri, previewDocument(edited));
+  if (!edited) return;
+  showInReview(service, edited);
+  if (counting) clearTimeout(counting);
+  counting = setTimeout(() => {
+    counting = undefined;
+    const tokensAfter = countPreviewEdits(service);
+    if (tokensAfter === undefined) return;
+    const shown = shownPreview(service);
+    if (shown) showInReview(service, shown);
+    counted?.(tokensAfter);
+  }, PREVIEW_COUNT_DELAY_MS);
+}
+
+function showInReview(service: ContextServiceApi | undefined, preview: CompactionPreview): void {
+  if (!review || review.service !== service) return;
+  review.readOnly.update(review.document.uri, previewDocument(preview));
 }
 
 /** Closes the editor of the review document. */

@@ -122,6 +122,11 @@ export class SidebarProvider implements vscode.WebviewViewProvider, vscode.Dispo
   }
 
   /** Posts a complete snapshot (a session switch, or anything a delta cannot express). */
+  /** Shows `tokensAfter` as the pending preview's figure (counted on the edited summaries). */
+  showPreviewTokens(tokensAfter: number): void {
+    this.post({ type: 'previewTokens', tokensAfter });
+  }
+
   refresh(): void {
     this.pushSnapshot('refresh');
   }

@@ -330,7 +330,9 @@ export type HostMessage =
   /** Answer to `compactionDetail`. */
   | ({ type: 'compactionDetail'; id: string } & CompactionDetailView)
   /** A task from the box that was not taken (no endpoint set up): back into the box, which Run cleared. */
-  | { type: 'restoreTask'; text: string };
+  | { type: 'restoreTask'; text: string }
+  /** The pending preview's tokens after Apply, counted on the summaries as edited in the card. */
+  | { type: 'previewTokens'; tokensAfter: number };
 
 /** The body of a compaction divider, fetched when it is opened. */
 export interface CompactionDetailView {

@@ -89,6 +89,10 @@ export class Store {
           opens: message.opens,
         });
         return { kind: 'reply', newCompactions: [] };
+      case 'previewTokens':
+        // Only the figure: the boxes keep what is typed in them.
+        if (this.view?.preview) this.view.preview = { ...this.view.preview, tokensAfter: message.tokensAfter };
+        return { kind: 'reply', newCompactions: [] };
       case 'restoreTask':
         // Handled by the page's task box, not the view state.
         return { kind: 'reply', newCompactions: [] };
