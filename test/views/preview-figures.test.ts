@@ -14,6 +14,16 @@ import { previewDocument } from '../../src/views/documents/preview-text';
 import { showPreviewEdits } from '../../src/views/documents/preview-review';
 import { formatTokensFull } from '../../src/format/tokens';
 import { filler, serviceFixture, StubSummarizer } from '../service/fixtures';
+import { SidebarModel } from '../../src/views/sidebar/view-model';
+import { toPreviewView } from '../../src/views/sidebar/view-mappers';
+import { Store } from '../../src/webview/shared/view-store';
+import type { BudgetView, HostMessage, ViewState } from '../../src/webview/shared/protocol';
+
+const chrome = { source: 'test', hasApiKey: true, sessions: [], readOnly: false };
+
+function snapshotState(model: SidebarModel): ViewState {
+  return (model.snapshot() as Extract<HostMessage, { type: 'snapshot' }>).state;
+}
 
 /** Three tasks, each reading one file, then a short answer. */
 const responder: Responder = (_body, n) =>
@@ -62,6 +72,19 @@ for (const [name, edit] of [
     // As the sidebar reports edits: counted once the typing pauses, the figure handed to the card.
     const reported = await new Promise<number>((resolve) => showPreviewEdits(fx.service, texts, resolve));
     assert.equal(reported, counted);
+
+    // The card: the figure message changes the figure only (the boxes keep what is typed in them), and a
+    // page that reloads gets the counted figure in its snapshot.
+    const model = new SidebarModel(fx.service, chrome, () => ({
+      autoCompact: true,
+      emptyBudget: { used: 0 } as BudgetView,
+    }));
+    const store = new Store();
+    store.apply({ type: 'snapshot', seq: 0, state: { ...snapshotState(model), preview: toPreviewView(preview) } });
+    store.apply({ type: 'previewTokens', tokensAfter: reported });
+    assert.equal(store.view?.preview?.tokensAfter, counted);
+    assert.equal(store.view?.preview?.summaries[0].summary, preview.summaries[0].summary);
+    assert.equal(snapshotState(model).preview?.tokensAfter, counted);
 
     const shown = shownPreview(fx.service);
     assert.equal(shown?.tokensAfter, counted, 'the sidebar card shows the counted figure');
