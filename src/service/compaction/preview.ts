@@ -2,7 +2,7 @@
  * The summary preview of a manual compaction: every summary Apply will write, in order, and the
  * prepared compaction with the user's edited texts in place of those summaries.
  */
-import type { Checkpoint, ContextItem } from '../../compaction/types';
+import type { ChatMessage, Checkpoint, ContextItem } from '../../compaction/types';
 import { summaryHeader } from '../../compaction/summary/summary-header';
 import { handAddedLines } from '../../compaction/summary/hand-lines';
 import { describeCoverage } from '../../compaction/summary/coverage';
@@ -76,7 +76,7 @@ function summaryMessage(covers: number, text: string): { role: 'user'; content: 
 export function editedTokensAfter(
   prepared: PreparedCompaction,
   edited: readonly (string | undefined)[],
-  countMessage: (message: { role: 'user'; content: string }) => number,
+  countMessage: (message: ChatMessage) => number,
 ): number {
   let k = -1;
   let after = prepared.tokensAfter;
@@ -85,10 +85,8 @@ export function editedTokensAfter(
     const given = edited[++k];
     const item = cp.inserted[0];
     if (given === undefined || given.trim() === cp.summary || item?.kind !== 'summary') continue;
-    const proposed = typeof item.message.content === 'string' ? item.message.content : undefined;
-    if (proposed === undefined) continue;
-    after +=
-      countMessage(summaryMessage(item.covers.length, given)) - countMessage({ role: 'user', content: proposed });
+    // The proposed message itself: the meter has its count cached from the preparation.
+    after += countMessage(summaryMessage(item.covers.length, given)) - countMessage(item.message);
   }
   return after;
 }
