@@ -40,6 +40,7 @@ import { buildLedger, INPUT_LINE, LEFT_LINE, OPEN_LINE, unfixedBody, type Ledger
 import { commandKey, LedgerFold, oneLineCommand } from './ledger/ledger-fold';
 import { expectedOutcomes } from './ledger/expected-failures';
 import { planNextStep, planProgress } from './plan-progress';
+import { DISCARDED_NOTE, discardedFiles, fileKey } from './discarded-files';
 import { chooseRoots, rootsLine, shortPath, type PathRoots } from './ledger/path-root';
 import { nameLines, namesFromLines, namesLeftOutLine } from './identifiers/worked-names';
 import { leftWhenTurnEnded } from '../earlier-turn';
@@ -777,14 +778,23 @@ export class ExtractiveSummarizer implements Summarizer {
                       ? `- Answered (the agent's last message here, its reply to the latest request): ${quoted}`
                       : `- Work completed (the agent's final message of its turn, its answer; no tool call followed): ${quoted}`,
       );
-    if (ledger.edited.length)
+    // A file the person's later request set aside is no current work: named last, with the request's word.
+    const discarded = discardedFiles(after.length ? [...items, ...after] : items);
+    if (discarded.size)
+      for (let k = 0; k < ledger.files.length; k++) {
+        const path = /^- (\S+?)(?: \(|:)/.exec(ledger.files[k])?.[1];
+        if (path && discarded.has(fileKey(path))) ledger.files[k] += DISCARDED_NOTE;
+      }
+    if (ledger.edited.length) {
+      const recentFiles = ledger.edited.slice(-RECENT_FILES);
+      const isDiscarded = (p: string) => discarded.has(fileKey(p));
       current.push(
-        `- Files edited most recently: ${ledger.edited
-          .slice(-RECENT_FILES)
-          .map((p) => shortPath(roots, p))
-          .join(', ')}`,
+        `- Files edited most recently: ${[
+          ...recentFiles.filter((p) => !isDiscarded(p)).map((p) => shortPath(roots, p)),
+          ...recentFiles.filter(isDiscarded).map((p) => `${shortPath(roots, p)}${DISCARDED_NOTE}`),
+        ].join(', ')}`,
       );
-    else carry('- Files edited most recently');
+    } else carry('- Files edited most recently');
     // A hand-over the person answered after this summary (in the messages kept after it) has that answer.
     if (lastCall)
       current.push(
