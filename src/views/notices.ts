@@ -4,7 +4,7 @@
  */
 import { describeOutcome, type CompactOutcomeStatus, type CompactOutcome } from '../service/compaction/outcome';
 import type { CheckpointRecord } from '../service/records';
-import { formatTokens, plural } from '../format/tokens';
+import { formatTokens, formatTokensFull, plural } from '../format/tokens';
 import type { AnchoredTokens, ModelFailure } from '../compaction/outcome';
 import { describeAnchored } from '../compaction/outcome-text';
 import {
@@ -265,7 +265,7 @@ function neverSummarisedParts(a: AnchoredTokens): string {
 
 /** What fills the target, in words with its figures (see {@link ContinueHolder}). */
 function describeHolder(holder: ContinueHolder, target: string): string {
-  const n = (x: number) => x.toLocaleString('en-US');
+  const n = formatTokensFull;
   switch (holder.kind) {
     case 'never-summarised':
       return `what is never summarised (${neverSummarisedParts(holder.anchored)}; ${n(holder.tokens)} tokens) alone fills the compaction target of ${target}`;
@@ -299,7 +299,7 @@ export interface ContinueNotice {
  * reached its target.
  */
 export function continueNotice(facts: ContinueFacts): ContinueNotice | undefined {
-  const n = (x: number) => x.toLocaleString('en-US');
+  const n = formatTokensFull;
   const target = `${n(facts.targetTokens)} tokens`;
   const edits = whyEditsSummarised(facts);
   const above = whyAboveTarget(facts);
