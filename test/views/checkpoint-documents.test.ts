@@ -25,6 +25,8 @@ import type { ContextItem } from '../../src/compaction/types';
 import {
   ALSO_IN_SUMMARY,
   COMPARE_DIVIDER,
+  COMPARE_HEAD_CHARS,
+  COMPARE_HEAD_END,
   COMPARE_HEADER,
   layOutCompare,
 } from '../../src/views/documents/compare-layout';
@@ -484,7 +486,7 @@ test('the compare documents of a long step are small and stable: one line a mess
   assert.ok(lines.includes('→ `bash` {"command":"npm run lint -- part1"}'), 'a tool call is a line of its own');
 });
 
-test('the compare of a 673-message span shares two lines with its summary, so the diff is two one-sided blocks', () => {
+test('the compare of a 673-message span shares only marker lines with its summary, so only its short head is diffed both-sided', () => {
   // A long step as a Cline recording holds it: requests, calls, long results, notes; one request the
   // summary keeps verbatim on a line of its own.
   const kept = 'Deploy the service to the dev project only.';
@@ -529,16 +531,29 @@ test('the compare of a 673-message span shares two lines with its summary, so th
   const left = longProvider.provideTextDocumentContent(checkpointUri(record.id, 'replaced')).split('\n');
   const right = longProvider.provideTextDocumentContent(checkpointUri(record.id, 'summary')).split('\n');
   longProvider.dispose();
-  // The diff editor pairs lines compared trimmed: the header (first on both sides) and the divider
-  // (last on the left, second on the right) must be the only lines both sides hold. Then the diff is
-  // the span removed between them and the summary added below the divider, and neither block needs
-  // the character-by-character pass that timed out. The left pane opens on the replaced messages,
-  // not on empty filler beside the summary.
+  // The diff editor pairs lines compared trimmed: the header (first on both sides), the end of the
+  // head and the divider (last on the left, second and after the head on the right) must be the only
+  // lines both sides hold. Then the diff is the head (both sides, short), the rest of the span removed
+  // and the rest of the summary added, and no long block needs the character-by-character pass.
   const leftSet = new Set(left.map((l) => l.trim()));
   const shared = [...new Set(right.map((l) => l.trim()))].filter((l) => leftSet.has(l));
-  assert.deepEqual(shared, [COMPARE_HEADER, COMPARE_DIVIDER]);
+  assert.deepEqual(shared, [COMPARE_HEADER, COMPARE_DIVIDER, COMPARE_HEAD_END]);
   assert.deepEqual([left[0], left.at(-1)], [COMPARE_HEADER, COMPARE_DIVIDER]);
   assert.deepEqual(right.slice(0, 2), [COMPARE_HEADER, COMPARE_DIVIDER]);
+  const anchors = pairedLines(left, right);
+  assert.deepEqual(
+    anchors.map(([l, r]) => [left[l], right[r]]),
+    [COMPARE_HEADER, COMPARE_HEAD_END, COMPARE_DIVIDER].map((line) => [line, line]),
+    'the header, the end of the head and the divider pair',
+  );
+  const [, head, divider] = anchors;
+  for (const [side, from, to] of [
+    [left, 1, head[0]],
+    [right, 1, head[1]],
+  ] as const)
+    assert.ok(side.slice(from, to).join('').length <= COMPARE_HEAD_CHARS + 200, 'the head is short on both sides');
+  assert.equal(divider[1], head[1] + 1, 'the rest of the replaced messages has nothing beside it');
+  assert.equal(divider[0], left.length - 1, 'the rest of the summary has nothing beside it');
   assert.equal(left[1], `### user · u0`, 'the left side opens on the first replaced message');
   assert.equal(left.filter((l) => l.startsWith('### ')).length, 673, 'every replaced message is shown');
   assert.ok(right.includes(kept), 'the summary side shows the summary as written');
@@ -572,6 +587,73 @@ test('the compare opens at the start of the replaced messages: line 1 of both pa
       assert.deepEqual(fillerAboveFirstLine(left, right), { left: 0, right: 0 });
       assert.equal(left[1], replaced.split('\n')[0], 'the replaced messages start right below the first line');
     }
+});
+
+/**
+ * The lines of `left` and `right` the diff pairs, as index pairs in order: a longest common
+ * subsequence of the lines both sides hold (compared trimmed, as the diff editor does), which in these
+ * layouts are only the few marker lines.
+ */
+function pairedLines(left: readonly string[], right: readonly string[]): Array<[number, number]> {
+  const rightSet = new Set(right.map((l) => l.trim()));
+  const leftSet = new Set(left.map((l) => l.trim()));
+  const l = left.flatMap((line, i) => (rightSet.has(line.trim()) ? [i] : []));
+  const r = right.flatMap((line, i) => (leftSet.has(line.trim()) ? [i] : []));
+  const same = (i: number, j: number) => left[l[i]].trim() === right[r[j]].trim();
+  const best = Array.from({ length: l.length + 1 }, () => new Array<number>(r.length + 1).fill(0));
+  for (let i = l.length - 1; i >= 0; i--)
+    for (let j = r.length - 1; j >= 0; j--)
+      best[i][j] = same(i, j) ? best[i + 1][j + 1] + 1 : Math.max(best[i + 1][j], best[i][j + 1]);
+  const pairs: Array<[number, number]> = [];
+  for (let i = 0, j = 0; i < l.length && j < r.length;)
+    if (same(i, j) && best[i][j] === best[i + 1][j + 1] + 1) pairs.push([l[i++], r[j++]]);
+    else if (best[i + 1][j] >= best[i][j + 1]) i++;
+    else j++;
+  return pairs;
+}
+
+/**
+ * The row a side-by-side diff of `left` ↔ `right` shows line `line` of the right pane on (0 the top),
+ * its lines paired as {@link pairedLines} pairs them: a block between paired lines takes as many rows
+ * as its longer side, with the filler of the shorter side below its lines.
+ */
+function rightPaneRow(left: readonly string[], right: readonly string[], line: number): number {
+  let row = 0;
+  let l = 0;
+  let r = 0;
+  for (const [pl, pr] of [...pairedLines(left, right), [left.length, right.length] as [number, number]]) {
+    if (line < pr) return row + (line - r);
+    row += Math.max(pl - l, pr - r);
+    if (line === pr) return row;
+    row += 1;
+    l = pl + 1;
+    r = pr + 1;
+  }
+  return row;
+}
+
+test("the compare opens on the summary's start beside the first replaced messages, the filler below both", () => {
+  // A summary side whose start stood below filler as tall as the replaced messages looked empty at open.
+  const summary = renderItems([
+    {
+      id: 's1',
+      kind: 'summary',
+      covers: ['u1'],
+      message: { role: 'user', content: '## Task state\nparser fixed\n## Files read\n- a.ts' },
+    },
+  ]);
+  for (const count of [1, 30, 700]) {
+    const replaced = Array.from({ length: count }, (_, i) => `### user · u${i}\nStep ${i}, ${'x'.repeat(i % 90)}`);
+    const documents = layOutCompare(replaced.join('\n'), summary);
+    const left = documents.replaced.split('\n');
+    const right = documents.summary.split('\n');
+    const heading = right.findIndex((line) => /^#{1,6}\s/.test(line));
+    assert.ok(heading >= 0, documents.summary);
+    const row = rightPaneRow(left, right, heading);
+    assert.ok(row < 20, `${count} replaced messages: the summary's first heading shows on row ${row}`);
+    assert.equal(left[1], '### user · u0', 'the left pane opens on the first replaced message');
+    assert.equal(rightPaneRow(left, right, right.indexOf('##### Task state')) < 20, true);
+  }
 });
 
 test('the compare says on its first line that long messages are cut, and to how many characters', () => {
