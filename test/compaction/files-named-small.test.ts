@@ -76,7 +76,7 @@ function said(section: string, path: string): string | undefined {
 
 for (const [format, { write, file }] of Object.entries(WRITERS)) {
   test(`${format}: at a small window every file changed is named, by folder, before any is left out`, async () => {
-    const { summary } = await summaryOf(write(work), file, 4500);
+    const { summary } = await summaryOf(write(work), file, 3500);
     const section = filesSection(summary);
     const missing = [...files, ...edited].filter((p) => said(section, p) === undefined);
     assert.deepEqual(missing, [], summary);
