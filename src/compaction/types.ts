@@ -408,13 +408,6 @@ export interface SummaryRequest {
    */
   identifierReserveTokens?: number;
   /**
-   * Tokens the summary's notes may take at most within its limit once the typed requests have theirs
-   * (absent: `approximateSummaryTokens`). A summarizer that writes no more than the notes need (the
-   * extractive one) fills them before it leaves a section or a file's detail out; a model is asked for
-   * `approximateSummaryTokens`.
-   */
-  roomTokens?: number;
-  /**
    * Upper bound on model calls for this request: what the compaction's limit (`maxSummaryCalls`)
    * leaves after its earlier summaries. 0: no call is left, the span is written without a model.
    */

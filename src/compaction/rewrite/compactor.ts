@@ -105,12 +105,6 @@ const MIN_RULES_REQUESTS_TOKENS = 64;
  * `shortRequestsTokens`) when the room is tight: the rest stays for the rules and the notes.
  */
 const SHORT_REQUESTS_SHARE = 0.6;
-/**
- * Tokens of a summary's room the notes leave free when they take the room beyond their budget
- * (`SummaryRequest.roomTokens`): the lines they add beyond it (what they left out, markers) and the
- * joins, which the composition would otherwise give back by cutting whole lines.
- */
-const NOTES_MARGIN_TOKENS = 64;
 /** Smallest summary budget, in tokens: below this the notes say nothing useful. */
 export const MIN_SUMMARY_TOKENS = 64;
 /** A summary keeping more than this share of its span's tokens is not applied when other spans are. */
@@ -630,9 +624,6 @@ function spanInput(run: TierRun, span: Span): SpanInput {
     // nothing aside: the notes' own lines (the files changed) come first, identifiers get what is left.
     approximateSummaryTokens: Math.max(MIN_SUMMARY_TOKENS, spanBudget - (share.tight ? 0 : backfillTokens(spanBudget))),
     identifierReserveTokens: share.tight ? 0 : backfillTokens(spanBudget),
-    // What the room holds beyond the notes' share when the requests leave it (a span with few typed
-    // requests, a target that what stays leaves mostly free): never a section left out "for room".
-    roomTokens: Math.max(spanBudget, room - section.tokens - NOTES_MARGIN_TOKENS),
     maxCalls: run.calls.left,
     // The run's call allowance is one object per run: its identity names the run.
     compactionRun: run.calls,
@@ -881,12 +872,9 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
   const moved = movedPaths(actionsOf(content));
   const checkedTokens = countText(checked);
   const requestsWhole = input.section.shortened === 0 && input.section.omitted === 0;
-  // Notes written without a model may have taken the room beyond their budget (`roomTokens`), less
-  // the identifiers' reserve: the identifiers get what they left of it.
-  const notesRoom = isModel ? spanBudget : Math.max(spanBudget, input.request.roomTokens ?? 0);
   let allowChars = Math.min(
     backfillChars(spanBudget, requestsWhole),
-    Math.max(0, notesRoom - checkedTokens) * 4,
+    Math.max(0, spanBudget - checkedTokens) * 4,
     requestsWhole ? Infinity : roomBesideWholeRequests(input, checkedTokens, meter) * 4,
   );
   const sources = new SpanIdentifiers(content);
@@ -897,10 +885,10 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
   // Paths and ids run denser than 4 characters a token: scale the characters down to the tokens left.
   for (
     let k = 0, t = countText(backfill.text);
-    k < 3 && t > Math.max(notesRoom, checkedTokens) && allowChars > 0;
+    k < 3 && t > Math.max(spanBudget, checkedTokens) && allowChars > 0;
     k++, t = countText(backfill.text)
   ) {
-    allowChars = Math.floor((allowChars * Math.max(0, notesRoom - checkedTokens)) / (t - checkedTokens));
+    allowChars = Math.floor((allowChars * Math.max(0, spanBudget - checkedTokens)) / (t - checkedTokens));
     backfill = backfillOf(allowChars);
   }
   let backfilled = backfill.text;
@@ -911,7 +899,7 @@ function summaryCheckpoint(run: TierRun, span: Span, input: SpanInput, result: S
     allowChars - (backfilled.length - checked.length),
     MAX_IDENTIFIER_LINES - backfill.added.length,
   );
-  if (carried !== backfilled && countText(carried) <= Math.max(notesRoom, checkedTokens)) backfilled = carried;
+  if (carried !== backfilled && countText(carried) <= Math.max(spanBudget, checkedTokens)) backfilled = carried;
   const withFiles = droppedFiles && content.length > 0 ? `${backfilled}\n\n${droppedFiles}` : backfilled;
   // Every replaced message is covered (invariant 7); the summary says which part had no model.
   // Placed where the span starts in the conversation, so the summaries' ranges never overlap.

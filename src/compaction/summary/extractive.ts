@@ -572,15 +572,12 @@ export class ExtractiveSummarizer implements Summarizer {
   async summarize(request: SummaryRequest): Promise<SummaryResult> {
     if (request.signal?.aborted) throw new SummarizerError('compaction cancelled', 'aborted');
     const after = request.context ? request.context.items.slice(request.context.end) : [];
-    // The notes stop trimming as soon as they fit: the room beyond the target length is taken only
-    // by lines that would otherwise be left out (less the identifiers' reserve, which stays theirs).
-    const reserve = request.identifierReserveTokens ?? 0;
     const text = this.notes(
       request.items,
-      Math.max(request.approximateSummaryTokens, (request.roomTokens ?? 0) - reserve),
+      request.approximateSummaryTokens,
       request.focus,
       after,
-      reserve,
+      request.identifierReserveTokens,
     );
     return { text, model: 'extractive', usage: { calls: 0, promptTokens: 0, completionTokens: 0 } };
   }
