@@ -16,7 +16,13 @@ import { budget, meter, normalized, session, summarizer, tools } from './worker-
 import type { PreparedCompaction } from '../../src/compaction/rewrite/commit';
 import type { CompactionResult } from '../../src/compaction/outcome';
 import { commitPrepared } from '../../src/compaction/rewrite/commit';
-import { CompactionWorker } from '../../src/service/compaction/worker/session-worker';
+import {
+  CompactionWorker,
+  MAX_CHARS_PER_MESSAGE,
+  MAX_ITEMS_PER_MESSAGE,
+} from '../../src/service/compaction/worker/session-worker';
+import { sizeOf, type ToWorker } from '../../src/service/compaction/worker/protocol';
+import { Worker } from 'node:worker_threads';
 import { until } from '../support/until';
 
 const file = compactionWorkerFile();
@@ -188,4 +194,41 @@ test('a cancelled job that outlasts its grace costs the thread; the next job sta
   await until(() => !worker.warm, 'the thread stopped after the grace');
   await sameAsInline(worker, items, manual, 'job after the cancel');
   assert.equal(worker.stats.threads, 2);
+});
+
+test('a large context is sent to the thread in bounded pieces, one per turn, and gives the inline result', async (t) => {
+  assert.ok(file, 'the worker script is built');
+  const worker = new CompactionWorker(file);
+  t.after(() => worker.dispose());
+  const items = itemsFromEntries(session(13, 3_000));
+  const pieces: { items: number; chars: number }[] = [];
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (
+    this: Worker,
+    message: unknown,
+    transfer?: Parameters<Worker['postMessage']>[1],
+  ) {
+    const m = message as ToWorker;
+    if (m.type === 'items')
+      pieces.push({
+        items: m.items.length,
+        chars: m.items.reduce((n, it) => n + sizeOf(it), 0) - sizeOf(m.items.at(-1)!),
+      });
+    return post.call(this, message, transfer);
+  };
+  t.after(() => {
+    Worker.prototype.postMessage = post;
+  });
+  await sameAsInline(worker, items, manual, 'a large first job');
+  assert.equal(
+    pieces.reduce((n, p) => n + p.items, 0),
+    items.length,
+    'every item was sent once',
+  );
+  assert.ok(pieces.length > 1, `the context went in several pieces (${pieces.length})`);
+  for (const p of pieces) {
+    assert.ok(p.items <= MAX_ITEMS_PER_MESSAGE, `a piece of ${p.items} items`);
+    // The budget is reached by the piece's last item, which may itself be long.
+    assert.ok(p.chars < MAX_CHARS_PER_MESSAGE, `a piece of ${p.chars} characters before its last item`);
+  }
 });

@@ -47,6 +47,15 @@ export const CANCEL_GRACE_MS = 2_000;
  */
 export const CHARS_PER_MESSAGE = 100_000;
 /**
+ * Most characters of message content in one message to the thread, however fast the copies so far
+ * went: a copy's time is not proportional to its characters (many small messages cost more per
+ * character than a few large ones), so a budget grown on fast copies must not make one copy of a
+ * whole session's worth.
+ */
+export const MAX_CHARS_PER_MESSAGE = 200_000;
+/** Most items in one message to the thread: each is an object graph the copy walks, whatever its characters. */
+export const MAX_ITEMS_PER_MESSAGE = 1_000;
+/**
  * Milliseconds of the caller's thread one turn of preparing a job may take: keying the context's
  * items and copying them to the thread are done in slices of about this length, one per turn.
  */
@@ -334,7 +343,8 @@ export class CompactionWorker {
       const started = performance.now();
       let end = at;
       let chars = 0;
-      for (; end < count && (end === at || chars < budget); end++) chars += sizeOf(items[fresh[end]]);
+      const last = Math.min(count, at + MAX_ITEMS_PER_MESSAGE);
+      for (; end < last && (end === at || chars < budget); end++) chars += sizeOf(items[fresh[end]]);
       const slice = fresh.subarray(at, end);
       const message: ToWorker = {
         type: 'items',
@@ -349,6 +359,7 @@ export class CompactionWorker {
       const took = performance.now() - started;
       if (took > 0.5) budget = Math.max(1_000, Math.min(2 * budget, Math.round((chars * SLICE_MS) / took)));
       else budget *= 2;
+      budget = Math.min(budget, MAX_CHARS_PER_MESSAGE);
       at = end;
     }
     const run: ToWorker = {
