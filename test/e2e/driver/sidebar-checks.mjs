@@ -162,7 +162,7 @@ export async function dividerDuringTask({ expect, wb, sidebar }) {
   expect(!/idle/.test(state), `the task already ended (${state}) when the divider was checked`);
   const text = await divider.locator('[data-test="divider-text"]').innerText();
   expect(
-    /^Compacted automatically: the context passed the [\d.]+k?-token trigger \(\d+% of budget\) and went from [\d.]+k? to [\d.]+k? tokens/.test(
+    /^Compacted automatically: the context passed the [\d.]+k?-token trigger \(\d+% of (?:budget|the [\d.]+k? prompt budget \(the [\d.]+k? window less [\d.]+k? reserved for the reply\), \d+% of the window)\) and went from [\d.]+k? to [\d.]+k? tokens/.test(
       text,
     ),
     `divider text: ${text}`,
